@@ -1,0 +1,302 @@
+package auditevent
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"math/big"
+	"reflect"
+	"slices"
+	"strconv"
+)
+
+// Data is an event's data object held as canonical JSON text: keys sorted
+// by code point at every depth, integers exact, floats spelled as Python's
+// repr, strings ASCII-escaped. Holding it canonical keeps every value
+// lossless (big integers, float versus integer, nulls) and makes encoding a
+// copy. Build one with ParseData or MarshalData; the zero value is {}.
+type Data struct {
+	canon []byte
+}
+
+var emptyObject = []byte("{}")
+
+// ParseData canonicalizes JSON object text.
+func ParseData(b []byte) (Data, error) {
+	p := parser{buf: b}
+	if p.peek() != '{' {
+		if _, err := p.canonValue(nil); err != nil {
+			return Data{}, err
+		}
+		return Data{}, errors.New("data must be a JSON object")
+	}
+	out, err := p.canonObject(make([]byte, 0, len(b)))
+	if err != nil {
+		return Data{}, err
+	}
+	if err := p.finish(); err != nil {
+		return Data{}, err
+	}
+	return Data{canon: out}, nil
+}
+
+// MustParseData is ParseData for literals in tests and examples.
+func MustParseData(s string) Data {
+	d, err := ParseData([]byte(s))
+	if err != nil {
+		panic(err)
+	}
+	return d
+}
+
+// Bytes returns the canonical text; the caller must not modify it.
+func (d Data) Bytes() []byte {
+	if len(d.canon) == 0 {
+		return emptyObject
+	}
+	return d.canon
+}
+
+// String returns the canonical text.
+func (d Data) String() string { return string(d.Bytes()) }
+
+// IsEmpty reports whether the object has no members.
+func (d Data) IsEmpty() bool { return len(d.canon) <= 2 }
+
+// Equal reports whether two data objects are the same JSON value.
+func (d Data) Equal(o Data) bool { return bytes.Equal(d.Bytes(), o.Bytes()) }
+
+// MarshalJSON lets Data sit inside structs encoded with encoding/json.
+func (d Data) MarshalJSON() ([]byte, error) { return d.Bytes(), nil }
+
+// Lookup returns the canonical text of a top-level member's value.
+func (d Data) Lookup(key string) ([]byte, bool) {
+	start, end, vstart := d.find(key)
+	if start < 0 {
+		return nil, false
+	}
+	_ = end
+	p := parser{buf: d.canon, pos: vstart}
+	v, err := p.canonValue(nil)
+	if err != nil {
+		return nil, false
+	}
+	return v, true
+}
+
+// Without returns the object minus the top-level member key. The receiver
+// is not modified; when key is absent, d itself is returned.
+func (d Data) Without(key string) Data {
+	start, end, _ := d.find(key)
+	if start < 0 {
+		return d
+	}
+	out := make([]byte, 0, len(d.canon)-(end-start))
+	// Drop the member and one adjacent comma.
+	switch {
+	case d.canon[end] == ',':
+		end++
+	case d.canon[start-1] == ',':
+		start--
+	}
+	out = append(out, d.canon[:start]...)
+	out = append(out, d.canon[end:]...)
+	return Data{canon: out}
+}
+
+// find locates the top-level member named key: the member spans
+// canon[start:end] and its value starts at vstart. start is -1 if absent.
+func (d Data) find(key string) (start, end, vstart int) {
+	if d.IsEmpty() {
+		return -1, -1, -1
+	}
+	p := parser{buf: d.canon, pos: 1}
+	for p.pos < len(p.buf) && p.buf[p.pos] != '}' {
+		mstart := p.pos
+		k, err := p.readString()
+		if err != nil {
+			return -1, -1, -1
+		}
+		p.pos++ // ':'
+		vs := p.pos
+		if _, err := p.canonValue(nil); err != nil {
+			return -1, -1, -1
+		}
+		if string(k) == key {
+			return mstart, p.pos, vs
+		}
+		if p.pos < len(p.buf) && p.buf[p.pos] == ',' {
+			p.pos++
+		}
+	}
+	return -1, -1, -1
+}
+
+// MarshalData encodes a Go map as canonical data. Go values map to the JSON
+// types Python would have: float64 and float32 are floats (30.0 stays
+// "30.0"), Go integers and *big.Int are integers, json.Number keeps its
+// spelling's type, nil is null. Other types go through encoding/json.
+func MarshalData(v map[string]any) (Data, error) {
+	if v == nil {
+		return Data{}, nil
+	}
+	out, err := appendGo(make([]byte, 0, 64), v, 0)
+	if err != nil {
+		return Data{}, err
+	}
+	return Data{canon: out}, nil
+}
+
+func appendGo(dst []byte, v any, depth int) ([]byte, error) {
+	if depth > maxDepth {
+		return dst, fmt.Errorf("data nests deeper than %d", maxDepth)
+	}
+	switch x := v.(type) {
+	case nil:
+		return append(dst, "null"...), nil
+	case bool:
+		return strconv.AppendBool(dst, x), nil
+	case string:
+		return appendQuoted(dst, x), nil
+	case float64:
+		return appendFiniteFloat(dst, x)
+	case float32:
+		// Spell the float32's shortest decimal, as a Python float of it.
+		f, _ := strconv.ParseFloat(strconv.FormatFloat(float64(x), 'g', -1, 32), 64)
+		return appendFiniteFloat(dst, f)
+	case int:
+		return strconv.AppendInt(dst, int64(x), 10), nil
+	case int8:
+		return strconv.AppendInt(dst, int64(x), 10), nil
+	case int16:
+		return strconv.AppendInt(dst, int64(x), 10), nil
+	case int32:
+		return strconv.AppendInt(dst, int64(x), 10), nil
+	case int64:
+		return strconv.AppendInt(dst, x, 10), nil
+	case uint:
+		return strconv.AppendUint(dst, uint64(x), 10), nil
+	case uint8:
+		return strconv.AppendUint(dst, uint64(x), 10), nil
+	case uint16:
+		return strconv.AppendUint(dst, uint64(x), 10), nil
+	case uint32:
+		return strconv.AppendUint(dst, uint64(x), 10), nil
+	case uint64:
+		return strconv.AppendUint(dst, x, 10), nil
+	case *big.Int:
+		if x == nil {
+			return append(dst, "null"...), nil
+		}
+		return x.Append(dst, 10), nil
+	case json.Number:
+		p := parser{buf: []byte(x)}
+		out, err := p.canonNumber(dst)
+		if err == nil {
+			err = p.finish()
+		}
+		if err != nil {
+			return dst, fmt.Errorf("json.Number %q: %w", string(x), err)
+		}
+		return out, nil
+	case Data:
+		return append(dst, x.Bytes()...), nil
+	case json.RawMessage:
+		p := parser{buf: x}
+		out, err := p.canonValue(dst)
+		if err == nil {
+			err = p.finish()
+		}
+		return out, err
+	case map[string]any:
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		dst = append(dst, '{')
+		for i, k := range keys {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = appendQuoted(dst, k)
+			dst = append(dst, ':')
+			var err error
+			if dst, err = appendGo(dst, x[k], depth+1); err != nil {
+				return dst, fmt.Errorf("%s: %w", k, err)
+			}
+		}
+		return append(dst, '}'), nil
+	case []any:
+		dst = append(dst, '[')
+		for i, e := range x {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			var err error
+			if dst, err = appendGo(dst, e, depth+1); err != nil {
+				return dst, err
+			}
+		}
+		return append(dst, ']'), nil
+	}
+	return appendReflect(dst, v, depth)
+}
+
+// appendReflect handles typed slices and string-keyed maps without going
+// through encoding/json, so their floats keep Python spelling too.
+func appendReflect(dst []byte, v any, depth int) ([]byte, error) {
+	rv := reflect.ValueOf(v)
+	switch rv.Kind() {
+	case reflect.Slice, reflect.Array:
+		if rv.Kind() == reflect.Slice && rv.Type().Elem().Kind() == reflect.Uint8 {
+			break // []byte: encoding/json's base64 string
+		}
+		if rv.Kind() == reflect.Slice && rv.IsNil() {
+			return append(dst, "null"...), nil
+		}
+		dst = append(dst, '[')
+		for i := 0; i < rv.Len(); i++ {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			var err error
+			if dst, err = appendGo(dst, rv.Index(i).Interface(), depth+1); err != nil {
+				return dst, err
+			}
+		}
+		return append(dst, ']'), nil
+	case reflect.Map:
+		if rv.Type().Key().Kind() != reflect.String {
+			break
+		}
+		if rv.IsNil() {
+			return append(dst, "null"...), nil
+		}
+		m := make(map[string]any, rv.Len())
+		for it := rv.MapRange(); it.Next(); {
+			m[it.Key().String()] = it.Value().Interface()
+		}
+		return appendGo(dst, m, depth)
+	case reflect.Pointer:
+		if rv.IsNil() {
+			return append(dst, "null"...), nil
+		}
+		return appendGo(dst, rv.Elem().Interface(), depth+1)
+	}
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return dst, fmt.Errorf("encode %T: %w", v, err)
+	}
+	p := parser{buf: raw}
+	return p.canonValue(dst)
+}
+
+func appendFiniteFloat(dst []byte, f float64) ([]byte, error) {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return dst, fmt.Errorf("%v has no JSON spelling", f)
+	}
+	return appendPyFloat(dst, f), nil
+}

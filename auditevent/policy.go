@@ -1,0 +1,108 @@
+package auditevent
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Policy is the effective payload policy at one sink for one event.
+type Policy struct {
+	IncludeExecOutput bool
+	MaxStdoutChars    int
+	MaxStderrChars    int
+	IncludeWriteLen   bool
+}
+
+// DefaultPolicy is the reference default: exec output redacted, 8000
+// characters per stream when included, write lengths kept.
+func DefaultPolicy() Policy {
+	return Policy{IncludeExecOutput: false, MaxStdoutChars: 8000, MaxStderrChars: 8000, IncludeWriteLen: true}
+}
+
+// PolicyOverride is one level of policy configuration. Only the fields a
+// user sets are non-nil, and only those override the level below: a field
+// set to its default value still overrides.
+type PolicyOverride struct {
+	IncludeExecOutput *bool `mapstructure:"include_exec_output" json:"include_exec_output,omitempty"`
+	MaxStdoutChars    *int  `mapstructure:"max_stdout_chars" json:"max_stdout_chars,omitempty"`
+	MaxStderrChars    *int  `mapstructure:"max_stderr_chars" json:"max_stderr_chars,omitempty"`
+	IncludeWriteLen   *bool `mapstructure:"include_write_len" json:"include_write_len,omitempty"`
+}
+
+// Validate refuses negative character limits, naming the key.
+func (o PolicyOverride) Validate() error {
+	var errs []error
+	if o.MaxStdoutChars != nil && *o.MaxStdoutChars < 0 {
+		errs = append(errs, fmt.Errorf("max_stdout_chars: must be >= 0, got %d", *o.MaxStdoutChars))
+	}
+	if o.MaxStderrChars != nil && *o.MaxStderrChars < 0 {
+		errs = append(errs, fmt.Errorf("max_stderr_chars: must be >= 0, got %d", *o.MaxStderrChars))
+	}
+	return errors.Join(errs...)
+}
+
+// IsZero reports whether the override sets nothing.
+func (o PolicyOverride) IsZero() bool {
+	return o.IncludeExecOutput == nil && o.MaxStdoutChars == nil && o.MaxStderrChars == nil && o.IncludeWriteLen == nil
+}
+
+// Merge returns p with the fields o sets explicitly replaced.
+func (p Policy) Merge(o PolicyOverride) Policy {
+	if o.IncludeExecOutput != nil {
+		p.IncludeExecOutput = *o.IncludeExecOutput
+	}
+	if o.MaxStdoutChars != nil {
+		p.MaxStdoutChars = *o.MaxStdoutChars
+	}
+	if o.MaxStderrChars != nil {
+		p.MaxStderrChars = *o.MaxStderrChars
+	}
+	if o.IncludeWriteLen != nil {
+		p.IncludeWriteLen = *o.IncludeWriteLen
+	}
+	return p
+}
+
+// PolicySet is the three configuration levels: the default, per operation,
+// and per sink. Resolve gives the effective policy for one event's op.
+type PolicySet struct {
+	Default PolicyOverride
+	ByOp    map[string]PolicyOverride
+	Sink    PolicyOverride
+}
+
+// Resolve merges default -> per-op (for op) -> sink over DefaultPolicy.
+func (s PolicySet) Resolve(op string) Policy {
+	p := DefaultPolicy().Merge(s.Default)
+	if o, ok := s.ByOp[op]; ok {
+		p = p.Merge(o)
+	}
+	return p.Merge(s.Sink)
+}
+
+// Apply returns a copy of e with the policy applied (SPEC section 4); e is
+// not modified, so one event can go to several sinks under different
+// policies. The copy shares unchanged fields with e.
+func (p Policy) Apply(e *Event) Event {
+	c := *e
+	if !p.IncludeWriteLen {
+		c.Data = c.Data.Without("bytes")
+	}
+	if c.Phase != PhaseFinish {
+		return c
+	}
+	if !p.IncludeExecOutput {
+		c.Stdout, c.Stderr = nil, nil
+		c.StdoutBytes, c.StderrBytes = nil, nil
+		return c
+	}
+	if c.StdoutBytes != nil {
+		s := SafeDecode(c.StdoutBytes, p.MaxStdoutChars)
+		c.Stdout = &s
+	}
+	if c.StderrBytes != nil {
+		s := SafeDecode(c.StderrBytes, p.MaxStderrChars)
+		c.Stderr = &s
+	}
+	return c
+}

@@ -1,0 +1,98 @@
+package auditevent
+
+import "unicode/utf8"
+
+const hexDigits = "0123456789abcdef"
+
+// safeASCII[b] is true for bytes Python's json.dumps(ensure_ascii=True)
+// writes as themselves: U+0020..U+007E minus '"' and '\\'. DEL (U+007F) is
+// escaped: SPEC section 2 says otherwise, but the reference (and its
+// vectors) escape it, and the reference decides.
+var safeASCII = func() (t [utf8.RuneSelf]bool) {
+	for b := 0x20; b < 0x7F; b++ {
+		t[b] = b != '"' && b != '\\'
+	}
+	return t
+}()
+
+// appendQuoted appends s as a JSON string the way Python's
+// json.dumps(ensure_ascii=True) writes it: short escapes for the usual
+// controls, \u00XX for the others, and \uXXXX (surrogate pairs above U+FFFF)
+// for everything outside ASCII. Invalid UTF-8 cannot come from JSON intake;
+// if a Go producer supplies it, each bad byte becomes \ufffd so the output
+// stays valid JSON.
+func appendQuoted(dst []byte, s string) []byte {
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		b := s[i]
+		if b < utf8.RuneSelf {
+			if safeASCII[b] {
+				i++
+				continue
+			}
+			dst = append(dst, s[start:i]...)
+			switch b {
+			case '"':
+				dst = append(dst, '\\', '"')
+			case '\\':
+				dst = append(dst, '\\', '\\')
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			case '\t':
+				dst = append(dst, '\\', 't')
+			case '\b':
+				dst = append(dst, '\\', 'b')
+			case '\f':
+				dst = append(dst, '\\', 'f')
+			default:
+				dst = appendU4(dst, rune(b))
+			}
+			i++
+			start = i
+			continue
+		}
+		dst = append(dst, s[start:i]...)
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r >= 0x10000 {
+			r -= 0x10000
+			dst = appendU4(dst, 0xD800+(r>>10))
+			dst = appendU4(dst, 0xDC00+(r&0x3FF))
+		} else {
+			// RuneError with size 1 (an invalid byte) lands here as \ufffd.
+			dst = appendU4(dst, r)
+		}
+		i += size
+		start = i
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}
+
+func appendU4(dst []byte, r rune) []byte {
+	return append(dst, '\\', 'u',
+		hexDigits[(r>>12)&0xF], hexDigits[(r>>8)&0xF], hexDigits[(r>>4)&0xF], hexDigits[r&0xF])
+}
+
+// appendOptQuoted writes a nullable string.
+func appendOptQuoted(dst []byte, s *string) []byte {
+	if s == nil {
+		return append(dst, "null"...)
+	}
+	return appendQuoted(dst, *s)
+}
+
+// appendQuotedBytes is appendQuoted for a byte slice; the common all-ASCII
+// case is copied without converting to a string.
+func appendQuotedBytes(dst []byte, b []byte) []byte {
+	for _, c := range b {
+		if c >= utf8.RuneSelf || !safeASCII[c] {
+			return appendQuoted(dst, string(b))
+		}
+	}
+	dst = append(dst, '"')
+	dst = append(dst, b...)
+	return append(dst, '"')
+}

@@ -1,0 +1,252 @@
+package auditevent
+
+import (
+	"strconv"
+	"time"
+)
+
+// Timestamp is an event time as the reference keeps it: an instant with
+// microsecond precision plus the UTC offset it was written with, so that
+// "+05:30" round-trips. UTC is spelled "Z". A timestamp without an offset
+// (a naive datetime, which pydantic accepts) stays naive on output.
+type Timestamp struct {
+	micros    int64 // microseconds since the Unix epoch, as UTC (naive: as if UTC)
+	offsetMin int16 // offset east of UTC in minutes
+	kind      tsKind
+}
+
+type tsKind uint8
+
+const (
+	tsUnset tsKind = iota
+	tsUTC
+	tsOffset
+	tsNaive
+)
+
+// TimestampFromTime converts t to a UTC timestamp truncated (not rounded) to
+// microseconds, which is how span times map to event times.
+func TimestampFromTime(t time.Time) Timestamp {
+	return Timestamp{micros: floorDiv(t.UnixNano(), 1000), kind: tsUTC}
+}
+
+// Time returns the instant. A naive timestamp is read as UTC.
+func (t Timestamp) Time() time.Time {
+	tt := time.UnixMicro(t.micros).UTC()
+	if t.kind == tsOffset {
+		return tt.In(time.FixedZone("", int(t.offsetMin)*60))
+	}
+	return tt
+}
+
+// IsZero reports whether t was never set.
+func (t Timestamp) IsZero() bool { return t.kind == tsUnset }
+
+// UnixMicro returns the instant in microseconds since the epoch.
+func (t Timestamp) UnixMicro() int64 { return t.micros }
+
+// String returns the canonical spelling.
+func (t Timestamp) String() string { return string(t.appendText(nil)) }
+
+// appendText writes YYYY-MM-DDTHH:MM:SS[.ffffff](Z|±HH:MM) with the wall
+// clock of the kept offset; the fraction is omitted when zero, as Python's
+// isoformat does.
+func (t Timestamp) appendText(dst []byte) []byte {
+	wall := t.micros + int64(t.offsetMin)*60_000_000
+	sec := floorDiv(wall, 1_000_000)
+	frac := wall - sec*1_000_000
+	tm := time.Unix(sec, 0).UTC()
+	y, mo, d := tm.Date()
+	h, mi, s := tm.Clock()
+	dst = appendPad(dst, y, 4)
+	dst = append(dst, '-')
+	dst = appendPad(dst, int(mo), 2)
+	dst = append(dst, '-')
+	dst = appendPad(dst, d, 2)
+	dst = append(dst, 'T')
+	dst = appendPad(dst, h, 2)
+	dst = append(dst, ':')
+	dst = appendPad(dst, mi, 2)
+	dst = append(dst, ':')
+	dst = appendPad(dst, s, 2)
+	if frac != 0 {
+		dst = append(dst, '.')
+		dst = appendPad(dst, int(frac), 6)
+	}
+	switch t.kind {
+	case tsUTC, tsUnset:
+		dst = append(dst, 'Z')
+	case tsOffset:
+		off := int(t.offsetMin)
+		sign := byte('+')
+		if off < 0 {
+			sign = '-'
+			off = -off
+		}
+		dst = append(dst, sign)
+		dst = appendPad(dst, off/60, 2)
+		dst = append(dst, ':')
+		dst = appendPad(dst, off%60, 2)
+	}
+	return dst
+}
+
+func appendPad(dst []byte, v, width int) []byte {
+	var buf [8]byte
+	b := strconv.AppendInt(buf[:0], int64(v), 10)
+	for i := len(b); i < width; i++ {
+		dst = append(dst, '0')
+	}
+	return append(dst, b...)
+}
+
+func floorDiv(a, b int64) int64 {
+	q := a / b
+	if (a%b != 0) && ((a < 0) != (b < 0)) {
+		q--
+	}
+	return q
+}
+
+// ParseTimestamp parses an RFC 3339-style datetime the way the intake does:
+// YYYY-MM-DD, a 'T' (or 't' or ' '), HH:MM[:SS[.fraction]], then Z, ±HH:MM,
+// ±HHMM or nothing (naive). Fractions finer than microseconds are truncated.
+// Date-only strings and Unix numbers are refused on purpose.
+func ParseTimestamp(s string) (Timestamp, error) {
+	t, ok := parseTimestamp(s)
+	if !ok {
+		if len(s) == 10 && isDate(s) {
+			return Timestamp{}, fieldErr("", "datetime_parsing", "a date without a time is not a timestamp")
+		}
+		return Timestamp{}, fieldErr("", "datetime_from_date_parsing", "not an ISO 8601 datetime (YYYY-MM-DDTHH:MM:SS[.ffffff](Z|±HH:MM))")
+	}
+	return t, nil
+}
+
+func isDate(s string) bool {
+	_, ok1 := digits(s[0:4])
+	_, ok2 := digits(s[5:7])
+	_, ok3 := digits(s[8:10])
+	return ok1 && ok2 && ok3 && s[4] == '-' && s[7] == '-'
+}
+
+func digits(s string) (int, bool) {
+	if s == "" {
+		return 0, false
+	}
+	n := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int(c-'0')
+	}
+	return n, true
+}
+
+func parseTimestamp(s string) (Timestamp, bool) {
+	if len(s) < 16 || s[4] != '-' || s[7] != '-' || s[13] != ':' {
+		return Timestamp{}, false
+	}
+	if c := s[10]; c != 'T' && c != 't' && c != ' ' {
+		return Timestamp{}, false
+	}
+	year, ok1 := digits(s[0:4])
+	month, ok2 := digits(s[5:7])
+	day, ok3 := digits(s[8:10])
+	hour, ok4 := digits(s[11:13])
+	minute, ok5 := digits(s[14:16])
+	if !(ok1 && ok2 && ok3 && ok4 && ok5) || year < 1 || month < 1 || month > 12 ||
+		day < 1 || day > daysIn(year, month) || hour > 23 || minute > 59 {
+		return Timestamp{}, false
+	}
+	rest := s[16:]
+	second, micros := 0, 0
+	if len(rest) > 0 && rest[0] == ':' {
+		if len(rest) < 3 {
+			return Timestamp{}, false
+		}
+		sec, ok := digits(rest[1:3])
+		if !ok || sec > 59 {
+			return Timestamp{}, false
+		}
+		second = sec
+		rest = rest[3:]
+		if len(rest) > 0 && (rest[0] == '.' || rest[0] == ',') {
+			n := 1
+			for n < len(rest) && rest[n] >= '0' && rest[n] <= '9' {
+				n++
+			}
+			fracDigits := rest[1:n]
+			if len(fracDigits) == 0 {
+				return Timestamp{}, false
+			}
+			for i := 0; i < 6; i++ {
+				micros *= 10
+				if i < len(fracDigits) {
+					micros += int(fracDigits[i] - '0')
+				}
+			}
+			rest = rest[n:]
+		}
+	}
+	ts := Timestamp{}
+	switch {
+	case rest == "":
+		ts.kind = tsNaive
+	case rest == "Z" || rest == "z":
+		ts.kind = tsUTC
+	case rest[0] == '+' || rest[0] == '-':
+		var oh, om int
+		var ok bool
+		switch len(rest) {
+		case 6:
+			if rest[3] != ':' {
+				return Timestamp{}, false
+			}
+			oh, ok = digits(rest[1:3])
+			if ok {
+				om, ok = digits(rest[4:6])
+			}
+		case 5:
+			oh, ok = digits(rest[1:3])
+			if ok {
+				om, ok = digits(rest[3:5])
+			}
+		case 3:
+			oh, ok = digits(rest[1:3])
+		}
+		if !ok || oh > 23 || om > 59 {
+			return Timestamp{}, false
+		}
+		off := oh*60 + om
+		if rest[0] == '-' {
+			off = -off
+		}
+		if off == 0 {
+			ts.kind = tsUTC
+		} else {
+			ts.kind = tsOffset
+			ts.offsetMin = int16(off)
+		}
+	default:
+		return Timestamp{}, false
+	}
+	wall := time.Date(year, time.Month(month), day, hour, minute, second, 0, time.UTC).Unix()
+	ts.micros = (wall-int64(ts.offsetMin)*60)*1_000_000 + int64(micros)
+	return ts, true
+}
+
+func daysIn(year, month int) int {
+	switch month {
+	case 4, 6, 9, 11:
+		return 30
+	case 2:
+		if year%4 == 0 && (year%100 != 0 || year%400 == 0) {
+			return 29
+		}
+		return 28
+	}
+	return 31
+}

@@ -1,0 +1,74 @@
+package auditevent
+
+import "github.com/google/uuid"
+
+// parseUUID accepts the spellings pydantic's UUID type accepts from JSON:
+// 32 hex digits, the hyphenated 8-4-4-4-12 form, that form in braces, or
+// prefixed by "urn:uuid:"; hex digits in either case.
+func parseUUID(s string) (uuid.UUID, bool) {
+	var u uuid.UUID
+	switch {
+	case len(s) == 32:
+		return u, decodeHexInto(u[:], s)
+	case len(s) == 36:
+	case len(s) == 38 && s[0] == '{' && s[37] == '}':
+		s = s[1:37]
+	case len(s) == 45 && s[:9] == "urn:uuid:":
+		s = s[9:]
+	default:
+		return u, false
+	}
+	if s[8] != '-' || s[13] != '-' || s[18] != '-' || s[23] != '-' {
+		return u, false
+	}
+	ok := decodeHexInto(u[0:4], s[0:8]) && decodeHexInto(u[4:6], s[9:13]) &&
+		decodeHexInto(u[6:8], s[14:18]) && decodeHexInto(u[8:10], s[19:23]) &&
+		decodeHexInto(u[10:16], s[24:36])
+	return u, ok
+}
+
+func decodeHexInto(dst []byte, s string) bool {
+	for i := range dst {
+		hi, ok1 := unhex(s[2*i])
+		lo, ok2 := unhex(s[2*i+1])
+		if !ok1 || !ok2 {
+			return false
+		}
+		dst[i] = hi<<4 | lo
+	}
+	return true
+}
+
+func unhex(c byte) (byte, bool) {
+	switch {
+	case c >= '0' && c <= '9':
+		return c - '0', true
+	case c >= 'a' && c <= 'f':
+		return c - 'a' + 10, true
+	case c >= 'A' && c <= 'F':
+		return c - 'A' + 10, true
+	}
+	return 0, false
+}
+
+// appendUUID appends the canonical lowercase hyphenated form, quoted,
+// without allocating (uuid.UUID.String allocates).
+func appendUUID(dst []byte, u uuid.UUID) []byte {
+	dst = append(dst, '"')
+	for i, b := range u {
+		if i == 4 || i == 6 || i == 8 || i == 10 {
+			dst = append(dst, '-')
+		}
+		dst = append(dst, hexDigits[b>>4], hexDigits[b&0xF])
+	}
+	return append(dst, '"')
+}
+
+// ParseUUID parses any spelling the intake accepts (see Decode).
+func ParseUUID(s string) (uuid.UUID, error) {
+	u, ok := parseUUID(s)
+	if !ok {
+		return uuid.Nil, fieldErr("", "uuid_parsing", "not a UUID")
+	}
+	return u, nil
+}

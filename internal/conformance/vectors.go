@@ -1,0 +1,143 @@
+// Package conformance loads the shared conformance vectors computed by the
+// Python reference (../shared/conformance/events.jsonl beside the repo, plus
+// any files named in SANDBOXAUDIT_VECTORS) for tests in every package.
+package conformance
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/sandboxaudit/sandboxaudit/auditevent"
+)
+
+// EnvVar names extra vector files: colon-separated absolute paths.
+const EnvVar = "SANDBOXAUDIT_VECTORS"
+
+// Vector is one line of a vector file; which keys are set depends on Kind.
+type Vector struct {
+	Name       string                               `json:"name"`
+	Kind       string                               `json:"kind"`
+	Input      string                               `json:"input"`
+	Expect     json.RawMessage                      `json:"expect"`
+	Error      string                               `json:"error"`
+	Loc        []any                                `json:"loc"`
+	StdoutB64  *string                              `json:"stdout_b64"`
+	StderrB64  *string                              `json:"stderr_b64"`
+	Policy     *auditevent.PolicyOverride           `json:"policy"`
+	PolicyByOp map[string]auditevent.PolicyOverride `json:"policy_by_op"`
+	SinkPolicy *auditevent.PolicyOverride           `json:"sink_policy"`
+	BytesB64   string                               `json:"bytes_b64"`
+	MaxChars   int                                  `json:"max_chars"`
+
+	// Source is the file and line the vector came from, for messages.
+	Source string `json:"-"`
+}
+
+// ExpectString returns the expect value as a string (encode, policy and
+// safe_decode vectors hold a JSON string there).
+func (v Vector) ExpectString() (string, error) {
+	var s string
+	if err := json.Unmarshal(v.Expect, &s); err != nil {
+		return "", fmt.Errorf("%s: expect is not a string: %w", v.Source, err)
+	}
+	return s, nil
+}
+
+// LocField returns the last element of loc, the field name, or "".
+func (v Vector) LocField() string {
+	if len(v.Loc) == 0 {
+		return ""
+	}
+	s, _ := v.Loc[len(v.Loc)-1].(string)
+	return s
+}
+
+// SharedPath finds ../shared/conformance/events.jsonl beside the repository
+// root, walking up from the working directory to the directory with go.mod.
+func SharedPath() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", fmt.Errorf("conformance: working directory: %w", err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return filepath.Join(filepath.Dir(dir), "shared", "conformance", "events.jsonl"), nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", errors.New("conformance: no go.mod above the working directory")
+		}
+		dir = parent
+	}
+}
+
+// Files returns the shared vector file followed by the files listed in
+// SANDBOXAUDIT_VECTORS.
+func Files() ([]string, error) {
+	shared, err := SharedPath()
+	if err != nil {
+		return nil, err
+	}
+	files := []string{shared}
+	for _, p := range strings.Split(os.Getenv(EnvVar), ":") {
+		if p = strings.TrimSpace(p); p != "" {
+			files = append(files, p)
+		}
+	}
+	return files, nil
+}
+
+// LoadAll loads every vector of every file from Files. A missing file is an
+// error: the vectors are the contract, not an optional extra.
+func LoadAll() ([]Vector, error) {
+	files, err := Files()
+	if err != nil {
+		return nil, err
+	}
+	var all []Vector
+	for _, f := range files {
+		vs, err := Load(f)
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, vs...)
+	}
+	return all, nil
+}
+
+// Load reads one vector file.
+func Load(path string) ([]Vector, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("conformance: open vectors: %w", err)
+	}
+	defer f.Close()
+	var out []Vector
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 0, 1<<16), 64<<20)
+	line := 0
+	for sc.Scan() {
+		line++
+		if strings.TrimSpace(sc.Text()) == "" {
+			continue
+		}
+		var v Vector
+		if err := json.Unmarshal(sc.Bytes(), &v); err != nil {
+			return nil, fmt.Errorf("conformance: %s:%d: %w", path, line, err)
+		}
+		v.Source = fmt.Sprintf("%s:%d (%s)", path, line, v.Name)
+		out = append(out, v)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("conformance: read %s: %w", path, err)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("conformance: %s holds no vectors", path)
+	}
+	return out, nil
+}
