@@ -23,6 +23,15 @@ type Data struct {
 
 var emptyObject = []byte("{}")
 
+// newData wraps canonical text, storing {} as nil so that equal values
+// have one representation.
+func newData(canon []byte) Data {
+	if len(canon) <= 2 {
+		return Data{}
+	}
+	return Data{canon: canon}
+}
+
 // ParseData canonicalizes JSON object text.
 func ParseData(b []byte) (Data, error) {
 	p := parser{buf: b}
@@ -39,7 +48,7 @@ func ParseData(b []byte) (Data, error) {
 	if err := p.finish(); err != nil {
 		return Data{}, err
 	}
-	return Data{canon: out}, nil
+	return newData(out), nil
 }
 
 // MustParseData is ParseData for literals in tests and examples.
@@ -103,7 +112,7 @@ func (d Data) Without(key string) Data {
 	}
 	out = append(out, d.canon[:start]...)
 	out = append(out, d.canon[end:]...)
-	return Data{canon: out}
+	return newData(out)
 }
 
 // find locates the top-level member named key: the member spans
@@ -146,7 +155,7 @@ func MarshalData(v map[string]any) (Data, error) {
 	if err != nil {
 		return Data{}, err
 	}
-	return Data{canon: out}, nil
+	return newData(out), nil
 }
 
 func appendGo(dst []byte, v any, depth int) ([]byte, error) {

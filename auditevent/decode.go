@@ -147,10 +147,10 @@ func (o DecodeOptions) DecodeInto(b []byte, e *Event) error {
 			if known && f == fData && p.peek() == '{' {
 				// Canonicalize data in the same pass rather than twice.
 				var canon []byte
-				canon, err = p.canonObject(make([]byte, 0, 64))
-				e.Data = Data{canon: canon}
+				canon, err = p.canonObject(nil)
+				e.Data = newData(canon)
 			} else {
-				_, err = p.canonValue(nil)
+				err = p.skipValue()
 			}
 			if err != nil {
 				// The scan cannot resume mid-value, so the first bad value
@@ -237,12 +237,13 @@ func (o DecodeOptions) DecodeInto(b []byte, e *Event) error {
 	if e.Seq, err = d.int(fSeq); err != nil {
 		return err
 	}
-	op, err := d.str(fOp, "literal_error")
+	opRaw, err := d.strBytes(fOp, "literal_error")
 	if err != nil {
 		return err
 	}
-	if !IsOp(op) {
-		return fieldErr("op", "literal_error", "not a sandbox operation: "+strconv.Quote(op))
+	op, ok := internOp(opRaw)
+	if !ok {
+		return fieldErr("op", "literal_error", "not a sandbox operation: "+strconv.Quote(string(opRaw)))
 	}
 	e.Op = op
 	if e.SpanID, err = d.str(fSpanID, "string_type"); err != nil {
@@ -269,11 +270,16 @@ func (o DecodeOptions) DecodeInto(b []byte, e *Event) error {
 	if e.DurationMS, err = d.float(fDurationMS); err != nil {
 		return err
 	}
-	if e.ErrorCode, err = d.optStr(fErrorCode, "enum"); err != nil {
-		return err
-	}
-	if e.ErrorCode != nil && !IsErrorCode(*e.ErrorCode) {
-		return fieldErr("error_code", "enum", "not a reference error code: "+strconv.Quote(*e.ErrorCode))
+	if s := slots[fErrorCode]; s.present && string(b[s.start:s.end]) != "null" {
+		raw, err := d.strBytes(fErrorCode, "enum")
+		if err != nil {
+			return err
+		}
+		code, ok := internErrorCode(raw)
+		if !ok {
+			return fieldErr("error_code", "enum", "not a reference error code: "+strconv.Quote(string(raw)))
+		}
+		e.ErrorCode = &code
 	}
 	if e.ErrorType, err = d.optStr(fErrorType, "string_type"); err != nil {
 		return err
@@ -312,19 +318,25 @@ func (d *decoder) raw(f field) ([]byte, error) {
 }
 
 func (d *decoder) str(f field, typ string) (string, error) {
+	s, err := d.strBytes(f, typ)
+	return string(s), err
+}
+
+// strBytes returns the decoded string value, often a sub-slice of the input.
+func (d *decoder) strBytes(f field, typ string) ([]byte, error) {
 	raw, err := d.raw(f)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	if raw[0] != '"' {
-		return "", fieldErr(fieldNames[f], typ, "must be a string")
+		return nil, fieldErr(fieldNames[f], typ, "must be a string")
 	}
 	p := parser{buf: raw}
 	s, err := p.readString()
 	if err != nil {
-		return "", fieldErr(fieldNames[f], "string_type", err.Error())
+		return nil, fieldErr(fieldNames[f], "string_type", err.Error())
 	}
-	return string(s), nil
+	return s, nil
 }
 
 func (d *decoder) optStr(f field, typ string) (*string, error) {
@@ -352,7 +364,7 @@ func (d *decoder) uuid(f field) (uuid.UUID, error) {
 	if err != nil {
 		return uuid.Nil, fieldErr(fieldNames[f], "uuid_parsing", err.Error())
 	}
-	u, ok := parseUUID(string(s))
+	u, ok := parseUUID(s)
 	if !ok {
 		return uuid.Nil, fieldErr(fieldNames[f], "uuid_parsing", "not a UUID")
 	}
@@ -372,7 +384,7 @@ func (d *decoder) timestamp(f field) (Timestamp, error) {
 	if err != nil {
 		return Timestamp{}, fieldErr(fieldNames[f], "datetime_parsing", err.Error())
 	}
-	t, err := ParseTimestamp(string(s))
+	t, err := parseTimestampBytes(s)
 	if err != nil {
 		fe := err.(*FieldError)
 		fe.Field = fieldNames[f]

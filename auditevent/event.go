@@ -122,7 +122,7 @@ func (e *Event) Clone() Event {
 	c := *e
 	c.ParentSpanID = clonePtr(e.ParentSpanID)
 	c.TraceID = clonePtr(e.TraceID)
-	c.Data = Data{canon: append([]byte(nil), e.Data.canon...)}
+	c.Data = newData(append([]byte(nil), e.Data.canon...))
 	c.ErrorCode = clonePtr(e.ErrorCode)
 	c.ErrorType = clonePtr(e.ErrorType)
 	c.ErrorMessage = clonePtr(e.ErrorMessage)
@@ -148,3 +148,23 @@ func clonePtr[T any](p *T) *T {
 
 // Ptr returns a pointer to v; handy for the optional fields.
 func Ptr[T any](v T) *T { return &v }
+
+// internOp returns the constant for an op name, so decoding does not
+// allocate a string per event.
+func internOp(b []byte) (string, bool) {
+	for _, o := range opNames {
+		if o == string(b) {
+			return o, true
+		}
+	}
+	return "", false
+}
+
+func internErrorCode(b []byte) (string, bool) {
+	for _, c := range errorCodes {
+		if c == string(b) {
+			return c, true
+		}
+	}
+	return "", false
+}

@@ -146,6 +146,10 @@ func (p *parser) canonObject(dst []byte) ([]byte, error) {
 		return dst, err
 	}
 	p.pos++ // '{'
+	if dst == nil {
+		// Canonical text is about as long as its input: one allocation.
+		dst = make([]byte, 0, min(len(p.buf)-p.pos+1, 4096))
+	}
 	base := len(dst)
 	dst = append(dst, '{')
 	if p.peek() == '}' {
@@ -435,6 +439,125 @@ func parseFloatTok(tok []byte) (float64, error) {
 func (p *parser) finish() error {
 	if p.peek() != 0 {
 		return p.fail("unexpected data after the JSON value")
+	}
+	return nil
+}
+
+// skipValue validates one value without writing anything: the decoder uses
+// it for fields whose value it reads later or never (unknown fields), so
+// the whole body is still checked as JSON the reference would accept.
+func (p *parser) skipValue() error {
+	switch c := p.peek(); {
+	case c == '{' || c == '[':
+		if err := p.enter(); err != nil {
+			return err
+		}
+		p.pos++
+		end := byte('}')
+		if c == '[' {
+			end = ']'
+		}
+		if p.peek() == end {
+			p.pos++
+			p.depth--
+			return nil
+		}
+		for {
+			if c == '{' {
+				if p.peek() != '"' {
+					return p.fail("expected a string key")
+				}
+				if err := p.skipString(); err != nil {
+					return err
+				}
+				if p.peek() != ':' {
+					return p.fail("expected ':' after key")
+				}
+				p.pos++
+			}
+			if err := p.skipValue(); err != nil {
+				return err
+			}
+			switch p.peek() {
+			case ',':
+				p.pos++
+			case end:
+				p.pos++
+				p.depth--
+				return nil
+			default:
+				return p.fail("expected ',' or a closing bracket")
+			}
+		}
+	case c == '"':
+		return p.skipString()
+	case c == '-' || (c >= '0' && c <= '9'):
+		err := p.skipNumber()
+		return err
+	case c == 't':
+		return p.skipLiteral("true")
+	case c == 'f':
+		return p.skipLiteral("false")
+	case c == 'n':
+		return p.skipLiteral("null")
+	case c == 'N' || c == 'I':
+		return p.fail("NaN and Infinity are not JSON numbers")
+	case c == 0:
+		return p.fail("unexpected end of input")
+	default:
+		return p.fail(fmt.Sprintf("unexpected character %q", c))
+	}
+}
+
+func (p *parser) skipLiteral(lit string) error {
+	if !bytes.HasPrefix(p.buf[p.pos:], []byte(lit)) {
+		return p.fail("invalid literal")
+	}
+	p.pos += len(lit)
+	return nil
+}
+
+// skipString validates a string: escapes, surrogate pairs, UTF-8.
+func (p *parser) skipString() error {
+	p.pos++
+	for p.pos < len(p.buf) {
+		c := p.buf[p.pos]
+		switch {
+		case c == '"':
+			p.pos++
+			return nil
+		case c == '\\':
+			var scratch [4]byte
+			if _, err := p.readEscape(scratch[:0]); err != nil {
+				return err
+			}
+		case c < 0x20:
+			return p.fail("control character in string")
+		case c < utf8.RuneSelf:
+			p.pos++
+		default:
+			r, size := utf8.DecodeRune(p.buf[p.pos:])
+			if r == utf8.RuneError && size == 1 {
+				return p.fail("invalid UTF-8")
+			}
+			p.pos += size
+		}
+	}
+	return p.fail("unterminated string")
+}
+
+func (p *parser) skipNumber() error {
+	tok, isFloat, err := p.numberToken()
+	if err != nil {
+		return err
+	}
+	if isFloat {
+		// Range is checked where the value is used: an out-of-range float
+		// in an ignored field is harmless, in data or duration_ms it is not.
+		return nil
+	}
+	if n := len(tok); n > maxIntDigits && !(n == maxIntDigits+1 && tok[0] == '-') {
+		return &valueError{msg: fmt.Sprintf("integer longer than %d digits", maxIntDigits)}
 	}
 	return nil
 }

@@ -1,9 +1,6 @@
 package auditevent
 
-import (
-	"strconv"
-	"time"
-)
+import "time"
 
 // Timestamp is an event time as the reference keeps it: an instant with
 // microsecond precision plus the UTC offset it was written with, so that
@@ -91,13 +88,14 @@ func (t Timestamp) appendText(dst []byte) []byte {
 	return dst
 }
 
+// appendPad writes a non-negative v in exactly width digits (v fits).
 func appendPad(dst []byte, v, width int) []byte {
 	var buf [8]byte
-	b := strconv.AppendInt(buf[:0], int64(v), 10)
-	for i := len(b); i < width; i++ {
-		dst = append(dst, '0')
+	for i := width - 1; i >= 0; i-- {
+		buf[i] = byte('0' + v%10)
+		v /= 10
 	}
-	return append(dst, b...)
+	return append(dst, buf[:width]...)
 }
 
 func floorDiv(a, b int64) int64 {
@@ -112,7 +110,9 @@ func floorDiv(a, b int64) int64 {
 // YYYY-MM-DD, a 'T' (or 't' or ' '), HH:MM[:SS[.fraction]], then Z, ±HH:MM,
 // ±HHMM or nothing (naive). Fractions finer than microseconds are truncated.
 // Date-only strings and Unix numbers are refused on purpose.
-func ParseTimestamp(s string) (Timestamp, error) {
+func ParseTimestamp(s string) (Timestamp, error) { return parseTimestampBytes([]byte(s)) }
+
+func parseTimestampBytes(s []byte) (Timestamp, error) {
 	t, ok := parseTimestamp(s)
 	if !ok {
 		if len(s) == 10 && isDate(s) {
@@ -123,15 +123,15 @@ func ParseTimestamp(s string) (Timestamp, error) {
 	return t, nil
 }
 
-func isDate(s string) bool {
+func isDate(s []byte) bool {
 	_, ok1 := digits(s[0:4])
 	_, ok2 := digits(s[5:7])
 	_, ok3 := digits(s[8:10])
 	return ok1 && ok2 && ok3 && s[4] == '-' && s[7] == '-'
 }
 
-func digits(s string) (int, bool) {
-	if s == "" {
+func digits(s []byte) (int, bool) {
+	if len(s) == 0 {
 		return 0, false
 	}
 	n := 0
@@ -145,7 +145,7 @@ func digits(s string) (int, bool) {
 	return n, true
 }
 
-func parseTimestamp(s string) (Timestamp, bool) {
+func parseTimestamp(s []byte) (Timestamp, bool) {
 	if len(s) < 16 || s[4] != '-' || s[7] != '-' || s[13] != ':' {
 		return Timestamp{}, false
 	}
@@ -193,9 +193,9 @@ func parseTimestamp(s string) (Timestamp, bool) {
 	}
 	ts := Timestamp{}
 	switch {
-	case rest == "":
+	case len(rest) == 0:
 		ts.kind = tsNaive
-	case rest == "Z" || rest == "z":
+	case string(rest) == "Z" || string(rest) == "z":
 		ts.kind = tsUTC
 	case rest[0] == '+' || rest[0] == '-':
 		var oh, om int

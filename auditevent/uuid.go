@@ -5,7 +5,7 @@ import "github.com/google/uuid"
 // parseUUID accepts the spellings pydantic's UUID type accepts from JSON:
 // 32 hex digits, the hyphenated 8-4-4-4-12 form, that form in braces, or
 // prefixed by "urn:uuid:"; hex digits in either case.
-func parseUUID(s string) (uuid.UUID, bool) {
+func parseUUID[T string | []byte](s T) (uuid.UUID, bool) {
 	var u uuid.UUID
 	switch {
 	case len(s) == 32:
@@ -13,7 +13,7 @@ func parseUUID(s string) (uuid.UUID, bool) {
 	case len(s) == 36:
 	case len(s) == 38 && s[0] == '{' && s[37] == '}':
 		s = s[1:37]
-	case len(s) == 45 && s[:9] == "urn:uuid:":
+	case len(s) == 45 && string(s[:9]) == "urn:uuid:":
 		s = s[9:]
 	default:
 		return u, false
@@ -27,7 +27,7 @@ func parseUUID(s string) (uuid.UUID, bool) {
 	return u, ok
 }
 
-func decodeHexInto(dst []byte, s string) bool {
+func decodeHexInto[T string | []byte](dst []byte, s T) bool {
 	for i := range dst {
 		hi, ok1 := unhex(s[2*i])
 		lo, ok2 := unhex(s[2*i+1])
