@@ -1,0 +1,52 @@
+# sandboxaudit — see README.md. Every target needs only Go (and python3 for
+# one interoperability test, which skips without it).
+GO        ?= go
+BIN       ?= bin
+FUZZTIME  ?= 30s
+STATICCHECK_VERSION ?= v0.8.2
+GOLANGCI_VERSION    ?= v2.15.0
+
+.PHONY: all test unit e2e vet bench fuzz lint build run clean
+
+all: test
+
+## test: vet, then every test including conformance and end-to-end (what CI runs)
+test: vet
+	SANDBOXAUDIT_E2E=1 $(GO) test -count=1 -timeout 12m ./...
+
+## unit: tests without the end-to-end collector runs
+unit:
+	$(GO) test -count=1 ./...
+
+e2e:
+	SANDBOXAUDIT_E2E=1 $(GO) test -count=1 -timeout 10m -v ./e2e/...
+
+vet:
+	$(GO) vet ./...
+	@test -z "$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))" || { echo "gofmt needed:"; gofmt -l .; exit 1; }
+
+## bench: the benchmarks quoted in README's Performance section (one core)
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem -cpu 1 ./auditevent/ ./internal/... ./exporter/ ./receiver/
+
+## fuzz: each fuzz target for FUZZTIME (default 30s; CI does not fuzz)
+fuzz:
+	$(GO) test -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME) ./auditevent/
+	$(GO) test -run '^$$' -fuzz '^FuzzEncode$$' -fuzztime $(FUZZTIME) ./auditevent/
+	$(GO) test -run '^$$' -fuzz '^FuzzNDJSON$$' -fuzztime $(FUZZTIME) ./receiver/
+
+## lint: gofmt, go vet, staticcheck and golangci-lint (installed from the module proxy)
+lint: vet
+	$(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) ./...
+	$(GO) run github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_VERSION) run ./...
+
+build:
+	$(GO) build -o $(BIN)/otelcol-sandboxaudit ./cmd/otelcol-sandboxaudit
+	$(GO) build -o $(BIN)/sandboxaudit ./cmd/sandboxaudit
+
+## run: build and start the collector with the embedded default configuration
+run: build
+	./$(BIN)/otelcol-sandboxaudit
+
+clean:
+	rm -rf $(BIN)
