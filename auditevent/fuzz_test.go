@@ -102,7 +102,7 @@ func FuzzEncode(f *testing.F) {
 		line := auditevent.Line(&ev)
 		checkLine(t, line)
 		back, err := auditevent.Decode(line)
-		if !utf8.ValidString(spanID+key+val) || math.IsNaN(dur) || math.IsInf(dur, 0) {
+		if !utf8.ValidString(spanID) || !utf8.ValidString(key) || !utf8.ValidString(val) {
 			return
 		}
 		if err != nil {

@@ -1,0 +1,119 @@
+package sandboxaudit
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/otelcol"
+)
+
+// validate loads and validates the configuration at uris exactly as
+// `otelcol-sandboxaudit validate` does: resolve, unmarshal into the real
+// factories' configs, run every Validate, and check the pipelines.
+func validate(t *testing.T, uris ...string) error {
+	t.Helper()
+	set := CollectorSettings()
+	set.ConfigProviderSettings = ConfigProviderSettings(uris...)
+	col, err := otelcol.NewCollector(set)
+	require.NoError(t, err)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	return col.DryRun(ctx)
+}
+
+func TestDefaultConfigIsValid(t *testing.T) {
+	require.NoError(t, validate(t)) // no URIs: the embedded default
+	assert.True(t, strings.HasPrefix(DefaultConfigURI(), "yaml:"))
+	assert.Equal(t, DefaultConfig(), strings.TrimPrefix(DefaultConfigURI(), "yaml:"))
+}
+
+func TestDefaultConfigListensOnLoopbackOnly(t *testing.T) {
+	// Every endpoint the default opens must be on 127.0.0.1: an audit
+	// intake reachable from the network by accident is a hole.
+	for _, l := range strings.Split(DefaultConfig(), "\n") {
+		l = strings.TrimSpace(l)
+		if strings.HasPrefix(l, "endpoint:") || strings.HasPrefix(l, "host:") {
+			assert.Contains(t, l, "127.0.0.1", l)
+		}
+	}
+	assert.Contains(t, DefaultConfig(), "path: ./audit/events.jsonl")
+}
+
+func TestExampleConfigsAreValid(t *testing.T) {
+	paths, err := filepath.Glob(filepath.Join("testdata", "*.yaml"))
+	require.NoError(t, err)
+	names := map[string]bool{}
+	for _, p := range paths {
+		names[filepath.Base(p)] = true
+		t.Run(filepath.Base(p), func(t *testing.T) {
+			require.NoError(t, validate(t, "file:"+p))
+		})
+	}
+	for _, want := range []string{"file-only.yaml", "http-with-spool.yaml", "edge.yaml", "central.yaml"} {
+		assert.True(t, names[want], "testdata/%s missing", want)
+	}
+}
+
+func TestInvalidConfigIsRefused(t *testing.T) {
+	// The validation above must be able to fail: an exporter with no sink
+	// and a pipeline naming a component that does not exist.
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.yaml")
+	require.NoError(t, os.WriteFile(bad, []byte(`
+receivers:
+  sandboxaudit: {}
+exporters:
+  sandboxaudit: {}
+service:
+  pipelines:
+    logs:
+      receivers: [sandboxaudit]
+      exporters: [sandboxaudit]
+`), 0o600))
+	err := validate(t, "file:"+bad)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "at least one sink")
+
+	missing := filepath.Join(dir, "missing.yaml")
+	require.NoError(t, os.WriteFile(missing, []byte(`
+receivers:
+  otlp:
+    protocols:
+      http: {}
+exporters:
+  debug: {}
+service:
+  pipelines:
+    traces:
+      receivers: [otlp]
+      processors: [batch]
+      exporters: [debug]
+`), 0o600))
+	require.Error(t, validate(t, "file:"+missing))
+}
+
+// TestCommandConfigFlag runs the distribution's command line: without
+// --config it validates the embedded default, and --config replaces it.
+func TestCommandConfigFlag(t *testing.T) {
+	run := func(args ...string) error {
+		cmd := otelcol.NewCommand(CollectorSettings())
+		cmd.SetArgs(args)
+		cmd.SetOut(&strings.Builder{})
+		cmd.SetErr(&strings.Builder{})
+		return cmd.Execute()
+	}
+	require.NoError(t, run("validate"))
+	require.NoError(t, run("validate", "--config", filepath.Join("testdata", "central.yaml")))
+
+	bad := filepath.Join(t.TempDir(), "bad.yaml")
+	require.NoError(t, os.WriteFile(bad, []byte("receivers:\n  nosuch: {}\n"), 0o600))
+	err := run("validate", "--config", bad)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "nosuch")
+}

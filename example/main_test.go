@@ -1,0 +1,300 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+	"go.opentelemetry.io/collector/pdata/ptrace/ptraceotlp"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+)
+
+// otlpServer is a minimal OTLP/HTTP traces endpoint on loopback that keeps
+// what it receives.
+type otlpServer struct {
+	*httptest.Server
+	mu     sync.Mutex
+	paths  []string
+	traces []ptrace.Traces
+}
+
+func newOTLPServer(t *testing.T, status int) *otlpServer {
+	t.Helper()
+	s := &otlpServer{}
+	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, err := io.ReadAll(r.Body)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		req := ptraceotlp.NewExportRequest()
+		if err := req.UnmarshalProto(body); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		s.mu.Lock()
+		s.paths = append(s.paths, r.URL.Path)
+		s.traces = append(s.traces, req.Traces())
+		s.mu.Unlock()
+		if status != http.StatusOK {
+			http.Error(w, "refused by test", status)
+			return
+		}
+		resp, err := ptraceotlp.NewExportResponse().MarshalProto()
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		w.Header().Set("Content-Type", "application/x-protobuf")
+		_, _ = w.Write(resp)
+	}))
+	t.Cleanup(s.Close)
+	return s
+}
+
+// spans returns the received spans by name.
+func (s *otlpServer) spans() map[string]ptrace.Span {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := map[string]ptrace.Span{}
+	for _, td := range s.traces {
+		for i := 0; i < td.ResourceSpans().Len(); i++ {
+			rs := td.ResourceSpans().At(i)
+			for j := 0; j < rs.ScopeSpans().Len(); j++ {
+				ss := rs.ScopeSpans().At(j)
+				for k := 0; k < ss.Spans().Len(); k++ {
+					sp := ss.Spans().At(k)
+					out[sp.Name()] = sp
+				}
+			}
+		}
+	}
+	return out
+}
+
+func noEnv(string) string { return "" }
+
+func testConfig(t *testing.T, args ...string) config {
+	t.Helper()
+	cfg, err := parseFlags(append([]string{"-timeout", "3s"}, args...), io.Discard)
+	require.NoError(t, err)
+	return cfg
+}
+
+func str(t *testing.T, sp ptrace.Span, key string) string {
+	t.Helper()
+	v, ok := sp.Attributes().Get(key)
+	require.True(t, ok, "%s has no %s", sp.Name(), key)
+	return v.AsString()
+}
+
+func TestRunExportsTheSession(t *testing.T) {
+	srv := newOTLPServer(t, http.StatusOK)
+	id := "0B9D8C7E6F5A4B3C8D2E1F0A9B8C7D6E" // hyphen-less upper case on purpose
+	cfg := testConfig(t, "-endpoint", strings.TrimPrefix(srv.URL, "http://"), "-session", id, "-capture-output")
+
+	var out bytes.Buffer
+	require.NoError(t, run(context.Background(), cfg, noEnv, &out))
+
+	spans := srv.spans()
+	for _, name := range []string{"sandbox.session", "sandbox.start", "sandbox.exec", "sandbox.write", "sandbox.read", "sandbox.stop"} {
+		require.Contains(t, spans, name)
+	}
+	assert.Equal(t, []string{"/v1/traces"}, uniq(srv.paths))
+
+	root := spans["sandbox.session"]
+	traceID := root.TraceID()
+	for name, sp := range spans {
+		assert.Equal(t, traceID, sp.TraceID(), name)
+		assert.Equal(t, "0b9d8c7e-6f5a-4b3c-8d2e-1f0a9b8c7d6e", str(t, sp, "sandbox.session.id"), name)
+	}
+	assert.Equal(t, "session_id=0b9d8c7e-6f5a-4b3c-8d2e-1f0a9b8c7d6e\ntrace_id="+traceHex(traceID)+"\nexported 7 spans\n", out.String())
+
+	write := spans["sandbox.write"]
+	assert.Equal(t, `{"bytes":12,"path":"/workspace/notes.txt","user":null}`, str(t, write, "sandbox.start_data"))
+	// The last exec (the failing one) is the one kept by name.
+	exec := spans["sandbox.exec"]
+	assert.Equal(t, "exec_nonzero", str(t, exec, "sandbox.error.code"))
+	assert.Equal(t, ptrace.StatusCodeError, exec.Status().Code())
+	stderr, err := base64.StdEncoding.DecodeString(str(t, exec, "sandbox.exec.stderr_bytes"))
+	require.NoError(t, err)
+	assert.Equal(t, "ls: cannot access '/nope': No such file or directory\n", string(stderr))
+}
+
+func TestRunWithURLAndEnvEndpoints(t *testing.T) {
+	srv := newOTLPServer(t, http.StatusOK)
+	require.NoError(t, run(context.Background(), testConfig(t, "-endpoint", srv.URL), noEnv, io.Discard))
+	require.Len(t, srv.spans(), 6) // two execs share a name
+
+	env := newOTLPServer(t, http.StatusOK)
+	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", env.URL)
+	require.NoError(t, run(context.Background(), testConfig(t), func(k string) string {
+		if k == "OTEL_EXPORTER_OTLP_ENDPOINT" {
+			return env.URL
+		}
+		return ""
+	}, io.Discard))
+	require.Len(t, env.spans(), 6)
+	assert.Equal(t, []string{"/v1/traces"}, uniq(env.paths))
+}
+
+func TestRunFailsWhenExportIsRefused(t *testing.T) {
+	// 400 is permanent: no retries, so the failure is immediate.
+	srv := newOTLPServer(t, http.StatusBadRequest)
+	var out bytes.Buffer
+	err := run(context.Background(), testConfig(t, "-endpoint", strings.TrimPrefix(srv.URL, "http://")), noEnv, &out)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "export")
+	assert.NotContains(t, out.String(), "exported", "no success line after a failed export")
+	assert.Contains(t, out.String(), "session_id=", "ids are still printed for the record")
+}
+
+func TestExplicitInsecureFalseOverridesLoopbackDefault(t *testing.T) {
+	// TLS against a plain HTTP server fails: the flag was honoured.
+	srv := newOTLPServer(t, http.StatusOK)
+	err := run(context.Background(), testConfig(t, "-endpoint", strings.TrimPrefix(srv.URL, "http://"), "-insecure=false"), noEnv, io.Discard)
+	require.Error(t, err)
+	assert.Empty(t, srv.spans())
+}
+
+func TestRunFailsWithNoCollector(t *testing.T) {
+	// A port nobody listens on: take one, then close it.
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	addr := l.Addr().String()
+	require.NoError(t, l.Close())
+
+	start := time.Now()
+	err = run(context.Background(), testConfig(t, "-endpoint", addr, "-timeout", "1s"), noEnv, io.Discard)
+	require.Error(t, err)
+	assert.Less(t, time.Since(start), 30*time.Second, "the -timeout bounds the retries")
+}
+
+func TestSimulateRecordsTheFakeSession(t *testing.T) {
+	for _, capture := range []bool{false, true} {
+		exp := tracetest.NewInMemoryExporter()
+		tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(exp))
+		cfg := config{captureOutput: capture, timeout: time.Second}
+		s, err := simulate(context.Background(), tp, cfg)
+		require.NoError(t, err)
+		// The syncer has exported every ended span (the in-memory exporter
+		// forgets them on Shutdown, so read first).
+
+		type rec struct {
+			name          string
+			start, finish int64
+			ok            bool
+			stdout        string
+			hasStdout     bool
+		}
+		var got []rec
+		for _, sp := range exp.GetSpans() {
+			if sp.Name == "sandbox.session" {
+				continue
+			}
+			r := rec{name: sp.Name}
+			for _, kv := range sp.Attributes {
+				switch kv.Key {
+				case "sandbox.event.start_seq":
+					r.start = kv.Value.AsInt64()
+				case "sandbox.event.finish_seq":
+					r.finish = kv.Value.AsInt64()
+				case "sandbox.ok":
+					r.ok = kv.Value.AsBool()
+				case "sandbox.exec.stdout_bytes":
+					r.hasStdout = true
+					r.stdout = kv.Value.AsString()
+				}
+			}
+			got = append(got, r)
+		}
+		hello := "aGVsbG8K" // base64("hello\n")
+		want := []rec{
+			{"sandbox.start", 1, 2, true, "", false},
+			{"sandbox.exec", 3, 4, true, hello, capture},
+			{"sandbox.write", 5, 6, true, "", false},
+			{"sandbox.read", 7, 8, true, "", false},
+			{"sandbox.exec", 9, 10, false, "", capture},
+			{"sandbox.stop", 11, 12, true, "", false},
+		}
+		if !capture {
+			want[1].stdout = ""
+		}
+		assert.Equal(t, want, got, "capture=%v", capture)
+		assert.NotEqual(t, uuid.Nil, s.ID())
+		require.NoError(t, tp.Shutdown(context.Background()))
+	}
+}
+
+func TestParseFlags(t *testing.T) {
+	cfg, err := parseFlags(nil, io.Discard)
+	require.NoError(t, err)
+	assert.Equal(t, "", cfg.endpoint)
+	assert.Nil(t, cfg.insecure)
+	assert.Equal(t, uuid.Nil, cfg.sessionID)
+	assert.False(t, cfg.captureOutput)
+
+	cfg, err = parseFlags([]string{"-session", "urn:uuid:6F1C2A8E-3B4D-4E5F-9A0B-1C2D3E4F5A6B", "-insecure=false"}, io.Discard)
+	require.NoError(t, err)
+	assert.Equal(t, "6f1c2a8e-3b4d-4e5f-9a0b-1c2d3e4f5a6b", cfg.sessionID.String())
+	require.NotNil(t, cfg.insecure)
+	assert.False(t, *cfg.insecure)
+
+	cfg, err = parseFlags([]string{"-insecure"}, io.Discard)
+	require.NoError(t, err)
+	require.NotNil(t, cfg.insecure)
+	assert.True(t, *cfg.insecure)
+
+	for _, args := range [][]string{{"-insecure=maybe"}, {"-session", "nope"}, {"-timeout", "0s"}, {"extra"}, {"-bogus"}} {
+		_, err := parseFlags(args, io.Discard)
+		assert.Error(t, err, "%q", args)
+	}
+}
+
+func TestExporterOptionsRejectsBadEndpoints(t *testing.T) {
+	no, yes := false, true
+	for _, c := range []config{
+		{endpoint: "localhost"},          // no port
+		{endpoint: "ftp://collector:21"}, // not http
+		{endpoint: "http://"},            // no host
+		{endpoint: "https://c:4318", insecure: &yes},
+		{endpoint: "http://c:4318", insecure: &no},
+	} {
+		_, err := exporterOptions(c, noEnv)
+		assert.Error(t, err, "%+v", c)
+	}
+	for _, host := range []string{"localhost", "127.0.0.1", "::1", "LOCALHOST"} {
+		assert.True(t, isLoopback(host), host)
+	}
+	for _, host := range []string{"collector", "10.0.0.1", "example.com"} {
+		assert.False(t, isLoopback(host), host)
+	}
+}
+
+func uniq(ss []string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, s := range ss {
+		if !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func traceHex(id pcommon.TraceID) string { return id.String() }

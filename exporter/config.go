@@ -1,0 +1,175 @@
+package sandboxauditexporter // import "github.com/sandboxaudit/sandboxaudit/exporter"
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"sort"
+	"strings"
+	"time"
+
+	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/config/confighttp"
+	"go.opentelemetry.io/collector/config/configoptional"
+	"go.opentelemetry.io/collector/config/configretry"
+	"go.opentelemetry.io/collector/exporter/exporterhelper"
+
+	"github.com/sandboxaudit/sandboxaudit/auditevent"
+	"github.com/sandboxaudit/sandboxaudit/internal/filesink"
+	"github.com/sandboxaudit/sandboxaudit/internal/httpsink"
+)
+
+// Config is the sandboxaudit exporter configuration.
+//
+// Payload policy has three levels (SPEC section 4): payload_policy, then
+// payload_policy_by_op[op], then the sink's own payload_policy. Each level
+// overrides only the keys the user writes, so a key set to its default value
+// still overrides the level below.
+type Config struct {
+	// PayloadPolicy is the exporter-wide policy level.
+	PayloadPolicy auditevent.PolicyOverride `mapstructure:"payload_policy"`
+	// PayloadPolicyByOp holds per-operation levels, keyed by op name.
+	PayloadPolicyByOp map[string]auditevent.PolicyOverride `mapstructure:"payload_policy_by_op"`
+
+	// File is the JSONL file sink; enabled by writing the section.
+	File configoptional.Optional[FileConfig] `mapstructure:"file"`
+	// HTTP is the HTTP delivery sink; enabled by writing the section.
+	HTTP configoptional.Optional[HTTPConfig] `mapstructure:"http"`
+
+	TimeoutConfig exporterhelper.TimeoutConfig                             `mapstructure:",squash"`
+	QueueConfig   configoptional.Optional[exporterhelper.QueueBatchConfig] `mapstructure:"sending_queue"`
+	// RetryConfig is handed to the HTTP sink's own retry loop, not to
+	// exporterhelper: see createExporter.
+	RetryConfig configretry.BackOffConfig `mapstructure:"retry_on_failure"`
+
+	// prevent unkeyed literal initialization
+	_ struct{}
+}
+
+// FileConfig configures the file sink.
+type FileConfig struct {
+	// Path is the file the lines are appended to; it may hold the
+	// placeholders {session_id} and {session_id_hex}.
+	Path string `mapstructure:"path"`
+	// Fsync is never, batch or always.
+	Fsync filesink.FsyncMode `mapstructure:"fsync"`
+	// MaxOpenFiles bounds the open files of a templated path.
+	MaxOpenFiles int `mapstructure:"max_open_files"`
+	// PayloadPolicy is this sink's policy level.
+	PayloadPolicy auditevent.PolicyOverride `mapstructure:"payload_policy"`
+
+	// prevent unkeyed literal initialization
+	_ struct{}
+}
+
+// HTTPConfig configures the HTTP sink.
+type HTTPConfig struct {
+	// ClientConfig brings endpoint, headers, TLS, auth, compression and the
+	// per-request timeout the collector way.
+	ClientConfig confighttp.ClientConfig `mapstructure:",squash"`
+	// Format is event (one application/json POST per event) or ndjson (one
+	// application/x-ndjson POST per batch).
+	Format httpsink.Format `mapstructure:"format"`
+	// PayloadPolicy is this sink's policy level.
+	PayloadPolicy auditevent.PolicyOverride `mapstructure:"payload_policy"`
+	// Spool keeps lines that could not be delivered; enabled by writing the
+	// section.
+	Spool configoptional.Optional[SpoolConfig] `mapstructure:"spool"`
+
+	// prevent unkeyed literal initialization
+	_ struct{}
+}
+
+// SpoolConfig configures the HTTP sink's local spool.
+type SpoolConfig struct {
+	// Path is the spool file (JSONL, same format as the Python sink's
+	// spool_path).
+	Path string `mapstructure:"path"`
+	// MaxSize bounds the spool file in bytes; 0 means unbounded.
+	MaxSize int64 `mapstructure:"max_size"`
+	// ReplayInterval is the pause between replay rounds.
+	ReplayInterval time.Duration `mapstructure:"replay_interval"`
+
+	// prevent unkeyed literal initialization
+	_ struct{}
+}
+
+var _ component.Config = (*Config)(nil)
+
+// Validate checks what the nested Validate methods cannot see: at least one
+// sink, and the op keys of payload_policy_by_op. Policy levels, fsync,
+// format, the HTTP client, timeout, queue and retry validate themselves (confmap
+// walks every field and prefixes each error with its key path).
+func (cfg *Config) Validate() error {
+	var errs []error
+	if !cfg.File.HasValue() && !cfg.HTTP.HasValue() {
+		errs = append(errs, errors.New("at least one sink must be configured: file or http"))
+	}
+	var unknown []string
+	for op := range cfg.PayloadPolicyByOp {
+		if !auditevent.IsOp(op) {
+			unknown = append(unknown, op)
+		}
+	}
+	if len(unknown) > 0 {
+		sort.Strings(unknown)
+		errs = append(errs, fmt.Errorf("payload_policy_by_op: unknown op %s (known: %s)",
+			quoteAll(unknown), strings.Join(auditevent.Ops(), ", ")))
+	}
+	return errors.Join(errs...)
+}
+
+// Validate checks the file sink's own keys.
+func (c *FileConfig) Validate() error {
+	var errs []error
+	if c.Path == "" {
+		errs = append(errs, errors.New("path: must be set"))
+	} else if _, err := filesink.New(filesink.Options{Path: c.Path}); err != nil {
+		// filesink parses the template without touching the file system;
+		// reuse it so the config refuses exactly what the sink would.
+		errs = append(errs, fmt.Errorf("path: %w", err))
+	}
+	if c.MaxOpenFiles < 0 {
+		errs = append(errs, fmt.Errorf("max_open_files: must be >= 0, got %d", c.MaxOpenFiles))
+	}
+	return errors.Join(errs...)
+}
+
+// Validate checks the HTTP sink's own keys.
+func (c *HTTPConfig) Validate() error {
+	if c.ClientConfig.Endpoint == "" {
+		return errors.New("endpoint: must be set")
+	}
+	u, err := url.Parse(c.ClientConfig.Endpoint)
+	if err != nil {
+		// url.Error repeats the URL, which may carry credentials.
+		return fmt.Errorf("endpoint: not a valid URL: %w", errors.Unwrap(err))
+	}
+	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return errors.New("endpoint: must be an absolute http:// or https:// URL")
+	}
+	return nil
+}
+
+// Validate checks the spool keys.
+func (c *SpoolConfig) Validate() error {
+	var errs []error
+	if c.Path == "" {
+		errs = append(errs, errors.New("path: must be set"))
+	}
+	if c.MaxSize < 0 {
+		errs = append(errs, fmt.Errorf("max_size: must be >= 0, got %d", c.MaxSize))
+	}
+	if c.ReplayInterval <= 0 {
+		errs = append(errs, fmt.Errorf("replay_interval: must be > 0, got %s", c.ReplayInterval))
+	}
+	return errors.Join(errs...)
+}
+
+func quoteAll(ss []string) string {
+	q := make([]string, len(ss))
+	for i, s := range ss {
+		q[i] = fmt.Sprintf("%q", s)
+	}
+	return strings.Join(q, ", ")
+}

@@ -1,0 +1,299 @@
+package sandboxauditexporter
+
+import (
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/component/componenttest"
+	"go.opentelemetry.io/collector/config/configcompression"
+	"go.opentelemetry.io/collector/config/configopaque"
+	"go.opentelemetry.io/collector/config/configoptional"
+	"go.opentelemetry.io/collector/config/configretry"
+	"go.opentelemetry.io/collector/confmap"
+	"go.opentelemetry.io/collector/confmap/confmaptest"
+	"go.opentelemetry.io/collector/exporter/exporterhelper"
+
+	"github.com/sandboxaudit/sandboxaudit/auditevent"
+	"github.com/sandboxaudit/sandboxaudit/exporter/internal/metadata"
+	"github.com/sandboxaudit/sandboxaudit/internal/filesink"
+	"github.com/sandboxaudit/sandboxaudit/internal/httpsink"
+)
+
+func TestDefaultConfig(t *testing.T) {
+	cfg := NewFactory().CreateDefaultConfig().(*Config)
+	require.NoError(t, componenttest.CheckConfigStruct(cfg))
+
+	assert.False(t, cfg.File.HasValue(), "file sink is off until configured")
+	assert.False(t, cfg.HTTP.HasValue(), "http sink is off until configured")
+	assert.True(t, cfg.PayloadPolicy.IsZero())
+	assert.Empty(t, cfg.PayloadPolicyByOp)
+	assert.Equal(t, 30*time.Second, cfg.TimeoutConfig.Timeout)
+	assert.Equal(t, configretry.NewDefaultBackOffConfig(), cfg.RetryConfig)
+	require.True(t, cfg.QueueConfig.HasValue())
+	assert.Equal(t, 1, cfg.QueueConfig.Get().NumConsumers)
+
+	// The defaults a section gets once the user writes it.
+	fc := cfg.File.GetOrInsertDefault()
+	assert.Equal(t, filesink.FsyncBatch, fc.Fsync)
+	assert.Equal(t, 64, fc.MaxOpenFiles)
+	hc := cfg.HTTP.GetOrInsertDefault()
+	assert.Equal(t, httpsink.FormatNDJSON, hc.Format)
+	assert.Equal(t, 30*time.Second, hc.ClientConfig.Timeout)
+	sc := hc.Spool.GetOrInsertDefault()
+	assert.Equal(t, int64(1<<30), sc.MaxSize)
+	assert.Equal(t, 5*time.Second, sc.ReplayInterval)
+
+	// With no sink the default config does not validate.
+	err := confmap.Validate(NewFactory().CreateDefaultConfig())
+	require.ErrorContains(t, err, "at least one sink must be configured")
+}
+
+func loadConfig(t *testing.T, file, name string) (*Config, error) {
+	t.Helper()
+	cm, err := confmaptest.LoadConf(filepath.Join("testdata", file))
+	require.NoError(t, err)
+	sub, err := cm.Sub(component.NewIDWithName(metadata.Type, name).String())
+	require.NoError(t, err)
+	cfg := NewFactory().CreateDefaultConfig()
+	if err := sub.Unmarshal(&cfg); err != nil {
+		return nil, err
+	}
+	return cfg.(*Config), nil
+}
+
+func TestLoadConfig(t *testing.T) {
+	def := func() *Config { return createDefaultConfig().(*Config) }
+	httpDefaults := func() HTTPConfig { return *def().HTTP.GetOrInsertDefault() }
+
+	tests := []struct {
+		name string
+		want func() *Config
+	}{
+		{
+			name: "",
+			want: func() *Config {
+				c := def()
+				c.File = configoptional.Some(FileConfig{Path: "./audit/events.jsonl", Fsync: filesink.FsyncBatch, MaxOpenFiles: 64})
+				return c
+			},
+		},
+		{
+			name: "full",
+			want: func() *Config {
+				c := def()
+				c.PayloadPolicy = auditevent.PolicyOverride{
+					IncludeExecOutput: auditevent.Ptr(false),
+					MaxStdoutChars:    auditevent.Ptr(8000),
+					MaxStderrChars:    auditevent.Ptr(8000),
+					IncludeWriteLen:   auditevent.Ptr(true),
+				}
+				c.PayloadPolicyByOp = map[string]auditevent.PolicyOverride{
+					"exec":  {IncludeExecOutput: auditevent.Ptr(true)},
+					"write": {IncludeWriteLen: auditevent.Ptr(false)},
+				}
+				c.File = configoptional.Some(FileConfig{
+					Path:          "./audit/{session_id}.jsonl",
+					Fsync:         filesink.FsyncAlways,
+					MaxOpenFiles:  16,
+					PayloadPolicy: auditevent.PolicyOverride{MaxStdoutChars: auditevent.Ptr(2000)},
+				})
+				h := httpDefaults()
+				h.ClientConfig.Endpoint = "http://127.0.0.1:8088/v1/sandbox/events"
+				h.ClientConfig.Timeout = 10 * time.Second
+				h.ClientConfig.Headers = configopaque.MapList{{Name: "x-audit-tenant", Value: "team-a"}}
+				h.ClientConfig.Compression = configcompression.Type("none")
+				h.Format = httpsink.FormatEvent
+				h.PayloadPolicy = auditevent.PolicyOverride{IncludeExecOutput: auditevent.Ptr(false)}
+				h.Spool = configoptional.Some(SpoolConfig{Path: "./audit/spool.jsonl", MaxSize: 1 << 20, ReplayInterval: 2 * time.Second})
+				c.HTTP = configoptional.Some(h)
+				c.TimeoutConfig = exporterhelper.TimeoutConfig{Timeout: 20 * time.Second}
+				q := c.QueueConfig.Get()
+				q.NumConsumers = 2
+				q.QueueSize = 100
+				c.RetryConfig = configretry.BackOffConfig{
+					Enabled:             true,
+					InitialInterval:     time.Second,
+					RandomizationFactor: configretry.NewDefaultBackOffConfig().RandomizationFactor,
+					Multiplier:          configretry.NewDefaultBackOffConfig().Multiplier,
+					MaxInterval:         5 * time.Second,
+					MaxElapsedTime:      30 * time.Second,
+				}
+				return c
+			},
+		},
+		{
+			name: "file_only",
+			want: func() *Config {
+				c := def()
+				c.File = configoptional.Some(FileConfig{Path: "./audit/events.jsonl", Fsync: filesink.FsyncNever, MaxOpenFiles: 64})
+				return c
+			},
+		},
+		{
+			name: "http",
+			want: func() *Config {
+				c := def()
+				h := httpDefaults()
+				h.ClientConfig.Endpoint = "https://audit.example.com/v1/sandbox/events"
+				h.Spool = def().HTTP.GetOrInsertDefault().Spool // still off
+				c.HTTP = configoptional.Some(h)
+				return c
+			},
+		},
+		{
+			name: "http_spool",
+			want: func() *Config {
+				c := def()
+				h := httpDefaults()
+				h.ClientConfig.Endpoint = "http://127.0.0.1:8088/v1/sandbox/events"
+				h.Spool = configoptional.Some(SpoolConfig{Path: "./audit/spool.jsonl", MaxSize: 1 << 30, ReplayInterval: 5 * time.Second})
+				c.HTTP = configoptional.Some(h)
+				c.QueueConfig = configoptional.None[exporterhelper.QueueBatchConfig]()
+				return c
+			},
+		},
+		{
+			name: "explicit_defaults",
+			want: func() *Config {
+				c := def()
+				c.PayloadPolicy = auditevent.PolicyOverride{IncludeExecOutput: auditevent.Ptr(true), MaxStdoutChars: auditevent.Ptr(10)}
+				c.PayloadPolicyByOp = map[string]auditevent.PolicyOverride{"exec": {MaxStdoutChars: auditevent.Ptr(8000)}}
+				c.File = configoptional.Some(FileConfig{
+					Path:          "./audit/{session_id_hex}/events.jsonl",
+					Fsync:         filesink.FsyncBatch,
+					MaxOpenFiles:  64,
+					PayloadPolicy: auditevent.PolicyOverride{IncludeExecOutput: auditevent.Ptr(false)},
+				})
+				return c
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run("name="+tt.name, func(t *testing.T) {
+			cfg, err := loadConfig(t, "config.yaml", tt.name)
+			require.NoError(t, err)
+			require.NoError(t, confmap.Validate(cfg))
+			assert.Equal(t, tt.want(), cfg)
+		})
+	}
+}
+
+// TestLoadConfigQueueDisabled guards the test above: "enabled: false"
+// must really switch exporterhelper's queue off.
+func TestLoadConfigQueueDisabled(t *testing.T) {
+	cfg, err := loadConfig(t, "config.yaml", "http_spool")
+	require.NoError(t, err)
+	assert.False(t, cfg.QueueConfig.HasValue())
+}
+
+func TestExplicitDefaultStillOverrides(t *testing.T) {
+	cfg, err := loadConfig(t, "config.yaml", "explicit_defaults")
+	require.NoError(t, err)
+	file := newPolicyCache(cfg, cfg.File.Get().PayloadPolicy)
+
+	// exporter level says include; the file sink sets the default value
+	// false, which must still win.
+	assert.False(t, file.get("read").IncludeExecOutput)
+	assert.False(t, file.get("exec").IncludeExecOutput)
+	// exporter level sets 10; the exec level sets the default 8000, which
+	// must still win for exec and only for exec.
+	assert.Equal(t, 8000, file.get("exec").MaxStdoutChars)
+	assert.Equal(t, 10, file.get("read").MaxStdoutChars)
+	// Keys nobody set keep the reference default.
+	assert.Equal(t, 8000, file.get("exec").MaxStderrChars)
+	assert.True(t, file.get("write").IncludeWriteLen)
+}
+
+func TestPolicyLevels(t *testing.T) {
+	cfg, err := loadConfig(t, "config.yaml", "full")
+	require.NoError(t, err)
+	file := newPolicyCache(cfg, cfg.File.Get().PayloadPolicy)
+	http := newPolicyCache(cfg, cfg.HTTP.Get().PayloadPolicy)
+
+	assert.Equal(t, auditevent.Policy{IncludeExecOutput: true, MaxStdoutChars: 2000, MaxStderrChars: 8000, IncludeWriteLen: true}, file.get("exec"))
+	assert.Equal(t, auditevent.Policy{IncludeExecOutput: false, MaxStdoutChars: 2000, MaxStderrChars: 8000, IncludeWriteLen: true}, file.get("read"))
+	assert.Equal(t, auditevent.Policy{IncludeExecOutput: false, MaxStdoutChars: 2000, MaxStderrChars: 8000, IncludeWriteLen: false}, file.get("write"))
+	assert.Equal(t, auditevent.Policy{IncludeExecOutput: false, MaxStdoutChars: 8000, MaxStderrChars: 8000, IncludeWriteLen: true}, http.get("exec"))
+}
+
+type badConfig struct {
+	name string
+	// unmarshal: the error comes from Unmarshal, not Validate.
+	unmarshal bool
+	// want are substrings of the error; each names the key at fault.
+	// Keys inside an optional section (file, http, spool) are joined with
+	// ": " (configoptional validates its value as a separate config),
+	// other nesting with "::" (confmap.Validate's key delimiter).
+	want []string
+}
+
+func badConfigs() []badConfig {
+	return []badConfig{
+		{name: "no_sink", want: []string{"at least one sink must be configured: file or http"}},
+		{name: "unknown_op", want: []string{`payload_policy_by_op: unknown op "frobnicate" (known: start, stop, exec`}},
+		{name: "negative_max_stdout", want: []string{"payload_policy: max_stdout_chars: must be >= 0, got -1"}},
+		{name: "negative_max_stderr_by_op", want: []string{"payload_policy_by_op::exec: max_stderr_chars: must be >= 0, got -5"}},
+		{name: "file_negative_policy", want: []string{"file: payload_policy: max_stdout_chars: must be >= 0"}},
+		{name: "http_negative_policy", want: []string{"http: payload_policy: max_stderr_chars: must be >= 0"}},
+		{name: "bad_fsync", want: []string{"file: fsync: ", `"sometimes"`, "never", "batch", "always"}},
+		{name: "file_no_path", want: []string{"file: path: must be set"}},
+		{name: "file_unknown_placeholder", want: []string{"file: path: ", "unknown placeholder {session}"}},
+		{name: "file_unbalanced_placeholder", want: []string{"file: path: ", "unmatched '{'"}},
+		{name: "file_directory_path", want: []string{"file: path: ", "names a directory"}},
+		{name: "file_dotdot_after_placeholder", want: []string{"file: path: ", `element ".." after the first placeholder`}},
+		{name: "file_negative_max_open_files", want: []string{"file: max_open_files: must be >= 0, got -1"}},
+		{name: "bad_format", want: []string{"http: format: ", `"xml"`, "event", "ndjson"}},
+		{name: "http_no_endpoint", want: []string{"http: endpoint: must be set"}},
+		{name: "http_bad_scheme", want: []string{"http: endpoint: must be an absolute http:// or https:// URL"}},
+		{name: "http_relative_endpoint", want: []string{"http: endpoint: must be an absolute http:// or https:// URL"}},
+		{name: "http_unparsable_endpoint", want: []string{"http: endpoint: not a valid URL"}},
+		{name: "spool_no_path", want: []string{"http: spool: path: must be set"}},
+		{name: "spool_negative_max_size", want: []string{"http: spool: max_size: must be >= 0, got -1"}},
+		{name: "spool_zero_replay_interval", want: []string{"http: spool: replay_interval: must be > 0"}},
+		{name: "negative_timeout", want: []string{"timeout", "must be greater than or equal to 0"}},
+		{name: "bad_retry", want: []string{"retry_on_failure: ", "multiplier"}},
+		{name: "bad_queue", want: []string{"sending_queue: ", "queue_size"}},
+		{name: "bad_compression", unmarshal: true, want: []string{"compression", "lz77"}},
+		{name: "typo_in_file", unmarshal: true, want: []string{"fsnyc"}},
+		{name: "typo_in_policy", unmarshal: true, want: []string{"include_exec_outputs"}},
+		{name: "policy_wrong_type", unmarshal: true, want: []string{"max_stdout_chars"}},
+		{name: "unknown_top_level_key", unmarshal: true, want: []string{"spool"}},
+	}
+}
+
+func TestLoadBadConfig(t *testing.T) {
+	for _, tt := range badConfigs() {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg, err := loadConfig(t, "config_bad.yaml", tt.name)
+			if tt.unmarshal {
+				require.Error(t, err)
+			} else {
+				require.NoError(t, err)
+				err = confmap.Validate(cfg)
+				require.Error(t, err)
+			}
+			for _, w := range tt.want {
+				assert.ErrorContains(t, err, w)
+			}
+		})
+	}
+}
+
+// TestBadConfigTableIsComplete keeps testdata and the table in step: every
+// entry of config_bad.yaml has an expected error, and the other way round.
+func TestBadConfigTableIsComplete(t *testing.T) {
+	cm, err := confmaptest.LoadConf(filepath.Join("testdata", "config_bad.yaml"))
+	require.NoError(t, err)
+	var inFile, inTable []string
+	for k := range cm.ToStringMap() {
+		inFile = append(inFile, k)
+	}
+	for _, b := range badConfigs() {
+		inTable = append(inTable, component.NewIDWithName(metadata.Type, b.name).String())
+	}
+	assert.ElementsMatch(t, inFile, inTable)
+}

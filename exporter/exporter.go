@@ -1,0 +1,184 @@
+package sandboxauditexporter // import "github.com/sandboxaudit/sandboxaudit/exporter"
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/exporter"
+	"go.uber.org/zap"
+
+	"github.com/sandboxaudit/sandboxaudit/auditevent"
+	"github.com/sandboxaudit/sandboxaudit/exporter/internal/metadata"
+	"github.com/sandboxaudit/sandboxaudit/internal/filesink"
+	"github.com/sandboxaudit/sandboxaudit/internal/httpsink"
+	"github.com/sandboxaudit/sandboxaudit/internal/spanmap"
+	"github.com/sandboxaudit/sandboxaudit/internal/spool"
+)
+
+// auditExporter turns spans and log records into audit events and writes
+// every event to every configured sink, each under its own payload policy.
+type auditExporter struct {
+	cfg       *Config
+	set       exporter.Settings
+	logger    *zap.Logger
+	telemetry *telemetry
+	mapper    *spanmap.Mapper
+	eventBufs eventPool
+
+	// Each sink's policies are resolved once: the config never changes.
+	filePolicy *policyCache
+	httpPolicy *policyCache
+
+	// Created in start; nil when the sink is not configured.
+	file *fileTarget
+	http *httpTarget
+}
+
+func newAuditExporter(cfg *Config, set exporter.Settings) (*auditExporter, error) {
+	tb, err := metadata.NewTelemetryBuilder(set.TelemetrySettings)
+	if err != nil {
+		return nil, fmt.Errorf("sandboxaudit exporter: telemetry: %w", err)
+	}
+	e := &auditExporter{
+		cfg:       cfg,
+		set:       set,
+		logger:    set.Logger,
+		telemetry: newTelemetry(tb),
+		// One Mapper per component: it holds the per-session seq
+		// counters for spans that do not carry their seqs.
+		mapper: spanmap.NewMapper(0),
+	}
+	if fc := cfg.File.Get(); fc != nil {
+		e.filePolicy = newPolicyCache(cfg, fc.PayloadPolicy)
+	}
+	if hc := cfg.HTTP.Get(); hc != nil {
+		e.httpPolicy = newPolicyCache(cfg, hc.PayloadPolicy)
+	}
+	return e, nil
+}
+
+// start opens the sinks. On error everything opened so far is closed again.
+func (e *auditExporter) start(ctx context.Context, host component.Host) (err error) {
+	defer func() {
+		if err != nil {
+			err = errors.Join(err, e.closeSinks(ctx))
+		}
+	}()
+	if fc := e.cfg.File.Get(); fc != nil {
+		sink, err := filesink.New(filesink.Options{Path: fc.Path, Fsync: fc.Fsync, MaxOpenFiles: fc.MaxOpenFiles})
+		if err != nil {
+			return fmt.Errorf("sandboxaudit exporter: file sink: %w", err)
+		}
+		e.file = newFileTarget(sink, fc.Path, e.filePolicy)
+	}
+	if hc := e.cfg.HTTP.Get(); hc != nil {
+		target, err := e.startHTTP(ctx, host, hc)
+		if err != nil {
+			return fmt.Errorf("sandboxaudit exporter: http sink: %w", err)
+		}
+		e.http = target
+	}
+	return nil
+}
+
+func (e *auditExporter) startHTTP(ctx context.Context, host component.Host, hc *HTTPConfig) (*httpTarget, error) {
+	client, err := hc.ClientConfig.ToClient(ctx, host.GetExtensions(), e.set.TelemetrySettings)
+	if err != nil {
+		return nil, fmt.Errorf("client: %w", err)
+	}
+	set := httpsink.Settings{
+		Client:   client,
+		Endpoint: hc.ClientConfig.Endpoint,
+		Format:   hc.Format,
+		Retry:    e.cfg.RetryConfig,
+		Logger:   e.logger,
+		Observer: httpObserver{t: e.telemetry},
+	}
+	if sc := hc.Spool.Get(); sc != nil {
+		sp, err := spool.Open(ctx, spool.Options{Path: sc.Path, MaxSize: sc.MaxSize})
+		if err != nil {
+			return nil, fmt.Errorf("spool: %w", err)
+		}
+		set.Spool = sp
+		set.ReplayInterval = sc.ReplayInterval
+	}
+	sink, err := httpsink.New(set)
+	if err != nil {
+		if set.Spool != nil {
+			err = errors.Join(err, set.Spool.Close())
+		}
+		return nil, err
+	}
+	if err := sink.Start(ctx); err != nil {
+		return nil, errors.Join(err, sink.Shutdown(ctx))
+	}
+	return newHTTPTarget(sink, e.httpPolicy), nil
+}
+
+// shutdown closes the sinks; safe without start. Both sinks' close is
+// idempotent, so a start that failed and cleaned up may be shut down again.
+func (e *auditExporter) shutdown(ctx context.Context) error {
+	err := e.closeSinks(ctx)
+	e.telemetry.tb.Shutdown()
+	return err
+}
+
+func (e *auditExporter) closeSinks(ctx context.Context) error {
+	var errs []error
+	if e.file != nil {
+		if err := e.file.sink.Close(); err != nil {
+			errs = append(errs, fmt.Errorf("sandboxaudit exporter: close file sink: %w", err))
+		}
+	}
+	if e.http != nil {
+		if err := e.http.sink.Shutdown(ctx); err != nil {
+			errs = append(errs, fmt.Errorf("sandboxaudit exporter: shut down http sink: %w", err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// writeEvents hands the batch to every sink. A sink's error does not keep
+// the other sink from getting the batch; the errors are returned joined.
+func (e *auditExporter) writeEvents(ctx context.Context, events []auditevent.Event) error {
+	if len(events) == 0 {
+		return nil
+	}
+	var errs []error
+	if e.file != nil {
+		if err := e.file.write(ctx, events, e.telemetry); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if e.http != nil {
+		if err := e.http.write(ctx, events); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// policyCache holds one sink's effective policy per op.
+type policyCache struct {
+	set   auditevent.PolicySet
+	byOp  map[string]auditevent.Policy
+	other auditevent.Policy // for an op outside format version 1
+}
+
+func newPolicyCache(cfg *Config, sink auditevent.PolicyOverride) *policyCache {
+	set := auditevent.PolicySet{Default: cfg.PayloadPolicy, ByOp: cfg.PayloadPolicyByOp, Sink: sink}
+	c := &policyCache{set: set, byOp: map[string]auditevent.Policy{}, other: set.Resolve("")}
+	for _, op := range auditevent.Ops() {
+		c.byOp[op] = set.Resolve(op)
+	}
+	return c
+}
+
+func (c *policyCache) get(op string) auditevent.Policy {
+	if p, ok := c.byOp[op]; ok {
+		return p
+	}
+	return c.other
+}

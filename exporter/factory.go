@@ -1,0 +1,120 @@
+package sandboxauditexporter // import "github.com/sandboxaudit/sandboxaudit/exporter"
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/config/confighttp"
+	"go.opentelemetry.io/collector/config/configoptional"
+	"go.opentelemetry.io/collector/config/configretry"
+	"go.opentelemetry.io/collector/consumer"
+	"go.opentelemetry.io/collector/exporter"
+	"go.opentelemetry.io/collector/exporter/exporterhelper"
+
+	"github.com/sandboxaudit/sandboxaudit/exporter/internal/metadata"
+	"github.com/sandboxaudit/sandboxaudit/internal/filesink"
+	"github.com/sandboxaudit/sandboxaudit/internal/httpsink"
+)
+
+// Defaults of the configuration keys.
+const (
+	defaultTimeout        = 30 * time.Second
+	defaultHTTPTimeout    = 30 * time.Second
+	defaultSpoolMaxSize   = 1 << 30 // 1 GiB
+	defaultReplayInterval = 5 * time.Second
+	// defaultQueueConsumers is 1 so batches reach the sinks in the order
+	// they were queued: the audit file then reads in arrival order, and
+	// seqs the span mapper assigns appear in the file in increasing order.
+	// Users who prefer throughput over order can raise num_consumers.
+	defaultQueueConsumers = 1
+)
+
+// NewFactory creates a factory for the sandboxaudit exporter.
+func NewFactory() exporter.Factory {
+	// The traces and logs exporters of one configured component share one
+	// set of sinks: the HTTP spool is owned by a single process-wide writer
+	// (it holds a lock file), and one file writer per path keeps the LRU of
+	// open files meaningful. The map lives in the factory, not the package.
+	shared := newSharedExporters()
+	return exporter.NewFactory(
+		metadata.Type,
+		createDefaultConfig,
+		exporter.WithTraces(shared.createTraces, metadata.TracesStability),
+		exporter.WithLogs(shared.createLogs, metadata.LogsStability),
+	)
+}
+
+func createDefaultConfig() component.Config {
+	clientConfig := confighttp.NewDefaultClientConfig()
+	clientConfig.Timeout = defaultHTTPTimeout
+
+	queue := exporterhelper.NewDefaultQueueConfig()
+	queue.NumConsumers = defaultQueueConsumers
+
+	return &Config{
+		File: configoptional.Default(FileConfig{
+			Fsync:        filesink.FsyncBatch,
+			MaxOpenFiles: filesink.DefaultMaxOpenFiles,
+		}),
+		HTTP: configoptional.Default(HTTPConfig{
+			ClientConfig: clientConfig,
+			Format:       httpsink.FormatNDJSON,
+			Spool: configoptional.Default(SpoolConfig{
+				MaxSize:        defaultSpoolMaxSize,
+				ReplayInterval: defaultReplayInterval,
+			}),
+		}),
+		TimeoutConfig: exporterhelper.TimeoutConfig{Timeout: defaultTimeout},
+		QueueConfig:   configoptional.Some(queue),
+		RetryConfig:   configretry.NewDefaultBackOffConfig(),
+	}
+}
+
+// helperOptions are the exporterhelper options for both signals.
+//
+// exporterhelper's own retry is disabled on purpose. A failed push is not
+// safe to repeat as a whole: by the time the HTTP sink gives up, the file
+// sink has already appended the batch, so a whole-batch retry would write
+// its lines to the file again. Instead the user's retry_on_failure goes to
+// the HTTP sink, which retries only the requests that failed and, when its
+// retries are exhausted, keeps the lines in its spool for the replayer.
+// The queue and the timeout (which bounds one push, HTTP retries included;
+// what is not delivered by then is spooled) still come from exporterhelper.
+func helperOptions(cfg *Config, h *handle) []exporterhelper.Option {
+	return []exporterhelper.Option{
+		exporterhelper.WithStart(h.Start),
+		exporterhelper.WithShutdown(h.Shutdown),
+		exporterhelper.WithCapabilities(consumer.Capabilities{MutatesData: false}),
+		exporterhelper.WithTimeout(cfg.TimeoutConfig),
+		exporterhelper.WithRetry(configretry.BackOffConfig{Enabled: false}),
+		exporterhelper.WithQueue(cfg.QueueConfig),
+	}
+}
+
+func (s *sharedExporters) createTraces(ctx context.Context, set exporter.Settings, cfg component.Config) (exporter.Traces, error) {
+	oCfg := cfg.(*Config)
+	h, err := s.acquire(oCfg, set)
+	if err != nil {
+		return nil, err
+	}
+	exp, err := exporterhelper.NewTraces(ctx, set, cfg, h.s.exp.pushTraces, helperOptions(oCfg, h)...)
+	if err != nil {
+		return nil, errors.Join(err, h.Shutdown(ctx))
+	}
+	return exp, nil
+}
+
+func (s *sharedExporters) createLogs(ctx context.Context, set exporter.Settings, cfg component.Config) (exporter.Logs, error) {
+	oCfg := cfg.(*Config)
+	h, err := s.acquire(oCfg, set)
+	if err != nil {
+		return nil, err
+	}
+	exp, err := exporterhelper.NewLogs(ctx, set, cfg, h.s.exp.pushLogs, helperOptions(oCfg, h)...)
+	if err != nil {
+		return nil, errors.Join(err, h.Shutdown(ctx))
+	}
+	return exp, nil
+}

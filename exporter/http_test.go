@@ -1,0 +1,149 @@
+package sandboxauditexporter
+
+import (
+	"context"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/consumer/consumererror"
+
+	"github.com/sandboxaudit/sandboxaudit/auditevent"
+)
+
+// The file sink opts in to exec output, the HTTP sink keeps the default
+// redaction: the same event must reach the two sinks differently.
+func TestHTTPAndFilePoliciesDiffer(t *testing.T) {
+	for _, format := range []string{"ndjson", "event"} {
+		t.Run(format, func(t *testing.T) {
+			rec := newRecorder(t, nil)
+			path := filepath.Join(t.TempDir(), "events.jsonl")
+			cfg := syncConfig()
+			withFile(cfg, path, auditevent.PolicyOverride{IncludeExecOutput: auditevent.Ptr(true)})
+			withHTTP(cfg, rec.srv.URL+"/v1/sandbox/events", format, auditevent.PolicyOverride{})
+			te := startExporters(t, cfg)
+
+			require.NoError(t, te.traces.ConsumeTraces(context.Background(), buildTraces(t, sampleSpans()...)))
+
+			redacted := expectedDefault(t)
+			withOutput := expectedDefault(t)
+			withOutput[1] = canonical(t, execFinishJSON(`"hello\n"`, `"warn\ufffd"`))
+			assert.Equal(t, withOutput, readLines(t, path))
+
+			reqs := rec.snapshot()
+			switch format {
+			case "ndjson":
+				require.Len(t, reqs, 1, "one request for the whole batch")
+				assert.Equal(t, "application/x-ndjson", reqs[0].contentType)
+				assert.Equal(t, strings.Join(redacted, ""), reqs[0].body)
+			case "event":
+				require.Len(t, reqs, len(redacted), "one request per event")
+				for i, r := range reqs {
+					assert.Equal(t, "application/json", r.contentType)
+					assert.Equal(t, strings.TrimSuffix(redacted[i], "\n"), r.body)
+				}
+			}
+			assert.Equal(t, int64(6), te.counter(t, "otelcol_exporter_sandboxaudit_events_written", "sink", "http"))
+			assert.Equal(t, int64(6), te.counter(t, "otelcol_exporter_sandboxaudit_events_written", "sink", "file"))
+		})
+	}
+}
+
+func TestHTTPOutageSpoolsThenReplays(t *testing.T) {
+	var healthy atomic.Bool
+	rec := newRecorder(t, func(int) int {
+		if healthy.Load() {
+			return http.StatusOK
+		}
+		return http.StatusServiceUnavailable
+	})
+	dir := t.TempDir()
+	cfg := syncConfig()
+	hc := withHTTP(cfg, rec.srv.URL, "ndjson", auditevent.PolicyOverride{})
+	sc := hc.Spool.GetOrInsertDefault()
+	sc.Path = filepath.Join(dir, "spool.jsonl")
+	sc.ReplayInterval = 20 * time.Millisecond
+	te := startExporters(t, cfg)
+
+	// Retries are exhausted within the push; the lines go to the spool
+	// and the push succeeds.
+	require.NoError(t, te.traces.ConsumeTraces(context.Background(), buildTraces(t, sampleSpans()...)))
+	assert.Equal(t, int64(6), te.counter(t, "otelcol_exporter_sandboxaudit_events_spooled", "", ""))
+	assert.Positive(t, te.counter(t, "otelcol_exporter_sandboxaudit_spool_size", "", ""))
+	assert.Equal(t, expectedDefault(t), readLines(t, sc.Path), "the spool holds the canonical lines")
+
+	healthy.Store(true)
+	require.Eventually(t, func() bool {
+		return te.counter(t, "otelcol_exporter_sandboxaudit_events_replayed", "", "") == 6
+	}, 10*time.Second, 10*time.Millisecond)
+	require.Eventually(t, func() bool {
+		return te.counter(t, "otelcol_exporter_sandboxaudit_spool_size", "", "") == 0
+	}, 10*time.Second, 10*time.Millisecond)
+	assert.Equal(t, int64(6), te.counter(t, "otelcol_exporter_sandboxaudit_events_written", "sink", "http"))
+
+	// The replayed lines are the canonical lines, in order.
+	var delivered strings.Builder
+	for _, r := range rec.snapshot() {
+		if r.body != "" {
+			delivered.WriteString(r.body)
+		}
+	}
+	assert.Contains(t, delivered.String(), strings.Join(expectedDefault(t), ""))
+}
+
+func TestHTTPPermanentErrorDropsButFileIsWritten(t *testing.T) {
+	rec := newRecorder(t, func(int) int { return http.StatusBadRequest })
+	path := filepath.Join(t.TempDir(), "events.jsonl")
+	cfg := syncConfig()
+	withFile(cfg, path, auditevent.PolicyOverride{})
+	withHTTP(cfg, rec.srv.URL, "ndjson", auditevent.PolicyOverride{})
+	te := startExporters(t, cfg)
+
+	err := te.traces.ConsumeTraces(context.Background(), buildTraces(t, sampleSpans()...))
+	require.Error(t, err)
+	assert.True(t, consumererror.IsPermanent(err), "4xx is permanent: %v", err)
+	assert.Equal(t, expectedDefault(t), readLines(t, path), "the file sink gets the batch regardless")
+	assert.Len(t, rec.snapshot(), 1, "4xx is not retried")
+	assert.Equal(t, int64(6), te.counter(t, "otelcol_exporter_sandboxaudit_events_dropped", "reason", "http_4xx"))
+}
+
+func TestHTTPFailureWithoutSpoolIsReturnedAndCounted(t *testing.T) {
+	rec := newRecorder(t, func(int) int { return http.StatusServiceUnavailable })
+	path := filepath.Join(t.TempDir(), "events.jsonl")
+	cfg := syncConfig()
+	withFile(cfg, path, auditevent.PolicyOverride{})
+	withHTTP(cfg, rec.srv.URL, "ndjson", auditevent.PolicyOverride{})
+	te := startExporters(t, cfg)
+
+	err := te.traces.ConsumeTraces(context.Background(), buildTraces(t, sampleSpans()...))
+	require.ErrorContains(t, err, "http sink")
+	assert.Greater(t, len(rec.snapshot()), 1, "retried per retry_on_failure")
+	assert.Equal(t, expectedDefault(t), readLines(t, path))
+	assert.Equal(t, int64(6), te.counter(t, "otelcol_exporter_sandboxaudit_events_dropped", "reason", "no_spool"))
+}
+
+// With exporterhelper's retry disabled a failing HTTP sink must not make the
+// file sink write a batch twice.
+func TestNoDuplicateFileLinesOnHTTPFailure(t *testing.T) {
+	rec := newRecorder(t, func(int) int { return http.StatusServiceUnavailable })
+	path := filepath.Join(t.TempDir(), "events.jsonl")
+	cfg := createDefaultConfig().(*Config) // queue on, as users run it
+	cfg.RetryConfig.InitialInterval = 5 * time.Millisecond
+	cfg.RetryConfig.MaxElapsedTime = 50 * time.Millisecond
+	withFile(cfg, path, auditevent.PolicyOverride{})
+	withHTTP(cfg, rec.srv.URL, "ndjson", auditevent.PolicyOverride{})
+	te := startExporters(t, cfg)
+
+	require.NoError(t, te.traces.ConsumeTraces(context.Background(), buildTraces(t, sampleSpans()...)))
+	require.Eventually(t, func() bool {
+		return te.counter(t, "otelcol_exporter_sandboxaudit_events_dropped", "reason", "no_spool") == 6
+	}, 10*time.Second, 10*time.Millisecond)
+	// Give a (wrongly enabled) whole-batch retry time to show up.
+	time.Sleep(200 * time.Millisecond)
+	assert.Equal(t, expectedDefault(t), readLines(t, path))
+}

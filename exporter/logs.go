@@ -1,0 +1,48 @@
+package sandboxauditexporter // import "github.com/sandboxaudit/sandboxaudit/exporter"
+
+import (
+	"context"
+	"errors"
+
+	"go.opentelemetry.io/collector/pdata/plog"
+	"go.uber.org/zap"
+
+	"github.com/sandboxaudit/sandboxaudit/auditevent"
+	"github.com/sandboxaudit/sandboxaudit/internal/logmap"
+)
+
+// pushLogs writes the records that are audit events (SPEC section 6).
+// Other records are skipped and counted; records that claim to be audit
+// events but do not decode are skipped, counted and logged.
+func (e *auditExporter) pushLogs(ctx context.Context, ld plog.Logs) error {
+	ep := e.eventBufs.get()
+	defer e.eventBufs.put(ep)
+
+	events, st := logmap.AppendLogs((*ep)[:0], ld)
+	*ep = events
+	e.telemetry.skipped(ctx, reasonNotAuditEvent, st.NotAudit)
+	if st.Invalid > 0 {
+		e.telemetry.skipped(ctx, reasonInvalidEvent, st.Invalid)
+		// One line per batch; the field at fault is named, its value (which
+		// may be exec output or file content) is not.
+		e.logger.Warn("Skipped log records that claim to be audit events but do not decode",
+			zap.Int("records", st.Invalid), fieldErrField("first", st.FirstInvalid), fieldErrField("last", st.LastInvalid))
+	}
+	return e.writeEvents(ctx, events)
+}
+
+// fieldErrField renders an event decode error as the field and error type.
+func fieldErrField(key string, err error) zap.Field {
+	if err == nil {
+		return zap.Skip()
+	}
+	var fe *auditevent.FieldError
+	if errors.As(err, &fe) {
+		field := fe.Field
+		if field == "" {
+			field = "body"
+		}
+		return zap.String(key, field+": "+fe.Type)
+	}
+	return zap.String(key, "undecodable record")
+}

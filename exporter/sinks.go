@@ -1,0 +1,174 @@
+package sandboxauditexporter // import "github.com/sandboxaudit/sandboxaudit/exporter"
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/google/uuid"
+
+	"github.com/sandboxaudit/sandboxaudit/auditevent"
+	"github.com/sandboxaudit/sandboxaudit/internal/filesink"
+	"github.com/sandboxaudit/sandboxaudit/internal/httpsink"
+)
+
+// maxPooledBuf keeps one unusually large batch from pinning its buffer
+// for the life of the process.
+const maxPooledBuf = 16 << 20
+
+// bufPool recycles a sink's encode buffers. Pushes can run concurrently
+// (sending_queue num_consumers > 1), so the one-buffer-per-sink reuse goes
+// through a pool rather than a single field.
+type bufPool struct{ p sync.Pool }
+
+func (b *bufPool) get() *[]byte {
+	if v, ok := b.p.Get().(*[]byte); ok {
+		return v
+	}
+	buf := make([]byte, 0, 64<<10)
+	return &buf
+}
+
+func (b *bufPool) put(buf *[]byte) {
+	if cap(*buf) > maxPooledBuf {
+		return
+	}
+	*buf = (*buf)[:0]
+	b.p.Put(buf)
+}
+
+// appendEvent applies the sink's policy to a copy of ev and appends its
+// canonical line.
+func appendEvent(dst []byte, pc *policyCache, ev *auditevent.Event) []byte {
+	out := pc.get(ev.Op).Apply(ev)
+	return auditevent.AppendLine(dst, &out)
+}
+
+// fileTarget is the file sink with its policy and buffers.
+type fileTarget struct {
+	sink      *filesink.Sink
+	templated bool
+	policy    *policyCache
+	bufs      bufPool
+}
+
+func newFileTarget(sink *filesink.Sink, path string, pc *policyCache) *fileTarget {
+	return &fileTarget{sink: sink, templated: strings.Contains(path, "{"), policy: pc}
+}
+
+// write appends the batch: one WriteBatch for a plain path, one per
+// destination file (session) for a templated path, lines of a session in
+// batch order. A failed file does not stop the others.
+func (f *fileTarget) write(ctx context.Context, events []auditevent.Event, t *telemetry) error {
+	bp := f.bufs.get()
+	defer f.bufs.put(bp)
+	buf := (*bp)[:0]
+
+	if !f.templated {
+		for i := range events {
+			buf = appendEvent(buf, f.policy, &events[i])
+		}
+		*bp = buf
+		if err := f.sink.WriteBatch(ctx, events[0].SessionID.String(), buf); err != nil {
+			t.dropped(ctx, reasonFileError, len(events))
+			return fmt.Errorf("file sink: %d event(s) not written: %w", len(events), err)
+		}
+		t.written(ctx, sinkFile, len(events))
+		return nil
+	}
+
+	groups := groupBySession(events)
+	ends := make([]int, len(groups.sessions))
+	for g := range groups.sessions {
+		for _, i := range groups.members(g) {
+			buf = appendEvent(buf, f.policy, &events[i])
+		}
+		ends[g] = len(buf)
+	}
+	*bp = buf
+	var errs []error
+	start := 0
+	for g, sid := range groups.sessions {
+		n := len(groups.members(g))
+		if err := f.sink.WriteBatch(ctx, sid.String(), buf[start:ends[g]]); err != nil {
+			t.dropped(ctx, reasonFileError, n)
+			errs = append(errs, fmt.Errorf("file sink: session %s: %d event(s) not written: %w", sid, n, err))
+		} else {
+			t.written(ctx, sinkFile, n)
+		}
+		start = ends[g]
+	}
+	return errors.Join(errs...)
+}
+
+// sessionGroups is a batch's event indexes grouped by session, sessions in
+// order of first appearance and events in batch order within a session.
+type sessionGroups struct {
+	sessions []uuid.UUID
+	order    []int // event indexes, grouped
+	starts   []int // starts[g]..starts[g+1] is group g within order
+}
+
+func (s *sessionGroups) members(g int) []int {
+	return s.order[s.starts[g]:s.starts[g+1]]
+}
+
+// groupBySession is a counting sort on first-appearance rank: O(n).
+func groupBySession(events []auditevent.Event) sessionGroups {
+	var s sessionGroups
+	rank := make(map[uuid.UUID]int, 4)
+	ranks := make([]int, len(events))
+	var counts []int
+	for i := range events {
+		sid := events[i].SessionID
+		r, ok := rank[sid]
+		if !ok {
+			r = len(s.sessions)
+			rank[sid] = r
+			s.sessions = append(s.sessions, sid)
+			counts = append(counts, 0)
+		}
+		counts[r]++
+		ranks[i] = r
+	}
+	s.starts = make([]int, len(counts)+1)
+	for g, c := range counts {
+		s.starts[g+1] = s.starts[g] + c
+	}
+	next := append([]int(nil), s.starts[:len(counts)]...)
+	s.order = make([]int, len(events))
+	for i, r := range ranks {
+		s.order[next[r]] = i
+		next[r]++
+	}
+	return s
+}
+
+// httpTarget is the HTTP sink with its policy and buffers.
+type httpTarget struct {
+	sink   *httpsink.Sink
+	policy *policyCache
+	bufs   bufPool
+}
+
+func newHTTPTarget(sink *httpsink.Sink, pc *policyCache) *httpTarget {
+	return &httpTarget{sink: sink, policy: pc}
+}
+
+// write hands the whole batch to the HTTP sink in one call; the sink
+// splits it into requests, retries, spools and counts.
+func (h *httpTarget) write(ctx context.Context, events []auditevent.Event) error {
+	bp := h.bufs.get()
+	defer h.bufs.put(bp)
+	buf := (*bp)[:0]
+	for i := range events {
+		buf = appendEvent(buf, h.policy, &events[i])
+	}
+	*bp = buf
+	if err := h.sink.Send(ctx, buf, len(events)); err != nil {
+		return fmt.Errorf("http sink: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,130 @@
+package sandboxauditexporter // import "github.com/sandboxaudit/sandboxaudit/exporter"
+
+import (
+	"context"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/metric"
+
+	"github.com/sandboxaudit/sandboxaudit/exporter/internal/metadata"
+	"github.com/sandboxaudit/sandboxaudit/internal/httpsink"
+)
+
+// Metric attribute values.
+const (
+	sinkFile = "file"
+	sinkHTTP = "http"
+
+	// items_skipped reasons.
+	reasonNotSandboxSpan = "not_sandbox_span"
+	reasonInvalidSpan    = "invalid_span"
+	reasonNotAuditEvent  = "not_audit_event"
+	reasonInvalidEvent   = "invalid_event"
+
+	// reasonFileError is the events_dropped reason for a batch the file
+	// sink could not write (exporterhelper retry is off, so it is gone).
+	// The HTTP sink's reasons are httpsink.Reason*.
+	reasonFileError = "file_error"
+)
+
+// telemetry records the exporter's own metrics. Attribute sets are built
+// once so the hot path does not allocate for them.
+type telemetry struct {
+	tb *metadata.TelemetryBuilder
+
+	writtenFile metric.AddOption
+	writtenHTTP metric.AddOption
+
+	skippedNotSandboxSpan metric.AddOption
+	skippedInvalidSpan    metric.AddOption
+	skippedNotAuditEvent  metric.AddOption
+	skippedInvalidEvent   metric.AddOption
+}
+
+func newTelemetry(tb *metadata.TelemetryBuilder) *telemetry {
+	sink := func(v string) metric.AddOption {
+		return metric.WithAttributeSet(attribute.NewSet(attribute.String("sink", v)))
+	}
+	reason := func(v string) metric.AddOption {
+		return metric.WithAttributeSet(attribute.NewSet(attribute.String("reason", v)))
+	}
+	return &telemetry{
+		tb:                    tb,
+		writtenFile:           sink(sinkFile),
+		writtenHTTP:           sink(sinkHTTP),
+		skippedNotSandboxSpan: reason(reasonNotSandboxSpan),
+		skippedInvalidSpan:    reason(reasonInvalidSpan),
+		skippedNotAuditEvent:  reason(reasonNotAuditEvent),
+		skippedInvalidEvent:   reason(reasonInvalidEvent),
+	}
+}
+
+func (t *telemetry) written(ctx context.Context, sink string, n int) {
+	if n <= 0 {
+		return
+	}
+	opt := t.writtenFile
+	if sink == sinkHTTP {
+		opt = t.writtenHTTP
+	}
+	t.tb.ExporterSandboxauditEventsWritten.Add(ctx, int64(n), opt)
+}
+
+func (t *telemetry) skipped(ctx context.Context, reason string, n int) {
+	if n <= 0 {
+		return
+	}
+	var opt metric.AddOption
+	switch reason {
+	case reasonNotSandboxSpan:
+		opt = t.skippedNotSandboxSpan
+	case reasonInvalidSpan:
+		opt = t.skippedInvalidSpan
+	case reasonNotAuditEvent:
+		opt = t.skippedNotAuditEvent
+	default:
+		opt = t.skippedInvalidEvent
+	}
+	t.tb.ExporterSandboxauditItemsSkipped.Add(ctx, int64(n), opt)
+}
+
+func (t *telemetry) dropped(ctx context.Context, reason string, n int) {
+	if n <= 0 {
+		return
+	}
+	t.tb.ExporterSandboxauditEventsDropped.Add(ctx, int64(n),
+		metric.WithAttributes(attribute.String("reason", reason)))
+}
+
+// httpObserver feeds the HTTP sink's delivery counts into the metrics.
+type httpObserver struct{ t *telemetry }
+
+var _ httpsink.Observer = httpObserver{}
+
+func (o httpObserver) Sent(ctx context.Context, n int) { o.t.written(ctx, sinkHTTP, n) }
+
+func (o httpObserver) Spooled(ctx context.Context, n int) {
+	o.t.tb.ExporterSandboxauditEventsSpooled.Add(ctx, int64(n))
+}
+
+// Replayed lines reached the endpoint, so they count as written too:
+// events_written{sink=http} is everything the endpoint acknowledged.
+func (o httpObserver) Replayed(ctx context.Context, n int) {
+	o.t.tb.ExporterSandboxauditEventsReplayed.Add(ctx, int64(n))
+	o.t.written(ctx, sinkHTTP, n)
+}
+
+func (o httpObserver) Dropped(ctx context.Context, n int, reason string) {
+	o.t.dropped(ctx, reason, n)
+}
+
+// Refused lines are handed back as an error; with exporterhelper's retry
+// off nothing resends them, so they are dropped as far as we can tell.
+func (o httpObserver) Refused(ctx context.Context, n int, reason string) {
+	o.t.dropped(ctx, reason, n)
+}
+
+func (o httpObserver) SpoolSize(bytes int64) {
+	// The callback has no context; the gauge needs none for its value.
+	o.t.tb.ExporterSandboxauditSpoolSize.Record(context.Background(), bytes)
+}

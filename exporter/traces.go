@@ -1,0 +1,71 @@
+package sandboxauditexporter // import "github.com/sandboxaudit/sandboxaudit/exporter"
+
+import (
+	"context"
+	"errors"
+	"sync"
+
+	"go.opentelemetry.io/collector/pdata/ptrace"
+	"go.uber.org/zap"
+
+	"github.com/sandboxaudit/sandboxaudit/auditevent"
+	"github.com/sandboxaudit/sandboxaudit/internal/spanmap"
+)
+
+// pushTraces maps every sandbox span to its start and finish events and
+// writes them. Spans that are not sandbox spans are skipped and counted;
+// malformed sandbox spans are skipped, counted and logged.
+func (e *auditExporter) pushTraces(ctx context.Context, td ptrace.Traces) error {
+	ep := e.eventBufs.get()
+	defer e.eventBufs.put(ep)
+
+	events, st := e.mapper.AppendTraces((*ep)[:0], td)
+	*ep = events
+	e.telemetry.skipped(ctx, reasonNotSandboxSpan, st.NotSandbox)
+	if st.Invalid > 0 {
+		e.telemetry.skipped(ctx, reasonInvalidSpan, st.Invalid)
+		// One line per batch, not per span: a misbehaving producer must
+		// not flood the log. Only attribute names and the problem are
+		// logged, never attribute values (they may hold exec output).
+		e.logger.Warn("Skipped malformed sandbox spans",
+			zap.Int("spans", st.Invalid), attrErrField("first", st.FirstInvalid), attrErrField("last", st.LastInvalid))
+	}
+	if st.Ignored > 0 {
+		e.logger.Debug("Left malformed optional attributes out of sandbox events",
+			zap.Int("attributes", st.Ignored), attrErrField("last", st.LastIgnored))
+	}
+	return e.writeEvents(ctx, events)
+}
+
+// attrErrField renders a span mapping error as the attribute and problem.
+func attrErrField(key string, err error) zap.Field {
+	var ae *spanmap.AttrError
+	if errors.As(err, &ae) {
+		return zap.String(key, ae.Attr+": "+ae.Msg)
+	}
+	if err == nil {
+		return zap.Skip()
+	}
+	return zap.String(key, "unknown error")
+}
+
+// eventPool recycles the per-push event slices.
+type eventPool struct{ p sync.Pool }
+
+func (p *eventPool) get() *[]auditevent.Event {
+	if v, ok := p.p.Get().(*[]auditevent.Event); ok {
+		return v
+	}
+	s := make([]auditevent.Event, 0, 256)
+	return &s
+}
+
+func (p *eventPool) put(s *[]auditevent.Event) {
+	if cap(*s) > 1<<16 {
+		return
+	}
+	// Drop the references to this batch's data before pooling.
+	clear(*s)
+	*s = (*s)[:0]
+	p.p.Put(s)
+}

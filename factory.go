@@ -1,0 +1,114 @@
+// Package sandboxaudit is the root of the sandbox audit collector
+// components: the factories to embed in any collector build, and the
+// settings and default configuration of the otelcol-sandboxaudit
+// distribution (cmd/otelcol-sandboxaudit).
+package sandboxaudit
+
+import (
+	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/exporter"
+	"go.opentelemetry.io/collector/exporter/debugexporter"
+	"go.opentelemetry.io/collector/otelcol"
+	"go.opentelemetry.io/collector/processor"
+	"go.opentelemetry.io/collector/processor/batchprocessor"
+	"go.opentelemetry.io/collector/processor/memorylimiterprocessor"
+	"go.opentelemetry.io/collector/receiver"
+	"go.opentelemetry.io/collector/receiver/otlpreceiver"
+	"go.opentelemetry.io/collector/service/telemetry/otelconftelemetry"
+
+	sandboxauditexporter "github.com/sandboxaudit/sandboxaudit/exporter"
+	sandboxauditreceiver "github.com/sandboxaudit/sandboxaudit/receiver"
+)
+
+// Module and version strings, as `otelcol-sandboxaudit components` and
+// builder-config.yaml show them.
+const (
+	// Module is this Go module.
+	Module = "github.com/sandboxaudit/sandboxaudit"
+	// Version is the release of this module and of the distribution.
+	Version = "0.1.0"
+	// CollectorVersion is the release of the collector modules built in.
+	CollectorVersion = "v0.165.0"
+)
+
+// ReceiverFactory returns the sandboxaudit receiver factory.
+func ReceiverFactory() receiver.Factory {
+	return sandboxauditreceiver.NewFactory()
+}
+
+// ExporterFactory returns the sandboxaudit exporter factory.
+func ExporterFactory() exporter.Factory {
+	return sandboxauditexporter.NewFactory()
+}
+
+// Components returns the factories of the otelcol-sandboxaudit
+// distribution: the sandboxaudit receiver and exporter, the OTLP receiver,
+// the batch and memory_limiter processors, the debug exporter, and the
+// standard self-telemetry. Each call builds new factories.
+func Components() (otelcol.Factories, error) {
+	var err error
+	factories := otelcol.Factories{Telemetry: otelconftelemetry.NewFactory()}
+
+	factories.Receivers, err = otelcol.MakeFactoryMap[receiver.Factory](
+		otlpreceiver.NewFactory(),
+		ReceiverFactory(),
+	)
+	if err != nil {
+		return otelcol.Factories{}, err
+	}
+	factories.Processors, err = otelcol.MakeFactoryMap[processor.Factory](
+		batchprocessor.NewFactory(),
+		memorylimiterprocessor.NewFactory(),
+	)
+	if err != nil {
+		return otelcol.Factories{}, err
+	}
+	factories.Exporters, err = otelcol.MakeFactoryMap[exporter.Factory](
+		debugexporter.NewFactory(),
+		ExporterFactory(),
+	)
+	if err != nil {
+		return otelcol.Factories{}, err
+	}
+
+	own := Module + " v" + Version
+	collector := func(path string) string { return "go.opentelemetry.io/collector/" + path + " " + CollectorVersion }
+	factories.ReceiverModules = map[component.Type]string{
+		otlpreceiver.NewFactory().Type(): collector("receiver/otlpreceiver"),
+		ReceiverFactory().Type():         own,
+	}
+	factories.ProcessorModules = map[component.Type]string{
+		batchprocessor.NewFactory().Type():         collector("processor/batchprocessor"),
+		memorylimiterprocessor.NewFactory().Type(): collector("processor/memorylimiterprocessor"),
+	}
+	factories.ExporterModules = map[component.Type]string{
+		debugexporter.NewFactory().Type(): collector("exporter/debugexporter"),
+		ExporterFactory().Type():          own,
+	}
+	return factories, nil
+}
+
+// BuildInfo describes the otelcol-sandboxaudit binary.
+func BuildInfo() component.BuildInfo {
+	return component.BuildInfo{
+		Command:     "otelcol-sandboxaudit",
+		Description: "OpenTelemetry Collector distribution for sandbox audit trails",
+		Version:     Version,
+	}
+}
+
+// CollectorSettings returns the settings of the otelcol-sandboxaudit
+// distribution. Its configuration is DefaultConfig unless --config is given.
+func CollectorSettings() otelcol.CollectorSettings {
+	return otelcol.CollectorSettings{
+		BuildInfo:              BuildInfo(),
+		Factories:              Components,
+		ConfigProviderSettings: ConfigProviderSettings(),
+		ProviderModules: map[string]string{
+			"file": "go.opentelemetry.io/collector/confmap/provider/fileprovider v1.71.0",
+			"env":  "go.opentelemetry.io/collector/confmap/provider/envprovider v1.71.0",
+			"yaml": "go.opentelemetry.io/collector/confmap/provider/yamlprovider v1.71.0",
+			"http": "go.opentelemetry.io/collector/confmap/provider/httpprovider v1.71.0",
+		},
+	}
+}

@@ -1,0 +1,61 @@
+// Package cli is the sandboxaudit operator tool: canonicalize event lines,
+// verify audit files, and replay a delivery spool by hand. cmd/sandboxaudit
+// only calls Run, so everything here is testable in-process.
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+)
+
+// Exit statuses. Problems found in the input and usage errors are kept apart
+// so scripts can tell "the file is bad" from "the command line is wrong".
+const (
+	exitOK       = 0
+	exitProblems = 1
+	exitUsage    = 2
+)
+
+// Streams are the process's standard streams.
+type Streams struct {
+	Stdin  io.Reader
+	Stdout io.Writer
+	Stderr io.Writer
+}
+
+const usage = `usage: sandboxaudit <command> [arguments]
+
+commands:
+  canon                      read event JSON lines on stdin, write canonical lines to stdout
+  verify [--allow-open] FILE...
+                             check audit files: canonical lines, ids, seqs, start/finish pairs
+  replay SPOOL --endpoint URL [--format ndjson|event] [--header K=V]...
+         [--timeout 10s] [--insecure-skip-verify]
+                             send a delivery spool file to an HTTP endpoint
+
+Run "sandboxaudit <command> -h" for a command's flags.
+`
+
+// Run executes the command line args (without the program name) and returns
+// the process exit status.
+func Run(ctx context.Context, args []string, s Streams) int {
+	if len(args) == 0 {
+		fmt.Fprint(s.Stderr, usage)
+		return exitUsage
+	}
+	switch args[0] {
+	case "canon":
+		return runCanon(ctx, args[1:], s)
+	case "verify":
+		return runVerify(ctx, args[1:], s)
+	case "replay":
+		return runReplay(ctx, args[1:], s)
+	case "help", "-h", "-help", "--help":
+		fmt.Fprint(s.Stdout, usage)
+		return exitOK
+	default:
+		fmt.Fprintf(s.Stderr, "sandboxaudit: unknown command %q\n\n%s", args[0], usage)
+		return exitUsage
+	}
+}

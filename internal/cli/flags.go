@@ -1,0 +1,93 @@
+package cli
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// parseInterspersed parses flags that may come after positional arguments
+// ("verify a.jsonl --allow-open"), which flag.FlagSet alone does not allow.
+// Everything after a "--" is positional.
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var positional []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		rest := fs.Args()
+		consumed := len(args) - len(rest)
+		if consumed > 0 && args[consumed-1] == "--" {
+			return append(positional, rest...), nil
+		}
+		if len(rest) == 0 {
+			return positional, nil
+		}
+		positional = append(positional, rest[0])
+		args = rest[1:]
+	}
+}
+
+// newFlagSet returns a flag set that reports errors instead of exiting.
+func newFlagSet(name, synopsis string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: sandboxaudit %s\n", synopsis)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// flagStatus maps a flag parsing error to an exit status: asking for help is
+// not a failure.
+func flagStatus(err error) int {
+	if errors.Is(err, flag.ErrHelp) {
+		return exitOK
+	}
+	return exitUsage
+}
+
+// headerFlag collects repeated --header K=V values. Its String never shows
+// the values: they are often credentials and flag errors print String.
+type headerFlag struct {
+	keys   []string
+	values map[string]string
+	// malformed counts values without "=". Set does not fail on them because
+	// the flag package would echo the value (perhaps a token) in its error.
+	malformed int
+}
+
+func (h *headerFlag) String() string {
+	if h == nil || len(h.keys) == 0 {
+		return ""
+	}
+	return strings.Join(h.keys, ",") + " (values hidden)"
+}
+
+func (h *headerFlag) Set(s string) error {
+	k, v, ok := strings.Cut(s, "=")
+	k = strings.TrimSpace(k)
+	if !ok || k == "" {
+		h.malformed++
+		return nil
+	}
+	if h.values == nil {
+		h.values = map[string]string{}
+	}
+	if _, dup := h.values[k]; !dup {
+		h.keys = append(h.keys, k)
+	}
+	h.values[k] = v
+	return nil
+}
+
+// check reports malformed values after parsing, without showing them.
+func (h *headerFlag) check() error {
+	if h.malformed > 0 {
+		return fmt.Errorf("--header: %d value(s) not in KEY=VALUE form (values not shown)", h.malformed)
+	}
+	return nil
+}

@@ -1,0 +1,47 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// replayOptions is the parsed replay command line.
+type replayOptions struct {
+	spool              string
+	endpoint           string
+	format             string
+	headers            headerFlag
+	timeout            time.Duration
+	retryFor           time.Duration
+	insecureSkipVerify bool
+}
+
+func runReplay(ctx context.Context, args []string, s Streams) int {
+	var o replayOptions
+	fs := newFlagSet("replay", "replay SPOOL --endpoint URL [--format ndjson|event] [--header K=V]... [--timeout 10s] [--retry-for 30s] [--insecure-skip-verify]", s.Stderr)
+	fs.StringVar(&o.endpoint, "endpoint", "", "absolute http(s) URL to POST to (required)")
+	fs.StringVar(&o.format, "format", "ndjson", "request shape: ndjson (one batch per request) or event (one event per request)")
+	fs.Var(&o.headers, "header", "request header KEY=VALUE, repeatable (values are never printed)")
+	fs.DurationVar(&o.timeout, "timeout", 10*time.Second, "timeout of each request")
+	fs.DurationVar(&o.retryFor, "retry-for", 30*time.Second, "keep retrying a failed request (429, 5xx, network) for this long; 0 sends each request once")
+	fs.BoolVar(&o.insecureSkipVerify, "insecure-skip-verify", false, "do not verify the server's TLS certificate")
+	rest, err := parseInterspersed(fs, args)
+	if err != nil {
+		return flagStatus(err)
+	}
+	if err := o.headers.check(); err != nil {
+		fmt.Fprintf(s.Stderr, "replay: %v\n", err)
+		return exitUsage
+	}
+	if o.retryFor < 0 {
+		fmt.Fprintf(s.Stderr, "replay: --retry-for must be >= 0, got %s\n", o.retryFor)
+		return exitUsage
+	}
+	if len(rest) != 1 || o.endpoint == "" {
+		fs.Usage()
+		return exitUsage
+	}
+	o.spool = rest[0]
+	return replay(ctx, o, s)
+}

@@ -1,0 +1,85 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"time"
+
+	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/config/confighttp"
+	"go.opentelemetry.io/collector/config/configopaque"
+	"go.opentelemetry.io/collector/config/configretry"
+	metricnoop "go.opentelemetry.io/otel/metric/noop"
+	tracenoop "go.opentelemetry.io/otel/trace/noop"
+	"go.uber.org/zap"
+
+	"github.com/sandboxaudit/sandboxaudit/internal/httpsink"
+)
+
+// replay sends the spool file through the same client stack the exporter
+// uses (confighttp: headers, TLS, timeout), so a by-hand replay behaves like
+// the collector's own.
+func replay(ctx context.Context, o replayOptions, s Streams) int {
+	set, err := o.settings(ctx)
+	if err != nil {
+		fmt.Fprintf(s.Stderr, "replay: %v\n", err)
+		return exitUsage
+	}
+	sent, err := httpsink.ReplayFile(ctx, o.spool, set)
+	if err != nil {
+		fmt.Fprintf(s.Stderr, "replay: %v\n", err)
+		return exitProblems
+	}
+	fmt.Fprintf(s.Stdout, "replay: sent %d line(s) from %s to %s\n", sent, o.spool, redactURL(o.endpoint))
+	return exitOK
+}
+
+// settings builds the HTTP sink settings from the command line.
+func (o replayOptions) settings(ctx context.Context) (httpsink.Settings, error) {
+	format := httpsink.Format(o.format)
+	if err := format.Validate(); err != nil {
+		return httpsink.Settings{}, fmt.Errorf("--format: %w", err)
+	}
+	if o.timeout <= 0 {
+		return httpsink.Settings{}, fmt.Errorf("--timeout: must be positive, got %s", o.timeout)
+	}
+	cc := confighttp.NewDefaultClientConfig()
+	cc.Endpoint = o.endpoint
+	cc.Timeout = o.timeout
+	cc.TLS.InsecureSkipVerify = o.insecureSkipVerify
+	for _, k := range o.headers.keys {
+		cc.Headers.Set(k, configopaque.String(o.headers.values[k]))
+	}
+	if err := cc.Validate(); err != nil {
+		return httpsink.Settings{}, err
+	}
+	client, err := cc.ToClient(ctx, map[component.ID]component.Component{}, component.TelemetrySettings{
+		Logger:         zap.NewNop(),
+		TracerProvider: tracenoop.NewTracerProvider(),
+		MeterProvider:  metricnoop.NewMeterProvider(),
+	})
+	if err != nil {
+		return httpsink.Settings{}, fmt.Errorf("http client: %w", err)
+	}
+	retry := configretry.NewDefaultBackOffConfig()
+	retry.Enabled = o.retryFor > 0
+	retry.InitialInterval = min(retry.InitialInterval, time.Second)
+	retry.MaxElapsedTime = o.retryFor
+	return httpsink.Settings{
+		Client:   client,
+		Endpoint: o.endpoint,
+		Format:   format,
+		Retry:    retry,
+	}, nil
+}
+
+// redactURL shows scheme, host and path: userinfo and query may hold
+// credentials.
+func redactURL(s string) string {
+	u, err := url.Parse(s)
+	if err != nil {
+		return "(unparsable URL)"
+	}
+	return (&url.URL{Scheme: u.Scheme, Host: u.Host, Path: u.Path}).String()
+}

@@ -1,0 +1,266 @@
+package cli
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+
+	"github.com/google/uuid"
+
+	"github.com/sandboxaudit/sandboxaudit/auditevent"
+)
+
+// runVerify checks audit files and exits non-zero when it finds problems.
+func runVerify(ctx context.Context, args []string, s Streams) int {
+	fs := newFlagSet("verify", "verify [--allow-open] FILE... (\"-\" reads stdin)", s.Stderr)
+	allowOpen := fs.Bool("allow-open", false, "accept start events without a finish (operations still running, or a file still being written)")
+	files, err := parseInterspersed(fs, args)
+	if err != nil {
+		return flagStatus(err)
+	}
+	if len(files) == 0 {
+		fs.Usage()
+		return exitUsage
+	}
+	v := newVerifier(s.Stdout, *allowOpen)
+	for _, name := range files {
+		if err := v.verifyPath(ctx, name, s.Stdin); err != nil {
+			fmt.Fprintf(s.Stderr, "verify: %v\n", err)
+			return exitProblems
+		}
+	}
+	sum := v.finish()
+	fmt.Fprintf(s.Stdout, "files=%d lines=%d events=%d sessions=%d open=%d problems=%d\n",
+		sum.Files, sum.Lines, sum.Events, sum.Sessions, sum.Open, sum.Problems)
+	if sum.Problems > 0 {
+		fmt.Fprintln(s.Stdout, "FAILED")
+		return exitProblems
+	}
+	fmt.Fprintln(s.Stdout, "OK")
+	return exitOK
+}
+
+// summary is verify's result.
+type summary struct {
+	Files, Lines, Events, Sessions int
+	// Open counts starts without a finish at the end (problems unless
+	// allowed).
+	Open     int
+	Problems int
+}
+
+// verifier checks a stream of audit lines, possibly spread over several
+// files (rotated parts, one file per session). Its state is per session:
+// the seqs used and the spans whose other half has not been seen yet.
+type verifier struct {
+	out       io.Writer
+	allowOpen bool
+	files     []string
+	sessions  map[uuid.UUID]*sessionState
+	sum       summary
+	buf       []byte
+}
+
+type sessionState struct {
+	seqs  seqSet
+	spans map[string]*spanHalf
+}
+
+// spanHalf is the event of a span seen so far; complete spans are dropped
+// so memory follows the operations in flight, not the file length.
+type spanHalf struct {
+	phase auditevent.Phase
+	op    string
+	seq   int64
+	at    location
+}
+
+type location struct {
+	file int
+	line int
+}
+
+func newVerifier(out io.Writer, allowOpen bool) *verifier {
+	return &verifier{out: out, allowOpen: allowOpen, sessions: map[uuid.UUID]*sessionState{}}
+}
+
+func (v *verifier) where(at location) string {
+	return fmt.Sprintf("%s:%d", v.files[at.file], at.line)
+}
+
+func (v *verifier) problem(at location, format string, args ...any) {
+	v.sum.Problems++
+	fmt.Fprintf(v.out, "%s: %s\n", v.where(at), fmt.Sprintf(format, args...))
+}
+
+// verifyPath checks one file; "-" is stdin. An unreadable file is an error
+// (the check cannot be done), not a problem in the data.
+func (v *verifier) verifyPath(ctx context.Context, name string, stdin io.Reader) error {
+	if name == "-" {
+		return v.verifyReader(ctx, "<stdin>", stdin)
+	}
+	f, err := os.Open(name)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if err := v.verifyReader(ctx, name, f); err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	return nil
+}
+
+func (v *verifier) verifyReader(ctx context.Context, name string, r io.Reader) error {
+	v.files = append(v.files, name)
+	v.sum.Files++
+	file := len(v.files) - 1
+	lr := newLineReader(r, maxLineBytes)
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		ln, err := lr.next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		v.sum.Lines++
+		v.checkLine(location{file: file, line: ln.num}, ln)
+	}
+}
+
+func (v *verifier) checkLine(at location, ln line) {
+	if ln.tooLong {
+		v.problem(at, "line longer than %d bytes", maxLineBytes)
+		return
+	}
+	if !ln.newline {
+		// The writer appends whole lines; a last line without its newline
+		// is a torn write, even when the JSON happens to be complete.
+		v.problem(at, "no newline at end of line (torn write?)")
+	}
+	if len(ln.text) == 0 {
+		v.problem(at, "blank line")
+		return
+	}
+	ev, err := auditevent.Decode(ln.text)
+	if err != nil {
+		v.problem(at, "%v", err)
+		return
+	}
+	v.sum.Events++
+	v.buf = auditevent.AppendJSON(v.buf[:0], &ev)
+	if !bytes.Equal(v.buf, ln.text) {
+		v.problem(at, "not canonical: %s", firstDifference(ln.text, v.buf))
+	}
+	if ev.Version != 1 {
+		v.problem(at, "version: %d, this tool knows version 1", ev.Version)
+	}
+	for _, p := range checkIDs(&ev) {
+		v.problem(at, "%s", p)
+	}
+	v.track(at, &ev)
+}
+
+// track does the per-session checks: unique seqs, and start/finish pairs
+// matched by span_id with the finish's seq above the start's. Lines may come
+// in any order (spans end out of order, files may be given in any order).
+func (v *verifier) track(at location, ev *auditevent.Event) {
+	ss := v.sessions[ev.SessionID]
+	if ss == nil {
+		ss = &sessionState{spans: map[string]*spanHalf{}}
+		v.sessions[ev.SessionID] = ss
+	}
+	if !ss.seqs.add(ev.Seq) {
+		v.problem(at, "seq %d used twice in session %s", ev.Seq, ev.SessionID)
+	}
+	if ev.SpanID == "" {
+		return // reported by checkIDs; cannot be paired
+	}
+	other := ss.spans[ev.SpanID]
+	if other == nil {
+		ss.spans[ev.SpanID] = &spanHalf{phase: ev.Phase, op: ev.Op, seq: ev.Seq, at: at}
+		return
+	}
+	if other.phase == ev.Phase {
+		v.problem(at, "second %s event for span_id %q in session %s (first at %s)",
+			ev.Phase, ev.SpanID, ev.SessionID, v.where(other.at))
+		return
+	}
+	delete(ss.spans, ev.SpanID)
+	start, finish := other, &spanHalf{phase: ev.Phase, op: ev.Op, seq: ev.Seq, at: at}
+	if ev.Phase == auditevent.PhaseStart {
+		start, finish = finish, other
+	}
+	if start.op != finish.op {
+		v.problem(at, "span_id %q: start op %q (at %s) but finish op %q (at %s)",
+			ev.SpanID, start.op, v.where(start.at), finish.op, v.where(finish.at))
+	}
+	if finish.seq <= start.seq {
+		v.problem(at, "span_id %q: finish seq %d (at %s) not above start seq %d (at %s)",
+			ev.SpanID, finish.seq, v.where(finish.at), start.seq, v.where(start.at))
+	}
+}
+
+// finish reports the spans left unpaired and returns the summary. Output is
+// ordered by position in the input so it is stable from run to run.
+func (v *verifier) finish() summary {
+	type unpaired struct {
+		session uuid.UUID
+		span    string
+		half    *spanHalf
+	}
+	var left []unpaired
+	for sid, ss := range v.sessions {
+		for span, h := range ss.spans {
+			left = append(left, unpaired{sid, span, h})
+		}
+	}
+	slices.SortFunc(left, func(a, b unpaired) int {
+		return cmp.Or(cmp.Compare(a.half.at.file, b.half.at.file), cmp.Compare(a.half.at.line, b.half.at.line))
+	})
+	for _, u := range left {
+		if u.half.phase == auditevent.PhaseFinish {
+			v.problem(u.half.at, "finish without a start: span_id %q in session %s", u.span, u.session)
+			continue
+		}
+		v.sum.Open++
+		if !v.allowOpen {
+			v.problem(u.half.at, "start without a finish: span_id %q (op %s, seq %d) in session %s (use --allow-open for a live file)",
+				u.span, u.half.op, u.half.seq, u.session)
+		}
+	}
+	v.sum.Sessions = len(v.sessions)
+	return v.sum
+}
+
+// firstDifference describes where have (the line) departs from want (its
+// canonical form), with a little context around that byte.
+func firstDifference(have, want []byte) string {
+	i := 0
+	for i < len(have) && i < len(want) && have[i] == want[i] {
+		i++
+	}
+	return fmt.Sprintf("first difference at byte %d: line has %s, canonical form has %s",
+		i+1, excerpt(have, i), excerpt(want, i))
+}
+
+func excerpt(b []byte, i int) string {
+	const before, after = 16, 24
+	lo := max(i-before, 0)
+	hi := min(i+after, len(b))
+	s := fmt.Sprintf("%q", b[lo:hi])
+	if i >= len(b) {
+		s += " (end of line)"
+	}
+	if lo > 0 {
+		s = "…" + s
+	}
+	return s
+}

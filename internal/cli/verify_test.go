@@ -1,0 +1,175 @@
+package cli
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/sandboxaudit/sandboxaudit/auditevent"
+	"github.com/sandboxaudit/sandboxaudit/internal/conformance"
+)
+
+// goodSession is two sessions' operations as a collector writes them: spans
+// interleave and end out of order, so seqs are not monotonic in the file.
+func goodSession() string {
+	s1, f1 := op(sessionA, "start", "00f067aa0ba902b7", 1, 2)
+	s2, f2 := op(sessionA, "exec", "sandbox_op_0af7651916cd43dd8448eb211c80319c", 3, 6)
+	s3, f3 := op(sessionA, "read", "53995c3f42cd8ad8", 4, 5)
+	s3.ParentSpanID = auditevent.Ptr("00f067aa0ba902b7")
+	f3.ParentSpanID = s3.ParentSpanID
+	b1, g1 := op(sessionB, "write", "00f067aa0ba902b7", 1, 2) // same span id, other session
+	b1.TraceID, g1.TraceID = nil, nil
+	f2.OK = false
+	f2.ErrorCode = auditevent.Ptr("exec_nonzero")
+	f2.ErrorType = auditevent.Ptr("ExecNonZeroError")
+	return lines(s1, f1, s2, b1, s3, f3, g1, f2)
+}
+
+func TestVerifyGood(t *testing.T) {
+	p := writeFile(t, "audit.jsonl", goodSession())
+	r := run(t, "", "verify", p)
+	assert.Equal(t, exitOK, r.code, r.stdout+r.stderr)
+	assert.Equal(t, "files=1 lines=8 events=8 sessions=2 open=0 problems=0\nOK\n", r.stdout)
+}
+
+func TestVerifyReferenceLines(t *testing.T) {
+	// Every line the reference wrote for an encode vector is canonical; many
+	// share ids, so only the line-level checks are meaningful here: collect
+	// the problems and make sure none is about the line itself.
+	vectors, err := conformance.LoadAll()
+	require.NoError(t, err)
+	for _, v := range vectors {
+		if v.Kind != "encode" {
+			continue
+		}
+		exp, err := v.ExpectString()
+		require.NoError(t, err)
+		p := writeFile(t, "one.jsonl", exp)
+		r := run(t, "", "verify", "--allow-open", p)
+		for _, l := range strings.Split(r.stdout, "\n") {
+			assert.NotContains(t, l, "not canonical", v.Name)
+			assert.NotContains(t, l, "newline", v.Name)
+		}
+	}
+}
+
+func TestVerifySplitFilesOutOfOrder(t *testing.T) {
+	// A finish may be met before its start: rotated files given in any
+	// order, or a span that ended before its parent.
+	s, f := op(sessionA, "exec", "span-1", 1, 2)
+	p1 := writeFile(t, "b.jsonl", lines(f))
+	p2 := writeFile(t, "a.jsonl", lines(s))
+	r := run(t, "", "verify", p1, p2)
+	assert.Equal(t, exitOK, r.code, r.stdout)
+	assert.Contains(t, r.stdout, "files=2 lines=2 events=2 sessions=1 open=0 problems=0")
+}
+
+func TestVerifyProblems(t *testing.T) {
+	s1, f1 := op(sessionA, "exec", "span-1", 1, 2)
+	s2, f2 := op(sessionA, "read", "span-2", 3, 4)
+	good := lines(s1, f1)
+
+	mut := func(e auditevent.Event, f func(*auditevent.Event)) auditevent.Event {
+		f(&e)
+		return e
+	}
+	tests := []struct {
+		name    string
+		content string
+		args    []string
+		// line is where the problem is reported, want a piece of the message.
+		line int
+		want string
+	}{
+		{"not canonical: spaces", good + strings.Replace(lines(s2), `"op":"read"`, `"op": "read"`, 1) + lines(f2),
+			nil, 3, "not canonical: first difference at byte"},
+		{"not canonical: key order", good + `{"version":1,` + strings.TrimPrefix(strings.Replace(lines(s2), `,"version":1}`, `}`, 1), `{`) + lines(f2),
+			nil, 3, "not canonical"},
+		{"not canonical: upper-case uuid", strings.Replace(good, s1.EventID.String(), strings.ToUpper(s1.EventID.String()), 1),
+			nil, 1, "not canonical"},
+		{"undecodable", good + strings.Replace(lines(s2), `"seq":3`, `"seq":"3"`, 1) + lines(f2), nil, 3, "seq: "},
+		{"not json", good + "{oops\n", nil, 3, ""},
+		{"blank line", lines(s1) + "\n" + lines(f1), nil, 2, "blank line"},
+		{"torn last line", good + strings.TrimSuffix(lines(s2), "\n"), []string{"--allow-open"}, 3, "no newline"},
+		{"unknown version", lines(mut(s1, func(e *auditevent.Event) { e.Version = 2 }), mut(f1, func(e *auditevent.Event) { e.Version = 2 })),
+			nil, 1, "version: 2"},
+		{"duplicate seq", lines(s1, f1, mut(s2, func(e *auditevent.Event) { e.Seq = 2 }), f2), nil, 3, "seq 2 used twice"},
+		{"duplicate line", lines(s1, f1, f1), nil, 3, "seq 2 used twice"},
+		{"finish seq below start", lines(mut(s1, func(e *auditevent.Event) { e.Seq = 5 }), f1), nil, 2, "finish seq 2 (at "},
+		{"finish seq equal start", lines(s1, mut(f1, func(e *auditevent.Event) { e.Seq = 1 })), nil, 2, "seq 1 used twice"},
+		{"start without finish", good + lines(s2), nil, 3, `start without a finish: span_id "span-2"`},
+		{"finish without start", good + lines(f2), nil, 3, `finish without a start: span_id "span-2"`},
+		{"finish without start, open allowed", good + lines(f2), []string{"--allow-open"}, 3, `finish without a start`},
+		{"second start", lines(s1, mut(s1, func(e *auditevent.Event) { e.Seq = 7 }), f1), nil, 2, `second start event for span_id "span-1"`},
+		{"op mismatch", lines(s1, mut(f1, func(e *auditevent.Event) { e.Op = "write" })), nil, 2, `start op "exec"`},
+		{"empty span id", lines(mut(s1, func(e *auditevent.Event) { e.SpanID = "" })), []string{"--allow-open"}, 1, "span_id: empty"},
+		{"zero span id", lines(mut(s1, func(e *auditevent.Event) { e.SpanID = "0000000000000000" }), mut(f1, func(e *auditevent.Event) { e.SpanID = "0000000000000000" })),
+			nil, 1, "span_id: all-zero"},
+		{"upper-case trace id", lines(mut(s1, func(e *auditevent.Event) { e.TraceID = auditevent.Ptr("4BF92F3577B34DA6A3CE929D0E0E4736") }), f1),
+			nil, 1, "trace_id: 32-digit hex id in upper case"},
+		{"empty trace id", lines(mut(s1, func(e *auditevent.Event) { e.TraceID = auditevent.Ptr("") }), f1), nil, 1, "trace_id: empty string"},
+		{"self parent", lines(mut(s1, func(e *auditevent.Event) { e.ParentSpanID = auditevent.Ptr("span-1") }), f1), nil, 1, "parent_span_id: equals span_id"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := writeFile(t, "audit.jsonl", tt.content)
+			r := run(t, "", append(append([]string{"verify"}, tt.args...), p)...)
+			assert.Equal(t, exitProblems, r.code, r.stdout+r.stderr)
+			prefix := fmt.Sprintf("%s:%d: ", p, tt.line)
+			found := false
+			for _, l := range strings.Split(r.stdout, "\n") {
+				if strings.HasPrefix(l, prefix) && strings.Contains(l, tt.want) {
+					found = true
+				}
+			}
+			assert.True(t, found, "want a problem at %s containing %q; got:\n%s", prefix, tt.want, r.stdout)
+			assert.Contains(t, r.stdout, "\nFAILED\n")
+			assert.NotContains(t, r.stdout, "problems=0")
+		})
+	}
+}
+
+func TestVerifyAllowOpen(t *testing.T) {
+	s1, f1 := op(sessionA, "exec", "span-1", 1, 2)
+	s2, _ := op(sessionA, "exec", "span-2", 3, 4)
+	p := writeFile(t, "live.jsonl", lines(s1, f1, s2))
+
+	r := run(t, "", "verify", p)
+	assert.Equal(t, exitProblems, r.code)
+	assert.Contains(t, r.stdout, "open=1 problems=1")
+
+	// The flag may follow the file name.
+	r = run(t, "", "verify", p, "--allow-open")
+	assert.Equal(t, exitOK, r.code, r.stdout)
+	assert.Contains(t, r.stdout, "files=1 lines=3 events=3 sessions=1 open=1 problems=0\nOK\n")
+}
+
+func TestVerifyStdinAndErrors(t *testing.T) {
+	r := run(t, goodSession(), "verify", "-")
+	assert.Equal(t, exitOK, r.code, r.stdout)
+
+	r = run(t, "", "verify", filepath.Join(t.TempDir(), "missing.jsonl"))
+	assert.Equal(t, exitProblems, r.code)
+	assert.Contains(t, r.stderr, "missing.jsonl")
+
+	r = run(t, "", "verify")
+	assert.Equal(t, exitUsage, r.code)
+	r = run(t, "", "verify", "--no-such-flag", "x")
+	assert.Equal(t, exitUsage, r.code)
+}
+
+func TestSeqSet(t *testing.T) {
+	var s seqSet
+	for _, n := range []int64{0, 1, 4095, 4096, -1, -4096, -4097, 1 << 62, -1 << 63} {
+		assert.True(t, s.add(n), "first add of %d", n)
+	}
+	for _, n := range []int64{0, 1, 4095, 4096, -1, -4096, -4097, 1 << 62, -1 << 63} {
+		assert.False(t, s.add(n), "second add of %d", n)
+	}
+	assert.True(t, s.add(2))
+	assert.True(t, s.add(-2))
+}

@@ -1,0 +1,78 @@
+// Package filesink appends whole canonical JSONL lines to audit files.
+//
+// It shares files safely with the Python JsonlOutboxSink: both open the file
+// with O_APPEND and hold flock(LOCK_EX) for the whole write, so lines from the
+// two writers never interleave. The package works on bytes only; it knows
+// nothing about the event model.
+package filesink
+
+import (
+	"fmt"
+)
+
+// FsyncMode says when written data is forced to stable storage.
+type FsyncMode string
+
+const (
+	// FsyncNever leaves flushing to the kernel. Fastest; a power loss can
+	// lose the last seconds of lines (a process crash loses nothing that
+	// WriteBatch reported written).
+	FsyncNever FsyncMode = "never"
+	// FsyncBatch issues one write(2) and then one fdatasync per WriteBatch
+	// call. When WriteBatch returns nil the batch is durable. This is the
+	// default: it is as durable as FsyncAlways at the point the caller is
+	// told "done", at a fraction of the cost.
+	FsyncBatch FsyncMode = "batch"
+	// FsyncAlways writes each line with its own write(2) followed by
+	// fdatasync, all under one flock hold (the batch stays contiguous in the
+	// file). Beyond FsyncBatch it guarantees that after a power loss in the
+	// middle of a batch the file holds a durable prefix of whole lines of
+	// that batch, never later lines without earlier ones. It costs one
+	// fdatasync per line.
+	FsyncAlways FsyncMode = "always"
+)
+
+// DefaultMaxOpenFiles bounds the open-file cache when Options.MaxOpenFiles is 0.
+const DefaultMaxOpenFiles = 64
+
+// Options configures a Sink.
+type Options struct {
+	// Path is the destination file, optionally a template holding
+	// {session_id} (canonical lowercase hyphenated UUID) and/or
+	// {session_id_hex} (the same 32 hex digits without hyphens).
+	// Placeholders may appear in the file name and in directory names;
+	// the directory before the first placeholder is the base directory that
+	// every expanded path must stay inside.
+	Path string
+	// Fsync is the durability policy; "" means FsyncBatch.
+	Fsync FsyncMode
+	// MaxOpenFiles bounds how many files the sink keeps open at once
+	// (least recently used files are closed first); 0 means
+	// DefaultMaxOpenFiles.
+	MaxOpenFiles int
+}
+
+// Validate reports whether m is a known mode; "" is accepted as the default.
+func (m FsyncMode) Validate() error {
+	switch m {
+	case "", FsyncNever, FsyncBatch, FsyncAlways:
+		return nil
+	}
+	return fmt.Errorf("fsync mode %q is not one of %q, %q, %q", string(m), FsyncNever, FsyncBatch, FsyncAlways)
+}
+
+func (o Options) withDefaults() (Options, error) {
+	if err := o.Fsync.Validate(); err != nil {
+		return o, err
+	}
+	if o.Fsync == "" {
+		o.Fsync = FsyncBatch
+	}
+	if o.MaxOpenFiles < 0 {
+		return o, fmt.Errorf("max open files must be >= 0, got %d", o.MaxOpenFiles)
+	}
+	if o.MaxOpenFiles == 0 {
+		o.MaxOpenFiles = DefaultMaxOpenFiles
+	}
+	return o, nil
+}

@@ -1,0 +1,354 @@
+package filesink
+
+import (
+	"bytes"
+	"container/list"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+)
+
+// ErrClosed is returned by WriteBatch after Close.
+var ErrClosed = errors.New("filesink: sink is closed")
+
+// Sink appends canonical lines to files named by a path template. It is safe
+// for concurrent use.
+type Sink struct {
+	tmpl  pathTemplate
+	fsync FsyncMode
+	max   int
+
+	mu      sync.Mutex
+	files   map[string]*openFile
+	lru     *list.List // of *openFile, most recently used at the front
+	waiting int        // goroutines waiting for a cache slot
+	wake    chan struct{}
+	closed  bool
+	errs    []error // close errors of evicted files, reported by Close
+
+	// live counts descriptors actually open and peak its high-water mark,
+	// kept apart from the cache bookkeeping so tests can check the bound.
+	live, peak atomic.Int64
+}
+
+// openFile is one cached descriptor. refs counts WriteBatch calls using it;
+// only unreferenced entries are evicted, so a descriptor is never closed
+// under a writer and the cache never exceeds its bound.
+type openFile struct {
+	path string
+	elem *list.Element
+	refs int
+
+	// mu serializes this process's writers on the descriptor: flock is held
+	// per open file description, so it does not exclude goroutines sharing
+	// one descriptor. It is held by the opener until the file is open.
+	mu  sync.Mutex
+	f   *os.File
+	err error // open failure, seen by goroutines that waited on mu
+}
+
+// New validates opts and returns a Sink. No file is opened until the first
+// write.
+func New(opts Options) (*Sink, error) {
+	opts, err := opts.withDefaults()
+	if err != nil {
+		return nil, fmt.Errorf("filesink: %w", err)
+	}
+	t, err := parseTemplate(opts.Path)
+	if err != nil {
+		return nil, fmt.Errorf("filesink: %w", err)
+	}
+	return &Sink{
+		tmpl:  t,
+		fsync: opts.Fsync,
+		max:   opts.MaxOpenFiles,
+		files: make(map[string]*openFile),
+		lru:   list.New(),
+		wake:  make(chan struct{}),
+	}, nil
+}
+
+// PathFor returns the file that lines of sessionID go to, or an error if the
+// session id would take the path outside the template's base directory.
+func (s *Sink) PathFor(sessionID string) (string, error) {
+	p, err := s.tmpl.expand(sessionID)
+	if err != nil {
+		return "", fmt.Errorf("filesink: %w", err)
+	}
+	return p, nil
+}
+
+// WriteBatch appends data, one or more complete '\n'-terminated lines, to
+// the file of sessionID. Under flock(LOCK_EX) it issues one write(2) for the
+// whole batch (a short write is continued before the lock is released), then
+// syncs per the fsync mode. Empty data is a no-op.
+//
+// If the file does not end in '\n' (another writer died mid-line), a '\n' is
+// written first so that our first line stays intact.
+func (s *Sink) WriteBatch(ctx context.Context, sessionID string, data []byte) error {
+	if len(data) == 0 {
+		return nil
+	}
+	if data[len(data)-1] != '\n' {
+		return errors.New("filesink: batch does not end with a newline")
+	}
+	path, err := s.PathFor(sessionID)
+	if err != nil {
+		return err
+	}
+	of, err := s.acquire(ctx, path)
+	if err != nil {
+		return err
+	}
+	defer s.release(of)
+	of.mu.Lock()
+	defer of.mu.Unlock()
+	if of.err != nil {
+		return of.err
+	}
+	return s.write(ctx, of.f, data)
+}
+
+func (s *Sink) write(ctx context.Context, f *os.File, data []byte) error {
+	fd := int(f.Fd())
+	switch err := lockExclusive(ctx, fd); {
+	case err == nil:
+		defer unlock(fd)
+	case errors.Is(err, errLockUnsupported):
+	default:
+		return fmt.Errorf("filesink: lock %s: %w", f.Name(), err)
+	}
+	if err := repairTail(f); err != nil {
+		return err
+	}
+	if s.fsync == FsyncAlways {
+		for len(data) > 0 {
+			n := bytes.IndexByte(data, '\n') + 1
+			if err := writeAll(f, data[:n]); err != nil {
+				return err
+			}
+			if err := fdatasync(f); err != nil {
+				return fmt.Errorf("filesink: sync %s: %w", f.Name(), err)
+			}
+			data = data[n:]
+		}
+		return nil
+	}
+	if err := writeAll(f, data); err != nil {
+		return err
+	}
+	if s.fsync == FsyncBatch {
+		if err := fdatasync(f); err != nil {
+			return fmt.Errorf("filesink: sync %s: %w", f.Name(), err)
+		}
+	}
+	return nil
+}
+
+// repairTail terminates a torn last line left by a writer that died
+// mid-write, so it cannot swallow the next line. Called under the lock.
+func repairTail(f *os.File) error {
+	fi, err := f.Stat()
+	if err != nil {
+		return fmt.Errorf("filesink: stat %s: %w", f.Name(), err)
+	}
+	if fi.Size() == 0 {
+		return nil
+	}
+	var last [1]byte
+	if _, err := f.ReadAt(last[:], fi.Size()-1); err != nil {
+		// Opened write-only we cannot read; the file was opened O_RDWR, so
+		// this is a real I/O error.
+		return fmt.Errorf("filesink: read tail of %s: %w", f.Name(), err)
+	}
+	if last[0] == '\n' {
+		return nil
+	}
+	return writeAll(f, []byte{'\n'})
+}
+
+// writeAll loops over short writes; with O_APPEND each chunk lands at the
+// end of the file, and the caller's lock keeps other writers out meanwhile.
+func writeAll(f *os.File, b []byte) error {
+	for len(b) > 0 {
+		n, err := f.Write(b)
+		b = b[n:]
+		if err != nil {
+			return fmt.Errorf("filesink: write %s (%d bytes left): %w", f.Name(), len(b), err)
+		}
+		if n == 0 {
+			return fmt.Errorf("filesink: write %s (%d bytes left): %w", f.Name(), len(b), io.ErrShortWrite)
+		}
+	}
+	return nil
+}
+
+// OpenFiles returns how many files the sink holds open (or is opening).
+func (s *Sink) OpenFiles() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.files)
+}
+
+// Close closes every cached file. Writes still in flight finish and close
+// their file when they return; later writes fail with ErrClosed.
+func (s *Sink) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil
+	}
+	s.closed = true
+	for _, of := range s.files {
+		if of.refs == 0 {
+			s.dropLocked(of)
+		}
+	}
+	s.wakeLocked()
+	return errors.Join(s.errs...)
+}
+
+// acquire returns the cached entry for path with a reference held, opening
+// the file if needed. When the cache is full of busy entries it waits.
+func (s *Sink) acquire(ctx context.Context, path string) (*openFile, error) {
+	for {
+		s.mu.Lock()
+		if s.closed {
+			s.mu.Unlock()
+			return nil, ErrClosed
+		}
+		if of := s.files[path]; of != nil {
+			of.refs++
+			s.lru.MoveToFront(of.elem)
+			s.mu.Unlock()
+			return of, nil
+		}
+		if len(s.files) >= s.max && !s.evictLocked() {
+			s.waiting++
+			wake := s.wake
+			s.mu.Unlock()
+			select {
+			case <-wake:
+			case <-ctx.Done():
+			}
+			s.mu.Lock()
+			s.waiting--
+			s.mu.Unlock()
+			if err := ctx.Err(); err != nil {
+				return nil, fmt.Errorf("filesink: waiting for a free file slot for %s: %w", path, err)
+			}
+			continue
+		}
+		of := &openFile{path: path, refs: 1}
+		of.mu.Lock() // others wait on it until the file is open
+		of.elem = s.lru.PushFront(of)
+		s.files[path] = of
+		s.mu.Unlock()
+
+		of.f, of.err = openAppend(path, s.fsync != FsyncNever)
+		if of.err == nil {
+			s.countOpen()
+		} else {
+			s.mu.Lock()
+			s.dropLocked(of)
+			s.wakeLocked()
+			s.mu.Unlock()
+		}
+		of.mu.Unlock()
+		return of, nil
+	}
+}
+
+func (s *Sink) release(of *openFile) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	of.refs--
+	if of.refs > 0 {
+		return
+	}
+	if s.closed || s.files[of.path] != of {
+		s.dropLocked(of)
+	}
+	s.wakeLocked()
+}
+
+// evictLocked closes the least recently used idle file; false if all busy.
+func (s *Sink) evictLocked() bool {
+	for e := s.lru.Back(); e != nil; e = e.Prev() {
+		if of := e.Value.(*openFile); of.refs == 0 {
+			s.dropLocked(of)
+			return true
+		}
+	}
+	return false
+}
+
+// dropLocked removes of from the cache and closes its file if nobody uses it.
+func (s *Sink) dropLocked(of *openFile) {
+	if s.files[of.path] == of {
+		delete(s.files, of.path)
+		s.lru.Remove(of.elem)
+	}
+	if of.refs == 0 && of.f != nil {
+		s.live.Add(-1)
+		if err := of.f.Close(); err != nil {
+			s.errs = append(s.errs, fmt.Errorf("filesink: close %s: %w", of.path, err))
+		}
+		of.f = nil
+	}
+}
+
+func (s *Sink) countOpen() {
+	n := s.live.Add(1)
+	for {
+		p := s.peak.Load()
+		if n <= p || s.peak.CompareAndSwap(p, n) {
+			return
+		}
+	}
+}
+
+func (s *Sink) wakeLocked() {
+	if s.waiting > 0 {
+		close(s.wake)
+		s.wake = make(chan struct{})
+	}
+}
+
+// openAppend opens path for appending, creating it 0600 (and missing parent
+// directories 0700). With durable set, new directory entries are synced so
+// a freshly created file survives a power loss together with its data.
+func openAppend(path string, durable bool) (*os.File, error) {
+	dir := filepath.Dir(path)
+	created, err := mkdirAll(dir)
+	if err != nil {
+		return nil, fmt.Errorf("filesink: create directory for %s: %w", path, err)
+	}
+	// O_RDWR rather than O_WRONLY: repairTail reads the last byte.
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE|os.O_EXCL, 0o600)
+	newFile := err == nil
+	if errors.Is(err, os.ErrExist) {
+		f, err = os.OpenFile(path, os.O_RDWR|os.O_APPEND, 0)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("filesink: open %s: %w", path, err)
+	}
+	if durable && (newFile || len(created) > 0) {
+		toSync := []string{dir}
+		for _, d := range created {
+			toSync = append(toSync, filepath.Dir(d))
+		}
+		for _, d := range toSync {
+			if err := syncDir(d); err != nil {
+				_ = f.Close()
+				return nil, fmt.Errorf("filesink: sync directory %s: %w", d, err)
+			}
+		}
+	}
+	return f, nil
+}

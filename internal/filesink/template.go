@@ -1,0 +1,147 @@
+package filesink
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+)
+
+const (
+	phSessionID    = "session_id"
+	phSessionIDHex = "session_id_hex"
+)
+
+// pathTemplate is a parsed Options.Path.
+type pathTemplate struct {
+	// base is the absolute, cleaned directory every expanded path must stay
+	// inside: the literal directory before the first placeholder.
+	base string
+	// rest holds the path elements below base (each may hold placeholders).
+	// It is empty for a template without placeholders.
+	rest []string
+	// static is the whole path when the template has no placeholders.
+	static string
+}
+
+func parseTemplate(raw string) (pathTemplate, error) {
+	if raw == "" {
+		return pathTemplate{}, errors.New("path is empty")
+	}
+	if strings.IndexByte(raw, 0) >= 0 {
+		return pathTemplate{}, errors.New("path contains a NUL byte")
+	}
+	if strings.HasSuffix(raw, "/") {
+		return pathTemplate{}, fmt.Errorf("path %q names a directory, not a file", raw)
+	}
+	if err := checkPlaceholders(raw); err != nil {
+		return pathTemplate{}, fmt.Errorf("path %q: %w", raw, err)
+	}
+	elems := strings.Split(raw, "/")
+	first := -1
+	for i, e := range elems {
+		if strings.Contains(e, "{") {
+			first = i
+			break
+		}
+	}
+	if first < 0 {
+		abs, err := filepath.Abs(raw)
+		if err != nil {
+			return pathTemplate{}, fmt.Errorf("path %q: %w", raw, err)
+		}
+		return pathTemplate{base: filepath.Dir(abs), static: abs}, nil
+	}
+	// Below the base, "." and ".." would let the layout step sideways or
+	// up, and an empty element ("a//b") hides a level; reject them so the
+	// templated part is exactly what it looks like.
+	rest := elems[first:]
+	for _, e := range rest {
+		if e == "" || e == "." || e == ".." {
+			return pathTemplate{}, fmt.Errorf("path %q: element %q after the first placeholder is not allowed", raw, e)
+		}
+	}
+	prefix := strings.Join(elems[:first], "/")
+	switch {
+	case first == 0:
+		prefix = "."
+	case prefix == "":
+		prefix = "/" // template like "/{session_id}.jsonl"
+	}
+	base, err := filepath.Abs(prefix)
+	if err != nil {
+		return pathTemplate{}, fmt.Errorf("path %q: %w", raw, err)
+	}
+	return pathTemplate{base: base, rest: rest}, nil
+}
+
+// checkPlaceholders accepts only {session_id} and {session_id_hex}, with
+// balanced braces.
+func checkPlaceholders(s string) error {
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '}':
+			return fmt.Errorf("unmatched '}' at byte %d", i)
+		case '{':
+			end := strings.IndexByte(s[i:], '}')
+			if end < 0 {
+				return fmt.Errorf("unmatched '{' at byte %d", i)
+			}
+			name := s[i+1 : i+end]
+			if name != phSessionID && name != phSessionIDHex {
+				return fmt.Errorf("unknown placeholder {%s} (known: {%s}, {%s})", name, phSessionID, phSessionIDHex)
+			}
+			i += end
+		}
+	}
+	return nil
+}
+
+// expand returns the file path for sessionID, guaranteed to lie inside the
+// template's base directory.
+func (t pathTemplate) expand(sessionID string) (string, error) {
+	if t.static != "" {
+		return t.static, nil
+	}
+	if err := checkSessionID(sessionID); err != nil {
+		return "", err
+	}
+	hex := strings.ReplaceAll(sessionID, "-", "")
+	r := strings.NewReplacer("{"+phSessionIDHex+"}", hex, "{"+phSessionID+"}", sessionID)
+	elems := make([]string, 0, len(t.rest)+1)
+	elems = append(elems, t.base)
+	for _, e := range t.rest {
+		x := r.Replace(e)
+		// Two placeholders side by side could still spell "..".
+		if x == "" || x == "." || x == ".." {
+			return "", fmt.Errorf("session id %q expands to path element %q", sessionID, x)
+		}
+		elems = append(elems, x)
+	}
+	p := filepath.Join(elems...) // Join cleans
+	rel, err := filepath.Rel(t.base, p)
+	if err != nil || rel == "." || !filepath.IsLocal(rel) {
+		return "", fmt.Errorf("session id %q expands to %q outside %q", sessionID, p, t.base)
+	}
+	return p, nil
+}
+
+// checkSessionID rejects values that could change the path's shape. A
+// canonical UUID always passes.
+func checkSessionID(id string) error {
+	if id == "" {
+		return errors.New("session id is empty")
+	}
+	if len(id) > 128 {
+		return fmt.Errorf("session id is %d bytes long, limit 128", len(id))
+	}
+	if id == "." || id == ".." {
+		return fmt.Errorf("session id %q is not allowed in a path", id)
+	}
+	for i := 0; i < len(id); i++ {
+		if c := id[i]; c == '/' || c == '\\' || c < 0x20 || c == 0x7f {
+			return fmt.Errorf("session id %q contains byte 0x%02x, not allowed in a path", id, c)
+		}
+	}
+	return nil
+}

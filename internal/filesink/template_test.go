@@ -1,0 +1,95 @@
+package filesink
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestNewRejectsBadTemplates(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct{ path, want string }{
+		{"", "empty"},
+		{dir + "/{session}.jsonl", "unknown placeholder {session}"},
+		{dir + "/{SESSION_ID}.jsonl", "unknown placeholder"},
+		{dir + "/{session_id.jsonl", "unmatched '{'"},
+		{dir + "/session_id}.jsonl", "unmatched '}'"},
+		{dir + "/{}.jsonl", "unknown placeholder {}"},
+		{dir + "/{session_id}/", "names a directory"},
+		{dir + "/{session_id}/../x.jsonl", `element ".."`},
+		{dir + "/{session_id}/./x.jsonl", `element "."`},
+		{dir + "/{session_id}//x.jsonl", `element ""`},
+		{dir + "/a\x00b.jsonl", "NUL"},
+	} {
+		_, err := New(Options{Path: tc.path})
+		require.Error(t, err, tc.path)
+		require.Contains(t, err.Error(), tc.want, tc.path)
+	}
+}
+
+func TestNewAcceptsTemplates(t *testing.T) {
+	dir := t.TempDir()
+	for _, p := range []string{
+		dir + "/audit.jsonl",
+		dir + "/{session_id}.jsonl",
+		dir + "/{session_id_hex}/events.jsonl",
+		dir + "/x/{session_id_hex}/{session_id}-audit.jsonl",
+		"relative/{session_id}.jsonl",
+	} {
+		s, err := New(Options{Path: p})
+		require.NoError(t, err, p)
+		require.NoError(t, s.Close())
+	}
+}
+
+func TestPathForExpandsPlaceholders(t *testing.T) {
+	dir := t.TempDir()
+	const id = "0f1e2d3c-4b5a-4978-8695-a4b3c2d1e0f9"
+	s, err := New(Options{Path: dir + "/by-session/{session_id_hex}/{session_id}.jsonl"})
+	require.NoError(t, err)
+	got, err := s.PathFor(id)
+	require.NoError(t, err)
+	require.Equal(t, filepath.Join(dir, "by-session", "0f1e2d3c4b5a49788695a4b3c2d1e0f9", id+".jsonl"), got)
+
+	static, err := New(Options{Path: dir + "/all.jsonl"})
+	require.NoError(t, err)
+	got, err = static.PathFor("anything/at/all")
+	require.NoError(t, err, "a template without placeholders ignores the session id")
+	require.Equal(t, filepath.Join(dir, "all.jsonl"), got)
+}
+
+func TestPathForRejectsEscapes(t *testing.T) {
+	dir := t.TempDir()
+	s, err := New(Options{Path: dir + "/{session_id}.jsonl"})
+	require.NoError(t, err)
+	double, err := New(Options{Path: dir + "/{session_id}{session_id}/x.jsonl"})
+	require.NoError(t, err)
+	for _, id := range []string{
+		"../../etc/x", "..", ".", "", "a/b", `a\b`, "a\x00b", "a\nb", "/etc/passwd",
+		strings.Repeat("a", 129),
+	} {
+		p, err := s.PathFor(id)
+		require.Error(t, err, "id %q gave %q", id, p)
+	}
+	// "." + "." would spell ".." once both placeholders are filled.
+	_, err = double.PathFor(".")
+	require.Error(t, err)
+	p, err := double.PathFor("ab")
+	require.NoError(t, err)
+	require.Equal(t, filepath.Join(dir, "abab", "x.jsonl"), p)
+}
+
+func TestFsyncModeValidate(t *testing.T) {
+	for _, m := range []FsyncMode{"", FsyncNever, FsyncBatch, FsyncAlways} {
+		require.NoError(t, m.Validate(), m)
+	}
+	for _, m := range []FsyncMode{"Always", "sometimes", "none"} {
+		require.Error(t, m.Validate(), m)
+		_, err := New(Options{Path: t.TempDir() + "/x.jsonl", Fsync: m})
+		require.Error(t, err, m)
+	}
+	_, err := New(Options{Path: t.TempDir() + "/x.jsonl", MaxOpenFiles: -1})
+	require.Error(t, err)
+}

@@ -1,0 +1,92 @@
+package httpsink
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"go.uber.org/zap"
+)
+
+// delivery is what became of a run of lines on the live path.
+type delivery struct {
+	acked   int   // lines the endpoint acknowledged
+	dropped int   // lines refused with a permanent status
+	permErr error // the permanent errors, joined (nil if none)
+	// rest is the undelivered suffix of the input (restN lines) and err
+	// why: retries exhausted, or ctx done.
+	rest  []byte
+	restN int
+	err   error
+	// notBefore is when the server said it would be back (Retry-After
+	// that did not fit in the retry budget); zero if it did not say.
+	notBefore time.Time
+}
+
+// deliver sends lines in requests of the configured shape, each retried per
+// s.set.Retry. Requests go out in order; the first request that cannot be
+// delivered ends the run and it and everything after it are returned as
+// rest. A permanently refused request is dropped and the run goes on.
+func (s *Sink) deliver(ctx context.Context, lines []byte) delivery {
+	var d delivery
+	for len(lines) > 0 {
+		chunk, n := nextChunk(lines, s.set.MaxBatchLines, s.set.MaxBatchBytes)
+		notBefore, err := s.postWithRetry(ctx, chunk)
+		var se *StatusError
+		switch {
+		case err == nil:
+			d.acked += n
+		case errors.As(err, &se) && !se.Retryable():
+			d.dropped += n
+			d.permErr = errors.Join(d.permErr, err)
+			s.dropped(ctx, n, se, "live")
+		default:
+			d.rest, d.restN, d.err, d.notBefore = lines, countLines(lines), err, notBefore
+			return d
+		}
+		lines = lines[len(chunk):]
+	}
+	return d
+}
+
+// postWithRetry posts body until it is acknowledged, refused permanently,
+// the retry budget is spent or ctx is done. notBefore is set when the last
+// answer carried a Retry-After the budget could not wait for.
+func (s *Sink) postWithRetry(ctx context.Context, body []byte) (notBefore time.Time, err error) {
+	bo := newBackoff(s.set.Retry, time.Now())
+	for {
+		err = s.poster.post(ctx, body)
+		if err == nil {
+			return time.Time{}, nil
+		}
+		var se *StatusError
+		isStatus := errors.As(err, &se)
+		if isStatus && !se.Retryable() {
+			return time.Time{}, err
+		}
+		if ctx.Err() != nil {
+			return time.Time{}, errors.Join(err, context.Cause(ctx))
+		}
+		var retryAfter time.Duration
+		if isStatus {
+			retryAfter = se.RetryAfter
+		}
+		now := time.Now()
+		wait, ok := bo.next(now, retryAfter)
+		if !ok {
+			if retryAfter > 0 {
+				notBefore = now.Add(retryAfter)
+			}
+			return notBefore, err
+		}
+		s.set.Logger.Debug("HTTP delivery failed, retrying",
+			zap.Error(err), zap.Duration("wait", wait))
+		t := time.NewTimer(wait)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return time.Time{}, errors.Join(err, context.Cause(ctx))
+		}
+	}
+}

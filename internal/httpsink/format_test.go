@@ -1,0 +1,97 @@
+package httpsink
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/google/uuid"
+	"github.com/stretchr/testify/require"
+)
+
+func TestEventFormatOnePOSTPerEventBodyWithoutNewline(t *testing.T) {
+	f := newFixture(t, FormatEvent, false)
+	lines := makeLines(t, uuid.New(), 1, 3, 10)
+
+	require.NoError(t, f.sink.Send(sendCtx(t), lines, 3))
+
+	got := f.srv.all()
+	require.Len(t, got, 3)
+	want := splitLines(lines)
+	for i, a := range got {
+		require.Equal(t, "application/json", a.contentType)
+		require.Equal(t, string(bytes.TrimSuffix(want[i], []byte("\n"))), string(a.body), "request %d", i)
+		require.NotContains(t, string(a.body), "\n")
+		require.Equal(t, byte('}'), a.body[len(a.body)-1])
+	}
+	require.Equal(t, seqRange(1, 3), seqs(f.srv.acceptedEvents(t)))
+	require.Equal(t, 3, f.obs.stats().sent)
+}
+
+func TestNDJSONOnePOSTPerBatch(t *testing.T) {
+	f := newFixture(t, FormatNDJSON, false)
+	lines := makeLines(t, uuid.New(), 1, 5, 10)
+
+	require.NoError(t, f.sink.Send(sendCtx(t), lines, 5))
+
+	got := f.srv.all()
+	require.Len(t, got, 1)
+	require.Equal(t, "application/x-ndjson", got[0].contentType)
+	require.Equal(t, string(lines), string(got[0].body))
+	require.Equal(t, 5, f.obs.stats().sent)
+}
+
+func TestNDJSONSplitsAtBatchLimits(t *testing.T) {
+	f := newFixture(t, FormatNDJSON, false, func(s *Settings) { s.MaxBatchLines = 2 })
+	lines := makeLines(t, uuid.New(), 1, 5, 10)
+
+	require.NoError(t, f.sink.Send(sendCtx(t), lines, 0))
+
+	got := f.srv.all()
+	require.Len(t, got, 3)
+	ls := splitLines(lines)
+	require.Equal(t, string(bytes.Join(ls[0:2], nil)), string(got[0].body))
+	require.Equal(t, string(bytes.Join(ls[2:4], nil)), string(got[1].body))
+	require.Equal(t, string(ls[4]), string(got[2].body))
+	require.Equal(t, seqRange(1, 5), seqs(f.srv.acceptedEvents(t)))
+}
+
+func TestNextChunk(t *testing.T) {
+	in := []byte("aa\nbbbb\nc\n")
+	cases := []struct {
+		maxLines, maxBytes int
+		want               string
+		n                  int
+	}{
+		{10, 100, "aa\nbbbb\nc\n", 3},
+		{2, 100, "aa\nbbbb\n", 2},
+		{10, 8, "aa\nbbbb\n", 2},
+		{10, 7, "aa\n", 1},
+		{10, 1, "aa\n", 1}, // a line over the limit still goes, alone
+		{1, 100, "aa\n", 1},
+	}
+	for _, c := range cases {
+		chunk, n := nextChunk(in, c.maxLines, c.maxBytes)
+		require.Equal(t, c.want, string(chunk), "%+v", c)
+		require.Equal(t, c.n, n, "%+v", c)
+	}
+	chunk, n := nextChunk([]byte("x\nlast"), 10, 100)
+	require.Equal(t, "x\nlast", string(chunk))
+	require.Equal(t, 2, n)
+}
+
+func TestSettingsValidation(t *testing.T) {
+	for _, s := range []Settings{
+		{Endpoint: "http://127.0.0.1:1/x", Format: "xml"},
+		{Endpoint: "ftp://127.0.0.1/x", Format: FormatEvent},
+		{Endpoint: "/relative", Format: FormatEvent},
+		{Endpoint: "http://127.0.0.1:1/x", Format: FormatNDJSON, MaxBatchLines: -1},
+	} {
+		_, err := New(s)
+		require.Error(t, err, "%+v", s)
+	}
+	// Credentials in the endpoint never show in a validation error.
+	_, err := New(Settings{Endpoint: "gopher://user:hunter2@host/x?token=sekrit", Format: FormatEvent})
+	require.Error(t, err)
+	require.NotContains(t, err.Error(), "hunter2")
+	require.NotContains(t, err.Error(), "sekrit")
+}

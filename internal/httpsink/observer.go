@@ -1,0 +1,52 @@
+package httpsink
+
+import "context"
+
+// Drop and refusal reasons passed to Observer.
+const (
+	// ReasonHTTP4xx: the endpoint answered a 4xx other than 429; the lines
+	// would fail forever, so they are dropped.
+	ReasonHTTP4xx = "http_4xx"
+	// ReasonHTTPStatus: the endpoint answered a non-2xx status that is
+	// neither retryable nor 4xx (e.g. an unfollowed 3xx); dropped like 4xx.
+	ReasonHTTPStatus = "http_status"
+	// ReasonSpoolFull: delivery failed and the spool refused the lines
+	// because it is at its size limit.
+	ReasonSpoolFull = "spool_full"
+	// ReasonSpoolError: delivery failed and writing the spool failed.
+	ReasonSpoolError = "spool_error"
+	// ReasonNoSpool: delivery failed and no spool is configured.
+	ReasonNoSpool = "no_spool"
+	// ReasonShutdown: Send was called after Shutdown.
+	ReasonShutdown = "shutdown"
+)
+
+// Observer receives delivery counts; the exporter implements it with its
+// metrics. Methods are called from several goroutines.
+type Observer interface {
+	// Sent counts lines the endpoint acknowledged on the live path.
+	Sent(ctx context.Context, n int)
+	// Spooled counts lines appended to the spool.
+	Spooled(ctx context.Context, n int)
+	// Replayed counts spooled lines the endpoint acknowledged.
+	Replayed(ctx context.Context, n int)
+	// Dropped counts lines that are gone for good (permanent HTTP errors).
+	Dropped(ctx context.Context, n int, reason string)
+	// Refused counts lines handed back to the caller with an error because
+	// they could be neither delivered nor spooled.
+	Refused(ctx context.Context, n int, reason string)
+	// SpoolSize reports the spool file size after it changed.
+	SpoolSize(bytes int64)
+}
+
+// NopObserver ignores everything.
+type NopObserver struct{}
+
+var _ Observer = NopObserver{}
+
+func (NopObserver) Sent(context.Context, int)            {}
+func (NopObserver) Spooled(context.Context, int)         {}
+func (NopObserver) Replayed(context.Context, int)        {}
+func (NopObserver) Dropped(context.Context, int, string) {}
+func (NopObserver) Refused(context.Context, int, string) {}
+func (NopObserver) SpoolSize(int64)                      {}

@@ -1,0 +1,181 @@
+package httpsink
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+)
+
+const (
+	contentTypeEvent  = "application/json"
+	contentTypeNDJSON = "application/x-ndjson"
+
+	// excerptReadBytes bounds how much of an error response is read;
+	// excerptRunes bounds how much of it goes into the error text.
+	excerptReadBytes = 1024
+	excerptRunes     = 200
+	// drainBytes bounds how much of a response is discarded so the
+	// connection can be reused.
+	drainBytes = 64 << 10
+)
+
+// StatusError is a non-2xx answer from the endpoint.
+type StatusError struct {
+	// Code is the HTTP status code.
+	Code int
+	// URL is the endpoint without userinfo and query.
+	URL string
+	// Excerpt is the start of the response body, made printable and
+	// truncated; the request (headers, tokens, body) is never part of it.
+	Excerpt string
+	// RetryAfter is the delay the server asked for (0: none given).
+	RetryAfter time.Duration
+}
+
+func (e *StatusError) Error() string {
+	msg := fmt.Sprintf("POST %s: HTTP %d %s", e.URL, e.Code, http.StatusText(e.Code))
+	if e.Excerpt != "" {
+		msg += ": " + strconv.Quote(e.Excerpt)
+	}
+	return msg
+}
+
+// Retryable reports whether the same request may succeed later.
+func (e *StatusError) Retryable() bool { return retryableStatus(e.Code) }
+
+// retryableStatus: 429 and every 5xx; other statuses are permanent.
+func retryableStatus(code int) bool {
+	return code == http.StatusTooManyRequests || (code >= 500 && code <= 599)
+}
+
+// dropReason names the drop reason for a permanent status.
+func dropReason(code int) string {
+	if code >= 400 && code <= 499 {
+		return ReasonHTTP4xx
+	}
+	return ReasonHTTPStatus
+}
+
+// poster sends one request body to the endpoint.
+type poster struct {
+	client      *http.Client
+	endpoint    string // as configured, may hold credentials
+	safeURL     string // for messages
+	contentType string
+	stripNL     bool // event format: the body is the line without "\n"
+}
+
+func newPoster(set Settings) poster {
+	u, _ := url.Parse(set.Endpoint) // validated in withDefaults
+	p := poster{client: set.Client, endpoint: set.Endpoint, safeURL: safeURL(u)}
+	if set.Format == FormatEvent {
+		p.contentType, p.stripNL = contentTypeEvent, true
+	} else {
+		p.contentType = contentTypeNDJSON
+	}
+	return p
+}
+
+// post sends body (whole lines, each ending in "\n") once. It returns nil
+// on 2xx, a *StatusError for any other status, and a transport error
+// (without the URL's credentials) otherwise.
+func (p poster) post(ctx context.Context, body []byte) error {
+	if p.stripNL {
+		body = bytes.TrimSuffix(body, []byte{'\n'})
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, p.endpoint, bytes.NewReader(body))
+	if err != nil {
+		return fmt.Errorf("build request for %s: %w", p.safeURL, errors.Unwrap(err))
+	}
+	req.Header.Set("Content-Type", p.contentType)
+	resp, err := p.client.Do(req)
+	if err != nil {
+		// *url.Error prints the full URL, credentials included; keep
+		// only the cause, which still answers Timeout() and errors.Is.
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
+		return fmt.Errorf("POST %s: %w", p.safeURL, err)
+	}
+	defer func() {
+		_, _ = io.CopyN(io.Discard, resp.Body, drainBytes)
+		_ = resp.Body.Close()
+	}()
+	if resp.StatusCode >= 200 && resp.StatusCode <= 299 {
+		// A 2xx whose body is cut off (connection reset) is not trusted
+		// as an acknowledgement: resending risks a duplicate, which
+		// event_id makes harmless; trusting it risks a loss.
+		if _, err := io.CopyN(io.Discard, resp.Body, drainBytes); err != nil && !errors.Is(err, io.EOF) {
+			return fmt.Errorf("POST %s: HTTP %d but the response was cut off: %w", p.safeURL, resp.StatusCode, err)
+		}
+		return nil
+	}
+	se := &StatusError{Code: resp.StatusCode, URL: p.safeURL}
+	if retryableStatus(resp.StatusCode) {
+		se.RetryAfter = parseRetryAfter(resp.Header.Get("Retry-After"), time.Now())
+	}
+	head, _ := io.ReadAll(io.LimitReader(resp.Body, excerptReadBytes))
+	se.Excerpt = excerpt(head)
+	return se
+}
+
+// parseRetryAfter reads delay-seconds or an HTTP-date (RFC 9110 §10.2.3);
+// anything else, or a date in the past, is 0.
+func parseRetryAfter(v string, now time.Time) time.Duration {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0
+	}
+	if secs, err := strconv.ParseInt(v, 10, 64); err == nil {
+		if secs <= 0 {
+			return 0
+		}
+		// Cap absurd values before the multiplication can overflow.
+		const maxSecs = int64(365 * 24 * 3600)
+		return time.Duration(min(secs, maxSecs)) * time.Second
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		if d := t.Sub(now); d > 0 {
+			return d
+		}
+	}
+	return 0
+}
+
+// excerpt turns the start of a response body into one printable line:
+// invalid UTF-8 and control characters become spaces or U+FFFD, runs of
+// spaces collapse, and the text is cut at excerptRunes.
+func excerpt(b []byte) string {
+	var sb strings.Builder
+	n := 0
+	space := false
+	for len(b) > 0 && n < excerptRunes {
+		r, size := utf8.DecodeRune(b)
+		b = b[size:]
+		if unicode.IsSpace(r) || unicode.IsControl(r) {
+			space = true
+			continue
+		}
+		if space && sb.Len() > 0 {
+			sb.WriteByte(' ')
+			n++
+		}
+		space = false
+		sb.WriteRune(r) // RuneError for invalid bytes: U+FFFD
+		n++
+	}
+	if len(bytes.TrimSpace(b)) > 0 {
+		sb.WriteString("…")
+	}
+	return sb.String()
+}

@@ -1,0 +1,108 @@
+package httpsink
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"go.uber.org/zap"
+)
+
+// runReplayer sends the spool in rounds until ctx ends. A round runs when
+// the timer fires, or at once when lines were spooled while the endpoint is
+// believed up (a caller's deadline, not an outage, sent them there). A
+// failed round marks the endpoint down and doubles the pause, from
+// ReplayInterval up to max(ReplayInterval, Retry.MaxInterval), and never
+// earlier than the server's Retry-After.
+func (s *Sink) runReplayer(ctx context.Context) {
+	defer close(s.replayerDone)
+	failures := 0
+	timer := time.NewTimer(0)
+	defer timer.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-s.wake:
+			if s.isDown() {
+				continue // the timer holds the backoff
+			}
+		case <-timer.C:
+		}
+		ok := s.replayRound(ctx)
+		if ctx.Err() != nil {
+			return
+		}
+		if ok {
+			failures = 0
+		} else {
+			failures++
+		}
+		timer.Reset(s.nextRoundIn(failures, time.Now()))
+	}
+}
+
+// nextRoundIn is the pause after a round; failures counts the failed
+// rounds in a row.
+func (s *Sink) nextRoundIn(failures int, now time.Time) time.Duration {
+	wait := s.set.ReplayInterval
+	if failures > 0 {
+		limit := max(s.set.ReplayInterval, s.set.Retry.MaxInterval)
+		for i := 1; i < failures && wait < limit; i++ {
+			wait *= 2
+		}
+		wait = min(wait, limit)
+	}
+	if nb := s.waitUntil(); !nb.IsZero() {
+		wait = max(wait, nb.Sub(now))
+	}
+	return wait
+}
+
+// replayRound sends the spool, oldest line first, one request at a time
+// without retries: the first failure ends the round (the next round is the
+// retry). It reports whether the round ended without a delivery failure.
+func (s *Sink) replayRound(ctx context.Context) bool {
+	if !s.spool.Pending() {
+		s.markUp()
+		return true
+	}
+	sent, err := s.spool.Replay(ctx, s.set.MaxBatchLines, s.set.MaxBatchBytes, s.replaySend)
+	s.observeSpoolSize()
+	if err == nil {
+		s.markUp()
+		s.set.Logger.Debug("spool replay round done", zap.Int("lines", sent))
+		if s.spool.Pending() {
+			s.kick() // lines arrived during the round
+		}
+		return true
+	}
+	if ctx.Err() != nil {
+		return false
+	}
+	var se *StatusError
+	var notBefore time.Time
+	if errors.As(err, &se) && se.RetryAfter > 0 {
+		notBefore = time.Now().Add(se.RetryAfter)
+	}
+	s.markDown(err, notBefore)
+	s.set.Logger.Debug("spool replay round stopped", zap.Int("lines", sent), zap.Error(err))
+	return false
+}
+
+// replaySend is the spool's send callback: one POST per batch (one line per
+// batch in event format). A permanent refusal drops the batch visibly and
+// acknowledges it: kept, it would block the spool forever.
+func (s *Sink) replaySend(ctx context.Context, batch []byte, lines int) error {
+	err := s.poster.post(ctx, batch)
+	if err == nil {
+		s.set.Observer.Replayed(ctx, lines)
+		return nil
+	}
+	var se *StatusError
+	if errors.As(err, &se) && !se.Retryable() {
+		s.dropped(ctx, lines, se, "replay")
+		return nil
+	}
+	return err
+}

@@ -1,0 +1,54 @@
+package httpsink
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/sandboxaudit/sandboxaudit/internal/spool"
+)
+
+// ReplayFile sends the spool file at path to set.Endpoint by hand (the
+// operator CLI's `replay`), with the same client, format and batch limits as
+// the sink, retrying each request per set.Retry. Acknowledged lines are
+// trimmed from the file through the spool's durable offset, so an
+// interrupted run resumes where it stopped.
+//
+// Unlike the background replayer it drops nothing: the first request that
+// fails for good, permanent 4xx included, stops the run and the lines stay
+// in the file for the operator to inspect. set.Spool is ignored. It returns
+// the number of lines delivered.
+func ReplayFile(ctx context.Context, path string, set Settings) (sent int, err error) {
+	set.Spool = nil
+	sk, err := New(set)
+	if err != nil {
+		return 0, err
+	}
+	// Opening would create a missing file; a typo should be an error.
+	if _, err := os.Stat(path); err != nil {
+		return 0, fmt.Errorf("httpsink: replay %s: %w", path, err)
+	}
+	sp, err := spool.Open(ctx, spool.Options{Path: path})
+	if err != nil {
+		return 0, fmt.Errorf("httpsink: replay %s: %w", path, err)
+	}
+	sk.logRecovery(sp)
+	defer func() {
+		if cerr := sp.Close(); cerr != nil {
+			err = errors.Join(err, fmt.Errorf("httpsink: close spool %s: %w", path, cerr))
+		}
+	}()
+	sent, err = sp.Replay(ctx, sk.set.MaxBatchLines, sk.set.MaxBatchBytes,
+		func(ctx context.Context, batch []byte, lines int) error {
+			_, err := sk.postWithRetry(ctx, batch)
+			if err == nil {
+				sk.set.Observer.Replayed(ctx, lines)
+			}
+			return err
+		})
+	if err != nil {
+		return sent, fmt.Errorf("httpsink: replay %s: %d line(s) sent before: %w", path, sent, err)
+	}
+	return sent, nil
+}

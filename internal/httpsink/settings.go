@@ -1,0 +1,136 @@
+// Package httpsink delivers canonical JSONL audit lines to an HTTP endpoint.
+//
+// Lines arrive already policy-applied and encoded; the package works on bytes
+// only. Delivery is at-least-once: a POST that fails with 429, 5xx or a
+// network error is retried with exponential backoff (honouring Retry-After);
+// when the retries are exhausted the undelivered lines go to a local spool
+// that a background replayer sends, in order, once the endpoint answers
+// again. Other 4xx answers are permanent: retrying or spooling them would
+// fail forever, so those lines are dropped visibly (error, log, metric).
+package httpsink
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"time"
+
+	"go.opentelemetry.io/collector/config/configretry"
+	"go.uber.org/zap"
+
+	"github.com/sandboxaudit/sandboxaudit/internal/spool"
+)
+
+// Format is the request shape.
+type Format string
+
+const (
+	// FormatEvent sends one POST per event; the body is the canonical event
+	// JSON without its trailing newline, Content-Type application/json (what
+	// the Python HttpProxySink sends).
+	FormatEvent Format = "event"
+	// FormatNDJSON sends one POST per batch; the body is the canonical lines
+	// (each with its newline), Content-Type application/x-ndjson.
+	FormatNDJSON Format = "ndjson"
+)
+
+// Defaults applied when the corresponding Settings field is zero.
+const (
+	DefaultReplayInterval = 5 * time.Second
+	DefaultMaxBatchLines  = 1000
+	DefaultMaxBatchBytes  = 4 << 20
+	// DefaultClientTimeout is the timeout of the client built when
+	// Settings.Client is nil (the exporter always passes its own).
+	DefaultClientTimeout = 30 * time.Second
+)
+
+// Validate reports whether f is a known format.
+func (f Format) Validate() error {
+	switch f {
+	case FormatEvent, FormatNDJSON:
+		return nil
+	}
+	return fmt.Errorf("format %q is not one of %q, %q", string(f), FormatEvent, FormatNDJSON)
+}
+
+// Settings configures a Sink. The exporter owns the YAML configuration and
+// turns it into these settings.
+type Settings struct {
+	// Client sends the requests. The exporter builds it with
+	// confighttp.ClientConfig.ToClient, which brings headers, TLS, auth,
+	// compression and the request timeout. nil: a plain client with
+	// DefaultClientTimeout.
+	Client *http.Client
+	// Endpoint is the absolute http(s) URL every POST goes to.
+	Endpoint string
+	// Format is FormatEvent or FormatNDJSON.
+	Format Format
+	// Retry is the backoff for live delivery; Enabled false means one
+	// attempt per request.
+	Retry configretry.BackOffConfig
+	// Spool receives lines that could not be delivered; nil means no
+	// spool: undelivered lines are handed back to the caller as a
+	// retryable error. The Sink owns the spool and closes it on Shutdown.
+	Spool *spool.Spool
+	// ReplayInterval is the pause between replay rounds while the spool
+	// holds lines (and the first backoff step after a failed round).
+	// 0 means DefaultReplayInterval.
+	ReplayInterval time.Duration
+	// MaxBatchLines and MaxBatchBytes bound one ndjson request, live and
+	// replayed (a single line larger than MaxBatchBytes still goes alone).
+	// 0 means the defaults.
+	MaxBatchLines int
+	MaxBatchBytes int
+	// Logger may be nil (no logging). Headers, tokens and request bodies
+	// are never logged.
+	Logger *zap.Logger
+	// Observer receives the delivery counters; nil means NopObserver.
+	Observer Observer
+}
+
+func (s Settings) withDefaults() (Settings, error) {
+	if err := s.Format.Validate(); err != nil {
+		return s, err
+	}
+	u, err := url.Parse(s.Endpoint)
+	if err != nil {
+		return s, fmt.Errorf("endpoint: %w", errors.Unwrap(err))
+	}
+	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return s, fmt.Errorf("endpoint %q is not an absolute http(s) URL", safeURL(u))
+	}
+	if s.Client == nil {
+		s.Client = &http.Client{Timeout: DefaultClientTimeout}
+	}
+	if s.ReplayInterval < 0 || s.MaxBatchLines < 0 || s.MaxBatchBytes < 0 {
+		return s, errors.New("replay interval and batch limits must be >= 0")
+	}
+	if s.ReplayInterval == 0 {
+		s.ReplayInterval = DefaultReplayInterval
+	}
+	if s.MaxBatchLines == 0 {
+		s.MaxBatchLines = DefaultMaxBatchLines
+	}
+	if s.MaxBatchBytes == 0 {
+		s.MaxBatchBytes = DefaultMaxBatchBytes
+	}
+	if s.Format == FormatEvent {
+		// One event per request, whatever the batch limits say.
+		s.MaxBatchLines = 1
+	}
+	if s.Logger == nil {
+		s.Logger = zap.NewNop()
+	}
+	if s.Observer == nil {
+		s.Observer = NopObserver{}
+	}
+	return s, nil
+}
+
+// safeURL renders u for logs and errors: scheme, host and path only. The
+// userinfo and the query can carry credentials (?api_key=…), so both go.
+func safeURL(u *url.URL) string {
+	c := url.URL{Scheme: u.Scheme, Host: u.Host, Path: u.Path}
+	return c.String()
+}

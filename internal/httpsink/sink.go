@@ -1,0 +1,330 @@
+package httpsink
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"go.opentelemetry.io/collector/consumer/consumererror"
+	"go.uber.org/zap"
+
+	"github.com/sandboxaudit/sandboxaudit/internal/spool"
+)
+
+// ErrShutdown is returned by Send after Shutdown began.
+var ErrShutdown = errors.New("httpsink: sink is shut down")
+
+// RefusedError says that lines could be neither delivered nor spooled and
+// are handed back to the caller. It is retryable (not
+// consumererror.Permanent): the exporterhelper queue can keep the data and
+// try again, so a full spool turns into back-pressure instead of loss.
+type RefusedError struct {
+	// Reason is ReasonSpoolFull, ReasonSpoolError, ReasonNoSpool or
+	// ReasonShutdown.
+	Reason string
+	// Done is how many leading lines of the batch are settled (delivered,
+	// or dropped with a permanent error); Remaining is how many trailing
+	// lines were refused. A caller that resends may resend only the last
+	// Remaining lines.
+	Done, Remaining int
+	// Err is the delivery or spool error behind the refusal.
+	Err error
+}
+
+func (e *RefusedError) Error() string {
+	return fmt.Sprintf("httpsink: %d line(s) neither delivered nor spooled (%s): %v", e.Remaining, e.Reason, e.Err)
+}
+
+func (e *RefusedError) Unwrap() error { return e.Err }
+
+// Sink delivers canonical JSONL lines over HTTP, spooling what cannot be
+// delivered. Send is safe for concurrent use.
+type Sink struct {
+	set    Settings
+	poster poster
+	spool  *spool.Spool // nil: no spool
+
+	// stopCtx is cancelled by Shutdown: it ends retry waits, in-flight
+	// requests and the replayer, so shutdown never waits for a backoff.
+	stopCtx context.Context
+	stop    context.CancelFunc
+	wake    chan struct{} // cap 1: "the spool grew"
+
+	mu           sync.Mutex
+	closed       bool
+	started      bool
+	inflight     sync.WaitGroup
+	replayerDone chan struct{}
+
+	stateMu   sync.Mutex
+	down      bool      // the last delivery attempt failed
+	notBefore time.Time // the server's Retry-After, for the replayer
+}
+
+// New validates set and returns a Sink. The Sink owns set.Spool from now on
+// and closes it in Shutdown.
+func New(set Settings) (*Sink, error) {
+	set, err := set.withDefaults()
+	if err != nil {
+		return nil, fmt.Errorf("httpsink: %w", err)
+	}
+	stopCtx, stop := context.WithCancel(context.Background())
+	return &Sink{
+		set:     set,
+		poster:  newPoster(set),
+		spool:   set.Spool,
+		stopCtx: stopCtx,
+		stop:    stop,
+		wake:    make(chan struct{}, 1),
+	}, nil
+}
+
+// Start launches the background replayer when a spool is configured. The
+// first round runs at once, so lines spooled by an earlier run go out
+// first. ctx is only used for its values, not its cancellation (collector
+// Start contexts end when Start returns).
+func (s *Sink) Start(ctx context.Context) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return ErrShutdown
+	}
+	if s.started {
+		return errors.New("httpsink: already started")
+	}
+	s.started = true
+	if s.spool == nil {
+		return nil
+	}
+	s.logRecovery(s.spool)
+	s.observeSpoolSize()
+	rctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	context.AfterFunc(s.stopCtx, cancel)
+	s.replayerDone = make(chan struct{})
+	go s.runReplayer(rctx)
+	return nil
+}
+
+// Shutdown stops the replayer and lets in-flight Sends finish (their
+// undelivered lines go to the spool), then closes the spool. If ctx ends
+// first it returns ctx's error and leaves the spool open.
+func (s *Sink) Shutdown(ctx context.Context) error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil
+	}
+	s.closed = true
+	done := s.replayerDone
+	s.mu.Unlock()
+
+	s.stop()
+	finished := make(chan struct{})
+	go func() {
+		s.inflight.Wait()
+		if done != nil {
+			<-done
+		}
+		close(finished)
+	}()
+	select {
+	case <-finished:
+	case <-ctx.Done():
+		return fmt.Errorf("httpsink: shutdown: waiting for in-flight deliveries: %w", ctx.Err())
+	}
+	if s.spool != nil {
+		if err := s.spool.Close(); err != nil {
+			return fmt.Errorf("httpsink: close spool: %w", err)
+		}
+	}
+	return nil
+}
+
+// enter registers an in-flight Send; false after Shutdown began.
+func (s *Sink) enter() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return false
+	}
+	s.inflight.Add(1)
+	return true
+}
+
+// Send delivers lines (whole canonical lines, each ending in "\n"; n is
+// their number, 0 to let the sink count them).
+//
+//   - While the spool holds lines (or the endpoint is known to be down) the
+//     lines are appended to the spool, so nothing overtakes spooled lines,
+//     and Send returns nil; the replayer delivers them.
+//   - Otherwise they are POSTed with retries. What cannot be delivered
+//     (retries exhausted, ctx done, Shutdown) is appended to the spool and
+//     Send returns nil.
+//   - Lines the endpoint refuses permanently (4xx other than 429) are
+//     dropped, counted and logged; Send returns a consumererror.Permanent
+//     naming the status and an excerpt of the response.
+//   - Lines that can be neither delivered nor spooled (no spool, spool
+//     full or failing) are returned as a retryable *RefusedError.
+func (s *Sink) Send(ctx context.Context, lines []byte, n int) error {
+	if len(lines) == 0 {
+		return nil
+	}
+	if n <= 0 {
+		n = countLines(lines)
+	}
+	if !s.enter() {
+		s.set.Observer.Refused(ctx, n, ReasonShutdown)
+		return &RefusedError{Reason: ReasonShutdown, Remaining: n, Err: ErrShutdown}
+	}
+	defer s.inflight.Done()
+
+	if s.spool != nil && (s.isDown() || s.spool.Pending()) {
+		if err := s.spoolLines(ctx, lines, n, nil); err != nil {
+			return &RefusedError{Reason: spoolReason(err), Remaining: n, Err: err}
+		}
+		return nil
+	}
+
+	sendCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	defer context.AfterFunc(s.stopCtx, cancel)()
+	d := s.deliver(sendCtx, lines)
+	if d.acked > 0 {
+		s.set.Observer.Sent(ctx, d.acked)
+	}
+	var permErr error
+	if d.permErr != nil {
+		permErr = consumererror.NewPermanent(d.permErr)
+	}
+	if d.rest == nil {
+		return permErr
+	}
+
+	done := n - d.restN
+	if s.spool == nil {
+		s.set.Observer.Refused(ctx, d.restN, ReasonNoSpool)
+		s.set.Logger.Warn("HTTP delivery failed and no spool is configured; lines handed back to the queue",
+			zap.String("endpoint", s.poster.safeURL), zap.Int("lines", d.restN), zap.Error(d.err))
+		// permErr is not wrapped: wrapping would make the whole error
+		// permanent and the refused lines would be dropped upstream.
+		return &RefusedError{Reason: ReasonNoSpool, Done: done, Remaining: d.restN, Err: joinText(d.err, d.permErr)}
+	}
+	if ctx.Err() == nil && s.stopCtx.Err() == nil {
+		// The endpoint failed (not the caller giving up): later Sends
+		// go straight to the spool until a replay round succeeds.
+		s.markDown(d.err, d.notBefore)
+	}
+	if err := s.spoolLines(ctx, d.rest, d.restN, d.err); err != nil {
+		return &RefusedError{Reason: spoolReason(err), Done: done, Remaining: d.restN, Err: joinText(err, d.permErr)}
+	}
+	return permErr
+}
+
+// spoolLines appends lines to the spool. The write uses a context that
+// ctx's cancellation cannot end: a caller giving up is exactly when the
+// lines must be kept. cause is the delivery error, for the log.
+func (s *Sink) spoolLines(ctx context.Context, lines []byte, n int, cause error) error {
+	err := s.spool.Append(context.WithoutCancel(ctx), lines)
+	s.observeSpoolSize()
+	if err != nil {
+		reason := spoolReason(err)
+		s.set.Observer.Refused(ctx, n, reason)
+		s.set.Logger.Error("HTTP delivery failed and the spool refused the lines; handed back to the queue",
+			zap.String("reason", reason), zap.Int("lines", n), zap.Int64("spool_bytes", s.spool.Size()),
+			zap.NamedError("spool_error", err), zap.NamedError("delivery_error", cause))
+		return fmt.Errorf("spool %d line(s): %w", n, err)
+	}
+	s.set.Observer.Spooled(ctx, n)
+	s.set.Logger.Debug("lines spooled", zap.Int("lines", n), zap.NamedError("delivery_error", cause))
+	s.kick()
+	return nil
+}
+
+func spoolReason(err error) string {
+	if errors.Is(err, spool.ErrFull) {
+		return ReasonSpoolFull
+	}
+	return ReasonSpoolError
+}
+
+// joinText adds other's text to err without wrapping it (see Send).
+func joinText(err, other error) error {
+	if other == nil {
+		return err
+	}
+	return fmt.Errorf("%w (also: %v)", err, other)
+}
+
+// dropped records lines the endpoint refused permanently.
+func (s *Sink) dropped(ctx context.Context, n int, se *StatusError, path string) {
+	reason := dropReason(se.Code)
+	s.set.Observer.Dropped(ctx, n, reason)
+	s.set.Logger.Error("HTTP endpoint refused lines permanently; dropped (not retried, not spooled)",
+		zap.String("endpoint", se.URL), zap.Int("status", se.Code), zap.String("response", se.Excerpt),
+		zap.Int("lines", n), zap.String("reason", reason), zap.String("path", path))
+}
+
+func (s *Sink) observeSpoolSize() {
+	s.set.Observer.SpoolSize(s.spool.Size())
+}
+
+// kick wakes the replayer without blocking.
+func (s *Sink) kick() {
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (s *Sink) isDown() bool {
+	s.stateMu.Lock()
+	defer s.stateMu.Unlock()
+	return s.down
+}
+
+func (s *Sink) markDown(cause error, notBefore time.Time) {
+	s.stateMu.Lock()
+	was := s.down
+	s.down = true
+	if notBefore.After(s.notBefore) {
+		s.notBefore = notBefore
+	}
+	s.stateMu.Unlock()
+	if !was {
+		s.set.Logger.Warn("HTTP endpoint unavailable; spooling until it answers again",
+			zap.String("endpoint", s.poster.safeURL), zap.Error(cause))
+	}
+}
+
+func (s *Sink) markUp() {
+	s.stateMu.Lock()
+	was := s.down
+	s.down = false
+	s.notBefore = time.Time{}
+	s.stateMu.Unlock()
+	if was {
+		s.set.Logger.Info("HTTP endpoint answers again; spool replayed",
+			zap.String("endpoint", s.poster.safeURL))
+	}
+}
+
+func (s *Sink) waitUntil() time.Time {
+	s.stateMu.Lock()
+	defer s.stateMu.Unlock()
+	return s.notBefore
+}
+
+// logRecovery says what opening the spool repaired, if anything.
+func (s *Sink) logRecovery(sp *spool.Spool) {
+	r := sp.Recovery()
+	if r.TornBytes > 0 {
+		s.set.Logger.Warn("spool had an incomplete last line (crash mid-write); set aside, not replayed",
+			zap.String("spool", sp.Path()), zap.Int64("bytes", r.TornBytes), zap.String("kept_in", r.TornPath))
+	}
+	if r.OffsetProblem != "" {
+		s.set.Logger.Warn("spool offset not usable as stored; replay resumes from a safe offset (duplicates possible)",
+			zap.String("spool", sp.Path()), zap.String("problem", r.OffsetProblem), zap.Int64("resume_offset", r.ResumeOffset))
+	}
+}

@@ -1,0 +1,275 @@
+package logmap
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/plog"
+
+	"github.com/sandboxaudit/sandboxaudit/auditevent"
+	"github.com/sandboxaudit/sandboxaudit/internal/conformance"
+)
+
+const startLine = `{"data":{"big":1180591620717411303424,"f":30.0,"n":null,"nested":{"a":[null,-0.0,1e-05]}},"event_id":"0b9d8c7e-6f5a-4b3c-8d2e-1f0a9b8c7d6e","op":"write","parent_span_id":null,"phase":"start","seq":7,"session_id":"6f1c2a8e-3b4d-4e5f-9a0b-1c2d3e4f5a6b","span_id":"00f067aa0ba902b7","trace_id":"4bf92f3577b34da6a3ce929d0e0e4736","ts":"2026-03-14T15:09:26.535897Z","version":1}`
+
+const finishLine = `{"data":{},"duration_ms":250.125,"error_code":"exec_nonzero","error_message":"exit 2","error_retryable":null,"error_type":"ExecNonZeroError","event_id":"1b9d8c7e-6f5a-4b3c-8d2e-1f0a9b8c7d6e","ok":false,"op":"exec","parent_span_id":"sandbox_op_1","phase":"finish","seq":8,"session_id":"6f1c2a8e-3b4d-4e5f-9a0b-1c2d3e4f5a6b","span_id":"sandbox_op_0af7651916cd43dd8448eb211c80319c","stderr":null,"stdout":"hi","trace_id":null,"ts":"2026-03-14T20:39:26.786022+05:30","version":1}`
+
+func decode(t testing.TB, line string) auditevent.Event {
+	t.Helper()
+	e, err := auditevent.Decode([]byte(line))
+	require.NoError(t, err)
+	return e
+}
+
+func TestAppendLogRecordStart(t *testing.T) {
+	e := decode(t, startLine)
+	before := time.Now()
+	lr := AppendLogRecord(plog.NewLogRecordSlice(), &e)
+
+	assert.Equal(t, "sandbox.session.start", lr.EventName())
+	assert.Equal(t, time.Date(2026, 3, 14, 15, 9, 26, 535897000, time.UTC), lr.Timestamp().AsTime())
+	assert.False(t, lr.ObservedTimestamp().AsTime().Before(before.Truncate(time.Microsecond)))
+	assert.Equal(t, "4bf92f3577b34da6a3ce929d0e0e4736", lr.TraceID().String())
+	assert.Equal(t, "00f067aa0ba902b7", lr.SpanID().String())
+	assert.Equal(t, plog.SeverityNumberInfo, lr.SeverityNumber())
+	assert.Equal(t, "INFO", lr.SeverityText())
+	assert.Equal(t, pcommon.ValueTypeStr, lr.Body().Type())
+	assert.Equal(t, startLine, lr.Body().Str(), "body is the canonical line without its newline")
+	assert.Equal(t, map[string]any{
+		"sandbox.session.id":  "6f1c2a8e-3b4d-4e5f-9a0b-1c2d3e4f5a6b",
+		"sandbox.operation":   "write",
+		"sandbox.event.phase": "start",
+		"sandbox.event.seq":   int64(7),
+	}, lr.Attributes().AsRaw())
+
+	got, err := FromLogRecord(lr)
+	require.NoError(t, err)
+	assert.Equal(t, startLine+"\n", string(auditevent.Line(&got)))
+	assert.Nil(t, got.StdoutBytes)
+}
+
+func TestAppendLogRecordFailedFinish(t *testing.T) {
+	e := decode(t, finishLine)
+	e.StdoutBytes = []byte("raw\xffout")
+	e.StderrBytes = []byte{}
+	lr := AppendLogRecord(plog.NewLogRecordSlice(), &e)
+
+	assert.Equal(t, "sandbox.session.finish", lr.EventName())
+	assert.Equal(t, time.Date(2026, 3, 14, 15, 9, 26, 786022000, time.UTC), lr.Timestamp().AsTime())
+	assert.True(t, lr.TraceID().IsEmpty(), "null trace_id")
+	assert.True(t, lr.SpanID().IsEmpty(), "Python span ids are not OTel ids")
+	assert.Equal(t, plog.SeverityNumberWarn, lr.SeverityNumber())
+	assert.Equal(t, "WARN", lr.SeverityText())
+	assert.Equal(t, finishLine, lr.Body().Str())
+	v, ok := lr.Attributes().Get(AttrStdoutBytes)
+	require.True(t, ok)
+	assert.Equal(t, pcommon.ValueTypeBytes, v.Type())
+	assert.Equal(t, []byte("raw\xffout"), v.Bytes().AsRaw())
+
+	got, err := FromLogRecord(lr)
+	require.NoError(t, err)
+	assert.Equal(t, finishLine+"\n", string(auditevent.Line(&got)))
+	assert.Equal(t, []byte("raw\xffout"), got.StdoutBytes)
+	assert.NotNil(t, got.StderrBytes)
+	assert.Empty(t, got.StderrBytes)
+}
+
+func TestOKFinishIsInfo(t *testing.T) {
+	e := decode(t, finishLine)
+	e.OK = true
+	lr := AppendLogRecord(plog.NewLogRecordSlice(), &e)
+	assert.Equal(t, plog.SeverityNumberInfo, lr.SeverityNumber())
+}
+
+func TestTimestampOutsideLogRange(t *testing.T) {
+	e := decode(t, startLine)
+	var err error
+	e.TS, err = auditevent.ParseTimestamp("1969-07-20T20:17:40Z")
+	require.NoError(t, err)
+	lr := AppendLogRecord(plog.NewLogRecordSlice(), &e)
+	assert.Equal(t, pcommon.Timestamp(0), lr.Timestamp())
+	got, err := FromLogRecord(lr)
+	require.NoError(t, err)
+	assert.Equal(t, "1969-07-20T20:17:40Z", got.TS.String())
+}
+
+func TestFromLogRecordBase64Output(t *testing.T) {
+	e := decode(t, finishLine)
+	lr := AppendLogRecord(plog.NewLogRecordSlice(), &e)
+	lr.Attributes().PutStr(AttrStdoutBytes, "aGk=")
+	got, err := FromLogRecord(lr)
+	require.NoError(t, err)
+	assert.Equal(t, []byte("hi"), got.StdoutBytes)
+
+	lr.Attributes().PutStr(AttrStdoutBytes, "%%%")
+	_, err = FromLogRecord(lr)
+	require.Error(t, err)
+	assert.NotErrorIs(t, err, ErrNotAuditEvent)
+	assert.Contains(t, err.Error(), AttrStdoutBytes)
+
+	lr.Attributes().PutInt(AttrStdoutBytes, 1)
+	_, err = FromLogRecord(lr)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), AttrStdoutBytes)
+}
+
+func TestFromLogRecordNotAuditEvent(t *testing.T) {
+	e := decode(t, startLine)
+	tests := map[string]func(plog.LogRecord){
+		"no event name":    func(lr plog.LogRecord) { lr.SetEventName("") },
+		"other event name": func(lr plog.LogRecord) { lr.SetEventName("browser.page_view") },
+		"body not a string": func(lr plog.LogRecord) {
+			lr.Body().SetEmptyMap().PutStr("op", "exec")
+		},
+		"empty body": func(lr plog.LogRecord) { lr.Body().SetEmptyBytes() },
+	}
+	for name, mutate := range tests {
+		t.Run(name, func(t *testing.T) {
+			lr := AppendLogRecord(plog.NewLogRecordSlice(), &e)
+			mutate(lr)
+			_, err := FromLogRecord(lr)
+			assert.ErrorIs(t, err, ErrNotAuditEvent)
+		})
+	}
+}
+
+func TestFromLogRecordInvalid(t *testing.T) {
+	e := decode(t, startLine)
+	tests := map[string]struct {
+		body  string
+		name  string
+		field string
+	}{
+		"not JSON":           {body: "hello", name: EventNameStart},
+		"bad op":             {body: `{"session_id":"6f1c2a8e-3b4d-4e5f-9a0b-1c2d3e4f5a6b","seq":1,"op":"fly","phase":"start","span_id":"x"}`, name: EventNameStart, field: "op"},
+		"seq as string":      {body: `{"session_id":"6f1c2a8e-3b4d-4e5f-9a0b-1c2d3e4f5a6b","seq":"1","op":"exec","phase":"start","span_id":"x"}`, name: EventNameStart, field: "seq"},
+		"phase disagrees":    {body: startLine, name: EventNameFinish},
+		"duration as string": {body: `{"session_id":"6f1c2a8e-3b4d-4e5f-9a0b-1c2d3e4f5a6b","seq":1,"op":"exec","phase":"finish","span_id":"x","duration_ms":"x","ok":true}`, name: EventNameFinish, field: "duration_ms"},
+	}
+	for name, tt := range tests {
+		t.Run(name, func(t *testing.T) {
+			lr := AppendLogRecord(plog.NewLogRecordSlice(), &e)
+			lr.SetEventName(tt.name)
+			lr.Body().SetStr(tt.body)
+			_, err := FromLogRecord(lr)
+			require.Error(t, err)
+			assert.NotErrorIs(t, err, ErrNotAuditEvent)
+			assert.Contains(t, err.Error(), tt.name)
+			if tt.field != "" {
+				var fe *auditevent.FieldError
+				require.True(t, errors.As(err, &fe), err)
+				assert.Equal(t, tt.field, fe.Field)
+			}
+		})
+	}
+}
+
+// TestRoundTripVectors sends every valid event of the shared vectors through
+// a log record and over the OTLP wire (protobuf and JSON).
+func TestRoundTripVectors(t *testing.T) {
+	vectors, err := conformance.LoadAll()
+	require.NoError(t, err)
+	var events []auditevent.Event
+	var want, names []string
+	for _, v := range vectors {
+		if v.Kind != "encode" {
+			continue
+		}
+		e, err := auditevent.Decode([]byte(v.Input))
+		if err != nil {
+			continue
+		}
+		exp, err := v.ExpectString()
+		require.NoError(t, err)
+		if e.IsFinish() && len(events)%3 == 0 {
+			e.StdoutBytes = []byte(v.Name)
+		}
+		events = append(events, e)
+		want = append(want, exp)
+		names = append(names, v.Name)
+	}
+	require.Greater(t, len(events), 50)
+	ld := EventsToLogs(events, "sandboxaudit")
+	assert.Equal(t, "sandboxaudit", ld.ResourceLogs().At(0).ScopeLogs().At(0).Scope().Name())
+	assert.Equal(t, len(events), ld.LogRecordCount())
+
+	wires := map[string]func(plog.Logs) plog.Logs{
+		"pdata": func(ld plog.Logs) plog.Logs { return ld },
+		"proto": func(ld plog.Logs) plog.Logs {
+			b, err := (&plog.ProtoMarshaler{}).MarshalLogs(ld)
+			require.NoError(t, err)
+			out, err := (&plog.ProtoUnmarshaler{}).UnmarshalLogs(b)
+			require.NoError(t, err)
+			return out
+		},
+		"json": func(ld plog.Logs) plog.Logs {
+			b, err := (&plog.JSONMarshaler{}).MarshalLogs(ld)
+			require.NoError(t, err)
+			out, err := (&plog.JSONUnmarshaler{}).UnmarshalLogs(b)
+			require.NoError(t, err)
+			return out
+		},
+	}
+	for wire, rt := range wires {
+		got, st := AppendLogs(nil, rt(ld))
+		require.Equal(t, Stats{Records: len(events), Events: len(events)}, st, wire)
+		for i := range got {
+			require.Equal(t, want[i], string(auditevent.Line(&got[i])), "%s: %s", wire, names[i])
+			require.Equal(t, events[i].StdoutBytes, got[i].StdoutBytes, wire)
+		}
+	}
+}
+
+func TestAppendLogsCounts(t *testing.T) {
+	e := decode(t, startLine)
+	ld := EventsToLogs([]auditevent.Event{e, e}, "s")
+	records := ld.ResourceLogs().At(0).ScopeLogs().At(0).LogRecords()
+	records.AppendEmpty().Body().SetStr("an ordinary log line")
+	bad := records.AppendEmpty()
+	bad.SetEventName(EventNameStart)
+	bad.Body().SetStr("{")
+	bad2 := records.AppendEmpty()
+	bad2.SetEventName(EventNameFinish)
+	bad2.Body().SetStr("[]")
+
+	dst := []auditevent.Event{{}}
+	got, st := AppendLogs(dst, ld)
+	assert.Len(t, got, 3)
+	assert.Equal(t, 5, st.Records)
+	assert.Equal(t, 2, st.Events)
+	assert.Equal(t, 1, st.NotAudit)
+	assert.Equal(t, 2, st.Invalid)
+	assert.Contains(t, st.FirstInvalid.Error(), EventNameStart)
+	assert.Contains(t, st.LastInvalid.Error(), EventNameFinish)
+}
+
+func TestEventName(t *testing.T) {
+	assert.Equal(t, "sandbox.session.start", EventName(auditevent.PhaseStart))
+	assert.Equal(t, "sandbox.session.finish", EventName(auditevent.PhaseFinish))
+}
+
+func BenchmarkAppendLogRecord(b *testing.B) {
+	e := decode(b, startLine)
+	records := plog.NewLogRecordSlice()
+	b.ReportAllocs()
+	for b.Loop() {
+		records.RemoveIf(func(plog.LogRecord) bool { return true })
+		AppendLogRecord(records, &e)
+	}
+}
+
+func BenchmarkFromLogRecord(b *testing.B) {
+	e := decode(b, finishLine)
+	e.StdoutBytes = []byte("output")
+	lr := AppendLogRecord(plog.NewLogRecordSlice(), &e)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := FromLogRecord(lr); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,72 @@
+package logmap
+
+import (
+	"errors"
+	"time"
+
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/plog"
+
+	"github.com/sandboxaudit/sandboxaudit/auditevent"
+)
+
+// EventsToLogs puts events into one ResourceLogs/ScopeLogs named scopeName,
+// in order.
+func EventsToLogs(events []auditevent.Event, scopeName string) plog.Logs {
+	ld := plog.NewLogs()
+	sl := ld.ResourceLogs().AppendEmpty().ScopeLogs().AppendEmpty()
+	sl.Scope().SetName(scopeName)
+	records := sl.LogRecords()
+	records.EnsureCapacity(len(events))
+	now := pcommon.NewTimestampFromTime(time.Now())
+	for i := range events {
+		setLogRecord(records.AppendEmpty(), &events[i], now)
+	}
+	return ld
+}
+
+// Stats counts what AppendLogs did.
+type Stats struct {
+	// Records is the number of log records looked at.
+	Records int
+	// Events is the number of events appended.
+	Events int
+	// NotAudit counts records that are not audit events (skipped).
+	NotAudit int
+	// Invalid counts records that claim to be audit events but do not
+	// decode; FirstInvalid and LastInvalid are the reasons.
+	Invalid      int
+	FirstInvalid error
+	LastInvalid  error
+}
+
+// AppendLogs appends the events of every audit event record in ld to dst,
+// in order, skipping and counting the rest.
+func AppendLogs(dst []auditevent.Event, ld plog.Logs) ([]auditevent.Event, Stats) {
+	var st Stats
+	rls := ld.ResourceLogs()
+	for i := 0; i < rls.Len(); i++ {
+		sls := rls.At(i).ScopeLogs()
+		for j := 0; j < sls.Len(); j++ {
+			records := sls.At(j).LogRecords()
+			for k := 0; k < records.Len(); k++ {
+				st.Records++
+				e, err := FromLogRecord(records.At(k))
+				switch {
+				case errors.Is(err, ErrNotAuditEvent):
+					st.NotAudit++
+				case err != nil:
+					if st.Invalid == 0 {
+						st.FirstInvalid = err
+					}
+					st.LastInvalid = err
+					st.Invalid++
+				default:
+					dst = append(dst, e)
+					st.Events++
+				}
+			}
+		}
+	}
+	return dst, st
+}

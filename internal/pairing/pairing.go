@@ -1,0 +1,233 @@
+// Package pairing pairs the start and finish events of operations that have
+// no span behind them (events posted by the Python HttpProxySink) so that
+// the receiver can turn each operation into one span. Memory is bounded: at
+// most MaxPending starts wait for their finish, and none waits longer than
+// PendingTimeout once the caller sweeps.
+//
+// The Pairer is pull-style: Add, Sweep and Flush append what became ready to
+// a slice the caller passes in, so the caller can hand the resulting spans
+// to its pipeline with its own context and see the pipeline's answer. There
+// is no goroutine inside; the caller drives Sweep from its ticker.
+package pairing
+
+import (
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/sandboxaudit/sandboxaudit/auditevent"
+)
+
+// Defaults for the zero Config.
+const (
+	DefaultMaxPending     = 10_000
+	DefaultPendingTimeout = 5 * time.Minute
+)
+
+// Config bounds the pending starts.
+type Config struct {
+	// MaxPending is how many starts may wait for their finish; when a new
+	// start would exceed it, the oldest waiting start is given up as
+	// incomplete. Non-positive means DefaultMaxPending.
+	MaxPending int
+	// PendingTimeout is how long a start may wait for its finish before
+	// Sweep gives it up as incomplete. Non-positive means
+	// DefaultPendingTimeout.
+	PendingTimeout time.Duration
+	// Now is the clock that stamps a start's arrival. Nil means time.Now;
+	// tests inject their own.
+	Now func() time.Time
+}
+
+// Pair is one operation ready to become a span. Finish is nil for a start
+// given up as incomplete (timed out, evicted, replaced or flushed); Start is
+// nil for a finish whose start was never seen or already given up.
+type Pair struct {
+	Start, Finish *auditevent.Event
+}
+
+// Stats are the Pairer's counters since New.
+type Stats struct {
+	// Pending is the number of starts waiting now.
+	Pending int
+	// Paired counts starts matched with their finish.
+	Paired int64
+	// Orphans counts finishes emitted without a start.
+	Orphans int64
+	// TimedOut counts starts given up by Sweep.
+	TimedOut int64
+	// Evicted counts starts given up to stay within MaxPending.
+	Evicted int64
+	// Replaced counts starts given up because another start with the same
+	// session and span id (and a different event id) arrived.
+	Replaced int64
+	// Duplicates counts starts dropped because the same start (same event
+	// id) was already waiting: a redelivery, not a new operation.
+	Duplicates int64
+	// Flushed counts starts given up by Flush.
+	Flushed int64
+}
+
+// key identifies an operation: the events of one operation share the
+// session and the span_id string.
+type key struct {
+	session uuid.UUID
+	spanID  string
+}
+
+type entry struct {
+	key        key
+	start      auditevent.Event
+	arrived    time.Time
+	prev, next *entry // arrival order: head oldest
+}
+
+// Pairer matches starts with finishes. It is safe for concurrent use.
+type Pairer struct {
+	maxPending int
+	timeout    time.Duration
+	now        func() time.Time
+
+	mu      sync.Mutex
+	pending map[key]*entry
+	head    *entry // oldest
+	tail    *entry // newest
+	stats   Stats
+}
+
+// New returns a Pairer with cfg's bounds.
+func New(cfg Config) *Pairer {
+	p := &Pairer{
+		maxPending: cfg.MaxPending,
+		timeout:    cfg.PendingTimeout,
+		now:        cfg.Now,
+		pending:    make(map[key]*entry),
+	}
+	if p.maxPending <= 0 {
+		p.maxPending = DefaultMaxPending
+	}
+	if p.timeout <= 0 {
+		p.timeout = DefaultPendingTimeout
+	}
+	if p.now == nil {
+		p.now = time.Now
+	}
+	return p
+}
+
+// Add takes one event and appends to dst what became ready: the pair when e
+// finishes a waiting start, a lone finish when it does not, or a start given
+// up to make room. The Pairer keeps a shallow copy of e (data and strings are
+// shared, so do not modify them afterwards).
+func (p *Pairer) Add(dst []Pair, e *auditevent.Event) []Pair {
+	now := p.now()
+	k := key{session: e.SessionID, spanID: e.SpanID}
+
+	p.mu.Lock()
+	defer p.mu.Unlock()
+
+	if e.Phase != auditevent.PhaseStart {
+		finish := new(auditevent.Event)
+		*finish = *e
+		if en, ok := p.pending[k]; ok {
+			p.remove(en)
+			p.stats.Paired++
+			return append(dst, Pair{Start: &en.start, Finish: finish})
+		}
+		p.stats.Orphans++
+		return append(dst, Pair{Finish: finish})
+	}
+
+	if en, ok := p.pending[k]; ok {
+		if en.start.EventID == e.EventID {
+			p.stats.Duplicates++
+			return dst
+		}
+		p.remove(en)
+		p.stats.Replaced++
+		dst = append(dst, Pair{Start: &en.start})
+	}
+	for len(p.pending) >= p.maxPending {
+		old := p.head
+		p.remove(old)
+		p.stats.Evicted++
+		dst = append(dst, Pair{Start: &old.start})
+	}
+	en := &entry{key: k, start: *e, arrived: now}
+	p.pending[k] = en
+	p.pushBack(en)
+	return dst
+}
+
+// Sweep gives up, as incomplete, every start that has waited
+// PendingTimeout or longer at now, oldest first.
+func (p *Pairer) Sweep(dst []Pair, now time.Time) []Pair {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	// Starts are kept in arrival order and all wait equally long, so the
+	// expired ones are a prefix of the list.
+	for p.head != nil && !now.Before(p.head.arrived.Add(p.timeout)) {
+		old := p.head
+		p.remove(old)
+		p.stats.TimedOut++
+		dst = append(dst, Pair{Start: &old.start})
+	}
+	return dst
+}
+
+// Flush gives up every waiting start as incomplete, oldest first: at
+// shutdown, so that no start is lost.
+func (p *Pairer) Flush(dst []Pair) []Pair {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for p.head != nil {
+		old := p.head
+		p.remove(old)
+		p.stats.Flushed++
+		dst = append(dst, Pair{Start: &old.start})
+	}
+	return dst
+}
+
+// Len returns the number of starts waiting for their finish.
+func (p *Pairer) Len() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.pending)
+}
+
+// Stats returns the counters.
+func (p *Pairer) Stats() Stats {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	st := p.stats
+	st.Pending = len(p.pending)
+	return st
+}
+
+func (p *Pairer) remove(en *entry) {
+	delete(p.pending, en.key)
+	if en.prev != nil {
+		en.prev.next = en.next
+	} else {
+		p.head = en.next
+	}
+	if en.next != nil {
+		en.next.prev = en.prev
+	} else {
+		p.tail = en.prev
+	}
+	en.prev, en.next = nil, nil
+}
+
+func (p *Pairer) pushBack(en *entry) {
+	en.prev = p.tail
+	if p.tail != nil {
+		p.tail.next = en
+	}
+	p.tail = en
+	if p.head == nil {
+		p.head = en
+	}
+}

@@ -1,0 +1,144 @@
+package spanmap
+
+import (
+	"crypto/sha1" //nolint:gosec // UUIDv5 is defined on SHA-1; this is naming, not security.
+	"encoding/hex"
+
+	"github.com/google/uuid"
+	"go.opentelemetry.io/collector/pdata/pcommon"
+
+	"github.com/sandboxaudit/sandboxaudit/auditevent"
+)
+
+// eventIDNamespace is the UUIDv5 namespace of derived ids (SPEC section 5):
+// d5522618-d9a4-5682-af63-f0e537900855.
+var eventIDNamespace = uuid.UUID{
+	0xd5, 0x52, 0x26, 0x18, 0xd9, 0xa4, 0x56, 0x82,
+	0xaf, 0x63, 0xf0, 0xe5, 0x37, 0x90, 0x08, 0x55,
+}
+
+// DeriveEventID returns the event id of a span's phase when the span does not
+// carry one: UUIDv5(namespace, "<trace_id>/<span_id>/<phase>") over the
+// span's lowercase hex ids, so the same span always maps to the same events.
+func DeriveEventID(traceID pcommon.TraceID, spanID pcommon.SpanID, phase auditevent.Phase) uuid.UUID {
+	var name [32 + 1 + 16 + 1 + 6]byte
+	n := hex.Encode(name[:], traceID[:])
+	name[n] = '/'
+	n++
+	n += hex.Encode(name[n:], spanID[:])
+	name[n] = '/'
+	n++
+	n += copy(name[n:], phase.String())
+	return uuidV5(name[:n])
+}
+
+// DeriveTraceID is the trace id of events whose trace_id is not an OTel id:
+// the session UUID's bytes, so one session is one trace (the nil UUID, which
+// is not a valid trace id, is hashed instead).
+func DeriveTraceID(session uuid.UUID) pcommon.TraceID {
+	if session == uuid.Nil {
+		var name [36]byte
+		encodeUUID(name[:], session)
+		return pcommon.TraceID(uuidV5(name[:]))
+	}
+	return pcommon.TraceID(session)
+}
+
+// DeriveSpanID is the span id of events whose span_id is not an OTel id: the
+// first 8 bytes of UUIDv5(namespace, "<session_id>/<span_id>"). The UUID
+// version bits sit in byte 6, so the result is never the invalid all-zero id.
+func DeriveSpanID(session uuid.UUID, spanID string) pcommon.SpanID {
+	var stack [128]byte
+	name := stack[:37]
+	encodeUUID(name, session)
+	name[36] = '/'
+	name = append(name, spanID...)
+	u := uuidV5(name)
+	var id pcommon.SpanID
+	copy(id[:], u[:8])
+	return id
+}
+
+// uuidV5 is uuid.NewSHA1(eventIDNamespace, name) without its allocations.
+func uuidV5(name []byte) uuid.UUID {
+	var stack [160]byte
+	buf := append(stack[:0], eventIDNamespace[:]...)
+	buf = append(buf, name...)
+	sum := sha1.Sum(buf) //nolint:gosec // see import
+	var u uuid.UUID
+	copy(u[:], sum[:16])
+	u[6] = u[6]&0x0f | 0x50 // version 5
+	u[8] = u[8]&0x3f | 0x80 // RFC 4122 variant
+	return u
+}
+
+// encodeUUID writes the 36-byte lowercase hyphenated form into dst.
+func encodeUUID(dst []byte, u uuid.UUID) {
+	hex.Encode(dst[0:8], u[0:4])
+	dst[8] = '-'
+	hex.Encode(dst[9:13], u[4:6])
+	dst[13] = '-'
+	hex.Encode(dst[14:18], u[6:8])
+	dst[18] = '-'
+	hex.Encode(dst[19:23], u[8:10])
+	dst[23] = '-'
+	hex.Encode(dst[24:36], u[10:16])
+}
+
+// ParseTraceID reads an OTel trace id: 32 hex digits in any case, not all
+// zero. It reports false for anything else (such as a Python SDK id string).
+func ParseTraceID(s string) (pcommon.TraceID, bool) {
+	var id pcommon.TraceID
+	if len(s) != 2*len(id) || !decodeHex(id[:], s) || id.IsEmpty() {
+		return pcommon.TraceID{}, false
+	}
+	return id, true
+}
+
+// ParseSpanID reads an OTel span id: 16 hex digits in any case, not all zero.
+func ParseSpanID(s string) (pcommon.SpanID, bool) {
+	var id pcommon.SpanID
+	if len(s) != 2*len(id) || !decodeHex(id[:], s) || id.IsEmpty() {
+		return pcommon.SpanID{}, false
+	}
+	return id, true
+}
+
+func decodeHex(dst []byte, s string) bool {
+	for i := range dst {
+		hi, ok1 := unhex(s[2*i])
+		lo, ok2 := unhex(s[2*i+1])
+		if !ok1 || !ok2 {
+			return false
+		}
+		dst[i] = hi<<4 | lo
+	}
+	return true
+}
+
+func unhex(c byte) (byte, bool) {
+	switch {
+	case c >= '0' && c <= '9':
+		return c - '0', true
+	case c >= 'a' && c <= 'f':
+		return c - 'a' + 10, true
+	case c >= 'A' && c <= 'F':
+		return c - 'A' + 10, true
+	}
+	return 0, false
+}
+
+// isLowerHexOf reports whether s is exactly the lowercase hex spelling of id,
+// i.e. whether the id alone gives back s.
+func isLowerHexOf(s string, id []byte) bool {
+	const digits = "0123456789abcdef"
+	if len(s) != 2*len(id) {
+		return false
+	}
+	for i, b := range id {
+		if s[2*i] != digits[b>>4] || s[2*i+1] != digits[b&0xf] {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,486 @@
+package spanmap
+
+import (
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+
+	"github.com/sandboxaudit/sandboxaudit/auditevent"
+)
+
+func TestSpanEventsFullLines(t *testing.T) {
+	span := sandboxSpan(t, map[string]any{
+		AttrStartSeq:  int64(3),
+		AttrFinishSeq: int64(4),
+		AttrStartData: `{"timeout_s":30.0,"command":"ls -la"}`,
+	})
+	span.SetParentSpanID(mustSpanID(t, parentHex))
+	span.SetName("sandbox.exec")
+
+	evs := mapOne(t, NewMapper(0), span)
+	require.Equal(t, []string{
+		`{"data":{"command":"ls -la","timeout_s":30.0},"event_id":"70107244-1490-568a-aa95-38e1a0abdaa1","op":"exec","parent_span_id":"b7ad6b7169203331","phase":"start","seq":3,"session_id":"6f1c2a8e-3b4d-4e5f-9a0b-1c2d3e4f5a6b","span_id":"00f067aa0ba902b7","trace_id":"4bf92f3577b34da6a3ce929d0e0e4736","ts":"2026-03-14T14:53:20Z","version":1}` + "\n",
+		`{"data":{"command":"ls -la","timeout_s":30.0},"duration_ms":1999.999999,"error_code":null,"error_message":null,"error_retryable":null,"error_type":null,"event_id":"9d93c539-3eb3-5b74-8fd4-244922efc555","ok":true,"op":"exec","parent_span_id":"b7ad6b7169203331","phase":"finish","seq":4,"session_id":"6f1c2a8e-3b4d-4e5f-9a0b-1c2d3e4f5a6b","span_id":"00f067aa0ba902b7","stderr":null,"stdout":null,"trace_id":"4bf92f3577b34da6a3ce929d0e0e4736","ts":"2026-03-14T14:53:21.999999Z","version":1}` + "\n",
+	}, lines(evs))
+}
+
+func TestSpanEventsFinishWithErrorsLine(t *testing.T) {
+	span := sandboxSpan(t, map[string]any{
+		AttrOperation:      "write",
+		AttrSessionID:      "6F1C2A8E3B4D4E5F9A0B1C2D3E4F5A6B", // any spelling the intake takes
+		AttrStartSeq:       int64(10),
+		AttrFinishSeq:      float64(11), // integral double accepted
+		AttrStartID:        "0b9d8c7e-6f5a-4b3c-8d2e-1f0a9b8c7d6e",
+		AttrFinishID:       "{1B9D8C7E-6F5A-4B3C-8D2E-1F0A9B8C7D6E}",
+		AttrStartData:      `{"path":"/w/a.txt","bytes":12345678901234567890123}`,
+		AttrFinishData:     `{"path":"/w/a.txt","n":null}`,
+		AttrOK:             false,
+		AttrDurationMS:     int64(3),
+		AttrErrorType:      "PermissionError",
+		AttrErrorCode:      "workspace_write_type_error",
+		AttrErrorMessage:   "denied",
+		AttrErrorRetryable: true,
+	})
+	span.Status().SetCode(ptrace.StatusCodeError)
+	span.Status().SetMessage("status text is not used when the attribute is set")
+
+	evs := mapOne(t, NewMapper(0), span)
+	require.Equal(t, []string{
+		`{"data":{"bytes":12345678901234567890123,"path":"/w/a.txt"},"event_id":"0b9d8c7e-6f5a-4b3c-8d2e-1f0a9b8c7d6e","op":"write","parent_span_id":null,"phase":"start","seq":10,"session_id":"6f1c2a8e-3b4d-4e5f-9a0b-1c2d3e4f5a6b","span_id":"00f067aa0ba902b7","trace_id":"4bf92f3577b34da6a3ce929d0e0e4736","ts":"2026-03-14T14:53:20Z","version":1}` + "\n",
+		`{"data":{"n":null,"path":"/w/a.txt"},"duration_ms":3.0,"error_code":"workspace_write_type_error","error_message":"denied","error_retryable":true,"error_type":"PermissionError","event_id":"1b9d8c7e-6f5a-4b3c-8d2e-1f0a9b8c7d6e","ok":false,"op":"write","parent_span_id":null,"phase":"finish","seq":11,"session_id":"6f1c2a8e-3b4d-4e5f-9a0b-1c2d3e4f5a6b","span_id":"00f067aa0ba902b7","stderr":null,"stdout":null,"trace_id":"4bf92f3577b34da6a3ce929d0e0e4736","ts":"2026-03-14T14:53:21.999999Z","version":1}` + "\n",
+	}, lines(evs))
+}
+
+func TestSpanEventsFields(t *testing.T) {
+	sub := func(s string) *string { return &s }
+	tests := []struct {
+		name   string
+		attrs  map[string]any
+		adjust func(ptrace.Span)
+		check  func(t *testing.T, start, finish auditevent.Event)
+	}{
+		{
+			name: "timestamps truncated to microseconds, duration from end minus start",
+			adjust: func(s ptrace.Span) {
+				s.SetStartTimestamp(pcommon.NewTimestampFromTime(t0.Add(999 * time.Nanosecond)))
+				s.SetEndTimestamp(pcommon.NewTimestampFromTime(t0.Add(2*time.Second + 1999*time.Nanosecond)))
+			},
+			check: func(t *testing.T, start, finish auditevent.Event) {
+				assert.Equal(t, "2026-03-14T14:53:20Z", start.TS.String())
+				assert.Equal(t, "2026-03-14T14:53:22.000001Z", finish.TS.String())
+				assert.Equal(t, 2000.001, finish.DurationMS)
+			},
+		},
+		{
+			name:  "duration_ms attribute wins over the span times",
+			attrs: map[string]any{AttrDurationMS: 12.5},
+			check: func(t *testing.T, _, finish auditevent.Event) {
+				assert.Equal(t, 12.5, finish.DurationMS)
+			},
+		},
+		{
+			name: "status Error: ok false, status message is the error message",
+			adjust: func(s ptrace.Span) {
+				s.Status().SetCode(ptrace.StatusCodeError)
+				s.Status().SetMessage("exit status 2")
+			},
+			check: func(t *testing.T, _, finish auditevent.Event) {
+				assert.False(t, finish.OK)
+				assert.Equal(t, sub("exit status 2"), finish.ErrorMessage)
+				assert.Nil(t, finish.ErrorCode)
+			},
+		},
+		{
+			name:   "status Error without message: error_message null",
+			adjust: func(s ptrace.Span) { s.Status().SetCode(ptrace.StatusCodeError) },
+			check: func(t *testing.T, _, finish auditevent.Event) {
+				assert.False(t, finish.OK)
+				assert.Nil(t, finish.ErrorMessage)
+			},
+		},
+		{
+			name:  "sandbox.ok true beats status Error; status message is not an error message then",
+			attrs: map[string]any{AttrOK: true},
+			adjust: func(s ptrace.Span) {
+				s.Status().SetCode(ptrace.StatusCodeError)
+				s.Status().SetMessage("x")
+			},
+			check: func(t *testing.T, _, finish auditevent.Event) {
+				assert.True(t, finish.OK)
+				assert.Nil(t, finish.ErrorMessage)
+			},
+		},
+		{
+			name:   "status Ok: ok true",
+			adjust: func(s ptrace.Span) { s.Status().SetCode(ptrace.StatusCodeOk) },
+			check: func(t *testing.T, _, finish auditevent.Event) {
+				assert.True(t, finish.OK)
+			},
+		},
+		{
+			name:  "finish data absent: same as start; both absent: {}",
+			attrs: map[string]any{AttrStartData: `{"a":[1,2.50,{"z":1,"b":null}]}`},
+			check: func(t *testing.T, start, finish auditevent.Event) {
+				assert.Equal(t, `{"a":[1,2.5,{"b":null,"z":1}]}`, start.Data.String())
+				assert.Equal(t, start.Data.String(), finish.Data.String())
+			},
+		},
+		{
+			name: "no data attributes: {}",
+			check: func(t *testing.T, start, finish auditevent.Event) {
+				assert.Equal(t, "{}", start.Data.String())
+				assert.Equal(t, "{}", finish.Data.String())
+			},
+		},
+		{
+			name:  "exec output as OTLP bytes",
+			attrs: map[string]any{AttrStdoutBytes: []byte("hi\xff\n"), AttrStderrBytes: []byte{}},
+			check: func(t *testing.T, start, finish auditevent.Event) {
+				assert.Equal(t, []byte("hi\xff\n"), finish.StdoutBytes)
+				assert.NotNil(t, finish.StderrBytes, "empty output is still output")
+				assert.Empty(t, finish.StderrBytes)
+				assert.Nil(t, start.StdoutBytes)
+			},
+		},
+		{
+			name: "exec output as base64 strings",
+			attrs: map[string]any{
+				AttrStdoutBytes: base64.StdEncoding.EncodeToString([]byte("out\x00put")),
+				AttrStderrBytes: "ZXJy",
+			},
+			check: func(t *testing.T, _, finish auditevent.Event) {
+				assert.Equal(t, []byte("out\x00put"), finish.StdoutBytes)
+				assert.Equal(t, []byte("err"), finish.StderrBytes)
+			},
+		},
+		{
+			name: "no parent: parent_span_id null; empty trace id: trace_id null",
+			adjust: func(s ptrace.Span) {
+				s.SetTraceID(pcommon.NewTraceIDEmpty())
+			},
+			check: func(t *testing.T, start, finish auditevent.Event) {
+				assert.Nil(t, start.ParentSpanID)
+				assert.Nil(t, start.TraceID)
+				assert.Nil(t, finish.TraceID)
+				assert.Equal(t, spanHex, finish.SpanID)
+			},
+		},
+		{
+			name:   "ids in lowercase hex",
+			adjust: func(s ptrace.Span) { s.SetParentSpanID(pcommon.SpanID{0xAB, 0xCD, 0xEF, 0, 0, 0, 0, 1}) },
+			check: func(t *testing.T, start, finish auditevent.Event) {
+				assert.Equal(t, sub("abcdef0000000001"), start.ParentSpanID)
+				assert.Equal(t, sub(traceHex), finish.TraceID)
+				assert.Equal(t, spanHex, start.SpanID)
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			span := sandboxSpan(t, tt.attrs)
+			if tt.adjust != nil {
+				tt.adjust(span)
+			}
+			start, finish, err := NewMapper(0).SpanEvents(span)
+			require.NoError(t, err)
+			require.Equal(t, auditevent.PhaseStart, start.Phase)
+			require.Equal(t, auditevent.PhaseFinish, finish.Phase)
+			tt.check(t, start, finish)
+		})
+	}
+}
+
+func TestDerivedEventIDStable(t *testing.T) {
+	ns := uuid.MustParse("d5522618-d9a4-5682-af63-f0e537900855")
+	for _, phase := range []string{"start", "finish"} {
+		want := uuid.NewSHA1(ns, []byte(traceHex+"/"+spanHex+"/"+phase))
+		for run := 0; run < 2; run++ { // fresh mapper each time: nothing remembered
+			start, finish, err := NewMapper(0).SpanEvents(sandboxSpan(t, nil))
+			require.NoError(t, err)
+			got := start.EventID
+			if phase == "finish" {
+				got = finish.EventID
+			}
+			assert.Equal(t, want, got, phase)
+		}
+	}
+	// Computed with Python's uuid.uuid5 on the same name.
+	id := DeriveEventID(mustTraceID(t, traceHex), mustSpanID(t, spanHex), auditevent.PhaseStart)
+	assert.Equal(t, "70107244-1490-568a-aa95-38e1a0abdaa1", id.String())
+}
+
+func TestSeqAssignedPerSessionInArrivalOrder(t *testing.T) {
+	m := NewMapper(10)
+	seqsOf := func(session string, attrs map[string]any) []int64 {
+		a := map[string]any{AttrSessionID: session}
+		for k, v := range attrs {
+			a[k] = v
+		}
+		evs := mapOne(t, m, sandboxSpan(t, a))
+		out := make([]int64, len(evs))
+		for i := range evs {
+			out[i] = evs[i].Seq
+		}
+		return out
+	}
+	assert.Equal(t, []int64{1, 2}, seqsOf(sessionA, nil))
+	assert.Equal(t, []int64{1, 2}, seqsOf(sessionB, nil))
+	assert.Equal(t, []int64{3, 4}, seqsOf(sessionA, nil))
+	// A given seq is kept and raises the counter; the missing one follows.
+	assert.Equal(t, []int64{10, 11}, seqsOf(sessionB, map[string]any{AttrStartSeq: int64(10)}))
+	assert.Equal(t, []int64{12, 13}, seqsOf(sessionB, nil))
+	// A missing start seq is assigned before the given finish seq is seen.
+	assert.Equal(t, []int64{5, 9}, seqsOf(sessionA, map[string]any{AttrFinishSeq: int64(9)}))
+	assert.Equal(t, []int64{10, 11}, seqsOf(sessionA, nil))
+	// Given seqs below the counter do not lower it.
+	assert.Equal(t, []int64{1, 2}, seqsOf(sessionA, map[string]any{AttrStartSeq: int64(1), AttrFinishSeq: int64(2)}))
+	assert.Equal(t, []int64{12, 13}, seqsOf(sessionA, nil))
+	assert.Zero(t, m.SeqEvictions())
+}
+
+func TestSeqCountersEvictLeastRecentlyUsed(t *testing.T) {
+	m := NewMapper(2)
+	sessionC := "11111111-2222-4333-8444-555555555555"
+	seq := func(session string) int64 {
+		evs := mapOne(t, m, sandboxSpan(t, map[string]any{AttrSessionID: session}))
+		return evs[0].Seq
+	}
+	assert.Equal(t, int64(1), seq(sessionA))
+	assert.Equal(t, int64(1), seq(sessionB))
+	assert.Equal(t, int64(3), seq(sessionA)) // A is now most recently used
+	assert.Equal(t, int64(1), seq(sessionC)) // evicts B
+	assert.Equal(t, int64(1), m.SeqEvictions())
+	assert.Equal(t, int64(5), seq(sessionA)) // A survived
+	assert.Equal(t, int64(1), seq(sessionB)) // B starts over (evicts C)
+	assert.Equal(t, int64(2), m.SeqEvictions())
+}
+
+func TestSeqConcurrent(t *testing.T) {
+	m := NewMapper(4)
+	const workers, perWorker = 8, 50
+	var mu sync.Mutex
+	seen := make(map[int64]bool)
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			td := ptrace.NewTraces()
+			spans := td.ResourceSpans().AppendEmpty().ScopeSpans().AppendEmpty().Spans()
+			for i := 0; i < perWorker; i++ {
+				sandboxSpan(t, nil).CopyTo(spans.AppendEmpty())
+			}
+			evs, st := m.AppendTraces(nil, td)
+			assert.Equal(t, 2*perWorker, st.Events)
+			mu.Lock()
+			defer mu.Unlock()
+			for i := range evs {
+				assert.False(t, seen[evs[i].Seq], "seq %d twice", evs[i].Seq)
+				seen[evs[i].Seq] = true
+			}
+		}()
+	}
+	wg.Wait()
+	require.Len(t, seen, 2*workers*perWorker)
+	for s := int64(1); s <= 2*workers*perWorker; s++ {
+		require.True(t, seen[s], "seq %d missing", s)
+	}
+}
+
+func TestAppendTracesSkipsAndCounts(t *testing.T) {
+	td := ptrace.NewTraces()
+	rs := td.ResourceSpans().AppendEmpty()
+	spans := rs.ScopeSpans().AppendEmpty().Spans()
+	sandboxSpan(t, nil).CopyTo(spans.AppendEmpty())
+	ptrace.NewSpan().CopyTo(spans.AppendEmpty())                                          // no attributes
+	sandboxSpan(t, map[string]any{AttrSessionID: drop}).CopyTo(spans.AppendEmpty())       // op only
+	sandboxSpan(t, map[string]any{AttrOperation: "fly"}).CopyTo(spans.AppendEmpty())      // bad op
+	sandboxSpan(t, map[string]any{AttrStartSeq: "7"}).CopyTo(spans.AppendEmpty())         // bad seq
+	sandboxSpan(t, map[string]any{AttrErrorCode: "new_code"}).CopyTo(spans.AppendEmpty()) // ignored
+	spans2 := td.ResourceSpans().AppendEmpty().ScopeSpans().AppendEmpty().Spans()
+	sandboxSpan(t, map[string]any{AttrOperation: "read"}).CopyTo(spans2.AppendEmpty())
+
+	dst := make([]auditevent.Event, 1, 16) // appends after what is there
+	out, st := NewMapper(0).AppendTraces(dst, td)
+	require.Len(t, out, 1+6)
+	assert.Equal(t, "exec", out[1].Op)
+	assert.Equal(t, "read", out[len(out)-1].Op)
+	assert.Equal(t, 7, st.Spans)
+	assert.Equal(t, 6, st.Events)
+	assert.Equal(t, 2, st.NotSandbox)
+	assert.Equal(t, 2, st.Invalid)
+	assert.Equal(t, 1, st.Ignored)
+
+	var ae *AttrError
+	require.ErrorAs(t, st.FirstInvalid, &ae)
+	assert.Equal(t, AttrOperation, ae.Attr)
+	require.ErrorAs(t, st.LastInvalid, &ae)
+	assert.Equal(t, AttrStartSeq, ae.Attr)
+	require.ErrorAs(t, st.LastIgnored, &ae)
+	assert.Equal(t, AttrErrorCode, ae.Attr)
+
+	var total Stats
+	total.Add(st)
+	total.Add(st)
+	assert.Equal(t, 4, total.Invalid)
+	assert.Equal(t, AttrOperation, total.FirstInvalid.(*AttrError).Attr)
+}
+
+func TestNotSandboxSpan(t *testing.T) {
+	for name, attrs := range map[string]map[string]any{
+		"no attributes":   {AttrOperation: drop, AttrSessionID: drop, "http.method": "GET"},
+		"operation only":  {AttrSessionID: drop},
+		"session id only": {AttrOperation: drop},
+	} {
+		t.Run(name, func(t *testing.T) {
+			var st Stats
+			evs, err := NewMapper(0).AppendSpanEvents(nil, sandboxSpan(t, attrs), &st)
+			require.ErrorIs(t, err, ErrNotSandboxSpan)
+			assert.Empty(t, evs)
+			assert.Equal(t, Stats{Spans: 1, NotSandbox: 1}, st)
+		})
+	}
+}
+
+func TestMalformedSandboxSpans(t *testing.T) {
+	tests := []struct {
+		name  string
+		attrs map[string]any
+		attr  string
+	}{
+		{"op not one of the 14", map[string]any{AttrOperation: "fly"}, AttrOperation},
+		{"op not a string", map[string]any{AttrOperation: int64(3)}, AttrOperation},
+		{"session not a UUID", map[string]any{AttrSessionID: "session-1"}, AttrSessionID},
+		{"session not a string", map[string]any{AttrSessionID: []byte("x")}, AttrSessionID},
+		{"start_data not an object", map[string]any{AttrStartData: `[1,2]`}, AttrStartData},
+		{"start_data not JSON", map[string]any{AttrStartData: `{"a":}`}, AttrStartData},
+		{"finish_data NaN", map[string]any{AttrFinishData: `{"a":NaN}`}, AttrFinishData},
+		{"start_data not a string", map[string]any{AttrStartData: map[string]any{"a": 1}}, AttrStartData},
+		{"seq a numeric string", map[string]any{AttrStartSeq: "7"}, AttrStartSeq},
+		{"seq a fraction", map[string]any{AttrFinishSeq: 7.5}, AttrFinishSeq},
+		{"ok not a bool", map[string]any{AttrOK: "true"}, AttrOK},
+		{"duration not a number", map[string]any{AttrDurationMS: "3"}, AttrDurationMS},
+		{"error.type not a string", map[string]any{AttrErrorType: int64(1)}, AttrErrorType},
+		{"error message not a string", map[string]any{AttrErrorMessage: true}, AttrErrorMessage},
+		{"error code not a string", map[string]any{AttrErrorCode: int64(1)}, AttrErrorCode},
+		{"retryable not a bool", map[string]any{AttrErrorRetryable: "no"}, AttrErrorRetryable},
+		{"extension span id not a string", map[string]any{AttrEventSpanID: int64(1)}, AttrEventSpanID},
+		{"extension trace id not a string", map[string]any{AttrEventTraceID: int64(1)}, AttrEventTraceID},
+		{"extension ts not a timestamp", map[string]any{AttrStartTS: "yesterday"}, AttrStartTS},
+		{"extension version not an int", map[string]any{AttrEventVersion: "2"}, AttrEventVersion},
+		{"incomplete not a bool", map[string]any{AttrIncomplete: "yes"}, AttrIncomplete},
+		{"both halves missing", map[string]any{AttrIncomplete: true, AttrStartMissing: true}, AttrIncomplete},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := NewMapper(0)
+			var st Stats
+			evs, err := m.AppendSpanEvents(nil, sandboxSpan(t, tt.attrs), &st)
+			var ae *AttrError
+			require.ErrorAs(t, err, &ae)
+			assert.Equal(t, tt.attr, ae.Attr)
+			assert.Contains(t, err.Error(), tt.attr)
+			assert.False(t, errors.Is(err, ErrNotSandboxSpan))
+			assert.Empty(t, evs)
+			assert.Equal(t, 1, st.Invalid)
+			assert.Equal(t, err, st.FirstInvalid)
+			// A skipped span does not consume seqs.
+			evs = mapOne(t, m, sandboxSpan(t, nil))
+			assert.Equal(t, int64(1), evs[0].Seq)
+		})
+	}
+}
+
+func TestForgivenAttributes(t *testing.T) {
+	tests := []struct {
+		name  string
+		attrs map[string]any
+		attr  string
+		check func(t *testing.T, start, finish auditevent.Event)
+	}{
+		{
+			name:  "unknown error code becomes null",
+			attrs: map[string]any{AttrErrorCode: "quantum_decoherence", AttrErrorType: "X"},
+			attr:  AttrErrorCode,
+			check: func(t *testing.T, _, finish auditevent.Event) {
+				assert.Nil(t, finish.ErrorCode)
+				assert.Equal(t, "X", *finish.ErrorType)
+			},
+		},
+		{
+			name:  "invalid base64 output is dropped",
+			attrs: map[string]any{AttrStdoutBytes: "not base64!", AttrStderrBytes: []byte("e")},
+			attr:  AttrStdoutBytes,
+			check: func(t *testing.T, _, finish auditevent.Event) {
+				assert.Nil(t, finish.StdoutBytes)
+				assert.Equal(t, []byte("e"), finish.StderrBytes)
+			},
+		},
+		{
+			name:  "output of the wrong type is dropped",
+			attrs: map[string]any{AttrStderrBytes: int64(5)},
+			attr:  AttrStderrBytes,
+			check: func(t *testing.T, _, finish auditevent.Event) {
+				assert.Nil(t, finish.StderrBytes)
+			},
+		},
+		{
+			name:  "start id not a UUID: derived",
+			attrs: map[string]any{AttrStartID: "evt-1"},
+			attr:  AttrStartID,
+			check: func(t *testing.T, start, _ auditevent.Event) {
+				want := DeriveEventID(mustTraceID(t, traceHex), mustSpanID(t, spanHex), auditevent.PhaseStart)
+				assert.Equal(t, want, start.EventID)
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var st Stats
+			evs, err := NewMapper(0).AppendSpanEvents(nil, sandboxSpan(t, tt.attrs), &st)
+			require.NoError(t, err)
+			require.Len(t, evs, 2)
+			assert.Equal(t, 1, st.Ignored)
+			var ae *AttrError
+			require.ErrorAs(t, st.LastIgnored, &ae)
+			assert.Equal(t, tt.attr, ae.Attr)
+			tt.check(t, evs[0], evs[1])
+		})
+	}
+}
+
+func TestNewMapperDefault(t *testing.T) {
+	assert.Equal(t, DefaultMaxSessions, NewMapper(-1).seqs.max)
+	assert.Equal(t, 3, NewMapper(3).seqs.max)
+}
+
+func ExampleMapper_AppendTraces() {
+	td := ptrace.NewTraces()
+	span := td.ResourceSpans().AppendEmpty().ScopeSpans().AppendEmpty().Spans().AppendEmpty()
+	span.SetTraceID(pcommon.TraceID{0x4b, 0xf9, 0x2f, 0x35, 0x77, 0xb3, 0x4d, 0xa6, 0xa3, 0xce, 0x92, 0x9d, 0x0e, 0x0e, 0x47, 0x36})
+	span.SetSpanID(pcommon.SpanID{0x00, 0xf0, 0x67, 0xaa, 0x0b, 0xa9, 0x02, 0xb7})
+	span.SetStartTimestamp(pcommon.Timestamp(1773500000_000000000))
+	span.SetEndTimestamp(pcommon.Timestamp(1773500000_250000000))
+	span.Attributes().PutStr(AttrOperation, "read")
+	span.Attributes().PutStr(AttrSessionID, "6f1c2a8e-3b4d-4e5f-9a0b-1c2d3e4f5a6b")
+	span.Attributes().PutStr(AttrStartData, `{"path":"/workspace/a.txt"}`)
+
+	evs, st := NewMapper(0).AppendTraces(nil, td)
+	for i := range evs {
+		fmt.Print(string(auditevent.Line(&evs[i])))
+	}
+	fmt.Println(st.Events, st.NotSandbox, st.Invalid)
+	// Output:
+	// {"data":{"path":"/workspace/a.txt"},"event_id":"70107244-1490-568a-aa95-38e1a0abdaa1","op":"read","parent_span_id":null,"phase":"start","seq":1,"session_id":"6f1c2a8e-3b4d-4e5f-9a0b-1c2d3e4f5a6b","span_id":"00f067aa0ba902b7","trace_id":"4bf92f3577b34da6a3ce929d0e0e4736","ts":"2026-03-14T14:53:20Z","version":1}
+	// {"data":{"path":"/workspace/a.txt"},"duration_ms":250.0,"error_code":null,"error_message":null,"error_retryable":null,"error_type":null,"event_id":"9d93c539-3eb3-5b74-8fd4-244922efc555","ok":true,"op":"read","parent_span_id":null,"phase":"finish","seq":2,"session_id":"6f1c2a8e-3b4d-4e5f-9a0b-1c2d3e4f5a6b","span_id":"00f067aa0ba902b7","stderr":null,"stdout":null,"trace_id":"4bf92f3577b34da6a3ce929d0e0e4736","ts":"2026-03-14T14:53:20.250000Z","version":1}
+	// 2 0 0
+}

@@ -1,0 +1,201 @@
+package spanmap
+
+import (
+	"math"
+
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+
+	"github.com/sandboxaudit/sandboxaudit/auditevent"
+)
+
+// AppendSpan appends the span for an operation's start and finish events to
+// dst and returns it. Either event may be nil, not both: a start alone is a
+// span marked incomplete (it ends at its start, status unset), a finish alone
+// one marked start-missing that runs from finish ts minus duration_ms to
+// finish ts. The span carries every attribute Mapper.AppendSpanEvents needs
+// to give back the same events (see the package documentation).
+func AppendSpan(dst ptrace.SpanSlice, start, finish *auditevent.Event) ptrace.Span {
+	ref := start
+	if ref == nil {
+		ref = finish
+	}
+	if ref == nil {
+		panic("spanmap.AppendSpan: both events are nil")
+	}
+	span := dst.AppendEmpty()
+	span.SetName(SpanNamePrefix + ref.Op)
+	span.SetKind(ptrace.SpanKindInternal)
+	attrs := span.Attributes()
+	attrs.EnsureCapacity(16)
+	attrs.PutStr(AttrOperation, ref.Op)
+	attrs.PutStr(AttrSessionID, ref.SessionID.String())
+
+	setIDs(span, ref)
+	if ref.Version != 1 {
+		attrs.PutInt(AttrEventVersion, ref.Version)
+	}
+
+	if start != nil {
+		t, exact := spanTime(start.TS)
+		span.SetStartTimestamp(t)
+		_ = exact
+		attrs.PutStr(AttrStartID, start.EventID.String())
+		attrs.PutInt(AttrStartSeq, start.Seq)
+		if !start.Data.IsEmpty() {
+			attrs.PutStr(AttrStartData, start.Data.String())
+		}
+		if finish == nil {
+			span.SetEndTimestamp(t)
+			attrs.PutBool(AttrIncomplete, true)
+			return span
+		}
+	}
+
+	end, exact := spanTime(finish.TS)
+	span.SetEndTimestamp(end)
+	if !exact {
+		attrs.PutStr(AttrFinishTS, finish.TS.String())
+	}
+	if start == nil {
+		span.SetStartTimestamp(startFromDuration(end, finish.DurationMS))
+		attrs.PutBool(AttrStartMissing, true)
+	}
+	attrs.PutStr(AttrFinishID, finish.EventID.String())
+	attrs.PutInt(AttrFinishSeq, finish.Seq)
+	// A finish without its own data inherits the start's, so write it only
+	// when it differs from what it would inherit.
+	var inherited auditevent.Data
+	if start != nil {
+		inherited = start.Data
+	}
+	if !finish.Data.Equal(inherited) {
+		attrs.PutStr(AttrFinishData, finish.Data.String())
+	}
+	setFinishFields(span, finish)
+	return span
+}
+
+// setIDs sets the span's ids from the event's, keeping whatever the span ids
+// cannot spell in extension attributes.
+func setIDs(span ptrace.Span, e *auditevent.Event) {
+	attrs := span.Attributes()
+
+	var exact bool
+	traceID, ok := pcommon.TraceID{}, false
+	if e.TraceID != nil {
+		traceID, ok = ParseTraceID(*e.TraceID)
+	}
+	if ok {
+		exact = isLowerHexOf(*e.TraceID, traceID[:])
+	} else {
+		traceID, exact = DeriveTraceID(e.SessionID), false
+	}
+	span.SetTraceID(traceID)
+	if !exact {
+		putOptStr(attrs, AttrEventTraceID, e.TraceID)
+	}
+
+	spanID, ok := ParseSpanID(e.SpanID)
+	if ok {
+		exact = isLowerHexOf(e.SpanID, spanID[:])
+	} else {
+		spanID, exact = DeriveSpanID(e.SessionID, e.SpanID), false
+	}
+	span.SetSpanID(spanID)
+	if !exact {
+		attrs.PutStr(AttrEventSpanID, e.SpanID)
+	}
+
+	// A null parent is the natural "no parent"; an empty string keeps no
+	// parent id but is written down; anything else gets an id, derived the
+	// same way as span ids so a child links to its parent's derived id.
+	if e.ParentSpanID == nil {
+		return
+	}
+	p := *e.ParentSpanID
+	if p == "" {
+		attrs.PutStr(AttrEventParentSpanID, p)
+		return
+	}
+	parentID, ok := ParseSpanID(p)
+	if ok {
+		exact = isLowerHexOf(p, parentID[:])
+	} else {
+		parentID, exact = DeriveSpanID(e.SessionID, p), false
+	}
+	span.SetParentSpanID(parentID)
+	_ = exact
+}
+
+func setFinishFields(span ptrace.Span, e *auditevent.Event) {
+	attrs := span.Attributes()
+	attrs.PutBool(AttrOK, e.OK)
+	attrs.PutDouble(AttrDurationMS, e.DurationMS)
+	if !e.OK {
+		span.Status().SetCode(ptrace.StatusCodeError)
+		if e.ErrorMessage != nil {
+			span.Status().SetMessage(*e.ErrorMessage)
+		}
+	}
+	if e.ErrorType != nil {
+		attrs.PutStr(AttrErrorType, *e.ErrorType)
+	}
+	if e.ErrorCode != nil {
+		attrs.PutStr(AttrErrorCode, *e.ErrorCode)
+	}
+	if e.ErrorMessage != nil {
+		attrs.PutStr(AttrErrorMessage, *e.ErrorMessage)
+	}
+	if e.ErrorRetryable != nil {
+		attrs.PutBool(AttrErrorRetryable, *e.ErrorRetryable)
+	}
+	if e.StdoutBytes != nil {
+		attrs.PutEmptyBytes(AttrStdoutBytes).FromRaw(e.StdoutBytes)
+	}
+	if e.StderrBytes != nil {
+		attrs.PutEmptyBytes(AttrStderrBytes).FromRaw(e.StderrBytes)
+	}
+	if e.Stdout != nil {
+		attrs.PutStr(AttrStdout, *e.Stdout)
+	}
+	if e.Stderr != nil {
+		attrs.PutStr(AttrStderr, *e.Stderr)
+	}
+}
+
+// putOptStr writes s, or an empty value for null.
+func putOptStr(attrs pcommon.Map, key string, s *string) {
+	if s == nil {
+		attrs.PutEmpty(key)
+		return
+	}
+	attrs.PutStr(key, *s)
+}
+
+// spanTime converts an event ts to a span time and reports whether the span
+// time gives back exactly that ts: only UTC instants between 1970 and 2262
+// (where nanoseconds since the epoch fit in an int64) do.
+func spanTime(ts auditevent.Timestamp) (pcommon.Timestamp, bool) {
+	us := ts.UnixMicro()
+	switch {
+	case us < 0:
+		return 0, false
+	case us > math.MaxInt64/1000:
+		return pcommon.Timestamp(math.MaxInt64), false
+	}
+	t := pcommon.Timestamp(us * 1000)
+	return t, auditevent.TimestampFromTime(t.AsTime()) == ts
+}
+
+// startFromDuration is end minus durationMS, kept within [0, end].
+func startFromDuration(end pcommon.Timestamp, durationMS float64) pcommon.Timestamp {
+	ns := durationMS * 1e6
+	if !(ns > 0) { // also NaN
+		return end
+	}
+	if ns >= float64(end) {
+		return 0
+	}
+	return end - pcommon.Timestamp(ns)
+}

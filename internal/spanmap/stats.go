@@ -1,0 +1,53 @@
+package spanmap
+
+// Stats counts what a mapping call did, for the caller's telemetry and logs.
+type Stats struct {
+	// Spans is the number of spans looked at.
+	Spans int
+	// Events is the number of events appended.
+	Events int
+	// NotSandbox counts spans that are not sandbox spans (skipped, no error).
+	NotSandbox int
+	// Invalid counts sandbox spans skipped because of a bad attribute;
+	// FirstInvalid and LastInvalid are the reasons (*AttrError) of the first
+	// and the last, for logging.
+	Invalid      int
+	FirstInvalid error
+	LastInvalid  error
+	// Ignored counts optional attributes that were malformed and left out of
+	// an event that was still produced (see the package documentation);
+	// LastIgnored says which and why.
+	Ignored     int
+	LastIgnored error
+}
+
+// Add accumulates o into s.
+func (s *Stats) Add(o Stats) {
+	s.Spans += o.Spans
+	s.Events += o.Events
+	s.NotSandbox += o.NotSandbox
+	if o.Invalid > 0 {
+		if s.Invalid == 0 {
+			s.FirstInvalid = o.FirstInvalid
+		}
+		s.LastInvalid = o.LastInvalid
+	}
+	s.Invalid += o.Invalid
+	if o.Ignored > 0 {
+		s.LastIgnored = o.LastIgnored
+	}
+	s.Ignored += o.Ignored
+}
+
+func (s *Stats) invalid(err error) {
+	if s.Invalid == 0 {
+		s.FirstInvalid = err
+	}
+	s.LastInvalid = err
+	s.Invalid++
+}
+
+func (s *Stats) ignored(err error) {
+	s.LastIgnored = err
+	s.Ignored++
+}

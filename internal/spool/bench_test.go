@@ -1,0 +1,68 @@
+package spool
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// linesOf returns n lines of about size bytes each.
+func linesOf(n, size int) []byte {
+	var b bytes.Buffer
+	for i := range n {
+		head := fmt.Sprintf("{\"seq\":%d,\"pad\":\"", i)
+		b.WriteString(head)
+		b.WriteString(strings.Repeat("a", size-len(head)-3))
+		b.WriteString("\"}\n")
+	}
+	return b.Bytes()
+}
+
+func BenchmarkAppend(b *testing.B) {
+	s, err := Open(context.Background(), Options{Path: filepath.Join(b.TempDir(), "spool.jsonl")})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	batch := linesOf(1000, 400)
+	ctx := context.Background()
+	b.SetBytes(int64(len(batch)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := s.Append(ctx, batch); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.N*1000)/b.Elapsed().Seconds(), "lines/s")
+}
+
+func BenchmarkReplay(b *testing.B) {
+	s, err := Open(context.Background(), Options{Path: filepath.Join(b.TempDir(), "spool.jsonl")})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	ctx := context.Background()
+	batch := linesOf(1000, 400)
+	const batches = 20 // 20k lines, ~8 MB per replay
+	send := func(context.Context, []byte, int) error { return nil }
+	b.SetBytes(int64(len(batch) * batches))
+	b.ReportAllocs()
+	for b.Loop() {
+		b.StopTimer()
+		for range batches {
+			if err := s.Append(ctx, batch); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.StartTimer()
+		n, err := s.Replay(ctx, 1000, 1<<20, send)
+		if err != nil || n != 1000*batches {
+			b.Fatalf("replayed %d: %v", n, err)
+		}
+	}
+	b.ReportMetric(float64(b.N*1000*batches)/b.Elapsed().Seconds(), "lines/s")
+}

@@ -1,0 +1,66 @@
+package spool
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// offsetRecord is the sidecar's content. Offset is the byte offset of the
+// first unacknowledged line of the spool file whose inode is Inode.
+//
+// The inode ties the offset to one incarnation of the spool file. Trimming
+// and compaction replace the file by rename and only then rewrite the
+// sidecar; a crash in between leaves a sidecar naming the old inode, which
+// Open recognises as "offset refers to another file" and resolves to 0 —
+// exactly right, because the new file holds only unacknowledged lines.
+type offsetRecord struct {
+	Inode  uint64 `json:"inode"`
+	Offset int64  `json:"offset"`
+}
+
+// readOffset returns the sidecar at path; found is false if it is absent.
+func readOffset(path string) (rec offsetRecord, found bool, err error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return rec, false, nil
+	}
+	if err != nil {
+		return rec, false, err
+	}
+	if err := json.Unmarshal(b, &rec); err != nil {
+		return rec, true, fmt.Errorf("parse %s: %w", path, err)
+	}
+	return rec, true, nil
+}
+
+// writeOffset replaces the sidecar atomically: a reader (or a crash) sees
+// the old record or the new one, never a mix.
+func writeOffset(path string, rec offsetRecord) error {
+	b, err := json.Marshal(rec)
+	if err != nil {
+		return err
+	}
+	b = append(b, '\n')
+	tmp := path + ".tmp"
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(b)
+	if err == nil {
+		err = fdatasync(f)
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("write %s: %w", tmp, err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return err
+	}
+	return syncDir(filepath.Dir(path))
+}

@@ -1,0 +1,250 @@
+package spool
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+)
+
+// readBufferSize bounds the read-ahead of Replay. Lines longer than this
+// still work: they are assembled in a separate buffer (see readLine).
+const readBufferSize = 64 << 10
+
+// SendFunc delivers a batch of whole lines. batch is only valid during the
+// call (Replay reuses it). Returning nil acknowledges the batch.
+type SendFunc func(ctx context.Context, batch []byte, lines int) error
+
+// Replay streams the pending lines, in order, to send in batches of at most
+// maxBatchLines lines and maxBatchBytes bytes (a single line larger than
+// maxBatchBytes is sent alone). After each successful send the acknowledged
+// offset is advanced and persisted. On the first send error Replay stops and
+// returns it; the unsent lines stay for the next call. It returns how many
+// lines were acknowledged.
+//
+// Replay reads up to the size it saw when it started; lines appended
+// meanwhile are left for the next call. When everything is acknowledged the
+// file is emptied, and when a large acknowledged prefix is more than half
+// the file it is compacted away; lines appended during either are kept.
+//
+// Memory stays bounded by the read buffer, maxBatchBytes and the longest
+// line, however large the spool is.
+func (s *Spool) Replay(ctx context.Context, maxBatchLines, maxBatchBytes int, send SendFunc) (int, error) {
+	if maxBatchLines <= 0 || maxBatchBytes <= 0 || send == nil {
+		return 0, fmt.Errorf("spool %s: replay needs positive batch limits and a send function", s.path)
+	}
+	s.replayMu.Lock()
+	defer s.replayMu.Unlock()
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return 0, ErrClosed
+	}
+	f, start, end := s.f, s.ack, s.end
+	s.mu.Unlock()
+
+	sent, err := s.stream(ctx, f, start, end, maxBatchLines, maxBatchBytes, send)
+	if merr := s.maintain(); merr != nil {
+		// The lines are safe either way; report the send error first.
+		err = errors.Join(err, merr)
+	}
+	return sent, err
+}
+
+type streamer struct {
+	s        *Spool
+	send     SendFunc
+	pos      int64 // offset of the first byte not yet acknowledged
+	batch    []byte
+	lines    int
+	sent     int
+}
+
+func (s *Spool) stream(ctx context.Context, f *os.File, start, end int64, maxLines, maxBytes int, send SendFunc) (int, error) {
+	if start >= end {
+		return 0, nil
+	}
+	st := &streamer{s: s, send: send, pos: start, batch: make([]byte, 0, min(maxBytes, 1<<20))}
+	r := bufio.NewReaderSize(io.NewSectionReader(f, start, end-start), readBufferSize)
+	var long []byte
+	for {
+		line, err := readLine(r, &long)
+		if err == io.EOF && len(line) == 0 {
+			break
+		}
+		if err != nil {
+			if err == io.EOF {
+				// The file's recorded end is always just past a '\n'.
+				err = fmt.Errorf("line at offset %d has no newline", st.pos+int64(len(st.batch)))
+			}
+			return st.sent, fmt.Errorf("spool %s: read: %w", s.path, err)
+		}
+		if len(line) > maxBytes {
+			if err := st.flush(ctx); err != nil {
+				return st.sent, err
+			}
+			if err := st.deliver(ctx, line, 1); err != nil {
+				return st.sent, err
+			}
+			continue
+		}
+		if st.lines > 0 && (st.lines >= maxLines || len(st.batch)+len(line) > maxBytes) {
+			if err := st.flush(ctx); err != nil {
+				return st.sent, err
+			}
+		}
+		st.batch = append(st.batch, line...)
+		st.lines++
+	}
+	return st.sent, st.flush(ctx)
+}
+
+func (st *streamer) flush(ctx context.Context) error {
+	if st.lines == 0 {
+		return nil
+	}
+	if err := st.deliver(ctx, st.batch, st.lines); err != nil {
+		return err
+	}
+	st.batch, st.lines = st.batch[:0], 0
+	return nil
+}
+
+// deliver sends one batch and acknowledges it durably.
+func (st *streamer) deliver(ctx context.Context, batch []byte, lines int) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := st.send(ctx, batch, lines); err != nil {
+		return err
+	}
+	next := st.pos + int64(len(batch))
+	// Not advancing in memory when the sidecar cannot be written keeps
+	// memory and disk agreeing; the batch is resent (at-least-once).
+	if err := st.s.persistOffset(next); err != nil {
+		return fmt.Errorf("spool %s: %d delivered lines not acknowledged: %w", st.s.path, lines, err)
+	}
+	st.s.mu.Lock()
+	st.s.ack = next
+	st.s.mu.Unlock()
+	st.pos = next
+	st.sent += lines
+	return nil
+}
+
+// readLine returns the next line including its '\n'. A line longer than the
+// reader's buffer is assembled in *long, which keeps its capacity for reuse.
+// The result is valid until the next call.
+func readLine(r *bufio.Reader, long *[]byte) ([]byte, error) {
+	frag, err := r.ReadSlice('\n')
+	if err != bufio.ErrBufferFull {
+		return frag, err
+	}
+	*long = append((*long)[:0], frag...)
+	for {
+		frag, err = r.ReadSlice('\n')
+		*long = append(*long, frag...)
+		if err != bufio.ErrBufferFull {
+			return *long, err
+		}
+	}
+}
+
+func (s *Spool) persistOffset(off int64) error {
+	s.mu.Lock()
+	ino := s.ino
+	s.mu.Unlock()
+	return writeOffset(s.offsetPath, offsetRecord{Inode: ino, Offset: off})
+}
+
+// maintain empties the file when everything is acknowledged, or compacts
+// it when the acknowledged prefix is large. Called with replayMu held.
+func (s *Spool) maintain() error {
+	s.mu.Lock()
+	ack, end := s.ack, s.end
+	s.mu.Unlock()
+	trim := end > 0 && ack == end
+	compact := ack > s.compactBytes && ack > end/2
+	if !trim && !compact {
+		return nil
+	}
+	if s.sidecarStale {
+		// A sidecar naming a replaced file's inode must be corrected before
+		// another file is created, which could reuse that inode number.
+		if err := s.persistOffset(ack); err != nil {
+			return fmt.Errorf("spool %s: %w", s.path, err)
+		}
+		s.sidecarStale = false
+	}
+	if err := s.rewrite(); err != nil {
+		return fmt.Errorf("spool %s: rewrite without acknowledged lines: %w", s.path, err)
+	}
+	return nil
+}
+
+// rewrite replaces the spool file by one holding only the unacknowledged
+// lines (none, for a trim), keeping lines appended meanwhile.
+//
+// Crash safety: the new file is fully written and synced under a temporary
+// name, then renamed over the spool (atomic), the directory synced, and
+// only then the sidecar updated to (new inode, 0). A crash before the
+// rename leaves the old file and its valid sidecar; a crash after it leaves
+// a sidecar naming the old inode, which Open resolves to offset 0 of the new
+// file — exactly its unacknowledged lines. Nothing is lost or resent.
+func (s *Spool) rewrite() error {
+	s.mu.Lock()
+	f, ack, end := s.f, s.ack, s.end
+	s.mu.Unlock()
+
+	tmp, err := os.OpenFile(s.compactPath, os.O_RDWR|os.O_CREATE|os.O_TRUNC|os.O_APPEND, 0o600)
+	if err != nil {
+		return err
+	}
+	done := false
+	defer func() {
+		if !done {
+			_ = tmp.Close()
+			_ = os.Remove(s.compactPath)
+		}
+	}()
+	// Copy the bulk without blocking Append...
+	if _, err := io.Copy(tmp, io.NewSectionReader(f, ack, end-ack)); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return ErrClosed
+	}
+	// ...then, with Append held off, whatever arrived meanwhile.
+	if s.end > end {
+		if _, err := io.Copy(tmp, io.NewSectionReader(f, end, s.end-end)); err != nil {
+			return err
+		}
+	}
+	if err := tmp.Sync(); err != nil {
+		return err
+	}
+	ino, err := inode(tmp)
+	if err != nil {
+		return err
+	}
+	if err := os.Rename(s.compactPath, s.path); err != nil {
+		return err
+	}
+	done = true
+	_ = f.Close() // renamed over; nothing more is read from or written to it
+	s.f, s.ino, s.end, s.ack = tmp, ino, s.end-ack, 0
+	if err := syncDir(filepath.Dir(s.path)); err != nil {
+		s.sidecarStale = true
+		return err
+	}
+	if err := writeOffset(s.offsetPath, offsetRecord{Inode: ino, Offset: 0}); err != nil {
+		s.sidecarStale = true
+		return err
+	}
+	return nil
+}

@@ -1,0 +1,360 @@
+// Package spool is a durable local JSONL queue for lines an endpoint did not
+// take. Lines are appended to a plain JSONL file (readable by a person, the
+// same format as the Python sink's spool_path), replayed in order, and the
+// acknowledged prefix is trimmed.
+//
+// Files, for a spool at P:
+//
+//	P             the lines, each complete and '\n'-terminated
+//	P.offset      {"inode":I,"offset":N}: N is the first unacknowledged byte of
+//	              the file with inode I (replaced atomically)
+//	P.lock        flock'ed while a Spool is open, so one owner at a time
+//	P.torn-<ns>   an incomplete last line cut off at Open (never replayed)
+//	P.compact     transient, while the file is being rewritten
+//
+// Delivery is at-least-once: whenever the acknowledged offset is in doubt
+// the spool resends rather than skips.
+package spool
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+var (
+	// ErrFull is wrapped by Append when the lines do not fit under MaxSize.
+	ErrFull = errors.New("spool is full")
+	// ErrClosed is returned after Close.
+	ErrClosed = errors.New("spool is closed")
+	// ErrLocked is wrapped by Open when another Spool holds the file.
+	ErrLocked = errors.New("spool is in use")
+)
+
+// DefaultCompactBytes is the acknowledged-prefix size above which Replay
+// compacts the file when Options.CompactBytes is 0.
+const DefaultCompactBytes = 8 << 20
+
+// Options configures a Spool.
+type Options struct {
+	// Path of the JSONL spool file.
+	Path string
+	// MaxSize bounds the pending (unacknowledged) bytes; 0 means unbounded.
+	MaxSize int64
+	// CompactBytes: when the acknowledged prefix exceeds it and is more
+	// than half the file, Replay rewrites the file without it. 0 means
+	// DefaultCompactBytes.
+	CompactBytes int64
+}
+
+// Recovery reports what Open repaired, for the caller to log.
+type Recovery struct {
+	// TornBytes is the size of an incomplete last line (a crash mid-write)
+	// cut off the spool; it is kept in TornPath and never replayed.
+	TornBytes int64
+	TornPath  string
+	// OffsetProblem says why the stored acknowledged offset was not used as
+	// is ("" when it was). ResumeOffset is where replay starts.
+	OffsetProblem string
+	ResumeOffset  int64
+}
+
+// Spool is safe for concurrent use. Append may run concurrently with Replay.
+type Spool struct {
+	path, offsetPath, compactPath string
+	maxSize, compactBytes         int64
+	lock                          *os.File
+	recovery                      Recovery
+
+	// replayMu serializes Replay, which alone moves the acknowledged offset
+	// and rewrites the file. It guards sidecarStale.
+	replayMu     sync.Mutex
+	sidecarStale bool
+
+	mu     sync.Mutex
+	f      *os.File // O_RDWR|O_APPEND; replaced when the file is rewritten
+	ino    uint64
+	end    int64 // file size; always just past a '\n'
+	ack    int64 // first unacknowledged byte
+	closed bool
+	broken error // set when a failed append could not be rolled back
+}
+
+// Open opens (creating 0600, parent directories 0700) the spool at
+// opts.Path, cuts off a torn last line and validates the stored offset.
+func Open(ctx context.Context, opts Options) (*Spool, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if opts.Path == "" {
+		return nil, errors.New("spool: path is empty")
+	}
+	if opts.MaxSize < 0 || opts.CompactBytes < 0 {
+		return nil, fmt.Errorf("spool: max size (%d) and compact bytes (%d) must be >= 0", opts.MaxSize, opts.CompactBytes)
+	}
+	path, err := filepath.Abs(opts.Path)
+	if err != nil {
+		return nil, fmt.Errorf("spool: %w", err)
+	}
+	if err := mkdirAll(filepath.Dir(path)); err != nil {
+		return nil, fmt.Errorf("spool: create directory for %s: %w", path, err)
+	}
+	s := &Spool{
+		path:         path,
+		offsetPath:   path + ".offset",
+		compactPath:  path + ".compact",
+		maxSize:      opts.MaxSize,
+		compactBytes: opts.CompactBytes,
+	}
+	if s.compactBytes == 0 {
+		s.compactBytes = DefaultCompactBytes
+	}
+	if s.lock, err = lockOwner(path + ".lock"); err != nil {
+		return nil, err
+	}
+	if err := s.open(); err != nil {
+		if s.f != nil {
+			_ = s.f.Close()
+		}
+		_ = s.lock.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+func lockOwner(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("spool: open lock %s: %w", path, err)
+	}
+	for {
+		err = unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB)
+		if !errors.Is(err, unix.EINTR) {
+			break
+		}
+	}
+	switch {
+	case err == nil:
+		return f, nil
+	case errors.Is(err, unix.EWOULDBLOCK):
+		err = fmt.Errorf("spool: %s: %w", path, ErrLocked)
+	default:
+		err = fmt.Errorf("spool: lock %s: %w", path, err)
+	}
+	_ = f.Close()
+	return nil, err
+}
+
+// open opens the data file and performs recovery; s.lock is held.
+func (s *Spool) open() error {
+	// Leftovers of a rewrite or sidecar update cut short by a crash; the
+	// real files are intact (both are only ever replaced by rename).
+	for _, p := range []string{s.compactPath, s.offsetPath + ".tmp"} {
+		if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("spool: remove stale %s: %w", p, err)
+		}
+	}
+	f, err := os.OpenFile(s.path, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o600)
+	if err != nil {
+		return fmt.Errorf("spool: open %s: %w", s.path, err)
+	}
+	s.f = f
+	if err := syncDir(filepath.Dir(s.path)); err != nil {
+		return fmt.Errorf("spool: sync directory of %s: %w", s.path, err)
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		return fmt.Errorf("spool: stat %s: %w", s.path, err)
+	}
+	if s.end, err = s.cutTornTail(fi.Size()); err != nil {
+		return err
+	}
+	if s.ino, err = inode(f); err != nil {
+		return fmt.Errorf("spool: stat %s: %w", s.path, err)
+	}
+	return s.loadOffset()
+}
+
+// cutTornTail moves bytes after the last '\n' (an append cut short by a
+// crash) to a side file and truncates them away. It returns the new size.
+func (s *Spool) cutTornTail(size int64) (int64, error) {
+	if size == 0 {
+		return 0, nil
+	}
+	end, err := lastLineEnd(s.f, size)
+	if err != nil {
+		return 0, fmt.Errorf("spool: scan %s: %w", s.path, err)
+	}
+	if end == size {
+		return size, nil
+	}
+	torn := fmt.Sprintf("%s.torn-%d", s.path, time.Now().UnixNano())
+	// Saved before truncating: a crash in between only means the tail is
+	// saved twice on the next Open.
+	if err := saveSection(torn, s.f, end, size-end); err != nil {
+		return 0, fmt.Errorf("spool: save torn tail of %s: %w", s.path, err)
+	}
+	if err := s.f.Truncate(end); err != nil {
+		return 0, fmt.Errorf("spool: truncate torn tail of %s: %w", s.path, err)
+	}
+	if err := s.f.Sync(); err != nil {
+		return 0, fmt.Errorf("spool: sync %s: %w", s.path, err)
+	}
+	s.recovery.TornBytes = size - end
+	s.recovery.TornPath = torn
+	return end, nil
+}
+
+func saveSection(path string, src *os.File, off, n int64) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return err
+	}
+	_, err = io.Copy(f, io.NewSectionReader(src, off, n))
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = syncDir(filepath.Dir(path))
+	}
+	return err
+}
+
+// loadOffset validates the sidecar against the file. Whenever the stored
+// offset cannot be trusted it moves backwards (to the start of the line it
+// points into, or to 0): resending is safe under at-least-once, skipping is
+// not. An offset beyond the end of the file means the file is not the one the
+// offset was written for, so everything is resent.
+func (s *Spool) loadOffset() error {
+	rec, found, err := readOffset(s.offsetPath)
+	off := int64(0)
+	switch {
+	case err != nil:
+		s.recovery.OffsetProblem = fmt.Sprintf("%v; replaying from 0", err)
+	case !found:
+		if s.end > 0 {
+			s.recovery.OffsetProblem = "no offset file; replaying from 0"
+		}
+	case rec.Inode != s.ino:
+		// Expected after a crash between replacing the file and updating
+		// the sidecar: the new file holds only unacknowledged lines.
+		s.recovery.OffsetProblem = fmt.Sprintf("offset file refers to an earlier spool file (inode %d, now %d); replaying from 0", rec.Inode, s.ino)
+	case rec.Offset < 0 || rec.Offset > s.end:
+		s.recovery.OffsetProblem = fmt.Sprintf("stored offset %d is outside the file (size %d); replaying from 0", rec.Offset, s.end)
+	default:
+		off = rec.Offset
+		if off > 0 {
+			boundary, err := lastLineEnd(s.f, off)
+			if err != nil {
+				return fmt.Errorf("spool: scan %s: %w", s.path, err)
+			}
+			if boundary != off {
+				s.recovery.OffsetProblem = fmt.Sprintf("stored offset %d is not at a line boundary; replaying from %d", off, boundary)
+				off = boundary
+			}
+		}
+	}
+	s.ack = off
+	s.recovery.ResumeOffset = off
+	if !found || s.recovery.OffsetProblem != "" {
+		if err := writeOffset(s.offsetPath, offsetRecord{Inode: s.ino, Offset: off}); err != nil {
+			return fmt.Errorf("spool: %w", err)
+		}
+	}
+	return nil
+}
+
+// Recovery returns what Open repaired.
+func (s *Spool) Recovery() Recovery { return s.recovery }
+
+// Path returns the spool file's absolute path.
+func (s *Spool) Path() string { return s.path }
+
+// Append durably adds lines (one or more complete '\n'-terminated lines)
+// with one write and one fdatasync; when it returns nil the lines survive a
+// crash. If they would take the pending bytes over MaxSize it writes nothing
+// and returns an error wrapping ErrFull.
+func (s *Spool) Append(ctx context.Context, lines []byte) error {
+	if len(lines) == 0 {
+		return nil
+	}
+	if lines[len(lines)-1] != '\n' {
+		return fmt.Errorf("spool %s: appended data does not end with a newline", s.path)
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch {
+	case s.closed:
+		return ErrClosed
+	case s.broken != nil:
+		return fmt.Errorf("spool %s: unusable until reopened: %w", s.path, s.broken)
+	}
+	if pending := s.end - s.ack; s.maxSize > 0 && pending+int64(len(lines)) > s.maxSize {
+		return fmt.Errorf("spool %s: %d pending + %d new bytes exceed max size %d: %w", s.path, pending, len(lines), s.maxSize, ErrFull)
+	}
+	// os.File.Write continues short writes; an error may still leave part
+	// of the lines behind, which rollback removes.
+	if _, err := s.f.Write(lines); err != nil {
+		return s.rollbackLocked(fmt.Errorf("spool %s: write: %w", s.path, err))
+	}
+	if err := fdatasync(s.f); err != nil {
+		// After a failed sync the page cache cannot be trusted to reach the
+		// disk; drop the lines so the caller's error is the whole truth.
+		return s.rollbackLocked(fmt.Errorf("spool %s: sync: %w", s.path, err))
+	}
+	s.end += int64(len(lines))
+	return nil
+}
+
+func (s *Spool) rollbackLocked(err error) error {
+	if terr := s.f.Truncate(s.end); terr != nil {
+		// The file may now end in a partial line; Open's recovery cuts it.
+		s.broken = terr
+		return fmt.Errorf("%w (rollback failed: %v)", err, terr)
+	}
+	return err
+}
+
+// Size returns the pending (unacknowledged) bytes.
+func (s *Spool) Size() int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.end - s.ack
+}
+
+// Pending reports whether there are unacknowledged lines.
+func (s *Spool) Pending() bool { return s.Size() > 0 }
+
+// Close releases the spool. It waits for a running Replay to return, so
+// cancel the context given to Replay first.
+func (s *Spool) Close() error {
+	s.replayMu.Lock()
+	defer s.replayMu.Unlock()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil
+	}
+	s.closed = true
+	err := s.f.Close()
+	if lerr := s.lock.Close(); err == nil {
+		err = lerr
+	}
+	if err != nil {
+		return fmt.Errorf("spool %s: close: %w", s.path, err)
+	}
+	return nil
+}

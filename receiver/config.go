@@ -1,0 +1,143 @@
+package sandboxauditreceiver // import "github.com/sandboxaudit/sandboxaudit/receiver"
+
+import (
+	"errors"
+	"fmt"
+	"path"
+	"strings"
+	"time"
+
+	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/config/confighttp"
+)
+
+const (
+	defaultEndpoint       = "localhost:8088"
+	defaultTracesPath     = "/v1/traces"
+	defaultEventsPath     = "/v1/sandbox/events"
+	defaultMaxPending     = 10000
+	defaultPendingTimeout = 5 * time.Minute
+	defaultDedupeWindow   = 100000
+
+	// minSweepInterval keeps a tiny pending_timeout from turning the sweeper
+	// into a busy loop.
+	minSweepInterval = 10 * time.Millisecond
+)
+
+// Config is the receiver's configuration.
+type Config struct {
+	// ServerConfig is the HTTP server: endpoint, TLS, auth, CORS,
+	// max_request_body_size, compression, timeouts, as in every collector
+	// HTTP receiver.
+	ServerConfig confighttp.ServerConfig `mapstructure:",squash"`
+
+	// TracesPath is the URL path of the OTLP/HTTP traces intake.
+	TracesPath string `mapstructure:"traces_path"`
+
+	// EventsPath is the URL path of the sandbox event intake.
+	EventsPath string `mapstructure:"events_path"`
+
+	// MaxPending bounds the start events waiting for their finish event
+	// (used only in a traces pipeline). When it is reached, the oldest start
+	// is emitted as an incomplete span.
+	MaxPending int `mapstructure:"max_pending"`
+
+	// PendingTimeout is how long a start event waits for its finish before it
+	// is emitted as an incomplete span.
+	PendingTimeout time.Duration `mapstructure:"pending_timeout"`
+
+	// SweepInterval is how often timed-out starts are emitted. Zero means
+	// pending_timeout/10, clamped to [10ms, 1s].
+	SweepInterval time.Duration `mapstructure:"sweep_interval"`
+
+	// Dedupe drops events whose event_id was already delivered.
+	Dedupe DedupeConfig `mapstructure:"dedupe"`
+
+	// prevent unkeyed literal initialization
+	_ struct{}
+}
+
+// DedupeConfig configures duplicate suppression on event_id.
+type DedupeConfig struct {
+	// Enabled turns duplicate suppression on.
+	Enabled bool `mapstructure:"enabled"`
+
+	// Window is how many of the most recently delivered event ids are
+	// remembered (about 50 bytes each).
+	Window int `mapstructure:"window"`
+
+	// prevent unkeyed literal initialization
+	_ struct{}
+}
+
+var _ component.Config = (*Config)(nil)
+
+func createDefaultConfig() component.Config {
+	srv := confighttp.NewDefaultServerConfig()
+	// Loopback unless the user says otherwise: audit intake should not be
+	// reachable from the network by accident.
+	srv.NetAddr.Endpoint = defaultEndpoint
+	return &Config{
+		ServerConfig:   srv,
+		TracesPath:     defaultTracesPath,
+		EventsPath:     defaultEventsPath,
+		MaxPending:     defaultMaxPending,
+		PendingTimeout: defaultPendingTimeout,
+		Dedupe: DedupeConfig{
+			Enabled: true,
+			Window:  defaultDedupeWindow,
+		},
+	}
+}
+
+// Validate checks the receiver configuration, naming each bad key.
+func (cfg *Config) Validate() error {
+	var errs error
+	if strings.TrimSpace(cfg.ServerConfig.NetAddr.Endpoint) == "" {
+		errs = errors.Join(errs, errors.New("endpoint: must not be empty"))
+	}
+	if cfg.ServerConfig.MaxRequestBodySize < 0 {
+		errs = errors.Join(errs, fmt.Errorf("max_request_body_size: must not be negative (got %d)", cfg.ServerConfig.MaxRequestBodySize))
+	}
+	errs = errors.Join(errs, validatePath("traces_path", cfg.TracesPath), validatePath("events_path", cfg.EventsPath))
+	if cfg.TracesPath != "" && cfg.TracesPath == cfg.EventsPath {
+		errs = errors.Join(errs, fmt.Errorf("events_path: must differ from traces_path (both %q)", cfg.EventsPath))
+	}
+	if cfg.MaxPending <= 0 {
+		errs = errors.Join(errs, fmt.Errorf("max_pending: must be positive (got %d)", cfg.MaxPending))
+	}
+	if cfg.PendingTimeout <= 0 {
+		errs = errors.Join(errs, fmt.Errorf("pending_timeout: must be positive (got %s)", cfg.PendingTimeout))
+	}
+	if cfg.SweepInterval < 0 {
+		errs = errors.Join(errs, fmt.Errorf("sweep_interval: must not be negative (got %s)", cfg.SweepInterval))
+	}
+	if cfg.Dedupe.Enabled && cfg.Dedupe.Window <= 0 {
+		errs = errors.Join(errs, fmt.Errorf("dedupe::window: must be positive when dedupe is enabled (got %d)", cfg.Dedupe.Window))
+	}
+	return errs
+}
+
+// validatePath accepts clean absolute URL paths only, so the path a user
+// writes is exactly the path that is served.
+func validatePath(key, p string) error {
+	switch {
+	case p == "":
+		return fmt.Errorf("%s: must not be empty", key)
+	case !strings.HasPrefix(p, "/"):
+		return fmt.Errorf("%s: must start with \"/\" (got %q)", key, p)
+	case strings.ContainsAny(p, "?# \t\r\n{}"):
+		return fmt.Errorf("%s: must be a plain URL path without query, fragment, spaces or braces (got %q)", key, p)
+	case path.Clean(p) != p:
+		return fmt.Errorf("%s: must be a clean path (got %q, want %q)", key, p, path.Clean(p))
+	}
+	return nil
+}
+
+// sweepInterval is how often the pairing table is swept.
+func (cfg *Config) sweepInterval() time.Duration {
+	if cfg.SweepInterval > 0 {
+		return max(cfg.SweepInterval, minSweepInterval)
+	}
+	return min(max(cfg.PendingTimeout/10, minSweepInterval), time.Second)
+}

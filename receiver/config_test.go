@@ -1,0 +1,117 @@
+package sandboxauditreceiver
+
+import (
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/config/confighttp"
+	"go.opentelemetry.io/collector/config/configoptional"
+	"go.opentelemetry.io/collector/confmap"
+	"go.opentelemetry.io/collector/confmap/confmaptest"
+
+	"github.com/sandboxaudit/sandboxaudit/receiver/internal/metadata"
+)
+
+func loadConfig(t *testing.T, name string) (*Config, error) {
+	t.Helper()
+	cm, err := confmaptest.LoadConf(filepath.Join("testdata", "config.yaml"))
+	require.NoError(t, err)
+	id := component.NewID(metadata.Type)
+	if name != "" {
+		id = component.NewIDWithName(metadata.Type, name)
+	}
+	sub, err := cm.Sub(id.String())
+	require.NoError(t, err)
+	cfg := NewFactory().CreateDefaultConfig()
+	if err := sub.Unmarshal(&cfg); err != nil {
+		return nil, err
+	}
+	return cfg.(*Config), nil
+}
+
+func TestDefaultConfig(t *testing.T) {
+	cfg := NewFactory().CreateDefaultConfig().(*Config)
+	assert.Equal(t, "localhost:8088", cfg.ServerConfig.NetAddr.Endpoint)
+	assert.Equal(t, "/v1/traces", cfg.TracesPath)
+	assert.Equal(t, "/v1/sandbox/events", cfg.EventsPath)
+	assert.Equal(t, 10000, cfg.MaxPending)
+	assert.Equal(t, 5*time.Minute, cfg.PendingTimeout)
+	assert.Equal(t, time.Duration(0), cfg.SweepInterval)
+	assert.True(t, cfg.Dedupe.Enabled)
+	assert.Equal(t, 100000, cfg.Dedupe.Window)
+	assert.False(t, cfg.ServerConfig.TLS.HasValue(), "plain HTTP on loopback by default")
+	require.NoError(t, confmap.Validate(cfg))
+}
+
+func TestLoadConfig(t *testing.T) {
+	cfg, err := loadConfig(t, "")
+	require.NoError(t, err)
+	require.NoError(t, confmap.Validate(cfg))
+	assert.Equal(t, "localhost:8088", cfg.ServerConfig.NetAddr.Endpoint)
+	assert.Equal(t, "/v1/traces", cfg.TracesPath)
+
+	cfg, err = loadConfig(t, "custom")
+	require.NoError(t, err)
+	require.NoError(t, confmap.Validate(cfg))
+	assert.Equal(t, "0.0.0.0:9999", cfg.ServerConfig.NetAddr.Endpoint)
+	assert.Equal(t, int64(1048576), cfg.ServerConfig.MaxRequestBodySize)
+	assert.Equal(t, "/otlp/v1/traces", cfg.TracesPath)
+	assert.Equal(t, "/audit/events", cfg.EventsPath)
+	assert.Equal(t, 50, cfg.MaxPending)
+	assert.Equal(t, 30*time.Second, cfg.PendingTimeout)
+	assert.Equal(t, 2*time.Second, cfg.SweepInterval)
+	assert.Equal(t, DedupeConfig{Enabled: true, Window: 500}, cfg.Dedupe)
+	want := confighttp.NewDefaultCORSConfig()
+	want.AllowedOrigins = []string{"https://agents.example.com"}
+	assert.Equal(t, configoptional.Some(want), cfg.ServerConfig.CORS)
+
+	cfg, err = loadConfig(t, "nodedupe")
+	require.NoError(t, err)
+	require.NoError(t, confmap.Validate(cfg), "window 0 is fine when dedupe is off")
+	assert.False(t, cfg.Dedupe.Enabled)
+}
+
+func TestValidateNamesBadKeys(t *testing.T) {
+	tests := []struct {
+		name string
+		want []string
+	}{
+		{"bad_paths", []string{`traces_path: must start with "/"`, `events_path: must be a clean path`}},
+		{"same_paths", []string{"events_path: must differ from traces_path"}},
+		{"bad_pairing", []string{"max_pending: must be positive", "pending_timeout: must be positive", "sweep_interval: must not be negative"}},
+		{"bad_window", []string{"dedupe::window: must be positive"}},
+		{"empty_endpoint", []string{"endpoint: must not be empty"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg, err := loadConfig(t, tt.name)
+			require.NoError(t, err)
+			err = confmap.Validate(cfg)
+			require.Error(t, err)
+			for _, w := range tt.want {
+				assert.Contains(t, err.Error(), w)
+			}
+		})
+	}
+}
+
+func TestUnknownKeyIsRefused(t *testing.T) {
+	_, err := loadConfig(t, "unknown_key")
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "max_pendng")
+}
+
+func TestSweepInterval(t *testing.T) {
+	cfg := &Config{PendingTimeout: 5 * time.Minute}
+	assert.Equal(t, time.Second, cfg.sweepInterval())
+	cfg.PendingTimeout = 2 * time.Second
+	assert.Equal(t, 200*time.Millisecond, cfg.sweepInterval())
+	cfg.PendingTimeout = time.Millisecond
+	assert.Equal(t, minSweepInterval, cfg.sweepInterval())
+	cfg.SweepInterval = 3 * time.Second
+	assert.Equal(t, 3*time.Second, cfg.sweepInterval())
+}

@@ -1,0 +1,184 @@
+package sandboxauditreceiver // import "github.com/sandboxaudit/sandboxaudit/receiver"
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/google/uuid"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/metric"
+	"go.uber.org/zap"
+
+	"github.com/sandboxaudit/sandboxaudit/auditevent"
+)
+
+const formatNDJSON = "ndjson"
+
+// Reasons, the "reason" attribute of the refused events metric.
+const (
+	reasonInvalid     = "invalid"
+	reasonInvalidSpan = "invalid_span"
+	reasonRetryable   = "refused_retryable"
+	reasonPermanent   = "refused_permanent"
+)
+
+// serveEvents is the sandbox event intake: one event as application/json
+// (what the Python HttpProxySink posts) or a batch as application/x-ndjson.
+func (r *sandboxReceiver) serveEvents(req *http.Request) reply {
+	if req.Method != http.MethodPost {
+		return methodNotAllowed()
+	}
+	ct := mediaType(req)
+	if ct != contentTypeJSON && ct != contentTypeNDJSON {
+		return unsupportedMediaType(req.Header.Get("Content-Type"), contentTypeJSON, contentTypeNDJSON)
+	}
+	buf, err := r.readBody(req)
+	if err != nil {
+		status, outcome, msg := readErrorReply(err)
+		return textReply(status, outcome, msg)
+	}
+
+	ctx := req.Context()
+	var events []auditevent.Event
+	format := formatJSON
+	if ct == contentTypeJSON {
+		events = make([]auditevent.Event, 1)
+		err = auditevent.DecodeOptions{}.DecodeInto(buf.Bytes(), &events[0])
+		if err != nil {
+			r.countRefused(ctx, reasonInvalid, 1)
+		}
+	} else {
+		format = formatNDJSON
+		events, err = decodeNDJSON(buf.Bytes(), nil)
+		if err != nil {
+			r.countRefused(ctx, reasonInvalid, countLines(buf.Bytes()))
+		}
+	}
+	// Decoding copies what it keeps, so the buffer can go back now.
+	r.putBody(buf)
+	if err != nil {
+		return textReply(http.StatusBadRequest, outcomeMalformed, err.Error())
+	}
+
+	fresh, dups := r.dropDuplicates(ctx, events)
+	if len(fresh) > 0 {
+		if rp, ok := r.deliverEvents(ctx, fresh, format); !ok {
+			return rp
+		}
+	}
+	return reply{status: http.StatusOK, outcome: outcomeAccepted, contentType: contentTypeJSON, body: ackJSON(len(fresh), dups)}
+}
+
+// deliverEvents sends decoded events on: as log records to the logs
+// pipeline and, through pairing, as spans to the traces pipeline. The
+// event ids are committed to the dedupe window once the primary consumer
+// (logs if present, else traces) accepted them.
+func (r *sandboxReceiver) deliverEvents(ctx context.Context, events []auditevent.Event, format string) (reply, bool) {
+	if r.nextLogs != nil {
+		if err := r.deliverLogs(ctx, events, format); err != nil {
+			return r.refusedReply(err), false
+		}
+	}
+	if r.pairs != nil {
+		if err := r.deliverPairs(ctx, events); err != nil {
+			if r.nextLogs == nil {
+				return r.refusedReply(err), false
+			}
+			// The audit records are delivered; the spans derived from them
+			// are a view that a retry could not restore (the retried events
+			// would be duplicates), so the loss is counted and logged.
+			r.set.Logger.Warn("Traces pipeline refused spans built from sandbox events", zap.Error(err))
+		}
+	}
+	r.commit(events)
+	return reply{}, true
+}
+
+func (r *sandboxReceiver) refusedReply(err error) reply {
+	status, outcome := downstreamStatus(err)
+	rp := textReply(status, outcome, downstreamMessage(status))
+	rp.retryAfter = status == http.StatusServiceUnavailable
+	return rp
+}
+
+// deliverLogs sends events to the logs pipeline as log records.
+func (r *sandboxReceiver) deliverLogs(ctx context.Context, events []auditevent.Event, format string) error {
+	if len(events) == 0 {
+		return nil
+	}
+	ld := eventsToLogs(events)
+	ctx = r.obsrep.StartLogsOp(ctx)
+	err := r.nextLogs.ConsumeLogs(ctx, ld)
+	r.obsrep.EndLogsOp(ctx, format, len(events), err)
+	r.countDelivery(ctx, len(events), err)
+	return err
+}
+
+func (r *sandboxReceiver) countDelivery(ctx context.Context, n int, err error) {
+	if err == nil {
+		r.tel.ReceiverSandboxauditEventsAccepted.Add(ctx, int64(n))
+		return
+	}
+	if _, outcome := downstreamStatus(err); outcome == outcomeRefusedPermanent {
+		r.countRefused(ctx, reasonPermanent, n)
+	} else {
+		r.countRefused(ctx, reasonRetryable, n)
+	}
+}
+
+func (r *sandboxReceiver) countRefused(ctx context.Context, reason string, n int) {
+	if n > 0 {
+		r.tel.ReceiverSandboxauditEventsRefused.Add(ctx, int64(n), metric.WithAttributeSet(attribute.NewSet(attribute.String("reason", reason))))
+	}
+}
+
+// dropDuplicates removes, in place, the events whose id was delivered before
+// or that repeat an earlier event of the same batch.
+func (r *sandboxReceiver) dropDuplicates(ctx context.Context, events []auditevent.Event) ([]auditevent.Event, int) {
+	if r.dedupe == nil || len(events) == 0 {
+		return events, 0
+	}
+	ids := make([]uuid.UUID, len(events))
+	for i := range events {
+		ids[i] = events[i].EventID
+	}
+	dup := make([]bool, len(events))
+	r.dedupe.containsAny(ids, dup)
+	if len(events) > 1 {
+		batch := make(map[uuid.UUID]struct{}, len(events))
+		for i, id := range ids {
+			if dup[i] {
+				continue
+			}
+			if _, ok := batch[id]; ok {
+				dup[i] = true
+				continue
+			}
+			batch[id] = struct{}{}
+		}
+	}
+	fresh := events[:0]
+	for i := range events {
+		if !dup[i] {
+			fresh = append(fresh, events[i])
+		}
+	}
+	if n := len(events) - len(fresh); n > 0 {
+		r.tel.ReceiverSandboxauditDuplicatesDropped.Add(ctx, int64(n))
+		clear(events[len(fresh):]) // let the dropped events' data go
+		return fresh, n
+	}
+	return fresh, 0
+}
+
+// commit remembers the delivered events' ids.
+func (r *sandboxReceiver) commit(events []auditevent.Event) {
+	if r.dedupe == nil || len(events) == 0 {
+		return
+	}
+	ids := make([]uuid.UUID, len(events))
+	for i := range events {
+		ids[i] = events[i].EventID
+	}
+	r.dedupe.commit(ids)
+}

@@ -1,0 +1,242 @@
+package sandboxauditreceiver
+
+import (
+	"bytes"
+	"compress/gzip"
+	"errors"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/consumer/consumererror"
+	"go.opentelemetry.io/collector/consumer/consumertest"
+
+	"github.com/sandboxaudit/sandboxaudit/auditevent"
+)
+
+// canonical is the canonical line (without newline) of an event body, via
+// the core encoder the exporter uses too.
+func canonical(t *testing.T, body string) string {
+	t.Helper()
+	ev, err := auditevent.Decode([]byte(body))
+	require.NoError(t, err)
+	return string(auditevent.AppendJSON(nil, &ev))
+}
+
+func TestEventsSingleJSON(t *testing.T) {
+	sink := new(consumertest.LogsSink)
+	tr := startReceiver(t, sink, nil)
+
+	status, hdr, body := post(t, tr.eventsURL(), "application/json", []byte(startJSON(1)))
+	require.Equal(t, http.StatusOK, status, body)
+	assert.Equal(t, "application/json", hdr.Get("Content-Type"))
+	assert.JSONEq(t, `{"accepted":1,"duplicates":0}`, body)
+	require.Equal(t, []string{canonical(t, startJSON(1))}, logBodies(sink))
+
+	// A charset parameter is fine, as some HTTP clients add one.
+	status, _, body = post(t, tr.eventsURL(), "application/json; charset=utf-8", []byte(finishJSON(1)))
+	require.Equal(t, http.StatusOK, status, body)
+	assert.Equal(t, 2, sink.LogRecordCount())
+}
+
+func TestEventsNDJSON(t *testing.T) {
+	sink := new(consumertest.LogsSink)
+	tr := startReceiver(t, sink, nil)
+
+	// Blank lines are skipped, CRLF line ends are fine, the last line has
+	// no newline.
+	batch := startJSON(1) + "\n\n" + finishJSON(1) + "\r\n   \n" + startJSON(2)
+	status, _, body := post(t, tr.eventsURL(), "application/x-ndjson", []byte(batch))
+	require.Equal(t, http.StatusOK, status, body)
+	assert.JSONEq(t, `{"accepted":3,"duplicates":0}`, body)
+	assert.Equal(t, []string{canonical(t, startJSON(1)), canonical(t, finishJSON(1)), canonical(t, startJSON(2))}, logBodies(sink))
+
+	// An empty batch is a no-op, not an error.
+	status, _, body = post(t, tr.eventsURL(), "application/x-ndjson", nil)
+	require.Equal(t, http.StatusOK, status, body)
+	assert.JSONEq(t, `{"accepted":0,"duplicates":0}`, body)
+	assert.Equal(t, 3, sink.LogRecordCount())
+}
+
+func TestEventsBadLineRejectsWholeBatch(t *testing.T) {
+	sink := new(consumertest.LogsSink)
+	tr := startReceiver(t, sink, nil)
+
+	bad := strings.Replace(startJSON(3), testSession.String(), "not-a-session", 1)
+	batch := startJSON(1) + "\n" + finishJSON(1) + "\n" + bad + "\n" + startJSON(4) + "\n"
+	status, hdr, body := post(t, tr.eventsURL(), "application/x-ndjson", []byte(batch))
+	require.Equal(t, http.StatusBadRequest, status)
+	assert.Equal(t, "text/plain; charset=utf-8", hdr.Get("Content-Type"))
+	assert.Equal(t, "line 3: session_id: not a UUID\n", body)
+	assert.Zero(t, sink.LogRecordCount(), "nothing of a refused batch is delivered")
+
+	// A blank line still counts as a line, as in an editor.
+	status, _, body = post(t, tr.eventsURL(), "application/x-ndjson", []byte("\n"+startJSON(1)+"\n{\"phase\":\"start\"}\n"))
+	require.Equal(t, http.StatusBadRequest, status)
+	assert.True(t, strings.HasPrefix(body, "line 3: "), body)
+
+	// A single event names the field without a line number.
+	status, _, body = post(t, tr.eventsURL(), "application/json", []byte(bad))
+	require.Equal(t, http.StatusBadRequest, status)
+	assert.Equal(t, "session_id: not a UUID\n", body)
+
+	// Two events are not one event.
+	status, _, _ = post(t, tr.eventsURL(), "application/json", []byte(startJSON(1)+"\n"+startJSON(2)))
+	require.Equal(t, http.StatusBadRequest, status)
+	assert.Zero(t, sink.LogRecordCount())
+}
+
+func TestEventsErrorBodyIsCapped(t *testing.T) {
+	sink := new(consumertest.LogsSink)
+	tr := startReceiver(t, sink, nil)
+	secret := strings.Repeat("s3cr3t", 2000)
+	bad := strings.Replace(startJSON(1), `"op":"exec"`, `"op":"`+secret+`"`, 1)
+	status, _, body := post(t, tr.eventsURL(), "application/json", []byte(bad))
+	require.Equal(t, http.StatusBadRequest, status)
+	assert.True(t, strings.HasPrefix(body, "op: "), body)
+	assert.LessOrEqual(t, len(body), maxMessageBytes+len("…\n"))
+}
+
+func TestEventsMethodNotAllowed(t *testing.T) {
+	tr := startReceiver(t, new(consumertest.LogsSink), nil)
+	for _, url := range []string{tr.eventsURL(), tr.tracesURL()} {
+		for _, method := range []string{http.MethodGet, http.MethodPut, http.MethodDelete} {
+			req, err := http.NewRequest(method, url, nil)
+			require.NoError(t, err)
+			status, hdr, _ := do(t, req)
+			assert.Equal(t, http.StatusMethodNotAllowed, status, "%s %s", method, url)
+			assert.Equal(t, "POST", hdr.Get("Allow"))
+		}
+	}
+}
+
+func TestEventsUnsupportedMediaType(t *testing.T) {
+	sink := new(consumertest.LogsSink)
+	tr := startReceiver(t, sink, nil)
+	for _, ct := range []string{"", "text/plain", "application/x-protobuf", "application/json-seq", "not a media type"} {
+		status, _, body := post(t, tr.eventsURL(), ct, []byte(startJSON(1)))
+		assert.Equal(t, http.StatusUnsupportedMediaType, status, "content type %q", ct)
+		assert.Contains(t, body, "application/x-ndjson")
+	}
+	status, _, _ := post(t, tr.tracesURL(), "application/x-ndjson", []byte(startJSON(1)))
+	assert.Equal(t, http.StatusUnsupportedMediaType, status)
+	assert.Zero(t, sink.LogRecordCount())
+}
+
+func TestEventsTooLarge(t *testing.T) {
+	sink := new(consumertest.LogsSink)
+	tr := startReceiver(t, sink, nil, func(c *Config) { c.ServerConfig.MaxRequestBodySize = 4096 })
+
+	var batch strings.Builder
+	for i := 0; batch.Len() <= 4096; i++ {
+		batch.WriteString(startJSON(i) + "\n")
+	}
+	status, _, body := post(t, tr.eventsURL(), "application/x-ndjson", []byte(batch.String()))
+	require.Equal(t, http.StatusRequestEntityTooLarge, status, body)
+	assert.Contains(t, body, "max_request_body_size")
+
+	// The limit holds for the decompressed body too: a small gzip body
+	// that expands beyond it is refused the same way.
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	_, err := zw.Write([]byte(batch.String()))
+	require.NoError(t, err)
+	require.NoError(t, zw.Close())
+	require.Less(t, gz.Len(), 4096)
+	req, err := http.NewRequest(http.MethodPost, tr.eventsURL(), &gz)
+	require.NoError(t, err)
+	req.Header.Set("Content-Type", "application/x-ndjson")
+	req.Header.Set("Content-Encoding", "gzip")
+	status, _, body = do(t, req)
+	require.Equal(t, http.StatusRequestEntityTooLarge, status, body)
+	assert.Zero(t, sink.LogRecordCount())
+
+	// Under the limit, gzip is decoded transparently.
+	gz.Reset()
+	zw = gzip.NewWriter(&gz)
+	_, err = zw.Write([]byte(startJSON(1)))
+	require.NoError(t, err)
+	require.NoError(t, zw.Close())
+	req, err = http.NewRequest(http.MethodPost, tr.eventsURL(), &gz)
+	require.NoError(t, err)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Content-Encoding", "gzip")
+	status, _, body = do(t, req)
+	require.Equal(t, http.StatusOK, status, body)
+	assert.Equal(t, 1, sink.LogRecordCount())
+}
+
+func TestEventsDownstreamRefusal(t *testing.T) {
+	logs := new(switchableLogs)
+	tr := startReceiver(t, logs, nil)
+
+	logs.setErr(errors.New("memory limiter: data refused"))
+	status, hdr, body := post(t, tr.eventsURL(), "application/json", []byte(startJSON(1)))
+	require.Equal(t, http.StatusServiceUnavailable, status)
+	assert.Equal(t, "5", hdr.Get("Retry-After"))
+	assert.NotContains(t, body, "memory limiter", "the consumer's error text stays inside")
+
+	logs.setErr(consumererror.NewPermanent(errors.New("exporter misconfigured")))
+	status, hdr, body = post(t, tr.eventsURL(), "application/json", []byte(startJSON(1)))
+	require.Equal(t, http.StatusInternalServerError, status)
+	assert.Empty(t, hdr.Get("Retry-After"))
+	assert.NotContains(t, body, "misconfigured")
+
+	logs.setErr(nil)
+	status, _, body = post(t, tr.eventsURL(), "application/json", []byte(startJSON(1)))
+	require.Equal(t, http.StatusOK, status)
+	assert.JSONEq(t, `{"accepted":1,"duplicates":0}`, body, "a refused event is not a duplicate when retried")
+}
+
+func TestEventsDedupe(t *testing.T) {
+	logs := new(switchableLogs)
+	tr := startReceiver(t, logs, nil)
+
+	status, _, body := post(t, tr.eventsURL(), "application/json", []byte(startJSON(1)))
+	require.Equal(t, http.StatusOK, status)
+	assert.JSONEq(t, `{"accepted":1,"duplicates":0}`, body)
+
+	// The exporter replays: the same event again is dropped, not an error.
+	status, _, body = post(t, tr.eventsURL(), "application/json", []byte(startJSON(1)))
+	require.Equal(t, http.StatusOK, status)
+	assert.JSONEq(t, `{"accepted":0,"duplicates":1}`, body)
+
+	// In a batch: the replayed one and a repeat within the batch are
+	// dropped, the rest goes on.
+	batch := startJSON(1) + "\n" + finishJSON(1) + "\n" + finishJSON(1) + "\n" + startJSON(2) + "\n"
+	status, _, body = post(t, tr.eventsURL(), "application/x-ndjson", []byte(batch))
+	require.Equal(t, http.StatusOK, status)
+	assert.JSONEq(t, `{"accepted":2,"duplicates":2}`, body)
+	assert.Equal(t, []string{canonical(t, startJSON(1)), canonical(t, finishJSON(1)), canonical(t, startJSON(2))}, logBodies(&logs.LogsSink))
+
+	// Ids are remembered only once the consumer accepted them: a refused
+	// batch retried by the client goes through.
+	logs.setErr(errors.New("queue full"))
+	batch = startJSON(3) + "\n" + finishJSON(3) + "\n"
+	status, _, _ = post(t, tr.eventsURL(), "application/x-ndjson", []byte(batch))
+	require.Equal(t, http.StatusServiceUnavailable, status)
+	logs.setErr(nil)
+	status, _, body = post(t, tr.eventsURL(), "application/x-ndjson", []byte(batch))
+	require.Equal(t, http.StatusOK, status)
+	assert.JSONEq(t, `{"accepted":2,"duplicates":0}`, body)
+	assert.Equal(t, 5, logs.LogRecordCount())
+}
+
+func TestEventsDedupeDisabled(t *testing.T) {
+	sink := new(consumertest.LogsSink)
+	tr := startReceiver(t, sink, nil, func(c *Config) { c.Dedupe.Enabled = false })
+	for range 2 {
+		status, _, body := post(t, tr.eventsURL(), "application/json", []byte(startJSON(1)))
+		require.Equal(t, http.StatusOK, status)
+		assert.JSONEq(t, `{"accepted":1,"duplicates":0}`, body)
+	}
+	assert.Equal(t, 2, sink.LogRecordCount())
+}
+
+func TestUnknownPathIs404(t *testing.T) {
+	tr := startReceiver(t, new(consumertest.LogsSink), nil)
+	status, _, _ := post(t, tr.url+"/v1/logs", "application/json", []byte(startJSON(1)))
+	assert.Equal(t, http.StatusNotFound, status)
+}

@@ -1,0 +1,192 @@
+package sandboxauditreceiver // import "github.com/sandboxaudit/sandboxaudit/receiver"
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+
+	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/component/componentstatus"
+	"go.opentelemetry.io/collector/config/confighttp"
+	"go.opentelemetry.io/collector/consumer"
+	"go.opentelemetry.io/collector/receiver"
+	"go.opentelemetry.io/collector/receiver/receiverhelper"
+	"go.uber.org/zap"
+
+	"github.com/sandboxaudit/sandboxaudit/internal/pairing"
+	"github.com/sandboxaudit/sandboxaudit/internal/spanmap"
+	"github.com/sandboxaudit/sandboxaudit/receiver/internal/metadata"
+)
+
+// sandboxReceiver is one HTTP server feeding the logs and/or traces
+// pipelines the receiver ID is listed in.
+type sandboxReceiver struct {
+	cfg      *Config
+	set      receiver.Settings
+	release  func() // removes the receiver from its factory's map
+	obsrep   *receiverhelper.ObsReport
+	tel      *metadata.TelemetryBuilder
+	mapper   *spanmap.Mapper
+	dedupe   *dedupeWindow   // nil when dedupe is disabled
+	pairs    *pairing.Pairer // nil until Start; only with a traces consumer
+	bodyPool sync.Pool       // *bytes.Buffer for request bodies
+
+	nextLogs   consumer.Logs
+	nextTraces consumer.Traces
+
+	startOnce sync.Once
+	stopOnce  sync.Once
+	server    *http.Server
+	addr      net.Addr
+	stop      chan struct{}
+	// sweepCtx is canceled at shutdown so that a blocked traces pipeline
+	// cannot hold the sweeper (and Shutdown) forever.
+	sweepCtx    context.Context
+	sweepCancel context.CancelFunc
+	wg          sync.WaitGroup
+}
+
+var (
+	_ receiver.Logs   = (*sandboxReceiver)(nil)
+	_ receiver.Traces = (*sandboxReceiver)(nil)
+)
+
+func newSandboxReceiver(cfg *Config, set receiver.Settings, release func()) (*sandboxReceiver, error) {
+	obsrep, err := receiverhelper.NewObsReport(receiverhelper.ObsReportSettings{
+		ReceiverID:             set.ID,
+		Transport:              "http",
+		ReceiverCreateSettings: set,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("sandboxaudit receiver %s: creating obsreport: %w", set.ID, err)
+	}
+	tel, err := metadata.NewTelemetryBuilder(set.TelemetrySettings)
+	if err != nil {
+		return nil, fmt.Errorf("sandboxaudit receiver %s: creating telemetry: %w", set.ID, err)
+	}
+	r := &sandboxReceiver{
+		cfg:     cfg,
+		set:     set,
+		release: release,
+		obsrep:  obsrep,
+		tel:     tel,
+		mapper:  spanmap.NewMapper(0),
+		stop:    make(chan struct{}),
+	}
+	if cfg.Dedupe.Enabled {
+		r.dedupe = newDedupeWindow(cfg.Dedupe.Window)
+	}
+	return r, nil
+}
+
+func (r *sandboxReceiver) registerLogsConsumer(next consumer.Logs)     { r.nextLogs = next }
+func (r *sandboxReceiver) registerTracesConsumer(next consumer.Traces) { r.nextTraces = next }
+
+// Start starts the HTTP server (once, however many pipelines share the
+// receiver) and, in a traces pipeline, the pairing sweeper.
+func (r *sandboxReceiver) Start(ctx context.Context, host component.Host) error {
+	var err error
+	r.startOnce.Do(func() { err = r.start(ctx, host) })
+	return err
+}
+
+func (r *sandboxReceiver) start(ctx context.Context, host component.Host) error {
+	if r.nextTraces != nil {
+		r.pairs = newPairer(r.cfg)
+		if err := r.tel.RegisterReceiverSandboxauditPairsPendingCallback(r.observePending); err != nil {
+			return fmt.Errorf("sandboxaudit receiver %s: registering pending gauge: %w", r.set.ID, err)
+		}
+	}
+
+	mux := http.NewServeMux()
+	mux.Handle(r.cfg.TracesPath, r.handler(endpointTraces, r.serveTraces))
+	mux.Handle(r.cfg.EventsPath, r.handler(endpointEvents, r.serveEvents))
+
+	var err error
+	r.server, err = r.cfg.ServerConfig.ToServer(ctx, host.GetExtensions(), r.set.TelemetrySettings, mux,
+		confighttp.WithErrorHandler(r.errorHandler))
+	if err != nil {
+		return fmt.Errorf("sandboxaudit receiver %s: creating HTTP server: %w", r.set.ID, err)
+	}
+	ln, err := r.cfg.ServerConfig.ToListener(ctx)
+	if err != nil {
+		return fmt.Errorf("sandboxaudit receiver %s: listening on %q: %w", r.set.ID, r.cfg.ServerConfig.NetAddr.Endpoint, err)
+	}
+	r.addr = ln.Addr()
+	r.set.Logger.Info("Starting HTTP server",
+		zap.String("endpoint", ln.Addr().String()),
+		zap.String("traces_path", r.cfg.TracesPath),
+		zap.String("events_path", r.cfg.EventsPath))
+
+	r.wg.Go(func() {
+		if err := r.server.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			componentstatus.ReportStatus(host, componentstatus.NewFatalErrorEvent(err))
+		}
+	})
+	if r.pairs != nil {
+		r.sweepCtx, r.sweepCancel = context.WithCancel(context.WithoutCancel(ctx))
+		r.wg.Go(r.sweepLoop)
+	}
+	return nil
+}
+
+// Shutdown stops the server, waits for requests in flight, then emits the
+// start events still waiting for their finish as incomplete spans.
+func (r *sandboxReceiver) Shutdown(ctx context.Context) error {
+	var err error
+	r.stopOnce.Do(func() { err = r.shutdown(ctx) })
+	return err
+}
+
+func (r *sandboxReceiver) shutdown(ctx context.Context) error {
+	defer r.release()
+	var errs error
+	if r.server != nil {
+		errs = r.server.Shutdown(ctx)
+	}
+	close(r.stop)
+	if r.sweepCancel != nil {
+		r.sweepCancel()
+	}
+	r.wg.Wait()
+	if r.pairs != nil {
+		r.flushPending(ctx)
+	}
+	r.tel.Shutdown()
+	return errs
+}
+
+// sweepLoop emits timed-out starts as incomplete spans until Shutdown.
+func (r *sandboxReceiver) sweepLoop() {
+	t := time.NewTicker(r.cfg.sweepInterval())
+	defer t.Stop()
+	for {
+		select {
+		case <-r.stop:
+			return
+		case <-t.C:
+			r.sweep(r.sweepCtx)
+		}
+	}
+}
+
+// errorHandler answers requests confighttp refuses before they reach a
+// handler (an unknown Content-Encoding, a failed authentication).
+func (r *sandboxReceiver) errorHandler(w http.ResponseWriter, req *http.Request, msg string, status int) {
+	endpoint := endpointOf(r.cfg, req.URL.Path)
+	outcome := outcomeDecompressFailure
+	switch status {
+	case http.StatusUnauthorized:
+		outcome = "unauthenticated"
+		msg = "unauthenticated"
+	case http.StatusRequestEntityTooLarge:
+		outcome = outcomeTooLarge
+	}
+	rp := textReply(status, outcome, msg)
+	rp.write(w)
+	r.recordRequest(req.Context(), endpoint, rp)
+}

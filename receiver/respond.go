@@ -1,0 +1,187 @@
+package sandboxauditreceiver // import "github.com/sandboxaudit/sandboxaudit/receiver"
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strconv"
+	"unicode/utf8"
+
+	"go.opentelemetry.io/collector/consumer/consumererror"
+)
+
+const (
+	contentTypeJSON     = "application/json"
+	contentTypeNDJSON   = "application/x-ndjson"
+	contentTypeProtobuf = "application/x-protobuf"
+	contentTypeText     = "text/plain; charset=utf-8"
+
+	// retryAfterSeconds is what a 503 asks clients to wait: long enough for a
+	// memory limiter or a full queue downstream to drain, short enough that
+	// an audit trail does not lag by much.
+	retryAfterSeconds = 5
+
+	// maxMessageBytes caps error messages: they may quote a value from the
+	// request, and an error body must never echo a whole payload.
+	maxMessageBytes = 256
+)
+
+// Request outcomes, the "outcome" attribute of the requests metric.
+const (
+	outcomeAccepted          = "accepted"
+	outcomeMalformed         = "malformed"
+	outcomeMethodNotAllowed  = "method_not_allowed"
+	outcomeTooLarge          = "too_large"
+	outcomeUnsupportedType   = "unsupported_media_type"
+	outcomeRefusedRetryable  = "refused_retryable"
+	outcomeRefusedPermanent  = "refused_permanent"
+	outcomeDecompressFailure = "bad_encoding"
+)
+
+// reply is a handler's answer; serve writes it and records the outcome, so
+// every path through a handler is counted exactly once.
+type reply struct {
+	status      int
+	outcome     string
+	contentType string
+	body        []byte
+	allow       string // Allow header of a 405
+	retryAfter  bool   // Retry-After header of a 503
+}
+
+func (rp reply) write(w http.ResponseWriter) {
+	h := w.Header()
+	h.Set("Content-Type", rp.contentType)
+	h.Set("X-Content-Type-Options", "nosniff")
+	if rp.allow != "" {
+		h.Set("Allow", rp.allow)
+	}
+	if rp.retryAfter {
+		h.Set("Retry-After", strconv.Itoa(retryAfterSeconds))
+	}
+	w.WriteHeader(rp.status)
+	_, _ = w.Write(rp.body) // the client went away; nothing left to tell it
+}
+
+// textReply is a short plain-text error.
+func textReply(status int, outcome, msg string) reply {
+	return reply{
+		status:      status,
+		outcome:     outcome,
+		contentType: contentTypeText,
+		body:        []byte(capMessage(msg) + "\n"),
+	}
+}
+
+func methodNotAllowed() reply {
+	rp := textReply(http.StatusMethodNotAllowed, outcomeMethodNotAllowed, "method not allowed, use POST")
+	rp.allow = http.MethodPost
+	return rp
+}
+
+func unsupportedMediaType(got string, supported ...string) reply {
+	msg := "unsupported content type"
+	if got != "" {
+		msg += " " + strconv.Quote(got)
+	}
+	msg += ", supported:"
+	for i, s := range supported {
+		if i > 0 {
+			msg += ","
+		}
+		msg += " " + s
+	}
+	return textReply(http.StatusUnsupportedMediaType, outcomeUnsupportedType, msg)
+}
+
+// downstreamStatus maps a next-consumer error to the HTTP answer: a
+// permanent error will fail again however often the client retries (500);
+// anything else, such as a memory limiter refusing data, is worth a retry
+// later (503 with Retry-After).
+func downstreamStatus(err error) (status int, outcome string) {
+	if consumererror.IsPermanent(err) {
+		return http.StatusInternalServerError, outcomeRefusedPermanent
+	}
+	return http.StatusServiceUnavailable, outcomeRefusedRetryable
+}
+
+// downstreamMessage says why without passing on the consumer's error text,
+// which may name internal endpoints or carry data.
+func downstreamMessage(status int) string {
+	if status == http.StatusServiceUnavailable {
+		return "the collector pipeline refused the data for now; retry later"
+	}
+	return "the collector pipeline failed permanently to accept the data"
+}
+
+// readErrorReply is the answer to a body that could not be read.
+func readErrorReply(err error) (int, string, string) {
+	if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
+		return http.StatusRequestEntityTooLarge, outcomeTooLarge, "request body too large (max_request_body_size)"
+	}
+	return http.StatusBadRequest, outcomeMalformed, "cannot read request body: " + err.Error()
+}
+
+// ackJSON is the success body of the event intake.
+func ackJSON(accepted, duplicates int) []byte {
+	b := make([]byte, 0, 48)
+	b = append(b, `{"accepted":`...)
+	b = strconv.AppendInt(b, int64(accepted), 10)
+	b = append(b, `,"duplicates":`...)
+	b = strconv.AppendInt(b, int64(duplicates), 10)
+	return append(b, '}')
+}
+
+// capMessage shortens msg to maxMessageBytes on a rune boundary.
+func capMessage(msg string) string {
+	if len(msg) <= maxMessageBytes {
+		return msg
+	}
+	cut := maxMessageBytes
+	for cut > 0 && !utf8.RuneStart(msg[cut]) {
+		cut--
+	}
+	return msg[:cut] + "…"
+}
+
+// gRPC status codes used in OTLP error bodies.
+const (
+	grpcInvalidArgument = 3
+	grpcInternal        = 13
+	grpcUnavailable     = 14
+)
+
+func grpcCode(status int) int {
+	switch status {
+	case http.StatusServiceUnavailable:
+		return grpcUnavailable
+	case http.StatusInternalServerError:
+		return grpcInternal
+	default:
+		return grpcInvalidArgument
+	}
+}
+
+// otlpStatusReply is an OTLP/HTTP error: a google.rpc.Status in the
+// request's encoding, as OTLP exporters expect.
+func otlpStatusReply(status int, outcome, contentType, msg string) reply {
+	msg = capMessage(msg)
+	code := grpcCode(status)
+	var body []byte
+	if contentType == contentTypeProtobuf {
+		// google.rpc.Status{code = 1 (int32), message = 2 (string)}.
+		body = binary.AppendUvarint(body, 1<<3|0)
+		body = binary.AppendUvarint(body, uint64(code))
+		body = binary.AppendUvarint(body, 2<<3|2)
+		body = binary.AppendUvarint(body, uint64(len(msg)))
+		body = append(body, msg...)
+	} else {
+		contentType = contentTypeJSON
+		body, _ = json.Marshal(struct {
+			Code    int    `json:"code"`
+			Message string `json:"message"`
+		}{code, msg}) // cannot fail for an int and a string
+	}
+	return reply{status: status, outcome: outcome, contentType: contentType, body: body}
+}

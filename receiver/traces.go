@@ -1,0 +1,100 @@
+package sandboxauditreceiver // import "github.com/sandboxaudit/sandboxaudit/receiver"
+
+import (
+	"fmt"
+	"net/http"
+
+	"go.opentelemetry.io/collector/pdata/ptrace/ptraceotlp"
+	"go.uber.org/zap"
+)
+
+const (
+	formatProtobuf = "protobuf"
+	formatJSON     = "json"
+)
+
+// serveTraces is the OTLP/HTTP traces intake. Sandbox spans become their
+// start and finish events for the logs pipeline; all spans go on unchanged
+// to the traces pipeline.
+func (r *sandboxReceiver) serveTraces(req *http.Request) reply {
+	if req.Method != http.MethodPost {
+		return methodNotAllowed()
+	}
+	ct := mediaType(req)
+	if ct != contentTypeProtobuf && ct != contentTypeJSON {
+		return unsupportedMediaType(req.Header.Get("Content-Type"), contentTypeProtobuf, contentTypeJSON)
+	}
+	buf, err := r.readBody(req)
+	if err != nil {
+		status, outcome, msg := readErrorReply(err)
+		return otlpStatusReply(status, outcome, ct, msg)
+	}
+	otlpReq := ptraceotlp.NewExportRequest()
+	format := formatProtobuf
+	if ct == contentTypeJSON {
+		format = formatJSON
+		err = otlpReq.UnmarshalJSON(buf.Bytes())
+	} else {
+		err = otlpReq.UnmarshalProto(buf.Bytes())
+	}
+	// pdata copies what it keeps, so the buffer can go back now.
+	r.putBody(buf)
+	if err != nil {
+		return otlpStatusReply(http.StatusBadRequest, outcomeMalformed, ct, "cannot decode OTLP traces request: "+err.Error())
+	}
+
+	ctx := req.Context()
+	td := otlpReq.Traces()
+	resp := ptraceotlp.NewExportResponse()
+	if r.nextLogs != nil {
+		events, st := r.mapper.AppendTraces(nil, td)
+		if st.NotSandbox > 0 {
+			r.tel.ReceiverSandboxauditSpansSkipped.Add(ctx, int64(st.NotSandbox))
+		}
+		if st.Invalid > 0 {
+			r.set.Logger.Warn("Sandbox spans could not be mapped to audit events",
+				zap.Int("spans", st.Invalid), zap.String("first_error", capMessage(st.FirstInvalid.Error())))
+			r.countRefused(ctx, reasonInvalidSpan, st.Invalid)
+			if r.nextTraces == nil {
+				// The spans go nowhere else: tell the client they were rejected.
+				resp.PartialSuccess().SetRejectedSpans(int64(st.Invalid))
+				resp.PartialSuccess().SetErrorMessage(capMessage(fmt.Sprintf(
+					"%d sandbox spans could not be mapped to audit events; first: %v", st.Invalid, st.FirstInvalid)))
+			}
+		}
+		fresh, _ := r.dropDuplicates(ctx, events)
+		if err := r.deliverLogs(ctx, fresh, format); err != nil {
+			status, outcome := downstreamStatus(err)
+			rp := otlpStatusReply(status, outcome, ct, downstreamMessage(status))
+			rp.retryAfter = status == http.StatusServiceUnavailable
+			return rp
+		}
+		// The audit trail has them: a retry after a traces failure below must
+		// not write them twice.
+		r.commit(fresh)
+	}
+
+	if r.nextTraces != nil && td.SpanCount() > 0 {
+		spans := td.SpanCount()
+		ctx := r.obsrep.StartTracesOp(ctx)
+		err := r.nextTraces.ConsumeTraces(ctx, td)
+		r.obsrep.EndTracesOp(ctx, format, spans, err)
+		if err != nil {
+			status, outcome := downstreamStatus(err)
+			rp := otlpStatusReply(status, outcome, ct, downstreamMessage(status))
+			rp.retryAfter = status == http.StatusServiceUnavailable
+			return rp
+		}
+	}
+
+	var body []byte
+	if ct == contentTypeJSON {
+		body, err = resp.MarshalJSON()
+	} else {
+		body, err = resp.MarshalProto()
+	}
+	if err != nil {
+		return otlpStatusReply(http.StatusInternalServerError, outcomeRefusedPermanent, ct, "cannot encode the response")
+	}
+	return reply{status: http.StatusOK, outcome: outcomeAccepted, contentType: ct, body: body}
+}

@@ -1,0 +1,26 @@
+// Package sandboxtrace records sandbox operations (exec, read, write, …) as
+// OpenTelemetry spans, one span per operation, following section 5 of the
+// sandbox audit SPEC. The collector maps each span back to the start and
+// finish events the openai-agents-python sandbox session would have emitted
+// for the same operation: same ops, seq numbering, data, error fields and
+// event ids.
+//
+// A Session numbers its events: every start and every finish takes the next
+// seq, so concurrent operations interleave as they do in Python. All spans of
+// a session share one trace (see Session). Use it with any
+// trace.TracerProvider; for an audit trail configure the provider to sample
+// every span, since a dropped span is a missing audit event.
+//
+// Record an operation with Session.Do, or with Session.Start and Op.Finish
+// when start and finish happen in different places; Exec, Read and Write
+// build the data the Python SDK writes for those operations. Return an
+// *Error to record a reference error code.
+//
+// Exec output is not recorded unless the session is created with
+// WithOutputCapture; it then travels base64-encoded on the span and the
+// collector's payload policy decides whether it reaches an audit line.
+//
+// Data and output travel as attribute strings: do not configure an attribute
+// value length limit on the TracerProvider (the SDK default has none), or
+// sandbox.start_data would be cut to invalid JSON.
+package sandboxtrace

@@ -1,0 +1,53 @@
+package sandboxtrace_test
+
+import (
+	"context"
+	"fmt"
+	"log"
+
+	"github.com/google/uuid"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+
+	"github.com/sandboxaudit/sandboxaudit/sandboxtrace"
+)
+
+func Example() {
+	ctx := context.Background()
+	exp := tracetest.NewInMemoryExporter()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(exp))
+	defer func() { _ = tp.Shutdown(ctx) }()
+
+	s, err := sandboxtrace.NewSession(ctx, tp,
+		sandboxtrace.WithSessionID(uuid.MustParse("6f1c2a8e-3b4d-4e5f-9a0b-1c2d3e4f5a6b")),
+		sandboxtrace.WithBackend("docker"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer s.End()
+
+	_ = s.Do(ctx, "start", nil, func(ctx context.Context, _ *sandboxtrace.Op) error {
+		return nil // start the sandbox here
+	})
+	res, err := s.Exec(ctx, sandboxtrace.ExecRequest{Command: []string{"false"}},
+		func(ctx context.Context) (sandboxtrace.ExecResult, error) {
+			return sandboxtrace.ExecResult{ExitCode: 1}, nil // run the command here
+		})
+	fmt.Println("exit code:", res.ExitCode, "error:", err)
+
+	for _, span := range exp.GetSpans() {
+		attrs := map[string]string{}
+		for _, kv := range span.Attributes {
+			attrs[string(kv.Key)] = kv.Value.Emit()
+		}
+		fmt.Printf("%s seq=%s,%s ok=%s code=%q\n", span.Name, attrs["sandbox.event.start_seq"],
+			attrs["sandbox.event.finish_seq"], attrs["sandbox.ok"], attrs["sandbox.error.code"])
+		fmt.Println("  finish_data", attrs["sandbox.finish_data"])
+	}
+	// Output:
+	// exit code: 1 error: command exited with code 1
+	// sandbox.start seq=1,2 ok=true code=""
+	//   finish_data {}
+	// sandbox.exec seq=3,4 ok=false code="exec_nonzero"
+	//   finish_data {"command":["false"],"exit_code":1,"process.exit.code":1,"shell":false,"timeout_s":null,"user":null}
+}

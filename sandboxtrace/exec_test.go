@@ -1,0 +1,155 @@
+package sandboxtrace_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/sandboxaudit/sandboxaudit/sandboxtrace"
+)
+
+func runs(res sandboxtrace.ExecResult, err error) func(context.Context) (sandboxtrace.ExecResult, error) {
+	return func(context.Context) (sandboxtrace.ExecResult, error) { return res, err }
+}
+
+func TestExecSuccess(t *testing.T) {
+	r := newRecorder(t)
+	s := r.session(t)
+	req := sandboxtrace.ExecRequest{Command: []string{"sh", "-c", "echo hi"}, Timeout: 30 * time.Second, Shell: true, User: "agent"}
+	res, err := s.Exec(context.Background(), req, runs(sandboxtrace.ExecResult{Stdout: []byte("hi\n")}, nil))
+	require.NoError(t, err)
+	assert.Equal(t, []byte("hi\n"), res.Stdout)
+
+	a := attrs(r.only(t))
+	assert.Equal(t, `{"command":["sh","-c","echo hi"],"shell":true,"timeout_s":30.0,"user":"agent"}`, a["sandbox.start_data"].AsString())
+	assert.Equal(t, `{"command":["sh","-c","echo hi"],"exit_code":0,"process.exit.code":0,"shell":true,"timeout_s":30.0,"user":"agent"}`,
+		a["sandbox.finish_data"].AsString())
+	assert.True(t, a["sandbox.ok"].AsBool())
+	assert.Equal(t, int64(0), a["process.exit.code"].AsInt64())
+	assert.NotContains(t, a, "sandbox.exec.stdout_bytes", "output capture is off by default")
+	assert.NotContains(t, a, "sandbox.exec.stderr_bytes")
+}
+
+func TestExecNonZero(t *testing.T) {
+	r := newRecorder(t)
+	s := r.session(t, sandboxtrace.WithOutputCapture(0))
+	res, err := s.Exec(context.Background(), sandboxtrace.ExecRequest{Command: []string{"false"}},
+		runs(sandboxtrace.ExecResult{ExitCode: 2, Stderr: []byte("nope")}, nil))
+	var se *sandboxtrace.Error
+	require.ErrorAs(t, err, &se)
+	assert.Equal(t, "exec_nonzero", se.Code)
+	assert.Equal(t, 2, res.ExitCode, "the result comes back with the error")
+
+	a := attrs(r.only(t))
+	assert.False(t, a["sandbox.ok"].AsBool())
+	assert.Equal(t, "exec_nonzero", a["sandbox.error.code"].AsString())
+	assert.Equal(t, "ExecNonZeroError", a["error.type"].AsString())
+	assert.Equal(t, "command exited with code 2", a["sandbox.error.message"].AsString())
+	assert.False(t, a["sandbox.error.retryable"].AsBool())
+	assert.Equal(t, int64(2), a["process.exit.code"].AsInt64())
+	assert.Equal(t, `{"command":["false"],"exit_code":2,"process.exit.code":2,"shell":false,"timeout_s":null,"user":null}`,
+		a["sandbox.finish_data"].AsString())
+	// The command ran: empty stdout is recorded as empty, not absent.
+	assert.Equal(t, "", a["sandbox.exec.stdout_bytes"].AsString())
+	assert.Contains(t, a, "sandbox.exec.stdout_bytes")
+	assert.Equal(t, "bm9wZQ==", a["sandbox.exec.stderr_bytes"].AsString()) // base64("nope")
+}
+
+func TestExecRunError(t *testing.T) {
+	r := newRecorder(t)
+	s := r.session(t, sandboxtrace.WithOutputCapture(0))
+	cause := errors.New("container gone")
+	_, err := s.Exec(context.Background(), sandboxtrace.ExecRequest{Command: []string{"ls"}},
+		runs(sandboxtrace.ExecResult{}, sandboxtrace.ExecTransport(cause)))
+	require.ErrorIs(t, err, cause)
+
+	a := attrs(r.only(t))
+	assert.Equal(t, "exec_transport_error", a["sandbox.error.code"].AsString())
+	assert.Equal(t, a["sandbox.start_data"].AsString(), a["sandbox.finish_data"].AsString(), "no exit code without a result")
+	assert.NotContains(t, a, "process.exit.code")
+	assert.NotContains(t, a, "sandbox.exec.stdout_bytes", "no output without a result")
+}
+
+func TestOutputCaptureBounded(t *testing.T) {
+	r := newRecorder(t)
+	s := r.session(t, sandboxtrace.WithOutputCapture(8))
+	_, err := s.Exec(context.Background(), sandboxtrace.ExecRequest{Command: []string{"x"}},
+		runs(sandboxtrace.ExecResult{Stdout: []byte("0123456789abcdef"), Stderr: []byte("short")}, nil))
+	require.NoError(t, err)
+	a := attrs(r.only(t))
+	out, err := base64.StdEncoding.DecodeString(a["sandbox.exec.stdout_bytes"].AsString())
+	require.NoError(t, err)
+	assert.Equal(t, "01234567", string(out))
+	errOut, err := base64.StdEncoding.DecodeString(a["sandbox.exec.stderr_bytes"].AsString())
+	require.NoError(t, err)
+	assert.Equal(t, "short", string(errOut))
+}
+
+func TestOutputCaptureDoesNotSplitUTF8(t *testing.T) {
+	r := newRecorder(t)
+	s := r.session(t, sandboxtrace.WithOutputCapture(8))
+	// "abcdefg" is 7 bytes, U+FFFD 3 more: a cut at 8 would split it (a real
+	// U+FFFD in the output, not a decoding error).
+	// Invalid bytes stay raw bytes: the cut does not look for rune starts
+	// in data that is not UTF-8.
+	_, err := s.Exec(context.Background(), sandboxtrace.ExecRequest{Command: []string{"x"}},
+		runs(sandboxtrace.ExecResult{Stdout: []byte("abcdefg\ufffd"), Stderr: []byte{0xff, 0xfe, 0xfd, 0xfc, 0xfb, 0xfa, 0xf9, 0xf8, 0xf7}}, nil))
+	require.NoError(t, err)
+	a := attrs(r.only(t))
+	out, err := base64.StdEncoding.DecodeString(a["sandbox.exec.stdout_bytes"].AsString())
+	require.NoError(t, err)
+	assert.Equal(t, "abcdefg", string(out))
+	errOut, err := base64.StdEncoding.DecodeString(a["sandbox.exec.stderr_bytes"].AsString())
+	require.NoError(t, err)
+	assert.Equal(t, []byte{0xff, 0xfe, 0xfd, 0xfc, 0xfb, 0xfa, 0xf9, 0xf8}, errOut)
+}
+
+func TestOutputCaptureDefaultBound(t *testing.T) {
+	r := newRecorder(t)
+	s := r.session(t, sandboxtrace.WithOutputCapture(0))
+	big := bytes.Repeat([]byte("x"), 100_000)
+	_, err := s.Exec(context.Background(), sandboxtrace.ExecRequest{Command: []string{"x"}},
+		runs(sandboxtrace.ExecResult{Stdout: big}, nil))
+	require.NoError(t, err)
+	out, err := base64.StdEncoding.DecodeString(attrs(r.only(t))["sandbox.exec.stdout_bytes"].AsString())
+	require.NoError(t, err)
+	assert.Len(t, out, 64*1024)
+}
+
+func TestOutputIgnoredWithoutCapture(t *testing.T) {
+	r := newRecorder(t)
+	s := r.session(t)
+	_, o, err := s.Start(context.Background(), "exec", nil)
+	require.NoError(t, err)
+	require.NoError(t, o.Finish(sandboxtrace.FinishOptions{Stdout: []byte("secret"), Stderr: []byte("secret")}))
+	a := attrs(r.only(t))
+	assert.NotContains(t, a, "sandbox.exec.stdout_bytes")
+	assert.NotContains(t, a, "sandbox.exec.stderr_bytes")
+}
+
+func TestReadWrite(t *testing.T) {
+	r := newRecorder(t)
+	s := r.session(t)
+	ctx := context.Background()
+	require.NoError(t, s.Write(ctx, "/w/a.txt", 12, func(context.Context) error { return nil }))
+	require.NoError(t, s.Write(ctx, "/w/stream", -1, func(context.Context) error { return nil }))
+	notFound := sandboxtrace.WorkspaceReadNotFound("/w/missing", nil)
+	require.ErrorIs(t, s.Read(ctx, "/w/missing", func(context.Context) error { return notFound }), notFound)
+
+	var got []string
+	for _, span := range r.ops() {
+		a := attrs(span)
+		got = append(got, span.Name+" "+a["sandbox.start_data"].AsString())
+	}
+	assert.ElementsMatch(t, []string{
+		`sandbox.write {"bytes":12,"path":"/w/a.txt","user":null}`,
+		`sandbox.write {"path":"/w/stream","user":null}`,
+		`sandbox.read {"path":"/w/missing","user":null}`,
+	}, got)
+}

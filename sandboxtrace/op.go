@@ -1,0 +1,268 @@
+package sandboxtrace
+
+import (
+	"context"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/sandboxaudit/sandboxaudit/auditevent"
+)
+
+// Op is one operation in flight: its start event is recorded, its finish
+// event is recorded by Finish. Its methods are safe for concurrent use.
+type Op struct {
+	s         *Session
+	op        string
+	span      trace.Span
+	startData []byte
+	startTime time.Time
+
+	mu         sync.Mutex
+	finishData map[string]any
+	stdout     []byte
+	stderr     []byte
+
+	finished atomic.Bool
+}
+
+// FinishOptions describe an operation's outcome. Zero values mean "as
+// recorded so far": finish data set with SetFinishData, else the start data.
+type FinishOptions struct {
+	// Data is the finish event's data; nil keeps the start data.
+	Data map[string]any
+	// Err is the operation's failure, nil on success. An *Error in its chain
+	// gives error_code, error_type and error_retryable; any other error is
+	// recorded without a code and typed by its Go type name (see Error).
+	// error_message is Err's full text.
+	Err error
+	// Stdout and Stderr are raw exec output, recorded only when the session
+	// captures output. Nil means "no output"; empty means "empty output".
+	Stdout, Stderr []byte
+}
+
+// Start records the start event of op (one of auditevent.Ops) and returns
+// the operation and a ctx carrying its span, so nested operations become its
+// children. data is the start event's data (nil = {}).
+//
+// An unknown op or data that cannot be encoded as JSON is a programming
+// error: Start then records nothing and returns an error.
+func (s *Session) Start(ctx context.Context, op string, data map[string]any) (context.Context, *Op, error) {
+	if !auditevent.IsOp(op) {
+		return ctx, nil, fmt.Errorf("sandboxtrace: unknown operation %q (want one of %v)", op, auditevent.Ops())
+	}
+	startData, err := marshalData(data)
+	if err != nil {
+		return ctx, nil, fmt.Errorf("sandboxtrace: %s start data: %w", op, err)
+	}
+	parent, links := s.parent(ctx)
+	seq, ts := s.nextEvent()
+	attrs := make([]attribute.KeyValue, 0, 6)
+	attrs = append(attrs,
+		attribute.String(AttrOperation, op),
+		attribute.String(AttrSessionID, s.idText),
+		attribute.Int64(AttrStartSeq, seq),
+		attribute.String(AttrStartID, uuid.NewString()),
+		attribute.String(AttrStartData, string(startData)),
+	)
+	if s.backend != "" {
+		attrs = append(attrs, attribute.String(AttrBackend, s.backend))
+	}
+	ctx, span := s.tracer.Start(parent, "sandbox."+op,
+		trace.WithSpanKind(trace.SpanKindInternal),
+		trace.WithTimestamp(ts),
+		trace.WithLinks(links...),
+		trace.WithAttributes(attrs...))
+	return ctx, &Op{s: s, op: op, span: span, startData: startData, startTime: ts}, nil
+}
+
+// Do runs fn as operation op: it records the start event, calls fn, and
+// records the finish event with fn's error. fn may set finish data and
+// output on its Op, or finish it itself (Do's own Finish is then a no-op).
+// A panic in fn is recorded as a failed operation (error.type "panic") and
+// re-raised.
+//
+// Do returns fn's error, joined with any recording error.
+func (s *Session) Do(ctx context.Context, op string, startData map[string]any, fn func(ctx context.Context, o *Op) error) error {
+	ctx, o, err := s.Start(ctx, op, startData)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			_ = o.Finish(FinishOptions{Err: &Error{Type: "panic", Message: fmt.Sprint(r)}})
+			panic(r)
+		}
+	}()
+	err = fn(ctx, o)
+	if ferr := o.Finish(FinishOptions{Err: err}); ferr != nil {
+		return errors.Join(err, ferr)
+	}
+	return err
+}
+
+// Span returns the operation's span.
+func (o *Op) Span() trace.Span { return o.span }
+
+// SetFinishData sets the finish event's data (a FinishOptions.Data passed to
+// Finish takes precedence).
+func (o *Op) SetFinishData(data map[string]any) {
+	o.mu.Lock()
+	o.finishData = data
+	o.mu.Unlock()
+}
+
+// SetOutput sets the raw exec output (FinishOptions.Stdout/Stderr passed to
+// Finish take precedence).
+func (o *Op) SetOutput(stdout, stderr []byte) {
+	o.mu.Lock()
+	o.stdout, o.stderr = stdout, stderr
+	o.mu.Unlock()
+}
+
+// Finish records the finish event and ends the span. Only the first call
+// records; later calls do nothing and return nil.
+//
+// Finish returns an error when the finish data cannot be encoded (the
+// finish_data attribute is then left out, which the mapping reads as "same
+// as start") or when an *Error carries a code that is not a reference
+// ErrorCode (recorded without the code). The span is ended either way.
+func (o *Op) Finish(opts FinishOptions) error {
+	if !o.finished.CompareAndSwap(false, true) {
+		return nil
+	}
+	o.mu.Lock()
+	data, stdout, stderr := o.finishData, o.stdout, o.stderr
+	o.mu.Unlock()
+	if opts.Data != nil {
+		data = opts.Data
+	}
+	if opts.Stdout != nil {
+		stdout = opts.Stdout
+	}
+	if opts.Stderr != nil {
+		stderr = opts.Stderr
+	}
+
+	var problems []error
+	finishData := o.startData
+	if data != nil {
+		fd, err := marshalData(data)
+		if err != nil {
+			problems = append(problems, fmt.Errorf("sandboxtrace: %s finish data: %w", o.op, err))
+			finishData = nil
+		} else {
+			finishData = fd
+		}
+	}
+
+	seq, ts := o.s.nextEvent()
+	attrs := make([]attribute.KeyValue, 0, 12)
+	attrs = append(attrs,
+		attribute.Int64(AttrFinishSeq, seq),
+		attribute.String(AttrFinishID, uuid.NewString()),
+		attribute.Bool(AttrOK, opts.Err == nil),
+		attribute.Float64(AttrDurationMS, float64(ts.Sub(o.startTime))/float64(time.Millisecond)),
+	)
+	if finishData != nil {
+		attrs = append(attrs, attribute.String(AttrFinishData, string(finishData)))
+		attrs = appendFlatCopies(attrs, data)
+	}
+	if o.s.captureOutput {
+		if stdout != nil {
+			attrs = append(attrs, attribute.String(AttrExecStdoutBytes, encodeOutput(stdout, o.s.maxOutputBytes)))
+		}
+		if stderr != nil {
+			attrs = append(attrs, attribute.String(AttrExecStderrBytes, encodeOutput(stderr, o.s.maxOutputBytes)))
+		}
+	}
+	if opts.Err != nil {
+		f := fieldsOf(opts.Err)
+		if err := checkCode(f.code); err != nil {
+			problems = append(problems, err)
+			f.code = ""
+		}
+		attrs = append(attrs,
+			attribute.String(AttrErrorType, f.typ),
+			attribute.String(AttrErrorMessage, f.message))
+		if f.code != "" {
+			attrs = append(attrs, attribute.String(AttrErrorCode, f.code))
+		}
+		if f.retryable != nil {
+			attrs = append(attrs, attribute.Bool(AttrErrorRetryable, *f.retryable))
+		}
+		o.span.SetStatus(codes.Error, f.message)
+	}
+	o.span.SetAttributes(attrs...)
+	o.span.End(trace.WithTimestamp(ts))
+	return errors.Join(problems...)
+}
+
+// marshalData encodes data as canonical JSON object text with the core's
+// encoder, so floats keep their Python spelling (30.0 stays 30.0).
+func marshalData(data map[string]any) ([]byte, error) {
+	d, err := auditevent.MarshalData(data)
+	if err != nil {
+		return nil, err
+	}
+	return d.Bytes(), nil
+}
+
+// appendFlatCopies copies well-known finish data values to their own
+// attributes, like the Python SDK does on its spans, so they can be queried.
+func appendFlatCopies(attrs []attribute.KeyValue, data map[string]any) []attribute.KeyValue {
+	if v, ok := asInt64(data[AttrProcessExitCode]); ok {
+		attrs = append(attrs, attribute.Int64(AttrProcessExitCode, v))
+	} else if v, ok := asInt64(data["exit_code"]); ok {
+		attrs = append(attrs, attribute.Int64(AttrProcessExitCode, v))
+	}
+	if v, ok := asInt64(data[AttrServerPort]); ok {
+		attrs = append(attrs, attribute.Int64(AttrServerPort, v))
+	}
+	if v, ok := data[AttrServerAddress].(string); ok {
+		attrs = append(attrs, attribute.String(AttrServerAddress, v))
+	}
+	return attrs
+}
+
+func asInt64(v any) (int64, bool) {
+	switch n := v.(type) {
+	case int:
+		return int64(n), true
+	case int32:
+		return int64(n), true
+	case int64:
+		return n, true
+	}
+	return 0, false
+}
+
+// encodeOutput cuts b to max bytes and base64-encodes it (OTel Go attributes
+// have no bytes type; SPEC §5 allows a base64 string). The cut backs off to
+// the start of a UTF-8 sequence it would split, so a bounded capture does not
+// end in a replacement character that the output never contained.
+func encodeOutput(b []byte, max int) string {
+	if len(b) > max {
+		cut := max
+		for i := max - 1; i >= 0 && i > max-utf8.UTFMax; i-- {
+			if utf8.RuneStart(b[i]) {
+				// size 1 is an invalid byte: raw bytes are cut as they are.
+				if _, size := utf8.DecodeRune(b[i:]); size > 1 && i+size > max {
+					cut = i
+				}
+				break
+			}
+		}
+		b = b[:cut]
+	}
+	return base64.StdEncoding.EncodeToString(b)
+}

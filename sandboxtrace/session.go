@@ -1,0 +1,154 @@
+package sandboxtrace
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
+)
+
+// DefaultMaxOutputBytes bounds each captured exec stream when output capture
+// is enabled without an explicit bound.
+const DefaultMaxOutputBytes = 64 << 10
+
+// Option configures a Session.
+type Option func(*config)
+
+type config struct {
+	sessionID      uuid.UUID
+	backend        string
+	captureOutput  bool
+	maxOutputBytes int
+}
+
+// WithSessionID sets the session id. Without it (or with uuid.Nil) a random
+// (version 4) id is generated, as the Python SDK does.
+func WithSessionID(id uuid.UUID) Option {
+	return func(c *config) { c.sessionID = id }
+}
+
+// WithBackend sets the optional sandbox.backend attribute (the Python SDK
+// uses the backend module name, e.g. "docker").
+func WithBackend(name string) Option {
+	return func(c *config) { c.backend = name }
+}
+
+// WithOutputCapture records raw exec stdout/stderr on the span, each stream
+// cut to maxBytes (<= 0: DefaultMaxOutputBytes). Output is off by default
+// because it is often large and may hold secrets; the collector's payload
+// policy decides later whether it reaches an audit line.
+func WithOutputCapture(maxBytes int) Option {
+	return func(c *config) {
+		c.captureOutput = true
+		if maxBytes <= 0 {
+			maxBytes = DefaultMaxOutputBytes
+		}
+		c.maxOutputBytes = maxBytes
+	}
+}
+
+// Session records the operations of one sandbox session as spans. It is safe
+// for concurrent use.
+//
+// One session is one trace: NewSession starts a root span named
+// SessionSpanName (a child of the span in NewSession's ctx, if any) and every
+// operation span belongs to that trace, so a trace-id load balancer routes a
+// whole session to one collector. An operation whose ctx already holds a span
+// of the session's trace (for example the ctx returned by Start) nests under
+// that span; a span of another trace in an operation's ctx becomes a link
+// instead of the parent, so it cannot split the session.
+type Session struct {
+	tracer  trace.Tracer
+	id      uuid.UUID
+	idText  string
+	backend string
+
+	captureOutput  bool
+	maxOutputBytes int
+
+	root    trace.Span
+	endOnce sync.Once
+
+	// mu makes each event's seq and timestamp one step, so seq order and
+	// time order agree even when operations run concurrently.
+	mu      sync.Mutex
+	lastSeq int64
+}
+
+// NewSession starts a session: it creates the session's root span with tp's
+// tracer for ScopeName. Call End when the session is over.
+func NewSession(ctx context.Context, tp trace.TracerProvider, opts ...Option) (*Session, error) {
+	if tp == nil {
+		return nil, errors.New("sandboxtrace: NewSession needs a TracerProvider, got nil")
+	}
+	var cfg config
+	for _, opt := range opts {
+		opt(&cfg)
+	}
+	if cfg.sessionID == uuid.Nil {
+		cfg.sessionID = uuid.New()
+	}
+	s := &Session{
+		tracer:         tp.Tracer(ScopeName),
+		id:             cfg.sessionID,
+		idText:         cfg.sessionID.String(),
+		backend:        cfg.backend,
+		captureOutput:  cfg.captureOutput,
+		maxOutputBytes: cfg.maxOutputBytes,
+	}
+	attrs := []attribute.KeyValue{attribute.String(AttrSessionID, s.idText)}
+	if s.backend != "" {
+		attrs = append(attrs, attribute.String(AttrBackend, s.backend))
+	}
+	_, s.root = s.tracer.Start(ctx, SessionSpanName,
+		trace.WithSpanKind(trace.SpanKindInternal),
+		trace.WithAttributes(attrs...))
+	return s, nil
+}
+
+// ID returns the session id.
+func (s *Session) ID() uuid.UUID { return s.id }
+
+// TraceID returns the id of the session's trace (all zero when the
+// TracerProvider does not record, e.g. a no-op provider).
+func (s *Session) TraceID() trace.TraceID { return s.root.SpanContext().TraceID() }
+
+// Context returns ctx carrying the session's root span, for callers that want
+// their own spans inside the session's trace.
+func (s *Session) Context(ctx context.Context) context.Context {
+	return trace.ContextWithSpan(ctx, s.root)
+}
+
+// End ends the session's root span. Operations recorded afterwards still
+// belong to the session's trace. Calling End again does nothing.
+func (s *Session) End() {
+	s.endOnce.Do(func() { s.root.End() })
+}
+
+// nextEvent takes the session's next seq (the first event is 1, like the
+// Python SDK) together with the event's timestamp.
+func (s *Session) nextEvent() (int64, time.Time) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.lastSeq++
+	return s.lastSeq, time.Now()
+}
+
+// parent returns the context an operation span starts from, and the link to
+// keep when the caller's span belongs to another trace.
+func (s *Session) parent(ctx context.Context) (context.Context, []trace.Link) {
+	caller := trace.SpanContextFromContext(ctx)
+	rootSC := s.root.SpanContext()
+	if caller.IsValid() && caller.TraceID() == rootSC.TraceID() {
+		return ctx, nil
+	}
+	var links []trace.Link
+	if caller.IsValid() {
+		links = []trace.Link{{SpanContext: caller}}
+	}
+	return trace.ContextWithSpan(ctx, s.root), links
+}
