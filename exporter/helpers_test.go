@@ -26,6 +26,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
+	"go.uber.org/zap"
 
 	"github.com/sandboxaudit/sandboxaudit/auditevent"
 	"github.com/sandboxaudit/sandboxaudit/internal/httpsink"
@@ -157,13 +158,19 @@ type testExporters struct {
 	tel    *componenttest.Telemetry
 }
 
-func startExporters(t *testing.T, cfg *Config) *testExporters {
+func startExporters(t testing.TB, cfg *Config) *testExporters {
+	t.Helper()
+	return startExportersWithLogger(t, cfg, zap.NewNop())
+}
+
+func startExportersWithLogger(t testing.TB, cfg *Config, logger *zap.Logger) *testExporters {
 	t.Helper()
 	require.NoError(t, cfg.Validate())
 	tel := componenttest.NewTelemetry()
 	t.Cleanup(func() { require.NoError(t, tel.Shutdown(context.Background())) })
 	set := exportertest.NewNopSettings(typ)
 	set.TelemetrySettings = tel.NewTelemetrySettings()
+	set.Logger = logger
 
 	f := NewFactory()
 	ctx := context.Background()
@@ -182,7 +189,7 @@ func startExporters(t *testing.T, cfg *Config) *testExporters {
 
 // counter returns the value of a counter metric's data point with the
 // given attribute, 0 when there is none.
-func (te *testExporters) counter(t *testing.T, name, attrKey, attrValue string) int64 {
+func (te *testExporters) counter(t testing.TB, name, attrKey, attrValue string) int64 {
 	t.Helper()
 	m, err := te.tel.GetMetric(name)
 	if err != nil {
@@ -191,7 +198,7 @@ func (te *testExporters) counter(t *testing.T, name, attrKey, attrValue string) 
 	return sumPoints(m, attrKey, attrValue)
 }
 
-func readLines(t *testing.T, path string) []string {
+func readLines(t testing.TB, path string) []string {
 	t.Helper()
 	b, err := os.ReadFile(path)
 	require.NoError(t, err)

@@ -113,27 +113,27 @@ func do(t testing.TB, req *http.Request) (int, http.Header, string) {
 	return resp.StatusCode, resp.Header, string(b)
 }
 
-var (
-	testSession = uuid.MustParse("6f1c2a8e-3b4d-4e5f-9a0b-1c2d3e4f5a6b")
-	testIDSpace = uuid.MustParse("9d6c1f36-3a6f-4b8e-9a1e-2f9b8d7c6e5a")
-)
-
-// eventID is a deterministic event id for test event n.
-func eventID(n int) uuid.UUID {
-	return uuid.NewSHA1(testIDSpace, []byte(strconv.Itoa(n)))
-}
+var testSession = uuid.MustParse("6f1c2a8e-3b4d-4e5f-9a0b-1c2d3e4f5a6b")
 
 // startJSON and finishJSON are events as the Python HttpProxySink posts them
 // (pydantic model_dump_json: model field order, no spaces), for operation
-// op number n of the test session.
-func startJSON(n int) string {
-	return fmt.Sprintf(`{"version":1,"event_id":"%s","ts":"2026-03-14T15:09:26.535897Z","session_id":"%s","seq":%d,"op":"exec","phase":"start","span_id":"sandbox_op_%d","parent_span_id":null,"trace_id":null,"data":{"command":["sh","-lc","ls"],"timeout_s":30.0}}`,
-		eventID(2*n), testSession, 2*n+1, n)
+// number n of the test session.
+func startJSON(n int) string  { return sessionStartJSON(testSession, n) }
+func finishJSON(n int) string { return sessionFinishJSON(testSession, n) }
+
+// sessionEventID is the deterministic event id of operation n's phase.
+func sessionEventID(session uuid.UUID, n int, phase string) uuid.UUID {
+	return uuid.NewSHA1(session, []byte(strconv.Itoa(n)+"/"+phase))
 }
 
-func finishJSON(n int) string {
+func sessionStartJSON(session uuid.UUID, n int) string {
+	return fmt.Sprintf(`{"version":1,"event_id":"%s","ts":"2026-03-14T15:09:26.535897Z","session_id":"%s","seq":%d,"op":"exec","phase":"start","span_id":"sandbox_op_%d","parent_span_id":null,"trace_id":null,"data":{"command":["sh","-lc","ls"],"timeout_s":30.0}}`,
+		sessionEventID(session, n, "start"), session, 2*n+1, n)
+}
+
+func sessionFinishJSON(session uuid.UUID, n int) string {
 	return fmt.Sprintf(`{"version":1,"event_id":"%s","ts":"2026-03-14T15:09:26.786022Z","session_id":"%s","seq":%d,"op":"exec","phase":"finish","span_id":"sandbox_op_%d","parent_span_id":null,"trace_id":null,"data":{"exit_code":0},"ok":true,"duration_ms":250.125,"error_code":null,"error_type":null,"error_message":null,"error_retryable":null,"stdout":null,"stderr":null}`,
-		eventID(2*n+1), testSession, 2*n+2, n)
+		sessionEventID(session, n, "finish"), session, 2*n+2, n)
 }
 
 // logBodies returns the bodies of every log record the sink holds, in order.

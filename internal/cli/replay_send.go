@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/url"
 	"time"
@@ -40,6 +41,10 @@ func (o replayOptions) settings(ctx context.Context) (httpsink.Settings, error) 
 	format := httpsink.Format(o.format)
 	if err := format.Validate(); err != nil {
 		return httpsink.Settings{}, fmt.Errorf("--format: %w", err)
+	}
+	if u, err := url.Parse(o.endpoint); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		// Not echoed: the URL may carry credentials.
+		return httpsink.Settings{}, errors.New("--endpoint: want an absolute http:// or https:// URL")
 	}
 	if o.timeout <= 0 {
 		return httpsink.Settings{}, fmt.Errorf("--timeout: must be positive, got %s", o.timeout)

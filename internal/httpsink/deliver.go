@@ -3,6 +3,7 @@ package httpsink
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"go.uber.org/zap"
@@ -27,8 +28,13 @@ type delivery struct {
 // s.set.Retry. Requests go out in order; the first request that cannot be
 // delivered ends the run and it and everything after it are returned as
 // rest. A permanently refused request is dropped and the run goes on.
-func (s *Sink) deliver(ctx context.Context, lines []byte) delivery {
-	var d delivery
+func (s *Sink) deliver(ctx context.Context, lines []byte) (d delivery) {
+	refusals := 0
+	defer func() {
+		if refusals > 1 {
+			d.permErr = fmt.Errorf("%d requests refused permanently, the first: %w", refusals, d.permErr)
+		}
+	}()
 	for len(lines) > 0 {
 		chunk, n := nextChunk(lines, s.set.MaxBatchLines, s.set.MaxBatchBytes)
 		notBefore, err := s.postWithRetry(ctx, chunk)
@@ -38,7 +44,10 @@ func (s *Sink) deliver(ctx context.Context, lines []byte) delivery {
 			d.acked += n
 		case errors.As(err, &se) && !se.Retryable():
 			d.dropped += n
-			d.permErr = errors.Join(d.permErr, err)
+			refusals++
+			if d.permErr == nil {
+				d.permErr = err
+			}
 			s.dropped(ctx, n, se, "live")
 		default:
 			d.rest, d.restN, d.err, d.notBefore = lines, countLines(lines), err, notBefore
@@ -65,7 +74,7 @@ func (s *Sink) postWithRetry(ctx context.Context, body []byte) (notBefore time.T
 			return time.Time{}, err
 		}
 		if ctx.Err() != nil {
-			return time.Time{}, errors.Join(err, context.Cause(ctx))
+			return time.Time{}, interrupted(ctx, err)
 		}
 		var retryAfter time.Duration
 		if isStatus {
@@ -86,7 +95,16 @@ func (s *Sink) postWithRetry(ctx context.Context, body []byte) (notBefore time.T
 		case <-t.C:
 		case <-ctx.Done():
 			t.Stop()
-			return time.Time{}, errors.Join(err, context.Cause(ctx))
+			return time.Time{}, interrupted(ctx, err)
 		}
 	}
+}
+
+// interrupted adds why ctx ended to err, unless err already says it.
+func interrupted(ctx context.Context, err error) error {
+	cause := context.Cause(ctx)
+	if errors.Is(err, cause) {
+		return err
+	}
+	return fmt.Errorf("%w (interrupted: %w)", err, cause)
 }

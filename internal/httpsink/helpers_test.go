@@ -110,3 +110,7 @@ func sendCtx(t *testing.T) context.Context {
 func zapInt(k string, v int) zap.Field { return zap.Int(k, v) }
 func zapString(k, v string) zap.Field  { return zap.String(k, v) }
 func toString(v any) string            { return fmt.Sprint(v) }
+
+// giveUpSoon is for tests where delivery is meant to fail: a short retry
+// budget keeps them quick.
+func giveUpSoon(s *Settings) { s.Retry.MaxElapsedTime = 300 * time.Millisecond }

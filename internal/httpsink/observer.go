@@ -7,9 +7,6 @@ const (
 	// ReasonHTTP4xx: the endpoint answered a 4xx other than 429; the lines
 	// would fail forever, so they are dropped.
 	ReasonHTTP4xx = "http_4xx"
-	// ReasonHTTPStatus: the endpoint answered a non-2xx status that is
-	// neither retryable nor 4xx (e.g. an unfollowed 3xx); dropped like 4xx.
-	ReasonHTTPStatus = "http_status"
 	// ReasonSpoolFull: delivery failed and the spool refused the lines
 	// because it is at its size limit.
 	ReasonSpoolFull = "spool_full"
@@ -35,7 +32,8 @@ type Observer interface {
 	// Refused counts lines handed back to the caller with an error because
 	// they could be neither delivered nor spooled.
 	Refused(ctx context.Context, n int, reason string)
-	// SpoolSize reports the spool file size after it changed.
+	// SpoolSize reports the spool's pending (unacknowledged) bytes after
+	// they may have changed.
 	SpoolSize(bytes int64)
 }
 

@@ -87,7 +87,9 @@ func TestCrashAfterAckBeforeOffsetPersisted(t *testing.T) {
 	path := filepath.Join(dir, "spool.jsonl")
 	session := uuid.New()
 	run := func(t *testing.T, send func(*Sink)) {
-		sk, err := New(Settings{Endpoint: srv.URL, Format: FormatNDJSON, Retry: fastRetry(),
+		retry := fastRetry()
+		retry.MaxElapsedTime = 300 * time.Millisecond
+		sk, err := New(Settings{Endpoint: srv.URL, Format: FormatNDJSON, Retry: retry,
 			Spool: openSpool(t, path, 0), ReplayInterval: 20 * time.Millisecond, MaxBatchLines: 4})
 		require.NoError(t, err)
 		require.NoError(t, sk.Start(context.Background()))

@@ -109,7 +109,7 @@ func TestHangPastClientTimeoutIsRetryable(t *testing.T) {
 }
 
 func TestConnectionRefusedWithoutSpoolIsRetryable(t *testing.T) {
-	f := newFixture(t, FormatNDJSON, false)
+	f := newFixture(t, FormatNDJSON, false, giveUpSoon)
 	f.srv.down()
 	lines := makeLines(t, uuid.New(), 1, 4, 10)
 
@@ -191,7 +191,7 @@ func TestEventFormat4xxDropsOnlyThatEvent(t *testing.T) {
 }
 
 func TestEventFormatFailureSpoolsOnlyTheRest(t *testing.T) {
-	f := newFixture(t, FormatEvent, true)
+	f := newFixture(t, FormatEvent, true, giveUpSoon)
 	f.srv.then(ok, ok)
 	f.srv.setDefault(status(503, nil, "maintenance"))
 	lines := makeLines(t, uuid.New(), 1, 5, 10)
@@ -268,7 +268,7 @@ func TestFullSpoolRefusesVisibly(t *testing.T) {
 	lines := makeLines(t, uuid.New(), 1, 3, 10)
 	first := splitLines(lines)[0]
 	sp := openSpool(t, path, int64(len(first))+10) // room for one line only
-	f := newFixture(t, FormatNDJSON, false, func(s *Settings) { s.Spool = sp })
+	f := newFixture(t, FormatNDJSON, false, giveUpSoon, func(s *Settings) { s.Spool = sp })
 	f.srv.down()
 
 	require.NoError(t, f.sink.Send(sendCtx(t), first, 1), "the first line fits")
@@ -288,7 +288,7 @@ func TestFullSpoolRefusesVisibly(t *testing.T) {
 }
 
 func TestErrorsNameNoRequestSecretsOnTransportFailure(t *testing.T) {
-	f := newFixture(t, FormatEvent, false, func(s *Settings) {
+	f := newFixture(t, FormatEvent, false, giveUpSoon, func(s *Settings) {
 		s.Endpoint = strings.Replace(s.Endpoint, "http://", "http://user:hunter2@", 1) + "?api_key=sekrit"
 	})
 	f.srv.down()
@@ -297,4 +297,47 @@ func TestErrorsNameNoRequestSecretsOnTransportFailure(t *testing.T) {
 	require.NotContains(t, err.Error(), "hunter2")
 	require.NotContains(t, err.Error(), "sekrit")
 	require.Contains(t, err.Error(), "/v1/sandbox/events")
+}
+
+func TestRedirects(t *testing.T) {
+	other := newTestServer(t) // a different host:port
+	// Only the configured path redirects; the target path accepts
+	// whatever reaches it.
+	redirect := func(code int, to string) behaviour {
+		return func(w http.ResponseWriter, r *http.Request, b []byte) bool {
+			if r.URL.Path != "/v1/sandbox/events" {
+				return ok(w, r, b)
+			}
+			return status(code, map[string]string{"Location": to}, "")(w, r, b)
+		}
+	}
+	t.Run("308 same host is followed with the body", func(t *testing.T) {
+		f := newFixture(t, FormatNDJSON, false)
+		f.srv.then(redirect(308, "/v2/events"))
+		lines := makeLines(t, uuid.New(), 1, 2, 10)
+		require.NoError(t, f.sink.Send(sendCtx(t), lines, 2))
+		got := f.srv.all()
+		require.Len(t, got, 2)
+		require.Equal(t, string(lines), string(got[1].body))
+		require.True(t, got[1].accepted)
+	})
+	for name, b := range map[string]behaviour{
+		"302 would turn the POST into a GET": redirect(302, "/v2/events"),
+		"307 to another host":                redirect(307, other.URL),
+	} {
+		t.Run(name, func(t *testing.T) {
+			f := newFixture(t, FormatNDJSON, true, giveUpSoon)
+			f.srv.setDefault(b)
+			lines := makeLines(t, uuid.New(), 1, 2, 10)
+			require.NoError(t, f.sink.Send(sendCtx(t), lines, 2))
+			for _, a := range f.srv.all() {
+				require.False(t, a.accepted)
+			}
+			require.Empty(t, other.all(), "never followed")
+			// Kept, not dropped: a misdirected endpoint is a configuration
+			// problem an operator can fix.
+			require.Equal(t, string(lines), string(spoolFileBytes(t, f.spoolPath)))
+			require.Empty(t, f.obs.stats().dropped)
+		})
+	}
 }

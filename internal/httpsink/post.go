@@ -52,17 +52,37 @@ func (e *StatusError) Error() string {
 // Retryable reports whether the same request may succeed later.
 func (e *StatusError) Retryable() bool { return retryableStatus(e.Code) }
 
-// retryableStatus: 429 and every 5xx; other statuses are permanent.
+// retryableStatus: every non-2xx answer except a 4xx other than 429. A 4xx
+// says the request itself is wrong and would fail forever; anything else
+// (429, 5xx, an unfollowed 3xx from a misconfigured endpoint) may succeed
+// later or after an operator fixes the configuration, so the lines are kept.
 func retryableStatus(code int) bool {
-	return code == http.StatusTooManyRequests || (code >= 500 && code <= 599)
+	return code == http.StatusTooManyRequests || code < 400 || code > 499
 }
 
-// dropReason names the drop reason for a permanent status.
-func dropReason(code int) string {
-	if code >= 400 && code <= 499 {
-		return ReasonHTTP4xx
+// withSafeRedirects returns a copy of c that follows a redirect only when it
+// keeps the POST and its body (307, 308) and stays on the same host. Go
+// turns a POST into a body-less GET on 301/302/303, whose 2xx would be
+// taken for an acknowledgement of lines never sent; and the auth round
+// tripper would hand the token to whatever host a redirect names.
+func withSafeRedirects(c *http.Client) *http.Client {
+	cc := *c
+	prev := c.CheckRedirect
+	cc.CheckRedirect = func(req *http.Request, via []*http.Request) error {
+		first := via[0].URL
+		if req.Method != http.MethodPost || req.URL.Host != first.Host ||
+			(first.Scheme == "https" && req.URL.Scheme != "https") {
+			return http.ErrUseLastResponse
+		}
+		if len(via) >= 10 {
+			return errors.New("stopped after 10 redirects")
+		}
+		if prev != nil {
+			return prev(req, via)
+		}
+		return nil
 	}
-	return ReasonHTTPStatus
+	return &cc
 }
 
 // poster sends one request body to the endpoint.
@@ -76,7 +96,7 @@ type poster struct {
 
 func newPoster(set Settings) poster {
 	u, _ := url.Parse(set.Endpoint) // validated in withDefaults
-	p := poster{client: set.Client, endpoint: set.Endpoint, safeURL: safeURL(u)}
+	p := poster{client: withSafeRedirects(set.Client), endpoint: set.Endpoint, safeURL: safeURL(u)}
 	if set.Format == FormatEvent {
 		p.contentType, p.stripNL = contentTypeEvent, true
 	} else {

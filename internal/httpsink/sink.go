@@ -63,7 +63,7 @@ type Sink struct {
 	notBefore time.Time // the server's Retry-After, for the replayer
 }
 
-// New validates set and returns a Sink. The Sink owns set.Spool from now on
+// New validates set and returns a Sink. On success the Sink owns set.Spool
 // and closes it in Shutdown.
 func New(set Settings) (*Sink, error) {
 	set, err := set.withDefaults()
@@ -259,7 +259,7 @@ func joinText(err, other error) error {
 
 // dropped records lines the endpoint refused permanently.
 func (s *Sink) dropped(ctx context.Context, n int, se *StatusError, path string) {
-	reason := dropReason(se.Code)
+	reason := ReasonHTTP4xx
 	s.set.Observer.Dropped(ctx, n, reason)
 	s.set.Logger.Error("HTTP endpoint refused lines permanently; dropped (not retried, not spooled)",
 		zap.String("endpoint", se.URL), zap.Int("status", se.Code), zap.String("response", se.Excerpt),

@@ -30,8 +30,13 @@
 // its assigned seqs can repeat. Size maxSessions above the number of sessions
 // that are active at the same time.
 //
-// Derived event ids use the span's own lowercase hex ids:
+// Ids: trace_id, span_id and parent_span_id are the span's ids in lowercase
+// hex; an empty (all-zero) trace id or parent id is null. Derived event ids
+// use the span's own hex ids, whatever the extension attributes below say:
 // UUIDv5(d5522618-d9a4-5682-af63-f0e537900855, "<trace_id>/<span_id>/<phase>").
+//
+// Error messages (AttrError.Msg) quote at most short identifiers (op, session
+// id, error code), never data or exec output, so they are safe to log.
 //
 // # Events to span
 //

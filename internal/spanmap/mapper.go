@@ -2,6 +2,7 @@ package spanmap
 
 import (
 	"encoding/base64"
+	"errors"
 	"math"
 	"strconv"
 	"sync"
@@ -75,7 +76,7 @@ func (m *Mapper) AppendSpanEvents(dst []auditevent.Event, span ptrace.Span, st *
 	n := len(dst)
 	dst, err := m.appendSpanEvents(dst, span, st)
 	switch {
-	case err == ErrNotSandboxSpan: //nolint:errorlint // our own sentinel, never wrapped
+	case errors.Is(err, ErrNotSandboxSpan):
 		st.NotSandbox++
 	case err != nil:
 		st.invalid(err)

@@ -39,7 +39,9 @@ func AppendSpan(dst ptrace.SpanSlice, start, finish *auditevent.Event) ptrace.Sp
 	if start != nil {
 		t, exact := spanTime(start.TS)
 		span.SetStartTimestamp(t)
-		_ = exact
+		if !exact {
+			attrs.PutStr(AttrStartTS, start.TS.String())
+		}
 		attrs.PutStr(AttrStartID, start.EventID.String())
 		attrs.PutInt(AttrStartSeq, start.Seq)
 		if !start.Data.IsEmpty() {
@@ -125,7 +127,9 @@ func setIDs(span ptrace.Span, e *auditevent.Event) {
 		parentID, exact = DeriveSpanID(e.SessionID, p), false
 	}
 	span.SetParentSpanID(parentID)
-	_ = exact
+	if !exact {
+		attrs.PutStr(AttrEventParentSpanID, p)
+	}
 }
 
 func setFinishFields(span ptrace.Span, e *auditevent.Event) {

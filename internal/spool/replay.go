@@ -55,12 +55,12 @@ func (s *Spool) Replay(ctx context.Context, maxBatchLines, maxBatchBytes int, se
 }
 
 type streamer struct {
-	s        *Spool
-	send     SendFunc
-	pos      int64 // offset of the first byte not yet acknowledged
-	batch    []byte
-	lines    int
-	sent     int
+	s     *Spool
+	send  SendFunc
+	pos   int64 // offset of the first byte not yet acknowledged
+	batch []byte
+	lines int
+	sent  int
 }
 
 func (s *Spool) stream(ctx context.Context, f *os.File, start, end int64, maxLines, maxBytes int, send SendFunc) (int, error) {

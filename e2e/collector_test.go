@@ -1,0 +1,358 @@
+package e2e
+
+import (
+	"fmt"
+	"net/http"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/sandboxaudit/sandboxaudit/auditevent"
+)
+
+// exampleOps are the operations the example records, in order; each takes
+// two seqs (start, finish) since they run one after another.
+var exampleOps = []string{"start", "exec", "write", "read", "exec", "stop"}
+
+var (
+	hex32 = regexp.MustCompile(`^[0-9a-f]{32}$`)
+	hex16 = regexp.MustCompile(`^[0-9a-f]{16}$`)
+)
+
+// checkExampleSession requires evs to be exactly the events of one run of
+// the example: 12 events, seqs 1..12, the right ops and outcomes, OTel ids,
+// and exec output redacted by the default policy although the example
+// captured it on the spans.
+func checkExampleSession(t *testing.T, session string, evs []auditevent.Event) {
+	t.Helper()
+	require.Len(t, evs, 2*len(exampleOps), "events of session %s", session)
+	sort.Slice(evs, func(i, j int) bool { return evs[i].Seq < evs[j].Seq })
+	trace := evs[0].TraceID
+	require.NotNil(t, trace)
+	assert.Regexp(t, hex32, *trace)
+	ids := map[string]bool{}
+	for i, e := range evs {
+		what := fmt.Sprintf("session %s seq %d", session, e.Seq)
+		opIdx := i / 2
+		assert.Equal(t, int64(i+1), e.Seq, what)
+		assert.Equal(t, session, e.SessionID.String(), what)
+		assert.Equal(t, exampleOps[opIdx], e.Op, what)
+		assert.Equal(t, int64(1), e.Version, what)
+		assert.False(t, ids[e.EventID.String()], "%s: duplicate event_id", what)
+		ids[e.EventID.String()] = true
+		// One session is one trace; each operation is one span.
+		if assert.NotNil(t, e.TraceID, what) {
+			assert.Equal(t, *trace, *e.TraceID, what)
+		}
+		assert.Regexp(t, hex16, e.SpanID, what)
+		if i%2 == 0 {
+			assert.Equal(t, auditevent.PhaseStart, e.Phase, what)
+			continue
+		}
+		start := evs[i-1]
+		assert.Equal(t, auditevent.PhaseFinish, e.Phase, what)
+		assert.Equal(t, start.SpanID, e.SpanID, what)
+		assert.False(t, e.TS.Time().Before(start.TS.Time()), "%s: finish before start", what)
+		assert.GreaterOrEqual(t, e.DurationMS, 0.0, what)
+		assert.Nil(t, e.Stdout, "%s: stdout must be redacted", what)
+		assert.Nil(t, e.Stderr, "%s: stderr must be redacted", what)
+		if opIdx == 4 { // the failing exec: exit status 2
+			assert.False(t, e.OK, what)
+			if assert.NotNil(t, e.ErrorCode, what) {
+				assert.Equal(t, "exec_nonzero", *e.ErrorCode, what)
+			}
+			assert.NotNil(t, e.ErrorType, what)
+			exit, ok := e.Data.Lookup("exit_code")
+			assert.True(t, ok, what)
+			assert.Equal(t, "2", string(exit), what)
+		} else {
+			assert.True(t, e.OK, what)
+			assert.Nil(t, e.ErrorCode, what)
+			assert.Nil(t, e.ErrorType, what)
+			assert.Nil(t, e.ErrorMessage, what)
+		}
+		if exampleOps[opIdx] == "write" {
+			n, ok := e.Data.Lookup("bytes")
+			assert.True(t, ok, "%s: write length kept by the default policy", what)
+			assert.Equal(t, "12", string(n), what)
+		}
+	}
+}
+
+// collectorConfig is a single collector writing the audit file, with the
+// OTLP/HTTP receiver for spans and the sandboxaudit receiver for events.
+func collectorConfig(otlpAddr, sandboxAddr, auditPath string) string {
+	return fmt.Sprintf(`
+receivers:
+  otlp:
+    protocols:
+      http:
+        endpoint: %s
+  sandboxaudit:
+    endpoint: %s
+processors:
+  memory_limiter:
+    check_interval: 1s
+    limit_percentage: 80
+    spike_limit_percentage: 20
+  batch:
+    timeout: 500ms
+exporters:
+  sandboxaudit:
+    file:
+      path: %s
+service:
+  telemetry:
+    metrics:
+      level: none
+  pipelines:
+    traces:
+      receivers: [otlp]
+      processors: [memory_limiter, batch]
+      exporters: [sandboxaudit]
+    logs:
+      receivers: [sandboxaudit]
+      processors: [memory_limiter, batch]
+      exporters: [sandboxaudit]
+`, otlpAddr, sandboxAddr, auditPath)
+}
+
+// proxyEvents are a start and finish as the Python HttpProxySink posts them
+// (its own span ids, no trace), written here in canonical form so the audit
+// line can be compared byte for byte.
+const proxySession = "0b9d8c7e-6f5a-4b3c-8d2e-1f0a9b8c7d6e"
+
+var proxyEvents = []string{
+	`{"data":{"path":"/workspace/a.txt"},"event_id":"7d4c1b2a-0000-4000-8000-000000000001","op":"read","parent_span_id":null,"phase":"start","seq":1,"session_id":"` + proxySession + `","span_id":"sandbox_op_0af7651916cd43dd8448eb211c80319c","trace_id":null,"ts":"2026-03-14T15:09:26.535897Z","version":1}`,
+	`{"data":{"path":"/workspace/a.txt"},"duration_ms":2.5,"error_code":null,"error_message":null,"error_retryable":null,"error_type":null,"event_id":"7d4c1b2a-0000-4000-8000-000000000002","ok":true,"op":"read","parent_span_id":null,"phase":"finish","seq":2,"session_id":"` + proxySession + `","span_id":"sandbox_op_0af7651916cd43dd8448eb211c80319c","stderr":null,"stdout":null,"trace_id":null,"ts":"2026-03-14T15:09:26.538397Z","version":1}`,
+}
+
+func postEvent(t *testing.T, url, body string) {
+	t.Helper()
+	client := &http.Client{Timeout: 10 * time.Second}
+	resp, err := client.Post(url, "application/json", strings.NewReader(body))
+	require.NoError(t, err)
+	resp.Body.Close()
+	require.Less(t, resp.StatusCode, 300, "POST %s: status %d", url, resp.StatusCode)
+}
+
+func TestCollectorWritesAuditTrail(t *testing.T) {
+	requireE2E(t)
+	dir := t.TempDir()
+	otlpAddr, sandboxAddr := freeAddr(t), freeAddr(t)
+	auditPath := filepath.Join(dir, "audit", "events.jsonl")
+	col := startCollector(t, "collector", dir, collectorConfig(otlpAddr, sandboxAddr, auditPath))
+	col.waitListening(t, otlpAddr, sandboxAddr)
+
+	// Spans from the instrumented example, exec output captured on the spans.
+	const session1 = "6f1c2a8e-3b4d-4e5f-9a0b-1c2d3e4f5a6b"
+	runExample(t, otlpAddr, session1, "-capture-output")
+	waitLines(t, auditPath, 12)
+	requireMode(t, auditPath, 0o600)
+	evs, _ := readEvents(t, auditPath)
+	checkExampleSession(t, session1, bySession(evs)[session1])
+
+	// Events as the Python HttpProxySink posts them, one per request.
+	for _, ev := range proxyEvents {
+		postEvent(t, "http://"+sandboxAddr+"/v1/sandbox/events", ev)
+	}
+	waitLines(t, auditPath, 14)
+	_, lines := readEvents(t, auditPath)
+	assert.Equal(t, proxyEvents, lines[12:], "proxy events must be written as they were sent")
+
+	code, out := runCLI(t, "verify", auditPath)
+	require.Equal(t, 0, code, "verify:\n%s", indent(out))
+	assert.Contains(t, out, "files=1 lines=14 events=14 sessions=2 open=0 problems=0")
+
+	// A burst right before SIGTERM: the example returns once the collector
+	// acknowledged the spans, and the shutdown must still write them (batch
+	// processor and exporter queue drain) before exiting 0.
+	const session2 = "22222222-3333-4444-8555-666666666666"
+	runExample(t, otlpAddr, session2)
+	col.stop(t)
+	require.Equal(t, 26, countLines(t, auditPath), "events acknowledged before SIGTERM were lost")
+	evs, _ = readEvents(t, auditPath)
+	sessions := bySession(evs)
+	assert.Len(t, sessions, 3)
+	checkExampleSession(t, session1, sessions[session1])
+	checkExampleSession(t, session2, sessions[session2])
+	code, out = runCLI(t, "verify", auditPath)
+	require.Equal(t, 0, code, "verify:\n%s", indent(out))
+}
+
+func TestEdgeSpoolsWhileCentralIsDown(t *testing.T) {
+	requireE2E(t)
+	root := t.TempDir()
+	edgeDir, centralDir := filepath.Join(root, "edge"), filepath.Join(root, "central")
+	edgeOTLP, centralAddr := freeAddr(t), freeAddr(t)
+	spoolPath := filepath.Join(edgeDir, "spool", "audit-spool.jsonl")
+	centralAudit := filepath.Join(centralDir, "audit", "events.jsonl")
+
+	edge := startCollector(t, "edge", edgeDir, edgeConfig(edgeOTLP, centralAddr, spoolPath))
+	edge.waitListening(t, edgeOTLP)
+
+	// Central is down: the edge accepts the spans and spools the lines.
+	const session1 = "6f1c2a8e-3b4d-4e5f-9a0b-1c2d3e4f5a6b"
+	runExample(t, edgeOTLP, session1, "-capture-output")
+	waitLines(t, spoolPath, 12)
+	requireMode(t, spoolPath, 0o600)
+	spooled, _ := readEvents(t, spoolPath)
+	checkExampleSession(t, session1, spooled) // policy applied before spooling
+
+	central := startCollector(t, "central", centralDir, centralConfig(centralAddr, centralAudit))
+	central.waitListening(t, centralAddr)
+
+	// The spool is replayed to central and trimmed.
+	waitLines(t, centralAudit, 12)
+	deadline := time.Now().Add(deliveryTimeout)
+	for pendingBytes(t, spoolPath) != 0 {
+		require.True(t, time.Now().Before(deadline), "spool still holds %d unacknowledged bytes", pendingBytes(t, spoolPath))
+		time.Sleep(pollInterval)
+	}
+
+	// With central up, new spans go straight through.
+	const session2 = "22222222-3333-4444-8555-666666666666"
+	runExample(t, edgeOTLP, session2)
+	waitLines(t, centralAudit, 24)
+
+	edge.stop(t)
+	central.stop(t)
+
+	require.Equal(t, 24, countLines(t, centralAudit))
+	evs, lines := readEvents(t, centralAudit)
+	seen := map[string]bool{}
+	for _, e := range evs {
+		assert.False(t, seen[e.EventID.String()], "duplicate event_id %s in central file", e.EventID)
+		seen[e.EventID.String()] = true
+	}
+	sessions := bySession(evs)
+	checkExampleSession(t, session1, sessions[session1])
+	checkExampleSession(t, session2, sessions[session2])
+	// Central writes exactly what the edge spooled.
+	var spooledLines []string
+	for _, e := range spooled {
+		spooledLines = append(spooledLines, strings.TrimSuffix(string(auditevent.Line(&e)), "\n"))
+	}
+	var central1 []string
+	for _, l := range lines {
+		if strings.Contains(l, session1) {
+			central1 = append(central1, l)
+		}
+	}
+	sort.Strings(spooledLines)
+	sort.Strings(central1)
+	assert.Equal(t, spooledLines, central1)
+
+	code, out := runCLI(t, "verify", centralAudit)
+	require.Equal(t, 0, code, "verify:\n%s", indent(out))
+	assert.Equal(t, int64(0), pendingBytes(t, spoolPath))
+}
+
+// edgeConfig forwards spans as audit lines to central, spooling what
+// central does not take; short retry and replay intervals keep the test
+// quick.
+func edgeConfig(otlpAddr, centralAddr, spoolPath string) string {
+	return fmt.Sprintf(`
+receivers:
+  otlp:
+    protocols:
+      http:
+        endpoint: %s
+processors:
+  batch:
+    timeout: 200ms
+exporters:
+  sandboxaudit:
+    retry_on_failure:
+      enabled: true
+      initial_interval: 100ms
+      max_interval: 500ms
+      max_elapsed_time: 1s
+    http:
+      endpoint: http://%s/v1/sandbox/events
+      format: ndjson
+      timeout: 2s
+      spool:
+        path: %s
+        replay_interval: 300ms
+service:
+  telemetry:
+    metrics:
+      level: none
+  pipelines:
+    traces:
+      receivers: [otlp]
+      processors: [batch]
+      exporters: [sandboxaudit]
+`, otlpAddr, centralAddr, spoolPath)
+}
+
+// centralConfig writes what it receives; exec output the edge kept passes
+// through, what it redacted is already null.
+func centralConfig(addr, auditPath string) string {
+	return fmt.Sprintf(`
+receivers:
+  sandboxaudit:
+    endpoint: %s
+processors:
+  batch:
+    timeout: 200ms
+exporters:
+  sandboxaudit:
+    payload_policy:
+      include_exec_output: true
+    file:
+      path: %s
+service:
+  telemetry:
+    metrics:
+      level: none
+  pipelines:
+    logs:
+      receivers: [sandboxaudit]
+      processors: [batch]
+      exporters: [sandboxaudit]
+`, addr, auditPath)
+}
+
+// TestReplayLeftoverSpoolByHand: the edge stops while central is down (it
+// must still exit cleanly, keeping the spool); later an operator sends the
+// spool with `sandboxaudit replay`.
+func TestReplayLeftoverSpoolByHand(t *testing.T) {
+	requireE2E(t)
+	root := t.TempDir()
+	edgeDir, centralDir := filepath.Join(root, "edge"), filepath.Join(root, "central")
+	edgeOTLP, centralAddr := freeAddr(t), freeAddr(t)
+	spoolPath := filepath.Join(edgeDir, "spool", "audit-spool.jsonl")
+	centralAudit := filepath.Join(centralDir, "audit", "events.jsonl")
+
+	edge := startCollector(t, "edge", edgeDir, edgeConfig(edgeOTLP, centralAddr, spoolPath))
+	edge.waitListening(t, edgeOTLP)
+	const session = "6f1c2a8e-3b4d-4e5f-9a0b-1c2d3e4f5a6b"
+	runExample(t, edgeOTLP, session)
+	waitLines(t, spoolPath, 12)
+	edge.stop(t)
+	require.Equal(t, int64(len(mustRead(t, spoolPath))), pendingBytes(t, spoolPath), "the stopped edge's spool must keep every line")
+
+	central := startCollector(t, "central", centralDir, centralConfig(centralAddr, centralAudit))
+	central.waitListening(t, centralAddr)
+	code, out := runCLI(t, "replay", spoolPath, "--endpoint", "http://"+centralAddr+"/v1/sandbox/events",
+		"--header", "Authorization=Bearer e2e-secret-token")
+	require.Equal(t, 0, code, "replay:\n%s", indent(out))
+	assert.Contains(t, out, "sent 12 line(s)")
+	assert.NotContains(t, out, "e2e-secret-token")
+	assert.Equal(t, int64(0), pendingBytes(t, spoolPath))
+
+	waitLines(t, centralAudit, 12)
+	central.stop(t)
+	evs, _ := readEvents(t, centralAudit)
+	checkExampleSession(t, session, evs)
+	code, out = runCLI(t, "verify", centralAudit)
+	require.Equal(t, 0, code, "verify:\n%s", indent(out))
+}

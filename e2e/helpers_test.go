@@ -1,0 +1,288 @@
+package e2e
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/sandboxaudit/sandboxaudit/auditevent"
+)
+
+// envVar switches the end-to-end tests on.
+const envVar = "SANDBOXAUDIT_E2E"
+
+// Bounds of every wait: generous, since CI machines are slow, but finite.
+const (
+	startTimeout    = 60 * time.Second
+	deliveryTimeout = 60 * time.Second
+	stopTimeout     = 60 * time.Second
+	pollInterval    = 50 * time.Millisecond
+)
+
+// binaries are built once per test run by TestMain.
+type binaries struct {
+	collector, cli, example string
+}
+
+var bins binaries
+
+func TestMain(m *testing.M) {
+	os.Exit(runMain(m))
+}
+
+func runMain(m *testing.M) int {
+	if os.Getenv(envVar) != "1" {
+		return m.Run() // every test skips itself with the reason
+	}
+	dir, err := os.MkdirTemp("", "sandboxaudit-e2e-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "e2e:", err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	bins = binaries{
+		collector: filepath.Join(dir, "otelcol-sandboxaudit"),
+		cli:       filepath.Join(dir, "sandboxaudit"),
+		example:   filepath.Join(dir, "example"),
+	}
+	for out, pkg := range map[string]string{
+		bins.collector: "./cmd/otelcol-sandboxaudit",
+		bins.cli:       "./cmd/sandboxaudit",
+		bins.example:   "./example",
+	} {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+		cmd := exec.CommandContext(ctx, "go", "build", "-o", out, pkg)
+		cmd.Dir = ".." // the repository root
+		cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+		err := cmd.Run()
+		cancel()
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "e2e: go build %s: %v\n", pkg, err)
+			return 1
+		}
+	}
+	return m.Run()
+}
+
+func requireE2E(t *testing.T) {
+	t.Helper()
+	if os.Getenv(envVar) != "1" {
+		t.Skipf("end-to-end test skipped: set %s=1 to run it (make e2e); it builds the binaries and runs collectors on loopback ports", envVar)
+	}
+}
+
+// freeAddr returns a loopback address with a port that was free a moment
+// ago. Another process could take it before the collector binds it; the
+// collector then fails to start and the test says so.
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	addr := l.Addr().String()
+	require.NoError(t, l.Close())
+	return addr
+}
+
+// collector is a running otelcol-sandboxaudit child process.
+type collector struct {
+	name string
+	cmd  *exec.Cmd
+	log  string
+	done chan struct{}
+	err  error // the Wait result, valid once done is closed
+}
+
+// startCollector writes config into dir and starts the collector there.
+// Cleanup kills it if the test did not stop it, and shows its log when the
+// test failed.
+func startCollector(t *testing.T, name, dir, config string) *collector {
+	t.Helper()
+	require.NoError(t, os.MkdirAll(dir, 0o700))
+	cfgPath := filepath.Join(dir, "config.yaml")
+	require.NoError(t, os.WriteFile(cfgPath, []byte(config), 0o600))
+	logPath := filepath.Join(dir, "collector.log")
+	logFile, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	require.NoError(t, err)
+
+	cmd := exec.Command(bins.collector, "--config", cfgPath)
+	cmd.Dir = dir
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	require.NoError(t, cmd.Start())
+	c := &collector{name: name, cmd: cmd, log: logPath, done: make(chan struct{})}
+	go func() {
+		c.err = cmd.Wait()
+		logFile.Close()
+		close(c.done)
+	}()
+	t.Cleanup(func() {
+		select {
+		case <-c.done:
+		default:
+			_ = cmd.Process.Kill()
+			select {
+			case <-c.done:
+			case <-time.After(stopTimeout):
+				t.Errorf("%s: did not exit after SIGKILL", name)
+			}
+		}
+		if t.Failed() {
+			b, _ := os.ReadFile(logPath)
+			t.Logf("%s log (%s):\n%s", name, logPath, tail(b, 8000))
+		}
+	})
+	return c
+}
+
+func tail(b []byte, n int) []byte {
+	if len(b) > n {
+		return b[len(b)-n:]
+	}
+	return b
+}
+
+func (c *collector) exited() bool {
+	select {
+	case <-c.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// waitListening waits until addr accepts TCP connections.
+func (c *collector) waitListening(t *testing.T, addrs ...string) {
+	t.Helper()
+	deadline := time.Now().Add(startTimeout)
+	for _, addr := range addrs {
+		for {
+			conn, err := net.DialTimeout("tcp", addr, time.Second)
+			if err == nil {
+				conn.Close()
+				break
+			}
+			require.False(t, c.exited(), "%s exited before listening on %s: %v", c.name, addr, c.err)
+			require.True(t, time.Now().Before(deadline), "%s: %s not listening after %s", c.name, addr, startTimeout)
+			time.Sleep(pollInterval)
+		}
+	}
+}
+
+// stop sends SIGTERM and requires a clean exit (status 0).
+func (c *collector) stop(t *testing.T) {
+	t.Helper()
+	require.NoError(t, c.cmd.Process.Signal(syscall.SIGTERM))
+	select {
+	case <-c.done:
+	case <-time.After(stopTimeout):
+		t.Fatalf("%s: still running %s after SIGTERM", c.name, stopTimeout)
+	}
+	require.NoError(t, c.err, "%s: exit status after SIGTERM", c.name)
+}
+
+// runExample runs the instrumented example against an OTLP/HTTP endpoint.
+func runExample(t *testing.T, otlpAddr, session string, args ...string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), deliveryTimeout)
+	defer cancel()
+	args = append([]string{"-endpoint", otlpAddr, "-session", session}, args...)
+	out, err := exec.CommandContext(ctx, bins.example, args...).CombinedOutput()
+	require.NoError(t, err, "example %v:\n%s", args, out)
+}
+
+// runCLI runs the sandboxaudit tool and returns its exit status and output.
+func runCLI(t *testing.T, args ...string) (int, string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), deliveryTimeout)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, bins.cli, args...).CombinedOutput()
+	var exit *exec.ExitError
+	if errors.As(err, &exit) {
+		return exit.ExitCode(), string(out)
+	}
+	require.NoError(t, err)
+	return 0, string(out)
+}
+
+// countLines returns the complete lines in path (0 when it does not exist).
+func countLines(t *testing.T, path string) int {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return 0
+	}
+	require.NoError(t, err)
+	return bytes.Count(b, []byte("\n"))
+}
+
+// waitLines waits until path holds at least n lines, then requires exactly n.
+func waitLines(t *testing.T, path string, n int) {
+	t.Helper()
+	deadline := time.Now().Add(deliveryTimeout)
+	for countLines(t, path) < n {
+		require.True(t, time.Now().Before(deadline), "%s: %d of %d lines after %s", path, countLines(t, path), n, deliveryTimeout)
+		time.Sleep(pollInterval)
+	}
+	require.Equal(t, n, countLines(t, path), "%s: line count", path)
+}
+
+// readEvents decodes every line of an audit file, requiring each line to be
+// canonical, and returns the events and the lines.
+func readEvents(t *testing.T, path string) ([]auditevent.Event, []string) {
+	t.Helper()
+	f, err := os.Open(path)
+	require.NoError(t, err)
+	defer f.Close()
+	var evs []auditevent.Event
+	var lines []string
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 16<<20)
+	for sc.Scan() {
+		ev, err := auditevent.Decode(sc.Bytes())
+		require.NoError(t, err, "line %q", sc.Text())
+		require.Equal(t, sc.Text()+"\n", string(auditevent.Line(&ev)), "line is not canonical")
+		evs = append(evs, ev)
+		lines = append(lines, sc.Text())
+	}
+	require.NoError(t, sc.Err())
+	return evs, lines
+}
+
+// requireMode checks the file permissions the audit trail promises.
+func requireMode(t *testing.T, path string, want os.FileMode) {
+	t.Helper()
+	fi, err := os.Stat(path)
+	require.NoError(t, err)
+	require.Equal(t, want, fi.Mode().Perm(), "%s permissions", path)
+}
+
+// bySession groups events by session id.
+func bySession(evs []auditevent.Event) map[string][]auditevent.Event {
+	m := map[string][]auditevent.Event{}
+	for _, e := range evs {
+		m[e.SessionID.String()] = append(m[e.SessionID.String()], e)
+	}
+	return m
+}
+
+func indent(s string) string {
+	return "  " + strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n  ")
+}
+
+func mustRead(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	return b
+}

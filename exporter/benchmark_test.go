@@ -1,0 +1,150 @@
+package sandboxauditexporter
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+
+	"github.com/sandboxaudit/sandboxaudit/auditevent"
+	"github.com/sandboxaudit/sandboxaudit/internal/filesink"
+)
+
+const benchSpans = 1000
+
+// benchTraces is one batch of benchSpans sandbox spans over a few
+// sessions, shaped like the ones sandboxtrace records: event ids, seqs,
+// data, ok and duration set.
+func benchTraces(b testing.TB) ptrace.Traces {
+	b.Helper()
+	sessions := []string{sessionA, sessionB, "11111111-2222-4333-8444-555555555555", "99999999-8888-4777-8666-555555555555"}
+	ops := []string{"exec", "read", "write", "exec"}
+	td := ptrace.NewTraces()
+	spans := td.ResourceSpans().AppendEmpty().ScopeSpans().AppendEmpty().Spans()
+	spans.EnsureCapacity(benchSpans)
+	trace := traceIDOf(b, traceHex)
+	for i := range benchSpans {
+		s := spans.AppendEmpty()
+		op := ops[i%len(ops)]
+		s.SetName("sandbox." + op)
+		s.SetKind(ptrace.SpanKindInternal)
+		s.SetTraceID(trace)
+		var sid pcommon.SpanID
+		sid[0], sid[1], sid[7] = byte(i>>8), byte(i), 1
+		s.SetSpanID(sid)
+		start := execStart.Add(time.Duration(i) * time.Millisecond)
+		s.SetStartTimestamp(pcommon.NewTimestampFromTime(start))
+		s.SetEndTimestamp(pcommon.NewTimestampFromTime(start.Add(1234567 * time.Nanosecond)))
+		a := s.Attributes()
+		a.PutStr("sandbox.operation", op)
+		a.PutStr("sandbox.session.id", sessions[i%len(sessions)])
+		a.PutStr("sandbox.backend", "docker")
+		a.PutInt("sandbox.event.start_seq", int64(2*i+1))
+		a.PutInt("sandbox.event.finish_seq", int64(2*i+2))
+		a.PutStr("sandbox.event.start_id", fmt.Sprintf("0b9d8c7e-6f5a-4b3c-8d2e-%012x", 2*i))
+		a.PutStr("sandbox.event.finish_id", fmt.Sprintf("0b9d8c7e-6f5a-4b3c-8d2e-%012x", 2*i+1))
+		switch op {
+		case "exec":
+			a.PutStr("sandbox.start_data", `{"command":["python","-c","print(1)"],"cwd":"/workspace","timeout_s":30.0}`)
+			a.PutStr("sandbox.finish_data", `{"exit_code":0}`)
+			a.PutEmptyBytes("sandbox.exec.stdout_bytes").FromRaw([]byte("1\n"))
+		case "write":
+			a.PutStr("sandbox.start_data", `{"path":"/workspace/out.txt","bytes":4096}`)
+		default:
+			a.PutStr("sandbox.start_data", `{"path":"/workspace/in.txt"}`)
+		}
+		a.PutBool("sandbox.ok", true)
+		a.PutDouble("sandbox.duration_ms", 1.234567)
+	}
+	td.MarkReadOnly()
+	return td
+}
+
+func runTracesBench(b *testing.B, cfg *Config) {
+	te := startExporters(b, cfg).traces
+	td := benchTraces(b)
+	ctx := context.Background()
+	b.ReportAllocs()
+	cpu0 := processCPU(b)
+	for b.Loop() {
+		if err := te.ConsumeTraces(ctx, td); err != nil {
+			b.Fatal(err)
+		}
+	}
+	cpu := processCPU(b) - cpu0
+	events := float64(b.N) * 2 * benchSpans
+	b.ReportMetric(events/b.Elapsed().Seconds(), "events/s")
+	// On a shared machine wall-clock throughput says as much about the
+	// neighbours as about us; events per second of this process's CPU
+	// time (all threads, GC included) is the figure that carries over.
+	if cpu > 0 {
+		b.ReportMetric(events/cpu.Seconds(), "events/cpu-s")
+	}
+}
+
+// processCPU is the user+system CPU time this process has used.
+func processCPU(b *testing.B) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// BenchmarkTracesToFile: run with -cpu 1 for the one-core figure.
+func BenchmarkTracesToFile(b *testing.B) {
+	for _, fsync := range []string{"batch", "never"} {
+		b.Run("fsync="+fsync, func(b *testing.B) {
+			cfg := syncConfig()
+			withFile(cfg, filepath.Join(b.TempDir(), "events.jsonl"), auditevent.PolicyOverride{})
+			cfg.File.Get().Fsync = filesink.FsyncMode(fsync)
+			runTracesBench(b, cfg)
+		})
+	}
+}
+
+func BenchmarkTracesToHTTPNDJSON(b *testing.B) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.WriteHeader(http.StatusOK)
+	}))
+	b.Cleanup(srv.Close)
+	cfg := syncConfig()
+	withHTTP(cfg, srv.URL, "ndjson", auditevent.PolicyOverride{})
+	runTracesBench(b, cfg)
+}
+
+func BenchmarkTracesToFileAndHTTP(b *testing.B) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.WriteHeader(http.StatusOK)
+	}))
+	b.Cleanup(srv.Close)
+	cfg := syncConfig()
+	withFile(cfg, filepath.Join(b.TempDir(), "events.jsonl"), auditevent.PolicyOverride{})
+	withHTTP(cfg, srv.URL, "ndjson", auditevent.PolicyOverride{})
+	runTracesBench(b, cfg)
+}
+
+// TestBenchTracesAreSandboxSpans: the benchmarks only mean something if
+// every span of the batch maps to two events.
+func TestBenchTracesAreSandboxSpans(t *testing.T) {
+	cfg := syncConfig()
+	path := filepath.Join(t.TempDir(), "events.jsonl")
+	withFile(cfg, path, auditevent.PolicyOverride{})
+	te := startExporters(t, cfg)
+
+	require.NoError(t, te.traces.ConsumeTraces(context.Background(), benchTraces(t)))
+	assert.Len(t, readLines(t, path), 2*benchSpans)
+	assert.Zero(t, te.counter(t, "otelcol_exporter_sandboxaudit_items_skipped", "", ""))
+}

@@ -1,0 +1,226 @@
+package sandboxauditreceiver
+
+import (
+	"context"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/component/componenttest"
+	"go.opentelemetry.io/collector/consumer/consumertest"
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+	"go.opentelemetry.io/collector/receiver/receivertest"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata"
+
+	"github.com/sandboxaudit/sandboxaudit/receiver/internal/metadata"
+)
+
+// allSpans returns every span the sink holds, in order.
+func allSpans(sink *consumertest.TracesSink) []ptrace.Span {
+	var out []ptrace.Span
+	for _, td := range sink.AllTraces() {
+		for i := 0; i < td.ResourceSpans().Len(); i++ {
+			sss := td.ResourceSpans().At(i).ScopeSpans()
+			for j := 0; j < sss.Len(); j++ {
+				for k := 0; k < sss.At(j).Spans().Len(); k++ {
+					out = append(out, sss.At(j).Spans().At(k))
+				}
+			}
+		}
+	}
+	return out
+}
+
+func attrStr(t *testing.T, s ptrace.Span, key string) string {
+	t.Helper()
+	v, ok := s.Attributes().Get(key)
+	require.True(t, ok, "span %s has no %s", s.Name(), key)
+	return v.AsString()
+}
+
+func hasTrueAttr(s ptrace.Span, key string) bool {
+	v, ok := s.Attributes().Get(key)
+	return ok && v.Type() == pcommon.ValueTypeBool && v.Bool()
+}
+
+var (
+	evStart  = time.Date(2026, 3, 14, 15, 9, 26, 535897000, time.UTC)
+	evFinish = time.Date(2026, 3, 14, 15, 9, 26, 786022000, time.UTC)
+)
+
+func TestPairingIntoTraces(t *testing.T) {
+	logs := new(consumertest.LogsSink)
+	traces := new(consumertest.TracesSink)
+	tr := startReceiver(t, logs, traces)
+
+	// A pair in one batch, and a pair split over two requests.
+	status, _, body := post(t, tr.eventsURL(), "application/x-ndjson", []byte(startJSON(1)+"\n"+finishJSON(1)+"\n"+startJSON(2)+"\n"))
+	require.Equal(t, http.StatusOK, status, body)
+	status, _, body = post(t, tr.eventsURL(), "application/json", []byte(finishJSON(2)))
+	require.Equal(t, http.StatusOK, status, body)
+
+	spans := allSpans(traces)
+	require.Len(t, spans, 2)
+	for i, s := range spans {
+		n := i + 1
+		assert.Equal(t, "sandbox.exec", s.Name())
+		assert.Equal(t, ptrace.SpanKindInternal, s.Kind())
+		// SPEC section 5: events with non-OTel ids are one trace per
+		// session, the session UUID's bytes.
+		assert.Equal(t, pcommon.TraceID(testSession), s.TraceID())
+		assert.Equal(t, evStart, s.StartTimestamp().AsTime())
+		assert.Equal(t, evFinish, s.EndTimestamp().AsTime())
+		assert.Equal(t, "exec", attrStr(t, s, "sandbox.operation"))
+		assert.Equal(t, testSession.String(), attrStr(t, s, "sandbox.session.id"))
+		assert.Equal(t, sessionEventID(testSession, n, "start").String(), attrStr(t, s, "sandbox.event.start_id"))
+		assert.Equal(t, sessionEventID(testSession, n, "finish").String(), attrStr(t, s, "sandbox.event.finish_id"))
+		assert.False(t, hasTrueAttr(s, "sandbox.incomplete"))
+	}
+	assert.NotEqual(t, spans[0].SpanID(), spans[1].SpanID())
+	assert.Equal(t, 4, logs.LogRecordCount())
+	assert.Zero(t, tr.r.pairs.Len())
+}
+
+func TestPairingFinishWithoutStart(t *testing.T) {
+	traces := new(consumertest.TracesSink)
+	tr := startReceiver(t, nil, traces)
+	status, _, body := post(t, tr.eventsURL(), "application/json", []byte(finishJSON(7)))
+	require.Equal(t, http.StatusOK, status, body)
+
+	spans := allSpans(traces)
+	require.Len(t, spans, 1)
+	s := spans[0]
+	assert.True(t, hasTrueAttr(s, "sandbox.event.start_missing"))
+	assert.Equal(t, evFinish, s.EndTimestamp().AsTime())
+	// From its own ts and duration_ms (250.125 ms).
+	assert.Equal(t, evFinish.Add(-250125*time.Microsecond), s.StartTimestamp().AsTime())
+}
+
+func TestPairingTimeoutAndMetrics(t *testing.T) {
+	tel := componenttest.NewTelemetry()
+	t.Cleanup(func() { require.NoError(t, tel.Shutdown(context.Background())) })
+	set := receivertest.NewNopSettings(metadata.Type)
+	set.TelemetrySettings = tel.NewTelemetrySettings()
+
+	traces := new(consumertest.TracesSink)
+	tr := startReceiverWith(t, set, nil, traces, func(c *Config) {
+		c.PendingTimeout = 50 * time.Millisecond
+		c.SweepInterval = 10 * time.Millisecond
+	})
+	status, _, body := post(t, tr.eventsURL(), "application/json", []byte(startJSON(1)))
+	require.Equal(t, http.StatusOK, status, body)
+
+	require.Eventually(t, func() bool { return traces.SpanCount() == 1 }, 10*time.Second, 10*time.Millisecond)
+	s := allSpans(traces)[0]
+	assert.True(t, hasTrueAttr(s, "sandbox.incomplete"))
+	assert.Equal(t, evStart, s.StartTimestamp().AsTime())
+	assert.Equal(t, evStart, s.EndTimestamp().AsTime(), "an incomplete span ends at its start")
+	assert.Zero(t, tr.r.pairs.Len())
+
+	m, err := tel.GetMetric("otelcol_receiver_sandboxaudit_pairs_timed_out")
+	require.NoError(t, err)
+	sum := m.Data.(metricdata.Sum[int64])
+	require.Len(t, sum.DataPoints, 1)
+	assert.Equal(t, int64(1), sum.DataPoints[0].Value)
+	reason, _ := sum.DataPoints[0].Attributes.Value("reason")
+	assert.Equal(t, "timeout", reason.AsString())
+
+	// The finish that comes too late is a span of its own.
+	status, _, _ = post(t, tr.eventsURL(), "application/json", []byte(finishJSON(1)))
+	require.Equal(t, http.StatusOK, status)
+	require.Equal(t, 2, traces.SpanCount())
+	assert.True(t, hasTrueAttr(allSpans(traces)[1], "sandbox.event.start_missing"))
+}
+
+func TestPairingMaxPendingAndGauge(t *testing.T) {
+	tel := componenttest.NewTelemetry()
+	t.Cleanup(func() { require.NoError(t, tel.Shutdown(context.Background())) })
+	set := receivertest.NewNopSettings(metadata.Type)
+	set.TelemetrySettings = tel.NewTelemetrySettings()
+
+	traces := new(consumertest.TracesSink)
+	tr := startReceiverWith(t, set, nil, traces, func(c *Config) { c.MaxPending = 2 })
+	batch := startJSON(1) + "\n" + startJSON(2) + "\n" + startJSON(3) + "\n"
+	status, _, body := post(t, tr.eventsURL(), "application/x-ndjson", []byte(batch))
+	require.Equal(t, http.StatusOK, status, body)
+
+	// The oldest start made room and became an incomplete span.
+	require.Equal(t, 1, traces.SpanCount())
+	s := allSpans(traces)[0]
+	assert.True(t, hasTrueAttr(s, "sandbox.incomplete"))
+	assert.Equal(t, sessionEventID(testSession, 1, "start").String(), attrStr(t, s, "sandbox.event.start_id"))
+	assert.Equal(t, 2, tr.r.pairs.Len())
+
+	m, err := tel.GetMetric("otelcol_receiver_sandboxaudit_pairs_pending")
+	require.NoError(t, err)
+	g := m.Data.(metricdata.Gauge[int64])
+	require.Len(t, g.DataPoints, 1)
+	assert.Equal(t, int64(2), g.DataPoints[0].Value)
+}
+
+func TestShutdownFlushesPending(t *testing.T) {
+	traces := new(consumertest.TracesSink)
+	f := NewFactory()
+	cfg := f.CreateDefaultConfig().(*Config)
+	cfg.ServerConfig.NetAddr.Endpoint = "127.0.0.1:0"
+	rcv, err := f.CreateTraces(context.Background(), receivertest.NewNopSettings(metadata.Type), cfg, traces)
+	require.NoError(t, err)
+	require.NoError(t, rcv.Start(context.Background(), componenttest.NewNopHost()))
+	url := "http://" + rcv.(*sandboxReceiver).addr.String() + cfg.EventsPath
+
+	other := uuid.MustParse("0b9d8c7e-6f5a-4b3c-8d2e-1f0a9b8c7d6e")
+	batch := startJSON(1) + "\n" + sessionStartJSON(other, 1) + "\n"
+	status, _, body := post(t, url, "application/x-ndjson", []byte(batch))
+	require.Equal(t, http.StatusOK, status, body)
+	require.Zero(t, traces.SpanCount())
+
+	require.NoError(t, rcv.Shutdown(context.Background()))
+	spans := allSpans(traces)
+	require.Len(t, spans, 2)
+	for _, s := range spans {
+		assert.True(t, hasTrueAttr(s, "sandbox.incomplete"))
+	}
+	assert.Equal(t, testSession.String(), attrStr(t, spans[0], "sandbox.session.id"), "oldest first")
+}
+
+func TestSharedServerForLogsAndTraces(t *testing.T) {
+	f := NewFactory()
+	cfg := f.CreateDefaultConfig().(*Config)
+	cfg.ServerConfig.NetAddr.Endpoint = "127.0.0.1:0"
+	set := receivertest.NewNopSettings(metadata.Type)
+	ctx := context.Background()
+	l, err := f.CreateLogs(ctx, set, cfg, new(consumertest.LogsSink))
+	require.NoError(t, err)
+	tc, err := f.CreateTraces(ctx, set, cfg, new(consumertest.TracesSink))
+	require.NoError(t, err)
+	assert.Same(t, l, tc, "one receiver, one server per component ID")
+
+	// Another ID, or another factory, gets its own.
+	named := set
+	named.ID = component.NewIDWithName(metadata.Type, "second")
+	l2, err := f.CreateLogs(ctx, named, cfg, new(consumertest.LogsSink))
+	require.NoError(t, err)
+	assert.NotSame(t, l, l2)
+	l3, err := NewFactory().CreateLogs(ctx, set, cfg, new(consumertest.LogsSink))
+	require.NoError(t, err)
+	assert.NotSame(t, l, l3)
+
+	// Both pipelines start and shut down the one server; after shutdown the
+	// ID can be created afresh (a collector reload).
+	host := componenttest.NewNopHost()
+	require.NoError(t, l.Start(ctx, host))
+	require.NoError(t, tc.Start(ctx, host))
+	require.NoError(t, l.Shutdown(ctx))
+	require.NoError(t, tc.Shutdown(ctx))
+	l4, err := f.CreateLogs(ctx, set, cfg, new(consumertest.LogsSink))
+	require.NoError(t, err)
+	assert.NotSame(t, l, l4)
+	for _, c := range []component.Component{l2, l3, l4} {
+		require.NoError(t, c.Shutdown(ctx))
+	}
+}

@@ -1,0 +1,76 @@
+package sandboxauditreceiver
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/component/componenttest"
+	"go.opentelemetry.io/collector/receiver/receivertest"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata"
+
+	"github.com/sandboxaudit/sandboxaudit/receiver/internal/metadata"
+)
+
+// counterValues maps each data point's attributes (as "k=v,k=v") to its value.
+func counterValues(t *testing.T, tel *componenttest.Telemetry, name string) map[string]int64 {
+	t.Helper()
+	m, err := tel.GetMetric(name)
+	require.NoError(t, err)
+	sum, ok := m.Data.(metricdata.Sum[int64])
+	require.True(t, ok, "%s is not an int sum", name)
+	assert.True(t, sum.IsMonotonic)
+	out := map[string]int64{}
+	for _, dp := range sum.DataPoints {
+		key := ""
+		for i, kv := range dp.Attributes.ToSlice() {
+			if i > 0 {
+				key += ","
+			}
+			key += string(kv.Key) + "=" + kv.Value.Emit()
+		}
+		out[key] = dp.Value
+	}
+	return out
+}
+
+func TestTelemetry(t *testing.T) {
+	tel := componenttest.NewTelemetry()
+	t.Cleanup(func() { require.NoError(t, tel.Shutdown(context.Background())) })
+	set := receivertest.NewNopSettings(metadata.Type)
+	set.TelemetrySettings = tel.NewTelemetrySettings()
+	logs := new(switchableLogs)
+	tr := startReceiverWith(t, set, logs, nil)
+
+	post(t, tr.eventsURL(), "application/x-ndjson", []byte(startJSON(1)+"\n"+finishJSON(1)+"\n"))
+	post(t, tr.eventsURL(), "application/json", []byte(startJSON(1)))                    // duplicate
+	post(t, tr.eventsURL(), "application/x-ndjson", []byte(startJSON(2)+"\n{}\n\n{}\n")) // 3 lines refused
+	post(t, tr.eventsURL(), "text/plain", []byte(startJSON(2)))
+	logs.setErr(errors.New("busy"))
+	post(t, tr.eventsURL(), "application/json", []byte(startJSON(3)))
+	logs.setErr(nil)
+	post(t, tr.tracesURL(), "application/x-protobuf", marshalTraces(t, sandboxTraces(), "application/x-protobuf"))
+
+	assert.Equal(t, map[string]int64{
+		"endpoint=events,http.response.status_code=200,outcome=accepted":               2,
+		"endpoint=events,http.response.status_code=400,outcome=malformed":              1,
+		"endpoint=events,http.response.status_code=415,outcome=unsupported_media_type": 1,
+		"endpoint=events,http.response.status_code=503,outcome=refused_retryable":      1,
+		"endpoint=traces,http.response.status_code=200,outcome=accepted":               1,
+	}, counterValues(t, tel, "otelcol_receiver_sandboxaudit_requests"))
+	assert.Equal(t, map[string]int64{"": 4}, counterValues(t, tel, "otelcol_receiver_sandboxaudit_events_accepted"))
+	assert.Equal(t, map[string]int64{"reason=invalid": 3, "reason=refused_retryable": 1},
+		counterValues(t, tel, "otelcol_receiver_sandboxaudit_events_refused"))
+	assert.Equal(t, map[string]int64{"": 1}, counterValues(t, tel, "otelcol_receiver_sandboxaudit_duplicates_dropped"))
+	assert.Equal(t, map[string]int64{"": 1}, counterValues(t, tel, "otelcol_receiver_sandboxaudit_spans_skipped"))
+
+	// The standard receiver metrics come from receiverhelper.ObsReport.
+	accepted := counterValues(t, tel, "otelcol_receiver_accepted_log_records")
+	var total int64
+	for _, v := range accepted {
+		total += v
+	}
+	assert.Equal(t, int64(4), total)
+}
