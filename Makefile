@@ -44,9 +44,10 @@ build:
 	$(GO) build -o $(BIN)/otelcol-sandboxaudit ./cmd/otelcol-sandboxaudit
 	$(GO) build -o $(BIN)/sandboxaudit ./cmd/sandboxaudit
 
-## run: build and start the collector with the embedded default configuration
+## (no CONFIG: the embedded default — loopback receivers, ./audit/events.jsonl)
+## run: build and start the collector; CONFIG=path uses another configuration
 run: build
-	./$(BIN)/otelcol-sandboxaudit
+	./$(BIN)/otelcol-sandboxaudit $(if $(CONFIG),--config $(CONFIG))
 
 clean:
 	rm -rf $(BIN)

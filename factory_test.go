@@ -63,11 +63,6 @@ func (e builderEntry) packagePath() string {
 	return path
 }
 
-func (e builderEntry) moduleVersion() string {
-	_, v, _ := strings.Cut(e.gomod, " ")
-	return v
-}
-
 func readBuilderConfig(t *testing.T) map[string][]builderEntry {
 	t.Helper()
 	b, err := os.ReadFile("builder-config.yaml")

@@ -81,7 +81,10 @@ func runTracesBench(b *testing.B, cfg *Config) {
 			b.Fatal(err)
 		}
 	}
-	cpu := processCPU(b) - cpu0
+	reportRates(b, processCPU(b)-cpu0)
+}
+
+func reportRates(b *testing.B, cpu time.Duration) {
 	events := float64(b.N) * 2 * benchSpans
 	b.ReportMetric(events/b.Elapsed().Seconds(), "events/s")
 	// On a shared machine wall-clock throughput says as much about the
@@ -109,6 +112,37 @@ func BenchmarkTracesToFile(b *testing.B) {
 			withFile(cfg, filepath.Join(b.TempDir(), "events.jsonl"), auditevent.PolicyOverride{})
 			cfg.File.Get().Fsync = filesink.FsyncMode(fsync)
 			runTracesBench(b, cfg)
+		})
+	}
+}
+
+// BenchmarkTracesToFileQueued goes through exporterhelper's queue with
+// several consumers, as a collector runs it: while one push waits in
+// fdatasync another maps and encodes, which a synchronous push cannot do.
+// The queue is drained inside the timed region.
+func BenchmarkTracesToFileQueued(b *testing.B) {
+	for _, consumers := range []int{1, 2, 4} {
+		b.Run(fmt.Sprintf("fsync=batch/num_consumers=%d", consumers), func(b *testing.B) {
+			cfg := createDefaultConfig().(*Config)
+			withFile(cfg, filepath.Join(b.TempDir(), "events.jsonl"), auditevent.PolicyOverride{})
+			q := cfg.QueueConfig.Get()
+			q.NumConsumers = consumers
+			q.QueueSize = 16
+			q.BlockOnOverflow = true
+			te := startExporters(b, cfg)
+			td := benchTraces(b)
+			ctx := context.Background()
+			b.ReportAllocs()
+			cpu0 := processCPU(b)
+			for b.Loop() {
+				if err := te.traces.ConsumeTraces(ctx, td); err != nil {
+					b.Fatal(err)
+				}
+			}
+			if err := te.traces.Shutdown(ctx); err != nil { // drains the queue
+				b.Fatal(err)
+			}
+			reportRates(b, processCPU(b)-cpu0)
 		})
 	}
 }

@@ -38,7 +38,7 @@ func Example() {
 	for _, span := range exp.GetSpans() {
 		attrs := map[string]string{}
 		for _, kv := range span.Attributes {
-			attrs[string(kv.Key)] = kv.Value.Emit()
+			attrs[string(kv.Key)] = kv.Value.String()
 		}
 		fmt.Printf("%s seq=%s,%s ok=%s code=%q\n", span.Name, attrs["sandbox.event.start_seq"],
 			attrs["sandbox.event.finish_seq"], attrs["sandbox.ok"], attrs["sandbox.error.code"])
