@@ -180,5 +180,5 @@ func TestBenchTracesAreSandboxSpans(t *testing.T) {
 
 	require.NoError(t, te.traces.ConsumeTraces(context.Background(), benchTraces(t)))
 	assert.Len(t, readLines(t, path), 2*benchSpans)
-	assert.Zero(t, te.counter(t, "otelcol_exporter_sandboxaudit_items_skipped", "", ""))
+	assert.Zero(t, te.counter(t, "otelcol_sandboxaudit_exporter_items_skipped", "", ""))
 }

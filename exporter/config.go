@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"path/filepath"
 	"sort"
 	"strings"
 	"time"
@@ -116,7 +117,33 @@ func (cfg *Config) Validate() error {
 		errs = append(errs, fmt.Errorf("payload_policy_by_op: unknown op %s (known: %s)",
 			quoteAll(unknown), strings.Join(auditevent.Ops(), ", ")))
 	}
+	if err := cfg.checkSpoolIsNotAuditFile(); err != nil {
+		errs = append(errs, err)
+	}
 	return errors.Join(errs...)
+}
+
+// checkSpoolIsNotAuditFile refuses a spool at the audit file's path: the
+// spool trims and rewrites its file after replay, which would destroy the
+// audit trail.
+func (cfg *Config) checkSpoolIsNotAuditFile() error {
+	fc, hc := cfg.File.Get(), cfg.HTTP.Get()
+	if fc == nil || hc == nil || fc.Path == "" {
+		return nil
+	}
+	sc := hc.Spool.Get()
+	if sc == nil || sc.Path == "" {
+		return nil
+	}
+	filePath, err1 := filepath.Abs(fc.Path)
+	spoolPath, err2 := filepath.Abs(sc.Path)
+	if err1 != nil || err2 != nil {
+		return nil
+	}
+	if filePath == spoolPath {
+		return fmt.Errorf("http::spool::path: must not be the file sink's path %q", fc.Path)
+	}
+	return nil
 }
 
 // Validate checks the file sink's own keys.

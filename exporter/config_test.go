@@ -254,6 +254,7 @@ func badConfigs() []badConfig {
 		{name: "spool_no_path", want: []string{"http: spool: path: must be set"}},
 		{name: "spool_negative_max_size", want: []string{"http: spool: max_size: must be >= 0, got -1"}},
 		{name: "spool_zero_replay_interval", want: []string{"http: spool: replay_interval: must be > 0"}},
+		{name: "spool_is_audit_file", want: []string{`http::spool::path: must not be the file sink's path "./audit/events.jsonl"`}},
 		{name: "negative_timeout", want: []string{"timeout", "must be greater than or equal to 0"}},
 		{name: "bad_retry", want: []string{"retry_on_failure: ", "multiplier"}},
 		{name: "bad_queue", want: []string{"sending_queue: ", "queue_size"}},

@@ -146,18 +146,25 @@ func (e *auditExporter) writeEvents(ctx context.Context, events []auditevent.Eve
 	if len(events) == 0 {
 		return nil
 	}
-	var errs []error
-	if e.file != nil {
-		if err := e.file.write(ctx, events, e.telemetry); err != nil {
-			errs = append(errs, err)
-		}
+	switch {
+	case e.file != nil && e.http != nil:
+		// The sinks only read events (policies apply to copies), so they
+		// run side by side: the HTTP round trip overlaps the fdatasync.
+		var httpErr error
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			httpErr = e.http.write(ctx, events)
+		}()
+		fileErr := e.file.write(ctx, events, e.telemetry)
+		<-done
+		return errors.Join(fileErr, httpErr)
+	case e.file != nil:
+		return e.file.write(ctx, events, e.telemetry)
+	case e.http != nil:
+		return e.http.write(ctx, events)
 	}
-	if e.http != nil {
-		if err := e.http.write(ctx, events); err != nil {
-			errs = append(errs, err)
-		}
-	}
-	return errors.Join(errs...)
+	return nil
 }
 
 // policyCache holds one sink's effective policy per op.

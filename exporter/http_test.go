@@ -48,8 +48,8 @@ func TestHTTPAndFilePoliciesDiffer(t *testing.T) {
 					assert.Equal(t, strings.TrimSuffix(redacted[i], "\n"), r.body)
 				}
 			}
-			assert.Equal(t, int64(6), te.counter(t, "otelcol_exporter_sandboxaudit_events_written", "sink", "http"))
-			assert.Equal(t, int64(6), te.counter(t, "otelcol_exporter_sandboxaudit_events_written", "sink", "file"))
+			assert.Equal(t, int64(6), te.counter(t, "otelcol_sandboxaudit_exporter_events_written", "sink", "http"))
+			assert.Equal(t, int64(6), te.counter(t, "otelcol_sandboxaudit_exporter_events_written", "sink", "file"))
 		})
 	}
 }
@@ -73,18 +73,18 @@ func TestHTTPOutageSpoolsThenReplays(t *testing.T) {
 	// Retries are exhausted within the push; the lines go to the spool
 	// and the push succeeds.
 	require.NoError(t, te.traces.ConsumeTraces(context.Background(), buildTraces(t, sampleSpans()...)))
-	assert.Equal(t, int64(6), te.counter(t, "otelcol_exporter_sandboxaudit_events_spooled", "", ""))
-	assert.Positive(t, te.counter(t, "otelcol_exporter_sandboxaudit_spool_size", "", ""))
+	assert.Equal(t, int64(6), te.counter(t, "otelcol_sandboxaudit_exporter_events_spooled", "", ""))
+	assert.Positive(t, te.counter(t, "otelcol_sandboxaudit_exporter_spool_size", "", ""))
 	assert.Equal(t, expectedDefault(t), readLines(t, sc.Path), "the spool holds the canonical lines")
 
 	healthy.Store(true)
 	require.Eventually(t, func() bool {
-		return te.counter(t, "otelcol_exporter_sandboxaudit_events_replayed", "", "") == 6
+		return te.counter(t, "otelcol_sandboxaudit_exporter_events_replayed", "", "") == 6
 	}, 10*time.Second, 10*time.Millisecond)
 	require.Eventually(t, func() bool {
-		return te.counter(t, "otelcol_exporter_sandboxaudit_spool_size", "", "") == 0
+		return te.counter(t, "otelcol_sandboxaudit_exporter_spool_size", "", "") == 0
 	}, 10*time.Second, 10*time.Millisecond)
-	assert.Equal(t, int64(6), te.counter(t, "otelcol_exporter_sandboxaudit_events_written", "sink", "http"))
+	assert.Equal(t, int64(6), te.counter(t, "otelcol_sandboxaudit_exporter_events_written", "sink", "http"))
 
 	// The replayed lines are the canonical lines, in order.
 	var delivered strings.Builder
@@ -109,7 +109,7 @@ func TestHTTPPermanentErrorDropsButFileIsWritten(t *testing.T) {
 	assert.True(t, consumererror.IsPermanent(err), "4xx is permanent: %v", err)
 	assert.Equal(t, expectedDefault(t), readLines(t, path), "the file sink gets the batch regardless")
 	assert.Len(t, rec.snapshot(), 1, "4xx is not retried")
-	assert.Equal(t, int64(6), te.counter(t, "otelcol_exporter_sandboxaudit_events_dropped", "reason", "http_4xx"))
+	assert.Equal(t, int64(6), te.counter(t, "otelcol_sandboxaudit_exporter_events_dropped", "reason", "http_4xx"))
 }
 
 func TestHTTPFailureWithoutSpoolIsReturnedAndCounted(t *testing.T) {
@@ -124,7 +124,7 @@ func TestHTTPFailureWithoutSpoolIsReturnedAndCounted(t *testing.T) {
 	require.ErrorContains(t, err, "http sink")
 	assert.Greater(t, len(rec.snapshot()), 1, "retried per retry_on_failure")
 	assert.Equal(t, expectedDefault(t), readLines(t, path))
-	assert.Equal(t, int64(6), te.counter(t, "otelcol_exporter_sandboxaudit_events_dropped", "reason", "no_spool"))
+	assert.Equal(t, int64(6), te.counter(t, "otelcol_sandboxaudit_exporter_events_dropped", "reason", "no_spool"))
 }
 
 // With exporterhelper's retry disabled a failing HTTP sink must not make the
@@ -141,7 +141,7 @@ func TestNoDuplicateFileLinesOnHTTPFailure(t *testing.T) {
 
 	require.NoError(t, te.traces.ConsumeTraces(context.Background(), buildTraces(t, sampleSpans()...)))
 	require.Eventually(t, func() bool {
-		return te.counter(t, "otelcol_exporter_sandboxaudit_events_dropped", "reason", "no_spool") == 6
+		return te.counter(t, "otelcol_sandboxaudit_exporter_events_dropped", "reason", "no_spool") == 6
 	}, 10*time.Second, 10*time.Millisecond)
 	// Give a (wrongly enabled) whole-batch retry time to show up.
 	time.Sleep(200 * time.Millisecond)

@@ -62,9 +62,9 @@ func TestLogsToFile(t *testing.T) {
 		canonical(t, execStartJSON()),
 		canonical(t, execFinishJSON("null", "null")),
 	}, readLines(t, path))
-	assert.Equal(t, int64(2), te.counter(t, "otelcol_exporter_sandboxaudit_events_written", "sink", "file"))
-	assert.Equal(t, int64(1), te.counter(t, "otelcol_exporter_sandboxaudit_items_skipped", "reason", "not_audit_event"))
-	assert.Equal(t, int64(1), te.counter(t, "otelcol_exporter_sandboxaudit_items_skipped", "reason", "invalid_event"))
+	assert.Equal(t, int64(2), te.counter(t, "otelcol_sandboxaudit_exporter_events_written", "sink", "file"))
+	assert.Equal(t, int64(1), te.counter(t, "otelcol_sandboxaudit_exporter_items_skipped", "reason", "not_audit_event"))
+	assert.Equal(t, int64(1), te.counter(t, "otelcol_sandboxaudit_exporter_items_skipped", "reason", "invalid_event"))
 
 	warned := logs.FilterLevelExact(zapcore.WarnLevel).All()
 	require.Len(t, warned, 1)

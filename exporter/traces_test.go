@@ -164,9 +164,9 @@ func TestTracesToFile(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, os.FileMode(0o600), fi.Mode().Perm())
 
-	assert.Equal(t, int64(6), te.counter(t, "otelcol_exporter_sandboxaudit_events_written", "sink", "file"))
-	assert.Equal(t, int64(1), te.counter(t, "otelcol_exporter_sandboxaudit_items_skipped", "reason", "not_sandbox_span"))
-	assert.Equal(t, int64(1), te.counter(t, "otelcol_exporter_sandboxaudit_items_skipped", "reason", "invalid_span"))
+	assert.Equal(t, int64(6), te.counter(t, "otelcol_sandboxaudit_exporter_events_written", "sink", "file"))
+	assert.Equal(t, int64(1), te.counter(t, "otelcol_sandboxaudit_exporter_items_skipped", "reason", "not_sandbox_span"))
+	assert.Equal(t, int64(1), te.counter(t, "otelcol_sandboxaudit_exporter_items_skipped", "reason", "invalid_span"))
 
 	// A second batch appends; seqs the mapper assigns keep counting.
 	again := sampleSpans()[1]
@@ -249,7 +249,7 @@ func TestTracesTemplatedPathPerSession(t *testing.T) {
 				require.NoError(t, err)
 				assert.Equal(t, os.FileMode(0o600), fi.Mode().Perm())
 			}
-			assert.Equal(t, int64(6), te.counter(t, "otelcol_exporter_sandboxaudit_events_written", "sink", "file"))
+			assert.Equal(t, int64(6), te.counter(t, "otelcol_sandboxaudit_exporter_events_written", "sink", "file"))
 		})
 	}
 }

@@ -19,8 +19,13 @@ type dedupeWindow struct {
 	size int
 }
 
+// maxDedupePrealloc caps the up-front map size for very large windows.
+const maxDedupePrealloc = 1 << 20
+
 func newDedupeWindow(size int) *dedupeWindow {
-	return &dedupeWindow{seen: make(map[uuid.UUID]struct{}), size: size}
+	// Sized for the full window up front (bounded by it anyway): a map that
+	// grows while ids churn through it costs more per id.
+	return &dedupeWindow{seen: make(map[uuid.UUID]struct{}, min(size, maxDedupePrealloc)), size: size}
 }
 
 // contains reports whether id was committed and is still in the window.

@@ -27,6 +27,10 @@ func (e *lineError) Unwrap() error { return e.err }
 // the client gets one clear answer and nothing of the batch is delivered.
 func decodeNDJSON(body []byte, dst []auditevent.Event) ([]auditevent.Event, error) {
 	var opts auditevent.DecodeOptions
+	if dst == nil {
+		// Events are large; growing the slice would copy them repeatedly.
+		dst = make([]auditevent.Event, 0, bytes.Count(body, []byte{'\n'})+1)
+	}
 	for line := 1; len(body) > 0; line++ {
 		var text []byte
 		if i := bytes.IndexByte(body, '\n'); i >= 0 {

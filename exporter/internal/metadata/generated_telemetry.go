@@ -64,37 +64,37 @@ func NewTelemetryBuilder(settings component.TelemetrySettings, options ...Teleme
 	builder.meter = Meter(settings)
 	var err, errs error
 	builder.ExporterSandboxauditEventsDropped, err = builder.meter.Int64Counter(
-		"otelcol_exporter_sandboxaudit_events_dropped",
+		"otelcol_sandboxaudit_exporter_events_dropped",
 		metric.WithDescription("Number of audit events a sink could not deliver nor keep, by reason. [Alpha]"),
 		metric.WithUnit("{event}"),
 	)
 	errs = errors.Join(errs, err)
 	builder.ExporterSandboxauditEventsReplayed, err = builder.meter.Int64Counter(
-		"otelcol_exporter_sandboxaudit_events_replayed",
+		"otelcol_sandboxaudit_exporter_events_replayed",
 		metric.WithDescription("Number of spooled audit events delivered by the replayer. [Alpha]"),
 		metric.WithUnit("{event}"),
 	)
 	errs = errors.Join(errs, err)
 	builder.ExporterSandboxauditEventsSpooled, err = builder.meter.Int64Counter(
-		"otelcol_exporter_sandboxaudit_events_spooled",
+		"otelcol_sandboxaudit_exporter_events_spooled",
 		metric.WithDescription("Number of audit events written to the HTTP sink's spool because delivery failed. [Alpha]"),
 		metric.WithUnit("{event}"),
 	)
 	errs = errors.Join(errs, err)
 	builder.ExporterSandboxauditEventsWritten, err = builder.meter.Int64Counter(
-		"otelcol_exporter_sandboxaudit_events_written",
+		"otelcol_sandboxaudit_exporter_events_written",
 		metric.WithDescription("Number of audit events a sink accepted (file written, or HTTP endpoint answered 2xx, including replays). [Alpha]"),
 		metric.WithUnit("{event}"),
 	)
 	errs = errors.Join(errs, err)
 	builder.ExporterSandboxauditItemsSkipped, err = builder.meter.Int64Counter(
-		"otelcol_exporter_sandboxaudit_items_skipped",
+		"otelcol_sandboxaudit_exporter_items_skipped",
 		metric.WithDescription("Number of spans and log records that did not become audit events, by reason. [Alpha]"),
 		metric.WithUnit("{item}"),
 	)
 	errs = errors.Join(errs, err)
 	builder.ExporterSandboxauditSpoolSize, err = builder.meter.Int64Gauge(
-		"otelcol_exporter_sandboxaudit_spool_size",
+		"otelcol_sandboxaudit_exporter_spool_size",
 		metric.WithDescription("Bytes held in the HTTP sink's spool, waiting for replay. [Alpha]"),
 		metric.WithUnit("By"),
 	)
