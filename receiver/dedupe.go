@@ -28,14 +28,6 @@ func newDedupeWindow(size int) *dedupeWindow {
 	return &dedupeWindow{seen: make(map[uuid.UUID]struct{}, min(size, maxDedupePrealloc)), size: size}
 }
 
-// contains reports whether id was committed and is still in the window.
-func (d *dedupeWindow) contains(id uuid.UUID) bool {
-	d.mu.Lock()
-	_, ok := d.seen[id]
-	d.mu.Unlock()
-	return ok
-}
-
 // containsAny marks, in dup, which of ids were committed before; it takes
 // the lock once for a whole batch.
 func (d *dedupeWindow) containsAny(ids []uuid.UUID, dup []bool) {

@@ -40,7 +40,7 @@ func (r *sandboxReceiver) observePending(_ context.Context, o metric.Int64Observ
 // operations that became ready (paired, orphan finishes, starts evicted to
 // stay within max_pending) to the traces pipeline.
 func (r *sandboxReceiver) deliverPairs(ctx context.Context, events []auditevent.Event) error {
-	var ready []pairing.Pair
+	ready := make([]pairing.Pair, 0, len(events))
 	for i := range events {
 		ready = r.pairs.Add(ready, &events[i])
 	}

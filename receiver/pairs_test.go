@@ -2,6 +2,7 @@ package sandboxauditreceiver
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"testing"
 	"time"
@@ -122,7 +123,7 @@ func TestPairingTimeoutAndMetrics(t *testing.T) {
 	assert.Equal(t, evStart, s.EndTimestamp().AsTime(), "an incomplete span ends at its start")
 	assert.Zero(t, tr.r.pairs.Len())
 
-	m, err := tel.GetMetric("otelcol_receiver_sandboxaudit_pairs_timed_out")
+	m, err := tel.GetMetric("otelcol_sandboxaudit_receiver_pairs_timed_out")
 	require.NoError(t, err)
 	sum := m.Data.(metricdata.Sum[int64])
 	require.Len(t, sum.DataPoints, 1)
@@ -156,7 +157,7 @@ func TestPairingMaxPendingAndGauge(t *testing.T) {
 	assert.Equal(t, sessionEventID(testSession, 1, "start").String(), attrStr(t, s, "sandbox.event.start_id"))
 	assert.Equal(t, 2, tr.r.pairs.Len())
 
-	m, err := tel.GetMetric("otelcol_receiver_sandboxaudit_pairs_pending")
+	m, err := tel.GetMetric("otelcol_sandboxaudit_receiver_pairs_pending")
 	require.NoError(t, err)
 	g := m.Data.(metricdata.Gauge[int64])
 	require.Len(t, g.DataPoints, 1)
@@ -223,4 +224,26 @@ func TestSharedServerForLogsAndTraces(t *testing.T) {
 	for _, c := range []component.Component{l2, l3, l4} {
 		require.NoError(t, c.Shutdown(ctx))
 	}
+}
+
+func TestPairingTracesOnlyRefusal(t *testing.T) {
+	tr := startReceiver(t, nil, consumertest.NewErr(errors.New("queue full")))
+	// With no logs pipeline the spans are the primary output: their refusal
+	// is the client's answer, and the ids are not remembered.
+	batch := []byte(startJSON(1) + "\n" + finishJSON(1) + "\n")
+	status, hdr, _ := post(t, tr.eventsURL(), "application/x-ndjson", batch)
+	require.Equal(t, http.StatusServiceUnavailable, status)
+	assert.Equal(t, "5", hdr.Get("Retry-After"))
+	status, _, _ = post(t, tr.eventsURL(), "application/x-ndjson", batch)
+	require.Equal(t, http.StatusServiceUnavailable, status, "not dropped as a duplicate")
+}
+
+func TestPairingLogsAcceptedTracesRefused(t *testing.T) {
+	logs := new(consumertest.LogsSink)
+	tr := startReceiver(t, logs, consumertest.NewErr(errors.New("queue full")))
+	// The audit records are delivered; the derived spans are lost, counted,
+	// and do not fail the request (a retry could not restore them).
+	status, _, body := post(t, tr.eventsURL(), "application/x-ndjson", []byte(startJSON(1)+"\n"+finishJSON(1)+"\n"))
+	require.Equal(t, http.StatusOK, status, body)
+	assert.Equal(t, 2, logs.LogRecordCount())
 }

@@ -170,10 +170,15 @@ func otlpStatusReply(status int, outcome, contentType, msg string) reply {
 	code := grpcCode(status)
 	var body []byte
 	if contentType == contentTypeProtobuf {
-		// google.rpc.Status{code = 1 (int32), message = 2 (string)}.
-		body = binary.AppendUvarint(body, 1<<3|0)
+		// google.rpc.Status{code = 1 (int32), message = 2 (string)}:
+		// each field is a tag (field number << 3 | wire type) then the value.
+		const (
+			tagCode    = 1 << 3   // wire type 0: varint
+			tagMessage = 2<<3 | 2 // wire type 2: length-delimited
+		)
+		body = binary.AppendUvarint(body, tagCode)
 		body = binary.AppendUvarint(body, uint64(code))
-		body = binary.AppendUvarint(body, 2<<3|2)
+		body = binary.AppendUvarint(body, tagMessage)
 		body = binary.AppendUvarint(body, uint64(len(msg)))
 		body = append(body, msg...)
 	} else {

@@ -29,7 +29,7 @@ func counterValues(t *testing.T, tel *componenttest.Telemetry, name string) map[
 			if i > 0 {
 				key += ","
 			}
-			key += string(kv.Key) + "=" + kv.Value.Emit()
+			key += string(kv.Key) + "=" + kv.Value.String()
 		}
 		out[key] = dp.Value
 	}
@@ -59,12 +59,12 @@ func TestTelemetry(t *testing.T) {
 		"endpoint=events,http.response.status_code=415,outcome=unsupported_media_type": 1,
 		"endpoint=events,http.response.status_code=503,outcome=refused_retryable":      1,
 		"endpoint=traces,http.response.status_code=200,outcome=accepted":               1,
-	}, counterValues(t, tel, "otelcol_receiver_sandboxaudit_requests"))
-	assert.Equal(t, map[string]int64{"": 4}, counterValues(t, tel, "otelcol_receiver_sandboxaudit_events_accepted"))
+	}, counterValues(t, tel, "otelcol_sandboxaudit_receiver_requests"))
+	assert.Equal(t, map[string]int64{"": 4}, counterValues(t, tel, "otelcol_sandboxaudit_receiver_events_accepted"))
 	assert.Equal(t, map[string]int64{"reason=invalid": 3, "reason=refused_retryable": 1},
-		counterValues(t, tel, "otelcol_receiver_sandboxaudit_events_refused"))
-	assert.Equal(t, map[string]int64{"": 1}, counterValues(t, tel, "otelcol_receiver_sandboxaudit_duplicates_dropped"))
-	assert.Equal(t, map[string]int64{"": 1}, counterValues(t, tel, "otelcol_receiver_sandboxaudit_spans_skipped"))
+		counterValues(t, tel, "otelcol_sandboxaudit_receiver_events_refused"))
+	assert.Equal(t, map[string]int64{"": 1}, counterValues(t, tel, "otelcol_sandboxaudit_receiver_duplicates_dropped"))
+	assert.Equal(t, map[string]int64{"": 1}, counterValues(t, tel, "otelcol_sandboxaudit_receiver_spans_skipped"))
 
 	// The standard receiver metrics come from receiverhelper.ObsReport.
 	accepted := counterValues(t, tel, "otelcol_receiver_accepted_log_records")

@@ -14,6 +14,9 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 	"go.opentelemetry.io/collector/pdata/ptrace/ptraceotlp"
+	spb "google.golang.org/genproto/googleapis/rpc/status"
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/sandboxaudit/sandboxaudit/auditevent"
 )
@@ -165,17 +168,23 @@ func TestTracesMalformed(t *testing.T) {
 	traces := new(consumertest.TracesSink)
 	tr := startReceiver(t, logs, traces)
 
+	// The error bodies are google.rpc.Status messages in the request's
+	// encoding, as OTLP/HTTP clients expect.
 	status, hdr, body := post(t, tr.tracesURL(), "application/json", []byte(`{"resourceSpans":[`))
 	require.Equal(t, http.StatusBadRequest, status)
 	assert.Equal(t, "application/json", hdr.Get("Content-Type"))
-	assert.Contains(t, body, `"code":3`)
+	var st spb.Status
+	require.NoError(t, protojson.Unmarshal([]byte(body), &st))
+	assert.Equal(t, int32(3), st.GetCode()) // INVALID_ARGUMENT
+	assert.Contains(t, st.GetMessage(), "cannot decode OTLP traces request")
 
 	status, hdr, body = post(t, tr.tracesURL(), "application/x-protobuf", []byte{0x0a, 0xff, 0xff, 0xff})
 	require.Equal(t, http.StatusBadRequest, status)
 	assert.Equal(t, "application/x-protobuf", hdr.Get("Content-Type"))
-	// google.rpc.Status{code: 3, message: ...}
-	require.GreaterOrEqual(t, len(body), 2)
-	assert.Equal(t, "\x08\x03", body[:2])
+	st.Reset()
+	require.NoError(t, proto.Unmarshal([]byte(body), &st))
+	assert.Equal(t, int32(3), st.GetCode())
+	assert.Contains(t, st.GetMessage(), "cannot decode OTLP traces request")
 
 	assert.Zero(t, logs.LogRecordCount())
 	assert.Zero(t, traces.SpanCount())
@@ -206,7 +215,10 @@ func TestTracesDownstreamRefusal(t *testing.T) {
 			status, hdr, body := post(t, tr.tracesURL(), "application/x-protobuf", marshalTraces(t, sandboxTraces(), "application/x-protobuf"))
 			assert.Equal(t, tt.status, status)
 			assert.Equal(t, tt.retryAfter, hdr.Get("Retry-After"))
-			assert.NotContains(t, body, tt.err.Error())
+			var st spb.Status
+			require.NoError(t, proto.Unmarshal([]byte(body), &st))
+			assert.Equal(t, map[int]int32{503: 14, 500: 13}[tt.status], st.GetCode()) // UNAVAILABLE, INTERNAL
+			assert.NotContains(t, st.GetMessage(), tt.err.Error())
 			// The audit records were delivered before the traces pipeline
 			// refused; the client's retry must not duplicate them.
 			assert.Equal(t, 2, logs.LogRecordCount())

@@ -93,49 +93,49 @@ func NewTelemetryBuilder(settings component.TelemetrySettings, options ...Teleme
 	builder.meter = Meter(settings)
 	var err, errs error
 	builder.ReceiverSandboxauditDuplicatesDropped, err = builder.meter.Int64Counter(
-		"otelcol_receiver_sandboxaudit_duplicates_dropped",
+		"otelcol_sandboxaudit_receiver_duplicates_dropped",
 		metric.WithDescription("Number of events dropped because their event_id was already delivered [Alpha]"),
 		metric.WithUnit("{event}"),
 	)
 	errs = errors.Join(errs, err)
 	builder.ReceiverSandboxauditEventsAccepted, err = builder.meter.Int64Counter(
-		"otelcol_receiver_sandboxaudit_events_accepted",
+		"otelcol_sandboxaudit_receiver_events_accepted",
 		metric.WithDescription("Number of audit events accepted by the next consumer [Alpha]"),
 		metric.WithUnit("{event}"),
 	)
 	errs = errors.Join(errs, err)
 	builder.ReceiverSandboxauditEventsRefused, err = builder.meter.Int64Counter(
-		"otelcol_receiver_sandboxaudit_events_refused",
+		"otelcol_sandboxaudit_receiver_events_refused",
 		metric.WithDescription("Number of audit events refused, by reason [Alpha]"),
 		metric.WithUnit("{event}"),
 	)
 	errs = errors.Join(errs, err)
 	builder.ReceiverSandboxauditPairsPending, err = builder.meter.Int64ObservableGauge(
-		"otelcol_receiver_sandboxaudit_pairs_pending",
+		"otelcol_sandboxaudit_receiver_pairs_pending",
 		metric.WithDescription("Number of start events waiting for their finish event [Alpha]"),
 		metric.WithUnit("{pair}"),
 	)
 	errs = errors.Join(errs, err)
 	builder.ReceiverSandboxauditPairsTimedOut, err = builder.meter.Int64Counter(
-		"otelcol_receiver_sandboxaudit_pairs_timed_out",
-		metric.WithDescription("Number of start events emitted as incomplete spans because no finish arrived in time or the pending table was full [Alpha]"),
+		"otelcol_sandboxaudit_receiver_pairs_timed_out",
+		metric.WithDescription("Number of start events emitted as incomplete spans because no finish arrived in time, the pending table was full, or at shutdown [Alpha]"),
 		metric.WithUnit("{pair}"),
 	)
 	errs = errors.Join(errs, err)
 	builder.ReceiverSandboxauditRequests, err = builder.meter.Int64Counter(
-		"otelcol_receiver_sandboxaudit_requests",
+		"otelcol_sandboxaudit_receiver_requests",
 		metric.WithDescription("Number of HTTP requests, by endpoint, outcome and status code [Alpha]"),
 		metric.WithUnit("{request}"),
 	)
 	errs = errors.Join(errs, err)
 	builder.ReceiverSandboxauditSpansDropped, err = builder.meter.Int64Counter(
-		"otelcol_receiver_sandboxaudit_spans_dropped",
-		metric.WithDescription("Number of spans built from paired events that the traces consumer refused [Alpha]"),
+		"otelcol_sandboxaudit_receiver_spans_dropped",
+		metric.WithDescription("Number of spans built from sandbox events that the traces consumer refused [Alpha]"),
 		metric.WithUnit("{span}"),
 	)
 	errs = errors.Join(errs, err)
 	builder.ReceiverSandboxauditSpansSkipped, err = builder.meter.Int64Counter(
-		"otelcol_receiver_sandboxaudit_spans_skipped",
+		"otelcol_sandboxaudit_receiver_spans_skipped",
 		metric.WithDescription("Number of received spans that are not sandbox spans and map to no events [Alpha]"),
 		metric.WithUnit("{span}"),
 	)
