@@ -86,7 +86,10 @@ type SpoolConfig struct {
 	// Path is the spool file (JSONL, same format as the Python sink's
 	// spool_path).
 	Path string `mapstructure:"path"`
-	// MaxSize bounds the spool file in bytes; 0 means unbounded.
+	// MaxSize bounds the spool's pending (not yet replayed) bytes; 0 means
+	// unbounded. Until a replay round compacts the acknowledged prefix
+	// away, the file itself may hold about twice that (plus the spool's
+	// 8 MiB compaction threshold).
 	MaxSize int64 `mapstructure:"max_size"`
 	// ReplayInterval is the pause between replay rounds.
 	ReplayInterval time.Duration `mapstructure:"replay_interval"`

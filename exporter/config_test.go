@@ -258,6 +258,7 @@ func badConfigs() []badConfig {
 		{name: "negative_timeout", want: []string{"timeout", "must be greater than or equal to 0"}},
 		{name: "bad_retry", want: []string{"retry_on_failure: ", "multiplier"}},
 		{name: "bad_queue", want: []string{"sending_queue: ", "queue_size"}},
+		{name: "bad_tls", want: []string{"tls: ", "either a CA file or the PEM-encoded string"}},
 		{name: "bad_compression", unmarshal: true, want: []string{"compression", "lz77"}},
 		{name: "typo_in_file", unmarshal: true, want: []string{"fsnyc"}},
 		{name: "typo_in_policy", unmarshal: true, want: []string{"include_exec_outputs"}},

@@ -221,7 +221,9 @@ type recorder struct {
 
 type recordedRequest struct {
 	contentType string
+	header      http.Header
 	body        string
+	status      int // what the recorder answered
 }
 
 func newRecorder(t *testing.T, status func(n int) int) *recorder {
@@ -235,11 +237,13 @@ func newRecorder(t *testing.T, status func(n int) int) *recorder {
 		}
 		r.mu.Lock()
 		n := len(r.requests)
-		r.requests = append(r.requests, recordedRequest{contentType: req.Header.Get("Content-Type"), body: string(body)})
 		code := http.StatusOK
 		if r.status != nil {
 			code = r.status(n)
 		}
+		r.requests = append(r.requests, recordedRequest{
+			contentType: req.Header.Get("Content-Type"), header: req.Header.Clone(), body: string(body), status: code,
+		})
 		r.mu.Unlock()
 		w.WriteHeader(code)
 	}))
@@ -251,6 +255,18 @@ func (r *recorder) snapshot() []recordedRequest {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return append([]recordedRequest(nil), r.requests...)
+}
+
+// acceptedBodies concatenates the bodies of the requests answered 2xx, in
+// arrival order: what the endpoint actually took.
+func (r *recorder) acceptedBodies() string {
+	var sb strings.Builder
+	for _, req := range r.snapshot() {
+		if req.status >= 200 && req.status <= 299 {
+			sb.WriteString(req.body)
+		}
+	}
+	return sb.String()
 }
 
 // sumPoints adds up an int64 sum or gauge's points that carry the attribute

@@ -12,6 +12,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/consumer/consumererror"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/sandboxaudit/sandboxaudit/auditevent"
 )
@@ -86,14 +89,11 @@ func TestHTTPOutageSpoolsThenReplays(t *testing.T) {
 	}, 10*time.Second, 10*time.Millisecond)
 	assert.Equal(t, int64(6), te.counter(t, "otelcol_sandboxaudit_exporter_events_written", "sink", "http"))
 
-	// The replayed lines are the canonical lines, in order.
-	var delivered strings.Builder
-	for _, r := range rec.snapshot() {
-		if r.body != "" {
-			delivered.WriteString(r.body)
-		}
-	}
-	assert.Contains(t, delivered.String(), strings.Join(expectedDefault(t), ""))
+	// What the endpoint accepted is the canonical lines, each exactly
+	// once and in order (the failed attempts carried them too, so only
+	// answered-2xx requests count).
+	assert.Equal(t, strings.Join(expectedDefault(t), ""), rec.acceptedBodies())
+	assert.Empty(t, readLines(t, sc.Path), "the spool file is emptied after replay")
 }
 
 func TestHTTPPermanentErrorDropsButFileIsWritten(t *testing.T) {
@@ -146,4 +146,27 @@ func TestNoDuplicateFileLinesOnHTTPFailure(t *testing.T) {
 	// Give a (wrongly enabled) whole-batch retry time to show up.
 	time.Sleep(200 * time.Millisecond)
 	assert.Equal(t, expectedDefault(t), readLines(t, path))
+}
+
+// A full spool must fail the export visibly: the error reaches the caller
+// (queue off, so the caller is upstream), an error is logged and the
+// events are counted as dropped with the reason.
+func TestHTTPFullSpoolFailsExportVisibly(t *testing.T) {
+	rec := newRecorder(t, func(int) int { return http.StatusServiceUnavailable })
+	cfg := syncConfig()
+	hc := withHTTP(cfg, rec.srv.URL, "ndjson", auditevent.PolicyOverride{})
+	sc := hc.Spool.GetOrInsertDefault()
+	sc.Path = filepath.Join(t.TempDir(), "spool.jsonl")
+	sc.MaxSize = 100 // smaller than one canonical line
+	core, logs := observer.New(zapcore.InfoLevel)
+	te := startExportersWithLogger(t, cfg, zap.New(core))
+
+	err := te.traces.ConsumeTraces(context.Background(), buildTraces(t, sampleSpans()...))
+	require.Error(t, err)
+	assert.ErrorContains(t, err, "spool is full")
+	assert.False(t, consumererror.IsPermanent(err))
+	assert.Equal(t, int64(6), te.counter(t, "otelcol_sandboxaudit_exporter_events_dropped", "reason", "spool_full"))
+	assert.Zero(t, te.counter(t, "otelcol_sandboxaudit_exporter_events_spooled", "", ""))
+	assert.Equal(t, 1, logs.FilterLevelExact(zapcore.ErrorLevel).FilterField(zap.String("reason", "spool_full")).Len())
+	assert.Empty(t, readLines(t, sc.Path))
 }

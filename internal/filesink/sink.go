@@ -111,19 +111,94 @@ func (s *Sink) WriteBatch(ctx context.Context, sessionID string, data []byte) er
 	if of.err != nil {
 		return of.err
 	}
-	return s.write(ctx, of.f, data)
+	return s.write(ctx, of, data)
 }
 
-func (s *Sink) write(ctx context.Context, f *os.File, data []byte) error {
-	fd := int(f.Fd())
-	switch err := lockExclusive(ctx, fd); {
-	case err == nil:
-		defer unlock(fd)
-	case errors.Is(err, errLockUnsupported):
-	default:
-		return fmt.Errorf("filesink: lock %s: %w", f.Name(), err)
+// maxReopens bounds how often one write chases a path that keeps being
+// replaced under it.
+const maxReopens = 3
+
+// write appends data to of's file under flock. A cached descriptor can
+// outlive the path's file (logrotate renamed it, someone deleted it, the
+// Python sink recreated it); writing there would hide the lines in a
+// rotated file or lose them with a deleted inode, so the descriptor is
+// checked against the path under the lock and reopened when they differ.
+// Called with of.mu held.
+func (s *Sink) write(ctx context.Context, of *openFile, data []byte) error {
+	for reopens := 0; ; reopens++ {
+		f := of.f
+		fd := int(f.Fd())
+		locked := false
+		switch err := lockExclusive(ctx, fd); {
+		case err == nil:
+			locked = true
+		case errors.Is(err, errLockUnsupported):
+		default:
+			return fmt.Errorf("filesink: lock %s: %w", f.Name(), err)
+		}
+		size, current, err := sizeIfCurrent(f, of.path)
+		if err == nil && !current {
+			if locked {
+				unlock(fd)
+			}
+			if reopens == maxReopens {
+				return fmt.Errorf("filesink: %s was replaced %d times during one write", of.path, maxReopens)
+			}
+			if err := s.reopen(of); err != nil {
+				return err
+			}
+			continue
+		}
+		if err == nil {
+			err = s.appendLocked(f, size, data)
+		}
+		if locked {
+			unlock(fd)
+		}
+		return err
 	}
-	if err := repairTail(f); err != nil {
+}
+
+// sizeIfCurrent returns f's size and whether f is still the file at path.
+func sizeIfCurrent(f *os.File, path string) (int64, bool, error) {
+	fi, err := f.Stat()
+	if err != nil {
+		return 0, false, fmt.Errorf("filesink: stat %s: %w", f.Name(), err)
+	}
+	pi, err := os.Stat(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return 0, false, nil
+	}
+	if err != nil {
+		return 0, false, fmt.Errorf("filesink: stat %s: %w", path, err)
+	}
+	return fi.Size(), os.SameFile(fi, pi), nil
+}
+
+// reopen replaces of's descriptor with one for the file at of.path
+// (creating it as a first open would). Called with of.mu held and a
+// reference on of, so nothing else closes or uses the old descriptor.
+func (s *Sink) reopen(of *openFile) error {
+	f, err := openAppend(of.path, s.fsync != FsyncNever)
+	if err != nil {
+		return err
+	}
+	old := of.f
+	of.f = f
+	if err := old.Close(); err != nil {
+		// Like an evicted file's: reported by Close, not by this write,
+		// whose lines go to the new file regardless.
+		s.mu.Lock()
+		s.errs = append(s.errs, fmt.Errorf("filesink: close replaced %s: %w", of.path, err))
+		s.mu.Unlock()
+	}
+	return nil
+}
+
+// appendLocked writes data per the fsync mode; the caller holds the lock
+// and size is the file's size under it.
+func (s *Sink) appendLocked(f *os.File, size int64, data []byte) error {
+	if err := repairTail(f, size); err != nil {
 		return err
 	}
 	if s.fsync == FsyncAlways {
@@ -151,17 +226,14 @@ func (s *Sink) write(ctx context.Context, f *os.File, data []byte) error {
 }
 
 // repairTail terminates a torn last line left by a writer that died
-// mid-write, so it cannot swallow the next line. Called under the lock.
-func repairTail(f *os.File) error {
-	fi, err := f.Stat()
-	if err != nil {
-		return fmt.Errorf("filesink: stat %s: %w", f.Name(), err)
-	}
-	if fi.Size() == 0 {
+// mid-write, so it cannot swallow the next line. Called under the lock,
+// with the file's size.
+func repairTail(f *os.File, size int64) error {
+	if size == 0 {
 		return nil
 	}
 	var last [1]byte
-	if _, err := f.ReadAt(last[:], fi.Size()-1); err != nil {
+	if _, err := f.ReadAt(last[:], size-1); err != nil {
 		// Opened write-only we cannot read; the file was opened O_RDWR, so
 		// this is a real I/O error.
 		return fmt.Errorf("filesink: read tail of %s: %w", f.Name(), err)

@@ -278,7 +278,7 @@ func TestFullSpoolRefusesVisibly(t *testing.T) {
 	require.ErrorAs(t, err, &re)
 	require.Equal(t, ReasonSpoolFull, re.Reason)
 	require.Equal(t, 2, re.Remaining)
-	require.False(t, consumererror.IsPermanent(err), "the queue upstream keeps the lines")
+	require.False(t, consumererror.IsPermanent(err), "a later attempt may succeed once the spool drains")
 	st := f.obs.stats()
 	require.Equal(t, 1, st.spooled)
 	require.Equal(t, 2, st.refused[ReasonSpoolFull])

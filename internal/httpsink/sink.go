@@ -18,8 +18,11 @@ var ErrShutdown = errors.New("httpsink: sink is shut down")
 
 // RefusedError says that lines could be neither delivered nor spooled and
 // are handed back to the caller. It is retryable (not
-// consumererror.Permanent): the exporterhelper queue can keep the data and
-// try again, so a full spool turns into back-pressure instead of loss.
+// consumererror.Permanent) because a later attempt may succeed once the
+// spool drains; whether anything retries is the caller's choice. (The
+// sandboxaudit exporter does not: its file sink has already written the
+// batch, so it returns the error upstream, or with its queue on the queue
+// logs and drops the batch; both are counted.)
 type RefusedError struct {
 	// Reason is ReasonSpoolFull, ReasonSpoolError, ReasonNoSpool or
 	// ReasonShutdown.
