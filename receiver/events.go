@@ -20,6 +20,9 @@ const (
 	reasonInvalidSpan = "invalid_span"
 	reasonRetryable   = "refused_retryable"
 	reasonPermanent   = "refused_permanent"
+	// reasonInFlight: another request is delivering an event with the same
+	// event_id; the client is asked to retry.
+	reasonInFlight = "in_flight"
 )
 
 // serveEvents is the sandbox event intake: one event as application/json
@@ -34,8 +37,7 @@ func (r *sandboxReceiver) serveEvents(req *http.Request) reply {
 	}
 	buf, err := r.readBody(req)
 	if err != nil {
-		status, outcome, msg := readErrorReply(err)
-		return textReply(status, outcome, msg)
+		return textReply(readErrorReply(err))
 	}
 
 	ctx := req.Context()
@@ -60,7 +62,12 @@ func (r *sandboxReceiver) serveEvents(req *http.Request) reply {
 		return textReply(http.StatusBadRequest, outcomeMalformed, err.Error())
 	}
 
-	fresh, dups := r.dropDuplicates(ctx, events)
+	fresh, dups, ok := r.dropDuplicates(ctx, events)
+	if !ok {
+		r.countRefused(ctx, reasonInFlight, len(events))
+		return inFlightReply(textReply)
+	}
+	defer r.unreserve(fresh)
 	if len(fresh) > 0 {
 		if rp, ok := r.deliverEvents(ctx, fresh, format); !ok {
 			return rp
@@ -72,17 +79,18 @@ func (r *sandboxReceiver) serveEvents(req *http.Request) reply {
 // deliverEvents sends decoded events on: as log records to the logs
 // pipeline and, through pairing, as spans to the traces pipeline. The
 // event ids are committed to the dedupe window once the primary consumer
-// (logs if present, else traces) accepted them.
+// (logs if present, else traces) accepted them; the caller releases them
+// otherwise.
 func (r *sandboxReceiver) deliverEvents(ctx context.Context, events []auditevent.Event, format string) (reply, bool) {
 	if r.nextLogs != nil {
 		if err := r.deliverLogs(ctx, events, format); err != nil {
-			return r.refusedReply(err), false
+			return refusedReply(err, textReply), false
 		}
 	}
 	if r.pairs != nil {
 		if err := r.deliverPairs(ctx, events); err != nil {
 			if r.nextLogs == nil {
-				return r.refusedReply(err), false
+				return refusedReply(err, textReply), false
 			}
 			// The audit records are delivered; the spans derived from them
 			// are a view that a retry could not restore (the retried events
@@ -92,13 +100,6 @@ func (r *sandboxReceiver) deliverEvents(ctx context.Context, events []auditevent
 	}
 	r.commit(events)
 	return reply{}, true
-}
-
-func (r *sandboxReceiver) refusedReply(err error) reply {
-	status, outcome := downstreamStatus(err)
-	rp := textReply(status, outcome, downstreamMessage(status))
-	rp.retryAfter = status == http.StatusServiceUnavailable
-	return rp
 }
 
 // deliverLogs sends events to the logs pipeline as log records.
@@ -133,17 +134,19 @@ func (r *sandboxReceiver) countRefused(ctx context.Context, reason string, n int
 }
 
 // dropDuplicates removes, in place, the events whose id was delivered before
-// or that repeat an earlier event of the same batch.
-func (r *sandboxReceiver) dropDuplicates(ctx context.Context, events []auditevent.Event) ([]auditevent.Event, int) {
+// or that repeat an earlier event of the same batch, and reserves the ids of
+// the rest: the caller commits them once delivered, and releases them in
+// any case. It returns false, having changed nothing, when another request
+// is delivering one of the ids right now.
+func (r *sandboxReceiver) dropDuplicates(ctx context.Context, events []auditevent.Event) ([]auditevent.Event, int, bool) {
 	if r.dedupe == nil || len(events) == 0 {
-		return events, 0
+		return events, 0, true
 	}
-	ids := make([]uuid.UUID, len(events))
-	for i := range events {
-		ids[i] = events[i].EventID
-	}
+	ids := eventIDs(events)
 	dup := make([]bool, len(events))
-	r.dedupe.containsAny(ids, dup)
+	if !r.dedupe.reserve(ids, dup) {
+		return events, 0, false
+	}
 	if len(events) > 1 {
 		batch := make(map[uuid.UUID]struct{}, len(events))
 		for i, id := range ids {
@@ -166,19 +169,30 @@ func (r *sandboxReceiver) dropDuplicates(ctx context.Context, events []auditeven
 	if n := len(events) - len(fresh); n > 0 {
 		r.tel.ReceiverSandboxauditDuplicatesDropped.Add(ctx, int64(n))
 		clear(events[len(fresh):]) // let the dropped events' data go
-		return fresh, n
+		return fresh, n, true
 	}
-	return fresh, 0
+	return fresh, 0, true
 }
 
 // commit remembers the delivered events' ids.
 func (r *sandboxReceiver) commit(events []auditevent.Event) {
-	if r.dedupe == nil || len(events) == 0 {
-		return
+	if r.dedupe != nil && len(events) > 0 {
+		r.dedupe.commit(eventIDs(events))
 	}
+}
+
+// unreserve gives up the reservation of events that dropDuplicates let
+// through; after commit it changes nothing.
+func (r *sandboxReceiver) unreserve(events []auditevent.Event) {
+	if r.dedupe != nil && len(events) > 0 {
+		r.dedupe.release(eventIDs(events))
+	}
+}
+
+func eventIDs(events []auditevent.Event) []uuid.UUID {
 	ids := make([]uuid.UUID, len(events))
 	for i := range events {
 		ids[i] = events[i].EventID
 	}
-	r.dedupe.commit(ids)
+	return ids
 }

@@ -3,15 +3,19 @@ package sandboxauditreceiver
 import (
 	"bytes"
 	"compress/gzip"
+	"context"
 	"errors"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/consumer/consumererror"
 	"go.opentelemetry.io/collector/consumer/consumertest"
+	"go.opentelemetry.io/collector/pdata/plog"
 
 	"github.com/sandboxaudit/sandboxaudit/auditevent"
 )
@@ -239,4 +243,76 @@ func TestUnknownPathIs404(t *testing.T) {
 	tr := startReceiver(t, new(consumertest.LogsSink), nil)
 	status, _, _ := post(t, tr.url+"/v1/logs", "application/json", []byte(startJSON(1)))
 	assert.Equal(t, http.StatusNotFound, status)
+}
+
+// blockFirstLogs holds its first ConsumeLogs call until release is closed.
+type blockFirstLogs struct {
+	consumertest.LogsSink
+	entered chan struct{}
+	release chan struct{}
+	once    sync.Once
+}
+
+func (b *blockFirstLogs) ConsumeLogs(ctx context.Context, ld plog.Logs) error {
+	first := false
+	b.once.Do(func() { first = true })
+	if first {
+		close(b.entered)
+		select {
+		case <-b.release:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return b.LogsSink.ConsumeLogs(ctx, ld)
+}
+
+// TestEventsDedupeInFlight: a client that timed out resends while its
+// first request is still being delivered. The resent event is neither
+// delivered a second time nor dropped as a duplicate (the first delivery
+// may still fail): the client is asked to retry.
+func TestEventsDedupeInFlight(t *testing.T) {
+	logs := &blockFirstLogs{entered: make(chan struct{}), release: make(chan struct{})}
+	tr := startReceiver(t, logs, nil)
+	// Registered after the receiver's cleanup, so it runs first: a failing
+	// test does not leave Shutdown waiting for the held request.
+	release := sync.OnceFunc(func() { close(logs.release) })
+	t.Cleanup(release)
+
+	firstDone := make(chan int, 1)
+	go func() {
+		// Not post: require must not stop the test from this goroutine.
+		resp, err := http.Post(tr.eventsURL(), "application/json", strings.NewReader(startJSON(1)))
+		if err != nil {
+			firstDone <- 0
+			return
+		}
+		_ = resp.Body.Close()
+		firstDone <- resp.StatusCode
+	}()
+	select {
+	case <-logs.entered:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the first request never reached the consumer")
+	}
+
+	batch := startJSON(2) + "\n" + startJSON(1) + "\n"
+	status, hdr, body := post(t, tr.eventsURL(), "application/x-ndjson", []byte(batch))
+	require.Equal(t, http.StatusServiceUnavailable, status, body)
+	assert.Equal(t, "5", hdr.Get("Retry-After"))
+
+	release()
+	select {
+	case status := <-firstDone:
+		require.Equal(t, http.StatusOK, status)
+	case <-time.After(10 * time.Second):
+		t.Fatal("the first request did not finish")
+	}
+
+	// The retry: the event the first request delivered is a duplicate now,
+	// the other one goes through.
+	status, _, body = post(t, tr.eventsURL(), "application/x-ndjson", []byte(batch))
+	require.Equal(t, http.StatusOK, status, body)
+	assert.JSONEq(t, `{"accepted":1,"duplicates":1}`, body)
+	assert.Equal(t, []string{canonical(t, startJSON(1)), canonical(t, startJSON(2))}, logBodies(&logs.LogsSink))
 }

@@ -18,6 +18,8 @@ import (
 	"go.opentelemetry.io/collector/receiver/receivertest"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 
+	"github.com/sandboxaudit/sandboxaudit/auditevent"
+	"github.com/sandboxaudit/sandboxaudit/internal/spanmap"
 	"github.com/sandboxaudit/sandboxaudit/receiver/internal/metadata"
 )
 
@@ -85,6 +87,28 @@ func TestPairingIntoTraces(t *testing.T) {
 	assert.NotEqual(t, spans[0].SpanID(), spans[1].SpanID())
 	assert.Equal(t, 4, logs.LogRecordCount())
 	assert.Zero(t, tr.r.pairs.Len())
+
+	// Each span maps back to the same two events (SPEC section 5).
+	assert.Equal(t, []string{
+		canonical(t, startJSON(1)), canonical(t, finishJSON(1)),
+		canonical(t, startJSON(2)), canonical(t, finishJSON(2)),
+	}, spanLines(t, traces))
+}
+
+// spanLines maps the sink's spans back to events, as the exporter would,
+// and returns their canonical lines (without newline).
+func spanLines(t *testing.T, sink *consumertest.TracesSink) []string {
+	t.Helper()
+	var out []string
+	m := spanmap.NewMapper(0)
+	for _, td := range sink.AllTraces() {
+		events, st := m.AppendTraces(nil, td)
+		require.Zero(t, st.Invalid, st.FirstInvalid)
+		for i := range events {
+			out = append(out, string(auditevent.AppendJSON(nil, &events[i])))
+		}
+	}
+	return out
 }
 
 func TestPairingFinishWithoutStart(t *testing.T) {
@@ -100,6 +124,7 @@ func TestPairingFinishWithoutStart(t *testing.T) {
 	assert.Equal(t, evFinish, s.EndTimestamp().AsTime())
 	// From its own ts and duration_ms (250.125 ms).
 	assert.Equal(t, evFinish.Add(-250125*time.Microsecond), s.StartTimestamp().AsTime())
+	assert.Equal(t, []string{canonical(t, finishJSON(7))}, spanLines(t, traces))
 }
 
 func TestPairingTimeoutAndMetrics(t *testing.T) {
@@ -122,6 +147,7 @@ func TestPairingTimeoutAndMetrics(t *testing.T) {
 	assert.Equal(t, evStart, s.StartTimestamp().AsTime())
 	assert.Equal(t, evStart, s.EndTimestamp().AsTime(), "an incomplete span ends at its start")
 	assert.Zero(t, tr.r.pairs.Len())
+	assert.Equal(t, []string{canonical(t, startJSON(1))}, spanLines(t, traces))
 
 	m, err := tel.GetMetric("otelcol_sandboxaudit_receiver_pairs_timed_out")
 	require.NoError(t, err)

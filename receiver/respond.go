@@ -37,6 +37,7 @@ const (
 	outcomeRefusedRetryable  = "refused_retryable"
 	outcomeRefusedPermanent  = "refused_permanent"
 	outcomeDecompressFailure = "bad_encoding"
+	outcomeInFlight          = "in_flight"
 )
 
 // reply is a handler's answer; serve writes it and records the outcome, so
@@ -113,6 +114,29 @@ func downstreamMessage(status int) string {
 		return "the collector pipeline refused the data for now; retry later"
 	}
 	return "the collector pipeline failed permanently to accept the data"
+}
+
+// replyBuilder makes an error reply in an intake's format: plain text for
+// sandbox events, a google.rpc.Status for OTLP.
+type replyBuilder func(status int, outcome, msg string) reply
+
+// refusedReply answers a request the next consumer refused.
+func refusedReply(err error, build replyBuilder) reply {
+	status, outcome := downstreamStatus(err)
+	rp := build(status, outcome, downstreamMessage(status))
+	rp.retryAfter = status == http.StatusServiceUnavailable
+	return rp
+}
+
+// inFlightReply answers a request holding an event that another request is
+// delivering right now (typically the same client's resend after a
+// timeout): delivering it too would duplicate it, dropping it would lose it
+// if the other delivery fails, so the client retries once that is decided.
+func inFlightReply(build replyBuilder) reply {
+	rp := build(http.StatusServiceUnavailable, outcomeInFlight,
+		"an event with the same event_id is being delivered by another request; retry later")
+	rp.retryAfter = true
+	return rp
 }
 
 // readErrorReply is the answer to a body that could not be read.

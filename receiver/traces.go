@@ -3,6 +3,7 @@ package sandboxauditreceiver // import "github.com/sandboxaudit/sandboxaudit/rec
 import (
 	"fmt"
 	"net/http"
+	"strings"
 
 	"go.opentelemetry.io/collector/pdata/ptrace/ptraceotlp"
 	"go.uber.org/zap"
@@ -24,10 +25,14 @@ func (r *sandboxReceiver) serveTraces(req *http.Request) reply {
 	if ct != contentTypeProtobuf && ct != contentTypeJSON {
 		return unsupportedMediaType(req.Header.Get("Content-Type"), contentTypeProtobuf, contentTypeJSON)
 	}
+	// Errors are google.rpc.Status messages in the request's encoding, as
+	// OTLP/HTTP clients expect.
+	otlpReply := func(status int, outcome, msg string) reply {
+		return otlpStatusReply(status, outcome, ct, msg)
+	}
 	buf, err := r.readBody(req)
 	if err != nil {
-		status, outcome, msg := readErrorReply(err)
-		return otlpStatusReply(status, outcome, ct, msg)
+		return otlpReply(readErrorReply(err))
 	}
 	otlpReq := ptraceotlp.NewExportRequest()
 	format := formatProtobuf
@@ -40,7 +45,7 @@ func (r *sandboxReceiver) serveTraces(req *http.Request) reply {
 	// pdata copies what it keeps, so the buffer can go back now.
 	r.putBody(buf)
 	if err != nil {
-		return otlpStatusReply(http.StatusBadRequest, outcomeMalformed, ct, "cannot decode OTLP traces request: "+err.Error())
+		return otlpReply(http.StatusBadRequest, outcomeMalformed, otlpDecodeMessage(err))
 	}
 
 	ctx := req.Context()
@@ -62,12 +67,14 @@ func (r *sandboxReceiver) serveTraces(req *http.Request) reply {
 					"%d sandbox spans could not be mapped to audit events; first: %v", st.Invalid, st.FirstInvalid)))
 			}
 		}
-		fresh, _ := r.dropDuplicates(ctx, events)
+		fresh, _, ok := r.dropDuplicates(ctx, events)
+		if !ok {
+			r.countRefused(ctx, reasonInFlight, len(events))
+			return inFlightReply(otlpReply)
+		}
+		defer r.unreserve(fresh)
 		if err := r.deliverLogs(ctx, fresh, format); err != nil {
-			status, outcome := downstreamStatus(err)
-			rp := otlpStatusReply(status, outcome, ct, downstreamMessage(status))
-			rp.retryAfter = status == http.StatusServiceUnavailable
-			return rp
+			return refusedReply(err, otlpReply)
 		}
 		// The audit trail has them: a retry after a traces failure below must
 		// not write them twice.
@@ -80,10 +87,7 @@ func (r *sandboxReceiver) serveTraces(req *http.Request) reply {
 		err := r.nextTraces.ConsumeTraces(ctx, td)
 		r.obsrep.EndTracesOp(ctx, format, spans, err)
 		if err != nil {
-			status, outcome := downstreamStatus(err)
-			rp := otlpStatusReply(status, outcome, ct, downstreamMessage(status))
-			rp.retryAfter = status == http.StatusServiceUnavailable
-			return rp
+			return refusedReply(err, otlpReply)
 		}
 	}
 
@@ -94,7 +98,20 @@ func (r *sandboxReceiver) serveTraces(req *http.Request) reply {
 		body, err = resp.MarshalProto()
 	}
 	if err != nil {
-		return otlpStatusReply(http.StatusInternalServerError, outcomeRefusedPermanent, ct, "cannot encode the response")
+		return otlpReply(http.StatusInternalServerError, outcomeRefusedPermanent, "cannot encode the response")
 	}
 	return reply{status: http.StatusOK, outcome: outcomeAccepted, contentType: ct, body: body}
+}
+
+// otlpDecodeMessage is the decoder's reason without the input it quotes:
+// pdata's JSON decoder appends "error found in #N byte of ...|<input>|...",
+// and that input may hold attribute values such as tokens.
+func otlpDecodeMessage(err error) string {
+	msg := err.Error()
+	for _, marker := range []string{", error found in #", "...|"} {
+		if i := strings.Index(msg, marker); i >= 0 {
+			msg = msg[:i]
+		}
+	}
+	return "cannot decode OTLP traces request: " + msg
 }

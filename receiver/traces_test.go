@@ -186,6 +186,17 @@ func TestTracesMalformed(t *testing.T) {
 	assert.Equal(t, int32(3), st.GetCode())
 	assert.Contains(t, st.GetMessage(), "cannot decode OTLP traces request")
 
+	// The JSON decoder quotes the input around the error; the answer must
+	// not pass that on, as it may hold attribute values such as tokens.
+	secretBody := `{"resourceSpans":[{"scopeSpans":[{"spans":[{"name":"x","attributes":[{"key":"auth","value":{"stringValue":"SECRET-TOKEN-abcdef"}}],"traceId":12}]}]}]}`
+	status, _, body = post(t, tr.tracesURL(), "application/json", []byte(secretBody))
+	require.Equal(t, http.StatusBadRequest, status)
+	st.Reset()
+	require.NoError(t, protojson.Unmarshal([]byte(body), &st))
+	assert.Contains(t, st.GetMessage(), "cannot decode OTLP traces request")
+	assert.NotContains(t, body, "SECRET")
+	assert.NotContains(t, body, "traceId", "no quoted input at all")
+
 	assert.Zero(t, logs.LogRecordCount())
 	assert.Zero(t, traces.SpanCount())
 }
