@@ -20,7 +20,10 @@
 // WithOutputCapture; it then travels base64-encoded on the span and the
 // collector's payload policy decides whether it reaches an audit line.
 //
+// The span and attribute names are those of package semconv, which the
+// collector reads and users query.
+//
 // Data and output travel as attribute strings: do not configure an attribute
 // value length limit on the TracerProvider (the SDK default has none), or
-// sandbox.start_data would be cut to invalid JSON.
+// [semconv.AttrStartData] would be cut to invalid JSON.
 package sandboxtrace

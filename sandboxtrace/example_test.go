@@ -10,6 +10,7 @@ import (
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
 	"github.com/sandboxaudit/sandboxaudit/sandboxtrace"
+	"github.com/sandboxaudit/sandboxaudit/semconv"
 )
 
 func Example() {
@@ -40,9 +41,9 @@ func Example() {
 		for _, kv := range span.Attributes {
 			attrs[string(kv.Key)] = kv.Value.String()
 		}
-		fmt.Printf("%s seq=%s,%s ok=%s code=%q\n", span.Name, attrs["sandbox.event.start_seq"],
-			attrs["sandbox.event.finish_seq"], attrs["sandbox.ok"], attrs["sandbox.error.code"])
-		fmt.Println("  finish_data", attrs["sandbox.finish_data"])
+		fmt.Printf("%s seq=%s,%s ok=%s code=%q\n", span.Name, attrs[semconv.AttrStartSeq],
+			attrs[semconv.AttrFinishSeq], attrs[semconv.AttrOK], attrs[semconv.AttrErrorCode])
+		fmt.Println("  finish_data", attrs[semconv.AttrFinishData])
 	}
 	// Output:
 	// exit code: 1 error: command exited with code 1

@@ -3,6 +3,8 @@ package sandboxtrace
 import (
 	"context"
 	"time"
+
+	"github.com/sandboxaudit/sandboxaudit/semconv"
 )
 
 // ExecRequest describes a command run in the sandbox; it becomes the exec
@@ -62,7 +64,7 @@ func (s *Session) Exec(ctx context.Context, req ExecRequest, run func(ctx contex
 		}
 		fd := req.data()
 		fd["exit_code"] = res.ExitCode
-		fd[AttrProcessExitCode] = res.ExitCode
+		fd[semconv.AttrProcessExitCode] = res.ExitCode
 		o.SetFinishData(fd)
 		// Non-nil even when empty: the command ran, its output is "", not
 		// absent.

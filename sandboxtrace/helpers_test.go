@@ -10,6 +10,7 @@ import (
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
 	"github.com/sandboxaudit/sandboxaudit/sandboxtrace"
+	"github.com/sandboxaudit/sandboxaudit/semconv"
 )
 
 // recorder is a TracerProvider whose ended spans land in memory.
@@ -37,7 +38,7 @@ func (r *recorder) session(t *testing.T, opts ...sandboxtrace.Option) *sandboxtr
 func (r *recorder) ops() tracetest.SpanStubs {
 	var out tracetest.SpanStubs
 	for _, s := range r.exp.GetSpans() {
-		if _, ok := attrs(s)[sandboxtrace.AttrOperation]; ok {
+		if _, ok := attrs(s)[semconv.AttrOperation]; ok {
 			out = append(out, s)
 		}
 	}

@@ -16,6 +16,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/sandboxaudit/sandboxaudit/auditevent"
+	"github.com/sandboxaudit/sandboxaudit/semconv"
 )
 
 // Op is one operation in flight: its start event is recorded, its finish
@@ -68,16 +69,16 @@ func (s *Session) Start(ctx context.Context, op string, data map[string]any) (co
 	seq, ts := s.nextEvent()
 	attrs := make([]attribute.KeyValue, 0, 6)
 	attrs = append(attrs,
-		attribute.String(AttrOperation, op),
-		attribute.String(AttrSessionID, s.idText),
-		attribute.Int64(AttrStartSeq, seq),
-		attribute.String(AttrStartID, uuid.NewString()),
-		attribute.String(AttrStartData, string(startData)),
+		attribute.String(semconv.AttrOperation, op),
+		attribute.String(semconv.AttrSessionID, s.idText),
+		attribute.Int64(semconv.AttrStartSeq, seq),
+		attribute.String(semconv.AttrStartID, uuid.NewString()),
+		attribute.String(semconv.AttrStartData, string(startData)),
 	)
 	if s.backend != "" {
-		attrs = append(attrs, attribute.String(AttrBackend, s.backend))
+		attrs = append(attrs, attribute.String(semconv.AttrBackend, s.backend))
 	}
-	ctx, span := s.tracer.Start(parent, "sandbox."+op,
+	ctx, span := s.tracer.Start(parent, semconv.SpanNamePrefix+op,
 		trace.WithSpanKind(trace.SpanKindInternal),
 		trace.WithTimestamp(ts),
 		trace.WithLinks(links...),
@@ -168,21 +169,21 @@ func (o *Op) Finish(opts FinishOptions) error {
 	seq, ts := o.s.nextEvent()
 	attrs := make([]attribute.KeyValue, 0, 12)
 	attrs = append(attrs,
-		attribute.Int64(AttrFinishSeq, seq),
-		attribute.String(AttrFinishID, uuid.NewString()),
-		attribute.Bool(AttrOK, opts.Err == nil),
-		attribute.Float64(AttrDurationMS, float64(ts.Sub(o.startTime))/float64(time.Millisecond)),
+		attribute.Int64(semconv.AttrFinishSeq, seq),
+		attribute.String(semconv.AttrFinishID, uuid.NewString()),
+		attribute.Bool(semconv.AttrOK, opts.Err == nil),
+		attribute.Float64(semconv.AttrDurationMS, float64(ts.Sub(o.startTime))/float64(time.Millisecond)),
 	)
 	if finishData != nil {
-		attrs = append(attrs, attribute.String(AttrFinishData, string(finishData)))
+		attrs = append(attrs, attribute.String(semconv.AttrFinishData, string(finishData)))
 		attrs = appendFlatCopies(attrs, data)
 	}
 	if o.s.captureOutput {
 		if stdout != nil {
-			attrs = append(attrs, attribute.String(AttrExecStdoutBytes, encodeOutput(stdout, o.s.maxOutputBytes)))
+			attrs = append(attrs, attribute.String(semconv.AttrExecStdoutBytes, encodeOutput(stdout, o.s.maxOutputBytes)))
 		}
 		if stderr != nil {
-			attrs = append(attrs, attribute.String(AttrExecStderrBytes, encodeOutput(stderr, o.s.maxOutputBytes)))
+			attrs = append(attrs, attribute.String(semconv.AttrExecStderrBytes, encodeOutput(stderr, o.s.maxOutputBytes)))
 		}
 	}
 	if opts.Err != nil {
@@ -192,13 +193,13 @@ func (o *Op) Finish(opts FinishOptions) error {
 			f.code = ""
 		}
 		attrs = append(attrs,
-			attribute.String(AttrErrorType, f.typ),
-			attribute.String(AttrErrorMessage, f.message))
+			attribute.String(semconv.AttrErrorType, f.typ),
+			attribute.String(semconv.AttrErrorMessage, f.message))
 		if f.code != "" {
-			attrs = append(attrs, attribute.String(AttrErrorCode, f.code))
+			attrs = append(attrs, attribute.String(semconv.AttrErrorCode, f.code))
 		}
 		if f.retryable != nil {
-			attrs = append(attrs, attribute.Bool(AttrErrorRetryable, *f.retryable))
+			attrs = append(attrs, attribute.Bool(semconv.AttrErrorRetryable, *f.retryable))
 		}
 		o.span.SetStatus(codes.Error, f.message)
 	}
@@ -220,16 +221,16 @@ func marshalData(data map[string]any) ([]byte, error) {
 // appendFlatCopies copies well-known finish data values to their own
 // attributes, like the Python SDK does on its spans, so they can be queried.
 func appendFlatCopies(attrs []attribute.KeyValue, data map[string]any) []attribute.KeyValue {
-	if v, ok := asInt64(data[AttrProcessExitCode]); ok {
-		attrs = append(attrs, attribute.Int64(AttrProcessExitCode, v))
+	if v, ok := asInt64(data[semconv.AttrProcessExitCode]); ok {
+		attrs = append(attrs, attribute.Int64(semconv.AttrProcessExitCode, v))
 	} else if v, ok := asInt64(data["exit_code"]); ok {
-		attrs = append(attrs, attribute.Int64(AttrProcessExitCode, v))
+		attrs = append(attrs, attribute.Int64(semconv.AttrProcessExitCode, v))
 	}
-	if v, ok := asInt64(data[AttrServerPort]); ok {
-		attrs = append(attrs, attribute.Int64(AttrServerPort, v))
+	if v, ok := asInt64(data[semconv.AttrServerPort]); ok {
+		attrs = append(attrs, attribute.Int64(semconv.AttrServerPort, v))
 	}
-	if v, ok := data[AttrServerAddress].(string); ok {
-		attrs = append(attrs, attribute.String(AttrServerAddress, v))
+	if v, ok := data[semconv.AttrServerAddress].(string); ok {
+		attrs = append(attrs, attribute.String(semconv.AttrServerAddress, v))
 	}
 	return attrs
 }

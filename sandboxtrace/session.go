@@ -9,6 +9,8 @@ import (
 	"github.com/google/uuid"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/trace"
+
+	"github.com/sandboxaudit/sandboxaudit/semconv"
 )
 
 // DefaultMaxOutputBytes bounds each captured exec stream when output capture
@@ -55,12 +57,13 @@ func WithOutputCapture(maxBytes int) Option {
 // for concurrent use.
 //
 // One session is one trace: NewSession starts a root span named
-// SessionSpanName (a child of the span in NewSession's ctx, if any) and every
-// operation span belongs to that trace, so a trace-id load balancer routes a
-// whole session to one collector. An operation whose ctx already holds a span
-// of the session's trace (for example the ctx returned by Start) nests under
-// that span; a span of another trace in an operation's ctx becomes a link
-// instead of the parent, so it cannot split the session.
+// [semconv.SessionSpanName] (a child of the span in NewSession's ctx, if
+// any), which the collector mapping skips, and every operation span belongs
+// to that trace, so a trace-id load balancer routes a whole session to one
+// collector. An operation whose ctx already holds a span of the session's
+// trace (for example the ctx returned by Start) nests under that span; a span
+// of another trace in an operation's ctx becomes a link instead of the
+// parent, so it cannot split the session.
 type Session struct {
 	tracer  trace.Tracer
 	id      uuid.UUID
@@ -100,11 +103,11 @@ func NewSession(ctx context.Context, tp trace.TracerProvider, opts ...Option) (*
 		captureOutput:  cfg.captureOutput,
 		maxOutputBytes: cfg.maxOutputBytes,
 	}
-	attrs := []attribute.KeyValue{attribute.String(AttrSessionID, s.idText)}
+	attrs := []attribute.KeyValue{attribute.String(semconv.AttrSessionID, s.idText)}
 	if s.backend != "" {
-		attrs = append(attrs, attribute.String(AttrBackend, s.backend))
+		attrs = append(attrs, attribute.String(semconv.AttrBackend, s.backend))
 	}
-	_, s.root = s.tracer.Start(ctx, SessionSpanName,
+	_, s.root = s.tracer.Start(ctx, semconv.SessionSpanName,
 		trace.WithSpanKind(trace.SpanKindInternal),
 		trace.WithAttributes(attrs...))
 	return s, nil

@@ -6,57 +6,33 @@
 package logmap
 
 import (
-	"encoding/base64"
 	"errors"
 	"fmt"
 	"math"
-	"time"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
 
 	"github.com/sandboxaudit/sandboxaudit/auditevent"
 	"github.com/sandboxaudit/sandboxaudit/internal/spanmap"
-)
-
-// Event names of SPEC section 6.
-const (
-	EventNameStart  = "sandbox.session.start"
-	EventNameFinish = "sandbox.session.finish"
-)
-
-// Log record attribute keys.
-const (
-	AttrSessionID   = "sandbox.session.id"
-	AttrOperation   = "sandbox.operation"
-	AttrPhase       = "sandbox.event.phase"
-	AttrSeq         = "sandbox.event.seq"
-	AttrStdoutBytes = "sandbox.exec.stdout_bytes"
-	AttrStderrBytes = "sandbox.exec.stderr_bytes"
+	"github.com/sandboxaudit/sandboxaudit/semconv"
 )
 
 // ErrNotAuditEvent marks a log record that is not an audit event (another
 // event name, or a body that is not a string). Callers skip and count it.
 var ErrNotAuditEvent = errors.New("not a sandbox audit event log record")
 
-// EventName returns the log event name of an event's phase.
-func EventName(p auditevent.Phase) string {
+// eventName returns the log event name of an event's phase.
+func eventName(p auditevent.Phase) string {
 	if p == auditevent.PhaseFinish {
-		return EventNameFinish
+		return semconv.EventSessionFinish
 	}
-	return EventNameStart
+	return semconv.EventSessionStart
 }
 
-// AppendLogRecord appends the log record for e to dst and returns it. The
-// observed timestamp is the current time.
-func AppendLogRecord(dst plog.LogRecordSlice, e *auditevent.Event) plog.LogRecord {
-	lr := dst.AppendEmpty()
-	setLogRecord(lr, e, pcommon.NewTimestampFromTime(time.Now()))
-	return lr
-}
-
+// setLogRecord fills lr with e's record (SPEC section 6).
 func setLogRecord(lr plog.LogRecord, e *auditevent.Event, observed pcommon.Timestamp) {
-	lr.SetEventName(EventName(e.Phase))
+	lr.SetEventName(eventName(e.Phase))
 	lr.SetTimestamp(logTime(e.TS))
 	lr.SetObservedTimestamp(observed)
 	if e.TraceID != nil {
@@ -80,15 +56,15 @@ func setLogRecord(lr plog.LogRecord, e *auditevent.Event, observed pcommon.Times
 
 	attrs := lr.Attributes()
 	attrs.EnsureCapacity(6)
-	attrs.PutStr(AttrSessionID, e.SessionID.String())
-	attrs.PutStr(AttrOperation, e.Op)
-	attrs.PutStr(AttrPhase, e.Phase.String())
-	attrs.PutInt(AttrSeq, e.Seq)
+	attrs.PutStr(semconv.AttrSessionID, e.SessionID.String())
+	attrs.PutStr(semconv.AttrOperation, e.Op)
+	attrs.PutStr(semconv.AttrEventPhase, e.Phase.String())
+	attrs.PutInt(semconv.AttrEventSeq, e.Seq)
 	if e.StdoutBytes != nil {
-		attrs.PutEmptyBytes(AttrStdoutBytes).FromRaw(e.StdoutBytes)
+		attrs.PutEmptyBytes(semconv.AttrExecStdoutBytes).FromRaw(e.StdoutBytes)
 	}
 	if e.StderrBytes != nil {
-		attrs.PutEmptyBytes(AttrStderrBytes).FromRaw(e.StderrBytes)
+		attrs.PutEmptyBytes(semconv.AttrExecStderrBytes).FromRaw(e.StderrBytes)
 	}
 }
 
@@ -102,8 +78,8 @@ func logTime(ts auditevent.Timestamp) pcommon.Timestamp {
 	return pcommon.Timestamp(us * 1000)
 }
 
-// FromLogRecord reads the event back from a record AppendLogRecord made (or
-// any record following SPEC section 6). It returns ErrNotAuditEvent for
+// FromLogRecord reads the event back from a record EventsToLogs made (or any
+// record following SPEC section 6). It returns ErrNotAuditEvent for
 // records that are not audit events, and a decode error (wrapping the
 // *auditevent.FieldError) for records that claim to be one but are not valid.
 // The raw exec output comes back from the bytes attributes (a standard base64
@@ -111,9 +87,9 @@ func logTime(ts auditevent.Timestamp) pcommon.Timestamp {
 func FromLogRecord(lr plog.LogRecord) (auditevent.Event, error) {
 	var phase auditevent.Phase
 	switch lr.EventName() {
-	case EventNameStart:
+	case semconv.EventSessionStart:
 		phase = auditevent.PhaseStart
-	case EventNameFinish:
+	case semconv.EventSessionFinish:
 		phase = auditevent.PhaseFinish
 	default:
 		return auditevent.Event{}, ErrNotAuditEvent
@@ -128,34 +104,24 @@ func FromLogRecord(lr plog.LogRecord) (auditevent.Event, error) {
 	if e.Phase != phase {
 		return auditevent.Event{}, fmt.Errorf("%s log record holds a %s event", lr.EventName(), e.Phase)
 	}
-	if e.StdoutBytes, err = rawOutput(lr.Attributes(), AttrStdoutBytes); err != nil {
+	if e.StdoutBytes, err = rawOutput(lr.Attributes(), semconv.AttrExecStdoutBytes); err != nil {
 		return auditevent.Event{}, err
 	}
-	if e.StderrBytes, err = rawOutput(lr.Attributes(), AttrStderrBytes); err != nil {
+	if e.StderrBytes, err = rawOutput(lr.Attributes(), semconv.AttrExecStderrBytes); err != nil {
 		return auditevent.Event{}, err
 	}
 	return e, nil
 }
 
+// rawOutput reads the raw exec output attribute key; absent is no output.
 func rawOutput(attrs pcommon.Map, key string) ([]byte, error) {
 	v, ok := attrs.Get(key)
 	if !ok {
 		return nil, nil
 	}
-	switch v.Type() {
-	case pcommon.ValueTypeBytes:
-		if b := v.Bytes().AsRaw(); b != nil {
-			return b, nil
-		}
-		return []byte{}, nil // present but empty is not "no output"
-	case pcommon.ValueTypeStr:
-		b, err := base64.StdEncoding.DecodeString(v.Str())
-		if err != nil {
-			return nil, fmt.Errorf("log record attribute %q: invalid base64: %w", key, err)
-		}
-		return b, nil
-	case pcommon.ValueTypeEmpty:
-		return nil, nil
+	b, err := spanmap.DecodeExecOutput(v)
+	if err != nil {
+		return nil, fmt.Errorf("log record attribute %q: %w", key, err)
 	}
-	return nil, fmt.Errorf("log record attribute %q: want bytes, got %s", key, v.Type())
+	return b, nil
 }

@@ -12,11 +12,17 @@ import (
 
 	"github.com/sandboxaudit/sandboxaudit/auditevent"
 	"github.com/sandboxaudit/sandboxaudit/internal/conformance"
+	"github.com/sandboxaudit/sandboxaudit/semconv"
 )
 
 const startLine = `{"data":{"big":1180591620717411303424,"f":30.0,"n":null,"nested":{"a":[null,-0.0,1e-05]}},"event_id":"0b9d8c7e-6f5a-4b3c-8d2e-1f0a9b8c7d6e","op":"write","parent_span_id":null,"phase":"start","seq":7,"session_id":"6f1c2a8e-3b4d-4e5f-9a0b-1c2d3e4f5a6b","span_id":"00f067aa0ba902b7","trace_id":"4bf92f3577b34da6a3ce929d0e0e4736","ts":"2026-03-14T15:09:26.535897Z","version":1}`
 
 const finishLine = `{"data":{},"duration_ms":250.125,"error_code":"exec_nonzero","error_message":"exit 2","error_retryable":null,"error_type":"ExecNonZeroError","event_id":"1b9d8c7e-6f5a-4b3c-8d2e-1f0a9b8c7d6e","ok":false,"op":"exec","parent_span_id":"sandbox_op_1","phase":"finish","seq":8,"session_id":"6f1c2a8e-3b4d-4e5f-9a0b-1c2d3e4f5a6b","span_id":"sandbox_op_0af7651916cd43dd8448eb211c80319c","stderr":null,"stdout":"hi","trace_id":null,"ts":"2026-03-14T20:39:26.786022+05:30","version":1}`
+
+// logRecord is the single record EventsToLogs makes for e.
+func logRecord(e *auditevent.Event) plog.LogRecord {
+	return EventsToLogs([]auditevent.Event{*e}, "test").ResourceLogs().At(0).ScopeLogs().At(0).LogRecords().At(0)
+}
 
 func decode(t testing.TB, line string) auditevent.Event {
 	t.Helper()
@@ -25,10 +31,10 @@ func decode(t testing.TB, line string) auditevent.Event {
 	return e
 }
 
-func TestAppendLogRecordStart(t *testing.T) {
+func TestLogRecordStart(t *testing.T) {
 	e := decode(t, startLine)
 	before := time.Now()
-	lr := AppendLogRecord(plog.NewLogRecordSlice(), &e)
+	lr := logRecord(&e)
 
 	assert.Equal(t, "sandbox.session.start", lr.EventName())
 	assert.Equal(t, time.Date(2026, 3, 14, 15, 9, 26, 535897000, time.UTC), lr.Timestamp().AsTime())
@@ -52,11 +58,11 @@ func TestAppendLogRecordStart(t *testing.T) {
 	assert.Nil(t, got.StdoutBytes)
 }
 
-func TestAppendLogRecordFailedFinish(t *testing.T) {
+func TestLogRecordFailedFinish(t *testing.T) {
 	e := decode(t, finishLine)
 	e.StdoutBytes = []byte("raw\xffout")
 	e.StderrBytes = []byte{}
-	lr := AppendLogRecord(plog.NewLogRecordSlice(), &e)
+	lr := logRecord(&e)
 
 	assert.Equal(t, "sandbox.session.finish", lr.EventName())
 	assert.Equal(t, time.Date(2026, 3, 14, 15, 9, 26, 786022000, time.UTC), lr.Timestamp().AsTime())
@@ -65,7 +71,7 @@ func TestAppendLogRecordFailedFinish(t *testing.T) {
 	assert.Equal(t, plog.SeverityNumberWarn, lr.SeverityNumber())
 	assert.Equal(t, "WARN", lr.SeverityText())
 	assert.Equal(t, finishLine, lr.Body().Str())
-	v, ok := lr.Attributes().Get(AttrStdoutBytes)
+	v, ok := lr.Attributes().Get(semconv.AttrExecStdoutBytes)
 	require.True(t, ok)
 	assert.Equal(t, pcommon.ValueTypeBytes, v.Type())
 	assert.Equal(t, []byte("raw\xffout"), v.Bytes().AsRaw())
@@ -81,7 +87,7 @@ func TestAppendLogRecordFailedFinish(t *testing.T) {
 func TestOKFinishIsInfo(t *testing.T) {
 	e := decode(t, finishLine)
 	e.OK = true
-	lr := AppendLogRecord(plog.NewLogRecordSlice(), &e)
+	lr := logRecord(&e)
 	assert.Equal(t, plog.SeverityNumberInfo, lr.SeverityNumber())
 }
 
@@ -90,7 +96,7 @@ func TestTimestampOutsideLogRange(t *testing.T) {
 	var err error
 	e.TS, err = auditevent.ParseTimestamp("1969-07-20T20:17:40Z")
 	require.NoError(t, err)
-	lr := AppendLogRecord(plog.NewLogRecordSlice(), &e)
+	lr := logRecord(&e)
 	assert.Equal(t, pcommon.Timestamp(0), lr.Timestamp())
 	got, err := FromLogRecord(lr)
 	require.NoError(t, err)
@@ -99,22 +105,22 @@ func TestTimestampOutsideLogRange(t *testing.T) {
 
 func TestFromLogRecordBase64Output(t *testing.T) {
 	e := decode(t, finishLine)
-	lr := AppendLogRecord(plog.NewLogRecordSlice(), &e)
-	lr.Attributes().PutStr(AttrStdoutBytes, "aGk=")
+	lr := logRecord(&e)
+	lr.Attributes().PutStr(semconv.AttrExecStdoutBytes, "aGk=")
 	got, err := FromLogRecord(lr)
 	require.NoError(t, err)
 	assert.Equal(t, []byte("hi"), got.StdoutBytes)
 
-	lr.Attributes().PutStr(AttrStdoutBytes, "%%%")
+	lr.Attributes().PutStr(semconv.AttrExecStdoutBytes, "%%%")
 	_, err = FromLogRecord(lr)
 	require.Error(t, err)
 	assert.NotErrorIs(t, err, ErrNotAuditEvent)
-	assert.Contains(t, err.Error(), AttrStdoutBytes)
+	assert.Contains(t, err.Error(), semconv.AttrExecStdoutBytes)
 
-	lr.Attributes().PutInt(AttrStdoutBytes, 1)
+	lr.Attributes().PutInt(semconv.AttrExecStdoutBytes, 1)
 	_, err = FromLogRecord(lr)
 	require.Error(t, err)
-	assert.Contains(t, err.Error(), AttrStdoutBytes)
+	assert.Contains(t, err.Error(), semconv.AttrExecStdoutBytes)
 }
 
 func TestFromLogRecordNotAuditEvent(t *testing.T) {
@@ -129,7 +135,7 @@ func TestFromLogRecordNotAuditEvent(t *testing.T) {
 	}
 	for name, mutate := range tests {
 		t.Run(name, func(t *testing.T) {
-			lr := AppendLogRecord(plog.NewLogRecordSlice(), &e)
+			lr := logRecord(&e)
 			mutate(lr)
 			_, err := FromLogRecord(lr)
 			assert.ErrorIs(t, err, ErrNotAuditEvent)
@@ -144,15 +150,15 @@ func TestFromLogRecordInvalid(t *testing.T) {
 		name  string
 		field string
 	}{
-		"not JSON":           {body: "hello", name: EventNameStart},
-		"bad op":             {body: `{"session_id":"6f1c2a8e-3b4d-4e5f-9a0b-1c2d3e4f5a6b","seq":1,"op":"fly","phase":"start","span_id":"x"}`, name: EventNameStart, field: "op"},
-		"seq as string":      {body: `{"session_id":"6f1c2a8e-3b4d-4e5f-9a0b-1c2d3e4f5a6b","seq":"1","op":"exec","phase":"start","span_id":"x"}`, name: EventNameStart, field: "seq"},
-		"phase disagrees":    {body: startLine, name: EventNameFinish},
-		"duration as string": {body: `{"session_id":"6f1c2a8e-3b4d-4e5f-9a0b-1c2d3e4f5a6b","seq":1,"op":"exec","phase":"finish","span_id":"x","duration_ms":"x","ok":true}`, name: EventNameFinish, field: "duration_ms"},
+		"not JSON":           {body: "hello", name: semconv.EventSessionStart},
+		"bad op":             {body: `{"session_id":"6f1c2a8e-3b4d-4e5f-9a0b-1c2d3e4f5a6b","seq":1,"op":"fly","phase":"start","span_id":"x"}`, name: semconv.EventSessionStart, field: "op"},
+		"seq as string":      {body: `{"session_id":"6f1c2a8e-3b4d-4e5f-9a0b-1c2d3e4f5a6b","seq":"1","op":"exec","phase":"start","span_id":"x"}`, name: semconv.EventSessionStart, field: "seq"},
+		"phase disagrees":    {body: startLine, name: semconv.EventSessionFinish},
+		"duration as string": {body: `{"session_id":"6f1c2a8e-3b4d-4e5f-9a0b-1c2d3e4f5a6b","seq":1,"op":"exec","phase":"finish","span_id":"x","duration_ms":"x","ok":true}`, name: semconv.EventSessionFinish, field: "duration_ms"},
 	}
 	for name, tt := range tests {
 		t.Run(name, func(t *testing.T) {
-			lr := AppendLogRecord(plog.NewLogRecordSlice(), &e)
+			lr := logRecord(&e)
 			lr.SetEventName(tt.name)
 			lr.Body().SetStr(tt.body)
 			_, err := FromLogRecord(lr)
@@ -230,10 +236,10 @@ func TestAppendLogsCounts(t *testing.T) {
 	records := ld.ResourceLogs().At(0).ScopeLogs().At(0).LogRecords()
 	records.AppendEmpty().Body().SetStr("an ordinary log line")
 	bad := records.AppendEmpty()
-	bad.SetEventName(EventNameStart)
+	bad.SetEventName(semconv.EventSessionStart)
 	bad.Body().SetStr("{")
 	bad2 := records.AppendEmpty()
-	bad2.SetEventName(EventNameFinish)
+	bad2.SetEventName(semconv.EventSessionFinish)
 	bad2.Body().SetStr("[]")
 
 	dst := []auditevent.Event{{}}
@@ -243,29 +249,26 @@ func TestAppendLogsCounts(t *testing.T) {
 	assert.Equal(t, 2, st.Events)
 	assert.Equal(t, 1, st.NotAudit)
 	assert.Equal(t, 2, st.Invalid)
-	assert.Contains(t, st.FirstInvalid.Error(), EventNameStart)
-	assert.Contains(t, st.LastInvalid.Error(), EventNameFinish)
+	assert.Contains(t, st.FirstInvalid.Error(), semconv.EventSessionStart)
+	assert.Contains(t, st.LastInvalid.Error(), semconv.EventSessionFinish)
 }
 
-func TestEventName(t *testing.T) {
-	assert.Equal(t, "sandbox.session.start", EventName(auditevent.PhaseStart))
-	assert.Equal(t, "sandbox.session.finish", EventName(auditevent.PhaseFinish))
-}
-
-func BenchmarkAppendLogRecord(b *testing.B) {
-	e := decode(b, startLine)
-	records := plog.NewLogRecordSlice()
+func BenchmarkEventsToLogs1000(b *testing.B) {
+	events := make([]auditevent.Event, 1000)
+	for i := range events {
+		events[i] = decode(b, startLine)
+	}
 	b.ReportAllocs()
 	for b.Loop() {
-		records.RemoveIf(func(plog.LogRecord) bool { return true })
-		AppendLogRecord(records, &e)
+		EventsToLogs(events, "s")
 	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/1000, "ns/event")
 }
 
 func BenchmarkFromLogRecord(b *testing.B) {
 	e := decode(b, finishLine)
 	e.StdoutBytes = []byte("output")
-	lr := AppendLogRecord(plog.NewLogRecordSlice(), &e)
+	lr := logRecord(&e)
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, err := FromLogRecord(lr); err != nil {

@@ -9,6 +9,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/sandboxaudit/sandboxaudit/auditevent"
+	"github.com/sandboxaudit/sandboxaudit/semconv"
 )
 
 // benchTraces is a batch of n exec spans the way the Go instrumentation
@@ -24,15 +25,15 @@ func benchTraces(b *testing.B, n int, withSeqs bool) ptrace.Traces {
 		span.SetStartTimestamp(pcommon.Timestamp(1773500000_000000000 + int64(i)*1000))
 		span.SetEndTimestamp(pcommon.Timestamp(1773500000_250000000 + int64(i)*1000))
 		a := span.Attributes()
-		a.PutStr(AttrOperation, "exec")
-		a.PutStr(AttrSessionID, fmt.Sprintf("6f1c2a8e-3b4d-4e5f-9a0b-1c2d3e4f5a%02d", i%10))
+		a.PutStr(semconv.AttrOperation, "exec")
+		a.PutStr(semconv.AttrSessionID, fmt.Sprintf("6f1c2a8e-3b4d-4e5f-9a0b-1c2d3e4f5a%02d", i%10))
 		if withSeqs {
-			a.PutInt(AttrStartSeq, int64(2*i))
-			a.PutInt(AttrFinishSeq, int64(2*i+1))
+			a.PutInt(semconv.AttrStartSeq, int64(2*i))
+			a.PutInt(semconv.AttrFinishSeq, int64(2*i+1))
 		}
-		a.PutStr(AttrStartData, `{"argv":["sh","-lc","make test"],"timeout_s":30.0}`)
-		a.PutBool(AttrOK, true)
-		a.PutDouble(AttrDurationMS, 250.125)
+		a.PutStr(semconv.AttrStartData, `{"argv":["sh","-lc","make test"],"timeout_s":30.0}`)
+		a.PutBool(semconv.AttrOK, true)
+		a.PutDouble(semconv.AttrDurationMS, 250.125)
 		a.PutStr("process.exit.code", "0")
 	}
 	return td

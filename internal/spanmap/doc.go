@@ -1,6 +1,6 @@
 // Package spanmap maps sandbox operation spans to audit events and back
 // (SPEC section 5). The exporter and the receiver both use it, so the mapping
-// exists once.
+// exists once; the names it reads and writes are those of package semconv.
 //
 // # Span to events
 //

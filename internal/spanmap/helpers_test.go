@@ -9,6 +9,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/sandboxaudit/sandboxaudit/auditevent"
+	"github.com/sandboxaudit/sandboxaudit/semconv"
 )
 
 const (
@@ -45,7 +46,7 @@ func sandboxSpan(t testing.TB, attrs map[string]any) ptrace.Span {
 	span.SetSpanID(mustSpanID(t, spanHex))
 	span.SetStartTimestamp(pcommon.NewTimestampFromTime(t0))
 	span.SetEndTimestamp(pcommon.NewTimestampFromTime(t0.Add(1999999999 * time.Nanosecond)))
-	all := map[string]any{AttrOperation: "exec", AttrSessionID: sessionA}
+	all := map[string]any{semconv.AttrOperation: "exec", semconv.AttrSessionID: sessionA}
 	for k, v := range attrs {
 		if v == drop {
 			delete(all, k)
@@ -73,4 +74,13 @@ func mapOne(t testing.TB, m *Mapper, span ptrace.Span) []auditevent.Event {
 	evs, err := m.AppendSpanEvents(nil, span, nil)
 	require.NoError(t, err)
 	return evs
+}
+
+// startFinish checks that evs is one start and its finish, and returns them.
+func startFinish(t testing.TB, evs []auditevent.Event) (start, finish auditevent.Event) {
+	t.Helper()
+	require.Len(t, evs, 2)
+	require.Equal(t, auditevent.PhaseStart, evs[0].Phase)
+	require.Equal(t, auditevent.PhaseFinish, evs[1].Phase)
+	return evs[0], evs[1]
 }

@@ -89,7 +89,7 @@ func encodeUUID(dst []byte, u uuid.UUID) {
 // zero. It reports false for anything else (such as a Python SDK id string).
 func ParseTraceID(s string) (pcommon.TraceID, bool) {
 	var id pcommon.TraceID
-	if len(s) != 2*len(id) || !decodeHex(id[:], s) || id.IsEmpty() {
+	if !decodeID(id[:], s) || id.IsEmpty() {
 		return pcommon.TraceID{}, false
 	}
 	return id, true
@@ -98,47 +98,30 @@ func ParseTraceID(s string) (pcommon.TraceID, bool) {
 // ParseSpanID reads an OTel span id: 16 hex digits in any case, not all zero.
 func ParseSpanID(s string) (pcommon.SpanID, bool) {
 	var id pcommon.SpanID
-	if len(s) != 2*len(id) || !decodeHex(id[:], s) || id.IsEmpty() {
+	if !decodeID(id[:], s) || id.IsEmpty() {
 		return pcommon.SpanID{}, false
 	}
 	return id, true
 }
 
-func decodeHex(dst []byte, s string) bool {
-	for i := range dst {
-		hi, ok1 := unhex(s[2*i])
-		lo, ok2 := unhex(s[2*i+1])
-		if !ok1 || !ok2 {
-			return false
-		}
-		dst[i] = hi<<4 | lo
+// decodeID fills dst from s, exactly 2*len(dst) hex digits in any case. The
+// []byte(s) conversion costs no allocation (hex.Decode only reads it; see
+// TestIDHelpersDoNotAllocate).
+func decodeID(dst []byte, s string) bool {
+	if len(s) != 2*len(dst) {
+		return false
 	}
-	return true
-}
-
-func unhex(c byte) (byte, bool) {
-	switch {
-	case c >= '0' && c <= '9':
-		return c - '0', true
-	case c >= 'a' && c <= 'f':
-		return c - 'a' + 10, true
-	case c >= 'A' && c <= 'F':
-		return c - 'A' + 10, true
-	}
-	return 0, false
+	_, err := hex.Decode(dst, []byte(s))
+	return err == nil
 }
 
 // isLowerHexOf reports whether s is exactly the lowercase hex spelling of id,
 // i.e. whether the id alone gives back s.
 func isLowerHexOf(s string, id []byte) bool {
-	const digits = "0123456789abcdef"
-	if len(s) != 2*len(id) {
+	var buf [2 * len(pcommon.TraceID{})]byte
+	if len(s) != 2*len(id) || len(s) > len(buf) {
 		return false
 	}
-	for i, b := range id {
-		if s[2*i] != digits[b>>4] || s[2*i+1] != digits[b&0xf] {
-			return false
-		}
-	}
-	return true
+	n := hex.Encode(buf[:], id)
+	return string(buf[:n]) == s
 }

@@ -1,7 +1,7 @@
 package spanmap
 
 import (
-	"encoding/base64"
+	"encoding/hex"
 	"errors"
 	"math"
 	"strconv"
@@ -12,6 +12,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/sandboxaudit/sandboxaudit/auditevent"
+	"github.com/sandboxaudit/sandboxaudit/semconv"
 )
 
 // DefaultMaxSessions is the seq-counter capacity NewMapper uses for a
@@ -86,22 +87,6 @@ func (m *Mapper) AppendSpanEvents(dst []auditevent.Event, span ptrace.Span, st *
 	return dst, err
 }
 
-// SpanEvents maps a complete span (one with both phases) to its two events.
-// For a span that carries one phase only, the missing event is the zero Event
-// (Phase 0); use AppendSpanEvents where such spans can occur.
-func (m *Mapper) SpanEvents(span ptrace.Span) (start, finish auditevent.Event, err error) {
-	var buf [2]auditevent.Event
-	evs, err := m.AppendSpanEvents(buf[:0], span, nil)
-	for i := range evs {
-		if evs[i].Phase == auditevent.PhaseStart {
-			start = evs[i]
-		} else {
-			finish = evs[i]
-		}
-	}
-	return start, finish, err
-}
-
 // attribute slots, filled in one pass over the span's attributes.
 const (
 	aOp = iota
@@ -140,73 +125,73 @@ type attrSet struct {
 
 func slotOf(key string) int {
 	switch key {
-	case AttrOperation:
+	case semconv.AttrOperation:
 		return aOp
-	case AttrSessionID:
+	case semconv.AttrSessionID:
 		return aSession
-	case AttrStartSeq:
+	case semconv.AttrStartSeq:
 		return aStartSeq
-	case AttrFinishSeq:
+	case semconv.AttrFinishSeq:
 		return aFinishSeq
-	case AttrStartID:
+	case semconv.AttrStartID:
 		return aStartID
-	case AttrFinishID:
+	case semconv.AttrFinishID:
 		return aFinishID
-	case AttrStartData:
+	case semconv.AttrStartData:
 		return aStartData
-	case AttrFinishData:
+	case semconv.AttrFinishData:
 		return aFinishData
-	case AttrOK:
+	case semconv.AttrOK:
 		return aOK
-	case AttrDurationMS:
+	case semconv.AttrDurationMS:
 		return aDuration
-	case AttrErrorType:
+	case semconv.AttrErrorType:
 		return aErrType
-	case AttrErrorCode:
+	case semconv.AttrErrorCode:
 		return aErrCode
-	case AttrErrorMessage:
+	case semconv.AttrErrorMessage:
 		return aErrMsg
-	case AttrErrorRetryable:
+	case semconv.AttrErrorRetryable:
 		return aErrRetry
-	case AttrStdoutBytes:
+	case semconv.AttrExecStdoutBytes:
 		return aStdoutBytes
-	case AttrStderrBytes:
+	case semconv.AttrExecStderrBytes:
 		return aStderrBytes
-	case AttrEventTraceID:
+	case semconv.AttrEventTraceID:
 		return aEvTrace
-	case AttrEventSpanID:
+	case semconv.AttrEventSpanID:
 		return aEvSpan
-	case AttrEventParentSpanID:
+	case semconv.AttrEventParentSpanID:
 		return aEvParent
-	case AttrStartTS:
+	case semconv.AttrStartTS:
 		return aStartTS
-	case AttrFinishTS:
+	case semconv.AttrFinishTS:
 		return aFinishTS
-	case AttrStdout:
+	case semconv.AttrExecStdout:
 		return aStdout
-	case AttrStderr:
+	case semconv.AttrExecStderr:
 		return aStderr
-	case AttrIncomplete:
+	case semconv.AttrIncomplete:
 		return aIncomplete
-	case AttrStartMissing:
+	case semconv.AttrStartMissing:
 		return aStartMissing
-	case AttrEventVersion:
+	case semconv.AttrEventVersion:
 		return aVersion
 	}
 	return -1
 }
 
 var attrNames = [nAttrs]string{
-	aOp: AttrOperation, aSession: AttrSessionID, aStartSeq: AttrStartSeq,
-	aFinishSeq: AttrFinishSeq, aStartID: AttrStartID, aFinishID: AttrFinishID,
-	aStartData: AttrStartData, aFinishData: AttrFinishData, aOK: AttrOK,
-	aDuration: AttrDurationMS, aErrType: AttrErrorType, aErrCode: AttrErrorCode,
-	aErrMsg: AttrErrorMessage, aErrRetry: AttrErrorRetryable,
-	aStdoutBytes: AttrStdoutBytes, aStderrBytes: AttrStderrBytes,
-	aEvTrace: AttrEventTraceID, aEvSpan: AttrEventSpanID,
-	aEvParent: AttrEventParentSpanID, aStartTS: AttrStartTS, aFinishTS: AttrFinishTS,
-	aStdout: AttrStdout, aStderr: AttrStderr, aIncomplete: AttrIncomplete,
-	aStartMissing: AttrStartMissing, aVersion: AttrEventVersion,
+	aOp: semconv.AttrOperation, aSession: semconv.AttrSessionID, aStartSeq: semconv.AttrStartSeq,
+	aFinishSeq: semconv.AttrFinishSeq, aStartID: semconv.AttrStartID, aFinishID: semconv.AttrFinishID,
+	aStartData: semconv.AttrStartData, aFinishData: semconv.AttrFinishData, aOK: semconv.AttrOK,
+	aDuration: semconv.AttrDurationMS, aErrType: semconv.AttrErrorType, aErrCode: semconv.AttrErrorCode,
+	aErrMsg: semconv.AttrErrorMessage, aErrRetry: semconv.AttrErrorRetryable,
+	aStdoutBytes: semconv.AttrExecStdoutBytes, aStderrBytes: semconv.AttrExecStderrBytes,
+	aEvTrace: semconv.AttrEventTraceID, aEvSpan: semconv.AttrEventSpanID,
+	aEvParent: semconv.AttrEventParentSpanID, aStartTS: semconv.AttrStartTS, aFinishTS: semconv.AttrFinishTS,
+	aStdout: semconv.AttrExecStdout, aStderr: semconv.AttrExecStderr, aIncomplete: semconv.AttrIncomplete,
+	aStartMissing: semconv.AttrStartMissing, aVersion: semconv.AttrEventVersion,
 }
 
 // spanStrings backs the id strings both events of a span point at, so a
@@ -231,7 +216,7 @@ func (m *Mapper) appendSpanEvents(dst []auditevent.Event, span ptrace.Span, st *
 		return dst, err
 	}
 	if !auditevent.IsOp(op) {
-		return dst, attrErr(AttrOperation, "not a sandbox operation: "+quoteShort(op), nil)
+		return dst, attrErr(semconv.AttrOperation, "not a sandbox operation: "+quoteShort(op), nil)
 	}
 	sessionText, err := as.str(aSession)
 	if err != nil {
@@ -239,7 +224,7 @@ func (m *Mapper) appendSpanEvents(dst []auditevent.Event, span ptrace.Span, st *
 	}
 	session, err := auditevent.ParseUUID(sessionText)
 	if err != nil {
-		return dst, attrErr(AttrSessionID, "not a UUID: "+quoteShort(sessionText), nil)
+		return dst, attrErr(semconv.AttrSessionID, "not a UUID: "+quoteShort(sessionText), nil)
 	}
 
 	incomplete, err := as.flag(aIncomplete)
@@ -251,7 +236,7 @@ func (m *Mapper) appendSpanEvents(dst []auditevent.Event, span ptrace.Span, st *
 		return dst, err
 	}
 	if incomplete && startMissing {
-		return dst, attrErr(AttrIncomplete, "a span cannot lack both its start and its finish", nil)
+		return dst, attrErr(semconv.AttrIncomplete, "a span cannot lack both its start and its finish", nil)
 	}
 	withStart, withFinish := !startMissing, !incomplete
 
@@ -285,16 +270,16 @@ func (m *Mapper) appendSpanEvents(dst []auditevent.Event, span ptrace.Span, st *
 		tOff, sOff, pOff := -1, -1, -1
 		if !traceSet && !traceID.IsEmpty() {
 			tOff = n
-			n += encodeHex(buf[n:], traceID[:])
+			n += hex.Encode(buf[n:], traceID[:])
 		}
 		if !as.has[aEvSpan] {
 			sOff = n
-			n += encodeHex(buf[n:], spanID[:])
+			n += hex.Encode(buf[n:], spanID[:])
 		}
 		parent := span.ParentSpanID()
 		if !parentSet && !parent.IsEmpty() {
 			pOff = n
-			n += encodeHex(buf[n:], parent[:])
+			n += hex.Encode(buf[n:], parent[:])
 		}
 		all := string(buf[:n])
 		if tOff >= 0 {
@@ -418,7 +403,7 @@ func (as *attrSet) finishFields(e *auditevent.Event, span ptrace.Span, st *Stats
 			return as.typeErr(aDuration, "double")
 		}
 		if math.IsNaN(e.DurationMS) || math.IsInf(e.DurationMS, 0) {
-			return attrErr(AttrDurationMS, "not a finite number", nil)
+			return attrErr(semconv.AttrDurationMS, "not a finite number", nil)
 		}
 	} else {
 		start, end := span.StartTimestamp(), span.EndTimestamp()
@@ -440,7 +425,7 @@ func (as *attrSet) finishFields(e *auditevent.Event, span ptrace.Span, st *Stats
 		return err
 	}
 	if e.ErrorCode != nil && !auditevent.IsErrorCode(*e.ErrorCode) {
-		st.ignored(attrErr(AttrErrorCode, "not a reference error code, dropped: "+quoteShort(*e.ErrorCode), nil))
+		st.ignored(attrErr(semconv.AttrErrorCode, "not a reference error code, dropped: "+quoteShort(*e.ErrorCode), nil))
 		e.ErrorCode = nil
 	}
 	if as.has[aErrRetry] {
@@ -563,29 +548,17 @@ func (as *attrSet) eventID(i int, traceID pcommon.TraceID, spanID pcommon.SpanID
 	return DeriveEventID(traceID, spanID, phase)
 }
 
-// output reads raw exec output: OTLP bytes or a standard base64 string.
+// output reads raw exec output; a malformed value is dropped and counted.
 func (as *attrSet) output(i int, st *Stats) []byte {
 	if !as.has[i] {
 		return nil
 	}
-	switch v := as.v[i]; v.Type() {
-	case pcommon.ValueTypeBytes:
-		if b := v.Bytes().AsRaw(); b != nil {
-			return b
-		}
-		return []byte{} // present but empty is not "no output"
-	case pcommon.ValueTypeStr:
-		b, err := base64.StdEncoding.DecodeString(v.Str())
-		if err == nil {
-			return b
-		}
-		st.ignored(attrErr(attrNames[i], "invalid base64, output dropped", err))
-		return nil
-	case pcommon.ValueTypeEmpty:
+	b, err := DecodeExecOutput(as.v[i])
+	if err != nil {
+		st.ignored(attrErr(attrNames[i], "output dropped", err))
 		return nil
 	}
-	st.ignored(attrErr(attrNames[i], "want bytes or base64 string, got "+as.v[i].Type().String()+", output dropped", nil))
-	return nil
+	return b
 }
 
 func (as *attrSet) outputText(i int, st *Stats) *string {
@@ -595,15 +568,6 @@ func (as *attrSet) outputText(i int, st *Stats) *string {
 		return nil
 	}
 	return s
-}
-
-func encodeHex(dst, src []byte) int {
-	const digits = "0123456789abcdef"
-	for i, b := range src {
-		dst[2*i] = digits[b>>4]
-		dst[2*i+1] = digits[b&0xf]
-	}
-	return 2 * len(src)
 }
 
 // quoteShort quotes a value for an error message, cut to keep logs sane.

@@ -15,13 +15,14 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/sandboxaudit/sandboxaudit/auditevent"
+	"github.com/sandboxaudit/sandboxaudit/semconv"
 )
 
 func TestSpanEventsFullLines(t *testing.T) {
 	span := sandboxSpan(t, map[string]any{
-		AttrStartSeq:  int64(3),
-		AttrFinishSeq: int64(4),
-		AttrStartData: `{"timeout_s":30.0,"command":"ls -la"}`,
+		semconv.AttrStartSeq:  int64(3),
+		semconv.AttrFinishSeq: int64(4),
+		semconv.AttrStartData: `{"timeout_s":30.0,"command":"ls -la"}`,
 	})
 	span.SetParentSpanID(mustSpanID(t, parentHex))
 	span.SetName("sandbox.exec")
@@ -35,20 +36,20 @@ func TestSpanEventsFullLines(t *testing.T) {
 
 func TestSpanEventsFinishWithErrorsLine(t *testing.T) {
 	span := sandboxSpan(t, map[string]any{
-		AttrOperation:      "write",
-		AttrSessionID:      "6F1C2A8E3B4D4E5F9A0B1C2D3E4F5A6B", // any spelling the intake takes
-		AttrStartSeq:       int64(10),
-		AttrFinishSeq:      float64(11), // integral double accepted
-		AttrStartID:        "0b9d8c7e-6f5a-4b3c-8d2e-1f0a9b8c7d6e",
-		AttrFinishID:       "{1B9D8C7E-6F5A-4B3C-8D2E-1F0A9B8C7D6E}",
-		AttrStartData:      `{"path":"/w/a.txt","bytes":12345678901234567890123}`,
-		AttrFinishData:     `{"path":"/w/a.txt","n":null}`,
-		AttrOK:             false,
-		AttrDurationMS:     int64(3),
-		AttrErrorType:      "PermissionError",
-		AttrErrorCode:      "workspace_write_type_error",
-		AttrErrorMessage:   "denied",
-		AttrErrorRetryable: true,
+		semconv.AttrOperation:      "write",
+		semconv.AttrSessionID:      "6F1C2A8E3B4D4E5F9A0B1C2D3E4F5A6B", // any spelling the intake takes
+		semconv.AttrStartSeq:       int64(10),
+		semconv.AttrFinishSeq:      float64(11), // integral double accepted
+		semconv.AttrStartID:        "0b9d8c7e-6f5a-4b3c-8d2e-1f0a9b8c7d6e",
+		semconv.AttrFinishID:       "{1B9D8C7E-6F5A-4B3C-8D2E-1F0A9B8C7D6E}",
+		semconv.AttrStartData:      `{"path":"/w/a.txt","bytes":12345678901234567890123}`,
+		semconv.AttrFinishData:     `{"path":"/w/a.txt","n":null}`,
+		semconv.AttrOK:             false,
+		semconv.AttrDurationMS:     int64(3),
+		semconv.AttrErrorType:      "PermissionError",
+		semconv.AttrErrorCode:      "workspace_write_type_error",
+		semconv.AttrErrorMessage:   "denied",
+		semconv.AttrErrorRetryable: true,
 	})
 	span.Status().SetCode(ptrace.StatusCodeError)
 	span.Status().SetMessage("status text is not used when the attribute is set")
@@ -82,7 +83,7 @@ func TestSpanEventsFields(t *testing.T) {
 		},
 		{
 			name:  "duration_ms attribute wins over the span times",
-			attrs: map[string]any{AttrDurationMS: 12.5},
+			attrs: map[string]any{semconv.AttrDurationMS: 12.5},
 			check: func(t *testing.T, _, finish auditevent.Event) {
 				assert.Equal(t, 12.5, finish.DurationMS)
 			},
@@ -109,7 +110,7 @@ func TestSpanEventsFields(t *testing.T) {
 		},
 		{
 			name:  "sandbox.ok true beats status Error; status message is not an error message then",
-			attrs: map[string]any{AttrOK: true},
+			attrs: map[string]any{semconv.AttrOK: true},
 			adjust: func(s ptrace.Span) {
 				s.Status().SetCode(ptrace.StatusCodeError)
 				s.Status().SetMessage("x")
@@ -128,7 +129,7 @@ func TestSpanEventsFields(t *testing.T) {
 		},
 		{
 			name:  "finish data absent: same as start; both absent: {}",
-			attrs: map[string]any{AttrStartData: `{"a":[1,2.50,{"z":1,"b":null}]}`},
+			attrs: map[string]any{semconv.AttrStartData: `{"a":[1,2.50,{"z":1,"b":null}]}`},
 			check: func(t *testing.T, start, finish auditevent.Event) {
 				assert.Equal(t, `{"a":[1,2.5,{"b":null,"z":1}]}`, start.Data.String())
 				assert.Equal(t, start.Data.String(), finish.Data.String())
@@ -143,7 +144,7 @@ func TestSpanEventsFields(t *testing.T) {
 		},
 		{
 			name:  "exec output as OTLP bytes",
-			attrs: map[string]any{AttrStdoutBytes: []byte("hi\xff\n"), AttrStderrBytes: []byte{}},
+			attrs: map[string]any{semconv.AttrExecStdoutBytes: []byte("hi\xff\n"), semconv.AttrExecStderrBytes: []byte{}},
 			check: func(t *testing.T, start, finish auditevent.Event) {
 				assert.Equal(t, []byte("hi\xff\n"), finish.StdoutBytes)
 				assert.NotNil(t, finish.StderrBytes, "empty output is still output")
@@ -154,8 +155,8 @@ func TestSpanEventsFields(t *testing.T) {
 		{
 			name: "exec output as base64 strings",
 			attrs: map[string]any{
-				AttrStdoutBytes: base64.StdEncoding.EncodeToString([]byte("out\x00put")),
-				AttrStderrBytes: "ZXJy",
+				semconv.AttrExecStdoutBytes: base64.StdEncoding.EncodeToString([]byte("out\x00put")),
+				semconv.AttrExecStderrBytes: "ZXJy",
 			},
 			check: func(t *testing.T, _, finish auditevent.Event) {
 				assert.Equal(t, []byte("out\x00put"), finish.StdoutBytes)
@@ -190,10 +191,7 @@ func TestSpanEventsFields(t *testing.T) {
 			if tt.adjust != nil {
 				tt.adjust(span)
 			}
-			start, finish, err := NewMapper(0).SpanEvents(span)
-			require.NoError(t, err)
-			require.Equal(t, auditevent.PhaseStart, start.Phase)
-			require.Equal(t, auditevent.PhaseFinish, finish.Phase)
+			start, finish := startFinish(t, mapOne(t, NewMapper(0), span))
 			tt.check(t, start, finish)
 		})
 	}
@@ -204,8 +202,7 @@ func TestDerivedEventIDStable(t *testing.T) {
 	for _, phase := range []string{"start", "finish"} {
 		want := uuid.NewSHA1(ns, []byte(traceHex+"/"+spanHex+"/"+phase))
 		for run := 0; run < 2; run++ { // fresh mapper each time: nothing remembered
-			start, finish, err := NewMapper(0).SpanEvents(sandboxSpan(t, nil))
-			require.NoError(t, err)
+			start, finish := startFinish(t, mapOne(t, NewMapper(0), sandboxSpan(t, nil)))
 			got := start.EventID
 			if phase == "finish" {
 				got = finish.EventID
@@ -221,7 +218,7 @@ func TestDerivedEventIDStable(t *testing.T) {
 func TestSeqAssignedPerSessionInArrivalOrder(t *testing.T) {
 	m := NewMapper(10)
 	seqsOf := func(session string, attrs map[string]any) []int64 {
-		a := map[string]any{AttrSessionID: session}
+		a := map[string]any{semconv.AttrSessionID: session}
 		for k, v := range attrs {
 			a[k] = v
 		}
@@ -236,13 +233,13 @@ func TestSeqAssignedPerSessionInArrivalOrder(t *testing.T) {
 	assert.Equal(t, []int64{1, 2}, seqsOf(sessionB, nil))
 	assert.Equal(t, []int64{3, 4}, seqsOf(sessionA, nil))
 	// A given seq is kept and raises the counter; the missing one follows.
-	assert.Equal(t, []int64{10, 11}, seqsOf(sessionB, map[string]any{AttrStartSeq: int64(10)}))
+	assert.Equal(t, []int64{10, 11}, seqsOf(sessionB, map[string]any{semconv.AttrStartSeq: int64(10)}))
 	assert.Equal(t, []int64{12, 13}, seqsOf(sessionB, nil))
 	// A missing start seq is assigned before the given finish seq is seen.
-	assert.Equal(t, []int64{5, 9}, seqsOf(sessionA, map[string]any{AttrFinishSeq: int64(9)}))
+	assert.Equal(t, []int64{5, 9}, seqsOf(sessionA, map[string]any{semconv.AttrFinishSeq: int64(9)}))
 	assert.Equal(t, []int64{10, 11}, seqsOf(sessionA, nil))
 	// Given seqs below the counter do not lower it.
-	assert.Equal(t, []int64{1, 2}, seqsOf(sessionA, map[string]any{AttrStartSeq: int64(1), AttrFinishSeq: int64(2)}))
+	assert.Equal(t, []int64{1, 2}, seqsOf(sessionA, map[string]any{semconv.AttrStartSeq: int64(1), semconv.AttrFinishSeq: int64(2)}))
 	assert.Equal(t, []int64{12, 13}, seqsOf(sessionA, nil))
 	assert.Zero(t, m.SeqEvictions())
 }
@@ -251,7 +248,7 @@ func TestSeqCountersEvictLeastRecentlyUsed(t *testing.T) {
 	m := NewMapper(2)
 	sessionC := "11111111-2222-4333-8444-555555555555"
 	seq := func(session string) int64 {
-		evs := mapOne(t, m, sandboxSpan(t, map[string]any{AttrSessionID: session}))
+		evs := mapOne(t, m, sandboxSpan(t, map[string]any{semconv.AttrSessionID: session}))
 		return evs[0].Seq
 	}
 	assert.Equal(t, int64(1), seq(sessionA))
@@ -301,13 +298,13 @@ func TestAppendTracesSkipsAndCounts(t *testing.T) {
 	rs := td.ResourceSpans().AppendEmpty()
 	spans := rs.ScopeSpans().AppendEmpty().Spans()
 	sandboxSpan(t, nil).CopyTo(spans.AppendEmpty())
-	ptrace.NewSpan().CopyTo(spans.AppendEmpty())                                          // no attributes
-	sandboxSpan(t, map[string]any{AttrSessionID: drop}).CopyTo(spans.AppendEmpty())       // op only
-	sandboxSpan(t, map[string]any{AttrOperation: "fly"}).CopyTo(spans.AppendEmpty())      // bad op
-	sandboxSpan(t, map[string]any{AttrStartSeq: "7"}).CopyTo(spans.AppendEmpty())         // bad seq
-	sandboxSpan(t, map[string]any{AttrErrorCode: "new_code"}).CopyTo(spans.AppendEmpty()) // ignored
+	ptrace.NewSpan().CopyTo(spans.AppendEmpty())                                                  // no attributes
+	sandboxSpan(t, map[string]any{semconv.AttrSessionID: drop}).CopyTo(spans.AppendEmpty())       // op only
+	sandboxSpan(t, map[string]any{semconv.AttrOperation: "fly"}).CopyTo(spans.AppendEmpty())      // bad op
+	sandboxSpan(t, map[string]any{semconv.AttrStartSeq: "7"}).CopyTo(spans.AppendEmpty())         // bad seq
+	sandboxSpan(t, map[string]any{semconv.AttrErrorCode: "new_code"}).CopyTo(spans.AppendEmpty()) // ignored
 	spans2 := td.ResourceSpans().AppendEmpty().ScopeSpans().AppendEmpty().Spans()
-	sandboxSpan(t, map[string]any{AttrOperation: "read"}).CopyTo(spans2.AppendEmpty())
+	sandboxSpan(t, map[string]any{semconv.AttrOperation: "read"}).CopyTo(spans2.AppendEmpty())
 
 	dst := make([]auditevent.Event, 1, 16) // appends after what is there
 	out, st := NewMapper(0).AppendTraces(dst, td)
@@ -322,24 +319,18 @@ func TestAppendTracesSkipsAndCounts(t *testing.T) {
 
 	var ae *AttrError
 	require.ErrorAs(t, st.FirstInvalid, &ae)
-	assert.Equal(t, AttrOperation, ae.Attr)
+	assert.Equal(t, semconv.AttrOperation, ae.Attr)
 	require.ErrorAs(t, st.LastInvalid, &ae)
-	assert.Equal(t, AttrStartSeq, ae.Attr)
+	assert.Equal(t, semconv.AttrStartSeq, ae.Attr)
 	require.ErrorAs(t, st.LastIgnored, &ae)
-	assert.Equal(t, AttrErrorCode, ae.Attr)
-
-	var total Stats
-	total.Add(st)
-	total.Add(st)
-	assert.Equal(t, 4, total.Invalid)
-	assert.Equal(t, AttrOperation, total.FirstInvalid.(*AttrError).Attr)
+	assert.Equal(t, semconv.AttrErrorCode, ae.Attr)
 }
 
 func TestNotSandboxSpan(t *testing.T) {
 	for name, attrs := range map[string]map[string]any{
-		"no attributes":   {AttrOperation: drop, AttrSessionID: drop, "http.method": "GET"},
-		"operation only":  {AttrSessionID: drop},
-		"session id only": {AttrOperation: drop},
+		"no attributes":   {semconv.AttrOperation: drop, semconv.AttrSessionID: drop, "http.method": "GET"},
+		"operation only":  {semconv.AttrSessionID: drop},
+		"session id only": {semconv.AttrOperation: drop},
 	} {
 		t.Run(name, func(t *testing.T) {
 			var st Stats
@@ -357,28 +348,28 @@ func TestMalformedSandboxSpans(t *testing.T) {
 		attrs map[string]any
 		attr  string
 	}{
-		{"op not one of the 14", map[string]any{AttrOperation: "fly"}, AttrOperation},
-		{"op not a string", map[string]any{AttrOperation: int64(3)}, AttrOperation},
-		{"session not a UUID", map[string]any{AttrSessionID: "session-1"}, AttrSessionID},
-		{"session not a string", map[string]any{AttrSessionID: []byte("x")}, AttrSessionID},
-		{"start_data not an object", map[string]any{AttrStartData: `[1,2]`}, AttrStartData},
-		{"start_data not JSON", map[string]any{AttrStartData: `{"a":}`}, AttrStartData},
-		{"finish_data NaN", map[string]any{AttrFinishData: `{"a":NaN}`}, AttrFinishData},
-		{"start_data not a string", map[string]any{AttrStartData: map[string]any{"a": 1}}, AttrStartData},
-		{"seq a numeric string", map[string]any{AttrStartSeq: "7"}, AttrStartSeq},
-		{"seq a fraction", map[string]any{AttrFinishSeq: 7.5}, AttrFinishSeq},
-		{"ok not a bool", map[string]any{AttrOK: "true"}, AttrOK},
-		{"duration not a number", map[string]any{AttrDurationMS: "3"}, AttrDurationMS},
-		{"error.type not a string", map[string]any{AttrErrorType: int64(1)}, AttrErrorType},
-		{"error message not a string", map[string]any{AttrErrorMessage: true}, AttrErrorMessage},
-		{"error code not a string", map[string]any{AttrErrorCode: int64(1)}, AttrErrorCode},
-		{"retryable not a bool", map[string]any{AttrErrorRetryable: "no"}, AttrErrorRetryable},
-		{"extension span id not a string", map[string]any{AttrEventSpanID: int64(1)}, AttrEventSpanID},
-		{"extension trace id not a string", map[string]any{AttrEventTraceID: int64(1)}, AttrEventTraceID},
-		{"extension ts not a timestamp", map[string]any{AttrStartTS: "yesterday"}, AttrStartTS},
-		{"extension version not an int", map[string]any{AttrEventVersion: "2"}, AttrEventVersion},
-		{"incomplete not a bool", map[string]any{AttrIncomplete: "yes"}, AttrIncomplete},
-		{"both halves missing", map[string]any{AttrIncomplete: true, AttrStartMissing: true}, AttrIncomplete},
+		{"op not one of the 14", map[string]any{semconv.AttrOperation: "fly"}, semconv.AttrOperation},
+		{"op not a string", map[string]any{semconv.AttrOperation: int64(3)}, semconv.AttrOperation},
+		{"session not a UUID", map[string]any{semconv.AttrSessionID: "session-1"}, semconv.AttrSessionID},
+		{"session not a string", map[string]any{semconv.AttrSessionID: []byte("x")}, semconv.AttrSessionID},
+		{"start_data not an object", map[string]any{semconv.AttrStartData: `[1,2]`}, semconv.AttrStartData},
+		{"start_data not JSON", map[string]any{semconv.AttrStartData: `{"a":}`}, semconv.AttrStartData},
+		{"finish_data NaN", map[string]any{semconv.AttrFinishData: `{"a":NaN}`}, semconv.AttrFinishData},
+		{"start_data not a string", map[string]any{semconv.AttrStartData: map[string]any{"a": 1}}, semconv.AttrStartData},
+		{"seq a numeric string", map[string]any{semconv.AttrStartSeq: "7"}, semconv.AttrStartSeq},
+		{"seq a fraction", map[string]any{semconv.AttrFinishSeq: 7.5}, semconv.AttrFinishSeq},
+		{"ok not a bool", map[string]any{semconv.AttrOK: "true"}, semconv.AttrOK},
+		{"duration not a number", map[string]any{semconv.AttrDurationMS: "3"}, semconv.AttrDurationMS},
+		{"error.type not a string", map[string]any{semconv.AttrErrorType: int64(1)}, semconv.AttrErrorType},
+		{"error message not a string", map[string]any{semconv.AttrErrorMessage: true}, semconv.AttrErrorMessage},
+		{"error code not a string", map[string]any{semconv.AttrErrorCode: int64(1)}, semconv.AttrErrorCode},
+		{"retryable not a bool", map[string]any{semconv.AttrErrorRetryable: "no"}, semconv.AttrErrorRetryable},
+		{"extension span id not a string", map[string]any{semconv.AttrEventSpanID: int64(1)}, semconv.AttrEventSpanID},
+		{"extension trace id not a string", map[string]any{semconv.AttrEventTraceID: int64(1)}, semconv.AttrEventTraceID},
+		{"extension ts not a timestamp", map[string]any{semconv.AttrStartTS: "yesterday"}, semconv.AttrStartTS},
+		{"extension version not an int", map[string]any{semconv.AttrEventVersion: "2"}, semconv.AttrEventVersion},
+		{"incomplete not a bool", map[string]any{semconv.AttrIncomplete: "yes"}, semconv.AttrIncomplete},
+		{"both halves missing", map[string]any{semconv.AttrIncomplete: true, semconv.AttrStartMissing: true}, semconv.AttrIncomplete},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -409,8 +400,8 @@ func TestForgivenAttributes(t *testing.T) {
 	}{
 		{
 			name:  "unknown error code becomes null",
-			attrs: map[string]any{AttrErrorCode: "quantum_decoherence", AttrErrorType: "X"},
-			attr:  AttrErrorCode,
+			attrs: map[string]any{semconv.AttrErrorCode: "quantum_decoherence", semconv.AttrErrorType: "X"},
+			attr:  semconv.AttrErrorCode,
 			check: func(t *testing.T, _, finish auditevent.Event) {
 				assert.Nil(t, finish.ErrorCode)
 				assert.Equal(t, "X", *finish.ErrorType)
@@ -418,8 +409,8 @@ func TestForgivenAttributes(t *testing.T) {
 		},
 		{
 			name:  "invalid base64 output is dropped",
-			attrs: map[string]any{AttrStdoutBytes: "not base64!", AttrStderrBytes: []byte("e")},
-			attr:  AttrStdoutBytes,
+			attrs: map[string]any{semconv.AttrExecStdoutBytes: "not base64!", semconv.AttrExecStderrBytes: []byte("e")},
+			attr:  semconv.AttrExecStdoutBytes,
 			check: func(t *testing.T, _, finish auditevent.Event) {
 				assert.Nil(t, finish.StdoutBytes)
 				assert.Equal(t, []byte("e"), finish.StderrBytes)
@@ -427,16 +418,16 @@ func TestForgivenAttributes(t *testing.T) {
 		},
 		{
 			name:  "output of the wrong type is dropped",
-			attrs: map[string]any{AttrStderrBytes: int64(5)},
-			attr:  AttrStderrBytes,
+			attrs: map[string]any{semconv.AttrExecStderrBytes: int64(5)},
+			attr:  semconv.AttrExecStderrBytes,
 			check: func(t *testing.T, _, finish auditevent.Event) {
 				assert.Nil(t, finish.StderrBytes)
 			},
 		},
 		{
 			name:  "start id not a UUID: derived",
-			attrs: map[string]any{AttrStartID: "evt-1"},
-			attr:  AttrStartID,
+			attrs: map[string]any{semconv.AttrStartID: "evt-1"},
+			attr:  semconv.AttrStartID,
 			check: func(t *testing.T, start, _ auditevent.Event) {
 				want := DeriveEventID(mustTraceID(t, traceHex), mustSpanID(t, spanHex), auditevent.PhaseStart)
 				assert.Equal(t, want, start.EventID)
@@ -470,9 +461,9 @@ func ExampleMapper_AppendTraces() {
 	span.SetSpanID(pcommon.SpanID{0x00, 0xf0, 0x67, 0xaa, 0x0b, 0xa9, 0x02, 0xb7})
 	span.SetStartTimestamp(pcommon.Timestamp(1773500000_000000000))
 	span.SetEndTimestamp(pcommon.Timestamp(1773500000_250000000))
-	span.Attributes().PutStr(AttrOperation, "read")
-	span.Attributes().PutStr(AttrSessionID, "6f1c2a8e-3b4d-4e5f-9a0b-1c2d3e4f5a6b")
-	span.Attributes().PutStr(AttrStartData, `{"path":"/workspace/a.txt"}`)
+	span.Attributes().PutStr(semconv.AttrOperation, "read")
+	span.Attributes().PutStr(semconv.AttrSessionID, "6f1c2a8e-3b4d-4e5f-9a0b-1c2d3e4f5a6b")
+	span.Attributes().PutStr(semconv.AttrStartData, `{"path":"/workspace/a.txt"}`)
 
 	evs, st := NewMapper(0).AppendTraces(nil, td)
 	for i := range evs {

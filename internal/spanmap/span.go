@@ -7,6 +7,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/sandboxaudit/sandboxaudit/auditevent"
+	"github.com/sandboxaudit/sandboxaudit/semconv"
 )
 
 // AppendSpan appends the span for an operation's start and finish events to
@@ -24,32 +25,32 @@ func AppendSpan(dst ptrace.SpanSlice, start, finish *auditevent.Event) ptrace.Sp
 		panic("spanmap.AppendSpan: both events are nil")
 	}
 	span := dst.AppendEmpty()
-	span.SetName(SpanNamePrefix + ref.Op)
+	span.SetName(semconv.SpanNamePrefix + ref.Op)
 	span.SetKind(ptrace.SpanKindInternal)
 	attrs := span.Attributes()
 	attrs.EnsureCapacity(16)
-	attrs.PutStr(AttrOperation, ref.Op)
-	attrs.PutStr(AttrSessionID, ref.SessionID.String())
+	attrs.PutStr(semconv.AttrOperation, ref.Op)
+	attrs.PutStr(semconv.AttrSessionID, ref.SessionID.String())
 
 	setIDs(span, ref)
 	if ref.Version != 1 {
-		attrs.PutInt(AttrEventVersion, ref.Version)
+		attrs.PutInt(semconv.AttrEventVersion, ref.Version)
 	}
 
 	if start != nil {
 		t, exact := spanTime(start.TS)
 		span.SetStartTimestamp(t)
 		if !exact {
-			attrs.PutStr(AttrStartTS, start.TS.String())
+			attrs.PutStr(semconv.AttrStartTS, start.TS.String())
 		}
-		attrs.PutStr(AttrStartID, start.EventID.String())
-		attrs.PutInt(AttrStartSeq, start.Seq)
+		attrs.PutStr(semconv.AttrStartID, start.EventID.String())
+		attrs.PutInt(semconv.AttrStartSeq, start.Seq)
 		if !start.Data.IsEmpty() {
-			attrs.PutStr(AttrStartData, start.Data.String())
+			attrs.PutStr(semconv.AttrStartData, start.Data.String())
 		}
 		if finish == nil {
 			span.SetEndTimestamp(t)
-			attrs.PutBool(AttrIncomplete, true)
+			attrs.PutBool(semconv.AttrIncomplete, true)
 			return span
 		}
 	}
@@ -57,14 +58,14 @@ func AppendSpan(dst ptrace.SpanSlice, start, finish *auditevent.Event) ptrace.Sp
 	end, exact := spanTime(finish.TS)
 	span.SetEndTimestamp(end)
 	if !exact {
-		attrs.PutStr(AttrFinishTS, finish.TS.String())
+		attrs.PutStr(semconv.AttrFinishTS, finish.TS.String())
 	}
 	if start == nil {
 		span.SetStartTimestamp(startFromDuration(end, finish.DurationMS))
-		attrs.PutBool(AttrStartMissing, true)
+		attrs.PutBool(semconv.AttrStartMissing, true)
 	}
-	attrs.PutStr(AttrFinishID, finish.EventID.String())
-	attrs.PutInt(AttrFinishSeq, finish.Seq)
+	attrs.PutStr(semconv.AttrFinishID, finish.EventID.String())
+	attrs.PutInt(semconv.AttrFinishSeq, finish.Seq)
 	// A finish without its own data inherits the start's, so write it only
 	// when it differs from what it would inherit.
 	var inherited auditevent.Data
@@ -72,7 +73,7 @@ func AppendSpan(dst ptrace.SpanSlice, start, finish *auditevent.Event) ptrace.Sp
 		inherited = start.Data
 	}
 	if !finish.Data.Equal(inherited) {
-		attrs.PutStr(AttrFinishData, finish.Data.String())
+		attrs.PutStr(semconv.AttrFinishData, finish.Data.String())
 	}
 	setFinishFields(span, finish)
 	return span
@@ -95,7 +96,7 @@ func setIDs(span ptrace.Span, e *auditevent.Event) {
 	}
 	span.SetTraceID(traceID)
 	if !exact {
-		putOptStr(attrs, AttrEventTraceID, e.TraceID)
+		putOptStr(attrs, semconv.AttrEventTraceID, e.TraceID)
 	}
 
 	spanID, ok := ParseSpanID(e.SpanID)
@@ -106,7 +107,7 @@ func setIDs(span ptrace.Span, e *auditevent.Event) {
 	}
 	span.SetSpanID(spanID)
 	if !exact {
-		attrs.PutStr(AttrEventSpanID, e.SpanID)
+		attrs.PutStr(semconv.AttrEventSpanID, e.SpanID)
 	}
 
 	// A null parent is the natural "no parent"; an empty string keeps no
@@ -117,7 +118,7 @@ func setIDs(span ptrace.Span, e *auditevent.Event) {
 	}
 	p := *e.ParentSpanID
 	if p == "" {
-		attrs.PutStr(AttrEventParentSpanID, p)
+		attrs.PutStr(semconv.AttrEventParentSpanID, p)
 		return
 	}
 	parentID, ok := ParseSpanID(p)
@@ -128,14 +129,14 @@ func setIDs(span ptrace.Span, e *auditevent.Event) {
 	}
 	span.SetParentSpanID(parentID)
 	if !exact {
-		attrs.PutStr(AttrEventParentSpanID, p)
+		attrs.PutStr(semconv.AttrEventParentSpanID, p)
 	}
 }
 
 func setFinishFields(span ptrace.Span, e *auditevent.Event) {
 	attrs := span.Attributes()
-	attrs.PutBool(AttrOK, e.OK)
-	attrs.PutDouble(AttrDurationMS, e.DurationMS)
+	attrs.PutBool(semconv.AttrOK, e.OK)
+	attrs.PutDouble(semconv.AttrDurationMS, e.DurationMS)
 	if !e.OK {
 		span.Status().SetCode(ptrace.StatusCodeError)
 		if e.ErrorMessage != nil {
@@ -143,28 +144,28 @@ func setFinishFields(span ptrace.Span, e *auditevent.Event) {
 		}
 	}
 	if e.ErrorType != nil {
-		attrs.PutStr(AttrErrorType, *e.ErrorType)
+		attrs.PutStr(semconv.AttrErrorType, *e.ErrorType)
 	}
 	if e.ErrorCode != nil {
-		attrs.PutStr(AttrErrorCode, *e.ErrorCode)
+		attrs.PutStr(semconv.AttrErrorCode, *e.ErrorCode)
 	}
 	if e.ErrorMessage != nil {
-		attrs.PutStr(AttrErrorMessage, *e.ErrorMessage)
+		attrs.PutStr(semconv.AttrErrorMessage, *e.ErrorMessage)
 	}
 	if e.ErrorRetryable != nil {
-		attrs.PutBool(AttrErrorRetryable, *e.ErrorRetryable)
+		attrs.PutBool(semconv.AttrErrorRetryable, *e.ErrorRetryable)
 	}
 	if e.StdoutBytes != nil {
-		attrs.PutEmptyBytes(AttrStdoutBytes).FromRaw(e.StdoutBytes)
+		attrs.PutEmptyBytes(semconv.AttrExecStdoutBytes).FromRaw(e.StdoutBytes)
 	}
 	if e.StderrBytes != nil {
-		attrs.PutEmptyBytes(AttrStderrBytes).FromRaw(e.StderrBytes)
+		attrs.PutEmptyBytes(semconv.AttrExecStderrBytes).FromRaw(e.StderrBytes)
 	}
 	if e.Stdout != nil {
-		attrs.PutStr(AttrStdout, *e.Stdout)
+		attrs.PutStr(semconv.AttrExecStdout, *e.Stdout)
 	}
 	if e.Stderr != nil {
-		attrs.PutStr(AttrStderr, *e.Stderr)
+		attrs.PutStr(semconv.AttrExecStderr, *e.Stderr)
 	}
 }
 

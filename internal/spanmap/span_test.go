@@ -16,6 +16,7 @@ import (
 
 	"github.com/sandboxaudit/sandboxaudit/auditevent"
 	"github.com/sandboxaudit/sandboxaudit/internal/conformance"
+	"github.com/sandboxaudit/sandboxaudit/semconv"
 )
 
 func decodeLine(t testing.TB, line string) auditevent.Event {
@@ -47,19 +48,19 @@ func TestAppendSpanOTelIDs(t *testing.T) {
 
 	raw := span.Attributes().AsRaw()
 	assert.Equal(t, map[string]any{
-		AttrOperation:      "exec",
-		AttrSessionID:      sessionA,
-		AttrStartID:        "0b9d8c7e-6f5a-4b3c-8d2e-1f0a9b8c7d6e",
-		AttrFinishID:       "1b9d8c7e-6f5a-4b3c-8d2e-1f0a9b8c7d6e",
-		AttrStartSeq:       int64(1),
-		AttrFinishSeq:      int64(2),
-		AttrStartData:      `{"cmd":"ls"}`, // finish_data left out: same as start
-		AttrOK:             false,
-		AttrDurationMS:     250.125,
-		AttrErrorType:      "ExecNonZeroError",
-		AttrErrorCode:      "exec_nonzero",
-		AttrErrorMessage:   "exit 2",
-		AttrErrorRetryable: false,
+		semconv.AttrOperation:      "exec",
+		semconv.AttrSessionID:      sessionA,
+		semconv.AttrStartID:        "0b9d8c7e-6f5a-4b3c-8d2e-1f0a9b8c7d6e",
+		semconv.AttrFinishID:       "1b9d8c7e-6f5a-4b3c-8d2e-1f0a9b8c7d6e",
+		semconv.AttrStartSeq:       int64(1),
+		semconv.AttrFinishSeq:      int64(2),
+		semconv.AttrStartData:      `{"cmd":"ls"}`, // finish_data left out: same as start
+		semconv.AttrOK:             false,
+		semconv.AttrDurationMS:     250.125,
+		semconv.AttrErrorType:      "ExecNonZeroError",
+		semconv.AttrErrorCode:      "exec_nonzero",
+		semconv.AttrErrorMessage:   "exit 2",
+		semconv.AttrErrorRetryable: false,
 	}, raw, "OTel ids need no extension attributes")
 
 	evs := mapOne(t, NewMapper(0), span)
@@ -84,18 +85,18 @@ func TestAppendSpanDerivedIDs(t *testing.T) {
 	parentStart.ParentSpanID = nil
 	assert.Equal(t, span.ParentSpanID(), AppendSpan(ptrace.NewSpanSlice(), &parentStart, nil).SpanID())
 
-	v, ok := span.Attributes().Get(AttrEventTraceID)
+	v, ok := span.Attributes().Get(semconv.AttrEventTraceID)
 	require.True(t, ok)
 	assert.Equal(t, pcommon.ValueTypeEmpty, v.Type(), "null trace_id")
-	v, _ = span.Attributes().Get(AttrEventSpanID)
+	v, _ = span.Attributes().Get(semconv.AttrEventSpanID)
 	assert.Equal(t, pySpan, v.Str())
-	v, _ = span.Attributes().Get(AttrEventParentSpanID)
+	v, _ = span.Attributes().Get(semconv.AttrEventParentSpanID)
 	assert.Equal(t, "sandbox_op_parent", v.Str())
 
 	// Incomplete: ends at its start, status unset, maps back to the start only.
 	assert.Equal(t, span.StartTimestamp(), span.EndTimestamp())
 	assert.Equal(t, ptrace.StatusCodeUnset, span.Status().Code())
-	v, _ = span.Attributes().Get(AttrIncomplete)
+	v, _ = span.Attributes().Get(semconv.AttrIncomplete)
 	assert.True(t, v.Bool())
 	evs := mapOne(t, NewMapper(0), span)
 	assert.Equal(t, []string{string(auditevent.Line(&start))}, lines(evs))
@@ -123,9 +124,9 @@ func TestAppendSpanFinishOnly(t *testing.T) {
 	end := time.Date(2026, 3, 14, 15, 9, 26, 786022000, time.UTC)
 	assert.Equal(t, end, span.EndTimestamp().AsTime())
 	assert.Equal(t, end.Add(-250125*time.Microsecond), span.StartTimestamp().AsTime())
-	v, _ := span.Attributes().Get(AttrStartMissing)
+	v, _ := span.Attributes().Get(semconv.AttrStartMissing)
 	assert.True(t, v.Bool())
-	v, _ = span.Attributes().Get(AttrFinishData)
+	v, _ = span.Attributes().Get(semconv.AttrFinishData)
 	assert.Equal(t, `{"cmd":"ls"}`, v.Str())
 
 	evs := mapOne(t, NewMapper(0), span)
@@ -148,7 +149,7 @@ func TestAppendSpanTimesSpansCannotHold(t *testing.T) {
 			start.TS, err = auditevent.ParseTimestamp(ts)
 			require.NoError(t, err)
 			span := AppendSpan(ptrace.NewSpanSlice(), &start, nil)
-			v, ok := span.Attributes().Get(AttrStartTS)
+			v, ok := span.Attributes().Get(semconv.AttrStartTS)
 			require.True(t, ok)
 			assert.Equal(t, ts, v.Str())
 			evs := mapOne(t, NewMapper(0), span)

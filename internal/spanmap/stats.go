@@ -21,24 +21,6 @@ type Stats struct {
 	LastIgnored error
 }
 
-// Add accumulates o into s.
-func (s *Stats) Add(o Stats) {
-	s.Spans += o.Spans
-	s.Events += o.Events
-	s.NotSandbox += o.NotSandbox
-	if o.Invalid > 0 {
-		if s.Invalid == 0 {
-			s.FirstInvalid = o.FirstInvalid
-		}
-		s.LastInvalid = o.LastInvalid
-	}
-	s.Invalid += o.Invalid
-	if o.Ignored > 0 {
-		s.LastIgnored = o.LastIgnored
-	}
-	s.Ignored += o.Ignored
-}
-
 func (s *Stats) invalid(err error) {
 	if s.Invalid == 0 {
 		s.FirstInvalid = err

@@ -1,0 +1,76 @@
+package spanmap
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"go.opentelemetry.io/collector/pdata/pcommon"
+)
+
+func TestParseIDs(t *testing.T) {
+	traceWant := pcommon.TraceID{0x4b, 0xf9, 0x2f, 0x35, 0x77, 0xb3, 0x4d, 0xa6, 0xa3, 0xce, 0x92, 0x9d, 0x0e, 0x0e, 0x47, 0x36}
+	for s, ok := range map[string]bool{
+		"4bf92f3577b34da6a3ce929d0e0e4736":  true,
+		"4BF92F3577B34DA6A3CE929D0E0E4736":  true,
+		"4bf92f3577b34da6A3CE929D0E0E4736":  true,
+		"4bf92f3577b34da6a3ce929d0e0e473":   false, // one digit short
+		"4bf92f3577b34da6a3ce929d0e0e47360": false,
+		"4bf92f3577b34da6a3ce929d0e0e473g":  false,
+		"4bf92f35-77b3-4da6-a3ce-929d0e0e":  false,
+		"00000000000000000000000000000000":  false, // the invalid id
+		"":                                  false,
+	} {
+		id, got := ParseTraceID(s)
+		assert.Equal(t, ok, got, s)
+		if ok {
+			assert.Equal(t, traceWant, id, s)
+		} else {
+			assert.True(t, id.IsEmpty(), s)
+		}
+	}
+
+	spanWant := pcommon.SpanID{0x00, 0xf0, 0x67, 0xaa, 0x0b, 0xa9, 0x02, 0xb7}
+	for s, ok := range map[string]bool{
+		"00f067aa0ba902b7":                 true,
+		"00F067AA0BA902B7":                 true,
+		"00f067aa0ba902b":                  false,
+		"00f067aa0ba902bz":                 false,
+		"0000000000000000":                 false,
+		"4bf92f3577b34da6a3ce929d0e0e4736": false, // a trace id
+		"op_1":                             false, // a Python SDK id
+	} {
+		id, got := ParseSpanID(s)
+		assert.Equal(t, ok, got, s)
+		if ok {
+			assert.Equal(t, spanWant, id, s)
+		}
+	}
+}
+
+func TestIsLowerHexOf(t *testing.T) {
+	id := []byte{0x00, 0xf0, 0x67, 0xaa, 0x0b, 0xa9, 0x02, 0xb7}
+	assert.True(t, isLowerHexOf("00f067aa0ba902b7", id))
+	assert.False(t, isLowerHexOf("00F067AA0BA902B7", id), "upper case does not come back from the id")
+	assert.False(t, isLowerHexOf("00f067aa0ba902b8", id))
+	assert.False(t, isLowerHexOf("00f067aa0ba902b", id))
+	assert.False(t, isLowerHexOf("", id))
+}
+
+// The id helpers run for every event and every log record; they must not
+// allocate (see decodeID).
+func TestIDHelpersDoNotAllocate(t *testing.T) {
+	s := "4bf92f3577b34da6a3ce929d0e0e4736"
+	allocs := testing.AllocsPerRun(100, func() {
+		id, ok := ParseTraceID(s)
+		if !ok || !isLowerHexOf(s, id[:]) {
+			t.Fatal("not parsed")
+		}
+		if _, ok := ParseSpanID(s[:16]); !ok {
+			t.Fatal("not parsed")
+		}
+		if _, ok := ParseSpanID("zz"); ok {
+			t.Fatal("parsed")
+		}
+	})
+	assert.Zero(t, allocs)
+}
