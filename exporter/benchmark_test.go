@@ -125,7 +125,7 @@ func BenchmarkTracesToFileQueued(b *testing.B) {
 		b.Run(fmt.Sprintf("fsync=batch/num_consumers=%d", consumers), func(b *testing.B) {
 			cfg := createDefaultConfig().(*Config)
 			withFile(cfg, filepath.Join(b.TempDir(), "events.jsonl"), auditevent.PolicyOverride{})
-			q := cfg.QueueConfig.Get()
+			q := cfg.QueueConfig.GetOrInsertDefault() // off by default
 			q.NumConsumers = consumers
 			q.QueueSize = 16
 			q.BlockOnOverflow = true

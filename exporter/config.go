@@ -3,7 +3,6 @@ package sandboxauditexporter // import "github.com/sandboxaudit/sandboxaudit/exp
 import (
 	"errors"
 	"fmt"
-	"net/url"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -37,8 +36,22 @@ type Config struct {
 	// HTTP is the HTTP delivery sink; enabled by writing the section.
 	HTTP configoptional.Optional[HTTPConfig] `mapstructure:"http"`
 
-	TimeoutConfig exporterhelper.TimeoutConfig                             `mapstructure:",squash"`
-	QueueConfig   configoptional.Optional[exporterhelper.QueueBatchConfig] `mapstructure:"sending_queue"`
+	// TimeoutConfig bounds one push, HTTP retries included; what the HTTP
+	// sink has not delivered by then is spooled.
+	TimeoutConfig exporterhelper.TimeoutConfig `mapstructure:",squash"`
+	// QueueConfig is exporterhelper's sending_queue. It is disabled by
+	// default: each push is then synchronous, so when the upstream
+	// component's Consume call returns nil the events are in the audit
+	// file (synced per file.fsync) and/or delivered or in the HTTP spool,
+	// and a failure such as a full spool is returned to the caller (the
+	// sandboxaudit receiver answers its client 503) instead of being
+	// logged and dropped by the queue. An in-memory queue also loses its
+	// batches on a crash. Enable it (write the section, or enabled: true)
+	// for throughput, preferably with storage: <file_storage extension id>
+	// so queued batches survive a restart. Enabled, it defaults to
+	// num_consumers: 1, which keeps batches in arrival order in the file;
+	// more consumers trade that order for throughput.
+	QueueConfig configoptional.Optional[exporterhelper.QueueBatchConfig] `mapstructure:"sending_queue"`
 	// RetryConfig is handed to the HTTP sink's own retry loop, not to
 	// exporterhelper: see createExporter.
 	RetryConfig configretry.BackOffConfig `mapstructure:"retry_on_failure"`
@@ -167,16 +180,10 @@ func (c *FileConfig) Validate() error {
 
 // Validate checks the HTTP sink's own keys.
 func (c *HTTPConfig) Validate() error {
-	if c.ClientConfig.Endpoint == "" {
-		return errors.New("endpoint: must be set")
-	}
-	u, err := url.Parse(c.ClientConfig.Endpoint)
-	if err != nil {
-		// url.Error repeats the URL, which may carry credentials.
-		return fmt.Errorf("endpoint: not a valid URL: %w", errors.Unwrap(err))
-	}
-	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return errors.New("endpoint: must be an absolute http:// or https:// URL")
+	// The sink's own check, so the config refuses exactly what the sink
+	// would; the error gains the key here.
+	if err := httpsink.ValidateEndpoint(c.ClientConfig.Endpoint); err != nil {
+		return fmt.Errorf("endpoint: %w", err)
 	}
 	return nil
 }

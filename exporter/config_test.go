@@ -33,10 +33,13 @@ func TestDefaultConfig(t *testing.T) {
 	assert.Empty(t, cfg.PayloadPolicyByOp)
 	assert.Equal(t, 30*time.Second, cfg.TimeoutConfig.Timeout)
 	assert.Equal(t, configretry.NewDefaultBackOffConfig(), cfg.RetryConfig)
-	require.True(t, cfg.QueueConfig.HasValue())
-	assert.Equal(t, 1, cfg.QueueConfig.Get().NumConsumers)
+	assert.False(t, cfg.QueueConfig.HasValue(), "sending_queue is off: pushes are synchronous")
 
 	// The defaults a section gets once the user writes it.
+	q := cfg.QueueConfig.GetOrInsertDefault()
+	assert.Equal(t, 1, q.NumConsumers, "one consumer keeps batches in order")
+	assert.Nil(t, q.StorageID)
+
 	fc := cfg.File.GetOrInsertDefault()
 	assert.Equal(t, filesink.FsyncBatch, fc.Fsync)
 	assert.Equal(t, 64, fc.MaxOpenFiles)
@@ -111,7 +114,7 @@ func TestLoadConfig(t *testing.T) {
 				h.Spool = configoptional.Some(SpoolConfig{Path: "./audit/spool.jsonl", MaxSize: 1 << 20, ReplayInterval: 2 * time.Second})
 				c.HTTP = configoptional.Some(h)
 				c.TimeoutConfig = exporterhelper.TimeoutConfig{Timeout: 20 * time.Second}
-				q := c.QueueConfig.Get()
+				q := c.QueueConfig.GetOrInsertDefault()
 				q.NumConsumers = 2
 				q.QueueSize = 100
 				c.RetryConfig = configretry.BackOffConfig{
@@ -157,6 +160,25 @@ func TestLoadConfig(t *testing.T) {
 			},
 		},
 		{
+			name: "queue_enabled",
+			want: func() *Config {
+				c := def()
+				c.File = configoptional.Some(FileConfig{Path: "./audit/events.jsonl", Fsync: filesink.FsyncBatch, MaxOpenFiles: 64})
+				c.QueueConfig.GetOrInsertDefault()
+				return c
+			},
+		},
+		{
+			name: "queue_persistent",
+			want: func() *Config {
+				c := def()
+				c.File = configoptional.Some(FileConfig{Path: "./audit/events.jsonl", Fsync: filesink.FsyncBatch, MaxOpenFiles: 64})
+				storage := component.MustNewID("file_storage")
+				c.QueueConfig.GetOrInsertDefault().StorageID = &storage
+				return c
+			},
+		},
+		{
 			name: "explicit_defaults",
 			want: func() *Config {
 				c := def()
@@ -182,12 +204,22 @@ func TestLoadConfig(t *testing.T) {
 	}
 }
 
-// TestLoadConfigQueueDisabled guards the test above: "enabled: false"
-// must really switch exporterhelper's queue off.
-func TestLoadConfigQueueDisabled(t *testing.T) {
-	cfg, err := loadConfig(t, "config.yaml", "http_spool")
+// TestLoadConfigQueue guards the tests above: the queue is off unless the
+// section is written, "enabled: false" keeps it off, and enabling it keeps
+// num_consumers 1 and takes a storage extension for a persistent queue.
+func TestLoadConfigQueue(t *testing.T) {
+	for name, want := range map[string]bool{"": false, "http_spool": false, "queue_enabled": true, "queue_persistent": true} {
+		cfg, err := loadConfig(t, "config.yaml", name)
+		require.NoError(t, err)
+		assert.Equal(t, want, cfg.QueueConfig.HasValue(), "config %q", name)
+		if want {
+			assert.Equal(t, 1, cfg.QueueConfig.Get().NumConsumers, "config %q", name)
+		}
+	}
+	cfg, err := loadConfig(t, "config.yaml", "queue_persistent")
 	require.NoError(t, err)
-	assert.False(t, cfg.QueueConfig.HasValue())
+	require.NotNil(t, cfg.QueueConfig.Get().StorageID)
+	assert.Equal(t, component.MustNewID("file_storage"), *cfg.QueueConfig.Get().StorageID)
 }
 
 func TestExplicitDefaultStillOverrides(t *testing.T) {

@@ -24,10 +24,12 @@ const (
 	defaultHTTPTimeout    = 30 * time.Second
 	defaultSpoolMaxSize   = 1 << 30 // 1 GiB
 	defaultReplayInterval = 5 * time.Second
-	// defaultQueueConsumers is 1 so batches reach the sinks in the order
-	// they were queued: the audit file then reads in arrival order, and
-	// seqs the span mapper assigns appear in the file in increasing order.
-	// Users who prefer throughput over order can raise num_consumers.
+	// defaultQueueConsumers applies once a user enables sending_queue
+	// (it is off by default, see createDefaultConfig). It is 1 so batches
+	// reach the sinks in the order they were queued: the audit file then
+	// reads in arrival order, and seqs the span mapper assigns appear in
+	// the file in increasing order. Users who prefer throughput over order
+	// can raise num_consumers.
 	defaultQueueConsumers = 1
 )
 
@@ -50,6 +52,13 @@ func createDefaultConfig() component.Config {
 	clientConfig := confighttp.NewDefaultClientConfig()
 	clientConfig.Timeout = defaultHTTPTimeout
 
+	// sending_queue is off by default: a push is synchronous, so when
+	// ConsumeTraces/ConsumeLogs returns nil the file holds the lines (synced
+	// per fsync) or the spool does, and a failure (a full spool) reaches the
+	// caller, e.g. the receiver's client as a 503. An in-memory queue would
+	// lose its batches on a crash and turn that error into a log line.
+	// Default (not None) keeps the queue's defaults for a user who enables
+	// it by writing the section.
 	queue := exporterhelper.NewDefaultQueueConfig()
 	queue.NumConsumers = defaultQueueConsumers
 
@@ -67,7 +76,7 @@ func createDefaultConfig() component.Config {
 			}),
 		}),
 		TimeoutConfig: exporterhelper.TimeoutConfig{Timeout: defaultTimeout},
-		QueueConfig:   configoptional.Some(queue),
+		QueueConfig:   configoptional.Default(queue),
 		RetryConfig:   configretry.NewDefaultBackOffConfig(),
 	}
 }
@@ -80,8 +89,9 @@ func createDefaultConfig() component.Config {
 // its lines to the file again. Instead the user's retry_on_failure goes to
 // the HTTP sink, which retries only the requests that failed and, when its
 // retries are exhausted, keeps the lines in its spool for the replayer.
-// The queue and the timeout (which bounds one push, HTTP retries included;
-// what is not delivered by then is spooled) still come from exporterhelper.
+// The queue (off unless configured) and the timeout (which bounds one push,
+// HTTP retries included; what is not delivered by then is spooled) still
+// come from exporterhelper.
 func helperOptions(cfg *Config, h *handle) []exporterhelper.Option {
 	return []exporterhelper.Option{
 		exporterhelper.WithStart(h.Start),

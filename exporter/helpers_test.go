@@ -17,10 +17,8 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/component/componenttest"
-	"go.opentelemetry.io/collector/config/configoptional"
 	"go.opentelemetry.io/collector/config/configretry"
 	"go.opentelemetry.io/collector/exporter"
-	"go.opentelemetry.io/collector/exporter/exporterhelper"
 	"go.opentelemetry.io/collector/exporter/exportertest"
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
@@ -121,11 +119,10 @@ func derivedID(spanHex, phase string) string {
 	return uuid.NewSHA1(eventIDNamespace, []byte(traceHex+"/"+spanHex+"/"+phase)).String()
 }
 
-// syncConfig is a config with the queue off (so Consume* returns after the
-// sinks are written) and short HTTP retries.
+// syncConfig is the default config (queue off, so Consume* returns after
+// the sinks are written) with short HTTP retries.
 func syncConfig() *Config {
 	cfg := createDefaultConfig().(*Config)
-	cfg.QueueConfig = configoptional.None[exporterhelper.QueueBatchConfig]()
 	cfg.RetryConfig = configretry.BackOffConfig{
 		Enabled:         true,
 		InitialInterval: 5 * time.Millisecond,

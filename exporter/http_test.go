@@ -2,6 +2,7 @@ package sandboxauditexporter
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"path/filepath"
 	"strings"
@@ -128,11 +129,13 @@ func TestHTTPFailureWithoutSpoolIsReturnedAndCounted(t *testing.T) {
 }
 
 // With exporterhelper's retry disabled a failing HTTP sink must not make the
-// file sink write a batch twice.
+// file sink write a batch twice, even with the queue enabled (the queue
+// gets the error and must not resend the batch).
 func TestNoDuplicateFileLinesOnHTTPFailure(t *testing.T) {
 	rec := newRecorder(t, func(int) int { return http.StatusServiceUnavailable })
 	path := filepath.Join(t.TempDir(), "events.jsonl")
-	cfg := createDefaultConfig().(*Config) // queue on, as users run it
+	cfg := createDefaultConfig().(*Config)
+	cfg.QueueConfig.GetOrInsertDefault()
 	cfg.RetryConfig.InitialInterval = 5 * time.Millisecond
 	cfg.RetryConfig.MaxElapsedTime = 50 * time.Millisecond
 	withFile(cfg, path, auditevent.PolicyOverride{})
@@ -149,8 +152,8 @@ func TestNoDuplicateFileLinesOnHTTPFailure(t *testing.T) {
 }
 
 // A full spool must fail the export visibly: the error reaches the caller
-// (queue off, so the caller is upstream), an error is logged and the
-// events are counted as dropped with the reason.
+// (the queue is off by default, so the caller is upstream), an error is
+// logged and the events are counted as dropped with the reason.
 func TestHTTPFullSpoolFailsExportVisibly(t *testing.T) {
 	rec := newRecorder(t, func(int) int { return http.StatusServiceUnavailable })
 	cfg := syncConfig()
@@ -169,4 +172,82 @@ func TestHTTPFullSpoolFailsExportVisibly(t *testing.T) {
 	assert.Zero(t, te.counter(t, "otelcol_sandboxaudit_exporter_events_spooled", "", ""))
 	assert.Equal(t, 1, logs.FilterLevelExact(zapcore.ErrorLevel).FilterField(zap.String("reason", "spool_full")).Len())
 	assert.Empty(t, readLines(t, sc.Path))
+}
+
+// TestDefaultsReturnFullSpoolToCaller: with the default config (no
+// sending_queue) a push is synchronous, so a full spool's error reaches
+// whoever called ConsumeLogs (the receiver turns it into a 503). Here the
+// endpoint refuses us (401), which sends the lines to the spool without
+// retries, and the spool has no room. With the queue enabled the same
+// failure stays inside the collector: ConsumeLogs returns nil and only the
+// metric and the log tell.
+func TestDefaultsReturnFullSpoolToCaller(t *testing.T) {
+	for _, queue := range []bool{false, true} {
+		t.Run(fmt.Sprintf("sending_queue=%v", queue), func(t *testing.T) {
+			rec := newRecorder(t, func(int) int { return http.StatusUnauthorized })
+			dir := t.TempDir()
+			cfg := createDefaultConfig().(*Config)
+			if queue {
+				cfg.QueueConfig.GetOrInsertDefault()
+			}
+			withFile(cfg, filepath.Join(dir, "events.jsonl"), auditevent.PolicyOverride{})
+			hc := withHTTP(cfg, rec.srv.URL, "ndjson", auditevent.PolicyOverride{})
+			sc := hc.Spool.GetOrInsertDefault()
+			sc.Path = filepath.Join(dir, "spool.jsonl")
+			sc.MaxSize = 100 // smaller than one canonical line
+			core, logs := observer.New(zapcore.InfoLevel)
+			te := startExportersWithLogger(t, cfg, zap.New(core))
+
+			err := te.logs.ConsumeLogs(context.Background(), buildAuditLogs())
+
+			if queue {
+				require.NoError(t, err, "the queue takes the batch and keeps the error to itself")
+				require.Eventually(t, func() bool {
+					return te.counter(t, "otelcol_sandboxaudit_exporter_events_dropped", "reason", "spool_full") == 2
+				}, 10*time.Second, 10*time.Millisecond)
+			} else {
+				require.Error(t, err)
+				assert.ErrorContains(t, err, "spool is full")
+				assert.False(t, consumererror.IsPermanent(err), "the caller may retry once the spool drains")
+				assert.Equal(t, int64(2), te.counter(t, "otelcol_sandboxaudit_exporter_events_dropped", "reason", "spool_full"))
+			}
+			assert.Len(t, rec.snapshot(), 1, "a 401 is not retried")
+			assert.Len(t, readLines(t, filepath.Join(dir, "events.jsonl")), 2, "the file sink has the batch")
+			assert.Empty(t, readLines(t, sc.Path))
+			assert.Equal(t, 1, logs.FilterLevelExact(zapcore.ErrorLevel).FilterField(zap.Int("status", 401)).Len())
+			assert.Zero(t, te.counter(t, "otelcol_sandboxaudit_exporter_events_dropped", "reason", "http_4xx"))
+		})
+	}
+}
+
+// TestHTTPEndpointRefusalSpoolsAndReplays: an endpoint that refuses us
+// (403) does not lose events: they are spooled and delivered, in order,
+// once it accepts them again.
+func TestHTTPEndpointRefusalSpoolsAndReplays(t *testing.T) {
+	var allowed atomic.Bool
+	rec := newRecorder(t, func(int) int {
+		if allowed.Load() {
+			return http.StatusOK
+		}
+		return http.StatusForbidden
+	})
+	cfg := syncConfig()
+	hc := withHTTP(cfg, rec.srv.URL, "ndjson", auditevent.PolicyOverride{})
+	sc := hc.Spool.GetOrInsertDefault()
+	sc.Path = filepath.Join(t.TempDir(), "spool.jsonl")
+	sc.ReplayInterval = 20 * time.Millisecond
+	te := startExporters(t, cfg)
+
+	require.NoError(t, te.traces.ConsumeTraces(context.Background(), buildTraces(t, sampleSpans()...)))
+	assert.Equal(t, int64(6), te.counter(t, "otelcol_sandboxaudit_exporter_events_spooled", "", ""))
+	require.Eventually(t, func() bool { return len(rec.snapshot()) >= 3 }, 10*time.Second, 5*time.Millisecond,
+		"the replayer keeps knocking")
+	assert.Zero(t, te.counter(t, "otelcol_sandboxaudit_exporter_events_dropped", "", ""))
+
+	allowed.Store(true)
+	require.Eventually(t, func() bool {
+		return te.counter(t, "otelcol_sandboxaudit_exporter_events_replayed", "", "") == 6
+	}, 10*time.Second, 10*time.Millisecond)
+	assert.Equal(t, strings.Join(expectedDefault(t), ""), rec.acceptedBodies())
+	assert.Zero(t, te.counter(t, "otelcol_sandboxaudit_exporter_events_dropped", "", ""))
 }

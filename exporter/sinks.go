@@ -19,8 +19,9 @@ import (
 const maxPooledBuf = 16 << 20
 
 // bufPool recycles a sink's encode buffers. Pushes can run concurrently
-// (sending_queue num_consumers > 1), so the one-buffer-per-sink reuse goes
-// through a pool rather than a single field.
+// (several upstream callers without a queue, or sending_queue
+// num_consumers > 1), so the one-buffer-per-sink reuse goes through a pool
+// rather than a single field.
 type bufPool struct{ p sync.Pool }
 
 func (b *bufPool) get() *[]byte {

@@ -119,7 +119,8 @@ func (o httpObserver) Dropped(ctx context.Context, n int, reason string) {
 }
 
 // Refused lines are handed back as an error; with exporterhelper's retry
-// off nothing resends them, so they are dropped as far as we can tell.
+// off the exporter never resends them, so they are dropped as far as it can
+// tell (a client that gets the receiver's 503 may send them again).
 func (o httpObserver) Refused(ctx context.Context, n int, reason string) {
 	o.t.dropped(ctx, reason, n)
 }

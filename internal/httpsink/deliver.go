@@ -15,7 +15,8 @@ type delivery struct {
 	dropped int   // lines refused with a permanent status
 	permErr error // the permanent errors, joined (nil if none)
 	// rest is the undelivered suffix of the input (restN lines) and err
-	// why: retries exhausted, or ctx done.
+	// why: retries exhausted, the endpoint refusing us (a *StatusError
+	// whose EndpointRefused is true), or ctx done.
 	rest  []byte
 	restN int
 	err   error
@@ -27,7 +28,8 @@ type delivery struct {
 // deliver sends lines in requests of the configured shape, each retried per
 // s.set.Retry. Requests go out in order; the first request that cannot be
 // delivered ends the run and it and everything after it are returned as
-// rest. A permanently refused request is dropped and the run goes on.
+// rest. A request whose content is refused (StatusError.Permanent) is
+// dropped and the run goes on.
 func (s *Sink) deliver(ctx context.Context, lines []byte) (d delivery) {
 	refusals := 0
 	defer func() {
@@ -42,7 +44,7 @@ func (s *Sink) deliver(ctx context.Context, lines []byte) (d delivery) {
 		switch {
 		case err == nil:
 			d.acked += n
-		case errors.As(err, &se) && !se.Retryable():
+		case errors.As(err, &se) && se.Permanent():
 			d.dropped += n
 			refusals++
 			if d.permErr == nil {
@@ -58,9 +60,10 @@ func (s *Sink) deliver(ctx context.Context, lines []byte) (d delivery) {
 	return d
 }
 
-// postWithRetry posts body until it is acknowledged, refused permanently,
-// the retry budget is spent or ctx is done. notBefore is set when the last
-// answer carried a Retry-After the budget could not wait for.
+// postWithRetry posts body until it is acknowledged, refused (content or
+// endpoint: retrying at once cannot help either), the retry budget is
+// spent or ctx is done. notBefore is set when the last answer carried a
+// Retry-After the loop did not wait for.
 func (s *Sink) postWithRetry(ctx context.Context, body []byte) (notBefore time.Time, err error) {
 	bo := newBackoff(s.set.Retry, time.Now())
 	for {
@@ -70,8 +73,14 @@ func (s *Sink) postWithRetry(ctx context.Context, body []byte) (notBefore time.T
 		}
 		var se *StatusError
 		isStatus := errors.As(err, &se)
-		if isStatus && !se.Retryable() {
+		if isStatus && se.Permanent() {
 			return time.Time{}, err
+		}
+		if isStatus && se.EndpointRefused() {
+			if se.RetryAfter > 0 {
+				notBefore = time.Now().Add(se.RetryAfter)
+			}
+			return notBefore, err
 		}
 		if ctx.Err() != nil {
 			return time.Time{}, interrupted(ctx, err)

@@ -95,3 +95,26 @@ func TestSettingsValidation(t *testing.T) {
 	require.NotContains(t, err.Error(), "hunter2")
 	require.NotContains(t, err.Error(), "sekrit")
 }
+
+func TestValidateEndpoint(t *testing.T) {
+	for _, ok := range []string{"http://127.0.0.1:8088/v1/sandbox/events", "https://audit.example.com", "http://[::1]:80/x?k=v"} {
+		require.NoError(t, ValidateEndpoint(ok), ok)
+	}
+	for endpoint, want := range map[string]string{
+		"":                    "must be set",
+		"ftp://127.0.0.1/x":   `must be an absolute http:// or https:// URL, got "ftp://127.0.0.1/x"`,
+		"/v1/sandbox/events":  "must be an absolute http:// or https:// URL",
+		"http:///no-host":     "must be an absolute http:// or https:// URL",
+		"http://[::1/x":       "not a valid URL: missing ']' in host",
+		"https://a b.example": "not a valid URL: invalid character",
+	} {
+		require.ErrorContains(t, ValidateEndpoint(endpoint), want, "%q", endpoint)
+	}
+	// The error never repeats credentials from the URL.
+	for _, endpoint := range []string{"gopher://user:hunter2@host/x?token=sekrit", "http://user:hunter2@[::1/x?token=sekrit"} {
+		err := ValidateEndpoint(endpoint)
+		require.Error(t, err)
+		require.NotContains(t, err.Error(), "hunter2")
+		require.NotContains(t, err.Error(), "sekrit")
+	}
+}

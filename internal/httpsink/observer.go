@@ -4,9 +4,15 @@ import "context"
 
 // Drop and refusal reasons passed to Observer.
 const (
-	// ReasonHTTP4xx: the endpoint answered a 4xx other than 429; the lines
+	// ReasonHTTP4xx: the endpoint refused the content (a 4xx that is
+	// neither 429 nor endpoint-level, see StatusError.Permanent); the lines
 	// would fail forever, so they are dropped.
 	ReasonHTTP4xx = "http_4xx"
+	// ReasonEndpointRefused: the endpoint refuses us whatever we send
+	// (StatusError.EndpointRefused) and no spool is configured to keep the
+	// lines, so they are handed back. With a spool they are spooled
+	// (Observer.Spooled) and never dropped.
+	ReasonEndpointRefused = "http_endpoint_refused"
 	// ReasonSpoolFull: delivery failed and the spool refused the lines
 	// because it is at its size limit.
 	ReasonSpoolFull = "spool_full"
@@ -27,7 +33,8 @@ type Observer interface {
 	Spooled(ctx context.Context, n int)
 	// Replayed counts spooled lines the endpoint acknowledged.
 	Replayed(ctx context.Context, n int)
-	// Dropped counts lines that are gone for good (permanent HTTP errors).
+	// Dropped counts lines that are gone for good (content refused by the
+	// endpoint).
 	Dropped(ctx context.Context, n int, reason string)
 	// Refused counts lines handed back to the caller with an error because
 	// they could be neither delivered nor spooled.

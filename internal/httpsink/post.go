@@ -49,15 +49,70 @@ func (e *StatusError) Error() string {
 	return msg
 }
 
-// Retryable reports whether the same request may succeed later.
-func (e *StatusError) Retryable() bool { return retryableStatus(e.Code) }
+// Retryable reports whether the same request may succeed later, by itself
+// or once an operator fixes the endpoint's configuration: every answer but
+// a content-level 4xx (see Permanent).
+func (e *StatusError) Retryable() bool { return classify(e.Code) != classContent }
 
-// retryableStatus: every non-2xx answer except a 4xx other than 429. A 4xx
-// says the request itself is wrong and would fail forever; anything else
-// (429, 5xx, an unfollowed 3xx from a misconfigured endpoint) may succeed
-// later or after an operator fixes the configuration, so the lines are kept.
-func retryableStatus(code int) bool {
-	return code == http.StatusTooManyRequests || code < 400 || code > 499
+// Permanent reports whether the endpoint refused the request's content:
+// the same lines would fail forever, so they are dropped (visibly).
+func (e *StatusError) Permanent() bool { return classify(e.Code) == classContent }
+
+// EndpointRefused reports whether the endpoint (or a proxy in front of it)
+// refuses us whatever we send: credentials, path, method or proxy are
+// wrong. The lines are not at fault and are kept; retrying at once would
+// not help, so the live path spools them without retries.
+func (e *StatusError) EndpointRefused() bool { return classify(e.Code) == classEndpoint }
+
+// statusClass says what a non-2xx answer means for the lines sent.
+type statusClass int
+
+const (
+	// classRetry: 429, 5xx, or a 3xx we did not follow (see
+	// withSafeRedirects). The endpoint may take the same request shortly:
+	// retried with backoff, then spooled.
+	classRetry statusClass = iota
+	// classEndpoint: the endpoint refuses every request until its
+	// configuration (or ours) changes. Spooled at once and replayed with
+	// backoff; never dropped, so an expired token or a misrouted proxy
+	// cannot wipe a spool after an outage.
+	classEndpoint
+	// classContent: every other 4xx (400, 409, 411, 413, 415, 422, …).
+	// This content would fail forever: dropped visibly, so one bad batch
+	// cannot block the spool behind it.
+	classContent
+)
+
+// classify sorts a non-2xx status code. The endpoint-level 4xx codes are:
+//
+//	401 Unauthorized, 407 Proxy Authentication Required: credentials
+//	    missing, expired or wrong
+//	403 Forbidden: credentials lack the permission
+//	404 Not Found, 405 Method Not Allowed, 410 Gone: wrong path or a
+//	    route that moved (a misrouted proxy answers these too)
+//	408 Request Timeout: the server gave up waiting; says nothing about
+//	    the content
+//	421 Misdirected Request: a proxy or load balancer routed us to the
+//	    wrong server
+//	426 Upgrade Required: the server wants another protocol (e.g. TLS)
+//
+// A WAF that answers 403 to one event's content is indistinguishable from
+// a revoked token; keeping is the safe side: the spool waits, an ERROR log
+// names the status each round, and the operator can inspect the spool.
+func classify(code int) statusClass {
+	switch code {
+	case http.StatusTooManyRequests:
+		return classRetry
+	case http.StatusUnauthorized, http.StatusForbidden, http.StatusNotFound,
+		http.StatusMethodNotAllowed, http.StatusProxyAuthRequired,
+		http.StatusRequestTimeout, http.StatusGone, http.StatusMisdirectedRequest,
+		http.StatusUpgradeRequired:
+		return classEndpoint
+	}
+	if code >= 400 && code <= 499 {
+		return classContent
+	}
+	return classRetry
 }
 
 // withSafeRedirects returns a copy of c that follows a redirect only when it
@@ -141,7 +196,7 @@ func (p poster) post(ctx context.Context, body []byte) error {
 		return nil
 	}
 	se := &StatusError{Code: resp.StatusCode, URL: p.safeURL}
-	if retryableStatus(resp.StatusCode) {
+	if se.Retryable() {
 		se.RetryAfter = parseRetryAfter(resp.Header.Get("Retry-After"), time.Now())
 	}
 	head, _ := io.ReadAll(io.LimitReader(resp.Body, excerptReadBytes))

@@ -11,9 +11,10 @@ import (
 // runReplayer sends the spool in rounds until ctx ends. A round runs when
 // the timer fires, or at once when lines were spooled while the endpoint is
 // believed up (a caller's deadline, not an outage, sent them there). A
-// failed round marks the endpoint down and doubles the pause, from
-// ReplayInterval up to max(ReplayInterval, Retry.MaxInterval), and never
-// earlier than the server's Retry-After.
+// failed round (network error, 429, 5xx, or the endpoint refusing us) marks
+// the endpoint down and doubles the pause, from ReplayInterval up to
+// max(ReplayInterval, Retry.MaxInterval), and never earlier than the
+// server's Retry-After. The lines stay in the spool.
 func (s *Sink) runReplayer(ctx context.Context) {
 	defer close(s.replayerDone)
 	failures := 0
@@ -29,16 +30,23 @@ func (s *Sink) runReplayer(ctx context.Context) {
 			}
 		case <-timer.C:
 		}
-		ok := s.replayRound(ctx)
+		err := s.replayRound(ctx)
 		if ctx.Err() != nil {
 			return
 		}
-		if ok {
+		if err == nil {
 			failures = 0
 		} else {
 			failures++
 		}
-		timer.Reset(s.nextRoundIn(failures, time.Now()))
+		wait := s.nextRoundIn(failures, time.Now())
+		if se := endpointRefusal(err); se != nil {
+			// Once per round: at most one line per capped backoff step.
+			s.logEndpointRefused(se, "replay", zap.String("outcome", "kept in the spool"),
+				zap.Int64("spool_bytes", s.spool.Size()),
+				zap.Duration("next_attempt_in", wait), zap.Int("failed_rounds", failures))
+		}
+		timer.Reset(wait)
 	}
 }
 
@@ -61,11 +69,11 @@ func (s *Sink) nextRoundIn(failures int, now time.Time) time.Duration {
 
 // replayRound sends the spool, oldest line first, one request at a time
 // without retries: the first failure ends the round (the next round is the
-// retry). It reports whether the round ended without a delivery failure.
-func (s *Sink) replayRound(ctx context.Context) bool {
+// retry). It returns the delivery failure that ended the round, if any.
+func (s *Sink) replayRound(ctx context.Context) error {
 	if !s.spool.Pending() {
 		s.markUp()
-		return true
+		return nil
 	}
 	sent, err := s.spool.Replay(ctx, s.set.MaxBatchLines, s.set.MaxBatchBytes, s.replaySend)
 	s.observeSpoolSize()
@@ -75,10 +83,10 @@ func (s *Sink) replayRound(ctx context.Context) bool {
 		if s.spool.Pending() {
 			s.kick() // lines arrived during the round
 		}
-		return true
+		return nil
 	}
 	if ctx.Err() != nil {
-		return false
+		return err
 	}
 	var se *StatusError
 	var notBefore time.Time
@@ -87,12 +95,14 @@ func (s *Sink) replayRound(ctx context.Context) bool {
 	}
 	s.markDown(err, notBefore)
 	s.set.Logger.Debug("spool replay round stopped", zap.Int("lines", sent), zap.Error(err))
-	return false
+	return err
 }
 
 // replaySend is the spool's send callback: one POST per batch (one line per
-// batch in event format). A permanent refusal drops the batch visibly and
-// acknowledges it: kept, it would block the spool forever.
+// batch in event format). A refusal of the content (StatusError.Permanent)
+// drops the batch visibly and acknowledges it: kept, it would block the
+// spool forever. Every other failure, the endpoint refusing us included,
+// ends the round with the batch still in the spool.
 func (s *Sink) replaySend(ctx context.Context, batch []byte, lines int) error {
 	err := s.poster.post(ctx, batch)
 	if err == nil {
@@ -100,7 +110,7 @@ func (s *Sink) replaySend(ctx context.Context, batch []byte, lines int) error {
 		return nil
 	}
 	var se *StatusError
-	if errors.As(err, &se) && !se.Retryable() {
+	if errors.As(err, &se) && se.Permanent() {
 		s.dropped(ctx, lines, se, "replay")
 		return nil
 	}

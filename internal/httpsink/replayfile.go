@@ -16,8 +16,9 @@ import (
 // interrupted run resumes where it stopped.
 //
 // Unlike the background replayer it drops nothing: the first request that
-// fails for good, permanent 4xx included, stops the run and the lines stay
-// in the file for the operator to inspect. set.Spool is ignored. It returns
+// fails for good (retries spent, or any 4xx but 429: a refused content
+// included, and an endpoint refusing us is not retried) stops the run and
+// the lines stay in the file for the operator to inspect. set.Spool is ignored. It returns
 // the number of lines delivered.
 func ReplayFile(ctx context.Context, path string, set Settings) (sent int, err error) {
 	set.Spool = nil

@@ -1,12 +1,26 @@
 // Package httpsink delivers canonical JSONL audit lines to an HTTP endpoint.
 //
 // Lines arrive already policy-applied and encoded; the package works on bytes
-// only. Delivery is at-least-once: a POST that fails with 429, 5xx or a
-// network error is retried with exponential backoff (honouring Retry-After);
-// when the retries are exhausted the undelivered lines go to a local spool
-// that a background replayer sends, in order, once the endpoint answers
-// again. Other 4xx answers are permanent: retrying or spooling them would
-// fail forever, so those lines are dropped visibly (error, log, metric).
+// only. Delivery is at-least-once. What a failed POST means for its lines:
+//
+//   - 429, 5xx, an unfollowed 3xx or a network error: retried with
+//     exponential backoff (honouring Retry-After); when the retries are
+//     exhausted the lines go to a local spool that a background replayer
+//     sends, in order, once the endpoint answers again.
+//   - 401, 403, 404, 405, 407, 408, 410, 421, 426: the endpoint refuses us
+//     whatever we send (expired token, missing permission, wrong path,
+//     misrouted proxy). The lines are not at fault: they are spooled at
+//     once (no live retries), the replayer keeps them and backs off as for
+//     a 5xx, and each refused attempt is logged at ERROR with the status.
+//     Without a spool they are handed back to the caller. They are never
+//     dropped, so an expired token cannot wipe a spool.
+//   - Any other 4xx (400, 409, 411, 413, 415, 422, …): the endpoint refuses
+//     the content, which would fail forever; those lines are dropped
+//     visibly (error, ERROR log, Observer.Dropped with ReasonHTTP4xx), live
+//     and on replay, so they cannot block the spool behind them.
+//
+// Logs and errors name the endpoint without userinfo or query, the status
+// and the start of the response; never request headers, tokens or bodies.
 package httpsink
 
 import (
@@ -93,12 +107,8 @@ func (s Settings) withDefaults() (Settings, error) {
 	if err := s.Format.Validate(); err != nil {
 		return s, err
 	}
-	u, err := url.Parse(s.Endpoint)
-	if err != nil {
-		return s, fmt.Errorf("endpoint: %w", errors.Unwrap(err))
-	}
-	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return s, fmt.Errorf("endpoint %q is not an absolute http(s) URL", safeURL(u))
+	if err := ValidateEndpoint(s.Endpoint); err != nil {
+		return s, fmt.Errorf("endpoint: %w", err)
 	}
 	if s.Client == nil {
 		s.Client = &http.Client{Timeout: DefaultClientTimeout}
@@ -126,6 +136,25 @@ func (s Settings) withDefaults() (Settings, error) {
 		s.Observer = NopObserver{}
 	}
 	return s, nil
+}
+
+// ValidateEndpoint reports whether endpoint is an absolute http:// or
+// https:// URL with a host, the only thing a Sink can POST to. The error
+// does not name the key (the caller does) and never repeats the URL's
+// userinfo or query, which may carry credentials.
+func ValidateEndpoint(endpoint string) error {
+	if endpoint == "" {
+		return errors.New("must be set")
+	}
+	u, err := url.Parse(endpoint)
+	if err != nil {
+		// *url.Error repeats the whole URL; keep only the cause.
+		return fmt.Errorf("not a valid URL: %w", errors.Unwrap(err))
+	}
+	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("must be an absolute http:// or https:// URL, got %q", safeURL(u))
+	}
+	return nil
 }
 
 // safeURL renders u for logs and errors: scheme, host and path only. The

@@ -24,8 +24,8 @@ var ErrShutdown = errors.New("httpsink: sink is shut down")
 // batch, so it returns the error upstream, or with its queue on the queue
 // logs and drops the batch; both are counted.)
 type RefusedError struct {
-	// Reason is ReasonSpoolFull, ReasonSpoolError, ReasonNoSpool or
-	// ReasonShutdown.
+	// Reason is ReasonSpoolFull, ReasonSpoolError, ReasonNoSpool,
+	// ReasonEndpointRefused or ReasonShutdown.
 	Reason string
 	// Done is how many leading lines of the batch are settled (delivered,
 	// or dropped with a permanent error); Remaining is how many trailing
@@ -165,9 +165,14 @@ func (s *Sink) enter() bool {
 //   - Otherwise they are POSTed with retries. What cannot be delivered
 //     (retries exhausted, ctx done, Shutdown) is appended to the spool and
 //     Send returns nil.
-//   - Lines the endpoint refuses permanently (4xx other than 429) are
-//     dropped, counted and logged; Send returns a consumererror.Permanent
-//     naming the status and an excerpt of the response.
+//   - When the endpoint refuses us (401, 403, 404, 405, 407, 408, 410,
+//     421, 426: see StatusError.EndpointRefused) the lines are spooled at
+//     once, without retries, the endpoint is marked down and an ERROR log
+//     names the status; Send returns nil.
+//   - Lines whose content the endpoint refuses (any other 4xx but 429)
+//     are dropped, counted and logged; Send returns a
+//     consumererror.Permanent naming the status and an excerpt of the
+//     response.
 //   - Lines that can be neither delivered nor spooled (no spool, spool
 //     full or failing) are returned as a retryable *RefusedError.
 func (s *Sink) Send(ctx context.Context, lines []byte, n int) error {
@@ -206,13 +211,25 @@ func (s *Sink) Send(ctx context.Context, lines []byte, n int) error {
 	}
 
 	done := n - d.restN
+	refusal := endpointRefusal(d.err)
 	if s.spool == nil {
-		s.set.Observer.Refused(ctx, d.restN, ReasonNoSpool)
-		s.set.Logger.Warn("HTTP delivery failed and no spool is configured; lines handed back to the queue",
-			zap.String("endpoint", s.poster.safeURL), zap.Int("lines", d.restN), zap.Error(d.err))
+		reason := ReasonNoSpool
+		if refusal != nil {
+			reason = ReasonEndpointRefused
+			s.logEndpointRefused(refusal, "live", zap.Int("lines", d.restN),
+				zap.String("outcome", "no spool: handed back to the caller"))
+		} else {
+			s.set.Logger.Warn("HTTP delivery failed and no spool is configured; lines handed back to the caller",
+				zap.String("endpoint", s.poster.safeURL), zap.Int("lines", d.restN), zap.Error(d.err))
+		}
+		s.set.Observer.Refused(ctx, d.restN, reason)
 		// permErr is not wrapped: wrapping would make the whole error
 		// permanent and the refused lines would be dropped upstream.
-		return &RefusedError{Reason: ReasonNoSpool, Done: done, Remaining: d.restN, Err: joinText(d.err, d.permErr)}
+		return &RefusedError{Reason: reason, Done: done, Remaining: d.restN, Err: joinText(d.err, d.permErr)}
+	}
+	if refusal != nil {
+		s.logEndpointRefused(refusal, "live", zap.Int("lines", d.restN),
+			zap.String("outcome", "spooled; replayed with backoff until the endpoint accepts them"))
 	}
 	if ctx.Err() == nil && s.stopCtx.Err() == nil {
 		// The endpoint failed (not the caller giving up): later Sends
@@ -260,7 +277,27 @@ func joinText(err, other error) error {
 	return fmt.Errorf("%w (also: %v)", err, other)
 }
 
-// dropped records lines the endpoint refused permanently.
+// endpointRefusal returns err's *StatusError when it says the endpoint
+// refuses us (StatusError.EndpointRefused), else nil.
+func endpointRefusal(err error) *StatusError {
+	var se *StatusError
+	if errors.As(err, &se) && se.EndpointRefused() {
+		return se
+	}
+	return nil
+}
+
+// logEndpointRefused says, at ERROR, that the endpoint refuses us: the
+// operator has to act (token, path, proxy). It names the status and the
+// start of the response, never the request's headers or body.
+func (s *Sink) logEndpointRefused(se *StatusError, path string, fields ...zap.Field) {
+	s.set.Logger.Error("HTTP endpoint refuses the requests whatever they hold (check credentials, path and proxy)",
+		append([]zap.Field{zap.String("endpoint", se.URL), zap.Int("status", se.Code),
+			zap.String("response", se.Excerpt), zap.String("reason", ReasonEndpointRefused),
+			zap.String("path", path)}, fields...)...)
+}
+
+// dropped records lines whose content the endpoint refused.
 func (s *Sink) dropped(ctx context.Context, n int, se *StatusError, path string) {
 	reason := ReasonHTTP4xx
 	s.set.Observer.Dropped(ctx, n, reason)
@@ -295,7 +332,8 @@ func (s *Sink) markDown(cause error, notBefore time.Time) {
 		s.notBefore = notBefore
 	}
 	s.stateMu.Unlock()
-	if !was {
+	// An endpoint refusal has its own ERROR line.
+	if !was && endpointRefusal(cause) == nil {
 		s.set.Logger.Warn("HTTP endpoint unavailable; spooling until it answers again",
 			zap.String("endpoint", s.poster.safeURL), zap.Error(cause))
 	}

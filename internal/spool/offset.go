@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"github.com/sandboxaudit/sandboxaudit/internal/fsutil"
 )
 
 // offsetRecord is the sidecar's content. Offset is the byte offset of the
@@ -51,7 +53,7 @@ func writeOffset(path string, rec offsetRecord) error {
 	}
 	_, err = f.Write(b)
 	if err == nil {
-		err = fdatasync(f)
+		err = fsutil.Fdatasync(f)
 	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
@@ -62,5 +64,5 @@ func writeOffset(path string, rec offsetRecord) error {
 	if err := os.Rename(tmp, path); err != nil {
 		return err
 	}
-	return syncDir(filepath.Dir(path))
+	return fsutil.SyncDir(filepath.Dir(path))
 }

@@ -8,6 +8,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+
+	"github.com/sandboxaudit/sandboxaudit/internal/fsutil"
 )
 
 // readBufferSize bounds the read-ahead of Replay. Lines longer than this
@@ -238,7 +240,7 @@ func (s *Spool) rewrite() error {
 	done = true
 	_ = f.Close() // renamed over; nothing more is read from or written to it
 	s.f, s.ino, s.end, s.ack = tmp, ino, s.end-ack, 0
-	if err := syncDir(filepath.Dir(s.path)); err != nil {
+	if err := fsutil.SyncDir(filepath.Dir(s.path)); err != nil {
 		s.sidecarStale = true
 		return err
 	}

@@ -27,6 +27,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/sandboxaudit/sandboxaudit/internal/fsutil"
 )
 
 var (
@@ -103,7 +105,13 @@ func Open(ctx context.Context, opts Options) (*Spool, error) {
 	if err != nil {
 		return nil, fmt.Errorf("spool: %w", err)
 	}
-	if err := mkdirAll(filepath.Dir(path)); err != nil {
+	// Sync each parent that gained an entry, so the spool's directory
+	// survives a power loss along with the data written into it.
+	created, err := fsutil.MkdirAll(filepath.Dir(path))
+	if err == nil {
+		err = fsutil.SyncParents(created)
+	}
+	if err != nil {
 		return nil, fmt.Errorf("spool: create directory for %s: %w", path, err)
 	}
 	s := &Spool{
@@ -166,7 +174,7 @@ func (s *Spool) open() error {
 		return fmt.Errorf("spool: open %s: %w", s.path, err)
 	}
 	s.f = f
-	if err := syncDir(filepath.Dir(s.path)); err != nil {
+	if err := fsutil.SyncDir(filepath.Dir(s.path)); err != nil {
 		return fmt.Errorf("spool: sync directory of %s: %w", s.path, err)
 	}
 	fi, err := f.Stat()
@@ -225,7 +233,7 @@ func saveSection(path string, src *os.File, off, n int64) error {
 		err = cerr
 	}
 	if err == nil {
-		err = syncDir(filepath.Dir(path))
+		err = fsutil.SyncDir(filepath.Dir(path))
 	}
 	return err
 }
@@ -310,7 +318,7 @@ func (s *Spool) Append(ctx context.Context, lines []byte) error {
 	if _, err := s.f.Write(lines); err != nil {
 		return s.rollbackLocked(fmt.Errorf("spool %s: write: %w", s.path, err))
 	}
-	if err := fdatasync(s.f); err != nil {
+	if err := fsutil.Fdatasync(s.f); err != nil {
 		// After a failed sync the page cache cannot be trusted to reach the
 		// disk; drop the lines so the caller's error is the whole truth.
 		return s.rollbackLocked(fmt.Errorf("spool %s: sync: %w", s.path, err))

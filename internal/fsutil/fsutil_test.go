@@ -1,0 +1,60 @@
+package fsutil
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestMkdirAllCreatesPrivateDirsOutermostFirst(t *testing.T) {
+	base := t.TempDir()
+	dir := filepath.Join(base, "a", "b", "c")
+
+	created, err := MkdirAll(dir)
+	require.NoError(t, err)
+	require.Equal(t, []string{
+		filepath.Join(base, "a"),
+		filepath.Join(base, "a", "b"),
+		filepath.Join(base, "a", "b", "c"),
+	}, created)
+	for _, d := range created {
+		fi, err := os.Stat(d)
+		require.NoError(t, err)
+		require.True(t, fi.IsDir())
+		require.Equal(t, os.FileMode(0o700), fi.Mode().Perm(), d)
+	}
+	require.NoError(t, SyncParents(created))
+
+	// Existing directories are not reported again.
+	created, err = MkdirAll(dir)
+	require.NoError(t, err)
+	require.Empty(t, created)
+}
+
+func TestMkdirAllRefusesAFileInTheWay(t *testing.T) {
+	base := t.TempDir()
+	blocker := filepath.Join(base, "blocker")
+	require.NoError(t, os.WriteFile(blocker, nil, 0o600))
+
+	_, err := MkdirAll(blocker)
+	require.ErrorContains(t, err, "blocker exists and is not a directory")
+	_, err = MkdirAll(filepath.Join(blocker, "sub"))
+	require.ErrorContains(t, err, "not a directory")
+}
+
+func TestSyncDirAndFdatasync(t *testing.T) {
+	dir := t.TempDir()
+	f, err := os.OpenFile(filepath.Join(dir, "x"), os.O_RDWR|os.O_CREATE, 0o600)
+	require.NoError(t, err)
+	defer f.Close()
+	_, err = f.WriteString("line\n")
+	require.NoError(t, err)
+	require.NoError(t, Fdatasync(f))
+	require.NoError(t, SyncDir(dir))
+
+	require.Error(t, SyncDir(filepath.Join(dir, "missing")))
+	require.NoError(t, f.Close())
+	require.Error(t, Fdatasync(f), "a closed file cannot be synced")
+}
