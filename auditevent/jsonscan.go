@@ -556,7 +556,7 @@ func (p *parser) skipNumber() error {
 		// in an ignored field is harmless, in data or duration_ms it is not.
 		return nil
 	}
-	if n := len(tok); n > maxIntDigits && !(n == maxIntDigits+1 && tok[0] == '-') {
+	if n := len(tok); n > maxIntDigits && (n != maxIntDigits+1 || tok[0] != '-') {
 		return &valueError{msg: fmt.Sprintf("integer longer than %d digits", maxIntDigits)}
 	}
 	return nil

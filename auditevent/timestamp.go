@@ -157,7 +157,7 @@ func parseTimestamp(s []byte) (Timestamp, bool) {
 	day, ok3 := digits(s[8:10])
 	hour, ok4 := digits(s[11:13])
 	minute, ok5 := digits(s[14:16])
-	if !(ok1 && ok2 && ok3 && ok4 && ok5) || year < 1 || month < 1 || month > 12 ||
+	if !ok1 || !ok2 || !ok3 || !ok4 || !ok5 || year < 1 || month < 1 || month > 12 ||
 		day < 1 || day > daysIn(year, month) || hour > 23 || minute > 59 {
 		return Timestamp{}, false
 	}

@@ -138,7 +138,7 @@ func postEvent(t *testing.T, url, body string) {
 	client := &http.Client{Timeout: 10 * time.Second}
 	resp, err := client.Post(url, "application/json", strings.NewReader(body))
 	require.NoError(t, err)
-	resp.Body.Close()
+	require.NoError(t, resp.Body.Close())
 	require.Less(t, resp.StatusCode, 300, "POST %s: status %d", url, resp.StatusCode)
 }
 

@@ -51,7 +51,7 @@ func runMain(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, "e2e:", err)
 		return 1
 	}
-	defer os.RemoveAll(dir)
+	defer func() { _ = os.RemoveAll(dir) }()
 	bins = binaries{
 		collector: filepath.Join(dir, "otelcol-sandboxaudit"),
 		cli:       filepath.Join(dir, "sandboxaudit"),
@@ -123,7 +123,7 @@ func startCollector(t *testing.T, name, dir, config string) *collector {
 	c := &collector{name: name, cmd: cmd, log: logPath, done: make(chan struct{})}
 	go func() {
 		c.err = cmd.Wait()
-		logFile.Close()
+		_ = logFile.Close()
 		close(c.done)
 	}()
 	t.Cleanup(func() {
@@ -169,7 +169,7 @@ func (c *collector) waitListening(t *testing.T, addrs ...string) {
 		for {
 			conn, err := net.DialTimeout("tcp", addr, time.Second)
 			if err == nil {
-				conn.Close()
+				_ = conn.Close()
 				break
 			}
 			require.False(t, c.exited(), "%s exited before listening on %s: %v", c.name, addr, c.err)
@@ -243,7 +243,7 @@ func readEvents(t *testing.T, path string) ([]auditevent.Event, []string) {
 	t.Helper()
 	f, err := os.Open(path)
 	require.NoError(t, err)
-	defer f.Close()
+	defer func() { _ = f.Close() }()
 	var evs []auditevent.Event
 	var lines []string
 	sc := bufio.NewScanner(f)

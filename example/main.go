@@ -192,7 +192,7 @@ func run(ctx context.Context, cfg config, getenv func(string) string, out io.Wri
 
 	s, simErr := simulate(ctx, tp, cfg)
 	if s != nil {
-		fmt.Fprintf(out, "session_id=%s\ntrace_id=%s\n", s.ID(), s.TraceID())
+		_, _ = fmt.Fprintf(out, "session_id=%s\ntrace_id=%s\n", s.ID(), s.TraceID())
 	}
 	// Shutdown flushes the batch; a failed batch is only visible through
 	// the recorder, since the batcher hands export errors to the global
@@ -203,7 +203,7 @@ func run(ctx context.Context, cfg config, getenv func(string) string, out io.Wri
 	if err := errors.Join(simErr, rec.err(), shutdownErr); err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "exported %d spans\n", rec.exported())
+	_, _ = fmt.Fprintf(out, "exported %d spans\n", rec.exported())
 	return nil
 }
 

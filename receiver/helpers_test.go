@@ -107,7 +107,7 @@ func do(t testing.TB, req *http.Request) (int, http.Header, string) {
 	defer cancel()
 	resp, err := http.DefaultClient.Do(req.WithContext(ctx))
 	require.NoError(t, err)
-	defer resp.Body.Close()
+	defer func() { _ = resp.Body.Close() }()
 	b, err := io.ReadAll(resp.Body)
 	require.NoError(t, err)
 	return resp.StatusCode, resp.Header, string(b)

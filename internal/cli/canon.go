@@ -21,16 +21,16 @@ func runCanon(ctx context.Context, args []string, s Streams) int {
 		return flagStatus(err)
 	}
 	if len(rest) > 0 {
-		fmt.Fprintf(s.Stderr, "canon: unexpected arguments %q (input is read from stdin)\n", rest)
+		_, _ = fmt.Fprintf(s.Stderr, "canon: unexpected arguments %q (input is read from stdin)\n", rest)
 		return exitUsage
 	}
 	bad, err := canon(ctx, s.Stdin, s.Stdout, s.Stderr)
 	if err != nil {
-		fmt.Fprintf(s.Stderr, "canon: %v\n", err)
+		_, _ = fmt.Fprintf(s.Stderr, "canon: %v\n", err)
 		return exitProblems
 	}
 	if bad > 0 {
-		fmt.Fprintf(s.Stderr, "canon: %d bad line(s) skipped\n", bad)
+		_, _ = fmt.Fprintf(s.Stderr, "canon: %d bad line(s) skipped\n", bad)
 		return exitProblems
 	}
 	return exitOK
@@ -57,7 +57,7 @@ func canon(ctx context.Context, in io.Reader, out, errOut io.Writer) (int, error
 		}
 		if ln.tooLong {
 			bad++
-			fmt.Fprintf(errOut, "line %d: longer than %d bytes\n", ln.num, maxLineBytes)
+			_, _ = fmt.Fprintf(errOut, "line %d: longer than %d bytes\n", ln.num, maxLineBytes)
 			continue
 		}
 		if len(bytes.TrimSpace(ln.text)) == 0 {
@@ -66,7 +66,7 @@ func canon(ctx context.Context, in io.Reader, out, errOut io.Writer) (int, error
 		ev, err := auditevent.Decode(ln.text)
 		if err != nil {
 			bad++
-			fmt.Fprintf(errOut, "line %d: %v\n", ln.num, err)
+			_, _ = fmt.Fprintf(errOut, "line %d: %v\n", ln.num, err)
 			continue
 		}
 		buf = auditevent.AppendLine(buf[:0], &ev)

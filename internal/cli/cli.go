@@ -41,7 +41,7 @@ Run "sandboxaudit <command> -h" for a command's flags.
 // the process exit status.
 func Run(ctx context.Context, args []string, s Streams) int {
 	if len(args) == 0 {
-		fmt.Fprint(s.Stderr, usage)
+		_, _ = fmt.Fprint(s.Stderr, usage)
 		return exitUsage
 	}
 	switch args[0] {
@@ -52,10 +52,10 @@ func Run(ctx context.Context, args []string, s Streams) int {
 	case "replay":
 		return runReplay(ctx, args[1:], s)
 	case "help", "-h", "-help", "--help":
-		fmt.Fprint(s.Stdout, usage)
+		_, _ = fmt.Fprint(s.Stdout, usage)
 		return exitOK
 	default:
-		fmt.Fprintf(s.Stderr, "sandboxaudit: unknown command %q\n\n%s", args[0], usage)
+		_, _ = fmt.Fprintf(s.Stderr, "sandboxaudit: unknown command %q\n\n%s", args[0], usage)
 		return exitUsage
 	}
 }

@@ -35,7 +35,7 @@ func newFlagSet(name, synopsis string, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: sandboxaudit %s\n", synopsis)
+		_, _ = fmt.Fprintf(stderr, "usage: sandboxaudit %s\n", synopsis)
 		fs.PrintDefaults()
 	}
 	return fs

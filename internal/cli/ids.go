@@ -25,10 +25,10 @@ func checkIDs(e *auditevent.Event) []string {
 		probs = append(probs, "span_id: "+msg)
 	}
 	if e.ParentSpanID != nil {
-		switch p := *e.ParentSpanID; {
-		case p == "":
+		switch p := *e.ParentSpanID; p {
+		case "":
 			probs = append(probs, "parent_span_id: empty string (want null for no parent)")
-		case p == e.SpanID:
+		case e.SpanID:
 			probs = append(probs, "parent_span_id: equals span_id")
 		default:
 			if msg := otelShaped(p, 16); msg != "" {

@@ -31,11 +31,11 @@ func runReplay(ctx context.Context, args []string, s Streams) int {
 		return flagStatus(err)
 	}
 	if err := o.headers.check(); err != nil {
-		fmt.Fprintf(s.Stderr, "replay: %v\n", err)
+		_, _ = fmt.Fprintf(s.Stderr, "replay: %v\n", err)
 		return exitUsage
 	}
 	if o.retryFor < 0 {
-		fmt.Fprintf(s.Stderr, "replay: --retry-for must be >= 0, got %s\n", o.retryFor)
+		_, _ = fmt.Fprintf(s.Stderr, "replay: --retry-for must be >= 0, got %s\n", o.retryFor)
 		return exitUsage
 	}
 	if len(rest) != 1 || o.endpoint == "" {

@@ -24,15 +24,15 @@ import (
 func replay(ctx context.Context, o replayOptions, s Streams) int {
 	set, err := o.settings(ctx)
 	if err != nil {
-		fmt.Fprintf(s.Stderr, "replay: %v\n", err)
+		_, _ = fmt.Fprintf(s.Stderr, "replay: %v\n", err)
 		return exitUsage
 	}
 	sent, err := httpsink.ReplayFile(ctx, o.spool, set)
 	if err != nil {
-		fmt.Fprintf(s.Stderr, "replay: %v\n", err)
+		_, _ = fmt.Fprintf(s.Stderr, "replay: %v\n", err)
 		return exitProblems
 	}
-	fmt.Fprintf(s.Stdout, "replay: sent %d line(s) from %s to %s\n", sent, o.spool, redactURL(o.endpoint))
+	_, _ = fmt.Fprintf(s.Stdout, "replay: sent %d line(s) from %s to %s\n", sent, o.spool, redactURL(o.endpoint))
 	return exitOK
 }
 

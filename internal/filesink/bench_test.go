@@ -29,7 +29,7 @@ func BenchmarkWriteBatch(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			defer s.Close()
+			defer func() { _ = s.Close() }()
 			ctx := context.Background()
 			b.SetBytes(int64(len(data)))
 			b.ReportAllocs()

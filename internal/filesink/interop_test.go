@@ -39,7 +39,7 @@ func goBatches(ctx context.Context, path, writer string, n, perBatch, pad int, u
 	if err != nil {
 		return nil, err
 	}
-	defer s.Close()
+	defer func() { _ = s.Close() }()
 	var batches [][]byte
 	for i := 0; i < n; {
 		if until != nil {

@@ -48,7 +48,7 @@ func TestSyncDirAndFdatasync(t *testing.T) {
 	dir := t.TempDir()
 	f, err := os.OpenFile(filepath.Join(dir, "x"), os.O_RDWR|os.O_CREATE, 0o600)
 	require.NoError(t, err)
-	defer f.Close()
+	defer func() { _ = f.Close() }()
 	_, err = f.WriteString("line\n")
 	require.NoError(t, err)
 	require.NoError(t, Fdatasync(f))

@@ -26,7 +26,7 @@ func BenchmarkAppend(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer s.Close()
+	defer func() { _ = s.Close() }()
 	batch := linesOf(1000, 400)
 	ctx := context.Background()
 	b.SetBytes(int64(len(batch)))
@@ -44,7 +44,7 @@ func BenchmarkReplay(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer s.Close()
+	defer func() { _ = s.Close() }()
 	ctx := context.Background()
 	batch := linesOf(1000, 400)
 	const batches = 20 // 20k lines, ~8 MB per replay

@@ -155,7 +155,7 @@ func crashRound(t *testing.T, killAfter int) {
 
 	s, err := Open(ctx, Options{Path: path})
 	require.NoError(t, err)
-	defer s.Close()
+	defer func() { _ = s.Close() }()
 	rec := s.Recovery()
 	t.Logf("killed after %d appended lines, %d delivered; recovery %+v", appended+1, deliveredN, rec)
 

@@ -154,7 +154,7 @@ func TestOffsetSurvivesRestart(t *testing.T) {
 
 	s, err = Open(ctx, Options{Path: path})
 	require.NoError(t, err)
-	defer s.Close()
+	defer func() { _ = s.Close() }()
 	require.Equal(t, Recovery{ResumeOffset: int64(c.data.Len())}, s.Recovery())
 	sent, err = s.Replay(ctx, 10, 1<<20, c.send)
 	require.NoError(t, err)

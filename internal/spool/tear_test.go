@@ -122,7 +122,7 @@ func killMidAppend(t *testing.T, attempt int) (tore bool) {
 
 	s, err := Open(ctx, Options{Path: path})
 	require.NoError(t, err)
-	defer s.Close()
+	defer func() { _ = s.Close() }()
 	rec := s.Recovery()
 	t.Logf("attempt %d: recovery %+v", attempt, rec)
 
