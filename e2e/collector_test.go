@@ -171,8 +171,9 @@ func TestCollectorWritesAuditTrail(t *testing.T) {
 	assert.Contains(t, out, "files=1 lines=14 events=14 sessions=2 open=0 problems=0")
 
 	// A burst right before SIGTERM: the example returns once the collector
-	// acknowledged the spans, and the shutdown must still write them (batch
-	// processor and exporter queue drain) before exiting 0.
+	// acknowledged the spans, and the shutdown must still write what the
+	// batch processor holds before exiting 0 (TestShutdownWritesHeldBatch
+	// makes that deterministic).
 	const session2 = "22222222-3333-4444-8555-666666666666"
 	runExample(t, otlpAddr, session2)
 	col.stop(t)
@@ -186,6 +187,10 @@ func TestCollectorWritesAuditTrail(t *testing.T) {
 	require.Equal(t, 0, code, "verify:\n%s", indent(out))
 }
 
+// TestEdgeSpoolsWhileCentralIsDown: the edge → central pair of
+// testdata/edge.yaml and central.yaml, with the central collector stopped
+// for a while and then started again. Everything arrives exactly once, and
+// the edge's spool is empty at the end.
 func TestEdgeSpoolsWhileCentralIsDown(t *testing.T) {
 	requireE2E(t)
 	root := t.TempDir()
@@ -194,10 +199,19 @@ func TestEdgeSpoolsWhileCentralIsDown(t *testing.T) {
 	spoolPath := filepath.Join(edgeDir, "spool", "audit-spool.jsonl")
 	centralAudit := filepath.Join(centralDir, "audit", "events.jsonl")
 
+	central := startCollector(t, "central", centralDir, centralConfig(centralAddr, centralAudit))
+	central.waitListening(t, centralAddr)
 	edge := startCollector(t, "edge", edgeDir, edgeConfig(edgeOTLP, centralAddr, spoolPath))
 	edge.waitListening(t, edgeOTLP)
 
-	// Central is down: the edge accepts the spans and spools the lines.
+	// Both up: the lines go straight through, nothing is spooled.
+	const session0 = "0f0e0d0c-0b0a-4908-8706-050403020100"
+	runExample(t, edgeOTLP, session0)
+	waitLines(t, centralAudit, 12)
+	assert.Equal(t, int64(0), pendingBytes(t, spoolPath))
+
+	// Central stops: the edge still accepts the spans and spools the lines.
+	central.stop(t)
 	const session1 = "6f1c2a8e-3b4d-4e5f-9a0b-1c2d3e4f5a6b"
 	runExample(t, edgeOTLP, session1, "-capture-output")
 	waitLines(t, spoolPath, 12)
@@ -205,26 +219,26 @@ func TestEdgeSpoolsWhileCentralIsDown(t *testing.T) {
 	spooled, _ := readEvents(t, spoolPath)
 	checkExampleSession(t, session1, spooled) // policy applied before spooling
 
-	central := startCollector(t, "central", centralDir, centralConfig(centralAddr, centralAudit))
+	// Central starts again on the same address: the spool is replayed to it
+	// and trimmed.
+	central = startCollector(t, "central", centralDir, centralConfig(centralAddr, centralAudit))
 	central.waitListening(t, centralAddr)
-
-	// The spool is replayed to central and trimmed.
-	waitLines(t, centralAudit, 12)
+	waitLines(t, centralAudit, 24)
 	deadline := time.Now().Add(deliveryTimeout)
 	for pendingBytes(t, spoolPath) != 0 {
 		require.True(t, time.Now().Before(deadline), "spool still holds %d unacknowledged bytes", pendingBytes(t, spoolPath))
 		time.Sleep(pollInterval)
 	}
 
-	// With central up, new spans go straight through.
+	// With central back, new spans go straight through again.
 	const session2 = "22222222-3333-4444-8555-666666666666"
 	runExample(t, edgeOTLP, session2)
-	waitLines(t, centralAudit, 24)
+	waitLines(t, centralAudit, 36)
 
 	edge.stop(t)
 	central.stop(t)
 
-	require.Equal(t, 24, countLines(t, centralAudit))
+	require.Equal(t, 36, countLines(t, centralAudit))
 	evs, lines := readEvents(t, centralAudit)
 	seen := map[string]bool{}
 	for _, e := range evs {
@@ -232,6 +246,8 @@ func TestEdgeSpoolsWhileCentralIsDown(t *testing.T) {
 		seen[e.EventID.String()] = true
 	}
 	sessions := bySession(evs)
+	assert.Len(t, sessions, 3)
+	checkExampleSession(t, session0, sessions[session0])
 	checkExampleSession(t, session1, sessions[session1])
 	checkExampleSession(t, session2, sessions[session2])
 	// Central writes exactly what the edge spooled.
@@ -251,7 +267,7 @@ func TestEdgeSpoolsWhileCentralIsDown(t *testing.T) {
 
 	code, out := runCLI(t, "verify", centralAudit)
 	require.Equal(t, 0, code, "verify:\n%s", indent(out))
-	assert.Equal(t, int64(0), pendingBytes(t, spoolPath))
+	assert.Equal(t, int64(0), pendingBytes(t, spoolPath), "spool not empty at the end")
 }
 
 // edgeConfig forwards spans as audit lines to central, spooling what

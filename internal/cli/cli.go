@@ -31,7 +31,7 @@ commands:
   verify [--allow-open] FILE...
                              check audit files: canonical lines, ids, seqs, start/finish pairs
   replay SPOOL --endpoint URL [--format ndjson|event] [--header K=V]...
-         [--timeout 10s] [--retry-for 30s] [--insecure-skip-verify]
+         [--timeout 10s] [--retry-for 30s] [--ca-file PEM] [--insecure-skip-verify]
                              send a delivery spool file to an HTTP endpoint
 
 Run "sandboxaudit <command> -h" for a command's flags.

@@ -14,17 +14,19 @@ type replayOptions struct {
 	headers            headerFlag
 	timeout            time.Duration
 	retryFor           time.Duration
+	caFile             string
 	insecureSkipVerify bool
 }
 
 func runReplay(ctx context.Context, args []string, s Streams) int {
 	var o replayOptions
-	fs := newFlagSet("replay", "replay SPOOL --endpoint URL [--format ndjson|event] [--header K=V]... [--timeout 10s] [--retry-for 30s] [--insecure-skip-verify]", s.Stderr)
+	fs := newFlagSet("replay", "replay SPOOL --endpoint URL [--format ndjson|event] [--header K=V]... [--timeout 10s] [--retry-for 30s] [--ca-file PEM] [--insecure-skip-verify]", s.Stderr)
 	fs.StringVar(&o.endpoint, "endpoint", "", "absolute http(s) URL to POST to (required)")
 	fs.StringVar(&o.format, "format", "ndjson", "request shape: ndjson (one batch per request) or event (one event per request)")
 	fs.Var(&o.headers, "header", "request header KEY=VALUE, repeatable (values are never printed)")
 	fs.DurationVar(&o.timeout, "timeout", 10*time.Second, "timeout of each request")
 	fs.DurationVar(&o.retryFor, "retry-for", 30*time.Second, "keep retrying a failed request (429, 5xx, network) for this long; 0 sends each request once")
+	fs.StringVar(&o.caFile, "ca-file", "", "PEM file of the CA(s) to verify the server's TLS certificate with, instead of the system roots")
 	fs.BoolVar(&o.insecureSkipVerify, "insecure-skip-verify", false, "do not verify the server's TLS certificate")
 	rest, err := parseInterspersed(fs, args)
 	if err != nil {

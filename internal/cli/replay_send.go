@@ -52,6 +52,7 @@ func (o replayOptions) settings(ctx context.Context) (httpsink.Settings, error) 
 	cc := confighttp.NewDefaultClientConfig()
 	cc.Endpoint = o.endpoint
 	cc.Timeout = o.timeout
+	cc.TLS.CAFile = o.caFile
 	cc.TLS.InsecureSkipVerify = o.insecureSkipVerify
 	for _, k := range o.headers.keys {
 		cc.Headers.Set(k, configopaque.String(o.headers.values[k]))

@@ -1,17 +1,29 @@
 package cli
 
 import (
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
 	"io"
 	"log"
+	"math/big"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/sandboxaudit/sandboxaudit/internal/spool"
 )
 
 // recorder is an HTTP endpoint that keeps what it was sent.
@@ -120,6 +132,32 @@ func TestReplayPermanentFailureKeepsLines(t *testing.T) {
 	assert.Equal(t, content, got.String())
 }
 
+// TestReplayRefusesASpoolInUse: while a collector owns the spool (its lock
+// is held), a by-hand replay must not send or trim anything behind its back.
+func TestReplayRefusesASpoolInUse(t *testing.T) {
+	rc := &recorder{}
+	srv := httptest.NewServer(rc)
+	defer srv.Close()
+	path, content := spoolFixture(t)
+
+	owner, err := spool.Open(context.Background(), spool.Options{Path: path})
+	require.NoError(t, err)
+	r := run(t, "", "replay", path, "--endpoint", srv.URL)
+	assert.Equal(t, exitProblems, r.code)
+	assert.Contains(t, r.stderr, "in use")
+	assert.Empty(t, rc.requests())
+	require.NoError(t, owner.Close())
+
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	assert.Equal(t, content, string(b), "the refused replay changed the spool")
+
+	// Once the owner is gone, the same command sends everything.
+	r = run(t, "", "replay", path, "--endpoint", srv.URL)
+	require.Equal(t, exitOK, r.code, r.stderr)
+	assert.Contains(t, r.stdout, "sent 3 line(s)")
+}
+
 func TestReplayTLS(t *testing.T) {
 	rc := &recorder{}
 	srv := httptest.NewUnstartedServer(rc)
@@ -136,6 +174,34 @@ func TestReplayTLS(t *testing.T) {
 	r = run(t, "", "replay", path, "--endpoint", srv.URL, "--insecure-skip-verify")
 	require.Equal(t, exitOK, r.code, r.stderr)
 	assert.Contains(t, r.stdout, "sent 3 line(s)")
+}
+
+func TestReplayTLSWithCAFile(t *testing.T) {
+	rc := &recorder{}
+	srv := httptest.NewUnstartedServer(rc)
+	srv.Config.ErrorLog = log.New(io.Discard, "", 0)
+	srv.StartTLS()
+	defer srv.Close()
+	path, content := spoolFixture(t)
+
+	// A CA that did not sign the server's certificate is refused ...
+	wrongCA := writeFile(t, "wrong-ca.pem", string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: selfSignedCA(t)})))
+	r := run(t, "", "replay", path, "--endpoint", srv.URL, "--retry-for", "0", "--ca-file", wrongCA)
+	assert.Equal(t, exitProblems, r.code)
+	assert.Empty(t, rc.requests())
+
+	// ... the one that did is trusted, with verification on.
+	ca := writeFile(t, "ca.pem", string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw})))
+	r = run(t, "", "replay", path, "--endpoint", srv.URL, "--ca-file", ca)
+	require.Equal(t, exitOK, r.code, r.stderr)
+	var got strings.Builder
+	for _, req := range rc.requests() {
+		got.WriteString(req.body)
+	}
+	assert.Equal(t, content, got.String())
+
+	r = run(t, "", "replay", path, "--endpoint", srv.URL, "--ca-file", filepath.Join(t.TempDir(), "missing.pem"))
+	assert.Equal(t, exitUsage, r.code)
 }
 
 func TestReplayUsage(t *testing.T) {
@@ -160,4 +226,25 @@ func TestReplayUsage(t *testing.T) {
 	assert.Contains(t, r.stderr, "missing")
 	_, err := os.Stat(path + ".missing")
 	assert.True(t, os.IsNotExist(err), "replay must not create a missing spool")
+}
+
+// selfSignedCA returns the DER certificate of a fresh CA (httptest servers
+// all share one built-in certificate, so another one cannot serve as the
+// wrong CA).
+func selfSignedCA(t *testing.T) []byte {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	require.NoError(t, err)
+	tmpl := &x509.Certificate{
+		SerialNumber:          big.NewInt(1),
+		Subject:               pkix.Name{CommonName: "sandboxaudit test CA"},
+		NotBefore:             time.Now().Add(-time.Hour),
+		NotAfter:              time.Now().Add(time.Hour),
+		IsCA:                  true,
+		BasicConstraintsValid: true,
+		KeyUsage:              x509.KeyUsageCertSign,
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	require.NoError(t, err)
+	return der
 }

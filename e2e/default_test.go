@@ -1,0 +1,132 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/sandboxaudit/sandboxaudit"
+)
+
+// TestDefaultConfigRuns runs the embedded default configuration (what
+// `make run` starts) with only its four loopback ports moved to free ones:
+// the audit trail lands in ./audit/events.jsonl of the working directory,
+// 0600 in a 0700 directory, exec output redacted although the example
+// captured it, and self-metrics are served on loopback.
+func TestDefaultConfigRuns(t *testing.T) {
+	requireE2E(t)
+	dir := t.TempDir()
+	grpcAddr, httpAddr, sandboxAddr, metricsAddr := freeAddr(t), freeAddr(t), freeAddr(t), freeAddr(t)
+	_, metricsPort, err := net.SplitHostPort(metricsAddr)
+	require.NoError(t, err)
+
+	cfg := sandboxaudit.DefaultConfig()
+	for old, repl := range map[string]string{
+		"endpoint: 127.0.0.1:4317": "endpoint: " + grpcAddr,
+		"endpoint: 127.0.0.1:4318": "endpoint: " + httpAddr,
+		"endpoint: 127.0.0.1:8088": "endpoint: " + sandboxAddr,
+		"port: 8888":               "port: " + metricsPort,
+	} {
+		// Exactly once: if the default changes, this test must be revisited.
+		require.Equal(t, 1, strings.Count(cfg, old), "default config: %q", old)
+		cfg = strings.Replace(cfg, old, repl, 1)
+	}
+	col := startCollector(t, "default", dir, cfg)
+	col.waitListening(t, grpcAddr, httpAddr, sandboxAddr, metricsAddr)
+
+	auditPath := filepath.Join(dir, "audit", "events.jsonl")
+	const session = "6f1c2a8e-3b4d-4e5f-9a0b-1c2d3e4f5a6b"
+	runExample(t, httpAddr, session, "-capture-output")
+	// No batch processor in the default: the example's export returns only
+	// once the lines are in the file, so there is nothing to wait for.
+	require.Equal(t, 12, countLines(t, auditPath), "lines written when the example's export returned")
+	requireMode(t, auditPath, 0o600)
+	requireMode(t, filepath.Dir(auditPath), 0o700)
+
+	for _, ev := range proxyEvents {
+		postEvent(t, "http://"+sandboxAddr+"/v1/sandbox/events", ev)
+	}
+	require.Equal(t, 14, countLines(t, auditPath))
+	evs, lines := readEvents(t, auditPath)
+	checkExampleSession(t, session, bySession(evs)[session])
+	assert.Equal(t, proxyEvents, lines[12:])
+
+	metrics := httpGet(t, "http://"+metricsAddr+"/metrics")
+	assert.Contains(t, metrics, `otelcol_sandboxaudit_exporter_events_written{sink="file"} 14`)
+
+	col.stop(t)
+	code, out := runCLI(t, "verify", auditPath)
+	require.Equal(t, 0, code, "verify:\n%s", indent(out))
+	assert.Contains(t, out, "files=1 lines=14 events=14 sessions=2 open=0 problems=0")
+}
+
+// TestShutdownWritesHeldBatch shows that nothing acknowledged is lost at
+// shutdown: a batch processor that would hold the spans for an hour has
+// acknowledged them to the example, the file is still empty, and SIGTERM
+// must still get every event into the file before the collector exits 0.
+func TestShutdownWritesHeldBatch(t *testing.T) {
+	requireE2E(t)
+	dir := t.TempDir()
+	otlpAddr := freeAddr(t)
+	auditPath := filepath.Join(dir, "audit", "events.jsonl")
+	col := startCollector(t, "collector", dir, fmt.Sprintf(`
+receivers:
+  otlp:
+    protocols:
+      http:
+        endpoint: %s
+processors:
+  batch:
+    timeout: 1h
+    send_batch_size: 100000
+exporters:
+  sandboxaudit:
+    file:
+      path: %s
+service:
+  telemetry:
+    metrics:
+      level: none
+  pipelines:
+    traces:
+      receivers: [otlp]
+      processors: [batch]
+      exporters: [sandboxaudit]
+`, otlpAddr, auditPath))
+	col.waitListening(t, otlpAddr)
+
+	const session = "22222222-3333-4444-8555-666666666666"
+	runExample(t, otlpAddr, session)
+	require.Equal(t, 0, countLines(t, auditPath), "the batch processor should still hold the spans")
+
+	col.stop(t)
+	require.Equal(t, 12, countLines(t, auditPath), "events acknowledged before SIGTERM were lost")
+	evs, _ := readEvents(t, auditPath)
+	checkExampleSession(t, session, evs)
+	code, out := runCLI(t, "verify", auditPath)
+	require.Equal(t, 0, code, "verify:\n%s", indent(out))
+}
+
+func httpGet(t *testing.T, url string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	require.NoError(t, err)
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer func() { _ = resp.Body.Close() }()
+	b, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, resp.StatusCode, "GET %s", url)
+	return string(b)
+}
