@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -34,12 +35,31 @@ func BenchmarkVerify(b *testing.B) {
 	b.SetBytes(int64(len(in)))
 	b.ReportAllocs()
 	for b.Loop() {
-		v := newVerifier(io.Discard, false)
+		v := newVerifier(io.Discard, verifyOptions{})
 		if err := v.verifyReader(context.Background(), "bench", strings.NewReader(in)); err != nil {
 			b.Fatal(err)
 		}
 		if sum := v.finish(); sum.Problems != 0 {
 			b.Fatalf("problems: %+v", sum)
 		}
+	}
+}
+
+// BenchmarkVerifyRetained reports the memory verify keeps per event once a
+// long session has been read (the seq index; complete spans are dropped).
+func BenchmarkVerifyRetained(b *testing.B) {
+	in := benchInput(100_000)
+	for b.Loop() {
+		runtime.GC()
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		v := newVerifier(io.Discard, verifyOptions{})
+		if err := v.verifyReader(context.Background(), "bench", strings.NewReader(in)); err != nil {
+			b.Fatal(err)
+		}
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/float64(v.sum.Events), "retained-B/event")
+		runtime.KeepAlive(v)
 	}
 }

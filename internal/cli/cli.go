@@ -28,8 +28,9 @@ const usage = `usage: sandboxaudit <command> [arguments]
 
 commands:
   canon                      read event JSON lines on stdin, write canonical lines to stdout
-  verify [--allow-open] FILE...
-                             check audit files: canonical lines, ids, seqs, start/finish pairs
+  verify [--allow-open] [--allow-duplicates] FILE...
+                             check audit files: canonical lines, ids, seqs, start/finish pairs;
+                             --allow-duplicates accepts exact resent copies of an event
   replay SPOOL --endpoint URL [--format ndjson|event] [--header K=V]...
          [--timeout 10s] [--retry-for 30s] [--ca-file PEM] [--insecure-skip-verify]
                              send a delivery spool file to an HTTP endpoint

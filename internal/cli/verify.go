@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"hash/maphash"
 	"io"
 	"os"
 	"slices"
@@ -16,8 +17,10 @@ import (
 
 // runVerify checks audit files and exits non-zero when it finds problems.
 func runVerify(ctx context.Context, args []string, s Streams) int {
-	fs := newFlagSet("verify", "verify [--allow-open] FILE... (\"-\" reads stdin)", s.Stderr)
+	fs := newFlagSet("verify", "verify [--allow-open] [--allow-duplicates] FILE... (\"-\" reads stdin)", s.Stderr)
 	allowOpen := fs.Bool("allow-open", false, "accept start events without a finish (operations still running, or a file still being written)")
+	allowDups := fs.Bool("allow-duplicates", false,
+		"accept exact copies of an earlier line (same session, seq and event_id, same bytes), which at-least-once delivery can write")
 	files, err := parseInterspersed(fs, args)
 	if err != nil {
 		return flagStatus(err)
@@ -26,7 +29,7 @@ func runVerify(ctx context.Context, args []string, s Streams) int {
 		fs.Usage()
 		return exitUsage
 	}
-	v := newVerifier(s.Stdout, *allowOpen)
+	v := newVerifier(s.Stdout, verifyOptions{allowOpen: *allowOpen, allowDuplicates: *allowDups})
 	for _, name := range files {
 		if err := v.verifyPath(ctx, name, s.Stdin); err != nil {
 			_, _ = fmt.Fprintf(s.Stderr, "verify: %v\n", err)
@@ -34,8 +37,10 @@ func runVerify(ctx context.Context, args []string, s Streams) int {
 		}
 	}
 	sum := v.finish()
-	_, _ = fmt.Fprintf(s.Stdout, "files=%d lines=%d events=%d sessions=%d open=%d problems=%d\n",
-		sum.Files, sum.Lines, sum.Events, sum.Sessions, sum.Open, sum.Problems)
+	// duplicates= comes last so the line still starts as it did before the
+	// field existed (scripts and tests match on that prefix).
+	_, _ = fmt.Fprintf(s.Stdout, "files=%d lines=%d events=%d sessions=%d open=%d problems=%d duplicates=%d\n",
+		sum.Files, sum.Lines, sum.Events, sum.Sessions, sum.Open, sum.Problems, sum.Duplicates)
 	if sum.Problems > 0 {
 		_, _ = fmt.Fprintln(s.Stdout, "FAILED")
 		return exitProblems
@@ -49,24 +54,35 @@ type summary struct {
 	Files, Lines, Events, Sessions int
 	// Open counts starts without a finish at the end (problems unless
 	// allowed).
-	Open     int
-	Problems int
+	Open int
+	// Duplicates counts lines that are exact copies of an earlier line
+	// (problems unless allowed).
+	Duplicates int
+	Problems   int
+}
+
+// verifyOptions are verify's flags.
+type verifyOptions struct {
+	allowOpen       bool
+	allowDuplicates bool
 }
 
 // verifier checks a stream of audit lines, possibly spread over several
 // files (rotated parts, one file per session). Its state is per session:
-// the seqs used and the spans whose other half has not been seen yet.
+// the first event of each seq used (see seqIndex for the cost) and the spans
+// whose other half has not been seen yet.
 type verifier struct {
-	out       io.Writer
-	allowOpen bool
-	files     []string
-	sessions  map[uuid.UUID]*sessionState
-	sum       summary
-	buf       []byte
+	out      io.Writer
+	opts     verifyOptions
+	seed     maphash.Seed // one per run: line hashes are compared within it
+	files    []string
+	sessions map[uuid.UUID]*sessionState
+	sum      summary
+	buf      []byte
 }
 
 type sessionState struct {
-	seqs  seqSet
+	seqs  seqIndex
 	spans map[string]*spanHalf
 }
 
@@ -84,8 +100,8 @@ type location struct {
 	line int
 }
 
-func newVerifier(out io.Writer, allowOpen bool) *verifier {
-	return &verifier{out: out, allowOpen: allowOpen, sessions: map[uuid.UUID]*sessionState{}}
+func newVerifier(out io.Writer, opts verifyOptions) *verifier {
+	return &verifier{out: out, opts: opts, seed: maphash.MakeSeed(), sessions: map[uuid.UUID]*sessionState{}}
 }
 
 func (v *verifier) where(at location) string {
@@ -165,20 +181,38 @@ func (v *verifier) checkLine(at location, ln line) {
 	for _, p := range checkIDs(&ev) {
 		v.problem(at, "%s", p)
 	}
-	v.track(at, &ev)
+	v.track(at, &ev, maphash.Bytes(v.seed, ln.text))
 }
 
 // track does the per-session checks: unique seqs, and start/finish pairs
 // matched by span_id with the finish's seq above the start's. Lines may come
 // in any order (spans end out of order, files may be given in any order).
-func (v *verifier) track(at location, ev *auditevent.Event) {
+// lineHash is the hash of the line's bytes, to recognize exact copies.
+func (v *verifier) track(at location, ev *auditevent.Event, lineHash uint64) {
 	ss := v.sessions[ev.SessionID]
 	if ss == nil {
 		ss = &sessionState{spans: map[string]*spanHalf{}}
 		v.sessions[ev.SessionID] = ss
 	}
-	if !ss.seqs.add(ev.Seq) {
-		v.problem(at, "seq %d used twice in session %s", ev.Seq, ev.SessionID)
+	if first, taken := ss.seqs.add(ev.Seq, seqEntry{hash: lineHash, eventID: ev.EventID, at: at}); taken {
+		switch {
+		case first.eventID == ev.EventID && first.hash == lineHash:
+			// At-least-once delivery wrote the event again. The copy says
+			// nothing new, so it takes no part in pairing either way: it is
+			// neither a second start/finish nor the other half of a span.
+			v.sum.Duplicates++
+			if !v.opts.allowDuplicates {
+				v.problem(at, "seq %d used twice in session %s: duplicate of %s (same event_id and bytes; --allow-duplicates accepts resent events)",
+					ev.Seq, ev.SessionID, v.where(first.at))
+			}
+			return
+		case first.eventID == ev.EventID:
+			v.problem(at, "seq %d used twice in session %s: same event_id as %s but different bytes",
+				ev.Seq, ev.SessionID, v.where(first.at))
+		default:
+			v.problem(at, "seq %d used twice in session %s (first at %s, event_id %s)",
+				ev.Seq, ev.SessionID, v.where(first.at), first.eventID)
+		}
 	}
 	if ev.SpanID == "" {
 		return // reported by checkIDs; cannot be paired
@@ -231,7 +265,7 @@ func (v *verifier) finish() summary {
 			continue
 		}
 		v.sum.Open++
-		if !v.allowOpen {
+		if !v.opts.allowOpen {
 			v.problem(u.half.at, "start without a finish: span_id %q (op %s, seq %d) in session %s (use --allow-open for a live file)",
 				u.span, u.half.op, u.half.seq, u.session)
 		}

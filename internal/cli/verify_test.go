@@ -33,7 +33,7 @@ func TestVerifyGood(t *testing.T) {
 	p := writeFile(t, "audit.jsonl", goodSession())
 	r := run(t, "", "verify", p)
 	assert.Equal(t, exitOK, r.code, r.stdout+r.stderr)
-	assert.Equal(t, "files=1 lines=8 events=8 sessions=2 open=0 problems=0\nOK\n", r.stdout)
+	assert.Equal(t, "files=1 lines=8 events=8 sessions=2 open=0 problems=0 duplicates=0\nOK\n", r.stdout)
 }
 
 func TestVerifyReferenceLines(t *testing.T) {
@@ -65,7 +65,7 @@ func TestVerifySplitFilesOutOfOrder(t *testing.T) {
 	p2 := writeFile(t, "a.jsonl", lines(s))
 	r := run(t, "", "verify", p1, p2)
 	assert.Equal(t, exitOK, r.code, r.stdout)
-	assert.Contains(t, r.stdout, "files=2 lines=2 events=2 sessions=1 open=0 problems=0")
+	assert.Contains(t, r.stdout, "files=2 lines=2 events=2 sessions=1 open=0 problems=0 duplicates=0")
 }
 
 func TestVerifyProblems(t *testing.T) {
@@ -98,7 +98,13 @@ func TestVerifyProblems(t *testing.T) {
 		{"unknown version", lines(mut(s1, func(e *auditevent.Event) { e.Version = 2 }), mut(f1, func(e *auditevent.Event) { e.Version = 2 })),
 			nil, 1, "version: 2"},
 		{"duplicate seq", lines(s1, f1, mut(s2, func(e *auditevent.Event) { e.Seq = 2 }), f2), nil, 3, "seq 2 used twice"},
-		{"duplicate line", lines(s1, f1, f1), nil, 3, "seq 2 used twice"},
+		{"duplicate line", lines(s1, f1, f1), nil, 3, "seq 2 used twice in session " + sessionA.String() + ": duplicate of "},
+		{"same seq, other event, duplicates allowed", lines(s1, f1, mut(s2, func(e *auditevent.Event) { e.Seq = 2 }), f2),
+			[]string{"--allow-duplicates"}, 3, "seq 2 used twice in session " + sessionA.String() + " (first at "},
+		{"same seq and event_id, other bytes, duplicates allowed", lines(s1, f1, mut(f1, func(e *auditevent.Event) { e.DurationMS = 2.5 })),
+			[]string{"--allow-duplicates"}, 3, "same event_id as "},
+		{"non-canonical copy, duplicates allowed", lines(s1, f1) + strings.Replace(lines(f1), `"op":"exec"`, `"op": "exec"`, 1),
+			[]string{"--allow-duplicates"}, 3, "but different bytes"},
 		{"finish seq below start", lines(mut(s1, func(e *auditevent.Event) { e.Seq = 5 }), f1), nil, 2, "finish seq 2 (at "},
 		{"finish seq equal start", lines(s1, mut(f1, func(e *auditevent.Event) { e.Seq = 1 })), nil, 2, "seq 1 used twice"},
 		{"start without finish", good + lines(s2), nil, 3, `start without a finish: span_id "span-2"`},
@@ -140,12 +146,12 @@ func TestVerifyAllowOpen(t *testing.T) {
 
 	r := run(t, "", "verify", p)
 	assert.Equal(t, exitProblems, r.code)
-	assert.Contains(t, r.stdout, "open=1 problems=1")
+	assert.Contains(t, r.stdout, "open=1 problems=1 duplicates=0")
 
 	// The flag may follow the file name.
 	r = run(t, "", "verify", p, "--allow-open")
 	assert.Equal(t, exitOK, r.code, r.stdout)
-	assert.Contains(t, r.stdout, "files=1 lines=3 events=3 sessions=1 open=1 problems=0\nOK\n")
+	assert.Contains(t, r.stdout, "files=1 lines=3 events=3 sessions=1 open=1 problems=0 duplicates=0\nOK\n")
 }
 
 func TestVerifyStdinAndErrors(t *testing.T) {
@@ -162,14 +168,73 @@ func TestVerifyStdinAndErrors(t *testing.T) {
 	assert.Equal(t, exitUsage, r.code)
 }
 
-func TestSeqSet(t *testing.T) {
-	var s seqSet
-	for _, n := range []int64{0, 1, 4095, 4096, -1, -4096, -4097, 1 << 62, -1 << 63} {
-		assert.True(t, s.add(n), "first add of %d", n)
+// dupFiles is one session split over two files where the second file
+// repeats three events of the first: a start whose finish came before it, a
+// start whose finish comes after it, and a finish.
+func dupFiles(t *testing.T) (a, b string) {
+	s1, f1 := op(sessionA, "exec", "span-1", 1, 2)
+	s2, f2 := op(sessionA, "read", "span-2", 3, 4)
+	a = writeFile(t, "a.jsonl", lines(s1, f1, s2))
+	b = writeFile(t, "b.jsonl", lines(s1, s2, f2, f1))
+	return a, b
+}
+
+func TestVerifyDuplicatesAllowed(t *testing.T) {
+	a, b := dupFiles(t)
+	// The flag may follow the file names. A copied start is neither a second
+	// start nor a start left open, and a copied finish is not one without a
+	// start.
+	r := run(t, "", "verify", a, b, "--allow-duplicates")
+	assert.Equal(t, exitOK, r.code, r.stdout)
+	assert.Equal(t, "files=2 lines=7 events=7 sessions=1 open=0 problems=0 duplicates=3\nOK\n", r.stdout)
+
+	// Three copies of one start: two duplicates, still one pair.
+	s1, f1 := op(sessionA, "exec", "span-1", 1, 2)
+	p := writeFile(t, "triple.jsonl", lines(s1, s1, f1, s1))
+	r = run(t, "", "verify", "--allow-duplicates", p)
+	assert.Equal(t, exitOK, r.code, r.stdout)
+	assert.Equal(t, "files=1 lines=4 events=4 sessions=1 open=0 problems=0 duplicates=2\nOK\n", r.stdout)
+}
+
+func TestVerifyDuplicatesReported(t *testing.T) {
+	a, b := dupFiles(t)
+	r := run(t, "", "verify", a, b)
+	assert.Equal(t, exitProblems, r.code, r.stdout)
+	// One problem per copy, naming the line it copies; nothing about pairing.
+	want := []string{b + ":1: seq 1 used twice", b + ":2: seq 3 used twice", b + ":4: seq 2 used twice"}
+	of := []string{a + ":1", a + ":3", a + ":2"}
+	got := strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n")
+	require.Len(t, got, len(want)+2, r.stdout)
+	for i, w := range want {
+		assert.True(t, strings.HasPrefix(got[i], w), "line %d: want prefix %q, got %q", i, w, got[i])
+		assert.Contains(t, got[i], "duplicate of "+of[i]+" ")
+		assert.Contains(t, got[i], "--allow-duplicates")
 	}
-	for _, n := range []int64{0, 1, 4095, 4096, -1, -4096, -4097, 1 << 62, -1 << 63} {
-		assert.False(t, s.add(n), "second add of %d", n)
+	assert.Equal(t, "files=2 lines=7 events=7 sessions=1 open=0 problems=3 duplicates=3", got[3])
+	assert.Equal(t, "FAILED", got[4])
+}
+
+func TestVerifyUsageMentionsAllowDuplicates(t *testing.T) {
+	r := run(t, "", "help")
+	assert.Contains(t, r.stdout, "verify [--allow-open] [--allow-duplicates] FILE...")
+	r = run(t, "", "verify", "-h")
+	assert.Equal(t, exitOK, r.code)
+	assert.Contains(t, r.stderr, "-allow-duplicates")
+}
+
+func TestSeqIndex(t *testing.T) {
+	var s seqIndex
+	seqs := []int64{0, 1, 4095, 4096, -1, -4096, -4097, 1 << 62, -1 << 63}
+	for i, n := range seqs {
+		_, taken := s.add(n, seqEntry{hash: uint64(i), at: location{line: i + 1}})
+		assert.False(t, taken, "first add of %d", n)
 	}
-	assert.True(t, s.add(2))
-	assert.True(t, s.add(-2))
+	for i, n := range seqs {
+		first, taken := s.add(n, seqEntry{hash: 99, at: location{line: 99}})
+		assert.True(t, taken, "second add of %d", n)
+		// The first entry stays: copies are reported against the original.
+		assert.Equal(t, seqEntry{hash: uint64(i), at: location{line: i + 1}}, first)
+	}
+	_, taken := s.add(2, seqEntry{})
+	assert.False(t, taken)
 }
