@@ -97,8 +97,21 @@ func (f *fixture) start(t *testing.T) {
 // waitSpoolEmpty waits (bounded) until the replayer has drained the spool.
 func (f *fixture) waitSpoolEmpty(t *testing.T) {
 	t.Helper()
-	require.Eventually(t, func() bool { return !f.spool.Pending() }, 15*time.Second, 10*time.Millisecond,
-		"spool still holds %d bytes", f.spool.Size())
+	waitDrained(t, f.spool, f.spoolPath)
+}
+
+// waitDrained waits (bounded) until nothing is pending and the file has
+// been trimmed. Both are needed: the replayer persists the final offset
+// (Pending turns false) a moment before it rewrites the file empty.
+func waitDrained(t *testing.T, sp *spool.Spool, path string) {
+	t.Helper()
+	require.Eventually(t, func() bool {
+		if sp.Pending() {
+			return false
+		}
+		fi, err := os.Stat(path)
+		return err == nil && fi.Size() == 0
+	}, 15*time.Second, 10*time.Millisecond, "spool still holds %d bytes", sp.Size())
 }
 
 func sendCtx(t *testing.T) context.Context {

@@ -1,7 +1,6 @@
 package httpsink
 
 import (
-	"bytes"
 	"context"
 	"net/http"
 	"os"
@@ -190,6 +189,5 @@ func TestLeftoverSpoolGoesFirst(t *testing.T) {
 	require.NoError(t, f.sink.Send(sendCtx(t), makeLines(t, session, 21, 25, 10), 5))
 	require.Eventually(t, func() bool { return len(f.srv.acceptedEvents(t)) >= 25 }, 10*time.Second, 10*time.Millisecond)
 	require.Equal(t, seqRange(1, 25), seqs(f.srv.acceptedEvents(t)))
-	require.Eventually(t, func() bool { return !f.sink.spool.Pending() }, 10*time.Second, 10*time.Millisecond)
-	require.Empty(t, bytes.TrimSpace(spoolFileBytes(t, path)))
+	waitDrained(t, f.sink.spool, path)
 }

@@ -76,8 +76,10 @@ func TestRetryAfterBeyondBudgetSpoolsAtOnce(t *testing.T) {
 
 	start := time.Now()
 	require.NoError(t, f.sink.Send(sendCtx(t), lines, 3))
-	// Waiting an hour cannot fit in a 1s budget: no second attempt.
-	require.Less(t, time.Since(start), time.Second)
+	// Waiting an hour cannot fit in a 1s budget: no second attempt, and
+	// Send did not sit out the hour (the bound is loose on purpose: this
+	// checks behaviour, not speed).
+	require.Less(t, time.Since(start), 10*time.Second)
 	require.Len(t, f.srv.all(), 1)
 	require.Equal(t, string(lines), string(spoolFileBytes(t, f.spoolPath)))
 	// The replayer will not knock before the server's hour is up.

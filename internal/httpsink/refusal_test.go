@@ -133,7 +133,7 @@ func TestEndpointRefusalDuringReplayKeepsEverything(t *testing.T) {
 				FilterField(zapInt("status", 401)).FilterField(zapString("path", "replay")).Len(), 1)
 
 			f.srv.setDefault(ok) // the operator rotates the token
-			require.Eventually(t, func() bool { return !f.sink.spool.Pending() }, 15*time.Second, 10*time.Millisecond)
+			waitDrained(t, f.sink.spool, path)
 
 			require.Equal(t, seqRange(1, 25), seqs(f.srv.acceptedEvents(t)), "exactly once, in order")
 			st := f.obs.stats()
@@ -155,7 +155,7 @@ func TestContentRefusalOnReplayIsDropped(t *testing.T) {
 	f.srv.then(ok, status(http.StatusBadRequest, nil, "invalid event"))
 	f.start(t)
 
-	require.Eventually(t, func() bool { return !f.sink.spool.Pending() }, 10*time.Second, 10*time.Millisecond)
+	waitDrained(t, f.sink.spool, path)
 
 	require.Equal(t, []int64{1, 3, 4, 5}, seqs(f.srv.acceptedEvents(t)))
 	require.Len(t, f.srv.all(), 5, "the refused event is not retried")
