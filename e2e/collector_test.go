@@ -88,39 +88,13 @@ func checkExampleSession(t *testing.T, session string, evs []auditevent.Event) {
 // collectorConfig is a single collector writing the audit file, with the
 // OTLP/HTTP receiver for spans and the sandboxaudit receiver for events.
 func collectorConfig(otlpAddr, sandboxAddr, auditPath string) string {
-	return fmt.Sprintf(`
-receivers:
-  otlp:
-    protocols:
-      http:
-        endpoint: %s
-  sandboxaudit:
-    endpoint: %s
-processors:
-  memory_limiter:
-    check_interval: 1s
-    limit_percentage: 80
-    spike_limit_percentage: 20
-  batch:
-    timeout: 500ms
-exporters:
-  sandboxaudit:
-    file:
-      path: %s
-service:
-  telemetry:
-    metrics:
-      level: none
-  pipelines:
-    traces:
-      receivers: [otlp]
-      processors: [memory_limiter, batch]
-      exporters: [sandboxaudit]
-    logs:
-      receivers: [sandboxaudit]
-      processors: [memory_limiter, batch]
-      exporters: [sandboxaudit]
-`, otlpAddr, sandboxAddr, auditPath)
+	return collectorYAML{
+		otlpAddr:      otlpAddr,
+		sandboxAddr:   sandboxAddr,
+		memoryLimiter: true,
+		batch:         "timeout: 500ms",
+		exporter:      "file:\n  path: " + auditPath,
+	}.String()
 }
 
 // proxyEvents are a start and finish as the Python HttpProxySink posts them
@@ -131,6 +105,15 @@ const proxySession = "0b9d8c7e-6f5a-4b3c-8d2e-1f0a9b8c7d6e"
 var proxyEvents = []string{
 	`{"data":{"path":"/workspace/a.txt"},"event_id":"7d4c1b2a-0000-4000-8000-000000000001","op":"read","parent_span_id":null,"phase":"start","seq":1,"session_id":"` + proxySession + `","span_id":"sandbox_op_0af7651916cd43dd8448eb211c80319c","trace_id":null,"ts":"2026-03-14T15:09:26.535897Z","version":1}`,
 	`{"data":{"path":"/workspace/a.txt"},"duration_ms":2.5,"error_code":null,"error_message":null,"error_retryable":null,"error_type":null,"event_id":"7d4c1b2a-0000-4000-8000-000000000002","ok":true,"op":"read","parent_span_id":null,"phase":"finish","seq":2,"session_id":"` + proxySession + `","span_id":"sandbox_op_0af7651916cd43dd8448eb211c80319c","stderr":null,"stdout":null,"trace_id":null,"ts":"2026-03-14T15:09:26.538397Z","version":1}`,
+}
+
+// postProxyEvents posts proxyEvents to a sandboxaudit receiver, one per
+// request.
+func postProxyEvents(t *testing.T, sandboxAddr string) {
+	t.Helper()
+	for _, ev := range proxyEvents {
+		postEvent(t, "http://"+sandboxAddr+"/v1/sandbox/events", ev)
+	}
 }
 
 func postEvent(t *testing.T, url, body string) {
@@ -147,8 +130,7 @@ func TestCollectorWritesAuditTrail(t *testing.T) {
 	dir := t.TempDir()
 	otlpAddr, sandboxAddr := freeAddr(t), freeAddr(t)
 	auditPath := filepath.Join(dir, "audit", "events.jsonl")
-	col := startCollector(t, "collector", dir, collectorConfig(otlpAddr, sandboxAddr, auditPath))
-	col.waitListening(t, otlpAddr, sandboxAddr)
+	col := startCollector(t, "collector", dir, collectorConfig(otlpAddr, sandboxAddr, auditPath), otlpAddr, sandboxAddr)
 
 	// Spans from the instrumented example, exec output captured on the spans.
 	const session1 = "6f1c2a8e-3b4d-4e5f-9a0b-1c2d3e4f5a6b"
@@ -159,15 +141,12 @@ func TestCollectorWritesAuditTrail(t *testing.T) {
 	checkExampleSession(t, session1, bySession(evs)[session1])
 
 	// Events as the Python HttpProxySink posts them, one per request.
-	for _, ev := range proxyEvents {
-		postEvent(t, "http://"+sandboxAddr+"/v1/sandbox/events", ev)
-	}
+	postProxyEvents(t, sandboxAddr)
 	waitLines(t, auditPath, 14)
 	_, lines := readEvents(t, auditPath)
 	assert.Equal(t, proxyEvents, lines[12:], "proxy events must be written as they were sent")
 
-	code, out := runCLI(t, "verify", auditPath)
-	require.Equal(t, 0, code, "verify:\n%s", indent(out))
+	out := requireVerifies(t, auditPath)
 	assert.Contains(t, out, "files=1 lines=14 events=14 sessions=2 open=0 problems=0")
 
 	// A burst right before SIGTERM: the example returns once the collector
@@ -183,8 +162,7 @@ func TestCollectorWritesAuditTrail(t *testing.T) {
 	assert.Len(t, sessions, 3)
 	checkExampleSession(t, session1, sessions[session1])
 	checkExampleSession(t, session2, sessions[session2])
-	code, out = runCLI(t, "verify", auditPath)
-	require.Equal(t, 0, code, "verify:\n%s", indent(out))
+	requireVerifies(t, auditPath)
 }
 
 // TestEdgeSpoolsWhileCentralIsDown: the edge → central pair of
@@ -193,16 +171,11 @@ func TestCollectorWritesAuditTrail(t *testing.T) {
 // the edge's spool is empty at the end.
 func TestEdgeSpoolsWhileCentralIsDown(t *testing.T) {
 	requireE2E(t)
-	root := t.TempDir()
-	edgeDir, centralDir := filepath.Join(root, "edge"), filepath.Join(root, "central")
-	edgeOTLP, centralAddr := freeAddr(t), freeAddr(t)
-	spoolPath := filepath.Join(edgeDir, "spool", "audit-spool.jsonl")
-	centralAudit := filepath.Join(centralDir, "audit", "events.jsonl")
+	n := newEdgeCentral(t)
+	edgeOTLP, spoolPath, centralAudit := n.edgeOTLP, n.spoolPath, n.centralAudit
 
-	central := startCollector(t, "central", centralDir, centralConfig(centralAddr, centralAudit))
-	central.waitListening(t, centralAddr)
-	edge := startCollector(t, "edge", edgeDir, edgeConfig(edgeOTLP, centralAddr, spoolPath))
-	edge.waitListening(t, edgeOTLP)
+	central := n.startCentral(t)
+	edge := n.startEdge(t)
 
 	// Both up: the lines go straight through, nothing is spooled.
 	const session0 = "0f0e0d0c-0b0a-4908-8706-050403020100"
@@ -221,8 +194,7 @@ func TestEdgeSpoolsWhileCentralIsDown(t *testing.T) {
 
 	// Central starts again on the same address: the spool is replayed to it
 	// and trimmed.
-	central = startCollector(t, "central", centralDir, centralConfig(centralAddr, centralAudit))
-	central.waitListening(t, centralAddr)
+	central = n.startCentral(t)
 	waitLines(t, centralAudit, 24)
 	deadline := time.Now().Add(deliveryTimeout)
 	for pendingBytes(t, spoolPath) != 0 {
@@ -265,76 +237,75 @@ func TestEdgeSpoolsWhileCentralIsDown(t *testing.T) {
 	sort.Strings(central1)
 	assert.Equal(t, spooledLines, central1)
 
-	code, out := runCLI(t, "verify", centralAudit)
-	require.Equal(t, 0, code, "verify:\n%s", indent(out))
+	requireVerifies(t, centralAudit)
 	assert.Equal(t, int64(0), pendingBytes(t, spoolPath), "spool not empty at the end")
+}
+
+// edgeCentral is the edge → central pair, each collector in its own
+// directory under one temporary root.
+type edgeCentral struct {
+	edgeDir, centralDir   string
+	edgeOTLP, centralAddr string
+	spoolPath             string // the edge's spool
+	centralAudit          string // the central audit file
+}
+
+func newEdgeCentral(t *testing.T) edgeCentral {
+	t.Helper()
+	root := t.TempDir()
+	n := edgeCentral{
+		edgeDir:     filepath.Join(root, "edge"),
+		centralDir:  filepath.Join(root, "central"),
+		edgeOTLP:    freeAddr(t),
+		centralAddr: freeAddr(t),
+	}
+	n.spoolPath = filepath.Join(n.edgeDir, "spool", "audit-spool.jsonl")
+	n.centralAudit = filepath.Join(n.centralDir, "audit", "events.jsonl")
+	return n
+}
+
+func (n edgeCentral) startEdge(t *testing.T) *collector {
+	t.Helper()
+	return startCollector(t, "edge", n.edgeDir, edgeConfig(n.edgeOTLP, n.centralAddr, n.spoolPath), n.edgeOTLP)
+}
+
+// startCentral starts central, again on the same address when it ran before.
+func (n edgeCentral) startCentral(t *testing.T) *collector {
+	t.Helper()
+	return startCollector(t, "central", n.centralDir, centralConfig(n.centralAddr, n.centralAudit), n.centralAddr)
 }
 
 // edgeConfig forwards spans as audit lines to central, spooling what
 // central does not take; short retry and replay intervals keep the test
 // quick.
 func edgeConfig(otlpAddr, centralAddr, spoolPath string) string {
-	return fmt.Sprintf(`
-receivers:
-  otlp:
-    protocols:
-      http:
-        endpoint: %s
-processors:
-  batch:
-    timeout: 200ms
-exporters:
-  sandboxaudit:
-    retry_on_failure:
-      enabled: true
-      initial_interval: 100ms
-      max_interval: 500ms
-      max_elapsed_time: 1s
-    http:
-      endpoint: http://%s/v1/sandbox/events
-      format: ndjson
-      timeout: 2s
-      spool:
-        path: %s
-        replay_interval: 300ms
-service:
-  telemetry:
-    metrics:
-      level: none
-  pipelines:
-    traces:
-      receivers: [otlp]
-      processors: [batch]
-      exporters: [sandboxaudit]
-`, otlpAddr, centralAddr, spoolPath)
+	return collectorYAML{
+		otlpAddr: otlpAddr,
+		batch:    "timeout: 200ms",
+		exporter: fmt.Sprintf(`
+retry_on_failure:
+  enabled: true
+  initial_interval: 100ms
+  max_interval: 500ms
+  max_elapsed_time: 1s
+http:
+  endpoint: http://%s/v1/sandbox/events
+  format: ndjson
+  timeout: 2s
+  spool:
+    path: %s
+    replay_interval: 300ms`, centralAddr, spoolPath),
+	}.String()
 }
 
 // centralConfig writes what it receives; exec output the edge kept passes
 // through, what it redacted is already null.
 func centralConfig(addr, auditPath string) string {
-	return fmt.Sprintf(`
-receivers:
-  sandboxaudit:
-    endpoint: %s
-processors:
-  batch:
-    timeout: 200ms
-exporters:
-  sandboxaudit:
-    payload_policy:
-      include_exec_output: true
-    file:
-      path: %s
-service:
-  telemetry:
-    metrics:
-      level: none
-  pipelines:
-    logs:
-      receivers: [sandboxaudit]
-      processors: [batch]
-      exporters: [sandboxaudit]
-`, addr, auditPath)
+	return collectorYAML{
+		sandboxAddr: addr,
+		batch:       "timeout: 200ms",
+		exporter:    "payload_policy:\n  include_exec_output: true\nfile:\n  path: " + auditPath,
+	}.String()
 }
 
 // TestReplayLeftoverSpoolByHand: the edge stops while central is down (it
@@ -342,23 +313,18 @@ service:
 // spool with `sandboxaudit replay`.
 func TestReplayLeftoverSpoolByHand(t *testing.T) {
 	requireE2E(t)
-	root := t.TempDir()
-	edgeDir, centralDir := filepath.Join(root, "edge"), filepath.Join(root, "central")
-	edgeOTLP, centralAddr := freeAddr(t), freeAddr(t)
-	spoolPath := filepath.Join(edgeDir, "spool", "audit-spool.jsonl")
-	centralAudit := filepath.Join(centralDir, "audit", "events.jsonl")
+	n := newEdgeCentral(t)
+	edgeOTLP, spoolPath, centralAudit := n.edgeOTLP, n.spoolPath, n.centralAudit
 
-	edge := startCollector(t, "edge", edgeDir, edgeConfig(edgeOTLP, centralAddr, spoolPath))
-	edge.waitListening(t, edgeOTLP)
+	edge := n.startEdge(t)
 	const session = "6f1c2a8e-3b4d-4e5f-9a0b-1c2d3e4f5a6b"
 	runExample(t, edgeOTLP, session)
 	waitLines(t, spoolPath, 12)
 	edge.stop(t)
 	require.Equal(t, int64(len(mustRead(t, spoolPath))), pendingBytes(t, spoolPath), "the stopped edge's spool must keep every line")
 
-	central := startCollector(t, "central", centralDir, centralConfig(centralAddr, centralAudit))
-	central.waitListening(t, centralAddr)
-	code, out := runCLI(t, "replay", spoolPath, "--endpoint", "http://"+centralAddr+"/v1/sandbox/events",
+	central := n.startCentral(t)
+	code, out := runCLI(t, "replay", spoolPath, "--endpoint", "http://"+n.centralAddr+"/v1/sandbox/events",
 		"--header", "Authorization=Bearer e2e-secret-token")
 	require.Equal(t, 0, code, "replay:\n%s", indent(out))
 	assert.Contains(t, out, "sent 12 line(s)")
@@ -369,6 +335,5 @@ func TestReplayLeftoverSpoolByHand(t *testing.T) {
 	central.stop(t)
 	evs, _ := readEvents(t, centralAudit)
 	checkExampleSession(t, session, evs)
-	code, out = runCLI(t, "verify", centralAudit)
-	require.Equal(t, 0, code, "verify:\n%s", indent(out))
+	requireVerifies(t, centralAudit)
 }

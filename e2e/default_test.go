@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -40,8 +39,7 @@ func TestDefaultConfigRuns(t *testing.T) {
 		require.Equal(t, 1, strings.Count(cfg, old), "default config: %q", old)
 		cfg = strings.Replace(cfg, old, repl, 1)
 	}
-	col := startCollector(t, "default", dir, cfg)
-	col.waitListening(t, grpcAddr, httpAddr, sandboxAddr, metricsAddr)
+	col := startCollector(t, "default", dir, cfg, grpcAddr, httpAddr, sandboxAddr, metricsAddr)
 
 	auditPath := filepath.Join(dir, "audit", "events.jsonl")
 	const session = "6f1c2a8e-3b4d-4e5f-9a0b-1c2d3e4f5a6b"
@@ -52,9 +50,7 @@ func TestDefaultConfigRuns(t *testing.T) {
 	requireMode(t, auditPath, 0o600)
 	requireMode(t, filepath.Dir(auditPath), 0o700)
 
-	for _, ev := range proxyEvents {
-		postEvent(t, "http://"+sandboxAddr+"/v1/sandbox/events", ev)
-	}
+	postProxyEvents(t, sandboxAddr)
 	require.Equal(t, 14, countLines(t, auditPath))
 	evs, lines := readEvents(t, auditPath)
 	checkExampleSession(t, session, bySession(evs)[session])
@@ -64,8 +60,7 @@ func TestDefaultConfigRuns(t *testing.T) {
 	assert.Contains(t, metrics, `otelcol_sandboxaudit_exporter_events_written{sink="file"} 14`)
 
 	col.stop(t)
-	code, out := runCLI(t, "verify", auditPath)
-	require.Equal(t, 0, code, "verify:\n%s", indent(out))
+	out := requireVerifies(t, auditPath)
 	assert.Contains(t, out, "files=1 lines=14 events=14 sessions=2 open=0 problems=0")
 }
 
@@ -78,31 +73,11 @@ func TestShutdownWritesHeldBatch(t *testing.T) {
 	dir := t.TempDir()
 	otlpAddr := freeAddr(t)
 	auditPath := filepath.Join(dir, "audit", "events.jsonl")
-	col := startCollector(t, "collector", dir, fmt.Sprintf(`
-receivers:
-  otlp:
-    protocols:
-      http:
-        endpoint: %s
-processors:
-  batch:
-    timeout: 1h
-    send_batch_size: 100000
-exporters:
-  sandboxaudit:
-    file:
-      path: %s
-service:
-  telemetry:
-    metrics:
-      level: none
-  pipelines:
-    traces:
-      receivers: [otlp]
-      processors: [batch]
-      exporters: [sandboxaudit]
-`, otlpAddr, auditPath))
-	col.waitListening(t, otlpAddr)
+	col := startCollector(t, "collector", dir, collectorYAML{
+		otlpAddr: otlpAddr,
+		batch:    "timeout: 1h\nsend_batch_size: 100000",
+		exporter: "file:\n  path: " + auditPath,
+	}.String(), otlpAddr)
 
 	const session = "22222222-3333-4444-8555-666666666666"
 	runExample(t, otlpAddr, session)
@@ -112,8 +87,7 @@ service:
 	require.Equal(t, 12, countLines(t, auditPath), "events acknowledged before SIGTERM were lost")
 	evs, _ := readEvents(t, auditPath)
 	checkExampleSession(t, session, evs)
-	code, out := runCLI(t, "verify", auditPath)
-	require.Equal(t, 0, code, "verify:\n%s", indent(out))
+	requireVerifies(t, auditPath)
 }
 
 func httpGet(t *testing.T, url string) string {

@@ -104,10 +104,10 @@ type collector struct {
 	err  error // the Wait result, valid once done is closed
 }
 
-// startCollector writes config into dir and starts the collector there.
-// Cleanup kills it if the test did not stop it, and shows its log when the
-// test failed.
-func startCollector(t *testing.T, name, dir, config string) *collector {
+// startCollector writes config into dir, starts the collector there and
+// waits until it listens on every one of addrs. Cleanup kills it if the test
+// did not stop it, and shows its log when the test failed.
+func startCollector(t *testing.T, name, dir, config string, addrs ...string) *collector {
 	t.Helper()
 	require.NoError(t, os.MkdirAll(dir, 0o700))
 	cfgPath := filepath.Join(dir, "config.yaml")
@@ -142,6 +142,7 @@ func startCollector(t *testing.T, name, dir, config string) *collector {
 			t.Logf("%s log (%s):\n%s", name, logPath, tail(b, 8000))
 		}
 	})
+	c.waitListening(t, addrs...)
 	return c
 }
 
@@ -161,7 +162,7 @@ func (c *collector) exited() bool {
 	}
 }
 
-// waitListening waits until addr accepts TCP connections.
+// waitListening waits until each of addrs accepts TCP connections.
 func (c *collector) waitListening(t *testing.T, addrs ...string) {
 	t.Helper()
 	deadline := time.Now().Add(startTimeout)
@@ -285,4 +286,72 @@ func mustRead(t *testing.T, path string) []byte {
 	b, err := os.ReadFile(path)
 	require.NoError(t, err)
 	return b
+}
+
+// collectorYAML builds the configurations the tests run: each receiver that
+// has an address feeds its own pipeline (otlp → traces, sandboxaudit → logs)
+// through the same processors into the sandboxaudit exporter, and the
+// collector's own metrics are off so that no test needs a metrics port.
+type collectorYAML struct {
+	otlpAddr    string // OTLP/HTTP receiver and a traces pipeline, when set
+	sandboxAddr string // sandboxaudit receiver and a logs pipeline, when set
+	// memoryLimiter puts a memory_limiter in front of the batch processor.
+	memoryLimiter bool
+	// batch and exporter are the YAML bodies of the batch processor and of
+	// the sandboxaudit exporter, written without their own indentation.
+	batch, exporter string
+}
+
+func (c collectorYAML) String() string {
+	var b strings.Builder
+	b.WriteString("receivers:\n")
+	if c.otlpAddr != "" {
+		fmt.Fprintf(&b, "  otlp:\n    protocols:\n      http:\n        endpoint: %s\n", c.otlpAddr)
+	}
+	if c.sandboxAddr != "" {
+		fmt.Fprintf(&b, "  sandboxaudit:\n    endpoint: %s\n", c.sandboxAddr)
+	}
+	b.WriteString("processors:\n")
+	processors := "batch"
+	if c.memoryLimiter {
+		b.WriteString("  memory_limiter:\n    check_interval: 1s\n    limit_percentage: 80\n    spike_limit_percentage: 20\n")
+		processors = "memory_limiter, batch"
+	}
+	b.WriteString("  batch:\n" + indentBy(c.batch, "    "))
+	b.WriteString("exporters:\n  sandboxaudit:\n" + indentBy(c.exporter, "    "))
+	b.WriteString("service:\n  telemetry:\n    metrics:\n      level: none\n  pipelines:\n")
+	pipeline := func(signal, receiver string) {
+		fmt.Fprintf(&b, "    %s:\n      receivers: [%s]\n      processors: [%s]\n      exporters: [sandboxaudit]\n",
+			signal, receiver, processors)
+	}
+	if c.otlpAddr != "" {
+		pipeline("traces", "otlp")
+	}
+	if c.sandboxAddr != "" {
+		pipeline("logs", "sandboxaudit")
+	}
+	return b.String()
+}
+
+// indentBy prefixes every non-empty line of s, dropping blank lines at its
+// ends, and ends it with a newline.
+func indentBy(s, prefix string) string {
+	var b strings.Builder
+	for line := range strings.Lines(strings.Trim(s, "\n")) {
+		if strings.TrimSpace(line) != "" {
+			b.WriteString(prefix)
+		}
+		b.WriteString(line)
+	}
+	b.WriteString("\n")
+	return b.String()
+}
+
+// requireVerifies runs `sandboxaudit verify` on path, requires exit status
+// 0 and returns its output.
+func requireVerifies(t *testing.T, path string) string {
+	t.Helper()
+	code, out := runCLI(t, "verify", path)
+	require.Equal(t, 0, code, "verify:\n%s", indent(out))
+	return out
 }

@@ -11,6 +11,7 @@
 package pairing
 
 import (
+	"container/list"
 	"sync"
 	"time"
 
@@ -77,10 +78,9 @@ type key struct {
 }
 
 type entry struct {
-	key        key
-	start      auditevent.Event
-	arrived    time.Time
-	prev, next *entry // arrival order: head oldest
+	key     key
+	start   auditevent.Event
+	arrived time.Time
 }
 
 // Pairer matches starts with finishes. It is safe for concurrent use.
@@ -90,9 +90,8 @@ type Pairer struct {
 	now        func() time.Time
 
 	mu      sync.Mutex
-	pending map[key]*entry
-	head    *entry // oldest
-	tail    *entry // newest
+	pending map[key]*list.Element // Value is *entry
+	order   list.List             // arrival order: front oldest
 	stats   Stats
 }
 
@@ -102,7 +101,7 @@ func New(cfg Config) *Pairer {
 		maxPending: cfg.MaxPending,
 		timeout:    cfg.PendingTimeout,
 		now:        cfg.Now,
-		pending:    make(map[key]*entry),
+		pending:    make(map[key]*list.Element),
 	}
 	if p.maxPending <= 0 {
 		p.maxPending = DefaultMaxPending
@@ -130,8 +129,8 @@ func (p *Pairer) Add(dst []Pair, e *auditevent.Event) []Pair {
 	if e.Phase != auditevent.PhaseStart {
 		finish := new(auditevent.Event)
 		*finish = *e
-		if en, ok := p.pending[k]; ok {
-			p.remove(en)
+		if el, ok := p.pending[k]; ok {
+			en := p.remove(el)
 			p.stats.Paired++
 			return append(dst, Pair{Start: &en.start, Finish: finish})
 		}
@@ -139,24 +138,22 @@ func (p *Pairer) Add(dst []Pair, e *auditevent.Event) []Pair {
 		return append(dst, Pair{Finish: finish})
 	}
 
-	if en, ok := p.pending[k]; ok {
+	if el, ok := p.pending[k]; ok {
+		en := el.Value.(*entry)
 		if en.start.EventID == e.EventID {
 			p.stats.Duplicates++
 			return dst
 		}
-		p.remove(en)
+		p.remove(el)
 		p.stats.Replaced++
 		dst = append(dst, Pair{Start: &en.start})
 	}
 	for len(p.pending) >= p.maxPending {
-		old := p.head
-		p.remove(old)
+		old := p.remove(p.order.Front())
 		p.stats.Evicted++
 		dst = append(dst, Pair{Start: &old.start})
 	}
-	en := &entry{key: k, start: *e, arrived: now}
-	p.pending[k] = en
-	p.pushBack(en)
+	p.pending[k] = p.order.PushBack(&entry{key: k, start: *e, arrived: now})
 	return dst
 }
 
@@ -167,9 +164,11 @@ func (p *Pairer) Sweep(dst []Pair, now time.Time) []Pair {
 	defer p.mu.Unlock()
 	// Starts are kept in arrival order and all wait equally long, so the
 	// expired ones are a prefix of the list.
-	for p.head != nil && !now.Before(p.head.arrived.Add(p.timeout)) {
-		old := p.head
-		p.remove(old)
+	for el := p.order.Front(); el != nil; el = p.order.Front() {
+		if now.Before(el.Value.(*entry).arrived.Add(p.timeout)) {
+			break
+		}
+		old := p.remove(el)
 		p.stats.TimedOut++
 		dst = append(dst, Pair{Start: &old.start})
 	}
@@ -181,9 +180,8 @@ func (p *Pairer) Sweep(dst []Pair, now time.Time) []Pair {
 func (p *Pairer) Flush(dst []Pair) []Pair {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	for p.head != nil {
-		old := p.head
-		p.remove(old)
+	for p.order.Len() > 0 {
+		old := p.remove(p.order.Front())
 		p.stats.Flushed++
 		dst = append(dst, Pair{Start: &old.start})
 	}
@@ -206,28 +204,10 @@ func (p *Pairer) Stats() Stats {
 	return st
 }
 
-func (p *Pairer) remove(en *entry) {
+// remove drops a waiting start from both the map and the arrival order and
+// returns it.
+func (p *Pairer) remove(el *list.Element) *entry {
+	en := p.order.Remove(el).(*entry)
 	delete(p.pending, en.key)
-	if en.prev != nil {
-		en.prev.next = en.next
-	} else {
-		p.head = en.next
-	}
-	if en.next != nil {
-		en.next.prev = en.prev
-	} else {
-		p.tail = en.prev
-	}
-	en.prev, en.next = nil, nil
-}
-
-func (p *Pairer) pushBack(en *entry) {
-	en.prev = p.tail
-	if p.tail != nil {
-		p.tail.next = en
-	}
-	p.tail = en
-	if p.head == nil {
-		p.head = en
-	}
+	return en
 }

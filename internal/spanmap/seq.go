@@ -1,52 +1,51 @@
 package spanmap
 
-import "github.com/google/uuid"
+import (
+	"container/list"
+
+	"github.com/google/uuid"
+)
 
 // seqCounters remembers, per session, the highest seq seen or assigned, for
 // at most max sessions (least recently used out). Not safe for concurrent
 // use; the Mapper's mutex guards it.
 type seqCounters struct {
 	max       int
-	entries   map[uuid.UUID]*seqEntry
-	head      *seqEntry // most recently used
-	tail      *seqEntry // least recently used
+	entries   map[uuid.UUID]*list.Element // Value is *seqEntry
+	recent    list.List                   // front most recently used
 	evictions int64
 }
 
 type seqEntry struct {
-	session    uuid.UUID
-	last       int64
-	prev, next *seqEntry
+	session uuid.UUID
+	last    int64
 }
 
 func newSeqCounters(maxSessions int) *seqCounters {
-	return &seqCounters{max: maxSessions, entries: make(map[uuid.UUID]*seqEntry)}
+	return &seqCounters{max: maxSessions, entries: make(map[uuid.UUID]*list.Element)}
 }
 
 // touch returns the session's entry, creating it (and evicting the least
 // recently used one when full) and marking it most recently used.
 func (c *seqCounters) touch(session uuid.UUID) *seqEntry {
-	if e, ok := c.entries[session]; ok {
-		if c.head != e {
-			c.unlink(e)
-			c.pushFront(e)
-		}
-		return e
+	if el, ok := c.entries[session]; ok {
+		c.recent.MoveToFront(el)
+		return el.Value.(*seqEntry)
 	}
-	var e *seqEntry
-	if len(c.entries) >= c.max && c.tail != nil {
-		// Reuse the evicted entry: steady state with many sessions allocates nothing.
-		e = c.tail
-		c.unlink(e)
+	if len(c.entries) >= c.max && c.recent.Len() > 0 {
+		// Reuse the evicted element and entry: steady state with many
+		// sessions allocates nothing.
+		el := c.recent.Back()
+		e := el.Value.(*seqEntry)
 		delete(c.entries, e.session)
 		c.evictions++
-		*e = seqEntry{}
-	} else {
-		e = &seqEntry{}
+		*e = seqEntry{session: session}
+		c.recent.MoveToFront(el)
+		c.entries[session] = el
+		return e
 	}
-	e.session = session
-	c.entries[session] = e
-	c.pushFront(e)
+	e := &seqEntry{session: session}
+	c.entries[session] = c.recent.PushFront(e)
 	return e
 }
 
@@ -59,29 +58,4 @@ func (e *seqEntry) seq(given int64, has bool) int64 {
 	}
 	e.last++
 	return e.last
-}
-
-func (c *seqCounters) unlink(e *seqEntry) {
-	if e.prev != nil {
-		e.prev.next = e.next
-	} else {
-		c.head = e.next
-	}
-	if e.next != nil {
-		e.next.prev = e.prev
-	} else {
-		c.tail = e.prev
-	}
-	e.prev, e.next = nil, nil
-}
-
-func (c *seqCounters) pushFront(e *seqEntry) {
-	e.next = c.head
-	if c.head != nil {
-		c.head.prev = e
-	}
-	c.head = e
-	if c.tail == nil {
-		c.tail = e
-	}
 }
