@@ -2,6 +2,7 @@ package sandboxauditexporter // import "github.com/sandboxaudit/sandboxaudit/exp
 
 import (
 	"context"
+	"sync/atomic"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
@@ -39,6 +40,10 @@ type telemetry struct {
 	skippedInvalidSpan    metric.AddOption
 	skippedNotAuditEvent  metric.AddOption
 	skippedInvalidEvent   metric.AddOption
+
+	// seqEvictions is the span mapper's eviction count already added to
+	// seq_sessions_evicted.
+	seqEvictions cumulativeCount
 }
 
 func newTelemetry(tb *metadata.TelemetryBuilder) *telemetry {
@@ -94,6 +99,36 @@ func (t *telemetry) dropped(ctx context.Context, reason string, n int) {
 	}
 	t.tb.ExporterSandboxauditEventsDropped.Add(ctx, int64(n),
 		metric.WithAttributes(attribute.String("reason", reason)))
+}
+
+// seqSessionsEvicted adds to seq_sessions_evicted what the span mapper's
+// cumulative eviction count (spanmap.Mapper.SeqEvictions) grew by since it
+// was last reported, and returns that increase.
+func (t *telemetry) seqSessionsEvicted(ctx context.Context, total int64) int64 {
+	n := t.seqEvictions.advance(total)
+	if n > 0 {
+		t.tb.ExporterSandboxauditSeqSessionsEvicted.Add(ctx, n)
+	}
+	return n
+}
+
+// cumulativeCount turns a cumulative count read elsewhere into increases.
+// Concurrent pushes may read the count and call advance in either order;
+// the last value only ever moves forward, so each unit is reported once.
+type cumulativeCount struct{ last atomic.Int64 }
+
+// advance records total and returns how much it exceeds the largest total
+// recorded before (0 when it does not).
+func (c *cumulativeCount) advance(total int64) int64 {
+	for {
+		last := c.last.Load()
+		if total <= last {
+			return 0
+		}
+		if c.last.CompareAndSwap(last, total) {
+			return total - last
+		}
+	}
 }
 
 // httpObserver feeds the HTTP sink's delivery counts into the metrics.

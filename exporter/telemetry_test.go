@@ -2,8 +2,11 @@ package sandboxauditexporter
 
 import (
 	"context"
+	"sync"
+	"sync/atomic"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/component/componenttest"
 	"go.opentelemetry.io/otel/attribute"
@@ -39,6 +42,11 @@ func TestTelemetryInstruments(t *testing.T) {
 	tel.skipped(ctx, reasonNotAuditEvent, 2)
 	tel.skipped(ctx, reasonInvalidEvent, 3)
 	tel.written(ctx, sinkFile, 0) // zero counts record nothing
+	// seq_sessions_evicted is fed the mapper's cumulative count.
+	require.Equal(t, int64(3), tel.seqSessionsEvicted(ctx, 3))
+	require.Zero(t, tel.seqSessionsEvicted(ctx, 3))
+	require.Zero(t, tel.seqSessionsEvicted(ctx, 2)) // a stale read adds nothing
+	require.Equal(t, int64(4), tel.seqSessionsEvicted(ctx, 7))
 
 	attrs := func(k, v string) attribute.Set { return attribute.NewSet(attribute.String(k, v)) }
 	sum := func(dps ...metricdata.DataPoint[int64]) metricdata.Sum[int64] {
@@ -93,10 +101,39 @@ func TestTelemetryInstruments(t *testing.T) {
 				metricdata.DataPoint[int64]{Attributes: attrs("reason", "invalid_event"), Value: 3},
 			),
 		},
+		{
+			Name: "otelcol_sandboxaudit_exporter_seq_sessions_evicted",
+			Description: "Number of sessions whose seq counter was dropped to keep within the span mapper's bound; " +
+				"seqs then assigned to that session's spans without seq attributes start again at 1 and may repeat. [Alpha]",
+			Unit: "{session}",
+			Data: sum(metricdata.DataPoint[int64]{Value: 7}),
+		},
 	}
 	for _, w := range want {
 		got, err := tt.GetMetric(w.Name)
 		require.NoError(t, err)
 		metricdatatest.AssertEqual(t, w, got, metricdatatest.IgnoreTimestamp())
 	}
+}
+
+// TestCumulativeCountConcurrent feeds increasing totals from many goroutines
+// in whatever order they run: the increases must add up to the largest
+// total, each unit reported once.
+func TestCumulativeCountConcurrent(t *testing.T) {
+	const goroutines, perG = 8, 500
+	var c cumulativeCount
+	var sum atomic.Int64
+	var wg sync.WaitGroup
+	for g := range goroutines {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range perG {
+				sum.Add(c.advance(int64(i*goroutines + g + 1)))
+			}
+		}()
+	}
+	wg.Wait()
+	assert.Equal(t, int64(goroutines*perG), sum.Load())
+	assert.Zero(t, c.advance(goroutines*perG))
 }

@@ -30,6 +30,12 @@ func (e *auditExporter) pushTraces(ctx context.Context, td ptrace.Traces) error 
 		e.logger.Warn("Skipped malformed sandbox spans",
 			zap.Int("spans", st.Invalid), attrErrField("first", st.FirstInvalid), attrErrField("last", st.LastInvalid))
 	}
+	if n := e.telemetry.seqSessionsEvicted(ctx, e.mapper.SeqEvictions()); n > 0 {
+		// Counted, not per session: the session ids stay out of the log.
+		e.logger.Warn("Span mapper dropped the seq counters of least recently used sessions; "+
+			"seqs assigned to their spans that lack seq attributes start again at 1 and may repeat",
+			zap.Int64("sessions", n))
+	}
 	if st.Ignored > 0 {
 		e.logger.Debug("Left malformed optional attributes out of sandbox events",
 			zap.Int("attributes", st.Ignored), attrErrField("last", st.LastIgnored))

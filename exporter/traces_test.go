@@ -10,8 +10,13 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/component/componenttest"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/sandboxaudit/sandboxaudit/auditevent"
+	"github.com/sandboxaudit/sandboxaudit/internal/spanmap"
 )
 
 var (
@@ -283,4 +288,76 @@ func TestStartFailsOnUnwritableSpool(t *testing.T) {
 	err = tr.Start(context.Background(), nopHost())
 	require.ErrorContains(t, err, "spool")
 	require.NoError(t, tr.Shutdown(context.Background()))
+}
+
+// TestTracesSeqSessionsEvicted runs the exporter with a span mapper that
+// keeps seq counters for two sessions (the production bound, 10 000, is not
+// configurable): a third session's spans without seq attributes evict the
+// least recently used counter, which is counted and warned about once per
+// batch, without session ids.
+func TestTracesSeqSessionsEvicted(t *testing.T) {
+	const sessionC = "9e8d7c6b-5a49-4382-a170-f6e5d4c3b2a1"
+	path := filepath.Join(t.TempDir(), "events.jsonl")
+	cfg := syncConfig()
+	withFile(cfg, path, auditevent.PolicyOverride{})
+	tel := componenttest.NewTelemetry()
+	t.Cleanup(func() { require.NoError(t, tel.Shutdown(context.Background())) })
+	core, logs := observer.New(zapcore.InfoLevel)
+	set := exportertestSettings()
+	set.TelemetrySettings = tel.NewTelemetrySettings()
+	set.Logger = zap.New(core)
+
+	e, err := newAuditExporter(cfg, set)
+	require.NoError(t, err)
+	e.mapper = spanmap.NewMapper(2)
+	ctx := context.Background()
+	require.NoError(t, e.start(ctx, nopHost()))
+	t.Cleanup(func() { require.NoError(t, e.shutdown(context.Background())) })
+
+	// A write span without seq attributes: the mapper assigns both seqs.
+	span := func(session, spanID string) spanSpec {
+		return spanSpec{
+			name: "sandbox.write", spanID: spanID,
+			start: writeStart, end: writeStart.Add(time.Millisecond),
+			attrs: map[string]any{
+				"sandbox.operation":  "write",
+				"sandbox.session.id": session,
+				"sandbox.start_data": `{"path":"/w/a.txt","bytes":12}`,
+			},
+		}
+	}
+	evicted := func() int64 {
+		m, err := tel.GetMetric("otelcol_sandboxaudit_exporter_seq_sessions_evicted")
+		if err != nil {
+			return 0
+		}
+		return sumPoints(m, "", "")
+	}
+	warnings := func() []observer.LoggedEntry { return logs.FilterLevelExact(zapcore.WarnLevel).All() }
+
+	// Two sessions fit.
+	require.NoError(t, e.pushTraces(ctx, buildTraces(t, span(sessionA, "0000000000000001"), span(sessionB, "0000000000000002"))))
+	assert.Zero(t, evicted())
+	assert.Empty(t, warnings())
+
+	// Session C pushes out A (least recently used); A's next span then
+	// pushes out B and its seqs start again at 1: two evictions, one batch,
+	// one warning.
+	require.NoError(t, e.pushTraces(ctx, buildTraces(t, span(sessionC, "0000000000000003"), span(sessionA, "0000000000000004"))))
+	assert.Equal(t, int64(2), evicted())
+	w := warnings()
+	require.Len(t, w, 1)
+	assert.Equal(t, map[string]any{"sessions": int64(2)}, w[0].ContextMap())
+	for _, id := range []string{sessionA, sessionB, sessionC} {
+		assert.NotContains(t, w[0].Message, id)
+	}
+	lines := readLines(t, path)
+	require.Len(t, lines, 8)
+	assert.Contains(t, lines[6], `"session_id":"`+sessionA+`"`)
+	assert.Contains(t, lines[6], `"seq":1,`, "A's seqs restart after eviction")
+
+	// Sessions already held: nothing new to count or log.
+	require.NoError(t, e.pushTraces(ctx, buildTraces(t, span(sessionC, "0000000000000005"), span(sessionA, "0000000000000006"))))
+	assert.Equal(t, int64(2), evicted())
+	assert.Len(t, warnings(), 1)
 }

@@ -22,7 +22,8 @@ const formatSandboxEvent = "sandbox_event"
 // pairs_timed_out metric.
 const (
 	giveUpTimeout  = "timeout"
-	giveUpEvicted  = "evicted" // max_pending reached, or replaced by a new start
+	giveUpEvicted  = "evicted"  // pushed out to stay within max_pending
+	giveUpReplaced = "replaced" // another start with the same session and span_id arrived
 	giveUpShutdown = "shutdown"
 )
 
@@ -37,20 +38,42 @@ func (r *sandboxReceiver) observePending(_ context.Context, o metric.Int64Observ
 }
 
 // deliverPairs feeds events to the pairing table and sends the spans of the
-// operations that became ready (paired, orphan finishes, starts evicted to
-// stay within max_pending) to the traces pipeline.
+// operations that became ready (paired, orphan finishes, starts given up to
+// stay within max_pending or replaced by a new start) to the traces pipeline.
 func (r *sandboxReceiver) deliverPairs(ctx context.Context, events []auditevent.Event) error {
 	ready := make([]pairing.Pair, 0, len(events))
+	var evicted, replaced int
 	for i := range events {
-		ready = r.pairs.Add(ready, &events[i])
+		e := &events[i]
+		n := len(ready)
+		ready = r.pairs.Add(ready, e)
+		// The Pairer's Stats tell the two apart too, but it is shared by
+		// concurrent requests, so a before/after difference could count
+		// another request's starts. The key does it exactly: a start given
+		// up under the new start's own session and span_id was replaced
+		// (an evicted one cannot have that key: it would have been the
+		// replaced one).
+		for _, p := range ready[n:] {
+			if p.Finish != nil {
+				continue
+			}
+			if p.Start.SessionID == e.SessionID && p.Start.SpanID == e.SpanID {
+				replaced++
+			} else {
+				evicted++
+			}
+		}
 	}
-	return r.deliverSpans(ctx, ready, giveUpEvicted)
+	r.countGivenUp(ctx, giveUpReplaced, replaced)
+	r.countGivenUp(ctx, giveUpEvicted, evicted)
+	return r.deliverSpans(ctx, ready)
 }
 
 // sweep gives up the starts that waited pending_timeout for their finish.
 func (r *sandboxReceiver) sweep(ctx context.Context) {
 	ready := r.pairs.Sweep(nil, time.Now())
-	if err := r.deliverSpans(ctx, ready, giveUpTimeout); err != nil {
+	r.countGivenUp(ctx, giveUpTimeout, len(ready)) // Sweep returns only starts
+	if err := r.deliverSpans(ctx, ready); err != nil {
 		r.set.Logger.Warn("Traces pipeline refused incomplete spans of timed-out sandbox operations", zap.Error(err))
 	}
 }
@@ -59,14 +82,25 @@ func (r *sandboxReceiver) sweep(ctx context.Context) {
 // silently.
 func (r *sandboxReceiver) flushPending(ctx context.Context) {
 	ready := r.pairs.Flush(nil)
-	if err := r.deliverSpans(ctx, ready, giveUpShutdown); err != nil {
+	r.countGivenUp(ctx, giveUpShutdown, len(ready)) // Flush returns only starts
+	if err := r.deliverSpans(ctx, ready); err != nil {
 		r.set.Logger.Warn("Traces pipeline refused incomplete spans flushed at shutdown", zap.Error(err))
 	}
 }
 
-// deliverSpans builds one span per ready operation and sends them on. Starts
-// without their finish are counted under reason.
-func (r *sandboxReceiver) deliverSpans(ctx context.Context, ready []pairing.Pair, reason string) error {
+// countGivenUp counts n starts that became incomplete spans for reason.
+// They are counted when given up, whether or not the pipeline then takes
+// the spans (spans_dropped counts those it refuses).
+func (r *sandboxReceiver) countGivenUp(ctx context.Context, reason string, n int) {
+	if n <= 0 {
+		return
+	}
+	r.tel.ReceiverSandboxauditPairsTimedOut.Add(ctx, int64(n),
+		metric.WithAttributeSet(attribute.NewSet(attribute.String("reason", reason))))
+}
+
+// deliverSpans builds one span per ready operation and sends them on.
+func (r *sandboxReceiver) deliverSpans(ctx context.Context, ready []pairing.Pair) error {
 	if len(ready) == 0 {
 		return nil
 	}
@@ -76,16 +110,8 @@ func (r *sandboxReceiver) deliverSpans(ctx context.Context, ready []pairing.Pair
 	ss.Scope().SetVersion(r.set.BuildInfo.Version)
 	spans := ss.Spans()
 	spans.EnsureCapacity(len(ready))
-	incomplete := 0
 	for _, p := range ready {
-		if p.Finish == nil {
-			incomplete++
-		}
 		spanmap.AppendSpan(spans, p.Start, p.Finish)
-	}
-	if incomplete > 0 {
-		r.tel.ReceiverSandboxauditPairsTimedOut.Add(ctx, int64(incomplete),
-			metric.WithAttributeSet(attribute.NewSet(attribute.String("reason", reason))))
 	}
 	ctx = r.obsrep.StartTracesOp(ctx)
 	err := r.nextTraces.ConsumeTraces(ctx, td)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -188,6 +189,52 @@ func TestPairingMaxPendingAndGauge(t *testing.T) {
 	g := m.Data.(metricdata.Gauge[int64])
 	require.Len(t, g.DataPoints, 1)
 	assert.Equal(t, int64(2), g.DataPoints[0].Value)
+}
+
+// TestPairingGiveUpReasons checks that a start replaced by another start of
+// the same operation and a start pushed out by max_pending are counted
+// under their own reasons.
+func TestPairingGiveUpReasons(t *testing.T) {
+	tel := componenttest.NewTelemetry()
+	t.Cleanup(func() { require.NoError(t, tel.Shutdown(context.Background())) })
+	set := receivertest.NewNopSettings(metadata.Type)
+	set.TelemetrySettings = tel.NewTelemetrySettings()
+
+	traces := new(consumertest.TracesSink)
+	tr := startReceiverWith(t, set, nil, traces, func(c *Config) { c.MaxPending = 2 })
+
+	// A second start of operation 1 (same session and span_id, another
+	// event id, as a client that restarted the operation would send).
+	firstID := sessionEventID(testSession, 1, "start").String()
+	againID := "7d3e5f10-2b4c-4d6e-8f01-23456789abcd"
+	again := strings.Replace(startJSON(1), firstID, againID, 1)
+	require.NotEqual(t, startJSON(1), again)
+
+	// Request 1: start 1, then its replacement. Request 2: starts 2 and 3;
+	// start 3 finds the table full and pushes out the oldest, the
+	// replacement.
+	status, _, body := post(t, tr.eventsURL(), "application/x-ndjson", []byte(startJSON(1)+"\n"+again+"\n"))
+	require.Equal(t, http.StatusOK, status, body)
+	status, _, body = post(t, tr.eventsURL(), "application/x-ndjson", []byte(startJSON(2)+"\n"+startJSON(3)+"\n"))
+	require.Equal(t, http.StatusOK, status, body)
+
+	spans := allSpans(traces)
+	require.Len(t, spans, 2)
+	for _, s := range spans {
+		assert.True(t, hasTrueAttr(s, "sandbox.incomplete"))
+	}
+	assert.Equal(t, firstID, attrStr(t, spans[0], "sandbox.event.start_id"), "the replaced start")
+	assert.Equal(t, againID, attrStr(t, spans[1], "sandbox.event.start_id"), "the evicted start")
+	assert.Equal(t, 2, tr.r.pairs.Len())
+
+	m, err := tel.GetMetric("otelcol_sandboxaudit_receiver_pairs_timed_out")
+	require.NoError(t, err)
+	got := map[string]int64{}
+	for _, dp := range m.Data.(metricdata.Sum[int64]).DataPoints {
+		reason, _ := dp.Attributes.Value("reason")
+		got[reason.AsString()] += dp.Value
+	}
+	assert.Equal(t, map[string]int64{"replaced": 1, "evicted": 1}, got)
 }
 
 func TestShutdownFlushesPending(t *testing.T) {

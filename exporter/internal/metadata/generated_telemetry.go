@@ -23,15 +23,16 @@ func Tracer(settings component.TelemetrySettings) trace.Tracer {
 // TelemetryBuilder provides an interface for components to report telemetry
 // as defined in metadata and user config.
 type TelemetryBuilder struct {
-	meter                              metric.Meter
-	mu                                 sync.Mutex
-	registrations                      []metric.Registration
-	ExporterSandboxauditEventsDropped  metric.Int64Counter
-	ExporterSandboxauditEventsReplayed metric.Int64Counter
-	ExporterSandboxauditEventsSpooled  metric.Int64Counter
-	ExporterSandboxauditEventsWritten  metric.Int64Counter
-	ExporterSandboxauditItemsSkipped   metric.Int64Counter
-	ExporterSandboxauditSpoolSize      metric.Int64Gauge
+	meter                                  metric.Meter
+	mu                                     sync.Mutex
+	registrations                          []metric.Registration
+	ExporterSandboxauditEventsDropped      metric.Int64Counter
+	ExporterSandboxauditEventsReplayed     metric.Int64Counter
+	ExporterSandboxauditEventsSpooled      metric.Int64Counter
+	ExporterSandboxauditEventsWritten      metric.Int64Counter
+	ExporterSandboxauditItemsSkipped       metric.Int64Counter
+	ExporterSandboxauditSeqSessionsEvicted metric.Int64Counter
+	ExporterSandboxauditSpoolSize          metric.Int64Gauge
 }
 
 // TelemetryBuilderOption applies changes to default builder.
@@ -91,6 +92,12 @@ func NewTelemetryBuilder(settings component.TelemetrySettings, options ...Teleme
 		"otelcol_sandboxaudit_exporter_items_skipped",
 		metric.WithDescription("Number of spans and log records that did not become audit events, by reason. [Alpha]"),
 		metric.WithUnit("{item}"),
+	)
+	errs = errors.Join(errs, err)
+	builder.ExporterSandboxauditSeqSessionsEvicted, err = builder.meter.Int64Counter(
+		"otelcol_sandboxaudit_exporter_seq_sessions_evicted",
+		metric.WithDescription("Number of sessions whose seq counter was dropped to keep within the span mapper's bound; seqs then assigned to that session's spans without seq attributes start again at 1 and may repeat. [Alpha]"),
+		metric.WithUnit("{session}"),
 	)
 	errs = errors.Join(errs, err)
 	builder.ExporterSandboxauditSpoolSize, err = builder.meter.Int64Gauge(
