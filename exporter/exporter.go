@@ -169,14 +169,13 @@ func (e *auditExporter) writeEvents(ctx context.Context, events []auditevent.Eve
 
 // policyCache holds one sink's effective policy per op.
 type policyCache struct {
-	set   auditevent.PolicySet
 	byOp  map[string]auditevent.Policy
 	other auditevent.Policy // for an op outside format version 1
 }
 
 func newPolicyCache(cfg *Config, sink auditevent.PolicyOverride) *policyCache {
 	set := auditevent.PolicySet{Default: cfg.PayloadPolicy, ByOp: cfg.PayloadPolicyByOp, Sink: sink}
-	c := &policyCache{set: set, byOp: map[string]auditevent.Policy{}, other: set.Resolve("")}
+	c := &policyCache{byOp: map[string]auditevent.Policy{}, other: set.Resolve("")}
 	for _, op := range auditevent.Ops() {
 		c.byOp[op] = set.Resolve(op)
 	}

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/url"
 	"time"
@@ -42,9 +41,9 @@ func (o replayOptions) settings(ctx context.Context) (httpsink.Settings, error) 
 	if err := format.Validate(); err != nil {
 		return httpsink.Settings{}, fmt.Errorf("--format: %w", err)
 	}
-	if u, err := url.Parse(o.endpoint); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		// Not echoed: the URL may carry credentials.
-		return httpsink.Settings{}, errors.New("--endpoint: want an absolute http:// or https:// URL")
+	// The sink's own check; its error never repeats userinfo or query.
+	if err := httpsink.ValidateEndpoint(o.endpoint); err != nil {
+		return httpsink.Settings{}, fmt.Errorf("--endpoint: %w", err)
 	}
 	if o.timeout <= 0 {
 		return httpsink.Settings{}, fmt.Errorf("--timeout: must be positive, got %s", o.timeout)
