@@ -1,5 +1,8 @@
 # sandboxaudit — see README.md. Every target needs only Go (and python3 for
 # one interoperability test, which skips without it).
+# go1.27.3 fixes 12 reachable standard-library vulnerabilities of 1.26.8;
+# `:=` because the machine's env file sets GOTOOLCHAIN=local.
+export GOTOOLCHAIN := go1.27.3
 GO        ?= go
 BIN       ?= bin
 FUZZTIME  ?= 30s

@@ -1,5 +1,5 @@
-// Package conformance loads the shared conformance vectors computed by the
-// Python reference (../shared/conformance/events.jsonl beside the repo, plus
+// Package conformance loads the conformance vectors computed by the Python
+// reference (the in-repository copy testdata/conformance/events.jsonl, plus
 // any files named in SANDBOXAUDIT_VECTORS) for tests in every package.
 package conformance
 
@@ -57,16 +57,36 @@ func (v Vector) LocField() string {
 	return s
 }
 
-// SharedPath finds ../shared/conformance/events.jsonl beside the repository
-// root, walking up from the working directory to the directory with go.mod.
+// RepoPath is the in-repository copy of the public vectors
+// (testdata/conformance/events.jsonl), found by walking up from the working
+// directory to the module root, so that a clone with nothing beside it tests.
+func RepoPath() (string, error) {
+	root, err := moduleRoot()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(root, "testdata", "conformance", "events.jsonl"), nil
+}
+
+// SharedPath is where the published vectors sit in a checkout that has the
+// project's shared folder beside it (../shared/conformance/events.jsonl).
+// Only the drift check reads it; it may not exist.
 func SharedPath() (string, error) {
+	root, err := moduleRoot()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(filepath.Dir(root), "shared", "conformance", "events.jsonl"), nil
+}
+
+func moduleRoot() (string, error) {
 	dir, err := os.Getwd()
 	if err != nil {
 		return "", fmt.Errorf("conformance: working directory: %w", err)
 	}
 	for {
 		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return filepath.Join(filepath.Dir(dir), "shared", "conformance", "events.jsonl"), nil
+			return dir, nil
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
@@ -76,14 +96,14 @@ func SharedPath() (string, error) {
 	}
 }
 
-// Files returns the shared vector file followed by the files listed in
-// SANDBOXAUDIT_VECTORS.
+// Files returns the in-repository vector file followed by the files listed
+// in SANDBOXAUDIT_VECTORS.
 func Files() ([]string, error) {
-	shared, err := SharedPath()
+	repo, err := RepoPath()
 	if err != nil {
 		return nil, err
 	}
-	files := []string{shared}
+	files := []string{repo}
 	for _, p := range strings.Split(os.Getenv(EnvVar), ":") {
 		if p = strings.TrimSpace(p); p != "" {
 			files = append(files, p)

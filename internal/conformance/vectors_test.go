@@ -1,13 +1,14 @@
 package conformance
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 )
 
-// The shared file is always loaded, and SANDBOXAUDIT_VECTORS adds files.
+// The in-repository file is always loaded, and SANDBOXAUDIT_VECTORS adds files.
 func TestLoadAllAddsEnvFiles(t *testing.T) {
 	shared, err := LoadAll()
 	if err != nil {
@@ -56,5 +57,33 @@ func TestLoadRejectsBadLines(t *testing.T) {
 	}
 	if _, err := Load(empty); err == nil {
 		t.Fatal("Load accepted a file with no vectors")
+	}
+}
+
+// The in-repository copy must equal the published vectors wherever the
+// shared folder sits beside the checkout (the developers' machines and CI),
+// so the copy cannot drift. A user's clone has no shared folder: skip.
+func TestRepoCopyMatchesShared(t *testing.T) {
+	shared, err := SharedPath()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := os.ReadFile(shared)
+	if os.IsNotExist(err) {
+		t.Skipf("no %s beside the checkout", shared)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	repo, err := RepoPath()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile(repo)
+	if err != nil {
+		t.Fatalf("in-repository vectors: %v", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatalf("%s differs from %s: copy the published vectors again", repo, shared)
 	}
 }
