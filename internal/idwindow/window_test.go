@@ -1,0 +1,117 @@
+package idwindow
+
+import (
+	"sync"
+	"testing"
+)
+
+func TestNewRejectsNonPositiveSize(t *testing.T) {
+	for _, n := range []int{0, -1} {
+		if _, err := New[int](n); err == nil {
+			t.Errorf("New(%d): want an error", n)
+		}
+	}
+}
+
+func TestWindowForgetsOldestFirst(t *testing.T) {
+	w, err := New[int](3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k := 1; k <= 3; k++ {
+		if !w.Add(k) {
+			t.Fatalf("Add(%d) on a fresh key = false", k)
+		}
+	}
+	if w.Add(2) {
+		t.Fatal("Add(2) again = true, want false")
+	}
+	w.Add(4) // evicts 1
+	for k, want := range map[int]bool{1: false, 2: true, 3: true, 4: true} {
+		if got := w.Contains(k); got != want {
+			t.Errorf("Contains(%d) = %v, want %v", k, got, want)
+		}
+	}
+	if w.Len() != 3 {
+		t.Errorf("Len = %d, want 3", w.Len())
+	}
+}
+
+func TestWindowNeverExceedsSize(t *testing.T) {
+	w, _ := New[int](100)
+	for k := range 10_000 {
+		w.Add(k)
+		if k%7 == 0 {
+			w.Remove(k - 3)
+		}
+		if n := w.Len(); n > 100 {
+			t.Fatalf("after %d adds Len = %d > size 100", k+1, n)
+		}
+	}
+	// The last 100 added keys that were not removed are all there.
+	for k := 9_900; k < 10_000; k++ {
+		removed := (k+3)%7 == 0
+		if w.Contains(k) == removed {
+			t.Errorf("Contains(%d) = %v, removed=%v", k, w.Contains(k), removed)
+		}
+	}
+}
+
+func TestRemoveThenAddKeepsTheNewSlot(t *testing.T) {
+	w, _ := New[string](2)
+	w.Add("a")
+	w.Add("b")
+	w.Remove("a")
+	w.Add("a") // a now lives in a newer slot than its first one
+	w.Add("c") // overwrites a's old slot: must not forget the new a
+	if !w.Contains("a") {
+		t.Error("re-added key forgotten when its old slot was reused")
+	}
+	if w.Contains("b") {
+		t.Error("b should have been evicted by c")
+	}
+}
+
+func TestAddNewMarksFreshOnce(t *testing.T) {
+	w, _ := New[int](10)
+	w.Add(2)
+	keys := []int{1, 2, 3, 1}
+	fresh := make([]bool, len(keys))
+	w.AddNew(keys, fresh)
+	want := []bool{true, false, true, false}
+	for i := range want {
+		if fresh[i] != want[i] {
+			t.Errorf("fresh[%d] (key %d) = %v, want %v", i, keys[i], fresh[i], want[i])
+		}
+	}
+}
+
+func TestAddNewConcurrentCallersClaimEachKeyOnce(t *testing.T) {
+	w, _ := New[int](1000)
+	keys := make([]int, 500)
+	for i := range keys {
+		keys[i] = i
+	}
+	var mu sync.Mutex
+	claims := make(map[int]int)
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			fresh := make([]bool, len(keys))
+			w.AddNew(keys, fresh)
+			mu.Lock()
+			defer mu.Unlock()
+			for i, f := range fresh {
+				if f {
+					claims[keys[i]]++
+				}
+			}
+		})
+	}
+	wg.Wait()
+	for _, k := range keys {
+		if claims[k] != 1 {
+			t.Errorf("key %d claimed %d times, want 1", k, claims[k])
+		}
+	}
+}
