@@ -8,8 +8,12 @@ BIN       ?= bin
 FUZZTIME  ?= 30s
 STATICCHECK_VERSION ?= v0.8.2
 GOLANGCI_VERSION    ?= v2.15.0
+GOVULNCHECK_VERSION ?= v1.9.0
+# VULNDB: govulncheck's database; machines without the internet point it at an
+# unpacked offline copy (file:///…), see README "Vulnerabilities".
+VULNDB    ?= https://vuln.go.dev
 
-.PHONY: all test unit e2e vet bench fuzz lint build run clean
+.PHONY: all test unit e2e vet bench fuzz lint vulncheck build run clean
 
 all: test
 
@@ -42,6 +46,13 @@ fuzz:
 lint: vet
 	$(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) ./...
 	$(GO) run github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_VERSION) run --max-same-issues 0 --max-issues-per-linter 0 ./...
+
+## vulncheck: govulncheck (built with this toolchain) on the source and on both binaries
+vulncheck: build
+	GOBIN=$(abspath $(BIN)) $(GO) install golang.org/x/vuln/cmd/govulncheck@$(GOVULNCHECK_VERSION)
+	$(BIN)/govulncheck -db $(VULNDB) ./...
+	$(BIN)/govulncheck -db $(VULNDB) -mode binary $(BIN)/otelcol-sandboxaudit
+	$(BIN)/govulncheck -db $(VULNDB) -mode binary $(BIN)/sandboxaudit
 
 build:
 	$(GO) build -o $(BIN)/otelcol-sandboxaudit ./cmd/otelcol-sandboxaudit
