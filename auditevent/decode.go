@@ -36,54 +36,44 @@ const (
 	numFields
 )
 
+// fieldNames is the one table of field names, indexed by field;
+// lookupField is derived from it, so a new field is one constant and one
+// entry here.
 var fieldNames = [numFields]string{
-	"version", "event_id", "ts", "session_id", "seq", "op", "phase", "span_id",
-	"parent_span_id", "trace_id", "data", "ok", "duration_ms", "error_code",
-	"error_type", "error_message", "error_retryable", "stdout", "stderr",
+	fVersion:        "version",
+	fEventID:        "event_id",
+	fTS:             "ts",
+	fSessionID:      "session_id",
+	fSeq:            "seq",
+	fOp:             "op",
+	fPhase:          "phase",
+	fSpanID:         "span_id",
+	fParentSpanID:   "parent_span_id",
+	fTraceID:        "trace_id",
+	fData:           "data",
+	fOK:             "ok",
+	fDurationMS:     "duration_ms",
+	fErrorCode:      "error_code",
+	fErrorType:      "error_type",
+	fErrorMessage:   "error_message",
+	fErrorRetryable: "error_retryable",
+	fStdout:         "stdout",
+	fStderr:         "stderr",
 }
 
-func lookupField(k []byte) (field, bool) {
-	switch string(k) {
-	case "version":
-		return fVersion, true
-	case "event_id":
-		return fEventID, true
-	case "ts":
-		return fTS, true
-	case "session_id":
-		return fSessionID, true
-	case "seq":
-		return fSeq, true
-	case "op":
-		return fOp, true
-	case "phase":
-		return fPhase, true
-	case "span_id":
-		return fSpanID, true
-	case "parent_span_id":
-		return fParentSpanID, true
-	case "trace_id":
-		return fTraceID, true
-	case "data":
-		return fData, true
-	case "ok":
-		return fOK, true
-	case "duration_ms":
-		return fDurationMS, true
-	case "error_code":
-		return fErrorCode, true
-	case "error_type":
-		return fErrorType, true
-	case "error_message":
-		return fErrorMessage, true
-	case "error_retryable":
-		return fErrorRetryable, true
-	case "stdout":
-		return fStdout, true
-	case "stderr":
-		return fStderr, true
+// fieldIndex maps a field name to its field; built once from fieldNames
+// and only read afterwards.
+var fieldIndex = func() map[string]field {
+	m := make(map[string]field, numFields)
+	for f, name := range fieldNames {
+		m[name] = field(f)
 	}
-	return 0, false
+	return m
+}()
+
+func lookupField(k []byte) (field, bool) {
+	f, ok := fieldIndex[string(k)]
+	return f, ok
 }
 
 // slot is where a known field's value sits in the input.
@@ -114,8 +104,30 @@ func Decode(b []byte) (Event, error) {
 }
 
 // DecodeInto is Decode with the given defaults, into e (which is reset).
+// It finds the known fields in one scan, then decodes them in the model's
+// order: the phase first, then the common fields, then the finish fields.
 func (o DecodeOptions) DecodeInto(b []byte, e *Event) error {
 	*e = Event{}
+	var slots [numFields]slot
+	if err := scanObject(b, &slots, e); err != nil {
+		return err
+	}
+	d := decoder{buf: b, slots: &slots}
+	if err := d.phase(e); err != nil {
+		return err
+	}
+	if err := o.decodeCommon(&d, e); err != nil {
+		return err
+	}
+	if e.Phase != PhaseFinish {
+		return nil
+	}
+	return d.finishFields(e)
+}
+
+// scanObject checks b is one JSON object and records where each known
+// field's value sits. data is canonicalized into e in the same pass.
+func scanObject(b []byte, slots *[numFields]slot, e *Event) error {
 	p := parser{buf: b}
 	if c := p.peek(); c != '{' {
 		if _, err := p.canonValue(nil); err != nil {
@@ -123,74 +135,86 @@ func (o DecodeOptions) DecodeInto(b []byte, e *Event) error {
 		}
 		return fieldErr("", "model_attributes_type", "an event must be a JSON object")
 	}
-	var slots [numFields]slot
 	p.pos++
 	p.depth = 1
 	if p.peek() == '}' {
 		p.pos++
-	} else {
-		for {
-			if p.peek() != '"' {
-				return &FieldError{Type: "json_invalid", Msg: p.fail("expected a string key").Error()}
-			}
-			key, err := p.readString()
-			if err != nil {
-				return &FieldError{Type: "json_invalid", Msg: err.Error()}
-			}
-			if p.peek() != ':' {
-				return &FieldError{Type: "json_invalid", Msg: p.fail("expected ':' after key").Error()}
-			}
-			p.pos++
-			f, known := lookupField(key)
-			p.skipWS()
-			start := p.pos
-			if known && f == fData && p.peek() == '{' {
-				// Canonicalize data in the same pass rather than twice.
-				var canon []byte
-				canon, err = p.canonObject(nil)
-				e.Data = newData(canon)
-			} else {
-				err = p.skipValue()
-			}
-			if err != nil {
-				// The scan cannot resume mid-value, so the first bad value
-				// ends decoding.
-				name := string(key)
-				if known {
-					name = fieldNames[f]
-				}
-				var se *syntaxError
-				if errors.As(err, &se) {
-					return &FieldError{Field: name, Type: "json_invalid", Msg: err.Error()}
-				}
-				return &FieldError{Field: name, Type: "value_error", Msg: err.Error()}
-			}
-			if known {
-				slots[f] = slot{present: true, start: start, end: p.pos}
-			}
-			switch p.peek() {
-			case ',':
-				p.pos++
-				continue
-			case '}':
-				p.pos++
-			default:
-				return &FieldError{Type: "json_invalid", Msg: p.fail("expected ',' or '}' in object").Error()}
-			}
-			break
-		}
+		return finishScan(&p)
 	}
+	for {
+		if err := scanMember(&p, slots, e); err != nil {
+			return err
+		}
+		switch p.peek() {
+		case ',':
+			p.pos++
+			continue
+		case '}':
+			p.pos++
+			return finishScan(&p)
+		}
+		return &FieldError{Type: "json_invalid", Msg: p.fail("expected ',' or '}' in object").Error()}
+	}
+}
+
+func finishScan(p *parser) error {
 	if err := p.finish(); err != nil {
 		return &FieldError{Type: "json_invalid", Msg: err.Error()}
 	}
+	return nil
+}
 
-	// The discriminator decides the variant first, as pydantic's tagged
-	// union does.
-	ph := slots[fPhase]
+// scanMember reads one "key": value member and records a known key's slot.
+func scanMember(p *parser, slots *[numFields]slot, e *Event) error {
+	if p.peek() != '"' {
+		return &FieldError{Type: "json_invalid", Msg: p.fail("expected a string key").Error()}
+	}
+	key, err := p.readString()
+	if err != nil {
+		return &FieldError{Type: "json_invalid", Msg: err.Error()}
+	}
+	if p.peek() != ':' {
+		return &FieldError{Type: "json_invalid", Msg: p.fail("expected ':' after key").Error()}
+	}
+	p.pos++
+	f, known := lookupField(key)
+	p.skipWS()
+	start := p.pos
+	if known && f == fData && p.peek() == '{' {
+		// Canonicalize data in the same pass rather than twice.
+		var canon []byte
+		canon, err = p.canonObject(nil)
+		e.Data = newData(canon)
+	} else {
+		err = p.skipValue()
+	}
+	if err != nil {
+		// The scan cannot resume mid-value, so the first bad value ends
+		// decoding.
+		name := string(key)
+		if known {
+			name = fieldNames[f]
+		}
+		var se *syntaxError
+		if errors.As(err, &se) {
+			return &FieldError{Field: name, Type: "json_invalid", Msg: err.Error()}
+		}
+		return &FieldError{Field: name, Type: "value_error", Msg: err.Error()}
+	}
+	if known {
+		slots[f] = slot{present: true, start: start, end: p.pos}
+	}
+	return nil
+}
+
+// phase reads the discriminator, which decides the variant first, as
+// pydantic's tagged union does.
+func (d *decoder) phase(e *Event) error {
+	ph := d.slots[fPhase]
 	if !ph.present {
 		return fieldErr("", "union_tag_not_found", "phase: missing (must be \"start\" or \"finish\")")
 	}
-	switch v := b[ph.start:ph.end]; string(v) {
+	switch v := d.buf[ph.start:ph.end]; string(v) {
 	case `"start"`:
 		e.Phase = PhaseStart
 	case `"finish"`:
@@ -198,38 +222,23 @@ func (o DecodeOptions) DecodeInto(b []byte, e *Event) error {
 	default:
 		return fieldErr("", "union_tag_invalid", "phase: must be \"start\" or \"finish\"")
 	}
-	d := decoder{buf: b, slots: &slots}
-	var err error
+	return nil
+}
 
+// decodeCommon reads the fields both phases have, filling the defaults.
+func (o DecodeOptions) decodeCommon(d *decoder, e *Event) error {
+	var err error
 	e.Version = 1
-	if s := slots[fVersion]; s.present {
+	if d.slots[fVersion].present {
 		if e.Version, err = d.int(fVersion); err != nil {
 			return err
 		}
 	}
-	if s := slots[fEventID]; s.present {
-		if e.EventID, err = d.uuid(fEventID); err != nil {
-			return err
-		}
-	} else {
-		newID := o.NewID
-		if newID == nil {
-			newID = uuid.NewRandom
-		}
-		if e.EventID, err = newID(); err != nil {
-			return fieldErr("event_id", "uuid_generation", "cannot generate a default event id: "+err.Error())
-		}
+	if e.EventID, err = o.eventID(d); err != nil {
+		return err
 	}
-	if s := slots[fTS]; s.present {
-		if e.TS, err = d.timestamp(fTS); err != nil {
-			return err
-		}
-	} else {
-		now := time.Now
-		if o.Now != nil {
-			now = o.Now
-		}
-		e.TS = TimestampFromTime(now())
+	if e.TS, err = o.ts(d); err != nil {
+		return err
 	}
 	if e.SessionID, err = d.uuid(fSessionID); err != nil {
 		return err
@@ -237,15 +246,9 @@ func (o DecodeOptions) DecodeInto(b []byte, e *Event) error {
 	if e.Seq, err = d.int(fSeq); err != nil {
 		return err
 	}
-	opRaw, err := d.strBytes(fOp, "literal_error")
-	if err != nil {
+	if e.Op, err = d.op(); err != nil {
 		return err
 	}
-	op, ok := internOp(opRaw)
-	if !ok {
-		return fieldErr("op", "literal_error", "not a sandbox operation: "+strconv.Quote(string(opRaw)))
-	}
-	e.Op = op
 	if e.SpanID, err = d.str(fSpanID, "string_type"); err != nil {
 		return err
 	}
@@ -255,31 +258,64 @@ func (o DecodeOptions) DecodeInto(b []byte, e *Event) error {
 	if e.TraceID, err = d.optStr(fTraceID, "string_type"); err != nil {
 		return err
 	}
-	if s := slots[fData]; s.present {
-		if b[s.start] != '{' {
-			return fieldErr("data", "dict_type", "must be a JSON object")
-		}
+	if s := d.slots[fData]; s.present && d.buf[s.start] != '{' {
+		return fieldErr("data", "dict_type", "must be a JSON object")
 	}
-	if e.Phase != PhaseFinish {
-		return nil
-	}
+	return nil
+}
 
+// eventID reads event_id, or makes the default one.
+func (o DecodeOptions) eventID(d *decoder) (uuid.UUID, error) {
+	if d.slots[fEventID].present {
+		return d.uuid(fEventID)
+	}
+	newID := o.NewID
+	if newID == nil {
+		newID = uuid.NewRandom
+	}
+	id, err := newID()
+	if err != nil {
+		return uuid.Nil, fieldErr("event_id", "uuid_generation", "cannot generate a default event id: "+err.Error())
+	}
+	return id, nil
+}
+
+// ts reads ts, or takes the current time.
+func (o DecodeOptions) ts(d *decoder) (Timestamp, error) {
+	if d.slots[fTS].present {
+		return d.timestamp(fTS)
+	}
+	now := time.Now
+	if o.Now != nil {
+		now = o.Now
+	}
+	return TimestampFromTime(now()), nil
+}
+
+// op reads op as one of the interned operation names.
+func (d *decoder) op() (string, error) {
+	raw, err := d.strBytes(fOp, "literal_error")
+	if err != nil {
+		return "", err
+	}
+	op, ok := internOp(raw)
+	if !ok {
+		return "", fieldErr("op", "literal_error", "not a sandbox operation: "+strconv.Quote(string(raw)))
+	}
+	return op, nil
+}
+
+// finishFields reads the fields only a finish event has.
+func (d *decoder) finishFields(e *Event) error {
+	var err error
 	if e.OK, err = d.bool(fOK); err != nil {
 		return err
 	}
 	if e.DurationMS, err = d.float(fDurationMS); err != nil {
 		return err
 	}
-	if s := slots[fErrorCode]; s.present && string(b[s.start:s.end]) != "null" {
-		raw, err := d.strBytes(fErrorCode, "enum")
-		if err != nil {
-			return err
-		}
-		code, ok := internErrorCode(raw)
-		if !ok {
-			return fieldErr("error_code", "enum", "not a reference error code: "+strconv.Quote(string(raw)))
-		}
-		e.ErrorCode = &code
+	if e.ErrorCode, err = d.errorCode(); err != nil {
+		return err
 	}
 	if e.ErrorType, err = d.optStr(fErrorType, "string_type"); err != nil {
 		return err
@@ -287,7 +323,7 @@ func (o DecodeOptions) DecodeInto(b []byte, e *Event) error {
 	if e.ErrorMessage, err = d.optStr(fErrorMessage, "string_type"); err != nil {
 		return err
 	}
-	if s := slots[fErrorRetryable]; s.present && string(b[s.start:s.end]) != "null" {
+	if d.present(fErrorRetryable) {
 		v, err := d.bool(fErrorRetryable)
 		if err != nil {
 			return err
@@ -303,10 +339,32 @@ func (o DecodeOptions) DecodeInto(b []byte, e *Event) error {
 	return nil
 }
 
+// errorCode reads error_code as one of the interned reference codes.
+func (d *decoder) errorCode() (*string, error) {
+	if !d.present(fErrorCode) {
+		return nil, nil
+	}
+	raw, err := d.strBytes(fErrorCode, "enum")
+	if err != nil {
+		return nil, err
+	}
+	code, ok := internErrorCode(raw)
+	if !ok {
+		return nil, fieldErr("error_code", "enum", "not a reference error code: "+strconv.Quote(string(raw)))
+	}
+	return &code, nil
+}
+
 // decoder reads typed values out of the slots found by DecodeInto.
 type decoder struct {
 	buf   []byte
 	slots *[numFields]slot
+}
+
+// present says the field is there and not null.
+func (d *decoder) present(f field) bool {
+	s := d.slots[f]
+	return s.present && string(d.buf[s.start:s.end]) != "null"
 }
 
 func (d *decoder) raw(f field) ([]byte, error) {
@@ -340,8 +398,7 @@ func (d *decoder) strBytes(f field, typ string) ([]byte, error) {
 }
 
 func (d *decoder) optStr(f field, typ string) (*string, error) {
-	s := d.slots[f]
-	if !s.present || string(d.buf[s.start:s.end]) == "null" {
+	if !d.present(f) {
 		return nil, nil
 	}
 	v, err := d.str(f, typ)

@@ -4,10 +4,8 @@ import (
 	"encoding/hex"
 	"errors"
 	"math"
-	"strconv"
 	"sync"
 
-	"github.com/google/uuid"
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
@@ -87,297 +85,266 @@ func (m *Mapper) AppendSpanEvents(dst []auditevent.Event, span ptrace.Span, st *
 	return dst, err
 }
 
-// attribute slots, filled in one pass over the span's attributes.
-const (
-	aOp = iota
-	aSession
-	aStartSeq
-	aFinishSeq
-	aStartID
-	aFinishID
-	aStartData
-	aFinishData
-	aOK
-	aDuration
-	aErrType
-	aErrCode
-	aErrMsg
-	aErrRetry
-	aStdoutBytes
-	aStderrBytes
-	aEvTrace
-	aEvSpan
-	aEvParent
-	aStartTS
-	aFinishTS
-	aStdout
-	aStderr
-	aIncomplete
-	aStartMissing
-	aVersion
-	nAttrs
-)
-
-type attrSet struct {
-	v   [nAttrs]pcommon.Value
-	has [nAttrs]bool
-}
-
-func slotOf(key string) int {
-	switch key {
-	case semconv.AttrOperation:
-		return aOp
-	case semconv.AttrSessionID:
-		return aSession
-	case semconv.AttrStartSeq:
-		return aStartSeq
-	case semconv.AttrFinishSeq:
-		return aFinishSeq
-	case semconv.AttrStartID:
-		return aStartID
-	case semconv.AttrFinishID:
-		return aFinishID
-	case semconv.AttrStartData:
-		return aStartData
-	case semconv.AttrFinishData:
-		return aFinishData
-	case semconv.AttrOK:
-		return aOK
-	case semconv.AttrDurationMS:
-		return aDuration
-	case semconv.AttrErrorType:
-		return aErrType
-	case semconv.AttrErrorCode:
-		return aErrCode
-	case semconv.AttrErrorMessage:
-		return aErrMsg
-	case semconv.AttrErrorRetryable:
-		return aErrRetry
-	case semconv.AttrExecStdoutBytes:
-		return aStdoutBytes
-	case semconv.AttrExecStderrBytes:
-		return aStderrBytes
-	case semconv.AttrEventTraceID:
-		return aEvTrace
-	case semconv.AttrEventSpanID:
-		return aEvSpan
-	case semconv.AttrEventParentSpanID:
-		return aEvParent
-	case semconv.AttrStartTS:
-		return aStartTS
-	case semconv.AttrFinishTS:
-		return aFinishTS
-	case semconv.AttrExecStdout:
-		return aStdout
-	case semconv.AttrExecStderr:
-		return aStderr
-	case semconv.AttrIncomplete:
-		return aIncomplete
-	case semconv.AttrStartMissing:
-		return aStartMissing
-	case semconv.AttrEventVersion:
-		return aVersion
-	}
-	return -1
-}
-
-var attrNames = [nAttrs]string{
-	aOp: semconv.AttrOperation, aSession: semconv.AttrSessionID, aStartSeq: semconv.AttrStartSeq,
-	aFinishSeq: semconv.AttrFinishSeq, aStartID: semconv.AttrStartID, aFinishID: semconv.AttrFinishID,
-	aStartData: semconv.AttrStartData, aFinishData: semconv.AttrFinishData, aOK: semconv.AttrOK,
-	aDuration: semconv.AttrDurationMS, aErrType: semconv.AttrErrorType, aErrCode: semconv.AttrErrorCode,
-	aErrMsg: semconv.AttrErrorMessage, aErrRetry: semconv.AttrErrorRetryable,
-	aStdoutBytes: semconv.AttrExecStdoutBytes, aStderrBytes: semconv.AttrExecStderrBytes,
-	aEvTrace: semconv.AttrEventTraceID, aEvSpan: semconv.AttrEventSpanID,
-	aEvParent: semconv.AttrEventParentSpanID, aStartTS: semconv.AttrStartTS, aFinishTS: semconv.AttrFinishTS,
-	aStdout: semconv.AttrExecStdout, aStderr: semconv.AttrExecStderr, aIncomplete: semconv.AttrIncomplete,
-	aStartMissing: semconv.AttrStartMissing, aVersion: semconv.AttrEventVersion,
-}
-
 // spanStrings backs the id strings both events of a span point at, so a
 // span costs one allocation for them instead of one per pointer.
 type spanStrings struct {
 	traceID, parentSpanID string
 }
 
+// spanSeqs are the explicit seqs a span carries, if any.
+type spanSeqs struct {
+	start, finish       int64
+	hasStart, hasFinish bool
+}
+
+// spanFields is everything read from a span's attributes, validated.
+type spanFields struct {
+	common                auditevent.Event // the fields both events share
+	withStart, withFinish bool
+	startData, finishData auditevent.Data
+	seqs                  spanSeqs
+}
+
+// appendSpanEvents validates every field before touching the seq counters
+// (so a bad span leaves no trace), then appends the span's events.
 func (m *Mapper) appendSpanEvents(dst []auditevent.Event, span ptrace.Span, st *Stats) ([]auditevent.Event, error) {
 	var as attrSet
-	for k, v := range span.Attributes().All() {
-		if i := slotOf(k); i >= 0 {
-			as.v[i], as.has[i] = v, true
-		}
-	}
-	if !as.has[aOp] || !as.has[aSession] {
+	if !as.read(span) {
 		return dst, ErrNotSandboxSpan
 	}
-
-	op, err := as.str(aOp)
-	if err != nil {
+	var f spanFields
+	if err := as.fields(span, &f); err != nil {
 		return dst, err
 	}
-	if !auditevent.IsOp(op) {
-		return dst, attrErr(semconv.AttrOperation, "not a sandbox operation: "+quoteShort(op), nil)
-	}
-	sessionText, err := as.str(aSession)
-	if err != nil {
-		return dst, err
-	}
-	session, err := auditevent.ParseUUID(sessionText)
-	if err != nil {
-		return dst, attrErr(semconv.AttrSessionID, "not a UUID: "+quoteShort(sessionText), nil)
-	}
-
-	incomplete, err := as.flag(aIncomplete)
-	if err != nil {
-		return dst, err
-	}
-	startMissing, err := as.flag(aStartMissing)
-	if err != nil {
-		return dst, err
-	}
-	if incomplete && startMissing {
-		return dst, attrErr(semconv.AttrIncomplete, "a span cannot lack both its start and its finish", nil)
-	}
-	withStart, withFinish := !startMissing, !incomplete
-
-	// Ids.
-	var ids spanStrings
-	traceID, spanID := span.TraceID(), span.SpanID()
-	var tracePtr, parentPtr *string
-	var spanIDText string
-	traceSet, parentSet := false, false
-	if as.has[aEvTrace] {
-		if tracePtr, err = as.optStr(aEvTrace); err != nil {
-			return dst, err
-		}
-		traceSet = true
-	}
-	if as.has[aEvParent] {
-		if parentPtr, err = as.optStr(aEvParent); err != nil {
-			return dst, err
-		}
-		parentSet = true
-	}
-	if as.has[aEvSpan] {
-		if spanIDText, err = as.str(aEvSpan); err != nil {
-			return dst, err
-		}
-	}
-	{
-		// One backing string for every hex id this span needs.
-		var buf [32 + 16 + 16]byte
-		n := 0
-		tOff, sOff, pOff := -1, -1, -1
-		if !traceSet && !traceID.IsEmpty() {
-			tOff = n
-			n += hex.Encode(buf[n:], traceID[:])
-		}
-		if !as.has[aEvSpan] {
-			sOff = n
-			n += hex.Encode(buf[n:], spanID[:])
-		}
-		parent := span.ParentSpanID()
-		if !parentSet && !parent.IsEmpty() {
-			pOff = n
-			n += hex.Encode(buf[n:], parent[:])
-		}
-		all := string(buf[:n])
-		if tOff >= 0 {
-			ids.traceID = all[tOff : tOff+32]
-		}
-		if sOff >= 0 {
-			spanIDText = all[sOff : sOff+16]
-		}
-		if pOff >= 0 {
-			ids.parentSpanID = all[pOff : pOff+16]
-		}
-	}
-	if !traceSet && ids.traceID != "" {
-		tracePtr = &ids.traceID
-	}
-	if !parentSet && ids.parentSpanID != "" {
-		parentPtr = &ids.parentSpanID
-	}
-
-	// Data.
-	var startData, finishData auditevent.Data
-	if startData, err = as.data(aStartData); err != nil {
-		return dst, err
-	}
-	finishData = startData
-	if as.has[aFinishData] {
-		if finishData, err = as.data(aFinishData); err != nil {
-			return dst, err
-		}
-	}
-
-	// Seqs: parsed before the counters are touched, so a bad span leaves no trace.
-	startSeq, hasStartSeq, err := as.seq(aStartSeq)
-	if err != nil {
-		return dst, err
-	}
-	finishSeq, hasFinishSeq, err := as.seq(aFinishSeq)
-	if err != nil {
-		return dst, err
-	}
-
-	version := int64(1)
-	if as.has[aVersion] {
-		if as.v[aVersion].Type() != pcommon.ValueTypeInt {
-			return dst, as.typeErr(aVersion, "int")
-		}
-		version = as.v[aVersion].Int()
-	}
-
-	common := auditevent.Event{
-		Version:      version,
-		SessionID:    session,
-		Op:           op,
-		SpanID:       spanIDText,
-		ParentSpanID: parentPtr,
-		TraceID:      tracePtr,
-	}
-
 	var start, finish auditevent.Event
-	if withStart {
-		start = common
-		start.Phase = auditevent.PhaseStart
-		start.Data = startData
-		if start.TS, err = as.ts(aStartTS, span.StartTimestamp()); err != nil {
-			return dst, err
-		}
-		start.EventID = as.eventID(aStartID, traceID, spanID, auditevent.PhaseStart, st)
-	}
-	if withFinish {
-		finish = common
-		finish.Phase = auditevent.PhaseFinish
-		finish.Data = finishData
-		if finish.TS, err = as.ts(aFinishTS, span.EndTimestamp()); err != nil {
-			return dst, err
-		}
-		finish.EventID = as.eventID(aFinishID, traceID, spanID, auditevent.PhaseFinish, st)
-		if err = as.finishFields(&finish, span, st); err != nil {
+	var err error
+	if f.withStart {
+		if start, err = as.startEvent(f.common, f.startData, span, st); err != nil {
 			return dst, err
 		}
 	}
-
-	m.mu.Lock()
-	e := m.seqs.touch(session)
-	if withStart {
-		start.Seq = e.seq(startSeq, hasStartSeq)
+	if f.withFinish {
+		if finish, err = as.finishEvent(f.common, f.finishData, span, st); err != nil {
+			return dst, err
+		}
 	}
-	if withFinish {
-		finish.Seq = e.seq(finishSeq, hasFinishSeq)
-	}
-	m.mu.Unlock()
-
-	if withStart {
+	m.assignSeqs(f, &start, &finish)
+	if f.withStart {
 		dst = append(dst, start)
 	}
-	if withFinish {
+	if f.withFinish {
 		dst = append(dst, finish)
 	}
 	return dst, nil
+}
+
+// fields reads the attributes in the order their errors are reported:
+// identity, phase markers, ids, data, seqs, version.
+func (as *attrSet) fields(span ptrace.Span, f *spanFields) error {
+	var err error
+	if err = as.identity(&f.common); err != nil {
+		return err
+	}
+	if f.withStart, f.withFinish, err = as.phases(); err != nil {
+		return err
+	}
+	if err = as.ids(span, &f.common); err != nil {
+		return err
+	}
+	if f.startData, f.finishData, err = as.phaseData(); err != nil {
+		return err
+	}
+	if f.seqs, err = as.seqs(); err != nil {
+		return err
+	}
+	if f.common.Version, err = as.version(); err != nil {
+		return err
+	}
+	return nil
+}
+
+// identity reads the operation and the session into e.
+func (as *attrSet) identity(e *auditevent.Event) error {
+	op, err := as.str(aOp)
+	if err != nil {
+		return err
+	}
+	if !auditevent.IsOp(op) {
+		return attrErr(semconv.AttrOperation, "not a sandbox operation: "+quoteShort(op), nil)
+	}
+	sessionText, err := as.str(aSession)
+	if err != nil {
+		return err
+	}
+	if e.SessionID, err = auditevent.ParseUUID(sessionText); err != nil {
+		return attrErr(semconv.AttrSessionID, "not a UUID: "+quoteShort(sessionText), nil)
+	}
+	e.Op = op
+	return nil
+}
+
+// phases says which of the span's events exist, from the incomplete and
+// start-missing markers.
+func (as *attrSet) phases() (withStart, withFinish bool, err error) {
+	incomplete, err := as.flag(aIncomplete)
+	if err != nil {
+		return false, false, err
+	}
+	startMissing, err := as.flag(aStartMissing)
+	if err != nil {
+		return false, false, err
+	}
+	if incomplete && startMissing {
+		return false, false, attrErr(semconv.AttrIncomplete, "a span cannot lack both its start and its finish", nil)
+	}
+	return !startMissing, !incomplete, nil
+}
+
+// ids reads the id attributes into e, falling back to the span's own ids
+// in hex.
+func (as *attrSet) ids(span ptrace.Span, e *auditevent.Event) error {
+	var err error
+	traceSet, spanSet, parentSet := as.has[aEvTrace], as.has[aEvSpan], as.has[aEvParent]
+	if traceSet {
+		if e.TraceID, err = as.optStr(aEvTrace); err != nil {
+			return err
+		}
+	}
+	if parentSet {
+		if e.ParentSpanID, err = as.optStr(aEvParent); err != nil {
+			return err
+		}
+	}
+	if spanSet {
+		if e.SpanID, err = as.str(aEvSpan); err != nil {
+			return err
+		}
+	}
+	hexIDs, spanIDText := spanHexIDs(span, !traceSet, !spanSet, !parentSet)
+	if !spanSet {
+		e.SpanID = spanIDText
+	}
+	if !traceSet && hexIDs.traceID != "" {
+		e.TraceID = &hexIDs.traceID
+	}
+	if !parentSet && hexIDs.parentSpanID != "" {
+		e.ParentSpanID = &hexIDs.parentSpanID
+	}
+	return nil
+}
+
+// spanHexIDs encodes the span's ids that are wanted (and not empty) into
+// one backing string.
+func spanHexIDs(span ptrace.Span, wantTrace, wantSpan, wantParent bool) (ids *spanStrings, spanID string) {
+	var buf [32 + 16 + 16]byte
+	n := 0
+	tOff, sOff, pOff := -1, -1, -1
+	if traceID := span.TraceID(); wantTrace && !traceID.IsEmpty() {
+		tOff = n
+		n += hex.Encode(buf[n:], traceID[:])
+	}
+	if wantSpan {
+		sID := span.SpanID()
+		sOff = n
+		n += hex.Encode(buf[n:], sID[:])
+	}
+	if parent := span.ParentSpanID(); wantParent && !parent.IsEmpty() {
+		pOff = n
+		n += hex.Encode(buf[n:], parent[:])
+	}
+	all := string(buf[:n])
+	ids = &spanStrings{}
+	if tOff >= 0 {
+		ids.traceID = all[tOff : tOff+32]
+	}
+	if sOff >= 0 {
+		spanID = all[sOff : sOff+16]
+	}
+	if pOff >= 0 {
+		ids.parentSpanID = all[pOff : pOff+16]
+	}
+	return ids, spanID
+}
+
+// version reads the event version; 1 when absent.
+func (as *attrSet) version() (int64, error) {
+	if !as.has[aVersion] {
+		return 1, nil
+	}
+	if as.v[aVersion].Type() != pcommon.ValueTypeInt {
+		return 0, as.typeErr(aVersion, "int")
+	}
+	return as.v[aVersion].Int(), nil
+}
+
+// phaseData reads the start data and the finish data, which defaults to the
+// start data.
+func (as *attrSet) phaseData() (start, finish auditevent.Data, err error) {
+	if start, err = as.data(aStartData); err != nil {
+		return start, finish, err
+	}
+	finish = start
+	if as.has[aFinishData] {
+		if finish, err = as.data(aFinishData); err != nil {
+			return start, finish, err
+		}
+	}
+	return start, finish, nil
+}
+
+// seqs reads the explicit seqs.
+func (as *attrSet) seqs() (spanSeqs, error) {
+	var s spanSeqs
+	var err error
+	if s.start, s.hasStart, err = as.seq(aStartSeq); err != nil {
+		return s, err
+	}
+	if s.finish, s.hasFinish, err = as.seq(aFinishSeq); err != nil {
+		return s, err
+	}
+	return s, nil
+}
+
+// startEvent builds the span's start event, without its seq.
+func (as *attrSet) startEvent(common auditevent.Event, data auditevent.Data, span ptrace.Span, st *Stats) (auditevent.Event, error) {
+	e := common
+	e.Phase = auditevent.PhaseStart
+	e.Data = data
+	var err error
+	if e.TS, err = as.ts(aStartTS, span.StartTimestamp()); err != nil {
+		return e, err
+	}
+	e.EventID = as.eventID(aStartID, span.TraceID(), span.SpanID(), auditevent.PhaseStart, st)
+	return e, nil
+}
+
+// finishEvent builds the span's finish event, without its seq.
+func (as *attrSet) finishEvent(common auditevent.Event, data auditevent.Data, span ptrace.Span, st *Stats) (auditevent.Event, error) {
+	e := common
+	e.Phase = auditevent.PhaseFinish
+	e.Data = data
+	var err error
+	if e.TS, err = as.ts(aFinishTS, span.EndTimestamp()); err != nil {
+		return e, err
+	}
+	e.EventID = as.eventID(aFinishID, span.TraceID(), span.SpanID(), auditevent.PhaseFinish, st)
+	if err = as.finishFields(&e, span, st); err != nil {
+		return e, err
+	}
+	return e, nil
+}
+
+// assignSeqs gives the events their seqs under one lock of the counters.
+func (m *Mapper) assignSeqs(f spanFields, start, finish *auditevent.Event) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	e := m.seqs.touch(f.common.SessionID)
+	if f.withStart {
+		start.Seq = e.seq(f.seqs.start, f.seqs.hasStart)
+	}
+	if f.withFinish {
+		finish.Seq = e.seq(f.seqs.finish, f.seqs.hasFinish)
+	}
 }
 
 // finishFields fills ok, duration_ms, the error fields and exec output.
@@ -444,137 +411,4 @@ func (as *attrSet) finishFields(e *auditevent.Event, span ptrace.Span, st *Stats
 	e.Stdout = as.outputText(aStdout, st)
 	e.Stderr = as.outputText(aStderr, st)
 	return nil
-}
-
-func (as *attrSet) typeErr(i int, want string) error {
-	return attrErr(attrNames[i], "want "+want+", got "+as.v[i].Type().String(), nil)
-}
-
-// str reads a required string attribute.
-func (as *attrSet) str(i int) (string, error) {
-	if as.v[i].Type() != pcommon.ValueTypeStr {
-		return "", as.typeErr(i, "string")
-	}
-	return as.v[i].Str(), nil
-}
-
-// optStr reads an optional string attribute; absent or empty-valued is nil.
-func (as *attrSet) optStr(i int) (*string, error) {
-	if !as.has[i] {
-		return nil, nil
-	}
-	switch as.v[i].Type() {
-	case pcommon.ValueTypeStr:
-		s := as.v[i].Str()
-		return &s, nil
-	case pcommon.ValueTypeEmpty:
-		return nil, nil
-	}
-	return nil, as.typeErr(i, "string")
-}
-
-// flag reads an optional bool marker attribute.
-func (as *attrSet) flag(i int) (bool, error) {
-	if !as.has[i] {
-		return false, nil
-	}
-	if as.v[i].Type() != pcommon.ValueTypeBool {
-		return false, as.typeErr(i, "bool")
-	}
-	return as.v[i].Bool(), nil
-}
-
-func (as *attrSet) data(i int) (auditevent.Data, error) {
-	if !as.has[i] {
-		return auditevent.Data{}, nil
-	}
-	s, err := as.str(i)
-	if err != nil {
-		return auditevent.Data{}, err
-	}
-	if s == "{}" {
-		return auditevent.Data{}, nil
-	}
-	d, err := auditevent.ParseData([]byte(s))
-	if err != nil {
-		return auditevent.Data{}, attrErr(attrNames[i], "not JSON object text", err)
-	}
-	return d, nil
-}
-
-// seq reads an int attribute; a double holding an integer is accepted too.
-func (as *attrSet) seq(i int) (int64, bool, error) {
-	if !as.has[i] {
-		return 0, false, nil
-	}
-	switch v := as.v[i]; v.Type() {
-	case pcommon.ValueTypeInt:
-		return v.Int(), true, nil
-	case pcommon.ValueTypeDouble:
-		f := v.Double()
-		if f == math.Trunc(f) && f >= -(1<<63) && f < 1<<63 {
-			return int64(f), true, nil
-		}
-		return 0, false, attrErr(attrNames[i], "not an integer", nil)
-	}
-	return 0, false, as.typeErr(i, "int")
-}
-
-// ts is the span time, or the extension attribute's exact spelling.
-func (as *attrSet) ts(i int, t pcommon.Timestamp) (auditevent.Timestamp, error) {
-	if !as.has[i] {
-		return auditevent.TimestampFromTime(t.AsTime()), nil
-	}
-	s, err := as.str(i)
-	if err != nil {
-		return auditevent.Timestamp{}, err
-	}
-	ts, err := auditevent.ParseTimestamp(s)
-	if err != nil {
-		return auditevent.Timestamp{}, attrErr(attrNames[i], "not a timestamp", err)
-	}
-	return ts, nil
-}
-
-func (as *attrSet) eventID(i int, traceID pcommon.TraceID, spanID pcommon.SpanID, phase auditevent.Phase, st *Stats) uuid.UUID {
-	if as.has[i] {
-		if v := as.v[i]; v.Type() == pcommon.ValueTypeStr {
-			if id, err := auditevent.ParseUUID(v.Str()); err == nil {
-				return id
-			}
-		}
-		st.ignored(attrErr(attrNames[i], "not a UUID string, derived instead", nil))
-	}
-	return DeriveEventID(traceID, spanID, phase)
-}
-
-// output reads raw exec output; a malformed value is dropped and counted.
-func (as *attrSet) output(i int, st *Stats) []byte {
-	if !as.has[i] {
-		return nil
-	}
-	b, err := DecodeExecOutput(as.v[i])
-	if err != nil {
-		st.ignored(attrErr(attrNames[i], "output dropped", err))
-		return nil
-	}
-	return b
-}
-
-func (as *attrSet) outputText(i int, st *Stats) *string {
-	s, err := as.optStr(i)
-	if err != nil {
-		st.ignored(err)
-		return nil
-	}
-	return s
-}
-
-// quoteShort quotes a value for an error message, cut to keep logs sane.
-func quoteShort(s string) string {
-	const maxLen = 64
-	if len(s) > maxLen {
-		return strconv.Quote(s[:maxLen]) + "…"
-	}
-	return strconv.Quote(s)
 }

@@ -1,0 +1,241 @@
+package spanmap
+
+import (
+	"math"
+	"strconv"
+
+	"github.com/google/uuid"
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+
+	"github.com/sandboxaudit/sandboxaudit/auditevent"
+	"github.com/sandboxaudit/sandboxaudit/semconv"
+)
+
+// attribute slots, filled in one pass over the span's attributes.
+const (
+	aOp = iota
+	aSession
+	aStartSeq
+	aFinishSeq
+	aStartID
+	aFinishID
+	aStartData
+	aFinishData
+	aOK
+	aDuration
+	aErrType
+	aErrCode
+	aErrMsg
+	aErrRetry
+	aStdoutBytes
+	aStderrBytes
+	aEvTrace
+	aEvSpan
+	aEvParent
+	aStartTS
+	aFinishTS
+	aStdout
+	aStderr
+	aIncomplete
+	aStartMissing
+	aVersion
+	nAttrs
+)
+
+type attrSet struct {
+	v   [nAttrs]pcommon.Value
+	has [nAttrs]bool
+}
+
+// attrNames is the one table of slot names; slotOf is derived from it, so a
+// new attribute is one slot constant and one entry here.
+var attrNames = [nAttrs]string{
+	aOp:           semconv.AttrOperation,
+	aSession:      semconv.AttrSessionID,
+	aStartSeq:     semconv.AttrStartSeq,
+	aFinishSeq:    semconv.AttrFinishSeq,
+	aStartID:      semconv.AttrStartID,
+	aFinishID:     semconv.AttrFinishID,
+	aStartData:    semconv.AttrStartData,
+	aFinishData:   semconv.AttrFinishData,
+	aOK:           semconv.AttrOK,
+	aDuration:     semconv.AttrDurationMS,
+	aErrType:      semconv.AttrErrorType,
+	aErrCode:      semconv.AttrErrorCode,
+	aErrMsg:       semconv.AttrErrorMessage,
+	aErrRetry:     semconv.AttrErrorRetryable,
+	aStdoutBytes:  semconv.AttrExecStdoutBytes,
+	aStderrBytes:  semconv.AttrExecStderrBytes,
+	aEvTrace:      semconv.AttrEventTraceID,
+	aEvSpan:       semconv.AttrEventSpanID,
+	aEvParent:     semconv.AttrEventParentSpanID,
+	aStartTS:      semconv.AttrStartTS,
+	aFinishTS:     semconv.AttrFinishTS,
+	aStdout:       semconv.AttrExecStdout,
+	aStderr:       semconv.AttrExecStderr,
+	aIncomplete:   semconv.AttrIncomplete,
+	aStartMissing: semconv.AttrStartMissing,
+	aVersion:      semconv.AttrEventVersion,
+}
+
+// slotIndex maps an attribute name to its slot; built once from attrNames
+// and only read afterwards.
+var slotIndex = func() map[string]int {
+	m := make(map[string]int, nAttrs)
+	for i, name := range attrNames {
+		m[name] = i
+	}
+	return m
+}()
+
+func slotOf(key string) int {
+	if i, ok := slotIndex[key]; ok {
+		return i
+	}
+	return -1
+}
+
+// read fills the slots in one pass over the span's attributes; it returns
+// false for a span without the operation and session attributes.
+func (as *attrSet) read(span ptrace.Span) bool {
+	for k, v := range span.Attributes().All() {
+		if i := slotOf(k); i >= 0 {
+			as.v[i], as.has[i] = v, true
+		}
+	}
+	return as.has[aOp] && as.has[aSession]
+}
+
+func (as *attrSet) typeErr(i int, want string) error {
+	return attrErr(attrNames[i], "want "+want+", got "+as.v[i].Type().String(), nil)
+}
+
+// str reads a required string attribute.
+func (as *attrSet) str(i int) (string, error) {
+	if as.v[i].Type() != pcommon.ValueTypeStr {
+		return "", as.typeErr(i, "string")
+	}
+	return as.v[i].Str(), nil
+}
+
+// optStr reads an optional string attribute; absent or empty-valued is nil.
+func (as *attrSet) optStr(i int) (*string, error) {
+	if !as.has[i] {
+		return nil, nil
+	}
+	switch as.v[i].Type() {
+	case pcommon.ValueTypeStr:
+		s := as.v[i].Str()
+		return &s, nil
+	case pcommon.ValueTypeEmpty:
+		return nil, nil
+	}
+	return nil, as.typeErr(i, "string")
+}
+
+// flag reads an optional bool marker attribute.
+func (as *attrSet) flag(i int) (bool, error) {
+	if !as.has[i] {
+		return false, nil
+	}
+	if as.v[i].Type() != pcommon.ValueTypeBool {
+		return false, as.typeErr(i, "bool")
+	}
+	return as.v[i].Bool(), nil
+}
+
+func (as *attrSet) data(i int) (auditevent.Data, error) {
+	if !as.has[i] {
+		return auditevent.Data{}, nil
+	}
+	s, err := as.str(i)
+	if err != nil {
+		return auditevent.Data{}, err
+	}
+	if s == "{}" {
+		return auditevent.Data{}, nil
+	}
+	d, err := auditevent.ParseData([]byte(s))
+	if err != nil {
+		return auditevent.Data{}, attrErr(attrNames[i], "not JSON object text", err)
+	}
+	return d, nil
+}
+
+// seq reads an int attribute; a double holding an integer is accepted too.
+func (as *attrSet) seq(i int) (int64, bool, error) {
+	if !as.has[i] {
+		return 0, false, nil
+	}
+	switch v := as.v[i]; v.Type() {
+	case pcommon.ValueTypeInt:
+		return v.Int(), true, nil
+	case pcommon.ValueTypeDouble:
+		f := v.Double()
+		if f == math.Trunc(f) && f >= -(1<<63) && f < 1<<63 {
+			return int64(f), true, nil
+		}
+		return 0, false, attrErr(attrNames[i], "not an integer", nil)
+	}
+	return 0, false, as.typeErr(i, "int")
+}
+
+// ts is the span time, or the extension attribute's exact spelling.
+func (as *attrSet) ts(i int, t pcommon.Timestamp) (auditevent.Timestamp, error) {
+	if !as.has[i] {
+		return auditevent.TimestampFromTime(t.AsTime()), nil
+	}
+	s, err := as.str(i)
+	if err != nil {
+		return auditevent.Timestamp{}, err
+	}
+	ts, err := auditevent.ParseTimestamp(s)
+	if err != nil {
+		return auditevent.Timestamp{}, attrErr(attrNames[i], "not a timestamp", err)
+	}
+	return ts, nil
+}
+
+func (as *attrSet) eventID(i int, traceID pcommon.TraceID, spanID pcommon.SpanID, phase auditevent.Phase, st *Stats) uuid.UUID {
+	if as.has[i] {
+		if v := as.v[i]; v.Type() == pcommon.ValueTypeStr {
+			if id, err := auditevent.ParseUUID(v.Str()); err == nil {
+				return id
+			}
+		}
+		st.ignored(attrErr(attrNames[i], "not a UUID string, derived instead", nil))
+	}
+	return DeriveEventID(traceID, spanID, phase)
+}
+
+// output reads raw exec output; a malformed value is dropped and counted.
+func (as *attrSet) output(i int, st *Stats) []byte {
+	if !as.has[i] {
+		return nil
+	}
+	b, err := DecodeExecOutput(as.v[i])
+	if err != nil {
+		st.ignored(attrErr(attrNames[i], "output dropped", err))
+		return nil
+	}
+	return b
+}
+
+func (as *attrSet) outputText(i int, st *Stats) *string {
+	s, err := as.optStr(i)
+	if err != nil {
+		st.ignored(err)
+		return nil
+	}
+	return s
+}
+
+// quoteShort quotes a value for an error message, cut to keep logs sane.
+func quoteShort(s string) string {
+	const maxLen = 64
+	if len(s) > maxLen {
+		return strconv.Quote(s[:maxLen]) + "…"
+	}
+	return strconv.Quote(s)
+}
