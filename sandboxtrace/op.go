@@ -61,29 +61,36 @@ func (s *Session) Start(ctx context.Context, op string, data map[string]any) (co
 	if !auditevent.IsOp(op) {
 		return ctx, nil, fmt.Errorf("sandboxtrace: unknown operation %q (want one of %v)", op, auditevent.Ops())
 	}
-	startData, err := marshalData(data)
+	startData, err := auditevent.MarshalData(data)
 	if err != nil {
 		return ctx, nil, fmt.Errorf("sandboxtrace: %s start data: %w", op, err)
 	}
 	parent, links := s.parent(ctx)
 	seq, ts := s.nextEvent()
+	startID := uuid.New()
 	attrs := make([]attribute.KeyValue, 0, 6)
 	attrs = append(attrs,
 		attribute.String(semconv.AttrOperation, op),
 		attribute.String(semconv.AttrSessionID, s.idText),
 		attribute.Int64(semconv.AttrStartSeq, seq),
-		attribute.String(semconv.AttrStartID, uuid.NewString()),
-		attribute.String(semconv.AttrStartData, string(startData)),
+		attribute.String(semconv.AttrStartID, startID.String()),
+		attribute.String(semconv.AttrStartData, startData.String()),
 	)
 	if s.backend != "" {
 		attrs = append(attrs, attribute.String(semconv.AttrBackend, s.backend))
 	}
-	ctx, span := s.tracer.Start(parent, semconv.SpanNamePrefix+op,
+	opCtx, span := s.tracer.Start(parent, semconv.SpanNamePrefix+op,
 		trace.WithSpanKind(trace.SpanKindInternal),
 		trace.WithTimestamp(ts),
 		trace.WithLinks(links...),
 		trace.WithAttributes(attrs...))
-	return ctx, &Op{s: s, op: op, span: span, startData: startData, startTime: ts}, nil
+	st := startEvent{op: op, seq: seq, ts: ts, id: startID, data: startData}
+	if err := s.writeAhead(opCtx, parent, st); err != nil {
+		// The span is left unended on purpose: ending it would export a
+		// start event for an operation that never ran.
+		return ctx, nil, fmt.Errorf("sandboxtrace: %s: %w", op, err)
+	}
+	return opCtx, &Op{s: s, op: op, span: span, startData: startData.Bytes(), startTime: ts}, nil
 }
 
 // Do runs fn as operation op: it records the start event, calls fn, and

@@ -3,11 +3,14 @@ package sandboxtrace
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"time"
 
 	"github.com/google/uuid"
 	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/log"
+	sdklog "go.opentelemetry.io/otel/sdk/log"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/sandboxaudit/sandboxaudit/semconv"
@@ -25,6 +28,11 @@ type config struct {
 	backend        string
 	captureOutput  bool
 	maxOutputBytes int
+
+	loggerProvider log.LoggerProvider
+	logExporter    sdklog.Exporter
+	delivery       Delivery
+	syncTimeout    time.Duration
 }
 
 // WithSessionID sets the session id. Without it (or with uuid.Nil) a random
@@ -76,6 +84,13 @@ type Session struct {
 	root    trace.Span
 	endOnce sync.Once
 
+	// logger emits the write-ahead start records (nil: none); ownedLogs
+	// is the log pipeline the session built and must shut down.
+	logger      log.Logger
+	ownedLogs   *sdklog.LoggerProvider
+	delivery    Delivery
+	syncTimeout time.Duration
+
 	// mu makes each event's seq and timestamp one step, so seq order and
 	// time order agree even when operations run concurrently.
 	mu      sync.Mutex
@@ -95,7 +110,15 @@ func NewSession(ctx context.Context, tp trace.TracerProvider, opts ...Option) (*
 	if cfg.sessionID == uuid.Nil {
 		cfg.sessionID = uuid.New()
 	}
+	logger, ownedLogs, err := cfg.logPipeline()
+	if err != nil {
+		return nil, err
+	}
 	s := &Session{
+		logger:         logger,
+		ownedLogs:      ownedLogs,
+		delivery:       cfg.delivery,
+		syncTimeout:    cfg.syncTimeout,
 		tracer:         tp.Tracer(ScopeName),
 		id:             cfg.sessionID,
 		idText:         cfg.sessionID.String(),
@@ -130,6 +153,21 @@ func (s *Session) Context(ctx context.Context) context.Context {
 // belong to the session's trace. Calling End again does nothing.
 func (s *Session) End() {
 	s.endOnce.Do(func() { s.root.End() })
+}
+
+// Shutdown ends the session (see End) and, when the session built its own
+// log pipeline (WithLogExporter), exports the queued start records and shuts
+// that pipeline down. The TracerProvider and a LoggerProvider given with
+// WithLoggerProvider stay the caller's to shut down.
+func (s *Session) Shutdown(ctx context.Context) error {
+	s.End()
+	if s.ownedLogs == nil {
+		return nil
+	}
+	if err := s.ownedLogs.Shutdown(ctx); err != nil {
+		return fmt.Errorf("sandboxtrace: shut down the start-event log pipeline: %w", err)
+	}
+	return nil
 }
 
 // nextEvent takes the session's next seq (the first event is 1, like the

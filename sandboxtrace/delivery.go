@@ -1,0 +1,115 @@
+package sandboxtrace
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"go.opentelemetry.io/otel/log"
+	sdklog "go.opentelemetry.io/otel/sdk/log"
+)
+
+// DefaultSyncTimeout bounds a sync start-event export when WithSyncTimeout
+// is not given.
+const DefaultSyncTimeout = 5 * time.Second
+
+// Delivery is how a start event is delivered before its operation runs,
+// as the Python sinks' mode/on_error (SPEC §8).
+type Delivery int
+
+const (
+	// DeliveryBestEffort queues the start event and runs the operation at
+	// once; a record that is lost is counted and reported to the OTel error
+	// handler.
+	DeliveryBestEffort Delivery = iota
+	// DeliverySync exports the start event and waits for the collector's
+	// acknowledgement before the operation runs. When that fails or times
+	// out the operation fails closed: its function is never called.
+	DeliverySync
+)
+
+// String returns the delivery's flag spelling.
+func (d Delivery) String() string {
+	if d == DeliverySync {
+		return "sync"
+	}
+	return "best_effort"
+}
+
+// ParseDelivery reads "sync" or "best_effort".
+func ParseDelivery(s string) (Delivery, error) {
+	switch s {
+	case "best_effort":
+		return DeliveryBestEffort, nil
+	case "sync":
+		return DeliverySync, nil
+	}
+	return 0, fmt.Errorf("delivery %q: want sync or best_effort", s)
+}
+
+// ErrStartNotRecorded is in the chain of the error an operation returns when
+// sync delivery could not get its start event acknowledged; the operation's
+// function was not called.
+var ErrStartNotRecorded = errors.New("start event not acknowledged; operation not run")
+
+// WithLoggerProvider emits every start event as a log record through lp
+// before the operation runs (best-effort delivery only; the provider is the
+// caller's to flush and shut down). Build it with NewLogProcessor so a full
+// queue blocks instead of dropping records.
+func WithLoggerProvider(lp log.LoggerProvider) Option {
+	return func(c *config) { c.loggerProvider = lp }
+}
+
+// WithLogExporter emits every start event through exp (for example
+// otlploghttp) before the operation runs. The session owns the log pipeline
+// it builds around exp: Session.Shutdown flushes it and shuts exp down.
+// Best-effort delivery queues records in a NewLogProcessor; sync delivery
+// exports each record itself and waits for the result.
+func WithLogExporter(exp sdklog.Exporter) Option {
+	return func(c *config) { c.logExporter = exp }
+}
+
+// WithDelivery sets the start-event delivery mode (default
+// DeliveryBestEffort). DeliverySync needs WithLogExporter.
+func WithDelivery(d Delivery) Option {
+	return func(c *config) { c.delivery = d }
+}
+
+// WithSyncTimeout bounds each sync start-event export (<= 0:
+// DefaultSyncTimeout).
+func WithSyncTimeout(d time.Duration) Option {
+	return func(c *config) { c.syncTimeout = d }
+}
+
+// logPipeline checks the write-ahead options and returns the logger to emit
+// start events with (nil: none configured) and the provider the session
+// owns (nil when the caller owns it).
+func (c *config) logPipeline() (log.Logger, *sdklog.LoggerProvider, error) {
+	if c.loggerProvider != nil && c.logExporter != nil {
+		return nil, nil, errors.New("sandboxtrace: WithLoggerProvider and WithLogExporter are exclusive")
+	}
+	if c.delivery != DeliveryBestEffort && c.delivery != DeliverySync {
+		return nil, nil, fmt.Errorf("sandboxtrace: WithDelivery: unknown delivery %d", c.delivery)
+	}
+	if c.delivery == DeliverySync && c.logExporter == nil {
+		return nil, nil, errors.New("sandboxtrace: WithDelivery(DeliverySync) needs WithLogExporter: " +
+			"an acknowledgement comes only from an export the session makes itself")
+	}
+	if c.syncTimeout <= 0 {
+		c.syncTimeout = DefaultSyncTimeout
+	}
+	switch {
+	case c.loggerProvider != nil:
+		return c.loggerProvider.Logger(ScopeName), nil, nil
+	case c.logExporter != nil:
+		var p sdklog.Processor
+		if c.delivery == DeliverySync {
+			p = newSyncProcessor(c.logExporter, c.syncTimeout)
+		} else {
+			p = NewLogProcessor(c.logExporter)
+		}
+		lp := sdklog.NewLoggerProvider(sdklog.WithProcessor(p))
+		return lp.Logger(ScopeName), lp, nil
+	}
+	return nil, nil, nil
+}

@@ -1,0 +1,233 @@
+package sandboxtrace
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"go.opentelemetry.io/otel"
+	sdklog "go.opentelemetry.io/otel/sdk/log"
+)
+
+// Defaults of NewLogProcessor.
+const (
+	DefaultLogQueueSize      = 2048
+	DefaultLogBatchSize      = 512
+	DefaultLogExportInterval = time.Second
+	DefaultLogExportTimeout  = 30 * time.Second
+)
+
+// errProcessorShutdown is why a record emitted after Shutdown is lost.
+var errProcessorShutdown = errors.New("log processor is shut down")
+
+// LogProcessorOption configures NewLogProcessor.
+type LogProcessorOption func(*LogProcessor)
+
+// WithLogQueueSize sets how many records wait for export before OnEmit
+// blocks (<= 0: DefaultLogQueueSize).
+func WithLogQueueSize(n int) LogProcessorOption {
+	return func(p *LogProcessor) {
+		if n > 0 {
+			p.queueSize = n
+		}
+	}
+}
+
+// WithLogBatchSize sets the most records per Export (<= 0:
+// DefaultLogBatchSize).
+func WithLogBatchSize(n int) LogProcessorOption {
+	return func(p *LogProcessor) {
+		if n > 0 {
+			p.batchSize = n
+		}
+	}
+}
+
+// WithLogExportInterval sets how long a record may wait for a full batch
+// (<= 0: DefaultLogExportInterval).
+func WithLogExportInterval(d time.Duration) LogProcessorOption {
+	return func(p *LogProcessor) {
+		if d > 0 {
+			p.interval = d
+		}
+	}
+}
+
+// WithLogExportTimeout bounds one Export (<= 0: DefaultLogExportTimeout).
+func WithLogExportTimeout(d time.Duration) LogProcessorOption {
+	return func(p *LogProcessor) {
+		if d > 0 {
+			p.timeout = d
+		}
+	}
+}
+
+// LogProcessor is a batching log processor that, unlike the SDK's
+// BatchProcessor (which drops the oldest records when its queue is full and
+// only logs a warning), blocks the emitter while its queue is full, like
+// sdktrace.WithBlocking. A record can still be lost when its export fails or
+// when it is emitted after Shutdown; each loss is counted and reported to
+// the OTel error handler (otel.Handle) with the running total.
+type LogProcessor struct {
+	exp       sdklog.Exporter
+	queueSize int
+	batchSize int
+	interval  time.Duration
+	timeout   time.Duration
+
+	// mu orders OnEmit's enqueue against Shutdown, so no record enters the
+	// queue after the worker's final drain.
+	mu      sync.RWMutex
+	stopped bool
+
+	queue chan sdklog.Record
+	flush chan chan error
+	stop  chan struct{}
+	done  chan struct{}
+	lost  atomic.Uint64
+}
+
+// NewLogProcessor returns a started LogProcessor exporting to exp.
+func NewLogProcessor(exp sdklog.Exporter, opts ...LogProcessorOption) *LogProcessor {
+	p := &LogProcessor{
+		exp:       exp,
+		queueSize: DefaultLogQueueSize,
+		batchSize: DefaultLogBatchSize,
+		interval:  DefaultLogExportInterval,
+		timeout:   DefaultLogExportTimeout,
+		flush:     make(chan chan error),
+		stop:      make(chan struct{}),
+		done:      make(chan struct{}),
+	}
+	for _, opt := range opts {
+		opt(p)
+	}
+	p.queue = make(chan sdklog.Record, p.queueSize)
+	go p.run()
+	return p
+}
+
+// Lost returns how many records were lost so far.
+func (p *LogProcessor) Lost() uint64 { return p.lost.Load() }
+
+// OnEmit queues a copy of r, waiting while the queue is full.
+func (p *LogProcessor) OnEmit(_ context.Context, r *sdklog.Record) error {
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	if p.stopped {
+		return p.lose(1, errProcessorShutdown)
+	}
+	p.queue <- r.Clone()
+	return nil
+}
+
+// Enabled reports true: every record is wanted.
+func (p *LogProcessor) Enabled(context.Context, sdklog.EnabledParameters) bool { return true }
+
+// ForceFlush exports every queued record, then flushes the exporter.
+func (p *LogProcessor) ForceFlush(ctx context.Context) error {
+	reply := make(chan error, 1)
+	select {
+	case p.flush <- reply:
+	case <-p.done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	select {
+	case err := <-reply:
+		return errors.Join(err, p.exp.ForceFlush(ctx))
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Shutdown exports what is queued and shuts the exporter down. Records
+// emitted afterwards are lost (counted and reported).
+func (p *LogProcessor) Shutdown(ctx context.Context) error {
+	p.mu.Lock()
+	already := p.stopped
+	p.stopped = true
+	p.mu.Unlock()
+	if already {
+		return nil
+	}
+	close(p.stop)
+	select {
+	case <-p.done:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	return p.exp.Shutdown(ctx)
+}
+
+func (p *LogProcessor) run() {
+	defer close(p.done)
+	batch := make([]sdklog.Record, 0, p.batchSize)
+	ticker := time.NewTicker(p.interval)
+	defer ticker.Stop()
+	for {
+		select {
+		case r := <-p.queue:
+			batch = append(batch, r)
+			if len(batch) >= p.batchSize {
+				batch, _ = p.export(batch)
+			}
+		case <-ticker.C:
+			batch, _ = p.export(batch)
+		case reply := <-p.flush:
+			var err error
+			batch, err = p.drain(batch)
+			reply <- err
+		case <-p.stop:
+			_, _ = p.drain(batch)
+			return
+		}
+	}
+}
+
+// drain exports batch and everything queued, a batch at a time.
+func (p *LogProcessor) drain(batch []sdklog.Record) ([]sdklog.Record, error) {
+	var errs []error
+	for {
+		select {
+		case r := <-p.queue:
+			batch = append(batch, r)
+			if len(batch) < p.batchSize {
+				continue
+			}
+		default:
+			var err error
+			batch, err = p.export(batch)
+			return batch, errors.Join(append(errs, err)...)
+		}
+		var err error
+		batch, err = p.export(batch)
+		errs = append(errs, err)
+	}
+}
+
+// export sends batch; a failure loses its records, which is reported.
+func (p *LogProcessor) export(batch []sdklog.Record) ([]sdklog.Record, error) {
+	if len(batch) == 0 {
+		return batch, nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), p.timeout)
+	err := p.exp.Export(ctx, batch)
+	cancel()
+	if err != nil {
+		err = p.lose(len(batch), err)
+		otel.Handle(err)
+	}
+	clear(batch)
+	return batch[:0], err
+}
+
+// lose counts n lost records and describes the loss.
+func (p *LogProcessor) lose(n int, cause error) error {
+	total := p.lost.Add(uint64(n))
+	return fmt.Errorf("sandboxtrace: %d log record(s) lost (%d in total): %w", n, total, cause)
+}

@@ -1,0 +1,145 @@
+package sandboxtrace_test
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/log"
+	sdklog "go.opentelemetry.io/otel/sdk/log"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+
+	"github.com/sandboxaudit/sandboxaudit/sandboxtrace"
+)
+
+// handled collects what reaches the global OTel error handler for the
+// test's duration.
+type handled struct {
+	mu   sync.Mutex
+	errs []error
+}
+
+func (h *handled) Handle(err error) {
+	h.mu.Lock()
+	h.errs = append(h.errs, err)
+	h.mu.Unlock()
+}
+
+func (h *handled) all() []error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return append([]error(nil), h.errs...)
+}
+
+func catchOTelErrors(t *testing.T) *handled {
+	h := &handled{}
+	prev := otel.GetErrorHandler()
+	otel.SetErrorHandler(h)
+	t.Cleanup(func() { otel.SetErrorHandler(prev) })
+	return h
+}
+
+func emitN(lp *sdklog.LoggerProvider, n int) {
+	l := lp.Logger("test")
+	for i := range n {
+		var r log.Record
+		r.SetBody(attribute.IntValue(i))
+		l.Emit(context.Background(), r)
+	}
+}
+
+func TestLogProcessorBlocksInsteadOfDropping(t *testing.T) {
+	sink := &logSink{hold: make(chan struct{})}
+	p := sandboxtrace.NewLogProcessor(sink, sandboxtrace.WithLogQueueSize(2), sandboxtrace.WithLogBatchSize(2),
+		sandboxtrace.WithLogExportInterval(time.Hour))
+	lp := sdklog.NewLoggerProvider(sdklog.WithProcessor(p))
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		emitN(lp, 20) // ten times the queue
+	}()
+	select {
+	case <-done:
+		t.Fatal("20 records fit a queue of 2 while the exporter is stuck: something was dropped")
+	case <-time.After(50 * time.Millisecond):
+	}
+	close(sink.hold)
+	<-done
+	require.NoError(t, lp.Shutdown(context.Background()))
+	require.Len(t, sink.records(), 20)
+	for i, r := range sink.records() {
+		assert.Equal(t, int64(i), r.Body().AsInt64(), "order kept")
+	}
+	assert.Zero(t, p.Lost())
+}
+
+func TestLogProcessorCountsAndReportsLosses(t *testing.T) {
+	h := catchOTelErrors(t)
+	sink := &logSink{fail: errors.New("collector said no")}
+	p := sandboxtrace.NewLogProcessor(sink, sandboxtrace.WithLogBatchSize(3), sandboxtrace.WithLogExportInterval(time.Hour))
+	lp := sdklog.NewLoggerProvider(sdklog.WithProcessor(p))
+	emitN(lp, 3) // a full batch: exported (and lost) by the worker
+	emitN(lp, 2)
+	err := p.ForceFlush(context.Background())
+	require.ErrorContains(t, err, "2 log record(s) lost (5 in total)")
+	require.ErrorContains(t, err, "collector said no")
+	require.NoError(t, p.Shutdown(context.Background()))
+	var r sdklog.Record
+	require.ErrorContains(t, p.OnEmit(context.Background(), &r), "1 log record(s) lost (6 in total)")
+	assert.Equal(t, uint64(6), p.Lost())
+
+	var texts []string
+	for _, e := range h.all() {
+		texts = append(texts, e.Error())
+	}
+	assert.Contains(t, texts, "sandboxtrace: 3 log record(s) lost (3 in total): collector said no")
+	assert.Contains(t, texts, "sandboxtrace: 2 log record(s) lost (5 in total): collector said no")
+}
+
+// failingSpans is a span exporter that always fails.
+type failingSpans struct{ *tracetest.InMemoryExporter }
+
+func (failingSpans) ExportSpans(context.Context, []sdktrace.ReadOnlySpan) error {
+	return errors.New("backend down")
+}
+
+func TestSpanProcessorReportsLostSpans(t *testing.T) {
+	h := catchOTelErrors(t)
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(
+		sandboxtrace.NewSpanProcessor(failingSpans{tracetest.NewInMemoryExporter()},
+			sdktrace.WithBatchTimeout(time.Millisecond))))
+	defer func() { _ = tp.Shutdown(context.Background()) }()
+	tr := tp.Tracer("t")
+	_, sp := tr.Start(context.Background(), "x")
+	sp.End()
+	// The periodic export runs in the background: its loss can only reach
+	// the error handler. Bounded wait.
+	var texts []string
+	for i := 0; i < 500 && len(texts) == 0; i++ {
+		time.Sleep(10 * time.Millisecond)
+		for _, e := range h.all() {
+			texts = append(texts, e.Error())
+		}
+	}
+	assert.Equal(t, []string{"sandboxtrace: 1 span(s) lost (1 in total): backend down"}, texts)
+}
+
+func TestSpanProcessorBlocksInsteadOfDropping(t *testing.T) {
+	exp := tracetest.NewInMemoryExporter()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(
+		sandboxtrace.NewSpanProcessor(exp, sdktrace.WithMaxQueueSize(1), sdktrace.WithMaxExportBatchSize(1))))
+	tr := tp.Tracer("t")
+	for range 500 {
+		_, sp := tr.Start(context.Background(), "x")
+		sp.End()
+	}
+	require.NoError(t, tp.ForceFlush(context.Background()))
+	assert.Len(t, exp.GetSpans(), 500, "a queue of 1 without blocking drops most of these")
+}

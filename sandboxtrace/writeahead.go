@@ -1,0 +1,90 @@
+package sandboxtrace
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"time"
+
+	"github.com/google/uuid"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/log"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/sandboxaudit/sandboxaudit/auditevent"
+	"github.com/sandboxaudit/sandboxaudit/semconv"
+)
+
+// startEvent is what the write-ahead record says about an operation's start.
+type startEvent struct {
+	op   string
+	seq  int64
+	ts   time.Time
+	id   uuid.UUID
+	data auditevent.Data
+}
+
+// writeAhead emits the start event as a SPEC §6 log record before the
+// operation runs. ctx carries the operation's span (the record takes its
+// trace and span ids), parent the span the operation's span started from.
+// With sync delivery it returns the export's failure; best effort never
+// fails here (a lost record is reported by the log pipeline).
+func (s *Session) writeAhead(ctx, parent context.Context, st startEvent) error {
+	if s.logger == nil {
+		return nil
+	}
+	ev := s.startEventOf(trace.SpanContextFromContext(ctx), trace.SpanContextFromContext(parent), st)
+	var r log.Record
+	r.SetEventName(semconv.EventSessionStart)
+	r.SetTimestamp(ev.TS.Time())
+	r.SetObservedTimestamp(time.Now())
+	r.SetSeverity(log.SeverityInfo)
+	r.SetSeverityText("INFO")
+	r.SetBody(attribute.StringValue(string(auditevent.AppendJSON(make([]byte, 0, 512), &ev))))
+	r.AddAttributes(
+		attribute.String(semconv.AttrSessionID, s.idText),
+		attribute.String(semconv.AttrOperation, st.op),
+		attribute.String(semconv.AttrEventPhase, auditevent.PhaseStart.String()),
+		attribute.Int64(semconv.AttrEventSeq, st.seq),
+	)
+	if s.delivery != DeliverySync {
+		s.logger.Emit(ctx, r)
+		return nil
+	}
+	a := &ack{}
+	s.logger.Emit(withAck(ctx, a), r)
+	return a.result(s.syncTimeout)
+}
+
+// startEventOf builds the start event exactly as the collector maps it back
+// from the finished span (SPEC §5), so both copies carry one canonical line.
+func (s *Session) startEventOf(sc, parent trace.SpanContext, st startEvent) auditevent.Event {
+	ev := auditevent.Event{
+		Version:   1,
+		EventID:   st.id,
+		TS:        auditevent.TimestampFromTime(st.ts),
+		SessionID: s.id,
+		Seq:       st.seq,
+		Op:        st.op,
+		Phase:     auditevent.PhaseStart,
+		Data:      st.data,
+	}
+	if !sc.IsValid() {
+		// A non-recording provider gives no span of its own; the record
+		// still needs a span id, as the Python SDK's events always have.
+		ev.SpanID = randomSpanID()
+		return ev
+	}
+	ev.SpanID = sc.SpanID().String()
+	ev.TraceID = auditevent.Ptr(sc.TraceID().String())
+	if parent.IsValid() {
+		ev.ParentSpanID = auditevent.Ptr(parent.SpanID().String())
+	}
+	return ev
+}
+
+func randomSpanID() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
