@@ -55,6 +55,11 @@ type FinishOptions struct {
 // the operation and a ctx carrying its span, so nested operations become its
 // children. data is the start event's data (nil = {}).
 //
+// With a log pipeline (WithLogExporter, WithLoggerProvider) Start first
+// emits the start event as a log record (SPEC §8). With DeliverySync, a
+// record the collector did not acknowledge makes Start return an error
+// wrapping ErrStartNotRecorded; the operation must then not run.
+//
 // An unknown op or data that cannot be encoded as JSON is a programming
 // error: Start then records nothing and returns an error.
 func (s *Session) Start(ctx context.Context, op string, data map[string]any) (context.Context, *Op, error) {
