@@ -1,6 +1,7 @@
 package sandboxauditreceiver // import "github.com/sandboxaudit/sandboxaudit/receiver"
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"path"
@@ -9,6 +10,7 @@ import (
 
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/config/confighttp"
+	"go.opentelemetry.io/collector/config/configoptional"
 )
 
 const (
@@ -18,6 +20,20 @@ const (
 	defaultMaxPending     = 10000
 	defaultPendingTimeout = 5 * time.Minute
 	defaultDedupeWindow   = 100000
+
+	// defaultMaxInflightBytes bounds the request bodies held at once.
+	defaultMaxInflightBytes = 128 << 20
+	// defaultMaxRequestBodySize is confighttp's default, applied when
+	// max_request_body_size is 0.
+	defaultMaxRequestBodySize = 20 << 20
+
+	// Server timeouts: a client that trickles its headers or body, or
+	// holds an idle keep-alive connection, is cut off instead of holding a
+	// connection (and its buffer) forever. 30s reads a full 20 MiB body at
+	// 0.7 MB/s.
+	defaultReadHeaderTimeout = 10 * time.Second
+	defaultReadTimeout       = 30 * time.Second
+	defaultIdleTimeout       = 60 * time.Second
 
 	// minSweepInterval keeps a tiny pending_timeout from turning the sweeper
 	// into a busy loop.
@@ -53,6 +69,12 @@ type Config struct {
 	// Dedupe drops events whose event_id was already delivered.
 	Dedupe DedupeConfig `mapstructure:"dedupe"`
 
+	// MaxInflightBytes bounds the buffer memory of the request bodies being
+	// read or processed at once; past it a request gets 503 with
+	// Retry-After. It must exceed max_request_body_size so that one
+	// request of the maximum size always fits.
+	MaxInflightBytes int64 `mapstructure:"max_inflight_bytes"`
+
 	// prevent unkeyed literal initialization
 	_ struct{}
 }
@@ -77,12 +99,18 @@ func createDefaultConfig() component.Config {
 	// Loopback unless the user says otherwise: audit intake should not be
 	// reachable from the network by accident.
 	srv.NetAddr.Endpoint = defaultEndpoint
+	srv.ReadHeaderTimeout = defaultReadHeaderTimeout
+	srv.ReadTimeout = defaultReadTimeout
+	ka := confighttp.NewDefaultKeepaliveServerConfig()
+	ka.IdleTimeout = defaultIdleTimeout
+	srv.Keepalive = configoptional.Some(ka)
 	return &Config{
-		ServerConfig:   srv,
-		TracesPath:     defaultTracesPath,
-		EventsPath:     defaultEventsPath,
-		MaxPending:     defaultMaxPending,
-		PendingTimeout: defaultPendingTimeout,
+		ServerConfig:     srv,
+		MaxInflightBytes: defaultMaxInflightBytes,
+		TracesPath:       defaultTracesPath,
+		EventsPath:       defaultEventsPath,
+		MaxPending:       defaultMaxPending,
+		PendingTimeout:   defaultPendingTimeout,
 		Dedupe: DedupeConfig{
 			Enabled: true,
 			Window:  defaultDedupeWindow,
@@ -98,6 +126,9 @@ func (cfg *Config) Validate() error {
 	}
 	if cfg.ServerConfig.MaxRequestBodySize < 0 {
 		errs = errors.Join(errs, fmt.Errorf("max_request_body_size: must not be negative (got %d)", cfg.ServerConfig.MaxRequestBodySize))
+	}
+	if body := cmp.Or(cfg.ServerConfig.MaxRequestBodySize, defaultMaxRequestBodySize); cfg.MaxInflightBytes <= body {
+		errs = errors.Join(errs, fmt.Errorf("max_inflight_bytes: must be greater than max_request_body_size (%d), so that one request of that size fits (got %d)", body, cfg.MaxInflightBytes))
 	}
 	errs = errors.Join(errs, validatePath("traces_path", cfg.TracesPath), validatePath("events_path", cfg.EventsPath))
 	if cfg.TracesPath != "" && cfg.TracesPath == cfg.EventsPath {

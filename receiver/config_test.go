@@ -1,6 +1,7 @@
 package sandboxauditreceiver
 
 import (
+	"net/http"
 	"path/filepath"
 	"testing"
 	"time"
@@ -8,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/component/componenttest"
 	"go.opentelemetry.io/collector/config/confighttp"
 	"go.opentelemetry.io/collector/config/configoptional"
 	"go.opentelemetry.io/collector/confmap"
@@ -44,7 +46,30 @@ func TestDefaultConfig(t *testing.T) {
 	assert.True(t, cfg.Dedupe.Enabled)
 	assert.Equal(t, 100000, cfg.Dedupe.Window)
 	assert.False(t, cfg.ServerConfig.TLS.HasValue(), "plain HTTP on loopback by default")
+	assert.Equal(t, int64(128<<20), cfg.MaxInflightBytes)
 	require.NoError(t, confmap.Validate(cfg))
+}
+
+// TestServerTimeoutsAreFinite: with no timeout configured, the HTTP server
+// the receiver starts has finite read, read-header and idle timeouts, so a
+// client that trickles bytes or idles cannot hold a connection forever; the
+// keys override them.
+func TestServerTimeoutsAreFinite(t *testing.T) {
+	for name, want := range map[string][3]time.Duration{
+		"":         {10 * time.Second, 30 * time.Second, 60 * time.Second},
+		"timeouts": {2 * time.Second, 5 * time.Second, 7 * time.Second},
+	} {
+		t.Run("config_"+name, func(t *testing.T) {
+			cfg, err := loadConfig(t, name)
+			require.NoError(t, err)
+			require.NoError(t, confmap.Validate(cfg))
+			srv, err := cfg.ServerConfig.ToServer(t.Context(), nil, componenttest.NewNopTelemetrySettings(), http.NotFoundHandler())
+			require.NoError(t, err)
+			assert.Equal(t, want[0], srv.ReadHeaderTimeout, "read_header_timeout")
+			assert.Equal(t, want[1], srv.ReadTimeout, "read_timeout")
+			assert.Equal(t, want[2], srv.IdleTimeout, "keepalive::idle_timeout")
+		})
+	}
 }
 
 func TestLoadConfig(t *testing.T) {
@@ -85,6 +110,7 @@ func TestValidateNamesBadKeys(t *testing.T) {
 		{"bad_pairing", []string{"max_pending: must be positive", "pending_timeout: must be positive", "sweep_interval: must not be negative"}},
 		{"bad_window", []string{"dedupe::window: must be positive"}},
 		{"empty_endpoint", []string{"endpoint: must not be empty"}},
+		{"small_budget", []string{"max_inflight_bytes: must be greater than max_request_body_size (1048576)"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -35,29 +35,30 @@ func (r *sandboxReceiver) serveEvents(req *http.Request) reply {
 	if ct != contentTypeJSON && ct != contentTypeNDJSON {
 		return unsupportedMediaType(req.Header.Get("Content-Type"), contentTypeJSON, contentTypeNDJSON)
 	}
-	buf, err := r.readBody(req)
+	reqBody, err := r.readBody(req)
 	if err != nil {
-		return textReply(readErrorReply(err))
+		return readFailure(err, textReply)
 	}
+	defer reqBody.done()
 
 	ctx := req.Context()
 	var events []auditevent.Event
 	format := formatJSON
 	if ct == contentTypeJSON {
 		events = make([]auditevent.Event, 1)
-		err = auditevent.DecodeOptions{}.DecodeInto(buf.Bytes(), &events[0])
+		err = auditevent.DecodeOptions{}.DecodeInto(reqBody.b, &events[0])
 		if err != nil {
 			r.countRefused(ctx, reasonInvalid, 1)
 		}
 	} else {
 		format = formatNDJSON
-		events, err = decodeNDJSON(buf.Bytes(), nil)
+		events, err = decodeNDJSON(reqBody.b, nil)
 		if err != nil {
-			r.countRefused(ctx, reasonInvalid, countLines(buf.Bytes()))
+			r.countRefused(ctx, reasonInvalid, countLines(reqBody.b))
 		}
 	}
 	// Decoding copies what it keeps, so the buffer can go back now.
-	r.putBody(buf)
+	reqBody.recycle()
 	if err != nil {
 		return textReply(http.StatusBadRequest, outcomeMalformed, err.Error())
 	}

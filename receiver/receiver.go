@@ -33,7 +33,8 @@ type sandboxReceiver struct {
 	mapper   *spanmap.Mapper
 	dedupe   *dedupeWindow   // nil when dedupe is disabled
 	pairs    *pairing.Pairer // nil until Start; only with a traces consumer
-	bodyPool sync.Pool       // *bytes.Buffer for request bodies
+	bodyPool sync.Pool       // *[]byte for request bodies
+	budget   *byteBudget     // max_inflight_bytes
 
 	nextLogs   consumer.Logs
 	nextTraces consumer.Traces
@@ -76,6 +77,7 @@ func newSandboxReceiver(cfg *Config, set receiver.Settings, release func()) (*sa
 		tel:     tel,
 		mapper:  spanmap.NewMapper(0),
 		stop:    make(chan struct{}),
+		budget:  newByteBudget(cfg.MaxInflightBytes),
 	}
 	if cfg.Dedupe.Enabled {
 		r.dedupe = newDedupeWindow(cfg.Dedupe.Window)

@@ -30,20 +30,21 @@ func (r *sandboxReceiver) serveTraces(req *http.Request) reply {
 	otlpReply := func(status int, outcome, msg string) reply {
 		return otlpStatusReply(status, outcome, ct, msg)
 	}
-	buf, err := r.readBody(req)
+	reqBody, err := r.readBody(req)
 	if err != nil {
-		return otlpReply(readErrorReply(err))
+		return readFailure(err, otlpReply)
 	}
+	defer reqBody.done()
 	otlpReq := ptraceotlp.NewExportRequest()
 	format := formatProtobuf
 	if ct == contentTypeJSON {
 		format = formatJSON
-		err = otlpReq.UnmarshalJSON(buf.Bytes())
+		err = otlpReq.UnmarshalJSON(reqBody.b)
 	} else {
-		err = otlpReq.UnmarshalProto(buf.Bytes())
+		err = otlpReq.UnmarshalProto(reqBody.b)
 	}
 	// pdata copies what it keeps, so the buffer can go back now.
-	r.putBody(buf)
+	reqBody.recycle()
 	if err != nil {
 		return otlpReply(http.StatusBadRequest, outcomeMalformed, otlpDecodeMessage(err))
 	}

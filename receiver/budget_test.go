@@ -1,0 +1,220 @@
+package sandboxauditreceiver
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/consumer/consumertest"
+)
+
+// waitFor polls cond every 5ms for at most 10s.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for range 2000 {
+		if cond() {
+			return
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	t.Fatalf("timed out waiting for %s", what)
+}
+
+// openBody sends a request's headers and the first part of its body on a
+// raw connection and leaves the rest unsent.
+func openBody(t *testing.T, tr *testReceiver, contentLength int, first []byte, extraHeaders string) net.Conn {
+	t.Helper()
+	conn, err := net.Dial("tcp", tr.r.addr.String())
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = conn.Close() })
+	_, err = fmt.Fprintf(conn, "POST %s HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-ndjson\r\nContent-Length: %d\r\n%s\r\n",
+		tr.r.cfg.EventsPath, contentLength, extraHeaders)
+	require.NoError(t, err)
+	_, err = conn.Write(first)
+	require.NoError(t, err)
+	return conn
+}
+
+// TestContentLengthDoesNotPreallocate: 100 connections each announce a
+// 20 MiB body and send one byte. The receiver reserves (and allocates)
+// buffer space for what arrived, one first step each, not for what the
+// header claims: 100 × 16 KiB instead of 100 × 20 MiB.
+func TestContentLengthDoesNotPreallocate(t *testing.T) {
+	const conns = 100
+	tr := startReceiver(t, new(consumertest.LogsSink), nil)
+	for range conns {
+		openBody(t, tr, 20<<20, []byte("{"), "")
+	}
+	waitFor(t, "every connection's first read", func() bool {
+		used, _ := tr.r.budget.inUse()
+		return used >= conns*minBodyBuf
+	})
+	used, peak := tr.r.budget.inUse()
+	assert.Equal(t, int64(conns*minBodyBuf), used, "bytes reserved for 100 one-byte bodies")
+	assert.Equal(t, int64(conns*minBodyBuf), peak)
+}
+
+// TestBodyBufferGrowth: buffers double from 16 KiB in steps of at most
+// 4 MiB, never past the body limit, and a body whose Content-Length is true
+// ends in a buffer of exactly that size plus one (no doubling overshoot).
+func TestBodyBufferGrowth(t *testing.T) {
+	for _, tc := range []struct{ cur, limit, hint, want int }{
+		{0, 20<<20 + 1, 301, 301},
+		{0, 20<<20 + 1, -1, minBodyBuf},
+		{minBodyBuf, 20<<20 + 1, -1, 2 * minBodyBuf},
+		{8 << 20, 20<<20 + 1, -1, 12 << 20},         // steps of at most 4 MiB
+		{8 << 20, 20<<20 + 1, 9<<20 + 1, 9<<20 + 1}, // stops at Content-Length
+		{20 << 20, 20<<20 + 1, -1, 20<<20 + 1},      // never past the body limit
+		{20<<20 + 1, 20<<20 + 1, -1, 20<<20 + 1},    // full: no growth
+	} {
+		assert.Equal(t, tc.want, nextBodyCap(tc.cur, tc.limit, tc.hint), "%+v", tc)
+	}
+}
+
+// ndjsonBody is n valid start events of distinct sessions.
+func ndjsonBody(tag string, n int) []byte {
+	var b bytes.Buffer
+	for i := range n {
+		b.WriteString(sessionStartJSON(uuid.NewSHA1(testSession, []byte(fmt.Sprint(tag, i))), i))
+		b.WriteByte('\n')
+	}
+	return b.Bytes()
+}
+
+// TestOverBudgetIs503ThenRetrySucceeds: while one large body is being read
+// and holds most of max_inflight_bytes, a second request does not fit: it
+// gets 503 with Retry-After and nothing of it is delivered. Once the first
+// request is answered its reservation is back and the retry is accepted:
+// nothing is lost.
+func TestOverBudgetIs503ThenRetrySucceeds(t *testing.T) {
+	logs := new(consumertest.LogsSink)
+	tr := startReceiver(t, logs, nil, func(c *Config) {
+		c.ServerConfig.MaxRequestBodySize = 1 << 20
+		c.MaxInflightBytes = 1<<20 + 1
+	})
+	big := ndjsonBody("big", 2800) // about 950 KB
+	require.Less(t, len(big), 1<<20)
+	conn := openBody(t, tr, len(big), big[:len(big)-1000], "")
+	waitFor(t, "the large body's reservation", func() bool {
+		used, _ := tr.r.budget.inUse()
+		return used == int64(len(big)+1)
+	})
+
+	small := ndjsonBody("small", 600) // about 200 KB: does not fit beside it
+	status, hdr, body := post(t, tr.eventsURL(), contentTypeNDJSON, small)
+	assert.Equal(t, http.StatusServiceUnavailable, status, body)
+	assert.Equal(t, "5", hdr.Get("Retry-After"))
+	assert.Contains(t, body, "max_inflight_bytes")
+	assert.Equal(t, 0, logs.LogRecordCount(), "nothing of the refused request is delivered")
+
+	_, err := conn.Write(big[len(big)-1000:])
+	require.NoError(t, err)
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	require.NoError(t, err)
+	_ = resp.Body.Close()
+	assert.Equal(t, http.StatusOK, resp.StatusCode)
+	used, _ := tr.r.budget.inUse()
+	assert.Zero(t, used, "an answered request holds no budget")
+
+	status, _, body = post(t, tr.eventsURL(), contentTypeNDJSON, small)
+	assert.Equal(t, http.StatusOK, status, body)
+	assert.Equal(t, 3400, logs.LogRecordCount(), "both requests delivered in full")
+}
+
+// gzipBomb is a gzip body that inflates to n zero bytes.
+func gzipBomb(t *testing.T, n int) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	zw, err := gzip.NewWriterLevel(&b, gzip.BestCompression)
+	require.NoError(t, err)
+	_, err = io.CopyN(zw, zeroReader{}, int64(n))
+	require.NoError(t, err)
+	require.NoError(t, zw.Close())
+	return b.Bytes()
+}
+
+type zeroReader struct{}
+
+func (zeroReader) Read(p []byte) (int, error) { clear(p); return len(p), nil }
+
+// TestConcurrentGzipBombsStayInBudget: 40 concurrent gzip bodies that each
+// inflate past max_request_body_size. The bytes reserved never pass
+// max_inflight_bytes; each request is answered 413 (it reached the body
+// limit) or 503 (the budget was spent first, retry later), never 200.
+func TestConcurrentGzipBombsStayInBudget(t *testing.T) {
+	const bombs = 40
+	const budget = 16 << 20
+	tr := startReceiver(t, new(consumertest.LogsSink), nil, func(c *Config) {
+		c.ServerConfig.MaxRequestBodySize = 4 << 20
+		c.MaxInflightBytes = budget
+	})
+	bomb := gzipBomb(t, 8<<20)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	statuses := map[int]int{}
+	for range bombs {
+		wg.Go(func() {
+			req, err := http.NewRequest(http.MethodPost, tr.eventsURL(), bytes.NewReader(bomb))
+			if !assert.NoError(t, err) {
+				return
+			}
+			req.Header.Set("Content-Type", contentTypeNDJSON)
+			req.Header.Set("Content-Encoding", "gzip")
+			resp, err := http.DefaultClient.Do(req)
+			if !assert.NoError(t, err) {
+				return
+			}
+			_, _ = io.Copy(io.Discard, resp.Body)
+			_ = resp.Body.Close()
+			mu.Lock()
+			statuses[resp.StatusCode]++
+			mu.Unlock()
+		})
+	}
+	wg.Wait()
+	used, peak := tr.r.budget.inUse()
+	assert.Zero(t, used)
+	assert.LessOrEqual(t, peak, int64(budget))
+	assert.Equal(t, bombs, statuses[http.StatusRequestEntityTooLarge]+statuses[http.StatusServiceUnavailable], "statuses: %v", statuses)
+	assert.Positive(t, statuses[http.StatusRequestEntityTooLarge], "statuses: %v", statuses)
+}
+
+// TestTricklingClientIsCut: a client that sends its body one byte at a
+// time is disconnected once read_timeout has passed, instead of holding the
+// connection for as long as it keeps trickling.
+func TestTricklingClientIsCut(t *testing.T) {
+	tr := startReceiver(t, new(consumertest.LogsSink), nil, func(c *Config) {
+		c.ServerConfig.ReadTimeout = 300 * time.Millisecond
+	})
+	body := startJSON(1) + "\n"
+	conn := openBody(t, tr, len(body), nil, "")
+	// 60 bytes at 50ms: 3s of trickling, ten times the timeout.
+	var writeErr error
+	sent := 0
+	for i := range 60 {
+		time.Sleep(50 * time.Millisecond)
+		if _, writeErr = conn.Write([]byte{body[i]}); writeErr != nil {
+			break
+		}
+		sent++
+	}
+	// The server either closed the connection under us (a write failed) or
+	// answered and closed it; it never reads the whole trickle.
+	require.NoError(t, conn.SetReadDeadline(time.Now().Add(5*time.Second)))
+	rest, _ := io.ReadAll(conn)
+	if writeErr == nil {
+		assert.NotContains(t, string(rest), "200 OK", "the trickled request must not be served")
+	}
+	assert.Less(t, sent, 60, "every trickled byte was accepted: the connection was not cut (read: %q)", strings.TrimSpace(string(rest)))
+}
