@@ -53,7 +53,7 @@ type Config struct {
 	// more consumers trade that order for throughput.
 	QueueConfig configoptional.Optional[exporterhelper.QueueBatchConfig] `mapstructure:"sending_queue"`
 	// RetryConfig is handed to the HTTP sink's own retry loop, not to
-	// exporterhelper: see createExporter.
+	// exporterhelper: see helperOptions.
 	RetryConfig configretry.BackOffConfig `mapstructure:"retry_on_failure"`
 
 	// prevent unkeyed literal initialization

@@ -59,8 +59,8 @@ func newAuditExporter(cfg *Config, set exporter.Settings) (*auditExporter, error
 	return e, nil
 }
 
-// start opens the sinks. On error everything opened so far is closed again.
-func (e *auditExporter) start(ctx context.Context, host component.Host) (err error) {
+// Start opens the sinks. On error everything opened so far is closed again.
+func (e *auditExporter) Start(ctx context.Context, host component.Host) (err error) {
 	defer func() {
 		if err != nil {
 			err = errors.Join(err, e.closeSinks(ctx))
@@ -117,9 +117,9 @@ func (e *auditExporter) startHTTP(ctx context.Context, host component.Host, hc *
 	return newHTTPTarget(sink, e.httpPolicy), nil
 }
 
-// shutdown closes the sinks; safe without start. Both sinks' close is
+// Shutdown closes the sinks; safe without Start. Both sinks' close is
 // idempotent, so a start that failed and cleaned up may be shut down again.
-func (e *auditExporter) shutdown(ctx context.Context) error {
+func (e *auditExporter) Shutdown(ctx context.Context) error {
 	err := e.closeSinks(ctx)
 	e.telemetry.tb.Shutdown()
 	return err

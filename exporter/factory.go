@@ -16,6 +16,7 @@ import (
 	"github.com/sandboxaudit/sandboxaudit/exporter/internal/metadata"
 	"github.com/sandboxaudit/sandboxaudit/internal/filesink"
 	"github.com/sandboxaudit/sandboxaudit/internal/httpsink"
+	"github.com/sandboxaudit/sandboxaudit/internal/sharedcomponent"
 )
 
 // Defaults of the configuration keys.
@@ -39,12 +40,15 @@ func NewFactory() exporter.Factory {
 	// set of sinks: the HTTP spool is owned by a single process-wide writer
 	// (it holds a lock file), and one file writer per path keeps the LRU of
 	// open files meaningful. The map lives in the factory, not the package.
-	shared := newSharedExporters()
+	// The map counts users: exporterhelper drains a signal's queue before
+	// calling our shutdown, so the sinks stay open until the last signal
+	// has drained.
+	shared := sharedcomponent.NewMap[*Config, *auditExporter]()
 	return exporter.NewFactory(
 		metadata.Type,
 		createDefaultConfig,
-		exporter.WithTraces(shared.createTraces, metadata.TracesStability),
-		exporter.WithLogs(shared.createLogs, metadata.LogsStability),
+		exporter.WithTraces(createTraces(shared), metadata.TracesStability),
+		exporter.WithLogs(createLogs(shared), metadata.LogsStability),
 	)
 }
 
@@ -92,7 +96,7 @@ func createDefaultConfig() component.Config {
 // The queue (off unless configured) and the timeout (which bounds one push,
 // HTTP retries included; what is not delivered by then is spooled) still
 // come from exporterhelper.
-func helperOptions(cfg *Config, h *handle) []exporterhelper.Option {
+func helperOptions(cfg *Config, h component.Component) []exporterhelper.Option {
 	return []exporterhelper.Option{
 		exporterhelper.WithStart(h.Start),
 		exporterhelper.WithShutdown(h.Shutdown),
@@ -103,28 +107,39 @@ func helperOptions(cfg *Config, h *handle) []exporterhelper.Option {
 	}
 }
 
-func (s *sharedExporters) createTraces(ctx context.Context, set exporter.Settings, cfg component.Config) (exporter.Traces, error) {
+// sharedExporters hands the traces and logs exporters of one configured
+// component the same auditExporter.
+type sharedExporters = sharedcomponent.Map[*Config, *auditExporter]
+
+func acquire(shared *sharedExporters, cfg component.Config, set exporter.Settings) (*sharedcomponent.Handle[*Config, *auditExporter], error) {
 	oCfg := cfg.(*Config)
-	h, err := s.acquire(oCfg, set)
-	if err != nil {
-		return nil, err
-	}
-	exp, err := exporterhelper.NewTraces(ctx, set, cfg, h.s.exp.pushTraces, helperOptions(oCfg, h)...)
-	if err != nil {
-		return nil, errors.Join(err, h.Shutdown(ctx))
-	}
-	return exp, nil
+	return shared.Acquire(oCfg, func() (*auditExporter, error) { return newAuditExporter(oCfg, set) })
 }
 
-func (s *sharedExporters) createLogs(ctx context.Context, set exporter.Settings, cfg component.Config) (exporter.Logs, error) {
-	oCfg := cfg.(*Config)
-	h, err := s.acquire(oCfg, set)
-	if err != nil {
-		return nil, err
+func createTraces(shared *sharedExporters) exporter.CreateTracesFunc {
+	return func(ctx context.Context, set exporter.Settings, cfg component.Config) (exporter.Traces, error) {
+		h, err := acquire(shared, cfg, set)
+		if err != nil {
+			return nil, err
+		}
+		exp, err := exporterhelper.NewTraces(ctx, set, cfg, h.Unwrap().pushTraces, helperOptions(cfg.(*Config), h)...)
+		if err != nil {
+			return nil, errors.Join(err, h.Shutdown(ctx))
+		}
+		return exp, nil
 	}
-	exp, err := exporterhelper.NewLogs(ctx, set, cfg, h.s.exp.pushLogs, helperOptions(oCfg, h)...)
-	if err != nil {
-		return nil, errors.Join(err, h.Shutdown(ctx))
+}
+
+func createLogs(shared *sharedExporters) exporter.CreateLogsFunc {
+	return func(ctx context.Context, set exporter.Settings, cfg component.Config) (exporter.Logs, error) {
+		h, err := acquire(shared, cfg, set)
+		if err != nil {
+			return nil, err
+		}
+		exp, err := exporterhelper.NewLogs(ctx, set, cfg, h.Unwrap().pushLogs, helperOptions(cfg.(*Config), h)...)
+		if err != nil {
+			return nil, errors.Join(err, h.Shutdown(ctx))
+		}
+		return exp, nil
 	}
-	return exp, nil
 }

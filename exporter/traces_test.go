@@ -311,8 +311,8 @@ func TestTracesSeqSessionsEvicted(t *testing.T) {
 	require.NoError(t, err)
 	e.mapper = spanmap.NewMapper(2)
 	ctx := context.Background()
-	require.NoError(t, e.start(ctx, nopHost()))
-	t.Cleanup(func() { require.NoError(t, e.shutdown(context.Background())) })
+	require.NoError(t, e.Start(ctx, nopHost()))
+	t.Cleanup(func() { require.NoError(t, e.Shutdown(context.Background())) })
 
 	// A write span without seq attributes: the mapper assigns both seqs.
 	span := func(session, spanID string) spanSpec {

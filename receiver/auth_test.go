@@ -64,7 +64,7 @@ func TestAuthExtension(t *testing.T) {
 	host := authHost{exts: map[component.ID]component.Component{authID: tokenAuth{token: "right"}}}
 	require.NoError(t, rcv.Start(context.Background(), host))
 	t.Cleanup(func() { assert.NoError(t, rcv.Shutdown(context.Background())) })
-	url := "http://" + rcv.(*sandboxReceiver).addr.String() + cfg.EventsPath
+	url := "http://" + unwrap(rcv).addr.String() + cfg.EventsPath
 
 	send := func(token string) (int, string) {
 		req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(startJSON(1)))

@@ -27,7 +27,7 @@ func FuzzNDJSON(f *testing.F) {
 	cfg := createDefaultConfig().(*Config)
 	// Each fuzz input stands alone; with dedupe a seed would only be new once.
 	cfg.Dedupe.Enabled = false
-	r, err := newSandboxReceiver(cfg, receivertest.NewNopSettings(metadata.Type), func() {})
+	r, err := newSandboxReceiver(cfg, receivertest.NewNopSettings(metadata.Type))
 	require.NoError(f, err)
 	sink := new(consumertest.LogsSink)
 	r.registerLogsConsumer(sink)

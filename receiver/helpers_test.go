@@ -24,6 +24,7 @@ import (
 	"go.opentelemetry.io/collector/receiver"
 	"go.opentelemetry.io/collector/receiver/receivertest"
 
+	"github.com/sandboxaudit/sandboxaudit/internal/sharedcomponent"
 	"github.com/sandboxaudit/sandboxaudit/receiver/internal/metadata"
 )
 
@@ -86,7 +87,7 @@ func startReceiverWith(t testing.TB, set receiver.Settings, logs consumer.Logs, 
 			assert.NoError(t, c.Shutdown(context.Background()))
 		}
 	})
-	r := comps[0].(*sandboxReceiver)
+	r := unwrap(comps[0])
 	return &testReceiver{r: r, url: "http://" + r.addr.String()}
 }
 
@@ -174,4 +175,9 @@ func (s *switchableLogs) ConsumeLogs(ctx context.Context, ld plog.Logs) error {
 		return err
 	}
 	return s.LogsSink.ConsumeLogs(ctx, ld)
+}
+
+// unwrap returns the receiver behind the component a factory returned.
+func unwrap(c component.Component) *sandboxReceiver {
+	return c.(*sharedcomponent.Handle[*Config, *sandboxReceiver]).Unwrap()
 }

@@ -245,7 +245,7 @@ func TestShutdownFlushesPending(t *testing.T) {
 	rcv, err := f.CreateTraces(context.Background(), receivertest.NewNopSettings(metadata.Type), cfg, traces)
 	require.NoError(t, err)
 	require.NoError(t, rcv.Start(context.Background(), componenttest.NewNopHost()))
-	url := "http://" + rcv.(*sandboxReceiver).addr.String() + cfg.EventsPath
+	url := "http://" + unwrap(rcv).addr.String() + cfg.EventsPath
 
 	other := uuid.MustParse("0b9d8c7e-6f5a-4b3c-8d2e-1f0a9b8c7d6e")
 	batch := startJSON(1) + "\n" + sessionStartJSON(other, 1) + "\n"
@@ -272,17 +272,19 @@ func TestSharedServerForLogsAndTraces(t *testing.T) {
 	require.NoError(t, err)
 	tc, err := f.CreateTraces(ctx, set, cfg, new(consumertest.TracesSink))
 	require.NoError(t, err)
-	assert.Same(t, l, tc, "one receiver, one server per component ID")
+	assert.Same(t, unwrap(l), unwrap(tc), "one receiver, one server per configured component")
 
-	// Another ID, or another factory, gets its own.
+	// Another component (the collector gives each its own *Config), or
+	// another factory, gets its own.
 	named := set
 	named.ID = component.NewIDWithName(metadata.Type, "second")
-	l2, err := f.CreateLogs(ctx, named, cfg, new(consumertest.LogsSink))
+	cfg2 := *cfg
+	l2, err := f.CreateLogs(ctx, named, &cfg2, new(consumertest.LogsSink))
 	require.NoError(t, err)
-	assert.NotSame(t, l, l2)
+	assert.NotSame(t, unwrap(l), unwrap(l2))
 	l3, err := NewFactory().CreateLogs(ctx, set, cfg, new(consumertest.LogsSink))
 	require.NoError(t, err)
-	assert.NotSame(t, l, l3)
+	assert.NotSame(t, unwrap(l), unwrap(l3))
 
 	// Both pipelines start and shut down the one server; after shutdown the
 	// ID can be created afresh (a collector reload).
@@ -293,7 +295,7 @@ func TestSharedServerForLogsAndTraces(t *testing.T) {
 	require.NoError(t, tc.Shutdown(ctx))
 	l4, err := f.CreateLogs(ctx, set, cfg, new(consumertest.LogsSink))
 	require.NoError(t, err)
-	assert.NotSame(t, l, l4)
+	assert.NotSame(t, unwrap(l), unwrap(l4))
 	for _, c := range []component.Component{l2, l3, l4} {
 		require.NoError(t, c.Shutdown(ctx))
 	}

@@ -27,7 +27,6 @@ import (
 type sandboxReceiver struct {
 	cfg      *Config
 	set      receiver.Settings
-	release  func() // removes the receiver from its factory's map
 	obsrep   *receiverhelper.ObsReport
 	tel      *metadata.TelemetryBuilder
 	mapper   *spanmap.Mapper
@@ -56,7 +55,7 @@ var (
 	_ receiver.Traces = (*sandboxReceiver)(nil)
 )
 
-func newSandboxReceiver(cfg *Config, set receiver.Settings, release func()) (*sandboxReceiver, error) {
+func newSandboxReceiver(cfg *Config, set receiver.Settings) (*sandboxReceiver, error) {
 	obsrep, err := receiverhelper.NewObsReport(receiverhelper.ObsReportSettings{
 		ReceiverID:             set.ID,
 		Transport:              "http",
@@ -72,7 +71,6 @@ func newSandboxReceiver(cfg *Config, set receiver.Settings, release func()) (*sa
 	r := &sandboxReceiver{
 		cfg:     cfg,
 		set:     set,
-		release: release,
 		obsrep:  obsrep,
 		tel:     tel,
 		mapper:  spanmap.NewMapper(0),
@@ -145,7 +143,6 @@ func (r *sandboxReceiver) Shutdown(ctx context.Context) error {
 }
 
 func (r *sandboxReceiver) shutdown(ctx context.Context) error {
-	defer r.release()
 	var errs error
 	if r.server != nil {
 		errs = r.server.Shutdown(ctx)
