@@ -26,6 +26,9 @@ type auditExporter struct {
 	telemetry *telemetry
 	mapper    *spanmap.Mapper
 	eventBufs eventPool
+	// starts drops the second copy of a start event (SPEC §8), whichever
+	// signal brings it.
+	starts *startIDs
 
 	// Each sink's policies are resolved once: the config never changes.
 	filePolicy *policyCache
@@ -49,6 +52,7 @@ func newAuditExporter(cfg *Config, set exporter.Settings) (*auditExporter, error
 		// One Mapper per component: it holds the per-session seq
 		// counters for spans that do not carry their seqs.
 		mapper: spanmap.NewMapper(0),
+		starts: newStartIDs(),
 	}
 	if fc := cfg.File.Get(); fc != nil {
 		e.filePolicy = newPolicyCache(cfg, fc.PayloadPolicy)
@@ -142,7 +146,22 @@ func (e *auditExporter) closeSinks(ctx context.Context) error {
 
 // writeEvents hands the batch to every sink. A sink's error does not keep
 // the other sink from getting the batch; the errors are returned joined.
+//
+// A start event whose id was written recently is left out (SPEC §8); when
+// the write fails, the ids it recorded are forgotten so a retry writes them.
 func (e *auditExporter) writeEvents(ctx context.Context, events []auditevent.Event) error {
+	events, added, dups := e.starts.filter(events)
+	if dups > 0 {
+		e.logger.Debug("Left out start events already written", zap.Int("events", dups))
+	}
+	err := e.writeFiltered(ctx, events)
+	if err != nil {
+		e.starts.forget(added)
+	}
+	return err
+}
+
+func (e *auditExporter) writeFiltered(ctx context.Context, events []auditevent.Event) error {
 	if len(events) == 0 {
 		return nil
 	}

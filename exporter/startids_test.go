@@ -1,0 +1,83 @@
+package sandboxauditexporter
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+
+	"github.com/google/uuid"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/pdata/plog"
+
+	"github.com/sandboxaudit/sandboxaudit/auditevent"
+)
+
+// earlyExecStart is the write-ahead record SPEC §8 instrumentation sends
+// for the exec span of sampleSpans before the exec runs.
+func earlyExecStart() plog.Logs {
+	ld := plog.NewLogs()
+	r := ld.ResourceLogs().AppendEmpty().ScopeLogs().AppendEmpty().LogRecords().AppendEmpty()
+	r.SetEventName("sandbox.session.start")
+	r.Body().SetStr(execStartJSON())
+	r.Attributes().PutStr("sandbox.session.id", sessionA)
+	r.Attributes().PutStr("sandbox.operation", "exec")
+	return ld
+}
+
+func TestStartEventWrittenOnceAcrossSignals(t *testing.T) {
+	for _, logsFirst := range []bool{true, false} {
+		name := "span first"
+		if logsFirst {
+			name = "log record first"
+		}
+		t.Run(name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "events.jsonl")
+			cfg := syncConfig()
+			withFile(cfg, path, auditevent.PolicyOverride{})
+			te := startExporters(t, cfg)
+			ctx := context.Background()
+			span := buildTraces(t, sampleSpans()[0])
+			if logsFirst {
+				require.NoError(t, te.logs.ConsumeLogs(ctx, earlyExecStart()))
+				require.NoError(t, te.traces.ConsumeTraces(ctx, span))
+				assert.Equal(t, []string{
+					canonical(t, execStartJSON()),
+					canonical(t, execFinishJSON("null", "null")),
+				}, readLines(t, path))
+			} else {
+				require.NoError(t, te.traces.ConsumeTraces(ctx, span))
+				require.NoError(t, te.logs.ConsumeLogs(ctx, earlyExecStart()))
+				assert.Equal(t, []string{
+					canonical(t, execStartJSON()),
+					canonical(t, execFinishJSON("null", "null")),
+				}, readLines(t, path))
+			}
+			// A resent span writes neither start again; its finish is not
+			// windowed (only one copy of it is ever produced).
+			require.NoError(t, te.traces.ConsumeTraces(ctx, buildTraces(t, sampleSpans()[0])))
+			assert.Len(t, readLines(t, path), 3)
+		})
+	}
+}
+
+func TestStartIDsForgetAfterAFailedWrite(t *testing.T) {
+	s := newStartIDs()
+	a, b := uuid.New(), uuid.New()
+	events := []auditevent.Event{
+		{EventID: a, Phase: auditevent.PhaseStart},
+		{EventID: uuid.New(), Phase: auditevent.PhaseFinish},
+		{EventID: a, Phase: auditevent.PhaseStart}, // same batch, second copy
+		{EventID: b, Phase: auditevent.PhaseStart},
+	}
+	kept, added, dropped := s.filter(events)
+	require.Len(t, kept, 3)
+	assert.Equal(t, 1, dropped)
+	assert.Equal(t, []uuid.UUID{a, b}, added)
+
+	s.forget(added) // the write failed: a retry must write both again
+	kept, _, dropped = s.filter([]auditevent.Event{{EventID: a, Phase: auditevent.PhaseStart}, {EventID: b, Phase: auditevent.PhaseStart}})
+	assert.Len(t, kept, 2)
+	assert.Zero(t, dropped)
+	assert.Equal(t, startIDWindow, s.w.Size())
+}
