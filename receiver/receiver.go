@@ -69,13 +69,13 @@ func newSandboxReceiver(cfg *Config, set receiver.Settings) (*sandboxReceiver, e
 		return nil, fmt.Errorf("sandboxaudit receiver %s: creating telemetry: %w", set.ID, err)
 	}
 	r := &sandboxReceiver{
-		cfg:     cfg,
-		set:     set,
-		obsrep:  obsrep,
-		tel:     tel,
-		mapper:  spanmap.NewMapper(0),
-		stop:    make(chan struct{}),
-		budget:  newByteBudget(cfg.MaxInflightBytes),
+		cfg:    cfg,
+		set:    set,
+		obsrep: obsrep,
+		tel:    tel,
+		mapper: spanmap.NewMapper(0),
+		stop:   make(chan struct{}),
+		budget: newByteBudget(cfg.MaxInflightBytes),
 	}
 	if cfg.Dedupe.Enabled {
 		r.dedupe = newDedupeWindow(cfg.Dedupe.Window)
