@@ -1,14 +1,17 @@
 package sandboxauditreceiver // import "github.com/sandboxaudit/sandboxaudit/receiver"
 
 import (
-	"encoding/binary"
-	"encoding/json"
 	"errors"
 	"net/http"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"go.opentelemetry.io/collector/consumer/consumererror"
+	spb "google.golang.org/genproto/googleapis/rpc/status"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
 )
 
 const (
@@ -169,48 +172,35 @@ func capMessage(msg string) string {
 	return msg[:cut] + "…"
 }
 
-// gRPC status codes used in OTLP error bodies.
-const (
-	grpcInvalidArgument = 3
-	grpcInternal        = 13
-	grpcUnavailable     = 14
-)
-
-func grpcCode(status int) int {
+// grpcCode is the google.rpc.Status code for an HTTP status, as the OTLP
+// specification pairs them.
+func grpcCode(status int) codes.Code {
 	switch status {
 	case http.StatusServiceUnavailable:
-		return grpcUnavailable
+		return codes.Unavailable
 	case http.StatusInternalServerError:
-		return grpcInternal
+		return codes.Internal
 	default:
-		return grpcInvalidArgument
+		return codes.InvalidArgument
 	}
 }
 
 // otlpStatusReply is an OTLP/HTTP error: a google.rpc.Status in the
-// request's encoding, as OTLP exporters expect.
+// request's encoding, as OTLP exporters expect (and as otlpreceiver writes
+// it).
 func otlpStatusReply(status int, outcome, contentType, msg string) reply {
-	msg = capMessage(msg)
-	code := grpcCode(status)
+	// A proto string must be UTF-8, the one thing that could make
+	// marshaling fail; the message may quote bytes from the request.
+	st := &spb.Status{
+		Code:    int32(grpcCode(status)),
+		Message: strings.ToValidUTF8(capMessage(msg), "\uFFFD"),
+	}
 	var body []byte
 	if contentType == contentTypeProtobuf {
-		// google.rpc.Status{code = 1 (int32), message = 2 (string)}:
-		// each field is a tag (field number << 3 | wire type) then the value.
-		const (
-			tagCode    = 1 << 3   // wire type 0: varint
-			tagMessage = 2<<3 | 2 // wire type 2: length-delimited
-		)
-		body = binary.AppendUvarint(body, tagCode)
-		body = binary.AppendUvarint(body, uint64(code))
-		body = binary.AppendUvarint(body, tagMessage)
-		body = binary.AppendUvarint(body, uint64(len(msg)))
-		body = append(body, msg...)
+		body, _ = proto.Marshal(st)
 	} else {
 		contentType = contentTypeJSON
-		body, _ = json.Marshal(struct {
-			Code    int    `json:"code"`
-			Message string `json:"message"`
-		}{code, msg}) // cannot fail for an int and a string
+		body, _ = protojson.Marshal(st)
 	}
 	return reply{status: status, outcome: outcome, contentType: contentType, body: body}
 }
