@@ -89,6 +89,11 @@ type HTTPConfig struct {
 	// Spool keeps lines that could not be delivered; enabled by writing the
 	// section.
 	Spool configoptional.Optional[SpoolConfig] `mapstructure:"spool"`
+	// DebugResponseBody shows the start of the endpoint's error responses
+	// in errors and logs, with every configured header value (and the
+	// endpoint's password and query values) redacted. Off by default: an
+	// endpoint may echo the request's headers, tokens included.
+	DebugResponseBody bool `mapstructure:"debug_response_body"`
 
 	// prevent unkeyed literal initialization
 	_ struct{}

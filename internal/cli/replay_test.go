@@ -8,6 +8,7 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
+	"fmt"
 	"io"
 	"log"
 	"math/big"
@@ -130,6 +131,33 @@ func TestReplayPermanentFailureKeepsLines(t *testing.T) {
 		got.WriteString(req.body)
 	}
 	assert.Equal(t, content, got.String())
+}
+
+// TestReplayNeverPrintsResponseBodies: an endpoint that echoes the
+// request's headers in its error body (400, 401, and 503 until retries are
+// spent) never gets the --header value onto the terminal; the output names
+// the status and the body's length.
+func TestReplayNeverPrintsResponseBodies(t *testing.T) {
+	for _, code := range []int{http.StatusBadRequest, http.StatusUnauthorized, http.StatusServiceUnavailable} {
+		t.Run(http.StatusText(code), func(t *testing.T) {
+			echo := "token was " + secret
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.WriteHeader(code)
+				_, _ = io.WriteString(w, "token was "+r.Header.Get("X-Audit-Token"))
+			}))
+			defer srv.Close()
+			path, content := spoolFixture(t)
+
+			r := run(t, "", "replay", path, "--endpoint", srv.URL, "--header", "X-Audit-Token="+secret, "--retry-for", "0s")
+			assert.Equal(t, exitProblems, r.code)
+			assert.NotContains(t, r.stdout+r.stderr, secret)
+			assert.Contains(t, r.stderr, fmt.Sprintf("HTTP %d", code))
+			assert.Contains(t, r.stderr, fmt.Sprintf("(response body: %d bytes)", len(echo)))
+			b, err := os.ReadFile(path)
+			require.NoError(t, err)
+			assert.Equal(t, content, string(b), "nothing trimmed")
+		})
+	}
 }
 
 // TestReplayRefusesASpoolInUse: while a collector owns the spool (its lock

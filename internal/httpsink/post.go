@@ -34,19 +34,35 @@ type StatusError struct {
 	Code int
 	// URL is the endpoint without userinfo and query.
 	URL string
-	// Excerpt is the start of the response body, made printable and
-	// truncated; the request (headers, tokens, body) is never part of it.
+	// BodyBytes is the length of the response body (what was read of it,
+	// at most drainBytes; BodyMore says there was more). The body itself
+	// is not kept: an endpoint may echo the request's headers, tokens
+	// included.
+	BodyBytes int64
+	BodyMore  bool
+	// Excerpt is the start of the response body, made printable, cut, and
+	// with every configured header value redacted, only when
+	// Settings.ShowResponseBody is set; "" otherwise.
 	Excerpt string
 	// RetryAfter is the delay the server asked for (0: none given).
 	RetryAfter time.Duration
 }
 
 func (e *StatusError) Error() string {
-	msg := fmt.Sprintf("POST %s: HTTP %d %s", e.URL, e.Code, http.StatusText(e.Code))
+	msg := fmt.Sprintf("POST %s: HTTP %d %s (response body: %s bytes)", e.URL, e.Code, http.StatusText(e.Code), e.bodySize())
 	if e.Excerpt != "" {
 		msg += ": " + strconv.Quote(e.Excerpt)
 	}
 	return msg
+}
+
+// bodySize is BodyBytes, as a lower bound when the body was longer.
+func (e *StatusError) bodySize() string {
+	n := strconv.FormatInt(e.BodyBytes, 10)
+	if e.BodyMore {
+		return "more than " + n
+	}
+	return n
 }
 
 // Retryable reports whether the same request may succeed later, by itself
@@ -147,11 +163,18 @@ type poster struct {
 	safeURL     string // for messages
 	contentType string
 	stripNL     bool // event format: the body is the line without "\n"
+	// secrets are redacted from a shown response body; nil when bodies
+	// are not shown (Settings.ShowResponseBody false).
+	secrets  []string
+	showBody bool
 }
 
 func newPoster(set Settings) poster {
 	u, _ := url.Parse(set.Endpoint) // validated in withDefaults
 	p := poster{client: withSafeRedirects(set.Client), endpoint: set.Endpoint, safeURL: safeURL(u)}
+	if set.ShowResponseBody {
+		p.showBody, p.secrets = true, secretsOf(set.Endpoint, set.RedactValues)
+	}
 	if set.Format == FormatEvent {
 		p.contentType, p.stripNL = contentTypeEvent, true
 	} else {
@@ -199,9 +222,21 @@ func (p poster) post(ctx context.Context, body []byte) error {
 	if se.Retryable() {
 		se.RetryAfter = parseRetryAfter(resp.Header.Get("Retry-After"), time.Now())
 	}
-	head, _ := io.ReadAll(io.LimitReader(resp.Body, excerptReadBytes))
-	se.Excerpt = excerpt(head)
+	se.BodyBytes, se.BodyMore, se.Excerpt = p.readErrorBody(resp.Body)
 	return se
+}
+
+// readErrorBody measures an error response's body and, only when bodies are
+// shown, returns its redacted excerpt. The bytes read are discarded.
+func (p poster) readErrorBody(body io.Reader) (n int64, more bool, shown string) {
+	head, _ := io.ReadAll(io.LimitReader(body, excerptReadBytes))
+	rest, _ := io.CopyN(io.Discard, body, drainBytes)
+	n = int64(len(head)) + rest
+	more = rest == drainBytes
+	if p.showBody {
+		shown = excerpt(redact(head, p.secrets))
+	}
+	return n, more, shown
 }
 
 // parseRetryAfter reads delay-seconds or an HTTP-date (RFC 9110 §10.2.3);

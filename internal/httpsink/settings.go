@@ -20,7 +20,8 @@
 //     and on replay, so they cannot block the spool behind them.
 //
 // Logs and errors name the endpoint without userinfo or query, the status
-// and the start of the response; never request headers, tokens or bodies.
+// and the length of the response; never request headers, tokens, request
+// bodies or response bodies (see Settings.ShowResponseBody).
 package httpsink
 
 import (
@@ -96,9 +97,17 @@ type Settings struct {
 	// 0 means the defaults.
 	MaxBatchLines int
 	MaxBatchBytes int
-	// Logger may be nil (no logging). Headers, tokens and request bodies
-	// are never logged.
+	// Logger may be nil (no logging). Headers, tokens, request bodies and
+	// response bodies are never logged (only a response's length), unless
+	// ShowResponseBody is set.
 	Logger *zap.Logger
+	// ShowResponseBody puts the start of an error response's body into
+	// errors and logs, a debugging aid: an endpoint may echo the request's
+	// headers, so every value of RedactValues (the configured header
+	// values), each of their space-separated parts, and the endpoint URL's
+	// password and query values are replaced by [REDACTED] first.
+	ShowResponseBody bool
+	RedactValues     []string
 	// Observer receives the delivery counters; nil means NopObserver.
 	Observer Observer
 }

@@ -171,8 +171,8 @@ func (s *Sink) enter() bool {
 //     names the status; Send returns nil.
 //   - Lines whose content the endpoint refuses (any other 4xx but 429)
 //     are dropped, counted and logged; Send returns a
-//     consumererror.Permanent naming the status and an excerpt of the
-//     response.
+//     consumererror.Permanent naming the status and the response's
+//     length.
 //   - Lines that can be neither delivered nor spooled (no spool, spool
 //     full or failing) are returned as a retryable *RefusedError.
 func (s *Sink) Send(ctx context.Context, lines []byte, n int) error {
@@ -289,12 +289,21 @@ func endpointRefusal(err error) *StatusError {
 
 // logEndpointRefused says, at ERROR, that the endpoint refuses us: the
 // operator has to act (token, path, proxy). It names the status and the
-// start of the response, never the request's headers or body.
+// response's length, never the request's headers or body, nor the
+// response body (unless Settings.ShowResponseBody).
 func (s *Sink) logEndpointRefused(se *StatusError, path string, fields ...zap.Field) {
 	s.set.Logger.Error("HTTP endpoint refuses the requests whatever they hold (check credentials, path and proxy)",
-		append([]zap.Field{zap.String("endpoint", se.URL), zap.Int("status", se.Code),
-			zap.String("response", se.Excerpt), zap.String("reason", ReasonEndpointRefused),
-			zap.String("path", path)}, fields...)...)
+		append(statusFields(se, zap.String("reason", ReasonEndpointRefused), zap.String("path", path)), fields...)...)
+}
+
+// statusFields describe an error answer for a log line.
+func statusFields(se *StatusError, more ...zap.Field) []zap.Field {
+	f := append(make([]zap.Field, 0, 5+len(more)), zap.String("endpoint", se.URL), zap.Int("status", se.Code),
+		zap.Int64("response_bytes", se.BodyBytes))
+	if se.Excerpt != "" {
+		f = append(f, zap.String("response_redacted", se.Excerpt))
+	}
+	return append(f, more...)
 }
 
 // dropped records lines whose content the endpoint refused.
@@ -302,8 +311,7 @@ func (s *Sink) dropped(ctx context.Context, n int, se *StatusError, path string)
 	reason := ReasonHTTP4xx
 	s.set.Observer.Dropped(ctx, n, reason)
 	s.set.Logger.Error("HTTP endpoint refused lines permanently; dropped (not retried, not spooled)",
-		zap.String("endpoint", se.URL), zap.Int("status", se.Code), zap.String("response", se.Excerpt),
-		zap.Int("lines", n), zap.String("reason", reason), zap.String("path", path))
+		statusFields(se, zap.Int("lines", n), zap.String("reason", reason), zap.String("path", path))...)
 }
 
 func (s *Sink) observeSpoolSize() {
