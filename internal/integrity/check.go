@@ -1,0 +1,240 @@
+package integrity
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"golang.org/x/mod/sumdb/note"
+	"golang.org/x/mod/sumdb/tlog"
+)
+
+// Failure is the first integrity check an audit file failed: a line (from
+// 1) or a checkpoint record (from 1) of its sidecar, or both.
+type Failure struct {
+	Line       int64
+	Checkpoint int
+	Msg        string
+}
+
+func (f *Failure) Error() string { return f.Msg }
+
+// CheckResult is what Checker found.
+type CheckResult struct {
+	Lines       int64 // complete lines (leaves) in the file
+	Checkpoints int   // checkpoint records checked
+	Sealed      int64 // lines covered by the newest checkpoint
+	Failure     *Failure
+}
+
+// Checker verifies an audit file, streamed through Writer, against its
+// signed checkpoints: every checkpoint's signature, each checkpoint's root
+// against the file's first N lines, and each checkpoint consistent with the
+// one before (tlog.ProveTree/CheckTree over the hash store, when present).
+// Memory stays flat in the file size: the tree is folded as lines stream
+// by (Frontier), and checkpoints and store hashes are read as they are
+// reached.
+type Checker struct {
+	path     string
+	verifier note.Verifier
+	cpFile   *os.File
+	notes    *NoteReader
+	store    *os.File // nil when the file has no hash store
+	storeR   *bufio.Reader
+	storeAt  int64 // stored-hash index storeR is at
+	storeMax int64 // stored hashes in the store
+
+	hasher *LeafHasher
+	tree   Frontier
+	cpNum  int
+	next   *Checkpoint
+	prev   *Checkpoint
+	// firstDiff is the first line whose hash differs from the store's,
+	// used to say which line a failed checkpoint is about.
+	firstDiff int64
+	res       CheckResult
+}
+
+// NewChecker opens the sidecars of the audit file at path. A file without a
+// checkpoints sidecar fails: there is nothing to check it against.
+func NewChecker(path string, v note.Verifier) (*Checker, error) {
+	c := &Checker{path: path, verifier: v}
+	cp, err := os.OpenFile(CheckpointsPath(path), os.O_RDONLY|noFollow, 0)
+	if err != nil {
+		return nil, fmt.Errorf("open checkpoints: %w", err)
+	}
+	c.cpFile, c.notes = cp, NewNoteReader(cp)
+	if st, err := os.OpenFile(StorePath(path), os.O_RDONLY|noFollow, 0); err == nil {
+		if fi, err := st.Stat(); err == nil {
+			c.store = st
+			c.storeMax = fi.Size() / tlog.HashSize
+			c.storeR = bufio.NewReaderSize(st, 64<<10)
+		} else {
+			_ = st.Close()
+		}
+	}
+	c.hasher = NewLeafHasher(c.leaf)
+	c.advance()
+	c.atSize()
+	return c, nil
+}
+
+// Writer takes the audit file's bytes, in order, from the first.
+func (c *Checker) Writer() io.Writer { return c.hasher }
+
+// Close releases the sidecars.
+func (c *Checker) Close() error {
+	err := c.cpFile.Close()
+	if c.store != nil {
+		err = errors.Join(err, c.store.Close())
+	}
+	return err
+}
+
+func (c *Checker) fail(line int64, cp int, format string, args ...any) {
+	if c.res.Failure == nil {
+		c.res.Failure = &Failure{Line: line, Checkpoint: cp, Msg: fmt.Sprintf(format, args...)}
+	}
+}
+
+// advance reads the next checkpoint record, checking its signature and
+// that it does not go back.
+func (c *Checker) advance() {
+	c.next = nil
+	if c.res.Failure != nil {
+		return
+	}
+	rec, err := c.notes.Next()
+	if err == io.EOF {
+		return
+	}
+	num := c.cpNum + 1
+	if err != nil {
+		c.fail(0, num, "checkpoint #%d: %v", num, err)
+		return
+	}
+	cp, err := OpenCheckpoint(rec, c.verifier)
+	if err != nil {
+		c.fail(0, num, "checkpoint #%d: %v", num, err)
+		return
+	}
+	c.cpNum = num
+	if c.prev != nil && cp.Origin != c.prev.Origin {
+		c.fail(0, num, "checkpoint #%d: origin %q differs from %q of checkpoint #%d", num, cp.Origin, c.prev.Origin, num-1)
+		return
+	}
+	if c.prev != nil && cp.N < c.prev.N {
+		c.fail(0, num, "checkpoint #%d: tree size %d is smaller than %d of checkpoint #%d", num, cp.N, c.prev.N, num-1)
+		return
+	}
+	c.next = &cp
+}
+
+// leaf is called for each complete line.
+func (c *Checker) leaf(h tlog.Hash) error {
+	c.tree.Push(h)
+	c.res.Lines = c.tree.Size()
+	if c.res.Failure != nil {
+		return nil
+	}
+	if c.firstDiff == 0 && c.store != nil {
+		if want, ok := c.storeLeaf(c.tree.Size() - 1); ok && want != h {
+			c.firstDiff = c.tree.Size()
+		}
+	}
+	c.atSize()
+	return nil
+}
+
+// atSize checks every checkpoint whose tree size the stream has reached.
+func (c *Checker) atSize() {
+	for c.next != nil && c.next.N == c.tree.Size() && c.res.Failure == nil {
+		cp := c.next
+		if c.tree.Root() != cp.Hash {
+			c.failRoot(cp)
+			return
+		}
+		if c.prev != nil {
+			c.checkConsistent(c.prev, cp)
+		}
+		c.res.Checkpoints = c.cpNum
+		c.res.Sealed = cp.N
+		c.prev = cp
+		c.advance()
+	}
+}
+
+func (c *Checker) failRoot(cp *Checkpoint) {
+	from := int64(1)
+	if c.prev != nil {
+		from = c.prev.N + 1
+	}
+	if c.firstDiff > 0 {
+		c.fail(c.firstDiff, c.cpNum, "line %d: changed, removed or moved; the first %d lines do not match the root hash of checkpoint #%d",
+			c.firstDiff, cp.N, c.cpNum)
+		return
+	}
+	c.fail(from, c.cpNum, "lines %d-%d: changed, removed or moved; they do not match the root hash of checkpoint #%d (no hash store to tell which line)",
+		from, cp.N, c.cpNum)
+}
+
+// checkConsistent proves newer extends older with the store's hashes. Both
+// roots already match the file, so this checks the store and the chain as
+// a third party holding only the two checkpoints would.
+func (c *Checker) checkConsistent(older, newer *Checkpoint) {
+	if c.store == nil || tlog.StoredHashCount(newer.N) > c.storeMax {
+		return
+	}
+	r := tlog.HashReaderFunc(c.readStore)
+	proof, err := tlog.ProveTree(newer.N, older.N, r)
+	if err == nil {
+		err = tlog.CheckTree(proof, newer.N, newer.Hash, older.N, older.Hash)
+	}
+	if err != nil {
+		c.fail(0, c.cpNum, "checkpoint #%d: no valid consistency proof from checkpoint #%d (size %d) with the hash store: %v",
+			c.cpNum, c.cpNum-1, older.N, err)
+	}
+}
+
+func (c *Checker) readStore(indexes []int64) ([]tlog.Hash, error) {
+	out := make([]tlog.Hash, len(indexes))
+	for i, idx := range indexes {
+		if _, err := c.store.ReadAt(out[i][:], idx*tlog.HashSize); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// storeLeaf reads record i's hash from the store sequentially.
+func (c *Checker) storeLeaf(i int64) (tlog.Hash, bool) {
+	idx := tlog.StoredHashIndex(0, i)
+	if idx >= c.storeMax || idx < c.storeAt {
+		return tlog.Hash{}, false
+	}
+	if _, err := c.storeR.Discard(int((idx - c.storeAt) * tlog.HashSize)); err != nil {
+		c.storeMax = 0
+		return tlog.Hash{}, false
+	}
+	var h tlog.Hash
+	if _, err := io.ReadFull(c.storeR, h[:]); err != nil {
+		c.storeMax = 0
+		return tlog.Hash{}, false
+	}
+	c.storeAt = idx + 1
+	return h, true
+}
+
+// Finish reports the result once the whole file has been written.
+func (c *Checker) Finish() CheckResult {
+	if c.res.Failure == nil && c.next != nil {
+		c.fail(c.tree.Size(), c.cpNum+1, "checkpoint #%d covers %d lines but the file has only %d (cut back, or lines deleted)",
+			c.cpNum+1, c.next.N, c.tree.Size())
+	}
+	if c.res.Failure == nil && c.cpNum == 0 {
+		c.fail(0, 0, "no checkpoint in %s: nothing is sealed yet", CheckpointsPath(c.path))
+	}
+	return c.res
+}

@@ -1,0 +1,97 @@
+package integrity
+
+import (
+	"bytes"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"strconv"
+
+	"golang.org/x/mod/sumdb/note"
+	"golang.org/x/mod/sumdb/tlog"
+)
+
+// maxCheckpointBytes bounds one signed checkpoint note; a real one is about
+// 200 bytes.
+const maxCheckpointBytes = 16 << 10
+
+// Checkpoint is a C2SP tlog-checkpoint: the log's origin, its tree size and
+// the RFC 6962 root hash of that tree.
+type Checkpoint struct {
+	Origin string
+	N      int64
+	Hash   tlog.Hash
+}
+
+// Format returns the checkpoint body: origin, size and base64 root hash,
+// one per line.
+func (c Checkpoint) Format() []byte {
+	return fmt.Appendf(nil, "%s\n%d\n%s\n", c.Origin, c.N, base64.StdEncoding.EncodeToString(c.Hash[:]))
+}
+
+// ParseCheckpoint parses a checkpoint body (the text of a note). Extension
+// lines after the root hash are allowed by C2SP and ignored.
+func ParseCheckpoint(text []byte) (Checkpoint, error) {
+	if len(text) > maxCheckpointBytes {
+		return Checkpoint{}, fmt.Errorf("checkpoint: %d bytes, limit %d", len(text), maxCheckpointBytes)
+	}
+	lines := bytes.SplitN(text, []byte("\n"), 4)
+	if len(lines) < 4 {
+		return Checkpoint{}, errors.New("checkpoint: fewer than three lines")
+	}
+	origin := string(lines[0])
+	if origin == "" {
+		return Checkpoint{}, errors.New("checkpoint: empty origin line")
+	}
+	n, err := strconv.ParseInt(string(lines[1]), 10, 64)
+	if err != nil || n < 0 || string(lines[1]) != strconv.FormatInt(n, 10) {
+		return Checkpoint{}, fmt.Errorf("checkpoint: tree size %q is not a canonical non-negative decimal", lines[1])
+	}
+	h, err := base64.StdEncoding.Strict().DecodeString(string(lines[2]))
+	if err != nil || len(h) != tlog.HashSize {
+		return Checkpoint{}, fmt.Errorf("checkpoint: root hash %q is not %d bytes of base64", lines[2], tlog.HashSize)
+	}
+	if rest := lines[3]; len(rest) > 0 && bytes.Contains(rest, []byte("\n\n")) {
+		return Checkpoint{}, errors.New("checkpoint: blank line among extension lines")
+	}
+	c := Checkpoint{Origin: origin, N: n}
+	copy(c.Hash[:], h)
+	return c, nil
+}
+
+// SignCheckpoint returns c as a signed note.
+func SignCheckpoint(c Checkpoint, s note.Signer) ([]byte, error) {
+	msg, err := note.Sign(&note.Note{Text: string(c.Format())}, s)
+	if err != nil {
+		return nil, fmt.Errorf("sign checkpoint: %w", err)
+	}
+	return msg, nil
+}
+
+// OpenCheckpoint verifies a signed checkpoint note against v and parses it.
+func OpenCheckpoint(msg []byte, v note.Verifier) (Checkpoint, error) {
+	if len(msg) > maxCheckpointBytes {
+		return Checkpoint{}, fmt.Errorf("checkpoint note: %d bytes, limit %d", len(msg), maxCheckpointBytes)
+	}
+	n, err := note.Open(msg, note.VerifierList(v))
+	if err != nil {
+		return Checkpoint{}, describeNoteError(err, v)
+	}
+	return ParseCheckpoint([]byte(n.Text))
+}
+
+func describeNoteError(err error, v note.Verifier) error {
+	var unverified *note.UnverifiedNoteError
+	if errors.As(err, &unverified) {
+		var names []string
+		for _, s := range unverified.Note.UnverifiedSigs {
+			names = append(names, fmt.Sprintf("%s+%08x", s.Name, s.Hash))
+		}
+		return fmt.Errorf("not signed by key %s+%08x (signed by %v)", v.Name(), v.KeyHash(), names)
+	}
+	var invalid *note.InvalidSignatureError
+	if errors.As(err, &invalid) {
+		return fmt.Errorf("signature of key %s+%08x does not match the checkpoint", v.Name(), v.KeyHash())
+	}
+	return fmt.Errorf("malformed signed note: %w", err)
+}

@@ -1,0 +1,316 @@
+package integrity
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"syscall"
+
+	"golang.org/x/mod/sumdb/tlog"
+
+	"github.com/sandboxaudit/sandboxaudit/internal/fsutil"
+)
+
+// fileLog is the sealer's memory of one audit file between seals. When the
+// file, its store and its checkpoints are as it left them, a seal hashes only
+// the new lines; otherwise (first seal in this process, file replaced,
+// sidecar changed by someone else) it checks the whole file again.
+type fileLog struct {
+	path string
+	keys *Keys
+
+	known     bool
+	dev, ino  uint64
+	off       int64 // audit file bytes sealed
+	storeSize int64
+	cpSize    int64
+	last      Checkpoint
+	hasLast   bool
+
+	// broken is the tampering found; the file is not sealed again in this
+	// process.
+	broken error
+}
+
+// sealResult is what one seal did.
+type sealResult struct {
+	lines      int64  // new leaves
+	checkpoint []byte // the signed note appended, or nil
+	repaired   []string
+}
+
+// seal brings the store up to the file's current end and appends a signed
+// checkpoint when the tree grew.
+func (l *fileLog) seal(ctx context.Context) (sealResult, error) {
+	if l.broken != nil {
+		return sealResult{}, l.broken
+	}
+	res, err := l.sealOnce(ctx)
+	if errors.Is(err, ErrTampered) {
+		l.broken = err
+	}
+	return res, err
+}
+
+func (l *fileLog) sealOnce(ctx context.Context) (sealResult, error) {
+	var res sealResult
+	audit, err := os.OpenFile(l.path, os.O_RDWR|os.O_APPEND|noFollow, 0)
+	if errors.Is(err, os.ErrNotExist) {
+		return res, l.checkNoAuditFile()
+	}
+	if err != nil {
+		return res, fmt.Errorf("integrity: open %s: %w", l.path, err)
+	}
+	defer func() { _ = audit.Close() }()
+
+	size, err := l.lockedEnd(ctx, audit, &res)
+	if err != nil {
+		return res, err
+	}
+
+	store, cut, err := openStore(StorePath(l.path))
+	if err != nil {
+		return res, fmt.Errorf("integrity: %s: %w", l.path, err)
+	}
+	defer func() { _ = store.close() }()
+	if cut {
+		res.repaired = append(res.repaired, "cut a torn hash store tail back; its records are hashed again from the file")
+		l.known = false
+	}
+	if l.known && store.size() != l.storeSize {
+		l.known = false // changed behind our back: check everything
+	}
+
+	cps, err := os.OpenFile(CheckpointsPath(l.path), os.O_RDWR|os.O_CREATE|os.O_APPEND|noFollow, 0o600)
+	if err != nil {
+		return res, fmt.Errorf("integrity: open checkpoints of %s: %w", l.path, err)
+	}
+	defer func() { _ = cps.Close() }()
+	if err := l.loadCheckpoints(cps, &res); err != nil {
+		return res, err
+	}
+
+	if l.known {
+		err = l.hashNew(audit, store, size, &res)
+	} else {
+		err = l.hashAll(audit, store, size, &res)
+	}
+	if err != nil {
+		return res, err
+	}
+	if err := store.flush(); err != nil {
+		return res, fmt.Errorf("integrity: %s: %w", l.path, err)
+	}
+	if store.n > l.last.N || !l.hasLast && store.n > 0 {
+		if err := l.checkpoint(store, cps, &res); err != nil {
+			return res, err
+		}
+	}
+	l.storeSize = store.size()
+	l.known = true
+	return res, nil
+}
+
+// checkNoAuditFile: a missing file is fine only if nothing was sealed.
+func (l *fileLog) checkNoAuditFile() error {
+	if l.known && l.off > 0 {
+		return tampered(l.path, "the audit file is gone; %d bytes of it were sealed", l.off)
+	}
+	for _, p := range []string{StorePath(l.path), CheckpointsPath(l.path)} {
+		fi, err := os.Lstat(p)
+		if err == nil && fi.Size() > 0 {
+			return tampered(l.path, "the audit file is missing but %s holds sealed data", filepath.Base(p))
+		}
+	}
+	return nil
+}
+
+// lockedEnd returns the audit file's end under the writers' flock, after
+// closing a torn last line as the file sink does, so [0, end) is whole
+// lines that no writer will change.
+func (l *fileLog) lockedEnd(ctx context.Context, audit *os.File, res *sealResult) (int64, error) {
+	fd := int(audit.Fd())
+	locked, err := lockFile(ctx, fd)
+	if err != nil {
+		return 0, fmt.Errorf("integrity: lock %s: %w", l.path, err)
+	}
+	if locked {
+		defer unlockFile(fd)
+	}
+	fi, err := audit.Stat()
+	if err != nil {
+		return 0, fmt.Errorf("integrity: stat %s: %w", l.path, err)
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if ok && l.known && (uint64(st.Dev) != l.dev || st.Ino != l.ino) {
+		l.known = false // replaced (rotated with its sidecars?): check it whole
+	}
+	if ok {
+		l.dev, l.ino = uint64(st.Dev), st.Ino
+	}
+	size := fi.Size()
+	if l.known && size < l.off {
+		return 0, tampered(l.path, "the file is %d bytes, shorter than the %d bytes already sealed (cut back)", size, l.off)
+	}
+	if size == 0 || !locked {
+		// Without flock a writer may be mid-line: the unfinished tail is
+		// left for the next seal rather than closed under its writer.
+		return size, nil
+	}
+	var last [1]byte
+	if _, err := audit.ReadAt(last[:], size-1); err != nil {
+		return 0, fmt.Errorf("integrity: read tail of %s: %w", l.path, err)
+	}
+	if last[0] != '\n' {
+		if _, err := audit.Write([]byte{'\n'}); err != nil {
+			return 0, fmt.Errorf("integrity: close torn last line of %s: %w", l.path, err)
+		}
+		size++
+		res.repaired = append(res.repaired, "closed a torn last line with a newline")
+	}
+	return size, nil
+}
+
+// loadCheckpoints reads the sidecar when it changed since the last seal:
+// every record must carry a good signature of our key; a torn last record
+// (a crash mid-append) is cut off, as it was never whole.
+func (l *fileLog) loadCheckpoints(cps *os.File, res *sealResult) error {
+	fi, err := cps.Stat()
+	if err != nil {
+		return fmt.Errorf("integrity: stat checkpoints of %s: %w", l.path, err)
+	}
+	if l.known && fi.Size() == l.cpSize {
+		return nil
+	}
+	l.known = false
+	l.hasLast = false
+	nr := NewNoteReader(io.NewSectionReader(cps, 0, fi.Size()))
+	for i := 1; ; i++ {
+		rec, err := nr.Next()
+		if err == io.EOF {
+			break
+		}
+		if errors.Is(err, ErrTornRecord) {
+			if err := cps.Truncate(nr.Offset()); err != nil {
+				return fmt.Errorf("integrity: cut torn checkpoint of %s: %w", l.path, err)
+			}
+			res.repaired = append(res.repaired, "cut off a torn last checkpoint record")
+			break
+		}
+		if err != nil {
+			return tampered(l.path, "checkpoint #%d: %v", i, err)
+		}
+		c, err := OpenCheckpoint(rec, l.keys.Verifier)
+		if err != nil {
+			return tampered(l.path, "checkpoint #%d: %v", i, err)
+		}
+		if l.hasLast && (c.N < l.last.N || c.Origin != l.last.Origin) {
+			return tampered(l.path, "checkpoint #%d (origin %q, size %d) does not extend the one before (origin %q, size %d)",
+				i, c.Origin, c.N, l.last.Origin, l.last.N)
+		}
+		l.last, l.hasLast = c, true
+	}
+	l.cpSize = nr.Offset()
+	return nil
+}
+
+// hashAll checks every line against the store, appends the lines the
+// store lacks, and checks the tree against the newest checkpoint.
+func (l *fileLog) hashAll(audit *os.File, store *hashStore, size int64, res *sealResult) error {
+	had := store.n
+	var i int64
+	lh := NewLeafHasher(func(h tlog.Hash) error {
+		defer func() { i++ }()
+		if i < had {
+			want, err := store.leaf(i)
+			if err != nil {
+				return err
+			}
+			if want != h {
+				return tampered(l.path, "line %d differs from the hash sealed for it", i+1)
+			}
+			return nil
+		}
+		return store.add(h)
+	})
+	if err := hashRange(audit, 0, size, lh); err != nil {
+		return err
+	}
+	if i < had {
+		return tampered(l.path, "the file has %d lines but %d were sealed (cut back or lines deleted)", i, had)
+	}
+	if l.hasLast {
+		if store.n < l.last.N {
+			return tampered(l.path, "the file has %d lines, fewer than the %d of the newest checkpoint", store.n, l.last.N)
+		}
+		root, err := tlog.TreeHash(l.last.N, store)
+		if err != nil {
+			return fmt.Errorf("integrity: %s: %w", l.path, err)
+		}
+		if root != l.last.Hash {
+			return tampered(l.path, "the first %d lines do not match the newest checkpoint's root hash", l.last.N)
+		}
+	}
+	res.lines = store.n - had
+	l.off = lh.Complete()
+	return nil
+}
+
+// hashNew appends the lines after the sealed offset.
+func (l *fileLog) hashNew(audit *os.File, store *hashStore, size int64, res *sealResult) error {
+	had := store.n
+	lh := NewLeafHasher(store.add)
+	if err := hashRange(audit, l.off, size, lh); err != nil {
+		return err
+	}
+	res.lines = store.n - had
+	l.off += lh.Complete()
+	return nil
+}
+
+func hashRange(f *os.File, from, to int64, lh *LeafHasher) error {
+	r := bufio.NewReaderSize(io.NewSectionReader(f, from, to-from), 256<<10)
+	if _, err := r.WriteTo(lh); err != nil {
+		if errors.Is(err, ErrTampered) {
+			return err
+		}
+		return fmt.Errorf("integrity: hash %s: %w", f.Name(), err)
+	}
+	return nil
+}
+
+// checkpoint signs the current tree and appends it. The store is synced
+// first: a checkpoint must never cover hashes a crash could lose.
+func (l *fileLog) checkpoint(store *hashStore, cps *os.File, res *sealResult) error {
+	root, err := tlog.TreeHash(store.n, store)
+	if err != nil {
+		return fmt.Errorf("integrity: %s: %w", l.path, err)
+	}
+	origin := l.last.Origin
+	if !l.hasLast {
+		origin = l.keys.Signer.Name() + "/" + filepath.Base(l.path)
+	}
+	c := Checkpoint{Origin: origin, N: store.n, Hash: root}
+	signed, err := SignCheckpoint(c, l.keys.Signer)
+	if err != nil {
+		return fmt.Errorf("integrity: %s: %w", l.path, err)
+	}
+	if err := fsutil.Fdatasync(store.f); err != nil {
+		return fmt.Errorf("integrity: sync hash store of %s: %w", l.path, err)
+	}
+	rec := AppendRecord(nil, signed)
+	if _, err := cps.Write(rec); err != nil {
+		return fmt.Errorf("integrity: append checkpoint of %s: %w", l.path, err)
+	}
+	if err := fsutil.Fdatasync(cps); err != nil {
+		return fmt.Errorf("integrity: sync checkpoints of %s: %w", l.path, err)
+	}
+	l.cpSize += int64(len(rec))
+	l.last, l.hasLast = c, true
+	res.checkpoint = signed
+	return nil
+}

@@ -1,0 +1,60 @@
+package integrity
+
+import (
+	"bytes"
+	"io"
+	"testing"
+)
+
+func FuzzParseCheckpoint(f *testing.F) {
+	f.Add([]byte("test/audit.jsonl\n3\nAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=\n"))
+	f.Add([]byte("o\n0\n47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=\nextension\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		c, err := ParseCheckpoint(data)
+		if err != nil {
+			return
+		}
+		again, err := ParseCheckpoint(c.Format())
+		if err != nil || again != c {
+			t.Fatalf("round trip: %+v -> %+v, %v", c, again, err)
+		}
+	})
+}
+
+func FuzzParseBundle(f *testing.F) {
+	f.Add([]byte(bundleHeader + "line 1\nproof 0\n{\"n\":1}\no\n1\nAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=\n\n— k abc=\n"))
+	f.Add([]byte(bundleHeader + "line 2\nproof 1\nAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=\nx\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		b, err := ParseBundle(data)
+		if err != nil {
+			return
+		}
+		again, err := ParseBundle(b.Format())
+		if err != nil || again.Line != b.Line || !bytes.Equal(again.Record, b.Record) ||
+			!bytes.Equal(again.Checkpoint, b.Checkpoint) || len(again.Proof) != len(b.Proof) {
+			t.Fatalf("round trip differs: %v", err)
+		}
+	})
+}
+
+func FuzzNoteReader(f *testing.F) {
+	f.Add([]byte("o\n1\nAAAA\n\n— k sig\n\no\n2\nBBBB\n\n— k sig\n\n"))
+	f.Add([]byte("o\n1\nAAAA\n\n— k sig\n\no\n2\nBB"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		nr := NewNoteReader(bytes.NewReader(data))
+		var out []byte
+		for range len(data) + 1 {
+			rec, err := nr.Next()
+			if err != nil {
+				if err == io.EOF && nr.Offset() != int64(len(data)) {
+					t.Fatalf("EOF at offset %d of %d", nr.Offset(), len(data))
+				}
+				break
+			}
+			out = AppendRecord(out, rec)
+		}
+		if !bytes.Equal(out, data[:nr.Offset()]) {
+			t.Fatalf("records do not rebuild the bytes read")
+		}
+	})
+}

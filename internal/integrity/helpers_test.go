@@ -1,0 +1,87 @@
+package integrity
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"golang.org/x/sys/unix"
+)
+
+// testKeys writes a fresh key pair into a temp dir and loads it.
+func testKeys(t testing.TB, name string) (*Keys, string) {
+	t.Helper()
+	dir := t.TempDir()
+	keyPath, pubPath, err := GenerateKeyFiles(dir, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, err := LoadSigningKey(keyPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k, pubPath
+}
+
+// appendLocked appends text under flock, as the Python JsonlOutboxSink does.
+func appendLocked(t testing.TB, path, text string) {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = f.Close() }()
+	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString(text); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func lines(from, to int) string {
+	s := ""
+	for i := from; i <= to; i++ {
+		s += fmt.Sprintf("{\"n\":%d}\n", i)
+	}
+	return s
+}
+
+func newSealer(t testing.TB, k *Keys) *Sealer {
+	t.Helper()
+	s, err := NewSealer(Settings{Keys: k, Interval: 1e9})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func auditPath(t testing.TB) string {
+	return filepath.Join(t.TempDir(), "audit.jsonl")
+}
+
+// check runs a Checker over the file at path.
+func check(t testing.TB, path, pubPath string) CheckResult {
+	t.Helper()
+	v, err := LoadVerifierKey(pubPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := NewChecker(path, v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = c.Close() }()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Writer().Write(data); err != nil {
+		t.Fatal(err)
+	}
+	return c.Finish()
+}
+
+var bg = context.Background()

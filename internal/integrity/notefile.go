@@ -1,0 +1,80 @@
+package integrity
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+)
+
+// The checkpoints sidecar holds signed notes one after the other, each
+// followed by a blank line: a note's body and its signatures hold no blank
+// line of their own, so the blank line after the signatures ends a record.
+// A record is written with one write(2), so only a crash can leave a torn
+// one, and only at the end.
+
+// ErrTornRecord means the sidecar ends inside a record (a crash while it was
+// being appended).
+var ErrTornRecord = errors.New("torn checkpoint record at the end of the file")
+
+// NoteReader reads the signed notes of a checkpoints sidecar one at a time,
+// with memory bounded by maxCheckpointBytes.
+type NoteReader struct {
+	r   *bufio.Reader
+	off int64 // bytes consumed so far
+}
+
+// NewNoteReader reads records from r.
+func NewNoteReader(r io.Reader) *NoteReader {
+	return &NoteReader{r: bufio.NewReaderSize(r, 4096)}
+}
+
+// Offset is the number of bytes of the complete records returned so far.
+func (nr *NoteReader) Offset() int64 { return nr.off }
+
+// Next returns the next signed note (without its terminating blank line),
+// io.EOF after the last one, or ErrTornRecord / a format error.
+func (nr *NoteReader) Next() ([]byte, error) {
+	var rec []byte
+	consumed := int64(0)
+	inSigs := false
+	for {
+		line, err := nr.r.ReadSlice('\n')
+		consumed += int64(len(line))
+		if len(rec)+len(line) > maxCheckpointBytes {
+			return nil, fmt.Errorf("checkpoint record at byte %d is longer than %d bytes", nr.off, maxCheckpointBytes)
+		}
+		if err != nil {
+			if errors.Is(err, io.EOF) && consumed == 0 {
+				return nil, io.EOF
+			}
+			if errors.Is(err, io.EOF) || errors.Is(err, bufio.ErrBufferFull) {
+				return nil, fmt.Errorf("byte %d: %w", nr.off, ErrTornRecord)
+			}
+			return nil, err
+		}
+		blank := len(line) == 1
+		switch {
+		case blank && len(rec) == 0:
+			return nil, fmt.Errorf("checkpoint record at byte %d starts with a blank line", nr.off)
+		case blank && !inSigs:
+			inSigs = true
+			rec = append(rec, line...)
+		case blank:
+			if bytes.HasSuffix(rec, []byte("\n\n")) {
+				return nil, fmt.Errorf("checkpoint record at byte %d has no signature", nr.off)
+			}
+			nr.off += consumed
+			return rec, nil
+		default:
+			rec = append(rec, line...)
+		}
+	}
+}
+
+// AppendRecord is the bytes to append to the sidecar for one signed note.
+func AppendRecord(dst, signed []byte) []byte {
+	dst = append(dst, signed...)
+	return append(dst, '\n')
+}

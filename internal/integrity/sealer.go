@@ -1,0 +1,206 @@
+package integrity
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"go.uber.org/zap"
+)
+
+// maxIdleLogs bounds the files the sealer remembers between seals (a
+// templated path makes one file per session). A forgotten file is checked
+// whole again the next time it is sealed.
+const maxIdleLogs = 1024
+
+// Observer receives the sealer's counts for telemetry.
+type Observer interface {
+	LinesSealed(ctx context.Context, n int64)
+	CheckpointWritten(ctx context.Context)
+	// SealLag is the number of lines written through Wrote and not sealed yet.
+	SealLag(ctx context.Context, n int64)
+}
+
+// Publisher sends a signed checkpoint to a witness. Errors are logged; the
+// checkpoint is in the sidecar either way.
+type Publisher func(ctx context.Context, signedNote []byte) error
+
+// Settings configure a Sealer.
+type Settings struct {
+	Keys     *Keys
+	Interval time.Duration
+	Logger   *zap.Logger
+	Observer Observer  // optional
+	Publish  Publisher // optional
+}
+
+// Sealer keeps the Merkle trees and checkpoints of the audit files a file
+// sink writes. The sink reports each write with Wrote; every Interval the
+// sealer seals the files written to (and whatever else was appended to
+// them, the Python sink's lines included) and appends a checkpoint.
+type Sealer struct {
+	set Settings
+
+	mu      sync.Mutex
+	pending map[string]int64 // lines written per path since its last seal
+	lag     int64
+
+	sealMu sync.Mutex // one seal round at a time
+	logs   map[string]*fileLog
+
+	stop chan struct{}
+	done chan struct{}
+}
+
+// NewSealer returns a sealer; Start runs its interval loop.
+func NewSealer(set Settings) (*Sealer, error) {
+	if set.Keys == nil {
+		return nil, errors.New("integrity: no signing key")
+	}
+	if set.Interval <= 0 {
+		return nil, fmt.Errorf("integrity: checkpoint interval must be > 0, got %s", set.Interval)
+	}
+	if set.Logger == nil {
+		set.Logger = zap.NewNop()
+	}
+	return &Sealer{
+		set:     set,
+		pending: map[string]int64{},
+		logs:    map[string]*fileLog{},
+	}, nil
+}
+
+// Wrote records that lines were appended to path. It is the file sink's
+// hook and costs a map update.
+func (s *Sealer) Wrote(path string, lines int) {
+	s.mu.Lock()
+	s.pending[path] += int64(lines)
+	s.lag += int64(lines)
+	lag := s.lag
+	s.mu.Unlock()
+	if s.set.Observer != nil {
+		s.set.Observer.SealLag(context.Background(), lag)
+	}
+}
+
+// Seal seals path now: on start, so that the lines written since the last
+// checkpoint (before a crash, or by another writer) are sealed, and a
+// disagreement is found before anything is added.
+func (s *Sealer) Seal(ctx context.Context, path string) error {
+	s.sealMu.Lock()
+	defer s.sealMu.Unlock()
+	return s.sealPath(ctx, path)
+}
+
+// Start runs the interval loop until Close.
+func (s *Sealer) Start() {
+	s.stop = make(chan struct{})
+	s.done = make(chan struct{})
+	go s.loop()
+}
+
+func (s *Sealer) loop() {
+	defer close(s.done)
+	t := time.NewTicker(s.set.Interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-s.stop:
+			return
+		case <-t.C:
+			ctx, cancel := context.WithTimeout(context.Background(), s.set.Interval*10+10*time.Second)
+			_ = s.SealPending(ctx)
+			cancel()
+		}
+	}
+}
+
+// Close stops the loop and seals what was written since the last round, so
+// a clean shutdown always leaves a checkpoint over the whole file.
+func (s *Sealer) Close(ctx context.Context) error {
+	if s.stop != nil {
+		close(s.stop)
+		<-s.done
+		s.stop = nil
+	}
+	return s.SealPending(ctx)
+}
+
+// SealPending seals every file written since the last round and returns
+// the errors joined (each is also logged).
+func (s *Sealer) SealPending(ctx context.Context) error {
+	s.mu.Lock()
+	batch := s.pending
+	s.pending = map[string]int64{}
+	s.mu.Unlock()
+	if len(batch) == 0 {
+		return nil
+	}
+	s.sealMu.Lock()
+	defer s.sealMu.Unlock()
+	var errs []error
+	for path, n := range batch {
+		if err := s.sealPath(ctx, path); err != nil {
+			errs = append(errs, err)
+		}
+		s.mu.Lock()
+		s.lag -= n
+		lag := s.lag
+		s.mu.Unlock()
+		if s.set.Observer != nil {
+			s.set.Observer.SealLag(ctx, lag)
+		}
+	}
+	s.forgetIdle(batch)
+	return errors.Join(errs...)
+}
+
+// sealPath seals one file; called with sealMu held.
+func (s *Sealer) sealPath(ctx context.Context, path string) error {
+	l := s.logs[path]
+	if l == nil {
+		l = &fileLog{path: path, keys: s.set.Keys}
+		s.logs[path] = l
+	}
+	wasBroken := l.broken != nil
+	res, err := l.seal(ctx)
+	for _, r := range res.repaired {
+		s.set.Logger.Warn("integrity: repaired crash damage", zap.String("path", path), zap.String("repair", r))
+	}
+	if err != nil {
+		if !wasBroken {
+			s.set.Logger.Error("integrity: file not sealed", zap.String("path", path), zap.Error(err))
+		}
+		return err
+	}
+	if s.set.Observer != nil && res.lines > 0 {
+		s.set.Observer.LinesSealed(ctx, res.lines)
+	}
+	if res.checkpoint != nil {
+		if s.set.Observer != nil {
+			s.set.Observer.CheckpointWritten(ctx)
+		}
+		if s.set.Publish != nil {
+			if err := s.set.Publish(ctx, res.checkpoint); err != nil {
+				s.set.Logger.Warn("integrity: checkpoint not published (it is in the sidecar)",
+					zap.String("path", path), zap.Error(err))
+			}
+		}
+	}
+	return nil
+}
+
+// forgetIdle drops remembered files beyond the bound, keeping the ones
+// just sealed and the broken ones (so tampering is not logged again).
+func (s *Sealer) forgetIdle(keep map[string]int64) {
+	for path, l := range s.logs {
+		if len(s.logs) <= maxIdleLogs {
+			return
+		}
+		if _, ok := keep[path]; !ok && l.broken == nil {
+			delete(s.logs, path)
+		}
+	}
+}

@@ -1,0 +1,237 @@
+package integrity
+
+import (
+	"errors"
+	"os"
+	"strings"
+	"testing"
+
+	"golang.org/x/mod/sumdb/tlog"
+)
+
+func TestSealTwoWritersThenCheck(t *testing.T) {
+	k, pub := testKeys(t, "test")
+	path := auditPath(t)
+	appendLocked(t, path, lines(1, 5))
+	s := newSealer(t, k)
+	if err := s.Seal(bg, path); err != nil {
+		t.Fatal(err)
+	}
+	// A second writer (the Python sink) appends; its lines are leaves too.
+	appendLocked(t, path, lines(6, 9))
+	s.Wrote(path, 0)
+	if err := s.SealPending(bg); err != nil {
+		t.Fatal(err)
+	}
+	res := check(t, path, pub)
+	if res.Failure != nil || res.Checkpoints != 2 || res.Sealed != 9 || res.Lines != 9 {
+		t.Fatalf("check = %+v (failure %v)", res, res.Failure)
+	}
+	for _, p := range []string{StorePath(path), CheckpointsPath(path)} {
+		fi, err := os.Lstat(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fi.Mode().Perm() != 0o600 {
+			t.Errorf("%s mode %04o, want 0600", p, fi.Mode().Perm())
+		}
+	}
+}
+
+func TestSealNothingNewWritesNoCheckpoint(t *testing.T) {
+	k, _ := testKeys(t, "test")
+	path := auditPath(t)
+	appendLocked(t, path, lines(1, 3))
+	s := newSealer(t, k)
+	for range 3 {
+		if err := s.Seal(bg, path); err != nil {
+			t.Fatal(err)
+		}
+	}
+	data, _ := os.ReadFile(CheckpointsPath(path))
+	if n := strings.Count(string(data), "\n—"); n != 1 {
+		t.Fatalf("%d checkpoints, want 1:\n%s", n, data)
+	}
+}
+
+func TestRestartSealsLinesSinceLastCheckpoint(t *testing.T) {
+	k, pub := testKeys(t, "test")
+	path := auditPath(t)
+	appendLocked(t, path, lines(1, 4))
+	if err := newSealer(t, k).Seal(bg, path); err != nil {
+		t.Fatal(err)
+	}
+	// Written, then a crash before the next checkpoint; a torn line last.
+	appendLocked(t, path, lines(5, 7)+`{"n":8,"tor`)
+	if err := newSealer(t, k).Seal(bg, path); err != nil {
+		t.Fatal(err)
+	}
+	res := check(t, path, pub)
+	if res.Failure != nil || res.Sealed != 8 {
+		t.Fatalf("check = %+v failure %v", res, res.Failure)
+	}
+	data, _ := os.ReadFile(path)
+	if !strings.HasSuffix(string(data), "{\"n\":8,\"tor\n") {
+		t.Fatalf("torn tail not closed: %q", data[len(data)-20:])
+	}
+}
+
+func TestStoreRebuiltWhenMissingOrBehind(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		break_ func(t *testing.T, store string)
+	}{
+		{"missing", func(t *testing.T, store string) { _ = os.Remove(store) }},
+		{"behind", func(t *testing.T, store string) {
+			if err := os.Truncate(store, tlog.StoredHashCount(3)*tlog.HashSize); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"torn", func(t *testing.T, store string) {
+			fi, _ := os.Stat(store)
+			if err := os.Truncate(store, fi.Size()-7); err != nil {
+				t.Fatal(err)
+			}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			k, pub := testKeys(t, "test")
+			path := auditPath(t)
+			appendLocked(t, path, lines(1, 10))
+			if err := newSealer(t, k).Seal(bg, path); err != nil {
+				t.Fatal(err)
+			}
+			tc.break_(t, StorePath(path))
+			appendLocked(t, path, lines(11, 12))
+			if err := newSealer(t, k).Seal(bg, path); err != nil {
+				t.Fatal(err)
+			}
+			if res := check(t, path, pub); res.Failure != nil || res.Sealed != 12 || res.Checkpoints != 2 {
+				t.Fatalf("check = %+v failure %v", res, res.Failure)
+			}
+		})
+	}
+}
+
+func TestSealRefusesWhatDisagrees(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		tamper func(t *testing.T, path string)
+		want   string
+	}{
+		{"line changed, store kept", func(t *testing.T, path string) {
+			rewrite(t, path, `{"n":3}`, `{"n":4}`)
+		}, "line 3 differs"},
+		{"line changed, store removed", func(t *testing.T, path string) {
+			rewrite(t, path, `{"n":3}`, `{"n":4}`)
+			_ = os.Remove(StorePath(path))
+		}, "do not match the newest checkpoint"},
+		{"file cut back", func(t *testing.T, path string) {
+			if err := os.WriteFile(path, []byte(lines(1, 4)), 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}, "the file has 4 lines but 6 were sealed"},
+		{"store hash changed", func(t *testing.T, path string) {
+			f, _ := os.OpenFile(StorePath(path), os.O_WRONLY, 0)
+			_, _ = f.WriteAt([]byte{0xff}, 0)
+			_ = f.Close()
+		}, "line 1 differs"},
+		{"audit file removed", func(t *testing.T, path string) { _ = os.Remove(path) }, "missing"},
+		{"checkpoint from another key", func(t *testing.T, path string) {
+			other, _ := testKeys(t, "test")
+			forged, _ := SignCheckpoint(Checkpoint{Origin: "test/audit.jsonl", N: 6}, other.Signer)
+			f, _ := os.OpenFile(CheckpointsPath(path), os.O_WRONLY|os.O_APPEND, 0)
+			_, _ = f.Write(AppendRecord(nil, forged))
+			_ = f.Close()
+		}, "checkpoint #2: not signed by key test+"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			k, _ := testKeys(t, "test")
+			path := auditPath(t)
+			appendLocked(t, path, lines(1, 6))
+			if err := newSealer(t, k).Seal(bg, path); err != nil {
+				t.Fatal(err)
+			}
+			tc.tamper(t, path)
+			before, _ := os.ReadFile(CheckpointsPath(path))
+			s := newSealer(t, k)
+			err := s.Seal(bg, path)
+			if !errors.Is(err, ErrTampered) || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("Seal = %v, want tampering %q", err, tc.want)
+			}
+			// Refused: nothing appended, and refused again next time.
+			after, _ := os.ReadFile(CheckpointsPath(path))
+			if string(after) != string(before) {
+				t.Fatal("a checkpoint was written over tampered data")
+			}
+			if err := s.Seal(bg, path); !errors.Is(err, ErrTampered) {
+				t.Fatalf("second Seal = %v", err)
+			}
+		})
+	}
+}
+
+func TestInProcessTruncationDetected(t *testing.T) {
+	k, _ := testKeys(t, "test")
+	path := auditPath(t)
+	appendLocked(t, path, lines(1, 6))
+	s := newSealer(t, k)
+	if err := s.Seal(bg, path); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(path, 10); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Seal(bg, path); !errors.Is(err, ErrTampered) || !strings.Contains(err.Error(), "cut back") {
+		t.Fatalf("Seal = %v", err)
+	}
+}
+
+func TestTornCheckpointRecordCut(t *testing.T) {
+	k, pub := testKeys(t, "test")
+	path := auditPath(t)
+	appendLocked(t, path, lines(1, 3))
+	if err := newSealer(t, k).Seal(bg, path); err != nil {
+		t.Fatal(err)
+	}
+	f, _ := os.OpenFile(CheckpointsPath(path), os.O_WRONLY|os.O_APPEND, 0)
+	_, _ = f.WriteString("test/audit.jsonl\n3\nAAAA")
+	_ = f.Close()
+	appendLocked(t, path, lines(4, 5))
+	if err := newSealer(t, k).Seal(bg, path); err != nil {
+		t.Fatal(err)
+	}
+	if res := check(t, path, pub); res.Failure != nil || res.Checkpoints != 2 || res.Sealed != 5 {
+		t.Fatalf("check = %+v failure %v", res, res.Failure)
+	}
+}
+
+func TestSidecarSymlinkNotFollowed(t *testing.T) {
+	k, _ := testKeys(t, "test")
+	path := auditPath(t)
+	appendLocked(t, path, lines(1, 3))
+	target := path + ".elsewhere"
+	if err := os.Symlink(target, StorePath(path)); err != nil {
+		t.Fatal(err)
+	}
+	if err := newSealer(t, k).Seal(bg, path); err == nil {
+		t.Fatal("sealed through a symlinked store")
+	}
+	if _, err := os.Stat(target); !os.IsNotExist(err) {
+		t.Fatalf("symlink target was created: %v", err)
+	}
+}
+
+func rewrite(t *testing.T, path, old, new string) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(data), old) {
+		t.Fatalf("%q not in file", old)
+	}
+	if err := os.WriteFile(path, []byte(strings.Replace(string(data), old, new, 1)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}

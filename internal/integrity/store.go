@@ -1,0 +1,130 @@
+package integrity
+
+import (
+	"fmt"
+	"os"
+
+	"golang.org/x/mod/sumdb/tlog"
+)
+
+// maxPending bounds the hashes buffered before they are written to the
+// store, so sealing a large file keeps memory flat.
+const maxPending = 1 << 16
+
+// hashStore is the "<file>.tlog" sidecar: tlog's stored hashes, 32 bytes
+// each, in StoredHashIndex order. It is derived data: it can always be
+// rebuilt from the audit file, and it is checked against the file before it
+// is trusted.
+type hashStore struct {
+	f *os.File
+	// n is the number of records (leaves) whose hashes are stored or
+	// pending; stored is the count of hashes already in the file.
+	n       int64
+	stored  int64
+	pending []tlog.Hash
+}
+
+// openStore opens (creating 0600) the hash store at path, never following a
+// symlink. A tail that is not a whole tree's worth of hashes (a crash
+// while appending) is cut back: the records it held are hashed again from
+// the audit file.
+func openStore(path string) (*hashStore, bool, error) {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|noFollow, 0o600)
+	if err != nil {
+		return nil, false, fmt.Errorf("open hash store: %w", err)
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		_ = f.Close()
+		return nil, false, fmt.Errorf("stat hash store: %w", err)
+	}
+	count := fi.Size() / tlog.HashSize
+	n := recordsForHashCount(count)
+	valid := tlog.StoredHashCount(n)
+	cut := valid*tlog.HashSize != fi.Size()
+	if cut {
+		if err := f.Truncate(valid * tlog.HashSize); err != nil {
+			_ = f.Close()
+			return nil, false, fmt.Errorf("cut back torn hash store: %w", err)
+		}
+	}
+	return &hashStore{f: f, n: n, stored: valid}, cut, nil
+}
+
+// recordsForHashCount is the largest n with StoredHashCount(n) <= count.
+func recordsForHashCount(count int64) int64 {
+	lo, hi := int64(0), count // StoredHashCount(n) >= n
+	for lo < hi {
+		mid := lo + (hi-lo+1)/2
+		if tlog.StoredHashCount(mid) <= count {
+			lo = mid
+		} else {
+			hi = mid - 1
+		}
+	}
+	return lo
+}
+
+// ReadHashes implements tlog.HashReader over the file and the pending
+// hashes.
+func (s *hashStore) ReadHashes(indexes []int64) ([]tlog.Hash, error) {
+	out := make([]tlog.Hash, len(indexes))
+	for i, idx := range indexes {
+		switch {
+		case idx >= s.stored && idx < s.stored+int64(len(s.pending)):
+			out[i] = s.pending[idx-s.stored]
+		case idx < s.stored:
+			if _, err := s.f.ReadAt(out[i][:], idx*tlog.HashSize); err != nil {
+				return nil, fmt.Errorf("read hash store at index %d: %w", idx, err)
+			}
+		default:
+			return nil, fmt.Errorf("hash store: index %d beyond the %d hashes held", idx, s.stored+int64(len(s.pending)))
+		}
+	}
+	return out, nil
+}
+
+// leaf returns the stored record hash of record i.
+func (s *hashStore) leaf(i int64) (tlog.Hash, error) {
+	h, err := s.ReadHashes([]int64{tlog.StoredHashIndex(0, i)})
+	if err != nil {
+		return tlog.Hash{}, err
+	}
+	return h[0], nil
+}
+
+// add appends the record hash of the next record.
+func (s *hashStore) add(h tlog.Hash) error {
+	hs, err := tlog.StoredHashesForRecordHash(s.n, h, s)
+	if err != nil {
+		return fmt.Errorf("hash store: %w", err)
+	}
+	s.pending = append(s.pending, hs...)
+	s.n++
+	if len(s.pending) >= maxPending {
+		return s.flush()
+	}
+	return nil
+}
+
+// flush writes the pending hashes.
+func (s *hashStore) flush() error {
+	if len(s.pending) == 0 {
+		return nil
+	}
+	buf := make([]byte, 0, len(s.pending)*tlog.HashSize)
+	for i := range s.pending {
+		buf = append(buf, s.pending[i][:]...)
+	}
+	if _, err := s.f.WriteAt(buf, s.stored*tlog.HashSize); err != nil {
+		return fmt.Errorf("write hash store: %w", err)
+	}
+	s.stored += int64(len(s.pending))
+	s.pending = s.pending[:0]
+	return nil
+}
+
+// size is the store's size in bytes once flushed.
+func (s *hashStore) size() int64 { return s.stored * tlog.HashSize }
+
+func (s *hashStore) close() error { return s.f.Close() }
