@@ -78,7 +78,7 @@ func TestRestartSealsLinesSinceLastCheckpoint(t *testing.T) {
 
 func TestStoreRebuiltWhenMissingOrBehind(t *testing.T) {
 	for _, tc := range []struct {
-		name  string
+		name   string
 		break_ func(t *testing.T, store string)
 	}{
 		{"missing", func(t *testing.T, store string) { _ = os.Remove(store) }},
