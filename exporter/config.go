@@ -170,11 +170,9 @@ func (cfg *Config) checkSpoolIsNotAuditFile() error {
 // Validate checks the file sink's own keys.
 func (c *FileConfig) Validate() error {
 	var errs []error
-	if c.Path == "" {
-		errs = append(errs, errors.New("path: must be set"))
-	} else if _, err := filesink.New(filesink.Options{Path: c.Path}); err != nil {
-		// filesink parses the template without touching the file system;
-		// reuse it so the config refuses exactly what the sink would.
+	// The sink's own check, so the config refuses exactly what the sink
+	// would; the error gains the key here.
+	if err := filesink.ValidatePath(c.Path); err != nil {
 		errs = append(errs, fmt.Errorf("path: %w", err))
 	}
 	if c.MaxOpenFiles < 0 {

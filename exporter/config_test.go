@@ -273,7 +273,7 @@ func badConfigs() []badConfig {
 		{name: "http_negative_policy", want: []string{"http: payload_policy: max_stderr_chars: must be >= 0"}},
 		{name: "bad_fsync", want: []string{"file: fsync: ", `"sometimes"`, "never", "batch", "always"}},
 		{name: "file_no_path", want: []string{"file: path: must be set"}},
-		{name: "file_unknown_placeholder", want: []string{"file: path: ", "unknown placeholder {session}"}},
+		{name: "file_unknown_placeholder", want: []string{`file: path: unknown placeholder "{session}" in "./audit/{session}.jsonl" (known: {session_id}, {session_id_hex})`}},
 		{name: "file_unbalanced_placeholder", want: []string{"file: path: ", "unmatched '{'"}},
 		{name: "file_directory_path", want: []string{"file: path: ", "names a directory"}},
 		{name: "file_dotdot_after_placeholder", want: []string{"file: path: ", `element ".." after the first placeholder`}},

@@ -67,7 +67,7 @@ func New(opts Options) (*Sink, error) {
 	}
 	t, err := parseTemplate(opts.Path)
 	if err != nil {
-		return nil, fmt.Errorf("filesink: %w", err)
+		return nil, fmt.Errorf("filesink: path: %w", err)
 	}
 	return &Sink{
 		tmpl:  t,

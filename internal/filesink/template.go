@@ -24,18 +24,26 @@ type pathTemplate struct {
 	static string
 }
 
+// ValidatePath reports whether path is a file path or path template the
+// sink accepts, without touching the file system. The error does not name
+// the key (the caller does) and quotes the path once.
+func ValidatePath(path string) error {
+	_, err := parseTemplate(path)
+	return err
+}
+
 func parseTemplate(raw string) (pathTemplate, error) {
 	if raw == "" {
-		return pathTemplate{}, errors.New("path is empty")
+		return pathTemplate{}, errors.New("must be set")
 	}
 	if strings.IndexByte(raw, 0) >= 0 {
-		return pathTemplate{}, errors.New("path contains a NUL byte")
+		return pathTemplate{}, errors.New("contains a NUL byte")
 	}
 	if strings.HasSuffix(raw, "/") {
-		return pathTemplate{}, fmt.Errorf("path %q names a directory, not a file", raw)
+		return pathTemplate{}, fmt.Errorf("%q names a directory, not a file", raw)
 	}
 	if err := checkPlaceholders(raw); err != nil {
-		return pathTemplate{}, fmt.Errorf("path %q: %w", raw, err)
+		return pathTemplate{}, err
 	}
 	elems := strings.Split(raw, "/")
 	first := -1
@@ -48,7 +56,7 @@ func parseTemplate(raw string) (pathTemplate, error) {
 	if first < 0 {
 		abs, err := filepath.Abs(raw)
 		if err != nil {
-			return pathTemplate{}, fmt.Errorf("path %q: %w", raw, err)
+			return pathTemplate{}, fmt.Errorf("%q: %w", raw, err)
 		}
 		return pathTemplate{base: filepath.Dir(abs), static: abs}, nil
 	}
@@ -58,7 +66,7 @@ func parseTemplate(raw string) (pathTemplate, error) {
 	rest := elems[first:]
 	for _, e := range rest {
 		if e == "" || e == "." || e == ".." {
-			return pathTemplate{}, fmt.Errorf("path %q: element %q after the first placeholder is not allowed", raw, e)
+			return pathTemplate{}, fmt.Errorf("element %q after the first placeholder is not allowed in %q", e, raw)
 		}
 	}
 	prefix := strings.Join(elems[:first], "/")
@@ -70,7 +78,7 @@ func parseTemplate(raw string) (pathTemplate, error) {
 	}
 	base, err := filepath.Abs(prefix)
 	if err != nil {
-		return pathTemplate{}, fmt.Errorf("path %q: %w", raw, err)
+		return pathTemplate{}, fmt.Errorf("%q: %w", raw, err)
 	}
 	return pathTemplate{base: base, rest: rest}, nil
 }
@@ -81,15 +89,15 @@ func checkPlaceholders(s string) error {
 	for i := 0; i < len(s); i++ {
 		switch s[i] {
 		case '}':
-			return fmt.Errorf("unmatched '}' at byte %d", i)
+			return fmt.Errorf("unmatched '}' at byte %d in %q", i, s)
 		case '{':
 			end := strings.IndexByte(s[i:], '}')
 			if end < 0 {
-				return fmt.Errorf("unmatched '{' at byte %d", i)
+				return fmt.Errorf("unmatched '{' at byte %d in %q", i, s)
 			}
 			name := s[i+1 : i+end]
 			if name != phSessionID && name != phSessionIDHex {
-				return fmt.Errorf("unknown placeholder {%s} (known: {%s}, {%s})", name, phSessionID, phSessionIDHex)
+				return fmt.Errorf("unknown placeholder %q in %q (known: {%s}, {%s})", s[i:i+end+1], s, phSessionID, phSessionIDHex)
 			}
 			i += end
 		}

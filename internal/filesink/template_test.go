@@ -11,12 +11,12 @@ import (
 func TestNewRejectsBadTemplates(t *testing.T) {
 	dir := t.TempDir()
 	for _, tc := range []struct{ path, want string }{
-		{"", "empty"},
-		{dir + "/{session}.jsonl", "unknown placeholder {session}"},
+		{"", "must be set"},
+		{dir + "/{session}.jsonl", `unknown placeholder "{session}" in "` + dir + `/{session}.jsonl" (known: {session_id}, {session_id_hex})`},
 		{dir + "/{SESSION_ID}.jsonl", "unknown placeholder"},
 		{dir + "/{session_id.jsonl", "unmatched '{'"},
 		{dir + "/session_id}.jsonl", "unmatched '}'"},
-		{dir + "/{}.jsonl", "unknown placeholder {}"},
+		{dir + "/{}.jsonl", `unknown placeholder "{}"`},
 		{dir + "/{session_id}/", "names a directory"},
 		{dir + "/{session_id}/../x.jsonl", `element ".."`},
 		{dir + "/{session_id}/./x.jsonl", `element "."`},
@@ -26,6 +26,12 @@ func TestNewRejectsBadTemplates(t *testing.T) {
 		_, err := New(Options{Path: tc.path})
 		require.Error(t, err, tc.path)
 		require.Contains(t, err.Error(), tc.want, tc.path)
+		// ValidatePath refuses exactly what New refuses, naming no key.
+		verr := ValidatePath(tc.path)
+		require.Error(t, verr, tc.path)
+		require.Contains(t, verr.Error(), tc.want, tc.path)
+		require.NotContains(t, verr.Error(), "filesink", tc.path)
+		require.False(t, strings.HasPrefix(verr.Error(), "path"), verr.Error())
 	}
 }
 
@@ -38,6 +44,7 @@ func TestNewAcceptsTemplates(t *testing.T) {
 		dir + "/x/{session_id_hex}/{session_id}-audit.jsonl",
 		"relative/{session_id}.jsonl",
 	} {
+		require.NoError(t, ValidatePath(p), p)
 		s, err := New(Options{Path: p})
 		require.NoError(t, err, p)
 		require.NoError(t, s.Close())
