@@ -8,6 +8,7 @@ package filesink
 
 import (
 	"fmt"
+	"os"
 )
 
 // FsyncMode says when written data is forced to stable storage.
@@ -50,6 +51,10 @@ type Options struct {
 	// (least recently used files are closed first); 0 means
 	// DefaultMaxOpenFiles.
 	MaxOpenFiles int
+
+	// writeFn replaces (*os.File).Write: the fault-injection seam for tests
+	// of short and failed writes. nil means the real write.
+	writeFn func(*os.File, []byte) (int, error)
 }
 
 // Validate reports whether m is a known mode; "" is accepted as the default.
@@ -73,6 +78,9 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if o.MaxOpenFiles == 0 {
 		o.MaxOpenFiles = DefaultMaxOpenFiles
+	}
+	if o.writeFn == nil {
+		o.writeFn = (*os.File).Write
 	}
 	return o, nil
 }

@@ -24,6 +24,8 @@ type Sink struct {
 	tmpl  pathTemplate
 	fsync FsyncMode
 	max   int
+	// writeFn is write(2) on the file; tests put a failing one here.
+	writeFn func(*os.File, []byte) (int, error)
 
 	mu      sync.Mutex
 	files   map[string]*openFile
@@ -70,12 +72,13 @@ func New(opts Options) (*Sink, error) {
 		return nil, fmt.Errorf("filesink: path: %w", err)
 	}
 	return &Sink{
-		tmpl:  t,
-		fsync: opts.Fsync,
-		max:   opts.MaxOpenFiles,
-		files: make(map[string]*openFile),
-		lru:   list.New(),
-		wake:  make(chan struct{}),
+		tmpl:    t,
+		fsync:   opts.Fsync,
+		max:     opts.MaxOpenFiles,
+		writeFn: opts.writeFn,
+		files:   make(map[string]*openFile),
+		lru:     list.New(),
+		wake:    make(chan struct{}),
 	}, nil
 }
 
@@ -202,15 +205,31 @@ func (s *Sink) reopen(of *openFile) error {
 }
 
 // appendLocked writes data per the fsync mode; the caller holds the lock
-// and size is the file's size under it.
+// and size is the file's size under it. A batch is all or nothing: when a
+// write or sync fails part-way (a full disk takes a prefix and refuses the
+// rest), the file is cut back to size, still under the lock, before the
+// error is reported, so a refused batch leaves no lines and no torn
+// fragment for a reader to trip over, and the caller's retry writes it
+// whole.
 func (s *Sink) appendLocked(f *os.File, size int64, data []byte) error {
-	if err := repairTail(f, size); err != nil {
+	err := s.appendData(f, size, data)
+	if err == nil {
+		return nil
+	}
+	if uerr := s.undoAppend(f, size); uerr != nil {
+		return errors.Join(err, uerr)
+	}
+	return err
+}
+
+func (s *Sink) appendData(f *os.File, size int64, data []byte) error {
+	if err := s.repairTail(f, size); err != nil {
 		return err
 	}
 	if s.fsync == FsyncAlways {
 		for len(data) > 0 {
 			n := bytes.IndexByte(data, '\n') + 1
-			if err := writeAll(f, data[:n]); err != nil {
+			if err := s.writeAll(f, data[:n]); err != nil {
 				return err
 			}
 			if err := fsutil.Fdatasync(f); err != nil {
@@ -220,7 +239,7 @@ func (s *Sink) appendLocked(f *os.File, size int64, data []byte) error {
 		}
 		return nil
 	}
-	if err := writeAll(f, data); err != nil {
+	if err := s.writeAll(f, data); err != nil {
 		return err
 	}
 	if s.fsync == FsyncBatch {
@@ -231,10 +250,25 @@ func (s *Sink) appendLocked(f *os.File, size int64, data []byte) error {
 	return nil
 }
 
+// undoAppend cuts f back to size, the length it had before this batch, and
+// syncs the cut unless fsync is never. If it fails, the next append's
+// repairTail still closes a torn fragment with a newline.
+func (s *Sink) undoAppend(f *os.File, size int64) error {
+	if err := f.Truncate(size); err != nil {
+		return fmt.Errorf("filesink: undo partial batch in %s (truncate to %d bytes): %w", f.Name(), size, err)
+	}
+	if s.fsync != FsyncNever {
+		if err := fsutil.Fdatasync(f); err != nil {
+			return fmt.Errorf("filesink: sync undo of partial batch in %s: %w", f.Name(), err)
+		}
+	}
+	return nil
+}
+
 // repairTail terminates a torn last line left by a writer that died
 // mid-write, so it cannot swallow the next line. Called under the lock,
 // with the file's size.
-func repairTail(f *os.File, size int64) error {
+func (s *Sink) repairTail(f *os.File, size int64) error {
 	if size == 0 {
 		return nil
 	}
@@ -247,14 +281,14 @@ func repairTail(f *os.File, size int64) error {
 	if last[0] == '\n' {
 		return nil
 	}
-	return writeAll(f, []byte{'\n'})
+	return s.writeAll(f, []byte{'\n'})
 }
 
 // writeAll loops over short writes; with O_APPEND each chunk lands at the
 // end of the file, and the caller's lock keeps other writers out meanwhile.
-func writeAll(f *os.File, b []byte) error {
+func (s *Sink) writeAll(f *os.File, b []byte) error {
 	for len(b) > 0 {
-		n, err := f.Write(b)
+		n, err := s.writeFn(f, b)
 		b = b[n:]
 		if err != nil {
 			return fmt.Errorf("filesink: write %s (%d bytes left): %w", f.Name(), len(b), err)
