@@ -138,17 +138,19 @@ func (s *Sink) write(ctx context.Context, of *openFile, data []byte) error {
 		f := of.f
 		fd := int(f.Fd())
 		locked := false
-		switch err := lockExclusive(ctx, fd); {
+		// Without flock on the filesystem, like the Python sink, write
+		// unlocked rather than lose the batch.
+		switch err := fsutil.Lock(ctx, fd); {
 		case err == nil:
 			locked = true
-		case errors.Is(err, errLockUnsupported):
+		case errors.Is(err, fsutil.ErrLockUnsupported):
 		default:
 			return fmt.Errorf("filesink: lock %s: %w", f.Name(), err)
 		}
 		size, current, err := sizeIfCurrent(f, of.path)
 		if err == nil && !current {
 			if locked {
-				unlock(fd)
+				fsutil.Unlock(fd)
 			}
 			if reopens == maxReopens {
 				return fmt.Errorf("filesink: %s was replaced %d times during one write", of.path, maxReopens)
@@ -162,7 +164,7 @@ func (s *Sink) write(ctx context.Context, of *openFile, data []byte) error {
 			err = s.appendLocked(f, size, data)
 		}
 		if locked {
-			unlock(fd)
+			fsutil.Unlock(fd)
 		}
 		return err
 	}
@@ -444,15 +446,15 @@ func openAppend(path string, durable bool) (*os.File, error) {
 		return nil, fmt.Errorf("filesink: open %s: %w", path, err)
 	}
 	if durable && (newFile || len(created) > 0) {
-		toSync := []string{dir}
-		for _, d := range created {
-			toSync = append(toSync, filepath.Dir(d))
+		// The new file's entry lives in dir; each new directory's in its
+		// parent.
+		err := fsutil.SyncDir(dir)
+		if err == nil {
+			err = fsutil.SyncParents(created)
 		}
-		for _, d := range toSync {
-			if err := fsutil.SyncDir(d); err != nil {
-				_ = f.Close()
-				return nil, fmt.Errorf("filesink: sync directory %s: %w", d, err)
-			}
+		if err != nil {
+			_ = f.Close()
+			return nil, fmt.Errorf("filesink: sync directories of %s: %w", path, err)
 		}
 	}
 	return f, nil

@@ -1,7 +1,7 @@
 // Package fsutil holds the few file-system steps that make a write durable
-// on Linux: creating private directories, syncing a directory's entries and
-// fdatasync that survives EINTR. The audit file sink and the spool both use
-// them, so a fix lands in one place.
+// and exclusive on Linux: creating private directories, syncing a
+// directory's entries, fdatasync that survives EINTR, and flock. The audit
+// file sink and the spool both use them, so a fix lands in one place.
 package fsutil
 
 import (

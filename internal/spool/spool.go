@@ -26,8 +26,6 @@ import (
 	"sync"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/sandboxaudit/sandboxaudit/internal/fsutil"
 )
 
@@ -142,16 +140,10 @@ func lockOwner(path string) (*os.File, error) {
 	if err != nil {
 		return nil, fmt.Errorf("spool: open lock %s: %w", path, err)
 	}
-	for {
-		err = unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB)
-		if !errors.Is(err, unix.EINTR) {
-			break
-		}
-	}
-	switch {
+	switch err = fsutil.TryLock(int(f.Fd())); {
 	case err == nil:
 		return f, nil
-	case errors.Is(err, unix.EWOULDBLOCK):
+	case errors.Is(err, fsutil.ErrLockHeld):
 		err = fmt.Errorf("spool: %s: %w", path, ErrLocked)
 	default:
 		err = fmt.Errorf("spool: lock %s: %w", path, err)
