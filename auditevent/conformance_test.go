@@ -68,8 +68,16 @@ func checkVector(v conformance.Vector) error {
 		if v.SinkPolicy != nil {
 			set.Sink = *v.SinkPolicy
 		}
-		out := set.Resolve(ev.Op).Apply(&ev)
-		return diff(want, string(auditevent.Line(&out)))
+		pol := set.Resolve(ev.Op)
+		out := pol.Apply(&ev)
+		if err := diff(want, string(auditevent.Line(&out))); err != nil {
+			return err
+		}
+		// Sinks encode through Policy.AppendLine, which must agree.
+		if err := diff(want, string(pol.AppendLine(nil, &ev))); err != nil {
+			return fmt.Errorf("Policy.AppendLine: %w", err)
+		}
+		return nil
 	case "reject":
 		_, err := auditevent.Decode([]byte(v.Input))
 		if err == nil {

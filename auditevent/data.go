@@ -10,6 +10,7 @@ import (
 	"reflect"
 	"slices"
 	"strconv"
+	"unsafe"
 )
 
 // Data is an event's data object held as canonical JSON text: keys sorted
@@ -32,8 +33,28 @@ func newData(canon []byte) Data {
 	return Data{canon: canon}
 }
 
-// ParseData canonicalizes JSON object text.
+// ParseData canonicalizes JSON object text. b is not kept.
 func ParseData(b []byte) (Data, error) {
+	if isCanonicalObject(b) {
+		return newData(bytes.Clone(b)), nil
+	}
+	return canonicalizeData(b)
+}
+
+// ParseDataString is ParseData for text held in a string, such as a span
+// attribute. Text that is already canonical (what MarshalData, and so
+// sandboxtrace, writes) is validated in one scan and kept without a copy:
+// Data never writes to its bytes, and a string's bytes never change.
+func ParseDataString(s string) (Data, error) {
+	b := unsafe.Slice(unsafe.StringData(s), len(s))
+	if isCanonicalObject(b) {
+		return newData(b), nil
+	}
+	return canonicalizeData(b)
+}
+
+// canonicalizeData rewrites object text in canonical form into a new slice.
+func canonicalizeData(b []byte) (Data, error) {
 	p := parser{buf: b}
 	if p.peek() != '{' {
 		if _, err := p.canonValue(nil); err != nil {

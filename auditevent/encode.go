@@ -17,9 +17,15 @@ func AppendLine(dst []byte, e *Event) []byte {
 
 // AppendJSON is AppendLine without the newline: the log-record body form.
 func AppendJSON(dst []byte, e *Event) []byte {
+	return appendJSON(dst, e, e.Data, e.Stdout, e.Stderr)
+}
+
+// appendJSON writes e with data, stdout and stderr in place of its own, so
+// a payload policy can encode its result without copying the event.
+func appendJSON(dst []byte, e *Event, data Data, stdout, stderr *string) []byte {
 	finish := e.Phase == PhaseFinish
 	dst = append(dst, `{"data":`...)
-	dst = append(dst, e.Data.Bytes()...)
+	dst = append(dst, data.Bytes()...)
 	if finish {
 		dst = append(dst, `,"duration_ms":`...)
 		dst = appendPyFloat(dst, e.DurationMS)
@@ -64,9 +70,9 @@ func AppendJSON(dst []byte, e *Event) []byte {
 	dst = appendQuoted(dst, e.SpanID)
 	if finish {
 		dst = append(dst, `,"stderr":`...)
-		dst = appendOptQuoted(dst, e.Stderr)
+		dst = appendOptQuoted(dst, stderr)
 		dst = append(dst, `,"stdout":`...)
-		dst = appendOptQuoted(dst, e.Stdout)
+		dst = appendOptQuoted(dst, stdout)
 	}
 	dst = append(dst, `,"trace_id":`...)
 	dst = appendOptQuoted(dst, e.TraceID)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/exporter"
@@ -172,9 +173,11 @@ func (e *auditExporter) writeFiltered(ctx context.Context, events []auditevent.E
 		return nil
 	}
 	switch {
+	case e.file != nil && e.http != nil && e.encodeOnce():
+		return e.writeBothEncodedOnce(ctx, events)
 	case e.file != nil && e.http != nil:
-		// The sinks only read events (policies apply to copies), so they
-		// run side by side: the HTTP round trip overlaps the fdatasync.
+		// The sinks only read events (policies apply while encoding), so
+		// they run side by side: the HTTP round trip overlaps the fdatasync.
 		var httpErr error
 		done := make(chan struct{})
 		go func() {
@@ -192,6 +195,31 @@ func (e *auditExporter) writeFiltered(ctx context.Context, events []auditevent.E
 	return nil
 }
 
+// encodeOnce reports whether both sinks get the same bytes: their
+// policies resolve the same for every op and the file path is not a
+// template (which groups lines by session).
+func (e *auditExporter) encodeOnce() bool {
+	return !e.file.templated && e.filePolicy.equal(e.httpPolicy)
+}
+
+// writeBothEncodedOnce encodes the batch once and hands the same read-only
+// lines to both sinks, side by side.
+func (e *auditExporter) writeBothEncodedOnce(ctx context.Context, events []auditevent.Event) error {
+	bp := e.file.bufs.get()
+	defer e.file.bufs.put(bp)
+	*bp = appendEvents((*bp)[:0], e.filePolicy, events)
+	lines := *bp
+	var httpErr error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		httpErr = e.http.sendLines(ctx, lines, len(events))
+	}()
+	fileErr := e.file.writeLines(ctx, events, lines, e.telemetry)
+	<-done
+	return errors.Join(fileErr, httpErr)
+}
+
 // policyCache holds one sink's effective policy per op.
 type policyCache struct {
 	byOp  map[string]auditevent.Policy
@@ -205,6 +233,11 @@ func newPolicyCache(cfg *Config, sink auditevent.PolicyOverride) *policyCache {
 		c.byOp[op] = set.Resolve(op)
 	}
 	return c
+}
+
+// equal reports whether c and o give every op the same policy.
+func (c *policyCache) equal(o *policyCache) bool {
+	return c.other == o.other && maps.Equal(c.byOp, o.byOp)
 }
 
 func (c *policyCache) get(op string) auditevent.Policy {

@@ -133,6 +133,45 @@ func TestHTTPFailureWithoutSpoolIsReturnedAndCounted(t *testing.T) {
 // With exporterhelper's retry disabled a failing HTTP sink must not make the
 // file sink write a batch twice, even with the queue enabled (the queue
 // gets the error and must not resend the batch).
+// When both sinks resolve to the same policy the batch is encoded once and
+// the same lines go to both; a templated file path groups by session and
+// is encoded on its own. Either way each sink gets exactly its lines.
+func TestHTTPAndFileSamePolicy(t *testing.T) {
+	optIn := auditevent.PolicyOverride{IncludeExecOutput: auditevent.Ptr(true)}
+	for _, c := range []struct {
+		name, file string
+	}{
+		{"plain path", "events.jsonl"},
+		{"templated path", "{session_id}.jsonl"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			rec := newRecorder(t, nil)
+			dir := t.TempDir()
+			cfg := syncConfig()
+			withFile(cfg, filepath.Join(dir, c.file), optIn)
+			withHTTP(cfg, rec.srv.URL, "ndjson", optIn)
+			te := startExporters(t, cfg)
+			require.NoError(t, te.traces.ConsumeTraces(context.Background(), buildTraces(t, sampleSpans()...)))
+
+			want := expectedDefault(t)
+			want[1] = canonical(t, execFinishJSON(`"hello\n"`, `"warn\ufffd"`))
+			var got []string
+			for _, sid := range []string{sessionA, sessionB} {
+				got = append(got, readLines(t, filepath.Join(dir, strings.ReplaceAll(c.file, "{session_id}", sid)))...)
+				if !strings.Contains(c.file, "{") {
+					break
+				}
+			}
+			assert.Equal(t, want, got, "file lines (sessions in order of first appearance)")
+			reqs := rec.snapshot()
+			require.Len(t, reqs, 1)
+			assert.Equal(t, strings.Join(want, ""), reqs[0].body)
+			assert.Equal(t, int64(6), te.counter(t, "otelcol_sandboxaudit_exporter_events_written", "sink", "http"))
+			assert.Equal(t, int64(6), te.counter(t, "otelcol_sandboxaudit_exporter_events_written", "sink", "file"))
+		})
+	}
+}
+
 func TestNoDuplicateFileLinesOnHTTPFailure(t *testing.T) {
 	rec := newRecorder(t, func(int) int { return http.StatusServiceUnavailable })
 	path := filepath.Join(t.TempDir(), "events.jsonl")

@@ -40,11 +40,18 @@ func (b *bufPool) put(buf *[]byte) {
 	b.p.Put(buf)
 }
 
-// appendEvent applies the sink's policy to a copy of ev and appends its
-// canonical line.
+// appendEvent appends ev's canonical line under the sink's policy; the
+// policy is applied while encoding, so the event is not copied.
 func appendEvent(dst []byte, pc *policyCache, ev *auditevent.Event) []byte {
-	out := pc.get(ev.Op).Apply(ev)
-	return auditevent.AppendLine(dst, &out)
+	return pc.get(ev.Op).AppendLine(dst, ev)
+}
+
+// appendEvents encodes a batch under one sink's policy.
+func appendEvents(dst []byte, pc *policyCache, events []auditevent.Event) []byte {
+	for i := range events {
+		dst = appendEvent(dst, pc, &events[i])
+	}
+	return dst
 }
 
 // fileTarget is the file sink with its policy and buffers.
@@ -68,16 +75,9 @@ func (f *fileTarget) write(ctx context.Context, events []auditevent.Event, t *te
 	buf := (*bp)[:0]
 
 	if !f.templated {
-		for i := range events {
-			buf = appendEvent(buf, f.policy, &events[i])
-		}
+		buf = appendEvents(buf, f.policy, events)
 		*bp = buf
-		if err := f.sink.WriteBatch(ctx, events[0].SessionID.String(), buf); err != nil {
-			t.dropped(ctx, reasonFileError, len(events))
-			return fmt.Errorf("file sink: %d event(s) not written: %w", len(events), err)
-		}
-		t.written(ctx, sinkFile, len(events))
-		return nil
+		return f.writeLines(ctx, events, buf, t)
 	}
 
 	groups := groupBySession(events)
@@ -102,6 +102,17 @@ func (f *fileTarget) write(ctx context.Context, events []auditevent.Event, t *te
 		start = ends[g]
 	}
 	return errors.Join(errs...)
+}
+
+// writeLines writes the encoded lines of events to a plain (untemplated)
+// path in one WriteBatch.
+func (f *fileTarget) writeLines(ctx context.Context, events []auditevent.Event, lines []byte, t *telemetry) error {
+	if err := f.sink.WriteBatch(ctx, events[0].SessionID.String(), lines); err != nil {
+		t.dropped(ctx, reasonFileError, len(events))
+		return fmt.Errorf("file sink: %d event(s) not written: %w", len(events), err)
+	}
+	t.written(ctx, sinkFile, len(events))
+	return nil
 }
 
 // sessionGroups is a batch's event indexes grouped by session, sessions in
@@ -163,12 +174,13 @@ func newHTTPTarget(sink *httpsink.Sink, pc *policyCache) *httpTarget {
 func (h *httpTarget) write(ctx context.Context, events []auditevent.Event) error {
 	bp := h.bufs.get()
 	defer h.bufs.put(bp)
-	buf := (*bp)[:0]
-	for i := range events {
-		buf = appendEvent(buf, h.policy, &events[i])
-	}
-	*bp = buf
-	if err := h.sink.Send(ctx, buf, len(events)); err != nil {
+	*bp = appendEvents((*bp)[:0], h.policy, events)
+	return h.sendLines(ctx, *bp, len(events))
+}
+
+// sendLines hands encoded lines to the HTTP sink.
+func (h *httpTarget) sendLines(ctx context.Context, lines []byte, n int) error {
+	if err := h.sink.Send(ctx, lines, n); err != nil {
 		return fmt.Errorf("http sink: %w", err)
 	}
 	return nil

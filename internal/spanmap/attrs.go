@@ -156,7 +156,7 @@ func (as *attrSet) data(i int) (auditevent.Data, error) {
 	if s == "{}" {
 		return auditevent.Data{}, nil
 	}
-	d, err := auditevent.ParseData([]byte(s))
+	d, err := auditevent.ParseDataString(s)
 	if err != nil {
 		return auditevent.Data{}, attrErr(attrNames[i], "not JSON object text", err)
 	}

@@ -1,0 +1,243 @@
+package auditevent
+
+import "unicode/utf8"
+
+// canonChecker reports, in one scan and without building anything, whether
+// JSON text is already exactly what the canonicalizing parser would write:
+// no whitespace, keys in strictly increasing code-point order, numbers and
+// strings spelled canonically. Producers that use MarshalData (sandboxtrace)
+// send data in that form, so the span mapping can keep their text as is.
+//
+// It is conservative: a "no" only means "take the canonicalizing path",
+// which also produces any error. Keys containing escapes are answered "no"
+// rather than decoded for comparison.
+type canonChecker struct {
+	buf   []byte
+	depth int
+}
+
+// isCanonicalObject reports whether b is one JSON object in canonical form.
+func isCanonicalObject(b []byte) bool {
+	if len(b) < 2 || b[0] != '{' {
+		return false
+	}
+	c := canonChecker{buf: b}
+	end, ok := c.object(0)
+	return ok && end == len(b)
+}
+
+// value checks the value at i and returns the index after it.
+func (c *canonChecker) value(i int) (int, bool) {
+	if i >= len(c.buf) {
+		return i, false
+	}
+	switch b := c.buf[i]; {
+	case b == '{':
+		return c.object(i)
+	case b == '[':
+		return c.array(i)
+	case b == '"':
+		end, _, ok := c.str(i)
+		return end, ok
+	case b == '-' || (b >= '0' && b <= '9'):
+		return c.number(i)
+	case b == 't':
+		return c.literal(i, "true")
+	case b == 'f':
+		return c.literal(i, "false")
+	case b == 'n':
+		return c.literal(i, "null")
+	}
+	return i, false
+}
+
+func (c *canonChecker) literal(i int, lit string) (int, bool) {
+	end := i + len(lit)
+	return end, end <= len(c.buf) && string(c.buf[i:end]) == lit
+}
+
+func (c *canonChecker) enter() bool {
+	c.depth++
+	return c.depth <= maxDepth
+}
+
+func (c *canonChecker) object(i int) (int, bool) {
+	if !c.enter() {
+		return i, false
+	}
+	i++ // '{'
+	if i < len(c.buf) && c.buf[i] == '}' {
+		c.depth--
+		return i + 1, true
+	}
+	var prev []byte
+	for {
+		if i >= len(c.buf) || c.buf[i] != '"' {
+			return i, false
+		}
+		end, escaped, ok := c.str(i)
+		if !ok || escaped {
+			return i, false
+		}
+		key := c.buf[i+1 : end-1]
+		// Raw ASCII keys compare like their code points; equal keys are
+		// duplicates, which canonical text never has.
+		if prev != nil && string(prev) >= string(key) {
+			return i, false
+		}
+		prev = key
+		if end >= len(c.buf) || c.buf[end] != ':' {
+			return end, false
+		}
+		if i, ok = c.value(end + 1); !ok {
+			return i, false
+		}
+		if i >= len(c.buf) {
+			return i, false
+		}
+		switch c.buf[i] {
+		case ',':
+			i++
+		case '}':
+			c.depth--
+			return i + 1, true
+		default:
+			return i, false
+		}
+	}
+}
+
+func (c *canonChecker) array(i int) (int, bool) {
+	if !c.enter() {
+		return i, false
+	}
+	i++ // '['
+	if i < len(c.buf) && c.buf[i] == ']' {
+		c.depth--
+		return i + 1, true
+	}
+	for {
+		var ok bool
+		if i, ok = c.value(i); !ok || i >= len(c.buf) {
+			return i, false
+		}
+		switch c.buf[i] {
+		case ',':
+			i++
+		case ']':
+			c.depth--
+			return i + 1, true
+		default:
+			return i, false
+		}
+	}
+}
+
+// str checks a string spelled as appendQuoted spells it: printable ASCII
+// as is, the short escapes, and \u escapes (lowercase hex) only for what
+// has no short form, surrogates only as a high-low pair. It returns the
+// index after the closing quote and whether any escape occurred.
+func (c *canonChecker) str(i int) (end int, escaped, ok bool) {
+	b := c.buf
+	for i++; i < len(b); i++ {
+		ch := b[i]
+		if ch < utf8.RuneSelf && safeASCII[ch] {
+			continue
+		}
+		switch ch {
+		case '"':
+			return i + 1, escaped, true
+		case '\\':
+			escaped = true
+			if i+1 >= len(b) {
+				return i, escaped, false
+			}
+			switch b[i+1] {
+			case '"', '\\', 'b', 'f', 'n', 'r', 't':
+				i++
+				continue
+			case 'u':
+				n, ok := c.u4(i)
+				if !ok {
+					return i, escaped, false
+				}
+				i = n - 1
+				continue
+			}
+		}
+		return i, escaped, false
+	}
+	return i, escaped, false
+}
+
+// u4 checks the \uXXXX escape (or surrogate pair) at i and returns the
+// index after it.
+func (c *canonChecker) u4(i int) (int, bool) {
+	r, ok := lowerHex4(c.buf, i+2)
+	if !ok {
+		return i, false
+	}
+	switch {
+	case r >= 0xD800 && r < 0xDC00:
+		if i+12 > len(c.buf) || c.buf[i+6] != '\\' || c.buf[i+7] != 'u' {
+			return i, false
+		}
+		lo, ok := lowerHex4(c.buf, i+8)
+		if !ok || lo < 0xDC00 || lo > 0xDFFF {
+			return i, false
+		}
+		return i + 12, true
+	case r >= 0xDC00 && r <= 0xDFFF:
+		return i, false
+	case r >= 0x20 && r < 0x7F:
+		return i, false // written as itself (or a short escape)
+	case r == '\b' || r == '\f' || r == '\n' || r == '\r' || r == '\t':
+		return i, false // has a short escape
+	}
+	return i + 6, true
+}
+
+// lowerHex4 reads four lowercase hex digits at b[i:].
+func lowerHex4(b []byte, i int) (rune, bool) {
+	if i+4 > len(b) {
+		return 0, false
+	}
+	var r rune
+	for _, ch := range b[i : i+4] {
+		switch {
+		case ch >= '0' && ch <= '9':
+			r = r<<4 | rune(ch-'0')
+		case ch >= 'a' && ch <= 'f':
+			r = r<<4 | rune(ch-'a'+10)
+		default:
+			return 0, false
+		}
+	}
+	return r, true
+}
+
+// number checks an integer (exact, no -0, within the digit limit) or a
+// float spelled as Python's repr spells it.
+func (c *canonChecker) number(i int) (int, bool) {
+	p := parser{buf: c.buf, pos: i}
+	tok, isFloat, err := p.numberToken()
+	if err != nil {
+		return p.pos, false
+	}
+	if isFloat {
+		f, err := parseFloatTok(tok)
+		if err != nil {
+			return p.pos, false
+		}
+		var spell [32]byte
+		return p.pos, string(appendPyFloat(spell[:0], f)) == string(tok)
+	}
+	digits := len(tok)
+	if tok[0] == '-' {
+		digits--
+	}
+	if digits > maxIntDigits || string(tok) == "-0" {
+		return p.pos, false
+	}
+	return p.pos, true
+}
