@@ -17,6 +17,7 @@ import (
 	"github.com/sandboxaudit/sandboxaudit/auditevent"
 	"github.com/sandboxaudit/sandboxaudit/internal/filesink"
 	"github.com/sandboxaudit/sandboxaudit/internal/httpsink"
+	"github.com/sandboxaudit/sandboxaudit/internal/integrity"
 )
 
 // Config is the sandboxaudit exporter configuration.
@@ -71,6 +72,25 @@ type FileConfig struct {
 	MaxOpenFiles int `mapstructure:"max_open_files"`
 	// PayloadPolicy is this sink's policy level.
 	PayloadPolicy auditevent.PolicyOverride `mapstructure:"payload_policy"`
+	// Integrity seals the file in a Merkle tree with signed checkpoints
+	// (SPEC section 9); enabled by writing the section.
+	Integrity configoptional.Optional[IntegrityConfig] `mapstructure:"integrity"`
+
+	// prevent unkeyed literal initialization
+	_ struct{}
+}
+
+// IntegrityConfig configures the file sink's tamper evidence.
+type IntegrityConfig struct {
+	// SigningKeyFile holds a golang.org/x/mod/sumdb/note signer key
+	// ("sandboxaudit keygen" writes one); it must be mode 0600.
+	SigningKeyFile string `mapstructure:"signing_key_file"`
+	// CheckpointInterval is how often a checkpoint is appended for each
+	// file that grew; 0 means defaultCheckpointInterval.
+	CheckpointInterval time.Duration `mapstructure:"checkpoint_interval"`
+	// Publish POSTs every signed checkpoint to a witness endpoint; enabled
+	// by writing the section.
+	Publish configoptional.Optional[confighttp.ClientConfig] `mapstructure:"publish"`
 
 	// prevent unkeyed literal initialization
 	_ struct{}
@@ -179,6 +199,35 @@ func (c *FileConfig) Validate() error {
 		errs = append(errs, fmt.Errorf("max_open_files: must be >= 0, got %d", c.MaxOpenFiles))
 	}
 	return errors.Join(errs...)
+}
+
+// Validate checks the integrity keys. The signing key is loaded here so a
+// key file others can read, or one holding no key, stops the collector at
+// start with the key named; the error never shows the key.
+func (c *IntegrityConfig) Validate() error {
+	var errs []error
+	if c.SigningKeyFile == "" {
+		errs = append(errs, errors.New("signing_key_file: must be set"))
+	} else if _, err := integrity.LoadSigningKey(c.SigningKeyFile); err != nil {
+		errs = append(errs, fmt.Errorf("signing_key_file: %w", err))
+	}
+	if c.CheckpointInterval < 0 {
+		errs = append(errs, fmt.Errorf("checkpoint_interval: must be >= 0, got %s", c.CheckpointInterval))
+	}
+	if p := c.Publish.Get(); p != nil {
+		if err := httpsink.ValidateEndpoint(p.Endpoint); err != nil {
+			errs = append(errs, fmt.Errorf("publish::endpoint: %w", err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// interval is the checkpoint interval with the default applied.
+func (c *IntegrityConfig) interval() time.Duration {
+	if c.CheckpointInterval == 0 {
+		return defaultCheckpointInterval
+	}
+	return c.CheckpointInterval
 }
 
 // Validate checks the HTTP sink's own keys.

@@ -14,6 +14,7 @@ import (
 	"github.com/sandboxaudit/sandboxaudit/exporter/internal/metadata"
 	"github.com/sandboxaudit/sandboxaudit/internal/filesink"
 	"github.com/sandboxaudit/sandboxaudit/internal/httpsink"
+	"github.com/sandboxaudit/sandboxaudit/internal/integrity"
 	"github.com/sandboxaudit/sandboxaudit/internal/spanmap"
 	"github.com/sandboxaudit/sandboxaudit/internal/spool"
 )
@@ -38,6 +39,8 @@ type auditExporter struct {
 	// Created in start; nil when the sink is not configured.
 	file *fileTarget
 	http *httpTarget
+	// sealer keeps the file sink's Merkle trees; nil without integrity.
+	sealer *integrity.Sealer
 }
 
 func newAuditExporter(cfg *Config, set exporter.Settings) (*auditExporter, error) {
@@ -72,7 +75,14 @@ func (e *auditExporter) Start(ctx context.Context, host component.Host) (err err
 		}
 	}()
 	if fc := e.cfg.File.Get(); fc != nil {
-		sink, err := filesink.New(filesink.Options{Path: fc.Path, Fsync: fc.Fsync, MaxOpenFiles: fc.MaxOpenFiles})
+		opts := filesink.Options{Path: fc.Path, Fsync: fc.Fsync, MaxOpenFiles: fc.MaxOpenFiles}
+		if ic := fc.Integrity.Get(); ic != nil {
+			if e.sealer, err = e.startIntegrity(ctx, host, fc, ic); err != nil {
+				return fmt.Errorf("sandboxaudit exporter: %w", err)
+			}
+			opts.OnWrite = e.sealer.Wrote
+		}
+		sink, err := filesink.New(opts)
 		if err != nil {
 			return fmt.Errorf("sandboxaudit exporter: file sink: %w", err)
 		}
@@ -142,6 +152,11 @@ func (e *auditExporter) closeSinks(ctx context.Context) error {
 		if err := e.file.sink.Close(); err != nil {
 			errs = append(errs, fmt.Errorf("sandboxaudit exporter: close file sink: %w", err))
 		}
+	}
+	if e.sealer != nil {
+		// After the sink: the final checkpoint covers every line written.
+		errs = append(errs, closeSealer(ctx, e.sealer))
+		e.sealer = nil
 	}
 	if e.http != nil {
 		if err := e.http.sink.Shutdown(ctx); err != nil {

@@ -25,6 +25,8 @@ const (
 	defaultHTTPTimeout    = 30 * time.Second
 	defaultSpoolMaxSize   = 1 << 30 // 1 GiB
 	defaultReplayInterval = 5 * time.Second
+	// defaultCheckpointInterval bounds how long a line stays unsealed.
+	defaultCheckpointInterval = time.Second
 	// defaultQueueConsumers applies once a user enables sending_queue
 	// (it is off by default, see createDefaultConfig). It is 1 so batches
 	// reach the sinks in the order they were queued: the audit file then

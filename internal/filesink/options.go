@@ -51,6 +51,10 @@ type Options struct {
 	// (least recently used files are closed first); 0 means
 	// DefaultMaxOpenFiles.
 	MaxOpenFiles int
+	// OnWrite, when set, is told after each successful WriteBatch which
+	// file got how many lines (the integrity sealer's hook). It runs on the
+	// writer's goroutine after the lock is released, so it must be quick.
+	OnWrite func(path string, lines int)
 
 	// writeFn replaces (*os.File).Write: the fault-injection seam for tests
 	// of short and failed writes. nil means the real write.

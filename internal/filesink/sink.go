@@ -26,6 +26,8 @@ type Sink struct {
 	max   int
 	// writeFn is write(2) on the file; tests put a failing one here.
 	writeFn func(*os.File, []byte) (int, error)
+	// onWrite is Options.OnWrite.
+	onWrite func(path string, lines int)
 
 	mu      sync.Mutex
 	files   map[string]*openFile
@@ -76,6 +78,7 @@ func New(opts Options) (*Sink, error) {
 		fsync:   opts.Fsync,
 		max:     opts.MaxOpenFiles,
 		writeFn: opts.writeFn,
+		onWrite: opts.OnWrite,
 		files:   make(map[string]*openFile),
 		lru:     list.New(),
 		wake:    make(chan struct{}),
@@ -120,7 +123,13 @@ func (s *Sink) WriteBatch(ctx context.Context, sessionID string, data []byte) er
 	if of.err != nil {
 		return of.err
 	}
-	return s.write(ctx, of, data)
+	if err := s.write(ctx, of, data); err != nil {
+		return err
+	}
+	if s.onWrite != nil {
+		s.onWrite(path, bytes.Count(data, []byte{'\n'}))
+	}
+	return nil
 }
 
 // maxReopens bounds how often one write chases a path that keeps being

@@ -26,11 +26,14 @@ type TelemetryBuilder struct {
 	meter                                  metric.Meter
 	mu                                     sync.Mutex
 	registrations                          []metric.Registration
+	ExporterSandboxauditCheckpointsWritten metric.Int64Counter
 	ExporterSandboxauditEventsDropped      metric.Int64Counter
 	ExporterSandboxauditEventsReplayed     metric.Int64Counter
 	ExporterSandboxauditEventsSpooled      metric.Int64Counter
 	ExporterSandboxauditEventsWritten      metric.Int64Counter
 	ExporterSandboxauditItemsSkipped       metric.Int64Counter
+	ExporterSandboxauditLinesSealed        metric.Int64Counter
+	ExporterSandboxauditSealLagLines       metric.Int64Gauge
 	ExporterSandboxauditSeqSessionsEvicted metric.Int64Counter
 	ExporterSandboxauditSpoolSize          metric.Int64Gauge
 }
@@ -64,6 +67,12 @@ func NewTelemetryBuilder(settings component.TelemetrySettings, options ...Teleme
 	}
 	builder.meter = Meter(settings)
 	var err, errs error
+	builder.ExporterSandboxauditCheckpointsWritten, err = builder.meter.Int64Counter(
+		"otelcol_sandboxaudit_exporter_checkpoints_written",
+		metric.WithDescription("Number of signed checkpoints the file sink's integrity sealer appended. [Alpha]"),
+		metric.WithUnit("{checkpoint}"),
+	)
+	errs = errors.Join(errs, err)
 	builder.ExporterSandboxauditEventsDropped, err = builder.meter.Int64Counter(
 		"otelcol_sandboxaudit_exporter_events_dropped",
 		metric.WithDescription("Number of audit events a sink could not deliver nor keep, by reason. [Alpha]"),
@@ -92,6 +101,18 @@ func NewTelemetryBuilder(settings component.TelemetrySettings, options ...Teleme
 		"otelcol_sandboxaudit_exporter_items_skipped",
 		metric.WithDescription("Number of spans and log records that did not become audit events, by reason. [Alpha]"),
 		metric.WithUnit("{item}"),
+	)
+	errs = errors.Join(errs, err)
+	builder.ExporterSandboxauditLinesSealed, err = builder.meter.Int64Counter(
+		"otelcol_sandboxaudit_exporter_lines_sealed",
+		metric.WithDescription("Number of audit file lines added to the Merkle tree, whoever wrote them. [Alpha]"),
+		metric.WithUnit("{line}"),
+	)
+	errs = errors.Join(errs, err)
+	builder.ExporterSandboxauditSealLagLines, err = builder.meter.Int64Gauge(
+		"otelcol_sandboxaudit_exporter_seal_lag_lines",
+		metric.WithDescription("Lines the file sink wrote that no checkpoint covers yet. [Alpha]"),
+		metric.WithUnit("{line}"),
 	)
 	errs = errors.Join(errs, err)
 	builder.ExporterSandboxauditSeqSessionsEvicted, err = builder.meter.Int64Counter(

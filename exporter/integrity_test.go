@@ -1,0 +1,203 @@
+package sandboxauditexporter
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/component/componenttest"
+	"go.opentelemetry.io/collector/config/confighttp"
+	"go.opentelemetry.io/collector/config/configoptional"
+	"go.opentelemetry.io/collector/confmap"
+	"go.opentelemetry.io/collector/exporter/exportertest"
+
+	"github.com/sandboxaudit/sandboxaudit/auditevent"
+	"github.com/sandboxaudit/sandboxaudit/internal/integrity"
+)
+
+func writeKeys(t *testing.T) (keyPath, pubPath string) {
+	t.Helper()
+	k, p, err := integrity.GenerateKeyFiles(t.TempDir(), "exporter-test")
+	require.NoError(t, err)
+	return k, p
+}
+
+func withIntegrity(cfg *Config, keyPath string) *IntegrityConfig {
+	ic := cfg.File.GetOrInsertDefault().Integrity.GetOrInsertDefault()
+	ic.SigningKeyFile = keyPath
+	ic.CheckpointInterval = time.Hour // only the shutdown checkpoint, unless a test says otherwise
+	return ic
+}
+
+// checkFile runs the verifier's checker over path.
+func checkFile(t *testing.T, path, pubPath string) integrity.CheckResult {
+	t.Helper()
+	v, err := integrity.LoadVerifierKey(pubPath)
+	require.NoError(t, err)
+	c, err := integrity.NewChecker(path, v)
+	require.NoError(t, err)
+	defer func() { _ = c.Close() }()
+	f, err := os.Open(path)
+	require.NoError(t, err)
+	defer func() { _ = f.Close() }()
+	_, err = io.Copy(c.Writer(), f)
+	require.NoError(t, err)
+	return c.Finish()
+}
+
+func TestIntegrityConfigErrorsNameTheKey(t *testing.T) {
+	keyPath, _ := writeKeys(t)
+	secret, err := os.ReadFile(keyPath)
+	require.NoError(t, err)
+	require.NoError(t, os.Chmod(keyPath, 0o640))
+
+	cm := confmap.NewFromStringMap(map[string]any{
+		"file": map[string]any{
+			"path":      filepath.Join(t.TempDir(), "a.jsonl"),
+			"integrity": map[string]any{"signing_key_file": keyPath, "checkpoint_interval": "-1s"},
+		},
+	})
+	cfg := createDefaultConfig()
+	require.NoError(t, cm.Unmarshal(&cfg))
+	err = confmap.Validate(cfg)
+	require.ErrorContains(t, err, "file: integrity: signing_key_file: ")
+	require.ErrorContains(t, err, "0640")
+	require.ErrorContains(t, err, "checkpoint_interval: must be >= 0")
+	require.NotContains(t, err.Error(), strings.TrimSpace(string(secret))[len("PRIVATE+KEY+"):])
+
+	// Absent section: integrity is off.
+	off := createDefaultConfig()
+	require.NoError(t, confmap.NewFromStringMap(map[string]any{"file": map[string]any{"path": "x.jsonl"}}).Unmarshal(&off))
+	require.False(t, off.(*Config).File.Get().Integrity.HasValue())
+}
+
+func TestIntegrityCheckpointOnShutdownAndPublish(t *testing.T) {
+	keyPath, pubPath := writeKeys(t)
+	var mu sync.Mutex
+	var published []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		published = append(published, r.Header.Get("Content-Type")+"|"+string(b))
+		mu.Unlock()
+	}))
+	defer srv.Close()
+
+	path := filepath.Join(t.TempDir(), "audit.jsonl")
+	cfg := syncConfig()
+	withFile(cfg, path, auditevent.PolicyOverride{})
+	ic := withIntegrity(cfg, keyPath)
+	pc := confighttp.NewDefaultClientConfig()
+	pc.Endpoint = srv.URL
+	ic.Publish = configoptional.Some(pc)
+
+	te := startIntegrityExporters(t, cfg)
+	require.NoError(t, te.traces.ConsumeTraces(context.Background(), buildTraces(t, sampleSpans()...)))
+	te.shutdown(t)
+
+	lines := readLines(t, path)
+	require.NotEmpty(t, lines)
+	res := checkFile(t, path, pubPath)
+	require.Nil(t, res.Failure)
+	require.Equal(t, int64(len(lines)), res.Sealed)
+	require.Equal(t, 1, res.Checkpoints)
+
+	mu.Lock()
+	defer mu.Unlock()
+	require.Len(t, published, 1)
+	ct, note, _ := strings.Cut(published[0], "|")
+	require.Equal(t, "text/plain; charset=utf-8", ct)
+	cps, err := os.ReadFile(integrity.CheckpointsPath(path))
+	require.NoError(t, err)
+	require.Equal(t, string(cps), note+"\n", "the published note is the sidecar's record")
+
+	require.Equal(t, int64(1), te.sum(t, "otelcol_sandboxaudit_exporter_checkpoints_written"))
+	require.Equal(t, int64(len(lines)), te.sum(t, "otelcol_sandboxaudit_exporter_lines_sealed"))
+}
+
+func TestIntegrityIntervalCheckpoints(t *testing.T) {
+	keyPath, pubPath := writeKeys(t)
+	path := filepath.Join(t.TempDir(), "audit.jsonl")
+	cfg := syncConfig()
+	withFile(cfg, path, auditevent.PolicyOverride{})
+	withIntegrity(cfg, keyPath).CheckpointInterval = 20 * time.Millisecond
+	te := startIntegrityExporters(t, cfg)
+	require.NoError(t, te.traces.ConsumeTraces(context.Background(), buildTraces(t, sampleSpans()...)))
+	// Wait (bounded) for the interval checkpoint, before shutdown.
+	require.Eventually(t, func() bool {
+		b, _ := os.ReadFile(integrity.CheckpointsPath(path))
+		return len(b) > 0
+	}, 10*time.Second, 10*time.Millisecond)
+	te.shutdown(t)
+	res := checkFile(t, path, pubPath)
+	require.Nil(t, res.Failure)
+	require.Equal(t, 1, res.Checkpoints, "nothing new at shutdown: no second checkpoint")
+}
+
+func TestIntegrityRefusesTamperedFileAtStart(t *testing.T) {
+	keyPath, _ := writeKeys(t)
+	path := filepath.Join(t.TempDir(), "audit.jsonl")
+	cfg := syncConfig()
+	withFile(cfg, path, auditevent.PolicyOverride{})
+	withIntegrity(cfg, keyPath)
+	te := startIntegrityExporters(t, cfg)
+	require.NoError(t, te.traces.ConsumeTraces(context.Background(), buildTraces(t, sampleSpans()...)))
+	te.shutdown(t)
+
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(path, []byte(strings.Replace(string(data), `"seq":1,`, `"seq":7,`, 1)), 0o600))
+
+	exp, err := NewFactory().CreateTraces(context.Background(), exportertest.NewNopSettings(typ), cfg)
+	require.NoError(t, err)
+	err = exp.Start(context.Background(), componenttest.NewNopHost())
+	require.ErrorIs(t, err, integrity.ErrTampered)
+	require.ErrorContains(t, err, "line 1 differs")
+	require.NoError(t, exp.Shutdown(context.Background()))
+}
+
+// integrityExporters is a started traces exporter shut down explicitly.
+type integrityExporters struct {
+	*testExporters
+	done bool
+}
+
+func startIntegrityExporters(t *testing.T, cfg *Config) *integrityExporters {
+	t.Helper()
+	require.NoError(t, confmap.Validate(cfg))
+	tel := componenttest.NewTelemetry()
+	t.Cleanup(func() { require.NoError(t, tel.Shutdown(context.Background())) })
+	set := exportertest.NewNopSettings(typ)
+	set.TelemetrySettings = tel.NewTelemetrySettings()
+	tr, err := NewFactory().CreateTraces(context.Background(), set, cfg)
+	require.NoError(t, err)
+	require.NoError(t, tr.Start(context.Background(), componenttest.NewNopHost()))
+	ie := &integrityExporters{testExporters: &testExporters{traces: tr, tel: tel}}
+	t.Cleanup(func() {
+		if !ie.done {
+			require.NoError(t, tr.Shutdown(context.Background()))
+		}
+	})
+	return ie
+}
+
+func (ie *integrityExporters) shutdown(t *testing.T) {
+	t.Helper()
+	require.NoError(t, ie.traces.Shutdown(context.Background()))
+	ie.done = true
+}
+
+func (ie *integrityExporters) sum(t *testing.T, name string) int64 {
+	t.Helper()
+	m, err := ie.tel.GetMetric(name)
+	require.NoError(t, err)
+	return sumPoints(m, "", "")
+}
