@@ -1,9 +1,11 @@
 // Command example records a few fake sandbox operations with sandboxtrace
-// and sends the spans over OTLP/HTTP to a collector (localhost:4318 by
-// default). It prints the session id and trace id, and exits non-zero when
-// the spans could not be exported.
+// and sends them over OTLP/HTTP to a collector (localhost:4318 by default):
+// each operation's start event first, as a log record (write-ahead, SPEC
+// §8), then its span. It prints the session id and trace id before the
+// first operation, and exits non-zero when anything could not be exported.
 //
 //	go run ./example -endpoint localhost:4318 -capture-output
+//	go run ./example -delivery sync -exec-sleep 30s -exit-code 3
 package main
 
 import (
@@ -21,7 +23,9 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"go.opentelemetry.io/otel/exporters/otlp/otlplog/otlploghttp"
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
+	sdklog "go.opentelemetry.io/otel/sdk/log"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace"
 
@@ -40,6 +44,11 @@ type config struct {
 	sessionID     uuid.UUID
 	captureOutput bool
 	timeout       time.Duration
+	delivery      sandboxtrace.Delivery
+	syncTimeout   time.Duration
+	// execSleep > 0 makes the first exec print "exec running" and sleep.
+	execSleep time.Duration
+	exitCode  int
 }
 
 func main() {
@@ -68,8 +77,20 @@ func parseFlags(args []string, output io.Writer) (config, error) {
 	fs.StringVar(&session, "session", "", "session id (UUID); random when empty")
 	fs.BoolVar(&cfg.captureOutput, "capture-output", false, "record exec stdout/stderr on the spans")
 	fs.DurationVar(&cfg.timeout, "timeout", 10*time.Second, "export deadline, retries included")
+	delivery := fs.String("delivery", "best_effort", "start-event delivery: best_effort (queued) or sync (acknowledged before each operation runs; fail closed)")
+	fs.DurationVar(&cfg.syncTimeout, "sync-timeout", sandboxtrace.DefaultSyncTimeout, "how long -delivery sync waits for each acknowledgement")
+	fs.DurationVar(&cfg.execSleep, "exec-sleep", 0, "the first exec prints \"exec running\" and sleeps this long")
+	fs.IntVar(&cfg.exitCode, "exit-code", 0, "exit code the first exec reports")
 	if err := fs.Parse(args); err != nil {
 		return config{}, err
+	}
+	d, err := sandboxtrace.ParseDelivery(*delivery)
+	if err != nil {
+		return config{}, fmt.Errorf("-delivery: %w", err)
+	}
+	cfg.delivery = d
+	if cfg.execSleep < 0 || cfg.syncTimeout <= 0 {
+		return config{}, fmt.Errorf("-exec-sleep must be >= 0 and -sync-timeout > 0, got %v and %v", cfg.execSleep, cfg.syncTimeout)
 	}
 	if fs.NArg() > 0 {
 		return config{}, fmt.Errorf("unexpected arguments %q", fs.Args())
@@ -112,48 +133,101 @@ func (b *optionalBool) Set(s string) error {
 	return nil
 }
 
-// exporterOptions turns the endpoint settings into exporter options. An
-// explicit -insecure always wins over the loopback default; with a URL the
-// scheme decides and a contradicting -insecure is an error.
-func exporterOptions(cfg config, getenv func(string) string) ([]otlptracehttp.Option, error) {
-	endpoint := cfg.endpoint
-	if endpoint == "" {
+// endpoint is where the exporters send, resolved from the flags.
+type endpoint struct {
+	// fromEnv: the exporters read the standard OTEL_EXPORTER_OTLP_*
+	// variables themselves.
+	fromEnv  bool
+	url      *url.URL // an http(s) URL -endpoint
+	hostPort string   // a host:port -endpoint
+	insecure bool
+}
+
+// resolveEndpoint checks the endpoint settings. An explicit -insecure always
+// wins over the loopback default; with a URL the scheme decides and a
+// contradicting -insecure is an error.
+func resolveEndpoint(cfg config, getenv func(string) string) (endpoint, error) {
+	ep := endpoint{hostPort: cfg.endpoint}
+	if ep.hostPort == "" {
 		if getenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT") != "" || getenv("OTEL_EXPORTER_OTLP_ENDPOINT") != "" {
-			// The exporter reads the standard variables itself.
-			if cfg.insecure != nil && *cfg.insecure {
-				return []otlptracehttp.Option{otlptracehttp.WithInsecure()}, nil
-			}
-			return nil, nil
+			ep.fromEnv = true
+			ep.insecure = cfg.insecure != nil && *cfg.insecure
+			return ep, nil
 		}
-		endpoint = defaultEndpoint
+		ep.hostPort = defaultEndpoint
 	}
-	if strings.Contains(endpoint, "://") {
-		u, err := url.Parse(endpoint)
+	if strings.Contains(ep.hostPort, "://") {
+		u, err := url.Parse(ep.hostPort)
 		if err != nil {
-			return nil, fmt.Errorf("-endpoint %q: %w", endpoint, err)
+			return endpoint{}, fmt.Errorf("-endpoint %q: %w", ep.hostPort, err)
 		}
 		if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return nil, fmt.Errorf("-endpoint %q: want an http or https URL with a host", endpoint)
+			return endpoint{}, fmt.Errorf("-endpoint %q: want an http or https URL with a host", ep.hostPort)
 		}
 		if cfg.insecure != nil && *cfg.insecure != (u.Scheme == "http") {
-			return nil, fmt.Errorf("-insecure=%v contradicts the %s scheme of -endpoint", *cfg.insecure, u.Scheme)
+			return endpoint{}, fmt.Errorf("-insecure=%v contradicts the %s scheme of -endpoint", *cfg.insecure, u.Scheme)
 		}
-		if u.Path == "" || u.Path == "/" {
-			u.Path = "/v1/traces" // the collector's OTLP/HTTP traces path
-		}
-		return []otlptracehttp.Option{otlptracehttp.WithEndpointURL(u.String())}, nil
+		return endpoint{url: u}, nil
 	}
-	host, _, err := net.SplitHostPort(endpoint)
+	host, _, err := net.SplitHostPort(ep.hostPort)
 	if err != nil {
-		return nil, fmt.Errorf("-endpoint %q: want host:port or a URL: %w", endpoint, err)
+		return endpoint{}, fmt.Errorf("-endpoint %q: want host:port or a URL: %w", ep.hostPort, err)
 	}
-	opts := []otlptracehttp.Option{otlptracehttp.WithEndpoint(endpoint)}
-	insecure := isLoopback(host)
+	ep.insecure = isLoopback(host)
 	if cfg.insecure != nil {
-		insecure = *cfg.insecure
+		ep.insecure = *cfg.insecure
 	}
-	if insecure {
+	return ep, nil
+}
+
+// signalURL is the URL of one signal's OTLP path: the collector's default
+// (/v1/traces, /v1/logs) when the URL has no path; a URL ending in
+// /v1/traces gives its logs path beside it.
+func (ep endpoint) signalURL(signal string) string {
+	u := *ep.url
+	switch p := strings.TrimSuffix(u.Path, "/"); {
+	case p == "":
+		u.Path = "/v1/" + signal
+	case signal != "traces":
+		u.Path = strings.TrimSuffix(p, "/v1/traces") + "/v1/" + signal
+	}
+	return u.String()
+}
+
+// exporterOptions turns the endpoint settings into span exporter options.
+func exporterOptions(cfg config, getenv func(string) string) ([]otlptracehttp.Option, error) {
+	ep, err := resolveEndpoint(cfg, getenv)
+	if err != nil {
+		return nil, err
+	}
+	var opts []otlptracehttp.Option
+	switch {
+	case ep.url != nil:
+		return []otlptracehttp.Option{otlptracehttp.WithEndpointURL(ep.signalURL("traces"))}, nil
+	case !ep.fromEnv:
+		opts = append(opts, otlptracehttp.WithEndpoint(ep.hostPort))
+	}
+	if ep.insecure {
 		opts = append(opts, otlptracehttp.WithInsecure())
+	}
+	return opts, nil
+}
+
+// logExporterOptions is exporterOptions for the start-event log exporter.
+func logExporterOptions(cfg config, getenv func(string) string) ([]otlploghttp.Option, error) {
+	ep, err := resolveEndpoint(cfg, getenv)
+	if err != nil {
+		return nil, err
+	}
+	var opts []otlploghttp.Option
+	switch {
+	case ep.url != nil:
+		return []otlploghttp.Option{otlploghttp.WithEndpointURL(ep.signalURL("logs"))}, nil
+	case !ep.fromEnv:
+		opts = append(opts, otlploghttp.WithEndpoint(ep.hostPort))
+	}
+	if ep.insecure {
+		opts = append(opts, otlploghttp.WithInsecure())
 	}
 	return opts, nil
 }
@@ -166,90 +240,138 @@ func isLoopback(host string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-// run exports the fake session and reports whether every span got through.
+// run exports the fake session and reports whether every span and start
+// event got through.
 func run(ctx context.Context, cfg config, getenv func(string) string, out io.Writer) error {
-	opts, err := exporterOptions(cfg, getenv)
+	spanExp, err := newSpanExporter(ctx, cfg, getenv)
 	if err != nil {
 		return err
 	}
-	opts = append(opts,
-		otlptracehttp.WithTimeout(cfg.timeout),
-		otlptracehttp.WithRetry(otlptracehttp.RetryConfig{
-			Enabled:         true,
-			InitialInterval: 200 * time.Millisecond,
-			MaxInterval:     2 * time.Second,
-			MaxElapsedTime:  cfg.timeout,
-		}))
-	exp, err := otlptracehttp.New(ctx, opts...)
+	logExp, err := newLogExporter(ctx, cfg, getenv)
 	if err != nil {
-		return fmt.Errorf("create OTLP/HTTP exporter: %w", err)
+		return err
 	}
-	rec := &errRecorder{SpanExporter: exp}
+	rec := &errRecorder{SpanExporter: spanExp}
+	logRec := &logErrRecorder{Exporter: logExp}
 	tp := sdktrace.NewTracerProvider(
-		sdktrace.WithBatcher(rec),
+		// Blocks instead of dropping when its queue is full.
+		sdktrace.WithSpanProcessor(sandboxtrace.NewSpanProcessor(rec)),
 		// An audit trail wants every span.
 		sdktrace.WithSampler(sdktrace.AlwaysSample()))
 
-	s, simErr := simulate(ctx, tp, cfg)
-	if s != nil {
-		_, _ = fmt.Fprintf(out, "session_id=%s\ntrace_id=%s\n", s.ID(), s.TraceID())
-	}
-	// Shutdown flushes the batch; a failed batch is only visible through
-	// the recorder, since the batcher hands export errors to the global
+	simErr := simulate(ctx, tp, cfg, logRec, out)
+	// Shutdown flushes the batches; a failed batch is only visible through
+	// the recorders, since the processors hand export errors to the global
 	// error handler.
 	shutdownCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cfg.timeout+5*time.Second)
 	defer cancel()
 	shutdownErr := tp.Shutdown(shutdownCtx)
-	if err := errors.Join(simErr, rec.err(), shutdownErr); err != nil {
+	if err := errors.Join(simErr, rec.err(), logRec.err(), shutdownErr); err != nil {
 		return err
 	}
 	_, _ = fmt.Fprintf(out, "exported %d spans\n", rec.exported())
 	return nil
 }
 
-// simulate runs a fake sandbox session: start, exec (ok, with output),
-// write, read, a failing exec, stop.
-func simulate(ctx context.Context, tp trace.TracerProvider, cfg config) (*sandboxtrace.Session, error) {
+func retryConfig(timeout time.Duration) (initial, maxInterval, maxElapsed time.Duration) {
+	return 200 * time.Millisecond, 2 * time.Second, timeout
+}
+
+func newSpanExporter(ctx context.Context, cfg config, getenv func(string) string) (sdktrace.SpanExporter, error) {
+	opts, err := exporterOptions(cfg, getenv)
+	if err != nil {
+		return nil, err
+	}
+	initial, maxInterval, maxElapsed := retryConfig(cfg.timeout)
+	opts = append(opts, otlptracehttp.WithTimeout(cfg.timeout), otlptracehttp.WithRetry(otlptracehttp.RetryConfig{
+		Enabled: true, InitialInterval: initial, MaxInterval: maxInterval, MaxElapsedTime: maxElapsed,
+	}))
+	exp, err := otlptracehttp.New(ctx, opts...)
+	if err != nil {
+		return nil, fmt.Errorf("create OTLP/HTTP span exporter: %w", err)
+	}
+	return exp, nil
+}
+
+func newLogExporter(ctx context.Context, cfg config, getenv func(string) string) (sdklog.Exporter, error) {
+	opts, err := logExporterOptions(cfg, getenv)
+	if err != nil {
+		return nil, err
+	}
+	initial, maxInterval, maxElapsed := retryConfig(cfg.timeout)
+	opts = append(opts, otlploghttp.WithTimeout(cfg.timeout), otlploghttp.WithRetry(otlploghttp.RetryConfig{
+		Enabled: true, InitialInterval: initial, MaxInterval: maxInterval, MaxElapsedTime: maxElapsed,
+	}))
+	exp, err := otlploghttp.New(ctx, opts...)
+	if err != nil {
+		return nil, fmt.Errorf("create OTLP/HTTP log exporter: %w", err)
+	}
+	return exp, nil
+}
+
+// simulate runs a fake sandbox session: start, exec (with output; it may
+// sleep and report -exit-code), write, read, a failing exec, stop. It
+// prints the session's ids before the first operation.
+func simulate(ctx context.Context, tp trace.TracerProvider, cfg config, logs sdklog.Exporter, out io.Writer) (err error) {
 	opts := []sandboxtrace.Option{sandboxtrace.WithSessionID(cfg.sessionID), sandboxtrace.WithBackend("fake")}
 	if cfg.captureOutput {
 		opts = append(opts, sandboxtrace.WithOutputCapture(0))
 	}
+	if logs != nil {
+		opts = append(opts, sandboxtrace.WithLogExporter(logs),
+			sandboxtrace.WithDelivery(cfg.delivery), sandboxtrace.WithSyncTimeout(cfg.syncTimeout))
+	}
 	s, err := sandboxtrace.NewSession(ctx, tp, opts...)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	defer s.End()
+	_, _ = fmt.Fprintf(out, "session_id=%s\ntrace_id=%s\n", s.ID(), s.TraceID())
+	defer func() {
+		shutdownCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cfg.timeout+5*time.Second)
+		defer cancel()
+		err = errors.Join(err, s.Shutdown(shutdownCtx))
+	}()
 
 	nothing := func(context.Context) error { return nil }
-	if err := s.Do(ctx, "start", nil, func(context.Context, *sandboxtrace.Op) error { return nil }); err != nil {
-		return s, fmt.Errorf("start: %w", err)
+	if err := s.StartSandbox(ctx, nothing); err != nil {
+		return fmt.Errorf("start: %w", err)
 	}
-	_, err = s.Exec(ctx, sandboxtrace.ExecRequest{Command: []string{"echo", "hello"}, Timeout: 30 * time.Second, Shell: true},
-		func(context.Context) (sandboxtrace.ExecResult, error) {
-			return sandboxtrace.ExecResult{Stdout: []byte("hello\n"), Stderr: []byte{}}, nil
+	_, err = s.Exec(ctx, sandboxtrace.ExecRequest{Command: []string{"echo", "hello"}, Timeout: sandboxtrace.Timeout(30 * time.Second), Shell: true},
+		func(ctx context.Context) (sandboxtrace.ExecResult, error) {
+			if cfg.execSleep > 0 {
+				_, _ = fmt.Fprintln(out, "exec running")
+				select {
+				case <-time.After(cfg.execSleep):
+				case <-ctx.Done():
+					return sandboxtrace.ExecResult{}, sandboxtrace.ExecTimeout(ctx.Err())
+				}
+			}
+			return sandboxtrace.ExecResult{ExitCode: cfg.exitCode, Stdout: []byte("hello\n"), Stderr: []byte{}}, nil
 		})
 	if err != nil {
-		return s, fmt.Errorf("exec: %w", err)
+		return fmt.Errorf("exec: %w", err)
 	}
 	note := []byte("hello world\n")
-	if err := s.Write(ctx, "/workspace/notes.txt", int64(len(note)), nothing); err != nil {
-		return s, fmt.Errorf("write: %w", err)
+	agent := sandboxtrace.User("agent")
+	if err := s.Write(ctx, "/workspace/notes.txt", agent, int64(len(note)), nothing); err != nil {
+		return fmt.Errorf("write: %w", err)
 	}
-	if err := s.Read(ctx, "/workspace/notes.txt", nothing); err != nil {
-		return s, fmt.Errorf("read: %w", err)
+	if err := s.Read(ctx, "/workspace/notes.txt", agent, nothing); err != nil {
+		return fmt.Errorf("read: %w", err)
 	}
-	_, err = s.Exec(ctx, sandboxtrace.ExecRequest{Command: []string{"ls", "/nope"}, Shell: true},
+	// A non-zero exit is ok=false with null error fields, as in the Python
+	// session; it is not an error of the call.
+	res, err := s.Exec(ctx, sandboxtrace.ExecRequest{Command: []string{"ls", "/nope"}, Shell: true},
 		func(context.Context) (sandboxtrace.ExecResult, error) {
 			return sandboxtrace.ExecResult{ExitCode: 2, Stderr: []byte("ls: cannot access '/nope': No such file or directory\n")}, nil
 		})
-	var se *sandboxtrace.Error
-	if !errors.As(err, &se) || se.Code != "exec_nonzero" {
-		return s, fmt.Errorf("failing exec: want an exec_nonzero error, got %v", err)
+	if err != nil || res.ExitCode != 2 {
+		return fmt.Errorf("failing exec: want exit code 2 and no error, got %d, %v", res.ExitCode, err)
 	}
-	if err := s.Do(ctx, "stop", nil, func(context.Context, *sandboxtrace.Op) error { return nil }); err != nil {
-		return s, fmt.Errorf("stop: %w", err)
+	if err := s.Stop(ctx, nothing); err != nil {
+		return fmt.Errorf("stop: %w", err)
 	}
-	return s, nil
+	return nil
 }
 
 // errRecorder remembers export failures that the batch processor would
@@ -283,4 +405,28 @@ func (r *errRecorder) exported() int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.count
+}
+
+// logErrRecorder remembers start-event export failures (best-effort
+// delivery reports them only to the error handler).
+type logErrRecorder struct {
+	sdklog.Exporter
+	mu   sync.Mutex
+	errs []error
+}
+
+func (r *logErrRecorder) Export(ctx context.Context, records []sdklog.Record) error {
+	err := r.Exporter.Export(ctx, records)
+	if err != nil {
+		r.mu.Lock()
+		r.errs = append(r.errs, fmt.Errorf("export %d start events: %w", len(records), err))
+		r.mu.Unlock()
+	}
+	return err
+}
+
+func (r *logErrRecorder) err() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return errors.Join(r.errs...)
 }

@@ -17,19 +17,22 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/plog"
+	"go.opentelemetry.io/collector/pdata/plog/plogotlp"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 	"go.opentelemetry.io/collector/pdata/ptrace/ptraceotlp"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 )
 
-// otlpServer is a minimal OTLP/HTTP traces endpoint on loopback that keeps
-// what it receives.
+// otlpServer is a minimal OTLP/HTTP traces and logs endpoint on loopback
+// that keeps what it receives.
 type otlpServer struct {
 	*httptest.Server
 	mu     sync.Mutex
 	paths  []string
 	traces []ptrace.Traces
+	logs   []plog.Logs
 }
 
 func newOTLPServer(t *testing.T, status int) *otlpServer {
@@ -41,20 +44,33 @@ func newOTLPServer(t *testing.T, status int) *otlpServer {
 			http.Error(w, err.Error(), http.StatusBadRequest)
 			return
 		}
-		req := ptraceotlp.NewExportRequest()
-		if err := req.UnmarshalProto(body); err != nil {
+		var resp []byte
+		s.mu.Lock()
+		s.paths = append(s.paths, r.URL.Path)
+		if strings.HasSuffix(r.URL.Path, "/v1/logs") {
+			req := plogotlp.NewExportRequest()
+			err = req.UnmarshalProto(body)
+			s.logs = append(s.logs, req.Logs())
+			if err == nil {
+				resp, err = plogotlp.NewExportResponse().MarshalProto()
+			}
+		} else {
+			req := ptraceotlp.NewExportRequest()
+			err = req.UnmarshalProto(body)
+			s.traces = append(s.traces, req.Traces())
+			if err == nil {
+				resp, err = ptraceotlp.NewExportResponse().MarshalProto()
+			}
+		}
+		s.mu.Unlock()
+		if err != nil {
 			http.Error(w, err.Error(), http.StatusBadRequest)
 			return
 		}
-		s.mu.Lock()
-		s.paths = append(s.paths, r.URL.Path)
-		s.traces = append(s.traces, req.Traces())
-		s.mu.Unlock()
 		if status != http.StatusOK {
 			http.Error(w, "refused by test", status)
 			return
 		}
-		resp, err := ptraceotlp.NewExportResponse().MarshalProto()
 		if err != nil {
 			http.Error(w, err.Error(), http.StatusInternalServerError)
 			return
@@ -64,6 +80,27 @@ func newOTLPServer(t *testing.T, status int) *otlpServer {
 	}))
 	t.Cleanup(s.Close)
 	return s
+}
+
+// startRecords returns the received write-ahead records' bodies.
+func (s *otlpServer) startRecords() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []string
+	for _, ld := range s.logs {
+		for i := 0; i < ld.ResourceLogs().Len(); i++ {
+			sl := ld.ResourceLogs().At(i).ScopeLogs()
+			for j := 0; j < sl.Len(); j++ {
+				lr := sl.At(j).LogRecords()
+				for k := 0; k < lr.Len(); k++ {
+					if lr.At(k).EventName() == "sandbox.session.start" {
+						out = append(out, lr.At(k).Body().Str())
+					}
+				}
+			}
+		}
+	}
+	return out
 }
 
 // spans returns the received spans by name.
@@ -114,7 +151,8 @@ func TestRunExportsTheSession(t *testing.T) {
 	for _, name := range []string{"sandbox.session", "sandbox.start", "sandbox.exec", "sandbox.write", "sandbox.read", "sandbox.stop"} {
 		require.Contains(t, spans, name)
 	}
-	assert.Equal(t, []string{"/v1/traces"}, uniq(srv.paths))
+	assert.ElementsMatch(t, []string{"/v1/logs", "/v1/traces"}, uniq(srv.paths))
+	assert.Len(t, srv.startRecords(), 6, "one write-ahead record per operation")
 
 	root := spans["sandbox.session"]
 	traceID := root.TraceID()
@@ -125,10 +163,14 @@ func TestRunExportsTheSession(t *testing.T) {
 	assert.Equal(t, "session_id=0b9d8c7e-6f5a-4b3c-8d2e-1f0a9b8c7d6e\ntrace_id="+traceHex(traceID)+"\nexported 7 spans\n", out.String())
 
 	write := spans["sandbox.write"]
-	assert.Equal(t, `{"bytes":12,"path":"/workspace/notes.txt","user":null}`, str(t, write, "sandbox.start_data"))
-	// The last exec (the failing one) is the one kept by name.
+	assert.Equal(t, `{"bytes":12,"path":"/workspace/notes.txt","user":"agent"}`, str(t, write, "sandbox.start_data"))
+	// The last exec (the failing one) is the one kept by name: ok=false,
+	// no error fields, exit code kept.
 	exec := spans["sandbox.exec"]
-	assert.Equal(t, "exec_nonzero", str(t, exec, "sandbox.error.code"))
+	_, hasCode := exec.Attributes().Get("sandbox.error.code")
+	assert.False(t, hasCode)
+	assert.Equal(t, "false", str(t, exec, "sandbox.ok"))
+	assert.Equal(t, "2", str(t, exec, "process.exit.code"))
 	assert.Equal(t, ptrace.StatusCodeError, exec.Status().Code())
 	stderr, err := base64.StdEncoding.DecodeString(str(t, exec, "sandbox.exec.stderr_bytes"))
 	require.NoError(t, err)
@@ -149,7 +191,7 @@ func TestRunWithURLAndEnvEndpoints(t *testing.T) {
 		return ""
 	}, io.Discard))
 	require.Len(t, env.spans(), 6)
-	assert.Equal(t, []string{"/v1/traces"}, uniq(env.paths))
+	assert.ElementsMatch(t, []string{"/v1/logs", "/v1/traces"}, uniq(env.paths))
 }
 
 func TestRunFailsWhenExportIsRefused(t *testing.T) {
@@ -189,8 +231,9 @@ func TestSimulateRecordsTheFakeSession(t *testing.T) {
 		exp := tracetest.NewInMemoryExporter()
 		tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(exp))
 		cfg := config{captureOutput: capture, timeout: time.Second}
-		s, err := simulate(context.Background(), tp, cfg)
-		require.NoError(t, err)
+		var out bytes.Buffer
+		require.NoError(t, simulate(context.Background(), tp, cfg, nil, &out))
+		assert.Regexp(t, `^session_id=[0-9a-f-]{36}\ntrace_id=[0-9a-f]{32}\n$`, out.String())
 		// The syncer has exported every ended span (the in-memory exporter
 		// forgets them on Shutdown, so read first).
 
@@ -235,7 +278,6 @@ func TestSimulateRecordsTheFakeSession(t *testing.T) {
 			want[1].stdout = ""
 		}
 		assert.Equal(t, want, got, "capture=%v", capture)
-		assert.NotEqual(t, uuid.Nil, s.ID())
 		require.NoError(t, tp.Shutdown(context.Background()))
 	}
 }
@@ -259,7 +301,14 @@ func TestParseFlags(t *testing.T) {
 	require.NotNil(t, cfg.insecure)
 	assert.True(t, *cfg.insecure)
 
-	for _, args := range [][]string{{"-insecure=maybe"}, {"-session", "nope"}, {"-timeout", "0s"}, {"extra"}, {"-bogus"}} {
+	cfg, err = parseFlags([]string{"-delivery", "sync", "-exec-sleep", "2s", "-exit-code", "3"}, io.Discard)
+	require.NoError(t, err)
+	assert.Equal(t, "sync", cfg.delivery.String())
+	assert.Equal(t, 2*time.Second, cfg.execSleep)
+	assert.Equal(t, 3, cfg.exitCode)
+
+	for _, args := range [][]string{{"-insecure=maybe"}, {"-session", "nope"}, {"-timeout", "0s"}, {"extra"}, {"-bogus"},
+		{"-delivery", "eventually"}, {"-exec-sleep", "-1s"}, {"-sync-timeout", "0s"}} {
 		_, err := parseFlags(args, io.Discard)
 		assert.Error(t, err, "%q", args)
 	}
@@ -298,3 +347,42 @@ func uniq(ss []string) []string {
 }
 
 func traceHex(id pcommon.TraceID) string { return id.String() }
+
+func TestExitCodeAndExecSleep(t *testing.T) {
+	srv := newOTLPServer(t, http.StatusOK)
+	var out bytes.Buffer
+	cfg := testConfig(t, "-endpoint", srv.URL, "-exit-code", "3", "-exec-sleep", "10ms")
+	require.NoError(t, run(context.Background(), cfg, noEnv, &out))
+	lines := strings.Split(out.String(), "\n")
+	require.GreaterOrEqual(t, len(lines), 3)
+	assert.True(t, strings.HasPrefix(lines[0], "session_id="), "session id first")
+	assert.Equal(t, "exec running", lines[2])
+
+	var first ptrace.Span
+	for _, td := range srv.traces {
+		sp := td.ResourceSpans().At(0).ScopeSpans().At(0).Spans()
+		for i := 0; i < sp.Len(); i++ {
+			if v, ok := sp.At(i).Attributes().Get("sandbox.event.start_seq"); ok && v.Int() == 3 {
+				first = sp.At(i)
+			}
+		}
+	}
+	assert.Equal(t, "false", str(t, first, "sandbox.ok"))
+	assert.Equal(t, "3", str(t, first, "process.exit.code"))
+	assert.Contains(t, str(t, first, "sandbox.finish_data"), `"exit_code":3`)
+}
+
+func TestSyncDeliveryWithoutCollectorRunsNothing(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	addr := l.Addr().String()
+	require.NoError(t, l.Close())
+
+	var out bytes.Buffer
+	cfg := testConfig(t, "-endpoint", addr, "-delivery", "sync", "-sync-timeout", "300ms", "-exec-sleep", "1ms", "-timeout", "1s")
+	err = run(context.Background(), cfg, noEnv, &out)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "start event not acknowledged")
+	assert.NotContains(t, out.String(), "exec running")
+	assert.Contains(t, out.String(), "session_id=")
+}

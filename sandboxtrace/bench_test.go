@@ -55,7 +55,7 @@ func BenchmarkExecCapture64KiB(b *testing.B) {
 	s := benchSession(b, sandboxtrace.WithOutputCapture(0))
 	ctx := context.Background()
 	out := bytes.Repeat([]byte("0123456789abcdef"), 8<<10) // 128 KiB, cut to 64 KiB
-	req := sandboxtrace.ExecRequest{Command: []string{"cat", "big"}, Timeout: 30 * time.Second, Shell: true}
+	req := sandboxtrace.ExecRequest{Command: []string{"cat", "big"}, Timeout: sandboxtrace.Timeout(30 * time.Second), Shell: true}
 	run := func(context.Context) (sandboxtrace.ExecResult, error) {
 		return sandboxtrace.ExecResult{Stdout: out, Stderr: []byte{}}, nil
 	}

@@ -161,11 +161,28 @@ func fieldsOf(err error) errorFields {
 	if errors.As(err, &se) {
 		f.typ = se.TypeName()
 		f.code = se.Code
-		f.retryable = se.Retryable
+		f.retryable = retryableOf(se)
 		return f
 	}
 	f.typ = goTypeName(err)
 	return f
+}
+
+// retryableOf is se's retryability, else that of the nearest *Error in its
+// cause chain that carries one, as the reference's SandboxError inherits it
+// from its cause (ExecTransport(ExecTimeout(…)) is not retryable).
+func retryableOf(se *Error) *bool {
+	for se != nil {
+		if se.Retryable != nil {
+			return se.Retryable
+		}
+		var next *Error
+		if !errors.As(se.Err, &next) {
+			return nil
+		}
+		se = next
+	}
+	return nil
 }
 
 // goTypeName names err's dynamic type the way Python's type(exc).__name__

@@ -27,7 +27,7 @@ func Example() {
 	}
 	defer s.End()
 
-	_ = s.Do(ctx, "start", nil, func(ctx context.Context, _ *sandboxtrace.Op) error {
+	_ = s.StartSandbox(ctx, func(ctx context.Context) error {
 		return nil // start the sandbox here
 	})
 	res, err := s.Exec(ctx, sandboxtrace.ExecRequest{Command: []string{"false"}},
@@ -46,9 +46,9 @@ func Example() {
 		fmt.Println("  finish_data", attrs[semconv.AttrFinishData])
 	}
 	// Output:
-	// exit code: 1 error: command exited with code 1
+	// exit code: 1 error: <nil>
 	// sandbox.start seq=1,2 ok=true code=""
 	//   finish_data {}
-	// sandbox.exec seq=3,4 ok=false code="exec_nonzero"
+	// sandbox.exec seq=3,4 ok=false code=""
 	//   finish_data {"command":["false"],"exit_code":1,"process.exit.code":1,"shell":false,"timeout_s":null,"user":null}
 }

@@ -8,15 +8,21 @@ import (
 )
 
 // ExecRequest describes a command run in the sandbox; it becomes the exec
-// start data exactly as the Python SDK writes it.
+// start data exactly as the Python SDK writes it:
+// {"command", "timeout_s", "shell", "user"}.
 type ExecRequest struct {
 	Command []string
-	// Timeout is the command's timeout; 0 means none (timeout_s null).
-	Timeout time.Duration
-	// Shell reports whether the command runs through a shell.
-	Shell bool
-	// User is the user the command runs as; "" means the default (null).
-	User string
+	// Timeout is the command's timeout: nil is none (timeout_s null); a
+	// zero timeout is 0.0, as Python writes timeout=0.
+	Timeout *time.Duration
+	// Shell reports whether the command runs through a shell; ShellArgv,
+	// when not nil, is the shell's argv instead (shell is then that list,
+	// as the reference allows).
+	Shell     bool
+	ShellArgv []string
+	// User is the user the command runs as; nil is the default (null). An
+	// empty name is recorded as "".
+	User *string
 }
 
 // ExecResult is a finished command.
@@ -26,34 +32,43 @@ type ExecResult struct {
 	Stderr   []byte
 }
 
-// data returns the Python SDK's exec start data:
-// {"command", "timeout_s", "shell", "user"}.
+// Timeout returns a pointer to d, for ExecRequest.Timeout.
+func Timeout(d time.Duration) *time.Duration { return &d }
+
+// User returns a pointer to name, for the user of Exec, Read and Write.
+func User(name string) *string { return &name }
+
 func (r ExecRequest) data() map[string]any {
-	command := make([]any, len(r.Command))
-	for i, c := range r.Command {
-		command[i] = c
-	}
-	var timeout, user any
-	if r.Timeout > 0 {
+	var timeout, user, shell any
+	if r.Timeout != nil {
 		timeout = r.Timeout.Seconds()
 	}
-	if r.User != "" {
-		user = r.User
+	if r.User != nil {
+		user = *r.User
 	}
-	return map[string]any{"command": command, "timeout_s": timeout, "shell": r.Shell, "user": user}
+	shell = r.Shell
+	if r.ShellArgv != nil {
+		shell = stringsAny(r.ShellArgv)
+	}
+	return map[string]any{"command": stringsAny(r.Command), "timeout_s": timeout, "shell": shell, "user": user}
 }
 
-// Exec records run as an exec operation. On success the finish data adds
-// exit_code and process.exit.code to the start data (as the Python SDK does)
+func stringsAny(ss []string) []any {
+	out := make([]any, len(ss))
+	for i, s := range ss {
+		out[i] = s
+	}
+	return out
+}
+
+// Exec records run as an exec operation, as the Python SDK's session does:
+// the finish data adds exit_code and process.exit.code to the start data,
 // and the output is recorded when the session captures it. A non-zero exit
-// code fails the operation with ExecNonZero, which Exec also returns,
-// together with the result. An error from run fails the operation as is (use
-// ExecTimeout or ExecTransport to give it a reference code).
-//
-// The Python SDK's own exec records a non-zero exit as ok=false with null
-// error fields and leaves raising ExecNonZeroError to its caller; Exec
-// records the exec_nonzero error fields so a Go caller's error and the audit
-// trail agree.
+// code is recorded as ok=false with all four error fields null, and Exec
+// returns no error for it; a caller who wants one returns
+// ExecNonZero(res.ExitCode) itself. An error from run fails the operation
+// as is (use ExecTimeout or ExecTransport to give it a reference code); the
+// finish data is then the start data.
 func (s *Session) Exec(ctx context.Context, req ExecRequest, run func(ctx context.Context) (ExecResult, error)) (ExecResult, error) {
 	var res ExecResult
 	err := s.Do(ctx, "exec", req.data(), func(ctx context.Context, o *Op) error {
@@ -70,31 +85,11 @@ func (s *Session) Exec(ctx context.Context, req ExecRequest, run func(ctx contex
 		// absent.
 		o.SetOutput(nonNil(res.Stdout), nonNil(res.Stderr))
 		if res.ExitCode != 0 {
-			return ExecNonZero(res.ExitCode)
+			o.SetNotOK()
 		}
 		return nil
 	})
 	return res, err
-}
-
-// Read records fn as a read of path (data {"path", "user": null}).
-func (s *Session) Read(ctx context.Context, path string, fn func(ctx context.Context) error) error {
-	return s.Do(ctx, "read", map[string]any{"path": path, "user": nil}, func(ctx context.Context, _ *Op) error {
-		return fn(ctx)
-	})
-}
-
-// Write records fn as a write of size bytes to path (data {"path", "user":
-// null, "bytes": size}); a negative size means unknown and leaves bytes out,
-// as the Python SDK does when it cannot tell a stream's length.
-func (s *Session) Write(ctx context.Context, path string, size int64, fn func(ctx context.Context) error) error {
-	data := map[string]any{"path": path, "user": nil}
-	if size >= 0 {
-		data["bytes"] = size
-	}
-	return s.Do(ctx, "write", data, func(ctx context.Context, _ *Op) error {
-		return fn(ctx)
-	})
 }
 
 func nonNil(b []byte) []byte {

@@ -32,6 +32,7 @@ type Op struct {
 	finishData map[string]any
 	stdout     []byte
 	stderr     []byte
+	notOK      bool
 
 	finished atomic.Bool
 }
@@ -49,6 +50,9 @@ type FinishOptions struct {
 	// Stdout and Stderr are raw exec output, recorded only when the session
 	// captures output. Nil means "no output"; empty means "empty output".
 	Stdout, Stderr []byte
+	// NotOK records ok=false without an error: the four error fields stay
+	// null (the reference's exec with a non-zero exit). Err, when set, wins.
+	NotOK bool
 }
 
 // Start records the start event of op (one of auditevent.Ops) and returns
@@ -142,6 +146,14 @@ func (o *Op) SetOutput(stdout, stderr []byte) {
 	o.mu.Unlock()
 }
 
+// SetNotOK marks the operation as not ok without an error (see
+// FinishOptions.NotOK).
+func (o *Op) SetNotOK() {
+	o.mu.Lock()
+	o.notOK = true
+	o.mu.Unlock()
+}
+
 // Finish records the finish event and ends the span. Only the first call
 // records; later calls do nothing and return nil.
 //
@@ -154,10 +166,15 @@ func (o *Op) Finish(opts FinishOptions) error {
 		return nil
 	}
 	o.mu.Lock()
-	data, stdout, stderr := o.finishData, o.stdout, o.stderr
+	data, stdout, stderr, notOK := o.finishData, o.stdout, o.stderr, o.notOK || opts.NotOK
 	o.mu.Unlock()
 	if opts.Data != nil {
 		data = opts.Data
+	}
+	if opts.Err != nil {
+		// As the reference: a failed operation's finish data is its start
+		// data; what was set for a success does not survive.
+		data = nil
 	}
 	if opts.Stdout != nil {
 		stdout = opts.Stdout
@@ -183,7 +200,7 @@ func (o *Op) Finish(opts FinishOptions) error {
 	attrs = append(attrs,
 		attribute.Int64(semconv.AttrFinishSeq, seq),
 		attribute.String(semconv.AttrFinishID, uuid.NewString()),
-		attribute.Bool(semconv.AttrOK, opts.Err == nil),
+		attribute.Bool(semconv.AttrOK, opts.Err == nil && !notOK),
 		attribute.Float64(semconv.AttrDurationMS, float64(ts.Sub(o.startTime))/float64(time.Millisecond)),
 	)
 	if finishData != nil {
@@ -214,6 +231,9 @@ func (o *Op) Finish(opts FinishOptions) error {
 			attrs = append(attrs, attribute.Bool(semconv.AttrErrorRetryable, *f.retryable))
 		}
 		o.span.SetStatus(codes.Error, f.message)
+	} else if notOK {
+		// No description: the mapping would read it as error_message.
+		o.span.SetStatus(codes.Error, "")
 	}
 	o.span.SetAttributes(attrs...)
 	o.span.End(trace.WithTimestamp(ts))
@@ -259,23 +279,30 @@ func asInt64(v any) (int64, bool) {
 	return 0, false
 }
 
-// encodeOutput cuts b to max bytes and base64-encodes it (OTel Go attributes
-// have no bytes type; SPEC §5 allows a base64 string). The cut backs off to
-// the start of a UTF-8 sequence it would split, so a bounded capture does not
-// end in a replacement character that the output never contained.
+// truncMark ends captured output that the capture bound cut, so the cut is
+// visible where the output is read, as SafeDecode marks its own cut.
+const truncMark = "\u2026"
+
+// encodeOutput cuts b to max bytes, marks a cut with truncMark, and
+// base64-encodes it (OTel Go attributes have no bytes type; SPEC §5 allows
+// a base64 string). The cut backs off to the start of a UTF-8 sequence it
+// would split, so a bounded capture does not end in a replacement character
+// that the output never contained.
 func encodeOutput(b []byte, max int) string {
-	if len(b) > max {
-		cut := max
-		for i := max - 1; i >= 0 && i > max-utf8.UTFMax; i-- {
-			if utf8.RuneStart(b[i]) {
-				// size 1 is an invalid byte: raw bytes are cut as they are.
-				if _, size := utf8.DecodeRune(b[i:]); size > 1 && i+size > max {
-					cut = i
-				}
-				break
-			}
-		}
-		b = b[:cut]
+	if len(b) <= max {
+		return base64.StdEncoding.EncodeToString(b)
 	}
-	return base64.StdEncoding.EncodeToString(b)
+	cut := max
+	for i := max - 1; i >= 0 && i > max-utf8.UTFMax; i-- {
+		if utf8.RuneStart(b[i]) {
+			// size 1 is an invalid byte: raw bytes are cut as they are.
+			if _, size := utf8.DecodeRune(b[i:]); size > 1 && i+size > max {
+				cut = i
+			}
+			break
+		}
+	}
+	marked := make([]byte, 0, cut+len(truncMark))
+	marked = append(append(marked, b[:cut]...), truncMark...)
+	return base64.StdEncoding.EncodeToString(marked)
 }
