@@ -2,6 +2,7 @@ package sandboxauditreceiver // import "github.com/sandboxaudit/sandboxaudit/rec
 
 import (
 	"bytes"
+	"iter"
 	"strconv"
 
 	"github.com/sandboxaudit/sandboxaudit/auditevent"
@@ -31,16 +32,7 @@ func decodeNDJSON(body []byte, dst []auditevent.Event) ([]auditevent.Event, erro
 		// Events are large; growing the slice would copy them repeatedly.
 		dst = make([]auditevent.Event, 0, bytes.Count(body, []byte{'\n'})+1)
 	}
-	for line := 1; len(body) > 0; line++ {
-		var text []byte
-		if i := bytes.IndexByte(body, '\n'); i >= 0 {
-			text, body = body[:i], body[i+1:]
-		} else {
-			text, body = body, nil
-		}
-		if isBlank(text) {
-			continue
-		}
+	for line, text := range ndjsonLines(body) {
 		dst = append(dst, auditevent.Event{})
 		if err := opts.DecodeInto(text, &dst[len(dst)-1]); err != nil {
 			return dst[:len(dst)-1], &lineError{line: line, err: err}
@@ -53,18 +45,28 @@ func decodeNDJSON(body []byte, dst []auditevent.Event) ([]auditevent.Event, erro
 // events metric of a batch that was refused as a whole.
 func countLines(body []byte) int {
 	n := 0
-	for len(body) > 0 {
-		var text []byte
-		if i := bytes.IndexByte(body, '\n'); i >= 0 {
-			text, body = body[:i], body[i+1:]
-		} else {
-			text, body = body, nil
-		}
-		if !isBlank(text) {
-			n++
-		}
+	for range ndjsonLines(body) {
+		n++
 	}
 	return n
+}
+
+// ndjsonLines yields the non-blank lines of body without their "\n",
+// numbered from 1 counting every line.
+func ndjsonLines(body []byte) iter.Seq2[int, []byte] {
+	return func(yield func(int, []byte) bool) {
+		line := 0
+		for text := range bytes.Lines(body) {
+			line++
+			text = bytes.TrimSuffix(text, []byte{'\n'})
+			if isBlank(text) {
+				continue
+			}
+			if !yield(line, text) {
+				return
+			}
+		}
+	}
 }
 
 // isBlank reports whether a line holds only JSON whitespace.

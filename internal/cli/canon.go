@@ -8,6 +8,7 @@ import (
 	"io"
 
 	"github.com/sandboxaudit/sandboxaudit/auditevent"
+	jsonl "github.com/sandboxaudit/sandboxaudit/internal/lines"
 )
 
 // runCanon rewrites event JSON lines from stdin as canonical lines. A bad
@@ -40,7 +41,7 @@ func runCanon(ctx context.Context, args []string, s Streams) int {
 // number of lines it could not decode. Blank lines are skipped silently.
 // The error is for I/O failures only.
 func canon(ctx context.Context, in io.Reader, out, errOut io.Writer) (int, error) {
-	lr := newLineReader(in, maxLineBytes)
+	lr := jsonl.NewReader(in, 64<<10, maxLineBytes)
 	w := bufio.NewWriterSize(out, 64<<10)
 	var buf []byte
 	bad := 0
@@ -48,25 +49,25 @@ func canon(ctx context.Context, in io.Reader, out, errOut io.Writer) (int, error
 		if err := ctx.Err(); err != nil {
 			return bad, err
 		}
-		ln, err := lr.next()
+		ln, err := lr.Next()
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
 			return bad, fmt.Errorf("reading stdin: %w", err)
 		}
-		if ln.tooLong {
+		if ln.TooLong {
 			bad++
-			_, _ = fmt.Fprintf(errOut, "line %d: longer than %d bytes\n", ln.num, maxLineBytes)
+			_, _ = fmt.Fprintf(errOut, "line %d: longer than %d bytes\n", ln.Num, maxLineBytes)
 			continue
 		}
-		if len(bytes.TrimSpace(ln.text)) == 0 {
+		if len(bytes.TrimSpace(ln.Text)) == 0 {
 			continue
 		}
-		ev, err := auditevent.Decode(ln.text)
+		ev, err := auditevent.Decode(ln.Text)
 		if err != nil {
 			bad++
-			_, _ = fmt.Fprintf(errOut, "line %d: %v\n", ln.num, err)
+			_, _ = fmt.Fprintf(errOut, "line %d: %v\n", ln.Num, err)
 			continue
 		}
 		buf = auditevent.AppendLine(buf[:0], &ev)

@@ -13,6 +13,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/sandboxaudit/sandboxaudit/auditevent"
+	jsonl "github.com/sandboxaudit/sandboxaudit/internal/lines"
 )
 
 // runVerify checks audit files and exits non-zero when it finds problems.
@@ -134,12 +135,12 @@ func (v *verifier) verifyReader(ctx context.Context, name string, r io.Reader) e
 	v.files = append(v.files, name)
 	v.sum.Files++
 	file := len(v.files) - 1
-	lr := newLineReader(r, maxLineBytes)
+	lr := jsonl.NewReader(r, 64<<10, maxLineBytes)
 	for {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		ln, err := lr.next()
+		ln, err := lr.Next()
 		if err == io.EOF {
 			return nil
 		}
@@ -147,33 +148,33 @@ func (v *verifier) verifyReader(ctx context.Context, name string, r io.Reader) e
 			return err
 		}
 		v.sum.Lines++
-		v.checkLine(location{file: file, line: ln.num}, ln)
+		v.checkLine(location{file: file, line: ln.Num}, ln)
 	}
 }
 
-func (v *verifier) checkLine(at location, ln line) {
-	if ln.tooLong {
+func (v *verifier) checkLine(at location, ln jsonl.Line) {
+	if ln.TooLong {
 		v.problem(at, "line longer than %d bytes", maxLineBytes)
 		return
 	}
-	if !ln.newline {
+	if !ln.Newline {
 		// The writer appends whole lines; a last line without its newline
 		// is a torn write, even when the JSON happens to be complete.
 		v.problem(at, "no newline at end of line (torn write?)")
 	}
-	if len(ln.text) == 0 {
+	if len(ln.Text) == 0 {
 		v.problem(at, "blank line")
 		return
 	}
-	ev, err := auditevent.Decode(ln.text)
+	ev, err := auditevent.Decode(ln.Text)
 	if err != nil {
 		v.problem(at, "%v", err)
 		return
 	}
 	v.sum.Events++
 	v.buf = auditevent.AppendJSON(v.buf[:0], &ev)
-	if !bytes.Equal(v.buf, ln.text) {
-		v.problem(at, "not canonical: %s", firstDifference(ln.text, v.buf))
+	if !bytes.Equal(v.buf, ln.Text) {
+		v.problem(at, "not canonical: %s", firstDifference(ln.Text, v.buf))
 	}
 	if ev.Version != 1 {
 		v.problem(at, "version: %d, this tool knows version 1", ev.Version)
@@ -181,7 +182,7 @@ func (v *verifier) checkLine(at location, ln line) {
 	for _, p := range checkIDs(&ev) {
 		v.problem(at, "%s", p)
 	}
-	v.track(at, &ev, maphash.Bytes(v.seed, ln.text))
+	v.track(at, &ev, maphash.Bytes(v.seed, ln.Text))
 }
 
 // track does the per-session checks: unique seqs, and start/finish pairs

@@ -1,7 +1,6 @@
 package spool
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -10,10 +9,11 @@ import (
 	"path/filepath"
 
 	"github.com/sandboxaudit/sandboxaudit/internal/fsutil"
+	"github.com/sandboxaudit/sandboxaudit/internal/lines"
 )
 
 // readBufferSize bounds the read-ahead of Replay. Lines longer than this
-// still work: they are assembled in a separate buffer (see readLine).
+// still work: lines.Reader assembles them in a separate buffer.
 const readBufferSize = 64 << 10
 
 // SendFunc delivers a batch of whole lines. batch is only valid during the
@@ -70,20 +70,20 @@ func (s *Spool) stream(ctx context.Context, f *os.File, start, end int64, maxLin
 		return 0, nil
 	}
 	st := &streamer{s: s, send: send, pos: start, batch: make([]byte, 0, min(maxBytes, 1<<20))}
-	r := bufio.NewReaderSize(io.NewSectionReader(f, start, end-start), readBufferSize)
-	var long []byte
+	lr := lines.NewReader(io.NewSectionReader(f, start, end-start), readBufferSize, 0)
 	for {
-		line, err := readLine(r, &long)
-		if err == io.EOF && len(line) == 0 {
+		ln, err := lr.Next()
+		if err == io.EOF {
 			break
 		}
+		if err == nil && !ln.Newline {
+			// The file's recorded end is always just past a '\n'.
+			err = fmt.Errorf("line at offset %d has no newline", st.pos+int64(len(st.batch)))
+		}
 		if err != nil {
-			if err == io.EOF {
-				// The file's recorded end is always just past a '\n'.
-				err = fmt.Errorf("line at offset %d has no newline", st.pos+int64(len(st.batch)))
-			}
 			return st.sent, fmt.Errorf("spool %s: read: %w", s.path, err)
 		}
+		line := ln.Bytes()
 		if len(line) > maxBytes {
 			if err := st.flush(ctx); err != nil {
 				return st.sent, err
@@ -135,24 +135,6 @@ func (st *streamer) deliver(ctx context.Context, batch []byte, lines int) error 
 	st.pos = next
 	st.sent += lines
 	return nil
-}
-
-// readLine returns the next line including its '\n'. A line longer than the
-// reader's buffer is assembled in *long, which keeps its capacity for reuse.
-// The result is valid until the next call.
-func readLine(r *bufio.Reader, long *[]byte) ([]byte, error) {
-	frag, err := r.ReadSlice('\n')
-	if err != bufio.ErrBufferFull {
-		return frag, err
-	}
-	*long = append((*long)[:0], frag...)
-	for {
-		frag, err = r.ReadSlice('\n')
-		*long = append(*long, frag...)
-		if err != bufio.ErrBufferFull {
-			return *long, err
-		}
-	}
 }
 
 func (s *Spool) persistOffset(off int64) error {

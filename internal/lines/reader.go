@@ -1,0 +1,104 @@
+// Package lines reads newline-terminated lines from a stream with bounded
+// memory. The operator CLI (canon, verify) and the spool's replay read
+// JSONL through it.
+package lines // import "github.com/sandboxaudit/sandboxaudit/internal/lines"
+
+import (
+	"bufio"
+	"errors"
+	"io"
+)
+
+// Reader yields lines one at a time. Unlike bufio.Scanner it survives an
+// over-long line: the line is skipped, reported as too long, and reading
+// continues with the next one.
+type Reader struct {
+	r   *bufio.Reader
+	max int
+	buf []byte // a line longer than r's buffer is assembled here
+	n   int    // number of the line last returned, from 1
+}
+
+// NewReader reads r with a buffer of bufSize bytes (bufio's default when
+// bufSize <= 0). Lines longer than maxBytes, newline excluded, are
+// reported as too long; maxBytes <= 0 means no bound.
+func NewReader(r io.Reader, bufSize, maxBytes int) *Reader {
+	if maxBytes <= 0 {
+		maxBytes = int(^uint(0)>>1) - 1
+	}
+	if bufSize <= 0 {
+		return &Reader{r: bufio.NewReader(r), max: maxBytes}
+	}
+	return &Reader{r: bufio.NewReaderSize(r, bufSize), max: maxBytes}
+}
+
+// Line is one line of input.
+type Line struct {
+	Num int // from 1
+	// Text excludes the newline; it is only valid until the next call.
+	Text []byte
+	// Newline is false for a last line that ends at EOF without '\n'.
+	Newline bool
+	// TooLong is set (and Text is nil) when the line exceeded the bound.
+	TooLong bool
+}
+
+// Bytes is the line as it was read: Text and its newline, if it had one;
+// nil for a line that was too long.
+func (l Line) Bytes() []byte {
+	if l.Newline && !l.TooLong {
+		return l.Text[:len(l.Text)+1]
+	}
+	return l.Text
+}
+
+// Next returns the next line, or io.EOF after the last one.
+func (lr *Reader) Next() (Line, error) {
+	chunk, err := lr.r.ReadSlice('\n')
+	if !errors.Is(err, bufio.ErrBufferFull) {
+		// The whole line is in the reader's buffer: no copy.
+		return lr.result(chunk, false, err)
+	}
+	tooLong := len(chunk) > lr.max+1 // +1: the newline itself
+	lr.buf = lr.buf[:0]
+	if !tooLong {
+		lr.buf = append(lr.buf, chunk...)
+	}
+	for {
+		chunk, err = lr.r.ReadSlice('\n')
+		if !tooLong {
+			if len(lr.buf)+len(chunk) > lr.max+1 {
+				tooLong = true
+				lr.buf = lr.buf[:0]
+			} else {
+				lr.buf = append(lr.buf, chunk...)
+			}
+		}
+		if !errors.Is(err, bufio.ErrBufferFull) {
+			return lr.result(lr.buf, tooLong, err)
+		}
+	}
+}
+
+// result makes the Line of raw (the line with its newline, if any) once the
+// read that ended it returned err.
+func (lr *Reader) result(raw []byte, tooLong bool, err error) (Line, error) {
+	switch {
+	case err == nil:
+	case errors.Is(err, io.EOF):
+		if len(raw) == 0 && !tooLong {
+			return Line{}, io.EOF
+		}
+	default:
+		return Line{}, err
+	}
+	lr.n++
+	newline := err == nil
+	if tooLong || len(raw) > lr.max+1 {
+		return Line{Num: lr.n, TooLong: true, Newline: newline}, nil
+	}
+	if newline {
+		raw = raw[:len(raw)-1]
+	}
+	return Line{Num: lr.n, Text: raw, Newline: newline}, nil
+}

@@ -1,0 +1,76 @@
+package lines
+
+import (
+	"errors"
+	"io"
+	"strings"
+	"testing"
+	"testing/iotest"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+type got struct {
+	num     int
+	text    string
+	raw     string
+	newline bool
+	tooLong bool
+}
+
+func readAll(t *testing.T, lr *Reader) []got {
+	t.Helper()
+	var all []got
+	for range 1000 {
+		ln, err := lr.Next()
+		if err == io.EOF {
+			return all
+		}
+		require.NoError(t, err)
+		all = append(all, got{ln.Num, string(ln.Text), string(ln.Bytes()), ln.Newline, ln.TooLong})
+	}
+	t.Fatal("no EOF after 1000 lines")
+	return nil
+}
+
+func TestReaderSkipsOverlongLines(t *testing.T) {
+	in := "abc\n" + strings.Repeat("x", 100) + "\n\n0123456789\n" + strings.Repeat("y", 11) + "\ndef"
+	// A 16-byte buffer (bufio's minimum) makes the long lines span reads.
+	for _, bufSize := range []int{16, 0} {
+		all := readAll(t, NewReader(strings.NewReader(in), bufSize, 10))
+		assert.Equal(t, []got{
+			{1, "abc", "abc\n", true, false},
+			{2, "", "", true, true},
+			{3, "", "\n", true, false},
+			{4, "0123456789", "0123456789\n", true, false},
+			{5, "", "", true, true},
+			{6, "def", "def", false, false},
+		}, all, "buffer %d", bufSize)
+	}
+}
+
+func TestReaderAssemblesLinesLongerThanItsBuffer(t *testing.T) {
+	long := strings.Repeat("z", 100)
+	in := long + "\nshort\n" + long
+	all := readAll(t, NewReader(strings.NewReader(in), 16, 0))
+	assert.Equal(t, []got{
+		{1, long, long + "\n", true, false},
+		{2, "short", "short\n", true, false},
+		{3, long, long, false, false},
+	}, all)
+}
+
+func TestReaderEmptyInput(t *testing.T) {
+	assert.Empty(t, readAll(t, NewReader(strings.NewReader(""), 0, 10)))
+}
+
+func TestReaderPassesOnReadErrors(t *testing.T) {
+	boom := errors.New("boom")
+	lr := NewReader(io.MultiReader(strings.NewReader("ok\npart"), iotest.ErrReader(boom)), 0, 0)
+	ln, err := lr.Next()
+	require.NoError(t, err)
+	assert.Equal(t, "ok", string(ln.Text))
+	_, err = lr.Next()
+	require.ErrorIs(t, err, boom)
+}
