@@ -94,7 +94,7 @@ func (f *fileTarget) write(ctx context.Context, events []auditevent.Event, t *te
 	for g, sid := range groups.sessions {
 		n := len(groups.members(g))
 		if err := f.sink.WriteBatch(ctx, sid.String(), buf[start:ends[g]]); err != nil {
-			t.dropped(ctx, reasonFileError, n)
+			t.dropped(ctx, fileDropReason(err), n)
 			errs = append(errs, fmt.Errorf("file sink: session %s: %d event(s) not written: %w", sid, n, err))
 		} else {
 			t.written(ctx, sinkFile, n)
@@ -108,11 +108,19 @@ func (f *fileTarget) write(ctx context.Context, events []auditevent.Event, t *te
 // path in one WriteBatch.
 func (f *fileTarget) writeLines(ctx context.Context, events []auditevent.Event, lines []byte, t *telemetry) error {
 	if err := f.sink.WriteBatch(ctx, events[0].SessionID.String(), lines); err != nil {
-		t.dropped(ctx, reasonFileError, len(events))
+		t.dropped(ctx, fileDropReason(err), len(events))
 		return fmt.Errorf("file sink: %d event(s) not written: %w", len(events), err)
 	}
 	t.written(ctx, sinkFile, len(events))
 	return nil
+}
+
+// fileDropReason is the events_dropped reason of a failed file write.
+func fileDropReason(err error) string {
+	if errors.Is(err, filesink.ErrSymlink) {
+		return reasonFileSymlink
+	}
+	return reasonFileError
 }
 
 // sessionGroups is a batch's event indexes grouped by session, sessions in

@@ -26,6 +26,10 @@ const (
 	// sink could not write (exporterhelper retry is off, so it is gone).
 	// The HTTP sink's reasons are httpsink.Reason*.
 	reasonFileError = "file_error"
+	// reasonFileSymlink: the file, or a directory below the path's base
+	// directory, is a symbolic link; the batch is refused, not written
+	// through it.
+	reasonFileSymlink = "file_symlink"
 )
 
 // telemetry records the exporter's own metrics. Attribute sets are built

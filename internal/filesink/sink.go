@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"sync"
 	"sync/atomic"
 
@@ -185,7 +184,9 @@ func sizeIfCurrent(f *os.File, path string) (int64, bool, error) {
 	if err != nil {
 		return 0, false, fmt.Errorf("filesink: stat %s: %w", f.Name(), err)
 	}
-	pi, err := os.Stat(path)
+	// Lstat: a symlink put in the file's place is not the file, so the
+	// write reopens, and the reopen refuses it.
+	pi, err := os.Lstat(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return 0, false, nil
 	}
@@ -199,7 +200,7 @@ func sizeIfCurrent(f *os.File, path string) (int64, bool, error) {
 // (creating it as a first open would). Called with of.mu held and a
 // reference on of, so nothing else closes or uses the old descriptor.
 func (s *Sink) reopen(of *openFile) error {
-	f, err := openAppend(of.path, s.fsync != FsyncNever)
+	f, err := openInside(s.tmpl.base, of.path, s.fsync != FsyncNever)
 	if err != nil {
 		return err
 	}
@@ -366,7 +367,7 @@ func (s *Sink) acquire(ctx context.Context, path string) (*openFile, error) {
 		s.files[path] = of
 		s.mu.Unlock()
 
-		of.f, of.err = openAppend(path, s.fsync != FsyncNever)
+		of.f, of.err = openInside(s.tmpl.base, path, s.fsync != FsyncNever)
 		if of.err == nil {
 			s.countOpen()
 		} else {
@@ -434,37 +435,4 @@ func (s *Sink) wakeLocked() {
 		close(s.wake)
 		s.wake = make(chan struct{})
 	}
-}
-
-// openAppend opens path for appending, creating it 0600 (and missing parent
-// directories 0700). With durable set, new directory entries are synced so
-// a freshly created file survives a power loss together with its data.
-func openAppend(path string, durable bool) (*os.File, error) {
-	dir := filepath.Dir(path)
-	created, err := fsutil.MkdirAll(dir)
-	if err != nil {
-		return nil, fmt.Errorf("filesink: create directory for %s: %w", path, err)
-	}
-	// O_RDWR rather than O_WRONLY: repairTail reads the last byte.
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE|os.O_EXCL, 0o600)
-	newFile := err == nil
-	if errors.Is(err, os.ErrExist) {
-		f, err = os.OpenFile(path, os.O_RDWR|os.O_APPEND, 0)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("filesink: open %s: %w", path, err)
-	}
-	if durable && (newFile || len(created) > 0) {
-		// The new file's entry lives in dir; each new directory's in its
-		// parent.
-		err := fsutil.SyncDir(dir)
-		if err == nil {
-			err = fsutil.SyncParents(created)
-		}
-		if err != nil {
-			_ = f.Close()
-			return nil, fmt.Errorf("filesink: sync directories of %s: %w", path, err)
-		}
-	}
-	return f, nil
 }

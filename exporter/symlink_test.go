@@ -1,0 +1,36 @@
+package sandboxauditexporter
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/sandboxaudit/sandboxaudit/auditevent"
+)
+
+// TestSymlinkedSessionFileIsRefusedAndCounted: a symlink planted at a
+// session's templated file (audit/<session>.jsonl -> a file elsewhere)
+// makes the export fail with an error naming the link, counts the events
+// as events_dropped{reason="file_symlink"}, and leaves the target as it
+// was.
+func TestSymlinkedSessionFileIsRefusedAndCounted(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(t.TempDir(), "victim")
+	require.NoError(t, os.WriteFile(target, []byte("precious\n"), 0o600))
+	require.NoError(t, os.Symlink(target, filepath.Join(dir, sessionA+".jsonl")))
+	cfg := syncConfig()
+	withFile(cfg, filepath.Join(dir, "{session_id}.jsonl"), auditevent.PolicyOverride{})
+	te := startExporters(t, cfg)
+
+	err := te.logs.ConsumeLogs(context.Background(), buildAuditLogs())
+	require.Error(t, err)
+	assert.ErrorContains(t, err, "symbolic link")
+	assert.Equal(t, int64(2), te.counter(t, "otelcol_sandboxaudit_exporter_events_dropped", "reason", "file_symlink"))
+	b, err := os.ReadFile(target)
+	require.NoError(t, err)
+	assert.Equal(t, "precious\n", string(b))
+}

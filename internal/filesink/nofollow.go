@@ -1,0 +1,116 @@
+package filesink
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/sandboxaudit/sandboxaudit/internal/fsutil"
+)
+
+// ErrSymlink is wrapped by the error of a write whose file, or a directory
+// between the base directory and the file, is a symbolic link: lines are
+// never written through one (it could point anywhere, such as another
+// user's file), so the batch is refused instead.
+var ErrSymlink = errors.New("symbolic link in the audit path (not followed)")
+
+// openInside opens path, which lies inside base, for appending, creating
+// it 0600 and missing directories 0700 below base. Every step below base
+// is opened relative to its parent's descriptor with O_NOFOLLOW, so a
+// symlink planted anywhere below base (even between a check and the open)
+// is refused with ErrSymlink, never followed. base itself is the
+// operator's configuration and may be, or lie under, a symlink. With
+// durable set, new directory entries are synced so a freshly created file
+// survives a power loss together with its data.
+func openInside(base, path string, durable bool) (*os.File, error) {
+	rel, err := filepath.Rel(base, path)
+	if err != nil || !filepath.IsLocal(rel) {
+		return nil, fmt.Errorf("filesink: %s is not inside %s", path, base)
+	}
+	created, err := fsutil.MkdirAll(base)
+	if err != nil {
+		return nil, fmt.Errorf("filesink: create directory %s: %w", base, err)
+	}
+	if durable {
+		if err := fsutil.SyncParents(created); err != nil {
+			return nil, fmt.Errorf("filesink: sync directory for %s: %w", base, err)
+		}
+	}
+	dirfd, err := unix.Open(base, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, fmt.Errorf("filesink: open directory %s: %w", base, err)
+	}
+	defer func() { _ = unix.Close(dirfd) }()
+
+	elems := strings.Split(rel, string(filepath.Separator))
+	dir := base
+	for _, e := range elems[:len(elems)-1] {
+		fd, err := openDirAt(dirfd, dir, e, durable)
+		if err != nil {
+			return nil, err
+		}
+		_ = unix.Close(dirfd)
+		dirfd, dir = fd, filepath.Join(dir, e)
+	}
+	return openFileAt(dirfd, dir, elems[len(elems)-1], path, durable)
+}
+
+// openDirAt opens (creating if missing) the directory name inside dirfd,
+// refusing a symlink.
+func openDirAt(dirfd int, dir, name string, durable bool) (int, error) {
+	const flags = unix.O_RDONLY | unix.O_DIRECTORY | unix.O_NOFOLLOW | unix.O_CLOEXEC
+	fd, err := unix.Openat(dirfd, name, flags, 0)
+	if errors.Is(err, unix.ENOENT) {
+		if err := unix.Mkdirat(dirfd, name, 0o700); err != nil && !errors.Is(err, unix.EEXIST) {
+			return -1, fmt.Errorf("filesink: create directory %s: %w", filepath.Join(dir, name), err)
+		}
+		if durable {
+			if err := unix.Fsync(dirfd); err != nil {
+				return -1, fmt.Errorf("filesink: sync directory %s: %w", dir, err)
+			}
+		}
+		fd, err = unix.Openat(dirfd, name, flags, 0)
+	}
+	if err != nil {
+		return -1, openError(dirfd, dir, name, err)
+	}
+	return fd, nil
+}
+
+// openFileAt opens the file name inside dirfd for appending, creating it
+// 0600, refusing a symlink.
+func openFileAt(dirfd int, dir, name, path string, durable bool) (*os.File, error) {
+	// O_RDWR rather than O_WRONLY: repairTail reads the last byte.
+	const flags = unix.O_RDWR | unix.O_APPEND | unix.O_NOFOLLOW | unix.O_CLOEXEC
+	fd, err := unix.Openat(dirfd, name, flags|unix.O_CREAT|unix.O_EXCL, 0o600)
+	newFile := err == nil
+	if errors.Is(err, unix.EEXIST) {
+		fd, err = unix.Openat(dirfd, name, flags, 0)
+	}
+	if err != nil {
+		return nil, openError(dirfd, dir, name, err)
+	}
+	if durable && newFile {
+		if err := unix.Fsync(dirfd); err != nil {
+			_ = unix.Close(fd)
+			return nil, fmt.Errorf("filesink: sync directory %s: %w", dir, err)
+		}
+	}
+	return os.NewFile(uintptr(fd), path), nil
+}
+
+// openError names a refused symlink with ErrSymlink; other errors as they
+// are.
+func openError(dirfd int, dir, name string, err error) error {
+	p := filepath.Join(dir, name)
+	var st unix.Stat_t
+	if (errors.Is(err, unix.ELOOP) || errors.Is(err, unix.ENOTDIR)) &&
+		unix.Fstatat(dirfd, name, &st, unix.AT_SYMLINK_NOFOLLOW) == nil && st.Mode&unix.S_IFMT == unix.S_IFLNK {
+		return fmt.Errorf("filesink: open %s: %w", p, ErrSymlink)
+	}
+	return fmt.Errorf("filesink: open %s: %w", p, err)
+}
