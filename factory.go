@@ -8,6 +8,7 @@ import (
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/exporter"
 	"go.opentelemetry.io/collector/exporter/debugexporter"
+	"go.opentelemetry.io/collector/extension"
 	"go.opentelemetry.io/collector/otelcol"
 	"go.opentelemetry.io/collector/processor"
 	"go.opentelemetry.io/collector/processor/batchprocessor"
@@ -16,6 +17,10 @@ import (
 	"go.opentelemetry.io/collector/receiver/otlpreceiver"
 	"go.opentelemetry.io/collector/service/telemetry/otelconftelemetry"
 
+	"github.com/open-telemetry/opentelemetry-collector-contrib/exporter/kafkaexporter"
+	"github.com/open-telemetry/opentelemetry-collector-contrib/receiver/kafkareceiver"
+
+	sandboxauditencoding "github.com/sandboxaudit/sandboxaudit/encoding"
 	sandboxauditexporter "github.com/sandboxaudit/sandboxaudit/exporter"
 	sandboxauditreceiver "github.com/sandboxaudit/sandboxaudit/receiver"
 )
@@ -29,6 +34,9 @@ const (
 	Version = "0.1.0"
 	// CollectorVersion is the release of the collector modules built in.
 	CollectorVersion = "v0.165.0"
+	// ContribVersion is the release of the contrib modules built in (the
+	// contrib patch release that matches CollectorVersion).
+	ContribVersion = "v0.165.1"
 )
 
 // ReceiverFactory returns the sandboxaudit receiver factory.
@@ -41,16 +49,24 @@ func ExporterFactory() exporter.Factory {
 	return sandboxauditexporter.NewFactory()
 }
 
+// EncodingExtensionFactory returns the sandboxaudit_encoding extension
+// factory.
+func EncodingExtensionFactory() extension.Factory {
+	return sandboxauditencoding.NewFactory()
+}
+
 // Components returns the factories of the otelcol-sandboxaudit
-// distribution: the sandboxaudit receiver and exporter, the OTLP receiver,
-// the batch and memory_limiter processors, the debug exporter, and the
-// standard self-telemetry. Each call builds new factories.
+// distribution: the sandboxaudit receiver and exporter, the
+// sandboxaudit_encoding extension, the OTLP receiver, the contrib kafka
+// receiver and exporter, the batch and memory_limiter processors, the debug
+// exporter, and the standard self-telemetry. Each call builds new factories.
 func Components() (otelcol.Factories, error) {
 	var err error
 	factories := otelcol.Factories{Telemetry: otelconftelemetry.NewFactory()}
 
 	factories.Receivers, err = otelcol.MakeFactoryMap[receiver.Factory](
 		otlpreceiver.NewFactory(),
+		kafkareceiver.NewFactory(),
 		ReceiverFactory(),
 	)
 	if err != nil {
@@ -65,7 +81,14 @@ func Components() (otelcol.Factories, error) {
 	}
 	factories.Exporters, err = otelcol.MakeFactoryMap[exporter.Factory](
 		debugexporter.NewFactory(),
+		kafkaexporter.NewFactory(),
 		ExporterFactory(),
+	)
+	if err != nil {
+		return otelcol.Factories{}, err
+	}
+	factories.Extensions, err = otelcol.MakeFactoryMap[extension.Factory](
+		EncodingExtensionFactory(),
 	)
 	if err != nil {
 		return otelcol.Factories{}, err
@@ -73,9 +96,13 @@ func Components() (otelcol.Factories, error) {
 
 	own := Module + " v" + Version
 	collector := func(path string) string { return "go.opentelemetry.io/collector/" + path + " " + CollectorVersion }
+	contrib := func(path string) string {
+		return "github.com/open-telemetry/opentelemetry-collector-contrib/" + path + " " + ContribVersion
+	}
 	factories.ReceiverModules = map[component.Type]string{
-		otlpreceiver.NewFactory().Type(): collector("receiver/otlpreceiver"),
-		ReceiverFactory().Type():         own,
+		otlpreceiver.NewFactory().Type():  collector("receiver/otlpreceiver"),
+		kafkareceiver.NewFactory().Type(): contrib("receiver/kafkareceiver"),
+		ReceiverFactory().Type():          own,
 	}
 	factories.ProcessorModules = map[component.Type]string{
 		batchprocessor.NewFactory().Type():         collector("processor/batchprocessor"),
@@ -83,7 +110,11 @@ func Components() (otelcol.Factories, error) {
 	}
 	factories.ExporterModules = map[component.Type]string{
 		debugexporter.NewFactory().Type(): collector("exporter/debugexporter"),
+		kafkaexporter.NewFactory().Type(): contrib("exporter/kafkaexporter"),
 		ExporterFactory().Type():          own,
+	}
+	factories.ExtensionModules = map[component.Type]string{
+		EncodingExtensionFactory().Type(): own,
 	}
 	return factories, nil
 }

@@ -15,6 +15,10 @@ import (
 	"go.opentelemetry.io/collector/processor/memorylimiterprocessor"
 	"go.opentelemetry.io/collector/receiver/otlpreceiver"
 
+	"github.com/open-telemetry/opentelemetry-collector-contrib/exporter/kafkaexporter"
+	"github.com/open-telemetry/opentelemetry-collector-contrib/receiver/kafkareceiver"
+
+	sandboxauditencoding "github.com/sandboxaudit/sandboxaudit/encoding"
 	sandboxauditexporter "github.com/sandboxaudit/sandboxaudit/exporter"
 	sandboxauditreceiver "github.com/sandboxaudit/sandboxaudit/receiver"
 )
@@ -22,10 +26,10 @@ import (
 func TestComponents(t *testing.T) {
 	f, err := Components()
 	require.NoError(t, err)
-	assert.Equal(t, []string{"otlp", "sandboxaudit"}, typeNames(f.Receivers))
+	assert.Equal(t, []string{"kafka", "otlp", "sandboxaudit"}, typeNames(f.Receivers))
 	assert.Equal(t, []string{"batch", "memory_limiter"}, typeNames(f.Processors))
-	assert.Equal(t, []string{"debug", "sandboxaudit"}, typeNames(f.Exporters))
-	assert.Empty(t, f.Extensions)
+	assert.Equal(t, []string{"debug", "kafka", "sandboxaudit"}, typeNames(f.Exporters))
+	assert.Equal(t, []string{"sandboxaudit_encoding"}, typeNames(f.Extensions))
 	assert.Empty(t, f.Connectors)
 	require.NotNil(t, f.Telemetry)
 
@@ -33,10 +37,12 @@ func TestComponents(t *testing.T) {
 	assert.Equal(t, typeNames(f.Receivers), typeNames(f.ReceiverModules))
 	assert.Equal(t, typeNames(f.Processors), typeNames(f.ProcessorModules))
 	assert.Equal(t, typeNames(f.Exporters), typeNames(f.ExporterModules))
+	assert.Equal(t, typeNames(f.Extensions), typeNames(f.ExtensionModules))
 
 	// The embeddable factories are ours.
 	assert.Equal(t, "sandboxaudit", ReceiverFactory().Type().String())
 	assert.Equal(t, "sandboxaudit", ExporterFactory().Type().String())
+	assert.Equal(t, "sandboxaudit_encoding", EncodingExtensionFactory().Type().String())
 }
 
 func typeNames[T any](m map[component.Type]T) []string {
@@ -95,12 +101,15 @@ func readBuilderConfig(t *testing.T) map[string][]builderEntry {
 func TestBuilderConfigMatchesComponents(t *testing.T) {
 	// The packages a manifest may name, with their factories' types.
 	typeOf := map[string]component.Type{
-		"go.opentelemetry.io/collector/receiver/otlpreceiver":            otlpreceiver.NewFactory().Type(),
-		"go.opentelemetry.io/collector/processor/batchprocessor":         batchprocessor.NewFactory().Type(),
-		"go.opentelemetry.io/collector/processor/memorylimiterprocessor": memorylimiterprocessor.NewFactory().Type(),
-		"go.opentelemetry.io/collector/exporter/debugexporter":           debugexporter.NewFactory().Type(),
+		"go.opentelemetry.io/collector/receiver/otlpreceiver":                              otlpreceiver.NewFactory().Type(),
+		"go.opentelemetry.io/collector/processor/batchprocessor":                           batchprocessor.NewFactory().Type(),
+		"go.opentelemetry.io/collector/processor/memorylimiterprocessor":                   memorylimiterprocessor.NewFactory().Type(),
+		"go.opentelemetry.io/collector/exporter/debugexporter":                             debugexporter.NewFactory().Type(),
+		"github.com/open-telemetry/opentelemetry-collector-contrib/receiver/kafkareceiver": kafkareceiver.NewFactory().Type(),
+		"github.com/open-telemetry/opentelemetry-collector-contrib/exporter/kafkaexporter": kafkaexporter.NewFactory().Type(),
 		Module + "/receiver": sandboxauditreceiver.NewFactory().Type(),
 		Module + "/exporter": sandboxauditexporter.NewFactory().Type(),
+		Module + "/encoding": sandboxauditencoding.NewFactory().Type(),
 	}
 	manifest := readBuilderConfig(t)
 	f, err := Components()
@@ -124,7 +133,7 @@ func TestBuilderConfigMatchesComponents(t *testing.T) {
 	check("receivers", f.ReceiverModules)
 	check("processors", f.ProcessorModules)
 	check("exporters", f.ExporterModules)
-	assert.Empty(t, manifest["extensions"])
+	check("extensions", f.ExtensionModules)
 	assert.Empty(t, manifest["connectors"])
 
 	// Providers: the same schemes as the distribution's resolver.

@@ -1,0 +1,59 @@
+package sandboxauditencoding
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/confmap/confmaptest"
+	"go.opentelemetry.io/collector/confmap"
+
+	"github.com/sandboxaudit/sandboxaudit/auditevent"
+	"github.com/sandboxaudit/sandboxaudit/encoding/internal/metadata"
+)
+
+// loadConfig unmarshals the named section of testdata/config.yaml and runs
+// the collector's validation (every nested Validate, with key paths).
+func loadConfig(t *testing.T, name string) (*Config, error) {
+	t.Helper()
+	cm, err := confmaptest.LoadConf(filepath.Join("testdata", "config.yaml"))
+	require.NoError(t, err)
+	id := component.NewID(metadata.Type)
+	if name != "" {
+		id = component.NewIDWithName(metadata.Type, name)
+	}
+	sub, err := cm.Sub(id.String())
+	require.NoError(t, err)
+	cfg := NewFactory().CreateDefaultConfig()
+	require.NoError(t, sub.Unmarshal(cfg))
+	return cfg.(*Config), confmap.Validate(cfg)
+}
+
+func TestConfigDefault(t *testing.T) {
+	cfg, err := loadConfig(t, "")
+	require.NoError(t, err)
+	assert.Equal(t, NewFactory().CreateDefaultConfig(), cfg)
+	p := newPolicies(cfg)
+	assert.Equal(t, auditevent.DefaultPolicy(), p.get("exec"), "exec output redacted by default")
+}
+
+func TestConfigLevels(t *testing.T) {
+	cfg, err := loadConfig(t, "redact")
+	require.NoError(t, err)
+	p := newPolicies(cfg)
+	assert.Equal(t, auditevent.Policy{IncludeExecOutput: true, MaxStdoutChars: 2000, MaxStderrChars: 0, IncludeWriteLen: false}, p.get("exec"))
+	assert.Equal(t, auditevent.Policy{IncludeExecOutput: false, MaxStdoutChars: 8000, MaxStderrChars: 8000, IncludeWriteLen: false}, p.get("write"))
+	assert.Equal(t, p.get("write"), p.get("an op of a later format version"))
+}
+
+func TestConfigErrorsNameTheKey(t *testing.T) {
+	_, err := loadConfig(t, "bad_op")
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `payload_policy_by_op: unknown op "teleport"`)
+
+	_, err = loadConfig(t, "negative")
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "payload_policy: max_stdout_chars: must be >= 0, got -1")
+}

@@ -1,0 +1,108 @@
+package sandboxauditencoding // import "github.com/sandboxaudit/sandboxaudit/encoding"
+
+import (
+	"context"
+	"errors"
+
+	"go.opentelemetry.io/collector/pdata/plog"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+	"go.uber.org/zap"
+
+	"github.com/sandboxaudit/sandboxaudit/auditevent"
+	"github.com/sandboxaudit/sandboxaudit/internal/logmap"
+	"github.com/sandboxaudit/sandboxaudit/internal/spanmap"
+)
+
+// MarshalTraces writes the start and finish events of every sandbox span in
+// td as canonical lines, spans in order, under the extension's payload
+// policy. Other spans are skipped and counted; malformed sandbox spans are
+// skipped, counted and logged (attribute names only). It never fails: an
+// error would make the kafka exporter drop the whole batch, valid spans
+// included. A batch without sandbox spans gives an empty message.
+func (e *encodingExtension) MarshalTraces(td ptrace.Traces) ([]byte, error) {
+	ep := e.getEvents()
+	defer e.putEvents(ep)
+	events, st := e.mapper.AppendTraces((*ep)[:0], td)
+	*ep = events
+
+	ctx := context.Background()
+	e.telemetry.skipped(ctx, reasonNotSandboxSpan, st.NotSandbox)
+	if st.Invalid > 0 {
+		e.telemetry.skipped(ctx, reasonInvalidSpan, st.Invalid)
+		// One line per batch; attribute values (which may hold exec
+		// output) are never logged.
+		e.logger.Warn("Skipped malformed sandbox spans",
+			zap.Int("spans", st.Invalid), attrErrField("first", st.FirstInvalid), attrErrField("last", st.LastInvalid))
+	}
+	if n := e.telemetry.seqSessionsEvicted(ctx, e.mapper.SeqEvictions()); n > 0 {
+		e.logger.Warn("Span mapper dropped the seq counters of least recently used sessions; "+
+			"seqs assigned to their spans that lack seq attributes start again at 1 and may repeat",
+			zap.Int64("sessions", n))
+	}
+	return e.appendLines(ctx, events), nil
+}
+
+// MarshalLogs writes the audit event records in ld (SPEC section 6) as
+// canonical lines, in order, under the extension's payload policy; raw exec
+// output in the records' bytes attributes is what include_exec_output
+// decodes. Other records are skipped and counted; records that claim to be
+// audit events but do not decode are skipped, counted and logged (field and
+// error type only). Like MarshalTraces it never fails.
+func (e *encodingExtension) MarshalLogs(ld plog.Logs) ([]byte, error) {
+	ep := e.getEvents()
+	defer e.putEvents(ep)
+	events, st := logmap.AppendLogs((*ep)[:0], ld)
+	*ep = events
+
+	ctx := context.Background()
+	e.telemetry.skipped(ctx, reasonNotAuditEvent, st.NotAudit)
+	if st.Invalid > 0 {
+		e.telemetry.skipped(ctx, reasonInvalidEvent, st.Invalid)
+		e.logger.Warn("Skipped log records that claim to be audit events but do not decode",
+			zap.Int("records", st.Invalid), fieldErrField("first", st.FirstInvalid), fieldErrField("last", st.LastInvalid))
+	}
+	return e.appendLines(ctx, events), nil
+}
+
+// appendLines encodes events into a new buffer: the caller (a Kafka
+// producer) keeps it until the broker acknowledged it, so it is not pooled.
+func (e *encodingExtension) appendLines(ctx context.Context, events []auditevent.Event) []byte {
+	if len(events) == 0 {
+		return []byte{}
+	}
+	buf := make([]byte, 0, 512*len(events))
+	for i := range events {
+		out := e.policies.get(events[i].Op).Apply(&events[i])
+		buf = auditevent.AppendLine(buf, &out)
+	}
+	e.telemetry.tb.SandboxauditEncodingEventsMarshaled.Add(ctx, int64(len(events)))
+	return buf
+}
+
+// attrErrField renders a span mapping error as the attribute and problem.
+func attrErrField(key string, err error) zap.Field {
+	var ae *spanmap.AttrError
+	if errors.As(err, &ae) {
+		return zap.String(key, ae.Attr+": "+ae.Msg)
+	}
+	if err == nil {
+		return zap.Skip()
+	}
+	return zap.String(key, "unknown error")
+}
+
+// fieldErrField renders an event decode error as the field and error type.
+func fieldErrField(key string, err error) zap.Field {
+	if err == nil {
+		return zap.Skip()
+	}
+	var fe *auditevent.FieldError
+	if errors.As(err, &fe) {
+		field := fe.Field
+		if field == "" {
+			field = "body"
+		}
+		return zap.String(key, field+": "+fe.Type)
+	}
+	return zap.String(key, "undecodable record")
+}
