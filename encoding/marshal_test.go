@@ -2,8 +2,8 @@ package sandboxauditencoding
 
 import (
 	"bytes"
-	"encoding/base64"
 	"context"
+	"encoding/base64"
 	"os"
 	"path/filepath"
 	"strings"
