@@ -29,8 +29,14 @@ const usage = `usage: sandboxaudit <command> [arguments]
 commands:
   canon                      read event JSON lines on stdin, write canonical lines to stdout
   verify [--allow-open] [--allow-duplicates] FILE...
-                             check audit files: canonical lines, ids, seqs, start/finish pairs;
-                             --allow-duplicates accepts exact resent copies of an event
+         [--key NAME.pub]    check audit files: canonical lines, ids, seqs, start/finish pairs;
+                             --allow-duplicates accepts exact resent copies of an event;
+                             --key also checks every line against the signed checkpoints
+  keygen --name NAME --out DIR
+                             write DIR/NAME.key (signing key, 0600) and DIR/NAME.pub (verifier key)
+  prove FILE --line N        print line N with its inclusion proof and the newest checkpoint
+  verify-proof --key NAME.pub PROOF
+                             check a prove bundle alone, without the audit file
   replay SPOOL --endpoint URL [--format ndjson|event] [--header K=V]...
          [--timeout 10s] [--retry-for 30s] [--ca-file PEM] [--insecure-skip-verify]
                              send a delivery spool file to an HTTP endpoint
@@ -52,6 +58,12 @@ func Run(ctx context.Context, args []string, s Streams) int {
 		return runVerify(ctx, args[1:], s)
 	case "replay":
 		return runReplay(ctx, args[1:], s)
+	case "keygen":
+		return runKeygen(ctx, args[1:], s)
+	case "prove":
+		return runProve(ctx, args[1:], s)
+	case "verify-proof":
+		return runVerifyProof(ctx, args[1:], s)
 	case "help", "-h", "-help", "--help":
 		_, _ = fmt.Fprint(s.Stdout, usage)
 		return exitOK

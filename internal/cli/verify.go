@@ -11,17 +11,20 @@ import (
 	"slices"
 
 	"github.com/google/uuid"
+	"golang.org/x/mod/sumdb/note"
 
 	"github.com/sandboxaudit/sandboxaudit/auditevent"
+	"github.com/sandboxaudit/sandboxaudit/internal/integrity"
 	jsonl "github.com/sandboxaudit/sandboxaudit/internal/lines"
 )
 
 // runVerify checks audit files and exits non-zero when it finds problems.
 func runVerify(ctx context.Context, args []string, s Streams) int {
-	fs := newFlagSet("verify", "verify [--allow-open] [--allow-duplicates] FILE... (\"-\" reads stdin)", s.Stderr)
+	fs := newFlagSet("verify", "verify [--allow-open] [--allow-duplicates] [--key NAME.pub] FILE... (\"-\" reads stdin)", s.Stderr)
 	allowOpen := fs.Bool("allow-open", false, "accept start events without a finish (operations still running, or a file still being written)")
 	allowDups := fs.Bool("allow-duplicates", false,
 		"accept exact copies of an earlier line (same session, seq and event_id, same bytes), which at-least-once delivery can write")
+	keyFile := fs.String("key", "", "verifier key (sandboxaudit keygen's NAME.pub): also check every line against the file's signed checkpoints")
 	files, err := parseInterspersed(fs, args)
 	if err != nil {
 		return flagStatus(err)
@@ -30,7 +33,18 @@ func runVerify(ctx context.Context, args []string, s Streams) int {
 		fs.Usage()
 		return exitUsage
 	}
-	v := newVerifier(s.Stdout, verifyOptions{allowOpen: *allowOpen, allowDuplicates: *allowDups})
+	opts := verifyOptions{allowOpen: *allowOpen, allowDuplicates: *allowDups}
+	if *keyFile != "" {
+		if opts.key, err = integrity.LoadVerifierKey(*keyFile); err != nil {
+			_, _ = fmt.Fprintf(s.Stderr, "verify: --key: %v\n", err)
+			return exitUsage
+		}
+		if slices.Contains(files, "-") {
+			_, _ = fmt.Fprintln(s.Stderr, "verify: --key needs files, not stdin: the checkpoints are read from beside the file")
+			return exitUsage
+		}
+	}
+	v := newVerifier(s.Stdout, opts)
 	for _, name := range files {
 		if err := v.verifyPath(ctx, name, s.Stdin); err != nil {
 			_, _ = fmt.Fprintf(s.Stderr, "verify: %v\n", err)
@@ -66,6 +80,8 @@ type summary struct {
 type verifyOptions struct {
 	allowOpen       bool
 	allowDuplicates bool
+	// key, when set, adds the integrity checks (SPEC section 9).
+	key note.Verifier
 }
 
 // verifier checks a stream of audit lines, possibly spread over several
@@ -125,6 +141,9 @@ func (v *verifier) verifyPath(ctx context.Context, name string, stdin io.Reader)
 		return err
 	}
 	defer func() { _ = f.Close() }() // read-only: a close error loses nothing
+	if v.opts.key != nil {
+		return v.verifySealed(ctx, name, f)
+	}
 	if err := v.verifyReader(ctx, name, f); err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}

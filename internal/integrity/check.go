@@ -230,8 +230,8 @@ func (c *Checker) storeLeaf(i int64) (tlog.Hash, bool) {
 // Finish reports the result once the whole file has been written.
 func (c *Checker) Finish() CheckResult {
 	if c.res.Failure == nil && c.next != nil {
-		c.fail(c.tree.Size(), c.cpNum+1, "checkpoint #%d covers %d lines but the file has only %d (cut back, or lines deleted)",
-			c.cpNum+1, c.next.N, c.tree.Size())
+		c.fail(c.tree.Size(), c.cpNum, "checkpoint #%d covers %d lines but the file has only %d (cut back, or lines deleted)",
+			c.cpNum, c.next.N, c.tree.Size())
 	}
 	if c.res.Failure == nil && c.cpNum == 0 {
 		c.fail(0, 0, "no checkpoint in %s: nothing is sealed yet", CheckpointsPath(c.path))

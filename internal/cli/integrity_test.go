@@ -1,0 +1,219 @@
+package cli
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"golang.org/x/sys/unix"
+
+	"github.com/sandboxaudit/sandboxaudit/internal/integrity"
+)
+
+// sealedFixture writes an audit file the way a collector and a Python
+// JsonlOutboxSink sharing it would, sealing twice (two checkpoints):
+//
+//	1-2 session A exec (collector)   3-4 session B read (collector)
+//	5-6 session A write (collector)  -- checkpoint #1 (6 lines) --
+//	7-8 session A stop (Python sink) -- checkpoint #2 (8 lines) --
+func sealedFixture(t *testing.T) (path, keyPath, pubPath string) {
+	t.Helper()
+	dir := t.TempDir()
+	res := run(t, "", "keygen", "--name", "cli-test", "--out", filepath.Join(dir, "keys"))
+	require.Equal(t, 0, res.code, res.stderr)
+	keyPath, pubPath = filepath.Join(dir, "keys", "cli-test.key"), filepath.Join(dir, "keys", "cli-test.pub")
+	keys, err := integrity.LoadSigningKey(keyPath)
+	require.NoError(t, err)
+
+	path = filepath.Join(dir, "audit.jsonl")
+	s1, f1 := op(sessionA, "exec", "a000000000000001", 1, 2)
+	s2, f2 := op(sessionB, "read", "b000000000000001", 1, 2)
+	s3, f3 := op(sessionA, "write", "a000000000000002", 3, 4)
+	s4, f4 := op(sessionA, "stop", "a000000000000003", 5, 6)
+	appendFlocked(t, path, lines(s1, f1, s2, f2, s3, f3))
+	sealer, err := integrity.NewSealer(integrity.Settings{Keys: keys, Interval: 1e9})
+	require.NoError(t, err)
+	require.NoError(t, sealer.Seal(context.Background(), path))
+	appendFlocked(t, path, lines(s4, f4)) // the Python sink's lines
+	require.NoError(t, sealer.Seal(context.Background(), path))
+	return path, keyPath, pubPath
+}
+
+// appendFlocked appends under flock(LOCK_EX) as JsonlOutboxSink does.
+func appendFlocked(t *testing.T, path, text string) {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	require.NoError(t, err)
+	defer func() { _ = f.Close() }()
+	require.NoError(t, unix.Flock(int(f.Fd()), unix.LOCK_EX))
+	_, err = f.WriteString(text)
+	require.NoError(t, err)
+}
+
+func fileLines(t *testing.T, path string) []string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	return strings.SplitAfter(strings.TrimSuffix(string(b), "\n"), "\n")
+}
+
+func writeLines(t *testing.T, path string, ls []string) {
+	t.Helper()
+	out := strings.Join(ls, "")
+	if !strings.HasSuffix(out, "\n") && out != "" {
+		out += "\n"
+	}
+	require.NoError(t, os.WriteFile(path, []byte(out), 0o600))
+}
+
+func TestVerifyKeyDetectsTampering(t *testing.T) {
+	tests := []struct {
+		name   string
+		tamper func(t *testing.T, path string)
+		want   string // in stdout: names the first failing line or checkpoint
+	}{
+		{"changed digit of duration_ms", func(t *testing.T, path string) {
+			ls := fileLines(t, path)
+			require.Contains(t, ls[1], `"duration_ms":1.5`)
+			ls[1] = strings.Replace(ls[1], `"duration_ms":1.5`, `"duration_ms":7.5`, 1)
+			writeLines(t, path, ls)
+		}, ":2: integrity: line 2: changed, removed or moved"},
+		{"deleted start/finish pair", func(t *testing.T, path string) {
+			ls := fileLines(t, path)
+			writeLines(t, path, append(ls[:2:2], ls[4:]...))
+		}, ":3: integrity: line 3:"},
+		{"two lines swapped", func(t *testing.T, path string) {
+			ls := fileLines(t, path)
+			ls[4], ls[5] = ls[5], ls[4]
+			writeLines(t, path, ls)
+		}, ":5: integrity: line 5:"},
+		{"duplicated line", func(t *testing.T, path string) {
+			ls := fileLines(t, path)
+			writeLines(t, path, append(ls[:2:2], append([]string{ls[1]}, ls[2:]...)...))
+		}, ":3: integrity: line 3:"},
+		{"changed line of the Python sink", func(t *testing.T, path string) {
+			ls := fileLines(t, path)
+			ls[7] = strings.Replace(ls[7], `"ok":true`, `"ok":false`, 1)
+			writeLines(t, path, ls)
+		}, ":8: integrity: line 8:"},
+		{"whole session removed", func(t *testing.T, path string) {
+			var keep []string
+			for _, l := range fileLines(t, path) {
+				if !strings.Contains(l, sessionB.String()) {
+					keep = append(keep, l)
+				}
+			}
+			writeLines(t, path, keep)
+		}, ":3: integrity: line 3:"},
+		{"truncated below the newest checkpoint", func(t *testing.T, path string) {
+			writeLines(t, path, fileLines(t, path)[:7])
+		}, "checkpoint #2 covers 8 lines but the file has only 7"},
+		{"checkpoint signed by another key", func(t *testing.T, path string) {
+			other := run(t, "", "keygen", "--name", "cli-test", "--out", filepath.Join(t.TempDir(), "k"))
+			require.Equal(t, 0, other.code)
+			keys, err := integrity.LoadSigningKey(strings.TrimSpace(strings.TrimPrefix(strings.Split(other.stdout, "\n")[0], "signing key (keep secret, mode 0600): ")))
+			require.NoError(t, err)
+			forged, err := integrity.SignCheckpoint(integrity.Checkpoint{Origin: "cli-test/audit.jsonl", N: 8}, keys.Signer)
+			require.NoError(t, err)
+			cps := integrity.CheckpointsPath(path)
+			data, err := os.ReadFile(cps)
+			require.NoError(t, err)
+			require.NoError(t, os.WriteFile(cps, integrity.AppendRecord(data, forged), 0o600))
+		}, "checkpoint #3: not signed by key cli-test+"},
+		{"changed value with the hash store deleted", func(t *testing.T, path string) {
+			ls := fileLines(t, path)
+			ls[1] = strings.Replace(ls[1], `"duration_ms":1.5`, `"duration_ms":1.6`, 1)
+			writeLines(t, path, ls)
+			require.NoError(t, os.Remove(integrity.StorePath(path)))
+		}, ":1: integrity: lines 1-6: changed, removed or moved; they do not match the root hash of checkpoint #1"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			path, _, pub := sealedFixture(t)
+			ok := run(t, "", "verify", "--key", pub, path)
+			require.Equal(t, 0, ok.code, ok.stdout)
+			require.Contains(t, ok.stdout, "integrity: lines=8 sealed=8 unsealed=0 checkpoints=2")
+
+			tc.tamper(t, path)
+			res := run(t, "", "verify", "--key", pub, "--allow-duplicates", path)
+			require.Equal(t, exitProblems, res.code, res.stdout)
+			require.Contains(t, res.stdout, tc.want)
+			require.Contains(t, res.stdout, "FAILED")
+		})
+	}
+}
+
+func TestVerifyKeyWithoutCheckpointsFails(t *testing.T) {
+	path, _, pub := sealedFixture(t)
+	require.NoError(t, os.Remove(integrity.CheckpointsPath(path)))
+	res := run(t, "", "verify", "--key", pub, path)
+	require.Equal(t, exitProblems, res.code)
+	require.Contains(t, res.stdout, "no checkpoint to check against")
+	// Plain verify still passes: only the integrity check needs sidecars.
+	require.Equal(t, exitOK, run(t, "", "verify", path).code)
+}
+
+func TestVerifyKeyUsage(t *testing.T) {
+	path, keyPath, pub := sealedFixture(t)
+	res := run(t, "", "verify", "--key", pub, "-")
+	require.Equal(t, exitUsage, res.code)
+	// The signing key is not a verifier key, and its bytes are not echoed.
+	res = run(t, "", "verify", "--key", keyPath, path)
+	require.Equal(t, exitUsage, res.code)
+	secret, _ := os.ReadFile(keyPath)
+	require.NotContains(t, res.stderr, strings.TrimSpace(string(secret))[len("PRIVATE+KEY+"):])
+}
+
+func TestProveAndVerifyProof(t *testing.T) {
+	path, _, pub := sealedFixture(t)
+	res := run(t, "", "prove", path, "--line", "7")
+	require.Equal(t, 0, res.code, res.stderr)
+	require.Contains(t, res.stdout, fileLines(t, path)[6], "the bundle carries the line")
+	bundle := filepath.Join(t.TempDir(), "line7.proof")
+	require.NoError(t, os.WriteFile(bundle, []byte(res.stdout), 0o600))
+
+	// Checked alone: the audit file and its sidecars are gone.
+	require.NoError(t, os.RemoveAll(filepath.Dir(path)+"/audit.jsonl"))
+	ok := run(t, "", "verify-proof", "--key", pub, bundle)
+	require.Equal(t, 0, ok.code, ok.stdout)
+	require.Contains(t, ok.stdout, "OK: line 7 is in cli-test/audit.jsonl at tree size 8")
+
+	forged := strings.Replace(res.stdout, `"seq":5`, `"seq":9`, 1)
+	require.NotEqual(t, res.stdout, forged)
+	bad := run(t, "", "verify-proof", "--key", pub, "-")
+	require.Equal(t, exitProblems, bad.code)
+	bad = runStdin(t, forged, "verify-proof", "--key", pub, "-")
+	require.Equal(t, exitProblems, bad.code)
+	require.Contains(t, bad.stdout, "line 7 is not proven")
+
+	other := filepath.Join(t.TempDir(), "o")
+	require.Equal(t, 0, run(t, "", "keygen", "--name", "cli-test", "--out", other).code)
+	wrongKey := run(t, "", "verify-proof", "--key", filepath.Join(other, "cli-test.pub"), bundle)
+	require.Equal(t, exitProblems, wrongKey.code)
+	require.Contains(t, wrongKey.stdout, "not signed by key")
+
+	require.Equal(t, exitProblems, run(t, "", "prove", path, "--line", "1").code, "file gone")
+}
+
+func runStdin(t *testing.T, stdin string, args ...string) result { return run(t, stdin, args...) }
+
+func TestKeygen(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "new")
+	res := run(t, "", "keygen", "--name", "ci", "--out", dir)
+	require.Equal(t, 0, res.code, res.stderr)
+	fi, err := os.Stat(filepath.Join(dir, "ci.key"))
+	require.NoError(t, err)
+	require.Equal(t, os.FileMode(0o600), fi.Mode().Perm())
+	pub, err := os.ReadFile(filepath.Join(dir, "ci.pub"))
+	require.NoError(t, err)
+	require.True(t, strings.HasPrefix(string(pub), "ci+"), "verifier key %q", pub)
+	require.NotContains(t, res.stdout, "PRIVATE", "the key is written, never printed")
+
+	require.Equal(t, exitProblems, run(t, "", "keygen", "--name", "ci", "--out", dir).code, "never overwrites")
+	for _, bad := range []string{"../x", "a b", "a+b", ".hidden", ""} {
+		require.Equal(t, exitUsage, run(t, "", "keygen", "--name", bad, "--out", dir).code, bad)
+	}
+}
