@@ -22,6 +22,7 @@ import (
 
 	sandboxauditencoding "github.com/sandboxaudit/sandboxaudit/encoding"
 	sandboxauditexporter "github.com/sandboxaudit/sandboxaudit/exporter"
+	sandboxauditprocessor "github.com/sandboxaudit/sandboxaudit/processor"
 	sandboxauditreceiver "github.com/sandboxaudit/sandboxaudit/receiver"
 )
 
@@ -55,8 +56,13 @@ func EncodingExtensionFactory() extension.Factory {
 	return sandboxauditencoding.NewFactory()
 }
 
+// ProcessorFactory returns the sandboxaudit processor factory.
+func ProcessorFactory() processor.Factory {
+	return sandboxauditprocessor.NewFactory()
+}
+
 // Components returns the factories of the otelcol-sandboxaudit
-// distribution: the sandboxaudit receiver and exporter, the
+// distribution: the sandboxaudit receiver, processor and exporter, the
 // sandboxaudit_encoding extension, the OTLP receiver, the contrib kafka
 // receiver and exporter, the batch and memory_limiter processors, the debug
 // exporter, and the standard self-telemetry. Each call builds new factories.
@@ -75,6 +81,7 @@ func Components() (otelcol.Factories, error) {
 	factories.Processors, err = otelcol.MakeFactoryMap[processor.Factory](
 		batchprocessor.NewFactory(),
 		memorylimiterprocessor.NewFactory(),
+		ProcessorFactory(),
 	)
 	if err != nil {
 		return otelcol.Factories{}, err
@@ -107,6 +114,7 @@ func Components() (otelcol.Factories, error) {
 	factories.ProcessorModules = map[component.Type]string{
 		batchprocessor.NewFactory().Type():         collector("processor/batchprocessor"),
 		memorylimiterprocessor.NewFactory().Type(): collector("processor/memorylimiterprocessor"),
+		ProcessorFactory().Type():                  own,
 	}
 	factories.ExporterModules = map[component.Type]string{
 		debugexporter.NewFactory().Type(): collector("exporter/debugexporter"),

@@ -20,6 +20,7 @@ import (
 
 	sandboxauditencoding "github.com/sandboxaudit/sandboxaudit/encoding"
 	sandboxauditexporter "github.com/sandboxaudit/sandboxaudit/exporter"
+	sandboxauditprocessor "github.com/sandboxaudit/sandboxaudit/processor"
 	sandboxauditreceiver "github.com/sandboxaudit/sandboxaudit/receiver"
 )
 
@@ -27,7 +28,7 @@ func TestComponents(t *testing.T) {
 	f, err := Components()
 	require.NoError(t, err)
 	assert.Equal(t, []string{"kafka", "otlp", "sandboxaudit"}, typeNames(f.Receivers))
-	assert.Equal(t, []string{"batch", "memory_limiter"}, typeNames(f.Processors))
+	assert.Equal(t, []string{"batch", "memory_limiter", "sandboxaudit"}, typeNames(f.Processors))
 	assert.Equal(t, []string{"debug", "kafka", "sandboxaudit"}, typeNames(f.Exporters))
 	assert.Equal(t, []string{"sandboxaudit_encoding"}, typeNames(f.Extensions))
 	assert.Empty(t, f.Connectors)
@@ -107,9 +108,10 @@ func TestBuilderConfigMatchesComponents(t *testing.T) {
 		"go.opentelemetry.io/collector/exporter/debugexporter":                             debugexporter.NewFactory().Type(),
 		"github.com/open-telemetry/opentelemetry-collector-contrib/receiver/kafkareceiver": kafkareceiver.NewFactory().Type(),
 		"github.com/open-telemetry/opentelemetry-collector-contrib/exporter/kafkaexporter": kafkaexporter.NewFactory().Type(),
-		Module + "/receiver": sandboxauditreceiver.NewFactory().Type(),
-		Module + "/exporter": sandboxauditexporter.NewFactory().Type(),
-		Module + "/encoding": sandboxauditencoding.NewFactory().Type(),
+		Module + "/receiver":  sandboxauditreceiver.NewFactory().Type(),
+		Module + "/exporter":  sandboxauditexporter.NewFactory().Type(),
+		Module + "/encoding":  sandboxauditencoding.NewFactory().Type(),
+		Module + "/processor": sandboxauditprocessor.NewFactory().Type(),
 	}
 	manifest := readBuilderConfig(t)
 	f, err := Components()

@@ -1,0 +1,33 @@
+package sandboxauditprocessor // import "github.com/sandboxaudit/sandboxaudit/processor"
+
+import (
+	"context"
+
+	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/consumer"
+	"go.opentelemetry.io/collector/processor"
+	"go.opentelemetry.io/collector/processor/processorhelper"
+
+	"github.com/sandboxaudit/sandboxaudit/processor/internal/metadata"
+)
+
+// NewFactory creates a factory for the sandboxaudit processor.
+func NewFactory() processor.Factory {
+	return processor.NewFactory(
+		metadata.Type,
+		createDefaultConfig,
+		processor.WithTraces(createTraces, metadata.TracesStability),
+	)
+}
+
+// createDefaultConfig sets no level: the reference default policy applies,
+// which removes all raw exec output.
+func createDefaultConfig() component.Config {
+	return &Config{}
+}
+
+func createTraces(ctx context.Context, set processor.Settings, cfg component.Config, next consumer.Traces) (processor.Traces, error) {
+	p := newSpanPolicy(cfg.(*Config))
+	return processorhelper.NewTraces(ctx, set, cfg, next, p.processTraces,
+		processorhelper.WithCapabilities(consumer.Capabilities{MutatesData: true}))
+}

@@ -1,0 +1,112 @@
+package sandboxauditprocessor // import "github.com/sandboxaudit/sandboxaudit/processor"
+
+import (
+	"context"
+
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+
+	"github.com/sandboxaudit/sandboxaudit/auditevent"
+	"github.com/sandboxaudit/sandboxaudit/internal/spanmap"
+	"github.com/sandboxaudit/sandboxaudit/semconv"
+)
+
+// spanPolicy applies the resolved payload policy to sandbox spans.
+type spanPolicy struct {
+	byOp map[string]auditevent.Policy
+}
+
+func newSpanPolicy(cfg *Config) *spanPolicy {
+	return &spanPolicy{byOp: cfg.policies()}
+}
+
+func (p *spanPolicy) policy(op string) auditevent.Policy {
+	if pol, ok := p.byOp[op]; ok {
+		return pol
+	}
+	return p.byOp[""]
+}
+
+func (p *spanPolicy) processTraces(_ context.Context, td ptrace.Traces) (ptrace.Traces, error) {
+	rss := td.ResourceSpans()
+	for i := 0; i < rss.Len(); i++ {
+		sss := rss.At(i).ScopeSpans()
+		for j := 0; j < sss.Len(); j++ {
+			spans := sss.At(j).Spans()
+			for k := 0; k < spans.Len(); k++ {
+				p.apply(spans.At(k).Attributes())
+			}
+		}
+	}
+	return td, nil
+}
+
+// output pairs a stream's raw and decoded attributes with its limit.
+type output struct {
+	raw, decoded string
+	max          func(auditevent.Policy) int
+}
+
+var streams = [...]output{
+	{semconv.AttrExecStdoutBytes, semconv.AttrExecStdout, func(p auditevent.Policy) int { return p.MaxStdoutChars }},
+	{semconv.AttrExecStderrBytes, semconv.AttrExecStderr, func(p auditevent.Policy) int { return p.MaxStderrChars }},
+}
+
+// apply redacts one span's attributes as SPEC section 4 redacts its
+// events. A span without sandbox.operation and sandbox.session.id is not a
+// sandbox span and is left alone.
+func (p *spanPolicy) apply(attrs pcommon.Map) {
+	opVal, ok := attrs.Get(semconv.AttrOperation)
+	if !ok {
+		return
+	}
+	if _, ok := attrs.Get(semconv.AttrSessionID); !ok {
+		return
+	}
+	pol := p.policy(opVal.AsString())
+	for _, s := range streams {
+		applyOutput(attrs, s, pol)
+	}
+	if !pol.IncludeWriteLen {
+		removeDataBytes(attrs, semconv.AttrStartData)
+		removeDataBytes(attrs, semconv.AttrFinishData)
+	}
+}
+
+// applyOutput: output excluded removes the raw and decoded attributes;
+// included replaces raw bytes by their decoded, cut text. Raw bytes that do
+// not decode (a bad base64 string) are removed: they cannot be cut safely.
+func applyOutput(attrs pcommon.Map, s output, pol auditevent.Policy) {
+	if !pol.IncludeExecOutput {
+		attrs.Remove(s.raw)
+		attrs.Remove(s.decoded)
+		return
+	}
+	v, ok := attrs.Get(s.raw)
+	if !ok {
+		return // an existing decoded string stays, as in SPEC §4 step 3
+	}
+	b, err := spanmap.DecodeExecOutput(v)
+	attrs.Remove(s.raw)
+	if err != nil {
+		attrs.Remove(s.decoded)
+		return
+	}
+	attrs.PutStr(s.decoded, auditevent.SafeDecode(b, s.max(pol)))
+}
+
+// removeDataBytes drops the top-level "bytes" key of a data attribute. A
+// value that is not a JSON object is left for the exporter to report.
+func removeDataBytes(attrs pcommon.Map, key string) {
+	v, ok := attrs.Get(key)
+	if !ok || v.Type() != pcommon.ValueTypeStr {
+		return
+	}
+	d, err := auditevent.ParseData([]byte(v.Str()))
+	if err != nil {
+		return
+	}
+	if _, has := d.Lookup("bytes"); has {
+		attrs.PutStr(key, d.Without("bytes").String())
+	}
+}
