@@ -108,15 +108,15 @@ func checkpointPublisher(client *http.Client, endpoint string) integrity.Publish
 type sealObserver struct{ t *telemetry }
 
 func (o sealObserver) LinesSealed(ctx context.Context, n int64) {
-	o.t.tb.ExporterSandboxauditLinesSealed.Add(ctx, n)
+	o.t.tb.SandboxauditExporterLinesSealed.Add(ctx, n)
 }
 
 func (o sealObserver) CheckpointWritten(ctx context.Context) {
-	o.t.tb.ExporterSandboxauditCheckpointsWritten.Add(ctx, 1)
+	o.t.tb.SandboxauditExporterCheckpointsWritten.Add(ctx, 1)
 }
 
 func (o sealObserver) SealLag(ctx context.Context, n int64) {
-	o.t.tb.ExporterSandboxauditSealLagLines.Record(ctx, n)
+	o.t.tb.SandboxauditExporterSealLagLines.Record(ctx, n)
 }
 
 var _ integrity.Observer = sealObserver{}

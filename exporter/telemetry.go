@@ -76,7 +76,7 @@ func (t *telemetry) written(ctx context.Context, sink string, n int) {
 	if sink == sinkHTTP {
 		opt = t.writtenHTTP
 	}
-	t.tb.ExporterSandboxauditEventsWritten.Add(ctx, int64(n), opt)
+	t.tb.SandboxauditExporterEventsWritten.Add(ctx, int64(n), opt)
 }
 
 func (t *telemetry) skipped(ctx context.Context, reason string, n int) {
@@ -94,14 +94,14 @@ func (t *telemetry) skipped(ctx context.Context, reason string, n int) {
 	default:
 		opt = t.skippedInvalidEvent
 	}
-	t.tb.ExporterSandboxauditItemsSkipped.Add(ctx, int64(n), opt)
+	t.tb.SandboxauditExporterItemsSkipped.Add(ctx, int64(n), opt)
 }
 
 func (t *telemetry) dropped(ctx context.Context, reason string, n int) {
 	if n <= 0 {
 		return
 	}
-	t.tb.ExporterSandboxauditEventsDropped.Add(ctx, int64(n),
+	t.tb.SandboxauditExporterEventsDropped.Add(ctx, int64(n),
 		metric.WithAttributes(attribute.String("reason", reason)))
 }
 
@@ -111,7 +111,7 @@ func (t *telemetry) dropped(ctx context.Context, reason string, n int) {
 func (t *telemetry) seqSessionsEvicted(ctx context.Context, total int64) int64 {
 	n := t.seqEvictions.advance(total)
 	if n > 0 {
-		t.tb.ExporterSandboxauditSeqSessionsEvicted.Add(ctx, n)
+		t.tb.SandboxauditExporterSeqSessionsEvicted.Add(ctx, n)
 	}
 	return n
 }
@@ -143,13 +143,13 @@ var _ httpsink.Observer = httpObserver{}
 func (o httpObserver) Sent(ctx context.Context, n int) { o.t.written(ctx, sinkHTTP, n) }
 
 func (o httpObserver) Spooled(ctx context.Context, n int) {
-	o.t.tb.ExporterSandboxauditEventsSpooled.Add(ctx, int64(n))
+	o.t.tb.SandboxauditExporterEventsSpooled.Add(ctx, int64(n))
 }
 
 // Replayed lines reached the endpoint, so they count as written too:
 // events_written{sink=http} is everything the endpoint acknowledged.
 func (o httpObserver) Replayed(ctx context.Context, n int) {
-	o.t.tb.ExporterSandboxauditEventsReplayed.Add(ctx, int64(n))
+	o.t.tb.SandboxauditExporterEventsReplayed.Add(ctx, int64(n))
 	o.t.written(ctx, sinkHTTP, n)
 }
 
@@ -166,5 +166,5 @@ func (o httpObserver) Refused(ctx context.Context, n int, reason string) {
 
 func (o httpObserver) SpoolSize(bytes int64) {
 	// The callback has no context; the gauge needs none for its value.
-	o.t.tb.ExporterSandboxauditSpoolSize.Record(context.Background(), bytes)
+	o.t.tb.SandboxauditExporterSpoolSize.Record(context.Background(), bytes)
 }

@@ -118,7 +118,7 @@ func (r *sandboxReceiver) deliverLogs(ctx context.Context, events []auditevent.E
 
 func (r *sandboxReceiver) countDelivery(ctx context.Context, n int, err error) {
 	if err == nil {
-		r.tel.ReceiverSandboxauditEventsAccepted.Add(ctx, int64(n))
+		r.tel.SandboxauditReceiverEventsAccepted.Add(ctx, int64(n))
 		return
 	}
 	if _, outcome := downstreamStatus(err); outcome == outcomeRefusedPermanent {
@@ -130,7 +130,7 @@ func (r *sandboxReceiver) countDelivery(ctx context.Context, n int, err error) {
 
 func (r *sandboxReceiver) countRefused(ctx context.Context, reason string, n int) {
 	if n > 0 {
-		r.tel.ReceiverSandboxauditEventsRefused.Add(ctx, int64(n), metric.WithAttributeSet(attribute.NewSet(attribute.String("reason", reason))))
+		r.tel.SandboxauditReceiverEventsRefused.Add(ctx, int64(n), metric.WithAttributeSet(attribute.NewSet(attribute.String("reason", reason))))
 	}
 }
 
@@ -168,7 +168,7 @@ func (r *sandboxReceiver) dropDuplicates(ctx context.Context, events []auditeven
 		}
 	}
 	if n := len(events) - len(fresh); n > 0 {
-		r.tel.ReceiverSandboxauditDuplicatesDropped.Add(ctx, int64(n))
+		r.tel.SandboxauditReceiverDuplicatesDropped.Add(ctx, int64(n))
 		clear(events[len(fresh):]) // let the dropped events' data go
 		return fresh, n, true
 	}

@@ -45,7 +45,7 @@ func (r *sandboxReceiver) handler(endpoint string, serve func(*http.Request) rep
 }
 
 func (r *sandboxReceiver) recordRequest(ctx context.Context, endpoint string, rp reply) {
-	r.tel.ReceiverSandboxauditRequests.Add(ctx, 1, metric.WithAttributeSet(attribute.NewSet(
+	r.tel.SandboxauditReceiverRequests.Add(ctx, 1, metric.WithAttributeSet(attribute.NewSet(
 		attribute.String("endpoint", endpoint),
 		attribute.String("outcome", rp.outcome),
 		attribute.Int("http.response.status_code", rp.status),

@@ -95,7 +95,7 @@ func (r *sandboxReceiver) countGivenUp(ctx context.Context, reason string, n int
 	if n <= 0 {
 		return
 	}
-	r.tel.ReceiverSandboxauditPairsTimedOut.Add(ctx, int64(n),
+	r.tel.SandboxauditReceiverPairsTimedOut.Add(ctx, int64(n),
 		metric.WithAttributeSet(attribute.NewSet(attribute.String("reason", reason))))
 }
 
@@ -117,7 +117,7 @@ func (r *sandboxReceiver) deliverSpans(ctx context.Context, ready []pairing.Pair
 	err := r.nextTraces.ConsumeTraces(ctx, td)
 	r.obsrep.EndTracesOp(ctx, formatSandboxEvent, len(ready), err)
 	if err != nil {
-		r.tel.ReceiverSandboxauditSpansDropped.Add(ctx, int64(len(ready)))
+		r.tel.SandboxauditReceiverSpansDropped.Add(ctx, int64(len(ready)))
 	}
 	return err
 }

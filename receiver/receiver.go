@@ -97,7 +97,7 @@ func (r *sandboxReceiver) Start(ctx context.Context, host component.Host) error 
 func (r *sandboxReceiver) start(ctx context.Context, host component.Host) error {
 	if r.nextTraces != nil {
 		r.pairs = newPairer(r.cfg)
-		if err := r.tel.RegisterReceiverSandboxauditPairsPendingCallback(r.observePending); err != nil {
+		if err := r.tel.RegisterSandboxauditReceiverPairsPendingCallback(r.observePending); err != nil {
 			return fmt.Errorf("sandboxaudit receiver %s: registering pending gauge: %w", r.set.ID, err)
 		}
 	}

@@ -55,7 +55,7 @@ func (r *sandboxReceiver) serveTraces(req *http.Request) reply {
 	if r.nextLogs != nil {
 		events, st := r.mapper.AppendTraces(nil, td)
 		if st.NotSandbox > 0 {
-			r.tel.ReceiverSandboxauditSpansSkipped.Add(ctx, int64(st.NotSandbox))
+			r.tel.SandboxauditReceiverSpansSkipped.Add(ctx, int64(st.NotSandbox))
 		}
 		if st.Invalid > 0 {
 			r.set.Logger.Warn("Sandbox spans could not be mapped to audit events",
