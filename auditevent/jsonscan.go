@@ -32,7 +32,16 @@ type syntaxError struct {
 	msg string
 }
 
-func (e *syntaxError) Error() string { return fmt.Sprintf("invalid JSON at byte %d: %s", e.off, e.msg) }
+// msgInvalidUTF8 is a syntaxError's msg for bytes that are not UTF-8; it
+// reads "invalid UTF-8 at byte N".
+const msgInvalidUTF8 = "invalid UTF-8"
+
+func (e *syntaxError) Error() string {
+	if e.msg == msgInvalidUTF8 {
+		return fmt.Sprintf("%s at byte %d", msgInvalidUTF8, e.off)
+	}
+	return fmt.Sprintf("invalid JSON at byte %d: %s", e.off, e.msg)
+}
 
 // valueError is a well-formed JSON value the reference cannot hold (an
 // infinite float, an over-long integer, a lone surrogate).
@@ -81,11 +90,30 @@ func (p *parser) canonValue(dst []byte) ([]byte, error) {
 		return p.literal(dst, "null")
 	case c == 'N' || c == 'I':
 		return dst, p.fail("NaN and Infinity are not JSON numbers")
-	case c == 0:
-		return dst, p.fail("unexpected end of input")
 	default:
-		return dst, p.fail(fmt.Sprintf("unexpected character %q", c))
+		return dst, p.unexpected()
 	}
+}
+
+// unexpected describes the input at p.pos, where no JSON value starts:
+// the end, a byte that is not UTF-8, a control byte (NUL included, which
+// peek also returns at the end), or a character, quoted.
+func (p *parser) unexpected() error {
+	if p.pos >= len(p.buf) {
+		return p.fail("unexpected end of input")
+	}
+	c := p.buf[p.pos]
+	switch {
+	case c >= utf8.RuneSelf:
+		r, size := utf8.DecodeRune(p.buf[p.pos:])
+		if r == utf8.RuneError && size == 1 {
+			return p.fail(msgInvalidUTF8)
+		}
+		return p.fail(fmt.Sprintf("unexpected character %q", r))
+	case c < 0x20 || c == 0x7f:
+		return p.fail(fmt.Sprintf("unexpected control byte 0x%02x", c))
+	}
+	return p.fail(fmt.Sprintf("unexpected character %q", c))
 }
 
 func (p *parser) literal(dst []byte, lit string) ([]byte, error) {
@@ -277,7 +305,7 @@ func (p *parser) readString() ([]byte, error) {
 		default:
 			r, size := utf8.DecodeRune(p.buf[p.pos:])
 			if r == utf8.RuneError && size == 1 {
-				return nil, p.fail("invalid UTF-8")
+				return nil, p.fail(msgInvalidUTF8)
 			}
 			if out != nil {
 				out = append(out, p.buf[p.pos:p.pos+size]...)
@@ -502,10 +530,8 @@ func (p *parser) skipValue() error {
 		return p.skipLiteral("null")
 	case c == 'N' || c == 'I':
 		return p.fail("NaN and Infinity are not JSON numbers")
-	case c == 0:
-		return p.fail("unexpected end of input")
 	default:
-		return p.fail(fmt.Sprintf("unexpected character %q", c))
+		return p.unexpected()
 	}
 }
 
@@ -538,7 +564,7 @@ func (p *parser) skipString() error {
 		default:
 			r, size := utf8.DecodeRune(p.buf[p.pos:])
 			if r == utf8.RuneError && size == 1 {
-				return p.fail("invalid UTF-8")
+				return p.fail(msgInvalidUTF8)
 			}
 			p.pos += size
 		}

@@ -122,14 +122,14 @@ func (t pathTemplate) expand(sessionID string) (string, error) {
 		x := r.Replace(e)
 		// Two placeholders side by side could still spell "..".
 		if x == "" || x == "." || x == ".." {
-			return "", fmt.Errorf("session id %q expands to path element %q", sessionID, x)
+			return "", fmt.Errorf("session id expands to path element %q", x)
 		}
 		elems = append(elems, x)
 	}
 	p := filepath.Join(elems...) // Join cleans
 	rel, err := filepath.Rel(t.base, p)
 	if err != nil || rel == "." || !filepath.IsLocal(rel) {
-		return "", fmt.Errorf("session id %q expands to %q outside %q", sessionID, p, t.base)
+		return "", fmt.Errorf("session id expands to a path outside %q", t.base)
 	}
 	return p, nil
 }
@@ -144,11 +144,11 @@ func checkSessionID(id string) error {
 		return fmt.Errorf("session id is %d bytes long, limit 128", len(id))
 	}
 	if id == "." || id == ".." {
-		return fmt.Errorf("session id %q is not allowed in a path", id)
+		return errors.New("session id \".\" or \"..\" is not allowed in a path")
 	}
 	for i := 0; i < len(id); i++ {
 		if c := id[i]; c == '/' || c == '\\' || c < 0x20 || c == 0x7f {
-			return fmt.Errorf("session id %q contains byte 0x%02x, not allowed in a path", id, c)
+			return fmt.Errorf("session id contains byte 0x%02x at byte %d, not allowed in a path", c, i)
 		}
 	}
 	return nil

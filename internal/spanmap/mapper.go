@@ -4,6 +4,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"math"
+	"strconv"
 	"sync"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
@@ -177,7 +178,9 @@ func (as *attrSet) identity(e *auditevent.Event) error {
 		return err
 	}
 	if e.SessionID, err = auditevent.ParseUUID(sessionText); err != nil {
-		return attrErr(semconv.AttrSessionID, "not a UUID: "+quoteShort(sessionText), nil)
+		// The value is not quoted: session ids are never logged, and a
+		// value that is not one may be anything (a path, a secret).
+		return attrErr(semconv.AttrSessionID, "not a UUID ("+strconv.Itoa(len(sessionText))+" bytes)", nil)
 	}
 	e.Op = op
 	return nil
