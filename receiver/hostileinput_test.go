@@ -69,8 +69,8 @@ func TestInvalidSessionIDIsNeverQuoted(t *testing.T) {
 func TestBadBytesAreNamed(t *testing.T) {
 	tr := startReceiver(t, new(consumertest.LogsSink), nil)
 	for body, want := range map[string]string{
-		startJSON(1) + "\n\xff\n":                  "line 2: invalid UTF-8 at byte 0",
-		startJSON(1) + "\n\x00\n":                  "line 2: invalid JSON at byte 0: unexpected control byte 0x00",
+		startJSON(1) + "\n\xff\n":                 "line 2: invalid UTF-8 at byte 0",
+		startJSON(1) + "\n\x00\n":                 "line 2: invalid JSON at byte 0: unexpected control byte 0x00",
 		`{"version":1,"op":"` + "ex\xffec" + `"}`: "invalid UTF-8 at byte 21",
 	} {
 		status, _, got := post(t, tr.eventsURL(), contentTypeNDJSON, []byte(body))
