@@ -62,12 +62,12 @@ func checkExampleSession(t *testing.T, session string, evs []auditevent.Event) {
 		assert.GreaterOrEqual(t, e.DurationMS, 0.0, what)
 		assert.Nil(t, e.Stdout, "%s: stdout must be redacted", what)
 		assert.Nil(t, e.Stderr, "%s: stderr must be redacted", what)
-		if opIdx == 4 { // the failing exec: exit status 2
+		if opIdx == 4 { // the failing exec: exit status 2, ok=false, no error fields
 			assert.False(t, e.OK, what)
-			if assert.NotNil(t, e.ErrorCode, what) {
-				assert.Equal(t, "exec_nonzero", *e.ErrorCode, what)
-			}
-			assert.NotNil(t, e.ErrorType, what)
+			assert.Nil(t, e.ErrorCode, what)
+			assert.Nil(t, e.ErrorType, what)
+			assert.Nil(t, e.ErrorMessage, what)
+			assert.Nil(t, e.ErrorRetryable, what)
 			exit, ok := e.Data.Lookup("exit_code")
 			assert.True(t, ok, what)
 			assert.Equal(t, "2", string(exit), what)

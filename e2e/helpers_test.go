@@ -289,7 +289,8 @@ func mustRead(t *testing.T, path string) []byte {
 }
 
 // collectorYAML builds the configurations the tests run: each receiver that
-// has an address feeds its own pipeline (otlp → traces, sandboxaudit → logs)
+// has an address feeds its pipelines (otlp → traces and logs, sandboxaudit →
+// logs)
 // through the same processors into the sandboxaudit exporter, and the
 // collector's own metrics are off so that no test needs a metrics port.
 type collectorYAML struct {
@@ -327,8 +328,16 @@ func (c collectorYAML) String() string {
 	if c.otlpAddr != "" {
 		pipeline("traces", "otlp")
 	}
+	// OTLP logs carry the example's write-ahead start events (SPEC §8).
+	var logs []string
 	if c.sandboxAddr != "" {
-		pipeline("logs", "sandboxaudit")
+		logs = append(logs, "sandboxaudit")
+	}
+	if c.otlpAddr != "" {
+		logs = append(logs, "otlp")
+	}
+	if len(logs) > 0 {
+		pipeline("logs", strings.Join(logs, ", "))
 	}
 	return b.String()
 }
