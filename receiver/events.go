@@ -168,7 +168,7 @@ func (r *sandboxReceiver) dropDuplicates(ctx context.Context, events []auditeven
 		}
 	}
 	if n := len(events) - len(fresh); n > 0 {
-		r.tel.SandboxauditReceiverDuplicatesDropped.Add(ctx, int64(n))
+		r.countDuplicates(ctx, n)
 		clear(events[len(fresh):]) // let the dropped events' data go
 		return fresh, n, true
 	}

@@ -31,12 +31,6 @@ func newPairer(cfg *Config) *pairing.Pairer {
 	return pairing.New(pairing.Config{MaxPending: cfg.MaxPending, PendingTimeout: cfg.PendingTimeout})
 }
 
-// observePending reports the pending pairs gauge.
-func (r *sandboxReceiver) observePending(_ context.Context, o metric.Int64Observer) error {
-	o.Observe(int64(r.pairs.Len()))
-	return nil
-}
-
 // deliverPairs feeds events to the pairing table and sends the spans of the
 // operations that became ready (paired, orphan finishes, starts given up to
 // stay within max_pending or replaced by a new start) to the traces pipeline.
@@ -117,7 +111,7 @@ func (r *sandboxReceiver) deliverSpans(ctx context.Context, ready []pairing.Pair
 	err := r.nextTraces.ConsumeTraces(ctx, td)
 	r.obsrep.EndTracesOp(ctx, formatSandboxEvent, len(ready), err)
 	if err != nil {
-		r.tel.SandboxauditReceiverSpansDropped.Add(ctx, int64(len(ready)))
+		r.countSpansDropped(ctx, len(ready))
 	}
 	return err
 }

@@ -97,7 +97,7 @@ func (r *sandboxReceiver) Start(ctx context.Context, host component.Host) error 
 func (r *sandboxReceiver) start(ctx context.Context, host component.Host) error {
 	if r.nextTraces != nil {
 		r.pairs = newPairer(r.cfg)
-		if err := r.tel.RegisterSandboxauditReceiverPairsPendingCallback(r.observePending); err != nil {
+		if err := r.registerPendingGauge(); err != nil {
 			return fmt.Errorf("sandboxaudit receiver %s: registering pending gauge: %w", r.set.ID, err)
 		}
 	}
@@ -180,7 +180,7 @@ func (r *sandboxReceiver) errorHandler(w http.ResponseWriter, req *http.Request,
 	outcome := outcomeDecompressFailure
 	switch status {
 	case http.StatusUnauthorized:
-		outcome = "unauthenticated"
+		outcome = outcomeUnauthenticated
 		msg = "unauthenticated"
 	case http.StatusRequestEntityTooLarge:
 		outcome = outcomeTooLarge

@@ -41,6 +41,7 @@ const (
 	outcomeRefusedPermanent  = "refused_permanent"
 	outcomeDecompressFailure = "bad_encoding"
 	outcomeInFlight          = "in_flight"
+	outcomeUnauthenticated   = "unauthenticated"
 )
 
 // reply is a handler's answer; serve writes it and records the outcome, so

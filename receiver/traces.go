@@ -54,9 +54,7 @@ func (r *sandboxReceiver) serveTraces(req *http.Request) reply {
 	resp := ptraceotlp.NewExportResponse()
 	if r.nextLogs != nil {
 		events, st := r.mapper.AppendTraces(nil, td)
-		if st.NotSandbox > 0 {
-			r.tel.SandboxauditReceiverSpansSkipped.Add(ctx, int64(st.NotSandbox))
-		}
+		r.countSpansSkipped(ctx, st.NotSandbox)
 		if st.Invalid > 0 {
 			r.set.Logger.Warn("Sandbox spans could not be mapped to audit events",
 				zap.Int("spans", st.Invalid), zap.String("first_error", capMessage(st.FirstInvalid.Error())))

@@ -1,0 +1,69 @@
+package sandboxauditexporter
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/component/componenttest"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata"
+
+	"github.com/sandboxaudit/sandboxaudit/exporter/internal/metadata"
+	"github.com/sandboxaudit/sandboxaudit/internal/httpsink"
+	"github.com/sandboxaudit/sandboxaudit/internal/metadatatest"
+)
+
+// TestMetadataMatchesCode records every metric through the code the
+// exporter records it with and checks the result against metadata.yaml
+// both ways (name, unit, description, kind, attributes and their enums),
+// plus the TelemetryBuilder field names and the status. A new metric or
+// attribute value needs a line in recordings; the failures say what to add
+// to metadata.yaml.
+func TestMetadataMatchesCode(t *testing.T) {
+	md, err := metadatatest.Load("metadata.yaml")
+	require.NoError(t, err)
+	tel := componenttest.NewTelemetry()
+	t.Cleanup(func() { require.NoError(t, tel.Shutdown(context.Background())) })
+	tb, err := metadata.NewTelemetryBuilder(tel.NewTelemetrySettings())
+	require.NoError(t, err)
+	tl := newTelemetry(tb)
+	http := httpObserver{t: tl}
+	seal := sealObserver{t: tl}
+	ctx := context.Background()
+
+	recordings := []func(){
+		func() { tl.written(ctx, sinkFile, 1); tl.written(ctx, sinkHTTP, 1) },
+		func() {
+			for _, r := range []string{reasonNotSandboxSpan, reasonInvalidSpan, reasonNotAuditEvent, reasonInvalidEvent} {
+				tl.skipped(ctx, r, 1)
+			}
+		},
+		func() {
+			for _, r := range []string{reasonFileError, reasonFileSymlink, httpsink.ReasonEndpointRefused,
+				httpsink.ReasonSpoolFull, httpsink.ReasonSpoolError, httpsink.ReasonNoSpool, httpsink.ReasonShutdown} {
+				tl.dropped(ctx, r, 1)
+			}
+		},
+		func() { tl.seqSessionsEvicted(ctx, 1) },
+		func() { http.Spooled(ctx, 1) },
+		func() { http.Replayed(ctx, 1) },
+		func() { http.SpoolSize(1) },
+		func() { seal.LinesSealed(ctx, 1) },
+		func() { seal.CheckpointWritten(ctx) },
+		func() { seal.SealLag(ctx, 1) },
+	}
+	for _, record := range recordings {
+		record()
+	}
+	var rm metricdata.ResourceMetrics
+	require.NoError(t, tel.Reader.Collect(ctx, &rm))
+	metadatatest.CheckTelemetry(t, md, rm, metadata.ScopeName)
+	metadatatest.CheckFields(t, md, tb)
+
+	f := NewFactory()
+	metadatatest.CheckStatus(t, md, metadata.Type.String(), map[string]string{
+		"traces": strings.ToLower(f.TracesStability().String()),
+		"logs":   strings.ToLower(f.LogsStability().String()),
+	})
+}
