@@ -22,8 +22,10 @@ type recorder struct {
 	errs []string
 }
 
-func (r *recorder) Errorf(format string, args ...any) { r.errs = append(r.errs, fmt.Sprintf(format, args...)) }
-func (r *recorder) Helper()                           {}
+func (r *recorder) Errorf(format string, args ...any) {
+	r.errs = append(r.errs, fmt.Sprintf(format, args...))
+}
+func (r *recorder) Helper() {}
 
 const testYAML = `
 type: demo
