@@ -229,6 +229,10 @@ func (c *Checker) storeLeaf(i int64) (tlog.Hash, bool) {
 
 // Finish reports the result once the whole file has been written.
 func (c *Checker) Finish() CheckResult {
+	if c.res.Failure == nil && c.next != nil && c.firstDiff > 0 {
+		c.fail(c.firstDiff, c.cpNum, "line %d: changed, removed or moved; the file no longer matches checkpoint #%d (%d lines, the file has %d)",
+			c.firstDiff, c.cpNum, c.next.N, c.tree.Size())
+	}
 	if c.res.Failure == nil && c.next != nil {
 		c.fail(c.tree.Size(), c.cpNum, "checkpoint #%d covers %d lines but the file has only %d (cut back, or lines deleted)",
 			c.cpNum, c.next.N, c.tree.Size())
