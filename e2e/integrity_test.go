@@ -79,8 +79,8 @@ func runPythonSink(ctx context.Context, path, src string, delay time.Duration) *
 func integrityConfig(sandboxAddr, auditPath, keyPath, interval string) string {
 	return collectorYAML{
 		sandboxAddr: sandboxAddr,
-		batch:    "timeout: 100ms",
-		exporter: fmt.Sprintf("file:\n  path: %s\n  integrity:\n    signing_key_file: %s\n    checkpoint_interval: %s", auditPath, keyPath, interval),
+		batch:       "timeout: 100ms",
+		exporter:    fmt.Sprintf("file:\n  path: %s\n  integrity:\n    signing_key_file: %s\n    checkpoint_interval: %s", auditPath, keyPath, interval),
 	}.String()
 }
 
