@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/pdata/pcommon"
@@ -66,7 +67,6 @@ func benchTraces(b testing.TB) ptrace.Traces {
 		a.PutBool("sandbox.ok", true)
 		a.PutDouble("sandbox.duration_ms", 1.234567)
 	}
-	td.MarkReadOnly()
 	return td
 }
 
@@ -76,12 +76,33 @@ func runTracesBench(b *testing.B, cfg *Config) {
 	ctx := context.Background()
 	b.ReportAllocs()
 	cpu0 := processCPU(b)
+	iter := 0
 	for b.Loop() {
+		renumber(td, iter)
+		iter++
 		if err := te.ConsumeTraces(ctx, td); err != nil {
 			b.Fatal(err)
 		}
 	}
 	reportRates(b, processCPU(b)-cpu0)
+}
+
+// renumber gives every span of td new start and finish event ids for
+// iteration iter: the exporter writes an event id to the file once (and a
+// start once), so a benchmark repeating the same ids would measure a file
+// sink that writes nothing. Costs two attribute writes per span.
+func renumber(td ptrace.Traces, iter int) {
+	spans := td.ResourceSpans().At(0).ScopeSpans().At(0).Spans()
+	var id uuid.UUID
+	id[6], id[8] = 0x40, 0x80 // version 4, RFC 4122 variant
+	id[0], id[1], id[2], id[3] = byte(iter>>24), byte(iter>>16), byte(iter>>8), byte(iter)
+	for i := range spans.Len() {
+		a := spans.At(i).Attributes()
+		id[14], id[15], id[13] = byte(i>>8), byte(i), 0
+		a.PutStr("sandbox.event.start_id", id.String())
+		id[13] = 1
+		a.PutStr("sandbox.event.finish_id", id.String())
+	}
 }
 
 func reportRates(b *testing.B, cpu time.Duration) {
@@ -130,11 +151,18 @@ func BenchmarkTracesToFileQueued(b *testing.B) {
 			q.QueueSize = 16
 			q.BlockOnOverflow = true
 			te := startExporters(b, cfg)
-			td := benchTraces(b)
+			base := benchTraces(b)
 			ctx := context.Background()
 			b.ReportAllocs()
 			cpu0 := processCPU(b)
+			iter := 0
 			for b.Loop() {
+				// Queued batches are read later: each needs its own copy.
+				td := ptrace.NewTraces()
+				base.CopyTo(td)
+				renumber(td, iter)
+				iter++
+				td.MarkReadOnly()
 				if err := te.traces.ConsumeTraces(ctx, td); err != nil {
 					b.Fatal(err)
 				}
@@ -181,4 +209,15 @@ func TestBenchTracesAreSandboxSpans(t *testing.T) {
 	require.NoError(t, te.traces.ConsumeTraces(context.Background(), benchTraces(t)))
 	assert.Len(t, readLines(t, path), 2*benchSpans)
 	assert.Zero(t, te.counter(t, "otelcol_sandboxaudit_exporter_items_skipped", "", ""))
+
+	// Each benchmark iteration writes a whole batch: renumbered ids are
+	// new to the exporter's windows, a repeated batch is not.
+	td := benchTraces(t)
+	for iter := range 3 {
+		renumber(td, iter)
+		require.NoError(t, te.traces.ConsumeTraces(context.Background(), td))
+		assert.Len(t, readLines(t, path), 2*benchSpans*(iter+2), "iteration %d", iter)
+	}
+	require.NoError(t, te.traces.ConsumeTraces(context.Background(), td))
+	assert.Len(t, readLines(t, path), 2*benchSpans*4, "the same ids again: nothing written")
 }

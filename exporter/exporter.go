@@ -187,8 +187,18 @@ func (e *auditExporter) writeFiltered(ctx context.Context, events []auditevent.E
 	if len(events) == 0 {
 		return nil
 	}
+	// Events the file already holds (a client resending a batch whose
+	// first attempt failed only in the HTTP sink) are not appended again;
+	// the HTTP sink still gets the whole batch.
+	fileEvents, inFile := events, 0
+	if e.file != nil {
+		fileEvents, inFile = e.file.ids.unwritten(events)
+		if inFile > 0 {
+			e.logger.Debug("Left out events the audit file already holds", zap.Int("events", inFile))
+		}
+	}
 	switch {
-	case e.file != nil && e.http != nil && e.encodeOnce():
+	case e.file != nil && e.http != nil && inFile == 0 && e.encodeOnce():
 		return e.writeBothEncodedOnce(ctx, events)
 	case e.file != nil && e.http != nil:
 		// The sinks only read events (policies apply while encoding), so
@@ -199,11 +209,11 @@ func (e *auditExporter) writeFiltered(ctx context.Context, events []auditevent.E
 			defer close(done)
 			httpErr = e.http.write(ctx, events)
 		}()
-		fileErr := e.file.write(ctx, events, e.telemetry)
+		fileErr := e.file.write(ctx, fileEvents, e.telemetry)
 		<-done
 		return errors.Join(fileErr, httpErr)
 	case e.file != nil:
-		return e.file.write(ctx, events, e.telemetry)
+		return e.file.write(ctx, fileEvents, e.telemetry)
 	case e.http != nil:
 		return e.http.write(ctx, events)
 	}

@@ -60,16 +60,20 @@ type fileTarget struct {
 	templated bool
 	policy    *policyCache
 	bufs      bufPool
+	ids       *fileIDs // event ids written, so a resent batch is written once
 }
 
 func newFileTarget(sink *filesink.Sink, path string, pc *policyCache) *fileTarget {
-	return &fileTarget{sink: sink, templated: strings.Contains(path, "{"), policy: pc}
+	return &fileTarget{sink: sink, templated: strings.Contains(path, "{"), policy: pc, ids: newFileIDs()}
 }
 
 // write appends the batch: one WriteBatch for a plain path, one per
 // destination file (session) for a templated path, lines of a session in
 // batch order. A failed file does not stop the others.
 func (f *fileTarget) write(ctx context.Context, events []auditevent.Event, t *telemetry) error {
+	if len(events) == 0 {
+		return nil
+	}
 	bp := f.bufs.get()
 	defer f.bufs.put(bp)
 	buf := (*bp)[:0]
@@ -98,6 +102,7 @@ func (f *fileTarget) write(ctx context.Context, events []auditevent.Event, t *te
 			errs = append(errs, fmt.Errorf("file sink: session %s: %d event(s) not written: %w", sid, n, err))
 		} else {
 			t.written(ctx, sinkFile, n)
+			f.ids.written(events, groups.members(g))
 		}
 		start = ends[g]
 	}
@@ -112,6 +117,7 @@ func (f *fileTarget) writeLines(ctx context.Context, events []auditevent.Event, 
 		return fmt.Errorf("file sink: %d event(s) not written: %w", len(events), err)
 	}
 	t.written(ctx, sinkFile, len(events))
+	f.ids.written(events, nil)
 	return nil
 }
 

@@ -54,6 +54,16 @@ func (w *Window[K]) Contains(k K) bool {
 	return ok
 }
 
+// Has reports, in present, which of keys the window holds (present[i] for
+// keys[i]), under one lock.
+func (w *Window[K]) Has(keys []K, present []bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for i, k := range keys {
+		_, present[i] = w.live[k]
+	}
+}
+
 // Add puts k in the window and reports whether it was absent. A key
 // already present keeps its place (it is not refreshed).
 func (w *Window[K]) Add(k K) bool {
@@ -72,6 +82,15 @@ func (w *Window[K]) AddNew(keys []K, fresh []bool) {
 	defer w.mu.Unlock()
 	for i, k := range keys {
 		fresh[i] = w.addLocked(k)
+	}
+}
+
+// AddAll adds every key of keys under one lock.
+func (w *Window[K]) AddAll(keys ...K) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, k := range keys {
+		w.addLocked(k)
 	}
 }
 

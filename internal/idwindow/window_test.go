@@ -115,3 +115,28 @@ func TestAddNewConcurrentCallersClaimEachKeyOnce(t *testing.T) {
 		}
 	}
 }
+
+func TestHasReportsEachKey(t *testing.T) {
+	w, _ := New[int](2)
+	w.Add(1)
+	w.Add(2)
+	w.Add(3) // evicts 1
+	present := make([]bool, 4)
+	w.Has([]int{1, 2, 3, 4}, present)
+	want := []bool{false, true, true, false}
+	for i := range want {
+		if present[i] != want[i] {
+			t.Errorf("present[%d] = %v, want %v", i, present[i], want[i])
+		}
+	}
+}
+
+func TestAddAllAddsEveryKey(t *testing.T) {
+	w, _ := New[int](3)
+	w.AddAll(1, 2, 3, 4) // 1 evicted
+	for k, want := range map[int]bool{1: false, 2: true, 3: true, 4: true} {
+		if w.Contains(k) != want {
+			t.Errorf("Contains(%d) = %v, want %v", k, !want, want)
+		}
+	}
+}

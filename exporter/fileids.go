@@ -1,0 +1,77 @@
+package sandboxauditexporter // import "github.com/sandboxaudit/sandboxaudit/exporter"
+
+import (
+	"github.com/google/uuid"
+
+	"github.com/sandboxaudit/sandboxaudit/auditevent"
+	"github.com/sandboxaudit/sandboxaudit/internal/idwindow"
+)
+
+// fileIDWindow is how many event ids the file sink remembers having
+// written (≈60 B each, so ≈6 MB): a client resending a batch that the file
+// already holds (its first attempt failed only in the HTTP sink, say with
+// a full spool, and the receiver answered 503) does not append another
+// copy, as long as the batch is among the last 100 000 events written by
+// this collector run.
+const fileIDWindow = 100_000
+
+// fileIDs is the window of event ids the file sink wrote. Ids are added
+// only after their write succeeded, so the file never misses an event the
+// window claims; two concurrent pushes of the same ids can both write
+// (the receiver's in-flight reservation keeps its own clients from that).
+type fileIDs struct {
+	w *idwindow.Window[uuid.UUID]
+}
+
+func newFileIDs() *fileIDs {
+	w, err := idwindow.New[uuid.UUID](fileIDWindow)
+	if err != nil {
+		panic(err) // a positive constant size cannot fail
+	}
+	return &fileIDs{w: w}
+}
+
+// unwritten returns the events whose ids the window does not hold, and
+// how many it left out. Without any left out it returns events itself.
+func (f *fileIDs) unwritten(events []auditevent.Event) ([]auditevent.Event, int) {
+	ids := make([]uuid.UUID, len(events))
+	for i := range events {
+		ids[i] = events[i].EventID
+	}
+	present := make([]bool, len(ids))
+	f.w.Has(ids, present)
+	n := 0
+	for _, p := range present {
+		if p {
+			n++
+		}
+	}
+	if n == 0 {
+		return events, 0
+	}
+	out := make([]auditevent.Event, 0, len(events)-n)
+	for i := range events {
+		if !present[i] {
+			out = append(out, events[i])
+		}
+	}
+	return out, n
+}
+
+// written records the ids of events now in the file: events[i] for each i
+// of idx, or every event when idx is nil.
+func (f *fileIDs) written(events []auditevent.Event, idx []int) {
+	var ids []uuid.UUID
+	if idx == nil {
+		ids = make([]uuid.UUID, len(events))
+		for i := range events {
+			ids[i] = events[i].EventID
+		}
+	} else {
+		ids = make([]uuid.UUID, len(idx))
+		for j, i := range idx {
+			ids[j] = events[i].EventID
+		}
+	}
+	f.w.AddAll(ids...)
+}
