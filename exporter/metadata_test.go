@@ -67,3 +67,11 @@ func TestMetadataMatchesCode(t *testing.T) {
 		"logs":   strings.ToLower(f.LogsStability().String()),
 	})
 }
+
+// TestDocumentationMatchesMetadata keeps documentation.md, written by hand
+// in mdatagen's shape, in step with metadata.yaml.
+func TestDocumentationMatchesMetadata(t *testing.T) {
+	md, err := metadatatest.Load("metadata.yaml")
+	require.NoError(t, err)
+	metadatatest.CheckDocumentation(t, md, "documentation.md")
+}

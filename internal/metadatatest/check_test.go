@@ -150,3 +150,21 @@ func TestFieldName(t *testing.T) {
 	assert.Equal(t, "SandboxauditExporterEventsWritten", FieldName("sandboxaudit_exporter_events_written"))
 	assert.Equal(t, "ReceiverAcceptedSpans", FieldName("receiver_accepted_spans"))
 }
+
+func TestCheckDocumentation(t *testing.T) {
+	md := load(t)
+	doc := Documentation(md)
+	assert.Contains(t, doc, "### otelcol_demo_events_written\n\nEvents written.\n")
+	assert.Contains(t, doc, "| sink | Which sink. | file, http | - |")
+
+	p := filepath.Join(t.TempDir(), "documentation.md")
+	require.NoError(t, os.WriteFile(p, []byte(doc), 0o600))
+	r := &recorder{TB: t}
+	CheckDocumentation(r, md, p)
+	assert.Empty(t, r.errs)
+
+	require.NoError(t, os.WriteFile(p, []byte(strings.Replace(doc, "Events written.", "Events.", 1)), 0o600))
+	CheckDocumentation(r, md, p)
+	require.Len(t, r.errs, 1)
+	assert.Contains(t, r.errs[0], "out of step with metadata.yaml")
+}

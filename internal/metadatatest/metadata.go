@@ -96,14 +96,10 @@ func FieldName(metric string) string {
 	return string(out)
 }
 
-// Description is the instrument description mdatagen writes: the metric's
+// InstrumentDescription is the instrument description mdatagen writes: the metric's
 // description followed by its stability, e.g. "... [Alpha]".
 func (m Metric) InstrumentDescription() string {
-	s := m.Stability
-	if s != "" {
-		s = string(s[0]-('a'-'A')) + s[1:]
-	}
-	return m.Description + " [" + s + "]"
+	return m.Description + " [" + capitalize(m.Stability) + "]"
 }
 
 // Kind is how the metric is declared, in the words of the check's messages.
