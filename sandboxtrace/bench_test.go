@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	sdklog "go.opentelemetry.io/otel/sdk/log"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
 	"github.com/sandboxaudit/sandboxaudit/sandboxtrace"
@@ -65,5 +66,32 @@ func BenchmarkExecCapture64KiB(b *testing.B) {
 		if _, err := s.Exec(ctx, req, run); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// nopLogs is a log exporter that accepts everything at once.
+type nopLogs struct{}
+
+func (nopLogs) Export(context.Context, []sdklog.Record) error { return nil }
+func (nopLogs) Shutdown(context.Context) error                { return nil }
+func (nopLogs) ForceFlush(context.Context) error              { return nil }
+
+// BenchmarkDoWriteAhead is BenchmarkDo plus the early start record, queued
+// (best effort) or exported before the function (sync, to an exporter
+// that answers at once): the cost of SPEC §8 on the caller's path.
+func BenchmarkDoWriteAhead(b *testing.B) {
+	for _, d := range []sandboxtrace.Delivery{sandboxtrace.DeliveryBestEffort, sandboxtrace.DeliverySync} {
+		b.Run(d.String(), func(b *testing.B) {
+			s := benchSession(b, sandboxtrace.WithLogExporter(nopLogs{}), sandboxtrace.WithDelivery(d))
+			b.Cleanup(func() { _ = s.Shutdown(context.Background()) })
+			ctx := context.Background()
+			data := map[string]any{"path": "/workspace/a.txt", "user": nil}
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := s.Do(ctx, "read", data, ok); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

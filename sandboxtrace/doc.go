@@ -16,6 +16,13 @@
 // build the data the Python SDK writes for those operations. Return an
 // *Error to record a reference error code.
 //
+// With WithLogExporter or WithLoggerProvider, every operation first emits
+// its start event as a log record (SPEC §8, write-ahead) so that an
+// operation that never ends — its process killed — is still on record; with
+// DeliverySync the operation runs only once the collector acknowledged it.
+// NewSpanProcessor and NewLogProcessor block instead of dropping and report
+// every unavoidable loss to the OTel error handler.
+//
 // Exec output is not recorded unless the session is created with
 // WithOutputCapture; it then travels base64-encoded on the span and the
 // collector's payload policy decides whether it reaches an audit line.
