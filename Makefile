@@ -36,6 +36,26 @@ vet:
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -cpu 1 ./auditevent/ ./internal/... ./exporter/ ./receiver/
 
+## bench-e2e: ours vs the contrib fileexporter, same OTLP load, alternated
+## BENCH_ROUNDS times in one run (bench/ is its own module; not part of test)
+BENCH_ROUNDS  ?= 3
+BENCH_SPANS   ?= 300000
+BENCH_PER_REQ ?= 1000
+BENCH_WORKERS ?= 2
+bench-e2e: build
+	cd bench && $(GO) build -o ../$(BIN)/otelcol-fileexporter ./cmd/otelcol-fileexporter
+	cd bench && $(GO) build -o ../$(BIN)/bench-e2e ./cmd/e2e
+	./$(BIN)/bench-e2e -ours $(BIN)/otelcol-sandboxaudit -baseline $(BIN)/otelcol-fileexporter \
+		-rounds $(BENCH_ROUNDS) -spans $(BENCH_SPANS) -per-request $(BENCH_PER_REQ) -workers $(BENCH_WORKERS)
+
+## bench-canon: `sandboxaudit canon` vs the Python stand-in (bench/canon/reference.py,
+## needs python3 with pydantic 2) on BENCH_EVENTS HttpProxySink bodies
+BENCH_EVENTS ?= 100000
+bench-canon: build
+	cd bench && $(GO) build -o ../$(BIN)/bench-canon ./cmd/canon
+	./$(BIN)/bench-canon -cli $(BIN)/sandboxaudit -reference bench/canon/reference.py \
+		-events $(BENCH_EVENTS) -rounds $(BENCH_ROUNDS)
+
 ## fuzz: each fuzz target for FUZZTIME (default 30s; CI does not fuzz)
 fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME) ./auditevent/

@@ -1,0 +1,154 @@
+// Command canon benchmarks `sandboxaudit canon` against the Python
+// reference stand-in (bench/canon/reference.py) on the same file of
+// HttpProxySink bodies, alternating the two, and checks that both write the
+// same bytes.
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+func main() {
+	var (
+		cli    = flag.String("cli", "bin/sandboxaudit", "sandboxaudit CLI binary")
+		python = flag.String("python", "python3", "Python interpreter with pydantic 2")
+		ref    = flag.String("reference", "bench/canon/reference.py", "the Python stand-in")
+		events = flag.Int("events", 100_000, "events in the input file")
+		rounds = flag.Int("rounds", 3, "alternations")
+	)
+	flag.Parse()
+	if err := run(context.Background(), *cli, *python, *ref, *events, *rounds); err != nil {
+		fmt.Fprintln(os.Stderr, "canon bench:", err)
+		os.Exit(1)
+	}
+}
+
+// timing is one run of one command.
+type timing struct {
+	wall, cpu time.Duration
+	loop      time.Duration // the Python loop alone, as the stand-in reports it
+	out       []byte
+}
+
+func run(ctx context.Context, cli, python, ref string, n, rounds int) error {
+	if n <= 0 || rounds <= 0 {
+		return errors.New("events and rounds must be > 0")
+	}
+	dir, err := os.MkdirTemp("", "sandboxaudit-canon-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	in := filepath.Join(dir, "bodies.jsonl")
+	body := bodies(n)
+	if err := os.WriteFile(in, body, 0o600); err != nil {
+		return err
+	}
+	fmt.Printf("input: %d HttpProxySink bodies, %.1f MB; %d CPUs\n", n, float64(len(body))/1e6, runtime.NumCPU())
+	fmt.Printf("%-5s %-20s %8s %8s %8s %11s\n", "round", "command", "wall s", "CPU s", "loop s", "events/s")
+
+	cmds := []struct {
+		name string
+		argv []string
+	}{
+		{"sandboxaudit canon", []string{cli, "canon"}},
+		{"python stand-in", []string{python, ref}},
+	}
+	walls := make([][]float64, len(cmds))
+	cpus := make([][]float64, len(cmds))
+	var loops []float64
+	var outs [][]byte
+	for r := 1; r <= rounds; r++ {
+		for i, c := range cmds {
+			t, err := timeCommand(ctx, c.argv, in)
+			if err != nil {
+				return fmt.Errorf("%s: %w", c.name, err)
+			}
+			walls[i] = append(walls[i], t.wall.Seconds())
+			cpus[i] = append(cpus[i], t.cpu.Seconds())
+			loop := "-"
+			if t.loop > 0 {
+				loops = append(loops, t.loop.Seconds())
+				loop = fmt.Sprintf("%.3f", t.loop.Seconds())
+			}
+			fmt.Printf("%-5d %-20s %8.3f %8.3f %8s %11.0f\n", r, c.name, t.wall.Seconds(), t.cpu.Seconds(), loop, float64(n)/t.wall.Seconds())
+			if r == 1 {
+				outs = append(outs, t.out)
+			}
+		}
+	}
+	if !bytes.Equal(outs[0], outs[1]) {
+		return fmt.Errorf("outputs differ (%d vs %d bytes): %s", len(outs[0]), len(outs[1]), firstDiff(outs[0], outs[1]))
+	}
+	if got := bytes.Count(outs[0], []byte{'\n'}); got != n {
+		return fmt.Errorf("%d output lines, want %d", got, n)
+	}
+	ours, py := median(walls[0]), median(walls[1])
+	fmt.Printf("\noutputs identical (%d lines)\n", n)
+	fmt.Printf("median wall:  canon %.3f s (%.0f events/s), python %.3f s (%.0f events/s); ratio %.1fx\n",
+		ours, float64(n)/ours, py, float64(n)/py, py/ours)
+	if len(loops) > 0 {
+		pl := median(loops)
+		fmt.Printf("python loop alone (no interpreter start, no imports): %.3f s; canon's whole process is %.1fx faster\n", pl, pl/ours)
+	}
+	fmt.Printf("median CPU:   canon %.3f s, python %.3f s; ratio %.1fx\n", median(cpus[0]), median(cpus[1]), median(cpus[1])/median(cpus[0]))
+	return nil
+}
+
+func timeCommand(ctx context.Context, argv []string, input string) (timing, error) {
+	f, err := os.Open(input)
+	if err != nil {
+		return timing{}, err
+	}
+	defer f.Close()
+	var out, stderr bytes.Buffer
+	out.Grow(64 << 20)
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = f, &out, &stderr
+	cmd.Env = append(os.Environ(), "BENCH_LOOP_TIME=1")
+	began := time.Now()
+	if err := cmd.Run(); err != nil {
+		return timing{}, fmt.Errorf("%w: %s", err, stderr.String())
+	}
+	t := timing{wall: time.Since(began), out: out.Bytes()}
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		t.cpu = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	}
+	if _, v, ok := strings.Cut(stderr.String(), "loop_seconds="); ok {
+		if sec, err := strconv.ParseFloat(strings.TrimSpace(v), 64); err == nil {
+			t.loop = time.Duration(sec * float64(time.Second))
+		}
+	}
+	return t, nil
+}
+
+func firstDiff(a, b []byte) string {
+	i := 0
+	for i < len(a) && i < len(b) && a[i] == b[i] {
+		i++
+	}
+	lo := max(0, i-80)
+	return fmt.Sprintf("at byte %d:\n  %q\n  %q", i, a[lo:min(len(a), i+80)], b[lo:min(len(b), i+80)])
+}
+
+func median(v []float64) float64 {
+	v = slices.Clone(v)
+	slices.Sort(v)
+	if len(v)%2 == 1 {
+		return v[len(v)/2]
+	}
+	return (v[len(v)/2-1] + v[len(v)/2]) / 2
+}

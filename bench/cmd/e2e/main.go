@@ -1,0 +1,94 @@
+// Command e2e runs the end-to-end benchmark: the same OTLP/HTTP load of
+// sandbox exec spans against otelcol-sandboxaudit (sandboxaudit exporter,
+// file, fsync batch) and against a baseline collector with the contrib
+// fileexporter, alternating the two in one run, and prints spans/s,
+// CPU-seconds, peak RSS and bytes per span for each, and their ratios.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"syscall"
+
+	"github.com/sandboxaudit/sandboxaudit/bench/load"
+)
+
+func main() {
+	var (
+		ours     = flag.String("ours", "bin/otelcol-sandboxaudit", "otelcol-sandboxaudit binary")
+		baseline = flag.String("baseline", "bin/otelcol-fileexporter", "baseline collector binary (OTLP receiver + fileexporter)")
+		spans    = flag.Int("spans", 300_000, "exec spans per run")
+		perReq   = flag.Int("per-request", 1000, "spans per OTLP request")
+		workers  = flag.Int("workers", 2, "concurrent senders")
+		sessions = flag.Int("sessions", 100, "sandbox sessions the spans are spread over")
+		rounds   = flag.Int("rounds", 3, "alternations of ours and the baseline")
+		fsync    = flag.String("fsync", "batch", "fsync mode of the sandboxaudit file sink")
+		dir      = flag.String("dir", "", "scratch directory for configs and output files (default: a new temporary directory)")
+	)
+	flag.Parse()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, config{
+		ours: *ours, baseline: *baseline, fsync: *fsync, dir: *dir, rounds: *rounds, workers: *workers,
+		shape: load.Shape{Spans: *spans, PerRequest: *perReq, Sessions: *sessions},
+	}); err != nil {
+		fmt.Fprintln(os.Stderr, "e2e:", err)
+		os.Exit(1)
+	}
+}
+
+type config struct {
+	ours, baseline, fsync, dir string
+	rounds, workers            int
+	shape                      load.Shape
+}
+
+func run(ctx context.Context, c config) error {
+	if c.rounds <= 0 {
+		return fmt.Errorf("rounds must be > 0, got %d", c.rounds)
+	}
+	for _, bin := range []string{c.ours, c.baseline} {
+		if _, err := os.Stat(bin); err != nil {
+			return fmt.Errorf("collector binary: %w", err)
+		}
+	}
+	if c.dir == "" {
+		d, err := os.MkdirTemp("", "sandboxaudit-bench-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(d)
+		c.dir = d
+	}
+	reqs, err := load.Requests(c.shape)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("load: %d sandbox exec spans, %d per request (%d requests), %d workers, %d sessions; %d CPUs\n",
+		c.shape.Spans, c.shape.PerRequest, len(reqs), c.workers, c.shape.Sessions, runtime.NumCPU())
+
+	targets := []target{
+		{name: "sandboxaudit", bin: c.ours, config: oursConfig(c.fsync), output: "audit.jsonl", linesPerSpan: 2},
+		{name: "fileexporter", bin: c.baseline, config: baselineConfig, output: "traces.json"},
+	}
+	printHeader()
+	var results []measurement
+	for r := 1; r <= c.rounds; r++ {
+		for _, t := range targets {
+			m, err := measure(ctx, t, filepath.Join(c.dir, fmt.Sprintf("%s-%d", t.name, r)), reqs, c)
+			if err != nil {
+				return fmt.Errorf("round %d, %s: %w", r, t.name, err)
+			}
+			m.round = r
+			results = append(results, m)
+			printRow(m)
+		}
+	}
+	printSummary(results, targets[0].name, targets[1].name)
+	return nil
+}
