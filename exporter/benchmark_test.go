@@ -19,6 +19,7 @@ import (
 
 	"github.com/sandboxaudit/sandboxaudit/auditevent"
 	"github.com/sandboxaudit/sandboxaudit/internal/filesink"
+	"github.com/sandboxaudit/sandboxaudit/internal/integrity"
 )
 
 const benchSpans = 1000
@@ -220,4 +221,48 @@ func TestBenchTracesAreSandboxSpans(t *testing.T) {
 	}
 	require.NoError(t, te.traces.ConsumeTraces(context.Background(), td))
 	assert.Len(t, readLines(t, path), 2*benchSpans*4, "the same ids again: nothing written")
+}
+
+// BenchmarkTracesToFileIntegrity is the file sink with integrity off and
+// on, side by side in one run. The sealer hashes every line once more (read
+// back from the page cache) and appends stored hashes and a checkpoint per
+// interval; the final seal at shutdown is inside the timed region.
+func BenchmarkTracesToFileIntegrity(b *testing.B) {
+	keyPath, _, err := integrity.GenerateKeyFiles(b.TempDir(), "bench")
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, fsync := range []string{"batch", "never"} {
+		for _, on := range []bool{false, true} {
+			b.Run(fmt.Sprintf("fsync=%s/integrity=%v", fsync, on), func(b *testing.B) {
+				cfg := syncConfig()
+				withFile(cfg, filepath.Join(b.TempDir(), "events.jsonl"), auditevent.PolicyOverride{})
+				fc := cfg.File.Get()
+				fc.Fsync = filesink.FsyncMode(fsync)
+				if on {
+					ic := fc.Integrity.GetOrInsertDefault()
+					ic.SigningKeyFile = keyPath
+					ic.CheckpointInterval = 100 * time.Millisecond
+				}
+				te := startExporters(b, cfg)
+				td := benchTraces(b)
+				ctx := context.Background()
+				b.ReportAllocs()
+				cpu0 := processCPU(b)
+				for b.Loop() {
+					if err := te.traces.ConsumeTraces(ctx, td); err != nil {
+						b.Fatal(err)
+					}
+				}
+				// Both signals share the sinks: the last shutdown seals.
+				if err := te.traces.Shutdown(ctx); err != nil {
+					b.Fatal(err)
+				}
+				if err := te.logs.Shutdown(ctx); err != nil {
+					b.Fatal(err)
+				}
+				reportRates(b, processCPU(b)-cpu0)
+			})
+		}
+	}
 }

@@ -20,8 +20,9 @@ import (
 // the new lines; otherwise (first seal in this process, file replaced,
 // sidecar changed by someone else) it checks the whole file again.
 type fileLog struct {
-	path string
-	keys *Keys
+	path    string
+	keys    *Keys
+	scratch *storeScratch // the sealer's, shared by its files (one seal at a time)
 
 	known     bool
 	dev, ino  uint64
@@ -72,7 +73,7 @@ func (l *fileLog) sealOnce(ctx context.Context) (sealResult, error) {
 		return res, err
 	}
 
-	store, cut, err := openStore(StorePath(l.path))
+	store, cut, err := openStore(StorePath(l.path), l.scratch)
 	if err != nil {
 		return res, fmt.Errorf("integrity: %s: %w", l.path, err)
 	}

@@ -47,8 +47,9 @@ type Sealer struct {
 	pending map[string]int64 // lines written per path since its last seal
 	lag     int64
 
-	sealMu sync.Mutex // one seal round at a time
-	logs   map[string]*fileLog
+	sealMu  sync.Mutex // one seal round at a time
+	logs    map[string]*fileLog
+	scratch storeScratch
 
 	stop chan struct{}
 	done chan struct{}
@@ -163,7 +164,7 @@ func (s *Sealer) SealPending(ctx context.Context) error {
 func (s *Sealer) sealPath(ctx context.Context, path string) error {
 	l := s.logs[path]
 	if l == nil {
-		l = &fileLog{path: path, keys: s.set.Keys}
+		l = &fileLog{path: path, keys: s.set.Keys, scratch: &s.scratch}
 		s.logs[path] = l
 	}
 	wasBroken := l.broken != nil

@@ -22,13 +22,22 @@ type hashStore struct {
 	n       int64
 	stored  int64
 	pending []tlog.Hash
+	buf     []byte // flush's write buffer
+	scratch *storeScratch
+}
+
+// storeScratch is the pending and write buffers, kept by the sealer from
+// one seal to the next so a seal round does not allocate them again.
+type storeScratch struct {
+	pending []tlog.Hash
+	buf     []byte
 }
 
 // openStore opens (creating 0600) the hash store at path, never following a
 // symlink. A tail that is not a whole tree's worth of hashes (a crash
 // while appending) is cut back: the records it held are hashed again from
 // the audit file.
-func openStore(path string) (*hashStore, bool, error) {
+func openStore(path string, scratch *storeScratch) (*hashStore, bool, error) {
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|noFollow, 0o600)
 	if err != nil {
 		return nil, false, fmt.Errorf("open hash store: %w", err)
@@ -48,7 +57,7 @@ func openStore(path string) (*hashStore, bool, error) {
 			return nil, false, fmt.Errorf("cut back torn hash store: %w", err)
 		}
 	}
-	return &hashStore{f: f, n: n, stored: valid}, cut, nil
+	return &hashStore{f: f, n: n, stored: valid, pending: scratch.pending[:0], buf: scratch.buf[:0], scratch: scratch}, cut, nil
 }
 
 // recordsForHashCount is the largest n with StoredHashCount(n) <= count.
@@ -68,18 +77,16 @@ func recordsForHashCount(count int64) int64 {
 // ReadHashes implements tlog.HashReader over the file and the pending
 // hashes.
 func (s *hashStore) ReadHashes(indexes []int64) ([]tlog.Hash, error) {
+	if len(indexes) == 0 {
+		return nil, nil
+	}
 	out := make([]tlog.Hash, len(indexes))
 	for i, idx := range indexes {
-		switch {
-		case idx >= s.stored && idx < s.stored+int64(len(s.pending)):
-			out[i] = s.pending[idx-s.stored]
-		case idx < s.stored:
-			if _, err := s.f.ReadAt(out[i][:], idx*tlog.HashSize); err != nil {
-				return nil, fmt.Errorf("read hash store at index %d: %w", idx, err)
-			}
-		default:
-			return nil, fmt.Errorf("hash store: index %d beyond the %d hashes held", idx, s.stored+int64(len(s.pending)))
+		h, err := s.hashAt(idx)
+		if err != nil {
+			return nil, err
 		}
+		out[i] = h
 	}
 	return out, nil
 }
@@ -93,13 +100,20 @@ func (s *hashStore) leaf(i int64) (tlog.Hash, error) {
 	return h[0], nil
 }
 
-// add appends the record hash of the next record.
+// add appends the stored hashes of the next record: its record hash, then
+// the hash of each subtree it completes. This is tlog.StoredHashes (the
+// tests hold it to that) without its per-record allocations.
 func (s *hashStore) add(h tlog.Hash) error {
-	hs, err := tlog.StoredHashesForRecordHash(s.n, h, s)
-	if err != nil {
-		return fmt.Errorf("hash store: %w", err)
+	n := s.n
+	s.pending = append(s.pending, h)
+	for i := 0; (n>>i)&1 == 1; i++ {
+		left, err := s.hashAt(tlog.StoredHashIndex(i, n>>i-1))
+		if err != nil {
+			return err
+		}
+		h = tlog.NodeHash(left, h)
+		s.pending = append(s.pending, h)
 	}
-	s.pending = append(s.pending, hs...)
 	s.n++
 	if len(s.pending) >= maxPending {
 		return s.flush()
@@ -107,15 +121,31 @@ func (s *hashStore) add(h tlog.Hash) error {
 	return nil
 }
 
+// hashAt reads one stored hash, pending or in the file.
+func (s *hashStore) hashAt(idx int64) (tlog.Hash, error) {
+	var h tlog.Hash
+	switch {
+	case idx >= s.stored && idx < s.stored+int64(len(s.pending)):
+		return s.pending[idx-s.stored], nil
+	case idx < s.stored:
+		if _, err := s.f.ReadAt(h[:], idx*tlog.HashSize); err != nil {
+			return h, fmt.Errorf("read hash store at index %d: %w", idx, err)
+		}
+		return h, nil
+	}
+	return h, fmt.Errorf("hash store: index %d beyond the %d hashes held", idx, s.stored+int64(len(s.pending)))
+}
+
 // flush writes the pending hashes.
 func (s *hashStore) flush() error {
 	if len(s.pending) == 0 {
 		return nil
 	}
-	buf := make([]byte, 0, len(s.pending)*tlog.HashSize)
+	buf := s.buf[:0]
 	for i := range s.pending {
 		buf = append(buf, s.pending[i][:]...)
 	}
+	s.buf = buf
 	if _, err := s.f.WriteAt(buf, s.stored*tlog.HashSize); err != nil {
 		return fmt.Errorf("write hash store: %w", err)
 	}
@@ -127,4 +157,7 @@ func (s *hashStore) flush() error {
 // size is the store's size in bytes once flushed.
 func (s *hashStore) size() int64 { return s.stored * tlog.HashSize }
 
-func (s *hashStore) close() error { return s.f.Close() }
+func (s *hashStore) close() error {
+	s.scratch.pending, s.scratch.buf = s.pending[:0], s.buf[:0]
+	return s.f.Close()
+}

@@ -51,6 +51,9 @@ type LeafHasher struct {
 	sum     []byte
 	onLeaf  func(tlog.Hash) error
 	err     error
+	// zero is the RFC 6962 leaf prefix, kept here so writing it does not
+	// allocate.
+	zero [1]byte
 	// complete counts the bytes of the complete lines hashed.
 	complete int64
 	pos      int64
@@ -71,7 +74,7 @@ func (l *LeafHasher) Write(p []byte) (int, error) {
 	for len(p) > 0 {
 		if !l.started {
 			l.h.Reset()
-			l.h.Write([]byte{0})
+			l.h.Write(l.zero[:])
 			l.started = true
 		}
 		i := bytes.IndexByte(p, '\n')
