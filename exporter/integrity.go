@@ -51,6 +51,7 @@ func (e *auditExporter) startIntegrity(ctx context.Context, host component.Host,
 		if err := sealer.Seal(ctx, abs); err != nil {
 			return nil, fmt.Errorf("file: integrity: %w", err)
 		}
+		sealer.Watch(abs)
 	} else if err := sealExisting(ctx, sealer, templateBase(fc.Path)); err != nil {
 		return nil, err
 	}

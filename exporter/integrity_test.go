@@ -201,3 +201,44 @@ func (ie *integrityExporters) sum(t *testing.T, name string) int64 {
 	require.NoError(t, err)
 	return sumPoints(m, "", "")
 }
+
+// TestIntegrityTemplatedPath: one tree and one checkpoint chain per session
+// file; at the next start, lines another writer appended to a session file
+// the collector no longer writes are sealed too.
+func TestIntegrityTemplatedPath(t *testing.T) {
+	keyPath, pubPath := writeKeys(t)
+	dir := t.TempDir()
+	cfg := syncConfig()
+	withFile(cfg, filepath.Join(dir, "{session_id}", "events.jsonl"), auditevent.PolicyOverride{})
+	withIntegrity(cfg, keyPath)
+	te := startIntegrityExporters(t, cfg)
+	require.NoError(t, te.traces.ConsumeTraces(context.Background(), buildTraces(t, sampleSpans()...)))
+	lag, err := te.tel.GetMetric("otelcol_sandboxaudit_exporter_seal_lag_lines")
+	require.NoError(t, err)
+	require.Positive(t, sumPoints(lag, "", ""), "lines written, none sealed before the interval")
+	te.shutdown(t)
+
+	files, err := filepath.Glob(filepath.Join(dir, "*", "events.jsonl"))
+	require.NoError(t, err)
+	require.Len(t, files, 2, "sample spans hold two sessions")
+	for _, f := range files {
+		res := checkFile(t, f, pubPath)
+		require.Nil(t, res.Failure, f)
+		require.Equal(t, int64(len(readLines(t, f))), res.Sealed, f)
+	}
+
+	// Another writer appends to the first session's file while the
+	// collector is down; the next start seals it.
+	extra := readLines(t, files[0])[0] + "\n"
+	fh, err := os.OpenFile(files[0], os.O_WRONLY|os.O_APPEND, 0)
+	require.NoError(t, err)
+	_, err = fh.WriteString(extra)
+	require.NoError(t, err)
+	require.NoError(t, fh.Close())
+	te2 := startIntegrityExporters(t, cfg)
+	res := checkFile(t, files[0], pubPath)
+	require.Nil(t, res.Failure)
+	require.Equal(t, res.Lines, res.Sealed, "sealed at start")
+	require.Equal(t, 2, res.Checkpoints)
+	te2.shutdown(t)
+}

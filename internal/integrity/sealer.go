@@ -46,6 +46,7 @@ type Sealer struct {
 	mu      sync.Mutex
 	pending map[string]int64 // lines written per path since its last seal
 	lag     int64
+	watched map[string]bool // sealed every round, written or not
 
 	sealMu  sync.Mutex // one seal round at a time
 	logs    map[string]*fileLog
@@ -69,6 +70,7 @@ func NewSealer(set Settings) (*Sealer, error) {
 	return &Sealer{
 		set:     set,
 		pending: map[string]int64{},
+		watched: map[string]bool{},
 		logs:    map[string]*fileLog{},
 	}, nil
 }
@@ -93,6 +95,15 @@ func (s *Sealer) Seal(ctx context.Context, path string) error {
 	s.sealMu.Lock()
 	defer s.sealMu.Unlock()
 	return s.sealPath(ctx, path)
+}
+
+// Watch makes every round seal path even when this process wrote nothing
+// to it, so lines another writer (the Python sink) appends are checkpointed
+// within an interval too. The exporter watches a plain (untemplated) path.
+func (s *Sealer) Watch(path string) {
+	s.mu.Lock()
+	s.watched[path] = true
+	s.mu.Unlock()
 }
 
 // Start runs the interval loop until Close.
@@ -135,6 +146,9 @@ func (s *Sealer) SealPending(ctx context.Context) error {
 	s.mu.Lock()
 	batch := s.pending
 	s.pending = map[string]int64{}
+	for p := range s.watched {
+		batch[p] += 0
+	}
 	s.mu.Unlock()
 	if len(batch) == 0 {
 		return nil

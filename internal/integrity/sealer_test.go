@@ -235,3 +235,30 @@ func rewrite(t *testing.T, path, old, new string) {
 		t.Fatal(err)
 	}
 }
+
+func TestWatchedPathSealsOtherWritersLines(t *testing.T) {
+	k, pub := testKeys(t, "test")
+	path := auditPath(t)
+	appendLocked(t, path, lines(1, 2))
+	s := newSealer(t, k)
+	if err := s.Seal(bg, path); err != nil {
+		t.Fatal(err)
+	}
+	s.Watch(path)
+	// Only the Python sink writes in this interval; this process wrote nothing.
+	appendLocked(t, path, lines(3, 5))
+	if err := s.SealPending(bg); err != nil {
+		t.Fatal(err)
+	}
+	if res := check(t, path, pub); res.Failure != nil || res.Sealed != 5 || res.Checkpoints != 2 {
+		t.Fatalf("check = %+v failure %v", res, res.Failure)
+	}
+	// A round with nothing new appends nothing.
+	before, _ := os.ReadFile(CheckpointsPath(path))
+	if err := s.SealPending(bg); err != nil {
+		t.Fatal(err)
+	}
+	if after, _ := os.ReadFile(CheckpointsPath(path)); string(after) != string(before) {
+		t.Fatal("checkpoint appended without new lines")
+	}
+}
