@@ -109,6 +109,12 @@ type collector struct {
 // did not stop it, and shows its log when the test failed.
 func startCollector(t *testing.T, name, dir, config string, addrs ...string) *collector {
 	t.Helper()
+	return startCollectorBinary(t, bins.collector, name, dir, config, addrs...)
+}
+
+// startCollectorBinary is startCollector running the collector binary bin.
+func startCollectorBinary(t *testing.T, bin, name, dir, config string, addrs ...string) *collector {
+	t.Helper()
 	require.NoError(t, os.MkdirAll(dir, 0o700))
 	cfgPath := filepath.Join(dir, "config.yaml")
 	require.NoError(t, os.WriteFile(cfgPath, []byte(config), 0o600))
@@ -116,7 +122,7 @@ func startCollector(t *testing.T, name, dir, config string, addrs ...string) *co
 	logFile, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	require.NoError(t, err)
 
-	cmd := exec.Command(bins.collector, "--config", cfgPath)
+	cmd := exec.Command(bin, "--config", cfgPath)
 	cmd.Dir = dir
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	require.NoError(t, cmd.Start())

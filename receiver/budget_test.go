@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"compress/gzip"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net"
@@ -48,8 +49,8 @@ func openBody(t *testing.T, tr *testReceiver, contentLength int, first []byte, e
 
 // TestContentLengthDoesNotPreallocate: 100 connections each announce a
 // 20 MiB body and send one byte. The receiver reserves (and allocates)
-// buffer space for what arrived, one first step each, not for what the
-// header claims: 100 × 16 KiB instead of 100 × 20 MiB.
+// buffer space for what arrived, one chunk each, not for what the header
+// claims: 100 × 32 KiB instead of 100 × 20 MiB.
 func TestContentLengthDoesNotPreallocate(t *testing.T) {
 	const conns = 100
 	tr := startReceiver(t, new(consumertest.LogsSink), nil)
@@ -58,28 +59,33 @@ func TestContentLengthDoesNotPreallocate(t *testing.T) {
 	}
 	waitFor(t, "every connection's first read", func() bool {
 		used, _ := tr.r.budget.inUse()
-		return used >= conns*minBodyBuf
+		return used >= conns*bodyChunk
 	})
 	used, peak := tr.r.budget.inUse()
-	assert.Equal(t, int64(conns*minBodyBuf), used, "bytes reserved for 100 one-byte bodies")
-	assert.Equal(t, int64(conns*minBodyBuf), peak)
+	assert.Equal(t, int64(conns*bodyChunk), used, "bytes reserved for 100 one-byte bodies")
+	assert.Equal(t, int64(conns*bodyChunk), peak)
 }
 
-// TestBodyBufferGrowth: buffers double from 16 KiB in steps of at most
-// 4 MiB, never past the body limit, and a body whose Content-Length is true
-// ends in a buffer of exactly that size plus one (no doubling overshoot).
-func TestBodyBufferGrowth(t *testing.T) {
-	for _, tc := range []struct{ cur, limit, hint, want int }{
-		{0, 20<<20 + 1, 301, 301},
-		{0, 20<<20 + 1, -1, minBodyBuf},
-		{minBodyBuf, 20<<20 + 1, -1, 2 * minBodyBuf},
-		{8 << 20, 20<<20 + 1, -1, 12 << 20},         // steps of at most 4 MiB
-		{8 << 20, 20<<20 + 1, 9<<20 + 1, 9<<20 + 1}, // stops at Content-Length
-		{20 << 20, 20<<20 + 1, -1, 20<<20 + 1},      // never past the body limit
-		{20<<20 + 1, 20<<20 + 1, -1, 20<<20 + 1},    // full: no growth
-	} {
-		assert.Equal(t, tc.want, nextBodyCap(tc.cur, tc.limit, tc.hint), "%+v", tc)
+// TestMultiChunkBodyArrivesWhole: a body of many chunks, lines crossing
+// chunk boundaries, is delivered event for event, and once answered holds
+// no budget.
+func TestMultiChunkBodyArrivesWhole(t *testing.T) {
+	logs := new(consumertest.LogsSink)
+	tr := startReceiver(t, logs, nil)
+	body := ndjsonBody("whole", 1000)
+	require.Greater(t, len(body), 8*bodyChunk)
+	status, _, got := post(t, tr.eventsURL(), contentTypeNDJSON, body)
+	require.Equal(t, http.StatusOK, status, got)
+	lines := strings.Split(strings.TrimSuffix(string(body), "\n"), "\n")
+	require.Len(t, logBodies(logs), len(lines))
+	for i, l := range logBodies(logs) {
+		var a, b map[string]any
+		require.NoError(t, json.Unmarshal([]byte(l), &a))
+		require.NoError(t, json.Unmarshal([]byte(lines[i]), &b))
+		require.Equal(t, b["event_id"], a["event_id"], "event %d", i)
 	}
+	used, _ := tr.r.budget.inUse()
+	assert.Zero(t, used)
 }
 
 // ndjsonBody is n valid start events of distinct sessions.
@@ -105,10 +111,11 @@ func TestOverBudgetIs503ThenRetrySucceeds(t *testing.T) {
 	})
 	big := ndjsonBody("big", 2800) // about 950 KB
 	require.Less(t, len(big), 1<<20)
-	conn := openBody(t, tr, len(big), big[:len(big)-1000], "")
+	sent := len(big) - 1000
+	conn := openBody(t, tr, len(big), big[:sent], "")
 	waitFor(t, "the large body's reservation", func() bool {
 		used, _ := tr.r.budget.inUse()
-		return used == int64(len(big)+1)
+		return used == int64((sent/bodyChunk+1)*bodyChunk) // full chunks and the one being filled
 	})
 
 	small := ndjsonBody("small", 600) // about 200 KB: does not fit beside it

@@ -18,9 +18,6 @@ const (
 	endpointOther  = "other"
 )
 
-// maxPooledBody keeps one huge request from pinning its buffer forever.
-const maxPooledBody = 4 << 20
-
 // outcomeOverBudget: the bodies in flight hold max_inflight_bytes; 503.
 const outcomeOverBudget = "over_budget"
 
@@ -62,33 +59,32 @@ func mediaType(req *http.Request) string {
 	return mt
 }
 
-// Body buffer growth. A buffer grows only as data arrives: from
-// minBodyBuf, doubling, by at most maxBodyStep at a time, so what a request
-// holds is at most about twice what it actually sent, whatever its
-// Content-Length claims. An honest Content-Length still saves the copies:
-// growth stops exactly at it.
-const (
-	minBodyBuf  = 16 << 10
-	maxBodyStep = 4 << 20
-)
+// bodyChunk is the unit in which request bodies are read and reserved. A
+// body is read into pooled chunks, one at a time as data arrives, so what
+// a request holds is what it actually sent rounded up to a chunk, whatever
+// its Content-Length claims; a body refused part-way (over the budget, or
+// a compressed body inflating past max_request_body_size) gives its chunks
+// back to the pool for the next request instead of leaving garbage.
+const bodyChunk = 32 << 10
 
-// requestBody is a request body read into a pooled buffer; held is the
+// requestBody is a request body: b is all of it, contiguous. held is the
 // budget it reserved, given back by done once the request is answered
 // (decoded data lives until then, so the reservation covers it too).
 type requestBody struct {
-	b    []byte
-	held int64
-	r    *sandboxReceiver
+	b      []byte
+	chunks []*[]byte // pooled chunks; b aliases the only one, or is a copy of them all
+	held   int64
+	r      *sandboxReceiver
 }
 
-// recycle returns the buffer to the pool; its bytes must no longer be
-// referenced. The reservation stays until done.
+// recycle returns the chunks to the pool; b must no longer be referenced.
+// The reservation stays until done.
 func (rb *requestBody) recycle() {
-	if rb.b != nil && cap(rb.b) <= maxPooledBody {
-		b := rb.b[:0]
-		rb.r.bodyPool.Put(&b)
+	for _, c := range rb.chunks {
+		*c = (*c)[:0]
+		rb.r.bodyPool.Put(c)
 	}
-	rb.b = nil
+	rb.chunks, rb.b = nil, nil
 }
 
 // done gives the reservation back.
@@ -97,58 +93,70 @@ func (rb *requestBody) done() {
 	rb.held = 0
 }
 
-// readBody reads the whole request body. Every byte of buffer capacity is
-// reserved from max_inflight_bytes before data is read into it; past the
-// budget it stops with errOverBudget (a 503 asking the client to retry).
-// On success the caller must call done, and may recycle the buffer as soon
-// as nothing refers to its bytes.
+// fail recycles and releases after an error.
+func (rb *requestBody) fail(err error) (*requestBody, error) {
+	rb.recycle()
+	rb.done()
+	return nil, err
+}
+
+// chunk reserves and returns a pooled chunk; errOverBudget past the budget.
+func (rb *requestBody) chunk() (*[]byte, error) {
+	if !rb.r.budget.reserve(bodyChunk) {
+		return nil, errOverBudget
+	}
+	rb.held += bodyChunk
+	c, _ := rb.r.bodyPool.Get().(*[]byte)
+	if c == nil {
+		b := make([]byte, 0, bodyChunk)
+		c = &b
+	}
+	rb.chunks = append(rb.chunks, c)
+	return c, nil
+}
+
+// readBody reads the whole request body. Each chunk is reserved from
+// max_inflight_bytes before data is read into it; past the budget it stops
+// with errOverBudget (a 503 asking the client to retry). On success the
+// caller must call done, and may recycle as soon as nothing refers to the
+// body's bytes.
 func (r *sandboxReceiver) readBody(req *http.Request) (*requestBody, error) {
 	defer func() { _ = req.Body.Close() }() // read or refused: nothing more is wanted
 	rb := &requestBody{r: r}
-	if p, _ := r.bodyPool.Get().(*[]byte); p != nil {
-		if r.budget.reserve(int64(cap(*p))) {
-			rb.b, rb.held = (*p)[:0], int64(cap(*p))
-		} // else: drop it; a smaller buffer may still fit
-	}
-	limit := r.maxBodySize() + 1 // +1: room to see EOF (or the size error) after a full body
-	hint := -1
-	if n := req.ContentLength; n >= 0 && n < limit {
-		hint = int(n) + 1
-	}
+	total := 0
 	for {
-		if len(rb.b) == cap(rb.b) {
-			next := nextBodyCap(cap(rb.b), int(limit), hint)
-			if next <= cap(rb.b) || !r.budget.reserve(int64(next-cap(rb.b))) {
-				rb.done()
-				if next <= cap(rb.b) {
-					return nil, &http.MaxBytesError{Limit: limit - 1}
-				}
-				return nil, errOverBudget
-			}
-			rb.held += int64(next - cap(rb.b))
-			grown := make([]byte, len(rb.b), next)
-			copy(grown, rb.b)
-			rb.b = grown
+		c, err := rb.chunk()
+		if err != nil {
+			return rb.fail(err)
 		}
-		n, err := req.Body.Read(rb.b[len(rb.b):cap(rb.b)])
-		rb.b = rb.b[:len(rb.b)+n]
-		if errors.Is(err, io.EOF) {
-			return rb, nil
+		n, err := io.ReadFull(req.Body, (*c)[:bodyChunk])
+		*c = (*c)[:n]
+		total += n
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			break
 		}
 		if err != nil {
-			rb.done()
-			return nil, err
+			return rb.fail(err)
+		}
+		if int64(total) > r.maxBodySize() {
+			// confighttp's limit reader errs first; this is the backstop.
+			return rb.fail(&http.MaxBytesError{Limit: r.maxBodySize()})
 		}
 	}
-}
-
-// nextBodyCap is the capacity a full buffer of capacity cur grows to.
-func nextBodyCap(cur, limit, hint int) int {
-	next := min(max(minBodyBuf, 2*cur), cur+maxBodyStep)
-	if hint > cur {
-		next = min(next, hint)
+	if len(rb.chunks) == 1 {
+		rb.b = *rb.chunks[0]
+		return rb, nil
 	}
-	return min(next, limit)
+	// The copy takes the chunks' place in the reservation (which is at
+	// least its size); the chunks go back to the pool at once.
+	rb.b = make([]byte, 0, total)
+	for _, c := range rb.chunks {
+		rb.b = append(rb.b, *c...)
+	}
+	whole := rb.b
+	rb.recycle()
+	rb.b = whole
+	return rb, nil
 }
 
 // maxBodySize is max_request_body_size as confighttp applies it.

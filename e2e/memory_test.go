@@ -1,0 +1,155 @@
+package e2e
+
+import (
+	"bytes"
+	"compress/gzip"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// rssEnv switches on TestHostileClientsPeakRSS, a measurement rather than
+// a check: it prints the collector's peak resident memory under three
+// attacks. SANDBOXAUDIT_RSS_COLLECTOR may name another collector binary to
+// measure (say one built from an older commit) for comparison.
+const (
+	rssEnv          = "SANDBOXAUDIT_RSS"
+	rssCollectorEnv = "SANDBOXAUDIT_RSS_COLLECTOR"
+)
+
+// TestHostileClientsPeakRSS starts a collector (sandboxaudit receiver →
+// file exporter, defaults otherwise) per attack and reports VmHWM from
+// /proc/<pid>/status: 100 connections that announce a 20 MiB body and
+// send one byte; 100 concurrent gzip bombs; 16 concurrent 19 MiB events.
+// Run: SANDBOXAUDIT_E2E=1 SANDBOXAUDIT_RSS=1 go test ./e2e -run PeakRSS -v
+func TestHostileClientsPeakRSS(t *testing.T) {
+	requireE2E(t)
+	if os.Getenv(rssEnv) != "1" {
+		t.Skipf("measurement: set %s=1 to run it", rssEnv)
+	}
+	bin := bins.collector
+	if b := os.Getenv(rssCollectorEnv); b != "" {
+		bin = b
+	}
+	for _, attack := range []struct {
+		name string
+		run  func(t *testing.T, addr string)
+	}{
+		{"100 x Content-Length 20 MiB, 1 byte sent", slowBodies},
+		{"100 concurrent gzip bombs", gzipBombs},
+		{"16 concurrent 19 MiB events", bigEvents},
+	} {
+		t.Run(attack.name, func(t *testing.T) {
+			dir := t.TempDir()
+			addr := freeAddr(t)
+			cfg := collectorYAML{
+				sandboxAddr: addr,
+				batch:       "timeout: 200ms",
+				exporter:    "file:\n  path: " + filepath.Join(dir, "audit.jsonl"),
+			}.String()
+			col := startCollectorBinary(t, bin, "collector", dir, cfg, addr)
+			idle := vmHWM(t, col.cmd.Process.Pid)
+			attack.run(t, addr)
+			peak := vmHWM(t, col.cmd.Process.Pid)
+			t.Logf("%s: %s: peak RSS %d MiB (idle %d MiB)", filepath.Base(bin), attack.name, peak>>20, idle>>20)
+			col.stop(t)
+		})
+	}
+}
+
+// vmHWM is the process's peak resident set size in bytes.
+func vmHWM(t *testing.T, pid int) int64 {
+	t.Helper()
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	require.NoError(t, err)
+	for line := range strings.Lines(string(b)) {
+		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 10, 64)
+			require.NoError(t, err)
+			return kb << 10
+		}
+	}
+	t.Fatal("no VmHWM in /proc status")
+	return 0
+}
+
+// slowBodies opens 100 connections that each announce a 20 MiB body and
+// send one byte, holds them 3 s, then closes them.
+func slowBodies(t *testing.T, addr string) {
+	var conns []net.Conn
+	for range 100 {
+		c, err := net.Dial("tcp", addr)
+		require.NoError(t, err)
+		conns = append(conns, c)
+		_, err = fmt.Fprintf(c, "POST /v1/sandbox/events HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-ndjson\r\nContent-Length: 20971520\r\n\r\n{")
+		require.NoError(t, err)
+	}
+	time.Sleep(3 * time.Second)
+	for _, c := range conns {
+		_ = c.Close()
+	}
+}
+
+// gzipBombs sends 100 gzip bodies at once, each inflating to 64 MiB, and
+// reports the status codes.
+func gzipBombs(t *testing.T, addr string) {
+	var b bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&b, gzip.BestCompression)
+	zeros := make([]byte, 1<<20)
+	for range 64 {
+		_, _ = zw.Write(zeros)
+	}
+	require.NoError(t, zw.Close())
+	bomb := b.Bytes()
+	statuses := postConcurrently(t, addr, 100, func(int) []byte { return bomb }, "gzip")
+	t.Logf("gzip bombs: %d bytes each; statuses %v", len(bomb), statuses)
+}
+
+// bigEvents posts 16 valid events of 19 MiB each at once.
+func bigEvents(t *testing.T, addr string) {
+	pad := strings.Repeat("a", 19<<20)
+	statuses := postConcurrently(t, addr, 16, func(i int) []byte {
+		return []byte(fmt.Sprintf(`{"version":1,"event_id":"7d4c1b2a-0000-4000-8000-%012d","ts":"2026-03-14T15:09:26.535897Z","session_id":"0b9d8c7e-6f5a-4b3c-8d2e-1f0a9b8c7d6e","seq":%d,"op":"write","phase":"start","span_id":"s%d","parent_span_id":null,"trace_id":null,"data":{"path":"%s"}}`+"\n", i, i+1, i, pad))
+	}, "")
+	t.Logf("19 MiB events: statuses %v", statuses)
+}
+
+func postConcurrently(t *testing.T, addr string, n int, body func(int) []byte, encoding string) map[int]int {
+	var mu sync.Mutex
+	statuses := map[int]int{}
+	var wg sync.WaitGroup
+	client := &http.Client{Timeout: 2 * time.Minute}
+	for i := range n {
+		wg.Go(func() {
+			req, err := http.NewRequest(http.MethodPost, "http://"+addr+"/v1/sandbox/events", bytes.NewReader(body(i)))
+			if err != nil {
+				return
+			}
+			req.Header.Set("Content-Type", "application/x-ndjson")
+			if encoding != "" {
+				req.Header.Set("Content-Encoding", encoding)
+			}
+			code := -1
+			if resp, err := client.Do(req); err == nil {
+				_, _ = io.Copy(io.Discard, resp.Body)
+				_ = resp.Body.Close()
+				code = resp.StatusCode
+			}
+			mu.Lock()
+			statuses[code]++
+			mu.Unlock()
+		})
+	}
+	wg.Wait()
+	return statuses
+}
