@@ -34,7 +34,7 @@ vet:
 
 ## bench: the benchmarks quoted in README's Performance section (one core)
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem -cpu 1 ./auditevent/ ./internal/... ./exporter/ ./receiver/
+	$(GO) test -run '^$$' -bench . -benchmem -cpu 1 ./auditevent/ ./internal/... ./exporter/ ./receiver/ ./encoding/
 
 ## bench-e2e: ours vs the contrib fileexporter, same OTLP load, alternated
 ## BENCH_ROUNDS times in one run (bench/ is its own module; not part of test)
@@ -62,6 +62,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzEncode$$' -fuzztime $(FUZZTIME) ./auditevent/
 	$(GO) test -run '^$$' -fuzz '^FuzzCanonCheck$$' -fuzztime $(FUZZTIME) ./auditevent/
 	$(GO) test -run '^$$' -fuzz '^FuzzNDJSON$$' -fuzztime $(FUZZTIME) ./receiver/
+	$(GO) test -run '^$$' -fuzz '^FuzzUnmarshalLogs$$' -fuzztime $(FUZZTIME) ./encoding/
 
 ## lint: gofmt, go vet, staticcheck and golangci-lint (installed from the module proxy)
 lint: vet

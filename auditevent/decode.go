@@ -71,6 +71,15 @@ var fieldIndex = func() map[string]field {
 	return m
 }()
 
+// IsField reports whether name is a field of the version-1 event. A
+// *FieldError may name an unknown key of the input instead (an invalid value
+// under a key the event ignores); callers that log errors use this to keep
+// input text out of their logs.
+func IsField(name string) bool {
+	_, ok := fieldIndex[name]
+	return ok
+}
+
 func lookupField(k []byte) (field, bool) {
 	f, ok := fieldIndex[string(k)]
 	return f, ok

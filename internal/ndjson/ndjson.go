@@ -27,9 +27,10 @@ func (e *LineError) Error() string {
 
 func (e *LineError) Unwrap() error { return e.Err }
 
-// Redacted is the error without any value from the input: the line, the
+// Redacted is the error without any text from the input: the line, the
 // field and the pydantic error type (the message of an *auditevent.FieldError
-// may quote a short bad value, such as an unknown op). Use it where the error
+// may quote a short bad value, such as an unknown op, and its field may be
+// an unknown key of the input). Use it where the error
 // is logged rather than answered to the client that sent the line.
 func (e *LineError) Redacted() string {
 	var fe *auditevent.FieldError
@@ -37,8 +38,11 @@ func (e *LineError) Redacted() string {
 		return "line " + strconv.Itoa(e.Line) + ": invalid event"
 	}
 	field := fe.Field
-	if field == "" {
+	switch {
+	case field == "":
 		field = "event"
+	case !auditevent.IsField(field):
+		field = "(unknown field)" // the key is input text
 	}
 	return "line " + strconv.Itoa(e.Line) + ": " + field + ": " + fe.Type
 }
