@@ -6,6 +6,8 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"runtime"
+	"sync"
 
 	"github.com/sandboxaudit/sandboxaudit/auditevent"
 	jsonl "github.com/sandboxaudit/sandboxaudit/internal/lines"
@@ -37,46 +39,103 @@ func runCanon(ctx context.Context, args []string, s Streams) int {
 	return exitOK
 }
 
-// canon copies in to out line by line in canonical form and returns the
-// number of lines it could not decode. Blank lines are skipped silently.
-// The error is for I/O failures only.
+// canon copies in to out in canonical form and returns the number of
+// lines it could not decode. Blank lines are skipped silently. The error is
+// for I/O failures only.
+//
+// Lines are decoded and encoded on every available CPU: a reader cuts the
+// input into chunks, workers canonicalize them, and the chunks are written
+// back in input order (with their problems reported in line order), so the
+// output is what one goroutine would write. At most a few chunks per
+// worker are in flight, which bounds memory.
 func canon(ctx context.Context, in io.Reader, out, errOut io.Writer) (int, error) {
-	lr := jsonl.NewReader(in, 64<<10, maxLineBytes)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	workers := runtime.GOMAXPROCS(0)
+	order := make(chan *canonChunk, 2*workers) // input order, for the writer
+	work := make(chan *canonChunk, 2*workers)
+	pool := newChunkPool(4*workers + 1)
+
+	var readErr error
+	go func() {
+		defer close(work)
+		defer close(order)
+		readErr = readChunks(ctx, in, pool, order, work)
+	}()
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var ev auditevent.Event
+			for c := range work {
+				c.canonicalize(&ev)
+				close(c.done)
+			}
+		}()
+	}
+
 	w := bufio.NewWriterSize(out, 64<<10)
-	var buf []byte
 	bad := 0
-	for {
-		if err := ctx.Err(); err != nil {
-			return bad, err
+	var writeErr error
+	for c := range order {
+		<-c.done
+		bad += c.bad
+		if writeErr == nil {
+			_, _ = errOut.Write(c.errs)
+			if _, err := w.Write(c.out); err != nil {
+				writeErr = fmt.Errorf("writing stdout: %w", err)
+				cancel() // the reader stops; what is in flight drains
+			}
 		}
-		ln, err := lr.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return bad, fmt.Errorf("reading stdin: %w", err)
-		}
-		if ln.TooLong {
-			bad++
-			_, _ = fmt.Fprintf(errOut, "line %d: longer than %d bytes\n", ln.Num, maxLineBytes)
-			continue
-		}
-		if len(bytes.TrimSpace(ln.Text)) == 0 {
-			continue
-		}
-		ev, err := auditevent.Decode(ln.Text)
-		if err != nil {
-			bad++
-			_, _ = fmt.Fprintf(errOut, "line %d: %v\n", ln.Num, err)
-			continue
-		}
-		buf = auditevent.AppendLine(buf[:0], &ev)
-		if _, err := w.Write(buf); err != nil {
-			return bad, fmt.Errorf("writing stdout: %w", err)
-		}
+		pool.put(c)
+	}
+	wg.Wait()
+	if writeErr != nil {
+		return bad, writeErr
+	}
+	if readErr != nil {
+		return bad, readErr
 	}
 	if err := w.Flush(); err != nil {
 		return bad, fmt.Errorf("writing stdout: %w", err)
 	}
 	return bad, nil
+}
+
+// readChunks cuts in into chunks and hands each to the writer (order) and
+// then to the workers. Every chunk sent to order is also sent to work, so
+// the writer never waits for a chunk nobody processes.
+func readChunks(ctx context.Context, in io.Reader, pool *chunkPool, order, work chan<- *canonChunk) error {
+	lr := jsonl.NewReader(in, 64<<10, maxLineBytes)
+	c := pool.get()
+	flush := func() {
+		order <- c
+		work <- c
+		c = pool.get()
+	}
+	defer func() {
+		if len(c.lines) > 0 {
+			flush()
+		}
+	}()
+	for {
+		if c.full() {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			flush()
+		}
+		ln, err := lr.Next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("reading stdin: %w", err)
+		}
+		if !ln.TooLong && len(bytes.TrimSpace(ln.Text)) == 0 {
+			continue
+		}
+		c.add(ln)
+	}
 }

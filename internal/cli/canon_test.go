@@ -1,13 +1,20 @@
 package cli
 
 import (
+	"context"
+	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/google/uuid"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/sandboxaudit/sandboxaudit/auditevent"
 	"github.com/sandboxaudit/sandboxaudit/internal/conformance"
 )
 
@@ -96,3 +103,67 @@ func TestCanonUsage(t *testing.T) {
 	assert.Equal(t, exitUsage, r.code)
 	assert.Contains(t, r.stderr, `unknown command "frobnicate"`)
 }
+
+// Input spanning many chunks comes out in input order, with every bad line
+// reported by its number, in order, whichever worker handled it.
+func TestCanonManyChunksKeepOrder(t *testing.T) {
+	const n = 5000 // several chunks of chunkMaxLines
+	var in, want strings.Builder
+	var wantBad []int
+	num := 0
+	for i := range n {
+		num++
+		switch {
+		case i%1000 == 999:
+			in.WriteString("   \n") // blank: skipped, still counted
+			num++
+		case i%777 == 5:
+			in.WriteString("not json\n")
+			wantBad = append(wantBad, num)
+			continue
+		}
+		id := uuid.NewSHA1(sessionA, fmt.Appendf(nil, "%d", i))
+		// Python field order, spaces, an upper-case UUID: not canonical.
+		fmt.Fprintf(&in, `{"version": 1, "event_id": "%s", "ts": "2026-03-14T15:09:26+00:00", "session_id": "%s", "seq": %d, "op": "read", "phase": "start", "span_id": "s%d", "data": {"path": "/w/%d", "bytes": %d}}`+"\n",
+			strings.ToUpper(id.String()), sessionA, i, i, i, i)
+		ev := auditevent.Event{
+			Version: 1, EventID: id, SessionID: sessionA, Seq: int64(i), Op: "read", Phase: auditevent.PhaseStart,
+			SpanID: fmt.Sprintf("s%d", i), TS: auditevent.TimestampFromTime(time.Date(2026, 3, 14, 15, 9, 26, 0, time.UTC)),
+			Data: auditevent.MustParseData(fmt.Sprintf(`{"bytes":%d,"path":"/w/%d"}`, i, i)),
+		}
+		want.Write(auditevent.Line(&ev))
+	}
+	r := run(t, in.String(), "canon")
+	assert.Equal(t, exitProblems, r.code)
+	require.Equal(t, want.String(), r.stdout)
+	errLines := strings.Split(strings.TrimRight(r.stderr, "\n"), "\n")
+	require.Len(t, errLines, len(wantBad)+1, r.stderr)
+	for i, ln := range wantBad {
+		assert.True(t, strings.HasPrefix(errLines[i], fmt.Sprintf("line %d: ", ln)), "report %d: %s", i, errLines[i])
+	}
+	assert.Equal(t, fmt.Sprintf("canon: %d bad line(s) skipped", len(wantBad)), errLines[len(wantBad)])
+}
+
+// A failing stdout stops canon with an error instead of hanging the
+// reader and workers.
+func TestCanonStopsOnWriteError(t *testing.T) {
+	in := benchInput(3000)
+	done := make(chan struct{})
+	var bad int
+	var err error
+	go func() {
+		defer close(done)
+		bad, err = canon(context.Background(), strings.NewReader(in), failingWriter{}, io.Discard)
+	}()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("canon did not return after a write error")
+	}
+	require.ErrorContains(t, err, "writing stdout")
+	assert.Zero(t, bad)
+}
+
+type failingWriter struct{}
+
+func (failingWriter) Write([]byte) (int, error) { return 0, errors.New("disk full") }
