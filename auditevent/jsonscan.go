@@ -231,7 +231,9 @@ func (p *parser) canonObject(dst []byte) ([]byte, error) {
 // point order, which is UTF-8 byte order) and keeps only the last of equal
 // keys, as Python's dict does for duplicate keys.
 func rewriteSorted(dst []byte, base int, members []member) []byte {
-	region := append([]byte(nil), dst[base:]...)
+	// Small objects (the usual data) are copied aside on the stack.
+	var stack [512]byte
+	region := append(stack[:0], dst[base:]...)
 	slices.SortStableFunc(members, func(a, b member) int { return bytes.Compare(a.key, b.key) })
 	dst = append(dst[:base], '{')
 	first := true

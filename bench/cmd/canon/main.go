@@ -28,8 +28,16 @@ func main() {
 		ref    = flag.String("reference", "bench/canon/reference.py", "the Python stand-in")
 		events = flag.Int("events", 100_000, "events in the input file")
 		rounds = flag.Int("rounds", 3, "alternations")
+		save   = flag.String("save-input", "", "only write the generated input to this file (for profiling)")
 	)
 	flag.Parse()
+	if *save != "" {
+		if err := os.WriteFile(*save, bodies(*events), 0o600); err != nil {
+			fmt.Fprintln(os.Stderr, "canon bench:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if err := run(context.Background(), *cli, *python, *ref, *events, *rounds); err != nil {
 		fmt.Fprintln(os.Stderr, "canon bench:", err)
 		os.Exit(1)
