@@ -149,7 +149,29 @@ func startCollectorBinary(t *testing.T, bin, name, dir, config string, addrs ...
 		}
 	})
 	c.waitListening(t, addrs...)
+	c.waitReady(t)
 	return c
+}
+
+// readyLine is what the collector logs once every component has started. A
+// listening port only says one receiver is up: a SIGTERM before this line
+// (other components still starting, a sealer catching up) ends the process
+// before its signal handling is in place, so tests wait for it.
+const readyLine = "Everything is ready."
+
+func (c *collector) waitReady(t *testing.T) {
+	t.Helper()
+	deadline := time.Now().Add(startTimeout)
+	for {
+		b, err := os.ReadFile(c.log)
+		require.NoError(t, err)
+		if bytes.Contains(b, []byte(readyLine)) {
+			return
+		}
+		require.False(t, c.exited(), "%s exited before it was ready: %v", c.name, c.err)
+		require.True(t, time.Now().Before(deadline), "%s: not ready after %s", c.name, startTimeout)
+		time.Sleep(pollInterval)
+	}
 }
 
 func tail(b []byte, n int) []byte {
