@@ -12,9 +12,11 @@
 // every span, since a dropped span is a missing audit event.
 //
 // Record an operation with Session.Do, or with Session.Start and Op.Finish
-// when start and finish happen in different places; Exec, Read and Write
-// build the data the Python SDK writes for those operations. Return an
-// *Error to record a reference error code.
+// when start and finish happen in different places; Exec, Read, Write,
+// Running, ResolveExposedPort, PersistWorkspace, HydrateWorkspace,
+// StartSandbox, Stop and ShutdownSandbox build the data the Python session
+// writes for those operations. Return an *Error to record a reference error
+// code.
 //
 // With WithLogExporter or WithLoggerProvider, every operation first emits
 // its start event as a log record (SPEC §8, write-ahead) so that an
