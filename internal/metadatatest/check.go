@@ -213,7 +213,7 @@ type attrKV struct{ k, v string }
 func kvsOf(kvs []attribute.KeyValue) []attrKV {
 	out := make([]attrKV, len(kvs))
 	for i, kv := range kvs {
-		out[i] = attrKV{string(kv.Key), kv.Value.Emit()}
+		out[i] = attrKV{string(kv.Key), kv.Value.String()}
 	}
 	return out
 }

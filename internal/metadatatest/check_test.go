@@ -117,7 +117,7 @@ func TestCheckTelemetryNamesWhatToAdd(t *testing.T) {
 func TestCheckFields(t *testing.T) {
 	md := load(t)
 	type good struct {
-		mu                struct{} // unexported fields are not metrics
+		_                 struct{} // unexported fields are not metrics
 		DemoEventsWritten metric.Int64Counter
 	}
 	r := &recorder{TB: t}
