@@ -43,8 +43,8 @@ BENCH_SPANS   ?= 300000
 BENCH_PER_REQ ?= 1000
 BENCH_WORKERS ?= 2
 bench-e2e: build
-	cd bench && $(GO) build -o ../$(BIN)/otelcol-fileexporter ./cmd/otelcol-fileexporter
-	cd bench && $(GO) build -o ../$(BIN)/bench-e2e ./cmd/e2e
+	cd bench && $(GO) build -mod=mod -o ../$(BIN)/otelcol-fileexporter ./cmd/otelcol-fileexporter
+	cd bench && $(GO) build -mod=mod -o ../$(BIN)/bench-e2e ./cmd/e2e
 	./$(BIN)/bench-e2e -ours $(BIN)/otelcol-sandboxaudit -baseline $(BIN)/otelcol-fileexporter \
 		-rounds $(BENCH_ROUNDS) -spans $(BENCH_SPANS) -per-request $(BENCH_PER_REQ) -workers $(BENCH_WORKERS)
 
@@ -52,7 +52,7 @@ bench-e2e: build
 ## needs python3 with pydantic 2) on BENCH_EVENTS HttpProxySink bodies
 BENCH_EVENTS ?= 100000
 bench-canon: build
-	cd bench && $(GO) build -o ../$(BIN)/bench-canon ./cmd/canon
+	cd bench && $(GO) build -mod=mod -o ../$(BIN)/bench-canon ./cmd/canon
 	./$(BIN)/bench-canon -cli $(BIN)/sandboxaudit -reference bench/canon/reference.py \
 		-events $(BENCH_EVENTS) -rounds $(BENCH_ROUNDS)
 
