@@ -116,17 +116,16 @@ func (l *fileLog) sealOnce(ctx context.Context) (sealResult, error) {
 	return res, nil
 }
 
-// checkNoAuditFile: a missing file is fine only if nothing was sealed.
+// checkNoAuditFile: a missing file is fine only when its sidecars hold
+// nothing either (never written, or rotated away together with them).
 func (l *fileLog) checkNoAuditFile() error {
-	if l.known && l.off > 0 {
-		return tampered(l.path, "the audit file is gone; %d bytes of it were sealed", l.off)
-	}
 	for _, p := range []string{StorePath(l.path), CheckpointsPath(l.path)} {
 		fi, err := os.Lstat(p)
 		if err == nil && fi.Size() > 0 {
 			return tampered(l.path, "the audit file is missing but %s holds sealed data", filepath.Base(p))
 		}
 	}
+	l.known = false
 	return nil
 }
 

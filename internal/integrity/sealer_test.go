@@ -262,3 +262,31 @@ func TestWatchedPathSealsOtherWritersLines(t *testing.T) {
 		t.Fatal("checkpoint appended without new lines")
 	}
 }
+
+func TestRotatedWithSidecarsStartsANewTree(t *testing.T) {
+	k, pub := testKeys(t, "test")
+	path := auditPath(t)
+	appendLocked(t, path, lines(1, 4))
+	s := newSealer(t, k)
+	if err := s.Seal(bg, path); err != nil {
+		t.Fatal(err)
+	}
+	for _, suffix := range []string{"", StoreSuffix, CheckpointsSuffix} {
+		if err := os.Rename(path+suffix, path+".1"+suffix); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Sealed between the rotation and the next write: nothing to do.
+	if err := s.Seal(bg, path); err != nil {
+		t.Fatal(err)
+	}
+	appendLocked(t, path, lines(5, 6))
+	if err := s.Seal(bg, path); err != nil {
+		t.Fatal(err)
+	}
+	for p, n := range map[string]int64{path: 2, path + ".1": 4} {
+		if res := check(t, p, pub); res.Failure != nil || res.Sealed != n {
+			t.Fatalf("%s: check = %+v failure %v", p, res, res.Failure)
+		}
+	}
+}
