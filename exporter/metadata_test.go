@@ -40,7 +40,7 @@ func TestMetadataMatchesCode(t *testing.T) {
 			}
 		},
 		func() {
-			for _, r := range []string{reasonFileError, reasonFileSymlink, httpsink.ReasonEndpointRefused,
+			for _, r := range []string{reasonFileError, reasonFileSymlink, httpsink.ReasonHTTP4xx, httpsink.ReasonEndpointRefused,
 				httpsink.ReasonSpoolFull, httpsink.ReasonSpoolError, httpsink.ReasonNoSpool, httpsink.ReasonShutdown} {
 				tl.dropped(ctx, r, 1)
 			}
