@@ -205,16 +205,23 @@ func TestKafkaTwoTier(t *testing.T) {
 		assert.Nil(t, e.Stdout, "stdout of %s seq %d", e.SessionID, e.Seq)
 	}
 
-	// A bad line from a foreign producer: refused whole, counted, logged
-	// with line and field only; the next session still arrives.
+	// A bad line from a foreign producer: the message is refused whole,
+	// counted, and logged with line and field only; a good message behind it
+	// in the same partition still arrives, and so does the next session.
 	const secret = "s3cr3t-token-do-not-log"
 	bad := strings.Replace(proxyEvents[1], `"op":"read"`, `"op":"`+secret+`"`, 1)
-	produceRaw(t, k.brokers, proxyEvents[0]+"\n"+bad+"\n")
+	produceRaw(t, k.brokers, 0, proxyEvents[0]+"\n"+bad+"\n")
+	produceRaw(t, k.brokers, 0, proxyEvents[0]+"\n"+proxyEvents[1]+"\n")
 	const after = "33333333-4444-4555-8666-777777777777"
 	runExample(t, k.edgeOTLP, after)
-	ref = lineSet(t, k.edgeRef)
-	waitLines(t, k.centralAudit, len(ref))
-	assert.Equal(t, ref, lineSet(t, k.centralAudit))
+	want := withForeign(lineSet(t, k.edgeRef))
+	waitLines(t, k.centralAudit, len(want))
+	assert.Equal(t, want, lineSet(t, k.centralAudit))
+	deadline := time.Now().Add(deliveryTimeout)
+	for scrapeCounter(t, k.centralMetrics, "otelcol_sandboxaudit_encoding_messages_rejected") < 1 {
+		require.True(t, time.Now().Before(deadline), "the bad message was not counted")
+		time.Sleep(pollInterval)
+	}
 	assert.Equal(t, 1.0, scrapeCounter(t, k.centralMetrics, "otelcol_sandboxaudit_encoding_messages_rejected"))
 	log := string(mustRead(t, central.log))
 	assert.Contains(t, log, "line 2: op: literal_error")
@@ -224,12 +231,12 @@ func TestKafkaTwoTier(t *testing.T) {
 	// Many messages, then a central collector that is killed while it is
 	// consuming them and started again.
 	postSpans(t, k.edgeOTLP, 40, 25)
-	ref = lineSet(t, k.edgeRef)
-	total := len(ref)
+	want = withForeign(lineSet(t, k.edgeRef))
+	total := len(want)
 	before := countLines(t, k.centralAudit)
 	k.throttle.Store(true)
 	central = k.startCentral(t)
-	deadline := time.Now().Add(deliveryTimeout)
+	deadline = time.Now().Add(deliveryTimeout)
 	for countLines(t, k.centralAudit) == before {
 		require.True(t, time.Now().Before(deadline), "central consumed nothing in %s", deliveryTimeout)
 		time.Sleep(pollInterval)
@@ -239,7 +246,7 @@ func TestKafkaTwoTier(t *testing.T) {
 	require.Less(t, atKill, total, "the kill did not land mid-consume")
 	k.throttle.Store(false)
 	k.startCentral(t)
-	final := waitDistinct(t, k.centralAudit, ref)
+	final := waitDistinct(t, k.centralAudit, want)
 	dups := 0
 	for _, n := range final {
 		dups += n - 1
@@ -249,15 +256,24 @@ func TestKafkaTwoTier(t *testing.T) {
 	require.Equal(t, 0, code, "verify --allow-duplicates:\n%s", indent(out))
 }
 
-// produceRaw writes one message to the topic, as a foreign producer would.
-func produceRaw(t *testing.T, brokers, value string) {
+// withForeign adds the lines of the good message produceRaw wrote.
+func withForeign(lines map[string]int) map[string]int {
+	for _, l := range proxyEvents {
+		lines[l]++
+	}
+	return lines
+}
+
+// produceRaw writes one message to a partition of the topic, as a foreign
+// producer would.
+func produceRaw(t *testing.T, brokers string, partition int32, value string) {
 	t.Helper()
-	cl, err := kgo.NewClient(kgo.SeedBrokers(brokers))
+	cl, err := kgo.NewClient(kgo.SeedBrokers(brokers), kgo.RecordPartitioner(kgo.ManualPartitioner()))
 	require.NoError(t, err)
 	defer cl.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), deliveryTimeout)
 	defer cancel()
-	require.NoError(t, cl.ProduceSync(ctx, &kgo.Record{Topic: kafkaTopic, Value: []byte(value)}).FirstErr())
+	require.NoError(t, cl.ProduceSync(ctx, &kgo.Record{Topic: kafkaTopic, Partition: partition, Value: []byte(value)}).FirstErr())
 }
 
 // scrapeCounter reads a counter's value from the collector's Prometheus
