@@ -94,6 +94,9 @@ func (e *auditExporter) Start(ctx context.Context, host component.Host) (err err
 			return fmt.Errorf("sandboxaudit exporter: http sink: %w", err)
 		}
 		e.http = target
+		if e.file != nil {
+			e.file.ids = newFileIDs()
+		}
 	}
 	return nil
 }

@@ -15,7 +15,11 @@ import (
 // this collector run.
 const fileIDWindow = 100_000
 
-// fileIDs is the window of event ids the file sink wrote. Ids are added
+// fileIDs is the window of event ids the file sink wrote, kept only when
+// an HTTP sink is configured too: only then can a push fail after its file
+// write succeeded (a file-only push that fails wrote nothing, and the
+// receiver's dedupe drops a timed-out client's resend of an accepted
+// batch), so a file-only exporter does not pay for it. Ids are added
 // only after their write succeeded, so the file never misses an event the
 // window claims; two concurrent pushes of the same ids can both write
 // (the receiver's in-flight reservation keeps its own clients from that).
@@ -32,8 +36,12 @@ func newFileIDs() *fileIDs {
 }
 
 // unwritten returns the events whose ids the window does not hold, and
-// how many it left out. Without any left out it returns events itself.
+// how many it left out. Without any left out (or without a window) it
+// returns events itself.
 func (f *fileIDs) unwritten(events []auditevent.Event) ([]auditevent.Event, int) {
+	if f == nil {
+		return events, 0
+	}
 	ids := make([]uuid.UUID, len(events))
 	for i := range events {
 		ids[i] = events[i].EventID
@@ -61,6 +69,9 @@ func (f *fileIDs) unwritten(events []auditevent.Event) ([]auditevent.Event, int)
 // written records the ids of events now in the file: events[i] for each i
 // of idx, or every event when idx is nil.
 func (f *fileIDs) written(events []auditevent.Event, idx []int) {
+	if f == nil {
+		return
+	}
 	var ids []uuid.UUID
 	if idx == nil {
 		ids = make([]uuid.UUID, len(events))

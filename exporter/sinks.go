@@ -60,11 +60,11 @@ type fileTarget struct {
 	templated bool
 	policy    *policyCache
 	bufs      bufPool
-	ids       *fileIDs // event ids written, so a resent batch is written once
+	ids       *fileIDs // event ids written, so a resent batch is written once; nil without an HTTP sink
 }
 
 func newFileTarget(sink *filesink.Sink, path string, pc *policyCache) *fileTarget {
-	return &fileTarget{sink: sink, templated: strings.Contains(path, "{"), policy: pc, ids: newFileIDs()}
+	return &fileTarget{sink: sink, templated: strings.Contains(path, "{"), policy: pc}
 }
 
 // write appends the batch: one WriteBatch for a plain path, one per
