@@ -55,8 +55,7 @@ func (tbof telemetryBuilderOptionFunc) apply(mb *TelemetryBuilder) {
 // RegisterSandboxauditReceiverPairsPendingCallback sets callback for observable SandboxauditReceiverPairsPending metric.
 func (builder *TelemetryBuilder) RegisterSandboxauditReceiverPairsPendingCallback(cb metric.Int64Callback) error {
 	reg, err := builder.meter.RegisterCallback(func(ctx context.Context, o metric.Observer) error {
-		cb(ctx, &observerInt64{inst: builder.SandboxauditReceiverPairsPending, obs: o})
-		return nil
+		return cb(ctx, &observerInt64{inst: builder.SandboxauditReceiverPairsPending, obs: o})
 	}, builder.SandboxauditReceiverPairsPending)
 	if err != nil {
 		return err
@@ -82,7 +81,9 @@ func (builder *TelemetryBuilder) Shutdown() {
 	builder.mu.Lock()
 	defer builder.mu.Unlock()
 	for _, reg := range builder.registrations {
-		reg.Unregister()
+		// mdatagen drops this error too: at shutdown there is no one to
+		// report it to.
+		_ = reg.Unregister()
 	}
 }
 
