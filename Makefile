@@ -18,7 +18,7 @@ VULNDB    ?= https://vuln.go.dev
 all: test
 
 ## test: vet, then every test including conformance and end-to-end (what CI runs)
-test: vet
+test: vet bench-check
 	SANDBOXAUDIT_E2E=1 $(GO) test -count=1 -timeout 12m ./...
 
 ## unit: tests without the end-to-end collector runs
@@ -35,6 +35,10 @@ vet:
 ## bench: the benchmarks quoted in README's Performance section (one core)
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -cpu 1 ./auditevent/ ./internal/... ./exporter/ ./receiver/ ./encoding/
+
+## bench-check: bench/ compiles and its load matches sandboxtrace (quick; no benchmark runs)
+bench-check:
+	cd bench && $(GO) vet -mod=mod ./... && $(GO) test -mod=mod -count=1 ./...
 
 ## bench-e2e: ours vs the contrib fileexporter, same OTLP load, alternated
 ## BENCH_ROUNDS times in one run (bench/ is its own module; not part of test)

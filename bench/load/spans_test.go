@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 	"go.opentelemetry.io/collector/pdata/ptrace/ptraceotlp"
@@ -25,7 +26,7 @@ func TestExecSpanHasSandboxtraceAttributes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = s.Exec(ctx, sandboxtrace.ExecRequest{Command: []string{"python", "-V"}, Timeout: 30e9},
+	_, err = s.Exec(ctx, sandboxtrace.ExecRequest{Command: []string{"python", "-V"}, Timeout: sandboxtrace.Timeout(30 * time.Second)},
 		func(context.Context) (sandboxtrace.ExecResult, error) { return sandboxtrace.ExecResult{}, nil })
 	if err != nil {
 		t.Fatal(err)
