@@ -84,7 +84,7 @@ func (e *auditExporter) Start(ctx context.Context, host component.Host) (err err
 		}
 		sink, err := filesink.New(opts)
 		if err != nil {
-			return fmt.Errorf("sandboxaudit exporter: file sink: %w", err)
+			return fmt.Errorf("sandboxaudit exporter: %w", err) // names filesink itself
 		}
 		e.file = newFileTarget(sink, fc.Path, e.filePolicy)
 	}
@@ -123,7 +123,7 @@ func (e *auditExporter) startHTTP(ctx context.Context, host component.Host, hc *
 	if sc := hc.Spool.Get(); sc != nil {
 		sp, err := spool.Open(ctx, spool.Options{Path: sc.Path, MaxSize: sc.MaxSize})
 		if err != nil {
-			return nil, fmt.Errorf("spool: %w", err)
+			return nil, err // names the spool and its path itself
 		}
 		set.Spool = sp
 		set.ReplayInterval = sc.ReplayInterval
