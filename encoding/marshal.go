@@ -2,15 +2,14 @@ package sandboxauditencoding // import "github.com/sandboxaudit/sandboxaudit/enc
 
 import (
 	"context"
-	"errors"
 
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 	"go.uber.org/zap"
 
 	"github.com/sandboxaudit/sandboxaudit/auditevent"
+	"github.com/sandboxaudit/sandboxaudit/internal/logfield"
 	"github.com/sandboxaudit/sandboxaudit/internal/logmap"
-	"github.com/sandboxaudit/sandboxaudit/internal/spanmap"
 )
 
 // MarshalTraces writes the start and finish events of every sandbox span in
@@ -32,7 +31,7 @@ func (e *encodingExtension) MarshalTraces(td ptrace.Traces) ([]byte, error) {
 		// One line per batch; attribute values (which may hold exec
 		// output) are never logged.
 		e.logger.Warn("Skipped malformed sandbox spans",
-			zap.Int("spans", st.Invalid), attrErrField("first", st.FirstInvalid), attrErrField("last", st.LastInvalid))
+			zap.Int("spans", st.Invalid), logfield.SpanAttr("first", st.FirstInvalid), logfield.SpanAttr("last", st.LastInvalid))
 	}
 	if n := e.telemetry.seqSessionsEvicted(ctx, e.mapper.SeqEvictions()); n > 0 {
 		e.logger.Warn("Span mapper dropped the seq counters of least recently used sessions; "+
@@ -59,7 +58,7 @@ func (e *encodingExtension) MarshalLogs(ld plog.Logs) ([]byte, error) {
 	if st.Invalid > 0 {
 		e.telemetry.skipped(ctx, reasonInvalidEvent, st.Invalid)
 		e.logger.Warn("Skipped log records that claim to be audit events but do not decode",
-			zap.Int("records", st.Invalid), fieldErrField("first", st.FirstInvalid), fieldErrField("last", st.LastInvalid))
+			zap.Int("records", st.Invalid), logfield.EventField("first", st.FirstInvalid), logfield.EventField("last", st.LastInvalid))
 	}
 	return e.appendLines(ctx, events), nil
 }
@@ -77,32 +76,4 @@ func (e *encodingExtension) appendLines(ctx context.Context, events []auditevent
 	}
 	e.telemetry.tb.SandboxauditEncodingEventsMarshaled.Add(ctx, int64(len(events)))
 	return buf
-}
-
-// attrErrField renders a span mapping error as the attribute and problem.
-func attrErrField(key string, err error) zap.Field {
-	var ae *spanmap.AttrError
-	if errors.As(err, &ae) {
-		return zap.String(key, ae.Attr+": "+ae.Msg)
-	}
-	if err == nil {
-		return zap.Skip()
-	}
-	return zap.String(key, "unknown error")
-}
-
-// fieldErrField renders an event decode error as the field and error type.
-func fieldErrField(key string, err error) zap.Field {
-	if err == nil {
-		return zap.Skip()
-	}
-	var fe *auditevent.FieldError
-	if errors.As(err, &fe) {
-		field := fe.Field
-		if field == "" {
-			field = "body"
-		}
-		return zap.String(key, field+": "+fe.Type)
-	}
-	return zap.String(key, "undecodable record")
 }

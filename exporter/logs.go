@@ -2,12 +2,11 @@ package sandboxauditexporter // import "github.com/sandboxaudit/sandboxaudit/exp
 
 import (
 	"context"
-	"errors"
 
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.uber.org/zap"
 
-	"github.com/sandboxaudit/sandboxaudit/auditevent"
+	"github.com/sandboxaudit/sandboxaudit/internal/logfield"
 	"github.com/sandboxaudit/sandboxaudit/internal/logmap"
 )
 
@@ -26,23 +25,7 @@ func (e *auditExporter) pushLogs(ctx context.Context, ld plog.Logs) error {
 		// One line per batch; the field at fault is named, its value (which
 		// may be exec output or file content) is not.
 		e.logger.Warn("Skipped log records that claim to be audit events but do not decode",
-			zap.Int("records", st.Invalid), fieldErrField("first", st.FirstInvalid), fieldErrField("last", st.LastInvalid))
+			zap.Int("records", st.Invalid), logfield.EventField("first", st.FirstInvalid), logfield.EventField("last", st.LastInvalid))
 	}
 	return e.writeEvents(ctx, events)
-}
-
-// fieldErrField renders an event decode error as the field and error type.
-func fieldErrField(key string, err error) zap.Field {
-	if err == nil {
-		return zap.Skip()
-	}
-	var fe *auditevent.FieldError
-	if errors.As(err, &fe) {
-		field := fe.Field
-		if field == "" {
-			field = "body"
-		}
-		return zap.String(key, field+": "+fe.Type)
-	}
-	return zap.String(key, "undecodable record")
 }

@@ -2,14 +2,13 @@ package sandboxauditexporter // import "github.com/sandboxaudit/sandboxaudit/exp
 
 import (
 	"context"
-	"errors"
 	"sync"
 
 	"go.opentelemetry.io/collector/pdata/ptrace"
 	"go.uber.org/zap"
 
 	"github.com/sandboxaudit/sandboxaudit/auditevent"
-	"github.com/sandboxaudit/sandboxaudit/internal/spanmap"
+	"github.com/sandboxaudit/sandboxaudit/internal/logfield"
 )
 
 // pushTraces maps every sandbox span to its start and finish events and
@@ -28,7 +27,7 @@ func (e *auditExporter) pushTraces(ctx context.Context, td ptrace.Traces) error 
 		// not flood the log. Only attribute names and the problem are
 		// logged, never attribute values (they may hold exec output).
 		e.logger.Warn("Skipped malformed sandbox spans",
-			zap.Int("spans", st.Invalid), attrErrField("first", st.FirstInvalid), attrErrField("last", st.LastInvalid))
+			zap.Int("spans", st.Invalid), logfield.SpanAttr("first", st.FirstInvalid), logfield.SpanAttr("last", st.LastInvalid))
 	}
 	if n := e.telemetry.seqSessionsEvicted(ctx, e.mapper.SeqEvictions()); n > 0 {
 		// Counted, not per session: the session ids stay out of the log.
@@ -38,21 +37,9 @@ func (e *auditExporter) pushTraces(ctx context.Context, td ptrace.Traces) error 
 	}
 	if st.Ignored > 0 {
 		e.logger.Debug("Left malformed optional attributes out of sandbox events",
-			zap.Int("attributes", st.Ignored), attrErrField("last", st.LastIgnored))
+			zap.Int("attributes", st.Ignored), logfield.SpanAttr("last", st.LastIgnored))
 	}
 	return e.writeEvents(ctx, events)
-}
-
-// attrErrField renders a span mapping error as the attribute and problem.
-func attrErrField(key string, err error) zap.Field {
-	var ae *spanmap.AttrError
-	if errors.As(err, &ae) {
-		return zap.String(key, ae.Attr+": "+ae.Msg)
-	}
-	if err == nil {
-		return zap.Skip()
-	}
-	return zap.String(key, "unknown error")
 }
 
 // eventPool recycles the per-push event slices.
