@@ -67,6 +67,9 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzCanonCheck$$' -fuzztime $(FUZZTIME) ./auditevent/
 	$(GO) test -run '^$$' -fuzz '^FuzzNDJSON$$' -fuzztime $(FUZZTIME) ./receiver/
 	$(GO) test -run '^$$' -fuzz '^FuzzUnmarshalLogs$$' -fuzztime $(FUZZTIME) ./encoding/
+	$(GO) test -run '^$$' -fuzz '^FuzzParseCheckpoint$$' -fuzztime $(FUZZTIME) ./internal/integrity/
+	$(GO) test -run '^$$' -fuzz '^FuzzParseBundle$$' -fuzztime $(FUZZTIME) ./internal/integrity/
+	$(GO) test -run '^$$' -fuzz '^FuzzNoteReader$$' -fuzztime $(FUZZTIME) ./internal/integrity/
 
 ## lint: gofmt, go vet, staticcheck and golangci-lint (installed from the module proxy)
 lint: vet

@@ -2,8 +2,11 @@ package integrity
 
 import (
 	"bytes"
+	"crypto/ed25519"
 	"io"
 	"testing"
+
+	"golang.org/x/mod/sumdb/note"
 )
 
 func FuzzParseCheckpoint(f *testing.F) {
@@ -24,10 +27,22 @@ func FuzzParseCheckpoint(f *testing.F) {
 func FuzzParseBundle(f *testing.F) {
 	f.Add([]byte(bundleHeader + "line 1\nproof 0\n{\"n\":1}\no\n1\nAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=\n\n— k abc=\n"))
 	f.Add([]byte(bundleHeader + "line 2\nproof 1\nAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=\nx\n"))
+	// A fixed verifier: checking an arbitrary bundle must fail cleanly.
+	vkey, err := note.NewEd25519VerifierKey("fuzz", ed25519.NewKeyFromSeed(make([]byte, ed25519.SeedSize)).Public().(ed25519.PublicKey))
+	if err != nil {
+		f.Fatal(err)
+	}
+	v, err := note.NewVerifier(vkey)
+	if err != nil {
+		f.Fatal(err)
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		b, err := ParseBundle(data)
 		if err != nil {
 			return
+		}
+		if _, err := VerifyBundle(b, v); err == nil {
+			t.Fatal("an unsigned bundle verified")
 		}
 		again, err := ParseBundle(b.Format())
 		if err != nil || again.Line != b.Line || !bytes.Equal(again.Record, b.Record) ||
