@@ -223,10 +223,11 @@ func (l *fileLog) loadCheckpoints(cps *os.File, res *sealResult) error {
 func (l *fileLog) hashAll(audit *os.File, store *hashStore, size int64, res *sealResult) error {
 	had := store.n
 	var i int64
+	leaves := newLeafReader(store.f, store.stored)
 	lh := NewLeafHasher(func(h tlog.Hash) error {
 		defer func() { i++ }()
 		if i < had {
-			want, err := store.leaf(i)
+			want, err := leaves.leaf(i)
 			if err != nil {
 				return err
 			}
@@ -313,4 +314,29 @@ func (l *fileLog) checkpoint(store *hashStore, cps *os.File, res *sealResult) er
 	l.last, l.hasLast = c, true
 	res.checkpoint = signed
 	return nil
+}
+
+// leafReader reads record hashes from a store file in increasing order
+// with one buffered sequential read instead of a pread per line.
+type leafReader struct {
+	r  *bufio.Reader
+	at int64 // stored-hash index the reader is at
+}
+
+func newLeafReader(f *os.File, count int64) *leafReader {
+	return &leafReader{r: bufio.NewReaderSize(io.NewSectionReader(f, 0, count*tlog.HashSize), 256<<10)}
+}
+
+// leaf returns record i's hash; i must not decrease between calls.
+func (l *leafReader) leaf(i int64) (tlog.Hash, error) {
+	var h tlog.Hash
+	idx := tlog.StoredHashIndex(0, i)
+	if _, err := l.r.Discard(int((idx - l.at) * tlog.HashSize)); err != nil {
+		return h, fmt.Errorf("read hash store: %w", err)
+	}
+	if _, err := io.ReadFull(l.r, h[:]); err != nil {
+		return h, fmt.Errorf("read hash store: %w", err)
+	}
+	l.at = idx + 1
+	return h, nil
 }

@@ -91,15 +91,6 @@ func (s *hashStore) ReadHashes(indexes []int64) ([]tlog.Hash, error) {
 	return out, nil
 }
 
-// leaf returns the stored record hash of record i.
-func (s *hashStore) leaf(i int64) (tlog.Hash, error) {
-	h, err := s.ReadHashes([]int64{tlog.StoredHashIndex(0, i)})
-	if err != nil {
-		return tlog.Hash{}, err
-	}
-	return h[0], nil
-}
-
 // add appends the stored hashes of the next record: its record hash, then
 // the hash of each subtree it completes. This is tlog.StoredHashes (the
 // tests hold it to that) without its per-record allocations.
