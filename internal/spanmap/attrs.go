@@ -79,19 +79,13 @@ var attrNames = [nAttrs]string{
 	aVersion:      semconv.AttrEventVersion,
 }
 
-// slotIndex maps an attribute name to its slot; built once from attrNames
-// and only read afterwards.
-var slotIndex = func() map[string]int {
-	m := make(map[string]int, nAttrs)
-	for i, name := range attrNames {
-		m[name] = i
-	}
-	return m
-}()
-
+// slotOf scans attrNames: most names are rejected on length alone, which
+// costs no more than hashing the key would (BenchmarkAppendTraces1000).
 func slotOf(key string) int {
-	if i, ok := slotIndex[key]; ok {
-		return i
+	for i := range attrNames {
+		if attrNames[i] == key {
+			return i
+		}
 	}
 	return -1
 }
