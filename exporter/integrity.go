@@ -8,6 +8,7 @@ import (
 	"io"
 	"io/fs"
 	"net/http"
+	"net/url"
 	"path/filepath"
 	"strings"
 
@@ -94,6 +95,11 @@ func checkpointPublisher(client *http.Client, endpoint string) integrity.Publish
 		req.Header.Set("Content-Type", "text/plain; charset=utf-8")
 		resp, err := client.Do(req)
 		if err != nil {
+			// *url.Error repeats the URL, whose query may hold a token.
+			var ue *url.Error
+			if errors.As(err, &ue) {
+				return fmt.Errorf("post checkpoint: %w", ue.Err)
+			}
 			return err
 		}
 		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))

@@ -242,3 +242,18 @@ func TestIntegrityTemplatedPath(t *testing.T) {
 	require.Equal(t, 2, res.Checkpoints)
 	te2.shutdown(t)
 }
+
+func TestCheckpointPublisherErrorsHideTheURL(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "secret-body", http.StatusServiceUnavailable)
+	}))
+	endpoint := srv.URL + "/w?token=s3cr3t"
+	pub := checkpointPublisher(srv.Client(), endpoint)
+	err := pub(context.Background(), []byte("note\n"))
+	require.ErrorContains(t, err, "witness answered 503")
+	require.NotContains(t, err.Error(), "secret-body")
+	srv.Close() // now unreachable: the transport error must not echo the URL
+	err = pub(context.Background(), []byte("note\n"))
+	require.Error(t, err)
+	require.NotContains(t, err.Error(), "s3cr3t")
+}
