@@ -134,12 +134,15 @@ func (l *fileLog) checkNoAuditFile() error {
 // lines that no writer will change.
 func (l *fileLog) lockedEnd(ctx context.Context, audit *os.File, res *sealResult) (int64, error) {
 	fd := int(audit.Fd())
-	locked, err := lockFile(ctx, fd)
-	if err != nil {
+	// The writers' lock; a file system without flock is sealed without it,
+	// as the file sink then writes without it.
+	err := fsutil.Lock(ctx, fd)
+	locked := err == nil
+	switch {
+	case locked:
+		defer fsutil.Unlock(fd)
+	case !errors.Is(err, fsutil.ErrLockUnsupported):
 		return 0, fmt.Errorf("integrity: lock %s: %w", l.path, err)
-	}
-	if locked {
-		defer unlockFile(fd)
 	}
 	fi, err := audit.Stat()
 	if err != nil {
