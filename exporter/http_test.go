@@ -243,9 +243,17 @@ func TestDefaultsReturnFullSpoolToCaller(t *testing.T) {
 
 			if queue {
 				require.NoError(t, err, "the queue takes the batch and keeps the error to itself")
-				require.Eventually(t, func() bool {
-					return te.counter(t, "otelcol_sandboxaudit_exporter_events_dropped", "reason", "spool_full") == 2
-				}, 10*time.Second, 10*time.Millisecond)
+				// Wait for the queue's push to end, not for the HTTP leg's
+				// spool_full count: the file leg runs beside the HTTP leg
+				// and may still be writing when that count appears. The
+				// queue logs the push's error only once both legs are done.
+				const dropMsg = "Exporting failed. Dropping data."
+				require.Eventually(t, func() bool { return logs.FilterMessageSnippet(dropMsg).Len() > 0 },
+					10*time.Second, 10*time.Millisecond)
+				pushFailed := logs.FilterMessageSnippet(dropMsg)
+				require.Equal(t, 1, pushFailed.Len())
+				assert.Contains(t, pushFailed.All()[0].ContextMap()["error"], "spool is full")
+				assert.Equal(t, int64(2), te.counter(t, "otelcol_sandboxaudit_exporter_events_dropped", "reason", "spool_full"))
 			} else {
 				require.Error(t, err)
 				assert.ErrorContains(t, err, "spool is full")
