@@ -36,16 +36,16 @@ func TestConfigDefault(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, NewFactory().CreateDefaultConfig(), cfg)
 	p := newPolicies(cfg)
-	assert.Equal(t, auditevent.DefaultPolicy(), p.get("exec"), "exec output redacted by default")
+	assert.Equal(t, auditevent.DefaultPolicy(), p.Get("exec"), "exec output redacted by default")
 }
 
 func TestConfigLevels(t *testing.T) {
 	cfg, err := loadConfig(t, "redact")
 	require.NoError(t, err)
 	p := newPolicies(cfg)
-	assert.Equal(t, auditevent.Policy{IncludeExecOutput: true, MaxStdoutChars: 2000, MaxStderrChars: 0, IncludeWriteLen: false}, p.get("exec"))
-	assert.Equal(t, auditevent.Policy{IncludeExecOutput: false, MaxStdoutChars: 8000, MaxStderrChars: 8000, IncludeWriteLen: false}, p.get("write"))
-	assert.Equal(t, p.get("write"), p.get("an op of a later format version"))
+	assert.Equal(t, auditevent.Policy{IncludeExecOutput: true, MaxStdoutChars: 2000, MaxStderrChars: 0, IncludeWriteLen: false}, p.Get("exec"))
+	assert.Equal(t, auditevent.Policy{IncludeExecOutput: false, MaxStdoutChars: 8000, MaxStderrChars: 8000, IncludeWriteLen: false}, p.Get("write"))
+	assert.Equal(t, p.Get("write"), p.Get("an op of a later format version"))
 }
 
 func TestConfigErrorsNameTheKey(t *testing.T) {

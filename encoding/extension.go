@@ -13,6 +13,7 @@ import (
 
 	"github.com/sandboxaudit/sandboxaudit/auditevent"
 	"github.com/sandboxaudit/sandboxaudit/encoding/internal/metadata"
+	"github.com/sandboxaudit/sandboxaudit/internal/payloadpolicy"
 	"github.com/sandboxaudit/sandboxaudit/internal/spanmap"
 )
 
@@ -31,7 +32,7 @@ var (
 type encodingExtension struct {
 	logger    *zap.Logger
 	buildVer  string
-	policies  policies
+	policies  *payloadpolicy.Table
 	telemetry *telemetry
 	// One Mapper per extension: it holds the per-session seq counters for
 	// spans that do not carry their seqs, as the exporter's does.

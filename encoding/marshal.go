@@ -71,7 +71,7 @@ func (e *encodingExtension) appendLines(ctx context.Context, events []auditevent
 	}
 	buf := make([]byte, 0, 512*len(events))
 	for i := range events {
-		out := e.policies.get(events[i].Op).Apply(&events[i])
+		out := e.policies.Get(events[i].Op).Apply(&events[i])
 		buf = auditevent.AppendLine(buf, &out)
 	}
 	e.telemetry.tb.SandboxauditEncodingEventsMarshaled.Add(ctx, int64(len(events)))

@@ -4,8 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"sort"
-	"strings"
 	"time"
 
 	"go.opentelemetry.io/collector/component"
@@ -18,6 +16,7 @@ import (
 	"github.com/sandboxaudit/sandboxaudit/internal/filesink"
 	"github.com/sandboxaudit/sandboxaudit/internal/httpsink"
 	"github.com/sandboxaudit/sandboxaudit/internal/integrity"
+	"github.com/sandboxaudit/sandboxaudit/internal/payloadpolicy"
 )
 
 // Config is the sandboxaudit exporter configuration.
@@ -147,16 +146,8 @@ func (cfg *Config) Validate() error {
 	if !cfg.File.HasValue() && !cfg.HTTP.HasValue() {
 		errs = append(errs, errors.New("at least one sink must be configured: file or http"))
 	}
-	var unknown []string
-	for op := range cfg.PayloadPolicyByOp {
-		if !auditevent.IsOp(op) {
-			unknown = append(unknown, op)
-		}
-	}
-	if len(unknown) > 0 {
-		sort.Strings(unknown)
-		errs = append(errs, fmt.Errorf("payload_policy_by_op: unknown op %s (known: %s)",
-			quoteAll(unknown), strings.Join(auditevent.Ops(), ", ")))
+	if err := payloadpolicy.CheckOps(cfg.PayloadPolicyByOp); err != nil {
+		errs = append(errs, err)
 	}
 	if err := cfg.checkSpoolIsNotAuditFile(); err != nil {
 		errs = append(errs, err)
@@ -253,12 +244,4 @@ func (c *SpoolConfig) Validate() error {
 		errs = append(errs, fmt.Errorf("replay_interval: must be > 0, got %s", c.ReplayInterval))
 	}
 	return errors.Join(errs...)
-}
-
-func quoteAll(ss []string) string {
-	q := make([]string, len(ss))
-	for i, s := range ss {
-		q[i] = fmt.Sprintf("%q", s)
-	}
-	return strings.Join(q, ", ")
 }

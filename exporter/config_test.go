@@ -229,15 +229,15 @@ func TestExplicitDefaultStillOverrides(t *testing.T) {
 
 	// exporter level says include; the file sink sets the default value
 	// false, which must still win.
-	assert.False(t, file.get("read").IncludeExecOutput)
-	assert.False(t, file.get("exec").IncludeExecOutput)
+	assert.False(t, file.Get("read").IncludeExecOutput)
+	assert.False(t, file.Get("exec").IncludeExecOutput)
 	// exporter level sets 10; the exec level sets the default 8000, which
 	// must still win for exec and only for exec.
-	assert.Equal(t, 8000, file.get("exec").MaxStdoutChars)
-	assert.Equal(t, 10, file.get("read").MaxStdoutChars)
+	assert.Equal(t, 8000, file.Get("exec").MaxStdoutChars)
+	assert.Equal(t, 10, file.Get("read").MaxStdoutChars)
 	// Keys nobody set keep the reference default.
-	assert.Equal(t, 8000, file.get("exec").MaxStderrChars)
-	assert.True(t, file.get("write").IncludeWriteLen)
+	assert.Equal(t, 8000, file.Get("exec").MaxStderrChars)
+	assert.True(t, file.Get("write").IncludeWriteLen)
 }
 
 func TestPolicyLevels(t *testing.T) {
@@ -246,10 +246,10 @@ func TestPolicyLevels(t *testing.T) {
 	file := newPolicyCache(cfg, cfg.File.Get().PayloadPolicy)
 	http := newPolicyCache(cfg, cfg.HTTP.Get().PayloadPolicy)
 
-	assert.Equal(t, auditevent.Policy{IncludeExecOutput: true, MaxStdoutChars: 2000, MaxStderrChars: 8000, IncludeWriteLen: true}, file.get("exec"))
-	assert.Equal(t, auditevent.Policy{IncludeExecOutput: false, MaxStdoutChars: 2000, MaxStderrChars: 8000, IncludeWriteLen: true}, file.get("read"))
-	assert.Equal(t, auditevent.Policy{IncludeExecOutput: false, MaxStdoutChars: 2000, MaxStderrChars: 8000, IncludeWriteLen: false}, file.get("write"))
-	assert.Equal(t, auditevent.Policy{IncludeExecOutput: false, MaxStdoutChars: 8000, MaxStderrChars: 8000, IncludeWriteLen: true}, http.get("exec"))
+	assert.Equal(t, auditevent.Policy{IncludeExecOutput: true, MaxStdoutChars: 2000, MaxStderrChars: 8000, IncludeWriteLen: true}, file.Get("exec"))
+	assert.Equal(t, auditevent.Policy{IncludeExecOutput: false, MaxStdoutChars: 2000, MaxStderrChars: 8000, IncludeWriteLen: true}, file.Get("read"))
+	assert.Equal(t, auditevent.Policy{IncludeExecOutput: false, MaxStdoutChars: 2000, MaxStderrChars: 8000, IncludeWriteLen: false}, file.Get("write"))
+	assert.Equal(t, auditevent.Policy{IncludeExecOutput: false, MaxStdoutChars: 8000, MaxStderrChars: 8000, IncludeWriteLen: true}, http.Get("exec"))
 }
 
 type badConfig struct {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/exporter"
@@ -15,6 +14,7 @@ import (
 	"github.com/sandboxaudit/sandboxaudit/internal/filesink"
 	"github.com/sandboxaudit/sandboxaudit/internal/httpsink"
 	"github.com/sandboxaudit/sandboxaudit/internal/integrity"
+	"github.com/sandboxaudit/sandboxaudit/internal/payloadpolicy"
 	"github.com/sandboxaudit/sandboxaudit/internal/spanmap"
 	"github.com/sandboxaudit/sandboxaudit/internal/spool"
 )
@@ -33,8 +33,8 @@ type auditExporter struct {
 	starts *startIDs
 
 	// Each sink's policies are resolved once: the config never changes.
-	filePolicy *policyCache
-	httpPolicy *policyCache
+	filePolicy *payloadpolicy.Table
+	httpPolicy *payloadpolicy.Table
 
 	// Created in start; nil when the sink is not configured.
 	file *fileTarget
@@ -227,7 +227,7 @@ func (e *auditExporter) writeFiltered(ctx context.Context, events []auditevent.E
 // policies resolve the same for every op and the file path is not a
 // template (which groups lines by session).
 func (e *auditExporter) encodeOnce() bool {
-	return !e.file.templated && e.filePolicy.equal(e.httpPolicy)
+	return !e.file.templated && e.filePolicy.Equal(e.httpPolicy)
 }
 
 // writeBothEncodedOnce encodes the batch once and hands the same read-only
@@ -248,29 +248,7 @@ func (e *auditExporter) writeBothEncodedOnce(ctx context.Context, events []audit
 	return errors.Join(fileErr, httpErr)
 }
 
-// policyCache holds one sink's effective policy per op.
-type policyCache struct {
-	byOp  map[string]auditevent.Policy
-	other auditevent.Policy // for an op outside format version 1
-}
-
-func newPolicyCache(cfg *Config, sink auditevent.PolicyOverride) *policyCache {
-	set := auditevent.PolicySet{Default: cfg.PayloadPolicy, ByOp: cfg.PayloadPolicyByOp, Sink: sink}
-	c := &policyCache{byOp: map[string]auditevent.Policy{}, other: set.Resolve("")}
-	for _, op := range auditevent.Ops() {
-		c.byOp[op] = set.Resolve(op)
-	}
-	return c
-}
-
-// equal reports whether c and o give every op the same policy.
-func (c *policyCache) equal(o *policyCache) bool {
-	return c.other == o.other && maps.Equal(c.byOp, o.byOp)
-}
-
-func (c *policyCache) get(op string) auditevent.Policy {
-	if p, ok := c.byOp[op]; ok {
-		return p
-	}
-	return c.other
+// newPolicyCache resolves one sink's effective policy per op.
+func newPolicyCache(cfg *Config, sink auditevent.PolicyOverride) *payloadpolicy.Table {
+	return payloadpolicy.NewTable(auditevent.PolicySet{Default: cfg.PayloadPolicy, ByOp: cfg.PayloadPolicyByOp, Sink: sink})
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/sandboxaudit/sandboxaudit/auditevent"
 	"github.com/sandboxaudit/sandboxaudit/internal/filesink"
 	"github.com/sandboxaudit/sandboxaudit/internal/httpsink"
+	"github.com/sandboxaudit/sandboxaudit/internal/payloadpolicy"
 )
 
 // maxPooledBuf keeps one unusually large batch from pinning its buffer
@@ -42,12 +43,12 @@ func (b *bufPool) put(buf *[]byte) {
 
 // appendEvent appends ev's canonical line under the sink's policy; the
 // policy is applied while encoding, so the event is not copied.
-func appendEvent(dst []byte, pc *policyCache, ev *auditevent.Event) []byte {
-	return pc.get(ev.Op).AppendLine(dst, ev)
+func appendEvent(dst []byte, pc *payloadpolicy.Table, ev *auditevent.Event) []byte {
+	return pc.Get(ev.Op).AppendLine(dst, ev)
 }
 
 // appendEvents encodes a batch under one sink's policy.
-func appendEvents(dst []byte, pc *policyCache, events []auditevent.Event) []byte {
+func appendEvents(dst []byte, pc *payloadpolicy.Table, events []auditevent.Event) []byte {
 	for i := range events {
 		dst = appendEvent(dst, pc, &events[i])
 	}
@@ -58,12 +59,12 @@ func appendEvents(dst []byte, pc *policyCache, events []auditevent.Event) []byte
 type fileTarget struct {
 	sink      *filesink.Sink
 	templated bool
-	policy    *policyCache
+	policy    *payloadpolicy.Table
 	bufs      bufPool
 	ids       *fileIDs // event ids written, so a resent batch is written once; nil without an HTTP sink
 }
 
-func newFileTarget(sink *filesink.Sink, path string, pc *policyCache) *fileTarget {
+func newFileTarget(sink *filesink.Sink, path string, pc *payloadpolicy.Table) *fileTarget {
 	return &fileTarget{sink: sink, templated: strings.Contains(path, "{"), policy: pc}
 }
 
@@ -175,11 +176,11 @@ func groupBySession(events []auditevent.Event) sessionGroups {
 // httpTarget is the HTTP sink with its policy and buffers.
 type httpTarget struct {
 	sink   *httpsink.Sink
-	policy *policyCache
+	policy *payloadpolicy.Table
 	bufs   bufPool
 }
 
-func newHTTPTarget(sink *httpsink.Sink, pc *policyCache) *httpTarget {
+func newHTTPTarget(sink *httpsink.Sink, pc *payloadpolicy.Table) *httpTarget {
 	return &httpTarget{sink: sink, policy: pc}
 }
 

@@ -7,24 +7,18 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/sandboxaudit/sandboxaudit/auditevent"
+	"github.com/sandboxaudit/sandboxaudit/internal/payloadpolicy"
 	"github.com/sandboxaudit/sandboxaudit/internal/spanmap"
 	"github.com/sandboxaudit/sandboxaudit/semconv"
 )
 
 // spanPolicy applies the resolved payload policy to sandbox spans.
 type spanPolicy struct {
-	byOp map[string]auditevent.Policy
+	policies *payloadpolicy.Table
 }
 
 func newSpanPolicy(cfg *Config) *spanPolicy {
-	return &spanPolicy{byOp: cfg.policies()}
-}
-
-func (p *spanPolicy) policy(op string) auditevent.Policy {
-	if pol, ok := p.byOp[op]; ok {
-		return pol
-	}
-	return p.byOp[""]
+	return &spanPolicy{policies: payloadpolicy.NewTable(auditevent.PolicySet{Default: cfg.PayloadPolicy, ByOp: cfg.PayloadPolicyByOp})}
 }
 
 func (p *spanPolicy) processTraces(_ context.Context, td ptrace.Traces) (ptrace.Traces, error) {
@@ -63,7 +57,7 @@ func (p *spanPolicy) apply(attrs pcommon.Map) {
 	if _, ok := attrs.Get(semconv.AttrSessionID); !ok {
 		return
 	}
-	pol := p.policy(opVal.AsString())
+	pol := p.policies.Get(opVal.AsString())
 	for _, s := range streams {
 		applyOutput(attrs, s, pol)
 	}
