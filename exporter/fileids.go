@@ -28,11 +28,7 @@ type fileIDs struct {
 }
 
 func newFileIDs() *fileIDs {
-	w, err := idwindow.New[uuid.UUID](fileIDWindow)
-	if err != nil {
-		panic(err) // a positive constant size cannot fail
-	}
-	return &fileIDs{w: w}
+	return &fileIDs{w: newEventIDWindow(fileIDWindow)}
 }
 
 // unwritten returns the events whose ids the window does not hold, and
@@ -42,10 +38,7 @@ func (f *fileIDs) unwritten(events []auditevent.Event) ([]auditevent.Event, int)
 	if f == nil {
 		return events, 0
 	}
-	ids := make([]uuid.UUID, len(events))
-	for i := range events {
-		ids[i] = events[i].EventID
-	}
+	ids := eventIDs(events, nil)
 	present := make([]bool, len(ids))
 	f.w.Has(ids, present)
 	n := 0
@@ -72,17 +65,5 @@ func (f *fileIDs) written(events []auditevent.Event, idx []int) {
 	if f == nil {
 		return
 	}
-	var ids []uuid.UUID
-	if idx == nil {
-		ids = make([]uuid.UUID, len(events))
-		for i := range events {
-			ids[i] = events[i].EventID
-		}
-	} else {
-		ids = make([]uuid.UUID, len(idx))
-		for j, i := range idx {
-			ids[j] = events[i].EventID
-		}
-	}
-	f.w.AddAll(ids...)
+	f.w.AddAll(eventIDs(events, idx)...)
 }

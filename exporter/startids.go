@@ -22,11 +22,7 @@ type startIDs struct {
 }
 
 func newStartIDs() *startIDs {
-	w, err := idwindow.New[uuid.UUID](startIDWindow)
-	if err != nil {
-		panic(err) // a positive constant size cannot fail
-	}
-	return &startIDs{w: w}
+	return &startIDs{w: newEventIDWindow(startIDWindow)}
 }
 
 // filter removes, in place, the start events whose id is already in the
