@@ -8,26 +8,18 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/confmap"
-	"go.opentelemetry.io/collector/confmap/confmaptest"
 
 	"github.com/sandboxaudit/sandboxaudit/auditevent"
 	"github.com/sandboxaudit/sandboxaudit/encoding/internal/metadata"
+	"github.com/sandboxaudit/sandboxaudit/internal/configtest"
 )
 
 // loadConfig unmarshals the named section of testdata/config.yaml and runs
 // the collector's validation (every nested Validate, with key paths).
 func loadConfig(t *testing.T, name string) (*Config, error) {
 	t.Helper()
-	cm, err := confmaptest.LoadConf(filepath.Join("testdata", "config.yaml"))
+	cfg, err := configtest.Load(t, NewFactory(), filepath.Join("testdata", "config.yaml"), component.NewIDWithName(metadata.Type, name))
 	require.NoError(t, err)
-	id := component.NewID(metadata.Type)
-	if name != "" {
-		id = component.NewIDWithName(metadata.Type, name)
-	}
-	sub, err := cm.Sub(id.String())
-	require.NoError(t, err)
-	cfg := NewFactory().CreateDefaultConfig()
-	require.NoError(t, sub.Unmarshal(cfg))
 	return cfg.(*Config), confmap.Validate(cfg)
 }
 

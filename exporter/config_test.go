@@ -19,6 +19,7 @@ import (
 
 	"github.com/sandboxaudit/sandboxaudit/auditevent"
 	"github.com/sandboxaudit/sandboxaudit/exporter/internal/metadata"
+	"github.com/sandboxaudit/sandboxaudit/internal/configtest"
 	"github.com/sandboxaudit/sandboxaudit/internal/filesink"
 	"github.com/sandboxaudit/sandboxaudit/internal/httpsink"
 )
@@ -57,12 +58,8 @@ func TestDefaultConfig(t *testing.T) {
 
 func loadConfig(t *testing.T, file, name string) (*Config, error) {
 	t.Helper()
-	cm, err := confmaptest.LoadConf(filepath.Join("testdata", file))
-	require.NoError(t, err)
-	sub, err := cm.Sub(component.NewIDWithName(metadata.Type, name).String())
-	require.NoError(t, err)
-	cfg := NewFactory().CreateDefaultConfig()
-	if err := sub.Unmarshal(&cfg); err != nil {
+	cfg, err := configtest.Load(t, NewFactory(), filepath.Join("testdata", file), component.NewIDWithName(metadata.Type, name))
+	if err != nil {
 		return nil, err
 	}
 	return cfg.(*Config), nil

@@ -10,20 +10,17 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/confmap"
-	"go.opentelemetry.io/collector/confmap/confmaptest"
 	"go.opentelemetry.io/collector/consumer/consumertest"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 	"go.opentelemetry.io/collector/processor/processortest"
+
+	"github.com/sandboxaudit/sandboxaudit/internal/configtest"
 )
 
 func loadConfig(t *testing.T, name string) *Config {
 	t.Helper()
-	cm, err := confmaptest.LoadConf(filepath.Join("testdata", "config.yaml"))
+	cfg, err := configtest.Load(t, NewFactory(), filepath.Join("testdata", "config.yaml"), component.MustNewIDWithName("sandboxaudit", name))
 	require.NoError(t, err)
-	cfg := NewFactory().CreateDefaultConfig()
-	sub, err := cm.Sub(component.MustNewIDWithName("sandboxaudit", name).String())
-	require.NoError(t, err)
-	require.NoError(t, sub.Unmarshal(cfg))
 	return cfg.(*Config)
 }
 

@@ -13,23 +13,15 @@ import (
 	"go.opentelemetry.io/collector/config/confighttp"
 	"go.opentelemetry.io/collector/config/configoptional"
 	"go.opentelemetry.io/collector/confmap"
-	"go.opentelemetry.io/collector/confmap/confmaptest"
 
+	"github.com/sandboxaudit/sandboxaudit/internal/configtest"
 	"github.com/sandboxaudit/sandboxaudit/receiver/internal/metadata"
 )
 
 func loadConfig(t *testing.T, name string) (*Config, error) {
 	t.Helper()
-	cm, err := confmaptest.LoadConf(filepath.Join("testdata", "config.yaml"))
-	require.NoError(t, err)
-	id := component.NewID(metadata.Type)
-	if name != "" {
-		id = component.NewIDWithName(metadata.Type, name)
-	}
-	sub, err := cm.Sub(id.String())
-	require.NoError(t, err)
-	cfg := NewFactory().CreateDefaultConfig()
-	if err := sub.Unmarshal(&cfg); err != nil {
+	cfg, err := configtest.Load(t, NewFactory(), filepath.Join("testdata", "config.yaml"), component.NewIDWithName(metadata.Type, name))
+	if err != nil {
 		return nil, err
 	}
 	return cfg.(*Config), nil
