@@ -1,11 +1,10 @@
 package sandboxaudit
 
 import (
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/component"
 
 	"github.com/sandboxaudit/sandboxaudit/internal/metadatatest"
 )
@@ -14,20 +13,19 @@ import (
 // components it bundles: the type is the receiver's and the exporter's, and
 // each signal's stability is what both factories report.
 func TestRootMetadata(t *testing.T) {
-	md, err := metadatatest.Load("metadata.yaml")
-	require.NoError(t, err)
+	md := metadatatest.MustLoad(t, "metadata.yaml")
 	assert.Equal(t, "pkg", md.Status.Class)
 	rf, ef := ReceiverFactory(), ExporterFactory()
 	for _, typ := range []string{rf.Type().String(), ef.Type().String()} {
 		assert.Equal(t, md.Type, typ)
 	}
-	stability := map[string]string{
-		"traces": strings.ToLower(rf.TracesStability().String()),
-		"logs":   strings.ToLower(rf.LogsStability().String()),
-	}
-	assert.Equal(t, stability, map[string]string{
-		"traces": strings.ToLower(ef.TracesStability().String()),
-		"logs":   strings.ToLower(ef.LogsStability().String()),
-	}, "receiver and exporter stability differ; the root metadata.yaml cannot state both")
+	stability := metadatatest.Stability(map[string]component.StabilityLevel{
+		"traces": rf.TracesStability(),
+		"logs":   rf.LogsStability(),
+	})
+	assert.Equal(t, stability, metadatatest.Stability(map[string]component.StabilityLevel{
+		"traces": ef.TracesStability(),
+		"logs":   ef.LogsStability(),
+	}), "receiver and exporter stability differ; the root metadata.yaml cannot state both")
 	metadatatest.CheckStatus(t, md, md.Type, stability)
 }

@@ -1,10 +1,10 @@
 package sandboxauditprocessor
 
 import (
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/component"
 
 	"github.com/sandboxaudit/sandboxaudit/internal/metadatatest"
 	"github.com/sandboxaudit/sandboxaudit/processor/internal/metadata"
@@ -15,10 +15,9 @@ import (
 // documentation.md is prose (mdatagen would write none) and is not
 // compared.
 func TestMetadataMatchesCode(t *testing.T) {
-	md, err := metadatatest.Load("metadata.yaml")
-	require.NoError(t, err)
+	md := metadatatest.MustLoad(t, "metadata.yaml")
 	require.Empty(t, md.Telemetry.Metrics)
-	metadatatest.CheckStatus(t, md, metadata.Type.String(), map[string]string{
-		"traces": strings.ToLower(NewFactory().TracesStability().String()),
-	})
+	metadatatest.CheckStatus(t, md, metadata.Type.String(), metadatatest.Stability(map[string]component.StabilityLevel{
+		"traces": NewFactory().TracesStability(),
+	}))
 }

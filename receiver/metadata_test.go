@@ -7,11 +7,11 @@ import (
 	"net/http"
 	"os"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/component/componenttest"
 	"go.opentelemetry.io/collector/confmap"
 	"go.opentelemetry.io/collector/consumer/consumererror"
@@ -30,8 +30,7 @@ import (
 // attribute value needs a line in recordings; the failures say what to add
 // to metadata.yaml.
 func TestMetadataMatchesCode(t *testing.T) {
-	md, err := metadatatest.Load("metadata.yaml")
-	require.NoError(t, err)
+	md := metadatatest.MustLoad(t, "metadata.yaml")
 	tel := componenttest.NewTelemetry()
 	t.Cleanup(func() { require.NoError(t, tel.Shutdown(context.Background())) })
 	set := receivertest.NewNopSettings(metadata.Type)
@@ -82,17 +81,16 @@ func TestMetadataMatchesCode(t *testing.T) {
 	metadatatest.CheckFields(t, md, r.tel)
 
 	f := NewFactory()
-	metadatatest.CheckStatus(t, md, metadata.Type.String(), map[string]string{
-		"traces": strings.ToLower(f.TracesStability().String()),
-		"logs":   strings.ToLower(f.LogsStability().String()),
-	})
+	metadatatest.CheckStatus(t, md, metadata.Type.String(), metadatatest.Stability(map[string]component.StabilityLevel{
+		"traces": f.TracesStability(),
+		"logs":   f.LogsStability(),
+	}))
 }
 
 // TestDocumentationMatchesMetadata keeps documentation.md, written by hand
 // in mdatagen's shape, in step with metadata.yaml.
 func TestDocumentationMatchesMetadata(t *testing.T) {
-	md, err := metadatatest.Load("metadata.yaml")
-	require.NoError(t, err)
+	md := metadatatest.MustLoad(t, "metadata.yaml")
 	metadatatest.CheckDocumentation(t, md, "documentation.md")
 }
 

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 )
@@ -214,6 +215,16 @@ func kvsOf(kvs []attribute.KeyValue) []attrKV {
 	out := make([]attrKV, len(kvs))
 	for i, kv := range kvs {
 		out[i] = attrKV{string(kv.Key), kv.Value.String()}
+	}
+	return out
+}
+
+// Stability is the form CheckStatus takes a factory's levels in: signal
+// name to the lower-case level name metadata.yaml uses.
+func Stability(levels map[string]component.StabilityLevel) map[string]string {
+	out := make(map[string]string, len(levels))
+	for signal, level := range levels {
+		out[signal] = strings.ToLower(level.String())
 	}
 	return out
 }

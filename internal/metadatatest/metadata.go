@@ -9,6 +9,7 @@ package metadatatest // import "github.com/sandboxaudit/sandboxaudit/internal/me
 import (
 	"fmt"
 	"os"
+	"testing"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -71,6 +72,16 @@ func Load(path string) (Metadata, error) {
 		return md, fmt.Errorf("%s: %w", path, err)
 	}
 	return md, nil
+}
+
+// MustLoad is Load for a test: a file it cannot read fails t.
+func MustLoad(t testing.TB, path string) Metadata {
+	t.Helper()
+	md, err := Load(path)
+	if err != nil {
+		t.Fatalf("load %s: %v", path, err)
+	}
+	return md
 }
 
 // InstrumentName is the name mdatagen gives the instrument of a metric.
