@@ -64,7 +64,7 @@ func (l *fileLog) sealOnce(ctx context.Context) (sealResult, error) {
 		return res, l.checkNoAuditFile()
 	}
 	if err != nil {
-		return res, fmt.Errorf("integrity: open %s: %w", l.path, err)
+		return res, fmt.Errorf("integrity: %w", err) // the *PathError names the file
 	}
 	defer func() { _ = audit.Close() }()
 
@@ -146,7 +146,7 @@ func (l *fileLog) lockedEnd(ctx context.Context, audit *os.File, res *sealResult
 	}
 	fi, err := audit.Stat()
 	if err != nil {
-		return 0, fmt.Errorf("integrity: stat %s: %w", l.path, err)
+		return 0, fmt.Errorf("integrity: %w", err)
 	}
 	st, ok := fi.Sys().(*syscall.Stat_t)
 	if ok && l.known && (uint64(st.Dev) != l.dev || st.Ino != l.ino) {
@@ -166,11 +166,11 @@ func (l *fileLog) lockedEnd(ctx context.Context, audit *os.File, res *sealResult
 	}
 	var last [1]byte
 	if _, err := audit.ReadAt(last[:], size-1); err != nil {
-		return 0, fmt.Errorf("integrity: read tail of %s: %w", l.path, err)
+		return 0, fmt.Errorf("integrity: read tail: %w", err)
 	}
 	if last[0] != '\n' {
 		if _, err := audit.Write([]byte{'\n'}); err != nil {
-			return 0, fmt.Errorf("integrity: close torn last line of %s: %w", l.path, err)
+			return 0, fmt.Errorf("integrity: close torn last line: %w", err)
 		}
 		size++
 		res.repaired = append(res.repaired, "closed a torn last line with a newline")
