@@ -69,7 +69,7 @@ type Event struct {
 // IsFinish reports whether e is a finish event.
 func (e *Event) IsFinish() bool { return e.Phase == PhaseFinish }
 
-// Ops lists the operations of format version 1, in the reference's order.
+// opNames lists the operations of format version 1, in the reference's order.
 var opNames = [...]string{
 	"start", "stop", "exec", "read", "write", "shutdown", "running",
 	"persist_workspace", "hydrate_workspace", "resolve_exposed_port",

@@ -1,0 +1,38 @@
+package payloadpolicy
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/sandboxaudit/sandboxaudit/auditevent"
+)
+
+func TestCheckOpsNamesEveryUnknownKeyOnce(t *testing.T) {
+	require.NoError(t, CheckOps(nil))
+	require.NoError(t, CheckOps(map[string]auditevent.PolicyOverride{"exec": {}, "write": {}}))
+
+	err := CheckOps(map[string]auditevent.PolicyOverride{"teleport": {}, "exec": {}, "a!": {}, "a": {}})
+	require.Error(t, err)
+	assert.Regexp(t, `^payload_policy_by_op: unknown op "a", "a!", "teleport" \(known: [a-z_, ]*exec[a-z_, ]*\)$`, err.Error())
+
+	cfg := &Config{PayloadPolicyByOp: map[string]auditevent.PolicyOverride{"teleport": {}}}
+	assert.EqualError(t, cfg.Validate(), CheckOps(cfg.PayloadPolicyByOp).Error())
+}
+
+func TestTableResolvesEachOpOnce(t *testing.T) {
+	set := auditevent.PolicySet{
+		Default: auditevent.PolicyOverride{MaxStdoutChars: auditevent.Ptr(10)},
+		ByOp:    map[string]auditevent.PolicyOverride{"exec": {IncludeExecOutput: auditevent.Ptr(true)}},
+		Sink:    auditevent.PolicyOverride{IncludeWriteLen: auditevent.Ptr(false)},
+	}
+	tab := NewTable(set)
+	assert.Equal(t, auditevent.Policy{IncludeExecOutput: true, MaxStdoutChars: 10, MaxStderrChars: 8000, IncludeWriteLen: false}, tab.Get("exec"))
+	assert.Equal(t, auditevent.Policy{IncludeExecOutput: false, MaxStdoutChars: 10, MaxStderrChars: 8000, IncludeWriteLen: false}, tab.Get("write"))
+	assert.Equal(t, tab.Get("write"), tab.Get("an op of a later format version"), "an unknown op gets the levels without a per-op one")
+
+	assert.True(t, tab.Equal(NewTable(set)))
+	set.ByOp = nil
+	assert.False(t, tab.Equal(NewTable(set)), "exec differs")
+}
