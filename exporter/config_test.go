@@ -222,7 +222,7 @@ func TestLoadConfigQueue(t *testing.T) {
 func TestExplicitDefaultStillOverrides(t *testing.T) {
 	cfg, err := loadConfig(t, "config.yaml", "explicit_defaults")
 	require.NoError(t, err)
-	file := newPolicyCache(cfg, cfg.File.Get().PayloadPolicy)
+	file := newSinkPolicies(cfg, cfg.File.Get().PayloadPolicy)
 
 	// exporter level says include; the file sink sets the default value
 	// false, which must still win.
@@ -240,8 +240,8 @@ func TestExplicitDefaultStillOverrides(t *testing.T) {
 func TestPolicyLevels(t *testing.T) {
 	cfg, err := loadConfig(t, "config.yaml", "full")
 	require.NoError(t, err)
-	file := newPolicyCache(cfg, cfg.File.Get().PayloadPolicy)
-	http := newPolicyCache(cfg, cfg.HTTP.Get().PayloadPolicy)
+	file := newSinkPolicies(cfg, cfg.File.Get().PayloadPolicy)
+	http := newSinkPolicies(cfg, cfg.HTTP.Get().PayloadPolicy)
 
 	assert.Equal(t, auditevent.Policy{IncludeExecOutput: true, MaxStdoutChars: 2000, MaxStderrChars: 8000, IncludeWriteLen: true}, file.Get("exec"))
 	assert.Equal(t, auditevent.Policy{IncludeExecOutput: false, MaxStdoutChars: 2000, MaxStderrChars: 8000, IncludeWriteLen: true}, file.Get("read"))

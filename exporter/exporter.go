@@ -59,10 +59,10 @@ func newAuditExporter(cfg *Config, set exporter.Settings) (*auditExporter, error
 		starts: newStartIDs(),
 	}
 	if fc := cfg.File.Get(); fc != nil {
-		e.filePolicy = newPolicyCache(cfg, fc.PayloadPolicy)
+		e.filePolicy = newSinkPolicies(cfg, fc.PayloadPolicy)
 	}
 	if hc := cfg.HTTP.Get(); hc != nil {
-		e.httpPolicy = newPolicyCache(cfg, hc.PayloadPolicy)
+		e.httpPolicy = newSinkPolicies(cfg, hc.PayloadPolicy)
 	}
 	return e, nil
 }
@@ -248,7 +248,7 @@ func (e *auditExporter) writeBothEncodedOnce(ctx context.Context, events []audit
 	return errors.Join(fileErr, httpErr)
 }
 
-// newPolicyCache resolves one sink's effective policy per op.
-func newPolicyCache(cfg *Config, sink auditevent.PolicyOverride) *payloadpolicy.Table {
+// newSinkPolicies resolves one sink's effective policy per op.
+func newSinkPolicies(cfg *Config, sink auditevent.PolicyOverride) *payloadpolicy.Table {
 	return payloadpolicy.NewTable(auditevent.PolicySet{Default: cfg.PayloadPolicy, ByOp: cfg.PayloadPolicyByOp, Sink: sink})
 }
