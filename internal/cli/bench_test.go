@@ -46,7 +46,8 @@ func BenchmarkVerify(b *testing.B) {
 }
 
 // BenchmarkVerifyRetained reports the memory verify keeps per event once a
-// long session has been read (the seq index; complete spans are dropped).
+// long session has been read: near zero, as seqs fold into ranges and
+// complete spans are dropped.
 func BenchmarkVerifyRetained(b *testing.B) {
 	in := benchInput(100_000)
 	for b.Loop() {

@@ -1,41 +1,89 @@
 package cli
 
 import (
-	"github.com/google/uuid"
+	"maps"
+	"slices"
 )
 
-// seqIndex remembers, per seq of one session, the first event that used it,
-// so a later line with the same seq can be told apart: an exact copy (an
-// at-least-once resend) or a real reuse of the seq.
-//
-// Cost: one map entry per event, an int64 key and a 40-byte seqEntry. With
-// Go's map growth that is about 50-120 bytes per event (≈75-115 measured at
-// 10^5-10^6 events; BenchmarkVerifyRetained), so a million-event session
-// takes ≈100 MB. Lines are not kept: a 64-bit hash stands in for the bytes.
-type seqIndex struct {
-	m map[int64]seqEntry
+// seqSet is the set of seqs one session has used. A writer hands seqs out
+// in order, so they collapse into one range or a few whatever the file's
+// length: memory grows with the gaps not yet filled, not with the events.
+// Seqs that do not extend the last range wait in a small map and are merged
+// into the ranges in bulk, so out-of-order input costs O(log n) per seq
+// rather than a slice insert.
+type seqSet struct {
+	ranges []seqRange // sorted, disjoint
+	loose  map[int64]struct{}
 }
 
-// seqEntry is the first event seen with a seq.
-type seqEntry struct {
-	// hash is a maphash of the line's bytes under the run's seed. Two
-	// different lines with the same session, seq and event_id collide with
-	// probability 2^-64, and the seed is random per run, so a file cannot be
-	// crafted to collide.
-	hash    uint64
-	eventID uuid.UUID
-	at      location
+// seqRange is lo..hi inclusive.
+type seqRange struct{ lo, hi int64 }
+
+// looseSlack is how many out-of-order seqs wait beyond the ranges' count
+// before a merge; merging costs a sort of the waiting seqs and one pass over
+// the ranges.
+const looseSlack = 1024
+
+// add inserts seq and reports whether the session had used it already.
+func (s *seqSet) add(seq int64) (taken bool) {
+	if s.has(seq) {
+		return true
+	}
+	n := len(s.ranges)
+	switch {
+	case n == 0:
+		s.ranges = append(s.ranges, seqRange{seq, seq})
+	case s.ranges[n-1].hi < seq && seq-1 == s.ranges[n-1].hi:
+		s.ranges[n-1].hi = seq // the usual case: the next seq
+	default:
+		if s.loose == nil {
+			s.loose = map[int64]struct{}{}
+		}
+		s.loose[seq] = struct{}{}
+		if len(s.loose) > looseSlack+len(s.ranges) {
+			s.merge()
+		}
+	}
+	return false
 }
 
-// add records e under seq unless the seq is taken; it returns the entry
-// already there and whether there was one.
-func (s *seqIndex) add(seq int64, e seqEntry) (seqEntry, bool) {
-	if first, ok := s.m[seq]; ok {
-		return first, true
+func (s *seqSet) has(seq int64) bool {
+	if _, ok := s.loose[seq]; ok {
+		return true
 	}
-	if s.m == nil {
-		s.m = map[int64]seqEntry{}
+	_, found := slices.BinarySearchFunc(s.ranges, seq, func(r seqRange, t int64) int {
+		switch {
+		case r.hi < t:
+			return -1
+		case r.lo > t:
+			return 1
+		}
+		return 0
+	})
+	return found
+}
+
+// merge folds the waiting seqs into the ranges, joining neighbours.
+func (s *seqSet) merge() {
+	loose := slices.Sorted(maps.Keys(s.loose))
+	out := make([]seqRange, 0, len(s.ranges)+len(loose))
+	push := func(r seqRange) {
+		if m := len(out); m > 0 && (r.lo <= out[m-1].hi || r.lo-1 == out[m-1].hi) {
+			out[m-1].hi = max(out[m-1].hi, r.hi)
+			return
+		}
+		out = append(out, r)
 	}
-	s.m[seq] = e
-	return seqEntry{}, false
+	i := 0
+	for _, r := range s.ranges {
+		for ; i < len(loose) && loose[i] < r.lo; i++ {
+			push(seqRange{loose[i], loose[i]})
+		}
+		push(r)
+	}
+	for ; i < len(loose); i++ {
+		push(seqRange{loose[i], loose[i]})
+	}
+	s.ranges = append([]seqRange(nil), out...) // drop the spare capacity
+	s.loose = nil
 }

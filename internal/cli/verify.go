@@ -45,11 +45,16 @@ func runVerify(ctx context.Context, args []string, s Streams) int {
 		}
 	}
 	v := newVerifier(s.Stdout, opts)
+	defer v.dropStdinSpool()
 	for _, name := range files {
 		if err := v.verifyPath(ctx, name, s.Stdin); err != nil {
 			_, _ = fmt.Fprintf(s.Stderr, "verify: %v\n", err)
 			return exitProblems
 		}
+	}
+	if err := v.settleRepeats(ctx); err != nil {
+		_, _ = fmt.Fprintf(s.Stderr, "verify: %v\n", err)
+		return exitProblems
 	}
 	sum := v.finish()
 	// duplicates= comes last so the line still starts as it did before the
@@ -86,20 +91,23 @@ type verifyOptions struct {
 
 // verifier checks a stream of audit lines, possibly spread over several
 // files (rotated parts, one file per session). Its state is per session:
-// the first event of each seq used (see seqIndex for the cost) and the spans
-// whose other half has not been seen yet.
+// the seqs used, as ranges (seqSet), and the spans whose other half has not
+// been seen yet; so memory follows the sessions and the operations in
+// flight, not the file length. Lines that reuse a seq wait in repeats.
 type verifier struct {
 	out      io.Writer
 	opts     verifyOptions
 	seed     maphash.Seed // one per run: line hashes are compared within it
 	files    []string
 	sessions map[uuid.UUID]*sessionState
+	repeats  []repeat
+	stdin    *os.File // stdin spooled for the second look (repeats.go)
 	sum      summary
 	buf      []byte
 }
 
 type sessionState struct {
-	seqs  seqIndex
+	seqs  seqSet
 	spans map[string]*spanHalf
 }
 
@@ -134,7 +142,11 @@ func (v *verifier) problem(at location, format string, args ...any) {
 // (the check cannot be done), not a problem in the data.
 func (v *verifier) verifyPath(ctx context.Context, name string, stdin io.Reader) error {
 	if name == "-" {
-		return v.verifyReader(ctx, "<stdin>", stdin)
+		r, err := v.spoolStdin(stdin)
+		if err != nil {
+			return err
+		}
+		return v.verifyReader(ctx, stdinName, r)
 	}
 	f, err := os.Open(name)
 	if err != nil {
@@ -201,64 +213,60 @@ func (v *verifier) checkLine(at location, ln jsonl.Line) {
 	for _, p := range checkIDs(&ev) {
 		v.problem(at, "%s", p)
 	}
-	v.track(at, &ev, maphash.Bytes(v.seed, ln.Text))
+	v.track(at, &ev, ln.Text)
 }
 
 // track does the per-session checks: unique seqs, and start/finish pairs
 // matched by span_id with the finish's seq above the start's. Lines may come
 // in any order (spans end out of order, files may be given in any order).
-// lineHash is the hash of the line's bytes, to recognize exact copies.
-func (v *verifier) track(at location, ev *auditevent.Event, lineHash uint64) {
+// A line whose seq was used before is set aside until the pass is over (see
+// repeats.go): only then can the first line with that seq be read again to
+// tell an exact copy from a reuse.
+func (v *verifier) track(at location, ev *auditevent.Event, line []byte) {
 	ss := v.sessions[ev.SessionID]
 	if ss == nil {
 		ss = &sessionState{spans: map[string]*spanHalf{}}
 		v.sessions[ev.SessionID] = ss
 	}
-	if first, taken := ss.seqs.add(ev.Seq, seqEntry{hash: lineHash, eventID: ev.EventID, at: at}); taken {
-		switch {
-		case first.eventID == ev.EventID && first.hash == lineHash:
-			// At-least-once delivery wrote the event again. The copy says
-			// nothing new, so it takes no part in pairing either way: it is
-			// neither a second start/finish nor the other half of a span.
-			v.sum.Duplicates++
-			if !v.opts.allowDuplicates {
-				v.problem(at, "seq %d used twice in session %s: duplicate of %s (same event_id and bytes; --allow-duplicates accepts resent events)",
-					ev.Seq, ev.SessionID, v.where(first.at))
-			}
-			return
-		case first.eventID == ev.EventID:
-			v.problem(at, "seq %d used twice in session %s: same event_id as %s but different bytes",
-				ev.Seq, ev.SessionID, v.where(first.at))
-		default:
-			v.problem(at, "seq %d used twice in session %s (first at %s, event_id %s)",
-				ev.Seq, ev.SessionID, v.where(first.at), first.eventID)
-		}
+	half := spanHalf{phase: ev.Phase, op: ev.Op, seq: ev.Seq, at: at}
+	if ss.seqs.add(ev.Seq) {
+		v.repeats = append(v.repeats, repeat{
+			session: ev.SessionID, spanID: ev.SpanID, half: half,
+			eventID: ev.EventID, hash: maphash.Bytes(v.seed, line),
+		})
+		return
 	}
-	if ev.SpanID == "" {
+	v.pair(ss, ev.SessionID, ev.SpanID, half)
+}
+
+// pair matches an event with the other half of its span.
+func (v *verifier) pair(ss *sessionState, session uuid.UUID, spanID string, half spanHalf) {
+	if spanID == "" {
 		return // reported by checkIDs; cannot be paired
 	}
-	other := ss.spans[ev.SpanID]
+	other := ss.spans[spanID]
 	if other == nil {
-		ss.spans[ev.SpanID] = &spanHalf{phase: ev.Phase, op: ev.Op, seq: ev.Seq, at: at}
+		ss.spans[spanID] = &half
 		return
 	}
-	if other.phase == ev.Phase {
+	at := half.at
+	if other.phase == half.phase {
 		v.problem(at, "second %s event for span_id %q in session %s (first at %s)",
-			ev.Phase, ev.SpanID, ev.SessionID, v.where(other.at))
+			half.phase, spanID, session, v.where(other.at))
 		return
 	}
-	delete(ss.spans, ev.SpanID)
-	start, finish := other, &spanHalf{phase: ev.Phase, op: ev.Op, seq: ev.Seq, at: at}
-	if ev.Phase == auditevent.PhaseStart {
+	delete(ss.spans, spanID)
+	start, finish := other, &half
+	if half.phase == auditevent.PhaseStart {
 		start, finish = finish, other
 	}
 	if start.op != finish.op {
 		v.problem(at, "span_id %q: start op %q (at %s) but finish op %q (at %s)",
-			ev.SpanID, start.op, v.where(start.at), finish.op, v.where(finish.at))
+			spanID, start.op, v.where(start.at), finish.op, v.where(finish.at))
 	}
 	if finish.seq <= start.seq {
 		v.problem(at, "span_id %q: finish seq %d (at %s) not above start seq %d (at %s)",
-			ev.SpanID, finish.seq, v.where(finish.at), start.seq, v.where(start.at))
+			spanID, finish.seq, v.where(finish.at), start.seq, v.where(start.at))
 	}
 }
 

@@ -2,10 +2,13 @@ package cli
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/google/uuid"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -222,19 +225,80 @@ func TestVerifyUsageMentionsAllowDuplicates(t *testing.T) {
 	assert.Contains(t, r.stderr, "-allow-duplicates")
 }
 
-func TestSeqIndex(t *testing.T) {
-	var s seqIndex
-	seqs := []int64{0, 1, 4095, 4096, -1, -4096, -4097, 1 << 62, -1 << 63}
-	for i, n := range seqs {
-		_, taken := s.add(n, seqEntry{hash: uint64(i), at: location{line: i + 1}})
-		assert.False(t, taken, "first add of %d", n)
+func TestSeqSet(t *testing.T) {
+	var s seqSet
+	seqs := []int64{0, 1, 4095, 4096, -1, -4096, -4097, 1 << 62, -1 << 63, 1<<63 - 1}
+	for _, n := range seqs {
+		assert.False(t, s.add(n), "first add of %d", n)
 	}
-	for i, n := range seqs {
-		first, taken := s.add(n, seqEntry{hash: 99, at: location{line: 99}})
-		assert.True(t, taken, "second add of %d", n)
-		// The first entry stays: copies are reported against the original.
-		assert.Equal(t, seqEntry{hash: uint64(i), at: location{line: i + 1}}, first)
+	for _, n := range seqs {
+		assert.True(t, s.add(n), "second add of %d", n)
 	}
-	_, taken := s.add(2, seqEntry{})
-	assert.False(t, taken)
+	assert.False(t, s.add(2))
+}
+
+// TestSeqSetMatchesMap checks the ranges and the merge against a plain set
+// on orders a writer produces (in order, batches out of order, files given
+// backwards) and on random ones with repeats.
+func TestSeqSetMatchesMap(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	orders := map[string][]int64{}
+	var inOrder, shuffled, backwards, random []int64
+	for i := range int64(20_000) {
+		inOrder = append(inOrder, i+1)
+		backwards = append(backwards, 20_000-i)
+		random = append(random, rng.Int64N(15_000)-5_000)
+	}
+	shuffled = slices.Clone(inOrder)
+	for lo := 0; lo < len(shuffled); lo += 100 { // batches written out of order
+		rng.Shuffle(100, func(i, j int) { shuffled[lo+i], shuffled[lo+j] = shuffled[lo+j], shuffled[lo+i] })
+	}
+	orders["in order"], orders["shuffled batches"], orders["backwards"], orders["random"] = inOrder, shuffled, backwards, random
+	for name, order := range orders {
+		t.Run(name, func(t *testing.T) {
+			var s seqSet
+			seen := map[int64]bool{}
+			for i, n := range append(order, order[:500]...) {
+				require.Equal(t, seen[n], s.add(n), "add #%d of %d", i, n)
+				seen[n] = true
+			}
+			for i := range len(s.ranges) - 1 {
+				// Sorted, disjoint, and merged where they touch.
+				require.Less(t, s.ranges[i].hi+1, s.ranges[i+1].lo)
+			}
+			if name != "random" {
+				// What keeps verify flat: a writer's order folds into a
+				// few ranges (gaps within one batch at most) plus at most
+				// looseSlack waiting seqs, whatever the count.
+				assert.LessOrEqual(t, len(s.ranges), 100)
+				assert.LessOrEqual(t, len(s.loose), looseSlack+101)
+			}
+		})
+	}
+}
+
+// TestVerifyRepeatsFarApart: the copy and the reuse are told apart against
+// the first line even when thousands of lines lie between (the first pass
+// keeps ranges of seqs, not lines), in a file and on stdin.
+func TestVerifyRepeatsFarApart(t *testing.T) {
+	in := benchInput(3000) // seqs 1..6000, one session
+	s1, _ := op(sessionA, "exec", "span-0", 1, 2)
+	reuse := s1
+	reuse.EventID = uuid.MustParse("99999999-9999-4999-8999-999999999999")
+	body := in + lines(s1, reuse)
+	path := writeFile(t, "far.jsonl", body)
+	for _, args := range [][]string{{"verify", path}, {"verify", "-"}} {
+		r := run(t, body, args...)
+		where := path
+		if args[1] == "-" {
+			where = stdinName
+		}
+		assert.Equal(t, exitProblems, r.code, r.stdout)
+		assert.Contains(t, r.stdout, where+":6001: seq 1 used twice in session "+sessionA.String()+": duplicate of "+where+":1 ")
+		assert.Contains(t, r.stdout, where+":6002: seq 1 used twice in session "+sessionA.String()+" (first at "+where+":1, event_id ")
+		// The reuse is paired like a first line: span-0 is complete, so it
+		// is a start left open; the exact copy takes no part.
+		assert.Contains(t, r.stdout, where+":6002: start without a finish: span_id \"span-0\"")
+		assert.Contains(t, r.stdout, "lines=6002 events=6002 sessions=1 open=1 problems=3 duplicates=1\nFAILED\n")
+	}
 }
