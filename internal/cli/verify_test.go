@@ -1,8 +1,10 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -301,4 +303,18 @@ func TestVerifyRepeatsFarApart(t *testing.T) {
 		assert.Contains(t, r.stdout, where+":6002: start without a finish: span_id \"span-0\"")
 		assert.Contains(t, r.stdout, "lines=6002 events=6002 sessions=1 open=1 problems=3 duplicates=1\nFAILED\n")
 	}
+}
+
+// TestVerifyRepeatFirstLineGone: when the file changes between the two
+// reads, the reuse is still reported, without guessing its kind.
+func TestVerifyRepeatFirstLineGone(t *testing.T) {
+	s1, f1 := op(sessionA, "exec", "span-1", 1, 2)
+	path := writeFile(t, "gone.jsonl", lines(s1, f1, s1))
+	var out strings.Builder
+	v := newVerifier(&out, verifyOptions{})
+	require.NoError(t, v.verifyPath(context.Background(), path, nil))
+	require.NoError(t, os.Truncate(path, 0))
+	require.NoError(t, v.settleRepeats(context.Background()))
+	assert.Equal(t, 0, v.finish().Duplicates)
+	assert.Contains(t, out.String(), path+":3: seq 1 used twice in session "+sessionA.String()+" (the first line with it could not be read again)")
 }
