@@ -1,6 +1,7 @@
 package idwindow
 
 import (
+	"math/rand/v2"
 	"sync"
 	"testing"
 )
@@ -137,6 +138,61 @@ func TestAddAllAddsEveryKey(t *testing.T) {
 	for k, want := range map[int]bool{1: false, 2: true, 3: true, 4: true} {
 		if w.Contains(k) != want {
 			t.Errorf("Contains(%d) = %v, want %v", k, !want, want)
+		}
+	}
+}
+
+// TestWindowMatchesModel runs random adds, removes and lookups against a
+// plain model of the FIFO semantics, on a key space a few times the size so
+// that keys age out, come back and the table rebuilds many times.
+func TestWindowMatchesModel(t *testing.T) {
+	for _, size := range []int{1, 3, 8, 50, 64, 1000} {
+		w, err := New[int](size)
+		if err != nil {
+			t.Fatal(err)
+		}
+		type entry struct {
+			stamp   int
+			removed bool
+		}
+		model := map[int]entry{}
+		next := 0
+		in := func(k int) bool {
+			e, ok := model[k]
+			return ok && !e.removed && e.stamp >= next-size
+		}
+		rng := rand.New(rand.NewPCG(uint64(size), 7))
+		for op := range 200_000 {
+			k := rng.IntN(4*size + 3)
+			switch rng.IntN(10) {
+			case 0:
+				w.Remove(k)
+				if in(k) {
+					model[k] = entry{stamp: model[k].stamp, removed: true}
+				}
+			case 1, 2:
+				if got, want := w.Contains(k), in(k); got != want {
+					t.Fatalf("size %d, op %d: Contains(%d) = %v, want %v", size, op, k, got, want)
+				}
+			default:
+				want := !in(k)
+				if want {
+					model[k] = entry{stamp: next}
+					next++
+				}
+				if got := w.Add(k); got != want {
+					t.Fatalf("size %d, op %d: Add(%d) = %v, want %v", size, op, k, got, want)
+				}
+			}
+		}
+		n := 0
+		for k := range 4*size + 3 {
+			if in(k) {
+				n++
+			}
+		}
+		if got := w.Len(); got != n {
+			t.Fatalf("size %d: Len = %d, want %d", size, got, n)
 		}
 	}
 }

@@ -1,0 +1,71 @@
+package idwindow
+
+import "hash/maphash"
+
+// live reports whether a slot's stamp is one of the last size handed out.
+func (w *Window[K]) live(stamp uint64) bool {
+	return stamp >= firstStamp && stamp+uint64(w.size) >= w.next
+}
+
+func (w *Window[K]) home(k K) int {
+	return int(maphash.Comparable(w.seed, k) & uint64(len(w.slots)-1))
+}
+
+// probe walks k's probe sequence up to the first empty slot. It returns the
+// slot holding k live (or -1) and the first slot an add of k may take:
+// empty, removed or expired. An expired copy of k further on is harmless:
+// it is not live, and the next rebuild drops it.
+func (w *Window[K]) probe(k K) (at, free int) {
+	mask := len(w.slots) - 1
+	free = -1
+	// Bounded: the table is never more than three quarters used.
+	for i := w.home(k); ; i = (i + 1) & mask {
+		s := &w.slots[i]
+		switch {
+		case s.stamp == emptySlot:
+			if free < 0 {
+				free = i
+			}
+			return -1, free
+		case !w.live(s.stamp):
+			if free < 0 {
+				free = i
+			}
+		case s.key == k:
+			return i, free
+		}
+	}
+}
+
+// rebuild empties the slots that are not live and moves every live key to
+// the first empty slot from its home, in place. The walk starts at a slot
+// that was empty before the clearing, so it visits each run of slots from
+// its start: a key only ever moves towards its home, and never across a
+// slot a later key still needs.
+func (w *Window[K]) rebuild() {
+	start := 0
+	for w.slots[start].stamp != emptySlot { // found: at most ¾ of the slots are used
+		start++
+	}
+	for i := range w.slots {
+		if !w.live(w.slots[i].stamp) {
+			w.slots[i] = slot[K]{}
+		}
+	}
+	mask := len(w.slots) - 1
+	w.used = 0
+	for n := 1; n <= len(w.slots); n++ {
+		i := (start + n) & mask
+		s := w.slots[i]
+		if s.stamp == emptySlot {
+			continue
+		}
+		w.slots[i] = slot[K]{}
+		j := w.home(s.key)
+		for w.slots[j].stamp != emptySlot {
+			j = (j + 1) & mask
+		}
+		w.slots[j] = s
+		w.used++
+	}
+}
