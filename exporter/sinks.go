@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 
 	"github.com/google/uuid"
 
@@ -17,16 +16,16 @@ import (
 
 // maxPooledBuf keeps one unusually large batch from pinning its buffer
 // for the life of the process.
-const maxPooledBuf = 16 << 20
+const maxPooledBuf = 4 << 20
 
 // bufPool recycles a sink's encode buffers. Pushes can run concurrently
 // (several upstream callers without a queue, or sending_queue
-// num_consumers > 1), so the one-buffer-per-sink reuse goes through a pool
-// rather than a single field.
-type bufPool struct{ p sync.Pool }
+// num_consumers > 1), so the one-buffer-per-sink reuse goes through a free
+// list rather than a single field.
+type bufPool struct{ l freeList[[]byte] }
 
 func (b *bufPool) get() *[]byte {
-	if v, ok := b.p.Get().(*[]byte); ok {
+	if v, ok := b.l.get(); ok {
 		return v
 	}
 	buf := make([]byte, 0, 64<<10)
@@ -38,7 +37,7 @@ func (b *bufPool) put(buf *[]byte) {
 		return
 	}
 	*buf = (*buf)[:0]
-	b.p.Put(buf)
+	b.l.put(buf)
 }
 
 // appendEvent appends ev's canonical line under the sink's policy; the

@@ -28,20 +28,27 @@ func newStartIDs() *startIDs {
 // filter removes, in place, the start events whose id is already in the
 // window, adds the others' ids and returns the kept events, the ids it
 // added (to forget if the write fails, so a retry writes them) and how many
-// events it removed.
+// events it removed. Two allocations per batch: the ids (compacted in place
+// to the added ones) and their fresh flags.
 func (s *startIDs) filter(events []auditevent.Event) (kept []auditevent.Event, added []uuid.UUID, dropped int) {
-	var ids []uuid.UUID
+	n := 0
+	for i := range events {
+		if events[i].Phase == auditevent.PhaseStart {
+			n++
+		}
+	}
+	if n == 0 {
+		return events, nil, 0
+	}
+	ids := make([]uuid.UUID, 0, n)
 	for i := range events {
 		if events[i].Phase == auditevent.PhaseStart {
 			ids = append(ids, events[i].EventID)
 		}
 	}
-	if len(ids) == 0 {
-		return events, nil, 0
-	}
-	fresh := make([]bool, len(ids))
+	fresh := make([]bool, n)
 	s.w.AddNew(ids, fresh)
-	kept = events[:0]
+	kept, added = events[:0], ids[:0]
 	k := 0
 	for i := range events {
 		if events[i].Phase == auditevent.PhaseStart {

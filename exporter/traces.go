@@ -2,7 +2,6 @@ package sandboxauditexporter // import "github.com/sandboxaudit/sandboxaudit/exp
 
 import (
 	"context"
-	"sync"
 
 	"go.opentelemetry.io/collector/pdata/ptrace"
 	"go.uber.org/zap"
@@ -43,10 +42,13 @@ func (e *auditExporter) pushTraces(ctx context.Context, td ptrace.Traces) error 
 }
 
 // eventPool recycles the per-push event slices.
-type eventPool struct{ p sync.Pool }
+type eventPool struct{ l freeList[[]auditevent.Event] }
+
+// maxPooledEvents bounds a kept event slice (≈4 MB of events).
+const maxPooledEvents = 1 << 14
 
 func (p *eventPool) get() *[]auditevent.Event {
-	if v, ok := p.p.Get().(*[]auditevent.Event); ok {
+	if v, ok := p.l.get(); ok {
 		return v
 	}
 	s := make([]auditevent.Event, 0, 256)
@@ -54,11 +56,11 @@ func (p *eventPool) get() *[]auditevent.Event {
 }
 
 func (p *eventPool) put(s *[]auditevent.Event) {
-	if cap(*s) > 1<<16 {
+	if cap(*s) > maxPooledEvents {
 		return
 	}
 	// Drop the references to this batch's data before pooling.
 	clear(*s)
 	*s = (*s)[:0]
-	p.p.Put(s)
+	p.l.put(s)
 }
