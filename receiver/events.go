@@ -35,14 +35,15 @@ func (r *sandboxReceiver) serveEvents(req *http.Request) reply {
 	if ct != contentTypeJSON && ct != contentTypeNDJSON {
 		return unsupportedMediaType(req.Header.Get("Content-Type"), contentTypeJSON, contentTypeNDJSON)
 	}
-	reqBody, err := r.readBody(req)
-	if err != nil {
+	var reqBody requestBody
+	if err := r.readBody(req, &reqBody); err != nil {
 		return readFailure(err, textReply)
 	}
 	defer reqBody.done()
 
 	ctx := req.Context()
 	var events []auditevent.Event
+	var err error
 	format := formatJSON
 	if ct == contentTypeJSON {
 		events = make([]auditevent.Event, 1)

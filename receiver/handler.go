@@ -6,6 +6,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"strings"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
@@ -32,27 +33,46 @@ func endpointOf(cfg *Config, path string) string {
 }
 
 // handler adapts a reply-returning handler: it writes the reply and counts
-// the request by endpoint, outcome and status code.
+// the request by endpoint, outcome and status code. The attributes of an
+// accepted request are built once: building a set sorts and hashes it,
+// which every successful request would otherwise pay for.
 func (r *sandboxReceiver) handler(endpoint string, serve func(*http.Request) reply) http.Handler {
+	accepted := requestAttrs(endpoint, outcomeAccepted, http.StatusOK)
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		rp := serve(req)
 		rp.write(w)
+		if rp.status == http.StatusOK && rp.outcome == outcomeAccepted {
+			r.tel.SandboxauditReceiverRequests.Add(req.Context(), 1, accepted)
+			return
+		}
 		r.recordRequest(req.Context(), endpoint, rp)
 	})
 }
 
 func (r *sandboxReceiver) recordRequest(ctx context.Context, endpoint string, rp reply) {
-	r.tel.SandboxauditReceiverRequests.Add(ctx, 1, metric.WithAttributeSet(attribute.NewSet(
+	r.tel.SandboxauditReceiverRequests.Add(ctx, 1, requestAttrs(endpoint, rp.outcome, rp.status))
+}
+
+func requestAttrs(endpoint, outcome string, status int) metric.AddOption {
+	return metric.WithAttributeSet(attribute.NewSet(
 		attribute.String("endpoint", endpoint),
-		attribute.String("outcome", rp.outcome),
-		attribute.Int("http.response.status_code", rp.status),
-	)))
+		attribute.String("outcome", outcome),
+		attribute.Int("http.response.status_code", status),
+	))
 }
 
 // mediaType returns the media type of the request without parameters
-// (charset and the like), lowercased; "" when absent or unparsable.
+// (charset and the like), lowercased; "" when absent or unparsable. A bare
+// type we accept, what clients send nearly always, is recognized without
+// mime.ParseMediaType, which allocates a map of parameters per call.
 func mediaType(req *http.Request) string {
-	mt, _, err := mime.ParseMediaType(req.Header.Get("Content-Type"))
+	ct := req.Header.Get("Content-Type")
+	for _, known := range [...]string{contentTypeJSON, contentTypeNDJSON, contentTypeProtobuf} {
+		if strings.EqualFold(ct, known) {
+			return known
+		}
+	}
+	mt, _, err := mime.ParseMediaType(ct)
 	if err != nil {
 		return ""
 	}
@@ -69,22 +89,32 @@ const bodyChunk = 32 << 10
 
 // requestBody is a request body: b is all of it, contiguous. held is the
 // budget it reserved, given back by done once the request is answered
-// (decoded data lives until then, so the reservation covers it too).
+// (decoded data lives until then, so the reservation covers it too). The
+// caller owns it, on its stack: a request body of one chunk (any single
+// event) then costs no allocation besides the pooled chunk.
 type requestBody struct {
-	b      []byte
-	chunks []*[]byte // pooled chunks; b aliases the only one, or is a copy of them all
-	held   int64
-	r      *sandboxReceiver
+	b     []byte
+	first *[]byte   // pooled; b aliases it when it is the only chunk
+	more  []*[]byte // pooled chunks after the first; b is then a copy of them all
+	held  int64
+	r     *sandboxReceiver
 }
 
 // recycle returns the chunks to the pool; b must no longer be referenced.
 // The reservation stays until done.
 func (rb *requestBody) recycle() {
-	for _, c := range rb.chunks {
-		*c = (*c)[:0]
-		rb.r.bodyPool.Put(c)
+	if rb.first != nil {
+		rb.put(rb.first)
 	}
-	rb.chunks, rb.b = nil, nil
+	for _, c := range rb.more {
+		rb.put(c)
+	}
+	rb.first, rb.more, rb.b = nil, nil, nil
+}
+
+func (rb *requestBody) put(c *[]byte) {
+	*c = (*c)[:0]
+	rb.r.bodyPool.Put(c)
 }
 
 // done gives the reservation back.
@@ -94,10 +124,10 @@ func (rb *requestBody) done() {
 }
 
 // fail recycles and releases after an error.
-func (rb *requestBody) fail(err error) (*requestBody, error) {
+func (rb *requestBody) fail(err error) error {
 	rb.recycle()
 	rb.done()
-	return nil, err
+	return err
 }
 
 // chunk reserves and returns a pooled chunk; errOverBudget past the budget.
@@ -111,18 +141,22 @@ func (rb *requestBody) chunk() (*[]byte, error) {
 		b := make([]byte, 0, bodyChunk)
 		c = &b
 	}
-	rb.chunks = append(rb.chunks, c)
+	if rb.first == nil {
+		rb.first = c
+	} else {
+		rb.more = append(rb.more, c)
+	}
 	return c, nil
 }
 
-// readBody reads the whole request body. Each chunk is reserved from
-// max_inflight_bytes before data is read into it; past the budget it stops
-// with errOverBudget (a 503 asking the client to retry). On success the
-// caller must call done, and may recycle as soon as nothing refers to the
-// body's bytes.
-func (r *sandboxReceiver) readBody(req *http.Request) (*requestBody, error) {
+// readBody reads the whole request body into rb. Each chunk is reserved
+// from max_inflight_bytes before data is read into it; past the budget it
+// stops with errOverBudget (a 503 asking the client to retry). On success
+// the caller must call rb.done, and may recycle as soon as nothing refers
+// to the body's bytes; on error rb holds nothing.
+func (r *sandboxReceiver) readBody(req *http.Request, rb *requestBody) error {
 	defer func() { _ = req.Body.Close() }() // read or refused: nothing more is wanted
-	rb := &requestBody{r: r}
+	*rb = requestBody{r: r}
 	total := 0
 	for {
 		c, err := rb.chunk()
@@ -143,20 +177,20 @@ func (r *sandboxReceiver) readBody(req *http.Request) (*requestBody, error) {
 			return rb.fail(&http.MaxBytesError{Limit: r.maxBodySize()})
 		}
 	}
-	if len(rb.chunks) == 1 {
-		rb.b = *rb.chunks[0]
-		return rb, nil
+	if len(rb.more) == 0 {
+		rb.b = *rb.first
+		return nil
 	}
 	// The copy takes the chunks' place in the reservation (which is at
 	// least its size); the chunks go back to the pool at once.
-	rb.b = make([]byte, 0, total)
-	for _, c := range rb.chunks {
-		rb.b = append(rb.b, *c...)
+	whole := make([]byte, 0, total)
+	whole = append(whole, *rb.first...)
+	for _, c := range rb.more {
+		whole = append(whole, *c...)
 	}
-	whole := rb.b
 	rb.recycle()
 	rb.b = whole
-	return rb, nil
+	return nil
 }
 
 // maxBodySize is max_request_body_size as confighttp applies it.

@@ -30,12 +30,13 @@ func (r *sandboxReceiver) serveTraces(req *http.Request) reply {
 	otlpReply := func(status int, outcome, msg string) reply {
 		return otlpStatusReply(status, outcome, ct, msg)
 	}
-	reqBody, err := r.readBody(req)
-	if err != nil {
+	var reqBody requestBody
+	if err := r.readBody(req, &reqBody); err != nil {
 		return readFailure(err, otlpReply)
 	}
 	defer reqBody.done()
 	otlpReq := ptraceotlp.NewExportRequest()
+	var err error
 	format := formatProtobuf
 	if ct == contentTypeJSON {
 		format = formatJSON
