@@ -3,10 +3,14 @@ package sandboxauditreceiver
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
+	"runtime"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"go.opentelemetry.io/collector/consumer"
@@ -57,20 +61,28 @@ func (bb *benchBody) renew() []byte {
 }
 
 func benchPost(b *testing.B, client *http.Client, url, contentType string, body []byte) {
+	if err := post1(client, url, contentType, body); err != nil {
+		b.Fatal(err)
+	}
+}
+
+// post1 posts body and wants a 200.
+func post1(client *http.Client, url, contentType string, body []byte) error {
 	req, err := http.NewRequestWithContext(context.Background(), http.MethodPost, url, bytes.NewReader(body))
 	if err != nil {
-		b.Fatal(err)
+		return err
 	}
 	req.Header.Set("Content-Type", contentType)
 	resp, err := client.Do(req)
 	if err != nil {
-		b.Fatal(err)
+		return err
 	}
 	_, _ = io.Copy(io.Discard, resp.Body)
 	_ = resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		b.Fatalf("status %d", resp.StatusCode)
+		return fmt.Errorf("status %d", resp.StatusCode)
 	}
+	return nil
 }
 
 func benchPipelines() []struct {
@@ -112,6 +124,43 @@ func BenchmarkEventsSingle(b *testing.B) {
 	}
 }
 
+// BenchmarkEventsSingleParallel is BenchmarkEventsSingle with a client per
+// goroutine (GOMAXPROCS of them), as several sandbox sessions posting at
+// once: the cores are busy, so what the receiver costs per request shows.
+// Each client has its own operation and event-id range.
+func BenchmarkEventsSingleParallel(b *testing.B) {
+	for _, p := range benchPipelines() {
+		b.Run(p.name, func(b *testing.B) {
+			tr := startReceiver(b, p.logs, p.traces)
+			type pair struct{ start, finish *benchBody }
+			pairs := make([]pair, runtime.GOMAXPROCS(0)) // one per RunParallel goroutine
+			for g := range pairs {
+				pairs[g] = pair{newBenchBody(b, []string{startJSON(g)}), newBenchBody(b, []string{finishJSON(g)})}
+				pairs[g].start.next = uint64(g) << 40 // 12 hex digits: ranges never meet
+				pairs[g].finish.next = pairs[g].start.next + 1<<39
+			}
+			var clients atomic.Int64
+			client := &http.Client{}
+			b.ReportAllocs()
+			b.ResetTimer()
+			b.RunParallel(func(pb *testing.PB) {
+				mine := pairs[clients.Add(1)-1]
+				for i := 0; pb.Next(); i++ {
+					bb := mine.start
+					if i%2 == 1 {
+						bb = mine.finish
+					}
+					if err := post1(client, tr.eventsURL(), "application/json", bytes.TrimSuffix(bb.renew(), []byte("\n"))); err != nil {
+						b.Error(err)
+						return
+					}
+				}
+			})
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "events/s")
+		})
+	}
+}
+
 // BenchmarkEventsNDJSON posts batches of 1,000 events (500 operations,
 // start and finish) over loopback.
 func BenchmarkEventsNDJSON(b *testing.B) {
@@ -132,6 +181,49 @@ func BenchmarkEventsNDJSON(b *testing.B) {
 				benchPost(b, client, tr.eventsURL(), "application/x-ndjson", bb.renew())
 			}
 			b.ReportMetric(float64(b.N*2*ops)/b.Elapsed().Seconds(), "events/s")
+		})
+	}
+}
+
+// discardWriter is a ResponseWriter that keeps only the status.
+type discardWriter struct {
+	h      http.Header
+	status int
+}
+
+func (d *discardWriter) Header() http.Header         { return d.h }
+func (d *discardWriter) Write(p []byte) (int, error) { return len(p), nil }
+func (d *discardWriter) WriteHeader(status int)      { d.status = status }
+
+// BenchmarkServeEventsSingle posts one event per request, as
+// BenchmarkEventsSingle does, but straight into the server's handler chain
+// (confighttp's middleware included) without a connection: the receiver's
+// own cost per request, which loopback syscalls and scheduling bury.
+func BenchmarkServeEventsSingle(b *testing.B) {
+	for _, p := range benchPipelines() {
+		b.Run(p.name, func(b *testing.B) {
+			tr := startReceiver(b, p.logs, p.traces)
+			h := tr.r.server.Handler
+			start := newBenchBody(b, []string{startJSON(1)})
+			finish := newBenchBody(b, []string{finishJSON(1)})
+			w := &discardWriter{h: http.Header{}}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := range b.N {
+				bb := start
+				if i%2 == 1 {
+					bb = finish
+				}
+				body := bytes.TrimSuffix(bb.renew(), []byte("\n"))
+				req := httptest.NewRequestWithContext(context.Background(), http.MethodPost, tr.r.cfg.EventsPath, bytes.NewReader(body))
+				req.Header.Set("Content-Type", "application/json")
+				clear(w.h)
+				h.ServeHTTP(w, req)
+				if w.status != http.StatusOK {
+					b.Fatalf("status %d", w.status)
+				}
+			}
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "events/s")
 		})
 	}
 }
