@@ -42,7 +42,10 @@ func TestEventsSingleJSON(t *testing.T) {
 	// A charset parameter is fine, as some HTTP clients add one.
 	status, _, body = post(t, tr.eventsURL(), "application/json; charset=utf-8", []byte(finishJSON(1)))
 	require.Equal(t, http.StatusOK, status, body)
-	assert.Equal(t, 2, sink.LogRecordCount())
+	// Media types are case-insensitive, bare ones included.
+	status, _, body = post(t, tr.eventsURL(), "Application/JSON", []byte(startJSON(2)))
+	require.Equal(t, http.StatusOK, status, body)
+	assert.Equal(t, 3, sink.LogRecordCount())
 }
 
 func TestEventsNDJSON(t *testing.T) {
