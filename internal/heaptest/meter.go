@@ -55,7 +55,8 @@ func (m *Meter) sample() {
 // Stop ends sampling and returns, above the baseline, the highest sample
 // (garbage included: the heap the run needed) and the live heap after a
 // collection (what the run keeps). Keep what the run built reachable until
-// Stop returns (runtime.KeepAlive) so that retained counts it.
+// Stop returns (runtime.KeepAlive) so that retained counts it, and the
+// run's input made before Start too, or retained comes out short by it.
 func (m *Meter) Stop() (peak, retained int64) {
 	close(m.stop)
 	<-m.done
