@@ -19,8 +19,9 @@ import (
 // batches: 10, 100 and 1,000 batches of benchSpans spans (each span two
 // events with new ids) into the file sink, alone and with the HTTP sink
 // on a loopback server. Run with -benchtime 1x: one op is the whole run.
-// peak-heap-B and retained-heap-B are above the heap before the exporter
-// started, so they include its fixed-size id windows (≈6 MB each).
+// The heap figures (see heaptest.Figures) are above the heap before the
+// exporter started, so they include its fixed-size id windows (≈6 MB
+// each).
 // The test telemetry's span recorder keeps every span it sees (two per
 // batch, exporterhelper's and otelhttp's), which would grow the heap by
 // ≈4 KB per batch; spans are not sampled here, so they are not recorded.

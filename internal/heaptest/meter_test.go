@@ -14,17 +14,16 @@ func TestMeterCountsWhatTheRunKeeps(t *testing.T) {
 	const size = 8 << 20
 	m := Start()
 	kept := make([]byte, size)
-	peak, retained := m.Stop()
+	f := m.Stop()
 	runtime.KeepAlive(kept)
-	if peak < size*7/8 || retained < size*7/8 {
-		t.Fatalf("kept %d bytes: peak %d, retained %d", size, peak, retained)
+	if f.Peak < size*7/8 || f.Retained < size*7/8 {
+		t.Fatalf("kept %d bytes: %+v", size, f)
 	}
 
 	m = Start()
 	dropped := make([]byte, size)
 	dropped[0] = 1
-	_, retained = m.Stop()
-	if retained > size/8 {
-		t.Fatalf("dropped %d bytes: retained %d", size, retained)
+	if f := m.Stop(); f.Retained > size/8 {
+		t.Fatalf("dropped %d bytes: %+v", size, f)
 	}
 }
