@@ -176,23 +176,26 @@ func BenchmarkTracesToFileQueued(b *testing.B) {
 	}
 }
 
-func BenchmarkTracesToHTTPNDJSON(b *testing.B) {
+// discardServer is a loopback endpoint that reads and accepts every
+// request, closed at cleanup.
+func discardServer(b *testing.B) *httptest.Server {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.Copy(io.Discard, r.Body)
 		w.WriteHeader(http.StatusOK)
 	}))
 	b.Cleanup(srv.Close)
+	return srv
+}
+
+func BenchmarkTracesToHTTPNDJSON(b *testing.B) {
+	srv := discardServer(b)
 	cfg := syncConfig()
 	withHTTP(cfg, srv.URL, "ndjson", auditevent.PolicyOverride{})
 	runTracesBench(b, cfg)
 }
 
 func BenchmarkTracesToFileAndHTTP(b *testing.B) {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		_, _ = io.Copy(io.Discard, r.Body)
-		w.WriteHeader(http.StatusOK)
-	}))
-	b.Cleanup(srv.Close)
+	srv := discardServer(b)
 	cfg := syncConfig()
 	withFile(cfg, filepath.Join(b.TempDir(), "events.jsonl"), auditevent.PolicyOverride{})
 	withHTTP(cfg, srv.URL, "ndjson", auditevent.PolicyOverride{})

@@ -160,10 +160,10 @@ func startExporters(t testing.TB, cfg *Config) *testExporters {
 	return startExportersWithLogger(t, cfg, zap.NewNop())
 }
 
-func startExportersWithLogger(t testing.TB, cfg *Config, logger *zap.Logger) *testExporters {
+func startExportersWithLogger(t testing.TB, cfg *Config, logger *zap.Logger, opts ...componenttest.TelemetryOption) *testExporters {
 	t.Helper()
 	require.NoError(t, cfg.Validate())
-	tel := componenttest.NewTelemetry()
+	tel := componenttest.NewTelemetry(opts...)
 	t.Cleanup(func() { require.NoError(t, tel.Shutdown(context.Background())) })
 	set := exportertest.NewNopSettings(typ)
 	set.TelemetrySettings = tel.NewTelemetrySettings()
