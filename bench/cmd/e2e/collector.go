@@ -162,7 +162,11 @@ func measure(ctx context.Context, t target, dir string, reqs [][]byte, c config)
 	if t.linesPerSpan > 0 && m.lines != t.linesPerSpan*m.spans {
 		return m, fmt.Errorf("%s holds %d lines, want %d", out, m.lines, t.linesPerSpan*m.spans)
 	}
-	return m, nil
+	// Settle the disk before the next run: the baseline leaves its whole
+	// output dirty in the page cache (no fsync), and its writeback would
+	// otherwise land in the next run's window, whichever collector that is.
+	syscall.Sync()
+	return m, os.RemoveAll(dir)
 }
 
 func freeAddr() (string, error) {
