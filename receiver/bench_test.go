@@ -60,6 +60,16 @@ func (bb *benchBody) renew() []byte {
 	return bb.buf
 }
 
+// nextSingle is request i of a start/finish alternation: one event, as
+// HttpProxySink posts it (no trailing newline), with fresh ids.
+func nextSingle(i int, start, finish *benchBody) []byte {
+	bb := start
+	if i%2 == 1 {
+		bb = finish
+	}
+	return bytes.TrimSuffix(bb.renew(), []byte("\n"))
+}
+
 func benchPost(b *testing.B, client *http.Client, url, contentType string, body []byte) {
 	if err := post1(client, url, contentType, body); err != nil {
 		b.Fatal(err)
@@ -112,12 +122,7 @@ func BenchmarkEventsSingle(b *testing.B) {
 			b.ReportAllocs()
 			b.ResetTimer()
 			for i := range b.N {
-				bb := start
-				if i%2 == 1 {
-					bb = finish
-				}
-				body := bb.renew()
-				benchPost(b, client, tr.eventsURL(), "application/json", bytes.TrimSuffix(body, []byte("\n")))
+				benchPost(b, client, tr.eventsURL(), "application/json", nextSingle(i, start, finish))
 			}
 			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "events/s")
 		})
@@ -146,11 +151,7 @@ func BenchmarkEventsSingleParallel(b *testing.B) {
 			b.RunParallel(func(pb *testing.PB) {
 				mine := pairs[clients.Add(1)-1]
 				for i := 0; pb.Next(); i++ {
-					bb := mine.start
-					if i%2 == 1 {
-						bb = mine.finish
-					}
-					if err := post1(client, tr.eventsURL(), "application/json", bytes.TrimSuffix(bb.renew(), []byte("\n"))); err != nil {
+					if err := post1(client, tr.eventsURL(), "application/json", nextSingle(i, mine.start, mine.finish)); err != nil {
 						b.Error(err)
 						return
 					}
@@ -210,11 +211,7 @@ func BenchmarkServeEventsSingle(b *testing.B) {
 			b.ReportAllocs()
 			b.ResetTimer()
 			for i := range b.N {
-				bb := start
-				if i%2 == 1 {
-					bb = finish
-				}
-				body := bytes.TrimSuffix(bb.renew(), []byte("\n"))
+				body := nextSingle(i, start, finish)
 				req := httptest.NewRequestWithContext(context.Background(), http.MethodPost, tr.r.cfg.EventsPath, bytes.NewReader(body))
 				req.Header.Set("Content-Type", "application/json")
 				clear(w.h)

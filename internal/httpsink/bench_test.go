@@ -2,9 +2,7 @@ package httpsink
 
 import (
 	"context"
-	"io"
 	"net/http"
-	"net/http/httptest"
 	"testing"
 	"time"
 
@@ -15,11 +13,7 @@ import (
 // BenchmarkSendNDJSON posts batches of 1000 ~400-byte canonical lines to a
 // loopback server that reads each body; reports events/s.
 func BenchmarkSendNDJSON(b *testing.B) {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		_, _ = io.Copy(io.Discard, r.Body)
-		w.WriteHeader(http.StatusNoContent)
-	}))
-	defer srv.Close()
+	srv := discardServer(b)
 	const n = 1000
 	lines := makeLines(b, uuid.New(), 1, n, 110)
 	avg := len(lines) / n

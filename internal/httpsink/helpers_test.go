@@ -3,7 +3,9 @@ package httpsink
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"testing"
@@ -26,6 +28,17 @@ func fastRetry() configretry.BackOffConfig {
 		MaxElapsedTime:  2 * time.Second,
 		Multiplier:      2,
 	}
+}
+
+// discardServer is a loopback endpoint that reads every body and answers
+// 204, closed at cleanup.
+func discardServer(t testing.TB) *httptest.Server {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	t.Cleanup(srv.Close)
+	return srv
 }
 
 func openSpool(t testing.TB, path string, maxSize int64) *spool.Spool {

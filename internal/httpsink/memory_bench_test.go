@@ -3,9 +3,7 @@ package httpsink
 import (
 	"context"
 	"fmt"
-	"io"
 	"net/http"
-	"net/http/httptest"
 	"path/filepath"
 	"runtime"
 	"testing"
@@ -27,11 +25,7 @@ func BenchmarkMemorySpoolReplay(b *testing.B) {
 	batch := makeLines(b, uuid.New(), 1, perBatch, 110)
 	for _, lines := range []int{10_000, 100_000, 1_000_000} {
 		b.Run(fmt.Sprintf("lines=%d", lines), func(b *testing.B) {
-			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				_, _ = io.Copy(io.Discard, r.Body)
-				w.WriteHeader(http.StatusNoContent)
-			}))
-			defer srv.Close()
+			srv := discardServer(b)
 			sp := openSpool(b, filepath.Join(b.TempDir(), "spool.jsonl"), 0)
 			sk, err := New(Settings{Client: &http.Client{Timeout: 10 * time.Second}, Endpoint: srv.URL,
 				Format: FormatNDJSON, Spool: sp})
