@@ -1,7 +1,5 @@
 package auditevent
 
-import "unicode/utf8"
-
 // canonChecker reports, in one scan and without building anything, whether
 // JSON text is already exactly what the canonicalizing parser would write:
 // no whitespace, keys in strictly increasing code-point order, numbers and
@@ -140,11 +138,11 @@ func (c *canonChecker) array(i int) (int, bool) {
 func (c *canonChecker) str(i int) (end int, escaped, ok bool) {
 	b := c.buf
 	for i++; i < len(b); i++ {
-		ch := b[i]
-		if ch < utf8.RuneSelf && safeASCII[ch] {
-			continue
+		i += safeRun(b[i:])
+		if i >= len(b) {
+			break
 		}
-		switch ch {
+		switch b[i] {
 		case '"':
 			return i + 1, escaped, true
 		case '\\':
@@ -225,6 +223,9 @@ func (c *canonChecker) number(i int) (int, bool) {
 		return p.pos, false
 	}
 	if isFloat {
+		if shortFixedRepr(tok) {
+			return p.pos, true
+		}
 		f, err := parseFloatTok(tok)
 		if err != nil {
 			return p.pos, false
@@ -240,4 +241,54 @@ func (c *canonChecker) number(i int) (int, bool) {
 		return p.pos, false
 	}
 	return p.pos, true
+}
+
+// shortFixedRepr reports whether a float token is surely Python's repr of
+// its value, without converting it (the exact check costs a parse and a
+// format). It answers yes only for fixed notation with at most 15
+// significant digits, no trailing zero after the point (other than a lone
+// ".0"), and a first significant digit between 10^-4 and 10^15. A decimal of
+// at most 15 significant digits survives the trip through a double
+// (DBL_DIG), so no shorter or nearer spelling names the same double, and
+// repr writes that range in fixed notation. Everything else takes the exact
+// check.
+func shortFixedRepr(tok []byte) bool {
+	if tok[0] == '-' {
+		tok = tok[1:]
+	}
+	dot := 0
+	for dot < len(tok) && tok[dot] != '.' {
+		dot++
+	}
+	whole, frac := tok[:dot], tok[min(dot+1, len(tok)):]
+	if dot == len(tok) || len(frac) == 0 {
+		return false
+	}
+	for _, c := range frac {
+		if c < '0' || c > '9' {
+			return false // an exponent
+		}
+	}
+	integral := string(frac) == "0"
+	if !integral && frac[len(frac)-1] == '0' {
+		return false
+	}
+	if string(whole) != "0" {
+		sig := len(whole) + len(frac)
+		if integral {
+			sig = len(whole)
+			for sig > 1 && whole[sig-1] == '0' {
+				sig--
+			}
+		}
+		return len(whole) <= 16 && sig <= 15
+	}
+	if integral {
+		return true // 0.0 and -0.0
+	}
+	zeros := 0
+	for frac[zeros] == '0' {
+		zeros++
+	}
+	return zeros <= 3 && len(frac)-zeros <= 15
 }

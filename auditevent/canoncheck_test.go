@@ -2,6 +2,7 @@ package auditevent
 
 import (
 	"bytes"
+	"math/rand/v2"
 	"strings"
 	"testing"
 )
@@ -106,4 +107,105 @@ func FuzzCanonCheck(f *testing.F) {
 			t.Fatalf("%q: canonicalize = %q, %v; ParseDataString = %q, %v", in, slow.Bytes(), slowErr, fast.Bytes(), fastErr)
 		}
 	})
+}
+
+// exactRepr is the slow check shortFixedRepr stands in for.
+func exactRepr(tok string) bool {
+	f, err := parseFloatTok([]byte(tok))
+	return err == nil && string(appendPyFloat(nil, f)) == tok
+}
+
+func TestShortFixedRepr(t *testing.T) {
+	// Expectations from Python's repr, written out by hand.
+	cases := []struct {
+		tok  string
+		fast bool // answered by the fast path
+		repr bool // is repr's spelling
+	}{
+		{"30.0", true, true},
+		{"-0.0", true, true},
+		{"0.0", true, true},
+		{"2.345", true, true},
+		{"0.1", true, true},
+		{"0.0001", true, true},
+		{"100.0", true, true},
+		{"123456789012345.0", true, true},
+		{"1000000000000000.0", true, true},
+		{"12345678901234.5", true, true},
+		{"0.00001", false, false},             // repr: 1e-05
+		{"1.50", false, false},                // trailing zero
+		{"30.00", false, false},               // trailing zero
+		{"1e-05", false, true},                // exponent: exact path
+		{"1e+16", false, true},                // exponent: exact path
+		{"0.30000000000000004", false, true},  // 17 digits: exact path
+		{"1234567890123456.0", false, true},   // 16 digits: exact path
+		{"10000000000000000.0", false, false}, // repr: 1e+16
+	}
+	for _, c := range cases {
+		if got := shortFixedRepr([]byte(c.tok)); got != c.fast {
+			t.Errorf("shortFixedRepr(%s) = %v, want %v", c.tok, got, c.fast)
+		}
+		if got := exactRepr(c.tok); got != c.repr {
+			t.Errorf("exact check of %s = %v, want %v", c.tok, got, c.repr)
+		}
+	}
+}
+
+// Whatever the fast path accepts, the exact check accepts: random fixed
+// spellings of up to 18 digits around the limits of the fast path.
+func TestShortFixedReprNeverWrong(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 12))
+	accepted := 0
+	for range 300_000 {
+		tok := randomFixed(rng)
+		if shortFixedRepr([]byte(tok)) {
+			accepted++
+			if !exactRepr(tok) {
+				t.Fatalf("fast path accepts %s, which is not repr's spelling", tok)
+			}
+		}
+	}
+	if accepted < 50_000 {
+		t.Fatalf("fast path accepted only %d of 300000 tokens; the test is not exercising it", accepted)
+	}
+}
+
+// randomFixed spells a number in fixed notation: an optional sign, a whole
+// part of 0 to 17 digits (or "0") and a fraction of 1 to 18 digits, with
+// leading zeros and trailing zeros at random.
+func randomFixed(rng *rand.Rand) string {
+	var b []byte
+	if rng.IntN(4) == 0 {
+		b = append(b, '-')
+	}
+	if n := rng.IntN(18); n == 0 {
+		b = append(b, '0')
+	} else {
+		b = append(b, byte('1'+rng.IntN(9)))
+		for range n - 1 {
+			b = append(b, randomDigit(rng))
+		}
+	}
+	b = append(b, '.')
+	zeros := rng.IntN(6)
+	n := 1 + rng.IntN(18)
+	for i := range n {
+		if i < zeros {
+			b = append(b, '0')
+		} else {
+			b = append(b, randomDigit(rng))
+		}
+	}
+	return string(b)
+}
+
+// randomDigit favours 0 and 9, where rounding and trailing zeros live.
+func randomDigit(rng *rand.Rand) byte {
+	switch rng.IntN(4) {
+	case 0:
+		return '0'
+	case 1:
+		return '9'
+	}
+	return byte('0' + rng.IntN(10))
 }

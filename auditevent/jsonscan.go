@@ -366,8 +366,8 @@ func (p *parser) hex4() (rune, bool) {
 	}
 	var r rune
 	for _, c := range p.buf[p.pos : p.pos+4] {
-		v, ok := unhex(c)
-		if !ok {
+		v := hexValue[c]
+		if v > 0xF {
 			return 0, false
 		}
 		r = r<<4 | rune(v)

@@ -24,13 +24,9 @@ var safeASCII = func() (t [utf8.RuneSelf]bool) {
 func appendQuoted(dst []byte, s string) []byte {
 	dst = append(dst, '"')
 	start := 0
-	for i := 0; i < len(s); {
+	for i := safeRun(s); i < len(s); i += safeRun(s[i:]) {
 		b := s[i]
 		if b < utf8.RuneSelf {
-			if safeASCII[b] {
-				i++
-				continue
-			}
 			dst = append(dst, s[start:i]...)
 			switch b {
 			case '"':
@@ -87,12 +83,35 @@ func appendOptQuoted(dst []byte, s *string) []byte {
 // appendQuotedBytes is appendQuoted for a byte slice; the common all-ASCII
 // case is copied without converting to a string.
 func appendQuotedBytes(dst []byte, b []byte) []byte {
-	for _, c := range b {
-		if c >= utf8.RuneSelf || !safeASCII[c] {
-			return appendQuoted(dst, string(b))
-		}
+	if safeRun(b) < len(b) {
+		return appendQuoted(dst, string(b))
 	}
 	dst = append(dst, '"')
 	dst = append(dst, b...)
 	return append(dst, '"')
+}
+
+// safeRun returns how many leading bytes of s are safeASCII, eight at a
+// time: quoting and the canonical check spend most of their time in runs
+// of plain text. Each test is exact for whether any byte of the word
+// matches: below 0x20, above 0x7E, '"' or '\\'.
+func safeRun[T string | []byte](s T) int {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		w := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+		quote, backslash := w^(ones*'"'), w^(ones*'\\')
+		special := (w - ones*0x20) & ^w // a byte below 0x20
+		special |= (w + ones) | w       // a byte above 0x7E
+		special |= (quote - ones) & ^quote
+		special |= (backslash - ones) & ^backslash
+		if special&highs != 0 {
+			break
+		}
+	}
+	for i < len(s) && s[i] < utf8.RuneSelf && safeASCII[s[i]] {
+		i++
+	}
+	return i
 }

@@ -51,24 +51,21 @@ func (t Timestamp) String() string { return string(t.appendText(nil)) }
 func (t Timestamp) appendText(dst []byte) []byte {
 	wall := t.micros + int64(t.offsetMin)*60_000_000
 	sec := floorDiv(wall, 1_000_000)
-	frac := wall - sec*1_000_000
-	tm := time.Unix(sec, 0).UTC()
-	y, mo, d := tm.Date()
-	h, mi, s := tm.Clock()
-	dst = appendPad(dst, y, 4)
-	dst = append(dst, '-')
-	dst = appendPad(dst, int(mo), 2)
-	dst = append(dst, '-')
-	dst = appendPad(dst, d, 2)
-	dst = append(dst, 'T')
-	dst = appendPad(dst, h, 2)
-	dst = append(dst, ':')
-	dst = appendPad(dst, mi, 2)
-	dst = append(dst, ':')
-	dst = appendPad(dst, s, 2)
+	frac := int(wall - sec*1_000_000)
+	days := floorDiv(sec, 86_400)
+	sod := int(sec - days*86_400)
+	y, mo, d := civilDate(days)
+	// Python's years are 1 to 9999; a Go caller's time outside them keeps
+	// its last four digits rather than breaking the line.
+	y = (y%10_000 + 10_000) % 10_000
+	dst = append2(append2(dst, int(y/100)), int(y%100))
+	dst = append2(append(dst, '-'), mo)
+	dst = append2(append(dst, '-'), d)
+	dst = append2(append(dst, 'T'), sod/3600)
+	dst = append2(append(dst, ':'), sod/60%60)
+	dst = append2(append(dst, ':'), sod%60)
 	if frac != 0 {
-		dst = append(dst, '.')
-		dst = appendPad(dst, int(frac), 6)
+		dst = append2(append2(append2(append(dst, '.'), frac/10_000), frac/100%100), frac%100)
 	}
 	switch t.kind {
 	case tsUTC, tsUnset:
@@ -80,22 +77,48 @@ func (t Timestamp) appendText(dst []byte) []byte {
 			sign = '-'
 			off = -off
 		}
-		dst = append(dst, sign)
-		dst = appendPad(dst, off/60, 2)
-		dst = append(dst, ':')
-		dst = appendPad(dst, off%60, 2)
+		dst = append2(append(dst, sign), off/60)
+		dst = append2(append(dst, ':'), off%60)
 	}
 	return dst
 }
 
-// appendPad writes a non-negative v in exactly width digits (v fits).
-func appendPad(dst []byte, v, width int) []byte {
-	var buf [8]byte
-	for i := width - 1; i >= 0; i-- {
-		buf[i] = byte('0' + v%10)
-		v /= 10
+// civilDate is the proleptic Gregorian date of a day count since
+// 1970-01-01 (Howard Hinnant's days-to-civil): every event is written with
+// one, and time.Time's Date and Clock cost more than this arithmetic.
+func civilDate(days int64) (year int64, month, day int) {
+	z := days + 719_468 // days since 0000-03-01
+	era := floorDiv(z, 146_097)
+	doe := z - era*146_097                                    // day of the 400-year era
+	yoe := (doe - doe/1_460 + doe/36_524 - doe/146_096) / 365 // year of the era
+	doy := doe - (365*yoe + yoe/4 - yoe/100)                  // day of the March-based year
+	mp := (5*doy + 2) / 153                                   // month, March = 0
+	day = int(doy - (153*mp+2)/5 + 1)
+	month = int(mp + 3)
+	if month > 12 {
+		month -= 12
 	}
-	return append(dst, buf[:width]...)
+	year = yoe + era*400
+	if month <= 2 {
+		year++
+	}
+	return year, month, day
+}
+
+const twoDigits = "00010203040506070809" +
+	"10111213141516171819" +
+	"20212223242526272829" +
+	"30313233343536373839" +
+	"40414243444546474849" +
+	"50515253545556575859" +
+	"60616263646566676869" +
+	"70717273747576777879" +
+	"80818283848586878889" +
+	"90919293949596979899"
+
+// append2 writes v, 0..99, as two digits.
+func append2(dst []byte, v int) []byte {
+	return append(dst, twoDigits[2*v], twoDigits[2*v+1])
 }
 
 func floorDiv(a, b int64) int64 {

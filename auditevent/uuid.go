@@ -28,40 +28,45 @@ func parseUUID[T string | []byte](s T) (uuid.UUID, bool) {
 }
 
 func decodeHexInto[T string | []byte](dst []byte, s T) bool {
+	var bad byte
 	for i := range dst {
-		hi, ok1 := unhex(s[2*i])
-		lo, ok2 := unhex(s[2*i+1])
-		if !ok1 || !ok2 {
-			return false
-		}
+		hi, lo := hexValue[s[2*i]], hexValue[s[2*i+1]]
+		bad |= hi | lo
 		dst[i] = hi<<4 | lo
 	}
-	return true
+	return bad < 0x10
 }
 
-func unhex(c byte) (byte, bool) {
-	switch {
-	case c >= '0' && c <= '9':
-		return c - '0', true
-	case c >= 'a' && c <= 'f':
-		return c - 'a' + 10, true
-	case c >= 'A' && c <= 'F':
-		return c - 'A' + 10, true
+// hexValue maps a hex digit, in either case, to its value and any other
+// byte to 0xFF: a table keeps event-id parsing free of branches.
+var hexValue = func() (t [256]byte) {
+	for i := range t {
+		t[i] = 0xFF
 	}
-	return 0, false
-}
+	for i, c := range []byte("0123456789abcdef") {
+		t[c] = byte(i)
+	}
+	for i, c := range []byte("ABCDEF") {
+		t[c] = byte(10 + i)
+	}
+	return t
+}()
 
 // appendUUID appends the canonical lowercase hyphenated form, quoted,
 // without allocating (uuid.UUID.String allocates).
 func appendUUID(dst []byte, u uuid.UUID) []byte {
-	dst = append(dst, '"')
+	var text [38]byte
+	text[0], text[37] = '"', '"'
+	n := 1
 	for i, b := range u {
 		if i == 4 || i == 6 || i == 8 || i == 10 {
-			dst = append(dst, '-')
+			text[n] = '-'
+			n++
 		}
-		dst = append(dst, hexDigits[b>>4], hexDigits[b&0xF])
+		text[n], text[n+1] = hexDigits[b>>4], hexDigits[b&0xF]
+		n += 2
 	}
-	return append(dst, '"')
+	return append(dst, text[:]...)
 }
 
 // ParseUUID parses any spelling the intake accepts (see Decode).

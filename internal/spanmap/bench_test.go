@@ -86,3 +86,49 @@ func BenchmarkRoundTrip(b *testing.B) {
 		}
 	}
 }
+
+// sandboxtraceTraces is n exec spans with every attribute sandboxtrace sets
+// on one (event ids, seqs, start and finish data, the flat exit code), over
+// 100 sessions: the shape of bench/'s load and of a Go service's spans.
+func sandboxtraceTraces(n int) ptrace.Traces {
+	td := ptrace.NewTraces()
+	spans := td.ResourceSpans().AppendEmpty().ScopeSpans().AppendEmpty().Spans()
+	for i := range n {
+		span := spans.AppendEmpty()
+		span.SetName(semconv.SpanNamePrefix + "exec")
+		span.SetTraceID(pcommon.TraceID{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, byte(i%100 + 1)})
+		span.SetSpanID(pcommon.SpanID{1, 2, 3, 4, 5, 6, byte(i >> 8), byte(i)})
+		span.SetParentSpanID(pcommon.SpanID{9, 9, 9, 9, 9, 9, 9, byte(i%100 + 1)})
+		span.SetStartTimestamp(pcommon.Timestamp(1773500000_000000000 + int64(i)*1_000_000))
+		span.SetEndTimestamp(pcommon.Timestamp(1773500000_002345000 + int64(i)*1_000_000))
+		cmd := fmt.Sprintf(`["python","-m","pytest","-q","tests/test_module_%d.py"]`, i%97)
+		a := span.Attributes()
+		a.PutStr(semconv.AttrOperation, "exec")
+		a.PutStr(semconv.AttrSessionID, fmt.Sprintf("6f1c2a8e-3b4d-4e5f-9a0b-1c2d3e4f5a%02d", i%100))
+		a.PutInt(semconv.AttrStartSeq, int64(2*i+1))
+		a.PutStr(semconv.AttrStartID, fmt.Sprintf("be4c0000-0000-4000-8000-%012x", 2*i))
+		a.PutStr(semconv.AttrStartData, `{"command":`+cmd+`,"shell":false,"timeout_s":30.0,"user":null}`)
+		a.PutStr(semconv.AttrBackend, "docker")
+		a.PutInt(semconv.AttrFinishSeq, int64(2*i+2))
+		a.PutStr(semconv.AttrFinishID, fmt.Sprintf("be4c0000-0000-4000-8000-%012x", 2*i+1))
+		a.PutBool(semconv.AttrOK, true)
+		a.PutDouble(semconv.AttrDurationMS, 2.345)
+		a.PutStr(semconv.AttrFinishData, `{"command":`+cmd+`,"exit_code":0,"process.exit.code":0,"shell":false,"timeout_s":30.0,"user":null}`)
+		a.PutInt(semconv.AttrProcessExitCode, 0)
+	}
+	return td
+}
+
+func BenchmarkAppendTracesSandboxtrace(b *testing.B) {
+	td := sandboxtraceTraces(1000)
+	m := NewMapper(0)
+	dst := make([]auditevent.Event, 0, 2000)
+	b.ReportAllocs()
+	for b.Loop() {
+		out, st := m.AppendTraces(dst[:0], td)
+		if st.Events != 2000 || len(out) != 2000 || st.Ignored != 0 {
+			b.Fatal(st)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/1000, "ns/span")
+}

@@ -1,0 +1,38 @@
+package auditevent
+
+import (
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/google/uuid"
+)
+
+// parseUUID against google/uuid on hyphenated spellings in mixed case, each
+// byte position corrupted with a random byte in turn.
+func TestParseUUIDMatchesGoogleUUID(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 13))
+	for range 2_000 {
+		var u uuid.UUID
+		for i := range u {
+			u[i] = byte(rng.UintN(256))
+		}
+		text := []byte(u.String())
+		if rng.IntN(2) == 0 {
+			text = []byte(strings.ToUpper(string(text)))
+		}
+		got, ok := parseUUID(text)
+		if !ok || got != u {
+			t.Fatalf("parseUUID(%s) = %v, %v; want %v", text, got, ok, u)
+		}
+		for pos := range text {
+			bad := append([]byte(nil), text...)
+			bad[pos] = byte(rng.UintN(256))
+			want, err := uuid.ParseBytes(bad)
+			got, ok := parseUUID(bad)
+			if ok != (err == nil) || (ok && got != want) {
+				t.Fatalf("parseUUID(%q) = %v, %v; google/uuid: %v, %v", bad, got, ok, want, err)
+			}
+		}
+	}
+}
