@@ -4,8 +4,10 @@ import (
 	"encoding/hex"
 	"errors"
 	"math"
+	"slices"
 	"strconv"
 	"sync"
+	"unsafe"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
@@ -86,10 +88,11 @@ func (m *Mapper) AppendSpanEvents(dst []auditevent.Event, span ptrace.Span, st *
 	return dst, err
 }
 
-// spanStrings backs the id strings both events of a span point at, so a
-// span costs one allocation for them instead of one per pointer.
+// spanStrings backs the id strings both events of a span point at: the
+// strings and their text share one allocation per span.
 type spanStrings struct {
-	traceID, parentSpanID string
+	traceID, parentSpanID, spanID string
+	text                          [32 + 16 + 16]byte
 }
 
 // spanSeqs are the explicit seqs a span carries, if any.
@@ -107,7 +110,9 @@ type spanFields struct {
 }
 
 // appendSpanEvents validates every field before touching the seq counters
-// (so a bad span leaves no trace), then appends the span's events.
+// (so a bad span leaves no trace), then appends the span's events. They are
+// built in place in dst: an Event is a few hundred bytes, and copying it
+// through return values cost more than filling it.
 func (m *Mapper) appendSpanEvents(dst []auditevent.Event, span ptrace.Span, st *Stats) ([]auditevent.Event, error) {
 	var as attrSet
 	if !as.read(span) {
@@ -117,26 +122,32 @@ func (m *Mapper) appendSpanEvents(dst []auditevent.Event, span ptrace.Span, st *
 	if err := as.fields(span, &f); err != nil {
 		return dst, err
 	}
-	var start, finish auditevent.Event
-	var err error
+	n := len(dst)
+	dst = slices.Grow(dst, 2) // so the pointers below stay valid
+	var start, finish *auditevent.Event
 	if f.withStart {
-		if start, err = as.startEvent(f.common, f.startData, span, st); err != nil {
-			return dst, err
+		dst = append(dst, f.common)
+		start = &dst[len(dst)-1]
+		if err := as.startEvent(start, f.startData, span, st); err != nil {
+			return dropFrom(dst, n), err
 		}
 	}
 	if f.withFinish {
-		if finish, err = as.finishEvent(f.common, f.finishData, span, st); err != nil {
-			return dst, err
+		dst = append(dst, f.common)
+		finish = &dst[len(dst)-1]
+		if err := as.finishEvent(finish, f.finishData, span, st); err != nil {
+			return dropFrom(dst, n), err
 		}
 	}
-	m.assignSeqs(f, &start, &finish)
-	if f.withStart {
-		dst = append(dst, start)
-	}
-	if f.withFinish {
-		dst = append(dst, finish)
-	}
+	m.assignSeqs(f, start, finish)
 	return dst, nil
+}
+
+// dropFrom cuts dst back to n events, clearing the cut ones so the slice's
+// spare capacity does not keep their strings alive.
+func dropFrom(dst []auditevent.Event, n int) []auditevent.Event {
+	clear(dst[n:])
+	return dst[:n]
 }
 
 // fields reads the attributes in the order their errors are reported:
@@ -223,9 +234,9 @@ func (as *attrSet) ids(span ptrace.Span, e *auditevent.Event) error {
 			return err
 		}
 	}
-	hexIDs, spanIDText := spanHexIDs(span, !traceSet, !spanSet, !parentSet)
+	hexIDs := spanHexIDs(span, !traceSet, !spanSet, !parentSet)
 	if !spanSet {
-		e.SpanID = spanIDText
+		e.SpanID = hexIDs.spanID
 	}
 	if !traceSet && hexIDs.traceID != "" {
 		e.TraceID = &hexIDs.traceID
@@ -237,36 +248,26 @@ func (as *attrSet) ids(span ptrace.Span, e *auditevent.Event) error {
 }
 
 // spanHexIDs encodes the span's ids that are wanted (and not empty) into
-// one backing string.
-func spanHexIDs(span ptrace.Span, wantTrace, wantSpan, wantParent bool) (ids *spanStrings, spanID string) {
-	var buf [32 + 16 + 16]byte
+// one spanStrings. Its strings view its text, which is never written again.
+func spanHexIDs(span ptrace.Span, wantTrace, wantSpan, wantParent bool) *spanStrings {
+	ids := &spanStrings{}
 	n := 0
-	tOff, sOff, pOff := -1, -1, -1
+	view := func(id []byte) string {
+		s := unsafe.String(&ids.text[n], 2*len(id))
+		n += hex.Encode(ids.text[n:], id)
+		return s
+	}
 	if traceID := span.TraceID(); wantTrace && !traceID.IsEmpty() {
-		tOff = n
-		n += hex.Encode(buf[n:], traceID[:])
+		ids.traceID = view(traceID[:])
 	}
 	if wantSpan {
-		sID := span.SpanID()
-		sOff = n
-		n += hex.Encode(buf[n:], sID[:])
+		spanID := span.SpanID()
+		ids.spanID = view(spanID[:])
 	}
 	if parent := span.ParentSpanID(); wantParent && !parent.IsEmpty() {
-		pOff = n
-		n += hex.Encode(buf[n:], parent[:])
+		ids.parentSpanID = view(parent[:])
 	}
-	all := string(buf[:n])
-	ids = &spanStrings{}
-	if tOff >= 0 {
-		ids.traceID = all[tOff : tOff+32]
-	}
-	if sOff >= 0 {
-		spanID = all[sOff : sOff+16]
-	}
-	if pOff >= 0 {
-		ids.parentSpanID = all[pOff : pOff+16]
-	}
-	return ids, spanID
+	return ids
 }
 
 // version reads the event version; 1 when absent.
@@ -308,44 +309,42 @@ func (as *attrSet) seqs() (spanSeqs, error) {
 	return s, nil
 }
 
-// startEvent builds the span's start event, without its seq.
-func (as *attrSet) startEvent(common auditevent.Event, data auditevent.Data, span ptrace.Span, st *Stats) (auditevent.Event, error) {
-	e := common
+// startEvent completes e, a copy of the common fields, as the span's start
+// event, without its seq.
+func (as *attrSet) startEvent(e *auditevent.Event, data auditevent.Data, span ptrace.Span, st *Stats) error {
 	e.Phase = auditevent.PhaseStart
 	e.Data = data
 	var err error
 	if e.TS, err = as.ts(aStartTS, span.StartTimestamp()); err != nil {
-		return e, err
+		return err
 	}
 	e.EventID = as.eventID(aStartID, span.TraceID(), span.SpanID(), auditevent.PhaseStart, st)
-	return e, nil
+	return nil
 }
 
-// finishEvent builds the span's finish event, without its seq.
-func (as *attrSet) finishEvent(common auditevent.Event, data auditevent.Data, span ptrace.Span, st *Stats) (auditevent.Event, error) {
-	e := common
+// finishEvent completes e, a copy of the common fields, as the span's
+// finish event, without its seq.
+func (as *attrSet) finishEvent(e *auditevent.Event, data auditevent.Data, span ptrace.Span, st *Stats) error {
 	e.Phase = auditevent.PhaseFinish
 	e.Data = data
 	var err error
 	if e.TS, err = as.ts(aFinishTS, span.EndTimestamp()); err != nil {
-		return e, err
+		return err
 	}
 	e.EventID = as.eventID(aFinishID, span.TraceID(), span.SpanID(), auditevent.PhaseFinish, st)
-	if err = as.finishFields(&e, span, st); err != nil {
-		return e, err
-	}
-	return e, nil
+	return as.finishFields(e, span, st)
 }
 
-// assignSeqs gives the events their seqs under one lock of the counters.
+// assignSeqs gives the events (either may be nil) their seqs under one
+// lock of the counters.
 func (m *Mapper) assignSeqs(f spanFields, start, finish *auditevent.Event) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	e := m.seqs.touch(f.common.SessionID)
-	if f.withStart {
+	if start != nil {
 		start.Seq = e.seq(f.seqs.start, f.seqs.hasStart)
 	}
-	if f.withFinish {
+	if finish != nil {
 		finish.Seq = e.seq(f.seqs.finish, f.seqs.hasFinish)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 	"time"
 
@@ -386,4 +387,22 @@ func TestStartFromDuration(t *testing.T) {
 	assert.Equal(t, end, startFromDuration(end, -1))
 	assert.Equal(t, end, startFromDuration(end, math.NaN()))
 	assert.Equal(t, pcommon.Timestamp(0), startFromDuration(end, 1e300))
+}
+
+func TestSlotOfFindsEveryNameAndNothingElse(t *testing.T) {
+	for i, name := range attrNames {
+		if got := slotOf(name); got != i {
+			t.Errorf("slotOf(%q) = %d, want %d", name, got, i)
+		}
+		for _, other := range []string{name[:len(name)-1], name + "x", "x" + name[1:], strings.ToUpper(name)} {
+			if got := slotOf(other); got >= 0 {
+				t.Errorf("slotOf(%q) = %d, want -1", other, got)
+			}
+		}
+	}
+	for _, k := range []string{"", "service.name", strings.Repeat("s", 200)} {
+		if got := slotOf(k); got >= 0 {
+			t.Errorf("slotOf(%q) = %d, want -1", k, got)
+		}
+	}
 }
