@@ -18,6 +18,15 @@ func appendPyFloat(dst []byte, f float64) []byte {
 	if math.IsNaN(f) || math.IsInf(f, 0) {
 		return append(dst, "null"...)
 	}
+	if out, ok := appendMicroFloat(dst, f); ok {
+		return out
+	}
+	return appendReprFloat(dst, f)
+}
+
+// appendReprFloat is appendPyFloat for any finite f, from strconv's
+// shortest digits.
+func appendReprFloat(dst []byte, f float64) []byte {
 	if f == 0 {
 		if math.Signbit(f) {
 			return append(dst, "-0.0"...)
@@ -91,4 +100,37 @@ func appendPyFloat(dst []byte, f float64) []byte {
 		dst = append(dst, digits[:nd]...)
 	}
 	return dst
+}
+
+// appendMicroFloat is appendPyFloat's fast path for the usual duration_ms:
+// a value that is exactly the nearest double to some n/10^6 with at most 15
+// digits in n, and at least 10^-4. Such a decimal is repr's digits (a
+// decimal of at most 15 significant digits is the only one of that length
+// naming its double, DBL_DIG), in fixed notation; it is written without
+// strconv's shortest-digit search. ok is false for every other value.
+func appendMicroFloat(dst []byte, f float64) (out []byte, ok bool) {
+	const scale = 1e6
+	n := math.Abs(f) * scale
+	if !(n >= 100 && n < 1e15) || n != math.Trunc(n) || n/scale != math.Abs(f) {
+		return dst, false
+	}
+	if f < 0 {
+		dst = append(dst, '-')
+	}
+	whole, frac := uint64(n)/scale, uint64(n)%scale
+	dst = strconv.AppendUint(dst, whole, 10)
+	if frac == 0 {
+		return append(dst, '.', '0'), true
+	}
+	var digits [6]byte
+	end := 0
+	for i := 5; i >= 0; i-- {
+		digits[i] = byte('0' + frac%10)
+		if frac%10 != 0 && end == 0 {
+			end = i + 1
+		}
+		frac /= 10
+	}
+	dst = append(dst, '.')
+	return append(dst, digits[:end]...), true
 }

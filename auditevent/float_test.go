@@ -68,3 +68,34 @@ func TestAppendPyFloatNonFiniteIsNull(t *testing.T) {
 		}
 	}
 }
+
+// The fast path writes what the shortest-digits path writes, whenever it
+// answers: durations in µs, values near its limits, and random doubles.
+func TestAppendMicroFloatMatchesRepr(t *testing.T) {
+	rng := rand.New(rand.NewPCG(23, 29))
+	answered := 0
+	check := func(f float64) {
+		got, ok := appendMicroFloat(nil, f)
+		if !ok {
+			return
+		}
+		answered++
+		if want := appendReprFloat(nil, f); string(got) != string(want) {
+			t.Fatalf("appendMicroFloat(%v) = %s, want %s", f, got, want)
+		}
+	}
+	for range 300_000 {
+		us := rng.Int64N(1 << rng.IntN(50))
+		check(float64(us) / 1e6)                             // a duration from time.Duration
+		check(-float64(us) / 1e3)                            // ms with three decimals, negative
+		check(float64(us) * 1e-6)                            // the same, rounded differently
+		check(math.Float64frombits(rng.Uint64()))            // anything
+		check(float64(rng.Int64N(1e15)) / 1e6 * (1 + 1e-16)) // near misses
+	}
+	for _, f := range []float64{1e-4, 0.0001, 9.99e-5, 1e9 - 1e-6, 1e9, 999999999.999999, 30.0, 2.345, 1234.5} {
+		check(f)
+	}
+	if answered < 300_000 {
+		t.Fatalf("fast path answered only %d times; the test is not exercising it", answered)
+	}
+}
