@@ -253,9 +253,9 @@ func spanHexIDs(span ptrace.Span, wantTrace, wantSpan, wantParent bool) *spanStr
 	ids := &spanStrings{}
 	n := 0
 	view := func(id []byte) string {
-		s := unsafe.String(&ids.text[n], 2*len(id))
+		from := n
 		n += hex.Encode(ids.text[n:], id)
-		return s
+		return unsafe.String(&ids.text[from], n-from)
 	}
 	if traceID := span.TraceID(); wantTrace && !traceID.IsEmpty() {
 		ids.traceID = view(traceID[:])
