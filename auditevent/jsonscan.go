@@ -278,6 +278,12 @@ func (p *parser) readString() ([]byte, error) {
 	start := p.pos
 	var out []byte
 	for p.pos < len(p.buf) {
+		if out == nil {
+			p.skipPlain()
+			if p.pos >= len(p.buf) {
+				break
+			}
+		}
 		c := p.buf[p.pos]
 		switch {
 		case c == '"':
@@ -316,6 +322,20 @@ func (p *parser) readString() ([]byte, error) {
 		}
 	}
 	return nil, p.fail("unterminated string")
+}
+
+// skipPlain moves past printable ASCII other than '"' and '\\', the bulk
+// of most strings. It loops on locals: through p, every byte would reload
+// p.buf and store p.pos.
+func (p *parser) skipPlain() {
+	buf, i := p.buf, p.pos
+	for i < len(buf) {
+		if c := buf[i]; c >= utf8.RuneSelf || !safeASCII[c] {
+			break
+		}
+		i++
+	}
+	p.pos = i
 }
 
 func (p *parser) readEscape(out []byte) ([]byte, error) {
@@ -549,6 +569,10 @@ func (p *parser) skipLiteral(lit string) error {
 func (p *parser) skipString() error {
 	p.pos++
 	for p.pos < len(p.buf) {
+		p.skipPlain()
+		if p.pos >= len(p.buf) {
+			break
+		}
 		c := p.buf[p.pos]
 		switch {
 		case c == '"':
