@@ -48,8 +48,8 @@ func (s *startIDs) filter(events []auditevent.Event) (kept []auditevent.Event, a
 	}
 	fresh := make([]bool, n)
 	s.w.AddNew(ids, fresh)
-	kept, added = events[:0], ids[:0]
-	k := 0
+	added = ids[:0]
+	k, n := 0, 0 // next fresh flag, events kept so far
 	for i := range events {
 		if events[i].Phase == auditevent.PhaseStart {
 			ok := fresh[k]
@@ -60,10 +60,15 @@ func (s *startIDs) filter(events []auditevent.Event) (kept []auditevent.Event, a
 			}
 			added = append(added, events[i].EventID)
 		}
-		kept = append(kept, events[i])
+		// Moved only once one was dropped: an event is a few hundred
+		// bytes, and most batches drop none.
+		if n != i {
+			events[n] = events[i]
+		}
+		n++
 	}
-	clear(events[len(kept):])
-	return kept, added, dropped
+	clear(events[n:])
+	return events[:n], added, dropped
 }
 
 // forget removes ids added by a write that failed.

@@ -110,3 +110,36 @@ func BenchmarkStartIDsFilter(b *testing.B) {
 		}
 	}
 }
+
+// filter drops the starts the window holds, keeps everything else in
+// order, reports what it added, and clears the slots it freed.
+func TestStartIDsFilterKeepsOrder(t *testing.T) {
+	id := func(n byte) uuid.UUID { return uuid.UUID{15: n} }
+	ev := func(n byte, p auditevent.Phase) auditevent.Event {
+		return auditevent.Event{EventID: id(n), Phase: p, Op: "exec"}
+	}
+	s := newStartIDs()
+	s.w.Add(id(3)) // start 3 was written ahead
+	events := []auditevent.Event{
+		ev(1, auditevent.PhaseStart), ev(2, auditevent.PhaseFinish),
+		ev(3, auditevent.PhaseStart), ev(4, auditevent.PhaseFinish),
+		ev(5, auditevent.PhaseStart), ev(6, auditevent.PhaseFinish),
+	}
+	kept, added, dropped := s.filter(events)
+	var keptIDs []uuid.UUID
+	for _, e := range kept {
+		keptIDs = append(keptIDs, e.EventID)
+	}
+	assert.Equal(t, []uuid.UUID{id(1), id(2), id(4), id(5), id(6)}, keptIDs)
+	assert.Equal(t, []uuid.UUID{id(1), id(5)}, added)
+	assert.Equal(t, 1, dropped)
+	assert.Equal(t, auditevent.Event{}, events[5], "the freed slot keeps nothing alive")
+
+	// The same batch again: every start is now known.
+	again := []auditevent.Event{ev(1, auditevent.PhaseStart), ev(2, auditevent.PhaseFinish)}
+	kept, added, dropped = s.filter(again)
+	assert.Len(t, kept, 1)
+	assert.Equal(t, id(2), kept[0].EventID)
+	assert.Empty(t, added)
+	assert.Equal(t, 1, dropped)
+}
