@@ -112,7 +112,7 @@ func FuzzCanonCheck(f *testing.F) {
 // exactRepr is the slow check shortFixedRepr stands in for.
 func exactRepr(tok string) bool {
 	f, err := parseFloatTok([]byte(tok))
-	return err == nil && string(appendPyFloat(nil, f)) == tok
+	return err == nil && string(appendReprFloat(nil, f)) == tok
 }
 
 func TestShortFixedRepr(t *testing.T) {

@@ -92,8 +92,7 @@ func appendQuotedBytes(dst []byte, b []byte) []byte {
 }
 
 // safeRun returns how many leading bytes of s are safeASCII, eight at a
-// time: quoting and the canonical check spend most of their time in runs
-// of plain text. Each test is exact for whether any byte of the word
+// time: quoting spends most of its time in runs of plain text. Each test is exact for whether any byte of the word
 // matches: below 0x20, above 0x7E, '"' or '\\'.
 func safeRun[T string | []byte](s T) int {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080

@@ -49,7 +49,7 @@ func (s *startIDs) filter(events []auditevent.Event) (kept []auditevent.Event, a
 	fresh := make([]bool, n)
 	s.w.AddNew(ids, fresh)
 	added = ids[:0]
-	k, n := 0, 0 // next fresh flag, events kept so far
+	k, w := 0, 0 // next fresh flag, events kept so far
 	for i := range events {
 		if events[i].Phase == auditevent.PhaseStart {
 			ok := fresh[k]
@@ -62,13 +62,13 @@ func (s *startIDs) filter(events []auditevent.Event) (kept []auditevent.Event, a
 		}
 		// Moved only once one was dropped: an event is a few hundred
 		// bytes, and most batches drop none.
-		if n != i {
-			events[n] = events[i]
+		if w != i {
+			events[w] = events[i]
 		}
-		n++
+		w++
 	}
-	clear(events[n:])
-	return events[:n], added, dropped
+	clear(events[w:])
+	return events[:w], added, dropped
 }
 
 // forget removes ids added by a write that failed.

@@ -65,8 +65,10 @@ func (m *Mapper) AppendTraces(dst []auditevent.Event, td ptrace.Traces) ([]audit
 // AppendSpanEvents appends the events of one span to dst: start then finish,
 // or only one of them for a span AppendSpan marked incomplete or
 // start-missing. For a span that is not a sandbox span it returns
-// ErrNotSandboxSpan, for a malformed one an *AttrError; dst is then returned
-// unchanged. st, when not nil, is updated.
+// ErrNotSandboxSpan, for a malformed one an *AttrError; the returned slice
+// then holds dst's events only (its backing array may have grown, and the
+// spare slots after them may have been written and cleared). st, when not
+// nil, is updated.
 //
 // The two events share their trace_id and parent_span_id strings; Clone an
 // event before changing a field through its pointer.
