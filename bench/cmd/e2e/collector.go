@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -238,12 +239,27 @@ func peakRSS(pid int) (int64, error) {
 	return 0, errors.New("no VmHWM in /proc status")
 }
 
-func fileStats(path string) (int64, int, error) {
-	b, err := os.ReadFile(path)
+// fileStats is the file's size and line count, read in chunks: reading a
+// 400 MB output whole would leave the harness, which shares the CPUs with
+// the next run, a heap of that size to collect and return to the OS.
+func fileStats(path string) (size int64, lines int, err error) {
+	f, err := os.Open(path)
 	if err != nil {
 		return 0, 0, err
 	}
-	return int64(len(b)), bytes.Count(b, []byte{'\n'}), nil
+	defer f.Close()
+	buf := make([]byte, 1<<20)
+	for {
+		n, err := f.Read(buf)
+		size += int64(n)
+		lines += bytes.Count(buf[:n], []byte{'\n'})
+		if errors.Is(err, io.EOF) {
+			return size, lines, nil
+		}
+		if err != nil {
+			return size, lines, err
+		}
+	}
 }
 
 func tail(s string) string {
