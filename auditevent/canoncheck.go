@@ -1,7 +1,5 @@
 package auditevent
 
-import "unicode/utf8"
-
 // canonChecker reports, in one scan and without building anything, whether
 // JSON text is already exactly what the canonicalizing parser would write:
 // no whitespace, keys in strictly increasing code-point order, numbers and
@@ -142,9 +140,7 @@ func (c *canonChecker) str(i int) (end int, escaped, ok bool) {
 	for i++; i < len(b); i++ {
 		// Byte by byte: data strings are short words and keys, for which
 		// safeRun's call costs more than it saves (BenchmarkCanonicalCheck).
-		for i < len(b) && b[i] < utf8.RuneSelf && safeASCII[b[i]] {
-			i++
-		}
+		i = plainEnd(b, i)
 		if i >= len(b) {
 			break
 		}

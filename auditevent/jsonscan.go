@@ -254,15 +254,9 @@ func rewriteSorted(dst []byte, base int, members []member) []byte {
 // re-escapes any other.
 func (p *parser) canonString(dst []byte) ([]byte, error) {
 	start := p.pos + 1
-	for i := start; i < len(p.buf); i++ {
-		c := p.buf[i]
-		if c == '"' {
-			p.pos = i + 1
-			return append(dst, p.buf[start-1:i+1]...), nil
-		}
-		if c >= utf8.RuneSelf || !safeASCII[c] {
-			break
-		}
+	if i := plainEnd(p.buf, start); i < len(p.buf) && p.buf[i] == '"' {
+		p.pos = i + 1
+		return append(dst, p.buf[start-1:i+1]...), nil
 	}
 	s, err := p.readString()
 	if err != nil {
@@ -325,18 +319,9 @@ func (p *parser) readString() ([]byte, error) {
 }
 
 // skipPlain moves past printable ASCII other than '"' and '\\', the bulk
-// of most strings. It loops on locals: through p, every byte would reload
-// p.buf and store p.pos.
-func (p *parser) skipPlain() {
-	buf, i := p.buf, p.pos
-	for i < len(buf) {
-		if c := buf[i]; c >= utf8.RuneSelf || !safeASCII[c] {
-			break
-		}
-		i++
-	}
-	p.pos = i
-}
+// of most strings. plainEnd works on locals: a loop through p would reload
+// p.buf and store p.pos for every byte.
+func (p *parser) skipPlain() { p.pos = plainEnd(p.buf, p.pos) }
 
 func (p *parser) readEscape(out []byte) ([]byte, error) {
 	if p.pos+1 >= len(p.buf) {

@@ -15,6 +15,16 @@ var safeASCII = func() (t [utf8.RuneSelf]bool) {
 	return t
 }()
 
+// plainEnd returns the index of the first byte of b at or after i that is
+// not safeASCII: the end of a run of plain string text, byte by byte (short
+// runs, the usual key or word, cost less so than through safeRun).
+func plainEnd(b []byte, i int) int {
+	for i < len(b) && b[i] < utf8.RuneSelf && safeASCII[b[i]] {
+		i++
+	}
+	return i
+}
+
 // appendQuoted appends s as a JSON string the way Python's
 // json.dumps(ensure_ascii=True) writes it: short escapes for the usual
 // controls, \u00XX for the others, and \uXXXX (surrogate pairs above U+FFFF)

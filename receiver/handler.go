@@ -33,24 +33,32 @@ func endpointOf(cfg *Config, path string) string {
 }
 
 // handler adapts a reply-returning handler: it writes the reply and counts
-// the request by endpoint, outcome and status code. The attributes of an
-// accepted request are built once: building a set sorts and hashes it,
-// which every successful request would otherwise pay for.
+// the request by endpoint, outcome and status code.
 func (r *sandboxReceiver) handler(endpoint string, serve func(*http.Request) reply) http.Handler {
-	accepted := requestAttrs(endpoint, outcomeAccepted, http.StatusOK)
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		rp := serve(req)
 		rp.write(w)
-		if rp.status == http.StatusOK && rp.outcome == outcomeAccepted {
-			r.tel.SandboxauditReceiverRequests.Add(req.Context(), 1, accepted)
-			return
-		}
 		r.recordRequest(req.Context(), endpoint, rp)
 	})
 }
 
+// acceptedAttrs maps each endpoint to the attributes of an accepted
+// request, built once (read only afterwards): building a set sorts and
+// hashes it, which every successful request would otherwise pay for.
+func acceptedAttrs() map[string]metric.AddOption {
+	m := map[string]metric.AddOption{}
+	for _, endpoint := range [...]string{endpointTraces, endpointEvents, endpointOther} {
+		m[endpoint] = requestAttrs(endpoint, outcomeAccepted, http.StatusOK)
+	}
+	return m
+}
+
 func (r *sandboxReceiver) recordRequest(ctx context.Context, endpoint string, rp reply) {
-	r.tel.SandboxauditReceiverRequests.Add(ctx, 1, requestAttrs(endpoint, rp.outcome, rp.status))
+	attrs, ok := r.accepted[endpoint]
+	if rp.status != http.StatusOK || rp.outcome != outcomeAccepted || !ok {
+		attrs = requestAttrs(endpoint, rp.outcome, rp.status)
+	}
+	r.tel.SandboxauditReceiverRequests.Add(ctx, 1, attrs)
 }
 
 func requestAttrs(endpoint, outcome string, status int) metric.AddOption {

@@ -15,6 +15,7 @@ import (
 	"go.opentelemetry.io/collector/consumer"
 	"go.opentelemetry.io/collector/receiver"
 	"go.opentelemetry.io/collector/receiver/receiverhelper"
+	"go.opentelemetry.io/otel/metric"
 	"go.uber.org/zap"
 
 	"github.com/sandboxaudit/sandboxaudit/internal/pairing"
@@ -29,6 +30,7 @@ type sandboxReceiver struct {
 	set      receiver.Settings
 	obsrep   *receiverhelper.ObsReport
 	tel      *metadata.TelemetryBuilder
+	accepted map[string]metric.AddOption // see acceptedAttrs
 	mapper   *spanmap.Mapper
 	dedupe   *dedupeWindow   // nil when dedupe is disabled
 	pairs    *pairing.Pairer // nil until Start; only with a traces consumer
@@ -69,13 +71,14 @@ func newSandboxReceiver(cfg *Config, set receiver.Settings) (*sandboxReceiver, e
 		return nil, fmt.Errorf("sandboxaudit receiver %s: creating telemetry: %w", set.ID, err)
 	}
 	r := &sandboxReceiver{
-		cfg:    cfg,
-		set:    set,
-		obsrep: obsrep,
-		tel:    tel,
-		mapper: spanmap.NewMapper(0),
-		stop:   make(chan struct{}),
-		budget: newByteBudget(cfg.MaxInflightBytes),
+		cfg:      cfg,
+		set:      set,
+		obsrep:   obsrep,
+		tel:      tel,
+		accepted: acceptedAttrs(),
+		mapper:   spanmap.NewMapper(0),
+		stop:     make(chan struct{}),
+		budget:   newByteBudget(cfg.MaxInflightBytes),
 	}
 	if cfg.Dedupe.Enabled {
 		r.dedupe = newDedupeWindow(cfg.Dedupe.Window)

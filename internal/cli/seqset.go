@@ -34,7 +34,9 @@ func (s *seqSet) add(seq int64) (taken bool) {
 	case n == 0:
 		s.ranges = append(s.ranges, seqRange{seq, seq})
 	case s.ranges[n-1].hi < seq && seq-1 == s.ranges[n-1].hi:
-		s.ranges[n-1].hi = seq // the usual case: the next seq
+		// The usual case: the next seq (the first test keeps seq-1 from
+		// wrapping around at the smallest int64).
+		s.ranges[n-1].hi = seq
 	default:
 		if s.loose == nil {
 			s.loose = map[int64]struct{}{}
