@@ -7,8 +7,11 @@
 package filesink
 
 import (
+	"context"
 	"fmt"
 	"os"
+
+	"github.com/sandboxaudit/sandboxaudit/internal/fsutil"
 )
 
 // FsyncMode says when written data is forced to stable storage.
@@ -56,9 +59,12 @@ type Options struct {
 	// writer's goroutine after the lock is released, so it must be quick.
 	OnWrite func(path string, lines int)
 
-	// writeFn replaces (*os.File).Write: the fault-injection seam for tests
-	// of short and failed writes. nil means the real write.
+	// writeFn, syncFn and lockFn replace (*os.File).Write,
+	// fsutil.Fdatasync and fsutil.Lock: the fault-injection seams for tests
+	// of failed writes, syncs and lock waits. nil means the real call.
 	writeFn func(*os.File, []byte) (int, error)
+	syncFn  func(*os.File) error
+	lockFn  func(context.Context, int) error
 }
 
 // Validate reports whether m is a known mode; "" is accepted as the default.
@@ -85,6 +91,12 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if o.writeFn == nil {
 		o.writeFn = (*os.File).Write
+	}
+	if o.syncFn == nil {
+		o.syncFn = fsutil.Fdatasync
+	}
+	if o.lockFn == nil {
+		o.lockFn = fsutil.Lock
 	}
 	return o, nil
 }

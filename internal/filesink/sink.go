@@ -10,8 +10,6 @@ import (
 	"os"
 	"sync"
 	"sync/atomic"
-
-	"github.com/sandboxaudit/sandboxaudit/internal/fsutil"
 )
 
 // ErrClosed is returned by WriteBatch after Close.
@@ -23,8 +21,11 @@ type Sink struct {
 	tmpl  pathTemplate
 	fsync FsyncMode
 	max   int
-	// writeFn is write(2) on the file; tests put a failing one here.
+	// writeFn, syncFn and lockFn are write(2), fdatasync(2) and
+	// fsutil.Lock; tests put failing ones here.
 	writeFn func(*os.File, []byte) (int, error)
+	syncFn  func(*os.File) error
+	lockFn  func(context.Context, int) error
 	// onWrite is Options.OnWrite.
 	onWrite func(path string, lines int)
 
@@ -55,10 +56,15 @@ type openFile struct {
 
 	// mu serializes this process's writers on the descriptor: flock is held
 	// per open file description, so it does not exclude goroutines sharing
-	// one descriptor. It is held by the opener until the file is open.
-	mu  sync.Mutex
-	f   *os.File
-	err error // open failure, seen by goroutines that waited on mu
+	// one descriptor. It is held by the opener until the file is open, and
+	// then by the goroutine committing the queued batches.
+	mu    sync.Mutex
+	f     *os.File
+	err   error           // open failure, seen by goroutines that waited on mu
+	group []*pendingBatch // the batches being committed, reused; under mu
+
+	qmu   sync.Mutex      // guards queue, which writers join without mu
+	queue []*pendingBatch // waiting to be committed, oldest first
 }
 
 // New validates opts and returns a Sink. No file is opened until the first
@@ -77,6 +83,8 @@ func New(opts Options) (*Sink, error) {
 		fsync:   opts.Fsync,
 		max:     opts.MaxOpenFiles,
 		writeFn: opts.writeFn,
+		syncFn:  opts.syncFn,
+		lockFn:  opts.lockFn,
 		onWrite: opts.OnWrite,
 		files:   make(map[string]*openFile),
 		lru:     list.New(),
@@ -97,7 +105,8 @@ func (s *Sink) PathFor(sessionID string) (string, error) {
 // WriteBatch appends data, one or more complete '\n'-terminated lines, to
 // the file of sessionID. Under flock(LOCK_EX) it issues one write(2) for the
 // whole batch (a short write is continued before the lock is released), then
-// syncs per the fsync mode. Empty data is a no-op.
+// syncs per the fsync mode; batches written concurrently to one file share
+// the lock hold and the sync (see pendingBatch). Empty data is a no-op.
 //
 // If the file does not end in '\n' (another writer died mid-line), a '\n' is
 // written first so that our first line stays intact.
@@ -117,66 +126,22 @@ func (s *Sink) WriteBatch(ctx context.Context, sessionID string, data []byte) er
 		return err
 	}
 	defer s.release(of)
+	b := &pendingBatch{data: data}
+	of.enqueue(b)
 	of.mu.Lock()
-	defer of.mu.Unlock()
-	if of.err != nil {
-		return of.err
+	for !b.done { // more than one round only when a group is full
+		s.commitQueued(ctx, of, b)
 	}
-	if err := s.write(ctx, of, data); err != nil {
-		return err
-	}
-	if s.onWrite != nil {
+	of.mu.Unlock()
+	if b.err == nil && s.onWrite != nil {
 		s.onWrite(path, bytes.Count(data, []byte{'\n'}))
 	}
-	return nil
+	return b.err
 }
 
 // maxReopens bounds how often one write chases a path that keeps being
 // replaced under it.
 const maxReopens = 3
-
-// write appends data to of's file under flock. A cached descriptor can
-// outlive the path's file (logrotate renamed it, someone deleted it, the
-// Python sink recreated it); writing there would hide the lines in a
-// rotated file or lose them with a deleted inode, so the descriptor is
-// checked against the path under the lock and reopened when they differ.
-// Called with of.mu held.
-func (s *Sink) write(ctx context.Context, of *openFile, data []byte) error {
-	for reopens := 0; ; reopens++ {
-		f := of.f
-		fd := int(f.Fd())
-		locked := false
-		// Without flock on the filesystem, like the Python sink, write
-		// unlocked rather than lose the batch.
-		switch err := fsutil.Lock(ctx, fd); {
-		case err == nil:
-			locked = true
-		case errors.Is(err, fsutil.ErrLockUnsupported):
-		default:
-			return fmt.Errorf("filesink: lock %s: %w", f.Name(), err)
-		}
-		size, current, err := sizeIfCurrent(f, of.path)
-		if err == nil && !current {
-			if locked {
-				fsutil.Unlock(fd)
-			}
-			if reopens == maxReopens {
-				return fmt.Errorf("filesink: %s was replaced %d times during one write", of.path, maxReopens)
-			}
-			if err := s.reopen(of); err != nil {
-				return err
-			}
-			continue
-		}
-		if err == nil {
-			err = s.appendLocked(f, size, data)
-		}
-		if locked {
-			fsutil.Unlock(fd)
-		}
-		return err
-	}
-}
 
 // sizeIfCurrent returns f's size and whether f is still the file at path.
 func sizeIfCurrent(f *os.File, path string) (int64, bool, error) {
@@ -216,84 +181,23 @@ func (s *Sink) reopen(of *openFile) error {
 	return nil
 }
 
-// appendLocked writes data per the fsync mode; the caller holds the lock
-// and size is the file's size under it. A batch is all or nothing: when a
-// write or sync fails part-way (a full disk takes a prefix and refuses the
-// rest), the file is cut back to size, still under the lock, before the
-// error is reported, so a refused batch leaves no lines and no torn
-// fragment for a reader to trip over, and the caller's retry writes it
-// whole.
-func (s *Sink) appendLocked(f *os.File, size int64, data []byte) error {
-	err := s.appendData(f, size, data)
-	if err == nil {
-		return nil
-	}
-	if uerr := s.undoAppend(f, size); uerr != nil {
-		return errors.Join(err, uerr)
-	}
-	return err
-}
-
-func (s *Sink) appendData(f *os.File, size int64, data []byte) error {
-	if err := s.repairTail(f, size); err != nil {
-		return err
-	}
-	if s.fsync == FsyncAlways {
-		for len(data) > 0 {
-			n := bytes.IndexByte(data, '\n') + 1
-			if err := s.writeAll(f, data[:n]); err != nil {
-				return err
-			}
-			if err := fsutil.Fdatasync(f); err != nil {
-				return fmt.Errorf("filesink: sync %s: %w", f.Name(), err)
-			}
-			data = data[n:]
-		}
-		return nil
-	}
-	if err := s.writeAll(f, data); err != nil {
-		return err
-	}
-	if s.fsync == FsyncBatch {
-		if err := fsutil.Fdatasync(f); err != nil {
-			return fmt.Errorf("filesink: sync %s: %w", f.Name(), err)
-		}
-	}
-	return nil
-}
-
-// undoAppend cuts f back to size, the length it had before this batch, and
-// syncs the cut unless fsync is never. If it fails, the next append's
-// repairTail still closes a torn fragment with a newline.
-func (s *Sink) undoAppend(f *os.File, size int64) error {
-	if err := f.Truncate(size); err != nil {
-		return fmt.Errorf("filesink: undo partial batch in %s (truncate to %d bytes): %w", f.Name(), size, err)
-	}
-	if s.fsync != FsyncNever {
-		if err := fsutil.Fdatasync(f); err != nil {
-			return fmt.Errorf("filesink: sync undo of partial batch in %s: %w", f.Name(), err)
-		}
-	}
-	return nil
-}
-
 // repairTail terminates a torn last line left by a writer that died
-// mid-write, so it cannot swallow the next line. Called under the lock,
-// with the file's size.
-func (s *Sink) repairTail(f *os.File, size int64) error {
+// mid-write, so it cannot swallow the next line, and returns the file's new
+// size. Called under the lock, with the file's size.
+func (s *Sink) repairTail(f *os.File, size int64) (int64, error) {
 	if size == 0 {
-		return nil
+		return 0, nil
 	}
 	var last [1]byte
 	if _, err := f.ReadAt(last[:], size-1); err != nil {
 		// Opened write-only we cannot read; the file was opened O_RDWR, so
 		// this is a real I/O error.
-		return fmt.Errorf("filesink: read tail of %s: %w", f.Name(), err)
+		return size, fmt.Errorf("filesink: read tail of %s: %w", f.Name(), err)
 	}
 	if last[0] == '\n' {
-		return nil
+		return size, nil
 	}
-	return s.writeAll(f, []byte{'\n'})
+	return size + 1, s.writeAll(f, []byte{'\n'})
 }
 
 // writeAll loops over short writes; with O_APPEND each chunk lands at the

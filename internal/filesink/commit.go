@@ -1,0 +1,221 @@
+package filesink
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/sandboxaudit/sandboxaudit/internal/fsutil"
+)
+
+// maxGroupBytes bounds one group commit, so that a crowd of writers cannot
+// hold the file's flock (which another process, the Python sink, may be
+// waiting for) for one huge write and sync.
+const maxGroupBytes = 16 << 20
+
+// pendingBatch is one WriteBatch call waiting for its file. Whoever holds
+// the file's mutex next commits every batch queued by then (group commit):
+// concurrent writers to one file share one flock hold and, with fsync
+// batch, one fdatasync, instead of queueing for a sync each. done and err
+// are written and read under openFile.mu.
+type pendingBatch struct {
+	data []byte
+	done bool
+	err  error
+}
+
+func (b *pendingBatch) finish(err error) {
+	b.done, b.err = true, err
+}
+
+func finishAll(group []*pendingBatch, err error) {
+	for _, b := range group {
+		b.finish(err)
+	}
+}
+
+func (of *openFile) enqueue(b *pendingBatch) {
+	of.qmu.Lock()
+	of.queue = append(of.queue, b)
+	of.qmu.Unlock()
+}
+
+// take moves the oldest queued batches, up to maxGroupBytes (at least one),
+// into of.group and returns it. Called with of.mu held.
+func (of *openFile) take() []*pendingBatch {
+	of.qmu.Lock()
+	defer of.qmu.Unlock()
+	n, size := 0, 0
+	for n < len(of.queue) && (n == 0 || size+len(of.queue[n].data) <= maxGroupBytes) {
+		size += len(of.queue[n].data)
+		n++
+	}
+	of.group = append(of.group[:0], of.queue[:n]...)
+	rest := copy(of.queue, of.queue[n:])
+	clear(of.queue[rest:])
+	of.queue = of.queue[:rest]
+	return of.group
+}
+
+// putBack returns group to the head of the queue, except own, which is
+// dropped from the queue wherever it is. Called with of.mu held.
+func (of *openFile) putBack(group []*pendingBatch, own *pendingBatch) {
+	of.qmu.Lock()
+	defer of.qmu.Unlock()
+	q := make([]*pendingBatch, 0, len(group)+len(of.queue))
+	for _, b := range append(group, of.queue...) {
+		if b != own {
+			q = append(q, b)
+		}
+	}
+	of.queue = q
+}
+
+// commitQueued commits the batches queued on of; own is the caller's. If
+// the file cannot be locked or opened, only own fails: the error may be
+// own's context, and the other batches' callers try again with theirs.
+// Called with of.mu held.
+func (s *Sink) commitQueued(ctx context.Context, of *openFile, own *pendingBatch) {
+	group := of.take()
+	if of.err != nil {
+		finishAll(group, of.err)
+		return
+	}
+	f, size, locked, err := s.lockCurrent(ctx, of)
+	if err != nil {
+		of.putBack(group, own)
+		own.finish(err)
+		return
+	}
+	s.appendGroup(f, size, group)
+	if locked {
+		fsutil.Unlock(int(f.Fd()))
+	}
+}
+
+// lockCurrent takes flock on of's file and returns it with its size. A
+// cached descriptor can outlive the path's file (logrotate renamed it,
+// someone deleted it, the Python sink recreated it); writing there would
+// hide the lines in a rotated file or lose them with a deleted inode, so the
+// descriptor is checked against the path under the lock and reopened when
+// they differ. Without flock on the filesystem, like the Python sink, it
+// goes on unlocked (locked false) rather than lose the batches.
+func (s *Sink) lockCurrent(ctx context.Context, of *openFile) (f *os.File, size int64, locked bool, err error) {
+	for reopens := 0; ; reopens++ {
+		f = of.f
+		fd := int(f.Fd())
+		switch err := s.lockFn(ctx, fd); {
+		case err == nil:
+			locked = true
+		case errors.Is(err, fsutil.ErrLockUnsupported):
+			locked = false
+		default:
+			return nil, 0, false, fmt.Errorf("filesink: lock %s: %w", f.Name(), err)
+		}
+		size, current, err := sizeIfCurrent(f, of.path)
+		if err == nil && current {
+			return f, size, locked, nil
+		}
+		if locked {
+			fsutil.Unlock(fd)
+		}
+		switch {
+		case err != nil:
+			return nil, 0, false, err
+		case reopens == maxReopens:
+			return nil, 0, false, fmt.Errorf("filesink: %s was replaced %d times during one write", of.path, maxReopens)
+		}
+		if err := s.reopen(of); err != nil {
+			return nil, 0, false, err
+		}
+	}
+}
+
+// appendGroup appends each batch of group, one write(2) each, and with
+// fsync batch syncs them all at once; the caller holds the lock and size is
+// the file's size under it. Each batch is all or nothing: one that fails
+// part-way (a full disk takes a prefix and refuses the rest) is cut back
+// out, still under the lock, and fails alone, so no reader trips over a
+// torn fragment and the caller's retry writes it whole. If the shared sync
+// fails, every batch of the group is cut back and fails: the pages the
+// kernel lost may be any of theirs.
+func (s *Sink) appendGroup(f *os.File, size int64, group []*pendingBatch) {
+	end := size // the file's size after the batches written so far
+	written, cut := 0, false
+	for i, b := range group {
+		next, err := s.appendOne(f, end, written > 0, b.data)
+		if err != nil {
+			// With fsync batch the group's sync below makes the cut durable.
+			ok, err := s.undo(f, end, err, s.fsync == FsyncAlways)
+			b.finish(err)
+			cut = true
+			if !ok { // a fragment may follow end: the rest waits for repairTail
+				finishAll(group[i+1:], fmt.Errorf("filesink: not written after a failed undo in %s: %w", f.Name(), err))
+				break
+			}
+			continue
+		}
+		end = next
+		group[written] = b // the ones that still wait for the sync
+		written++
+	}
+	ok := group[:written]
+	if s.fsync == FsyncBatch && (written > 0 || cut) {
+		if err := s.syncFn(f); err != nil {
+			_, err = s.undo(f, size, fmt.Errorf("filesink: sync %s: %w", f.Name(), err), true)
+			finishAll(ok, err)
+			return
+		}
+	}
+	finishAll(ok, nil)
+}
+
+// appendOne appends one batch at size, the file's size, and returns the
+// size after it. It first closes a torn last line, unless a batch of ours,
+// ending in a newline, ends the file.
+func (s *Sink) appendOne(f *os.File, size int64, afterOurs bool, data []byte) (int64, error) {
+	if !afterOurs {
+		var err error
+		if size, err = s.repairTail(f, size); err != nil {
+			return 0, err
+		}
+	}
+	return size + int64(len(data)), s.appendBody(f, data)
+}
+
+// appendBody writes one batch per the fsync mode (with FsyncAlways, a sync
+// after each line).
+func (s *Sink) appendBody(f *os.File, data []byte) error {
+	if s.fsync != FsyncAlways {
+		return s.writeAll(f, data)
+	}
+	for len(data) > 0 {
+		n := bytes.IndexByte(data, '\n') + 1
+		if err := s.writeAll(f, data[:n]); err != nil {
+			return err
+		}
+		if err := s.syncFn(f); err != nil {
+			return fmt.Errorf("filesink: sync %s: %w", f.Name(), err)
+		}
+		data = data[n:]
+	}
+	return nil
+}
+
+// undo cuts f back to size, the length it had before the failed append,
+// syncing the cut when sync is set. It returns whether the cut was made and
+// cause joined with any failure of it. If the cut fails, the next append's
+// repairTail still closes a torn fragment with a newline.
+func (s *Sink) undo(f *os.File, size int64, cause error, sync bool) (cut bool, err error) {
+	if err := f.Truncate(size); err != nil {
+		return false, errors.Join(cause, fmt.Errorf("filesink: undo partial batch in %s (truncate to %d bytes): %w", f.Name(), size, err))
+	}
+	if sync {
+		if err := s.syncFn(f); err != nil {
+			return true, errors.Join(cause, fmt.Errorf("filesink: sync undo of partial batch in %s: %w", f.Name(), err))
+		}
+	}
+	return true, cause
+}

@@ -1,0 +1,262 @@
+package filesink
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"golang.org/x/sys/unix"
+)
+
+// groupRig is a sink whose first sync blocks until release, so that a
+// test can queue batches behind it and have them committed as one group.
+type groupRig struct {
+	t       *testing.T
+	s       *Sink
+	path    string
+	entered chan struct{} // closed when the first sync starts
+	gate    chan struct{} // closed by release
+
+	mu       sync.Mutex
+	syncs    int
+	failSync map[int]error // by 1-based sync number
+}
+
+func newGroupRig(t *testing.T, opts Options) *groupRig {
+	r := &groupRig{t: t, path: filepath.Join(t.TempDir(), "audit.jsonl"),
+		entered: make(chan struct{}), gate: make(chan struct{}), failSync: map[int]error{}}
+	opts.Path, opts.Fsync = r.path, FsyncBatch
+	opts.syncFn = r.sync
+	s, err := New(opts)
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, s.Close()) })
+	r.s = s
+	return r
+}
+
+func (r *groupRig) sync(f *os.File) error {
+	r.mu.Lock()
+	r.syncs++
+	n := r.syncs
+	err := r.failSync[n]
+	r.mu.Unlock()
+	if n == 1 {
+		close(r.entered)
+		<-r.gate
+	}
+	if err != nil {
+		return err
+	}
+	return unix.Fdatasync(int(f.Fd()))
+}
+
+func (r *groupRig) syncCount() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.syncs
+}
+
+// hold writes first and returns once its sync has started: the file's
+// mutex stays taken until release.
+func (r *groupRig) hold(first []byte) <-chan error {
+	done := make(chan error, 1)
+	go func() { done <- r.s.WriteBatch(context.Background(), testSession, first) }()
+	select {
+	case <-r.entered:
+	case <-time.After(10 * time.Second):
+		r.t.Fatal("the first batch never reached its sync")
+	}
+	return done
+}
+
+// queueBehind starts a WriteBatch per batch and returns once all of them
+// wait in the file's queue.
+func (r *groupRig) queueBehind(ctx context.Context, batches ...[]byte) []chan error {
+	results := make([]chan error, len(batches))
+	for i, b := range batches {
+		results[i] = make(chan error, 1)
+		go func() { results[i] <- r.s.WriteBatch(ctx, testSession, b) }()
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for r.queued() < len(batches) {
+		if time.Now().After(deadline) {
+			r.t.Fatalf("only %d of %d batches queued", r.queued(), len(batches))
+		}
+		time.Sleep(time.Millisecond)
+	}
+	return results
+}
+
+func (r *groupRig) queued() int {
+	r.s.mu.Lock()
+	of := r.s.files[r.path]
+	r.s.mu.Unlock()
+	if of == nil {
+		return 0
+	}
+	of.qmu.Lock()
+	defer of.qmu.Unlock()
+	return len(of.queue)
+}
+
+func (r *groupRig) release() { close(r.gate) }
+
+func (r *groupRig) file() string {
+	got, err := os.ReadFile(r.path)
+	require.NoError(r.t, err)
+	return string(got)
+}
+
+func batchNamed(name string, lines int) []byte {
+	var b bytes.Buffer
+	for i := range lines {
+		fmt.Fprintf(&b, "{\"batch\":%q,\"i\":%d}\n", name, i)
+	}
+	return b.Bytes()
+}
+
+// requireWhole checks that the file holds exactly the want batches, each
+// in one piece, in any order.
+func requireWhole(t *testing.T, file string, want ...[]byte) {
+	t.Helper()
+	total := 0
+	for _, b := range want {
+		require.Contains(t, file, string(b), "a batch is missing or torn")
+		total += len(b)
+	}
+	require.Len(t, file, total, "the file holds bytes of no wanted batch")
+}
+
+// TestConcurrentBatchesShareOneSync: batches that queue while another is
+// syncing are committed together, with one fdatasync for all of them, and
+// each lands whole.
+func TestConcurrentBatchesShareOneSync(t *testing.T) {
+	r := newGroupRig(t, Options{})
+	first := batchNamed("first", 3)
+	held := r.hold(first)
+	var rest [][]byte
+	for i := range 8 {
+		rest = append(rest, batchNamed(fmt.Sprintf("b%d", i), 1+i))
+	}
+	results := r.queueBehind(context.Background(), rest...)
+	r.release()
+	require.NoError(t, <-held)
+	for _, res := range results {
+		require.NoError(t, <-res)
+	}
+	require.Equal(t, 2, r.syncCount(), "one sync for the first batch, one for the eight queued behind it")
+	require.True(t, strings.HasPrefix(r.file(), string(first)))
+	requireWhole(t, r.file(), append(rest, first)...)
+}
+
+// TestFailedGroupSyncCutsEveryBatchBack: when the group's shared sync
+// fails, none of its batches is reported written or left in the file (the
+// lost pages may be any of theirs), and their retries land whole.
+func TestFailedGroupSyncCutsEveryBatchBack(t *testing.T) {
+	r := newGroupRig(t, Options{})
+	r.failSync[2] = unix.EIO
+	first := batchNamed("first", 2)
+	held := r.hold(first)
+	a, b := batchNamed("a", 3), batchNamed("b", 4)
+	results := r.queueBehind(context.Background(), a, b)
+	r.release()
+	require.NoError(t, <-held)
+	for _, res := range results {
+		require.ErrorIs(t, <-res, unix.EIO)
+	}
+	require.Equal(t, string(first), r.file(), "a batch of the failed group stayed in the file")
+
+	for _, batch := range [][]byte{a, b} {
+		require.NoError(t, r.s.WriteBatch(context.Background(), testSession, batch))
+	}
+	requireWhole(t, r.file(), first, a, b)
+}
+
+// TestRefusedBatchFailsAloneInItsGroup: a batch the disk refuses part-way
+// is cut back and fails; the batches committed with it are written whole.
+func TestRefusedBatchFailsAloneInItsGroup(t *testing.T) {
+	bad := batchNamed("bad", 5)
+	r := newGroupRig(t, Options{writeFn: func(f *os.File, b []byte) (int, error) {
+		if bytes.Equal(b, bad) {
+			n, _ := f.Write(b[:len(b)/2]) // a full disk takes a prefix
+			return n, unix.ENOSPC
+		}
+		return f.Write(b)
+	}})
+	first := batchNamed("first", 1)
+	held := r.hold(first)
+	a, c := batchNamed("a", 2), batchNamed("c", 3)
+	results := r.queueBehind(context.Background(), a, bad, c)
+	r.release()
+	require.NoError(t, <-held)
+	require.NoError(t, <-results[0])
+	require.ErrorIs(t, <-results[1], unix.ENOSPC)
+	require.NoError(t, <-results[2])
+	require.Equal(t, 2, r.syncCount())
+	requireWhole(t, r.file(), first, a, c)
+}
+
+// TestLockFailureFailsOnlyItsCaller: the goroutine committing a group
+// waits for flock with its own context; when that wait fails, its batch
+// fails and the others stay queued for their own callers to commit.
+func TestLockFailureFailsOnlyItsCaller(t *testing.T) {
+	errLock := errors.New("lock wait ended")
+	var mu sync.Mutex
+	locks := 0
+	r := newGroupRig(t, Options{lockFn: func(ctx context.Context, fd int) error {
+		mu.Lock()
+		locks++
+		n := locks
+		mu.Unlock()
+		if n == 2 { // the first commit after the held batch
+			return errLock
+		}
+		return unix.Flock(fd, unix.LOCK_EX)
+	}})
+	first := batchNamed("first", 1)
+	held := r.hold(first)
+	a, b := batchNamed("a", 2), batchNamed("b", 3)
+	results := r.queueBehind(context.Background(), a, b)
+	r.release()
+	require.NoError(t, <-held)
+	errA, errB := <-results[0], <-results[1]
+	require.True(t, (errA == nil) != (errB == nil), "exactly one batch fails: a %v, b %v", errA, errB)
+	failed, written := a, b
+	if errB != nil {
+		failed, written = b, a
+		errA = errB
+	}
+	require.ErrorIs(t, errA, errLock)
+	require.NotContains(t, r.file(), string(failed))
+	requireWhole(t, r.file(), first, written)
+}
+
+// TestGroupsStayWithinTheirBound: batches that together exceed
+// maxGroupBytes are committed in several groups, each caller waiting until
+// its own batch is done.
+func TestGroupsStayWithinTheirBound(t *testing.T) {
+	r := newGroupRig(t, Options{})
+	first := batchNamed("first", 1)
+	held := r.hold(first)
+	big := make([][]byte, 3)
+	for i := range big {
+		line := fmt.Sprintf("{\"big\":%d,\"pad\":%q}\n", i, strings.Repeat("x", 1000))
+		big[i] = bytes.Repeat([]byte(line), maxGroupBytes*6/10/len(line))
+	}
+	results := r.queueBehind(context.Background(), big...)
+	r.release()
+	require.NoError(t, <-held)
+	for _, res := range results {
+		require.NoError(t, <-res)
+	}
+	require.Equal(t, 4, r.syncCount(), "two of the big batches exceed one group: one sync each")
+	requireWhole(t, r.file(), append(big, first)...)
+}
