@@ -15,15 +15,17 @@ import (
 // waiting for) for one huge write and sync.
 const maxGroupBytes = 16 << 20
 
-// pendingBatch is one WriteBatch call waiting for its file. Whoever holds
-// the file's mutex next commits every batch queued by then (group commit):
-// concurrent writers to one file share one flock hold and, with fsync
-// batch, one fdatasync, instead of queueing for a sync each. done and err
-// are written and read under openFile.mu.
+// pendingBatch is one WriteBatch call. Batches for one file queue up; the
+// one at the front commits the front of the queue as a group (up to
+// maxGroupBytes, itself included) while later ones wait: concurrent writers
+// to one file share one flock hold and, with fsync batch, one fdatasync,
+// instead of waiting for a sync each. Each waiter is woken once, when its
+// batch is done or when it reaches the front and commits next.
 type pendingBatch struct {
-	data []byte
-	done bool
-	err  error
+	data  []byte
+	ready chan struct{} // made for a batch that joins behind others
+	done  bool          // set by the committer before it wakes the batch
+	err   error
 }
 
 func (b *pendingBatch) finish(err error) {
@@ -36,15 +38,21 @@ func finishAll(group []*pendingBatch, err error) {
 	}
 }
 
-func (of *openFile) enqueue(b *pendingBatch) {
+// join queues b and reports whether it is at the front, to commit now.
+func (of *openFile) join(b *pendingBatch) bool {
 	of.qmu.Lock()
+	defer of.qmu.Unlock()
 	of.queue = append(of.queue, b)
-	of.qmu.Unlock()
+	if len(of.queue) == 1 {
+		return true
+	}
+	b.ready = make(chan struct{})
+	return false
 }
 
-// take moves the oldest queued batches, up to maxGroupBytes (at least one),
-// into of.group and returns it. Called with of.mu held.
-func (of *openFile) take() []*pendingBatch {
+// front copies the front of the queue, up to maxGroupBytes and at least
+// the committer's own batch, into of.group. Called with of.mu held.
+func (of *openFile) front() []*pendingBatch {
 	of.qmu.Lock()
 	defer of.qmu.Unlock()
 	n, size := 0, 0
@@ -53,46 +61,47 @@ func (of *openFile) take() []*pendingBatch {
 		n++
 	}
 	of.group = append(of.group[:0], of.queue[:n]...)
-	rest := copy(of.queue, of.queue[n:])
-	clear(of.queue[rest:])
-	of.queue = of.queue[:rest]
 	return of.group
 }
 
-// putBack returns group to the head of the queue, except own, which is
-// dropped from the queue wherever it is. Called with of.mu held.
-func (of *openFile) putBack(group []*pendingBatch, own *pendingBatch) {
+// pop removes the n batches at the front, which are finished, wakes the
+// ones waiting among them (the first is the committer itself) and wakes
+// the batch now at the front to commit next.
+func (of *openFile) pop(n int) {
 	of.qmu.Lock()
 	defer of.qmu.Unlock()
-	q := make([]*pendingBatch, 0, len(group)+len(of.queue))
-	for _, b := range append(group, of.queue...) {
-		if b != own {
-			q = append(q, b)
-		}
+	for _, b := range of.queue[1:n] {
+		close(b.ready)
 	}
-	of.queue = q
+	rest := copy(of.queue, of.queue[n:])
+	clear(of.queue[rest:])
+	of.queue = of.queue[:rest]
+	if rest > 0 {
+		close(of.queue[0].ready)
+	}
 }
 
-// commitQueued commits the batches queued on of; own is the caller's. If
-// the file cannot be locked or opened, only own fails: the error may be
-// own's context, and the other batches' callers try again with theirs.
-// Called with of.mu held.
-func (s *Sink) commitQueued(ctx context.Context, of *openFile, own *pendingBatch) {
-	group := of.take()
+// commit commits the group at the front of of's queue, own first. If the
+// file cannot be locked or opened, only own fails: the error may be own's
+// context, and the batches behind it are committed by their own callers.
+func (s *Sink) commit(ctx context.Context, of *openFile, own *pendingBatch) {
+	of.mu.Lock()
+	group := of.front()
+	n := len(group)
 	if of.err != nil {
 		finishAll(group, of.err)
-		return
-	}
-	f, size, locked, err := s.lockCurrent(ctx, of)
-	if err != nil {
-		of.putBack(group, own)
+	} else if f, size, locked, err := s.lockCurrent(ctx, of); err != nil {
 		own.finish(err)
-		return
+		n = 1
+	} else {
+		s.appendGroup(f, size, group)
+		if locked {
+			fsutil.Unlock(int(f.Fd()))
+		}
 	}
-	s.appendGroup(f, size, group)
-	if locked {
-		fsutil.Unlock(int(f.Fd()))
-	}
+	clear(group) // the batches' data must not stay reachable from the cache
+	of.mu.Unlock()
+	of.pop(n)
 }
 
 // lockCurrent takes flock on of's file and returns it with its size. A

@@ -78,7 +78,7 @@ func (r *groupRig) hold(first []byte) <-chan error {
 }
 
 // queueBehind starts a WriteBatch per batch and returns once all of them
-// wait in the file's queue.
+// wait in the file's queue, behind the held one.
 func (r *groupRig) queueBehind(ctx context.Context, batches ...[]byte) []chan error {
 	results := make([]chan error, len(batches))
 	for i, b := range batches {
@@ -86,15 +86,16 @@ func (r *groupRig) queueBehind(ctx context.Context, batches ...[]byte) []chan er
 		go func() { results[i] <- r.s.WriteBatch(ctx, testSession, b) }()
 	}
 	deadline := time.Now().Add(10 * time.Second)
-	for r.queued() < len(batches) {
+	for r.queued() < 1+len(batches) {
 		if time.Now().After(deadline) {
-			r.t.Fatalf("only %d of %d batches queued", r.queued(), len(batches))
+			r.t.Fatalf("only %d of %d batches queued", r.queued()-1, len(batches))
 		}
 		time.Sleep(time.Millisecond)
 	}
 	return results
 }
 
+// queued is the length of the file's queue, the batch committing included.
 func (r *groupRig) queued() int {
 	r.s.mu.Lock()
 	of := r.s.files[r.path]

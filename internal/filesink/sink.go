@@ -54,17 +54,17 @@ type openFile struct {
 	elem *list.Element
 	refs int
 
-	// mu serializes this process's writers on the descriptor: flock is held
-	// per open file description, so it does not exclude goroutines sharing
-	// one descriptor. It is held by the opener until the file is open, and
-	// then by the goroutine committing the queued batches.
+	// mu is held by the opener until the file is open, and then by the
+	// goroutine committing a group of batches (see pendingBatch): flock is
+	// held per open file description, so it does not exclude goroutines
+	// sharing one descriptor.
 	mu    sync.Mutex
 	f     *os.File
 	err   error           // open failure, seen by goroutines that waited on mu
 	group []*pendingBatch // the batches being committed, reused; under mu
 
-	qmu   sync.Mutex      // guards queue, which writers join without mu
-	queue []*pendingBatch // waiting to be committed, oldest first
+	qmu   sync.Mutex      // guards queue
+	queue []*pendingBatch // the batch being committed first, then those waiting
 }
 
 // New validates opts and returns a Sink. No file is opened until the first
@@ -127,12 +127,12 @@ func (s *Sink) WriteBatch(ctx context.Context, sessionID string, data []byte) er
 	}
 	defer s.release(of)
 	b := &pendingBatch{data: data}
-	of.enqueue(b)
-	of.mu.Lock()
-	for !b.done { // more than one round only when a group is full
-		s.commitQueued(ctx, of, b)
+	if !of.join(b) {
+		<-b.ready
 	}
-	of.mu.Unlock()
+	if !b.done {
+		s.commit(ctx, of, b)
+	}
 	if b.err == nil && s.onWrite != nil {
 		s.onWrite(path, bytes.Count(data, []byte{'\n'}))
 	}
