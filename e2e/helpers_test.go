@@ -327,7 +327,8 @@ type collectorYAML struct {
 	// memoryLimiter puts a memory_limiter in front of the batch processor.
 	memoryLimiter bool
 	// batch and exporter are the YAML bodies of the batch processor and of
-	// the sandboxaudit exporter, written without their own indentation.
+	// the sandboxaudit exporter, written without their own indentation. An
+	// empty batch means no batch processor.
 	batch, exporter string
 }
 
@@ -340,18 +341,23 @@ func (c collectorYAML) String() string {
 	if c.sandboxAddr != "" {
 		fmt.Fprintf(&b, "  sandboxaudit:\n    endpoint: %s\n", c.sandboxAddr)
 	}
-	b.WriteString("processors:\n")
-	processors := "batch"
+	var processors []string
+	if c.memoryLimiter || c.batch != "" {
+		b.WriteString("processors:\n")
+	}
 	if c.memoryLimiter {
 		b.WriteString("  memory_limiter:\n    check_interval: 1s\n    limit_percentage: 80\n    spike_limit_percentage: 20\n")
-		processors = "memory_limiter, batch"
+		processors = append(processors, "memory_limiter")
 	}
-	b.WriteString("  batch:\n" + indentBy(c.batch, "    "))
+	if c.batch != "" {
+		b.WriteString("  batch:\n" + indentBy(c.batch, "    "))
+		processors = append(processors, "batch")
+	}
 	b.WriteString("exporters:\n  sandboxaudit:\n" + indentBy(c.exporter, "    "))
 	b.WriteString("service:\n  telemetry:\n    metrics:\n      level: none\n  pipelines:\n")
 	pipeline := func(signal, receiver string) {
 		fmt.Fprintf(&b, "    %s:\n      receivers: [%s]\n      processors: [%s]\n      exporters: [sandboxaudit]\n",
-			signal, receiver, processors)
+			signal, receiver, strings.Join(processors, ", "))
 	}
 	if c.otlpAddr != "" {
 		pipeline("traces", "otlp")
