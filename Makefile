@@ -13,7 +13,7 @@ GOVULNCHECK_VERSION ?= v1.9.0
 # unpacked offline copy (file:///…), see README "Vulnerabilities".
 VULNDB    ?= https://vuln.go.dev
 
-.PHONY: all test unit e2e vet bench fuzz lint vulncheck build run clean
+.PHONY: all test unit e2e vet bench bench-check bench-e2e bench-single bench-canon fuzz lint vulncheck build run clean
 
 all: test
 
@@ -51,6 +51,16 @@ bench-e2e: build
 	cd bench && $(GO) build -mod=mod -o ../$(BIN)/bench-e2e ./cmd/e2e
 	./$(BIN)/bench-e2e -ours $(BIN)/otelcol-sandboxaudit -baseline $(BIN)/otelcol-fileexporter \
 		-rounds $(BENCH_ROUNDS) -spans $(BENCH_SPANS) -per-request $(BENCH_PER_REQ) -workers $(BENCH_WORKERS)
+
+## bench-single: HttpProxySink-style load (one event per POST) against our collector
+## with fsync batch and fsync never (the ceiling), and BENCH_PREVIOUS (an earlier
+## otelcol-sandboxaudit binary) when set, for BENCH_CLIENTS concurrent sessions
+BENCH_CLIENTS  ?= 1,4,16,64
+BENCH_PREVIOUS ?=
+bench-single: build
+	cd bench && $(GO) build -mod=mod -o ../$(BIN)/bench-single ./cmd/single
+	./$(BIN)/bench-single -ours $(BIN)/otelcol-sandboxaudit -clients $(BENCH_CLIENTS) \
+		-rounds $(BENCH_ROUNDS) $(if $(BENCH_PREVIOUS),-previous $(BENCH_PREVIOUS))
 
 ## bench-canon: `sandboxaudit canon` vs the Python stand-in (bench/canon/reference.py,
 ## needs python3 with pydantic 2) on BENCH_EVENTS HttpProxySink bodies

@@ -54,7 +54,7 @@ func Send(ctx context.Context, endpoint string, reqs [][]byte, workers int) (Res
 		go func() {
 			defer wg.Done()
 			for body := range next {
-				if err := post(ctx, client, endpoint, body); err != nil {
+				if err := post(ctx, client, endpoint, "application/x-protobuf", body); err != nil {
 					errOnce.Do(func() { firstErr = err; cancel() })
 					return
 				}
@@ -66,12 +66,12 @@ func Send(ctx context.Context, endpoint string, reqs [][]byte, workers int) (Res
 	return res, firstErr
 }
 
-func post(ctx context.Context, client *http.Client, endpoint string, body []byte) error {
+func post(ctx context.Context, client *http.Client, endpoint, contentType string, body []byte) error {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, bytes.NewReader(body))
 	if err != nil {
 		return err
 	}
-	req.Header.Set("Content-Type", "application/x-protobuf")
+	req.Header.Set("Content-Type", contentType)
 	resp, err := client.Do(req)
 	if err != nil {
 		return fmt.Errorf("post %s: %w", endpoint, err)

@@ -1,0 +1,52 @@
+package main
+
+import (
+	"fmt"
+	"slices"
+)
+
+// results are events/s per collector and client count, one per round.
+type results map[string]map[int][]float64
+
+func (r results) add(name string, clients int, rate float64) {
+	if r[name] == nil {
+		r[name] = map[int][]float64{}
+	}
+	r[name][clients] = append(r[name][clients], rate)
+}
+
+func (r results) median(name string, clients int) float64 {
+	v := slices.Clone(r[name][clients])
+	slices.Sort(v)
+	if len(v) == 0 {
+		return 0
+	}
+	if len(v)%2 == 1 {
+		return v[len(v)/2]
+	}
+	return (v[len(v)/2-1] + v[len(v)/2]) / 2
+}
+
+// print gives the medians per collector and client count, and the ratios
+// of ours with fsync batch to the others.
+func (r results) print(targets []target, clients []int) {
+	fmt.Println()
+	fmt.Printf("%-8s", "clients")
+	for _, t := range targets {
+		fmt.Printf(" %15s", t.name)
+	}
+	for _, t := range targets[1:] {
+		fmt.Printf(" %18s", "batch / "+t.name)
+	}
+	fmt.Println("   (median events/s)")
+	for _, n := range clients {
+		fmt.Printf("%-8d", n)
+		for _, t := range targets {
+			fmt.Printf(" %15.0f", r.median(t.name, n))
+		}
+		for _, t := range targets[1:] {
+			fmt.Printf(" %18.2f", r.median(targets[0].name, n)/r.median(t.name, n))
+		}
+		fmt.Println()
+	}
+}
