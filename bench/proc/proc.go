@@ -178,6 +178,14 @@ func FileStats(path string) (size int64, lines int, err error) {
 	}
 }
 
-// Settle syncs the disk, so that one run's writeback does not land in the
-// next run's window, whichever collector that is.
-func Settle() { syscall.Sync() }
+// Discard removes a run's directory and then syncs, so that the next run,
+// whichever collector it is, starts on a settled disk: the baseline's
+// output is dropped from the page cache unwritten rather than written back
+// in the next run's window, and the removal's own journal commit (with the
+// discard of the freed blocks on a disk mounted with -o discard) is done
+// before the next run, not in its first fdatasync.
+func Discard(dir string) error {
+	err := os.RemoveAll(dir)
+	syscall.Sync()
+	return err
+}

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"time"
 
@@ -127,8 +126,5 @@ func measure(ctx context.Context, t target, dir string, reqs [][]byte, c config)
 	if t.linesPerSpan > 0 && m.lines != t.linesPerSpan*m.spans {
 		return m, fmt.Errorf("%s holds %d lines, want %d", out, m.lines, t.linesPerSpan*m.spans)
 	}
-	// The baseline leaves its whole output dirty in the page cache (no
-	// fsync); its writeback must not land in the next run's window.
-	proc.Settle()
-	return m, os.RemoveAll(dir)
+	return m, proc.Discard(dir)
 }

@@ -94,66 +94,89 @@ func run(ctx context.Context, c config) error {
 	fmt.Printf("%-5s %-15s %8s %10s\n", "round", "collector", "clients", "events/s")
 	res := results{}
 	for r := 1; r <= c.rounds; r++ {
-		for _, t := range targets {
-			rates, err := measure(ctx, t, filepath.Join(c.dir, fmt.Sprintf("%s-%d", strings.ReplaceAll(t.name, "/", "-"), r)), c)
-			if err != nil {
-				return fmt.Errorf("round %d, %s: %w", r, t.name, err)
-			}
-			for i, n := range c.clients {
-				fmt.Printf("%-5d %-15s %8d %10.0f\n", r, t.name, n, rates[i])
-				res.add(t.name, n, rates[i])
-			}
+		if err := round(ctx, c, r, targets, res); err != nil {
+			return fmt.Errorf("round %d: %w", r, err)
 		}
 	}
 	res.print(targets, c.clients)
 	return nil
 }
 
-// measure runs every client count against one collector process and
-// returns events/s per count, after checking the file holds every
-// acknowledged event.
-func measure(ctx context.Context, t target, dir string, c config) ([]float64, error) {
+// running is one target's collector during a round.
+type running struct {
+	target
+	col      *proc.Collector
+	dir, out string
+	url      string
+	acked    int
+	cutOff   int // at most this many requests were cut off at the ends of load steps
+}
+
+// round starts every target's collector, then runs each client count
+// against each collector in turn (the disk's speed drifts over minutes, so
+// the targets are interleaved step by step, in an order that rotates with
+// the round), and checks that each file holds the acknowledged events.
+func round(ctx context.Context, c config, r int, targets []target, res results) error {
+	var cols []*running
+	defer func() {
+		for _, rc := range cols {
+			rc.col.Kill() // a no-op once it has stopped
+		}
+	}()
+	for _, t := range targets {
+		rc, err := start(ctx, t, filepath.Join(c.dir, fmt.Sprintf("%s-%d", strings.ReplaceAll(t.name, "/", "-"), r)))
+		if err != nil {
+			return fmt.Errorf("%s: %w", t.name, err)
+		}
+		cols = append(cols, rc)
+	}
+	for _, n := range c.clients {
+		for i := range cols {
+			rc := cols[(i+r)%len(cols)]
+			lr, err := load.ProxyEvents{URL: rc.url, Clients: n, For: c.duration}.Send(ctx)
+			if err != nil {
+				return fmt.Errorf("%s: %w\n%s", rc.name, err, rc.col.Stderr())
+			}
+			rc.acked += lr.Requests
+			rc.cutOff += n
+			rate := float64(lr.Requests) / lr.Elapsed.Seconds()
+			fmt.Printf("%-5d %-15s %8d %10.0f\n", r, rc.name, n, rate)
+			res.add(rc.name, n, rate)
+		}
+	}
+	for _, rc := range cols {
+		if err := rc.finish(); err != nil {
+			return fmt.Errorf("%s: %w", rc.name, err)
+		}
+	}
+	return nil
+}
+
+func start(ctx context.Context, t target, dir string) (*running, error) {
 	addr, err := proc.FreeAddr()
 	if err != nil {
 		return nil, err
 	}
-	out := filepath.Join(dir, "events.jsonl")
-	url := "http://" + addr + "/v1/sandbox/events"
-	col, err := proc.Start(ctx, t.bin, dir, collectorConfig(addr, out, t.fsync), url)
-	if err != nil {
-		return nil, err
-	}
-	defer col.Kill() // a no-op once it has stopped
-	var rates []float64
-	acked := 0
-	for _, n := range c.clients {
-		r, err := load.ProxyEvents{URL: url, Clients: n, For: c.duration}.Send(ctx)
-		if err != nil {
-			return nil, fmt.Errorf("%w\n%s", err, col.Stderr())
-		}
-		acked += r.Requests
-		rates = append(rates, float64(r.Requests)/r.Elapsed.Seconds())
-	}
-	if err := col.Stop(); err != nil {
-		return nil, err
-	}
-	// A request cut off by the end of a load step may have been written
-	// without being counted, so the file may hold a few more lines.
-	if _, lines, err := proc.FileStats(out); err != nil {
-		return nil, err
-	} else if lines < acked || lines > acked+len(c.clients)*maxClients(c.clients) {
-		return nil, fmt.Errorf("%s holds %d lines, %d events were acknowledged", out, lines, acked)
-	}
-	proc.Settle()
-	return rates, os.RemoveAll(dir)
+	rc := &running{target: t, dir: dir, out: filepath.Join(dir, "events.jsonl"), url: "http://" + addr + "/v1/sandbox/events"}
+	rc.col, err = proc.Start(ctx, t.bin, dir, collectorConfig(addr, rc.out, t.fsync), rc.url)
+	return rc, err
 }
 
-func maxClients(counts []int) int {
-	m := 0
-	for _, n := range counts {
-		m = max(m, n)
+// finish stops the collector and checks its file: it holds every
+// acknowledged event, and besides them at most the requests cut off at the
+// end of a load step (they may have been written without being counted).
+func (rc *running) finish() error {
+	if err := rc.col.Stop(); err != nil {
+		return err
 	}
-	return m
+	_, lines, err := proc.FileStats(rc.out)
+	if err != nil {
+		return err
+	}
+	if lines < rc.acked || lines > rc.acked+rc.cutOff {
+		return fmt.Errorf("%s holds %d lines, %d events were acknowledged", rc.out, lines, rc.acked)
+	}
+	return proc.Discard(rc.dir)
 }
 
 // collectorConfig is the sandboxaudit receiver straight into the exporter's
