@@ -22,10 +22,12 @@ const (
 	// lose the last seconds of lines (a process crash loses nothing that
 	// WriteBatch reported written).
 	FsyncNever FsyncMode = "never"
-	// FsyncBatch issues one write(2) and then one fdatasync per WriteBatch
-	// call. When WriteBatch returns nil the batch is durable. This is the
-	// default: it is as durable as FsyncAlways at the point the caller is
-	// told "done", at a fraction of the cost.
+	// FsyncBatch issues one write(2) per WriteBatch call and then an
+	// fdatasync; batches that queued for the file while another was being
+	// written share the next one (group commit). When WriteBatch returns
+	// nil the batch is durable. This is the default: it is as durable as
+	// FsyncAlways at the point the caller is told "done", at a fraction of
+	// the cost.
 	FsyncBatch FsyncMode = "batch"
 	// FsyncAlways writes each line with its own write(2) followed by
 	// fdatasync, all under one flock hold (the batch stays contiguous in the
