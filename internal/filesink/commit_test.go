@@ -16,14 +16,14 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// groupRig is a sink whose first sync blocks until release, so that a
+// groupRig is a sink whose first sync blocks until the test lets it go on, so that a
 // test can queue batches behind it and have them committed as one group.
 type groupRig struct {
 	t       *testing.T
 	s       *Sink
 	path    string
 	entered chan struct{} // closed when the first sync starts
-	gate    chan struct{} // closed by release
+	gate    chan struct{} // closed to let the first sync go on
 
 	mu       sync.Mutex
 	syncs    int
@@ -64,26 +64,22 @@ func (r *groupRig) syncCount() int {
 	return r.syncs
 }
 
-// hold writes first and returns once its sync has started: the file's
-// mutex stays taken until release.
-func (r *groupRig) hold(first []byte) <-chan error {
-	done := make(chan error, 1)
-	go func() { done <- r.s.WriteBatch(context.Background(), testSession, first) }()
+// behind writes first, and while its sync is held, starts a WriteBatch
+// per batch and waits until they all queue behind it; then it lets the
+// sync go on, requires first to succeed and returns the batches' results,
+// in order.
+func (r *groupRig) behind(first []byte, batches ...[]byte) []error {
+	held := make(chan error, 1)
+	go func() { held <- r.s.WriteBatch(context.Background(), testSession, first) }()
 	select {
 	case <-r.entered:
 	case <-time.After(10 * time.Second):
 		r.t.Fatal("the first batch never reached its sync")
 	}
-	return done
-}
-
-// queueBehind starts a WriteBatch per batch and returns once all of them
-// wait in the file's queue, behind the held one.
-func (r *groupRig) queueBehind(ctx context.Context, batches ...[]byte) []chan error {
 	results := make([]chan error, len(batches))
 	for i, b := range batches {
 		results[i] = make(chan error, 1)
-		go func() { results[i] <- r.s.WriteBatch(ctx, testSession, b) }()
+		go func() { results[i] <- r.s.WriteBatch(context.Background(), testSession, b) }()
 	}
 	deadline := time.Now().Add(10 * time.Second)
 	for r.queued() < 1+len(batches) {
@@ -92,7 +88,13 @@ func (r *groupRig) queueBehind(ctx context.Context, batches ...[]byte) []chan er
 		}
 		time.Sleep(time.Millisecond)
 	}
-	return results
+	close(r.gate)
+	require.NoError(r.t, <-held)
+	errs := make([]error, len(batches))
+	for i, res := range results {
+		errs[i] = <-res
+	}
+	return errs
 }
 
 // queued is the length of the file's queue, the batch committing included.
@@ -107,8 +109,6 @@ func (r *groupRig) queued() int {
 	defer of.qmu.Unlock()
 	return len(of.queue)
 }
-
-func (r *groupRig) release() { close(r.gate) }
 
 func (r *groupRig) file() string {
 	got, err := os.ReadFile(r.path)
@@ -142,16 +142,12 @@ func requireWhole(t *testing.T, file string, want ...[]byte) {
 func TestConcurrentBatchesShareOneSync(t *testing.T) {
 	r := newGroupRig(t, Options{})
 	first := batchNamed("first", 3)
-	held := r.hold(first)
 	var rest [][]byte
 	for i := range 8 {
 		rest = append(rest, batchNamed(fmt.Sprintf("b%d", i), 1+i))
 	}
-	results := r.queueBehind(context.Background(), rest...)
-	r.release()
-	require.NoError(t, <-held)
-	for _, res := range results {
-		require.NoError(t, <-res)
+	for _, err := range r.behind(first, rest...) {
+		require.NoError(t, err)
 	}
 	require.Equal(t, 2, r.syncCount(), "one sync for the first batch, one for the eight queued behind it")
 	require.True(t, strings.HasPrefix(r.file(), string(first)))
@@ -165,13 +161,9 @@ func TestFailedGroupSyncCutsEveryBatchBack(t *testing.T) {
 	r := newGroupRig(t, Options{})
 	r.failSync[2] = unix.EIO
 	first := batchNamed("first", 2)
-	held := r.hold(first)
 	a, b := batchNamed("a", 3), batchNamed("b", 4)
-	results := r.queueBehind(context.Background(), a, b)
-	r.release()
-	require.NoError(t, <-held)
-	for _, res := range results {
-		require.ErrorIs(t, <-res, unix.EIO)
+	for _, err := range r.behind(first, a, b) {
+		require.ErrorIs(t, err, unix.EIO)
 	}
 	require.Equal(t, string(first), r.file(), "a batch of the failed group stayed in the file")
 
@@ -193,14 +185,11 @@ func TestRefusedBatchFailsAloneInItsGroup(t *testing.T) {
 		return f.Write(b)
 	}})
 	first := batchNamed("first", 1)
-	held := r.hold(first)
 	a, c := batchNamed("a", 2), batchNamed("c", 3)
-	results := r.queueBehind(context.Background(), a, bad, c)
-	r.release()
-	require.NoError(t, <-held)
-	require.NoError(t, <-results[0])
-	require.ErrorIs(t, <-results[1], unix.ENOSPC)
-	require.NoError(t, <-results[2])
+	errs := r.behind(first, a, bad, c)
+	require.NoError(t, errs[0])
+	require.ErrorIs(t, errs[1], unix.ENOSPC)
+	require.NoError(t, errs[2])
 	require.Equal(t, 2, r.syncCount())
 	requireWhole(t, r.file(), first, a, c)
 }
@@ -223,12 +212,9 @@ func TestLockFailureFailsOnlyItsCaller(t *testing.T) {
 		return unix.Flock(fd, unix.LOCK_EX)
 	}})
 	first := batchNamed("first", 1)
-	held := r.hold(first)
 	a, b := batchNamed("a", 2), batchNamed("b", 3)
-	results := r.queueBehind(context.Background(), a, b)
-	r.release()
-	require.NoError(t, <-held)
-	errA, errB := <-results[0], <-results[1]
+	errs := r.behind(first, a, b)
+	errA, errB := errs[0], errs[1]
 	require.True(t, (errA == nil) != (errB == nil), "exactly one batch fails: a %v, b %v", errA, errB)
 	failed, written := a, b
 	if errB != nil {
@@ -246,17 +232,13 @@ func TestLockFailureFailsOnlyItsCaller(t *testing.T) {
 func TestGroupsStayWithinTheirBound(t *testing.T) {
 	r := newGroupRig(t, Options{})
 	first := batchNamed("first", 1)
-	held := r.hold(first)
 	big := make([][]byte, 3)
 	for i := range big {
 		line := fmt.Sprintf("{\"big\":%d,\"pad\":%q}\n", i, strings.Repeat("x", 1000))
 		big[i] = bytes.Repeat([]byte(line), maxGroupBytes*6/10/len(line))
 	}
-	results := r.queueBehind(context.Background(), big...)
-	r.release()
-	require.NoError(t, <-held)
-	for _, res := range results {
-		require.NoError(t, <-res)
+	for _, err := range r.behind(first, big...) {
+		require.NoError(t, err)
 	}
 	require.Equal(t, 4, r.syncCount(), "two of the big batches exceed one group: one sync each")
 	requireWhole(t, r.file(), append(big, first)...)

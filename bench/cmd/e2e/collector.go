@@ -22,9 +22,8 @@ type target struct {
 	linesPerSpan int
 }
 
-// Both configurations turn the collector's own metrics off (the same for
-// both, and no fixed :8888 port to collide on) and otherwise use defaults:
-// no batch processor, no sending queue, synchronous exports.
+// Both configurations use defaults apart from the service section (see
+// proc.Service): no batch processor, no sending queue, synchronous exports.
 func oursConfig(fsync string) string {
 	return `receivers:
   otlp:
@@ -36,20 +35,10 @@ exporters:
     file:
       path: %[2]s
       fsync: ` + fsync + `
-service:
-  telemetry:
-    metrics:
-      level: none
-    logs:
-      level: warn
-  pipelines:
-    traces:
-      receivers: [otlp]
-      exporters: [sandboxaudit]
-`
+` + proc.Service("traces", "otlp", "sandboxaudit")
 }
 
-const baselineConfig = `receivers:
+var baselineConfig = `receivers:
   otlp:
     protocols:
       http:
@@ -57,17 +46,7 @@ const baselineConfig = `receivers:
 exporters:
   file:
     path: %[2]s
-service:
-  telemetry:
-    metrics:
-      level: none
-    logs:
-      level: warn
-  pipelines:
-    traces:
-      receivers: [otlp]
-      exporters: [file]
-`
+` + proc.Service("traces", "otlp", "file")
 
 // measurement is one collector's run.
 type measurement struct {

@@ -16,6 +16,7 @@ import (
 	"syscall"
 
 	"github.com/sandboxaudit/sandboxaudit/bench/load"
+	"github.com/sandboxaudit/sandboxaudit/bench/proc"
 )
 
 func main() {
@@ -52,19 +53,15 @@ func run(ctx context.Context, c config) error {
 	if c.rounds <= 0 {
 		return fmt.Errorf("rounds must be > 0, got %d", c.rounds)
 	}
-	for _, bin := range []string{c.ours, c.baseline} {
-		if _, err := os.Stat(bin); err != nil {
-			return fmt.Errorf("collector binary: %w", err)
-		}
+	if err := proc.Binaries(c.ours, c.baseline); err != nil {
+		return err
 	}
-	if c.dir == "" {
-		d, err := os.MkdirTemp("", "sandboxaudit-bench-")
-		if err != nil {
-			return err
-		}
-		defer os.RemoveAll(d)
-		c.dir = d
+	dir, cleanup, err := proc.Scratch(c.dir, "sandboxaudit-bench-")
+	if err != nil {
+		return err
 	}
+	defer cleanup()
+	c.dir = dir
 	reqs, err := load.Requests(c.shape)
 	if err != nil {
 		return err

@@ -2,7 +2,8 @@ package main
 
 import (
 	"fmt"
-	"slices"
+
+	"github.com/sandboxaudit/sandboxaudit/bench/stats"
 )
 
 func printHeader() {
@@ -35,7 +36,7 @@ func printSummary(all []measurement, ours, base string) {
 		for i, m := range ms {
 			v[i] = f(m)
 		}
-		return median(v)
+		return stats.Median(v)
 	}
 	sps := measurement.spansPerSec
 	cpu := measurement.cpuPer100k
@@ -58,16 +59,4 @@ func fmtRatios(r []float64) string {
 		s += fmt.Sprintf("%.2f", v)
 	}
 	return s
-}
-
-func median(v []float64) float64 {
-	if len(v) == 0 {
-		return 0
-	}
-	v = slices.Clone(v)
-	slices.Sort(v)
-	if len(v)%2 == 1 {
-		return v[len(v)/2]
-	}
-	return (v[len(v)/2-1] + v[len(v)/2]) / 2
 }

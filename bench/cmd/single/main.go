@@ -77,19 +77,19 @@ func run(ctx context.Context, c config) error {
 	if c.previous != "" {
 		targets = append(targets, target{"previous/batch", c.previous, "batch"})
 	}
+	var bins []string
 	for _, t := range targets {
-		if _, err := os.Stat(t.bin); err != nil {
-			return fmt.Errorf("collector binary: %w", err)
-		}
+		bins = append(bins, t.bin)
 	}
-	if c.dir == "" {
-		d, err := os.MkdirTemp("", "sandboxaudit-single-")
-		if err != nil {
-			return err
-		}
-		defer os.RemoveAll(d)
-		c.dir = d
+	if err := proc.Binaries(bins...); err != nil {
+		return err
 	}
+	dir, cleanup, err := proc.Scratch(c.dir, "sandboxaudit-single-")
+	if err != nil {
+		return err
+	}
+	defer cleanup()
+	c.dir = dir
 	fmt.Printf("load: one event per POST, %s per client count, clients %v\n", c.duration, c.clients)
 	fmt.Printf("%-5s %-15s %8s %10s\n", "round", "collector", "clients", "events/s")
 	res := results{}
@@ -191,15 +191,5 @@ exporters:
     file:
       path: %s
       fsync: %s
-service:
-  telemetry:
-    metrics:
-      level: none
-    logs:
-      level: warn
-  pipelines:
-    logs:
-      receivers: [sandboxaudit]
-      exporters: [sandboxaudit]
-`, addr, out, fsync)
+`, addr, out, fsync) + proc.Service("logs", "sandboxaudit", "sandboxaudit")
 }

@@ -2,7 +2,8 @@ package main
 
 import (
 	"fmt"
-	"slices"
+
+	"github.com/sandboxaudit/sandboxaudit/bench/stats"
 )
 
 // results are events/s per collector and client count, one per round.
@@ -16,15 +17,7 @@ func (r results) add(name string, clients int, rate float64) {
 }
 
 func (r results) median(name string, clients int) float64 {
-	v := slices.Clone(r[name][clients])
-	slices.Sort(v)
-	if len(v) == 0 {
-		return 0
-	}
-	if len(v)%2 == 1 {
-		return v[len(v)/2]
-	}
-	return (v[len(v)/2-1] + v[len(v)/2]) / 2
+	return stats.Median(r[name][clients])
 }
 
 // print gives the medians per collector and client count, and the ratios
