@@ -50,13 +50,14 @@ func (of *openFile) join(b *pendingBatch) bool {
 	return false
 }
 
-// front copies the front of the queue, up to maxGroupBytes and at least
-// the committer's own batch, into of.group. Called with of.mu held.
-func (of *openFile) front() []*pendingBatch {
+// front copies the front of the queue into of.group and returns it: the
+// committer's own batch and, when grouped, those after it up to
+// maxGroupBytes. Called with of.mu held.
+func (of *openFile) front(grouped bool) []*pendingBatch {
 	of.qmu.Lock()
 	defer of.qmu.Unlock()
-	n, size := 0, 0
-	for n < len(of.queue) && (n == 0 || size+len(of.queue[n].data) <= maxGroupBytes) {
+	n, size := 1, len(of.queue[0].data)
+	for grouped && n < len(of.queue) && size+len(of.queue[n].data) <= maxGroupBytes {
 		size += len(of.queue[n].data)
 		n++
 	}
@@ -64,14 +65,20 @@ func (of *openFile) front() []*pendingBatch {
 	return of.group
 }
 
-// pop removes the n batches at the front, which are finished, wakes the
-// ones waiting among them (the first is the committer itself) and wakes
-// the batch now at the front to commit next.
+// pop removes the n batches at the front, wakes the ones waiting among them
+// (the first is the committer itself), and wakes the batch now at the front
+// to commit next. A batch not finished by then (the commit panicked) fails,
+// so that its caller does not take itself for the next committer.
 func (of *openFile) pop(n int) {
 	of.qmu.Lock()
 	defer of.qmu.Unlock()
-	for _, b := range of.queue[1:n] {
-		close(b.ready)
+	for i, b := range of.queue[:n] {
+		if !b.done {
+			b.finish(errCommitAborted)
+		}
+		if i > 0 {
+			close(b.ready)
+		}
 	}
 	rest := copy(of.queue, of.queue[n:])
 	clear(of.queue[rest:])
@@ -81,27 +88,36 @@ func (of *openFile) pop(n int) {
 	}
 }
 
+var errCommitAborted = errors.New("filesink: commit aborted")
+
 // commit commits the group at the front of of's queue, own first. If the
-// file cannot be locked or opened, only own fails: the error may be own's
-// context, and the batches behind it are committed by their own callers.
+// file could not be opened or cannot be locked, only own fails (the error
+// may be own's context): the batches behind it try again with their own
+// callers.
 func (s *Sink) commit(ctx context.Context, of *openFile, own *pendingBatch) {
+	n := 1 // batches to pop: own, or the group once taken
+	defer func() { of.pop(n) }()
 	of.mu.Lock()
-	group := of.front()
-	n := len(group)
+	defer of.mu.Unlock()
 	if of.err != nil {
-		finishAll(group, of.err)
-	} else if f, size, locked, err := s.lockCurrent(ctx, of); err != nil {
-		own.finish(err)
-		n = 1
-	} else {
-		s.appendGroup(f, size, group)
-		if locked {
-			fsutil.Unlock(int(f.Fd()))
-		}
+		own.finish(of.err)
+		return
 	}
-	clear(group) // the batches' data must not stay reachable from the cache
-	of.mu.Unlock()
-	of.pop(n)
+	f, size, locked, err := s.lockCurrent(ctx, of)
+	if err != nil {
+		own.finish(err)
+		return
+	}
+	// Taken under the lock: batches that queued while it was awaited join.
+	// With fsync always, a group would save no sync and only hold the lock
+	// longer against another writer, so each batch goes alone.
+	group := of.front(s.fsync != FsyncAlways)
+	n = len(group)
+	defer clear(group) // the batches' data must not stay reachable from the cache
+	if locked {
+		defer fsutil.Unlock(int(f.Fd()))
+	}
+	s.appendGroup(f, size, group)
 }
 
 // lockCurrent takes flock on of's file and returns it with its size. A
@@ -111,15 +127,15 @@ func (s *Sink) commit(ctx context.Context, of *openFile, own *pendingBatch) {
 // descriptor is checked against the path under the lock and reopened when
 // they differ. Without flock on the filesystem, like the Python sink, it
 // goes on unlocked (locked false) rather than lose the batches.
-func (s *Sink) lockCurrent(ctx context.Context, of *openFile) (f *os.File, size int64, locked bool, err error) {
+func (s *Sink) lockCurrent(ctx context.Context, of *openFile) (*os.File, int64, bool, error) {
 	for reopens := 0; ; reopens++ {
-		f = of.f
+		f := of.f
 		fd := int(f.Fd())
+		locked := false
 		switch err := s.lockFn(ctx, fd); {
 		case err == nil:
 			locked = true
 		case errors.Is(err, fsutil.ErrLockUnsupported):
-			locked = false
 		default:
 			return nil, 0, false, fmt.Errorf("filesink: lock %s: %w", f.Name(), err)
 		}
@@ -142,43 +158,42 @@ func (s *Sink) lockCurrent(ctx context.Context, of *openFile) (f *os.File, size 
 	}
 }
 
-// appendGroup appends each batch of group, one write(2) each, and with
-// fsync batch syncs them all at once; the caller holds the lock and size is
-// the file's size under it. Each batch is all or nothing: one that fails
-// part-way (a full disk takes a prefix and refuses the rest) is cut back
-// out, still under the lock, and fails alone, so no reader trips over a
-// torn fragment and the caller's retry writes it whole. If the shared sync
-// fails, every batch of the group is cut back and fails: the pages the
-// kernel lost may be any of theirs.
+// appendGroup appends each batch of group (one write(2) per batch, or per
+// line with fsync always) and with fsync batch syncs them all at once; the
+// caller holds the lock and size is the file's size under it. Each batch
+// is all or nothing: one that fails part-way (a full disk takes a prefix
+// and refuses the rest) is cut back out, still under the lock, and fails
+// alone, so no reader trips over a torn fragment and the caller's retry
+// writes it whole. If the shared sync fails, every batch of the group is
+// cut back and fails: the pages the kernel lost may be any of theirs.
 func (s *Sink) appendGroup(f *os.File, size int64, group []*pendingBatch) {
-	end := size // the file's size after the batches written so far
-	written, cut := 0, false
+	end := size           // the file's size after the batches written so far
+	synced := group[:0:0] // the batches written, which wait for the sync
+	cut := false
 	for i, b := range group {
-		next, err := s.appendOne(f, end, written > 0, b.data)
-		if err != nil {
-			// With fsync batch the group's sync below makes the cut durable.
-			ok, err := s.undo(f, end, err, s.fsync == FsyncAlways)
-			b.finish(err)
-			cut = true
-			if !ok { // a fragment may follow end: the rest waits for repairTail
-				finishAll(group[i+1:], fmt.Errorf("filesink: not written after a failed undo in %s: %w", f.Name(), err))
-				break
-			}
+		next, err := s.appendOne(f, end, len(synced) > 0, b.data)
+		if err == nil {
+			end = next
+			synced = append(synced, b)
 			continue
 		}
-		end = next
-		group[written] = b // the ones that still wait for the sync
-		written++
+		// With fsync batch the group's sync below makes the cut durable.
+		made, err := s.undo(f, end, err, s.fsync == FsyncAlways)
+		b.finish(err)
+		cut = true
+		if !made { // a fragment may follow end: the rest waits for repairTail
+			finishAll(group[i+1:], fmt.Errorf("filesink: not written after a failed undo in %s: %v", f.Name(), err))
+			break
+		}
 	}
-	ok := group[:written]
-	if s.fsync == FsyncBatch && (written > 0 || cut) {
+	if s.fsync == FsyncBatch && (len(synced) > 0 || cut) {
 		if err := s.syncFn(f); err != nil {
 			_, err = s.undo(f, size, fmt.Errorf("filesink: sync %s: %w", f.Name(), err), true)
-			finishAll(ok, err)
+			finishAll(synced, err)
 			return
 		}
 	}
-	finishAll(ok, nil)
+	finishAll(synced, nil)
 }
 
 // appendOne appends one batch at size, the file's size, and returns the

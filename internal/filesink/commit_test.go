@@ -23,7 +23,8 @@ type groupRig struct {
 	s       *Sink
 	path    string
 	entered chan struct{} // closed when the first sync starts
-	gate    chan struct{} // closed to let the first sync go on
+	gate    chan struct{} // closed by letGo
+	letGo   func()        // lets the first sync go on (also at cleanup)
 
 	mu       sync.Mutex
 	syncs    int
@@ -33,12 +34,17 @@ type groupRig struct {
 func newGroupRig(t *testing.T, opts Options) *groupRig {
 	r := &groupRig{t: t, path: filepath.Join(t.TempDir(), "audit.jsonl"),
 		entered: make(chan struct{}), gate: make(chan struct{}), failSync: map[int]error{}}
-	opts.Path, opts.Fsync = r.path, FsyncBatch
+	opts.Path = r.path
+	if opts.Fsync == "" {
+		opts.Fsync = FsyncBatch
+	}
 	opts.syncFn = r.sync
 	s, err := New(opts)
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, s.Close()) })
 	r.s = s
+	r.letGo = sync.OnceFunc(func() { close(r.gate) })
+	t.Cleanup(r.letGo) // runs before the sink's Close: a failed test must not hang it
 	return r
 }
 
@@ -88,7 +94,7 @@ func (r *groupRig) behind(first []byte, batches ...[]byte) []error {
 		}
 		time.Sleep(time.Millisecond)
 	}
-	close(r.gate)
+	r.letGo()
 	require.NoError(r.t, <-held)
 	errs := make([]error, len(batches))
 	for i, res := range results {
@@ -240,6 +246,59 @@ func TestGroupsStayWithinTheirBound(t *testing.T) {
 	for _, err := range r.behind(first, big...) {
 		require.NoError(t, err)
 	}
-	require.Equal(t, 4, r.syncCount(), "two of the big batches exceed one group: one sync each")
+	require.Equal(t, 4, r.syncCount(), "no two of the big batches fit in one group: one sync each")
 	requireWhole(t, r.file(), append(big, first)...)
+}
+
+// TestFsyncAlwaysCommitsBatchesAlone: with a sync per line a group would
+// save no sync and only hold the lock longer against another writer (the
+// Python sink), so each queued batch takes the lock on its own.
+func TestFsyncAlwaysCommitsBatchesAlone(t *testing.T) {
+	var mu sync.Mutex
+	locks := 0
+	r := newGroupRig(t, Options{Fsync: FsyncAlways, lockFn: func(ctx context.Context, fd int) error {
+		mu.Lock()
+		locks++
+		mu.Unlock()
+		return unix.Flock(fd, unix.LOCK_EX)
+	}})
+	first := batchNamed("first", 2)
+	rest := [][]byte{batchNamed("a", 2), batchNamed("b", 3), batchNamed("c", 1)}
+	for _, err := range r.behind(first, rest...) {
+		require.NoError(t, err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	require.Equal(t, 4, locks, "one lock hold per batch")
+	require.Equal(t, 8, r.syncCount(), "one sync per line")
+	requireWhole(t, r.file(), append(rest, first)...)
+}
+
+// TestBatchesQueuedDuringTheLockWaitJoin: the group is taken once the file
+// is locked, so batches that queue while another process (the Python sink)
+// holds the lock are written with the first one and share its sync.
+func TestBatchesQueuedDuringTheLockWaitJoin(t *testing.T) {
+	r := newGroupRig(t, Options{})
+	r.letGo() // no held sync here: the other process's lock holds the queue
+	holder, err := os.OpenFile(r.path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	require.NoError(t, err)
+	defer func() { _ = holder.Close() }()
+	require.NoError(t, unix.Flock(int(holder.Fd()), unix.LOCK_EX))
+
+	batches := [][]byte{batchNamed("x", 1), batchNamed("y", 2), batchNamed("z", 3)}
+	results := make(chan error, len(batches))
+	for i, b := range batches {
+		go func() { results <- r.s.WriteBatch(context.Background(), testSession, b) }()
+		deadline := time.Now().Add(10 * time.Second)
+		for r.queued() < i+1 {
+			require.False(t, time.Now().After(deadline), "batch %d never queued", i)
+			time.Sleep(time.Millisecond)
+		}
+	}
+	require.NoError(t, unix.Flock(int(holder.Fd()), unix.LOCK_UN))
+	for range batches {
+		require.NoError(t, <-results)
+	}
+	require.Equal(t, 1, r.syncCount(), "the batches that queued during the lock wait share one sync")
+	requireWhole(t, r.file(), batches...)
 }

@@ -55,9 +55,10 @@ type openFile struct {
 	refs int
 
 	// mu is held by the opener until the file is open, and then by the
-	// goroutine committing a group of batches (see pendingBatch): flock is
-	// held per open file description, so it does not exclude goroutines
-	// sharing one descriptor.
+	// goroutine committing a group of batches (see pendingBatch; the queue
+	// lets one commit at a time, since flock, held per open file
+	// description, does not exclude goroutines sharing one descriptor). It
+	// guards f, err and group.
 	mu    sync.Mutex
 	f     *os.File
 	err   error           // open failure, seen by goroutines that waited on mu
