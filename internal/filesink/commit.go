@@ -17,7 +17,8 @@ const maxGroupBytes = 16 << 20
 
 // pendingBatch is one WriteBatch call. Batches for one file queue up; the
 // one at the front commits the front of the queue as a group (up to
-// maxGroupBytes, itself included) while later ones wait: concurrent writers
+// maxGroupBytes, itself included; alone with fsync always, see commit)
+// while later ones wait: concurrent writers
 // to one file share one flock hold and, with fsync batch, one fdatasync,
 // instead of waiting for a sync each. Each waiter is woken once, when its
 // batch is done or when it reaches the front and commits next.
