@@ -8,116 +8,43 @@ import (
 	"os"
 
 	"github.com/sandboxaudit/sandboxaudit/internal/fsutil"
+	"github.com/sandboxaudit/sandboxaudit/internal/groupcommit"
 )
 
-// maxGroupBytes bounds one group commit, so that a crowd of writers cannot
-// hold the file's flock (which another process, the Python sink, may be
-// waiting for) for one huge write and sync.
+// maxGroupBytes bounds one group commit (see groupcommit), so that a crowd
+// of writers cannot hold the file's flock (which another process, the
+// Python sink, may be waiting for) for one huge write and sync.
 const maxGroupBytes = 16 << 20
 
-// pendingBatch is one WriteBatch call. Batches for one file queue up; the
-// one at the front commits the front of the queue as a group (up to
-// maxGroupBytes, itself included; alone with fsync always, see commit)
-// while later ones wait: concurrent writers
-// to one file share one flock hold and, with fsync batch, one fdatasync,
-// instead of waiting for a sync each. Each waiter is woken once, when its
-// batch is done or when it reaches the front and commits next.
-type pendingBatch struct {
-	data  []byte
-	ready chan struct{} // made for a batch that joins behind others
-	done  bool          // set by the committer before it wakes the batch
-	err   error
-}
-
-func (b *pendingBatch) finish(err error) {
-	b.done, b.err = true, err
-}
-
-func finishAll(group []*pendingBatch, err error) {
-	for _, b := range group {
-		b.finish(err)
-	}
-}
-
-// join queues b and reports whether it is at the front, to commit now.
-func (of *openFile) join(b *pendingBatch) bool {
-	of.qmu.Lock()
-	defer of.qmu.Unlock()
-	of.queue = append(of.queue, b)
-	if len(of.queue) == 1 {
-		return true
-	}
-	b.ready = make(chan struct{})
-	return false
-}
-
-// front copies the front of the queue into of.group and returns it: the
-// committer's own batch and, when grouped, those after it up to
-// maxGroupBytes. Called with of.mu held.
-func (of *openFile) front(grouped bool) []*pendingBatch {
-	of.qmu.Lock()
-	defer of.qmu.Unlock()
-	n, size := 1, len(of.queue[0].data)
-	for grouped && n < len(of.queue) && size+len(of.queue[n].data) <= maxGroupBytes {
-		size += len(of.queue[n].data)
-		n++
-	}
-	of.group = append(of.group[:0], of.queue[:n]...)
-	return of.group
-}
-
-// pop removes the n batches at the front, wakes the ones waiting among them
-// (the first is the committer itself), and wakes the batch now at the front
-// to commit next. A batch not finished by then (the commit panicked) fails,
-// so that its caller does not take itself for the next committer.
-func (of *openFile) pop(n int) {
-	of.qmu.Lock()
-	defer of.qmu.Unlock()
-	for i, b := range of.queue[:n] {
-		if !b.done {
-			b.finish(errCommitAborted)
-		}
-		if i > 0 {
-			close(b.ready)
-		}
-	}
-	rest := copy(of.queue, of.queue[n:])
-	clear(of.queue[rest:])
-	of.queue = of.queue[:rest]
-	if rest > 0 {
-		close(of.queue[0].ready)
-	}
-}
-
-var errCommitAborted = errors.New("filesink: commit aborted")
-
-// commit commits the group at the front of of's queue, own first. If the
-// file could not be opened or cannot be locked, only own fails (the error
-// may be own's context): the batches behind it try again with their own
-// callers.
-func (s *Sink) commit(ctx context.Context, of *openFile, own *pendingBatch) {
+// commit commits the group at the front of of's queue, own first (see
+// groupcommit). If the file could not be opened or cannot be locked, only
+// own fails (the error may be own's context): the batches behind it try
+// again with their own callers.
+func (s *Sink) commit(ctx context.Context, of *openFile, own *groupcommit.Batch) {
 	n := 1 // batches to pop: own, or the group once taken
-	defer func() { of.pop(n) }()
+	defer func() { of.queue.Pop(n) }()
 	of.mu.Lock()
 	defer of.mu.Unlock()
 	if of.err != nil {
-		own.finish(of.err)
+		own.Finish(of.err)
 		return
 	}
 	f, size, locked, err := s.lockCurrent(ctx, of)
 	if err != nil {
-		own.finish(err)
+		own.Finish(err)
 		return
 	}
-	// Taken under the lock: batches that queued while it was awaited join.
-	// With fsync always, a group would save no sync and only hold the lock
-	// longer against another writer, so each batch goes alone.
-	group := of.front(s.fsync != FsyncAlways)
-	n = len(group)
-	defer clear(group) // the batches' data must not stay reachable from the cache
 	if locked {
 		defer fsutil.Unlock(int(f.Fd()))
 	}
+	// With fsync always a group would save no sync and only hold the lock
+	// longer against another writer, so each batch goes alone.
+	limit := maxGroupBytes
+	if s.fsync == FsyncAlways {
+		limit = 0
+	}
+	group := of.queue.Group(limit)
+	n = len(group)
 	s.appendGroup(f, size, group)
 }
 
@@ -167,12 +94,12 @@ func (s *Sink) lockCurrent(ctx context.Context, of *openFile) (*os.File, int64, 
 // alone, so no reader trips over a torn fragment and the caller's retry
 // writes it whole. If the shared sync fails, every batch of the group is
 // cut back and fails: the pages the kernel lost may be any of theirs.
-func (s *Sink) appendGroup(f *os.File, size int64, group []*pendingBatch) {
+func (s *Sink) appendGroup(f *os.File, size int64, group []*groupcommit.Batch) {
 	end := size           // the file's size after the batches written so far
 	synced := group[:0:0] // the batches written, which wait for the sync
 	cut := false
 	for i, b := range group {
-		next, err := s.appendOne(f, end, len(synced) > 0, b.data)
+		next, err := s.appendOne(f, end, len(synced) > 0, b.Data)
 		if err == nil {
 			end = next
 			synced = append(synced, b)
@@ -180,21 +107,21 @@ func (s *Sink) appendGroup(f *os.File, size int64, group []*pendingBatch) {
 		}
 		// With fsync batch the group's sync below makes the cut durable.
 		made, err := s.undo(f, end, err, s.fsync == FsyncAlways)
-		b.finish(err)
+		b.Finish(err)
 		cut = true
 		if !made { // a fragment may follow end: the rest waits for repairTail
-			finishAll(group[i+1:], fmt.Errorf("filesink: not written after a failed undo in %s: %v", f.Name(), err))
+			groupcommit.FinishAll(group[i+1:], fmt.Errorf("filesink: not written after a failed undo in %s: %v", f.Name(), err))
 			break
 		}
 	}
 	if s.fsync == FsyncBatch && (len(synced) > 0 || cut) {
 		if err := s.syncFn(f); err != nil {
 			_, err = s.undo(f, size, fmt.Errorf("filesink: sync %s: %w", f.Name(), err), true)
-			finishAll(synced, err)
+			groupcommit.FinishAll(synced, err)
 			return
 		}
 	}
-	finishAll(synced, nil)
+	groupcommit.FinishAll(synced, nil)
 }
 
 // appendOne appends one batch at size, the file's size, and returns the

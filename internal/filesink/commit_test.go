@@ -111,9 +111,7 @@ func (r *groupRig) queued() int {
 	if of == nil {
 		return 0
 	}
-	of.qmu.Lock()
-	defer of.qmu.Unlock()
-	return len(of.queue)
+	return of.queue.Len()
 }
 
 func (r *groupRig) file() string {

@@ -10,6 +10,8 @@ import (
 	"os"
 	"sync"
 	"sync/atomic"
+
+	"github.com/sandboxaudit/sandboxaudit/internal/groupcommit"
 )
 
 // ErrClosed is returned by WriteBatch after Close.
@@ -55,17 +57,13 @@ type openFile struct {
 	refs int
 
 	// mu is held by the opener until the file is open, and then by the
-	// goroutine committing a group of batches (see pendingBatch; the queue
-	// lets one commit at a time, since flock, held per open file
-	// description, does not exclude goroutines sharing one descriptor). It
-	// guards f, err and group.
+	// goroutine committing a group of batches (the queue lets one commit at
+	// a time, since flock, held per open file description, does not
+	// exclude goroutines sharing one descriptor). It guards f and err.
 	mu    sync.Mutex
 	f     *os.File
-	err   error           // open failure, seen by goroutines that waited on mu
-	group []*pendingBatch // the batches being committed, reused; under mu
-
-	qmu   sync.Mutex      // guards queue
-	queue []*pendingBatch // the batch being committed first, then those waiting
+	err   error // open failure, seen by goroutines that waited on mu
+	queue groupcommit.Queue
 }
 
 // New validates opts and returns a Sink. No file is opened until the first
@@ -107,7 +105,7 @@ func (s *Sink) PathFor(sessionID string) (string, error) {
 // the file of sessionID. Under flock(LOCK_EX) it issues one write(2) for the
 // whole batch (a short write is continued before the lock is released), then
 // syncs per the fsync mode; batches written concurrently to one file share
-// the lock hold and the sync (see pendingBatch). Empty data is a no-op.
+// the lock hold and the sync (see groupcommit). Empty data is a no-op.
 //
 // If the file does not end in '\n' (another writer died mid-line), a '\n' is
 // written first so that our first line stays intact.
@@ -127,17 +125,14 @@ func (s *Sink) WriteBatch(ctx context.Context, sessionID string, data []byte) er
 		return err
 	}
 	defer s.release(of)
-	b := &pendingBatch{data: data}
-	if !of.join(b) {
-		<-b.ready
-	}
-	if !b.done {
+	b := &groupcommit.Batch{Data: data}
+	if of.queue.Wait(b) {
 		s.commit(ctx, of, b)
 	}
-	if b.err == nil && s.onWrite != nil {
+	if b.Err() == nil && s.onWrite != nil {
 		s.onWrite(path, bytes.Count(data, []byte{'\n'}))
 	}
-	return b.err
+	return b.Err()
 }
 
 // maxReopens bounds how often one write chases a path that keeps being
