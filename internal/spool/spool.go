@@ -27,6 +27,7 @@ import (
 	"time"
 
 	"github.com/sandboxaudit/sandboxaudit/internal/fsutil"
+	"github.com/sandboxaudit/sandboxaudit/internal/groupcommit"
 )
 
 var (
@@ -85,6 +86,13 @@ type Spool struct {
 	ack    int64 // first unacknowledged byte
 	closed bool
 	broken error // set when a failed append could not be rolled back
+
+	queue groupcommit.Queue // appends waiting for mu (see commit)
+
+	// writeFn and syncFn are write(2) and fdatasync(2) on the file; tests
+	// put failing or slow ones here.
+	writeFn func(*os.File, []byte) (int, error)
+	syncFn  func(*os.File) error
 }
 
 // Open opens (creating 0600, parent directories 0700) the spool at
@@ -118,6 +126,8 @@ func Open(ctx context.Context, opts Options) (*Spool, error) {
 		compactPath:  path + ".compact",
 		maxSize:      opts.MaxSize,
 		compactBytes: opts.CompactBytes,
+		writeFn:      (*os.File).Write,
+		syncFn:       fsutil.Fdatasync,
 	}
 	if s.compactBytes == 0 {
 		s.compactBytes = DefaultCompactBytes
@@ -281,9 +291,11 @@ func (s *Spool) Recovery() Recovery { return s.recovery }
 func (s *Spool) Path() string { return s.path }
 
 // Append durably adds lines (one or more complete '\n'-terminated lines)
-// with one write and one fdatasync; when it returns nil the lines survive a
-// crash. If they would take the pending bytes over MaxSize it writes nothing
-// and returns an error wrapping ErrFull.
+// with one write and an fdatasync; when it returns nil the lines survive a
+// crash. Appends that queue while another is being written share its
+// successor's sync (see groupcommit). If the lines would take the pending
+// bytes over MaxSize it writes nothing and returns an error wrapping
+// ErrFull.
 func (s *Spool) Append(ctx context.Context, lines []byte) error {
 	if len(lines) == 0 {
 		return nil
@@ -294,34 +306,78 @@ func (s *Spool) Append(ctx context.Context, lines []byte) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	b := &groupcommit.Batch{Data: lines}
+	if s.queue.Wait(b) {
+		s.commit(b)
+	}
+	return b.Err()
+}
+
+// maxGroupBytes bounds the lines one sync covers.
+const maxGroupBytes = 16 << 20
+
+// commit appends the group at the front of the queue, own first.
+func (s *Spool) commit(own *groupcommit.Batch) {
+	n := 1 // batches to pop: own, or the group once taken
+	defer func() { s.queue.Pop(n) }()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	switch {
 	case s.closed:
-		return ErrClosed
+		own.Finish(ErrClosed)
+		return
 	case s.broken != nil:
-		return fmt.Errorf("spool %s: unusable until reopened: %w", s.path, s.broken)
+		own.Finish(fmt.Errorf("spool %s: unusable until reopened: %w", s.path, s.broken))
+		return
 	}
-	if pending := s.end - s.ack; s.maxSize > 0 && pending+int64(len(lines)) > s.maxSize {
-		return fmt.Errorf("spool %s: %d pending + %d new bytes exceed max size %d: %w", s.path, pending, len(lines), s.maxSize, ErrFull)
-	}
-	// os.File.Write continues short writes; an error may still leave part
-	// of the lines behind, which rollback removes.
-	if _, err := s.f.Write(lines); err != nil {
-		return s.rollbackLocked(fmt.Errorf("spool %s: write: %w", s.path, err))
-	}
-	if err := fsutil.Fdatasync(s.f); err != nil {
-		// After a failed sync the page cache cannot be trusted to reach the
-		// disk; drop the lines so the caller's error is the whole truth.
-		return s.rollbackLocked(fmt.Errorf("spool %s: sync: %w", s.path, err))
-	}
-	s.end += int64(len(lines))
-	return nil
+	group := s.queue.Group(maxGroupBytes)
+	n = len(group)
+	s.appendGroupLocked(group)
 }
 
-func (s *Spool) rollbackLocked(err error) error {
-	if terr := s.f.Truncate(s.end); terr != nil {
-		// The file may now end in a partial line; Open's recovery cuts it.
+// appendGroupLocked writes each batch of group that fits under MaxSize and
+// then syncs them all. A batch whose write fails is cut back out and fails
+// alone; if the sync fails, all of them are cut back and fail: after a
+// failed sync the page cache cannot be trusted to reach the disk, so the
+// caller's error must be the whole truth. s.end moves only after the sync,
+// so Replay never reads lines that are not durable.
+func (s *Spool) appendGroupLocked(group []*groupcommit.Batch) {
+	end := s.end
+	var written []*groupcommit.Batch
+	for i, b := range group {
+		if pending := end - s.ack; s.maxSize > 0 && pending+int64(len(b.Data)) > s.maxSize {
+			b.Finish(fmt.Errorf("spool %s: %d pending + %d new bytes exceed max size %d: %w", s.path, pending, len(b.Data), s.maxSize, ErrFull))
+			continue
+		}
+		// os.File.Write continues short writes; an error may still leave
+		// part of the lines behind, which the cut removes.
+		if _, err := s.writeFn(s.f, b.Data); err != nil {
+			b.Finish(s.cutLocked(end, fmt.Errorf("spool %s: write: %w", s.path, err)))
+			if s.broken != nil {
+				groupcommit.FinishAll(group[i+1:], fmt.Errorf("spool %s: unusable until reopened: %w", s.path, s.broken))
+				break
+			}
+			continue
+		}
+		end += int64(len(b.Data))
+		written = append(written, b)
+	}
+	if len(written) == 0 {
+		return
+	}
+	if err := s.syncFn(s.f); err != nil {
+		groupcommit.FinishAll(written, s.cutLocked(s.end, fmt.Errorf("spool %s: sync: %w", s.path, err)))
+		return
+	}
+	s.end = end
+	groupcommit.FinishAll(written, nil)
+}
+
+// cutLocked truncates the file to size, dropping a failed append, and
+// returns err; if the cut fails the spool is broken until reopened (Open's
+// recovery cuts the partial line).
+func (s *Spool) cutLocked(size int64, err error) error {
+	if terr := s.f.Truncate(size); terr != nil {
 		s.broken = terr
 		return fmt.Errorf("%w (rollback failed: %v)", err, terr)
 	}

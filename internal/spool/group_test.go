@@ -1,0 +1,207 @@
+package spool
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"golang.org/x/sys/unix"
+)
+
+// heldSpool is a spool whose first sync waits until the test lets it go
+// on, so that appends can queue behind it and be committed as one group.
+type heldSpool struct {
+	*Spool
+	t        *testing.T
+	entered  chan struct{}
+	gate     chan struct{}
+	letGo    func()
+	mu       sync.Mutex
+	syncs    int
+	failSync map[int]error // by 1-based sync number
+}
+
+func newHeldSpool(t *testing.T, opts Options) *heldSpool {
+	opts.Path = filepath.Join(t.TempDir(), "spool.jsonl")
+	h := &heldSpool{Spool: openSpool(t, opts), t: t, entered: make(chan struct{}), gate: make(chan struct{}), failSync: map[int]error{}}
+	h.letGo = sync.OnceFunc(func() { close(h.gate) })
+	t.Cleanup(h.letGo)
+	h.syncFn = func(f *os.File) error {
+		h.mu.Lock()
+		h.syncs++
+		n := h.syncs
+		err := h.failSync[n]
+		h.mu.Unlock()
+		if n == 1 {
+			close(h.entered)
+			<-h.gate
+		}
+		if err != nil {
+			return err
+		}
+		return unix.Fdatasync(int(f.Fd()))
+	}
+	return h
+}
+
+func (h *heldSpool) syncCount() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.syncs
+}
+
+// behind appends first and, while its sync is held, queues an Append per
+// batch behind it; then it lets the sync go on and returns the batches'
+// results in order.
+func (h *heldSpool) behind(first []byte, batches ...[]byte) []error {
+	ctx := context.Background()
+	held := make(chan error, 1)
+	go func() { held <- h.Append(ctx, first) }()
+	select {
+	case <-h.entered:
+	case <-time.After(10 * time.Second):
+		h.t.Fatal("the first append never reached its sync")
+	}
+	results := make([]chan error, len(batches))
+	for i, b := range batches {
+		results[i] = make(chan error, 1)
+		go func() { results[i] <- h.Append(ctx, b) }()
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for h.queue.Len() < 1+len(batches) {
+		if time.Now().After(deadline) {
+			h.t.Fatalf("only %d of %d appends queued", h.queue.Len()-1, len(batches))
+		}
+		time.Sleep(time.Millisecond)
+	}
+	h.letGo()
+	require.NoError(h.t, <-held)
+	errs := make([]error, len(batches))
+	for i, r := range results {
+		errs[i] = <-r
+	}
+	return errs
+}
+
+// replayAll returns what a replay delivers.
+func (h *heldSpool) replayAll() string {
+	c := &collector{}
+	_, err := h.Replay(context.Background(), 1000, 1<<20, c.send)
+	require.NoError(h.t, err)
+	return c.data.String()
+}
+
+func requireBatches(t *testing.T, got string, want ...[]byte) {
+	t.Helper()
+	total := 0
+	for _, b := range want {
+		require.Contains(t, got, string(b), "a batch is missing or torn")
+		total += len(b)
+	}
+	require.Len(t, got, total, "bytes of no wanted batch")
+}
+
+// TestAppendsQueuedBehindASyncShareTheNext: appends that queue while
+// another is syncing (concurrent pushes spooling during an outage) are
+// written with one sync for all of them, each whole.
+func TestAppendsQueuedBehindASyncShareTheNext(t *testing.T) {
+	h := newHeldSpool(t, Options{})
+	first := makeLines(0, 2, 20)
+	rest := [][]byte{makeLines(10, 1, 30), makeLines(20, 3, 10), makeLines(30, 2, 50), makeLines(40, 1, 5)}
+	for _, err := range h.behind(first, rest...) {
+		require.NoError(t, err)
+	}
+	require.Equal(t, 2, h.syncCount())
+	all := append([][]byte{first}, rest...)
+	total := 0
+	for _, b := range all {
+		total += len(b)
+	}
+	require.Equal(t, int64(total), h.Size())
+	requireBatches(t, h.replayAll(), all...)
+}
+
+// TestFailedGroupSyncDropsEveryAppend: when the shared sync fails, every
+// append of the group fails and is cut back out (nothing of it is
+// replayed), and the retries are kept.
+func TestFailedGroupSyncDropsEveryAppend(t *testing.T) {
+	h := newHeldSpool(t, Options{})
+	h.failSync[2] = unix.EIO
+	first := makeLines(0, 1, 10)
+	a, b := makeLines(10, 2, 10), makeLines(20, 3, 10)
+	for _, err := range h.behind(first, a, b) {
+		require.ErrorIs(t, err, unix.EIO)
+	}
+	require.Equal(t, int64(len(first)), h.Size())
+	require.Equal(t, int64(len(first)), fileSize(t, h.Path()), "a failed append left bytes in the file")
+	for _, batch := range [][]byte{a, b} {
+		require.NoError(t, h.Append(context.Background(), batch))
+	}
+	requireBatches(t, h.replayAll(), first, a, b)
+}
+
+// TestGroupRefusesOnlyWhatFailsAlone: in one group, an append over
+// MaxSize is refused with ErrFull and one whose write fails is cut back;
+// each fails alone, and the others are written.
+func TestGroupRefusesOnlyWhatFailsAlone(t *testing.T) {
+	h := newHeldSpool(t, Options{MaxSize: 300})
+	bad := []byte(`{"bad":"` + strings.Repeat("w", 40) + "\"}\n")
+	h.writeFn = func(f *os.File, b []byte) (int, error) {
+		if string(b) == string(bad) {
+			n, _ := f.Write(b[:len(b)/2]) // a full disk takes a prefix
+			return n, unix.ENOSPC
+		}
+		return f.Write(b)
+	}
+	first := []byte(`{"first":"` + strings.Repeat("f", 88) + "\"}\n") // 100 bytes
+	tooBig := []byte(`{"big":"` + strings.Repeat("b", 190) + "\"}\n")  // 200: over 300 with first
+	small := []byte(`{"small":"` + strings.Repeat("s", 38) + "\"}\n")  // 50
+	errs := h.behind(first, tooBig, bad, small)
+	require.ErrorIs(t, errs[0], ErrFull)
+	require.ErrorIs(t, errs[1], unix.ENOSPC)
+	require.NoError(t, errs[2])
+	require.Equal(t, int64(len(first)+len(small)), fileSize(t, h.Path()))
+	requireBatches(t, h.replayAll(), first, small)
+}
+
+// TestCloseDoesNotStrandQueuedAppends: an append queued when the spool
+// closes returns, kept if it was committed before the close and with
+// ErrClosed otherwise; it never waits on.
+func TestCloseDoesNotStrandQueuedAppends(t *testing.T) {
+	h := newHeldSpool(t, Options{})
+	first := makeLines(0, 1, 10)
+	held := make(chan error, 1)
+	go func() { held <- h.Append(context.Background(), first) }()
+	<-h.entered
+	second := makeLines(1, 1, 10)
+	queued := make(chan error, 1)
+	go func() { queued <- h.Append(context.Background(), second) }()
+	deadline := time.Now().Add(10 * time.Second)
+	for h.queue.Len() < 2 {
+		require.False(t, time.Now().After(deadline), "the second append never queued")
+		time.Sleep(time.Millisecond)
+	}
+	closed := make(chan error, 1)
+	go func() { closed <- h.Close() }() // waits for the first append's commit
+	h.letGo()
+	require.NoError(t, <-held)
+	require.NoError(t, <-closed)
+	select {
+	case err := <-queued:
+		data, rerr := os.ReadFile(h.Path())
+		require.NoError(t, rerr)
+		if err == nil {
+			require.Equal(t, string(first)+string(second), string(data))
+		} else {
+			require.ErrorIs(t, err, ErrClosed)
+			require.Equal(t, string(first), string(data))
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("an append queued at close never returned")
+	}
+}
