@@ -66,3 +66,30 @@ func BenchmarkReplay(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.N*1000*batches)/b.Elapsed().Seconds(), "lines/s")
 }
+
+// BenchmarkAppendConcurrent is many pushes spooling one line each at once,
+// as single events do while the HTTP endpoint is down: appends that queue
+// behind a sync share the next one.
+func BenchmarkAppendConcurrent(b *testing.B) {
+	line := linesOf(1, 400)
+	for _, perCPU := range []int{1, 8} {
+		b.Run(fmt.Sprintf("writers-per-cpu=%d", perCPU), func(b *testing.B) {
+			s, err := Open(context.Background(), Options{Path: filepath.Join(b.TempDir(), "spool.jsonl")})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer func() { _ = s.Close() }()
+			b.SetParallelism(perCPU)
+			b.ReportAllocs()
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					if err := s.Append(context.Background(), line); err != nil {
+						b.Error(err)
+						return
+					}
+				}
+			})
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "lines/s")
+		})
+	}
+}
