@@ -158,9 +158,9 @@ func TestGroupRefusesOnlyWhatFailsAlone(t *testing.T) {
 		}
 		return f.Write(b)
 	}
-	first := []byte(`{"first":"` + strings.Repeat("f", 88) + "\"}\n") // 100 bytes
-	tooBig := []byte(`{"big":"` + strings.Repeat("b", 190) + "\"}\n") // 200: over 300 with first
-	small := []byte(`{"small":"` + strings.Repeat("s", 38) + "\"}\n") // 50
+	first := []byte(`{"first":"` + strings.Repeat("f", 88) + "\"}\n") // 101 bytes
+	tooBig := []byte(`{"big":"` + strings.Repeat("b", 190) + "\"}\n") // 201: over 300 with first
+	small := []byte(`{"small":"` + strings.Repeat("s", 38) + "\"}\n") // 51
 	errs := h.behind(first, tooBig, bad, small)
 	require.ErrorIs(t, errs[0], ErrFull)
 	require.ErrorIs(t, errs[1], unix.ENOSPC)
