@@ -98,3 +98,25 @@ func TestPopFailsUnfinishedBatches(t *testing.T) {
 		t.Fatalf("commit %v, errs %v / %v; want both aborted", commit, first.Err(), a.Err())
 	}
 }
+
+// Once popped, batches (and the data they carry) are not reachable from
+// the queue, which lives as long as its file.
+func TestPoppedBatchesAreNotRetained(t *testing.T) {
+	var q Queue
+	first := &Batch{Data: make([]byte, 10)}
+	q.Wait(first)
+	queueBehind(t, &q, &Batch{Data: make([]byte, 10)}, &Batch{Data: make([]byte, 10)})
+	group := q.Group(100)
+	FinishAll(group, nil)
+	q.Pop(len(group))
+	for i, b := range q.batches[:cap(q.batches)] {
+		if b != nil {
+			t.Errorf("queue slot %d still holds a batch", i)
+		}
+	}
+	for i, b := range q.group[:cap(q.group)] {
+		if b != nil {
+			t.Errorf("group slot %d still holds a batch", i)
+		}
+	}
+}
