@@ -12,9 +12,11 @@ import (
 
 // ErrAborted is the error of a batch its committer did not finish (the
 // commit panicked).
-var ErrAborted = errors.New("group commit aborted")
+var ErrAborted = errors.New("groupcommit: commit aborted")
 
-// Batch is one writer's data and, once done, its outcome.
+// Batch is one writer's data and, once done, its outcome. Only the
+// committer calls Finish, before Pop; the writer reads the outcome after
+// Wait returns false, or after its own commit's Pop.
 type Batch struct {
 	Data  []byte
 	ready chan struct{} // made for a batch that queues behind others
@@ -64,9 +66,10 @@ func (q *Queue) Wait(b *Batch) (commit bool) {
 }
 
 // Group returns the batch at the front and, while they fit in maxBytes
-// together, the ones after it (just the first when maxBytes is 0). Only
-// the committer calls it, with the lock that makes it the file's only
-// writer held, so batches queued while that lock was awaited join.
+// together, the ones after it (with maxBytes 0, the first alone: callers
+// queue no empty batches). Only the committer calls it, with the lock that
+// makes it the file's only writer held, so batches queued while that lock
+// was awaited join. The slice is valid until Pop.
 func (q *Queue) Group(maxBytes int) []*Batch {
 	q.mu.Lock()
 	defer q.mu.Unlock()

@@ -205,3 +205,39 @@ func TestCloseDoesNotStrandQueuedAppends(t *testing.T) {
 		t.Fatal("an append queued at close never returned")
 	}
 }
+
+// TestRefusedWriteCutIsSynced: an append whose write fails is cut back
+// out, and the cut is synced, so the refused lines cannot come back after
+// a crash and be replayed.
+func TestRefusedWriteCutIsSynced(t *testing.T) {
+	s := openSpool(t, Options{Path: filepath.Join(t.TempDir(), "spool.jsonl")})
+	syncs := 0
+	s.syncFn = func(f *os.File) error { syncs++; return unix.Fdatasync(int(f.Fd())) }
+	s.writeFn = func(f *os.File, b []byte) (int, error) {
+		n, _ := f.Write(b[:len(b)/2])
+		return n, unix.ENOSPC
+	}
+	require.ErrorIs(t, s.Append(context.Background(), makeLines(0, 3, 10)), unix.ENOSPC)
+	require.Equal(t, int64(0), fileSize(t, s.Path()))
+	require.Equal(t, 1, syncs, "the cut must be synced")
+}
+
+// TestPanickedAppendBreaksTheSpool: if an append panics part-way, bytes
+// past the spool's end may be in the file, so later appends are refused
+// until the spool is reopened (whose recovery deals with the tail) rather
+// than written after them.
+func TestPanickedAppendBreaksTheSpool(t *testing.T) {
+	s := openSpool(t, Options{Path: filepath.Join(t.TempDir(), "spool.jsonl")})
+	s.writeFn = func(f *os.File, b []byte) (int, error) {
+		_, _ = f.Write(b[:len(b)/2])
+		panic("write panicked")
+	}
+	func() {
+		defer func() { require.NotNil(t, recover(), "the panic must reach the caller") }()
+		_ = s.Append(context.Background(), makeLines(0, 2, 10))
+	}()
+	s.writeFn = (*os.File).Write
+	err := s.Append(context.Background(), makeLines(5, 1, 10))
+	require.ErrorContains(t, err, "unusable until reopened")
+	require.ErrorContains(t, err, "panicked")
+}

@@ -322,6 +322,13 @@ func (s *Spool) commit(own *groupcommit.Batch) {
 	defer func() { s.queue.Pop(n) }()
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	defer func() {
+		// Bytes past s.end may be in the file: stop appending after them.
+		if r := recover(); r != nil {
+			s.broken = fmt.Errorf("an append panicked: %v", r)
+			panic(r)
+		}
+	}()
 	switch {
 	case s.closed:
 		own.Finish(ErrClosed)
@@ -337,13 +344,14 @@ func (s *Spool) commit(own *groupcommit.Batch) {
 
 // appendGroupLocked writes each batch of group that fits under MaxSize and
 // then syncs them all. A batch whose write fails is cut back out and fails
-// alone; if the sync fails, all of them are cut back and fail: after a
-// failed sync the page cache cannot be trusted to reach the disk, so the
-// caller's error must be the whole truth. s.end moves only after the sync,
-// so Replay never reads lines that are not durable.
+// alone (unless the cut fails: the spool is then broken and the rest of the
+// group fails too); if the sync fails, all of them are cut back and fail:
+// after a failed sync the page cache cannot be trusted to reach the disk,
+// so the caller's error must be the whole truth. s.end moves only after
+// the sync, so Replay never reads lines that are not durable.
 func (s *Spool) appendGroupLocked(group []*groupcommit.Batch) {
 	end := s.end
-	var written []*groupcommit.Batch
+	var written, cut []*groupcommit.Batch
 	for i, b := range group {
 		if pending := end - s.ack; s.maxSize > 0 && pending+int64(len(b.Data)) > s.maxSize {
 			b.Finish(fmt.Errorf("spool %s: %d pending + %d new bytes exceed max size %d: %w", s.path, pending, len(b.Data), s.maxSize, ErrFull))
@@ -353,6 +361,7 @@ func (s *Spool) appendGroupLocked(group []*groupcommit.Batch) {
 		// part of the lines behind, which the cut removes.
 		if _, err := s.writeFn(s.f, b.Data); err != nil {
 			b.Finish(s.cutLocked(end, fmt.Errorf("spool %s: write: %w", s.path, err)))
+			cut = append(cut, b)
 			if s.broken != nil {
 				groupcommit.FinishAll(group[i+1:], fmt.Errorf("spool %s: unusable until reopened: %w", s.path, s.broken))
 				break
@@ -362,11 +371,16 @@ func (s *Spool) appendGroupLocked(group []*groupcommit.Batch) {
 		end += int64(len(b.Data))
 		written = append(written, b)
 	}
-	if len(written) == 0 {
+	if len(written) == 0 && len(cut) == 0 {
 		return
 	}
+	// One sync makes the written batches and any cut durable.
 	if err := s.syncFn(s.f); err != nil {
-		groupcommit.FinishAll(written, s.cutLocked(s.end, fmt.Errorf("spool %s: sync: %w", s.path, err)))
+		err = fmt.Errorf("spool %s: sync: %w", s.path, err)
+		for _, b := range cut { // their cut may not survive a crash
+			b.Finish(errors.Join(b.Err(), err))
+		}
+		groupcommit.FinishAll(written, s.cutLocked(s.end, err))
 		return
 	}
 	s.end = end
@@ -374,8 +388,10 @@ func (s *Spool) appendGroupLocked(group []*groupcommit.Batch) {
 }
 
 // cutLocked truncates the file to size, dropping a failed append, and
-// returns err; if the cut fails the spool is broken until reopened (Open's
-// recovery cuts the partial line).
+// returns err. If the cut fails the spool is broken until reopened, and
+// Open's recovery cuts only a partial last line: whole lines of the failed
+// append stay and are replayed, a duplicate of the caller's retry, which
+// delivery being at least once allows.
 func (s *Spool) cutLocked(size int64, err error) error {
 	if terr := s.f.Truncate(size); terr != nil {
 		s.broken = terr
