@@ -14,93 +14,49 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
+
+	"github.com/sandboxaudit/sandboxaudit/internal/groupcommit/groupcommittest"
 )
 
-// groupRig is a sink whose first sync blocks until the test lets it go on, so that a
-// test can queue batches behind it and have them committed as one group.
+// groupRig is a sink whose first sync waits until the test lets it go on
+// (groupcommittest.HeldSync), so that a test can queue batches behind it
+// and have them committed as one group.
 type groupRig struct {
-	t       *testing.T
-	s       *Sink
-	path    string
-	entered chan struct{} // closed when the first sync starts
-	gate    chan struct{} // closed by letGo
-	letGo   func()        // lets the first sync go on (also at cleanup)
-
-	mu       sync.Mutex
-	syncs    int
-	failSync map[int]error // by 1-based sync number
+	t    *testing.T
+	s    *Sink
+	path string
+	held *groupcommittest.HeldSync
 }
 
-func newGroupRig(t *testing.T, opts Options) *groupRig {
-	r := &groupRig{t: t, path: filepath.Join(t.TempDir(), "audit.jsonl"),
-		entered: make(chan struct{}), gate: make(chan struct{}), failSync: map[int]error{}}
+// newGroupRig makes the rig; failSync maps 1-based sync numbers to errors.
+func newGroupRig(t *testing.T, opts Options, failSync map[int]error) *groupRig {
+	r := &groupRig{t: t, path: filepath.Join(t.TempDir(), "audit.jsonl"), held: groupcommittest.NewHeldSync(t, failSync)}
 	opts.Path = r.path
 	if opts.Fsync == "" {
 		opts.Fsync = FsyncBatch
 	}
-	opts.syncFn = r.sync
+	opts.syncFn = r.held.Sync
 	s, err := New(opts)
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, s.Close()) })
+	t.Cleanup(r.held.LetGo) // before the sink's Close: a failed test must not leave a writer waiting
 	r.s = s
-	r.letGo = sync.OnceFunc(func() { close(r.gate) })
-	t.Cleanup(r.letGo) // runs before the sink's Close: a failed test must not hang it
 	return r
 }
 
-func (r *groupRig) sync(f *os.File) error {
-	r.mu.Lock()
-	r.syncs++
-	n := r.syncs
-	err := r.failSync[n]
-	r.mu.Unlock()
-	if n == 1 {
-		close(r.entered)
-		<-r.gate
-	}
-	if err != nil {
-		return err
-	}
-	return unix.Fdatasync(int(f.Fd()))
-}
+func (r *groupRig) syncCount() int { return r.held.Calls() }
 
-func (r *groupRig) syncCount() int {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.syncs
-}
-
-// behind writes first, and while its sync is held, starts a WriteBatch
-// per batch and waits until they all queue behind it; then it lets the
-// sync go on, requires first to succeed and returns the batches' results,
-// in order.
+// behind writes first and, while its sync is held, the batches behind it
+// (see HeldSync.Behind); it returns the batches' results in order.
 func (r *groupRig) behind(first []byte, batches ...[]byte) []error {
-	held := make(chan error, 1)
-	go func() { held <- r.s.WriteBatch(context.Background(), testSession, first) }()
-	select {
-	case <-r.entered:
-	case <-time.After(10 * time.Second):
-		r.t.Fatal("the first batch never reached its sync")
+	write := func(b []byte) func() error {
+		return func() error { return r.s.WriteBatch(context.Background(), testSession, b) }
 	}
-	results := make([]chan error, len(batches))
+	rest := make([]func() error, len(batches))
 	for i, b := range batches {
-		results[i] = make(chan error, 1)
-		go func() { results[i] <- r.s.WriteBatch(context.Background(), testSession, b) }()
+		rest[i] = write(b)
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for r.queued() < 1+len(batches) {
-		if time.Now().After(deadline) {
-			r.t.Fatalf("only %d of %d batches queued", r.queued()-1, len(batches))
-		}
-		time.Sleep(time.Millisecond)
-	}
-	r.letGo()
-	require.NoError(r.t, <-held)
-	errs := make([]error, len(batches))
-	for i, res := range results {
-		errs[i] = <-res
-	}
-	return errs
+	return r.held.Behind(r.t, r.queued, write(first), rest...)
 }
 
 // queued is the length of the file's queue, the batch committing included.
@@ -144,7 +100,7 @@ func requireWhole(t *testing.T, file string, want ...[]byte) {
 // syncing are committed together, with one fdatasync for all of them, and
 // each lands whole.
 func TestConcurrentBatchesShareOneSync(t *testing.T) {
-	r := newGroupRig(t, Options{})
+	r := newGroupRig(t, Options{}, nil)
 	first := batchNamed("first", 3)
 	var rest [][]byte
 	for i := range 8 {
@@ -162,8 +118,7 @@ func TestConcurrentBatchesShareOneSync(t *testing.T) {
 // fails, none of its batches is reported written or left in the file (the
 // lost pages may be any of theirs), and their retries land whole.
 func TestFailedGroupSyncCutsEveryBatchBack(t *testing.T) {
-	r := newGroupRig(t, Options{})
-	r.failSync[2] = unix.EIO
+	r := newGroupRig(t, Options{}, map[int]error{2: unix.EIO})
 	first := batchNamed("first", 2)
 	a, b := batchNamed("a", 3), batchNamed("b", 4)
 	for _, err := range r.behind(first, a, b) {
@@ -187,7 +142,7 @@ func TestRefusedBatchFailsAloneInItsGroup(t *testing.T) {
 			return n, unix.ENOSPC
 		}
 		return f.Write(b)
-	}})
+	}}, nil)
 	first := batchNamed("first", 1)
 	a, c := batchNamed("a", 2), batchNamed("c", 3)
 	errs := r.behind(first, a, bad, c)
@@ -214,7 +169,7 @@ func TestLockFailureFailsOnlyItsCaller(t *testing.T) {
 			return errLock
 		}
 		return unix.Flock(fd, unix.LOCK_EX)
-	}})
+	}}, nil)
 	first := batchNamed("first", 1)
 	a, b := batchNamed("a", 2), batchNamed("b", 3)
 	errs := r.behind(first, a, b)
@@ -234,7 +189,7 @@ func TestLockFailureFailsOnlyItsCaller(t *testing.T) {
 // maxGroupBytes are committed in several groups, each caller waiting until
 // its own batch is done.
 func TestGroupsStayWithinTheirBound(t *testing.T) {
-	r := newGroupRig(t, Options{})
+	r := newGroupRig(t, Options{}, nil)
 	first := batchNamed("first", 1)
 	big := make([][]byte, 3)
 	for i := range big {
@@ -259,7 +214,7 @@ func TestFsyncAlwaysCommitsBatchesAlone(t *testing.T) {
 		locks++
 		mu.Unlock()
 		return unix.Flock(fd, unix.LOCK_EX)
-	}})
+	}}, nil)
 	first := batchNamed("first", 2)
 	rest := [][]byte{batchNamed("a", 2), batchNamed("b", 3), batchNamed("c", 1)}
 	for _, err := range r.behind(first, rest...) {
@@ -276,8 +231,8 @@ func TestFsyncAlwaysCommitsBatchesAlone(t *testing.T) {
 // is locked, so batches that queue while another process (the Python sink)
 // holds the lock are written with the first one and share its sync.
 func TestBatchesQueuedDuringTheLockWaitJoin(t *testing.T) {
-	r := newGroupRig(t, Options{})
-	r.letGo() // no held sync here: the other process's lock holds the queue
+	r := newGroupRig(t, Options{}, nil)
+	r.held.LetGo() // no held sync here: the other process's lock holds the queue
 	holder, err := os.OpenFile(r.path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	require.NoError(t, err)
 	defer func() { _ = holder.Close() }()

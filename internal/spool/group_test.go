@@ -5,87 +5,46 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
+
+	"github.com/sandboxaudit/sandboxaudit/internal/groupcommit/groupcommittest"
 )
 
 // heldSpool is a spool whose first sync waits until the test lets it go
-// on, so that appends can queue behind it and be committed as one group.
+// on (groupcommittest.HeldSync), so that appends can queue behind it and
+// be committed as one group.
 type heldSpool struct {
 	*Spool
-	t        *testing.T
-	entered  chan struct{}
-	gate     chan struct{}
-	letGo    func()
-	mu       sync.Mutex
-	syncs    int
-	failSync map[int]error // by 1-based sync number
+	t    *testing.T
+	held *groupcommittest.HeldSync
 }
 
-func newHeldSpool(t *testing.T, opts Options) *heldSpool {
+// newHeldSpool makes the spool; failSync maps 1-based sync numbers to
+// errors.
+func newHeldSpool(t *testing.T, opts Options, failSync map[int]error) *heldSpool {
 	opts.Path = filepath.Join(t.TempDir(), "spool.jsonl")
-	h := &heldSpool{Spool: openSpool(t, opts), t: t, entered: make(chan struct{}), gate: make(chan struct{}), failSync: map[int]error{}}
-	h.letGo = sync.OnceFunc(func() { close(h.gate) })
-	t.Cleanup(h.letGo)
-	h.syncFn = func(f *os.File) error {
-		h.mu.Lock()
-		h.syncs++
-		n := h.syncs
-		err := h.failSync[n]
-		h.mu.Unlock()
-		if n == 1 {
-			close(h.entered)
-			<-h.gate
-		}
-		if err != nil {
-			return err
-		}
-		return unix.Fdatasync(int(f.Fd()))
-	}
+	h := &heldSpool{Spool: openSpool(t, opts), t: t, held: groupcommittest.NewHeldSync(t, failSync)}
+	h.syncFn = h.held.Sync
 	return h
 }
 
-func (h *heldSpool) syncCount() int {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return h.syncs
-}
+func (h *heldSpool) syncCount() int { return h.held.Calls() }
 
-// behind appends first and, while its sync is held, queues an Append per
-// batch behind it; then it lets the sync go on and returns the batches'
-// results in order.
+// behind appends first and, while its sync is held, the batches behind it
+// (see HeldSync.Behind); it returns the batches' results in order.
 func (h *heldSpool) behind(first []byte, batches ...[]byte) []error {
-	ctx := context.Background()
-	held := make(chan error, 1)
-	go func() { held <- h.Append(ctx, first) }()
-	select {
-	case <-h.entered:
-	case <-time.After(10 * time.Second):
-		h.t.Fatal("the first append never reached its sync")
+	appendFn := func(b []byte) func() error {
+		return func() error { return h.Append(context.Background(), b) }
 	}
-	results := make([]chan error, len(batches))
+	rest := make([]func() error, len(batches))
 	for i, b := range batches {
-		results[i] = make(chan error, 1)
-		go func() { results[i] <- h.Append(ctx, b) }()
+		rest[i] = appendFn(b)
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for h.queue.Len() < 1+len(batches) {
-		if time.Now().After(deadline) {
-			h.t.Fatalf("only %d of %d appends queued", h.queue.Len()-1, len(batches))
-		}
-		time.Sleep(time.Millisecond)
-	}
-	h.letGo()
-	require.NoError(h.t, <-held)
-	errs := make([]error, len(batches))
-	for i, r := range results {
-		errs[i] = <-r
-	}
-	return errs
+	return h.held.Behind(h.t, h.queue.Len, appendFn(first), rest...)
 }
 
 // replayAll returns what a replay delivers.
@@ -110,7 +69,7 @@ func requireBatches(t *testing.T, got string, want ...[]byte) {
 // another is syncing (concurrent pushes spooling during an outage) are
 // written with one sync for all of them, each whole.
 func TestAppendsQueuedBehindASyncShareTheNext(t *testing.T) {
-	h := newHeldSpool(t, Options{})
+	h := newHeldSpool(t, Options{}, nil)
 	first := makeLines(0, 2, 20)
 	rest := [][]byte{makeLines(10, 1, 30), makeLines(20, 3, 10), makeLines(30, 2, 50), makeLines(40, 1, 5)}
 	for _, err := range h.behind(first, rest...) {
@@ -130,8 +89,7 @@ func TestAppendsQueuedBehindASyncShareTheNext(t *testing.T) {
 // append of the group fails and is cut back out (nothing of it is
 // replayed), and the retries are kept.
 func TestFailedGroupSyncDropsEveryAppend(t *testing.T) {
-	h := newHeldSpool(t, Options{})
-	h.failSync[2] = unix.EIO
+	h := newHeldSpool(t, Options{}, map[int]error{2: unix.EIO})
 	first := makeLines(0, 1, 10)
 	a, b := makeLines(10, 2, 10), makeLines(20, 3, 10)
 	for _, err := range h.behind(first, a, b) {
@@ -149,7 +107,7 @@ func TestFailedGroupSyncDropsEveryAppend(t *testing.T) {
 // MaxSize is refused with ErrFull and one whose write fails is cut back;
 // each fails alone, and the others are written.
 func TestGroupRefusesOnlyWhatFailsAlone(t *testing.T) {
-	h := newHeldSpool(t, Options{MaxSize: 300})
+	h := newHeldSpool(t, Options{MaxSize: 300}, nil)
 	bad := []byte(`{"bad":"` + strings.Repeat("w", 40) + "\"}\n")
 	h.writeFn = func(f *os.File, b []byte) (int, error) {
 		if string(b) == string(bad) {
@@ -173,11 +131,11 @@ func TestGroupRefusesOnlyWhatFailsAlone(t *testing.T) {
 // closes returns, kept if it was committed before the close and with
 // ErrClosed otherwise; it never waits on.
 func TestCloseDoesNotStrandQueuedAppends(t *testing.T) {
-	h := newHeldSpool(t, Options{})
+	h := newHeldSpool(t, Options{}, nil)
 	first := makeLines(0, 1, 10)
 	held := make(chan error, 1)
 	go func() { held <- h.Append(context.Background(), first) }()
-	<-h.entered
+	<-h.held.Entered()
 	second := makeLines(1, 1, 10)
 	queued := make(chan error, 1)
 	go func() { queued <- h.Append(context.Background(), second) }()
@@ -188,7 +146,7 @@ func TestCloseDoesNotStrandQueuedAppends(t *testing.T) {
 	}
 	closed := make(chan error, 1)
 	go func() { closed <- h.Close() }() // waits for the first append's commit
-	h.letGo()
+	h.held.LetGo()
 	require.NoError(t, <-held)
 	require.NoError(t, <-closed)
 	select {
