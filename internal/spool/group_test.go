@@ -199,3 +199,30 @@ func TestPanickedAppendBreaksTheSpool(t *testing.T) {
 	require.ErrorContains(t, err, "unusable until reopened")
 	require.ErrorContains(t, err, "panicked")
 }
+
+// TestQueuedAppendIsPending: an append still waiting to be written already
+// counts as pending, so the HTTP sink neither delivers a later line live
+// ahead of it nor takes the spool for drained and the endpoint for up.
+func TestQueuedAppendIsPending(t *testing.T) {
+	s := openSpool(t, Options{Path: filepath.Join(t.TempDir(), "spool.jsonl")})
+	require.False(t, s.Pending())
+	s.mu.Lock() // as a commit or a rewrite holds it
+	appended := make(chan error, 1)
+	go func() { appended <- s.Append(context.Background(), makeLines(0, 1, 10)) }()
+	deadline := time.Now().Add(10 * time.Second)
+	for s.queue.Len() < 1 {
+		require.False(t, time.Now().After(deadline), "the append never queued")
+		time.Sleep(time.Millisecond)
+	}
+	pending := make(chan bool, 1)
+	go func() { pending <- s.Pending() }()
+	select {
+	case p := <-pending:
+		require.True(t, p, "a queued append must count as pending")
+	case <-time.After(5 * time.Second):
+		t.Error("Pending waited for the append instead of counting it")
+	}
+	s.mu.Unlock()
+	require.NoError(t, <-appended)
+	require.True(t, s.Pending())
+}

@@ -407,8 +407,10 @@ func (s *Spool) Size() int64 {
 	return s.end - s.ack
 }
 
-// Pending reports whether there are unacknowledged lines.
-func (s *Spool) Pending() bool { return s.Size() > 0 }
+// Pending reports whether there are unacknowledged lines, or appends on
+// their way in (queued or being written): lines a caller must not overtake
+// by delivering live, and that a replayer must not take for an empty spool.
+func (s *Spool) Pending() bool { return s.queue.Len() > 0 || s.Size() > 0 }
 
 // Close releases the spool. It waits for a running Replay to return, so
 // cancel the context given to Replay first.
