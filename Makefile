@@ -53,13 +53,15 @@ bench-e2e: build
 		-rounds $(BENCH_ROUNDS) -spans $(BENCH_SPANS) -per-request $(BENCH_PER_REQ) -workers $(BENCH_WORKERS)
 
 ## bench-single: HttpProxySink-style load (one event per POST) against our collector
-## with fsync batch and fsync never (the ceiling), and BENCH_PREVIOUS (an earlier
+## with fsync batch and fsync never (the ceiling), or with BENCH_SINK=spool spooling
+## for an HTTP endpoint that is down, and BENCH_PREVIOUS (an earlier
 ## otelcol-sandboxaudit binary) when set, for BENCH_CLIENTS concurrent sessions
 BENCH_CLIENTS  ?= 1,4,16,64
+BENCH_SINK     ?= file
 BENCH_PREVIOUS ?=
 bench-single: build
 	cd bench && $(GO) build -mod=mod -o ../$(BIN)/bench-single ./cmd/single
-	./$(BIN)/bench-single -ours $(BIN)/otelcol-sandboxaudit -clients $(BENCH_CLIENTS) \
+	./$(BIN)/bench-single -ours $(BIN)/otelcol-sandboxaudit -sink $(BENCH_SINK) -clients $(BENCH_CLIENTS) \
 		-rounds $(BENCH_ROUNDS) $(if $(BENCH_PREVIOUS),-previous $(BENCH_PREVIOUS))
 
 ## bench-canon: `sandboxaudit canon` vs the Python stand-in (bench/canon/reference.py,

@@ -1,10 +1,10 @@
 // Command single runs the single-event benchmark: HttpProxySink-style load
 // (one event per POST, each client its own sandbox session) against
 // otelcol-sandboxaudit writing a file, with fsync batch and, as the
-// ceiling, fsync never, optionally also against a previous build, for
-// several client counts, alternating the collectors in one run. It prints
-// events/s and the ratios, and checks that the file holds every
-// acknowledged event.
+// ceiling, fsync never, or (-sink spool) spooling for an HTTP endpoint that
+// is down, optionally also against a previous build, for several client
+// counts, alternating the collectors in one run. It prints events/s and the
+// ratios, and checks that the file or spool holds every acknowledged event.
 package main
 
 import (
@@ -26,7 +26,8 @@ import (
 func main() {
 	var (
 		ours     = flag.String("ours", "bin/otelcol-sandboxaudit", "otelcol-sandboxaudit binary")
-		previous = flag.String("previous", "", "an earlier otelcol-sandboxaudit binary to compare with (fsync batch)")
+		previous = flag.String("previous", "", "an earlier otelcol-sandboxaudit binary to compare with")
+		sink     = flag.String("sink", "file", `"file" (fsync batch and never) or "spool" (the HTTP sink's spool, endpoint down)`)
 		clients  = flag.String("clients", "1,4,16,64", "comma-separated client counts")
 		duration = flag.Duration("duration", 3*time.Second, "load time per client count")
 		rounds   = flag.Int("rounds", 2, "alternations of the collectors")
@@ -37,7 +38,7 @@ func main() {
 	defer stop()
 	counts, err := parseCounts(*clients)
 	if err == nil {
-		err = run(ctx, config{ours: *ours, previous: *previous, clients: counts, duration: *duration, rounds: *rounds, dir: *dir})
+		err = run(ctx, config{ours: *ours, previous: *previous, sink: *sink, clients: counts, duration: *duration, rounds: *rounds, dir: *dir})
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "single:", err)
@@ -46,15 +47,33 @@ func main() {
 }
 
 type config struct {
-	ours, previous, dir string
-	clients             []int
-	duration            time.Duration
-	rounds              int
+	ours, previous, sink, dir string
+	clients                   []int
+	duration                  time.Duration
+	rounds                    int
 }
 
-// target is one collector setup under test.
+// target is one collector setup under test; mode is "batch" or "never"
+// (the file sink's fsync) or "spool".
 type target struct {
-	name, bin, fsync string
+	name, bin, mode string
+}
+
+// targetsFor lists the setups of a -sink choice, ours first.
+func targetsFor(c config) ([]target, error) {
+	var ts []target
+	switch c.sink {
+	case "file":
+		ts = []target{{"ours/batch", c.ours, "batch"}, {"ours/never", c.ours, "never"}}
+	case "spool":
+		ts = []target{{"ours/spool", c.ours, "spool"}}
+	default:
+		return nil, fmt.Errorf(`sink: %q is not "file" or "spool"`, c.sink)
+	}
+	if c.previous != "" {
+		ts = append(ts, target{"previous/" + ts[0].mode, c.previous, ts[0].mode})
+	}
+	return ts, nil
 }
 
 func parseCounts(s string) ([]int, error) {
@@ -73,9 +92,9 @@ func run(ctx context.Context, c config) error {
 	if c.rounds <= 0 {
 		return fmt.Errorf("rounds must be > 0, got %d", c.rounds)
 	}
-	targets := []target{{"ours/batch", c.ours, "batch"}, {"ours/never", c.ours, "never"}}
-	if c.previous != "" {
-		targets = append(targets, target{"previous/batch", c.previous, "batch"})
+	targets, err := targetsFor(c)
+	if err != nil {
+		return err
 	}
 	var bins []string
 	for _, t := range targets {
@@ -157,9 +176,25 @@ func start(ctx context.Context, t target, dir string) (*running, error) {
 	if err != nil {
 		return nil, err
 	}
+	down, err := proc.FreeAddr() // the endpoint a spooling collector cannot reach
+	if err != nil {
+		return nil, err
+	}
 	rc := &running{target: t, dir: dir, out: filepath.Join(dir, "events.jsonl"), url: "http://" + addr + "/v1/sandbox/events"}
-	rc.col, err = proc.Start(ctx, t.bin, dir, collectorConfig(addr, rc.out, t.fsync), rc.url)
-	return rc, err
+	if rc.col, err = proc.Start(ctx, t.bin, dir, collectorConfig(addr, rc.out, t.mode, down), rc.url); err != nil {
+		return nil, err
+	}
+	if t.mode == "spool" {
+		// The outage's first request rides out the live retries before it
+		// is spooled; after it, requests go straight to the spool.
+		lr, err := load.ProxyEvents{URL: rc.url, Clients: 1, For: 3 * time.Second}.Send(ctx)
+		if err != nil {
+			rc.col.Kill()
+			return nil, fmt.Errorf("warm-up: %w", err)
+		}
+		rc.acked, rc.cutOff = lr.Requests, 1
+	}
+	return rc, nil
 }
 
 // finish stops the collector and checks its file: it holds every
@@ -179,17 +214,30 @@ func (rc *running) finish() error {
 	return proc.Discard(rc.dir)
 }
 
-// collectorConfig is the sandboxaudit receiver straight into the exporter's
-// file sink: no batch processor, so every request is one batch, as in the
-// default configuration.
-func collectorConfig(addr, out, fsync string) string {
+// collectorConfig is the sandboxaudit receiver straight into the exporter:
+// no batch processor, so every request is one batch, as in the default
+// configuration. The sink is a file with fsync mode, or for "spool" the
+// HTTP sink to an endpoint nothing listens on (down), spooling to out.
+func collectorConfig(addr, out, mode, down string) string {
+	exporter := fmt.Sprintf(`    file:
+      path: %s
+      fsync: %s
+`, out, mode)
+	if mode == "spool" {
+		exporter = fmt.Sprintf(`    retry_on_failure:
+      initial_interval: 100ms
+      max_interval: 500ms
+      max_elapsed_time: 1s
+    http:
+      endpoint: http://%s/v1/sandbox/events
+      spool:
+        path: %s
+`, down, out)
+	}
 	return fmt.Sprintf(`receivers:
   sandboxaudit:
     endpoint: %s
 exporters:
   sandboxaudit:
-    file:
-      path: %s
-      fsync: %s
-`, addr, out, fsync) + proc.Service("logs", "sandboxaudit", "sandboxaudit")
+`, addr) + exporter + proc.Service("logs", "sandboxaudit", "sandboxaudit")
 }

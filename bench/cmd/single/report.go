@@ -21,7 +21,7 @@ func (r results) median(name string, clients int) float64 {
 }
 
 // print gives the medians per collector and client count, and the ratios
-// of ours with fsync batch to the others.
+// of the first (ours) to the others.
 func (r results) print(targets []target, clients []int) {
 	fmt.Println()
 	fmt.Printf("%-8s", "clients")
@@ -29,7 +29,7 @@ func (r results) print(targets []target, clients []int) {
 		fmt.Printf(" %15s", t.name)
 	}
 	for _, t := range targets[1:] {
-		fmt.Printf(" %18s", "batch / "+t.name)
+		fmt.Printf(" %28s", targets[0].name+" / "+t.name)
 	}
 	fmt.Println("   (median events/s)")
 	for _, n := range clients {
@@ -38,7 +38,7 @@ func (r results) print(targets []target, clients []int) {
 			fmt.Printf(" %15.0f", r.median(t.name, n))
 		}
 		for _, t := range targets[1:] {
-			fmt.Printf(" %18.2f", r.median(targets[0].name, n)/r.median(t.name, n))
+			fmt.Printf(" %28.2f", r.median(targets[0].name, n)/r.median(t.name, n))
 		}
 		fmt.Println()
 	}
