@@ -21,8 +21,7 @@ const maxGroupBytes = 16 << 20
 // own fails (the error may be own's context): the batches behind it try
 // again with their own callers.
 func (s *Sink) commit(ctx context.Context, of *openFile, own *groupcommit.Batch) {
-	n := 1 // batches to pop: own, or the group once taken
-	defer func() { of.queue.Pop(n) }()
+	defer of.queue.Pop()
 	of.mu.Lock()
 	defer of.mu.Unlock()
 	if of.err != nil {
@@ -44,7 +43,6 @@ func (s *Sink) commit(ctx context.Context, of *openFile, own *groupcommit.Batch)
 		limit = 0
 	}
 	group := of.queue.Group(limit)
-	n = len(group)
 	s.appendGroup(f, size, group)
 }
 

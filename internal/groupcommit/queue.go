@@ -46,12 +46,13 @@ func FinishAll(group []*Batch, err error) {
 type Queue struct {
 	mu      sync.Mutex
 	batches []*Batch
-	group   []*Batch // the committer's, reused
+	group   []*Batch // the committer's, reused; its length is what Pop removes
 }
 
 // Wait queues b and returns once b is done (by another writer's commit) or
-// at the front. It reports whether the caller must commit: then it calls
-// Group, finishes the group's batches and calls Pop.
+// at the front. It reports whether the caller must commit: then it defers
+// Pop, takes its group with Group (unless it fails before) and finishes
+// the group's batches.
 func (q *Queue) Wait(b *Batch) (commit bool) {
 	q.mu.Lock()
 	q.batches = append(q.batches, b)
@@ -82,15 +83,15 @@ func (q *Queue) Group(maxBytes int) []*Batch {
 	return q.group
 }
 
-// Pop removes the n batches at the front, wakes the waiters among them
-// (the first is the committer), and wakes the batch now at the front to
-// commit next. A batch not finished by then fails with ErrAborted, so that
-// its writer does not take itself for the next committer. Call it, with n
-// the length of the group taken (1 if none was), even when the commit
-// panics.
-func (q *Queue) Pop(n int) {
+// Pop removes the committer's group (its own batch alone if it took none)
+// from the front, wakes the waiters in it, and wakes the batch now at the
+// front to commit next. A batch not finished by then fails with
+// ErrAborted, so that its writer does not take itself for the next
+// committer. Call it even when the commit panics.
+func (q *Queue) Pop() {
 	q.mu.Lock()
 	defer q.mu.Unlock()
+	n := max(len(q.group), 1)
 	for i, b := range q.batches[:n] {
 		if !b.done {
 			b.Finish(ErrAborted)

@@ -48,7 +48,7 @@ func TestFrontCommitsItsGroupAndWakesTheRest(t *testing.T) {
 	first.Finish(nil)
 	a.Finish(nil)
 	b.Finish(errB)
-	q.Pop(len(group))
+	q.Pop()
 
 	if commit := <-woke[0]; commit || a.Err() != nil {
 		t.Fatalf("a: commit %v err %v, want done without error", commit, a.Err())
@@ -63,7 +63,7 @@ func TestFrontCommitsItsGroupAndWakesTheRest(t *testing.T) {
 		t.Fatalf("next group = %v, want just c", g)
 	}
 	c.Finish(nil)
-	q.Pop(1)
+	q.Pop()
 	if q.Len() != 0 {
 		t.Fatalf("%d batches left", q.Len())
 	}
@@ -78,7 +78,7 @@ func TestGroupOfZeroBytesIsTheFrontAlone(t *testing.T) {
 		t.Fatalf("group = %v, want the front alone", g)
 	}
 	first.Finish(nil)
-	q.Pop(1)
+	q.Pop()
 	if !<-woke[0] {
 		t.Fatal("the next batch must commit")
 	}
@@ -93,7 +93,7 @@ func TestPopFailsUnfinishedBatches(t *testing.T) {
 	a := &Batch{}
 	woke := queueBehind(t, &q, a)
 	q.Group(10)
-	q.Pop(2)
+	q.Pop()
 	if commit := <-woke[0]; commit || !errors.Is(a.Err(), ErrAborted) || !errors.Is(first.Err(), ErrAborted) {
 		t.Fatalf("commit %v, errs %v / %v; want both aborted", commit, first.Err(), a.Err())
 	}
@@ -108,7 +108,7 @@ func TestPoppedBatchesAreNotRetained(t *testing.T) {
 	queueBehind(t, &q, &Batch{Data: make([]byte, 10)}, &Batch{Data: make([]byte, 10)})
 	group := q.Group(100)
 	FinishAll(group, nil)
-	q.Pop(len(group))
+	q.Pop()
 	for i, b := range q.batches[:cap(q.batches)] {
 		if b != nil {
 			t.Errorf("queue slot %d still holds a batch", i)

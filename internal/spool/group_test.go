@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
 
+	"github.com/sandboxaudit/sandboxaudit/internal/fsutil"
 	"github.com/sandboxaudit/sandboxaudit/internal/groupcommit/groupcommittest"
 )
 
@@ -170,7 +171,7 @@ func TestCloseDoesNotStrandQueuedAppends(t *testing.T) {
 func TestRefusedWriteCutIsSynced(t *testing.T) {
 	s := openSpool(t, Options{Path: filepath.Join(t.TempDir(), "spool.jsonl")})
 	syncs := 0
-	s.syncFn = func(f *os.File) error { syncs++; return unix.Fdatasync(int(f.Fd())) }
+	s.syncFn = func(f *os.File) error { syncs++; return fsutil.Fdatasync(f) }
 	s.writeFn = func(f *os.File, b []byte) (int, error) {
 		n, _ := f.Write(b[:len(b)/2])
 		return n, unix.ENOSPC

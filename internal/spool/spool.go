@@ -318,8 +318,7 @@ const maxGroupBytes = 16 << 20
 
 // commit appends the group at the front of the queue, own first.
 func (s *Spool) commit(own *groupcommit.Batch) {
-	n := 1 // batches to pop: own, or the group once taken
-	defer func() { s.queue.Pop(n) }()
+	defer s.queue.Pop()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	defer func() {
@@ -338,7 +337,6 @@ func (s *Spool) commit(own *groupcommit.Batch) {
 		return
 	}
 	group := s.queue.Group(maxGroupBytes)
-	n = len(group)
 	s.appendGroupLocked(group)
 }
 

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"golang.org/x/sys/unix"
+	"github.com/sandboxaudit/sandboxaudit/internal/fsutil"
 )
 
 // HeldSync is an fdatasync whose first call waits until LetGo, counts its
@@ -49,7 +49,7 @@ func (h *HeldSync) Sync(f *os.File) error {
 	if err != nil {
 		return err
 	}
-	return unix.Fdatasync(int(f.Fd()))
+	return fsutil.Fdatasync(f)
 }
 
 // Entered is closed once the first sync has started (and waits), for
