@@ -250,3 +250,25 @@ service:
 	assert.NotContains(t, log, "sandbox.exec.stderr_bytes")
 	assert.NotContains(t, log, "aGVsbG8K", "base64 of the exec's stdout")
 }
+
+// TestSyncDeliveryRunsWhileTheEndpointIsDown: with the exporter's defaults
+// (retry_on_failure, a 30 s push timeout) and an HTTP endpoint that is
+// down, an acknowledgement means "in the spool" (SPEC §8), and it must
+// come within the example's 5 s sync timeout, not after the live retries.
+func TestSyncDeliveryRunsWhileTheEndpointIsDown(t *testing.T) {
+	requireE2E(t)
+	dir := t.TempDir()
+	otlpAddr, nobody := freeAddr(t), freeAddr(t)
+	spoolPath := filepath.Join(dir, "spool", "audit-spool.jsonl")
+	col := startCollector(t, "collector", dir, collectorYAML{
+		otlpAddr: otlpAddr,
+		exporter: "http:\n  endpoint: http://" + nobody + "/v1/sandbox/events\n  spool:\n    path: " + spoolPath,
+	}.String(), otlpAddr)
+
+	const session = "6f1c2a8e-3b4d-4e5f-9a0b-1c2d3e4f5a6b"
+	runExample(t, otlpAddr, session, "-delivery", "sync")
+	col.stop(t)
+
+	evs, _ := readEvents(t, spoolPath)
+	checkExampleSession(t, session, bySession(evs)[session])
+}

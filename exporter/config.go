@@ -53,7 +53,9 @@ type Config struct {
 	// more consumers trade that order for throughput.
 	QueueConfig configoptional.Optional[exporterhelper.QueueBatchConfig] `mapstructure:"sending_queue"`
 	// RetryConfig is handed to the HTTP sink's own retry loop, not to
-	// exporterhelper: see helperOptions.
+	// exporterhelper: see helperOptions. With a spool the sink does not
+	// retry live, and only MaxInterval (the replayer's longest pause)
+	// applies.
 	RetryConfig configretry.BackOffConfig `mapstructure:"retry_on_failure"`
 
 	// prevent unkeyed literal initialization

@@ -26,7 +26,7 @@ type delivery struct {
 }
 
 // deliver sends lines in requests of the configured shape, each retried per
-// s.set.Retry. Requests go out in order; the first request that cannot be
+// s.liveRetry. Requests go out in order; the first request that cannot be
 // delivered ends the run and it and everything after it are returned as
 // rest. A request whose content is refused (StatusError.Permanent) is
 // dropped and the run goes on.
@@ -65,7 +65,7 @@ func (s *Sink) deliver(ctx context.Context, lines []byte) (d delivery) {
 // spent or ctx is done. notBefore is set when the last answer carried a
 // Retry-After the loop did not wait for.
 func (s *Sink) postWithRetry(ctx context.Context, body []byte) (notBefore time.Time, err error) {
-	bo := newBackoff(s.set.Retry, time.Now())
+	bo := newBackoff(s.liveRetry, time.Now())
 	for {
 		err = s.poster.post(ctx, body)
 		if err == nil {

@@ -3,10 +3,13 @@
 // Lines arrive already policy-applied and encoded; the package works on bytes
 // only. Delivery is at-least-once. What a failed POST means for its lines:
 //
-//   - 429, 5xx, an unfollowed 3xx or a network error: retried with
-//     exponential backoff (honouring Retry-After); when the retries are
-//     exhausted the lines go to a local spool that a background replayer
-//     sends, in order, once the endpoint answers again.
+//   - 429, 5xx, an unfollowed 3xx or a network error: without a spool,
+//     retried with exponential backoff (honouring Retry-After) until the
+//     retries are exhausted. With a spool, the request and the rest of
+//     the Send go to the spool at once, and a background replayer sends
+//     them, in order: at once, then with backoff while the endpoint
+//     stays down. A caller is never held through a live backoff only to
+//     have its lines spooled when its deadline ends.
 //   - 401, 403, 404, 405, 407, 408, 410, 421, 426: the endpoint refuses us
 //     whatever we send (expired token, missing permission, wrong path,
 //     misrouted proxy). The lines are not at fault: they are spooled at
@@ -81,8 +84,9 @@ type Settings struct {
 	Endpoint string
 	// Format is FormatEvent or FormatNDJSON.
 	Format Format
-	// Retry is the backoff for live delivery; Enabled false means one
-	// attempt per request.
+	// Retry is the backoff for live delivery without a spool; Enabled
+	// false means one attempt per request. With a spool there are no live
+	// retries, and Retry.MaxInterval caps the replayer's pause.
 	Retry configretry.BackOffConfig
 	// Spool receives lines that could not be delivered; nil means no
 	// spool: undelivered lines are handed back to the caller as a

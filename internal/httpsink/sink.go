@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"go.opentelemetry.io/collector/config/configretry"
 	"go.opentelemetry.io/collector/consumer/consumererror"
 	"go.uber.org/zap"
 
@@ -48,6 +49,9 @@ type Sink struct {
 	set    Settings
 	poster poster
 	spool  *spool.Spool // nil: no spool
+	// liveRetry is the backoff of a Send's own requests: Settings.Retry
+	// without a spool, none with one (see New).
+	liveRetry configretry.BackOffConfig
 
 	// stopCtx is cancelled by Shutdown: it ends retry waits, in-flight
 	// requests and the replayer, so shutdown never waits for a backoff.
@@ -73,14 +77,23 @@ func New(set Settings) (*Sink, error) {
 	if err != nil {
 		return nil, fmt.Errorf("httpsink: %w", err)
 	}
+	// With a spool, a failed request is spooled at once and the replayer
+	// retries it: backing off live would hold the caller (through the
+	// receiver, a client with its own, often shorter, deadline) for the
+	// whole push timeout only to spool the lines anyway.
+	live := set.Retry
+	if set.Spool != nil {
+		live.Enabled = false
+	}
 	stopCtx, stop := context.WithCancel(context.Background())
 	return &Sink{
-		set:     set,
-		poster:  newPoster(set),
-		spool:   set.Spool,
-		stopCtx: stopCtx,
-		stop:    stop,
-		wake:    make(chan struct{}, 1),
+		set:       set,
+		poster:    newPoster(set),
+		spool:     set.Spool,
+		liveRetry: live,
+		stopCtx:   stopCtx,
+		stop:      stop,
+		wake:      make(chan struct{}, 1),
 	}, nil
 }
 
@@ -162,9 +175,10 @@ func (s *Sink) enter() bool {
 //   - While the spool holds lines (or the endpoint is known to be down) the
 //     lines are appended to the spool, so nothing overtakes spooled lines,
 //     and Send returns nil; the replayer delivers them.
-//   - Otherwise they are POSTed with retries. What cannot be delivered
-//     (retries exhausted, ctx done, Shutdown) is appended to the spool and
-//     Send returns nil.
+//   - Otherwise they are POSTed, without live retries (the replayer is
+//     the retry). What cannot be delivered (a failed request, ctx done,
+//     Shutdown) is appended to the spool and Send returns nil.
+//   - Without a spool, failed requests are retried per Settings.Retry.
 //   - When the endpoint refuses us (401, 403, 404, 405, 407, 408, 410,
 //     421, 426: see StatusError.EndpointRefused) the lines are spooled at
 //     once, without retries, the endpoint is marked down and an ERROR log
@@ -231,9 +245,12 @@ func (s *Sink) Send(ctx context.Context, lines []byte, n int) error {
 		s.logEndpointRefused(refusal, "live", zap.Int("lines", d.restN),
 			zap.String("outcome", "spooled; replayed with backoff until the endpoint accepts them"))
 	}
-	if ctx.Err() == nil && s.stopCtx.Err() == nil {
-		// The endpoint failed (not the caller giving up): later Sends
-		// go straight to the spool until a replay round succeeds.
+	if ctx.Err() == nil && s.stopCtx.Err() == nil && (refusal != nil || !d.notBefore.IsZero()) {
+		// The endpoint refused us or named when it will be back: the
+		// replayer waits as told. After any other failure it tries again
+		// at once (one lost connection is no outage) and marks the
+		// endpoint down if that fails too. Either way later Sends go to
+		// the spool while it holds lines, so order is kept.
 		s.markDown(d.err, d.notBefore)
 	}
 	if err := s.spoolLines(ctx, d.rest, d.restN, d.err); err != nil {

@@ -218,6 +218,8 @@ func (rc *running) finish() error {
 // no batch processor, so every request is one batch, as in the default
 // configuration. The sink is a file with fsync mode, or for "spool" the
 // HTTP sink to an endpoint nothing listens on (down), spooling to out.
+// retry_on_failure is cut for builds that still retried live before
+// spooling: their first request of the outage then waits a second, not 30.
 func collectorConfig(addr, out, mode, down string) string {
 	exporter := fmt.Sprintf(`    file:
       path: %s
