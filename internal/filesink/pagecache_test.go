@@ -18,7 +18,7 @@ func residentPages(t *testing.T, path string) []bool {
 	t.Helper()
 	f, err := os.Open(path)
 	require.NoError(t, err)
-	defer func() { _ = f.Close() }()
+	defer f.Close()
 	fi, err := f.Stat()
 	require.NoError(t, err)
 	m, err := unix.Mmap(int(f.Fd()), 0, int(fi.Size()), unix.PROT_READ, unix.MAP_SHARED)
@@ -44,7 +44,7 @@ func skipUnlessDroppable(t *testing.T, dir string) {
 	require.NoError(t, os.WriteFile(path, bytes.Repeat([]byte("p"), 2*os.Getpagesize()), 0o600))
 	f, err := os.Open(path)
 	require.NoError(t, err)
-	defer func() { _ = f.Close() }()
+	defer f.Close()
 	require.NoError(t, unix.Fdatasync(int(f.Fd())))
 	require.NoError(t, unix.Fadvise(int(f.Fd()), 0, 0, unix.FADV_DONTNEED))
 	if in := residentPages(t, path); in[0] {
