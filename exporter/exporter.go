@@ -67,15 +67,6 @@ func newAuditExporter(cfg *Config, set exporter.Settings) (*auditExporter, error
 	return e, nil
 }
 
-// fileSinkOptions maps the file section to the file sink's options. Synced
-// lines leave the page cache unless the integrity sealer reads them back.
-func fileSinkOptions(fc *FileConfig) filesink.Options {
-	return filesink.Options{
-		Path: fc.Path, Fsync: fc.Fsync, MaxOpenFiles: fc.MaxOpenFiles,
-		DropSyncedPages: !fc.Integrity.HasValue(),
-	}
-}
-
 // Start opens the sinks. On error everything opened so far is closed again.
 func (e *auditExporter) Start(ctx context.Context, host component.Host) (err error) {
 	defer func() {
@@ -84,7 +75,7 @@ func (e *auditExporter) Start(ctx context.Context, host component.Host) (err err
 		}
 	}()
 	if fc := e.cfg.File.Get(); fc != nil {
-		opts := fileSinkOptions(fc)
+		opts := filesink.Options{Path: fc.Path, Fsync: fc.Fsync, MaxOpenFiles: fc.MaxOpenFiles}
 		if ic := fc.Integrity.Get(); ic != nil {
 			if e.sealer, err = e.startIntegrity(ctx, host, fc, ic); err != nil {
 				return fmt.Errorf("sandboxaudit exporter: %w", err)

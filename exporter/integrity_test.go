@@ -257,16 +257,3 @@ func TestCheckpointPublisherErrorsHideTheURL(t *testing.T) {
 	require.Error(t, err)
 	require.NotContains(t, err.Error(), "s3cr3t")
 }
-
-// The sealer reads new lines back from the file, so their pages must stay
-// cached while integrity is on; otherwise synced pages are dropped.
-func TestFileSinkDropsSyncedPagesUnlessSealed(t *testing.T) {
-	cfg := createDefaultConfig().(*Config)
-	fc := cfg.File.GetOrInsertDefault()
-	fc.Path = filepath.Join(t.TempDir(), "audit.jsonl")
-	require.True(t, fileSinkOptions(fc).DropSyncedPages)
-
-	keyPath, _ := writeKeys(t)
-	withIntegrity(cfg, keyPath)
-	require.False(t, fileSinkOptions(cfg.File.Get()).DropSyncedPages)
-}

@@ -119,9 +119,6 @@ func (s *Sink) appendGroup(f *os.File, size int64, group []*groupcommit.Batch) {
 			return
 		}
 	}
-	if s.dropSynced && len(synced) > 0 {
-		dropPages(f, size, end)
-	}
 	groupcommit.FinishAll(synced, nil)
 }
 

@@ -60,14 +60,6 @@ type Options struct {
 	// file got how many lines (the integrity sealer's hook). It runs on the
 	// writer's goroutine after the lock is released, so it must be quick.
 	OnWrite func(path string, lines int)
-	// DropSyncedPages, with FsyncBatch or FsyncAlways, takes a group's
-	// pages out of the page cache once they are synced (all but the page
-	// the next append writes into). The sink never reads them again, and
-	// writing into pages the kernel must first find and, on many VMs, the
-	// hypervisor first back costs far more than the copy itself; dropped
-	// pages are reused at once. Leave it off when something reads the
-	// lines back soon (the integrity sealer does).
-	DropSyncedPages bool
 
 	// writeFn, syncFn and lockFn replace (*os.File).Write,
 	// fsutil.Fdatasync and fsutil.Lock: the fault-injection seams for tests

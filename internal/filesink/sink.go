@@ -30,8 +30,6 @@ type Sink struct {
 	lockFn  func(context.Context, int) error
 	// onWrite is Options.OnWrite.
 	onWrite func(path string, lines int)
-	// dropSynced is Options.DropSyncedPages, off with FsyncNever.
-	dropSynced bool
 
 	mu      sync.Mutex
 	files   map[string]*openFile
@@ -87,12 +85,9 @@ func New(opts Options) (*Sink, error) {
 		syncFn:  opts.syncFn,
 		lockFn:  opts.lockFn,
 		onWrite: opts.OnWrite,
-		// Without a sync the pages are dirty and fadvise would start
-		// writeback: that is FsyncNever's choice to leave to the kernel.
-		dropSynced: opts.DropSyncedPages && opts.Fsync != FsyncNever,
-		files:      make(map[string]*openFile),
-		lru:        list.New(),
-		wake:       make(chan struct{}),
+		files:   make(map[string]*openFile),
+		lru:     list.New(),
+		wake:    make(chan struct{}),
 	}, nil
 }
 
