@@ -234,36 +234,68 @@ func TestCallerDeadlineMidDeliverySpoolsTheRest(t *testing.T) {
 	require.False(t, f.sink.isDown(), "a caller's deadline says nothing about the endpoint")
 }
 
-func TestShutdownInterruptsBackoffAndSpools(t *testing.T) {
-	f := newFixture(t, FormatNDJSON, true, func(s *Settings) {
-		s.Retry.InitialInterval = time.Minute
-		s.Retry.MaxInterval = time.Minute
-		s.Retry.MaxElapsedTime = time.Hour
-	})
-	f.srv.setDefault(status(500, nil, ""))
-	lines := makeLines(t, uuid.New(), 1, 3, 10)
+// Shutdown ends what a Send waits for: a live backoff (no spool; the lines
+// go back to the caller) or a request that hangs (spool; they are kept).
+func TestShutdownInterruptsSends(t *testing.T) {
+	release := make(chan struct{})
+	defer close(release)
+	for name, spooled := range map[string]bool{"backoff without spool": false, "hang with spool": true} {
+		t.Run(name, func(t *testing.T) {
+			f := newFixture(t, FormatNDJSON, spooled, func(s *Settings) {
+				s.Retry.InitialInterval = time.Minute
+				s.Retry.MaxInterval = time.Minute
+				s.Retry.MaxElapsedTime = time.Hour
+				s.Client = &http.Client{Timeout: time.Hour}
+			})
+			arrived := make(chan struct{}, 1)
+			answer := status(500, nil, "")
+			if spooled {
+				answer = hang(release)
+			}
+			f.srv.setDefault(func(w http.ResponseWriter, r *http.Request, b []byte) bool {
+				select {
+				case arrived <- struct{}{}:
+				default:
+				}
+				return answer(w, r, b)
+			})
+			lines := makeLines(t, uuid.New(), 1, 3, 10)
 
-	errc := make(chan error, 1)
-	go func() { errc <- f.sink.Send(context.Background(), lines, 3) }()
-	require.Eventually(t, func() bool { return len(f.srv.all()) == 1 }, 5*time.Second, 5*time.Millisecond)
+			errc := make(chan error, 1)
+			go func() { errc <- f.sink.Send(context.Background(), lines, 3) }()
+			select {
+			case <-arrived:
+			case <-time.After(5 * time.Second):
+				t.Fatal("the request never arrived")
+			}
 
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	require.NoError(t, f.sink.Shutdown(ctx))
-	select {
-	case err := <-errc:
-		require.NoError(t, err)
-	case <-ctx.Done():
-		t.Fatal("Send still blocked after Shutdown")
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			require.NoError(t, f.sink.Shutdown(ctx))
+			var err error
+			select {
+			case err = <-errc:
+			case <-ctx.Done():
+				t.Fatal("Send still blocked after Shutdown")
+			}
+			if spooled {
+				require.NoError(t, err)
+				// The spool is closed now; its file holds the lines for the next run.
+				require.Equal(t, string(lines), string(spoolFileBytes(t, f.spoolPath)))
+			} else {
+				var re *RefusedError
+				require.ErrorAs(t, err, &re)
+				require.Equal(t, 3, re.Remaining)
+				require.ErrorIs(t, err, context.Canceled)
+			}
+
+			err = f.sink.Send(context.Background(), lines, 3)
+			var re *RefusedError
+			require.ErrorAs(t, err, &re)
+			require.ErrorIs(t, err, ErrShutdown)
+			require.Equal(t, ReasonShutdown, re.Reason)
+		})
 	}
-	// The spool is closed now; its file holds the lines for the next run.
-	require.Equal(t, string(lines), string(spoolFileBytes(t, f.spoolPath)))
-
-	err := f.sink.Send(context.Background(), lines, 3)
-	var re *RefusedError
-	require.ErrorAs(t, err, &re)
-	require.ErrorIs(t, err, ErrShutdown)
-	require.Equal(t, ReasonShutdown, re.Reason)
 }
 
 func TestFullSpoolRefusesVisibly(t *testing.T) {

@@ -10,7 +10,7 @@ import (
 
 // runReplayer sends the spool in rounds until ctx ends. A round runs when
 // the timer fires, or at once when lines were spooled while the endpoint is
-// believed up (a caller's deadline, not an outage, sent them there). A
+// believed up (one failed request or a caller's deadline sent them there). A
 // failed round (network error, 429, 5xx, or the endpoint refusing us) marks
 // the endpoint down and doubles the pause, from ReplayInterval up to
 // max(ReplayInterval, Retry.MaxInterval), and never earlier than the
@@ -29,6 +29,12 @@ func (s *Sink) runReplayer(ctx context.Context) {
 				continue // the timer holds the backoff
 			}
 		case <-timer.C:
+		}
+		// Never before the server's Retry-After: a live answer can set it
+		// after this timer was armed.
+		if d := time.Until(s.waitUntil()); d > 0 {
+			timer.Reset(d)
+			continue
 		}
 		err := s.replayRound(ctx)
 		if ctx.Err() != nil {

@@ -77,3 +77,20 @@ func TestWithSpoolAFailedRetryMarksTheEndpointDown(t *testing.T) {
 	require.Len(t, f.srv.all(), 2, "no request while the endpoint is down")
 	require.Equal(t, 5, f.obs.stats().spooled)
 }
+
+// A Retry-After on a live answer holds the replayer too, even when its
+// next round was due sooner.
+func TestWithSpoolALiveRetryAfterHoldsTheReplayer(t *testing.T) {
+	f := newFixture(t, FormatNDJSON, true, func(s *Settings) { s.ReplayInterval = 100 * time.Millisecond })
+	f.srv.then(status(429, map[string]string{"Retry-After": "2"}, "slow down"))
+	f.start(t)
+	lines := makeLines(t, uuid.New(), 1, 2, 10)
+
+	require.NoError(t, f.sink.Send(sendCtx(t), lines, 2))
+
+	f.waitSpoolEmpty(t)
+	got := f.srv.all()
+	require.Len(t, got, 2)
+	require.True(t, got[1].accepted)
+	require.GreaterOrEqual(t, got[1].at.Sub(got[0].at), 2*time.Second, "the replayer knocked before Retry-After")
+}
