@@ -136,3 +136,35 @@ func TestHTTPClientVerifiesTLS(t *testing.T) {
 	assert.ErrorContains(t, err, "certificate")
 	assert.Equal(t, int64(6), te.counter(t, "otelcol_sandboxaudit_exporter_events_dropped", "reason", "no_spool"))
 }
+
+// With debug_response_body on, a token that an auth extension adds (the
+// exporter's configuration never sees it) is still redacted from the body
+// excerpt of an endpoint that echoes it, through confighttp's real chain.
+func TestDebugResponseBodyRedactsAuthExtensionToken(t *testing.T) {
+	const token = "s3cr3t-ext-token"
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusBadRequest)
+		_, _ = io.WriteString(w, "you sent "+r.Header.Get("Authorization"))
+	}))
+	t.Cleanup(srv.Close)
+	authID := component.MustNewID("bearerauth")
+	cfg := syncConfig()
+	hc := withHTTP(cfg, srv.URL+"/v1/sandbox/events", "ndjson", auditevent.PolicyOverride{})
+	hc.DebugResponseBody = true
+	hc.ClientConfig.Compression = configcompression.TypeGzip
+	hc.ClientConfig.Auth = configoptional.Some(configauth.Config{AuthenticatorID: authID})
+	require.NoError(t, cfg.Validate())
+	tr, err := NewFactory().CreateTraces(context.Background(), exportertest.NewNopSettings(typ), cfg)
+	require.NoError(t, err)
+	host := hostWithExtensions{Host: componenttest.NewNopHost(), ext: map[component.ID]component.Component{
+		authID: bearerAuth{token: token},
+	}}
+	require.NoError(t, tr.Start(context.Background(), host))
+	t.Cleanup(func() { require.NoError(t, tr.Shutdown(context.Background())) })
+
+	err = tr.ConsumeTraces(context.Background(), buildTraces(t, sampleSpans()...))
+
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "you sent [REDACTED]")
+	assert.NotContains(t, err.Error(), token)
+}

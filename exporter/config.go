@@ -111,8 +111,9 @@ type HTTPConfig struct {
 	// section.
 	Spool configoptional.Optional[SpoolConfig] `mapstructure:"spool"`
 	// DebugResponseBody shows the start of the endpoint's error responses
-	// in errors and logs, with every configured header value (and the
-	// endpoint's password and query values) redacted. Off by default: an
+	// in errors and logs, with every header value sent (configured or
+	// added by an auth extension) and the endpoint's password and query
+	// values redacted. Off by default: an
 	// endpoint may echo the request's headers, tokens included.
 	DebugResponseBody bool `mapstructure:"debug_response_body"`
 

@@ -102,3 +102,19 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 	r.Header.Set("Authorization", "Bearer "+b.token)
 	return b.next.RoundTrip(r)
 }
+
+// TestShowResponseBodyRedactsWhatTheTransportAdded: a token that a round
+// tripper adds (an auth extension's, which the exporter's configuration
+// does not know) is redacted from a shown body as well.
+func TestShowResponseBodyRedactsWhatTheTransportAdded(t *testing.T) {
+	f := newFixture(t, FormatNDJSON, false, func(s *Settings) {
+		s.Client = &http.Client{Timeout: 2 * time.Second, Transport: bearer{http.DefaultTransport, echoedToken}}
+		s.ShowResponseBody = true
+	})
+	f.srv.setDefault(echoHeaders(400))
+	f.start(t)
+	err := f.sink.Send(sendCtx(t), makeLines(t, uuid.New(), 1, 1, 0), 1)
+	require.Error(t, err)
+	require.Contains(t, err.Error(), "you sent Authorization: [REDACTED] no good")
+	requireNoSecret(t, f.logs, err.Error(), echoedToken)
+}

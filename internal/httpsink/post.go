@@ -222,19 +222,20 @@ func (p poster) post(ctx context.Context, body []byte) error {
 	if se.Retryable() {
 		se.RetryAfter = parseRetryAfter(resp.Header.Get("Retry-After"), time.Now())
 	}
-	se.BodyBytes, se.BodyMore, se.Excerpt = p.readErrorBody(resp.Body)
+	se.BodyBytes, se.BodyMore, se.Excerpt = p.readErrorBody(resp)
 	return se
 }
 
 // readErrorBody measures an error response's body and, only when bodies are
-// shown, returns its redacted excerpt. The bytes read are discarded.
-func (p poster) readErrorBody(body io.Reader) (n int64, more bool, shown string) {
-	head, _ := io.ReadAll(io.LimitReader(body, excerptReadBytes))
-	rest, _ := io.CopyN(io.Discard, body, drainBytes)
+// shown, returns its excerpt with every secret and every header value the
+// request carried redacted. The bytes read are discarded.
+func (p poster) readErrorBody(resp *http.Response) (n int64, more bool, shown string) {
+	head, _ := io.ReadAll(io.LimitReader(resp.Body, excerptReadBytes))
+	rest, _ := io.CopyN(io.Discard, resp.Body, drainBytes)
 	n = int64(len(head)) + rest
 	more = rest == drainBytes
 	if p.showBody {
-		shown = excerpt(redact(head, p.secrets))
+		shown = excerpt(redact(head, withSent(p.secrets, resp.Request)))
 	}
 	return n, more, shown
 }

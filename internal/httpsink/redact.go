@@ -2,7 +2,9 @@ package httpsink
 
 import (
 	"bytes"
+	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 )
 
@@ -43,13 +45,37 @@ func secretsOf(endpoint string, headerValues []string) []string {
 			}
 		}
 	}
-	// Longest first: insertion sort, the list is short.
-	for i := 1; i < len(out); i++ {
-		for j := i; j > 0 && len(out[j]) > len(out[j-1]); j-- {
-			out[j], out[j-1] = out[j-1], out[j]
+	sortLongestFirst(out)
+	return out
+}
+
+// withSent returns secrets plus the values of every header sent carried on
+// the wire but Content-Type (ours): what an auth extension or any other
+// round tripper added is unknown to the configuration, and an endpoint may
+// echo it. sent is the request the innermost transport sent
+// (http.Response.Request), so it holds them.
+func withSent(secrets []string, sent *http.Request) []string {
+	if sent == nil {
+		return secrets
+	}
+	var values []string
+	for k, vs := range sent.Header {
+		if k != "Content-Type" {
+			values = append(values, vs...)
 		}
 	}
+	if len(values) == 0 {
+		return secrets
+	}
+	out := append(slices.Clone(secrets), secretsOf("", values)...)
+	sortLongestFirst(out)
 	return out
+}
+
+// sortLongestFirst orders secrets so that a value is replaced before any
+// part of it (replacing a part first would leave the rest readable).
+func sortLongestFirst(secrets []string) {
+	slices.SortStableFunc(secrets, func(a, b string) int { return len(b) - len(a) })
 }
 
 // redact replaces every secret in b, and drops a tail of b that is the

@@ -108,8 +108,10 @@ type Settings struct {
 	// ShowResponseBody puts the start of an error response's body into
 	// errors and logs, a debugging aid: an endpoint may echo the request's
 	// headers, so every value of RedactValues (the configured header
-	// values), each of their space-separated parts, and the endpoint URL's
-	// password and query values are replaced by [REDACTED] first.
+	// values), every header value the request carried on the wire (what
+	// an auth round tripper added included), each of their
+	// space-separated parts, and the endpoint URL's password and query
+	// values are replaced by [REDACTED] first.
 	ShowResponseBody bool
 	RedactValues     []string
 	// Observer receives the delivery counters; nil means NopObserver.
