@@ -49,11 +49,11 @@ func secretsOf(endpoint string, headerValues []string) []string {
 	return out
 }
 
-// withSent returns secrets plus the values of every header sent carried on
-// the wire but Content-Type (ours): what an auth extension or any other
-// round tripper added is unknown to the configuration, and an endpoint may
-// echo it. sent is the request the innermost transport sent
-// (http.Response.Request), so it holds them.
+// withSent returns secrets plus the values of every header but our
+// Content-Type that the request sent carried on the wire: what an auth
+// extension or another round tripper added is unknown to the configuration,
+// and an endpoint may echo it. sent is http.Response.Request, the request
+// the innermost transport sent, so it holds them.
 func withSent(secrets []string, sent *http.Request) []string {
 	if sent == nil {
 		return secrets
