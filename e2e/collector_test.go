@@ -128,7 +128,8 @@ func postEvent(t *testing.T, url, body string) {
 func TestCollectorWritesAuditTrail(t *testing.T) {
 	requireE2E(t)
 	dir := t.TempDir()
-	otlpAddr, sandboxAddr := freeAddr(t), freeAddr(t)
+	addrs := freeAddrs(t, 2)
+	otlpAddr, sandboxAddr := addrs[0], addrs[1]
 	auditPath := filepath.Join(dir, "audit", "events.jsonl")
 	col := startCollector(t, "collector", dir, collectorConfig(otlpAddr, sandboxAddr, auditPath), otlpAddr, sandboxAddr)
 
@@ -253,11 +254,12 @@ type edgeCentral struct {
 func newEdgeCentral(t *testing.T) edgeCentral {
 	t.Helper()
 	root := t.TempDir()
+	addrs := freeAddrs(t, 2)
 	n := edgeCentral{
 		edgeDir:     filepath.Join(root, "edge"),
 		centralDir:  filepath.Join(root, "central"),
-		edgeOTLP:    freeAddr(t),
-		centralAddr: freeAddr(t),
+		edgeOTLP:    addrs[0],
+		centralAddr: addrs[1],
 	}
 	n.spoolPath = filepath.Join(n.edgeDir, "spool", "audit-spool.jsonl")
 	n.centralAudit = filepath.Join(n.centralDir, "audit", "events.jsonl")

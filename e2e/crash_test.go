@@ -79,7 +79,8 @@ func crashBatch(b int) (body []byte, ids []string) {
 func TestKilledMidSpoolAndMidReplayLosesNothing(t *testing.T) {
 	requireE2E(t)
 	dir := t.TempDir()
-	edgeAddr, centralAddr := freeAddr(t), freeAddr(t)
+	addrs := freeAddrs(t, 2)
+	edgeAddr, centralAddr := addrs[0], addrs[1]
 	spool := filepath.Join(dir, "edge", "spool.jsonl")
 	audit := filepath.Join(dir, "central", "audit.jsonl")
 	edgeCfg := crashEdgeConfig(edgeAddr, centralAddr, spool)

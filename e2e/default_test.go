@@ -24,7 +24,8 @@ import (
 func TestDefaultConfigRuns(t *testing.T) {
 	requireE2E(t)
 	dir := t.TempDir()
-	grpcAddr, httpAddr, sandboxAddr, metricsAddr := freeAddr(t), freeAddr(t), freeAddr(t), freeAddr(t)
+	addrs := freeAddrs(t, 4)
+	grpcAddr, httpAddr, sandboxAddr, metricsAddr := addrs[0], addrs[1], addrs[2], addrs[3]
 	_, metricsPort, err := net.SplitHostPort(metricsAddr)
 	require.NoError(t, err)
 

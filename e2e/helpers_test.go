@@ -85,14 +85,27 @@ func requireE2E(t *testing.T) {
 
 // freeAddr returns a loopback address with a port that was free a moment
 // ago. Another process could take it before the collector binds it; the
-// collector then fails to start and the test says so.
+// collector then fails to start and the test says so. A test that needs
+// several addresses before it starts anything takes them with freeAddrs.
 func freeAddr(t *testing.T) string {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	addr := l.Addr().String()
-	require.NoError(t, l.Close())
-	return addr
+	return freeAddrs(t, 1)[0]
+}
+
+// freeAddrs returns n distinct free loopback addresses. Their listeners are
+// all open before any is closed: the kernel may hand the port it has just
+// freed to the very next listener (about once in 20,000 pairs here), and
+// two collectors of one test would then collide on it.
+func freeAddrs(t *testing.T, n int) []string {
+	t.Helper()
+	addrs := make([]string, n)
+	for i := range addrs {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		require.NoError(t, err)
+		defer func() { require.NoError(t, l.Close()) }()
+		addrs[i] = l.Addr().String()
+	}
+	return addrs
 }
 
 // collector is a running otelcol-sandboxaudit child process.
@@ -397,4 +410,13 @@ func requireVerifies(t *testing.T, path string) string {
 	code, out := runCLI(t, "verify", path)
 	require.Equal(t, 0, code, "verify:\n%s", indent(out))
 	return out
+}
+
+// TestFreeAddrsAreDistinct: freeAddrs never hands out one port twice, even
+// where the kernel would reuse a port just freed.
+func TestFreeAddrsAreDistinct(t *testing.T) {
+	for range 10000 {
+		a := freeAddrs(t, 2)
+		require.NotEqual(t, a[0], a[1])
+	}
 }

@@ -68,10 +68,10 @@ func newKafkaTier(t *testing.T) *kafkaTier {
 
 	dir := t.TempDir()
 	k.edgeDir, k.centralDir = filepath.Join(dir, "edge"), filepath.Join(dir, "central")
-	k.edgeOTLP = freeAddr(t)
+	addrs := freeAddrs(t, 2)
+	k.edgeOTLP, k.centralMetrics = addrs[0], addrs[1]
 	k.edgeRef = filepath.Join(k.edgeDir, "reference", "events.jsonl")
 	k.centralAudit = filepath.Join(k.centralDir, "central-audit", "events.jsonl")
-	k.centralMetrics = freeAddr(t)
 	return k
 }
 

@@ -258,7 +258,8 @@ service:
 func TestSyncDeliveryRunsWhileTheEndpointIsDown(t *testing.T) {
 	requireE2E(t)
 	dir := t.TempDir()
-	otlpAddr, nobody := freeAddr(t), freeAddr(t)
+	addrs := freeAddrs(t, 2)
+	otlpAddr, nobody := addrs[0], addrs[1]
 	spoolPath := filepath.Join(dir, "spool", "audit-spool.jsonl")
 	col := startCollector(t, "collector", dir, collectorYAML{
 		otlpAddr: otlpAddr,
