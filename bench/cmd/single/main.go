@@ -172,14 +172,12 @@ func round(ctx context.Context, c config, r int, targets []target, res results) 
 }
 
 func start(ctx context.Context, t target, dir string) (*running, error) {
-	addr, err := proc.FreeAddr()
+	// addrs[1] is the endpoint a spooling collector cannot reach.
+	addrs, err := proc.FreeAddrs(2)
 	if err != nil {
 		return nil, err
 	}
-	down, err := proc.FreeAddr() // the endpoint a spooling collector cannot reach
-	if err != nil {
-		return nil, err
-	}
+	addr, down := addrs[0], addrs[1]
 	rc := &running{target: t, dir: dir, out: filepath.Join(dir, "events.jsonl"), url: "http://" + addr + "/v1/sandbox/events"}
 	if rc.col, err = proc.Start(ctx, t.bin, dir, collectorConfig(addr, rc.out, t.mode, down), rc.url); err != nil {
 		return nil, err
