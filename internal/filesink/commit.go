@@ -11,11 +11,6 @@ import (
 	"github.com/sandboxaudit/sandboxaudit/internal/groupcommit"
 )
 
-// maxGroupBytes bounds one group commit (see groupcommit), so that a crowd
-// of writers cannot hold the file's flock (which another process, the
-// Python sink, may be waiting for) for one huge write and sync.
-const maxGroupBytes = 16 << 20
-
 // commit commits the group at the front of of's queue, own first (see
 // groupcommit). If the file could not be opened or cannot be locked, only
 // own fails (the error may be own's context): the batches behind it try
@@ -38,7 +33,7 @@ func (s *Sink) commit(ctx context.Context, of *openFile, own *groupcommit.Batch)
 	}
 	// With fsync always a group would save no sync and only hold the lock
 	// longer against another writer, so each batch goes alone.
-	limit := maxGroupBytes
+	limit := groupcommit.MaxGroupBytes
 	if s.fsync == FsyncAlways {
 		limit = 0
 	}

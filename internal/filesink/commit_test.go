@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
 
+	"github.com/sandboxaudit/sandboxaudit/internal/groupcommit"
 	"github.com/sandboxaudit/sandboxaudit/internal/groupcommit/groupcommittest"
 )
 
@@ -84,18 +85,6 @@ func batchNamed(name string, lines int) []byte {
 	return b.Bytes()
 }
 
-// requireWhole checks that the file holds exactly the want batches, each
-// in one piece, in any order.
-func requireWhole(t *testing.T, file string, want ...[]byte) {
-	t.Helper()
-	total := 0
-	for _, b := range want {
-		require.Contains(t, file, string(b), "a batch is missing or torn")
-		total += len(b)
-	}
-	require.Len(t, file, total, "the file holds bytes of no wanted batch")
-}
-
 // TestConcurrentBatchesShareOneSync: batches that queue while another is
 // syncing are committed together, with one fdatasync for all of them, and
 // each lands whole.
@@ -111,7 +100,7 @@ func TestConcurrentBatchesShareOneSync(t *testing.T) {
 	}
 	require.Equal(t, 2, r.syncCount(), "one sync for the first batch, one for the eight queued behind it")
 	require.True(t, strings.HasPrefix(r.file(), string(first)))
-	requireWhole(t, r.file(), append(rest, first)...)
+	groupcommittest.RequireWhole(t, r.file(), append(rest, first)...)
 }
 
 // TestFailedGroupSyncCutsEveryBatchBack: when the group's shared sync
@@ -129,7 +118,7 @@ func TestFailedGroupSyncCutsEveryBatchBack(t *testing.T) {
 	for _, batch := range [][]byte{a, b} {
 		require.NoError(t, r.s.WriteBatch(context.Background(), testSession, batch))
 	}
-	requireWhole(t, r.file(), first, a, b)
+	groupcommittest.RequireWhole(t, r.file(), first, a, b)
 }
 
 // TestRefusedBatchFailsAloneInItsGroup: a batch the disk refuses part-way
@@ -150,7 +139,7 @@ func TestRefusedBatchFailsAloneInItsGroup(t *testing.T) {
 	require.ErrorIs(t, errs[1], unix.ENOSPC)
 	require.NoError(t, errs[2])
 	require.Equal(t, 2, r.syncCount())
-	requireWhole(t, r.file(), first, a, c)
+	groupcommittest.RequireWhole(t, r.file(), first, a, c)
 }
 
 // TestLockFailureFailsOnlyItsCaller: the goroutine committing a group
@@ -182,11 +171,11 @@ func TestLockFailureFailsOnlyItsCaller(t *testing.T) {
 	}
 	require.ErrorIs(t, errA, errLock)
 	require.NotContains(t, r.file(), string(failed))
-	requireWhole(t, r.file(), first, written)
+	groupcommittest.RequireWhole(t, r.file(), first, written)
 }
 
 // TestGroupsStayWithinTheirBound: batches that together exceed
-// maxGroupBytes are committed in several groups, each caller waiting until
+// groupcommit.MaxGroupBytes are committed in several groups, each caller waiting until
 // its own batch is done.
 func TestGroupsStayWithinTheirBound(t *testing.T) {
 	r := newGroupRig(t, Options{}, nil)
@@ -194,13 +183,13 @@ func TestGroupsStayWithinTheirBound(t *testing.T) {
 	big := make([][]byte, 3)
 	for i := range big {
 		line := fmt.Sprintf("{\"big\":%d,\"pad\":%q}\n", i, strings.Repeat("x", 1000))
-		big[i] = bytes.Repeat([]byte(line), maxGroupBytes*6/10/len(line))
+		big[i] = bytes.Repeat([]byte(line), groupcommit.MaxGroupBytes*6/10/len(line))
 	}
 	for _, err := range r.behind(first, big...) {
 		require.NoError(t, err)
 	}
 	require.Equal(t, 4, r.syncCount(), "no two of the big batches fit in one group: one sync each")
-	requireWhole(t, r.file(), append(big, first)...)
+	groupcommittest.RequireWhole(t, r.file(), append(big, first)...)
 }
 
 // TestFsyncAlwaysCommitsBatchesAlone: with a sync per line a group would
@@ -224,7 +213,7 @@ func TestFsyncAlwaysCommitsBatchesAlone(t *testing.T) {
 	defer mu.Unlock()
 	require.Equal(t, 4, locks, "one lock hold per batch")
 	require.Equal(t, 8, r.syncCount(), "one sync per line")
-	requireWhole(t, r.file(), append(rest, first)...)
+	groupcommittest.RequireWhole(t, r.file(), append(rest, first)...)
 }
 
 // TestBatchesQueuedDuringTheLockWaitJoin: the group is taken once the file
@@ -253,5 +242,5 @@ func TestBatchesQueuedDuringTheLockWaitJoin(t *testing.T) {
 		require.NoError(t, <-results)
 	}
 	require.Equal(t, 1, r.syncCount(), "the batches that queued during the lock wait share one sync")
-	requireWhole(t, r.file(), batches...)
+	groupcommittest.RequireWhole(t, r.file(), batches...)
 }

@@ -10,6 +10,12 @@ import (
 	"sync"
 )
 
+// MaxGroupBytes is the group bound both committers use: one sync then
+// covers at most 16 MiB, so a crowd of writers cannot hold a file's flock
+// (which another process, the Python sink, may be waiting for) through one
+// huge write and sync.
+const MaxGroupBytes = 16 << 20
+
 // ErrAborted is the error of a batch its committer did not finish (the
 // commit panicked).
 var ErrAborted = errors.New("groupcommit: commit aborted")

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"go.opentelemetry.io/collector/config/configretry"
 	"go.uber.org/zap"
 )
 
@@ -26,7 +27,7 @@ type delivery struct {
 }
 
 // deliver sends lines in requests of the configured shape, each retried per
-// s.liveRetry. Requests go out in order; the first request that cannot be
+// s.liveRetry(). Requests go out in order; the first request that cannot be
 // delivered ends the run and it and everything after it are returned as
 // rest. A request whose content is refused (StatusError.Permanent) is
 // dropped and the run goes on.
@@ -65,7 +66,7 @@ func (s *Sink) deliver(ctx context.Context, lines []byte) (d delivery) {
 // spent or ctx is done. notBefore is set when the last answer carried a
 // Retry-After the loop did not wait for.
 func (s *Sink) postWithRetry(ctx context.Context, body []byte) (notBefore time.Time, err error) {
-	bo := newBackoff(s.liveRetry, time.Now())
+	bo := newBackoff(s.liveRetry(), time.Now())
 	for {
 		err = s.poster.post(ctx, body)
 		if err == nil {
@@ -107,6 +108,19 @@ func (s *Sink) postWithRetry(ctx context.Context, body []byte) (notBefore time.T
 			return time.Time{}, interrupted(ctx, err)
 		}
 	}
+}
+
+// liveRetry is the backoff of a Send's own requests: Settings.Retry without
+// a spool, none with one. With a spool a failed request is spooled at once
+// and the replayer retries it: backing off live would hold the caller
+// (through the receiver, a client with its own, often shorter, deadline)
+// for the whole push timeout only to spool the lines anyway.
+func (s *Sink) liveRetry() configretry.BackOffConfig {
+	cfg := s.set.Retry
+	if s.spool != nil {
+		cfg.Enabled = false
+	}
+	return cfg
 }
 
 // interrupted adds why ctx ended to err, unless err already says it.

@@ -7,7 +7,6 @@ import (
 	"sync"
 	"time"
 
-	"go.opentelemetry.io/collector/config/configretry"
 	"go.opentelemetry.io/collector/consumer/consumererror"
 	"go.uber.org/zap"
 
@@ -49,9 +48,6 @@ type Sink struct {
 	set    Settings
 	poster poster
 	spool  *spool.Spool // nil: no spool
-	// liveRetry is the backoff of a Send's own requests: Settings.Retry
-	// without a spool, none with one (see New).
-	liveRetry configretry.BackOffConfig
 
 	// stopCtx is cancelled by Shutdown: it ends retry waits, in-flight
 	// requests and the replayer, so shutdown never waits for a backoff.
@@ -77,23 +73,14 @@ func New(set Settings) (*Sink, error) {
 	if err != nil {
 		return nil, fmt.Errorf("httpsink: %w", err)
 	}
-	// With a spool, a failed request is spooled at once and the replayer
-	// retries it: backing off live would hold the caller (through the
-	// receiver, a client with its own, often shorter, deadline) for the
-	// whole push timeout only to spool the lines anyway.
-	live := set.Retry
-	if set.Spool != nil {
-		live.Enabled = false
-	}
 	stopCtx, stop := context.WithCancel(context.Background())
 	return &Sink{
-		set:       set,
-		poster:    newPoster(set),
-		spool:     set.Spool,
-		liveRetry: live,
-		stopCtx:   stopCtx,
-		stop:      stop,
-		wake:      make(chan struct{}, 1),
+		set:     set,
+		poster:  newPoster(set),
+		spool:   set.Spool,
+		stopCtx: stopCtx,
+		stop:    stop,
+		wake:    make(chan struct{}, 1),
 	}, nil
 }
 

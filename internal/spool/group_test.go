@@ -56,16 +56,6 @@ func (h *heldSpool) replayAll() string {
 	return c.data.String()
 }
 
-func requireBatches(t *testing.T, got string, want ...[]byte) {
-	t.Helper()
-	total := 0
-	for _, b := range want {
-		require.Contains(t, got, string(b), "a batch is missing or torn")
-		total += len(b)
-	}
-	require.Len(t, got, total, "bytes of no wanted batch")
-}
-
 // TestAppendsQueuedBehindASyncShareTheNext: appends that queue while
 // another is syncing (concurrent pushes spooling during an outage) are
 // written with one sync for all of them, each whole.
@@ -83,7 +73,7 @@ func TestAppendsQueuedBehindASyncShareTheNext(t *testing.T) {
 		total += len(b)
 	}
 	require.Equal(t, int64(total), h.Size())
-	requireBatches(t, h.replayAll(), all...)
+	groupcommittest.RequireWhole(t, h.replayAll(), all...)
 }
 
 // TestFailedGroupSyncDropsEveryAppend: when the shared sync fails, every
@@ -101,7 +91,7 @@ func TestFailedGroupSyncDropsEveryAppend(t *testing.T) {
 	for _, batch := range [][]byte{a, b} {
 		require.NoError(t, h.Append(context.Background(), batch))
 	}
-	requireBatches(t, h.replayAll(), first, a, b)
+	groupcommittest.RequireWhole(t, h.replayAll(), first, a, b)
 }
 
 // TestGroupRefusesOnlyWhatFailsAlone: in one group, an append over
@@ -125,7 +115,7 @@ func TestGroupRefusesOnlyWhatFailsAlone(t *testing.T) {
 	require.ErrorIs(t, errs[1], unix.ENOSPC)
 	require.NoError(t, errs[2])
 	require.Equal(t, int64(len(first)+len(small)), fileSize(t, h.Path()))
-	requireBatches(t, h.replayAll(), first, small)
+	groupcommittest.RequireWhole(t, h.replayAll(), first, small)
 }
 
 // TestCloseDoesNotStrandQueuedAppends: an append queued when the spool

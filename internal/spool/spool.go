@@ -313,9 +313,6 @@ func (s *Spool) Append(ctx context.Context, lines []byte) error {
 	return b.Err()
 }
 
-// maxGroupBytes bounds the lines one sync covers.
-const maxGroupBytes = 16 << 20
-
 // commit appends the group at the front of the queue, own first.
 func (s *Spool) commit(own *groupcommit.Batch) {
 	defer s.queue.Pop()
@@ -336,7 +333,7 @@ func (s *Spool) commit(own *groupcommit.Batch) {
 		own.Finish(fmt.Errorf("spool %s: unusable until reopened: %w", s.path, s.broken))
 		return
 	}
-	group := s.queue.Group(maxGroupBytes)
+	group := s.queue.Group(groupcommit.MaxGroupBytes)
 	s.appendGroupLocked(group)
 }
 

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/sandboxaudit/sandboxaudit/internal/fsutil"
 )
 
@@ -98,4 +100,16 @@ func (h *HeldSync) Behind(t testing.TB, queued func() int, first func() error, r
 		errs[i] = <-r
 	}
 	return errs
+}
+
+// RequireWhole checks that got holds exactly the want batches, each in one
+// piece, in any order: what a group commit must leave behind.
+func RequireWhole(t testing.TB, got string, want ...[]byte) {
+	t.Helper()
+	total := 0
+	for _, b := range want {
+		require.Contains(t, got, string(b), "a batch is missing or torn")
+		total += len(b)
+	}
+	require.Len(t, got, total, "bytes of no wanted batch")
 }
