@@ -58,6 +58,10 @@ type measurement struct {
 	peakRSS   int64         // bytes, VmHWM
 	fileBytes int64
 	lines     int
+	// idle and steal are the machine's shares during the load: idle
+	// (with iowait) is capacity nobody used, steal what the hypervisor
+	// took for other guests.
+	idle, steal float64
 }
 
 func (m measurement) spansPerSec() float64 { return float64(m.spans) / m.elapsed.Seconds() }
@@ -84,10 +88,19 @@ func measure(ctx context.Context, t target, dir string, reqs [][]byte, c config)
 	if err != nil {
 		return m, err
 	}
+	host0, err := proc.ReadHostTimes()
+	if err != nil {
+		return m, err
+	}
 	res, err := load.Send(ctx, "http://"+addr+"/v1/traces", reqs, c.workers)
 	if err != nil {
 		return m, fmt.Errorf("%w\n%s", err, col.Stderr())
 	}
+	host1, err := proc.ReadHostTimes()
+	if err != nil {
+		return m, err
+	}
+	m.idle, m.steal = host1.Since(host0)
 	cpu1, err := col.CPU()
 	if err != nil {
 		return m, err

@@ -7,12 +7,12 @@ import (
 )
 
 func printHeader() {
-	fmt.Printf("%-5s %-13s %10s %8s %14s %13s %11s\n", "round", "collector", "spans/s", "CPU-s", "CPU-s/100k sp", "peak RSS MiB", "bytes/span")
+	fmt.Printf("%-5s %-13s %10s %8s %14s %13s %11s %6s %6s\n", "round", "collector", "spans/s", "CPU-s", "CPU-s/100k sp", "peak RSS MiB", "bytes/span", "idle%", "steal%")
 }
 
 func printRow(m measurement) {
-	fmt.Printf("%-5d %-13s %10.0f %8.2f %14.3f %13.1f %11.1f\n",
-		m.round, m.name, m.spansPerSec(), m.cpu.Seconds(), m.cpuPer100k(), float64(m.peakRSS)/(1<<20), m.bytesPerSpan())
+	fmt.Printf("%-5d %-13s %10.0f %8.2f %14.3f %13.1f %11.1f %6.1f %6.1f\n",
+		m.round, m.name, m.spansPerSec(), m.cpu.Seconds(), m.cpuPer100k(), float64(m.peakRSS)/(1<<20), m.bytesPerSpan(), 100*m.idle, 100*m.steal)
 }
 
 // printSummary gives the medians per collector and the ratios of ours to
@@ -48,6 +48,8 @@ func printSummary(all []measurement, ours, base string) {
 		ours, med(o, cpu), base, med(b, cpu), med(o, cpu)/med(b, cpu))
 	fmt.Printf("median peak RSS MiB:     %s %.1f, %s %.1f\n", ours, med(o, rss), base, med(b, rss))
 	fmt.Printf("bytes/span:              %s %.1f, %s %.1f\n", ours, med(o, measurement.bytesPerSpan), base, med(b, measurement.bytesPerSpan))
+	steal := func(m measurement) float64 { return 100 * m.steal }
+	fmt.Printf("median steal %%:          %s %.1f, %s %.1f (the hypervisor's share; ratios from runs with more are noise)\n", ours, med(o, steal), base, med(b, steal))
 }
 
 func fmtRatios(r []float64) string {
