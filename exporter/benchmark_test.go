@@ -143,7 +143,7 @@ func BenchmarkTracesToFile(b *testing.B) {
 // fdatasync another maps and encodes, which a synchronous push cannot do.
 // The queue is drained inside the timed region.
 func BenchmarkTracesToFileQueued(b *testing.B) {
-	for _, consumers := range []int{1, 2, 4} {
+	for _, consumers := range []int{1, 2, 4, 8} {
 		b.Run(fmt.Sprintf("fsync=batch/num_consumers=%d", consumers), func(b *testing.B) {
 			cfg := createDefaultConfig().(*Config)
 			withFile(cfg, filepath.Join(b.TempDir(), "events.jsonl"), auditevent.PolicyOverride{})

@@ -37,7 +37,7 @@ func (b *bufPool) put(buf *[]byte) {
 		return
 	}
 	*buf = (*buf)[:0]
-	b.l.put(buf)
+	b.l.put(buf, cap(*buf))
 }
 
 // appendEvent appends ev's canonical line under the sink's policy; the

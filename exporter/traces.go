@@ -2,6 +2,7 @@ package sandboxauditexporter // import "github.com/sandboxaudit/sandboxaudit/exp
 
 import (
 	"context"
+	"unsafe"
 
 	"go.opentelemetry.io/collector/pdata/ptrace"
 	"go.uber.org/zap"
@@ -62,5 +63,5 @@ func (p *eventPool) put(s *[]auditevent.Event) {
 	// Drop the references to this batch's data before pooling.
 	clear(*s)
 	*s = (*s)[:0]
-	p.l.put(s)
+	p.l.put(s, cap(*s)*int(unsafe.Sizeof(auditevent.Event{})))
 }
