@@ -76,7 +76,7 @@ func run(ctx context.Context, c config) error {
 	printHeader()
 	var results []measurement
 	for r := 1; r <= c.rounds; r++ {
-		for _, t := range targets {
+		for _, t := range roundOrder(targets, r) {
 			m, err := measure(ctx, t, filepath.Join(c.dir, fmt.Sprintf("%s-%d", t.name, r)), reqs, c)
 			if err != nil {
 				return fmt.Errorf("round %d, %s: %w", r, t.name, err)
@@ -88,4 +88,14 @@ func run(ctx context.Context, c config) error {
 	}
 	printSummary(results, targets[0].name, targets[1].name)
 	return nil
+}
+
+// roundOrder alternates which collector goes first (ABBA…): the machine
+// drifts over minutes, and a collector that always ran second would always
+// meet the state its peer left (page cache, disk writeback, a warm CPU).
+func roundOrder(targets []target, round int) []target {
+	if round%2 == 1 {
+		return targets
+	}
+	return []target{targets[1], targets[0]}
 }
