@@ -133,10 +133,14 @@ func (c *collector) kill(t *testing.T) {
 	}
 }
 
-// lineSet reads a file's lines as a multiset.
+// lineSet reads a finished file's lines as a multiset.
 func lineSet(t *testing.T, path string) map[string]int {
 	t.Helper()
 	_, lines := readEvents(t, path)
+	return multiset(lines)
+}
+
+func multiset(lines []string) map[string]int {
 	m := map[string]int{}
 	for _, l := range lines {
 		m[l]++
@@ -150,7 +154,8 @@ func waitDistinct(t *testing.T, path string, want map[string]int) map[string]int
 	t.Helper()
 	deadline := time.Now().Add(deliveryTimeout)
 	for {
-		got := lineSet(t, path)
+		_, lines := readWrittenEvents(t, path) // the collector is still consuming
+		got := multiset(lines)
 		missing := 0
 		for l := range want {
 			if got[l] == 0 {

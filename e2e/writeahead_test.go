@@ -84,7 +84,7 @@ func hasEvent(t *testing.T, path, session, op string, phase auditevent.Phase) bo
 	if countLines(t, path) == 0 {
 		return false
 	}
-	evs, _ := readEvents(t, path)
+	evs, _ := readWrittenEvents(t, path) // polled while the collector writes
 	for _, e := range evs {
 		if e.SessionID.String() == session && e.Op == op && e.Phase == phase {
 			return true
