@@ -49,7 +49,7 @@ func printSummary(all []measurement, ours, base string) {
 	fmt.Printf("median peak RSS MiB:     %s %.1f, %s %.1f\n", ours, med(o, rss), base, med(b, rss))
 	fmt.Printf("bytes/span:              %s %.1f, %s %.1f\n", ours, med(o, measurement.bytesPerSpan), base, med(b, measurement.bytesPerSpan))
 	steal := func(m measurement) float64 { return 100 * m.steal }
-	fmt.Printf("median steal %%:          %s %.1f, %s %.1f (the hypervisor's share; ratios from runs with more are noise)\n", ours, med(o, steal), base, med(b, steal))
+	fmt.Printf("median steal %%:          %s %.1f, %s %.1f (the hypervisor's share of the machine: a run where it is high measures the neighbours)\n", ours, med(o, steal), base, med(b, steal))
 }
 
 func fmtRatios(r []float64) string {
