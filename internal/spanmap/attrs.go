@@ -44,8 +44,9 @@ const (
 )
 
 type attrSet struct {
-	v   [nAttrs]pcommon.Value
-	has [nAttrs]bool
+	v     [nAttrs]pcommon.Value
+	has   [nAttrs]bool
+	arena *idArena // where the span's hex id strings go (nil: allocated alone)
 }
 
 // attrNames is the one table of slot names; slotOf is derived from it, so a
