@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/sandboxaudit/sandboxaudit/auditevent"
+	"github.com/sandboxaudit/sandboxaudit/internal/loopback"
 )
 
 // envVar switches the end-to-end tests on.
@@ -91,19 +92,11 @@ func freeAddr(t *testing.T) string {
 	return freeAddrs(t, 1)[0]
 }
 
-// freeAddrs returns n distinct free loopback addresses. Their listeners are
-// all open before any is closed: the kernel may hand the port it has just
-// freed to the very next listener (about once in 20,000 pairs here), and
-// two collectors of one test would then collide on it.
+// freeAddrs returns n distinct free loopback addresses (loopback.FreeAddrs).
 func freeAddrs(t *testing.T, n int) []string {
 	t.Helper()
-	addrs := make([]string, n)
-	for i := range addrs {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		require.NoError(t, err)
-		defer func() { require.NoError(t, l.Close()) }()
-		addrs[i] = l.Addr().String()
-	}
+	addrs, err := loopback.FreeAddrs(n)
+	require.NoError(t, err)
 	return addrs
 }
 
@@ -424,13 +417,4 @@ func requireVerifies(t *testing.T, path string) string {
 	code, out := runCLI(t, "verify", path)
 	require.Equal(t, 0, code, "verify:\n%s", indent(out))
 	return out
-}
-
-// TestFreeAddrsAreDistinct: freeAddrs never hands out one port twice, even
-// where the kernel would reuse a port just freed.
-func TestFreeAddrsAreDistinct(t *testing.T) {
-	for range 10000 {
-		a := freeAddrs(t, 2)
-		require.NotEqual(t, a[0], a[1])
-	}
 }

@@ -10,7 +10,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -27,31 +26,6 @@ type Collector struct {
 	stderr  bytes.Buffer
 	exited  chan struct{}
 	waitErr error
-}
-
-// FreeAddr returns a loopback address nothing listens on now.
-func FreeAddr() (string, error) {
-	addrs, err := FreeAddrs(1)
-	if err != nil {
-		return "", err
-	}
-	return addrs[0], nil
-}
-
-// FreeAddrs returns n distinct such addresses: every listener stays open
-// until all are chosen, since the kernel may give the port just freed to
-// the next listener.
-func FreeAddrs(n int) ([]string, error) {
-	addrs := make([]string, n)
-	for i := range addrs {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return nil, err
-		}
-		defer l.Close()
-		addrs[i] = l.Addr().String()
-	}
-	return addrs, nil
 }
 
 // Start writes config to dir/config.yaml, starts bin with it and returns

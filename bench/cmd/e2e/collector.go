@@ -8,6 +8,7 @@ import (
 
 	"github.com/sandboxaudit/sandboxaudit/bench/load"
 	"github.com/sandboxaudit/sandboxaudit/bench/proc"
+	"github.com/sandboxaudit/sandboxaudit/internal/loopback"
 )
 
 // target is one collector under test.
@@ -74,10 +75,11 @@ func (m measurement) bytesPerSpan() float64 {
 // what it used.
 func measure(ctx context.Context, t target, dir string, reqs [][]byte, c config) (measurement, error) {
 	m := measurement{name: t.name, spans: c.shape.Spans}
-	addr, err := proc.FreeAddr()
+	addrs, err := loopback.FreeAddrs(1)
 	if err != nil {
 		return m, err
 	}
+	addr := addrs[0]
 	out := filepath.Join(dir, t.output)
 	col, err := proc.Start(ctx, t.bin, dir, fmt.Sprintf(t.config, addr, out), "http://"+addr+"/v1/traces")
 	if err != nil {

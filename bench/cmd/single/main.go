@@ -21,6 +21,7 @@ import (
 
 	"github.com/sandboxaudit/sandboxaudit/bench/load"
 	"github.com/sandboxaudit/sandboxaudit/bench/proc"
+	"github.com/sandboxaudit/sandboxaudit/internal/loopback"
 )
 
 func main() {
@@ -173,7 +174,7 @@ func round(ctx context.Context, c config, r int, targets []target, res results) 
 
 func start(ctx context.Context, t target, dir string) (*running, error) {
 	// addrs[1] is the endpoint a spooling collector cannot reach.
-	addrs, err := proc.FreeAddrs(2)
+	addrs, err := loopback.FreeAddrs(2)
 	if err != nil {
 		return nil, err
 	}
@@ -183,8 +184,9 @@ func start(ctx context.Context, t target, dir string) (*running, error) {
 		return nil, err
 	}
 	if t.mode == "spool" {
-		// The outage's first request rides out the live retries before it
-		// is spooled; after it, requests go straight to the spool.
+		// A build from before spool-first delivery held the outage's first
+		// request through its live retries; a warm-up takes that request
+		// out of the measurement for every build alike.
 		lr, err := load.ProxyEvents{URL: rc.url, Clients: 1, For: 3 * time.Second}.Send(ctx)
 		if err != nil {
 			rc.col.Kill()
