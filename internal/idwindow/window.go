@@ -26,6 +26,8 @@ type Window[K comparable] struct {
 	next  uint64    // stamp of the next added key
 	slots []slot[K] // linear probing; len is a power of two ≥ 2·size
 	used  int       // slots not empty: live, expired or removed
+
+	touched uint64 // the sum of touch's loads, stored only to keep them
 }
 
 type slot[K comparable] struct {
@@ -99,8 +101,14 @@ func (w *Window[K]) Add(k K) bool {
 func (w *Window[K]) AddNew(keys []K, fresh []bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	for i, k := range keys {
-		fresh[i] = w.addLocked(k)
+	var homes [touchBlock]int
+	for len(keys) > 0 {
+		n := min(len(keys), touchBlock)
+		w.touch(keys[:n], homes[:n])
+		for i, k := range keys[:n] {
+			fresh[i] = w.addFrom(k, homes[i])
+		}
+		keys, fresh = keys[n:], fresh[n:]
 	}
 }
 
@@ -127,7 +135,12 @@ func (w *Window[K]) Remove(keys ...K) {
 }
 
 func (w *Window[K]) addLocked(k K) bool {
-	at, free := w.probe(k)
+	return w.addFrom(k, w.home(k))
+}
+
+// addFrom is addLocked with k's home slot already computed.
+func (w *Window[K]) addFrom(k K, home int) bool {
+	at, free := w.probeFrom(k, home)
 	if at >= 0 {
 		return false
 	}

@@ -144,7 +144,9 @@ func TestAddAllAddsEveryKey(t *testing.T) {
 
 // TestWindowMatchesModel runs random adds, removes and lookups against a
 // plain model of the FIFO semantics, on a key space a few times the size so
-// that keys age out, come back and the table rebuilds many times.
+// that keys age out, come back and the table rebuilds many times. Some adds
+// are AddNew batches longer than touchBlock, with repeated keys, so that a
+// batch's homes, computed ahead, are used across rebuilds.
 func TestWindowMatchesModel(t *testing.T) {
 	for _, size := range []int{1, 3, 8, 50, 64, 1000} {
 		w, err := New[int](size)
@@ -173,6 +175,23 @@ func TestWindowMatchesModel(t *testing.T) {
 			case 1, 2:
 				if got, want := w.Contains(k), in(k); got != want {
 					t.Fatalf("size %d, op %d: Contains(%d) = %v, want %v", size, op, k, got, want)
+				}
+			case 3:
+				keys := make([]int, 1+rng.IntN(3*touchBlock))
+				want := make([]bool, len(keys))
+				for i := range keys {
+					keys[i] = rng.IntN(4*size + 3)
+					if want[i] = !in(keys[i]); want[i] {
+						model[keys[i]] = entry{stamp: next}
+						next++
+					}
+				}
+				fresh := make([]bool, len(keys))
+				w.AddNew(keys, fresh)
+				for i := range keys {
+					if fresh[i] != want[i] {
+						t.Fatalf("size %d, op %d: AddNew key %d (#%d of %d) fresh = %v, want %v", size, op, keys[i], i, len(keys), fresh[i], want[i])
+					}
 				}
 			default:
 				want := !in(k)
