@@ -1,6 +1,9 @@
 package idwindow
 
-import "hash/maphash"
+import (
+	"hash/maphash"
+	"iter"
+)
 
 // live reports whether a slot's stamp is one of the last size handed out.
 func (w *Window[K]) live(stamp uint64) bool {
@@ -75,21 +78,33 @@ func (w *Window[K]) rebuild() {
 	}
 }
 
-// touchBlock is how many keys AddNew looks up ahead of adding them.
+// touchBlock is how many keys homes looks up ahead of yielding them.
 const touchBlock = 64
 
-// touch computes the home slot of each key into homes and reads each home,
-// all before the adds: on a table larger than what the CPU caches keep of
-// it, every probe is a miss, and loads that depend on nothing else are in
-// flight together, where the adds' probes wait for them one by one. Under
-// the collector's load this moved bench-e2e more than the probes' share of
-// the CPU profile suggests (README, Performance). A rebuild keeps the
-// table's length, so the homes stay valid through the adds.
-func (w *Window[K]) touch(keys []K, homes []int) {
-	var sum uint64
-	for i, k := range keys {
-		homes[i] = w.home(k)
-		sum += w.slots[homes[i]].stamp
+// homes yields each index of keys with its key's home slot, for the batch
+// operations. It reads the homes of a block of keys before yielding any of
+// them: on a table larger than what the CPU caches keep of it, every probe
+// is a miss, and loads that depend on nothing else are in flight together,
+// where the probes would wait for them one by one. Under the collector's
+// load this moved bench-e2e more than the probes' share of the CPU profile
+// suggests (README, Performance). A rebuild keeps the table's length, so a
+// home stays valid while the block's keys are added.
+func (w *Window[K]) homes(keys []K) iter.Seq2[int, int] {
+	return func(yield func(i, home int) bool) {
+		var homes [touchBlock]int
+		for off := 0; off < len(keys); off += touchBlock {
+			block := keys[off:min(off+touchBlock, len(keys))]
+			var sum uint64
+			for j, k := range block {
+				homes[j] = w.home(k)
+				sum += w.slots[homes[j]].stamp
+			}
+			w.touched = sum // kept, so the compiler keeps the loads
+			for j := range block {
+				if !yield(off+j, homes[j]) {
+					return
+				}
+			}
+		}
 	}
-	w.touched = sum // kept, so the compiler keeps the loads
 }

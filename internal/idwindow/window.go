@@ -27,7 +27,7 @@ type Window[K comparable] struct {
 	slots []slot[K] // linear probing; len is a power of two ≥ 2·size
 	used  int       // slots not empty: live, expired or removed
 
-	touched uint64 // the sum of touch's loads, stored only to keep them
+	touched uint64 // the sum of the loads homes makes ahead, stored only to keep them
 }
 
 type slot[K comparable] struct {
@@ -79,8 +79,8 @@ func (w *Window[K]) Contains(k K) bool {
 func (w *Window[K]) Has(keys []K, present []bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	for i, k := range keys {
-		at, _ := w.probe(k)
+	for i, home := range w.homes(keys) {
+		at, _ := w.probeFrom(keys[i], home)
 		present[i] = at >= 0
 	}
 }
@@ -90,7 +90,7 @@ func (w *Window[K]) Has(keys []K, present []bool) {
 func (w *Window[K]) Add(k K) bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return w.addLocked(k)
+	return w.addFrom(k, w.home(k))
 }
 
 // AddNew adds every key of keys that the window does not hold, under one
@@ -101,14 +101,8 @@ func (w *Window[K]) Add(k K) bool {
 func (w *Window[K]) AddNew(keys []K, fresh []bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	var homes [touchBlock]int
-	for len(keys) > 0 {
-		n := min(len(keys), touchBlock)
-		w.touch(keys[:n], homes[:n])
-		for i, k := range keys[:n] {
-			fresh[i] = w.addFrom(k, homes[i])
-		}
-		keys, fresh = keys[n:], fresh[n:]
+	for i, home := range w.homes(keys) {
+		fresh[i] = w.addFrom(keys[i], home)
 	}
 }
 
@@ -116,8 +110,8 @@ func (w *Window[K]) AddNew(keys []K, fresh []bool) {
 func (w *Window[K]) AddAll(keys ...K) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	for _, k := range keys {
-		w.addLocked(k)
+	for i, home := range w.homes(keys) {
+		w.addFrom(keys[i], home)
 	}
 }
 
@@ -127,18 +121,15 @@ func (w *Window[K]) AddAll(keys ...K) {
 func (w *Window[K]) Remove(keys ...K) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	for _, k := range keys {
-		if at, _ := w.probe(k); at >= 0 {
+	for i, home := range w.homes(keys) {
+		if at, _ := w.probeFrom(keys[i], home); at >= 0 {
 			w.slots[at].stamp = removedSlot // a tombstone: probes go on past it
 		}
 	}
 }
 
-func (w *Window[K]) addLocked(k K) bool {
-	return w.addFrom(k, w.home(k))
-}
-
-// addFrom is addLocked with k's home slot already computed.
+// addFrom adds k, whose home slot is home, with w.mu held, and reports
+// whether it was absent.
 func (w *Window[K]) addFrom(k K, home int) bool {
 	at, free := w.probeFrom(k, home)
 	if at >= 0 {

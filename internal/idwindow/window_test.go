@@ -145,8 +145,9 @@ func TestAddAllAddsEveryKey(t *testing.T) {
 // TestWindowMatchesModel runs random adds, removes and lookups against a
 // plain model of the FIFO semantics, on a key space a few times the size so
 // that keys age out, come back and the table rebuilds many times. Some adds
-// are AddNew batches longer than touchBlock, with repeated keys, so that a
-// batch's homes, computed ahead, are used across rebuilds.
+// and lookups are AddNew and Has batches longer than touchBlock, with
+// repeated keys, so that a batch's homes, read ahead, are used across
+// rebuilds.
 func TestWindowMatchesModel(t *testing.T) {
 	for _, size := range []int{1, 3, 8, 50, 64, 1000} {
 		w, err := New[int](size)
@@ -172,9 +173,21 @@ func TestWindowMatchesModel(t *testing.T) {
 				if in(k) {
 					model[k] = entry{stamp: model[k].stamp, removed: true}
 				}
-			case 1, 2:
+			case 1:
 				if got, want := w.Contains(k), in(k); got != want {
 					t.Fatalf("size %d, op %d: Contains(%d) = %v, want %v", size, op, k, got, want)
+				}
+			case 2:
+				keys := make([]int, 1+rng.IntN(3*touchBlock))
+				for i := range keys {
+					keys[i] = rng.IntN(4*size + 3)
+				}
+				present := make([]bool, len(keys))
+				w.Has(keys, present)
+				for i, k := range keys {
+					if present[i] != in(k) {
+						t.Fatalf("size %d, op %d: Has key %d (#%d of %d) = %v, want %v", size, op, k, i, len(keys), present[i], in(k))
+					}
 				}
 			case 3:
 				keys := make([]int, 1+rng.IntN(3*touchBlock))
