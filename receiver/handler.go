@@ -171,10 +171,10 @@ func (r *sandboxReceiver) readBody(req *http.Request, rb *requestBody) error {
 		if err != nil {
 			return rb.fail(err)
 		}
-		n, err := io.ReadFull(req.Body, (*c)[:bodyChunk])
+		n, err := fill(req.Body, (*c)[:bodyChunk])
 		*c = (*c)[:n]
 		total += n
-		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		if errors.Is(err, io.EOF) { // the end; io.ErrUnexpectedEOF (cut short) is another error
 			break
 		}
 		if err != nil {
@@ -199,6 +199,24 @@ func (r *sandboxReceiver) readBody(req *http.Request, rb *requestBody) error {
 	rb.recycle()
 	rb.b = whole
 	return nil
+}
+
+// fill reads into b until b is full or r returns an error, and returns that
+// error as is. Unlike io.ReadFull it does not turn an end part-way into
+// io.ErrUnexpectedEOF: that error must keep meaning what the body reader
+// says with it, a body cut short (fewer bytes than its Content-Length, a
+// chunked or compressed stream without its end), which is refused rather
+// than taken for the end of a short last chunk.
+func fill(r io.Reader, b []byte) (int, error) {
+	n := 0
+	for n < len(b) {
+		m, err := r.Read(b[n:])
+		n += m
+		if err != nil {
+			return n, err
+		}
+	}
+	return n, nil
 }
 
 // maxBodySize is max_request_body_size as confighttp applies it.

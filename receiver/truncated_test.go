@@ -1,0 +1,127 @@
+package sandboxauditreceiver
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/consumer/consumertest"
+)
+
+// sendCutShort writes a request whose body stops before its framing says it
+// ends (head carries the framing), half-closes the connection and returns
+// the answer.
+func sendCutShort(t *testing.T, tr *testReceiver, head string, body []byte) (int, string) {
+	t.Helper()
+	conn, err := net.Dial("tcp", tr.r.addr.String())
+	require.NoError(t, err)
+	defer func() { _ = conn.Close() }()
+	_, err = io.WriteString(conn, head)
+	require.NoError(t, err)
+	_, err = conn.Write(body)
+	require.NoError(t, err)
+	require.NoError(t, conn.(*net.TCPConn).CloseWrite())
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	require.NoError(t, err)
+	defer func() { _ = resp.Body.Close() }()
+	answer, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	return resp.StatusCode, string(answer)
+}
+
+// TestBodyCutShortIsRefused: a body that ends before its Content-Length,
+// or a chunked body without its last chunk, is refused with a 400 that says
+// so, and none of its complete lines is delivered: the client learns that
+// the batch did not arrive, instead of a 200 for the part that did.
+func TestBodyCutShortIsRefused(t *testing.T) {
+	body := ndjsonBody("cut", 10)
+	part := body[:bytes.Index(body, []byte("\n"))*3+3] // three whole lines and a bit
+	cases := map[string]struct {
+		head string
+		body []byte
+	}{
+		"content-length": {
+			head: fmt.Sprintf("POST %%s HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-ndjson\r\nContent-Length: %d\r\n\r\n", len(body)),
+			body: part,
+		},
+		"chunked": {
+			head: "POST %s HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-ndjson\r\nTransfer-Encoding: chunked\r\n\r\n",
+			body: fmt.Appendf(nil, "%x\r\n%s\r\n", len(part), part), // no terminating 0-chunk
+		},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			logs := new(consumertest.LogsSink)
+			tr := startReceiver(t, logs, nil)
+			status, answer := sendCutShort(t, tr, fmt.Sprintf(c.head, tr.r.cfg.EventsPath), c.body)
+			assert.Equal(t, http.StatusBadRequest, status, answer)
+			assert.Contains(t, answer, "cannot read request body: unexpected EOF")
+			assert.Zero(t, logs.LogRecordCount(), "lines of a cut body delivered")
+		})
+	}
+}
+
+// TestTracesBodyCutShortIsRefused: the OTLP/HTTP traces intake refuses a
+// protobuf body cut short, where the part that arrived may itself decode
+// (a message of whole ResourceSpans).
+func TestTracesBodyCutShortIsRefused(t *testing.T) {
+	logs := new(consumertest.LogsSink)
+	tr := startReceiver(t, logs, nil)
+	body := marshalTraces(t, sandboxTraces(), "application/x-protobuf")
+	head := fmt.Sprintf("POST %s HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-protobuf\r\nContent-Length: %d\r\n\r\n",
+		tr.r.cfg.TracesPath, len(body)+100)
+	status, answer := sendCutShort(t, tr, head, body)
+	assert.Equal(t, http.StatusBadRequest, status, answer)
+	assert.Zero(t, logs.LogRecordCount(), "events of a cut body delivered")
+}
+
+// TestGzipBodyCutShortIsRefused: a gzip body whose stream stops part-way
+// (after a flush, so the lines before the cut inflate) or lacks only its
+// trailer (so its checksum is never checked) is refused, not delivered in
+// part or unchecked.
+func TestGzipBodyCutShortIsRefused(t *testing.T) {
+	body := ndjsonBody("gz", 10)
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	_, err := zw.Write(body[:len(body)/2])
+	require.NoError(t, err)
+	require.NoError(t, zw.Flush())
+	flushed := gz.Len()
+	_, err = zw.Write(body[len(body)/2:])
+	require.NoError(t, err)
+	require.NoError(t, zw.Close())
+	for name, cut := range map[string][]byte{
+		"mid-stream":      gz.Bytes()[:flushed],
+		"without trailer": gz.Bytes()[:gz.Len()-8],
+	} {
+		t.Run(name, func(t *testing.T) {
+			logs := new(consumertest.LogsSink)
+			tr := startReceiver(t, logs, nil)
+			req, err := http.NewRequest(http.MethodPost, tr.eventsURL(), bytes.NewReader(cut))
+			require.NoError(t, err)
+			req.Header.Set("Content-Type", "application/x-ndjson")
+			req.Header.Set("Content-Encoding", "gzip")
+			status, _, answer := do(t, req)
+			assert.Equal(t, http.StatusBadRequest, status, answer)
+			assert.Contains(t, answer, "cannot read request body")
+			assert.Zero(t, logs.LogRecordCount(), "lines of a cut body delivered")
+		})
+	}
+	// The whole stream is accepted, so the refusals above are the cut's.
+	logs := new(consumertest.LogsSink)
+	tr := startReceiver(t, logs, nil)
+	req, err := http.NewRequest(http.MethodPost, tr.eventsURL(), bytes.NewReader(gz.Bytes()))
+	require.NoError(t, err)
+	req.Header.Set("Content-Type", "application/x-ndjson")
+	req.Header.Set("Content-Encoding", "gzip")
+	status, _, answer := do(t, req)
+	require.Equal(t, http.StatusOK, status, answer)
+	assert.Equal(t, 10, logs.LogRecordCount())
+}
