@@ -1,6 +1,7 @@
 package spanmap
 
 import (
+	"fmt"
 	"math"
 	"strconv"
 
@@ -191,9 +192,13 @@ func (as *attrSet) seq(i int) (int64, bool, error) {
 	return 0, false, as.typeErr(i, "int")
 }
 
-// ts is the span time, or the extension attribute's exact spelling.
-func (as *attrSet) ts(i int, t pcommon.Timestamp) (auditevent.Timestamp, error) {
+// ts is the span time (field names it), or the extension attribute's exact
+// spelling.
+func (as *attrSet) ts(i int, t pcommon.Timestamp, field string) (auditevent.Timestamp, error) {
 	if !as.has[i] {
+		if err := checkSpanTime(t, field); err != nil {
+			return auditevent.Timestamp{}, err
+		}
 		return auditevent.TimestampFromTime(t.AsTime()), nil
 	}
 	s, err := as.str(i)
@@ -248,4 +253,20 @@ func quoteShort(s string) string {
 		return strconv.Quote(s[:maxLen]) + "…"
 	}
 	return strconv.Quote(s)
+}
+
+// Span time fields, as OTLP names them.
+const (
+	fieldStartTime = "start_time_unix_nano"
+	fieldEndTime   = "end_time_unix_nano"
+)
+
+// checkSpanTime refuses a span time past the largest int64 nanosecond count
+// (2262-04-11): OTLP carries an unsigned 64-bit count, and pcommon's AsTime
+// would wrap it to a time before 1970, a wrong instant written as if right.
+func checkSpanTime(t pcommon.Timestamp, field string) error {
+	if uint64(t) > math.MaxInt64 {
+		return attrErr("span", fmt.Sprintf("%s: %d ns is after 2262-04-11, the latest time an event can hold", field, uint64(t)), nil)
+	}
+	return nil
 }

@@ -292,7 +292,7 @@ func (as *attrSet) startEvent(e *auditevent.Event, data auditevent.Data, span pt
 	e.Phase = auditevent.PhaseStart
 	e.Data = data
 	var err error
-	if e.TS, err = as.ts(aStartTS, span.StartTimestamp()); err != nil {
+	if e.TS, err = as.ts(aStartTS, span.StartTimestamp(), fieldStartTime); err != nil {
 		return err
 	}
 	e.EventID = as.eventID(aStartID, span.TraceID(), span.SpanID(), auditevent.PhaseStart, st)
@@ -305,7 +305,7 @@ func (as *attrSet) finishEvent(e *auditevent.Event, data auditevent.Data, span p
 	e.Phase = auditevent.PhaseFinish
 	e.Data = data
 	var err error
-	if e.TS, err = as.ts(aFinishTS, span.EndTimestamp()); err != nil {
+	if e.TS, err = as.ts(aFinishTS, span.EndTimestamp(), fieldEndTime); err != nil {
 		return err
 	}
 	e.EventID = as.eventID(aFinishID, span.TraceID(), span.SpanID(), auditevent.PhaseFinish, st)
@@ -353,6 +353,12 @@ func (as *attrSet) finishFields(e *auditevent.Event, span ptrace.Span, st *Stats
 		}
 	} else {
 		start, end := span.StartTimestamp(), span.EndTimestamp()
+		if err := checkSpanTime(start, fieldStartTime); err != nil {
+			return err
+		}
+		if err := checkSpanTime(end, fieldEndTime); err != nil {
+			return err
+		}
 		e.DurationMS = float64(int64(end)-int64(start)) / 1e6
 	}
 

@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"math"
 	"sync"
 	"testing"
 	"time"
@@ -389,6 +390,46 @@ func TestMalformedSandboxSpans(t *testing.T) {
 			assert.Equal(t, int64(1), evs[0].Seq)
 		})
 	}
+}
+
+// TestSpanTimePastInt64IsRefused: OTLP times are unsigned; one past the
+// largest int64 nanosecond count would wrap to a time before 1970 and be
+// written as if right. The span is refused, naming the field, whether the
+// time feeds the event's ts or only its duration; the largest int64 maps.
+func TestSpanTimePastInt64IsRefused(t *testing.T) {
+	const top = pcommon.Timestamp(math.MaxInt64)
+	tests := []struct {
+		name       string
+		start, end pcommon.Timestamp
+		attrs      map[string]any
+		field      string
+	}{
+		{"start 2^63", top + 1, top + 1, nil, fieldStartTime},
+		{"end 2^64-1", top - 1000, math.MaxUint64, nil, fieldEndTime},
+		{"end only behind a ts attribute, for the duration", top - 1000, top + 1,
+			map[string]any{semconv.AttrFinishTS: "2026-03-14T15:09:26.785897Z", semconv.AttrDurationMS: drop}, fieldEndTime},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			span := sandboxSpan(t, tt.attrs)
+			span.SetStartTimestamp(tt.start)
+			span.SetEndTimestamp(tt.end)
+			var st Stats
+			evs, err := NewMapper(0).AppendSpanEvents(nil, span, &st)
+			var ae *AttrError
+			require.ErrorAs(t, err, &ae)
+			assert.Equal(t, "span", ae.Attr)
+			assert.Contains(t, err.Error(), tt.field)
+			assert.Empty(t, evs)
+			assert.Equal(t, 1, st.Invalid)
+		})
+	}
+	span := sandboxSpan(t, nil)
+	span.SetStartTimestamp(top - 1000)
+	span.SetEndTimestamp(top)
+	evs := mapOne(t, NewMapper(0), span)
+	assert.Equal(t, auditevent.TimestampFromTime(time.Unix(0, math.MaxInt64)), evs[1].TS)
+	assert.Contains(t, string(auditevent.AppendJSON(nil, &evs[1])), `"ts":"2262-04-11T23:47:16.854775Z"`)
 }
 
 func TestForgivenAttributes(t *testing.T) {
