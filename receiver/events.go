@@ -69,13 +69,35 @@ func (r *sandboxReceiver) serveEvents(req *http.Request) reply {
 		r.countRefused(ctx, reasonInFlight, len(events))
 		return inFlightReply(textReply)
 	}
-	defer r.unreserve(fresh)
-	if len(fresh) > 0 {
-		if rp, ok := r.deliverEvents(ctx, fresh, format); !ok {
-			return rp
-		}
+	defer r.release(r.heldIDs(fresh)) // taken now: delivered events are cleared
+	if rp, ok := r.deliverInPieces(ctx, fresh, format); !ok {
+		return rp
 	}
 	return reply{status: http.StatusOK, outcome: outcomeAccepted, contentType: contentTypeJSON, body: ackJSON(len(fresh), dups)}
+}
+
+// deliverPiece is the most events one call hands on. A large ndjson body
+// (20 MiB of small events is ≈ 180,000) goes in pieces, so that what the
+// pipeline builds from it — log records, pairs, the exporter's lines — is
+// held for one piece at a time: delivered whole, it took ≈ 25 times the
+// body in memory, past what max_inflight_bytes reserves for it.
+const deliverPiece = 4096
+
+// deliverInPieces delivers events in order, deliverPiece at a time, and
+// stops at the first piece refused: the pieces before it stay delivered,
+// with their ids committed, so the client's retry of the batch gets them
+// counted as duplicates and delivers the rest. Each delivered piece is
+// cleared at once, so its events' data can go.
+func (r *sandboxReceiver) deliverInPieces(ctx context.Context, events []auditevent.Event, format string) (reply, bool) {
+	for len(events) > 0 {
+		n := min(len(events), deliverPiece)
+		if rp, ok := r.deliverEvents(ctx, events[:n], format); !ok {
+			return rp, false
+		}
+		clear(events[:n])
+		events = events[n:]
+	}
+	return reply{}, true
 }
 
 // deliverEvents sends decoded events on: as log records to the logs
@@ -183,11 +205,20 @@ func (r *sandboxReceiver) commit(events []auditevent.Event) {
 	}
 }
 
-// unreserve gives up the reservation of events that dropDuplicates let
-// through; after commit it changes nothing.
-func (r *sandboxReceiver) unreserve(events []auditevent.Event) {
-	if r.dedupe != nil && len(events) > 0 {
-		r.dedupe.release(eventIDs(events))
+// heldIDs is the ids that dropDuplicates reserved for events (nil without
+// dedupe), for release.
+func (r *sandboxReceiver) heldIDs(events []auditevent.Event) []uuid.UUID {
+	if r.dedupe == nil {
+		return nil
+	}
+	return eventIDs(events)
+}
+
+// release gives up the reservation of the ids of events that
+// dropDuplicates let through; for ids committed since, it changes nothing.
+func (r *sandboxReceiver) release(ids []uuid.UUID) {
+	if r.dedupe != nil && len(ids) > 0 {
+		r.dedupe.release(ids)
 	}
 }
 

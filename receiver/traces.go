@@ -72,7 +72,7 @@ func (r *sandboxReceiver) serveTraces(req *http.Request) reply {
 			r.countRefused(ctx, reasonInFlight, len(events))
 			return inFlightReply(otlpReply)
 		}
-		defer r.unreserve(fresh)
+		defer r.release(r.heldIDs(fresh))
 		if err := r.deliverLogs(ctx, fresh, format); err != nil {
 			return refusedReply(err, otlpReply)
 		}

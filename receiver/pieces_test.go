@@ -1,0 +1,125 @@
+package sandboxauditreceiver
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/consumer"
+	"go.opentelemetry.io/collector/consumer/consumererror"
+	"go.opentelemetry.io/collector/consumer/consumertest"
+	"go.opentelemetry.io/collector/pdata/plog"
+
+	"github.com/sandboxaudit/sandboxaudit/auditevent"
+	"github.com/sandboxaudit/sandboxaudit/internal/heaptest"
+)
+
+// canonLines is each line of an ndjson body as the canonical text a log
+// record's body carries.
+func canonLines(t *testing.T, body []byte) []string {
+	t.Helper()
+	var out []string
+	for _, line := range bytes.Split(bytes.TrimRight(body, "\n"), []byte("\n")) {
+		var e auditevent.Event
+		require.NoError(t, auditevent.DecodeOptions{}.DecodeInto(line, &e))
+		out = append(out, strings.TrimSuffix(string(auditevent.AppendJSON(nil, &e)), "\n"))
+	}
+	return out
+}
+
+// ackOf parses the event intake's success body.
+func ackOf(t *testing.T, body string) (accepted, duplicates int) {
+	t.Helper()
+	var ack struct{ Accepted, Duplicates int }
+	require.NoError(t, json.Unmarshal([]byte(body), &ack), body)
+	return ack.Accepted, ack.Duplicates
+}
+
+// TestLargeBatchIsDeliveredInPieces: an ndjson body of more than
+// deliverPiece events reaches the logs pipeline in order, in calls of at
+// most deliverPiece events, and is acknowledged as one batch.
+func TestLargeBatchIsDeliveredInPieces(t *testing.T) {
+	logs := new(consumertest.LogsSink)
+	tr := startReceiver(t, logs, nil)
+	const n = 2*deliverPiece + 5
+	body := ndjsonBody("pieces", n)
+	status, _, answer := post(t, tr.eventsURL(), contentTypeNDJSON, body)
+	require.Equal(t, http.StatusOK, status, answer)
+	accepted, dups := ackOf(t, answer)
+	assert.Equal(t, n, accepted)
+	assert.Zero(t, dups)
+
+	var sizes []int
+	for _, ld := range logs.AllLogs() {
+		sizes = append(sizes, ld.LogRecordCount())
+	}
+	assert.Equal(t, []int{deliverPiece, deliverPiece, 5}, sizes)
+	want := canonLines(t, body)
+	require.Len(t, want, n)
+	assert.Equal(t, want, logBodies(logs), "every event, in the body's order")
+}
+
+// refuseCall is a logs consumer that refuses its call number refuse
+// (counting from 1) with err and passes the others to the sink.
+type refuseCall struct {
+	consumertest.LogsSink
+	calls  atomic.Int32
+	refuse int32
+	err    error
+}
+
+func (c *refuseCall) ConsumeLogs(ctx context.Context, ld plog.Logs) error {
+	if c.calls.Add(1) == c.refuse {
+		return c.err
+	}
+	return c.LogsSink.ConsumeLogs(ctx, ld)
+}
+
+func (*refuseCall) Capabilities() consumer.Capabilities { return consumer.Capabilities{} }
+
+// TestRefusedPieceKeepsEarlierPiecesOnce: when the pipeline refuses the
+// second piece, the client gets the refusal; the first piece stays
+// delivered, and the client's retry of the whole body delivers the rest
+// and reports the first piece as duplicates. Every event ends up in the
+// pipeline exactly once.
+func TestRefusedPieceKeepsEarlierPiecesOnce(t *testing.T) {
+	logs := &refuseCall{refuse: 2, err: consumererror.NewRetryableError(assert.AnError)}
+	tr := startReceiver(t, logs, nil)
+	const n = deliverPiece + 100
+	body := ndjsonBody("refused", n)
+
+	status, _, answer := post(t, tr.eventsURL(), contentTypeNDJSON, body)
+	require.Equal(t, http.StatusServiceUnavailable, status, answer)
+	assert.Equal(t, deliverPiece, logs.LogRecordCount(), "the piece before the refusal")
+
+	status, _, answer = post(t, tr.eventsURL(), contentTypeNDJSON, body)
+	require.Equal(t, http.StatusOK, status, answer)
+	accepted, dups := ackOf(t, answer)
+	assert.Equal(t, n-deliverPiece, accepted)
+	assert.Equal(t, deliverPiece, dups)
+	assert.Equal(t, canonLines(t, body), logBodies(&logs.LogsSink), "every event once, in order")
+}
+
+// BenchmarkMemoryLargeNDJSON is one ndjson body of small events, near the
+// default 20 MiB limit, into a logs pipeline that keeps nothing: the peak
+// heap while the receiver decodes and delivers it, per byte of body.
+// Run with -benchtime 1x.
+func BenchmarkMemoryLargeNDJSON(b *testing.B) {
+	tr := startReceiver(b, consumertest.NewNop(), nil)
+	body := ndjsonBody("memory", 60_000) // ≈ 20 MB
+	m := heaptest.Start()
+	for b.Loop() {
+		status, _, answer := post(b, tr.eventsURL(), contentTypeNDJSON, body)
+		if status != http.StatusOK {
+			b.Fatal(status, answer)
+		}
+	}
+	m.Report(b)
+	b.ReportMetric(float64(len(body))/1e6, "body-MB")
+}
