@@ -53,6 +53,9 @@ func (r *sandboxReceiver) serveEvents(req *http.Request) reply {
 		}
 	} else {
 		format = formatNDJSON
+		if lines := countLines(reqBody.b); lines > deliverPiece {
+			return r.serveLargeNDJSON(ctx, reqBody.b, lines)
+		}
 		events, err = decodeNDJSON(reqBody.b, nil)
 		if err != nil {
 			r.countRefused(ctx, reasonInvalid, countLines(reqBody.b))
@@ -74,30 +77,6 @@ func (r *sandboxReceiver) serveEvents(req *http.Request) reply {
 		return rp
 	}
 	return reply{status: http.StatusOK, outcome: outcomeAccepted, contentType: contentTypeJSON, body: ackJSON(len(fresh), dups)}
-}
-
-// deliverPiece is the most events one call hands on. A large ndjson body
-// (20 MiB of small events is ≈ 180,000) goes in pieces, so that what the
-// pipeline builds from it — log records, pairs, the exporter's lines — is
-// held for one piece at a time: delivered whole, it took ≈ 25 times the
-// body in memory, past what max_inflight_bytes reserves for it.
-const deliverPiece = 4096
-
-// deliverInPieces delivers events in order, deliverPiece at a time, and
-// stops at the first piece refused: the pieces before it stay delivered,
-// with their ids committed, so the client's retry of the batch gets them
-// counted as duplicates and delivers the rest. Each delivered piece is
-// cleared at once, so its events' data can go.
-func (r *sandboxReceiver) deliverInPieces(ctx context.Context, events []auditevent.Event, format string) (reply, bool) {
-	for len(events) > 0 {
-		n := min(len(events), deliverPiece)
-		if rp, ok := r.deliverEvents(ctx, events[:n], format); !ok {
-			return rp, false
-		}
-		clear(events[:n])
-		events = events[n:]
-	}
-	return reply{}, true
 }
 
 // deliverEvents sends decoded events on: as log records to the logs
@@ -166,13 +145,33 @@ func (r *sandboxReceiver) dropDuplicates(ctx context.Context, events []auditeven
 	if r.dedupe == nil || len(events) == 0 {
 		return events, 0, true
 	}
-	ids := eventIDs(events)
-	dup := make([]bool, len(events))
-	if !r.dedupe.reserve(ids, dup) {
-		return events, 0, false
+	dup, n, ok := r.markDuplicates(ctx, eventIDs(events))
+	if !ok || n == 0 {
+		return events, 0, ok
 	}
-	if len(events) > 1 {
-		batch := make(map[uuid.UUID]struct{}, len(events))
+	fresh := events[:0]
+	for i := range events {
+		if !dup[i] {
+			fresh = append(fresh, events[i])
+		}
+	}
+	clear(events[len(fresh):]) // let the dropped events' data go
+	return fresh, n, true
+}
+
+// markDuplicates is dropDuplicates on ids: it sets dup[i] for ids[i] that
+// was delivered before or repeats an earlier id of ids, reserves the rest,
+// and returns how many it marked (dup is nil without dedupe).
+func (r *sandboxReceiver) markDuplicates(ctx context.Context, ids []uuid.UUID) (dup []bool, n int, ok bool) {
+	if r.dedupe == nil || len(ids) == 0 {
+		return nil, 0, true
+	}
+	dup = make([]bool, len(ids))
+	if !r.dedupe.reserve(ids, dup) {
+		return nil, 0, false
+	}
+	if len(ids) > 1 {
+		batch := make(map[uuid.UUID]struct{}, len(ids))
 		for i, id := range ids {
 			if dup[i] {
 				continue
@@ -184,18 +183,13 @@ func (r *sandboxReceiver) dropDuplicates(ctx context.Context, events []auditeven
 			batch[id] = struct{}{}
 		}
 	}
-	fresh := events[:0]
-	for i := range events {
-		if !dup[i] {
-			fresh = append(fresh, events[i])
+	for _, d := range dup {
+		if d {
+			n++
 		}
 	}
-	if n := len(events) - len(fresh); n > 0 {
-		r.countDuplicates(ctx, n)
-		clear(events[len(fresh):]) // let the dropped events' data go
-		return fresh, n, true
-	}
-	return fresh, 0, true
+	r.countDuplicates(ctx, n)
+	return dup, n, true
 }
 
 // commit remembers the delivered events' ids.

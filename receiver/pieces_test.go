@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
 	"sync/atomic"
@@ -104,6 +105,38 @@ func TestRefusedPieceKeepsEarlierPiecesOnce(t *testing.T) {
 	assert.Equal(t, n-deliverPiece, accepted)
 	assert.Equal(t, deliverPiece, dups)
 	assert.Equal(t, canonLines(t, body), logBodies(&logs.LogsSink), "every event once, in order")
+}
+
+// TestLargeBatchBadLineRefusesAll: a bad line far past the first piece
+// of a large body still refuses the whole batch, naming that line, and
+// nothing of it is delivered.
+func TestLargeBatchBadLineRefusesAll(t *testing.T) {
+	logs := new(consumertest.LogsSink)
+	tr := startReceiver(t, logs, nil)
+	lines := bytes.SplitAfter(ndjsonBody("bad", 3*deliverPiece), []byte("\n"))
+	const bad = 2*deliverPiece + 7 // 1-based
+	lines[bad-1] = []byte(`{"session_id":"nope"}` + "\n")
+	status, _, answer := post(t, tr.eventsURL(), contentTypeNDJSON, bytes.Join(lines, nil))
+	assert.Equal(t, http.StatusBadRequest, status, answer)
+	assert.Contains(t, answer, fmt.Sprintf("line %d: ", bad))
+	assert.Zero(t, logs.LogRecordCount())
+}
+
+// TestLargeBatchRepeatsAreDeliveredOnce: a large body that holds some
+// events twice (the second copies in a later piece) delivers each once and
+// counts the copies as duplicates.
+func TestLargeBatchRepeatsAreDeliveredOnce(t *testing.T) {
+	logs := new(consumertest.LogsSink)
+	tr := startReceiver(t, logs, nil)
+	first := ndjsonBody("repeat", deliverPiece+10)
+	again := bytes.SplitAfter(first, []byte("\n"))[:20] // the first 20 lines once more
+	body := append(bytes.Clone(first), bytes.Join(again, nil)...)
+	status, _, answer := post(t, tr.eventsURL(), contentTypeNDJSON, body)
+	require.Equal(t, http.StatusOK, status, answer)
+	accepted, dups := ackOf(t, answer)
+	assert.Equal(t, deliverPiece+10, accepted)
+	assert.Equal(t, 20, dups)
+	assert.Equal(t, canonLines(t, first), logBodies(logs))
 }
 
 // BenchmarkMemoryLargeNDJSON is one ndjson body of small events, near the

@@ -1,0 +1,111 @@
+package sandboxauditreceiver // import "github.com/sandboxaudit/sandboxaudit/receiver"
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/google/uuid"
+
+	"github.com/sandboxaudit/sandboxaudit/auditevent"
+	"github.com/sandboxaudit/sandboxaudit/internal/ndjson"
+)
+
+// deliverPiece is the most events a request holds decoded and hands on in
+// one call. A large ndjson body (20 MiB of small events is ≈ 180,000) goes
+// in pieces, so that beyond its body, which max_inflight_bytes counts, a
+// request holds one piece: its events (≈ 4 times their lines' size), and
+// what the pipeline builds from them (log records, pairs, the exporter's
+// lines; ≈ 25 times). Whole, a 20 MiB body took ≈ 600 MB.
+const deliverPiece = 4096
+
+// deliverInPieces delivers events in order, deliverPiece at a time, and
+// stops at the first piece refused: the pieces before it stay delivered,
+// with their ids committed, so the client's retry of the batch gets them
+// counted as duplicates and delivers the rest. Each delivered piece is
+// cleared at once, so its events' data can go.
+func (r *sandboxReceiver) deliverInPieces(ctx context.Context, events []auditevent.Event, format string) (reply, bool) {
+	for len(events) > 0 {
+		n := min(len(events), deliverPiece)
+		if rp, ok := r.deliverEvents(ctx, events[:n], format); !ok {
+			return rp, false
+		}
+		clear(events[:n])
+		events = events[n:]
+	}
+	return reply{}, true
+}
+
+// serveLargeNDJSON serves an ndjson body of more than deliverPiece events
+// (lines is their count) without holding them all decoded: a first pass
+// validates every line and keeps only its event id, so a bad line still
+// refuses the whole batch and duplicates are known up front; then the
+// fresh lines are decoded again, a piece at a time, and delivered in order.
+func (r *sandboxReceiver) serveLargeNDJSON(ctx context.Context, body []byte, lines int) reply {
+	ids, err := validateNDJSON(body, lines)
+	if err != nil {
+		r.countRefused(ctx, reasonInvalid, lines)
+		return textReply(http.StatusBadRequest, outcomeMalformed, err.Error())
+	}
+	dup, dups, ok := r.markDuplicates(ctx, ids)
+	if !ok {
+		r.countRefused(ctx, reasonInFlight, lines)
+		return inFlightReply(textReply)
+	}
+	defer r.release(freshIDs(ids, dup))
+	piece := make([]auditevent.Event, 0, min(deliverPiece, lines-dups))
+	var opts auditevent.DecodeOptions
+	i := 0
+	for _, text := range ndjson.Lines(body) {
+		if i++; dup != nil && dup[i-1] {
+			continue
+		}
+		piece = append(piece, auditevent.Event{})
+		if err := opts.DecodeInto(text, &piece[len(piece)-1]); err != nil {
+			// The first pass decoded this line; decoding the same bytes
+			// cannot fail now, unless something is badly wrong.
+			return textReply(http.StatusInternalServerError, outcomeRefusedPermanent, "line decoded differently on a second pass")
+		}
+		if len(piece) == cap(piece) {
+			if rp, ok := r.deliverInPieces(ctx, piece, formatNDJSON); !ok {
+				return rp
+			}
+			piece = piece[:0]
+		}
+	}
+	if rp, ok := r.deliverInPieces(ctx, piece, formatNDJSON); !ok {
+		return rp
+	}
+	return reply{status: http.StatusOK, outcome: outcomeAccepted, contentType: contentTypeJSON, body: ackJSON(lines-dups, dups)}
+}
+
+// validateNDJSON decodes every line of body (lines of them) into one
+// scratch event and returns their event ids, or the first bad line's
+// *ndjson.LineError.
+func validateNDJSON(body []byte, lines int) ([]uuid.UUID, error) {
+	ids := make([]uuid.UUID, 0, lines)
+	var opts auditevent.DecodeOptions
+	var e auditevent.Event
+	for line, text := range ndjson.Lines(body) {
+		e = auditevent.Event{}
+		if err := opts.DecodeInto(text, &e); err != nil {
+			return nil, &ndjson.LineError{Line: line, Err: err}
+		}
+		ids = append(ids, e.EventID)
+	}
+	return ids, nil
+}
+
+// freshIDs is the ids not marked in dup (all of them when dup is nil): the
+// ones markDuplicates reserved.
+func freshIDs(ids []uuid.UUID, dup []bool) []uuid.UUID {
+	if dup == nil {
+		return ids
+	}
+	fresh := make([]uuid.UUID, 0, len(ids))
+	for i, id := range ids {
+		if !dup[i] {
+			fresh = append(fresh, id)
+		}
+	}
+	return fresh
+}
