@@ -53,7 +53,7 @@ func (r *sandboxReceiver) serveEvents(req *http.Request) reply {
 		}
 	} else {
 		format = formatNDJSON
-		if lines := countLines(reqBody.b); lines > deliverPiece {
+		if lines := largeBatchLines(reqBody.b); lines > 0 {
 			return r.serveLargeNDJSON(ctx, reqBody.b, lines)
 		}
 		events, err = decodeNDJSON(reqBody.b, nil)

@@ -1,6 +1,7 @@
 package sandboxauditreceiver // import "github.com/sandboxaudit/sandboxaudit/receiver"
 
 import (
+	"bytes"
 	"context"
 	"net/http"
 
@@ -76,6 +77,20 @@ func (r *sandboxReceiver) serveLargeNDJSON(ctx context.Context, body []byte, lin
 		return rp
 	}
 	return reply{status: http.StatusOK, outcome: outcomeAccepted, contentType: contentTypeJSON, body: ackJSON(lines-dups, dups)}
+}
+
+// largeBatchLines is the number of events in an ndjson body of more than
+// deliverPiece of them, else 0. Counting newlines first (a vectorised
+// scan) keeps the usual batch from paying for a pass over its lines: it
+// has at most one event more than newlines.
+func largeBatchLines(body []byte) int {
+	if bytes.Count(body, []byte{'\n'}) < deliverPiece {
+		return 0
+	}
+	if n := countLines(body); n > deliverPiece {
+		return n
+	}
+	return 0
 }
 
 // validateNDJSON decodes every line of body (lines of them) into one
