@@ -46,7 +46,7 @@ func TestMetadataMatchesCode(t *testing.T) {
 			for _, endpoint := range []string{endpointTraces, endpointEvents, endpointOther} {
 				for _, outcome := range []string{outcomeAccepted, outcomeMalformed, outcomeMethodNotAllowed,
 					outcomeTooLarge, outcomeUnsupportedType, outcomeRefusedRetryable, outcomeRefusedPermanent,
-					outcomeInFlight, outcomeOverBudget, outcomeDecompressFailure, outcomeUnauthenticated} {
+					outcomeInFlight, outcomeOverBudget, outcomeDecompressFailure, outcomeUnauthenticated, outcomeTimeout} {
 					r.recordRequest(ctx, endpoint, textReply(http.StatusBadRequest, outcome, ""))
 				}
 			}

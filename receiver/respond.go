@@ -2,6 +2,7 @@ package sandboxauditreceiver // import "github.com/sandboxaudit/sandboxaudit/rec
 
 import (
 	"errors"
+	"net"
 	"net/http"
 	"strconv"
 	"strings"
@@ -42,6 +43,7 @@ const (
 	outcomeDecompressFailure = "bad_encoding"
 	outcomeInFlight          = "in_flight"
 	outcomeUnauthenticated   = "unauthenticated"
+	outcomeTimeout           = "timeout"
 )
 
 // reply is a handler's answer; serve writes it and records the outcome, so
@@ -147,6 +149,12 @@ func inFlightReply(build replyBuilder) reply {
 func readErrorReply(err error) (int, string, string) {
 	if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
 		return http.StatusRequestEntityTooLarge, outcomeTooLarge, "request body too large (max_request_body_size)"
+	}
+	if ne, ok := errors.AsType[net.Error](err); ok && ne.Timeout() {
+		// The client, or the network, is slow: nothing is wrong with the
+		// events. 408, not 400, so that a sender does not drop them as
+		// refused for good (our HTTP sink spools and retries a 408).
+		return http.StatusRequestTimeout, outcomeTimeout, "request body not received within read_timeout"
 	}
 	return http.StatusBadRequest, outcomeMalformed, "cannot read request body: " + err.Error()
 }

@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -124,4 +125,26 @@ func TestGzipBodyCutShortIsRefused(t *testing.T) {
 	status, _, answer := do(t, req)
 	require.Equal(t, http.StatusOK, status, answer)
 	assert.Equal(t, 10, logs.LogRecordCount())
+}
+
+// TestWithheldBodyIs408: a body that stops arriving (a slow client or
+// network, not a bad batch) is answered 408 once read_timeout has passed,
+// so that a sender retries it rather than dropping it as a 400; nothing of
+// it is delivered.
+func TestWithheldBodyIs408(t *testing.T) {
+	logs := new(consumertest.LogsSink)
+	tr := startReceiver(t, logs, nil, func(c *Config) {
+		c.ServerConfig.ReadTimeout = 300 * time.Millisecond
+	})
+	body := ndjsonBody("withheld", 10)
+	conn := openBody(t, tr, len(body), body[:len(body)/2], "")
+	require.NoError(t, conn.SetReadDeadline(time.Now().Add(10*time.Second)))
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	require.NoError(t, err)
+	defer func() { _ = resp.Body.Close() }()
+	answer, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	assert.Equal(t, http.StatusRequestTimeout, resp.StatusCode, string(answer))
+	assert.Contains(t, string(answer), "read_timeout")
+	assert.Zero(t, logs.LogRecordCount())
 }
