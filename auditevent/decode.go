@@ -476,9 +476,13 @@ func (d *decoder) int(f field) (int64, error) {
 		}
 		return v, nil
 	}
-	// pydantic takes a float with no fractional part as an int.
+	// pydantic takes a float with no fractional part as an int; Python
+	// reads one past the float range as inf, which it calls not finite.
 	fv, err := parseFloatTok(tok)
-	if err != nil || fv != math.Trunc(fv) {
+	if err != nil {
+		return 0, fieldErr(name, "finite_number", "must be a finite number")
+	}
+	if fv != math.Trunc(fv) {
 		return 0, fieldErr(name, "int_from_float", "must be an integer, got a number with a fractional part")
 	}
 	if fv < -(1<<63) || fv >= 1<<63 {

@@ -31,6 +31,7 @@ func TestDecodeRejectsNamingTheField(t *testing.T) {
 		{"float overflow in data", `{` + baseStart + `,"data":{"x":1e400}}`, "data", "value_error"},
 		{"lone surrogate", `{` + baseStart + `,"data":{"x":"\ud800"}}`, "data", "value_error"},
 		{"lone surrogate in unknown field", `{` + baseStart + `,"other":"\udc00"}`, "other", "value_error"},
+		{"seq past the float range", `{` + strings.Replace(baseStart, `"seq":1`, `"seq":1e400`, 1) + `}`, "seq", "finite_number"},
 		{"finish duration infinite", `{` + strings.Replace(baseStart, `"start"`, `"finish"`, 1) + `,"ok":true,"duration_ms":1e999}`, "duration_ms", "finite_number"},
 		{"finish ok as number", `{` + strings.Replace(baseStart, `"start"`, `"finish"`, 1) + `,"ok":1,"duration_ms":1}`, "ok", "bool_type"},
 		{"null span_id", `{` + strings.Replace(baseStart, `"span_id":"s"`, `"span_id":null`, 1) + `}`, "span_id", "string_type"},
