@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"encoding/binary"
 	"errors"
 	"net/http"
 	"strings"
@@ -158,6 +159,19 @@ func TestEventsTooLarge(t *testing.T) {
 	req.Header.Set("Content-Encoding", "gzip")
 	status, _, body = do(t, req)
 	require.Equal(t, http.StatusRequestEntityTooLarge, status, body)
+	assert.Zero(t, sink.LogRecordCount())
+
+	// A snappy block says its inflated size up front; past the limit it is
+	// a 413 as well (confighttp answers it 400).
+	block := binary.AppendUvarint(nil, 64<<20)
+	block = append(block, "not inflated"...)
+	req, err = http.NewRequest(http.MethodPost, tr.eventsURL(), bytes.NewReader(block))
+	require.NoError(t, err)
+	req.Header.Set("Content-Type", "application/x-ndjson")
+	req.Header.Set("Content-Encoding", "snappy")
+	status, _, body = do(t, req)
+	require.Equal(t, http.StatusRequestEntityTooLarge, status, body)
+	assert.Contains(t, body, "max_request_body_size")
 	assert.Zero(t, sink.LogRecordCount())
 
 	// Under the limit, gzip is decoded transparently.

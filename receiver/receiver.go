@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 
@@ -187,6 +188,14 @@ func (r *sandboxReceiver) errorHandler(w http.ResponseWriter, req *http.Request,
 		msg = "unauthenticated"
 	case http.StatusRequestEntityTooLarge:
 		outcome = outcomeTooLarge
+	case http.StatusBadRequest:
+		// confighttp refuses a snappy block whose header says it inflates
+		// past max_request_body_size with a 400; every other codec's
+		// overflow is a 413, and so is this one.
+		if strings.Contains(msg, "exceeds max request body size") {
+			status, outcome = http.StatusRequestEntityTooLarge, outcomeTooLarge
+			msg = "request body too large (max_request_body_size)"
+		}
 	}
 	rp := textReply(status, outcome, msg)
 	rp.write(w)
