@@ -54,7 +54,9 @@ func (r *sandboxReceiver) serveEvents(req *http.Request) reply {
 	} else {
 		format = formatNDJSON
 		if lines := largeBatchLines(reqBody.b); lines > 0 {
-			return r.serveLargeNDJSON(ctx, reqBody.b, lines)
+			rp := r.serveLargeNDJSON(ctx, reqBody.b, lines)
+			reqBody.recycle()
+			return rp
 		}
 		events, err = decodeNDJSON(reqBody.b, nil)
 		if err != nil {
