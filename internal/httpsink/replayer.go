@@ -61,7 +61,7 @@ func (s *Sink) runReplayer(ctx context.Context) {
 func (s *Sink) nextRoundIn(failures int, now time.Time) time.Duration {
 	wait := s.set.ReplayInterval
 	if failures > 0 {
-		limit := max(s.set.ReplayInterval, s.set.Retry.MaxInterval)
+		limit := s.longestPause()
 		for i := 1; i < failures && wait < limit; i++ {
 			wait *= 2
 		}
@@ -71,6 +71,12 @@ func (s *Sink) nextRoundIn(failures int, now time.Time) time.Duration {
 		wait = max(wait, nb.Sub(now))
 	}
 	return wait
+}
+
+// longestPause is the most the replayer waits between rounds:
+// retry_on_failure.max_interval (or replay_interval, when longer).
+func (s *Sink) longestPause() time.Duration {
+	return max(s.set.ReplayInterval, s.set.Retry.MaxInterval)
 }
 
 // replayRound sends the spool, oldest line first, one request at a time

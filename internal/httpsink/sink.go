@@ -337,6 +337,15 @@ func (s *Sink) isDown() bool {
 }
 
 func (s *Sink) markDown(cause error, notBefore time.Time) {
+	// A Retry-After is honoured up to the replayer's longest pause: one
+	// answer asking for a year (parseRetryAfter allows that much) must not
+	// hold every later event in the spool that long.
+	if limit := time.Now().Add(s.longestPause()); notBefore.After(limit) {
+		s.set.Logger.Warn("HTTP endpoint asked to wait longer than the replayer's longest pause (retry_on_failure.max_interval); retrying after that",
+			zap.String("endpoint", s.poster.safeURL), zap.Duration("asked", time.Until(notBefore).Round(time.Second)),
+			zap.Duration("retrying_in", s.longestPause()))
+		notBefore = limit
+	}
 	s.stateMu.Lock()
 	was := s.down
 	s.down = true

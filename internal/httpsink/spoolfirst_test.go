@@ -79,9 +79,12 @@ func TestWithSpoolAFailedRetryMarksTheEndpointDown(t *testing.T) {
 }
 
 // A Retry-After on a live answer holds the replayer too, even when its
-// next round was due sooner.
+// next round was due sooner (within the longest pause, max_interval).
 func TestWithSpoolALiveRetryAfterHoldsTheReplayer(t *testing.T) {
-	f := newFixture(t, FormatNDJSON, true, func(s *Settings) { s.ReplayInterval = 100 * time.Millisecond })
+	f := newFixture(t, FormatNDJSON, true, func(s *Settings) {
+		s.ReplayInterval = 100 * time.Millisecond
+		s.Retry.MaxInterval = 10 * time.Second
+	})
 	f.srv.then(status(429, map[string]string{"Retry-After": "2"}, "slow down"))
 	f.start(t)
 	lines := makeLines(t, uuid.New(), 1, 2, 10)
@@ -93,4 +96,25 @@ func TestWithSpoolALiveRetryAfterHoldsTheReplayer(t *testing.T) {
 	require.Len(t, got, 2)
 	require.True(t, got[1].accepted)
 	require.GreaterOrEqual(t, got[1].at.Sub(got[0].at), 2*time.Second, "the replayer knocked before Retry-After")
+}
+
+// A Retry-After longer than the replayer's longest pause is cut to it: one
+// answer asking for 31 years does not hold the spool, and every event
+// behind it, that long. Up to the cap it is still honoured.
+func TestWithSpoolAHugeRetryAfterIsCutToTheLongestPause(t *testing.T) {
+	f := newFixture(t, FormatNDJSON, true, func(s *Settings) {
+		s.ReplayInterval = 50 * time.Millisecond
+		s.Retry.MaxInterval = 300 * time.Millisecond
+	})
+	f.srv.then(status(429, map[string]string{"Retry-After": "999999999"}, "slow down"))
+	f.start(t)
+	lines := makeLines(t, uuid.New(), 1, 2, 10)
+
+	require.NoError(t, f.sink.Send(sendCtx(t), lines, 2))
+
+	f.waitSpoolEmpty(t)
+	got := f.srv.all()
+	require.Len(t, got, 2)
+	require.True(t, got[1].accepted)
+	require.GreaterOrEqual(t, got[1].at.Sub(got[0].at), 300*time.Millisecond, "the replayer knocked before the longest pause")
 }
