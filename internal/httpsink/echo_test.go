@@ -2,6 +2,7 @@ package httpsink
 
 import (
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -98,6 +99,21 @@ func TestShowResponseBodyRedactsHeaderValues(t *testing.T) {
 	require.Equal(t, "a [REDACTED] b", string(redact([]byte("a "+echoedToken+" b"), secrets)), "the token alone")
 	require.Equal(t, "x [REDACTED] [REDACTED]", string(redact([]byte("x pa55word qu3ry"), secrets)))
 	require.Equal(t, "cut at ", string(redact([]byte("cut at "+echoedToken[:7]), secrets)), "a token cut by the read limit")
+
+	// Echoed in another form: JSON-escaped (json_encode writes "/" as
+	// "\/"), in another case, percent-encoded; and cut after such a form.
+	slashy := "Bearer tok/9f8e+7d6c=="
+	secrets = secretsOf("", []string{slashy})
+	for _, echo := range []string{
+		`{"got":"Bearer tok\/9f8e+7d6c=="}`,
+		"got: bearer TOK/9F8E+7D6C==",
+		"got: Bearer+tok%2F9f8e%2B7d6c%3D%3D",
+	} {
+		got := string(redact([]byte(echo), secrets))
+		require.NotContains(t, strings.ToLower(got), "9f8e", "%q → %q", echo, got)
+		require.Contains(t, got, redactedMark, "%q", echo)
+	}
+	require.Equal(t, `{"got":"`, string(redact([]byte(`{"got":"tok\/9f8e+`), secrets)), "a JSON-escaped token cut by the read limit")
 }
 
 // bearer adds an Authorization header the way confighttp's headers do.

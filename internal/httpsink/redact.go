@@ -2,6 +2,7 @@ package httpsink
 
 import (
 	"bytes"
+	"encoding/json"
 	"net/http"
 	"net/url"
 	"slices"
@@ -78,19 +79,82 @@ func sortLongestFirst(secrets []string) {
 	slices.SortStableFunc(secrets, func(a, b string) int { return len(b) - len(a) })
 }
 
-// redact replaces every secret in b, and drops a tail of b that is the
-// start of a secret (a read limit can cut a secret in two).
+// redact replaces every secret in b, in each form an endpoint may echo it
+// (see echoForms) and in any ASCII case, and drops a tail of b that is the
+// start of one (a read limit can cut a secret in two).
 func redact(b []byte, secrets []string) []byte {
-	for _, s := range secrets {
-		b = bytes.ReplaceAll(b, []byte(s), []byte(redactedMark))
+	forms := echoForms(secrets)
+	for _, f := range forms {
+		b = replaceFold(b, f)
 	}
-	for _, s := range secrets {
-		for n := min(len(s)-1, len(b)); n > 0; n-- {
-			if bytes.HasSuffix(b, []byte(s[:n])) {
-				b = b[:len(b)-n]
+	lower := asciiLower(b)
+	for _, f := range forms {
+		// Down to minSecretPart bytes: a shorter tail (the "b" ending a
+		// sentence, for a token that starts with one) says nothing.
+		for n := min(len(f)-1, len(b)); n >= minSecretPart; n-- {
+			if bytes.HasSuffix(lower, []byte(f[:n])) {
+				b, lower = b[:len(b)-n], lower[:len(lower)-n]
 				break
 			}
 		}
 	}
 	return b
+}
+
+// echoForms is each secret as it is, JSON-escaped (json_encode writes "/"
+// as "\/", Go's encoder writes "<", ">", "&" as \u003c…) and
+// percent-encoded, lowercased for replaceFold and longest first. A body
+// that quotes a base64 token in any of these shows it as plainly.
+func echoForms(secrets []string) []string {
+	var forms []string
+	for _, s := range secrets {
+		quoted, _ := json.Marshal(s)
+		for _, f := range []string{
+			s,
+			strings.ReplaceAll(s, "/", `\/`),
+			string(quoted[1 : len(quoted)-1]),
+			url.QueryEscape(s),
+			url.PathEscape(s),
+		} {
+			forms = append(forms, string(asciiLower([]byte(f))))
+		}
+	}
+	slices.Sort(forms)
+	forms = slices.Compact(forms)
+	sortLongestFirst(forms)
+	return forms
+}
+
+// replaceFold replaces every occurrence of lowerForm in b, compared in ASCII
+// lower case (so the lengths, and the positions, of b and its lower-case
+// copy agree), with redactedMark.
+func replaceFold(b []byte, lowerForm string) []byte {
+	lower := asciiLower(b)
+	var out []byte
+	last := 0
+	for {
+		i := bytes.Index(lower[last:], []byte(lowerForm))
+		if i < 0 {
+			break
+		}
+		out = append(out, b[last:last+i]...)
+		out = append(out, redactedMark...)
+		last += i + len(lowerForm)
+	}
+	if out == nil {
+		return b
+	}
+	return append(out, b[last:]...)
+}
+
+// asciiLower is a copy of b with A-Z lowered and every other byte kept.
+func asciiLower(b []byte) []byte {
+	out := make([]byte, len(b))
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		out[i] = c
+	}
+	return out
 }
