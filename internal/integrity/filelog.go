@@ -235,7 +235,9 @@ func (l *fileLog) hashAll(audit *os.File, store *hashStore, size int64, res *sea
 				return err
 			}
 			if want != h {
-				return tampered(l.path, "line %d differs from the hash sealed for it", i+1)
+				return tampered(l.path, "line %d differs from the hash sealed for it in %s: the line or that store was changed. "+
+					"`sandboxaudit verify --key` checks the lines against the signed checkpoints alone; if it passes, the store is what was damaged "+
+					"(it is derived data: move it aside and it is rebuilt from the file and checked against the newest checkpoint)", i+1, store.f.Name())
 			}
 			return nil
 		}

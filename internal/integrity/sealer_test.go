@@ -135,7 +135,7 @@ func TestSealRefusesWhatDisagrees(t *testing.T) {
 			f, _ := os.OpenFile(StorePath(path), os.O_WRONLY, 0)
 			_, _ = f.WriteAt([]byte{0xff}, 0)
 			_ = f.Close()
-		}, "line 1 differs"},
+		}, ".tlog: the line or that store was changed. `sandboxaudit verify --key`"}, // names the store, and how to tell
 		{"audit file removed", func(t *testing.T, path string) { _ = os.Remove(path) }, "missing"},
 		{"checkpoint from another key", func(t *testing.T, path string) {
 			other, _ := testKeys(t, "test")
