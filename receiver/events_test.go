@@ -174,6 +174,27 @@ func TestEventsTooLarge(t *testing.T) {
 	assert.Contains(t, body, "max_request_body_size")
 	assert.Zero(t, sink.LogRecordCount())
 
+	// So is one whose header says it fits but which is itself past the
+	// limit: one literal of 4,096 bytes (tag 61<<2, a 2-byte length - 1).
+	block = binary.AppendUvarint(nil, 4096)
+	block = append(block, 61<<2, 0xff, 0x0f)
+	block = append(block, bytes.Repeat([]byte{'{'}, 4096)...)
+	req, err = http.NewRequest(http.MethodPost, tr.eventsURL(), bytes.NewReader(block))
+	require.NoError(t, err)
+	req.Header.Set("Content-Type", "application/x-ndjson")
+	req.Header.Set("Content-Encoding", "snappy")
+	status, _, body = do(t, req)
+	require.Equal(t, http.StatusRequestEntityTooLarge, status, body)
+	assert.Zero(t, sink.LogRecordCount())
+
+	// A header naming an unknown encoding is a 400, whatever it says.
+	req, err = http.NewRequest(http.MethodPost, tr.eventsURL(), bytes.NewReader(block))
+	require.NoError(t, err)
+	req.Header.Set("Content-Type", "application/x-ndjson")
+	req.Header.Set("Content-Encoding", "br; exceeds max request body size")
+	status, _, body = do(t, req)
+	require.Equal(t, http.StatusBadRequest, status, body)
+
 	// Under the limit, gzip is decoded transparently.
 	gz.Reset()
 	zw = gzip.NewWriter(&gz)

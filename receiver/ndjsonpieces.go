@@ -20,20 +20,34 @@ import (
 const deliverPiece = 4096
 
 // deliverInPieces delivers events in order, deliverPiece at a time, and
-// stops at the first piece refused: the pieces before it stay delivered,
-// with their ids committed, so the client's retry of the batch gets them
-// counted as duplicates and delivers the rest. Each delivered piece is
-// cleared at once, so its events' data can go.
+// stops at the first piece refused, counting the events after it as
+// refused too (the client is told the batch was). The pieces before it
+// stay delivered: delivery is at-least-once (SPEC §7). Their ids are
+// committed, so the client's retry of the batch gets them counted as
+// duplicates while the dedupe window still holds them; past it, or with
+// dedupe off, they are written again, as exact copies. Each delivered piece
+// is cleared at once, so its events' data can go.
 func (r *sandboxReceiver) deliverInPieces(ctx context.Context, events []auditevent.Event, format string) (reply, bool) {
 	for len(events) > 0 {
 		n := min(len(events), deliverPiece)
 		if rp, ok := r.deliverEvents(ctx, events[:n], format); !ok {
+			r.countNotTried(ctx, rp, len(events)-n)
 			return rp, false
 		}
 		clear(events[:n])
 		events = events[n:]
 	}
 	return reply{}, true
+}
+
+// countNotTried counts n events that a refusal (rp) kept from being handed
+// on, with the refusal's reason: the client resends them with the rest.
+func (r *sandboxReceiver) countNotTried(ctx context.Context, rp reply, n int) {
+	if rp.outcome == outcomeRefusedPermanent {
+		r.countRefused(ctx, reasonPermanent, n)
+	} else {
+		r.countRefused(ctx, reasonRetryable, n)
+	}
 }
 
 // serveLargeNDJSON serves an ndjson body of more than deliverPiece events
@@ -53,21 +67,26 @@ func (r *sandboxReceiver) serveLargeNDJSON(ctx context.Context, body []byte, lin
 		return inFlightReply(textReply)
 	}
 	defer r.release(freshIDs(ids, dup))
-	piece := make([]auditevent.Event, 0, min(deliverPiece, lines-dups))
+	fresh := lines - dups
+	piece := make([]auditevent.Event, 0, min(deliverPiece, fresh))
 	var opts auditevent.DecodeOptions
-	i := 0
+	i, handed := 0, 0 // lines seen, fresh events handed on
 	for _, text := range ndjson.Lines(body) {
 		if i++; dup != nil && dup[i-1] {
 			continue
 		}
 		piece = append(piece, auditevent.Event{})
 		if err := opts.DecodeInto(text, &piece[len(piece)-1]); err != nil {
-			// The first pass decoded this line; decoding the same bytes
-			// cannot fail now, unless something is badly wrong.
-			return textReply(http.StatusInternalServerError, outcomeRefusedPermanent, "line decoded differently on a second pass")
+			// The first pass decoded this line; only a failing source of
+			// random event ids (for a line without one) gets here.
+			rp := textReply(http.StatusInternalServerError, outcomeRefusedPermanent, "an event could not be decoded a second time")
+			r.countNotTried(ctx, rp, fresh-handed)
+			return rp
 		}
 		if len(piece) == cap(piece) {
+			handed += len(piece)
 			if rp, ok := r.deliverInPieces(ctx, piece, formatNDJSON); !ok {
+				r.countNotTried(ctx, rp, fresh-handed)
 				return rp
 			}
 			piece = piece[:0]
@@ -111,7 +130,9 @@ func validateNDJSON(body []byte, lines int) ([]uuid.UUID, error) {
 }
 
 // freshIDs is the ids not marked in dup (all of them when dup is nil): the
-// ones markDuplicates reserved.
+// ones markDuplicates reserved. (A line without an event_id is given a new
+// random one by each decoding, so its second-pass id was never reserved;
+// such an event cannot be deduplicated anyway.)
 func freshIDs(ids []uuid.UUID, dup []bool) []uuid.UUID {
 	if dup == nil {
 		return ids

@@ -12,13 +12,16 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/component/componenttest"
 	"go.opentelemetry.io/collector/consumer"
 	"go.opentelemetry.io/collector/consumer/consumererror"
 	"go.opentelemetry.io/collector/consumer/consumertest"
 	"go.opentelemetry.io/collector/pdata/plog"
+	"go.opentelemetry.io/collector/receiver/receivertest"
 
 	"github.com/sandboxaudit/sandboxaudit/auditevent"
 	"github.com/sandboxaudit/sandboxaudit/internal/heaptest"
+	"github.com/sandboxaudit/sandboxaudit/receiver/internal/metadata"
 )
 
 // canonLines is each line of an ndjson body as the canonical text a log
@@ -105,6 +108,27 @@ func TestRefusedPieceKeepsEarlierPiecesOnce(t *testing.T) {
 	assert.Equal(t, n-deliverPiece, accepted)
 	assert.Equal(t, deliverPiece, dups)
 	assert.Equal(t, canonLines(t, body), logBodies(&logs.LogsSink), "every event once, in order")
+}
+
+// TestRefusedPieceCountsEveryEvent: when the pipeline refuses the second
+// of three pieces, every event of the batch is counted once: the first
+// piece as accepted, the refused piece and the one never handed on as
+// refused (the client was told the batch was). Also through the large-body
+// path, whose later lines are not decoded when the refusal comes.
+func TestRefusedPieceCountsEveryEvent(t *testing.T) {
+	tel := componenttest.NewTelemetry()
+	t.Cleanup(func() { require.NoError(t, tel.Shutdown(context.Background())) })
+	set := receivertest.NewNopSettings(metadata.Type)
+	set.TelemetrySettings = tel.NewTelemetrySettings()
+	logs := &refuseCall{refuse: 2, err: consumererror.NewRetryableError(assert.AnError)}
+	tr := startReceiverWith(t, set, logs, nil)
+
+	const n = 2*deliverPiece + 5
+	status, _, answer := post(t, tr.eventsURL(), contentTypeNDJSON, ndjsonBody("counted", n))
+	require.Equal(t, http.StatusServiceUnavailable, status, answer)
+	assert.Equal(t, map[string]int64{"": deliverPiece}, counterValues(t, tel, "otelcol_sandboxaudit_receiver_events_accepted"))
+	assert.Equal(t, map[string]int64{"reason=refused_retryable": n - deliverPiece},
+		counterValues(t, tel, "otelcol_sandboxaudit_receiver_events_refused"))
 }
 
 // TestLargeBatchBadLineRefusesAll: a bad line far past the first piece

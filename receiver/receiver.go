@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"strings"
 	"sync"
 	"time"
 
@@ -189,10 +188,11 @@ func (r *sandboxReceiver) errorHandler(w http.ResponseWriter, req *http.Request,
 	case http.StatusRequestEntityTooLarge:
 		outcome = outcomeTooLarge
 	case http.StatusBadRequest:
-		// confighttp refuses a snappy block whose header says it inflates
-		// past max_request_body_size with a 400; every other codec's
-		// overflow is a 413, and so is this one.
-		if strings.Contains(msg, "exceeds max request body size") {
+		// confighttp refuses a snappy block over max_request_body_size
+		// (its header says it inflates past it, or it is itself past it)
+		// with a 400; every other codec's overflow is a 413, and so is
+		// this one. Whole messages only: others quote the client's header.
+		if msg == "snappy: decoded size exceeds max request body size" || msg == "http: request body too large" {
 			status, outcome = http.StatusRequestEntityTooLarge, outcomeTooLarge
 			msg = "request body too large (max_request_body_size)"
 		}
