@@ -152,8 +152,8 @@ func readErrorReply(err error) (int, string, string) {
 	}
 	if ne, ok := errors.AsType[net.Error](err); ok && ne.Timeout() {
 		// The client, or the network, is slow: nothing is wrong with the
-		// events. 408, not 400, so that a sender does not drop them as
-		// refused for good (our HTTP sink spools and retries a 408).
+		// events. 408, not 400: our HTTP sink spools and retries a 408
+		// (OTLP exporters retry neither, so for them nothing changes).
 		return http.StatusRequestTimeout, outcomeTimeout, "request body not received within read_timeout"
 	}
 	return http.StatusBadRequest, outcomeMalformed, "cannot read request body: " + err.Error()
