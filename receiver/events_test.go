@@ -147,17 +147,9 @@ func TestEventsTooLarge(t *testing.T) {
 
 	// The limit holds for the decompressed body too: a small gzip body
 	// that expands beyond it is refused the same way.
-	var gz bytes.Buffer
-	zw := gzip.NewWriter(&gz)
-	_, err := zw.Write([]byte(batch.String()))
-	require.NoError(t, err)
-	require.NoError(t, zw.Close())
-	require.Less(t, gz.Len(), 4096)
-	req, err := http.NewRequest(http.MethodPost, tr.eventsURL(), &gz)
-	require.NoError(t, err)
-	req.Header.Set("Content-Type", "application/x-ndjson")
-	req.Header.Set("Content-Encoding", "gzip")
-	status, _, body = do(t, req)
+	big := gzipped(t, batch.String())
+	require.Less(t, len(big), 4096)
+	status, body = postEncoded(t, tr.eventsURL(), "application/x-ndjson", "gzip", big)
 	require.Equal(t, http.StatusRequestEntityTooLarge, status, body)
 	assert.Zero(t, sink.LogRecordCount())
 
@@ -165,49 +157,50 @@ func TestEventsTooLarge(t *testing.T) {
 	// a 413 as well (confighttp answers it 400).
 	block := binary.AppendUvarint(nil, 64<<20)
 	block = append(block, "not inflated"...)
-	req, err = http.NewRequest(http.MethodPost, tr.eventsURL(), bytes.NewReader(block))
-	require.NoError(t, err)
-	req.Header.Set("Content-Type", "application/x-ndjson")
-	req.Header.Set("Content-Encoding", "snappy")
-	status, _, body = do(t, req)
+	status, body = postEncoded(t, tr.eventsURL(), "application/x-ndjson", "snappy", block)
 	require.Equal(t, http.StatusRequestEntityTooLarge, status, body)
 	assert.Contains(t, body, "max_request_body_size")
-	assert.Zero(t, sink.LogRecordCount())
 
 	// So is one whose header says it fits but which is itself past the
 	// limit: one literal of 4,096 bytes (tag 61<<2, a 2-byte length - 1).
 	block = binary.AppendUvarint(nil, 4096)
 	block = append(block, 61<<2, 0xff, 0x0f)
 	block = append(block, bytes.Repeat([]byte{'{'}, 4096)...)
-	req, err = http.NewRequest(http.MethodPost, tr.eventsURL(), bytes.NewReader(block))
-	require.NoError(t, err)
-	req.Header.Set("Content-Type", "application/x-ndjson")
-	req.Header.Set("Content-Encoding", "snappy")
-	status, _, body = do(t, req)
+	status, body = postEncoded(t, tr.eventsURL(), "application/x-ndjson", "snappy", block)
 	require.Equal(t, http.StatusRequestEntityTooLarge, status, body)
-	assert.Zero(t, sink.LogRecordCount())
 
 	// A header naming an unknown encoding is a 400, whatever it says.
-	req, err = http.NewRequest(http.MethodPost, tr.eventsURL(), bytes.NewReader(block))
-	require.NoError(t, err)
-	req.Header.Set("Content-Type", "application/x-ndjson")
-	req.Header.Set("Content-Encoding", "br; exceeds max request body size")
-	status, _, body = do(t, req)
+	status, body = postEncoded(t, tr.eventsURL(), "application/x-ndjson", "br; exceeds max request body size", block)
 	require.Equal(t, http.StatusBadRequest, status, body)
+	assert.Zero(t, sink.LogRecordCount())
 
 	// Under the limit, gzip is decoded transparently.
-	gz.Reset()
-	zw = gzip.NewWriter(&gz)
-	_, err = zw.Write([]byte(startJSON(1)))
-	require.NoError(t, err)
-	require.NoError(t, zw.Close())
-	req, err = http.NewRequest(http.MethodPost, tr.eventsURL(), &gz)
-	require.NoError(t, err)
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Content-Encoding", "gzip")
-	status, _, body = do(t, req)
+	status, body = postEncoded(t, tr.eventsURL(), "application/json", "gzip", gzipped(t, startJSON(1)))
 	require.Equal(t, http.StatusOK, status, body)
 	assert.Equal(t, 1, sink.LogRecordCount())
+}
+
+// gzipped is s compressed with gzip.
+func gzipped(t *testing.T, s string) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	zw := gzip.NewWriter(&b)
+	_, err := zw.Write([]byte(s))
+	require.NoError(t, err)
+	require.NoError(t, zw.Close())
+	return b.Bytes()
+}
+
+// postEncoded posts body with a Content-Encoding and returns the status
+// and the answer.
+func postEncoded(t *testing.T, url, contentType, encoding string, body []byte) (int, string) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, url, bytes.NewReader(body))
+	require.NoError(t, err)
+	req.Header.Set("Content-Type", contentType)
+	req.Header.Set("Content-Encoding", encoding)
+	status, _, answer := do(t, req)
+	return status, answer
 }
 
 func TestEventsDownstreamRefusal(t *testing.T) {

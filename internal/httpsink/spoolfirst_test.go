@@ -79,42 +79,33 @@ func TestWithSpoolAFailedRetryMarksTheEndpointDown(t *testing.T) {
 }
 
 // A Retry-After on a live answer holds the replayer too, even when its
-// next round was due sooner (within the longest pause, max_interval).
+// next round was due sooner, up to the replayer's longest pause
+// (max_interval). A longer one is cut to that: one answer asking for 31
+// years does not hold the spool, and every event behind it, that long.
 func TestWithSpoolALiveRetryAfterHoldsTheReplayer(t *testing.T) {
-	f := newFixture(t, FormatNDJSON, true, func(s *Settings) {
-		s.ReplayInterval = 100 * time.Millisecond
-		s.Retry.MaxInterval = 10 * time.Second
-	})
-	f.srv.then(status(429, map[string]string{"Retry-After": "2"}, "slow down"))
-	f.start(t)
-	lines := makeLines(t, uuid.New(), 1, 2, 10)
+	for name, tc := range map[string]struct {
+		retryAfter  string
+		maxInterval time.Duration
+		atLeast     time.Duration
+	}{
+		"within max_interval": {"2", 10 * time.Second, 2 * time.Second},
+		"cut to max_interval": {"999999999", 300 * time.Millisecond, 300 * time.Millisecond},
+	} {
+		t.Run(name, func(t *testing.T) {
+			f := newFixture(t, FormatNDJSON, true, func(s *Settings) {
+				s.ReplayInterval = 50 * time.Millisecond
+				s.Retry.MaxInterval = tc.maxInterval
+			})
+			f.srv.then(status(429, map[string]string{"Retry-After": tc.retryAfter}, "slow down"))
+			f.start(t)
 
-	require.NoError(t, f.sink.Send(sendCtx(t), lines, 2))
+			require.NoError(t, f.sink.Send(sendCtx(t), makeLines(t, uuid.New(), 1, 2, 10), 2))
 
-	f.waitSpoolEmpty(t)
-	got := f.srv.all()
-	require.Len(t, got, 2)
-	require.True(t, got[1].accepted)
-	require.GreaterOrEqual(t, got[1].at.Sub(got[0].at), 2*time.Second, "the replayer knocked before Retry-After")
-}
-
-// A Retry-After longer than the replayer's longest pause is cut to it: one
-// answer asking for 31 years does not hold the spool, and every event
-// behind it, that long. Up to the cap it is still honoured.
-func TestWithSpoolAHugeRetryAfterIsCutToTheLongestPause(t *testing.T) {
-	f := newFixture(t, FormatNDJSON, true, func(s *Settings) {
-		s.ReplayInterval = 50 * time.Millisecond
-		s.Retry.MaxInterval = 300 * time.Millisecond
-	})
-	f.srv.then(status(429, map[string]string{"Retry-After": "999999999"}, "slow down"))
-	f.start(t)
-	lines := makeLines(t, uuid.New(), 1, 2, 10)
-
-	require.NoError(t, f.sink.Send(sendCtx(t), lines, 2))
-
-	f.waitSpoolEmpty(t)
-	got := f.srv.all()
-	require.Len(t, got, 2)
-	require.True(t, got[1].accepted)
-	require.GreaterOrEqual(t, got[1].at.Sub(got[0].at), 300*time.Millisecond, "the replayer knocked before the longest pause")
+			f.waitSpoolEmpty(t)
+			got := f.srv.all()
+			require.Len(t, got, 2)
+			require.True(t, got[1].accepted)
+			require.GreaterOrEqual(t, got[1].at.Sub(got[0].at), tc.atLeast, "the replayer knocked too soon")
+		})
+	}
 }
