@@ -139,7 +139,12 @@ func (m *Mapper) appendSpanEvents(dst []auditevent.Event, span ptrace.Span, st *
 			return dropFrom(dst, n), err
 		}
 	}
-	m.assignSeqs(f, start, finish)
+	if start != nil && finish != nil && start.EventID == finish.EventID {
+		return dropFrom(dst, n), attrErr(semconv.AttrFinishID, "the same as "+semconv.AttrStartID+": two events cannot share an event_id", nil)
+	}
+	if err := m.assignSeqs(f, start, finish); err != nil {
+		return dropFrom(dst, n), err
+	}
 	return dst, nil
 }
 
@@ -314,16 +319,21 @@ func (as *attrSet) finishEvent(e *auditevent.Event, data auditevent.Data, span p
 
 // assignSeqs gives the events (either may be nil) their seqs under one
 // lock of the counters.
-func (m *Mapper) assignSeqs(f spanFields, start, finish *auditevent.Event) {
+func (m *Mapper) assignSeqs(f spanFields, start, finish *auditevent.Event) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	e := m.seqs.touch(f.common.SessionID)
+	ok := true
 	if start != nil {
-		start.Seq = e.seq(f.seqs.start, f.seqs.hasStart)
+		start.Seq, ok = e.seq(f.seqs.start, f.seqs.hasStart)
 	}
-	if finish != nil {
-		finish.Seq = e.seq(f.seqs.finish, f.seqs.hasFinish)
+	if finish != nil && ok {
+		finish.Seq, ok = e.seq(f.seqs.finish, f.seqs.hasFinish)
 	}
+	if !ok {
+		return attrErr("span", "no seq left to assign: the session's highest seq is the largest int64", nil)
+	}
+	return nil
 }
 
 // finishFields fills ok, duration_ms, the error fields and exec output.

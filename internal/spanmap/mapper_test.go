@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -390,6 +391,43 @@ func TestMalformedSandboxSpans(t *testing.T) {
 			assert.Equal(t, int64(1), evs[0].Seq)
 		})
 	}
+}
+
+// TestSpanWithOneIDForBothEventsIsRefused: explicit start and finish ids
+// that are the same UUID (in any spelling) would write two different
+// events under one event_id, and a reader deduplicating on it would drop
+// one. The span is refused, naming the finish id.
+func TestSpanWithOneIDForBothEventsIsRefused(t *testing.T) {
+	const id = "11111111-2222-4333-8444-555555555555"
+	var st Stats
+	evs, err := NewMapper(0).AppendSpanEvents(nil, sandboxSpan(t, map[string]any{
+		semconv.AttrStartID: id, semconv.AttrFinishID: "{" + strings.ToUpper(id) + "}",
+	}), &st)
+	var ae *AttrError
+	require.ErrorAs(t, err, &ae)
+	assert.Equal(t, semconv.AttrFinishID, ae.Attr)
+	assert.Empty(t, evs)
+	assert.Equal(t, 1, st.Invalid)
+}
+
+// TestSeqsPastInt64AreRefused: a session whose highest seq is the largest
+// int64 has no seq left to assign; a span that needs one is refused
+// instead of wrapping to a negative seq, and spans with explicit seqs
+// still map.
+func TestSeqsPastInt64AreRefused(t *testing.T) {
+	m := NewMapper(0)
+	var st Stats
+	_, err := m.AppendSpanEvents(nil, sandboxSpan(t, map[string]any{semconv.AttrStartSeq: int64(math.MaxInt64)}), &st)
+	var ae *AttrError
+	require.ErrorAs(t, err, &ae, "the finish's seq would wrap")
+	assert.Equal(t, "span", ae.Attr)
+	_, err = m.AppendSpanEvents(nil, sandboxSpan(t, nil), &st)
+	require.ErrorAs(t, err, &ae, "the session's counter is at the top")
+	assert.Equal(t, 2, st.Invalid)
+
+	evs, err := m.AppendSpanEvents(nil, sandboxSpan(t, map[string]any{semconv.AttrStartSeq: int64(5), semconv.AttrFinishSeq: int64(6)}), &st)
+	require.NoError(t, err)
+	assert.Equal(t, []int64{5, 6}, []int64{evs[0].Seq, evs[1].Seq})
 }
 
 // TestSpanTimePastInt64IsRefused: OTLP times are unsigned; one past the

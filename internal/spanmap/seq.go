@@ -2,6 +2,7 @@ package spanmap
 
 import (
 	"container/list"
+	"math"
 
 	"github.com/google/uuid"
 )
@@ -50,12 +51,17 @@ func (c *seqCounters) touch(session uuid.UUID) *seqEntry {
 }
 
 // seq returns the given seq (and remembers it when it is the highest so
-// far) or, when there is none, assigns the next one.
-func (e *seqEntry) seq(given int64, has bool) int64 {
+// far) or, when there is none, assigns the next one; false when the next
+// one would pass the int64 range (the session's highest seq is the largest
+// int64), where it would wrap to a negative number.
+func (e *seqEntry) seq(given int64, has bool) (int64, bool) {
 	if has {
 		e.last = max(e.last, given)
-		return given
+		return given, true
+	}
+	if e.last == math.MaxInt64 {
+		return 0, false
 	}
 	e.last++
-	return e.last
+	return e.last, true
 }
