@@ -2,6 +2,7 @@ package sandboxauditexporter // import "github.com/sandboxaudit/sandboxaudit/exp
 
 import (
 	"context"
+	"fmt"
 
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.uber.org/zap"
@@ -26,6 +27,9 @@ func (e *auditExporter) pushLogs(ctx context.Context, ld plog.Logs) error {
 		// may be exec output or file content) is not.
 		e.logger.Warn("Skipped log records that claim to be audit events but do not decode",
 			zap.Int("records", st.Invalid), logfield.EventField("first", st.FirstInvalid), logfield.EventField("last", st.LastInvalid))
+	}
+	if st.Invalid > 0 && len(events) == 0 {
+		return allRefused(fmt.Sprintf("%d audit event records refused, none written; first: %s", st.Invalid, logfield.EventFieldText(st.FirstInvalid)))
 	}
 	return e.writeEvents(ctx, events)
 }

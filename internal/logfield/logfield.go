@@ -21,11 +21,16 @@ func SpanAttr(key string, err error) zap.Field {
 	if err == nil {
 		return zap.Skip()
 	}
+	return zap.String(key, SpanAttrText(err))
+}
+
+// SpanAttrText is SpanAttr's text, for an error answered to a client.
+func SpanAttrText(err error) string {
 	var ae *spanmap.AttrError
 	if errors.As(err, &ae) {
-		return zap.String(key, ae.Attr+": "+ae.Msg)
+		return ae.Attr + ": " + ae.Msg
 	}
-	return zap.String(key, "unknown error")
+	return "unknown error"
 }
 
 // EventField renders an event decode error (*auditevent.FieldError) as the
@@ -36,9 +41,14 @@ func EventField(key string, err error) zap.Field {
 	if err == nil {
 		return zap.Skip()
 	}
+	return zap.String(key, EventFieldText(err))
+}
+
+// EventFieldText is EventField's text, for an error answered to a client.
+func EventFieldText(err error) string {
 	var fe *auditevent.FieldError
 	if !errors.As(err, &fe) {
-		return zap.String(key, "undecodable record")
+		return "undecodable record"
 	}
 	field := fe.Field
 	switch {
@@ -47,5 +57,5 @@ func EventField(key string, err error) zap.Field {
 	case !auditevent.IsField(field):
 		field = "(unknown field)"
 	}
-	return zap.String(key, field+": "+fe.Type)
+	return field + ": " + fe.Type
 }
