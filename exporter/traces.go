@@ -5,11 +5,8 @@ import (
 	"fmt"
 	"unsafe"
 
-	"go.opentelemetry.io/collector/consumer/consumererror"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 	"go.uber.org/zap"
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
 
 	"github.com/sandboxaudit/sandboxaudit/auditevent"
 	"github.com/sandboxaudit/sandboxaudit/internal/logfield"
@@ -47,17 +44,6 @@ func (e *auditExporter) pushTraces(ctx context.Context, td ptrace.Traces) error 
 		return allRefused(fmt.Sprintf("%d sandbox spans refused, none written; first: %s", st.Invalid, logfield.SpanAttrText(st.FirstInvalid)))
 	}
 	return e.writeEvents(ctx, events)
-}
-
-// allRefused is the error of a batch whose sandbox items were all refused:
-// permanent, and InvalidArgument so that the OTLP receiver answers 400
-// (a bare permanent error is a 500, the server's fault), so that the
-// client (a DeliverySync write-ahead caller among them) learns that
-// nothing was recorded, and does not resend it. A batch with anything
-// written succeeds: an exporter cannot answer OTLP's partial success, and
-// failing it would report the written events as dropped.
-func allRefused(msg string) error {
-	return consumererror.NewPermanent(status.Error(codes.InvalidArgument, msg))
 }
 
 // eventPool recycles the per-push event slices.

@@ -69,12 +69,12 @@ func (r *sandboxReceiver) serveEvents(req *http.Request) reply {
 		return textReply(http.StatusBadRequest, outcomeMalformed, err.Error())
 	}
 
-	fresh, dups, ok := r.dropDuplicates(ctx, events)
+	fresh, held, dups, ok := r.dropDuplicates(ctx, events)
 	if !ok {
 		r.countRefused(ctx, reasonInFlight, len(events))
 		return inFlightReply(textReply)
 	}
-	defer r.release(r.heldIDs(fresh)) // taken now: delivered events are cleared
+	defer r.release(held)
 	if rp, ok := r.deliverInPieces(ctx, fresh, format); !ok {
 		return rp
 	}
@@ -140,37 +140,38 @@ func (r *sandboxReceiver) countRefused(ctx context.Context, reason string, n int
 
 // dropDuplicates removes, in place, the events whose id was delivered before
 // or that repeat an earlier event of the same batch, and reserves the ids of
-// the rest: the caller commits them once delivered, and releases them in
-// any case. It returns false, having changed nothing, when another request
-// is delivering one of the ids right now.
-func (r *sandboxReceiver) dropDuplicates(ctx context.Context, events []auditevent.Event) ([]auditevent.Event, int, bool) {
+// the rest (held): the caller commits them once delivered, and releases
+// held in any case. It returns false, having changed nothing, when another
+// request is delivering one of the ids right now.
+func (r *sandboxReceiver) dropDuplicates(ctx context.Context, events []auditevent.Event) (fresh []auditevent.Event, held []uuid.UUID, n int, ok bool) {
 	if r.dedupe == nil || len(events) == 0 {
-		return events, 0, true
+		return events, nil, 0, true
 	}
-	dup, n, ok := r.markDuplicates(ctx, eventIDs(events))
+	dup, held, n, ok := r.markDuplicates(ctx, eventIDs(events))
 	if !ok || n == 0 {
-		return events, 0, ok
+		return events, held, 0, ok
 	}
-	fresh := events[:0]
+	fresh = events[:0]
 	for i := range events {
 		if !dup[i] {
 			fresh = append(fresh, events[i])
 		}
 	}
 	clear(events[len(fresh):]) // let the dropped events' data go
-	return fresh, n, true
+	return fresh, held, n, true
 }
 
 // markDuplicates is dropDuplicates on ids: it sets dup[i] for ids[i] that
-// was delivered before or repeats an earlier id of ids, reserves the rest,
-// and returns how many it marked (dup is nil without dedupe).
-func (r *sandboxReceiver) markDuplicates(ctx context.Context, ids []uuid.UUID) (dup []bool, n int, ok bool) {
+// was delivered before or repeats an earlier id of ids, reserves the rest
+// and returns them (held) and how many it marked; without dedupe, dup and
+// held are nil.
+func (r *sandboxReceiver) markDuplicates(ctx context.Context, ids []uuid.UUID) (dup []bool, held []uuid.UUID, n int, ok bool) {
 	if r.dedupe == nil || len(ids) == 0 {
-		return nil, 0, true
+		return nil, nil, 0, true
 	}
 	dup = make([]bool, len(ids))
 	if !r.dedupe.reserve(ids, dup) {
-		return nil, 0, false
+		return nil, nil, 0, false
 	}
 	if len(ids) > 1 {
 		batch := make(map[uuid.UUID]struct{}, len(ids))
@@ -185,13 +186,15 @@ func (r *sandboxReceiver) markDuplicates(ctx context.Context, ids []uuid.UUID) (
 			batch[id] = struct{}{}
 		}
 	}
-	for _, d := range dup {
-		if d {
-			n++
+	held = make([]uuid.UUID, 0, len(ids))
+	for i, id := range ids {
+		if !dup[i] {
+			held = append(held, id)
 		}
 	}
+	n = len(ids) - len(held)
 	r.countDuplicates(ctx, n)
-	return dup, n, true
+	return dup, held, n, true
 }
 
 // commit remembers the delivered events' ids.
@@ -201,17 +204,8 @@ func (r *sandboxReceiver) commit(events []auditevent.Event) {
 	}
 }
 
-// heldIDs is the ids that dropDuplicates reserved for events (nil without
-// dedupe), for release.
-func (r *sandboxReceiver) heldIDs(events []auditevent.Event) []uuid.UUID {
-	if r.dedupe == nil {
-		return nil
-	}
-	return eventIDs(events)
-}
-
-// release gives up the reservation of the ids of events that
-// dropDuplicates let through; for ids committed since, it changes nothing.
+// release gives up the reservation of ids that dropDuplicates or
+// markDuplicates held; for ids committed since, it changes nothing.
 func (r *sandboxReceiver) release(ids []uuid.UUID) {
 	if r.dedupe != nil && len(ids) > 0 {
 		r.dedupe.release(ids)

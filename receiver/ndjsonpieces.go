@@ -61,12 +61,15 @@ func (r *sandboxReceiver) serveLargeNDJSON(ctx context.Context, body []byte, lin
 		r.countRefused(ctx, reasonInvalid, lines)
 		return textReply(http.StatusBadRequest, outcomeMalformed, err.Error())
 	}
-	dup, dups, ok := r.markDuplicates(ctx, ids)
+	// A line without an event_id is given a new random one by each
+	// decoding, so its second-pass id is not the one held; such an event
+	// cannot be deduplicated anyway.
+	dup, held, dups, ok := r.markDuplicates(ctx, ids)
 	if !ok {
 		r.countRefused(ctx, reasonInFlight, lines)
 		return inFlightReply(textReply)
 	}
-	defer r.release(freshIDs(ids, dup))
+	defer r.release(held)
 	fresh := lines - dups
 	piece := make([]auditevent.Event, 0, min(deliverPiece, fresh))
 	var opts auditevent.DecodeOptions
@@ -127,21 +130,4 @@ func validateNDJSON(body []byte, lines int) ([]uuid.UUID, error) {
 		ids = append(ids, e.EventID)
 	}
 	return ids, nil
-}
-
-// freshIDs is the ids not marked in dup (all of them when dup is nil): the
-// ones markDuplicates reserved. (A line without an event_id is given a new
-// random one by each decoding, so its second-pass id was never reserved;
-// such an event cannot be deduplicated anyway.)
-func freshIDs(ids []uuid.UUID, dup []bool) []uuid.UUID {
-	if dup == nil {
-		return ids
-	}
-	fresh := make([]uuid.UUID, 0, len(ids))
-	for i, id := range ids {
-		if !dup[i] {
-			fresh = append(fresh, id)
-		}
-	}
-	return fresh
 }

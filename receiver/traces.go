@@ -67,12 +67,12 @@ func (r *sandboxReceiver) serveTraces(req *http.Request) reply {
 					"%d sandbox spans could not be mapped to audit events; first: %v", st.Invalid, st.FirstInvalid)))
 			}
 		}
-		fresh, _, ok := r.dropDuplicates(ctx, events)
+		fresh, held, _, ok := r.dropDuplicates(ctx, events)
 		if !ok {
 			r.countRefused(ctx, reasonInFlight, len(events))
 			return inFlightReply(otlpReply)
 		}
-		defer r.release(r.heldIDs(fresh))
+		defer r.release(held)
 		if err := r.deliverLogs(ctx, fresh, format); err != nil {
 			return refusedReply(err, otlpReply)
 		}

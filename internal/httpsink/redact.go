@@ -20,7 +20,7 @@ const minSecretPart = 4
 // secretsOf lists what must never appear in a shown response body: every
 // configured header value, each of its space-separated parts (a server may
 // echo only the token of "Bearer <token>"), and the endpoint's password and
-// query values. Longest first, so a value is replaced before its parts.
+// query values, in any order (redact orders their forms).
 func secretsOf(endpoint string, headerValues []string) []string {
 	var out []string
 	add := func(v string) {
@@ -46,7 +46,6 @@ func secretsOf(endpoint string, headerValues []string) []string {
 			}
 		}
 	}
-	sortLongestFirst(out)
 	return out
 }
 
@@ -68,15 +67,7 @@ func withSent(secrets []string, sent *http.Request) []string {
 	if len(values) == 0 {
 		return secrets
 	}
-	out := append(slices.Clone(secrets), secretsOf("", values)...)
-	sortLongestFirst(out)
-	return out
-}
-
-// sortLongestFirst orders secrets so that a value is replaced before any
-// part of it (replacing a part first would leave the rest readable).
-func sortLongestFirst(secrets []string) {
-	slices.SortStableFunc(secrets, func(a, b string) int { return len(b) - len(a) })
+	return append(slices.Clone(secrets), secretsOf("", values)...)
 }
 
 // redact replaces every secret in b, in each form an endpoint may echo it
@@ -119,9 +110,11 @@ func echoForms(secrets []string) []string {
 			forms = append(forms, string(asciiLower([]byte(f))))
 		}
 	}
+	// Longest first, so that a value is replaced before any part of it
+	// (replacing a part first would leave the rest readable).
 	slices.Sort(forms)
 	forms = slices.Compact(forms)
-	sortLongestFirst(forms)
+	slices.SortStableFunc(forms, func(a, b string) int { return len(b) - len(a) })
 	return forms
 }
 
