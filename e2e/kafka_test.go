@@ -40,6 +40,7 @@ type kafkaTier struct {
 
 	edgeDir, centralDir string
 	edgeOTLP            string
+	edgeEvents          string // the edge's sandboxaudit receiver
 	edgeRef             string // the edge's own audit file
 	centralAudit        string
 	centralMetrics      string
@@ -68,8 +69,8 @@ func newKafkaTier(t *testing.T) *kafkaTier {
 
 	dir := t.TempDir()
 	k.edgeDir, k.centralDir = filepath.Join(dir, "edge"), filepath.Join(dir, "central")
-	addrs := freeAddrs(t, 2)
-	k.edgeOTLP, k.centralMetrics = addrs[0], addrs[1]
+	addrs := freeAddrs(t, 3)
+	k.edgeOTLP, k.edgeEvents, k.centralMetrics = addrs[0], addrs[1], addrs[2]
 	k.edgeRef = filepath.Join(k.edgeDir, "reference", "events.jsonl")
 	k.centralAudit = filepath.Join(k.centralDir, "central-audit", "events.jsonl")
 	return k
@@ -82,6 +83,7 @@ func (k *kafkaTier) edgeConfig(t *testing.T) string {
 	cfg := readTestdata(t, "kafka-edge.yaml")
 	cfg = strings.Replace(cfg, "    protocols:\n      grpc:\n        endpoint: 127.0.0.1:4317\n      http:\n        endpoint: 127.0.0.1:4318",
 		"    protocols:\n      http:\n        endpoint: "+k.edgeOTLP, 1)
+	cfg = strings.Replace(cfg, "    endpoint: 127.0.0.1:8088", "    endpoint: "+k.edgeEvents, 1)
 	cfg = strings.Replace(cfg, "exporters:\n  kafka:\n", "exporters:\n  sandboxaudit:\n    file:\n      path: "+k.edgeRef+"\n  kafka:\n", 1)
 	cfg = strings.ReplaceAll(cfg, "      exporters: [kafka]", "      exporters: [kafka, sandboxaudit]")
 	return k.withBrokers(t, cfg)
@@ -115,7 +117,7 @@ func readTestdata(t *testing.T, name string) string {
 }
 
 func (k *kafkaTier) startEdge(t *testing.T) *collector {
-	return startCollector(t, "kafka-edge", k.edgeDir, k.edgeConfig(t), k.edgeOTLP)
+	return startCollector(t, "kafka-edge", k.edgeDir, k.edgeConfig(t), k.edgeOTLP, k.edgeEvents)
 }
 
 func (k *kafkaTier) startCentral(t *testing.T) *collector {
@@ -177,6 +179,8 @@ func waitDistinct(t *testing.T, path string, want map[string]int) map[string]int
 //   - the central collector starts only after the edge produced: Kafka holds
 //     the events, and the central file then holds exactly the edge's file
 //     sink lines, byte for byte, each once;
+//   - every message is keyed by its session's trace id, the Python
+//     HttpProxySink's events included, so a session sits in one partition;
 //   - a message with a bad line is counted and logged without its payload,
 //     and the consumer goes on;
 //   - the central collector SIGKILLed mid-consume and restarted: every
@@ -195,16 +199,18 @@ func TestKafkaTwoTier(t *testing.T) {
 	for _, s := range sessions {
 		runExample(t, k.edgeOTLP, s, "-capture-output")
 	}
+	pythonKeys, posted := pythonSessionsOverKafka(t, k)
 	ref := lineSet(t, k.edgeRef)
-	require.Len(t, ref, 12*len(sessions))
+	require.Len(t, ref, 12*len(sessions)+posted)
+	requireSessionsKeyed(t, topicLines(t, k.brokers, ref), pythonKeys)
 
 	central := k.startCentral(t)
-	waitLines(t, k.centralAudit, 12*len(sessions))
+	waitLines(t, k.centralAudit, len(ref))
 	got := lineSet(t, k.centralAudit)
 	assert.Equal(t, ref, got, "central file != the edge's file sink lines")
 	requireVerifies(t, k.centralAudit)
 	evs, _ := readEvents(t, k.centralAudit)
-	assert.Len(t, bySession(evs), len(sessions))
+	assert.Len(t, bySession(evs), len(sessions)+len(pythonKeys))
 	for _, e := range evs {
 		// Captured on the spans, redacted by the edge's extension policy.
 		assert.Nil(t, e.Stdout, "stdout of %s seq %d", e.SessionID, e.Seq)

@@ -35,14 +35,14 @@ func setLogRecord(lr plog.LogRecord, e *auditevent.Event, observed pcommon.Times
 	lr.SetEventName(eventName(e.Phase))
 	lr.SetTimestamp(logTime(e.TS))
 	lr.SetObservedTimestamp(observed)
-	if e.TraceID != nil {
-		if id, ok := spanmap.ParseTraceID(*e.TraceID); ok {
-			lr.SetTraceID(id)
-		}
-	}
-	if id, ok := spanmap.ParseSpanID(e.SpanID); ok {
-		lr.SetSpanID(id)
-	}
+	// The ids of the span the event maps to (SPEC section 5), derived from
+	// the session where the event's own are not OTel ids: a record then
+	// correlates with that span, and trace-id routing (loadbalancing, the
+	// kafka exporter's partition_logs_by_trace_id) keeps a session together.
+	traceID, _ := spanmap.EventTraceID(e)
+	lr.SetTraceID(traceID)
+	spanID, _ := spanmap.EventSpanID(e)
+	lr.SetSpanID(spanID)
 	if e.IsFinish() && !e.OK {
 		lr.SetSeverityNumber(plog.SeverityNumberWarn)
 		lr.SetSeverityText("WARN")

@@ -5,13 +5,16 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
+	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/sandboxaudit/sandboxaudit/auditevent"
 	"github.com/sandboxaudit/sandboxaudit/internal/conformance"
+	"github.com/sandboxaudit/sandboxaudit/internal/spanmap"
 	"github.com/sandboxaudit/sandboxaudit/semconv"
 )
 
@@ -66,8 +69,16 @@ func TestLogRecordFailedFinish(t *testing.T) {
 
 	assert.Equal(t, "sandbox.session.finish", lr.EventName())
 	assert.Equal(t, time.Date(2026, 3, 14, 15, 9, 26, 786022000, time.UTC), lr.Timestamp().AsTime())
-	assert.True(t, lr.TraceID().IsEmpty(), "null trace_id")
-	assert.True(t, lr.SpanID().IsEmpty(), "Python span ids are not OTel ids")
+	// Not OTel ids: the record carries the ids of the span the event maps
+	// to (SPEC section 5), computed here from the spec's definition.
+	assert.Equal(t, "6f1c2a8e3b4d4e5f9a0b1c2d3e4f5a6b", lr.TraceID().String(), "null trace_id: the session's")
+	derived := uuid.NewSHA1(uuid.MustParse("d5522618-d9a4-5682-af63-f0e537900855"),
+		[]byte("6f1c2a8e-3b4d-4e5f-9a0b-1c2d3e4f5a6b/sandbox_op_0af7651916cd43dd8448eb211c80319c"))
+	assert.Equal(t, pcommon.SpanID(derived[:8]), lr.SpanID(), "a Python span id: derived")
+	span := ptrace.NewSpanSlice()
+	spanmap.AppendSpan(span, nil, &e)
+	assert.Equal(t, span.At(0).TraceID(), lr.TraceID(), "the record's trace is its span's")
+	assert.Equal(t, span.At(0).SpanID(), lr.SpanID(), "the record's span id is its span's")
 	assert.Equal(t, plog.SeverityNumberWarn, lr.SeverityNumber())
 	assert.Equal(t, "WARN", lr.SeverityText())
 	assert.Equal(t, finishLine, lr.Body().Str())

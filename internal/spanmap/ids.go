@@ -85,6 +85,26 @@ func encodeUUID(dst []byte, u uuid.UUID) {
 	hex.Encode(dst[24:36], u[10:16])
 }
 
+// EventTraceID is the trace id of e's span (SPEC section 5): its trace_id
+// where that is an OTel id, otherwise the session's derived one. exact
+// reports whether the id alone spells trace_id back.
+func EventTraceID(e *auditevent.Event) (id pcommon.TraceID, exact bool) {
+	if e.TraceID != nil {
+		if id, ok := ParseTraceID(*e.TraceID); ok {
+			return id, isLowerHexOf(*e.TraceID, id[:])
+		}
+	}
+	return DeriveTraceID(e.SessionID), false
+}
+
+// EventSpanID is the span id of e's span, as EventTraceID is its trace id.
+func EventSpanID(e *auditevent.Event) (id pcommon.SpanID, exact bool) {
+	if id, ok := ParseSpanID(e.SpanID); ok {
+		return id, isLowerHexOf(e.SpanID, id[:])
+	}
+	return DeriveSpanID(e.SessionID, e.SpanID), false
+}
+
 // ParseTraceID reads an OTel trace id: 32 hex digits in any case, not all
 // zero. It reports false for anything else (such as a Python SDK id string).
 func ParseTraceID(s string) (pcommon.TraceID, bool) {

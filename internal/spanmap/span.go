@@ -84,27 +84,13 @@ func AppendSpan(dst ptrace.SpanSlice, start, finish *auditevent.Event) ptrace.Sp
 func setIDs(span ptrace.Span, e *auditevent.Event) {
 	attrs := span.Attributes()
 
-	var exact bool
-	traceID, ok := pcommon.TraceID{}, false
-	if e.TraceID != nil {
-		traceID, ok = ParseTraceID(*e.TraceID)
-	}
-	if ok {
-		exact = isLowerHexOf(*e.TraceID, traceID[:])
-	} else {
-		traceID, exact = DeriveTraceID(e.SessionID), false
-	}
+	traceID, exact := EventTraceID(e)
 	span.SetTraceID(traceID)
 	if !exact {
 		putOptStr(attrs, semconv.AttrEventTraceID, e.TraceID)
 	}
 
-	spanID, ok := ParseSpanID(e.SpanID)
-	if ok {
-		exact = isLowerHexOf(e.SpanID, spanID[:])
-	} else {
-		spanID, exact = DeriveSpanID(e.SessionID, e.SpanID), false
-	}
+	spanID, exact := EventSpanID(e)
 	span.SetSpanID(spanID)
 	if !exact {
 		attrs.PutStr(semconv.AttrEventSpanID, e.SpanID)
