@@ -11,6 +11,13 @@ import (
 	"github.com/sandboxaudit/sandboxaudit/internal/loopback"
 )
 
+// The sync probe before each run: 20 fdatasyncs of about one 1,000-span
+// batch of ours (1 MB of lines, not page-aligned), ≈ 20–60 ms.
+const (
+	probeWrites = 20
+	probeBytes  = 1<<20 + 17
+)
+
 // target is one collector under test.
 type target struct {
 	name string
@@ -63,6 +70,9 @@ type measurement struct {
 	// (with iowait) is capacity nobody used, steal what the hypervisor
 	// took for other guests.
 	idle, steal float64
+	// sync is the median fdatasync of a 1 MB batch of lines in the scratch
+	// directory just before the run: ours waits for one per request.
+	sync time.Duration
 }
 
 func (m measurement) spansPerSec() float64 { return float64(m.spans) / m.elapsed.Seconds() }
@@ -75,6 +85,10 @@ func (m measurement) bytesPerSpan() float64 {
 // what it used.
 func measure(ctx context.Context, t target, dir string, reqs [][]byte, c config) (measurement, error) {
 	m := measurement{name: t.name, spans: c.shape.Spans}
+	var err error
+	if m.sync, err = proc.SyncProbe(c.dir, probeWrites, probeBytes); err != nil {
+		return m, err
+	}
 	addrs, err := loopback.FreeAddrs(1)
 	if err != nil {
 		return m, err

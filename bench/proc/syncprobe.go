@@ -1,0 +1,52 @@
+package proc
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"syscall"
+	"time"
+)
+
+// SyncProbe measures what an fdatasync costs in dir right now: it appends
+// writes batches of size bytes to a scratch file, syncing after each, and
+// returns the median sync time. Ours waits for one such sync per request and
+// the baseline never syncs, so the host's sync latency, which moves with the
+// neighbours' I/O, moves the ratio; the probe makes that visible per run.
+func SyncProbe(dir string, writes, size int) (time.Duration, error) {
+	if writes <= 0 || size <= 0 {
+		return 0, fmt.Errorf("sync probe: writes and size must be > 0, got %d and %d", writes, size)
+	}
+	f, err := os.CreateTemp(dir, "syncprobe-")
+	if err != nil {
+		return 0, fmt.Errorf("sync probe: %w", err)
+	}
+	defer func() { _ = os.Remove(f.Name()) }()
+	defer func() { _ = f.Close() }()
+	// Lines, not a page-aligned block: aligned appends behave differently
+	// on this kind of VM (see the README's Performance section).
+	buf := make([]byte, size)
+	for i := range buf {
+		buf[i] = 'x'
+		if i%1000 == 999 {
+			buf[i] = '\n'
+		}
+	}
+	d := make([]time.Duration, 0, writes)
+	for range writes {
+		if _, err := f.Write(buf); err != nil {
+			return 0, fmt.Errorf("sync probe: %s: %w", filepath.Base(f.Name()), err)
+		}
+		start := time.Now()
+		if err := fdatasync(f); err != nil {
+			return 0, fmt.Errorf("sync probe: %s: %w", filepath.Base(f.Name()), err)
+		}
+		d = append(d, time.Since(start))
+	}
+	slices.Sort(d)
+	return d[len(d)/2], nil
+}
+
+// fdatasync is what the sandboxaudit file sink calls after a batch.
+func fdatasync(f *os.File) error { return syscall.Fdatasync(int(f.Fd())) }
