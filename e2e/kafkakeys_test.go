@@ -12,6 +12,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/sandboxaudit/sandboxaudit/auditevent"
+	"github.com/sandboxaudit/sandboxaudit/internal/spanmap"
 )
 
 // pythonSession returns what the Python HttpProxySink posts for ops read
@@ -64,9 +65,9 @@ func topicLines(t *testing.T, brokers string, want map[string]int) []*kgo.Record
 }
 
 // requireSessionsKeyed requires every message in records to be keyed by the
-// trace id of the sessions its lines belong to, and each session to sit in
-// one partition: what keeps a session's lines in order from edge to
-// central. keys gives the expected key of some sessions.
+// trace id of its lines' spans, and each session to sit in one partition:
+// what keeps a session's lines in order from edge to central. keys gives the
+// expected key of some sessions, spelled out independently of spanmap.
 func requireSessionsKeyed(t *testing.T, records []*kgo.Record, keys map[string]string) {
 	t.Helper()
 	partitions := map[string]map[int32]bool{}
@@ -79,6 +80,8 @@ func requireSessionsKeyed(t *testing.T, records []*kgo.Record, keys map[string]s
 			e, err := auditevent.Decode([]byte(l))
 			require.NoError(t, err)
 			s := e.SessionID.String()
+			trace, _ := spanmap.EventTraceID(&e)
+			assert.Equal(t, trace.String(), string(r.Key), "key of a message with a line of session %s", s)
 			if want, ok := keys[s]; ok {
 				assert.Equal(t, want, string(r.Key), "key of a message of session %s", s)
 			}

@@ -5,15 +5,16 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"syscall"
 	"time"
+
+	"github.com/sandboxaudit/sandboxaudit/internal/fsutil"
 )
 
 // SyncProbe measures what an fdatasync costs in dir right now: it appends
 // writes batches of size bytes to a scratch file, syncing after each, and
 // returns the median sync time. Ours waits for one such sync per request and
-// the baseline never syncs, so the host's sync latency, which moves with the
-// neighbours' I/O, moves the ratio; the probe makes that visible per run.
+// the baseline never syncs, so a host whose sync latency has moved (the
+// neighbours' I/O) can move the ratio; the probe shows whether it did.
 func SyncProbe(dir string, writes, size int) (time.Duration, error) {
 	if writes <= 0 || size <= 0 {
 		return 0, fmt.Errorf("sync probe: writes and size must be > 0, got %d and %d", writes, size)
@@ -39,14 +40,11 @@ func SyncProbe(dir string, writes, size int) (time.Duration, error) {
 			return 0, fmt.Errorf("sync probe: %s: %w", filepath.Base(f.Name()), err)
 		}
 		start := time.Now()
-		if err := fdatasync(f); err != nil {
+		if err := fsutil.Fdatasync(f); err != nil { // what the file sink calls
 			return 0, fmt.Errorf("sync probe: %s: %w", filepath.Base(f.Name()), err)
 		}
 		d = append(d, time.Since(start))
 	}
 	slices.Sort(d)
-	return d[len(d)/2], nil
+	return d[len(d)/2], nil // the upper middle for an even count: a probe, not a statistic
 }
-
-// fdatasync is what the sandboxaudit file sink calls after a batch.
-func fdatasync(f *os.File) error { return syscall.Fdatasync(int(f.Fd())) }

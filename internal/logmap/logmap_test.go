@@ -213,6 +213,7 @@ func TestRoundTripVectors(t *testing.T) {
 	ld := EventsToLogs(events, "sandboxaudit")
 	assert.Equal(t, "sandboxaudit", ld.ResourceLogs().At(0).ScopeLogs().At(0).Scope().Name())
 	assert.Equal(t, len(events), ld.LogRecordCount())
+	requireSpanIDs(t, ld, events, names)
 
 	wires := map[string]func(plog.Logs) plog.Logs{
 		"pdata": func(ld plog.Logs) plog.Logs { return ld },
@@ -238,6 +239,20 @@ func TestRoundTripVectors(t *testing.T) {
 			require.Equal(t, want[i], string(auditevent.Line(&got[i])), "%s: %s", wire, names[i])
 			require.Equal(t, events[i].StdoutBytes, got[i].StdoutBytes, wire)
 		}
+	}
+}
+
+// requireSpanIDs requires each record of ld to carry the trace and span id
+// of the span its event maps to, whatever ids the event has (OTel hex in
+// either case, a Python SDK span id, a null or non-hex trace_id).
+func requireSpanIDs(t *testing.T, ld plog.Logs, events []auditevent.Event, names []string) {
+	t.Helper()
+	records := ld.ResourceLogs().At(0).ScopeLogs().At(0).LogRecords()
+	spans := ptrace.NewSpanSlice()
+	for i := range events {
+		span := spanmap.AppendSpan(spans, &events[i], nil)
+		require.Equal(t, span.TraceID(), records.At(i).TraceID(), names[i])
+		require.Equal(t, span.SpanID(), records.At(i).SpanID(), names[i])
 	}
 }
 

@@ -51,7 +51,7 @@ func printSummary(all []measurement, ours, base string) {
 	fmt.Printf("bytes/span:              %s %.1f, %s %.1f\n", ours, med(o, measurement.bytesPerSpan), base, med(b, measurement.bytesPerSpan))
 	steal := func(m measurement) float64 { return 100 * m.steal }
 	fmt.Printf("median steal %%:          %s %.1f, %s %.1f (the hypervisor's share of the machine: a run where it is high measures the neighbours)\n", ours, med(o, steal), base, med(b, steal))
-	fmt.Printf("median sync ms:          %.2f (fdatasync of 1 MB of lines before each run; ours waits for one per request, the baseline for none, so the ratio moves with it)\n", med(all, syncMS))
+	fmt.Printf("median sync ms:          %.2f (fdatasync of 1 MB of lines before each run; ours waits for one per request, the baseline for none)\n", med(all, syncMS))
 }
 
 func fmtRatios(r []float64) string {
