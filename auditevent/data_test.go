@@ -87,3 +87,16 @@ func TestPolicyApplyLeavesOriginal(t *testing.T) {
 		t.Fatal("Apply modified its input")
 	}
 }
+
+// A NUL byte after the object is data after the value, as for Python's
+// json.loads ("Extra data"), not the end of the text.
+func TestDataRefusesWhatFollowsANUL(t *testing.T) {
+	for _, in := range []string{"{\"bytes\":12}\x00{\"evil\":1}", "{\"a\":1}\x00", "{\"a\":1} \x00 "} {
+		if d, err := auditevent.ParseDataString(in); err == nil {
+			t.Errorf("ParseDataString(%q) = %s, want an error", in, d)
+		}
+		if d, err := auditevent.ParseData([]byte(in)); err == nil {
+			t.Errorf("ParseData(%q) = %s, want an error", in, d)
+		}
+	}
+}

@@ -46,6 +46,11 @@ func FuzzDecode(f *testing.F) {
 			}
 			return
 		}
+		// An independent grammar check: whatever is accepted is one JSON
+		// value (a NUL once hid a second value behind the first).
+		if !json.Valid(in) {
+			t.Fatalf("accepted %q, which is not one JSON value", in)
+		}
 		line := auditevent.Line(&ev)
 		checkLine(t, line)
 		back, err := auditevent.Decode(line)

@@ -472,7 +472,10 @@ func parseFloatTok(tok []byte) (float64, error) {
 
 // finish checks that only whitespace follows the value.
 func (p *parser) finish() error {
-	if p.peek() != 0 {
+	// By position, not peek: peek's 0 for the end is also a NUL byte, and
+	// a NUL would hide whatever follows it.
+	p.skipWS()
+	if p.pos < len(p.buf) {
 		return p.fail("unexpected data after the JSON value")
 	}
 	return nil
