@@ -47,6 +47,10 @@ func (e *LineError) Redacted() string {
 	return "line " + strconv.Itoa(e.Line) + ": " + field + ": " + fe.Type
 }
 
+// minEventLine is less than any valid event's line (its session_id and ts
+// alone take more), so len(body)/minEventLine bounds the events of a body.
+const minEventLine = 64
+
 // Decode decodes one event per line, appending to dst. Blank lines
 // (whitespace only) are skipped, the last line may lack its "\n", and a
 // "\r\n" line end is accepted. A single bad line refuses the whole batch
@@ -56,7 +60,10 @@ func Decode(body []byte, dst []auditevent.Event) ([]auditevent.Event, error) {
 	var opts auditevent.DecodeOptions
 	if dst == nil {
 		// Events are large; growing the slice would copy them repeatedly.
-		dst = make([]auditevent.Event, 0, bytes.Count(body, []byte{'\n'})+1)
+		// Sized by lines, but never past what the body could hold: a body
+		// of blank lines once reserved 256 bytes per newline.
+		n := min(bytes.Count(body, []byte{'\n'}), len(body)/minEventLine) + 1
+		dst = make([]auditevent.Event, 0, n)
 	}
 	for line, text := range Lines(body) {
 		dst = append(dst, auditevent.Event{})

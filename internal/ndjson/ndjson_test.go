@@ -1,7 +1,10 @@
 package ndjson
 
 import (
+	"encoding/json"
 	"errors"
+	"maps"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -50,4 +53,42 @@ func TestRedactedHoldsNoInputText(t *testing.T) {
 			assert.NotContains(t, le.Redacted(), "secret")
 		})
 	}
+}
+
+// minEventLine must stay below every valid line, or Decode's first guess at
+// the slice would be short (a cost, not an error). Dropping each field that
+// can go, and writing ts in its shortest accepted form, must leave a line
+// longer than it.
+func TestMinEventLineIsBelowAnyEvent(t *testing.T) {
+	var fields map[string]json.RawMessage
+	require.NoError(t, json.Unmarshal([]byte(start), &fields))
+	fields["ts"] = json.RawMessage(`"2026-03-14T15:09"`)
+	fields["span_id"] = json.RawMessage(`""`)
+	for key := range maps.Clone(fields) {
+		v := fields[key]
+		delete(fields, key)
+		b, err := json.Marshal(fields)
+		require.NoError(t, err)
+		if _, err := Decode(b, nil); err != nil {
+			fields[key] = v // required
+		}
+	}
+	shortest, err := json.Marshal(fields)
+	require.NoError(t, err)
+	_, err = Decode(shortest, nil)
+	require.NoError(t, err)
+	assert.Greater(t, len(shortest), minEventLine, "%s", shortest)
+}
+
+// A body of blank lines reserves memory in proportion to its size, not to
+// its line count (it reserved 256 bytes per newline).
+func TestBlankLinesReserveLittle(t *testing.T) {
+	body := []byte(strings.Repeat("\n", 1<<20))
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	evs, err := Decode(body, nil)
+	runtime.ReadMemStats(&after)
+	require.NoError(t, err)
+	assert.Empty(t, evs)
+	assert.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(8*len(body)), "bytes allocated for %d blank lines", len(body))
 }
