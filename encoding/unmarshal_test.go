@@ -163,3 +163,19 @@ func TestUnmarshalTracesAcrossMessages(t *testing.T) {
 	assert.Equal(t, goodStart+"\n", eventLines(t, first))
 	assert.Equal(t, goodFinish+"\n", eventLines(t, second))
 }
+
+// TestUnmarshalTracesMismatchedPair: a finish that one span cannot carry
+// with its start (another version, op, trace or parent) stays a span of its
+// own within the message, so both lines map back unchanged.
+func TestUnmarshalTracesMismatchedPair(t *testing.T) {
+	ext := newExt(t, &Config{}, nil)
+	for _, edit := range [][2]string{{`"version":1`, `"version":2`}, {`"op":"exec"`, `"op":"read"`}} {
+		finish := strings.Replace(goodFinish, edit[0], edit[1], 1)
+		require.NotEqual(t, goodFinish, finish, edit)
+		msg := goodStart + "\n" + finish + "\n"
+		td, err := ext.UnmarshalTraces([]byte(msg))
+		require.NoError(t, err)
+		assert.Equal(t, 2, td.SpanCount(), edit)
+		assert.Equal(t, msg, eventLines(t, td), edit)
+	}
+}

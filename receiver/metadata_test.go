@@ -64,7 +64,7 @@ func TestMetadataMatchesCode(t *testing.T) {
 		func() { r.countDuplicates(ctx, 1) },
 		func() { require.NoError(t, r.registerPendingGauge()) },
 		func() {
-			for _, reason := range []string{giveUpTimeout, giveUpEvicted, giveUpReplaced, giveUpShutdown} {
+			for _, reason := range []string{giveUpTimeout, giveUpEvicted, giveUpReplaced, giveUpShutdown, giveUpMismatched} {
 				r.countGivenUp(ctx, reason, 1)
 			}
 		},

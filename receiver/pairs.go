@@ -25,6 +25,10 @@ const (
 	giveUpEvicted  = "evicted"  // pushed out to stay within max_pending
 	giveUpReplaced = "replaced" // another start with the same session and span_id arrived
 	giveUpShutdown = "shutdown"
+	// Its finish arrived but could not share a span with it (another op,
+	// version, trace or parent, or the same event_id); the finish became a
+	// span of its own, so neither line changes.
+	giveUpMismatched = "mismatched"
 )
 
 func newPairer(cfg *Config) *pairing.Pairer {
@@ -36,31 +40,38 @@ func newPairer(cfg *Config) *pairing.Pairer {
 // stay within max_pending or replaced by a new start) to the traces pipeline.
 func (r *sandboxReceiver) deliverPairs(ctx context.Context, events []auditevent.Event) error {
 	ready := make([]pairing.Pair, 0, len(events))
-	var evicted, replaced int
+	givenUp := map[string]int{}
 	for i := range events {
 		e := &events[i]
 		n := len(ready)
 		ready = r.pairs.Add(ready, e)
-		// The Pairer's Stats tell the two apart too, but it is shared by
-		// concurrent requests, so a before/after difference could count
-		// another request's starts. The key does it exactly: a start given
-		// up under the new start's own session and span_id was replaced
-		// (an evicted one cannot have that key: it would have been the
-		// replaced one).
 		for _, p := range ready[n:] {
-			if p.Finish != nil {
-				continue
-			}
-			if p.Start.SessionID == e.SessionID && p.Start.SpanID == e.SpanID {
-				replaced++
-			} else {
-				evicted++
+			if p.Finish == nil {
+				givenUp[giveUpReason(p.Start, e)]++
 			}
 		}
 	}
-	r.countGivenUp(ctx, giveUpReplaced, replaced)
-	r.countGivenUp(ctx, giveUpEvicted, evicted)
+	for _, reason := range []string{giveUpReplaced, giveUpEvicted, giveUpMismatched} {
+		r.countGivenUp(ctx, reason, givenUp[reason])
+	}
 	return r.deliverSpans(ctx, ready)
+}
+
+// giveUpReason is why Add of e gave up start. The Pairer's Stats tell the
+// reasons apart too, but it is shared by concurrent requests, so a
+// before/after difference could count another request's starts. The key
+// does it exactly: a start given up under e's own session and span_id was
+// replaced by e, or, when e is a finish, did not fit it (an evicted start
+// cannot have that key: it would have been the one replaced or paired).
+func giveUpReason(start, e *auditevent.Event) string {
+	switch {
+	case start.SessionID != e.SessionID || start.SpanID != e.SpanID:
+		return giveUpEvicted
+	case e.Phase == auditevent.PhaseStart:
+		return giveUpReplaced
+	default:
+		return giveUpMismatched
+	}
 }
 
 // sweep gives up the starts that waited pending_timeout for their finish.

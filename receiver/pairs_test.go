@@ -112,6 +112,45 @@ func spanLines(t *testing.T, sink *consumertest.TracesSink) []string {
 	return out
 }
 
+// A finish that cannot share its start's span (here: another version, or a
+// parent the start lacks) makes a span of its own, so both lines come back
+// as they were posted instead of the finish taking the start's fields.
+func TestPairingMismatchedFinish(t *testing.T) {
+	tel := componenttest.NewTelemetry()
+	t.Cleanup(func() { require.NoError(t, tel.Shutdown(context.Background())) })
+	set := receivertest.NewNopSettings(metadata.Type)
+	set.TelemetrySettings = tel.NewTelemetrySettings()
+	traces := new(consumertest.TracesSink)
+	tr := startReceiverWith(t, set, nil, traces, func(*Config) {})
+
+	otherVersion := strings.Replace(finishJSON(1), `"version":1`, `"version":2`, 1)
+	withParent := strings.Replace(finishJSON(2), `"parent_span_id":null`, `"parent_span_id":"sandbox_op_0"`, 1)
+	require.NotEqual(t, finishJSON(1), otherVersion)
+	require.NotEqual(t, finishJSON(2), withParent)
+	body := startJSON(1) + "\n" + otherVersion + "\n" + startJSON(2) + "\n" + withParent + "\n"
+	status, _, resp := post(t, tr.eventsURL(), "application/x-ndjson", []byte(body))
+	require.Equal(t, http.StatusOK, status, resp)
+
+	assert.Equal(t, []string{
+		canonical(t, startJSON(1)), canonical(t, otherVersion),
+		canonical(t, startJSON(2)), canonical(t, withParent),
+	}, spanLines(t, traces))
+	spans := allSpans(traces)
+	require.Len(t, spans, 4)
+	assert.True(t, hasTrueAttr(spans[0], "sandbox.incomplete"))
+	assert.True(t, hasTrueAttr(spans[1], "sandbox.event.start_missing"))
+
+	m, err := tel.GetMetric("otelcol_sandboxaudit_receiver_pairs_timed_out")
+	require.NoError(t, err)
+	var mismatched int64
+	for _, dp := range m.Data.(metricdata.Sum[int64]).DataPoints {
+		if reason, _ := dp.Attributes.Value("reason"); reason.AsString() == "mismatched" {
+			mismatched += dp.Value
+		}
+	}
+	assert.Equal(t, int64(2), mismatched)
+}
+
 func TestPairingFinishWithoutStart(t *testing.T) {
 	traces := new(consumertest.TracesSink)
 	tr := startReceiver(t, nil, traces)

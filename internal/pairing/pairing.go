@@ -68,6 +68,9 @@ type Stats struct {
 	Duplicates int64
 	// Flushed counts starts given up by Flush.
 	Flushed int64
+	// Mismatched counts finishes that found their start waiting but could
+	// not share a span with it (see fits); both become half spans.
+	Mismatched int64
 }
 
 // key identifies an operation: the events of one operation share the
@@ -131,6 +134,10 @@ func (p *Pairer) Add(dst []Pair, e *auditevent.Event) []Pair {
 		*finish = *e
 		if el, ok := p.pending[k]; ok {
 			en := p.remove(el)
+			if !fits(&en.start, finish) {
+				p.stats.Mismatched++
+				return append(dst, Pair{Start: &en.start}, Pair{Finish: finish})
+			}
 			p.stats.Paired++
 			return append(dst, Pair{Start: &en.start, Finish: finish})
 		}
@@ -155,6 +162,23 @@ func (p *Pairer) Add(dst []Pair, e *auditevent.Event) []Pair {
 	}
 	p.pending[k] = p.order.PushBack(&entry{key: k, start: *e, arrived: now})
 	return dst
+}
+
+// fits reports whether one span can carry both events: it has one op,
+// version, trace and parent, which the finish would otherwise take from the
+// start, changing its line; and two events need two event ids.
+func fits(start, finish *auditevent.Event) bool {
+	return start.Op == finish.Op && start.Version == finish.Version &&
+		sameOpt(start.TraceID, finish.TraceID) && sameOpt(start.ParentSpanID, finish.ParentSpanID) &&
+		start.EventID != finish.EventID
+}
+
+// sameOpt reports whether two optional strings are both null or equal.
+func sameOpt(a, b *string) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return *a == *b
 }
 
 // Sweep gives up, as incomplete, every start that has waited

@@ -3,6 +3,7 @@ package pairing
 import (
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -43,12 +44,12 @@ func newPairer(maxPending int, timeout time.Duration) (*Pairer, *clock) {
 	return New(Config{MaxPending: maxPending, PendingTimeout: timeout, Now: c.Now}), c
 }
 
-var idCounter uint32
+var idCounter atomic.Uint32 // TestConcurrentUse makes events on 8 goroutines
 
 func event(session uuid.UUID, spanID string, phase auditevent.Phase) *auditevent.Event {
-	idCounter++
+	n := idCounter.Add(1)
 	id := uuid.UUID{}
-	id[0], id[1], id[2], id[3] = byte(idCounter>>24), byte(idCounter>>16), byte(idCounter>>8), byte(idCounter)
+	id[0], id[1], id[2], id[3] = byte(n>>24), byte(n>>16), byte(n>>8), byte(n)
 	return &auditevent.Event{Version: 1, EventID: id, SessionID: session, SpanID: spanID, Op: "exec", Phase: phase}
 }
 
@@ -228,9 +229,10 @@ func TestConcurrentUse(t *testing.T) {
 			var out []Pair
 			for i := 0; i < ops; i++ {
 				id := fmt.Sprintf("w%d-op%d", w, i)
-				out = p.Add(out, &auditevent.Event{SessionID: sessionA, SpanID: id, Phase: auditevent.PhaseStart})
+				s, f := start(sessionA, id), finish(sessionA, id)
+				out = p.Add(out, s)
 				_ = p.Len()
-				out = p.Add(out, &auditevent.Event{SessionID: sessionA, SpanID: id, Phase: auditevent.PhaseFinish})
+				out = p.Add(out, f)
 			}
 			results[w] = out
 		})
@@ -260,10 +262,53 @@ func BenchmarkAddPair(b *testing.B) {
 	s := &auditevent.Event{SessionID: sessionA, SpanID: "sandbox_op_0af7651916cd43dd8448eb211c80319c", Phase: auditevent.PhaseStart}
 	f := *s
 	f.Phase = auditevent.PhaseFinish
-	buf := make([]Pair, 0, 1)
+	f.EventID = uuid.UUID{1} // two events, two ids
+	buf := make([]Pair, 0, 2)
 	b.ReportAllocs()
 	for b.Loop() {
 		p.Add(buf[:0], s)
 		p.Add(buf[:0], &f)
+	}
+}
+
+// A finish that one span cannot carry together with its start (the span has
+// one op, version, trace and parent, and each event needs its own id) makes
+// two half spans, so neither event's line changes.
+func TestMismatchedFinishGivesTwoHalves(t *testing.T) {
+	str := func(s string) *string { return &s }
+	cases := []struct {
+		name  string
+		edit  func(s, f *auditevent.Event)
+		pairs bool
+	}{
+		{"all alike", func(s, f *auditevent.Event) {}, true},
+		{"same trace and parent", func(s, f *auditevent.Event) {
+			s.TraceID, f.TraceID, s.ParentSpanID, f.ParentSpanID = str("t"), str("t"), str("p"), str("p")
+		}, true},
+		{"op", func(s, f *auditevent.Event) { f.Op = "read" }, false},
+		{"version", func(s, f *auditevent.Event) { f.Version = 2 }, false},
+		{"trace null and set", func(s, f *auditevent.Event) { f.TraceID = str("t") }, false},
+		{"two traces", func(s, f *auditevent.Event) { s.TraceID, f.TraceID = str("t"), str("u") }, false},
+		{"parent set and null", func(s, f *auditevent.Event) { s.ParentSpanID = str("p") }, false},
+		{"two parents", func(s, f *auditevent.Event) { s.ParentSpanID, f.ParentSpanID = str("p"), str("q") }, false},
+		{"one event id", func(s, f *auditevent.Event) { f.EventID = s.EventID }, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p, _ := newPairer(10, time.Minute)
+			s, f := start(sessionA, "op1"), finish(sessionA, "op1")
+			c.edit(s, f)
+			p.Add(nil, s)
+			out := p.Add(nil, f)
+			if c.pairs {
+				assert.Equal(t, []string{"op1/op1"}, describe(out))
+				assert.Equal(t, Stats{Paired: 1}, p.Stats())
+				return
+			}
+			assert.Equal(t, []string{"op1/-", "-/op1"}, describe(out))
+			assert.Equal(t, s.EventID, out[0].Start.EventID)
+			assert.Equal(t, f.EventID, out[1].Finish.EventID)
+			assert.Equal(t, Stats{Mismatched: 1}, p.Stats())
+		})
 	}
 }

@@ -122,7 +122,7 @@ func NewTelemetryBuilder(settings component.TelemetrySettings, options ...Teleme
 	errs = errors.Join(errs, err)
 	builder.SandboxauditReceiverPairsTimedOut, err = builder.meter.Int64Counter(
 		"otelcol_sandboxaudit_receiver_pairs_timed_out",
-		metric.WithDescription("Number of start events emitted as incomplete spans because no finish arrived in time, the pending table was full, another start with the same session and span_id replaced them, or at shutdown [Alpha]"),
+		metric.WithDescription("Number of start events emitted as incomplete spans because no finish arrived in time, the pending table was full, another start with the same session and span_id replaced them, their finish could not share their span, or at shutdown [Alpha]"),
 		metric.WithUnit("{pair}"),
 	)
 	errs = errors.Join(errs, err)
