@@ -15,8 +15,8 @@ import (
 )
 
 // SpanAttr renders a span mapping error (*spanmap.AttrError) as the
-// attribute and its problem; spanmap's messages quote only short
-// identifiers. A nil error is no field.
+// attribute and its problem; spanmap's messages quote no value. A nil
+// error is no field.
 func SpanAttr(key string, err error) zap.Field {
 	if err == nil {
 		return zap.Skip()

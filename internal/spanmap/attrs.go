@@ -3,7 +3,6 @@ package spanmap
 import (
 	"fmt"
 	"math"
-	"strconv"
 
 	"github.com/google/uuid"
 	"go.opentelemetry.io/collector/pdata/pcommon"
@@ -244,15 +243,6 @@ func (as *attrSet) outputText(i int, st *Stats) *string {
 		return nil
 	}
 	return s
-}
-
-// quoteShort quotes a value for an error message, cut to keep logs sane.
-func quoteShort(s string) string {
-	const maxLen = 64
-	if len(s) > maxLen {
-		return strconv.Quote(s[:maxLen]) + "…"
-	}
-	return strconv.Quote(s)
 }
 
 // Span time fields, as OTLP names them.

@@ -35,8 +35,9 @@
 // use the span's own hex ids, whatever the extension attributes below say:
 // UUIDv5(d5522618-d9a4-5682-af63-f0e537900855, "<trace_id>/<span_id>/<phase>").
 //
-// Error messages (AttrError.Msg) quote at most short identifiers (op, session
-// id, error code), never data or exec output, so they are safe to log.
+// Error messages (AttrError.Msg) name the attribute and the problem and never
+// quote a value (not even an op or an error code: a producer may put anything
+// there), so they are safe to log and to answer to a client.
 //
 // # Events to span
 //
@@ -67,6 +68,7 @@
 //     seen; the span runs from finish ts minus duration_ms to finish ts and
 //     maps back to the finish event only.
 //
-// When a pair disagrees on op, trace_id or parent_span_id (the pairing key is
-// session and span_id), the start event's values are used for both.
+// AppendSpan takes op, version, trace_id and parent_span_id from the start
+// event for both, so a caller pairs only events that agree on them
+// (internal/pairing does; the others leave as half spans).
 package spanmap

@@ -187,7 +187,9 @@ func (as *attrSet) identity(e *auditevent.Event) error {
 		return err
 	}
 	if !auditevent.IsOp(op) {
-		return attrErr(semconv.AttrOperation, "not a sandbox operation: "+quoteShort(op), nil)
+		// Not quoted: errors reach logs and clients, and attribute values
+		// never do (an op may hold anything a producer put there).
+		return attrErr(semconv.AttrOperation, "not a sandbox operation", nil)
 	}
 	sessionText, err := as.str(aSession)
 	if err != nil {
@@ -387,7 +389,7 @@ func (as *attrSet) finishFields(e *auditevent.Event, span ptrace.Span, st *Stats
 		return err
 	}
 	if e.ErrorCode != nil && !auditevent.IsErrorCode(*e.ErrorCode) {
-		st.ignored(attrErr(semconv.AttrErrorCode, "not a reference error code, dropped: "+quoteShort(*e.ErrorCode), nil))
+		st.ignored(attrErr(semconv.AttrErrorCode, "not a reference error code, dropped", nil))
 		e.ErrorCode = nil
 	}
 	if as.has[aErrRetry] {

@@ -350,7 +350,7 @@ func TestMalformedSandboxSpans(t *testing.T) {
 		attrs map[string]any
 		attr  string
 	}{
-		{"op not one of the 14", map[string]any{semconv.AttrOperation: "fly"}, semconv.AttrOperation},
+		{"op not one of the 14", map[string]any{semconv.AttrOperation: "curl https://x/?token=SEKRIT"}, semconv.AttrOperation},
 		{"op not a string", map[string]any{semconv.AttrOperation: int64(3)}, semconv.AttrOperation},
 		{"session not a UUID", map[string]any{semconv.AttrSessionID: "session-1"}, semconv.AttrSessionID},
 		{"session not a string", map[string]any{semconv.AttrSessionID: []byte("x")}, semconv.AttrSessionID},
@@ -382,6 +382,7 @@ func TestMalformedSandboxSpans(t *testing.T) {
 			require.ErrorAs(t, err, &ae)
 			assert.Equal(t, tt.attr, ae.Attr)
 			assert.Contains(t, err.Error(), tt.attr)
+			requireNoValue(t, err, tt.attrs)
 			assert.False(t, errors.Is(err, ErrNotSandboxSpan))
 			assert.Empty(t, evs)
 			assert.Equal(t, 1, st.Invalid)
@@ -523,8 +524,21 @@ func TestForgivenAttributes(t *testing.T) {
 			var ae *AttrError
 			require.ErrorAs(t, st.LastIgnored, &ae)
 			assert.Equal(t, tt.attr, ae.Attr)
+			requireNoValue(t, st.LastIgnored, tt.attrs)
 			tt.check(t, evs[0], evs[1])
 		})
+	}
+}
+
+// requireNoValue requires err's text to hold none of the string values of
+// attrs: mapping errors are logged and answered to clients, and attribute
+// values (an op, an error code, data) are the producer's text.
+func requireNoValue(t *testing.T, err error, attrs map[string]any) {
+	t.Helper()
+	for k, v := range attrs {
+		if s, ok := v.(string); ok && len(s) > 3 {
+			assert.NotContains(t, err.Error(), s, "the value of %s", k)
+		}
 	}
 }
 
