@@ -60,6 +60,10 @@ func (e *encodingExtension) MarshalLogs(ld plog.Logs) ([]byte, error) {
 		e.logger.Warn("Skipped log records that claim to be audit events but do not decode",
 			zap.Int("records", st.Invalid), logfield.EventField("first", st.FirstInvalid), logfield.EventField("last", st.LastInvalid))
 	}
+	if st.Dropped > 0 {
+		e.logger.Debug("Left malformed raw exec output out of audit events",
+			zap.Int("records", st.Dropped), logfield.SpanAttr("last", st.LastDropped))
+	}
 	return e.appendLines(ctx, events), nil
 }
 

@@ -28,6 +28,10 @@ func (e *auditExporter) pushLogs(ctx context.Context, ld plog.Logs) error {
 		e.logger.Warn("Skipped log records that claim to be audit events but do not decode",
 			zap.Int("records", st.Invalid), logfield.EventField("first", st.FirstInvalid), logfield.EventField("last", st.LastInvalid))
 	}
+	if st.Dropped > 0 {
+		e.logger.Debug("Left malformed raw exec output out of audit events",
+			zap.Int("records", st.Dropped), logfield.SpanAttr("last", st.LastDropped))
+	}
 	if st.Invalid > 0 && len(events) == 0 {
 		return allRefused(fmt.Sprintf("%d audit event records refused, none written; first: %s", st.Invalid, logfield.EventFieldText(st.FirstInvalid)))
 	}

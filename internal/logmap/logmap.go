@@ -83,8 +83,11 @@ func logTime(ts auditevent.Timestamp) pcommon.Timestamp {
 // records that are not audit events, and a decode error (wrapping the
 // *auditevent.FieldError) for records that claim to be one but are not valid.
 // The raw exec output comes back from the bytes attributes (a standard base64
-// string is accepted too).
-func FromLogRecord(lr plog.LogRecord) (auditevent.Event, error) {
+// string is accepted too). A malformed output attribute is left out, as the
+// span mapping leaves it out (losing the operation's record over its output
+// would be worse): the event comes back without it, and dropped says which
+// (a *spanmap.AttrError, naming the attribute only).
+func FromLogRecord(lr plog.LogRecord) (e auditevent.Event, dropped, err error) {
 	var phase auditevent.Phase
 	switch lr.EventName() {
 	case semconv.EventSessionStart:
@@ -92,36 +95,34 @@ func FromLogRecord(lr plog.LogRecord) (auditevent.Event, error) {
 	case semconv.EventSessionFinish:
 		phase = auditevent.PhaseFinish
 	default:
-		return auditevent.Event{}, ErrNotAuditEvent
+		return auditevent.Event{}, nil, ErrNotAuditEvent
 	}
 	if lr.Body().Type() != pcommon.ValueTypeStr {
-		return auditevent.Event{}, ErrNotAuditEvent
+		return auditevent.Event{}, nil, ErrNotAuditEvent
 	}
-	e, err := auditevent.Decode([]byte(lr.Body().Str()))
+	e, err = auditevent.Decode([]byte(lr.Body().Str()))
 	if err != nil {
-		return auditevent.Event{}, fmt.Errorf("%s log record body: %w", lr.EventName(), err)
+		return auditevent.Event{}, nil, fmt.Errorf("%s log record body: %w", lr.EventName(), err)
 	}
 	if e.Phase != phase {
-		return auditevent.Event{}, fmt.Errorf("%s log record holds a %s event", lr.EventName(), e.Phase)
+		return auditevent.Event{}, nil, fmt.Errorf("%s log record holds a %s event", lr.EventName(), e.Phase)
 	}
-	if e.StdoutBytes, err = rawOutput(lr.Attributes(), semconv.AttrExecStdoutBytes); err != nil {
-		return auditevent.Event{}, err
-	}
-	if e.StderrBytes, err = rawOutput(lr.Attributes(), semconv.AttrExecStderrBytes); err != nil {
-		return auditevent.Event{}, err
-	}
-	return e, nil
+	attrs := lr.Attributes()
+	e.StdoutBytes, dropped = rawOutput(attrs, semconv.AttrExecStdoutBytes, dropped)
+	e.StderrBytes, dropped = rawOutput(attrs, semconv.AttrExecStderrBytes, dropped)
+	return e, dropped, nil
 }
 
-// rawOutput reads the raw exec output attribute key; absent is no output.
-func rawOutput(attrs pcommon.Map, key string) ([]byte, error) {
+// rawOutput reads the raw exec output attribute key; absent is no output,
+// and so is a malformed one, which replaces dropped.
+func rawOutput(attrs pcommon.Map, key string, dropped error) ([]byte, error) {
 	v, ok := attrs.Get(key)
 	if !ok {
-		return nil, nil
+		return nil, dropped
 	}
 	b, err := spanmap.DecodeExecOutput(v)
 	if err != nil {
-		return nil, fmt.Errorf("log record attribute %q: %w", key, err)
+		return nil, &spanmap.AttrError{Attr: key, Msg: "output dropped", Err: err}
 	}
-	return b, nil
+	return b, dropped
 }

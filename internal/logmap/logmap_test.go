@@ -55,7 +55,8 @@ func TestLogRecordStart(t *testing.T) {
 		"sandbox.event.seq":   int64(7),
 	}, lr.Attributes().AsRaw())
 
-	got, err := FromLogRecord(lr)
+	got, dropped, err := FromLogRecord(lr)
+	require.NoError(t, dropped)
 	require.NoError(t, err)
 	assert.Equal(t, startLine+"\n", string(auditevent.Line(&got)))
 	assert.Nil(t, got.StdoutBytes)
@@ -87,7 +88,8 @@ func TestLogRecordFailedFinish(t *testing.T) {
 	assert.Equal(t, pcommon.ValueTypeBytes, v.Type())
 	assert.Equal(t, []byte("raw\xffout"), v.Bytes().AsRaw())
 
-	got, err := FromLogRecord(lr)
+	got, dropped, err := FromLogRecord(lr)
+	require.NoError(t, dropped)
 	require.NoError(t, err)
 	assert.Equal(t, finishLine+"\n", string(auditevent.Line(&got)))
 	assert.Equal(t, []byte("raw\xffout"), got.StdoutBytes)
@@ -109,7 +111,8 @@ func TestTimestampOutsideLogRange(t *testing.T) {
 	require.NoError(t, err)
 	lr := logRecord(&e)
 	assert.Equal(t, pcommon.Timestamp(0), lr.Timestamp())
-	got, err := FromLogRecord(lr)
+	got, dropped, err := FromLogRecord(lr)
+	require.NoError(t, dropped)
 	require.NoError(t, err)
 	assert.Equal(t, "1969-07-20T20:17:40Z", got.TS.String())
 }
@@ -118,20 +121,45 @@ func TestFromLogRecordBase64Output(t *testing.T) {
 	e := decode(t, finishLine)
 	lr := logRecord(&e)
 	lr.Attributes().PutStr(semconv.AttrExecStdoutBytes, "aGk=")
-	got, err := FromLogRecord(lr)
+	got, dropped, err := FromLogRecord(lr)
 	require.NoError(t, err)
+	require.NoError(t, dropped)
 	assert.Equal(t, []byte("hi"), got.StdoutBytes)
+}
 
-	lr.Attributes().PutStr(semconv.AttrExecStdoutBytes, "%%%")
-	_, err = FromLogRecord(lr)
-	require.Error(t, err)
-	assert.NotErrorIs(t, err, ErrNotAuditEvent)
-	assert.Contains(t, err.Error(), semconv.AttrExecStdoutBytes)
-
-	lr.Attributes().PutInt(semconv.AttrExecStdoutBytes, 1)
-	_, err = FromLogRecord(lr)
-	require.Error(t, err)
-	assert.Contains(t, err.Error(), semconv.AttrExecStdoutBytes)
+// A malformed output attribute is left out, as the span mapping leaves it
+// out: the event is kept, and dropped names the attribute, not its value.
+func TestFromLogRecordDropsMalformedOutput(t *testing.T) {
+	e := decode(t, finishLine)
+	for name, set := range map[string]func(pcommon.Map){
+		"not base64":  func(m pcommon.Map) { m.PutStr(semconv.AttrExecStdoutBytes, "%%%secret") },
+		"not bytes":   func(m pcommon.Map) { m.PutInt(semconv.AttrExecStdoutBytes, 1) },
+		"stderr, too": func(m pcommon.Map) { m.PutStr(semconv.AttrExecStderrBytes, "%%%secret") },
+	} {
+		lr := logRecord(&e)
+		lr.Attributes().PutEmptyBytes(semconv.AttrExecStderrBytes).FromRaw([]byte("kept"))
+		set(lr.Attributes())
+		got, dropped, err := FromLogRecord(lr)
+		require.NoError(t, err, name)
+		assert.Equal(t, finishLine+"\n", string(auditevent.Line(&got)), name)
+		var ae *spanmap.AttrError
+		require.ErrorAs(t, dropped, &ae, name)
+		assert.NotContains(t, dropped.Error(), "secret", name)
+		if name == "stderr, too" {
+			assert.Equal(t, semconv.AttrExecStderrBytes, ae.Attr)
+			assert.Nil(t, got.StderrBytes)
+			continue
+		}
+		assert.Equal(t, semconv.AttrExecStdoutBytes, ae.Attr, name)
+		assert.Nil(t, got.StdoutBytes, name)
+		assert.Equal(t, []byte("kept"), got.StderrBytes, name)
+	}
+	ld := EventsToLogs([]auditevent.Event{e}, "s")
+	ld.ResourceLogs().At(0).ScopeLogs().At(0).LogRecords().At(0).Attributes().PutStr(semconv.AttrExecStdoutBytes, "%%%")
+	events, st := AppendLogs(nil, ld)
+	assert.Len(t, events, 1)
+	assert.Equal(t, 1, st.Dropped)
+	assert.Zero(t, st.Invalid)
 }
 
 func TestFromLogRecordNotAuditEvent(t *testing.T) {
@@ -148,7 +176,7 @@ func TestFromLogRecordNotAuditEvent(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			lr := logRecord(&e)
 			mutate(lr)
-			_, err := FromLogRecord(lr)
+			_, _, err := FromLogRecord(lr)
 			assert.ErrorIs(t, err, ErrNotAuditEvent)
 		})
 	}
@@ -172,7 +200,7 @@ func TestFromLogRecordInvalid(t *testing.T) {
 			lr := logRecord(&e)
 			lr.SetEventName(tt.name)
 			lr.Body().SetStr(tt.body)
-			_, err := FromLogRecord(lr)
+			_, _, err := FromLogRecord(lr)
 			require.Error(t, err)
 			assert.NotErrorIs(t, err, ErrNotAuditEvent)
 			assert.Contains(t, err.Error(), tt.name)
@@ -297,7 +325,7 @@ func BenchmarkFromLogRecord(b *testing.B) {
 	lr := logRecord(&e)
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := FromLogRecord(lr); err != nil {
+		if _, _, err := FromLogRecord(lr); err != nil {
 			b.Fatal(err)
 		}
 	}

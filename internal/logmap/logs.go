@@ -38,6 +38,10 @@ type Stats struct {
 	Invalid      int
 	FirstInvalid error
 	LastInvalid  error
+	// Dropped counts events kept without a raw-output attribute that was
+	// malformed; LastDropped is the last such attribute's *spanmap.AttrError.
+	Dropped     int
+	LastDropped error
 }
 
 // AppendLogs appends the events of every audit event record in ld to dst,
@@ -51,7 +55,11 @@ func AppendLogs(dst []auditevent.Event, ld plog.Logs) ([]auditevent.Event, Stats
 			records := sls.At(j).LogRecords()
 			for k := 0; k < records.Len(); k++ {
 				st.Records++
-				e, err := FromLogRecord(records.At(k))
+				e, dropped, err := FromLogRecord(records.At(k))
+				if dropped != nil && err == nil {
+					st.Dropped++
+					st.LastDropped = dropped
+				}
 				switch {
 				case errors.Is(err, ErrNotAuditEvent):
 					st.NotAudit++
