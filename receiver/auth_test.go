@@ -10,15 +10,11 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/component"
-	"go.opentelemetry.io/collector/component/componenttest"
 	"go.opentelemetry.io/collector/config/configauth"
 	"go.opentelemetry.io/collector/config/confighttp"
 	"go.opentelemetry.io/collector/config/configoptional"
 	"go.opentelemetry.io/collector/consumer/consumertest"
 	"go.opentelemetry.io/collector/extension/extensionauth"
-	"go.opentelemetry.io/collector/receiver/receivertest"
-
-	"github.com/sandboxaudit/sandboxaudit/receiver/internal/metadata"
 )
 
 // tokenAuth is a server authenticator accepting one bearer token; its
@@ -48,10 +44,7 @@ func (h authHost) GetExtensions() map[component.ID]component.Component { return 
 // receiver, a refusal is 401, and the answer does not repeat what the
 // client sent or what the authenticator said.
 func TestAuthExtension(t *testing.T) {
-	tel := componenttest.NewTelemetry()
-	t.Cleanup(func() { require.NoError(t, tel.Shutdown(context.Background())) })
-	set := receivertest.NewNopSettings(metadata.Type)
-	set.TelemetrySettings = tel.NewTelemetrySettings()
+	set, tel := recordingSettings(t)
 
 	authID := component.MustNewID("tokenauth")
 	f := NewFactory()

@@ -23,6 +23,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/receiver"
 	"go.opentelemetry.io/collector/receiver/receivertest"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 
 	"github.com/sandboxaudit/sandboxaudit/internal/sharedcomponent"
 	"github.com/sandboxaudit/sandboxaudit/receiver/internal/metadata"
@@ -180,4 +181,27 @@ func (s *switchableLogs) ConsumeLogs(ctx context.Context, ld plog.Logs) error {
 // unwrap returns the receiver behind the component a factory returned.
 func unwrap(c component.Component) *sandboxReceiver {
 	return c.(*sharedcomponent.Handle[*Config, *sandboxReceiver]).Unwrap()
+}
+
+// recordingSettings are receiver settings whose telemetry tests can read.
+func recordingSettings(t *testing.T) (receiver.Settings, *componenttest.Telemetry) {
+	t.Helper()
+	tel := componenttest.NewTelemetry()
+	t.Cleanup(func() { require.NoError(t, tel.Shutdown(context.Background())) })
+	set := receivertest.NewNopSettings(metadata.Type)
+	set.TelemetrySettings = tel.NewTelemetrySettings()
+	return set, tel
+}
+
+// givenUp sums pairs_timed_out by reason.
+func givenUp(t *testing.T, tel *componenttest.Telemetry) map[string]int64 {
+	t.Helper()
+	m, err := tel.GetMetric("otelcol_sandboxaudit_receiver_pairs_timed_out")
+	require.NoError(t, err)
+	got := map[string]int64{}
+	for _, dp := range m.Data.(metricdata.Sum[int64]).DataPoints {
+		reason, _ := dp.Attributes.Value("reason")
+		got[reason.AsString()] += dp.Value
+	}
+	return got
 }

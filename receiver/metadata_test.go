@@ -12,10 +12,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/component"
-	"go.opentelemetry.io/collector/component/componenttest"
 	"go.opentelemetry.io/collector/confmap"
 	"go.opentelemetry.io/collector/consumer/consumererror"
-	"go.opentelemetry.io/collector/receiver/receivertest"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	"go.yaml.in/yaml/v3"
 
@@ -31,10 +29,7 @@ import (
 // to metadata.yaml.
 func TestMetadataMatchesCode(t *testing.T) {
 	md := metadatatest.MustLoad(t, "metadata.yaml")
-	tel := componenttest.NewTelemetry()
-	t.Cleanup(func() { require.NoError(t, tel.Shutdown(context.Background())) })
-	set := receivertest.NewNopSettings(metadata.Type)
-	set.TelemetrySettings = tel.NewTelemetrySettings()
+	set, tel := recordingSettings(t)
 	cfg := createDefaultConfig().(*Config)
 	r, err := newSandboxReceiver(cfg, set)
 	require.NoError(t, err)

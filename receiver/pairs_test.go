@@ -116,10 +116,7 @@ func spanLines(t *testing.T, sink *consumertest.TracesSink) []string {
 // parent the start lacks) makes a span of its own, so both lines come back
 // as they were posted instead of the finish taking the start's fields.
 func TestPairingMismatchedFinish(t *testing.T) {
-	tel := componenttest.NewTelemetry()
-	t.Cleanup(func() { require.NoError(t, tel.Shutdown(context.Background())) })
-	set := receivertest.NewNopSettings(metadata.Type)
-	set.TelemetrySettings = tel.NewTelemetrySettings()
+	set, tel := recordingSettings(t)
 	traces := new(consumertest.TracesSink)
 	tr := startReceiverWith(t, set, nil, traces, func(*Config) {})
 
@@ -140,15 +137,7 @@ func TestPairingMismatchedFinish(t *testing.T) {
 	assert.True(t, hasTrueAttr(spans[0], "sandbox.incomplete"))
 	assert.True(t, hasTrueAttr(spans[1], "sandbox.event.start_missing"))
 
-	m, err := tel.GetMetric("otelcol_sandboxaudit_receiver_pairs_timed_out")
-	require.NoError(t, err)
-	var mismatched int64
-	for _, dp := range m.Data.(metricdata.Sum[int64]).DataPoints {
-		if reason, _ := dp.Attributes.Value("reason"); reason.AsString() == "mismatched" {
-			mismatched += dp.Value
-		}
-	}
-	assert.Equal(t, int64(2), mismatched)
+	assert.Equal(t, map[string]int64{"mismatched": 2}, givenUp(t, tel))
 }
 
 func TestPairingFinishWithoutStart(t *testing.T) {
@@ -168,10 +157,7 @@ func TestPairingFinishWithoutStart(t *testing.T) {
 }
 
 func TestPairingTimeoutAndMetrics(t *testing.T) {
-	tel := componenttest.NewTelemetry()
-	t.Cleanup(func() { require.NoError(t, tel.Shutdown(context.Background())) })
-	set := receivertest.NewNopSettings(metadata.Type)
-	set.TelemetrySettings = tel.NewTelemetrySettings()
+	set, tel := recordingSettings(t)
 
 	traces := new(consumertest.TracesSink)
 	tr := startReceiverWith(t, set, nil, traces, func(c *Config) {
@@ -189,13 +175,7 @@ func TestPairingTimeoutAndMetrics(t *testing.T) {
 	assert.Zero(t, tr.r.pairs.Len())
 	assert.Equal(t, []string{canonical(t, startJSON(1))}, spanLines(t, traces))
 
-	m, err := tel.GetMetric("otelcol_sandboxaudit_receiver_pairs_timed_out")
-	require.NoError(t, err)
-	sum := m.Data.(metricdata.Sum[int64])
-	require.Len(t, sum.DataPoints, 1)
-	assert.Equal(t, int64(1), sum.DataPoints[0].Value)
-	reason, _ := sum.DataPoints[0].Attributes.Value("reason")
-	assert.Equal(t, "timeout", reason.AsString())
+	assert.Equal(t, map[string]int64{"timeout": 1}, givenUp(t, tel))
 
 	// The finish that comes too late is a span of its own.
 	status, _, _ = post(t, tr.eventsURL(), "application/json", []byte(finishJSON(1)))
@@ -205,10 +185,7 @@ func TestPairingTimeoutAndMetrics(t *testing.T) {
 }
 
 func TestPairingMaxPendingAndGauge(t *testing.T) {
-	tel := componenttest.NewTelemetry()
-	t.Cleanup(func() { require.NoError(t, tel.Shutdown(context.Background())) })
-	set := receivertest.NewNopSettings(metadata.Type)
-	set.TelemetrySettings = tel.NewTelemetrySettings()
+	set, tel := recordingSettings(t)
 
 	traces := new(consumertest.TracesSink)
 	tr := startReceiverWith(t, set, nil, traces, func(c *Config) { c.MaxPending = 2 })
@@ -234,10 +211,7 @@ func TestPairingMaxPendingAndGauge(t *testing.T) {
 // the same operation and a start pushed out by max_pending are counted
 // under their own reasons.
 func TestPairingGiveUpReasons(t *testing.T) {
-	tel := componenttest.NewTelemetry()
-	t.Cleanup(func() { require.NoError(t, tel.Shutdown(context.Background())) })
-	set := receivertest.NewNopSettings(metadata.Type)
-	set.TelemetrySettings = tel.NewTelemetrySettings()
+	set, tel := recordingSettings(t)
 
 	traces := new(consumertest.TracesSink)
 	tr := startReceiverWith(t, set, nil, traces, func(c *Config) { c.MaxPending = 2 })
@@ -266,14 +240,7 @@ func TestPairingGiveUpReasons(t *testing.T) {
 	assert.Equal(t, againID, attrStr(t, spans[1], "sandbox.event.start_id"), "the evicted start")
 	assert.Equal(t, 2, tr.r.pairs.Len())
 
-	m, err := tel.GetMetric("otelcol_sandboxaudit_receiver_pairs_timed_out")
-	require.NoError(t, err)
-	got := map[string]int64{}
-	for _, dp := range m.Data.(metricdata.Sum[int64]).DataPoints {
-		reason, _ := dp.Attributes.Value("reason")
-		got[reason.AsString()] += dp.Value
-	}
-	assert.Equal(t, map[string]int64{"replaced": 1, "evicted": 1}, got)
+	assert.Equal(t, map[string]int64{"replaced": 1, "evicted": 1}, givenUp(t, tel))
 }
 
 func TestShutdownFlushesPending(t *testing.T) {

@@ -12,16 +12,13 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"go.opentelemetry.io/collector/component/componenttest"
 	"go.opentelemetry.io/collector/consumer"
 	"go.opentelemetry.io/collector/consumer/consumererror"
 	"go.opentelemetry.io/collector/consumer/consumertest"
 	"go.opentelemetry.io/collector/pdata/plog"
-	"go.opentelemetry.io/collector/receiver/receivertest"
 
 	"github.com/sandboxaudit/sandboxaudit/auditevent"
 	"github.com/sandboxaudit/sandboxaudit/internal/heaptest"
-	"github.com/sandboxaudit/sandboxaudit/receiver/internal/metadata"
 )
 
 // canonLines is each line of an ndjson body as the canonical text a log
@@ -116,10 +113,7 @@ func TestRefusedPieceKeepsEarlierPiecesOnce(t *testing.T) {
 // refused (the client was told the batch was). Also through the large-body
 // path, whose later lines are not decoded when the refusal comes.
 func TestRefusedPieceCountsEveryEvent(t *testing.T) {
-	tel := componenttest.NewTelemetry()
-	t.Cleanup(func() { require.NoError(t, tel.Shutdown(context.Background())) })
-	set := receivertest.NewNopSettings(metadata.Type)
-	set.TelemetrySettings = tel.NewTelemetrySettings()
+	set, tel := recordingSettings(t)
 	logs := &refuseCall{refuse: 2, err: consumererror.NewRetryableError(assert.AnError)}
 	tr := startReceiverWith(t, set, logs, nil)
 

@@ -1,17 +1,13 @@
 package sandboxauditreceiver
 
 import (
-	"context"
 	"errors"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/component/componenttest"
-	"go.opentelemetry.io/collector/receiver/receivertest"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
-
-	"github.com/sandboxaudit/sandboxaudit/receiver/internal/metadata"
 )
 
 // counterValues maps each data point's attributes (as "k=v,k=v") to its value.
@@ -37,10 +33,7 @@ func counterValues(t *testing.T, tel *componenttest.Telemetry, name string) map[
 }
 
 func TestTelemetry(t *testing.T) {
-	tel := componenttest.NewTelemetry()
-	t.Cleanup(func() { require.NoError(t, tel.Shutdown(context.Background())) })
-	set := receivertest.NewNopSettings(metadata.Type)
-	set.TelemetrySettings = tel.NewTelemetrySettings()
+	set, tel := recordingSettings(t)
 	logs := new(switchableLogs)
 	tr := startReceiverWith(t, set, logs, nil)
 
