@@ -82,34 +82,41 @@ func WithSyncTimeout(d time.Duration) Option {
 }
 
 // logPipeline checks the write-ahead options and returns the logger to emit
-// start events with (nil: none configured) and the provider the session
-// owns (nil when the caller owns it).
-func (c *config) logPipeline() (log.Logger, *sdklog.LoggerProvider, error) {
-	if c.loggerProvider != nil && c.logExporter != nil {
-		return nil, nil, errors.New("sandboxtrace: WithLoggerProvider and WithLogExporter are exclusive")
-	}
-	if c.delivery != DeliveryBestEffort && c.delivery != DeliverySync {
-		return nil, nil, fmt.Errorf("sandboxtrace: WithDelivery: unknown delivery %d", c.delivery)
-	}
-	if c.delivery == DeliverySync && c.logExporter == nil {
-		return nil, nil, errors.New("sandboxtrace: WithDelivery(DeliverySync) needs WithLogExporter: " +
-			"an acknowledgement comes only from an export the session makes itself")
+// start events with (nil: none configured), the provider the session owns
+// (nil when the caller owns it) and, for best effort, the LogProcessor it
+// built.
+func (c *config) logPipeline() (log.Logger, *sdklog.LoggerProvider, *LogProcessor, error) {
+	if err := c.checkDelivery(); err != nil {
+		return nil, nil, nil, err
 	}
 	if c.syncTimeout <= 0 {
 		c.syncTimeout = DefaultSyncTimeout
 	}
 	switch {
 	case c.loggerProvider != nil:
-		return c.loggerProvider.Logger(ScopeName), nil, nil
+		return c.loggerProvider.Logger(ScopeName), nil, nil, nil
+	case c.logExporter != nil && c.delivery == DeliverySync:
+		lp := sdklog.NewLoggerProvider(sdklog.WithProcessor(newSyncProcessor(c.logExporter, c.syncTimeout)))
+		return lp.Logger(ScopeName), lp, nil, nil
 	case c.logExporter != nil:
-		var p sdklog.Processor
-		if c.delivery == DeliverySync {
-			p = newSyncProcessor(c.logExporter, c.syncTimeout)
-		} else {
-			p = NewLogProcessor(c.logExporter)
-		}
+		p := NewLogProcessor(c.logExporter)
 		lp := sdklog.NewLoggerProvider(sdklog.WithProcessor(p))
-		return lp.Logger(ScopeName), lp, nil
+		return lp.Logger(ScopeName), lp, p, nil
 	}
-	return nil, nil, nil
+	return nil, nil, nil, nil
+}
+
+// checkDelivery refuses write-ahead options that do not go together.
+func (c *config) checkDelivery() error {
+	if c.loggerProvider != nil && c.logExporter != nil {
+		return errors.New("sandboxtrace: WithLoggerProvider and WithLogExporter are exclusive")
+	}
+	if c.delivery != DeliveryBestEffort && c.delivery != DeliverySync {
+		return fmt.Errorf("sandboxtrace: WithDelivery: unknown delivery %d", c.delivery)
+	}
+	if c.delivery == DeliverySync && c.logExporter == nil {
+		return errors.New("sandboxtrace: WithDelivery(DeliverySync) needs WithLogExporter: " +
+			"an acknowledgement comes only from an export the session makes itself")
+	}
+	return nil
 }

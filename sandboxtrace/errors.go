@@ -156,15 +156,21 @@ type errorFields struct {
 // the message is err's full text, which is what the caller saw. Any other
 // error has no code and is typed by its Go type name, see goTypeName.
 func fieldsOf(err error) errorFields {
-	f := errorFields{message: err.Error()}
 	var se *Error
-	if errors.As(err, &se) {
-		f.typ = se.TypeName()
+	if errors.As(err, &se) && se == nil {
+		// A typed nil (*Error)(nil) returned as an error: a failure with no
+		// fields, recorded rather than panicking in Finish with the span
+		// never ended.
+		return errorFields{typ: "Error"}
+	}
+	f := errorFields{message: validText(err.Error())}
+	if se != nil {
+		f.typ = validText(se.TypeName())
 		f.code = se.Code
 		f.retryable = retryableOf(se)
 		return f
 	}
-	f.typ = goTypeName(err)
+	f.typ = validText(goTypeName(err))
 	return f
 }
 

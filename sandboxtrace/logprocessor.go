@@ -114,7 +114,10 @@ func NewLogProcessor(exp sdklog.Exporter, opts ...LogProcessorOption) *LogProces
 func (p *LogProcessor) Lost() uint64 { return p.lost.Load() }
 
 // OnEmit queues a copy of r, waiting while the queue is full.
-func (p *LogProcessor) OnEmit(_ context.Context, r *sdklog.Record) error {
+func (p *LogProcessor) OnEmit(ctx context.Context, r *sdklog.Record) error {
+	if a, ok := ctx.Value(ackKey{}).(*ack); ok {
+		a.done, a.proc = true, p // queued, or lost and counted below
+	}
 	p.mu.RLock()
 	defer p.mu.RUnlock()
 	if p.stopped {

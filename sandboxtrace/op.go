@@ -106,7 +106,7 @@ func (s *Session) Start(ctx context.Context, op string, data map[string]any) (co
 // records the finish event with fn's error. fn may set finish data and
 // output on its Op, or finish it itself (Do's own Finish is then a no-op).
 // A panic in fn is recorded as a failed operation (error.type "panic") and
-// re-raised.
+// re-raised; so is runtime.Goexit (error.type "Goexit"), which goes on.
 //
 // Do returns fn's error, joined with any recording error.
 func (s *Session) Do(ctx context.Context, op string, startData map[string]any, fn func(ctx context.Context, o *Op) error) error {
@@ -114,13 +114,20 @@ func (s *Session) Do(ctx context.Context, op string, startData map[string]any, f
 	if err != nil {
 		return err
 	}
+	returned := false
 	defer func() {
 		if r := recover(); r != nil {
 			_ = o.Finish(FinishOptions{Err: &Error{Type: "panic", Message: fmt.Sprint(r)}})
 			panic(r)
 		}
+		if !returned {
+			// fn called runtime.Goexit (t.FailNow does): no panic to
+			// recover, but the operation still did not complete.
+			_ = o.Finish(FinishOptions{Err: &Error{Type: "Goexit", Message: "the operation's goroutine exited (runtime.Goexit)"}})
+		}
 	}()
 	err = fn(ctx, o)
+	returned = true
 	if ferr := o.Finish(FinishOptions{Err: err}); ferr != nil {
 		return errors.Join(err, ferr)
 	}
@@ -262,7 +269,7 @@ func appendFlatCopies(attrs []attribute.KeyValue, data map[string]any) []attribu
 		attrs = append(attrs, attribute.Int64(semconv.AttrServerPort, v))
 	}
 	if v, ok := data[semconv.AttrServerAddress].(string); ok {
-		attrs = append(attrs, attribute.String(semconv.AttrServerAddress, v))
+		attrs = append(attrs, attribute.String(semconv.AttrServerAddress, validText(v)))
 	}
 	return attrs
 }

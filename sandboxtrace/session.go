@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -44,7 +45,7 @@ func WithSessionID(id uuid.UUID) Option {
 // WithBackend sets the optional sandbox.backend attribute (the Python SDK
 // uses the backend module name, e.g. "docker").
 func WithBackend(name string) Option {
-	return func(c *config) { c.backend = name }
+	return func(c *config) { c.backend = validText(name) }
 }
 
 // WithOutputCapture records raw exec stdout/stderr on the span, each stream
@@ -88,6 +89,7 @@ type Session struct {
 	// is the log pipeline the session built and must shut down.
 	logger      log.Logger
 	ownedLogs   *sdklog.LoggerProvider
+	logProc     atomic.Pointer[LogProcessor] // counts best-effort records lost after shutdown
 	delivery    Delivery
 	syncTimeout time.Duration
 
@@ -110,7 +112,7 @@ func NewSession(ctx context.Context, tp trace.TracerProvider, opts ...Option) (*
 	if cfg.sessionID == uuid.Nil {
 		cfg.sessionID = uuid.New()
 	}
-	logger, ownedLogs, err := cfg.logPipeline()
+	logger, ownedLogs, proc, err := cfg.logPipeline()
 	if err != nil {
 		return nil, err
 	}
@@ -126,6 +128,7 @@ func NewSession(ctx context.Context, tp trace.TracerProvider, opts ...Option) (*
 		captureOutput:  cfg.captureOutput,
 		maxOutputBytes: cfg.maxOutputBytes,
 	}
+	s.logProc.Store(proc)
 	attrs := []attribute.KeyValue{attribute.String(semconv.AttrSessionID, s.idText)}
 	if s.backend != "" {
 		attrs = append(attrs, attribute.String(semconv.AttrBackend, s.backend))

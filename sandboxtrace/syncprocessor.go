@@ -3,7 +3,6 @@ package sandboxtrace
 import (
 	"context"
 	"errors"
-	"sync"
 	"time"
 
 	sdklog "go.opentelemetry.io/otel/sdk/log"
@@ -13,11 +12,14 @@ import (
 // API has no return value, so the export result travels back this way.
 type ackKey struct{}
 
-// ack is the result of one sync export; done stays false when the record
-// never reached the processor (a provider already shut down).
+// ack is the result of one emit: done stays false when the record never
+// reached a processor of ours (a provider already shut down drops it first);
+// err is a sync export's failure; proc is the LogProcessor that queued a
+// best-effort record.
 type ack struct {
 	done bool
 	err  error
+	proc *LogProcessor
 }
 
 func withAck(ctx context.Context, a *ack) context.Context {
@@ -29,29 +31,56 @@ func withAck(ctx context.Context, a *ack) context.Context {
 type syncProcessor struct {
 	exp     sdklog.Exporter
 	timeout time.Duration
-	// mu keeps Export calls apart, as the Exporter contract asks.
-	mu sync.Mutex
+	// turn keeps Export calls apart, as the Exporter contract asks; a
+	// channel, so that waiting for it is bounded by the timeout too.
+	turn chan struct{}
 }
 
 func newSyncProcessor(exp sdklog.Exporter, timeout time.Duration) *syncProcessor {
-	return &syncProcessor{exp: exp, timeout: timeout}
+	return &syncProcessor{exp: exp, timeout: timeout, turn: make(chan struct{}, 1)}
 }
 
 func (p *syncProcessor) OnEmit(ctx context.Context, r *sdklog.Record) error {
 	a, _ := ctx.Value(ackKey{}).(*ack)
 	tctx, cancel := context.WithTimeout(ctx, p.timeout)
 	defer cancel()
-	p.mu.Lock()
-	err := p.exp.Export(tctx, []sdklog.Record{*r})
-	p.mu.Unlock()
-	if err == nil && tctx.Err() != nil {
-		err = tctx.Err()
-	}
+	err := p.export(tctx, r.Clone())
 	if a != nil {
 		a.done, a.err = true, err
 		return nil // the caller gets it and fails the operation
 	}
 	return err
+}
+
+// export exports r within ctx. A nil from the exporter is an
+// acknowledgement even when it came late. An exporter that ignores ctx is
+// left to finish on its own goroutine (holding the turn, so at most one is
+// left behind): the operation must not wait past the timeout.
+func (p *syncProcessor) export(ctx context.Context, r sdklog.Record) error {
+	if err := ctx.Err(); err != nil {
+		return err // nothing was sent: the operation must not run
+	}
+	select {
+	case p.turn <- struct{}{}:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	done := make(chan error, 1)
+	go func() {
+		defer func() { <-p.turn }()
+		done <- p.exp.Export(ctx, []sdklog.Record{r})
+	}()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		select {
+		case err := <-done: // it answered as time ran out
+			return err
+		default:
+			return ctx.Err()
+		}
+	}
 }
 
 func (p *syncProcessor) Enabled(context.Context, sdklog.EnabledParameters) bool { return true }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/log"
 	"go.opentelemetry.io/otel/trace"
@@ -48,12 +49,32 @@ func (s *Session) writeAhead(ctx, parent context.Context, st startEvent) error {
 		attribute.Int64(semconv.AttrEventSeq, st.seq),
 	)
 	if s.delivery != DeliverySync {
-		s.logger.Emit(ctx, r)
+		a := &ack{}
+		s.logger.Emit(withAck(ctx, a), r)
+		s.checkQueued(a)
 		return nil
 	}
 	a := &ack{}
 	s.logger.Emit(withAck(ctx, a), r)
 	return a.result(s.syncTimeout)
+}
+
+// checkQueued counts a best-effort record that reached no LogProcessor. An
+// SDK provider that is shut down drops records before any processor sees
+// them, so the LogProcessor cannot count them itself; the session counts
+// them on the LogProcessor it built, or the one that queued its records
+// before (a provider the caller built with NewLogProcessor). A provider
+// with other processors only is not ours to judge.
+func (s *Session) checkQueued(a *ack) {
+	if a.done {
+		if a.proc != nil {
+			s.logProc.CompareAndSwap(nil, a.proc)
+		}
+		return
+	}
+	if p := s.logProc.Load(); p != nil {
+		otel.Handle(p.lose(1, errProcessorShutdown))
+	}
 }
 
 // startEventOf builds the start event exactly as the collector maps it back

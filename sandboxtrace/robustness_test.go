@@ -1,0 +1,160 @@
+package sandboxtrace_test
+
+import (
+	"context"
+	"errors"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/otel/attribute"
+	sdklog "go.opentelemetry.io/otel/sdk/log"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+
+	"github.com/sandboxaudit/sandboxaudit/sandboxtrace"
+)
+
+// requireUTF8 requires every string on the spans to be UTF-8: OTLP's
+// protobuf refuses one that is not, and the whole export batch is lost.
+func requireUTF8(t *testing.T, spans tracetest.SpanStubs) {
+	t.Helper()
+	for _, s := range spans {
+		assert.True(t, utf8.ValidString(s.Status.Description), "status of %s", s.Name)
+		for _, kv := range s.Attributes {
+			if kv.Value.Type() == attribute.STRING {
+				assert.True(t, utf8.ValidString(kv.Value.AsString()), "%s of %s", kv.Key, s.Name)
+			}
+		}
+	}
+}
+
+// An OS error quoting a path that is not UTF-8, and such a backend name:
+// each bad byte becomes U+FFFD, as the canonical encoder writes it.
+func TestTextThatIsNotUTF8IsMadeValid(t *testing.T) {
+	rec := newRecorder(t)
+	s := rec.session(t, sandboxtrace.WithBackend("box\xff"))
+	err := s.Read(context.Background(), "/w/\xff\xfe", nil, func(context.Context) error {
+		return errors.New("open /w/\xff\xfe: no such file or directory")
+	})
+	require.Error(t, err)
+	s.End()
+	requireUTF8(t, rec.exp.GetSpans())
+	a := attrs(rec.only(t))
+	assert.Equal(t, "open /w/\uFFFD\uFFFD: no such file or directory", a["sandbox.error.message"].AsString())
+	assert.Equal(t, "box\uFFFD", a["sandbox.backend"].AsString())
+}
+
+// A typed nil *Error returned as an error (a classic Go slip) is a failure
+// without fields; Finish must not panic and the span must end.
+func TestTypedNilErrorIsRecorded(t *testing.T) {
+	rec := newRecorder(t)
+	s := rec.session(t)
+	err := s.Read(context.Background(), "/x", nil, func(context.Context) error {
+		var e *sandboxtrace.Error
+		return e
+	})
+	require.Error(t, err)
+	a := attrs(rec.only(t))
+	assert.False(t, a["sandbox.ok"].AsBool())
+	assert.Equal(t, "Error", a["error.type"].AsString())
+}
+
+// runtime.Goexit in the function (t.FailNow does it) recovers nothing, but
+// the operation did not complete: its span still ends, not ok.
+func TestGoexitEndsTheSpan(t *testing.T) {
+	rec := newRecorder(t)
+	s := rec.session(t)
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		_ = s.Read(context.Background(), "/x", nil, func(context.Context) error {
+			runtime.Goexit()
+			return nil
+		})
+	})
+	wg.Wait()
+	a := attrs(rec.only(t))
+	assert.False(t, a["sandbox.ok"].AsBool())
+	assert.Equal(t, "Goexit", a["error.type"].AsString())
+}
+
+// stubbornLogs ignores ctx: it returns only when released (or after a
+// bound, so the test cannot hang).
+type stubbornLogs struct {
+	release  chan struct{}
+	returned atomic.Bool
+}
+
+func (s *stubbornLogs) Export(context.Context, []sdklog.Record) error {
+	select {
+	case <-s.release:
+	case <-time.After(10 * time.Second):
+	}
+	s.returned.Store(true)
+	return nil
+}
+func (s *stubbornLogs) Shutdown(context.Context) error   { return nil }
+func (s *stubbornLogs) ForceFlush(context.Context) error { return nil }
+
+// The sync timeout bounds the wait even for an exporter that ignores its
+// context: the operation fails closed while the export is still running.
+func TestSyncTimeoutBoundsAStubbornExporter(t *testing.T) {
+	exp := &stubbornLogs{release: make(chan struct{})}
+	defer close(exp.release)
+	rec := newRecorder(t)
+	s := rec.session(t, sandboxtrace.WithLogExporter(exp),
+		sandboxtrace.WithDelivery(sandboxtrace.DeliverySync), sandboxtrace.WithSyncTimeout(20*time.Millisecond))
+	called := false
+	err := s.Read(context.Background(), "/x", nil, func(context.Context) error { called = true; return nil })
+	require.ErrorIs(t, err, sandboxtrace.ErrStartNotRecorded)
+	require.ErrorIs(t, err, context.DeadlineExceeded)
+	assert.False(t, exp.returned.Load(), "Read waited for the exporter")
+	assert.False(t, called)
+}
+
+// A context cancelled before the operation sends nothing: no start line
+// for an operation that never ran.
+func TestSyncWithCancelledContextSendsNothing(t *testing.T) {
+	sink := &logSink{}
+	rec := newRecorder(t)
+	s := rec.session(t, sandboxtrace.WithLogExporter(sink), sandboxtrace.WithDelivery(sandboxtrace.DeliverySync))
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	called := false
+	err := s.Read(ctx, "/x", nil, func(context.Context) error { called = true; return nil })
+	require.ErrorIs(t, err, sandboxtrace.ErrStartNotRecorded)
+	assert.False(t, called)
+	assert.Empty(t, sink.records())
+}
+
+// A best-effort record emitted after the log pipeline is shut down never
+// reaches a processor (the SDK drops it first); it is counted and reported,
+// for the session's own pipeline and for a caller's NewLogProcessor that
+// queued its records before.
+func TestBestEffortRecordAfterShutdownIsCounted(t *testing.T) {
+	t.Run("session's pipeline", func(t *testing.T) {
+		h := catchOTelErrors(t)
+		rec := newRecorder(t)
+		s := rec.session(t, sandboxtrace.WithLogExporter(&logSink{}))
+		require.NoError(t, s.Shutdown(context.Background()))
+		require.NoError(t, s.Read(context.Background(), "/x", nil, func(context.Context) error { return nil }))
+		require.Len(t, h.all(), 1)
+		assert.Contains(t, h.all()[0].Error(), "1 log record(s) lost")
+	})
+	t.Run("caller's provider", func(t *testing.T) {
+		h := catchOTelErrors(t)
+		proc := sandboxtrace.NewLogProcessor(&logSink{})
+		lp := sdklog.NewLoggerProvider(sdklog.WithProcessor(proc))
+		rec := newRecorder(t)
+		s := rec.session(t, sandboxtrace.WithLoggerProvider(lp))
+		require.NoError(t, s.Read(context.Background(), "/a", nil, func(context.Context) error { return nil }))
+		require.NoError(t, lp.Shutdown(context.Background()))
+		require.NoError(t, s.Read(context.Background(), "/b", nil, func(context.Context) error { return nil }))
+		assert.Equal(t, uint64(1), proc.Lost())
+		assert.NotEmpty(t, h.all())
+	})
+}
