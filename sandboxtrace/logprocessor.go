@@ -79,9 +79,12 @@ type LogProcessor struct {
 	timeout   time.Duration
 
 	// mu orders OnEmit's enqueue against Shutdown, so no record enters the
-	// queue after the worker's final drain.
-	mu      sync.RWMutex
-	stopped bool
+	// queue after the worker's final drain. stopping is closed first, so an
+	// emitter waiting on a full queue gives up its read lock at once.
+	mu       sync.RWMutex
+	stopped  bool
+	stopping chan struct{}
+	stopOnce sync.Once
 
 	queue chan sdklog.Record
 	flush chan chan error
@@ -99,6 +102,7 @@ func NewLogProcessor(exp sdklog.Exporter, opts ...LogProcessorOption) *LogProces
 		interval:  DefaultLogExportInterval,
 		timeout:   DefaultLogExportTimeout,
 		flush:     make(chan chan error),
+		stopping:  make(chan struct{}),
 		stop:      make(chan struct{}),
 		done:      make(chan struct{}),
 	}
@@ -123,8 +127,12 @@ func (p *LogProcessor) OnEmit(ctx context.Context, r *sdklog.Record) error {
 	if p.stopped {
 		return p.lose(1, errProcessorShutdown)
 	}
-	p.queue <- r.Clone()
-	return nil
+	select {
+	case p.queue <- r.Clone():
+		return nil
+	case <-p.stopping:
+		return p.lose(1, errProcessorShutdown)
+	}
 }
 
 // Enabled reports true: every record is wanted.
@@ -151,6 +159,7 @@ func (p *LogProcessor) ForceFlush(ctx context.Context) error {
 // Shutdown exports what is queued and shuts the exporter down. Records
 // emitted afterwards are lost (counted and reported).
 func (p *LogProcessor) Shutdown(ctx context.Context) error {
+	p.stopOnce.Do(func() { close(p.stopping) })
 	p.mu.Lock()
 	already := p.stopped
 	p.stopped = true

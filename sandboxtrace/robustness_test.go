@@ -158,3 +158,30 @@ func TestBestEffortRecordAfterShutdownIsCounted(t *testing.T) {
 		assert.NotEmpty(t, h.all())
 	})
 }
+
+// Shutdown honours its context while an emitter waits on a full queue
+// behind a stuck export: the waiting record is lost (counted), not waited
+// for.
+func TestLogProcessorShutdownDoesNotWaitForABlockedEmitter(t *testing.T) {
+	catchOTelErrors(t)
+	exp := &stubbornLogs{release: make(chan struct{})}
+	defer close(exp.release)
+	p := sandboxtrace.NewLogProcessor(exp, sandboxtrace.WithLogQueueSize(1), sandboxtrace.WithLogBatchSize(1))
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for range 3 { // one exporting, one queued, one waiting
+			var r sdklog.Record
+			_ = p.OnEmit(context.Background(), &r)
+		}
+	})
+	// Let the third emit reach the full queue; if it has not yet, it finds
+	// the processor stopped, and the test passes without the path.
+	time.Sleep(50 * time.Millisecond)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	err := p.Shutdown(ctx)
+	assert.False(t, exp.returned.Load(), "Shutdown waited for the stuck export")
+	assert.ErrorIs(t, err, context.Canceled)
+	wg.Wait()
+	assert.GreaterOrEqual(t, p.Lost(), uint64(1))
+}
