@@ -35,9 +35,10 @@ type Error struct {
 }
 
 // Error returns Message, falling back to the cause's message and then the
-// code.
+// code. A nil *Error (a typed nil returned as an error) reads as &Error{}.
 func (e *Error) Error() string {
 	switch {
+	case e == nil:
 	case e.Message != "":
 		return e.Message
 	case e.Err != nil:
@@ -49,11 +50,19 @@ func (e *Error) Error() string {
 }
 
 // Unwrap returns the cause.
-func (e *Error) Unwrap() error { return e.Err }
+func (e *Error) Unwrap() error {
+	if e == nil {
+		return nil
+	}
+	return e.Err
+}
 
 // TypeName returns Type, or DefaultErrorType(Code) when Type is empty.
 func (e *Error) TypeName() string {
-	if e.Type != "" {
+	switch {
+	case e == nil:
+		return DefaultErrorType("")
+	case e.Type != "":
 		return e.Type
 	}
 	return DefaultErrorType(e.Code)
@@ -156,15 +165,12 @@ type errorFields struct {
 // the message is err's full text, which is what the caller saw. Any other
 // error has no code and is typed by its Go type name, see goTypeName.
 func fieldsOf(err error) errorFields {
-	var se *Error
-	if errors.As(err, &se) && se == nil {
-		// A typed nil (*Error)(nil) returned as an error: a failure with no
-		// fields, recorded rather than panicking in Finish with the span
-		// never ended.
-		return errorFields{typ: "Error"}
-	}
 	f := errorFields{message: validText(err.Error())}
-	if se != nil {
+	var se *Error
+	if errors.As(err, &se) {
+		if se == nil {
+			se = &Error{} // a typed nil returned as an error: no fields
+		}
 		f.typ = validText(se.TypeName())
 		f.code = se.Code
 		f.retryable = retryableOf(se)
@@ -172,6 +178,18 @@ func fieldsOf(err error) errorFields {
 	}
 	f.typ = validText(goTypeName(err))
 	return f
+}
+
+// safeFieldsOf is fieldsOf for any error: one whose Error method panics (a
+// caller's type with a nil field) is recorded by its type alone, because
+// the span must still end.
+func safeFieldsOf(err error) (f errorFields) {
+	defer func() {
+		if r := recover(); r != nil {
+			f = errorFields{typ: validText(goTypeName(err))}
+		}
+	}()
+	return fieldsOf(err)
 }
 
 // retryableOf is se's retryability, else that of the nearest *Error in its

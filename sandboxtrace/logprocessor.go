@@ -127,12 +127,25 @@ func (p *LogProcessor) OnEmit(ctx context.Context, r *sdklog.Record) error {
 	if p.stopped {
 		return p.lose(1, errProcessorShutdown)
 	}
+	rec := r.Clone()
 	select {
-	case p.queue <- r.Clone():
+	case p.queue <- rec: // room: queued even while stopping
+		return nil
+	default:
+	}
+	select {
+	case p.queue <- rec:
 		return nil
 	case <-p.stopping:
 		return p.lose(1, errProcessorShutdown)
 	}
+}
+
+// beginStop lets emitters waiting on a full queue go (their records are
+// lost, counted). An SDK provider calls Shutdown only after every emit in
+// progress has returned, so the session calls this first.
+func (p *LogProcessor) beginStop() {
+	p.stopOnce.Do(func() { close(p.stopping) })
 }
 
 // Enabled reports true: every record is wanted.
@@ -159,7 +172,7 @@ func (p *LogProcessor) ForceFlush(ctx context.Context) error {
 // Shutdown exports what is queued and shuts the exporter down. Records
 // emitted afterwards are lost (counted and reported).
 func (p *LogProcessor) Shutdown(ctx context.Context) error {
-	p.stopOnce.Do(func() { close(p.stopping) })
+	p.beginStop()
 	p.mu.Lock()
 	already := p.stopped
 	p.stopped = true
@@ -171,7 +184,10 @@ func (p *LogProcessor) Shutdown(ctx context.Context) error {
 	select {
 	case <-p.done:
 	case <-ctx.Done():
-		return ctx.Err()
+		// The provider will not call again: shut the exporter down now
+		// (its contract allows this during an Export), which ends the
+		// export the worker is stuck in.
+		return errors.Join(ctx.Err(), p.exp.Shutdown(ctx))
 	}
 	return p.exp.Shutdown(ctx)
 }

@@ -223,7 +223,7 @@ func (o *Op) Finish(opts FinishOptions) error {
 		}
 	}
 	if opts.Err != nil {
-		f := fieldsOf(opts.Err)
+		f := safeFieldsOf(opts.Err)
 		if err := checkCode(f.code); err != nil {
 			problems = append(problems, err)
 			f.code = ""

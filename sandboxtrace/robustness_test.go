@@ -49,19 +49,37 @@ func TestTextThatIsNotUTF8IsMadeValid(t *testing.T) {
 	assert.Equal(t, "box\uFFFD", a["sandbox.backend"].AsString())
 }
 
-// A typed nil *Error returned as an error (a classic Go slip) is a failure
-// without fields; Finish must not panic and the span must end.
-func TestTypedNilErrorIsRecorded(t *testing.T) {
-	rec := newRecorder(t)
-	s := rec.session(t)
-	err := s.Read(context.Background(), "/x", nil, func(context.Context) error {
-		var e *sandboxtrace.Error
-		return e
-	})
-	require.Error(t, err)
-	a := attrs(rec.only(t))
-	assert.False(t, a["sandbox.ok"].AsBool())
-	assert.Equal(t, "Error", a["error.type"].AsString())
+// panicky is an error whose Error method panics, as a caller's type with a
+// nil field can.
+type panicky struct{ p *string }
+
+func (e panicky) Error() string { return *e.p }
+
+// Errors that cannot describe themselves: a typed nil *Error returned as an
+// error (a classic Go slip), one wrapped in an *Error, and an Error method
+// that panics. Each is a failure; Finish must not panic and the span must
+// end.
+func TestErrorsThatCannotDescribeThemselves(t *testing.T) {
+	var typedNil *sandboxtrace.Error
+	for name, c := range map[string]struct {
+		err      error
+		typ, msg string
+	}{
+		"typed nil":         {typedNil, "SandboxError", "sandbox error"},
+		"wrapped typed nil": {&sandboxtrace.Error{Code: "exec_timeout", Err: typedNil}, "ExecTimeoutError", "sandbox error"},
+		"Error panics":      {panicky{}, "panicky", ""},
+	} {
+		t.Run(name, func(t *testing.T) {
+			rec := newRecorder(t)
+			s := rec.session(t)
+			err := s.Read(context.Background(), "/x", nil, func(context.Context) error { return c.err })
+			require.Error(t, err)
+			a := attrs(rec.only(t))
+			assert.False(t, a["sandbox.ok"].AsBool())
+			assert.Equal(t, c.typ, a["error.type"].AsString())
+			assert.Equal(t, c.msg, a["sandbox.error.message"].AsString())
+		})
+	}
 }
 
 // runtime.Goexit in the function (t.FailNow does it) recovers nothing, but
@@ -184,4 +202,35 @@ func TestLogProcessorShutdownDoesNotWaitForABlockedEmitter(t *testing.T) {
 	assert.ErrorIs(t, err, context.Canceled)
 	wg.Wait()
 	assert.GreaterOrEqual(t, p.Lost(), uint64(1))
+}
+
+// Session.Shutdown releases an operation whose start record waits on the
+// session's full queue behind a stuck export: the SDK provider waits for
+// emits in progress before it shuts its processors down, so the session
+// lets them go first (their records are lost, counted).
+func TestSessionShutdownReleasesAWaitingOperation(t *testing.T) {
+	catchOTelErrors(t)
+	exp := &stubbornLogs{release: make(chan struct{})}
+	defer close(exp.release)
+	rec := newRecorder(t)
+	s := rec.session(t, sandboxtrace.WithLogExporter(exp))
+	// One batch exporting, a full queue, then one more that waits.
+	const ops = sandboxtrace.DefaultLogBatchSize + sandboxtrace.DefaultLogQueueSize + 1
+	var started atomic.Int64
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for range ops {
+			started.Add(1)
+			_ = s.Read(context.Background(), "/x", nil, func(context.Context) error { return nil })
+		}
+	})
+	for i := 0; started.Load() < ops && i < 1000; i++ {
+		time.Sleep(10 * time.Millisecond)
+	}
+	time.Sleep(50 * time.Millisecond) // let the last one reach the full queue
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	_ = s.Shutdown(ctx)
+	wg.Wait()
+	assert.False(t, exp.returned.Load(), "the waiting operation was held until the stuck export returned")
 }

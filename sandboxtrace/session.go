@@ -167,6 +167,9 @@ func (s *Session) Shutdown(ctx context.Context) error {
 	if s.ownedLogs == nil {
 		return nil
 	}
+	if p := s.logProc.Load(); p != nil {
+		p.beginStop() // the provider waits for emits in progress first
+	}
 	if err := s.ownedLogs.Shutdown(ctx); err != nil {
 		return fmt.Errorf("sandboxtrace: shut down the start-event log pipeline: %w", err)
 	}

@@ -72,7 +72,9 @@ func (s *Session) checkQueued(a *ack) {
 		}
 		return
 	}
-	if p := s.logProc.Load(); p != nil {
+	// A live provider whose other processors filtered the record out is
+	// not a loss; a shut-down one no longer enables anything.
+	if p := s.logProc.Load(); p != nil && !s.logger.Enabled(context.Background(), log.EnabledParameters{}) {
 		otel.Handle(p.lose(1, errProcessorShutdown))
 	}
 }

@@ -51,6 +51,9 @@ func (e *LineError) Redacted() string {
 // alone take more), so len(body)/minEventLine bounds the events of a body.
 const minEventLine = 64
 
+// maxPrealloc bounds Decode's first reservation (about 1 MiB of events).
+const maxPrealloc = 4096
+
 // Decode decodes one event per line, appending to dst. Blank lines
 // (whitespace only) are skipped, the last line may lack its "\n", and a
 // "\r\n" line end is accepted. A single bad line refuses the whole batch
@@ -60,9 +63,10 @@ func Decode(body []byte, dst []auditevent.Event) ([]auditevent.Event, error) {
 	var opts auditevent.DecodeOptions
 	if dst == nil {
 		// Events are large; growing the slice would copy them repeatedly.
-		// Sized by lines, but never past what the body could hold: a body
-		// of blank lines once reserved 256 bytes per newline.
-		n := min(bytes.Count(body, []byte{'\n'}), len(body)/minEventLine) + 1
+		// Sized by lines, but never past what the body could hold (a body
+		// of blank lines once reserved 256 bytes per newline) nor past
+		// maxPrealloc: append grows a larger batch.
+		n := min(bytes.Count(body, []byte{'\n'}), len(body)/minEventLine, maxPrealloc) + 1
 		dst = make([]auditevent.Event, 0, n)
 	}
 	for line, text := range Lines(body) {
