@@ -17,8 +17,14 @@ func SafeDecode(b []byte, maxChars int) string {
 	if maxChars < 0 {
 		maxChars = 0
 	}
+	// At most 4 bytes per kept code point, worked out without maxChars*4,
+	// which overflows for a limit near the int range (a legal config).
+	grow := len(b)
+	if maxChars <= len(b)/4 {
+		grow = maxChars * 4
+	}
 	var sb strings.Builder
-	sb.Grow(min(len(b), maxChars*4) + len(Ellipsis))
+	sb.Grow(grow + len(Ellipsis))
 	n := 0
 	for i := 0; i < len(b); {
 		if n == maxChars {
