@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 
@@ -25,10 +26,15 @@ type offsetRecord struct {
 
 // readOffset returns the sidecar at path; found is false if it is absent.
 func readOffset(path string) (rec offsetRecord, found bool, err error) {
-	b, err := os.ReadFile(path)
+	f, err := openFile(path, os.O_RDONLY)
 	if errors.Is(err, os.ErrNotExist) {
 		return rec, false, nil
 	}
+	if err != nil {
+		return rec, false, err
+	}
+	defer func() { _ = f.Close() }()
+	b, err := io.ReadAll(io.LimitReader(f, 4096)) // a record is one short line
 	if err != nil {
 		return rec, false, err
 	}
@@ -47,7 +53,7 @@ func writeOffset(path string, rec offsetRecord) error {
 	}
 	b = append(b, '\n')
 	tmp := path + ".tmp"
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	f, err := openFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC)
 	if err != nil {
 		return err
 	}

@@ -183,7 +183,7 @@ func (s *Spool) rewrite() error {
 	f, ack, end := s.f, s.ack, s.end
 	s.mu.Unlock()
 
-	tmp, err := os.OpenFile(s.compactPath, os.O_RDWR|os.O_CREATE|os.O_TRUNC|os.O_APPEND, 0o600)
+	tmp, err := openFile(s.compactPath, os.O_RDWR|os.O_CREATE|os.O_TRUNC|os.O_APPEND)
 	if err != nil {
 		return err
 	}

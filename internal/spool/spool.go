@@ -146,7 +146,7 @@ func Open(ctx context.Context, opts Options) (*Spool, error) {
 }
 
 func lockOwner(path string) (*os.File, error) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	f, err := openFile(path, os.O_RDWR|os.O_CREATE)
 	if err != nil {
 		return nil, fmt.Errorf("spool: open lock %s: %w", path, err)
 	}
@@ -171,7 +171,7 @@ func (s *Spool) open() error {
 			return fmt.Errorf("spool: remove stale %s: %w", p, err)
 		}
 	}
-	f, err := os.OpenFile(s.path, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o600)
+	f, err := openFile(s.path, os.O_RDWR|os.O_CREATE|os.O_APPEND)
 	if err != nil {
 		return fmt.Errorf("spool: open %s: %w", s.path, err)
 	}
@@ -182,6 +182,9 @@ func (s *Spool) open() error {
 	fi, err := f.Stat()
 	if err != nil {
 		return fmt.Errorf("spool: stat %s: %w", s.path, err)
+	}
+	if !fi.Mode().IsRegular() {
+		return fmt.Errorf("spool: %s is not a regular file (%s)", s.path, fi.Mode().Type())
 	}
 	if s.end, err = s.cutTornTail(fi.Size()); err != nil {
 		return err
@@ -223,7 +226,7 @@ func (s *Spool) cutTornTail(size int64) (int64, error) {
 }
 
 func saveSection(path string, src *os.File, off, n int64) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	f, err := openFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL)
 	if err != nil {
 		return err
 	}
