@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/sandboxaudit/sandboxaudit/internal/integrity"
 )
@@ -72,7 +71,7 @@ func runVerifyProof(_ context.Context, args []string, s Streams) int {
 func readBounded(name string, stdin io.Reader) ([]byte, error) {
 	r := stdin
 	if name != "-" {
-		f, err := os.Open(name)
+		f, err := openRegular(name)
 		if err != nil {
 			return nil, err
 		}

@@ -146,7 +146,7 @@ func (v *verifier) reopen(name string) (io.Reader, func(), error) {
 		}
 		return v.stdin, func() {}, nil
 	}
-	f, err := os.Open(name)
+	f, err := openRegular(name)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -148,7 +148,7 @@ func (v *verifier) verifyPath(ctx context.Context, name string, stdin io.Reader)
 		}
 		return v.verifyReader(ctx, stdinName, r)
 	}
-	f, err := os.Open(name)
+	f, err := openRegular(name)
 	if err != nil {
 		return err
 	}

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"syscall"
 
 	"golang.org/x/mod/sumdb/note"
 )
@@ -27,7 +28,9 @@ type Keys struct {
 // from path. The file must not be readable or writable by group or others.
 // Errors never contain the key material.
 func LoadSigningKey(path string) (*Keys, error) {
-	f, err := os.Open(path)
+	// O_NONBLOCK: a FIFO in the key's place would otherwise block the open,
+	// and the collector's start, before the regular-file check below.
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, err
 	}
