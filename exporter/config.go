@@ -3,6 +3,7 @@ package sandboxauditexporter // import "github.com/sandboxaudit/sandboxaudit/exp
 import (
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"time"
 
@@ -188,6 +189,10 @@ func (c *FileConfig) Validate() error {
 	// would; the error gains the key here.
 	if err := filesink.ValidatePath(c.Path); err != nil {
 		errs = append(errs, fmt.Errorf("path: %w", err))
+	} else if fi, err := os.Stat(c.Path); err == nil && fi.IsDir() {
+		// Every batch would fail "is a directory" while the collector
+		// says it is ready. (A templated path cannot be checked here.)
+		errs = append(errs, fmt.Errorf("path: %s is a directory; name a file in it", c.Path))
 	}
 	if c.MaxOpenFiles < 0 {
 		errs = append(errs, fmt.Errorf("max_open_files: must be >= 0, got %d", c.MaxOpenFiles))
@@ -212,6 +217,9 @@ func (c *IntegrityConfig) Validate() error {
 		if err := httpsink.ValidateEndpoint(p.Endpoint); err != nil {
 			errs = append(errs, fmt.Errorf("publish::endpoint: %w", err))
 		}
+		if err := validateClient(p); err != nil {
+			errs = append(errs, fmt.Errorf("publish::%w", err))
+		}
 	}
 	return errors.Join(errs...)
 }
@@ -228,10 +236,24 @@ func (c *IntegrityConfig) interval() time.Duration {
 func (c *HTTPConfig) Validate() error {
 	// The sink's own check, so the config refuses exactly what the sink
 	// would; the error gains the key here.
+	var errs []error
 	if err := httpsink.ValidateEndpoint(c.ClientConfig.Endpoint); err != nil {
-		return fmt.Errorf("endpoint: %w", err)
+		errs = append(errs, fmt.Errorf("endpoint: %w", err))
 	}
-	return nil
+	errs = append(errs, validateClient(&c.ClientConfig))
+	return errors.Join(errs...)
+}
+
+// validateClient is httpsink.ValidateClient on a confighttp client.
+func validateClient(cc *confighttp.ClientConfig) error {
+	headers := func(yield func(string, string) bool) {
+		for name, value := range cc.Headers.Iter {
+			if !yield(name, string(value)) {
+				return
+			}
+		}
+	}
+	return httpsink.ValidateClient(cc.ProxyURL, headers, cc.Timeout)
 }
 
 // Validate checks the spool keys.

@@ -280,6 +280,10 @@ func badConfigs() []badConfig {
 		{name: "http_bad_scheme", want: []string{"http: endpoint: must be an absolute http:// or https:// URL"}},
 		{name: "http_relative_endpoint", want: []string{"http: endpoint: must be an absolute http:// or https:// URL"}},
 		{name: "http_unparsable_endpoint", want: []string{"http: endpoint: not a valid URL"}},
+		{name: "http_bad_proxy_url", want: []string{"http: proxy_url: not a valid URL: missing ']' in host"}},
+		{name: "http_header_newline", want: []string{"http: headers: Authorization: the value holds a character a header cannot carry"}},
+		{name: "http_negative_timeout", want: []string{"http: timeout: must be >= 0, got -1s"}},
+		{name: "file_existing_directory", want: []string{"file: path: ./testdata is a directory; name a file in it"}},
 		{name: "spool_no_path", want: []string{"http: spool: path: must be set"}},
 		{name: "spool_negative_max_size", want: []string{"http: spool: max_size: must be >= 0, got -1"}},
 		{name: "spool_zero_replay_interval", want: []string{"http: spool: replay_interval: must be > 0"}},
@@ -310,6 +314,7 @@ func TestLoadBadConfig(t *testing.T) {
 			for _, w := range tt.want {
 				assert.ErrorContains(t, err, w)
 			}
+			assert.NotContains(t, err.Error(), "SECRET", "a secret of the config in its error")
 		})
 	}
 }

@@ -124,6 +124,12 @@ func (cfg *Config) Validate() error {
 	if strings.TrimSpace(cfg.ServerConfig.NetAddr.Endpoint) == "" {
 		errs = errors.Join(errs, errors.New("endpoint: must not be empty"))
 	}
+	if cfg.ServerConfig.ReadTimeout < 0 {
+		errs = errors.Join(errs, fmt.Errorf("read_timeout: must be >= 0, got %s", cfg.ServerConfig.ReadTimeout))
+	}
+	if cfg.ServerConfig.ReadHeaderTimeout < 0 {
+		errs = errors.Join(errs, fmt.Errorf("read_header_timeout: must be >= 0, got %s", cfg.ServerConfig.ReadHeaderTimeout))
+	}
 	if cfg.ServerConfig.MaxRequestBodySize < 0 {
 		errs = errors.Join(errs, fmt.Errorf("max_request_body_size: must not be negative (got %d)", cfg.ServerConfig.MaxRequestBodySize))
 	}

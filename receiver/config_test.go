@@ -103,6 +103,7 @@ func TestValidateNamesBadKeys(t *testing.T) {
 		{"bad_window", []string{"dedupe::window: must be positive"}},
 		{"empty_endpoint", []string{"endpoint: must not be empty"}},
 		{"small_budget", []string{"max_inflight_bytes: must be greater than max_request_body_size (1048576)"}},
+		{"negative_timeouts", []string{"read_timeout: must be >= 0, got -1s", "read_header_timeout: must be >= 0, got -1s"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -30,12 +30,14 @@ package httpsink
 import (
 	"errors"
 	"fmt"
+	"iter"
 	"net/http"
 	"net/url"
 	"time"
 
 	"go.opentelemetry.io/collector/config/configretry"
 	"go.uber.org/zap"
+	"golang.org/x/net/http/httpguts"
 
 	"github.com/sandboxaudit/sandboxaudit/internal/spool"
 )
@@ -170,6 +172,32 @@ func ValidateEndpoint(endpoint string) error {
 		return fmt.Errorf("must be an absolute http:// or https:// URL, got %q", safeURL(u))
 	}
 	return nil
+}
+
+// ValidateClient checks what confighttp accepts but every request would
+// fail on, or what its own error would print whole: the proxy URL (its
+// parse error repeats the URL, password included), header names and values
+// (a newline makes each request fail; the value is never shown), and a
+// negative timeout (no per-request bound at all).
+func ValidateClient(proxyURL string, headers iter.Seq2[string, string], timeout time.Duration) error {
+	var errs []error
+	if proxyURL != "" {
+		if _, err := url.Parse(proxyURL); err != nil {
+			errs = append(errs, fmt.Errorf("proxy_url: not a valid URL: %w", errors.Unwrap(err)))
+		}
+	}
+	for name, value := range headers {
+		switch {
+		case !httpguts.ValidHeaderFieldName(name):
+			errs = append(errs, fmt.Errorf("headers: %q is not a valid header name", name))
+		case !httpguts.ValidHeaderFieldValue(value):
+			errs = append(errs, fmt.Errorf("headers: %s: the value holds a character a header cannot carry (a newline or a control)", name))
+		}
+	}
+	if timeout < 0 {
+		errs = append(errs, fmt.Errorf("timeout: must be >= 0, got %s", timeout))
+	}
+	return errors.Join(errs...)
 }
 
 // safeURL renders u for logs and errors: scheme, host and path only. The
