@@ -1,6 +1,8 @@
 package httpsink
 
 import (
+	"encoding/base64"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -112,6 +114,24 @@ func TestShowResponseBodyRedactsHeaderValues(t *testing.T) {
 		got := string(redact([]byte(echo), secrets))
 		require.NotContains(t, strings.ToLower(got), "9f8e", "%q → %q", echo, got)
 		require.Contains(t, got, redactedMark, "%q", echo)
+	}
+	// Escaped whole (every byte percent-encoded or \u-escaped) or base64:
+	// forms in which no part of the token reads as itself, checked
+	// against the encodings computed here.
+	word := "tok/9f8e+7d6c=="
+	var pct, uesc strings.Builder
+	for i := 0; i < len(word); i++ {
+		fmt.Fprintf(&pct, "%%%02X", word[i])
+		fmt.Fprintf(&uesc, `\u%04X`, word[i])
+	}
+	for _, echo := range []string{
+		"got " + pct.String(),
+		"got " + uesc.String(),
+		"got " + base64.StdEncoding.EncodeToString([]byte(slashy)),
+		"got " + base64.RawURLEncoding.EncodeToString([]byte(word)),
+	} {
+		got := string(redact([]byte(echo), secrets))
+		require.Equal(t, "got "+redactedMark, got, "%q", echo)
 	}
 	require.Equal(t, `{"got":"`, string(redact([]byte(`{"got":"tok\/9f8e+`), secrets)), "a JSON-escaped token cut by the read limit")
 }

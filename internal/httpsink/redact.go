@@ -2,7 +2,9 @@ package httpsink
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/url"
 	"slices"
@@ -106,6 +108,12 @@ func echoForms(secrets []string) []string {
 			string(quoted[1 : len(quoted)-1]),
 			url.QueryEscape(s),
 			url.PathEscape(s),
+			everyByte(s, "%%%02x"), // percent-encoded whole
+			everyByte(s, `\u%04x`), // JSON-escaped whole
+			base64.StdEncoding.EncodeToString([]byte(s)),
+			base64.RawStdEncoding.EncodeToString([]byte(s)),
+			base64.URLEncoding.EncodeToString([]byte(s)),
+			base64.RawURLEncoding.EncodeToString([]byte(s)),
 		} {
 			forms = append(forms, string(asciiLower([]byte(f))))
 		}
@@ -116,6 +124,16 @@ func echoForms(secrets []string) []string {
 	forms = slices.Compact(forms)
 	slices.SortStableFunc(forms, func(a, b string) int { return len(b) - len(a) })
 	return forms
+}
+
+// everyByte writes each byte of s with format, as an endpoint that escapes
+// everything would echo it (the match ignores case, so %4B and %4b alike).
+func everyByte(s, format string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		fmt.Fprintf(&b, format, s[i])
+	}
+	return b.String()
 }
 
 // replaceFold replaces every occurrence of lowerForm in b, compared in ASCII
