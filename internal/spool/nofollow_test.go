@@ -30,6 +30,10 @@ func TestSpoolDoesNotFollowSymlinks(t *testing.T) {
 				require.Error(t, err)
 				assert.Contains(t, err.Error(), "symlink")
 			}
+			if link == "spool.jsonl" {
+				_, err := os.Lstat(filepath.Join(dir, "spool.jsonl.lock"))
+				assert.ErrorIs(t, err, os.ErrNotExist, "a refused spool left its lock file")
+			}
 			b, err := os.ReadFile(victim)
 			require.NoError(t, err)
 			assert.Equal(t, "SECRET-LINE\n", string(b), "the link's target changed")

@@ -132,6 +132,11 @@ func Open(ctx context.Context, opts Options) (*Spool, error) {
 	if s.compactBytes == 0 {
 		s.compactBytes = DefaultCompactBytes
 	}
+	// Checked before the lock file is made, so a refused path leaves
+	// nothing behind; open checks the file it opens again.
+	if fi, err := os.Lstat(path); err == nil && !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("spool: %s is not a regular file (%s); the spool follows no symlink", path, fi.Mode().Type())
+	}
 	if s.lock, err = lockOwner(path + ".lock"); err != nil {
 		return nil, err
 	}
