@@ -13,6 +13,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"golang.org/x/sys/unix"
 
 	"github.com/sandboxaudit/sandboxaudit/auditevent"
 	"github.com/sandboxaudit/sandboxaudit/internal/conformance"
@@ -317,4 +318,19 @@ func TestVerifyRepeatFirstLineGone(t *testing.T) {
 	require.NoError(t, v.settleRepeats(context.Background()))
 	assert.Equal(t, 0, v.finish().Duplicates)
 	assert.Contains(t, out.String(), path+":3: seq 1 used twice in session "+sessionA.String()+" (the first line with it could not be read again)")
+}
+
+// A FIFO named as a file is refused at once: opening it waited for a writer
+// (a second pass waited for ever, past SIGTERM). A pipe is read as - instead.
+func TestFilesMustBeRegular(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "fifo")
+	require.NoError(t, unix.Mkfifo(fifo, 0o600))
+	for _, args := range [][]string{
+		{"verify", fifo},
+		{"verify", "--allow-duplicates", fifo},
+	} {
+		r := run(t, "", args...)
+		assert.NotEqual(t, 0, r.code, "%v", args)
+		assert.Contains(t, r.stdout+r.stderr, "not a regular file", "%v", args)
+	}
 }

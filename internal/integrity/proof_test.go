@@ -2,10 +2,14 @@ package integrity
 
 import (
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"golang.org/x/mod/sumdb/tlog"
+	"golang.org/x/sys/unix"
 )
 
 func TestProveAndVerifyBundleAlone(t *testing.T) {
@@ -140,4 +144,14 @@ func TestSigningKeyModeAndSecrecy(t *testing.T) {
 	if _, _, err := GenerateKeyFiles(dir, "mode"); err == nil {
 		t.Fatal("keygen overwrote an existing key")
 	}
+}
+
+// A FIFO in the signing key's place is refused, not waited on: the open
+// blocked for a writer, and with it the collector's start.
+func TestSigningKeyFIFOIsRefused(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "key")
+	require.NoError(t, unix.Mkfifo(fifo, 0o600))
+	_, err := LoadSigningKey(fifo)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "not a regular file")
 }
