@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"go.opentelemetry.io/collector/component"
@@ -189,7 +190,7 @@ func (c *FileConfig) Validate() error {
 	// would; the error gains the key here.
 	if err := filesink.ValidatePath(c.Path); err != nil {
 		errs = append(errs, fmt.Errorf("path: %w", err))
-	} else if fi, err := os.Stat(c.Path); err == nil && fi.IsDir() {
+	} else if fi, err := os.Stat(c.Path); err == nil && fi.IsDir() && !strings.Contains(c.Path, "{") {
 		// Every batch would fail "is a directory" while the collector
 		// says it is ready. (A templated path cannot be checked here.)
 		errs = append(errs, fmt.Errorf("path: %s is a directory; name a file in it", c.Path))

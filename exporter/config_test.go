@@ -280,7 +280,7 @@ func badConfigs() []badConfig {
 		{name: "http_bad_scheme", want: []string{"http: endpoint: must be an absolute http:// or https:// URL"}},
 		{name: "http_relative_endpoint", want: []string{"http: endpoint: must be an absolute http:// or https:// URL"}},
 		{name: "http_unparsable_endpoint", want: []string{"http: endpoint: not a valid URL"}},
-		{name: "http_bad_proxy_url", want: []string{"http: proxy_url: not a valid URL: missing ']' in host"}},
+		{name: "http_bad_proxy_url", want: []string{"http: proxy_url: not a valid absolute URL"}},
 		{name: "http_header_newline", want: []string{"http: headers: Authorization: the value holds a character a header cannot carry"}},
 		{name: "http_negative_timeout", want: []string{"http: timeout: must be >= 0, got -1s"}},
 		{name: "file_existing_directory", want: []string{"file: path: ./testdata is a directory; name a file in it"}},

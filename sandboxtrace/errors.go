@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 
+	"go.opentelemetry.io/otel"
+
 	"github.com/sandboxaudit/sandboxaudit/auditevent"
 )
 
@@ -187,6 +189,7 @@ func safeFieldsOf(err error) (f errorFields) {
 	defer func() {
 		if r := recover(); r != nil {
 			f = errorFields{typ: validText(goTypeName(err))}
+			otel.Handle(fmt.Errorf("sandboxtrace: recording an operation's %s error: it panicked: %v", f.typ, r))
 		}
 	}()
 	return fieldsOf(err)

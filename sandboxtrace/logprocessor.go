@@ -186,8 +186,13 @@ func (p *LogProcessor) Shutdown(ctx context.Context) error {
 	case <-ctx.Done():
 		// The provider will not call again: shut the exporter down now
 		// (its contract allows this during an Export), which ends the
-		// export the worker is stuck in.
-		return errors.Join(ctx.Err(), p.exp.Shutdown(ctx))
+		// export the worker is stuck in. ctx is spent, so a short one.
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
+		defer cancel()
+		if err := p.exp.Shutdown(sctx); err != nil {
+			return errors.Join(ctx.Err(), err)
+		}
+		return ctx.Err()
 	}
 	return p.exp.Shutdown(ctx)
 }

@@ -74,7 +74,8 @@ func (s *Session) checkQueued(a *ack) {
 	}
 	// A live provider whose other processors filtered the record out is
 	// not a loss; a shut-down one no longer enables anything.
-	if p := s.logProc.Load(); p != nil && !s.logger.Enabled(context.Background(), log.EnabledParameters{}) {
+	params := log.EnabledParameters{Severity: log.SeverityInfo, EventName: semconv.EventSessionStart}
+	if p := s.logProc.Load(); p != nil && !s.logger.Enabled(context.Background(), params) {
 		otel.Handle(p.lose(1, errProcessorShutdown))
 	}
 }

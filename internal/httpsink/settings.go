@@ -182,8 +182,10 @@ func ValidateEndpoint(endpoint string) error {
 func ValidateClient(proxyURL string, headers iter.Seq2[string, string], timeout time.Duration) error {
 	var errs []error
 	if proxyURL != "" {
-		if _, err := url.Parse(proxyURL); err != nil {
-			errs = append(errs, fmt.Errorf("proxy_url: not a valid URL: %w", errors.Unwrap(err)))
+		// confighttp's own parse; its cause can quote part of the
+		// userinfo (`invalid port ":pa"`), so none is given.
+		if _, err := url.ParseRequestURI(proxyURL); err != nil {
+			errs = append(errs, errors.New("proxy_url: not a valid absolute URL"))
 		}
 	}
 	for name, value := range headers {

@@ -496,3 +496,28 @@ func TestSpoolDoesNotFollowSymlinks(t *testing.T) {
 		})
 	}
 }
+
+// A FIFO at the offset sidecar does not block Open (it waited for a writer
+// for ever): it is a bad sidecar, and replay starts from 0.
+func TestSpoolOffsetFIFODoesNotBlock(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "spool.jsonl")
+	require.NoError(t, syscall.Mkfifo(path+".offset", 0o600))
+	type opened struct {
+		s   *Spool
+		err error
+	}
+	done := make(chan opened, 1)
+	go func() {
+		s, err := Open(context.Background(), Options{Path: path})
+		done <- opened{s, err}
+	}()
+	select {
+	case o := <-done:
+		require.NoError(t, o.err)
+		assert.Contains(t, o.s.Recovery().OffsetProblem, "not a regular file")
+		require.NoError(t, o.s.Close())
+	case <-time.After(10 * time.Second):
+		t.Fatal("Open blocked on a FIFO at the offset sidecar")
+	}
+}
