@@ -1,28 +1,19 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"os"
 
-	"golang.org/x/sys/unix"
+	"github.com/sandboxaudit/sandboxaudit/internal/fsutil"
 )
 
-// openRegular opens name for reading and refuses anything but a regular
-// file. O_NONBLOCK keeps the open of a FIFO from waiting for a writer (it
-// then blocked verify beyond any signal); a regular file ignores the flag.
-// Read a pipe through "-" and stdin instead.
+// openRegular opens name for reading as a regular file (fsutil.OpenRegular),
+// telling the user how to give a pipe instead: as - on stdin.
 func openRegular(name string) (*os.File, error) {
-	f, err := os.OpenFile(name, os.O_RDONLY|unix.O_NONBLOCK, 0)
-	if err != nil {
-		return nil, err
+	f, _, err := fsutil.OpenRegular(name, os.O_RDONLY, 0)
+	if errors.Is(err, fsutil.ErrNotRegular) {
+		return nil, fmt.Errorf("%w; read a pipe as - from stdin", err)
 	}
-	fi, err := f.Stat()
-	if err == nil && !fi.Mode().IsRegular() {
-		err = fmt.Errorf("%s is not a regular file (%s); read a pipe as - from stdin", name, fi.Mode().Type())
-	}
-	if err != nil {
-		_ = f.Close()
-		return nil, err
-	}
-	return f, nil
+	return f, err
 }

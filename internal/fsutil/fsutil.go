@@ -1,7 +1,8 @@
 // Package fsutil holds the few file-system steps that make a write durable
 // and exclusive on Linux: creating private directories, syncing a
-// directory's entries, fdatasync that survives EINTR, and flock. The audit
-// file sink and the spool both use them, so a fix lands in one place.
+// directory's entries, fdatasync that survives EINTR, flock, and opening a
+// path only if it is a regular file. The file sink, the spool, the signing
+// key and the CLI share them, so a fix lands in one place.
 package fsutil
 
 import (
@@ -81,4 +82,29 @@ func Fdatasync(f *os.File) error {
 			return err
 		}
 	}
+}
+
+// ErrNotRegular marks a path OpenRegular refused: a FIFO, a device, a
+// directory or a socket where a file was expected.
+var ErrNotRegular = errors.New("not a regular file")
+
+// OpenRegular opens path with flag and perm and refuses anything but a
+// regular file, returning its FileInfo. O_NONBLOCK keeps a FIFO in the
+// file's place from blocking the open until a peer comes (it hung verify
+// past SIGTERM, and the collector's start); a regular file ignores it. Add
+// unix.O_NOFOLLOW to flag where a symlink must not be followed.
+func OpenRegular(path string, flag int, perm os.FileMode) (*os.File, os.FileInfo, error) {
+	f, err := os.OpenFile(path, flag|unix.O_NONBLOCK, perm)
+	if err != nil {
+		return nil, nil, err
+	}
+	fi, err := f.Stat()
+	if err == nil && !fi.Mode().IsRegular() {
+		err = fmt.Errorf("%s is %w (%s)", path, ErrNotRegular, fi.Mode().Type())
+	}
+	if err != nil {
+		_ = f.Close()
+		return nil, nil, err
+	}
+	return f, fi, nil
 }

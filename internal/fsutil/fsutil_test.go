@@ -5,7 +5,9 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"golang.org/x/sys/unix"
 )
 
 func TestMkdirAllCreatesPrivateDirsOutermostFirst(t *testing.T) {
@@ -57,4 +59,23 @@ func TestSyncDirAndFdatasync(t *testing.T) {
 	require.Error(t, SyncDir(filepath.Join(dir, "missing")))
 	require.NoError(t, f.Close())
 	require.Error(t, Fdatasync(f), "a closed file cannot be synced")
+}
+
+// OpenRegular opens a regular file and refuses a FIFO at once instead of
+// waiting for a writer, or a directory.
+func TestOpenRegular(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "f")
+	require.NoError(t, os.WriteFile(file, []byte("x"), 0o600))
+	f, fi, err := OpenRegular(file, os.O_RDONLY, 0)
+	require.NoError(t, err)
+	assert.Equal(t, int64(1), fi.Size())
+	require.NoError(t, f.Close())
+
+	fifo := filepath.Join(dir, "p")
+	require.NoError(t, unix.Mkfifo(fifo, 0o600))
+	for _, p := range []string{fifo, dir} {
+		_, _, err := OpenRegular(p, os.O_RDONLY, 0)
+		require.ErrorIs(t, err, ErrNotRegular, p)
+	}
 }

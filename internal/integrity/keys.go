@@ -9,9 +9,10 @@ import (
 	"io"
 	"os"
 	"strings"
-	"syscall"
 
 	"golang.org/x/mod/sumdb/note"
+
+	"github.com/sandboxaudit/sandboxaudit/internal/fsutil"
 )
 
 // maxKeyFileBytes bounds what is read from a key file; a key is ~100 bytes.
@@ -28,20 +29,11 @@ type Keys struct {
 // from path. The file must not be readable or writable by group or others.
 // Errors never contain the key material.
 func LoadSigningKey(path string) (*Keys, error) {
-	// O_NONBLOCK: a FIFO in the key's place would otherwise block the open,
-	// and the collector's start, before the regular-file check below.
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	f, fi, err := fsutil.OpenRegular(path, os.O_RDONLY, 0)
 	if err != nil {
 		return nil, err
 	}
 	defer func() { _ = f.Close() }()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file", path)
-	}
 	if perm := fi.Mode().Perm(); perm&0o077 != 0 {
 		return nil, fmt.Errorf("%s has mode %04o; a signing key must be 0600 (no group or other access)", path, perm)
 	}

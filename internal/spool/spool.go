@@ -188,9 +188,6 @@ func (s *Spool) open() error {
 	if err != nil {
 		return fmt.Errorf("spool: stat %s: %w", s.path, err)
 	}
-	if !fi.Mode().IsRegular() {
-		return fmt.Errorf("spool: %s is not a regular file (%s)", s.path, fi.Mode().Type())
-	}
 	if s.end, err = s.cutTornTail(fi.Size()); err != nil {
 		return err
 	}
