@@ -3,9 +3,7 @@ package sandboxauditexporter // import "github.com/sandboxaudit/sandboxaudit/exp
 import (
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"go.opentelemetry.io/collector/component"
@@ -190,10 +188,6 @@ func (c *FileConfig) Validate() error {
 	// would; the error gains the key here.
 	if err := filesink.ValidatePath(c.Path); err != nil {
 		errs = append(errs, fmt.Errorf("path: %w", err))
-	} else if fi, err := os.Stat(c.Path); err == nil && fi.IsDir() && !strings.Contains(c.Path, "{") {
-		// Every batch would fail "is a directory" while the collector
-		// says it is ready. (A templated path cannot be checked here.)
-		errs = append(errs, fmt.Errorf("path: %s is a directory; name a file in it", c.Path))
 	}
 	if c.MaxOpenFiles < 0 {
 		errs = append(errs, fmt.Errorf("max_open_files: must be >= 0, got %d", c.MaxOpenFiles))
@@ -247,14 +241,7 @@ func (c *HTTPConfig) Validate() error {
 
 // validateClient is httpsink.ValidateClient on a confighttp client.
 func validateClient(cc *confighttp.ClientConfig) error {
-	headers := func(yield func(string, string) bool) {
-		for name, value := range cc.Headers.Iter {
-			if !yield(name, string(value)) {
-				return
-			}
-		}
-	}
-	return httpsink.ValidateClient(cc.ProxyURL, headers, cc.Timeout)
+	return httpsink.ValidateClient(cc.ProxyURL, cc.Headers.Iter, cc.Timeout)
 }
 
 // Validate checks the spool keys.

@@ -75,7 +75,7 @@ func (r *sandboxReceiver) serveEvents(req *http.Request) reply {
 		return inFlightReply(textReply)
 	}
 	defer r.release(held)
-	if rp, ok := r.deliverInPieces(ctx, fresh, format); !ok {
+	if rp, ok := r.deliverSome(ctx, fresh, format); !ok {
 		return rp
 	}
 	return reply{status: http.StatusOK, outcome: outcomeAccepted, contentType: contentTypeJSON, body: ackJSON(len(fresh), dups)}
@@ -163,8 +163,8 @@ func (r *sandboxReceiver) dropDuplicates(ctx context.Context, events []auditeven
 
 // markDuplicates is dropDuplicates on ids: it sets dup[i] for ids[i] that
 // was delivered before or repeats an earlier id of ids, reserves the rest
-// and returns them (held) and how many it marked; without dedupe, dup and
-// held are nil.
+// and returns them (held, compacted into ids' array) and how many it
+// marked; without dedupe, dup and held are nil.
 func (r *sandboxReceiver) markDuplicates(ctx context.Context, ids []uuid.UUID) (dup []bool, held []uuid.UUID, n int, ok bool) {
 	if r.dedupe == nil || len(ids) == 0 {
 		return nil, nil, 0, true
@@ -186,7 +186,7 @@ func (r *sandboxReceiver) markDuplicates(ctx context.Context, ids []uuid.UUID) (
 			batch[id] = struct{}{}
 		}
 	}
-	held = make([]uuid.UUID, 0, len(ids))
+	held = ids[:0] // in place: the caller is done with ids
 	for i, id := range ids {
 		if !dup[i] {
 			held = append(held, id)

@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -23,7 +24,6 @@ import (
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/receiver"
 	"go.opentelemetry.io/collector/receiver/receivertest"
-	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 
 	"github.com/sandboxaudit/sandboxaudit/internal/sharedcomponent"
 	"github.com/sandboxaudit/sandboxaudit/receiver/internal/metadata"
@@ -193,15 +193,12 @@ func recordingSettings(t *testing.T) (receiver.Settings, *componenttest.Telemetr
 	return set, tel
 }
 
-// givenUp sums pairs_timed_out by reason.
+// givenUp is pairs_timed_out by reason.
 func givenUp(t *testing.T, tel *componenttest.Telemetry) map[string]int64 {
 	t.Helper()
-	m, err := tel.GetMetric("otelcol_sandboxaudit_receiver_pairs_timed_out")
-	require.NoError(t, err)
 	got := map[string]int64{}
-	for _, dp := range m.Data.(metricdata.Sum[int64]).DataPoints {
-		reason, _ := dp.Attributes.Value("reason")
-		got[reason.AsString()] += dp.Value
+	for key, n := range counterValues(t, tel, "otelcol_sandboxaudit_receiver_pairs_timed_out") {
+		got[strings.TrimPrefix(key, "reason=")] += n
 	}
 	return got
 }

@@ -19,25 +19,13 @@ import (
 // lines; ≈ 25 times). Whole, a 20 MiB body took ≈ 600 MB.
 const deliverPiece = 4096
 
-// deliverInPieces delivers events in order, deliverPiece at a time, and
-// stops at the first piece refused, counting the events after it as
-// refused too (the client is told the batch was). The pieces before it
-// stay delivered: delivery is at-least-once (SPEC §7). Their ids are
-// committed, so the client's retry of the batch gets them counted as
-// duplicates while the dedupe window still holds them; past it, or with
-// dedupe off, they are written again, as exact copies. Each delivered piece
-// is cleared at once, so its events' data can go.
-func (r *sandboxReceiver) deliverInPieces(ctx context.Context, events []auditevent.Event, format string) (reply, bool) {
-	for len(events) > 0 {
-		n := min(len(events), deliverPiece)
-		if rp, ok := r.deliverEvents(ctx, events[:n], format); !ok {
-			r.countNotTried(ctx, rp, len(events)-n)
-			return rp, false
-		}
-		clear(events[:n])
-		events = events[n:]
+// deliverSome hands on events, at most deliverPiece of them, unless there
+// are none.
+func (r *sandboxReceiver) deliverSome(ctx context.Context, events []auditevent.Event, format string) (reply, bool) {
+	if len(events) == 0 {
+		return reply{}, true
 	}
-	return reply{}, true
+	return r.deliverEvents(ctx, events, format)
 }
 
 // countNotTried counts n events that a refusal (rp) kept from being handed
@@ -55,6 +43,12 @@ func (r *sandboxReceiver) countNotTried(ctx context.Context, rp reply, n int) {
 // validates every line and keeps only its event id, so a bad line still
 // refuses the whole batch and duplicates are known up front; then the
 // fresh lines are decoded again, a piece at a time, and delivered in order.
+// It stops at the first piece refused, counting the events after it as
+// refused too (the client is told the batch was). The pieces before it stay
+// delivered: delivery is at-least-once (SPEC §7). Their ids are committed,
+// so the client's retry of the batch gets them counted as duplicates while
+// the dedupe window still holds them; past it, or with dedupe off, they are
+// written again, as exact copies.
 func (r *sandboxReceiver) serveLargeNDJSON(ctx context.Context, body []byte, lines int) reply {
 	ids, err := validateNDJSON(body, lines)
 	if err != nil {
@@ -88,14 +82,14 @@ func (r *sandboxReceiver) serveLargeNDJSON(ctx context.Context, body []byte, lin
 		}
 		if len(piece) == cap(piece) {
 			handed += len(piece)
-			if rp, ok := r.deliverInPieces(ctx, piece, formatNDJSON); !ok {
+			if rp, ok := r.deliverSome(ctx, piece, formatNDJSON); !ok {
 				r.countNotTried(ctx, rp, fresh-handed)
 				return rp
 			}
 			piece = piece[:0]
 		}
 	}
-	if rp, ok := r.deliverInPieces(ctx, piece, formatNDJSON); !ok {
+	if rp, ok := r.deliverSome(ctx, piece, formatNDJSON); !ok {
 		return rp
 	}
 	return reply{status: http.StatusOK, outcome: outcomeAccepted, contentType: contentTypeJSON, body: ackJSON(lines-dups, dups)}

@@ -105,11 +105,7 @@ func TestGzipBodyCutShortIsRefused(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			logs := new(consumertest.LogsSink)
 			tr := startReceiver(t, logs, nil)
-			req, err := http.NewRequest(http.MethodPost, tr.eventsURL(), bytes.NewReader(cut))
-			require.NoError(t, err)
-			req.Header.Set("Content-Type", "application/x-ndjson")
-			req.Header.Set("Content-Encoding", "gzip")
-			status, _, answer := do(t, req)
+			status, answer := postEncoded(t, tr.eventsURL(), contentTypeNDJSON, "gzip", cut)
 			assert.Equal(t, http.StatusBadRequest, status, answer)
 			assert.Contains(t, answer, "cannot read request body")
 			assert.Zero(t, logs.LogRecordCount(), "lines of a cut body delivered")
@@ -118,11 +114,7 @@ func TestGzipBodyCutShortIsRefused(t *testing.T) {
 	// The whole stream is accepted, so the refusals above are the cut's.
 	logs := new(consumertest.LogsSink)
 	tr := startReceiver(t, logs, nil)
-	req, err := http.NewRequest(http.MethodPost, tr.eventsURL(), bytes.NewReader(gz.Bytes()))
-	require.NoError(t, err)
-	req.Header.Set("Content-Type", "application/x-ndjson")
-	req.Header.Set("Content-Encoding", "gzip")
-	status, _, answer := do(t, req)
+	status, answer := postEncoded(t, tr.eventsURL(), contentTypeNDJSON, "gzip", gz.Bytes())
 	require.Equal(t, http.StatusOK, status, answer)
 	assert.Equal(t, 10, logs.LogRecordCount())
 }

@@ -178,7 +178,7 @@ func fieldsOf(err error) errorFields {
 		f.retryable = retryableOf(se)
 		return f
 	}
-	f.typ = validText(goTypeName(err))
+	f.typ = goTypeName(err)
 	return f
 }
 
@@ -188,7 +188,7 @@ func fieldsOf(err error) errorFields {
 func safeFieldsOf(err error) (f errorFields) {
 	defer func() {
 		if r := recover(); r != nil {
-			f = errorFields{typ: validText(goTypeName(err))}
+			f = errorFields{typ: goTypeName(err)}
 			otel.Handle(fmt.Errorf("sandboxtrace: recording an operation's %s error: it panicked: %v", f.typ, r))
 		}
 	}()

@@ -3,6 +3,7 @@ package filesink
 import (
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 )
@@ -28,8 +29,16 @@ type pathTemplate struct {
 // sink accepts, without touching the file system. The error does not name
 // the key (the caller does) and quotes the path once.
 func ValidatePath(path string) error {
-	_, err := parseTemplate(path)
-	return err
+	t, err := parseTemplate(path)
+	if err != nil {
+		return err
+	}
+	// Every batch would fail "is a directory" while the collector says it
+	// is ready. (A templated path is checked as each file is opened.)
+	if fi, err := os.Stat(t.static); t.static != "" && err == nil && fi.IsDir() {
+		return fmt.Errorf("%s is a directory; name a file in it", path)
+	}
+	return nil
 }
 
 func parseTemplate(raw string) (pathTemplate, error) {

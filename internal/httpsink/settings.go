@@ -179,7 +179,7 @@ func ValidateEndpoint(endpoint string) error {
 // parse error repeats the URL, password included), header names and values
 // (a newline makes each request fail; the value is never shown), and a
 // negative timeout (no per-request bound at all).
-func ValidateClient(proxyURL string, headers iter.Seq2[string, string], timeout time.Duration) error {
+func ValidateClient[V ~string](proxyURL string, headers iter.Seq2[string, V], timeout time.Duration) error {
 	var errs []error
 	if proxyURL != "" {
 		// confighttp's own parse; its cause can quote part of the
@@ -192,7 +192,7 @@ func ValidateClient(proxyURL string, headers iter.Seq2[string, string], timeout 
 		switch {
 		case !httpguts.ValidHeaderFieldName(name):
 			errs = append(errs, fmt.Errorf("headers: %q is not a valid header name", name))
-		case !httpguts.ValidHeaderFieldValue(value):
+		case !httpguts.ValidHeaderFieldValue(string(value)):
 			errs = append(errs, fmt.Errorf("headers: %s: the value holds a character a header cannot carry (a newline or a control)", name))
 		}
 	}

@@ -108,21 +108,26 @@ func FromLogRecord(lr plog.LogRecord) (e auditevent.Event, dropped, err error) {
 		return auditevent.Event{}, nil, fmt.Errorf("%s log record holds a %s event", lr.EventName(), e.Phase)
 	}
 	attrs := lr.Attributes()
-	e.StdoutBytes, dropped = rawOutput(attrs, semconv.AttrExecStdoutBytes, dropped)
-	e.StderrBytes, dropped = rawOutput(attrs, semconv.AttrExecStderrBytes, dropped)
+	var bad error
+	if e.StdoutBytes, bad = rawOutput(attrs, semconv.AttrExecStdoutBytes); bad != nil {
+		dropped = bad
+	}
+	if e.StderrBytes, bad = rawOutput(attrs, semconv.AttrExecStderrBytes); bad != nil {
+		dropped = bad
+	}
 	return e, dropped, nil
 }
 
 // rawOutput reads the raw exec output attribute key; absent is no output,
-// and so is a malformed one, which replaces dropped.
-func rawOutput(attrs pcommon.Map, key string, dropped error) ([]byte, error) {
+// and so is a malformed one, for which it says why.
+func rawOutput(attrs pcommon.Map, key string) ([]byte, error) {
 	v, ok := attrs.Get(key)
 	if !ok {
-		return nil, dropped
+		return nil, nil
 	}
 	b, err := spanmap.DecodeExecOutput(v)
 	if err != nil {
 		return nil, &spanmap.AttrError{Attr: key, Msg: "output dropped", Err: err}
 	}
-	return b, dropped
+	return b, nil
 }

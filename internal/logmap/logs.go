@@ -56,7 +56,7 @@ func AppendLogs(dst []auditevent.Event, ld plog.Logs) ([]auditevent.Event, Stats
 			for k := 0; k < records.Len(); k++ {
 				st.Records++
 				e, dropped, err := FromLogRecord(records.At(k))
-				if dropped != nil && err == nil {
+				if dropped != nil { // nil whenever err is not
 					st.Dropped++
 					st.LastDropped = dropped
 				}

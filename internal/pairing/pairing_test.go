@@ -275,7 +275,7 @@ func BenchmarkAddPair(b *testing.B) {
 // one op, version, trace and parent, and each event needs its own id) makes
 // two half spans, so neither event's line changes.
 func TestMismatchedFinishGivesTwoHalves(t *testing.T) {
-	str := func(s string) *string { return &s }
+	str := auditevent.Ptr[string]
 	cases := []struct {
 		name  string
 		edit  func(s, f *auditevent.Event)
