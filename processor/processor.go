@@ -69,7 +69,8 @@ func (p *spanPolicy) apply(attrs pcommon.Map) {
 
 // applyOutput: output excluded removes the raw and decoded attributes;
 // included replaces raw bytes by their decoded, cut text. Raw bytes that do
-// not decode (a bad base64 string) are removed: they cannot be cut safely.
+// not decode (a bad base64 string) are removed with the decoded text, which
+// they may have been meant to replace.
 func applyOutput(attrs pcommon.Map, s output, pol auditevent.Policy) {
 	if !pol.IncludeExecOutput {
 		attrs.Remove(s.raw)
@@ -82,8 +83,11 @@ func applyOutput(attrs pcommon.Map, s output, pol auditevent.Policy) {
 	}
 	b, err := spanmap.DecodeExecOutput(v)
 	attrs.Remove(s.raw)
-	if err != nil {
+	switch {
+	case err != nil:
 		attrs.Remove(s.decoded)
+		return
+	case b == nil: // an empty value is no output, as the exporter reads it
 		return
 	}
 	attrs.PutStr(s.decoded, auditevent.SafeDecode(b, s.max(pol)))
