@@ -5,7 +5,6 @@ import (
 
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/ptrace"
-	"go.uber.org/zap"
 
 	"github.com/sandboxaudit/sandboxaudit/auditevent"
 	"github.com/sandboxaudit/sandboxaudit/internal/logfield"
@@ -26,18 +25,9 @@ func (e *encodingExtension) MarshalTraces(td ptrace.Traces) ([]byte, error) {
 
 	ctx := context.Background()
 	e.telemetry.skipped(ctx, reasonNotSandboxSpan, st.NotSandbox)
-	if st.Invalid > 0 {
-		e.telemetry.skipped(ctx, reasonInvalidSpan, st.Invalid)
-		// One line per batch; attribute values (which may hold exec
-		// output) are never logged.
-		e.logger.Warn("Skipped malformed sandbox spans",
-			zap.Int("spans", st.Invalid), logfield.SpanAttr("first", st.FirstInvalid), logfield.SpanAttr("last", st.LastInvalid))
-	}
-	if n := e.telemetry.seqSessionsEvicted(ctx, e.mapper.SeqEvictions()); n > 0 {
-		e.logger.Warn("Span mapper dropped the seq counters of least recently used sessions; "+
-			"seqs assigned to their spans that lack seq attributes start again at 1 and may repeat",
-			zap.Int64("sessions", n))
-	}
+	e.telemetry.skipped(ctx, reasonInvalidSpan, st.Invalid)
+	logfield.SpanStats(e.logger, st)
+	logfield.SeqEvictions(e.logger, e.telemetry.seqSessionsEvicted(ctx, e.mapper.SeqEvictions()))
 	return e.appendLines(ctx, events), nil
 }
 
@@ -55,15 +45,8 @@ func (e *encodingExtension) MarshalLogs(ld plog.Logs) ([]byte, error) {
 
 	ctx := context.Background()
 	e.telemetry.skipped(ctx, reasonNotAuditEvent, st.NotAudit)
-	if st.Invalid > 0 {
-		e.telemetry.skipped(ctx, reasonInvalidEvent, st.Invalid)
-		e.logger.Warn("Skipped log records that claim to be audit events but do not decode",
-			zap.Int("records", st.Invalid), logfield.EventField("first", st.FirstInvalid), logfield.EventField("last", st.LastInvalid))
-	}
-	if st.Dropped > 0 {
-		e.logger.Debug("Left malformed raw exec output out of audit events",
-			zap.Int("records", st.Dropped), logfield.SpanAttr("last", st.LastDropped))
-	}
+	e.telemetry.skipped(ctx, reasonInvalidEvent, st.Invalid)
+	logfield.RecordStats(e.logger, st)
 	return e.appendLines(ctx, events), nil
 }
 

@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"go.opentelemetry.io/collector/pdata/plog"
-	"go.uber.org/zap"
 
 	"github.com/sandboxaudit/sandboxaudit/internal/logfield"
 	"github.com/sandboxaudit/sandboxaudit/internal/logmap"
@@ -21,17 +20,8 @@ func (e *auditExporter) pushLogs(ctx context.Context, ld plog.Logs) error {
 	events, st := logmap.AppendLogs((*ep)[:0], ld)
 	*ep = events
 	e.telemetry.skipped(ctx, reasonNotAuditEvent, st.NotAudit)
-	if st.Invalid > 0 {
-		e.telemetry.skipped(ctx, reasonInvalidEvent, st.Invalid)
-		// One line per batch; the field at fault is named, its value (which
-		// may be exec output or file content) is not.
-		e.logger.Warn("Skipped log records that claim to be audit events but do not decode",
-			zap.Int("records", st.Invalid), logfield.EventField("first", st.FirstInvalid), logfield.EventField("last", st.LastInvalid))
-	}
-	if st.Dropped > 0 {
-		e.logger.Debug("Left malformed raw exec output out of audit events",
-			zap.Int("records", st.Dropped), logfield.SpanAttr("last", st.LastDropped))
-	}
+	e.telemetry.skipped(ctx, reasonInvalidEvent, st.Invalid)
+	logfield.RecordStats(e.logger, st)
 	if st.Invalid > 0 && len(events) == 0 {
 		return allRefused(fmt.Sprintf("%d audit event records refused, none written; first: %s", st.Invalid, logfield.EventFieldText(st.FirstInvalid)))
 	}

@@ -7,8 +7,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
+	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/sandboxaudit/sandboxaudit/auditevent"
+	"github.com/sandboxaudit/sandboxaudit/internal/logmap"
 	"github.com/sandboxaudit/sandboxaudit/internal/spanmap"
 )
 
@@ -32,4 +34,29 @@ func TestSpanAttr(t *testing.T) {
 	assert.Equal(t, "sandbox.operation: missing", f.String)
 	assert.Equal(t, "unknown error", SpanAttr("last", fmt.Errorf("x")).String)
 	assert.Equal(t, zap.Skip(), SpanAttr("last", nil))
+}
+
+func TestStatsLogOneLineEachAndNoValues(t *testing.T) {
+	core, logs := observer.New(zapcore.DebugLevel)
+	logger := zap.New(core)
+	SpanStats(logger, spanmap.Stats{Spans: 3, Events: 2})
+	RecordStats(logger, logmap.Stats{Records: 3, Events: 3})
+	SeqEvictions(logger, 0)
+	assert.Zero(t, logs.Len(), "nothing skipped, nothing logged")
+
+	bad := &auditevent.FieldError{Field: "op", Type: "literal_error", Msg: `not a sandbox operation: "secret"`}
+	attr := &spanmap.AttrError{Attr: "sandbox.exec.stdout_bytes", Msg: "output dropped"}
+	SpanStats(logger, spanmap.Stats{Invalid: 2, FirstInvalid: attr, LastInvalid: attr, Ignored: 1, LastIgnored: attr})
+	RecordStats(logger, logmap.Stats{Invalid: 2, FirstInvalid: bad, LastInvalid: bad, Dropped: 1, LastDropped: attr})
+	SeqEvictions(logger, 4)
+	var levels []zapcore.Level
+	for _, e := range logs.All() {
+		levels = append(levels, e.Level)
+		for _, f := range e.Context {
+			assert.NotContains(t, f.String, "secret")
+		}
+	}
+	assert.Equal(t, []zapcore.Level{zapcore.WarnLevel, zapcore.DebugLevel, zapcore.WarnLevel, zapcore.DebugLevel, zapcore.WarnLevel}, levels)
+	assert.Equal(t, "op: literal_error", logs.All()[2].ContextMap()["first"])
+	assert.Equal(t, int64(4), logs.All()[4].ContextMap()["sessions"])
 }
