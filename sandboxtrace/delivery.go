@@ -81,29 +81,39 @@ func WithSyncTimeout(d time.Duration) Option {
 	return func(c *config) { c.syncTimeout = d }
 }
 
-// logPipeline checks the write-ahead options and returns the logger to emit
-// start events with (nil: none configured), the provider the session owns
-// (nil when the caller owns it) and, for best effort, the LogProcessor it
-// built.
-func (c *config) logPipeline() (log.Logger, *sdklog.LoggerProvider, *LogProcessor, error) {
+// logPipeline is what the write-ahead options give a session.
+type logPipeline struct {
+	logger log.Logger // emits the start records; nil: none configured
+	// provider and processor are the pipeline the session built (nil when
+	// the caller owns it); batching is processor when it is best effort.
+	provider  *sdklog.LoggerProvider
+	processor sdklog.Processor
+	batching  *LogProcessor
+}
+
+// logPipeline checks the write-ahead options and builds what they ask for.
+func (c *config) logPipeline() (logPipeline, error) {
 	if err := c.checkDelivery(); err != nil {
-		return nil, nil, nil, err
+		return logPipeline{}, err
 	}
 	if c.syncTimeout <= 0 {
 		c.syncTimeout = DefaultSyncTimeout
 	}
+	var lp logPipeline
 	switch {
 	case c.loggerProvider != nil:
-		return c.loggerProvider.Logger(ScopeName), nil, nil, nil
+		return logPipeline{logger: c.loggerProvider.Logger(ScopeName)}, nil
 	case c.logExporter != nil && c.delivery == DeliverySync:
-		lp := sdklog.NewLoggerProvider(sdklog.WithProcessor(newSyncProcessor(c.logExporter, c.syncTimeout)))
-		return lp.Logger(ScopeName), lp, nil, nil
+		lp.processor = newSyncProcessor(c.logExporter, c.syncTimeout)
 	case c.logExporter != nil:
-		p := NewLogProcessor(c.logExporter)
-		lp := sdklog.NewLoggerProvider(sdklog.WithProcessor(p))
-		return lp.Logger(ScopeName), lp, p, nil
+		lp.batching = NewLogProcessor(c.logExporter)
+		lp.processor = lp.batching
+	default:
+		return lp, nil
 	}
-	return nil, nil, nil, nil
+	lp.provider = sdklog.NewLoggerProvider(sdklog.WithProcessor(lp.processor))
+	lp.logger = lp.provider.Logger(ScopeName)
+	return lp, nil
 }
 
 // checkDelivery refuses write-ahead options that do not go together.

@@ -79,8 +79,9 @@ type LogProcessor struct {
 	timeout   time.Duration
 
 	// mu orders OnEmit's enqueue against Shutdown, so no record enters the
-	// queue after the worker's final drain. stopping is closed first, so an
-	// emitter waiting on a full queue gives up its read lock at once.
+	// queue after the worker's final drain. stopping is closed when
+	// Shutdown's ctx ends, so an emitter waiting on a full queue behind a
+	// stuck export gives up its read lock then.
 	mu       sync.RWMutex
 	stopped  bool
 	stopping chan struct{}
@@ -142,8 +143,7 @@ func (p *LogProcessor) OnEmit(ctx context.Context, r *sdklog.Record) error {
 }
 
 // beginStop lets emitters waiting on a full queue go (their records are
-// lost, counted). An SDK provider calls Shutdown only after every emit in
-// progress has returned, so the session calls this first.
+// lost, counted).
 func (p *LogProcessor) beginStop() {
 	p.stopOnce.Do(func() { close(p.stopping) })
 }
@@ -169,11 +169,13 @@ func (p *LogProcessor) ForceFlush(ctx context.Context) error {
 	}
 }
 
-// Shutdown exports what is queued and shuts the exporter down. Records
-// emitted afterwards are lost (counted and reported).
+// Shutdown exports what is queued and shuts the exporter down. Emitters
+// waiting on a full queue get room as the worker exports; if ctx ends
+// first they are let go, their records lost (counted). Records emitted
+// after Shutdown are lost (counted and reported).
 func (p *LogProcessor) Shutdown(ctx context.Context) error {
-	p.beginStop()
-	p.mu.Lock()
+	defer context.AfterFunc(ctx, p.beginStop)()
+	p.mu.Lock() // once the emitters in progress have queued or given up
 	already := p.stopped
 	p.stopped = true
 	p.mu.Unlock()
@@ -183,18 +185,24 @@ func (p *LogProcessor) Shutdown(ctx context.Context) error {
 	close(p.stop)
 	select {
 	case <-p.done:
+		return shutdownExporter(ctx, p.exp)
 	case <-ctx.Done():
-		// The provider will not call again: shut the exporter down now
-		// (its contract allows this during an Export), which ends the
-		// export the worker is stuck in. ctx is spent, so a short one.
-		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
-		defer cancel()
-		if err := p.exp.Shutdown(sctx); err != nil {
-			return errors.Join(ctx.Err(), err)
-		}
-		return ctx.Err()
+		// Shutting the exporter down (its contract allows this during an
+		// Export) ends the export the worker is stuck in.
+		return errors.Join(ctx.Err(), shutdownExporter(ctx, p.exp))
 	}
-	return p.exp.Shutdown(ctx)
+}
+
+// shutdownExporter shuts exp down within ctx or, when ctx has ended,
+// within a second of its own: a spent ctx must not leave the exporter's
+// connections open.
+func shutdownExporter(ctx context.Context, exp sdklog.Exporter) error {
+	if ctx.Err() != nil {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(context.WithoutCancel(ctx), time.Second)
+		defer cancel()
+	}
+	return exp.Shutdown(ctx)
 }
 
 func (p *LogProcessor) run() {

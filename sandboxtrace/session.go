@@ -85,10 +85,10 @@ type Session struct {
 	root    trace.Span
 	endOnce sync.Once
 
-	// logger emits the write-ahead start records (nil: none); ownedLogs
-	// is the log pipeline the session built and must shut down.
+	// logger emits the write-ahead start records (nil: none); owned is
+	// the log pipeline the session built and must shut down.
 	logger      log.Logger
-	ownedLogs   *sdklog.LoggerProvider
+	owned       logPipeline
 	logProc     atomic.Pointer[LogProcessor] // counts best-effort records lost after shutdown
 	delivery    Delivery
 	syncTimeout time.Duration
@@ -112,13 +112,13 @@ func NewSession(ctx context.Context, tp trace.TracerProvider, opts ...Option) (*
 	if cfg.sessionID == uuid.Nil {
 		cfg.sessionID = uuid.New()
 	}
-	logger, ownedLogs, proc, err := cfg.logPipeline()
+	pipeline, err := cfg.logPipeline()
 	if err != nil {
 		return nil, err
 	}
 	s := &Session{
-		logger:         logger,
-		ownedLogs:      ownedLogs,
+		logger:         pipeline.logger,
+		owned:          pipeline,
 		delivery:       cfg.delivery,
 		syncTimeout:    cfg.syncTimeout,
 		tracer:         tp.Tracer(ScopeName),
@@ -128,7 +128,7 @@ func NewSession(ctx context.Context, tp trace.TracerProvider, opts ...Option) (*
 		captureOutput:  cfg.captureOutput,
 		maxOutputBytes: cfg.maxOutputBytes,
 	}
-	s.logProc.Store(proc)
+	s.logProc.Store(pipeline.batching)
 	attrs := []attribute.KeyValue{attribute.String(semconv.AttrSessionID, s.idText)}
 	if s.backend != "" {
 		attrs = append(attrs, attribute.String(semconv.AttrBackend, s.backend))
@@ -160,17 +160,22 @@ func (s *Session) End() {
 
 // Shutdown ends the session (see End) and, when the session built its own
 // log pipeline (WithLogExporter), exports the queued start records and shuts
-// that pipeline down. The TracerProvider and a LoggerProvider given with
-// WithLoggerProvider stay the caller's to shut down.
+// that pipeline down. If ctx ends first, operations still waiting to queue
+// their records are let go (the records are lost, counted) and the pipeline
+// is shut down all the same. The TracerProvider and a LoggerProvider given
+// with WithLoggerProvider stay the caller's to shut down.
 func (s *Session) Shutdown(ctx context.Context) error {
 	s.End()
-	if s.ownedLogs == nil {
+	if s.owned.provider == nil {
 		return nil
 	}
-	if p := s.logProc.Load(); p != nil {
-		p.beginStop() // the provider waits for emits in progress first
-	}
-	if err := s.ownedLogs.Shutdown(ctx); err != nil {
+	err := s.owned.provider.Shutdown(ctx)
+	if err != nil {
+		// A provider whose ctx ends while it waits for emits in progress
+		// never shuts its processors down; the worker and the exporter's
+		// connections would outlive the session. Processors take a spent
+		// ctx as "be quick", and a second Shutdown is a no-op.
+		err = errors.Join(err, s.owned.processor.Shutdown(ctx))
 		return fmt.Errorf("sandboxtrace: shut down the start-event log pipeline: %w", err)
 	}
 	return nil

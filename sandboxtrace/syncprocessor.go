@@ -3,6 +3,8 @@ package sandboxtrace
 import (
 	"context"
 	"errors"
+	"fmt"
+	"sync"
 	"time"
 
 	sdklog "go.opentelemetry.io/otel/sdk/log"
@@ -33,7 +35,8 @@ type syncProcessor struct {
 	timeout time.Duration
 	// turn keeps Export calls apart, as the Exporter contract asks; a
 	// channel, so that waiting for it is bounded by the timeout too.
-	turn chan struct{}
+	turn     chan struct{}
+	shutOnce sync.Once
 }
 
 func newSyncProcessor(exp sdklog.Exporter, timeout time.Duration) *syncProcessor {
@@ -68,6 +71,13 @@ func (p *syncProcessor) export(ctx context.Context, r sdklog.Record) error {
 	done := make(chan error, 1)
 	go func() {
 		defer func() { <-p.turn }()
+		defer func() {
+			// On this goroutine a panic would kill the process; the
+			// emitter could recover it before the export moved here.
+			if v := recover(); v != nil {
+				done <- fmt.Errorf("sandboxtrace: log exporter panicked: %v", v)
+			}
+		}()
 		done <- p.exp.Export(ctx, []sdklog.Record{r})
 	}()
 	select {
@@ -85,7 +95,13 @@ func (p *syncProcessor) export(ctx context.Context, r sdklog.Record) error {
 
 func (p *syncProcessor) Enabled(context.Context, sdklog.EnabledParameters) bool { return true }
 
-func (p *syncProcessor) Shutdown(ctx context.Context) error { return p.exp.Shutdown(ctx) }
+// Shutdown shuts the exporter down once; see shutdownExporter for a spent
+// ctx.
+func (p *syncProcessor) Shutdown(ctx context.Context) error {
+	var err error
+	p.shutOnce.Do(func() { err = shutdownExporter(ctx, p.exp) })
+	return err
+}
 
 func (p *syncProcessor) ForceFlush(ctx context.Context) error { return p.exp.ForceFlush(ctx) }
 

@@ -1,0 +1,218 @@
+package sandboxtrace_test
+
+import (
+	"context"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	sdklog "go.opentelemetry.io/otel/sdk/log"
+
+	"github.com/sandboxaudit/sandboxaudit/sandboxtrace"
+)
+
+// emitUntilBlocked runs n emits one after another on a goroutine and
+// returns once the last one is blocked in a select in OnEmit (waiting on a
+// full queue): the emits before it have returned, so a blocked emitter is
+// the last one, not an earlier one on its way. Wait on the result for the
+// last emit to return.
+func emitUntilBlocked(t *testing.T, n int, emit func()) *sync.WaitGroup {
+	t.Helper()
+	var started atomic.Int64
+	wg := &sync.WaitGroup{}
+	wg.Go(func() {
+		for range n {
+			started.Add(1)
+			emit()
+		}
+	})
+	buf := make([]byte, 1<<20)
+	for range 1000 {
+		if started.Load() == int64(n) && blockedIn(buf, onEmit) { // blocked in its select
+			return wg
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatalf("emit %d of %d not blocked in %s", started.Load(), n, onEmit)
+	return nil
+}
+
+// blockedIn reports whether a goroutine with fn on its stack is blocked
+// (in a select, on a channel or on a lock).
+func blockedIn(buf []byte, fn string) bool {
+	n := runtime.Stack(buf, true)
+	for g := range strings.SplitSeq(string(buf[:n]), "\n\n") {
+		head, _, _ := strings.Cut(g, "\n")
+		blocked := strings.Contains(head, "[select") || strings.Contains(head, "[chan ") ||
+			strings.Contains(head, "[sync.") || strings.Contains(head, "[semacquire")
+		if blocked && strings.Contains(g, fn) {
+			return true
+		}
+	}
+	return false
+}
+
+const onEmit = "sandboxtrace.(*LogProcessor).OnEmit"
+
+// Shutdown honours its context while an emitter waits on a full queue
+// behind a stuck export: the waiting record is lost (counted), not waited
+// for, and the exporter is shut down all the same.
+func TestLogProcessorShutdownDoesNotWaitForABlockedEmitter(t *testing.T) {
+	catchOTelErrors(t)
+	exp := &stubbornLogs{release: make(chan struct{})}
+	defer close(exp.release)
+	p := sandboxtrace.NewLogProcessor(exp, sandboxtrace.WithLogQueueSize(1), sandboxtrace.WithLogBatchSize(1))
+	wg := emitUntilBlocked(t, 3, func() { // one exporting, one queued, one waiting
+		var r sdklog.Record
+		_ = p.OnEmit(context.Background(), &r)
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	err := p.Shutdown(ctx)
+	assert.ErrorIs(t, err, context.Canceled)
+	wg.Wait()
+	assert.False(t, exp.returned.Load(), "Shutdown waited for the stuck export")
+	assert.Equal(t, uint64(1), p.Lost(), "the waiting record")
+	assert.Equal(t, int32(1), exp.shut.Load())
+}
+
+// gatedLogs exports once the gate opens (or after a bound, so the test
+// cannot hang): a slow exporter that gets there.
+type gatedLogs struct {
+	logSink
+	gate chan struct{}
+}
+
+func (g *gatedLogs) Export(ctx context.Context, recs []sdklog.Record) error {
+	select {
+	case <-g.gate:
+	case <-time.After(10 * time.Second):
+	}
+	return g.logSink.Export(ctx, recs)
+}
+
+// shutDownThenOpen starts shutdown, waits until the function named fn in
+// it is blocked (behind the waiting emitter, or past it if shutdown let it
+// go), opens exp's gate and returns shutdown's error.
+func shutDownThenOpen(t *testing.T, exp *gatedLogs, fn string, shutdown func(context.Context) error) error {
+	t.Helper()
+	errc := make(chan error, 1)
+	go func() { errc <- shutdown(context.Background()) }()
+	buf := make([]byte, 1<<20)
+	for i := 0; !blockedIn(buf, fn); i++ {
+		if i == 1000 {
+			t.Fatalf("%s never blocked", fn)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	close(exp.gate)
+	return <-errc
+}
+
+// A Shutdown whose context does not end waits for the operations queued
+// behind a full queue: a slow exporter loses nothing.
+func TestGracefulShutdownSendsTheWaitingRecords(t *testing.T) {
+	h := catchOTelErrors(t)
+	exp := &gatedLogs{gate: make(chan struct{})}
+	rec := newRecorder(t)
+	s := rec.session(t, sandboxtrace.WithLogExporter(exp))
+	const ops = sandboxtrace.DefaultLogBatchSize + sandboxtrace.DefaultLogQueueSize + 1
+	wg := emitUntilBlocked(t, ops, func() {
+		_ = s.Read(context.Background(), "/x", nil, func(context.Context) error { return nil })
+	})
+	require.NoError(t, shutDownThenOpen(t, exp, "sdk/log.(*LoggerProvider).Shutdown", s.Shutdown))
+	wg.Wait()
+	assert.Len(t, exp.records(), ops)
+	assert.Empty(t, h.all())
+}
+
+// So does the processor's own Shutdown, which owners of their provider
+// call first (README): it waits for the emitter as the worker makes room.
+func TestGracefulLogProcessorShutdownSendsTheWaitingRecord(t *testing.T) {
+	h := catchOTelErrors(t)
+	exp := &gatedLogs{gate: make(chan struct{})}
+	p := sandboxtrace.NewLogProcessor(exp, sandboxtrace.WithLogQueueSize(1), sandboxtrace.WithLogBatchSize(1))
+	wg := emitUntilBlocked(t, 3, func() { // one exporting, one queued, one waiting
+		var r sdklog.Record
+		_ = p.OnEmit(context.Background(), &r)
+	})
+	require.NoError(t, shutDownThenOpen(t, exp, "sandboxtrace.(*LogProcessor).Shutdown", p.Shutdown))
+	wg.Wait()
+	assert.Len(t, exp.records(), 3)
+	assert.Zero(t, p.Lost())
+	assert.Empty(t, h.all())
+}
+
+// Session.Shutdown lets an operation waiting on the session's full queue
+// behind a stuck export go once its context ends (the SDK provider waits
+// for emits in progress, then gives up without shutting its processors
+// down), and shuts the exporter down itself.
+func TestSessionShutdownReleasesAWaitingOperation(t *testing.T) {
+	catchOTelErrors(t)
+	exp := &stubbornLogs{release: make(chan struct{})}
+	defer close(exp.release)
+	rec := newRecorder(t)
+	s := rec.session(t, sandboxtrace.WithLogExporter(exp))
+	// One batch exporting, a full queue, then one more that waits.
+	const ops = sandboxtrace.DefaultLogBatchSize + sandboxtrace.DefaultLogQueueSize + 1
+	wg := emitUntilBlocked(t, ops, func() {
+		_ = s.Read(context.Background(), "/x", nil, func(context.Context) error { return nil })
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	assert.ErrorIs(t, s.Shutdown(ctx), context.DeadlineExceeded)
+	wg.Wait()
+	assert.False(t, exp.returned.Load(), "the waiting operation was held until the stuck export returned")
+	assert.Equal(t, int32(1), exp.shut.Load())
+}
+
+// countingShutdown counts its exporter's Shutdown calls.
+type countingShutdown struct {
+	logSink
+	shut atomic.Int32
+}
+
+func (c *countingShutdown) Shutdown(context.Context) error { c.shut.Add(1); return nil }
+
+// A Session.Shutdown with a context already spent (a request's, in a
+// defer) still shuts the session's pipeline down, once: the SDK provider
+// alone would return the context's error and leave the worker running and
+// the exporter open.
+func TestSessionShutdownWithSpentContextShutsThePipelineDown(t *testing.T) {
+	for name, delivery := range map[string]sandboxtrace.Delivery{"best effort": sandboxtrace.DeliveryBestEffort, "sync": sandboxtrace.DeliverySync} {
+		t.Run(name, func(t *testing.T) {
+			exp := &countingShutdown{}
+			rec := newRecorder(t)
+			s := rec.session(t, sandboxtrace.WithLogExporter(exp), sandboxtrace.WithDelivery(delivery))
+			require.NoError(t, s.Read(context.Background(), "/x", nil, func(context.Context) error { return nil }))
+			ctx, cancel := context.WithCancel(context.Background())
+			cancel()
+			require.ErrorIs(t, s.Shutdown(ctx), context.Canceled)
+			assert.Equal(t, int32(1), exp.shut.Load())
+			require.NoError(t, s.Shutdown(context.Background()))
+			assert.Equal(t, int32(1), exp.shut.Load(), "shut down once")
+		})
+	}
+}
+
+// panickyLogs panics in Export.
+type panickyLogs struct{ logSink }
+
+func (*panickyLogs) Export(context.Context, []sdklog.Record) error { panic("exporter bug") }
+
+// A sync export runs on its own goroutine (so the timeout can bound it); a
+// panic there fails the operation instead of the process.
+func TestSyncExporterPanicFailsTheOperation(t *testing.T) {
+	rec := newRecorder(t)
+	s := rec.session(t, sandboxtrace.WithLogExporter(&panickyLogs{}), sandboxtrace.WithDelivery(sandboxtrace.DeliverySync))
+	called := false
+	err := s.Read(context.Background(), "/x", nil, func(context.Context) error { called = true; return nil })
+	require.ErrorIs(t, err, sandboxtrace.ErrStartNotRecorded)
+	assert.ErrorContains(t, err, "log exporter panicked: exporter bug")
+	assert.False(t, called)
+}
