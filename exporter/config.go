@@ -212,9 +212,7 @@ func (c *IntegrityConfig) Validate() error {
 		if err := httpsink.ValidateEndpoint(p.Endpoint); err != nil {
 			errs = append(errs, fmt.Errorf("publish::endpoint: %w", err))
 		}
-		if err := validateClient(p); err != nil {
-			errs = append(errs, fmt.Errorf("publish::%w", err))
-		}
+		errs = append(errs, validateClient("publish::", p))
 	}
 	return errors.Join(errs...)
 }
@@ -235,13 +233,13 @@ func (c *HTTPConfig) Validate() error {
 	if err := httpsink.ValidateEndpoint(c.ClientConfig.Endpoint); err != nil {
 		errs = append(errs, fmt.Errorf("endpoint: %w", err))
 	}
-	errs = append(errs, validateClient(&c.ClientConfig))
+	errs = append(errs, validateClient("", &c.ClientConfig))
 	return errors.Join(errs...)
 }
 
 // validateClient is httpsink.ValidateClient on a confighttp client.
-func validateClient(cc *confighttp.ClientConfig) error {
-	return httpsink.ValidateClient(cc.ProxyURL, cc.Headers.Iter, cc.Timeout)
+func validateClient(prefix string, cc *confighttp.ClientConfig) error {
+	return httpsink.ValidateClient(prefix, cc.ProxyURL, cc.Headers.Iter, cc.Timeout)
 }
 
 // Validate checks the spool keys.

@@ -73,6 +73,21 @@ func TestIntegrityConfigErrorsNameTheKey(t *testing.T) {
 	require.ErrorContains(t, err, "checkpoint_interval: must be >= 0")
 	require.NotContains(t, err.Error(), strings.TrimSpace(string(secret))[len("PRIVATE+KEY+"):])
 
+	// Each error of the publish client names its own key, not only the
+	// first of a joined list.
+	require.NoError(t, os.Chmod(keyPath, 0o600))
+	cm = confmap.NewFromStringMap(map[string]any{"file": map[string]any{
+		"path": filepath.Join(t.TempDir(), "a.jsonl"),
+		"integrity": map[string]any{"signing_key_file": keyPath, "publish": map[string]any{
+			"endpoint": "http://127.0.0.1:1/cp", "proxy_url": "http://u:PROXYSECRET@[::1", "timeout": "-1s",
+		}},
+	}})
+	cfg = createDefaultConfig()
+	require.NoError(t, cm.Unmarshal(&cfg))
+	err = confmap.Validate(cfg)
+	require.ErrorContains(t, err, "file: integrity: publish::proxy_url: not a valid absolute URL\npublish::timeout: must be >= 0, got -1s")
+	require.NotContains(t, err.Error(), "PROXYSECRET")
+
 	// Absent section: integrity is off.
 	off := createDefaultConfig()
 	require.NoError(t, confmap.NewFromStringMap(map[string]any{"file": map[string]any{"path": "x.jsonl"}}).Unmarshal(&off))

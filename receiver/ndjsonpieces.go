@@ -19,8 +19,9 @@ import (
 // lines; ≈ 25 times). Whole, a 20 MiB body took ≈ 600 MB.
 const deliverPiece = 4096
 
-// deliverSome hands on events, at most deliverPiece of them, unless there
-// are none.
+// deliverSome hands on events unless there are none. Callers pass at most
+// deliverPiece: a larger slice would be delivered whole, at the memory cost
+// deliverPiece exists to bound.
 func (r *sandboxReceiver) deliverSome(ctx context.Context, events []auditevent.Event, format string) (reply, bool) {
 	if len(events) == 0 {
 		return reply{}, true

@@ -26,16 +26,15 @@ type pathTemplate struct {
 }
 
 // ValidatePath reports whether path is a file path or path template the
-// sink accepts, without touching the file system. The error does not name
-// the key (the caller does) and quotes the path once.
+// sink accepts. The error does not name the key (the caller does).
 func ValidatePath(path string) error {
 	t, err := parseTemplate(path)
-	if err != nil {
-		return err
+	if err != nil || t.static == "" {
+		return err // a templated path is checked as each file is opened
 	}
 	// Every batch would fail "is a directory" while the collector says it
-	// is ready. (A templated path is checked as each file is opened.)
-	if fi, err := os.Stat(t.static); t.static != "" && err == nil && fi.IsDir() {
+	// is ready.
+	if fi, err := os.Stat(t.static); err == nil && fi.IsDir() {
 		return fmt.Errorf("%s is a directory; name a file in it", path)
 	}
 	return nil

@@ -178,26 +178,27 @@ func ValidateEndpoint(endpoint string) error {
 // fail on, or what its own error would print whole: the proxy URL (its
 // parse error repeats the URL, password included), header names and values
 // (a newline makes each request fail; the value is never shown), and a
-// negative timeout (no per-request bound at all).
-func ValidateClient[V ~string](proxyURL string, headers iter.Seq2[string, V], timeout time.Duration) error {
+// negative timeout (no per-request bound at all). Each error names its key
+// after prefix, the path of the client's section.
+func ValidateClient[V ~string](prefix, proxyURL string, headers iter.Seq2[string, V], timeout time.Duration) error {
 	var errs []error
 	if proxyURL != "" {
 		// confighttp's own parse; its cause can quote part of the
 		// userinfo (`invalid port ":pa"`), so none is given.
 		if _, err := url.ParseRequestURI(proxyURL); err != nil {
-			errs = append(errs, errors.New("proxy_url: not a valid absolute URL"))
+			errs = append(errs, errors.New(prefix+"proxy_url: not a valid absolute URL"))
 		}
 	}
 	for name, value := range headers {
 		switch {
 		case !httpguts.ValidHeaderFieldName(name):
-			errs = append(errs, fmt.Errorf("headers: %q is not a valid header name", name))
+			errs = append(errs, fmt.Errorf("%sheaders: %q is not a valid header name", prefix, name))
 		case !httpguts.ValidHeaderFieldValue(string(value)):
-			errs = append(errs, fmt.Errorf("headers: %s: the value holds a character a header cannot carry (a newline or a control)", name))
+			errs = append(errs, fmt.Errorf("%sheaders: %s: the value holds a character a header cannot carry (a newline or a control)", prefix, name))
 		}
 	}
 	if timeout < 0 {
-		errs = append(errs, fmt.Errorf("timeout: must be >= 0, got %s", timeout))
+		errs = append(errs, fmt.Errorf("%stimeout: must be >= 0, got %s", prefix, timeout))
 	}
 	return errors.Join(errs...)
 }

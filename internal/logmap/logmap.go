@@ -108,14 +108,10 @@ func FromLogRecord(lr plog.LogRecord) (e auditevent.Event, dropped, err error) {
 		return auditevent.Event{}, nil, fmt.Errorf("%s log record holds a %s event", lr.EventName(), e.Phase)
 	}
 	attrs := lr.Attributes()
-	var bad error
-	if e.StdoutBytes, bad = rawOutput(attrs, semconv.AttrExecStdoutBytes); bad != nil {
-		dropped = bad
-	}
-	if e.StderrBytes, bad = rawOutput(attrs, semconv.AttrExecStderrBytes); bad != nil {
-		dropped = bad
-	}
-	return e, dropped, nil
+	var badOut, badErr error
+	e.StdoutBytes, badOut = rawOutput(attrs, semconv.AttrExecStdoutBytes)
+	e.StderrBytes, badErr = rawOutput(attrs, semconv.AttrExecStderrBytes)
+	return e, errors.Join(badOut, badErr), nil
 }
 
 // rawOutput reads the raw exec output attribute key; absent is no output,

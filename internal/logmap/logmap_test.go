@@ -154,6 +154,14 @@ func TestFromLogRecordDropsMalformedOutput(t *testing.T) {
 		assert.Nil(t, got.StdoutBytes, name)
 		assert.Equal(t, []byte("kept"), got.StderrBytes, name)
 	}
+	both := logRecord(&e)
+	both.Attributes().PutStr(semconv.AttrExecStdoutBytes, "%%%")
+	both.Attributes().PutInt(semconv.AttrExecStderrBytes, 1)
+	_, dropped, err := FromLogRecord(both)
+	require.NoError(t, err)
+	assert.ErrorContains(t, dropped, semconv.AttrExecStdoutBytes, "both attributes are named")
+	assert.ErrorContains(t, dropped, semconv.AttrExecStderrBytes, "both attributes are named")
+
 	ld := EventsToLogs([]auditevent.Event{e}, "s")
 	ld.ResourceLogs().At(0).ScopeLogs().At(0).LogRecords().At(0).Attributes().PutStr(semconv.AttrExecStdoutBytes, "%%%")
 	events, st := AppendLogs(nil, ld)

@@ -26,7 +26,7 @@ type offsetRecord struct {
 
 // readOffset returns the sidecar at path; found is false if it is absent.
 func readOffset(path string) (rec offsetRecord, found bool, err error) {
-	f, err := openFile(path, os.O_RDONLY)
+	f, _, err := openFile(path, os.O_RDONLY)
 	if errors.Is(err, os.ErrNotExist) {
 		return rec, false, nil
 	}
@@ -53,7 +53,7 @@ func writeOffset(path string, rec offsetRecord) error {
 	}
 	b = append(b, '\n')
 	tmp := path + ".tmp"
-	f, err := openFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC)
+	f, _, err := openFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC)
 	if err != nil {
 		return err
 	}

@@ -183,7 +183,7 @@ func (s *Spool) rewrite() error {
 	f, ack, end := s.f, s.ack, s.end
 	s.mu.Unlock()
 
-	tmp, err := openFile(s.compactPath, os.O_RDWR|os.O_CREATE|os.O_TRUNC|os.O_APPEND)
+	tmp, _, err := openFile(s.compactPath, os.O_RDWR|os.O_CREATE|os.O_TRUNC|os.O_APPEND)
 	if err != nil {
 		return err
 	}

@@ -135,7 +135,7 @@ func Open(ctx context.Context, opts Options) (*Spool, error) {
 	// Checked before the lock file is made, so a refused path leaves
 	// nothing behind; open checks the file it opens again.
 	if fi, err := os.Lstat(path); err == nil && !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("spool: %s is not a regular file (%s); the spool follows no symlink", path, fi.Mode().Type())
+		return nil, fmt.Errorf("spool: %s is %w (%s): the spool opens no symlink, FIFO or directory in its place", path, fsutil.ErrNotRegular, fi.Mode().Type())
 	}
 	if s.lock, err = lockOwner(path + ".lock"); err != nil {
 		return nil, err
@@ -151,7 +151,7 @@ func Open(ctx context.Context, opts Options) (*Spool, error) {
 }
 
 func lockOwner(path string) (*os.File, error) {
-	f, err := openFile(path, os.O_RDWR|os.O_CREATE)
+	f, _, err := openFile(path, os.O_RDWR|os.O_CREATE)
 	if err != nil {
 		return nil, fmt.Errorf("spool: open lock %s: %w", path, err)
 	}
@@ -176,17 +176,13 @@ func (s *Spool) open() error {
 			return fmt.Errorf("spool: remove stale %s: %w", p, err)
 		}
 	}
-	f, err := openFile(s.path, os.O_RDWR|os.O_CREATE|os.O_APPEND)
+	f, fi, err := openFile(s.path, os.O_RDWR|os.O_CREATE|os.O_APPEND)
 	if err != nil {
 		return fmt.Errorf("spool: open %s: %w", s.path, err)
 	}
 	s.f = f
 	if err := fsutil.SyncDir(filepath.Dir(s.path)); err != nil {
 		return fmt.Errorf("spool: sync directory of %s: %w", s.path, err)
-	}
-	fi, err := f.Stat()
-	if err != nil {
-		return fmt.Errorf("spool: stat %s: %w", s.path, err)
 	}
 	if s.end, err = s.cutTornTail(fi.Size()); err != nil {
 		return err
@@ -228,7 +224,7 @@ func (s *Spool) cutTornTail(size int64) (int64, error) {
 }
 
 func saveSection(path string, src *os.File, off, n int64) error {
-	f, err := openFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL)
+	f, _, err := openFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL)
 	if err != nil {
 		return err
 	}

@@ -16,6 +16,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/sandboxaudit/sandboxaudit/internal/fsutil"
 )
 
 // makeLines returns lines {"n":from}..{"n":from+count-1}, each padded to
@@ -487,12 +489,32 @@ func TestSpoolDoesNotFollowSymlinks(t *testing.T) {
 				assert.Contains(t, err.Error(), "symlink")
 			}
 			if link == "spool.jsonl" {
+				assert.ErrorIs(t, err, fsutil.ErrNotRegular)
 				_, err := os.Lstat(filepath.Join(dir, "spool.jsonl.lock"))
 				assert.ErrorIs(t, err, os.ErrNotExist, "a refused spool left its lock file")
 			}
 			b, err := os.ReadFile(victim)
 			require.NoError(t, err)
 			assert.Equal(t, "SECRET-LINE\n", string(b), "the link's target changed")
+		})
+	}
+}
+
+// A FIFO or a directory in the spool's place is refused as a symlink is,
+// before its lock file is made, and Open does not block on the FIFO.
+func TestSpoolRefusesWhatIsNotAFile(t *testing.T) {
+	for name, make := range map[string]func(string) error{
+		"fifo":      func(p string) error { return syscall.Mkfifo(p, 0o600) },
+		"directory": func(p string) error { return os.Mkdir(p, 0o700) },
+	} {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			path := filepath.Join(dir, "spool.jsonl")
+			require.NoError(t, make(path))
+			_, err := Open(context.Background(), Options{Path: path})
+			require.ErrorIs(t, err, fsutil.ErrNotRegular)
+			_, err = os.Lstat(path + ".lock")
+			assert.ErrorIs(t, err, os.ErrNotExist, "a refused spool left its lock file")
 		})
 	}
 }
