@@ -203,7 +203,7 @@ func (p poster) post(ctx context.Context, body []byte) error {
 		if errors.As(err, &ue) {
 			err = ue.Err
 		}
-		return fmt.Errorf("POST %s: %w", p.safeURL, err)
+		return fmt.Errorf("POST %s: %w", p.safeURL, &transportError{err})
 	}
 	defer func() {
 		_, _ = io.CopyN(io.Discard, resp.Body, drainBytes)
@@ -214,7 +214,7 @@ func (p poster) post(ctx context.Context, body []byte) error {
 		// as an acknowledgement: resending risks a duplicate, which
 		// event_id makes harmless; trusting it risks a loss.
 		if _, err := io.CopyN(io.Discard, resp.Body, drainBytes); err != nil && !errors.Is(err, io.EOF) {
-			return fmt.Errorf("POST %s: HTTP %d but the response was cut off: %w", p.safeURL, resp.StatusCode, err)
+			return fmt.Errorf("POST %s: HTTP %d but the response was cut off: %w", p.safeURL, resp.StatusCode, &transportError{err})
 		}
 		return nil
 	}
