@@ -38,25 +38,28 @@ func (s *Sink) deliver(ctx context.Context, lines []byte) (d delivery) {
 			d.permErr = fmt.Errorf("%d requests refused permanently, the first: %w", refusals, d.permErr)
 		}
 	}()
+	var notBefore time.Time
+	post := func(ctx context.Context, body []byte) (err error) {
+		notBefore, err = s.postWithRetry(ctx, body)
+		return err
+	}
 	for len(lines) > 0 {
 		chunk, n := nextChunk(lines, s.set.MaxBatchLines, s.set.MaxBatchBytes)
-		notBefore, err := s.postWithRetry(ctx, chunk)
-		var se *StatusError
-		switch {
-		case err == nil:
-			d.acked += n
-		case errors.As(err, &se) && se.Permanent():
-			d.dropped += n
+		h, err := postHalving(ctx, chunk, n, post)
+		d.acked += h.acked
+		if h.refused > 0 {
+			d.dropped += h.refused
 			refusals++
 			if d.permErr == nil {
-				d.permErr = err
+				d.permErr = h.refusal
 			}
-			s.dropped(ctx, n, se, "live")
-		default:
+			s.dropped(ctx, h.refused, h.refusal, "live")
+		}
+		lines = lines[h.settled:]
+		if err != nil {
 			d.rest, d.restN, d.err, d.notBefore = lines, countLines(lines), err, notBefore
 			return d
 		}
-		lines = lines[len(chunk):]
 	}
 	return d
 }

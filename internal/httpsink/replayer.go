@@ -111,20 +111,18 @@ func (s *Sink) replayRound(ctx context.Context) error {
 }
 
 // replaySend is the spool's send callback: one POST per batch (one line per
-// batch in event format). A refusal of the content (StatusError.Permanent)
-// drops the batch visibly and acknowledges it: kept, it would block the
-// spool forever. Every other failure, the endpoint refusing us included,
-// ends the round with the batch still in the spool.
+// batch in event format), halved on 413 (postHalving). A refusal of the
+// content (StatusError.Permanent) drops the lines visibly and acknowledges
+// them: kept, they would block the spool forever. Every other failure, the
+// endpoint refusing us included, ends the round with the batch still in
+// the spool (halves already acknowledged are sent again with it).
 func (s *Sink) replaySend(ctx context.Context, batch []byte, lines int) error {
-	err := s.poster.post(ctx, batch)
-	if err == nil {
-		s.set.Observer.Replayed(ctx, lines)
-		return nil
+	h, err := postHalving(ctx, batch, lines, s.poster.post)
+	if h.acked > 0 {
+		s.set.Observer.Replayed(ctx, h.acked)
 	}
-	var se *StatusError
-	if errors.As(err, &se) && se.Permanent() {
-		s.dropped(ctx, lines, se, "replay")
-		return nil
+	if h.refused > 0 {
+		s.dropped(ctx, h.refused, h.refusal, "replay")
 	}
 	return err
 }

@@ -1,0 +1,86 @@
+package httpsink
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"testing"
+
+	"github.com/google/uuid"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// bodyLimit answers 413 to a body over limit bytes, as nginx does over its
+// client_max_body_size (1 MiB by default), and to any body holding a line
+// it cannot take alone; otherwise 200.
+func bodyLimit(limit int) behaviour {
+	return func(w http.ResponseWriter, r *http.Request, body []byte) bool {
+		if len(body) > limit {
+			return status(http.StatusRequestEntityTooLarge, nil, "too large")(w, r, body)
+		}
+		return ok(w, r, body)
+	}
+}
+
+// Pushes accepted live one at a time, spooled through an outage, are
+// joined by the replayer into requests over the endpoint's body limit: the
+// 413 halves them until they fit, and every line arrives once, in order.
+func TestReplayHalvesABatchTheEndpointFindsTooLarge(t *testing.T) {
+	f := newFixture(t, FormatNDJSON, true)
+	f.srv.setDefault(bodyLimit(8 << 10))
+	f.start(t)
+	session := uuid.New()
+	f.srv.down()
+	for i := range int64(20) { // 20 pushes of 10 lines of ≈ 500 bytes: 5 KiB each, under the limit
+		require.NoError(t, f.sink.Send(sendCtx(t), makeLines(t, session, i*10+1, i*10+10, 300), 10))
+	}
+	f.srv.up()
+	f.waitSpoolEmpty(t)
+	assert.Equal(t, seqRange(1, 200), seqs(f.srv.acceptedEvents(t)))
+	st := f.obs.stats()
+	assert.Empty(t, st.dropped)
+	assert.Equal(t, 200, st.replayed)
+}
+
+// Without a spool, a push larger than the endpoint takes is halved too;
+// a line too large on its own is the one line refused (dropped, counted)
+// and the lines around it arrive.
+func TestLivePushHalvesAndRefusesOnlyTheLineTooLarge(t *testing.T) {
+	f := newFixture(t, FormatNDJSON, false)
+	session := uuid.New()
+	big := makeLines(t, session, 21, 21, 9<<10)
+	f.srv.setDefault(bodyLimit(8 << 10))
+	body := append(append(makeLines(t, session, 1, 20, 300), big...), makeLines(t, session, 22, 40, 300)...)
+	err := f.sink.Send(sendCtx(t), body, 40)
+	require.Error(t, err, "the refused line is reported")
+	var se *StatusError
+	require.ErrorAs(t, err, &se)
+	assert.Equal(t, http.StatusRequestEntityTooLarge, se.Code)
+	assert.Equal(t, append(seqRange(1, 20), seqRange(22, 40)...), seqs(f.srv.acceptedEvents(t)))
+	assert.Equal(t, map[string]int{ReasonHTTP4xx: 1}, f.obs.stats().dropped)
+}
+
+// postHalving stops at the first failure that is not a refusal and says
+// which prefix it settled, so the caller keeps exactly the rest.
+func TestPostHalvingStopsAtAFailureWithTheSettledPrefix(t *testing.T) {
+	lines := []byte("a\nb\nc\nd\n")
+	calls := 0
+	post := func(_ context.Context, body []byte) error {
+		calls++
+		switch string(body) {
+		case "a\nb\nc\nd\n", "c\nd\n":
+			return &StatusError{Code: http.StatusRequestEntityTooLarge}
+		case "a\nb\n":
+			return nil
+		case "c\n":
+			return &StatusError{Code: http.StatusBadRequest}
+		}
+		return errors.New("connection reset")
+	}
+	h, err := postHalving(context.Background(), lines, 4, post)
+	require.EqualError(t, err, "connection reset")
+	assert.Equal(t, halved{acked: 2, refused: 1, refusal: h.refusal, settled: len("a\nb\nc\n")}, h)
+	assert.Equal(t, http.StatusBadRequest, h.refusal.Code)
+	assert.Equal(t, 5, calls, "whole, first half, second half, c, d")
+}
