@@ -18,6 +18,7 @@ import (
 func (s *Sink) runReplayer(ctx context.Context) {
 	defer close(s.replayerDone)
 	failures := 0
+	var upkeep error // the spool's trouble last logged
 	timer := time.NewTimer(0)
 	defer timer.Stop()
 	for {
@@ -40,6 +41,7 @@ func (s *Sink) runReplayer(ctx context.Context) {
 		if ctx.Err() != nil {
 			return
 		}
+		upkeep = s.logUpkeep(upkeep)
 		if err == nil {
 			failures = 0
 		} else {
@@ -54,6 +56,22 @@ func (s *Sink) runReplayer(ctx context.Context) {
 		}
 		timer.Reset(wait)
 	}
+}
+
+// logUpkeep logs, once each, that the spool could not save its
+// acknowledged offset or trim itself, and that it managed again; it
+// returns the state it logged. Delivery goes on either way.
+func (s *Sink) logUpkeep(logged error) error {
+	now := s.spool.Upkeep()
+	switch {
+	case now != nil && logged == nil:
+		s.set.Logger.Error("Spool could not save the offset the endpoint acknowledged or trim its file (is its disk full?); "+
+			"delivery goes on, but a restart before the offset is saved resends the lines after the saved one",
+			zap.Error(now))
+	case now == nil && logged != nil:
+		s.set.Logger.Info("Spool saved its acknowledged offset and trimmed its file again")
+	}
+	return now
 }
 
 // nextRoundIn is the pause after a round; failures counts the failed
@@ -83,7 +101,7 @@ func (s *Sink) longestPause() time.Duration {
 // without retries: the first failure ends the round (the next round is the
 // retry). It returns the delivery failure that ended the round, if any.
 func (s *Sink) replayRound(ctx context.Context) error {
-	if !s.spool.Pending() {
+	if !s.spool.Pending() && s.spool.Upkeep() == nil {
 		s.markUp()
 		return nil
 	}

@@ -51,5 +51,9 @@ func ReplayFile(ctx context.Context, path string, set Settings) (sent int, err e
 	if err != nil {
 		return sent, fmt.Errorf("httpsink: replay %s: %d line(s) sent before: %w", path, sent, err)
 	}
+	if err := sp.Upkeep(); err != nil {
+		// The run cannot resume where it stopped: say so, not success.
+		return sent, fmt.Errorf("httpsink: replay %s: %d line(s) sent, but a second run would send some again: %w", path, sent, err)
+	}
 	return sent, nil
 }

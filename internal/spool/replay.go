@@ -25,7 +25,8 @@ type SendFunc func(ctx context.Context, batch []byte, lines int) error
 // maxBatchBytes is sent alone). After each successful send the acknowledged
 // offset is advanced and persisted. On the first send error Replay stops and
 // returns it; the unsent lines stay for the next call. It returns how many
-// lines were acknowledged.
+// lines were acknowledged. Trouble saving the offset or trimming the file
+// is not a delivery failure: Upkeep reports it, and the next call retries.
 //
 // Replay reads up to the size it saw when it started; lines appended
 // meanwhile are left for the next call. When everything is acknowledged the
@@ -49,10 +50,7 @@ func (s *Spool) Replay(ctx context.Context, maxBatchLines, maxBatchBytes int, se
 	s.mu.Unlock()
 
 	sent, err := s.stream(ctx, f, start, end, maxBatchLines, maxBatchBytes, send)
-	if merr := s.maintain(); merr != nil {
-		// The lines are safe either way; report the send error first.
-		err = errors.Join(err, merr)
-	}
+	s.upkeep = s.maintain() // the lines are safe either way
 	return sent, err
 }
 
@@ -124,10 +122,14 @@ func (st *streamer) deliver(ctx context.Context, batch []byte, lines int) error 
 		return err
 	}
 	next := st.pos + int64(len(batch))
-	// Not advancing in memory when the sidecar cannot be written keeps
-	// memory and disk agreeing; the batch is resent (at-least-once).
+	// The endpoint has the batch, so memory moves on even when the sidecar
+	// cannot be written (a full disk): held back, the same batch went out
+	// again every round and the file, never trimmed, kept the disk full.
+	// The sidecar stays behind (a restart resends from it, at-least-once)
+	// until a later write catches it up.
+	st.s.offsetBehind = nil
 	if err := st.s.persistOffset(next); err != nil {
-		return fmt.Errorf("spool %s: %d delivered lines not acknowledged: %w", st.s.path, lines, err)
+		st.s.offsetBehind = fmt.Errorf("spool %s: acknowledged offset %d not saved: %w", st.s.path, next, err)
 	}
 	st.s.mu.Lock()
 	st.s.ack = next
@@ -153,7 +155,7 @@ func (s *Spool) maintain() error {
 	trim := end > 0 && ack == end
 	compact := ack > s.compactBytes && ack > end/2
 	if !trim && !compact {
-		return nil
+		return s.catchUpSidecar(ack)
 	}
 	if s.sidecarStale {
 		// A sidecar naming a replaced file's inode must be corrected before
@@ -166,6 +168,19 @@ func (s *Spool) maintain() error {
 	if err := s.rewrite(); err != nil {
 		return fmt.Errorf("spool %s: rewrite without acknowledged lines: %w", s.path, err)
 	}
+	return nil
+}
+
+// catchUpSidecar saves ack when the sidecar is behind it or names a file
+// that was replaced, so a round with nothing to send still mends them.
+func (s *Spool) catchUpSidecar(ack int64) error {
+	if !s.sidecarStale && s.offsetBehind == nil {
+		return nil
+	}
+	if err := s.persistOffset(ack); err != nil {
+		return fmt.Errorf("spool %s: %w", s.path, err)
+	}
+	s.sidecarStale, s.offsetBehind = false, nil
 	return nil
 }
 
@@ -230,5 +245,18 @@ func (s *Spool) rewrite() error {
 		s.sidecarStale = true
 		return err
 	}
+	s.offsetBehind = nil
 	return nil
+}
+
+// Upkeep is why the last Replay could not save the acknowledged offset
+// after its last batch, or trim or compact the file, or nil. The spool goes
+// on from the offset in memory; only a restart before the sidecar catches
+// up resends lines (at-least-once). A file not trimmed keeps its disk
+// space until a later Replay (one with nothing to send does the upkeep)
+// manages it.
+func (s *Spool) Upkeep() error {
+	s.replayMu.Lock()
+	defer s.replayMu.Unlock()
+	return errors.Join(s.offsetBehind, s.upkeep)
 }

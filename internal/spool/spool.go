@@ -75,9 +75,12 @@ type Spool struct {
 	recovery                      Recovery
 
 	// replayMu serializes Replay, which alone moves the acknowledged offset
-	// and rewrites the file. It guards sidecarStale.
+	// and rewrites the file. It guards sidecarStale, offsetBehind and
+	// upkeep.
 	replayMu     sync.Mutex
 	sidecarStale bool
+	offsetBehind error // why the sidecar holds an older offset than ack
+	upkeep       error // why the last trim or compaction failed
 
 	mu     sync.Mutex
 	f      *os.File // O_RDWR|O_APPEND; replaced when the file is rewritten
