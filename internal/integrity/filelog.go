@@ -31,6 +31,11 @@ type fileLog struct {
 	cpSize    int64
 	last      Checkpoint
 	hasLast   bool
+	// signed is the newest checkpoint this process read or wrote for the
+	// file now at the path (reset when it is replaced): a reload of the
+	// sidecar must still reach it, or someone removed signed history.
+	signed    Checkpoint
+	hasSigned bool
 
 	// broken is the tampering found; the file is not sealed again in this
 	// process.
@@ -113,6 +118,7 @@ func (l *fileLog) sealOnce(ctx context.Context) (sealResult, error) {
 	}
 	l.storeSize = store.size()
 	l.known = true
+	l.signed, l.hasSigned = l.last, l.hasLast
 	return res, nil
 }
 
@@ -125,7 +131,7 @@ func (l *fileLog) checkNoAuditFile() error {
 			return tampered(l.path, "the audit file is missing but %s holds sealed data", filepath.Base(p))
 		}
 	}
-	l.known = false
+	l.known, l.hasSigned = false, false
 	return nil
 }
 
@@ -149,8 +155,10 @@ func (l *fileLog) lockedEnd(ctx context.Context, audit *os.File, res *sealResult
 		return 0, fmt.Errorf("integrity: %w", err)
 	}
 	st, ok := fi.Sys().(*syscall.Stat_t)
-	if ok && l.known && (uint64(st.Dev) != l.dev || st.Ino != l.ino) {
-		l.known = false // replaced (rotated with its sidecars?): check it whole
+	if ok && (uint64(st.Dev) != l.dev || st.Ino != l.ino) {
+		// Replaced (rotated with its sidecars?): check it whole, as a
+		// file whose history this process has not seen.
+		l.known, l.hasSigned = false, false
 	}
 	if ok {
 		l.dev, l.ino = uint64(st.Dev), st.Ino
@@ -197,6 +205,14 @@ func (l *fileLog) loadCheckpoints(cps *os.File, res *sealResult) error {
 		if err == io.EOF {
 			break
 		}
+		if errors.Is(err, ErrTornRecord) && l.hasSigned {
+			// Only a crash of an earlier process tears a record; while we
+			// run, one is someone else's doing: refused, never cut.
+			if serr := l.checkStillSigned(); serr != nil {
+				return serr
+			}
+			return tampered(l.path, "checkpoint #%d: %v", i, err)
+		}
 		if errors.Is(err, ErrTornRecord) {
 			if err := cps.Truncate(nr.Offset()); err != nil {
 				return fmt.Errorf("integrity: cut torn checkpoint of %s: %w", l.path, err)
@@ -218,7 +234,23 @@ func (l *fileLog) loadCheckpoints(cps *os.File, res *sealResult) error {
 		l.last, l.hasLast = c, true
 	}
 	l.cpSize = nr.Offset()
-	return nil
+	return l.checkStillSigned()
+}
+
+// checkStillSigned refuses a sidecar that no longer reaches the newest
+// checkpoint this process knew for the file: checkpoints were removed,
+// and sealing on would sign whatever the file now holds, a rewritten
+// history included.
+func (l *fileLog) checkStillSigned() error {
+	if !l.hasSigned || l.hasLast && l.last.N >= l.signed.N {
+		return nil
+	}
+	newest := "none"
+	if l.hasLast {
+		newest = fmt.Sprintf("one of %d lines", l.last.N)
+	}
+	return tampered(l.path, "the newest checkpoint covered %d lines, the checkpoints sidecar now holds %s: signed history was removed",
+		l.signed.N, newest)
 }
 
 // hashAll checks every line against the store, appends the lines the

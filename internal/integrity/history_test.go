@@ -1,0 +1,73 @@
+package integrity
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"strings"
+	"testing"
+)
+
+// editInPlace rewrites the first byte of line 1's number in path without
+// replacing the file (same inode), as an attacker with write access can.
+func editInPlace(t *testing.T, path string) {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = f.Close() }()
+	if _, err := f.WriteAt([]byte("9"), int64(len(`{"n":`))); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A running sealer that knew a checkpoint refuses a sidecar that no longer
+// reaches it: removing the checkpoints (and the store) and editing a sealed
+// line in place was signed anew within one interval, and verify passed.
+func TestSealerRefusesRemovedSignedHistory(t *testing.T) {
+	for name, remove := range map[string]func(t *testing.T, path string, firstLen int){
+		"both sidecars removed": func(t *testing.T, path string, _ int) {
+			for _, p := range []string{StorePath(path), CheckpointsPath(path)} {
+				if err := os.Remove(p); err != nil {
+					t.Fatal(err)
+				}
+			}
+		},
+		"the newest checkpoint removed": func(t *testing.T, path string, firstLen int) {
+			if err := os.Truncate(CheckpointsPath(path), int64(firstLen)); err != nil {
+				t.Fatal(err)
+			}
+		},
+		"the newest checkpoint cut short": func(t *testing.T, path string, firstLen int) {
+			if err := os.Truncate(CheckpointsPath(path), int64(firstLen)+20); err != nil {
+				t.Fatal(err)
+			}
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			k, _ := testKeys(t, "test")
+			path := auditPath(t)
+			s := newSealer(t, k)
+			appendLocked(t, path, lines(1, 3))
+			if err := s.Seal(bg, path); err != nil {
+				t.Fatal(err)
+			}
+			first, _ := os.ReadFile(CheckpointsPath(path))
+			appendLocked(t, path, lines(4, 6))
+			if err := s.Seal(bg, path); err != nil {
+				t.Fatal(err)
+			}
+			remove(t, path, len(first))
+			editInPlace(t, path)
+			removed, _ := os.ReadFile(CheckpointsPath(path))
+			err := s.Seal(bg, path)
+			if !errors.Is(err, ErrTampered) || !strings.Contains(err.Error(), "signed history was removed") {
+				t.Fatalf("Seal = %v", err)
+			}
+			if after, _ := os.ReadFile(CheckpointsPath(path)); !bytes.Equal(after, removed) {
+				t.Fatalf("checkpoints changed from %d to %d bytes: left for inspection, never repaired or signed over", len(removed), len(after))
+			}
+		})
+	}
+}
