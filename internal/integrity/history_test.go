@@ -71,3 +71,41 @@ func TestSealerRefusesRemovedSignedHistory(t *testing.T) {
 		})
 	}
 }
+
+// A record with a line too long for any note, followed by more records,
+// is not a torn tail: a fresh sealer refuses the file and leaves the
+// sidecar whole (it used to cut it back to that record, every later
+// checkpoint with it, and seal over what they covered).
+func TestLongLineInsideTheSidecarIsNotATornTail(t *testing.T) {
+	k, _ := testKeys(t, "test")
+	path := auditPath(t)
+	s := newSealer(t, k)
+	appendLocked(t, path, lines(1, 3))
+	if err := s.Seal(bg, path); err != nil {
+		t.Fatal(err)
+	}
+	first, _ := os.ReadFile(CheckpointsPath(path))
+	appendLocked(t, path, lines(4, 6))
+	if err := s.Seal(bg, path); err != nil {
+		t.Fatal(err)
+	}
+	all, _ := os.ReadFile(CheckpointsPath(path))
+	// A long line inside the second record.
+	bad := append(append(append([]byte{}, first...), strings.Repeat("x", 5000)+"\n"...), all[len(first):]...)
+	if err := os.WriteFile(CheckpointsPath(path), bad, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	nr := NewNoteReader(bytes.NewReader(bad))
+	if _, err := nr.Next(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := nr.Next(); err == nil || errors.Is(err, ErrTornRecord) {
+		t.Fatalf("second record: %v, want a format error, not a torn tail", err)
+	}
+	if err := newSealer(t, k).Seal(bg, path); !errors.Is(err, ErrTampered) {
+		t.Fatalf("Seal = %v", err)
+	}
+	if after, _ := os.ReadFile(CheckpointsPath(path)); !bytes.Equal(after, bad) {
+		t.Fatalf("the sidecar went from %d to %d bytes", len(bad), len(after))
+	}
+}

@@ -18,6 +18,10 @@ import (
 // being appended).
 var ErrTornRecord = errors.New("torn checkpoint record at the end of the file")
 
+// noteReadBuffer bounds one line of a record: a note's lines are an origin,
+// a size, a hash and signatures, each far shorter.
+const noteReadBuffer = 4096
+
 // NoteReader reads the signed notes of a checkpoints sidecar one at a time,
 // with memory bounded by maxCheckpointBytes.
 type NoteReader struct {
@@ -27,7 +31,7 @@ type NoteReader struct {
 
 // NewNoteReader reads records from r.
 func NewNoteReader(r io.Reader) *NoteReader {
-	return &NoteReader{r: bufio.NewReaderSize(r, 4096)}
+	return &NoteReader{r: bufio.NewReaderSize(r, noteReadBuffer)}
 }
 
 // Offset is the number of bytes of the complete records returned so far.
@@ -49,8 +53,14 @@ func (nr *NoteReader) Next() ([]byte, error) {
 			if errors.Is(err, io.EOF) && consumed == 0 {
 				return nil, io.EOF
 			}
-			if errors.Is(err, io.EOF) || errors.Is(err, bufio.ErrBufferFull) {
+			if errors.Is(err, io.EOF) {
 				return nil, fmt.Errorf("byte %d: %w", nr.off, ErrTornRecord)
+			}
+			if errors.Is(err, bufio.ErrBufferFull) {
+				// No note line is this long, and it was not cut short by a
+				// crash: more follows it. Taken for torn, it had the
+				// collector cut every later checkpoint away.
+				return nil, fmt.Errorf("checkpoint record at byte %d has a line longer than %d bytes", nr.off, noteReadBuffer)
 			}
 			return nil, err
 		}
