@@ -9,6 +9,8 @@ import (
 
 	"golang.org/x/mod/sumdb/note"
 	"golang.org/x/mod/sumdb/tlog"
+
+	"github.com/sandboxaudit/sandboxaudit/internal/fsutil"
 )
 
 // Failure is the first integrity check an audit file failed: a line (from
@@ -61,19 +63,16 @@ type Checker struct {
 // checkpoints sidecar fails: there is nothing to check it against.
 func NewChecker(path string, v note.Verifier) (*Checker, error) {
 	c := &Checker{path: path, verifier: v}
-	cp, err := os.OpenFile(CheckpointsPath(path), os.O_RDONLY|noFollow, 0)
+	// A FIFO in a sidecar's place must not hang verify (fsutil.OpenRegular).
+	cp, _, err := fsutil.OpenRegular(CheckpointsPath(path), os.O_RDONLY|noFollow, 0)
 	if err != nil {
 		return nil, fmt.Errorf("open checkpoints: %w", err)
 	}
 	c.cpFile, c.notes = cp, NewNoteReader(cp)
-	if st, err := os.OpenFile(StorePath(path), os.O_RDONLY|noFollow, 0); err == nil {
-		if fi, err := st.Stat(); err == nil {
-			c.store = st
-			c.storeMax = fi.Size() / tlog.HashSize
-			c.storeR = bufio.NewReaderSize(st, 64<<10)
-		} else {
-			_ = st.Close()
-		}
+	if st, fi, err := fsutil.OpenRegular(StorePath(path), os.O_RDONLY|noFollow, 0); err == nil {
+		c.store = st
+		c.storeMax = fi.Size() / tlog.HashSize
+		c.storeR = bufio.NewReaderSize(st, 64<<10)
 	}
 	c.hasher = NewLeafHasher(c.leaf)
 	c.advance()

@@ -12,6 +12,8 @@ import (
 
 	"golang.org/x/mod/sumdb/note"
 	"golang.org/x/mod/sumdb/tlog"
+
+	"github.com/sandboxaudit/sandboxaudit/internal/fsutil"
 )
 
 const bundleHeader = "sandboxaudit inclusion proof v1\n"
@@ -139,7 +141,7 @@ func Prove(path string, line int64) (*Bundle, error) {
 	if err != nil {
 		return nil, err
 	}
-	st, err := os.OpenFile(StorePath(path), os.O_RDONLY|noFollow, 0)
+	st, _, err := fsutil.OpenRegular(StorePath(path), os.O_RDONLY|noFollow, 0)
 	if err != nil {
 		return nil, fmt.Errorf("open hash store: %w", err)
 	}
@@ -173,7 +175,7 @@ func Prove(path string, line int64) (*Bundle, error) {
 // newestCheckpoint returns the last complete record of path's checkpoints,
 // unverified: the bundle's reader verifies it.
 func newestCheckpoint(path string) ([]byte, Checkpoint, error) {
-	f, err := os.OpenFile(CheckpointsPath(path), os.O_RDONLY|noFollow, 0)
+	f, _, err := fsutil.OpenRegular(CheckpointsPath(path), os.O_RDONLY|noFollow, 0)
 	if err != nil {
 		return nil, Checkpoint{}, fmt.Errorf("open checkpoints: %w", err)
 	}
@@ -203,7 +205,7 @@ func newestCheckpoint(path string) ([]byte, Checkpoint, error) {
 
 // readLine returns line n (from 1) of path with its newline.
 func readLine(path string, n int64) ([]byte, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|noFollow, 0)
+	f, _, err := fsutil.OpenRegular(path, os.O_RDONLY|noFollow, 0)
 	if err != nil {
 		return nil, err
 	}
