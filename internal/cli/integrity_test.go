@@ -146,6 +146,25 @@ func TestVerifyKeyDetectsTampering(t *testing.T) {
 	}
 }
 
+// A damaged hash store (derived data) with the lines and checkpoints
+// intact is a warning naming the store, not a failure pointing at the
+// checkpoints: the collector's refusal tells the operator that a passing
+// `verify --key` means the store is what was damaged.
+func TestVerifyKeyWithADamagedStoreWarns(t *testing.T) {
+	path, _, pub := sealedFixture(t)
+	store := integrity.StorePath(path)
+	b, err := os.ReadFile(store)
+	require.NoError(t, err)
+	for i := range b {
+		b[i] ^= 0x5a
+	}
+	require.NoError(t, os.WriteFile(store, b, 0o600))
+	res := run(t, "", "verify", "--key", pub, path)
+	require.Equal(t, 0, res.code, res.stdout)
+	require.Contains(t, res.stdout, store+": integrity: warning: the hash store is damaged (no consistency proof from checkpoint #1")
+	require.Contains(t, res.stdout, "integrity: lines=8 sealed=8 unsealed=0 checkpoints=2")
+}
+
 func TestVerifyKeyWithoutCheckpointsFails(t *testing.T) {
 	path, _, pub := sealedFixture(t)
 	require.NoError(t, os.Remove(integrity.CheckpointsPath(path)))
