@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/assert"
@@ -83,4 +84,23 @@ func TestPostHalvingStopsAtAFailureWithTheSettledPrefix(t *testing.T) {
 	assert.Equal(t, halved{acked: 2, refused: 1, refusal: h.refusal, settled: len("a\nb\nc\n")}, h)
 	assert.Equal(t, http.StatusBadRequest, h.refusal.Code)
 	assert.Equal(t, 5, calls, "whole, first half, second half, c, d")
+}
+
+// With http.timeout 0 (a client without a timeout) a replayed request to
+// an endpoint that stalls is still bounded: the next round delivers.
+func TestReplayBoundsAStalledRequestWithoutAClientTimeout(t *testing.T) {
+	release := make(chan struct{})
+	defer close(release)
+	f := newFixture(t, FormatNDJSON, true, func(s *Settings) {
+		s.Client = &http.Client{} // no timeout
+		s.ReplayRequestTimeout = 100 * time.Millisecond
+	})
+	f.start(t)
+	session := uuid.New()
+	f.srv.down()
+	require.NoError(t, f.sink.Send(sendCtx(t), makeLines(t, session, 1, 10, 50), 10))
+	f.srv.then(hang(release))
+	f.srv.up()
+	f.waitSpoolEmpty(t)
+	assert.Equal(t, seqRange(1, 10), seqs(f.srv.acceptedEvents(t)))
 }

@@ -58,6 +58,17 @@ func (s *Sink) runReplayer(ctx context.Context) {
 	}
 }
 
+// replayPost is poster.post bounded by ReplayRequestTimeout when the
+// client has no timeout of its own.
+func (s *Sink) replayPost(ctx context.Context, body []byte) error {
+	if s.poster.client.Timeout == 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, s.set.ReplayRequestTimeout)
+		defer cancel()
+	}
+	return s.poster.post(ctx, body)
+}
+
 // logUpkeep logs, once each, that the spool could not save its
 // acknowledged offset or trim itself, and that it managed again; it
 // returns the state it logged. Delivery goes on either way.
@@ -135,7 +146,7 @@ func (s *Sink) replayRound(ctx context.Context) error {
 // endpoint refusing us included, ends the round with the batch still in
 // the spool (halves already acknowledged are sent again with it).
 func (s *Sink) replaySend(ctx context.Context, batch []byte, lines int) error {
-	h, err := postHalving(ctx, batch, lines, s.poster.post)
+	h, err := postHalving(ctx, batch, lines, s.replayPost)
 	if h.acked > 0 {
 		s.set.Observer.Replayed(ctx, h.acked)
 	}

@@ -103,6 +103,11 @@ type Settings struct {
 	// 0 means the defaults.
 	MaxBatchLines int
 	MaxBatchBytes int
+	// ReplayRequestTimeout bounds one replayed request when Client has no
+	// timeout of its own (http.timeout: 0): one endpoint that stalls would
+	// otherwise hold every spooled line behind it until a restart. 0 means
+	// DefaultClientTimeout.
+	ReplayRequestTimeout time.Duration
 	// Logger may be nil (no logging). Headers, tokens, request bodies and
 	// response bodies are never logged (only a response's length), unless
 	// ShowResponseBody is set.
@@ -130,8 +135,11 @@ func (s Settings) withDefaults() (Settings, error) {
 	if s.Client == nil {
 		s.Client = &http.Client{Timeout: DefaultClientTimeout}
 	}
-	if s.ReplayInterval < 0 || s.MaxBatchLines < 0 || s.MaxBatchBytes < 0 {
-		return s, errors.New("replay interval and batch limits must be >= 0")
+	if s.ReplayInterval < 0 || s.MaxBatchLines < 0 || s.MaxBatchBytes < 0 || s.ReplayRequestTimeout < 0 {
+		return s, errors.New("replay interval, replay request timeout and batch limits must be >= 0")
+	}
+	if s.ReplayRequestTimeout == 0 {
+		s.ReplayRequestTimeout = DefaultClientTimeout
 	}
 	if s.ReplayInterval == 0 {
 		s.ReplayInterval = DefaultReplayInterval
