@@ -235,7 +235,11 @@ func (p poster) readErrorBody(resp *http.Response) (n int64, more bool, shown st
 	n = int64(len(head)) + rest
 	more = rest == drainBytes
 	if p.showBody {
-		shown = excerpt(redact(head, withSent(p.secrets, resp.Request)))
+		secrets := withSent(p.secrets, resp.Request)
+		shown = excerpt(redact(head, secrets))
+		if echoesSecret([]byte(shown), secrets) {
+			shown = withheldMark
+		}
 	}
 	return n, more, shown
 }

@@ -1,0 +1,66 @@
+package httpsink
+
+import (
+	"encoding/base64"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// Forms redact does not know: the secret escaped in part (Python's
+// urllib.parse.quote keeps "/", a hand-rolled escaper picks any byte, a
+// JSON encoder escapes one letter), or base64 of the secret after other
+// bytes. The excerpt is withheld whole; ordinary bodies are not.
+func TestEchoInAnUnknownFormIsWithheld(t *testing.T) {
+	tok := "wJalrXUtnFEMI/K7MDENG+bPxRfiCY=="
+	secrets := secretsOf("", []string{"Bearer " + tok})
+	pythonQuote := strings.NewReplacer("+", "%2B", "=", "%3D").Replace(tok)
+	for name, echo := range map[string]string{
+		"quote, keeping /":       "you sent " + pythonQuote,
+		"one byte escaped":       "you sent " + strings.Replace(tok, "M", "%4D", 1),
+		"one letter \\u-escaped": `{"sent":"` + strings.Replace(tok, "U", `\u0055`, 1) + `"}`,
+		"both, mixed":            "sent " + strings.Replace(strings.Replace(tok, "M", "%4d", 1), "U", `\u0055`, 1),
+		"base64 after 1 byte":    "sent " + base64.StdEncoding.EncodeToString([]byte("x:"+tok)),
+		"base64 after 2 bytes":   "sent " + base64.URLEncoding.EncodeToString([]byte("ab"+tok+"cd")),
+		"percent-encoded base64": "sent " + url.QueryEscape(base64.StdEncoding.EncodeToString([]byte("u:"+tok))),
+	} {
+		t.Run(name, func(t *testing.T) {
+			assert.True(t, echoesSecret(redact([]byte(echo), secrets), secrets), "%q", echo)
+		})
+	}
+	for _, plain := range []string{
+		"invalid event: field seq missing",
+		`{"error":"rate limited","retry_after":5}`,
+		"100% of %41 lines",
+		base64.StdEncoding.EncodeToString([]byte("an unrelated payload of some length")),
+	} {
+		assert.False(t, echoesSecret(redact([]byte(plain), secrets), secrets), "%q", plain)
+	}
+}
+
+// Through the sink: such an echo shows the withheld mark, and the token
+// reaches no log and no error.
+func TestShowResponseBodyWithholdsAnUnredactedEcho(t *testing.T) {
+	tok := "wJalrXUtnFEMI/K7MDENG+bPxRfiCY=="
+	f := newFixture(t, FormatNDJSON, false, func(s *Settings) {
+		s.Client = &http.Client{Timeout: 2 * time.Second, Transport: bearer{http.DefaultTransport, tok}}
+		s.ShowResponseBody = true
+	})
+	f.srv.setDefault(func(w http.ResponseWriter, r *http.Request, _ []byte) bool {
+		w.WriteHeader(http.StatusBadRequest)
+		_, _ = w.Write([]byte("you sent " + strings.Replace(r.Header.Get("Authorization"), "M", "%4D", 1)))
+		return false
+	})
+	f.start(t)
+	err := f.sink.Send(sendCtx(t), makeLines(t, uuid.New(), 1, 1, 0), 1)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), withheldMark)
+	requireNoSecret(t, f.logs, err.Error(), strings.Replace(tok, "M", "%4D", 1))
+	requireNoSecret(t, f.logs, err.Error(), tok[:12])
+}
