@@ -236,3 +236,24 @@ func TestKeygen(t *testing.T) {
 		require.Equal(t, exitUsage, run(t, "", "keygen", "--name", bad, "--out", dir).code, bad)
 	}
 }
+
+// A sealed file swapped for another sealed with the same key verifies
+// against its own checkpoints, which name the other file: verify says so.
+// A rotated copy's checkpoints name the file it was rotated from, and
+// that is no warning.
+func TestVerifyKeyWarnsWhenTheCheckpointsNameAnotherFile(t *testing.T) {
+	path, _, pub := sealedFixture(t)
+	dir := t.TempDir()
+	for from, to := range map[string]string{"": "", integrity.StoreSuffix: integrity.StoreSuffix, integrity.CheckpointsSuffix: integrity.CheckpointsSuffix} {
+		b, err := os.ReadFile(path + from)
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "other.jsonl"+to), b, 0o600))
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "audit.jsonl.1"+to), b, 0o600))
+	}
+	swapped := run(t, "", "verify", "--key", pub, filepath.Join(dir, "other.jsonl"))
+	require.Equal(t, 0, swapped.code, swapped.stdout)
+	require.Contains(t, swapped.stdout, `integrity: warning: the checkpoints name another file (origin "cli-test/audit.jsonl")`)
+	rotated := run(t, "", "verify", "--key", pub, filepath.Join(dir, "audit.jsonl.1"))
+	require.Equal(t, 0, rotated.code, rotated.stdout)
+	require.NotContains(t, rotated.stdout, "warning")
+}

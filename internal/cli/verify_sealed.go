@@ -37,6 +37,10 @@ func (v *verifier) verifySealed(ctx context.Context, name string, f *os.File) er
 			_, _ = fmt.Fprintf(v.out, "%s: integrity: %s\n", integrity.CheckpointsPath(name), fl.Msg)
 		}
 	}
+	if !res.OriginNames(name) {
+		_, _ = fmt.Fprintf(v.out, "%s: integrity: warning: the checkpoints name another file (origin %q): "+
+			"this file may have been swapped for another sealed with the same key\n", name, res.Origin)
+	}
 	if res.StoreDamage != "" {
 		// The evidence holds; only the derived store (which prove needs)
 		// does not. A failure here would point the operator at the lines.

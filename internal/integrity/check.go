@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"strings"
 
 	"golang.org/x/mod/sumdb/note"
 	"golang.org/x/mod/sumdb/tlog"
@@ -33,6 +35,19 @@ type CheckResult struct {
 	// between two checkpoints whose roots both match the file: the lines
 	// are intact, the derived store is not (prove needs it).
 	StoreDamage string
+	// Origin is the checkpoints' origin ("<key name>/<file name>" as
+	// the collector writes it), for OriginNames.
+	Origin string
+}
+
+// OriginNames reports whether the checkpoints' origin names the file at
+// path: its file name starts with the origin's, so a rotated copy
+// (events.jsonl.1, events.jsonl-20261203) still matches. A file whose
+// checkpoints name another may have been swapped for another file sealed
+// with the same key; its lines still match those checkpoints.
+func (r CheckResult) OriginNames(path string) bool {
+	_, name, ok := strings.Cut(r.Origin, "/")
+	return r.Origin == "" || ok && strings.HasPrefix(filepath.Base(path), name)
 }
 
 // Checker verifies an audit file, streamed through Writer, against its
@@ -124,6 +139,7 @@ func (c *Checker) advance() {
 		return
 	}
 	c.cpNum = num
+	c.res.Origin = cp.Origin
 	if c.prev != nil && cp.Origin != c.prev.Origin {
 		c.fail(0, num, "checkpoint #%d: origin %q differs from %q of checkpoint #%d", num, cp.Origin, c.prev.Origin, num-1)
 		return
