@@ -109,3 +109,21 @@ func TestLongLineInsideTheSidecarIsNotATornTail(t *testing.T) {
 		t.Fatalf("the sidecar went from %d to %d bytes", len(bad), len(after))
 	}
 }
+
+// prove reads the line it proves up to what a bundle carries: a longer
+// line, which verify-proof would refuse, is refused before it is read
+// whole (a 1 GiB line took 2.1 GB).
+func TestProveRefusesALineNoBundleCarries(t *testing.T) {
+	k, _ := testKeys(t, "test")
+	path := auditPath(t)
+	appendLocked(t, path, lines(1, 1)+`{"pad":"`+strings.Repeat("x", MaxProvenLine)+"\"}\n")
+	if err := newSealer(t, k).Seal(bg, path); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Prove(path, 1); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Prove(path, 2); err == nil || !strings.Contains(err.Error(), "more than a proof bundle carries") {
+		t.Fatalf("Prove = %v", err)
+	}
+}

@@ -53,7 +53,7 @@ func (b *Bundle) Format() []byte {
 
 // ParseBundle parses a bundle's text form (without checking it).
 func ParseBundle(data []byte) (*Bundle, error) {
-	if len(data) > 2*maxCheckpointBytes+(64<<20) {
+	if len(data) > 2*maxCheckpointBytes+MaxProvenLine {
 		return nil, errors.New("proof bundle: too large")
 	}
 	rest, ok := bytes.CutPrefix(data, []byte(bundleHeader))
@@ -218,11 +218,29 @@ func readLine(path string, n int64) ([]byte, error) {
 			}
 			continue
 		}
-		b, err := r.ReadBytes('\n')
-		if err != nil {
+		return readBoundedLine(r, n)
+	}
+}
+
+// MaxProvenLine is the longest line a bundle carries: ParseBundle refuses
+// a larger one, so prove refuses it before reading it whole.
+const MaxProvenLine = 64 << 20
+
+// readBoundedLine reads line n from r, up to MaxProvenLine bytes.
+func readBoundedLine(r *bufio.Reader, n int64) ([]byte, error) {
+	var b []byte
+	for {
+		part, err := r.ReadSlice('\n')
+		if len(b)+len(part) > MaxProvenLine {
+			return nil, fmt.Errorf("line %d is longer than %d bytes, more than a proof bundle carries", n, MaxProvenLine)
+		}
+		b = append(b, part...)
+		switch {
+		case err == nil:
+			return b, nil
+		case !errors.Is(err, bufio.ErrBufferFull):
 			return nil, fmt.Errorf("line %d: %w", n, err)
 		}
-		return b, nil
 	}
 }
 
