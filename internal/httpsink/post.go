@@ -213,7 +213,7 @@ func (p poster) post(ctx context.Context, body []byte) error {
 		// A 2xx whose body is cut off (connection reset) is not trusted
 		// as an acknowledgement: resending risks a duplicate, which
 		// event_id makes harmless; trusting it risks a loss.
-		if _, err := io.CopyN(io.Discard, resp.Body, drainBytes); err != nil && !errors.Is(err, io.EOF) {
+		if _, err := io.CopyN(io.Discard, resp.Body, drainBytes); err != nil && !errors.Is(err, io.EOF) && !undecodable(err) {
 			return fmt.Errorf("POST %s: HTTP %d but the response was cut off: %w", p.safeURL, resp.StatusCode, &transportError{err})
 		}
 		return nil

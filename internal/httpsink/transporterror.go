@@ -1,6 +1,11 @@
 package httpsink
 
-import "strings"
+import (
+	"compress/flate"
+	"compress/gzip"
+	"errors"
+	"strings"
+)
 
 // transportError is a request's failure told without what the endpoint
 // sent. net/http quotes response bytes in its errors (a malformed status
@@ -19,3 +24,13 @@ func (e *transportError) Error() string {
 }
 
 func (e *transportError) Unwrap() error { return e.cause }
+
+// undecodable reports whether err is the client failing to decompress a
+// body that arrived whole (gzip is the one encoding Go's client undoes): a
+// 2xx answered in full is an acknowledgement, and resending it every
+// round only duplicated the lines. A body cut short mid-stream is
+// io.ErrUnexpectedEOF or a network error, still not trusted.
+func undecodable(err error) bool {
+	var corrupt flate.CorruptInputError
+	return errors.Is(err, gzip.ErrHeader) || errors.Is(err, gzip.ErrChecksum) || errors.As(err, &corrupt)
+}

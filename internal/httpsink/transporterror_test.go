@@ -117,3 +117,21 @@ func TestTransportErrorKeepsItsCause(t *testing.T) {
 	assert.Equal(t, `malformed HTTP status code (the response's bytes it quoted are withheld)`,
 		(&transportError{errors.New(`malformed HTTP status code "/v1?api_key=x"`)}).Error())
 }
+
+// A 2xx whose gzip body does not decode arrived whole: it acknowledges
+// the lines once, where it used to be resent every round. A 2xx cut off
+// mid-body still is not trusted.
+func TestTwoHundredWithAnUndecodableBodyIsAnAcknowledgement(t *testing.T) {
+	f := newFixture(t, FormatNDJSON, false)
+	f.srv.setDefault(func(w http.ResponseWriter, _ *http.Request, _ []byte) bool {
+		w.Header().Set("Content-Encoding", "gzip")
+		w.WriteHeader(http.StatusOK)
+		_, _ = w.Write([]byte("this is not gzip"))
+		return true
+	})
+	require.NoError(t, f.sink.Send(sendCtx(t), []byte(`{"event_id":"a"}`+"\n"), 1))
+	assert.Len(t, f.srv.all(), 1)
+
+	f.srv.setDefault(cut("HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\npartial"))
+	require.Error(t, f.sink.Send(sendCtx(t), []byte(`{"event_id":"b"}`+"\n"), 1))
+}
