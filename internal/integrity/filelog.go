@@ -176,6 +176,17 @@ func (l *fileLog) lockedEnd(ctx context.Context, audit *os.File, res *sealResult
 	if _, err := audit.ReadAt(last[:], size-1); err != nil {
 		return 0, fmt.Errorf("integrity: read tail: %w", err)
 	}
+	if last[0] != '\n' && !l.known {
+		// Not checked yet in this process, the file may be tampered with,
+		// and must stay as it is for inspection: it is checked up to its
+		// last whole line, and the torn tail is closed by a later seal (or
+		// the file sink's next append).
+		end, err := fsutil.LastLineEnd(audit, size)
+		if err != nil {
+			return 0, fmt.Errorf("integrity: read tail: %w", err)
+		}
+		return end, nil
+	}
 	if last[0] != '\n' {
 		if _, err := audit.Write([]byte{'\n'}); err != nil {
 			return 0, fmt.Errorf("integrity: close torn last line: %w", err)

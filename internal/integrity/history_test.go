@@ -127,3 +127,29 @@ func TestProveRefusesALineNoBundleCarries(t *testing.T) {
 		t.Fatalf("Prove = %v", err)
 	}
 }
+
+// A sealed line cut short, then a restart: the file is refused as it is,
+// not first "repaired" with a newline (which changed the evidence kept for
+// inspection).
+func TestRestartRefusesACutLineWithoutWritingToIt(t *testing.T) {
+	k, _ := testKeys(t, "test")
+	path := auditPath(t)
+	appendLocked(t, path, lines(1, 5))
+	if err := newSealer(t, k).Seal(bg, path); err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(path, fi.Size()-4); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := os.ReadFile(path)
+	if err := newSealer(t, k).Seal(bg, path); !errors.Is(err, ErrTampered) {
+		t.Fatalf("Seal = %v", err)
+	}
+	if after, _ := os.ReadFile(path); !bytes.Equal(after, before) {
+		t.Fatalf("the refused file changed from %q to %q", before[len(before)-8:], after[len(after)-8:])
+	}
+}

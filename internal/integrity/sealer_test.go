@@ -1,6 +1,7 @@
 package integrity
 
 import (
+	"bytes"
 	"errors"
 	"os"
 	"strings"
@@ -62,12 +63,26 @@ func TestRestartSealsLinesSinceLastCheckpoint(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Written, then a crash before the next checkpoint; a torn line last.
-	appendLocked(t, path, lines(5, 7)+`{"n":8,"tor`)
-	if err := newSealer(t, k).Seal(bg, path); err != nil {
+	torn := lines(5, 7) + `{"n":8,"tor`
+	appendLocked(t, path, torn)
+	before, _ := os.ReadFile(path)
+	restarted := newSealer(t, k)
+	if err := restarted.Seal(bg, path); err != nil {
 		t.Fatal(err)
 	}
-	res := check(t, path, pub)
-	if res.Failure != nil || res.Sealed != 8 {
+	// The whole lines are sealed at once; the file is left as it was until
+	// it has been checked (it might have been tampered with).
+	if res := check(t, path, pub); res.Failure != nil || res.Sealed != 7 {
+		t.Fatalf("check = %+v failure %v", res, res.Failure)
+	}
+	if data, _ := os.ReadFile(path); !bytes.Equal(data, before) {
+		t.Fatal("the first seal of a restart changed the file")
+	}
+	// The next seal closes the torn tail and seals it.
+	if err := restarted.Seal(bg, path); err != nil {
+		t.Fatal(err)
+	}
+	if res := check(t, path, pub); res.Failure != nil || res.Sealed != 8 {
 		t.Fatalf("check = %+v failure %v", res, res.Failure)
 	}
 	data, _ := os.ReadFile(path)

@@ -202,7 +202,7 @@ func (s *Spool) cutTornTail(size int64) (int64, error) {
 	if size == 0 {
 		return 0, nil
 	}
-	end, err := lastLineEnd(s.f, size)
+	end, err := fsutil.LastLineEnd(s.f, size)
 	if err != nil {
 		return 0, fmt.Errorf("spool: scan %s: %w", s.path, err)
 	}
@@ -268,7 +268,7 @@ func (s *Spool) loadOffset() error {
 	default:
 		off = rec.Offset
 		if off > 0 {
-			boundary, err := lastLineEnd(s.f, off)
+			boundary, err := fsutil.LastLineEnd(s.f, off)
 			if err != nil {
 				return fmt.Errorf("spool: scan %s: %w", s.path, err)
 			}
