@@ -36,6 +36,9 @@ type fileLog struct {
 	// sidecar must still reach it, or someone removed signed history.
 	signed    Checkpoint
 	hasSigned bool
+	// ownTear is the sidecar offset where an append of ours failed and
+	// could not be cut back (-1: none): a torn record there is ours.
+	ownTear int64
 
 	// broken is the tampering found; the file is not sealed again in this
 	// process.
@@ -216,7 +219,7 @@ func (l *fileLog) loadCheckpoints(cps *os.File, res *sealResult) error {
 		if err == io.EOF {
 			break
 		}
-		if errors.Is(err, ErrTornRecord) && l.hasSigned {
+		if errors.Is(err, ErrTornRecord) && l.hasSigned && nr.Offset() != l.ownTear {
 			// Only a crash of an earlier process tears a record; while we
 			// run, one is someone else's doing: refused, never cut.
 			if serr := l.checkStillSigned(); serr != nil {
@@ -225,6 +228,7 @@ func (l *fileLog) loadCheckpoints(cps *os.File, res *sealResult) error {
 			return tampered(l.path, "checkpoint #%d: %v", i, err)
 		}
 		if errors.Is(err, ErrTornRecord) {
+			l.ownTear = -1
 			if err := cps.Truncate(nr.Offset()); err != nil {
 				return fmt.Errorf("integrity: cut torn checkpoint of %s: %w", l.path, err)
 			}
@@ -353,15 +357,27 @@ func (l *fileLog) checkpoint(store *hashStore, cps *os.File, res *sealResult) er
 	}
 	rec := AppendRecord(nil, signed)
 	if _, err := cps.Write(rec); err != nil {
-		return fmt.Errorf("integrity: append checkpoint of %s: %w", l.path, err)
+		return l.uncheckpoint(cps, fmt.Errorf("integrity: append checkpoint of %s: %w", l.path, err))
 	}
 	if err := fsutil.Fdatasync(cps); err != nil {
-		return fmt.Errorf("integrity: sync checkpoints of %s: %w", l.path, err)
+		return l.uncheckpoint(cps, fmt.Errorf("integrity: sync checkpoints of %s: %w", l.path, err))
 	}
 	l.cpSize += int64(len(rec))
 	l.last, l.hasLast = c, true
 	res.checkpoint = signed
 	return nil
+}
+
+// uncheckpoint cuts a checkpoint record whose append failed (a full disk
+// takes a prefix) back out of the sidecar: left torn, the next seal would
+// find a torn record this process made and take it for tampering. If the
+// cut fails too, the record this process tore may be cut at the next seal.
+func (l *fileLog) uncheckpoint(cps *os.File, cause error) error {
+	if err := cps.Truncate(l.cpSize); err != nil {
+		l.ownTear = l.cpSize
+		return errors.Join(cause, fmt.Errorf("integrity: cut the failed checkpoint back: %w", err))
+	}
+	return cause
 }
 
 // leafReader reads record hashes from a store file in increasing order

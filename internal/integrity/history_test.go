@@ -4,8 +4,12 @@ import (
 	"bytes"
 	"errors"
 	"os"
+	"os/signal"
 	"strings"
+	"syscall"
 	"testing"
+
+	"golang.org/x/sys/unix"
 )
 
 // editInPlace rewrites the first byte of line 1's number in path without
@@ -151,5 +155,50 @@ func TestRestartRefusesACutLineWithoutWritingToIt(t *testing.T) {
 	}
 	if after, _ := os.ReadFile(path); !bytes.Equal(after, before) {
 		t.Fatalf("the refused file changed from %q to %q", before[len(before)-8:], after[len(after)-8:])
+	}
+}
+
+// A checkpoint append the disk cuts short (here the file size limit) is
+// cut back out, so the next seal of the same process does not take its own
+// torn record for tampering and goes on sealing.
+func TestOwnFailedCheckpointAppendIsNotTampering(t *testing.T) {
+	signal.Ignore(syscall.SIGXFSZ) // EFBIG instead of the signal
+	defer signal.Reset(syscall.SIGXFSZ)
+	k, pub := testKeys(t, "test")
+	path := auditPath(t)
+	s := newSealer(t, k)
+	for i := 1; i <= 40; i++ { // a sidecar larger than the store and the file
+		appendLocked(t, path, lines(i, i))
+		if err := s.Seal(bg, path); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fi, err := os.Stat(CheckpointsPath(path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	appendLocked(t, path, lines(41, 41))
+	var old unix.Rlimit
+	if err := unix.Getrlimit(unix.RLIMIT_FSIZE, &old); err != nil {
+		t.Fatal(err)
+	}
+	if err := unix.Setrlimit(unix.RLIMIT_FSIZE, &unix.Rlimit{Cur: uint64(fi.Size() + 50), Max: old.Max}); err != nil {
+		t.Fatal(err)
+	}
+	err = s.Seal(bg, path)
+	if rerr := unix.Setrlimit(unix.RLIMIT_FSIZE, &old); rerr != nil {
+		t.Fatal(rerr)
+	}
+	if err == nil {
+		t.Fatal("the checkpoint append did not fail; the test proves nothing")
+	}
+	if after, _ := os.Stat(CheckpointsPath(path)); after.Size() != fi.Size() {
+		t.Fatalf("the failed record was left: %d bytes, was %d", after.Size(), fi.Size())
+	}
+	if err := s.Seal(bg, path); err != nil {
+		t.Fatalf("next seal: %v", err)
+	}
+	if res := check(t, path, pub); res.Failure != nil || res.Sealed != 41 {
+		t.Fatalf("check = %+v failure %v", res, res.Failure)
 	}
 }

@@ -178,7 +178,7 @@ func (s *Sealer) SealPending(ctx context.Context) error {
 func (s *Sealer) sealPath(ctx context.Context, path string) error {
 	l := s.logs[path]
 	if l == nil {
-		l = &fileLog{path: path, keys: s.set.Keys, scratch: &s.scratch}
+		l = &fileLog{path: path, keys: s.set.Keys, scratch: &s.scratch, ownTear: -1}
 		s.logs[path] = l
 	}
 	wasBroken := l.broken != nil
