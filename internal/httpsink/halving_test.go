@@ -1,6 +1,7 @@
 package httpsink
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"net/http"
@@ -39,6 +40,13 @@ func TestReplayHalvesABatchTheEndpointFindsTooLarge(t *testing.T) {
 	f.srv.up()
 	f.waitSpoolEmpty(t)
 	assert.Equal(t, seqRange(1, 200), seqs(f.srv.acceptedEvents(t)))
+	refused := 0
+	for _, a := range f.srv.all() {
+		if !a.accepted {
+			refused++
+		}
+	}
+	assert.NotZero(t, refused, "the replayer's batch got a 413 first")
 	st := f.obs.stats()
 	assert.Empty(t, st.dropped)
 	assert.Equal(t, 200, st.replayed)
@@ -103,4 +111,33 @@ func TestReplayBoundsAStalledRequestWithoutAClientTimeout(t *testing.T) {
 	f.srv.up()
 	f.waitSpoolEmpty(t)
 	assert.Equal(t, seqRange(1, 10), seqs(f.srv.acceptedEvents(t)))
+}
+
+// A replayed batch halved after a 413 whose later half keeps failing
+// acknowledges the halves the endpoint took: they are not sent again each
+// round while the rest waits.
+func TestReplayKeepsTheHalvesTheEndpointTook(t *testing.T) {
+	f := newFixture(t, FormatNDJSON, true)
+	session := uuid.New()
+	stuck := makeLines(t, session, 15, 15, 300)
+	f.srv.setDefault(func(w http.ResponseWriter, r *http.Request, body []byte) bool {
+		if bytes.Contains(body, stuck) {
+			if len(body) > 4<<10 {
+				return status(http.StatusRequestEntityTooLarge, nil, "")(w, r, body)
+			}
+			return status(http.StatusServiceUnavailable, nil, "")(w, r, body)
+		}
+		return ok(w, r, body)
+	})
+	f.start(t)
+	f.srv.down()
+	for i := range int64(2) {
+		require.NoError(t, f.sink.Send(sendCtx(t), makeLines(t, session, i*10+1, i*10+10, 300), 10))
+	}
+	f.srv.up()
+	// Lines 1-10 go in the first half; 11-15, the half holding the line
+	// that keeps failing, are sent again each round (every 20 ms).
+	require.Eventually(t, func() bool { return len(f.srv.all()) > 40 }, 10*time.Second, 10*time.Millisecond)
+	assert.Equal(t, seqRange(1, 10), seqs(f.srv.acceptedEvents(t)), "the half the endpoint took, once")
+	assert.True(t, f.spool.Pending())
 }

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"go.uber.org/zap"
+
+	"github.com/sandboxaudit/sandboxaudit/internal/spool"
 )
 
 // runReplayer sends the spool in rounds until ctx ends. A round runs when
@@ -143,8 +145,9 @@ func (s *Sink) replayRound(ctx context.Context) error {
 // batch in event format), halved on 413 (postHalving). A refusal of the
 // content (StatusError.Permanent) drops the lines visibly and acknowledges
 // them: kept, they would block the spool forever. Every other failure, the
-// endpoint refusing us included, ends the round with the batch still in
-// the spool (halves already acknowledged are sent again with it).
+// endpoint refusing us included, ends the round with the rest of the batch
+// still in the spool; the halves settled before it are acknowledged
+// (spool.PartialError), not sent again every round.
 func (s *Sink) replaySend(ctx context.Context, batch []byte, lines int) error {
 	h, err := postHalving(ctx, batch, lines, s.replayPost)
 	if h.acked > 0 {
@@ -152,6 +155,9 @@ func (s *Sink) replaySend(ctx context.Context, batch []byte, lines int) error {
 	}
 	if h.refused > 0 {
 		s.dropped(ctx, h.refused, h.refusal, "replay")
+	}
+	if err != nil && h.settled > 0 {
+		return &spool.PartialError{Bytes: h.settled, Lines: h.acked + h.refused, Err: err}
 	}
 	return err
 }

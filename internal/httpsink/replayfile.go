@@ -53,7 +53,8 @@ func ReplayFile(ctx context.Context, path string, set Settings) (sent int, err e
 	}
 	if err := sp.Upkeep(); err != nil {
 		// The run cannot resume where it stopped: say so, not success.
-		return sent, fmt.Errorf("httpsink: replay %s: %d line(s) sent, but a second run would send some again: %w", path, sent, err)
+		return sent, fmt.Errorf("httpsink: replay %s: %d line(s) sent, but the spool could not save its offset or trim itself "+
+			"(a second run may send some again): %w", path, sent, err)
 	}
 	return sent, nil
 }

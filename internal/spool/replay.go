@@ -17,8 +17,22 @@ import (
 const readBufferSize = 64 << 10
 
 // SendFunc delivers a batch of whole lines. batch is only valid during the
-// call (Replay reuses it). Returning nil acknowledges the batch.
+// call (Replay reuses it). Returning nil acknowledges the batch; a
+// *PartialError acknowledges a prefix of it.
 type SendFunc func(ctx context.Context, batch []byte, lines int) error
+
+// PartialError is a SendFunc's failure after the endpoint took a prefix
+// of the batch (Bytes, whole lines, Lines of them): Replay acknowledges
+// that prefix before it stops with Err, so it is not sent again each round
+// while the rest keeps failing.
+type PartialError struct {
+	Bytes, Lines int
+	Err          error
+}
+
+func (e *PartialError) Error() string { return e.Err.Error() }
+
+func (e *PartialError) Unwrap() error { return e.Err }
 
 // Replay streams the pending lines, in order, to send in batches of at most
 // maxBatchLines lines and maxBatchBytes bytes (a single line larger than
@@ -50,7 +64,10 @@ func (s *Spool) Replay(ctx context.Context, maxBatchLines, maxBatchBytes int, se
 	s.mu.Unlock()
 
 	sent, err := s.stream(ctx, f, start, end, maxBatchLines, maxBatchBytes, send)
-	s.upkeep = s.maintain() // the lines are safe either way
+	s.upkeep = nil
+	if merr := s.maintain(); merr != nil && !errors.Is(merr, s.offsetBehind) {
+		s.upkeep = merr // the lines are safe either way
+	}
 	return sent, err
 }
 
@@ -119,9 +136,19 @@ func (st *streamer) deliver(ctx context.Context, batch []byte, lines int) error 
 		return err
 	}
 	if err := st.send(ctx, batch, lines); err != nil {
+		var pe *PartialError
+		if errors.As(err, &pe) && pe.Bytes > 0 && pe.Bytes < len(batch) && batch[pe.Bytes-1] == '\n' {
+			st.acknowledge(int64(pe.Bytes), pe.Lines)
+		}
 		return err
 	}
-	next := st.pos + int64(len(batch))
+	st.acknowledge(int64(len(batch)), lines)
+	return nil
+}
+
+// acknowledge moves the acknowledged offset n bytes (lines lines) on.
+func (st *streamer) acknowledge(n int64, lines int) {
+	next := st.pos + n
 	// The endpoint has the batch, so memory moves on even when the sidecar
 	// cannot be written (a full disk): held back, the same batch went out
 	// again every round and the file, never trimmed, kept the disk full.
@@ -136,7 +163,6 @@ func (st *streamer) deliver(ctx context.Context, batch []byte, lines int) error 
 	st.s.mu.Unlock()
 	st.pos = next
 	st.sent += lines
-	return nil
 }
 
 func (s *Spool) persistOffset(off int64) error {
@@ -154,16 +180,13 @@ func (s *Spool) maintain() error {
 	s.mu.Unlock()
 	trim := end > 0 && ack == end
 	compact := ack > s.compactBytes && ack > end/2
-	if !trim && !compact {
-		return s.catchUpSidecar(ack)
-	}
-	if s.sidecarStale {
-		// A sidecar naming a replaced file's inode must be corrected before
-		// another file is created, which could reuse that inode number.
-		if err := s.persistOffset(ack); err != nil {
-			return fmt.Errorf("spool %s: %w", s.path, err)
-		}
-		s.sidecarStale = false
+	// A sidecar naming a replaced file's inode must be corrected before
+	// another file is created, which could reuse that inode number. One
+	// that is only behind does not stop the rewrite, which is what frees a
+	// full disk (and then saves offset 0 of the new file).
+	err := s.catchUpSidecar(ack)
+	if s.sidecarStale || !trim && !compact {
+		return err
 	}
 	if err := s.rewrite(); err != nil {
 		return fmt.Errorf("spool %s: rewrite without acknowledged lines: %w", s.path, err)
@@ -172,13 +195,15 @@ func (s *Spool) maintain() error {
 }
 
 // catchUpSidecar saves ack when the sidecar is behind it or names a file
-// that was replaced, so a round with nothing to send still mends them.
+// that was replaced, so a round with nothing to send still mends them. A
+// failure stays in offsetBehind (what Upkeep reports).
 func (s *Spool) catchUpSidecar(ack int64) error {
 	if !s.sidecarStale && s.offsetBehind == nil {
 		return nil
 	}
 	if err := s.persistOffset(ack); err != nil {
-		return fmt.Errorf("spool %s: %w", s.path, err)
+		s.offsetBehind = fmt.Errorf("spool %s: acknowledged offset %d not saved: %w", s.path, ack, err)
+		return s.offsetBehind
 	}
 	s.sidecarStale, s.offsetBehind = false, nil
 	return nil
