@@ -116,12 +116,9 @@ func (e *auditExporter) startHTTP(ctx context.Context, host component.Host, hc *
 		Retry:    e.cfg.RetryConfig,
 		Logger:   e.logger,
 		Observer: httpObserver{t: e.telemetry},
-	}
-	if hc.DebugResponseBody {
-		set.ShowResponseBody = true
-		for _, v := range hc.ClientConfig.Headers.Iter {
-			set.RedactValues = append(set.RedactValues, string(v))
-		}
+
+		ShowResponseBody: hc.DebugResponseBody,
+		RedactValues:     clientSecretValues(&hc.ClientConfig),
 	}
 	if sc := hc.Spool.Get(); sc != nil {
 		sp, err := spool.Open(ctx, spool.Options{Path: sc.Path, MaxSize: sc.MaxSize})

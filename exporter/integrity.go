@@ -8,12 +8,12 @@ import (
 	"io"
 	"io/fs"
 	"net/http"
-	"net/url"
 	"path/filepath"
 	"strings"
 
 	"go.opentelemetry.io/collector/component"
 
+	"github.com/sandboxaudit/sandboxaudit/internal/httpsink"
 	"github.com/sandboxaudit/sandboxaudit/internal/integrity"
 )
 
@@ -38,7 +38,7 @@ func (e *auditExporter) startIntegrity(ctx context.Context, host component.Host,
 		if err != nil {
 			return nil, fmt.Errorf("file: integrity: publish: %w", err)
 		}
-		set.Publish = checkpointPublisher(client, pc.Endpoint)
+		set.Publish = checkpointPublisher(client, pc.Endpoint, httpsink.Secrets(pc.Endpoint, clientSecretValues(pc)))
 	}
 	sealer, err := integrity.NewSealer(set)
 	if err != nil {
@@ -85,8 +85,9 @@ func sealExisting(ctx context.Context, s *integrity.Sealer, base string) error {
 }
 
 // checkpointPublisher POSTs each signed checkpoint note, as text, to a
-// witness. Only the status is reported: a response body could echo secrets.
-func checkpointPublisher(client *http.Client, endpoint string) integrity.Publisher {
+// witness. Only the status is reported: a response body could echo
+// secrets, and a transport error shows none of them (httpsink.TransportError).
+func checkpointPublisher(client *http.Client, endpoint string, secrets []string) integrity.Publisher {
 	return func(ctx context.Context, signed []byte) error {
 		req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, bytes.NewReader(signed))
 		if err != nil {
@@ -95,12 +96,7 @@ func checkpointPublisher(client *http.Client, endpoint string) integrity.Publish
 		req.Header.Set("Content-Type", "text/plain; charset=utf-8")
 		resp, err := client.Do(req)
 		if err != nil {
-			// *url.Error repeats the URL, whose query may hold a token.
-			var ue *url.Error
-			if errors.As(err, &ue) {
-				return fmt.Errorf("post checkpoint: %w", ue.Err)
-			}
-			return err
+			return fmt.Errorf("post checkpoint: %w", httpsink.TransportError(err, secrets))
 		}
 		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
 		_ = resp.Body.Close()

@@ -3,6 +3,7 @@ package sandboxauditexporter
 import (
 	"context"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -20,6 +21,7 @@ import (
 	"go.opentelemetry.io/collector/exporter/exportertest"
 
 	"github.com/sandboxaudit/sandboxaudit/auditevent"
+	"github.com/sandboxaudit/sandboxaudit/internal/httpsink"
 	"github.com/sandboxaudit/sandboxaudit/internal/integrity"
 )
 
@@ -263,7 +265,7 @@ func TestCheckpointPublisherErrorsHideTheURL(t *testing.T) {
 		http.Error(w, "secret-body", http.StatusServiceUnavailable)
 	}))
 	endpoint := srv.URL + "/w?token=s3cr3t"
-	pub := checkpointPublisher(srv.Client(), endpoint)
+	pub := checkpointPublisher(srv.Client(), endpoint, nil)
 	err := pub(context.Background(), []byte("note\n"))
 	require.ErrorContains(t, err, "witness answered 503")
 	require.NotContains(t, err.Error(), "secret-body")
@@ -271,4 +273,48 @@ func TestCheckpointPublisherErrorsHideTheURL(t *testing.T) {
 	err = pub(context.Background(), []byte("note\n"))
 	require.Error(t, err)
 	require.NotContains(t, err.Error(), "s3cr3t")
+}
+
+// A witness (or a service that is not one) whose response net/http cannot
+// parse, echoing the request: the publisher's error, which the sealer
+// logs, shows neither the token nor the query.
+func TestCheckpointPublisherTransportErrorsEchoNothing(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer func() { _ = ln.Close() }()
+	go func() {
+		for { // ends when the listener closes
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			buf := make([]byte, 4096)
+			n, _ := c.Read(buf)
+			line, _, _ := strings.Cut(string(buf[:n]), "\r\n") // the request line, query and all
+			auth := ""
+			if _, rest, ok := strings.Cut(string(buf[:n]), "Authorization: "); ok {
+				auth, _, _ = strings.Cut(rest, "\r\n")
+			}
+			_, _ = c.Write([]byte("HTTP/1.1 200 OK\r\n" + auth + " " + line + "\r\n\r\n"))
+			_ = c.Close()
+		}
+	}()
+	cc := confighttp.NewDefaultClientConfig()
+	cc.Headers.Set("Authorization", "Bearer WITNESSTOKEN")
+	client := &http.Client{Transport: headerTransport{"Authorization", "Bearer WITNESSTOKEN"}}
+	endpoint := "http://" + ln.Addr().String() + "/cp?key=QUERYSECRET"
+	pub := checkpointPublisher(client, endpoint, httpsink.Secrets(endpoint, clientSecretValues(&cc)))
+	err = pub(context.Background(), []byte("note\n"))
+	require.Error(t, err)
+	require.NotContains(t, err.Error(), "WITNESSTOKEN")
+	require.NotContains(t, err.Error(), "QUERYSECRET")
+}
+
+// headerTransport sets one header on every request.
+type headerTransport struct{ k, v string }
+
+func (h headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set(h.k, h.v)
+	return http.DefaultTransport.RoundTrip(r)
 }

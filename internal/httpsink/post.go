@@ -167,11 +167,15 @@ type poster struct {
 	// are not shown (Settings.ShowResponseBody false).
 	secrets  []string
 	showBody bool
+	// scrub is what a transport error must not show (Secrets of the
+	// endpoint and Settings.RedactValues), whether or not bodies are.
+	scrub []string
 }
 
 func newPoster(set Settings) poster {
 	u, _ := url.Parse(set.Endpoint) // validated in withDefaults
-	p := poster{client: withSafeRedirects(set.Client), endpoint: set.Endpoint, safeURL: safeURL(u)}
+	p := poster{client: withSafeRedirects(set.Client), endpoint: set.Endpoint, safeURL: safeURL(u),
+		scrub: secretsOf(set.Endpoint, set.RedactValues)}
 	if set.ShowResponseBody {
 		p.showBody, p.secrets = true, secretsOf(set.Endpoint, set.RedactValues)
 	}
@@ -199,11 +203,7 @@ func (p poster) post(ctx context.Context, body []byte) error {
 	if err != nil {
 		// *url.Error prints the full URL, credentials included; keep
 		// only the cause, which still answers Timeout() and errors.Is.
-		var ue *url.Error
-		if errors.As(err, &ue) {
-			err = ue.Err
-		}
-		return fmt.Errorf("POST %s: %w", p.safeURL, &transportError{err})
+		return fmt.Errorf("POST %s: %w", p.safeURL, TransportError(err, p.scrub))
 	}
 	defer func() {
 		_, _ = io.CopyN(io.Discard, resp.Body, drainBytes)
@@ -214,7 +214,7 @@ func (p poster) post(ctx context.Context, body []byte) error {
 		// as an acknowledgement: resending risks a duplicate, which
 		// event_id makes harmless; trusting it risks a loss.
 		if _, err := io.CopyN(io.Discard, resp.Body, drainBytes); err != nil && !errors.Is(err, io.EOF) && !undecodable(err) {
-			return fmt.Errorf("POST %s: HTTP %d but the response was cut off: %w", p.safeURL, resp.StatusCode, &transportError{err})
+			return fmt.Errorf("POST %s: HTTP %d but the response was cut off: %w", p.safeURL, resp.StatusCode, &transportError{cause: err, secrets: p.scrub})
 		}
 		return nil
 	}
@@ -235,9 +235,12 @@ func (p poster) readErrorBody(resp *http.Response) (n int64, more bool, shown st
 	n = int64(len(head)) + rest
 	more = rest == drainBytes
 	if p.showBody {
+		// Checked before the excerpt is cut: a cut through a secret in a
+		// mixed encoding would hide it from the check, not from a reader.
 		secrets := withSent(p.secrets, resp.Request)
-		shown = excerpt(redact(head, secrets))
-		if echoesSecret([]byte(shown), secrets) {
+		red := redact(head, secrets)
+		shown = excerpt(red)
+		if echoesSecret(red, secrets) {
 			shown = withheldMark
 		}
 	}

@@ -120,7 +120,10 @@ type Settings struct {
 	// space-separated parts, and the endpoint URL's password and query
 	// values are replaced by [REDACTED] first.
 	ShowResponseBody bool
-	RedactValues     []string
+	// RedactValues are values never to show (the configured header
+	// values, a proxy's credentials): redacted from shown bodies, and a
+	// transport error that echoes one is withheld, bodies shown or not.
+	RedactValues []string
 	// Observer receives the delivery counters; nil means NopObserver.
 	Observer Observer
 }

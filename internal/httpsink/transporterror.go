@@ -4,21 +4,47 @@ import (
 	"compress/flate"
 	"compress/gzip"
 	"errors"
+	"net/url"
 	"strings"
 )
 
-// transportError is a request's failure told without what the endpoint
-// sent. net/http quotes response bytes in its errors (a malformed status
-// line or header line, a Location it cannot parse), always with %q, and an
+// TransportError returns err, an http.Client's failure to get a response,
+// fit for logs and errors: without the *url.Error's URL (credentials,
+// query) and without what the peer sent (see transportError); secrets are
+// what it must not echo (Secrets).
+func TransportError(err error, secrets []string) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		err = ue.Err
+	}
+	return &transportError{cause: err, secrets: secrets}
+}
+
+// Secrets lists what must never be shown of a client posting to endpoint
+// with values (header values, a proxy's credentials): each value, each of
+// its words, and the endpoint's password and query values.
+func Secrets(endpoint string, values []string) []string { return secretsOf(endpoint, values) }
+
+// transportError is a request's failure told without what the peer sent.
+// net/http quotes response bytes in its errors (a malformed status line or
+// header line, a Location it cannot parse), always with %q, and an
 // endpoint, or a service that is not one, may echo our Authorization header
-// or the URL's query there: the message stops before the first quote. The
-// cause stays reachable, for Timeout and errors.Is.
-type transportError struct{ cause error }
+// or the URL's query there: the message stops before the first quote. A
+// proxy's refusal of CONNECT is its reason phrase, unquoted; a message
+// that still echoes a secret is withheld whole. The cause stays reachable,
+// for Timeout and errors.Is.
+type transportError struct {
+	cause   error
+	secrets []string
+}
 
 func (e *transportError) Error() string {
 	msg := e.cause.Error()
 	if i := strings.IndexByte(msg, '"'); i >= 0 {
-		return strings.TrimRight(msg[:i], ": ") + " (the response's bytes it quoted are withheld)"
+		msg = strings.TrimRight(msg[:i], ": ") + " (the response's bytes it quoted are withheld)"
+	}
+	if red := redact([]byte(msg), e.secrets); string(red) != msg || echoesSecret(red, e.secrets) {
+		return "the transport's error text is withheld: it echoes a configured secret"
 	}
 	return msg
 }

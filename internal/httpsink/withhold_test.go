@@ -64,3 +64,26 @@ func TestShowResponseBodyWithholdsAnUnredactedEcho(t *testing.T) {
 	requireNoSecret(t, f.logs, err.Error(), strings.Replace(tok, "M", "%4D", 1))
 	requireNoSecret(t, f.logs, err.Error(), tok[:12])
 }
+
+// The check runs on what was read, before the excerpt is cut: a token in
+// a mixed encoding that the cut splits (Python's quote() of it, cut in its
+// escaped padding) is withheld, not shown nearly whole.
+func TestWithholdingSeesPastTheExcerptsCut(t *testing.T) {
+	tok := "wJalrXUtnFEMI/K7MDENG+bPxRfiCY=="
+	quoted := strings.NewReplacer("+", "%2B", "=", "%3D").Replace(tok)
+	f := newFixture(t, FormatNDJSON, false, func(s *Settings) {
+		s.Client = &http.Client{Timeout: 2 * time.Second, Transport: bearer{http.DefaultTransport, tok}}
+		s.ShowResponseBody = true
+	})
+	prefix := strings.Repeat("x", excerptRunes-len(quoted)+3) // the cut falls inside "%3D%3D"
+	f.srv.setDefault(func(w http.ResponseWriter, _ *http.Request, _ []byte) bool {
+		w.WriteHeader(http.StatusBadRequest)
+		_, _ = w.Write([]byte(prefix + quoted))
+		return false
+	})
+	f.start(t)
+	err := f.sink.Send(sendCtx(t), makeLines(t, uuid.New(), 1, 1, 0), 1)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), withheldMark)
+	assert.NotContains(t, err.Error(), quoted[:20])
+}
