@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"golang.org/x/mod/sumdb/tlog"
 	"golang.org/x/sys/unix"
 
 	"github.com/sandboxaudit/sandboxaudit/internal/integrity"
@@ -128,7 +129,14 @@ func TestVerifyKeyDetectsTampering(t *testing.T) {
 			ls[1] = strings.Replace(ls[1], `"duration_ms":1.5`, `"duration_ms":1.6`, 1)
 			writeLines(t, path, ls)
 			require.NoError(t, os.Remove(integrity.StorePath(path)))
-		}, ":1: integrity: lines 1-6: changed, removed or moved; they do not match the root hash of checkpoint #1"},
+		}, ":1: integrity: lines 1-6: changed, removed or moved; they do not match the root hash of checkpoint #1 (no hash store"},
+		{"changed value with the hash store rebuilt to match", func(t *testing.T, path string) {
+			ls := fileLines(t, path)
+			ls[1] = strings.Replace(ls[1], `"duration_ms":1.5`, `"duration_ms":1.6`, 1)
+			writeLines(t, path, ls)
+			require.NoError(t, os.Remove(integrity.StorePath(path)))
+			rebuildStore(t, path)
+		}, "(the hash store agrees with the file, so it was rebuilt or changed too"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -256,4 +264,29 @@ func TestVerifyKeyWarnsWhenTheCheckpointsNameAnotherFile(t *testing.T) {
 	rotated := run(t, "", "verify", "--key", pub, filepath.Join(dir, "audit.jsonl.1"))
 	require.Equal(t, 0, rotated.code, rotated.stdout)
 	require.NotContains(t, rotated.stdout, "warning")
+}
+
+// rebuildStore writes path's hash store from its lines, as an attacker who
+// edited the file would to make the store agree (tlog's stored hashes,
+// leaves as the README defines them).
+func rebuildStore(t *testing.T, path string) {
+	t.Helper()
+	var stored []tlog.Hash
+	r := tlog.HashReaderFunc(func(idx []int64) ([]tlog.Hash, error) {
+		out := make([]tlog.Hash, len(idx))
+		for i, x := range idx {
+			out[i] = stored[x]
+		}
+		return out, nil
+	})
+	for i, l := range fileLines(t, path) {
+		hs, err := tlog.StoredHashes(int64(i), []byte(strings.TrimSuffix(l, "\n")+"\n"), r)
+		require.NoError(t, err)
+		stored = append(stored, hs...)
+	}
+	var b []byte
+	for _, h := range stored {
+		b = append(b, h[:]...)
+	}
+	require.NoError(t, os.WriteFile(integrity.StorePath(path), b, 0o600))
 }

@@ -195,8 +195,12 @@ func (c *Checker) failRoot(cp *Checkpoint) {
 			c.firstDiff, cp.N, c.cpNum)
 		return
 	}
-	c.fail(from, c.cpNum, "lines %d-%d: changed, removed or moved; they do not match the root hash of checkpoint #%d (no hash store to tell which line)",
-		from, cp.N, c.cpNum)
+	why := "no hash store to tell which line"
+	if c.store != nil {
+		why = "the hash store agrees with the file, so it was rebuilt or changed too and cannot tell which line"
+	}
+	c.fail(from, c.cpNum, "lines %d-%d: changed, removed or moved; they do not match the root hash of checkpoint #%d (%s)",
+		from, cp.N, c.cpNum, why)
 }
 
 // checkConsistent proves newer extends older with the store's hashes, as a
