@@ -26,6 +26,25 @@ func editInPlace(t *testing.T, path string) {
 	}
 }
 
+// sealedTwice seals lines 1-3 and then 4-6 of a new file with one sealer,
+// and returns the sidecar as it was after the first checkpoint.
+func sealedTwice(t *testing.T) (k *Keys, path string, s *Sealer, first []byte) {
+	t.Helper()
+	k, _ = testKeys(t, "test")
+	path = auditPath(t)
+	s = newSealer(t, k)
+	for _, ls := range []string{lines(1, 3), lines(4, 6)} {
+		appendLocked(t, path, ls)
+		if err := s.Seal(bg, path); err != nil {
+			t.Fatal(err)
+		}
+		if first == nil {
+			first, _ = os.ReadFile(CheckpointsPath(path))
+		}
+	}
+	return k, path, s, first
+}
+
 // A running sealer that knew a checkpoint refuses a sidecar that no longer
 // reaches it: removing the checkpoints (and the store) and editing a sealed
 // line in place was signed anew within one interval, and verify passed.
@@ -50,18 +69,7 @@ func TestSealerRefusesRemovedSignedHistory(t *testing.T) {
 		},
 	} {
 		t.Run(name, func(t *testing.T) {
-			k, _ := testKeys(t, "test")
-			path := auditPath(t)
-			s := newSealer(t, k)
-			appendLocked(t, path, lines(1, 3))
-			if err := s.Seal(bg, path); err != nil {
-				t.Fatal(err)
-			}
-			first, _ := os.ReadFile(CheckpointsPath(path))
-			appendLocked(t, path, lines(4, 6))
-			if err := s.Seal(bg, path); err != nil {
-				t.Fatal(err)
-			}
+			_, path, s, first := sealedTwice(t)
 			remove(t, path, len(first))
 			editInPlace(t, path)
 			removed, _ := os.ReadFile(CheckpointsPath(path))
@@ -81,18 +89,7 @@ func TestSealerRefusesRemovedSignedHistory(t *testing.T) {
 // sidecar whole (it used to cut it back to that record, every later
 // checkpoint with it, and seal over what they covered).
 func TestLongLineInsideTheSidecarIsNotATornTail(t *testing.T) {
-	k, _ := testKeys(t, "test")
-	path := auditPath(t)
-	s := newSealer(t, k)
-	appendLocked(t, path, lines(1, 3))
-	if err := s.Seal(bg, path); err != nil {
-		t.Fatal(err)
-	}
-	first, _ := os.ReadFile(CheckpointsPath(path))
-	appendLocked(t, path, lines(4, 6))
-	if err := s.Seal(bg, path); err != nil {
-		t.Fatal(err)
-	}
+	k, path, _, first := sealedTwice(t)
 	all, _ := os.ReadFile(CheckpointsPath(path))
 	// A long line inside the second record.
 	bad := append(append(append([]byte{}, first...), strings.Repeat("x", 5000)+"\n"...), all[len(first):]...)
