@@ -45,7 +45,7 @@ func (s *Sink) deliver(ctx context.Context, lines []byte) (d delivery) {
 	}
 	for len(lines) > 0 {
 		chunk, n := nextChunk(lines, s.set.MaxBatchLines, s.set.MaxBatchBytes)
-		h, err := postHalving(ctx, chunk, n, post)
+		h, err := halver{post: post}.send(ctx, chunk, n)
 		d.acked += h.acked
 		if h.refused > 0 {
 			d.dropped += h.refused

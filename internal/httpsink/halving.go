@@ -3,10 +3,11 @@ package httpsink
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 )
 
-// halved is what postHalving settled of a batch: a prefix of it, acked or
+// halved is what halver.send settled of a batch: a prefix of it, acked or
 // refused line by line in order.
 type halved struct {
 	acked   int          // lines acknowledged
@@ -25,30 +26,60 @@ func (h halved) then(next halved) halved {
 	return h
 }
 
-// postHalving posts body (n lines) with post. When the endpoint answers 413
-// to more than one line it posts each half instead, in order, down to
-// single lines: the batch is ours (the replayer joins many pushes, each
-// accepted live, into one request), and an endpoint's body limit (nginx's
-// default is 1 MiB) is no reason to drop lines it takes in smaller
-// requests. Any other refusal of the content refuses what was sent. It
-// stops at the first failure that is not a refusal, which it returns with
-// what was settled before it.
-func postHalving(ctx context.Context, body []byte, n int, post func(context.Context, []byte) error) (halved, error) {
-	err := post(ctx, body)
+// misconfiguredLimit is the largest line whose 413 says the endpoint's
+// body limit is wrong rather than the line too large: no event that small
+// is too large for a sane endpoint, and dropping it would empty the spool,
+// a line at a time, during a deploy with a broken proxy.
+const misconfiguredLimit = 64 << 10
+
+// halver posts a batch of lines and, as the endpoint's answers ask, its
+// halves in order, down to single lines.
+type halver struct {
+	post func(context.Context, []byte) error
+	// anyRefusal halves on every refusal of the content, not only on 413:
+	// the replayer's batches join pushes whose clients were all
+	// acknowledged, so one line the endpoint refuses must not take the
+	// others with it. A live push is one client's batch, refused whole.
+	anyRefusal bool
+}
+
+// send posts body (n lines). A 413 to more than one line (to any refusal
+// of the content with anyRefusal) posts each half instead: the batch is
+// ours, and an endpoint's body limit (nginx's default is 1 MiB) is no
+// reason to drop lines it takes in smaller requests. It stops at the first
+// failure that is not a refusal, which it returns with what was settled
+// before it.
+func (hv halver) send(ctx context.Context, body []byte, n int) (halved, error) {
+	err := hv.post(ctx, body)
 	var se *StatusError
 	switch {
 	case err == nil:
 		return halved{acked: n, settled: len(body)}, nil
 	case !errors.As(err, &se) || !se.Permanent():
 		return halved{}, err
-	case se.Code != http.StatusRequestEntityTooLarge || n < 2:
+	case se.Code == http.StatusRequestEntityTooLarge && n == 1 && len(body) <= misconfiguredLimit:
+		return halved{}, &limitError{status: se, bytes: len(body)}
+	case n < 2 || se.Code != http.StatusRequestEntityTooLarge && !hv.anyRefusal:
 		return halved{refused: n, refusal: se, settled: len(body)}, nil
 	}
 	first, k := nextChunk(body, n/2, len(body))
-	h, err := postHalving(ctx, first, k, post)
+	h, err := hv.send(ctx, first, k)
 	if err != nil {
 		return h, err
 	}
-	rest, err := postHalving(ctx, body[len(first):], n-k, post)
+	rest, err := hv.send(ctx, body[len(first):], n-k)
 	return h.then(rest), err
+}
+
+// limitError is a 413 to one small line: the endpoint refuses us, not the
+// line, which stays to be sent again. It does not unwrap to the
+// *StatusError, which would make it a refusal of the content.
+type limitError struct {
+	status *StatusError
+	bytes  int
+}
+
+func (e *limitError) Error() string {
+	return fmt.Sprintf("%v, to a single %d-byte line: the endpoint's body limit is below any event's, so the line is kept",
+		e.status, e.bytes)
 }

@@ -58,7 +58,7 @@ func TestReplayHalvesABatchTheEndpointFindsTooLarge(t *testing.T) {
 func TestLivePushHalvesAndRefusesOnlyTheLineTooLarge(t *testing.T) {
 	f := newFixture(t, FormatNDJSON, false)
 	session := uuid.New()
-	big := makeLines(t, session, 21, 21, 9<<10)
+	big := makeLines(t, session, 21, 21, 70<<10) // over misconfiguredLimit: too large indeed
 	f.srv.setDefault(bodyLimit(8 << 10))
 	body := append(append(makeLines(t, session, 1, 20, 300), big...), makeLines(t, session, 22, 40, 300)...)
 	err := f.sink.Send(sendCtx(t), body, 40)
@@ -70,7 +70,7 @@ func TestLivePushHalvesAndRefusesOnlyTheLineTooLarge(t *testing.T) {
 	assert.Equal(t, map[string]int{ReasonHTTP4xx: 1}, f.obs.stats().dropped)
 }
 
-// postHalving stops at the first failure that is not a refusal and says
+// halver.send stops at the first failure that is not a refusal and says
 // which prefix it settled, so the caller keeps exactly the rest.
 func TestPostHalvingStopsAtAFailureWithTheSettledPrefix(t *testing.T) {
 	lines := []byte("a\nb\nc\nd\n")
@@ -87,7 +87,7 @@ func TestPostHalvingStopsAtAFailureWithTheSettledPrefix(t *testing.T) {
 		}
 		return errors.New("connection reset")
 	}
-	h, err := postHalving(context.Background(), lines, 4, post)
+	h, err := halver{post: post}.send(context.Background(), lines, 4)
 	require.EqualError(t, err, "connection reset")
 	assert.Equal(t, halved{acked: 2, refused: 1, refusal: h.refusal, settled: len("a\nb\nc\n")}, h)
 	assert.Equal(t, http.StatusBadRequest, h.refusal.Code)
@@ -140,4 +140,48 @@ func TestReplayKeepsTheHalvesTheEndpointTook(t *testing.T) {
 	require.Eventually(t, func() bool { return len(f.srv.all()) > 40 }, 10*time.Second, 10*time.Millisecond)
 	assert.Equal(t, seqRange(1, 10), seqs(f.srv.acceptedEvents(t)), "the half the endpoint took, once")
 	assert.True(t, f.spool.Pending())
+}
+
+// One line the endpoint refuses (400) in a replayed batch is dropped
+// alone: the replayer joined pushes whose clients were all acknowledged,
+// and the whole batch, 200 good lines with it, used to be dropped.
+func TestReplayDropsOnlyTheLineTheEndpointRefuses(t *testing.T) {
+	f := newFixture(t, FormatNDJSON, true)
+	session := uuid.New()
+	bad := makeLines(t, session, 101, 101, 10)
+	f.srv.setDefault(func(w http.ResponseWriter, r *http.Request, body []byte) bool {
+		if bytes.Contains(body, bad) {
+			return status(http.StatusBadRequest, nil, "")(w, r, body)
+		}
+		return ok(w, r, body)
+	})
+	f.start(t)
+	f.srv.down()
+	require.NoError(t, f.sink.Send(sendCtx(t), makeLines(t, session, 1, 100, 10), 100))
+	require.NoError(t, f.sink.Send(sendCtx(t), bad, 1))
+	require.NoError(t, f.sink.Send(sendCtx(t), makeLines(t, session, 102, 201, 10), 100))
+	f.srv.up()
+	f.waitSpoolEmpty(t)
+	assert.Equal(t, append(seqRange(1, 100), seqRange(102, 201)...), seqs(f.srv.acceptedEvents(t)))
+	assert.Equal(t, map[string]int{ReasonHTTP4xx: 1}, f.obs.stats().dropped)
+}
+
+// A 413 to a single small line says the endpoint's body limit is broken
+// (a proxy misconfigured during a deploy), not that the line is too large:
+// the spool keeps its lines, which arrive once the limit is fixed, instead
+// of being dropped a line at a time.
+func TestA413ToASmallLineKeepsTheSpool(t *testing.T) {
+	f := newFixture(t, FormatNDJSON, true)
+	f.srv.setDefault(status(http.StatusRequestEntityTooLarge, nil, ""))
+	f.start(t)
+	session := uuid.New()
+	f.srv.down()
+	require.NoError(t, f.sink.Send(sendCtx(t), makeLines(t, session, 1, 20, 10), 20))
+	f.srv.up()
+	require.Eventually(t, func() bool { return len(f.srv.all()) > 60 }, 10*time.Second, 10*time.Millisecond, "rounds go on")
+	assert.True(t, f.spool.Pending())
+	assert.Empty(t, f.obs.stats().dropped)
+	f.srv.setDefault(ok)
+	f.waitSpoolEmpty(t)
+	assert.Equal(t, seqRange(1, 20), seqs(f.srv.acceptedEvents(t)))
 }

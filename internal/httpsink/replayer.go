@@ -142,14 +142,14 @@ func (s *Sink) replayRound(ctx context.Context) error {
 }
 
 // replaySend is the spool's send callback: one POST per batch (one line per
-// batch in event format), halved on 413 (postHalving). A refusal of the
+// batch in event format), halved on a refusal (halver). A refusal of the
 // content (StatusError.Permanent) drops the lines visibly and acknowledges
 // them: kept, they would block the spool forever. Every other failure, the
 // endpoint refusing us included, ends the round with the rest of the batch
 // still in the spool; the halves settled before it are acknowledged
 // (spool.PartialError), not sent again every round.
 func (s *Sink) replaySend(ctx context.Context, batch []byte, lines int) error {
-	h, err := postHalving(ctx, batch, lines, s.replayPost)
+	h, err := halver{post: s.replayPost, anyRefusal: true}.send(ctx, batch, lines)
 	if h.acked > 0 {
 		s.set.Observer.Replayed(ctx, h.acked)
 	}
