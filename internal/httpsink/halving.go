@@ -41,6 +41,16 @@ type halver struct {
 	// acknowledged, so one line the endpoint refuses must not take the
 	// others with it. A live push is one client's batch, refused whole.
 	anyRefusal bool
+	// onSettled, when set, hears of each part acknowledged or refused, in
+	// order, as it is settled (the replayer saves its offset there).
+	onSettled func(part halved)
+}
+
+func (hv halver) settle(part halved) halved {
+	if hv.onSettled != nil {
+		hv.onSettled(part)
+	}
+	return part
 }
 
 // send posts body (n lines). A 413 to more than one line (to any refusal
@@ -54,13 +64,13 @@ func (hv halver) send(ctx context.Context, body []byte, n int) (halved, error) {
 	var se *StatusError
 	switch {
 	case err == nil:
-		return halved{acked: n, settled: len(body)}, nil
+		return hv.settle(halved{acked: n, settled: len(body)}), nil
 	case !errors.As(err, &se) || !se.Permanent():
 		return halved{}, err
 	case se.Code == http.StatusRequestEntityTooLarge && n == 1 && len(body) <= misconfiguredLimit:
 		return halved{}, &limitError{status: se, bytes: len(body)}
 	case n < 2 || se.Code != http.StatusRequestEntityTooLarge && !hv.anyRefusal:
-		return halved{refused: n, refusal: se, settled: len(body)}, nil
+		return hv.settle(halved{refused: n, refusal: se, settled: len(body)}), nil
 	}
 	first, k := nextChunk(body, n/2, len(body))
 	h, err := hv.send(ctx, first, k)

@@ -6,8 +6,6 @@ import (
 	"time"
 
 	"go.uber.org/zap"
-
-	"github.com/sandboxaudit/sandboxaudit/internal/spool"
 )
 
 // runReplayer sends the spool in rounds until ctx ends. A round runs when
@@ -118,7 +116,7 @@ func (s *Sink) replayRound(ctx context.Context) error {
 		s.markUp()
 		return nil
 	}
-	sent, err := s.spool.Replay(ctx, s.set.MaxBatchLines, s.set.MaxBatchBytes, s.replaySend)
+	sent, err := s.spool.ReplayAcked(ctx, s.set.MaxBatchLines, s.set.MaxBatchBytes, s.replaySend)
 	s.observeSpoolSize()
 	if err == nil {
 		s.markUp()
@@ -146,18 +144,20 @@ func (s *Sink) replayRound(ctx context.Context) error {
 // content (StatusError.Permanent) drops the lines visibly and acknowledges
 // them: kept, they would block the spool forever. Every other failure, the
 // endpoint refusing us included, ends the round with the rest of the batch
-// still in the spool; the halves settled before it are acknowledged
-// (spool.PartialError), not sent again every round.
-func (s *Sink) replaySend(ctx context.Context, batch []byte, lines int) error {
-	h, err := halver{post: s.replayPost, anyRefusal: true}.send(ctx, batch, lines)
+// still in the spool. Each part settled is acknowledged as it is (ack), so
+// neither a later failure nor a crash sends it again.
+func (s *Sink) replaySend(ctx context.Context, batch []byte, lines int, ack func(bytes, lines int)) error {
+	var done halved // the prefix settled so far
+	hv := halver{post: s.replayPost, anyRefusal: true, onSettled: func(part halved) {
+		done = done.then(part)
+		ack(done.settled, done.acked+done.refused)
+	}}
+	h, err := hv.send(ctx, batch, lines)
 	if h.acked > 0 {
 		s.set.Observer.Replayed(ctx, h.acked)
 	}
 	if h.refused > 0 {
 		s.dropped(ctx, h.refused, h.refusal, "replay")
-	}
-	if err != nil && h.settled > 0 {
-		return &spool.PartialError{Bytes: h.settled, Lines: h.acked + h.refused, Err: err}
 	}
 	return err
 }

@@ -17,24 +17,26 @@ import (
 const readBufferSize = 64 << 10
 
 // SendFunc delivers a batch of whole lines. batch is only valid during the
-// call (Replay reuses it). Returning nil acknowledges the batch; a
-// *PartialError acknowledges a prefix of it.
+// call (Replay reuses it). Returning nil acknowledges the batch.
 type SendFunc func(ctx context.Context, batch []byte, lines int) error
 
-// PartialError is a SendFunc's failure after the endpoint took a prefix
-// of the batch (Bytes, whole lines, Lines of them): Replay acknowledges
-// that prefix before it stops with Err, so it is not sent again each round
-// while the rest keeps failing.
-type PartialError struct {
-	Bytes, Lines int
-	Err          error
+// AckedSendFunc is a SendFunc that may deliver its batch in parts: it calls
+// ack with the prefix of the batch settled so far (bytes, whole lines, and
+// lines), which ReplayAcked acknowledges and saves at once. So a crash in
+// the middle of a long send, or a failure of a later part, resends only
+// what was not settled, not the parts already taken.
+type AckedSendFunc func(ctx context.Context, batch []byte, lines int, ack func(bytes, lines int)) error
+
+// Replay is ReplayAcked with a send that acknowledges only whole batches.
+func (s *Spool) Replay(ctx context.Context, maxBatchLines, maxBatchBytes int, send SendFunc) (int, error) {
+	if send == nil {
+		return s.ReplayAcked(ctx, maxBatchLines, maxBatchBytes, nil)
+	}
+	return s.ReplayAcked(ctx, maxBatchLines, maxBatchBytes,
+		func(ctx context.Context, batch []byte, lines int, _ func(int, int)) error { return send(ctx, batch, lines) })
 }
 
-func (e *PartialError) Error() string { return e.Err.Error() }
-
-func (e *PartialError) Unwrap() error { return e.Err }
-
-// Replay streams the pending lines, in order, to send in batches of at most
+// ReplayAcked streams the pending lines, in order, to send in batches of at most
 // maxBatchLines lines and maxBatchBytes bytes (a single line larger than
 // maxBatchBytes is sent alone). After each successful send the acknowledged
 // offset is advanced and persisted. On the first send error Replay stops and
@@ -49,7 +51,7 @@ func (e *PartialError) Unwrap() error { return e.Err }
 //
 // Memory stays bounded by the read buffer, maxBatchBytes and the longest
 // line, however large the spool is.
-func (s *Spool) Replay(ctx context.Context, maxBatchLines, maxBatchBytes int, send SendFunc) (int, error) {
+func (s *Spool) ReplayAcked(ctx context.Context, maxBatchLines, maxBatchBytes int, send AckedSendFunc) (int, error) {
 	if maxBatchLines <= 0 || maxBatchBytes <= 0 || send == nil {
 		return 0, fmt.Errorf("spool %s: replay needs positive batch limits and a send function", s.path)
 	}
@@ -73,14 +75,14 @@ func (s *Spool) Replay(ctx context.Context, maxBatchLines, maxBatchBytes int, se
 
 type streamer struct {
 	s     *Spool
-	send  SendFunc
+	send  AckedSendFunc
 	pos   int64 // offset of the first byte not yet acknowledged
 	batch []byte
 	lines int
 	sent  int
 }
 
-func (s *Spool) stream(ctx context.Context, f *os.File, start, end int64, maxLines, maxBytes int, send SendFunc) (int, error) {
+func (s *Spool) stream(ctx context.Context, f *os.File, start, end int64, maxLines, maxBytes int, send AckedSendFunc) (int, error) {
 	if start >= end {
 		return 0, nil
 	}
@@ -135,14 +137,18 @@ func (st *streamer) deliver(ctx context.Context, batch []byte, lines int) error 
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if err := st.send(ctx, batch, lines); err != nil {
-		var pe *PartialError
-		if errors.As(err, &pe) && pe.Bytes > 0 && pe.Bytes < len(batch) && batch[pe.Bytes-1] == '\n' {
-			st.acknowledge(int64(pe.Bytes), pe.Lines)
+	doneBytes, doneLines := 0, 0
+	ack := func(bytes, lines int) {
+		// Only a longer prefix that ends a line moves the offset.
+		if bytes > doneBytes && bytes <= len(batch) && batch[bytes-1] == '\n' && lines >= doneLines {
+			st.acknowledge(int64(bytes-doneBytes), lines-doneLines)
+			doneBytes, doneLines = bytes, lines
 		}
+	}
+	if err := st.send(ctx, batch, lines, ack); err != nil {
 		return err
 	}
-	st.acknowledge(int64(len(batch)), lines)
+	ack(len(batch), lines)
 	return nil
 }
 
