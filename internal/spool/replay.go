@@ -33,7 +33,9 @@ func (s *Spool) Replay(ctx context.Context, maxBatchLines, maxBatchBytes int, se
 		return s.ReplayAcked(ctx, maxBatchLines, maxBatchBytes, nil)
 	}
 	return s.ReplayAcked(ctx, maxBatchLines, maxBatchBytes,
-		func(ctx context.Context, batch []byte, lines int, _ func(int, int)) error { return send(ctx, batch, lines) })
+		func(ctx context.Context, batch []byte, lines int, _ func(int, int)) error {
+			return send(ctx, batch, lines)
+		})
 }
 
 // ReplayAcked streams the pending lines, in order, to send in batches of at most
