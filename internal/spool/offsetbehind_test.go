@@ -13,7 +13,7 @@ import (
 // An offset the sidecar cannot take (a full disk; here its temporary name
 // is a directory) does not hold the spool back: the delivered batches stay
 // acknowledged, the next round sends only new lines, the file is trimmed,
-// and OffsetBehind says why until a write catches the sidecar up.
+// and Upkeep says why until a write catches the sidecar up.
 func TestDeliveredLinesStayAcknowledgedWhenTheOffsetCannotBeSaved(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "spool.jsonl")
 	s := openSpool(t, Options{Path: path})
