@@ -28,9 +28,11 @@ func (h halved) then(next halved) halved {
 
 // misconfiguredLimit is the largest line whose 413 says the endpoint's
 // body limit is wrong rather than the line too large: no event that small
-// is too large for a sane endpoint, and dropping it would empty the spool,
-// a line at a time, during a deploy with a broken proxy.
-const misconfiguredLimit = 64 << 10
+// (audit lines are a few hundred bytes) is too large for a sane endpoint,
+// and dropping it would empty the spool, a line at a time, during a deploy
+// with a broken proxy. Kept small: a real limit below a larger line would
+// hold the spool until the operator raises it (an ERROR each round says so).
+const misconfiguredLimit = 8 << 10
 
 // halver posts a batch of lines and, as the endpoint's answers ask, its
 // halves in order, down to single lines.

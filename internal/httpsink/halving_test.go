@@ -185,3 +185,35 @@ func TestA413ToASmallLineKeepsTheSpool(t *testing.T) {
 	f.waitSpoolEmpty(t)
 	assert.Equal(t, seqRange(1, 20), seqs(f.srv.acceptedEvents(t)))
 }
+
+// Parts settle one after another before a later one fails: the offset
+// moves past each (cumulatively), so the next rounds send only what
+// follows them, each settled line arrives or is dropped once, and the
+// counters say so.
+func TestReplayAcknowledgesEachSettledPartInOrder(t *testing.T) {
+	f := newFixture(t, FormatNDJSON, true)
+	session := uuid.New()
+	bad, stuck := makeLines(t, session, 6, 6, 10), makeLines(t, session, 15, 15, 10)
+	f.srv.setDefault(func(w http.ResponseWriter, r *http.Request, body []byte) bool {
+		switch {
+		case bytes.Contains(body, bad):
+			return status(http.StatusBadRequest, nil, "")(w, r, body)
+		case bytes.Contains(body, stuck):
+			return status(http.StatusServiceUnavailable, nil, "")(w, r, body)
+		}
+		return ok(w, r, body)
+	})
+	f.start(t)
+	f.srv.down()
+	require.NoError(t, f.sink.Send(sendCtx(t), makeLines(t, session, 1, 20, 10), 20))
+	f.srv.up()
+	// 1-5, 7, 8-10 settle (6 refused); 11-20 keep failing on 15.
+	require.Eventually(t, func() bool { return len(f.srv.all()) > 40 }, 10*time.Second, 10*time.Millisecond)
+	assert.Equal(t, append(seqRange(1, 5), seqRange(7, 10)...), seqs(f.srv.acceptedEvents(t)), "each once")
+	st := f.obs.stats()
+	assert.Equal(t, map[string]int{ReasonHTTP4xx: 1}, st.dropped)
+	assert.Equal(t, 9, st.replayed)
+	for _, a := range f.srv.all()[len(f.srv.all())-5:] {
+		assert.NotContains(t, string(a.body), `"seq":1,`, "a later round starts after the settled parts")
+	}
+}

@@ -149,15 +149,17 @@ func (s *Sink) replayRound(ctx context.Context) error {
 func (s *Sink) replaySend(ctx context.Context, batch []byte, lines int, ack func(bytes, lines int)) error {
 	var done halved // the prefix settled so far
 	hv := halver{post: s.replayPost, anyRefusal: true, onSettled: func(part halved) {
+		// Counted and logged before the offset moves past it: a crash
+		// between the two must not lose a refused line without a trace.
+		if part.acked > 0 {
+			s.set.Observer.Replayed(ctx, part.acked)
+		}
+		if part.refused > 0 {
+			s.dropped(ctx, part.refused, part.refusal, "replay")
+		}
 		done = done.then(part)
 		ack(done.settled, done.acked+done.refused)
 	}}
-	h, err := hv.send(ctx, batch, lines)
-	if h.acked > 0 {
-		s.set.Observer.Replayed(ctx, h.acked)
-	}
-	if h.refused > 0 {
-		s.dropped(ctx, h.refused, h.refusal, "replay")
-	}
+	_, err := hv.send(ctx, batch, lines)
 	return err
 }

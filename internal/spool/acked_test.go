@@ -26,6 +26,10 @@ func TestReplayAckedSavesEachPartAtOnce(t *testing.T) {
 		ack(tenth-1, 9) // mid-line: ignored
 		ack(tenth, 10)
 		ack(tenth/2, 5) // going back: ignored
+		rec, found, err := readOffset(s.offsetPath)
+		require.NoError(t, err)
+		require.True(t, found)
+		assert.Equal(t, int64(tenth), rec.Offset, "saved when acknowledged, before the send ends")
 		return errSend
 	})
 	require.ErrorIs(t, err, errSend)
@@ -33,7 +37,7 @@ func TestReplayAckedSavesEachPartAtOnce(t *testing.T) {
 	require.NoError(t, s.Close())
 
 	s = openSpool(t, Options{Path: path})
-	assert.Equal(t, Recovery{ResumeOffset: int64(tenth)}, s.Recovery(), "saved when acknowledged, before the send ended")
+	assert.Equal(t, Recovery{ResumeOffset: int64(tenth)}, s.Recovery())
 	c := &collector{}
 	_, err = s.Replay(ctx, 100, 1<<20, c.send)
 	require.NoError(t, err)

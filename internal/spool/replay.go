@@ -24,7 +24,8 @@ type SendFunc func(ctx context.Context, batch []byte, lines int) error
 // ack with the prefix of the batch settled so far (bytes, whole lines, and
 // lines), which ReplayAcked acknowledges and saves at once. So a crash in
 // the middle of a long send, or a failure of a later part, resends only
-// what was not settled, not the parts already taken.
+// what was not settled, not the parts already taken. ack, like batch, is
+// valid only during the call.
 type AckedSendFunc func(ctx context.Context, batch []byte, lines int, ack func(bytes, lines int)) error
 
 // Replay is ReplayAcked with a send that acknowledges only whole batches.
@@ -40,8 +41,8 @@ func (s *Spool) Replay(ctx context.Context, maxBatchLines, maxBatchBytes int, se
 
 // ReplayAcked streams the pending lines, in order, to send in batches of at most
 // maxBatchLines lines and maxBatchBytes bytes (a single line larger than
-// maxBatchBytes is sent alone). After each successful send the acknowledged
-// offset is advanced and persisted. On the first send error Replay stops and
+// maxBatchBytes is sent alone). After each successful send, and each part
+// the send acknowledges, the acknowledged offset is advanced and persisted. On the first send error Replay stops and
 // returns it; the unsent lines stay for the next call. It returns how many
 // lines were acknowledged. Trouble saving the offset or trimming the file
 // is not a delivery failure: Upkeep reports it, and the next call retries.
