@@ -209,9 +209,6 @@ func (c *IntegrityConfig) Validate() error {
 		errs = append(errs, fmt.Errorf("checkpoint_interval: must be >= 0, got %s", c.CheckpointInterval))
 	}
 	if p := c.Publish.Get(); p != nil {
-		if err := httpsink.ValidateEndpoint(p.Endpoint); err != nil {
-			errs = append(errs, fmt.Errorf("publish::endpoint: %w", err))
-		}
 		errs = append(errs, validateClient("publish::", p))
 	}
 	return errors.Join(errs...)
@@ -226,20 +223,18 @@ func (c *IntegrityConfig) interval() time.Duration {
 }
 
 // Validate checks the HTTP sink's own keys.
-func (c *HTTPConfig) Validate() error {
-	// The sink's own check, so the config refuses exactly what the sink
-	// would; the error gains the key here.
-	var errs []error
-	if err := httpsink.ValidateEndpoint(c.ClientConfig.Endpoint); err != nil {
-		errs = append(errs, fmt.Errorf("endpoint: %w", err))
-	}
-	errs = append(errs, validateClient("", &c.ClientConfig))
-	return errors.Join(errs...)
-}
+func (c *HTTPConfig) Validate() error { return validateClient("", &c.ClientConfig) }
 
-// validateClient is httpsink.ValidateClient on a confighttp client.
+// validateClient checks a confighttp client's endpoint (the sink's own
+// check, so the config refuses exactly what the sink would) and
+// httpsink.ValidateClient's keys, each error naming its key after prefix.
 func validateClient(prefix string, cc *confighttp.ClientConfig) error {
-	return httpsink.ValidateClient(prefix, cc.ProxyURL, cc.Headers.Iter, cc.Timeout)
+	var errs []error
+	if err := httpsink.ValidateEndpoint(cc.Endpoint); err != nil {
+		errs = append(errs, fmt.Errorf("%sendpoint: %w", prefix, err))
+	}
+	errs = append(errs, httpsink.ValidateClient(prefix, cc.ProxyURL, cc.Headers.Iter, cc.Timeout))
+	return errors.Join(errs...)
 }
 
 // Validate checks the spool keys.

@@ -301,20 +301,13 @@ func TestCheckpointPublisherTransportErrorsEchoNothing(t *testing.T) {
 	}()
 	cc := confighttp.NewDefaultClientConfig()
 	cc.Headers.Set("Authorization", "Bearer WITNESSTOKEN")
-	client := &http.Client{Transport: headerTransport{"Authorization", "Bearer WITNESSTOKEN"}}
+	rt, err := bearerAuth{token: "WITNESSTOKEN"}.RoundTripper(http.DefaultTransport)
+	require.NoError(t, err)
+	client := &http.Client{Transport: rt}
 	endpoint := "http://" + ln.Addr().String() + "/cp?key=QUERYSECRET"
 	pub := checkpointPublisher(client, endpoint, httpsink.Secrets(endpoint, clientSecretValues(&cc)))
 	err = pub(context.Background(), []byte("note\n"))
 	require.Error(t, err)
 	require.NotContains(t, err.Error(), "WITNESSTOKEN")
 	require.NotContains(t, err.Error(), "QUERYSECRET")
-}
-
-// headerTransport sets one header on every request.
-type headerTransport struct{ k, v string }
-
-func (h headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	r.Header.Set(h.k, h.v)
-	return http.DefaultTransport.RoundTrip(r)
 }

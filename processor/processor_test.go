@@ -1,7 +1,6 @@
 package sandboxauditprocessor
 
 import (
-	"context"
 	"encoding/base64"
 	"path/filepath"
 	"testing"
@@ -10,9 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/confmap"
-	"go.opentelemetry.io/collector/consumer/consumertest"
 	"go.opentelemetry.io/collector/pdata/ptrace"
-	"go.opentelemetry.io/collector/processor/processortest"
 
 	"github.com/sandboxaudit/sandboxaudit/internal/configtest"
 )
@@ -28,16 +25,11 @@ func loadConfig(t *testing.T, name string) *Config {
 // returns the attributes that reach the next consumer.
 func run(t *testing.T, cfg *Config, attrs map[string]any) map[string]any {
 	t.Helper()
-	sink := &consumertest.TracesSink{}
-	p, err := NewFactory().CreateTraces(context.Background(), processortest.NewNopSettings(typ), cfg, sink)
-	require.NoError(t, err)
 	td := ptrace.NewTraces()
 	span := td.ResourceSpans().AppendEmpty().ScopeSpans().AppendEmpty().Spans().AppendEmpty()
 	span.SetName("sandbox.exec")
 	require.NoError(t, span.Attributes().FromRaw(attrs))
-	require.NoError(t, p.ConsumeTraces(context.Background(), td))
-	require.Len(t, sink.AllTraces(), 1)
-	return sink.AllTraces()[0].ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0).Attributes().AsRaw()
+	return process(t, cfg, td).ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0).Attributes().AsRaw()
 }
 
 func execSpan(extra map[string]any) map[string]any {

@@ -75,7 +75,7 @@ func (r *sandboxReceiver) serveEvents(req *http.Request) reply {
 		return inFlightReply(textReply)
 	}
 	defer r.release(held)
-	if rp, ok := r.deliverSome(ctx, fresh, format); !ok {
+	if rp, ok := r.deliverEvents(ctx, fresh, format); !ok {
 		return rp
 	}
 	return reply{status: http.StatusOK, outcome: outcomeAccepted, contentType: contentTypeJSON, body: ackJSON(len(fresh), dups)}
@@ -85,8 +85,13 @@ func (r *sandboxReceiver) serveEvents(req *http.Request) reply {
 // pipeline and, through pairing, as spans to the traces pipeline. The
 // event ids are committed to the dedupe window once the primary consumer
 // (logs if present, else traces) accepted them; the caller releases them
-// otherwise.
+// otherwise. No events is nothing to do. Callers pass at most deliverPiece:
+// a larger slice would be delivered whole, at the memory cost deliverPiece
+// exists to bound.
 func (r *sandboxReceiver) deliverEvents(ctx context.Context, events []auditevent.Event, format string) (reply, bool) {
+	if len(events) == 0 {
+		return reply{}, true
+	}
 	if r.nextLogs != nil {
 		if err := r.deliverLogs(ctx, events, format); err != nil {
 			return refusedReply(err, textReply), false

@@ -19,16 +19,6 @@ import (
 // lines; ≈ 25 times). Whole, a 20 MiB body took ≈ 600 MB.
 const deliverPiece = 4096
 
-// deliverSome hands on events unless there are none. Callers pass at most
-// deliverPiece: a larger slice would be delivered whole, at the memory cost
-// deliverPiece exists to bound.
-func (r *sandboxReceiver) deliverSome(ctx context.Context, events []auditevent.Event, format string) (reply, bool) {
-	if len(events) == 0 {
-		return reply{}, true
-	}
-	return r.deliverEvents(ctx, events, format)
-}
-
 // countNotTried counts n events that a refusal (rp) kept from being handed
 // on, with the refusal's reason: the client resends them with the rest.
 func (r *sandboxReceiver) countNotTried(ctx context.Context, rp reply, n int) {
@@ -83,14 +73,14 @@ func (r *sandboxReceiver) serveLargeNDJSON(ctx context.Context, body []byte, lin
 		}
 		if len(piece) == cap(piece) {
 			handed += len(piece)
-			if rp, ok := r.deliverSome(ctx, piece, formatNDJSON); !ok {
+			if rp, ok := r.deliverEvents(ctx, piece, formatNDJSON); !ok {
 				r.countNotTried(ctx, rp, fresh-handed)
 				return rp
 			}
 			piece = piece[:0]
 		}
 	}
-	if rp, ok := r.deliverSome(ctx, piece, formatNDJSON); !ok {
+	if rp, ok := r.deliverEvents(ctx, piece, formatNDJSON); !ok {
 		return rp
 	}
 	return reply{status: http.StatusOK, outcome: outcomeAccepted, contentType: contentTypeJSON, body: ackJSON(lines-dups, dups)}

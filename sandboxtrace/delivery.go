@@ -85,10 +85,9 @@ func WithSyncTimeout(d time.Duration) Option {
 type logPipeline struct {
 	logger log.Logger // emits the start records; nil: none configured
 	// provider and processor are the pipeline the session built (nil when
-	// the caller owns it); batching is processor when it is best effort.
+	// the caller owns it).
 	provider  *sdklog.LoggerProvider
 	processor sdklog.Processor
-	batching  *LogProcessor
 }
 
 // logPipeline checks the write-ahead options and builds what they ask for.
@@ -106,8 +105,7 @@ func (c *config) logPipeline() (logPipeline, error) {
 	case c.logExporter != nil && c.delivery == DeliverySync:
 		lp.processor = newSyncProcessor(c.logExporter, c.syncTimeout)
 	case c.logExporter != nil:
-		lp.batching = NewLogProcessor(c.logExporter)
-		lp.processor = lp.batching
+		lp.processor = NewLogProcessor(c.logExporter)
 	default:
 		return lp, nil
 	}

@@ -85,10 +85,9 @@ type Session struct {
 	root    trace.Span
 	endOnce sync.Once
 
-	// logger emits the write-ahead start records (nil: none); owned is
-	// the log pipeline the session built and must shut down.
-	logger      log.Logger
-	owned       logPipeline
+	// logs emits the write-ahead start records and, when the session
+	// built it, is the pipeline it must shut down.
+	logs        logPipeline
 	logProc     atomic.Pointer[LogProcessor] // counts best-effort records lost after shutdown
 	delivery    Delivery
 	syncTimeout time.Duration
@@ -117,8 +116,7 @@ func NewSession(ctx context.Context, tp trace.TracerProvider, opts ...Option) (*
 		return nil, err
 	}
 	s := &Session{
-		logger:         pipeline.logger,
-		owned:          pipeline,
+		logs:           pipeline,
 		delivery:       cfg.delivery,
 		syncTimeout:    cfg.syncTimeout,
 		tracer:         tp.Tracer(ScopeName),
@@ -128,7 +126,9 @@ func NewSession(ctx context.Context, tp trace.TracerProvider, opts ...Option) (*
 		captureOutput:  cfg.captureOutput,
 		maxOutputBytes: cfg.maxOutputBytes,
 	}
-	s.logProc.Store(pipeline.batching)
+	if lp, ok := pipeline.processor.(*LogProcessor); ok {
+		s.logProc.Store(lp)
+	}
 	attrs := []attribute.KeyValue{attribute.String(semconv.AttrSessionID, s.idText)}
 	if s.backend != "" {
 		attrs = append(attrs, attribute.String(semconv.AttrBackend, s.backend))
@@ -166,16 +166,16 @@ func (s *Session) End() {
 // with WithLoggerProvider stay the caller's to shut down.
 func (s *Session) Shutdown(ctx context.Context) error {
 	s.End()
-	if s.owned.provider == nil {
+	if s.logs.provider == nil {
 		return nil
 	}
-	err := s.owned.provider.Shutdown(ctx)
+	err := s.logs.provider.Shutdown(ctx)
 	if err != nil {
 		// A provider whose ctx ends while it waits for emits in progress
 		// never shuts its processors down; the worker and the exporter's
 		// connections would outlive the session. Processors take a spent
 		// ctx as "be quick", and a second Shutdown is a no-op.
-		err = errors.Join(err, s.owned.processor.Shutdown(ctx))
+		err = errors.Join(err, s.logs.processor.Shutdown(ctx))
 		return fmt.Errorf("sandboxtrace: shut down the start-event log pipeline: %w", err)
 	}
 	return nil

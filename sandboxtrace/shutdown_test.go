@@ -31,15 +31,22 @@ func emitUntilBlocked(t *testing.T, n int, emit func()) *sync.WaitGroup {
 			emit()
 		}
 	})
+	waitBlocked(t, onEmit, func() bool { return started.Load() == int64(n) })
+	return wg
+}
+
+// waitBlocked waits (bounded) until ready holds and a goroutine with fn on
+// its stack is blocked.
+func waitBlocked(t *testing.T, fn string, ready func() bool) {
+	t.Helper()
 	buf := make([]byte, 1<<20)
 	for range 1000 {
-		if started.Load() == int64(n) && blockedIn(buf, onEmit) { // blocked in its select
-			return wg
+		if ready() && blockedIn(buf, fn) {
+			return
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	t.Fatalf("emit %d of %d not blocked in %s", started.Load(), n, onEmit)
-	return nil
+	t.Fatalf("%s never blocked", fn)
 }
 
 // blockedIn reports whether a goroutine with fn on its stack is blocked
@@ -81,36 +88,15 @@ func TestLogProcessorShutdownDoesNotWaitForABlockedEmitter(t *testing.T) {
 	assert.Equal(t, int32(1), exp.shut.Load())
 }
 
-// gatedLogs exports once the gate opens (or after a bound, so the test
-// cannot hang): a slow exporter that gets there.
-type gatedLogs struct {
-	logSink
-	gate chan struct{}
-}
-
-func (g *gatedLogs) Export(ctx context.Context, recs []sdklog.Record) error {
-	select {
-	case <-g.gate:
-	case <-time.After(10 * time.Second):
-	}
-	return g.logSink.Export(ctx, recs)
-}
-
 // shutDownThenOpen starts shutdown, waits until the function named fn in
 // it is blocked (behind the waiting emitter, or past it if shutdown let it
-// go), opens exp's gate and returns shutdown's error.
-func shutDownThenOpen(t *testing.T, exp *gatedLogs, fn string, shutdown func(context.Context) error) error {
+// go), lets exp's held exports through and returns shutdown's error.
+func shutDownThenOpen(t *testing.T, exp *logSink, fn string, shutdown func(context.Context) error) error {
 	t.Helper()
 	errc := make(chan error, 1)
 	go func() { errc <- shutdown(context.Background()) }()
-	buf := make([]byte, 1<<20)
-	for i := 0; !blockedIn(buf, fn); i++ {
-		if i == 1000 {
-			t.Fatalf("%s never blocked", fn)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	close(exp.gate)
+	waitBlocked(t, fn, func() bool { return true })
+	close(exp.hold)
 	return <-errc
 }
 
@@ -118,7 +104,7 @@ func shutDownThenOpen(t *testing.T, exp *gatedLogs, fn string, shutdown func(con
 // behind a full queue: a slow exporter loses nothing.
 func TestGracefulShutdownSendsTheWaitingRecords(t *testing.T) {
 	h := catchOTelErrors(t)
-	exp := &gatedLogs{gate: make(chan struct{})}
+	exp := &logSink{hold: make(chan struct{})}
 	rec := newRecorder(t)
 	s := rec.session(t, sandboxtrace.WithLogExporter(exp))
 	const ops = sandboxtrace.DefaultLogBatchSize + sandboxtrace.DefaultLogQueueSize + 1
@@ -135,7 +121,7 @@ func TestGracefulShutdownSendsTheWaitingRecords(t *testing.T) {
 // call first (README): it waits for the emitter as the worker makes room.
 func TestGracefulLogProcessorShutdownSendsTheWaitingRecord(t *testing.T) {
 	h := catchOTelErrors(t)
-	exp := &gatedLogs{gate: make(chan struct{})}
+	exp := &logSink{hold: make(chan struct{})}
 	p := sandboxtrace.NewLogProcessor(exp, sandboxtrace.WithLogQueueSize(1), sandboxtrace.WithLogBatchSize(1))
 	wg := emitUntilBlocked(t, 3, func() { // one exporting, one queued, one waiting
 		var r sdklog.Record
@@ -171,14 +157,6 @@ func TestSessionShutdownReleasesAWaitingOperation(t *testing.T) {
 	assert.Equal(t, int32(1), exp.shut.Load())
 }
 
-// countingShutdown counts its exporter's Shutdown calls.
-type countingShutdown struct {
-	logSink
-	shut atomic.Int32
-}
-
-func (c *countingShutdown) Shutdown(context.Context) error { c.shut.Add(1); return nil }
-
 // A Session.Shutdown with a context already spent (a request's, in a
 // defer) still shuts the session's pipeline down, once: the SDK provider
 // alone would return the context's error and leave the worker running and
@@ -186,7 +164,7 @@ func (c *countingShutdown) Shutdown(context.Context) error { c.shut.Add(1); retu
 func TestSessionShutdownWithSpentContextShutsThePipelineDown(t *testing.T) {
 	for name, delivery := range map[string]sandboxtrace.Delivery{"best effort": sandboxtrace.DeliveryBestEffort, "sync": sandboxtrace.DeliverySync} {
 		t.Run(name, func(t *testing.T) {
-			exp := &countingShutdown{}
+			exp := &logSink{}
 			rec := newRecorder(t)
 			s := rec.session(t, sandboxtrace.WithLogExporter(exp), sandboxtrace.WithDelivery(delivery))
 			require.NoError(t, s.Read(context.Background(), "/x", nil, func(context.Context) error { return nil }))

@@ -31,7 +31,7 @@ type startEvent struct {
 // With sync delivery it returns the export's failure; best effort never
 // fails here (a lost record is reported by the log pipeline).
 func (s *Session) writeAhead(ctx, parent context.Context, st startEvent) error {
-	if s.logger == nil {
+	if s.logs.logger == nil {
 		return nil
 	}
 	ev := s.startEventOf(trace.SpanContextFromContext(ctx), trace.SpanContextFromContext(parent), st)
@@ -48,14 +48,12 @@ func (s *Session) writeAhead(ctx, parent context.Context, st startEvent) error {
 		attribute.String(semconv.AttrEventPhase, auditevent.PhaseStart.String()),
 		attribute.Int64(semconv.AttrEventSeq, st.seq),
 	)
+	a := &ack{}
+	s.logs.logger.Emit(withAck(ctx, a), r)
 	if s.delivery != DeliverySync {
-		a := &ack{}
-		s.logger.Emit(withAck(ctx, a), r)
 		s.checkQueued(a)
 		return nil
 	}
-	a := &ack{}
-	s.logger.Emit(withAck(ctx, a), r)
 	return a.result(s.syncTimeout)
 }
 
@@ -75,7 +73,7 @@ func (s *Session) checkQueued(a *ack) {
 	// A live provider whose other processors filtered the record out is
 	// not a loss; a shut-down one no longer enables anything.
 	params := log.EnabledParameters{Severity: log.SeverityInfo, EventName: semconv.EventSessionStart}
-	if p := s.logProc.Load(); p != nil && !s.logger.Enabled(context.Background(), params) {
+	if p := s.logProc.Load(); p != nil && !s.logs.logger.Enabled(context.Background(), params) {
 		otel.Handle(p.lose(1, errProcessorShutdown))
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -24,7 +25,8 @@ type logSink struct {
 	mu   sync.Mutex
 	recs []sdklog.Record
 	fail error
-	hold chan struct{}
+	hold chan struct{} // exports wait for it to close (or their context)
+	shut atomic.Int32  // Shutdown calls
 }
 
 func (l *logSink) Export(ctx context.Context, recs []sdklog.Record) error {
@@ -46,7 +48,7 @@ func (l *logSink) Export(ctx context.Context, recs []sdklog.Record) error {
 	return nil
 }
 
-func (l *logSink) Shutdown(context.Context) error   { return nil }
+func (l *logSink) Shutdown(context.Context) error   { l.shut.Add(1); return nil }
 func (l *logSink) ForceFlush(context.Context) error { return nil }
 
 func (l *logSink) records() []sdklog.Record {

@@ -125,16 +125,11 @@ func TestVerifyKeyDetectsTampering(t *testing.T) {
 			require.NoError(t, os.WriteFile(cps, integrity.AppendRecord(data, forged), 0o600))
 		}, "checkpoint #3: not signed by key cli-test+"},
 		{"changed value with the hash store deleted", func(t *testing.T, path string) {
-			ls := fileLines(t, path)
-			ls[1] = strings.Replace(ls[1], `"duration_ms":1.5`, `"duration_ms":1.6`, 1)
-			writeLines(t, path, ls)
+			changeDuration(t, path)
 			require.NoError(t, os.Remove(integrity.StorePath(path)))
 		}, ":1: integrity: lines 1-6: changed, removed or moved; they do not match the root hash of checkpoint #1 (no hash store"},
 		{"changed value with the hash store rebuilt to match", func(t *testing.T, path string) {
-			ls := fileLines(t, path)
-			ls[1] = strings.Replace(ls[1], `"duration_ms":1.5`, `"duration_ms":1.6`, 1)
-			writeLines(t, path, ls)
-			require.NoError(t, os.Remove(integrity.StorePath(path)))
+			changeDuration(t, path)
 			rebuildStore(t, path)
 		}, "(the hash store agrees with the file, so it was rebuilt or changed too"},
 	}
@@ -252,11 +247,11 @@ func TestKeygen(t *testing.T) {
 func TestVerifyKeyWarnsWhenTheCheckpointsNameAnotherFile(t *testing.T) {
 	path, _, pub := sealedFixture(t)
 	dir := t.TempDir()
-	for from, to := range map[string]string{"": "", integrity.StoreSuffix: integrity.StoreSuffix, integrity.CheckpointsSuffix: integrity.CheckpointsSuffix} {
-		b, err := os.ReadFile(path + from)
+	for _, suffix := range []string{"", integrity.StoreSuffix, integrity.CheckpointsSuffix} {
+		b, err := os.ReadFile(path + suffix)
 		require.NoError(t, err)
-		require.NoError(t, os.WriteFile(filepath.Join(dir, "other.jsonl"+to), b, 0o600))
-		require.NoError(t, os.WriteFile(filepath.Join(dir, "audit.jsonl.1"+to), b, 0o600))
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "other.jsonl"+suffix), b, 0o600))
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "audit.jsonl.1"+suffix), b, 0o600))
 	}
 	swapped := run(t, "", "verify", "--key", pub, filepath.Join(dir, "other.jsonl"))
 	require.Equal(t, 0, swapped.code, swapped.stdout)
@@ -264,6 +259,14 @@ func TestVerifyKeyWarnsWhenTheCheckpointsNameAnotherFile(t *testing.T) {
 	rotated := run(t, "", "verify", "--key", pub, filepath.Join(dir, "audit.jsonl.1"))
 	require.Equal(t, 0, rotated.code, rotated.stdout)
 	require.NotContains(t, rotated.stdout, "warning")
+}
+
+// changeDuration changes the duration of the file's second line.
+func changeDuration(t *testing.T, path string) {
+	t.Helper()
+	ls := fileLines(t, path)
+	ls[1] = strings.Replace(ls[1], `"duration_ms":1.5`, `"duration_ms":1.6`, 1)
+	writeLines(t, path, ls)
 }
 
 // rebuildStore writes path's hash store from its lines, as an attacker who

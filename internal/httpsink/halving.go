@@ -3,7 +3,6 @@ package httpsink
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net/http"
 )
 
@@ -44,13 +43,16 @@ type halver struct {
 	// others with it. A live push is one client's batch, refused whole.
 	anyRefusal bool
 	// onSettled, when set, hears of each part acknowledged or refused, in
-	// order, as it is settled (the replayer saves its offset there).
-	onSettled func(part halved)
+	// order, as it is settled, with all settled so far (the replayer saves
+	// its offset there).
+	onSettled func(part, done halved)
+	done      halved
 }
 
-func (hv halver) settle(part halved) halved {
+func (hv *halver) settle(part halved) halved {
+	hv.done = hv.done.then(part)
 	if hv.onSettled != nil {
-		hv.onSettled(part)
+		hv.onSettled(part, hv.done)
 	}
 	return part
 }
@@ -61,7 +63,7 @@ func (hv halver) settle(part halved) halved {
 // reason to drop lines it takes in smaller requests. It stops at the first
 // failure that is not a refusal, which it returns with what was settled
 // before it.
-func (hv halver) send(ctx context.Context, body []byte, n int) (halved, error) {
+func (hv *halver) send(ctx context.Context, body []byte, n int) (halved, error) {
 	err := hv.post(ctx, body)
 	var se *StatusError
 	switch {
@@ -70,7 +72,9 @@ func (hv halver) send(ctx context.Context, body []byte, n int) (halved, error) {
 	case !errors.As(err, &se) || !se.Permanent():
 		return halved{}, err
 	case se.Code == http.StatusRequestEntityTooLarge && n == 1 && len(body) <= misconfiguredLimit:
-		return halved{}, &limitError{status: se, bytes: len(body)}
+		limit := *se
+		limit.LimitBelowEvents = true
+		return halved{}, &limit
 	case n < 2 || se.Code != http.StatusRequestEntityTooLarge && !hv.anyRefusal:
 		return hv.settle(halved{refused: n, refusal: se, settled: len(body)}), nil
 	}
@@ -81,17 +85,4 @@ func (hv halver) send(ctx context.Context, body []byte, n int) (halved, error) {
 	}
 	rest, err := hv.send(ctx, body[len(first):], n-k)
 	return h.then(rest), err
-}
-
-// limitError is a 413 to one small line: the endpoint refuses us, not the
-// line, which stays to be sent again. It does not unwrap to the
-// *StatusError, which would make it a refusal of the content.
-type limitError struct {
-	status *StatusError
-	bytes  int
-}
-
-func (e *limitError) Error() string {
-	return fmt.Sprintf("%v, to a single %d-byte line: the endpoint's body limit is below any event's, so the line is kept",
-		e.status, e.bytes)
 }

@@ -87,7 +87,8 @@ func TestPostHalvingStopsAtAFailureWithTheSettledPrefix(t *testing.T) {
 		}
 		return errors.New("connection reset")
 	}
-	h, err := halver{post: post}.send(context.Background(), lines, 4)
+	hv := halver{post: post}
+	h, err := hv.send(context.Background(), lines, 4)
 	require.EqualError(t, err, "connection reset")
 	assert.Equal(t, halved{acked: 2, refused: 1, refusal: h.refusal, settled: len("a\nb\nc\n")}, h)
 	assert.Equal(t, http.StatusBadRequest, h.refusal.Code)
@@ -149,12 +150,7 @@ func TestReplayDropsOnlyTheLineTheEndpointRefuses(t *testing.T) {
 	f := newFixture(t, FormatNDJSON, true)
 	session := uuid.New()
 	bad := makeLines(t, session, 101, 101, 10)
-	f.srv.setDefault(func(w http.ResponseWriter, r *http.Request, body []byte) bool {
-		if bytes.Contains(body, bad) {
-			return status(http.StatusBadRequest, nil, "")(w, r, body)
-		}
-		return ok(w, r, body)
-	})
+	f.srv.setDefault(refuseHolding(bad, http.StatusBadRequest, ok))
 	f.start(t)
 	f.srv.down()
 	require.NoError(t, f.sink.Send(sendCtx(t), makeLines(t, session, 1, 100, 10), 100))
@@ -194,15 +190,7 @@ func TestReplayAcknowledgesEachSettledPartInOrder(t *testing.T) {
 	f := newFixture(t, FormatNDJSON, true)
 	session := uuid.New()
 	bad, stuck := makeLines(t, session, 6, 6, 10), makeLines(t, session, 15, 15, 10)
-	f.srv.setDefault(func(w http.ResponseWriter, r *http.Request, body []byte) bool {
-		switch {
-		case bytes.Contains(body, bad):
-			return status(http.StatusBadRequest, nil, "")(w, r, body)
-		case bytes.Contains(body, stuck):
-			return status(http.StatusServiceUnavailable, nil, "")(w, r, body)
-		}
-		return ok(w, r, body)
-	})
+	f.srv.setDefault(refuseHolding(bad, http.StatusBadRequest, refuseHolding(stuck, http.StatusServiceUnavailable, ok)))
 	f.start(t)
 	f.srv.down()
 	require.NoError(t, f.sink.Send(sendCtx(t), makeLines(t, session, 1, 20, 10), 20))

@@ -46,6 +46,10 @@ type StatusError struct {
 	Excerpt string
 	// RetryAfter is the delay the server asked for (0: none given).
 	RetryAfter time.Duration
+	// LimitBelowEvents marks a 413 to a single small line: the endpoint's
+	// body limit, not the line, is at fault, so the endpoint refuses us
+	// (see halver).
+	LimitBelowEvents bool
 }
 
 func (e *StatusError) Error() string {
@@ -53,7 +57,18 @@ func (e *StatusError) Error() string {
 	if e.Excerpt != "" {
 		msg += ": " + strconv.Quote(e.Excerpt)
 	}
+	if e.LimitBelowEvents {
+		msg += ", to a single small line: the endpoint's body limit is below any event's, so the line is kept"
+	}
 	return msg
+}
+
+// class is what the answer means for the lines sent.
+func (e *StatusError) class() statusClass {
+	if e.LimitBelowEvents {
+		return classEndpoint
+	}
+	return classify(e.Code)
 }
 
 // bodySize is BodyBytes, as a lower bound when the body was longer.
@@ -68,17 +83,17 @@ func (e *StatusError) bodySize() string {
 // Retryable reports whether the same request may succeed later, by itself
 // or once an operator fixes the endpoint's configuration: every answer but
 // a content-level 4xx (see Permanent).
-func (e *StatusError) Retryable() bool { return classify(e.Code) != classContent }
+func (e *StatusError) Retryable() bool { return e.class() != classContent }
 
 // Permanent reports whether the endpoint refused the request's content:
 // the same lines would fail forever, so they are dropped (visibly).
-func (e *StatusError) Permanent() bool { return classify(e.Code) == classContent }
+func (e *StatusError) Permanent() bool { return e.class() == classContent }
 
 // EndpointRefused reports whether the endpoint (or a proxy in front of it)
 // refuses us whatever we send: credentials, path, method or proxy are
 // wrong. The lines are not at fault and are kept; retrying at once would
 // not help, so the live path spools them without retries.
-func (e *StatusError) EndpointRefused() bool { return classify(e.Code) == classEndpoint }
+func (e *StatusError) EndpointRefused() bool { return e.class() == classEndpoint }
 
 // statusClass says what a non-2xx answer means for the lines sent.
 type statusClass int
@@ -163,22 +178,17 @@ type poster struct {
 	safeURL     string // for messages
 	contentType string
 	stripNL     bool // event format: the body is the line without "\n"
-	// secrets are redacted from a shown response body; nil when bodies
-	// are not shown (Settings.ShowResponseBody false).
+	// secrets (Secrets of the endpoint and Settings.RedactValues) are
+	// what a transport error, and a response body shown when showBody is
+	// set, must not show.
 	secrets  []string
 	showBody bool
-	// scrub is what a transport error must not show (Secrets of the
-	// endpoint and Settings.RedactValues), whether or not bodies are.
-	scrub []string
 }
 
 func newPoster(set Settings) poster {
 	u, _ := url.Parse(set.Endpoint) // validated in withDefaults
 	p := poster{client: withSafeRedirects(set.Client), endpoint: set.Endpoint, safeURL: safeURL(u),
-		scrub: secretsOf(set.Endpoint, set.RedactValues)}
-	if set.ShowResponseBody {
-		p.showBody, p.secrets = true, secretsOf(set.Endpoint, set.RedactValues)
-	}
+		secrets: secretsOf(set.Endpoint, set.RedactValues), showBody: set.ShowResponseBody}
 	if set.Format == FormatEvent {
 		p.contentType, p.stripNL = contentTypeEvent, true
 	} else {
@@ -203,7 +213,7 @@ func (p poster) post(ctx context.Context, body []byte) error {
 	if err != nil {
 		// *url.Error prints the full URL, credentials included; keep
 		// only the cause, which still answers Timeout() and errors.Is.
-		return fmt.Errorf("POST %s: %w", p.safeURL, TransportError(err, p.scrub))
+		return fmt.Errorf("POST %s: %w", p.safeURL, TransportError(err, p.secrets))
 	}
 	defer func() {
 		_, _ = io.CopyN(io.Discard, resp.Body, drainBytes)
@@ -214,7 +224,7 @@ func (p poster) post(ctx context.Context, body []byte) error {
 		// as an acknowledgement: resending risks a duplicate, which
 		// event_id makes harmless; trusting it risks a loss.
 		if _, err := io.CopyN(io.Discard, resp.Body, drainBytes); err != nil && !errors.Is(err, io.EOF) && !undecodable(err) {
-			return fmt.Errorf("POST %s: HTTP %d but the response was cut off: %w", p.safeURL, resp.StatusCode, &transportError{cause: err, secrets: p.scrub})
+			return fmt.Errorf("POST %s: HTTP %d but the response was cut off: %w", p.safeURL, resp.StatusCode, TransportError(err, p.secrets))
 		}
 		return nil
 	}

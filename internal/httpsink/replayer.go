@@ -147,8 +147,7 @@ func (s *Sink) replayRound(ctx context.Context) error {
 // still in the spool. Each part settled is acknowledged as it is (ack), so
 // neither a later failure nor a crash sends it again.
 func (s *Sink) replaySend(ctx context.Context, batch []byte, lines int, ack func(bytes, lines int)) error {
-	var done halved // the prefix settled so far
-	hv := halver{post: s.replayPost, anyRefusal: true, onSettled: func(part halved) {
+	hv := halver{post: s.replayPost, anyRefusal: true, onSettled: func(part, done halved) {
 		// Counted and logged before the offset moves past it: a crash
 		// between the two must not lose a refused line without a trace.
 		if part.acked > 0 {
@@ -157,7 +156,6 @@ func (s *Sink) replaySend(ctx context.Context, batch []byte, lines int, ack func
 		if part.refused > 0 {
 			s.dropped(ctx, part.refused, part.refusal, "replay")
 		}
-		done = done.then(part)
 		ack(done.settled, done.acked+done.refused)
 	}}
 	_, err := hv.send(ctx, batch, lines)

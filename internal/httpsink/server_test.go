@@ -45,6 +45,17 @@ func status(code int, header map[string]string, body string) behaviour {
 	}
 }
 
+// refuseHolding answers code to a body that holds line, and as next
+// answers any other.
+func refuseHolding(line []byte, code int, next behaviour) behaviour {
+	return func(w http.ResponseWriter, r *http.Request, body []byte) bool {
+		if bytes.Contains(body, line) {
+			return status(code, nil, "")(w, r, body)
+		}
+		return next(w, r, body)
+	}
+}
+
 // hang blocks until the client gives up (or the server closes).
 func hang(release <-chan struct{}) behaviour {
 	return func(_ http.ResponseWriter, r *http.Request, _ []byte) bool {

@@ -288,10 +288,6 @@ func endpointRefusal(err error) *StatusError {
 	if errors.As(err, &se) && se.EndpointRefused() {
 		return se
 	}
-	var le *limitError // a body limit below any event's refuses us too
-	if errors.As(err, &le) {
-		return le.status
-	}
 	return nil
 }
 

@@ -17,7 +17,7 @@ func TransportError(err error, secrets []string) error {
 	if errors.As(err, &ue) {
 		err = ue.Err
 	}
-	return &transportError{cause: err, secrets: secrets}
+	return &transportError{cause: err, msg: safeText(err.Error(), secrets)}
 }
 
 // Secrets lists what must never be shown of a client posting to endpoint
@@ -34,16 +34,19 @@ func Secrets(endpoint string, values []string) []string { return secretsOf(endpo
 // that still echoes a secret is withheld whole. The cause stays reachable,
 // for Timeout and errors.Is.
 type transportError struct {
-	cause   error
-	secrets []string
+	cause error
+	msg   string // safeText of the cause's, worked out once
 }
 
-func (e *transportError) Error() string {
-	msg := e.cause.Error()
+func (e *transportError) Error() string { return e.msg }
+
+// safeText is msg cut before its first quote, or withheld whole when what
+// is left still echoes one of secrets.
+func safeText(msg string, secrets []string) string {
 	if i := strings.IndexByte(msg, '"'); i >= 0 {
 		msg = strings.TrimRight(msg[:i], ": ") + " (the response's bytes it quoted are withheld)"
 	}
-	if red := redact([]byte(msg), e.secrets); string(red) != msg || echoesSecret(red, e.secrets) {
+	if red := redact([]byte(msg), secrets); string(red) != msg || echoesSecret(red, secrets) {
 		return "the transport's error text is withheld: it echoes a configured secret"
 	}
 	return msg

@@ -54,16 +54,6 @@ func rawEndpoint(t *testing.T, answer func(line, auth string) string) string {
 	return ln.Addr().String()
 }
 
-// authTransport adds an Authorization header the configuration does not
-// know of, as an auth extension does.
-type authTransport struct{}
-
-func (authTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	r.Header.Set("Authorization", "Bearer TOKENSECRET")
-	return http.DefaultTransport.RoundTrip(r)
-}
-
 // A response net/http cannot parse is quoted in its error, and an endpoint
 // (or a service that is not one) may echo the request there: neither the
 // error a push returns nor any log line shows the token, the password or
@@ -84,7 +74,7 @@ func TestTransportErrorsQuoteNothingTheEndpointSent(t *testing.T) {
 			retry := fastRetry()
 			retry.MaxElapsedTime = 100 * time.Millisecond
 			sk, err := New(Settings{
-				Client:   &http.Client{Timeout: 2 * time.Second, Transport: authTransport{}},
+				Client:   &http.Client{Timeout: 2 * time.Second, Transport: bearer{http.DefaultTransport, "TOKENSECRET"}}, // unknown to the configuration, as an auth extension's
 				Endpoint: "http://u:PASSSECRET@" + addr + "/v1?api_key=QUERYSECRET",
 				Format:   FormatNDJSON, Retry: retry, Logger: zap.New(core), ShowResponseBody: true,
 			})

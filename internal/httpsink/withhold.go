@@ -16,7 +16,8 @@ const withheldMark = "[response body withheld: it echoes a secret in a form not 
 // in either order and in any ASCII case, or holds the part of a secret's
 // base64 that does not depend on the bytes around it, at any alignment.
 func echoesSecret(b []byte, secrets []string) bool {
-	views := [][]byte{b, unPercent(b), unJSON(b), unPercent(unJSON(b)), unJSON(unPercent(b))}
+	pb, jb := unPercent(b), unJSON(b)
+	views := [][]byte{b, pb, jb, unPercent(jb), unJSON(pb)}
 	for i, v := range views {
 		views[i] = asciiLower(v) // after decoding: %4D is "M"
 	}
@@ -27,7 +28,7 @@ func echoesSecret(b []byte, secrets []string) bool {
 				return true
 			}
 		}
-		if base64Echo(b, s) || base64Echo(unPercent(b), s) {
+		if base64Echo(b, s) || base64Echo(pb, s) {
 			return true
 		}
 	}

@@ -13,16 +13,22 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+// base64Token is a token with base64's "/", "+" and "=" in it.
+const base64Token = "wJalrXUtnFEMI/K7MDENG+bPxRfiCY=="
+
+// pythonQuote is urllib.parse.quote(s) for a base64 token: "/" kept.
+func pythonQuote(s string) string { return strings.NewReplacer("+", "%2B", "=", "%3D").Replace(s) }
+
 // Forms redact does not know: the secret escaped in part (Python's
 // urllib.parse.quote keeps "/", a hand-rolled escaper picks any byte, a
 // JSON encoder escapes one letter), or base64 of the secret after other
 // bytes. The excerpt is withheld whole; ordinary bodies are not.
 func TestEchoInAnUnknownFormIsWithheld(t *testing.T) {
-	tok := "wJalrXUtnFEMI/K7MDENG+bPxRfiCY=="
+	tok := base64Token
 	secrets := secretsOf("", []string{"Bearer " + tok})
-	pythonQuote := strings.NewReplacer("+", "%2B", "=", "%3D").Replace(tok)
+	quoted := pythonQuote(tok)
 	for name, echo := range map[string]string{
-		"quote, keeping /":       "you sent " + pythonQuote,
+		"quote, keeping /":       "you sent " + quoted,
 		"one byte escaped":       "you sent " + strings.Replace(tok, "M", "%4D", 1),
 		"one letter \\u-escaped": `{"sent":"` + strings.Replace(tok, "U", `\u0055`, 1) + `"}`,
 		"both, mixed":            "sent " + strings.Replace(strings.Replace(tok, "M", "%4d", 1), "U", `\u0055`, 1),
@@ -47,7 +53,7 @@ func TestEchoInAnUnknownFormIsWithheld(t *testing.T) {
 // Through the sink: such an echo shows the withheld mark, and the token
 // reaches no log and no error.
 func TestShowResponseBodyWithholdsAnUnredactedEcho(t *testing.T) {
-	tok := "wJalrXUtnFEMI/K7MDENG+bPxRfiCY=="
+	tok := base64Token
 	f := newFixture(t, FormatNDJSON, false, func(s *Settings) {
 		s.Client = &http.Client{Timeout: 2 * time.Second, Transport: bearer{http.DefaultTransport, tok}}
 		s.ShowResponseBody = true
@@ -69,8 +75,8 @@ func TestShowResponseBodyWithholdsAnUnredactedEcho(t *testing.T) {
 // a mixed encoding that the cut splits (Python's quote() of it, cut in its
 // escaped padding) is withheld, not shown nearly whole.
 func TestWithholdingSeesPastTheExcerptsCut(t *testing.T) {
-	tok := "wJalrXUtnFEMI/K7MDENG+bPxRfiCY=="
-	quoted := strings.NewReplacer("+", "%2B", "=", "%3D").Replace(tok)
+	tok := base64Token
+	quoted := pythonQuote(tok)
 	f := newFixture(t, FormatNDJSON, false, func(s *Settings) {
 		s.Client = &http.Client{Timeout: 2 * time.Second, Transport: bearer{http.DefaultTransport, tok}}
 		s.ShowResponseBody = true

@@ -46,8 +46,8 @@ type CheckResult struct {
 // checkpoints name another may have been swapped for another file sealed
 // with the same key; its lines still match those checkpoints.
 func (r CheckResult) OriginNames(path string) bool {
-	i := strings.LastIndexByte(r.Origin, '/') // a key name may hold "/"
-	return r.Origin == "" || i >= 0 && strings.HasPrefix(filepath.Base(path), r.Origin[i+1:])
+	name, ok := originFile(r.Origin)
+	return r.Origin == "" || ok && strings.HasPrefix(filepath.Base(path), name)
 }
 
 // Checker verifies an audit file, streamed through Writer, against its

@@ -5,7 +5,9 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strconv"
+	"strings"
 
 	"golang.org/x/mod/sumdb/note"
 	"golang.org/x/mod/sumdb/tlog"
@@ -21,6 +23,17 @@ type Checkpoint struct {
 	Origin string
 	N      int64
 	Hash   tlog.Hash
+}
+
+// originOf is the origin of the checkpoints the sealer writes for the file
+// at path with the key named keyName: "<key name>/<file name>".
+func originOf(keyName, path string) string { return keyName + "/" + filepath.Base(path) }
+
+// originFile is the file name part of origin (a key name may hold "/"),
+// and whether origin has that shape.
+func originFile(origin string) (string, bool) {
+	i := strings.LastIndexByte(origin, '/')
+	return origin[i+1:], i >= 0
 }
 
 // Format returns the checkpoint body: origin, size and base64 root hash,

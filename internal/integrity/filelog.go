@@ -179,7 +179,10 @@ func (l *fileLog) lockedEnd(ctx context.Context, audit *os.File, res *sealResult
 	if _, err := audit.ReadAt(last[:], size-1); err != nil {
 		return 0, fmt.Errorf("integrity: read tail: %w", err)
 	}
-	if last[0] != '\n' && !l.known {
+	switch {
+	case last[0] == '\n':
+		return size, nil
+	case !l.known:
 		// Not checked yet in this process, the file may be tampered with,
 		// and must stay as it is for inspection: it is checked up to its
 		// last whole line, and the torn tail is closed by a later seal (or
@@ -190,14 +193,11 @@ func (l *fileLog) lockedEnd(ctx context.Context, audit *os.File, res *sealResult
 		}
 		return end, nil
 	}
-	if last[0] != '\n' {
-		if _, err := audit.Write([]byte{'\n'}); err != nil {
-			return 0, fmt.Errorf("integrity: close torn last line: %w", err)
-		}
-		size++
-		res.repaired = append(res.repaired, "closed a torn last line with a newline")
+	if _, err := audit.Write([]byte{'\n'}); err != nil {
+		return 0, fmt.Errorf("integrity: close torn last line: %w", err)
 	}
-	return size, nil
+	res.repaired = append(res.repaired, "closed a torn last line with a newline")
+	return size + 1, nil
 }
 
 // loadCheckpoints reads the sidecar when it changed since the last seal:
@@ -345,7 +345,7 @@ func (l *fileLog) checkpoint(store *hashStore, cps *os.File, res *sealResult) er
 	}
 	origin := l.last.Origin
 	if !l.hasLast {
-		origin = l.keys.Signer.Name() + "/" + filepath.Base(l.path)
+		origin = originOf(l.keys.Signer.Name(), l.path)
 	}
 	c := Checkpoint{Origin: origin, N: store.n, Hash: root}
 	signed, err := SignCheckpoint(c, l.keys.Signer)

@@ -69,10 +69,7 @@ func (s *Spool) ReplayAcked(ctx context.Context, maxBatchLines, maxBatchBytes in
 	s.mu.Unlock()
 
 	sent, err := s.stream(ctx, f, start, end, maxBatchLines, maxBatchBytes, send)
-	s.upkeep = nil
-	if merr := s.maintain(); merr != nil && !errors.Is(merr, s.offsetBehind) {
-		s.upkeep = merr // the lines are safe either way
-	}
+	s.upkeep = s.maintain() // the lines are safe either way
 	return sent, err
 }
 
@@ -163,15 +160,23 @@ func (st *streamer) acknowledge(n int64, lines int) {
 	// again every round and the file, never trimmed, kept the disk full.
 	// The sidecar stays behind (a restart resends from it, at-least-once)
 	// until a later write catches it up.
-	st.s.offsetBehind = nil
-	if err := st.s.persistOffset(next); err != nil {
-		st.s.offsetBehind = fmt.Errorf("spool %s: acknowledged offset %d not saved: %w", st.s.path, next, err)
-	}
+	st.s.saveOffset(next)
 	st.s.mu.Lock()
 	st.s.ack = next
 	st.s.mu.Unlock()
 	st.pos = next
 	st.sent += lines
+}
+
+// saveOffset saves off in the sidecar and reports whether it could; when
+// it cannot, offsetBehind says why (what Upkeep reports).
+func (s *Spool) saveOffset(off int64) bool {
+	s.offsetBehind = nil
+	if err := s.persistOffset(off); err != nil {
+		s.offsetBehind = fmt.Errorf("spool %s: acknowledged offset %d not saved: %w", s.path, off, err)
+		return false
+	}
+	return true
 }
 
 func (s *Spool) persistOffset(off int64) error {
@@ -182,7 +187,8 @@ func (s *Spool) persistOffset(off int64) error {
 }
 
 // maintain empties the file when everything is acknowledged, or compacts
-// it when the acknowledged prefix is large. Called with replayMu held.
+// it when the acknowledged prefix is large, and returns why that failed.
+// Called with replayMu held.
 func (s *Spool) maintain() error {
 	s.mu.Lock()
 	ack, end := s.ack, s.end
@@ -193,9 +199,9 @@ func (s *Spool) maintain() error {
 	// another file is created, which could reuse that inode number. One
 	// that is only behind does not stop the rewrite, which is what frees a
 	// full disk (and then saves offset 0 of the new file).
-	err := s.catchUpSidecar(ack)
+	s.catchUpSidecar(ack)
 	if s.sidecarStale || !trim && !compact {
-		return err
+		return nil
 	}
 	if err := s.rewrite(); err != nil {
 		return fmt.Errorf("spool %s: rewrite without acknowledged lines: %w", s.path, err)
@@ -205,17 +211,11 @@ func (s *Spool) maintain() error {
 
 // catchUpSidecar saves ack when the sidecar is behind it or names a file
 // that was replaced, so a round with nothing to send still mends them. A
-// failure stays in offsetBehind (what Upkeep reports).
-func (s *Spool) catchUpSidecar(ack int64) error {
-	if !s.sidecarStale && s.offsetBehind == nil {
-		return nil
+// failure stays in offsetBehind.
+func (s *Spool) catchUpSidecar(ack int64) {
+	if (s.sidecarStale || s.offsetBehind != nil) && s.saveOffset(ack) {
+		s.sidecarStale = false
 	}
-	if err := s.persistOffset(ack); err != nil {
-		s.offsetBehind = fmt.Errorf("spool %s: acknowledged offset %d not saved: %w", s.path, ack, err)
-		return s.offsetBehind
-	}
-	s.sidecarStale, s.offsetBehind = false, nil
-	return nil
 }
 
 // rewrite replaces the spool file by one holding only the unacknowledged
