@@ -76,7 +76,7 @@ func (l *fileLog) sealOnce(ctx context.Context) (sealResult, error) {
 	}
 	defer func() { _ = audit.Close() }()
 
-	size, err := l.lockedEnd(ctx, audit, &res)
+	size, torn, err := l.lockedSize(ctx, audit)
 	if err != nil {
 		return res, err
 	}
@@ -122,6 +122,9 @@ func (l *fileLog) sealOnce(ctx context.Context) (sealResult, error) {
 	l.storeSize = store.size()
 	l.known = true
 	l.signed, l.hasSigned = l.last, l.hasLast
+	if torn {
+		return res, l.closeTornTail(ctx, audit, size, &res)
+	}
 	return res, nil
 }
 
@@ -138,24 +141,20 @@ func (l *fileLog) checkNoAuditFile() error {
 	return nil
 }
 
-// lockedEnd returns the audit file's end under the writers' flock, after
-// closing a torn last line as the file sink does, so [0, end) is whole
-// lines that no writer will change.
-func (l *fileLog) lockedEnd(ctx context.Context, audit *os.File, res *sealResult) (int64, error) {
-	fd := int(audit.Fd())
-	// The writers' lock; a file system without flock is sealed without it,
-	// as the file sink then writes without it.
-	err := fsutil.Lock(ctx, fd)
-	locked := err == nil
-	switch {
-	case locked:
-		defer fsutil.Unlock(fd)
-	case !errors.Is(err, fsutil.ErrLockUnsupported):
-		return 0, fmt.Errorf("integrity: lock %s: %w", l.path, err)
+// lockedSize returns the audit file's size under the writers' flock, and
+// whether its last line is torn (a writer crashed mid-line). Lines are
+// sealed only up to the last '\n'; a torn tail is closed by closeTornTail
+// once the file has passed this seal's checks, so a tampered file is never
+// written to.
+func (l *fileLog) lockedSize(ctx context.Context, audit *os.File) (size int64, torn bool, err error) {
+	unlock, locked, err := l.lock(ctx, audit)
+	if err != nil {
+		return 0, false, err
 	}
+	defer unlock()
 	fi, err := audit.Stat()
 	if err != nil {
-		return 0, fmt.Errorf("integrity: %w", err)
+		return 0, false, fmt.Errorf("integrity: %w", err)
 	}
 	st, ok := fi.Sys().(*syscall.Stat_t)
 	if ok && (uint64(st.Dev) != l.dev || st.Ino != l.ino) {
@@ -166,38 +165,67 @@ func (l *fileLog) lockedEnd(ctx context.Context, audit *os.File, res *sealResult
 	if ok {
 		l.dev, l.ino = uint64(st.Dev), st.Ino
 	}
-	size := fi.Size()
+	size = fi.Size()
 	if l.known && size < l.off {
-		return 0, tampered(l.path, "the file is %d bytes, shorter than the %d bytes already sealed (cut back)", size, l.off)
+		return 0, false, tampered(l.path, "the file is %d bytes, shorter than the %d bytes already sealed (cut back)", size, l.off)
 	}
 	if size == 0 || !locked {
 		// Without flock a writer may be mid-line: the unfinished tail is
 		// left for the next seal rather than closed under its writer.
-		return size, nil
+		return size, false, nil
 	}
+	torn, err = endsTorn(audit, size)
+	return size, torn, err
+}
+
+// lock takes the writers' flock. A file system without flock is sealed
+// without it (locked false), as the file sink then writes without it.
+func (l *fileLog) lock(ctx context.Context, audit *os.File) (unlock func(), locked bool, err error) {
+	fd := int(audit.Fd())
+	err = fsutil.Lock(ctx, fd)
+	switch {
+	case err == nil:
+		return func() { fsutil.Unlock(fd) }, true, nil
+	case errors.Is(err, fsutil.ErrLockUnsupported):
+		return func() {}, false, nil
+	}
+	return nil, false, fmt.Errorf("integrity: lock %s: %w", l.path, err)
+}
+
+func endsTorn(audit *os.File, size int64) (bool, error) {
 	var last [1]byte
 	if _, err := audit.ReadAt(last[:], size-1); err != nil {
-		return 0, fmt.Errorf("integrity: read tail: %w", err)
+		return false, fmt.Errorf("integrity: read tail: %w", err)
 	}
-	switch {
-	case last[0] == '\n':
-		return size, nil
-	case !l.known:
-		// Not checked yet in this process, the file may be tampered with,
-		// and must stay as it is for inspection: it is checked up to its
-		// last whole line, and the torn tail is closed by a later seal (or
-		// the file sink's next append).
-		end, err := fsutil.LastLineEnd(audit, size)
-		if err != nil {
-			return 0, fmt.Errorf("integrity: read tail: %w", err)
-		}
-		return end, nil
+	return last[0] != '\n', nil
+}
+
+// closeTornTail ends a torn last line with a newline, as the file sink's
+// next append would, so that it becomes a line of its own (sealed at the
+// next seal) rather than the start of the next writer's line. It runs only
+// after the file passed the seal's checks, and only if no writer has
+// touched the tail since.
+func (l *fileLog) closeTornTail(ctx context.Context, audit *os.File, size int64, res *sealResult) error {
+	unlock, locked, err := l.lock(ctx, audit)
+	if err != nil || !locked {
+		return err
+	}
+	defer unlock()
+	fi, err := audit.Stat()
+	if err != nil {
+		return fmt.Errorf("integrity: %w", err)
+	}
+	if fi.Size() != size {
+		return nil // a writer appended since, and closed it itself
+	}
+	if torn, err := endsTorn(audit, size); err != nil || !torn {
+		return err
 	}
 	if _, err := audit.Write([]byte{'\n'}); err != nil {
-		return 0, fmt.Errorf("integrity: close torn last line: %w", err)
+		return fmt.Errorf("integrity: close torn last line: %w", err)
 	}
 	res.repaired = append(res.repaired, "closed a torn last line with a newline")
-	return size + 1, nil
+	return nil
 }
 
 // loadCheckpoints reads the sidecar when it changed since the last seal:

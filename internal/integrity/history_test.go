@@ -84,6 +84,23 @@ func TestSealerRefusesRemovedSignedHistory(t *testing.T) {
 	}
 }
 
+// A running sealer that finds the file tampered with leaves a torn tail
+// as it is: the file is kept for inspection, not written to first.
+func TestRunningSealerRefusesATornFileWithoutWritingToIt(t *testing.T) {
+	_, path, s, first := sealedTwice(t)
+	if err := os.Truncate(CheckpointsPath(path), int64(len(first))); err != nil {
+		t.Fatal(err)
+	}
+	appendLocked(t, path, `{"n":99,"tor`)
+	before, _ := os.ReadFile(path)
+	if err := s.Seal(bg, path); !errors.Is(err, ErrTampered) {
+		t.Fatalf("Seal = %v", err)
+	}
+	if after, _ := os.ReadFile(path); !bytes.Equal(after, before) {
+		t.Fatalf("the refused file changed from %q to %q", before[len(before)-8:], after[len(after)-8:])
+	}
+}
+
 // A record with a line too long for any note, followed by more records,
 // is not a torn tail: a fresh sealer refuses the file and leaves the
 // sidecar whole (it used to cut it back to that record, every later
