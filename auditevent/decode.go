@@ -1,6 +1,7 @@
 package auditevent
 
 import (
+	"bytes"
 	"errors"
 	"math"
 	"strconv"
@@ -196,7 +197,7 @@ func scanMember(p *parser, slots *[numFields]slot, e *Event) error {
 	if err != nil {
 		// The scan cannot resume mid-value, so the first bad value ends
 		// decoding.
-		name := string(key)
+		name := displayKey(key)
 		if known {
 			name = fieldNames[f]
 		}
@@ -212,6 +213,30 @@ func scanMember(p *parser, slots *[numFields]slot, e *Event) error {
 	return nil
 }
 
+// displayKey is an unknown key as an error names it: as is when it is a
+// short run of printable ASCII, else JSON-quoted in ASCII and cut, so that
+// a client's error body or log never carries its control bytes (a terminal
+// escape) or an unbounded key.
+func displayKey(key []byte) string {
+	const maxShown = 64
+	plain := len(key) <= maxShown
+	for _, c := range key {
+		plain = plain && c >= 0x20 && c < 0x7f && c != '"' && c != '\\'
+	}
+	if plain {
+		return string(key)
+	}
+	cut := key
+	if len(cut) > maxShown {
+		cut = cut[:maxShown]
+	}
+	q := string(appendQuoted(nil, string(cut)))
+	if len(cut) < len(key) {
+		q = q[:len(q)-1] + `..."`
+	}
+	return q
+}
+
 // phase reads the discriminator, which decides the variant first, as
 // pydantic's tagged union does.
 func (d *decoder) phase(e *Event) error {
@@ -219,15 +244,32 @@ func (d *decoder) phase(e *Event) error {
 	if !ph.present {
 		return fieldErr("", "union_tag_not_found", "phase: missing (must be \"start\" or \"finish\")")
 	}
-	switch v := d.buf[ph.start:ph.end]; string(v) {
-	case `"start"`:
-		e.Phase = PhaseStart
-	case `"finish"`:
-		e.Phase = PhaseFinish
-	default:
+	phase, ok := phaseOf(d.buf[ph.start:ph.end])
+	if !ok {
 		return fieldErr("", "union_tag_invalid", "phase: must be \"start\" or \"finish\"")
 	}
+	e.Phase = phase
 	return nil
+}
+
+// phaseOf reads a raw phase value. Its escapes are undone first: to
+// pydantic's discriminator "st\u0061rt" is the same string as "start".
+func phaseOf(v []byte) (Phase, bool) {
+	switch string(v) {
+	case `"start"`:
+		return PhaseStart, true
+	case `"finish"`:
+		return PhaseFinish, true
+	}
+	if v[0] != '"' || bytes.IndexByte(v, '\\') < 0 {
+		return 0, false
+	}
+	p := parser{buf: v}
+	s, err := p.readString()
+	if err != nil || bytes.IndexByte(s, '\\') >= 0 {
+		return 0, false
+	}
+	return phaseOf(append(append([]byte{'"'}, s...), '"'))
 }
 
 // decodeCommon reads the fields both phases have, filling the defaults.

@@ -31,6 +31,10 @@ func TestDecodeRejectsNamingTheField(t *testing.T) {
 		{"float overflow in data", `{` + baseStart + `,"data":{"x":1e400}}`, "data", "value_error"},
 		{"lone surrogate", `{` + baseStart + `,"data":{"x":"\ud800"}}`, "data", "value_error"},
 		{"lone surrogate in unknown field", `{` + baseStart + `,"other":"\udc00"}`, "other", "value_error"},
+		// An unknown key is named without its control bytes (a terminal
+		// escape in a client's log) and cut when long.
+		{"control bytes in an unknown key", `{` + baseStart + `,"a\u0000\u001b[2J":[1,}`, `"a\u0000\u001b[2J"`, "json_invalid"},
+		{"long unknown key", `{` + baseStart + `,"` + strings.Repeat("k", 100) + `":[1,}`, `"` + strings.Repeat("k", 64) + `..."`, "json_invalid"},
 		{"seq past the float range", `{` + strings.Replace(baseStart, `"seq":1`, `"seq":1e400`, 1) + `}`, "seq", "finite_number"},
 		{"finish duration infinite", `{` + strings.Replace(baseStart, `"start"`, `"finish"`, 1) + `,"ok":true,"duration_ms":1e999}`, "duration_ms", "finite_number"},
 		{"finish ok as number", `{` + strings.Replace(baseStart, `"start"`, `"finish"`, 1) + `,"ok":1,"duration_ms":1}`, "ok", "bool_type"},
@@ -73,6 +77,9 @@ func TestDecodeAcceptsLaxForms(t *testing.T) {
 		{"space separator and minutes-only offset", strings.Replace(baseStart, `2026-03-14T15:09:26Z`, `2026-03-14 15:09+0100`, 1), `"ts":"2026-03-14T15:09:00+01:00"`},
 		{"escaped key", strings.Replace(baseStart, `"seq":1`, `"\u0073eq":3`, 1), `"seq":3,`},
 		{"-0 integer in data", baseStart + `,"data":{"z":-0,"f":-0.0,"e":1E2}`, `"data":{"e":100.0,"f":-0.0,"z":0}`},
+		// A tag with escapes is the same string to pydantic.
+		{"escaped phase", strings.Replace(baseStart, `"phase":"start"`, `"phase":"st\u0061rt"`, 1), `"phase":"start"`},
+		{"escaped finish phase", strings.Replace(baseStart, `"phase":"start"`, `"phase":"\u0066inish","ok":true,"duration_ms":1`, 1), `"phase":"finish"`},
 		{"escaped slash", baseStart + `,"data":{"u":"a\/b"}`, `"data":{"u":"a/b"}`},
 	}
 	for _, c := range cases {
