@@ -84,17 +84,19 @@ func TestAuthExtension(t *testing.T) {
 }
 
 // TestUnsupportedContentEncoding: confighttp refuses the body before the
-// handler; the answer is a short 400, counted.
+// handler; the answer is a short 415 (RFC 9110) that does not quote the
+// header, counted.
 func TestUnsupportedContentEncoding(t *testing.T) {
 	sink := new(consumertest.LogsSink)
 	tr := startReceiver(t, sink, nil)
 	req, err := http.NewRequest(http.MethodPost, tr.eventsURL(), strings.NewReader(startJSON(1)))
 	require.NoError(t, err)
 	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Content-Encoding", "x-unknown")
+	req.Header.Set("Content-Encoding", "bearer sk-secret-xyz")
 	status, hdr, body := do(t, req)
-	assert.Equal(t, http.StatusBadRequest, status)
+	assert.Equal(t, http.StatusUnsupportedMediaType, status)
 	assert.Equal(t, "text/plain; charset=utf-8", hdr.Get("Content-Type"))
 	assert.Contains(t, body, "Content-Encoding")
+	assert.NotContains(t, body, "sk-secret-xyz")
 	assert.Zero(t, sink.LogRecordCount())
 }

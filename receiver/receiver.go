@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 
@@ -115,6 +116,7 @@ func (r *sandboxReceiver) start(ctx context.Context, host component.Host) error 
 	if err != nil {
 		return fmt.Errorf("sandboxaudit receiver %s: creating HTTP server: %w", r.set.ID, err)
 	}
+	r.server.Handler = foldContentEncoding(r.server.Handler)
 	ln, err := r.cfg.ServerConfig.ToListener(ctx)
 	if err != nil {
 		return fmt.Errorf("sandboxaudit receiver %s: listening on %q: %w", r.set.ID, r.cfg.ServerConfig.NetAddr.Endpoint, err)
@@ -176,6 +178,20 @@ func (r *sandboxReceiver) sweepLoop() {
 	}
 }
 
+// foldContentEncoding lowercases the Content-Encoding header before
+// confighttp's decompressor looks it up: content codings are
+// case-insensitive (RFC 9110), and "GZIP" was refused.
+func foldContentEncoding(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		if ce := req.Header.Get("Content-Encoding"); ce != "" {
+			if folded := strings.ToLower(strings.TrimSpace(ce)); folded != ce {
+				req.Header.Set("Content-Encoding", folded)
+			}
+		}
+		next.ServeHTTP(w, req)
+	})
+}
+
 // errorHandler answers requests confighttp refuses before they reach a
 // handler (an unknown Content-Encoding, a failed authentication).
 func (r *sandboxReceiver) errorHandler(w http.ResponseWriter, req *http.Request, msg string, status int) {
@@ -188,6 +204,13 @@ func (r *sandboxReceiver) errorHandler(w http.ResponseWriter, req *http.Request,
 	case http.StatusRequestEntityTooLarge:
 		outcome = outcomeTooLarge
 	case http.StatusBadRequest:
+		if strings.HasPrefix(msg, "unsupported Content-Encoding") {
+			// confighttp's message quotes the header; RFC 9110 answers an
+			// unknown content coding with a 415.
+			status, outcome = http.StatusUnsupportedMediaType, outcomeUnsupportedType
+			msg = "unsupported Content-Encoding (compression_algorithms lists the accepted ones)"
+			break
+		}
 		// confighttp refuses a snappy block over max_request_body_size
 		// (its header says it inflates past it, or it is itself past it)
 		// with a 400; every other codec's overflow is a 413, and so is

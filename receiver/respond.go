@@ -88,9 +88,10 @@ func methodNotAllowed() reply {
 }
 
 func unsupportedMediaType(got string, supported ...string) reply {
+	// What the client sent is not quoted back: errors never echo headers.
 	msg := "unsupported content type"
-	if got != "" {
-		msg += " " + strconv.Quote(got)
+	if got == "" {
+		msg = "missing content type"
 	}
 	msg += ", supported:"
 	for i, s := range supported {
