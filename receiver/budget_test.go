@@ -48,22 +48,43 @@ func openBody(t *testing.T, tr *testReceiver, contentLength int, first []byte, e
 }
 
 // TestContentLengthDoesNotPreallocate: 100 connections each announce a
-// 20 MiB body and send one byte. The receiver reserves (and allocates)
-// buffer space for what arrived, one chunk each, not for what the header
-// claims: 100 × 32 KiB instead of 100 × 20 MiB.
+// 20 MiB body and send a little more than a first chunk. The receiver
+// reserves (and allocates) buffer space for what arrived, the first chunk
+// and the one being filled, not for what the header claims.
 func TestContentLengthDoesNotPreallocate(t *testing.T) {
 	const conns = 100
 	tr := startReceiver(t, new(consumertest.LogsSink), nil)
 	for range conns {
-		openBody(t, tr, 20<<20, []byte("{"), "")
+		openBody(t, tr, 20<<20, bytes.Repeat([]byte("{"), firstChunk+1), "")
 	}
-	waitFor(t, "every connection's first read", func() bool {
+	const each = firstChunk + bodyChunk
+	waitFor(t, "every connection's second chunk", func() bool {
 		used, _ := tr.r.budget.inUse()
-		return used >= conns*bodyChunk
+		return used >= conns*each
 	})
 	used, peak := tr.r.budget.inUse()
-	assert.Equal(t, int64(conns*bodyChunk), used, "bytes reserved for 100 one-byte bodies")
-	assert.Equal(t, int64(conns*bodyChunk), peak)
+	assert.Equal(t, int64(conns*each), used, "bytes reserved for 100 bodies of a chunk and a byte")
+	assert.Equal(t, int64(conns*each), peak)
+}
+
+// TestIdleConnectionsHoldNoBudget: connections that send their headers
+// and then nothing (or less than a first chunk) reserve nothing, so they
+// cannot lock other clients out however many there are; they used to
+// take a chunk each.
+func TestIdleConnectionsHoldNoBudget(t *testing.T) {
+	logs := new(consumertest.LogsSink)
+	tr := startReceiver(t, logs, nil, func(c *Config) {
+		c.ServerConfig.MaxRequestBodySize = 64 << 10
+		c.MaxInflightBytes = 64<<10 + 1
+	})
+	for i := range 20 {
+		openBody(t, tr, 100, []byte("{")[:i%2], "")
+	}
+	status, _, body := post(t, tr.eventsURL(), contentTypeJSON, []byte(startJSON(1)))
+	require.Equal(t, http.StatusOK, status, body)
+	assert.Equal(t, 1, logs.LogRecordCount())
+	used, _ := tr.r.budget.inUse()
+	assert.Zero(t, used)
 }
 
 // TestMultiChunkBodyArrivesWhole: a body of many chunks, lines crossing
@@ -115,7 +136,8 @@ func TestOverBudgetIs503ThenRetrySucceeds(t *testing.T) {
 	conn := openBody(t, tr, len(big), big[:sent], "")
 	waitFor(t, "the large body's reservation", func() bool {
 		used, _ := tr.r.budget.inUse()
-		return used == int64((sent/bodyChunk+1)*bodyChunk) // full chunks and the one being filled
+		// the first chunk, full chunks and the one being filled
+		return used == int64(firstChunk+((sent-firstChunk)/bodyChunk+1)*bodyChunk)
 	})
 
 	small := ndjsonBody("small", 600) // about 200 KB: does not fit beside it
@@ -224,4 +246,101 @@ func TestTricklingClientIsCut(t *testing.T) {
 		assert.NotContains(t, string(rest), "200 OK", "the trickled request must not be served")
 	}
 	assert.Less(t, sent, 60, "every trickled byte was accepted: the connection was not cut (read: %q)", strings.TrimSpace(string(rest)))
+}
+
+// delEvent is a start event whose data holds n raw DEL bytes: valid JSON
+// of about n bytes whose canonical line, with each DEL escaped as \u007f,
+// is about 6n.
+func delEvent(n int) string {
+	return strings.Replace(startJSON(n), `"data":{`, `"data":{"x":"`+strings.Repeat("\x7f", n)+`",`, 1)
+}
+
+// TestBudgetCountsWhatEventsDecodeTo: max_inflight_bytes counts a request
+// at the size of its events' canonical lines when that is more than its
+// body, since the pipeline's copies are made of those. A client sending
+// events full of escapes (six times their JSON) used to hold many times
+// the budget.
+func TestBudgetCountsWhatEventsDecodeTo(t *testing.T) {
+	logs := &blockFirstLogs{entered: make(chan struct{}), release: make(chan struct{})}
+	tr := startReceiver(t, logs, nil, func(c *Config) {
+		c.ServerConfig.MaxRequestBodySize = 1 << 20
+		c.MaxInflightBytes = 2 << 20
+	})
+	release := sync.OnceFunc(func() { close(logs.release) })
+	t.Cleanup(release)
+
+	firstDone := postHeld(t, tr.eventsURL(), contentTypeJSON, delEvent(300<<10), logs)
+	used, _ := tr.r.budget.inUse()
+	assert.GreaterOrEqual(t, used, int64(6*300<<10), "the held request counts its canonical line, not its body")
+
+	// Its body would fit beside the first; its line does not.
+	second := delEvent(301 << 10)
+	status, hdr, body := post(t, tr.eventsURL(), contentTypeJSON, []byte(second))
+	require.Equal(t, http.StatusServiceUnavailable, status, body)
+	assert.Equal(t, "5", hdr.Get("Retry-After"))
+
+	release()
+	require.Equal(t, http.StatusOK, <-firstDone)
+	status, _, body = post(t, tr.eventsURL(), contentTypeJSON, []byte(second))
+	require.Equal(t, http.StatusOK, status, body)
+
+	// One whose line is more than the whole budget takes all of it: alone,
+	// it is accepted.
+	status, _, body = post(t, tr.eventsURL(), contentTypeJSON, []byte(delEvent(500<<10)))
+	require.Equal(t, http.StatusOK, status, body)
+	assert.Equal(t, 3, logs.LogRecordCount())
+	used, _ = tr.r.budget.inUse()
+	assert.Zero(t, used)
+}
+
+// TestLargeBatchBudgetCountsWhatItDecodesTo: the same for an ndjson batch
+// of more than deliverPiece events, which is validated whole first.
+func TestLargeBatchBudgetCountsWhatItDecodesTo(t *testing.T) {
+	logs := &blockFirstLogs{entered: make(chan struct{}), release: make(chan struct{})}
+	tr := startReceiver(t, logs, nil, func(c *Config) {
+		c.ServerConfig.MaxRequestBodySize = 3 << 20
+		c.MaxInflightBytes = 4 << 20
+	})
+	release := sync.OnceFunc(func() { close(logs.release) })
+	t.Cleanup(release)
+	firstDone := postHeld(t, tr.eventsURL(), contentTypeJSON, startJSON(1), logs)
+
+	var batch strings.Builder
+	for i := range deliverPiece + 100 {
+		batch.WriteString(strings.Replace(delEvent(200), startJSON(200)[:60], sessionStartJSON(testSession, 1000+i)[:60], 1))
+		batch.WriteByte('\n')
+	}
+	require.Less(t, batch.Len(), 3<<20, "the body fits beside the held request")
+	status, _, body := post(t, tr.eventsURL(), contentTypeNDJSON, []byte(batch.String()))
+	require.Equal(t, http.StatusServiceUnavailable, status, body)
+
+	release()
+	require.Equal(t, http.StatusOK, <-firstDone)
+	status, _, body = post(t, tr.eventsURL(), contentTypeNDJSON, []byte(batch.String()))
+	require.Equal(t, http.StatusOK, status, body)
+	assert.Equal(t, 1+deliverPiece+100, logs.LogRecordCount())
+}
+
+// postHeld posts body from another goroutine and returns once logs holds
+// it in its first ConsumeLogs; the status arrives on the channel once
+// logs releases it (0 if the request failed).
+func postHeld(t *testing.T, url, contentType, body string, logs *blockFirstLogs) <-chan int {
+	t.Helper()
+	done := make(chan int, 1)
+	go func() {
+		// Not post: require must not stop the test from this goroutine.
+		resp, err := http.Post(url, contentType, strings.NewReader(body))
+		if err != nil {
+			done <- 0
+			return
+		}
+		_ = resp.Body.Close()
+		done <- resp.StatusCode
+	}()
+	select {
+	case <-logs.entered:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the held request never reached the consumer")
+	}
+	return done
 }

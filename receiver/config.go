@@ -11,6 +11,8 @@ import (
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/config/confighttp"
 	"go.opentelemetry.io/collector/config/configoptional"
+
+	"github.com/sandboxaudit/sandboxaudit/internal/pairing"
 )
 
 const (
@@ -57,6 +59,10 @@ type Config struct {
 	// (used only in a traces pipeline). When it is reached, the oldest start
 	// is emitted as an incomplete span.
 	MaxPending int `mapstructure:"max_pending"`
+
+	// MaxPendingBytes bounds the same starts by the size of their canonical
+	// lines; the oldest is emitted as an incomplete span to make room.
+	MaxPendingBytes int64 `mapstructure:"max_pending_bytes"`
 
 	// PendingTimeout is how long a start event waits for its finish before it
 	// is emitted as an incomplete span.
@@ -110,6 +116,7 @@ func createDefaultConfig() component.Config {
 		TracesPath:       defaultTracesPath,
 		EventsPath:       defaultEventsPath,
 		MaxPending:       defaultMaxPending,
+		MaxPendingBytes:  pairing.DefaultMaxPendingBytes,
 		PendingTimeout:   defaultPendingTimeout,
 		Dedupe: DedupeConfig{
 			Enabled: true,
@@ -142,6 +149,9 @@ func (cfg *Config) Validate() error {
 	}
 	if cfg.MaxPending <= 0 {
 		errs = errors.Join(errs, fmt.Errorf("max_pending: must be positive (got %d)", cfg.MaxPending))
+	}
+	if cfg.MaxPendingBytes <= 0 {
+		errs = errors.Join(errs, fmt.Errorf("max_pending_bytes: must be positive (got %d)", cfg.MaxPendingBytes))
 	}
 	if cfg.PendingTimeout <= 0 {
 		errs = errors.Join(errs, fmt.Errorf("pending_timeout: must be positive (got %s)", cfg.PendingTimeout))

@@ -54,7 +54,7 @@ func (r *sandboxReceiver) serveEvents(req *http.Request) reply {
 	} else {
 		format = formatNDJSON
 		if lines := largeBatchLines(reqBody.b); lines > 0 {
-			rp := r.serveLargeNDJSON(ctx, reqBody.b, lines)
+			rp := r.serveLargeNDJSON(ctx, &reqBody, lines)
 			reqBody.recycle()
 			return rp
 		}
@@ -67,6 +67,10 @@ func (r *sandboxReceiver) serveEvents(req *http.Request) reply {
 	reqBody.recycle()
 	if err != nil {
 		return textReply(http.StatusBadRequest, outcomeMalformed, err.Error())
+	}
+	if err := reqBody.cover(encodedLen(events)); err != nil {
+		r.countRefused(ctx, reasonRetryable, len(events))
+		return readFailure(err, textReply)
 	}
 
 	fresh, held, dups, ok := r.dropDuplicates(ctx, events)
@@ -215,6 +219,15 @@ func (r *sandboxReceiver) release(ids []uuid.UUID) {
 	if r.dedupe != nil && len(ids) > 0 {
 		r.dedupe.release(ids)
 	}
+}
+
+// encodedLen is the bytes of events' canonical lines.
+func encodedLen(events []auditevent.Event) int64 {
+	var n int64
+	for i := range events {
+		n += int64(auditevent.EncodedLen(&events[i]))
+	}
+	return n
 }
 
 func eventIDs(events []auditevent.Event) []uuid.UUID {

@@ -315,22 +315,7 @@ func TestEventsDedupeInFlight(t *testing.T) {
 	release := sync.OnceFunc(func() { close(logs.release) })
 	t.Cleanup(release)
 
-	firstDone := make(chan int, 1)
-	go func() {
-		// Not post: require must not stop the test from this goroutine.
-		resp, err := http.Post(tr.eventsURL(), "application/json", strings.NewReader(startJSON(1)))
-		if err != nil {
-			firstDone <- 0
-			return
-		}
-		_ = resp.Body.Close()
-		firstDone <- resp.StatusCode
-	}()
-	select {
-	case <-logs.entered:
-	case <-time.After(10 * time.Second):
-		t.Fatal("the first request never reached the consumer")
-	}
+	firstDone := postHeld(t, tr.eventsURL(), "application/json", startJSON(1), logs)
 
 	batch := startJSON(2) + "\n" + startJSON(1) + "\n"
 	status, hdr, body := post(t, tr.eventsURL(), "application/x-ndjson", []byte(batch))

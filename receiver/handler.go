@@ -36,6 +36,8 @@ func endpointOf(cfg *Config, path string) string {
 // the request by endpoint, outcome and status code.
 func (r *sandboxReceiver) handler(endpoint string, serve func(*http.Request) reply) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		r.inflight.add(1)
+		defer r.inflight.add(-1)
 		rp := serve(req)
 		rp.write(w)
 		r.recordRequest(req.Context(), endpoint, rp)
@@ -95,6 +97,13 @@ func mediaType(req *http.Request) string {
 // back to the pool for the next request instead of leaving garbage.
 const bodyChunk = 32 << 10
 
+// firstChunk is the size of a body's first chunk, which is reserved only
+// once it is filled (or the body ended): a connection that sends its
+// headers and then nothing holds no budget, so idle connections cannot
+// lock other clients out, and holds a buffer no larger than net/http's own
+// per connection. Any single event of the usual size fits in it.
+const firstChunk = 4 << 10
+
 // requestBody is a request body: b is all of it, contiguous. held is the
 // budget it reserved, given back by done once the request is answered
 // (decoded data lives until then, so the reservation covers it too). The
@@ -122,6 +131,10 @@ func (rb *requestBody) recycle() {
 
 func (rb *requestBody) put(c *[]byte) {
 	*c = (*c)[:0]
+	if cap(*c) == firstChunk {
+		rb.r.firstPool.Put(c)
+		return
+	}
 	rb.r.bodyPool.Put(c)
 }
 
@@ -131,6 +144,23 @@ func (rb *requestBody) done() {
 	rb.held = 0
 }
 
+// cover tops the reservation up to need, the bytes of the canonical lines
+// a request's events decode to: what the pipeline's copies are made of,
+// and up to six times the body when the events are full of escapes. A
+// request that needs more than the whole budget takes all of it, so it runs
+// alone. errOverBudget when the budget cannot cover it now.
+func (rb *requestBody) cover(need int64) error {
+	need = min(need, rb.r.budget.limit)
+	if need <= rb.held {
+		return nil
+	}
+	if !rb.r.budget.reserve(need - rb.held) {
+		return errOverBudget
+	}
+	rb.held = need
+	return nil
+}
+
 // fail recycles and releases after an error.
 func (rb *requestBody) fail(err error) error {
 	rb.recycle()
@@ -138,15 +168,18 @@ func (rb *requestBody) fail(err error) error {
 	return err
 }
 
-// chunk reserves and returns a pooled chunk; errOverBudget past the budget.
+// chunk returns a pooled chunk: the first unreserved (see firstChunk), the
+// others reserved first; errOverBudget past the budget.
 func (rb *requestBody) chunk() (*[]byte, error) {
-	if !rb.r.budget.reserve(bodyChunk) {
-		return nil, errOverBudget
+	pool, size := &rb.r.bodyPool, bodyChunk
+	if rb.first == nil {
+		pool, size = &rb.r.firstPool, firstChunk
+	} else if err := rb.hold(bodyChunk); err != nil {
+		return nil, err
 	}
-	rb.held += bodyChunk
-	c, _ := rb.r.bodyPool.Get().(*[]byte)
+	c, _ := pool.Get().(*[]byte)
 	if c == nil {
-		b := make([]byte, 0, bodyChunk)
+		b := make([]byte, 0, size)
 		c = &b
 	}
 	if rb.first == nil {
@@ -157,11 +190,21 @@ func (rb *requestBody) chunk() (*[]byte, error) {
 	return c, nil
 }
 
-// readBody reads the whole request body into rb. Each chunk is reserved
-// from max_inflight_bytes before data is read into it; past the budget it
-// stops with errOverBudget (a 503 asking the client to retry). On success
-// the caller must call rb.done, and may recycle as soon as nothing refers
-// to the body's bytes; on error rb holds nothing.
+// hold reserves n more bytes for the request.
+func (rb *requestBody) hold(n int64) error {
+	if !rb.r.budget.reserve(n) {
+		return errOverBudget
+	}
+	rb.held += n
+	return nil
+}
+
+// readBody reads the whole request body into rb. Each chunk after the
+// first is reserved from max_inflight_bytes before data is read into it,
+// the first once it is filled; past the budget it stops with errOverBudget
+// (a 503 asking the client to retry). On success the caller must call
+// rb.done, and may recycle as soon as nothing refers to the body's bytes;
+// on error rb holds nothing.
 func (r *sandboxReceiver) readBody(req *http.Request, rb *requestBody) error {
 	defer func() { _ = req.Body.Close() }() // read or refused: nothing more is wanted
 	*rb = requestBody{r: r}
@@ -171,9 +214,14 @@ func (r *sandboxReceiver) readBody(req *http.Request, rb *requestBody) error {
 		if err != nil {
 			return rb.fail(err)
 		}
-		n, err := fill(req.Body, (*c)[:bodyChunk])
+		n, err := fill(req.Body, (*c)[:cap(*c)])
 		*c = (*c)[:n]
 		total += n
+		if c == rb.first {
+			if herr := rb.hold(firstChunk); herr != nil {
+				return rb.fail(herr)
+			}
+		}
 		if errors.Is(err, io.EOF) { // the end; io.ErrUnexpectedEOF (cut short) is another error
 			break
 		}

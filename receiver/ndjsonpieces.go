@@ -40,11 +40,18 @@ func (r *sandboxReceiver) countNotTried(ctx context.Context, rp reply, n int) {
 // so the client's retry of the batch gets them counted as duplicates while
 // the dedupe window still holds them; past it, or with dedupe off, they are
 // written again, as exact copies.
-func (r *sandboxReceiver) serveLargeNDJSON(ctx context.Context, body []byte, lines int) reply {
-	ids, err := validateNDJSON(body, lines)
+func (r *sandboxReceiver) serveLargeNDJSON(ctx context.Context, rb *requestBody, lines int) reply {
+	body := rb.b
+	ids, size, err := validateNDJSON(body, lines)
 	if err != nil {
 		r.countRefused(ctx, reasonInvalid, lines)
 		return textReply(http.StatusBadRequest, outcomeMalformed, err.Error())
+	}
+	// Counted whole though decoded a piece at a time: an upper bound, and
+	// the same as the body's for events without escapes.
+	if err := rb.cover(size); err != nil {
+		r.countRefused(ctx, reasonRetryable, lines)
+		return readFailure(err, textReply)
 	}
 	// A line without an event_id is given a new random one by each
 	// decoding, so its second-pass id is not the one held; such an event
@@ -101,18 +108,19 @@ func largeBatchLines(body []byte) int {
 }
 
 // validateNDJSON decodes every line of body (lines of them) into one
-// scratch event and returns their event ids, or the first bad line's
-// *ndjson.LineError.
-func validateNDJSON(body []byte, lines int) ([]uuid.UUID, error) {
-	ids := make([]uuid.UUID, 0, lines)
+// scratch event and returns their event ids and the bytes of their
+// canonical lines, or the first bad line's *ndjson.LineError.
+func validateNDJSON(body []byte, lines int) (ids []uuid.UUID, size int64, err error) {
+	ids = make([]uuid.UUID, 0, lines)
 	var opts auditevent.DecodeOptions
 	var e auditevent.Event
 	for line, text := range ndjson.Lines(body) {
 		e = auditevent.Event{}
 		if err := opts.DecodeInto(text, &e); err != nil {
-			return nil, &ndjson.LineError{Line: line, Err: err}
+			return nil, 0, &ndjson.LineError{Line: line, Err: err}
 		}
 		ids = append(ids, e.EventID)
+		size += int64(auditevent.EncodedLen(&e))
 	}
-	return ids, nil
+	return ids, size, nil
 }

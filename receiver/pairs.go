@@ -22,7 +22,7 @@ const formatSandboxEvent = "sandbox_event"
 // pairs_timed_out metric.
 const (
 	giveUpTimeout  = "timeout"
-	giveUpEvicted  = "evicted"  // pushed out to stay within max_pending
+	giveUpEvicted  = "evicted"  // pushed out to stay within max_pending or max_pending_bytes
 	giveUpReplaced = "replaced" // another start with the same session and span_id arrived
 	giveUpShutdown = "shutdown"
 	// Its finish arrived but could not share a span with it (another op,
@@ -32,7 +32,7 @@ const (
 )
 
 func newPairer(cfg *Config) *pairing.Pairer {
-	return pairing.New(pairing.Config{MaxPending: cfg.MaxPending, PendingTimeout: cfg.PendingTimeout})
+	return pairing.New(pairing.Config{MaxPending: cfg.MaxPending, MaxPendingBytes: cfg.MaxPendingBytes, PendingTimeout: cfg.PendingTimeout})
 }
 
 // deliverPairs feeds events to the pairing table and sends the spans of the

@@ -27,19 +27,24 @@ import (
 // sandboxReceiver is one HTTP server feeding the logs and/or traces
 // pipelines the receiver ID is listed in.
 type sandboxReceiver struct {
-	cfg      *Config
-	set      receiver.Settings
-	obsrep   *receiverhelper.ObsReport
-	tel      *metadata.TelemetryBuilder
-	accepted map[string]metric.AddOption // see acceptedAttrs
-	mapper   *spanmap.Mapper
-	dedupe   *dedupeWindow   // nil when dedupe is disabled
-	pairs    *pairing.Pairer // nil until Start; only with a traces consumer
-	bodyPool sync.Pool       // *[]byte for request bodies
-	budget   *byteBudget     // max_inflight_bytes
+	cfg       *Config
+	set       receiver.Settings
+	obsrep    *receiverhelper.ObsReport
+	tel       *metadata.TelemetryBuilder
+	accepted  map[string]metric.AddOption // see acceptedAttrs
+	mapper    *spanmap.Mapper
+	dedupe    *dedupeWindow   // nil when dedupe is disabled
+	pairs     *pairing.Pairer // nil until Start; only with a traces consumer
+	bodyPool  sync.Pool       // *[]byte of bodyChunk for request bodies
+	firstPool sync.Pool       // *[]byte of firstChunk, a body's first
+	budget    *byteBudget     // max_inflight_bytes
 
 	nextLogs   consumer.Logs
 	nextTraces consumer.Traces
+
+	// shutdownGrace: see stopServer; inflight counts the handlers running.
+	shutdownGrace time.Duration
+	inflight      inflight
 
 	startOnce sync.Once
 	stopOnce  sync.Once
@@ -80,6 +85,8 @@ func newSandboxReceiver(cfg *Config, set receiver.Settings) (*sandboxReceiver, e
 		mapper:   spanmap.NewMapper(0),
 		stop:     make(chan struct{}),
 		budget:   newByteBudget(cfg.MaxInflightBytes),
+
+		shutdownGrace: defaultShutdownGrace,
 	}
 	if cfg.Dedupe.Enabled {
 		r.dedupe = newDedupeWindow(cfg.Dedupe.Window)
@@ -150,7 +157,7 @@ func (r *sandboxReceiver) Shutdown(ctx context.Context) error {
 func (r *sandboxReceiver) shutdown(ctx context.Context) error {
 	var errs error
 	if r.server != nil {
-		errs = r.server.Shutdown(ctx)
+		errs = r.stopServer(ctx)
 	}
 	close(r.stop)
 	if r.sweepCancel != nil {
@@ -162,6 +169,26 @@ func (r *sandboxReceiver) shutdown(ctx context.Context) error {
 	}
 	r.tel.Shutdown()
 	return errs
+}
+
+// stopServer lets the requests in flight finish for up to shutdownGrace,
+// then closes their connections and waits for their handlers: a client
+// trickling its body used to hold the collector's shutdown for its
+// read_timeout, and the exporters' own shutdown work behind it. A request
+// cut so was not answered, and its client retries it.
+func (r *sandboxReceiver) stopServer(ctx context.Context) error {
+	graceCtx, cancel := context.WithTimeout(ctx, r.shutdownGrace)
+	defer cancel()
+	if err := r.server.Shutdown(graceCtx); err == nil {
+		return nil
+	}
+	closeErr := r.server.Close()
+	select {
+	case <-r.inflight.idle():
+		return closeErr
+	case <-ctx.Done():
+		return errors.Join(closeErr, ctx.Err())
+	}
 }
 
 // sweepLoop emits timed-out starts as incomplete spans until Shutdown.

@@ -1,8 +1,8 @@
 // Package pairing pairs the start and finish events of operations that have
 // no span behind them (events posted by the Python HttpProxySink) so that
 // the receiver can turn each operation into one span. Memory is bounded: at
-// most MaxPending starts wait for their finish, and none waits longer than
-// PendingTimeout once the caller sweeps.
+// most MaxPending starts, of at most MaxPendingBytes, wait for their finish,
+// and none waits longer than PendingTimeout once the caller sweeps.
 //
 // The Pairer is pull-style: Add, Sweep and Flush append what became ready to
 // a slice the caller passes in, so the caller can hand the resulting spans
@@ -22,8 +22,9 @@ import (
 
 // Defaults for the zero Config.
 const (
-	DefaultMaxPending     = 10_000
-	DefaultPendingTimeout = 5 * time.Minute
+	DefaultMaxPending      = 10_000
+	DefaultMaxPendingBytes = 64 << 20
+	DefaultPendingTimeout  = 5 * time.Minute
 )
 
 // Config bounds the pending starts.
@@ -32,6 +33,12 @@ type Config struct {
 	// start would exceed it, the oldest waiting start is given up as
 	// incomplete. Non-positive means DefaultMaxPending.
 	MaxPending int
+	// MaxPendingBytes bounds the waiting starts' canonical lines (what
+	// their data and strings take): a count alone let a thousand starts of
+	// a megabyte each hold gigabytes. When a new start would exceed it,
+	// the oldest waiting starts are given up as incomplete; a start larger
+	// than the bound waits alone. Non-positive means DefaultMaxPendingBytes.
+	MaxPendingBytes int64
 	// PendingTimeout is how long a start may wait for its finish before
 	// Sweep gives it up as incomplete. Non-positive means
 	// DefaultPendingTimeout.
@@ -50,15 +57,18 @@ type Pair struct {
 
 // Stats are the Pairer's counters since New.
 type Stats struct {
-	// Pending is the number of starts waiting now.
-	Pending int
+	// Pending is the number of starts waiting now, PendingBytes the size
+	// of their canonical lines.
+	Pending      int
+	PendingBytes int64
 	// Paired counts starts matched with their finish.
 	Paired int64
 	// Orphans counts finishes emitted without a start.
 	Orphans int64
 	// TimedOut counts starts given up by Sweep.
 	TimedOut int64
-	// Evicted counts starts given up to stay within MaxPending.
+	// Evicted counts starts given up to stay within MaxPending or
+	// MaxPendingBytes.
 	Evicted int64
 	// Replaced counts starts given up because another start with the same
 	// session and span id (and a different event id) arrived.
@@ -84,17 +94,20 @@ type entry struct {
 	key     key
 	start   auditevent.Event
 	arrived time.Time
+	size    int64 // the start's canonical line, for MaxPendingBytes
 }
 
 // Pairer matches starts with finishes. It is safe for concurrent use.
 type Pairer struct {
 	maxPending int
+	maxBytes   int64
 	timeout    time.Duration
 	now        func() time.Time
 
 	mu      sync.Mutex
 	pending map[key]*list.Element // Value is *entry
 	order   list.List             // arrival order: front oldest
+	bytes   int64                 // sum of the pending entries' size
 	stats   Stats
 }
 
@@ -102,12 +115,16 @@ type Pairer struct {
 func New(cfg Config) *Pairer {
 	p := &Pairer{
 		maxPending: cfg.MaxPending,
+		maxBytes:   cfg.MaxPendingBytes,
 		timeout:    cfg.PendingTimeout,
 		now:        cfg.Now,
 		pending:    make(map[key]*list.Element),
 	}
 	if p.maxPending <= 0 {
 		p.maxPending = DefaultMaxPending
+	}
+	if p.maxBytes <= 0 {
+		p.maxBytes = DefaultMaxPendingBytes
 	}
 	if p.timeout <= 0 {
 		p.timeout = DefaultPendingTimeout
@@ -155,12 +172,14 @@ func (p *Pairer) Add(dst []Pair, e *auditevent.Event) []Pair {
 		p.stats.Replaced++
 		dst = append(dst, Pair{Start: &en.start})
 	}
-	for len(p.pending) >= p.maxPending {
+	size := int64(auditevent.EncodedLen(e))
+	for len(p.pending) > 0 && (len(p.pending) >= p.maxPending || p.bytes+size > p.maxBytes) {
 		old := p.remove(p.order.Front())
 		p.stats.Evicted++
 		dst = append(dst, Pair{Start: &old.start})
 	}
-	p.pending[k] = p.order.PushBack(&entry{key: k, start: *e, arrived: now})
+	p.pending[k] = p.order.PushBack(&entry{key: k, start: *e, arrived: now, size: size})
+	p.bytes += size
 	return dst
 }
 
@@ -224,7 +243,7 @@ func (p *Pairer) Stats() Stats {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	st := p.stats
-	st.Pending = len(p.pending)
+	st.Pending, st.PendingBytes = len(p.pending), p.bytes
 	return st
 }
 
@@ -233,5 +252,6 @@ func (p *Pairer) Stats() Stats {
 func (p *Pairer) remove(el *list.Element) *entry {
 	en := p.order.Remove(el).(*entry)
 	delete(p.pending, en.key)
+	p.bytes -= en.size
 	return en
 }

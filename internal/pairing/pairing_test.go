@@ -2,6 +2,7 @@ package pairing
 
 import (
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -95,14 +96,15 @@ func TestStartThenFinishPairs(t *testing.T) {
 
 func TestFinishWithoutStartIsOrphan(t *testing.T) {
 	p, _ := newPairer(10, time.Minute)
-	p.Add(nil, start(sessionA, "op1"))
+	op1 := start(sessionA, "op1")
+	p.Add(nil, op1)
 	// Same span id, other session: a different operation.
 	out := p.Add(nil, finish(sessionB, "op1"))
 	assert.Equal(t, []string{"-/op1"}, describe(out))
 	assert.Nil(t, out[0].Start)
 	assert.Equal(t, sessionB, out[0].Finish.SessionID)
 	assert.Equal(t, 1, p.Len())
-	assert.Equal(t, Stats{Pending: 1, Orphans: 1}, p.Stats())
+	assert.Equal(t, Stats{Pending: 1, PendingBytes: int64(auditevent.EncodedLen(op1)), Orphans: 1}, p.Stats())
 }
 
 func TestSweepTimesOutOldestFirst(t *testing.T) {
@@ -209,9 +211,40 @@ func TestAddKeepsACopy(t *testing.T) {
 	assert.NotSame(t, f, out[0].Finish)
 }
 
+// withData is a start whose data makes its canonical line n bytes longer.
+func withData(e *auditevent.Event, n int) *auditevent.Event {
+	d, err := auditevent.ParseDataString(`{"x":"` + strings.Repeat("\x7f", n/6) + `"}`)
+	if err != nil {
+		panic(err)
+	}
+	e.Data = d
+	return e
+}
+
+// TestMaxPendingBytesEvictsOldest: starts are bounded by the size of their
+// lines too, so a few large ones cannot hold unbounded memory; one larger
+// than the bound waits alone.
+func TestMaxPendingBytesEvictsOldest(t *testing.T) {
+	a, b := withData(start(sessionA, "a"), 600), withData(start(sessionA, "b"), 600)
+	size := int64(auditevent.EncodedLen(a))
+	p := New(Config{MaxPendingBytes: 2*size + 10})
+	assert.Empty(t, p.Add(nil, a))
+	assert.Empty(t, p.Add(nil, b))
+	assert.Equal(t, 2*size, p.Stats().PendingBytes)
+	assert.Equal(t, []string{"a/-"}, describe(p.Add(nil, withData(start(sessionA, "c"), 600))))
+	assert.Equal(t, []string{"b/b"}, describe(p.Add(nil, finish(sessionA, "b"))))
+
+	huge := withData(start(sessionA, "huge"), 6000)
+	assert.Equal(t, []string{"c/-"}, describe(p.Add(nil, huge)))
+	assert.Equal(t, Stats{Pending: 1, PendingBytes: int64(auditevent.EncodedLen(huge)), Paired: 1, Evicted: 2}, p.Stats())
+	assert.Equal(t, []string{"huge/-"}, describe(p.Flush(nil)))
+	assert.Zero(t, p.Stats().PendingBytes)
+}
+
 func TestDefaults(t *testing.T) {
 	p := New(Config{})
 	assert.Equal(t, DefaultMaxPending, p.maxPending)
+	assert.Equal(t, int64(DefaultMaxPendingBytes), p.maxBytes)
 	assert.Equal(t, DefaultPendingTimeout, p.timeout)
 	before := time.Now()
 	p.Add(nil, start(sessionA, "a"))

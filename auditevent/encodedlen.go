@@ -1,0 +1,77 @@
+package auditevent
+
+import (
+	"strconv"
+	"unicode/utf8"
+)
+
+// The bytes of a line that do not depend on the event: keys, punctuation
+// and the two quoted UUIDs (38 bytes each).
+const (
+	startFixed = len(`{"data":`+`,"event_id":`+`,"op":`+`,"parent_span_id":`+`,"phase":"start","seq":`+
+		`,"session_id":`+`,"span_id":`+`,"trace_id":`+`,"ts":"`+`","version":`+`}`) + 2*38
+	finishFixed = startFixed + len(`,"duration_ms":`+`,"error_code":`+`,"error_message":`+`,"error_retryable":`+
+		`,"error_type":`+`,"ok":`+`,"stderr":`+`,"stdout":`) + len(`"finish"`) - len(`"start"`)
+)
+
+// EncodedLen is len(AppendJSON(nil, e)), worked out without building the
+// line: a receiver sizes the memory an event will take by it, since escapes
+// can make the line six times the JSON it was decoded from.
+func EncodedLen(e *Event) int {
+	var scratch [40]byte
+	n := len(e.Data.Bytes()) + quotedLen(e.Op) + quotedLen(e.SpanID) +
+		optQuotedLen(e.ParentSpanID) + optQuotedLen(e.TraceID) +
+		len(strconv.AppendInt(scratch[:0], e.Seq, 10)) +
+		len(e.TS.appendText(scratch[:0])) +
+		len(strconv.AppendInt(scratch[:0], e.Version, 10))
+	if e.Phase != PhaseFinish {
+		return n + startFixed
+	}
+	n += finishFixed + len(appendPyFloat(scratch[:0], e.DurationMS)) +
+		optQuotedLen(e.ErrorCode) + optQuotedLen(e.ErrorMessage) + optQuotedLen(e.ErrorType) +
+		optQuotedLen(e.Stderr) + optQuotedLen(e.Stdout)
+	switch {
+	case e.ErrorRetryable == nil || *e.ErrorRetryable:
+		n += len("null")
+	default:
+		n += len("false")
+	}
+	if e.OK {
+		return n + len("true")
+	}
+	return n + len("false")
+}
+
+func optQuotedLen(s *string) int {
+	if s == nil {
+		return len("null")
+	}
+	return quotedLen(*s)
+}
+
+// quotedLen is len(appendQuoted(nil, s)).
+func quotedLen(s string) int {
+	n := 2
+	for i := 0; i < len(s); {
+		b := s[i]
+		if b >= utf8.RuneSelf {
+			r, size := utf8.DecodeRuneInString(s[i:])
+			n += 6
+			if r >= 0x10000 {
+				n += 6
+			}
+			i += size
+			continue
+		}
+		switch {
+		case safeASCII[b]:
+			n++
+		case b == '"' || b == '\\' || b == '\n' || b == '\r' || b == '\t' || b == '\b' || b == '\f':
+			n += 2
+		default:
+			n += 6
+		}
+		i++
+	}
+	return n
+}

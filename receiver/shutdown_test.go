@@ -1,0 +1,97 @@
+package sandboxauditreceiver
+
+import (
+	"bufio"
+	"context"
+	"net/http"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/consumer/consumertest"
+	"go.opentelemetry.io/collector/pdata/plog"
+)
+
+// shutdownAsync runs the receiver's Shutdown and returns its result's
+// channel.
+func shutdownAsync(tr *testReceiver) <-chan error {
+	done := make(chan error, 1)
+	go func() { done <- tr.r.Shutdown(context.Background()) }()
+	return done
+}
+
+func awaitShutdown(t *testing.T, done <-chan error) {
+	t.Helper()
+	select {
+	case err := <-done:
+		require.NoError(t, err)
+	case <-time.After(10 * time.Second):
+		t.Fatal("Shutdown still waits for a client that trickles its body (read_timeout is 30s)")
+	}
+}
+
+// TestShutdownCutsATricklingClient: a client that sent part of its body and
+// stalls no longer holds the collector's shutdown for read_timeout: after
+// the grace period its connection is closed, unanswered, so it retries.
+func TestShutdownCutsATricklingClient(t *testing.T) {
+	logs := new(consumertest.LogsSink)
+	tr := startReceiver(t, logs, nil)
+	tr.r.shutdownGrace = 100 * time.Millisecond
+	conn := openBody(t, tr, 1000, []byte(startJSON(1)[:20]), "")
+	waitFor(t, "the server to read the request", func() bool {
+		tr.r.inflight.mu.Lock()
+		defer tr.r.inflight.mu.Unlock()
+		return tr.r.inflight.n == 1
+	})
+
+	awaitShutdown(t, shutdownAsync(tr))
+	require.NoError(t, conn.SetReadDeadline(time.Now().Add(10*time.Second)))
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err == nil {
+		_ = resp.Body.Close()
+		assert.NotEqual(t, http.StatusOK, resp.StatusCode, "a body that never arrived is not acknowledged")
+	}
+	assert.Zero(t, logs.LogRecordCount())
+	used, _ := tr.r.budget.inUse()
+	assert.Zero(t, used)
+}
+
+// stubbornLogs holds its first ConsumeLogs call until release is closed,
+// whatever its context says: a consumer that does not stop when canceled.
+type stubbornLogs struct{ blockFirstLogs }
+
+func (b *stubbornLogs) ConsumeLogs(ctx context.Context, ld plog.Logs) error {
+	first := false
+	b.once.Do(func() { first = true })
+	if first {
+		close(b.entered)
+		<-b.release
+	}
+	return b.LogsSink.ConsumeLogs(ctx, ld)
+}
+
+// TestShutdownWaitsForADeliveryPastTheGrace: a request already handing its
+// events to the pipeline when the grace period ends has its connection
+// closed and its context canceled, but Shutdown still waits for its
+// handler, so the exporters behind are not shut down under a delivery.
+func TestShutdownWaitsForADeliveryPastTheGrace(t *testing.T) {
+	logs := &stubbornLogs{blockFirstLogs{entered: make(chan struct{}), release: make(chan struct{})}}
+	tr := startReceiver(t, logs, nil)
+	tr.r.shutdownGrace = 50 * time.Millisecond
+	release := sync.OnceFunc(func() { close(logs.release) })
+	t.Cleanup(release)
+	held := postHeld(t, tr.eventsURL(), contentTypeJSON, startJSON(1), &logs.blockFirstLogs)
+
+	done := shutdownAsync(tr)
+	select {
+	case err := <-done:
+		t.Fatalf("Shutdown returned (%v) while a delivery was under way", err)
+	case <-time.After(500 * time.Millisecond):
+	}
+	release()
+	awaitShutdown(t, done)
+	assert.Equal(t, 1, logs.LogRecordCount(), "the delivery finished before Shutdown returned")
+	assert.NotEqual(t, http.StatusOK, <-held, "its connection was closed: the client was not told it succeeded")
+}
