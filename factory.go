@@ -18,6 +18,7 @@ import (
 	"go.opentelemetry.io/collector/service/telemetry/otelconftelemetry"
 
 	"github.com/open-telemetry/opentelemetry-collector-contrib/exporter/kafkaexporter"
+	"github.com/open-telemetry/opentelemetry-collector-contrib/extension/bearertokenauthextension"
 	"github.com/open-telemetry/opentelemetry-collector-contrib/receiver/kafkareceiver"
 
 	sandboxauditencoding "github.com/sandboxaudit/sandboxaudit/encoding"
@@ -95,6 +96,10 @@ func Components() (otelcol.Factories, error) {
 		return otelcol.Factories{}, err
 	}
 	factories.Extensions, err = otelcol.MakeFactoryMap[extension.Factory](
+		// So that the receiver's and exporter's `auth` keys can be used
+		// in this distribution: a bearer token is what an agent's sink
+		// can send.
+		bearertokenauthextension.NewFactory(),
 		EncodingExtensionFactory(),
 	)
 	if err != nil {
@@ -122,7 +127,8 @@ func Components() (otelcol.Factories, error) {
 		ExporterFactory().Type():          own,
 	}
 	factories.ExtensionModules = map[component.Type]string{
-		EncodingExtensionFactory().Type(): own,
+		bearertokenauthextension.NewFactory().Type(): contrib("extension/bearertokenauthextension"),
+		EncodingExtensionFactory().Type():            own,
 	}
 	return factories, nil
 }

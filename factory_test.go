@@ -16,6 +16,7 @@ import (
 	"go.opentelemetry.io/collector/receiver/otlpreceiver"
 
 	"github.com/open-telemetry/opentelemetry-collector-contrib/exporter/kafkaexporter"
+	"github.com/open-telemetry/opentelemetry-collector-contrib/extension/bearertokenauthextension"
 	"github.com/open-telemetry/opentelemetry-collector-contrib/receiver/kafkareceiver"
 
 	sandboxauditencoding "github.com/sandboxaudit/sandboxaudit/encoding"
@@ -30,7 +31,7 @@ func TestComponents(t *testing.T) {
 	assert.Equal(t, []string{"kafka", "otlp", "sandboxaudit"}, typeNames(f.Receivers))
 	assert.Equal(t, []string{"batch", "memory_limiter", "sandboxaudit"}, typeNames(f.Processors))
 	assert.Equal(t, []string{"debug", "kafka", "sandboxaudit"}, typeNames(f.Exporters))
-	assert.Equal(t, []string{"sandboxaudit_encoding"}, typeNames(f.Extensions))
+	assert.Equal(t, []string{"bearertokenauth", "sandboxaudit_encoding"}, typeNames(f.Extensions))
 	assert.Empty(t, f.Connectors)
 	require.NotNil(t, f.Telemetry)
 
@@ -102,12 +103,13 @@ func readBuilderConfig(t *testing.T) map[string][]builderEntry {
 func TestBuilderConfigMatchesComponents(t *testing.T) {
 	// The packages a manifest may name, with their factories' types.
 	typeOf := map[string]component.Type{
-		"go.opentelemetry.io/collector/receiver/otlpreceiver":                              otlpreceiver.NewFactory().Type(),
-		"go.opentelemetry.io/collector/processor/batchprocessor":                           batchprocessor.NewFactory().Type(),
-		"go.opentelemetry.io/collector/processor/memorylimiterprocessor":                   memorylimiterprocessor.NewFactory().Type(),
-		"go.opentelemetry.io/collector/exporter/debugexporter":                             debugexporter.NewFactory().Type(),
-		"github.com/open-telemetry/opentelemetry-collector-contrib/receiver/kafkareceiver": kafkareceiver.NewFactory().Type(),
-		"github.com/open-telemetry/opentelemetry-collector-contrib/exporter/kafkaexporter": kafkaexporter.NewFactory().Type(),
+		"go.opentelemetry.io/collector/receiver/otlpreceiver":                                          otlpreceiver.NewFactory().Type(),
+		"go.opentelemetry.io/collector/processor/batchprocessor":                                       batchprocessor.NewFactory().Type(),
+		"go.opentelemetry.io/collector/processor/memorylimiterprocessor":                               memorylimiterprocessor.NewFactory().Type(),
+		"go.opentelemetry.io/collector/exporter/debugexporter":                                         debugexporter.NewFactory().Type(),
+		"github.com/open-telemetry/opentelemetry-collector-contrib/receiver/kafkareceiver":             kafkareceiver.NewFactory().Type(),
+		"github.com/open-telemetry/opentelemetry-collector-contrib/exporter/kafkaexporter":             kafkaexporter.NewFactory().Type(),
+		"github.com/open-telemetry/opentelemetry-collector-contrib/extension/bearertokenauthextension": bearertokenauthextension.NewFactory().Type(),
 		Module + "/receiver":  sandboxauditreceiver.NewFactory().Type(),
 		Module + "/exporter":  sandboxauditexporter.NewFactory().Type(),
 		Module + "/encoding":  sandboxauditencoding.NewFactory().Type(),
