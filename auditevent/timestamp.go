@@ -131,7 +131,7 @@ func floorDiv(a, b int64) int64 {
 
 // ParseTimestamp parses an RFC 3339-style datetime the way the intake does:
 // YYYY-MM-DD, a 'T' (or 't' or ' '), HH:MM[:SS[.fraction]], then Z, ±HH:MM,
-// ±HHMM or nothing (naive). Fractions finer than microseconds are truncated.
+// ±HHMM or nothing (naive); a bare ±HH is refused, as pydantic refuses it. Fractions finer than microseconds are truncated.
 // Date-only strings and Unix numbers are refused on purpose.
 func ParseTimestamp(s string) (Timestamp, error) { return parseTimestampBytes([]byte(s)) }
 
@@ -237,8 +237,6 @@ func parseTimestamp(s []byte) (Timestamp, bool) {
 			if ok {
 				om, ok = digits(rest[3:5])
 			}
-		case 3:
-			oh, ok = digits(rest[1:3])
 		}
 		if !ok || oh > 23 || om > 59 {
 			return Timestamp{}, false

@@ -51,3 +51,35 @@ func TestCivilDateAroundEpochAndLeapDays(t *testing.T) {
 		}
 	}
 }
+
+// The intake's verdict on timestamp spellings matches pydantic 2.13's
+// (checked with the reference's model, datetime field): what it accepts,
+// and the instant it reads.
+func TestParseTimestampAcceptsWhatPydanticAccepts(t *testing.T) {
+	accepted := map[string]string{
+		"2026-03-14T15:09:26,5Z":            "2026-03-14T15:09:26.500000Z",
+		"2026-03-14T15:09:26.1234567Z":      "2026-03-14T15:09:26.123456Z",
+		"2026-03-14T15:09+05:30":            "2026-03-14T15:09:00+05:30",
+		"2026-03-14T15:09:26+23:59":         "2026-03-14T15:09:26+23:59",
+		"2026-03-14T15:09:26z":              "2026-03-14T15:09:26Z",
+		"2026-03-14T15:09:26.5+0530":        "2026-03-14T15:09:26.500000+05:30",
+		"2026-03-14T15:09:26.000000000001Z": "2026-03-14T15:09:26Z",
+		"2026-03-14 15:09:26-00:00":         "2026-03-14T15:09:26Z",
+	}
+	for in, want := range accepted {
+		ts, err := ParseTimestamp(in)
+		if err != nil || ts.String() != want {
+			t.Errorf("ParseTimestamp(%q) = %s, %v; want %s", in, ts, err, want)
+		}
+	}
+	for _, in := range []string{
+		"2026-03-14T15:09:26+05", "2026-03-14T15:09:26-00", "2026-03-14T15:09:26+00",
+		"2026-03-14T15:09:26.Z", "2026-03-14T15:09:26+24:00", "2026-03-14T15:09:60Z",
+		"2026-03-14T15:09:26+05:3", "2026-03-14T15:09:26 +05:00", "2026-03-14T15:09:26+05:30:00",
+		"2026-03-14T15:9:26Z", "2026-03-14T15:09:26UTC", "2026-03-14T15:09:26+5:30",
+	} {
+		if ts, err := ParseTimestamp(in); err == nil {
+			t.Errorf("ParseTimestamp(%q) = %s, want a refusal (pydantic refuses it)", in, ts)
+		}
+	}
+}
