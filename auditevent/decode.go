@@ -6,6 +6,7 @@ import (
 	"math"
 	"strconv"
 	"time"
+	"unsafe"
 
 	"github.com/google/uuid"
 )
@@ -109,13 +110,34 @@ func Decode(b []byte) (Event, error) {
 	return e, err
 }
 
+// DecodeString is Decode for text held in a string, such as a log
+// record's body: the text is not copied, and data that is already
+// canonical (what AppendJSON wrote) is kept as a view of it, as
+// ParseDataString keeps it; a string's bytes never change.
+func DecodeString(s string) (Event, error) {
+	var e Event
+	err := DecodeOptions{}.DecodeStringInto(s, &e)
+	return e, err
+}
+
+// DecodeStringInto is DecodeString with the given defaults, into e.
+func (o DecodeOptions) DecodeStringInto(s string, e *Event) error {
+	return o.decodeInto(unsafe.Slice(unsafe.StringData(s), len(s)), e, true)
+}
+
 // DecodeInto is Decode with the given defaults, into e (which is reset).
 // It finds the known fields in one scan, then decodes them in the model's
 // order: the phase first, then the common fields, then the finish fields.
 func (o DecodeOptions) DecodeInto(b []byte, e *Event) error {
+	return o.decodeInto(b, e, false)
+}
+
+// decodeInto is DecodeInto; with keepData, data already canonical is kept
+// as a view of b, which must then never change.
+func (o DecodeOptions) decodeInto(b []byte, e *Event, keepData bool) error {
 	*e = Event{}
 	var slots [numFields]slot
-	if err := scanObject(b, &slots, e); err != nil {
+	if err := scanObject(b, &slots, e, keepData); err != nil {
 		return err
 	}
 	d := decoder{buf: b, slots: &slots}
@@ -133,7 +155,7 @@ func (o DecodeOptions) DecodeInto(b []byte, e *Event) error {
 
 // scanObject checks b is one JSON object and records where each known
 // field's value sits. data is canonicalized into e in the same pass.
-func scanObject(b []byte, slots *[numFields]slot, e *Event) error {
+func scanObject(b []byte, slots *[numFields]slot, e *Event, keepData bool) error {
 	p := parser{buf: b}
 	if c := p.peek(); c != '{' {
 		if _, err := p.canonValue(nil); err != nil {
@@ -148,7 +170,7 @@ func scanObject(b []byte, slots *[numFields]slot, e *Event) error {
 		return finishScan(&p)
 	}
 	for {
-		if err := scanMember(&p, slots, e); err != nil {
+		if err := scanMember(&p, slots, e, keepData); err != nil {
 			return err
 		}
 		switch p.peek() {
@@ -171,7 +193,7 @@ func finishScan(p *parser) error {
 }
 
 // scanMember reads one "key": value member and records a known key's slot.
-func scanMember(p *parser, slots *[numFields]slot, e *Event) error {
+func scanMember(p *parser, slots *[numFields]slot, e *Event, keepData bool) error {
 	if p.peek() != '"' {
 		return &FieldError{Type: "json_invalid", Msg: p.fail("expected a string key").Error()}
 	}
@@ -187,10 +209,7 @@ func scanMember(p *parser, slots *[numFields]slot, e *Event) error {
 	p.skipWS()
 	start := p.pos
 	if known && f == fData && p.peek() == '{' {
-		// Canonicalize data in the same pass rather than twice.
-		var canon []byte
-		canon, err = p.canonObject(nil)
-		e.Data = newData(canon)
+		e.Data, err = scanData(p, keepData)
 	} else {
 		err = p.skipValue()
 	}
@@ -211,6 +230,21 @@ func scanMember(p *parser, slots *[numFields]slot, e *Event) error {
 		slots[f] = slot{present: true, start: start, end: p.pos}
 	}
 	return nil
+}
+
+// scanData reads the data object at p: kept as it is when keepData and it
+// is canonical already, else canonicalized in the same pass rather than
+// checked first.
+func scanData(p *parser, keepData bool) (Data, error) {
+	start, depth := p.pos, p.depth
+	if keepData {
+		if err := p.skipValue(); err == nil && isCanonicalObject(p.buf[start:p.pos]) {
+			return newData(p.buf[start:p.pos:p.pos]), nil
+		}
+		p.pos, p.depth = start, depth // a failed skip may have left it deeper
+	}
+	canon, err := p.canonObject(nil)
+	return newData(canon), err
 }
 
 // displayKey is an unknown key as an error names it: as is when it is a

@@ -3,9 +3,11 @@ package auditevent_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math"
 	"reflect"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/google/uuid"
@@ -39,6 +41,7 @@ func FuzzDecode(f *testing.F) {
 	f.Add([]byte(`{"phase":"start","op":"exec","seq":1,"span_id":"s","session_id":"6f1c2a8e-3b4d-4e5f-9a0b-1c2d3e4f5a6b","ts":"2026-03-14T15:09:26.5+05:30","data":{"b":[1,2.5,-0,"\u00e9"],"a":null}}`))
 	f.Fuzz(func(t *testing.T, in []byte) {
 		ev, err := auditevent.Decode(in)
+		checkDecodeString(t, in)
 		if err != nil {
 			var fe *auditevent.FieldError
 			if !errorsAs(err, &fe) || fe.Type == "" {
@@ -64,6 +67,25 @@ func FuzzDecode(f *testing.F) {
 			t.Fatalf("re-encoding differs:\n %q\n %q", line, again)
 		}
 	})
+}
+
+// checkDecodeString: decoding the same text from a string, data kept as a
+// view of it, gives the same event or the same error as Decode.
+func checkDecodeString(t *testing.T, in []byte) {
+	t.Helper()
+	fixed := auditevent.DecodeOptions{
+		Now:   func() time.Time { return time.Unix(1, 0) },
+		NewID: func() (uuid.UUID, error) { return uuid.UUID{1}, nil },
+	}
+	var want, got auditevent.Event
+	wantErr := fixed.DecodeInto(in, &want)
+	gotErr := fixed.DecodeStringInto(string(in), &got)
+	if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) {
+		t.Fatalf("DecodeStringInto error %v, DecodeInto %v", gotErr, wantErr)
+	}
+	if wantErr == nil && !bytes.Equal(auditevent.Line(&got), auditevent.Line(&want)) {
+		t.Fatalf("DecodeStringInto gives %s, DecodeInto %s", auditevent.Line(&got), auditevent.Line(&want))
+	}
 }
 
 // FuzzEncode builds events from arbitrary field values: the encoder must

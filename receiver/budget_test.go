@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"strings"
@@ -278,6 +279,10 @@ func TestBudgetCountsWhatEventsDecodeTo(t *testing.T) {
 	status, hdr, body := post(t, tr.eventsURL(), contentTypeJSON, []byte(second))
 	require.Equal(t, http.StatusServiceUnavailable, status, body)
 	assert.Equal(t, "5", hdr.Get("Retry-After"))
+	// That is known before decoding it: a body that would not even decode
+	// gets the 503, not the 400, so it was never decoded.
+	status, _, body = post(t, tr.eventsURL(), contentTypeJSON, []byte(second[:len(second)-1]))
+	require.Equal(t, http.StatusServiceUnavailable, status, body)
 
 	release()
 	require.Equal(t, http.StatusOK, <-firstDone)
@@ -343,4 +348,29 @@ func postHeld(t *testing.T, url, contentType, body string, logs *blockFirstLogs)
 		t.Fatal("the held request never reached the consumer")
 	}
 	return done
+}
+
+// escapeBound counts each byte at or above 0x7F, over-counting at worst a
+// 0x7E after a DEL in the same word: checked against a byte loop.
+func TestEscapeBoundCountsEveryHighByte(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 9))
+	for range 20000 {
+		b := make([]byte, rng.IntN(40))
+		for i := range b {
+			b[i] = []byte{'a', '"', 0x7e, 0x7f, 0x80, 0xc3, 0xff, 0x00, 0x01}[rng.IntN(9)]
+		}
+		exact, tildes := len(b), 0
+		for _, c := range b {
+			if c >= 0x7f {
+				exact += 5
+			}
+			if c == 0x7e {
+				tildes++
+			}
+		}
+		got := escapeBound(b)
+		if got < int64(exact) || got > int64(exact+5*tildes) {
+			t.Fatalf("escapeBound(%q) = %d, want %d (+5 per 0x7E at most)", b, got, exact)
+		}
+	}
 }

@@ -42,6 +42,12 @@ func (r *sandboxReceiver) serveEvents(req *http.Request) reply {
 	defer reqBody.done()
 
 	ctx := req.Context()
+	// Before decoding: escapes would make the events' lines up to six
+	// times the body, and six bodies decoded at once before their lines
+	// were counted held gigabytes.
+	if err := reqBody.cover(escapeBound(reqBody.b)); err != nil {
+		return readFailure(err, textReply)
+	}
 	var events []auditevent.Event
 	var err error
 	format := formatJSON

@@ -2,8 +2,10 @@ package sandboxauditreceiver // import "github.com/sandboxaudit/sandboxaudit/rec
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"io"
+	"math/bits"
 	"mime"
 	"net/http"
 	"strings"
@@ -159,6 +161,32 @@ func (rb *requestBody) cover(need int64) error {
 	}
 	rb.held = need
 	return nil
+}
+
+// escapeBound bounds the bytes of the canonical lines a body's JSON
+// decodes to, as far as escapes go: each byte at or above 0x7F (DEL, and
+// every byte of a UTF-8 sequence) is written as part of a \uXXXX escape,
+// at most six bytes for one; everything else a line holds is at most as
+// long as in the body, bar canonical numbers (1e15 is 1000000000000000.0)
+// and the fields the reference fills in, which cover counts once decoded.
+func escapeBound(b []byte) int64 {
+	const highs = 0x8080808080808080
+	const del = 0x7f7f7f7f7f7f7f7f
+	high := 0
+	i := 0
+	for ; i+8 <= len(b); i += 8 {
+		w := binary.LittleEndian.Uint64(b[i:])
+		// Bytes with the high bit set, and (over-counting at worst) bytes
+		// equal to 0x7F: the zero bytes of w^del.
+		x := w ^ del
+		high += bits.OnesCount64(w&highs) + bits.OnesCount64((x-0x0101010101010101)&^x&highs&^w)
+	}
+	for ; i < len(b); i++ {
+		if b[i] >= 0x7f {
+			high++
+		}
+	}
+	return int64(len(b) + 5*high)
 }
 
 // fail recycles and releases after an error.

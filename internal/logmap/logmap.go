@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"unsafe"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
@@ -50,9 +51,11 @@ func setLogRecord(lr plog.LogRecord, e *auditevent.Event, observed pcommon.Times
 		lr.SetSeverityNumber(plog.SeverityNumberInfo)
 		lr.SetSeverityText("INFO")
 	}
-	// Build the body in place: one allocation for the string, none for a
-	// scratch buffer beyond what the line needs.
-	lr.Body().SetStr(string(auditevent.AppendJSON(make([]byte, 0, 512), e)))
+	// One allocation of the line's exact size, which becomes the string:
+	// nothing writes to it afterwards. A large event's line is the bulk of
+	// what the pipeline holds, so no growth and no second copy.
+	line := auditevent.AppendJSON(make([]byte, 0, auditevent.EncodedLen(e)), e)
+	lr.Body().SetStr(unsafe.String(unsafe.SliceData(line), len(line)))
 
 	attrs := lr.Attributes()
 	attrs.EnsureCapacity(6)
@@ -100,7 +103,7 @@ func FromLogRecord(lr plog.LogRecord) (e auditevent.Event, dropped, err error) {
 	if lr.Body().Type() != pcommon.ValueTypeStr {
 		return auditevent.Event{}, nil, ErrNotAuditEvent
 	}
-	e, err = auditevent.Decode([]byte(lr.Body().Str()))
+	e, err = auditevent.DecodeString(lr.Body().Str())
 	if err != nil {
 		return auditevent.Event{}, nil, fmt.Errorf("%s log record body: %w", lr.EventName(), err)
 	}
