@@ -3,6 +3,7 @@ package sandboxauditexporter // import "github.com/sandboxaudit/sandboxaudit/exp
 import (
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"time"
 
@@ -175,10 +176,23 @@ func (cfg *Config) checkSpoolIsNotAuditFile() error {
 	if err1 != nil || err2 != nil {
 		return nil
 	}
-	if filePath == spoolPath {
-		return fmt.Errorf("http::spool::path: must not be the file sink's path %q", fc.Path)
+	if filePath == spoolPath || sameEntry(filePath, spoolPath) {
+		return fmt.Errorf("http::spool::path: must not be the file sink's file %q (the spool would send it away and trim it)", fc.Path)
 	}
 	return nil
+}
+
+// sameEntry reports whether a and b name the same entry of the same
+// directory, reached through different paths (a symlinked directory). The
+// spool and the file sink also refuse each other's files when they open
+// them, which covers two exporters and paths that do not exist yet.
+func sameEntry(a, b string) bool {
+	if filepath.Base(a) != filepath.Base(b) {
+		return false
+	}
+	da, err1 := os.Stat(filepath.Dir(a))
+	db, err2 := os.Stat(filepath.Dir(b))
+	return err1 == nil && err2 == nil && os.SameFile(da, db)
 }
 
 // Validate checks the file sink's own keys.

@@ -1,6 +1,7 @@
 package sandboxauditexporter
 
 import (
+	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -287,7 +288,7 @@ func badConfigs() []badConfig {
 		{name: "spool_no_path", want: []string{"http: spool: path: must be set"}},
 		{name: "spool_negative_max_size", want: []string{"http: spool: max_size: must be >= 0, got -1"}},
 		{name: "spool_zero_replay_interval", want: []string{"http: spool: replay_interval: must be > 0"}},
-		{name: "spool_is_audit_file", want: []string{`http::spool::path: must not be the file sink's path "./audit/events.jsonl"`}},
+		{name: "spool_is_audit_file", want: []string{`http::spool::path: must not be the file sink's file "./audit/events.jsonl"`}},
 		{name: "negative_timeout", want: []string{"timeout", "must be greater than or equal to 0"}},
 		{name: "bad_retry", want: []string{"retry_on_failure: ", "multiplier"}},
 		{name: "bad_queue", want: []string{"sending_queue: ", "queue_size"}},
@@ -317,6 +318,23 @@ func TestLoadBadConfig(t *testing.T) {
 			assert.NotContains(t, err.Error(), "SECRET", "a secret of the config in its error")
 		})
 	}
+}
+
+// TestSpoolThroughASymlinkIsTheAuditFile: a spool path that reaches the
+// audit file through a symlinked directory is refused like the same path.
+func TestSpoolThroughASymlinkIsTheAuditFile(t *testing.T) {
+	dir := t.TempDir()
+	alias := filepath.Join(t.TempDir(), "alias")
+	require.NoError(t, os.Symlink(dir, alias))
+	cfg := NewFactory().CreateDefaultConfig().(*Config)
+	cfg.File.GetOrInsertDefault().Path = filepath.Join(dir, "events.jsonl")
+	hc := cfg.HTTP.GetOrInsertDefault()
+	hc.ClientConfig.Endpoint = "http://127.0.0.1:9/x"
+	hc.Spool.GetOrInsertDefault().Path = filepath.Join(alias, "events.jsonl")
+	require.ErrorContains(t, confmap.Validate(cfg), "http::spool::path: must not be the file sink's file")
+
+	hc.Spool.Get().Path = filepath.Join(alias, "spool.jsonl")
+	require.NoError(t, confmap.Validate(cfg))
 }
 
 // TestBadConfigTableIsComplete keeps testdata and the table in step: every

@@ -38,7 +38,7 @@ commands:
   verify-proof --key NAME.pub PROOF
                              check a prove bundle alone, without the audit file
   replay SPOOL --endpoint URL [--format ndjson|event] [--header K=V]...
-         [--timeout 10s] [--retry-for 30s] [--ca-file PEM] [--insecure-skip-verify]
+         [--timeout 10s] [--retry-for 30s] [--ca-file PEM] [--insecure-skip-verify] [--adopt]
                              send a delivery spool file to an HTTP endpoint
 
 Run "sandboxaudit <command> -h" for a command's flags.

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/url"
 	"time"
@@ -15,6 +16,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/sandboxaudit/sandboxaudit/internal/httpsink"
+	"github.com/sandboxaudit/sandboxaudit/internal/spool"
 )
 
 // replay sends the spool file through the same client stack the exporter
@@ -26,7 +28,11 @@ func replay(ctx context.Context, o replayOptions, s Streams) int {
 		_, _ = fmt.Fprintf(s.Stderr, "replay: %v\n", err)
 		return exitUsage
 	}
-	sent, err := httpsink.ReplayFile(ctx, o.spool, set)
+	sent, err := httpsink.ReplayFile(ctx, o.spool, set, o.adopt)
+	if errors.Is(err, spool.ErrNotASpool) {
+		_, _ = fmt.Fprintf(s.Stderr, "replay: %v; if it is a spool another program wrote (the Python sink's spool_path), or one whose .offset file was lost, pass --adopt\n", err)
+		return exitProblems
+	}
 	if err != nil {
 		_, _ = fmt.Fprintf(s.Stderr, "replay: %v\n", err)
 		return exitProblems

@@ -56,11 +56,43 @@ func (rc *recorder) requests() []recorded {
 	return append([]recorded(nil), rc.reqs...)
 }
 
+// spoolFixture is a spool the exporter left: three lines, not sent.
 func spoolFixture(t *testing.T) (path, content string) {
 	s1, f1 := op(sessionA, "exec", "span-1", 1, 2)
 	s2, _ := op(sessionA, "read", "span-2", 3, 4)
 	content = lines(s1, f1, s2)
-	return writeFile(t, "spool.jsonl", content), content
+	path = filepath.Join(t.TempDir(), "spool.jsonl")
+	sp, err := spool.Open(context.Background(), spool.Options{Path: path})
+	require.NoError(t, err)
+	require.NoError(t, sp.Append(context.Background(), []byte(content)))
+	require.NoError(t, sp.Close())
+	return path, content
+}
+
+// TestReplayRefusesAFileThatIsNotASpool: an audit file named by mistake
+// (it has lines and no .offset sidecar) is left as it is, and the message
+// says how to replay another program's spool; with --adopt it is sent and
+// trimmed, as the Python sink's spool_path file would be.
+func TestReplayRefusesAFileThatIsNotASpool(t *testing.T) {
+	rc := &recorder{}
+	srv := httptest.NewServer(rc)
+	defer srv.Close()
+	s1, f1 := op(sessionA, "exec", "span-1", 1, 2)
+	content := lines(s1, f1)
+	path := writeFile(t, "events.jsonl", content)
+
+	r := run(t, "", "replay", path, "--endpoint", srv.URL)
+	require.Equal(t, exitProblems, r.code, r.stderr)
+	assert.Contains(t, r.stderr, "--adopt")
+	assert.Empty(t, rc.requests())
+	got, err := os.ReadFile(path)
+	require.NoError(t, err)
+	assert.Equal(t, content, string(got), "the file is left as it was")
+
+	r = run(t, "", "replay", path, "--endpoint", srv.URL, "--adopt")
+	require.Equal(t, exitOK, r.code, r.stderr)
+	require.Len(t, rc.requests(), 1)
+	assert.Equal(t, content, rc.requests()[0].body)
 }
 
 const secret = "s3cr3t-token-value"

@@ -18,6 +18,12 @@ import (
 // user's file), so the batch is refused instead.
 var ErrSymlink = errors.New("symbolic link in the audit path (not followed)")
 
+// ErrSpoolFile is wrapped by the error of a write whose file has a spool's
+// offset sidecar beside it: an HTTP sink's spool (reached through a
+// symlinked directory, or named by another exporter) trims and rewrites its
+// file, so audit lines written there would be sent away and lost.
+var ErrSpoolFile = errors.New("the file is an HTTP sink's spool (it has a .offset sidecar); audit lines are not written into a spool")
+
 // openInside opens path, which lies inside base, for appending, creating
 // it 0600 and missing directories 0700 below base. Every step below base
 // is opened relative to its parent's descriptor with O_NOFOLLOW, so a
@@ -84,6 +90,10 @@ func openDirAt(dirfd int, dir, name string, durable bool) (int, error) {
 // openFileAt opens the file name inside dirfd for appending, creating it
 // 0600, refusing a symlink.
 func openFileAt(dirfd int, dir, name, path string, durable bool) (*os.File, error) {
+	var st unix.Stat_t
+	if err := unix.Fstatat(dirfd, name+".offset", &st, unix.AT_SYMLINK_NOFOLLOW); err == nil {
+		return nil, fmt.Errorf("filesink: open %s: %w", path, ErrSpoolFile)
+	}
 	// O_RDWR rather than O_WRONLY: repairTail reads the last byte.
 	const flags = unix.O_RDWR | unix.O_APPEND | unix.O_NOFOLLOW | unix.O_CLOEXEC
 	fd, err := unix.Openat(dirfd, name, flags|unix.O_CREAT|unix.O_EXCL, 0o600)

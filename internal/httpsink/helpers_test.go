@@ -2,6 +2,7 @@ package httpsink
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -46,6 +47,17 @@ func openSpool(t testing.TB, path string, maxSize int64) *spool.Spool {
 	sp, err := spool.Open(context.Background(), spool.Options{Path: path, MaxSize: maxSize})
 	require.NoError(t, err)
 	return sp
+}
+
+// writeSpool makes a spool at path, as the exporter does, and appends b to
+// its file as is (a torn line included): what an earlier run left.
+func writeSpool(t testing.TB, path string, b []byte) {
+	t.Helper()
+	require.NoError(t, openSpool(t, path, 0).Close())
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	require.NoError(t, err)
+	_, err = f.Write(b)
+	require.NoError(t, errors.Join(err, f.Close()))
 }
 
 // spoolFileBytes reads the spool file itself (what a person would see).

@@ -173,8 +173,8 @@ func TestLeftoverSpoolGoesFirst(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "spool.jsonl")
 	session := uuid.New()
-	// A spool written by an earlier run (or the Python sink: plain JSONL).
-	require.NoError(t, os.WriteFile(path, makeLines(t, session, 1, 20, 10), 0o600))
+	// A spool written by an earlier run.
+	writeSpool(t, path, makeLines(t, session, 1, 20, 10))
 
 	f := newFixture(t, FormatNDJSON, false, func(s *Settings) {
 		s.Spool = openSpool(t, path, 0)

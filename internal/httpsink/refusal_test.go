@@ -2,7 +2,6 @@ package httpsink
 
 import (
 	"net/http"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -112,7 +111,7 @@ func TestEndpointRefusalDuringReplayKeepsEverything(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "spool.jsonl")
 			session := uuid.New()
 			// Left by the outage: 20 lines in the spool.
-			require.NoError(t, os.WriteFile(path, makeLines(t, session, 1, 20, 10), 0o600))
+			writeSpool(t, path, makeLines(t, session, 1, 20, 10))
 			f := newFixture(t, format, false, func(s *Settings) {
 				s.Spool = openSpool(t, path, 0)
 				s.MaxBatchLines = 6
@@ -150,7 +149,7 @@ func TestEndpointRefusalDuringReplayKeepsEverything(t *testing.T) {
 func TestContentRefusalOnReplayIsDropped(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "spool.jsonl")
 	session := uuid.New()
-	require.NoError(t, os.WriteFile(path, makeLines(t, session, 1, 5, 10), 0o600))
+	writeSpool(t, path, makeLines(t, session, 1, 5, 10))
 	f := newFixture(t, FormatEvent, false, func(s *Settings) { s.Spool = openSpool(t, path, 0) })
 	f.srv.then(ok, status(http.StatusBadRequest, nil, "invalid event"))
 	f.start(t)

@@ -20,7 +20,10 @@ import (
 // included, and an endpoint refusing us is not retried) stops the run and
 // the lines stay in the file for the operator to inspect. set.Spool is ignored. It returns
 // the number of lines delivered.
-func ReplayFile(ctx context.Context, path string, set Settings) (sent int, err error) {
+// With adopt, a file holding lines but no offset sidecar (a spool written
+// by another program, such as the Python sink's spool_path) is taken as a
+// spool; without it such a file is refused, as it may be an audit file.
+func ReplayFile(ctx context.Context, path string, set Settings, adopt bool) (sent int, err error) {
 	set.Spool = nil
 	sk, err := New(set)
 	if err != nil {
@@ -30,7 +33,7 @@ func ReplayFile(ctx context.Context, path string, set Settings) (sent int, err e
 	if _, err := os.Stat(path); err != nil {
 		return 0, fmt.Errorf("httpsink: replay %s: %w", path, err)
 	}
-	sp, err := spool.Open(ctx, spool.Options{Path: path})
+	sp, err := spool.Open(ctx, spool.Options{Path: path, Adopt: adopt})
 	if err != nil {
 		return 0, fmt.Errorf("httpsink: replay %s: %w", path, err)
 	}

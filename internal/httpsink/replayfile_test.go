@@ -27,11 +27,11 @@ func TestReplayFileSendsInOrderAndTrims(t *testing.T) {
 			srv := newTestServer(t)
 			srv.then(status(502, nil, "")) // one hiccup, retried
 			path := filepath.Join(t.TempDir(), "spool.jsonl")
-			require.NoError(t, os.WriteFile(path, makeLines(t, uuid.New(), 1, 12, 30), 0o600))
+			writeSpool(t, path, makeLines(t, uuid.New(), 1, 12, 30))
 			set := replaySettings(srv.URL, format)
 			set.MaxBatchLines = 5
 
-			sent, err := ReplayFile(sendCtx(t), path, set)
+			sent, err := ReplayFile(sendCtx(t), path, set, false)
 
 			require.NoError(t, err)
 			require.Equal(t, 12, sent)
@@ -49,9 +49,9 @@ func TestReplayFileNeverSendsATornLine(t *testing.T) {
 	whole := makeLines(t, uuid.New(), 1, 3, 10)
 	torn := makeLines(t, uuid.New(), 4, 4, 10)
 	// A crash in the middle of writing the fourth line.
-	require.NoError(t, os.WriteFile(path, append(append([]byte{}, whole...), torn[:len(torn)/2]...), 0o600))
+	writeSpool(t, path, append(append([]byte{}, whole...), torn[:len(torn)/2]...))
 
-	sent, err := ReplayFile(sendCtx(t), path, replaySettings(srv.URL, FormatEvent))
+	sent, err := ReplayFile(sendCtx(t), path, replaySettings(srv.URL, FormatEvent), false)
 
 	require.NoError(t, err)
 	require.Equal(t, 3, sent)
@@ -65,9 +65,9 @@ func TestReplayFileStopsOnPermanentErrorAndKeepsLines(t *testing.T) {
 	srv.setDefault(status(403, nil, "forbidden"))
 	path := filepath.Join(t.TempDir(), "spool.jsonl")
 	lines := makeLines(t, uuid.New(), 1, 4, 10)
-	require.NoError(t, os.WriteFile(path, lines, 0o600))
+	writeSpool(t, path, lines)
 
-	sent, err := ReplayFile(sendCtx(t), path, replaySettings(srv.URL, FormatEvent))
+	sent, err := ReplayFile(sendCtx(t), path, replaySettings(srv.URL, FormatEvent), false)
 
 	require.Error(t, err)
 	require.Contains(t, err.Error(), "403")
@@ -76,7 +76,7 @@ func TestReplayFileStopsOnPermanentErrorAndKeepsLines(t *testing.T) {
 
 	// The next run starts at the first unacknowledged line.
 	srv.setDefault(ok)
-	sent, err = ReplayFile(sendCtx(t), path, replaySettings(srv.URL, FormatEvent))
+	sent, err = ReplayFile(sendCtx(t), path, replaySettings(srv.URL, FormatEvent), false)
 	require.NoError(t, err)
 	require.Equal(t, 3, sent)
 	require.Equal(t, seqRange(1, 4), seqs(srv.acceptedEvents(t)))
@@ -84,7 +84,7 @@ func TestReplayFileStopsOnPermanentErrorAndKeepsLines(t *testing.T) {
 
 func TestReplayFileMissingFile(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "nope.jsonl")
-	_, err := ReplayFile(context.Background(), path, replaySettings("http://127.0.0.1:1/", FormatNDJSON))
+	_, err := ReplayFile(context.Background(), path, replaySettings("http://127.0.0.1:1/", FormatNDJSON), false)
 	require.ErrorIs(t, err, os.ErrNotExist)
 	_, statErr := os.Stat(path)
 	require.ErrorIs(t, statErr, os.ErrNotExist, "not created")

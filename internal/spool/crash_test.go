@@ -210,7 +210,7 @@ func TestReplayMemoryIsFlat(t *testing.T) {
 	require.NoError(t, w.Flush())
 	require.NoError(t, f.Close())
 
-	s := openSpool(t, Options{Path: path})
+	s := openSpool(t, Options{Path: path, Adopt: true})
 	ctx := context.Background()
 	runtime.GC()
 	var before, now runtime.MemStats

@@ -37,6 +37,11 @@ var (
 	ErrClosed = errors.New("spool is closed")
 	// ErrLocked is wrapped by Open when another Spool holds the file.
 	ErrLocked = errors.New("spool is in use")
+	// ErrNotASpool is wrapped by Open for a file that holds lines but no
+	// offset sidecar, which every spool writes when it is made: most likely
+	// an audit file, which replaying would trim away. Options.Adopt takes
+	// it as a spool all the same.
+	ErrNotASpool = errors.New("holds lines but has no .offset sidecar, so it is not a spool (an audit file?)")
 )
 
 // DefaultCompactBytes is the acknowledged-prefix size above which Replay
@@ -53,6 +58,10 @@ type Options struct {
 	// than half the file, Replay rewrites the file without it. 0 means
 	// DefaultCompactBytes.
 	CompactBytes int64
+	// Adopt opens a file that holds lines but no offset sidecar as a spool
+	// (replayed from its start and trimmed) instead of refusing it with
+	// ErrNotASpool: for an operator who knows the sidecar was lost.
+	Adopt bool
 }
 
 // Recovery reports what Open repaired, for the caller to log.
@@ -73,6 +82,7 @@ type Spool struct {
 	maxSize, compactBytes         int64
 	lock                          *os.File
 	recovery                      Recovery
+	adopt                         bool // Options.Adopt
 
 	// replayMu serializes Replay, which alone moves the acknowledged offset
 	// and rewrites the file. It guards sidecarStale, offsetBehind and
@@ -129,6 +139,7 @@ func Open(ctx context.Context, opts Options) (*Spool, error) {
 		compactPath:  path + ".compact",
 		maxSize:      opts.MaxSize,
 		compactBytes: opts.CompactBytes,
+		adopt:        opts.Adopt,
 		writeFn:      (*os.File).Write,
 		syncFn:       fsutil.Fdatasync,
 	}
@@ -137,8 +148,13 @@ func Open(ctx context.Context, opts Options) (*Spool, error) {
 	}
 	// Checked before the lock file is made, so a refused path leaves
 	// nothing behind; open checks the file it opens again.
-	if fi, err := os.Lstat(path); err == nil && !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("spool: %s is %w (%s): the spool opens no symlink, FIFO or directory in its place", path, fsutil.ErrNotRegular, fi.Mode().Type())
+	if fi, err := os.Lstat(path); err == nil {
+		if !fi.Mode().IsRegular() {
+			return nil, fmt.Errorf("spool: %s is %w (%s): the spool opens no symlink, FIFO or directory in its place", path, fsutil.ErrNotRegular, fi.Mode().Type())
+		}
+		if err := s.checkIsSpool(fi); err != nil {
+			return nil, err
+		}
 	}
 	if s.lock, err = lockOwner(path + ".lock"); err != nil {
 		return nil, err
@@ -194,6 +210,24 @@ func (s *Spool) open() error {
 		return fmt.Errorf("spool: stat %s: %w", s.path, err)
 	}
 	return s.loadOffset()
+}
+
+// checkIsSpool refuses, before anything is changed, a file with lines and
+// no offset sidecar: a spool writes its sidecar when it is made, so such a
+// file is someone else's, an audit file reached through a symlink or a
+// second exporter's spool path, and replaying it would trim it away.
+func (s *Spool) checkIsSpool(fi os.FileInfo) error {
+	if fi.Size() == 0 || s.adopt {
+		return nil
+	}
+	_, err := os.Lstat(s.offsetPath)
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, os.ErrNotExist):
+		return fmt.Errorf("spool: %s %w; refusing to replay and trim it", s.path, ErrNotASpool)
+	}
+	return fmt.Errorf("spool: %w", err)
 }
 
 // cutTornTail moves bytes after the last '\n' (an append cut short by a

@@ -67,6 +67,19 @@ func openSpool(t *testing.T, opts Options) *Spool {
 	return s
 }
 
+// writeSpool makes a spool at path, as the exporter does, and appends b to
+// its file as is (torn lines included): what a crash mid-append leaves.
+func writeSpool(t *testing.T, path string, b []byte) {
+	t.Helper()
+	s, err := Open(context.Background(), Options{Path: path})
+	require.NoError(t, err)
+	require.NoError(t, s.Close())
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	require.NoError(t, err)
+	_, err = f.Write(b)
+	require.NoError(t, errors.Join(err, f.Close()))
+}
+
 func fileSize(t *testing.T, path string) int64 {
 	t.Helper()
 	fi, err := os.Stat(path)
@@ -170,7 +183,7 @@ func TestTornTailIsCutAndKept(t *testing.T) {
 	path := filepath.Join(dir, "spool.jsonl")
 	complete := makeLines(0, 3, 10)
 	torn := []byte(`{"n":3,"pad":"pp`)
-	require.NoError(t, os.WriteFile(path, append(append([]byte{}, complete...), torn...), 0o600))
+	writeSpool(t, path, append(append([]byte{}, complete...), torn...))
 
 	s := openSpool(t, Options{Path: path})
 	rec := s.Recovery()
@@ -196,7 +209,7 @@ func TestTornTailIsCutAndKept(t *testing.T) {
 
 func TestTornTailWithoutAnyNewline(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "spool.jsonl")
-	require.NoError(t, os.WriteFile(path, []byte(`{"half`), 0o600))
+	writeSpool(t, path, []byte(`{"half`))
 	s := openSpool(t, Options{Path: path})
 	require.Equal(t, int64(6), s.Recovery().TornBytes)
 	require.False(t, s.Pending())
@@ -400,10 +413,12 @@ func TestStoredOffsetValidation(t *testing.T) {
 		require.NoError(t, os.WriteFile(path, lines, 0o600))
 		var st syscall.Stat_t
 		require.NoError(t, syscall.Stat(path, &st))
-		if sc := sidecar(st.Ino); sc != "" {
+		sc := sidecar(st.Ino)
+		if sc != "" {
 			require.NoError(t, os.WriteFile(path+".offset", []byte(sc), 0o600))
 		}
-		return openSpool(t, Options{Path: path}), path
+		// A lost sidecar: taken as a spool only when the operator says so.
+		return openSpool(t, Options{Path: path, Adopt: sc == ""}), path
 	}
 	for _, tc := range []struct {
 		name    string
@@ -542,4 +557,28 @@ func TestSpoolOffsetFIFODoesNotBlock(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("Open blocked on a FIFO at the offset sidecar")
 	}
+}
+
+// TestFileWithoutSidecarIsNotASpool: a file with lines and no offset
+// sidecar (an audit file reached through a symlink, or named by a second
+// exporter's spool path) is refused before anything in it or beside it
+// changes; replaying it used to trim the audit trail to nothing.
+func TestFileWithoutSidecarIsNotASpool(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "events.jsonl")
+	lines := makeLines(0, 3, 10)
+	require.NoError(t, os.WriteFile(path, lines, 0o600))
+	_, err := Open(context.Background(), Options{Path: path})
+	require.ErrorIs(t, err, ErrNotASpool)
+	got, rerr := os.ReadFile(path)
+	require.NoError(t, rerr)
+	require.Equal(t, lines, got)
+	entries, rerr := os.ReadDir(dir)
+	require.NoError(t, rerr)
+	require.Len(t, entries, 1, "nothing made beside it")
+
+	// An empty file is a spool that never held a line.
+	empty := filepath.Join(dir, "empty.jsonl")
+	require.NoError(t, os.WriteFile(empty, nil, 0o600))
+	openSpool(t, Options{Path: empty})
 }
