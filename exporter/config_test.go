@@ -78,7 +78,7 @@ func TestLoadConfig(t *testing.T) {
 			name: "",
 			want: func() *Config {
 				c := def()
-				c.File = configoptional.Some(FileConfig{Path: "./audit/events.jsonl", Fsync: filesink.FsyncBatch, MaxOpenFiles: 64})
+				c.File = configoptional.Some(FileConfig{Path: "./audit/events.jsonl", Fsync: filesink.FsyncBatch, MaxOpenFiles: 64, Integrity: defaultIntegrity()})
 				return c
 			},
 		},
@@ -101,6 +101,7 @@ func TestLoadConfig(t *testing.T) {
 					Fsync:         filesink.FsyncAlways,
 					MaxOpenFiles:  16,
 					PayloadPolicy: auditevent.PolicyOverride{MaxStdoutChars: auditevent.Ptr(2000)},
+					Integrity:     defaultIntegrity(),
 				})
 				h := httpDefaults()
 				h.ClientConfig.Endpoint = "http://127.0.0.1:8088/v1/sandbox/events"
@@ -130,7 +131,7 @@ func TestLoadConfig(t *testing.T) {
 			name: "file_only",
 			want: func() *Config {
 				c := def()
-				c.File = configoptional.Some(FileConfig{Path: "./audit/events.jsonl", Fsync: filesink.FsyncNever, MaxOpenFiles: 64})
+				c.File = configoptional.Some(FileConfig{Path: "./audit/events.jsonl", Fsync: filesink.FsyncNever, MaxOpenFiles: 64, Integrity: defaultIntegrity()})
 				return c
 			},
 		},
@@ -161,7 +162,7 @@ func TestLoadConfig(t *testing.T) {
 			name: "queue_enabled",
 			want: func() *Config {
 				c := def()
-				c.File = configoptional.Some(FileConfig{Path: "./audit/events.jsonl", Fsync: filesink.FsyncBatch, MaxOpenFiles: 64})
+				c.File = configoptional.Some(FileConfig{Path: "./audit/events.jsonl", Fsync: filesink.FsyncBatch, MaxOpenFiles: 64, Integrity: defaultIntegrity()})
 				c.QueueConfig.GetOrInsertDefault()
 				return c
 			},
@@ -170,7 +171,7 @@ func TestLoadConfig(t *testing.T) {
 			name: "queue_persistent",
 			want: func() *Config {
 				c := def()
-				c.File = configoptional.Some(FileConfig{Path: "./audit/events.jsonl", Fsync: filesink.FsyncBatch, MaxOpenFiles: 64})
+				c.File = configoptional.Some(FileConfig{Path: "./audit/events.jsonl", Fsync: filesink.FsyncBatch, MaxOpenFiles: 64, Integrity: defaultIntegrity()})
 				storage := component.MustNewID("file_storage")
 				c.QueueConfig.GetOrInsertDefault().StorageID = &storage
 				return c
@@ -187,6 +188,7 @@ func TestLoadConfig(t *testing.T) {
 					Fsync:         filesink.FsyncBatch,
 					MaxOpenFiles:  64,
 					PayloadPolicy: auditevent.PolicyOverride{IncludeExecOutput: auditevent.Ptr(false)},
+					Integrity:     defaultIntegrity(),
 				})
 				return c
 			},
@@ -299,6 +301,12 @@ func badConfigs() []badConfig {
 		{name: "policy_wrong_type", unmarshal: true, want: []string{"max_stdout_chars"}},
 		{name: "unknown_top_level_key", unmarshal: true, want: []string{"spool"}},
 	}
+}
+
+// defaultIntegrity is a file section's integrity when not written: off,
+// with the defaults a written section starts from.
+func defaultIntegrity() configoptional.Optional[IntegrityConfig] {
+	return createDefaultConfig().(*Config).File.GetOrInsertDefault().Integrity
 }
 
 func TestLoadBadConfig(t *testing.T) {

@@ -69,9 +69,16 @@ func createDefaultConfig() component.Config {
 	queue.NumConsumers = defaultQueueConsumers
 
 	return &Config{
+		// Default, not None, for every section: a section written with
+		// nothing under it (its keys commented out) is then on and
+		// validated ("must be set"), not silently off. Tamper evidence
+		// switched off that way used to start without a word.
 		File: configoptional.Default(FileConfig{
 			Fsync:        filesink.FsyncBatch,
 			MaxOpenFiles: filesink.DefaultMaxOpenFiles,
+			Integrity: configoptional.Default(IntegrityConfig{
+				Publish: configoptional.Default(confighttp.NewDefaultClientConfig()),
+			}),
 		}),
 		HTTP: configoptional.Default(HTTPConfig{
 			ClientConfig: clientConfig,

@@ -94,6 +94,20 @@ func TestIntegrityConfigErrorsNameTheKey(t *testing.T) {
 	off := createDefaultConfig()
 	require.NoError(t, confmap.NewFromStringMap(map[string]any{"file": map[string]any{"path": "x.jsonl"}}).Unmarshal(&off))
 	require.False(t, off.(*Config).File.Get().Integrity.HasValue())
+
+	// A section written with nothing under it (its keys commented out) is
+	// on, and refused for what it lacks: it used to turn integrity off
+	// without a word.
+	for _, section := range []map[string]any{
+		{"integrity": nil},
+		{"integrity": map[string]any{"signing_key_file": keyPath, "publish": nil}},
+	} {
+		section["path"] = "x.jsonl"
+		empty := createDefaultConfig()
+		require.NoError(t, confmap.NewFromStringMap(map[string]any{"file": section}).Unmarshal(&empty))
+		require.True(t, empty.(*Config).File.Get().Integrity.HasValue())
+		require.Error(t, confmap.Validate(empty), "%v", section)
+	}
 }
 
 func TestIntegrityCheckpointOnShutdownAndPublish(t *testing.T) {
