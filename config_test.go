@@ -14,6 +14,8 @@ import (
 	"go.opentelemetry.io/collector/confmap"
 	"go.opentelemetry.io/collector/confmap/confmaptest"
 	"go.opentelemetry.io/collector/otelcol"
+
+	"github.com/open-telemetry/opentelemetry-collector-contrib/receiver/kafkareceiver"
 )
 
 // validate loads and validates the configuration at uris exactly as
@@ -157,4 +159,23 @@ func TestConfigsCarryWriteAheadStartEvents(t *testing.T) {
 			check(t, conf)
 		})
 	}
+}
+
+// TestKafkaCentralBacksOffFailedWrites: the kafka receiver's error_backoff
+// defaults are all zero, so the shipped central config must set the
+// intervals, or a failed write (a full disk) is retried in a busy loop.
+func TestKafkaCentralBacksOffFailedWrites(t *testing.T) {
+	conf, err := confmaptest.LoadConf(filepath.Join("testdata", "kafka-central.yaml"))
+	require.NoError(t, err)
+	sub, err := conf.Sub("receivers::kafka")
+	require.NoError(t, err)
+	f := kafkareceiver.NewFactory()
+	cfg := f.CreateDefaultConfig()
+	require.NoError(t, sub.Unmarshal(cfg))
+	bo := cfg.(*kafkareceiver.Config).ErrorBackOff
+	require.True(t, bo.Enabled)
+	assert.GreaterOrEqual(t, bo.InitialInterval, 100*time.Millisecond)
+	assert.Greater(t, bo.MaxInterval, bo.InitialInterval)
+	assert.Greater(t, bo.Multiplier, 1.0)
+	assert.Zero(t, bo.MaxElapsedTime, "a message that cannot be written stays uncommitted and is retried")
 }
