@@ -2,7 +2,6 @@ package sandboxauditexporter // import "github.com/sandboxaudit/sandboxaudit/exp
 
 import (
 	"context"
-	"fmt"
 	"unsafe"
 
 	"go.opentelemetry.io/collector/pdata/ptrace"
@@ -24,8 +23,8 @@ func (e *auditExporter) pushTraces(ctx context.Context, td ptrace.Traces) error 
 	e.telemetry.skipped(ctx, reasonInvalidSpan, st.Invalid)
 	logfield.SpanStats(e.logger, st)
 	logfield.SeqEvictions(e.logger, e.telemetry.seqSessionsEvicted(ctx, e.mapper.SeqEvictions()))
-	if st.Invalid > 0 && len(events) == 0 {
-		return allRefused(fmt.Sprintf("%d sandbox spans refused, none written; first: %s", st.Invalid, logfield.SpanAttrText(st.FirstInvalid)))
+	if err := logfield.SpansRefused(st, len(events)); err != nil {
+		return err
 	}
 	return e.writeEvents(ctx, events)
 }
