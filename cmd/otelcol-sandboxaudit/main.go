@@ -14,8 +14,11 @@ import (
 )
 
 func main() {
-	if err := otelcol.NewCommand(sandboxaudit.CollectorSettings()).Execute(); err != nil {
-		fmt.Fprintln(os.Stderr, err)
+	cmd := otelcol.NewCommand(sandboxaudit.CollectorSettings())
+	// Printed once, here: cobra would print it too.
+	cmd.SilenceErrors = true
+	if err := cmd.Execute(); err != nil {
+		fmt.Fprintln(os.Stderr, "Error:", err)
 		os.Exit(1)
 	}
 }

@@ -1,0 +1,45 @@
+package e2e
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestBadConfigFailsAtStartOnce: the built collector refuses a bad config
+// before it starts anything, exits 1, and says so once, naming the key
+// (the command used to print the error twice).
+func TestBadConfigFailsAtStartOnce(t *testing.T) {
+	requireE2E(t)
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "bad.yaml")
+	require.NoError(t, os.WriteFile(cfg, []byte(`receivers:
+  sandboxaudit:
+    endpoint: 127.0.0.1:0
+    max_pending: 0
+exporters:
+  sandboxaudit:
+    file:
+      path: `+filepath.Join(dir, "events.jsonl")+`
+service:
+  pipelines:
+    logs: {receivers: [sandboxaudit], exporters: [sandboxaudit]}
+`), 0o600))
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, bins.collector, "--config", cfg).CombinedOutput()
+	var exit *exec.ExitError
+	require.True(t, errors.As(err, &exit), "%v: %s", err, out)
+	assert.Equal(t, 1, exit.ExitCode())
+	assert.Equal(t, 1, strings.Count(string(out), "receivers::sandboxaudit: max_pending: must be positive"), "%s", out)
+	_, err = os.Stat(filepath.Join(dir, "events.jsonl"))
+	assert.True(t, os.IsNotExist(err), "nothing started")
+}
