@@ -300,6 +300,10 @@ func badConfigs() []badConfig {
 		{name: "typo_in_policy", unmarshal: true, want: []string{"include_exec_outputs"}},
 		{name: "policy_wrong_type", unmarshal: true, want: []string{"max_stdout_chars"}},
 		{name: "unknown_top_level_key", unmarshal: true, want: []string{"spool"}},
+		// Taken as 30ns, 0 (unbounded) and a negative number until refused.
+		{name: "http_bare_timeout", unmarshal: true, want: []string{"http::timeout: a duration needs a unit"}},
+		{name: "spool_fractional_max_size", unmarshal: true, want: []string{"http::spool::max_size: must be a whole number within range (got 0.9)"}},
+		{name: "policy_number_out_of_range", unmarshal: true, want: []string{"payload_policy::max_stdout_chars: must be a whole number within range"}},
 	}
 }
 

@@ -11,7 +11,9 @@ import (
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/config/confighttp"
 	"go.opentelemetry.io/collector/config/configoptional"
+	"go.opentelemetry.io/collector/confmap"
 
+	"github.com/sandboxaudit/sandboxaudit/internal/confcheck"
 	"github.com/sandboxaudit/sandboxaudit/internal/pairing"
 )
 
@@ -85,6 +87,16 @@ type Config struct {
 	_ struct{}
 }
 
+// Unmarshal decodes conf, then refuses the numbers the decoder would have
+// changed quietly (a fraction for an integer, a duration without a unit),
+// naming the key.
+func (cfg *Config) Unmarshal(conf *confmap.Conf) error {
+	if err := conf.Unmarshal(cfg); err != nil {
+		return err
+	}
+	return confcheck.Numbers(conf, cfg)
+}
+
 // DedupeConfig configures duplicate suppression on event_id.
 type DedupeConfig struct {
 	// Enabled turns duplicate suppression on.
@@ -136,6 +148,12 @@ func (cfg *Config) Validate() error {
 	}
 	if cfg.ServerConfig.ReadHeaderTimeout < 0 {
 		errs = errors.Join(errs, fmt.Errorf("read_header_timeout: must be >= 0, got %s", cfg.ServerConfig.ReadHeaderTimeout))
+	}
+	if cfg.ServerConfig.WriteTimeout < 0 {
+		errs = errors.Join(errs, fmt.Errorf("write_timeout: must be >= 0, got %s", cfg.ServerConfig.WriteTimeout))
+	}
+	if ka := cfg.ServerConfig.Keepalive.Get(); ka != nil && ka.IdleTimeout < 0 {
+		errs = errors.Join(errs, fmt.Errorf("keepalive::idle_timeout: must be >= 0, got %s", ka.IdleTimeout))
 	}
 	if cfg.ServerConfig.MaxRequestBodySize < 0 {
 		errs = errors.Join(errs, fmt.Errorf("max_request_body_size: must not be negative (got %d)", cfg.ServerConfig.MaxRequestBodySize))

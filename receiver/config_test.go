@@ -103,7 +103,8 @@ func TestValidateNamesBadKeys(t *testing.T) {
 		{"bad_window", []string{"dedupe::window: must be positive"}},
 		{"empty_endpoint", []string{"endpoint: must not be empty"}},
 		{"small_budget", []string{"max_inflight_bytes: must be greater than max_request_body_size (1048576)"}},
-		{"negative_timeouts", []string{"read_timeout: must be >= 0, got -1s", "read_header_timeout: must be >= 0, got -1s"}},
+		{"negative_timeouts", []string{"read_timeout: must be >= 0, got -1s", "read_header_timeout: must be >= 0, got -1s",
+			"write_timeout: must be >= 0, got -1s", "keepalive::idle_timeout: must be >= 0, got -1s"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -115,6 +116,21 @@ func TestValidateNamesBadKeys(t *testing.T) {
 				assert.Contains(t, err.Error(), w)
 			}
 		})
+	}
+}
+
+// TestQuietlyChangedNumbersAreRefused: a fraction for an integer key and
+// a duration without a unit were taken as 1 and 30ns; they are refused
+// when the config is read, each naming its key.
+func TestQuietlyChangedNumbersAreRefused(t *testing.T) {
+	_, err := loadConfig(t, "quietly_changed_numbers")
+	require.Error(t, err)
+	for _, w := range []string{
+		"max_pending: must be a whole number within range (got 1.5)",
+		"read_timeout: a duration needs a unit",
+		"max_inflight_bytes: must be a whole number within range (got 1.342177285e+08)",
+	} {
+		assert.ErrorContains(t, err, w)
 	}
 }
 

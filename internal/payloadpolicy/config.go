@@ -8,7 +8,10 @@ import (
 	"sort"
 	"strings"
 
+	"go.opentelemetry.io/collector/confmap"
+
 	"github.com/sandboxaudit/sandboxaudit/auditevent"
+	"github.com/sandboxaudit/sandboxaudit/internal/confcheck"
 )
 
 // Config is the component-wide policy level and the per-op levels, with the
@@ -22,6 +25,16 @@ type Config struct {
 
 	// prevent unkeyed literal initialization
 	_ struct{}
+}
+
+// Unmarshal decodes conf, then refuses the numbers the decoder would have
+// changed quietly (a fraction for an integer, a duration without a unit),
+// naming the key.
+func (cfg *Config) Unmarshal(conf *confmap.Conf) error {
+	if err := conf.Unmarshal(cfg); err != nil {
+		return err
+	}
+	return confcheck.Numbers(conf, cfg)
 }
 
 // Validate checks the op keys of payload_policy_by_op; the policy levels

@@ -1,10 +1,12 @@
 package payloadpolicy
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/confmap"
 
 	"github.com/sandboxaudit/sandboxaudit/auditevent"
 )
@@ -35,4 +37,16 @@ func TestTableResolvesEachOpOnce(t *testing.T) {
 	assert.True(t, tab.Equal(NewTable(set)))
 	set.ByOp = nil
 	assert.False(t, tab.Equal(NewTable(set)), "exec differs")
+}
+
+// TestUnmarshalRefusesAFractionalLimit: the processor's and the
+// extension's policy keys refuse what the decoder would truncate.
+func TestUnmarshalRefusesAFractionalLimit(t *testing.T) {
+	var cfg Config
+	err := confmap.NewFromStringMap(map[string]any{
+		"payload_policy_by_op": map[string]any{"exec": map[string]any{"max_stdout_chars": 1.5}},
+	}).Unmarshal(&cfg)
+	if err == nil || !strings.Contains(err.Error(), "payload_policy_by_op::exec::max_stdout_chars: must be a whole number") {
+		t.Fatalf("Unmarshal = %v", err)
+	}
 }

@@ -1,0 +1,72 @@
+// Package confcheck refuses config values that the collector's decoder
+// (mapstructure) would quietly change: a fraction for an integer key (1.5
+// became 1, and a spool's max_size of 0.9 became 0, unbounded), a number
+// beyond its range (1e23 wrapped to a negative), and a duration without a
+// unit (30 was 30 nanoseconds, so a request timeout of 30 let nothing
+// through). Each error names the key.
+package confcheck
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"time"
+
+	"go.opentelemetry.io/collector/confmap"
+)
+
+// Numbers compares every number written in conf with what cfg, decoded
+// from it, holds at the same key.
+func Numbers(conf *confmap.Conf, cfg any) error {
+	decoded := confmap.New()
+	if err := decoded.Marshal(cfg); err != nil {
+		return nil // nothing to compare with; the decoder's own checks stand
+	}
+	var errs []error
+	for _, key := range conf.AllKeys() {
+		if err := checkNumber(conf.Get(key), decoded.Get(key)); err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", key, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func checkNumber(written, held any) error {
+	w, isNumber := number(written)
+	if !isNumber {
+		return nil
+	}
+	if _, ok := held.(time.Duration); ok {
+		if w != 0 {
+			return fmt.Errorf("a duration needs a unit, such as 30s or 500ms (got %v, which would be nanoseconds)", written)
+		}
+		return nil
+	}
+	v := reflect.ValueOf(held)
+	switch v.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		if float64(v.Int()) != w {
+			return fmt.Errorf("must be a whole number within range (got %v)", written)
+		}
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		if float64(v.Uint()) != w {
+			return fmt.Errorf("must be a whole number within range (got %v)", written)
+		}
+	}
+	return nil
+}
+
+// number is a number as a config file gives it (YAML ints and floats).
+func number(v any) (float64, bool) {
+	switch n := v.(type) {
+	case int:
+		return float64(n), true
+	case int64:
+		return float64(n), true
+	case uint64:
+		return float64(n), true
+	case float64:
+		return n, true
+	}
+	return 0, false
+}

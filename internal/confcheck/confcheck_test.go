@@ -1,0 +1,67 @@
+package confcheck
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/confmap"
+)
+
+type inner struct {
+	Timeout time.Duration `mapstructure:"timeout"`
+	MaxSize int64         `mapstructure:"max_size"`
+	Count   uint          `mapstructure:"count"`
+	Ratio   float64       `mapstructure:"ratio"`
+	Name    string        `mapstructure:"name"`
+}
+
+type outer struct {
+	Inner inner `mapstructure:"inner"`
+	Limit int   `mapstructure:"limit"`
+}
+
+func decode(t *testing.T, raw map[string]any) error {
+	t.Helper()
+	conf := confmap.NewFromStringMap(raw)
+	var cfg outer
+	require.NoError(t, conf.Unmarshal(&cfg))
+	return Numbers(conf, &cfg)
+}
+
+func TestNumbersRefusesWhatTheDecoderChanges(t *testing.T) {
+	for name, tc := range map[string]struct {
+		raw  map[string]any
+		want []string
+	}{
+		"fraction":          {map[string]any{"limit": 1.5}, []string{"limit: must be a whole number within range (got 1.5)"}},
+		"nested fraction":   {map[string]any{"inner": map[string]any{"max_size": 0.9}}, []string{"inner::max_size: must be a whole number"}},
+		"out of range":      {map[string]any{"limit": 1e23}, []string{"limit: must be a whole number within range (got 1e+23)"}},
+		"negative unsigned": {map[string]any{"inner": map[string]any{"count": -1}}, nil},
+		"bare duration":     {map[string]any{"inner": map[string]any{"timeout": 30}}, []string{"inner::timeout: a duration needs a unit"}},
+		"float duration":    {map[string]any{"inner": map[string]any{"timeout": 1.5}}, []string{"inner::timeout: a duration needs a unit"}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			conf := confmap.NewFromStringMap(tc.raw)
+			var cfg outer
+			if err := conf.Unmarshal(&cfg); err != nil {
+				require.Nil(t, tc.want, "the decoder itself refused it: %v", err)
+				return
+			}
+			err := Numbers(conf, &cfg)
+			require.Error(t, err)
+			for _, w := range tc.want {
+				assert.ErrorContains(t, err, w)
+			}
+		})
+	}
+}
+
+func TestNumbersAcceptsWhatTheDecoderKeeps(t *testing.T) {
+	require.NoError(t, decode(t, map[string]any{
+		"limit": 3,
+		"inner": map[string]any{"timeout": "30s", "max_size": 1e3, "count": 7, "ratio": 0.5, "name": "1.5"},
+	}))
+	require.NoError(t, decode(t, map[string]any{"inner": map[string]any{"timeout": 0}}), "0 needs no unit")
+}
