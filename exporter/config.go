@@ -17,6 +17,7 @@ import (
 	"github.com/sandboxaudit/sandboxaudit/auditevent"
 	"github.com/sandboxaudit/sandboxaudit/internal/confcheck"
 	"github.com/sandboxaudit/sandboxaudit/internal/filesink"
+	"github.com/sandboxaudit/sandboxaudit/internal/fsutil"
 	"github.com/sandboxaudit/sandboxaudit/internal/httpsink"
 	"github.com/sandboxaudit/sandboxaudit/internal/integrity"
 	"github.com/sandboxaudit/sandboxaudit/internal/payloadpolicy"
@@ -231,8 +232,10 @@ func (c *IntegrityConfig) Validate() error {
 	} else if _, err := integrity.LoadSigningKey(c.SigningKeyFile); err != nil {
 		errs = append(errs, fmt.Errorf("signing_key_file: %w", err))
 	}
-	if c.CheckpointInterval < 0 {
-		errs = append(errs, fmt.Errorf("checkpoint_interval: must be >= 0, got %s", c.CheckpointInterval))
+	if c.CheckpointInterval < 0 || c.CheckpointInterval > 0 && c.CheckpointInterval < minCheckpointInterval {
+		// A seal re-reads the sidecars and signs: every nanosecond spun a core.
+		errs = append(errs, fmt.Errorf("checkpoint_interval: must be 0 (the default, %s) or at least %s, got %s",
+			defaultCheckpointInterval, minCheckpointInterval, c.CheckpointInterval))
 	}
 	if p := c.Publish.Get(); p != nil {
 		errs = append(errs, validateClient("publish::", p))
@@ -260,6 +263,9 @@ func validateClient(prefix string, cc *confighttp.ClientConfig) error {
 		errs = append(errs, fmt.Errorf("%sendpoint: %w", prefix, err))
 	}
 	errs = append(errs, httpsink.ValidateClient(prefix, cc.ProxyURL, cc.Headers.Iter, cc.Timeout))
+	errs = append(errs, fsutil.CheckFiles(map[string]string{
+		prefix + "tls::ca_file": cc.TLS.CAFile, prefix + "tls::cert_file": cc.TLS.CertFile, prefix + "tls::key_file": cc.TLS.KeyFile,
+	}))
 	return errors.Join(errs...)
 }
 

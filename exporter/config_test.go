@@ -3,6 +3,7 @@ package sandboxauditexporter
 import (
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
 	"time"
 
@@ -362,4 +363,16 @@ func TestBadConfigTableIsComplete(t *testing.T) {
 		inTable = append(inTable, component.NewIDWithName(metadata.Type, b.name).String())
 	}
 	assert.ElementsMatch(t, inFile, inTable)
+}
+
+// TestTLSFileThatIsAFIFOIsRefused: confighttp's read of a FIFO named as a
+// TLS file hung the collector's start, deaf to signals.
+func TestTLSFileThatIsAFIFOIsRefused(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "ca.pem")
+	require.NoError(t, syscall.Mkfifo(fifo, 0o600))
+	cfg := NewFactory().CreateDefaultConfig().(*Config)
+	hc := cfg.HTTP.GetOrInsertDefault()
+	hc.ClientConfig.Endpoint = "https://127.0.0.1:9/x"
+	hc.ClientConfig.TLS.CAFile = fifo
+	require.ErrorContains(t, confmap.Validate(cfg), "tls::ca_file: "+fifo+" is not a regular file")
 }

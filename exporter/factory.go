@@ -27,6 +27,8 @@ const (
 	defaultReplayInterval = 5 * time.Second
 	// defaultCheckpointInterval bounds how long a line stays unsealed.
 	defaultCheckpointInterval = time.Second
+	// minCheckpointInterval keeps an idle sealer from spinning.
+	minCheckpointInterval = 10 * time.Millisecond
 	// defaultQueueConsumers applies once a user enables sending_queue
 	// (it is off by default, see createDefaultConfig). It is 1 so batches
 	// reach the sinks in the order they were queued: the audit file then

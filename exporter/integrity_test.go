@@ -72,7 +72,7 @@ func TestIntegrityConfigErrorsNameTheKey(t *testing.T) {
 	err = confmap.Validate(cfg)
 	require.ErrorContains(t, err, "file: integrity: signing_key_file: ")
 	require.ErrorContains(t, err, "0640")
-	require.ErrorContains(t, err, "checkpoint_interval: must be >= 0")
+	require.ErrorContains(t, err, "checkpoint_interval: must be 0 (the default, 1s) or at least 10ms, got -1s")
 	require.NotContains(t, err.Error(), strings.TrimSpace(string(secret))[len("PRIVATE+KEY+"):])
 
 	// Each error of the publish client names its own key, not only the

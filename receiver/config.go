@@ -14,6 +14,7 @@ import (
 	"go.opentelemetry.io/collector/confmap"
 
 	"github.com/sandboxaudit/sandboxaudit/internal/confcheck"
+	"github.com/sandboxaudit/sandboxaudit/internal/fsutil"
 	"github.com/sandboxaudit/sandboxaudit/internal/pairing"
 )
 
@@ -148,6 +149,11 @@ func (cfg *Config) Validate() error {
 	}
 	if cfg.ServerConfig.ReadHeaderTimeout < 0 {
 		errs = errors.Join(errs, fmt.Errorf("read_header_timeout: must be >= 0, got %s", cfg.ServerConfig.ReadHeaderTimeout))
+	}
+	if tls := cfg.ServerConfig.TLS.Get(); tls != nil {
+		errs = errors.Join(errs, fsutil.CheckFiles(map[string]string{
+			"tls::ca_file": tls.CAFile, "tls::cert_file": tls.CertFile, "tls::key_file": tls.KeyFile, "tls::client_ca_file": tls.ClientCAFile,
+		}))
 	}
 	if cfg.ServerConfig.WriteTimeout < 0 {
 		errs = errors.Join(errs, fmt.Errorf("write_timeout: must be >= 0, got %s", cfg.ServerConfig.WriteTimeout))

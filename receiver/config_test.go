@@ -3,6 +3,7 @@ package sandboxauditreceiver
 import (
 	"net/http"
 	"path/filepath"
+	"syscall"
 	"testing"
 	"time"
 
@@ -12,6 +13,7 @@ import (
 	"go.opentelemetry.io/collector/component/componenttest"
 	"go.opentelemetry.io/collector/config/confighttp"
 	"go.opentelemetry.io/collector/config/configoptional"
+	"go.opentelemetry.io/collector/config/configtls"
 	"go.opentelemetry.io/collector/confmap"
 
 	"github.com/sandboxaudit/sandboxaudit/internal/configtest"
@@ -149,4 +151,16 @@ func TestSweepInterval(t *testing.T) {
 	assert.Equal(t, minSweepInterval, cfg.sweepInterval())
 	cfg.SweepInterval = 3 * time.Second
 	assert.Equal(t, 3*time.Second, cfg.sweepInterval())
+}
+
+// TestTLSFileThatIsAFIFOIsRefused: as in the exporter, a FIFO in the place
+// of a TLS file is refused when the config is validated.
+func TestTLSFileThatIsAFIFOIsRefused(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "cert.pem")
+	require.NoError(t, syscall.Mkfifo(fifo, 0o600))
+	cfg := createDefaultConfig().(*Config)
+	cfg.ServerConfig.TLS = configoptional.Some(configtls.ServerConfig{Config: configtls.Config{CertFile: fifo, KeyFile: fifo}})
+	err := confmap.Validate(cfg)
+	require.ErrorContains(t, err, "tls::cert_file: "+fifo+" is not a regular file")
+	require.ErrorContains(t, err, "tls::key_file: "+fifo+" is not a regular file")
 }

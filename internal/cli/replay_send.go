@@ -15,6 +15,7 @@ import (
 	tracenoop "go.opentelemetry.io/otel/trace/noop"
 	"go.uber.org/zap"
 
+	"github.com/sandboxaudit/sandboxaudit/internal/fsutil"
 	"github.com/sandboxaudit/sandboxaudit/internal/httpsink"
 	"github.com/sandboxaudit/sandboxaudit/internal/spool"
 )
@@ -54,6 +55,9 @@ func (o replayOptions) settings(ctx context.Context) (httpsink.Settings, error) 
 	if o.timeout <= 0 {
 		return httpsink.Settings{}, fmt.Errorf("--timeout: must be positive, got %s", o.timeout)
 	}
+	if err := fsutil.CheckFiles(map[string]string{"--ca-file": o.caFile}); err != nil {
+		return httpsink.Settings{}, err
+	}
 	cc := confighttp.NewDefaultClientConfig()
 	cc.Endpoint = o.endpoint
 	cc.Timeout = o.timeout
@@ -64,6 +68,12 @@ func (o replayOptions) settings(ctx context.Context) (httpsink.Settings, error) 
 	}
 	if err := cc.Validate(); err != nil {
 		return httpsink.Settings{}, err
+	}
+	// Refused here, not after --retry-for of failed requests.
+	for name, value := range cc.Headers.Iter {
+		if err := httpsink.CheckHeader(name, string(value)); err != nil {
+			return httpsink.Settings{}, fmt.Errorf("--header: %w", err)
+		}
 	}
 	client, err := cc.ToClient(ctx, map[component.ID]component.Component{}, component.TelemetrySettings{
 		Logger:         zap.NewNop(),

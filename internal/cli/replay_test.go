@@ -18,6 +18,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -307,4 +308,27 @@ func selfSignedCA(t *testing.T) []byte {
 	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
 	require.NoError(t, err)
 	return der
+}
+
+// TestReplayRefusesBadFlagsUpFront: a FIFO as --ca-file (the client's read
+// of it hung the command past SIGTERM) and a header no request can carry
+// (retried for --retry-for and blamed on the response) are usage errors
+// before anything is sent.
+func TestReplayRefusesBadFlagsUpFront(t *testing.T) {
+	rc := &recorder{}
+	srv := httptest.NewServer(rc)
+	defer srv.Close()
+	path, _ := spoolFixture(t)
+	fifo := filepath.Join(t.TempDir(), "ca.pem")
+	require.NoError(t, syscall.Mkfifo(fifo, 0o600))
+
+	r := run(t, "", "replay", path, "--endpoint", srv.URL, "--ca-file", fifo)
+	require.Equal(t, exitUsage, r.code, r.stderr)
+	assert.Contains(t, r.stderr, "--ca-file: "+fifo+" is not a regular file")
+
+	r = run(t, "", "replay", path, "--endpoint", srv.URL, "--header", "Authorization: Bearer "+secret+"=v")
+	require.Equal(t, exitUsage, r.code, r.stderr)
+	assert.Contains(t, r.stderr, `--header: the header name "Authorization" is followed by`)
+	assert.NotContains(t, r.stderr, secret)
+	assert.Empty(t, rc.requests())
 }

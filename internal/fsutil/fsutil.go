@@ -8,8 +8,10 @@ package fsutil
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"golang.org/x/sys/unix"
 )
@@ -87,6 +89,25 @@ func Fdatasync(f *os.File) error {
 // ErrNotRegular marks a path OpenRegular refused: a FIFO, a device, a
 // directory or a socket where a file was expected.
 var ErrNotRegular = errors.New("not a regular file")
+
+// CheckFiles refuses, for each non-empty path of files (keyed by the config
+// key or flag that names it), anything in its place but a regular file (a
+// symlink to one is fine): a FIFO named as a TLS file made the process hang
+// in its read at start, deaf to SIGINT and SIGTERM. A missing file is left
+// to whoever opens it.
+func CheckFiles(files map[string]string) error {
+	var errs []error
+	for _, key := range slices.Sorted(maps.Keys(files)) {
+		path := files[key]
+		if path == "" {
+			continue
+		}
+		if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() {
+			errs = append(errs, fmt.Errorf("%s: %s is %w (%s)", key, path, ErrNotRegular, fi.Mode().Type()))
+		}
+	}
+	return errors.Join(errs...)
+}
 
 // OpenRegular opens path with flag and perm and refuses anything but a
 // regular file, returning its FileInfo. O_NONBLOCK keeps a FIFO in the

@@ -79,3 +79,21 @@ func TestOpenRegular(t *testing.T) {
 		require.ErrorIs(t, err, ErrNotRegular, p)
 	}
 }
+
+// TestCheckFiles: a FIFO or a directory named as a file is refused with
+// its key; a regular file, a symlink to one and a missing path are not.
+func TestCheckFiles(t *testing.T) {
+	dir := t.TempDir()
+	fifo, regular, link := filepath.Join(dir, "fifo"), filepath.Join(dir, "ca.pem"), filepath.Join(dir, "link.pem")
+	require.NoError(t, unix.Mkfifo(fifo, 0o600))
+	require.NoError(t, os.WriteFile(regular, []byte("x"), 0o600))
+	require.NoError(t, os.Symlink(regular, link))
+
+	err := CheckFiles(map[string]string{"tls::ca_file": fifo, "tls::cert_file": dir, "tls::key_file": regular, "x": link, "y": filepath.Join(dir, "missing"), "z": ""})
+	require.ErrorIs(t, err, ErrNotRegular)
+	require.ErrorContains(t, err, "tls::ca_file: "+fifo+" is not a regular file (p")
+	require.ErrorContains(t, err, "tls::cert_file: "+dir+" is not a regular file (d")
+	require.NotContains(t, err.Error(), "tls::key_file")
+	require.NotContains(t, err.Error(), "x:")
+	require.NoError(t, CheckFiles(map[string]string{"tls::key_file": regular}))
+}

@@ -111,10 +111,30 @@ func TestValidateEndpoint(t *testing.T) {
 		require.ErrorContains(t, ValidateEndpoint(endpoint), want, "%q", endpoint)
 	}
 	// The error never repeats credentials from the URL.
-	for _, endpoint := range []string{"gopher://user:hunter2@host/x?token=sekrit", "http://user:hunter2@[::1/x?token=sekrit"} {
+	// Nor a part of them: a port that does not parse quotes what follows
+	// the last colon, the password's end.
+	for _, endpoint := range []string{"gopher://user:hunter2@host/x?token=sekrit", "http://user:hunter2@[::1/x?token=sekrit",
+		"http://user:hunter2/sekrit@127.0.0.1:9/x", "http://user:AB#hunter2@127.0.0.1:9/x"} {
 		err := ValidateEndpoint(endpoint)
 		require.Error(t, err)
 		require.NotContains(t, err.Error(), "hunter2")
 		require.NotContains(t, err.Error(), "sekrit")
 	}
+}
+
+// TestValidateClientEchoesNoSecret: a header name that holds a value, and
+// a proxy URL without a scheme (its user taken for one), are refused
+// without showing what follows the name or the password.
+func TestValidateClientEchoesNoSecret(t *testing.T) {
+	headers := func(yield func(string, string) bool) { yield("Authorization: Bearer hunter2", "") }
+	err := ValidateClient("http::", "", headers, 0)
+	require.ErrorContains(t, err, `http::headers: the header name "Authorization" is followed by a character a name cannot carry`)
+	require.NotContains(t, err.Error(), "hunter2")
+
+	for _, proxy := range []string{"bob:hunter2@127.0.0.1:10", "ftp://bob:hunter2@127.0.0.1:10"} {
+		err = ValidateClient("http::", proxy, func(func(string, string) bool) {}, 0)
+		require.ErrorContains(t, err, "http::proxy_url: must be an http://, https:// or socks5:// URL with a host", proxy)
+		require.NotContains(t, err.Error(), "hunter2")
+	}
+	require.NoError(t, ValidateClient("http::", "socks5://127.0.0.1:1080", func(func(string, string) bool) {}, 0))
 }

@@ -33,6 +33,8 @@ import (
 	"iter"
 	"net/http"
 	"net/url"
+	"slices"
+	"strings"
 	"time"
 
 	"go.opentelemetry.io/collector/config/configretry"
@@ -175,6 +177,11 @@ func ValidateEndpoint(endpoint string) error {
 		return errors.New("must be set")
 	}
 	u, err := url.Parse(endpoint)
+	if err != nil && strings.ContainsAny(endpoint, "@?") {
+		// The cause can quote part of a password or a query value
+		// (`invalid port ":SEC"`).
+		return errors.New("not a valid URL (the cause is not shown: it could quote a password or a query value)")
+	}
 	if err != nil {
 		// *url.Error repeats the whole URL; keep only the cause.
 		return fmt.Errorf("not a valid URL: %w", errors.Unwrap(err))
@@ -196,22 +203,48 @@ func ValidateClient[V ~string](prefix, proxyURL string, headers iter.Seq2[string
 	if proxyURL != "" {
 		// confighttp's own parse; its cause can quote part of the
 		// userinfo (`invalid port ":pa"`), so none is given.
-		if _, err := url.ParseRequestURI(proxyURL); err != nil {
+		if u, err := url.ParseRequestURI(proxyURL); err != nil {
 			errs = append(errs, errors.New(prefix+"proxy_url: not a valid absolute URL"))
+		} else if !slices.Contains([]string{"http", "https", "socks5"}, u.Scheme) || u.Host == "" {
+			// "user:pw@host:port" parses, with "user" as its scheme.
+			errs = append(errs, errors.New(prefix+"proxy_url: must be an http://, https:// or socks5:// URL with a host"))
 		}
 	}
 	for name, value := range headers {
-		switch {
-		case !httpguts.ValidHeaderFieldName(name):
-			errs = append(errs, fmt.Errorf("%sheaders: %q is not a valid header name", prefix, name))
-		case !httpguts.ValidHeaderFieldValue(string(value)):
-			errs = append(errs, fmt.Errorf("%sheaders: %s: the value holds a character a header cannot carry (a newline or a control)", prefix, name))
+		if err := CheckHeader(name, string(value)); err != nil {
+			errs = append(errs, fmt.Errorf("%sheaders: %w", prefix, err))
 		}
 	}
 	if timeout < 0 {
 		errs = append(errs, fmt.Errorf("%stimeout: must be >= 0, got %s", prefix, timeout))
 	}
 	return errors.Join(errs...)
+}
+
+// CheckHeader refuses a header no request can carry, showing the value
+// never and the name only up to its first bad character.
+func CheckHeader(name, value string) error {
+	switch {
+	case !httpguts.ValidHeaderFieldName(name):
+		return errors.New(badHeaderName(name))
+	case !httpguts.ValidHeaderFieldValue(value):
+		return fmt.Errorf("%s: the value holds a character a header cannot carry (a newline or a control)", name)
+	}
+	return nil
+}
+
+// badHeaderName says why name is not a header name, showing only the token
+// before its first bad character: a name such as "Authorization: Bearer
+// …" holds a value, which is never shown.
+func badHeaderName(name string) string {
+	end := 0
+	for end < len(name) && end < 64 && httpguts.IsTokenRune(rune(name[end])) {
+		end++
+	}
+	if end == 0 {
+		return "a header name is empty or starts with a character a name cannot carry (the rest is not shown)"
+	}
+	return fmt.Sprintf("the header name %q is followed by a character a name cannot carry (the rest is not shown)", name[:end])
 }
 
 // safeURL renders u for logs and errors: scheme, host and path only. The
