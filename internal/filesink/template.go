@@ -32,10 +32,21 @@ func ValidatePath(path string) error {
 	if err != nil || t.static == "" {
 		return err // a templated path is checked as each file is opened
 	}
-	// Every batch would fail "is a directory" while the collector says it
-	// is ready.
-	if fi, err := os.Stat(t.static); err == nil && fi.IsDir() {
+	// Every batch to these would fail while the collector says it is
+	// ready, so they are refused at start.
+	fi, err := os.Lstat(t.static)
+	switch {
+	case err != nil:
+		return nil // made at the first write
+	case fi.IsDir():
 		return fmt.Errorf("%s is a directory; name a file in it", path)
+	case fi.Mode()&os.ModeSymlink != 0:
+		return fmt.Errorf("%s is a symbolic link, which the file sink never follows; name the file itself: %w", path, ErrSymlink)
+	case !fi.Mode().IsRegular():
+		return fmt.Errorf("%s is not a regular file (%s)", path, fi.Mode().Type())
+	}
+	if _, err := os.Lstat(t.static + ".offset"); err == nil {
+		return fmt.Errorf("%s: %w", path, ErrSpoolFile)
 	}
 	return nil
 }

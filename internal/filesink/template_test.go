@@ -1,8 +1,10 @@
 package filesink
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -99,4 +101,24 @@ func TestFsyncModeValidate(t *testing.T) {
 	}
 	_, err := New(Options{Path: t.TempDir() + "/x.jsonl", MaxOpenFiles: -1})
 	require.Error(t, err)
+}
+
+// TestValidatePathRefusesWhatEveryWriteWouldRefuse: a fixed path that is a
+// symlink, a FIFO or a spool used to pass at start, after which every
+// batch failed while the collector said it was ready.
+func TestValidatePathRefusesWhatEveryWriteWouldRefuse(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "target.jsonl")
+	require.NoError(t, os.WriteFile(target, nil, 0o600))
+	link, fifo, spoolFile := filepath.Join(dir, "link.jsonl"), filepath.Join(dir, "fifo.jsonl"), filepath.Join(dir, "spool.jsonl")
+	require.NoError(t, os.Symlink(target, link))
+	require.NoError(t, syscall.Mkfifo(fifo, 0o600))
+	require.NoError(t, os.WriteFile(spoolFile, nil, 0o600))
+	require.NoError(t, os.WriteFile(spoolFile+".offset", []byte("{}"), 0o600))
+
+	require.ErrorIs(t, ValidatePath(link), ErrSymlink)
+	require.ErrorContains(t, ValidatePath(fifo), "is not a regular file (p")
+	require.ErrorIs(t, ValidatePath(spoolFile), ErrSpoolFile)
+	require.NoError(t, ValidatePath(target))
+	require.NoError(t, ValidatePath(filepath.Join(dir, "new.jsonl")))
 }
