@@ -73,7 +73,7 @@ func Components() (otelcol.Factories, error) {
 
 	factories.Receivers, err = otelcol.MakeFactoryMap[receiver.Factory](
 		otlpreceiver.NewFactory(),
-		kafkareceiver.NewFactory(),
+		kafkaReceiverFactory(),
 		ReceiverFactory(),
 	)
 	if err != nil {

@@ -1,0 +1,102 @@
+package sandboxaudit
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/consumer"
+	"go.opentelemetry.io/collector/consumer/xconsumer"
+	"go.opentelemetry.io/collector/receiver"
+	"go.opentelemetry.io/collector/receiver/xreceiver"
+
+	"github.com/open-telemetry/opentelemetry-collector-contrib/receiver/kafkareceiver"
+)
+
+// kafkaBuiltinEncodings are the kafka receiver's own encodings of a signal
+// (v0.165.1); any other name must be an encoding extension.
+func kafkaBuiltinEncodings(signal string) []string {
+	switch signal {
+	case "traces":
+		return []string{"otlp_proto", "otlp_json", "jaeger_proto", "jaeger_json", "zipkin_proto", "zipkin_json", "zipkin_thrift"}
+	case "logs":
+		return []string{"otlp_proto", "otlp_json", "raw", "json", "azure_resource_logs", "text"}
+	}
+	return []string{"otlp_proto", "otlp_json"}
+}
+
+// kafkaReceiverFactory is the contrib kafka receiver with one check before
+// it starts: its encoding is a built-in one or an extension of this
+// collector. Started with a mistyped encoding (or the extension left out
+// of service::extensions), the contrib receiver logs the error and the
+// collector then never exits: its Shutdown waits for a consume loop that
+// never ran. Refused before it starts, it shuts down at once.
+func kafkaReceiverFactory() receiver.Factory {
+	inner := kafkareceiver.NewFactory().(xreceiver.Factory)
+	guard := func(signal string, cfg component.Config, c component.Component) component.Component {
+		return &kafkaEncodingGuard{Component: c, signal: signal, encoding: kafkaEncoding(cfg, signal)}
+	}
+	return xreceiver.NewFactory(inner.Type(), inner.CreateDefaultConfig,
+		xreceiver.WithTraces(func(ctx context.Context, set receiver.Settings, cfg component.Config, next consumer.Traces) (receiver.Traces, error) {
+			r, err := inner.CreateTraces(ctx, set, cfg, next)
+			return guardOrNil[receiver.Traces](guard, "traces", cfg, r, err)
+		}, inner.TracesStability()),
+		xreceiver.WithLogs(func(ctx context.Context, set receiver.Settings, cfg component.Config, next consumer.Logs) (receiver.Logs, error) {
+			r, err := inner.CreateLogs(ctx, set, cfg, next)
+			return guardOrNil[receiver.Logs](guard, "logs", cfg, r, err)
+		}, inner.LogsStability()),
+		xreceiver.WithMetrics(func(ctx context.Context, set receiver.Settings, cfg component.Config, next consumer.Metrics) (receiver.Metrics, error) {
+			r, err := inner.CreateMetrics(ctx, set, cfg, next)
+			return guardOrNil[receiver.Metrics](guard, "metrics", cfg, r, err)
+		}, inner.MetricsStability()),
+		xreceiver.WithProfiles(func(ctx context.Context, set receiver.Settings, cfg component.Config, next xconsumer.Profiles) (xreceiver.Profiles, error) {
+			r, err := inner.CreateProfiles(ctx, set, cfg, next)
+			return guardOrNil[xreceiver.Profiles](guard, "profiles", cfg, r, err)
+		}, inner.ProfilesStability()),
+	)
+}
+
+func guardOrNil[R component.Component](guard func(string, component.Config, component.Component) component.Component,
+	signal string, cfg component.Config, r R, err error,
+) (R, error) {
+	var zero R
+	if err != nil {
+		return zero, err
+	}
+	return guard(signal, cfg, r).(R), nil
+}
+
+func kafkaEncoding(cfg component.Config, signal string) string {
+	c := cfg.(*kafkareceiver.Config)
+	return map[string]string{"traces": c.Traces.Encoding, "logs": c.Logs.Encoding,
+		"metrics": c.Metrics.Encoding, "profiles": c.Profiles.Encoding}[signal]
+}
+
+// kafkaEncodingGuard is a kafka receiver checked before it starts.
+type kafkaEncodingGuard struct {
+	component.Component
+	signal, encoding string
+}
+
+func (g *kafkaEncodingGuard) Start(ctx context.Context, host component.Host) error {
+	if err := checkKafkaEncoding(g.signal, g.encoding, host); err != nil {
+		return err
+	}
+	return g.Component.Start(ctx, host)
+}
+
+func checkKafkaEncoding(signal, encoding string, host component.Host) error {
+	if slices.Contains(kafkaBuiltinEncodings(signal), encoding) || signal == "logs" && strings.HasPrefix(encoding, "text_") {
+		return nil
+	}
+	var id component.ID
+	if err := id.UnmarshalText([]byte(encoding)); err == nil {
+		if _, ok := host.GetExtensions()[id]; ok {
+			return nil
+		}
+	}
+	return fmt.Errorf("kafka receiver: %s::encoding: %q is neither one of its own encodings (%s) nor an extension in service::extensions",
+		signal, encoding, strings.Join(kafkaBuiltinEncodings(signal), ", "))
+}
