@@ -185,6 +185,7 @@ func TestVerifyKeyUsage(t *testing.T) {
 	// The signing key is not a verifier key, and its bytes are not echoed.
 	res = run(t, "", "verify", "--key", keyPath, path)
 	require.Equal(t, exitUsage, res.code)
+	require.Contains(t, res.stderr, "is a signing key (NAME.key); give its verifier key, NAME.pub")
 	secret, _ := os.ReadFile(keyPath)
 	require.NotContains(t, res.stderr, strings.TrimSpace(string(secret))[len("PRIVATE+KEY+"):])
 }
@@ -217,7 +218,13 @@ func TestProveAndVerifyProof(t *testing.T) {
 	require.Equal(t, exitProblems, wrongKey.code)
 	require.Contains(t, wrongKey.stdout, "not signed by key")
 
-	require.Equal(t, exitProblems, run(t, "", "prove", path, "--line", "1").code, "file gone")
+	gone := run(t, "", "prove", path, "--line", "1")
+	require.Equal(t, exitProblems, gone.code, "file gone")
+	require.Contains(t, gone.stderr, path+": no such file", "the missing file is named, not its sidecar")
+	require.NotContains(t, gone.stderr, ".checkpoints")
+	zero := run(t, "", "prove", path, "--line", "0")
+	require.Equal(t, exitUsage, zero.code)
+	require.Contains(t, zero.stderr, "--line must be a line number from 1, got 0")
 }
 
 func runStdin(t *testing.T, stdin string, args ...string) result { return run(t, stdin, args...) }

@@ -21,8 +21,12 @@ func runProve(_ context.Context, args []string, s Streams) int {
 	if err != nil {
 		return flagStatus(err)
 	}
-	if len(rest) != 1 || *line < 1 {
+	if len(rest) != 1 {
 		fs.Usage()
+		return exitUsage
+	}
+	if *line < 1 {
+		_, _ = fmt.Fprintf(s.Stderr, "prove: --line must be a line number from 1, got %d\n", *line)
 		return exitUsage
 	}
 	b, err := integrity.Prove(rest[0], *line)

@@ -91,7 +91,12 @@ func LoadVerifierKey(path string) (note.Verifier, error) {
 	if len(b) > maxKeyFileBytes {
 		return nil, fmt.Errorf("%s is larger than %d bytes: not a verifier key", path, maxKeyFileBytes)
 	}
-	v, err := note.NewVerifier(strings.TrimSpace(string(b)))
+	text := strings.TrimSpace(string(b))
+	if strings.HasPrefix(text, "PRIVATE+KEY+") {
+		// Said without the key; the operator gave the signing key.
+		return nil, fmt.Errorf("%s is a signing key (NAME.key); give its verifier key, NAME.pub", path)
+	}
+	v, err := note.NewVerifier(text)
 	if err != nil {
 		return nil, fmt.Errorf("%s does not hold a note verifier key (name+hash+base64): %w", path, err)
 	}

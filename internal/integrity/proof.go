@@ -130,6 +130,9 @@ func VerifyBundle(b *Bundle, v note.Verifier) (Checkpoint, error) {
 // store against that checkpoint first, so it never hands out a proof that
 // cannot verify.
 func Prove(path string, line int64) (*Bundle, error) {
+	if _, err := os.Stat(path); err != nil {
+		return nil, err // names the audit file, not its sidecar
+	}
 	signed, cp, err := newestCheckpoint(path)
 	if err != nil {
 		return nil, err
