@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/exporter"
@@ -87,6 +88,7 @@ func (e *auditExporter) Start(ctx context.Context, host component.Host) (err err
 			return fmt.Errorf("sandboxaudit exporter: %w", err) // names filesink itself
 		}
 		e.file = newFileTarget(sink, fc.Path, e.filePolicy)
+		e.warnLooseMode(fc.Path)
 	}
 	if hc := e.cfg.HTTP.Get(); hc != nil {
 		target, err := e.startHTTP(ctx, host, hc)
@@ -136,6 +138,17 @@ func (e *auditExporter) startHTTP(ctx context.Context, host component.Host, hc *
 		return nil, errors.Join(err, sink.Shutdown(ctx))
 	}
 	return newHTTPTarget(sink, e.httpPolicy), nil
+}
+
+// warnLooseMode warns once about an existing audit file others may read:
+// the sink creates files 0600 but leaves the mode of one it finds alone
+// (another writer, the Python sink, may share it on purpose).
+func (e *auditExporter) warnLooseMode(path string) {
+	fi, err := os.Lstat(path)
+	if err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o077 != 0 {
+		e.logger.Warn("The audit file can be read or written by users other than its owner; the file sink creates audit files 0600 but leaves an existing file's mode as it is",
+			zap.String("path", path), zap.String("mode", fi.Mode().Perm().String()))
+	}
 }
 
 // Shutdown closes the sinks; safe without Start. Both sinks' close is

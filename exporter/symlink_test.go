@@ -8,6 +8,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/sandboxaudit/sandboxaudit/auditevent"
 )
@@ -33,4 +36,20 @@ func TestSymlinkedSessionFileIsRefusedAndCounted(t *testing.T) {
 	b, err := os.ReadFile(target)
 	require.NoError(t, err)
 	assert.Equal(t, "precious\n", string(b))
+}
+
+// TestExistingLooseAuditFileIsWarnedAbout: the sink creates audit files
+// 0600 and leaves an existing file's mode alone, so one others can read is
+// named in a warning at start; a 0600 file is not.
+func TestExistingLooseAuditFileIsWarnedAbout(t *testing.T) {
+	for mode, warned := range map[os.FileMode]int{0o644: 1, 0o600: 0} {
+		path := filepath.Join(t.TempDir(), "events.jsonl")
+		require.NoError(t, os.WriteFile(path, nil, 0o600))
+		require.NoError(t, os.Chmod(path, mode))
+		cfg := syncConfig()
+		withFile(cfg, path, auditevent.PolicyOverride{})
+		core, logs := observer.New(zapcore.WarnLevel)
+		startExportersWithLogger(t, cfg, zap.New(core))
+		assert.Equal(t, warned, logs.FilterField(zap.String("path", path)).FilterMessageSnippet("other than its owner").Len(), "mode %o", mode)
+	}
 }
