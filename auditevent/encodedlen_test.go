@@ -54,7 +54,7 @@ func randomEvent(rng *rand.Rand) Event {
 	}
 	e.Phase = PhaseFinish
 	e.OK = rng.IntN(2) == 0
-	e.DurationMS = []float64{0, -0.0, 1.5, 1e22, 3.0000000000000004, 5e-324, rng.Float64() * 1e6}[rng.IntN(7)]
+	e.DurationMS = []float64{0, math.Copysign(0, -1), 1.5, 1e22, 3.0000000000000004, 5e-324, rng.Float64() * 1e6}[rng.IntN(7)]
 	e.ErrorCode, e.ErrorType, e.ErrorMessage = maybeText(rng), maybeText(rng), maybeText(rng)
 	e.Stdout, e.Stderr = maybeText(rng), maybeText(rng)
 	if rng.IntN(3) > 0 {
