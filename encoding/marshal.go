@@ -14,11 +14,9 @@ import (
 // MarshalTraces writes the start and finish events of every sandbox span in
 // td as canonical lines, spans in order, under the extension's payload
 // policy. Other spans are skipped and counted; malformed sandbox spans are
-// skipped, counted and logged (attribute names only). It fails only when
-// every sandbox span of td was malformed, as the exporter does: the client
-// then learns (a 400) that nothing was recorded. Otherwise an error would
-// make the kafka exporter drop the whole batch, valid spans included. A
-// batch without sandbox spans gives an empty message.
+// skipped, counted and logged (attribute names only). It never fails: an
+// error would make the kafka exporter drop the whole batch, valid spans
+// included. A batch without sandbox spans gives an empty message.
 func (e *encodingExtension) MarshalTraces(td ptrace.Traces) ([]byte, error) {
 	ep := e.getEvents()
 	defer e.putEvents(ep)
@@ -30,9 +28,6 @@ func (e *encodingExtension) MarshalTraces(td ptrace.Traces) ([]byte, error) {
 	e.telemetry.skipped(ctx, reasonInvalidSpan, st.Invalid)
 	logfield.SpanStats(e.logger, st)
 	logfield.SeqEvictions(e.logger, e.telemetry.seqSessionsEvicted(ctx, e.mapper.SeqEvictions()))
-	if err := logfield.SpansRefused(st, len(events)); err != nil {
-		return nil, err
-	}
 	return e.appendLines(ctx, events), nil
 }
 
@@ -41,8 +36,7 @@ func (e *encodingExtension) MarshalTraces(td ptrace.Traces) ([]byte, error) {
 // output in the records' bytes attributes is what include_exec_output
 // decodes. Other records are skipped and counted; records that claim to be
 // audit events but do not decode are skipped, counted and logged (field and
-// error type only). Like MarshalTraces it fails only when every audit
-// record of ld was malformed.
+// error type only). Like MarshalTraces it never fails.
 func (e *encodingExtension) MarshalLogs(ld plog.Logs) ([]byte, error) {
 	ep := e.getEvents()
 	defer e.putEvents(ep)
@@ -53,9 +47,6 @@ func (e *encodingExtension) MarshalLogs(ld plog.Logs) ([]byte, error) {
 	e.telemetry.skipped(ctx, reasonNotAuditEvent, st.NotAudit)
 	e.telemetry.skipped(ctx, reasonInvalidEvent, st.Invalid)
 	logfield.RecordStats(e.logger, st)
-	if err := logfield.RecordsRefused(st, len(events)); err != nil {
-		return nil, err
-	}
 	return e.appendLines(ctx, events), nil
 }
 
