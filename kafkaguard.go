@@ -9,6 +9,10 @@ import (
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/consumer"
 	"go.opentelemetry.io/collector/consumer/xconsumer"
+	"go.opentelemetry.io/collector/pdata/plog"
+	"go.opentelemetry.io/collector/pdata/pmetric"
+	"go.opentelemetry.io/collector/pdata/pprofile"
+	"go.opentelemetry.io/collector/pdata/ptrace"
 	"go.opentelemetry.io/collector/receiver"
 	"go.opentelemetry.io/collector/receiver/xreceiver"
 
@@ -93,10 +97,29 @@ func checkKafkaEncoding(signal, encoding string, host component.Host) error {
 	}
 	var id component.ID
 	if err := id.UnmarshalText([]byte(encoding)); err == nil {
-		if _, ok := host.GetExtensions()[id]; ok {
-			return nil
+		if ext, ok := host.GetExtensions()[id]; ok {
+			if unmarshals(ext, signal) {
+				return nil
+			}
+			return fmt.Errorf("kafka receiver: %s::encoding: the extension %q does not unmarshal %s", signal, encoding, signal)
 		}
 	}
 	return fmt.Errorf("kafka receiver: %s::encoding: %q is neither one of its own encodings (%s) nor an extension in service::extensions",
 		signal, encoding, strings.Join(kafkaBuiltinEncodings(signal), ", "))
+}
+
+// unmarshals reports whether ext can be the signal's encoding.
+func unmarshals(ext component.Component, signal string) bool {
+	var ok bool
+	switch signal {
+	case "traces":
+		_, ok = ext.(ptrace.Unmarshaler)
+	case "logs":
+		_, ok = ext.(plog.Unmarshaler)
+	case "metrics":
+		_, ok = ext.(pmetric.Unmarshaler)
+	case "profiles":
+		_, ok = ext.(pprofile.Unmarshaler)
+	}
+	return ok
 }

@@ -10,12 +10,15 @@ import (
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/component/componenttest"
 	"go.opentelemetry.io/collector/consumer/consumertest"
+	"go.opentelemetry.io/collector/extension/extensiontest"
 	"go.opentelemetry.io/collector/receiver/receivertest"
 
 	"github.com/open-telemetry/opentelemetry-collector-contrib/receiver/kafkareceiver"
 )
 
-// hostWith is a host whose extensions are ids.
+// hostWith is a host whose extensions are ids: the sandboxaudit encoding
+// extension (it unmarshals logs and traces) and, under any other type, a
+// component that unmarshals nothing.
 type hostWith struct {
 	component.Host
 	ids []component.ID
@@ -24,7 +27,14 @@ type hostWith struct {
 func (h hostWith) GetExtensions() map[component.ID]component.Component {
 	m := map[component.ID]component.Component{}
 	for _, id := range h.ids {
-		m[id] = nil
+		m[id] = nopComponent{}
+		if id.Type().String() == "sandboxaudit_encoding" {
+			ext, err := EncodingExtensionFactory().Create(context.Background(), extensiontest.NewNopSettings(id.Type()), EncodingExtensionFactory().CreateDefaultConfig())
+			if err != nil {
+				panic(err)
+			}
+			m[id] = ext
+		}
 	}
 	return m
 }
@@ -50,12 +60,19 @@ func TestKafkaReceiverRefusesAnUnknownEncodingBeforeStarting(t *testing.T) {
 	require.NoError(t, r.Shutdown(ctx), "a receiver that never started shuts down at once")
 }
 
+// nopComponent is an extension that unmarshals nothing.
+type nopComponent struct{}
+
+func (nopComponent) Start(context.Context, component.Host) error { return nil }
+func (nopComponent) Shutdown(context.Context) error              { return nil }
+
 func TestCheckKafkaEncoding(t *testing.T) {
-	host := hostWith{Host: componenttest.NewNopHost(), ids: []component.ID{component.MustNewID("sandboxaudit_encoding")}}
+	host := hostWith{Host: componenttest.NewNopHost(), ids: []component.ID{component.MustNewID("sandboxaudit_encoding"), component.MustNewID("bearertokenauth")}}
 	for _, ok := range [][2]string{{"logs", "sandboxaudit_encoding"}, {"logs", "otlp_proto"}, {"logs", "text_utf-16"}, {"traces", "zipkin_json"}, {"metrics", "otlp_json"}} {
 		assert.NoError(t, checkKafkaEncoding(ok[0], ok[1], host), "%v", ok)
 	}
-	for _, bad := range [][2]string{{"logs", "sandboxaudit_encoding/other"}, {"traces", "raw"}, {"metrics", "text"}, {"logs", ""}} {
+	for _, bad := range [][2]string{{"logs", "sandboxaudit_encoding/other"}, {"traces", "raw"}, {"metrics", "text"}, {"logs", ""},
+		{"logs", "bearertokenauth"}, {"metrics", "sandboxaudit_encoding"}} {
 		assert.Error(t, checkKafkaEncoding(bad[0], bad[1], host), "%v", bad)
 	}
 }

@@ -19,6 +19,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/consumer/consumertest"
+
+	"github.com/sandboxaudit/sandboxaudit/auditevent"
 )
 
 // waitFor polls cond every 5ms for at most 10s.
@@ -81,6 +83,11 @@ func TestIdleConnectionsHoldNoBudget(t *testing.T) {
 	for i := range 20 {
 		openBody(t, tr, 100, []byte("{")[:i%2], "")
 	}
+	waitFor(t, "the server to read the 20 requests", func() bool {
+		tr.r.inflight.mu.Lock()
+		defer tr.r.inflight.mu.Unlock()
+		return tr.r.inflight.n == 20
+	})
 	status, _, body := post(t, tr.eventsURL(), contentTypeJSON, []byte(startJSON(1)))
 	require.Equal(t, http.StatusOK, status, body)
 	assert.Equal(t, 1, logs.LogRecordCount())
@@ -350,8 +357,9 @@ func postHeld(t *testing.T, url, contentType, body string, logs *blockFirstLogs)
 	return done
 }
 
-// escapeBound counts each byte at or above 0x7F, over-counting at worst a
-// 0x7E after a DEL in the same word: checked against a byte loop.
+// escapeBound counts five more bytes for each DEL and two for each byte of
+// a UTF-8 sequence, over-counting at worst a 0x7E after a DEL in the same
+// word: checked against a byte loop.
 func TestEscapeBoundCountsEveryHighByte(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 9))
 	for range 20000 {
@@ -361,10 +369,12 @@ func TestEscapeBoundCountsEveryHighByte(t *testing.T) {
 		}
 		exact, tildes := len(b), 0
 		for _, c := range b {
-			if c >= 0x7f {
+			switch {
+			case c == 0x7f:
 				exact += 5
-			}
-			if c == 0x7e {
+			case c >= 0x80:
+				exact += 2
+			case c == 0x7e:
 				tildes++
 			}
 		}
@@ -373,4 +383,53 @@ func TestEscapeBoundCountsEveryHighByte(t *testing.T) {
 			t.Fatalf("escapeBound(%q) = %d, want %d (+5 per 0x7E at most)", b, got, exact)
 		}
 	}
+	// The bound holds for what the encoder writes: valid UTF-8 of one to
+	// four bytes, and DEL.
+	for _, text := range []string{"é", "日本語", "😀", "\x7f", "a\x7f€"} {
+		line := auditevent.Line(&auditevent.Event{Op: "exec", SpanID: text})
+		plain := auditevent.Line(&auditevent.Event{Op: "exec", SpanID: ""})
+		if grown, bound := len(line)-len(plain), escapeBound([]byte(text)); int64(grown) > bound {
+			t.Fatalf("%q takes %d bytes in a line, more than its bound %d", text, grown, bound)
+		}
+	}
+}
+
+// TestBudgetIsSettledToTheLines: the bound taken before decoding (two
+// more bytes per byte of a UTF-8 sequence) is given back down to the
+// lines' exact size once decoded, so non-ASCII text does not hold three
+// times its body for the whole request.
+func TestBudgetIsSettledToTheLines(t *testing.T) {
+	logs := &blockFirstLogs{entered: make(chan struct{}), release: make(chan struct{})}
+	tr := startReceiver(t, logs, nil)
+	release := sync.OnceFunc(func() { close(logs.release) })
+	t.Cleanup(release)
+	body := strings.Replace(startJSON(1), `"data":{`, `"data":{"x":"`+strings.Repeat("日本語", 100<<10)+`",`, 1)
+	ev, err := auditevent.Decode([]byte(body))
+	require.NoError(t, err)
+	done := postHeld(t, tr.eventsURL(), contentTypeJSON, body, logs)
+
+	used, _ := tr.r.budget.inUse()
+	assert.Less(t, used, escapeBound([]byte(body)), "the bound was given back")
+	assert.GreaterOrEqual(t, used, int64(auditevent.EncodedLen(&ev)))
+	release()
+	require.Equal(t, http.StatusOK, <-done)
+}
+
+// TestOTLPIntakeCountsItsLines: spans posted to the traces intake are
+// counted at their events' lines too, as events are.
+func TestOTLPIntakeCountsItsLines(t *testing.T) {
+	logs := &blockFirstLogs{entered: make(chan struct{}), release: make(chan struct{})}
+	tr := startReceiver(t, logs, nil)
+	release := sync.OnceFunc(func() { close(logs.release) })
+	t.Cleanup(release)
+	td := sandboxTraces()
+	data := `{"x":"` + strings.Repeat("\x7f", 200<<10) + `"}`
+	td.ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0).Attributes().PutStr("sandbox.start_data", data)
+	body := marshalTraces(t, td, contentTypeProtobuf)
+	done := postHeld(t, tr.tracesURL(), contentTypeProtobuf, string(body), logs)
+
+	used, _ := tr.r.budget.inUse()
+	assert.GreaterOrEqual(t, used, int64(6*200<<10), "the start's line, DEL escaped, is counted")
+	release()
+	require.Equal(t, http.StatusOK, <-done)
 }

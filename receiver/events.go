@@ -45,7 +45,8 @@ func (r *sandboxReceiver) serveEvents(req *http.Request) reply {
 	// Before decoding: escapes would make the events' lines up to six
 	// times the body, and six bodies decoded at once before their lines
 	// were counted held gigabytes.
-	if err := reqBody.cover(escapeBound(reqBody.b)); err != nil {
+	if err := reqBody.settle(escapeBound(reqBody.b)); err != nil {
+		reqBody.recycle()
 		return readFailure(err, textReply)
 	}
 	var events []auditevent.Event
@@ -74,7 +75,7 @@ func (r *sandboxReceiver) serveEvents(req *http.Request) reply {
 	if err != nil {
 		return textReply(http.StatusBadRequest, outcomeMalformed, err.Error())
 	}
-	if err := reqBody.cover(encodedLen(events)); err != nil {
+	if err := reqBody.settle(encodedLen(events)); err != nil {
 		r.countRefused(ctx, reasonRetryable, len(events))
 		return readFailure(err, textReply)
 	}

@@ -38,8 +38,6 @@ func endpointOf(cfg *Config, path string) string {
 // the request by endpoint, outcome and status code.
 func (r *sandboxReceiver) handler(endpoint string, serve func(*http.Request) reply) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		r.inflight.add(1)
-		defer r.inflight.add(-1)
 		rp := serve(req)
 		rp.write(w)
 		r.recordRequest(req.Context(), endpoint, rp)
@@ -112,11 +110,12 @@ const firstChunk = 4 << 10
 // caller owns it, on its stack: a request body of one chunk (any single
 // event) then costs no allocation besides the pooled chunk.
 type requestBody struct {
-	b     []byte
-	first *[]byte   // pooled; b aliases it when it is the only chunk
-	more  []*[]byte // pooled chunks after the first; b is then a copy of them all
-	held  int64
-	r     *sandboxReceiver
+	b      []byte
+	first  *[]byte   // pooled; b aliases it when it is the only chunk
+	more   []*[]byte // pooled chunks after the first; b is then a copy of them all
+	held   int64     // reserved now
+	chunks int64     // reserved for the body's chunks, the floor of held
+	r      *sandboxReceiver
 }
 
 // recycle returns the chunks to the pool; b must no longer be referenced.
@@ -143,50 +142,59 @@ func (rb *requestBody) put(c *[]byte) {
 // done gives the reservation back.
 func (rb *requestBody) done() {
 	rb.r.budget.release(rb.held)
-	rb.held = 0
+	rb.held, rb.chunks = 0, 0
 }
 
-// cover tops the reservation up to need, the bytes of the canonical lines
-// a request's events decode to: what the pipeline's copies are made of,
-// and up to six times the body when the events are full of escapes. A
+// settle makes the reservation need, the bytes of the canonical lines a
+// request's events decode to (what the pipeline's copies are made of, up
+// to six times the body when the events are full of escapes), and never
+// less than what its body's chunks took: a bound taken before decoding
+// (escapeBound) is given back down to the exact size once decoded. A
 // request that needs more than the whole budget takes all of it, so it runs
 // alone. errOverBudget when the budget cannot cover it now.
-func (rb *requestBody) cover(need int64) error {
-	need = min(need, rb.r.budget.limit)
-	if need <= rb.held {
-		return nil
-	}
-	if !rb.r.budget.reserve(need - rb.held) {
-		return errOverBudget
+func (rb *requestBody) settle(need int64) error {
+	need = min(max(need, rb.chunks), rb.r.budget.limit)
+	switch {
+	case need < rb.held:
+		rb.r.budget.release(rb.held - need)
+	case need > rb.held:
+		if !rb.r.budget.reserve(need - rb.held) {
+			return errOverBudget
+		}
 	}
 	rb.held = need
 	return nil
 }
 
 // escapeBound bounds the bytes of the canonical lines a body's JSON
-// decodes to, as far as escapes go: each byte at or above 0x7F (DEL, and
-// every byte of a UTF-8 sequence) is written as part of a \uXXXX escape,
-// at most six bytes for one; everything else a line holds is at most as
-// long as in the body, bar canonical numbers (1e15 is 1000000000000000.0)
-// and the fields the reference fills in, which cover counts once decoded.
+// decodes to, as far as escapes go: DEL becomes \u007f (five more bytes),
+// and a UTF-8 sequence of n bytes at most 6 or 12 (two more per byte; the
+// decoder refuses invalid UTF-8). Everything else a line holds is at most
+// as long as in the body, bar canonical numbers (1e15 is
+// 1000000000000000.0) and the fields the reference fills in, which settle
+// counts once decoded.
 func escapeBound(b []byte) int64 {
 	const highs = 0x8080808080808080
 	const del = 0x7f7f7f7f7f7f7f7f
-	high := 0
+	high, dels := 0, 0
 	i := 0
 	for ; i+8 <= len(b); i += 8 {
 		w := binary.LittleEndian.Uint64(b[i:])
 		// Bytes with the high bit set, and (over-counting at worst) bytes
 		// equal to 0x7F: the zero bytes of w^del.
 		x := w ^ del
-		high += bits.OnesCount64(w&highs) + bits.OnesCount64((x-0x0101010101010101)&^x&highs&^w)
+		high += bits.OnesCount64(w & highs)
+		dels += bits.OnesCount64((x - 0x0101010101010101) &^ x & highs &^ w)
 	}
 	for ; i < len(b); i++ {
-		if b[i] >= 0x7f {
+		switch {
+		case b[i] == 0x7f:
+			dels++
+		case b[i] >= 0x80:
 			high++
 		}
 	}
-	return int64(len(b) + 5*high)
+	return int64(len(b) + 2*high + 5*dels)
 }
 
 // fail recycles and releases after an error.
@@ -224,6 +232,7 @@ func (rb *requestBody) hold(n int64) error {
 		return errOverBudget
 	}
 	rb.held += n
+	rb.chunks += n
 	return nil
 }
 

@@ -49,7 +49,7 @@ func (r *sandboxReceiver) serveLargeNDJSON(ctx context.Context, rb *requestBody,
 	}
 	// Counted whole though decoded a piece at a time: an upper bound, and
 	// the same as the body's for events without escapes.
-	if err := rb.cover(size); err != nil {
+	if err := rb.settle(size); err != nil {
 		r.countRefused(ctx, reasonRetryable, lines)
 		return readFailure(err, textReply)
 	}

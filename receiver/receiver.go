@@ -123,7 +123,7 @@ func (r *sandboxReceiver) start(ctx context.Context, host component.Host) error 
 	if err != nil {
 		return fmt.Errorf("sandboxaudit receiver %s: creating HTTP server: %w", r.set.ID, err)
 	}
-	r.server.Handler = foldContentEncoding(r.server.Handler)
+	r.server.Handler = r.outermost(r.server.Handler)
 	ln, err := r.cfg.ServerConfig.ToListener(ctx)
 	if err != nil {
 		return fmt.Errorf("sandboxaudit receiver %s: listening on %q: %w", r.set.ID, r.cfg.ServerConfig.NetAddr.Endpoint, err)
@@ -205,11 +205,15 @@ func (r *sandboxReceiver) sweepLoop() {
 	}
 }
 
-// foldContentEncoding lowercases the Content-Encoding header before
-// confighttp's decompressor looks it up: content codings are
-// case-insensitive (RFC 9110), and "GZIP" was refused.
-func foldContentEncoding(next http.Handler) http.Handler {
+// outermost wraps confighttp's handler chain. It counts the request in
+// flight from its first step, so that shutdown waits for one still in the
+// auth or decompression middleware too, and it lowercases the
+// Content-Encoding header before confighttp's decompressor looks it up:
+// content codings are case-insensitive (RFC 9110), and "GZIP" was refused.
+func (r *sandboxReceiver) outermost(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		r.inflight.add(1)
+		defer r.inflight.add(-1)
 		if ce := req.Header.Get("Content-Encoding"); ce != "" {
 			if folded := strings.ToLower(strings.TrimSpace(ce)); folded != ce {
 				req.Header.Set("Content-Encoding", folded)

@@ -4,14 +4,22 @@ import (
 	"bufio"
 	"context"
 	"net/http"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/config/configauth"
+	"go.opentelemetry.io/collector/config/confighttp"
+	"go.opentelemetry.io/collector/config/configoptional"
 	"go.opentelemetry.io/collector/consumer/consumertest"
 	"go.opentelemetry.io/collector/pdata/plog"
+	"go.opentelemetry.io/collector/receiver/receivertest"
+
+	"github.com/sandboxaudit/sandboxaudit/receiver/internal/metadata"
 )
 
 // shutdownAsync runs the receiver's Shutdown and returns its result's
@@ -94,4 +102,67 @@ func TestShutdownWaitsForADeliveryPastTheGrace(t *testing.T) {
 	awaitShutdown(t, done)
 	assert.Equal(t, 1, logs.LogRecordCount(), "the delivery finished before Shutdown returned")
 	assert.NotEqual(t, http.StatusOK, <-held, "its connection was closed: the client was not told it succeeded")
+}
+
+// gateAuth is a server authenticator that holds each request until open
+// is closed: a request still in confighttp's middleware.
+type gateAuth struct {
+	entered chan struct{}
+	open    chan struct{}
+}
+
+func (gateAuth) Start(context.Context, component.Host) error { return nil }
+func (gateAuth) Shutdown(context.Context) error              { return nil }
+
+func (g gateAuth) Authenticate(ctx context.Context, _ map[string][]string) (context.Context, error) {
+	g.entered <- struct{}{}
+	<-g.open
+	return ctx, nil
+}
+
+// TestShutdownWaitsForARequestInTheMiddleware: a request held by the auth
+// middleware when the grace period ends is waited for like one in the
+// handler; it used to be counted only once inside, so shutdown could
+// return, and the pipeline behind be shut down, before it delivered.
+func TestShutdownWaitsForARequestInTheMiddleware(t *testing.T) {
+	authID := component.MustNewID("gate")
+	gate := gateAuth{entered: make(chan struct{}, 1), open: make(chan struct{})}
+	f := NewFactory()
+	cfg := f.CreateDefaultConfig().(*Config)
+	cfg.ServerConfig.NetAddr.Endpoint = "127.0.0.1:0"
+	cfg.ServerConfig.Auth = configoptional.Some(confighttp.AuthConfig{Config: configauth.Config{AuthenticatorID: authID}})
+	sink := new(consumertest.LogsSink)
+	rcv, err := f.CreateLogs(context.Background(), receivertest.NewNopSettings(metadata.Type), cfg, sink)
+	require.NoError(t, err)
+	require.NoError(t, rcv.Start(context.Background(), authHost{exts: map[component.ID]component.Component{authID: gate}}))
+	r := unwrap(rcv)
+	r.shutdownGrace = 50 * time.Millisecond
+	openGate := sync.OnceFunc(func() { close(gate.open) })
+	t.Cleanup(openGate)
+
+	go func() {
+		resp, err := http.Post("http://"+r.addr.String()+cfg.EventsPath, contentTypeJSON, strings.NewReader(startJSON(1)))
+		if err == nil {
+			_ = resp.Body.Close()
+		}
+	}()
+	select {
+	case <-gate.entered:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the request never reached the authenticator")
+	}
+	done := make(chan error, 1)
+	go func() { done <- rcv.Shutdown(context.Background()) }()
+	select {
+	case err := <-done:
+		t.Fatalf("Shutdown returned (%v) with a request in the middleware", err)
+	case <-time.After(500 * time.Millisecond):
+	}
+	openGate()
+	select {
+	case err := <-done:
+		require.NoError(t, err)
+	case <-time.After(10 * time.Second):
+		t.Fatal("Shutdown did not return once the request left")
+	}
 }

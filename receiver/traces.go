@@ -55,6 +55,11 @@ func (r *sandboxReceiver) serveTraces(req *http.Request) reply {
 	resp := ptraceotlp.NewExportResponse()
 	if r.nextLogs != nil {
 		events, st := r.mapper.AppendTraces(nil, td)
+		// Counted at their lines, as the event intake counts its events.
+		if err := reqBody.settle(encodedLen(events)); err != nil {
+			r.countRefused(ctx, reasonRetryable, len(events))
+			return readFailure(err, otlpReply)
+		}
 		r.countSpansSkipped(ctx, st.NotSandbox)
 		if st.Invalid > 0 {
 			r.set.Logger.Warn("Sandbox spans could not be mapped to audit events",

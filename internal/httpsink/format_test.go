@@ -133,8 +133,10 @@ func TestValidateClientEchoesNoSecret(t *testing.T) {
 
 	for _, proxy := range []string{"bob:hunter2@127.0.0.1:10", "ftp://bob:hunter2@127.0.0.1:10"} {
 		err = ValidateClient("http::", proxy, func(func(string, string) bool) {}, 0)
-		require.ErrorContains(t, err, "http::proxy_url: must be an http://, https:// or socks5:// URL with a host", proxy)
+		require.ErrorContains(t, err, "http::proxy_url: must be an http://, https://, socks5:// or socks5h:// URL with a host", proxy)
 		require.NotContains(t, err.Error(), "hunter2")
 	}
-	require.NoError(t, ValidateClient("http::", "socks5://127.0.0.1:1080", func(func(string, string) bool) {}, 0))
+	for _, proxy := range []string{"socks5://127.0.0.1:1080", "socks5h://proxy.example:1080", "http://u:p@127.0.0.1:3128"} {
+		require.NoError(t, ValidateClient("http::", proxy, func(func(string, string) bool) {}, 0), proxy)
+	}
 }

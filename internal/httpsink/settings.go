@@ -205,9 +205,9 @@ func ValidateClient[V ~string](prefix, proxyURL string, headers iter.Seq2[string
 		// userinfo (`invalid port ":pa"`), so none is given.
 		if u, err := url.ParseRequestURI(proxyURL); err != nil {
 			errs = append(errs, errors.New(prefix+"proxy_url: not a valid absolute URL"))
-		} else if !slices.Contains([]string{"http", "https", "socks5"}, u.Scheme) || u.Host == "" {
+		} else if !slices.Contains([]string{"http", "https", "socks5", "socks5h"}, u.Scheme) || u.Host == "" {
 			// "user:pw@host:port" parses, with "user" as its scheme.
-			errs = append(errs, errors.New(prefix+"proxy_url: must be an http://, https:// or socks5:// URL with a host"))
+			errs = append(errs, errors.New(prefix+"proxy_url: must be an http://, https://, socks5:// or socks5h:// URL with a host"))
 		}
 	}
 	for name, value := range headers {

@@ -142,6 +142,7 @@ func New(cfg Config) *Pairer {
 func (p *Pairer) Add(dst []Pair, e *auditevent.Event) []Pair {
 	now := p.now()
 	k := key{session: e.SessionID, spanID: e.SpanID}
+	size := int64(auditevent.EncodedLen(e)) // outside the lock: it reads the whole event
 
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -172,7 +173,6 @@ func (p *Pairer) Add(dst []Pair, e *auditevent.Event) []Pair {
 		p.stats.Replaced++
 		dst = append(dst, Pair{Start: &en.start})
 	}
-	size := int64(auditevent.EncodedLen(e))
 	for len(p.pending) > 0 && (len(p.pending) >= p.maxPending || p.bytes+size > p.maxBytes) {
 		old := p.remove(p.order.Front())
 		p.stats.Evicted++
