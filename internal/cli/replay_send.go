@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/url"
 	"time"
@@ -17,7 +16,6 @@ import (
 
 	"github.com/sandboxaudit/sandboxaudit/internal/fsutil"
 	"github.com/sandboxaudit/sandboxaudit/internal/httpsink"
-	"github.com/sandboxaudit/sandboxaudit/internal/spool"
 )
 
 // replay sends the spool file through the same client stack the exporter
@@ -30,10 +28,6 @@ func replay(ctx context.Context, o replayOptions, s Streams) int {
 		return exitUsage
 	}
 	sent, err := httpsink.ReplayFile(ctx, o.spool, set, o.adopt)
-	if errors.Is(err, spool.ErrNotASpool) {
-		_, _ = fmt.Fprintf(s.Stderr, "replay: %v; if it is a spool another program wrote (the Python sink's spool_path), or one whose .offset file was lost, pass --adopt\n", err)
-		return exitProblems
-	}
 	if err != nil {
 		_, _ = fmt.Fprintf(s.Stderr, "replay: %v\n", err)
 		return exitProblems

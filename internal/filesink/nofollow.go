@@ -18,11 +18,20 @@ import (
 // user's file), so the batch is refused instead.
 var ErrSymlink = errors.New("symbolic link in the audit path (not followed)")
 
+// isSpoolAt reports whether the file name inside dirfd has both of a
+// spool's sidecars beside it, .offset and .lock: another tool's .offset
+// alone (a log shipper's) is not taken for one.
+func isSpoolAt(dirfd int, name string) bool {
+	var st unix.Stat_t
+	return unix.Fstatat(dirfd, name+".offset", &st, unix.AT_SYMLINK_NOFOLLOW) == nil &&
+		unix.Fstatat(dirfd, name+".lock", &st, unix.AT_SYMLINK_NOFOLLOW) == nil
+}
+
 // ErrSpoolFile is wrapped by the error of a write whose file has a spool's
-// offset sidecar beside it: an HTTP sink's spool (reached through a
+// sidecars (.offset and .lock) beside it: an HTTP sink's spool (reached through a
 // symlinked directory, or named by another exporter) trims and rewrites its
 // file, so audit lines written there would be sent away and lost.
-var ErrSpoolFile = errors.New("the file is an HTTP sink's spool (it has a .offset sidecar); audit lines are not written into a spool")
+var ErrSpoolFile = errors.New("the file is an HTTP sink's spool (it has .offset and .lock sidecars); audit lines are not written into a spool")
 
 // openInside opens path, which lies inside base, for appending, creating
 // it 0600 and missing directories 0700 below base. Every step below base
@@ -90,8 +99,7 @@ func openDirAt(dirfd int, dir, name string, durable bool) (int, error) {
 // openFileAt opens the file name inside dirfd for appending, creating it
 // 0600, refusing a symlink.
 func openFileAt(dirfd int, dir, name, path string, durable bool) (*os.File, error) {
-	var st unix.Stat_t
-	if err := unix.Fstatat(dirfd, name+".offset", &st, unix.AT_SYMLINK_NOFOLLOW); err == nil {
+	if isSpoolAt(dirfd, name) {
 		return nil, fmt.Errorf("filesink: open %s: %w", path, ErrSpoolFile)
 	}
 	// O_RDWR rather than O_WRONLY: repairTail reads the last byte.

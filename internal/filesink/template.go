@@ -46,7 +46,9 @@ func ValidatePath(path string) error {
 		return fmt.Errorf("%s is not a regular file (%s)", path, fi.Mode().Type())
 	}
 	if _, err := os.Lstat(t.static + ".offset"); err == nil {
-		return fmt.Errorf("%s: %w", path, ErrSpoolFile)
+		if _, err := os.Lstat(t.static + ".lock"); err == nil {
+			return fmt.Errorf("%s: %w", path, ErrSpoolFile)
+		}
 	}
 	return nil
 }

@@ -115,6 +115,12 @@ func TestValidatePathRefusesWhatEveryWriteWouldRefuse(t *testing.T) {
 	require.NoError(t, syscall.Mkfifo(fifo, 0o600))
 	require.NoError(t, os.WriteFile(spoolFile, nil, 0o600))
 	require.NoError(t, os.WriteFile(spoolFile+".offset", []byte("{}"), 0o600))
+	require.NoError(t, os.WriteFile(spoolFile+".lock", nil, 0o600))
+	// Another tool's .offset alone (a log shipper's) is not a spool.
+	shipped := filepath.Join(dir, "shipped.jsonl")
+	require.NoError(t, os.WriteFile(shipped, nil, 0o600))
+	require.NoError(t, os.WriteFile(shipped+".offset", []byte("1\n2\n"), 0o600))
+	require.NoError(t, ValidatePath(shipped))
 
 	require.ErrorIs(t, ValidatePath(link), ErrSymlink)
 	require.ErrorContains(t, ValidatePath(fifo), "is not a regular file (p")

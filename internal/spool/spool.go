@@ -225,7 +225,8 @@ func (s *Spool) checkIsSpool(fi os.FileInfo) error {
 	case err == nil:
 		return nil
 	case errors.Is(err, os.ErrNotExist):
-		return fmt.Errorf("spool: %s %w; refusing to replay and trim it", s.path, ErrNotASpool)
+		return fmt.Errorf("spool: %s %w; refusing to replay and trim it. If it is a spool another program wrote "+
+			"(the Python sink's spool_path) or one whose .offset file was lost, replay it with `sandboxaudit replay --adopt`, or move it aside", s.path, ErrNotASpool)
 	}
 	return fmt.Errorf("spool: %w", err)
 }
