@@ -39,43 +39,33 @@ func kafkaBuiltinEncodings(signal string) []string {
 // never ran. Refused before it starts, it shuts down at once.
 func kafkaReceiverFactory() receiver.Factory {
 	inner := kafkareceiver.NewFactory().(xreceiver.Factory)
-	guard := func(signal string, cfg component.Config, c component.Component) component.Component {
-		return &kafkaEncodingGuard{Component: c, signal: signal, encoding: kafkaEncoding(cfg, signal)}
-	}
+	encodings := func(cfg component.Config) *kafkareceiver.Config { return cfg.(*kafkareceiver.Config) }
 	return xreceiver.NewFactory(inner.Type(), inner.CreateDefaultConfig,
 		xreceiver.WithTraces(func(ctx context.Context, set receiver.Settings, cfg component.Config, next consumer.Traces) (receiver.Traces, error) {
 			r, err := inner.CreateTraces(ctx, set, cfg, next)
-			return guardOrNil[receiver.Traces](guard, "traces", cfg, r, err)
+			return guarded(r, err, "traces", encodings(cfg).Traces.Encoding)
 		}, inner.TracesStability()),
 		xreceiver.WithLogs(func(ctx context.Context, set receiver.Settings, cfg component.Config, next consumer.Logs) (receiver.Logs, error) {
 			r, err := inner.CreateLogs(ctx, set, cfg, next)
-			return guardOrNil[receiver.Logs](guard, "logs", cfg, r, err)
+			return guarded(r, err, "logs", encodings(cfg).Logs.Encoding)
 		}, inner.LogsStability()),
 		xreceiver.WithMetrics(func(ctx context.Context, set receiver.Settings, cfg component.Config, next consumer.Metrics) (receiver.Metrics, error) {
 			r, err := inner.CreateMetrics(ctx, set, cfg, next)
-			return guardOrNil[receiver.Metrics](guard, "metrics", cfg, r, err)
+			return guarded(r, err, "metrics", encodings(cfg).Metrics.Encoding)
 		}, inner.MetricsStability()),
 		xreceiver.WithProfiles(func(ctx context.Context, set receiver.Settings, cfg component.Config, next xconsumer.Profiles) (xreceiver.Profiles, error) {
 			r, err := inner.CreateProfiles(ctx, set, cfg, next)
-			return guardOrNil[xreceiver.Profiles](guard, "profiles", cfg, r, err)
+			return guarded(r, err, "profiles", encodings(cfg).Profiles.Encoding)
 		}, inner.ProfilesStability()),
 	)
 }
 
-func guardOrNil[R component.Component](guard func(string, component.Config, component.Component) component.Component,
-	signal string, cfg component.Config, r R, err error,
-) (R, error) {
-	var zero R
+// guarded wraps a created receiver in the encoding check.
+func guarded[R component.Component](r R, err error, signal, encoding string) (R, error) {
 	if err != nil {
-		return zero, err
+		return r, err
 	}
-	return guard(signal, cfg, r).(R), nil
-}
-
-func kafkaEncoding(cfg component.Config, signal string) string {
-	c := cfg.(*kafkareceiver.Config)
-	return map[string]string{"traces": c.Traces.Encoding, "logs": c.Logs.Encoding,
-		"metrics": c.Metrics.Encoding, "profiles": c.Profiles.Encoding}[signal]
+	return any(&kafkaEncodingGuard{Component: r, signal: signal, encoding: encoding}).(R), nil
 }
 
 // kafkaEncodingGuard is a kafka receiver checked before it starts.

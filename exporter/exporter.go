@@ -7,8 +7,11 @@ import (
 	"os"
 
 	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/consumer/consumererror"
 	"go.opentelemetry.io/collector/exporter"
 	"go.uber.org/zap"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 
 	"github.com/sandboxaudit/sandboxaudit/auditevent"
 	"github.com/sandboxaudit/sandboxaudit/exporter/internal/metadata"
@@ -261,4 +264,15 @@ func (e *auditExporter) writeBothEncodedOnce(ctx context.Context, events []audit
 // newSinkPolicies resolves one sink's effective policy per op.
 func newSinkPolicies(cfg *Config, sink auditevent.PolicyOverride) *payloadpolicy.Table {
 	return payloadpolicy.NewTable(auditevent.PolicySet{Default: cfg.PayloadPolicy, ByOp: cfg.PayloadPolicyByOp, Sink: sink})
+}
+
+// allRefused is the error of a batch whose sandbox items were all refused:
+// permanent, and InvalidArgument so that the OTLP receiver answers 400
+// (a bare permanent error is a 500, the server's fault), so that the
+// client (a DeliverySync write-ahead caller among them) learns that
+// nothing was recorded, and does not resend it. A batch with anything
+// written succeeds: an exporter cannot answer OTLP's partial success, and
+// failing it would report the written events as dropped.
+func allRefused(msg string) error {
+	return consumererror.NewPermanent(status.Error(codes.InvalidArgument, msg))
 }

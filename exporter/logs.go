@@ -2,6 +2,7 @@ package sandboxauditexporter // import "github.com/sandboxaudit/sandboxaudit/exp
 
 import (
 	"context"
+	"fmt"
 
 	"go.opentelemetry.io/collector/pdata/plog"
 
@@ -21,8 +22,8 @@ func (e *auditExporter) pushLogs(ctx context.Context, ld plog.Logs) error {
 	e.telemetry.skipped(ctx, reasonNotAuditEvent, st.NotAudit)
 	e.telemetry.skipped(ctx, reasonInvalidEvent, st.Invalid)
 	logfield.RecordStats(e.logger, st)
-	if err := logfield.RecordsRefused(st, len(events)); err != nil {
-		return err
+	if st.Invalid > 0 && len(events) == 0 {
+		return allRefused(fmt.Sprintf("%d audit event records refused, none written; first: %s", st.Invalid, logfield.EventFieldText(st.FirstInvalid)))
 	}
 	return e.writeEvents(ctx, events)
 }

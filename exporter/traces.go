@@ -2,6 +2,7 @@ package sandboxauditexporter // import "github.com/sandboxaudit/sandboxaudit/exp
 
 import (
 	"context"
+	"fmt"
 	"unsafe"
 
 	"go.opentelemetry.io/collector/pdata/ptrace"
@@ -23,8 +24,8 @@ func (e *auditExporter) pushTraces(ctx context.Context, td ptrace.Traces) error 
 	e.telemetry.skipped(ctx, reasonInvalidSpan, st.Invalid)
 	logfield.SpanStats(e.logger, st)
 	logfield.SeqEvictions(e.logger, e.telemetry.seqSessionsEvicted(ctx, e.mapper.SeqEvictions()))
-	if err := logfield.SpansRefused(st, len(events)); err != nil {
-		return err
+	if st.Invalid > 0 && len(events) == 0 {
+		return allRefused(fmt.Sprintf("%d sandbox spans refused, none written; first: %s", st.Invalid, logfield.SpanAttrText(st.FirstInvalid)))
 	}
 	return e.writeEvents(ctx, events)
 }

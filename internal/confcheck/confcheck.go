@@ -15,6 +15,15 @@ import (
 	"go.opentelemetry.io/collector/confmap"
 )
 
+// Unmarshal decodes conf into cfg, then refuses the numbers the decoder
+// changed: the body of a component Config's Unmarshal method.
+func Unmarshal(conf *confmap.Conf, cfg any) error {
+	if err := conf.Unmarshal(cfg); err != nil {
+		return err
+	}
+	return Numbers(conf, cfg)
+}
+
 // Numbers compares every number written in conf with what cfg, decoded
 // from it, holds at the same key.
 func Numbers(conf *confmap.Conf, cfg any) error {

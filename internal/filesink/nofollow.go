@@ -18,13 +18,17 @@ import (
 // user's file), so the batch is refused instead.
 var ErrSymlink = errors.New("symbolic link in the audit path (not followed)")
 
-// isSpoolAt reports whether the file name inside dirfd has both of a
-// spool's sidecars beside it, .offset and .lock: another tool's .offset
-// alone (a log shipper's) is not taken for one.
+// hasSpoolSidecars reports whether name has both of a spool's sidecars
+// beside it, .offset and .lock, as exists finds them: another tool's
+// .offset alone (a log shipper's) is not taken for one.
+func hasSpoolSidecars(name string, exists func(string) bool) bool {
+	return exists(name+".offset") && exists(name+".lock")
+}
+
+// isSpoolAt is hasSpoolSidecars for the file name inside dirfd.
 func isSpoolAt(dirfd int, name string) bool {
 	var st unix.Stat_t
-	return unix.Fstatat(dirfd, name+".offset", &st, unix.AT_SYMLINK_NOFOLLOW) == nil &&
-		unix.Fstatat(dirfd, name+".lock", &st, unix.AT_SYMLINK_NOFOLLOW) == nil
+	return hasSpoolSidecars(name, func(n string) bool { return unix.Fstatat(dirfd, n, &st, unix.AT_SYMLINK_NOFOLLOW) == nil })
 }
 
 // ErrSpoolFile is wrapped by the error of a write whose file has a spool's

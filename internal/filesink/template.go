@@ -45,10 +45,8 @@ func ValidatePath(path string) error {
 	case !fi.Mode().IsRegular():
 		return fmt.Errorf("%s is not a regular file (%s)", path, fi.Mode().Type())
 	}
-	if _, err := os.Lstat(t.static + ".offset"); err == nil {
-		if _, err := os.Lstat(t.static + ".lock"); err == nil {
-			return fmt.Errorf("%s: %w", path, ErrSpoolFile)
-		}
+	if hasSpoolSidecars(t.static, func(p string) bool { _, err := os.Lstat(p); return err == nil }) {
+		return fmt.Errorf("%s: %w", path, ErrSpoolFile)
 	}
 	return nil
 }

@@ -30,12 +30,7 @@ type Config struct {
 // Unmarshal decodes conf, then refuses the numbers the decoder would have
 // changed quietly (a fraction for an integer, a duration without a unit),
 // naming the key.
-func (cfg *Config) Unmarshal(conf *confmap.Conf) error {
-	if err := conf.Unmarshal(cfg); err != nil {
-		return err
-	}
-	return confcheck.Numbers(conf, cfg)
-}
+func (cfg *Config) Unmarshal(conf *confmap.Conf) error { return confcheck.Unmarshal(conf, cfg) }
 
 // Validate checks the op keys of payload_policy_by_op; the policy levels
 // validate themselves (confmap prefixes their errors with the key path).
