@@ -51,23 +51,44 @@ func openBody(t *testing.T, tr *testReceiver, contentLength int, first []byte, e
 }
 
 // TestContentLengthDoesNotPreallocate: 100 connections each announce a
-// 20 MiB body and send a little more than a first chunk. The receiver
-// reserves (and allocates) buffer space for what arrived, the first chunk
-// and the one being filled, not for what the header claims.
+// 20 MiB body and send a little more than a first chunk, 50 of them a
+// little more than two chunks. The receiver reserves (and allocates)
+// buffer space for what arrived, the full chunks and the one being
+// filled, not for what the header claims; chunks double from 4 KiB, so a
+// client that stalls just past a chunk holds at most three times what it
+// sent (a second chunk of 32 KiB made it nine).
 func TestContentLengthDoesNotPreallocate(t *testing.T) {
 	const conns = 100
 	tr := startReceiver(t, new(consumertest.LogsSink), nil)
-	for range conns {
-		openBody(t, tr, 20<<20, bytes.Repeat([]byte("{"), firstChunk+1), "")
+	for i := range conns {
+		sent := 4<<10 + 1
+		if i%2 == 1 {
+			sent = (4+8)<<10 + 1
+		}
+		openBody(t, tr, 20<<20, bytes.Repeat([]byte("{"), sent), "")
 	}
-	const each = firstChunk + bodyChunk
-	waitFor(t, "every connection's second chunk", func() bool {
+	const want = conns/2*(4+8)<<10 + conns/2*(4+8+16)<<10
+	waitFor(t, "every connection's chunk being filled", func() bool {
 		used, _ := tr.r.budget.inUse()
-		return used >= conns*each
+		return used >= want
 	})
 	used, peak := tr.r.budget.inUse()
-	assert.Equal(t, int64(conns*each), used, "bytes reserved for 100 bodies of a chunk and a byte")
-	assert.Equal(t, int64(conns*each), peak)
+	assert.Equal(t, int64(want), used, "bytes reserved for 100 stalled bodies")
+	assert.Equal(t, int64(want), peak)
+}
+
+// reservedWhileReading is what a body holds while its reader waits for
+// more after sent bytes: its full chunks (4, 8, 16, then 32 KiB each) and
+// the one being filled, which is reserved before it is read into.
+func reservedWhileReading(sent int) int64 {
+	held, filled := 0, 0
+	for size := 4 << 10; filled <= sent; size = min(2*size, 32<<10) {
+		if filled > 0 || sent >= size { // the first chunk counts once full
+			held += size
+		}
+		filled += size
+	}
+	return int64(held)
 }
 
 // TestIdleConnectionsHoldNoBudget: connections that send their headers
@@ -102,7 +123,7 @@ func TestMultiChunkBodyArrivesWhole(t *testing.T) {
 	logs := new(consumertest.LogsSink)
 	tr := startReceiver(t, logs, nil)
 	body := ndjsonBody("whole", 1000)
-	require.Greater(t, len(body), 8*bodyChunk)
+	require.Greater(t, len(body), 8*maxChunk)
 	status, _, got := post(t, tr.eventsURL(), contentTypeNDJSON, body)
 	require.Equal(t, http.StatusOK, status, got)
 	lines := strings.Split(strings.TrimSuffix(string(body), "\n"), "\n")
@@ -144,8 +165,7 @@ func TestOverBudgetIs503ThenRetrySucceeds(t *testing.T) {
 	conn := openBody(t, tr, len(big), big[:sent], "")
 	waitFor(t, "the large body's reservation", func() bool {
 		used, _ := tr.r.budget.inUse()
-		// the first chunk, full chunks and the one being filled
-		return used == int64(firstChunk+((sent-firstChunk)/bodyChunk+1)*bodyChunk)
+		return used == reservedWhileReading(sent)
 	})
 
 	small := ndjsonBody("small", 600) // about 200 KB: does not fit beside it

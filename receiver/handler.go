@@ -89,21 +89,6 @@ func mediaType(req *http.Request) string {
 	return mt
 }
 
-// bodyChunk is the unit in which request bodies are read and reserved. A
-// body is read into pooled chunks, one at a time as data arrives, so what
-// a request holds is what it actually sent rounded up to a chunk, whatever
-// its Content-Length claims; a body refused part-way (over the budget, or
-// a compressed body inflating past max_request_body_size) gives its chunks
-// back to the pool for the next request instead of leaving garbage.
-const bodyChunk = 32 << 10
-
-// firstChunk is the size of a body's first chunk, which is reserved only
-// once it is filled (or the body ended): a connection that sends its
-// headers and then nothing holds no budget, so idle connections cannot
-// lock other clients out, and holds a buffer no larger than net/http's own
-// per connection. Any single event of the usual size fits in it.
-const firstChunk = 4 << 10
-
 // requestBody is a request body: b is all of it, contiguous. held is the
 // budget it reserved, given back by done once the request is answered
 // (decoded data lives until then, so the reservation covers it too). The
@@ -131,12 +116,7 @@ func (rb *requestBody) recycle() {
 }
 
 func (rb *requestBody) put(c *[]byte) {
-	*c = (*c)[:0]
-	if cap(*c) == firstChunk {
-		rb.r.firstPool.Put(c)
-		return
-	}
-	rb.r.bodyPool.Put(c)
+	rb.r.chunks.put(c)
 }
 
 // done gives the reservation back.
@@ -207,22 +187,16 @@ func (rb *requestBody) fail(err error) error {
 // chunk returns a pooled chunk: the first unreserved (see firstChunk), the
 // others reserved first; errOverBudget past the budget.
 func (rb *requestBody) chunk() (*[]byte, error) {
-	pool, size := &rb.r.bodyPool, bodyChunk
 	if rb.first == nil {
-		pool, size = &rb.r.firstPool, firstChunk
-	} else if err := rb.hold(bodyChunk); err != nil {
+		rb.first = rb.r.chunks.get(0)
+		return rb.first, nil
+	}
+	n := 1 + len(rb.more)
+	if err := rb.hold(int64(chunkSize(n))); err != nil {
 		return nil, err
 	}
-	c, _ := pool.Get().(*[]byte)
-	if c == nil {
-		b := make([]byte, 0, size)
-		c = &b
-	}
-	if rb.first == nil {
-		rb.first = c
-	} else {
-		rb.more = append(rb.more, c)
-	}
+	c := rb.r.chunks.get(n)
+	rb.more = append(rb.more, c)
 	return c, nil
 }
 

@@ -35,8 +35,7 @@ type sandboxReceiver struct {
 	mapper    *spanmap.Mapper
 	dedupe    *dedupeWindow   // nil when dedupe is disabled
 	pairs     *pairing.Pairer // nil until Start; only with a traces consumer
-	bodyPool  sync.Pool       // *[]byte of bodyChunk for request bodies
-	firstPool sync.Pool       // *[]byte of firstChunk, a body's first
+	chunks    chunkPools      // request body chunks, by size
 	budget    *byteBudget     // max_inflight_bytes
 
 	nextLogs   consumer.Logs
