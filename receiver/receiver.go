@@ -27,16 +27,16 @@ import (
 // sandboxReceiver is one HTTP server feeding the logs and/or traces
 // pipelines the receiver ID is listed in.
 type sandboxReceiver struct {
-	cfg       *Config
-	set       receiver.Settings
-	obsrep    *receiverhelper.ObsReport
-	tel       *metadata.TelemetryBuilder
-	accepted  map[string]metric.AddOption // see acceptedAttrs
-	mapper    *spanmap.Mapper
-	dedupe    *dedupeWindow   // nil when dedupe is disabled
-	pairs     *pairing.Pairer // nil until Start; only with a traces consumer
-	chunks    chunkPools      // request body chunks, by size
-	budget    *byteBudget     // max_inflight_bytes
+	cfg      *Config
+	set      receiver.Settings
+	obsrep   *receiverhelper.ObsReport
+	tel      *metadata.TelemetryBuilder
+	accepted map[string]metric.AddOption // see acceptedAttrs
+	mapper   *spanmap.Mapper
+	dedupe   *dedupeWindow   // nil when dedupe is disabled
+	pairs    *pairing.Pairer // nil until Start; only with a traces consumer
+	chunks   chunkPools      // request body chunks, by size
+	budget   *byteBudget     // max_inflight_bytes
 
 	nextLogs   consumer.Logs
 	nextTraces consumer.Traces
