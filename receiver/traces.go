@@ -1,10 +1,12 @@
 package sandboxauditreceiver // import "github.com/sandboxaudit/sandboxaudit/receiver"
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"strings"
 
+	"go.opentelemetry.io/collector/pdata/ptrace"
 	"go.opentelemetry.io/collector/pdata/ptrace/ptraceotlp"
 	"go.uber.org/zap"
 )
@@ -35,57 +37,22 @@ func (r *sandboxReceiver) serveTraces(req *http.Request) reply {
 		return readFailure(err, otlpReply)
 	}
 	defer reqBody.done()
-	otlpReq := ptraceotlp.NewExportRequest()
-	var err error
 	format := formatProtobuf
 	if ct == contentTypeJSON {
 		format = formatJSON
-		err = otlpReq.UnmarshalJSON(reqBody.b)
-	} else {
-		err = otlpReq.UnmarshalProto(reqBody.b)
 	}
-	// pdata copies what it keeps, so the buffer can go back now.
-	reqBody.recycle()
+	td, err := decodeTraces(&reqBody, format)
 	if err != nil {
 		return otlpReply(http.StatusBadRequest, outcomeMalformed, otlpDecodeMessage(err))
 	}
 
 	ctx := req.Context()
-	td := otlpReq.Traces()
 	resp := ptraceotlp.NewExportResponse()
 	if r.nextLogs != nil {
-		events, st := r.mapper.AppendTraces(nil, td)
-		// Counted at their lines, as the event intake counts its events.
-		if err := reqBody.settle(encodedLen(events)); err != nil {
-			r.countRefused(ctx, reasonRetryable, len(events))
-			return readFailure(err, otlpReply)
+		if rp, ok := r.tracesToEvents(ctx, td, &reqBody, format, resp, otlpReply); !ok {
+			return rp
 		}
-		r.countSpansSkipped(ctx, st.NotSandbox)
-		if st.Invalid > 0 {
-			r.set.Logger.Warn("Sandbox spans could not be mapped to audit events",
-				zap.Int("spans", st.Invalid), zap.String("first_error", capMessage(st.FirstInvalid.Error())))
-			r.countRefused(ctx, reasonInvalidSpan, st.Invalid)
-			if r.nextTraces == nil {
-				// The spans go nowhere else: tell the client they were rejected.
-				resp.PartialSuccess().SetRejectedSpans(int64(st.Invalid))
-				resp.PartialSuccess().SetErrorMessage(capMessage(fmt.Sprintf(
-					"%d sandbox spans could not be mapped to audit events; first: %v", st.Invalid, st.FirstInvalid)))
-			}
-		}
-		fresh, held, _, ok := r.dropDuplicates(ctx, events)
-		if !ok {
-			r.countRefused(ctx, reasonInFlight, len(events))
-			return inFlightReply(otlpReply)
-		}
-		defer r.release(held)
-		if err := r.deliverLogs(ctx, fresh, format); err != nil {
-			return refusedReply(err, otlpReply)
-		}
-		// The audit trail has them: a retry after a traces failure below must
-		// not write them twice.
-		r.commit(fresh)
 	}
-
 	if r.nextTraces != nil && td.SpanCount() > 0 {
 		spans := td.SpanCount()
 		ctx := r.obsrep.StartTracesOp(ctx)
@@ -95,8 +62,68 @@ func (r *sandboxReceiver) serveTraces(req *http.Request) reply {
 			return refusedReply(err, otlpReply)
 		}
 	}
+	return otlpResponse(resp, ct, otlpReply)
+}
 
+// decodeTraces decodes an OTLP export request and gives the body's
+// buffer back: pdata copies what it keeps.
+func decodeTraces(reqBody *requestBody, format string) (ptrace.Traces, error) {
+	otlpReq := ptraceotlp.NewExportRequest()
+	var err error
+	if format == formatJSON {
+		err = otlpReq.UnmarshalJSON(reqBody.b)
+	} else {
+		err = otlpReq.UnmarshalProto(reqBody.b)
+	}
+	reqBody.recycle()
+	return otlpReq.Traces(), err
+}
+
+// tracesToEvents maps the request's sandbox spans to audit events and
+// delivers them to the logs pipeline. Spans that cannot be mapped are
+// rejected in resp's partial success when no traces pipeline takes them.
+// Unless ok, the request must be answered with rp instead.
+func (r *sandboxReceiver) tracesToEvents(ctx context.Context, td ptrace.Traces, reqBody *requestBody, format string,
+	resp ptraceotlp.ExportResponse, otlpReply replyBuilder,
+) (rp reply, ok bool) {
+	events, st := r.mapper.AppendTraces(nil, td)
+	// Counted at their lines, as the event intake counts its events.
+	if err := reqBody.settle(encodedLen(events)); err != nil {
+		r.countRefused(ctx, reasonRetryable, len(events))
+		return readFailure(err, otlpReply), false
+	}
+	r.countSpansSkipped(ctx, st.NotSandbox)
+	if st.Invalid > 0 {
+		r.set.Logger.Warn("Sandbox spans could not be mapped to audit events",
+			zap.Int("spans", st.Invalid), zap.String("first_error", capMessage(st.FirstInvalid.Error())))
+		r.countRefused(ctx, reasonInvalidSpan, st.Invalid)
+		if r.nextTraces == nil {
+			// The spans go nowhere else: tell the client they were rejected.
+			resp.PartialSuccess().SetRejectedSpans(int64(st.Invalid))
+			resp.PartialSuccess().SetErrorMessage(capMessage(fmt.Sprintf(
+				"%d sandbox spans could not be mapped to audit events; first: %v", st.Invalid, st.FirstInvalid)))
+		}
+	}
+	fresh, held, _, fits := r.dropDuplicates(ctx, events)
+	if !fits {
+		r.countRefused(ctx, reasonInFlight, len(events))
+		return inFlightReply(otlpReply), false
+	}
+	defer r.release(held)
+	if err := r.deliverLogs(ctx, fresh, format); err != nil {
+		return refusedReply(err, otlpReply), false
+	}
+	// The audit trail has them: a retry after a traces failure must not
+	// write them twice.
+	r.commit(fresh)
+	return reply{}, true
+}
+
+// otlpResponse answers an accepted request with its export response, in
+// the request's encoding.
+func otlpResponse(resp ptraceotlp.ExportResponse, ct string, otlpReply replyBuilder) reply {
 	var body []byte
+	var err error
 	if ct == contentTypeJSON {
 		body, err = resp.MarshalJSON()
 	} else {
