@@ -235,11 +235,7 @@ func (c *canonChecker) number(i int) (int, bool) {
 		var spell [32]byte
 		return p.pos, string(appendPyFloat(spell[:0], f)) == string(tok)
 	}
-	digits := len(tok)
-	if tok[0] == '-' {
-		digits--
-	}
-	if digits > maxIntDigits || string(tok) == "-0" {
+	if len(tok) > maxIntDigits || string(tok) == "-0" {
 		return p.pos, false
 	}
 	return p.pos, true

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"math"
 	"math/big"
+	"strings"
 	"testing"
 
 	"github.com/sandboxaudit/sandboxaudit/auditevent"
@@ -97,6 +98,28 @@ func TestDataRefusesWhatFollowsANUL(t *testing.T) {
 		}
 		if d, err := auditevent.ParseData([]byte(in)); err == nil {
 			t.Errorf("ParseData(%q) = %s, want an error", in, d)
+		}
+	}
+}
+
+// Span data goes through the canonical check first and the parser only
+// when that fails: both must draw pydantic's line of 4,300 characters of
+// integer, a minus sign included.
+func TestDataIntegerLengthLimitCountsTheSign(t *testing.T) {
+	nines := func(n int) string { return strings.Repeat("9", n) }
+	for _, c := range []struct {
+		in string
+		ok bool
+	}{
+		{`{"x":` + nines(4300) + `}`, true},
+		{`{"x":-` + nines(4299) + `}`, true},
+		{`{"x":-` + nines(4300) + `}`, false},
+		{`{"x":` + nines(4301) + `}`, false},
+	} {
+		_, errS := auditevent.ParseDataString(c.in)
+		_, errB := auditevent.ParseData([]byte(c.in))
+		if (errS == nil) != c.ok || (errB == nil) != c.ok {
+			t.Errorf("%d characters: ParseDataString %v, ParseData %v; want ok=%v", len(c.in)-7, errS, errB, c.ok)
 		}
 	}
 }

@@ -580,13 +580,16 @@ func (d *decoder) float(f field) (float64, error) {
 		return 0, fieldErr(name, "float_type", "must be a number")
 	}
 	p := parser{buf: raw}
-	tok, _, err := p.numberToken()
+	tok, isFloat, err := p.numberToken()
 	if err != nil {
 		return 0, fieldErr(name, "float_parsing", err.Error())
 	}
 	v, err := parseFloatTok(tok)
 	if err != nil {
 		return 0, fieldErr(name, "finite_number", "must be a finite number")
+	}
+	if !isFloat && v == 0 {
+		v = 0 // the integer -0 is 0 (SPEC §2), so 0.0, not -0.0
 	}
 	return v, nil
 }

@@ -29,6 +29,10 @@ func TestDecodeRejectsNamingTheField(t *testing.T) {
 		{"NaN literal in data", `{` + baseStart + `,"data":{"x":NaN}}`, "data", "json_invalid"},
 		{"Infinity literal", `{` + baseStart + `,"data":{"x":-Infinity}}`, "data", "json_invalid"},
 		{"float overflow in data", `{` + baseStart + `,"data":{"x":1e400}}`, "data", "value_error"},
+		// pydantic's limit is 4,300 characters of number, a minus sign included.
+		{"negative integer of 4,300 digits in data", `{` + baseStart + `,"data":{"x":-` + strings.Repeat("9", 4300) + `}}`, "data", "value_error"},
+		{"integer of 4,301 digits in an unknown field", `{` + baseStart + `,"other":` + strings.Repeat("9", 4301) + `}`, "other", "value_error"},
+		{"negative integer of 4,300 digits in an unknown field", `{` + baseStart + `,"other":-` + strings.Repeat("9", 4300) + `}`, "other", "value_error"},
 		{"lone surrogate", `{` + baseStart + `,"data":{"x":"\ud800"}}`, "data", "value_error"},
 		{"lone surrogate in unknown field", `{` + baseStart + `,"other":"\udc00"}`, "other", "value_error"},
 		// An unknown key is named without its control bytes (a terminal
@@ -81,6 +85,13 @@ func TestDecodeAcceptsLaxForms(t *testing.T) {
 		{"escaped phase", strings.Replace(baseStart, `"phase":"start"`, `"phase":"st\u0061rt"`, 1), `"phase":"start"`},
 		{"escaped finish phase", strings.Replace(baseStart, `"phase":"start"`, `"phase":"\u0066inish","ok":true,"duration_ms":1`, 1), `"phase":"finish"`},
 		{"escaped slash", baseStart + `,"data":{"u":"a\/b"}`, `"data":{"u":"a/b"}`},
+		// The integer -0 is 0, so duration_ms 0.0, as pydantic reads it; the
+		// float -0.0 keeps its sign.
+		{"-0 integer duration", strings.Replace(baseStart, `"phase":"start"`, `"phase":"finish","ok":true,"duration_ms":-0`, 1), `"duration_ms":0.0,`},
+		{"-0.0 float duration", strings.Replace(baseStart, `"phase":"start"`, `"phase":"finish","ok":true,"duration_ms":-0.0`, 1), `"duration_ms":-0.0,`},
+		{"-0e0 float duration", strings.Replace(baseStart, `"phase":"start"`, `"phase":"finish","ok":true,"duration_ms":-0e0`, 1), `"duration_ms":-0.0,`},
+		{"4,300 characters of negative integer", baseStart + `,"data":{"x":-` + strings.Repeat("9", 4299) + `},"other":-` + strings.Repeat("9", 4299), `"data":{"x":-` + strings.Repeat("9", 4299) + `}`},
+		{"4,300 digits of integer", baseStart + `,"data":{"x":` + strings.Repeat("9", 4300) + `}`, `"data":{"x":` + strings.Repeat("9", 4300) + `}`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -14,9 +14,14 @@ import (
 // input cannot exhaust the stack.
 const maxDepth = 200
 
-// maxIntDigits mirrors CPython's int/str conversion limit: json.loads
-// refuses longer integer literals, so the reference can never emit them.
+// maxIntDigits is the longest integer token the reference reads: pydantic's
+// JSON parser refuses longer ones ("number out of range"), counting a minus
+// sign as one of the 4,300, so the reference can never emit them.
 const maxIntDigits = 4300
+
+func errIntTooLong() error {
+	return &valueError{msg: fmt.Sprintf("integer longer than %d characters", maxIntDigits)}
+}
 
 // parser is a strict RFC 8259 reader that writes values back in canonical
 // form (sorted keys, Python number spelling, ASCII escapes) as it goes.
@@ -446,12 +451,8 @@ func (p *parser) canonNumber(dst []byte) ([]byte, error) {
 		}
 		return appendPyFloat(dst, f), nil
 	}
-	n := len(tok)
-	if tok[0] == '-' {
-		n--
-	}
-	if n > maxIntDigits {
-		return dst, &valueError{msg: fmt.Sprintf("integer longer than %d digits", maxIntDigits)}
+	if len(tok) > maxIntDigits {
+		return dst, errIntTooLong()
 	}
 	if len(tok) == 2 && tok[0] == '-' && tok[1] == '0' {
 		return append(dst, '0'), nil // Python reads -0 as the integer 0
@@ -596,8 +597,8 @@ func (p *parser) skipNumber() error {
 		// in an ignored field is harmless, in data or duration_ms it is not.
 		return nil
 	}
-	if n := len(tok); n > maxIntDigits && (n != maxIntDigits+1 || tok[0] != '-') {
-		return &valueError{msg: fmt.Sprintf("integer longer than %d digits", maxIntDigits)}
+	if len(tok) > maxIntDigits {
+		return errIntTooLong()
 	}
 	return nil
 }

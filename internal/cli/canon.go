@@ -2,7 +2,6 @@ package cli
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/sandboxaudit/sandboxaudit/auditevent"
 	jsonl "github.com/sandboxaudit/sandboxaudit/internal/lines"
+	"github.com/sandboxaudit/sandboxaudit/internal/ndjson"
 )
 
 // runCanon rewrites event JSON lines from stdin as canonical lines. A bad
@@ -133,7 +133,7 @@ func readChunks(ctx context.Context, in io.Reader, pool *chunkPool, order, work 
 		if err != nil {
 			return fmt.Errorf("reading stdin: %w", err)
 		}
-		if !ln.TooLong && len(bytes.TrimSpace(ln.Text)) == 0 {
+		if !ln.TooLong && ndjson.IsBlank(ln.Text) {
 			continue
 		}
 		c.add(ln)

@@ -52,6 +52,21 @@ func TestCanonAllGood(t *testing.T) {
 	assert.Equal(t, `{"data":{},"event_id":"0b9d8c7e-6f5a-4b3c-8d2e-1f0a9b8c7d6e","op":"read","parent_span_id":null,"phase":"start","seq":1,"session_id":"6f1c2a8e-3b4d-4e5f-9a0b-1c2d3e4f5a6b","span_id":"x","trace_id":null,"ts":"2026-03-14T15:09:26Z","version":1}`+"\n", r.stdout)
 }
 
+// A line of Unicode spaces (no-break space, NEL, line separator,
+// ideographic space) is not JSON: it is reported, as the reference reports
+// it, not skipped as blank. JSON whitespace alone is blank.
+func TestCanonUnicodeSpacesAreNotBlank(t *testing.T) {
+	in := " \t\r\n" + "\u00a0\n" + "\u0085\n" + "\u2028\n" + "\u3000\n"
+	r := run(t, in, "canon")
+	assert.Equal(t, exitProblems, r.code)
+	assert.Empty(t, r.stdout)
+	errLines := strings.Split(strings.TrimRight(r.stderr, "\n"), "\n")
+	require.Len(t, errLines, 5, r.stderr)
+	for i, n := range []int{2, 3, 4, 5} {
+		assert.True(t, strings.HasPrefix(errLines[i], fmt.Sprintf("line %d: ", n)), errLines[i])
+	}
+}
+
 // TestCanonConformance runs the reference vectors through the command: the
 // encode vectors' inputs must come out as the reference's lines, in order,
 // and each reject vector's input must be reported with its line and field.
