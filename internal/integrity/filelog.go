@@ -371,6 +371,9 @@ func (l *fileLog) checkpoint(store *hashStore, cps *os.File, res *sealResult) er
 	if err != nil {
 		return fmt.Errorf("integrity: %s: %w", l.path, err)
 	}
+	if err := l.checkExtendsLast(store, root); err != nil {
+		return err
+	}
 	origin := l.last.Origin
 	if !l.hasLast {
 		origin = originOf(l.keys.Signer.Name(), l.path)
@@ -393,6 +396,26 @@ func (l *fileLog) checkpoint(store *hashStore, cps *os.File, res *sealResult) er
 	l.cpSize += int64(len(rec))
 	l.last, l.hasLast = c, true
 	res.checkpoint = signed
+	return nil
+}
+
+// checkExtendsLast proves, before root is signed, that the store's tree
+// extends the newest checkpoint, as a witness would. Between full checks
+// the sealer trusts the store for the sealed lines: a store rewritten to
+// match an edited line, at the same size, would otherwise be signed, and
+// the edit would verify.
+func (l *fileLog) checkExtendsLast(store *hashStore, root tlog.Hash) error {
+	if !l.hasLast || l.last.N == 0 {
+		return nil
+	}
+	proof, err := tlog.ProveTree(store.n, l.last.N, store)
+	if err == nil {
+		err = tlog.CheckTree(proof, store.n, root, l.last.N, l.last.Hash)
+	}
+	if err != nil {
+		return tampered(l.path, "the hash store %s no longer extends the newest checkpoint of %d lines: "+
+			"the store, or lines and the store, were changed since it was signed (%v)", store.f.Name(), l.last.N, err)
+	}
 	return nil
 }
 

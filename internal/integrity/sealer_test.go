@@ -181,6 +181,49 @@ func TestSealRefusesWhatDisagrees(t *testing.T) {
 	}
 }
 
+// A running sealer trusts its store for the lines it sealed. Someone who
+// edits a sealed line and rewrites the store to match, at the same size,
+// must not get the next checkpoint signed over the edit: the sealer proves
+// the store's tree extends the newest checkpoint before it signs.
+func TestRunningSealerRefusesAStoreRewrittenToMatchAnEdit(t *testing.T) {
+	k, pub := testKeys(t, "test")
+	path := auditPath(t)
+	appendLocked(t, path, lines(1, 6))
+	s := newSealer(t, k)
+	if err := s.Seal(bg, path); err != nil {
+		t.Fatal(err)
+	}
+
+	// The forger's store: built by another sealer over the edited lines.
+	rewrite(t, path, `{"n":3}`, `{"n":4}`)
+	forged := auditPath(t)
+	edited, _ := os.ReadFile(path)
+	appendLocked(t, forged, string(edited))
+	if err := newSealer(t, k).Seal(bg, forged); err != nil {
+		t.Fatal(err)
+	}
+	store, _ := os.ReadFile(StorePath(forged))
+	if fi, _ := os.Stat(StorePath(path)); fi.Size() != int64(len(store)) {
+		t.Fatalf("forged store is %d bytes, the real one %d: the test needs the same size", len(store), fi.Size())
+	}
+	if err := os.WriteFile(StorePath(path), store, 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	appendLocked(t, path, lines(7, 8))
+	before, _ := os.ReadFile(CheckpointsPath(path))
+	err := s.Seal(bg, path)
+	if !errors.Is(err, ErrTampered) || !strings.Contains(err.Error(), "no longer extends the newest checkpoint of 6 lines") {
+		t.Fatalf("Seal = %v, want tampering", err)
+	}
+	if after, _ := os.ReadFile(CheckpointsPath(path)); string(after) != string(before) {
+		t.Fatal("a checkpoint was signed over the edited history")
+	}
+	if res := check(t, path, pub); res.Failure == nil {
+		t.Fatal("the edit verifies")
+	}
+}
+
 func TestInProcessTruncationDetected(t *testing.T) {
 	k, _ := testKeys(t, "test")
 	path := auditPath(t)
