@@ -128,6 +128,16 @@ func TestVerifyKeyDetectsTampering(t *testing.T) {
 			changeDuration(t, path)
 			require.NoError(t, os.Remove(integrity.StorePath(path)))
 		}, ":1: integrity: lines 1-6: changed, removed or moved; they do not match the root hash of checkpoint #1 (no hash store"},
+		{"changed line with the hash store doctored to blame a line signed before", func(t *testing.T, path string) {
+			ls := fileLines(t, path)
+			ls[7] = strings.Replace(ls[7], `"ok":true`, `"ok":false`, 1)
+			writeLines(t, path, ls)
+			f, err := os.OpenFile(integrity.StorePath(path), os.O_WRONLY, 0)
+			require.NoError(t, err)
+			_, err = f.WriteAt(make([]byte, tlog.HashSize), tlog.StoredHashIndex(0, 1)*tlog.HashSize) // line 2's record hash
+			require.NoError(t, err)
+			require.NoError(t, f.Close())
+		}, ":7: integrity: lines 7-8: changed, removed or moved; they do not match the root hash of checkpoint #2 (the hash store does not match the signed checkpoints either"},
 		{"changed value with the hash store rebuilt to match", func(t *testing.T, path string) {
 			changeDuration(t, path)
 			rebuildStore(t, path)
@@ -166,6 +176,30 @@ func TestVerifyKeyWithADamagedStoreWarns(t *testing.T) {
 	require.Equal(t, 0, res.code, res.stdout)
 	require.Contains(t, res.stdout, store+": integrity: warning: the hash store is damaged (no consistency proof from checkpoint #1")
 	require.Contains(t, res.stdout, "integrity: lines=8 sealed=8 unsealed=0 checkpoints=2")
+}
+
+// With a failure as well, the warning does not say the lines are intact:
+// only those the two checkpoints it names cover are.
+func TestVerifyKeyWithADamagedStoreAndAFailure(t *testing.T) {
+	path, _, pub := sealedFixture(t)
+	store := integrity.StorePath(path)
+	b, err := os.ReadFile(store)
+	require.NoError(t, err)
+	for i := range b {
+		b[i] ^= 0x5a
+	}
+	require.NoError(t, os.WriteFile(store, b, 0o600))
+	cps := integrity.CheckpointsPath(path)
+	data, err := os.ReadFile(cps)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(cps, append(data, "garbage\n"...), 0o600))
+
+	res := run(t, "", "verify", "--key", pub, path)
+	require.Equal(t, exitProblems, res.code, res.stdout)
+	require.Contains(t, res.stdout, "checkpoint #3: ")
+	require.Contains(t, res.stdout, "the hash store is damaged (no consistency proof from checkpoint #1")
+	require.Contains(t, res.stdout, "; the lines those two checkpoints cover are intact.")
+	require.NotContains(t, res.stdout, "the lines are intact")
 }
 
 func TestVerifyKeyWithoutCheckpointsFails(t *testing.T) {

@@ -44,8 +44,12 @@ func (v *verifier) verifySealed(ctx context.Context, name string, f *os.File) er
 	if res.StoreDamage != "" {
 		// The evidence holds; only the derived store (which prove needs)
 		// does not. A failure here would point the operator at the lines.
-		_, _ = fmt.Fprintf(v.out, "%s: integrity: warning: the hash store is damaged (%s); the lines are intact. "+
-			"Move it aside and the collector rebuilds it from the file\n", integrity.StorePath(name), res.StoreDamage)
+		intact := "the lines are intact"
+		if res.Failure != nil {
+			intact = "the lines those two checkpoints cover are intact"
+		}
+		_, _ = fmt.Fprintf(v.out, "%s: integrity: warning: the hash store is damaged (%s); %s. "+
+			"Move it aside and the collector rebuilds it from the file\n", integrity.StorePath(name), res.StoreDamage, intact)
 	}
 	_, _ = fmt.Fprintf(v.out, "%s: integrity: lines=%d sealed=%d unsealed=%d checkpoints=%d\n",
 		name, res.Lines, res.Sealed, res.Lines-res.Sealed, res.Checkpoints)

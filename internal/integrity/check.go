@@ -190,17 +190,33 @@ func (c *Checker) failRoot(cp *Checkpoint) {
 	if c.prev != nil {
 		from = c.prev.N + 1
 	}
-	if c.firstDiff > 0 {
+	storeSigned := c.storeMatches(cp)
+	if c.firstDiff >= from && storeSigned {
 		c.fail(c.firstDiff, c.cpNum, "line %d: changed, removed or moved; the first %d lines do not match the root hash of checkpoint #%d",
 			c.firstDiff, cp.N, c.cpNum)
 		return
 	}
 	why := "no hash store to tell which line"
-	if c.store != nil {
+	switch {
+	case c.store != nil && c.firstDiff > 0:
+		// Lines the checkpoint before matched, or a store whose tree is
+		// not the one signed: the store was changed and cannot be trusted.
+		why = "the hash store does not match the signed checkpoints either, so it cannot tell which line"
+	case c.store != nil:
 		why = "the hash store agrees with the file, so it was rebuilt or changed too and cannot tell which line"
 	}
 	c.fail(from, c.cpNum, "lines %d-%d: changed, removed or moved; they do not match the root hash of checkpoint #%d (%s)",
 		from, cp.N, c.cpNum, why)
+}
+
+// storeMatches reports whether the store's tree of cp's size has cp's
+// signed root: only then may its record hashes say which line changed.
+func (c *Checker) storeMatches(cp *Checkpoint) bool {
+	if c.store == nil || tlog.StoredHashCount(cp.N) > c.storeMax {
+		return false
+	}
+	root, err := tlog.TreeHash(cp.N, tlog.HashReaderFunc(c.readStore))
+	return err == nil && root == cp.Hash
 }
 
 // checkConsistent proves newer extends older with the store's hashes, as a
