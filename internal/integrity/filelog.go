@@ -50,6 +50,9 @@ type sealResult struct {
 	lines      int64  // new leaves
 	checkpoint []byte // the signed note appended, or nil
 	repaired   []string
+	// unsigned is how many lines the store had hashed when no checkpoint
+	// signed any: sealing starts afresh over them.
+	unsigned int64
 }
 
 // seal brings the store up to the file's current end and appends a signed
@@ -101,6 +104,9 @@ func (l *fileLog) sealOnce(ctx context.Context) (sealResult, error) {
 	defer func() { _ = cps.Close() }()
 	if err := l.loadCheckpoints(cps, &res); err != nil {
 		return res, err
+	}
+	if !l.hasLast && !l.hasSigned {
+		res.unsigned = store.n
 	}
 
 	if l.known {

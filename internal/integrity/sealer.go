@@ -186,6 +186,14 @@ func (s *Sealer) sealPath(ctx context.Context, path string) error {
 	for _, r := range res.repaired {
 		s.set.Logger.Warn("integrity: repaired crash damage", zap.String("path", path), zap.String("repair", r))
 	}
+	if res.unsigned > 0 {
+		// Not refused: a crash during the first seal leaves the same
+		// state. But an operator must hear that signed history may be gone.
+		s.set.Logger.Warn("integrity: the hash store holds lines no checkpoint signs; sealing the file afresh. "+
+			"The checkpoints sidecar was removed or emptied, or the first seal was cut short: "+
+			"verify --key cannot tell what changed before this seal (a witness or a copy of the checkpoints can)",
+			zap.String("path", path), zap.Int64("lines", res.unsigned))
+	}
 	if err != nil {
 		if !wasBroken {
 			s.set.Logger.Error("integrity: file not sealed", zap.String("path", path), zap.Error(err))

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"go.uber.org/zap"
+	"go.uber.org/zap/zaptest/observer"
 	"golang.org/x/mod/sumdb/tlog"
 )
 
@@ -341,5 +343,42 @@ func TestRotatedWithSidecarsStartsANewTree(t *testing.T) {
 		if res := check(t, p, pub); res.Failure != nil || res.Sealed != n {
 			t.Fatalf("%s: check = %+v failure %v", p, res, res.Failure)
 		}
+	}
+}
+
+// A restart that finds hashed lines and no checkpoint seals afresh (a
+// crash during the first seal looks the same), but warns: the checkpoints
+// sidecar may have been removed to drop signed history.
+func TestRestartWarnsWhenTheStoreHoldsUnsignedLines(t *testing.T) {
+	k, _ := testKeys(t, "test")
+	path := auditPath(t)
+	appendLocked(t, path, lines(1, 6))
+	if err := newSealer(t, k).Seal(bg, path); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(CheckpointsPath(path)); err != nil {
+		t.Fatal(err)
+	}
+	core, logs := observer.New(zap.WarnLevel)
+	s, err := NewSealer(Settings{Keys: k, Interval: 1e9, Logger: zap.New(core)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Seal(bg, path); err != nil {
+		t.Fatal(err)
+	}
+	warned := logs.FilterMessageSnippet("holds lines no checkpoint signs").All()
+	if len(warned) != 1 || warned[0].ContextMap()["lines"] != int64(6) {
+		t.Fatalf("warnings %v, want one for 6 lines", logs.All())
+	}
+
+	// A fresh file, never sealed, is no such case.
+	fresh := auditPath(t)
+	appendLocked(t, fresh, lines(1, 2))
+	if err := s.Seal(bg, fresh); err != nil {
+		t.Fatal(err)
+	}
+	if n := logs.FilterMessageSnippet("holds lines no checkpoint signs").Len(); n != 1 {
+		t.Fatalf("%d warnings after sealing a new file, want still 1", n)
 	}
 }
