@@ -14,6 +14,7 @@ import (
 	"go.opentelemetry.io/collector/component"
 
 	"github.com/sandboxaudit/sandboxaudit/internal/httpsink"
+	"github.com/sandboxaudit/sandboxaudit/internal/filesink"
 	"github.com/sandboxaudit/sandboxaudit/internal/integrity"
 )
 
@@ -27,11 +28,16 @@ func (e *auditExporter) startIntegrity(ctx context.Context, host component.Host,
 	if err != nil {
 		return nil, fmt.Errorf("file: integrity: signing_key_file: %w", err)
 	}
+	base, err := filesink.BaseDir(fc.Path)
+	if err != nil {
+		return nil, fmt.Errorf("file: path: %w", err)
+	}
 	set := integrity.Settings{
-		Keys:     keys,
-		Interval: ic.interval(),
-		Logger:   e.logger,
-		Observer: sealObserver{t: e.telemetry},
+		Keys:       keys,
+		Interval:   ic.interval(),
+		Logger:     e.logger,
+		Observer:   sealObserver{t: e.telemetry},
+		OriginBase: base,
 	}
 	if pc := ic.Publish.Get(); pc != nil {
 		client, err := pc.ToClient(ctx, host.GetExtensions(), e.set.TelemetrySettings)

@@ -256,6 +256,9 @@ func TestIntegrityTemplatedPath(t *testing.T) {
 		res := checkFile(t, f, pubPath)
 		require.Nil(t, res.Failure, f)
 		require.Equal(t, int64(len(readLines(t, f))), res.Sealed, f)
+		// Named with its session's directory: every file is events.jsonl.
+		session := filepath.Base(filepath.Dir(f))
+		require.True(t, strings.HasSuffix(res.Origin, "/"+session+"/events.jsonl"), "origin %q of %s", res.Origin, f)
 	}
 
 	// Another writer appends to the first session's file while the

@@ -29,9 +29,11 @@ const usage = `usage: sandboxaudit <command> [arguments]
 commands:
   canon                      read event JSON lines on stdin, write canonical lines to stdout
   verify [--allow-open] [--allow-duplicates] FILE...
-         [--key NAME.pub]    check audit files: canonical lines, ids, seqs, start/finish pairs;
+         [--key NAME.pub [--allow-renamed]]
+                             check audit files: canonical lines, ids, seqs, start/finish pairs;
                              --allow-duplicates accepts exact resent copies of an event;
                              --key also checks every line against the signed checkpoints
+                             (--allow-renamed: checkpoints naming another file only warn)
   keygen --name NAME --out DIR
                              write DIR/NAME.key (signing key, 0600) and DIR/NAME.pub (verifier key)
   prove FILE --line N        print line N with its inclusion proof and the newest checkpoint

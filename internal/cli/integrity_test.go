@@ -282,10 +282,11 @@ func TestKeygen(t *testing.T) {
 }
 
 // A sealed file swapped for another sealed with the same key verifies
-// against its own checkpoints, which name the other file: verify says so.
-// A rotated copy's checkpoints name the file it was rotated from, and
-// that is no warning.
-func TestVerifyKeyWarnsWhenTheCheckpointsNameAnotherFile(t *testing.T) {
+// against its own checkpoints, which name the other file: verify fails on
+// it, or warns with --allow-renamed (a file renamed with its sidecars
+// looks the same). A rotated copy's checkpoints name the file it was
+// rotated from, and that is neither.
+func TestVerifyKeyFailsWhenTheCheckpointsNameAnotherFile(t *testing.T) {
 	path, _, pub := sealedFixture(t)
 	dir := t.TempDir()
 	for _, suffix := range []string{"", integrity.StoreSuffix, integrity.CheckpointsSuffix} {
@@ -295,8 +296,12 @@ func TestVerifyKeyWarnsWhenTheCheckpointsNameAnotherFile(t *testing.T) {
 		require.NoError(t, os.WriteFile(filepath.Join(dir, "audit.jsonl.1"+suffix), b, 0o600))
 	}
 	swapped := run(t, "", "verify", "--key", pub, filepath.Join(dir, "other.jsonl"))
-	require.Equal(t, 0, swapped.code, swapped.stdout)
-	require.Contains(t, swapped.stdout, `integrity: warning: the checkpoints name another file (origin "cli-test/audit.jsonl")`)
+	require.Equal(t, exitProblems, swapped.code, swapped.stdout)
+	require.Contains(t, swapped.stdout, `other.jsonl: integrity: the checkpoints name another file (origin "cli-test/audit.jsonl")`)
+	require.Contains(t, swapped.stdout, "problems=1")
+	renamed := run(t, "", "verify", "--key", pub, "--allow-renamed", filepath.Join(dir, "other.jsonl"))
+	require.Equal(t, 0, renamed.code, renamed.stdout)
+	require.Contains(t, renamed.stdout, `integrity: warning: the checkpoints name another file (origin "cli-test/audit.jsonl")`)
 	rotated := run(t, "", "verify", "--key", pub, filepath.Join(dir, "audit.jsonl.1"))
 	require.Equal(t, 0, rotated.code, rotated.stdout)
 	require.NotContains(t, rotated.stdout, "warning")

@@ -20,11 +20,14 @@ import (
 
 // runVerify checks audit files and exits non-zero when it finds problems.
 func runVerify(ctx context.Context, args []string, s Streams) int {
-	fs := newFlagSet("verify", "verify [--allow-open] [--allow-duplicates] [--key NAME.pub] FILE... (\"-\" reads stdin)", s.Stderr)
+	fs := newFlagSet("verify", "verify [--allow-open] [--allow-duplicates] [--key NAME.pub [--allow-renamed]] FILE... (\"-\" reads stdin)", s.Stderr)
 	allowOpen := fs.Bool("allow-open", false, "accept start events without a finish (operations still running, or a file still being written)")
 	allowDups := fs.Bool("allow-duplicates", false,
 		"accept exact copies of an earlier line (same session, seq and event_id, same bytes), which at-least-once delivery can write")
 	keyFile := fs.String("key", "", "verifier key (sandboxaudit keygen's NAME.pub): also check every line against the file's signed checkpoints")
+	allowRenamed := fs.Bool("allow-renamed", false,
+		"with --key, accept a file whose checkpoints name another file (renamed or moved with its sidecars) with a warning; "+
+			"without it that fails, since it is also what a file swapped for another sealed with the same key looks like")
 	files, err := parseInterspersed(fs, args)
 	if err != nil {
 		return flagStatus(err)
@@ -33,7 +36,7 @@ func runVerify(ctx context.Context, args []string, s Streams) int {
 		fs.Usage()
 		return exitUsage
 	}
-	opts := verifyOptions{allowOpen: *allowOpen, allowDuplicates: *allowDups}
+	opts := verifyOptions{allowOpen: *allowOpen, allowDuplicates: *allowDups, allowRenamed: *allowRenamed}
 	if *keyFile != "" {
 		if opts.key, err = integrity.LoadVerifierKey(*keyFile); err != nil {
 			_, _ = fmt.Fprintf(s.Stderr, "verify: --key: %v\n", err)
@@ -87,6 +90,8 @@ type verifyOptions struct {
 	allowDuplicates bool
 	// key, when set, adds the integrity checks (SPEC section 9).
 	key note.Verifier
+	// allowRenamed makes checkpoints naming another file a warning.
+	allowRenamed bool
 }
 
 // verifier checks a stream of audit lines, possibly spread over several

@@ -38,8 +38,15 @@ func (v *verifier) verifySealed(ctx context.Context, name string, f *os.File) er
 		}
 	}
 	if !res.OriginNames(name) {
-		_, _ = fmt.Fprintf(v.out, "%s: integrity: warning: the checkpoints name another file (origin %q): "+
-			"this file may have been swapped for another sealed with the same key\n", name, res.Origin)
+		what := "integrity: the checkpoints name another file (origin %q): this file may have been swapped for another " +
+			"sealed with the same key, or renamed or moved with its sidecars (--allow-renamed accepts that)"
+		if v.opts.allowRenamed {
+			what = "integrity: warning: the checkpoints name another file (origin %q): " +
+				"this file may have been swapped for another sealed with the same key"
+		} else {
+			v.sum.Problems++
+		}
+		_, _ = fmt.Fprintf(v.out, "%s: "+what+"\n", name, res.Origin)
 	}
 	if res.StoreDamage != "" {
 		// The evidence holds; only the derived store (which prove needs)

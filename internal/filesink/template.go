@@ -51,6 +51,14 @@ func ValidatePath(path string) error {
 	return nil
 }
 
+// BaseDir is the directory every file of path lies below: a template's
+// literal directory before its first placeholder, a plain path's own
+// directory. Integrity names files below it in their checkpoints.
+func BaseDir(path string) (string, error) {
+	t, err := parseTemplate(path)
+	return t.base, err
+}
+
 func parseTemplate(raw string) (pathTemplate, error) {
 	if raw == "" {
 		return pathTemplate{}, errors.New("must be set")

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	pathpkg "path"
 	"path/filepath"
 	"strings"
 
@@ -35,19 +36,33 @@ type CheckResult struct {
 	// between two checkpoints whose roots both match the file: the lines
 	// are intact, the derived store is not (prove needs it).
 	StoreDamage string
-	// Origin is the checkpoints' origin ("<key name>/<file name>" as
-	// the collector writes it), for OriginNames.
+	// Origin is the checkpoints' origin ("<key name>/<file name>", or
+	// "<key name>/<directories>/<file name>" below a templated directory,
+	// as the collector writes it), for OriginNames.
 	Origin string
+	// originFile is Origin without the verifier's key name.
+	originFile string
 }
 
 // OriginNames reports whether the checkpoints' origin names the file at
 // path: its file name starts with the origin's, so a rotated copy
-// (events.jsonl.1, events.jsonl-20261203) still matches. A file whose
-// checkpoints name another may have been swapped for another file sealed
-// with the same key; its lines still match those checkpoints.
+// (events.jsonl.1, events.jsonl-20261203) still matches, and its
+// directories end with the origin's. A file whose checkpoints name another
+// may have been swapped for another file sealed with the same key; its
+// lines still match those checkpoints.
 func (r CheckResult) OriginNames(path string) bool {
-	name, ok := originFile(r.Origin)
-	return r.Origin == "" || ok && strings.HasPrefix(filepath.Base(path), name)
+	if r.Origin == "" {
+		return true
+	}
+	dir, name := pathpkg.Split(r.originFile)
+	if name == "" || !strings.HasPrefix(filepath.Base(path), name) {
+		return false
+	}
+	if dir == "" {
+		return true
+	}
+	abs, err := filepath.Abs(path)
+	return err == nil && strings.HasSuffix(filepath.ToSlash(filepath.Dir(abs))+"/", "/"+dir)
 }
 
 // Checker verifies an audit file, streamed through Writer, against its
@@ -140,6 +155,7 @@ func (c *Checker) advance() {
 	}
 	c.cpNum = num
 	c.res.Origin = cp.Origin
+	c.res.originFile = originFileOf(cp.Origin, c.verifier.Name())
 	if c.prev != nil && cp.Origin != c.prev.Origin {
 		c.fail(0, num, "checkpoint #%d: origin %q differs from %q of checkpoint #%d", num, cp.Origin, c.prev.Origin, num-1)
 		return

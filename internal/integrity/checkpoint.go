@@ -26,14 +26,33 @@ type Checkpoint struct {
 }
 
 // originOf is the origin of the checkpoints the sealer writes for the file
-// at path with the key named keyName: "<key name>/<file name>".
-func originOf(keyName, path string) string { return keyName + "/" + filepath.Base(path) }
+// at path with the key named keyName: "<key name>/<path below base>",
+// slash-separated, or "<key name>/<file name>" when base is empty or not
+// above path. Below a templated directory ({session_id}/events.jsonl) the
+// file name alone is every session's, and one session's directory swapped
+// for another's would pass for it.
+func originOf(keyName, path, base string) string {
+	rel := filepath.Base(path)
+	if base != "" {
+		if r, err := filepath.Rel(base, path); err == nil && r != ".." && !strings.HasPrefix(r, "../") {
+			rel = filepath.ToSlash(r)
+		}
+	}
+	return keyName + "/" + rel
+}
 
-// originFile is the file name part of origin (a key name may hold "/"),
-// and whether origin has that shape.
-func originFile(origin string) (string, bool) {
+// originFileOf is origin without the name of the key that signed it: the
+// file's path as originOf wrote it. An origin of another shape gives its
+// part after the last "/" (a key name may hold "/"), or nothing.
+func originFileOf(origin, keyName string) string {
+	if rest, ok := strings.CutPrefix(origin, keyName+"/"); ok {
+		return rest
+	}
 	i := strings.LastIndexByte(origin, '/')
-	return origin[i+1:], i >= 0
+	if i < 0 {
+		return ""
+	}
+	return origin[i+1:]
 }
 
 // Format returns the checkpoint body: origin, size and base64 root hash,

@@ -21,6 +21,7 @@ import (
 // sidecar changed by someone else) it checks the whole file again.
 type fileLog struct {
 	path    string
+	origin  string // for a new tree; see checkOrigin
 	keys    *Keys
 	scratch *storeScratch // the sealer's, shared by its files (one seal at a time)
 
@@ -280,10 +281,26 @@ func (l *fileLog) loadCheckpoints(cps *os.File, res *sealResult) error {
 			return tampered(l.path, "checkpoint #%d (origin %q, size %d) does not extend the one before (origin %q, size %d)",
 				i, c.Origin, c.N, l.last.Origin, l.last.N)
 		}
+		if err := l.checkOrigin(c); err != nil {
+			return err
+		}
 		l.last, l.hasLast = c, true
 	}
 	l.cpSize = nr.Offset()
 	return l.checkStillSigned()
+}
+
+// checkOrigin refuses checkpoints that name another file: a file sealed
+// elsewhere with the same key (another session's, with its sidecars) put
+// in this one's place verifies against its own checkpoints, and sealing on
+// would sign it as this file's history. Origins by file name alone, as
+// earlier releases wrote them below templated directories, still pass.
+func (l *fileLog) checkOrigin(c Checkpoint) error {
+	if c.Origin == l.origin || c.Origin == originOf(l.keys.Signer.Name(), l.path, "") {
+		return nil
+	}
+	return tampered(l.path, "its checkpoints name another file (origin %q, this file's is %q): "+
+		"a file sealed elsewhere was put in its place, or it was renamed with its sidecars", c.Origin, l.origin)
 }
 
 // checkStillSigned refuses a sidecar that no longer reaches the newest
@@ -382,7 +399,7 @@ func (l *fileLog) checkpoint(store *hashStore, cps *os.File, res *sealResult) er
 	}
 	origin := l.last.Origin
 	if !l.hasLast {
-		origin = originOf(l.keys.Signer.Name(), l.path)
+		origin = l.origin
 	}
 	c := Checkpoint{Origin: origin, N: store.n, Hash: root}
 	signed, err := SignCheckpoint(c, l.keys.Signer)

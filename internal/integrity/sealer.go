@@ -34,6 +34,10 @@ type Settings struct {
 	Logger   *zap.Logger
 	Observer Observer  // optional
 	Publish  Publisher // optional
+	// OriginBase is the directory files are named below in their
+	// checkpoints' origin (see originOf): a path template's literal
+	// directory. Empty: by file name.
+	OriginBase string
 }
 
 // Sealer keeps the Merkle trees and checkpoints of the audit files a file
@@ -178,7 +182,8 @@ func (s *Sealer) SealPending(ctx context.Context) error {
 func (s *Sealer) sealPath(ctx context.Context, path string) error {
 	l := s.logs[path]
 	if l == nil {
-		l = &fileLog{path: path, keys: s.set.Keys, scratch: &s.scratch, ownTear: -1}
+		l = &fileLog{path: path, keys: s.set.Keys, scratch: &s.scratch, ownTear: -1,
+			origin: originOf(s.set.Keys.Signer.Name(), path, s.set.OriginBase)}
 		s.logs[path] = l
 	}
 	wasBroken := l.broken != nil
