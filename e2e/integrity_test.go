@@ -178,7 +178,7 @@ func TestIntegrityCollectorAndPythonWriter(t *testing.T) {
 		}, ":13: integrity: line 13:"},
 		// The first checkpoint past line 20 is named: lines are posted one
 		// by one, so which counts the checkpoints cover depends on timing.
-		{"truncated below the newest checkpoint", func(ls []string) []string { return ls[:20] }, "lines but the file has only 20 (cut back, or lines deleted)"},
+		{"truncated below the newest checkpoint", func(ls []string) []string { return ls[:20] }, "lines but the file has only 20 complete ones (cut back, or lines deleted)"},
 	}
 	for _, tc := range tampers {
 		t.Run(tc.name, func(t *testing.T) {

@@ -111,7 +111,7 @@ func TestVerifyKeyDetectsTampering(t *testing.T) {
 		}, ":3: integrity: line 3:"},
 		{"truncated below the newest checkpoint", func(t *testing.T, path string) {
 			writeLines(t, path, fileLines(t, path)[:7])
-		}, "checkpoint #2 covers 8 lines but the file has only 7"},
+		}, "checkpoint #2 covers 8 lines but the file has only 7 complete ones (cut back"},
 		{"checkpoint signed by another key", func(t *testing.T, path string) {
 			other := run(t, "", "keygen", "--name", "cli-test", "--out", filepath.Join(t.TempDir(), "k"))
 			require.Equal(t, 0, other.code)
@@ -141,7 +141,19 @@ func TestVerifyKeyDetectsTampering(t *testing.T) {
 		{"changed value with the hash store rebuilt to match", func(t *testing.T, path string) {
 			changeDuration(t, path)
 			rebuildStore(t, path)
-		}, "(the hash store agrees with the file, so it was rebuilt or changed too"},
+		}, "(the hash store agrees with the file, so the store was rebuilt or changed too, or the checkpoints are another file's"},
+		{"changed value with the hash store emptied", func(t *testing.T, path string) {
+			changeDuration(t, path)
+			require.NoError(t, os.WriteFile(integrity.StorePath(path), nil, 0o600))
+		}, "(the hash store holds only 0 lines, so it cannot tell which line)"},
+		{"checkpoints removed, hash store kept", func(t *testing.T, path string) {
+			require.NoError(t, os.WriteFile(integrity.CheckpointsPath(path), nil, 0o600))
+		}, "but the hash store holds the hashes of 8 lines: the checkpoints were removed, or the first seal was cut short"},
+		{"last newline removed", func(t *testing.T, path string) {
+			b, err := os.ReadFile(path)
+			require.NoError(t, err)
+			require.NoError(t, os.WriteFile(path, b[:len(b)-1], 0o600))
+		}, "checkpoint #2 covers 8 lines but the file has only 7 complete ones, and a torn last line without its newline"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -200,6 +212,18 @@ func TestVerifyKeyWithADamagedStoreAndAFailure(t *testing.T) {
 	require.Contains(t, res.stdout, "the hash store is damaged (no consistency proof from checkpoint #1")
 	require.Contains(t, res.stdout, "; the lines those two checkpoints cover are intact.")
 	require.NotContains(t, res.stdout, "the lines are intact")
+}
+
+// A symlink in the hash store's place is not followed, and not ignored in
+// silence either.
+func TestVerifyKeyWarnsOfASymlinkedStore(t *testing.T) {
+	path, _, pub := sealedFixture(t)
+	store := integrity.StorePath(path)
+	require.NoError(t, os.Rename(store, store+".real"))
+	require.NoError(t, os.Symlink(store+".real", store))
+	res := run(t, "", "verify", "--key", pub, path)
+	require.Equal(t, 0, res.code, res.stdout)
+	require.Contains(t, res.stdout, store+": integrity: warning: the hash store is damaged (not used: ")
 }
 
 func TestVerifyKeyWithoutCheckpointsFails(t *testing.T) {

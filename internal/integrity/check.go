@@ -8,6 +8,7 @@ import (
 	"os"
 	pathpkg "path"
 	"path/filepath"
+	"sort"
 	"strings"
 
 	"golang.org/x/mod/sumdb/note"
@@ -103,10 +104,14 @@ func NewChecker(path string, v note.Verifier) (*Checker, error) {
 		return nil, fmt.Errorf("open checkpoints: %w", err)
 	}
 	c.cpFile, c.notes = cp, NewNoteReader(cp)
-	if st, fi, err := fsutil.OpenRegular(StorePath(path), os.O_RDONLY|noFollow, 0); err == nil {
+	switch st, fi, err := fsutil.OpenRegular(StorePath(path), os.O_RDONLY|noFollow, 0); {
+	case err == nil:
 		c.store = st
 		c.storeMax = fi.Size() / tlog.HashSize
 		c.storeR = bufio.NewReaderSize(st, 64<<10)
+	case !errors.Is(err, os.ErrNotExist):
+		// A symlink or a FIFO in its place is not ignored in silence.
+		c.res.StoreDamage = fmt.Sprintf("not used: %v", err)
 	}
 	c.hasher = NewLeafHasher(c.leaf)
 	c.advance()
@@ -218,11 +223,25 @@ func (c *Checker) failRoot(cp *Checkpoint) {
 		// Lines the checkpoint before matched, or a store whose tree is
 		// not the one signed: the store was changed and cannot be trusted.
 		why = "the hash store does not match the signed checkpoints either, so it cannot tell which line"
+	case c.store != nil && c.storeLeaves() < cp.N:
+		why = fmt.Sprintf("the hash store holds only %d lines, so it cannot tell which line", c.storeLeaves())
 	case c.store != nil:
-		why = "the hash store agrees with the file, so it was rebuilt or changed too and cannot tell which line"
+		why = "the hash store agrees with the file, so the store was rebuilt or changed too, " +
+			"or the checkpoints are another file's; it cannot tell which line"
 	}
 	c.fail(from, c.cpNum, "lines %d-%d: changed, removed or moved; they do not match the root hash of checkpoint #%d (%s)",
 		from, cp.N, c.cpNum, why)
+}
+
+// storeLeaves is how many lines the store holds hashes of.
+func (c *Checker) storeLeaves() int64 {
+	if c.store == nil {
+		return 0
+	}
+	// Each line adds one leaf hash and the interior hashes it completes:
+	// find the largest count whose stored hashes fit.
+	n := sort.Search(int(min(c.storeMax, 1<<62)), func(i int) bool { return tlog.StoredHashCount(int64(i)+1) > c.storeMax })
+	return int64(n)
 }
 
 // storeMatches reports whether the store's tree of cp's size has cp's
@@ -290,11 +309,20 @@ func (c *Checker) Finish() CheckResult {
 			c.firstDiff, c.cpNum, c.next.N, c.tree.Size())
 	}
 	if c.res.Failure == nil && c.next != nil {
-		c.fail(c.tree.Size(), c.cpNum, "checkpoint #%d covers %d lines but the file has only %d (cut back, or lines deleted)",
-			c.cpNum, c.next.N, c.tree.Size())
+		torn := ""
+		if c.hasher.Partial() {
+			torn = ", and a torn last line without its newline"
+		}
+		c.fail(c.tree.Size(), c.cpNum, "checkpoint #%d covers %d lines but the file has only %d complete ones%s (cut back, or lines deleted)",
+			c.cpNum, c.next.N, c.tree.Size(), torn)
 	}
 	if c.res.Failure == nil && c.cpNum == 0 {
-		c.fail(0, 0, "no checkpoint in %s: nothing is sealed yet", CheckpointsPath(c.path))
+		if n := c.storeLeaves(); n > 0 {
+			c.fail(0, 0, "no checkpoint in %s, but the hash store holds the hashes of %d lines: "+
+				"the checkpoints were removed, or the first seal was cut short", CheckpointsPath(c.path), n)
+		} else {
+			c.fail(0, 0, "no checkpoint in %s: nothing is sealed yet", CheckpointsPath(c.path))
+		}
 	}
 	return c.res
 }

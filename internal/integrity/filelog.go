@@ -44,6 +44,8 @@ type fileLog struct {
 	// broken is the tampering found; the file is not sealed again in this
 	// process.
 	broken error
+	// lastErr is the error the last seal logged, if it failed.
+	lastErr string
 }
 
 // sealResult is what one seal did.

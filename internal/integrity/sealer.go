@@ -200,11 +200,15 @@ func (s *Sealer) sealPath(ctx context.Context, path string) error {
 			zap.String("path", path), zap.Int64("lines", res.unsigned))
 	}
 	if err != nil {
-		if !wasBroken {
+		// Once per cause: a file that fails the same way every interval
+		// (a symlink planted for its store) must not flood the log.
+		if !wasBroken && err.Error() != l.lastErr {
 			s.set.Logger.Error("integrity: file not sealed", zap.String("path", path), zap.Error(err))
 		}
+		l.lastErr = err.Error()
 		return err
 	}
+	l.lastErr = ""
 	if s.set.Observer != nil && res.lines > 0 {
 		s.set.Observer.LinesSealed(ctx, res.lines)
 	}

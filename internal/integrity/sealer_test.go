@@ -382,3 +382,45 @@ func TestRestartWarnsWhenTheStoreHoldsUnsignedLines(t *testing.T) {
 		t.Fatalf("%d warnings after sealing a new file, want still 1", n)
 	}
 }
+
+// A file that fails the same way at every seal is logged once, and again
+// only after it was sealed or failed some other way.
+func TestSealErrorsAreLoggedOncePerCause(t *testing.T) {
+	k, _ := testKeys(t, "test")
+	path := auditPath(t)
+	appendLocked(t, path, lines(1, 2))
+	core, logs := observer.New(zap.ErrorLevel)
+	s, err := NewSealer(Settings{Keys: k, Interval: 1e9, Logger: zap.New(core)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(os.DevNull, StorePath(path)); err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		if err := s.Seal(bg, path); err == nil {
+			t.Fatal("sealed through a symlinked store")
+		}
+	}
+	if n := logs.Len(); n != 1 {
+		t.Fatalf("%d errors logged for three alike failures, want 1", n)
+	}
+	if err := os.Remove(StorePath(path)); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Seal(bg, path); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(os.DevNull, StorePath(path)+".x"); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(StorePath(path)+".x", StorePath(path)); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Seal(bg, path); err == nil {
+		t.Fatal("sealed through a symlinked store")
+	}
+	if n := logs.Len(); n != 2 {
+		t.Fatalf("%d errors logged, want a second after a success", n)
+	}
+}
