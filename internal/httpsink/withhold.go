@@ -32,7 +32,7 @@ func echoesSecret(b []byte, secrets []string) bool {
 			return true
 		}
 	}
-	return false
+	return obscuredEcho(b, secrets)
 }
 
 // base64Echo reports whether b holds the middle of s's base64 in the

@@ -2,6 +2,8 @@ package httpsink
 
 import (
 	"encoding/base64"
+	"encoding/hex"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
@@ -92,4 +94,51 @@ func TestWithholdingSeesPastTheExcerptsCut(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), withheldMark)
 	assert.NotContains(t, err.Error(), quoted[:20])
+}
+
+// Forms an endpoint may echo a header value in that hide it from a byte
+// match (an adversarial run found each in a collector's debug log): the
+// excerpt is withheld whole. Short values are not looked for this way, and
+// ordinary bodies are shown.
+func TestEchoInAnObscuredFormIsWithheld(t *testing.T) {
+	secrets := secretsOf("", []string{"Bearer SECRET123", "SECRETKEY456", "prod"})
+	utf16 := func(s string) string {
+		var b strings.Builder
+		for _, c := range []byte(s) {
+			b.WriteByte(c)
+			b.WriteByte(0)
+		}
+		return b.String()
+	}
+	perChar := func(s, format string) string {
+		var b strings.Builder
+		for _, c := range []byte(s) {
+			fmt.Fprintf(&b, format, c)
+		}
+		return b.String()
+	}
+	lined := base64.StdEncoding.EncodeToString([]byte("Key: SECRETKEY456;"))
+	for name, echo := range map[string]string{
+		"hex":                    "echo " + hex.EncodeToString([]byte("Bearer SECRET123")),
+		"hex of the key, spaced": "key=" + perChar("SECRETKEY456", "%02X "),
+		"UTF-16LE":               "got " + utf16("Bearer SECRET123"),
+		"spaced letters":         "got S E C R E T 1 2 3",
+		"quoted-printable":       "got " + perChar("SECRET123", "=%02X"),
+		"HTML decimal":           "got " + perChar("SECRETKEY456", "&#%d;"),
+		"HTML hex":               "got " + perChar("SECRETKEY456", "&#x%x;"),
+		"C escapes":              "got " + perChar("SECRET123", `\x%02x`),
+		"base64 over lines":      lined[:8] + "\n" + lined[8:16] + " " + lined[16:],
+	} {
+		t.Run(name, func(t *testing.T) {
+			assert.True(t, echoesSecret(redact([]byte(echo), secrets), secrets), "%q", echo)
+		})
+	}
+	for _, plain := range []string{
+		"request 6f1c2a8e-3b4d-4e5f-9a0b-1c2d3e4f5a6b failed at line 12",
+		`{"error":"quota exceeded","detail":"see https://example.com/docs#limits"}`,
+		"the product line is down", // "prod" is too short to look for obscured
+		"&#60;html&#62; =20 \\x41 %41",
+	} {
+		assert.False(t, echoesSecret(redact([]byte(plain), secrets), secrets), "%q", plain)
+	}
 }
