@@ -7,7 +7,7 @@ import (
 	"github.com/sandboxaudit/sandboxaudit/internal/idwindow"
 )
 
-// newEventIDWindow is the window of event ids behind fileIDs and startIDs.
+// newEventIDWindow is the window of event ids behind sinkIDs and startIDs.
 func newEventIDWindow(size int) *idwindow.Window[uuid.UUID] {
 	w, err := idwindow.New[uuid.UUID](size)
 	if err != nil {

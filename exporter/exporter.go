@@ -100,7 +100,7 @@ func (e *auditExporter) Start(ctx context.Context, host component.Host) (err err
 		}
 		e.http = target
 		if e.file != nil {
-			e.file.ids = newFileIDs()
+			e.file.ids, e.http.ids = newSinkIDs(), newSinkIDs()
 		}
 	}
 	return nil
@@ -203,18 +203,19 @@ func (e *auditExporter) writeFiltered(ctx context.Context, events []auditevent.E
 	if len(events) == 0 {
 		return nil
 	}
-	// Events the file already holds (a client resending a batch whose
-	// first attempt failed only in the HTTP sink) are not appended again;
-	// the HTTP sink still gets the whole batch.
+	// Events a sink already took (a client resending a batch whose first
+	// attempt failed only in the other sink) are not given to it again.
 	fileEvents, inFile := events, 0
-	if e.file != nil {
+	httpEvents, inHTTP := events, 0
+	if e.file != nil && e.http != nil {
 		fileEvents, inFile = e.file.ids.unwritten(events)
-		if inFile > 0 {
-			e.logger.Debug("Left out events the audit file already holds", zap.Int("events", inFile))
+		httpEvents, inHTTP = e.http.ids.unwritten(events)
+		if inFile+inHTTP > 0 {
+			e.logger.Debug("Left out events a sink already holds", zap.Int("file", inFile), zap.Int("http", inHTTP))
 		}
 	}
 	switch {
-	case e.file != nil && e.http != nil && inFile == 0 && e.encodeOnce():
+	case e.file != nil && e.http != nil && inFile == 0 && inHTTP == 0 && e.encodeOnce():
 		return e.writeBothEncodedOnce(ctx, events)
 	case e.file != nil && e.http != nil:
 		// The sinks only read events (policies apply while encoding), so
@@ -223,7 +224,7 @@ func (e *auditExporter) writeFiltered(ctx context.Context, events []auditevent.E
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
-			httpErr = e.http.write(ctx, events)
+			httpErr = e.http.write(ctx, httpEvents)
 		}()
 		fileErr := e.file.write(ctx, fileEvents, e.telemetry)
 		<-done
@@ -254,7 +255,7 @@ func (e *auditExporter) writeBothEncodedOnce(ctx context.Context, events []audit
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		httpErr = e.http.sendLines(ctx, lines, len(events))
+		httpErr = e.http.sendLines(ctx, events, lines)
 	}()
 	fileErr := e.file.writeLines(ctx, events, lines, e.telemetry)
 	<-done

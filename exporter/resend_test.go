@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"os"
 	"path/filepath"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -84,4 +86,26 @@ func splitAfterNL(s string) []string {
 		s = s[i:]
 	}
 	return out
+}
+
+// TestResentBatchIsSentToTheEndpointOnce: while the audit file's disk is
+// full, each push of a batch reaches the endpoint and then fails (the
+// client resends it). Ten resends leave the endpoint one copy; before,
+// each resend gave it another.
+func TestResentBatchIsSentToTheEndpointOnce(t *testing.T) {
+	if _, err := os.Stat("/dev/full"); err != nil {
+		t.Skipf("no /dev/full: %v", err)
+	}
+	rec := newRecorder(t, func(int) int { return http.StatusOK })
+	cfg := syncConfig()
+	withFile(cfg, "/dev/full", auditevent.PolicyOverride{})
+	cfg.File.Get().Fsync = "never"
+	withHTTP(cfg, rec.srv.URL, "ndjson", auditevent.PolicyOverride{})
+	te := startExporters(t, cfg)
+	for i := range 10 {
+		err := te.logs.ConsumeLogs(context.Background(), buildAuditLogs())
+		require.ErrorIs(t, err, syscall.ENOSPC, "push %d", i)
+	}
+	assert.Len(t, splitAfterNL(rec.acceptedBodies()), 2, "ten resends, one copy of the two events at the endpoint")
+	assert.Equal(t, int64(2), te.counter(t, "otelcol_sandboxaudit_exporter_events_written", "sink", "http"))
 }

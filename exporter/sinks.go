@@ -60,7 +60,7 @@ type fileTarget struct {
 	templated bool
 	policy    *payloadpolicy.Table
 	bufs      bufPool
-	ids       *fileIDs // event ids written, so a resent batch is written once; nil without an HTTP sink
+	ids       *sinkIDs // event ids written, so a resent batch is written once; nil without an HTTP sink
 }
 
 func newFileTarget(sink *filesink.Sink, path string, pc *payloadpolicy.Table) *fileTarget {
@@ -177,6 +177,7 @@ type httpTarget struct {
 	sink   *httpsink.Sink
 	policy *payloadpolicy.Table
 	bufs   bufPool
+	ids    *sinkIDs // event ids taken, so a resent batch is sent once; nil without a file sink
 }
 
 func newHTTPTarget(sink *httpsink.Sink, pc *payloadpolicy.Table) *httpTarget {
@@ -186,16 +187,20 @@ func newHTTPTarget(sink *httpsink.Sink, pc *payloadpolicy.Table) *httpTarget {
 // write hands the whole batch to the HTTP sink in one call; the sink
 // splits it into requests, retries, spools and counts.
 func (h *httpTarget) write(ctx context.Context, events []auditevent.Event) error {
+	if len(events) == 0 {
+		return nil
+	}
 	bp := h.bufs.get()
 	defer h.bufs.put(bp)
 	*bp = appendEvents((*bp)[:0], h.policy, events)
-	return h.sendLines(ctx, *bp, len(events))
+	return h.sendLines(ctx, events, *bp)
 }
 
-// sendLines hands encoded lines to the HTTP sink.
-func (h *httpTarget) sendLines(ctx context.Context, lines []byte, n int) error {
-	if err := h.sink.Send(ctx, lines, n); err != nil {
+// sendLines hands events, encoded as lines, to the HTTP sink.
+func (h *httpTarget) sendLines(ctx context.Context, events []auditevent.Event, lines []byte) error {
+	if err := h.sink.Send(ctx, lines, len(events)); err != nil {
 		return fmt.Errorf("http sink: %w", err)
 	}
+	h.ids.written(events, nil)
 	return nil
 }
