@@ -116,7 +116,7 @@ func (s *Sink) replayRound(ctx context.Context) error {
 		s.markUp()
 		return nil
 	}
-	sent, err := s.spool.ReplayAcked(ctx, s.set.MaxBatchLines, s.set.MaxBatchBytes, s.replaySend)
+	sent, err := s.spool.ReplayAcked(ctx, s.replayBatchLines(), s.set.MaxBatchBytes, s.replaySend)
 	s.observeSpoolSize()
 	if err == nil {
 		s.markUp()
@@ -147,17 +147,26 @@ func (s *Sink) replayRound(ctx context.Context) error {
 // still in the spool. Each part settled is acknowledged as it is (ack), so
 // neither a later failure nor a crash sends it again.
 func (s *Sink) replaySend(ctx context.Context, batch []byte, lines int, ack func(bytes, lines int)) error {
+	if s.set.Format == FormatEvent && lines > 1 {
+		return s.replayEvents(ctx, batch, ack)
+	}
 	hv := halver{post: s.replayPost, anyRefusal: true, onSettled: func(part, done halved) {
-		// Counted and logged before the offset moves past it: a crash
-		// between the two must not lose a refused line without a trace.
-		if part.acked > 0 {
-			s.set.Observer.Replayed(ctx, part.acked)
-		}
-		if part.refused > 0 {
-			s.dropped(ctx, part.refused, part.refusal, "replay")
-		}
-		ack(done.settled, done.acked+done.refused)
+		s.replaySettled(ctx, part, done, ack)
 	}}
 	_, err := hv.send(ctx, batch, lines)
 	return err
+}
+
+// replaySettled counts and logs a part of a replay batch settled, then
+// acknowledges everything settled so far (done). Counted and logged before
+// the offset moves past it: a crash between the two must not lose a
+// refused line without a trace.
+func (s *Sink) replaySettled(ctx context.Context, part, done halved, ack func(bytes, lines int)) {
+	if part.acked > 0 {
+		s.set.Observer.Replayed(ctx, part.acked)
+	}
+	if part.refused > 0 {
+		s.dropped(ctx, part.refused, part.refusal, "replay")
+	}
+	ack(done.settled, done.acked+done.refused)
 }

@@ -244,17 +244,6 @@ func makeLines(t testing.TB, session uuid.UUID, from, to int64, pad int) []byte 
 	return out
 }
 
-// splitLines returns each line of b with its "\n".
-func splitLines(b []byte) [][]byte {
-	var out [][]byte
-	for len(b) > 0 {
-		i := bytes.IndexByte(b, '\n')
-		out = append(out, b[:i+1])
-		b = b[i+1:]
-	}
-	return out
-}
-
 // obsStats is what recObserver counted.
 type obsStats struct {
 	sent, spooled, replayed int
