@@ -43,14 +43,7 @@ func ReplayFile(ctx context.Context, path string, set Settings, adopt bool) (sen
 			err = errors.Join(err, fmt.Errorf("httpsink: close spool %s: %w", path, cerr))
 		}
 	}()
-	sent, err = sp.Replay(ctx, sk.set.MaxBatchLines, sk.set.MaxBatchBytes,
-		func(ctx context.Context, batch []byte, lines int) error {
-			_, err := sk.postWithRetry(ctx, batch)
-			if err == nil {
-				sk.set.Observer.Replayed(ctx, lines)
-			}
-			return err
-		})
+	sent, err = sp.Replay(ctx, sk.set.MaxBatchLines, sk.set.MaxBatchBytes, sk.replayFileBatch)
 	if err != nil {
 		return sent, fmt.Errorf("httpsink: replay %s: %d line(s) sent before: %w", path, sent, err)
 	}
@@ -60,4 +53,24 @@ func ReplayFile(ctx context.Context, path string, set Settings, adopt bool) (sen
 			"(a second run may send some again): %w", path, sent, err)
 	}
 	return sent, nil
+}
+
+// replayFileBatch posts one batch for ReplayFile, in halves when the
+// endpoint's body limit asks (a 413), as the exporter's replayer does. A
+// line refused as content stops the run instead of being dropped: the
+// operator decides. A batch not settled whole is sent whole again by the
+// next run (what went through is then a duplicate).
+func (s *Sink) replayFileBatch(ctx context.Context, batch []byte, lines int) error {
+	hv := halver{post: func(ctx context.Context, body []byte) error {
+		_, err := s.postWithRetry(ctx, body)
+		return err
+	}}
+	h, err := hv.send(ctx, batch, lines)
+	if err == nil && h.refused > 0 {
+		err = h.refusal
+	}
+	if err == nil {
+		s.set.Observer.Replayed(ctx, lines)
+	}
+	return err
 }

@@ -89,3 +89,30 @@ func TestReplayFileMissingFile(t *testing.T) {
 	_, statErr := os.Stat(path)
 	require.ErrorIs(t, statErr, os.ErrNotExist, "not created")
 }
+
+// An endpoint whose body limit is below a batch (413) gets the batch in
+// halves, in order, as the exporter's replayer sends it; the run used to
+// stop at the first batch with exit 1 and nothing sent.
+func TestReplayFileHalvesOnA413(t *testing.T) {
+	srv := newTestServer(t)
+	const limit = 1500
+	srv.setDefault(func(w http.ResponseWriter, r *http.Request, body []byte) bool {
+		if len(body) > limit {
+			return status(http.StatusRequestEntityTooLarge, nil, "")(w, r, body)
+		}
+		return ok(w, r, body)
+	})
+	path := filepath.Join(t.TempDir(), "spool.jsonl")
+	lines := makeLines(t, uuid.New(), 1, 12, 300)
+	require.Greater(t, len(lines), 4*limit)
+	writeSpool(t, path, lines)
+	set := replaySettings(srv.URL, FormatNDJSON)
+	set.MaxBatchLines = 12
+
+	sent, err := ReplayFile(sendCtx(t), path, set, false)
+
+	require.NoError(t, err)
+	require.Equal(t, 12, sent)
+	require.Equal(t, seqRange(1, 12), seqs(srv.acceptedEvents(t)))
+	require.Empty(t, spoolFileBytes(t, path))
+}
