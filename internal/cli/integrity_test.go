@@ -177,23 +177,17 @@ func TestVerifyKeyDetectsTampering(t *testing.T) {
 // `verify --key` means the store is what was damaged.
 func TestVerifyKeyWithADamagedStoreWarns(t *testing.T) {
 	path, _, pub := sealedFixture(t)
-	store := integrity.StorePath(path)
-	b, err := os.ReadFile(store)
-	require.NoError(t, err)
-	for i := range b {
-		b[i] ^= 0x5a
-	}
-	require.NoError(t, os.WriteFile(store, b, 0o600))
+	store := damageStore(t, path)
 	res := run(t, "", "verify", "--key", pub, path)
 	require.Equal(t, 0, res.code, res.stdout)
 	require.Contains(t, res.stdout, store+": integrity: warning: the hash store is damaged (no consistency proof from checkpoint #1")
 	require.Contains(t, res.stdout, "integrity: lines=8 sealed=8 unsealed=0 checkpoints=2")
 }
 
-// With a failure as well, the warning does not say the lines are intact:
-// only those the two checkpoints it names cover are.
-func TestVerifyKeyWithADamagedStoreAndAFailure(t *testing.T) {
-	path, _, pub := sealedFixture(t)
+// damageStore garbles every byte of path's hash store and returns its
+// path: the lines and checkpoints stay intact.
+func damageStore(t *testing.T, path string) string {
+	t.Helper()
 	store := integrity.StorePath(path)
 	b, err := os.ReadFile(store)
 	require.NoError(t, err)
@@ -201,6 +195,14 @@ func TestVerifyKeyWithADamagedStoreAndAFailure(t *testing.T) {
 		b[i] ^= 0x5a
 	}
 	require.NoError(t, os.WriteFile(store, b, 0o600))
+	return store
+}
+
+// With a failure as well, the warning does not say the lines are intact:
+// only those the two checkpoints it names cover are.
+func TestVerifyKeyWithADamagedStoreAndAFailure(t *testing.T) {
+	path, _, pub := sealedFixture(t)
+	damageStore(t, path)
 	cps := integrity.CheckpointsPath(path)
 	data, err := os.ReadFile(cps)
 	require.NoError(t, err)
