@@ -59,20 +59,15 @@ func (e *auditExporter) startIntegrity(ctx context.Context, host component.Host,
 			return nil, fmt.Errorf("file: integrity: %w", err)
 		}
 		sealer.Watch(abs)
-	} else if err := sealExisting(ctx, sealer, templateBase(fc.Path)); err != nil {
+	} else if err := sealExisting(ctx, sealer, base); err != nil {
 		return nil, err
 	}
 	sealer.Start()
 	return sealer, nil
 }
 
-// templateBase is the literal directory before a template's first
-// placeholder: every file of the template lies below it.
-func templateBase(path string) string {
-	return filepath.Dir(path[:strings.IndexByte(path, '{')])
-}
-
-// sealExisting seals every audit file below base that has a hash store.
+// sealExisting seals every audit file below base (absolute, so that each
+// file is known by the path the file sink reports) that has a hash store.
 // WalkDir does not follow symlinks. Only a cancelled start is an error.
 func sealExisting(ctx context.Context, s *integrity.Sealer, base string) error {
 	err := filepath.WalkDir(base, func(p string, d fs.DirEntry, err error) error {

@@ -2,6 +2,7 @@ package sandboxauditexporter
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -236,11 +237,29 @@ func (ie *integrityExporters) sum(t *testing.T, name string) int64 {
 // TestIntegrityTemplatedPath: one tree and one checkpoint chain per session
 // file; at the next start, lines another writer appended to a session file
 // the collector no longer writes are sealed too.
+// TestIntegrityTemplatedPath, for an absolute and a relative path (the
+// README's examples are relative): files sealed, each named by its
+// session's directory, and at the next start what another writer appended
+// is sealed.
 func TestIntegrityTemplatedPath(t *testing.T) {
+	for _, relative := range []bool{false, true} {
+		t.Run(fmt.Sprintf("relative=%v", relative), func(t *testing.T) {
+			dir := t.TempDir()
+			path := filepath.Join(dir, "{session_id}", "events.jsonl")
+			if relative {
+				t.Chdir(dir)
+				path = filepath.Join("audit", "{session_id}", "events.jsonl")
+				dir = filepath.Join(dir, "audit")
+			}
+			testIntegrityTemplatedPath(t, dir, path)
+		})
+	}
+}
+
+func testIntegrityTemplatedPath(t *testing.T, dir, path string) {
 	keyPath, pubPath := writeKeys(t)
-	dir := t.TempDir()
 	cfg := syncConfig()
-	withFile(cfg, filepath.Join(dir, "{session_id}", "events.jsonl"), auditevent.PolicyOverride{})
+	withFile(cfg, path, auditevent.PolicyOverride{})
 	withIntegrity(cfg, keyPath)
 	te := startIntegrityExporters(t, cfg)
 	require.NoError(t, te.traces.ConsumeTraces(context.Background(), buildTraces(t, sampleSpans()...)))

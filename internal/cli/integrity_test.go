@@ -138,6 +138,17 @@ func TestVerifyKeyDetectsTampering(t *testing.T) {
 			require.NoError(t, err)
 			require.NoError(t, f.Close())
 		}, ":7: integrity: lines 7-8: changed, removed or moved; they do not match the root hash of checkpoint #2 (the hash store does not match the signed checkpoints either"},
+		{"changed line with one record hash of the store doctored to blame its neighbour", func(t *testing.T, path string) {
+			ls := fileLines(t, path)
+			ls[7] = strings.Replace(ls[7], `"ok":true`, `"ok":false`, 1)
+			writeLines(t, path, ls)
+			f, err := os.OpenFile(integrity.StorePath(path), os.O_WRONLY, 0)
+			require.NoError(t, err)
+			// Line 7's record hash only; the interior hashes above it stay.
+			_, err = f.WriteAt(make([]byte, tlog.HashSize), tlog.StoredHashIndex(0, 6)*tlog.HashSize)
+			require.NoError(t, err)
+			require.NoError(t, f.Close())
+		}, ":7: integrity: lines 7-8: changed, removed or moved; they do not match the root hash of checkpoint #2 (the hash store does not match the signed checkpoints either"},
 		{"changed value with the hash store rebuilt to match", func(t *testing.T, path string) {
 			changeDuration(t, path)
 			rebuildStore(t, path)

@@ -6,10 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	pathpkg "path"
-	"path/filepath"
-	"sort"
-	"strings"
 
 	"golang.org/x/mod/sumdb/note"
 	"golang.org/x/mod/sumdb/tlog"
@@ -52,18 +48,7 @@ type CheckResult struct {
 // may have been swapped for another file sealed with the same key; its
 // lines still match those checkpoints.
 func (r CheckResult) OriginNames(path string) bool {
-	if r.Origin == "" {
-		return true
-	}
-	dir, name := pathpkg.Split(r.originFile)
-	if name == "" || !strings.HasPrefix(filepath.Base(path), name) {
-		return false
-	}
-	if dir == "" {
-		return true
-	}
-	abs, err := filepath.Abs(path)
-	return err == nil && strings.HasSuffix(filepath.ToSlash(filepath.Dir(abs))+"/", "/"+dir)
+	return r.Origin == "" || namesFile(r.originFile, path)
 }
 
 // Checker verifies an audit file, streamed through Writer, against its
@@ -85,6 +70,10 @@ type Checker struct {
 
 	hasher *LeafHasher
 	tree   Frontier
+	// storeTree folds the store's record hashes as tree folds the file's:
+	// only a store whose tree has a checkpoint's signed root may say which
+	// line changed.
+	storeTree Frontier
 	cpNum  int
 	next   *Checkpoint
 	prev   *Checkpoint
@@ -179,9 +168,12 @@ func (c *Checker) leaf(h tlog.Hash) error {
 	if c.res.Failure != nil {
 		return nil
 	}
-	if c.firstDiff == 0 && c.store != nil {
-		if want, ok := c.storeLeaf(c.tree.Size() - 1); ok && want != h {
-			c.firstDiff = c.tree.Size()
+	if c.store != nil {
+		if want, ok := c.storeLeaf(c.tree.Size() - 1); ok {
+			c.storeTree.Push(want)
+			if c.firstDiff == 0 && want != h {
+				c.firstDiff = c.tree.Size()
+			}
 		}
 	}
 	c.atSize()
@@ -238,20 +230,14 @@ func (c *Checker) storeLeaves() int64 {
 	if c.store == nil {
 		return 0
 	}
-	// Each line adds one leaf hash and the interior hashes it completes:
-	// find the largest count whose stored hashes fit.
-	n := sort.Search(int(min(c.storeMax, 1<<62)), func(i int) bool { return tlog.StoredHashCount(int64(i)+1) > c.storeMax })
-	return int64(n)
+	return recordsForHashCount(c.storeMax)
 }
 
-// storeMatches reports whether the store's tree of cp's size has cp's
-// signed root: only then may its record hashes say which line changed.
+// storeMatches reports whether the store's record hashes fold to cp's
+// signed root (its interior hashes are not trusted for this): only then
+// may they say which line changed.
 func (c *Checker) storeMatches(cp *Checkpoint) bool {
-	if c.store == nil || tlog.StoredHashCount(cp.N) > c.storeMax {
-		return false
-	}
-	root, err := tlog.TreeHash(cp.N, tlog.HashReaderFunc(c.readStore))
-	return err == nil && root == cp.Hash
+	return c.store != nil && c.storeTree.Size() == cp.N && c.storeTree.Root() == cp.Hash
 }
 
 // checkConsistent proves newer extends older with the store's hashes, as a

@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	pathpkg "path"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -33,12 +34,30 @@ type Checkpoint struct {
 // for another's would pass for it.
 func originOf(keyName, path, base string) string {
 	rel := filepath.Base(path)
-	if base != "" {
-		if r, err := filepath.Rel(base, path); err == nil && r != ".." && !strings.HasPrefix(r, "../") {
+	abs, err := filepath.Abs(path)
+	if base != "" && err == nil {
+		if r, err := filepath.Rel(base, abs); err == nil && r != ".." && !strings.HasPrefix(r, "../") {
 			rel = filepath.ToSlash(r)
 		}
 	}
 	return keyName + "/" + rel
+}
+
+// namesFile reports whether originFile (an origin without its key name)
+// names the file at path: the file name starts with the origin's, so a
+// rotated copy (events.jsonl.1, events.jsonl-20261203) still matches, and
+// the file's directories end with the origin's. An origin of a file name
+// alone (all earlier releases wrote) matches that name in any directory.
+func namesFile(originFile, path string) bool {
+	dir, name := pathpkg.Split(originFile)
+	if name == "" || !strings.HasPrefix(filepath.Base(path), name) {
+		return false
+	}
+	if dir == "" {
+		return true
+	}
+	abs, err := filepath.Abs(path)
+	return err == nil && strings.HasSuffix(filepath.ToSlash(filepath.Dir(abs))+"/", "/"+dir)
 }
 
 // originFileOf is origin without the name of the key that signed it: the

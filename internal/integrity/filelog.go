@@ -46,6 +46,8 @@ type fileLog struct {
 	broken error
 	// lastErr is the error the last seal logged, if it failed.
 	lastErr string
+	// opened is set once a seal got as far as the sidecars.
+	opened bool
 }
 
 // sealResult is what one seal did.
@@ -108,9 +110,10 @@ func (l *fileLog) sealOnce(ctx context.Context) (sealResult, error) {
 	if err := l.loadCheckpoints(cps, &res); err != nil {
 		return res, err
 	}
-	if !l.hasLast && !l.hasSigned {
-		res.unsigned = store.n
+	if !l.opened && !l.hasLast {
+		res.unsigned = store.n // found so: not a first seal of ours that failed
 	}
+	l.opened = true
 
 	if l.known {
 		err = l.hashNew(audit, store, size, &res)
@@ -295,10 +298,11 @@ func (l *fileLog) loadCheckpoints(cps *os.File, res *sealResult) error {
 // checkOrigin refuses checkpoints that name another file: a file sealed
 // elsewhere with the same key (another session's, with its sidecars) put
 // in this one's place verifies against its own checkpoints, and sealing on
-// would sign it as this file's history. Origins by file name alone, as
-// earlier releases wrote them below templated directories, still pass.
+// would sign it as this file's history. The rule is verify's (namesFile):
+// a rotated copy passes, and so do origins by file name alone, as earlier
+// releases wrote them below templated directories.
 func (l *fileLog) checkOrigin(c Checkpoint) error {
-	if c.Origin == l.origin || c.Origin == originOf(l.keys.Signer.Name(), l.path, "") {
+	if namesFile(originFileOf(c.Origin, l.keys.Signer.Name()), l.path) {
 		return nil
 	}
 	return tampered(l.path, "its checkpoints name another file (origin %q, this file's is %q): "+
@@ -327,8 +331,18 @@ func (l *fileLog) hashAll(audit *os.File, store *hashStore, size int64, res *sea
 	had := store.n
 	var i int64
 	leaves := newLeafReader(store.f, store.stored)
+	// The file's own tree up to the newest checkpoint: the store's
+	// interior hashes are not trusted to stand for its lines.
+	var tree Frontier
+	var rootAtLast tlog.Hash
 	lh := NewLeafHasher(func(h tlog.Hash) error {
 		defer func() { i++ }()
+		if l.hasLast && i < l.last.N {
+			tree.Push(h)
+			if tree.Size() == l.last.N {
+				rootAtLast = tree.Root()
+			}
+		}
 		if i < had {
 			want, err := leaves.leaf(i)
 			if err != nil {
@@ -353,11 +367,7 @@ func (l *fileLog) hashAll(audit *os.File, store *hashStore, size int64, res *sea
 		if store.n < l.last.N {
 			return tampered(l.path, "the file has %d lines, fewer than the %d of the newest checkpoint", store.n, l.last.N)
 		}
-		root, err := tlog.TreeHash(l.last.N, store)
-		if err != nil {
-			return fmt.Errorf("integrity: %s: %w", l.path, err)
-		}
-		if root != l.last.Hash {
+		if rootAtLast != l.last.Hash {
 			return tampered(l.path, "the first %d lines do not match the newest checkpoint's root hash", l.last.N)
 		}
 	}

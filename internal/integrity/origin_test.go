@@ -134,3 +134,29 @@ func swap(t *testing.T, a, b string) {
 		}
 	}
 }
+
+// A copy rotated with its sidecars (events.jsonl.1 beside events.jsonl)
+// is sealed on at the next start, as the exporter seals every file with a
+// store below the template's base: its checkpoints name the file it was
+// rotated from, which verify accepts too.
+func TestSealerAcceptsARotatedCopy(t *testing.T) {
+	k, pub := testKeys(t, "test")
+	base, _ := sealSessionDirs(t, k)
+	a := filepath.Join(base, "A", "events.jsonl")
+	rotated := a + ".1"
+	for _, suffix := range []string{"", StoreSuffix, CheckpointsSuffix} {
+		if err := os.Rename(a+suffix, rotated+suffix); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s, err := NewSealer(Settings{Keys: k, Interval: 1e9, OriginBase: base})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Seal(bg, rotated); err != nil {
+		t.Fatalf("rotated copy refused: %v", err)
+	}
+	if res := check(t, rotated, pub); res.Failure != nil || !res.OriginNames(rotated) {
+		t.Fatalf("%+v", res)
+	}
+}

@@ -8,6 +8,7 @@ import (
 
 	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest/observer"
+	"golang.org/x/mod/sumdb/note"
 	"golang.org/x/mod/sumdb/tlog"
 )
 
@@ -424,3 +425,66 @@ func TestSealErrorsAreLoggedOncePerCause(t *testing.T) {
 		t.Fatalf("%d errors logged, want a second after a success", n)
 	}
 }
+
+// A restarted sealer checks the file's own tree against the newest
+// checkpoint, not the store's interior hashes: a line edited with its
+// record hash in the store rewritten to match (the interior hashes left
+// as they were) is refused at start.
+func TestRestartRefusesAnEditWhoseRecordHashWasRewritten(t *testing.T) {
+	k, _ := testKeys(t, "test")
+	path := auditPath(t)
+	appendLocked(t, path, lines(1, 8))
+	if err := newSealer(t, k).Seal(bg, path); err != nil {
+		t.Fatal(err)
+	}
+	rewrite(t, path, `{"n":3}`, `{"n":4}`)
+	var forged tlog.Hash
+	lh := NewLeafHasher(func(h tlog.Hash) error { forged = h; return nil })
+	if _, err := lh.Write([]byte("{\"n\":4}\n")); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.OpenFile(StorePath(path), os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteAt(forged[:], tlog.StoredHashIndex(0, 2)*tlog.HashSize); err != nil {
+		t.Fatal(err)
+	}
+	_ = f.Close()
+
+	err = newSealer(t, k).Seal(bg, path)
+	if !errors.Is(err, ErrTampered) || !strings.Contains(err.Error(), "the first 8 lines do not match the newest checkpoint's root hash") {
+		t.Fatalf("Seal = %v, want tampering", err)
+	}
+}
+
+// A first seal of this process that hashed lines and then failed to
+// sign its checkpoint leaves the same state as removed checkpoints; the
+// retries do not warn of it as found.
+func TestOwnFailedFirstSealIsNoUnsignedWarning(t *testing.T) {
+	k, _ := testKeys(t, "test")
+	failing := *k
+	failing.Signer = failingSigner{k.Signer}
+	path := auditPath(t)
+	appendLocked(t, path, lines(1, 2))
+	core, logs := observer.New(zap.WarnLevel)
+	s, err := NewSealer(Settings{Keys: &failing, Interval: 1e9, Logger: zap.New(core)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		if err := s.Seal(bg, path); err == nil {
+			t.Fatal("sealed with a signer that fails")
+		}
+	}
+	if fi, err := os.Stat(StorePath(path)); err != nil || fi.Size() == 0 {
+		t.Fatalf("the store should hold the hashed lines: %v", err)
+	}
+	if n := logs.FilterMessageSnippet("holds lines no checkpoint signs").Len(); n != 0 {
+		t.Fatalf("%d unsigned warnings for this process's own failed seal", n)
+	}
+}
+
+type failingSigner struct{ note.Signer }
+
+func (failingSigner) Sign([]byte) ([]byte, error) { return nil, errors.New("signer down") }
