@@ -74,9 +74,9 @@ type Checker struct {
 	// only a store whose tree has a checkpoint's signed root may say which
 	// line changed.
 	storeTree Frontier
-	cpNum  int
-	next   *Checkpoint
-	prev   *Checkpoint
+	cpNum     int
+	next      *Checkpoint
+	prev      *Checkpoint
 	// firstDiff is the first line whose hash differs from the store's,
 	// used to say which line a failed checkpoint is about.
 	firstDiff int64
