@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/google/uuid"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 	"go.opentelemetry.io/collector/pdata/ptrace/ptraceotlp"
 	"go.uber.org/zap"
@@ -49,7 +50,10 @@ func (r *sandboxReceiver) serveTraces(req *http.Request) reply {
 	ctx := req.Context()
 	resp := ptraceotlp.NewExportResponse()
 	if r.nextLogs != nil {
-		if rp, ok := r.tracesToEvents(ctx, td, &reqBody, format, resp, otlpReply); !ok {
+		held, rp, ok := r.tracesToEvents(ctx, td, &reqBody, format, resp, otlpReply)
+		// Held to the end of the request, as the event intake holds its own.
+		defer r.release(held)
+		if !ok {
 			return rp
 		}
 	}
@@ -82,15 +86,16 @@ func decodeTraces(reqBody *requestBody, format string) (ptrace.Traces, error) {
 // tracesToEvents maps the request's sandbox spans to audit events and
 // delivers them to the logs pipeline. Spans that cannot be mapped are
 // rejected in resp's partial success when no traces pipeline takes them.
-// Unless ok, the request must be answered with rp instead.
+// Unless ok, the request must be answered with rp instead. held is the
+// event ids reserved for the request, for the caller to release.
 func (r *sandboxReceiver) tracesToEvents(ctx context.Context, td ptrace.Traces, reqBody *requestBody, format string,
 	resp ptraceotlp.ExportResponse, otlpReply replyBuilder,
-) (rp reply, ok bool) {
+) (held []uuid.UUID, rp reply, ok bool) {
 	events, st := r.mapper.AppendTraces(nil, td)
 	// Counted at their lines, as the event intake counts its events.
 	if err := reqBody.settle(encodedLen(events)); err != nil {
 		r.countRefused(ctx, reasonRetryable, len(events))
-		return readFailure(err, otlpReply), false
+		return nil, readFailure(err, otlpReply), false
 	}
 	r.countSpansSkipped(ctx, st.NotSandbox)
 	if st.Invalid > 0 {
@@ -107,16 +112,15 @@ func (r *sandboxReceiver) tracesToEvents(ctx context.Context, td ptrace.Traces, 
 	fresh, held, _, fits := r.dropDuplicates(ctx, events)
 	if !fits {
 		r.countRefused(ctx, reasonInFlight, len(events))
-		return inFlightReply(otlpReply), false
+		return nil, inFlightReply(otlpReply), false
 	}
-	defer r.release(held)
 	if err := r.deliverLogs(ctx, fresh, format); err != nil {
-		return refusedReply(err, otlpReply), false
+		return held, refusedReply(err, otlpReply), false
 	}
 	// The audit trail has them: a retry after a traces failure must not
 	// write them twice.
 	r.commit(fresh)
-	return reply{}, true
+	return held, reply{}, true
 }
 
 // otlpResponse answers an accepted request with its export response, in

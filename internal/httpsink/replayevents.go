@@ -26,18 +26,27 @@ func (s *Sink) replayBatchLines() int {
 // time, an endpoint with tens of milliseconds of latency drained the
 // spool slower than concurrent live pushes had filled it, and as every new
 // push queues behind the spool the sink never left it. The batch is
-// settled in its own order: the first line not delivered ends the round,
-// and other sessions' lines after it that went through are sent again in
-// the next (duplicates, as after a timeout; event_id tells them).
+// settled in its own order: the first line not delivered ends the round.
+// Other sessions' lines after it that went through are remembered (ahead)
+// and settled without a post in the next round, so a line the endpoint
+// keeps failing does not send them again every round.
 func (s *Sink) replayEvents(ctx context.Context, batch []byte, ack func(bytes, lines int)) error {
 	lines := splitLines(batch)
 	results := make([]replayResult, len(lines))
+	for i, l := range lines {
+		if _, ok := s.ahead[string(l)]; ok {
+			results[i] = replayResult{h: halved{acked: 1, settled: len(l)}, tried: true, early: true}
+		}
+	}
 	var wg sync.WaitGroup
 	for _, idx := range bySession(lines) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for _, i := range idx {
+				if results[i].early {
+					continue
+				}
 				hv := halver{post: s.replayPost, anyRefusal: true}
 				results[i].h, results[i].err = hv.send(ctx, lines[i], 1)
 				results[i].tried = true
@@ -48,24 +57,49 @@ func (s *Sink) replayEvents(ctx context.Context, batch []byte, ack func(bytes, l
 		}()
 	}
 	wg.Wait()
+	return s.settleEvents(ctx, lines, results, ack)
+}
+
+// settleEvents settles results in the batch's order up to the first line
+// not delivered, and keeps the lines delivered after it in ahead.
+func (s *Sink) settleEvents(ctx context.Context, lines [][]byte, results []replayResult, ack func(bytes, lines int)) error {
 	var done halved
-	for _, r := range results {
-		switch {
-		case r.err != nil:
+	for i, r := range results {
+		if r.err != nil || !r.tried {
+			s.keepAhead(lines[i+1:], results[i+1:])
+			if r.err == nil { // cannot happen: a session stops only after a failure, which comes first
+				r.err = errors.New("replay: an event was not sent")
+			}
 			return r.err
-		case !r.tried: // cannot happen: a session stops only after a failure, which comes first
-			return errors.New("replay: an event was not sent")
 		}
 		done = done.then(r.h)
 		s.replaySettled(ctx, r.h, done, ack)
+		delete(s.ahead, string(lines[i]))
 	}
 	return nil
+}
+
+// keepAhead remembers the lines the endpoint took after one it did not.
+// Bounded: they lie within the next batch, which starts at that line.
+func (s *Sink) keepAhead(lines [][]byte, results []replayResult) {
+	if len(s.ahead) > 4*replayEventsAtOnce {
+		clear(s.ahead) // stale: the spool moved on without settling them
+	}
+	for i, r := range results {
+		if r.tried && r.err == nil && !r.early {
+			if s.ahead == nil {
+				s.ahead = map[string]struct{}{}
+			}
+			s.ahead[string(lines[i])] = struct{}{}
+		}
+	}
 }
 
 type replayResult struct {
 	h     halved
 	err   error
 	tried bool
+	early bool // delivered in an earlier round (ahead)
 }
 
 // splitLines cuts whole "\n"-terminated lines apart, each keeping its "\n".
@@ -98,17 +132,15 @@ func bySession(lines [][]byte) [][]int {
 	return groups
 }
 
-// sessionOf is the session id of a canonical event line, or "".
+// sessionOf is the session id of a canonical event line, or "". Keys are
+// sorted, so data (which may hold a "session_id" of its own) comes first
+// and the top-level key is the last: only strings, numbers and null
+// follow it, and a quote inside a string is escaped.
 func sessionOf(line []byte) string {
 	const key = `"session_id":"`
-	i := bytes.Index(line, []byte(key))
-	if i < 0 {
+	i := bytes.LastIndex(line, []byte(key))
+	if i < 0 || len(line) < i+len(key)+37 || line[i+len(key)+36] != '"' {
 		return ""
 	}
-	rest := line[i+len(key):]
-	end := bytes.IndexByte(rest, '"')
-	if end < 0 {
-		return ""
-	}
-	return string(rest[:end])
+	return string(line[i+len(key) : i+len(key)+36])
 }

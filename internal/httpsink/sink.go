@@ -64,6 +64,10 @@ type Sink struct {
 	stateMu   sync.Mutex
 	down      bool      // the last delivery attempt failed
 	notBefore time.Time // the server's Retry-After, for the replayer
+
+	// ahead holds event-format lines the endpoint took past the first one
+	// it did not (see replayEvents); only the replayer goroutine uses it.
+	ahead map[string]struct{}
 }
 
 // New validates set and returns a Sink. On success the Sink owns set.Spool
