@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -10,7 +11,6 @@ import (
 
 	"github.com/sandboxaudit/sandboxaudit/auditevent"
 	jsonl "github.com/sandboxaudit/sandboxaudit/internal/lines"
-	"github.com/sandboxaudit/sandboxaudit/internal/ndjson"
 )
 
 // runCanon rewrites event JSON lines from stdin as canonical lines. A bad
@@ -133,7 +133,10 @@ func readChunks(ctx context.Context, in io.Reader, pool *chunkPool, order, work 
 		if err != nil {
 			return fmt.Errorf("reading stdin: %w", err)
 		}
-		if !ln.TooLong && ndjson.IsBlank(ln.Text) {
+		// Blank as Python's bytes.strip() has it (ASCII white space, VT
+		// and FF included), as the reference reads a file; a line of
+		// other Unicode spaces is not JSON, and is reported.
+		if !ln.TooLong && len(bytes.Trim(ln.Text, " \t\r\n\v\f")) == 0 {
 			continue
 		}
 		c.add(ln)

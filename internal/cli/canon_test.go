@@ -54,9 +54,10 @@ func TestCanonAllGood(t *testing.T) {
 
 // A line of Unicode spaces (no-break space, NEL, line separator,
 // ideographic space) is not JSON: it is reported, as the reference reports
-// it, not skipped as blank. JSON whitespace alone is blank.
+// it, not skipped as blank. ASCII white space alone (VT and FF too, as
+// Python's bytes.strip() has it) is blank.
 func TestCanonUnicodeSpacesAreNotBlank(t *testing.T) {
-	in := " \t\r\n" + "\u00a0\n" + "\u0085\n" + "\u2028\n" + "\u3000\n"
+	in := " \t\v\f\r\n" + "\u00a0\n" + "\u0085\n" + "\u2028\n" + "\u3000\n"
 	r := run(t, in, "canon")
 	assert.Equal(t, exitProblems, r.code)
 	assert.Empty(t, r.stdout)

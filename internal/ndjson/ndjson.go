@@ -96,7 +96,7 @@ func Lines(body []byte) iter.Seq2[int, []byte] {
 		for text := range bytes.Lines(body) {
 			line++
 			text = bytes.TrimSuffix(text, []byte{'\n'})
-			if IsBlank(text) {
+			if isBlank(text) {
 				continue
 			}
 			if !yield(line, text) {
@@ -106,9 +106,8 @@ func Lines(body []byte) iter.Seq2[int, []byte] {
 	}
 }
 
-// IsBlank reports whether a line holds only JSON whitespace (a line of
-// other Unicode spaces is not blank: it is not JSON, and is refused).
-func IsBlank(b []byte) bool {
+// isBlank reports whether a line holds only JSON whitespace.
+func isBlank(b []byte) bool {
 	for _, c := range b {
 		switch c {
 		case ' ', '\t', '\r':
