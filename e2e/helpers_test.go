@@ -107,6 +107,8 @@ type collector struct {
 	log  string
 	done chan struct{}
 	err  error // the Wait result, valid once done is closed
+	// readyAt is when the ready line was seen; see signalGrace.
+	readyAt time.Time
 }
 
 // startCollector writes config into dir, starts the collector there and
@@ -171,6 +173,7 @@ func (c *collector) waitReady(t *testing.T) {
 		b, err := os.ReadFile(c.log)
 		require.NoError(t, err)
 		if bytes.Contains(b, []byte(readyLine)) {
+			c.readyAt = time.Now()
 			return
 		}
 		require.False(t, c.exited(), "%s exited before it was ready: %v", c.name, c.err)
@@ -213,9 +216,16 @@ func (c *collector) waitListening(t *testing.T, addrs ...string) {
 	}
 }
 
+// signalGrace is how long after the ready line stop waits before its SIGTERM.
+// The collector logs that line and only then asks for SIGTERM
+// (otelcol.Collector.Run), so a signal sent at once can find the default
+// action in place and end the process (seen in CI, under load).
+const signalGrace = 250 * time.Millisecond
+
 // stop sends SIGTERM and requires a clean exit (status 0).
 func (c *collector) stop(t *testing.T) {
 	t.Helper()
+	time.Sleep(time.Until(c.readyAt.Add(signalGrace)))
 	require.NoError(t, c.cmd.Process.Signal(syscall.SIGTERM))
 	select {
 	case <-c.done:

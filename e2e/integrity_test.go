@@ -7,7 +7,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -204,11 +203,8 @@ func TestIntegrityCollectorAndPythonWriter(t *testing.T) {
 		// ...and a checkpoint forged with that key is named by verify.
 		require.NoError(t, os.Remove(p+".checkpoints"))
 		require.NoError(t, os.Remove(p+".tlog"))
-		c3 := exec.Command(bins.collector, "--config", writeConfig(t, c2dir, integrityConfig(sandbox2, p, otherKey, "200ms")))
-		require.NoError(t, c3.Start())
-		time.Sleep(time.Second)
-		require.NoError(t, c3.Process.Signal(syscall.SIGTERM))
-		require.NoError(t, c3.Wait())
+		c3 := startCollector(t, "collector-forging", t.TempDir(), integrityConfig(sandbox2, p, otherKey, "200ms"), sandbox2)
+		c3.stop(t)
 		code, out := runCLI(t, "verify", "--key", pubPath, p)
 		require.Equal(t, 1, code, out)
 		require.Contains(t, out, "checkpoint #1: not signed by key e2e-audit+")
