@@ -208,8 +208,9 @@ func (e *auditExporter) writeFiltered(ctx context.Context, events []auditevent.E
 	fileEvents, inFile := events, 0
 	httpEvents, inHTTP := events, 0
 	if e.file != nil && e.http != nil {
-		fileEvents, inFile = e.file.ids.unwritten(events)
-		httpEvents, inHTTP = e.http.ids.unwritten(events)
+		ids := eventIDs(events, nil)
+		fileEvents, inFile = e.file.ids.unwritten(events, ids)
+		httpEvents, inHTTP = e.http.ids.unwritten(events, ids)
 		if inFile+inHTTP > 0 {
 			e.logger.Debug("Left out events a sink already holds", zap.Int("file", inFile), zap.Int("http", inHTTP))
 		}

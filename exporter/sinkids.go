@@ -33,14 +33,14 @@ func newSinkIDs() *sinkIDs {
 	return &sinkIDs{w: newEventIDWindow(sinkIDWindow)}
 }
 
-// unwritten returns the events whose ids the window does not hold, and
-// how many it left out. Without any left out (or without a window) it
-// returns events itself.
-func (f *sinkIDs) unwritten(events []auditevent.Event) ([]auditevent.Event, int) {
+// unwritten returns the events whose ids (eventIDs of events, computed
+// once by the caller for both sinks) the window does not hold, and how
+// many it left out. Without any left out (or without a window) it returns
+// events itself.
+func (f *sinkIDs) unwritten(events []auditevent.Event, ids []uuid.UUID) ([]auditevent.Event, int) {
 	if f == nil {
 		return events, 0
 	}
-	ids := eventIDs(events, nil)
 	present := make([]bool, len(ids))
 	f.w.Has(ids, present)
 	n := 0
