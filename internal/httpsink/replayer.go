@@ -109,6 +109,7 @@ func (s *Sink) longestPause() time.Duration {
 }
 
 // replayRound sends the spool, oldest line first, one request at a time
+// (in event format, one per session side by side: see replayEvents)
 // without retries: the first failure ends the round (the next round is the
 // retry). It returns the delivery failure that ended the round, if any.
 func (s *Sink) replayRound(ctx context.Context) error {
@@ -139,13 +140,14 @@ func (s *Sink) replayRound(ctx context.Context) error {
 	return err
 }
 
-// replaySend is the spool's send callback: one POST per batch (one line per
-// batch in event format), halved on a refusal (halver). A refusal of the
-// content (StatusError.Permanent) drops the lines visibly and acknowledges
-// them: kept, they would block the spool forever. Every other failure, the
-// endpoint refusing us included, ends the round with the rest of the batch
-// still in the spool. Each part settled is acknowledged as it is (ack), so
-// neither a later failure nor a crash sends it again.
+// replaySend is the spool's send callback: one POST per batch (in event
+// format, one per line, by replayEvents), halved on a refusal (halver). A
+// refusal of the content (StatusError.Permanent) drops the lines visibly
+// and acknowledges them: kept, they would block the spool forever. Every
+// other failure, the endpoint refusing us included, ends the round with
+// the rest of the batch still in the spool. Each part settled is
+// acknowledged as it is (ack), so neither a later failure nor a crash
+// sends it again.
 func (s *Sink) replaySend(ctx context.Context, batch []byte, lines int, ack func(bytes, lines int)) error {
 	if s.set.Format == FormatEvent && lines > 1 {
 		return s.replayEvents(ctx, batch, ack)
