@@ -107,16 +107,12 @@ type requestBody struct {
 // The reservation stays until done.
 func (rb *requestBody) recycle() {
 	if rb.first != nil {
-		rb.put(rb.first)
+		rb.r.chunks.put(rb.first)
 	}
 	for _, c := range rb.more {
-		rb.put(c)
+		rb.r.chunks.put(c)
 	}
 	rb.first, rb.more, rb.b = nil, nil, nil
-}
-
-func (rb *requestBody) put(c *[]byte) {
-	rb.r.chunks.put(c)
 }
 
 // done gives the reservation back.
