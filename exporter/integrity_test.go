@@ -234,13 +234,11 @@ func (ie *integrityExporters) sum(t *testing.T, name string) int64 {
 	return sumPoints(m, "", "")
 }
 
-// TestIntegrityTemplatedPath: one tree and one checkpoint chain per session
-// file; at the next start, lines another writer appended to a session file
-// the collector no longer writes are sealed too.
 // TestIntegrityTemplatedPath, for an absolute and a relative path (the
-// README's examples are relative): files sealed, each named by its
-// session's directory, and at the next start what another writer appended
-// is sealed.
+// README's examples are relative): one tree and one checkpoint chain per
+// session file, each named by its session's directory; at the next start,
+// lines another writer appended to a session file the collector no longer
+// writes are sealed too.
 func TestIntegrityTemplatedPath(t *testing.T) {
 	for _, relative := range []bool{false, true} {
 		t.Run(fmt.Sprintf("relative=%v", relative), func(t *testing.T) {
