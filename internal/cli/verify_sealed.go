@@ -38,15 +38,13 @@ func (v *verifier) verifySealed(ctx context.Context, name string, f *os.File) er
 		}
 	}
 	if !res.OriginNames(name) {
-		what := "integrity: the checkpoints name another file (origin %q): this file may have been swapped for another " +
-			"sealed with the same key, or renamed or moved with its sidecars (--allow-renamed accepts that)"
-		if v.opts.allowRenamed {
-			what = "integrity: warning: the checkpoints name another file (origin %q): " +
-				"this file may have been swapped for another sealed with the same key"
-		} else {
+		level, more := "warning: ", ""
+		if !v.opts.allowRenamed {
 			v.sum.Problems++
+			level, more = "", ", or renamed or moved with its sidecars (--allow-renamed accepts that)"
 		}
-		_, _ = fmt.Fprintf(v.out, "%s: "+what+"\n", name, res.Origin)
+		_, _ = fmt.Fprintf(v.out, "%s: integrity: %sthe checkpoints name another file (origin %q): "+
+			"this file may have been swapped for another sealed with the same key%s\n", name, level, res.Origin, more)
 	}
 	if res.StoreDamage != "" {
 		// The evidence holds; only the derived store (which prove needs)
