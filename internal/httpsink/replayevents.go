@@ -34,8 +34,8 @@ func (s *Sink) replayEvents(ctx context.Context, batch []byte, ack func(bytes, l
 	lines := splitLines(batch)
 	results := make([]replayResult, len(lines))
 	for i, l := range lines {
-		if _, ok := s.ahead[string(l)]; ok {
-			results[i] = replayResult{h: halved{acked: 1, settled: len(l)}, tried: true, early: true}
+		if h, ok := s.ahead[string(l)]; ok {
+			results[i] = replayResult{h: h, tried: true, early: true}
 		}
 	}
 	var wg sync.WaitGroup
@@ -79,8 +79,10 @@ func (s *Sink) settleEvents(ctx context.Context, lines [][]byte, results []repla
 	return nil
 }
 
-// keepAhead remembers the lines the endpoint took after one it did not.
-// Bounded: they lie within the next batch, which starts at that line.
+// keepAhead remembers the lines the endpoint answered after one it did not,
+// with their outcome (acknowledged, or refused as content), so the next
+// round settles each as it went. Bounded: they lie within the next batch,
+// which starts at that line.
 func (s *Sink) keepAhead(lines [][]byte, results []replayResult) {
 	if len(s.ahead) > 4*replayEventsAtOnce {
 		clear(s.ahead) // stale: the spool moved on without settling them
@@ -88,9 +90,9 @@ func (s *Sink) keepAhead(lines [][]byte, results []replayResult) {
 	for i, r := range results {
 		if r.tried && r.err == nil && !r.early {
 			if s.ahead == nil {
-				s.ahead = map[string]struct{}{}
+				s.ahead = map[string]halved{}
 			}
-			s.ahead[string(lines[i])] = struct{}{}
+			s.ahead[string(lines[i])] = r.h
 		}
 	}
 }

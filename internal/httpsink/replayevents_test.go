@@ -155,6 +155,45 @@ func TestReplayEventsPoisonLineSendsOthersOnce(t *testing.T) {
 	assert.Equal(t, 6, f.obs.stats().replayed)
 }
 
+// A line the endpoint refused as content past the failing one is settled
+// as refused in the next round (logged and counted as dropped), not as
+// delivered.
+func TestReplayEventsRefusalAheadIsDropped(t *testing.T) {
+	a, b := uuid.New(), uuid.New()
+	path := writeSessions(t, []uuid.UUID{a, b}, 3)
+	poison := makeLines(t, a, 1, 1, 10)
+	poison = poison[:len(poison)-1]
+	refused := makeLines(t, b, 2, 2, 10)
+	refused = refused[:len(refused)-1]
+	var mu sync.Mutex
+	failures, refusals := 0, 0
+	f := newFixture(t, FormatEvent, false, func(s *Settings) { s.Spool = openSpool(t, path, 0) })
+	f.srv.setDefault(func(w http.ResponseWriter, r *http.Request, body []byte) bool {
+		mu.Lock()
+		defer mu.Unlock()
+		switch string(body) {
+		case string(poison):
+			if failures < 2 {
+				failures++
+				return status(http.StatusServiceUnavailable, nil, "")(w, r, body)
+			}
+		case string(refused):
+			refusals++
+			return status(http.StatusBadRequest, nil, "")(w, r, body)
+		}
+		return ok(w, r, body)
+	})
+	f.start(t)
+	waitDrained(t, f.sink.spool, path)
+
+	mu.Lock()
+	assert.Equal(t, 1, refusals, "the refused line is posted once")
+	mu.Unlock()
+	st := f.obs.stats()
+	assert.Equal(t, 5, st.replayed)
+	assert.Equal(t, 1, st.dropped[ReasonHTTP4xx])
+}
+
 func TestSessionOfIsTheTopLevelKey(t *testing.T) {
 	s := uuid.New()
 	line := makeLines(t, s, 1, 1, 10)

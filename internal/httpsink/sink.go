@@ -65,9 +65,10 @@ type Sink struct {
 	down      bool      // the last delivery attempt failed
 	notBefore time.Time // the server's Retry-After, for the replayer
 
-	// ahead holds event-format lines the endpoint took past the first one
-	// it did not (see replayEvents); only the replayer goroutine uses it.
-	ahead map[string]struct{}
+	// ahead holds event-format lines the endpoint answered past the first
+	// one it did not, with their outcome (see replayEvents); only the
+	// replayer goroutine uses it.
+	ahead map[string]halved
 }
 
 // New validates set and returns a Sink. On success the Sink owns set.Spool
