@@ -236,7 +236,14 @@ func TestVerifyKeyWarnsOfASymlinkedStore(t *testing.T) {
 	require.NoError(t, os.Symlink(store+".real", store))
 	res := run(t, "", "verify", "--key", pub, path)
 	require.Equal(t, 0, res.code, res.stdout)
-	require.Contains(t, res.stdout, store+": integrity: warning: the hash store is damaged (not used: ")
+	require.Contains(t, res.stdout, store+": integrity: warning: the hash store is not used (")
+
+	// With a changed line, nothing claims the lines are intact.
+	changeDuration(t, path)
+	res = run(t, "", "verify", "--key", pub, path)
+	require.Equal(t, exitProblems, res.code, res.stdout)
+	require.Contains(t, res.stdout, "the hash store is not used")
+	require.NotContains(t, res.stdout, "intact")
 }
 
 func TestVerifyKeyWithoutCheckpointsFails(t *testing.T) {

@@ -46,6 +46,11 @@ func (v *verifier) verifySealed(ctx context.Context, name string, f *os.File) er
 		_, _ = fmt.Fprintf(v.out, "%s: integrity: %sthe checkpoints name another file (origin %q): "+
 			"this file may have been swapped for another sealed with the same key%s\n", name, level, res.Origin, more)
 	}
+	if res.StoreUnused != "" {
+		_, _ = fmt.Fprintf(v.out, "%s: integrity: warning: the hash store is not used (%s), so a changed line "+
+			"is named by its range only and prove cannot run. Put a regular file back, or remove it and the collector "+
+			"rebuilds it from the file\n", integrity.StorePath(name), res.StoreUnused)
+	}
 	if res.StoreDamage != "" {
 		// The evidence holds; only the derived store (which prove needs)
 		// does not. A failure here would point the operator at the lines.

@@ -33,6 +33,9 @@ type CheckResult struct {
 	// between two checkpoints whose roots both match the file: the lines
 	// are intact, the derived store is not (prove needs it).
 	StoreDamage string
+	// StoreUnused says why the hash store could not be opened (a symlink
+	// or a FIFO in its place): nothing is known of the lines from it.
+	StoreUnused string
 	// Origin is the checkpoints' origin ("<key name>/<file name>", or
 	// "<key name>/<directories>/<file name>" below a templated directory,
 	// as the collector writes it), for OriginNames.
@@ -100,7 +103,7 @@ func NewChecker(path string, v note.Verifier) (*Checker, error) {
 		c.storeR = bufio.NewReaderSize(st, 64<<10)
 	case !errors.Is(err, os.ErrNotExist):
 		// A symlink or a FIFO in its place is not ignored in silence.
-		c.res.StoreDamage = fmt.Sprintf("not used: %v", err)
+		c.res.StoreUnused = err.Error()
 	}
 	c.hasher = NewLeafHasher(c.leaf)
 	c.advance()
