@@ -69,17 +69,33 @@ func perSession(events []auditevent.Event) map[uuid.UUID][]int64 {
 	return out
 }
 
+// replaySpooled spools n events of each of sessions, interleaved, starts an
+// event-format sink on that spool with answer as the endpoint, and waits
+// until the spool is drained.
+func replaySpooled(t *testing.T, sessions []uuid.UUID, n int64, answer behaviour) *fixture {
+	t.Helper()
+	path := writeSessions(t, sessions, n)
+	f := newFixture(t, FormatEvent, false, func(s *Settings) { s.Spool = openSpool(t, path, 0) })
+	f.srv.setDefault(answer)
+	f.start(t)
+	waitDrained(t, f.sink.spool, path)
+	return f
+}
+
+// eventBody is the request body the replayer posts for session's event seq.
+func eventBody(t *testing.T, session uuid.UUID, seq int64) string {
+	t.Helper()
+	line := makeLines(t, session, seq, seq, 10)
+	return string(line[:len(line)-1])
+}
+
 // In event format the replayer posts different sessions' events side by
 // side (one at a time it drained a spool slower than live pushes filled
 // it), each session's in order.
 func TestReplayEventsOfSessionsSideBySide(t *testing.T) {
 	sessions := []uuid.UUID{uuid.New(), uuid.New(), uuid.New(), uuid.New()}
-	path := writeSessions(t, sessions, 5)
 	srv := &overlapServer{two: make(chan struct{})}
-	f := newFixture(t, FormatEvent, false, func(s *Settings) { s.Spool = openSpool(t, path, 0) })
-	f.srv.setDefault(srv.behaviour)
-	f.start(t)
-	waitDrained(t, f.sink.spool, path)
+	f := replaySpooled(t, sessions, 5, srv.behaviour)
 
 	srv.mu.Lock()
 	most := srv.most
@@ -98,14 +114,11 @@ func TestReplayEventsOfSessionsSideBySide(t *testing.T) {
 // that went through after that line are not sent again.
 func TestReplayEventsSettleInOrder(t *testing.T) {
 	a, b := uuid.New(), uuid.New()
-	path := writeSessions(t, []uuid.UUID{a, b}, 4)
-	failB2 := makeLines(t, b, 2, 2, 10)
-	failB2 = failB2[:len(failB2)-1]
+	failB2 := eventBody(t, b, 2)
 	var once sync.Once
-	f := newFixture(t, FormatEvent, false, func(s *Settings) { s.Spool = openSpool(t, path, 0) })
-	f.srv.setDefault(func(w http.ResponseWriter, r *http.Request, body []byte) bool {
+	f := replaySpooled(t, []uuid.UUID{a, b}, 4, func(w http.ResponseWriter, r *http.Request, body []byte) bool {
 		failed := false
-		if string(body) == string(failB2) {
+		if string(body) == failB2 {
 			once.Do(func() { failed = true })
 		}
 		if failed {
@@ -113,8 +126,6 @@ func TestReplayEventsSettleInOrder(t *testing.T) {
 		}
 		return ok(w, r, body)
 	})
-	f.start(t)
-	waitDrained(t, f.sink.spool, path)
 
 	got := perSession(f.srv.acceptedEvents(t))
 	assert.Equal(t, seqRange(1, 4), got[b], "b: in order, each once")
@@ -125,15 +136,12 @@ func TestReplayEventsSettleInOrder(t *testing.T) {
 // sessions' lines it took in the meantime are not sent again each round.
 func TestReplayEventsPoisonLineSendsOthersOnce(t *testing.T) {
 	a, b := uuid.New(), uuid.New()
-	path := writeSessions(t, []uuid.UUID{a, b}, 3)
-	poison := makeLines(t, a, 1, 1, 10)
-	poison = poison[:len(poison)-1]
+	poison := eventBody(t, a, 1)
 	var mu sync.Mutex
 	failures := 0
-	f := newFixture(t, FormatEvent, false, func(s *Settings) { s.Spool = openSpool(t, path, 0) })
-	f.srv.setDefault(func(w http.ResponseWriter, r *http.Request, body []byte) bool {
+	f := replaySpooled(t, []uuid.UUID{a, b}, 3, func(w http.ResponseWriter, r *http.Request, body []byte) bool {
 		mu.Lock()
-		fail := string(body) == string(poison) && failures < 5
+		fail := string(body) == poison && failures < 5
 		if fail {
 			failures++
 		}
@@ -143,8 +151,6 @@ func TestReplayEventsPoisonLineSendsOthersOnce(t *testing.T) {
 		}
 		return ok(w, r, body)
 	})
-	f.start(t)
-	waitDrained(t, f.sink.spool, path)
 
 	mu.Lock()
 	assert.Equal(t, 5, failures, "five rounds ended at the poison line")
@@ -160,31 +166,24 @@ func TestReplayEventsPoisonLineSendsOthersOnce(t *testing.T) {
 // delivered.
 func TestReplayEventsRefusalAheadIsDropped(t *testing.T) {
 	a, b := uuid.New(), uuid.New()
-	path := writeSessions(t, []uuid.UUID{a, b}, 3)
-	poison := makeLines(t, a, 1, 1, 10)
-	poison = poison[:len(poison)-1]
-	refused := makeLines(t, b, 2, 2, 10)
-	refused = refused[:len(refused)-1]
+	poison, refused := eventBody(t, a, 1), eventBody(t, b, 2)
 	var mu sync.Mutex
 	failures, refusals := 0, 0
-	f := newFixture(t, FormatEvent, false, func(s *Settings) { s.Spool = openSpool(t, path, 0) })
-	f.srv.setDefault(func(w http.ResponseWriter, r *http.Request, body []byte) bool {
+	f := replaySpooled(t, []uuid.UUID{a, b}, 3, func(w http.ResponseWriter, r *http.Request, body []byte) bool {
 		mu.Lock()
 		defer mu.Unlock()
 		switch string(body) {
-		case string(poison):
+		case poison:
 			if failures < 2 {
 				failures++
 				return status(http.StatusServiceUnavailable, nil, "")(w, r, body)
 			}
-		case string(refused):
+		case refused:
 			refusals++
 			return status(http.StatusBadRequest, nil, "")(w, r, body)
 		}
 		return ok(w, r, body)
 	})
-	f.start(t)
-	waitDrained(t, f.sink.spool, path)
 
 	mu.Lock()
 	assert.Equal(t, 1, refusals, "the refused line is posted once")
