@@ -177,6 +177,7 @@ func TestVerifyKeyDetectsTampering(t *testing.T) {
 			res := run(t, "", "verify", "--key", pub, "--allow-duplicates", path)
 			require.Equal(t, exitProblems, res.code, res.stdout)
 			require.Contains(t, res.stdout, tc.want)
+			require.Contains(t, res.stdout, "(sealed and checkpoints count only what passed before the failure)")
 			require.Contains(t, res.stdout, "FAILED")
 		})
 	}

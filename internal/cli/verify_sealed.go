@@ -61,7 +61,13 @@ func (v *verifier) verifySealed(ctx context.Context, name string, f *os.File) er
 		_, _ = fmt.Fprintf(v.out, "%s: integrity: warning: the hash store is damaged (%s); %s. "+
 			"Move it aside and the collector rebuilds it from the file\n", integrity.StorePath(name), res.StoreDamage, intact)
 	}
-	_, _ = fmt.Fprintf(v.out, "%s: integrity: lines=%d sealed=%d unsealed=%d checkpoints=%d\n",
-		name, res.Lines, res.Sealed, res.Lines-res.Sealed, res.Checkpoints)
+	// After a failure the counts stop at it: "checkpoints=0" beside "checkpoint #1" read as if none
+	// had been found.
+	upTo := ""
+	if res.Failure != nil {
+		upTo = " (sealed and checkpoints count only what passed before the failure)"
+	}
+	_, _ = fmt.Fprintf(v.out, "%s: integrity: lines=%d sealed=%d unsealed=%d checkpoints=%d%s\n",
+		name, res.Lines, res.Sealed, res.Lines-res.Sealed, res.Checkpoints, upTo)
 	return nil
 }
