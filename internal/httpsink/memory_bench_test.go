@@ -44,7 +44,7 @@ func BenchmarkMemorySpoolReplay(b *testing.B) {
 				}
 				m := heaptest.Start()
 				b.StartTimer()
-				if err := sk.replayRound(ctx); err != nil || sp.Pending() {
+				if _, err := sk.replayRound(ctx); err != nil || sp.Pending() {
 					b.Fatalf("replay: %v (pending: %v)", err, sp.Pending())
 				}
 				b.StopTimer()

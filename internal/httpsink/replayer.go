@@ -14,7 +14,10 @@ import (
 // failed round (network error, 429, 5xx, or the endpoint refusing us) marks
 // the endpoint down and doubles the pause, from ReplayInterval up to
 // max(ReplayInterval, Retry.MaxInterval), and never earlier than the
-// server's Retry-After. The lines stay in the spool.
+// server's Retry-After. The lines stay in the spool. A round that delivered
+// lines before it failed is not a failed round: the next one starts at once
+// (after any Retry-After), since counting it as one left a spool under a
+// few per cent of transient errors draining at a few events a second.
 func (s *Sink) runReplayer(ctx context.Context) {
 	defer close(s.replayerDone)
 	failures := 0
@@ -37,17 +40,21 @@ func (s *Sink) runReplayer(ctx context.Context) {
 			timer.Reset(d)
 			continue
 		}
-		err := s.replayRound(ctx)
+		sent, err := s.replayRound(ctx)
 		if ctx.Err() != nil {
 			return
 		}
 		upkeep = s.logUpkeep(upkeep)
-		if err == nil {
+		progressed := err != nil && sent > 0
+		if err == nil || progressed {
 			failures = 0
 		} else {
 			failures++
 		}
 		wait := s.nextRoundIn(failures, time.Now())
+		if progressed {
+			wait = max(0, time.Until(s.waitUntil()))
+		}
 		if se := endpointRefusal(err); se != nil {
 			// Once per round: at most one line per capped backoff step.
 			s.logEndpointRefused(se, "replay", zap.String("outcome", "kept in the spool"),
@@ -111,11 +118,12 @@ func (s *Sink) longestPause() time.Duration {
 // replayRound sends the spool, oldest line first, one request at a time
 // (in event format, one per session side by side: see replayEvents)
 // without retries: the first failure ends the round (the next round is the
-// retry). It returns the delivery failure that ended the round, if any.
-func (s *Sink) replayRound(ctx context.Context) error {
+// retry). It returns the lines it settled and the delivery failure that
+// ended the round, if any.
+func (s *Sink) replayRound(ctx context.Context) (int, error) {
 	if !s.spool.Pending() && s.spool.Upkeep() == nil {
 		s.markUp()
-		return nil
+		return 0, nil
 	}
 	sent, err := s.spool.ReplayAcked(ctx, s.replayBatchLines(), s.set.MaxBatchBytes, s.replaySend)
 	s.observeSpoolSize()
@@ -125,10 +133,10 @@ func (s *Sink) replayRound(ctx context.Context) error {
 		if s.spool.Pending() {
 			s.kick() // lines arrived during the round
 		}
-		return nil
+		return sent, nil
 	}
 	if ctx.Err() != nil {
-		return err
+		return sent, err
 	}
 	var se *StatusError
 	var notBefore time.Time
@@ -137,7 +145,7 @@ func (s *Sink) replayRound(ctx context.Context) error {
 	}
 	s.markDown(err, notBefore)
 	s.set.Logger.Debug("spool replay round stopped", zap.Int("lines", sent), zap.Error(err))
-	return err
+	return sent, err
 }
 
 // replaySend is the spool's send callback: one POST per batch (in event

@@ -23,6 +23,7 @@ type overlapServer struct {
 	inFlight int
 	most     int
 	two      chan struct{}
+	closed   bool
 }
 
 func (o *overlapServer) behaviour(w http.ResponseWriter, r *http.Request, b []byte) bool {
@@ -31,7 +32,8 @@ func (o *overlapServer) behaviour(w http.ResponseWriter, r *http.Request, b []by
 	if o.inFlight > o.most {
 		o.most = o.inFlight
 	}
-	if o.inFlight == 2 {
+	if o.inFlight == 2 && !o.closed { // the first time only: it can reach 2 again
+		o.closed = true
 		close(o.two)
 	}
 	o.mu.Unlock()
@@ -72,10 +74,11 @@ func perSession(events []auditevent.Event) map[uuid.UUID][]int64 {
 // replaySpooled spools n events of each of sessions, interleaved, starts an
 // event-format sink on that spool with answer as the endpoint, and waits
 // until the spool is drained.
-func replaySpooled(t *testing.T, sessions []uuid.UUID, n int64, answer behaviour) *fixture {
+func replaySpooled(t *testing.T, sessions []uuid.UUID, n int64, answer behaviour, opts ...fixtureOpt) *fixture {
 	t.Helper()
 	path := writeSessions(t, sessions, n)
-	f := newFixture(t, FormatEvent, false, func(s *Settings) { s.Spool = openSpool(t, path, 0) })
+	opts = append([]fixtureOpt{func(s *Settings) { s.Spool = openSpool(t, path, 0) }}, opts...)
+	f := newFixture(t, FormatEvent, false, opts...)
 	f.srv.setDefault(answer)
 	f.start(t)
 	waitDrained(t, f.sink.spool, path)
@@ -200,4 +203,58 @@ func TestSessionOfIsTheTopLevelKey(t *testing.T) {
 	require.Contains(t, string(nested), `"data":{"session_id":`)
 	assert.Equal(t, s.String(), sessionOf(nested))
 	assert.Empty(t, sessionOf([]byte(`{"session_id":"short"}`)))
+}
+
+// A round that delivered lines before a transient failure is no failed
+// round: the next starts at once, not after replay_interval and a growing
+// backoff (a few per cent of 503s left a spool draining at a few events a
+// second).
+func TestReplayAfterProgressDoesNotBackOff(t *testing.T) {
+	s := uuid.New()
+	failSeq3 := eventBody(t, s, 3)
+	var once sync.Once
+	f := replaySpooled(t, []uuid.UUID{s}, 6, func(w http.ResponseWriter, r *http.Request, body []byte) bool {
+		failed := false
+		if string(body) == failSeq3 {
+			once.Do(func() { failed = true })
+		}
+		if failed {
+			return status(http.StatusServiceUnavailable, nil, "")(w, r, body)
+		}
+		return ok(w, r, body)
+	}, func(set *Settings) { set.ReplayInterval = time.Minute })
+
+	assert.Equal(t, seqRange(1, 6), perSession(f.srv.acceptedEvents(t))[s])
+}
+
+// A Retry-After on any line of a round is heeded, not only on the first
+// line that failed in spool order.
+func TestReplayEventsHeedRetryAfterOfAnyLine(t *testing.T) {
+	a, b := uuid.New(), uuid.New()
+	failA1, waitB1 := eventBody(t, a, 1), eventBody(t, b, 1)
+	var mu sync.Mutex
+	var b1Posts []time.Time
+	failedA1 := false
+	replaySpooled(t, []uuid.UUID{a, b}, 2, func(w http.ResponseWriter, r *http.Request, body []byte) bool {
+		mu.Lock()
+		defer mu.Unlock()
+		switch string(body) {
+		case failA1:
+			if !failedA1 {
+				failedA1 = true
+				return status(http.StatusServiceUnavailable, nil, "")(w, r, body)
+			}
+		case waitB1:
+			b1Posts = append(b1Posts, time.Now())
+			if len(b1Posts) == 1 {
+				return status(http.StatusTooManyRequests, map[string]string{"Retry-After": "2"}, "")(w, r, body)
+			}
+		}
+		return ok(w, r, body)
+	}, func(set *Settings) { set.Retry.MaxInterval = 10 * time.Second }) // Retry-After is capped at the longest pause
+
+	mu.Lock()
+	defer mu.Unlock()
+	require.Len(t, b1Posts, 2)
+	assert.GreaterOrEqual(t, b1Posts[1].Sub(b1Posts[0]), 1500*time.Millisecond, "posted again before its Retry-After")
 }
