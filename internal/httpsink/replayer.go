@@ -51,9 +51,11 @@ func (s *Sink) runReplayer(ctx context.Context) {
 		} else {
 			failures++
 		}
-		wait := s.nextRoundIn(failures, time.Now())
+		var wait time.Duration
 		if progressed {
 			wait = max(0, time.Until(s.waitUntil()))
+		} else {
+			wait = s.nextRoundIn(failures, time.Now())
 		}
 		if se := endpointRefusal(err); se != nil {
 			// Once per round: at most one line per capped backoff step.
@@ -138,14 +140,19 @@ func (s *Sink) replayRound(ctx context.Context) (int, error) {
 	if ctx.Err() != nil {
 		return sent, err
 	}
-	var se *StatusError
-	var notBefore time.Time
-	if errors.As(err, &se) && se.RetryAfter > 0 {
-		notBefore = time.Now().Add(se.RetryAfter)
-	}
-	s.markDown(err, notBefore)
+	s.markDown(err, notBeforeOf(err))
 	s.set.Logger.Debug("spool replay round stopped", zap.Int("lines", sent), zap.Error(err))
 	return sent, err
+}
+
+// notBeforeOf is when err's Retry-After lets the next attempt run (zero:
+// none asked).
+func notBeforeOf(err error) time.Time {
+	var se *StatusError
+	if errors.As(err, &se) && se.RetryAfter > 0 {
+		return time.Now().Add(se.RetryAfter)
+	}
+	return time.Time{}
 }
 
 // replaySend is the spool's send callback: one POST per batch (in event

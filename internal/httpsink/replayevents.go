@@ -6,7 +6,6 @@ import (
 	"errors"
 	"sync"
 	"sync/atomic"
-	"time"
 )
 
 // replayEventsAtOnce is how many spooled events the replayer takes per
@@ -73,11 +72,11 @@ func (s *Sink) replayEvents(ctx context.Context, batch []byte, ack func(bytes, l
 // one, and reports whether it did. The round's error is the first failed
 // line's in spool order, which need not be the answer that asked to wait.
 func (s *Sink) heedRetryAfter(err error) bool {
-	var se *StatusError
-	if !errors.As(err, &se) || se.RetryAfter <= 0 {
+	nb := notBeforeOf(err)
+	if nb.IsZero() {
 		return false
 	}
-	s.markDown(err, time.Now().Add(se.RetryAfter))
+	s.markDown(err, nb)
 	return true
 }
 
