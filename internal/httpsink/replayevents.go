@@ -3,69 +3,50 @@ package httpsink
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"errors"
-	"sync"
-	"sync/atomic"
 )
 
-// replayEventsAtOnce is how many spooled events the replayer takes per
-// batch in event format, and so the most requests it has in flight. With
-// 16, an endpoint answering in 50–200 ms took about 80 events/s from the
-// spool, less than 150 sessions posting live, and the sink never left it.
-const replayEventsAtOnce = 64
+const (
+	// replayEventsInFlight is the most event-format requests the replayer
+	// has in flight. Posted one at a time, an endpoint with tens of
+	// milliseconds of latency drained the spool slower than concurrent live
+	// pushes (which queue behind it) filled it, and the sink never left it.
+	replayEventsInFlight = 64
+	// replayEventsPerBatch is the spool batch the replayer takes in event
+	// format. The window rolls within a batch and waits for its slowest
+	// request only at the batch's end, so the batch is many windows long:
+	// settled 64 at a time, a 50–200 ms endpoint took about 270 events/s.
+	replayEventsPerBatch = 1024
+)
 
 // replayBatchLines is the spool batch the replayer asks for: in event
-// format several events (posted one per request by replayEvents), in
-// ndjson one request's worth.
+// format many events (posted one per request by replayEvents), in ndjson
+// one request's worth.
 func (s *Sink) replayBatchLines() int {
 	if s.set.Format == FormatEvent {
-		return replayEventsAtOnce
+		return replayEventsPerBatch
 	}
 	return s.set.MaxBatchLines
 }
 
-// replayEvents posts a batch's events one per request (event format),
-// different sessions' side by side and each session's in order. One at a
-// time, an endpoint with tens of milliseconds of latency drained the
-// spool slower than concurrent live pushes had filled it, and as every new
-// push queues behind the spool the sink never left it. The batch is
-// settled in its own order: the first line not delivered ends the round.
-// Other sessions' lines after it that went through are remembered (ahead)
-// and settled without a post in the next round, so a line the endpoint
-// keeps failing does not send them again every round.
+// replayEvents posts a batch's events one per request (event format) in a
+// window of replayEventsInFlight requests that rolls in spool order:
+// different sessions' events side by side, each session's in order. Each
+// prefix of the batch is acknowledged as soon as it is settled. A failed
+// line stops its session for the round; the first line not delivered ends
+// it. Other sessions' lines after it that went through are remembered
+// (ahead) and settled without a post in the next round, so a line the
+// endpoint keeps failing does not send them again every round.
 func (s *Sink) replayEvents(ctx context.Context, batch []byte, ack func(bytes, lines int)) error {
-	lines := splitLines(batch)
-	results := make([]replayResult, len(lines))
-	for i, l := range lines {
-		if h, ok := s.ahead[string(l)]; ok {
-			results[i] = replayResult{h: h, tried: true, early: true}
-		}
+	w := newEventWindow(s, splitLines(batch))
+	w.fill(ctx)
+	for w.inFlight > 0 {
+		w.land(<-w.landed)
+		w.settle(ctx, ack)
+		w.fill(ctx)
 	}
-	var wg sync.WaitGroup
-	var hold atomic.Bool // the endpoint asked us to wait (Retry-After)
-	for _, idx := range bySession(lines) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for _, i := range idx {
-				if results[i].early {
-					continue
-				}
-				if hold.Load() {
-					return
-				}
-				hv := halver{post: s.replayPost, anyRefusal: true}
-				results[i].h, results[i].err = hv.send(ctx, lines[i], 1)
-				results[i].tried = true
-				if results[i].err != nil {
-					hold.CompareAndSwap(false, s.heedRetryAfter(results[i].err))
-					return // the session's later lines wait, so its order holds
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	return s.settleEvents(ctx, lines, results, ack)
+	return w.finish()
 }
 
 // heedRetryAfter holds the replayer back for err's Retry-After, if it has
@@ -80,39 +61,26 @@ func (s *Sink) heedRetryAfter(err error) bool {
 	return true
 }
 
-// settleEvents settles results in the batch's order up to the first line
-// not delivered, and keeps the lines delivered after it in ahead.
-func (s *Sink) settleEvents(ctx context.Context, lines [][]byte, results []replayResult, ack func(bytes, lines int)) error {
-	var done halved
-	for i, r := range results {
-		if r.err != nil || !r.tried {
-			s.keepAhead(lines[i+1:], results[i+1:])
-			if r.err == nil { // cannot happen: a session stops only after a failure, which comes first
-				r.err = errors.New("replay: an event was not sent")
-			}
-			return r.err
-		}
-		done = done.then(r.h)
-		s.replaySettled(ctx, r.h, done, ack)
-		delete(s.ahead, string(lines[i]))
-	}
-	return nil
-}
+// lineKey identifies a spooled line in ahead: a digest, so what ahead
+// holds does not grow with the lines' size.
+type lineKey [sha256.Size]byte
+
+func keyOf(line []byte) lineKey { return sha256.Sum256(line) }
 
 // keepAhead remembers the lines the endpoint answered after one it did not,
 // with their outcome (acknowledged, or refused as content), so the next
 // round settles each as it went. Bounded: they lie within the next batch,
 // which starts at that line.
 func (s *Sink) keepAhead(lines [][]byte, results []replayResult) {
-	if len(s.ahead) > 4*replayEventsAtOnce {
+	if len(s.ahead) > 2*replayEventsPerBatch {
 		clear(s.ahead) // stale: the spool moved on without settling them
 	}
 	for i, r := range results {
 		if r.tried && r.err == nil && !r.early {
 			if s.ahead == nil {
-				s.ahead = map[string]halved{}
+				s.ahead = map[lineKey]halved{}
 			}
-			s.ahead[string(lines[i])] = r.h
+			s.ahead[keyOf(lines[i])] = r.h
 		}
 	}
 }
@@ -120,9 +88,11 @@ func (s *Sink) keepAhead(lines [][]byte, results []replayResult) {
 type replayResult struct {
 	h     halved
 	err   error
-	tried bool
+	tried bool // answered in this round
 	early bool // delivered in an earlier round (ahead)
 }
+
+func (r replayResult) delivered() bool { return (r.tried || r.early) && r.err == nil }
 
 // splitLines cuts whole "\n"-terminated lines apart, each keeping its "\n".
 func splitLines(b []byte) [][]byte {
@@ -135,23 +105,22 @@ func splitLines(b []byte) [][]byte {
 	return out
 }
 
-// bySession groups line indexes by the session_id of canonical event
-// lines, each group in order, groups in order of first appearance. A line
-// without one (not a canonical event) joins the group of such lines.
-func bySession(lines [][]byte) [][]int {
-	var groups [][]int
+// sessionGroups numbers the sessions of lines (see sessionOf) in order of
+// first appearance and returns each line's number and how many there are.
+// Lines without one (not canonical events) share a number.
+func sessionGroups(lines [][]byte) (group []int, n int) {
+	group = make([]int, len(lines))
 	index := map[string]int{}
 	for i, l := range lines {
 		key := sessionOf(l)
 		g, ok := index[key]
 		if !ok {
-			g = len(groups)
+			g = len(index)
 			index[key] = g
-			groups = append(groups, nil)
 		}
-		groups[g] = append(groups[g], i)
+		group[i] = g
 	}
-	return groups
+	return group, len(index)
 }
 
 // sessionOf is the session id of a canonical event line, or "". Keys are
@@ -166,3 +135,7 @@ func sessionOf(line []byte) string {
 	}
 	return string(line[i+len(key) : i+len(key)+36])
 }
+
+// errNotSent ends a round whose first unsettled line was never posted:
+// the round stopped starting requests before it got there.
+var errNotSent = errors.New("replay: an event was not sent")

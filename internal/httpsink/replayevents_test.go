@@ -258,3 +258,84 @@ func TestReplayEventsHeedRetryAfterOfAnyLine(t *testing.T) {
 	require.Len(t, b1Posts, 2)
 	assert.GreaterOrEqual(t, b1Posts[1].Sub(b1Posts[0]), 1500*time.Millisecond, "posted again before its Retry-After")
 }
+
+// The replay window rolls: a slow request holds only its own session, not
+// the batch. Settled 64 at a time, every batch waited for its slowest
+// request, and a 50–200 ms endpoint drained less than busy sessions posted.
+func TestReplayEventsWindowRollsPastASlowRequest(t *testing.T) {
+	sessions := make([]uuid.UUID, 100)
+	for i := range sessions {
+		sessions[i] = uuid.New()
+	}
+	slow := eventBody(t, sessions[0], 1)
+	const others = 150 // more than one window, so the batch did not wait for it
+	var mu sync.Mutex
+	answered := 0
+	enough := make(chan struct{})
+	var answeredWhenReleased int
+	f := replaySpooled(t, sessions, 2, func(w http.ResponseWriter, r *http.Request, body []byte) bool {
+		if string(body) == slow {
+			select {
+			case <-enough:
+			case <-time.After(5 * time.Second): // bounded: the test fails on the count
+			}
+			mu.Lock()
+			answeredWhenReleased = answered
+			mu.Unlock()
+			return ok(w, r, body)
+		}
+		mu.Lock()
+		answered++
+		if answered == others {
+			close(enough)
+		}
+		mu.Unlock()
+		return ok(w, r, body)
+	})
+
+	mu.Lock()
+	assert.GreaterOrEqual(t, answeredWhenReleased, others, "other requests answered while one was slow")
+	mu.Unlock()
+	got := perSession(f.srv.acceptedEvents(t))
+	for _, s := range sessions {
+		assert.Equal(t, seqRange(1, 2), got[s], "session %s: every event once, in order", s)
+	}
+	assert.Equal(t, 200, f.obs.stats().replayed)
+}
+
+// However many sessions the spool holds, at most replayEventsInFlight
+// requests are in flight.
+func TestReplayEventsInFlightIsBounded(t *testing.T) {
+	sessions := make([]uuid.UUID, 2*replayEventsInFlight)
+	for i := range sessions {
+		sessions[i] = uuid.New()
+	}
+	var mu sync.Mutex
+	inFlight, most := 0, 0
+	full := make(chan struct{})
+	var fullOnce sync.Once
+	f := replaySpooled(t, sessions, 1, func(w http.ResponseWriter, r *http.Request, body []byte) bool {
+		mu.Lock()
+		inFlight++
+		most = max(most, inFlight)
+		if inFlight == replayEventsInFlight {
+			fullOnce.Do(func() { close(full) })
+		}
+		mu.Unlock()
+		select {
+		case <-full:
+		case <-time.After(3 * time.Second): // bounded: the test fails on most
+		}
+		time.Sleep(50 * time.Millisecond) // time for any request past the window to arrive
+		mu.Lock()
+		inFlight--
+		mu.Unlock()
+		return ok(w, r, body)
+	})
+
+	mu.Lock()
+	defer mu.Unlock()
+	assert.LessOrEqual(t, most, replayEventsInFlight)
+	assert.Greater(t, most, replayEventsInFlight/2, "requests side by side")
+	assert.Equal(t, len(sessions), f.obs.stats().replayed)
+}

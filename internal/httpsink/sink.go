@@ -68,7 +68,7 @@ type Sink struct {
 	// ahead holds event-format lines the endpoint answered past the first
 	// one it did not, with their outcome (see replayEvents); only the
 	// replayer goroutine uses it.
-	ahead map[string]halved
+	ahead map[lineKey]halved
 }
 
 // New validates set and returns a Sink. On success the Sink owns set.Spool

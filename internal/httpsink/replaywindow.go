@@ -1,0 +1,126 @@
+package httpsink
+
+import (
+	"context"
+)
+
+// eventWindow is one event-format replay batch in flight: which lines are
+// posted, answered and settled. Only replayEvents' goroutine touches it;
+// each post runs in its own goroutine and hands its line back on landed.
+type eventWindow struct {
+	s        *Sink
+	lines    [][]byte
+	results  []replayResult
+	group    []int  // each line's session
+	busy     []bool // per session: a line in flight
+	stopped  []bool // per session: a line failed; the rest wait for the next round
+	started  []bool // per line
+	landed   chan landing
+	inFlight int
+	next     int // no line before it is left to start
+	settled  int // lines settled, a prefix of the batch
+	done     halved
+	failures int   // failed posts this round
+	stop     error // why the round starts no more posts
+}
+
+func newEventWindow(s *Sink, lines [][]byte) *eventWindow {
+	group, sessions := sessionGroups(lines)
+	w := &eventWindow{
+		s: s, lines: lines, group: group,
+		results: make([]replayResult, len(lines)),
+		busy:    make([]bool, sessions), stopped: make([]bool, sessions),
+		started: make([]bool, len(lines)),
+		landed:  make(chan landing, replayEventsInFlight),
+	}
+	for i, l := range lines {
+		if h, ok := s.ahead[keyOf(l)]; ok {
+			w.results[i] = replayResult{h: h, early: true}
+			w.started[i] = true
+		}
+	}
+	return w
+}
+
+// fill starts the earliest lines whose session is free, in spool order,
+// until the window is full.
+func (w *eventWindow) fill(ctx context.Context) {
+	for w.next < len(w.lines) && w.started[w.next] {
+		w.next++
+	}
+	for i := w.next; i < len(w.lines) && w.inFlight < replayEventsInFlight; i++ {
+		if w.stop != nil || ctx.Err() != nil {
+			return
+		}
+		g := w.group[i]
+		if w.started[i] || w.busy[g] || w.stopped[g] {
+			continue
+		}
+		w.started[i], w.busy[g] = true, true
+		w.inFlight++
+		go w.post(ctx, i)
+	}
+}
+
+// landing is a post's answer; the post's goroutine hands it over rather
+// than writing results, which settle reads meanwhile.
+type landing struct {
+	i   int
+	h   halved
+	err error
+}
+
+func (w *eventWindow) post(ctx context.Context, i int) {
+	hv := halver{post: w.s.replayPost, anyRefusal: true}
+	h, err := hv.send(ctx, w.lines[i], 1)
+	w.landed <- landing{i: i, h: h, err: err}
+}
+
+// land takes a line's answer. A failure stops its session for the round,
+// so its order holds. A Retry-After, or a window's worth of failures (an
+// endpoint down or hanging), stops the round from starting more posts.
+func (w *eventWindow) land(l landing) {
+	w.inFlight--
+	w.results[l.i] = replayResult{h: l.h, err: l.err, tried: true}
+	g := w.group[l.i]
+	w.busy[g] = false
+	err := l.err
+	if err == nil {
+		return
+	}
+	w.stopped[g] = true
+	w.failures++
+	if w.stop == nil && (w.s.heedRetryAfter(err) || w.failures >= replayEventsInFlight) {
+		w.stop = err
+	}
+}
+
+// settle acknowledges the delivered prefix of the batch, line by line,
+// counted and logged as it goes.
+func (w *eventWindow) settle(ctx context.Context, ack func(bytes, lines int)) {
+	for ; w.settled < len(w.lines) && w.results[w.settled].delivered(); w.settled++ {
+		r := w.results[w.settled]
+		w.done = w.done.then(r.h)
+		w.s.replaySettled(ctx, r.h, w.done, ack)
+		delete(w.s.ahead, keyOf(w.lines[w.settled]))
+	}
+}
+
+// finish ends the round once nothing is in flight: nil when the whole
+// batch settled, or else the error of its first unsettled line, with
+// the lines delivered after that one kept in ahead.
+func (w *eventWindow) finish() error {
+	if w.settled == len(w.lines) {
+		return nil
+	}
+	w.s.keepAhead(w.lines[w.settled+1:], w.results[w.settled+1:])
+	for _, r := range w.results[w.settled:] {
+		if r.err != nil {
+			return r.err
+		}
+	}
+	if w.stop != nil {
+		return w.stop
+	}
+	return errNotSent
+}
