@@ -179,11 +179,17 @@ func (s *Sink) replaySend(ctx context.Context, batch []byte, lines int, ack func
 // the offset moves past it: a crash between the two must not lose a
 // refused line without a trace.
 func (s *Sink) replaySettled(ctx context.Context, part, done halved, ack func(bytes, lines int)) {
+	s.countSettled(ctx, part)
+	ack(done.settled, done.acked+done.refused)
+}
+
+// countSettled counts part as replayed and logs and counts its refused
+// lines as dropped.
+func (s *Sink) countSettled(ctx context.Context, part halved) {
 	if part.acked > 0 {
 		s.set.Observer.Replayed(ctx, part.acked)
 	}
 	if part.refused > 0 {
 		s.dropped(ctx, part.refused, part.refusal, "replay")
 	}
-	ack(done.settled, done.acked+done.refused)
 }

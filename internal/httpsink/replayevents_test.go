@@ -262,45 +262,37 @@ func TestReplayEventsHeedRetryAfterOfAnyLine(t *testing.T) {
 // The replay window rolls: a slow request holds only its own session, not
 // the batch. Settled 64 at a time, every batch waited for its slowest
 // request, and a 50–200 ms endpoint drained less than busy sessions posted.
-func TestReplayEventsWindowRollsPastASlowRequest(t *testing.T) {
-	sessions := make([]uuid.UUID, 100)
+// It rolls no further than its span past the first unsettled line: lines
+// beyond that are delivered but unacknowledged, and a restart resends them.
+func TestReplayEventsWindowRollsPastASlowRequestWithinItsSpan(t *testing.T) {
+	sessions := make([]uuid.UUID, 2*replayEventsSpan)
 	for i := range sessions {
 		sessions[i] = uuid.New()
 	}
 	slow := eventBody(t, sessions[0], 1)
-	const others = 150 // more than one window, so the batch did not wait for it
 	var mu sync.Mutex
-	answered := 0
-	enough := make(chan struct{})
-	var answeredWhenReleased int
-	f := replaySpooled(t, sessions, 2, func(w http.ResponseWriter, r *http.Request, body []byte) bool {
-		if string(body) == slow {
-			select {
-			case <-enough:
-			case <-time.After(5 * time.Second): // bounded: the test fails on the count
-			}
-			mu.Lock()
-			answeredWhenReleased = answered
-			mu.Unlock()
-			return ok(w, r, body)
-		}
+	answered, answeredMeanwhile := 0, -1
+	f := replaySpooled(t, sessions, 1, func(w http.ResponseWriter, r *http.Request, body []byte) bool {
 		mu.Lock()
-		answered++
-		if answered == others {
-			close(enough)
+		defer mu.Unlock()
+		if string(body) == slow {
+			mu.Unlock()
+			time.Sleep(time.Second) // ample for the others the span allows; under the client's 2 s timeout
+			mu.Lock()
+			answeredMeanwhile = answered
 		}
-		mu.Unlock()
+		answered++
 		return ok(w, r, body)
 	})
 
 	mu.Lock()
-	assert.GreaterOrEqual(t, answeredWhenReleased, others, "other requests answered while one was slow")
+	assert.Equal(t, replayEventsSpan-1, answeredMeanwhile, "requests answered while the first was slow")
 	mu.Unlock()
 	got := perSession(f.srv.acceptedEvents(t))
 	for _, s := range sessions {
-		assert.Equal(t, seqRange(1, 2), got[s], "session %s: every event once, in order", s)
+		assert.Equal(t, seqRange(1, 1), got[s], "session %s: its event once", s)
 	}
-	assert.Equal(t, 200, f.obs.stats().replayed)
+	assert.Equal(t, len(sessions), f.obs.stats().replayed)
 }
 
 // However many sessions the spool holds, at most replayEventsInFlight
@@ -337,5 +329,33 @@ func TestReplayEventsInFlightIsBounded(t *testing.T) {
 	defer mu.Unlock()
 	assert.LessOrEqual(t, most, replayEventsInFlight)
 	assert.Greater(t, most, replayEventsInFlight/2, "requests side by side")
+	assert.Equal(t, len(sessions), f.obs.stats().replayed)
+}
+
+// An endpoint failing every request costs a round at most a window's worth
+// of posts, however many sessions the batch holds: each failure stops only
+// its own session, so without a stop a round against an endpoint that is
+// down posted one event of every session.
+func TestReplayEventsRoundAgainstAFailingEndpointPostsOneWindow(t *testing.T) {
+	sessions := make([]uuid.UUID, 3*replayEventsInFlight)
+	for i := range sessions {
+		sessions[i] = uuid.New()
+	}
+	var mu sync.Mutex
+	failed := 0
+	recovers := time.Now().Add(time.Second)
+	f := replaySpooled(t, sessions, 1, func(w http.ResponseWriter, r *http.Request, body []byte) bool {
+		if time.Now().Before(recovers) {
+			mu.Lock()
+			failed++
+			mu.Unlock()
+			return status(http.StatusServiceUnavailable, nil, "")(w, r, body)
+		}
+		return ok(w, r, body)
+	}, func(set *Settings) { set.ReplayInterval = 2 * time.Second }) // one round before it recovers
+
+	mu.Lock()
+	defer mu.Unlock()
+	assert.Equal(t, replayEventsInFlight, failed, "posts failed in the round before the endpoint recovered")
 	assert.Equal(t, len(sessions), f.obs.stats().replayed)
 }

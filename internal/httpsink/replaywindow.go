@@ -21,6 +21,7 @@ type eventWindow struct {
 	settled  int // lines settled, a prefix of the batch
 	done     halved
 	failures int   // failed posts this round
+	answered int   // posts the endpoint took or refused this round
 	stop     error // why the round starts no more posts
 }
 
@@ -43,12 +44,13 @@ func newEventWindow(s *Sink, lines [][]byte) *eventWindow {
 }
 
 // fill starts the earliest lines whose session is free, in spool order,
-// until the window is full.
+// until the window is full or reaches the span past the first unsettled line.
 func (w *eventWindow) fill(ctx context.Context) {
 	for w.next < len(w.lines) && w.started[w.next] {
 		w.next++
 	}
-	for i := w.next; i < len(w.lines) && w.inFlight < replayEventsInFlight; i++ {
+	end := min(len(w.lines), w.settled+replayEventsSpan)
+	for i := w.next; i < end && w.inFlight < replayEventsInFlight; i++ {
 		if w.stop != nil || ctx.Err() != nil {
 			return
 		}
@@ -77,8 +79,10 @@ func (w *eventWindow) post(ctx context.Context, i int) {
 }
 
 // land takes a line's answer. A failure stops its session for the round,
-// so its order holds. A Retry-After, or a window's worth of failures (an
-// endpoint down or hanging), stops the round from starting more posts.
+// so its order holds. A Retry-After, or more failures than answers (an
+// endpoint down or hanging: each failure stops only its own session, and
+// the round went on to post one event of every session), stops the round
+// from starting more posts.
 func (w *eventWindow) land(l landing) {
 	w.inFlight--
 	w.results[l.i] = replayResult{h: l.h, err: l.err, tried: true}
@@ -86,23 +90,30 @@ func (w *eventWindow) land(l landing) {
 	w.busy[g] = false
 	err := l.err
 	if err == nil {
+		w.answered++
 		return
 	}
 	w.stopped[g] = true
 	w.failures++
-	if w.stop == nil && (w.s.heedRetryAfter(err) || w.failures >= replayEventsInFlight) {
+	waits := w.s.heedRetryAfter(err) // even once stopped: the round's answers all count
+	if w.stop == nil && (waits || w.failures > w.answered) {
 		w.stop = err
 	}
 }
 
-// settle acknowledges the delivered prefix of the batch, line by line,
-// counted and logged as it goes.
+// settle counts and logs the newly delivered prefix of the batch line by
+// line, then acknowledges it at once: each acknowledgement is a synced
+// write of the offset, and a slow line at the head releases up to a span.
 func (w *eventWindow) settle(ctx context.Context, ack func(bytes, lines int)) {
+	from := w.settled
 	for ; w.settled < len(w.lines) && w.results[w.settled].delivered(); w.settled++ {
 		r := w.results[w.settled]
 		w.done = w.done.then(r.h)
-		w.s.replaySettled(ctx, r.h, w.done, ack)
+		w.s.countSettled(ctx, r.h)
 		delete(w.s.ahead, keyOf(w.lines[w.settled]))
+	}
+	if w.settled > from {
+		ack(w.done.settled, w.done.acked+w.done.refused)
 	}
 }
 
