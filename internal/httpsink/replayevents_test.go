@@ -3,6 +3,7 @@ package httpsink
 import (
 	"net/http"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -156,7 +157,7 @@ func TestReplayEventsPoisonLineSendsOthersOnce(t *testing.T) {
 	})
 
 	mu.Lock()
-	assert.Equal(t, 5, failures, "five rounds ended at the poison line")
+	assert.Equal(t, 5, failures, "rounds ended at the poison line")
 	mu.Unlock()
 	got := perSession(f.srv.acceptedEvents(t))
 	assert.Equal(t, seqRange(1, 3), got[b], "b: each once, though five rounds failed before its lines were settled")
@@ -212,12 +213,15 @@ func TestSessionOfIsTheTopLevelKey(t *testing.T) {
 func TestReplayAfterProgressDoesNotBackOff(t *testing.T) {
 	s := uuid.New()
 	failSeq3 := eventBody(t, s, 3)
-	var once sync.Once
+	var mu sync.Mutex
+	failures := 0
 	f := replaySpooled(t, []uuid.UUID{s}, 6, func(w http.ResponseWriter, r *http.Request, body []byte) bool {
-		failed := false
-		if string(body) == failSeq3 {
-			once.Do(func() { failed = true })
+		mu.Lock()
+		failed := string(body) == failSeq3 && failures < 2 // twice: once more in the round, then it ends
+		if failed {
+			failures++
 		}
+		mu.Unlock()
 		if failed {
 			return status(http.StatusServiceUnavailable, nil, "")(w, r, body)
 		}
@@ -358,4 +362,34 @@ func TestReplayEventsRoundAgainstAFailingEndpointPostsOneWindow(t *testing.T) {
 	defer mu.Unlock()
 	assert.Equal(t, replayEventsInFlight, failed, "posts failed in the round before the endpoint recovered")
 	assert.Equal(t, len(sessions), f.obs.stats().replayed)
+}
+
+// A line that fails is posted again in the same round, before the window
+// moves on: left for the next round, it held the acknowledged offset while
+// the window delivered a span past it, which a restart sends again.
+func TestReplayEventsFailedLineIsPostedAgainInTheRound(t *testing.T) {
+	sessions := make([]uuid.UUID, replayEventsSpan)
+	for i := range sessions {
+		sessions[i] = uuid.New()
+	}
+	first, last := eventBody(t, sessions[0], 1), eventBody(t, sessions[len(sessions)-1], 1)
+	var mu sync.Mutex
+	var order []string
+	replaySpooled(t, sessions, 1, func(w http.ResponseWriter, r *http.Request, body []byte) bool {
+		mu.Lock()
+		order = append(order, string(body))
+		failFirst := string(body) == first && len(slices.DeleteFunc(slices.Clone(order), func(b string) bool { return b != first })) == 1
+		mu.Unlock()
+		if failFirst {
+			return status(http.StatusServiceUnavailable, nil, "")(w, r, body)
+		}
+		time.Sleep(10 * time.Millisecond) // the failure lands well before the window reaches the span's end
+		return ok(w, r, body)
+	})
+
+	mu.Lock()
+	defer mu.Unlock()
+	again := slices.Index(order[1:], first) + 1
+	require.Positive(t, again, "the failed line was posted again")
+	assert.Less(t, again, slices.Index(order, last), "posted again before the window reached the span's last line")
 }

@@ -15,6 +15,7 @@ type eventWindow struct {
 	busy     []bool // per session: a line in flight
 	stopped  []bool // per session: a line failed; the rest wait for the next round
 	started  []bool // per line
+	retried  []bool // per line: posted again after a failure this round
 	landed   chan landing
 	inFlight int
 	next     int // no line before it is left to start
@@ -22,7 +23,7 @@ type eventWindow struct {
 	done     halved
 	failures int   // failed posts this round
 	answered int   // posts the endpoint took or refused this round
-	stop     error // why the round starts no more posts
+	stop     error // the Retry-After that ends the round's posts
 }
 
 func newEventWindow(s *Sink, lines [][]byte) *eventWindow {
@@ -31,7 +32,7 @@ func newEventWindow(s *Sink, lines [][]byte) *eventWindow {
 		s: s, lines: lines, group: group,
 		results: make([]replayResult, len(lines)),
 		busy:    make([]bool, sessions), stopped: make([]bool, sessions),
-		started: make([]bool, len(lines)),
+		started: make([]bool, len(lines)), retried: make([]bool, len(lines)),
 		landed:  make(chan landing, replayEventsInFlight),
 	}
 	for i, l := range lines {
@@ -51,7 +52,10 @@ func (w *eventWindow) fill(ctx context.Context) {
 	}
 	end := min(len(w.lines), w.settled+replayEventsSpan)
 	for i := w.next; i < end && w.inFlight < replayEventsInFlight; i++ {
-		if w.stop != nil || ctx.Err() != nil {
+		// More failures than answers: an endpoint down or hanging. Each
+		// failure stops only its own session, and without this gate a round
+		// posted one event of every session to it.
+		if w.stop != nil || w.failures > w.answered || ctx.Err() != nil {
 			return
 		}
 		g := w.group[i]
@@ -78,27 +82,30 @@ func (w *eventWindow) post(ctx context.Context, i int) {
 	w.landed <- landing{i: i, h: h, err: err}
 }
 
-// land takes a line's answer. A failure stops its session for the round,
-// so its order holds. A Retry-After, or more failures than answers (an
-// endpoint down or hanging: each failure stops only its own session, and
-// the round went on to post one event of every session), stops the round
-// from starting more posts.
+// land takes a line's answer. A Retry-After stops the round from
+// starting more posts. Otherwise a failed line is posted again once in the
+// round: left for the next, it held the acknowledged offset while the
+// window delivered a span past it, and a restart sends that again. A
+// second failure stops its session for the round, so its order holds.
 func (w *eventWindow) land(l landing) {
 	w.inFlight--
 	w.results[l.i] = replayResult{h: l.h, err: l.err, tried: true}
 	g := w.group[l.i]
 	w.busy[g] = false
-	err := l.err
-	if err == nil {
+	if l.err == nil {
 		w.answered++
 		return
 	}
-	w.stopped[g] = true
 	w.failures++
-	waits := w.s.heedRetryAfter(err) // even once stopped: the round's answers all count
-	if w.stop == nil && (waits || w.failures > w.answered) {
-		w.stop = err
+	if w.s.heedRetryAfter(l.err) && w.stop == nil { // heeded even once stopped: the longest wait holds
+		w.stop = l.err
 	}
+	if w.stop == nil && !w.retried[l.i] {
+		w.retried[l.i], w.started[l.i] = true, false
+		w.next = min(w.next, l.i)
+		return
+	}
+	w.stopped[g] = true
 }
 
 // settle counts and logs the newly delivered prefix of the batch line by
