@@ -33,7 +33,7 @@ func newEventWindow(s *Sink, lines [][]byte) *eventWindow {
 		results: make([]replayResult, len(lines)),
 		busy:    make([]bool, sessions), stopped: make([]bool, sessions),
 		started: make([]bool, len(lines)), retried: make([]bool, len(lines)),
-		landed:  make(chan landing, replayEventsInFlight),
+		landed: make(chan landing, replayEventsInFlight),
 	}
 	for i, l := range lines {
 		if h, ok := s.ahead[keyOf(l)]; ok {
