@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"errors"
+	"time"
 )
 
 const (
@@ -24,6 +25,10 @@ const (
 	// request only at the batch's end, so the batch is many windows long:
 	// settled 64 at a time, a 50–200 ms endpoint took about 270 events/s.
 	replayEventsPerBatch = 1024
+	// replayStopGrace is how long posts in flight may still land once the
+	// replayer is stopped. Cancelled at once, a SIGTERM during replay
+	// resent up to a window of events the endpoint had already taken.
+	replayStopGrace = 2 * time.Second
 )
 
 // replayBatchLines is the spool batch the replayer asks for: in event
@@ -46,13 +51,31 @@ func (s *Sink) replayBatchLines() int {
 // endpoint keeps failing does not send them again every round.
 func (s *Sink) replayEvents(ctx context.Context, batch []byte, ack func(bytes, lines int)) error {
 	w := newEventWindow(s, splitLines(batch))
-	w.fill(ctx)
+	postCtx, cancel := withGrace(ctx, replayStopGrace)
+	defer cancel()
+	w.fill(ctx, postCtx)
 	for w.inFlight > 0 {
 		w.land(<-w.landed)
 		w.settle(ctx, ack)
-		w.fill(ctx)
+		w.fill(ctx, postCtx)
 	}
 	return w.finish()
+}
+
+// withGrace is a context that ends grace after ctx does (or when cancel is
+// called), for work already under way when ctx ends.
+func withGrace(ctx context.Context, grace time.Duration) (context.Context, context.CancelFunc) {
+	gctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	stop := context.AfterFunc(ctx, func() {
+		t := time.NewTimer(grace)
+		defer t.Stop()
+		select {
+		case <-t.C:
+		case <-gctx.Done():
+		}
+		cancel()
+	})
+	return gctx, func() { stop(); cancel() }
 }
 
 // heedRetryAfter holds the replayer back for err's Retry-After, if it has

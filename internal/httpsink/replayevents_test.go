@@ -1,11 +1,14 @@
 package httpsink
 
 import (
+	"context"
+	"errors"
 	"net/http"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -392,4 +395,55 @@ func TestReplayEventsFailedLineIsPostedAgainInTheRound(t *testing.T) {
 	again := slices.Index(order[1:], first) + 1
 	require.Positive(t, again, "the failed line was posted again")
 	assert.Less(t, again, slices.Index(order, last), "posted again before the window reached the span's last line")
+}
+
+// Stopped mid-replay, the sink lets the posts in flight land and
+// acknowledges what they delivered: cancelled at once, they were taken by
+// the endpoint all the same, and a restart sent them again.
+func TestReplayEventsShutdownLetsPostsInFlightLand(t *testing.T) {
+	sessions := make([]uuid.UUID, replayEventsInFlight)
+	for i := range sessions {
+		sessions[i] = uuid.New()
+	}
+	path := writeSessions(t, sessions, 2)
+	f := newFixture(t, FormatEvent, false, func(s *Settings) { s.Spool = openSpool(t, path, 0) })
+	arrived := make(chan struct{})
+	var once sync.Once
+	var started atomic.Int32
+	f.srv.setDefault(func(w http.ResponseWriter, r *http.Request, body []byte) bool {
+		started.Add(1)
+		once.Do(func() { close(arrived) })
+		time.Sleep(300 * time.Millisecond) // taken whether or not the client still waits
+		return ok(w, r, body)
+	})
+	f.start(t)
+	select {
+	case <-arrived:
+	case <-time.After(5 * time.Second):
+		t.Fatal("no replay post arrived")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	require.NoError(t, f.sink.Shutdown(ctx))
+	require.Eventually(t, func() bool { return len(f.srv.all()) == int(started.Load()) },
+		5*time.Second, 10*time.Millisecond, "the endpoint's handlers finish")
+
+	taken := len(f.srv.acceptedEvents(t))
+	require.Positive(t, taken)
+	assert.Equal(t, 2*len(sessions)-taken, pendingLines(t, path), "lines left in the spool")
+}
+
+// pendingLines reopens the spool at path and counts the lines not yet
+// acknowledged, acknowledging none.
+func pendingLines(t *testing.T, path string) int {
+	t.Helper()
+	sp := openSpool(t, path, 0)
+	defer func() { require.NoError(t, sp.Close()) }()
+	n := 0
+	_, err := sp.Replay(context.Background(), 1<<20, 1<<30, func(_ context.Context, _ []byte, lines int) error {
+		n += lines
+		return errors.New("counted, not sent")
+	})
+	require.Error(t, err)
+	return n
 }

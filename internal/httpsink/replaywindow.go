@@ -45,8 +45,9 @@ func newEventWindow(s *Sink, lines [][]byte) *eventWindow {
 }
 
 // fill starts the earliest lines whose session is free, in spool order,
-// until the window is full or reaches the span past the first unsettled line.
-func (w *eventWindow) fill(ctx context.Context) {
+// until the window is full or reaches the span past the first unsettled
+// line. It starts none once ctx ends; the posts run under postCtx.
+func (w *eventWindow) fill(ctx, postCtx context.Context) {
 	for w.next < len(w.lines) && w.started[w.next] {
 		w.next++
 	}
@@ -64,7 +65,7 @@ func (w *eventWindow) fill(ctx context.Context) {
 		}
 		w.started[i], w.busy[g] = true, true
 		w.inFlight++
-		go w.post(ctx, i)
+		go w.post(postCtx, i)
 	}
 }
 
