@@ -20,6 +20,7 @@ import (
 // few per cent of transient errors draining at a few events a second.
 func (s *Sink) runReplayer(ctx context.Context) {
 	defer close(s.replayerDone)
+	defer s.saveAhead()
 	failures := 0
 	var upkeep error // the spool's trouble last logged
 	timer := time.NewTimer(0)

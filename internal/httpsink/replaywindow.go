@@ -37,6 +37,7 @@ func newEventWindow(s *Sink, lines [][]byte) *eventWindow {
 	}
 	for i, l := range lines {
 		if h, ok := s.ahead[keyOf(l)]; ok {
+			h.settled = len(l)
 			w.results[i] = replayResult{h: h, early: true}
 			w.started[i] = true
 		}

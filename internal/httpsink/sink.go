@@ -108,6 +108,7 @@ func (s *Sink) Start(ctx context.Context) error {
 	}
 	s.logRecovery(s.spool)
 	s.observeSpoolSize()
+	s.loadAhead()
 	rctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	context.AfterFunc(s.stopCtx, cancel)
 	s.replayerDone = make(chan struct{})
