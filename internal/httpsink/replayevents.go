@@ -16,9 +16,9 @@ const (
 	replayEventsInFlight = 64
 	// replayEventsSpan bounds how far past the first unsettled line the
 	// window may post. Lines delivered beyond it are acknowledged only in
-	// memory (ahead), so a restart sends them again: unbounded, each
-	// SIGTERM during replay at 5 % of 503s resent about 800 events. Four
-	// windows let a slow request at the head be overtaken by the others.
+	// memory (ahead, saved on a clean stop), so a crash sends them again:
+	// unbounded, each SIGTERM during replay at 5 % of 503s resent about 800
+	// events. Four windows let a slow request at the head be overtaken.
 	replayEventsSpan = 4 * replayEventsInFlight
 	// replayEventsPerBatch is the spool batch the replayer takes in event
 	// format. The window rolls within a batch and waits for its slowest
@@ -44,11 +44,11 @@ func (s *Sink) replayBatchLines() int {
 // replayEvents posts a batch's events one per request (event format) in a
 // window of replayEventsInFlight requests that rolls in spool order:
 // different sessions' events side by side, each session's in order. Each
-// prefix of the batch is acknowledged as soon as it is settled. A failed
-// line stops its session for the round; the first line not delivered ends
-// it. Other sessions' lines after it that went through are remembered
-// (ahead) and settled without a post in the next round, so a line the
-// endpoint keeps failing does not send them again every round.
+// prefix of the batch is acknowledged as soon as it is settled (see
+// eventWindow for failures). The first line not delivered ends the round.
+// Other sessions' lines after it that went through are remembered (ahead)
+// and settled without a post in the next round, so a line the endpoint
+// keeps failing does not send them again every round.
 func (s *Sink) replayEvents(ctx context.Context, batch []byte, ack func(bytes, lines int)) error {
 	w := newEventWindow(s, splitLines(batch))
 	postCtx, cancel := withGrace(ctx, replayStopGrace)

@@ -66,8 +66,8 @@ type Sink struct {
 	notBefore time.Time // the server's Retry-After, for the replayer
 
 	// ahead holds event-format lines the endpoint answered past the first
-	// one it did not, with their outcome (see replayEvents); only the
-	// replayer goroutine uses it.
+	// one it did not, with their outcome (see replayEvents); Start loads it
+	// before the replayer starts, and after that only the replayer uses it.
 	ahead map[lineKey]halved
 }
 
