@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strconv"
 
 	"go.uber.org/zap"
@@ -47,7 +46,7 @@ func (s *Sink) saveAhead() {
 		}
 		fmt.Fprintf(&b, "%x %d\n", k[:], code)
 	}
-	if err := writeFileAtomic(path, b.Bytes()); err != nil {
+	if err := fsutil.ReplaceFile(path, b.Bytes()); err != nil {
 		s.set.Logger.Warn("Could not save which spooled lines the endpoint already took past the acknowledged offset; a restart sends them again",
 			zap.String("path", path), zap.Int("lines", len(s.ahead)), zap.Error(err))
 	}
@@ -114,29 +113,4 @@ func parseAhead(line []byte, url string) (lineKey, halved, error) {
 		return k, halved{acked: 1}, nil
 	}
 	return k, halved{refused: 1, refusal: &StatusError{Code: code, URL: url}}, nil
-}
-
-// writeFileAtomic replaces path with b (0600, never through a symlink) so
-// that a crash leaves the old file or the new one.
-func writeFileAtomic(path string, b []byte) error {
-	tmp := path + ".tmp"
-	f, _, err := fsutil.OpenRegular(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|unix.O_NOFOLLOW, 0o600)
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(b)
-	if err == nil {
-		err = fsutil.Fdatasync(f)
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		_ = os.Remove(tmp)
-		return err
-	}
-	return fsutil.SyncDir(filepath.Dir(path))
 }

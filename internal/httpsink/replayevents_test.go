@@ -89,6 +89,14 @@ func replaySpooled(t *testing.T, sessions []uuid.UUID, n int64, answer behaviour
 	return f
 }
 
+func newSessions(n int) []uuid.UUID {
+	out := make([]uuid.UUID, n)
+	for i := range out {
+		out[i] = uuid.New()
+	}
+	return out
+}
+
 // eventBody is the request body the replayer posts for session's event seq.
 func eventBody(t *testing.T, session uuid.UUID, seq int64) string {
 	t.Helper()
@@ -272,10 +280,7 @@ func TestReplayEventsHeedRetryAfterOfAnyLine(t *testing.T) {
 // It rolls no further than its span past the first unsettled line: lines
 // beyond that are delivered but unacknowledged, and a restart resends them.
 func TestReplayEventsWindowRollsPastASlowRequestWithinItsSpan(t *testing.T) {
-	sessions := make([]uuid.UUID, 2*replayEventsSpan)
-	for i := range sessions {
-		sessions[i] = uuid.New()
-	}
+	sessions := newSessions(2 * replayEventsSpan)
 	slow := eventBody(t, sessions[0], 1)
 	var mu sync.Mutex
 	answered, answeredMeanwhile := 0, -1
@@ -305,10 +310,7 @@ func TestReplayEventsWindowRollsPastASlowRequestWithinItsSpan(t *testing.T) {
 // However many sessions the spool holds, at most replayEventsInFlight
 // requests are in flight.
 func TestReplayEventsInFlightIsBounded(t *testing.T) {
-	sessions := make([]uuid.UUID, 2*replayEventsInFlight)
-	for i := range sessions {
-		sessions[i] = uuid.New()
-	}
+	sessions := newSessions(2 * replayEventsInFlight)
 	var mu sync.Mutex
 	inFlight, most := 0, 0
 	full := make(chan struct{})
@@ -344,10 +346,7 @@ func TestReplayEventsInFlightIsBounded(t *testing.T) {
 // its own session, so without a stop a round against an endpoint that is
 // down posted one event of every session.
 func TestReplayEventsRoundAgainstAFailingEndpointPostsOneWindow(t *testing.T) {
-	sessions := make([]uuid.UUID, 3*replayEventsInFlight)
-	for i := range sessions {
-		sessions[i] = uuid.New()
-	}
+	sessions := newSessions(3 * replayEventsInFlight)
 	var mu sync.Mutex
 	failed := 0
 	recovers := time.Now().Add(time.Second)
@@ -371,10 +370,7 @@ func TestReplayEventsRoundAgainstAFailingEndpointPostsOneWindow(t *testing.T) {
 // moves on: left for the next round, it held the acknowledged offset while
 // the window delivered a span past it, which a restart sends again.
 func TestReplayEventsFailedLineIsPostedAgainInTheRound(t *testing.T) {
-	sessions := make([]uuid.UUID, replayEventsSpan)
-	for i := range sessions {
-		sessions[i] = uuid.New()
-	}
+	sessions := newSessions(replayEventsSpan)
 	first, last := eventBody(t, sessions[0], 1), eventBody(t, sessions[len(sessions)-1], 1)
 	var mu sync.Mutex
 	var order []string
@@ -401,10 +397,7 @@ func TestReplayEventsFailedLineIsPostedAgainInTheRound(t *testing.T) {
 // acknowledges what they delivered: cancelled at once, they were taken by
 // the endpoint all the same, and a restart sent them again.
 func TestReplayEventsShutdownLetsPostsInFlightLand(t *testing.T) {
-	sessions := make([]uuid.UUID, replayEventsInFlight)
-	for i := range sessions {
-		sessions[i] = uuid.New()
-	}
+	sessions := newSessions(replayEventsInFlight)
 	path := writeSessions(t, sessions, 2)
 	f := newFixture(t, FormatEvent, false, func(s *Settings) { s.Spool = openSpool(t, path, 0) })
 	arrived := make(chan struct{})
@@ -422,9 +415,7 @@ func TestReplayEventsShutdownLetsPostsInFlightLand(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("no replay post arrived")
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	require.NoError(t, f.sink.Shutdown(ctx))
+	shutdown(t, f)
 	require.Eventually(t, func() bool { return len(f.srv.all()) == int(started.Load()) },
 		5*time.Second, 10*time.Millisecond, "the endpoint's handlers finish")
 

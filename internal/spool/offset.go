@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 
 	"github.com/sandboxaudit/sandboxaudit/internal/fsutil"
 )
@@ -51,24 +50,5 @@ func writeOffset(path string, rec offsetRecord) error {
 	if err != nil {
 		return err
 	}
-	b = append(b, '\n')
-	tmp := path + ".tmp"
-	f, _, err := openFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC)
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(b)
-	if err == nil {
-		err = fsutil.Fdatasync(f)
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return fmt.Errorf("write %s: %w", tmp, err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return err
-	}
-	return fsutil.SyncDir(filepath.Dir(path))
+	return fsutil.ReplaceFile(path, append(b, '\n'))
 }
