@@ -1,6 +1,7 @@
 package fsutil
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -9,12 +10,17 @@ import (
 )
 
 // ReplaceFile replaces path with b durably and atomically: a reader, or a
-// crash, sees the old content or the new, never a mix. It writes
-// path+".tmp" (0600, never through a symlink), syncs it, renames it over
-// path and syncs the directory.
+// crash, sees the old content or the new, never a mix. It writes a new
+// path+".tmp" (0600), syncs it, renames it over path and syncs the
+// directory. Whatever had the temporary name is unlinked first and the
+// file is created exclusively: opened with O_TRUNC, a hard link planted
+// there had the spool itself overwritten with the sidecar's text.
 func ReplaceFile(path string, b []byte) error {
 	tmp := path + ".tmp"
-	f, _, err := OpenRegular(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|unix.O_NOFOLLOW, 0o600)
+	if err := unix.Unlink(tmp); err != nil && !errors.Is(err, os.ErrNotExist) { // never a directory
+		return &os.PathError{Op: "unlink", Path: tmp, Err: err}
+	}
+	f, _, err := OpenRegular(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL|unix.O_NOFOLLOW, 0o600)
 	if err != nil {
 		return err
 	}
@@ -25,11 +31,12 @@ func ReplaceFile(path string, b []byte) error {
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
-	if err != nil {
-		return fmt.Errorf("write %s: %w", tmp, err)
+	if err == nil {
+		err = os.Rename(tmp, path)
 	}
-	if err := os.Rename(tmp, path); err != nil {
-		return err
+	if err != nil {
+		_ = os.Remove(tmp)
+		return fmt.Errorf("write %s: %w", tmp, err)
 	}
 	return SyncDir(filepath.Dir(path))
 }

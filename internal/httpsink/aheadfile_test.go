@@ -13,18 +13,19 @@ import (
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/sandboxaudit/sandboxaudit/auditevent"
 )
 
-// What the endpoint answered past the acknowledged offset survives a
-// graceful restart: the next sink settles those lines without posting
-// them again, a refused one as dropped.
-func TestReplayAheadSurvivesARestart(t *testing.T) {
-	a, b := uuid.New(), uuid.New()
-	path := writeSessions(t, []uuid.UUID{a, b}, 3)
+// stopDuringReplay spools 3 events of a and b, replays them to an endpoint
+// that always fails a1 and refuses b2, and stops the sink once b's lines
+// were answered: a1 holds the offset, and b's lines are ahead of it.
+func stopDuringReplay(t *testing.T, a, b uuid.UUID) (path string, endpoint *testServer) {
+	t.Helper()
+	path = writeSessions(t, []uuid.UUID{a, b}, 3)
 	failA1, refuseB2 := eventBody(t, a, 1), eventBody(t, b, 2)
-
-	first := newFixture(t, FormatEvent, false, func(s *Settings) { s.Spool = openSpool(t, path, 0) })
-	first.srv.setDefault(func(w http.ResponseWriter, r *http.Request, body []byte) bool {
+	f := newFixture(t, FormatEvent, false, func(s *Settings) { s.Spool = openSpool(t, path, 0) })
+	f.srv.setDefault(func(w http.ResponseWriter, r *http.Request, body []byte) bool {
 		switch string(body) {
 		case failA1:
 			return status(http.StatusServiceUnavailable, nil, "")(w, r, body)
@@ -33,11 +34,45 @@ func TestReplayAheadSurvivesARestart(t *testing.T) {
 		}
 		return ok(w, r, body)
 	})
-	first.start(t)
-	require.Eventually(t, func() bool { return len(first.srv.all()) >= 5 }, // a1 twice, b1–b3
+	f.start(t)
+	require.Eventually(t, func() bool { return len(f.srv.all()) >= 5 }, // a1 twice, b1–b3
 		5*time.Second, 10*time.Millisecond)
-	shutdown(t, first)
+	shutdown(t, f)
 	require.FileExists(t, path+".ahead")
+	return path, f.srv
+}
+
+// What the endpoint answered past the acknowledged offset survives a
+// graceful restart: the next sink settles those lines without posting
+// them again, a refused one as dropped.
+func TestReplayAheadSurvivesARestart(t *testing.T) {
+	a, b := uuid.New(), uuid.New()
+	path, endpoint := stopDuringReplay(t, a, b)
+	before := len(endpoint.all())
+	endpoint.setDefault(ok)
+
+	second := newFixture(t, FormatEvent, false, func(s *Settings) {
+		s.Spool = openSpool(t, path, 0)
+		s.Endpoint = endpoint.URL // the same endpoint: a sidecar holds only for the one it was written for
+	})
+	second.start(t)
+	waitDrained(t, second.sink.spool, path)
+	shutdown(t, second)
+
+	got := perSession(acceptedSince(t, endpoint, before))
+	assert.Equal(t, seqRange(1, 3), got[a])
+	assert.Empty(t, got[b], "b's lines were answered before the restart")
+	st := second.obs.stats()
+	assert.Equal(t, 5, st.replayed)
+	assert.Equal(t, 1, st.dropped[ReasonHTTP4xx])
+	assert.NoFileExists(t, path+".ahead", "every line settled: nothing left to carry")
+}
+
+// A sidecar holds only for the endpoint it was written for: with another,
+// its lines are sent again.
+func TestReplayAheadIsIgnoredForAnotherEndpoint(t *testing.T) {
+	a, b := uuid.New(), uuid.New()
+	path, _ := stopDuringReplay(t, a, b)
 
 	second := newFixture(t, FormatEvent, false, func(s *Settings) { s.Spool = openSpool(t, path, 0) })
 	second.srv.setDefault(ok)
@@ -46,11 +81,39 @@ func TestReplayAheadSurvivesARestart(t *testing.T) {
 
 	got := perSession(second.srv.acceptedEvents(t))
 	assert.Equal(t, seqRange(1, 3), got[a])
-	assert.Empty(t, got[b], "b's lines were answered before the restart")
-	st := second.obs.stats()
-	assert.Equal(t, 5, st.replayed)
-	assert.Equal(t, 1, st.dropped[ReasonHTTP4xx])
-	assert.NoFileExists(t, path+".ahead")
+	assert.Equal(t, seqRange(1, 3), got[b], "sent again to the new endpoint")
+	assert.Equal(t, 1, second.logs.FilterMessageSnippet("Ignoring the spool's replay sidecar").Len())
+}
+
+// A batch whose head was settled in an earlier round (every line ahead)
+// is settled without a post; it used to end the round as "not sent".
+func TestReplayEventsHeadAlreadyAheadSettlesWithoutAPost(t *testing.T) {
+	a := uuid.New()
+	path := writeSessions(t, []uuid.UUID{a}, 3)
+	f := newFixture(t, FormatEvent, false, func(s *Settings) { s.Spool = openSpool(t, path, 0) })
+	for seq := int64(1); seq <= 3; seq++ {
+		if f.sink.ahead == nil {
+			f.sink.ahead = map[lineKey]halved{}
+		}
+		f.sink.ahead[keyOf(makeLines(t, a, seq, seq, 10))] = halved{acked: 1}
+	}
+	f.srv.setDefault(ok)
+	f.start(t)
+	waitDrained(t, f.sink.spool, path)
+
+	assert.Empty(t, f.srv.all())
+	assert.Equal(t, 3, f.obs.stats().replayed)
+}
+
+func acceptedSince(t *testing.T, ts *testServer, n int) []auditevent.Event {
+	t.Helper()
+	var out []auditevent.Event
+	for _, a := range ts.all()[n:] {
+		if a.accepted {
+			out = append(out, decodeBody(t, a.body)...)
+		}
+	}
+	return out
 }
 
 func shutdown(t *testing.T, f *fixture) {
@@ -61,19 +124,23 @@ func shutdown(t *testing.T, f *fixture) {
 }
 
 func TestReadAheadRefusesWhatItDidNotWrite(t *testing.T) {
+	const header = "sandboxaudit replay ahead v1 7 0 ab"
 	digest := strings.Repeat("ab", 32)
 	for name, content := range map[string]string{
-		"no header":        digest + " 200\n",
-		"short digest":     aheadHeader + "\nabcd 200\n",
-		"not hex":          aheadHeader + "\n" + strings.Repeat("zz", 32) + " 200\n",
-		"a 5xx status":     aheadHeader + "\n" + digest + " 503\n",
-		"no status":        aheadHeader + "\n" + digest + "\n",
-		"too many entries": aheadHeader + "\n" + manyAhead(2*replayEventsSpan+1),
+		"no header":             digest + " 200\n",
+		"another offset":        "sandboxaudit replay ahead v1 7 10 ab\n" + digest + " 200\n",
+		"short digest":          header + "\nabcd 200\n",
+		"not hex":               header + "\n" + strings.Repeat("zz", 32) + " 200\n",
+		"a 5xx status":          header + "\n" + digest + " 503\n",
+		"a status refusing us":  header + "\n" + digest + " 401\n",
+		"a status asking later": header + "\n" + digest + " 429\n",
+		"no status":             header + "\n" + digest + "\n",
+		"too many entries":      header + "\n" + manyAhead(aheadLimit+1),
 	} {
 		t.Run(name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "spool.jsonl.ahead")
 			require.NoError(t, os.WriteFile(path, []byte(content), 0o600))
-			_, err := readAhead(path, "http://x")
+			_, err := readAhead(path, header, "http://x")
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), path)
 		})
@@ -94,7 +161,7 @@ func TestReadAheadReadsWhatSaveAheadWrote(t *testing.T) {
 	f.sink.ahead = map[lineKey]halved{k1: {acked: 1}, k2: {refused: 1, refusal: &StatusError{Code: 422}}}
 	f.sink.saveAhead()
 
-	got, err := readAhead(f.spoolPath+".ahead", "http://x")
+	got, err := readAhead(f.spoolPath+".ahead", f.sink.aheadHeader(), "http://x")
 	require.NoError(t, err)
 	assert.Equal(t, halved{acked: 1}, got[k1])
 	assert.Equal(t, 1, got[k2].refused)
@@ -109,7 +176,7 @@ func TestReadAheadReadsWhatSaveAheadWrote(t *testing.T) {
 func TestLoadAheadDoesNotFollowASymlink(t *testing.T) {
 	f := newFixture(t, FormatEvent, true)
 	target := filepath.Join(t.TempDir(), "elsewhere")
-	require.NoError(t, os.WriteFile(target, []byte(aheadHeader+"\n"+strings.Repeat("ab", 32)+" 200\n"), 0o600))
+	require.NoError(t, os.WriteFile(target, []byte(f.sink.aheadHeader()+"\n"+strings.Repeat("ab", 32)+" 200\n"), 0o600))
 	require.NoError(t, os.Symlink(target, f.spoolPath+".ahead"))
 
 	f.sink.loadAhead()

@@ -20,7 +20,7 @@ import (
 // few per cent of transient errors draining at a few events a second.
 func (s *Sink) runReplayer(ctx context.Context) {
 	defer close(s.replayerDone)
-	defer s.saveAhead()
+	defer s.saveAhead() // before replayerDone: Shutdown closes the spool after it
 	failures := 0
 	var upkeep error // the spool's trouble last logged
 	timer := time.NewTimer(0)
@@ -118,11 +118,11 @@ func (s *Sink) longestPause() time.Duration {
 	return max(s.set.ReplayInterval, s.set.Retry.MaxInterval)
 }
 
-// replayRound sends the spool, oldest line first, one request at a time
-// (in event format, one per session side by side: see replayEvents)
-// without retries: the first failure ends the round (the next round is the
-// retry). It returns the lines it settled and the delivery failure that
-// ended the round, if any.
+// replayRound sends the spool, oldest line first: in ndjson one request
+// at a time, without retries; in event format a window of requests, each
+// line retried once (see replayEvents). The first line not delivered ends
+// the round (the next round is the retry). It returns the lines it settled
+// and the delivery failure that ended the round, if any.
 func (s *Sink) replayRound(ctx context.Context) (int, error) {
 	if !s.spool.Pending() && s.spool.Upkeep() == nil {
 		s.markUp()

@@ -15,8 +15,8 @@ const (
 	// pushes (which queue behind it) filled it, and the sink never left it.
 	replayEventsInFlight = 64
 	// replayEventsSpan bounds how far past the first unsettled line the
-	// window may post. Lines delivered beyond it are acknowledged only in
-	// memory (ahead, saved on a clean stop), so a crash sends them again:
+	// window may post. Lines delivered beyond that line are acknowledged
+	// only in memory (ahead, saved on a clean stop), so a crash sends them again:
 	// unbounded, each SIGTERM during replay at 5 % of 503s resent about 800
 	// events. Four windows let a slow request at the head be overtaken.
 	replayEventsSpan = 4 * replayEventsInFlight
@@ -53,9 +53,10 @@ func (s *Sink) replayEvents(ctx context.Context, batch []byte, ack func(bytes, l
 	w := newEventWindow(s, splitLines(batch))
 	postCtx, cancel := withGrace(ctx, replayStopGrace)
 	defer cancel()
+	w.settle(ctx, ack) // a head settled in an earlier round needs no post
 	w.fill(ctx, postCtx)
 	for w.inFlight > 0 {
-		w.land(<-w.landed)
+		w.landAll()
 		w.settle(ctx, ack)
 		w.fill(ctx, postCtx)
 	}
@@ -101,7 +102,7 @@ func keyOf(line []byte) lineKey { return sha256.Sum256(line) }
 // round settles each as it went. Bounded: they lie within the span past
 // that line.
 func (s *Sink) keepAhead(lines [][]byte, results []replayResult) {
-	if len(s.ahead) > 2*replayEventsSpan {
+	if len(s.ahead) > aheadLimit-replayEventsSpan {
 		clear(s.ahead) // stale: the spool moved on without settling them
 	}
 	for i, r := range results {

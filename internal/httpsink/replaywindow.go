@@ -13,7 +13,7 @@ type eventWindow struct {
 	results  []replayResult
 	group    []int  // each line's session
 	busy     []bool // per session: a line in flight
-	stopped  []bool // per session: a line failed; the rest wait for the next round
+	stopped  []bool // per session: a line failed twice, or asked to wait; the rest wait for the next round
 	started  []bool // per line
 	retried  []bool // per line: posted again after a failure this round
 	landed   chan landing
@@ -35,6 +35,8 @@ func newEventWindow(s *Sink, lines [][]byte) *eventWindow {
 		started: make([]bool, len(lines)), retried: make([]bool, len(lines)),
 		landed: make(chan landing, replayEventsInFlight),
 	}
+	// Identical lines (one event spooled twice) are all settled by one
+	// answer: the endpoint has that event.
 	for i, l := range lines {
 		if h, ok := s.ahead[keyOf(l)]; ok {
 			h.settled = len(l)
@@ -82,6 +84,20 @@ func (w *eventWindow) post(ctx context.Context, i int) {
 	hv := halver{post: w.s.replayPost, anyRefusal: true}
 	h, err := hv.send(ctx, w.lines[i], 1)
 	w.landed <- landing{i: i, h: h, err: err}
+}
+
+// landAll takes the next answer, waiting for it, and any others already
+// there, so one settle (one synced offset write) covers them all.
+func (w *eventWindow) landAll() {
+	w.land(<-w.landed)
+	for {
+		select {
+		case l := <-w.landed:
+			w.land(l)
+		default:
+			return
+		}
+	}
 }
 
 // land takes a line's answer. A Retry-After stops the round from

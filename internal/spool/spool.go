@@ -441,6 +441,14 @@ func (s *Spool) Size() int64 {
 	return s.end - s.ack
 }
 
+// Position is the spool file's inode and its acknowledged offset: what a
+// note about the lines past that offset is valid for.
+func (s *Spool) Position() (inode uint64, acked int64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.ino, s.ack
+}
+
 // Pending reports whether there are unacknowledged lines, or appends on
 // their way in (queued or being written): lines a caller must not overtake
 // by delivering live, and that a replayer must not take for an empty spool.
