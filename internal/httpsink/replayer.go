@@ -45,6 +45,7 @@ func (s *Sink) runReplayer(ctx context.Context) {
 		if ctx.Err() != nil {
 			return
 		}
+		s.probe = err != nil && sent == 0
 		upkeep = s.logUpkeep(upkeep)
 		progressed := err != nil && sent > 0
 		if err == nil || progressed {

@@ -486,3 +486,30 @@ func TestReplayEventsRetryAfterStopsTheRound(t *testing.T) {
 		assert.GreaterOrEqual(t, at.Sub(asked), 700*time.Millisecond, "a post before the Retry-After")
 	}
 }
+
+// After a round that settled nothing, the next starts with one post and
+// widens as answers come: each round against an endpoint still failing
+// fired a whole window at it before the first answer.
+func TestReplayEventsAfterAFailedRoundProbesWithOnePost(t *testing.T) {
+	sessions := newSessions(3 * replayEventsInFlight)
+	var mu sync.Mutex
+	failed := 0
+	recovers := time.Now().Add(1500 * time.Millisecond)
+	f := replaySpooled(t, sessions, 1, func(w http.ResponseWriter, r *http.Request, body []byte) bool {
+		if time.Now().Before(recovers) {
+			mu.Lock()
+			failed++
+			mu.Unlock()
+			return status(http.StatusServiceUnavailable, nil, "")(w, r, body)
+		}
+		return ok(w, r, body)
+	}, func(set *Settings) { set.ReplayInterval = 100 * time.Millisecond; set.Retry.MaxInterval = 200 * time.Millisecond })
+
+	mu.Lock()
+	defer mu.Unlock()
+	// The first round, not knowing, posts a window; each of the later ones
+	// (one every 200 ms at most) one post.
+	assert.LessOrEqual(t, failed, replayEventsInFlight+1500/100)
+	assert.Greater(t, failed, replayEventsInFlight, "later rounds probed")
+	assert.Equal(t, len(sessions), f.obs.stats().replayed)
+}

@@ -18,6 +18,7 @@ type eventWindow struct {
 	retried  []bool // per line: posted again after a failure this round
 	landed   chan landing
 	inFlight int
+	limit    int // posts allowed in flight: see newEventWindow
 	next     int // no line before it is left to start
 	settled  int // lines settled, a prefix of the batch
 	done     halved
@@ -34,6 +35,13 @@ func newEventWindow(s *Sink, lines [][]byte) *eventWindow {
 		busy:    make([]bool, sessions), stopped: make([]bool, sessions),
 		started: make([]bool, len(lines)), retried: make([]bool, len(lines)),
 		landed: make(chan landing, replayEventsInFlight),
+		limit:  replayEventsInFlight,
+	}
+	if s.probe {
+		// After a round that settled nothing the endpoint is likely still
+		// failing: one post, and one more per answer (a slow start), rather
+		// than a burst of a whole window before the first answer.
+		w.limit = 1
 	}
 	// Identical lines (one event spooled twice) are all settled by one
 	// answer: the endpoint has that event.
@@ -55,7 +63,7 @@ func (w *eventWindow) fill(ctx, postCtx context.Context) {
 		w.next++
 	}
 	end := min(len(w.lines), w.settled+replayEventsSpan)
-	for i := w.next; i < end && w.inFlight < replayEventsInFlight; i++ {
+	for i := w.next; i < end && w.inFlight < w.limit; i++ {
 		// More failures than answers: an endpoint down or hanging. Each
 		// failure stops only its own session, and without this gate a round
 		// posted one event of every session to it.
@@ -112,6 +120,8 @@ func (w *eventWindow) land(l landing) {
 	w.busy[g] = false
 	if l.err == nil {
 		w.answered++
+		w.limit = min(w.limit+1, replayEventsInFlight)
+		w.s.probe = false
 		return
 	}
 	w.failures++

@@ -69,6 +69,9 @@ type Sink struct {
 	// one it did not, with their outcome (see replayEvents); Start loads it
 	// before the replayer starts, and after that only the replayer uses it.
 	ahead map[lineKey]halved
+	// probe: the last replay round failed without settling a line, so the
+	// next starts with one post, not a window (replayer only).
+	probe bool
 }
 
 // New validates set and returns a Sink. On success the Sink owns set.Spool
