@@ -503,7 +503,10 @@ func TestReplayEventsAfterAFailedRoundProbesWithOnePost(t *testing.T) {
 			return status(http.StatusServiceUnavailable, nil, "")(w, r, body)
 		}
 		return ok(w, r, body)
-	}, func(set *Settings) { set.ReplayInterval = 100 * time.Millisecond; set.Retry.MaxInterval = 200 * time.Millisecond })
+	}, func(set *Settings) {
+		set.ReplayInterval = 100 * time.Millisecond
+		set.Retry.MaxInterval = 200 * time.Millisecond
+	})
 
 	mu.Lock()
 	defer mu.Unlock()
