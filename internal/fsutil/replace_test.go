@@ -23,38 +23,28 @@ func TestReplaceFileReplacesPrivately(t *testing.T) {
 	assert.NoFileExists(t, path+".tmp")
 }
 
-// A symlink planted as the temporary file is not written through: it is
-// removed, not followed.
-func TestReplaceFileDoesNotWriteThroughASymlink(t *testing.T) {
-	dir := t.TempDir()
-	target := filepath.Join(dir, "target")
-	require.NoError(t, os.WriteFile(target, []byte("keep\n"), 0o600))
-	path := filepath.Join(dir, "side")
-	require.NoError(t, os.Symlink(target, path+".tmp"))
+// A link planted as the temporary file is removed, not written through:
+// opened with O_TRUNC, a hard link there had the spool overwritten with
+// the sidecar's text.
+func TestReplaceFileDoesNotWriteThroughALink(t *testing.T) {
+	for name, plant := range map[string]func(oldname, newname string) error{
+		"symlink":   os.Symlink,
+		"hard link": os.Link,
+	} {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			victim := filepath.Join(dir, "spool.jsonl")
+			require.NoError(t, os.WriteFile(victim, []byte("line\n"), 0o600))
+			path := filepath.Join(dir, "spool.jsonl.ahead")
+			require.NoError(t, plant(victim, path+".tmp"))
 
-	require.NoError(t, ReplaceFile(path, []byte("new\n")))
-	got, err := os.ReadFile(target)
-	require.NoError(t, err)
-	assert.Equal(t, "keep\n", string(got))
-	got, err = os.ReadFile(path)
-	require.NoError(t, err)
-	assert.Equal(t, "new\n", string(got))
-}
-
-// A hard link planted as the temporary file is not written through either:
-// opened with O_TRUNC, it overwrote the spool with the sidecar's text.
-func TestReplaceFileDoesNotWriteThroughAHardLink(t *testing.T) {
-	dir := t.TempDir()
-	victim := filepath.Join(dir, "spool.jsonl")
-	require.NoError(t, os.WriteFile(victim, []byte("line\n"), 0o600))
-	path := filepath.Join(dir, "spool.jsonl.ahead")
-	require.NoError(t, os.Link(victim, path+".tmp"))
-
-	require.NoError(t, ReplaceFile(path, []byte("new\n")))
-	got, err := os.ReadFile(victim)
-	require.NoError(t, err)
-	assert.Equal(t, "line\n", string(got))
-	got, err = os.ReadFile(path)
-	require.NoError(t, err)
-	assert.Equal(t, "new\n", string(got))
+			require.NoError(t, ReplaceFile(path, []byte("new\n")))
+			got, err := os.ReadFile(victim)
+			require.NoError(t, err)
+			assert.Equal(t, "line\n", string(got))
+			got, err = os.ReadFile(path)
+			require.NoError(t, err)
+			assert.Equal(t, "new\n", string(got))
+		})
+	}
 }

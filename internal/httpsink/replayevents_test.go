@@ -89,6 +89,29 @@ func replaySpooled(t *testing.T, sessions []uuid.UUID, n int64, answer behaviour
 	return f
 }
 
+// outage answers 503 until a time, counting those posts, and 200 after.
+type outage struct {
+	until  time.Time
+	mu     sync.Mutex
+	failed int
+}
+
+func (o *outage) behaviour(w http.ResponseWriter, r *http.Request, body []byte) bool {
+	if time.Now().Before(o.until) {
+		o.mu.Lock()
+		o.failed++
+		o.mu.Unlock()
+		return status(http.StatusServiceUnavailable, nil, "")(w, r, body)
+	}
+	return ok(w, r, body)
+}
+
+func (o *outage) posts() int {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.failed
+}
+
 func newSessions(n int) []uuid.UUID {
 	out := make([]uuid.UUID, n)
 	for i := range out {
@@ -347,22 +370,11 @@ func TestReplayEventsInFlightIsBounded(t *testing.T) {
 // down posted one event of every session.
 func TestReplayEventsRoundAgainstAFailingEndpointPostsOneWindow(t *testing.T) {
 	sessions := newSessions(3 * replayEventsInFlight)
-	var mu sync.Mutex
-	failed := 0
-	recovers := time.Now().Add(time.Second)
-	f := replaySpooled(t, sessions, 1, func(w http.ResponseWriter, r *http.Request, body []byte) bool {
-		if time.Now().Before(recovers) {
-			mu.Lock()
-			failed++
-			mu.Unlock()
-			return status(http.StatusServiceUnavailable, nil, "")(w, r, body)
-		}
-		return ok(w, r, body)
-	}, func(set *Settings) { set.ReplayInterval = 2 * time.Second }) // one round before it recovers
+	down := &outage{until: time.Now().Add(time.Second)}
+	f := replaySpooled(t, sessions, 1, down.behaviour,
+		func(set *Settings) { set.ReplayInterval = 2 * time.Second }) // one round before it recovers
 
-	mu.Lock()
-	defer mu.Unlock()
-	assert.Equal(t, replayEventsInFlight, failed, "posts failed in the round before the endpoint recovered")
+	assert.Equal(t, replayEventsInFlight, down.posts(), "posts failed in the round before the endpoint recovered")
 	assert.Equal(t, len(sessions), f.obs.stats().replayed)
 }
 
@@ -492,26 +504,15 @@ func TestReplayEventsRetryAfterStopsTheRound(t *testing.T) {
 // fired a whole window at it before the first answer.
 func TestReplayEventsAfterAFailedRoundProbesWithOnePost(t *testing.T) {
 	sessions := newSessions(3 * replayEventsInFlight)
-	var mu sync.Mutex
-	failed := 0
-	recovers := time.Now().Add(1500 * time.Millisecond)
-	f := replaySpooled(t, sessions, 1, func(w http.ResponseWriter, r *http.Request, body []byte) bool {
-		if time.Now().Before(recovers) {
-			mu.Lock()
-			failed++
-			mu.Unlock()
-			return status(http.StatusServiceUnavailable, nil, "")(w, r, body)
-		}
-		return ok(w, r, body)
-	}, func(set *Settings) {
+	down := &outage{until: time.Now().Add(1500 * time.Millisecond)}
+	f := replaySpooled(t, sessions, 1, down.behaviour, func(set *Settings) {
 		set.ReplayInterval = 100 * time.Millisecond
 		set.Retry.MaxInterval = 200 * time.Millisecond
 	})
 
-	mu.Lock()
-	defer mu.Unlock()
 	// The first round, not knowing, posts a window; each of the later ones
 	// (one every 200 ms at most) one post.
+	failed := down.posts()
 	assert.LessOrEqual(t, failed, replayEventsInFlight+1500/100)
 	assert.Greater(t, failed, replayEventsInFlight, "later rounds probed")
 	assert.Equal(t, len(sessions), f.obs.stats().replayed)
