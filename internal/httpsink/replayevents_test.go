@@ -417,20 +417,24 @@ func TestReplayEventsShutdownLetsPostsInFlightLand(t *testing.T) {
 	sessions := newSessions(replayEventsInFlight)
 	path := writeSessions(t, sessions, 2)
 	f := newFixture(t, FormatEvent, false, func(s *Settings) { s.Spool = openSpool(t, path, 0) })
-	arrived := make(chan struct{})
-	var once sync.Once
+	full := make(chan struct{}) // the first window is in: stop now
 	var started atomic.Int32
 	f.srv.setDefault(func(w http.ResponseWriter, r *http.Request, body []byte) bool {
-		started.Add(1)
-		once.Do(func() { close(arrived) })
+		if started.Add(1) == replayEventsInFlight {
+			close(full)
+		}
+		select { // none lands before the stop, which would start its session's next
+		case <-full:
+		case <-time.After(5 * time.Second):
+		}
 		time.Sleep(300 * time.Millisecond) // taken whether or not the client still waits
 		return ok(w, r, body)
 	})
 	f.start(t)
 	select {
-	case <-arrived:
+	case <-full:
 	case <-time.After(5 * time.Second):
-		t.Fatal("no replay post arrived")
+		t.Fatal("the first window of replay posts never arrived")
 	}
 	shutdown(t, f)
 	require.Eventually(t, func() bool { return len(f.srv.all()) == int(started.Load()) },
