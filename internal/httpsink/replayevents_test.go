@@ -3,6 +3,7 @@ package httpsink
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"path/filepath"
 	"slices"
@@ -520,4 +521,37 @@ func TestReplayEventsAfterAFailedRoundProbesWithOnePost(t *testing.T) {
 	assert.LessOrEqual(t, failed, replayEventsInFlight+1500/100)
 	assert.Greater(t, failed, replayEventsInFlight, "later rounds probed")
 	assert.Equal(t, len(sessions), f.obs.stats().replayed)
+}
+
+// Refusals settled together are logged once per status with their count,
+// not once per line: under a flood of refusals the collector's log
+// sampling kept 11 lines of 200. The metric counts every line.
+func TestReplayEventsRefusalsSettledTogetherAreLoggedPerStatus(t *testing.T) {
+	sessions := newSessions(6)
+	head := eventBody(t, sessions[0], 1)
+	refusals := map[string]int{}
+	for i, s := range sessions[1:] {
+		refusals[eventBody(t, s, 1)] = []int{400, 400, 400, 422, 422}[i]
+	}
+	var refused atomic.Int32
+	f := replaySpooled(t, sessions, 1, func(w http.ResponseWriter, r *http.Request, body []byte) bool {
+		if code, ok := refusals[string(body)]; ok {
+			defer refused.Add(1)
+			return status(code, nil, "")(w, r, body)
+		}
+		if string(body) == head { // held until the refusals are in, so one settle takes them all
+			for i := 0; i < 300 && refused.Load() < 5; i++ {
+				time.Sleep(10 * time.Millisecond)
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		return ok(w, r, body)
+	})
+
+	assert.Equal(t, 5, f.obs.stats().dropped[ReasonHTTP4xx])
+	var logged []string
+	for _, e := range f.logs.FilterMessageSnippet("refused lines permanently").All() {
+		logged = append(logged, fmt.Sprintf("%v×%v", e.ContextMap()["status"], e.ContextMap()["lines"]))
+	}
+	assert.ElementsMatch(t, []string{"400×3", "422×2"}, logged)
 }

@@ -136,20 +136,43 @@ func (w *eventWindow) land(l landing) {
 	w.stopped[g] = true
 }
 
-// settle counts and logs the newly delivered prefix of the batch line by
-// line, then acknowledges it at once: each acknowledgement is a synced
-// write of the offset, and a slow line at the head releases up to a span.
+// settle counts and logs the newly delivered prefix of the batch, then
+// acknowledges it at once: each acknowledgement is a synced write of the
+// offset, and a slow line at the head releases up to a span.
 func (w *eventWindow) settle(ctx context.Context, ack func(bytes, lines int)) {
 	from := w.settled
 	for ; w.settled < len(w.lines) && w.results[w.settled].delivered(); w.settled++ {
-		r := w.results[w.settled]
-		w.done = w.done.then(r.h)
-		w.s.countSettled(ctx, r.h)
+		w.done = w.done.then(w.results[w.settled].h)
 		delete(w.s.ahead, keyOf(w.lines[w.settled]))
 	}
 	if w.settled > from {
+		for _, part := range byStatus(w.results[from:w.settled]) {
+			w.s.countSettled(ctx, part)
+		}
 		ack(w.done.settled, w.done.acked+w.done.refused)
 	}
+}
+
+// byStatus sums results into one part for the lines taken and one per
+// status that refused lines, in order of first appearance: one drop
+// logged per status, not per line (under a flood of refusals the
+// collector's log sampling kept 11 lines of 200).
+func byStatus(results []replayResult) []halved {
+	parts := []halved{{}}
+	index := map[int]int{}
+	for _, r := range results {
+		i := 0
+		if r.h.refused > 0 {
+			var ok bool
+			if i, ok = index[r.h.refusal.Code]; !ok {
+				i = len(parts)
+				index[r.h.refusal.Code] = i
+				parts = append(parts, halved{})
+			}
+		}
+		parts[i] = parts[i].then(r.h)
+	}
+	return parts
 }
 
 // finish ends the round once nothing is in flight: nil when the whole
