@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"strconv"
+	"strings"
 
 	"go.uber.org/zap"
 	"golang.org/x/sys/unix"
@@ -28,14 +29,46 @@ const aheadLimit = 2 * replayEventsSpan
 // past the acknowledged offset when the replayer last stopped.
 func (s *Sink) aheadPath() string { return s.spool.Path() + ".ahead" }
 
-// aheadHeader is the sidecar's first line. It names the spool file, its
-// acknowledged offset and (by digest: a URL may hold a secret) the
-// endpoint, so a sidecar is used only where it was written: after another
-// program replayed the spool, or with another endpoint, it is ignored and
-// the lines are sent again.
-func (s *Sink) aheadHeader() string {
+// aheadHeader is what a sidecar is valid for, its first line: the spool
+// file, its acknowledged offset and (by digest: a URL may hold a secret)
+// the endpoint. After another program replayed the spool, or with another
+// endpoint, a sidecar is ignored and its lines are sent again.
+type aheadHeader struct {
+	inode    uint64
+	offset   int64
+	endpoint [sha256.Size]byte
+}
+
+func (s *Sink) aheadHeader() aheadHeader {
 	ino, off := s.spool.Position()
-	return fmt.Sprintf("%s %d %d %x", aheadVersion, ino, off, sha256.Sum256([]byte(s.set.Endpoint)))
+	return aheadHeader{inode: ino, offset: off, endpoint: sha256.Sum256([]byte(s.set.Endpoint))}
+}
+
+func (h aheadHeader) String() string {
+	return fmt.Sprintf("%s %d %d %x", aheadVersion, h.inode, h.offset, h.endpoint[:])
+}
+
+func parseAheadHeader(line string) (aheadHeader, error) {
+	var h aheadHeader
+	var endpoint []byte
+	rest, ok := strings.CutPrefix(line, aheadVersion+" ")
+	if !ok {
+		return h, fmt.Errorf("not a replay sidecar (its first line does not start %q)", aheadVersion)
+	}
+	if _, err := fmt.Sscanf(rest, "%d %d %x", &h.inode, &h.offset, &endpoint); err != nil || len(endpoint) != len(h.endpoint) {
+		return h, fmt.Errorf("first line %q: want %q", line, aheadVersion+" <inode> <offset> <sha256 hex>")
+	}
+	copy(h.endpoint[:], endpoint)
+	return h, nil
+}
+
+// covers reports whether a sidecar written at h holds for the spool at
+// now: the same file and endpoint, and an offset no earlier than now's.
+// A later one is the offset sidecar lagging the offset in memory (it
+// could not be saved): the lines between are sent again, and those the
+// sidecar names, further on, stay delivered.
+func (h aheadHeader) covers(now aheadHeader) bool {
+	return h.inode == now.inode && h.endpoint == now.endpoint && h.offset >= now.offset
 }
 
 // saveAhead writes ahead to its sidecar when the replayer stops, so a
@@ -53,7 +86,7 @@ func (s *Sink) saveAhead() {
 		return
 	}
 	var b bytes.Buffer
-	b.WriteString(s.aheadHeader() + "\n")
+	b.WriteString(s.aheadHeader().String() + "\n")
 	for k, h := range s.ahead {
 		code := 200
 		if h.refused > 0 {
@@ -75,6 +108,7 @@ func (s *Sink) loadAhead() {
 	if s.set.Format != FormatEvent {
 		return // saveAhead removes it at the stop
 	}
+	_ = os.Remove(path + ".tmp") // left by a crash while saving
 	ahead, err := readAhead(path, s.aheadHeader(), s.poster.safeURL)
 	if errors.Is(err, os.ErrNotExist) {
 		return
@@ -89,16 +123,23 @@ func (s *Sink) loadAhead() {
 	}
 }
 
-// readAhead parses an ahead sidecar whose first line must be header.
-func readAhead(path, header, url string) (map[lineKey]halved, error) {
+// readAhead parses an ahead sidecar that must hold for the spool at now.
+func readAhead(path string, now aheadHeader, url string) (map[lineKey]halved, error) {
 	f, _, err := fsutil.OpenRegular(path, os.O_RDONLY|unix.O_NOFOLLOW, 0)
 	if err != nil {
 		return nil, err
 	}
 	defer func() { _ = f.Close() }()
 	sc := bufio.NewScanner(io.LimitReader(f, 1<<20))
-	if !sc.Scan() || sc.Text() != header {
-		return nil, fmt.Errorf("%s: written for another spool file, offset or endpoint (its first line is not %q)", path, header)
+	if !sc.Scan() {
+		return nil, fmt.Errorf("%s: empty or unreadable: %v", path, sc.Err())
+	}
+	h, err := parseAheadHeader(sc.Text())
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if !h.covers(now) {
+		return nil, fmt.Errorf("%s: written for another spool file, offset or endpoint (%s, now %s)", path, h, now)
 	}
 	ahead := map[lineKey]halved{}
 	for n := 2; sc.Scan(); n++ {

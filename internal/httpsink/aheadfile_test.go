@@ -2,6 +2,7 @@ package httpsink
 
 import (
 	"context"
+	"crypto/sha256"
 	"fmt"
 	"net/http"
 	"os"
@@ -124,11 +125,17 @@ func shutdown(t *testing.T, f *fixture) {
 }
 
 func TestReadAheadRefusesWhatItDidNotWrite(t *testing.T) {
-	const header = "sandboxaudit replay ahead v1 7 0 ab"
+	now := aheadHeader{inode: 7, offset: 10, endpoint: sha256.Sum256([]byte("http://x"))}
+	header := now.String()
+	earlier, other := now, now
+	earlier.offset = 9
+	other.endpoint[0]++
 	digest := strings.Repeat("ab", 32)
 	for name, content := range map[string]string{
 		"no header":             digest + " 200\n",
-		"another offset":        "sandboxaudit replay ahead v1 7 10 ab\n" + digest + " 200\n",
+		"an earlier offset":     earlier.String() + "\n" + digest + " 200\n",
+		"another endpoint":      other.String() + "\n" + digest + " 200\n",
+		"a short header":        aheadVersion + " 7 10\n" + digest + " 200\n",
 		"short digest":          header + "\nabcd 200\n",
 		"not hex":               header + "\n" + strings.Repeat("zz", 32) + " 200\n",
 		"a 5xx status":          header + "\n" + digest + " 503\n",
@@ -140,11 +147,26 @@ func TestReadAheadRefusesWhatItDidNotWrite(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "spool.jsonl.ahead")
 			require.NoError(t, os.WriteFile(path, []byte(content), 0o600))
-			_, err := readAhead(path, header, "http://x")
+			_, err := readAhead(path, now, "http://x")
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), path)
 		})
 	}
+}
+
+// A sidecar written when the offset in memory was ahead of the one saved
+// (the offset sidecar could not be written) still holds after a restart:
+// the lines it names lie past both.
+func TestReadAheadTakesASidecarPastTheSavedOffset(t *testing.T) {
+	now := aheadHeader{inode: 7, offset: 10, endpoint: sha256.Sum256([]byte("http://x"))}
+	later := now
+	later.offset = 610
+	path := filepath.Join(t.TempDir(), "spool.jsonl.ahead")
+	require.NoError(t, os.WriteFile(path, []byte(later.String()+"\n"+strings.Repeat("ab", 32)+" 200\n"), 0o600))
+
+	got, err := readAhead(path, now, "http://x")
+	require.NoError(t, err)
+	assert.Len(t, got, 1)
 }
 
 func manyAhead(n int) string {
@@ -176,7 +198,7 @@ func TestReadAheadReadsWhatSaveAheadWrote(t *testing.T) {
 func TestLoadAheadDoesNotFollowASymlink(t *testing.T) {
 	f := newFixture(t, FormatEvent, true)
 	target := filepath.Join(t.TempDir(), "elsewhere")
-	require.NoError(t, os.WriteFile(target, []byte(f.sink.aheadHeader()+"\n"+strings.Repeat("ab", 32)+" 200\n"), 0o600))
+	require.NoError(t, os.WriteFile(target, []byte(f.sink.aheadHeader().String()+"\n"+strings.Repeat("ab", 32)+" 200\n"), 0o600))
 	require.NoError(t, os.Symlink(target, f.spoolPath+".ahead"))
 
 	f.sink.loadAhead()
@@ -184,4 +206,14 @@ func TestLoadAheadDoesNotFollowASymlink(t *testing.T) {
 	assert.Equal(t, 1, f.logs.FilterMessageSnippet("Ignoring the spool's replay sidecar").Len())
 	assert.NoFileExists(t, f.spoolPath+".ahead")
 	assert.FileExists(t, target)
+}
+
+// A temporary file left by a crash while saving is removed at the next
+// start; nothing else would.
+func TestLoadAheadRemovesALeftoverTemporaryFile(t *testing.T) {
+	f := newFixture(t, FormatEvent, true)
+	require.NoError(t, os.WriteFile(f.spoolPath+".ahead.tmp", []byte("half"), 0o600))
+
+	f.sink.loadAhead()
+	assert.NoFileExists(t, f.spoolPath+".ahead.tmp")
 }
