@@ -80,9 +80,7 @@ func (h aheadHeader) covers(now aheadHeader) bool {
 func (s *Sink) saveAhead() {
 	path := s.aheadPath()
 	if len(s.ahead) == 0 || s.set.Format != FormatEvent {
-		if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
-			s.set.Logger.Warn("Could not remove the spool's replay sidecar", zap.String("path", path), zap.Error(err))
-		}
+		s.removeAhead(path)
 		return
 	}
 	var b bytes.Buffer
@@ -118,7 +116,13 @@ func (s *Sink) loadAhead() {
 	} else {
 		s.ahead = ahead
 	}
-	if err := os.Remove(path); err != nil {
+	s.removeAhead(path)
+}
+
+// removeAhead removes the sidecar at path, if there is one, saying so
+// when it cannot.
+func (s *Sink) removeAhead(path string) {
+	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
 		s.set.Logger.Warn("Could not remove the spool's replay sidecar", zap.String("path", path), zap.Error(err))
 	}
 }

@@ -45,19 +45,17 @@ func (s *Sink) runReplayer(ctx context.Context) {
 		if ctx.Err() != nil {
 			return
 		}
-		s.probe = err != nil && sent == 0
 		upkeep = s.logUpkeep(upkeep)
-		progressed := err != nil && sent > 0
-		if err == nil || progressed {
-			failures = 0
-		} else {
+		failed := err != nil && sent == 0
+		s.probe = failed
+		if failed {
 			failures++
-		}
-		var wait time.Duration
-		if progressed {
-			wait = max(0, time.Until(s.waitUntil()))
 		} else {
-			wait = s.nextRoundIn(failures, time.Now())
+			failures = 0
+		}
+		wait := s.nextRoundIn(failures, time.Now())
+		if err != nil && !failed { // it made progress: at once
+			wait = max(0, time.Until(s.waitUntil()))
 		}
 		if se := endpointRefusal(err); se != nil {
 			// Once per round: at most one line per capped backoff step.

@@ -2,6 +2,7 @@ package httpsink
 
 import (
 	"context"
+	"slices"
 )
 
 // eventWindow is one event-format replay batch in flight: which lines are
@@ -42,6 +43,9 @@ func newEventWindow(s *Sink, lines [][]byte) *eventWindow {
 		// failing: one post, and one more per answer (a slow start), rather
 		// than a burst of a whole window before the first answer.
 		w.limit = 1
+	}
+	if len(s.ahead) == 0 {
+		return w // no line to look up: hashing each one is wasted
 	}
 	// Identical lines (one event spooled twice) are all settled by one
 	// answer: the endpoint has that event.
@@ -142,8 +146,11 @@ func (w *eventWindow) land(l landing) {
 func (w *eventWindow) settle(ctx context.Context, ack func(bytes, lines int)) {
 	from := w.settled
 	for ; w.settled < len(w.lines) && w.results[w.settled].delivered(); w.settled++ {
-		w.done = w.done.then(w.results[w.settled].h)
-		delete(w.s.ahead, keyOf(w.lines[w.settled]))
+		r := w.results[w.settled]
+		w.done = w.done.then(r.h)
+		if r.early { // only lines found in ahead are in it
+			delete(w.s.ahead, keyOf(w.lines[w.settled]))
+		}
 	}
 	if w.settled > from {
 		for _, part := range byStatus(w.results[from:w.settled]) {
@@ -159,15 +166,12 @@ func (w *eventWindow) settle(ctx context.Context, ack func(bytes, lines int)) {
 // collector's log sampling kept 11 lines of 200).
 func byStatus(results []replayResult) []halved {
 	parts := []halved{{}}
-	index := map[int]int{}
 	for _, r := range results {
 		i := 0
 		if r.h.refused > 0 {
-			var ok bool
-			if i, ok = index[r.h.refusal.Code]; !ok {
-				i = len(parts)
-				index[r.h.refusal.Code] = i
-				parts = append(parts, halved{})
+			i = 1 + slices.IndexFunc(parts[1:], func(p halved) bool { return p.refusal.Code == r.h.refusal.Code })
+			if i == 0 {
+				i, parts = len(parts), append(parts, halved{})
 			}
 		}
 		parts[i] = parts[i].then(r.h)
