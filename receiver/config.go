@@ -31,6 +31,13 @@ const (
 	// defaultMaxRequestBodySize is confighttp's default, applied when
 	// max_request_body_size is 0.
 	defaultMaxRequestBodySize = 20 << 20
+	// defaultMaxRequestHeaderBytes: audit clients send a few hundred bytes
+	// of headers (a bearer token is small); net/http's own 1 MiB let each
+	// stalled connection hold about 2.5 MB.
+	defaultMaxRequestHeaderBytes = 16 << 10
+	// defaultMaxConnections bounds what stalled connections hold together
+	// (about 40 KB each, measured, with the header bound).
+	defaultMaxConnections = 4096
 
 	// Server timeouts: a client that trickles its headers or body, or
 	// holds an idle keep-alive connection, is cut off instead of holding a
@@ -39,6 +46,10 @@ const (
 	defaultReadHeaderTimeout = 10 * time.Second
 	defaultReadTimeout       = 30 * time.Second
 	defaultIdleTimeout       = 60 * time.Second
+
+	// minRequestHeaderBytes leaves room for a request line with a long
+	// path and the usual headers.
+	minRequestHeaderBytes = 1 << 10
 
 	// minSweepInterval keeps a tiny pending_timeout from turning the sweeper
 	// into a busy loop.
@@ -84,6 +95,14 @@ type Config struct {
 	// request of the maximum size always fits.
 	MaxInflightBytes int64 `mapstructure:"max_inflight_bytes"`
 
+	// MaxRequestHeaderBytes bounds the request line and headers of a
+	// request; past it the client gets 431.
+	MaxRequestHeaderBytes int `mapstructure:"max_request_header_bytes"`
+
+	// MaxConnections bounds the connections open at once; a further
+	// connection waits in the listen backlog until one closes.
+	MaxConnections int `mapstructure:"max_connections"`
+
 	// prevent unkeyed literal initialization
 	_ struct{}
 }
@@ -120,12 +139,14 @@ func createDefaultConfig() component.Config {
 	srv.Keepalive = configoptional.Some(ka)
 	return &Config{
 		ServerConfig:     srv,
-		MaxInflightBytes: defaultMaxInflightBytes,
-		TracesPath:       defaultTracesPath,
-		EventsPath:       defaultEventsPath,
-		MaxPending:       defaultMaxPending,
-		MaxPendingBytes:  pairing.DefaultMaxPendingBytes,
-		PendingTimeout:   defaultPendingTimeout,
+		MaxInflightBytes:      defaultMaxInflightBytes,
+		MaxRequestHeaderBytes: defaultMaxRequestHeaderBytes,
+		MaxConnections:        defaultMaxConnections,
+		TracesPath:            defaultTracesPath,
+		EventsPath:            defaultEventsPath,
+		MaxPending:            defaultMaxPending,
+		MaxPendingBytes:       pairing.DefaultMaxPendingBytes,
+		PendingTimeout:        defaultPendingTimeout,
 		Dedupe: DedupeConfig{
 			Enabled: true,
 			Window:  defaultDedupeWindow,
@@ -161,6 +182,12 @@ func (cfg *Config) Validate() error {
 	}
 	if body := cmp.Or(cfg.ServerConfig.MaxRequestBodySize, defaultMaxRequestBodySize); cfg.MaxInflightBytes <= body {
 		errs = errors.Join(errs, fmt.Errorf("max_inflight_bytes: must be greater than max_request_body_size (%d), so that one request of that size fits (got %d)", body, cfg.MaxInflightBytes))
+	}
+	if cfg.MaxRequestHeaderBytes < minRequestHeaderBytes {
+		errs = errors.Join(errs, fmt.Errorf("max_request_header_bytes: must be at least %d (got %d)", minRequestHeaderBytes, cfg.MaxRequestHeaderBytes))
+	}
+	if cfg.MaxConnections <= 0 {
+		errs = errors.Join(errs, fmt.Errorf("max_connections: must be positive (got %d)", cfg.MaxConnections))
 	}
 	errs = errors.Join(errs, validatePath("traces_path", cfg.TracesPath), validatePath("events_path", cfg.EventsPath))
 	if cfg.TracesPath != "" && cfg.TracesPath == cfg.EventsPath {

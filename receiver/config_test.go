@@ -41,6 +41,8 @@ func TestDefaultConfig(t *testing.T) {
 	assert.Equal(t, 100000, cfg.Dedupe.Window)
 	assert.False(t, cfg.ServerConfig.TLS.HasValue(), "plain HTTP on loopback by default")
 	assert.Equal(t, int64(128<<20), cfg.MaxInflightBytes)
+	assert.Equal(t, 16<<10, cfg.MaxRequestHeaderBytes)
+	assert.Equal(t, 4096, cfg.MaxConnections)
 	require.NoError(t, confmap.Validate(cfg))
 }
 
@@ -104,6 +106,7 @@ func TestValidateNamesBadKeys(t *testing.T) {
 		{"bad_pairing", []string{"max_pending: must be positive", "max_pending_bytes: must be positive", "pending_timeout: must be positive", "sweep_interval: must not be negative"}},
 		{"bad_window", []string{"dedupe::window: must be positive"}},
 		{"empty_endpoint", []string{"endpoint: must not be empty"}},
+		{"bad_conn_limits", []string{"max_request_header_bytes: must be at least 1024 (got 100)", "max_connections: must be positive (got 0)"}},
 		{"small_budget", []string{"max_inflight_bytes: must be greater than max_request_body_size (1048576)"}},
 		{"negative_timeouts", []string{"read_timeout: must be >= 0, got -1s", "read_header_timeout: must be >= 0, got -1s",
 			"write_timeout: must be >= 0, got -1s", "keepalive::idle_timeout: must be >= 0, got -1s"}},

@@ -18,6 +18,7 @@ import (
 	"go.opentelemetry.io/collector/receiver/receiverhelper"
 	"go.opentelemetry.io/otel/metric"
 	"go.uber.org/zap"
+	"golang.org/x/net/netutil"
 
 	"github.com/sandboxaudit/sandboxaudit/internal/pairing"
 	"github.com/sandboxaudit/sandboxaudit/internal/spanmap"
@@ -123,10 +124,14 @@ func (r *sandboxReceiver) start(ctx context.Context, host component.Host) error 
 		return fmt.Errorf("sandboxaudit receiver %s: creating HTTP server: %w", r.set.ID, err)
 	}
 	r.server.Handler = r.outermost(r.server.Handler)
+	// confighttp leaves net/http's 1 MiB header bound and no connection
+	// limit: with both, memory is bounded whatever clients withhold.
+	r.server.MaxHeaderBytes = r.cfg.MaxRequestHeaderBytes
 	ln, err := r.cfg.ServerConfig.ToListener(ctx)
 	if err != nil {
 		return fmt.Errorf("sandboxaudit receiver %s: listening on %q: %w", r.set.ID, r.cfg.ServerConfig.NetAddr.Endpoint, err)
 	}
+	ln = netutil.LimitListener(ln, r.cfg.MaxConnections)
 	r.addr = ln.Addr()
 	r.set.Logger.Info("Starting HTTP server",
 		zap.String("endpoint", ln.Addr().String()),

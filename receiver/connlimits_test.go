@@ -1,0 +1,76 @@
+package sandboxauditreceiver
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/consumer/consumertest"
+)
+
+// rawRequest writes an events POST of one event with an X-Pad header of
+// pad bytes on conn and returns the status line of the answer, read within
+// wait.
+func rawRequest(t *testing.T, conn net.Conn, pad int, wait time.Duration) (string, error) {
+	t.Helper()
+	body := startJSON(1)
+	req := fmt.Sprintf("POST /v1/sandbox/events HTTP/1.1\r\nHost: x\r\nX-Pad: %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s",
+		strings.Repeat("a", pad), len(body), body)
+	require.NoError(t, conn.SetDeadline(time.Now().Add(wait)))
+	if _, err := conn.Write([]byte(req)); err != nil {
+		return "", err
+	}
+	return bufio.NewReader(conn).ReadString('\n')
+}
+
+func dial(t *testing.T, tr *testReceiver) net.Conn {
+	t.Helper()
+	conn, err := net.Dial("tcp", tr.r.addr.String())
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = conn.Close() })
+	return conn
+}
+
+// TestOversizedHeadersGet431: headers past max_request_header_bytes are
+// refused with 431 (net/http's own bound, 1 MiB, let each stalled
+// connection hold about 2.5 MB); headers under it are served.
+func TestOversizedHeadersGet431(t *testing.T) {
+	tr := startReceiver(t, new(consumertest.LogsSink), nil)
+	status, err := rawRequest(t, dial(t, tr), 8<<10, 10*time.Second)
+	require.NoError(t, err)
+	assert.Contains(t, status, " 200 ", "8 KiB of headers are under the 16 KiB default")
+
+	status, err = rawRequest(t, dial(t, tr), 64<<10, 10*time.Second)
+	require.NoError(t, err)
+	assert.Contains(t, status, " 431 ", "64 KiB of headers are over the 16 KiB default")
+}
+
+// TestConnectionsBeyondMaxWait: with max_connections open, a further
+// connection is not served until one of them closes, so connections that
+// send nothing cannot add memory without bound.
+func TestConnectionsBeyondMaxWait(t *testing.T) {
+	tr := startReceiver(t, new(consumertest.LogsSink), nil, func(c *Config) { c.MaxConnections = 2 })
+	first := dial(t, tr)
+	_ = dial(t, tr)
+
+	third := dial(t, tr) // the kernel's backlog accepts it; the server does not
+	_, err := rawRequest(t, third, 0, 300*time.Millisecond)
+	var ne net.Error
+	require.True(t, errors.As(err, &ne) && ne.Timeout() || errors.Is(err, os.ErrDeadlineExceeded),
+		"a third connection must wait while two are open, got %v", err)
+
+	require.NoError(t, first.Close())
+	require.NoError(t, third.SetDeadline(time.Now().Add(10*time.Second)))
+	resp, err := http.ReadResponse(bufio.NewReader(third), nil)
+	require.NoError(t, err, "served once a slot is free")
+	_ = resp.Body.Close()
+	assert.Equal(t, http.StatusOK, resp.StatusCode)
+}
