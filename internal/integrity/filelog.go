@@ -58,15 +58,25 @@ type sealResult struct {
 	// unsigned is how many lines the store had hashed when no checkpoint
 	// signed any: sealing starts afresh over them.
 	unsigned int64
+	// renewed: a file refused before was replaced and its sidecars are
+	// gone, so sealing started a new tree.
+	renewed bool
 }
 
 // seal brings the store up to the file's current end and appends a signed
 // checkpoint when the tree grew.
 func (l *fileLog) seal(ctx context.Context) (sealResult, error) {
+	renewed := false
 	if l.broken != nil {
-		return sealResult{}, l.broken
+		if !l.renewed() {
+			return sealResult{}, l.broken
+		}
+		// A rotation caught half done (the file moved, its sidecars not
+		// yet) must not stop sealing for good once it is complete.
+		l.broken, l.known, l.hasSigned, renewed = nil, false, false, true
 	}
 	res, err := l.sealOnce(ctx)
+	res.renewed = renewed
 	if errors.Is(err, ErrTampered) {
 		l.broken = err
 	}
@@ -144,13 +154,33 @@ func (l *fileLog) sealOnce(ctx context.Context) (sealResult, error) {
 // nothing either (never written, or rotated away together with them).
 func (l *fileLog) checkNoAuditFile() error {
 	for _, p := range []string{StorePath(l.path), CheckpointsPath(l.path)} {
-		fi, err := os.Lstat(p)
-		if err == nil && fi.Size() > 0 {
+		if holdsData(p) {
 			return tampered(l.path, "the audit file is missing but %s holds sealed data", filepath.Base(p))
 		}
 	}
 	l.known, l.hasSigned = false, false
 	return nil
+}
+
+// renewed reports whether a file found tampered with has since become the
+// documented new-tree case: the file at the path is gone or another one
+// (a rotation renames it), and neither sidecar holds data. The same file
+// with its sidecars removed stays refused.
+func (l *fileLog) renewed() bool {
+	if holdsData(StorePath(l.path)) || holdsData(CheckpointsPath(l.path)) {
+		return false
+	}
+	fi, err := os.Lstat(l.path)
+	if errors.Is(err, os.ErrNotExist) {
+		return true
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	return err == nil && ok && (uint64(st.Dev) != l.dev || st.Ino != l.ino)
+}
+
+func holdsData(path string) bool {
+	fi, err := os.Lstat(path)
+	return err == nil && fi.Size() > 0
 }
 
 // lockedSize returns the audit file's size under the writers' flock, and
@@ -170,9 +200,14 @@ func (l *fileLog) lockedSize(ctx context.Context, audit *os.File) (size int64, t
 	}
 	st, ok := fi.Sys().(*syscall.Stat_t)
 	if ok && (uint64(st.Dev) != l.dev || st.Ino != l.ino) {
-		// Replaced (rotated with its sidecars?): check it whole, as a
-		// file whose history this process has not seen.
-		l.known, l.hasSigned = false, false
+		// Replaced: check it whole. Rotated with its sidecars, it starts
+		// a new tree; while its checkpoints are still here they must
+		// reach the newest one we knew, or a rename over the file would
+		// launder a shortened sidecar.
+		l.known = false
+		if !holdsData(CheckpointsPath(l.path)) {
+			l.hasSigned = false
+		}
 	}
 	if ok {
 		l.dev, l.ino = uint64(st.Dev), st.Ino

@@ -191,6 +191,11 @@ func (s *Sealer) sealPath(ctx context.Context, path string) error {
 	for _, r := range res.repaired {
 		s.set.Logger.Warn("integrity: repaired crash damage", zap.String("path", path), zap.String("repair", r))
 	}
+	if res.renewed {
+		s.set.Logger.Warn("integrity: a file refused before was replaced and its sidecars are gone (a rotation completed?); "+
+			"sealing starts a new tree. The tampering logged before still stands for the file that was there",
+			zap.String("path", path))
+	}
 	if res.unsigned > 0 {
 		// Not refused: a crash during the first seal leaves the same
 		// state. But an operator must hear that signed history may be gone.
@@ -202,7 +207,7 @@ func (s *Sealer) sealPath(ctx context.Context, path string) error {
 	if err != nil {
 		// Once per cause: a file that fails the same way every interval
 		// (a symlink planted for its store) must not flood the log.
-		if !wasBroken && err.Error() != l.lastErr {
+		if (!wasBroken || res.renewed) && err.Error() != l.lastErr {
 			s.set.Logger.Error("integrity: file not sealed", zap.String("path", path), zap.Error(err))
 		}
 		l.lastErr = err.Error()
