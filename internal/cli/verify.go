@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"slices"
+	"strings"
 
 	"github.com/google/uuid"
 	"golang.org/x/mod/sumdb/note"
@@ -36,6 +37,7 @@ func runVerify(ctx context.Context, args []string, s Streams) int {
 		fs.Usage()
 		return exitUsage
 	}
+	files = dropSidecars(files, s.Stderr)
 	opts := verifyOptions{allowOpen: *allowOpen, allowDuplicates: *allowDups, allowRenamed: *allowRenamed}
 	if *keyFile != "" {
 		if opts.key, err = integrity.LoadVerifierKey(*keyFile); err != nil {
@@ -330,4 +332,23 @@ func excerpt(b []byte, i int) string {
 		s = "…" + s
 	}
 	return s
+}
+
+// dropSidecars leaves out the integrity sidecars of files also named, as
+// `verify audit/events.jsonl*` names them: they are not audit lines, and
+// --key reads them from beside their file anyway.
+func dropSidecars(files []string, stderr io.Writer) []string {
+	named := make(map[string]bool, len(files))
+	for _, f := range files {
+		named[f] = true
+	}
+	return slices.DeleteFunc(files, func(f string) bool {
+		for _, suffix := range []string{integrity.StoreSuffix, integrity.CheckpointsSuffix} {
+			if base, ok := strings.CutSuffix(f, suffix); ok && named[base] {
+				_, _ = fmt.Fprintf(stderr, "verify: skipping %s, the integrity sidecar of %s\n", f, base)
+				return true
+			}
+		}
+		return false
+	})
 }
