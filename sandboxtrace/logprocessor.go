@@ -16,7 +16,12 @@ import (
 const (
 	DefaultLogQueueSize      = 2048
 	DefaultLogBatchSize      = 512
-	DefaultLogExportInterval = time.Second
+	// DefaultLogExportInterval 0: a record is exported as soon as the
+	// worker is free (records queued meanwhile go in the next export), so
+	// a start event has left the process milliseconds after its operation
+	// began, not up to a ticker's second later: a process killed
+	// mid-operation has sent it.
+	DefaultLogExportInterval = 0
 	DefaultLogExportTimeout  = 30 * time.Second
 )
 
@@ -46,14 +51,10 @@ func WithLogBatchSize(n int) LogProcessorOption {
 	}
 }
 
-// WithLogExportInterval sets how long a record may wait for a full batch
-// (<= 0: DefaultLogExportInterval).
+// WithLogExportInterval lets a record wait up to d for a full batch
+// (fewer, larger exports; a kill loses what waits). <= 0: export at once.
 func WithLogExportInterval(d time.Duration) LogProcessorOption {
-	return func(p *LogProcessor) {
-		if d > 0 {
-			p.interval = d
-		}
-	}
+	return func(p *LogProcessor) { p.interval = max(d, 0) }
 }
 
 // WithLogExportTimeout bounds one Export (<= 0: DefaultLogExportTimeout).
@@ -208,16 +209,23 @@ func shutdownExporter(ctx context.Context, exp sdklog.Exporter) error {
 func (p *LogProcessor) run() {
 	defer close(p.done)
 	batch := make([]sdklog.Record, 0, p.batchSize)
-	ticker := time.NewTicker(p.interval)
-	defer ticker.Stop()
+	var tick <-chan time.Time // nil, never ready, when exporting at once
+	if p.interval > 0 {
+		ticker := time.NewTicker(p.interval)
+		defer ticker.Stop()
+		tick = ticker.C
+	}
 	for {
 		select {
 		case r := <-p.queue:
 			batch = append(batch, r)
-			if len(batch) >= p.batchSize {
+			switch {
+			case tick == nil:
+				batch, _ = p.drain(batch)
+			case len(batch) >= p.batchSize:
 				batch, _ = p.export(batch)
 			}
-		case <-ticker.C:
+		case <-tick:
 			batch, _ = p.export(batch)
 		case reply := <-p.flush:
 			var err error
@@ -234,20 +242,19 @@ func (p *LogProcessor) run() {
 func (p *LogProcessor) drain(batch []sdklog.Record) ([]sdklog.Record, error) {
 	var errs []error
 	for {
+		if len(batch) >= p.batchSize {
+			var err error
+			batch, err = p.export(batch)
+			errs = append(errs, err)
+		}
 		select {
 		case r := <-p.queue:
 			batch = append(batch, r)
-			if len(batch) < p.batchSize {
-				continue
-			}
 		default:
 			var err error
 			batch, err = p.export(batch)
 			return batch, errors.Join(append(errs, err)...)
 		}
-		var err error
-		batch, err = p.export(batch)
-		errs = append(errs, err)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/stretchr/testify/assert"
@@ -142,4 +143,40 @@ func TestSpanProcessorBlocksInsteadOfDropping(t *testing.T) {
 	}
 	require.NoError(t, tp.ForceFlush(context.Background()))
 	assert.Len(t, exp.GetSpans(), 500, "a queue of 1 without blocking drops most of these")
+}
+
+// By default a record is exported as soon as it is queued, not at the next
+// tick: a start event then leaves the process while its operation runs,
+// and a kill -9 during the operation no longer loses it. In a synctest
+// bubble time stands still while the worker is idle, so a record that
+// waits for a tick is still unexported when every goroutine has settled.
+func TestLogProcessorExportsAtOnceByDefault(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		sink := &logSink{}
+		p := sandboxtrace.NewLogProcessor(sink)
+		lp := sdklog.NewLoggerProvider(sdklog.WithProcessor(p))
+		emitN(lp, 1)
+		synctest.Wait()
+		require.Len(t, sink.records(), 1, "exported without a flush or a tick")
+		emitN(lp, 2)
+		synctest.Wait()
+		require.Len(t, sink.records(), 3)
+		require.NoError(t, lp.Shutdown(context.Background()))
+	})
+}
+
+// With an interval, records wait for a full batch or the tick.
+func TestLogProcessorWithIntervalBatches(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		sink := &logSink{}
+		p := sandboxtrace.NewLogProcessor(sink, sandboxtrace.WithLogExportInterval(time.Second))
+		lp := sdklog.NewLoggerProvider(sdklog.WithProcessor(p))
+		emitN(lp, 2)
+		synctest.Wait()
+		require.Empty(t, sink.records(), "waiting for the tick")
+		time.Sleep(time.Second)
+		synctest.Wait()
+		require.Len(t, sink.records(), 2)
+		require.NoError(t, lp.Shutdown(context.Background()))
+	})
 }

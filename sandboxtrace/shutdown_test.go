@@ -16,23 +16,31 @@ import (
 	"github.com/sandboxaudit/sandboxaudit/sandboxtrace"
 )
 
-// emitUntilBlocked runs n emits one after another on a goroutine and
-// returns once the last one is blocked in a select in OnEmit (waiting on a
-// full queue): the emits before it have returned, so a blocked emitter is
-// the last one, not an earlier one on its way. Wait on the result for the
-// last emit to return.
-func emitUntilBlocked(t *testing.T, n int, emit func()) *sync.WaitGroup {
+// emitUntilBlocked runs emits one after another on a goroutine, at most
+// max, until one is blocked in a select in OnEmit (waiting on a full
+// queue); that one is the last. The emits before it have returned, so the
+// blocked emitter is the last one, not an earlier one on its way. The
+// result waits for the last emit to return and says how many were made.
+func emitUntilBlocked(t *testing.T, max int, emit func()) (wait func() int) {
 	t.Helper()
 	var started atomic.Int64
+	var stop atomic.Bool
 	wg := &sync.WaitGroup{}
 	wg.Go(func() {
-		for range n {
+		for range max {
+			if stop.Load() {
+				return
+			}
 			started.Add(1)
 			emit()
 		}
 	})
-	waitBlocked(t, onEmit, func() bool { return started.Load() == int64(n) })
-	return wg
+	waitBlocked(t, onEmit, func() bool { return true })
+	stop.Store(true)
+	return func() int {
+		wg.Wait()
+		return int(started.Load())
+	}
 }
 
 // waitBlocked waits (bounded) until ready holds and a goroutine with fn on
@@ -74,7 +82,7 @@ func TestLogProcessorShutdownDoesNotWaitForABlockedEmitter(t *testing.T) {
 	exp := &stubbornLogs{release: make(chan struct{})}
 	defer close(exp.release)
 	p := sandboxtrace.NewLogProcessor(exp, sandboxtrace.WithLogQueueSize(1), sandboxtrace.WithLogBatchSize(1))
-	wg := emitUntilBlocked(t, 3, func() { // one exporting, one queued, one waiting
+	wait := emitUntilBlocked(t, 3, func() { // one exporting, one queued, one waiting
 		var r sdklog.Record
 		_ = p.OnEmit(context.Background(), &r)
 	})
@@ -82,7 +90,7 @@ func TestLogProcessorShutdownDoesNotWaitForABlockedEmitter(t *testing.T) {
 	cancel()
 	err := p.Shutdown(ctx)
 	assert.ErrorIs(t, err, context.Canceled)
-	wg.Wait()
+	wait()
 	assert.False(t, exp.returned.Load(), "Shutdown waited for the stuck export")
 	assert.Equal(t, uint64(1), p.Lost(), "the waiting record")
 	assert.Equal(t, int32(1), exp.shut.Load())
@@ -108,12 +116,11 @@ func TestGracefulShutdownSendsTheWaitingRecords(t *testing.T) {
 	rec := newRecorder(t)
 	s := rec.session(t, sandboxtrace.WithLogExporter(exp))
 	const ops = sandboxtrace.DefaultLogBatchSize + sandboxtrace.DefaultLogQueueSize + 1
-	wg := emitUntilBlocked(t, ops, func() {
+	wait := emitUntilBlocked(t, ops, func() {
 		_ = s.Read(context.Background(), "/x", nil, func(context.Context) error { return nil })
 	})
 	require.NoError(t, shutDownThenOpen(t, exp, "sdk/log.(*LoggerProvider).Shutdown", s.Shutdown))
-	wg.Wait()
-	assert.Len(t, exp.records(), ops)
+	assert.Len(t, exp.records(), wait())
 	assert.Empty(t, h.all())
 }
 
@@ -123,13 +130,12 @@ func TestGracefulLogProcessorShutdownSendsTheWaitingRecord(t *testing.T) {
 	h := catchOTelErrors(t)
 	exp := &logSink{hold: make(chan struct{})}
 	p := sandboxtrace.NewLogProcessor(exp, sandboxtrace.WithLogQueueSize(1), sandboxtrace.WithLogBatchSize(1))
-	wg := emitUntilBlocked(t, 3, func() { // one exporting, one queued, one waiting
+	wait := emitUntilBlocked(t, 3, func() { // one exporting, one queued, one waiting
 		var r sdklog.Record
 		_ = p.OnEmit(context.Background(), &r)
 	})
 	require.NoError(t, shutDownThenOpen(t, exp, "sandboxtrace.(*LogProcessor).Shutdown", p.Shutdown))
-	wg.Wait()
-	assert.Len(t, exp.records(), 3)
+	assert.Len(t, exp.records(), wait())
 	assert.Zero(t, p.Lost())
 	assert.Empty(t, h.all())
 }
@@ -144,15 +150,15 @@ func TestSessionShutdownReleasesAWaitingOperation(t *testing.T) {
 	defer close(exp.release)
 	rec := newRecorder(t)
 	s := rec.session(t, sandboxtrace.WithLogExporter(exp))
-	// One batch exporting, a full queue, then one more that waits.
+	// One export stuck, a full queue, then one more that waits.
 	const ops = sandboxtrace.DefaultLogBatchSize + sandboxtrace.DefaultLogQueueSize + 1
-	wg := emitUntilBlocked(t, ops, func() {
+	wait := emitUntilBlocked(t, ops, func() {
 		_ = s.Read(context.Background(), "/x", nil, func(context.Context) error { return nil })
 	})
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
 	assert.ErrorIs(t, s.Shutdown(ctx), context.DeadlineExceeded)
-	wg.Wait()
+	wait()
 	assert.False(t, exp.returned.Load(), "the waiting operation was held until the stuck export returned")
 	assert.Equal(t, int32(1), exp.shut.Load())
 }
