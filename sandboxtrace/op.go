@@ -26,7 +26,7 @@ type Op struct {
 	op        string
 	span      trace.Span
 	startData []byte
-	startTime time.Time
+	runStart  time.Time
 
 	mu         sync.Mutex
 	finishData map[string]any
@@ -99,7 +99,9 @@ func (s *Session) Start(ctx context.Context, op string, data map[string]any) (co
 		// start event for an operation that never ran.
 		return ctx, nil, fmt.Errorf("sandboxtrace: %s: %w", op, err)
 	}
-	return opCtx, &Op{s: s, op: op, span: span, startData: startData.Bytes(), startTime: ts}, nil
+	// The duration counts from here, as the reference's t0 is taken once
+	// its start event is emitted: a sync round trip is not run time.
+	return opCtx, &Op{s: s, op: op, span: span, startData: startData.Bytes(), runStart: time.Now()}, nil
 }
 
 // Do runs fn as operation op: it records the start event, calls fn, and
@@ -134,8 +136,10 @@ func (s *Session) Do(ctx context.Context, op string, startData map[string]any, f
 	return err
 }
 
-// Span returns the operation's span.
-func (o *Op) Span() trace.Span { return o.span }
+// Span returns the operation's span, to add events or attributes or to
+// start children from. Its End does nothing (Finish ends it); called
+// before Finish, it is reported to the OTel error handler.
+func (o *Op) Span() trace.Span { return opSpan{Span: o.span, o: o} }
 
 // SetFinishData sets the finish event's data (a FinishOptions.Data passed to
 // Finish takes precedence).
@@ -208,7 +212,7 @@ func (o *Op) Finish(opts FinishOptions) error {
 		attribute.Int64(semconv.AttrFinishSeq, seq),
 		attribute.String(semconv.AttrFinishID, uuid.NewString()),
 		attribute.Bool(semconv.AttrOK, opts.Err == nil && !notOK),
-		attribute.Float64(semconv.AttrDurationMS, float64(ts.Sub(o.startTime))/float64(time.Millisecond)),
+		attribute.Float64(semconv.AttrDurationMS, float64(ts.Sub(o.runStart))/float64(time.Millisecond)),
 	)
 	if finishData != nil {
 		attrs = append(attrs, attribute.String(semconv.AttrFinishData, string(finishData)))
