@@ -414,6 +414,26 @@ func TestEscapeBoundCountsEveryHighByte(t *testing.T) {
 	}
 }
 
+// TestEscapeBoundCoversCanonicalNumbers: a number written with an exponent
+// grows in its canonical spelling (1e15 is 1000000000000000.0) by no more
+// than exponentBound counts for it, so six such bodies are not all decoded
+// before the first is refused.
+func TestEscapeBoundCoversCanonicalNumbers(t *testing.T) {
+	line := func(num string) []byte {
+		body := strings.Replace(startJSON(1), `"data":{`, `"data":{"x":`+num+`,`, 1)
+		ev, err := auditevent.Decode([]byte(body))
+		require.NoError(t, err, num)
+		return auditevent.Line(&ev)
+	}
+	plain := len(line("0"))
+	for _, num := range []string{"1e15", "9E15", "1.5e15", "1E+15", "1e-4", "1e-7", "1e16", "1e300", "0.5e16", "123e13", "-1e15"} {
+		grown := len(line(num)) - plain - (len(num) - 1)
+		assert.LessOrEqual(t, int64(grown), exponentBound([]byte(num)), "%s grows by %d", num, grown)
+	}
+	assert.Equal(t, int64(14), exponentBound([]byte("1e15")))
+	assert.Zero(t, exponentBound([]byte(`"free text"`)))
+}
+
 // TestBudgetIsSettledToTheLines: the bound taken before decoding (two
 // more bytes per byte of a UTF-8 sequence) is given back down to the
 // lines' exact size once decoded, so non-ASCII text does not hold three

@@ -49,33 +49,28 @@ func (r *sandboxReceiver) serveEvents(req *http.Request) reply {
 		reqBody.recycle()
 		return readFailure(err, textReply)
 	}
-	var events []auditevent.Event
-	var err error
-	format := formatJSON
-	if ct == contentTypeJSON {
-		events = make([]auditevent.Event, 1)
-		err = auditevent.DecodeOptions{}.DecodeInto(reqBody.b, &events[0])
-		if err != nil {
-			r.countRefused(ctx, reasonInvalid, 1)
-		}
-	} else {
-		format = formatNDJSON
+	if ct == contentTypeNDJSON {
 		if lines := largeBatchLines(reqBody.b); lines > 0 {
 			rp := r.serveLargeNDJSON(ctx, &reqBody, lines)
 			reqBody.recycle()
 			return rp
 		}
-		events, err = decodeNDJSON(reqBody.b, nil)
-		if err != nil {
-			r.countRefused(ctx, reasonInvalid, countLines(reqBody.b))
-		}
 	}
+	leave, err := r.decoding.enter(ctx, len(reqBody.b))
+	if err != nil {
+		reqBody.recycle()
+		return readFailure(err, textReply)
+	}
+	events, format, err := r.decodeEvents(ctx, reqBody.b, ct)
 	// Decoding copies what it keeps, so the buffer can go back now.
 	reqBody.recycle()
 	if err != nil {
+		leave()
 		return textReply(http.StatusBadRequest, outcomeMalformed, err.Error())
 	}
-	if err := reqBody.settle(encodedLen(events)); err != nil {
+	err = reqBody.settle(encodedLen(events))
+	leave()
+	if err != nil {
 		r.countRefused(ctx, reasonRetryable, len(events))
 		return readFailure(err, textReply)
 	}
@@ -90,6 +85,24 @@ func (r *sandboxReceiver) serveEvents(req *http.Request) reply {
 		return rp
 	}
 	return reply{status: http.StatusOK, outcome: outcomeAccepted, contentType: contentTypeJSON, body: ackJSON(len(fresh), dups)}
+}
+
+// decodeEvents decodes a body of one event (JSON) or a small batch
+// (ndjson), counting the events refused.
+func (r *sandboxReceiver) decodeEvents(ctx context.Context, body []byte, ct string) ([]auditevent.Event, string, error) {
+	if ct == contentTypeJSON {
+		events := make([]auditevent.Event, 1)
+		if err := (auditevent.DecodeOptions{}).DecodeInto(body, &events[0]); err != nil {
+			r.countRefused(ctx, reasonInvalid, 1)
+			return nil, formatJSON, err
+		}
+		return events, formatJSON, nil
+	}
+	events, err := decodeNDJSON(body, nil)
+	if err != nil {
+		r.countRefused(ctx, reasonInvalid, countLines(body))
+	}
+	return events, formatNDJSON, err
 }
 
 // deliverEvents sends decoded events on: as log records to the logs

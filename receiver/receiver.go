@@ -38,6 +38,7 @@ type sandboxReceiver struct {
 	pairs    *pairing.Pairer // nil until Start; only with a traces consumer
 	chunks   chunkPools      // request body chunks, by size
 	budget   *byteBudget     // max_inflight_bytes
+	decoding decodeGate      // one large body decoding at a time
 
 	nextLogs   consumer.Logs
 	nextTraces consumer.Traces
@@ -85,6 +86,7 @@ func newSandboxReceiver(cfg *Config, set receiver.Settings) (*sandboxReceiver, e
 		mapper:   spanmap.NewMapper(0),
 		stop:     make(chan struct{}),
 		budget:   newByteBudget(cfg.MaxInflightBytes),
+		decoding: newDecodeGate(),
 
 		shutdownGrace: defaultShutdownGrace,
 	}

@@ -1,0 +1,63 @@
+package sandboxauditreceiver
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/consumer/consumertest"
+)
+
+// A large body decodes only once the gate is free; a small one does not
+// wait; a waiter whose request ends gets errOverBudget (a 503 to retry).
+func TestDecodeGate(t *testing.T) {
+	g := newDecodeGate()
+	leave, err := g.enter(context.Background(), largeDecodeBytes)
+	require.NoError(t, err)
+
+	small, err := g.enter(context.Background(), largeDecodeBytes-1)
+	require.NoError(t, err, "a small body does not wait")
+	small()
+
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	_, err = g.enter(ctx, largeDecodeBytes)
+	require.ErrorIs(t, err, errOverBudget)
+
+	leave()
+	again, err := g.enter(context.Background(), largeDecodeBytes)
+	require.NoError(t, err, "free again")
+	again()
+}
+
+// The events intake decodes a large event only through the gate: six
+// large bodies decoding at once each built a tree of up to 15 times their
+// size before the exact count could refuse them.
+func TestLargeEventWaitsForTheDecodeGate(t *testing.T) {
+	sink := new(consumertest.LogsSink)
+	tr := startReceiver(t, sink, nil)
+	tr.r.decoding <- struct{}{} // a large decode in progress
+	body := strings.Replace(startJSON(1), `"data":{`, `"data":{"x":"`+strings.Repeat("a", largeDecodeBytes)+`",`, 1)
+	done := make(chan int, 1)
+	go func() {
+		status, _, _ := post(t, tr.eventsURL(), contentTypeJSON, []byte(body))
+		done <- status
+	}()
+	select {
+	case status := <-done:
+		t.Fatalf("decoded while the gate was held (status %d)", status)
+	case <-time.After(300 * time.Millisecond):
+	}
+	<-tr.r.decoding
+	select {
+	case status := <-done:
+		assert.Equal(t, http.StatusOK, status)
+	case <-time.After(10 * time.Second):
+		t.Fatal("still waiting after the gate was freed")
+	}
+	assert.Equal(t, 1, sink.LogRecordCount())
+}
