@@ -138,7 +138,7 @@ func createDefaultConfig() component.Config {
 	ka.IdleTimeout = defaultIdleTimeout
 	srv.Keepalive = configoptional.Some(ka)
 	return &Config{
-		ServerConfig:     srv,
+		ServerConfig:          srv,
 		MaxInflightBytes:      defaultMaxInflightBytes,
 		MaxRequestHeaderBytes: defaultMaxRequestHeaderBytes,
 		MaxConnections:        defaultMaxConnections,

@@ -1,8 +1,8 @@
 package sandboxauditreceiver // import "github.com/sandboxaudit/sandboxaudit/receiver"
 
 import (
-	"context"
 	"bytes"
+	"context"
 	"encoding/binary"
 	"errors"
 	"io"

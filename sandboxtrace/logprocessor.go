@@ -14,8 +14,8 @@ import (
 
 // Defaults of NewLogProcessor.
 const (
-	DefaultLogQueueSize      = 2048
-	DefaultLogBatchSize      = 512
+	DefaultLogQueueSize = 2048
+	DefaultLogBatchSize = 512
 	// DefaultLogExportInterval 0: a record is exported as soon as the
 	// worker is free (records queued meanwhile go in the next export), so
 	// a start event has left the process milliseconds after its operation
