@@ -59,7 +59,7 @@ func (e *auditExporter) startIntegrity(ctx context.Context, host component.Host,
 			return nil, fmt.Errorf("file: integrity: %w", err)
 		}
 		sealer.Watch(abs)
-	} else if err := sealExisting(ctx, sealer, base); err != nil {
+	} else if err := sealExisting(ctx, sealer, base, fc.Path); err != nil {
 		return nil, err
 	}
 	sealer.Start()
@@ -67,15 +67,22 @@ func (e *auditExporter) startIntegrity(ctx context.Context, host component.Host,
 }
 
 // sealExisting seals every audit file below base (absolute, so that each
-// file is known by the path the file sink reports) that has a hash store.
+// file is known by the path the file sink reports) that has a hash store
+// and is a file the template gives. A rotated segment, or any other file
+// with a store, is left as it is: sealing it would sign lines appended to
+// it while the collector was down, which verify reports as unsealed.
 // WalkDir does not follow symlinks. Only a cancelled start is an error.
-func sealExisting(ctx context.Context, s *integrity.Sealer, base string) error {
+func sealExisting(ctx context.Context, s *integrity.Sealer, base, template string) error {
 	err := filepath.WalkDir(base, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return nil // unreadable part of the tree: its files are sealed when next written
 		}
-		if d.Type().IsRegular() && strings.HasSuffix(p, integrity.StoreSuffix) {
-			_ = s.Seal(ctx, strings.TrimSuffix(p, integrity.StoreSuffix)) // logged by the sealer
+		file, isStore := strings.CutSuffix(p, integrity.StoreSuffix)
+		if !d.Type().IsRegular() || !isStore {
+			return ctx.Err()
+		}
+		if ok, _ := filesink.Matches(template, file); ok {
+			_ = s.Seal(ctx, file) // logged by the sealer
 		}
 		return ctx.Err()
 	})

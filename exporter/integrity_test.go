@@ -286,11 +286,32 @@ func testIntegrityTemplatedPath(t *testing.T, dir, path string) {
 	_, err = fh.WriteString(extra)
 	require.NoError(t, err)
 	require.NoError(t, fh.Close())
+	// The second session's file is rotated with its sidecars, and a line
+	// is appended to the rotated segment; a stray file with a store sits
+	// below the base. Neither is a file the template gives: a start used
+	// to seal both, signing the appended line and the stray file.
+	for _, suffix := range []string{"", integrity.StoreSuffix, integrity.CheckpointsSuffix} {
+		require.NoError(t, os.Rename(files[1]+suffix, files[1]+".1"+suffix))
+	}
+	fh, err = os.OpenFile(files[1]+".1", os.O_WRONLY|os.O_APPEND, 0)
+	require.NoError(t, err)
+	_, err = fh.WriteString(readLines(t, files[1]+".1")[0]) // ends in its newline
+	require.NoError(t, err)
+	require.NoError(t, fh.Close())
+	stray := filepath.Join(dir, "x", "notes.txt")
+	require.NoError(t, os.MkdirAll(filepath.Dir(stray), 0o700))
+	require.NoError(t, os.WriteFile(stray, []byte("hello\n"), 0o600))
+	require.NoError(t, os.WriteFile(stray+integrity.StoreSuffix, nil, 0o600))
+
 	te2 := startIntegrityExporters(t, cfg)
 	res := checkFile(t, files[0], pubPath)
 	require.Nil(t, res.Failure)
 	require.Equal(t, res.Lines, res.Sealed, "sealed at start")
 	require.Equal(t, 2, res.Checkpoints)
+	rotated := checkFile(t, files[1]+".1", pubPath)
+	require.Equal(t, rotated.Lines-1, rotated.Sealed, "the line appended to the rotated segment stays unsealed: %+v", rotated)
+	_, err = os.Stat(stray + integrity.CheckpointsSuffix)
+	require.ErrorIs(t, err, os.ErrNotExist, "the stray file was signed")
 	te2.shutdown(t)
 }
 

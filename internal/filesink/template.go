@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 )
 
@@ -57,6 +58,60 @@ func ValidatePath(path string) error {
 func BaseDir(path string) (string, error) {
 	t, err := parseTemplate(path)
 	return t.base, err
+}
+
+// Matches reports whether file (absolute, cleaned) is a file path gives:
+// the path itself, or the template expanded for some session id (a
+// canonical UUID, as the events carry). A rotated copy (events.jsonl.1)
+// or any other file below the base does not match.
+func Matches(path, file string) (bool, error) {
+	t, err := parseTemplate(path)
+	if err != nil {
+		return false, err
+	}
+	if t.static != "" {
+		return file == t.static, nil
+	}
+	rel, err := filepath.Rel(t.base, file)
+	if err != nil || !filepath.IsLocal(rel) {
+		return false, nil
+	}
+	elems := strings.Split(filepath.ToSlash(rel), "/")
+	if len(elems) != len(t.rest) {
+		return false, nil
+	}
+	for i, e := range t.rest {
+		if !elementPattern(e).MatchString(elems[i]) {
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
+// elementPattern is a template element as a regexp: its literal text, and
+// a lowercase canonical UUID (or its 32 hex digits) for each placeholder.
+func elementPattern(elem string) *regexp.Regexp {
+	const hex = "[0-9a-f]"
+	uuid := fmt.Sprintf("%[1]s{8}-%[1]s{4}-%[1]s{4}-%[1]s{4}-%[1]s{12}", hex)
+	var b strings.Builder
+	b.WriteString("^")
+	for rest := elem; rest != ""; {
+		i := strings.IndexByte(rest, '{')
+		if i < 0 {
+			b.WriteString(regexp.QuoteMeta(rest))
+			break
+		}
+		end := strings.IndexByte(rest, '}') // balanced: checkPlaceholders
+		b.WriteString(regexp.QuoteMeta(rest[:i]))
+		if rest[i+1:end] == phSessionIDHex {
+			b.WriteString(hex + "{32}")
+		} else {
+			b.WriteString(uuid)
+		}
+		rest = rest[end+1:]
+	}
+	b.WriteString("$")
+	return regexp.MustCompile(b.String())
 }
 
 func parseTemplate(raw string) (pathTemplate, error) {
