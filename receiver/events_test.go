@@ -1,6 +1,7 @@
 package sandboxauditreceiver
 
 import (
+	"bufio"
 	"bytes"
 	"compress/gzip"
 	"context"
@@ -134,6 +135,38 @@ func TestEventsUnsupportedMediaType(t *testing.T) {
 	status, _, _ := post(t, tr.tracesURL(), "application/x-ndjson", []byte(startJSON(1)))
 	assert.Equal(t, http.StatusUnsupportedMediaType, status)
 	assert.Zero(t, sink.LogRecordCount())
+}
+
+// A charset other than UTF-8 is refused: JSON is UTF-8, and such a body
+// used to be read as UTF-8 all the same.
+func TestEventsCharset(t *testing.T) {
+	sink := new(consumertest.LogsSink)
+	tr := startReceiver(t, sink, nil)
+	for ct, want := range map[string]int{
+		"application/json; charset=iso-8859-1": http.StatusUnsupportedMediaType,
+		"application/json; charset=utf-16":     http.StatusUnsupportedMediaType,
+		"application/json; charset=UTF-8":      http.StatusOK,
+		"application/json;charset=utf-8":       http.StatusOK,
+	} {
+		status, _, _ := post(t, tr.eventsURL(), ct, []byte(startJSON(1)))
+		assert.Equal(t, want, status, ct)
+	}
+	assert.Equal(t, 1, sink.LogRecordCount(), "one event, twice: the second a duplicate")
+}
+
+// A Content-Length over max_request_body_size gets 413 before any of the
+// body is read: a client that asks with Expect: 100-continue is not told
+// to send 20 GiB first.
+func TestEventsTooLargeByContentLength(t *testing.T) {
+	tr := startReceiver(t, new(consumertest.LogsSink), nil)
+	conn := dial(t, tr)
+	require.NoError(t, conn.SetDeadline(time.Now().Add(10*time.Second)))
+	_, err := conn.Write([]byte("POST /v1/sandbox/events HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n" +
+		"Expect: 100-continue\r\nContent-Length: 21474836480\r\n\r\n"))
+	require.NoError(t, err)
+	status, err := bufio.NewReader(conn).ReadString('\n')
+	require.NoError(t, err)
+	assert.Contains(t, status, " 413 ")
 }
 
 func TestEventsTooLarge(t *testing.T) {

@@ -83,8 +83,13 @@ func mediaType(req *http.Request) string {
 			return known
 		}
 	}
-	mt, _, err := mime.ParseMediaType(ct)
+	mt, params, err := mime.ParseMediaType(ct)
 	if err != nil {
+		return ""
+	}
+	// JSON is UTF-8 (RFC 8259): a body labelled with another charset would
+	// be read as text it is not, so it is refused (415) instead.
+	if cs, ok := params["charset"]; ok && !strings.EqualFold(cs, "utf-8") && !strings.EqualFold(cs, "utf8") {
 		return ""
 	}
 	return mt
@@ -246,6 +251,11 @@ func (rb *requestBody) hold(n int64) error {
 func (r *sandboxReceiver) readBody(req *http.Request, rb *requestBody) error {
 	defer func() { _ = req.Body.Close() }() // read or refused: nothing more is wanted
 	*rb = requestBody{r: r}
+	if req.ContentLength > r.maxBodySize() {
+		// Before the first read, so a client sending Expect: 100-continue
+		// gets its 413 instead of being asked for the body.
+		return &http.MaxBytesError{Limit: r.maxBodySize()}
+	}
 	total := 0
 	for {
 		c, err := rb.chunk()
