@@ -74,7 +74,7 @@ func parseFlags(args []string, output io.Writer) (config, error) {
 	var insecure optionalBool
 	fs.Var(&insecure, "insecure", "plain HTTP instead of TLS (default: true for a loopback host:port endpoint, false otherwise)")
 	fs.StringVar(&cfg.endpoint, "endpoint", "", "OTLP/HTTP endpoint, host:port or http(s) URL (default: OTEL_EXPORTER_OTLP_[TRACES_]ENDPOINT, else "+defaultEndpoint+")")
-	fs.StringVar(&session, "session", "", "session id (UUID); random when empty")
+	fs.StringVar(&session, "session", "", "session id (UUID, not the nil UUID); random when empty")
 	fs.BoolVar(&cfg.captureOutput, "capture-output", false, "record exec stdout/stderr on the spans")
 	fs.DurationVar(&cfg.timeout, "timeout", 10*time.Second, "export deadline, retries included")
 	delivery := fs.String("delivery", "best_effort", "start-event delivery: best_effort (queued) or sync (acknowledged before each operation runs; fail closed)")
@@ -102,6 +102,11 @@ func parseFlags(args []string, output io.Writer) (config, error) {
 		id, err := auditevent.ParseUUID(session)
 		if err != nil {
 			return config{}, fmt.Errorf("-session %q: %w", session, err)
+		}
+		if id == uuid.Nil {
+			// sandboxtrace.WithSessionID reads the nil UUID as "not set"
+			// and would record a random id instead.
+			return config{}, fmt.Errorf("-session %q: the nil UUID cannot be a session id here; leave -session empty for a random one", session)
 		}
 		cfg.sessionID = id
 	}

@@ -307,7 +307,7 @@ func TestParseFlags(t *testing.T) {
 	assert.Equal(t, 2*time.Second, cfg.execSleep)
 	assert.Equal(t, 3, cfg.exitCode)
 
-	for _, args := range [][]string{{"-insecure=maybe"}, {"-session", "nope"}, {"-timeout", "0s"}, {"extra"}, {"-bogus"},
+	for _, args := range [][]string{{"-insecure=maybe"}, {"-session", "nope"}, {"-session", "00000000-0000-0000-0000-000000000000"}, {"-timeout", "0s"}, {"extra"}, {"-bogus"},
 		{"-delivery", "eventually"}, {"-exec-sleep", "-1s"}, {"-sync-timeout", "0s"}} {
 		_, err := parseFlags(args, io.Discard)
 		assert.Error(t, err, "%q", args)

@@ -2,7 +2,7 @@ package sandboxtrace
 
 import (
 	"context"
-	"net"
+	"net/netip"
 	"strings"
 )
 
@@ -87,9 +87,16 @@ func (s *Session) ResolveExposedPort(ctx context.Context, port int, fn func(ctx 
 
 // PersistWorkspace records fn, which archives workspaceRoot to tarPath and
 // returns the archive's size, as a persist_workspace operation: start data
-// {"workspace_root", "tar_path"}; the finish adds "bytes".
+// {"workspace_root"} plus "tar_path" when known (not empty); the finish
+// adds "bytes" when the size is known (not negative), as the reference.
 func (s *Session) PersistWorkspace(ctx context.Context, workspaceRoot, tarPath string, fn func(ctx context.Context) (int64, error)) (int64, error) {
-	start := func() map[string]any { return map[string]any{"workspace_root": workspaceRoot, "tar_path": tarPath} }
+	start := func() map[string]any {
+		d := map[string]any{"workspace_root": workspaceRoot}
+		if tarPath != "" {
+			d["tar_path"] = tarPath
+		}
+		return d
+	}
 	var n int64
 	err := s.Do(ctx, "persist_workspace", start(), func(ctx context.Context, o *Op) error {
 		var err error
@@ -97,7 +104,9 @@ func (s *Session) PersistWorkspace(ctx context.Context, workspaceRoot, tarPath s
 			return err
 		}
 		fd := start()
-		fd["bytes"] = n
+		if n >= 0 {
+			fd["bytes"] = n
+		}
 		o.SetFinishData(fd)
 		return nil
 	})
@@ -126,10 +135,14 @@ func strOrNil(p *string) any {
 	return *p
 }
 
+// isLoopback decides as the reference does: the stripped, lowercased host
+// is "localhost" or "::1", or the host as given is a loopback IP address
+// (a zone is allowed, brackets are not).
 func isLoopback(host string) bool {
-	if strings.EqualFold(host, "localhost") {
+	switch strings.ToLower(strings.TrimSpace(host)) {
+	case "localhost", "::1":
 		return true
 	}
-	ip := net.ParseIP(strings.Trim(host, "[]"))
-	return ip != nil && ip.IsLoopback()
+	ip, err := netip.ParseAddr(host)
+	return err == nil && ip.IsLoopback()
 }

@@ -127,6 +127,56 @@ func TestOpsMatchThePythonSession(t *testing.T) {
 			finish: `{"server.address":"127.0.0.1","server.port":32768}`, ok: true,
 		},
 		{
+			name: "resolve_exposed_port, padded LocalHost",
+			run: func(s *sandboxtrace.Session) error {
+				_, err := s.ResolveExposedPort(ctx, 8080, func(context.Context) (sandboxtrace.Endpoint, error) {
+					return sandboxtrace.Endpoint{Host: " LocalHost ", Port: 1}, nil
+				})
+				return err
+			},
+			op: "resolve_exposed_port", start: `{"port":8080}`, finish: `{"server.address":" LocalHost ","server.port":1}`, ok: true,
+		},
+		{
+			name: "resolve_exposed_port, bracketed ::1",
+			run: func(s *sandboxtrace.Session) error {
+				_, err := s.ResolveExposedPort(ctx, 8080, func(context.Context) (sandboxtrace.Endpoint, error) {
+					return sandboxtrace.Endpoint{Host: "[::1]", Port: 1}, nil
+				})
+				return err
+			},
+			op: "resolve_exposed_port", start: `{"port":8080}`, finish: `{"server.port":1}`, ok: true,
+		},
+		{
+			name: "resolve_exposed_port, ::1 with a zone",
+			run: func(s *sandboxtrace.Session) error {
+				_, err := s.ResolveExposedPort(ctx, 8080, func(context.Context) (sandboxtrace.Endpoint, error) {
+					return sandboxtrace.Endpoint{Host: "::1%lo", Port: 1}, nil
+				})
+				return err
+			},
+			op: "resolve_exposed_port", start: `{"port":8080}`, finish: `{"server.address":"::1%lo","server.port":1}`, ok: true,
+		},
+		{
+			name: "resolve_exposed_port, 127.0.0.2",
+			run: func(s *sandboxtrace.Session) error {
+				_, err := s.ResolveExposedPort(ctx, 8080, func(context.Context) (sandboxtrace.Endpoint, error) {
+					return sandboxtrace.Endpoint{Host: "127.0.0.2", Port: 1}, nil
+				})
+				return err
+			},
+			op: "resolve_exposed_port", start: `{"port":8080}`, finish: `{"server.address":"127.0.0.2","server.port":1}`, ok: true,
+		},
+		{
+			name: "resolve_exposed_port, padded IP",
+			run: func(s *sandboxtrace.Session) error {
+				_, err := s.ResolveExposedPort(ctx, 8080, func(context.Context) (sandboxtrace.Endpoint, error) {
+					return sandboxtrace.Endpoint{Host: " 127.0.0.1", Port: 1}, nil
+				})
+				return err
+			},
+			op: "resolve_exposed_port", start: `{"port":8080}`, finish: `{"server.port":1}`, ok: true,
+		},
+		{
 			name: "resolve_exposed_port elsewhere",
 			run: func(s *sandboxtrace.Session) error {
 				_, err := s.ResolveExposedPort(ctx, 8080, func(context.Context) (sandboxtrace.Endpoint, error) {
@@ -156,6 +206,17 @@ func TestOpsMatchThePythonSession(t *testing.T) {
 			op:     "persist_workspace",
 			start:  `{"tar_path":"/tmp/ws.tar","workspace_root":"/workspace"}`,
 			finish: `{"bytes":4096,"tar_path":"/tmp/ws.tar","workspace_root":"/workspace"}`,
+			ok:     true,
+		},
+		{
+			name: "persist_workspace, archive path and size unknown",
+			run: func(s *sandboxtrace.Session) error {
+				_, err := s.PersistWorkspace(ctx, "/workspace", "", func(context.Context) (int64, error) { return -1, nil })
+				return err
+			},
+			op:     "persist_workspace",
+			start:  `{"workspace_root":"/workspace"}`,
+			finish: `{"workspace_root":"/workspace"}`,
 			ok:     true,
 		},
 		{
