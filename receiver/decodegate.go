@@ -1,9 +1,13 @@
 package sandboxauditreceiver // import "github.com/sandboxaudit/sandboxaudit/receiver"
 
-import "context"
+import (
+	"context"
 
-// largeDecodeBytes is the body size from which decoding waits its turn at
-// the decode gate.
+	"github.com/sandboxaudit/sandboxaudit/auditevent"
+)
+
+// largeDecodeBytes is the body (or, in a large ndjson batch, line) size
+// from which decoding waits its turn at the decode gate.
 const largeDecodeBytes = 1 << 20
 
 // decodeGate lets one large body decode at a time. Until its events are
@@ -28,4 +32,16 @@ func (g decodeGate) enter(ctx context.Context, size int) (leave func(), err erro
 	case <-ctx.Done():
 		return nil, errOverBudget
 	}
+}
+
+// decodeInto decodes one line of a large ndjson batch, through the gate
+// when the line is large: such a batch is decoded a line at a time, and one
+// line may be almost the whole body.
+func (g decodeGate) decodeInto(ctx context.Context, opts auditevent.DecodeOptions, text []byte, e *auditevent.Event) error {
+	leave, err := g.enter(ctx, len(text))
+	if err != nil {
+		return err
+	}
+	defer leave()
+	return opts.DecodeInto(text, e)
 }

@@ -36,15 +36,33 @@ func TestDecodeGate(t *testing.T) {
 
 // The events intake decodes a large event only through the gate: six
 // large bodies decoding at once each built a tree of up to 15 times their
-// size before the exact count could refuse them.
+// size before the exact count could refuse them. So does a large ndjson
+// batch (decoded a line at a time) for a large line.
 func TestLargeEventWaitsForTheDecodeGate(t *testing.T) {
+	big := strings.Replace(startJSON(0), `"data":{`, `"data":{"x":"`+strings.Repeat("a", largeDecodeBytes)+`",`, 1)
+	var batch strings.Builder
+	batch.WriteString(big + "\n")
+	for i := 1; i <= deliverPiece; i++ {
+		batch.WriteString(startJSON(i) + "\n")
+	}
+	for name, tc := range map[string]struct {
+		ct, body string
+		records  int
+	}{
+		"json":                  {contentTypeJSON, big, 1},
+		"ndjson of 4,097 lines": {contentTypeNDJSON, batch.String(), deliverPiece + 1},
+	} {
+		t.Run(name, func(t *testing.T) { waitsForTheGate(t, tc.ct, tc.body, tc.records) })
+	}
+}
+
+func waitsForTheGate(t *testing.T, ct, body string, records int) {
 	sink := new(consumertest.LogsSink)
 	tr := startReceiver(t, sink, nil)
 	tr.r.decoding <- struct{}{} // a large decode in progress
-	body := strings.Replace(startJSON(1), `"data":{`, `"data":{"x":"`+strings.Repeat("a", largeDecodeBytes)+`",`, 1)
 	done := make(chan int, 1)
 	go func() {
-		status, _, _ := post(t, tr.eventsURL(), contentTypeJSON, []byte(body))
+		status, _, _ := post(t, tr.eventsURL(), ct, []byte(body))
 		done <- status
 	}()
 	select {
@@ -59,5 +77,5 @@ func TestLargeEventWaitsForTheDecodeGate(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("still waiting after the gate was freed")
 	}
-	assert.Equal(t, 1, sink.LogRecordCount())
+	assert.Equal(t, records, sink.LogRecordCount())
 }

@@ -56,23 +56,9 @@ func (r *sandboxReceiver) serveEvents(req *http.Request) reply {
 			return rp
 		}
 	}
-	leave, err := r.decoding.enter(ctx, len(reqBody.b))
-	if err != nil {
-		reqBody.recycle()
-		return readFailure(err, textReply)
-	}
-	events, format, err := r.decodeEvents(ctx, reqBody.b, ct)
-	// Decoding copies what it keeps, so the buffer can go back now.
-	reqBody.recycle()
-	if err != nil {
-		leave()
-		return textReply(http.StatusBadRequest, outcomeMalformed, err.Error())
-	}
-	err = reqBody.settle(encodedLen(events))
-	leave()
-	if err != nil {
-		r.countRefused(ctx, reasonRetryable, len(events))
-		return readFailure(err, textReply)
+	events, format, rp, ok := r.decodeAndCount(ctx, &reqBody, ct)
+	if !ok {
+		return rp
 	}
 
 	fresh, held, dups, ok := r.dropDuplicates(ctx, events)
@@ -85,6 +71,30 @@ func (r *sandboxReceiver) serveEvents(req *http.Request) reply {
 		return rp
 	}
 	return reply{status: http.StatusOK, outcome: outcomeAccepted, contentType: contentTypeJSON, body: ackJSON(len(fresh), dups)}
+}
+
+// decodeAndCount decodes the body and counts its events' lines in the
+// budget. A large body holds the decode gate from decoding until counted,
+// so the next one starts only once this one's lines are counted or
+// refused.
+func (r *sandboxReceiver) decodeAndCount(ctx context.Context, rb *requestBody, ct string) ([]auditevent.Event, string, reply, bool) {
+	leave, err := r.decoding.enter(ctx, len(rb.b))
+	if err != nil {
+		rb.recycle()
+		return nil, "", readFailure(err, textReply), false
+	}
+	defer leave()
+	events, format, err := r.decodeEvents(ctx, rb.b, ct)
+	// Decoding copies what it keeps, so the buffer can go back now.
+	rb.recycle()
+	if err != nil {
+		return nil, "", textReply(http.StatusBadRequest, outcomeMalformed, err.Error()), false
+	}
+	if err := rb.settle(encodedLen(events)); err != nil {
+		r.countRefused(ctx, reasonRetryable, len(events))
+		return nil, "", readFailure(err, textReply), false
+	}
+	return events, format, reply{}, true
 }
 
 // decodeEvents decodes a body of one event (JSON) or a small batch

@@ -3,6 +3,7 @@ package sandboxauditreceiver // import "github.com/sandboxaudit/sandboxaudit/rec
 import (
 	"bytes"
 	"context"
+	"errors"
 	"net/http"
 
 	"github.com/google/uuid"
@@ -42,7 +43,11 @@ func (r *sandboxReceiver) countNotTried(ctx context.Context, rp reply, n int) {
 // written again, as exact copies.
 func (r *sandboxReceiver) serveLargeNDJSON(ctx context.Context, rb *requestBody, lines int) reply {
 	body := rb.b
-	ids, size, err := validateNDJSON(body, lines)
+	ids, size, err := validateNDJSON(ctx, r.decoding, body, lines)
+	if errors.Is(err, errOverBudget) {
+		r.countRefused(ctx, reasonRetryable, lines)
+		return readFailure(err, textReply)
+	}
 	if err != nil {
 		r.countRefused(ctx, reasonInvalid, lines)
 		return textReply(http.StatusBadRequest, outcomeMalformed, err.Error())
@@ -71,10 +76,14 @@ func (r *sandboxReceiver) serveLargeNDJSON(ctx context.Context, rb *requestBody,
 			continue
 		}
 		piece = append(piece, auditevent.Event{})
-		if err := opts.DecodeInto(text, &piece[len(piece)-1]); err != nil {
-			// The first pass decoded this line; only a failing source of
-			// random event ids (for a line without one) gets here.
+		if err := r.decoding.decodeInto(ctx, opts, text, &piece[len(piece)-1]); err != nil {
+			// The first pass decoded this line; only a client gone while
+			// waiting for the gate, or a failing source of random event
+			// ids (for a line without one), gets here.
 			rp := textReply(http.StatusInternalServerError, outcomeRefusedPermanent, "an event could not be decoded a second time")
+			if errors.Is(err, errOverBudget) {
+				rp = readFailure(err, textReply)
+			}
 			r.countNotTried(ctx, rp, fresh-handed)
 			return rp
 		}
@@ -110,13 +119,17 @@ func largeBatchLines(body []byte) int {
 // validateNDJSON decodes every line of body (lines of them) into one
 // scratch event and returns their event ids and the bytes of their
 // canonical lines, or the first bad line's *ndjson.LineError.
-func validateNDJSON(body []byte, lines int) (ids []uuid.UUID, size int64, err error) {
+// A line that could not wait for the decode gate gives errOverBudget.
+func validateNDJSON(ctx context.Context, gate decodeGate, body []byte, lines int) (ids []uuid.UUID, size int64, err error) {
 	ids = make([]uuid.UUID, 0, lines)
 	var opts auditevent.DecodeOptions
 	var e auditevent.Event
 	for line, text := range ndjson.Lines(body) {
 		e = auditevent.Event{}
-		if err := opts.DecodeInto(text, &e); err != nil {
+		if err := gate.decodeInto(ctx, opts, text, &e); err != nil {
+			if errors.Is(err, errOverBudget) {
+				return nil, 0, err
+			}
 			return nil, 0, &ndjson.LineError{Line: line, Err: err}
 		}
 		ids = append(ids, e.EventID)
