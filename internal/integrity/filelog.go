@@ -27,6 +27,9 @@ type fileLog struct {
 
 	known     bool
 	dev, ino  uint64
+	// sealedDev and sealedIno name the file the last good seal was of:
+	// the one whose history the sidecars held (see renewed).
+	sealedDev, sealedIno uint64
 	off       int64 // audit file bytes sealed
 	storeSize int64
 	cpSize    int64
@@ -144,6 +147,7 @@ func (l *fileLog) sealOnce(ctx context.Context) (sealResult, error) {
 	l.storeSize = store.size()
 	l.known = true
 	l.signed, l.hasSigned = l.last, l.hasLast
+	l.sealedDev, l.sealedIno = l.dev, l.ino
 	if torn {
 		return res, l.closeTornTail(ctx, audit, size, &res)
 	}
@@ -163,9 +167,10 @@ func (l *fileLog) checkNoAuditFile() error {
 }
 
 // renewed reports whether a file found tampered with has since become the
-// documented new-tree case: the file at the path is gone or another one
-// (a rotation renames it), and neither sidecar holds data. The same file
-// with its sidecars removed stays refused.
+// documented new-tree case: the file at the path is gone or is not the
+// one last sealed (a rotation renamed that one; a writer may already have
+// made the new one when the refusing seal ran), and neither sidecar holds
+// data. The file last sealed, with its sidecars removed, stays refused.
 func (l *fileLog) renewed() bool {
 	if holdsData(StorePath(l.path)) || holdsData(CheckpointsPath(l.path)) {
 		return false
@@ -175,7 +180,7 @@ func (l *fileLog) renewed() bool {
 		return true
 	}
 	st, ok := fi.Sys().(*syscall.Stat_t)
-	return err == nil && ok && (uint64(st.Dev) != l.dev || st.Ino != l.ino)
+	return err == nil && ok && (uint64(st.Dev) != l.sealedDev || st.Ino != l.sealedIno)
 }
 
 func holdsData(path string) bool {

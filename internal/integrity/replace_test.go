@@ -2,6 +2,7 @@ package integrity
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -60,7 +61,14 @@ func TestReplacedFileMustStillReachTheNewestCheckpoint(t *testing.T) {
 // A seal between a rotation's moves (the file first, then its sidecars)
 // is refused, but once the sidecars are gone too the new file is sealed
 // as a new tree, with a warning: it used to stay refused until a restart.
+// So it is when a writer had already made the new file before that seal.
 func TestRotationCaughtHalfDoneRecovers(t *testing.T) {
+	for _, written := range []bool{false, true} {
+		t.Run(fmt.Sprintf("new file written first=%v", written), func(t *testing.T) { rotationCaughtHalfDone(t, written) })
+	}
+}
+
+func rotationCaughtHalfDone(t *testing.T, written bool) {
 	k, pub := testKeys(t, "test")
 	path := auditPath(t)
 	appendLocked(t, path, lines(1, 4))
@@ -73,11 +81,16 @@ func TestRotationCaughtHalfDoneRecovers(t *testing.T) {
 		t.Fatal(err)
 	}
 	rotate(t, path, "")
+	if written {
+		appendLocked(t, path, lines(5, 6))
+	}
 	if err := s.Seal(bg, path); !errors.Is(err, ErrTampered) {
 		t.Fatalf("Seal mid-rotation = %v", err)
 	}
 	rotate(t, path, StoreSuffix, CheckpointsSuffix)
-	appendLocked(t, path, lines(5, 6))
+	if !written {
+		appendLocked(t, path, lines(5, 6))
+	}
 	if err := s.Seal(bg, path); err != nil {
 		t.Fatalf("Seal after the rotation = %v", err)
 	}
