@@ -21,8 +21,8 @@ const (
 	// a start event has left the process milliseconds after its operation
 	// began, not up to a ticker's second later: a process killed
 	// mid-operation has sent it.
-	DefaultLogExportInterval = 0
-	DefaultLogExportTimeout  = 30 * time.Second
+	DefaultLogExportInterval time.Duration = 0
+	DefaultLogExportTimeout                = 30 * time.Second
 )
 
 // errProcessorShutdown is why a record emitted after Shutdown is lost.

@@ -18,10 +18,13 @@ import (
 
 // emitUntilBlocked runs emits one after another on a goroutine, at most
 // max, until one is blocked in a select in OnEmit (waiting on a full
-// queue); that one is the last. The emits before it have returned, so the
-// blocked emitter is the last one, not an earlier one on its way. The
-// result waits for the last emit to return and says how many were made.
-func emitUntilBlocked(t *testing.T, max int, emit func()) (wait func() int) {
+// queue) while the exporter is stuck in stuck (its Export method's name),
+// so the queue stays full; that emit is the last. The emits before it have
+// returned, so the blocked emitter is the last one, not an earlier one on
+// its way. (An emitter blocked only because the worker had not yet taken
+// the first record used to end the emits early.) The result waits for the
+// last emit to return and says how many were made.
+func emitUntilBlocked(t *testing.T, max int, stuck string, emit func()) (wait func() int) {
 	t.Helper()
 	var started atomic.Int64
 	var stop atomic.Bool
@@ -35,7 +38,8 @@ func emitUntilBlocked(t *testing.T, max int, emit func()) (wait func() int) {
 			emit()
 		}
 	})
-	waitBlocked(t, onEmit, func() bool { return true })
+	buf := make([]byte, 1<<20)
+	waitBlocked(t, onEmit, func() bool { return blockedIn(buf, stuck) })
 	stop.Store(true)
 	return func() int {
 		wg.Wait()
@@ -72,7 +76,11 @@ func blockedIn(buf []byte, fn string) bool {
 	return false
 }
 
-const onEmit = "sandboxtrace.(*LogProcessor).OnEmit"
+const (
+	onEmit        = "sandboxtrace.(*LogProcessor).OnEmit"
+	stubbornStuck = "(*stubbornLogs).Export"
+	sinkStuck     = "(*logSink).Export"
+)
 
 // Shutdown honours its context while an emitter waits on a full queue
 // behind a stuck export: the waiting record is lost (counted), not waited
@@ -82,7 +90,7 @@ func TestLogProcessorShutdownDoesNotWaitForABlockedEmitter(t *testing.T) {
 	exp := &stubbornLogs{release: make(chan struct{})}
 	defer close(exp.release)
 	p := sandboxtrace.NewLogProcessor(exp, sandboxtrace.WithLogQueueSize(1), sandboxtrace.WithLogBatchSize(1))
-	wait := emitUntilBlocked(t, 3, func() { // one exporting, one queued, one waiting
+	wait := emitUntilBlocked(t, 3, stubbornStuck, func() { // one exporting, one queued, one waiting
 		var r sdklog.Record
 		_ = p.OnEmit(context.Background(), &r)
 	})
@@ -116,7 +124,7 @@ func TestGracefulShutdownSendsTheWaitingRecords(t *testing.T) {
 	rec := newRecorder(t)
 	s := rec.session(t, sandboxtrace.WithLogExporter(exp))
 	const ops = sandboxtrace.DefaultLogBatchSize + sandboxtrace.DefaultLogQueueSize + 1
-	wait := emitUntilBlocked(t, ops, func() {
+	wait := emitUntilBlocked(t, ops, sinkStuck, func() {
 		_ = s.Read(context.Background(), "/x", nil, func(context.Context) error { return nil })
 	})
 	require.NoError(t, shutDownThenOpen(t, exp, "sdk/log.(*LoggerProvider).Shutdown", s.Shutdown))
@@ -130,7 +138,7 @@ func TestGracefulLogProcessorShutdownSendsTheWaitingRecord(t *testing.T) {
 	h := catchOTelErrors(t)
 	exp := &logSink{hold: make(chan struct{})}
 	p := sandboxtrace.NewLogProcessor(exp, sandboxtrace.WithLogQueueSize(1), sandboxtrace.WithLogBatchSize(1))
-	wait := emitUntilBlocked(t, 3, func() { // one exporting, one queued, one waiting
+	wait := emitUntilBlocked(t, 3, sinkStuck, func() { // one exporting, one queued, one waiting
 		var r sdklog.Record
 		_ = p.OnEmit(context.Background(), &r)
 	})
@@ -152,7 +160,7 @@ func TestSessionShutdownReleasesAWaitingOperation(t *testing.T) {
 	s := rec.session(t, sandboxtrace.WithLogExporter(exp))
 	// One export stuck, a full queue, then one more that waits.
 	const ops = sandboxtrace.DefaultLogBatchSize + sandboxtrace.DefaultLogQueueSize + 1
-	wait := emitUntilBlocked(t, ops, func() {
+	wait := emitUntilBlocked(t, ops, stubbornStuck, func() {
 		_ = s.Read(context.Background(), "/x", nil, func(context.Context) error { return nil })
 	})
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
