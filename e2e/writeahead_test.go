@@ -95,7 +95,7 @@ func hasEvent(t *testing.T, path, session, op string, phase auditevent.Phase) bo
 
 // killAfter is how long into its exec the example is killed: the time a
 // best-effort start event has to leave the process (an export round trip).
-const killAfter = 200 * time.Millisecond
+const killAfter = 300 * time.Millisecond
 
 // TestStartEventSurvivesKilledExample: the exec's start event leaves the
 // instrumented process while the exec still runs, so a SIGKILL shortly
