@@ -7,6 +7,9 @@ import (
 	"path/filepath"
 	"testing"
 
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+	"go.uber.org/zap/zaptest/observer"
 	"golang.org/x/sys/unix"
 )
 
@@ -56,6 +59,18 @@ func newSealer(t testing.TB, k *Keys) *Sealer {
 		t.Fatal(err)
 	}
 	return s
+}
+
+// observedSealer is a sealer whose log entries at level and above are
+// kept for the test to read.
+func observedSealer(t testing.TB, k *Keys, level zapcore.Level) (*Sealer, *observer.ObservedLogs) {
+	t.Helper()
+	core, logs := observer.New(level)
+	s, err := NewSealer(Settings{Keys: k, Interval: 1e9, Logger: zap.New(core)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, logs
 }
 
 func auditPath(t testing.TB) string {

@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"go.uber.org/zap"
-	"go.uber.org/zap/zaptest/observer"
 )
 
 // replaceByRename writes path's content with line 1 edited to a new file
@@ -72,11 +71,7 @@ func rotationCaughtHalfDone(t *testing.T, written bool) {
 	k, pub := testKeys(t, "test")
 	path := auditPath(t)
 	appendLocked(t, path, lines(1, 4))
-	core, logs := observer.New(zap.WarnLevel)
-	s, err := NewSealer(Settings{Keys: k, Interval: 1e9, Logger: zap.New(core)})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, logs := observedSealer(t, k, zap.WarnLevel)
 	if err := s.Seal(bg, path); err != nil {
 		t.Fatal(err)
 	}

@@ -360,11 +360,7 @@ func TestRestartWarnsWhenTheStoreHoldsUnsignedLines(t *testing.T) {
 	if err := os.Remove(CheckpointsPath(path)); err != nil {
 		t.Fatal(err)
 	}
-	core, logs := observer.New(zap.WarnLevel)
-	s, err := NewSealer(Settings{Keys: k, Interval: 1e9, Logger: zap.New(core)})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, logs := observedSealer(t, k, zap.WarnLevel)
 	if err := s.Seal(bg, path); err != nil {
 		t.Fatal(err)
 	}
@@ -390,11 +386,7 @@ func TestSealErrorsAreLoggedOncePerCause(t *testing.T) {
 	k, _ := testKeys(t, "test")
 	path := auditPath(t)
 	appendLocked(t, path, lines(1, 2))
-	core, logs := observer.New(zap.ErrorLevel)
-	s, err := NewSealer(Settings{Keys: k, Interval: 1e9, Logger: zap.New(core)})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, logs := observedSealer(t, k, zap.ErrorLevel)
 	if err := os.Symlink(os.DevNull, StorePath(path)); err != nil {
 		t.Fatal(err)
 	}
