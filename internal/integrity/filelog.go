@@ -25,16 +25,16 @@ type fileLog struct {
 	keys    *Keys
 	scratch *storeScratch // the sealer's, shared by its files (one seal at a time)
 
-	known    bool
-	dev, ino uint64
+	known     bool
+	dev, ino  uint64
+	off       int64 // audit file bytes sealed
+	storeSize int64
+	cpSize    int64
+	last      Checkpoint
+	hasLast   bool
 	// sealedDev and sealedIno name the file the last good seal was of:
 	// the one whose history the sidecars held (see renewed).
 	sealedDev, sealedIno uint64
-	off                  int64 // audit file bytes sealed
-	storeSize            int64
-	cpSize               int64
-	last                 Checkpoint
-	hasLast              bool
 	// signed is the newest checkpoint this process read or wrote for the
 	// file now at the path (reset when it is replaced): a reload of the
 	// sidecar must still reach it, or someone removed signed history.
