@@ -251,11 +251,6 @@ func (rb *requestBody) hold(n int64) error {
 func (r *sandboxReceiver) readBody(req *http.Request, rb *requestBody) error {
 	defer func() { _ = req.Body.Close() }() // read or refused: nothing more is wanted
 	*rb = requestBody{r: r}
-	if req.ContentLength > r.maxBodySize() {
-		// Before the first read, so a client sending Expect: 100-continue
-		// gets its 413 instead of being asked for the body.
-		return &http.MaxBytesError{Limit: r.maxBodySize()}
-	}
 	total := 0
 	for {
 		c, err := rb.chunk()

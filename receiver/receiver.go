@@ -220,6 +220,13 @@ func (r *sandboxReceiver) outermost(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		r.inflight.add(1)
 		defer r.inflight.add(-1)
+		if req.ContentLength > r.maxBodySize() {
+			// Before any of the body is read, and before a decompressor
+			// hides the length: a client sending Expect: 100-continue
+			// gets its 413 instead of being asked for the body.
+			r.errorHandler(w, req, "request body too large (max_request_body_size)", http.StatusRequestEntityTooLarge)
+			return
+		}
 		if ce := req.Header.Get("Content-Encoding"); ce != "" {
 			if folded := strings.ToLower(strings.TrimSpace(ce)); folded != ce {
 				req.Header.Set("Content-Encoding", folded)
