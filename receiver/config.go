@@ -38,6 +38,9 @@ const (
 	// defaultMaxConnections bounds what stalled connections hold together
 	// (about 40 KB each, measured, with the header bound).
 	defaultMaxConnections = 4096
+	// defaultMinBodyRate is far below any working link (20 MiB at it
+	// takes 21 minutes): what it cuts is a body that stalls.
+	defaultMinBodyRate = 16 << 10
 
 	// Server timeouts: a client that trickles its headers or body, or
 	// holds an idle keep-alive connection, is cut off instead of holding a
@@ -103,6 +106,11 @@ type Config struct {
 	// connection waits in the listen backlog until one closes.
 	MaxConnections int `mapstructure:"max_connections"`
 
+	// MinBodyRate is the slowest a request body may arrive, in bytes per
+	// second, once its first 5 seconds are past; a slower one gets 408
+	// (0: only read_timeout applies).
+	MinBodyRate int64 `mapstructure:"min_body_rate"`
+
 	// prevent unkeyed literal initialization
 	_ struct{}
 }
@@ -142,6 +150,7 @@ func createDefaultConfig() component.Config {
 		MaxInflightBytes:      defaultMaxInflightBytes,
 		MaxRequestHeaderBytes: defaultMaxRequestHeaderBytes,
 		MaxConnections:        defaultMaxConnections,
+		MinBodyRate:           defaultMinBodyRate,
 		TracesPath:            defaultTracesPath,
 		EventsPath:            defaultEventsPath,
 		MaxPending:            defaultMaxPending,
@@ -185,6 +194,9 @@ func (cfg *Config) Validate() error {
 	}
 	if cfg.MaxRequestHeaderBytes < minRequestHeaderBytes {
 		errs = errors.Join(errs, fmt.Errorf("max_request_header_bytes: must be at least %d (got %d)", minRequestHeaderBytes, cfg.MaxRequestHeaderBytes))
+	}
+	if cfg.MinBodyRate < 0 {
+		errs = errors.Join(errs, fmt.Errorf("min_body_rate: must not be negative (got %d)", cfg.MinBodyRate))
 	}
 	if cfg.MaxConnections <= 0 {
 		errs = errors.Join(errs, fmt.Errorf("max_connections: must be positive (got %d)", cfg.MaxConnections))

@@ -43,6 +43,7 @@ func TestDefaultConfig(t *testing.T) {
 	assert.Equal(t, int64(128<<20), cfg.MaxInflightBytes)
 	assert.Equal(t, 16<<10, cfg.MaxRequestHeaderBytes)
 	assert.Equal(t, 4096, cfg.MaxConnections)
+	assert.Equal(t, int64(16<<10), cfg.MinBodyRate)
 	require.NoError(t, confmap.Validate(cfg))
 }
 
@@ -106,7 +107,7 @@ func TestValidateNamesBadKeys(t *testing.T) {
 		{"bad_pairing", []string{"max_pending: must be positive", "max_pending_bytes: must be positive", "pending_timeout: must be positive", "sweep_interval: must not be negative"}},
 		{"bad_window", []string{"dedupe::window: must be positive"}},
 		{"empty_endpoint", []string{"endpoint: must not be empty"}},
-		{"bad_conn_limits", []string{"max_request_header_bytes: must be at least 1024 (got 100)", "max_connections: must be positive (got 0)"}},
+		{"bad_conn_limits", []string{"max_request_header_bytes: must be at least 1024 (got 100)", "max_connections: must be positive (got 0)", "min_body_rate: must not be negative (got -1)"}},
 		{"small_budget", []string{"max_inflight_bytes: must be greater than max_request_body_size (1048576)"}},
 		{"negative_timeouts", []string{"read_timeout: must be >= 0, got -1s", "read_header_timeout: must be >= 0, got -1s",
 			"write_timeout: must be >= 0, got -1s", "keepalive::idle_timeout: must be >= 0, got -1s"}},

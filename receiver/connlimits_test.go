@@ -74,3 +74,48 @@ func TestConnectionsBeyondMaxWait(t *testing.T) {
 	_ = resp.Body.Close()
 	assert.Equal(t, http.StatusOK, resp.StatusCode)
 }
+
+// A body that stalls is cut after the grace period, not at read_timeout:
+// a few hundred connections that send a little and stall held the budget
+// for 30 s and locked larger requests out. Sent fast and then stopped, or
+// trickled below min_body_rate, it is cut alike.
+func TestStalledBodyIsCut(t *testing.T) {
+	for name, trickle := range map[string]bool{"fast, then stopped": false, "trickled": true} {
+		sent := 200000 // at 4 KiB/s, the rate alone would allow 49 s
+		if trickle {
+			sent = 4500
+		}
+		t.Run(name, func(t *testing.T) {
+			tr := startReceiver(t, new(consumertest.LogsSink), nil, func(c *Config) {
+				c.ServerConfig.ReadTimeout = time.Minute
+				c.MinBodyRate = 4 << 10
+			})
+			tr.r.bodyGrace = 200 * time.Millisecond
+			conn := dial(t, tr)
+			require.NoError(t, conn.SetDeadline(time.Now().Add(10*time.Second)))
+			_, err := conn.Write([]byte("POST /v1/sandbox/events HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n" +
+				"Content-Length: 1000000\r\n\r\n" + strings.Repeat(" ", sent)))
+			require.NoError(t, err)
+			// A byte every 50 ms keeps arriving (well within the grace)
+			// but at 20 B/s: the rate cuts it after about 1.3 s.
+			cut := !trickle
+			for i := 0; trickle && i < 100; i++ {
+				time.Sleep(50 * time.Millisecond)
+				if _, err := conn.Write([]byte(" ")); err != nil {
+					cut = true
+					break
+				}
+			}
+			require.True(t, cut, "a trickle below min_body_rate went on for 5 s")
+			status, err := bufio.NewReader(conn).ReadString('\n')
+			var ne net.Error
+			require.False(t, errors.As(err, &ne) && ne.Timeout(), "cut within seconds, not read_timeout's minute")
+			if err == nil || !trickle {
+				// A trickler's late bytes may reset the connection
+				// before its 408 is read; the cut is what counts.
+				require.NoError(t, err)
+				assert.Contains(t, status, " 408 ")
+			}
+		})
+	}
+}

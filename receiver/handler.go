@@ -39,7 +39,7 @@ func endpointOf(cfg *Config, path string) string {
 // the request by endpoint, outcome and status code.
 func (r *sandboxReceiver) handler(endpoint string, serve func(*http.Request) reply) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		rp := serve(req)
+		rp := serve(r.paced(w, req))
 		rp.write(w)
 		r.recordRequest(req.Context(), endpoint, rp)
 	})

@@ -45,7 +45,9 @@ type sandboxReceiver struct {
 
 	// shutdownGrace: see stopServer; inflight counts the handlers running.
 	shutdownGrace time.Duration
-	inflight      inflight
+	// bodyGrace: see pacedBody.
+	bodyGrace time.Duration
+	inflight  inflight
 
 	startOnce sync.Once
 	stopOnce  sync.Once
@@ -89,6 +91,7 @@ func newSandboxReceiver(cfg *Config, set receiver.Settings) (*sandboxReceiver, e
 		decoding: newDecodeGate(),
 
 		shutdownGrace: defaultShutdownGrace,
+		bodyGrace:     defaultBodyGrace,
 	}
 	if cfg.Dedupe.Enabled {
 		r.dedupe = newDedupeWindow(cfg.Dedupe.Window)
