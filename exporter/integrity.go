@@ -73,7 +73,11 @@ func (e *auditExporter) startIntegrity(ctx context.Context, host component.Host,
 // it while the collector was down, which verify reports as unsealed.
 // WalkDir does not follow symlinks. Only a cancelled start is an error.
 func sealExisting(ctx context.Context, s *integrity.Sealer, base, template string) error {
-	err := filepath.WalkDir(base, func(p string, d fs.DirEntry, err error) error {
+	given, err := filesink.Matcher(template)
+	if err != nil {
+		return fmt.Errorf("file: path: %w", err)
+	}
+	err = filepath.WalkDir(base, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return nil // unreadable part of the tree: its files are sealed when next written
 		}
@@ -81,7 +85,7 @@ func sealExisting(ctx context.Context, s *integrity.Sealer, base, template strin
 		if !d.Type().IsRegular() || !isStore {
 			return ctx.Err()
 		}
-		if ok, _ := filesink.Matches(template, file); ok {
+		if given(file) {
 			_ = s.Seal(ctx, file) // logged by the sealer
 		}
 		return ctx.Err()

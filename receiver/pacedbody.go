@@ -50,7 +50,7 @@ func (b *pacedBody) Read(p []byte) (int, error) {
 // paced returns req with its body paced by min_body_rate (0: not paced).
 func (r *sandboxReceiver) paced(w http.ResponseWriter, req *http.Request) *http.Request {
 	rate := r.cfg.MinBodyRate
-	if rate <= 0 || req.Body == nil || req.Body == http.NoBody {
+	if rate <= 0 || req.Body == http.NoBody {
 		return req
 	}
 	if req.ContentLength >= 0 && req.ContentLength <= firstChunk {

@@ -60,32 +60,39 @@ func BaseDir(path string) (string, error) {
 	return t.base, err
 }
 
-// Matches reports whether file (absolute, cleaned) is a file path gives:
-// the path itself, or the template expanded for some session id (a
-// canonical UUID, as the events carry). A rotated copy (events.jsonl.1)
-// or any other file below the base does not match.
-func Matches(path, file string) (bool, error) {
+// Matcher returns a test of whether a file (absolute, cleaned) is one
+// path gives: the path itself, or the template expanded for some session
+// id (a canonical UUID, as the events carry). A rotated copy
+// (events.jsonl.1) or any other file below the base does not match. The
+// template is parsed and its elements compiled once.
+func Matcher(path string) (func(file string) bool, error) {
 	t, err := parseTemplate(path)
 	if err != nil {
-		return false, err
+		return nil, err
 	}
 	if t.static != "" {
-		return file == t.static, nil
+		return func(file string) bool { return file == t.static }, nil
 	}
-	rel, err := filepath.Rel(t.base, file)
-	if err != nil || !filepath.IsLocal(rel) {
-		return false, nil
-	}
-	elems := strings.Split(filepath.ToSlash(rel), "/")
-	if len(elems) != len(t.rest) {
-		return false, nil
-	}
+	patterns := make([]*regexp.Regexp, len(t.rest))
 	for i, e := range t.rest {
-		if !elementPattern(e).MatchString(elems[i]) {
-			return false, nil
-		}
+		patterns[i] = elementPattern(e)
 	}
-	return true, nil
+	return func(file string) bool {
+		rel, err := filepath.Rel(t.base, file)
+		if err != nil || !filepath.IsLocal(rel) {
+			return false
+		}
+		elems := strings.Split(filepath.ToSlash(rel), "/")
+		if len(elems) != len(patterns) {
+			return false
+		}
+		for i, p := range patterns {
+			if !p.MatchString(elems[i]) {
+				return false
+			}
+		}
+		return true
+	}, nil
 }
 
 // elementPattern is a template element as a regexp: its literal text, and

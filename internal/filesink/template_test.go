@@ -130,12 +130,17 @@ func TestValidatePathRefusesWhatEveryWriteWouldRefuse(t *testing.T) {
 	require.NoError(t, ValidatePath(filepath.Join(dir, "new.jsonl")))
 }
 
-// Matches names the files a path gives and nothing else below its base:
+// Matcher names the files a path gives and nothing else below its base:
 // integrity seals only those at start.
-func TestMatches(t *testing.T) {
+func TestMatcher(t *testing.T) {
 	dir := t.TempDir()
 	const id = "6f1c2a8e-3b4d-4e5f-9a0b-1c2d3e4f5a6b"
-	tmpl := filepath.Join(dir, "audit", "{session_id}", "events.jsonl")
+	matches := func(path string) func(string) bool {
+		m, err := Matcher(path)
+		require.NoError(t, err)
+		return m
+	}
+	tmpl := matches(filepath.Join(dir, "audit", "{session_id}", "events.jsonl"))
 	for file, want := range map[string]bool{
 		filepath.Join(dir, "audit", id, "events.jsonl"):                  true,
 		filepath.Join(dir, "audit", id, "events.jsonl.1"):                false,
@@ -145,24 +150,19 @@ func TestMatches(t *testing.T) {
 		filepath.Join(dir, "audit", id, "y", "events.jsonl"):             false,
 		filepath.Join(dir, "other", id, "events.jsonl"):                  false,
 	} {
-		got, err := Matches(tmpl, file)
-		require.NoError(t, err)
-		assert.Equal(t, want, got, file)
+		assert.Equal(t, want, tmpl(file), file)
 	}
-	hexTmpl := filepath.Join(dir, "s-{session_id_hex}.jsonl")
+	hexTmpl := matches(filepath.Join(dir, "s-{session_id_hex}.jsonl"))
 	for file, want := range map[string]bool{
 		filepath.Join(dir, "s-"+strings.ReplaceAll(id, "-", "")+".jsonl"): true,
 		filepath.Join(dir, "s-"+id+".jsonl"):                              false,
 		filepath.Join(dir, "s-.jsonl"):                                    false,
 	} {
-		got, err := Matches(hexTmpl, file)
-		require.NoError(t, err)
-		assert.Equal(t, want, got, file)
+		assert.Equal(t, want, hexTmpl(file), file)
 	}
-	plain := filepath.Join(dir, "events.jsonl")
-	for file, want := range map[string]bool{plain: true, plain + ".1": false} {
-		got, err := Matches(plain, file)
-		require.NoError(t, err)
-		assert.Equal(t, want, got, file)
+	plainPath := filepath.Join(dir, "events.jsonl")
+	plain := matches(plainPath)
+	for file, want := range map[string]bool{plainPath: true, plainPath + ".1": false} {
+		assert.Equal(t, want, plain(file), file)
 	}
 }

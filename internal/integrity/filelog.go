@@ -157,13 +157,22 @@ func (l *fileLog) sealOnce(ctx context.Context) (sealResult, error) {
 // checkNoAuditFile: a missing file is fine only when its sidecars hold
 // nothing either (never written, or rotated away together with them).
 func (l *fileLog) checkNoAuditFile() error {
-	for _, p := range []string{StorePath(l.path), CheckpointsPath(l.path)} {
-		if holdsData(p) {
-			return tampered(l.path, "the audit file is missing but %s holds sealed data", filepath.Base(p))
-		}
+	if p := l.sidecarWithData(); p != "" {
+		return tampered(l.path, "the audit file is missing but %s holds sealed data", filepath.Base(p))
 	}
 	l.known, l.hasSigned = false, false
 	return nil
+}
+
+// sidecarWithData returns the first of the file's sidecars that holds
+// data, or "" when neither does.
+func (l *fileLog) sidecarWithData() string {
+	for _, p := range []string{StorePath(l.path), CheckpointsPath(l.path)} {
+		if holdsData(p) {
+			return p
+		}
+	}
+	return ""
 }
 
 // renewed reports whether a file found tampered with has since become the
@@ -172,7 +181,7 @@ func (l *fileLog) checkNoAuditFile() error {
 // made the new one when the refusing seal ran), and neither sidecar holds
 // data. The file last sealed, with its sidecars removed, stays refused.
 func (l *fileLog) renewed() bool {
-	if holdsData(StorePath(l.path)) || holdsData(CheckpointsPath(l.path)) {
+	if l.sidecarWithData() != "" {
 		return false
 	}
 	fi, err := os.Lstat(l.path)
