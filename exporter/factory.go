@@ -78,9 +78,7 @@ func createDefaultConfig() component.Config {
 		File: configoptional.Default(FileConfig{
 			Fsync:        filesink.FsyncBatch,
 			MaxOpenFiles: filesink.DefaultMaxOpenFiles,
-			Integrity: configoptional.Default(IntegrityConfig{
-				Publish: configoptional.Default(confighttp.NewDefaultClientConfig()),
-			}),
+			Integrity:    configoptional.Default(IntegrityConfig{}),
 		}),
 		HTTP: configoptional.Default(HTTPConfig{
 			ClientConfig: clientConfig,

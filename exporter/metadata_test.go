@@ -51,6 +51,13 @@ func TestMetadataMatchesCode(t *testing.T) {
 		func() { seal.LinesSealed(ctx, 1) },
 		func() { seal.CheckpointWritten(ctx) },
 		func() { seal.SealLag(ctx, 1) },
+		func() {
+			wo := witnessObserver{t: tl}
+			wo.Cosigned(ctx, "w.example/1")
+			for _, r := range []string{"conflict", "unknown_log", "bad_signature", "inconsistent", "refused", "bad_cosignature", "unreachable"} {
+				wo.Failed(ctx, "w.example/1", r)
+			}
+		},
 	}
 	for _, record := range recordings {
 		record()
