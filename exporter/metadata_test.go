@@ -2,14 +2,18 @@ package sandboxauditexporter
 
 import (
 	"context"
+	"errors"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/component/componenttest"
+	"go.opentelemetry.io/collector/config/configoptional"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
+	"go.uber.org/zap"
 
 	"github.com/sandboxaudit/sandboxaudit/exporter/internal/metadata"
+	"github.com/sandboxaudit/sandboxaudit/internal/filesink"
 	"github.com/sandboxaudit/sandboxaudit/internal/httpsink"
 	"github.com/sandboxaudit/sandboxaudit/internal/metadatatest"
 )
@@ -51,6 +55,15 @@ func TestMetadataMatchesCode(t *testing.T) {
 		func() { seal.LinesSealed(ctx, 1) },
 		func() { seal.CheckpointWritten(ctx) },
 		func() { seal.SealLag(ctx, 1) },
+		func() {
+			e := &auditExporter{telemetry: tl, logger: zap.NewNop()}
+			r := e.rotation(&FileConfig{Rotation: configoptional.Some(RotationConfig{MaxMegabytes: 1})})
+			r.OnRotate("a", "b")
+			r.OnError("a", errors.New("x"))
+			for _, reason := range []string{filesink.RemovedMaxBackups, filesink.RemovedMaxAge} {
+				r.OnRemoved("a", filesink.Segment{}, reason)
+			}
+		},
 	}
 	for _, record := range recordings {
 		record()
