@@ -396,3 +396,62 @@ func TestRestartFinishesCompression(t *testing.T) {
 	_, err = os.Lstat(seg1 + ZstdSuffix + tmpSuffix)
 	require.True(t, os.IsNotExist(err), "temp file left behind")
 }
+
+// TestFullDiskDuringRotationAndCompression: on a full 256 KiB tmpfs a batch
+// that rotates the file is refused whole (ENOSPC) and the segment the
+// rotation closed is intact; its compression fails visibly (OnError), no
+// temp file stays, the plain segment is kept; once there is room again the
+// next rotation compresses both. Needs root (mount); gated like the e2e
+// tests.
+func TestFullDiskDuringRotationAndCompression(t *testing.T) {
+	if os.Getenv("SANDBOXAUDIT_E2E") != "1" {
+		t.Skip("set SANDBOXAUDIT_E2E=1 to run (mounts a tmpfs; needs root)")
+	}
+	dir := t.TempDir()
+	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs", dir).CombinedOutput(); err != nil {
+		t.Skipf("cannot mount a tmpfs: %v: %s", err, out)
+	}
+	t.Cleanup(func() { _ = exec.Command("umount", dir).Run() })
+	path := filepath.Join(dir, "events.jsonl")
+	var ev rotationEvents
+	r := ev.hook(&Rotation{MaxBytes: 100 << 10, Compress: true})
+	r.grace = time.Millisecond
+	s, err := New(Options{Path: path, Rotation: r})
+	require.NoError(t, err)
+	ctx := context.Background()
+	first := numberedLines(0, 1499) // about 90 KB
+	require.NoError(t, s.WriteBatch(ctx, testSession, first))
+	// Fill the disk.
+	filler := filepath.Join(dir, "filler")
+	f, err := os.Create(filler)
+	require.NoError(t, err)
+	for {
+		if _, err := f.Write(bytes.Repeat([]byte{'x'}, 4096)); err != nil {
+			break
+		}
+	}
+	require.NoError(t, f.Close())
+
+	second := numberedLines(1500, 1799) // rotates first, then finds no room
+	err = s.WriteBatch(ctx, testSession, second)
+	require.Error(t, err, "a batch on a full disk")
+	require.Eventually(t, func() bool { return len(ev.errors()) > 0 }, time.Minute, 5*time.Millisecond, "compression on a full disk reported no error")
+	segs, err := Segments(path)
+	require.NoError(t, err)
+	require.Len(t, segs, 1)
+	require.False(t, segs[0].Compressed)
+	got, err := os.ReadFile(segs[0].Path)
+	require.NoError(t, err)
+	require.Equal(t, string(first), string(got), "the closed segment is intact")
+	_, err = os.Lstat(segs[0].Plain + ZstdSuffix + tmpSuffix)
+	require.True(t, os.IsNotExist(err), "a temp file was left on the full disk")
+	t.Logf("error reported: %v", ev.errors()[0])
+
+	require.NoError(t, os.Remove(filler))
+	require.NoError(t, s.WriteBatch(ctx, testSession, second))
+	require.NoError(t, s.WriteBatch(ctx, testSession, numberedLines(1800, 3300))) // rotates again
+	waitCompressed(t, path, 2)
+	require.NoError(t, s.Close())
+	_, parts := readTrail(t, path)
+	require.Equal(t, string(numberedLines(0, 3300)), string(bytes.Join(parts, nil)))
+}
