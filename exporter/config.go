@@ -86,6 +86,9 @@ type FileConfig struct {
 	// Integrity seals the file in a Merkle tree with signed checkpoints
 	// (SPEC section 9); enabled by writing the section.
 	Integrity configoptional.Optional[IntegrityConfig] `mapstructure:"integrity"`
+	// Rotation rotates, compresses and retires the files (SPEC section
+	// 10); enabled by writing the section.
+	Rotation configoptional.Optional[RotationConfig] `mapstructure:"rotation"`
 
 	// prevent unkeyed literal initialization
 	_ struct{}
@@ -120,6 +123,59 @@ type WitnessConfig struct {
 
 	// prevent unkeyed literal initialization
 	_ struct{}
+}
+
+// RotationConfig configures the file sink's rotation. The names and
+// defaults are the contrib fileexporter's, with interval and compression
+// added.
+type RotationConfig struct {
+	// MaxMegabytes rotates a file before a batch that would take it past
+	// this size; 0 means no size limit.
+	MaxMegabytes int `mapstructure:"max_megabytes"`
+	// Interval rotates a file this long after its segment began; 0 means
+	// not by time.
+	Interval time.Duration `mapstructure:"interval"`
+	// MaxBackups keeps at most this many closed segments per file; 0 keeps
+	// all.
+	MaxBackups int `mapstructure:"max_backups"`
+	// MaxDays removes closed segments older than this many days (24 h);
+	// 0 keeps them whatever their age.
+	MaxDays int `mapstructure:"max_days"`
+	// Compression is zstd or none.
+	Compression string `mapstructure:"compression"`
+
+	// prevent unkeyed literal initialization
+	_ struct{}
+}
+
+// Compression values of file.rotation.compression.
+const (
+	compressionNone = "none"
+	compressionZstd = "zstd"
+)
+
+// Validate checks the rotation keys.
+func (c *RotationConfig) Validate() error {
+	var errs []error
+	if c.MaxMegabytes < 0 {
+		errs = append(errs, fmt.Errorf("max_megabytes: must be >= 0, got %d", c.MaxMegabytes))
+	}
+	if c.Interval < 0 || c.Interval > 0 && c.Interval < time.Second {
+		errs = append(errs, fmt.Errorf("interval: must be 0 (no time-based rotation) or at least 1s, got %s", c.Interval))
+	}
+	if c.MaxBackups < 0 {
+		errs = append(errs, fmt.Errorf("max_backups: must be >= 0, got %d", c.MaxBackups))
+	}
+	if c.MaxDays < 0 {
+		errs = append(errs, fmt.Errorf("max_days: must be >= 0, got %d", c.MaxDays))
+	}
+	if c.Compression != compressionNone && c.Compression != compressionZstd && c.Compression != "" {
+		errs = append(errs, fmt.Errorf("compression: %q is not one of %q, %q", c.Compression, compressionZstd, compressionNone))
+	}
+	if c.MaxMegabytes == 0 && c.Interval == 0 {
+		errs = append(errs, errors.New("max_megabytes and interval are both 0: the file would never rotate"))
+	}
+	return errors.Join(errs...)
 }
 
 // HTTPConfig configures the HTTP sink.

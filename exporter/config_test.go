@@ -79,7 +79,7 @@ func TestLoadConfig(t *testing.T) {
 			name: "",
 			want: func() *Config {
 				c := def()
-				c.File = configoptional.Some(FileConfig{Path: "./audit/events.jsonl", Fsync: filesink.FsyncBatch, MaxOpenFiles: 64, Integrity: defaultIntegrity()})
+				c.File = configoptional.Some(FileConfig{Path: "./audit/events.jsonl", Fsync: filesink.FsyncBatch, MaxOpenFiles: 64, Integrity: defaultIntegrity(), Rotation: defaultRotation()})
 				return c
 			},
 		},
@@ -103,6 +103,7 @@ func TestLoadConfig(t *testing.T) {
 					MaxOpenFiles:  16,
 					PayloadPolicy: auditevent.PolicyOverride{MaxStdoutChars: auditevent.Ptr(2000)},
 					Integrity:     defaultIntegrity(),
+					Rotation:      defaultRotation(),
 				})
 				h := httpDefaults()
 				h.ClientConfig.Endpoint = "http://127.0.0.1:8088/v1/sandbox/events"
@@ -132,7 +133,7 @@ func TestLoadConfig(t *testing.T) {
 			name: "file_only",
 			want: func() *Config {
 				c := def()
-				c.File = configoptional.Some(FileConfig{Path: "./audit/events.jsonl", Fsync: filesink.FsyncNever, MaxOpenFiles: 64, Integrity: defaultIntegrity()})
+				c.File = configoptional.Some(FileConfig{Path: "./audit/events.jsonl", Fsync: filesink.FsyncNever, MaxOpenFiles: 64, Integrity: defaultIntegrity(), Rotation: defaultRotation()})
 				return c
 			},
 		},
@@ -163,7 +164,7 @@ func TestLoadConfig(t *testing.T) {
 			name: "queue_enabled",
 			want: func() *Config {
 				c := def()
-				c.File = configoptional.Some(FileConfig{Path: "./audit/events.jsonl", Fsync: filesink.FsyncBatch, MaxOpenFiles: 64, Integrity: defaultIntegrity()})
+				c.File = configoptional.Some(FileConfig{Path: "./audit/events.jsonl", Fsync: filesink.FsyncBatch, MaxOpenFiles: 64, Integrity: defaultIntegrity(), Rotation: defaultRotation()})
 				c.QueueConfig.GetOrInsertDefault()
 				return c
 			},
@@ -172,9 +173,27 @@ func TestLoadConfig(t *testing.T) {
 			name: "queue_persistent",
 			want: func() *Config {
 				c := def()
-				c.File = configoptional.Some(FileConfig{Path: "./audit/events.jsonl", Fsync: filesink.FsyncBatch, MaxOpenFiles: 64, Integrity: defaultIntegrity()})
+				c.File = configoptional.Some(FileConfig{Path: "./audit/events.jsonl", Fsync: filesink.FsyncBatch, MaxOpenFiles: 64, Integrity: defaultIntegrity(), Rotation: defaultRotation()})
 				storage := component.MustNewID("file_storage")
 				c.QueueConfig.GetOrInsertDefault().StorageID = &storage
+				return c
+			},
+		},
+		{
+			name: "rotation",
+			want: func() *Config {
+				c := def()
+				c.File = configoptional.Some(FileConfig{Path: "./audit/events.jsonl", Fsync: filesink.FsyncBatch, MaxOpenFiles: 64, Integrity: defaultIntegrity(),
+					Rotation: configoptional.Some(RotationConfig{MaxMegabytes: 100, Interval: time.Hour, MaxBackups: 100, MaxDays: 30, Compression: "zstd"})})
+				return c
+			},
+		},
+		{
+			name: "rotation_defaults",
+			want: func() *Config {
+				c := def()
+				c.File = configoptional.Some(FileConfig{Path: "./audit/events.jsonl", Fsync: filesink.FsyncBatch, MaxOpenFiles: 64, Integrity: defaultIntegrity(),
+					Rotation: configoptional.Some(RotationConfig{MaxMegabytes: 100, MaxBackups: 100, Compression: "none"})})
 				return c
 			},
 		},
@@ -190,6 +209,7 @@ func TestLoadConfig(t *testing.T) {
 					MaxOpenFiles:  64,
 					PayloadPolicy: auditevent.PolicyOverride{IncludeExecOutput: auditevent.Ptr(false)},
 					Integrity:     defaultIntegrity(),
+					Rotation:      defaultRotation(),
 				})
 				return c
 			},
@@ -267,6 +287,11 @@ type badConfig struct {
 func badConfigs() []badConfig {
 	return []badConfig{
 		{name: "no_sink", want: []string{"at least one sink must be configured: file or http"}},
+		{name: "rotation_bad_compression", want: []string{`file: rotation: compression: "gzip" is not one of "zstd", "none"`}},
+		{name: "rotation_negative", want: []string{"file: rotation: max_megabytes: must be >= 0, got -1",
+			"max_backups: must be >= 0, got -2", "max_days: must be >= 0, got -3"}},
+		{name: "rotation_never", want: []string{"file: rotation: max_megabytes and interval are both 0"}},
+		{name: "rotation_short_interval", want: []string{"file: rotation: interval: must be 0 (no time-based rotation) or at least 1s, got 10ms"}},
 		{name: "unknown_op", want: []string{`payload_policy_by_op: unknown op "frobnicate" (known: start, stop, exec`}},
 		{name: "negative_max_stdout", want: []string{"payload_policy: max_stdout_chars: must be >= 0, got -1"}},
 		{name: "negative_max_stderr_by_op", want: []string{"payload_policy_by_op::exec: max_stderr_chars: must be >= 0, got -5"}},
@@ -310,6 +335,10 @@ func badConfigs() []badConfig {
 
 // defaultIntegrity is a file section's integrity when not written: off,
 // with the defaults a written section starts from.
+func defaultRotation() configoptional.Optional[RotationConfig] {
+	return createDefaultConfig().(*Config).File.GetOrInsertDefault().Rotation
+}
+
 func defaultIntegrity() configoptional.Optional[IntegrityConfig] {
 	return createDefaultConfig().(*Config).File.GetOrInsertDefault().Integrity
 }

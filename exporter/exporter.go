@@ -79,7 +79,7 @@ func (e *auditExporter) Start(ctx context.Context, host component.Host) (err err
 		}
 	}()
 	if fc := e.cfg.File.Get(); fc != nil {
-		opts := filesink.Options{Path: fc.Path, Fsync: fc.Fsync, MaxOpenFiles: fc.MaxOpenFiles}
+		opts := filesink.Options{Path: fc.Path, Fsync: fc.Fsync, MaxOpenFiles: fc.MaxOpenFiles, Rotation: e.rotation(fc)}
 		if ic := fc.Integrity.Get(); ic != nil {
 			if e.sealer, err = e.startIntegrity(ctx, host, fc, ic); err != nil {
 				return fmt.Errorf("sandboxaudit exporter: %w", err)

@@ -37,6 +37,9 @@ type TelemetryBuilder struct {
 	SandboxauditExporterItemsSkipped        metric.Int64Counter
 	SandboxauditExporterLinesSealed         metric.Int64Counter
 	SandboxauditExporterSealLagLines        metric.Int64Gauge
+	SandboxauditExporterSegmentErrors       metric.Int64Counter
+	SandboxauditExporterSegmentsRemoved     metric.Int64Counter
+	SandboxauditExporterSegmentsRotated     metric.Int64Counter
 	SandboxauditExporterSeqSessionsEvicted  metric.Int64Counter
 	SandboxauditExporterSpoolSize           metric.Int64Gauge
 	SandboxauditExporterWitnessCosignatures metric.Int64Counter
@@ -120,6 +123,24 @@ func NewTelemetryBuilder(settings component.TelemetrySettings, options ...Teleme
 		"otelcol_sandboxaudit_exporter_seal_lag_lines",
 		metric.WithDescription("Lines the file sink wrote that no checkpoint covers yet. [Alpha]"),
 		metric.WithUnit("{line}"),
+	)
+	errs = errors.Join(errs, err)
+	builder.SandboxauditExporterSegmentErrors, err = builder.meter.Int64Counter(
+		"otelcol_sandboxaudit_exporter_segment_errors",
+		metric.WithDescription("Number of rotation, compression and retention steps that failed (no segment is lost; the step is tried again). [Alpha]"),
+		metric.WithUnit("{error}"),
+	)
+	errs = errors.Join(errs, err)
+	builder.SandboxauditExporterSegmentsRemoved, err = builder.meter.Int64Counter(
+		"otelcol_sandboxaudit_exporter_segments_removed",
+		metric.WithDescription("Number of closed segments retention removed, by the rule that removed them. [Alpha]"),
+		metric.WithUnit("{segment}"),
+	)
+	errs = errors.Join(errs, err)
+	builder.SandboxauditExporterSegmentsRotated, err = builder.meter.Int64Counter(
+		"otelcol_sandboxaudit_exporter_segments_rotated",
+		metric.WithDescription("Number of times the file sink closed an audit file as a segment and began a new one. [Alpha]"),
+		metric.WithUnit("{segment}"),
 	)
 	errs = errors.Join(errs, err)
 	builder.SandboxauditExporterSeqSessionsEvicted, err = builder.meter.Int64Counter(
