@@ -15,6 +15,9 @@ import (
 // witness that names a new size every time is refusing.
 const maxConflicts = 3
 
+// maxLogged bounds the errors remembered to log each cause once.
+const maxLogged = 4096
+
 // Prover returns the consistency proof from the tree of size old to the
 // checkpoint being submitted.
 type Prover func(old int64) (tlog.TreeProof, error)
@@ -38,6 +41,10 @@ type Pool struct {
 
 	mu    sync.Mutex
 	known map[knownKey]int64
+	// logged is the error last logged per witness and origin: a witness
+	// that refuses every round the same way is logged once (and counted
+	// every time), and again once it has cosigned.
+	logged map[knownKey]string
 }
 
 type knownKey struct {
@@ -54,7 +61,7 @@ func NewPool(witnesses []*Witness, quorum int, logger *zap.Logger, observer Obse
 	if logger == nil {
 		logger = zap.NewNop()
 	}
-	return &Pool{witnesses: witnesses, quorum: quorum, logger: logger, observer: observer, known: map[knownKey]int64{}}, nil
+	return &Pool{witnesses: witnesses, quorum: quorum, logger: logger, observer: observer, known: map[knownKey]int64{}, logged: map[knownKey]string{}}, nil
 }
 
 // Quorum is the number of cosignatures a checkpoint needs.
@@ -79,10 +86,12 @@ func (p *Pool) Cosign(ctx context.Context, path, origin string, n int64, signed 
 	for i, w := range p.witnesses {
 		wg.Go(func() {
 			line, err := p.submit(ctx, i, origin, n, signed, prove)
-			if err != nil {
+			if p.firstOfItsKind(knownKey{witness: i, origin: origin}, err) {
 				p.logger.Error("integrity: witness did not cosign the checkpoint (it stays in the sidecar and is submitted again)",
 					zap.String("path", path), zap.String("witness", w.Name), zap.String("origin", origin),
 					zap.Int64("size", n), zap.Error(err))
+			}
+			if err != nil {
 				if p.observer != nil {
 					p.observer.Failed(ctx, w.Name, Reason(err))
 				}
@@ -101,6 +110,26 @@ func (p *Pool) Cosign(ctx context.Context, path, origin string, n int64, signed 
 		}
 	}
 	return cosigs, len(cosigs) >= p.quorum
+}
+
+// firstOfItsKind reports whether err should be logged: it differs from
+// the last error logged for key. A success (nil) resets key.
+func (p *Pool) firstOfItsKind(key knownKey, err error) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if err == nil {
+		delete(p.logged, key)
+		return false
+	}
+	msg := err.Error()
+	if p.logged[key] == msg {
+		return false
+	}
+	if len(p.logged) >= maxLogged {
+		clear(p.logged)
+	}
+	p.logged[key] = msg
+	return true
 }
 
 // submit runs add-checkpoint with one witness, following its 409 answers.

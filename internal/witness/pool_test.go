@@ -114,6 +114,12 @@ func TestPoolRewrittenLogIsRefused(t *testing.T) {
 	require.Equal(t, "audit.jsonl", errs[0].ContextMap()["path"])
 	require.Contains(t, errs[0].ContextMap()["error"], "422")
 	require.Equal(t, int64(8), w1.Size(log.origin), "the witness kept what it cosigned")
+
+	// The next round refuses the same way: counted again, logged once.
+	_, quorum = p.Cosign(context.Background(), "audit.jsonl", forged.origin, forged.n, forged.checkpoint(), forged.prover())
+	require.False(t, quorum)
+	require.Equal(t, map[string]int{"witness.example/w1/inconsistent": 2}, obs.failed)
+	require.Len(t, logs.FilterLevelExact(zapcore.ErrorLevel).All(), 1)
 }
 
 // A log cut back below what the witness cosigned: refused without a
