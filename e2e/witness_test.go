@@ -93,6 +93,11 @@ func TestWitnessLitewitness(t *testing.T) {
 	require.Equal(t, int64(24), c.N)
 	require.Equal(t, 1, cosigs, "the newest checkpoint carries litewitness's cosignature")
 	require.NotContains(t, string(mustRead(t, filepath.Join(dir, "collector.log"))), "witness did not cosign")
+	wkey := filepath.Join(dir, "witness.vkey")
+	require.NoError(t, os.WriteFile(wkey, []byte(lw.vkey+"\n"), 0o644))
+	code, out := runCLI(t, "verify", "--key", pubPath, "--witness", wkey, auditPath)
+	require.Equal(t, 0, code, out)
+	require.Contains(t, out, "witness: lines=24 witnessed=24 unwitnessed=0")
 
 	// The key holder edits a line, removes the sidecars and lets the
 	// collector seal the edited file afresh with the same key.
@@ -115,8 +120,11 @@ func TestWitnessLitewitness(t *testing.T) {
 	require.Equal(t, 1, strings.Count(log, "witness did not cosign"), "once per cause, not every round")
 	require.Equal(t, int64(24), lw.size(t, auditOrigin), "the witness kept what it cosigned")
 
-	code, out := runCLI(t, "verify", "--key", pubPath, auditPath)
+	code, out = runCLI(t, "verify", "--key", pubPath, auditPath)
 	require.Equal(t, 0, code, "the key alone cannot tell a re-sealed file: %s", out)
+	code, out = runCLI(t, "verify", "--key", pubPath, "--witness", wkey, auditPath)
+	require.Equal(t, 1, code, out)
+	require.Contains(t, out, "no checkpoint is cosigned by 1 of the 1 witnesses")
 }
 
 // holdingProxy passes requests to target, except while hold is set: then

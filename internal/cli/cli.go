@@ -29,11 +29,13 @@ const usage = `usage: sandboxaudit <command> [arguments]
 commands:
   canon                      read event JSON lines on stdin, write canonical lines to stdout
   verify [--allow-open] [--allow-duplicates] FILE...
-         [--key NAME.pub [--allow-renamed]]
+         [--key NAME.pub [--allow-renamed]
+          [--witness W.vkey... [--quorum K] [--allow-unwitnessed N]]]
                              check audit files: canonical lines, ids, seqs, start/finish pairs;
                              --allow-duplicates accepts exact resent copies of an event;
                              --key also checks every line against the signed checkpoints
-                             (--allow-renamed: checkpoints naming another file only warn)
+                             (--allow-renamed: checkpoints naming another file only warn);
+                             --witness accepts only lines the witnesses' quorum cosigned
   keygen --name NAME --out DIR
                              write DIR/NAME.key (signing key, 0600) and DIR/NAME.pub (verifier key)
   prove FILE --line N        print line N with its inclusion proof and the newest checkpoint

@@ -21,7 +21,8 @@ import (
 
 // runVerify checks audit files and exits non-zero when it finds problems.
 func runVerify(ctx context.Context, args []string, s Streams) int {
-	fs := newFlagSet("verify", "verify [--allow-open] [--allow-duplicates] [--key NAME.pub [--allow-renamed]] FILE... (\"-\" reads stdin)", s.Stderr)
+	fs := newFlagSet("verify", "verify [--allow-open] [--allow-duplicates] [--key NAME.pub [--allow-renamed] "+
+		"[--witness W.vkey... [--quorum K] [--allow-unwitnessed N]]] FILE... (\"-\" reads stdin)", s.Stderr)
 	allowOpen := fs.Bool("allow-open", false, "accept start events without a finish (operations still running, or a file still being written)")
 	allowDups := fs.Bool("allow-duplicates", false,
 		"accept exact copies of an earlier line (same session, seq and event_id, same bytes), which at-least-once delivery can write")
@@ -29,16 +30,22 @@ func runVerify(ctx context.Context, args []string, s Streams) int {
 	allowRenamed := fs.Bool("allow-renamed", false,
 		"with --key, accept a file whose checkpoints name another file (renamed or moved with its sidecars) with a warning; "+
 			"without it that fails, since it is also what a file swapped for another sealed with the same key looks like")
+	var wf witnessFlags
+	wf.register(fs)
 	files, err := parseInterspersed(fs, args)
 	if err != nil {
 		return flagStatus(err)
+	}
+	if err := wf.load(*keyFile != ""); err != nil {
+		_, _ = fmt.Fprintf(s.Stderr, "verify: %v\n", err)
+		return exitUsage
 	}
 	if len(files) == 0 {
 		fs.Usage()
 		return exitUsage
 	}
 	files = dropSidecars(files, s.Stderr)
-	opts := verifyOptions{allowOpen: *allowOpen, allowDuplicates: *allowDups, allowRenamed: *allowRenamed}
+	opts := verifyOptions{allowOpen: *allowOpen, allowDuplicates: *allowDups, allowRenamed: *allowRenamed, witness: wf}
 	if *keyFile != "" {
 		if opts.key, err = integrity.LoadVerifierKey(*keyFile); err != nil {
 			_, _ = fmt.Fprintf(s.Stderr, "verify: --key: %v\n", err)
@@ -94,6 +101,8 @@ type verifyOptions struct {
 	key note.Verifier
 	// allowRenamed makes checkpoints naming another file a warning.
 	allowRenamed bool
+	// witness holds the witness keys and quorum (SPEC section 10).
+	witness witnessFlags
 }
 
 // verifier checks a stream of audit lines, possibly spread over several

@@ -24,8 +24,20 @@ func (v *verifier) verifySealed(ctx context.Context, name string, f *os.File) er
 		return nil
 	}
 	defer func() { _ = c.Close() }()
-	if err := v.verifyReader(ctx, name, io.TeeReader(f, c.Writer())); err != nil {
+	sink := c.Writer()
+	wc, err := v.newWitnessCheck(name)
+	if err != nil {
 		return fmt.Errorf("%s: %w", name, err)
+	}
+	if wc != nil {
+		defer func() { _ = wc.Close() }()
+		sink = io.MultiWriter(sink, wc.Writer())
+	}
+	if err := v.verifyReader(ctx, name, io.TeeReader(f, sink)); err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	if wc != nil {
+		v.reportWitnessed(name, wc)
 	}
 	res := c.Finish()
 	if fl := res.Failure; fl != nil {
