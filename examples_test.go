@@ -3,12 +3,14 @@ package sandboxaudit
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/sandboxaudit/sandboxaudit/auditevent"
 	"github.com/sandboxaudit/sandboxaudit/internal/integrity"
 )
 
@@ -43,4 +45,31 @@ func TestREADMEExamplesAreValid(t *testing.T) {
 			require.NoError(t, validate(t, "file:"+abs))
 		})
 	}
+}
+
+// TestDocsRequestBodiesAreValid decodes every request body the README's
+// quick start and docs/format.md show, as the receiver's intake does, and
+// checks the canonical line docs/format.md prints for its start event.
+func TestDocsRequestBodiesAreValid(t *testing.T) {
+	readme, err := os.ReadFile("README.md")
+	require.NoError(t, err)
+	bodies := regexp.MustCompile(`(?m)^curl .* -d '(\{.*\})'$`).FindAllStringSubmatch(string(readme), -1)
+	require.Len(t, bodies, 2, "the quick start posts a start and a finish")
+	for _, b := range bodies {
+		_, err := auditevent.DecodeString(b[1])
+		require.NoError(t, err, b[1])
+	}
+
+	format, err := os.ReadFile(filepath.Join("docs", "format.md"))
+	require.NoError(t, err)
+	blocks := regexp.MustCompile("(?s)```json\n(.*?)\n```").FindAllStringSubmatch(string(format), -1)
+	require.Len(t, blocks, 2, "docs/format.md shows a start and a finish body")
+	var lines []string
+	for _, b := range blocks {
+		e, err := auditevent.DecodeString(b[1])
+		require.NoError(t, err, b[1])
+		lines = append(lines, string(auditevent.Line(&e)))
+	}
+	assert.Contains(t, string(format), "```\n"+lines[0]+"```\n",
+		"docs/format.md must print the start body's canonical line")
 }
