@@ -180,12 +180,7 @@ func (s *Sealer) SealPending(ctx context.Context) error {
 
 // sealPath seals one file; called with sealMu held.
 func (s *Sealer) sealPath(ctx context.Context, path string) error {
-	l := s.logs[path]
-	if l == nil {
-		l = &fileLog{path: path, keys: s.set.Keys, scratch: &s.scratch, ownTear: -1,
-			origin: originOf(s.set.Keys.Signer.Name(), path, s.set.OriginBase)}
-		s.logs[path] = l
-	}
+	l := s.logFor(path)
 	wasBroken := l.broken != nil
 	res, err := l.seal(ctx)
 	for _, r := range res.repaired {
@@ -229,6 +224,18 @@ func (s *Sealer) sealPath(ctx context.Context, path string) error {
 		}
 	}
 	return nil
+}
+
+// logFor returns the sealer's memory of path, made on first use; called
+// with sealMu held.
+func (s *Sealer) logFor(path string) *fileLog {
+	l := s.logs[path]
+	if l == nil {
+		l = &fileLog{path: path, keys: s.set.Keys, scratch: &s.scratch, ownTear: -1,
+			origin: originOf(s.set.Keys.Signer.Name(), path, s.set.OriginBase)}
+		s.logs[path] = l
+	}
+	return l
 }
 
 // forgetIdle drops remembered files beyond the bound, keeping the ones
