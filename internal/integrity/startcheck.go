@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"syscall"
 
 	"go.uber.org/zap"
 
@@ -25,7 +26,8 @@ var ErrNoHistory = errors.New("the audit file holds lines but has no signed hist
 // log.
 func (s *Sealer) SealAtStart(ctx context.Context, path string) error {
 	if err := CheckHistory(path); err != nil {
-		s.set.Logger.Error("integrity: " + err.Error())
+		s.set.Logger.Error("integrity: file not sealed", zap.String("path", path), zap.Error(err))
+		s.refuse(path, err)
 		return err
 	}
 	return s.Seal(ctx, path)
@@ -86,4 +88,19 @@ func (s *Sealer) Retire(path string, seg filesink.Segment) error {
 	}
 	s.set.Logger.Info("integrity: signed the retention record of a closed segment", zap.String("path", path), zap.String("segment", seg.Path))
 	return nil
+}
+
+// refuse keeps the file now at path refused for this process (a later
+// write to it is not sealed as a new log); a file that replaces it (a new
+// one, its sidecars gone) is sealed as before.
+func (s *Sealer) refuse(path string, err error) {
+	s.sealMu.Lock()
+	defer s.sealMu.Unlock()
+	l := s.logFor(path)
+	l.broken, l.lastErr = err, err.Error()
+	if fi, serr := os.Lstat(path); serr == nil {
+		if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+			l.sealedDev, l.sealedIno = uint64(st.Dev), st.Ino
+		}
+	}
 }

@@ -2,11 +2,9 @@ package integrity
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -252,6 +250,3 @@ func TestStartRefusesACutBackTrail(t *testing.T) {
 	err = newSealer(t, k).SealAtStart(bg, path)
 	require.ErrorIs(t, err, ErrTampered)
 }
-
-var _ = exec.Command
-var _ = context.Background
