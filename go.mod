@@ -1,6 +1,6 @@
 module github.com/sandboxaudit/sandboxaudit
 
-go 1.26.0
+go 1.27.0
 
 toolchain go1.27.3
 
@@ -76,6 +76,7 @@ require (
 
 require (
 	cloud.google.com/go/compute/metadata v0.10.0 // indirect
+	filippo.io/torchwood v0.10.0 // indirect
 	github.com/Microsoft/go-winio v0.6.4 // indirect
 	github.com/apache/thrift v0.25.0 // indirect
 	github.com/aws/aws-msk-iam-sasl-signer-go v1.0.4 // indirect
@@ -226,6 +227,7 @@ require (
 	golang.org/x/crypto v0.59.0 // indirect
 	golang.org/x/exp v0.0.0-20260908205506-85c1c2202aba // indirect
 	golang.org/x/oauth2 v0.37.0 // indirect
+	golang.org/x/sync v0.25.0 // indirect
 	golang.org/x/term v0.48.0 // indirect
 	golang.org/x/text v0.44.0 // indirect
 	golang.org/x/time v0.16.0 // indirect

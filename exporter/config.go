@@ -21,6 +21,7 @@ import (
 	"github.com/sandboxaudit/sandboxaudit/internal/httpsink"
 	"github.com/sandboxaudit/sandboxaudit/internal/integrity"
 	"github.com/sandboxaudit/sandboxaudit/internal/payloadpolicy"
+	"github.com/sandboxaudit/sandboxaudit/internal/witness"
 )
 
 // Config is the sandboxaudit exporter configuration.
@@ -101,9 +102,24 @@ type IntegrityConfig struct {
 	// CheckpointInterval is how often a checkpoint is appended for each
 	// file that grew; 0 means defaultCheckpointInterval.
 	CheckpointInterval time.Duration `mapstructure:"checkpoint_interval"`
-	// Publish POSTs every signed checkpoint to a witness endpoint; enabled
-	// by writing the section.
-	Publish configoptional.Optional[confighttp.ClientConfig] `mapstructure:"publish"`
+	// Witnesses cosign every newest checkpoint with the C2SP tlog-witness
+	// protocol (SPEC section 10).
+	Witnesses []WitnessConfig `mapstructure:"witnesses"`
+	// WitnessQuorum is how many witnesses must cosign a checkpoint; 0
+	// means all of them.
+	WitnessQuorum int `mapstructure:"witness_quorum"`
+
+	// prevent unkeyed literal initialization
+	_ struct{}
+}
+
+// WitnessConfig is one witness: its add-checkpoint submission prefix
+// (endpoint, with every confighttp client key) and its cosignature key.
+type WitnessConfig struct {
+	ClientConfig confighttp.ClientConfig `mapstructure:",squash"`
+	// PublicKey is the witness's cosignature verifier key
+	// (name+hash+base64, C2SP signed-note).
+	PublicKey string `mapstructure:"public_key"`
 
 	// prevent unkeyed literal initialization
 	_ struct{}
@@ -288,10 +304,35 @@ func (c *IntegrityConfig) Validate() error {
 		errs = append(errs, fmt.Errorf("checkpoint_interval: must be 0 (the default, %s) or at least %s, got %s",
 			defaultCheckpointInterval, minCheckpointInterval, c.CheckpointInterval))
 	}
-	if p := c.Publish.Get(); p != nil {
-		errs = append(errs, validateClient("publish::", p))
+	errs = append(errs, c.validateWitnesses())
+	return errors.Join(errs...)
+}
+
+// validateWitnesses checks each witness's endpoint, client keys and key,
+// and the quorum.
+func (c *IntegrityConfig) validateWitnesses() error {
+	var errs []error
+	for i := range c.Witnesses {
+		w := &c.Witnesses[i]
+		prefix := fmt.Sprintf("witnesses::%d::", i)
+		errs = append(errs, validateClient(prefix, &w.ClientConfig))
+		if _, err := witness.ParseKey(w.PublicKey); err != nil {
+			errs = append(errs, fmt.Errorf("%spublic_key: %w", prefix, err))
+		}
+	}
+	if c.WitnessQuorum < 0 || c.WitnessQuorum > len(c.Witnesses) {
+		errs = append(errs, fmt.Errorf("witness_quorum: must be between 0 (all) and the %d witnesses, got %d",
+			len(c.Witnesses), c.WitnessQuorum))
 	}
 	return errors.Join(errs...)
+}
+
+// quorum is the witness quorum with the default applied.
+func (c *IntegrityConfig) quorum() int {
+	if c.WitnessQuorum == 0 {
+		return len(c.Witnesses)
+	}
+	return c.WitnessQuorum
 }
 
 // interval is the checkpoint interval with the default applied.

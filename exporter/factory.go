@@ -81,9 +81,7 @@ func createDefaultConfig() component.Config {
 		File: configoptional.Default(FileConfig{
 			Fsync:        filesink.FsyncBatch,
 			MaxOpenFiles: filesink.DefaultMaxOpenFiles,
-			Integrity: configoptional.Default(IntegrityConfig{
-				Publish: configoptional.Default(confighttp.NewDefaultClientConfig()),
-			}),
+			Integrity:    configoptional.Default(IntegrityConfig{}),
 			Rotation: configoptional.Default(RotationConfig{
 				MaxMegabytes: defaultRotationMaxMegabytes,
 				MaxBackups:   defaultRotationMaxBackups,

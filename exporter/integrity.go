@@ -1,13 +1,10 @@
 package sandboxauditexporter // import "github.com/sandboxaudit/sandboxaudit/exporter"
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,7 +12,6 @@ import (
 	"go.opentelemetry.io/collector/component"
 
 	"github.com/sandboxaudit/sandboxaudit/internal/filesink"
-	"github.com/sandboxaudit/sandboxaudit/internal/httpsink"
 	"github.com/sandboxaudit/sandboxaudit/internal/integrity"
 )
 
@@ -40,12 +36,12 @@ func (e *auditExporter) startIntegrity(ctx context.Context, host component.Host,
 		Observer:   sealObserver{t: e.telemetry},
 		OriginBase: base,
 	}
-	if pc := ic.Publish.Get(); pc != nil {
-		client, err := pc.ToClient(ctx, host.GetExtensions(), e.set.TelemetrySettings)
+	if len(ic.Witnesses) > 0 {
+		pool, err := e.witnessPool(ctx, host, ic)
 		if err != nil {
-			return nil, fmt.Errorf("file: integrity: publish: %w", err)
+			return nil, err
 		}
-		set.Publish = checkpointPublisher(client, pc.Endpoint, httpsink.Secrets(pc.Endpoint, clientSecretValues(pc)))
+		set.Witnesses = pool
 	}
 	sealer, err := integrity.NewSealer(set)
 	if err != nil {
@@ -108,29 +104,6 @@ func sealExisting(ctx context.Context, s *integrity.Sealer, base, template strin
 func holdsStore(file string) bool {
 	_, err := os.Lstat(integrity.StorePath(file))
 	return err == nil
-}
-
-// checkpointPublisher POSTs each signed checkpoint note, as text, to a
-// witness. Only the status is reported: a response body could echo
-// secrets, and a transport error shows none of them (httpsink.TransportError).
-func checkpointPublisher(client *http.Client, endpoint string, secrets []string) integrity.Publisher {
-	return func(ctx context.Context, signed []byte) error {
-		req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, bytes.NewReader(signed))
-		if err != nil {
-			return err
-		}
-		req.Header.Set("Content-Type", "text/plain; charset=utf-8")
-		resp, err := client.Do(req)
-		if err != nil {
-			return fmt.Errorf("post checkpoint: %w", httpsink.TransportError(err, secrets))
-		}
-		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
-		_ = resp.Body.Close()
-		if resp.StatusCode/100 != 2 {
-			return fmt.Errorf("witness answered %d", resp.StatusCode)
-		}
-		return nil
-	}
 }
 
 // sealObserver feeds the sealer's counts into the metrics.

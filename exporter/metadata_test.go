@@ -56,6 +56,13 @@ func TestMetadataMatchesCode(t *testing.T) {
 		func() { seal.CheckpointWritten(ctx) },
 		func() { seal.SealLag(ctx, 1) },
 		func() {
+			wo := witnessObserver{t: tl}
+			wo.Cosigned(ctx, "w.example/1")
+			for _, r := range []string{"conflict", "unknown_log", "bad_signature", "inconsistent", "refused", "bad_cosignature", "unreachable"} {
+				wo.Failed(ctx, "w.example/1", r)
+			}
+		},
+		func() {
 			e := &auditExporter{telemetry: tl, logger: zap.NewNop()}
 			r := e.rotation(&FileConfig{Rotation: configoptional.Some(RotationConfig{MaxMegabytes: 1})})
 			r.OnRotate("a", "b")

@@ -168,3 +168,15 @@ func (o httpObserver) SpoolSize(bytes int64) {
 	// The callback has no context; the gauge needs none for its value.
 	o.t.tb.SandboxauditExporterSpoolSize.Record(context.Background(), bytes)
 }
+
+// witnessCosigned counts a cosignature from the witness named w.
+func (t *telemetry) witnessCosigned(ctx context.Context, w string) {
+	t.tb.SandboxauditExporterWitnessCosignatures.Add(ctx, 1,
+		metric.WithAttributeSet(attribute.NewSet(attribute.String("witness", w))))
+}
+
+// witnessFailed counts a submission the witness named w did not cosign.
+func (t *telemetry) witnessFailed(ctx context.Context, w, reason string) {
+	t.tb.SandboxauditExporterWitnessFailures.Add(ctx, 1,
+		metric.WithAttributeSet(attribute.NewSet(attribute.String("witness", w), attribute.String("reason", reason))))
+}

@@ -23,17 +23,14 @@ type Observer interface {
 	SealLag(ctx context.Context, n int64)
 }
 
-// Publisher sends a signed checkpoint to a witness. Errors are logged; the
-// checkpoint is in the sidecar either way.
-type Publisher func(ctx context.Context, signedNote []byte) error
-
 // Settings configure a Sealer.
 type Settings struct {
 	Keys     *Keys
 	Interval time.Duration
 	Logger   *zap.Logger
-	Observer Observer  // optional
-	Publish  Publisher // optional
+	Observer Observer // optional
+	// Witnesses, when set, cosign every newest checkpoint (SPEC §10).
+	Witnesses Witnesses
 	// OriginBase is the directory files are named below in their
 	// checkpoints' origin (see originOf): a path template's literal
 	// directory. Empty: by file name.
@@ -55,6 +52,7 @@ type Sealer struct {
 	sealMu  sync.Mutex // one seal round at a time
 	logs    map[string]*fileLog
 	scratch storeScratch
+	wit     witnessing
 
 	stop chan struct{}
 	done chan struct{}
@@ -154,6 +152,7 @@ func (s *Sealer) SealPending(ctx context.Context) error {
 		batch[p] += 0
 	}
 	s.mu.Unlock()
+	s.addWitnessRetries(batch)
 	if len(batch) == 0 {
 		return nil
 	}
@@ -216,13 +215,8 @@ func (s *Sealer) sealPath(ctx context.Context, path string) error {
 		if s.set.Observer != nil {
 			s.set.Observer.CheckpointWritten(ctx)
 		}
-		if s.set.Publish != nil {
-			if err := s.set.Publish(ctx, res.checkpoint); err != nil {
-				s.set.Logger.Warn("integrity: checkpoint not published (it is in the sidecar)",
-					zap.String("path", path), zap.Error(err))
-			}
-		}
 	}
+	s.witness(ctx, path, l)
 	return nil
 }
 

@@ -26,22 +26,24 @@ func Tracer(settings component.TelemetrySettings) trace.Tracer {
 // TelemetryBuilder provides an interface for components to report telemetry
 // as defined in metadata and user config.
 type TelemetryBuilder struct {
-	meter                                  metric.Meter
-	mu                                     sync.Mutex
-	registrations                          []metric.Registration
-	SandboxauditExporterCheckpointsWritten metric.Int64Counter
-	SandboxauditExporterEventsDropped      metric.Int64Counter
-	SandboxauditExporterEventsReplayed     metric.Int64Counter
-	SandboxauditExporterEventsSpooled      metric.Int64Counter
-	SandboxauditExporterEventsWritten      metric.Int64Counter
-	SandboxauditExporterItemsSkipped       metric.Int64Counter
-	SandboxauditExporterLinesSealed        metric.Int64Counter
-	SandboxauditExporterSealLagLines       metric.Int64Gauge
-	SandboxauditExporterSegmentErrors      metric.Int64Counter
-	SandboxauditExporterSegmentsRemoved    metric.Int64Counter
-	SandboxauditExporterSegmentsRotated    metric.Int64Counter
-	SandboxauditExporterSeqSessionsEvicted metric.Int64Counter
-	SandboxauditExporterSpoolSize          metric.Int64Gauge
+	meter                                   metric.Meter
+	mu                                      sync.Mutex
+	registrations                           []metric.Registration
+	SandboxauditExporterCheckpointsWritten  metric.Int64Counter
+	SandboxauditExporterEventsDropped       metric.Int64Counter
+	SandboxauditExporterEventsReplayed      metric.Int64Counter
+	SandboxauditExporterEventsSpooled       metric.Int64Counter
+	SandboxauditExporterEventsWritten       metric.Int64Counter
+	SandboxauditExporterItemsSkipped        metric.Int64Counter
+	SandboxauditExporterLinesSealed         metric.Int64Counter
+	SandboxauditExporterSealLagLines        metric.Int64Gauge
+	SandboxauditExporterSegmentErrors       metric.Int64Counter
+	SandboxauditExporterSegmentsRemoved     metric.Int64Counter
+	SandboxauditExporterSegmentsRotated     metric.Int64Counter
+	SandboxauditExporterSeqSessionsEvicted  metric.Int64Counter
+	SandboxauditExporterSpoolSize           metric.Int64Gauge
+	SandboxauditExporterWitnessCosignatures metric.Int64Counter
+	SandboxauditExporterWitnessFailures     metric.Int64Counter
 }
 
 // TelemetryBuilderOption applies changes to default builder.
@@ -151,6 +153,18 @@ func NewTelemetryBuilder(settings component.TelemetrySettings, options ...Teleme
 		"otelcol_sandboxaudit_exporter_spool_size",
 		metric.WithDescription("Bytes held in the HTTP sink's spool, waiting for replay. [Alpha]"),
 		metric.WithUnit("By"),
+	)
+	errs = errors.Join(errs, err)
+	builder.SandboxauditExporterWitnessCosignatures, err = builder.meter.Int64Counter(
+		"otelcol_sandboxaudit_exporter_witness_cosignatures",
+		metric.WithDescription("Number of cosignatures witnesses returned for the file sink's checkpoints, by witness. [Alpha]"),
+		metric.WithUnit("{cosignature}"),
+	)
+	errs = errors.Join(errs, err)
+	builder.SandboxauditExporterWitnessFailures, err = builder.meter.Int64Counter(
+		"otelcol_sandboxaudit_exporter_witness_failures",
+		metric.WithDescription("Number of checkpoint submissions a witness refused or did not answer, by witness and reason; each is also logged at ERROR. [Alpha]"),
+		metric.WithUnit("{submission}"),
 	)
 	errs = errors.Join(errs, err)
 	return &builder, errs

@@ -1,0 +1,215 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/stretchr/testify/require"
+	"golang.org/x/mod/sumdb/note"
+
+	"github.com/sandboxaudit/sandboxaudit/internal/integrity"
+	"github.com/sandboxaudit/sandboxaudit/internal/witness"
+)
+
+// auditOrigin is the origin of e2e-audit's checkpoints for a plain path
+// .../events.jsonl: the key's name and the file's name. The operator adds
+// it to the witness with witnessctl.
+const auditOrigin = "e2e-audit/events.jsonl"
+
+func witnessedConfig(sandboxAddr, auditPath, keyPath, witnessURL, vkey string) string {
+	return collectorYAML{
+		sandboxAddr: sandboxAddr,
+		batch:       "timeout: 100ms",
+		exporter: fmt.Sprintf("file:\n  path: %s\n  integrity:\n    signing_key_file: %s\n    checkpoint_interval: 200ms\n"+
+			"    witnesses:\n      - endpoint: %s\n        public_key: %s\n", auditPath, keyPath, witnessURL, vkey),
+	}.String()
+}
+
+// newestWitnessed returns the newest record of the witnessed sidecar, its
+// checkpoint, and how many cosignatures by vkey it holds.
+func newestWitnessed(t *testing.T, auditPath, pubPath, vkey string) (integrity.Checkpoint, int) {
+	t.Helper()
+	f, err := os.Open(integrity.WitnessedPath(auditPath))
+	require.NoError(t, err)
+	defer func() { _ = f.Close() }()
+	nr := integrity.NewNoteReader(f)
+	var last []byte
+	for {
+		rec, err := nr.Next()
+		if err != nil {
+			require.ErrorIs(t, err, io.EOF)
+			break
+		}
+		last = rec
+	}
+	require.NotNil(t, last, "no cosigned checkpoint recorded")
+	logKey, err := integrity.LoadVerifierKey(pubPath)
+	require.NoError(t, err)
+	c, err := integrity.OpenCheckpoint(last, logKey)
+	require.NoError(t, err)
+	wv, err := witness.ParseKey(vkey)
+	require.NoError(t, err)
+	return c, witness.CountCosignatures(last, []note.Verifier{wv})
+}
+
+// TestWitnessLitewitness: a real witness cosigns the collector's
+// checkpoints as it writes them; then the key holder rewrites the file and
+// re-seals it (sidecars removed, collector restarted with the same key):
+// verify --key alone passes that, but the witness refuses the rewritten
+// tree and the collector logs it at ERROR.
+func TestWitnessLitewitness(t *testing.T) {
+	requireE2E(t)
+	lw := startLitewitness(t, "e2e.example/witness")
+	dir := t.TempDir()
+	keyPath, pubPath := keygen(t, dir)
+	lw.addLog(t, auditOrigin, pubPath)
+	sandboxAddr := freeAddr(t)
+	auditPath := filepath.Join(dir, "audit", "events.jsonl")
+	cfg := witnessedConfig(sandboxAddr, auditPath, keyPath, "http://"+lw.addr, lw.vkey)
+	col := startCollector(t, "collector", dir, cfg, sandboxAddr)
+
+	postLines(t, sandboxAddr, pairLines(uuid.MustParse("6f1c2a8e-3b4d-4e5f-9a0b-1c2d3e4f5a6b"), 6))
+	waitLines(t, auditPath, 12)
+	lw.waitSize(t, auditOrigin, 12)
+	postLines(t, sandboxAddr, pairLines(uuid.MustParse("22222222-3333-4444-8555-666666666666"), 6))
+	waitLines(t, auditPath, 24)
+	lw.waitSize(t, auditOrigin, 24)
+	col.stop(t)
+
+	requireMode(t, integrity.WitnessedPath(auditPath), 0o600)
+	c, cosigs := newestWitnessed(t, auditPath, pubPath, lw.vkey)
+	require.Equal(t, int64(24), c.N)
+	require.Equal(t, 1, cosigs, "the newest checkpoint carries litewitness's cosignature")
+	require.NotContains(t, string(mustRead(t, filepath.Join(dir, "collector.log"))), "witness did not cosign")
+
+	// The key holder edits a line, removes the sidecars and lets the
+	// collector seal the edited file afresh with the same key.
+	b := mustRead(t, auditPath)
+	edited := bytes.Replace(b, []byte(`"duration_ms":12.5`), []byte(`"duration_ms":99.5`), 1)
+	require.NotEqual(t, b, edited)
+	require.NoError(t, os.WriteFile(auditPath, edited, 0o600))
+	for _, s := range []string{integrity.StoreSuffix, integrity.CheckpointsSuffix, integrity.WitnessedSuffix} {
+		require.NoError(t, os.Remove(auditPath+s))
+	}
+	col2 := startCollector(t, "collector2", filepath.Join(dir, "second"), cfg, sandboxAddr)
+	col2.waitReady(t)
+	waitFor(t, "the collector's ERROR about the witness", func() bool {
+		return bytes.Contains(mustRead(t, col2.log), []byte("witness did not cosign"))
+	})
+	col2.stop(t)
+	log := string(mustRead(t, col2.log))
+	require.Contains(t, log, "\terror\t")
+	require.Contains(t, log, "history rewritten")
+	require.Equal(t, 1, strings.Count(log, "witness did not cosign"), "once per cause, not every round")
+	require.Equal(t, int64(24), lw.size(t, auditOrigin), "the witness kept what it cosigned")
+
+	code, out := runCLI(t, "verify", "--key", pubPath, auditPath)
+	require.Equal(t, 0, code, "the key alone cannot tell a re-sealed file: %s", out)
+}
+
+// holdingProxy passes requests to target, except while hold is set: then
+// it keeps each request until the test ends or hold is cleared.
+type holdingProxy struct {
+	mu      sync.Mutex
+	hold    bool
+	held    chan struct{} // closed at the first held request
+	release chan struct{}
+	once    sync.Once
+}
+
+func startHoldingProxy(t *testing.T, target string) (*holdingProxy, string) {
+	t.Helper()
+	u, err := url.Parse(target)
+	require.NoError(t, err)
+	rp := httputil.NewSingleHostReverseProxy(u)
+	hp := &holdingProxy{held: make(chan struct{}), release: make(chan struct{})}
+	addr := freeAddr(t)
+	srv := &http.Server{Addr: addr, ReadHeaderTimeout: 5 * time.Second, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hp.mu.Lock()
+		hold := hp.hold
+		hp.mu.Unlock()
+		if hold {
+			hp.once.Do(func() { close(hp.held) })
+			select {
+			case <-hp.release:
+			case <-r.Context().Done():
+			}
+			http.Error(w, "held", http.StatusServiceUnavailable)
+			return
+		}
+		rp.ServeHTTP(w, r)
+	})}
+	go func() { _ = srv.ListenAndServe() }()
+	t.Cleanup(func() {
+		close(hp.release)
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(ctx)
+	})
+	waitFor(t, "the proxy listening", func() bool { return dialable(addr) })
+	return hp, "http://" + addr
+}
+
+func (hp *holdingProxy) setHold(on bool) {
+	hp.mu.Lock()
+	defer hp.mu.Unlock()
+	hp.hold = on
+}
+
+// TestWitnessKilledDuringRequest: the collector is SIGKILLed while a
+// witness request is in flight; the restarted collector submits the
+// checkpoint again, and nothing is lost.
+func TestWitnessKilledDuringRequest(t *testing.T) {
+	requireE2E(t)
+	lw := startLitewitness(t, "e2e.example/witness")
+	dir := t.TempDir()
+	keyPath, pubPath := keygen(t, dir)
+	lw.addLog(t, auditOrigin, pubPath)
+	proxy, proxyURL := startHoldingProxy(t, "http://"+lw.addr)
+	sandboxAddr := freeAddr(t)
+	auditPath := filepath.Join(dir, "audit", "events.jsonl")
+	cfg := witnessedConfig(sandboxAddr, auditPath, keyPath, proxyURL, lw.vkey)
+
+	col := startCollector(t, "collector", dir, cfg, sandboxAddr)
+	postLines(t, sandboxAddr, pairLines(uuid.MustParse("6f1c2a8e-3b4d-4e5f-9a0b-1c2d3e4f5a6b"), 4))
+	waitLines(t, auditPath, 8)
+	lw.waitSize(t, auditOrigin, 8)
+
+	proxy.setHold(true)
+	postLines(t, sandboxAddr, pairLines(uuid.MustParse("22222222-3333-4444-8555-666666666666"), 4))
+	waitLines(t, auditPath, 16)
+	select {
+	case <-proxy.held:
+	case <-time.After(deliveryTimeout):
+		t.Fatal("no witness request reached the proxy")
+	}
+	require.NoError(t, col.cmd.Process.Kill())
+	<-col.done
+	require.Equal(t, int64(8), lw.size(t, auditOrigin))
+
+	proxy.setHold(false)
+	col2 := startCollector(t, "collector2", filepath.Join(dir, "second"), cfg, sandboxAddr)
+	col2.waitReady(t)
+	lw.waitSize(t, auditOrigin, 16)
+	col2.stop(t)
+
+	c, cosigs := newestWitnessed(t, auditPath, pubPath, lw.vkey)
+	require.Equal(t, int64(16), c.N)
+	require.Equal(t, 1, cosigs)
+	code, out := runCLI(t, "verify", "--key", pubPath, auditPath)
+	require.Equal(t, 0, code, out)
+	require.Contains(t, out, "lines=16 sealed=16 unsealed=0")
+	require.False(t, strings.Contains(string(mustRead(t, col2.log)), "witness did not cosign"), "the restart's submission succeeded")
+}
