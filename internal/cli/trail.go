@@ -18,7 +18,7 @@ import (
 // isSidecar reports whether name is an integrity sidecar or a compressed
 // segment still being written, not audit lines.
 func isSidecar(name string) bool {
-	for _, s := range []string{integrity.StoreSuffix, integrity.CheckpointsSuffix, integrity.SegmentsSuffix, filesink.ZstdSuffix + ".tmp"} {
+	for _, s := range []string{integrity.StoreSuffix, integrity.CheckpointsSuffix, integrity.SegmentsSuffix, integrity.WitnessedSuffix, filesink.ZstdSuffix + ".tmp"} {
 		if strings.HasSuffix(name, s) {
 			return true
 		}

@@ -177,3 +177,25 @@ func compressTo(t *testing.T, name string, data []byte) {
 	require.NoError(t, os.WriteFile(tmp, data, 0o600))
 	require.NoError(t, filesink.CompressFile(context.Background(), tmp, name))
 }
+
+// A file the collector refuses (lines, no signed history) gets a new log
+// only through log reset, which keeps the old sidecars.
+func TestLogReset(t *testing.T) {
+	path, keyPath, pub := sealedFixture(t)
+	require.NoError(t, os.Remove(path+integrity.StoreSuffix))
+	require.NoError(t, os.Rename(path+integrity.CheckpointsSuffix, path+".old"))
+	require.ErrorIs(t, integrity.CheckHistory(path), integrity.ErrNoHistory)
+	require.NoError(t, os.Rename(path+".old", path+integrity.CheckpointsSuffix))
+
+	res := run(t, "", "log", "reset", "--signing-key", keyPath, path)
+	require.Equal(t, 0, res.code, res.stderr)
+	require.Contains(t, res.stdout, "a new log starts over the lines it holds now")
+	require.Regexp(t, `kept the old audit\.jsonl\.checkpoints as .*audit\.jsonl\.reset-\d{8}T\d{6}Z\.checkpoints`, res.stdout)
+	require.NoError(t, integrity.CheckHistory(path))
+	res = run(t, "", "verify", "--key", pub, path)
+	require.Equal(t, 0, res.code, res.stdout)
+	require.Contains(t, res.stdout, "integrity: lines=8 sealed=8 unsealed=0 checkpoints=1")
+
+	res = run(t, "", "log", "reset", path)
+	require.Equal(t, exitUsage, res.code)
+}

@@ -71,6 +71,8 @@ type sealResult struct {
 	// renewed: a file refused before was replaced and its sidecars are
 	// gone, so sealing started a new tree.
 	renewed bool
+	// newLog: this seal signed a log's first checkpoint.
+	newLog string
 }
 
 // seal brings the store up to the file's current end and appends a signed
@@ -520,6 +522,9 @@ func (l *fileLog) checkpoint(store *hashStore, cps *os.File, res *sealResult) er
 		origin = l.origin
 	}
 	c := Checkpoint{Origin: origin, N: store.n, Hash: root}
+	if !l.hasLast {
+		res.newLog = origin
+	}
 	signed, err := SignCheckpoint(c, l.keys.Signer)
 	if err != nil {
 		return fmt.Errorf("integrity: %s: %w", l.path, err)

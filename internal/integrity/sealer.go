@@ -208,6 +208,9 @@ func (s *Sealer) sealPath(ctx context.Context, path string) error {
 		return err
 	}
 	l.lastErr = ""
+	if res.newLog != "" {
+		s.set.Logger.Info("integrity: started a new log", zap.String("path", path), zap.String("origin", res.newLog))
+	}
 	if s.set.Observer != nil && res.lines > 0 {
 		s.set.Observer.LinesSealed(ctx, res.lines)
 	}
