@@ -85,6 +85,10 @@ func (e *auditExporter) Start(ctx context.Context, host component.Host) (err err
 				return fmt.Errorf("sandboxaudit exporter: %w", err)
 			}
 			opts.OnWrite = e.sealer.Wrote
+			if opts.Rotation != nil {
+				// Retention signs what it removes before it removes it.
+				opts.Rotation.BeforeRemove = e.sealer.Retire
+			}
 		}
 		sink, err := filesink.New(opts)
 		if err != nil {

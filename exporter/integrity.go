@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -51,7 +52,7 @@ func (e *auditExporter) startIntegrity(ctx context.Context, host component.Host,
 		if err != nil {
 			return nil, fmt.Errorf("file: path: %w", err)
 		}
-		if err := sealer.Seal(ctx, abs); err != nil {
+		if err := sealer.SealAtStart(ctx, abs); err != nil {
 			return nil, fmt.Errorf("file: integrity: %w", err)
 		}
 		sealer.Watch(abs)
@@ -77,12 +78,18 @@ func sealExisting(ctx context.Context, s *integrity.Sealer, base, template strin
 		if err != nil {
 			return nil // unreadable part of the tree: its files are sealed when next written
 		}
-		file, isStore := strings.CutSuffix(p, integrity.StoreSuffix)
-		if !d.Type().IsRegular() || !isStore {
+		if !d.Type().IsRegular() {
 			return ctx.Err()
 		}
-		if given(file) {
-			_ = s.Seal(ctx, file) // logged by the sealer
+		// A file the template gives is sealed, or refused when it holds
+		// lines without any history (SealAtStart); so is the file of a
+		// hash store whose file is gone.
+		file, isStore := strings.CutSuffix(p, integrity.StoreSuffix)
+		if !isStore {
+			file = p
+		}
+		if given(file) && (isStore || !holdsStore(file)) {
+			_ = s.SealAtStart(ctx, file) // logged by the sealer
 		}
 		return ctx.Err()
 	})
@@ -90,6 +97,13 @@ func sealExisting(ctx context.Context, s *integrity.Sealer, base, template strin
 		return nil
 	}
 	return err
+}
+
+// holdsStore reports whether file has a hash store (the walk seals it
+// when it reaches the store).
+func holdsStore(file string) bool {
+	_, err := os.Lstat(integrity.StorePath(file))
+	return err == nil
 }
 
 // sealObserver feeds the sealer's counts into the metrics.

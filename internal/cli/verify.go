@@ -15,14 +15,15 @@ import (
 	"golang.org/x/mod/sumdb/note"
 
 	"github.com/sandboxaudit/sandboxaudit/auditevent"
+	"github.com/sandboxaudit/sandboxaudit/internal/filesink"
 	"github.com/sandboxaudit/sandboxaudit/internal/integrity"
 	jsonl "github.com/sandboxaudit/sandboxaudit/internal/lines"
 )
 
 // runVerify checks audit files and exits non-zero when it finds problems.
 func runVerify(ctx context.Context, args []string, s Streams) int {
-	fs := newFlagSet("verify", "verify [--allow-open] [--allow-duplicates] [--key NAME.pub [--allow-renamed] "+
-		"[--witness W.vkey... [--quorum K] [--allow-unwitnessed N]]] FILE... (\"-\" reads stdin)", s.Stderr)
+	fs := newFlagSet("verify", "verify [--allow-open] [--allow-duplicates] [--key NAME.pub [--allow-renamed] [--allow-unsealed COUNT|DURATION] "+
+		"[--witness W.vkey... [--quorum K] [--allow-unwitnessed N]]] FILE|DIR... (\"-\" reads stdin)", s.Stderr)
 	allowOpen := fs.Bool("allow-open", false, "accept start events without a finish (operations still running, or a file still being written)")
 	allowDups := fs.Bool("allow-duplicates", false,
 		"accept exact copies of an earlier line (same session, seq and event_id, same bytes), which at-least-once delivery can write")
@@ -30,6 +31,10 @@ func runVerify(ctx context.Context, args []string, s Streams) int {
 	allowRenamed := fs.Bool("allow-renamed", false,
 		"with --key, accept a file whose checkpoints name another file (renamed or moved with its sidecars) with a warning; "+
 			"without it that fails, since it is also what a file swapped for another sealed with the same key looks like")
+	var unsealed unsealedLimit
+	fs.Var(&unsealed, "allow-unsealed",
+		"with --key, accept lines after the newest checkpoint: up to COUNT lines, or lines in files written within DURATION "+
+			"(a live file's last lines); without it any unsealed line is a problem, as a forged appended line reads the same")
 	var wf witnessFlags
 	wf.register(fs)
 	files, err := parseInterspersed(fs, args)
@@ -45,7 +50,7 @@ func runVerify(ctx context.Context, args []string, s Streams) int {
 		return exitUsage
 	}
 	files = dropSidecars(files, s.Stderr)
-	opts := verifyOptions{allowOpen: *allowOpen, allowDuplicates: *allowDups, allowRenamed: *allowRenamed, witness: wf}
+	opts := verifyOptions{allowOpen: *allowOpen, allowDuplicates: *allowDups, allowRenamed: *allowRenamed, allowUnsealed: unsealed, witness: wf}
 	if *keyFile != "" {
 		if opts.key, err = integrity.LoadVerifierKey(*keyFile); err != nil {
 			_, _ = fmt.Fprintf(s.Stderr, "verify: --key: %v\n", err)
@@ -56,10 +61,18 @@ func runVerify(ctx context.Context, args []string, s Streams) int {
 			return exitUsage
 		}
 	}
+	if files, err = expandArgs(files, opts.key != nil); err != nil {
+		_, _ = fmt.Fprintf(s.Stderr, "verify: %v\n", err)
+		return exitProblems
+	}
 	v := newVerifier(s.Stdout, opts)
 	defer v.dropStdinSpool()
 	for _, name := range files {
-		if err := v.verifyPath(ctx, name, s.Stdin); err != nil {
+		verify := v.verifyPath
+		if opts.key != nil && integrity.HasSegments(name) {
+			verify = func(ctx context.Context, name string, _ io.Reader) error { return v.verifyTrail(ctx, name) }
+		}
+		if err := verify(ctx, name, s.Stdin); err != nil {
 			_, _ = fmt.Fprintf(s.Stderr, "verify: %v\n", err)
 			return exitProblems
 		}
@@ -101,6 +114,8 @@ type verifyOptions struct {
 	key note.Verifier
 	// allowRenamed makes checkpoints naming another file a warning.
 	allowRenamed bool
+	// allowUnsealed bounds the unsealed lines accepted.
+	allowUnsealed unsealedLimit
 	// witness holds the witness keys and quorum (SPEC section 10).
 	witness witnessFlags
 }
@@ -163,6 +178,9 @@ func (v *verifier) verifyPath(ctx context.Context, name string, stdin io.Reader)
 			return err
 		}
 		return v.verifyReader(ctx, stdinName, r)
+	}
+	if strings.HasSuffix(name, filesink.ZstdSuffix) && v.opts.key == nil {
+		return v.verifyParts(ctx, []integrity.TrailPart{{Path: name, Compressed: true}}, nil)
 	}
 	f, err := openRegular(name)
 	if err != nil {
@@ -352,7 +370,7 @@ func dropSidecars(files []string, stderr io.Writer) []string {
 		named[f] = true
 	}
 	return slices.DeleteFunc(files, func(f string) bool {
-		for _, suffix := range []string{integrity.StoreSuffix, integrity.CheckpointsSuffix} {
+		for _, suffix := range []string{integrity.StoreSuffix, integrity.CheckpointsSuffix, integrity.SegmentsSuffix} {
 			if base, ok := strings.CutSuffix(f, suffix); ok && named[base] {
 				_, _ = fmt.Fprintf(stderr, "verify: skipping %s, the integrity sidecar of %s\n", f, base)
 				return true

@@ -79,7 +79,11 @@ func (v *verifier) verifySealed(ctx context.Context, name string, f *os.File) er
 	if res.Failure != nil {
 		upTo = " (sealed and checkpoints count only what passed before the failure)"
 	}
-	_, _ = fmt.Fprintf(v.out, "%s: integrity: lines=%d sealed=%d unsealed=%d checkpoints=%d%s\n",
-		name, res.Lines, res.Sealed, res.Lines-res.Sealed, res.Checkpoints, upTo)
+	allowed := ""
+	if res.Failure == nil {
+		allowed = v.checkUnsealed(name, res.Lines-res.Sealed, []string{name})
+	}
+	_, _ = fmt.Fprintf(v.out, "%s: integrity: lines=%d sealed=%d unsealed=%d%s checkpoints=%d%s\n",
+		name, res.Lines, res.Sealed, res.Lines-res.Sealed, allowed, res.Checkpoints, upTo)
 	return nil
 }

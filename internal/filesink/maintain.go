@@ -285,3 +285,14 @@ func (c ctxReader) Read(p []byte) (int, error) {
 	}
 	return c.r.Read(p)
 }
+
+// CompressFile writes the file src as a zstd frame at dst, durably, as a
+// closed segment is compressed (src is left as it is).
+func CompressFile(ctx context.Context, src, dst string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = in.Close() }()
+	return writeZstd(ctx, in, dst)
+}

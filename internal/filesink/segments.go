@@ -112,3 +112,22 @@ func IsSegmentOf(file, path string) bool {
 	_, ok := n.parse(filepath.Base(file))
 	return ok
 }
+
+// segmentShape matches any segment name: stem, timestamp, sequence
+// number, extension, and .zst when compressed.
+var segmentShape = regexp.MustCompile(`^(.+)-(\d{8}T\d{6}Z)-(\d{6,})((?:\.[^.]+)?)(\.zst)?$`)
+
+// ActiveOf returns the audit file a closed segment belongs to
+// (events-20261206T061500Z-000001.jsonl.zst: events.jsonl beside it).
+func ActiveOf(file string) (string, bool) {
+	dir, name := filepath.Split(file)
+	m := segmentShape.FindStringSubmatch(name)
+	if m == nil {
+		return "", false
+	}
+	active := filepath.Join(dir, m[1]+m[4])
+	if _, ok := namerFor(active).parse(name); !ok {
+		return "", false
+	}
+	return active, true
+}

@@ -179,12 +179,7 @@ func (s *Sealer) SealPending(ctx context.Context) error {
 
 // sealPath seals one file; called with sealMu held.
 func (s *Sealer) sealPath(ctx context.Context, path string) error {
-	l := s.logs[path]
-	if l == nil {
-		l = &fileLog{path: path, keys: s.set.Keys, scratch: &s.scratch, ownTear: -1,
-			origin: originOf(s.set.Keys.Signer.Name(), path, s.set.OriginBase)}
-		s.logs[path] = l
-	}
+	l := s.logFor(path)
 	wasBroken := l.broken != nil
 	res, err := l.seal(ctx)
 	for _, r := range res.repaired {
@@ -213,6 +208,9 @@ func (s *Sealer) sealPath(ctx context.Context, path string) error {
 		return err
 	}
 	l.lastErr = ""
+	if res.newLog != "" {
+		s.set.Logger.Info("integrity: started a new log", zap.String("path", path), zap.String("origin", res.newLog))
+	}
 	if s.set.Observer != nil && res.lines > 0 {
 		s.set.Observer.LinesSealed(ctx, res.lines)
 	}
@@ -223,6 +221,18 @@ func (s *Sealer) sealPath(ctx context.Context, path string) error {
 	}
 	s.witness(ctx, path, l)
 	return nil
+}
+
+// logFor returns the sealer's memory of path, made on first use; called
+// with sealMu held.
+func (s *Sealer) logFor(path string) *fileLog {
+	l := s.logs[path]
+	if l == nil {
+		l = &fileLog{path: path, keys: s.set.Keys, scratch: &s.scratch, ownTear: -1,
+			origin: originOf(s.set.Keys.Signer.Name(), path, s.set.OriginBase)}
+		s.logs[path] = l
+	}
+	return l
 }
 
 // forgetIdle drops remembered files beyond the bound, keeping the ones
