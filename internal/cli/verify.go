@@ -133,8 +133,10 @@ type verifier struct {
 	sessions map[uuid.UUID]*sessionState
 	repeats  []repeat
 	stdin    *os.File // stdin spooled for the second look (repeats.go)
-	sum      summary
-	buf      []byte
+	// handovers are the key handovers seen so far (verify_handover.go).
+	handovers handovers
+	sum       summary
+	buf       []byte
 }
 
 type sessionState struct {
