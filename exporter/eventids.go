@@ -1,6 +1,8 @@
 package sandboxauditexporter // import "github.com/sandboxaudit/sandboxaudit/exporter"
 
 import (
+	"sync/atomic"
+
 	"github.com/google/uuid"
 
 	"github.com/sandboxaudit/sandboxaudit/auditevent"
@@ -101,8 +103,31 @@ func (f *sinkIDs) written(events []auditevent.Event, idx []int) {
 // write-ahead start record (logs path) and the span that later carries it
 // (traces path) are usually seconds apart; the window covers an operation
 // that outlives eventIDWindow other operation starts in the collector.
+//
+// Finish events join the window once the logs path has carried one: a
+// sandboxtrace session with DeliverySyncFinish sends its finish ahead as a
+// log record too. Until then the traces path pays nothing for finishes.
 type startIDs struct {
-	w *idwindow.Window[uuid.UUID]
+	w        *idwindow.Window[uuid.UUID]
+	finishes atomic.Bool
+}
+
+// finishAhead records that a logs-path batch carries finish events.
+func (s *startIDs) finishAhead(events []auditevent.Event) {
+	if s.finishes.Load() {
+		return
+	}
+	for i := range events {
+		if events[i].Phase == auditevent.PhaseFinish {
+			s.finishes.Store(true)
+			return
+		}
+	}
+}
+
+// windowed reports whether e's id goes through the window.
+func (s *startIDs) windowed(e *auditevent.Event, finishes bool) bool {
+	return e.Phase == auditevent.PhaseStart || finishes
 }
 
 func newStartIDs() *startIDs {
@@ -115,9 +140,10 @@ func newStartIDs() *startIDs {
 // events it removed. Two allocations per batch: the ids (compacted in place
 // to the added ones) and their fresh flags.
 func (s *startIDs) filter(events []auditevent.Event) (kept []auditevent.Event, added []uuid.UUID, dropped int) {
+	finishes := s.finishes.Load()
 	n := 0
 	for i := range events {
-		if events[i].Phase == auditevent.PhaseStart {
+		if s.windowed(&events[i], finishes) {
 			n++
 		}
 	}
@@ -126,7 +152,7 @@ func (s *startIDs) filter(events []auditevent.Event) (kept []auditevent.Event, a
 	}
 	ids := make([]uuid.UUID, 0, n)
 	for i := range events {
-		if events[i].Phase == auditevent.PhaseStart {
+		if s.windowed(&events[i], finishes) {
 			ids = append(ids, events[i].EventID)
 		}
 	}
@@ -135,7 +161,7 @@ func (s *startIDs) filter(events []auditevent.Event) (kept []auditevent.Event, a
 	added = ids[:0]
 	k, w := 0, 0 // next fresh flag, events kept so far
 	for i := range events {
-		if events[i].Phase == auditevent.PhaseStart {
+		if s.windowed(&events[i], finishes) {
 			ok := fresh[k]
 			k++
 			if !ok {
