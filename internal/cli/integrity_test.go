@@ -386,8 +386,8 @@ func rebuildStore(t *testing.T, path string) {
 }
 
 // `verify --key audit/events.jsonl*` names the sidecars too: they are left
-// out (they used to count as bad audit files, failing an intact trail);
-// a sidecar named without its file is still read, and fails.
+// out, or an intact trail would fail as bad audit files; a sidecar named
+// without its file is still read, and fails.
 func TestVerifySkipsTheSidecarsOfNamedFiles(t *testing.T) {
 	path, _, pub := sealedFixture(t)
 	glob := []string{path, path + integrity.CheckpointsSuffix, path + integrity.StoreSuffix}
