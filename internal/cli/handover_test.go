@@ -39,7 +39,7 @@ func handedOver(t *testing.T) (path, retired, oldPub, newKey string, wkeys []str
 	require.ErrorIs(t, err, os.ErrNotExist, "the retired file was moved aside")
 
 	s, f := op(sessionB, "stop", "b000000000000009", 3, 4)
-	appendFlocked(t, path, lines(s, f))
+	appendFlocked(t, path, canonLines(s, f))
 	keys, err := integrity.LoadSigningKey(newKey)
 	require.NoError(t, err)
 	sealer, err := integrity.NewSealer(integrity.Settings{Keys: keys, Interval: 1e9})
@@ -66,7 +66,7 @@ func TestVerifyRefusesARetiredLogThatGrew(t *testing.T) {
 	t.Run("line appended to the retired file", func(t *testing.T) {
 		path, retired, oldPub, _, _ := handedOver(t)
 		s, f := op(sessionA, "stop", "a000000000000009", 7, 8)
-		appendFlocked(t, retired, lines(s, f))
+		appendFlocked(t, retired, canonLines(s, f))
 		res := run(t, "", "verify", "--key", oldPub, "--allow-open", "--allow-unsealed", "10", retired, path)
 		require.Equal(t, 1, res.code, res.stdout)
 		require.Contains(t, res.stdout, retired+":9: handover: the log was retired at 8 lines by its final checkpoint, but the file has 10")
@@ -74,7 +74,7 @@ func TestVerifyRefusesARetiredLogThatGrew(t *testing.T) {
 	t.Run("retired key seals on", func(t *testing.T) {
 		path, retired, oldPub, _, _ := handedOver(t)
 		s, f := op(sessionA, "stop", "a000000000000009", 7, 8)
-		appendFlocked(t, retired, lines(s, f))
+		appendFlocked(t, retired, canonLines(s, f))
 		oldKey := strings.TrimSuffix(oldPub, ".pub") + ".key"
 		keys, err := integrity.LoadSigningKey(oldKey)
 		require.NoError(t, err)
@@ -90,7 +90,7 @@ func TestVerifyRefusesARetiredLogThatGrew(t *testing.T) {
 		other := filepath.Join(filepath.Dir(path), "again", "audit.jsonl")
 		require.NoError(t, os.MkdirAll(filepath.Dir(other), 0o700))
 		s, f := op(sessionA, "stop", "a000000000000009", 7, 8)
-		appendFlocked(t, other, lines(s, f))
+		appendFlocked(t, other, canonLines(s, f))
 		keys, err := integrity.LoadSigningKey(strings.TrimSuffix(oldPub, ".pub") + ".key")
 		require.NoError(t, err)
 		sealer, err := integrity.NewSealer(integrity.Settings{Keys: keys, Interval: 1e9})

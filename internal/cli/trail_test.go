@@ -39,7 +39,7 @@ func rotatedFixture(t *testing.T, ops int) (path, keyPath, pubPath string, want 
 	for i := range ops {
 		s, f := op(sessionA, "exec", fmt.Sprintf("a%015d", i), int64(2*i+1), int64(2*i+2))
 		s2, f2 := op(sessionB, "read", fmt.Sprintf("b%015d", i), int64(2*i+1), int64(2*i+2))
-		batch := lines(s, f, s2, f2)
+		batch := canonLines(s, f, s2, f2)
 		require.NoError(t, sink.WriteBatch(ctx, sessionA.String(), []byte(batch)))
 		want = append(want, batch...)
 		if i%5 == 0 {
@@ -110,7 +110,7 @@ func TestVerifyTrailRefusesAttacks(t *testing.T) {
 		}, "cut off the end"},
 		{"forged line appended to the active file", func(t *testing.T, path string, _ []filesink.Segment) {
 			s, f := op(sessionA, "exec", "f000000000000001", 9001, 9002)
-			appendFlocked(t, path, lines(s, f))
+			appendFlocked(t, path, canonLines(s, f))
 		}, "2 lines after the newest checkpoint are not sealed"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -131,7 +131,7 @@ func TestVerifyTrailRefusesAttacks(t *testing.T) {
 func TestVerifyAllowUnsealed(t *testing.T) {
 	path, _, pub, _ := rotatedFixture(t, 20)
 	s, f := op(sessionA, "exec", "f000000000000001", 9001, 9002)
-	appendFlocked(t, path, lines(s, f))
+	appendFlocked(t, path, canonLines(s, f))
 	dir := filepath.Dir(path)
 	for _, tc := range []struct {
 		limit string

@@ -42,11 +42,11 @@ func witnessedFixture(t *testing.T) (path, keyPath, pubPath string, wkeys []stri
 	s2, f2 := op(sessionB, "read", "b000000000000001", 1, 2)
 	s3, f3 := op(sessionA, "write", "a000000000000002", 3, 4)
 	s4, f4 := op(sessionA, "stop", "a000000000000003", 5, 6)
-	appendFlocked(t, path, lines(s1, f1, s2, f2, s3, f3))
+	appendFlocked(t, path, canonLines(s1, f1, s2, f2, s3, f3))
 	sealer, err := integrity.NewSealer(integrity.Settings{Keys: keys, Interval: 1e9, Witnesses: pool})
 	require.NoError(t, err)
 	require.NoError(t, sealer.Seal(context.Background(), path))
-	appendFlocked(t, path, lines(s4, f4))
+	appendFlocked(t, path, canonLines(s4, f4))
 	require.NoError(t, sealer.Seal(context.Background(), path))
 	return path, keyPath, pubPath, wkeys, fakes
 }
@@ -89,7 +89,7 @@ func TestVerifyWitnessRefusesAttacks(t *testing.T) {
 		}, "no checkpoint is cosigned by 2 of the 2 witnesses"},
 		{"lines appended and sealed, not witnessed", func(t *testing.T, path, keyPath string) {
 			s, f := op(sessionB, "stop", "b000000000000009", 3, 4)
-			appendFlocked(t, path, lines(s, f))
+			appendFlocked(t, path, canonLines(s, f))
 			keys, err := integrity.LoadSigningKey(keyPath)
 			require.NoError(t, err)
 			sealer, err := integrity.NewSealer(integrity.Settings{Keys: keys, Interval: 1e9})
@@ -128,7 +128,7 @@ func TestVerifyKeyAlonePassesAResealedFile(t *testing.T) {
 func TestVerifyWitnessAllowsABoundedTail(t *testing.T) {
 	path, keyPath, pubPath, wkeys, _ := witnessedFixture(t)
 	s, f := op(sessionB, "stop", "b000000000000009", 3, 4)
-	appendFlocked(t, path, lines(s, f))
+	appendFlocked(t, path, canonLines(s, f))
 	keys, err := integrity.LoadSigningKey(keyPath)
 	require.NoError(t, err)
 	sealer, err := integrity.NewSealer(integrity.Settings{Keys: keys, Interval: 1e9})
