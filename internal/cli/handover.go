@@ -167,12 +167,12 @@ func (h *handover) run(ctx context.Context, pool *witness.Pool, out io.Writer) e
 // never over an existing file.
 func retire(path string, now time.Time) (string, error) {
 	to := path + ".retired-" + now.Format("20060102T150405Z")
-	for _, suffix := range []string{"", integrity.StoreSuffix, integrity.CheckpointsSuffix, integrity.WitnessedSuffix} {
+	for _, suffix := range []string{"", integrity.StoreSuffix, integrity.CheckpointsSuffix, integrity.SegmentsSuffix, integrity.WitnessedSuffix} {
 		if _, err := os.Lstat(to + suffix); err == nil {
 			return "", fmt.Errorf("%s exists already", to+suffix)
 		}
 	}
-	for _, suffix := range []string{"", integrity.StoreSuffix, integrity.CheckpointsSuffix, integrity.WitnessedSuffix} {
+	for _, suffix := range []string{"", integrity.StoreSuffix, integrity.CheckpointsSuffix, integrity.SegmentsSuffix, integrity.WitnessedSuffix} {
 		if err := os.Rename(path+suffix, to+suffix); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return "", fmt.Errorf("retire %s: %w", path+suffix, err)
 		}
