@@ -137,11 +137,18 @@ func round(ctx context.Context, c config, r int, res results) error {
 	for i := range all {
 		s := all[(i+r)%len(all)]
 		col := cols[s.fsync]
+		host0, err := proc.ReadHostTimes()
+		if err != nil {
+			return err
+		}
 		m, err := s.do(ctx, col)
 		if err != nil {
 			return fmt.Errorf("%s/%s: %w\n%s", s.name, s.fsync, err, col.col.Stderr())
 		}
 		m.name = s.name + "/" + s.fsync
+		if host1, err := proc.ReadHostTimes(); err == nil {
+			m.idle, _ = host1.Since(host0)
+		}
 		ops[s.fsync] += m.ops
 		printRow(r, m)
 		res.add(m)

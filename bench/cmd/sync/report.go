@@ -19,6 +19,9 @@ type run struct {
 	durations               []time.Duration
 	elapsed                 time.Duration
 	clientCPU, collectorCPU time.Duration
+	// idle is the machine's idle share during the run (iowait included):
+	// with other work on the machine, a CPU-bound run shows little.
+	idle float64
 }
 
 func (r run) pct(p float64) time.Duration {
@@ -36,11 +39,11 @@ func ms(d time.Duration) float64   { return float64(d) / float64(time.Millisecon
 func us(d time.Duration) float64   { return float64(d) / float64(time.Microsecond) }
 
 func printHeader() {
-	fmt.Printf("%-5s %-22s %8s %8s %10s %13s %13s\n", "round", "run/fsync", "p50 ms", "p99 ms", "ops/s", "client µs/op", "collector µs/op")
+	fmt.Printf("%-5s %-22s %8s %8s %10s %13s %13s %6s\n", "round", "run/fsync", "p50 ms", "p99 ms", "ops/s", "client µs/op", "collector µs/op", "idle%")
 }
 
 func printRow(round int, r run) {
-	fmt.Printf("%-5d %-22s %8.3f %8.3f %10.0f %13.1f %13.1f\n", round, r.name, r.p50(), r.p99(), r.opsPerSec(), r.clientUS(), r.collectorUS())
+	fmt.Printf("%-5d %-22s %8.3f %8.3f %10.0f %13.1f %13.1f %6.1f\n", round, r.name, r.p50(), r.p99(), r.opsPerSec(), r.clientUS(), r.collectorUS(), 100*r.idle)
 }
 
 // results are the runs by name, one per round, in round order.
@@ -72,9 +75,9 @@ func (res results) print(c config) {
 	printHeader()
 	for _, s := range steps(c) {
 		name := s.name + "/" + s.fsync
-		fmt.Printf("%-5s %-22s %8.3f %8.3f %10.0f %13.1f %13.1f\n", "", name,
+		fmt.Printf("%-5s %-22s %8.3f %8.3f %10.0f %13.1f %13.1f %6.1f\n", "", name,
 			res.median(name, run.p50), res.median(name, run.p99), res.median(name, run.opsPerSec),
-			res.median(name, run.clientUS), res.median(name, run.collectorUS))
+			res.median(name, run.clientUS), res.median(name, run.collectorUS), res.median(name, func(r run) float64 { return 100 * r.idle }))
 	}
 	probe := res.median(probeName, func(r run) float64 { return ms(r.elapsed) })
 	fmt.Printf("%-5s %-22s fdatasync median %.3f ms\n", "", probeName, probe)
