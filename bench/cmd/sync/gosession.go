@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"sync"
 	"syscall"
 	"time"
@@ -21,6 +22,11 @@ type goLoad struct {
 	sessions int
 	ops      int // per session
 	gzip     bool
+	// pooled gives every log exporter one HTTP client that keeps an idle
+	// connection per session; without it each exporter uses the otlploghttp
+	// default transport, shared by all and keeping 2 idle connections per
+	// host, so concurrent sessions open a new connection for most exports.
+	pooled bool
 }
 
 // run builds the pipelines as example/main.go does (an otlptracehttp span
@@ -42,8 +48,18 @@ func (l goLoad) run(ctx context.Context, col *collector) (run, error) {
 		sdktrace.WithSampler(sdktrace.AlwaysSample()))
 	defer func() { _ = tp.Shutdown(context.WithoutCancel(ctx)) }()
 	sessions := make([]*sandboxtrace.Session, l.sessions)
+	var client *http.Client
+	if l.pooled {
+		t := http.DefaultTransport.(*http.Transport).Clone()
+		t.MaxIdleConnsPerHost = l.sessions
+		client = &http.Client{Transport: t}
+		defer client.CloseIdleConnections()
+	}
 	for i := range sessions {
 		logOpts := []otlploghttp.Option{otlploghttp.WithEndpoint(col.otlpAddr), otlploghttp.WithInsecure()}
+		if client != nil {
+			logOpts = append(logOpts, otlploghttp.WithHTTPClient(client))
+		}
 		if l.gzip {
 			logOpts = append(logOpts, otlploghttp.WithCompression(otlploghttp.GzipCompression))
 		}

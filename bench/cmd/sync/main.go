@@ -39,7 +39,7 @@ func main() {
 	flag.IntVar(&c.rounds, "rounds", 8, "alternating rounds")
 	flag.IntVar(&c.ops, "ops", 2000, "exec operations per single-session run")
 	flag.IntVar(&c.sessions, "sessions", 64, "concurrent sessions of the throughput run")
-	flag.IntVar(&c.sessionOps, "session-ops", 200, "exec operations per session in the concurrent run")
+	flag.IntVar(&c.sessionOps, "session-ops", 100, "exec operations per session in the concurrent run")
 	flag.BoolVar(&c.gzip, "gzip", false, "gzip the OTLP/HTTP exports (the exporters' default is none)")
 	flag.StringVar(&c.cpuProfile, "cpuprofile", "", "write this process's CPU profile here")
 	flag.StringVar(&c.dir, "dir", "", "scratch directory (default: a new temporary directory)")
@@ -99,7 +99,7 @@ type step struct {
 
 func steps(c config) []step {
 	g := func(d sandboxtrace.Delivery, sessions, ops int) func(context.Context, *collector) (run, error) {
-		return goLoad{delivery: d, sessions: sessions, ops: ops, gzip: c.gzip}.run
+		return goLoad{delivery: d, sessions: sessions, ops: ops, gzip: c.gzip, pooled: true}.run
 	}
 	many := fmt.Sprintf("×%d", c.sessions)
 	return []step{
@@ -112,6 +112,7 @@ func steps(c config) []step {
 		{"sync_finish", "never", g(sandboxtrace.DeliverySyncFinish, 1, c.ops)},
 		{"sync" + many, "batch", g(sandboxtrace.DeliverySync, c.sessions, c.sessionOps)},
 		{"sync_finish" + many, "batch", g(sandboxtrace.DeliverySyncFinish, c.sessions, c.sessionOps)},
+		{"sync_finish" + many + "/2idle", "batch", goLoad{delivery: sandboxtrace.DeliverySyncFinish, sessions: c.sessions, ops: c.sessionOps, gzip: c.gzip}.run},
 	}
 }
 
