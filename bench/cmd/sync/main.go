@@ -90,6 +90,13 @@ func start(ctx context.Context, c config) error {
 	return nil
 }
 
+// The fdatasync probe before each step: small appends, as the exporter's
+// lines for one operation are.
+const (
+	probeWrites = 50
+	probeBytes  = 1000 + 17
+)
+
 // step is one measurement of a round.
 type step struct {
 	name  string
@@ -138,6 +145,12 @@ func round(ctx context.Context, c config, r int, res results) error {
 	for i := range all {
 		s := all[(i+r)%len(all)]
 		col := cols[s.fsync]
+		// The disk's sync latency moves with the neighbours' I/O, so each
+		// step gets its own probe, taken just before it.
+		probe, err := proc.SyncProbe(c.dir, probeWrites, probeBytes)
+		if err != nil {
+			return err
+		}
 		host0, err := proc.ReadHostTimes()
 		if err != nil {
 			return err
@@ -147,6 +160,7 @@ func round(ctx context.Context, c config, r int, res results) error {
 			return fmt.Errorf("%s/%s: %w\n%s", s.name, s.fsync, err, col.col.Stderr())
 		}
 		m.name = s.name + "/" + s.fsync
+		m.probe = probe
 		if host1, err := proc.ReadHostTimes(); err == nil {
 			m.idle, _ = host1.Since(host0)
 		}
@@ -154,12 +168,6 @@ func round(ctx context.Context, c config, r int, res results) error {
 		printRow(r, m)
 		res.add(m)
 	}
-	probe, err := proc.SyncProbe(c.dir, 200, 1000+17)
-	if err != nil {
-		return err
-	}
-	res.add(run{name: probeName, elapsed: probe})
-	fmt.Printf("%-5d %-22s fdatasync of ~1 KB appends: median %.3f ms\n", r, probeName, ms(probe))
 	for fsync, col := range cols {
 		if err := col.stop(ops[fsync]); err != nil {
 			return err

@@ -9,8 +9,6 @@ import (
 	"github.com/sandboxaudit/sandboxaudit/bench/stats"
 )
 
-const probeName = "probe"
-
 // run is one measurement: per-operation durations, the load time, and the
 // CPU the client and the collector used for it.
 type run struct {
@@ -22,6 +20,8 @@ type run struct {
 	// idle is the machine's idle share during the run (iowait included):
 	// with other work on the machine, a CPU-bound run shows little.
 	idle float64
+	// probe is the median fdatasync of ~1 KB appends just before the run.
+	probe time.Duration
 }
 
 func (r run) pct(p float64) time.Duration {
@@ -39,11 +39,11 @@ func ms(d time.Duration) float64   { return float64(d) / float64(time.Millisecon
 func us(d time.Duration) float64   { return float64(d) / float64(time.Microsecond) }
 
 func printHeader() {
-	fmt.Printf("%-5s %-22s %8s %8s %10s %13s %13s %6s\n", "round", "run/fsync", "p50 ms", "p99 ms", "ops/s", "client µs/op", "collector µs/op", "idle%")
+	fmt.Printf("%-5s %-27s %8s %8s %10s %13s %15s %6s %9s\n", "round", "run/fsync", "p50 ms", "p99 ms", "ops/s", "client µs/op", "collector µs/op", "idle%", "sync ms")
 }
 
 func printRow(round int, r run) {
-	fmt.Printf("%-5d %-22s %8.3f %8.3f %10.0f %13.1f %13.1f %6.1f\n", round, r.name, r.p50(), r.p99(), r.opsPerSec(), r.clientUS(), r.collectorUS(), 100*r.idle)
+	fmt.Printf("%-5d %-27s %8.3f %8.3f %10.0f %13.1f %15.1f %6.1f %9.3f\n", round, r.name, r.p50(), r.p99(), r.opsPerSec(), r.clientUS(), r.collectorUS(), 100*r.idle, ms(r.probe))
 }
 
 // results are the runs by name, one per round, in round order.
@@ -75,12 +75,11 @@ func (res results) print(c config) {
 	printHeader()
 	for _, s := range steps(c) {
 		name := s.name + "/" + s.fsync
-		fmt.Printf("%-5s %-22s %8.3f %8.3f %10.0f %13.1f %13.1f %6.1f\n", "", name,
+		fmt.Printf("%-5s %-27s %8.3f %8.3f %10.0f %13.1f %15.1f %6.1f %9.3f\n", "", name,
 			res.median(name, run.p50), res.median(name, run.p99), res.median(name, run.opsPerSec),
-			res.median(name, run.clientUS), res.median(name, run.collectorUS), res.median(name, func(r run) float64 { return 100 * r.idle }))
+			res.median(name, run.clientUS), res.median(name, run.collectorUS), res.median(name, func(r run) float64 { return 100 * r.idle }),
+			res.median(name, func(r run) float64 { return ms(r.probe) }))
 	}
-	probe := res.median(probeName, func(r run) float64 { return ms(r.elapsed) })
-	fmt.Printf("%-5s %-22s fdatasync median %.3f ms\n", "", probeName, probe)
 
 	py := "python/batch"
 	fmt.Println()
@@ -95,10 +94,10 @@ func (res results) print(c config) {
 	for i, mode := range []string{"sync", "sync_finish"} {
 		syncs := float64(i + 1) // fdatasyncs an operation waits for
 		added := res.per(mode+"/batch", mode+"/never", func(a, b run) float64 { return a.p50() - b.p50() })
-		perSync := make([]float64, len(added))
-		for j, a := range added {
-			perSync[j] = a / syncs / ms(res[probeName][j].elapsed)
-		}
+		// One fdatasync is the mean of the probes just before the two runs.
+		perSync := res.per(mode+"/batch", mode+"/never", func(a, b run) float64 {
+			return (a.p50() - b.p50()) / syncs / ((ms(a.probe) + ms(b.probe)) / 2)
+		})
 		fmt.Printf("%-12s added by fsync batch at p50: %s ms for %g fdatasync(s); per fdatasync waited / one fdatasync: %s   (goal ≤ 1.5)\n",
 			mode, span(added), syncs, span(perSync))
 	}
