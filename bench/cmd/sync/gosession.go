@@ -25,7 +25,8 @@ type goLoad struct {
 	// pooled gives every log exporter one HTTP client that keeps an idle
 	// connection per session; without it each exporter uses the otlploghttp
 	// default transport, shared by all and keeping 2 idle connections per
-	// host, so concurrent sessions open a new connection for most exports.
+	// host, so concurrent sessions open a new connection for most exports
+	// (the "/2idle" step measures what that costs).
 	pooled bool
 }
 
