@@ -19,39 +19,49 @@ func runPython(ctx context.Context, python, script, eventsURL string, ops int, c
 	if err != nil {
 		return run{}, err
 	}
-	cmd := exec.CommandContext(ctx, python, script, eventsURL, strconv.Itoa(ops))
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	began := time.Now()
-	if err := cmd.Run(); err != nil {
-		return run{}, fmt.Errorf("%s: %w\n%s", script, err, stderr.String())
+	durations, cpu, err := runPythonScript(ctx, python, script, eventsURL, ops)
+	if err != nil {
+		return run{}, err
 	}
-	elapsed := time.Since(began)
 	cpu1, err := col.col.CPU()
 	if err != nil {
 		return run{}, err
 	}
-	r := run{ops: ops, collectorCPU: cpu1 - cpu0}
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		r.clientCPU = rusageCPU(ru)
+	r := run{ops: ops, durations: durations, collectorCPU: cpu1 - cpu0, clientCPU: cpu}
+	// The load time is the operations' own: interpreter start-up is not
+	// part of an operation.
+	for _, d := range durations {
+		r.elapsed += d
 	}
+	return r, nil
+}
+
+// runPythonScript runs the stand-in and returns its per-operation
+// durations and the CPU time the interpreter used.
+func runPythonScript(ctx context.Context, python, script, eventsURL string, ops int) ([]time.Duration, time.Duration, error) {
+	cmd := exec.CommandContext(ctx, python, script, eventsURL, strconv.Itoa(ops))
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		return nil, 0, fmt.Errorf("%s: %w\n%s", script, err, stderr.String())
+	}
+	var cpu time.Duration
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		cpu = rusageCPU(ru)
+	}
+	var durations []time.Duration
 	sc := bufio.NewScanner(&stdout)
-	var sum time.Duration
 	for sc.Scan() {
 		ns, err := strconv.ParseInt(sc.Text(), 10, 64)
 		if err != nil {
-			return run{}, fmt.Errorf("%s: line %q: %w", script, sc.Text(), err)
+			return nil, 0, fmt.Errorf("%s: line %q: %w", script, sc.Text(), err)
 		}
-		r.durations = append(r.durations, time.Duration(ns))
-		sum += time.Duration(ns)
+		durations = append(durations, time.Duration(ns))
 	}
-	if len(r.durations) != ops {
-		return run{}, fmt.Errorf("%s: %d durations, want %d", script, len(r.durations), ops)
+	if len(durations) != ops {
+		return nil, 0, fmt.Errorf("%s: %d durations, want %d", script, len(durations), ops)
 	}
-	// The load time is the operations' own: interpreter start-up is not
-	// part of an operation.
-	r.elapsed = min(sum, elapsed)
-	return r, nil
+	return durations, cpu, nil
 }
 
 func rusageCPU(ru *syscall.Rusage) time.Duration {
