@@ -93,6 +93,11 @@ func TestWitnessLitewitness(t *testing.T) {
 	require.Equal(t, int64(24), c.N)
 	require.Equal(t, 1, cosigs, "the newest checkpoint carries litewitness's cosignature")
 	require.NotContains(t, string(mustRead(t, filepath.Join(dir, "collector.log"))), "witness did not cosign")
+	wkey := filepath.Join(dir, "witness.vkey")
+	require.NoError(t, os.WriteFile(wkey, []byte(lw.vkey+"\n"), 0o644))
+	code, out := runCLI(t, "verify", "--key", pubPath, "--witness", wkey, auditPath)
+	require.Equal(t, 0, code, out)
+	require.Contains(t, out, "witness: lines=24 witnessed=24 unwitnessed=0")
 
 	// The key holder edits a line, removes the sidecars and lets the
 	// collector seal the edited file afresh with the same key.
@@ -115,8 +120,11 @@ func TestWitnessLitewitness(t *testing.T) {
 	require.Equal(t, 1, strings.Count(log, "witness did not cosign"), "once per cause, not every round")
 	require.Equal(t, int64(24), lw.size(t, auditOrigin), "the witness kept what it cosigned")
 
-	code, out := runCLI(t, "verify", "--key", pubPath, auditPath)
+	code, out = runCLI(t, "verify", "--key", pubPath, auditPath)
 	require.Equal(t, 0, code, "the key alone cannot tell a re-sealed file: %s", out)
+	code, out = runCLI(t, "verify", "--key", pubPath, "--witness", wkey, auditPath)
+	require.Equal(t, 1, code, out)
+	require.Contains(t, out, "no checkpoint is cosigned by 1 of the 1 witnesses")
 }
 
 // holdingProxy passes requests to target, except while hold is set: then
@@ -212,4 +220,59 @@ func TestWitnessKilledDuringRequest(t *testing.T) {
 	require.Equal(t, 0, code, out)
 	require.Contains(t, out, "lines=16 sealed=16 unsealed=0")
 	require.False(t, strings.Contains(string(mustRead(t, col2.log)), "witness did not cosign"), "the restart's submission succeeded")
+}
+
+// TestWitnessKeyHandover: a witnessed log is handed over to a new key;
+// litewitness cosigns the final checkpoint and the new log's checkpoints;
+// verify, given the first key, follows the handover, and refuses the
+// retired log once a line is appended to it.
+func TestWitnessKeyHandover(t *testing.T) {
+	requireE2E(t)
+	lw := startLitewitness(t, "e2e.example/witness")
+	dir := t.TempDir()
+	keyPath, pubPath := keygen(t, dir)
+	lw.addLog(t, auditOrigin, pubPath)
+	wkey := filepath.Join(dir, "witness.vkey")
+	require.NoError(t, os.WriteFile(wkey, []byte(lw.vkey+"\n"), 0o644))
+	sandboxAddr := freeAddr(t)
+	auditPath := filepath.Join(dir, "audit", "events.jsonl")
+	col := startCollector(t, "collector", dir, witnessedConfig(sandboxAddr, auditPath, keyPath, "http://"+lw.addr, lw.vkey), sandboxAddr)
+	postLines(t, sandboxAddr, pairLines(uuid.MustParse("6f1c2a8e-3b4d-4e5f-9a0b-1c2d3e4f5a6b"), 4))
+	waitLines(t, auditPath, 8)
+	lw.waitSize(t, auditOrigin, 8)
+	col.stop(t)
+
+	code, out := runCLI(t, "keygen", "--name", "e2e-audit-2027", "--out", filepath.Join(dir, "keys2"))
+	require.Equal(t, 0, code, out)
+	newKey, newPub := filepath.Join(dir, "keys2", "e2e-audit-2027.key"), filepath.Join(dir, "keys2", "e2e-audit-2027.pub")
+	code, out = runCLI(t, "log", "handover", "--signing-key", keyPath, "--next-key", newPub,
+		"--witness", "http://"+lw.addr+"="+wkey, auditPath)
+	require.Equal(t, 0, code, out)
+	retired, err := filepath.Glob(auditPath + ".retired-*Z")
+	require.NoError(t, err)
+	require.Len(t, retired, 1, "%v", retired)
+
+	const newOrigin = "e2e-audit-2027/events.jsonl"
+	lw.addLog(t, newOrigin, newPub)
+	col2 := startCollector(t, "collector2", filepath.Join(dir, "second"),
+		witnessedConfig(sandboxAddr, auditPath, newKey, "http://"+lw.addr, lw.vkey), sandboxAddr)
+	postLines(t, sandboxAddr, pairLines(uuid.MustParse("22222222-3333-4444-8555-666666666666"), 2))
+	waitLines(t, auditPath, 4)
+	lw.waitSize(t, newOrigin, 4)
+	col2.stop(t)
+
+	code, out = runCLI(t, "verify", "--key", pubPath, "--witness", wkey, retired[0], auditPath)
+	require.Equal(t, 0, code, out)
+	require.Contains(t, out, `handover: final at 8 lines; the log goes on as "`+newOrigin+`"`)
+	require.Contains(t, out, retired[0]+": witness: lines=8 witnessed=8 unwitnessed=0")
+	require.Contains(t, out, auditPath+": witness: lines=4 witnessed=4 unwitnessed=0")
+
+	f, err := os.OpenFile(retired[0], os.O_WRONLY|os.O_APPEND, 0)
+	require.NoError(t, err)
+	_, err = f.WriteString(pairLines(uuid.MustParse("33333333-3333-4444-8555-666666666666"), 1)[0])
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+	code, out = runCLI(t, "verify", "--key", pubPath, "--allow-open", "--allow-unsealed", "1", retired[0], auditPath)
+	require.Equal(t, 1, code, out)
+	require.Contains(t, out, "handover: the log was retired at 8 lines by its final checkpoint, but the file has 9")
 }

@@ -13,11 +13,14 @@ import (
 
 // runLog runs the log subcommands.
 func runLog(ctx context.Context, args []string, s Streams) int {
-	if len(args) == 0 || args[0] != "reset" {
-		_, _ = fmt.Fprintln(s.Stderr, "usage: sandboxaudit log reset --signing-key NAME.key PATH")
-		return exitUsage
+	switch {
+	case len(args) > 0 && args[0] == "reset":
+		return runLogReset(ctx, args[1:], s)
+	case len(args) > 0 && args[0] == "handover":
+		return runLogHandover(ctx, args[1:], s)
 	}
-	return runLogReset(ctx, args[1:], s)
+	_, _ = fmt.Fprintln(s.Stderr, "usage: sandboxaudit log reset --signing-key NAME.key PATH\n       sandboxaudit "+handoverSynopsis)
+	return exitUsage
 }
 
 // runLogReset starts a new log over an audit path: the operator's explicit

@@ -56,7 +56,7 @@ func buildTrail(b *testing.B, dir string, ops, segments int) (string, string) {
 	}
 	path := filepath.Join(dir, "trail", "events.jsonl")
 	s1, f1 := op(sessionA, "exec", "a000000000000000", 1, 2)
-	lineBytes := int64(len(lines(s1, f1))) * 2
+	lineBytes := int64(len(canonLines(s1, f1))) * 2
 	rot := &filesink.Rotation{MaxBytes: lineBytes * int64(ops) / int64(segments), Compress: true}
 	sink, err := filesink.New(filesink.Options{Path: path, Fsync: filesink.FsyncNever, OnWrite: sealer.Wrote, Rotation: rot})
 	if err != nil {
@@ -67,7 +67,7 @@ func buildTrail(b *testing.B, dir string, ops, segments int) (string, string) {
 	for i := range ops {
 		s, f := op(sessionA, "exec", fmt.Sprintf("a%015d", i), int64(2*i+1), int64(2*i+2))
 		s2, f2 := op(sessionB, "read", fmt.Sprintf("b%015d", i), int64(2*i+1), int64(2*i+2))
-		batch = append(batch, lines(s, f, s2, f2)...)
+		batch = append(batch, canonLines(s, f, s2, f2)...)
 		if (i+1)%250 == 0 || i == ops-1 {
 			if err := sink.WriteBatch(ctx, sessionA.String(), batch); err != nil {
 				b.Fatal(err)

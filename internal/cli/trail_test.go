@@ -39,7 +39,7 @@ func rotatedFixture(t *testing.T, ops int) (path, keyPath, pubPath string, want 
 	for i := range ops {
 		s, f := op(sessionA, "exec", fmt.Sprintf("a%015d", i), int64(2*i+1), int64(2*i+2))
 		s2, f2 := op(sessionB, "read", fmt.Sprintf("b%015d", i), int64(2*i+1), int64(2*i+2))
-		batch := lines(s, f, s2, f2)
+		batch := canonLines(s, f, s2, f2)
 		require.NoError(t, sink.WriteBatch(ctx, sessionA.String(), []byte(batch)))
 		want = append(want, batch...)
 		if i%5 == 0 {
@@ -110,7 +110,7 @@ func TestVerifyTrailRefusesAttacks(t *testing.T) {
 		}, "cut off the end"},
 		{"forged line appended to the active file", func(t *testing.T, path string, _ []filesink.Segment) {
 			s, f := op(sessionA, "exec", "f000000000000001", 9001, 9002)
-			appendFlocked(t, path, lines(s, f))
+			appendFlocked(t, path, canonLines(s, f))
 		}, "2 lines after the newest checkpoint are not sealed"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -131,7 +131,7 @@ func TestVerifyTrailRefusesAttacks(t *testing.T) {
 func TestVerifyAllowUnsealed(t *testing.T) {
 	path, _, pub, _ := rotatedFixture(t, 20)
 	s, f := op(sessionA, "exec", "f000000000000001", 9001, 9002)
-	appendFlocked(t, path, lines(s, f))
+	appendFlocked(t, path, canonLines(s, f))
 	dir := filepath.Dir(path)
 	for _, tc := range []struct {
 		limit string
@@ -220,13 +220,13 @@ func TestVerifyRetainedTrail(t *testing.T) {
 	// One pair of another session first, so the segments do not end on
 	// pair boundaries.
 	s0, f0 := op(sessionB, "read", "b000000000000000", 1, 2)
-	require.NoError(t, sink.WriteBatch(ctx, sessionB.String(), []byte(lines(s0, f0))))
+	require.NoError(t, sink.WriteBatch(ctx, sessionB.String(), []byte(canonLines(s0, f0))))
 	for i := range 60 {
 		// Each start in one batch, its finish in the next: some pairs
 		// straddle a rotation.
 		s, f := op(sessionA, "exec", fmt.Sprintf("a%015d", i), int64(2*i+1), int64(2*i+2))
-		require.NoError(t, sink.WriteBatch(ctx, sessionA.String(), []byte(lines(s))))
-		require.NoError(t, sink.WriteBatch(ctx, sessionA.String(), []byte(lines(f))))
+		require.NoError(t, sink.WriteBatch(ctx, sessionA.String(), []byte(canonLines(s))))
+		require.NoError(t, sink.WriteBatch(ctx, sessionA.String(), []byte(canonLines(f))))
 		require.NoError(t, sealer.SealPending(ctx))
 	}
 	require.Eventually(t, func() bool {

@@ -22,7 +22,8 @@ import (
 
 // runVerify checks audit files and exits non-zero when it finds problems.
 func runVerify(ctx context.Context, args []string, s Streams) int {
-	fs := newFlagSet("verify", "verify [--allow-open] [--allow-duplicates] [--key NAME.pub [--allow-renamed] [--allow-unsealed COUNT|DURATION]] FILE|DIR... (\"-\" reads stdin)", s.Stderr)
+	fs := newFlagSet("verify", "verify [--allow-open] [--allow-duplicates] [--key NAME.pub [--allow-renamed] [--allow-unsealed COUNT|DURATION] "+
+		"[--witness W.vkey... [--quorum K] [--allow-unwitnessed N]]] FILE|DIR... (\"-\" reads stdin)", s.Stderr)
 	allowOpen := fs.Bool("allow-open", false, "accept start events without a finish (operations still running, or a file still being written)")
 	allowDups := fs.Bool("allow-duplicates", false,
 		"accept exact copies of an earlier line (same session, seq and event_id, same bytes), which at-least-once delivery can write")
@@ -34,16 +35,22 @@ func runVerify(ctx context.Context, args []string, s Streams) int {
 	fs.Var(&unsealed, "allow-unsealed",
 		"with --key, accept lines after the newest checkpoint: up to COUNT lines, or lines in files written within DURATION "+
 			"(a live file's last lines); without it any unsealed line is a problem, as a forged appended line reads the same")
+	var wf witnessFlags
+	wf.register(fs)
 	files, err := parseInterspersed(fs, args)
 	if err != nil {
 		return flagStatus(err)
+	}
+	if err := wf.load(*keyFile != ""); err != nil {
+		_, _ = fmt.Fprintf(s.Stderr, "verify: %v\n", err)
+		return exitUsage
 	}
 	if len(files) == 0 {
 		fs.Usage()
 		return exitUsage
 	}
 	files = dropSidecars(files, s.Stderr)
-	opts := verifyOptions{allowOpen: *allowOpen, allowDuplicates: *allowDups, allowRenamed: *allowRenamed, allowUnsealed: unsealed}
+	opts := verifyOptions{allowOpen: *allowOpen, allowDuplicates: *allowDups, allowRenamed: *allowRenamed, allowUnsealed: unsealed, witness: wf}
 	if *keyFile != "" {
 		if opts.key, err = integrity.LoadVerifierKey(*keyFile); err != nil {
 			_, _ = fmt.Fprintf(s.Stderr, "verify: --key: %v\n", err)
@@ -109,6 +116,8 @@ type verifyOptions struct {
 	allowRenamed bool
 	// allowUnsealed bounds the unsealed lines accepted.
 	allowUnsealed unsealedLimit
+	// witness holds the witness keys and quorum (SPEC section 10).
+	witness witnessFlags
 }
 
 // verifier checks a stream of audit lines, possibly spread over several
@@ -124,8 +133,10 @@ type verifier struct {
 	sessions map[uuid.UUID]*sessionState
 	repeats  []repeat
 	stdin    *os.File // stdin spooled for the second look (repeats.go)
-	sum      summary
-	buf      []byte
+	// handovers are the key handovers seen so far (verify_handover.go).
+	handovers handovers
+	sum       summary
+	buf       []byte
 	// afterRetention marks the files (by index) that open a trail whose
 	// older segments retention removed: a finish there may have lost its
 	// start with them.

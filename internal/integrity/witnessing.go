@@ -151,6 +151,18 @@ func (s *Sealer) loadWitnessed(path string, last Checkpoint) int64 {
 	}
 }
 
+// AppendWitnessed appends a checkpoint with its cosignature lines to the
+// witnessed sidecar of path.
+func AppendWitnessed(path string, signed []byte, cosigs [][]byte) error {
+	return appendWitnessed(path, signed, cosigs)
+}
+
+// ProveFromStore proves the tree of size n consistent with the tree of
+// size old from the hash store of the audit file at path.
+func ProveFromStore(path string, n, old int64) (tlog.TreeProof, error) {
+	return proveFromStore(path, n, old)
+}
+
 // appendWitnessed appends signed with the cosignature lines to the
 // witnessed sidecar, synced.
 func appendWitnessed(path string, signed []byte, cosigs [][]byte) error {
