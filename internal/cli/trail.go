@@ -131,6 +131,12 @@ func (v *verifier) verifyTrail(ctx context.Context, path string) error {
 		return nil
 	}
 	defer func() { _ = tc.Close() }()
+	if tr.Retired > 0 {
+		if v.afterRetention == nil {
+			v.afterRetention = map[int]bool{}
+		}
+		v.afterRetention[len(v.files)] = true
+	}
 	if err := v.verifyParts(ctx, tr.Parts, tc); err != nil {
 		return err
 	}

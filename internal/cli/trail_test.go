@@ -199,3 +199,53 @@ func TestLogReset(t *testing.T) {
 	res = run(t, "", "log", "reset", path)
 	require.Equal(t, exitUsage, res.code)
 }
+
+// With retention on, the trail verifies: the removed segments are named
+// by signed retention records, and a finish whose start went with them is
+// a note, not a problem. Removing one more by hand is a problem.
+func TestVerifyRetainedTrail(t *testing.T) {
+	dir := t.TempDir()
+	res := run(t, "", "keygen", "--name", "cli-test", "--out", filepath.Join(dir, "keys"))
+	require.Equal(t, 0, res.code, res.stderr)
+	keys, err := integrity.LoadSigningKey(filepath.Join(dir, "keys", "cli-test.key"))
+	require.NoError(t, err)
+	pub := filepath.Join(dir, "keys", "cli-test.pub")
+	sealer, err := integrity.NewSealer(integrity.Settings{Keys: keys, Interval: time.Second})
+	require.NoError(t, err)
+	path := filepath.Join(dir, "trail", "events.jsonl")
+	sink, err := filesink.New(filesink.Options{Path: path, OnWrite: sealer.Wrote,
+		Rotation: &filesink.Rotation{MaxBytes: 2 << 10, MaxBackups: 3, BeforeRemove: sealer.Retire}})
+	require.NoError(t, err)
+	ctx := context.Background()
+	// One pair of another session first, so the segments do not end on
+	// pair boundaries.
+	s0, f0 := op(sessionB, "read", "b000000000000000", 1, 2)
+	require.NoError(t, sink.WriteBatch(ctx, sessionB.String(), []byte(canonLines(s0, f0))))
+	for i := range 60 {
+		// Each start in one batch, its finish in the next: some pairs
+		// straddle a rotation.
+		s, f := op(sessionA, "exec", fmt.Sprintf("a%015d", i), int64(2*i+1), int64(2*i+2))
+		require.NoError(t, sink.WriteBatch(ctx, sessionA.String(), []byte(canonLines(s))))
+		require.NoError(t, sink.WriteBatch(ctx, sessionA.String(), []byte(canonLines(f))))
+		require.NoError(t, sealer.SealPending(ctx))
+	}
+	require.Eventually(t, func() bool {
+		segs, err := filesink.Segments(path)
+		require.NoError(t, err)
+		return len(segs) == 3
+	}, time.Minute, 10*time.Millisecond)
+	require.NoError(t, sink.Close())
+	require.NoError(t, sealer.Close(ctx))
+
+	res = run(t, "", "verify", "--key", pub, filepath.Dir(path))
+	require.Equal(t, 0, res.code, res.stdout)
+	require.Regexp(t, `trail segments=3 retired=[1-9]\d* first_line=\d+`, res.stdout)
+	require.Contains(t, res.stdout, "its start was in a segment retention removed")
+
+	segs, err := filesink.Segments(path)
+	require.NoError(t, err)
+	require.NoError(t, os.Remove(segs[0].Path))
+	res = run(t, "", "verify", "--key", pub, filepath.Dir(path))
+	require.Equal(t, exitProblems, res.code, res.stdout)
+	require.Contains(t, res.stdout, "no retention record says it was removed")
+}

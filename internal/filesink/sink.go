@@ -88,6 +88,11 @@ func New(opts Options) (*Sink, error) {
 	var maint *maintainer
 	if opts.Rotation != nil {
 		maint = newMaintainer(opts.Rotation)
+		if t.static != "" {
+			// A compression a crash cut short is finished now, not at
+			// the first write.
+			maint.schedule(t.static)
+		}
 	}
 	return &Sink{
 		rot:     opts.Rotation,
