@@ -99,7 +99,12 @@ func (v *verifier) verifyParts(ctx context.Context, parts []integrity.TrailPart,
 		var src io.Reader = r
 		if tc != nil {
 			tc.BeginPart(i)
-			src = io.TeeReader(r, tc.Writer())
+			var w io.Writer = tc.Writer()
+			if wc := v.trailWitness; wc != nil {
+				wc.StartPart(p)
+				w = io.MultiWriter(w, wc.Writer())
+			}
+			src = io.TeeReader(r, w)
 		}
 		err = v.verifyReader(ctx, p.Path, src)
 		_ = r.Close() // read-only: a close error loses nothing
@@ -137,8 +142,21 @@ func (v *verifier) verifyTrail(ctx context.Context, path string) error {
 		}
 		v.afterRetention[len(v.files)] = true
 	}
-	if err := v.verifyParts(ctx, tr.Parts, tc); err != nil {
+	wc, err := v.newWitnessCheck(path)
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if wc != nil {
+		defer func() { _ = wc.Close() }()
+	}
+	v.trailWitness = wc
+	err = v.verifyParts(ctx, tr.Parts, tc)
+	v.trailWitness = nil
+	if err != nil {
 		return err
+	}
+	if wc != nil {
+		v.reportWitnessed(path, wc)
 	}
 	res := tc.Finish()
 	for _, f := range res.Failures {
