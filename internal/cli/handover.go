@@ -120,6 +120,12 @@ func handoverWitnesses(values []string) (*witness.Pool, error) {
 }
 
 func (h *handover) run(ctx context.Context, pool *witness.Pool, out io.Writer) error {
+	if integrity.HasSegments(h.path) {
+		// Its closed segments would sit beside the new log, which names
+		// none of them, and the collector would refuse it.
+		return fmt.Errorf("%s has closed segments: handing over a rotated trail is not supported, "+
+			"since its segments would sit beside the new log, which names none of them", h.path)
+	}
 	sealer, err := integrity.NewSealer(integrity.Settings{Keys: h.keys, Interval: time.Second})
 	if err != nil {
 		return err

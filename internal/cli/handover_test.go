@@ -128,3 +128,15 @@ func TestSealerRefusesARetiredLog(t *testing.T) {
 	require.ErrorIs(t, err, integrity.ErrRetired)
 	require.ErrorContains(t, err, `final checkpoint at 8 lines; the log goes on as "cli-test-2027/audit.jsonl"`)
 }
+
+func TestLogHandoverRefusesARotatedTrail(t *testing.T) {
+	path, keyPath, _, _ := rotatedFixture(t, 30)
+	dir := t.TempDir()
+	res := run(t, "", "keygen", "--name", "next", "--out", dir)
+	require.Equal(t, 0, res.code, res.stderr)
+	res = run(t, "", "log", "handover", "--signing-key", keyPath, "--next-key", filepath.Join(dir, "next.pub"), path)
+	require.Equal(t, 1, res.code, res.stdout)
+	require.Contains(t, res.stderr, "handing over a rotated trail is not supported")
+	_, err := os.Stat(path)
+	require.NoError(t, err, "nothing was moved")
+}
