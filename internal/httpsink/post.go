@@ -13,6 +13,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/sandboxaudit/sandboxaudit/internal/secretlog"
 )
 
 const (
@@ -188,7 +190,7 @@ type poster struct {
 func newPoster(set Settings) poster {
 	u, _ := url.Parse(set.Endpoint) // validated in withDefaults
 	p := poster{client: withSafeRedirects(set.Client), endpoint: set.Endpoint, safeURL: safeURL(u),
-		secrets: secretsOf(set.Endpoint, set.RedactValues), showBody: set.ShowResponseBody}
+		secrets: secretlog.Secrets(set.Endpoint, set.RedactValues), showBody: set.ShowResponseBody}
 	if set.Format == FormatEvent {
 		p.contentType, p.stripNL = contentTypeEvent, true
 	} else {
@@ -213,7 +215,7 @@ func (p poster) post(ctx context.Context, body []byte) error {
 	if err != nil {
 		// *url.Error prints the full URL, credentials included; keep
 		// only the cause, which still answers Timeout() and errors.Is.
-		return fmt.Errorf("POST %s: %w", p.safeURL, TransportError(err, p.secrets))
+		return fmt.Errorf("POST %s: %w", p.safeURL, secretlog.TransportError(err, p.secrets))
 	}
 	defer func() {
 		_, _ = io.CopyN(io.Discard, resp.Body, drainBytes)
@@ -224,7 +226,7 @@ func (p poster) post(ctx context.Context, body []byte) error {
 		// as an acknowledgement: resending risks a duplicate, which
 		// event_id makes harmless; trusting it risks a loss.
 		if _, err := io.CopyN(io.Discard, resp.Body, drainBytes); err != nil && !errors.Is(err, io.EOF) && !undecodable(err) {
-			return fmt.Errorf("POST %s: HTTP %d but the response was cut off: %w", p.safeURL, resp.StatusCode, TransportError(err, p.secrets))
+			return fmt.Errorf("POST %s: HTTP %d but the response was cut off: %w", p.safeURL, resp.StatusCode, secretlog.TransportError(err, p.secrets))
 		}
 		return nil
 	}
@@ -247,11 +249,11 @@ func (p poster) readErrorBody(resp *http.Response) (n int64, more bool, shown st
 	if p.showBody {
 		// Checked before the excerpt is cut: a cut through a secret in a
 		// mixed encoding would hide it from the check, not from a reader.
-		secrets := withSent(p.secrets, resp.Request)
-		red := redact(head, secrets)
+		secrets := secretlog.WithSent(p.secrets, resp.Request)
+		red := secretlog.Redact(head, secrets)
 		shown = excerpt(red)
-		if echoesSecret(red, secrets) {
-			shown = withheldMark
+		if secretlog.Echoes(red, secrets) {
+			shown = secretlog.Withheld
 		}
 	}
 	return n, more, shown
