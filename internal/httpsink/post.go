@@ -50,7 +50,7 @@ type StatusError struct {
 	RetryAfter time.Duration
 	// LimitBelowEvents marks a 413 to a single small line: the endpoint's
 	// body limit, not the line, is at fault, so the endpoint refuses us
-	// (see halver).
+	// (see batchPoster).
 	LimitBelowEvents bool
 }
 

@@ -156,7 +156,7 @@ func notBeforeOf(err error) time.Time {
 }
 
 // replaySend is the spool's send callback: one POST per batch (in event
-// format, one per line, by replayEvents), halved on a refusal (halver). A
+// format, one per line, by replayEvents), halved on a refusal (batchPoster). A
 // refusal of the content (StatusError.Permanent) drops the lines visibly
 // and acknowledges them: kept, they would block the spool forever. Every
 // other failure, the endpoint refusing us included, ends the round with
@@ -167,7 +167,7 @@ func (s *Sink) replaySend(ctx context.Context, batch []byte, lines int, ack func
 	if s.set.Format == FormatEvent && lines > 1 {
 		return s.replayEvents(ctx, batch, ack)
 	}
-	hv := halver{post: s.replayPost, anyRefusal: true, onSettled: func(part, done halved) {
+	hv := batchPoster{post: s.replayPost, anyRefusal: true, onSettled: func(part, done outcome) {
 		s.replaySettled(ctx, part, done, ack)
 	}}
 	_, err := hv.send(ctx, batch, lines)
@@ -178,14 +178,14 @@ func (s *Sink) replaySend(ctx context.Context, batch []byte, lines int, ack func
 // acknowledges everything settled so far (done). Counted and logged before
 // the offset moves past it: a crash between the two must not lose a
 // refused line without a trace.
-func (s *Sink) replaySettled(ctx context.Context, part, done halved, ack func(bytes, lines int)) {
+func (s *Sink) replaySettled(ctx context.Context, part, done outcome, ack func(bytes, lines int)) {
 	s.countSettled(ctx, part)
 	ack(done.settled, done.acked+done.refused)
 }
 
 // countSettled counts part as replayed and logs and counts its refused
 // lines as dropped.
-func (s *Sink) countSettled(ctx context.Context, part halved) {
+func (s *Sink) countSettled(ctx context.Context, part outcome) {
 	if part.acked > 0 {
 		s.set.Observer.Replayed(ctx, part.acked)
 	}

@@ -56,7 +56,7 @@ func (s *Sink) replayEvents(ctx context.Context, batch []byte, ack func(bytes, l
 	w.settle(ctx, ack) // a head settled in an earlier round needs no post
 	w.fill(ctx, postCtx)
 	for w.inFlight > 0 {
-		w.landAll()
+		w.takeAnswers()
 		w.settle(ctx, ack)
 		w.fill(ctx, postCtx)
 	}
@@ -97,18 +97,18 @@ type lineKey [sha256.Size]byte
 
 func keyOf(line []byte) lineKey { return sha256.Sum256(line) }
 
-// keepAhead remembers the lines the endpoint answered after one it did not,
-// with their outcome (acknowledged, or refused as content), so the next
-// round settles each as it went. Bounded: they lie within the span past
-// that line.
-func (s *Sink) keepAhead(lines [][]byte, results []replayResult) {
+// rememberAnswered keeps in ahead the lines the endpoint answered after
+// one it did not, with their outcome (acknowledged, or refused as
+// content), so the next round settles each as it went. Bounded: they lie
+// within the span past that line.
+func (s *Sink) rememberAnswered(lines [][]byte, results []replayResult) {
 	if len(s.ahead) > aheadLimit-replayEventsSpan {
 		clear(s.ahead) // stale: the spool moved on without settling them
 	}
 	for i, r := range results {
 		if r.tried && r.err == nil && !r.early {
 			if s.ahead == nil {
-				s.ahead = map[lineKey]halved{}
+				s.ahead = map[lineKey]outcome{}
 			}
 			s.ahead[keyOf(lines[i])] = r.h
 		}
@@ -116,7 +116,7 @@ func (s *Sink) keepAhead(lines [][]byte, results []replayResult) {
 }
 
 type replayResult struct {
-	h     halved
+	h     outcome
 	err   error
 	tried bool // answered in this round
 	early bool // delivered in an earlier round (ahead)
@@ -128,7 +128,7 @@ func (r replayResult) delivered() bool { return (r.tried || r.early) && r.err ==
 func splitLines(b []byte) [][]byte {
 	var out [][]byte
 	for len(b) > 0 {
-		line, _ := nextChunk(b, 1, len(b))
+		line, _ := nextBatch(b, 1, len(b))
 		out = append(out, line)
 		b = b[len(line):]
 	}

@@ -61,7 +61,7 @@ func ReplayFile(ctx context.Context, path string, set Settings, adopt bool) (sen
 // operator decides. A batch not settled whole is sent whole again by the
 // next run (what went through is then a duplicate).
 func (s *Sink) replayFileBatch(ctx context.Context, batch []byte, lines int) error {
-	hv := halver{post: func(ctx context.Context, body []byte) error {
+	hv := batchPoster{post: func(ctx context.Context, body []byte) error {
 		_, err := s.postWithRetry(ctx, body)
 		return err
 	}}

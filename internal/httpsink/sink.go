@@ -68,7 +68,7 @@ type Sink struct {
 	// ahead holds event-format lines the endpoint answered past the first
 	// one it did not, with their outcome (see replayEvents); Start loads it
 	// before the replayer starts, and after that only the replayer uses it.
-	ahead map[lineKey]halved
+	ahead map[lineKey]outcome
 	// probe: the last replay round failed without settling a line, so the
 	// next starts with one post, not a window (replayer only).
 	probe bool
