@@ -116,29 +116,27 @@ const (
 	classContent
 )
 
-// classify sorts a non-2xx status code. The endpoint-level 4xx codes are:
-//
-//	401 Unauthorized, 407 Proxy Authentication Required: credentials
-//	    missing, expired or wrong
-//	403 Forbidden: credentials lack the permission
-//	404 Not Found, 405 Method Not Allowed, 410 Gone: wrong path or a
-//	    route that moved (a misrouted proxy answers these too)
-//	408 Request Timeout: the server gave up waiting; says nothing about
-//	    the content
-//	421 Misdirected Request: a proxy or load balancer routed us to the
-//	    wrong server
-//	426 Upgrade Required: the server wants another protocol (e.g. TLS)
-//
-// A WAF that answers 403 to one event's content is indistinguishable from
-// a revoked token; keeping is the safe side: the spool waits, an ERROR log
-// names the status each round, and the operator can inspect the spool.
+// classify sorts a non-2xx status code. It is the one list of the 4xx
+// codes that mean the endpoint refuses us. A WAF that answers 403 to one
+// event's content is indistinguishable from a revoked token; keeping is
+// the safe side: the spool waits, an ERROR log names the status each
+// round, and the operator can inspect the spool.
 func classify(code int) statusClass {
 	switch code {
 	case http.StatusTooManyRequests:
 		return classRetry
-	case http.StatusUnauthorized, http.StatusForbidden, http.StatusNotFound,
-		http.StatusMethodNotAllowed, http.StatusProxyAuthRequired,
-		http.StatusRequestTimeout, http.StatusGone, http.StatusMisdirectedRequest,
+	case
+		// credentials missing, expired or wrong
+		http.StatusUnauthorized, http.StatusProxyAuthRequired,
+		// credentials lack the permission
+		http.StatusForbidden,
+		// a wrong path or a route that moved (a misrouted proxy answers these too)
+		http.StatusNotFound, http.StatusMethodNotAllowed, http.StatusGone,
+		// the server gave up waiting, which says nothing about the content
+		http.StatusRequestTimeout,
+		// a proxy or load balancer routed us to the wrong server
+		http.StatusMisdirectedRequest,
+		// the server wants another protocol (TLS)
 		http.StatusUpgradeRequired:
 		return classEndpoint
 	}

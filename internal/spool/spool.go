@@ -115,14 +115,14 @@ func Open(ctx context.Context, opts Options) (*Spool, error) {
 		return nil, err
 	}
 	if opts.Path == "" {
-		return nil, errors.New("spool: path is empty")
+		return nil, errors.New("the spool path is empty")
 	}
 	if opts.MaxSize < 0 || opts.CompactBytes < 0 {
-		return nil, fmt.Errorf("spool: max size (%d) and compact bytes (%d) must be >= 0", opts.MaxSize, opts.CompactBytes)
+		return nil, fmt.Errorf("spool max size (%d) and compact bytes (%d) must be >= 0", opts.MaxSize, opts.CompactBytes)
 	}
 	path, err := filepath.Abs(opts.Path)
 	if err != nil {
-		return nil, fmt.Errorf("spool: %w", err)
+		return nil, fmt.Errorf("spool %s: %w", opts.Path, err)
 	}
 	// Sync each parent that gained an entry, so the spool's directory
 	// survives a power loss along with the data written into it.
@@ -131,7 +131,7 @@ func Open(ctx context.Context, opts Options) (*Spool, error) {
 		err = fsutil.SyncParents(created)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("spool: create directory for %s: %w", path, err)
+		return nil, fmt.Errorf("spool %s: create its directory: %w", path, err)
 	}
 	s := &Spool{
 		path:         path,
@@ -150,7 +150,7 @@ func Open(ctx context.Context, opts Options) (*Spool, error) {
 	// nothing behind; open checks the file it opens again.
 	if fi, err := os.Lstat(path); err == nil {
 		if !fi.Mode().IsRegular() {
-			return nil, fmt.Errorf("spool: %s is %w (%s): the spool opens no symlink, FIFO or directory in its place", path, fsutil.ErrNotRegular, fi.Mode().Type())
+			return nil, fmt.Errorf("spool %s is %w (%s): the spool opens no symlink, FIFO or directory in its place", path, fsutil.ErrNotRegular, fi.Mode().Type())
 		}
 		if err := s.checkIsSpool(fi); err != nil {
 			return nil, err
@@ -172,15 +172,15 @@ func Open(ctx context.Context, opts Options) (*Spool, error) {
 func lockOwner(path string) (*os.File, error) {
 	f, _, err := openFile(path, os.O_RDWR|os.O_CREATE)
 	if err != nil {
-		return nil, fmt.Errorf("spool: open lock %s: %w", path, err)
+		return nil, fmt.Errorf("spool lock %s: %w", path, err)
 	}
 	switch err = fsutil.TryLock(int(f.Fd())); {
 	case err == nil:
 		return f, nil
 	case errors.Is(err, fsutil.ErrLockHeld):
-		err = fmt.Errorf("spool: %s: %w", path, ErrLocked)
+		err = fmt.Errorf("spool lock %s: %w", path, ErrLocked)
 	default:
-		err = fmt.Errorf("spool: lock %s: %w", path, err)
+		err = fmt.Errorf("spool lock %s: %w", path, err)
 	}
 	_ = f.Close()
 	return nil, err
@@ -192,22 +192,22 @@ func (s *Spool) open() error {
 	// real files are intact (both are only ever replaced by rename).
 	for _, p := range []string{s.compactPath, s.offsetPath + ".tmp"} {
 		if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return fmt.Errorf("spool: remove stale %s: %w", p, err)
+			return fmt.Errorf("spool %s: remove stale %s: %w", s.path, p, err)
 		}
 	}
 	f, fi, err := openFile(s.path, os.O_RDWR|os.O_CREATE|os.O_APPEND)
 	if err != nil {
-		return fmt.Errorf("spool: open %s: %w", s.path, err)
+		return fmt.Errorf("spool %s: open: %w", s.path, err)
 	}
 	s.f = f
 	if err := fsutil.SyncDir(filepath.Dir(s.path)); err != nil {
-		return fmt.Errorf("spool: sync directory of %s: %w", s.path, err)
+		return fmt.Errorf("spool %s: sync its directory: %w", s.path, err)
 	}
 	if s.end, err = s.cutTornTail(fi.Size()); err != nil {
 		return err
 	}
 	if s.ino, err = inode(f); err != nil {
-		return fmt.Errorf("spool: stat %s: %w", s.path, err)
+		return fmt.Errorf("spool %s: stat: %w", s.path, err)
 	}
 	return s.loadOffset()
 }
@@ -225,10 +225,10 @@ func (s *Spool) checkIsSpool(fi os.FileInfo) error {
 	case err == nil:
 		return nil
 	case errors.Is(err, os.ErrNotExist):
-		return fmt.Errorf("spool: %s %w; refusing to replay and trim it. If it is a spool another program wrote "+
+		return fmt.Errorf("%s %w; refusing to replay and trim it. If it is a spool another program wrote "+
 			"(the Python sink's spool_path) or one whose .offset file was lost, replay it with `sandboxaudit replay --adopt`, or move it aside", s.path, ErrNotASpool)
 	}
-	return fmt.Errorf("spool: %w", err)
+	return fmt.Errorf("spool %s: %w", s.path, err)
 }
 
 // cutTornTail moves bytes after the last '\n' (an append cut short by a
@@ -239,7 +239,7 @@ func (s *Spool) cutTornTail(size int64) (int64, error) {
 	}
 	end, err := fsutil.LastLineEnd(s.f, size)
 	if err != nil {
-		return 0, fmt.Errorf("spool: scan %s: %w", s.path, err)
+		return 0, fmt.Errorf("spool %s: scan: %w", s.path, err)
 	}
 	if end == size {
 		return size, nil
@@ -248,13 +248,13 @@ func (s *Spool) cutTornTail(size int64) (int64, error) {
 	// Saved before truncating: a crash in between only means the tail is
 	// saved twice on the next Open.
 	if err := saveSection(torn, s.f, end, size-end); err != nil {
-		return 0, fmt.Errorf("spool: save torn tail of %s: %w", s.path, err)
+		return 0, fmt.Errorf("spool %s: save torn tail: %w", s.path, err)
 	}
 	if err := s.f.Truncate(end); err != nil {
-		return 0, fmt.Errorf("spool: truncate torn tail of %s: %w", s.path, err)
+		return 0, fmt.Errorf("spool %s: truncate torn tail: %w", s.path, err)
 	}
 	if err := s.f.Sync(); err != nil {
-		return 0, fmt.Errorf("spool: sync %s: %w", s.path, err)
+		return 0, fmt.Errorf("spool %s: sync: %w", s.path, err)
 	}
 	s.recovery.TornBytes = size - end
 	s.recovery.TornPath = torn
@@ -305,7 +305,7 @@ func (s *Spool) loadOffset() error {
 		if off > 0 {
 			boundary, err := fsutil.LastLineEnd(s.f, off)
 			if err != nil {
-				return fmt.Errorf("spool: scan %s: %w", s.path, err)
+				return fmt.Errorf("spool %s: scan: %w", s.path, err)
 			}
 			if boundary != off {
 				s.recovery.OffsetProblem = fmt.Sprintf("stored offset %d is not at a line boundary; replaying from %d", off, boundary)
@@ -317,7 +317,7 @@ func (s *Spool) loadOffset() error {
 	s.recovery.ResumeOffset = off
 	if !found || s.recovery.OffsetProblem != "" {
 		if err := writeOffset(s.offsetPath, offsetRecord{Inode: s.ino, Offset: off}); err != nil {
-			return fmt.Errorf("spool: %w", err)
+			return fmt.Errorf("spool %s: %w", s.path, err)
 		}
 	}
 	return nil
