@@ -77,7 +77,7 @@ func (s *Session) Start(ctx context.Context, op string, data map[string]any) (co
 	parent, links := s.parent(ctx)
 	seq, ts := s.nextEvent()
 	startID := uuid.New()
-	attrs := make([]attribute.KeyValue, 0, 6)
+	attrs := make([]attribute.KeyValue, 0, 10)
 	attrs = append(attrs,
 		attribute.String(semconv.AttrOperation, op),
 		attribute.String(semconv.AttrSessionID, s.idText),
@@ -87,6 +87,9 @@ func (s *Session) Start(ctx context.Context, op string, data map[string]any) (co
 	)
 	if s.backend != "" {
 		attrs = append(attrs, attribute.String(semconv.AttrBackend, s.backend))
+	}
+	if s.genAI {
+		attrs = genAIAttributes(attrs, op)
 	}
 	opCtx, span := s.tracer.Start(parent, semconv.SpanNamePrefix+op,
 		trace.WithSpanKind(trace.SpanKindInternal),
