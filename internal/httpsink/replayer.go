@@ -23,6 +23,7 @@ func (s *Sink) runReplayer(ctx context.Context) {
 	defer s.saveAhead() // before replayerDone: Shutdown closes the spool after it
 	failures := 0
 	var upkeep error // the spool's trouble last logged
+	failing := false // a round failed since the last that did not
 	timer := time.NewTimer(0)
 	defer timer.Stop()
 	for {
@@ -46,6 +47,7 @@ func (s *Sink) runReplayer(ctx context.Context) {
 			return
 		}
 		upkeep = s.logUpkeep(upkeep)
+		failing = s.logReplayFailure(err, failing)
 		failed := err != nil && sent == 0
 		s.probe = failed
 		if failed {
@@ -65,6 +67,20 @@ func (s *Sink) runReplayer(ctx context.Context) {
 		}
 		timer.Reset(wait)
 	}
+}
+
+// logReplayFailure says at WARN why a round failed, once per episode of
+// failing rounds (an endpoint refusing us has its own ERROR each round),
+// and returns whether an episode is under way.
+func (s *Sink) logReplayFailure(err error, failing bool) bool {
+	if err == nil {
+		return false
+	}
+	if !failing && endpointRefusal(err) == nil {
+		s.set.Logger.Warn("spool replay failed; the lines stay in the spool and replay goes on with backoff",
+			zap.String("endpoint", s.poster.safeURL), zap.Int64("spool_bytes", s.spool.Size()), zap.Error(err))
+	}
+	return true
 }
 
 // replayPost is poster.post bounded by ReplayRequestTimeout when the

@@ -34,11 +34,12 @@ func ReplayFile(ctx context.Context, path string, set Settings, adopt bool) (sen
 	if _, err := os.Stat(path); err != nil {
 		return 0, err // names the path
 	}
-	sp, err := spool.Open(ctx, spool.Options{Path: path, Adopt: adopt})
+	sp, err := spool.Open(ctx, spool.Options{Path: path, Adopt: adopt, Check: spool.CanonicalEvent})
 	if err != nil {
 		return 0, err // names the spool
 	}
 	sk.logRecovery(sp)
+	sk.watchDamage(sp)
 	defer func() {
 		if cerr := sp.Close(); cerr != nil {
 			err = errors.Join(err, cerr)

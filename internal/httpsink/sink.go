@@ -110,6 +110,7 @@ func (s *Sink) Start(ctx context.Context) error {
 		return nil
 	}
 	s.logRecovery(s.spool)
+	s.watchDamage(s.spool)
 	s.observeSpoolSize()
 	s.loadAhead()
 	rctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
@@ -393,6 +394,10 @@ func (s *Sink) logRecovery(sp *spool.Spool) {
 	if r.TornBytes > 0 {
 		s.set.Logger.Warn("spool had an incomplete last line (crash mid-write); set aside, not replayed",
 			zap.String("spool", sp.Path()), zap.Int64("bytes", r.TornBytes), zap.String("kept_in", r.TornPath))
+	}
+	if r.Adopted {
+		s.set.Logger.Warn("spool had lines but no .offset sidecar; every line is a valid audit event, so it is taken as this exporter's spool and replayed from its start (duplicates possible)",
+			zap.String("spool", sp.Path()))
 	}
 	if r.OffsetProblem != "" {
 		s.set.Logger.Warn("spool offset not usable as stored; replay resumes from a safe offset (duplicates possible)",

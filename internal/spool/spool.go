@@ -10,10 +10,14 @@
 //	              the file with inode I (replaced atomically)
 //	P.lock        flock'ed while a Spool is open, so one owner at a time
 //	P.torn-<ns>   an incomplete last line cut off at Open (never replayed)
+//	P.quarantine  lines found damaged while replaying (never replayed)
 //	P.compact     transient, while the file is being rewritten
 //
 // Delivery is at-least-once: whenever the acknowledged offset is in doubt
-// the spool resends rather than skips.
+// the spool resends rather than skips. Damage done to the file by others
+// (bytes inserted, lines overwritten, the file cut, the sidecar removed)
+// costs only the damaged lines: with Options.Check, a line that fails it
+// is quarantined and replay goes on (see Damage).
 package spool
 
 import (
@@ -62,6 +66,18 @@ type Options struct {
 	// (replayed from its start and trimmed) instead of refusing it with
 	// ErrNotASpool: for an operator who knows the sidecar was lost.
 	Adopt bool
+	// AdoptValid adopts such a file only when every whole line passes
+	// Check (Recovery.Adopted says it did): a spool whose sidecar was
+	// lost, where anything else is refused.
+	AdoptValid bool
+	// Check, when set, vets each line (with its newline) before Replay
+	// hands it on: one that fails is moved to the quarantine file beside
+	// the spool and reported (SetDamageHandler), never sent. Its error
+	// must not quote the line: it is logged.
+	Check func(line []byte) error
+	// MaxLineBytes bounds a line Replay reads; a longer one is
+	// quarantined. 0 means DefaultMaxLineBytes.
+	MaxLineBytes int
 }
 
 // Recovery reports what Open repaired, for the caller to log.
@@ -74,21 +90,28 @@ type Recovery struct {
 	// is ("" when it was). ResumeOffset is where replay starts.
 	OffsetProblem string
 	ResumeOffset  int64
+	// Adopted is set when a file with lines, all valid, and no sidecar
+	// was taken as a spool (Options.AdoptValid).
+	Adopted bool
 }
 
 // Spool is safe for concurrent use. Append may run concurrently with Replay.
 type Spool struct {
 	path, offsetPath, compactPath string
+	quarantinePath                string
 	maxSize, compactBytes         int64
+	maxLine                       int
 	lock                          *os.File
 	recovery                      Recovery
-	adopt                         bool // Options.Adopt
+	adopt, adoptValid             bool // Options.Adopt, Options.AdoptValid
+	check                         func([]byte) error
 
 	// replayMu serializes Replay, which alone moves the acknowledged offset
 	// and rewrites the file. It guards sidecarStale, offsetBehind and
 	// upkeep.
 	replayMu     sync.Mutex
 	sidecarStale bool
+	sidecarGone  bool  // the sidecar is missing and could not be written
 	offsetBehind error // why the sidecar holds an older offset than ack
 	upkeep       error // why the last trim or compaction failed
 
@@ -99,6 +122,10 @@ type Spool struct {
 	ack    int64 // first unacknowledged byte
 	closed bool
 	broken error // set when a failed append could not be rolled back
+	// ackCut: the file was cut below ack, which moved back with it; the
+	// sidecar must follow.
+	ackCut   bool
+	onDamage func(Damage)
 
 	queue groupcommit.Queue // appends waiting for mu (see commit)
 
@@ -117,8 +144,9 @@ func Open(ctx context.Context, opts Options) (*Spool, error) {
 	if opts.Path == "" {
 		return nil, errors.New("the spool path is empty")
 	}
-	if opts.MaxSize < 0 || opts.CompactBytes < 0 {
-		return nil, fmt.Errorf("spool max size (%d) and compact bytes (%d) must be >= 0", opts.MaxSize, opts.CompactBytes)
+	if opts.MaxSize < 0 || opts.CompactBytes < 0 || opts.MaxLineBytes < 0 {
+		return nil, fmt.Errorf("spool max size (%d), compact bytes (%d) and max line bytes (%d) must be >= 0",
+			opts.MaxSize, opts.CompactBytes, opts.MaxLineBytes)
 	}
 	path, err := filepath.Abs(opts.Path)
 	if err != nil {
@@ -136,15 +164,22 @@ func Open(ctx context.Context, opts Options) (*Spool, error) {
 	s := &Spool{
 		path:         path,
 		offsetPath:   path + ".offset",
-		compactPath:  path + ".compact",
-		maxSize:      opts.MaxSize,
-		compactBytes: opts.CompactBytes,
-		adopt:        opts.Adopt,
-		writeFn:      (*os.File).Write,
-		syncFn:       fsutil.Fdatasync,
+		compactPath:    path + ".compact",
+		quarantinePath: path + ".quarantine",
+		maxSize:        opts.MaxSize,
+		compactBytes:   opts.CompactBytes,
+		maxLine:        opts.MaxLineBytes,
+		adopt:          opts.Adopt,
+		adoptValid:     opts.AdoptValid && opts.Check != nil,
+		check:          opts.Check,
+		writeFn:        (*os.File).Write,
+		syncFn:         fsutil.Fdatasync,
 	}
 	if s.compactBytes == 0 {
 		s.compactBytes = DefaultCompactBytes
+	}
+	if s.maxLine <= 0 {
+		s.maxLine = DefaultMaxLineBytes
 	}
 	// Checked before the lock file is made, so a refused path leaves
 	// nothing behind; open checks the file it opens again.
@@ -224,6 +259,8 @@ func (s *Spool) checkIsSpool(fi os.FileInfo) error {
 	switch {
 	case err == nil:
 		return nil
+	case errors.Is(err, os.ErrNotExist) && s.adoptValid:
+		return s.adoptIfValid()
 	case errors.Is(err, os.ErrNotExist):
 		return fmt.Errorf("%s %w; refusing to replay and trim it. If it is a spool another program wrote "+
 			"(the Python sink's spool_path) or one whose .offset file was lost, replay it with `sandboxaudit replay --adopt`, or move it aside", s.path, ErrNotASpool)
@@ -384,6 +421,10 @@ func (s *Spool) commit(own *groupcommit.Batch) {
 // so the caller's error must be the whole truth. s.end moves only after
 // the sync, so Replay never reads lines that are not durable.
 func (s *Spool) appendGroupLocked(group []*groupcommit.Batch) {
+	if err := s.reconcileLocked(); err != nil {
+		groupcommit.FinishAll(group, err)
+		return
+	}
 	end := s.end
 	var written, cut []*groupcommit.Batch
 	for i, b := range group {
