@@ -11,9 +11,10 @@ import (
 )
 
 // DefaultMaxLineBytes bounds a line Replay holds in memory when
-// Options.MaxLineBytes is 0: a longer one is damage (a region without
-// newlines), quarantined rather than read.
-const DefaultMaxLineBytes = 64 << 20
+// Options.MaxLineBytes is 0: well above any event a pipeline passes, so a
+// longer one is damage (a region without newlines), quarantined rather
+// than read.
+const DefaultMaxLineBytes = 256 << 20
 
 // DamageKind says what damage a running spool found and mended.
 type DamageKind string
