@@ -162,8 +162,8 @@ func Open(ctx context.Context, opts Options) (*Spool, error) {
 		return nil, fmt.Errorf("spool %s: create its directory: %w", path, err)
 	}
 	s := &Spool{
-		path:         path,
-		offsetPath:   path + ".offset",
+		path:           path,
+		offsetPath:     path + ".offset",
 		compactPath:    path + ".compact",
 		quarantinePath: path + ".quarantine",
 		maxSize:        opts.MaxSize,
