@@ -105,6 +105,9 @@ func TestDamagedSpoolDeliversTheIntactEvents(t *testing.T) {
 	require.NoError(t, os.Remove(spool+".offset"))
 	again := startCollector(t, "edge-again", filepath.Join(dir, "edge"), cfg, edgeAddr)
 	waitLog(t, again, "taken as this exporter's spool")
+	kept, err := filepath.Glob(spool + ".adopted-*")
+	require.NoError(t, err)
+	require.Len(t, kept, 1, "the file as found is kept under a second name")
 	_, ids := crashBatch(6)
 	batch6 := map[string]bool{}
 	for _, id := range ids {

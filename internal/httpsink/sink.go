@@ -396,8 +396,9 @@ func (s *Sink) logRecovery(sp *spool.Spool) {
 			zap.String("spool", sp.Path()), zap.Int64("bytes", r.TornBytes), zap.String("kept_in", r.TornPath))
 	}
 	if r.Adopted {
-		s.set.Logger.Warn("spool had lines but no .offset sidecar; every line is a valid audit event, so it is taken as this exporter's spool and replayed from its start (duplicates possible)",
-			zap.String("spool", sp.Path()))
+		s.set.Logger.Warn("spool had lines but no .offset sidecar; every line is a valid audit event, so it is taken as this exporter's spool and replayed from its start "+
+			"(duplicates possible). The file as found is kept under a second name; delete it once you know it was the spool",
+			zap.String("spool", sp.Path()), zap.String("kept_as", r.AdoptedKept), zap.NamedError("not_kept", r.AdoptedKeptErr))
 	}
 	if r.OffsetProblem != "" {
 		s.set.Logger.Warn("spool offset not usable as stored; replay resumes from a safe offset (duplicates possible)",

@@ -207,11 +207,16 @@ func TestAdoptValidAtStart(t *testing.T) {
 	require.NoError(t, os.WriteFile(valid, lines, 0o600))
 	s := openSpool(t, Options{Path: valid, Check: CanonicalEvent, AdoptValid: true})
 	require.True(t, s.Recovery().Adopted)
+	require.NoError(t, s.Recovery().AdoptedKeptErr)
 	c := &collector{}
 	sent, err := s.Replay(context.Background(), 10, 1<<20, c.send)
 	require.NoError(t, err)
 	require.Equal(t, 3, sent)
 	require.Equal(t, lines, c.data.Bytes())
+	require.Zero(t, fileSize(t, valid), "replayed and trimmed")
+	kept, err := os.ReadFile(s.Recovery().AdoptedKept)
+	require.NoError(t, err)
+	require.Equal(t, lines, kept, "the file as found is kept: an audit file named as the spool is not lost")
 
 	mixed := filepath.Join(dir, "mixed.jsonl")
 	content := append(append([]byte{}, lines...), "secret=hunter2\n"...)

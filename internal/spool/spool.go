@@ -11,6 +11,7 @@
 //	P.lock        flock'ed while a Spool is open, so one owner at a time
 //	P.torn-<ns>   an incomplete last line cut off at Open (never replayed)
 //	P.quarantine  lines found damaged while replaying (never replayed)
+//	P.adopted-<ns> the file as found when it was adopted without a sidecar
 //	P.compact     transient, while the file is being rewritten
 //
 // Delivery is at-least-once: whenever the acknowledged offset is in doubt
@@ -91,8 +92,12 @@ type Recovery struct {
 	OffsetProblem string
 	ResumeOffset  int64
 	// Adopted is set when a file with lines, all valid, and no sidecar
-	// was taken as a spool (Options.AdoptValid).
-	Adopted bool
+	// was taken as a spool (Options.AdoptValid). AdoptedKept is a second
+	// name of the file as it was found, which replay does not trim, or
+	// AdoptedKeptErr why there is none.
+	Adopted        bool
+	AdoptedKept    string
+	AdoptedKeptErr error
 }
 
 // Spool is safe for concurrent use. Append may run concurrently with Replay.
