@@ -112,8 +112,8 @@ type Spool struct {
 	check                         func([]byte) error
 
 	// replayMu serializes Replay, which alone moves the acknowledged offset
-	// and rewrites the file. It guards sidecarStale, offsetBehind and
-	// upkeep.
+	// and rewrites the file. It guards sidecarStale, sidecarGone,
+	// offsetBehind and upkeep.
 	replayMu     sync.Mutex
 	sidecarStale bool
 	sidecarGone  bool  // the sidecar is missing and could not be written
