@@ -87,7 +87,7 @@ func TestReplayAheadIsIgnoredForAnotherEndpoint(t *testing.T) {
 }
 
 // A batch whose head was settled in an earlier round (every line ahead)
-// is settled without a post; it used to end the round as "not sent".
+// is settled without a post, and does not end the round as "not sent".
 func TestReplayEventsHeadAlreadyAheadSettlesWithoutAPost(t *testing.T) {
 	a := uuid.New()
 	path := writeSessions(t, []uuid.UUID{a}, 3)

@@ -144,8 +144,8 @@ func TestReplayKeepsTheHalvesTheEndpointTook(t *testing.T) {
 }
 
 // One line the endpoint refuses (400) in a replayed batch is dropped
-// alone: the replayer joined pushes whose clients were all acknowledged,
-// and the whole batch, 200 good lines with it, used to be dropped.
+// alone: the replayer joins pushes whose clients were all acknowledged,
+// so the 200 good lines of the batch must not go with it.
 func TestReplayDropsOnlyTheLineTheEndpointRefuses(t *testing.T) {
 	f := newFixture(t, FormatNDJSON, true)
 	session := uuid.New()
