@@ -72,9 +72,9 @@ func (h aheadHeader) covers(now aheadHeader) bool {
 }
 
 // saveAhead writes ahead to its sidecar when the replayer stops, so a
-// restart settles those lines without posting them again (with the 256
-// events a window may run past a failed one, each SIGTERM during a
-// degraded replay resent up to that many). One line per event: the
+// restart settles those lines without posting them again (a window may
+// run 256 events past a failed one, and each SIGTERM during a degraded
+// replay would resend up to that many). One line per event: the
 // digest and 200, or the status it was refused with. A crash leaves no
 // sidecar, and the lines are sent again: at least once.
 func (s *Sink) saveAhead() {

@@ -16,8 +16,8 @@ import (
 // max(ReplayInterval, Retry.MaxInterval), and never earlier than the
 // server's Retry-After. The lines stay in the spool. A round that delivered
 // lines before it failed is not a failed round: the next one starts at once
-// (after any Retry-After), since counting it as one left a spool under a
-// few per cent of transient errors draining at a few events a second.
+// (after any Retry-After): counted as one, a few per cent of transient
+// errors would hold a spool's drain to a few events a second.
 func (s *Sink) runReplayer(ctx context.Context) {
 	defer close(s.replayerDone)
 	defer s.saveAhead() // before replayerDone: Shutdown closes the spool after it

@@ -11,23 +11,23 @@ import (
 const (
 	// replayEventsInFlight is the most event-format requests the replayer
 	// has in flight. Posted one at a time, an endpoint with tens of
-	// milliseconds of latency drained the spool slower than concurrent live
-	// pushes (which queue behind it) filled it, and the sink never left it.
+	// milliseconds of latency would drain the spool slower than concurrent
+	// live pushes (which queue behind it) fill it.
 	replayEventsInFlight = 64
 	// replayEventsSpan bounds how far past the first unsettled line the
 	// window may post. Lines delivered beyond that line are acknowledged
-	// only in memory (ahead, saved on a clean stop), so a crash sends them again:
-	// unbounded, each SIGTERM during replay at 5 % of 503s resent about 800
-	// events. Four windows let a slow request at the head be overtaken.
+	// only in memory (ahead, saved on a clean stop), so a crash sends them
+	// again; the bound keeps that to a few windows. Four windows let a slow
+	// request at the head be overtaken.
 	replayEventsSpan = 4 * replayEventsInFlight
 	// replayEventsPerBatch is the spool batch the replayer takes in event
 	// format. The window rolls within a batch and waits for its slowest
-	// request only at the batch's end, so the batch is many windows long:
-	// settled 64 at a time, a 50–200 ms endpoint took about 270 events/s.
+	// request only at the batch's end, so the batch is many windows long
+	// (settled a window at a time, a 50–200 ms endpoint is slow to drain).
 	replayEventsPerBatch = 1024
 	// replayStopGrace is how long posts in flight may still land once the
-	// replayer is stopped. Cancelled at once, a SIGTERM during replay
-	// resent up to a window of events the endpoint had already taken.
+	// replayer is stopped. Cancelled at once, a SIGTERM during replay would
+	// resend up to a window of events the endpoint had already taken.
 	replayStopGrace = 2 * time.Second
 )
 

@@ -163,7 +163,7 @@ func (w *eventWindow) settle(ctx context.Context, ack func(bytes, lines int)) {
 // byStatus sums results into one part for the lines taken and one per
 // status that refused lines, in order of first appearance: one drop
 // logged per status, not per line (under a flood of refusals the
-// collector's log sampling kept 11 lines of 200).
+// collector's log sampling drops most lines).
 func byStatus(results []replayResult) []outcome {
 	parts := []outcome{{}}
 	for _, r := range results {

@@ -209,8 +209,8 @@ func (st *streamer) deliver(ctx context.Context, batch []byte, lines int) error 
 func (st *streamer) acknowledge(n int64, lines int) {
 	next := st.pos + n
 	// The endpoint has the batch, so memory moves on even when the sidecar
-	// cannot be written (a full disk): held back, the same batch went out
-	// again every round and the file, never trimmed, kept the disk full.
+	// cannot be written (a full disk): held back, the same batch would go
+	// out again every round and the file, never trimmed, keep the disk full.
 	// The sidecar stays behind (a restart resends from it, at-least-once)
 	// until a later write catches it up.
 	st.s.saveOffset(next)
