@@ -14,7 +14,7 @@ GOTESTSUM_VERSION   ?= v1.13.0
 # unpacked offline copy (file:///…), see README "Vulnerabilities".
 VULNDB    ?= https://vuln.go.dev
 
-.PHONY: all test unit e2e vet bench bench-check bench-e2e bench-single bench-canon fuzz lint vulncheck build install run clean
+.PHONY: all test unit e2e vet bench bench-check bench-e2e bench-single bench-sync bench-canon fuzz lint vulncheck build install run clean
 
 all: test
 
@@ -78,6 +78,18 @@ bench-single: build
 	cd bench && $(GO) build -mod=mod -o ../$(BIN)/bench-single ./cmd/single
 	./$(BIN)/bench-single -ours $(BIN)/otelcol-sandboxaudit -sink $(BENCH_SINK) -clients $(BENCH_CLIENTS) \
 		-rounds $(BENCH_ROUNDS) $(if $(BENCH_PREVIOUS),-previous $(BENCH_PREVIOUS))
+
+## bench-sync: fail-closed audit per operation: sandboxtrace DeliverySync and
+## DeliverySyncFinish against fsync batch and never, BENCH_SYNC_SESSIONS
+## concurrent sessions, and a stand-in for the Python HttpProxySink sync sink
+## (bench/sync/proxy_sink.py), alternated BENCH_SYNC_ROUNDS times in one run
+BENCH_SYNC_ROUNDS   ?= 8
+BENCH_SYNC_OPS      ?= 2000
+BENCH_SYNC_SESSIONS ?= 64
+bench-sync: build
+	cd bench && $(GO) build -mod=mod -o ../$(BIN)/bench-sync ./cmd/sync
+	./$(BIN)/bench-sync -ours $(BIN)/otelcol-sandboxaudit -script bench/sync/proxy_sink.py \
+		-rounds $(BENCH_SYNC_ROUNDS) -ops $(BENCH_SYNC_OPS) -sessions $(BENCH_SYNC_SESSIONS)
 
 ## bench-canon: `sandboxaudit canon` vs the Python stand-in (bench/canon/reference.py,
 ## needs python3 with pydantic 2) on BENCH_EVENTS HttpProxySink bodies
