@@ -13,11 +13,12 @@ import (
 	"github.com/sandboxaudit/sandboxaudit/internal/secretlog"
 )
 
-// base64Token is a token with base64's "/", "+" and "=" in it.
-const base64Token = "wJalrXUtnFEMI/K7MDENG+bPxRfiCY=="
-
-// pythonQuote is urllib.parse.quote(s) for a base64 token: "/" kept.
-func pythonQuote(s string) string { return strings.NewReplacer("+", "%2B", "=", "%3D").Replace(s) }
+// base64Token is a token with base64's "/", "+" and "=" in it, and
+// quotedToken is it as Python's urllib.parse.quote writes it ("/" kept).
+const (
+	base64Token = "wJalrXUtnFEMI/K7MDENG+bPxRfiCY=="
+	quotedToken = "wJalrXUtnFEMI/K7MDENG%2BbPxRfiCY%3D%3D"
+)
 
 // Through the sink: such an echo shows the withheld mark, and the token
 // reaches no log and no error.
@@ -45,7 +46,7 @@ func TestShowResponseBodyWithholdsAnUnredactedEcho(t *testing.T) {
 // escaped padding) is withheld, not shown nearly whole.
 func TestWithholdingSeesPastTheExcerptsCut(t *testing.T) {
 	tok := base64Token
-	quoted := pythonQuote(tok)
+	quoted := quotedToken
 	f := newFixture(t, FormatNDJSON, false, func(s *Settings) {
 		s.Client = &http.Client{Timeout: 2 * time.Second, Transport: bearer{http.DefaultTransport, tok}}
 		s.ShowResponseBody = true
