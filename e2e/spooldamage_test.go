@@ -51,13 +51,13 @@ func TestDamagedSpoolDeliversTheIntactEvents(t *testing.T) {
 
 	// 13 bytes into the middle of line 10 (raw NULs: no JSON holds them),
 	// in place; then line 60 overwritten whole, its newline kept.
-	off := lineOffset(lines, 10) + int64(len(lines[10])/2)
+	off := spoolLineOffset(lines, 10) + int64(len(lines[10])/2)
 	writeSpoolAt(t, spool, off, append([]byte("\x00INSERTED13\x00\x00"), bytes.Join(lines, nil)[off:]...))
-	lost[eventID(t, lines[10])] = true
+	lost[lineEventID(t, lines[10])] = true
 	lines = spoolLines(t, spool)
-	lost[eventID(t, lines[60])] = true
+	lost[lineEventID(t, lines[60])] = true
 	n := len(lines[60]) - 1
-	writeSpoolAt(t, spool, lineOffset(lines, 60), []byte(strings.Repeat("secret=hunter2 ", n)[:n]))
+	writeSpoolAt(t, spool, spoolLineOffset(lines, 60), []byte(strings.Repeat("secret=hunter2 ", n)[:n]))
 	post(3)
 
 	// The last 100 bytes cut: the last line is torn, and the events
@@ -65,19 +65,19 @@ func TestDamagedSpoolDeliversTheIntactEvents(t *testing.T) {
 	lines = spoolLines(t, spool)
 	last := len(lines) - 1
 	require.Greater(t, len(lines[last]), 100)
-	require.NoError(t, os.Truncate(spool, lineOffset(lines, len(lines))-100))
-	lost[eventID(t, lines[last])] = true
+	require.NoError(t, os.Truncate(spool, spoolLineOffset(lines, len(lines))-100))
+	lost[lineEventID(t, lines[last])] = true
 	post(4)
 
 	// The sidecar deleted: written again, and said so, while running.
 	require.NoError(t, os.Remove(spool+".offset"))
-	waitLog(t, edge, "sidecar was missing")
+	waitLogHas(t, edge, "sidecar was missing")
 	_, err := os.Stat(spool + ".offset")
 	require.NoError(t, err)
 	post(5)
-	waitLog(t, edge, "spool replay failed") // the cause of the failed rounds, at WARN
+	waitLogHas(t, edge, "spool replay failed") // the cause of the failed rounds, at WARN
 
-	central := startEndpoint(t, centralAddr)
+	central := startRecordingEndpoint(t, centralAddr)
 	intact := map[string]bool{}
 	for id := range acked {
 		if !lost[id] {
@@ -104,7 +104,7 @@ func TestDamagedSpoolDeliversTheIntactEvents(t *testing.T) {
 	edge.stop(t)
 	require.NoError(t, os.Remove(spool+".offset"))
 	again := startCollector(t, "edge-again", filepath.Join(dir, "edge"), cfg, edgeAddr)
-	waitLog(t, again, "taken as this exporter's spool")
+	waitLogHas(t, again, "taken as this exporter's spool")
 	kept, err := filepath.Glob(spool + ".adopted-*")
 	require.NoError(t, err)
 	require.Len(t, kept, 1, "the file as found is kept under a second name")
@@ -113,7 +113,7 @@ func TestDamagedSpoolDeliversTheIntactEvents(t *testing.T) {
 	for _, id := range ids {
 		batch6[id] = true
 	}
-	central = startEndpoint(t, centralAddr)
+	central = startRecordingEndpoint(t, centralAddr)
 	central.waitFor(t, batch6, 30*time.Second)
 	waitSpoolEmpty(t, spool)
 	require.Equal(t, batch6, central.ids())
@@ -137,8 +137,8 @@ func spoolLines(t *testing.T, path string) [][]byte {
 	return lines[:len(lines)-1] // after the last newline
 }
 
-// lineOffset is where line i starts.
-func lineOffset(lines [][]byte, i int) int64 {
+// spoolLineOffset is where line i starts.
+func spoolLineOffset(lines [][]byte, i int) int64 {
 	var off int64
 	for _, l := range lines[:i] {
 		off += int64(len(l))
@@ -156,15 +156,15 @@ func writeSpoolAt(t *testing.T, path string, off int64, b []byte) {
 	require.NoError(t, f.Close())
 }
 
-func eventID(t *testing.T, line []byte) string {
+func lineEventID(t *testing.T, line []byte) string {
 	t.Helper()
 	e, err := auditevent.Decode(line)
 	require.NoError(t, err)
 	return e.EventID.String()
 }
 
-// waitLog waits (bounded) until the collector's log holds text.
-func waitLog(t *testing.T, c *collector, text string) {
+// waitLogHas waits (bounded) until the collector's log holds text.
+func waitLogHas(t *testing.T, c *collector, text string) {
 	t.Helper()
 	deadline := time.Now().Add(deliveryTimeout)
 	for !bytes.Contains(mustRead(t, c.log), []byte(text)) {
@@ -183,9 +183,9 @@ func waitSpoolEmpty(t *testing.T, path string) {
 	}
 }
 
-// endpoint is an HTTP server on 127.0.0.1 that takes every request and
+// recordingEndpoint is an HTTP server on 127.0.0.1 that takes every request and
 // records the events it holds, and what it could not decode.
-type endpoint struct {
+type recordingEndpoint struct {
 	srv *http.Server
 
 	mu     sync.Mutex
@@ -194,7 +194,7 @@ type endpoint struct {
 	bodies [][]byte
 }
 
-func startEndpoint(t *testing.T, addr string) *endpoint {
+func startRecordingEndpoint(t *testing.T, addr string) *recordingEndpoint {
 	t.Helper()
 	var ln net.Listener
 	deadline := time.Now().Add(startTimeout)
@@ -206,16 +206,16 @@ func startEndpoint(t *testing.T, addr string) *endpoint {
 		require.True(t, time.Now().Before(deadline), "listen on %s: %v", addr, err)
 		time.Sleep(pollInterval)
 	}
-	ep := &endpoint{got: map[string]bool{}}
+	ep := &recordingEndpoint{got: map[string]bool{}}
 	ep.srv = &http.Server{Handler: http.HandlerFunc(ep.handle), ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = ep.srv.Serve(ln) }()
 	t.Cleanup(ep.close)
 	return ep
 }
 
-func (ep *endpoint) close() { _ = ep.srv.Shutdown(context.Background()) }
+func (ep *recordingEndpoint) close() { _ = ep.srv.Shutdown(context.Background()) }
 
-func (ep *endpoint) handle(w http.ResponseWriter, r *http.Request) {
+func (ep *recordingEndpoint) handle(w http.ResponseWriter, r *http.Request) {
 	sc := bufio.NewScanner(r.Body)
 	sc.Buffer(make([]byte, 0, 64<<10), 16<<20)
 	var body bytes.Buffer
@@ -234,7 +234,7 @@ func (ep *endpoint) handle(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(http.StatusOK)
 }
 
-func (ep *endpoint) ids() map[string]bool {
+func (ep *recordingEndpoint) ids() map[string]bool {
 	ep.mu.Lock()
 	defer ep.mu.Unlock()
 	out := map[string]bool{}
@@ -244,13 +244,13 @@ func (ep *endpoint) ids() map[string]bool {
 	return out
 }
 
-func (ep *endpoint) undecodable() int {
+func (ep *recordingEndpoint) undecodable() int {
 	ep.mu.Lock()
 	defer ep.mu.Unlock()
 	return ep.bad
 }
 
-func (ep *endpoint) saw(text string) bool {
+func (ep *recordingEndpoint) saw(text string) bool {
 	ep.mu.Lock()
 	defer ep.mu.Unlock()
 	for _, b := range ep.bodies {
@@ -262,7 +262,7 @@ func (ep *endpoint) saw(text string) bool {
 }
 
 // waitFor waits, at most limit, until every id of want has arrived.
-func (ep *endpoint) waitFor(t *testing.T, want map[string]bool, limit time.Duration) {
+func (ep *recordingEndpoint) waitFor(t *testing.T, want map[string]bool, limit time.Duration) {
 	t.Helper()
 	deadline := time.Now().Add(limit)
 	for {
