@@ -186,7 +186,7 @@ func (v *verifier) verifyPath(ctx context.Context, name string, stdin io.Reader)
 		return v.verifyReader(ctx, stdinName, r)
 	}
 	if strings.HasSuffix(name, filesink.ZstdSuffix) && v.opts.key == nil {
-		return v.verifyParts(ctx, []integrity.TrailPart{{Path: name, Compressed: true}}, nil)
+		return v.verifyParts(ctx, []integrity.TrailPart{{Path: name, Compressed: true}}, nil, nil)
 	}
 	f, err := openRegular(name)
 	if err != nil {
