@@ -11,7 +11,6 @@ import (
 	"syscall"
 
 	"github.com/klauspost/compress/zstd"
-	"golang.org/x/mod/sumdb/tlog"
 
 	"github.com/sandboxaudit/sandboxaudit/internal/filesink"
 	"github.com/sandboxaudit/sandboxaudit/internal/fsutil"
@@ -342,5 +341,3 @@ func (l *fileLog) retire(seg filesink.Segment) error {
 	}
 	return fmt.Errorf("integrity: %s is not sealed into the log of %s yet", name, l.path)
 }
-
-var _ tlog.HashReader = (*hashStore)(nil)
