@@ -2,8 +2,10 @@ package filesink
 
 import (
 	"context"
+	"errors"
 	"path/filepath"
 	"testing"
+	"time"
 )
 
 // BenchmarkWriteBatchRotation is the file sink's throughput with rotation
@@ -39,5 +41,42 @@ func BenchmarkWriteBatchRotation(b *testing.B) {
 				b.Fatal(err)
 			}
 		})
+	}
+}
+
+// BenchmarkRotationCostInterleaved writes 16 MB (40 batches) to a sink
+// without rotation, then to one that rotates at 16 MB and compresses,
+// alternately in each iteration, and reports the ratio of the time spent
+// in the second to the first: the cost of rotation and compression, with
+// the drift of a shared machine spread over both.
+func BenchmarkRotationCostInterleaved(b *testing.B) {
+	data := batchOf(1000, 400)
+	dir := b.TempDir()
+	off, err := New(Options{Path: filepath.Join(dir, "off", "events.jsonl"), Fsync: FsyncBatch})
+	if err != nil {
+		b.Fatal(err)
+	}
+	on, err := New(Options{Path: filepath.Join(dir, "on", "events.jsonl"), Fsync: FsyncBatch,
+		Rotation: &Rotation{MaxBytes: 16 << 20, Compress: true, MaxBackups: 4}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	var spent [2]time.Duration
+	for b.Loop() {
+		for i, s := range []*Sink{off, on} {
+			start := time.Now()
+			for range 40 {
+				if err := s.WriteBatch(ctx, testSession, data); err != nil {
+					b.Fatal(err)
+				}
+			}
+			spent[i] += time.Since(start)
+		}
+	}
+	b.ReportMetric(float64(spent[1])/float64(spent[0]), "on/off")
+	b.StopTimer()
+	if err := errors.Join(off.Close(), on.Close()); err != nil {
+		b.Fatal(err)
 	}
 }
