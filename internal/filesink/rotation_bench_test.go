@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -45,26 +47,31 @@ func BenchmarkWriteBatchRotation(b *testing.B) {
 }
 
 // BenchmarkRotationCostInterleaved writes 16 MB (40 batches) to a sink
-// without rotation, then to one that rotates at 16 MB and compresses,
-// alternately in each iteration, and reports the ratio of the time spent
-// in the second to the first: the cost of rotation and compression, with
-// the drift of a shared machine spread over both.
+// without rotation, to one that rotates at 16 MB, and to one that rotates
+// and compresses, in turn in each iteration, and reports the time spent in
+// each rotating sink over the time spent in the plain one: the cost of
+// rotation and of compression, with the drift of a shared machine spread
+// over all three.
 func BenchmarkRotationCostInterleaved(b *testing.B) {
 	data := batchOf(1000, 400)
 	dir := b.TempDir()
-	off, err := New(Options{Path: filepath.Join(dir, "off", "events.jsonl"), Fsync: FsyncBatch})
-	if err != nil {
-		b.Fatal(err)
+	var sinks []*Sink
+	for name, rot := range map[string]*Rotation{
+		"a-off":  nil,
+		"b-none": {MaxBytes: 16 << 20, MaxBackups: 4},
+		"c-zstd": {MaxBytes: 16 << 20, Compress: true, MaxBackups: 4},
+	} {
+		s, err := New(Options{Path: filepath.Join(dir, name, "events.jsonl"), Fsync: FsyncBatch, Rotation: rot})
+		if err != nil {
+			b.Fatal(err)
+		}
+		sinks = append(sinks, s)
 	}
-	on, err := New(Options{Path: filepath.Join(dir, "on", "events.jsonl"), Fsync: FsyncBatch,
-		Rotation: &Rotation{MaxBytes: 16 << 20, Compress: true, MaxBackups: 4}})
-	if err != nil {
-		b.Fatal(err)
-	}
+	slices.SortFunc(sinks, func(x, y *Sink) int { return strings.Compare(x.tmpl.static, y.tmpl.static) })
 	ctx := context.Background()
-	var spent [2]time.Duration
+	spent := make([]time.Duration, len(sinks))
 	for b.Loop() {
-		for i, s := range []*Sink{off, on} {
+		for i, s := range sinks {
 			start := time.Now()
 			for range 40 {
 				if err := s.WriteBatch(ctx, testSession, data); err != nil {
@@ -74,9 +81,14 @@ func BenchmarkRotationCostInterleaved(b *testing.B) {
 			spent[i] += time.Since(start)
 		}
 	}
-	b.ReportMetric(float64(spent[1])/float64(spent[0]), "on/off")
+	b.ReportMetric(float64(spent[1])/float64(spent[0]), "rotation/off")
+	b.ReportMetric(float64(spent[2])/float64(spent[0]), "rotation+zstd/off")
 	b.StopTimer()
-	if err := errors.Join(off.Close(), on.Close()); err != nil {
+	var errs []error
+	for _, s := range sinks {
+		errs = append(errs, s.Close())
+	}
+	if err := errors.Join(errs...); err != nil {
 		b.Fatal(err)
 	}
 }
