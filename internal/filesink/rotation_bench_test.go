@@ -2,8 +2,12 @@ package filesink
 
 import (
 	"context"
+	"errors"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
+	"time"
 )
 
 // BenchmarkWriteBatchRotation is the file sink's throughput with rotation
@@ -39,5 +43,52 @@ func BenchmarkWriteBatchRotation(b *testing.B) {
 				b.Fatal(err)
 			}
 		})
+	}
+}
+
+// BenchmarkRotationCostInterleaved writes 16 MB (40 batches) to a sink
+// without rotation, to one that rotates at 16 MB, and to one that rotates
+// and compresses, in turn in each iteration, and reports the time spent in
+// each rotating sink over the time spent in the plain one: the cost of
+// rotation and of compression, with the drift of a shared machine spread
+// over all three.
+func BenchmarkRotationCostInterleaved(b *testing.B) {
+	data := batchOf(1000, 400)
+	dir := b.TempDir()
+	var sinks []*Sink
+	for name, rot := range map[string]*Rotation{
+		"a-off":  nil,
+		"b-none": {MaxBytes: 16 << 20, MaxBackups: 4},
+		"c-zstd": {MaxBytes: 16 << 20, Compress: true, MaxBackups: 4},
+	} {
+		s, err := New(Options{Path: filepath.Join(dir, name, "events.jsonl"), Fsync: FsyncBatch, Rotation: rot})
+		if err != nil {
+			b.Fatal(err)
+		}
+		sinks = append(sinks, s)
+	}
+	slices.SortFunc(sinks, func(x, y *Sink) int { return strings.Compare(x.tmpl.static, y.tmpl.static) })
+	ctx := context.Background()
+	spent := make([]time.Duration, len(sinks))
+	for b.Loop() {
+		for i, s := range sinks {
+			start := time.Now()
+			for range 40 {
+				if err := s.WriteBatch(ctx, testSession, data); err != nil {
+					b.Fatal(err)
+				}
+			}
+			spent[i] += time.Since(start)
+		}
+	}
+	b.ReportMetric(float64(spent[1])/float64(spent[0]), "rotation/off")
+	b.ReportMetric(float64(spent[2])/float64(spent[0]), "rotation+zstd/off")
+	b.StopTimer()
+	var errs []error
+	for _, s := range sinks {
+		errs = append(errs, s.Close())
+	}
+	if err := errors.Join(errs...); err != nil {
+		b.Fatal(err)
 	}
 }

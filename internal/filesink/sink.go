@@ -234,13 +234,15 @@ func (s *Sink) writeAll(f *os.File, b []byte) error {
 // Close closes every cached file. Writes still in flight finish and close
 // their file when they return; later writes fail with ErrClosed.
 func (s *Sink) Close() error {
+	// Before the lock: a retention step may be waiting for the sealer,
+	// which may be waiting for a writer that needs the lock to finish.
+	s.maint.stop()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
 		return nil
 	}
 	s.closed = true
-	s.maint.stop()
 	for _, of := range s.files {
 		if of.refs == 0 {
 			s.dropLocked(of)

@@ -417,7 +417,7 @@ func (l *fileLog) checkStillSigned() error {
 // checks the tree against the newest checkpoint.
 func (l *fileLog) hashAll(audit *os.File, store *hashStore, size int64, res *sealResult) error {
 	had := store.n
-	complete, err := l.hashLines(io.NewSectionReader(audit, 0, size), audit.Name(), store)
+	complete, _, err := l.hashLines(io.NewSectionReader(audit, 0, size), audit.Name(), store)
 	if err != nil {
 		return err
 	}
@@ -431,15 +431,16 @@ func (l *fileLog) hashAll(audit *os.File, store *hashStore, size int64, res *sea
 // leaves up to the newest checkpoint are folded into a tree of their own,
 // started from the signed compact range at l.first (the store's interior
 // hashes are not trusted to stand for the lines), whose root must be the
-// checkpoint's. It returns the bytes of complete lines read.
-func (l *fileLog) hashLines(r io.Reader, name string, store *hashStore) (int64, error) {
+// checkpoint's. It returns the bytes of complete lines read and the leaf
+// index after the last one.
+func (l *fileLog) hashLines(r io.Reader, name string, store *hashStore) (int64, int64, error) {
 	had := store.n
 	if had < l.first {
-		return 0, tampered(l.path, "the hash store holds %d lines, fewer than the %d of the closed segments", had, l.first)
+		return 0, 0, tampered(l.path, "the hash store holds %d lines, fewer than the %d of the closed segments", had, l.first)
 	}
 	tree, err := l.treeAtFirst()
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	checkRoot := l.hasLast && l.last.N > l.first
 	var rootAtLast tlog.Hash
@@ -469,22 +470,22 @@ func (l *fileLog) hashLines(r io.Reader, name string, store *hashStore) (int64, 
 	})
 	if _, err := bufio.NewReaderSize(r, 256<<10).WriteTo(lh); err != nil {
 		if errors.Is(err, ErrTampered) {
-			return 0, err
+			return 0, 0, err
 		}
-		return 0, fmt.Errorf("integrity: hash %s: %w", name, err)
+		return 0, 0, fmt.Errorf("integrity: hash %s: %w", name, err)
 	}
 	if i < had {
-		return 0, tampered(l.path, "the file has %d lines but %d were sealed (cut back or lines deleted)", i-l.first, had-l.first)
+		return 0, 0, tampered(l.path, "the file has %d lines but %d were sealed (cut back or lines deleted)", i-l.first, had-l.first)
 	}
 	if checkRoot {
 		if store.n < l.last.N {
-			return 0, tampered(l.path, "the file has %d lines, fewer than the %d of the newest checkpoint", store.n-l.first, l.last.N-l.first)
+			return 0, 0, tampered(l.path, "the file has %d lines, fewer than the %d of the newest checkpoint", store.n-l.first, l.last.N-l.first)
 		}
 		if rootAtLast != l.last.Hash {
-			return 0, tampered(l.path, "the first %d lines do not match the newest checkpoint's root hash", l.last.N-l.first)
+			return 0, 0, tampered(l.path, "the first %d lines do not match the newest checkpoint's root hash", l.last.N-l.first)
 		}
 	}
-	return lh.Complete(), nil
+	return lh.Complete(), i, nil
 }
 
 // hashNew appends the lines after the sealed offset.

@@ -11,7 +11,6 @@ import (
 	"syscall"
 
 	"github.com/klauspost/compress/zstd"
-	"golang.org/x/mod/sumdb/tlog"
 
 	"github.com/sandboxaudit/sandboxaudit/internal/filesink"
 	"github.com/sandboxaudit/sandboxaudit/internal/fsutil"
@@ -174,11 +173,12 @@ func (l *fileLog) rotatedSince() bool {
 // line is checked against the store.
 func (l *fileLog) sealSegment(ctx context.Context, seg filesink.Segment, store *hashStore, cps *os.File, res *sealResult) error {
 	had := store.n
+	var last int64 // the leaf index after the segment's last line
 	var err error
 	if seg.Compressed {
-		err = l.hashCompressed(seg.Path, store)
+		last, err = l.hashCompressed(seg.Path, store)
 	} else {
-		err = l.hashPlainSegment(ctx, seg.Plain, store, res)
+		last, err = l.hashPlainSegment(ctx, seg.Plain, store, res)
 	}
 	if err != nil {
 		return err
@@ -188,7 +188,7 @@ func (l *fileLog) sealSegment(ctx context.Context, seg filesink.Segment, store *
 	if err != nil {
 		return fmt.Errorf("integrity: %s: %w", l.path, err)
 	}
-	end, err := compactRange(store.n, store)
+	end, err := compactRange(last, store)
 	if err != nil {
 		return fmt.Errorf("integrity: %s: %w", l.path, err)
 	}
@@ -200,13 +200,13 @@ func (l *fileLog) sealSegment(ctx context.Context, seg filesink.Segment, store *
 			return err
 		}
 	}
-	rec := SegmentRecord{Origin: l.logOrigin(), Name: filepath.Base(seg.Plain), First: l.first, Count: store.n - l.first, Range: start, EndRange: end}
+	rec := SegmentRecord{Origin: l.logOrigin(), Name: filepath.Base(seg.Plain), First: l.first, Count: last - l.first, Range: start, EndRange: end}
 	if err := l.appendSegmentRecord(rec); err != nil {
 		return err
 	}
 	l.segLog.Segments = append(l.segLog.Segments, rec)
 	l.storeSize = store.size()
-	l.setFirst(store.n)
+	l.setFirst(last)
 	l.dev, l.ino = 0, 0
 	return nil
 }
@@ -214,32 +214,32 @@ func (l *fileLog) sealSegment(ctx context.Context, seg filesink.Segment, store *
 // hashPlainSegment hashes a plain segment under the writers' flock (a
 // writer that opened the path before the rotation may still append its
 // line), closing a torn last line first.
-func (l *fileLog) hashPlainSegment(ctx context.Context, name string, store *hashStore, res *sealResult) error {
+func (l *fileLog) hashPlainSegment(ctx context.Context, name string, store *hashStore, res *sealResult) (int64, error) {
 	f, err := os.OpenFile(name, os.O_RDWR|os.O_APPEND|noFollow, 0)
 	if errors.Is(err, os.ErrNotExist) {
 		// Compressed meanwhile.
 		return l.hashCompressed(name+filesink.ZstdSuffix, store)
 	}
 	if err != nil {
-		return fmt.Errorf("integrity: %w", err)
+		return 0, fmt.Errorf("integrity: %w", err)
 	}
 	defer func() { _ = f.Close() }()
 	unlock, locked, err := l.lock(ctx, f)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	defer unlock()
 	fi, err := f.Stat()
 	if err != nil {
-		return fmt.Errorf("integrity: %w", err)
+		return 0, fmt.Errorf("integrity: %w", err)
 	}
 	size := fi.Size()
 	if locked && size > 0 {
 		if torn, err := endsTorn(f, size); err != nil {
-			return err
+			return 0, err
 		} else if torn {
 			if _, err := f.Write([]byte{'\n'}); err != nil {
-				return fmt.Errorf("integrity: close torn last line of %s: %w", name, err)
+				return 0, fmt.Errorf("integrity: close torn last line of %s: %w", name, err)
 			}
 			res.repaired = append(res.repaired, "closed a torn last line of segment "+filepath.Base(name))
 			size++
@@ -247,27 +247,29 @@ func (l *fileLog) hashPlainSegment(ctx context.Context, name string, store *hash
 	}
 	st, ok := fi.Sys().(*syscall.Stat_t)
 	if l.known && ok && uint64(st.Dev) == l.dev && st.Ino == l.ino && size >= l.off {
-		return hashRange(f, l.off, size, NewLeafHasher(store.add))
+		// The store held this file's lines and no more (l.known).
+		err := hashRange(f, l.off, size, NewLeafHasher(store.add))
+		return store.n, err
 	}
-	_, err = l.hashLines(io.NewSectionReader(f, 0, size), name, store)
-	return err
+	_, last, err := l.hashLines(io.NewSectionReader(f, 0, size), name, store)
+	return last, err
 }
 
 // hashCompressed checks a compressed segment's lines against the store
 // and adds the ones it lacks.
-func (l *fileLog) hashCompressed(name string, store *hashStore) error {
+func (l *fileLog) hashCompressed(name string, store *hashStore) (int64, error) {
 	f, _, err := fsutil.OpenRegular(name, os.O_RDONLY|noFollow, 0)
 	if err != nil {
-		return fmt.Errorf("integrity: %w", err)
+		return 0, fmt.Errorf("integrity: %w", err)
 	}
 	defer func() { _ = f.Close() }()
 	dec, err := zstd.NewReader(bufio.NewReaderSize(f, 64<<10), zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true))
 	if err != nil {
-		return fmt.Errorf("integrity: %s: %w", name, err)
+		return 0, fmt.Errorf("integrity: %s: %w", name, err)
 	}
 	defer dec.Close()
-	_, err = l.hashLines(dec, name, store)
-	return err
+	_, last, err := l.hashLines(dec, name, store)
+	return last, err
 }
 
 // logOrigin is the log's origin: its checkpoints', or the default for a
@@ -342,5 +344,3 @@ func (l *fileLog) retire(seg filesink.Segment) error {
 	}
 	return fmt.Errorf("integrity: %s is not sealed into the log of %s yet", name, l.path)
 }
-
-var _ tlog.HashReader = (*hashStore)(nil)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"syscall"
 
@@ -66,7 +65,7 @@ func holdsALine(path string) bool {
 				return true
 			}
 		}
-		if err == io.EOF || err != nil {
+		if err != nil {
 			return false
 		}
 	}

@@ -250,3 +250,33 @@ func TestStartRefusesACutBackTrail(t *testing.T) {
 	err = newSealer(t, k).SealAtStart(bg, path)
 	require.ErrorIs(t, err, ErrTampered)
 }
+
+// A collector killed right after a rotation's rename, before its sealer
+// recorded the segment (and after it had sealed some of the segment's
+// lines as the active file's): the restart seals the segment into the log
+// and records it, and the trail verifies as one log.
+func TestRestartRecordsASegmentRotatedBeforeTheKill(t *testing.T) {
+	path, pub, k := rotatedTrail(t, 100, false, 0)
+	segs, err := filesink.Segments(path)
+	require.NoError(t, err)
+	last := segs[len(segs)-1]
+	// More lines after the last seal, then the rename the sink does.
+	appendLocked(t, path, lines(100, 103))
+	next := strings.Replace(last.Path, fmt.Sprintf("-%06d.", last.Seq), fmt.Sprintf("-%06d.", last.Seq+1), 1)
+	require.NoError(t, os.Rename(path, next))
+	appendLocked(t, path, lines(104, 105)) // a writer goes on in a new file
+
+	s := newSealer(t, k)
+	require.NoError(t, s.SealAtStart(bg, path))
+	require.NoError(t, s.Close(bg))
+	res := checkTrail(t, path, pub)
+	require.Empty(t, res.Failures)
+	require.Equal(t, int64(106), res.Lines)
+	require.Equal(t, int64(106), res.Sealed)
+	v, err := LoadVerifierKey(pub)
+	require.NoError(t, err)
+	sl, err := LoadSegmentLog(path, v)
+	require.NoError(t, err)
+	require.Equal(t, filepath.Base(next), sl.Segments[len(sl.Segments)-1].Name)
+	require.Equal(t, int64(104), sl.End())
+}
