@@ -201,11 +201,13 @@ func TestIntegrityCollectorAndPythonWriter(t *testing.T) {
 		require.Error(t, err, "collector started over checkpoints of another key")
 		require.Contains(t, string(c2out), "not signed by key e2e-audit+")
 		// ...and a checkpoint forged with that key is named by verify.
-		require.NoError(t, os.Remove(p+".checkpoints"))
-		require.NoError(t, os.Remove(p+".tlog"))
+		// (The collector refuses a file without signed history at start:
+		// log reset is the explicit act that seals it afresh.)
+		code, out := runCLI(t, "log", "reset", "--signing-key", otherKey, p)
+		require.Equal(t, 0, code, out)
 		c3 := startCollector(t, "collector-forging", t.TempDir(), integrityConfig(sandbox2, p, otherKey, "200ms"), sandbox2)
 		c3.stop(t)
-		code, out := runCLI(t, "verify", "--key", pubPath, p)
+		code, out = runCLI(t, "verify", "--key", pubPath, p)
 		require.Equal(t, 1, code, out)
 		require.Contains(t, out, "checkpoint #1: not signed by key e2e-audit+")
 	})
