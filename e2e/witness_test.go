@@ -99,15 +99,15 @@ func TestWitnessLitewitness(t *testing.T) {
 	require.Equal(t, 0, code, out)
 	require.Contains(t, out, "witness: lines=24 witnessed=24 unwitnessed=0")
 
-	// The key holder edits a line, removes the sidecars and lets the
-	// collector seal the edited file afresh with the same key.
+	// The key holder edits a line and seals the edited file afresh with
+	// the same key (log reset moves the old sidecars aside), then starts
+	// the collector.
 	b := mustRead(t, auditPath)
 	edited := bytes.Replace(b, []byte(`"duration_ms":12.5`), []byte(`"duration_ms":99.5`), 1)
 	require.NotEqual(t, b, edited)
 	require.NoError(t, os.WriteFile(auditPath, edited, 0o600))
-	for _, s := range []string{integrity.StoreSuffix, integrity.CheckpointsSuffix, integrity.WitnessedSuffix} {
-		require.NoError(t, os.Remove(auditPath+s))
-	}
+	code, out = runCLI(t, "log", "reset", "--signing-key", keyPath, auditPath)
+	require.Equal(t, 0, code, out)
 	col2 := startCollector(t, "collector2", filepath.Join(dir, "second"), cfg, sandboxAddr)
 	col2.waitReady(t)
 	waitFor(t, "the collector's ERROR about the witness", func() bool {

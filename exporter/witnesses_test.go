@@ -2,9 +2,12 @@ package sandboxauditexporter
 
 import (
 	"context"
+	"fmt"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -131,4 +134,55 @@ func lastWitnessedRecord(t *testing.T, path string) []byte {
 	}
 	require.NotNil(t, last)
 	return last
+}
+
+// A witness (or a service that is not one) whose response net/http cannot
+// parse, echoing the request: the error the collector logs shows neither
+// the header's token nor the endpoint's query.
+func TestWitnessTransportErrorsEchoNothing(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer func() { _ = ln.Close() }()
+	go func() {
+		for { // ends when the listener closes
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			buf := make([]byte, 4096)
+			n, _ := c.Read(buf)
+			line, _, _ := strings.Cut(string(buf[:n]), "\r\n") // the request line, query and all
+			auth := ""
+			if _, rest, ok := strings.Cut(string(buf[:n]), "Authorization: "); ok {
+				auth, _, _ = strings.Cut(rest, "\r\n")
+			}
+			_, _ = c.Write([]byte("HTTP/1.1 200 OK\r\n" + auth + " " + line + "\r\n\r\n"))
+			_ = c.Close()
+		}
+	}()
+	keyPath, pubPath := writeKeys(t)
+	logKey, err := integrity.LoadVerifierKey(pubPath)
+	require.NoError(t, err)
+	fw := witnesstest.Start(t, "witness.example/w1", logKey) // for its key only
+	path := filepath.Join(t.TempDir(), "audit.jsonl")
+	cfg := syncConfig()
+	withFile(cfg, path, auditevent.PolicyOverride{})
+	ic := withIntegrity(cfg, keyPath)
+	cc := confighttp.NewDefaultClientConfig()
+	cc.Endpoint = "http://" + ln.Addr().String() + "/w?key=QUERYSECRET"
+	cc.Headers.Set("Authorization", "Bearer WITNESSTOKEN")
+	ic.Witnesses = []WitnessConfig{{ClientConfig: cc, PublicKey: fw.VKey}}
+
+	core, logs := observer.New(zapcore.InfoLevel)
+	te := startWitnessedExporters(t, cfg, zap.New(core))
+	require.NoError(t, te.traces.ConsumeTraces(context.Background(), buildTraces(t, sampleSpans()...)))
+	te.shutdown(t)
+	errs := logs.FilterLevelExact(zapcore.ErrorLevel).All()
+	require.NotEmpty(t, errs)
+	for _, e := range errs {
+		msg := fmt.Sprint(e.ContextMap())
+		require.NotContains(t, msg, "WITNESSTOKEN")
+		require.NotContains(t, msg, "QUERYSECRET")
+	}
+	require.Equal(t, int64(1), te.counter(t, "otelcol_sandboxaudit_exporter_witness_failures", "reason", "unreachable"))
 }

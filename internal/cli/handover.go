@@ -120,6 +120,12 @@ func handoverWitnesses(values []string) (*witness.Pool, error) {
 }
 
 func (h *handover) run(ctx context.Context, pool *witness.Pool, out io.Writer) error {
+	if integrity.HasSegments(h.path) {
+		// Its closed segments would sit beside the new log, which names
+		// none of them, and the collector would refuse it.
+		return fmt.Errorf("%s has closed segments: handing over a rotated trail is not supported, "+
+			"since its segments would sit beside the new log, which names none of them", h.path)
+	}
 	sealer, err := integrity.NewSealer(integrity.Settings{Keys: h.keys, Interval: time.Second})
 	if err != nil {
 		return err
@@ -167,12 +173,12 @@ func (h *handover) run(ctx context.Context, pool *witness.Pool, out io.Writer) e
 // never over an existing file.
 func retire(path string, now time.Time) (string, error) {
 	to := path + ".retired-" + now.Format("20060102T150405Z")
-	for _, suffix := range []string{"", integrity.StoreSuffix, integrity.CheckpointsSuffix, integrity.WitnessedSuffix} {
+	for _, suffix := range []string{"", integrity.StoreSuffix, integrity.CheckpointsSuffix, integrity.SegmentsSuffix, integrity.WitnessedSuffix} {
 		if _, err := os.Lstat(to + suffix); err == nil {
 			return "", fmt.Errorf("%s exists already", to+suffix)
 		}
 	}
-	for _, suffix := range []string{"", integrity.StoreSuffix, integrity.CheckpointsSuffix, integrity.WitnessedSuffix} {
+	for _, suffix := range []string{"", integrity.StoreSuffix, integrity.CheckpointsSuffix, integrity.SegmentsSuffix, integrity.WitnessedSuffix} {
 		if err := os.Rename(path+suffix, to+suffix); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return "", fmt.Errorf("retire %s: %w", path+suffix, err)
 		}

@@ -78,9 +78,13 @@ func TestVerifyRefusesARetiredLogThatGrew(t *testing.T) {
 		oldKey := strings.TrimSuffix(oldPub, ".pub") + ".key"
 		keys, err := integrity.LoadSigningKey(oldKey)
 		require.NoError(t, err)
-		sealer, err := integrity.NewSealer(integrity.Settings{Keys: keys, Interval: 1e9})
+		// The collector refuses a retired log; the key holder signs on by hand.
+		_, c, err := integrity.NewestSigned(retired, keys.Verifier)
 		require.NoError(t, err)
-		require.NoError(t, sealer.Seal(context.Background(), retired))
+		c.N++
+		next, err := integrity.SignCheckpoint(c, keys.Signer)
+		require.NoError(t, err)
+		require.NoError(t, integrity.AppendHandover(retired, next))
 		res := run(t, "", "verify", "--key", oldPub, "--allow-open", retired, path)
 		require.Equal(t, 1, res.code, res.stdout)
 		require.Contains(t, res.stdout, "1 checkpoints were signed after the final one: the retired log went on")
@@ -109,4 +113,30 @@ func TestLogHandoverUsage(t *testing.T) {
 	res = run(t, "", "log", "handover", "--signing-key", keyPath, "--next-key", strings.TrimSuffix(keyPath, ".key")+".pub", path)
 	require.Equal(t, 2, res.code)
 	require.Contains(t, res.stderr, "--next-key: is the key being retired")
+}
+
+// A retired log put back where the collector writes is not sealed on.
+func TestSealerRefusesARetiredLog(t *testing.T) {
+	_, retired, oldPub, _, _ := handedOver(t)
+	keys, err := integrity.LoadSigningKey(strings.TrimSuffix(oldPub, ".pub") + ".key")
+	require.NoError(t, err)
+	s, f := op(sessionA, "stop", "a000000000000009", 7, 8)
+	appendFlocked(t, retired, canonLines(s, f))
+	sealer, err := integrity.NewSealer(integrity.Settings{Keys: keys, Interval: 1e9})
+	require.NoError(t, err)
+	err = sealer.Seal(context.Background(), retired)
+	require.ErrorIs(t, err, integrity.ErrRetired)
+	require.ErrorContains(t, err, `final checkpoint at 8 lines; the log goes on as "cli-test-2027/audit.jsonl"`)
+}
+
+func TestLogHandoverRefusesARotatedTrail(t *testing.T) {
+	path, keyPath, _, _ := rotatedFixture(t, 30)
+	dir := t.TempDir()
+	res := run(t, "", "keygen", "--name", "next", "--out", dir)
+	require.Equal(t, 0, res.code, res.stderr)
+	res = run(t, "", "log", "handover", "--signing-key", keyPath, "--next-key", filepath.Join(dir, "next.pub"), path)
+	require.Equal(t, 1, res.code, res.stdout)
+	require.Contains(t, res.stderr, "handing over a rotated trail is not supported")
+	_, err := os.Stat(path)
+	require.NoError(t, err, "nothing was moved")
 }

@@ -2,13 +2,16 @@ package cli
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/sandboxaudit/sandboxaudit/internal/filesink"
 	"github.com/sandboxaudit/sandboxaudit/internal/integrity"
 	"github.com/sandboxaudit/sandboxaudit/internal/witness"
 	"github.com/sandboxaudit/sandboxaudit/internal/witness/witnesstest"
@@ -176,4 +179,47 @@ func reseal(t *testing.T, path, keyPath string, dropWitnessed bool) {
 	sealer, err := integrity.NewSealer(integrity.Settings{Keys: keys, Interval: 1e9})
 	require.NoError(t, err)
 	require.NoError(t, sealer.Seal(context.Background(), path))
+}
+
+// A rotated, compressed trail sealed with two witnesses cosigning: verify
+// --witness checks the cosigned checkpoints across the segments, and
+// refuses the trail once the key holder re-seals an edited copy.
+func TestVerifyWitnessOnATrail(t *testing.T) {
+	dir := t.TempDir()
+	res := run(t, "", "keygen", "--name", "cli-test", "--out", filepath.Join(dir, "keys"))
+	require.Equal(t, 0, res.code, res.stderr)
+	keys, err := integrity.LoadSigningKey(filepath.Join(dir, "keys", "cli-test.key"))
+	require.NoError(t, err)
+	pub := filepath.Join(dir, "keys", "cli-test.pub")
+	fw := witnesstest.Start(t, "w1.example/w", keys.Verifier)
+	w, err := witness.NewWitness(fw.URL, fw.VKey, nil, nil)
+	require.NoError(t, err)
+	pool, err := witness.NewPool([]*witness.Witness{w}, 1, nil, nil)
+	require.NoError(t, err)
+	wkey := filepath.Join(dir, "w1.vkey")
+	require.NoError(t, os.WriteFile(wkey, []byte(fw.VKey), 0o644))
+	sealer, err := integrity.NewSealer(integrity.Settings{Keys: keys, Interval: time.Second, Witnesses: pool})
+	require.NoError(t, err)
+	path := filepath.Join(dir, "trail", "events.jsonl")
+	sink, err := filesink.New(filesink.Options{Path: path, OnWrite: sealer.Wrote,
+		Rotation: &filesink.Rotation{MaxBytes: 4 << 10, BeforeRemove: sealer.Retire}})
+	require.NoError(t, err)
+	ctx := context.Background()
+	for i := range 40 {
+		s, f := op(sessionA, "exec", fmt.Sprintf("a%015d", i), int64(2*i+1), int64(2*i+2))
+		require.NoError(t, sink.WriteBatch(ctx, sessionA.String(), []byte(canonLines(s, f))))
+		if i%5 == 4 {
+			require.NoError(t, sealer.SealPending(ctx))
+		}
+	}
+	require.NoError(t, sink.Close())
+	require.NoError(t, sealer.Close(ctx))
+	segs, err := filesink.Segments(path)
+	require.NoError(t, err)
+	require.Greater(t, len(segs), 2)
+
+	res = run(t, "", "verify", "--key", pub, "--witness", wkey, filepath.Dir(path))
+	require.Equal(t, 0, res.code, res.stdout+res.stderr)
+	require.Contains(t, res.stdout, "witness: lines=80 witnessed=80 unwitnessed=0")
+	require.Equal(t, int64(80), fw.Size("cli-test/events.jsonl"))
 }

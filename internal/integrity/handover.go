@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 
+	"go.uber.org/zap"
 	"golang.org/x/mod/sumdb/note"
 
 	"github.com/sandboxaudit/sandboxaudit/internal/fsutil"
@@ -140,6 +141,36 @@ func ReadHandover(path string, v note.Verifier) (HandoverState, error) {
 			st.Final = &h
 		}
 	}
+}
+
+// ErrRetired means a log ends with its final checkpoint: it was handed
+// over to another key and is never sealed again.
+var ErrRetired = errors.New("the log was handed over to another key")
+
+// refuseRetired refuses to seal a file whose checkpoints end with a final
+// one (a retired log put back at a path the collector writes): signing on
+// would continue a log whose key was retired. Checked once per file and
+// process; logged at ERROR.
+func (s *Sealer) refuseRetired(path string) error {
+	s.wit.mu.Lock()
+	err, seen := s.wit.retired[path]
+	s.wit.mu.Unlock()
+	if seen {
+		return err
+	}
+	st, rerr := ReadHandover(path, s.set.Keys.Verifier)
+	if rerr == nil && st.Final != nil {
+		err = fmt.Errorf("integrity: %s: %w (final checkpoint at %d lines; the log goes on as %q): "+
+			"the collector does not sign a retired log", path, ErrRetired, st.Final.N, st.Final.NextOrigin)
+		s.set.Logger.Error("integrity: file not sealed", zap.String("path", path), zap.Error(err))
+	}
+	s.wit.mu.Lock()
+	defer s.wit.mu.Unlock()
+	if s.wit.retired == nil || len(s.wit.retired) >= maxIdleLogs {
+		s.wit.retired = map[string]error{}
+	}
+	s.wit.retired[path] = err
+	return err
 }
 
 // FirstOrigin is the origin of the first record of the checkpoints sidecar

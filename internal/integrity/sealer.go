@@ -180,6 +180,9 @@ func (s *Sealer) SealPending(ctx context.Context) error {
 
 // sealPath seals one file; called with sealMu held.
 func (s *Sealer) sealPath(ctx context.Context, path string) error {
+	if err := s.refuseRetired(path); err != nil {
+		return err
+	}
 	l := s.logFor(path)
 	wasBroken := l.broken != nil
 	res, err := l.seal(ctx)

@@ -43,6 +43,9 @@ type WitnessCheck struct {
 	tree      Frontier
 	pending   []witnessedRec // records at the size the tree reaches next
 	lastSize  int64          // the size of the last record read
+	// skipBelow is the size the tree started at: lines before it were
+	// removed by retention, and records below it cannot be checked.
+	skipBelow int64
 	vouched   map[string]int64
 	res       WitnessResult
 }
@@ -141,10 +144,25 @@ func (w *WitnessCheck) cosigners(rec []byte) []string {
 	return out
 }
 
+// StartPart is called before the first part of a trail is written: when
+// retention removed the segments before it, the tree starts from the
+// part's signed compact range, as the trail's checker does.
+func (w *WitnessCheck) StartPart(p TrailPart) {
+	if p.Record == nil || p.Record.First == 0 || w.tree.Size() != 0 {
+		return
+	}
+	t, err := p.Record.Start()
+	if err != nil {
+		return // the trail's checker reports it
+	}
+	w.tree, w.skipBelow = t, t.Size()
+	w.readUpTo(t.Size())
+}
+
 // settle checks one record now that the tree has its size.
 func (w *WitnessCheck) settle(r witnessedRec) {
-	if len(r.signers) == 0 {
-		return // no trusted witness vouches for it
+	if len(r.signers) == 0 || r.c.N < w.skipBelow {
+		return // no trusted witness vouches for it, or its lines are gone
 	}
 	if r.c.N > w.tree.Size() {
 		w.fail(0, r.num, "checkpoint #%d, which witnesses %v cosigned, covers %d lines, but the file has only %d: cut back",

@@ -47,6 +47,9 @@ type witnessing struct {
 	// retry holds files whose newest checkpoint lacks the quorum: every
 	// round submits it again, written to or not.
 	retry map[string]bool
+	// retired is, per file seen, why it is refused as a retired log (nil:
+	// it is not one).
+	retired map[string]error
 }
 
 // addWitnessRetries adds the files waiting for cosignatures to a round.

@@ -14,6 +14,16 @@ import (
 // trips each checkpoint took: 1 per witness in the steady state, 2 after a
 // restart (the 409 that tells the witness's size, then the retry).
 func BenchmarkCosign(b *testing.B) {
+	// The peer: what a checkpoint costs without witnesses (signing it).
+	b.Run("peer=sign-only", func(b *testing.B) {
+		log := newTestLog(b, "example.com/log")
+		for range b.N {
+			b.StopTimer()
+			log.add(10, "l")
+			b.StartTimer()
+			_ = log.checkpoint()
+		}
+	})
 	for _, n := range []int{1, 3} {
 		b.Run(fmt.Sprintf("witnesses=%d", n), func(b *testing.B) {
 			log := newTestLog(b, "example.com/log")

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"go.uber.org/zap"
 	"golang.org/x/mod/sumdb/note"
@@ -15,8 +16,13 @@ import (
 // witness that names a new size every time is refusing.
 const maxConflicts = 3
 
-// maxLogged bounds the errors remembered to log each cause once.
+// maxLogged bounds the errors remembered to log each cause once, and the
+// sizes remembered per origin.
 const maxLogged = 4096
+
+// downFor is how long a witness that could not be reached is not asked
+// again.
+const downFor = 5 * time.Second
 
 // Prover returns the consistency proof from the tree of size old to the
 // checkpoint being submitted.
@@ -45,6 +51,15 @@ type Pool struct {
 	// that refuses every round the same way is logged once (and counted
 	// every time), and again once it has cosigned.
 	logged map[knownKey]string
+	// down is, per witness that could not be reached, until when it is
+	// not asked again and the error that stopped it: the seal round goes
+	// on without waiting for its timeout once per file.
+	down map[int]downWitness
+}
+
+type downWitness struct {
+	until time.Time
+	err   error
 }
 
 type knownKey struct {
@@ -61,7 +76,7 @@ func NewPool(witnesses []*Witness, quorum int, logger *zap.Logger, observer Obse
 	if logger == nil {
 		logger = zap.NewNop()
 	}
-	return &Pool{witnesses: witnesses, quorum: quorum, logger: logger, observer: observer, known: map[knownKey]int64{}, logged: map[knownKey]string{}}, nil
+	return &Pool{witnesses: witnesses, quorum: quorum, logger: logger, observer: observer, known: map[knownKey]int64{}, logged: map[knownKey]string{}, down: map[int]downWitness{}}, nil
 }
 
 // Quorum is the number of cosignatures a checkpoint needs.
@@ -138,7 +153,11 @@ func (p *Pool) submit(ctx context.Context, i int, origin string, n int64, signed
 	key := knownKey{witness: i, origin: origin}
 	p.mu.Lock()
 	old := p.known[key]
+	d, isDown := p.down[i]
 	p.mu.Unlock()
+	if isDown && time.Now().Before(d.until) {
+		return nil, d.err
+	}
 	for range maxConflicts + 1 {
 		if old > n {
 			return nil, fmt.Errorf("the witness cosigned a tree of %d lines, more than this log's %d: "+
@@ -152,6 +171,13 @@ func (p *Pool) submit(ctx context.Context, i int, origin string, n int64, signed
 			}
 		}
 		line, err := w.AddCheckpoint(ctx, old, proof, signed)
+		if err != nil && Reason(err) == "unreachable" {
+			err = fmt.Errorf("%w (not asked again for %s)", err, downFor)
+			p.mu.Lock()
+			p.down[i] = downWitness{until: time.Now().Add(downFor), err: err}
+			p.mu.Unlock()
+			return nil, err
+		}
 		var ce *ConflictError
 		if errors.As(err, &ce) {
 			if ce.Size == old {
@@ -164,7 +190,11 @@ func (p *Pool) submit(ctx context.Context, i int, origin string, n int64, signed
 			return nil, err
 		}
 		p.mu.Lock()
+		if len(p.known) >= maxLogged {
+			clear(p.known) // each origin learns its size again from a 409
+		}
 		p.known[key] = n
+		delete(p.down, i)
 		p.mu.Unlock()
 		return line, nil
 	}

@@ -3,6 +3,7 @@ package witness_test
 import (
 	"context"
 	"net/http"
+	"net/http/httptest"
 	"sync"
 	"testing"
 
@@ -10,7 +11,6 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest/observer"
-	"golang.org/x/mod/sumdb/note"
 
 	"github.com/sandboxaudit/sandboxaudit/internal/witness"
 	"github.com/sandboxaudit/sandboxaudit/internal/witness/witnesstest"
@@ -154,7 +154,7 @@ func TestPoolQuorumWithOneWitnessDown(t *testing.T) {
 	require.Len(t, cosigs, 1)
 	require.Equal(t, map[string]int{"witness.example/w2/refused": 1}, obs.failed)
 	require.Len(t, logs.FilterLevelExact(zapcore.ErrorLevel).All(), 1)
-	var _ note.Verifier = p.Verifiers()[0]
+	require.Len(t, p.Verifiers(), 2)
 }
 
 func TestNewPoolRefusesABadQuorum(t *testing.T) {
@@ -166,4 +166,42 @@ func TestNewPoolRefusesABadQuorum(t *testing.T) {
 		_, err := witness.NewPool([]*witness.Witness{w}, q, nil, nil)
 		require.ErrorContains(t, err, "witness_quorum")
 	}
+}
+
+// A witness that cannot be reached is not asked again for a while, so a
+// round over many files does not wait for it once per file; each skipped
+// submission is still counted, and the cause logged once.
+func TestPoolRestsAnUnreachableWitness(t *testing.T) {
+	log := newTestLog(t, "example.com/log")
+	w1 := witnesstest.Start(t, "witness.example/w1", log.verifier)
+	var mu sync.Mutex
+	calls := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		calls++
+		mu.Unlock()
+		conn, _, err := w.(http.Hijacker).Hijack()
+		if err == nil {
+			_ = conn.Close() // no answer at all
+		}
+	}))
+	defer srv.Close()
+	down, err := witness.NewWitness(srv.URL, w1.VKey, nil, nil)
+	require.NoError(t, err)
+	core, logs := observer.New(zapcore.InfoLevel)
+	obs := &countingObserver{cosigned: map[string]int{}, failed: map[string]int{}}
+	p, err := witness.NewPool([]*witness.Witness{down}, 1, zap.New(core), obs)
+	require.NoError(t, err)
+	log.add(2, "a")
+	for range 3 {
+		_, quorum := p.Cosign(context.Background(), "f", log.origin, log.n, log.checkpoint(), log.prover())
+		require.False(t, quorum)
+	}
+	mu.Lock()
+	require.Equal(t, 1, calls, "asked once, then rested")
+	mu.Unlock()
+	require.Equal(t, map[string]int{"witness.example/w1/unreachable": 3}, obs.failed)
+	errs := logs.FilterLevelExact(zapcore.ErrorLevel).All()
+	require.Len(t, errs, 1)
+	require.Contains(t, errs[0].ContextMap()["error"], "not asked again for 5s")
 }
