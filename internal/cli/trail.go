@@ -90,7 +90,7 @@ func segmentParts(path string) []integrity.TrailPart {
 
 // verifyParts runs the plain checks over the parts in order, each
 // decompressed, teeing the bytes to the trail checker when there is one.
-func (v *verifier) verifyParts(ctx context.Context, parts []integrity.TrailPart, tc *integrity.TrailChecker, also io.Writer) error {
+func (v *verifier) verifyParts(ctx context.Context, parts []integrity.TrailPart, tc *integrity.TrailChecker) error {
 	for i, p := range parts {
 		r, err := p.Open()
 		if err != nil {
@@ -99,9 +99,10 @@ func (v *verifier) verifyParts(ctx context.Context, parts []integrity.TrailPart,
 		var src io.Reader = r
 		if tc != nil {
 			tc.BeginPart(i)
-			w := tc.Writer()
-			if also != nil {
-				w = io.MultiWriter(w, also)
+			var w io.Writer = tc.Writer()
+			if wc := v.trailWitness; wc != nil {
+				wc.StartPart(p)
+				w = io.MultiWriter(w, wc.Writer())
 			}
 			src = io.TeeReader(r, w)
 		}
@@ -127,7 +128,7 @@ func (v *verifier) verifyTrail(ctx context.Context, path string) error {
 	}
 	tc, err := integrity.NewTrailChecker(tr, v.opts.key)
 	if err != nil {
-		if err := v.verifyParts(ctx, segmentParts(path), nil, nil); err != nil {
+		if err := v.verifyParts(ctx, segmentParts(path), nil); err != nil {
 			return err
 		}
 		v.sum.Problems++
@@ -141,22 +142,17 @@ func (v *verifier) verifyTrail(ctx context.Context, path string) error {
 		}
 		v.afterRetention[len(v.files)] = true
 	}
-	// The witnesses' cosigned checkpoints are checked over the same
-	// stream; after retention the check starts, as the trail's does, from
-	// the first segment's signed compact range.
-	var also io.Writer
 	wc, err := v.newWitnessCheck(path)
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	if wc != nil {
 		defer func() { _ = wc.Close() }()
-		also = wc.Writer()
-		if len(tr.Parts) > 0 {
-			wc.StartPart(tr.Parts[0])
-		}
 	}
-	if err := v.verifyParts(ctx, tr.Parts, tc, also); err != nil {
+	v.trailWitness = wc
+	err = v.verifyParts(ctx, tr.Parts, tc)
+	v.trailWitness = nil
+	if err != nil {
 		return err
 	}
 	if wc != nil {

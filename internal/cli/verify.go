@@ -135,8 +135,10 @@ type verifier struct {
 	stdin    *os.File // stdin spooled for the second look (repeats.go)
 	// handovers are the key handovers seen so far (verify_handover.go).
 	handovers handovers
-	sum       summary
-	buf       []byte
+	// trailWitness is the witness check of the trail being verified.
+	trailWitness *integrity.WitnessCheck
+	sum          summary
+	buf          []byte
 	// afterRetention marks the files (by index) that open a trail whose
 	// older segments retention removed: a finish there may have lost its
 	// start with them.
@@ -186,7 +188,7 @@ func (v *verifier) verifyPath(ctx context.Context, name string, stdin io.Reader)
 		return v.verifyReader(ctx, stdinName, r)
 	}
 	if strings.HasSuffix(name, filesink.ZstdSuffix) && v.opts.key == nil {
-		return v.verifyParts(ctx, []integrity.TrailPart{{Path: name, Compressed: true}}, nil, nil)
+		return v.verifyParts(ctx, []integrity.TrailPart{{Path: name, Compressed: true}}, nil)
 	}
 	f, err := openRegular(name)
 	if err != nil {
