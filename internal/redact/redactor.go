@@ -1,0 +1,219 @@
+// Package redact cuts credentials out of audit event data: built-in
+// detectors for high-confidence formats and secret-named values, the user's
+// patterns and names, exceptions, and markers that name the kind cut
+// (optionally with a keyed hash of the secret). It works on text only; the
+// payload policy decides where it applies.
+package redact
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+
+	"github.com/sandboxaudit/sandboxaudit/auditevent"
+)
+
+// Redactor applies one effective redact policy. It is safe for concurrent
+// use and never changes after New.
+type Redactor struct {
+	settings Settings
+	patterns []*regexp.Regexp
+	allow    []*regexp.Regexp
+	keys     []string // normalized
+	hashKey  []byte
+}
+
+// New builds the redactor for s; nil when s turns redaction off. Errors
+// name the key (the config's Validate reports them first, at start).
+func New(s Settings) (*Redactor, error) {
+	if !s.Enabled {
+		return nil, nil
+	}
+	r := &Redactor{settings: s}
+	for i, p := range s.Patterns {
+		re, err := compile(p)
+		if err != nil {
+			return nil, fmt.Errorf("patterns[%d]: %w", i, err)
+		}
+		r.patterns = append(r.patterns, re)
+	}
+	for i, p := range s.Allow {
+		re, err := compile(p)
+		if err != nil {
+			return nil, fmt.Errorf("allow[%d]: %w", i, err)
+		}
+		r.allow = append(r.allow, re)
+	}
+	for _, k := range s.Keys {
+		if n := normalizeName(k); n != "" {
+			r.keys = append(r.keys, n)
+		}
+	}
+	if s.HashKeyFile != "" {
+		key, err := loadHashKey(s.HashKeyFile)
+		if err != nil {
+			return nil, fmt.Errorf("hash_key_file: %w", err)
+		}
+		r.hashKey = key
+	}
+	return r, nil
+}
+
+// Settings returns the policy r applies.
+func (r *Redactor) Settings() Settings { return r.settings }
+
+// String returns s with every secret cut, and whether anything was; c
+// counts the cuts by kind.
+func (r *Redactor) String(s string, c *Counts) (string, bool) {
+	return r.redact(s, 0, false, c)
+}
+
+// redact cuts s. whole, when set, cuts all of s as kind (a value whose name
+// says secret) unless it cannot be one.
+func (r *Redactor) redact(s string, kind Kind, whole bool, c *Counts) (string, bool) {
+	sc := scanner{s: s, keys: r.keys}
+	if whole {
+		sc.cutValue(0, len(s), kind)
+	}
+	if len(sc.spans) == 0 {
+		sc.scan()
+	}
+	spans := r.allowed(s, sc.spans)
+	out, changed := r.apply(s, spans, c)
+	if len(r.patterns) == 0 {
+		return out, changed
+	}
+	out2, changed2 := r.apply(out, r.allowed(out, r.patternSpans(out)), c)
+	return out2, changed || changed2
+}
+
+// patternSpans are the user patterns' matches in s outside markers,
+// merged where they overlap.
+func (r *Redactor) patternSpans(s string) []span {
+	var spans []span
+	for _, re := range r.patterns {
+		group := 0
+		if re.NumSubexp() > 0 {
+			group = 1
+		}
+		for _, m := range re.FindAllStringSubmatchIndex(s, -1) {
+			lo, hi := m[2*group], m[2*group+1]
+			if lo < hi && !overlapsMarker(s, lo, hi) {
+				spans = append(spans, span{lo, hi, KindCustomPattern})
+			}
+		}
+	}
+	return merge(spans)
+}
+
+// overlapsMarker reports whether s[lo:hi] shares a byte with a marker.
+func overlapsMarker(s string, lo, hi int) bool {
+	for i := 0; i < len(s); {
+		k := indexFrom(s, markerPrefix, i)
+		if k < 0 || k >= hi {
+			return false
+		}
+		end, ok := markerAt(s, k)
+		if !ok {
+			i = k + 1
+			continue
+		}
+		if end > lo {
+			return true
+		}
+		i = end
+	}
+	return false
+}
+
+func indexFrom(s, sub string, i int) int {
+	for ; i+len(sub) <= len(s); i++ {
+		if s[i] == sub[0] && s[i:i+len(sub)] == sub {
+			return i
+		}
+	}
+	return -1
+}
+
+// merge sorts spans and joins overlapping ones, keeping the first kind.
+func merge(spans []span) []span {
+	if len(spans) < 2 {
+		return spans
+	}
+	slices.SortFunc(spans, func(a, b span) int { return a.lo - b.lo })
+	out := spans[:1]
+	for _, sp := range spans[1:] {
+		last := &out[len(out)-1]
+		if sp.lo < last.hi {
+			last.hi = max(last.hi, sp.hi)
+			continue
+		}
+		out = append(out, sp)
+	}
+	return out
+}
+
+// allowed drops the spans whose text an allow pattern matches.
+func (r *Redactor) allowed(s string, spans []span) []span {
+	if len(r.allow) == 0 {
+		return spans
+	}
+	return slices.DeleteFunc(spans, func(sp span) bool {
+		for _, re := range r.allow {
+			if re.MatchString(s[sp.lo:sp.hi]) {
+				return true
+			}
+		}
+		return false
+	})
+}
+
+// apply replaces the spans (sorted, disjoint) of s by markers.
+func (r *Redactor) apply(s string, spans []span, c *Counts) (string, bool) {
+	if len(spans) == 0 {
+		return s, false
+	}
+	out := make([]byte, 0, len(s)+32*len(spans))
+	last := 0
+	for _, sp := range spans {
+		out = append(out, s[last:sp.lo]...)
+		out = appendMarker(out, sp.kind, s[sp.lo:sp.hi], r.hashKey)
+		last = sp.hi
+		if c != nil {
+			c[sp.kind]++
+		}
+	}
+	out = append(out, s[last:]...)
+	return string(out), true
+}
+
+// Data returns d with every string value redacted: by its own text, by the
+// name of any member it sits under (a secret name cuts the whole value),
+// and after an argv flag that names a secret (["--password", "x"]).
+func (r *Redactor) Data(d auditevent.Data, c *Counts) (auditevent.Data, bool) {
+	return d.MapStrings(func(site *auditevent.StringSite, s string) (string, bool) {
+		sc := scanner{keys: r.keys}
+		for i := len(site.Keys) - 1; i >= 0; i-- {
+			if k, ok := sc.secretName(site.Keys[i]); ok {
+				return r.redact(s, k, true, c)
+			}
+		}
+		if site.HasPrev {
+			if k, ok := sc.flagNeedsValue(site.Prev); ok {
+				return r.redact(s, k, true, c)
+			}
+		}
+		return r.String(s, c)
+	})
+}
+
+// Ptr redacts an optional string field in place of a copy: nil stays nil.
+func (r *Redactor) Ptr(p *string, c *Counts) *string {
+	if p == nil {
+		return nil
+	}
+	if s, changed := r.String(*p, c); changed {
+		return &s
+	}
+	return p
+}
