@@ -12,6 +12,7 @@ import (
 	"github.com/sandboxaudit/sandboxaudit/exporter/internal/metadata"
 	"github.com/sandboxaudit/sandboxaudit/internal/httpsink"
 	"github.com/sandboxaudit/sandboxaudit/internal/metadatatest"
+	"github.com/sandboxaudit/sandboxaudit/internal/redact"
 )
 
 // TestMetadataMatchesCode records every metric through the code the
@@ -51,6 +52,13 @@ func TestMetadataMatchesCode(t *testing.T) {
 		func() { seal.LinesSealed(ctx, 1) },
 		func() { seal.CheckpointWritten(ctx) },
 		func() { seal.SealLag(ctx, 1) },
+		func() {
+			var every redact.Counts
+			for k := range every {
+				every[k] = 1
+			}
+			tl.redacted(ctx, &every)
+		},
 	}
 	for _, record := range recordings {
 		record()

@@ -8,6 +8,7 @@ import (
 	"go.opentelemetry.io/otel/metric"
 
 	"github.com/sandboxaudit/sandboxaudit/exporter/internal/metadata"
+	"github.com/sandboxaudit/sandboxaudit/internal/redact"
 	"github.com/sandboxaudit/sandboxaudit/internal/httpsink"
 )
 
@@ -167,4 +168,12 @@ func (o httpObserver) Refused(ctx context.Context, n int, reason string) {
 func (o httpObserver) SpoolSize(bytes int64) {
 	// The callback has no context; the gauge needs none for its value.
 	o.t.tb.SandboxauditExporterSpoolSize.Record(context.Background(), bytes)
+}
+
+// redacted adds the cuts of one encoding, by kind.
+func (t *telemetry) redacted(ctx context.Context, c *redact.Counts) {
+	c.Each(func(kind string, n int) {
+		t.tb.SandboxauditExporterSecretsRedacted.Add(ctx, int64(n),
+			metric.WithAttributeSet(attribute.NewSet(attribute.String("kind", kind))))
+	})
 }

@@ -5,9 +5,11 @@ import (
 	"context"
 	"testing"
 
+	"go.opentelemetry.io/collector/component/componenttest"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/sandboxaudit/sandboxaudit/auditevent"
+	"github.com/sandboxaudit/sandboxaudit/processor/internal/metadata"
 )
 
 // benchTraces is 100 sandbox exec spans, each with 4 KiB of raw stdout
@@ -37,7 +39,14 @@ func BenchmarkProcessTraces(b *testing.B) {
 		"include_output": {PayloadPolicy: policyWithOutput(&include)},
 	} {
 		b.Run(name, func(b *testing.B) {
-			p := newSpanPolicy(cfg)
+			tb, err := metadata.NewTelemetryBuilder(componenttest.NewNopTelemetrySettings())
+			if err != nil {
+				b.Fatal(err)
+			}
+			p, err := newSpanPolicy(cfg, tb)
+			if err != nil {
+				b.Fatal(err)
+			}
 			src := benchTraces()
 			td := ptrace.NewTraces()
 			b.ReportAllocs()

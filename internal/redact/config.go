@@ -9,30 +9,9 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/sandboxaudit/sandboxaudit/auditevent"
 	"github.com/sandboxaudit/sandboxaudit/internal/fsutil"
 )
-
-// Config is one level of the payload policy's redact section. Only the keys
-// a user writes are set (non-nil), and only those override the level below;
-// a list replaces the list below it.
-type Config struct {
-	// Enabled turns redaction on or off; on unless a level says false.
-	Enabled *bool `mapstructure:"enabled"`
-	// Patterns are RE2 expressions whose matches are cut (the first
-	// capture group's, when the expression has one).
-	Patterns []string `mapstructure:"patterns"`
-	// Keys are more names whose values are cut, compared ignoring case and
-	// punctuation.
-	Keys []string `mapstructure:"keys"`
-	// Allow are RE2 expressions: a cut whose text matches one is not made.
-	Allow []string `mapstructure:"allow"`
-	// HashKeyFile holds the key of the HMAC-SHA256 that markers carry
-	// eight hex digits of; none: markers carry no hash.
-	HashKeyFile *string `mapstructure:"hash_key_file"`
-
-	// prevent unkeyed literal initialization
-	_ struct{}
-}
 
 // minHashKeyLen is the shortest hash key accepted: a short key lets the
 // hashes be tested against guesses.
@@ -41,28 +20,29 @@ const minHashKeyLen = 16
 // maxHashKeyFileBytes bounds the key file read.
 const maxHashKeyFileBytes = 4096
 
-// Validate compiles the expressions and reads the hash key, so that a bad
-// one stops the collector at start; errors name the key and the index.
-func (c Config) Validate() error {
+// Validate compiles a level's expressions and reads its hash key, so that
+// a bad one stops the collector at start; errors name the key (relative to
+// the redact section, after prefix) and the index.
+func Validate(prefix string, c auditevent.RedactOverride) error {
 	var errs []error
 	for i, p := range c.Patterns {
 		if _, err := compile(p); err != nil {
-			errs = append(errs, fmt.Errorf("patterns[%d]: %w", i, err))
+			errs = append(errs, fmt.Errorf("%spatterns[%d]: %w", prefix, i, err))
 		}
 	}
 	for i, p := range c.Allow {
 		if _, err := compile(p); err != nil {
-			errs = append(errs, fmt.Errorf("allow[%d]: %w", i, err))
+			errs = append(errs, fmt.Errorf("%sallow[%d]: %w", prefix, i, err))
 		}
 	}
 	for i, k := range c.Keys {
 		if normalizeName(k) == "" {
-			errs = append(errs, fmt.Errorf("keys[%d]: %q has no letter or digit", i, k))
+			errs = append(errs, fmt.Errorf("%skeys[%d]: %q has no letter or digit", prefix, i, k))
 		}
 	}
 	if c.HashKeyFile != nil {
 		if _, err := loadHashKey(*c.HashKeyFile); err != nil {
-			errs = append(errs, fmt.Errorf("hash_key_file: %w", err))
+			errs = append(errs, fmt.Errorf("%shash_key_file: %w", prefix, err))
 		}
 	}
 	return errors.Join(errs...)
@@ -124,7 +104,7 @@ type Settings struct {
 func DefaultSettings() Settings { return Settings{Enabled: true} }
 
 // Merge returns s with the keys c sets replaced.
-func (s Settings) Merge(c Config) Settings {
+func (s Settings) Merge(c auditevent.RedactOverride) Settings {
 	if c.Enabled != nil {
 		s.Enabled = *c.Enabled
 	}
