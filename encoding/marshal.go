@@ -7,9 +7,9 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/sandboxaudit/sandboxaudit/auditevent"
-	"github.com/sandboxaudit/sandboxaudit/internal/redact"
 	"github.com/sandboxaudit/sandboxaudit/internal/logfield"
 	"github.com/sandboxaudit/sandboxaudit/internal/logmap"
+	"github.com/sandboxaudit/sandboxaudit/internal/redact"
 )
 
 // MarshalTraces writes the start and finish events of every sandbox span in

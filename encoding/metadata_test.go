@@ -11,8 +11,8 @@ import (
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 
 	"github.com/sandboxaudit/sandboxaudit/encoding/internal/metadata"
-	"github.com/sandboxaudit/sandboxaudit/internal/metadatatest"
 	"github.com/sandboxaudit/sandboxaudit/internal/redact"
+	"github.com/sandboxaudit/sandboxaudit/internal/testutil/metadatatest"
 )
 
 // TestMetadataMatchesCode records every metric through the extension's own

@@ -8,8 +8,8 @@ import (
 	"go.opentelemetry.io/otel/metric"
 
 	"github.com/sandboxaudit/sandboxaudit/exporter/internal/metadata"
-	"github.com/sandboxaudit/sandboxaudit/internal/redact"
 	"github.com/sandboxaudit/sandboxaudit/internal/httpsink"
+	"github.com/sandboxaudit/sandboxaudit/internal/redact"
 )
 
 // Metric attribute values.

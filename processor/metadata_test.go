@@ -12,7 +12,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 
-	"github.com/sandboxaudit/sandboxaudit/internal/metadatatest"
+	"github.com/sandboxaudit/sandboxaudit/internal/testutil/metadatatest"
 	"github.com/sandboxaudit/sandboxaudit/processor/internal/metadata"
 )
 

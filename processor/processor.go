@@ -20,6 +20,7 @@ import (
 type spanPolicy struct {
 	policies *payloadpolicy.Table
 	tb       *metadata.TelemetryBuilder
+	genAI    bool
 }
 
 func newSpanPolicy(cfg *Config, tb *metadata.TelemetryBuilder) (*spanPolicy, error) {
@@ -27,7 +28,7 @@ func newSpanPolicy(cfg *Config, tb *metadata.TelemetryBuilder) (*spanPolicy, err
 	if err != nil {
 		return nil, err
 	}
-	return &spanPolicy{policies: t, tb: tb}, nil
+	return &spanPolicy{policies: t, tb: tb, genAI: cfg.GenAIAttributes}, nil
 }
 
 func (p *spanPolicy) processTraces(ctx context.Context, td ptrace.Traces) (ptrace.Traces, error) {
@@ -72,7 +73,11 @@ func (p *spanPolicy) apply(span ptrace.Span, cuts *redact.Counts) {
 	if _, ok := attrs.Get(semconv.AttrSessionID); !ok {
 		return
 	}
-	pol := p.policies.Get(opVal.AsString())
+	op := opVal.AsString()
+	if p.genAI {
+		addGenAI(attrs, op)
+	}
+	pol := p.policies.Get(op)
 	for _, s := range streams {
 		applyOutput(attrs, s, pol, cuts)
 	}
