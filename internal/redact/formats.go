@@ -82,6 +82,10 @@ func jwtAt(s string, i, j int) (int, Kind, bool) {
 	return runEnd(s, p+1), KindJWT, true
 }
 
+// maxPEMLabel bounds the label looked for after BEGIN, so that a text full
+// of BEGIN lines costs linear time.
+const maxPEMLabel = 64
+
 // pemAt cuts a PEM private-key block from its BEGIN line through its END
 // line; a block without an END (output cut short) is cut to the end.
 func pemAt(s string, i int) (int, Kind, bool) {
@@ -90,8 +94,8 @@ func pemAt(s string, i int) (int, Kind, bool) {
 		return 0, 0, false
 	}
 	h := i + len(begin)
-	close := strings.Index(s[h:], "-----")
-	if close < 0 || close > 64 {
+	close := strings.Index(s[h:min(len(s), h+maxPEMLabel+5)], "-----")
+	if close < 0 {
 		return 0, 0, false
 	}
 	label := s[h : h+close]

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"strings"
 
 	"github.com/sandboxaudit/sandboxaudit/auditevent"
 )
@@ -198,7 +199,7 @@ func (r *Redactor) Data(d auditevent.Data, c *Counts) (auditevent.Data, bool) {
 				return r.redact(s, k, true, c)
 			}
 		}
-		if site.HasPrev {
+		if site.HasPrev && !strings.HasPrefix(s, "-") { // a flag after a flag is no value
 			if k, ok := sc.flagNeedsValue(site.Prev); ok {
 				return r.redact(s, k, true, c)
 			}

@@ -292,6 +292,16 @@ func (sc *scanner) flagNeedsValue(arg string) (Kind, bool) {
 	return sc.secretName(strings.TrimLeft(arg, "-"))
 }
 
+// isScheme: an authorization scheme name alone is no credential.
+func isScheme(w string) bool {
+	for _, scheme := range [...]string{"bearer", "basic", "token", "digest", "negotiate", "ntlm"} {
+		if strings.EqualFold(w, scheme) {
+			return true
+		}
+	}
+	return false
+}
+
 func isAuthorization(name string) bool {
 	return strings.EqualFold(name, "authorization") || strings.EqualFold(name, "proxy-authorization")
 }
@@ -313,16 +323,16 @@ func (sc *scanner) authorization(v int) int {
 	if w == v {
 		return v
 	}
-	c := w
-	for c < len(s) && (s[c] == ' ' || s[c] == '\t') {
-		c++
+	c := skipBlanks(s, w)
+	if strings.HasPrefix(s[c:], markerPrefix) {
+		return c // the credential is cut already
 	}
 	e := c
 	for e < len(s) && token68[s[e]] {
 		e++
 	}
 	if c == w || e == c { // one word: the credential itself
-		if !plausibleValue(s[v:w]) {
+		if !plausibleValue(s[v:w]) || isScheme(s[v:w]) {
 			return w
 		}
 		sc.add(v, w, KindAuthorization)
