@@ -23,6 +23,11 @@ var (
 	Password     = "hunter2-" + "Xq9"
 	APIKey       = "k3y-" + "0123abcdZ"
 	CustomKeyVal = "int-" + "auth-77Qz"
+	SecretVal    = "cl13nt-" + "s3cr3t-Qv"
+	TokenVal     = "t0k3n-" + "Vq81Lx"
+	Credential   = "cr3d-" + "Zk7Pw2"
+	PrivateKey   = "pr1v-" + "Mx4Nb8"
+	OtherAuth    = "0th3r-" + "Au7hZ9"
 	CustomMatch  = "INTERNAL-" + "493027"
 )
 
@@ -37,7 +42,8 @@ const (
 // redaction.
 func Secrets() []string {
 	return []string{GitHubToken, GitHubPAT, GitLabToken, SlackToken, OpenAIKey, AWSKeyID, AWSSecret, JWT,
-		BearerToken, BasicAuth, PEMBody, URLPassword, Password, APIKey, CustomKeyVal, CustomMatch}
+		BearerToken, BasicAuth, PEMBody, URLPassword, Password, APIKey, CustomKeyVal, CustomMatch,
+		SecretVal, TokenVal, Credential, PrivateKey, OtherAuth}
 }
 
 // Argv is a command line with a secret of every kind, flags and their
@@ -66,6 +72,10 @@ func Env() map[string]string {
 		"AWS_SECRET_ACCESS_KEY": AWSSecret,
 		"GITHUB_TOKEN":          GitHubToken,
 		"OPENAI_API_KEY":        OpenAIKey,
+		"CLIENT_SECRET":         SecretVal,
+		"VAULT_TOKEN":           TokenVal,
+		"SERVICE_CREDENTIAL":    Credential,
+		"SIGNING_PRIVATE_KEY":   PrivateKey,
 		"HOME":                  "/home/agent",
 	}
 }
@@ -76,6 +86,9 @@ func Text() string {
 	return strings.Join([]string{
 		"Authorization: Bearer " + BearerToken,
 		"Authorization: Basic " + BasicAuth,
+		"Authorization: " + OtherAuth,
+		"export CLIENT_SECRET=" + SecretVal + " VAULT_TOKEN=" + TokenVal,
+		"login --credential " + Credential + " --private-key=" + PrivateKey,
 		"export AWS_ACCESS_KEY_ID=" + AWSKeyID,
 		"aws_secret_access_key = " + AWSSecret,
 		"cloning https://alice:" + URLPassword + "@git.example.com/r.git",
