@@ -23,6 +23,7 @@ func (d Data) MapStrings(f func(site *StringSite, s string) (string, bool)) (Dat
 		return d, false
 	}
 	m := stringMapper{canon: d.canon, f: f}
+	m.site.Keys = m.keys[:0]
 	m.value(0)
 	if m.out == nil {
 		return d, false
@@ -37,8 +38,9 @@ type stringMapper struct {
 	canon []byte
 	f     func(*StringSite, string) (string, bool)
 	site  StringSite
-	out   []byte // nil until the first change
-	last  int    // canon[:last] is in out
+	keys  [8]string // Keys' first backing array: most data nests less
+	out   []byte    // nil until the first change
+	last  int       // canon[:last] is in out
 }
 
 // value walks the value at i and returns the index after it.

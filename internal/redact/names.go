@@ -1,6 +1,9 @@
 package redact
 
-import "strings"
+import (
+	"strings"
+	"unsafe"
+)
 
 // maxNameLen bounds the names classified: a longer run of word characters
 // is data, not a variable or flag name.
@@ -51,7 +54,11 @@ func (w *nameWords) add(lo, hi int) {
 	}
 }
 
-func (w *nameWords) word(i int) string { return string(w.buf[w.lo[i]:w.hi[i]]) }
+// word is a view of buf, valid while w is: classifying a name allocates
+// nothing.
+func (w *nameWords) word(i int) string {
+	return unsafe.String(&w.buf[w.lo[i]], int(w.hi[i]-w.lo[i]))
+}
 
 // secretWord is the kind a single word names, if any: the word itself or a
 // word ending in it (pgpassword, authtoken, clientsecret).
