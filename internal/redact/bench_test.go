@@ -21,6 +21,7 @@ var worstLines = map[string]string{
 	"jwt halves":    "eyJhbGciOiJIUzI1NiJ9.",
 	"base64":        "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==",
 	"markers":       "[REDACTED:x]",
+	"pattern hits":  "INTERNAL-493027 [REDACTED:x] ",
 	"plain text":    "the quick brown fox jumps over the lazy dog 0123456789 ",
 }
 

@@ -4,6 +4,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/sandboxaudit/sandboxaudit/auditevent"
 	"github.com/sandboxaudit/sandboxaudit/internal/testutil/redacttest"
 )
 
@@ -26,6 +27,36 @@ func FuzzRedact(f *testing.F) {
 		twice, changed := r.String(once, nil)
 		if changed {
 			t.Fatalf("not idempotent:\n in:    %q\n once:  %q\n twice: %q", s, once, twice)
+		}
+	})
+}
+
+// FuzzRedactData: a redacted data object is still canonical JSON, and
+// redacting it again changes nothing.
+func FuzzRedactData(f *testing.F) {
+	for _, s := range []string{
+		`{"argv":["aws","--secret-access-key","x"],"env":{"DB_PASSWORD":"p"}}`,
+		`{"a":[["--token"],"v"],"b":{"c":{"api_key":[1,"k",null]}},"d":"Authorization: Bearer abcdefabcdef12345"}`,
+		`{"é":"` + "\\u00e9 https://u:p@h" + `","n":1e400}`,
+	} {
+		f.Add(s)
+	}
+	r, err := New(Settings{Enabled: true, Patterns: []string{redacttest.UserPattern}, Keys: []string{redacttest.UserKey}})
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		d, err := auditevent.ParseData([]byte(s))
+		if err != nil {
+			return
+		}
+		once, _ := r.Data(d, nil)
+		again, err := auditevent.ParseData(once.Bytes())
+		if err != nil || again.String() != once.String() {
+			t.Fatalf("not canonical: %q (%v)", once.String(), err)
+		}
+		if twice, changed := r.Data(once, nil); changed {
+			t.Fatalf("not idempotent:\n once:  %s\n twice: %s", once.String(), twice.String())
 		}
 	})
 }

@@ -69,9 +69,29 @@ func (r *Redactor) String(s string, c *Counts) (string, bool) {
 	return r.redact(s, 0, false, c)
 }
 
+// maxPasses bounds the passes over one string. A cut can make a new
+// boundary (a user pattern's match taken out of a word leaves
+// "Authorization" before a ':'), so the passes go on until one cuts
+// nothing; two are the most the samples and the fuzzer ever needed.
+const maxPasses = 4
+
 // redact cuts s. whole, when set, cuts all of s as kind (a value whose name
 // says secret) unless it cannot be one.
 func (r *Redactor) redact(s string, kind Kind, whole bool, c *Counts) (string, bool) {
+	changed := false
+	for pass := 0; pass < maxPasses; pass++ {
+		out, cut := r.pass(s, kind, whole && pass == 0, c)
+		if !cut {
+			break
+		}
+		s, changed = out, true
+	}
+	return s, changed
+}
+
+// pass makes one pass of the built-in detectors, then one of the user
+// patterns.
+func (r *Redactor) pass(s string, kind Kind, whole bool, c *Counts) (string, bool) {
 	sc := scanner{s: s, keys: r.keys}
 	if whole {
 		sc.cutValue(0, len(s), kind)
@@ -79,8 +99,7 @@ func (r *Redactor) redact(s string, kind Kind, whole bool, c *Counts) (string, b
 	if len(sc.spans) == 0 {
 		sc.scan()
 	}
-	spans := r.allowed(s, sc.spans)
-	out, changed := r.apply(s, spans, c)
+	out, changed := r.apply(s, r.allowed(s, sc.spans), c)
 	if len(r.patterns) == 0 {
 		return out, changed
 	}
@@ -91,6 +110,7 @@ func (r *Redactor) redact(s string, kind Kind, whole bool, c *Counts) (string, b
 // patternSpans are the user patterns' matches in s outside markers,
 // merged where they overlap.
 func (r *Redactor) patternSpans(s string) []span {
+	markers := markerSpans(s)
 	var spans []span
 	for _, re := range r.patterns {
 		group := 0
@@ -99,7 +119,7 @@ func (r *Redactor) patternSpans(s string) []span {
 		}
 		for _, m := range re.FindAllStringSubmatchIndex(s, -1) {
 			lo, hi := m[2*group], m[2*group+1]
-			if lo < hi && !overlapsMarker(s, lo, hi) {
+			if lo < hi && !overlaps(markers, lo, hi) {
 				spans = append(spans, span{lo, hi, KindCustomPattern})
 			}
 		}
@@ -107,33 +127,30 @@ func (r *Redactor) patternSpans(s string) []span {
 	return merge(spans)
 }
 
-// overlapsMarker reports whether s[lo:hi] shares a byte with a marker.
-func overlapsMarker(s string, lo, hi int) bool {
-	for i := 0; i < len(s); {
-		k := indexFrom(s, markerPrefix, i)
-		if k < 0 || k >= hi {
-			return false
+// markerSpans lists the markers in s, in order.
+func markerSpans(s string) []span {
+	var out []span
+	for i := 0; ; {
+		k := strings.Index(s[i:], markerPrefix)
+		if k < 0 {
+			return out
 		}
+		k += i
 		end, ok := markerAt(s, k)
 		if !ok {
 			i = k + 1
 			continue
 		}
-		if end > lo {
-			return true
-		}
+		out = append(out, span{lo: k, hi: end})
 		i = end
 	}
-	return false
 }
 
-func indexFrom(s, sub string, i int) int {
-	for ; i+len(sub) <= len(s); i++ {
-		if s[i] == sub[0] && s[i:i+len(sub)] == sub {
-			return i
-		}
-	}
-	return -1
+// overlaps reports whether s[lo:hi] shares a byte with one of the sorted,
+// disjoint spans.
+func overlaps(spans []span, lo, hi int) bool {
+	i, _ := slices.BinarySearchFunc(spans, lo, func(sp span, lo int) int { return sp.hi - 1 - lo })
+	return i < len(spans) && spans[i].lo < hi
 }
 
 // merge sorts spans and joins overlapping ones, keeping the first kind.

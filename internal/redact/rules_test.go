@@ -127,3 +127,9 @@ func TestIdempotentOnSamples(t *testing.T) {
 		assert.NotContains(t, got, secret)
 	}
 }
+
+func TestPatternsSkipMarkers(t *testing.T) {
+	r := mustNew(t, Settings{Enabled: true, Patterns: []string{`D:[a-z]+`, `x+`, `\]y`}})
+	got, _ := r.String("[REDACTED:jwt] xx ]y [REDACTED:jwt]y", nil)
+	assert.Equal(t, "[REDACTED:jwt] [REDACTED:custom_pattern] [REDACTED:custom_pattern] [REDACTED:jwt]y", got)
+}
