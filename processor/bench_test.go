@@ -35,8 +35,9 @@ func benchTraces() ptrace.Traces {
 func BenchmarkProcessTraces(b *testing.B) {
 	include := true
 	for name, cfg := range map[string]*Config{
-		"default":        {},
-		"include_output": {PayloadPolicy: policyWithOutput(&include)},
+		"default":                   {},
+		"include_output":            {PayloadPolicy: policyWithOutput(&include)},
+		"include_output/redact=off": {PayloadPolicy: redactOff(policyWithOutput(&include))},
 	} {
 		b.Run(name, func(b *testing.B) {
 			tb, err := metadata.NewTelemetryBuilder(componenttest.NewNopTelemetrySettings())
@@ -65,4 +66,9 @@ func BenchmarkProcessTraces(b *testing.B) {
 func policyWithOutput(include *bool) (o auditevent.PolicyOverride) {
 	o.IncludeExecOutput = include
 	return o
+}
+
+func redactOff(p auditevent.PolicyOverride) auditevent.PolicyOverride {
+	p.Redact.Enabled = auditevent.Ptr(false)
+	return p
 }

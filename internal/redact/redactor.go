@@ -72,7 +72,7 @@ func (r *Redactor) String(s string, c *Counts) (string, bool) {
 // maxPasses bounds the passes over one string. A cut can make a new
 // boundary (a user pattern's match taken out of a word leaves
 // "Authorization" before a ':'), so the passes go on until one cuts
-// nothing; two are the most the samples and the fuzzer ever needed.
+// nothing, within this bound.
 const maxPasses = 4
 
 // redact cuts s. whole, when set, cuts all of s as kind (a value whose name
