@@ -97,7 +97,7 @@ func TestIntegrityConfigErrorsNameTheKey(t *testing.T) {
 	require.False(t, off.(*Config).File.Get().Integrity.HasValue())
 
 	// A section written with nothing under it (its keys commented out) is
-	// on, and refused for what it lacks: it used to turn integrity off
+	// on, and refused for what it lacks, rather than integrity being off
 	// without a word.
 	for _, section := range []map[string]any{
 		{"integrity": nil},

@@ -61,7 +61,7 @@ func (rc *recorder) requests() []recorded {
 func spoolFixture(t *testing.T) (path, content string) {
 	s1, f1 := op(sessionA, "exec", "span-1", 1, 2)
 	s2, _ := op(sessionA, "read", "span-2", 3, 4)
-	content = lines(s1, f1, s2)
+	content = canonLines(s1, f1, s2)
 	path = filepath.Join(t.TempDir(), "spool.jsonl")
 	sp, err := spool.Open(context.Background(), spool.Options{Path: path})
 	require.NoError(t, err)
@@ -79,7 +79,7 @@ func TestReplayRefusesAFileThatIsNotASpool(t *testing.T) {
 	srv := httptest.NewServer(rc)
 	defer srv.Close()
 	s1, f1 := op(sessionA, "exec", "span-1", 1, 2)
-	content := lines(s1, f1)
+	content := canonLines(s1, f1)
 	path := writeFile(t, "events.jsonl", content)
 
 	r := run(t, "", "replay", path, "--endpoint", srv.URL)
