@@ -43,22 +43,23 @@ type stringMapper struct {
 	last  int       // canon[:last] is in out
 }
 
-// value walks the value at i and returns the index after it.
-func (m *stringMapper) value(i int) int {
+// value walks the value at i and returns the index after it, and the
+// string when the value is one (as it was, before f).
+func (m *stringMapper) value(i int) (int, string, bool) {
 	switch m.canon[i] {
 	case '{':
-		return m.object(i)
+		return m.object(i), "", false
 	case '[':
-		return m.array(i)
+		return m.array(i), "", false
 	case '"':
 		end, s := m.str(i)
 		m.replace(i, end, s)
-		return end
+		return end, s, true
 	}
 	for i < len(m.canon) && m.canon[i] != ',' && m.canon[i] != ']' && m.canon[i] != '}' {
 		i++
 	}
-	return i
+	return i, "", false
 }
 
 func (m *stringMapper) object(i int) int {
@@ -67,7 +68,7 @@ func (m *stringMapper) object(i int) int {
 		end, key := m.str(i)
 		m.site.Keys = append(m.site.Keys, key)
 		m.site.HasPrev = false
-		i = m.value(end + 1) // past ':'
+		i, _, _ = m.value(end + 1) // past ':'
 		m.site.Keys = m.site.Keys[:len(m.site.Keys)-1]
 		if m.canon[i] == ',' {
 			i++
@@ -82,12 +83,7 @@ func (m *stringMapper) array(i int) int {
 	hasPrev := false
 	for m.canon[i] != ']' {
 		m.site.Prev, m.site.HasPrev = prev, hasPrev
-		start := i
-		i = m.value(i)
-		hasPrev = m.canon[start] == '"'
-		if hasPrev {
-			_, prev = m.str(start)
-		}
+		i, prev, hasPrev = m.value(i)
 		if m.canon[i] == ',' {
 			i++
 		}
@@ -99,6 +95,12 @@ func (m *stringMapper) array(i int) int {
 // str decodes the string at i and returns the index after its closing
 // quote. A string without escapes is a view of canon, which never changes.
 func (m *stringMapper) str(i int) (int, string) {
+	if end := plainEnd(m.canon, i+1); end < len(m.canon) && m.canon[end] == '"' {
+		if end == i+1 {
+			return end + 1, ""
+		}
+		return end + 1, unsafe.String(&m.canon[i+1], end-i-1)
+	}
 	p := parser{buf: m.canon, pos: i}
 	b, err := p.readString()
 	if err != nil { // canonical text always reads; keep the value as it is

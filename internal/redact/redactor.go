@@ -6,10 +6,12 @@
 package redact
 
 import (
+	"bytes"
 	"fmt"
 	"regexp"
 	"slices"
 	"strings"
+	"unsafe"
 
 	"github.com/sandboxaudit/sandboxaudit/auditevent"
 )
@@ -209,20 +211,80 @@ func (r *Redactor) apply(s string, spans []span, c *Counts) (string, bool) {
 // name of any member it sits under (a secret name cuts the whole value),
 // and after an argv flag that names a secret (["--password", "x"]).
 func (r *Redactor) Data(d auditevent.Data, c *Counts) (auditevent.Data, bool) {
-	return d.MapStrings(func(site *auditevent.StringSite, s string) (string, bool) {
-		sc := scanner{keys: r.keys}
-		for i := len(site.Keys) - 1; i >= 0; i-- {
-			if k, ok := sc.secretName(site.Keys[i]); ok {
-				return r.redact(s, k, true, c)
-			}
+	if !r.mayCut(d.Bytes()) {
+		return d, false
+	}
+	return r.walk(d, c)
+}
+
+// walk redacts every string value of d, one by one.
+func (r *Redactor) walk(d auditevent.Data, c *Counts) (auditevent.Data, bool) {
+	v := &dataVisitor{r: r, c: c, sc: scanner{keys: r.keys}}
+	v.names = v.buf[:0]
+	return d.MapStrings(v.visit)
+}
+
+// mayCut reports whether redacting the data object whose canonical text is
+// text might cut anything; false only when it cannot. The built-in
+// detectors run once over the text, as a probe that counts any secret name
+// or format as a cut: the text of a data object without escapes is its
+// strings' text with quotes and commas between them. Text with escapes,
+// and user patterns, are walked value by value.
+func (r *Redactor) mayCut(text []byte) bool {
+	if len(r.patterns) > 0 || bytes.IndexByte(text, '\\') >= 0 {
+		return true
+	}
+	sc := scanner{s: unsafe.String(unsafe.SliceData(text), len(text)), keys: r.keys, probe: true}
+	sc.scan()
+	return sc.hit
+}
+
+// dataVisitor redacts data string values, classifying each member name
+// once per walk down to it rather than once per value below it.
+type dataVisitor struct {
+	r     *Redactor
+	c     *Counts
+	sc    scanner
+	names []nameKind // the classification of site.Keys, as far as it is known
+	buf   [8]nameKind
+}
+
+type nameKind struct {
+	name   string
+	kind   Kind
+	secret bool
+}
+
+func (v *dataVisitor) visit(site *auditevent.StringSite, s string) (string, bool) {
+	if k, ok := v.underSecretName(site.Keys); ok {
+		return v.r.redact(s, k, true, v.c)
+	}
+	if site.HasPrev && !strings.HasPrefix(s, "-") { // a flag after a flag is no value
+		if k, ok := v.sc.flagNeedsValue(site.Prev); ok {
+			return v.r.redact(s, k, true, v.c)
 		}
-		if site.HasPrev && !strings.HasPrefix(s, "-") { // a flag after a flag is no value
-			if k, ok := sc.flagNeedsValue(site.Prev); ok {
-				return r.redact(s, k, true, c)
-			}
+	}
+	return v.r.redact(s, 0, false, v.c)
+}
+
+// underSecretName reports the kind of the innermost member name in keys
+// that says secret.
+func (v *dataVisitor) underSecretName(keys []string) (Kind, bool) {
+	n := 0
+	for n < len(keys) && n < len(v.names) && v.names[n].name == keys[n] {
+		n++
+	}
+	v.names = v.names[:n]
+	for _, key := range keys[n:] {
+		k, ok := v.sc.secretName(key)
+		v.names = append(v.names, nameKind{key, k, ok})
+	}
+	for i := len(v.names) - 1; i >= 0; i-- {
+		if v.names[i].secret {
+			return v.names[i].kind, true
 		}
-		return r.String(s, c)
-	})
+	}
+	return 0, false
 }
 
 // Ptr redacts an optional string field in place of a copy: nil stays nil.

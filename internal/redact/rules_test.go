@@ -133,3 +133,28 @@ func TestPatternsSkipMarkers(t *testing.T) {
 	got, _ := r.String("[REDACTED:jwt] xx ]y [REDACTED:jwt]y", nil)
 	assert.Equal(t, "[REDACTED:jwt] [REDACTED:custom_pattern] [REDACTED:custom_pattern] [REDACTED:jwt]y", got)
 }
+
+// TestProbeSeesWhatTheWalkCuts: data whose walk cuts something is never
+// skipped by the probe, in each way a value can be cut.
+func TestProbeSeesWhatTheWalkCuts(t *testing.T) {
+	r := mustNew(t, DefaultSettings())
+	for _, s := range []string{
+		`{"argv":["aws","--secret-access-key","X"]}`,
+		`{"env":{"DB_PASSWORD":"x"}}`,
+		`{"credentials":["a"]}`,
+		`{"a":{"secrets":{"b":"c"}}}`,
+		`{"h":"Authorization: Bearer abcdefabcdef123456"}`,
+		`{"l":"password: x"}`,
+		`{"l":"aws_secret_access_key = x"}`,
+		`{"u":"https://a:b@h"}`,
+		`{"t":"` + redacttest.GitHubToken + `"}`,
+		`{"j":"` + redacttest.JWT + `"}`,
+	} {
+		d := auditevent.MustParseData(s)
+		_, changed := r.walk(d, nil)
+		require.True(t, changed, s)
+		assert.True(t, r.mayCut(d.Bytes()), s)
+	}
+	clean := auditevent.MustParseData(`{"command":["python","-c","print(1)"],"cwd":"/workspace","timeout_s":30.0,"token_file":"/run/t"}`)
+	assert.False(t, r.mayCut(clean.Bytes()), "ordinary data skips the walk")
+}

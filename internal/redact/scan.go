@@ -40,17 +40,23 @@ type scanner struct {
 	s     string
 	keys  []string // the user's names, normalized
 	spans []span
+	// probe: only report whether a detector might cut anything, looser
+	// than scan (see Redactor.mayCut); hit is the answer.
+	probe, hit bool
 }
 
 func (sc *scanner) add(lo, hi int, k Kind) {
 	if hi > lo {
-		sc.spans = append(sc.spans, span{lo, hi, k})
+		sc.hit = true
+		if !sc.probe {
+			sc.spans = append(sc.spans, span{lo, hi, k})
+		}
 	}
 }
 
 func (sc *scanner) scan() {
 	s := sc.s
-	for i := 0; i < len(s); {
+	for i := 0; i < len(s) && !(sc.probe && sc.hit); {
 		c := s[i]
 		switch {
 		case wordByte[c]:
@@ -61,6 +67,9 @@ func (sc *scanner) scan() {
 			i = sc.run(i, j)
 		case c == '[':
 			i = markerEnd(s, i)
+		case c == '"' && sc.probe:
+			sc.probeFlag(i + 1)
+			i++
 		case c == ':' && strings.HasPrefix(s[i:], "://"):
 			i = sc.urlPassword(i + 3)
 		default:
@@ -135,6 +144,9 @@ func (sc *scanner) startsString(i int) bool {
 // list dash or a quote: a header or a YAML key, not a word in a sentence
 // ("failed to read token: ...").
 func (sc *scanner) lineStart(i int) bool {
+	if sc.probe {
+		return true // a string of data text may start anywhere
+	}
 	for k := i - 1; k >= 0; k-- {
 		switch sc.s[k] {
 		case '\n':
@@ -162,6 +174,10 @@ func (sc *scanner) secretName(name string) (Kind, bool) {
 func (sc *scanner) assignment(i, j, v int, toEOL bool) int {
 	kind, ok := sc.secretName(strings.TrimLeft(sc.s[i:j], "-"))
 	if !ok {
+		return j
+	}
+	if sc.probe {
+		sc.hit = true
 		return j
 	}
 	s := sc.s
@@ -271,6 +287,10 @@ func (sc *scanner) flagValue(i, j int) int {
 	if !ok {
 		return j
 	}
+	if sc.probe {
+		sc.hit = true
+		return j
+	}
 	s := sc.s
 	v := j
 	for v < len(s) && (s[v] == ' ' || s[v] == '\t') {
@@ -281,6 +301,21 @@ func (sc *scanner) flagValue(i, j int) int {
 	}
 	lo, hi := valueExtent(s, v, false)
 	return sc.cutValue(lo, hi, kind)
+}
+
+// probeFlag: in data text, a string at i that is a flag naming a secret
+// (["--password","x"]) means the next element may be cut.
+func (sc *scanner) probeFlag(i int) {
+	if i >= len(sc.s) || sc.s[i] != '-' {
+		return
+	}
+	end := strings.IndexByte(sc.s[i:], '"')
+	if end < 0 {
+		return
+	}
+	if _, ok := sc.flagNeedsValue(sc.s[i : i+end]); ok {
+		sc.hit = true
+	}
 }
 
 // flagNeedsValue reports whether an argv element is a flag that names a
@@ -309,6 +344,10 @@ func isAuthorization(name string) bool {
 // authorization cuts an Authorization header's credentials at v: after a
 // scheme word, the credential; without one, the single token.
 func (sc *scanner) authorization(v int) int {
+	if sc.probe {
+		sc.hit = true
+		return v
+	}
 	s := sc.s
 	for v < len(s) && (s[v] == ' ' || s[v] == '\t') {
 		v++
