@@ -116,12 +116,22 @@ func countPrefix(word string) bool {
 // classifyName reports whether a name says its value is a secret, and
 // which kind.
 func classifyName(name string) (Kind, bool) {
+	if !hasSecretStem(name) {
+		return 0, false
+	}
 	var w nameWords
 	if !w.split(name) {
 		return 0, false
 	}
 	if countPrefix(w.word(0)) {
 		return 0, false
+	}
+	// The value is the secret only when the name ends in a secret word or
+	// in a word that may follow one: most names fail here, at one look.
+	if last := w.word(w.count - 1); !valueSuffix(last) {
+		if _, ok := secretWord(last); !ok {
+			return 0, false
+		}
 	}
 	kind, at := Kind(0), -1
 	for i := 0; i < w.count; i++ {
@@ -151,6 +161,26 @@ func classifyName(name string) (Kind, bool) {
 		}
 	}
 	return kind, true
+}
+
+// secretStems are in every name classifyName accepts: each secret word
+// holds one (apikey and "private key" hold key).
+var secretStems = [...]string{"pass", "secret", "token", "key", "credential"}
+
+// hasSecretStem reports whether name holds a secret stem, in any case: the
+// cheap test that most names (command, cwd, path, exit_code) fail.
+func hasSecretStem(name string) bool {
+	for i := 0; i+3 <= len(name); i++ {
+		switch toLower(name[i]) {
+		case 'p', 's', 't', 'k', 'c':
+			for _, stem := range secretStems {
+				if len(name)-i >= len(stem) && strings.EqualFold(name[i:i+len(stem)], stem) {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // normalizeName is a user key's comparable form: lowercase letters and

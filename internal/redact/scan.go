@@ -68,7 +68,9 @@ func (sc *scanner) scan() {
 		case c == '[':
 			i = markerEnd(s, i)
 		case c == '"' && sc.probe:
-			sc.probeFlag(i + 1)
+			if i+1 < len(s) && s[i+1] == '-' {
+				sc.probeFlag(i + 1)
+			}
 			i++
 		case c == ':' && strings.HasPrefix(s[i:], "://"):
 			i = sc.urlPassword(i + 3)
@@ -338,6 +340,9 @@ func isScheme(w string) bool {
 }
 
 func isAuthorization(name string) bool {
+	if len(name) != len("authorization") && len(name) != len("proxy-authorization") {
+		return false
+	}
 	return strings.EqualFold(name, "authorization") || strings.EqualFold(name, "proxy-authorization")
 }
 
