@@ -20,6 +20,8 @@ import (
 	"github.com/sandboxaudit/sandboxaudit/auditevent"
 	"github.com/sandboxaudit/sandboxaudit/internal/filesink"
 	"github.com/sandboxaudit/sandboxaudit/internal/integrity"
+	"github.com/sandboxaudit/sandboxaudit/internal/payloadpolicy"
+	"github.com/sandboxaudit/sandboxaudit/internal/spanmap"
 	"github.com/sandboxaudit/sandboxaudit/internal/testutil/redacttest"
 )
 
@@ -314,4 +316,33 @@ func addSecrets(td ptrace.Traces) {
 			a.PutStr("sandbox.start_data", `{"command":["env","DB_PASSWORD=hunter2","gh","--token","`+redacttest.GitHubToken+`","repo","list"],"cwd":"/workspace","timeout_s":30.0}`)
 		}
 	}
+}
+
+// BenchmarkEncodeRedactionCost encodes the same mapped batch under the
+// default policy with redaction off and on, alternately in every
+// iteration so that both see the same machine, and reports the time per
+// event of each and the difference: what redaction adds to the exporter's
+// encoding of an event without secrets.
+func BenchmarkEncodeRedactionCost(b *testing.B) {
+	events, _ := spanmap.NewMapper(0).AppendTraces(nil, benchTraces(b))
+	off, err := payloadpolicy.NewTable(auditevent.PolicySet{Default: auditevent.PolicyOverride{
+		Redact: auditevent.RedactOverride{Enabled: auditevent.Ptr(false)},
+	}})
+	require.NoError(b, err)
+	on, err := payloadpolicy.NewTable(auditevent.PolicySet{})
+	require.NoError(b, err)
+	buf := make([]byte, 0, 1<<20)
+	var tOff, tOn time.Duration
+	for b.Loop() {
+		t0 := time.Now()
+		buf = appendEvents(buf[:0], off, events, nil)
+		t1 := time.Now()
+		buf = appendEvents(buf[:0], on, events, nil)
+		tOn += time.Since(t1)
+		tOff += t1.Sub(t0)
+	}
+	n := float64(b.N) * float64(len(events))
+	b.ReportMetric(float64(tOff.Nanoseconds())/n, "off-ns/event")
+	b.ReportMetric(float64(tOn.Nanoseconds())/n, "on-ns/event")
+	b.ReportMetric(float64((tOn-tOff).Nanoseconds())/n, "added-ns/event")
 }
