@@ -22,8 +22,8 @@ import (
 	"go.opentelemetry.io/collector/exporter/exportertest"
 
 	"github.com/sandboxaudit/sandboxaudit/auditevent"
-	"github.com/sandboxaudit/sandboxaudit/internal/httpsink"
 	"github.com/sandboxaudit/sandboxaudit/internal/integrity"
+	"github.com/sandboxaudit/sandboxaudit/internal/secretlog"
 )
 
 func writeKeys(t *testing.T) (keyPath, pubPath string) {
@@ -360,7 +360,7 @@ func TestCheckpointPublisherTransportErrorsEchoNothing(t *testing.T) {
 	require.NoError(t, err)
 	client := &http.Client{Transport: rt}
 	endpoint := "http://" + ln.Addr().String() + "/cp?key=QUERYSECRET"
-	pub := checkpointPublisher(client, endpoint, httpsink.Secrets(endpoint, clientSecretValues(&cc)))
+	pub := checkpointPublisher(client, endpoint, secretlog.Secrets(endpoint, clientSecretValues(&cc)))
 	err = pub(context.Background(), []byte("note\n"))
 	require.Error(t, err)
 	require.NotContains(t, err.Error(), "WITNESSTOKEN")

@@ -8,6 +8,7 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
+	"errors"
 	"fmt"
 	"io"
 	"log"
@@ -94,6 +95,32 @@ func TestReplayRefusesAFileThatIsNotASpool(t *testing.T) {
 	require.Equal(t, exitOK, r.code, r.stderr)
 	require.Len(t, rc.requests(), 1)
 	assert.Equal(t, content, rc.requests()[0].body)
+}
+
+// TestReplaySetsDamagedLinesAside: a line that is not a valid event is
+// not sent; the lines around it are, and the exit status and stderr say
+// where the damaged one went.
+func TestReplaySetsDamagedLinesAside(t *testing.T) {
+	rc := &recorder{}
+	srv := httptest.NewServer(rc)
+	defer srv.Close()
+	path, content := spoolFixture(t)
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	require.NoError(t, err)
+	first := strings.Index(content, "\n")
+	_, err = f.WriteAt([]byte(strings.Repeat("\x00", first)), 0)
+	require.NoError(t, errors.Join(err, f.Close()))
+
+	r := run(t, "", "replay", path, "--endpoint", srv.URL)
+	require.Equal(t, exitProblems, r.code, r.stderr)
+	assert.Contains(t, r.stdout, "sent 2 line(s)")
+	assert.Contains(t, r.stderr, "1 damaged line(s)")
+	assert.Contains(t, r.stderr, path+".quarantine")
+	require.Len(t, rc.requests(), 1)
+	assert.Equal(t, content[first+1:], rc.requests()[0].body)
+	q, err := os.ReadFile(path + ".quarantine")
+	require.NoError(t, err)
+	assert.Equal(t, strings.Repeat("\x00", first)+"\n", string(q))
 }
 
 const secret = "s3cr3t-token-value"
