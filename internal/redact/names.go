@@ -163,24 +163,45 @@ func classifyName(name string) (Kind, bool) {
 	return kind, true
 }
 
-// secretStems are in every name classifyName accepts: each secret word
-// holds one (apikey and "private key" hold key).
-var secretStems = [...]string{"pass", "secret", "token", "key", "credential"}
-
-// hasSecretStem reports whether name holds a secret stem, in any case: the
-// cheap test that most names (command, cwd, path, exit_code) fail.
+// hasSecretStem reports whether name holds pass, secret, token, key or
+// credential in any case: every name classifyName accepts holds one (apikey
+// and "private key" hold key), and most names (command, cwd, exit_code)
+// fail this cheap test.
 func hasSecretStem(name string) bool {
 	for i := 0; i+3 <= len(name); i++ {
-		switch toLower(name[i]) {
-		case 'p', 's', 't', 'k', 'c':
-			for _, stem := range secretStems {
-				if len(name)-i >= len(stem) && strings.EqualFold(name[i:i+len(stem)], stem) {
-					return true
-				}
-			}
+		var stem string
+		switch name[i] | 0x20 { // ASCII letters to lower case
+		case 'p':
+			stem = "pass"
+		case 's':
+			stem = "secret"
+		case 't':
+			stem = "token"
+		case 'k':
+			stem = "key"
+		case 'c':
+			stem = "credential"
+		default:
+			continue
+		}
+		if hasPrefixFold(name[i:], stem) {
+			return true
 		}
 	}
 	return false
+}
+
+// hasPrefixFold: s starts with lower, a lowercase ASCII word, in any case.
+func hasPrefixFold(s, lower string) bool {
+	if len(s) < len(lower) {
+		return false
+	}
+	for k := 0; k < len(lower); k++ {
+		if s[k]|0x20 != lower[k] {
+			return false
+		}
+	}
+	return true
 }
 
 // normalizeName is a user key's comparable form: lowercase letters and

@@ -64,6 +64,10 @@ func (sc *scanner) scan() {
 			for j < len(s) && wordByte[s[j]] {
 				j++
 			}
+			if plainRun(s, i, j) {
+				i = j
+				continue
+			}
 			i = sc.run(i, j)
 		case c == '[':
 			i = markerEnd(s, i)
@@ -78,6 +82,26 @@ func (sc *scanner) scan() {
 			i++
 		}
 	}
+}
+
+// plainRun reports whether run would pass over the run s[i:j] without a
+// look: too short for a format, no flag, no JWT or Bearer start, and not
+// followed by what makes it a name. Most words of most text are plain.
+func plainRun(s string, i, j int) bool {
+	n := j - i
+	if n >= minFormatRun || s[i] == '-' || n == 6 || (s[i] == 'e' && n >= 10) {
+		return false
+	}
+	if j >= len(s) {
+		return true
+	}
+	switch s[j] {
+	case '=', ':', ' ', '\t':
+		return false
+	case '"', '\'':
+		return j+1 >= len(s) || s[j+1] != ':'
+	}
+	return true
 }
 
 // run handles the run s[i:j] and returns where scanning goes on.
