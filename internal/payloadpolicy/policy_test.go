@@ -6,6 +6,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/confmap"
 
 	"github.com/sandboxaudit/sandboxaudit/auditevent"
 	"github.com/sandboxaudit/sandboxaudit/internal/redact"
@@ -97,4 +98,23 @@ func TestLevelsOverrideOnlyWhatTheySet(t *testing.T) {
 	assert.Same(t, tab.Get("read").Redactor, tab.Get("write").Redactor, "one redactor per distinct policy")
 	got, _ := tab.Get("exec").Redactor.String("AAA1 BBB2", nil)
 	assert.Equal(t, "AAA1 [REDACTED:custom_pattern]", got)
+}
+
+// TestRedactKeysFromConfig: the redact section decodes from a collector
+// config, and an empty list written at a level clears the level below.
+func TestRedactKeysFromConfig(t *testing.T) {
+	var cfg Config
+	require.NoError(t, confmap.NewFromStringMap(map[string]any{
+		"payload_policy": map[string]any{"redact": map[string]any{
+			"patterns": []any{"AAA[0-9]+"}, "keys": []any{"k1"}, "allow": []any{"^x$"},
+		}},
+		"payload_policy_by_op": map[string]any{"exec": map[string]any{"redact": map[string]any{
+			"patterns": []any{}, "enabled": true,
+		}}},
+	}).Unmarshal(&cfg))
+	require.NoError(t, cfg.Validate())
+	set := auditevent.PolicySet{Default: cfg.PayloadPolicy, ByOp: cfg.PayloadPolicyByOp}
+	assert.Equal(t, []string{"AAA[0-9]+"}, RedactSettings(set, "read").Patterns)
+	assert.Empty(t, RedactSettings(set, "exec").Patterns, "[] clears")
+	assert.Equal(t, []string{"k1"}, RedactSettings(set, "exec").Keys, "keys not written stay")
 }
