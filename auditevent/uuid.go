@@ -1,6 +1,10 @@
 package auditevent
 
-import "github.com/google/uuid"
+import (
+	"slices"
+
+	"github.com/google/uuid"
+)
 
 // parseUUID accepts the spellings pydantic's UUID type accepts from JSON:
 // 32 hex digits, the hyphenated 8-4-4-4-12 form, that form in braces, or
@@ -53,20 +57,37 @@ var hexValue = func() (t [256]byte) {
 }()
 
 // appendUUID appends the canonical lowercase hyphenated form, quoted,
-// without allocating (uuid.UUID.String allocates).
+// without allocating (uuid.UUID.String allocates). Every event holds two,
+// so the digits are written at fixed offsets straight into dst.
 func appendUUID(dst []byte, u uuid.UUID) []byte {
-	var text [38]byte
-	text[0], text[37] = '"', '"'
-	n := 1
-	for i, b := range u {
-		if i == 4 || i == 6 || i == 8 || i == 10 {
-			text[n] = '-'
-			n++
-		}
-		text[n], text[n+1] = hexDigits[b>>4], hexDigits[b&0xF]
-		n += 2
-	}
-	return append(dst, text[:]...)
+	n := len(dst)
+	dst = slices.Grow(dst, uuidQuotedLen)[:n+uuidQuotedLen]
+	t := (*[uuidQuotedLen]byte)(dst[n:])
+	t[0], t[9], t[14], t[19], t[24], t[37] = '"', '-', '-', '-', '-', '"'
+	putHexByte(t, 1, u[0])
+	putHexByte(t, 3, u[1])
+	putHexByte(t, 5, u[2])
+	putHexByte(t, 7, u[3])
+	putHexByte(t, 10, u[4])
+	putHexByte(t, 12, u[5])
+	putHexByte(t, 15, u[6])
+	putHexByte(t, 17, u[7])
+	putHexByte(t, 20, u[8])
+	putHexByte(t, 22, u[9])
+	putHexByte(t, 25, u[10])
+	putHexByte(t, 27, u[11])
+	putHexByte(t, 29, u[12])
+	putHexByte(t, 31, u[13])
+	putHexByte(t, 33, u[14])
+	putHexByte(t, 35, u[15])
+	return dst
+}
+
+// uuidQuotedLen is the length of a quoted 8-4-4-4-12 UUID.
+const uuidQuotedLen = 38
+
+func putHexByte(t *[uuidQuotedLen]byte, at int, b byte) {
+	t[at], t[at+1] = hexDigits[b>>4], hexDigits[b&0xF]
 }
 
 // ParseUUID parses any spelling the intake accepts (see Decode).
