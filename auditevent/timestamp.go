@@ -1,6 +1,9 @@
 package auditevent
 
-import "time"
+import (
+	"slices"
+	"time"
+)
 
 // Timestamp is an event time as the reference keeps it: an instant with
 // microsecond precision plus the UTC offset it was written with, so that
@@ -58,29 +61,53 @@ func (t Timestamp) appendText(dst []byte) []byte {
 	// Python's years are 1 to 9999; a Go caller's time outside them keeps
 	// its last four digits rather than breaking the line.
 	y = (y%10_000 + 10_000) % 10_000
-	dst = append2(append2(dst, int(y/100)), int(y%100))
-	dst = append2(append(dst, '-'), mo)
-	dst = append2(append(dst, '-'), d)
-	dst = append2(append(dst, 'T'), sod/3600)
-	dst = append2(append(dst, ':'), sod/60%60)
-	dst = append2(append(dst, ':'), sod%60)
+	// Every event writes one: fixed offsets in room grown once, rather
+	// than an append (and its capacity check) per field.
+	n := len(dst)
+	dst = slices.Grow(dst, maxTimestampLen)
+	b := (*[maxTimestampLen]byte)(dst[n : n+maxTimestampLen])
+	put2(b, 0, int(y/100))
+	put2(b, 2, int(y%100))
+	b[4], b[7], b[10], b[13], b[16] = '-', '-', 'T', ':', ':'
+	put2(b, 5, mo)
+	put2(b, 8, d)
+	put2(b, 11, sod/3600)
+	put2(b, 14, sod/60%60)
+	put2(b, 17, sod%60)
+	k := 19
 	if frac != 0 {
-		dst = append2(append2(append2(append(dst, '.'), frac/10_000), frac/100%100), frac%100)
+		b[19] = '.'
+		put2(b, 20, frac/10_000)
+		put2(b, 22, frac/100%100)
+		put2(b, 24, frac%100)
+		k = 26
 	}
 	switch t.kind {
 	case tsUTC, tsUnset:
-		dst = append(dst, 'Z')
+		b[k] = 'Z'
+		k++
 	case tsOffset:
 		off := int(t.offsetMin)
-		sign := byte('+')
+		b[k] = '+'
 		if off < 0 {
-			sign = '-'
+			b[k] = '-'
 			off = -off
 		}
-		dst = append2(append(dst, sign), off/60)
-		dst = append2(append(dst, ':'), off%60)
+		b[k+3] = ':'
+		put2(b, k+1, off/60)
+		put2(b, k+4, off%60)
+		k += 6
 	}
-	return dst
+	return dst[:n+k]
+}
+
+// maxTimestampLen is the longest spelling appendText writes:
+// YYYY-MM-DDTHH:MM:SS.ffffff+HH:MM.
+const maxTimestampLen = 32
+
+// put2 writes v, 0..99, as two digits at b[at:at+2].
+func put2(b *[maxTimestampLen]byte, at, v int) {
+	b[at], b[at+1] = twoDigits[2*v], twoDigits[2*v+1]
 }
 
 // civilDate is the proleptic Gregorian date of a day count since
@@ -115,11 +142,6 @@ const twoDigits = "00010203040506070809" +
 	"70717273747576777879" +
 	"80818283848586878889" +
 	"90919293949596979899"
-
-// append2 writes v, 0..99, as two digits.
-func append2(dst []byte, v int) []byte {
-	return append(dst, twoDigits[2*v], twoDigits[2*v+1])
-}
 
 func floorDiv(a, b int64) int64 {
 	q := a / b
