@@ -22,13 +22,42 @@ func parseUUID[T string | []byte](s T) (uuid.UUID, bool) {
 	default:
 		return u, false
 	}
-	if s[8] != '-' || s[13] != '-' || s[18] != '-' || s[23] != '-' {
+	return parseHyphenated(s)
+}
+
+// parseHyphenated parses the 36-byte 8-4-4-4-12 form. Every span carries
+// event and session ids in it, so the digits are read at fixed offsets.
+func parseHyphenated[T string | []byte](s T) (uuid.UUID, bool) {
+	var u uuid.UUID
+	if len(s) != 36 || s[8] != '-' || s[13] != '-' || s[18] != '-' || s[23] != '-' {
 		return u, false
 	}
-	ok := decodeHexInto(u[0:4], s[0:8]) && decodeHexInto(u[4:6], s[9:13]) &&
-		decodeHexInto(u[6:8], s[14:18]) && decodeHexInto(u[8:10], s[19:23]) &&
-		decodeHexInto(u[10:16], s[24:36])
-	return u, ok
+	var b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11, b12, b13, b14, b15 byte
+	u[0], b0 = hexPair(s, 0)
+	u[1], b1 = hexPair(s, 2)
+	u[2], b2 = hexPair(s, 4)
+	u[3], b3 = hexPair(s, 6)
+	u[4], b4 = hexPair(s, 9)
+	u[5], b5 = hexPair(s, 11)
+	u[6], b6 = hexPair(s, 14)
+	u[7], b7 = hexPair(s, 16)
+	u[8], b8 = hexPair(s, 19)
+	u[9], b9 = hexPair(s, 21)
+	u[10], b10 = hexPair(s, 24)
+	u[11], b11 = hexPair(s, 26)
+	u[12], b12 = hexPair(s, 28)
+	u[13], b13 = hexPair(s, 30)
+	u[14], b14 = hexPair(s, 32)
+	u[15], b15 = hexPair(s, 34)
+	bad := b0 | b1 | b2 | b3 | b4 | b5 | b6 | b7 | b8 | b9 | b10 | b11 | b12 | b13 | b14 | b15
+	return u, bad < 0x10
+}
+
+// hexPair decodes the two hex digits at s[at:at+2]; bad is 0xFF when
+// either is not one.
+func hexPair[T string | []byte](s T, at int) (v, bad byte) {
+	hi, lo := hexValue[s[at]], hexValue[s[at+1]]
+	return hi<<4 | lo, hi | lo
 }
 
 func decodeHexInto[T string | []byte](dst []byte, s T) bool {

@@ -36,3 +36,13 @@ func TestParseUUIDMatchesGoogleUUID(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkParseUUID: every span carries its event ids and session id as
+// hyphenated text.
+func BenchmarkParseUUID(b *testing.B) {
+	for b.Loop() {
+		if _, err := ParseUUID("0b9d8c7e-6f5a-4b3c-8d2e-00000000002a"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
