@@ -56,7 +56,7 @@ func (sc *scanner) add(lo, hi int, k Kind) {
 
 func (sc *scanner) scan() {
 	s := sc.s
-	for i := 0; i < len(s) && !(sc.probe && sc.hit); {
+	for i := 0; i < len(s); {
 		c := s[i]
 		switch {
 		case wordByte[c]:
@@ -71,6 +71,7 @@ func (sc *scanner) scan() {
 			i = sc.run(i, j)
 		case c == '[':
 			i = markerEnd(s, i)
+			continue
 		case c == '"' && sc.probe:
 			if i+1 < len(s) && s[i+1] == '-' {
 				sc.probeFlag(i + 1)
@@ -80,6 +81,12 @@ func (sc *scanner) scan() {
 			i = sc.urlPassword(i + 3)
 		default:
 			i++
+			continue
+		}
+		// Only the detectors above find anything: a probe stops at its
+		// first hit.
+		if sc.probe && sc.hit {
+			return
 		}
 	}
 }
@@ -198,7 +205,7 @@ func (sc *scanner) secretName(name string) (Kind, bool) {
 // assignment handles name (s[i:j]) followed by '=' or ':' with its value at
 // v. toEOL: the value is the rest of the line (or of a quoted value).
 func (sc *scanner) assignment(i, j, v int, toEOL bool) int {
-	kind, ok := sc.secretName(strings.TrimLeft(sc.s[i:j], "-"))
+	kind, ok := sc.secretName(trimDashes(sc.s[i:j]))
 	if !ok {
 		return j
 	}
@@ -309,7 +316,7 @@ func isPath(v string) bool {
 
 // flagValue handles a flag run s[i:j] followed by blanks: --password X.
 func (sc *scanner) flagValue(i, j int) int {
-	kind, ok := sc.secretName(strings.TrimLeft(sc.s[i:j], "-"))
+	kind, ok := sc.secretName(trimDashes(sc.s[i:j]))
 	if !ok {
 		return j
 	}
@@ -350,7 +357,15 @@ func (sc *scanner) flagNeedsValue(arg string) (Kind, bool) {
 	if len(arg) < 2 || arg[0] != '-' || strings.ContainsAny(arg, "= ") {
 		return 0, false
 	}
-	return sc.secretName(strings.TrimLeft(arg, "-"))
+	return sc.secretName(trimDashes(arg))
+}
+
+// trimDashes is a flag's name without its leading dashes.
+func trimDashes(s string) string {
+	for len(s) > 0 && s[0] == '-' {
+		s = s[1:]
+	}
+	return s
 }
 
 // isScheme: an authorization scheme name alone is no credential.
