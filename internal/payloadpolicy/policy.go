@@ -60,9 +60,27 @@ func output(r *redact.Redactor, raw []byte, text *string, maxChars int, c *redac
 // redaction the policy is applied while encoding, so the event is not
 // copied.
 func (p Policy) AppendLine(dst []byte, e *auditevent.Event, c *redact.Counts) []byte {
-	if p.Redactor == nil {
+	if p.Redactor == nil || p.nothingToCut(e) {
 		return p.Policy.AppendLine(dst, e)
 	}
 	out := p.Apply(e, c)
 	return auditevent.AppendLine(dst, &out)
+}
+
+// nothingToCut reports whether Apply would leave every field the line
+// holds as the policy alone makes it, and count no cut: no error message,
+// no output kept, and data the redactor cannot cut. Most events are so,
+// and are then encoded without the copies Apply makes.
+func (p Policy) nothingToCut(e *auditevent.Event) bool {
+	if e.ErrorMessage != nil || !p.IncludeWriteLen {
+		return false
+	}
+	if e.IsFinish() {
+		if p.IncludeExecOutput {
+			return false
+		}
+	} else if e.Stdout != nil || e.Stderr != nil {
+		return false
+	}
+	return !p.Redactor.MayCut(e.Data)
 }

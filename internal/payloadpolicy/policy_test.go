@@ -118,3 +118,42 @@ func TestRedactKeysFromConfig(t *testing.T) {
 	assert.Empty(t, RedactSettings(set, "exec").Patterns, "[] clears")
 	assert.Equal(t, []string{"k1"}, RedactSettings(set, "exec").Keys, "keys not written stay")
 }
+
+// TestAppendLineIsApplysLine: for events with and without secrets, error
+// messages and output, under policies that keep or drop output and write
+// lengths, AppendLine writes the line of Apply's copy and counts the same
+// cuts, including where it skips the copy.
+func TestAppendLineIsApplysLine(t *testing.T) {
+	clean := auditevent.MustParseData(`{"bytes":4096,"command":["ls","-la"],"cwd":"/workspace"}`)
+	secret := auditevent.MustParseData(`{"command":["env","DB_PASSWORD=hunter2","ls"],"cwd":"/workspace"}`)
+	var events []auditevent.Event
+	for _, phase := range []auditevent.Phase{auditevent.PhaseStart, auditevent.PhaseFinish} {
+		for _, data := range []auditevent.Data{clean, secret} {
+			for _, errMsg := range []*string{nil, auditevent.Ptr("failed"), auditevent.Ptr("token=" + redacttest.GitHubToken)} {
+				for _, out := range []*string{nil, auditevent.Ptr("Authorization: Bearer " + redacttest.GitHubToken)} {
+					events = append(events, auditevent.Event{
+						Version: 1, Op: "exec", Phase: phase, SpanID: "00f067aa0ba902b7", Seq: 2, Data: data,
+						ErrorMessage: errMsg, Stdout: out, Stderr: out, StdoutBytes: []byte("password=hunter2\n"),
+					})
+				}
+			}
+		}
+	}
+	for name, o := range map[string]auditevent.PolicyOverride{
+		"default":        {},
+		"output":         {IncludeExecOutput: auditevent.Ptr(true)},
+		"no write len":   {IncludeWriteLen: auditevent.Ptr(false)},
+		"output, no len": {IncludeExecOutput: auditevent.Ptr(true), IncludeWriteLen: auditevent.Ptr(false)},
+	} {
+		tab, err := NewTable(auditevent.PolicySet{Default: o})
+		require.NoError(t, err)
+		pol := tab.Get("exec")
+		for i := range events {
+			var viaApply, viaAppend redact.Counts
+			out := pol.Apply(&events[i], &viaApply)
+			want := string(auditevent.Line(&out))
+			assert.Equal(t, want, string(pol.AppendLine(nil, &events[i], &viaAppend)), "%s, event %d", name, i)
+			assert.Equal(t, viaApply, viaAppend, "%s, event %d", name, i)
+		}
+	}
+}

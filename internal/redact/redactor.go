@@ -217,6 +217,10 @@ func (r *Redactor) Data(d auditevent.Data, c *Counts) (auditevent.Data, bool) {
 	return r.walk(d, c)
 }
 
+// MayCut reports whether Data might cut anything from d: false only when
+// Data would return d unchanged and count nothing.
+func (r *Redactor) MayCut(d auditevent.Data) bool { return r.mayCut(d.Bytes()) }
+
 // walk redacts every string value of d, one by one.
 func (r *Redactor) walk(d auditevent.Data, c *Counts) (auditevent.Data, bool) {
 	v := &dataVisitor{r: r, c: c, sc: scanner{keys: r.keys}}
