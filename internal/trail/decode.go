@@ -1,0 +1,158 @@
+package trail
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"strings"
+	"unsafe"
+
+	"github.com/sandboxaudit/sandboxaudit/auditevent"
+)
+
+// maxWhat bounds the command or path text carried per event; the table
+// cuts far shorter, and serve shows the full data from the lines.
+const maxWhat = 1024
+
+// badReason says why a line is not an event without quoting any of it:
+// the field's name when it is one of the event's, and the kind of error.
+func badReason(err error) string {
+	var fe *auditevent.FieldError
+	if errors.As(err, &fe) {
+		if fe.Field != "" && auditevent.IsField(fe.Field) {
+			return "not an audit event: field " + fe.Field + " (" + fe.Type + ")"
+		}
+		return "not an audit event (" + fe.Type + ")"
+	}
+	return "not a JSON object"
+}
+
+// decodeLine decodes one line (with its newline, if it has one) into r,
+// all but opSeq and order. The event is decoded as a view of the line,
+// which must stay unchanged during the call.
+func decodeLine(line []byte, r *rec, e *auditevent.Event, keepLine bool, grep [2][]byte) error {
+	text := bytes.TrimSuffix(line, []byte("\n"))
+	if err := (auditevent.DecodeOptions{}).DecodeStringInto(unsafe.String(unsafe.SliceData(text), len(text)), e); err != nil {
+		return err
+	}
+	r.session = e.SessionID
+	r.phase = 0
+	if e.Phase == auditevent.PhaseFinish {
+		r.phase = 1
+	}
+	r.spanID = e.SpanID
+	r.traceID = ""
+	if e.TraceID != nil {
+		r.traceID = *e.TraceID
+	}
+	r.op = e.Op
+	r.what = what(e.Data)
+	r.ev = Event{Seq: e.Seq, TS: e.TS.String(), TSMicros: e.TS.UnixMicro(), OK: e.OK, DurationMS: e.DurationMS}
+	if e.ErrorCode != nil {
+		r.ev.ErrorCode = *e.ErrorCode
+	}
+	if r.phase == 1 {
+		if v, ok := e.Data.Lookup("exit_code"); ok && string(v) != "null" {
+			r.ev.Exit = string(v)
+		}
+	}
+	r.ev.match = len(grep[0]) > 0 && (bytes.Contains(text, grep[0]) || bytes.Contains(text, grep[1]))
+	if keepLine {
+		r.ev.Line = line
+	}
+	return nil
+}
+
+// what is the command (exec) or path an event's data names.
+func what(d auditevent.Data) string {
+	for _, key := range [...]string{"command", "path", "port"} {
+		v, ok := d.Lookup(key)
+		if !ok {
+			continue
+		}
+		return clip(jsonText(v), maxWhat)
+	}
+	return ""
+}
+
+// jsonText turns a JSON value into display text: a string unquoted, an
+// array of strings joined by spaces, anything else as its JSON.
+func jsonText(v []byte) string {
+	switch {
+	case len(v) > 0 && v[0] == '"':
+		if bytes.IndexByte(v, '\\') < 0 {
+			return string(v[1 : len(v)-1])
+		}
+		var s string
+		if json.Unmarshal(v, &s) == nil {
+			return s
+		}
+	case len(v) > 0 && v[0] == '[':
+		if parts, ok := plainStrings(v); ok {
+			return strings.Join(parts, " ")
+		}
+		var parts []string
+		if json.Unmarshal(v, &parts) == nil {
+			return strings.Join(parts, " ")
+		}
+	}
+	return string(v)
+}
+
+// plainStrings reads a JSON array of strings without escapes (the common
+// command line) without the reflection json.Unmarshal costs.
+func plainStrings(v []byte) ([]string, bool) {
+	if bytes.IndexByte(v, '\\') >= 0 {
+		return nil, false
+	}
+	inner := v[1 : len(v)-1]
+	if len(inner) == 0 {
+		return nil, true
+	}
+	var out []string
+	for len(inner) > 0 {
+		if inner[0] != '"' {
+			return nil, false
+		}
+		end := bytes.IndexByte(inner[1:], '"')
+		if end < 0 {
+			return nil, false
+		}
+		out = append(out, string(inner[1:1+end]))
+		inner = inner[2+end:]
+		if len(inner) > 0 {
+			if inner[0] != ',' {
+				return nil, false
+			}
+			inner = inner[1:]
+		}
+	}
+	return out, true
+}
+
+// clip cuts s to at most n bytes on a character boundary.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !isRuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
+
+func isRuneStart(b byte) bool { return b&0xc0 != 0x80 }
+
+// grepForms is the text as typed and as a canonical line escapes it
+// (non-ASCII as \uXXXX, quotes and backslashes escaped).
+func grepForms(text string) [2][]byte {
+	if text == "" {
+		return [2][]byte{}
+	}
+	escaped := text
+	if d, err := auditevent.MarshalData(map[string]any{"g": text}); err == nil {
+		b := d.Bytes() // {"g":"…"}
+		escaped = string(b[6 : len(b)-2])
+	}
+	return [2][]byte{[]byte(text), []byte(escaped)}
+}

@@ -1,0 +1,173 @@
+package trail
+
+import (
+	"bufio"
+	"bytes"
+	"container/heap"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+)
+
+// sorter is an external merge sort of records: records gather in an arena
+// until it holds runBytes, then are sorted and spilled to a temporary file
+// (unlinked at once, so nothing is left behind); the runs are merged at the
+// end. Memory is the arena plus one read buffer per run.
+type sorter struct {
+	runBytes int
+	tmpDir   string
+	arena    []byte
+	spans    []span
+	runs     []*os.File
+}
+
+type span struct{ off, end uint32 }
+
+const runReadBuf = 64 << 10
+
+func newSorter(runBytes int, tmpDir string) *sorter {
+	return &sorter{runBytes: runBytes, tmpDir: tmpDir}
+}
+
+// add takes one encoded record.
+func (s *sorter) add(r []byte) error {
+	if len(s.arena)+len(r) > s.runBytes && len(s.spans) > 0 {
+		if err := s.spill(); err != nil {
+			return err
+		}
+	}
+	off := len(s.arena)
+	s.arena = append(s.arena, r...)
+	s.spans = append(s.spans, span{uint32(off), uint32(len(s.arena))})
+	return nil
+}
+
+func (s *sorter) sortArena() {
+	a := s.arena
+	slices.SortFunc(s.spans, func(x, y span) int {
+		return bytes.Compare(a[x.off:x.off+keyLen], a[y.off:y.off+keyLen])
+	})
+}
+
+// spill writes the arena, sorted, as one run.
+func (s *sorter) spill() error {
+	s.sortArena()
+	f, err := os.CreateTemp(s.tmpDir, "sandboxaudit-sort-*")
+	if err != nil {
+		return fmt.Errorf("temporary file for sorting: %w", err)
+	}
+	_ = os.Remove(f.Name()) // the open file stays readable; nothing to clean up later
+	s.runs = append(s.runs, f)
+	w := bufio.NewWriterSize(f, 256<<10)
+	var pre [binary.MaxVarintLen64]byte
+	for _, sp := range s.spans {
+		rec := s.arena[sp.off:sp.end]
+		n := binary.PutUvarint(pre[:], uint64(len(rec)))
+		_, _ = w.Write(pre[:n])
+		_, _ = w.Write(rec)
+	}
+	if err := w.Flush(); err != nil {
+		return fmt.Errorf("temporary file for sorting: %w", err)
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return err
+	}
+	s.arena, s.spans = s.arena[:0], s.spans[:0]
+	return nil
+}
+
+// each calls fn with every record in key order. The slice is valid only
+// during the call.
+func (s *sorter) each(fn func([]byte) error) error {
+	defer s.close()
+	if len(s.runs) == 0 {
+		s.sortArena()
+		for _, sp := range s.spans {
+			if err := fn(s.arena[sp.off:sp.end]); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if len(s.spans) > 0 {
+		if err := s.spill(); err != nil {
+			return err
+		}
+	}
+	s.arena, s.spans = nil, nil
+	h := make(runHeap, 0, len(s.runs))
+	for _, f := range s.runs {
+		r := &run{r: bufio.NewReaderSize(f, runReadBuf)}
+		ok, err := r.next()
+		if err != nil {
+			return err
+		}
+		if ok {
+			h = append(h, r)
+		}
+	}
+	heap.Init(&h)
+	for len(h) > 0 {
+		r := h[0]
+		if err := fn(r.cur); err != nil {
+			return err
+		}
+		ok, err := r.next()
+		if err != nil {
+			return err
+		}
+		if ok {
+			heap.Fix(&h, 0)
+		} else {
+			heap.Pop(&h)
+		}
+	}
+	return nil
+}
+
+func (s *sorter) close() {
+	for _, f := range s.runs {
+		_ = f.Close()
+	}
+	s.runs = nil
+}
+
+// run reads one spilled run back.
+type run struct {
+	r   *bufio.Reader
+	cur []byte
+}
+
+func (r *run) next() (bool, error) {
+	n, err := binary.ReadUvarint(r.r)
+	if errors.Is(err, io.EOF) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("temporary sort file: %w", err)
+	}
+	if cap(r.cur) < int(n) {
+		r.cur = make([]byte, n)
+	}
+	r.cur = r.cur[:n]
+	if _, err := io.ReadFull(r.r, r.cur); err != nil {
+		return false, fmt.Errorf("temporary sort file: %w", err)
+	}
+	return true, nil
+}
+
+type runHeap []*run
+
+func (h runHeap) Len() int           { return len(h) }
+func (h runHeap) Less(i, j int) bool { return bytes.Compare(h[i].cur[:keyLen], h[j].cur[:keyLen]) < 0 }
+func (h runHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *runHeap) Push(x any)        { *h = append(*h, x.(*run)) }
+func (h *runHeap) Pop() any {
+	old := *h
+	r := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return r
+}
