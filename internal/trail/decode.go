@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"hash/maphash"
 	"strings"
 	"unsafe"
 
@@ -30,7 +31,7 @@ func badReason(err error) string {
 // decodeLine decodes one line (with its newline, if it has one) into r,
 // all but opSeq and order. The event is decoded as a view of the line,
 // which must stay unchanged during the call.
-func decodeLine(line []byte, r *rec, e *auditevent.Event, keepLine bool, grep [2][]byte) error {
+func decodeLine(line []byte, r *rec, e *auditevent.Event, keepLine bool, grep [2][]byte, seed maphash.Seed) error {
 	text := bytes.TrimSuffix(line, []byte("\n"))
 	if err := (auditevent.DecodeOptions{}).DecodeStringInto(unsafe.String(unsafe.SliceData(text), len(text)), e); err != nil {
 		return err
@@ -57,6 +58,7 @@ func decodeLine(line []byte, r *rec, e *auditevent.Event, keepLine bool, grep [2
 		}
 	}
 	r.ev.match = len(grep[0]) > 0 && (bytes.Contains(text, grep[0]) || bytes.Contains(text, grep[1]))
+	r.ev.hash = maphash.Bytes(seed, text)
 	if keepLine {
 		r.ev.Line = line
 	}

@@ -48,7 +48,14 @@ func (p *pairer) add(res *result, r []byte) error {
 		setOpSeq(r, seq)
 		return p.sink(r)
 	}
-	k.spanID = strings.Clone(k.spanID)
+	if old, ok := p.early[k]; ok {
+		// A second finish before any start: the first stays alone.
+		if err := p.sink(old); err != nil {
+			return err
+		}
+	} else {
+		k.spanID = strings.Clone(k.spanID)
+	}
 	p.early[k] = append([]byte(nil), r...)
 	return nil
 }
@@ -116,7 +123,7 @@ type grouper struct {
 	filter  *Filter
 	fn      func(*Op) error
 	st      *Stats
-	key     [keyLen - 17]byte // session, opSeq, spanHash
+	key     [groupKeyLen]byte
 	have    bool
 	op      Op
 	r       rec
@@ -144,8 +151,21 @@ func (g *grouper) add(b []byte) error {
 		slot = &g.op.Finish
 	}
 	if *slot != nil {
-		g.st.Duplicates++
-		return nil
+		if (*slot).hash == r.ev.hash {
+			g.st.Duplicates++ // the same line again: at-least-once delivery
+			return nil
+		}
+		// Another event in the same place (a reused seq or span id): an
+		// operation of its own, so that no line is left out.
+		if err := g.emit(); err != nil {
+			return err
+		}
+		g.have = true
+		g.op = Op{}
+		slot = &g.op.Start
+		if r.phase == 1 {
+			slot = &g.op.Finish
+		}
 	}
 	ev := r.ev
 	*slot = &ev

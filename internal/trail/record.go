@@ -11,13 +11,16 @@ import (
 // merged stream is never decoded again.
 //
 //	key:  session(16) opSeq(8) spanHash(8) phase(1) seq(8) order(8)
-//	body: flags(1) tsMicros(8) duration(8) then uvarint-prefixed strings
+//	body: flags(1) tsMicros(8) duration(8) lineHash(8) then uvarint-prefixed strings
 //	      ts, op, spanID, traceID, errorCode, exit, what, eventID, line
 //
 // opSeq is the seq of the operation's start (a finish takes it from its
 // start), so an operation's two events sort side by side at the start's
 // place; order (source, line) keeps the sort stable.
 const keyLen = 16 + 8 + 8 + 1 + 8 + 8
+
+// bodyFixed is the body's fixed part: flags, tsMicros, duration, lineHash.
+const bodyFixed = 1 + 8 + 8 + 8
 
 const (
 	flagOK      = 1 << iota // finish ok
@@ -39,6 +42,7 @@ type Event struct {
 	Source     int    // index into Reader.Sources
 	LineNum    int64
 	match      bool
+	hash       uint64 // of the line, to tell a repeated line from another event
 }
 
 // Op is one operation: its start and its finish, either nil when the
@@ -107,6 +111,7 @@ func appendRec(dst []byte, r *rec) []byte {
 	dst = append(dst, flags)
 	dst = binary.BigEndian.AppendUint64(dst, uint64(r.ev.TSMicros))
 	dst = binary.BigEndian.AppendUint64(dst, math.Float64bits(r.ev.DurationMS))
+	dst = binary.BigEndian.AppendUint64(dst, r.ev.hash)
 	for _, s := range [...]string{r.ev.TS, r.op, r.spanID, r.traceID, r.ev.ErrorCode, r.ev.Exit, r.what, r.ev.EventID} {
 		dst = binary.AppendUvarint(dst, uint64(len(s)))
 		dst = append(dst, s...)
@@ -118,7 +123,7 @@ func appendRec(dst []byte, r *rec) []byte {
 // decodeRec reads a record appendRec wrote. The strings are copied; the
 // line is copied too, so the result outlives the buffer.
 func decodeRec(b []byte, r *rec) bool {
-	if len(b) < keyLen+17 {
+	if len(b) < keyLen+bodyFixed {
 		return false
 	}
 	copy(r.session[:], b[:16])
@@ -132,7 +137,8 @@ func decodeRec(b []byte, r *rec) bool {
 	r.ev.OK, r.ev.match = flags&flagOK != 0, flags&flagMatch != 0
 	r.ev.TSMicros = int64(binary.BigEndian.Uint64(b[keyLen+1:]))
 	r.ev.DurationMS = math.Float64frombits(binary.BigEndian.Uint64(b[keyLen+9:]))
-	b = b[keyLen+17:]
+	r.ev.hash = binary.BigEndian.Uint64(b[keyLen+17:])
+	b = b[keyLen+bodyFixed:]
 	for _, p := range [...]*string{&r.ev.TS, &r.op, &r.spanID, &r.traceID, &r.ev.ErrorCode, &r.ev.Exit, &r.what, &r.ev.EventID} {
 		s, rest, ok := cutBytes(b)
 		if !ok {
@@ -165,3 +171,7 @@ var errCorruptRun = errorString("temporary sort file: a record does not decode")
 type errorString string
 
 func (e errorString) Error() string { return string(e) }
+
+// groupKeyLen is the key's prefix an operation's records share: session,
+// opSeq and spanHash.
+const groupKeyLen = 16 + 8 + 8

@@ -190,7 +190,7 @@ func (s *scanner) decodeChunk(c *chunk, e *auditevent.Event, r *rec) {
 			c.res = append(c.res, res)
 			continue
 		}
-		if err := decodeLine(line, r, e, s.opts.KeepLines, s.grep); err != nil {
+		if err := decodeLine(line, r, e, s.opts.KeepLines, s.grep, s.seed); err != nil {
 			res.bad = badReason(err)
 			c.res = append(c.res, res)
 			continue
