@@ -32,21 +32,19 @@ const (
 
 // line is one canonical audit line (keys sorted, as the exporter writes
 // them); the fixture is written by hand so that the test does not depend
-// on the code under test to build its input.
-func line(seq int, phase, spanID, ts, data, finish string) string {
-	s := fmt.Sprintf(`{"data":%s,%s"event_id":"00000000-0000-4000-8000-%012d","op":"exec","parent_span_id":null,"phase":"%s","seq":%d,"session_id":"%s","span_id":"%s",`,
-		data, finish, seq, phase, seq, session, spanID)
-	if finish != "" {
-		s += `"stderr":null,"stdout":null,`
+// on the code under test to build its input. failed is nil for a start.
+func line(seq int, spanID, ts, data string, failed *bool) string {
+	phase, pre, ok, post := "start", "", "", ""
+	if failed != nil {
+		phase, ok, post = "finish", `"ok":true,`, `"stderr":null,"stdout":null,`
+		pre = `"duration_ms":250.0,"error_code":null,"error_message":null,"error_retryable":null,"error_type":null,`
+		if *failed {
+			ok = `"ok":false,`
+			pre = `"duration_ms":1200.5,"error_code":"exec_nonzero","error_message":null,"error_retryable":null,"error_type":null,`
+		}
 	}
-	return s + fmt.Sprintf(`"trace_id":"%s","ts":"%s","version":1}`+"\n", traceID, ts)
-}
-
-func finishFields(ok bool, code string) string {
-	if ok {
-		return `"duration_ms":250.0,"error_code":null,"error_message":null,"error_retryable":null,"error_type":null,`
-	}
-	return fmt.Sprintf(`"duration_ms":1200.5,"error_code":"%s","error_message":null,"error_retryable":null,"error_type":null,`, code)
+	return fmt.Sprintf(`{"data":%s,%s"event_id":"00000000-0000-4000-8000-%012d",%s"op":"exec","parent_span_id":null,"phase":"%s","seq":%d,"session_id":"%s","span_id":"%s",%s"trace_id":"%s","ts":"%s","version":1}`+"\n",
+		data, pre, seq, ok, phase, seq, session, spanID, post, traceID, ts)
 }
 
 // jsonString quotes s for a JSON string, escaping what the canonical form
@@ -59,11 +57,12 @@ func fixture(t *testing.T) string {
 	t.Helper()
 	var b strings.Builder
 	cmd := func(s string) string { return `{"command":["sh","-c",` + jsonString(s) + `]}` }
-	b.WriteString(line(1, "start", "00f067aa0ba902b7", "2026-03-14T15:09:26Z", cmd("ls -la /workspace"), ""))
-	b.WriteString(line(2, "start", "00f067aa0ba902b8", "2026-03-14T15:09:26.100000Z", cmd(imgPayload), ""))
-	b.WriteString(line(3, "finish", "00f067aa0ba902b7", "2026-03-14T15:09:26.250000Z", `{"exit_code":0}`, strings.Replace(finishFields(true, ""), `"event_id"`, "", 1)))
-	b.WriteString(line(4, "start", "00f067aa0ba902b9", "2026-03-14T15:09:26.400000Z", cmd(scriptPayload), ""))
-	b.WriteString(line(5, "finish", "00f067aa0ba902b8", "2026-03-14T15:09:27.300500Z", `{"exit_code":2}`, finishFields(false, "exec_nonzero")))
+	no, yes := false, true
+	b.WriteString(line(1, "00f067aa0ba902b7", "2026-03-14T15:09:26Z", cmd("ls -la /workspace"), nil))
+	b.WriteString(line(2, "00f067aa0ba902b8", "2026-03-14T15:09:26.100000Z", cmd(imgPayload), nil))
+	b.WriteString(line(3, "00f067aa0ba902b7", "2026-03-14T15:09:26.250000Z", `{"exit_code":0}`, &no))
+	b.WriteString(line(4, "00f067aa0ba902b9", "2026-03-14T15:09:26.400000Z", cmd(scriptPayload), nil))
+	b.WriteString(line(5, "00f067aa0ba902b8", "2026-03-14T15:09:27.300500Z", `{"exit_code":2}`, &yes))
 	// seq 4 never finishes: an open operation (its process was killed).
 	p := filepath.Join(t.TempDir(), "events.jsonl")
 	if err := os.WriteFile(p, []byte(b.String()), 0o600); err != nil {
@@ -188,7 +187,7 @@ func TestServeInChromium(t *testing.T) {
 	}
 	shot := func(name string) {
 		t.Helper()
-		buf, err := chromedp.Run(ctx, chromedp.FullScreenshot(90))
+		buf, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
 		must(err)
 		p := filepath.Join(shots, name)
 		must(os.WriteFile(p, buf, 0o644))
