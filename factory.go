@@ -20,10 +20,10 @@ import (
 
 	"github.com/open-telemetry/opentelemetry-collector-contrib/exporter/kafkaexporter"
 	"github.com/open-telemetry/opentelemetry-collector-contrib/extension/bearertokenauthextension"
-	"github.com/open-telemetry/opentelemetry-collector-contrib/receiver/kafkareceiver"
 
 	sandboxauditencoding "github.com/sandboxaudit/sandboxaudit/encoding"
 	sandboxauditexporter "github.com/sandboxaudit/sandboxaudit/exporter"
+	"github.com/sandboxaudit/sandboxaudit/kafkaguardreceiver"
 	sandboxauditprocessor "github.com/sandboxaudit/sandboxaudit/processor"
 	sandboxauditreceiver "github.com/sandboxaudit/sandboxaudit/receiver"
 )
@@ -66,7 +66,8 @@ func ProcessorFactory() processor.Factory {
 // Components returns the factories of the otelcol-sandboxaudit
 // distribution: the sandboxaudit receiver, processor and exporter, the
 // sandboxaudit_encoding extension, the OTLP receiver, the contrib kafka
-// receiver and exporter, the batch and memory_limiter processors, the debug
+// receiver behind its encoding check (kafkaguardreceiver), the contrib
+// kafka exporter, the batch and memory_limiter processors, the debug
 // exporter, and the standard self-telemetry. Each call builds new factories.
 func Components() (otelcol.Factories, error) {
 	var err error
@@ -74,7 +75,7 @@ func Components() (otelcol.Factories, error) {
 
 	factories.Receivers, err = otelcol.MakeFactoryMap[receiver.Factory](
 		otlpreceiver.NewFactory(),
-		kafkaReceiverFactory(),
+		kafkaguardreceiver.NewFactory(),
 		ReceiverFactory(),
 	)
 	if err != nil {
@@ -115,9 +116,9 @@ func Components() (otelcol.Factories, error) {
 		return "github.com/open-telemetry/opentelemetry-collector-contrib/" + path + " " + ContribVersion
 	}
 	factories.ReceiverModules = map[component.Type]string{
-		otlpreceiver.NewFactory().Type():  collector("receiver/otlpreceiver"),
-		kafkareceiver.NewFactory().Type(): contrib("receiver/kafkareceiver"),
-		ReceiverFactory().Type():          own,
+		otlpreceiver.NewFactory().Type():       collector("receiver/otlpreceiver"),
+		kafkaguardreceiver.NewFactory().Type(): own,
+		ReceiverFactory().Type():               own,
 	}
 	factories.ProcessorModules = map[component.Type]string{
 		batchprocessor.NewFactory().Type():         collector("processor/batchprocessor"),

@@ -11,7 +11,7 @@ import (
 
 	"github.com/sandboxaudit/sandboxaudit/exporter/internal/metadata"
 	"github.com/sandboxaudit/sandboxaudit/internal/httpsink"
-	"github.com/sandboxaudit/sandboxaudit/internal/metadatatest"
+	"github.com/sandboxaudit/sandboxaudit/internal/testutil/metadatatest"
 )
 
 // TestMetadataMatchesCode records every metric through the code the

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/google/uuid"
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/component/componentstatus"
 	"go.opentelemetry.io/collector/config/confighttp"
@@ -20,6 +21,7 @@ import (
 	"go.uber.org/zap"
 	"golang.org/x/net/netutil"
 
+	"github.com/sandboxaudit/sandboxaudit/internal/idwindow"
 	"github.com/sandboxaudit/sandboxaudit/internal/pairing"
 	"github.com/sandboxaudit/sandboxaudit/internal/spanmap"
 	"github.com/sandboxaudit/sandboxaudit/receiver/internal/metadata"
@@ -34,11 +36,11 @@ type sandboxReceiver struct {
 	tel      *metadata.TelemetryBuilder
 	accepted map[string]metric.AddOption // see acceptedAttrs
 	mapper   *spanmap.Mapper
-	dedupe   *dedupeWindow   // nil when dedupe is disabled
-	pairs    *pairing.Pairer // nil until Start; only with a traces consumer
-	chunks   chunkPools      // request body chunks, by size
-	budget   *byteBudget     // max_inflight_bytes
-	decoding decodeGate      // one large body decoding at a time
+	dedupe   *idwindow.Window[uuid.UUID] // delivered event ids; nil when dedupe is disabled
+	pairs    *pairing.Pairer             // nil until Start; only with a traces consumer
+	chunks   chunkPools                  // request body chunks, by size
+	budget   *byteBudget                 // max_inflight_bytes
+	decoding decodeGate                  // one large body decoding at a time
 
 	nextLogs   consumer.Logs
 	nextTraces consumer.Traces
@@ -94,7 +96,11 @@ func newSandboxReceiver(cfg *Config, set receiver.Settings) (*sandboxReceiver, e
 		bodyGrace:     defaultBodyGrace,
 	}
 	if cfg.Dedupe.Enabled {
-		r.dedupe = newDedupeWindow(cfg.Dedupe.Window)
+		w, err := idwindow.New[uuid.UUID](cfg.Dedupe.Window)
+		if err != nil {
+			return nil, fmt.Errorf("dedupe::window: %w", err)
+		}
+		r.dedupe = w
 	}
 	return r, nil
 }

@@ -129,13 +129,13 @@ func (g *generator) execSpan(span ptrace.Span, i int) error {
 	span.SetEndTimestamp(pcommon.NewTimestampFromTime(end))
 
 	cmd := []any{"python", "-m", "pytest", "-q", fmt.Sprintf("tests/test_module_%d.py", i%97)}
-	startData, err := auditevent.MarshalData(map[string]any{"command": cmd, "timeout_s": 30.0, "shell": false, "user": nil})
+	startData, err := auditevent.MarshalData(map[string]any{"command": cmd, "timeout_s": 30, "shell": false, "user": nil})
 	if err != nil {
 		return err
 	}
 	exit := 0
 	finishData, err := auditevent.MarshalData(map[string]any{
-		"command": cmd, "timeout_s": 30.0, "shell": false, "user": nil,
+		"command": cmd, "timeout_s": 30, "shell": false, "user": nil,
 		"exit_code": exit, semconv.AttrProcessExitCode: exit,
 	})
 	if err != nil {

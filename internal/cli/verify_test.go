@@ -16,7 +16,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/sandboxaudit/sandboxaudit/auditevent"
-	"github.com/sandboxaudit/sandboxaudit/internal/conformance"
+	"github.com/sandboxaudit/sandboxaudit/internal/testutil/conformance"
 )
 
 // goodSession is two sessions' operations as a collector writes them: spans

@@ -8,7 +8,7 @@ import (
 
 	"github.com/sandboxaudit/sandboxaudit/bench/load"
 	"github.com/sandboxaudit/sandboxaudit/bench/proc"
-	"github.com/sandboxaudit/sandboxaudit/internal/loopback"
+	"github.com/sandboxaudit/sandboxaudit/internal/testutil/loopback"
 )
 
 // The sync probe before each run: 20 fdatasyncs of about one 1,000-span

@@ -1,6 +1,6 @@
 // Package configtest loads a component's section of a testdata config file
 // the way the collector does, for the components' config tests.
-package configtest // import "github.com/sandboxaudit/sandboxaudit/internal/configtest"
+package configtest // import "github.com/sandboxaudit/sandboxaudit/internal/testutil/configtest"
 
 import (
 	"testing"

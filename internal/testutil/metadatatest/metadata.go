@@ -4,7 +4,7 @@
 // TelemetryBuilder field names and the status constants. mdatagen cannot be
 // installed here, so these checks are what keeps the hand-written files
 // honest. Only tests import it.
-package metadatatest // import "github.com/sandboxaudit/sandboxaudit/internal/metadatatest"
+package metadatatest // import "github.com/sandboxaudit/sandboxaudit/internal/testutil/metadatatest"
 
 import (
 	"fmt"

@@ -81,7 +81,7 @@ func TestStartIDsForgetAfterAFailedWrite(t *testing.T) {
 	kept, _, dropped = s.filter([]auditevent.Event{{EventID: a, Phase: auditevent.PhaseStart}, {EventID: b, Phase: auditevent.PhaseStart}})
 	assert.Len(t, kept, 2)
 	assert.Zero(t, dropped)
-	assert.Equal(t, startIDWindow, s.w.Size())
+	assert.Equal(t, eventIDWindow, s.w.Size())
 }
 
 // BenchmarkStartIDsFilter is the window's cost per 512-event batch (256
@@ -96,7 +96,7 @@ func BenchmarkStartIDsFilter(b *testing.B) {
 		binary.BigEndian.PutUint64(id[8:], n)
 		return id
 	}
-	for range startIDWindow {
+	for range eventIDWindow {
 		s.w.Add(next())
 	}
 	work := make([]auditevent.Event, 512)

@@ -1,7 +1,7 @@
 // Package heaptest measures the heap of a benchmark run, its peak while
 // the run goes on and what it still holds afterwards, for benchmarks that
 // show memory staying flat as an input grows (batches, spool size, files).
-package heaptest // import "github.com/sandboxaudit/sandboxaudit/internal/heaptest"
+package heaptest // import "github.com/sandboxaudit/sandboxaudit/internal/testutil/heaptest"
 
 import (
 	"runtime"

@@ -1,7 +1,7 @@
 // Package groupcommittest is test support for group commit: a sync that
 // its first caller waits in, so that a test can queue batches behind a
 // commit deterministically and see them committed as one group.
-package groupcommittest // import "github.com/sandboxaudit/sandboxaudit/internal/groupcommit/groupcommittest"
+package groupcommittest // import "github.com/sandboxaudit/sandboxaudit/internal/testutil/groupcommittest"
 
 import (
 	"os"

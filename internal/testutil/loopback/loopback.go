@@ -1,6 +1,6 @@
 // Package loopback picks free loopback addresses for tests and benchmarks
 // that start collectors listening on them.
-package loopback // import "github.com/sandboxaudit/sandboxaudit/internal/loopback"
+package loopback // import "github.com/sandboxaudit/sandboxaudit/internal/testutil/loopback"
 
 import "net"
 

@@ -1,4 +1,4 @@
-package sandboxaudit
+package kafkaguardreceiver
 
 import (
 	"context"
@@ -14,6 +14,8 @@ import (
 	"go.opentelemetry.io/collector/receiver/receivertest"
 
 	"github.com/open-telemetry/opentelemetry-collector-contrib/receiver/kafkareceiver"
+
+	sandboxauditencoding "github.com/sandboxaudit/sandboxaudit/encoding"
 )
 
 // hostWith is a host whose extensions are ids: the sandboxaudit encoding
@@ -29,7 +31,7 @@ func (h hostWith) GetExtensions() map[component.ID]component.Component {
 	for _, id := range h.ids {
 		m[id] = nopComponent{}
 		if id.Type().String() == "sandboxaudit_encoding" {
-			ext, err := EncodingExtensionFactory().Create(context.Background(), extensiontest.NewNopSettings(id.Type()), EncodingExtensionFactory().CreateDefaultConfig())
+			ext, err := sandboxauditencoding.NewFactory().Create(context.Background(), extensiontest.NewNopSettings(id.Type()), sandboxauditencoding.NewFactory().CreateDefaultConfig())
 			if err != nil {
 				panic(err)
 			}
@@ -44,7 +46,7 @@ func (h hostWith) GetExtensions() map[component.ID]component.Component {
 // naming the key, and Shutdown returns at once; the contrib receiver alone
 // logged the error and then held the collector's shutdown for ever.
 func TestKafkaReceiverRefusesAnUnknownEncodingBeforeStarting(t *testing.T) {
-	f := kafkaReceiverFactory()
+	f := NewFactory()
 	cfg := f.CreateDefaultConfig().(*kafkareceiver.Config)
 	cfg.Logs.Encoding = "sandboxaudit_encodng"
 	set := receivertest.NewNopSettings(f.Type())
@@ -69,10 +71,10 @@ func (nopComponent) Shutdown(context.Context) error              { return nil }
 func TestCheckKafkaEncoding(t *testing.T) {
 	host := hostWith{Host: componenttest.NewNopHost(), ids: []component.ID{component.MustNewID("sandboxaudit_encoding"), component.MustNewID("bearertokenauth")}}
 	for _, ok := range [][2]string{{"logs", "sandboxaudit_encoding"}, {"logs", "otlp_proto"}, {"logs", "text_utf-16"}, {"traces", "zipkin_json"}, {"metrics", "otlp_json"}} {
-		assert.NoError(t, checkKafkaEncoding(ok[0], ok[1], host), "%v", ok)
+		assert.NoError(t, checkEncoding(ok[0], ok[1], host), "%v", ok)
 	}
 	for _, bad := range [][2]string{{"logs", "sandboxaudit_encoding/other"}, {"traces", "raw"}, {"metrics", "text"}, {"logs", ""},
 		{"logs", "bearertokenauth"}, {"metrics", "sandboxaudit_encoding"}} {
-		assert.Error(t, checkKafkaEncoding(bad[0], bad[1], host), "%v", bad)
+		assert.Error(t, checkEncoding(bad[0], bad[1], host), "%v", bad)
 	}
 }
