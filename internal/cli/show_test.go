@@ -16,7 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/sandboxaudit/sandboxaudit/auditevent"
-	"github.com/sandboxaudit/sandboxaudit/internal/conformance"
+	"github.com/sandboxaudit/sandboxaudit/internal/testutil/conformance"
 )
 
 // encodeVectorLines are the canonical lines the reference wrote for the
