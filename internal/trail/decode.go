@@ -47,7 +47,7 @@ func decodeLine(line []byte, r *rec, e *auditevent.Event, keepLine bool, grep [2
 		r.traceID = *e.TraceID
 	}
 	r.op = e.Op
-	r.what = what(e.Data)
+	r.what = "" // set by the caller when the sort needs it
 	r.ev = Event{Seq: e.Seq, TS: e.TS.String(), TSMicros: e.TS.UnixMicro(), OK: e.OK, DurationMS: e.DurationMS}
 	if e.ErrorCode != nil {
 		r.ev.ErrorCode = *e.ErrorCode
@@ -57,8 +57,8 @@ func decodeLine(line []byte, r *rec, e *auditevent.Event, keepLine bool, grep [2
 			r.ev.Exit = string(v)
 		}
 	}
-	r.ev.match = len(grep[0]) > 0 && (bytes.Contains(text, grep[0]) || bytes.Contains(text, grep[1]))
 	r.ev.hash = maphash.Bytes(seed, text)
+	r.ev.match = len(grep[0]) > 0 && (bytes.Contains(text, grep[0]) || bytes.Contains(text, grep[1]))
 	if keepLine {
 		r.ev.Line = line
 	}

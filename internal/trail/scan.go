@@ -54,6 +54,9 @@ type scanner struct {
 	seed    maphash.Seed
 	pool    sync.Pool
 	workers int
+	// sumsOnly skips what only the sort needs (the record, the command):
+	// ReadSessions.
+	sumsOnly bool
 }
 
 func newScanner(names []string, opts Options) *scanner {
@@ -190,7 +193,7 @@ func (s *scanner) decodeChunk(c *chunk, e *auditevent.Event, r *rec) {
 			c.res = append(c.res, res)
 			continue
 		}
-		if err := decodeLine(line, r, e, s.opts.KeepLines, s.grep, s.seed); err != nil {
+		if err := decodeLine(line, r, e, s.opts.KeepLines && !s.sumsOnly, s.grep, s.seed); err != nil {
 			res.bad = badReason(err)
 			c.res = append(c.res, res)
 			continue
@@ -203,6 +206,11 @@ func (s *scanner) decodeChunk(c *chunk, e *auditevent.Event, r *rec) {
 			c.res = append(c.res, res)
 			continue
 		}
+		if s.sumsOnly {
+			c.res = append(c.res, res)
+			continue
+		}
+		r.what = what(e.Data)
 		r.spanHash = hashSpan(s.seed, r.spanID)
 		r.order = orderOf(c.src, c.nums[i])
 		r.opSeq = r.ev.Seq

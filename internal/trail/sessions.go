@@ -32,6 +32,7 @@ func ReadSessions(ctx context.Context, sources []string, opts Options) ([]Sessio
 	inflight := map[pairKey]struct{}{}
 	finished := map[pairKey]struct{}{} // finishes read before their start
 	sc := newScanner(sources, opts)
+	sc.sumsOnly = true
 	err := sc.run(ctx, func(c *chunk) error {
 		for i := range c.res {
 			res := &c.res[i]
