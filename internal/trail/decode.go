@@ -16,16 +16,37 @@ import (
 const maxWhat = 1024
 
 // badReason says why a line is not an event without quoting any of it:
-// the field's name when it is one of the event's, and the kind of error.
+// the field's name when it is one of the event's, and what is wrong with
+// it in words of our own (the decoder's messages may quote the value).
 func badReason(err error) string {
 	var fe *auditevent.FieldError
-	if errors.As(err, &fe) {
-		if fe.Field != "" && auditevent.IsField(fe.Field) {
-			return "not an audit event: field " + fe.Field + " (" + fe.Type + ")"
-		}
-		return "not an audit event (" + fe.Type + ")"
+	if !errors.As(err, &fe) {
+		return "not an audit event: not valid JSON"
 	}
-	return "not a JSON object"
+	what := problemOf(fe.Type)
+	if fe.Field != "" && auditevent.IsField(fe.Field) {
+		return "not an audit event: field " + fe.Field + ": " + what + " (" + fe.Type + ")"
+	}
+	return "not an audit event: " + what + " (" + fe.Type + ")"
+}
+
+// problemOf words a pydantic error type.
+func problemOf(typ string) string {
+	switch {
+	case typ == "missing":
+		return "missing"
+	case typ == "json_invalid":
+		return "not valid JSON"
+	case typ == "model_attributes_type":
+		return "not a JSON object"
+	case typ == "union_tag_not_found":
+		return "no phase"
+	case typ == "union_tag_invalid":
+		return "phase is neither start nor finish"
+	case strings.HasSuffix(typ, "_type"):
+		return "wrong type"
+	}
+	return "invalid value"
 }
 
 // decodeLine decodes one line (with its newline, if it has one) into r,
