@@ -45,7 +45,7 @@ func benchReadOps(b *testing.B, keepLines bool) {
 	b.ReportAllocs()
 	for b.Loop() {
 		st, err := ReadOps(context.Background(), []string{p}, Options{KeepLines: keepLines, TempDir: b.TempDir()}, func(*Op) error { return nil })
-		if err != nil || st.Ops != int64(benchLines()/2) {
+		if err != nil || (os.Getenv("SANDBOXAUDIT_BENCH_FILE") == "" && st.Ops != int64(benchLines()/2)) {
 			b.Fatal(err, st)
 		}
 	}
@@ -57,7 +57,7 @@ func BenchmarkReadSessions(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		list, _, err := ReadSessions(context.Background(), []string{p}, Options{})
-		if err != nil || len(list) != 100 {
+		if err != nil || (os.Getenv("SANDBOXAUDIT_BENCH_FILE") == "" && len(list) != 100) {
 			b.Fatal(err)
 		}
 	}

@@ -74,7 +74,7 @@ func decodeLine(line []byte, r *rec, e *auditevent.Event, keepLine bool, grep [2
 		r.ev.ErrorCode = *e.ErrorCode
 	}
 	if r.phase == 1 {
-		if v, ok := e.Data.Lookup("exit_code"); ok && string(v) != "null" {
+		if v := topField(e.Data.Bytes(), "exit_code"); v != nil && string(v) != "null" {
 			r.ev.Exit = string(v)
 		}
 	}
@@ -87,15 +87,90 @@ func decodeLine(line []byte, r *rec, e *auditevent.Event, keepLine bool, grep [2
 }
 
 // what is the command (exec) or path an event's data names.
-func what(d auditevent.Data) string {
+func what(d []byte) string {
 	for _, key := range [...]string{"command", "path", "port"} {
-		v, ok := d.Lookup(key)
-		if !ok {
-			continue
+		if v := topField(d, key); v != nil {
+			return clip(jsonText(v), maxWhat)
 		}
-		return clip(jsonText(v), maxWhat)
 	}
 	return ""
+}
+
+// topField is the value of a top-level key of a canonical data object
+// (keys sorted, no whitespace), or nil. Keys are compared unescaped only
+// when they hold no escape, which the keys looked for never do.
+func topField(d []byte, key string) []byte {
+	if len(d) < 2 || d[0] != '{' {
+		return nil
+	}
+	i := 1
+	for i < len(d) && d[i] == '"' {
+		kEnd := stringEnd(d, i)
+		if kEnd < 0 || kEnd+1 >= len(d) || d[kEnd+1] != ':' {
+			return nil
+		}
+		k := d[i+1 : kEnd]
+		vStart := kEnd + 2
+		vEnd := valueEnd(d, vStart)
+		if vEnd < 0 {
+			return nil
+		}
+		if string(k) == key {
+			return d[vStart:vEnd]
+		}
+		if string(k) > key {
+			return nil // sorted: it is not there
+		}
+		i = vEnd
+		if i < len(d) && d[i] == ',' {
+			i++
+		}
+	}
+	return nil
+}
+
+// stringEnd is the index of the quote closing the string opened at i.
+func stringEnd(d []byte, i int) int {
+	for j := i + 1; j < len(d); j++ {
+		switch d[j] {
+		case '\\':
+			j++
+		case '"':
+			return j
+		}
+	}
+	return -1
+}
+
+// valueEnd is the index just past the JSON value starting at i.
+func valueEnd(d []byte, i int) int {
+	depth := 0
+	for j := i; j < len(d); j++ {
+		switch d[j] {
+		case '"':
+			if j = stringEnd(d, j); j < 0 {
+				return -1
+			}
+			if depth == 0 {
+				return j + 1
+			}
+		case '{', '[':
+			depth++
+		case '}', ']':
+			if depth == 0 {
+				return j
+			}
+			depth--
+			if depth == 0 {
+				return j + 1
+			}
+		case ',':
+			if depth == 0 {
+				return j
+			}
+		}
+	}
+	return -1
 }
 
 // jsonText turns a JSON value into display text: a string unquoted, an
@@ -111,8 +186,8 @@ func jsonText(v []byte) string {
 			return s
 		}
 	case len(v) > 0 && v[0] == '[':
-		if parts, ok := plainStrings(v); ok {
-			return strings.Join(parts, " ")
+		if s, ok := plainStrings(v); ok {
+			return s
 		}
 		var parts []string
 		if json.Unmarshal(v, &parts) == nil {
@@ -123,34 +198,18 @@ func jsonText(v []byte) string {
 }
 
 // plainStrings reads a JSON array of strings without escapes (the common
-// command line) without the reflection json.Unmarshal costs.
-func plainStrings(v []byte) ([]string, bool) {
-	if bytes.IndexByte(v, '\\') >= 0 {
-		return nil, false
+// command line) as the parts joined by spaces, without decoding it:
+// with no escape, a quote only opens or closes a string.
+func plainStrings(v []byte) (string, bool) {
+	if bytes.IndexByte(v, '\\') >= 0 || len(v) < 4 || v[1] != '"' || v[len(v)-2] != '"' {
+		return "", len(v) == 2 // [] is the empty command
 	}
-	inner := v[1 : len(v)-1]
-	if len(inner) == 0 {
-		return nil, true
+	inner := v[2 : len(v)-2]
+	seps := bytes.Count(inner, []byte(`","`))
+	if bytes.Count(inner, []byte(`"`)) != 2*seps {
+		return "", false // an element that is not a string
 	}
-	var out []string
-	for len(inner) > 0 {
-		if inner[0] != '"' {
-			return nil, false
-		}
-		end := bytes.IndexByte(inner[1:], '"')
-		if end < 0 {
-			return nil, false
-		}
-		out = append(out, string(inner[1:1+end]))
-		inner = inner[2+end:]
-		if len(inner) > 0 {
-			if inner[0] != ',' {
-				return nil, false
-			}
-			inner = inner[1:]
-		}
-	}
-	return out, true
+	return strings.ReplaceAll(string(inner), `","`, " "), true
 }
 
 // clip cuts s to at most n bytes on a character boundary.

@@ -120,8 +120,9 @@ func appendRec(dst []byte, r *rec) []byte {
 	return append(dst, r.ev.Line...)
 }
 
-// decodeRec reads a record appendRec wrote. The strings are copied; the
-// line is copied too, so the result outlives the buffer.
+// decodeRec reads a record appendRec wrote into r. The strings are copied
+// (a string equal to r's previous one is kept: an operation's two records
+// share most), and so is the line, so the result outlives the buffer.
 func decodeRec(b []byte, r *rec) bool {
 	if len(b) < keyLen+bodyFixed {
 		return false
@@ -144,7 +145,10 @@ func decodeRec(b []byte, r *rec) bool {
 		if !ok {
 			return false
 		}
-		*p, b = string(s), rest
+		if string(s) != *p {
+			*p = string(s)
+		}
+		b = rest
 	}
 	line, _, ok := cutBytes(b)
 	if !ok {

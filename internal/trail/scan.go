@@ -52,7 +52,7 @@ type scanner struct {
 	names   []string
 	grep    [2][]byte
 	seed    maphash.Seed
-	pool    sync.Pool
+	free    chan *chunk // chunks to reuse, with their buffers grown
 	workers int
 	// sumsOnly skips what only the sort needs (the record, the command):
 	// ReadSessions.
@@ -64,7 +64,8 @@ func newScanner(names []string, opts Options) *scanner {
 	if w <= 0 {
 		w = runtime.GOMAXPROCS(0)
 	}
-	return &scanner{opts: opts, names: names, grep: grepForms(opts.Filter.Grep), seed: maphash.MakeSeed(), workers: w}
+	return &scanner{opts: opts, names: names, grep: grepForms(opts.Filter.Grep), seed: maphash.MakeSeed(), workers: w,
+		free: make(chan *chunk, 4*w+2)}
 }
 
 // run calls fn with every chunk, decoded, in reading order; fn must not
@@ -100,7 +101,7 @@ func (s *scanner) run(ctx context.Context, fn func(*chunk) error) error {
 		if err != nil {
 			cancel()
 		}
-		s.pool.Put(c)
+		s.recycle(c)
 	}
 	wg.Wait()
 	return errors.Join(err, <-readErr)
@@ -159,13 +160,22 @@ func (s *scanner) readSource(ctx context.Context, src int, name string, work, or
 	if len(c.ends) > 0 {
 		return send()
 	}
-	s.pool.Put(c)
+	s.recycle(c)
 	return nil
 }
 
+func (s *scanner) recycle(c *chunk) {
+	select {
+	case s.free <- c:
+	default:
+	}
+}
+
 func (s *scanner) newChunk(src int) *chunk {
-	c, _ := s.pool.Get().(*chunk)
-	if c == nil {
+	var c *chunk
+	select {
+	case c = <-s.free:
+	default:
 		c = &chunk{}
 	}
 	c.src, c.err = src, nil
@@ -210,13 +220,13 @@ func (s *scanner) decodeChunk(c *chunk, e *auditevent.Event, r *rec) {
 			c.res = append(c.res, res)
 			continue
 		}
-		r.what = what(e.Data)
+		r.what = what(e.Data.Bytes())
 		r.spanHash = hashSpan(s.seed, r.spanID)
 		r.order = orderOf(c.src, c.nums[i])
 		r.opSeq = r.ev.Seq
 		off := len(c.out)
 		c.out = appendRec(c.out, r)
-		res.rec = span{uint32(off), uint32(len(c.out))}
+		res.rec = span{off: uint32(off), end: uint32(len(c.out))}
 		c.res = append(c.res, res)
 	}
 }

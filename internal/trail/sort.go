@@ -3,6 +3,7 @@ package trail
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"container/heap"
 	"encoding/binary"
 	"errors"
@@ -24,7 +25,25 @@ type sorter struct {
 	runs     []*os.File
 }
 
-type span struct{ off, end uint32 }
+// span is a record in the arena with its key's first 24 bytes (session and
+// opSeq) as integers, which settle almost every comparison without
+// touching the arena.
+type span struct {
+	k0, k1, k2 uint64
+	off, end   uint32
+}
+
+func (x span) cmp(y span, a []byte) int {
+	switch {
+	case x.k0 != y.k0:
+		return cmp.Compare(x.k0, y.k0)
+	case x.k1 != y.k1:
+		return cmp.Compare(x.k1, y.k1)
+	case x.k2 != y.k2:
+		return cmp.Compare(x.k2, y.k2)
+	}
+	return bytes.Compare(a[x.off+24:x.off+keyLen], a[y.off+24:y.off+keyLen])
+}
 
 const runReadBuf = 64 << 10
 
@@ -39,17 +58,22 @@ func (s *sorter) add(r []byte) error {
 			return err
 		}
 	}
+	if s.arena == nil {
+		// Start small: most trails never fill the budget.
+		s.arena = make([]byte, 0, min(s.runBytes, 1<<20))
+	}
 	off := len(s.arena)
 	s.arena = append(s.arena, r...)
-	s.spans = append(s.spans, span{uint32(off), uint32(len(s.arena))})
+	s.spans = append(s.spans, span{
+		k0: binary.BigEndian.Uint64(r[0:]), k1: binary.BigEndian.Uint64(r[8:]), k2: binary.BigEndian.Uint64(r[16:]),
+		off: uint32(off), end: uint32(len(s.arena)),
+	})
 	return nil
 }
 
 func (s *sorter) sortArena() {
 	a := s.arena
-	slices.SortFunc(s.spans, func(x, y span) int {
-		return bytes.Compare(a[x.off:x.off+keyLen], a[y.off:y.off+keyLen])
-	})
+	slices.SortFunc(s.spans, func(x, y span) int { return x.cmp(y, a) })
 }
 
 // spill writes the arena, sorted, as one run.
