@@ -92,6 +92,8 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzParseCheckpoint$$' -fuzztime $(FUZZTIME) ./internal/integrity/
 	$(GO) test -run '^$$' -fuzz '^FuzzParseBundle$$' -fuzztime $(FUZZTIME) ./internal/integrity/
 	$(GO) test -run '^$$' -fuzz '^FuzzNoteReader$$' -fuzztime $(FUZZTIME) ./internal/integrity/
+	$(GO) test -run '^$$' -fuzz '^FuzzReadOps$$' -fuzztime $(FUZZTIME) ./internal/trail/
+	$(GO) test -run '^$$' -fuzz '^FuzzTopField$$' -fuzztime $(FUZZTIME) ./internal/trail/
 
 ## lint: gofmt, go vet, staticcheck and golangci-lint (installed from the module proxy)
 lint: vet
