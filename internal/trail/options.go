@@ -41,7 +41,7 @@ type Options struct {
 }
 
 // DefaultRunBytes is the in-memory sort budget.
-const DefaultRunBytes = 64 << 20
+const DefaultRunBytes = 16 << 20
 
 // maxLineBytes bounds one line held in memory; a longer one is reported
 // as bad and skipped.
