@@ -5,6 +5,8 @@
 package sandboxaudit
 
 import (
+	"os"
+
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/exporter"
 	"go.opentelemetry.io/collector/exporter/debugexporter"
@@ -17,12 +19,14 @@ import (
 	"go.opentelemetry.io/collector/receiver"
 	"go.opentelemetry.io/collector/receiver/otlpreceiver"
 	"go.opentelemetry.io/collector/service/telemetry/otelconftelemetry"
+	"go.uber.org/zap"
 
 	"github.com/open-telemetry/opentelemetry-collector-contrib/exporter/kafkaexporter"
 	"github.com/open-telemetry/opentelemetry-collector-contrib/extension/bearertokenauthextension"
 
 	sandboxauditencoding "github.com/sandboxaudit/sandboxaudit/encoding"
 	sandboxauditexporter "github.com/sandboxaudit/sandboxaudit/exporter"
+	"github.com/sandboxaudit/sandboxaudit/internal/startupline"
 	"github.com/sandboxaudit/sandboxaudit/kafkaguardreceiver"
 	sandboxauditprocessor "github.com/sandboxaudit/sandboxaudit/processor"
 	sandboxauditreceiver "github.com/sandboxaudit/sandboxaudit/receiver"
@@ -156,11 +160,17 @@ func BuildInfo() component.BuildInfo {
 
 // CollectorSettings returns the settings of the otelcol-sandboxaudit
 // distribution. Its configuration is DefaultConfig unless --config is given.
+// Once running, it prints one line on stderr naming the audit file, each
+// intake address and where self-metrics are served.
 func CollectorSettings() otelcol.CollectorSettings {
+	line := startupline.New(os.Stderr)
+	providers := ConfigProviderSettings()
+	providers.ResolverSettings.ConverterFactories = append(providers.ResolverSettings.ConverterFactories, line.ConverterFactory())
 	return otelcol.CollectorSettings{
 		BuildInfo:              BuildInfo(),
 		Factories:              Components,
-		ConfigProviderSettings: ConfigProviderSettings(),
+		ConfigProviderSettings: providers,
+		LoggingOptions:         []zap.Option{line.LoggingOption()},
 		ProviderModules: map[string]string{
 			"file": "go.opentelemetry.io/collector/confmap/provider/fileprovider v1.71.0",
 			"env":  "go.opentelemetry.io/collector/confmap/provider/envprovider v1.71.0",

@@ -13,8 +13,6 @@ import (
 	"context"
 
 	"go.opentelemetry.io/collector/component"
-	"go.opentelemetry.io/collector/consumer"
-	"go.opentelemetry.io/collector/consumer/xconsumer"
 	"go.opentelemetry.io/collector/receiver"
 	"go.opentelemetry.io/collector/receiver/xreceiver"
 
@@ -25,23 +23,29 @@ import (
 // type and config, whose receivers check their encoding before they start.
 func NewFactory() receiver.Factory {
 	inner := kafkareceiver.NewFactory().(xreceiver.Factory)
-	encodings := func(cfg component.Config) *kafkareceiver.Config { return cfg.(*kafkareceiver.Config) }
 	return xreceiver.NewFactory(inner.Type(), inner.CreateDefaultConfig,
-		xreceiver.WithTraces(func(ctx context.Context, set receiver.Settings, cfg component.Config, next consumer.Traces) (receiver.Traces, error) {
-			r, err := inner.CreateTraces(ctx, set, cfg, next)
-			return guarded(r, err, "traces", encodings(cfg).Traces.Encoding)
-		}, inner.TracesStability()),
-		xreceiver.WithLogs(func(ctx context.Context, set receiver.Settings, cfg component.Config, next consumer.Logs) (receiver.Logs, error) {
-			r, err := inner.CreateLogs(ctx, set, cfg, next)
-			return guarded(r, err, "logs", encodings(cfg).Logs.Encoding)
-		}, inner.LogsStability()),
-		xreceiver.WithMetrics(func(ctx context.Context, set receiver.Settings, cfg component.Config, next consumer.Metrics) (receiver.Metrics, error) {
-			r, err := inner.CreateMetrics(ctx, set, cfg, next)
-			return guarded(r, err, "metrics", encodings(cfg).Metrics.Encoding)
-		}, inner.MetricsStability()),
-		xreceiver.WithProfiles(func(ctx context.Context, set receiver.Settings, cfg component.Config, next xconsumer.Profiles) (xreceiver.Profiles, error) {
-			r, err := inner.CreateProfiles(ctx, set, cfg, next)
-			return guarded(r, err, "profiles", encodings(cfg).Profiles.Encoding)
-		}, inner.ProfilesStability()),
+		xreceiver.WithTraces(guard(inner.CreateTraces, "traces",
+			func(c *kafkareceiver.Config) string { return c.Traces.Encoding }), inner.TracesStability()),
+		xreceiver.WithLogs(guard(inner.CreateLogs, "logs",
+			func(c *kafkareceiver.Config) string { return c.Logs.Encoding }), inner.LogsStability()),
+		xreceiver.WithMetrics(guard(inner.CreateMetrics, "metrics",
+			func(c *kafkareceiver.Config) string { return c.Metrics.Encoding }), inner.MetricsStability()),
+		xreceiver.WithProfiles(guard(inner.CreateProfiles, "profiles",
+			func(c *kafkareceiver.Config) string { return c.Profiles.Encoding }), inner.ProfilesStability()),
 	)
+}
+
+// guard wraps the contrib factory's create function of one signal so that
+// what it creates checks the signal's encoding at Start.
+func guard[N any, R component.Component](
+	create func(context.Context, receiver.Settings, component.Config, N) (R, error),
+	signal string, encoding func(*kafkareceiver.Config) string,
+) func(context.Context, receiver.Settings, component.Config, N) (R, error) {
+	return func(ctx context.Context, set receiver.Settings, cfg component.Config, next N) (R, error) {
+		r, err := create(ctx, set, cfg, next)
+		if err != nil {
+			return r, err
+		}
+		return any(&encodingGuard{Component: r, signal: signal, encoding: encoding(cfg.(*kafkareceiver.Config))}).(R), nil
+	}
 }

@@ -25,14 +25,6 @@ func builtinEncodings(signal string) []string {
 	return []string{"otlp_proto", "otlp_json"}
 }
 
-// guarded wraps a created receiver in the encoding check.
-func guarded[R component.Component](r R, err error, signal, encoding string) (R, error) {
-	if err != nil {
-		return r, err
-	}
-	return any(&encodingGuard{Component: r, signal: signal, encoding: encoding}).(R), nil
-}
-
 // encodingGuard is a kafka receiver checked before it starts.
 type encodingGuard struct {
 	component.Component

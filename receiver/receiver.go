@@ -187,9 +187,9 @@ func (r *sandboxReceiver) shutdown(ctx context.Context) error {
 }
 
 // stopServer lets the requests in flight finish for up to shutdownGrace,
-// then closes their connections and waits for their handlers: a client
-// trickling its body used to hold the collector's shutdown for its
-// read_timeout, and the exporters' own shutdown work behind it. A request
+// then closes their connections and waits for their handlers, so that a
+// client trickling its body cannot hold the collector's shutdown, and the
+// exporters' own shutdown work behind it, for its read_timeout. A request
 // cut so was not answered, and its client retries it.
 func (r *sandboxReceiver) stopServer(ctx context.Context) error {
 	graceCtx, cancel := context.WithTimeout(ctx, r.shutdownGrace)

@@ -47,7 +47,7 @@ func TestServePagesEscapeAndPage(t *testing.T) {
 		s.Data = auditevent.MustParseData(`{"command":["sh","-c","<img src=x onerror=alert(1)> <script>alert(2)</script>"]}`)
 		evs = append(evs, s, f)
 	}
-	p := writeFile(t, "events.jsonl", lines(evs...))
+	p := writeFile(t, "events.jsonl", canonLines(evs...))
 	hs := startView(t, webview.Config{Sources: []string{p}, TraceURL: "http://127.0.0.1:16686/trace/{trace_id}?uiFind={span_id}"})
 
 	code, h, body := get(t, hs.URL+"/")
@@ -101,7 +101,7 @@ func TestServeIntegrityStatus(t *testing.T) {
 	sealed, _, pub := sealedFixture(t)
 	key, err := integrity.LoadVerifierKey(pub)
 	require.NoError(t, err)
-	plain := writeFile(t, "plain.jsonl", lines(op(sessionB, "exec", "x", 1, 2)))
+	plain := writeFile(t, "plain.jsonl", canonLines(op(sessionB, "exec", "x", 1, 2)))
 
 	hs := startView(t, webview.Config{Sources: []string{sealed, plain}, Key: key})
 	_, _, body := get(t, hs.URL+"/")
@@ -139,7 +139,7 @@ func (s *syncBuffer) String() string {
 }
 
 func TestServeListenRules(t *testing.T) {
-	p := writeFile(t, "events.jsonl", lines(op(sessionA, "exec", "x", 1, 2)))
+	p := writeFile(t, "events.jsonl", canonLines(op(sessionA, "exec", "x", 1, 2)))
 	r := run(t, "", "serve", "--listen", "0.0.0.0:0", p)
 	assert.Equal(t, exitUsage, r.code)
 	assert.Contains(t, r.stderr, "not a loopback address")

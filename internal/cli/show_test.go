@@ -94,19 +94,19 @@ func writeAheadTrail() (file string, want map[uuid.UUID][]string) {
 			s.Data = auditevent.MustParseData(`{"command":["echo","` + string(rune('x'+k)) + `"]}`)
 			f.Data = auditevent.MustParseData(`{"exit_code":0}`)
 			ops[i] = append(ops[i], pair{s, f})
-			want[sess] = append(want[sess], lines(s), lines(f))
+			want[sess] = append(want[sess], canonLines(s), canonLines(f))
 		}
 	}
 	for k := range 3 {
 		for i := range 2 {
-			b.WriteString(lines(ops[i][k].s))
+			b.WriteString(canonLines(ops[i][k].s))
 			if k > 0 {
-				b.WriteString(lines(ops[i][k-1].f))
+				b.WriteString(canonLines(ops[i][k-1].f))
 			}
 		}
 	}
 	for i := range 2 {
-		b.WriteString(lines(ops[i][2].f))
+		b.WriteString(canonLines(ops[i][2].f))
 	}
 	return b.String(), want
 }
@@ -169,7 +169,7 @@ func failingTrail(t *testing.T) (string, [4][2]auditevent.Event) {
 	ops[1][1].TraceID = ops[1][0].TraceID
 	ops[2][0].Data = auditevent.MustParseData(`{"path":"/workspace/out.txt"}`)
 	ops[3][1].Data = auditevent.MustParseData(`{"path":"/etc/hosts"}`)
-	content := lines(ops[0][0], ops[0][1], ops[1][0], ops[1][1], ops[2][0], ops[3][1])
+	content := canonLines(ops[0][0], ops[0][1], ops[1][0], ops[1][1], ops[2][0], ops[3][1])
 	return writeFile(t, "events.jsonl", content), ops
 }
 
@@ -181,10 +181,10 @@ func TestShowFilters(t *testing.T) {
 		require.Equal(t, exitOK, r.code, r.stderr)
 		return r.stdout
 	}
-	okOp := lines(ops[0][0], ops[0][1])
-	failed := lines(ops[1][0], ops[1][1])
-	open := lines(ops[2][0])
-	orphan := lines(ops[3][1])
+	okOp := canonLines(ops[0][0], ops[0][1])
+	failed := canonLines(ops[1][0], ops[1][1])
+	open := canonLines(ops[2][0])
+	orphan := canonLines(ops[3][1])
 	all := okOp + failed + open + orphan
 	assert.Equal(t, all, jl())
 	assert.Equal(t, failed, jl("--failed"))
@@ -235,7 +235,7 @@ func TestShowCutsAndEscapesFields(t *testing.T) {
 	s, f := op(sessionA, "exec", "span-x", 1, 2)
 	long := strings.Repeat("a", 100)
 	s.Data = auditevent.MustParseData(`{"command":["sh","-c","printf '\u001b[2J\u001b]0;pwned\u0007' ` + long + `"]}`)
-	p := writeFile(t, "events.jsonl", lines(s, f))
+	p := writeFile(t, "events.jsonl", canonLines(s, f))
 	r := run(t, "", "show", p)
 	require.Equal(t, exitOK, r.code, r.stderr)
 	assert.NotContains(t, r.stdout, "\x1b", "no escape reaches the terminal")
@@ -248,11 +248,11 @@ func TestShowCutsAndEscapesFields(t *testing.T) {
 func TestShowBadLinesNamedNotQuoted(t *testing.T) {
 	s, f := op(sessionA, "exec", "span-x", 1, 2)
 	secret := "hunter2-\x1b[31m-<script>"
-	content := lines(s) + "{\"op\":\"" + secret + "\"}\n" + "not json " + secret + "\n\n" + lines(f)
+	content := canonLines(s) + "{\"op\":\"" + secret + "\"}\n" + "not json " + secret + "\n\n" + canonLines(f)
 	p := writeFile(t, "events.jsonl", content)
 	r := run(t, "", "show", "--output", "jsonl", p)
 	assert.Equal(t, exitProblems, r.code)
-	assert.Equal(t, lines(s, f), r.stdout, "the good lines still come out")
+	assert.Equal(t, canonLines(s, f), r.stdout, "the good lines still come out")
 	assert.Contains(t, r.stderr, p+":2: not an audit event")
 	assert.Contains(t, r.stderr, p+":3: not an audit event")
 	assert.Contains(t, r.stderr, p+":4: blank line")

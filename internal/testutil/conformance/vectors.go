@@ -82,7 +82,7 @@ func SharedPath() (string, error) {
 func moduleRoot() (string, error) {
 	dir, err := os.Getwd()
 	if err != nil {
-		return "", fmt.Errorf("conformance: working directory: %w", err)
+		return "", fmt.Errorf("find the module root: working directory: %w", err)
 	}
 	for {
 		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
@@ -90,7 +90,7 @@ func moduleRoot() (string, error) {
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
-			return "", errors.New("conformance: no go.mod above the working directory")
+			return "", errors.New("find the module root: no go.mod above the working directory")
 		}
 		dir = parent
 	}
@@ -134,7 +134,7 @@ func LoadAll() ([]Vector, error) {
 func Load(path string) ([]Vector, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("conformance: open vectors: %w", err)
+		return nil, fmt.Errorf("open conformance vectors: %w", err)
 	}
 	defer func() { _ = f.Close() }() // read-only: a close error loses nothing
 	var out []Vector
@@ -148,16 +148,16 @@ func Load(path string) ([]Vector, error) {
 		}
 		var v Vector
 		if err := json.Unmarshal(sc.Bytes(), &v); err != nil {
-			return nil, fmt.Errorf("conformance: %s:%d: %w", path, line, err)
+			return nil, fmt.Errorf("conformance vectors %s:%d: %w", path, line, err)
 		}
 		v.Source = fmt.Sprintf("%s:%d (%s)", path, line, v.Name)
 		out = append(out, v)
 	}
 	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("conformance: read %s: %w", path, err)
+		return nil, fmt.Errorf("read conformance vectors %s: %w", path, err)
 	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("conformance: %s holds no vectors", path)
+		return nil, fmt.Errorf("%s holds no conformance vectors", path)
 	}
 	return out, nil
 }

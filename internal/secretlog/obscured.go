@@ -1,4 +1,4 @@
-package httpsink
+package secretlog
 
 import (
 	"bytes"

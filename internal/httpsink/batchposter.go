@@ -6,16 +6,17 @@ import (
 	"net/http"
 )
 
-// halved is what halver.send settled of a batch: a prefix of it, acked or
-// refused line by line in order.
-type halved struct {
+// outcome is what batchPoster.send settled of a batch: a prefix of it,
+// acked or refused line by line in order.
+type outcome struct {
 	acked   int          // lines acknowledged
 	refused int          // lines the endpoint refused as content
 	refusal *StatusError // the first such refusal
 	settled int          // bytes of the batch's prefix acked or refused
 }
 
-func (h halved) then(next halved) halved {
+// plus is h followed by next, the outcome of the lines after h's.
+func (h outcome) plus(next outcome) outcome {
 	h.acked += next.acked
 	h.refused += next.refused
 	h.settled += next.settled
@@ -33,9 +34,9 @@ func (h halved) then(next halved) halved {
 // hold the spool until the operator raises it (an ERROR each round says so).
 const misconfiguredLimit = 8 << 10
 
-// halver posts a batch of lines and, as the endpoint's answers ask, its
-// halves in order, down to single lines.
-type halver struct {
+// batchPoster posts a batch of lines and, as the endpoint's answers ask,
+// its halves in order, down to single lines.
+type batchPoster struct {
 	post func(context.Context, []byte) error
 	// anyRefusal halves on every refusal of the content, not only on 413:
 	// the replayer's batches join pushes whose clients were all
@@ -45,12 +46,14 @@ type halver struct {
 	// onSettled, when set, hears of each part acknowledged or refused, in
 	// order, as it is settled, with all settled so far (the replayer saves
 	// its offset there).
-	onSettled func(part, done halved)
-	done      halved
+	onSettled func(part, done outcome)
+	done      outcome
 }
 
-func (hv *halver) settle(part halved) halved {
-	hv.done = hv.done.then(part)
+// record adds part, the next part settled, to what is settled so far and
+// tells onSettled.
+func (hv *batchPoster) record(part outcome) outcome {
+	hv.done = hv.done.plus(part)
 	if hv.onSettled != nil {
 		hv.onSettled(part, hv.done)
 	}
@@ -63,26 +66,26 @@ func (hv *halver) settle(part halved) halved {
 // reason to drop lines it takes in smaller requests. It stops at the first
 // failure that is not a refusal, which it returns with what was settled
 // before it.
-func (hv *halver) send(ctx context.Context, body []byte, n int) (halved, error) {
+func (hv *batchPoster) send(ctx context.Context, body []byte, n int) (outcome, error) {
 	err := hv.post(ctx, body)
 	var se *StatusError
 	switch {
 	case err == nil:
-		return hv.settle(halved{acked: n, settled: len(body)}), nil
+		return hv.record(outcome{acked: n, settled: len(body)}), nil
 	case !errors.As(err, &se) || !se.Permanent():
-		return halved{}, err
+		return outcome{}, err
 	case se.Code == http.StatusRequestEntityTooLarge && n == 1 && len(body) <= misconfiguredLimit:
 		limit := *se
 		limit.LimitBelowEvents = true
-		return halved{}, &limit
+		return outcome{}, &limit
 	case n < 2 || se.Code != http.StatusRequestEntityTooLarge && !hv.anyRefusal:
-		return hv.settle(halved{refused: n, refusal: se, settled: len(body)}), nil
+		return hv.record(outcome{refused: n, refusal: se, settled: len(body)}), nil
 	}
-	first, k := nextChunk(body, n/2, len(body))
+	first, k := nextBatch(body, n/2, len(body))
 	h, err := hv.send(ctx, first, k)
 	if err != nil {
 		return h, err
 	}
 	rest, err := hv.send(ctx, body[len(first):], n-k)
-	return h.then(rest), err
+	return h.plus(rest), err
 }

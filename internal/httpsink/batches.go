@@ -2,11 +2,11 @@ package httpsink
 
 import "bytes"
 
-// nextChunk returns the first request body of lines: up to maxLines whole
+// nextBatch returns the first request body of lines: up to maxLines whole
 // lines and maxBytes bytes (at least one line, however long), plus the
 // number of lines in it. lines must be whole "\n"-terminated lines; a last
 // line without "\n" is taken as it is.
-func nextChunk(lines []byte, maxLines, maxBytes int) (chunk []byte, n int) {
+func nextBatch(lines []byte, maxLines, maxBytes int) (batch []byte, n int) {
 	end := 0
 	for end < len(lines) && n < maxLines {
 		i := bytes.IndexByte(lines[end:], '\n')

@@ -1,21 +1,21 @@
-package httpsink
+package secretlog
 
 import (
 	"bytes"
 	"encoding/base64"
 )
 
-// withheldMark replaces a whole response excerpt that still echoes a
-// secret after redact: a form redact does not know (part percent-encoded,
+// Withheld replaces a whole response excerpt that still echoes a
+// secret after Redact: a form Redact does not know (part percent-encoded,
 // part JSON-escaped, base64 of the secret inside other bytes) is caught
 // here, and the excerpt is dropped rather than shown.
-const withheldMark = "[response body withheld: it echoes a secret in a form not redacted]"
+const Withheld = "[response body withheld: it echoes a secret in a form not redacted]"
 
-// echoesSecret reports whether b holds a secret (at least minSecretPart
-// bytes; see secretsOf) once percent-escapes and JSON escapes are decoded,
+// Echoes reports whether b holds a secret (at least minSecretPart
+// bytes; see Secrets) once percent-escapes and JSON escapes are decoded,
 // in either order and in any ASCII case, or holds the part of a secret's
 // base64 that does not depend on the bytes around it, at any alignment.
-func echoesSecret(b []byte, secrets []string) bool {
+func Echoes(b []byte, secrets []string) bool {
 	pb, jb := unPercent(b), unJSON(b)
 	views := [][]byte{b, pb, jb, unPercent(jb), unJSON(pb)}
 	for i, v := range views {

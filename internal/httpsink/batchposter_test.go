@@ -52,7 +52,7 @@ func TestReplayHalvesABatchTheEndpointFindsTooLarge(t *testing.T) {
 	assert.Equal(t, 200, st.replayed)
 }
 
-// Without a spool, a push larger than the endpoint takes is halved too;
+// Without a spool, a push larger than the endpoint takes is outcome too;
 // a line too large on its own is the one line refused (dropped, counted)
 // and the lines around it arrive.
 func TestLivePushHalvesAndRefusesOnlyTheLineTooLarge(t *testing.T) {
@@ -70,7 +70,7 @@ func TestLivePushHalvesAndRefusesOnlyTheLineTooLarge(t *testing.T) {
 	assert.Equal(t, map[string]int{ReasonHTTP4xx: 1}, f.obs.stats().dropped)
 }
 
-// halver.send stops at the first failure that is not a refusal and says
+// batchPoster.send stops at the first failure that is not a refusal and says
 // which prefix it settled, so the caller keeps exactly the rest.
 func TestPostHalvingStopsAtAFailureWithTheSettledPrefix(t *testing.T) {
 	lines := []byte("a\nb\nc\nd\n")
@@ -87,10 +87,10 @@ func TestPostHalvingStopsAtAFailureWithTheSettledPrefix(t *testing.T) {
 		}
 		return errors.New("connection reset")
 	}
-	hv := halver{post: post}
+	hv := batchPoster{post: post}
 	h, err := hv.send(context.Background(), lines, 4)
 	require.EqualError(t, err, "connection reset")
-	assert.Equal(t, halved{acked: 2, refused: 1, refusal: h.refusal, settled: len("a\nb\nc\n")}, h)
+	assert.Equal(t, outcome{acked: 2, refused: 1, refusal: h.refusal, settled: len("a\nb\nc\n")}, h)
 	assert.Equal(t, http.StatusBadRequest, h.refusal.Code)
 	assert.Equal(t, 5, calls, "whole, first half, second half, c, d")
 }
@@ -114,7 +114,7 @@ func TestReplayBoundsAStalledRequestWithoutAClientTimeout(t *testing.T) {
 	assert.Equal(t, seqRange(1, 10), seqs(f.srv.acceptedEvents(t)))
 }
 
-// A replayed batch halved after a 413 whose later half keeps failing
+// A replayed batch outcome after a 413 whose later half keeps failing
 // acknowledges the halves the endpoint took: they are not sent again each
 // round while the rest waits.
 func TestReplayKeepsTheHalvesTheEndpointTook(t *testing.T) {
@@ -144,8 +144,8 @@ func TestReplayKeepsTheHalvesTheEndpointTook(t *testing.T) {
 }
 
 // One line the endpoint refuses (400) in a replayed batch is dropped
-// alone: the replayer joined pushes whose clients were all acknowledged,
-// and the whole batch, 200 good lines with it, used to be dropped.
+// alone: the replayer joins pushes whose clients were all acknowledged,
+// so the 200 good lines of the batch must not go with it.
 func TestReplayDropsOnlyTheLineTheEndpointRefuses(t *testing.T) {
 	f := newFixture(t, FormatNDJSON, true)
 	session := uuid.New()

@@ -1,81 +1,22 @@
-package httpsink
+package secretlog
 
 import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"net/url"
 	"slices"
 	"strings"
 )
 
-// redactedMark replaces a secret in a response excerpt.
-const redactedMark = "[REDACTED]"
+// Redacted replaces a secret in a response excerpt.
+const Redacted = "[REDACTED]"
 
-// minSecretPart is the shortest piece of a header value that is redacted on
-// its own: shorter words ("Bearer", "Basic" are longer; "a", "to" are not
-// secrets) would blank ordinary text.
-const minSecretPart = 4
-
-// secretsOf lists what must never appear in a shown response body: every
-// configured header value, each of its space-separated parts (a server may
-// echo only the token of "Bearer <token>"), and the endpoint's password and
-// query values, in any order (redact orders their forms).
-func secretsOf(endpoint string, headerValues []string) []string {
-	var out []string
-	add := func(v string) {
-		if len(v) >= minSecretPart {
-			out = append(out, v)
-		}
-	}
-	for _, v := range headerValues {
-		add(v)
-		for _, f := range strings.Fields(v) {
-			if f != v {
-				add(f)
-			}
-		}
-	}
-	if u, err := url.Parse(endpoint); err == nil {
-		if p, ok := u.User.Password(); ok {
-			add(p)
-		}
-		for _, vs := range u.Query() {
-			for _, v := range vs {
-				add(v)
-			}
-		}
-	}
-	return out
-}
-
-// withSent returns secrets plus the values of every header but our
-// Content-Type that the request sent carried on the wire: what an auth
-// extension or another round tripper added is unknown to the configuration,
-// and an endpoint may echo it. sent is http.Response.Request, the request
-// the innermost transport sent, so it holds them.
-func withSent(secrets []string, sent *http.Request) []string {
-	if sent == nil {
-		return secrets
-	}
-	var values []string
-	for k, vs := range sent.Header {
-		if k != "Content-Type" {
-			values = append(values, vs...)
-		}
-	}
-	if len(values) == 0 {
-		return secrets
-	}
-	return append(slices.Clone(secrets), secretsOf("", values)...)
-}
-
-// redact replaces every secret in b, in each form an endpoint may echo it
+// Redact replaces every secret in b, in each form an endpoint may echo it
 // (see echoForms) and in any ASCII case, and drops a tail of b that is the
 // start of one (a read limit can cut a secret in two).
-func redact(b []byte, secrets []string) []byte {
+func Redact(b []byte, secrets []string) []byte {
 	forms := echoForms(secrets)
 	for _, f := range forms {
 		b = replaceFold(b, f)
@@ -138,7 +79,7 @@ func everyByte(s, format string) string {
 
 // replaceFold replaces every occurrence of lowerForm in b, compared in ASCII
 // lower case (so the lengths, and the positions, of b and its lower-case
-// copy agree), with redactedMark.
+// copy agree), with Redacted.
 func replaceFold(b []byte, lowerForm string) []byte {
 	lower := asciiLower(b)
 	var out []byte
@@ -149,7 +90,7 @@ func replaceFold(b []byte, lowerForm string) []byte {
 			break
 		}
 		out = append(out, b[last:last+i]...)
-		out = append(out, redactedMark...)
+		out = append(out, Redacted...)
 		last += i + len(lowerForm)
 	}
 	if out == nil {
