@@ -120,15 +120,13 @@ func ReadOps(ctx context.Context, sources []string, opts Options, fn func(*Op) e
 // grouper turns the sorted records into operations: the records of one
 // operation share session, opSeq and span.
 type grouper struct {
-	filter  *Filter
-	fn      func(*Op) error
-	st      *Stats
-	key     [groupKeyLen]byte
-	have    bool
-	op      Op
-	r       rec
-	starts  [2]Event
-	finishN int
+	filter *Filter
+	fn     func(*Op) error
+	st     *Stats
+	key    [groupKeyLen]byte
+	have   bool
+	op     Op
+	r      rec
 }
 
 func (g *grouper) add(b []byte) error {
