@@ -69,7 +69,7 @@ func decodeLine(line []byte, r *rec, e *auditevent.Event, keepLine bool, grep [2
 	}
 	r.op = e.Op
 	r.what = "" // set by the caller when the sort needs it
-	r.ev = Event{Seq: e.Seq, TS: e.TS.String(), TSMicros: e.TS.UnixMicro(), OK: e.OK, DurationMS: e.DurationMS}
+	r.ev = Event{Seq: e.Seq, TS: tsText(text, e), TSMicros: e.TS.UnixMicro(), OK: e.OK, DurationMS: e.DurationMS}
 	if e.ErrorCode != nil {
 		r.ev.ErrorCode = *e.ErrorCode
 	}
@@ -84,6 +84,22 @@ func decodeLine(line []byte, r *rec, e *auditevent.Event, keepLine bool, grep [2
 		r.ev.Line = line
 	}
 	return nil
+}
+
+// tsKey starts the ts member of a line without whitespace. Inside a JSON
+// string every quote is escaped, so only the member itself matches it.
+const tsKey = `"ts":"`
+
+// tsText is the line's ts as written, taken from the line when it is there
+// plainly (the canonical form), else formatted from the event.
+func tsText(text []byte, e *auditevent.Event) string {
+	if i := bytes.LastIndex(text, []byte(tsKey)); i >= 0 {
+		v := text[i+len(tsKey):]
+		if j := bytes.IndexByte(v, '"'); j > 0 && j <= 40 && bytes.IndexByte(v[:j], '\\') < 0 {
+			return string(v[:j])
+		}
+	}
+	return e.TS.String()
 }
 
 // what is the command (exec) or path an event's data names.
@@ -209,7 +225,18 @@ func plainStrings(v []byte) (string, bool) {
 	if bytes.Count(inner, []byte(`"`)) != 2*seps {
 		return "", false // an element that is not a string
 	}
-	return strings.ReplaceAll(string(inner), `","`, " "), true
+	var b strings.Builder
+	b.Grow(len(inner) - 2*seps)
+	for {
+		i := bytes.Index(inner, []byte(`","`))
+		if i < 0 {
+			b.Write(inner)
+			return b.String(), true
+		}
+		b.Write(inner[:i])
+		b.WriteByte(' ')
+		inner = inner[i+3:]
+	}
 }
 
 // clip cuts s to at most n bytes on a character boundary.

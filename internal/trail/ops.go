@@ -127,6 +127,7 @@ type grouper struct {
 	have   bool
 	op     Op
 	r      rec
+	evs    [2]Event // the Op\'s events: valid only during fn
 }
 
 func (g *grouper) add(b []byte) error {
@@ -165,8 +166,9 @@ func (g *grouper) add(b []byte) error {
 			slot = &g.op.Finish
 		}
 	}
-	ev := r.ev
-	*slot = &ev
+	ev := &g.evs[r.phase]
+	*ev = r.ev
+	*slot = ev
 	if g.op.What == "" || r.phase == 0 {
 		g.op.What = r.what
 	}
