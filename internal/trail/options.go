@@ -41,7 +41,7 @@ type Options struct {
 }
 
 // DefaultRunBytes is the in-memory sort budget.
-const DefaultRunBytes = 16 << 20
+const DefaultRunBytes = 8 << 20
 
 // maxLineBytes bounds one line held in memory; a longer one is reported
 // as bad and skipped.

@@ -16,13 +16,23 @@ import (
 // sorter is an external merge sort of records: records gather in an arena
 // until it holds runBytes, then are sorted and spilled to a temporary file
 // (unlinked at once, so nothing is left behind); the runs are merged at the
-// end. Memory is the arena plus one read buffer per run.
+// end. A full arena is sorted and written by a goroutine while the next
+// one fills, so memory is two arenas plus one read buffer per run.
 type sorter struct {
 	runBytes int
 	tmpDir   string
 	arena    []byte
 	spans    []span
 	runs     []*os.File
+	// spilling is the run being written, nil when none is.
+	spilling chan spilled
+}
+
+// spilled is a finished spill: its buffers, to fill again, and its error.
+type spilled struct {
+	arena []byte
+	spans []span
+	err   error
 }
 
 // span is a record in the arena with its key's first 24 bytes (session and
@@ -76,19 +86,45 @@ func (s *sorter) sortArena() {
 	slices.SortFunc(s.spans, func(x, y span) int { return x.cmp(y, a) })
 }
 
-// spill writes the arena, sorted, as one run.
+// spill starts writing the arena, sorted, as one run, and gives the
+// arena of the run written before (if any) back to add.
 func (s *sorter) spill() error {
-	s.sortArena()
+	done, err := s.wait()
+	if err != nil {
+		return err
+	}
 	f, err := os.CreateTemp(s.tmpDir, "sandboxaudit-sort-*")
 	if err != nil {
 		return fmt.Errorf("temporary file for sorting: %w", err)
 	}
 	_ = os.Remove(f.Name()) // the open file stays readable; nothing to clean up later
 	s.runs = append(s.runs, f)
+	ch := make(chan spilled, 1)
+	s.spilling = ch
+	go func(arena []byte, spans []span) {
+		ch <- spilled{arena: arena[:0], spans: spans[:0], err: writeRun(f, arena, spans)}
+	}(s.arena, s.spans)
+	s.arena, s.spans = done.arena, done.spans
+	return nil
+}
+
+// wait waits for the run being written, if any.
+func (s *sorter) wait() (spilled, error) {
+	if s.spilling == nil {
+		return spilled{}, nil
+	}
+	done := <-s.spilling
+	s.spilling = nil
+	return done, done.err
+}
+
+// writeRun sorts one arena's records and writes them to f, then rewinds f.
+func writeRun(f *os.File, arena []byte, spans []span) error {
+	slices.SortFunc(spans, func(x, y span) int { return x.cmp(y, arena) })
 	w := bufio.NewWriterSize(f, 256<<10)
 	var pre [binary.MaxVarintLen64]byte
-	for _, sp := range s.spans {
-		rec := s.arena[sp.off:sp.end]
+	for _, sp := range spans {
+		rec := arena[sp.off:sp.end]
 		n := binary.PutUvarint(pre[:], uint64(len(rec)))
 		_, _ = w.Write(pre[:n])
 		_, _ = w.Write(rec)
@@ -96,11 +132,8 @@ func (s *sorter) spill() error {
 	if err := w.Flush(); err != nil {
 		return fmt.Errorf("temporary file for sorting: %w", err)
 	}
-	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		return err
-	}
-	s.arena, s.spans = s.arena[:0], s.spans[:0]
-	return nil
+	_, err := f.Seek(0, io.SeekStart)
+	return err
 }
 
 // each calls fn with every record in key order. The slice is valid only
@@ -120,6 +153,9 @@ func (s *sorter) each(fn func([]byte) error) error {
 		if err := s.spill(); err != nil {
 			return err
 		}
+	}
+	if _, err := s.wait(); err != nil {
+		return err
 	}
 	s.arena, s.spans = nil, nil
 	h := make(runHeap, 0, len(s.runs))
@@ -153,6 +189,7 @@ func (s *sorter) each(fn func([]byte) error) error {
 }
 
 func (s *sorter) close() {
+	_, _ = s.wait() // a run still being written is dropped with the rest
 	for _, f := range s.runs {
 		_ = f.Close()
 	}
