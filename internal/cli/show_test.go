@@ -286,8 +286,8 @@ func TestShowDirectoryOfSegments(t *testing.T) {
 	all := strings.SplitAfter(content, "\n")
 	all = all[:len(all)-1]
 	dir := t.TempDir()
-	zstdFile(t, filepath.Join(dir, "events-20261206T010000Z-1.jsonl.zst"), strings.Join(all[:5], ""))
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "events-20261206T020000Z-2.jsonl"), []byte(strings.Join(all[5:9], "")), 0o600))
+	zstdFile(t, filepath.Join(dir, "events-20261206T010000Z-000001.jsonl.zst"), strings.Join(all[:5], ""))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "events-20261206T020000Z-000002.jsonl"), []byte(strings.Join(all[5:9], "")), 0o600))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "events.jsonl"), []byte(strings.Join(all[9:], "")), 0o600))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "events.jsonl.checkpoints"), []byte("not lines\n"), 0o600))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "events.jsonl.tlog"), []byte{0, 1, 2}, 0o600))

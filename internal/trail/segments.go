@@ -2,73 +2,75 @@ package trail
 
 import (
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
+	"github.com/sandboxaudit/sandboxaudit/internal/filesink"
 	"github.com/sandboxaudit/sandboxaudit/internal/integrity"
 )
 
-// Suffixes of the files a trail's directory holds lines in.
-const (
-	jsonlSuffix = ".jsonl"
-	zstSuffix   = ".zst"
-)
+// jsonlSuffix ends the name of an audit file (segments add their time and
+// number before it, and .zst after it once compressed).
+const jsonlSuffix = ".jsonl"
 
-// Segments lists the segments of the trails in dir, oldest first: rotated
-// segments (events-<UTC time>-<n>.jsonl, compressed or not) sort by name
-// before their active file (events.jsonl). Sidecars, subdirectories and
-// symbolic links are left out.
+// Segments lists the audit files below dir, each trail oldest first: an
+// audit file's closed segments (events-<UTC time>-<n>.jsonl, compressed or
+// not, as the file sink rotates them) in rotation order, then the active
+// file. Only *.jsonl trails are read; sidecars, symbolic links and other
+// files are left out.
 func Segments(dir string) ([]string, error) {
-	ents, err := os.ReadDir(dir)
+	var actives []string
+	seen := map[string]bool{}
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.Type().IsRegular() || isSidecar(p) {
+			return nil
+		}
+		active := p
+		if a, ok := filesink.ActiveOf(p); ok {
+			active = a
+		}
+		if strings.HasSuffix(active, jsonlSuffix) && !seen[active] {
+			seen[active] = true
+			actives = append(actives, active)
+		}
+		return nil
+	})
 	if err != nil {
 		return nil, err
 	}
-	var names []string
-	for _, e := range ents {
-		if !e.Type().IsRegular() || !isSegment(e.Name()) {
-			continue
+	slices.Sort(actives)
+	var out []string
+	for _, active := range actives {
+		segs, err := filesink.Segments(active)
+		if err != nil {
+			return nil, err
 		}
-		names = append(names, e.Name())
-	}
-	slices.SortFunc(names, func(a, b string) int { return strings.Compare(segmentKey(a), segmentKey(b)) })
-	out := make([]string, len(names))
-	for i, n := range names {
-		out[i] = filepath.Join(dir, n)
+		for _, s := range segs {
+			out = append(out, s.Path)
+		}
+		if fi, err := os.Lstat(active); err == nil && fi.Mode().IsRegular() {
+			out = append(out, active)
+		}
 	}
 	return out, nil
 }
 
-// isSegment reports whether a file name holds audit lines.
-func isSegment(name string) bool {
-	if strings.HasSuffix(name, integrity.StoreSuffix) || strings.HasSuffix(name, integrity.CheckpointsSuffix) {
-		return false
+// isSidecar reports whether a file holds integrity records or a
+// compression still being written, not audit lines.
+func isSidecar(name string) bool {
+	for _, s := range []string{integrity.StoreSuffix, integrity.CheckpointsSuffix, integrity.SegmentsSuffix,
+		integrity.WitnessedSuffix, filesink.ZstdSuffix + ".tmp"} {
+		if strings.HasSuffix(name, s) {
+			return true
+		}
 	}
-	base := strings.TrimSuffix(name, zstSuffix)
-	return strings.HasSuffix(base, jsonlSuffix) && len(base) > len(jsonlSuffix)
-}
-
-// segmentKey orders segments: a rotated segment's name is its active
-// file's stem, a dash and its time, so ending the active file's key with
-// the highest byte puts it after every segment rotated from it.
-func segmentKey(name string) string {
-	stem := strings.TrimSuffix(strings.TrimSuffix(name, zstSuffix), jsonlSuffix)
-	if strings.HasSuffix(name, zstSuffix) || isRotated(stem) {
-		return stem
-	}
-	return stem + "\xff"
-}
-
-// isRotated reports whether a stem ends in -<time>-<n>, as rotation names
-// its segments.
-func isRotated(stem string) bool {
-	i := strings.LastIndexByte(stem, '-')
-	if i < 0 || i == len(stem)-1 || strings.Trim(stem[i+1:], "0123456789") != "" {
-		return false
-	}
-	j := strings.LastIndexByte(stem[:i], '-')
-	return j >= 0 && j < i-1 && stem[j+1] >= '0' && stem[j+1] <= '9'
+	return false
 }
 
 // Expand turns the command line's paths into sources: a directory becomes

@@ -106,19 +106,21 @@ func TestFinishBeforeStart(t *testing.T) {
 
 func TestSegmentsOrder(t *testing.T) {
 	dir := t.TempDir()
-	for _, n := range []string{"events.jsonl", "events-20261206T020000Z-2.jsonl", "events-20261206T010000Z-1.jsonl.zst",
-		"events.jsonl.tlog", "events.jsonl.checkpoints", "notes.txt", "other.jsonl", "other-20261205T000000Z-1.jsonl.zst"} {
+	require.NoError(t, os.Mkdir(filepath.Join(dir, "6f1c2a8e"), 0o700))
+	for _, n := range []string{"events.jsonl", "events-20261206T020000Z-000002.jsonl", "events-20261206T010000Z-000001.jsonl.zst",
+		"events-20261206T030000Z-000003.jsonl.zst.tmp", "events.jsonl.tlog", "events.jsonl.checkpoints", "events.jsonl.segments",
+		"notes.txt", "other-20261205T000000Z-000001.jsonl.zst", "6f1c2a8e/events.jsonl"} {
 		require.NoError(t, os.WriteFile(filepath.Join(dir, n), nil, 0o600))
 	}
-	require.NoError(t, os.Mkdir(filepath.Join(dir, "sub.jsonl"), 0o700))
 	require.NoError(t, os.Symlink(filepath.Join(dir, "events.jsonl"), filepath.Join(dir, "link.jsonl")))
 	got, err := Segments(dir)
 	require.NoError(t, err)
 	for i := range got {
-		got[i] = filepath.Base(got[i])
+		got[i], _ = filepath.Rel(dir, got[i])
 	}
-	assert.Equal(t, []string{"events-20261206T010000Z-1.jsonl.zst", "events-20261206T020000Z-2.jsonl", "events.jsonl",
-		"other-20261205T000000Z-1.jsonl.zst", "other.jsonl"}, got)
+	assert.Equal(t, []string{"6f1c2a8e/events.jsonl",
+		"events-20261206T010000Z-000001.jsonl.zst", "events-20261206T020000Z-000002.jsonl", "events.jsonl",
+		"other-20261205T000000Z-000001.jsonl.zst"}, got, "other.jsonl is gone (retention), its segment stays")
 }
 
 func TestSessionsSums(t *testing.T) {

@@ -9,6 +9,7 @@ import (
 
 	"golang.org/x/mod/sumdb/note"
 
+	"github.com/sandboxaudit/sandboxaudit/internal/filesink"
 	"github.com/sandboxaudit/sandboxaudit/internal/fsutil"
 	"github.com/sandboxaudit/sandboxaudit/internal/integrity"
 	"github.com/sandboxaudit/sandboxaudit/internal/trail"
@@ -44,6 +45,12 @@ func checkSeal(ctx context.Context, src string, key note.Verifier) sealStatus {
 	st := sealStatus{Source: src}
 	if src == trail.StdinName {
 		st.State, st.Detail = sealNotApplied, "standard input has no checkpoints beside it"
+		return st
+	}
+	if _, segment := filesink.ActiveOf(src); segment || integrity.HasSegments(src) {
+		// Rotated segments and their active file are one log: a file alone
+		// does not verify against its checkpoints.
+		st.State, st.Detail = sealUnchecked, "part of a rotated trail, whose segments are one log: check it with sandboxaudit verify --key NAME.pub"
 		return st
 	}
 	if _, err := os.Lstat(integrity.CheckpointsPath(src)); errors.Is(err, os.ErrNotExist) {
