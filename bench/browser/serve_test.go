@@ -195,7 +195,7 @@ func TestServeInChromium(t *testing.T) {
 	}
 	count := func(selector string) int {
 		t.Helper()
-		n, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll(` + strconvQuote(selector) + `).length`))
+		n, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll(`+strconvQuote(selector)+`).length`))
 		must(err)
 		return n
 	}
