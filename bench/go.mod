@@ -1,6 +1,6 @@
 module github.com/sandboxaudit/sandboxaudit/bench
 
-go 1.26.0
+go 1.27.0
 
 toolchain go1.27.3
 
