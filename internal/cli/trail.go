@@ -99,7 +99,7 @@ func (v *verifier) verifyParts(ctx context.Context, parts []integrity.TrailPart,
 		var src io.Reader = r
 		if tc != nil {
 			tc.BeginPart(i)
-			var w io.Writer = tc.Writer()
+			w := tc.Writer()
 			if wc := v.trailWitness; wc != nil {
 				wc.StartPart(p)
 				w = io.MultiWriter(w, wc.Writer())
