@@ -185,6 +185,12 @@ func reseal(t *testing.T, path, keyPath string, dropWitnessed bool) {
 // --witness checks the cosigned checkpoints across the segments, and
 // refuses the trail once the key holder re-seals an edited copy.
 func TestVerifyWitnessOnATrail(t *testing.T) {
+	for _, backups := range []int{0, 2} {
+		t.Run(fmt.Sprintf("max_backups=%d", backups), func(t *testing.T) { witnessedTrail(t, backups) })
+	}
+}
+
+func witnessedTrail(t *testing.T, maxBackups int) {
 	dir := t.TempDir()
 	res := run(t, "", "keygen", "--name", "cli-test", "--out", filepath.Join(dir, "keys"))
 	require.Equal(t, 0, res.code, res.stderr)
@@ -202,7 +208,7 @@ func TestVerifyWitnessOnATrail(t *testing.T) {
 	require.NoError(t, err)
 	path := filepath.Join(dir, "trail", "events.jsonl")
 	sink, err := filesink.New(filesink.Options{Path: path, OnWrite: sealer.Wrote,
-		Rotation: &filesink.Rotation{MaxBytes: 4 << 10, BeforeRemove: sealer.Retire}})
+		Rotation: &filesink.Rotation{MaxBytes: 4 << 10, MaxBackups: maxBackups, BeforeRemove: sealer.Retire}})
 	require.NoError(t, err)
 	ctx := context.Background()
 	for i := range 40 {
@@ -216,10 +222,14 @@ func TestVerifyWitnessOnATrail(t *testing.T) {
 	require.NoError(t, sealer.Close(ctx))
 	segs, err := filesink.Segments(path)
 	require.NoError(t, err)
-	require.Greater(t, len(segs), 2)
+	require.GreaterOrEqual(t, len(segs), 2)
 
-	res = run(t, "", "verify", "--key", pub, "--witness", wkey, filepath.Dir(path))
+	res = run(t, "", "verify", "--key", pub, "--witness", wkey, "--allow-open", filepath.Dir(path))
 	require.Equal(t, 0, res.code, res.stdout+res.stderr)
+	if maxBackups > 0 {
+		require.Contains(t, res.stdout, "retired=")
+		require.NotContains(t, res.stdout, "retired=0 ")
+	}
 	require.Contains(t, res.stdout, "witness: lines=80 witnessed=80 unwitnessed=0")
 	require.Equal(t, int64(80), fw.Size("cli-test/events.jsonl"))
 }
