@@ -233,6 +233,13 @@ func (cfg *Config) Validate() error {
 	if err := payloadpolicy.CheckOps(cfg.PayloadPolicyByOp); err != nil {
 		errs = append(errs, err)
 	}
+	errs = append(errs, payloadpolicy.CheckRedact(cfg.PayloadPolicy, cfg.PayloadPolicyByOp))
+	if fc := cfg.File.Get(); fc != nil {
+		errs = append(errs, payloadpolicy.CheckLevel("file::payload_policy", fc.PayloadPolicy))
+	}
+	if hc := cfg.HTTP.Get(); hc != nil {
+		errs = append(errs, payloadpolicy.CheckLevel("http::payload_policy", hc.PayloadPolicy))
+	}
 	if err := cfg.checkSpoolIsNotAuditFile(); err != nil {
 		errs = append(errs, err)
 	}

@@ -246,7 +246,8 @@ func TestLoadConfigQueue(t *testing.T) {
 func TestExplicitDefaultStillOverrides(t *testing.T) {
 	cfg, err := loadConfig(t, "config.yaml", "explicit_defaults")
 	require.NoError(t, err)
-	file := newSinkPolicies(cfg, cfg.File.Get().PayloadPolicy)
+	file, err := newSinkPolicies(cfg, cfg.File.Get().PayloadPolicy)
+	require.NoError(t, err)
 
 	// exporter level says include; the file sink sets the default value
 	// false, which must still win.
@@ -264,13 +265,15 @@ func TestExplicitDefaultStillOverrides(t *testing.T) {
 func TestPolicyLevels(t *testing.T) {
 	cfg, err := loadConfig(t, "config.yaml", "full")
 	require.NoError(t, err)
-	file := newSinkPolicies(cfg, cfg.File.Get().PayloadPolicy)
-	http := newSinkPolicies(cfg, cfg.HTTP.Get().PayloadPolicy)
+	file, err := newSinkPolicies(cfg, cfg.File.Get().PayloadPolicy)
+	require.NoError(t, err)
+	http, err := newSinkPolicies(cfg, cfg.HTTP.Get().PayloadPolicy)
+	require.NoError(t, err)
 
-	assert.Equal(t, auditevent.Policy{IncludeExecOutput: true, MaxStdoutChars: 2000, MaxStderrChars: 8000, IncludeWriteLen: true}, file.Get("exec"))
-	assert.Equal(t, auditevent.Policy{IncludeExecOutput: false, MaxStdoutChars: 2000, MaxStderrChars: 8000, IncludeWriteLen: true}, file.Get("read"))
-	assert.Equal(t, auditevent.Policy{IncludeExecOutput: false, MaxStdoutChars: 2000, MaxStderrChars: 8000, IncludeWriteLen: false}, file.Get("write"))
-	assert.Equal(t, auditevent.Policy{IncludeExecOutput: false, MaxStdoutChars: 8000, MaxStderrChars: 8000, IncludeWriteLen: true}, http.Get("exec"))
+	assert.Equal(t, auditevent.Policy{IncludeExecOutput: true, MaxStdoutChars: 2000, MaxStderrChars: 8000, IncludeWriteLen: true}, file.Get("exec").Policy)
+	assert.Equal(t, auditevent.Policy{IncludeExecOutput: false, MaxStdoutChars: 2000, MaxStderrChars: 8000, IncludeWriteLen: true}, file.Get("read").Policy)
+	assert.Equal(t, auditevent.Policy{IncludeExecOutput: false, MaxStdoutChars: 2000, MaxStderrChars: 8000, IncludeWriteLen: false}, file.Get("write").Policy)
+	assert.Equal(t, auditevent.Policy{IncludeExecOutput: false, MaxStdoutChars: 8000, MaxStderrChars: 8000, IncludeWriteLen: true}, http.Get("exec").Policy)
 }
 
 type badConfig struct {

@@ -15,6 +15,7 @@ import (
 	"github.com/sandboxaudit/sandboxaudit/exporter/internal/metadata"
 	"github.com/sandboxaudit/sandboxaudit/internal/filesink"
 	"github.com/sandboxaudit/sandboxaudit/internal/httpsink"
+	"github.com/sandboxaudit/sandboxaudit/internal/redact"
 	"github.com/sandboxaudit/sandboxaudit/internal/testutil/metadatatest"
 )
 
@@ -71,6 +72,13 @@ func TestMetadataMatchesCode(t *testing.T) {
 			for _, reason := range []string{filesink.RemovedMaxBackups, filesink.RemovedMaxAge} {
 				r.OnRemoved("a", filesink.Segment{}, reason)
 			}
+		},
+		func() {
+			var every redact.Counts
+			for k := range every {
+				every[k] = 1
+			}
+			tl.redacted(ctx, &every)
 		},
 	}
 	for _, record := range recordings {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/sandboxaudit/sandboxaudit/exporter/internal/metadata"
 	"github.com/sandboxaudit/sandboxaudit/internal/httpsink"
+	"github.com/sandboxaudit/sandboxaudit/internal/redact"
 )
 
 // Metric attribute values.
@@ -183,4 +184,12 @@ func (t *telemetry) witnessCosigned(ctx context.Context, w string) {
 func (t *telemetry) witnessFailed(ctx context.Context, w, reason string) {
 	t.tb.SandboxauditExporterWitnessFailures.Add(ctx, 1,
 		metric.WithAttributeSet(attribute.NewSet(attribute.String("witness", w), attribute.String("reason", reason))))
+}
+
+// redacted adds the cuts of one encoding, by kind.
+func (t *telemetry) redacted(ctx context.Context, c *redact.Counts) {
+	c.Each(func(kind string, n int) {
+		t.tb.SandboxauditExporterSecretsRedacted.Add(ctx, int64(n),
+			metric.WithAttributeSet(attribute.NewSet(attribute.String("kind", kind))))
+	})
 }

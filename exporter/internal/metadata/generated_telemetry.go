@@ -37,6 +37,7 @@ type TelemetryBuilder struct {
 	SandboxauditExporterItemsSkipped          metric.Int64Counter
 	SandboxauditExporterLinesSealed           metric.Int64Counter
 	SandboxauditExporterSealLagLines          metric.Int64Gauge
+	SandboxauditExporterSecretsRedacted       metric.Int64Counter
 	SandboxauditExporterSegmentErrors         metric.Int64Counter
 	SandboxauditExporterSegmentsRemoved       metric.Int64Counter
 	SandboxauditExporterSegmentsRotated       metric.Int64Counter
@@ -124,6 +125,12 @@ func NewTelemetryBuilder(settings component.TelemetrySettings, options ...Teleme
 		"otelcol_sandboxaudit_exporter_seal_lag_lines",
 		metric.WithDescription("Lines the file sink wrote that no checkpoint covers yet. [Alpha]"),
 		metric.WithUnit("{line}"),
+	)
+	errs = errors.Join(errs, err)
+	builder.SandboxauditExporterSecretsRedacted, err = builder.meter.Int64Counter(
+		"otelcol_sandboxaudit_exporter_secrets_redacted",
+		metric.WithDescription("Number of values cut by payload_policy redact, by kind (each sink's encoding counts its own cuts); the values are never recorded. [Alpha]"),
+		metric.WithUnit("{cut}"),
 	)
 	errs = errors.Join(errs, err)
 	builder.SandboxauditExporterSegmentErrors, err = builder.meter.Int64Counter(
