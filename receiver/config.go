@@ -54,6 +54,10 @@ const (
 	// path and the usual headers.
 	minRequestHeaderBytes = 1 << 10
 
+	// defaultShutdownGrace is how long requests in flight get to finish
+	// at shutdown before their connections are closed.
+	defaultShutdownGrace = 5 * time.Second
+
 	// minSweepInterval keeps a tiny pending_timeout from turning the sweeper
 	// into a busy loop.
 	minSweepInterval = 10 * time.Millisecond
@@ -237,6 +241,11 @@ func validatePath(key, p string) error {
 		return fmt.Errorf("%s: must be a clean path (got %q, want %q)", key, p, path.Clean(p))
 	}
 	return nil
+}
+
+// maxBodySize is max_request_body_size as confighttp applies it.
+func (cfg *Config) maxBodySize() int64 {
+	return cmp.Or(cfg.ServerConfig.MaxRequestBodySize, defaultMaxRequestBodySize)
 }
 
 // sweepInterval is how often the pairing table is swept.

@@ -10,6 +10,8 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 	"go.opentelemetry.io/collector/pdata/ptrace/ptraceotlp"
 	"go.uber.org/zap"
+
+	"github.com/sandboxaudit/sandboxaudit/receiver/internal/admission"
 )
 
 const (
@@ -33,11 +35,11 @@ func (r *sandboxReceiver) serveTraces(req *http.Request) reply {
 	otlpReply := func(status int, outcome, msg string) reply {
 		return otlpStatusReply(status, outcome, ct, msg)
 	}
-	var reqBody requestBody
-	if err := r.readBody(req, &reqBody); err != nil {
+	var reqBody admission.Body
+	if err := r.admit.Read(req, &reqBody); err != nil {
 		return readFailure(err, otlpReply)
 	}
-	defer reqBody.done()
+	defer reqBody.Done()
 	format := formatProtobuf
 	if ct == contentTypeJSON {
 		format = formatJSON
@@ -71,15 +73,15 @@ func (r *sandboxReceiver) serveTraces(req *http.Request) reply {
 
 // decodeTraces decodes an OTLP export request and gives the body's
 // buffer back: pdata copies what it keeps.
-func decodeTraces(reqBody *requestBody, format string) (ptrace.Traces, error) {
+func decodeTraces(reqBody *admission.Body, format string) (ptrace.Traces, error) {
 	otlpReq := ptraceotlp.NewExportRequest()
 	var err error
 	if format == formatJSON {
-		err = otlpReq.UnmarshalJSON(reqBody.b)
+		err = otlpReq.UnmarshalJSON(reqBody.Bytes())
 	} else {
-		err = otlpReq.UnmarshalProto(reqBody.b)
+		err = otlpReq.UnmarshalProto(reqBody.Bytes())
 	}
-	reqBody.recycle()
+	reqBody.Recycle()
 	return otlpReq.Traces(), err
 }
 
@@ -88,12 +90,12 @@ func decodeTraces(reqBody *requestBody, format string) (ptrace.Traces, error) {
 // rejected in resp's partial success when no traces pipeline takes them.
 // Unless ok, the request must be answered with rp instead. held is the
 // event ids reserved for the request, for the caller to release.
-func (r *sandboxReceiver) tracesToEvents(ctx context.Context, td ptrace.Traces, reqBody *requestBody, format string,
+func (r *sandboxReceiver) tracesToEvents(ctx context.Context, td ptrace.Traces, reqBody *admission.Body, format string,
 	resp ptraceotlp.ExportResponse, otlpReply replyBuilder,
 ) (held []uuid.UUID, rp reply, ok bool) {
 	events, st := r.mapper.AppendTraces(nil, td)
 	// Counted at their lines, as the event intake counts its events.
-	if err := reqBody.settle(encodedLen(events)); err != nil {
+	if err := reqBody.Settle(encodedLen(events)); err != nil {
 		r.countRefused(ctx, reasonRetryable, len(events))
 		return nil, readFailure(err, otlpReply), false
 	}

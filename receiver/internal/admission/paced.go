@@ -1,4 +1,4 @@
-package sandboxauditreceiver // import "github.com/sandboxaudit/sandboxaudit/receiver"
+package admission // import "github.com/sandboxaudit/sandboxaudit/receiver/internal/admission"
 
 import (
 	"io"
@@ -6,18 +6,17 @@ import (
 	"time"
 )
 
-// defaultBodyGrace is how long a body may take before min_body_rate
+// DefaultBodyGrace is how long a body may take before the minimum rate
 // applies: a round trip or two and a slow start, on any network.
-const defaultBodyGrace = 5 * time.Second
+const DefaultBodyGrace = 5 * time.Second
 
 // pacedBody cuts a request body that stops arriving, or arrives slower
-// than min_body_rate, past a grace period: before each read the
+// than the minimum rate, past a grace period: before each read the
 // connection's deadline is set to the earlier of the last bytes' arrival
 // plus the grace and the start plus the grace plus the bytes received at
-// min_body_rate, never past read_timeout. A client that sends a little
-// and stalls held its share of max_inflight_bytes for the whole
-// read_timeout (30 s), and a few hundred such connections locked larger
-// requests out with 503s; now it holds it for the grace period.
+// the rate, never past read_timeout. A client that sends a little and
+// stalls holds its share of the budget for the grace period, not for the
+// whole read_timeout.
 type pacedBody struct {
 	io.ReadCloser
 	rc    *http.ResponseController
@@ -47,20 +46,21 @@ func (b *pacedBody) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// paced returns req with its body paced by min_body_rate (0: not paced).
-func (r *sandboxReceiver) paced(w http.ResponseWriter, req *http.Request) *http.Request {
-	rate := r.cfg.MinBodyRate
+// Pace returns req with its body paced by the minimum rate (0: not
+// paced), grace being the time a body may take before the rate applies.
+func (c *Controller) Pace(w http.ResponseWriter, req *http.Request, grace time.Duration) *http.Request {
+	rate := c.settings.MinBodyRate
 	if rate <= 0 || req.Body == http.NoBody {
 		return req
 	}
-	if req.ContentLength >= 0 && req.ContentLength <= firstChunk {
-		// Held in the first chunk, which is reserved only once filled or
+	if req.ContentLength >= 0 && req.ContentLength <= FirstBuffer {
+		// Held in the first buffer, which is reserved only once filled or
 		// ended: stalling, it holds no budget. (The usual single event.)
 		return req
 	}
 	now := time.Now()
-	b := &pacedBody{ReadCloser: req.Body, rc: http.NewResponseController(w), start: now, last: now, grace: r.bodyGrace, rate: rate}
-	if t := r.cfg.ServerConfig.ReadTimeout; t > 0 {
+	b := &pacedBody{ReadCloser: req.Body, rc: http.NewResponseController(w), start: now, last: now, grace: grace, rate: rate}
+	if t := c.settings.ReadTimeout; t > 0 {
 		b.end = now.Add(t)
 	}
 	req.Body = b
