@@ -330,6 +330,7 @@ func TestLargeBatchBudgetCountsWhatItDecodesTo(t *testing.T) {
 	tr := startReceiver(t, logs, nil, func(c *Config) {
 		c.ServerConfig.MaxRequestBodySize = 3 << 20
 		c.MaxInflightBytes = 4 << 20
+		c.SmallBodyBytes = 0 // the held single event shares the batch's budget
 	})
 	release := sync.OnceFunc(func() { close(logs.release) })
 	t.Cleanup(release)

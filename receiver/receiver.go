@@ -92,6 +92,10 @@ func newSandboxReceiver(cfg *Config, set receiver.Settings) (*sandboxReceiver, e
 			MaxBodyBytes:     cfg.maxBodySize(),
 			MinBodyRate:      cfg.MinBodyRate,
 			ReadTimeout:      cfg.ServerConfig.ReadTimeout,
+
+			SmallBodyBytes:     cfg.SmallBodyBytes,
+			SmallInflightBytes: cfg.SmallBodyInflightBytes,
+			SmallBodyTimeout:   cfg.SmallBodyTimeout,
 		}),
 		decoding: admission.NewDecodeGate(),
 

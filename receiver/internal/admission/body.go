@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"net/netip"
 )
 
 // Body is a request body: b is all of it, contiguous. held is the budget it
@@ -18,6 +19,9 @@ type Body struct {
 	held    int64     // reserved now
 	buffers int64     // reserved for the body's buffers, the floor of held
 	c       *Controller
+	pool    *Budget    // the budget of the body's size class
+	addr    netip.Addr // the client's, which the reservation is counted to
+	small   bool       // in the small class while no larger than SmallBodyBytes
 }
 
 // Bytes is the whole body, valid until Recycle.
@@ -37,7 +41,7 @@ func (rb *Body) Recycle() {
 
 // Done gives the reservation back.
 func (rb *Body) Done() {
-	rb.c.budget.Release(rb.held)
+	rb.pool.Release(rb.addr, rb.held)
 	rb.held, rb.buffers = 0, 0
 }
 
@@ -49,12 +53,12 @@ func (rb *Body) Done() {
 // request that needs more than the whole budget takes all of it, so it runs
 // alone. ErrOverBudget when the budget cannot cover it now.
 func (rb *Body) Settle(need int64) error {
-	need = min(max(need, rb.buffers), rb.c.budget.Limit())
+	need = min(max(need, rb.buffers), rb.pool.Limit())
 	switch {
 	case need < rb.held:
-		rb.c.budget.Release(rb.held - need)
+		rb.pool.Release(rb.addr, rb.held-need)
 	case need > rb.held:
-		if !rb.c.budget.Reserve(need - rb.held) {
+		if !rb.pool.Reserve(rb.addr, need-rb.held) {
 			return ErrOverBudget
 		}
 	}
@@ -87,7 +91,7 @@ func (rb *Body) buffer() (*[]byte, error) {
 
 // hold reserves n more bytes for the request.
 func (rb *Body) hold(n int64) error {
-	if !rb.c.budget.Reserve(n) {
+	if !rb.pool.Reserve(rb.addr, n) {
 		return ErrOverBudget
 	}
 	rb.held += n
@@ -103,9 +107,19 @@ func (rb *Body) hold(n int64) error {
 // nothing.
 func (c *Controller) Read(req *http.Request, rb *Body) error {
 	defer func() { _ = req.Body.Close() }() // read or refused: nothing more is wanted
-	*rb = Body{c: c}
+	*rb = Body{c: c, pool: c.large, addr: ClientAddr(req)}
+	if c.small(req) {
+		rb.pool, rb.small = c.smalls, true
+	}
 	total := 0
 	for {
+		if rb.small && int64(total) > c.settings.SmallBodyBytes {
+			// Only a body whose length was not what it said (a compressed
+			// one, inflating) gets here: it goes on as a large body.
+			if err := rb.promote(); err != nil {
+				return rb.fail(err)
+			}
+		}
 		buf, err := rb.buffer()
 		if err != nil {
 			return rb.fail(err)
@@ -142,6 +156,16 @@ func (c *Controller) Read(req *http.Request, rb *Body) error {
 	}
 	rb.Recycle()
 	rb.b = whole
+	return nil
+}
+
+// promote moves the body's reservation to the large class.
+func (rb *Body) promote() error {
+	if !rb.c.large.Reserve(rb.addr, rb.held) {
+		return ErrOverBudget
+	}
+	rb.pool.Release(rb.addr, rb.held)
+	rb.pool, rb.small = rb.c.large, false
 	return nil
 }
 
