@@ -221,7 +221,8 @@ func scanMember(p *parser, slots *[numFields]slot, e *Event, keepData bool) erro
 			name = fieldNames[f]
 		}
 		var se *syntaxError
-		if errors.As(err, &se) {
+		var de *DepthError
+		if errors.As(err, &se) || errors.As(err, &de) {
 			return &FieldError{Field: name, Type: "json_invalid", Msg: err.Error()}
 		}
 		return &FieldError{Field: name, Type: "value_error", Msg: err.Error()}

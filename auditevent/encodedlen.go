@@ -75,3 +75,24 @@ func quotedLen(s string) int {
 	}
 	return n
 }
+
+// LargestField names the field that takes the most of e's canonical line,
+// for an error about its size.
+func LargestField(e *Event) string {
+	best, size := "data", len(e.Data.Bytes())
+	for _, f := range []struct {
+		name string
+		s    *string
+	}{
+		{"span_id", &e.SpanID}, {"op", &e.Op}, {"parent_span_id", e.ParentSpanID}, {"trace_id", e.TraceID},
+		{"error_code", e.ErrorCode}, {"error_message", e.ErrorMessage}, {"error_type", e.ErrorType},
+		{"stderr", e.Stderr}, {"stdout", e.Stdout},
+	} {
+		if f.s != nil {
+			if n := quotedLen(*f.s); n > size {
+				best, size = f.name, n
+			}
+		}
+	}
+	return best
+}

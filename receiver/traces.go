@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"sync"
 
 	"github.com/google/uuid"
 	"go.opentelemetry.io/collector/pdata/ptrace"
@@ -44,15 +45,31 @@ func (r *sandboxReceiver) serveTraces(req *http.Request) reply {
 	if ct == contentTypeJSON {
 		format = formatJSON
 	}
+	ctx := req.Context()
+	// Before decoding, as the event intake does: a span's data full of
+	// escapes makes lines up to six times the body, and decoded OTLP holds
+	// a copy of it besides.
+	if err := reqBody.Settle(admission.EscapeBound(reqBody.Bytes())); err != nil {
+		reqBody.Recycle()
+		return readFailure(err, otlpReply)
+	}
+	leave, err := r.decoding.Enter(ctx, len(reqBody.Bytes()))
+	if err != nil {
+		reqBody.Recycle()
+		return readFailure(err, otlpReply)
+	}
+	leave = sync.OnceFunc(leave)
+	defer leave() // a traces-only pipeline counts no lines
 	td, err := decodeTraces(&reqBody, format)
 	if err != nil {
 		return otlpReply(http.StatusBadRequest, outcomeMalformed, otlpDecodeMessage(err))
 	}
 
-	ctx := req.Context()
 	resp := ptraceotlp.NewExportResponse()
-	if r.nextLogs != nil {
-		held, rp, ok := r.tracesToEvents(ctx, td, &reqBody, format, resp, otlpReply)
+	if r.nextLogs == nil {
+		leave()
+	} else {
+		held, rp, ok := r.tracesToEvents(ctx, td, &reqBody, format, resp, otlpReply, leave)
 		// Held to the end of the request, as the event intake holds its own.
 		defer r.release(held)
 		if !ok {
@@ -91,11 +108,14 @@ func decodeTraces(reqBody *admission.Body, format string) (ptrace.Traces, error)
 // Unless ok, the request must be answered with rp instead. held is the
 // event ids reserved for the request, for the caller to release.
 func (r *sandboxReceiver) tracesToEvents(ctx context.Context, td ptrace.Traces, reqBody *admission.Body, format string,
-	resp ptraceotlp.ExportResponse, otlpReply replyBuilder,
+	resp ptraceotlp.ExportResponse, otlpReply replyBuilder, leave func(),
 ) (held []uuid.UUID, rp reply, ok bool) {
 	events, st := r.mapper.AppendTraces(nil, td)
-	// Counted at their lines, as the event intake counts its events.
-	if err := reqBody.Settle(encodedLen(events)); err != nil {
+	// Counted at their lines, as the event intake counts its events; the
+	// next large body decodes once these are.
+	err := reqBody.Settle(encodedLen(events))
+	leave()
+	if err != nil {
 		r.countRefused(ctx, reasonRetryable, len(events))
 		return nil, readFailure(err, otlpReply), false
 	}
