@@ -314,7 +314,7 @@ func (e *auditExporter) checkLines(ctx context.Context, events []auditevent.Even
 		}
 		tl := &auditevent.TooLongError{Field: auditevent.LargestField(&events[i]), Size: n, Limit: limit}
 		e.telemetry.skipped(ctx, reasonLineTooLong, len(events))
-		e.logger.Error("Refused a push: an event's line would be over max_line_bytes",
+		e.logger.Warn("Refused a push: an event's line would be over max_line_bytes",
 			zap.String("field", tl.Field), zap.Int("line_bytes", n), zap.Int("max_line_bytes", limit),
 			zap.Int("events", len(events)))
 		return consumererror.NewPermanent(&refusedError{msg: "event " + events[i].EventID.String() + ": " + tl.Error(), cause: tl})

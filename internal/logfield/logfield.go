@@ -28,6 +28,10 @@ func SpanAttr(key string, err error) zap.Field {
 func SpanAttrText(err error) string {
 	var ae *spanmap.AttrError
 	if errors.As(err, &ae) {
+		// A size carries numbers only, never the attribute's text.
+		if tl, ok := errors.AsType[*auditevent.TooLongError](ae.Err); ok {
+			return ae.Attr + ": " + tl.Error()
+		}
 		return ae.Attr + ": " + ae.Msg
 	}
 	return "unknown error"

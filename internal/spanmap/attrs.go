@@ -174,10 +174,10 @@ func (as *attrSet) data(i int) (auditevent.Data, error) {
 		return d, nil
 	}
 	if tl, ok := errors.AsType[*auditevent.TooLongError](err); ok {
-		return auditevent.Data{}, attrErr(attrNames[i], "too large", &auditevent.TooLongError{Field: attrNames[i], Limit: tl.Limit})
+		return auditevent.Data{}, attrErr(attrNames[i], "too large", tl)
 	}
-	if _, ok := errors.AsType[*auditevent.DepthError](err); ok {
-		return auditevent.Data{}, attrErr(attrNames[i], "nested too deep", err)
+	if de, ok := errors.AsType[*auditevent.DepthError](err); ok {
+		return auditevent.Data{}, attrErr(attrNames[i], de.Error(), nil)
 	}
 	return auditevent.Data{}, attrErr(attrNames[i], "not JSON object text", err)
 }

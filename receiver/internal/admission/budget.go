@@ -13,9 +13,10 @@ import (
 var ErrOverBudget = errors.New("the collector is reading too many request bytes right now (max_inflight_bytes); retry later")
 
 const (
-	// waitingFor is how long an address refused counts as waiting for its
-	// share: clients retry after Retry-After (5 s), so twice that covers
-	// one retry late by a whole interval.
+	// waitingFor is how long an address refused, or served, counts as
+	// sharing the budget after: clients retry after Retry-After (5 s), so
+	// twice that covers one retry late by a whole interval, and a client
+	// that sends a request every few seconds keeps its share between them.
 	waitingFor = 10 * time.Second
 	// maxWaiting bounds the addresses remembered as waiting; past it, new
 	// ones are not remembered (and only the addresses holding bytes share).
@@ -31,10 +32,10 @@ const (
 // their Content-Length says.
 //
 // The limit is shared between client addresses: while k addresses hold
-// bytes or were refused within waitingFor, none may grow past limit/k
-// (but always to floor, so one body of the largest size fits). An address
-// that filled the budget alone cannot refill it once another is waiting,
-// and what it holds drains as its requests end or are cut.
+// bytes, or were refused or served within waitingFor, none may grow past
+// limit/k (but always to floor, so one body of the largest size fits). An
+// address that filled the budget alone cannot refill it once another is
+// waiting, and what it holds drains as its requests end or are cut.
 type Budget struct {
 	mu    sync.Mutex
 	limit int64
@@ -72,8 +73,8 @@ func (b *Budget) Reserve(addr netip.Addr, n int64) bool {
 		}
 	}
 	held := b.holders[addr]
-	if b.used+n > b.limit || held+n > b.shareLocked() {
-		b.markWaitingLocked(addr, held)
+	if b.used+n > b.limit || held+n > b.shareLocked(addr, held) {
+		b.markWaitingLocked(addr)
 		return false
 	}
 	if held == 0 {
@@ -104,29 +105,33 @@ func (b *Budget) Release(addr netip.Addr, n int64) {
 	if _, ok := b.waiting[addr]; ok {
 		b.idleWaiting++
 	}
+	b.markWaitingLocked(addr)
 }
 
-// shareLocked is the most one address may hold now.
-func (b *Budget) shareLocked() int64 {
+// shareLocked is the most addr (holding held) may hold now.
+func (b *Budget) shareLocked(addr netip.Addr, held int64) int64 {
 	k := int64(len(b.holders) + b.idleWaiting)
+	if _, waits := b.waiting[addr]; held == 0 && !waits {
+		k++ // a newcomer shares too
+	}
 	if k <= 1 {
 		return b.limit
 	}
 	return max(b.limit/k, b.floor)
 }
 
-// markWaitingLocked remembers that addr (holding held) was refused.
-func (b *Budget) markWaitingLocked(addr netip.Addr, held int64) {
-	now := time.Now()
-	if _, ok := b.waiting[addr]; !ok {
+// markWaitingLocked remembers addr as sharing the budget for waitingFor
+// from now.
+func (b *Budget) markWaitingLocked(addr netip.Addr) {
+	if _, known := b.waiting[addr]; !known {
 		if len(b.waiting) >= maxWaiting {
 			return
 		}
-		if held == 0 {
+		if _, holds := b.holders[addr]; !holds {
 			b.idleWaiting++
 		}
 	}
-	b.waiting[addr] = now.Add(waitingFor)
+	b.waiting[addr] = time.Now().Add(waitingFor)
 }
 
 // pruneLocked forgets the addresses whose wait has expired.

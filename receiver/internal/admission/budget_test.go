@@ -3,6 +3,7 @@ package admission
 import (
 	"net/netip"
 	"testing"
+	"time"
 )
 
 var (
@@ -70,17 +71,21 @@ func TestBudgetShareHasAFloor(t *testing.T) {
 	}
 }
 
-// Release of everything forgets the holder; a waiting address stops
-// counting once its wait expires.
+// An address that gave everything back still shares the budget for a
+// while (its client sends again soon); once its wait expires, it does not.
 func TestBudgetForgetsIdleAddresses(t *testing.T) {
 	b := NewBudget(100, 10)
 	b.Reserve(attacker, 100)
 	b.Reserve(victim, 1) // refused: waiting
 	b.Release(attacker, 100)
-	if len(b.holders) != 0 || b.idleWaiting != 1 {
-		t.Fatalf("holders %v, idle waiting %d; want none and 1 (the victim)", b.holders, b.idleWaiting)
+	if len(b.holders) != 0 || b.idleWaiting != 2 {
+		t.Fatalf("holders %v, idle waiting %d; want none and 2", b.holders, b.idleWaiting)
 	}
-	b.pruneLocked(t0.Add(1 << 62)) // far past every wait
+	if !b.Reserve(third, 33) || b.Reserve(third, 1) {
+		t.Fatal("with two recent addresses, a third did not get exactly its share (100/3)")
+	}
+	b.Release(third, 33)
+	b.pruneLocked(time.Now().Add(waitingFor + time.Second))
 	if len(b.waiting) != 0 || b.idleWaiting != 0 {
 		t.Fatalf("waiting %v, idle waiting %d after expiry", b.waiting, b.idleWaiting)
 	}
