@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"strconv"
+	"strings"
 	"time"
 	"unsafe"
 
@@ -142,15 +143,49 @@ func (o DecodeOptions) decodeInto(b []byte, e *Event, keepData bool) error {
 	}
 	d := decoder{buf: b, slots: &slots}
 	if err := d.phase(e); err != nil {
-		return err
+		return d.alsoMissing(err, e.Phase)
 	}
 	if err := o.decodeCommon(&d, e); err != nil {
-		return err
+		return d.alsoMissing(err, e.Phase)
 	}
 	if e.Phase != PhaseFinish {
 		return nil
 	}
-	return d.finishFields(e)
+	return d.alsoMissing(d.finishFields(e), e.Phase)
+}
+
+// requiredFields have no default: an event without one is refused.
+var requiredFields = [...]field{fPhase, fSessionID, fSeq, fOp, fSpanID}
+
+// requiredFinishFields are the further fields a finish event needs.
+var requiredFinishFields = [...]field{fOK, fDurationMS}
+
+// alsoMissing adds to a missing-field error the names of the other
+// required fields that are missing, so that a client fixes them all at
+// once. Other errors are returned as they are.
+func (d *decoder) alsoMissing(err error, phase Phase) error {
+	fe, ok := err.(*FieldError)
+	if !ok || fe.Type != "missing" && fe.Type != "union_tag_not_found" {
+		return err
+	}
+	first := fe.Field
+	if fe.Type == "union_tag_not_found" {
+		first = fieldNames[fPhase]
+	}
+	fields := requiredFields[:]
+	if phase == PhaseFinish {
+		fields = append(fields[:len(fields):len(fields)], requiredFinishFields[:]...)
+	}
+	var others []string
+	for _, f := range fields {
+		if !d.slots[f].present && fieldNames[f] != first {
+			others = append(others, fieldNames[f])
+		}
+	}
+	if len(others) == 0 {
+		return err
+	}
+	return &FieldError{Field: fe.Field, Type: fe.Type, Msg: fe.Msg + "; also missing: " + strings.Join(others, ", ")}
 }
 
 // scanObject checks b is one JSON object and records where each known
@@ -382,7 +417,7 @@ func (d *decoder) op() (string, error) {
 	}
 	op, ok := internOp(raw)
 	if !ok {
-		return "", fieldErr("op", "literal_error", "not a sandbox operation: "+strconv.Quote(string(raw)))
+		return "", fieldErr("op", "literal_error", "not a sandbox operation: "+strconv.Quote(string(raw))+" (must be one of: "+strings.Join(opNames[:], ", ")+")")
 	}
 	return op, nil
 }
