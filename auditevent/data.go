@@ -90,6 +90,11 @@ func canonicalizeLimit(b []byte, limit int) (Data, error) {
 	if err := p.finish(); err != nil {
 		return Data{}, err
 	}
+	// Strings and numbers are counted before they are written; the
+	// brackets and separators around them, here.
+	if limit > 0 && len(out) > limit {
+		return Data{}, &TooLongError{Limit: limit}
+	}
 	return newData(out), nil
 }
 
