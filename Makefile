@@ -9,17 +9,32 @@ FUZZTIME  ?= 30s
 STATICCHECK_VERSION ?= v0.8.2
 GOLANGCI_VERSION    ?= v2.15.0
 GOVULNCHECK_VERSION ?= v1.9.0
+GOTESTSUM_VERSION   ?= v1.13.0
 # VULNDB: govulncheck's database; machines without the internet point it at an
 # unpacked offline copy (file:///…), see README "Vulnerabilities".
 VULNDB    ?= https://vuln.go.dev
 
-.PHONY: all test unit e2e vet bench bench-check bench-e2e bench-single bench-canon fuzz lint vulncheck build run clean
+.PHONY: all test unit e2e vet bench bench-check bench-e2e bench-single bench-sync bench-canon fuzz lint vulncheck build install run clean
 
 all: test
 
-## test: vet, then every test including conformance and end-to-end (what CI runs)
-test: vet bench-check
-	SANDBOXAUDIT_E2E=1 $(GO) test -count=1 -timeout 12m ./...
+## test: vet, then every test including conformance and end-to-end (what CI runs);
+## ends with one line: packages and tests passed and failed
+test: vet bench-check $(BIN)/gotestsum
+	SANDBOXAUDIT_E2E=1 ./$(BIN)/gotestsum --format pkgname --jsonfile $(BIN)/test.json -- -count=1 -timeout 12m ./...; \
+	status=$$?; $(TEST_SUMMARY) $(BIN)/test.json; exit $$status
+
+# TEST_SUMMARY reads `go test -json` events: a pass, fail or skip with a
+# "Test" field is a test's (subtests included), without one a package's.
+define TEST_SUMMARY
+awk '/"Action":"(pass|fail|skip)"/ { match($$0, /"Action":"[a-z]+"/); a = substr($$0, RSTART + 10, RLENGTH - 11); \
+	if (/"Test":/) t[a]++; else p[a]++ } \
+	END { printf "test summary: packages %d passed, %d failed, %d without tests; tests %d passed, %d failed, %d skipped\n", \
+	p["pass"], p["fail"], p["skip"], t["pass"], t["fail"], t["skip"] }'
+endef
+
+$(BIN)/gotestsum:
+	GOBIN=$(abspath $(BIN)) $(GO) install gotest.tools/gotestsum@$(GOTESTSUM_VERSION)
 
 ## unit: tests without the end-to-end collector runs
 unit:
@@ -64,6 +79,18 @@ bench-single: build
 	./$(BIN)/bench-single -ours $(BIN)/otelcol-sandboxaudit -sink $(BENCH_SINK) -clients $(BENCH_CLIENTS) \
 		-rounds $(BENCH_ROUNDS) $(if $(BENCH_PREVIOUS),-previous $(BENCH_PREVIOUS))
 
+## bench-sync: fail-closed audit per operation: sandboxtrace DeliverySync and
+## DeliverySyncFinish against fsync batch and never, BENCH_SYNC_SESSIONS
+## concurrent sessions, and a stand-in for the Python HttpProxySink sync sink
+## (bench/sync/proxy_sink.py), alternated BENCH_SYNC_ROUNDS times in one run
+BENCH_SYNC_ROUNDS   ?= 8
+BENCH_SYNC_OPS      ?= 2000
+BENCH_SYNC_SESSIONS ?= 64
+bench-sync: build
+	cd bench && $(GO) build -mod=mod -o ../$(BIN)/bench-sync ./cmd/sync
+	./$(BIN)/bench-sync -ours $(BIN)/otelcol-sandboxaudit -script bench/sync/proxy_sink.py \
+		-rounds $(BENCH_SYNC_ROUNDS) -ops $(BENCH_SYNC_OPS) -sessions $(BENCH_SYNC_SESSIONS)
+
 ## bench-canon: `sandboxaudit canon` vs the Python stand-in (bench/canon/reference.py,
 ## needs python3 with pydantic 2) on BENCH_EVENTS HttpProxySink bodies
 BENCH_EVENTS ?= 100000
@@ -98,6 +125,14 @@ vulncheck: build
 build:
 	$(GO) build -o $(BIN)/otelcol-sandboxaudit ./cmd/otelcol-sandboxaudit
 	$(GO) build -o $(BIN)/sandboxaudit ./cmd/sandboxaudit
+
+## install: put sandboxaudit and otelcol-sandboxaudit in GOBIN (default
+## `go env GOPATH`/bin) and say where; that directory must be on PATH
+install:
+	$(GO) install ./cmd/sandboxaudit ./cmd/otelcol-sandboxaudit
+	@dir="$$($(GO) env GOBIN)"; dir="$${dir:-$$($(GO) env GOPATH)/bin}"; \
+	echo "installed sandboxaudit and otelcol-sandboxaudit in $$dir"; \
+	case ":$$PATH:" in *":$$dir:"*) ;; *) echo "$$dir is not on PATH: export PATH=\"$$dir:\$$PATH\"";; esac
 
 ## (no CONFIG: the embedded default — loopback receivers, ./audit/events.jsonl)
 ## run: build and start the collector; CONFIG=path uses another configuration

@@ -16,6 +16,8 @@ import (
 	"go.opentelemetry.io/collector/otelcol"
 
 	"github.com/open-telemetry/opentelemetry-collector-contrib/receiver/kafkareceiver"
+
+	"github.com/sandboxaudit/sandboxaudit/internal/integrity"
 )
 
 // validate loads and validates the configuration at uris exactly as
@@ -50,9 +52,23 @@ func TestDefaultConfigListensOnLoopbackOnly(t *testing.T) {
 	assert.Contains(t, DefaultConfig(), "path: ./audit/events.jsonl")
 }
 
+// TestExampleConfigsAreValid validates each testdata config from an empty
+// working directory where, as its comment says to, `sandboxaudit keygen
+// --name audit --out keys` has run: relative paths resolve as they would
+// for a newcomer, and integrity.yaml finds its signing key.
 func TestExampleConfigsAreValid(t *testing.T) {
 	paths, err := filepath.Glob(filepath.Join("testdata", "*.yaml"))
 	require.NoError(t, err)
+	for i := range paths {
+		paths[i], err = filepath.Abs(paths[i])
+		require.NoError(t, err)
+	}
+	work := t.TempDir()
+	require.NoError(t, os.Mkdir(filepath.Join(work, "keys"), 0o700))
+	_, _, err = integrity.GenerateKeyFiles(filepath.Join(work, "keys"), "audit")
+	require.NoError(t, err)
+	t.Chdir(work)
+
 	names := map[string]bool{}
 	for _, p := range paths {
 		names[filepath.Base(p)] = true
@@ -60,7 +76,7 @@ func TestExampleConfigsAreValid(t *testing.T) {
 			require.NoError(t, validate(t, "file:"+p))
 		})
 	}
-	for _, want := range []string{"file-only.yaml", "http-with-spool.yaml", "edge.yaml", "central.yaml", "kafka-edge.yaml", "kafka-central.yaml"} {
+	for _, want := range []string{"file-only.yaml", "http-with-spool.yaml", "integrity.yaml", "edge.yaml", "central.yaml", "kafka-edge.yaml", "kafka-central.yaml"} {
 		assert.True(t, names[want], "testdata/%s missing", want)
 	}
 }

@@ -5,6 +5,8 @@
 package sandboxaudit
 
 import (
+	"os"
+
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/exporter"
 	"go.opentelemetry.io/collector/exporter/debugexporter"
@@ -16,13 +18,15 @@ import (
 	"go.opentelemetry.io/collector/receiver"
 	"go.opentelemetry.io/collector/receiver/otlpreceiver"
 	"go.opentelemetry.io/collector/service/telemetry/otelconftelemetry"
+	"go.uber.org/zap"
 
 	"github.com/open-telemetry/opentelemetry-collector-contrib/exporter/kafkaexporter"
 	"github.com/open-telemetry/opentelemetry-collector-contrib/extension/bearertokenauthextension"
-	"github.com/open-telemetry/opentelemetry-collector-contrib/receiver/kafkareceiver"
 
 	sandboxauditencoding "github.com/sandboxaudit/sandboxaudit/encoding"
 	sandboxauditexporter "github.com/sandboxaudit/sandboxaudit/exporter"
+	"github.com/sandboxaudit/sandboxaudit/internal/startupline"
+	"github.com/sandboxaudit/sandboxaudit/kafkaguardreceiver"
 	sandboxauditprocessor "github.com/sandboxaudit/sandboxaudit/processor"
 	sandboxauditreceiver "github.com/sandboxaudit/sandboxaudit/receiver"
 )
@@ -65,7 +69,8 @@ func ProcessorFactory() processor.Factory {
 // Components returns the factories of the otelcol-sandboxaudit
 // distribution: the sandboxaudit receiver, processor and exporter, the
 // sandboxaudit_encoding extension, the OTLP receiver, the contrib kafka
-// receiver and exporter, the batch and memory_limiter processors, the debug
+// receiver behind its encoding check (kafkaguardreceiver), the contrib
+// kafka exporter, the batch and memory_limiter processors, the debug
 // exporter, and the standard self-telemetry. Each call builds new factories.
 func Components() (otelcol.Factories, error) {
 	var err error
@@ -73,7 +78,7 @@ func Components() (otelcol.Factories, error) {
 
 	factories.Receivers, err = otelcol.MakeFactoryMap[receiver.Factory](
 		otlpreceiver.NewFactory(),
-		kafkaReceiverFactory(),
+		kafkaguardreceiver.NewFactory(),
 		ReceiverFactory(),
 	)
 	if err != nil {
@@ -112,9 +117,9 @@ func Components() (otelcol.Factories, error) {
 		return "github.com/open-telemetry/opentelemetry-collector-contrib/" + path + " " + ContribVersion
 	}
 	factories.ReceiverModules = map[component.Type]string{
-		otlpreceiver.NewFactory().Type():  collector("receiver/otlpreceiver"),
-		kafkareceiver.NewFactory().Type(): contrib("receiver/kafkareceiver"),
-		ReceiverFactory().Type():          own,
+		otlpreceiver.NewFactory().Type():       collector("receiver/otlpreceiver"),
+		kafkaguardreceiver.NewFactory().Type(): own,
+		ReceiverFactory().Type():               own,
 	}
 	factories.ProcessorModules = map[component.Type]string{
 		batchprocessor.NewFactory().Type():         collector("processor/batchprocessor"),
@@ -144,11 +149,17 @@ func BuildInfo() component.BuildInfo {
 
 // CollectorSettings returns the settings of the otelcol-sandboxaudit
 // distribution. Its configuration is DefaultConfig unless --config is given.
+// Once running, it prints one line on stderr naming the audit file, each
+// intake address and where self-metrics are served.
 func CollectorSettings() otelcol.CollectorSettings {
+	line := startupline.New(os.Stderr)
+	providers := ConfigProviderSettings()
+	providers.ResolverSettings.ConverterFactories = append(providers.ResolverSettings.ConverterFactories, line.ConverterFactory())
 	return otelcol.CollectorSettings{
 		BuildInfo:              BuildInfo(),
 		Factories:              Components,
-		ConfigProviderSettings: ConfigProviderSettings(),
+		ConfigProviderSettings: providers,
+		LoggingOptions:         []zap.Option{line.LoggingOption()},
 		ProviderModules: map[string]string{
 			"file": "go.opentelemetry.io/collector/confmap/provider/fileprovider v1.71.0",
 			"env":  "go.opentelemetry.io/collector/confmap/provider/envprovider v1.71.0",

@@ -17,10 +17,10 @@ import (
 
 	"github.com/open-telemetry/opentelemetry-collector-contrib/exporter/kafkaexporter"
 	"github.com/open-telemetry/opentelemetry-collector-contrib/extension/bearertokenauthextension"
-	"github.com/open-telemetry/opentelemetry-collector-contrib/receiver/kafkareceiver"
 
 	sandboxauditencoding "github.com/sandboxaudit/sandboxaudit/encoding"
 	sandboxauditexporter "github.com/sandboxaudit/sandboxaudit/exporter"
+	"github.com/sandboxaudit/sandboxaudit/kafkaguardreceiver"
 	sandboxauditprocessor "github.com/sandboxaudit/sandboxaudit/processor"
 	sandboxauditreceiver "github.com/sandboxaudit/sandboxaudit/receiver"
 )
@@ -107,15 +107,19 @@ func TestBuilderConfigMatchesComponents(t *testing.T) {
 		"go.opentelemetry.io/collector/processor/batchprocessor":                                       batchprocessor.NewFactory().Type(),
 		"go.opentelemetry.io/collector/processor/memorylimiterprocessor":                               memorylimiterprocessor.NewFactory().Type(),
 		"go.opentelemetry.io/collector/exporter/debugexporter":                                         debugexporter.NewFactory().Type(),
-		"github.com/open-telemetry/opentelemetry-collector-contrib/receiver/kafkareceiver":             kafkareceiver.NewFactory().Type(),
 		"github.com/open-telemetry/opentelemetry-collector-contrib/exporter/kafkaexporter":             kafkaexporter.NewFactory().Type(),
 		"github.com/open-telemetry/opentelemetry-collector-contrib/extension/bearertokenauthextension": bearertokenauthextension.NewFactory().Type(),
-		Module + "/receiver":  sandboxauditreceiver.NewFactory().Type(),
-		Module + "/exporter":  sandboxauditexporter.NewFactory().Type(),
-		Module + "/encoding":  sandboxauditencoding.NewFactory().Type(),
-		Module + "/processor": sandboxauditprocessor.NewFactory().Type(),
+		Module + "/receiver":           sandboxauditreceiver.NewFactory().Type(),
+		Module + "/kafkaguardreceiver": kafkaguardreceiver.NewFactory().Type(),
+		Module + "/exporter":           sandboxauditexporter.NewFactory().Type(),
+		Module + "/encoding":           sandboxauditencoding.NewFactory().Type(),
+		Module + "/processor":          sandboxauditprocessor.NewFactory().Type(),
 	}
 	manifest := readBuilderConfig(t)
+	for _, e := range manifest["receivers"] {
+		assert.NotEqual(t, "github.com/open-telemetry/opentelemetry-collector-contrib/receiver/kafkareceiver", e.packagePath(),
+			"builder-config.yaml lists the contrib kafka receiver: an ocb build would lack the encoding check; list %s/kafkaguardreceiver", Module)
+	}
 	f, err := Components()
 	require.NoError(t, err)
 

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/sandboxaudit/sandboxaudit/auditevent"
-	"github.com/sandboxaudit/sandboxaudit/internal/conformance"
+	"github.com/sandboxaudit/sandboxaudit/internal/testutil/conformance"
 )
 
 // TestConformance checks every vector of every kind against the Python

@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/sandboxaudit/sandboxaudit/auditevent"
-	"github.com/sandboxaudit/sandboxaudit/internal/conformance"
+	"github.com/sandboxaudit/sandboxaudit/internal/testutil/conformance"
 )
 
 // TestLineLenIsTheLinesLength: for every conformance event under each

@@ -16,7 +16,7 @@ import (
 
 // TestBadConfigFailsAtStartOnce: the built collector refuses a bad config
 // before it starts anything, exits 1, and says so once, naming the key
-// (the command used to print the error twice).
+// (cobra would print the error a second time).
 func TestBadConfigFailsAtStartOnce(t *testing.T) {
 	requireE2E(t)
 	dir := t.TempDir()

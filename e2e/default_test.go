@@ -5,6 +5,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -20,7 +21,9 @@ import (
 // `make run` starts) with only its four loopback ports moved to free ones:
 // the audit trail lands in ./audit/events.jsonl of the working directory,
 // 0600 in a 0700 directory, exec output redacted although the example
-// captured it, and self-metrics are served on loopback.
+// captured it, and self-metrics are served on loopback. Once it runs, it
+// says so on one plain line: the audit file's absolute path, each intake
+// address and the self-metrics URL.
 func TestDefaultConfigRuns(t *testing.T) {
 	requireE2E(t)
 	dir := t.TempDir()
@@ -43,6 +46,9 @@ func TestDefaultConfigRuns(t *testing.T) {
 	col := startCollector(t, "default", dir, cfg, grpcAddr, httpAddr, sandboxAddr, metricsAddr)
 
 	auditPath := filepath.Join(dir, "audit", "events.jsonl")
+	assert.Equal(t, []string{"sandboxaudit: audit lines to " + auditPath +
+		"; intake OTLP/gRPC " + grpcAddr + ", OTLP/HTTP http://" + httpAddr + ", events http://" + sandboxAddr + "/v1/sandbox/events" +
+		"; self-metrics http://" + metricsAddr + "/metrics"}, startupLines(t, col))
 	const session = "6f1c2a8e-3b4d-4e5f-9a0b-1c2d3e4f5a6b"
 	runExample(t, httpAddr, session, "-capture-output")
 	// No batch processor in the default: the example's export returns only
@@ -89,6 +95,28 @@ func TestShutdownWritesHeldBatch(t *testing.T) {
 	evs, _ := readEvents(t, auditPath)
 	checkExampleSession(t, session, evs)
 	requireVerifies(t, auditPath)
+}
+
+// startupLines returns the lines of the collector's output that begin
+// with "sandboxaudit: ". The line follows the ready log entry, which the
+// caller has seen, so it waits for one to appear.
+func startupLines(t *testing.T, c *collector) []string {
+	t.Helper()
+	deadline := time.Now().Add(startTimeout)
+	for {
+		b, err := os.ReadFile(c.log)
+		require.NoError(t, err)
+		var lines []string
+		for line := range strings.Lines(string(b)) {
+			if strings.HasPrefix(line, "sandboxaudit: ") {
+				lines = append(lines, strings.TrimSuffix(line, "\n"))
+			}
+		}
+		if len(lines) > 0 || time.Now().After(deadline) {
+			return lines
+		}
+		time.Sleep(pollInterval)
+	}
 }
 
 func httpGet(t *testing.T, url string) string {

@@ -17,7 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/sandboxaudit/sandboxaudit/auditevent"
-	"github.com/sandboxaudit/sandboxaudit/internal/loopback"
+	"github.com/sandboxaudit/sandboxaudit/internal/testutil/loopback"
 )
 
 // envVar switches the end-to-end tests on.

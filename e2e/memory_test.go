@@ -15,39 +15,38 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
-// rssEnv switches on TestHostileClientsPeakRSS, a measurement rather than
-// a check: it prints the collector's peak resident memory under three
-// attacks. SANDBOXAUDIT_RSS_COLLECTOR may name another collector binary to
-// measure (say one built from an older commit) for comparison.
-const (
-	rssEnv          = "SANDBOXAUDIT_RSS"
-	rssCollectorEnv = "SANDBOXAUDIT_RSS_COLLECTOR"
-)
+// rssCollectorEnv may name another collector binary for
+// TestHostileClientsPeakRSS to run against (say one built from another
+// commit), to compare the peaks it logs.
+const rssCollectorEnv = "SANDBOXAUDIT_RSS_COLLECTOR"
 
 // TestHostileClientsPeakRSS starts a collector (sandboxaudit receiver →
-// file exporter, defaults otherwise) per attack and reports VmHWM from
-// /proc/<pid>/status: 100 connections that announce a 20 MiB body and
-// send one byte; 100 concurrent gzip bombs; 16 concurrent 19 MiB events.
-// Run: SANDBOXAUDIT_E2E=1 SANDBOXAUDIT_RSS=1 go test ./e2e -run PeakRSS -v
+// file exporter, defaults otherwise) per attack and checks its peak
+// resident memory, VmHWM from /proc/<pid>/status, against a bound: 100
+// connections that announce a 20 MiB body and send one byte; 100
+// concurrent gzip bombs; 16 concurrent 19 MiB events. The bounds are
+// about twice the peaks measured on a quiet machine (48, 184 and 623 MiB,
+// idle 46), so that a noisy one does not fail them, and far below what an
+// intake that holds every announced or inflated body reaches (GiBs).
 func TestHostileClientsPeakRSS(t *testing.T) {
 	requireE2E(t)
-	if os.Getenv(rssEnv) != "1" {
-		t.Skipf("measurement: set %s=1 to run it", rssEnv)
-	}
 	bin := bins.collector
 	if b := os.Getenv(rssCollectorEnv); b != "" {
 		bin = b
 	}
+	const mib = 1 << 20
 	for _, attack := range []struct {
-		name string
-		run  func(t *testing.T, addr string)
+		name  string
+		run   func(t *testing.T, addr string)
+		bound int64
 	}{
-		{"100 x Content-Length 20 MiB, 1 byte sent", slowBodies},
-		{"100 concurrent gzip bombs", gzipBombs},
-		{"16 concurrent 19 MiB events", bigEvents},
+		{"100 x Content-Length 20 MiB, 1 byte sent", slowBodies, 128 * mib},
+		{"100 concurrent gzip bombs", gzipBombs, 512 * mib},
+		{"16 concurrent 19 MiB events", bigEvents, 1280 * mib},
 	} {
 		t.Run(attack.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -61,8 +60,9 @@ func TestHostileClientsPeakRSS(t *testing.T) {
 			idle := vmHWM(t, col.cmd.Process.Pid)
 			attack.run(t, addr)
 			peak := vmHWM(t, col.cmd.Process.Pid)
-			t.Logf("%s: %s: peak RSS %d MiB (idle %d MiB)", filepath.Base(bin), attack.name, peak>>20, idle>>20)
+			t.Logf("%s: %s: peak RSS %d MiB (idle %d MiB)", filepath.Base(bin), attack.name, peak/mib, idle/mib)
 			col.stop(t)
+			assert.LessOrEqual(t, peak, attack.bound, "peak RSS %d MiB over the bound of %d MiB", peak/mib, attack.bound/mib)
 		})
 	}
 }

@@ -116,9 +116,9 @@ func TestStartEventSurvivesKilledExample(t *testing.T) {
 			require.Equal(t, "exec running", ex.next(t))
 
 			// Killed shortly into the ten-minute exec, before any look at
-			// the file: best effort used to hold the start for its 1 s
-			// export tick, and a kill then lost it (sync has it
-			// acknowledged before the exec begins).
+			// the file: sync has the start acknowledged before the exec
+			// begins, where a batched export would still hold it for its
+			// 1 s tick and a kill would lose it.
 			time.Sleep(killAfter)
 			require.NoError(t, ex.cmd.Process.Signal(os.Kill))
 			_ = ex.cmd.Wait()

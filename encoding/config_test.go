@@ -11,7 +11,7 @@ import (
 
 	"github.com/sandboxaudit/sandboxaudit/auditevent"
 	"github.com/sandboxaudit/sandboxaudit/encoding/internal/metadata"
-	"github.com/sandboxaudit/sandboxaudit/internal/configtest"
+	"github.com/sandboxaudit/sandboxaudit/internal/testutil/configtest"
 )
 
 // loadConfig unmarshals the named section of testdata/config.yaml and runs

@@ -19,7 +19,7 @@ import (
 
 	"github.com/sandboxaudit/sandboxaudit/auditevent"
 	sandboxauditexporter "github.com/sandboxaudit/sandboxaudit/exporter"
-	"github.com/sandboxaudit/sandboxaudit/internal/conformance"
+	"github.com/sandboxaudit/sandboxaudit/internal/testutil/conformance"
 )
 
 // exporterFileLines runs td through the sandboxaudit exporter with a file

@@ -12,9 +12,9 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/sandboxaudit/sandboxaudit/auditevent"
-	"github.com/sandboxaudit/sandboxaudit/internal/conformance"
 	"github.com/sandboxaudit/sandboxaudit/internal/ndjson"
 	"github.com/sandboxaudit/sandboxaudit/internal/spanmap"
+	"github.com/sandboxaudit/sandboxaudit/internal/testutil/conformance"
 )
 
 const (

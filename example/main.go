@@ -77,7 +77,7 @@ func parseFlags(args []string, output io.Writer) (config, error) {
 	fs.StringVar(&session, "session", "", "session id (UUID, not the nil UUID); random when empty")
 	fs.BoolVar(&cfg.captureOutput, "capture-output", false, "record exec stdout/stderr on the spans")
 	fs.DurationVar(&cfg.timeout, "timeout", 10*time.Second, "export deadline, retries included")
-	delivery := fs.String("delivery", "best_effort", "start-event delivery: best_effort (queued) or sync (acknowledged before each operation runs; fail closed)")
+	delivery := fs.String("delivery", "best_effort", "event delivery: best_effort (queued), sync (the start acknowledged before each operation runs; fail closed) or sync_finish (the finish acknowledged too before it returns)")
 	fs.DurationVar(&cfg.syncTimeout, "sync-timeout", sandboxtrace.DefaultSyncTimeout, "how long -delivery sync waits for each acknowledgement")
 	fs.DurationVar(&cfg.execSleep, "exec-sleep", 0, "the first exec prints \"exec running\" and sleeps this long")
 	fs.IntVar(&cfg.exitCode, "exit-code", 0, "exit code the first exec reports")

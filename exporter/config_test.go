@@ -21,9 +21,9 @@ import (
 
 	"github.com/sandboxaudit/sandboxaudit/auditevent"
 	"github.com/sandboxaudit/sandboxaudit/exporter/internal/metadata"
-	"github.com/sandboxaudit/sandboxaudit/internal/configtest"
 	"github.com/sandboxaudit/sandboxaudit/internal/filesink"
 	"github.com/sandboxaudit/sandboxaudit/internal/httpsink"
+	"github.com/sandboxaudit/sandboxaudit/internal/testutil/configtest"
 )
 
 func TestDefaultConfig(t *testing.T) {

@@ -1,17 +1,23 @@
 package sandboxauditexporter // import "github.com/sandboxaudit/sandboxaudit/exporter"
 
 import (
+	"sync/atomic"
+
 	"github.com/google/uuid"
 
 	"github.com/sandboxaudit/sandboxaudit/auditevent"
 	"github.com/sandboxaudit/sandboxaudit/internal/idwindow"
 )
 
+// eventIDWindow is how many event ids each of the exporter's windows
+// remembers (≈60 B each, so ≈6 MB).
+const eventIDWindow = 100_000
+
 // newEventIDWindow is the window of event ids behind sinkIDs and startIDs.
-func newEventIDWindow(size int) *idwindow.Window[uuid.UUID] {
-	w, err := idwindow.New[uuid.UUID](size)
+func newEventIDWindow() *idwindow.Window[uuid.UUID] {
+	w, err := idwindow.New[uuid.UUID](eventIDWindow)
 	if err != nil {
-		panic(err) // callers pass a positive constant, which cannot fail
+		panic(err) // eventIDWindow is positive, so New cannot fail
 	}
 	return w
 }
@@ -31,4 +37,153 @@ func eventIDs(events []auditevent.Event, idx []int) []uuid.UUID {
 		ids[j] = events[i].EventID
 	}
 	return ids
+}
+
+// sinkIDs is the window of event ids one sink took (the file written, or
+// the HTTP endpoint acknowledged or the spool kept), kept only when the
+// exporter has both sinks: only then can a push fail after one of them
+// took its events (the other failed, say the file's disk is full or the
+// HTTP spool is), and the client's resend must not give the first another
+// copy each time. A one-sink push that fails took nothing (the HTTP sink's
+// halves aside), and the receiver's dedupe drops a timed-out client's
+// resend of an accepted batch, so a one-sink exporter does not pay for
+// it. Ids are added only after the sink took them, so it never misses an
+// event the window claims; two concurrent pushes of the same ids can both
+// write (the receiver's in-flight reservation keeps its own clients from
+// that). A resent batch is caught while it is among the last
+// eventIDWindow events this collector run gave that sink.
+type sinkIDs struct {
+	w *idwindow.Window[uuid.UUID]
+}
+
+func newSinkIDs() *sinkIDs {
+	return &sinkIDs{w: newEventIDWindow()}
+}
+
+// unwritten returns the events whose ids (eventIDs of events, computed
+// once by the caller for both sinks) the window does not hold, and how
+// many it left out. Without any left out (or without a window) it returns
+// events itself.
+func (f *sinkIDs) unwritten(events []auditevent.Event, ids []uuid.UUID) ([]auditevent.Event, int) {
+	if f == nil {
+		return events, 0
+	}
+	present := make([]bool, len(ids))
+	f.w.Has(ids, present)
+	n := 0
+	for _, p := range present {
+		if p {
+			n++
+		}
+	}
+	if n == 0 {
+		return events, 0
+	}
+	out := make([]auditevent.Event, 0, len(events)-n)
+	for i := range events {
+		if !present[i] {
+			out = append(out, events[i])
+		}
+	}
+	return out, n
+}
+
+// written records the ids of events the sink now holds: events[i] for each i
+// of idx, or every event when idx is nil.
+func (f *sinkIDs) written(events []auditevent.Event, idx []int) {
+	if f == nil {
+		return
+	}
+	f.w.AddAll(eventIDs(events, idx)...)
+}
+
+// startIDs writes each start event once: SPEC §8 instrumentation sends a
+// start event early as a log record and again inside its span. One window
+// serves both signals of a component, since they share one exporter. A
+// write-ahead start record (logs path) and the span that later carries it
+// (traces path) are usually seconds apart; the window covers an operation
+// that outlives eventIDWindow other operation starts in the collector.
+//
+// Finish events join the window once the logs path has carried one: a
+// sandboxtrace session with DeliverySyncFinish sends its finish ahead as a
+// log record too. Until then the traces path pays nothing for finishes.
+type startIDs struct {
+	w        *idwindow.Window[uuid.UUID]
+	finishes atomic.Bool
+}
+
+// finishAhead records that a logs-path batch carries finish events.
+func (s *startIDs) finishAhead(events []auditevent.Event) {
+	if s.finishes.Load() {
+		return
+	}
+	for i := range events {
+		if events[i].Phase == auditevent.PhaseFinish {
+			s.finishes.Store(true)
+			return
+		}
+	}
+}
+
+// windowed reports whether e's id goes through the window.
+func (s *startIDs) windowed(e *auditevent.Event, finishes bool) bool {
+	return e.Phase == auditevent.PhaseStart || finishes
+}
+
+func newStartIDs() *startIDs {
+	return &startIDs{w: newEventIDWindow()}
+}
+
+// filter removes, in place, the start events whose id is already in the
+// window, adds the others' ids and returns the kept events, the ids it
+// added (to forget if the write fails, so a retry writes them) and how many
+// events it removed. Two allocations per batch: the ids (compacted in place
+// to the added ones) and their fresh flags.
+func (s *startIDs) filter(events []auditevent.Event) (kept []auditevent.Event, added []uuid.UUID, dropped int) {
+	finishes := s.finishes.Load()
+	n := 0
+	for i := range events {
+		if s.windowed(&events[i], finishes) {
+			n++
+		}
+	}
+	if n == 0 {
+		return events, nil, 0
+	}
+	ids := make([]uuid.UUID, 0, n)
+	for i := range events {
+		if s.windowed(&events[i], finishes) {
+			ids = append(ids, events[i].EventID)
+		}
+	}
+	fresh := make([]bool, n)
+	s.w.AddNew(ids, fresh)
+	added = ids[:0]
+	k, w := 0, 0 // next fresh flag, events kept so far
+	for i := range events {
+		if s.windowed(&events[i], finishes) {
+			ok := fresh[k]
+			k++
+			if !ok {
+				dropped++
+				continue
+			}
+			added = append(added, events[i].EventID)
+		}
+		// Moved only once one was dropped: an event is a few hundred
+		// bytes, and most batches drop none.
+		if w != i {
+			events[w] = events[i]
+		}
+		w++
+	}
+	clear(events[w:])
+	return events[:w], added, dropped
+}
+
+// forget removes ids added by a write that failed.
+func (s *startIDs) forget(ids []uuid.UUID) {
+	if len(ids) > 0 {
+		s.w.Remove(ids...)
+	}
 }

@@ -123,7 +123,8 @@ func (e *auditExporter) startHTTP(ctx context.Context, host component.Host, hc *
 		RedactValues:     clientSecretValues(&hc.ClientConfig),
 	}
 	if sc := hc.Spool.Get(); sc != nil {
-		sp, err := spool.Open(ctx, spool.Options{Path: sc.Path, MaxSize: sc.MaxSize})
+		sp, err := spool.Open(ctx, spool.Options{Path: sc.Path, MaxSize: sc.MaxSize,
+			Check: spool.CanonicalEvent, AdoptValid: true})
 		if err != nil {
 			return nil, err // names the spool and its path itself
 		}

@@ -73,8 +73,8 @@ func createDefaultConfig() component.Config {
 	return &Config{
 		// Default, not None, for every section: a section written with
 		// nothing under it (its keys commented out) is then on and
-		// validated ("must be set"), not silently off. Tamper evidence
-		// switched off that way used to start without a word.
+		// validated ("must be set"), not silently off, so tamper evidence
+		// cannot be switched off by accident.
 		File: configoptional.Default(FileConfig{
 			Fsync:        filesink.FsyncBatch,
 			MaxOpenFiles: filesink.DefaultMaxOpenFiles,

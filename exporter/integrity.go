@@ -14,8 +14,8 @@ import (
 	"go.opentelemetry.io/collector/component"
 
 	"github.com/sandboxaudit/sandboxaudit/internal/filesink"
-	"github.com/sandboxaudit/sandboxaudit/internal/httpsink"
 	"github.com/sandboxaudit/sandboxaudit/internal/integrity"
+	"github.com/sandboxaudit/sandboxaudit/internal/secretlog"
 )
 
 // startIntegrity builds the sealer for the file sink and seals what is on
@@ -44,7 +44,7 @@ func (e *auditExporter) startIntegrity(ctx context.Context, host component.Host,
 		if err != nil {
 			return nil, fmt.Errorf("file: integrity: publish: %w", err)
 		}
-		set.Publish = checkpointPublisher(client, pc.Endpoint, httpsink.Secrets(pc.Endpoint, clientSecretValues(pc)))
+		set.Publish = checkpointPublisher(client, pc.Endpoint, secretlog.Secrets(pc.Endpoint, clientSecretValues(pc)))
 	}
 	sealer, err := integrity.NewSealer(set)
 	if err != nil {
@@ -98,7 +98,7 @@ func sealExisting(ctx context.Context, s *integrity.Sealer, base, template strin
 
 // checkpointPublisher POSTs each signed checkpoint note, as text, to a
 // witness. Only the status is reported: a response body could echo
-// secrets, and a transport error shows none of them (httpsink.TransportError).
+// secrets, and a transport error shows none of them (secretlog.TransportError).
 func checkpointPublisher(client *http.Client, endpoint string, secrets []string) integrity.Publisher {
 	return func(ctx context.Context, signed []byte) error {
 		req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, bytes.NewReader(signed))
@@ -108,7 +108,7 @@ func checkpointPublisher(client *http.Client, endpoint string, secrets []string)
 		req.Header.Set("Content-Type", "text/plain; charset=utf-8")
 		resp, err := client.Do(req)
 		if err != nil {
-			return fmt.Errorf("post checkpoint: %w", httpsink.TransportError(err, secrets))
+			return fmt.Errorf("post checkpoint: %w", secretlog.TransportError(err, secrets))
 		}
 		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
 		_ = resp.Body.Close()

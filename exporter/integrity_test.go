@@ -22,8 +22,8 @@ import (
 	"go.opentelemetry.io/collector/exporter/exportertest"
 
 	"github.com/sandboxaudit/sandboxaudit/auditevent"
-	"github.com/sandboxaudit/sandboxaudit/internal/httpsink"
 	"github.com/sandboxaudit/sandboxaudit/internal/integrity"
+	"github.com/sandboxaudit/sandboxaudit/internal/secretlog"
 )
 
 func writeKeys(t *testing.T) (keyPath, pubPath string) {
@@ -97,7 +97,7 @@ func TestIntegrityConfigErrorsNameTheKey(t *testing.T) {
 	require.False(t, off.(*Config).File.Get().Integrity.HasValue())
 
 	// A section written with nothing under it (its keys commented out) is
-	// on, and refused for what it lacks: it used to turn integrity off
+	// on, and refused for what it lacks, rather than integrity being off
 	// without a word.
 	for _, section := range []map[string]any{
 		{"integrity": nil},
@@ -360,7 +360,7 @@ func TestCheckpointPublisherTransportErrorsEchoNothing(t *testing.T) {
 	require.NoError(t, err)
 	client := &http.Client{Transport: rt}
 	endpoint := "http://" + ln.Addr().String() + "/cp?key=QUERYSECRET"
-	pub := checkpointPublisher(client, endpoint, httpsink.Secrets(endpoint, clientSecretValues(&cc)))
+	pub := checkpointPublisher(client, endpoint, secretlog.Secrets(endpoint, clientSecretValues(&cc)))
 	err = pub(context.Background(), []byte("note\n"))
 	require.Error(t, err)
 	require.NotContains(t, err.Error(), "WITNESSTOKEN")

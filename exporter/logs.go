@@ -25,5 +25,6 @@ func (e *auditExporter) pushLogs(ctx context.Context, ld plog.Logs) error {
 	if st.Invalid > 0 && len(events) == 0 {
 		return allRefused(fmt.Sprintf("%d audit event records refused, none written; first: %s", st.Invalid, logfield.EventFieldText(st.FirstInvalid)))
 	}
+	e.starts.finishAhead(events)
 	return e.writeEvents(ctx, events)
 }

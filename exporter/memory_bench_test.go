@@ -12,7 +12,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/sandboxaudit/sandboxaudit/auditevent"
-	"github.com/sandboxaudit/sandboxaudit/internal/heaptest"
+	"github.com/sandboxaudit/sandboxaudit/internal/testutil/heaptest"
 )
 
 // BenchmarkMemoryBatches shows the exporter's memory flat in the number of

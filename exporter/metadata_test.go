@@ -11,7 +11,7 @@ import (
 
 	"github.com/sandboxaudit/sandboxaudit/exporter/internal/metadata"
 	"github.com/sandboxaudit/sandboxaudit/internal/httpsink"
-	"github.com/sandboxaudit/sandboxaudit/internal/metadatatest"
+	"github.com/sandboxaudit/sandboxaudit/internal/testutil/metadatatest"
 )
 
 // TestMetadataMatchesCode records every metric through the code the
@@ -48,6 +48,7 @@ func TestMetadataMatchesCode(t *testing.T) {
 		func() { http.Spooled(ctx, 1) },
 		func() { http.Replayed(ctx, 1) },
 		func() { http.SpoolSize(1) },
+		func() { http.Quarantined(ctx, 1) },
 		func() { seal.LinesSealed(ctx, 1) },
 		func() { seal.CheckpointWritten(ctx) },
 		func() { seal.SealLag(ctx, 1) },

@@ -20,10 +20,11 @@ func NewFactory() processor.Factory {
 	)
 }
 
-// createDefaultConfig sets no level: the reference default policy applies,
-// which removes all raw exec output.
+// createDefaultConfig sets no policy level: the reference default policy
+// applies, which removes all raw exec output. Tool-call attributes are on,
+// as sandboxtrace adds them by default.
 func createDefaultConfig() component.Config {
-	return &Config{}
+	return &Config{GenAIAttributes: true}
 }
 
 func createTraces(ctx context.Context, set processor.Settings, cfg component.Config, next consumer.Traces) (processor.Traces, error) {

@@ -6,7 +6,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/component"
 
-	"github.com/sandboxaudit/sandboxaudit/internal/metadatatest"
+	"github.com/sandboxaudit/sandboxaudit/internal/testutil/metadatatest"
 	"github.com/sandboxaudit/sandboxaudit/processor/internal/metadata"
 )
 

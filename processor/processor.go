@@ -15,10 +15,14 @@ import (
 // spanPolicy applies the resolved payload policy to sandbox spans.
 type spanPolicy struct {
 	policies *payloadpolicy.Table
+	genAI    bool
 }
 
 func newSpanPolicy(cfg *Config) *spanPolicy {
-	return &spanPolicy{policies: payloadpolicy.NewTable(auditevent.PolicySet{Default: cfg.PayloadPolicy, ByOp: cfg.PayloadPolicyByOp})}
+	return &spanPolicy{
+		policies: payloadpolicy.NewTable(auditevent.PolicySet{Default: cfg.PayloadPolicy, ByOp: cfg.PayloadPolicyByOp}),
+		genAI:    cfg.GenAIAttributes,
+	}
 }
 
 func (p *spanPolicy) processTraces(_ context.Context, td ptrace.Traces) (ptrace.Traces, error) {
@@ -57,7 +61,11 @@ func (p *spanPolicy) apply(attrs pcommon.Map) {
 	if _, ok := attrs.Get(semconv.AttrSessionID); !ok {
 		return
 	}
-	pol := p.policies.Get(opVal.AsString())
+	op := opVal.AsString()
+	if p.genAI {
+		addGenAI(attrs, op)
+	}
+	pol := p.policies.Get(op)
 	for _, s := range streams {
 		applyOutput(attrs, s, pol)
 	}

@@ -11,7 +11,7 @@ import (
 	"go.opentelemetry.io/collector/confmap"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
-	"github.com/sandboxaudit/sandboxaudit/internal/configtest"
+	"github.com/sandboxaudit/sandboxaudit/internal/testutil/configtest"
 )
 
 func loadConfig(t *testing.T, name string) *Config {

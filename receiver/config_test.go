@@ -16,7 +16,7 @@ import (
 	"go.opentelemetry.io/collector/config/configtls"
 	"go.opentelemetry.io/collector/confmap"
 
-	"github.com/sandboxaudit/sandboxaudit/internal/configtest"
+	"github.com/sandboxaudit/sandboxaudit/internal/testutil/configtest"
 	"github.com/sandboxaudit/sandboxaudit/receiver/internal/metadata"
 )
 

@@ -210,7 +210,7 @@ func (r *sandboxReceiver) markDuplicates(ctx context.Context, ids []uuid.UUID) (
 		return nil, nil, 0, true
 	}
 	dup = make([]bool, len(ids))
-	if !r.dedupe.reserve(ids, dup) {
+	if !r.dedupe.Reserve(ids, dup) {
 		return nil, nil, 0, false
 	}
 	if len(ids) > 1 {
@@ -240,7 +240,7 @@ func (r *sandboxReceiver) markDuplicates(ctx context.Context, ids []uuid.UUID) (
 // commit remembers the delivered events' ids.
 func (r *sandboxReceiver) commit(events []auditevent.Event) {
 	if r.dedupe != nil && len(events) > 0 {
-		r.dedupe.commit(eventIDs(events))
+		r.dedupe.Commit(eventIDs(events)...)
 	}
 }
 
@@ -248,7 +248,7 @@ func (r *sandboxReceiver) commit(events []auditevent.Event) {
 // markDuplicates held; for ids committed since, it changes nothing.
 func (r *sandboxReceiver) release(ids []uuid.UUID) {
 	if r.dedupe != nil && len(ids) > 0 {
-		r.dedupe.release(ids)
+		r.dedupe.Release(ids...)
 	}
 }
 

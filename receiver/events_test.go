@@ -138,8 +138,8 @@ func TestEventsUnsupportedMediaType(t *testing.T) {
 	assert.Zero(t, sink.LogRecordCount())
 }
 
-// A charset other than UTF-8 is refused: JSON is UTF-8, and such a body
-// used to be read as UTF-8 all the same.
+// A charset other than UTF-8 is refused: JSON is UTF-8, and reading such a
+// body as UTF-8 all the same would garble it.
 func TestEventsCharset(t *testing.T) {
 	sink := new(consumertest.LogsSink)
 	tr := startReceiver(t, sink, nil)

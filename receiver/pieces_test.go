@@ -17,7 +17,7 @@ import (
 	"go.opentelemetry.io/collector/consumer/consumertest"
 	"go.opentelemetry.io/collector/pdata/plog"
 
-	"github.com/sandboxaudit/sandboxaudit/internal/heaptest"
+	"github.com/sandboxaudit/sandboxaudit/internal/testutil/heaptest"
 )
 
 // canonLines is each line of an ndjson body as the canonical text a log

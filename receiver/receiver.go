@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/google/uuid"
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/component/componentstatus"
 	"go.opentelemetry.io/collector/config/confighttp"
@@ -20,6 +21,7 @@ import (
 	"go.uber.org/zap"
 	"golang.org/x/net/netutil"
 
+	"github.com/sandboxaudit/sandboxaudit/internal/idwindow"
 	"github.com/sandboxaudit/sandboxaudit/internal/pairing"
 	"github.com/sandboxaudit/sandboxaudit/internal/spanmap"
 	"github.com/sandboxaudit/sandboxaudit/receiver/internal/admission"
@@ -35,8 +37,8 @@ type sandboxReceiver struct {
 	tel      *metadata.TelemetryBuilder
 	accepted map[string]metric.AddOption // see acceptedAttrs
 	mapper   *spanmap.Mapper
-	dedupe   *dedupeWindow   // nil when dedupe is disabled
-	pairs    *pairing.Pairer // nil until Start; only with a traces consumer
+	dedupe   *idwindow.Window[uuid.UUID] // delivered event ids; nil when dedupe is disabled
+	pairs    *pairing.Pairer             // nil until Start; only with a traces consumer
 	admit    *admission.Controller
 	decoding admission.DecodeGate // one large body decoding at a time
 
@@ -103,7 +105,11 @@ func newSandboxReceiver(cfg *Config, set receiver.Settings) (*sandboxReceiver, e
 		bodyGrace:     admission.DefaultBodyGrace,
 	}
 	if cfg.Dedupe.Enabled {
-		r.dedupe = newDedupeWindow(cfg.Dedupe.Window)
+		w, err := idwindow.New[uuid.UUID](cfg.Dedupe.Window)
+		if err != nil {
+			return nil, fmt.Errorf("dedupe::window: %w", err)
+		}
+		r.dedupe = w
 	}
 	return r, nil
 }
@@ -190,9 +196,9 @@ func (r *sandboxReceiver) shutdown(ctx context.Context) error {
 }
 
 // stopServer lets the requests in flight finish for up to shutdownGrace,
-// then closes their connections and waits for their handlers: a client
-// trickling its body used to hold the collector's shutdown for its
-// read_timeout, and the exporters' own shutdown work behind it. A request
+// then closes their connections and waits for their handlers, so that a
+// client trickling its body cannot hold the collector's shutdown, and the
+// exporters' own shutdown work behind it, for its read_timeout. A request
 // cut so was not answered, and its client retries it.
 func (r *sandboxReceiver) stopServer(ctx context.Context) error {
 	graceCtx, cancel := context.WithTimeout(ctx, r.shutdownGrace)

@@ -41,7 +41,7 @@ func awaitShutdown(t *testing.T, done <-chan error) {
 }
 
 // TestShutdownCutsATricklingClient: a client that sent part of its body and
-// stalls no longer holds the collector's shutdown for read_timeout: after
+// stalls does not hold the collector's shutdown for read_timeout: after
 // the grace period its connection is closed, unanswered, so it retries.
 func TestShutdownCutsATricklingClient(t *testing.T) {
 	logs := new(consumertest.LogsSink)
@@ -120,8 +120,8 @@ func (g gateAuth) Authenticate(ctx context.Context, _ map[string][]string) (cont
 
 // TestShutdownWaitsForARequestInTheMiddleware: a request held by the auth
 // middleware when the grace period ends is waited for like one in the
-// handler; it used to be counted only once inside, so shutdown could
-// return, and the pipeline behind be shut down, before it delivered.
+// handler; counted only once inside, it could let shutdown return, and the
+// pipeline behind be shut down, before it delivered.
 func TestShutdownWaitsForARequestInTheMiddleware(t *testing.T) {
 	authID := component.MustNewID("gate")
 	gate := gateAuth{entered: make(chan struct{}, 1), open: make(chan struct{})}

@@ -24,33 +24,51 @@ const (
 	DeliveryBestEffort Delivery = iota
 	// DeliverySync exports the start event and waits for the collector's
 	// acknowledgement before the operation runs. When that fails or times
-	// out the operation fails closed: its function is never called.
+	// out the operation fails closed: its function is never called. The
+	// finish event rides in the span.
 	DeliverySync
+	// DeliverySyncFinish is DeliverySync, and the finish event is exported
+	// and acknowledged too before the operation returns: the promise of the
+	// Python SDK's sync sink. A finish that is not acknowledged makes the
+	// operation return an error wrapping ErrFinishNotRecorded.
+	DeliverySyncFinish
 )
 
 // String returns the delivery's flag spelling.
 func (d Delivery) String() string {
-	if d == DeliverySync {
+	switch d {
+	case DeliveryBestEffort:
+		return "best_effort"
+	case DeliverySync:
 		return "sync"
+	case DeliverySyncFinish:
+		return "sync_finish"
 	}
-	return "best_effort"
+	return fmt.Sprintf("Delivery(%d)", int(d))
 }
 
-// ParseDelivery reads "sync" or "best_effort".
+// ParseDelivery reads "best_effort", "sync" or "sync_finish".
 func ParseDelivery(s string) (Delivery, error) {
-	switch s {
-	case "best_effort":
-		return DeliveryBestEffort, nil
-	case "sync":
-		return DeliverySync, nil
+	for d := DeliveryBestEffort; d <= DeliverySyncFinish; d++ {
+		if s == d.String() {
+			return d, nil
+		}
 	}
-	return 0, fmt.Errorf("delivery %q: want sync or best_effort", s)
+	return 0, fmt.Errorf("delivery %q: want best_effort, sync or sync_finish", s)
 }
+
+// synchronous reports whether d waits for the collector's acknowledgement.
+func (d Delivery) synchronous() bool { return d == DeliverySync || d == DeliverySyncFinish }
 
 // ErrStartNotRecorded is in the chain of the error an operation returns when
 // sync delivery could not get its start event acknowledged; the operation's
 // function was not called.
 var ErrStartNotRecorded = errors.New("start event not acknowledged; operation not run")
+
+// ErrFinishNotRecorded is in the chain of the error an operation returns
+// when DeliverySyncFinish could not get its finish event acknowledged; the
+// operation ran, and its span still carries the finish.
+var ErrFinishNotRecorded = errors.New("finish event not acknowledged")
 
 // WithLoggerProvider emits every start event as a log record through lp
 // before the operation runs (best-effort delivery only; the provider is the
@@ -70,7 +88,8 @@ func WithLogExporter(exp sdklog.Exporter) Option {
 }
 
 // WithDelivery sets the start-event delivery mode (default
-// DeliveryBestEffort). DeliverySync needs WithLogExporter.
+// DeliveryBestEffort). DeliverySync and DeliverySyncFinish need
+// WithLogExporter.
 func WithDelivery(d Delivery) Option {
 	return func(c *config) { c.delivery = d }
 }
@@ -102,7 +121,7 @@ func (c *config) logPipeline() (logPipeline, error) {
 	switch {
 	case c.loggerProvider != nil:
 		return logPipeline{logger: c.loggerProvider.Logger(ScopeName)}, nil
-	case c.logExporter != nil && c.delivery == DeliverySync:
+	case c.logExporter != nil && c.delivery.synchronous():
 		lp.processor = newSyncProcessor(c.logExporter, c.syncTimeout)
 	case c.logExporter != nil:
 		lp.processor = NewLogProcessor(c.logExporter)
@@ -119,12 +138,12 @@ func (c *config) checkDelivery() error {
 	if c.loggerProvider != nil && c.logExporter != nil {
 		return errors.New("sandboxtrace: WithLoggerProvider and WithLogExporter are exclusive")
 	}
-	if c.delivery != DeliveryBestEffort && c.delivery != DeliverySync {
+	if c.delivery < DeliveryBestEffort || c.delivery > DeliverySyncFinish {
 		return fmt.Errorf("sandboxtrace: WithDelivery: unknown delivery %d", c.delivery)
 	}
-	if c.delivery == DeliverySync && c.logExporter == nil {
-		return errors.New("sandboxtrace: WithDelivery(DeliverySync) needs WithLogExporter: " +
-			"an acknowledgement comes only from an export the session makes itself")
+	if c.delivery.synchronous() && c.logExporter == nil {
+		return fmt.Errorf("sandboxtrace: WithDelivery(%s) needs WithLogExporter: "+
+			"an acknowledgement comes only from an export the session makes itself", c.delivery)
 	}
 	return nil
 }

@@ -21,7 +21,9 @@
 // With WithLogExporter or WithLoggerProvider, every operation first emits
 // its start event as a log record (SPEC §8, write-ahead) so that an
 // operation that never ends — its process killed — is still on record; with
-// DeliverySync the operation runs only once the collector acknowledged it.
+// DeliverySync the operation runs only once the collector acknowledged it,
+// and with DeliverySyncFinish it also returns only once the collector
+// acknowledged its finish event.
 // NewSpanProcessor and NewLogProcessor block instead of dropping and report
 // every unavoidable loss to the OTel error handler.
 //

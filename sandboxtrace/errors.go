@@ -139,9 +139,14 @@ func ExecTimeout(cause error) *Error {
 }
 
 // ExecTransport is the exec_transport_error error: the command could not be
-// run or its result not collected. Retryability is unknown.
+// run or its result not collected. The cause's text follows the message,
+// because it is what tells an investigator why. Retryability is unknown.
 func ExecTransport(cause error) *Error {
-	return &Error{Code: "exec_transport_error", Message: "exec transport error", Err: cause}
+	msg := "exec transport error"
+	if cause != nil {
+		msg += ": " + cause.Error()
+	}
+	return &Error{Code: "exec_transport_error", Message: msg, Err: cause}
 }
 
 // WorkspaceReadNotFound is the workspace_read_not_found error for path.

@@ -39,7 +39,7 @@ func TestErrorMapping(t *testing.T) {
 		},
 		{
 			name: "exec transport", err: sandboxtrace.ExecTransport(errors.New("docker: EOF")),
-			typ: "ExecTransportError", code: "exec_transport_error", message: "exec transport error",
+			typ: "ExecTransportError", code: "exec_transport_error", message: "exec transport error: docker: EOF",
 		},
 		{
 			name: "read not found wrapped", err: fmt.Errorf("load config: %w", sandboxtrace.WorkspaceReadNotFound("/w/c.json", fs.ErrNotExist)),

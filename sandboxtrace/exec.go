@@ -12,8 +12,10 @@ import (
 // {"command", "timeout_s", "shell", "user"}.
 type ExecRequest struct {
 	Command []string
-	// Timeout is the command's timeout: nil is none (timeout_s null); a
-	// zero timeout is 0.0, as Python writes timeout=0.
+	// Timeout is the command's timeout: nil is none (timeout_s null). Whole
+	// seconds are written as an integer (30s is 30, 0 is 0), because Python
+	// callers pass ints (timeout=30) and the reference writes them as given;
+	// a fraction is written as a float (1.5s is 1.5).
 	Timeout *time.Duration
 	// Shell reports whether the command runs through a shell; ShellArgv,
 	// when not nil, is the shell's argv instead (shell is then that list,
@@ -41,7 +43,7 @@ func User(name string) *string { return &name }
 func (r ExecRequest) data() map[string]any {
 	var timeout, user, shell any
 	if r.Timeout != nil {
-		timeout = r.Timeout.Seconds()
+		timeout = timeoutSeconds(*r.Timeout)
 	}
 	if r.User != nil {
 		user = *r.User
@@ -51,6 +53,15 @@ func (r ExecRequest) data() map[string]any {
 		shell = stringsAny(r.ShellArgv)
 	}
 	return map[string]any{"command": stringsAny(r.Command), "timeout_s": timeout, "shell": shell, "user": user}
+}
+
+// timeoutSeconds is d in seconds: an int64 when d is whole seconds, else a
+// float64.
+func timeoutSeconds(d time.Duration) any {
+	if d%time.Second == 0 {
+		return int64(d / time.Second)
+	}
+	return d.Seconds()
 }
 
 func stringsAny(ss []string) []any {

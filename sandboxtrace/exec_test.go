@@ -28,8 +28,8 @@ func TestExecSuccess(t *testing.T) {
 	assert.Equal(t, []byte("hi\n"), res.Stdout)
 
 	a := attrs(r.only(t))
-	assert.Equal(t, `{"command":["sh","-c","echo hi"],"shell":true,"timeout_s":30.0,"user":"agent"}`, a["sandbox.start_data"].AsString())
-	assert.Equal(t, `{"command":["sh","-c","echo hi"],"exit_code":0,"process.exit.code":0,"shell":true,"timeout_s":30.0,"user":"agent"}`,
+	assert.Equal(t, `{"command":["sh","-c","echo hi"],"shell":true,"timeout_s":30,"user":"agent"}`, a["sandbox.start_data"].AsString())
+	assert.Equal(t, `{"command":["sh","-c","echo hi"],"exit_code":0,"process.exit.code":0,"shell":true,"timeout_s":30,"user":"agent"}`,
 		a["sandbox.finish_data"].AsString())
 	assert.True(t, a["sandbox.ok"].AsBool())
 	assert.Equal(t, int64(0), a["process.exit.code"].AsInt64())

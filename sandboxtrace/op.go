@@ -25,6 +25,7 @@ type Op struct {
 	s         *Session
 	op        string
 	span      trace.Span
+	parent    trace.SpanContext
 	startData []byte
 	runStart  time.Time
 
@@ -77,7 +78,7 @@ func (s *Session) Start(ctx context.Context, op string, data map[string]any) (co
 	parent, links := s.parent(ctx)
 	seq, ts := s.nextEvent()
 	startID := uuid.New()
-	attrs := make([]attribute.KeyValue, 0, 6)
+	attrs := make([]attribute.KeyValue, 0, 10)
 	attrs = append(attrs,
 		attribute.String(semconv.AttrOperation, op),
 		attribute.String(semconv.AttrSessionID, s.idText),
@@ -87,6 +88,9 @@ func (s *Session) Start(ctx context.Context, op string, data map[string]any) (co
 	)
 	if s.backend != "" {
 		attrs = append(attrs, attribute.String(semconv.AttrBackend, s.backend))
+	}
+	if s.genAI {
+		attrs = genAIAttributes(attrs, op)
 	}
 	opCtx, span := s.tracer.Start(parent, semconv.SpanNamePrefix+op,
 		trace.WithSpanKind(trace.SpanKindInternal),
@@ -101,7 +105,8 @@ func (s *Session) Start(ctx context.Context, op string, data map[string]any) (co
 	}
 	// The duration counts from here, as the reference's t0 is taken once
 	// its start event is emitted: a sync round trip is not run time.
-	return opCtx, &Op{s: s, op: op, span: span, startData: startData.Bytes(), runStart: time.Now()}, nil
+	return opCtx, &Op{s: s, op: op, span: span, parent: trace.SpanContextFromContext(parent),
+		startData: startData.Bytes(), runStart: time.Now()}, nil
 }
 
 // Do runs fn as operation op: it records the start event, calls fn, and
@@ -207,12 +212,14 @@ func (o *Op) Finish(opts FinishOptions) error {
 	}
 
 	seq, ts := o.s.nextEvent()
+	fin := finishEvent{seq: seq, ts: ts, id: uuid.New(), ok: opts.Err == nil && !notOK,
+		durationMS: float64(ts.Sub(o.runStart)) / float64(time.Millisecond), data: finishData}
 	attrs := make([]attribute.KeyValue, 0, 12)
 	attrs = append(attrs,
 		attribute.Int64(semconv.AttrFinishSeq, seq),
-		attribute.String(semconv.AttrFinishID, uuid.NewString()),
-		attribute.Bool(semconv.AttrOK, opts.Err == nil && !notOK),
-		attribute.Float64(semconv.AttrDurationMS, float64(ts.Sub(o.runStart))/float64(time.Millisecond)),
+		attribute.String(semconv.AttrFinishID, fin.id.String()),
+		attribute.Bool(semconv.AttrOK, fin.ok),
+		attribute.Float64(semconv.AttrDurationMS, fin.durationMS),
 	)
 	if finishData != nil {
 		attrs = append(attrs, attribute.String(semconv.AttrFinishData, string(finishData)))
@@ -220,10 +227,12 @@ func (o *Op) Finish(opts FinishOptions) error {
 	}
 	if o.s.captureOutput {
 		if stdout != nil {
-			attrs = append(attrs, attribute.String(semconv.AttrExecStdoutBytes, encodeOutput(stdout, o.s.maxOutputBytes)))
+			fin.stdout = cutOutput(stdout, o.s.maxOutputBytes)
+			attrs = append(attrs, attribute.String(semconv.AttrExecStdoutBytes, base64.StdEncoding.EncodeToString(fin.stdout)))
 		}
 		if stderr != nil {
-			attrs = append(attrs, attribute.String(semconv.AttrExecStderrBytes, encodeOutput(stderr, o.s.maxOutputBytes)))
+			fin.stderr = cutOutput(stderr, o.s.maxOutputBytes)
+			attrs = append(attrs, attribute.String(semconv.AttrExecStderrBytes, base64.StdEncoding.EncodeToString(fin.stderr)))
 		}
 	}
 	if opts.Err != nil {
@@ -241,12 +250,16 @@ func (o *Op) Finish(opts FinishOptions) error {
 		if f.retryable != nil {
 			attrs = append(attrs, attribute.Bool(semconv.AttrErrorRetryable, *f.retryable))
 		}
+		fin.err = &f
 		o.span.SetStatus(codes.Error, f.message)
 	} else if notOK {
 		// No description: the mapping would read it as error_message.
 		o.span.SetStatus(codes.Error, "")
 	}
 	o.span.SetAttributes(attrs...)
+	if err := o.writeAheadFinish(fin); err != nil {
+		problems = append(problems, fmt.Errorf("sandboxtrace: %s: %w", o.op, err))
+	}
 	o.span.End(trace.WithTimestamp(ts))
 	return errors.Join(problems...)
 }
@@ -294,14 +307,14 @@ func asInt64(v any) (int64, bool) {
 // visible where the output is read, as SafeDecode marks its own cut.
 const truncMark = "\u2026"
 
-// encodeOutput cuts b to max bytes, marks a cut with truncMark, and
-// base64-encodes it (OTel Go attributes have no bytes type; SPEC §5 allows
-// a base64 string). The cut backs off to the start of a UTF-8 sequence it
+// cutOutput cuts b to max bytes and marks a cut with truncMark; the span
+// carries the result base64-encoded (OTel Go attributes have no bytes type;
+// SPEC §5 allows a base64 string). The cut backs off to the start of a UTF-8 sequence it
 // would split, so a bounded capture does not end in a replacement character
 // that the output never contained.
-func encodeOutput(b []byte, max int) string {
+func cutOutput(b []byte, max int) []byte {
 	if len(b) <= max {
-		return base64.StdEncoding.EncodeToString(b)
+		return b
 	}
 	cut := max
 	for i := max - 1; i >= 0 && i > max-utf8.UTFMax; i-- {
@@ -314,6 +327,5 @@ func encodeOutput(b []byte, max int) string {
 		}
 	}
 	marked := make([]byte, 0, cut+len(truncMark))
-	marked = append(append(marked, b[:cut]...), truncMark...)
-	return base64.StdEncoding.EncodeToString(marked)
+	return append(append(marked, b[:cut]...), truncMark...)
 }

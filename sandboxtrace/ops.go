@@ -135,14 +135,15 @@ func strOrNil(p *string) any {
 	return *p
 }
 
-// isLoopback decides as the reference does: the stripped, lowercased host
-// is "localhost" or "::1", or the host as given is a loopback IP address
-// (a zone is allowed, brackets are not).
+// isLoopback decides as the reference does on Python 3.11: the stripped,
+// lowercased host is "localhost", or it parses as a loopback IP address (a
+// zone is allowed, brackets are not). An IPv4-mapped IPv6 address is not
+// loopback there, although Go's IsLoopback unmaps it.
 func isLoopback(host string) bool {
-	switch strings.ToLower(strings.TrimSpace(host)) {
-	case "localhost", "::1":
+	h := strings.ToLower(strings.TrimSpace(host))
+	if h == "localhost" {
 		return true
 	}
-	ip, err := netip.ParseAddr(host)
-	return err == nil && ip.IsLoopback()
+	ip, err := netip.ParseAddr(h)
+	return err == nil && !ip.Is4In6() && ip.IsLoopback()
 }

@@ -29,6 +29,7 @@ type config struct {
 	backend        string
 	captureOutput  bool
 	maxOutputBytes int
+	noGenAI        bool
 
 	loggerProvider log.LoggerProvider
 	logExporter    sdklog.Exporter
@@ -81,6 +82,7 @@ type Session struct {
 
 	captureOutput  bool
 	maxOutputBytes int
+	genAI          bool
 
 	root    trace.Span
 	endOnce sync.Once
@@ -125,6 +127,7 @@ func NewSession(ctx context.Context, tp trace.TracerProvider, opts ...Option) (*
 		backend:        cfg.backend,
 		captureOutput:  cfg.captureOutput,
 		maxOutputBytes: cfg.maxOutputBytes,
+		genAI:          !cfg.noGenAI,
 	}
 	if lp, ok := pipeline.processor.(*LogProcessor); ok {
 		s.logProc.Store(lp)

@@ -105,15 +105,15 @@ func (p *syncProcessor) Shutdown(ctx context.Context) error {
 
 func (p *syncProcessor) ForceFlush(ctx context.Context) error { return p.exp.ForceFlush(ctx) }
 
-// result turns an ack into the operation's error.
-func (a *ack) result(timeout time.Duration) error {
+// result turns an ack into the operation's error, wrapping notRecorded.
+func (a *ack) result(notRecorded error, timeout time.Duration) error {
 	switch {
 	case !a.done:
-		return errors.Join(ErrStartNotRecorded, errors.New("the log pipeline is shut down"))
+		return errors.Join(notRecorded, errors.New("the log pipeline is shut down"))
 	case errors.Is(a.err, context.DeadlineExceeded):
-		return errors.Join(ErrStartNotRecorded, errors.New("sync timeout "+timeout.String()+" exceeded"), a.err)
+		return errors.Join(notRecorded, errors.New("sync timeout "+timeout.String()+" exceeded"), a.err)
 	case a.err != nil:
-		return errors.Join(ErrStartNotRecorded, a.err)
+		return errors.Join(notRecorded, a.err)
 	}
 	return nil
 }

@@ -50,11 +50,11 @@ func (s *Session) writeAhead(ctx, parent context.Context, st startEvent) error {
 	)
 	a := &ack{}
 	s.logs.logger.Emit(withAck(ctx, a), r)
-	if s.delivery != DeliverySync {
+	if !s.delivery.synchronous() {
 		s.checkQueued(a)
 		return nil
 	}
-	return a.result(s.syncTimeout)
+	return a.result(ErrStartNotRecorded, s.syncTimeout)
 }
 
 // checkQueued counts a best-effort record that reached no LogProcessor. An

@@ -110,3 +110,18 @@ const (
 	// AttrEventSeq is the event's seq, int.
 	AttrEventSeq = "sandbox.event.seq"
 )
+
+// Attributes that agent tracing UIs key on to show an operation as a tool
+// call: the OTel GenAI conventions' execute_tool span, and OpenInference's
+// span kind (Phoenix). They name the tool only; its arguments and results
+// stay under the payload policy.
+const (
+	// AttrGenAIOperationName is the GenAI operation, GenAIExecuteTool here.
+	AttrGenAIOperationName = "gen_ai.operation.name"
+	// AttrGenAIToolName is the tool's name: the span name, sandbox.<op>.
+	AttrGenAIToolName = "gen_ai.tool.name"
+	// AttrGenAIToolType is the tool's type, GenAIToolTypeFunction here.
+	AttrGenAIToolType = "gen_ai.tool.type"
+	// AttrOpenInferenceSpanKind is OpenInference's span kind.
+	AttrOpenInferenceSpanKind = "openinference.span.kind"
+)

@@ -6,6 +6,7 @@ package load
 import (
 	"encoding/binary"
 	"fmt"
+	"math/rand/v2"
 	"time"
 
 	"github.com/google/uuid"
@@ -27,6 +28,20 @@ type Shape struct {
 	// Sessions is how many sandbox sessions (one trace each) the spans are
 	// spread over, round robin.
 	Sessions int
+	// Light makes light spans instead of sandboxtrace's: no parent, no
+	// event ids, no GenAI attributes, a short command, and a random trace
+	// per span (the session ids still go round robin). Other producers
+	// send spans like these, and they show a collector's fixed cost per
+	// span.
+	Light bool
+}
+
+// Name is the shape's name in reports.
+func (s Shape) Name() string {
+	if s.Light {
+		return "light"
+	}
+	return "sandboxtrace"
 }
 
 // Validate refuses shapes that cannot be generated.
@@ -53,6 +68,7 @@ func Requests(s Shape) ([][]byte, error) {
 		return nil, err
 	}
 	g := newGenerator(s.Sessions)
+	g.light = s.Light
 	var reqs [][]byte
 	for first := 0; first < s.Spans; first += s.PerRequest {
 		n := min(s.PerRequest, s.Spans-first)
@@ -72,6 +88,8 @@ func Requests(s Shape) ([][]byte, error) {
 // generator holds the per-session state: ids and the next seq.
 type generator struct {
 	sessions []session
+	light    bool
+	rand     *rand.ChaCha8 // the light shape's trace ids, reproducible
 }
 
 type session struct {
@@ -82,7 +100,7 @@ type session struct {
 }
 
 func newGenerator(n int) *generator {
-	g := &generator{sessions: make([]session, n)}
+	g := &generator{sessions: make([]session, n), rand: rand.NewChaCha8([32]byte{'b', 'e', 'n', 'c', 'h'})}
 	for i := range g.sessions {
 		id := uuid.NewSHA1(uuid.NameSpaceOID, fmt.Appendf(nil, "bench-session-%d", i))
 		var root pcommon.SpanID
@@ -103,7 +121,11 @@ func (g *generator) traces(first, n int) (ptrace.Traces, error) {
 	spans := ss.Spans()
 	spans.EnsureCapacity(n)
 	for i := first; i < first+n; i++ {
-		if err := g.execSpan(spans.AppendEmpty(), i); err != nil {
+		fill := g.execSpan
+		if g.light {
+			fill = g.lightSpan
+		}
+		if err := fill(spans.AppendEmpty(), i); err != nil {
 			return td, err
 		}
 	}
@@ -129,13 +151,13 @@ func (g *generator) execSpan(span ptrace.Span, i int) error {
 	span.SetEndTimestamp(pcommon.NewTimestampFromTime(end))
 
 	cmd := []any{"python", "-m", "pytest", "-q", fmt.Sprintf("tests/test_module_%d.py", i%97)}
-	startData, err := auditevent.MarshalData(map[string]any{"command": cmd, "timeout_s": 30.0, "shell": false, "user": nil})
+	startData, err := auditevent.MarshalData(map[string]any{"command": cmd, "timeout_s": 30, "shell": false, "user": nil})
 	if err != nil {
 		return err
 	}
 	exit := 0
 	finishData, err := auditevent.MarshalData(map[string]any{
-		"command": cmd, "timeout_s": 30.0, "shell": false, "user": nil,
+		"command": cmd, "timeout_s": 30, "shell": false, "user": nil,
 		"exit_code": exit, semconv.AttrProcessExitCode: exit,
 	})
 	if err != nil {
@@ -143,13 +165,17 @@ func (g *generator) execSpan(span ptrace.Span, i int) error {
 	}
 	s.seq += 2
 	a := span.Attributes()
-	a.EnsureCapacity(12)
+	a.EnsureCapacity(16)
 	a.PutStr(semconv.AttrOperation, "exec")
 	a.PutStr(semconv.AttrSessionID, s.id)
 	a.PutInt(semconv.AttrStartSeq, s.seq-1)
 	a.PutStr(semconv.AttrStartID, eventID(i, 0))
 	a.PutStr(semconv.AttrStartData, startData.String())
 	a.PutStr(semconv.AttrBackend, "docker")
+	a.PutStr(semconv.AttrGenAIOperationName, semconv.GenAIExecuteTool)
+	a.PutStr(semconv.AttrGenAIToolName, semconv.SpanNamePrefix+"exec")
+	a.PutStr(semconv.AttrGenAIToolType, semconv.GenAIToolTypeFunction)
+	a.PutStr(semconv.AttrOpenInferenceSpanKind, semconv.OpenInferenceKindTool)
 	a.PutInt(semconv.AttrFinishSeq, s.seq)
 	a.PutStr(semconv.AttrFinishID, eventID(i, 1))
 	a.PutBool(semconv.AttrOK, true)
@@ -168,4 +194,49 @@ func eventID(span, phase int) string {
 	u[8] |= 0x80
 	u[0], u[1] = 0xbe, 0x4c
 	return u.String()
+}
+
+// lightCommand is the light shape's start and finish data, the same for
+// every span.
+var lightStart, lightFinish = func() (string, string) {
+	start, err := auditevent.MarshalData(map[string]any{"command": []any{"ls"}, "timeout_s": nil, "shell": false, "user": nil})
+	if err != nil {
+		panic(err)
+	}
+	finish, err := auditevent.MarshalData(map[string]any{"command": []any{"ls"}, "timeout_s": nil, "shell": false, "user": nil, "exit_code": 0})
+	if err != nil {
+		panic(err)
+	}
+	return start.String(), finish.String()
+}()
+
+// lightSpan fills span i of the light shape: a successful exec of "ls"
+// with a trace of its own, no parent and no event ids.
+func (g *generator) lightSpan(span ptrace.Span, i int) error {
+	s := &g.sessions[i%len(g.sessions)]
+	start := epoch.Add(time.Duration(i) * time.Millisecond)
+	dur := time.Duration(2000+i%5000) * time.Microsecond
+	span.SetName(semconv.SpanNamePrefix + "exec")
+	span.SetKind(ptrace.SpanKindInternal)
+	var tid pcommon.TraceID
+	binary.BigEndian.PutUint64(tid[:8], g.rand.Uint64())
+	binary.BigEndian.PutUint64(tid[8:], g.rand.Uint64())
+	span.SetTraceID(tid)
+	var sid pcommon.SpanID
+	binary.BigEndian.PutUint64(sid[:], uint64(i)+1<<40)
+	span.SetSpanID(sid)
+	span.SetStartTimestamp(pcommon.NewTimestampFromTime(start))
+	span.SetEndTimestamp(pcommon.NewTimestampFromTime(start.Add(dur)))
+	s.seq += 2
+	a := span.Attributes()
+	a.EnsureCapacity(8)
+	a.PutStr(semconv.AttrOperation, "exec")
+	a.PutStr(semconv.AttrSessionID, s.id)
+	a.PutInt(semconv.AttrStartSeq, s.seq-1)
+	a.PutStr(semconv.AttrStartData, lightStart)
+	a.PutInt(semconv.AttrFinishSeq, s.seq)
+	a.PutBool(semconv.AttrOK, true)
+	a.PutDouble(semconv.AttrDurationMS, float64(dur)/float64(time.Millisecond))
+	a.PutStr(semconv.AttrFinishData, lightFinish)
+	return nil
 }

@@ -14,7 +14,7 @@ func benchInput(n int) string {
 	var b strings.Builder
 	for i := range n {
 		s, f := op(sessionA, "exec", fmt.Sprintf("span-%d", i), int64(2*i+1), int64(2*i+2))
-		b.WriteString(lines(s, f))
+		b.WriteString(canonLines(s, f))
 	}
 	return b.String()
 }

@@ -10,7 +10,7 @@ import (
 	"sync"
 
 	"github.com/sandboxaudit/sandboxaudit/auditevent"
-	jsonl "github.com/sandboxaudit/sandboxaudit/internal/lines"
+	"github.com/sandboxaudit/sandboxaudit/internal/lines"
 )
 
 // runCanon rewrites event JSON lines from stdin as canonical lines. A bad
@@ -107,7 +107,7 @@ func canon(ctx context.Context, in io.Reader, out, errOut io.Writer) (int, error
 // then to the workers. Every chunk sent to order is also sent to work, so
 // the writer never waits for a chunk nobody processes.
 func readChunks(ctx context.Context, in io.Reader, pool *chunkPool, order, work chan<- *canonChunk) error {
-	lr := jsonl.NewReader(in, 64<<10, maxLineBytes)
+	lr := lines.NewReader(in, 64<<10, maxLineBytes)
 	c := pool.get()
 	flush := func() {
 		order <- c

@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/sandboxaudit/sandboxaudit/auditevent"
-	jsonl "github.com/sandboxaudit/sandboxaudit/internal/lines"
+	"github.com/sandboxaudit/sandboxaudit/internal/lines"
 )
 
 // A chunk is cut after this many lines or input bytes, whichever comes
@@ -42,7 +42,7 @@ func (c *canonChunk) full() bool {
 }
 
 // add copies a line in: the reader reuses its buffer.
-func (c *canonChunk) add(ln jsonl.Line) {
+func (c *canonChunk) add(ln lines.Line) {
 	if !ln.TooLong {
 		c.in = append(c.in, ln.Text...)
 	}

@@ -59,9 +59,9 @@ func op(session uuid.UUID, name, spanID string, startSeq, finishSeq int64) (star
 	return start, finish
 }
 
-// lines renders events as canonical lines (the encoder is checked against
+// canonLines renders events as canonical lines (the encoder is checked against
 // the reference vectors in auditevent; here it only builds fixtures).
-func lines(evs ...auditevent.Event) string {
+func canonLines(evs ...auditevent.Event) string {
 	var b []byte
 	for i := range evs {
 		b = auditevent.AppendLine(b, &evs[i])

@@ -34,11 +34,11 @@ func sealedFixture(t *testing.T) (path, keyPath, pubPath string) {
 	s2, f2 := op(sessionB, "read", "b000000000000001", 1, 2)
 	s3, f3 := op(sessionA, "write", "a000000000000002", 3, 4)
 	s4, f4 := op(sessionA, "stop", "a000000000000003", 5, 6)
-	appendFlocked(t, path, lines(s1, f1, s2, f2, s3, f3))
+	appendFlocked(t, path, canonLines(s1, f1, s2, f2, s3, f3))
 	sealer, err := integrity.NewSealer(integrity.Settings{Keys: keys, Interval: 1e9})
 	require.NoError(t, err)
 	require.NoError(t, sealer.Seal(context.Background(), path))
-	appendFlocked(t, path, lines(s4, f4)) // the Python sink's lines
+	appendFlocked(t, path, canonLines(s4, f4)) // the Python sink's lines
 	require.NoError(t, sealer.Seal(context.Background(), path))
 	return path, keyPath, pubPath
 }
@@ -386,8 +386,8 @@ func rebuildStore(t *testing.T, path string) {
 }
 
 // `verify --key audit/events.jsonl*` names the sidecars too: they are left
-// out (they used to count as bad audit files, failing an intact trail);
-// a sidecar named without its file is still read, and fails.
+// out, or an intact trail would fail as bad audit files; a sidecar named
+// without its file is still read, and fails.
 func TestVerifySkipsTheSidecarsOfNamedFiles(t *testing.T) {
 	path, _, pub := sealedFixture(t)
 	glob := []string{path, path + integrity.CheckpointsSuffix, path + integrity.StoreSuffix}

@@ -11,7 +11,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/sandboxaudit/sandboxaudit/auditevent"
-	jsonl "github.com/sandboxaudit/sandboxaudit/internal/lines"
+	"github.com/sandboxaudit/sandboxaudit/internal/lines"
 )
 
 // repeat is a line whose seq its session had used before. Keeping every
@@ -106,7 +106,7 @@ func (v *verifier) findFirsts(ctx context.Context, firsts map[seqKey]*firstLine)
 }
 
 func scanFirsts(ctx context.Context, r io.Reader, file int, firsts map[seqKey]*firstLine, left int, seed maphash.Seed) (int, error) {
-	lr := jsonl.NewReader(r, 64<<10, maxLineBytes)
+	lr := lines.NewReader(r, 64<<10, maxLineBytes)
 	for left > 0 {
 		if err := ctx.Err(); err != nil {
 			return left, err

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/url"
+	"sync/atomic"
 	"time"
 
 	"go.opentelemetry.io/collector/component"
@@ -27,14 +28,28 @@ func replay(ctx context.Context, o replayOptions, s Streams) int {
 		_, _ = fmt.Fprintf(s.Stderr, "replay: %v\n", err)
 		return exitUsage
 	}
+	damaged := &damageCount{}
+	set.Observer = damaged
 	sent, err := httpsink.ReplayFile(ctx, o.spool, set, o.adopt)
 	if err != nil {
 		_, _ = fmt.Fprintf(s.Stderr, "replay: %v\n", err)
 		return exitProblems
 	}
 	_, _ = fmt.Fprintf(s.Stdout, "replay: sent %d line(s) from %s to %s\n", sent, o.spool, redactURL(o.endpoint))
+	if n := damaged.n.Load(); n > 0 {
+		_, _ = fmt.Fprintf(s.Stderr, "replay: %d damaged line(s) were not valid audit events and were not sent; they are in %s.quarantine\n", n, o.spool)
+		return exitProblems
+	}
 	return exitOK
 }
+
+// damageCount counts the spool lines set aside as damaged.
+type damageCount struct {
+	httpsink.NopObserver
+	n atomic.Int64
+}
+
+func (d *damageCount) Quarantined(_ context.Context, n int) { d.n.Add(int64(n)) }
 
 // settings builds the HTTP sink settings from the command line.
 func (o replayOptions) settings(ctx context.Context) (httpsink.Settings, error) {

@@ -8,6 +8,7 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
+	"errors"
 	"fmt"
 	"io"
 	"log"
@@ -61,7 +62,7 @@ func (rc *recorder) requests() []recorded {
 func spoolFixture(t *testing.T) (path, content string) {
 	s1, f1 := op(sessionA, "exec", "span-1", 1, 2)
 	s2, _ := op(sessionA, "read", "span-2", 3, 4)
-	content = lines(s1, f1, s2)
+	content = canonLines(s1, f1, s2)
 	path = filepath.Join(t.TempDir(), "spool.jsonl")
 	sp, err := spool.Open(context.Background(), spool.Options{Path: path})
 	require.NoError(t, err)
@@ -79,7 +80,7 @@ func TestReplayRefusesAFileThatIsNotASpool(t *testing.T) {
 	srv := httptest.NewServer(rc)
 	defer srv.Close()
 	s1, f1 := op(sessionA, "exec", "span-1", 1, 2)
-	content := lines(s1, f1)
+	content := canonLines(s1, f1)
 	path := writeFile(t, "events.jsonl", content)
 
 	r := run(t, "", "replay", path, "--endpoint", srv.URL)
@@ -94,6 +95,32 @@ func TestReplayRefusesAFileThatIsNotASpool(t *testing.T) {
 	require.Equal(t, exitOK, r.code, r.stderr)
 	require.Len(t, rc.requests(), 1)
 	assert.Equal(t, content, rc.requests()[0].body)
+}
+
+// TestReplaySetsDamagedLinesAside: a line that is not a valid event is
+// not sent; the lines around it are, and the exit status and stderr say
+// where the damaged one went.
+func TestReplaySetsDamagedLinesAside(t *testing.T) {
+	rc := &recorder{}
+	srv := httptest.NewServer(rc)
+	defer srv.Close()
+	path, content := spoolFixture(t)
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	require.NoError(t, err)
+	first := strings.Index(content, "\n")
+	_, err = f.WriteAt([]byte(strings.Repeat("\x00", first)), 0)
+	require.NoError(t, errors.Join(err, f.Close()))
+
+	r := run(t, "", "replay", path, "--endpoint", srv.URL)
+	require.Equal(t, exitProblems, r.code, r.stderr)
+	assert.Contains(t, r.stdout, "sent 2 line(s)")
+	assert.Contains(t, r.stderr, "1 damaged line(s)")
+	assert.Contains(t, r.stderr, path+".quarantine")
+	require.Len(t, rc.requests(), 1)
+	assert.Equal(t, content[first+1:], rc.requests()[0].body)
+	q, err := os.ReadFile(path + ".quarantine")
+	require.NoError(t, err)
+	assert.Equal(t, strings.Repeat("\x00", first)+"\n", string(q))
 }
 
 const secret = "s3cr3t-token-value"

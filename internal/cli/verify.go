@@ -16,7 +16,7 @@ import (
 
 	"github.com/sandboxaudit/sandboxaudit/auditevent"
 	"github.com/sandboxaudit/sandboxaudit/internal/integrity"
-	jsonl "github.com/sandboxaudit/sandboxaudit/internal/lines"
+	"github.com/sandboxaudit/sandboxaudit/internal/lines"
 )
 
 // runVerify checks audit files and exits non-zero when it finds problems.
@@ -173,7 +173,7 @@ func (v *verifier) verifyReader(ctx context.Context, name string, r io.Reader) e
 	v.files = append(v.files, name)
 	v.sum.Files++
 	file := len(v.files) - 1
-	lr := jsonl.NewReader(r, 64<<10, maxLineBytes)
+	lr := lines.NewReader(r, 64<<10, maxLineBytes)
 	for {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -190,7 +190,7 @@ func (v *verifier) verifyReader(ctx context.Context, name string, r io.Reader) e
 	}
 }
 
-func (v *verifier) checkLine(at location, ln jsonl.Line) {
+func (v *verifier) checkLine(at location, ln lines.Line) {
 	if ln.TooLong {
 		v.problem(at, "line longer than %d bytes", maxLineBytes)
 		return

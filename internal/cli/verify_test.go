@@ -16,7 +16,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/sandboxaudit/sandboxaudit/auditevent"
-	"github.com/sandboxaudit/sandboxaudit/internal/conformance"
+	"github.com/sandboxaudit/sandboxaudit/internal/testutil/conformance"
 )
 
 // goodSession is two sessions' operations as a collector writes them: spans
@@ -32,7 +32,7 @@ func goodSession() string {
 	f2.OK = false
 	f2.ErrorCode = auditevent.Ptr("exec_nonzero")
 	f2.ErrorType = auditevent.Ptr("ExecNonZeroError")
-	return lines(s1, f1, s2, b1, s3, f3, g1, f2)
+	return canonLines(s1, f1, s2, b1, s3, f3, g1, f2)
 }
 
 func TestVerifyGood(t *testing.T) {
@@ -67,8 +67,8 @@ func TestVerifySplitFilesOutOfOrder(t *testing.T) {
 	// A finish may be met before its start: rotated files given in any
 	// order, or a span that ended before its parent.
 	s, f := op(sessionA, "exec", "span-1", 1, 2)
-	p1 := writeFile(t, "b.jsonl", lines(f))
-	p2 := writeFile(t, "a.jsonl", lines(s))
+	p1 := writeFile(t, "b.jsonl", canonLines(f))
+	p2 := writeFile(t, "a.jsonl", canonLines(s))
 	r := run(t, "", "verify", p1, p2)
 	assert.Equal(t, exitOK, r.code, r.stdout)
 	assert.Contains(t, r.stdout, "files=2 lines=2 events=2 sessions=1 open=0 problems=0 duplicates=0")
@@ -77,7 +77,7 @@ func TestVerifySplitFilesOutOfOrder(t *testing.T) {
 func TestVerifyProblems(t *testing.T) {
 	s1, f1 := op(sessionA, "exec", "span-1", 1, 2)
 	s2, f2 := op(sessionA, "read", "span-2", 3, 4)
-	good := lines(s1, f1)
+	good := canonLines(s1, f1)
 
 	mut := func(e auditevent.Event, f func(*auditevent.Event)) auditevent.Event {
 		f(&e)
@@ -91,40 +91,40 @@ func TestVerifyProblems(t *testing.T) {
 		line int
 		want string
 	}{
-		{"not canonical: spaces", good + strings.Replace(lines(s2), `"op":"read"`, `"op": "read"`, 1) + lines(f2),
+		{"not canonical: spaces", good + strings.Replace(canonLines(s2), `"op":"read"`, `"op": "read"`, 1) + canonLines(f2),
 			nil, 3, "not canonical: first difference at byte"},
-		{"not canonical: key order", good + `{"version":1,` + strings.TrimPrefix(strings.Replace(lines(s2), `,"version":1}`, `}`, 1), `{`) + lines(f2),
+		{"not canonical: key order", good + `{"version":1,` + strings.TrimPrefix(strings.Replace(canonLines(s2), `,"version":1}`, `}`, 1), `{`) + canonLines(f2),
 			nil, 3, "not canonical"},
 		{"not canonical: upper-case uuid", strings.Replace(good, s1.EventID.String(), strings.ToUpper(s1.EventID.String()), 1),
 			nil, 1, "not canonical"},
-		{"undecodable", good + strings.Replace(lines(s2), `"seq":3`, `"seq":"3"`, 1) + lines(f2), nil, 3, "seq: "},
+		{"undecodable", good + strings.Replace(canonLines(s2), `"seq":3`, `"seq":"3"`, 1) + canonLines(f2), nil, 3, "seq: "},
 		{"not json", good + "{oops\n", nil, 3, ""},
-		{"blank line", lines(s1) + "\n" + lines(f1), nil, 2, "blank line"},
-		{"torn last line", good + strings.TrimSuffix(lines(s2), "\n"), []string{"--allow-open"}, 3, "no newline"},
-		{"unknown version", lines(mut(s1, func(e *auditevent.Event) { e.Version = 2 }), mut(f1, func(e *auditevent.Event) { e.Version = 2 })),
+		{"blank line", canonLines(s1) + "\n" + canonLines(f1), nil, 2, "blank line"},
+		{"torn last line", good + strings.TrimSuffix(canonLines(s2), "\n"), []string{"--allow-open"}, 3, "no newline"},
+		{"unknown version", canonLines(mut(s1, func(e *auditevent.Event) { e.Version = 2 }), mut(f1, func(e *auditevent.Event) { e.Version = 2 })),
 			nil, 1, "version: 2"},
-		{"duplicate seq", lines(s1, f1, mut(s2, func(e *auditevent.Event) { e.Seq = 2 }), f2), nil, 3, "seq 2 used twice"},
-		{"duplicate line", lines(s1, f1, f1), nil, 3, "seq 2 used twice in session " + sessionA.String() + ": duplicate of "},
-		{"same seq, other event, duplicates allowed", lines(s1, f1, mut(s2, func(e *auditevent.Event) { e.Seq = 2 }), f2),
+		{"duplicate seq", canonLines(s1, f1, mut(s2, func(e *auditevent.Event) { e.Seq = 2 }), f2), nil, 3, "seq 2 used twice"},
+		{"duplicate line", canonLines(s1, f1, f1), nil, 3, "seq 2 used twice in session " + sessionA.String() + ": duplicate of "},
+		{"same seq, other event, duplicates allowed", canonLines(s1, f1, mut(s2, func(e *auditevent.Event) { e.Seq = 2 }), f2),
 			[]string{"--allow-duplicates"}, 3, "seq 2 used twice in session " + sessionA.String() + " (first at "},
-		{"same seq and event_id, other bytes, duplicates allowed", lines(s1, f1, mut(f1, func(e *auditevent.Event) { e.DurationMS = 2.5 })),
+		{"same seq and event_id, other bytes, duplicates allowed", canonLines(s1, f1, mut(f1, func(e *auditevent.Event) { e.DurationMS = 2.5 })),
 			[]string{"--allow-duplicates"}, 3, "same event_id as "},
-		{"non-canonical copy, duplicates allowed", lines(s1, f1) + strings.Replace(lines(f1), `"op":"exec"`, `"op": "exec"`, 1),
+		{"non-canonical copy, duplicates allowed", canonLines(s1, f1) + strings.Replace(canonLines(f1), `"op":"exec"`, `"op": "exec"`, 1),
 			[]string{"--allow-duplicates"}, 3, "but different bytes"},
-		{"finish seq below start", lines(mut(s1, func(e *auditevent.Event) { e.Seq = 5 }), f1), nil, 2, "finish seq 2 (at "},
-		{"finish seq equal start", lines(s1, mut(f1, func(e *auditevent.Event) { e.Seq = 1 })), nil, 2, "seq 1 used twice"},
-		{"start without finish", good + lines(s2), nil, 3, `start without a finish: span_id "span-2"`},
-		{"finish without start", good + lines(f2), nil, 3, `finish without a start: span_id "span-2"`},
-		{"finish without start, open allowed", good + lines(f2), []string{"--allow-open"}, 3, `finish without a start`},
-		{"second start", lines(s1, mut(s1, func(e *auditevent.Event) { e.Seq = 7 }), f1), nil, 2, `second start event for span_id "span-1"`},
-		{"op mismatch", lines(s1, mut(f1, func(e *auditevent.Event) { e.Op = "write" })), nil, 2, `start op "exec"`},
-		{"empty span id", lines(mut(s1, func(e *auditevent.Event) { e.SpanID = "" })), []string{"--allow-open"}, 1, "span_id: empty"},
-		{"zero span id", lines(mut(s1, func(e *auditevent.Event) { e.SpanID = "0000000000000000" }), mut(f1, func(e *auditevent.Event) { e.SpanID = "0000000000000000" })),
+		{"finish seq below start", canonLines(mut(s1, func(e *auditevent.Event) { e.Seq = 5 }), f1), nil, 2, "finish seq 2 (at "},
+		{"finish seq equal start", canonLines(s1, mut(f1, func(e *auditevent.Event) { e.Seq = 1 })), nil, 2, "seq 1 used twice"},
+		{"start without finish", good + canonLines(s2), nil, 3, `start without a finish: span_id "span-2"`},
+		{"finish without start", good + canonLines(f2), nil, 3, `finish without a start: span_id "span-2"`},
+		{"finish without start, open allowed", good + canonLines(f2), []string{"--allow-open"}, 3, `finish without a start`},
+		{"second start", canonLines(s1, mut(s1, func(e *auditevent.Event) { e.Seq = 7 }), f1), nil, 2, `second start event for span_id "span-1"`},
+		{"op mismatch", canonLines(s1, mut(f1, func(e *auditevent.Event) { e.Op = "write" })), nil, 2, `start op "exec"`},
+		{"empty span id", canonLines(mut(s1, func(e *auditevent.Event) { e.SpanID = "" })), []string{"--allow-open"}, 1, "span_id: empty"},
+		{"zero span id", canonLines(mut(s1, func(e *auditevent.Event) { e.SpanID = "0000000000000000" }), mut(f1, func(e *auditevent.Event) { e.SpanID = "0000000000000000" })),
 			nil, 1, "span_id: all-zero"},
-		{"upper-case trace id", lines(mut(s1, func(e *auditevent.Event) { e.TraceID = auditevent.Ptr("4BF92F3577B34DA6A3CE929D0E0E4736") }), f1),
+		{"upper-case trace id", canonLines(mut(s1, func(e *auditevent.Event) { e.TraceID = auditevent.Ptr("4BF92F3577B34DA6A3CE929D0E0E4736") }), f1),
 			nil, 1, "trace_id: 32-digit hex id in upper case"},
-		{"empty trace id", lines(mut(s1, func(e *auditevent.Event) { e.TraceID = auditevent.Ptr("") }), f1), nil, 1, "trace_id: empty string"},
-		{"self parent", lines(mut(s1, func(e *auditevent.Event) { e.ParentSpanID = auditevent.Ptr("span-1") }), f1), nil, 1, "parent_span_id: equals span_id"},
+		{"empty trace id", canonLines(mut(s1, func(e *auditevent.Event) { e.TraceID = auditevent.Ptr("") }), f1), nil, 1, "trace_id: empty string"},
+		{"self parent", canonLines(mut(s1, func(e *auditevent.Event) { e.ParentSpanID = auditevent.Ptr("span-1") }), f1), nil, 1, "parent_span_id: equals span_id"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -148,7 +148,7 @@ func TestVerifyProblems(t *testing.T) {
 func TestVerifyAllowOpen(t *testing.T) {
 	s1, f1 := op(sessionA, "exec", "span-1", 1, 2)
 	s2, _ := op(sessionA, "exec", "span-2", 3, 4)
-	p := writeFile(t, "live.jsonl", lines(s1, f1, s2))
+	p := writeFile(t, "live.jsonl", canonLines(s1, f1, s2))
 
 	r := run(t, "", "verify", p)
 	assert.Equal(t, exitProblems, r.code)
@@ -180,8 +180,8 @@ func TestVerifyStdinAndErrors(t *testing.T) {
 func dupFiles(t *testing.T) (a, b string) {
 	s1, f1 := op(sessionA, "exec", "span-1", 1, 2)
 	s2, f2 := op(sessionA, "read", "span-2", 3, 4)
-	a = writeFile(t, "a.jsonl", lines(s1, f1, s2))
-	b = writeFile(t, "b.jsonl", lines(s1, s2, f2, f1))
+	a = writeFile(t, "a.jsonl", canonLines(s1, f1, s2))
+	b = writeFile(t, "b.jsonl", canonLines(s1, s2, f2, f1))
 	return a, b
 }
 
@@ -196,7 +196,7 @@ func TestVerifyDuplicatesAllowed(t *testing.T) {
 
 	// Three copies of one start: two duplicates, still one pair.
 	s1, f1 := op(sessionA, "exec", "span-1", 1, 2)
-	p := writeFile(t, "triple.jsonl", lines(s1, s1, f1, s1))
+	p := writeFile(t, "triple.jsonl", canonLines(s1, s1, f1, s1))
 	r = run(t, "", "verify", "--allow-duplicates", p)
 	assert.Equal(t, exitOK, r.code, r.stdout)
 	assert.Equal(t, "files=1 lines=4 events=4 sessions=1 open=0 problems=0 duplicates=2\nOK\n", r.stdout)
@@ -288,7 +288,7 @@ func TestVerifyRepeatsFarApart(t *testing.T) {
 	s1, _ := op(sessionA, "exec", "span-0", 1, 2)
 	reuse := s1
 	reuse.EventID = uuid.MustParse("99999999-9999-4999-8999-999999999999")
-	body := in + lines(s1, reuse)
+	body := in + canonLines(s1, reuse)
 	path := writeFile(t, "far.jsonl", body)
 	for _, args := range [][]string{{"verify", path}, {"verify", "-"}} {
 		r := run(t, body, args...)
@@ -310,7 +310,7 @@ func TestVerifyRepeatsFarApart(t *testing.T) {
 // reads, the reuse is still reported, without guessing its kind.
 func TestVerifyRepeatFirstLineGone(t *testing.T) {
 	s1, f1 := op(sessionA, "exec", "span-1", 1, 2)
-	path := writeFile(t, "gone.jsonl", lines(s1, f1, s1))
+	path := writeFile(t, "gone.jsonl", canonLines(s1, f1, s1))
 	var out strings.Builder
 	v := newVerifier(&out, verifyOptions{})
 	require.NoError(t, v.verifyPath(context.Background(), path, nil))

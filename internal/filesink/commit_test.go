@@ -16,7 +16,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/sandboxaudit/sandboxaudit/internal/groupcommit"
-	"github.com/sandboxaudit/sandboxaudit/internal/groupcommit/groupcommittest"
+	"github.com/sandboxaudit/sandboxaudit/internal/testutil/groupcommittest"
 )
 
 // groupRig is a sink whose first sync waits until the test lets it go on

@@ -9,7 +9,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/sandboxaudit/sandboxaudit/internal/heaptest"
+	"github.com/sandboxaudit/sandboxaudit/internal/testutil/heaptest"
 )
 
 // BenchmarkMemoryFiles shows the sink's memory flat in the number of files:

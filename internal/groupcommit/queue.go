@@ -18,7 +18,7 @@ const MaxGroupBytes = 16 << 20
 
 // ErrAborted is the error of a batch its committer did not finish (the
 // commit panicked).
-var ErrAborted = errors.New("groupcommit: commit aborted")
+var ErrAborted = errors.New("commit aborted: the committer did not finish")
 
 // Batch is one writer's data and, once done, its outcome. Only the
 // committer calls Finish, before Pop; the writer reads the outcome after

@@ -21,7 +21,7 @@ import (
 // aheadVersion opens the sidecar that carries ahead across a restart.
 const aheadVersion = "sandboxaudit replay ahead v1"
 
-// aheadLimit is the most entries ahead holds (see keepAhead), and so the
+// aheadLimit is the most entries ahead holds (see rememberAnswered), and so the
 // most a sidecar may name.
 const aheadLimit = 2 * replayEventsSpan
 
@@ -72,9 +72,9 @@ func (h aheadHeader) covers(now aheadHeader) bool {
 }
 
 // saveAhead writes ahead to its sidecar when the replayer stops, so a
-// restart settles those lines without posting them again (with the 256
-// events a window may run past a failed one, each SIGTERM during a
-// degraded replay resent up to that many). One line per event: the
+// restart settles those lines without posting them again (a window may
+// run 256 events past a failed one, and each SIGTERM during a degraded
+// replay would resend up to that many). One line per event: the
 // digest and 200, or the status it was refused with. A crash leaves no
 // sidecar, and the lines are sent again: at least once.
 func (s *Sink) saveAhead() {
@@ -128,7 +128,7 @@ func (s *Sink) removeAhead(path string) {
 }
 
 // readAhead parses an ahead sidecar that must hold for the spool at now.
-func readAhead(path string, now aheadHeader, url string) (map[lineKey]halved, error) {
+func readAhead(path string, now aheadHeader, url string) (map[lineKey]outcome, error) {
 	f, _, err := fsutil.OpenRegular(path, os.O_RDONLY|unix.O_NOFOLLOW, 0)
 	if err != nil {
 		return nil, err
@@ -145,7 +145,7 @@ func readAhead(path string, now aheadHeader, url string) (map[lineKey]halved, er
 	if !h.covers(now) {
 		return nil, fmt.Errorf("%s: written for another spool file, offset or endpoint (%s, now %s)", path, h, now)
 	}
-	ahead := map[lineKey]halved{}
+	ahead := map[lineKey]outcome{}
 	for n := 2; sc.Scan(); n++ {
 		if len(ahead) == aheadLimit {
 			return nil, fmt.Errorf("%s: more than %d lines", path, aheadLimit)
@@ -163,19 +163,19 @@ func readAhead(path string, now aheadHeader, url string) (map[lineKey]halved, er
 // when the line is matched. Only 200 and the statuses that refuse the
 // content are taken: a line the endpoint failed, or that refused us, was
 // never settled and must be sent again.
-func parseAhead(line []byte, url string) (lineKey, halved, error) {
+func parseAhead(line []byte, url string) (lineKey, outcome, error) {
 	var k lineKey
 	digest, status, ok := bytes.Cut(line, []byte(" "))
 	code, err := strconv.Atoi(string(status))
 	refusal := &StatusError{Code: code, URL: url}
 	if !ok || hex.DecodedLen(len(digest)) != len(k) || err != nil || code != 200 && !refusal.Permanent() {
-		return k, halved{}, errors.New(`want "<sha256 hex> <200 or a status refusing the content>"`)
+		return k, outcome{}, errors.New(`want "<sha256 hex> <200 or a status refusing the content>"`)
 	}
 	if _, err := hex.Decode(k[:], digest); err != nil {
-		return k, halved{}, fmt.Errorf("digest: %w", err)
+		return k, outcome{}, fmt.Errorf("digest: %w", err)
 	}
 	if code == 200 {
-		return k, halved{acked: 1}, nil
+		return k, outcome{acked: 1}, nil
 	}
-	return k, halved{refused: 1, refusal: refusal}, nil
+	return k, outcome{refused: 1, refusal: refusal}, nil
 }

@@ -87,16 +87,16 @@ func TestReplayAheadIsIgnoredForAnotherEndpoint(t *testing.T) {
 }
 
 // A batch whose head was settled in an earlier round (every line ahead)
-// is settled without a post; it used to end the round as "not sent".
+// is settled without a post, and does not end the round as "not sent".
 func TestReplayEventsHeadAlreadyAheadSettlesWithoutAPost(t *testing.T) {
 	a := uuid.New()
 	path := writeSessions(t, []uuid.UUID{a}, 3)
 	f := newFixture(t, FormatEvent, false, func(s *Settings) { s.Spool = openSpool(t, path, 0) })
 	for seq := int64(1); seq <= 3; seq++ {
 		if f.sink.ahead == nil {
-			f.sink.ahead = map[lineKey]halved{}
+			f.sink.ahead = map[lineKey]outcome{}
 		}
-		f.sink.ahead[keyOf(makeLines(t, a, seq, seq, 10))] = halved{acked: 1}
+		f.sink.ahead[keyOf(makeLines(t, a, seq, seq, 10))] = outcome{acked: 1}
 	}
 	f.srv.setDefault(ok)
 	f.start(t)
@@ -180,12 +180,12 @@ func manyAhead(n int) string {
 func TestReadAheadReadsWhatSaveAheadWrote(t *testing.T) {
 	f := newFixture(t, FormatEvent, true)
 	k1, k2 := keyOf([]byte("one\n")), keyOf([]byte("two\n"))
-	f.sink.ahead = map[lineKey]halved{k1: {acked: 1}, k2: {refused: 1, refusal: &StatusError{Code: 422}}}
+	f.sink.ahead = map[lineKey]outcome{k1: {acked: 1}, k2: {refused: 1, refusal: &StatusError{Code: 422}}}
 	f.sink.saveAhead()
 
 	got, err := readAhead(f.spoolPath+".ahead", f.sink.aheadHeader(), "http://x")
 	require.NoError(t, err)
-	assert.Equal(t, halved{acked: 1}, got[k1])
+	assert.Equal(t, outcome{acked: 1}, got[k1])
 	assert.Equal(t, 1, got[k2].refused)
 	assert.Equal(t, 422, got[k2].refusal.Code)
 	fi, err := os.Stat(f.spoolPath + ".ahead")

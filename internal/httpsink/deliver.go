@@ -39,13 +39,13 @@ func (s *Sink) deliver(ctx context.Context, lines []byte) (d delivery) {
 		}
 	}()
 	var notBefore time.Time
-	hv := halver{post: func(ctx context.Context, body []byte) (err error) {
+	hv := batchPoster{post: func(ctx context.Context, body []byte) (err error) {
 		notBefore, err = s.postWithRetry(ctx, body)
 		return err
 	}}
 	for len(lines) > 0 {
-		chunk, n := nextChunk(lines, s.set.MaxBatchLines, s.set.MaxBatchBytes)
-		h, err := hv.send(ctx, chunk, n)
+		batch, n := nextBatch(lines, s.set.MaxBatchLines, s.set.MaxBatchBytes)
+		h, err := hv.send(ctx, batch, n)
 		d.acked += h.acked
 		if h.refused > 0 {
 			d.dropped += h.refused

@@ -70,12 +70,12 @@ func TestNextChunk(t *testing.T) {
 		{1, 100, "aa\n", 1},
 	}
 	for _, c := range cases {
-		chunk, n := nextChunk(in, c.maxLines, c.maxBytes)
-		require.Equal(t, c.want, string(chunk), "%+v", c)
+		batch, n := nextBatch(in, c.maxLines, c.maxBytes)
+		require.Equal(t, c.want, string(batch), "%+v", c)
 		require.Equal(t, c.n, n, "%+v", c)
 	}
-	chunk, n := nextChunk([]byte("x\nlast"), 10, 100)
-	require.Equal(t, "x\nlast", string(chunk))
+	batch, n := nextBatch([]byte("x\nlast"), 10, 100)
+	require.Equal(t, "x\nlast", string(batch))
 	require.Equal(t, 2, n)
 }
 

@@ -11,7 +11,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/sandboxaudit/sandboxaudit/internal/heaptest"
+	"github.com/sandboxaudit/sandboxaudit/internal/testutil/heaptest"
 )
 
 // BenchmarkMemorySpoolReplay shows replay memory flat in the spool's size:

@@ -42,6 +42,9 @@ type Observer interface {
 	// SpoolSize reports the spool's pending (unacknowledged) bytes after
 	// they may have changed.
 	SpoolSize(bytes int64)
+	// Quarantined counts spooled lines that were not valid events (torn,
+	// garbage, bytes inserted) and were set aside instead of sent.
+	Quarantined(ctx context.Context, n int)
 }
 
 // NopObserver ignores everything.
@@ -55,3 +58,4 @@ func (NopObserver) Replayed(context.Context, int)        {}
 func (NopObserver) Dropped(context.Context, int, string) {}
 func (NopObserver) Refused(context.Context, int, string) {}
 func (NopObserver) SpoolSize(int64)                      {}
+func (NopObserver) Quarantined(context.Context, int)     {}

@@ -13,6 +13,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/sandboxaudit/sandboxaudit/internal/secretlog"
 )
 
 const (
@@ -48,7 +50,7 @@ type StatusError struct {
 	RetryAfter time.Duration
 	// LimitBelowEvents marks a 413 to a single small line: the endpoint's
 	// body limit, not the line, is at fault, so the endpoint refuses us
-	// (see halver).
+	// (see batchPoster).
 	LimitBelowEvents bool
 }
 
@@ -114,29 +116,27 @@ const (
 	classContent
 )
 
-// classify sorts a non-2xx status code. The endpoint-level 4xx codes are:
-//
-//	401 Unauthorized, 407 Proxy Authentication Required: credentials
-//	    missing, expired or wrong
-//	403 Forbidden: credentials lack the permission
-//	404 Not Found, 405 Method Not Allowed, 410 Gone: wrong path or a
-//	    route that moved (a misrouted proxy answers these too)
-//	408 Request Timeout: the server gave up waiting; says nothing about
-//	    the content
-//	421 Misdirected Request: a proxy or load balancer routed us to the
-//	    wrong server
-//	426 Upgrade Required: the server wants another protocol (e.g. TLS)
-//
-// A WAF that answers 403 to one event's content is indistinguishable from
-// a revoked token; keeping is the safe side: the spool waits, an ERROR log
-// names the status each round, and the operator can inspect the spool.
+// classify sorts a non-2xx status code. It is the one list of the 4xx
+// codes that mean the endpoint refuses us. A WAF that answers 403 to one
+// event's content is indistinguishable from a revoked token; keeping is
+// the safe side: the spool waits, an ERROR log names the status each
+// round, and the operator can inspect the spool.
 func classify(code int) statusClass {
 	switch code {
 	case http.StatusTooManyRequests:
 		return classRetry
-	case http.StatusUnauthorized, http.StatusForbidden, http.StatusNotFound,
-		http.StatusMethodNotAllowed, http.StatusProxyAuthRequired,
-		http.StatusRequestTimeout, http.StatusGone, http.StatusMisdirectedRequest,
+	case
+		// credentials missing, expired or wrong
+		http.StatusUnauthorized, http.StatusProxyAuthRequired,
+		// credentials lack the permission
+		http.StatusForbidden,
+		// a wrong path or a route that moved (a misrouted proxy answers these too)
+		http.StatusNotFound, http.StatusMethodNotAllowed, http.StatusGone,
+		// the server gave up waiting, which says nothing about the content
+		http.StatusRequestTimeout,
+		// a proxy or load balancer routed us to the wrong server
+		http.StatusMisdirectedRequest,
+		// the server wants another protocol (TLS)
 		http.StatusUpgradeRequired:
 		return classEndpoint
 	}
@@ -188,7 +188,7 @@ type poster struct {
 func newPoster(set Settings) poster {
 	u, _ := url.Parse(set.Endpoint) // validated in withDefaults
 	p := poster{client: withSafeRedirects(set.Client), endpoint: set.Endpoint, safeURL: safeURL(u),
-		secrets: secretsOf(set.Endpoint, set.RedactValues), showBody: set.ShowResponseBody}
+		secrets: secretlog.Secrets(set.Endpoint, set.RedactValues), showBody: set.ShowResponseBody}
 	if set.Format == FormatEvent {
 		p.contentType, p.stripNL = contentTypeEvent, true
 	} else {
@@ -213,7 +213,7 @@ func (p poster) post(ctx context.Context, body []byte) error {
 	if err != nil {
 		// *url.Error prints the full URL, credentials included; keep
 		// only the cause, which still answers Timeout() and errors.Is.
-		return fmt.Errorf("POST %s: %w", p.safeURL, TransportError(err, p.secrets))
+		return fmt.Errorf("POST %s: %w", p.safeURL, secretlog.TransportError(err, p.secrets))
 	}
 	defer func() {
 		_, _ = io.CopyN(io.Discard, resp.Body, drainBytes)
@@ -224,7 +224,7 @@ func (p poster) post(ctx context.Context, body []byte) error {
 		// as an acknowledgement: resending risks a duplicate, which
 		// event_id makes harmless; trusting it risks a loss.
 		if _, err := io.CopyN(io.Discard, resp.Body, drainBytes); err != nil && !errors.Is(err, io.EOF) && !undecodable(err) {
-			return fmt.Errorf("POST %s: HTTP %d but the response was cut off: %w", p.safeURL, resp.StatusCode, TransportError(err, p.secrets))
+			return fmt.Errorf("POST %s: HTTP %d but the response was cut off: %w", p.safeURL, resp.StatusCode, secretlog.TransportError(err, p.secrets))
 		}
 		return nil
 	}
@@ -247,11 +247,11 @@ func (p poster) readErrorBody(resp *http.Response) (n int64, more bool, shown st
 	if p.showBody {
 		// Checked before the excerpt is cut: a cut through a secret in a
 		// mixed encoding would hide it from the check, not from a reader.
-		secrets := withSent(p.secrets, resp.Request)
-		red := redact(head, secrets)
+		secrets := secretlog.WithSent(p.secrets, resp.Request)
+		red := secretlog.Redact(head, secrets)
 		shown = excerpt(red)
-		if echoesSecret(red, secrets) {
-			shown = withheldMark
+		if secretlog.Echoes(red, secrets) {
+			shown = secretlog.Withheld
 		}
 	}
 	return n, more, shown

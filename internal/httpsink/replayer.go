@@ -16,13 +16,14 @@ import (
 // max(ReplayInterval, Retry.MaxInterval), and never earlier than the
 // server's Retry-After. The lines stay in the spool. A round that delivered
 // lines before it failed is not a failed round: the next one starts at once
-// (after any Retry-After), since counting it as one left a spool under a
-// few per cent of transient errors draining at a few events a second.
+// (after any Retry-After): counted as one, a few per cent of transient
+// errors would hold a spool's drain to a few events a second.
 func (s *Sink) runReplayer(ctx context.Context) {
 	defer close(s.replayerDone)
 	defer s.saveAhead() // before replayerDone: Shutdown closes the spool after it
 	failures := 0
 	var upkeep error // the spool's trouble last logged
+	failing := false // a round failed since the last that did not
 	timer := time.NewTimer(0)
 	defer timer.Stop()
 	for {
@@ -46,6 +47,7 @@ func (s *Sink) runReplayer(ctx context.Context) {
 			return
 		}
 		upkeep = s.logUpkeep(upkeep)
+		failing = s.logReplayFailure(err, failing)
 		failed := err != nil && sent == 0
 		s.probe = failed
 		if failed {
@@ -65,6 +67,20 @@ func (s *Sink) runReplayer(ctx context.Context) {
 		}
 		timer.Reset(wait)
 	}
+}
+
+// logReplayFailure says at WARN why a round failed, once per episode of
+// failing rounds (an endpoint refusing us has its own ERROR each round),
+// and returns whether an episode is under way.
+func (s *Sink) logReplayFailure(err error, failing bool) bool {
+	if err == nil {
+		return false
+	}
+	if !failing && endpointRefusal(err) == nil {
+		s.set.Logger.Warn("spool replay failed; the lines stay in the spool and replay goes on with backoff",
+			zap.String("endpoint", s.poster.safeURL), zap.Int64("spool_bytes", s.spool.Size()), zap.Error(err))
+	}
+	return true
 }
 
 // replayPost is poster.post bounded by ReplayRequestTimeout when the
@@ -156,7 +172,7 @@ func notBeforeOf(err error) time.Time {
 }
 
 // replaySend is the spool's send callback: one POST per batch (in event
-// format, one per line, by replayEvents), halved on a refusal (halver). A
+// format, one per line, by replayEvents), halved on a refusal (batchPoster). A
 // refusal of the content (StatusError.Permanent) drops the lines visibly
 // and acknowledges them: kept, they would block the spool forever. Every
 // other failure, the endpoint refusing us included, ends the round with
@@ -167,7 +183,7 @@ func (s *Sink) replaySend(ctx context.Context, batch []byte, lines int, ack func
 	if s.set.Format == FormatEvent && lines > 1 {
 		return s.replayEvents(ctx, batch, ack)
 	}
-	hv := halver{post: s.replayPost, anyRefusal: true, onSettled: func(part, done halved) {
+	hv := batchPoster{post: s.replayPost, anyRefusal: true, onSettled: func(part, done outcome) {
 		s.replaySettled(ctx, part, done, ack)
 	}}
 	_, err := hv.send(ctx, batch, lines)
@@ -178,14 +194,14 @@ func (s *Sink) replaySend(ctx context.Context, batch []byte, lines int, ack func
 // acknowledges everything settled so far (done). Counted and logged before
 // the offset moves past it: a crash between the two must not lose a
 // refused line without a trace.
-func (s *Sink) replaySettled(ctx context.Context, part, done halved, ack func(bytes, lines int)) {
+func (s *Sink) replaySettled(ctx context.Context, part, done outcome, ack func(bytes, lines int)) {
 	s.countSettled(ctx, part)
 	ack(done.settled, done.acked+done.refused)
 }
 
 // countSettled counts part as replayed and logs and counts its refused
 // lines as dropped.
-func (s *Sink) countSettled(ctx context.Context, part halved) {
+func (s *Sink) countSettled(ctx context.Context, part outcome) {
 	if part.acked > 0 {
 		s.set.Observer.Replayed(ctx, part.acked)
 	}

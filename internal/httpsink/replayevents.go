@@ -11,23 +11,23 @@ import (
 const (
 	// replayEventsInFlight is the most event-format requests the replayer
 	// has in flight. Posted one at a time, an endpoint with tens of
-	// milliseconds of latency drained the spool slower than concurrent live
-	// pushes (which queue behind it) filled it, and the sink never left it.
+	// milliseconds of latency would drain the spool slower than concurrent
+	// live pushes (which queue behind it) fill it.
 	replayEventsInFlight = 64
 	// replayEventsSpan bounds how far past the first unsettled line the
 	// window may post. Lines delivered beyond that line are acknowledged
-	// only in memory (ahead, saved on a clean stop), so a crash sends them again:
-	// unbounded, each SIGTERM during replay at 5 % of 503s resent about 800
-	// events. Four windows let a slow request at the head be overtaken.
+	// only in memory (ahead, saved on a clean stop), so a crash sends them
+	// again; the bound keeps that to a few windows. Four windows let a slow
+	// request at the head be overtaken.
 	replayEventsSpan = 4 * replayEventsInFlight
 	// replayEventsPerBatch is the spool batch the replayer takes in event
 	// format. The window rolls within a batch and waits for its slowest
-	// request only at the batch's end, so the batch is many windows long:
-	// settled 64 at a time, a 50–200 ms endpoint took about 270 events/s.
+	// request only at the batch's end, so the batch is many windows long
+	// (settled a window at a time, a 50–200 ms endpoint is slow to drain).
 	replayEventsPerBatch = 1024
 	// replayStopGrace is how long posts in flight may still land once the
-	// replayer is stopped. Cancelled at once, a SIGTERM during replay
-	// resent up to a window of events the endpoint had already taken.
+	// replayer is stopped. Cancelled at once, a SIGTERM during replay would
+	// resend up to a window of events the endpoint had already taken.
 	replayStopGrace = 2 * time.Second
 )
 
@@ -56,7 +56,7 @@ func (s *Sink) replayEvents(ctx context.Context, batch []byte, ack func(bytes, l
 	w.settle(ctx, ack) // a head settled in an earlier round needs no post
 	w.fill(ctx, postCtx)
 	for w.inFlight > 0 {
-		w.landAll()
+		w.takeAnswers()
 		w.settle(ctx, ack)
 		w.fill(ctx, postCtx)
 	}
@@ -97,18 +97,18 @@ type lineKey [sha256.Size]byte
 
 func keyOf(line []byte) lineKey { return sha256.Sum256(line) }
 
-// keepAhead remembers the lines the endpoint answered after one it did not,
-// with their outcome (acknowledged, or refused as content), so the next
-// round settles each as it went. Bounded: they lie within the span past
-// that line.
-func (s *Sink) keepAhead(lines [][]byte, results []replayResult) {
+// rememberAnswered keeps in ahead the lines the endpoint answered after
+// one it did not, with their outcome (acknowledged, or refused as
+// content), so the next round settles each as it went. Bounded: they lie
+// within the span past that line.
+func (s *Sink) rememberAnswered(lines [][]byte, results []replayResult) {
 	if len(s.ahead) > aheadLimit-replayEventsSpan {
 		clear(s.ahead) // stale: the spool moved on without settling them
 	}
 	for i, r := range results {
 		if r.tried && r.err == nil && !r.early {
 			if s.ahead == nil {
-				s.ahead = map[lineKey]halved{}
+				s.ahead = map[lineKey]outcome{}
 			}
 			s.ahead[keyOf(lines[i])] = r.h
 		}
@@ -116,7 +116,7 @@ func (s *Sink) keepAhead(lines [][]byte, results []replayResult) {
 }
 
 type replayResult struct {
-	h     halved
+	h     outcome
 	err   error
 	tried bool // answered in this round
 	early bool // delivered in an earlier round (ahead)
@@ -128,7 +128,7 @@ func (r replayResult) delivered() bool { return (r.tried || r.early) && r.err ==
 func splitLines(b []byte) [][]byte {
 	var out [][]byte
 	for len(b) > 0 {
-		line, _ := nextChunk(b, 1, len(b))
+		line, _ := nextBatch(b, 1, len(b))
 		out = append(out, line)
 		b = b[len(line):]
 	}

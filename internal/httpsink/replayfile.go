@@ -18,8 +18,9 @@ import (
 // Unlike the background replayer it drops nothing: the first request that
 // fails for good (retries spent, or any 4xx but 429: a refused content
 // included, and an endpoint refusing us is not retried) stops the run and
-// the lines stay in the file for the operator to inspect. set.Spool is ignored. It returns
-// the number of lines delivered.
+// the lines stay in the file for the operator to inspect. set.Spool is
+// ignored. It returns the number of lines delivered.
+//
 // With adopt, a file holding lines but no offset sidecar (a spool written
 // by another program, such as the Python sink's spool_path) is taken as a
 // spool; without it such a file is refused, as it may be an audit file.
@@ -31,26 +32,27 @@ func ReplayFile(ctx context.Context, path string, set Settings, adopt bool) (sen
 	}
 	// Opening would create a missing file; a typo should be an error.
 	if _, err := os.Stat(path); err != nil {
-		return 0, fmt.Errorf("httpsink: replay %s: %w", path, err)
+		return 0, err // names the path
 	}
-	sp, err := spool.Open(ctx, spool.Options{Path: path, Adopt: adopt})
+	sp, err := spool.Open(ctx, spool.Options{Path: path, Adopt: adopt, Check: spool.CanonicalEvent})
 	if err != nil {
-		return 0, fmt.Errorf("httpsink: replay %s: %w", path, err)
+		return 0, err // names the spool
 	}
 	sk.logRecovery(sp)
+	sk.watchDamage(sp)
 	defer func() {
 		if cerr := sp.Close(); cerr != nil {
-			err = errors.Join(err, fmt.Errorf("httpsink: close spool %s: %w", path, cerr))
+			err = errors.Join(err, cerr)
 		}
 	}()
 	sent, err = sp.Replay(ctx, sk.set.MaxBatchLines, sk.set.MaxBatchBytes, sk.replayFileBatch)
 	if err != nil {
-		return sent, fmt.Errorf("httpsink: replay %s: %d line(s) sent before: %w", path, sent, err)
+		return sent, fmt.Errorf("%d line(s) sent, then: %w", sent, err)
 	}
 	if err := sp.Upkeep(); err != nil {
 		// The run cannot resume where it stopped: say so, not success.
-		return sent, fmt.Errorf("httpsink: replay %s: %d line(s) sent, but the spool could not save its offset or trim itself "+
-			"(a second run may send some again): %w", path, sent, err)
+		return sent, fmt.Errorf("%d line(s) sent, but the spool could not save its offset or trim itself "+
+			"(a second run may send some again): %w", sent, err)
 	}
 	return sent, nil
 }
@@ -61,7 +63,7 @@ func ReplayFile(ctx context.Context, path string, set Settings, adopt bool) (sen
 // operator decides. A batch not settled whole is sent whole again by the
 // next run (what went through is then a duplicate).
 func (s *Sink) replayFileBatch(ctx context.Context, batch []byte, lines int) error {
-	hv := halver{post: func(ctx context.Context, body []byte) error {
+	hv := batchPoster{post: func(ctx context.Context, body []byte) error {
 		_, err := s.postWithRetry(ctx, body)
 		return err
 	}}

@@ -91,8 +91,8 @@ func TestReplayFileMissingFile(t *testing.T) {
 }
 
 // An endpoint whose body limit is below a batch (413) gets the batch in
-// halves, in order, as the exporter's replayer sends it; the run used to
-// stop at the first batch with exit 1 and nothing sent.
+// halves, in order, as the exporter's replayer sends it, rather than the
+// run stopping at the first batch with nothing sent.
 func TestReplayFileHalvesOnA413(t *testing.T) {
 	srv := newTestServer(t)
 	const limit = 1500

@@ -7,7 +7,7 @@ import (
 
 // eventWindow is one event-format replay batch in flight: which lines are
 // posted, answered and settled. Only replayEvents' goroutine touches it;
-// each post runs in its own goroutine and hands its line back on landed.
+// each post runs in its own goroutine and hands its answer back on answers.
 type eventWindow struct {
 	s        *Sink
 	lines    [][]byte
@@ -17,12 +17,12 @@ type eventWindow struct {
 	stopped  []bool // per session: a line failed twice, or asked to wait; the rest wait for the next round
 	started  []bool // per line
 	retried  []bool // per line: posted again after a failure this round
-	landed   chan landing
+	answers  chan postAnswer
 	inFlight int
 	limit    int // posts allowed in flight: see newEventWindow
 	next     int // no line before it is left to start
 	settled  int // lines settled, a prefix of the batch
-	done     halved
+	done     outcome
 	failures int   // failed posts this round
 	answered int   // posts the endpoint took or refused this round
 	stop     error // the Retry-After that ends the round's posts
@@ -35,8 +35,8 @@ func newEventWindow(s *Sink, lines [][]byte) *eventWindow {
 		results: make([]replayResult, len(lines)),
 		busy:    make([]bool, sessions), stopped: make([]bool, sessions),
 		started: make([]bool, len(lines)), retried: make([]bool, len(lines)),
-		landed: make(chan landing, replayEventsInFlight),
-		limit:  replayEventsInFlight,
+		answers: make(chan postAnswer, replayEventsInFlight),
+		limit:   replayEventsInFlight,
 	}
 	if s.probe {
 		// After a round that settled nothing the endpoint is likely still
@@ -84,40 +84,40 @@ func (w *eventWindow) fill(ctx, postCtx context.Context) {
 	}
 }
 
-// landing is a post's answer; the post's goroutine hands it over rather
+// postAnswer is a post's answer; the post's goroutine hands it over rather
 // than writing results, which settle reads meanwhile.
-type landing struct {
+type postAnswer struct {
 	i   int
-	h   halved
+	h   outcome
 	err error
 }
 
 func (w *eventWindow) post(ctx context.Context, i int) {
-	hv := halver{post: w.s.replayPost, anyRefusal: true}
+	hv := batchPoster{post: w.s.replayPost, anyRefusal: true}
 	h, err := hv.send(ctx, w.lines[i], 1)
-	w.landed <- landing{i: i, h: h, err: err}
+	w.answers <- postAnswer{i: i, h: h, err: err}
 }
 
-// landAll takes the next answer, waiting for it, and any others already
+// takeAnswers takes the next answer, waiting for it, and any others already
 // there, so one settle (one synced offset write) covers them all.
-func (w *eventWindow) landAll() {
-	w.land(<-w.landed)
+func (w *eventWindow) takeAnswers() {
+	w.take(<-w.answers)
 	for {
 		select {
-		case l := <-w.landed:
-			w.land(l)
+		case l := <-w.answers:
+			w.take(l)
 		default:
 			return
 		}
 	}
 }
 
-// land takes a line's answer. A Retry-After stops the round from
+// take records a line's answer. A Retry-After stops the round from
 // starting more posts. Otherwise a failed line is posted again once in the
 // round: left for the next, it held the acknowledged offset while the
 // window delivered a span past it, and a restart sends that again. A
 // second failure stops its session for the round, so its order holds.
-func (w *eventWindow) land(l landing) {
+func (w *eventWindow) take(l postAnswer) {
 	w.inFlight--
 	w.results[l.i] = replayResult{h: l.h, err: l.err, tried: true}
 	g := w.group[l.i]
@@ -147,7 +147,7 @@ func (w *eventWindow) settle(ctx context.Context, ack func(bytes, lines int)) {
 	from := w.settled
 	for ; w.settled < len(w.lines) && w.results[w.settled].delivered(); w.settled++ {
 		r := w.results[w.settled]
-		w.done = w.done.then(r.h)
+		w.done = w.done.plus(r.h)
 		if r.early { // only lines found in ahead are in it
 			delete(w.s.ahead, keyOf(w.lines[w.settled]))
 		}
@@ -163,18 +163,18 @@ func (w *eventWindow) settle(ctx context.Context, ack func(bytes, lines int)) {
 // byStatus sums results into one part for the lines taken and one per
 // status that refused lines, in order of first appearance: one drop
 // logged per status, not per line (under a flood of refusals the
-// collector's log sampling kept 11 lines of 200).
-func byStatus(results []replayResult) []halved {
-	parts := []halved{{}}
+// collector's log sampling drops most lines).
+func byStatus(results []replayResult) []outcome {
+	parts := []outcome{{}}
 	for _, r := range results {
 		i := 0
 		if r.h.refused > 0 {
-			i = 1 + slices.IndexFunc(parts[1:], func(p halved) bool { return p.refusal.Code == r.h.refusal.Code })
+			i = 1 + slices.IndexFunc(parts[1:], func(p outcome) bool { return p.refusal.Code == r.h.refusal.Code })
 			if i == 0 {
-				i, parts = len(parts), append(parts, halved{})
+				i, parts = len(parts), append(parts, outcome{})
 			}
 		}
-		parts[i] = parts[i].then(r.h)
+		parts[i] = parts[i].plus(r.h)
 	}
 	return parts
 }
@@ -186,7 +186,7 @@ func (w *eventWindow) finish() error {
 	if w.settled == len(w.lines) {
 		return nil
 	}
-	w.s.keepAhead(w.lines[w.settled+1:], w.results[w.settled+1:])
+	w.s.rememberAnswered(w.lines[w.settled+1:], w.results[w.settled+1:])
 	for _, r := range w.results[w.settled:] {
 		if r.err != nil {
 			return r.err

@@ -185,7 +185,7 @@ func TestReplayEventsShutdownLetsPostsInFlightLand(t *testing.T) {
 	taken := len(f.srv.acceptedEvents(t))
 	require.Positive(t, taken)
 	assert.Equal(t, 2*len(sessions)-taken, pendingLines(t, path), "lines left in the spool")
-	assert.NoFileExists(t, path+".ahead", "what landed is a prefix: acknowledged, not carried")
+	assert.NoFileExists(t, path+".ahead", "what answers is a prefix: acknowledged, not carried")
 }
 
 // pendingLines reopens the spool at path and counts the lines not yet

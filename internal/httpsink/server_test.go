@@ -247,6 +247,7 @@ func makeLines(t testing.TB, session uuid.UUID, from, to int64, pad int) []byte 
 // obsStats is what recObserver counted.
 type obsStats struct {
 	sent, spooled, replayed int
+	quarantined             int
 	dropped, refused        map[string]int
 	lastSpoolSize           int64
 }
@@ -279,6 +280,11 @@ func (o *recObserver) Refused(_ context.Context, n int, r string) {
 	o.mu.Unlock()
 }
 func (o *recObserver) SpoolSize(b int64) { o.mu.Lock(); o.s.lastSpoolSize = b; o.mu.Unlock() }
+func (o *recObserver) Quarantined(_ context.Context, n int) {
+	o.mu.Lock()
+	o.s.quarantined += n
+	o.mu.Unlock()
+}
 
 func (o *recObserver) stats() obsStats {
 	o.mu.Lock()

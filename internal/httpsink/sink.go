@@ -14,7 +14,7 @@ import (
 )
 
 // ErrShutdown is returned by Send after Shutdown began.
-var ErrShutdown = errors.New("httpsink: sink is shut down")
+var ErrShutdown = errors.New("the HTTP sink is shut down")
 
 // RefusedError says that lines could be neither delivered nor spooled and
 // are handed back to the caller. It is retryable (not
@@ -37,7 +37,7 @@ type RefusedError struct {
 }
 
 func (e *RefusedError) Error() string {
-	return fmt.Sprintf("httpsink: %d line(s) neither delivered nor spooled (%s): %v", e.Remaining, e.Reason, e.Err)
+	return fmt.Sprintf("%d line(s) neither delivered nor spooled (%s): %v", e.Remaining, e.Reason, e.Err)
 }
 
 func (e *RefusedError) Unwrap() error { return e.Err }
@@ -68,7 +68,7 @@ type Sink struct {
 	// ahead holds event-format lines the endpoint answered past the first
 	// one it did not, with their outcome (see replayEvents); Start loads it
 	// before the replayer starts, and after that only the replayer uses it.
-	ahead map[lineKey]halved
+	ahead map[lineKey]outcome
 	// probe: the last replay round failed without settling a line, so the
 	// next starts with one post, not a window (replayer only).
 	probe bool
@@ -79,7 +79,7 @@ type Sink struct {
 func New(set Settings) (*Sink, error) {
 	set, err := set.withDefaults()
 	if err != nil {
-		return nil, fmt.Errorf("httpsink: %w", err)
+		return nil, err
 	}
 	stopCtx, stop := context.WithCancel(context.Background())
 	return &Sink{
@@ -103,13 +103,14 @@ func (s *Sink) Start(ctx context.Context) error {
 		return ErrShutdown
 	}
 	if s.started {
-		return errors.New("httpsink: already started")
+		return errors.New("the HTTP sink is already started")
 	}
 	s.started = true
 	if s.spool == nil {
 		return nil
 	}
 	s.logRecovery(s.spool)
+	s.watchDamage(s.spool)
 	s.observeSpoolSize()
 	s.loadAhead()
 	rctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
@@ -144,11 +145,11 @@ func (s *Sink) Shutdown(ctx context.Context) error {
 	select {
 	case <-finished:
 	case <-ctx.Done():
-		return fmt.Errorf("httpsink: shutdown: waiting for in-flight deliveries: %w", ctx.Err())
+		return fmt.Errorf("waiting for in-flight deliveries: %w", ctx.Err())
 	}
 	if s.spool != nil {
 		if err := s.spool.Close(); err != nil {
-			return fmt.Errorf("httpsink: close spool: %w", err)
+			return err // names the spool
 		}
 	}
 	return nil
@@ -175,8 +176,8 @@ func (s *Sink) enter() bool {
 //     the retry). What cannot be delivered (a failed request, ctx done,
 //     Shutdown) is appended to the spool and Send returns nil.
 //   - Without a spool, failed requests are retried per Settings.Retry.
-//   - When the endpoint refuses us (401, 403, 404, 405, 407, 408, 410,
-//     421, 426: see StatusError.EndpointRefused) the lines are spooled at
+//   - When the endpoint refuses us (StatusError.EndpointRefused) the
+//     lines are spooled at
 //     once, without retries, the endpoint is marked down and an ERROR log
 //     names the status; Send returns nil.
 //   - Lines whose content the endpoint refuses (any other 4xx but 429)
@@ -393,6 +394,11 @@ func (s *Sink) logRecovery(sp *spool.Spool) {
 	if r.TornBytes > 0 {
 		s.set.Logger.Warn("spool had an incomplete last line (crash mid-write); set aside, not replayed",
 			zap.String("spool", sp.Path()), zap.Int64("bytes", r.TornBytes), zap.String("kept_in", r.TornPath))
+	}
+	if r.Adopted {
+		s.set.Logger.Warn("spool had lines but no .offset sidecar; every line is a valid audit event, so it is taken as this exporter's spool and replayed from its start "+
+			"(duplicates possible). The file as found is kept under a second name; delete it once you know it was the spool",
+			zap.String("spool", sp.Path()), zap.String("kept_as", r.AdoptedKept), zap.NamedError("not_kept", r.AdoptedKeptErr))
 	}
 	if r.OffsetProblem != "" {
 		s.set.Logger.Warn("spool offset not usable as stored; replay resumes from a safe offset (duplicates possible)",

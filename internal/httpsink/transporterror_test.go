@@ -3,11 +3,8 @@ package httpsink
 import (
 	"bufio"
 	"context"
-	"encoding/base64"
-	"errors"
 	"net"
 	"net/http"
-	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -17,6 +14,8 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest/observer"
+
+	"github.com/sandboxaudit/sandboxaudit/internal/secretlog"
 )
 
 // rawEndpoint answers each connection on 127.0.0.1 with answer(request
@@ -81,7 +80,7 @@ func TestTransportErrorsQuoteNothingTheEndpointSent(t *testing.T) {
 			require.NoError(t, err)
 			err = sk.Send(context.Background(), []byte(`{"event_id":"a"}`+"\n"), 1)
 			require.Error(t, err)
-			var te *transportError
+			var te *secretlog.TransportFailure
 			require.ErrorAs(t, err, &te, "the cause stays reachable")
 			assert.Contains(t, err.Error(), "withheld")
 			texts := []string{err.Error()}
@@ -101,30 +100,8 @@ func TestTransportErrorsQuoteNothingTheEndpointSent(t *testing.T) {
 	}
 }
 
-func TestTransportErrorKeepsItsCause(t *testing.T) {
-	cause := &net.OpError{Op: "dial", Net: "tcp", Err: errors.New("connection refused")}
-	err := TransportError(&url.Error{Op: "Post", URL: "http://u:PASSSECRET@h/", Err: cause}, nil)
-	assert.Equal(t, cause.Error(), err.Error(), "nothing quoted: the message is the cause's")
-	assert.ErrorIs(t, err, cause)
-	assert.Equal(t, `malformed HTTP status code (the response's bytes it quoted are withheld)`,
-		TransportError(errors.New(`malformed HTTP status code "/v1?api_key=x"`), nil).Error())
-	// A proxy refusing CONNECT: net/http's error is its reason phrase,
-	// unquoted, and a proxy may echo Proxy-Authorization there.
-	secrets := Secrets("http://h/v1", []string{"PROXYSECRET", "Basic " + base64.StdEncoding.EncodeToString([]byte("user:PROXYSECRET"))})
-	for _, echo := range []string{
-		"you sent Basic " + base64.StdEncoding.EncodeToString([]byte("user:PROXYSECRET")),
-		"you sent PROXYSECRET",
-	} {
-		got := TransportError(errors.New(echo), secrets).Error()
-		assert.NotContains(t, got, "PROXYSECRET")
-		assert.NotContains(t, got, base64.StdEncoding.EncodeToString([]byte("user:PROXYSECRET"))[4:])
-		assert.Contains(t, got, "withheld")
-	}
-	assert.Equal(t, "Forbidden", TransportError(errors.New("Forbidden"), secrets).Error())
-}
-
 // A 2xx whose gzip body does not decode arrived whole: it acknowledges
-// the lines once, where it used to be resent every round. A 2xx cut off
+// the lines once rather than being resent every round. A 2xx cut off
 // mid-body still is not trusted.
 func TestTwoHundredWithAnUndecodableBodyIsAnAcknowledgement(t *testing.T) {
 	f := newFixture(t, FormatNDJSON, false)

@@ -12,9 +12,9 @@ import (
 )
 
 // A spool that cannot save the offset the endpoint acknowledged (a full
-// disk; here the sidecar's temporary name is a directory) used to resend
-// the same batch every round for ever. Now each line arrives once, one
-// ERROR says why, and an INFO says when it is over.
+// disk; here the sidecar's temporary name is a directory) does not resend
+// the same batch every round: each line arrives once, one ERROR says why,
+// and an INFO says when it is over.
 func TestReplayDoesNotResendWhenTheOffsetCannotBeSaved(t *testing.T) {
 	f := newFixture(t, FormatNDJSON, true)
 	require.NoError(t, os.Mkdir(f.spoolPath+".offset.tmp", 0o700))

@@ -1,6 +1,8 @@
 // Package idwindow remembers the most recently added keys (event ids, in
 // practice) in a fixed-size FIFO window, so a component can tell "I have
 // already done this for that id" without memory that grows with traffic.
+// The receiver's dedupe and the exporter's per-sink and start-event checks
+// all use its Window.
 package idwindow
 
 import (
@@ -12,7 +14,8 @@ import (
 
 // Window is a bounded set of keys: once it holds Size keys, adding one
 // forgets the oldest. Keys can also be removed early (an action that was
-// recorded up front and then failed). It is safe for concurrent use.
+// recorded up front and then failed), or reserved while an action on them
+// is under way (Reserve, Commit, Release). It is safe for concurrent use.
 //
 // It is an open-addressing table stamped with insertion order rather than
 // a map plus a FIFO ring: a key is in the window while its stamp is among
@@ -26,6 +29,8 @@ type Window[K comparable] struct {
 	next  uint64    // stamp of the next added key
 	slots []slot[K] // linear probing; len is a power of two ≥ 2·size
 	used  int       // slots not empty: live, expired or removed
+
+	reserved map[K]struct{} // keys between Reserve and Commit or Release
 
 	touched uint64 // the sum of the loads homes makes ahead, stored only to keep them
 }
@@ -44,7 +49,7 @@ const (
 // New returns a window of size keys; size must be positive.
 func New[K comparable](size int) (*Window[K], error) {
 	if size <= 0 {
-		return nil, fmt.Errorf("idwindow: size must be positive (got %d)", size)
+		return nil, fmt.Errorf("size must be positive (got %d)", size)
 	}
 	n := 1 << bits.Len(uint(2*size-1)) // the power of two ≥ 2·size
 	return &Window[K]{seed: maphash.MakeSeed(), size: size, next: firstStamp, slots: make([]slot[K], max(n, 8))}, nil

@@ -49,6 +49,9 @@ type fileLog struct {
 	broken error
 	// lastErr is the error the last seal logged, if it failed.
 	lastErr string
+	// repairsLogged are the repairs logged since the last seal that
+	// succeeded.
+	repairsLogged []string
 	// opened is set once a seal got as far as the sidecars.
 	opened bool
 }

@@ -5,7 +5,7 @@ import (
 	"runtime"
 	"testing"
 
-	"github.com/sandboxaudit/sandboxaudit/internal/heaptest"
+	"github.com/sandboxaudit/sandboxaudit/internal/testutil/heaptest"
 )
 
 // BenchmarkMemorySealerFiles shows the sealer's memory flat in the number

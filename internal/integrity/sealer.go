@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -189,7 +190,12 @@ func (s *Sealer) sealPath(ctx context.Context, path string) error {
 	wasBroken := l.broken != nil
 	res, err := l.seal(ctx)
 	for _, r := range res.repaired {
-		s.set.Logger.Warn("integrity: repaired crash damage", zap.String("path", path), zap.String("repair", r))
+		// Once per episode: a seal that fails after its repair (a full
+		// disk) finds and repairs the same damage every interval.
+		if !slices.Contains(l.repairsLogged, r) {
+			s.set.Logger.Warn("integrity: repaired crash damage", zap.String("path", path), zap.String("repair", r))
+			l.repairsLogged = append(l.repairsLogged, r)
+		}
 	}
 	if res.renewed {
 		s.set.Logger.Warn("integrity: a file refused before was replaced and its sidecars are gone (a rotation completed?); "+
@@ -213,7 +219,7 @@ func (s *Sealer) sealPath(ctx context.Context, path string) error {
 		l.lastErr = err.Error()
 		return err
 	}
-	l.lastErr = ""
+	l.lastErr, l.repairsLogged = "", nil
 	if s.set.Observer != nil && res.lines > 0 {
 		s.set.Observer.LinesSealed(ctx, res.lines)
 	}

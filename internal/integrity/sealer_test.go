@@ -480,3 +480,63 @@ func TestOwnFailedFirstSealIsNoUnsignedWarning(t *testing.T) {
 type failingSigner struct{ note.Signer }
 
 func (failingSigner) Sign([]byte) ([]byte, error) { return nil, errors.New("signer down") }
+
+// A seal that repairs damage and then fails (a full disk tears the hash
+// store's append every time) warns of the repair once per episode, not
+// once per interval; after a seal that succeeds, new damage warns again.
+func TestRepairWarnedOncePerFailingEpisode(t *testing.T) {
+	k, _ := testKeys(t, "test")
+	path := auditPath(t)
+	appendLocked(t, path, lines(1, 2))
+	s, logs := observedSealer(t, k, zap.WarnLevel)
+	if err := s.Seal(bg, path); err != nil {
+		t.Fatal(err)
+	}
+	cps := CheckpointsPath(path)
+	episode := func() {
+		t.Helper()
+		if err := os.Rename(cps, cps+".aside"); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(os.DevNull, cps); err != nil {
+			t.Fatal(err)
+		}
+		for range 3 {
+			tearStore(t, path)
+			if err := s.Seal(bg, path); err == nil {
+				t.Fatal("sealed through a symlinked checkpoints sidecar")
+			}
+		}
+		if err := os.Remove(cps); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename(cps+".aside", cps); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Seal(bg, path); err != nil {
+			t.Fatal(err)
+		}
+	}
+	episode()
+	if n := logs.FilterMessage("integrity: repaired crash damage").Len(); n != 1 {
+		t.Fatalf("%d repair warnings over one failing episode of three seals, want 1", n)
+	}
+	episode()
+	if n := logs.FilterMessage("integrity: repaired crash damage").Len(); n != 2 {
+		t.Fatalf("%d repair warnings over two episodes, want 2", n)
+	}
+}
+
+// tearStore appends part of a record to the hash store, as an append cut
+// short by a full disk leaves it.
+func tearStore(t *testing.T, path string) {
+	t.Helper()
+	f, err := os.OpenFile(StorePath(path), os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = f.Close() }()
+	if _, err := f.Write([]byte("torn")); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -41,6 +41,9 @@ type Line struct {
 	Newline bool
 	// TooLong is set (and Text is nil) when the line exceeded the bound.
 	TooLong bool
+	// Size is how many bytes of input the line took, its newline
+	// included: the distance to the next line, too long or not.
+	Size int64
 }
 
 // Bytes is the line as it was read: Text and its newline, if it had one;
@@ -57,8 +60,9 @@ func (lr *Reader) Next() (Line, error) {
 	chunk, err := lr.r.ReadSlice('\n')
 	if !errors.Is(err, bufio.ErrBufferFull) {
 		// The whole line is in the reader's buffer: no copy.
-		return lr.result(chunk, false, err)
+		return lr.result(chunk, false, int64(len(chunk)), err)
 	}
+	size := int64(len(chunk))
 	tooLong := len(chunk) > lr.max+1 // +1: the newline itself
 	lr.buf = lr.buf[:0]
 	if !tooLong {
@@ -66,6 +70,7 @@ func (lr *Reader) Next() (Line, error) {
 	}
 	for {
 		chunk, err = lr.r.ReadSlice('\n')
+		size += int64(len(chunk))
 		if !tooLong {
 			if len(lr.buf)+len(chunk) > lr.max+1 {
 				tooLong = true
@@ -75,14 +80,14 @@ func (lr *Reader) Next() (Line, error) {
 			}
 		}
 		if !errors.Is(err, bufio.ErrBufferFull) {
-			return lr.result(lr.buf, tooLong, err)
+			return lr.result(lr.buf, tooLong, size, err)
 		}
 	}
 }
 
-// result makes the Line of raw (the line with its newline, if any) once the
-// read that ended it returned err.
-func (lr *Reader) result(raw []byte, tooLong bool, err error) (Line, error) {
+// result makes the Line of raw (the line with its newline, if any; size
+// bytes of input) once the read that ended it returned err.
+func (lr *Reader) result(raw []byte, tooLong bool, size int64, err error) (Line, error) {
 	switch {
 	case err == nil:
 	case errors.Is(err, io.EOF):
@@ -95,10 +100,10 @@ func (lr *Reader) result(raw []byte, tooLong bool, err error) (Line, error) {
 	lr.n++
 	newline := err == nil
 	if tooLong || len(raw) > lr.max+1 {
-		return Line{Num: lr.n, TooLong: true, Newline: newline}, nil
+		return Line{Num: lr.n, TooLong: true, Newline: newline, Size: size}, nil
 	}
 	if newline {
 		raw = raw[:len(raw)-1]
 	}
-	return Line{Num: lr.n, Text: raw, Newline: newline}, nil
+	return Line{Num: lr.n, Text: raw, Newline: newline, Size: size}, nil
 }

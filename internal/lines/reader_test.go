@@ -17,6 +17,7 @@ type got struct {
 	raw     string
 	newline bool
 	tooLong bool
+	size    int64
 }
 
 func readAll(t *testing.T, lr *Reader) []got {
@@ -28,7 +29,7 @@ func readAll(t *testing.T, lr *Reader) []got {
 			return all
 		}
 		require.NoError(t, err)
-		all = append(all, got{ln.Num, string(ln.Text), string(ln.Bytes()), ln.Newline, ln.TooLong})
+		all = append(all, got{ln.Num, string(ln.Text), string(ln.Bytes()), ln.Newline, ln.TooLong, ln.Size})
 	}
 	t.Fatal("no EOF after 1000 lines")
 	return nil
@@ -40,12 +41,12 @@ func TestReaderSkipsOverlongLines(t *testing.T) {
 	for _, bufSize := range []int{16, 0} {
 		all := readAll(t, NewReader(strings.NewReader(in), bufSize, 10))
 		assert.Equal(t, []got{
-			{1, "abc", "abc\n", true, false},
-			{2, "", "", true, true},
-			{3, "", "\n", true, false},
-			{4, "0123456789", "0123456789\n", true, false},
-			{5, "", "", true, true},
-			{6, "def", "def", false, false},
+			{1, "abc", "abc\n", true, false, 4},
+			{2, "", "", true, true, 101},
+			{3, "", "\n", true, false, 1},
+			{4, "0123456789", "0123456789\n", true, false, 11},
+			{5, "", "", true, true, 12},
+			{6, "def", "def", false, false, 3},
 		}, all, "buffer %d", bufSize)
 	}
 }
@@ -55,9 +56,9 @@ func TestReaderAssemblesLinesLongerThanItsBuffer(t *testing.T) {
 	in := long + "\nshort\n" + long
 	all := readAll(t, NewReader(strings.NewReader(in), 16, 0))
 	assert.Equal(t, []got{
-		{1, long, long + "\n", true, false},
-		{2, "short", "short\n", true, false},
-		{3, long, long, false, false},
+		{1, long, long + "\n", true, false, 101},
+		{2, "short", "short\n", true, false, 6},
+		{3, long, long, false, false, 100},
 	}, all)
 }
 

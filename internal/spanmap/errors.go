@@ -12,6 +12,8 @@ var ErrNotSandboxSpan = errors.New("not a sandbox span")
 
 // AttrError is why a sandbox span could not be mapped: Attr names the span
 // attribute (or "span" for the span as a whole) and Msg says what is wrong.
+// Msg never quotes a value (not even an op or an error code: a producer may
+// put anything there), so it is safe to log and to answer to a client.
 type AttrError struct {
 	Attr string
 	Msg  string

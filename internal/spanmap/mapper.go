@@ -18,9 +18,21 @@ import (
 // non-positive maxSessions.
 const DefaultMaxSessions = 10_000
 
-// Mapper turns sandbox spans into audit events. It holds the per-session seq
-// counters for spans that do not carry their seqs, so use one Mapper per
-// pipeline component. It is safe for concurrent use.
+// Mapper turns sandbox spans into audit events. It is safe for concurrent
+// use.
+//
+// Seqs are the int attributes sandbox.event.start_seq / finish_seq (a
+// double with an integral value is accepted, as some SDKs send every
+// number as a double; strings are refused, as the intake refuses them). A
+// missing seq is assigned per session in arrival order: one more than the
+// highest seq seen or assigned for that session, from 1. The counters are
+// kept for at most maxSessions sessions, least recently used out; an
+// evicted session starts again at 1, so its assigned seqs can repeat. Size
+// maxSessions above the sessions active at once, and use one Mapper per
+// pipeline component.
+//
+// trace_id, span_id and parent_span_id are the span's ids in lowercase
+// hex; an all-zero trace or parent id is null.
 type Mapper struct {
 	mu   sync.Mutex
 	seqs *seqCounters

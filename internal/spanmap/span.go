@@ -15,7 +15,26 @@ import (
 // span marked incomplete (it ends at its start, status unset), a finish alone
 // one marked start-missing that runs from finish ts minus duration_ms to
 // finish ts. The span carries every attribute Mapper.AppendSpanEvents needs
-// to give back the same events (see the package documentation).
+// to give back the same events.
+//
+// Event ids that are OTel hex ids (32 or 16 hex digits, any case, not all
+// zero) become the span's ids; otherwise DeriveTraceID and DeriveSpanID
+// give them. What the span cannot hold travels in extension attributes:
+//   - sandbox.event.trace_id, span_id, parent_span_id: the event's id
+//     strings when they are not exactly the lowercase hex of the span's
+//     ids; an empty value (pcommon.ValueTypeEmpty) stands for null;
+//   - sandbox.event.version (int): the event version when it is not 1;
+//   - sandbox.event.start_ts, finish_ts: the canonical ts when a span time
+//     cannot hold it (an offset other than UTC, a naive time, or an instant
+//     outside 1970..2262); the span time is then the same instant, clamped;
+//   - sandbox.exec.stdout, stderr: output strings already decoded (the
+//     Python HttpProxySink sends them after its policy ran);
+//   - sandbox.incomplete, sandbox.event.start_missing (bool true): one
+//     event alone, as above.
+//
+// op, version, trace_id and parent_span_id come from the start event for
+// both, so a caller pairs only events that agree on them (internal/pairing
+// does; the others leave as half spans).
 func AppendSpan(dst ptrace.SpanSlice, start, finish *auditevent.Event) ptrace.Span {
 	ref := start
 	if ref == nil {

@@ -24,8 +24,17 @@ type Stats struct {
 	FirstInvalid error
 	LastInvalid  error
 	// Ignored counts optional attributes that were malformed and left out of
-	// an event that was still produced (see the package documentation);
-	// LastIgnored says which and why.
+	// an event that was still produced, rather than cost the whole audit
+	// record; LastIgnored says which and why. They are:
+	//   - sandbox.event.start_id / finish_id that is not a UUID string: the
+	//     id is derived as if the attribute were absent;
+	//   - sandbox.error.code that is not a reference ErrorCode (a code from
+	//     a newer SDK): error_code becomes null, the other error fields stay;
+	//   - sandbox.exec.stdout_bytes / stderr_bytes (and the
+	//     sandbox.exec.stdout / stderr strings) of the wrong type or with
+	//     invalid base64: that output is dropped. Exec output reaches a file
+	//     only when the payload policy asks for it; losing the operation's
+	//     record over it would be worse.
 	Ignored     int
 	LastIgnored error
 }

@@ -12,7 +12,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/sandboxaudit/sandboxaudit/internal/fsutil"
-	"github.com/sandboxaudit/sandboxaudit/internal/groupcommit/groupcommittest"
+	"github.com/sandboxaudit/sandboxaudit/internal/testutil/groupcommittest"
 )
 
 // heldSpool is a spool whose first sync waits until the test lets it go

@@ -65,13 +65,22 @@ func (s *Spool) ReplayAcked(ctx context.Context, maxBatchLines, maxBatchBytes in
 		s.mu.Unlock()
 		return 0, ErrClosed
 	}
+	err := s.reconcileLocked()
 	f, start, end := s.f, s.ack, s.end
 	s.mu.Unlock()
+	if err != nil {
+		return 0, err
+	}
+	s.checkSidecar()
 
 	sent, err := s.stream(ctx, f, start, end, maxBatchLines, maxBatchBytes, send)
 	s.upkeep = s.maintain() // the lines are safe either way
 	return sent, err
 }
+
+// maxRestarts bounds how often one round starts reading again after the
+// file changed under it.
+const maxRestarts = 4
 
 type streamer struct {
 	s     *Spool
@@ -82,43 +91,87 @@ type streamer struct {
 	sent  int
 }
 
+// stream sends the lines between start and end. The recorded end is always
+// just past a newline, so a line without one means the file changed under
+// the round (cut, or bytes inserted before end): the round mends the spool
+// (reconcileLocked) and reads on from that line.
 func (s *Spool) stream(ctx context.Context, f *os.File, start, end int64, maxLines, maxBytes int, send AckedSendFunc) (int, error) {
-	if start >= end {
-		return 0, nil
-	}
 	st := &streamer{s: s, send: send, pos: start, batch: make([]byte, 0, min(maxBytes, 1<<20))}
-	lr := lines.NewReader(io.NewSectionReader(f, start, end-start), readBufferSize, 0)
+	for restarts := 0; st.pos < end; restarts++ {
+		torn, err := st.read(ctx, f, end, maxLines, maxBytes)
+		if err != nil || !torn {
+			return st.sent, err
+		}
+		if restarts == maxRestarts {
+			return st.sent, fmt.Errorf("spool %s: the file keeps changing under replay", s.path)
+		}
+		s.mu.Lock()
+		err = s.reconcileLocked()
+		st.pos, end = s.ack, s.end
+		s.mu.Unlock()
+		if err != nil {
+			return st.sent, err
+		}
+	}
+	return st.sent, nil
+}
+
+// read sends the lines from st.pos to end, quarantining those that fail
+// vet. torn is set when it stopped at a line without a newline, with every
+// line before it sent.
+func (st *streamer) read(ctx context.Context, f *os.File, end int64, maxLines, maxBytes int) (torn bool, err error) {
+	s := st.s
+	lr := lines.NewReader(io.NewSectionReader(f, st.pos, end-st.pos), readBufferSize, s.maxLine)
 	for {
 		ln, err := lr.Next()
 		if err == io.EOF {
 			break
 		}
-		if err == nil && !ln.Newline {
-			// The file's recorded end is always just past a '\n'.
-			err = fmt.Errorf("line at offset %d has no newline", st.pos+int64(len(st.batch)))
-		}
 		if err != nil {
-			return st.sent, fmt.Errorf("spool %s: read: %w", s.path, err)
+			return false, fmt.Errorf("spool %s: read: %w", s.path, err)
+		}
+		if !ln.Newline {
+			return true, st.flush(ctx)
+		}
+		if reason := s.vet(ln); reason != "" {
+			if err := st.flush(ctx); err != nil {
+				return false, err
+			}
+			st.setAside(f, ln.Size, reason)
+			continue
 		}
 		line := ln.Bytes()
 		if len(line) > maxBytes {
 			if err := st.flush(ctx); err != nil {
-				return st.sent, err
+				return false, err
 			}
 			if err := st.deliver(ctx, line, 1); err != nil {
-				return st.sent, err
+				return false, err
 			}
 			continue
 		}
 		if st.lines > 0 && (st.lines >= maxLines || len(st.batch)+len(line) > maxBytes) {
 			if err := st.flush(ctx); err != nil {
-				return st.sent, err
+				return false, err
 			}
 		}
 		st.batch = append(st.batch, line...)
 		st.lines++
 	}
-	return st.sent, st.flush(ctx)
+	return false, st.flush(ctx)
+}
+
+// setAside moves the n-byte line at st.pos, which failed vet, to the
+// quarantine file, reports it and acknowledges it, so replay goes on with
+// the next line. A line that cannot be kept (a full disk) is passed over
+// all the same: holding it would hold every line behind it.
+func (st *streamer) setAside(f *os.File, n int64, reason string) {
+	kept, err := st.s.quarantine(f, st.pos, n)
+	if err != nil {
+		reason = fmt.Sprintf("%s; not kept: %v", reason, err)
+	}
+	st.s.report(Damage{Kind: DamageLine, Offset: st.pos, Bytes: n, Reason: reason, Kept: kept})
+	st.acknowledge(n, 0)
 }
 
 func (st *streamer) flush(ctx context.Context) error {
@@ -156,8 +209,8 @@ func (st *streamer) deliver(ctx context.Context, batch []byte, lines int) error 
 func (st *streamer) acknowledge(n int64, lines int) {
 	next := st.pos + n
 	// The endpoint has the batch, so memory moves on even when the sidecar
-	// cannot be written (a full disk): held back, the same batch went out
-	// again every round and the file, never trimmed, kept the disk full.
+	// cannot be written (a full disk): held back, the same batch would go
+	// out again every round and the file, never trimmed, keep the disk full.
 	// The sidecar stays behind (a restart resends from it, at-least-once)
 	// until a later write catches it up.
 	st.s.saveOffset(next)
@@ -192,6 +245,9 @@ func (s *Spool) persistOffset(off int64) error {
 func (s *Spool) maintain() error {
 	s.mu.Lock()
 	ack, end := s.ack, s.end
+	if s.ackCut {
+		s.ackCut, s.sidecarStale = false, true
+	}
 	s.mu.Unlock()
 	trim := end > 0 && ack == end
 	compact := ack > s.compactBytes && ack > end/2

@@ -10,10 +10,15 @@
 //	              the file with inode I (replaced atomically)
 //	P.lock        flock'ed while a Spool is open, so one owner at a time
 //	P.torn-<ns>   an incomplete last line cut off at Open (never replayed)
+//	P.quarantine  lines found damaged while replaying (never replayed)
+//	P.adopted-<ns> the file as found when it was adopted without a sidecar
 //	P.compact     transient, while the file is being rewritten
 //
 // Delivery is at-least-once: whenever the acknowledged offset is in doubt
-// the spool resends rather than skips.
+// the spool resends rather than skips. Damage done to the file by others
+// (bytes inserted, lines overwritten, the file cut, the sidecar removed)
+// costs only the damaged lines: with Options.Check, a line that fails it
+// is quarantined and replay goes on (see Damage).
 package spool
 
 import (
@@ -62,6 +67,18 @@ type Options struct {
 	// (replayed from its start and trimmed) instead of refusing it with
 	// ErrNotASpool: for an operator who knows the sidecar was lost.
 	Adopt bool
+	// AdoptValid adopts such a file only when every whole line passes
+	// Check (Recovery.Adopted says it did): a spool whose sidecar was
+	// lost, where anything else is refused.
+	AdoptValid bool
+	// Check, when set, vets each line (with its newline) before Replay
+	// hands it on: one that fails is moved to the quarantine file beside
+	// the spool and reported (SetDamageHandler), never sent. Its error
+	// must not quote the line: it is logged.
+	Check func(line []byte) error
+	// MaxLineBytes bounds a line Replay reads; a longer one is
+	// quarantined. 0 means DefaultMaxLineBytes.
+	MaxLineBytes int
 }
 
 // Recovery reports what Open repaired, for the caller to log.
@@ -74,21 +91,32 @@ type Recovery struct {
 	// is ("" when it was). ResumeOffset is where replay starts.
 	OffsetProblem string
 	ResumeOffset  int64
+	// Adopted is set when a file with lines, all valid, and no sidecar
+	// was taken as a spool (Options.AdoptValid). AdoptedKept is a second
+	// name of the file as it was found, which replay does not trim, or
+	// AdoptedKeptErr why there is none.
+	Adopted        bool
+	AdoptedKept    string
+	AdoptedKeptErr error
 }
 
 // Spool is safe for concurrent use. Append may run concurrently with Replay.
 type Spool struct {
 	path, offsetPath, compactPath string
+	quarantinePath                string
 	maxSize, compactBytes         int64
+	maxLine                       int
 	lock                          *os.File
 	recovery                      Recovery
-	adopt                         bool // Options.Adopt
+	adopt, adoptValid             bool // Options.Adopt, Options.AdoptValid
+	check                         func([]byte) error
 
 	// replayMu serializes Replay, which alone moves the acknowledged offset
-	// and rewrites the file. It guards sidecarStale, offsetBehind and
-	// upkeep.
+	// and rewrites the file. It guards sidecarStale, sidecarGone,
+	// offsetBehind and upkeep.
 	replayMu     sync.Mutex
 	sidecarStale bool
+	sidecarGone  bool  // the sidecar is missing and could not be written
 	offsetBehind error // why the sidecar holds an older offset than ack
 	upkeep       error // why the last trim or compaction failed
 
@@ -99,6 +127,10 @@ type Spool struct {
 	ack    int64 // first unacknowledged byte
 	closed bool
 	broken error // set when a failed append could not be rolled back
+	// ackCut: the file was cut below ack, which moved back with it; the
+	// sidecar must follow.
+	ackCut   bool
+	onDamage func(Damage)
 
 	queue groupcommit.Queue // appends waiting for mu (see commit)
 
@@ -115,14 +147,15 @@ func Open(ctx context.Context, opts Options) (*Spool, error) {
 		return nil, err
 	}
 	if opts.Path == "" {
-		return nil, errors.New("spool: path is empty")
+		return nil, errors.New("the spool path is empty")
 	}
-	if opts.MaxSize < 0 || opts.CompactBytes < 0 {
-		return nil, fmt.Errorf("spool: max size (%d) and compact bytes (%d) must be >= 0", opts.MaxSize, opts.CompactBytes)
+	if opts.MaxSize < 0 || opts.CompactBytes < 0 || opts.MaxLineBytes < 0 {
+		return nil, fmt.Errorf("spool max size (%d), compact bytes (%d) and max line bytes (%d) must be >= 0",
+			opts.MaxSize, opts.CompactBytes, opts.MaxLineBytes)
 	}
 	path, err := filepath.Abs(opts.Path)
 	if err != nil {
-		return nil, fmt.Errorf("spool: %w", err)
+		return nil, fmt.Errorf("spool %s: %w", opts.Path, err)
 	}
 	// Sync each parent that gained an entry, so the spool's directory
 	// survives a power loss along with the data written into it.
@@ -131,26 +164,33 @@ func Open(ctx context.Context, opts Options) (*Spool, error) {
 		err = fsutil.SyncParents(created)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("spool: create directory for %s: %w", path, err)
+		return nil, fmt.Errorf("spool %s: create its directory: %w", path, err)
 	}
 	s := &Spool{
-		path:         path,
-		offsetPath:   path + ".offset",
-		compactPath:  path + ".compact",
-		maxSize:      opts.MaxSize,
-		compactBytes: opts.CompactBytes,
-		adopt:        opts.Adopt,
-		writeFn:      (*os.File).Write,
-		syncFn:       fsutil.Fdatasync,
+		path:           path,
+		offsetPath:     path + ".offset",
+		compactPath:    path + ".compact",
+		quarantinePath: path + ".quarantine",
+		maxSize:        opts.MaxSize,
+		compactBytes:   opts.CompactBytes,
+		maxLine:        opts.MaxLineBytes,
+		adopt:          opts.Adopt,
+		adoptValid:     opts.AdoptValid && opts.Check != nil,
+		check:          opts.Check,
+		writeFn:        (*os.File).Write,
+		syncFn:         fsutil.Fdatasync,
 	}
 	if s.compactBytes == 0 {
 		s.compactBytes = DefaultCompactBytes
+	}
+	if s.maxLine <= 0 {
+		s.maxLine = DefaultMaxLineBytes
 	}
 	// Checked before the lock file is made, so a refused path leaves
 	// nothing behind; open checks the file it opens again.
 	if fi, err := os.Lstat(path); err == nil {
 		if !fi.Mode().IsRegular() {
-			return nil, fmt.Errorf("spool: %s is %w (%s): the spool opens no symlink, FIFO or directory in its place", path, fsutil.ErrNotRegular, fi.Mode().Type())
+			return nil, fmt.Errorf("spool %s is %w (%s): the spool opens no symlink, FIFO or directory in its place", path, fsutil.ErrNotRegular, fi.Mode().Type())
 		}
 		if err := s.checkIsSpool(fi); err != nil {
 			return nil, err
@@ -172,15 +212,15 @@ func Open(ctx context.Context, opts Options) (*Spool, error) {
 func lockOwner(path string) (*os.File, error) {
 	f, _, err := openFile(path, os.O_RDWR|os.O_CREATE)
 	if err != nil {
-		return nil, fmt.Errorf("spool: open lock %s: %w", path, err)
+		return nil, fmt.Errorf("spool lock %s: %w", path, err)
 	}
 	switch err = fsutil.TryLock(int(f.Fd())); {
 	case err == nil:
 		return f, nil
 	case errors.Is(err, fsutil.ErrLockHeld):
-		err = fmt.Errorf("spool: %s: %w", path, ErrLocked)
+		err = fmt.Errorf("spool lock %s: %w", path, ErrLocked)
 	default:
-		err = fmt.Errorf("spool: lock %s: %w", path, err)
+		err = fmt.Errorf("spool lock %s: %w", path, err)
 	}
 	_ = f.Close()
 	return nil, err
@@ -192,22 +232,22 @@ func (s *Spool) open() error {
 	// real files are intact (both are only ever replaced by rename).
 	for _, p := range []string{s.compactPath, s.offsetPath + ".tmp"} {
 		if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return fmt.Errorf("spool: remove stale %s: %w", p, err)
+			return fmt.Errorf("spool %s: remove stale %s: %w", s.path, p, err)
 		}
 	}
 	f, fi, err := openFile(s.path, os.O_RDWR|os.O_CREATE|os.O_APPEND)
 	if err != nil {
-		return fmt.Errorf("spool: open %s: %w", s.path, err)
+		return fmt.Errorf("spool %s: open: %w", s.path, err)
 	}
 	s.f = f
 	if err := fsutil.SyncDir(filepath.Dir(s.path)); err != nil {
-		return fmt.Errorf("spool: sync directory of %s: %w", s.path, err)
+		return fmt.Errorf("spool %s: sync its directory: %w", s.path, err)
 	}
 	if s.end, err = s.cutTornTail(fi.Size()); err != nil {
 		return err
 	}
 	if s.ino, err = inode(f); err != nil {
-		return fmt.Errorf("spool: stat %s: %w", s.path, err)
+		return fmt.Errorf("spool %s: stat: %w", s.path, err)
 	}
 	return s.loadOffset()
 }
@@ -224,11 +264,13 @@ func (s *Spool) checkIsSpool(fi os.FileInfo) error {
 	switch {
 	case err == nil:
 		return nil
+	case errors.Is(err, os.ErrNotExist) && s.adoptValid:
+		return s.adoptIfValid()
 	case errors.Is(err, os.ErrNotExist):
-		return fmt.Errorf("spool: %s %w; refusing to replay and trim it. If it is a spool another program wrote "+
+		return fmt.Errorf("%s %w; refusing to replay and trim it. If it is a spool another program wrote "+
 			"(the Python sink's spool_path) or one whose .offset file was lost, replay it with `sandboxaudit replay --adopt`, or move it aside", s.path, ErrNotASpool)
 	}
-	return fmt.Errorf("spool: %w", err)
+	return fmt.Errorf("spool %s: %w", s.path, err)
 }
 
 // cutTornTail moves bytes after the last '\n' (an append cut short by a
@@ -239,7 +281,7 @@ func (s *Spool) cutTornTail(size int64) (int64, error) {
 	}
 	end, err := fsutil.LastLineEnd(s.f, size)
 	if err != nil {
-		return 0, fmt.Errorf("spool: scan %s: %w", s.path, err)
+		return 0, fmt.Errorf("spool %s: scan: %w", s.path, err)
 	}
 	if end == size {
 		return size, nil
@@ -248,13 +290,13 @@ func (s *Spool) cutTornTail(size int64) (int64, error) {
 	// Saved before truncating: a crash in between only means the tail is
 	// saved twice on the next Open.
 	if err := saveSection(torn, s.f, end, size-end); err != nil {
-		return 0, fmt.Errorf("spool: save torn tail of %s: %w", s.path, err)
+		return 0, fmt.Errorf("spool %s: save torn tail: %w", s.path, err)
 	}
 	if err := s.f.Truncate(end); err != nil {
-		return 0, fmt.Errorf("spool: truncate torn tail of %s: %w", s.path, err)
+		return 0, fmt.Errorf("spool %s: truncate torn tail: %w", s.path, err)
 	}
 	if err := s.f.Sync(); err != nil {
-		return 0, fmt.Errorf("spool: sync %s: %w", s.path, err)
+		return 0, fmt.Errorf("spool %s: sync: %w", s.path, err)
 	}
 	s.recovery.TornBytes = size - end
 	s.recovery.TornPath = torn
@@ -305,7 +347,7 @@ func (s *Spool) loadOffset() error {
 		if off > 0 {
 			boundary, err := fsutil.LastLineEnd(s.f, off)
 			if err != nil {
-				return fmt.Errorf("spool: scan %s: %w", s.path, err)
+				return fmt.Errorf("spool %s: scan: %w", s.path, err)
 			}
 			if boundary != off {
 				s.recovery.OffsetProblem = fmt.Sprintf("stored offset %d is not at a line boundary; replaying from %d", off, boundary)
@@ -317,7 +359,7 @@ func (s *Spool) loadOffset() error {
 	s.recovery.ResumeOffset = off
 	if !found || s.recovery.OffsetProblem != "" {
 		if err := writeOffset(s.offsetPath, offsetRecord{Inode: s.ino, Offset: off}); err != nil {
-			return fmt.Errorf("spool: %w", err)
+			return fmt.Errorf("spool %s: %w", s.path, err)
 		}
 	}
 	return nil
@@ -384,6 +426,10 @@ func (s *Spool) commit(own *groupcommit.Batch) {
 // so the caller's error must be the whole truth. s.end moves only after
 // the sync, so Replay never reads lines that are not durable.
 func (s *Spool) appendGroupLocked(group []*groupcommit.Batch) {
+	if err := s.reconcileLocked(); err != nil {
+		groupcommit.FinishAll(group, err)
+		return
+	}
 	end := s.end
 	var written, cut []*groupcommit.Batch
 	for i, b := range group {

@@ -562,7 +562,7 @@ func TestSpoolOffsetFIFODoesNotBlock(t *testing.T) {
 // TestFileWithoutSidecarIsNotASpool: a file with lines and no offset
 // sidecar (an audit file reached through a symlink, or named by a second
 // exporter's spool path) is refused before anything in it or beside it
-// changes; replaying it used to trim the audit trail to nothing.
+// changes; replaying it would trim the audit trail to nothing.
 func TestFileWithoutSidecarIsNotASpool(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "events.jsonl")

@@ -8,7 +8,7 @@ import (
 
 	"github.com/sandboxaudit/sandboxaudit/bench/load"
 	"github.com/sandboxaudit/sandboxaudit/bench/proc"
-	"github.com/sandboxaudit/sandboxaudit/internal/loopback"
+	"github.com/sandboxaudit/sandboxaudit/internal/testutil/loopback"
 )
 
 // The sync probe before each run: 20 fdatasyncs of about one 1,000-span
@@ -59,6 +59,7 @@ exporters:
 // measurement is one collector's run.
 type measurement struct {
 	name      string
+	shape     string // the load's span shape
 	round     int
 	spans     int
 	elapsed   time.Duration
@@ -83,8 +84,8 @@ func (m measurement) bytesPerSpan() float64 {
 
 // measure starts the collector in dir, sends the load, stops it and reads
 // what it used.
-func measure(ctx context.Context, t target, dir string, reqs [][]byte, c config) (measurement, error) {
-	m := measurement{name: t.name, spans: c.shape.Spans}
+func measure(ctx context.Context, t target, dir string, shape load.Shape, reqs [][]byte, c config) (measurement, error) {
+	m := measurement{name: t.name, shape: shape.Name(), spans: shape.Spans}
 	var err error
 	if m.sync, err = proc.SyncProbe(c.dir, probeWrites, probeBytes); err != nil {
 		return m, err

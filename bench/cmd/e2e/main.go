@@ -2,7 +2,10 @@
 // sandbox exec spans against otelcol-sandboxaudit (sandboxaudit exporter,
 // file, fsync batch) and against a baseline collector with the contrib
 // fileexporter, alternating the two in one run, and prints spans/s,
-// CPU-seconds, peak RSS and bytes per span for each, and their ratios.
+// CPU-seconds, peak RSS and bytes per span for each, and their ratios. It
+// sends two span shapes in turn: spans as sandboxtrace exports an exec,
+// and light spans (no parent, no event ids, a short command, a trace per
+// span).
 package main
 
 import (
@@ -36,7 +39,10 @@ func main() {
 	defer stop()
 	if err := run(ctx, config{
 		ours: *ours, baseline: *baseline, fsync: *fsync, dir: *dir, rounds: *rounds, workers: *workers,
-		shape: load.Shape{Spans: *spans, PerRequest: *perReq, Sessions: *sessions},
+		shapes: []load.Shape{
+			{Spans: *spans, PerRequest: *perReq, Sessions: *sessions},
+			{Spans: *spans, PerRequest: *perReq, Sessions: *sessions, Light: true},
+		},
 	}); err != nil {
 		fmt.Fprintln(os.Stderr, "e2e:", err)
 		os.Exit(1)
@@ -46,7 +52,7 @@ func main() {
 type config struct {
 	ours, baseline, fsync, dir string
 	rounds, workers            int
-	shape                      load.Shape
+	shapes                     []load.Shape
 }
 
 func run(ctx context.Context, c config) error {
@@ -62,12 +68,14 @@ func run(ctx context.Context, c config) error {
 	}
 	defer cleanup()
 	c.dir = dir
-	reqs, err := load.Requests(c.shape)
-	if err != nil {
-		return err
+	reqs := make([][][]byte, len(c.shapes))
+	for i, sh := range c.shapes {
+		if reqs[i], err = load.Requests(sh); err != nil {
+			return err
+		}
+		fmt.Printf("load %s: %d sandbox exec spans, %d per request (%d requests), %d workers, %d sessions; %d CPUs\n",
+			sh.Name(), sh.Spans, sh.PerRequest, len(reqs[i]), c.workers, sh.Sessions, runtime.NumCPU())
 	}
-	fmt.Printf("load: %d sandbox exec spans, %d per request (%d requests), %d workers, %d sessions; %d CPUs\n",
-		c.shape.Spans, c.shape.PerRequest, len(reqs), c.workers, c.shape.Sessions, runtime.NumCPU())
 
 	targets := []target{
 		{name: "sandboxaudit", bin: c.ours, config: oursConfig(c.fsync), output: "audit.jsonl", linesPerSpan: 2},
@@ -76,17 +84,27 @@ func run(ctx context.Context, c config) error {
 	printHeader()
 	var results []measurement
 	for r := 1; r <= c.rounds; r++ {
-		for _, t := range roundOrder(targets, r) {
-			m, err := measure(ctx, t, filepath.Join(c.dir, fmt.Sprintf("%s-%d", t.name, r)), reqs, c)
-			if err != nil {
-				return fmt.Errorf("round %d, %s: %w", r, t.name, err)
+		for i, sh := range c.shapes {
+			for _, t := range roundOrder(targets, r) {
+				m, err := measure(ctx, t, filepath.Join(c.dir, fmt.Sprintf("%s-%s-%d", t.name, sh.Name(), r)), sh, reqs[i], c)
+				if err != nil {
+					return fmt.Errorf("round %d, %s, %s: %w", r, sh.Name(), t.name, err)
+				}
+				m.round = r
+				results = append(results, m)
+				printRow(m)
 			}
-			m.round = r
-			results = append(results, m)
-			printRow(m)
 		}
 	}
-	printSummary(results, targets[0].name, targets[1].name)
+	for _, sh := range c.shapes {
+		var of []measurement
+		for _, m := range results {
+			if m.shape == sh.Name() {
+				of = append(of, m)
+			}
+		}
+		printSummary(sh.Name(), of, targets[0].name, targets[1].name)
+	}
 	return nil
 }
 

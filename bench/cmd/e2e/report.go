@@ -8,17 +8,17 @@ import (
 )
 
 func printHeader() {
-	fmt.Printf("%-5s %-13s %10s %8s %14s %13s %11s %6s %6s %8s\n", "round", "collector", "spans/s", "CPU-s", "CPU-s/100k sp", "peak RSS MiB", "bytes/span", "idle%", "steal%", "sync ms")
+	fmt.Printf("%-5s %-12s %-13s %10s %8s %14s %13s %11s %6s %6s %8s\n", "round", "shape", "collector", "spans/s", "CPU-s", "CPU-s/100k sp", "peak RSS MiB", "bytes/span", "idle%", "steal%", "sync ms")
 }
 
 func printRow(m measurement) {
-	fmt.Printf("%-5d %-13s %10.0f %8.2f %14.3f %13.1f %11.1f %6.1f %6.1f %8.2f\n",
-		m.round, m.name, m.spansPerSec(), m.cpu.Seconds(), m.cpuPer100k(), float64(m.peakRSS)/(1<<20), m.bytesPerSpan(), 100*m.idle, 100*m.steal, syncMS(m))
+	fmt.Printf("%-5d %-12s %-13s %10.0f %8.2f %14.3f %13.1f %11.1f %6.1f %6.1f %8.2f\n",
+		m.round, m.shape, m.name, m.spansPerSec(), m.cpu.Seconds(), m.cpuPer100k(), float64(m.peakRSS)/(1<<20), m.bytesPerSpan(), 100*m.idle, 100*m.steal, syncMS(m))
 }
 
-// printSummary gives the medians per collector and the ratios of ours to
-// the baseline, per round and of the medians.
-func printSummary(all []measurement, ours, base string) {
+// printSummary gives one shape's medians per collector and the ratios of
+// ours to the baseline, per round and of the medians.
+func printSummary(shape string, all []measurement, ours, base string) {
 	var o, b []measurement
 	for _, m := range all {
 		switch m.name {
@@ -43,6 +43,7 @@ func printSummary(all []measurement, ours, base string) {
 	cpu := measurement.cpuPer100k
 	rss := func(m measurement) float64 { return float64(m.peakRSS) / (1 << 20) }
 	fmt.Println()
+	fmt.Printf("%s shape:\n", shape)
 	fmt.Printf("median spans/s:          %s %.0f, %s %.0f; ratio %.2f (per round: %s)\n",
 		ours, med(o, sps), base, med(b, sps), med(o, sps)/med(b, sps), fmtRatios(ratios))
 	fmt.Printf("median CPU-s/100k spans: %s %.3f, %s %.3f; ratio %.2f\n",

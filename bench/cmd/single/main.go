@@ -21,7 +21,7 @@ import (
 
 	"github.com/sandboxaudit/sandboxaudit/bench/load"
 	"github.com/sandboxaudit/sandboxaudit/bench/proc"
-	"github.com/sandboxaudit/sandboxaudit/internal/loopback"
+	"github.com/sandboxaudit/sandboxaudit/internal/testutil/loopback"
 )
 
 func main() {

@@ -26,19 +26,20 @@ func Tracer(settings component.TelemetrySettings) trace.Tracer {
 // TelemetryBuilder provides an interface for components to report telemetry
 // as defined in metadata and user config.
 type TelemetryBuilder struct {
-	meter                                  metric.Meter
-	mu                                     sync.Mutex
-	registrations                          []metric.Registration
-	SandboxauditExporterCheckpointsWritten metric.Int64Counter
-	SandboxauditExporterEventsDropped      metric.Int64Counter
-	SandboxauditExporterEventsReplayed     metric.Int64Counter
-	SandboxauditExporterEventsSpooled      metric.Int64Counter
-	SandboxauditExporterEventsWritten      metric.Int64Counter
-	SandboxauditExporterItemsSkipped       metric.Int64Counter
-	SandboxauditExporterLinesSealed        metric.Int64Counter
-	SandboxauditExporterSealLagLines       metric.Int64Gauge
-	SandboxauditExporterSeqSessionsEvicted metric.Int64Counter
-	SandboxauditExporterSpoolSize          metric.Int64Gauge
+	meter                                     metric.Meter
+	mu                                        sync.Mutex
+	registrations                             []metric.Registration
+	SandboxauditExporterCheckpointsWritten    metric.Int64Counter
+	SandboxauditExporterEventsDropped         metric.Int64Counter
+	SandboxauditExporterEventsReplayed        metric.Int64Counter
+	SandboxauditExporterEventsSpooled         metric.Int64Counter
+	SandboxauditExporterEventsWritten         metric.Int64Counter
+	SandboxauditExporterItemsSkipped          metric.Int64Counter
+	SandboxauditExporterLinesSealed           metric.Int64Counter
+	SandboxauditExporterSealLagLines          metric.Int64Gauge
+	SandboxauditExporterSeqSessionsEvicted    metric.Int64Counter
+	SandboxauditExporterSpoolLinesQuarantined metric.Int64Counter
+	SandboxauditExporterSpoolSize             metric.Int64Gauge
 }
 
 // TelemetryBuilderOption applies changes to default builder.
@@ -124,6 +125,12 @@ func NewTelemetryBuilder(settings component.TelemetrySettings, options ...Teleme
 		"otelcol_sandboxaudit_exporter_seq_sessions_evicted",
 		metric.WithDescription("Number of sessions whose seq counter was dropped to keep within the span mapper's bound; seqs then assigned to that session's spans without seq attributes start again at 1 and may repeat. [Alpha]"),
 		metric.WithUnit("{session}"),
+	)
+	errs = errors.Join(errs, err)
+	builder.SandboxauditExporterSpoolLinesQuarantined, err = builder.meter.Int64Counter(
+		"otelcol_sandboxaudit_exporter_spool_lines_quarantined",
+		metric.WithDescription("Number of lines of the HTTP sink's spool that were not valid audit events (torn, overwritten, bytes inserted) and were moved to its quarantine file instead of being sent. [Alpha]"),
+		metric.WithUnit("{line}"),
 	)
 	errs = errors.Join(errs, err)
 	builder.SandboxauditExporterSpoolSize, err = builder.meter.Int64Gauge(

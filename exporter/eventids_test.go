@@ -1,0 +1,145 @@
+package sandboxauditexporter
+
+import (
+	"context"
+	"encoding/binary"
+	"path/filepath"
+	"testing"
+
+	"github.com/google/uuid"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/pdata/plog"
+
+	"github.com/sandboxaudit/sandboxaudit/auditevent"
+)
+
+// earlyExecStart is the write-ahead record SPEC §8 instrumentation sends
+// for the exec span of sampleSpans before the exec runs.
+func earlyExecStart() plog.Logs {
+	ld := plog.NewLogs()
+	r := ld.ResourceLogs().AppendEmpty().ScopeLogs().AppendEmpty().LogRecords().AppendEmpty()
+	r.SetEventName("sandbox.session.start")
+	r.Body().SetStr(execStartJSON())
+	r.Attributes().PutStr("sandbox.session.id", sessionA)
+	r.Attributes().PutStr("sandbox.operation", "exec")
+	return ld
+}
+
+func TestStartEventWrittenOnceAcrossSignals(t *testing.T) {
+	for _, logsFirst := range []bool{true, false} {
+		name := "span first"
+		if logsFirst {
+			name = "log record first"
+		}
+		t.Run(name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "events.jsonl")
+			cfg := syncConfig()
+			withFile(cfg, path, auditevent.PolicyOverride{})
+			te := startExporters(t, cfg)
+			ctx := context.Background()
+			span := buildTraces(t, sampleSpans()[0])
+			if logsFirst {
+				require.NoError(t, te.logs.ConsumeLogs(ctx, earlyExecStart()))
+				require.NoError(t, te.traces.ConsumeTraces(ctx, span))
+				assert.Equal(t, []string{
+					canonical(t, execStartJSON()),
+					canonical(t, execFinishJSON("null", "null")),
+				}, readLines(t, path))
+			} else {
+				require.NoError(t, te.traces.ConsumeTraces(ctx, span))
+				require.NoError(t, te.logs.ConsumeLogs(ctx, earlyExecStart()))
+				assert.Equal(t, []string{
+					canonical(t, execStartJSON()),
+					canonical(t, execFinishJSON("null", "null")),
+				}, readLines(t, path))
+			}
+			// A resent span writes neither start again; its finish is not
+			// windowed here (only one copy of it is ever produced, and the
+			// file-leg window needs an HTTP sink).
+			require.NoError(t, te.traces.ConsumeTraces(ctx, buildTraces(t, sampleSpans()[0])))
+			assert.Len(t, readLines(t, path), 3)
+		})
+	}
+}
+
+func TestStartIDsForgetAfterAFailedWrite(t *testing.T) {
+	s := newStartIDs()
+	a, b := uuid.New(), uuid.New()
+	events := []auditevent.Event{
+		{EventID: a, Phase: auditevent.PhaseStart},
+		{EventID: uuid.New(), Phase: auditevent.PhaseFinish},
+		{EventID: a, Phase: auditevent.PhaseStart}, // same batch, second copy
+		{EventID: b, Phase: auditevent.PhaseStart},
+	}
+	kept, added, dropped := s.filter(events)
+	require.Len(t, kept, 3)
+	assert.Equal(t, 1, dropped)
+	assert.Equal(t, []uuid.UUID{a, b}, added)
+
+	s.forget(added) // the write failed: a retry must write both again
+	kept, _, dropped = s.filter([]auditevent.Event{{EventID: a, Phase: auditevent.PhaseStart}, {EventID: b, Phase: auditevent.PhaseStart}})
+	assert.Len(t, kept, 2)
+	assert.Zero(t, dropped)
+	assert.Equal(t, eventIDWindow, s.w.Size())
+}
+
+// BenchmarkStartIDsFilter is the window's cost per 512-event batch (256
+// starts), the window already full: the price of writing each start once.
+// Ids come from a counter, so the figure is the window's, not crypto/rand's.
+func BenchmarkStartIDsFilter(b *testing.B) {
+	s := newStartIDs()
+	var n uint64
+	next := func() uuid.UUID {
+		n++
+		var id uuid.UUID
+		binary.BigEndian.PutUint64(id[8:], n)
+		return id
+	}
+	for range eventIDWindow {
+		s.w.Add(next())
+	}
+	work := make([]auditevent.Event, 512)
+	b.ReportAllocs()
+	for b.Loop() {
+		for i := range work {
+			work[i] = auditevent.Event{EventID: next(), Phase: auditevent.Phase(1 + i%2)}
+		}
+		if kept, _, _ := s.filter(work); len(kept) != 512 {
+			b.Fatal(len(kept))
+		}
+	}
+}
+
+// filter drops the starts the window holds, keeps everything else in
+// order, reports what it added, and clears the slots it freed.
+func TestStartIDsFilterKeepsOrder(t *testing.T) {
+	id := func(n byte) uuid.UUID { return uuid.UUID{15: n} }
+	ev := func(n byte, p auditevent.Phase) auditevent.Event {
+		return auditevent.Event{EventID: id(n), Phase: p, Op: "exec"}
+	}
+	s := newStartIDs()
+	s.w.Add(id(3)) // start 3 was written ahead
+	events := []auditevent.Event{
+		ev(1, auditevent.PhaseStart), ev(2, auditevent.PhaseFinish),
+		ev(3, auditevent.PhaseStart), ev(4, auditevent.PhaseFinish),
+		ev(5, auditevent.PhaseStart), ev(6, auditevent.PhaseFinish),
+	}
+	kept, added, dropped := s.filter(events)
+	var keptIDs []uuid.UUID
+	for _, e := range kept {
+		keptIDs = append(keptIDs, e.EventID)
+	}
+	assert.Equal(t, []uuid.UUID{id(1), id(2), id(4), id(5), id(6)}, keptIDs)
+	assert.Equal(t, []uuid.UUID{id(1), id(5)}, added)
+	assert.Equal(t, 1, dropped)
+	assert.Equal(t, auditevent.Event{}, events[5], "the freed slot keeps nothing alive")
+
+	// The same batch again: every start is now known.
+	again := []auditevent.Event{ev(1, auditevent.PhaseStart), ev(2, auditevent.PhaseFinish)}
+	kept, added, dropped = s.filter(again)
+	assert.Len(t, kept, 1)
+	assert.Equal(t, id(2), kept[0].EventID)
+	assert.Empty(t, added)
+	assert.Equal(t, 1, dropped)
+}

@@ -1,0 +1,36 @@
+package httpsink
+
+import (
+	"context"
+
+	"go.uber.org/zap"
+
+	"github.com/sandboxaudit/sandboxaudit/internal/spool"
+)
+
+// watchDamage makes the sink log and count the damage sp finds while
+// running.
+func (s *Sink) watchDamage(sp *spool.Spool) {
+	path := sp.Path()
+	sp.SetDamageHandler(func(d spool.Damage) { s.spoolDamaged(path, d) })
+}
+
+// spoolDamaged logs and counts damage the spool at path found. It runs
+// with the spool locked, so it only logs and counts. No field holds the
+// damaged bytes: they may be anything, a secret included.
+func (s *Sink) spoolDamaged(path string, d spool.Damage) {
+	fields := []zap.Field{zap.String("spool", path), zap.String("damage", string(d.Kind)),
+		zap.Int64("offset", d.Offset), zap.Int64("bytes", d.Bytes), zap.String("problem", d.Reason)}
+	switch d.Kind {
+	case spool.DamageLine:
+		s.set.Observer.Quarantined(context.Background(), 1)
+		s.set.Logger.Error("spool line is not a valid audit event (torn, overwritten or with bytes inserted); "+
+			"set aside in the quarantine file, never sent; replay goes on with the next line",
+			append(fields, zap.String("kept_in", d.Kept))...)
+	case spool.DamageResized:
+		s.set.Logger.Warn("spool file was changed by something else (cut, or bytes inserted); "+
+			"a torn last line is closed before the next append and damaged lines are quarantined on replay", fields...)
+	default:
+		s.set.Logger.Warn("spool's .offset sidecar was missing; written again so a restart finds the spool", fields...)
+	}
+}

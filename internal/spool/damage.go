@@ -1,0 +1,179 @@
+package spool
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/sandboxaudit/sandboxaudit/internal/fsutil"
+)
+
+// DefaultMaxLineBytes bounds a line Replay holds in memory when
+// Options.MaxLineBytes is 0: well above any event a pipeline passes, so a
+// longer one is damage (a region without newlines), quarantined rather
+// than read.
+const DefaultMaxLineBytes = 256 << 20
+
+// DamageKind says what damage a running spool found and mended.
+type DamageKind string
+
+const (
+	// DamageLine: a line that fails Options.Check (torn, garbage, bytes
+	// inserted) or is longer than Options.MaxLineBytes was moved to the
+	// quarantine file, and replay went on with the next line.
+	DamageLine DamageKind = "bad_line"
+	// DamageResized: something other than the spool changed the file's
+	// size, or tore its last line; the last line was closed with a
+	// newline before anything else was appended.
+	DamageResized DamageKind = "resized"
+	// DamageSidecar: the .offset sidecar was missing and was written
+	// again.
+	DamageSidecar DamageKind = "sidecar_missing"
+)
+
+// Damage is one piece of damage found while running, for the caller to log
+// and count. Nothing in it quotes the file's content.
+type Damage struct {
+	Kind DamageKind
+	// Offset and Bytes locate the damage in the spool file: the bad line,
+	// or the file's old size and how far it moved (negative: cut).
+	Offset, Bytes int64
+	// Reason says what was wrong, never with the bytes themselves.
+	Reason string
+	// Kept is where a bad line was saved ("" when it could not be; Reason
+	// then says why).
+	Kept string
+}
+
+// SetDamageHandler makes fn hear of damage found from now on. fn runs
+// while the spool is locked: it must return quickly and must not call the
+// Spool.
+func (s *Spool) SetDamageHandler(fn func(Damage)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.onDamage = fn
+}
+
+// reportLocked passes d to the damage handler; mu is held.
+func (s *Spool) reportLocked(d Damage) {
+	if s.onDamage != nil {
+		s.onDamage(d)
+	}
+}
+
+func (s *Spool) report(d Damage) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.reportLocked(d)
+}
+
+// reconcileLocked brings the spool in line with a file something else
+// changed: cut, grown by inserted bytes, or with its last newline gone. A
+// torn last line is closed with a newline, so the next append is not merged
+// into it (the torn line then fails Check on replay and is quarantined),
+// and end follows the file's size; ack too, if the file was cut below it.
+// Called with mu held, before each append and each replay round.
+func (s *Spool) reconcileLocked() error {
+	fi, err := s.f.Stat()
+	if err != nil {
+		return fmt.Errorf("spool %s: stat: %w", s.path, err)
+	}
+	size := fi.Size()
+	torn, err := endsTorn(s.f, size)
+	if err != nil {
+		return fmt.Errorf("spool %s: read its last byte: %w", s.path, err)
+	}
+	if size == s.end && !torn {
+		return nil
+	}
+	reason := fmt.Sprintf("the file changed outside the spool: %d bytes, expected %d", size, s.end)
+	if torn {
+		if _, err := s.writeFn(s.f, []byte{'\n'}); err != nil {
+			return fmt.Errorf("spool %s: close a torn last line: %w", s.path, err)
+		}
+		if err := s.syncFn(s.f); err != nil {
+			return fmt.Errorf("spool %s: sync: %w", s.path, err)
+		}
+		size++
+		reason += "; its torn last line was closed with a newline"
+	}
+	s.reportLocked(Damage{Kind: DamageResized, Offset: s.end, Bytes: size - s.end, Reason: reason})
+	s.end = size
+	if s.ack > size {
+		s.ack, s.ackCut = size, true
+	}
+	return nil
+}
+
+// endsTorn reports whether the first size bytes of f end other than with a
+// newline.
+func endsTorn(f *os.File, size int64) (bool, error) {
+	if size == 0 {
+		return false, nil
+	}
+	var b [1]byte
+	if _, err := f.ReadAt(b[:], size-1); err != nil {
+		return false, err
+	}
+	return b[0] != '\n', nil
+}
+
+// quarantine copies the n bytes at off of f, a bad line, to the
+// quarantine file beside the spool and returns its path. The file is
+// bounded like the spool (MaxSize): a line that would take it past that is
+// not kept.
+func (s *Spool) quarantine(f *os.File, off, n int64) (string, error) {
+	q, fi, err := openFile(s.quarantinePath, os.O_WRONLY|os.O_CREATE|os.O_APPEND)
+	if err != nil {
+		return "", err
+	}
+	if s.maxSize > 0 && fi.Size()+n+1 > s.maxSize {
+		_ = q.Close()
+		return "", fmt.Errorf("the quarantine file would exceed the spool's max size %d", s.maxSize)
+	}
+	_, err = io.Copy(q, io.NewSectionReader(f, off, n))
+	if err == nil {
+		if ok, terr := endsTorn(f, off+n); terr != nil || ok {
+			_, err = q.Write([]byte{'\n'}) // one line per bad line
+		}
+	}
+	if err == nil {
+		err = q.Sync()
+	}
+	if cerr := q.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil && fi.Size() == 0 {
+		err = fsutil.SyncDir(filepath.Dir(s.quarantinePath))
+	}
+	if err != nil {
+		return "", err
+	}
+	return s.quarantinePath, nil
+}
+
+// checkSidecar writes the sidecar again when it is gone, so a restart
+// finds a spool and not a file it must refuse, and reports it once per
+// disappearance. Called with replayMu held.
+func (s *Spool) checkSidecar() {
+	_, err := os.Lstat(s.offsetPath)
+	if !errors.Is(err, os.ErrNotExist) {
+		s.sidecarGone = false
+		return
+	}
+	s.mu.Lock()
+	ino, ack := s.ino, s.ack
+	s.mu.Unlock()
+	werr := writeOffset(s.offsetPath, offsetRecord{Inode: ino, Offset: ack})
+	if s.sidecarGone && werr != nil {
+		return // reported already
+	}
+	s.sidecarGone = werr != nil
+	reason := "the .offset sidecar was missing; written again with the acknowledged offset"
+	if werr != nil {
+		reason = fmt.Sprintf("the .offset sidecar is missing and could not be written again: %v", werr)
+	}
+	s.report(Damage{Kind: DamageSidecar, Offset: ack, Reason: reason})
+}

@@ -1,0 +1,181 @@
+package startupline
+
+import (
+	"net"
+	"net/url"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/config/configtelemetry"
+	"go.opentelemetry.io/collector/confmap"
+	"go.opentelemetry.io/collector/receiver/otlpreceiver"
+	"go.opentelemetry.io/collector/service/telemetry/otelconftelemetry"
+
+	sandboxauditexporter "github.com/sandboxaudit/sandboxaudit/exporter"
+	sandboxauditreceiver "github.com/sandboxaudit/sandboxaudit/receiver"
+)
+
+// Describe returns the line for a resolved collector configuration, for
+// instance
+//
+//	sandboxaudit: audit lines to /srv/audit/events.jsonl; intake OTLP/gRPC 127.0.0.1:4317, OTLP/HTTP http://127.0.0.1:4318, events http://127.0.0.1:8088/v1/sandbox/events; self-metrics http://127.0.0.1:8888/metrics
+//
+// Only components listed in a pipeline count: the others do not start. A
+// component whose configuration does not load is left out; the collector
+// reports that error itself.
+func Describe(conf *confmap.Conf) string {
+	receivers, exporters := inPipelines(conf)
+	var parts []string
+	if out := auditOutputs(conf, exporters); len(out) > 0 {
+		parts = append(parts, "audit lines to "+strings.Join(out, ", "))
+	}
+	if in := intakes(conf, receivers); len(in) > 0 {
+		parts = append(parts, "intake "+strings.Join(in, ", "))
+	}
+	parts = append(parts, selfMetrics(conf))
+	return "sandboxaudit: " + strings.Join(parts, "; ")
+}
+
+// inPipelines returns the receivers and exporters the pipelines list, each
+// once, sorted.
+func inPipelines(conf *confmap.Conf) (receivers, exporters []component.ID) {
+	var pipelines map[string]struct {
+		Receivers []component.ID `mapstructure:"receivers"`
+		Exporters []component.ID `mapstructure:"exporters"`
+	}
+	sub, err := conf.Sub("service::pipelines")
+	if err != nil || sub.Unmarshal(&pipelines, confmap.WithIgnoreUnused()) != nil {
+		return nil, nil
+	}
+	for _, p := range pipelines {
+		receivers = append(receivers, p.Receivers...)
+		exporters = append(exporters, p.Exporters...)
+	}
+	return unique(receivers), unique(exporters)
+}
+
+func unique(ids []component.ID) []component.ID {
+	slices.SortFunc(ids, func(a, b component.ID) int { return strings.Compare(a.String(), b.String()) })
+	return slices.Compact(ids)
+}
+
+// load unmarshals the section of id under kind onto cfg, a factory's
+// default configuration.
+func load(conf *confmap.Conf, kind string, id component.ID, cfg component.Config) bool {
+	sub, err := conf.Sub(kind + "::" + id.String())
+	return err == nil && sub.Unmarshal(cfg) == nil
+}
+
+// named appends id's name, when it has one, to a label.
+func named(label string, id component.ID) string {
+	if id.Name() == "" {
+		return label
+	}
+	return label + " (" + id.String() + ")"
+}
+
+// auditOutputs names where each sandboxaudit exporter writes: the file as
+// an absolute path, the HTTP endpoint without credentials or query.
+func auditOutputs(conf *confmap.Conf, exporters []component.ID) []string {
+	f := sandboxauditexporter.NewFactory()
+	var out []string
+	for _, id := range exporters {
+		cfg := f.CreateDefaultConfig().(*sandboxauditexporter.Config)
+		if id.Type() != f.Type() || !load(conf, "exporters", id, cfg) {
+			continue
+		}
+		if cfg.File.HasValue() {
+			path := cfg.File.Get().Path
+			if abs, err := filepath.Abs(path); err == nil {
+				path = abs
+			}
+			out = append(out, path)
+		}
+		if cfg.HTTP.HasValue() {
+			out = append(out, withoutSecrets(cfg.HTTP.Get().ClientConfig.Endpoint))
+		}
+	}
+	return out
+}
+
+// withoutSecrets drops the user info, query and fragment of an endpoint:
+// they may hold credentials.
+func withoutSecrets(endpoint string) string {
+	u, err := url.Parse(endpoint)
+	if err != nil {
+		return "an HTTP endpoint"
+	}
+	u.User, u.RawQuery, u.Fragment = nil, "", ""
+	return u.String()
+}
+
+// intakes names each OTLP and sandboxaudit receiver's listening address.
+func intakes(conf *confmap.Conf, receivers []component.ID) []string {
+	otlp, sandbox := otlpreceiver.NewFactory(), sandboxauditreceiver.NewFactory()
+	var out []string
+	for _, id := range receivers {
+		switch id.Type() {
+		case otlp.Type():
+			cfg := otlp.CreateDefaultConfig().(*otlpreceiver.Config)
+			if !load(conf, "receivers", id, cfg) {
+				continue
+			}
+			if cfg.Protocols.GRPC.HasValue() {
+				out = append(out, named("OTLP/gRPC", id)+" "+cfg.Protocols.GRPC.Get().NetAddr.Endpoint)
+			}
+			if cfg.Protocols.HTTP.HasValue() {
+				s := cfg.Protocols.HTTP.Get().ServerConfig
+				out = append(out, named("OTLP/HTTP", id)+" "+scheme(s.TLS.HasValue())+s.NetAddr.Endpoint)
+			}
+		case sandbox.Type():
+			cfg := sandbox.CreateDefaultConfig().(*sandboxauditreceiver.Config)
+			if load(conf, "receivers", id, cfg) {
+				s := cfg.ServerConfig
+				out = append(out, named("events", id)+" "+scheme(s.TLS.HasValue())+s.NetAddr.Endpoint+cfg.EventsPath)
+			}
+		}
+	}
+	return out
+}
+
+func scheme(tls bool) string {
+	if tls {
+		return "https://"
+	}
+	return "http://"
+}
+
+// selfMetrics names where the collector serves its own metrics.
+func selfMetrics(conf *confmap.Conf) string {
+	cfg := otelconftelemetry.NewFactory().CreateDefaultConfig().(*otelconftelemetry.Config)
+	if sub, err := conf.Sub("service::telemetry"); err != nil || sub.Unmarshal(cfg) != nil {
+		return "self-metrics unknown"
+	}
+	if cfg.Metrics.Level == configtelemetry.LevelNone {
+		return "self-metrics off"
+	}
+	var urls []string
+	pushed := false
+	for _, r := range cfg.Metrics.Readers {
+		if r.Periodic != nil {
+			pushed = true
+		}
+		if r.Pull == nil || r.Pull.Exporter.Prometheus == nil {
+			continue
+		}
+		p := r.Pull.Exporter.Prometheus
+		if p.Host != nil && p.Port != nil {
+			urls = append(urls, "http://"+net.JoinHostPort(*p.Host, strconv.Itoa(*p.Port))+"/metrics")
+		}
+	}
+	if pushed {
+		urls = append(urls, "pushed by a periodic reader")
+	}
+	if len(urls) == 0 {
+		return "self-metrics off"
+	}
+	return "self-metrics " + strings.Join(urls, ", ")
+}

@@ -1,0 +1,116 @@
+package startupline
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/confmap"
+)
+
+func conf(t *testing.T, yaml string) *confmap.Conf {
+	t.Helper()
+	ret, err := confmap.NewRetrievedFromYAML([]byte(yaml))
+	require.NoError(t, err)
+	c, err := ret.AsConf()
+	require.NoError(t, err)
+	return c
+}
+
+func TestDescribeNamesFileIntakesAndMetrics(t *testing.T) {
+	wd, err := os.Getwd()
+	require.NoError(t, err)
+	got := Describe(conf(t, `
+receivers:
+  otlp:
+    protocols:
+      grpc:
+        endpoint: 127.0.0.1:4317
+      http:
+        endpoint: 127.0.0.1:4318
+  sandboxaudit:
+    endpoint: 127.0.0.1:8088
+exporters:
+  sandboxaudit:
+    file:
+      path: ./audit/events.jsonl
+service:
+  telemetry:
+    metrics:
+      readers:
+        - pull:
+            exporter:
+              prometheus:
+                host: 127.0.0.1
+                port: 8888
+  pipelines:
+    traces:
+      receivers: [otlp]
+      exporters: [sandboxaudit]
+    logs:
+      receivers: [sandboxaudit, otlp]
+      exporters: [sandboxaudit]
+`))
+	assert.Equal(t, "sandboxaudit: audit lines to "+filepath.Join(wd, "audit", "events.jsonl")+
+		"; intake OTLP/gRPC 127.0.0.1:4317, OTLP/HTTP http://127.0.0.1:4318, events http://127.0.0.1:8088/v1/sandbox/events"+
+		"; self-metrics http://127.0.0.1:8888/metrics", got)
+}
+
+// TestDescribeAppliesDefaultsAndSkipsUnused: unset endpoints are the
+// components' defaults, a component no pipeline lists is left out, an HTTP
+// sink's credentials are not shown.
+func TestDescribeAppliesDefaultsAndSkipsUnused(t *testing.T) {
+	got := Describe(conf(t, `
+receivers:
+  otlp:
+    protocols:
+      grpc:
+  otlp/unused:
+    protocols:
+      http:
+        endpoint: 127.0.0.1:9999
+  sandboxaudit: {}
+  sandboxaudit/tls:
+    endpoint: 0.0.0.0:8443
+    events_path: /events
+    tls:
+      cert_file: server.crt
+      key_file: server.key
+exporters:
+  sandboxaudit:
+    http:
+      endpoint: https://user:secret@audit.example/v1/events?token=secret
+  debug: {}
+service:
+  telemetry:
+    metrics:
+      level: none
+  pipelines:
+    logs:
+      receivers: [sandboxaudit, sandboxaudit/tls, otlp]
+      exporters: [sandboxaudit, debug]
+`))
+	assert.Equal(t, "sandboxaudit: audit lines to https://audit.example/v1/events"+
+		"; intake OTLP/gRPC localhost:4317, events http://localhost:8088/v1/sandbox/events, events (sandboxaudit/tls) https://0.0.0.0:8443/events"+
+		"; self-metrics off", got)
+	assert.NotContains(t, got, "secret")
+}
+
+func TestDescribeDefaultTelemetry(t *testing.T) {
+	got := Describe(conf(t, `
+receivers:
+  sandboxaudit: {}
+exporters:
+  sandboxaudit:
+    file:
+      path: /var/log/audit/{session_id}.jsonl
+service:
+  pipelines:
+    logs:
+      receivers: [sandboxaudit]
+      exporters: [sandboxaudit]
+`))
+	assert.Equal(t, "sandboxaudit: audit lines to /var/log/audit/{session_id}.jsonl; intake events http://localhost:8088/v1/sandbox/events; self-metrics http://localhost:8888/metrics", got)
+}

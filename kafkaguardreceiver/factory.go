@@ -1,0 +1,51 @@
+// Package kafkaguardreceiver is the contrib kafka receiver with one check
+// before it starts: its encoding is a built-in one or an extension of this
+// collector. Started with a mistyped encoding (or the extension left out of
+// service::extensions), the contrib receiver logs the error and the
+// collector then never exits: its Shutdown waits for a consume loop that
+// never ran. Refused before it starts, it shuts down at once.
+//
+// It registers as `kafka`; a collector build lists it instead of the
+// contrib receiver.
+package kafkaguardreceiver
+
+import (
+	"context"
+
+	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/receiver"
+	"go.opentelemetry.io/collector/receiver/xreceiver"
+
+	"github.com/open-telemetry/opentelemetry-collector-contrib/receiver/kafkareceiver"
+)
+
+// NewFactory returns the contrib kafka receiver's factory, under the same
+// type and config, whose receivers check their encoding before they start.
+func NewFactory() receiver.Factory {
+	inner := kafkareceiver.NewFactory().(xreceiver.Factory)
+	return xreceiver.NewFactory(inner.Type(), inner.CreateDefaultConfig,
+		xreceiver.WithTraces(guard(inner.CreateTraces, "traces",
+			func(c *kafkareceiver.Config) string { return c.Traces.Encoding }), inner.TracesStability()),
+		xreceiver.WithLogs(guard(inner.CreateLogs, "logs",
+			func(c *kafkareceiver.Config) string { return c.Logs.Encoding }), inner.LogsStability()),
+		xreceiver.WithMetrics(guard(inner.CreateMetrics, "metrics",
+			func(c *kafkareceiver.Config) string { return c.Metrics.Encoding }), inner.MetricsStability()),
+		xreceiver.WithProfiles(guard(inner.CreateProfiles, "profiles",
+			func(c *kafkareceiver.Config) string { return c.Profiles.Encoding }), inner.ProfilesStability()),
+	)
+}
+
+// guard wraps the contrib factory's create function of one signal so that
+// what it creates checks the signal's encoding at Start.
+func guard[N any, R component.Component](
+	create func(context.Context, receiver.Settings, component.Config, N) (R, error),
+	signal string, encoding func(*kafkareceiver.Config) string,
+) func(context.Context, receiver.Settings, component.Config, N) (R, error) {
+	return func(ctx context.Context, set receiver.Settings, cfg component.Config, next N) (R, error) {
+		r, err := create(ctx, set, cfg, next)
+		if err != nil {
+			return r, err
+		}
+		return any(&encodingGuard{Component: r, signal: signal, encoding: encoding(cfg.(*kafkareceiver.Config))}).(R), nil
+	}
+}

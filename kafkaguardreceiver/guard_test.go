@@ -1,0 +1,80 @@
+package kafkaguardreceiver
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/component/componenttest"
+	"go.opentelemetry.io/collector/consumer/consumertest"
+	"go.opentelemetry.io/collector/extension/extensiontest"
+	"go.opentelemetry.io/collector/receiver/receivertest"
+
+	"github.com/open-telemetry/opentelemetry-collector-contrib/receiver/kafkareceiver"
+
+	sandboxauditencoding "github.com/sandboxaudit/sandboxaudit/encoding"
+)
+
+// hostWith is a host whose extensions are ids: the sandboxaudit encoding
+// extension (it unmarshals logs and traces) and, under any other type, a
+// component that unmarshals nothing.
+type hostWith struct {
+	component.Host
+	ids []component.ID
+}
+
+func (h hostWith) GetExtensions() map[component.ID]component.Component {
+	m := map[component.ID]component.Component{}
+	for _, id := range h.ids {
+		m[id] = nopComponent{}
+		if id.Type().String() == "sandboxaudit_encoding" {
+			ext, err := sandboxauditencoding.NewFactory().Create(context.Background(), extensiontest.NewNopSettings(id.Type()), sandboxauditencoding.NewFactory().CreateDefaultConfig())
+			if err != nil {
+				panic(err)
+			}
+			m[id] = ext
+		}
+	}
+	return m
+}
+
+// TestKafkaReceiverRefusesAnUnknownEncodingBeforeStarting: a mistyped
+// encoding, or the extension left out of service::extensions, fails Start
+// naming the key, and Shutdown returns at once; the contrib receiver alone
+// logged the error and then held the collector's shutdown for ever.
+func TestKafkaReceiverRefusesAnUnknownEncodingBeforeStarting(t *testing.T) {
+	f := NewFactory()
+	cfg := f.CreateDefaultConfig().(*kafkareceiver.Config)
+	cfg.Logs.Encoding = "sandboxaudit_encodng"
+	set := receivertest.NewNopSettings(f.Type())
+	r, err := f.CreateLogs(context.Background(), set, cfg, consumertest.NewNop())
+	require.NoError(t, err)
+
+	host := hostWith{Host: componenttest.NewNopHost(), ids: []component.ID{component.MustNewID("sandboxaudit_encoding")}}
+	err = r.Start(context.Background(), host)
+	require.ErrorContains(t, err, `kafka receiver: logs::encoding: "sandboxaudit_encodng" is neither one of its own encodings`)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	require.NoError(t, r.Shutdown(ctx), "a receiver that never started shuts down at once")
+}
+
+// nopComponent is an extension that unmarshals nothing.
+type nopComponent struct{}
+
+func (nopComponent) Start(context.Context, component.Host) error { return nil }
+func (nopComponent) Shutdown(context.Context) error              { return nil }
+
+func TestCheckKafkaEncoding(t *testing.T) {
+	host := hostWith{Host: componenttest.NewNopHost(), ids: []component.ID{component.MustNewID("sandboxaudit_encoding"), component.MustNewID("bearertokenauth")}}
+	for _, ok := range [][2]string{{"logs", "sandboxaudit_encoding"}, {"logs", "otlp_proto"}, {"logs", "text_utf-16"}, {"traces", "zipkin_json"}, {"metrics", "otlp_json"}} {
+		assert.NoError(t, checkEncoding(ok[0], ok[1], host), "%v", ok)
+	}
+	for _, bad := range [][2]string{{"logs", "sandboxaudit_encoding/other"}, {"traces", "raw"}, {"metrics", "text"}, {"logs", ""},
+		{"logs", "bearertokenauth"}, {"metrics", "sandboxaudit_encoding"}} {
+		assert.Error(t, checkEncoding(bad[0], bad[1], host), "%v", bad)
+	}
+}

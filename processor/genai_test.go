@@ -1,0 +1,44 @@
+package sandboxauditprocessor
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/confmap"
+)
+
+func TestGenAIAttributesOnSandboxSpans(t *testing.T) {
+	got := run(t, createDefaultConfig().(*Config), execSpan(nil))
+	assert.Equal(t, "execute_tool", got["gen_ai.operation.name"])
+	assert.Equal(t, "sandbox.exec", got["gen_ai.tool.name"])
+	assert.Equal(t, "function", got["gen_ai.tool.type"])
+	assert.Equal(t, "TOOL", got["openinference.span.kind"])
+	assert.NotContains(t, got, "gen_ai.tool.call.arguments", "arguments stay under the payload policy")
+	assert.NotContains(t, got, "gen_ai.tool.call.result")
+}
+
+func TestGenAIAttributesKeepTheProducersValues(t *testing.T) {
+	got := run(t, createDefaultConfig().(*Config), execSpan(map[string]any{"gen_ai.tool.name": "shell", "openinference.span.kind": "CHAIN"}))
+	assert.Equal(t, "shell", got["gen_ai.tool.name"])
+	assert.Equal(t, "CHAIN", got["openinference.span.kind"])
+	assert.Equal(t, "execute_tool", got["gen_ai.operation.name"], "the missing ones are added")
+}
+
+func TestGenAIAttributesOff(t *testing.T) {
+	cfg := loadConfig(t, "no_genai")
+	require.NoError(t, confmap.Validate(cfg))
+	got := run(t, cfg, execSpan(nil))
+	for _, k := range []string{"gen_ai.operation.name", "gen_ai.tool.name", "gen_ai.tool.type", "openinference.span.kind"} {
+		assert.NotContains(t, got, k)
+	}
+}
+
+func TestGenAIAttributesOnlyOnSandboxSpans(t *testing.T) {
+	got := run(t, createDefaultConfig().(*Config), map[string]any{"http.route": "/v1/chat"})
+	assert.Equal(t, map[string]any{"http.route": "/v1/chat"}, got)
+}
+
+func TestGenAIAttributesDefaultFromAnEmptyConfig(t *testing.T) {
+	assert.True(t, loadConfig(t, "").GenAIAttributes, "sandboxaudit: with no keys keeps the default")
+}

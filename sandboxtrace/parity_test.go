@@ -1,0 +1,72 @@
+package sandboxtrace_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/sandboxaudit/sandboxaudit/sandboxtrace"
+)
+
+// The expected values below are what the Python reference's
+// sandbox_session.py writes for the same calls (Python 3.11).
+func TestParityWithThePythonSession(t *testing.T) {
+	ctx := context.Background()
+	execWith := func(d time.Duration) func(*sandboxtrace.Session) error {
+		return func(s *sandboxtrace.Session) error {
+			_, err := s.Exec(ctx, sandboxtrace.ExecRequest{Command: []string{"ls"}, Timeout: sandboxtrace.Timeout(d)},
+				runs(sandboxtrace.ExecResult{}, nil))
+			return err
+		}
+	}
+	resolve := func(host string) func(*sandboxtrace.Session) error {
+		return func(s *sandboxtrace.Session) error {
+			_, err := s.ResolveExposedPort(ctx, 80, func(context.Context) (sandboxtrace.Endpoint, error) {
+				return sandboxtrace.Endpoint{Host: host, Port: 8080}, nil
+			})
+			return err
+		}
+	}
+	cases := []struct {
+		name   string
+		run    func(*sandboxtrace.Session) error
+		key    string
+		python string
+	}{
+		{"exec timeout=30", execWith(30 * time.Second), "sandbox.start_data",
+			`{"command":["ls"],"shell":false,"timeout_s":30,"user":null}`},
+		{"exec timeout=0", execWith(0), "sandbox.start_data",
+			`{"command":["ls"],"shell":false,"timeout_s":0,"user":null}`},
+		{"exec timeout=5", execWith(5 * time.Second), "sandbox.start_data",
+			`{"command":["ls"],"shell":false,"timeout_s":5,"user":null}`},
+		{"exec timeout=2.5", execWith(2500 * time.Millisecond), "sandbox.start_data",
+			`{"command":["ls"],"shell":false,"timeout_s":2.5,"user":null}`},
+		{"resolve host ' 127.0.0.1 '", resolve(" 127.0.0.1 "), "sandbox.finish_data",
+			`{"server.address":" 127.0.0.1 ","server.port":8080}`},
+		{"resolve host ::ffff:127.0.0.1", resolve("::ffff:127.0.0.1"), "sandbox.finish_data",
+			`{"server.port":8080}`},
+		{"resolve host ' LOCALHOST'", resolve(" LOCALHOST"), "sandbox.finish_data",
+			`{"server.address":" LOCALHOST","server.port":8080}`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := newRecorder(t)
+			require.NoError(t, c.run(r.session(t)))
+			assert.Equal(t, c.python, attrs(r.only(t))[c.key].AsString())
+		})
+	}
+}
+
+func TestExecTransportKeepsTheCause(t *testing.T) {
+	r := newRecorder(t)
+	s := r.session(t)
+	_, err := s.Exec(context.Background(), sandboxtrace.ExecRequest{Command: []string{"ls"}},
+		runs(sandboxtrace.ExecResult{}, sandboxtrace.ExecTransport(errors.New("dial unix /run/docker.sock: connection refused"))))
+	require.Error(t, err)
+	assert.Equal(t, "exec transport error: dial unix /run/docker.sock: connection refused",
+		attrs(r.only(t))["sandbox.error.message"].AsString())
+}

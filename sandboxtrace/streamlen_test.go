@@ -1,0 +1,98 @@
+package sandboxtrace_test
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/sandboxaudit/sandboxaudit/sandboxtrace"
+)
+
+func TestStreamLen(t *testing.T) {
+	f, err := os.Create(filepath.Join(t.TempDir(), "blob"))
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = f.Close() })
+	_, err = f.Write(make([]byte, 1000))
+	require.NoError(t, err)
+	_, err = f.Seek(0, io.SeekStart)
+	require.NoError(t, err)
+
+	n, ok := sandboxtrace.StreamLen(f)
+	assert.True(t, ok)
+	assert.EqualValues(t, 1000, n, "seekable at 0: the whole file")
+
+	_, err = f.Seek(250, io.SeekStart)
+	require.NoError(t, err)
+	n, ok = sandboxtrace.StreamLen(f)
+	assert.True(t, ok)
+	assert.EqualValues(t, 750, n, "mid-stream: what remains")
+	pos, err := f.Seek(0, io.SeekCurrent)
+	require.NoError(t, err)
+	assert.EqualValues(t, 250, pos, "the position is restored")
+
+	_, ok = sandboxtrace.StreamLen(io.MultiReader(strings.NewReader("abc")))
+	assert.False(t, ok, "a reader that cannot seek has no length")
+
+	text := strings.NewReader("héllo") // 5 characters, 6 bytes
+	n, ok = sandboxtrace.StreamLen(text)
+	assert.True(t, ok)
+	assert.EqualValues(t, 6, n, "a text reader is measured in bytes")
+	rest, err := io.ReadAll(text)
+	require.NoError(t, err)
+	assert.Equal(t, "héllo", string(rest), "nothing consumed")
+}
+
+func TestStreamFormsRecordTheRemainingLength(t *testing.T) {
+	ctx := context.Background()
+	cases := []struct {
+		name string
+		run  func(s *sandboxtrace.Session) error
+		op   string
+		want string // the finish data
+	}{
+		{"write from a seekable reader mid-stream", func(s *sandboxtrace.Session) error {
+			r := bytes.NewReader(make([]byte, 64))
+			_, _ = r.Seek(14, io.SeekStart)
+			return s.WriteStream(ctx, "/w/a", nil, r, consume)
+		}, "write", `{"bytes":50,"path":"/w/a","user":null}`},
+		{"write from a pipe", func(s *sandboxtrace.Session) error {
+			return s.WriteStream(ctx, "/w/a", nil, io.MultiReader(strings.NewReader("x")), consume)
+		}, "write", `{"path":"/w/a","user":null}`},
+		{"hydrate from a seekable reader", func(s *sandboxtrace.Session) error {
+			return s.HydrateWorkspaceStream(ctx, "/w", strings.NewReader("tarball"), consume)
+		}, "hydrate_workspace", `{"bytes":7,"untar_dir":"/w"}`},
+		{"persist to a seekable reader", func(s *sandboxtrace.Session) error {
+			_, err := s.PersistWorkspaceStream(ctx, "/w", "", func(context.Context) (io.Reader, error) {
+				return bytes.NewReader(make([]byte, 9)), nil
+			})
+			return err
+		}, "persist_workspace", `{"bytes":9,"workspace_root":"/w"}`},
+		{"persist to a pipe", func(s *sandboxtrace.Session) error {
+			_, err := s.PersistWorkspaceStream(ctx, "/w", "/t.tar", func(context.Context) (io.Reader, error) {
+				return io.MultiReader(), nil
+			})
+			return err
+		}, "persist_workspace", `{"tar_path":"/t.tar","workspace_root":"/w"}`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := newRecorder(t)
+			require.NoError(t, c.run(r.session(t)))
+			a := attrs(r.only(t))
+			assert.Equal(t, c.op, a["sandbox.operation"].AsString())
+			assert.Equal(t, c.want, a["sandbox.finish_data"].AsString())
+		})
+	}
+}
+
+func consume(_ context.Context, r io.Reader) error {
+	_, err := io.Copy(io.Discard, r)
+	return err
+}

@@ -1,0 +1,120 @@
+package sandboxtrace_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/log"
+	sdklog "go.opentelemetry.io/otel/sdk/log"
+
+	"github.com/sandboxaudit/sandboxaudit/auditevent"
+	"github.com/sandboxaudit/sandboxaudit/sandboxtrace"
+)
+
+func TestSyncFinishAcknowledgesBothBeforeReturning(t *testing.T) {
+	rec := newRecorder(t)
+	sink := &logSink{}
+	s := rec.session(t, sandboxtrace.WithLogExporter(sink), sandboxtrace.WithDelivery(sandboxtrace.DeliverySyncFinish),
+		sandboxtrace.WithOutputCapture(4))
+	_, err := s.Exec(context.Background(), sandboxtrace.ExecRequest{Command: []string{"false"}, Timeout: sandboxtrace.Timeout(30 * time.Second)},
+		runs(sandboxtrace.ExecResult{ExitCode: 1, Stdout: []byte("hello"), Stderr: []byte("no")}, nil))
+	require.NoError(t, err)
+	recs := sink.records()
+	require.Len(t, recs, 2, "start and finish exported before Exec returned")
+	fin := recs[1]
+	span := rec.only(t)
+	a := attrs(span)
+
+	assert.Equal(t, "sandbox.session.finish", fin.EventName())
+	assert.Equal(t, log.SeverityWarn, fin.Severity(), "ok false is WARN")
+	assert.Equal(t, span.SpanContext.SpanID(), fin.SpanID())
+	ev := bodyOf(t, fin)
+	assert.Equal(t, auditevent.PhaseFinish, ev.Phase)
+	assert.Equal(t, a["sandbox.event.finish_id"].AsString(), ev.EventID.String())
+	assert.Equal(t, a["sandbox.event.finish_seq"].AsInt64(), ev.Seq)
+	assert.Equal(t, a["sandbox.finish_data"].AsString(), ev.Data.String())
+	assert.Equal(t, a["sandbox.duration_ms"].AsFloat64(), ev.DurationMS)
+	assert.Equal(t, a["sandbox.ok"].AsBool(), ev.OK)
+	assert.False(t, ev.OK)
+	assert.Equal(t, span.EndTime.Truncate(time.Microsecond).UnixMicro(), ev.TS.UnixMicro())
+	assert.Equal(t, span.Parent.SpanID().String(), *ev.ParentSpanID)
+	assert.Nil(t, ev.ErrorType, "a non-zero exit has no error fields")
+	assert.Nil(t, ev.Stdout, "output text is the collector's payload policy to write")
+
+	raw := map[string][]byte{}
+	fin.WalkAttributes(func(kv attribute.KeyValue) bool {
+		if kv.Value.Type() == attribute.BYTESLICE {
+			raw[string(kv.Key)] = kv.Value.AsByteSlice()
+		}
+		return true
+	})
+	assert.Equal(t, "hell\u2026", string(raw["sandbox.exec.stdout_bytes"]), "raw output, cut as the span's")
+	assert.Equal(t, "no", string(raw["sandbox.exec.stderr_bytes"]))
+	require.NoError(t, s.Shutdown(context.Background()))
+}
+
+func TestSyncFinishRecordsTheErrorFields(t *testing.T) {
+	rec := newRecorder(t)
+	sink := &logSink{}
+	s := rec.session(t, sandboxtrace.WithLogExporter(sink), sandboxtrace.WithDelivery(sandboxtrace.DeliverySyncFinish))
+	err := s.Read(context.Background(), "/w/missing", nil, func(context.Context) error {
+		return sandboxtrace.WorkspaceReadNotFound("/w/missing", errors.New("ENOENT"))
+	})
+	require.Error(t, err)
+	a := attrs(rec.only(t))
+	ev := bodyOf(t, sink.records()[1])
+	assert.Equal(t, a["sandbox.error.code"].AsString(), *ev.ErrorCode)
+	assert.Equal(t, a["error.type"].AsString(), *ev.ErrorType)
+	assert.Equal(t, a["sandbox.error.message"].AsString(), *ev.ErrorMessage)
+	assert.Equal(t, a["sandbox.error.retryable"].AsBool(), *ev.ErrorRetryable)
+	assert.Equal(t, a["sandbox.start_data"].AsString(), ev.Data.String(), "a failed operation's finish data is its start data")
+}
+
+// failingAfter exports the first n batches, then fails.
+type failingAfter struct {
+	logSink
+	n int
+}
+
+func (f *failingAfter) Export(ctx context.Context, recs []sdklog.Record) error {
+	if f.n == 0 {
+		return errors.New("connection reset")
+	}
+	f.n--
+	return f.logSink.Export(ctx, recs)
+}
+
+func TestSyncFinishNotAcknowledgedIsAnError(t *testing.T) {
+	rec := newRecorder(t)
+	sink := &failingAfter{n: 1}
+	s := rec.session(t, sandboxtrace.WithLogExporter(sink), sandboxtrace.WithDelivery(sandboxtrace.DeliverySyncFinish))
+	ran := false
+	err := s.Stop(context.Background(), func(context.Context) error { ran = true; return nil })
+	assert.True(t, ran, "the start was acknowledged, so the operation ran")
+	require.ErrorIs(t, err, sandboxtrace.ErrFinishNotRecorded)
+	assert.ErrorContains(t, err, "connection reset")
+	assert.Len(t, rec.ops(), 1, "the span still carries the finish")
+}
+
+func TestSyncDeliveryLeavesTheFinishToTheSpan(t *testing.T) {
+	rec := newRecorder(t)
+	sink := &logSink{}
+	s := rec.session(t, sandboxtrace.WithLogExporter(sink), sandboxtrace.WithDelivery(sandboxtrace.DeliverySync))
+	require.NoError(t, s.Stop(context.Background(), func(context.Context) error { return nil }))
+	assert.Len(t, sink.records(), 1, "sync: the start only")
+}
+
+func TestParseDelivery(t *testing.T) {
+	for _, d := range []sandboxtrace.Delivery{sandboxtrace.DeliveryBestEffort, sandboxtrace.DeliverySync, sandboxtrace.DeliverySyncFinish} {
+		got, err := sandboxtrace.ParseDelivery(d.String())
+		require.NoError(t, err)
+		assert.Equal(t, d, got)
+	}
+	_, err := sandboxtrace.ParseDelivery("always")
+	assert.ErrorContains(t, err, "want best_effort, sync or sync_finish")
+}
