@@ -92,6 +92,10 @@ type slot struct {
 
 // DecodeOptions controls the defaults the reference fills in.
 type DecodeOptions struct {
+	// MaxDataBytes bounds data's canonical text (0: no bound): past it,
+	// decoding stops with a *TooLongError before that text is written.
+	MaxDataBytes int
+
 	// Now supplies the default ts for events without one (the reference
 	// uses the current UTC time). Nil means time.Now.
 	Now func() time.Time
@@ -138,7 +142,7 @@ func (o DecodeOptions) DecodeInto(b []byte, e *Event) error {
 func (o DecodeOptions) decodeInto(b []byte, e *Event, keepData bool) error {
 	*e = Event{}
 	var slots [numFields]slot
-	if err := scanObject(b, &slots, e, keepData); err != nil {
+	if err := scanObject(b, &slots, e, keepData, o.MaxDataBytes); err != nil {
 		return err
 	}
 	d := decoder{buf: b, slots: &slots}
@@ -190,8 +194,9 @@ func (d *decoder) alsoMissing(err error, phase Phase) error {
 
 // scanObject checks b is one JSON object and records where each known
 // field's value sits. data is canonicalized into e in the same pass.
-func scanObject(b []byte, slots *[numFields]slot, e *Event, keepData bool) error {
-	p := parser{buf: b}
+func scanObject(b []byte, slots *[numFields]slot, e *Event, keepData bool, maxData int) error {
+	// Only data is written while scanning, so the parser's limit is data's.
+	p := parser{buf: b, limit: maxData}
 	if c := p.peek(); c != '{' {
 		if _, err := p.canonValue(nil); err != nil {
 			return &FieldError{Type: "json_invalid", Msg: err.Error()}
@@ -248,6 +253,9 @@ func scanMember(p *parser, slots *[numFields]slot, e *Event, keepData bool) erro
 	} else {
 		err = p.skipValue()
 	}
+	if tl, ok := errors.AsType[*TooLongError](err); ok {
+		return &TooLongError{Field: fieldNames[fData], Limit: tl.Limit}
+	}
 	if err != nil {
 		// The scan cannot resume mid-value, so the first bad value ends
 		// decoding.
@@ -280,6 +288,9 @@ func scanData(p *parser, keepData bool) (Data, error) {
 		p.pos, p.depth = start, depth // a failed skip may have left it deeper
 	}
 	canon, err := p.canonObject(nil)
+	if err == nil && p.limit > 0 && len(canon) > p.limit {
+		err = &TooLongError{Limit: p.limit}
+	}
 	return newData(canon), err
 }
 

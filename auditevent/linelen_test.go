@@ -1,6 +1,8 @@
 package auditevent_test
 
 import (
+	"errors"
+	"strings"
 	"testing"
 
 	"github.com/sandboxaudit/sandboxaudit/auditevent"
@@ -64,5 +66,23 @@ func TestDataLimitStopsBeforeBuilding(t *testing.T) {
 	}
 	if _, err := auditevent.ParseDataStringLimit(`{"n":1e15}`, 12); err == nil {
 		t.Fatal("1e15 (18 bytes canonical) passed a limit of 12")
+	}
+}
+
+// DecodeOptions.MaxDataBytes refuses data to canonicalize that would pass
+// it, naming data, and leaves data that fits as it was.
+func TestDecodeMaxDataBytes(t *testing.T) {
+	ev := func(path string) string {
+		return `{"version":1,"session_id":"0b9d8c7e-6f5a-4b3c-8d2e-1f0a9b8c7d6e","seq":1,"op":"write","phase":"start","span_id":"s","data":{"path":"` + path + `"}}`
+	}
+	opts := auditevent.DecodeOptions{MaxDataBytes: 100}
+	var e auditevent.Event
+	err := opts.DecodeInto([]byte(ev(strings.Repeat("\x7f", 20))), &e) // 131 bytes canonical
+	var tl *auditevent.TooLongError
+	if !errors.As(err, &tl) || tl.Field != "data" || tl.Limit != 100 {
+		t.Fatalf("20 DEL bytes under a limit of 100: %v", err)
+	}
+	if err := opts.DecodeInto([]byte(ev(strings.Repeat("\x7f", 10))), &e); err != nil || len(e.Data.Bytes()) != 71 {
+		t.Fatalf("10 DEL bytes: %v, %d bytes", err, len(e.Data.Bytes()))
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/confmap"
 	"go.opentelemetry.io/collector/consumer/consumererror"
+	"go.opentelemetry.io/collector/pdata/plog"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
@@ -30,10 +31,10 @@ func TestEventOverMaxLineBytesIsRefused(t *testing.T) {
 	cfg.MaxLineBytes = 4096
 	te := startExporters(t, cfg)
 
+	// Data already canonical (700 DEL bytes written \u007f) is kept as it
+	// is decoded, and its line counted before it is written.
 	ld := buildAuditLogs()
-	// 700 DEL bytes are 700 bytes in the record and 4,200 in the line.
-	big := strings.Replace(execStartJSON(), `"cwd":"/w"`, `"cwd":"`+strings.Repeat("\x7f", 700)+`"`, 1)
-	require.Less(t, len(big), 4096)
+	big := strings.Replace(execStartJSON(), `"cwd":"/w"`, `"cwd":"`+strings.Repeat(`\u007f`, 700)+`"`, 1)
 	ld.ResourceLogs().At(0).ScopeLogs().At(0).LogRecords().At(0).Body().SetStr(big)
 	err := te.logs.ConsumeLogs(context.Background(), ld)
 	require.Error(t, err)
@@ -49,6 +50,23 @@ func TestEventOverMaxLineBytesIsRefused(t *testing.T) {
 	assert.True(t, os.IsNotExist(statErr), "nothing was written")
 	assert.Equal(t, int64(2), te.counter(t, "otelcol_sandboxaudit_exporter_items_skipped", "reason", "line_too_long"))
 
+	// Data to canonicalize (700 raw DEL bytes: 700 bytes in the record,
+	// 4,200 in a line) is refused while it is decoded, before its text is
+	// built.
+	raw := strings.Replace(execStartJSON(), `"cwd":"/w"`, `"cwd":"`+strings.Repeat("\x7f", 700)+`"`, 1)
+	require.Less(t, len(raw), 4096)
+	ld = buildAuditLogs()
+	records := ld.ResourceLogs().At(0).ScopeLogs().At(0).LogRecords()
+	records.At(0).Body().SetStr(raw)
+	records.RemoveIf(func(lr plog.LogRecord) bool { return lr.Body().Str() != raw })
+	err = te.logs.ConsumeLogs(context.Background(), ld)
+	require.Error(t, err)
+	st, _ = status.FromError(err)
+	assert.Equal(t, codes.InvalidArgument, st.Code())
+	require.True(t, errors.As(err, &tl), "%v", err)
+	assert.Contains(t, err.Error(), "data: the event's line would be over max_line_bytes (4096 bytes)")
+	assert.Equal(t, int64(3), te.counter(t, "otelcol_sandboxaudit_exporter_items_skipped", "reason", "line_too_long"))
+
 	spans := sampleSpans()[:1]
 	spans[0].attrs["sandbox.start_data"] = `{"cwd":"` + strings.Repeat("\x7f", 700) + `"}`
 	err = te.traces.ConsumeTraces(context.Background(), buildTraces(t, spans...))
@@ -56,7 +74,7 @@ func TestEventOverMaxLineBytesIsRefused(t *testing.T) {
 	st, _ = status.FromError(err)
 	assert.Equal(t, codes.InvalidArgument, st.Code())
 	assert.Contains(t, err.Error(), "sandbox.start_data: the event's line would be over max_line_bytes (4096 bytes)")
-	assert.Equal(t, int64(3), te.counter(t, "otelcol_sandboxaudit_exporter_items_skipped", "reason", "line_too_long"))
+	assert.Equal(t, int64(4), te.counter(t, "otelcol_sandboxaudit_exporter_items_skipped", "reason", "line_too_long"))
 
 	// Within the limit, written as before.
 	require.NoError(t, te.logs.ConsumeLogs(context.Background(), buildAuditLogs()))

@@ -50,6 +50,9 @@ func EventField(key string, err error) zap.Field {
 
 // EventFieldText is EventField's text, for an error answered to a client.
 func EventFieldText(err error) string {
+	if tl, ok := errors.AsType[*auditevent.TooLongError](err); ok {
+		return tl.Error() // a field name and numbers only
+	}
 	var fe *auditevent.FieldError
 	if !errors.As(err, &fe) {
 		return "undecodable record"
