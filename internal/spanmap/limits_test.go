@@ -44,3 +44,11 @@ func TestDeepDataSaysNestingDepth(t *testing.T) {
 	assert.Contains(t, err.Error(), "nesting depth over 200 levels")
 	assert.NotContains(t, err.Error(), "not JSON object text")
 }
+
+// An unknown op lists the valid ones, without quoting the attribute.
+func TestUnknownOpListsTheValidOnes(t *testing.T) {
+	_, err := NewMapper(0).AppendSpanEvents(nil, sandboxSpan(t, map[string]any{semconv.AttrOperation: "frobnicate"}), nil)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "must be one of: "+strings.Join(auditevent.Ops(), ", "))
+	assert.NotContains(t, err.Error(), "frobnicate")
+}

@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
@@ -213,7 +214,7 @@ func (as *attrSet) identity(e *auditevent.Event) error {
 	if !auditevent.IsOp(op) {
 		// Not quoted: errors reach logs and clients, and attribute values
 		// never do (an op may hold anything a producer put there).
-		return attrErr(semconv.AttrOperation, "not a sandbox operation", nil)
+		return attrErr(semconv.AttrOperation, "not a sandbox operation (must be one of: "+strings.Join(auditevent.Ops(), ", ")+")", nil)
 	}
 	sessionText, err := as.str(aSession)
 	if err != nil {
