@@ -96,3 +96,22 @@ func LargestField(e *Event) string {
 	}
 	return best
 }
+
+// lineNumbers bounds the text of a line's numbers, timestamp and literals:
+// seq and version (20 each), ts (32), duration_ms (24), four nulls or
+// booleans (5 each).
+const lineNumbers = 20 + 20 + 32 + 24 + 4*5
+
+// LineBound bounds EncodedLen(e) without reading its text: a byte of a
+// string takes at most six in a line (\u0001; a multi-byte rune takes at
+// most three per byte). It costs a few additions, so a caller checks it
+// first and counts exactly only for a large event.
+func LineBound(e *Event) int {
+	n := len(e.Data.Bytes()) + finishFixed + lineNumbers + 6*(len(e.Op)+len(e.SpanID)) + 4
+	for _, s := range [...]*string{e.ParentSpanID, e.TraceID, e.ErrorCode, e.ErrorMessage, e.ErrorType, e.Stderr, e.Stdout} {
+		if s != nil {
+			n += 6*len(*s) + 2
+		}
+	}
+	return n
+}

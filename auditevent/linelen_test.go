@@ -38,6 +38,9 @@ func TestLineLenIsTheLinesLength(t *testing.T) {
 				t.Fatalf("%s under %+v: LineLen %d, line %d bytes", v.Name, p, got, want)
 			}
 		}
+		if bound, n := auditevent.LineBound(&ev), auditevent.EncodedLen(&ev); bound < n {
+			t.Fatalf("%s: LineBound %d under EncodedLen %d", v.Name, bound, n)
+		}
 		checked++
 	}
 	if checked == 0 {

@@ -306,7 +306,7 @@ func (e *auditExporter) checkLines(ctx context.Context, events []auditevent.Even
 		// writes raw output as at most six bytes per byte, and adds no
 		// more than lineSlack.
 		raw := len(events[i].StdoutBytes) + len(events[i].StderrBytes)
-		if auditevent.EncodedLen(&events[i])+6*raw <= limit-lineSlack {
+		if auditevent.LineBound(&events[i])+6*raw <= limit-lineSlack {
 			continue
 		}
 		n := e.lineLen(&events[i])
