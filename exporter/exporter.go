@@ -279,12 +279,13 @@ func newSinkPolicies(cfg *Config, sink auditevent.PolicyOverride) *payloadpolicy
 // nothing was recorded, and does not resend it. A batch with anything
 // written succeeds: an exporter cannot answer OTLP's partial success, and
 // failing it would report the written events as dropped.
-func allRefused(msg string) error {
-	return consumererror.NewPermanent(status.Error(codes.InvalidArgument, msg))
+// The cause stays reachable by errors.As: a receiver upstream answers an
+// event over max_line_bytes with a 413 naming it.
+func allRefused(msg string, cause error) error {
+	return consumererror.NewPermanent(&refusedError{msg: msg, cause: cause})
 }
 
-// refusedError is allRefused keeping its cause for errors.As: a receiver
-// upstream answers an event over max_line_bytes with a 413 naming it.
+// refusedError is allRefused's error.
 type refusedError struct {
 	msg   string
 	cause error
@@ -318,7 +319,7 @@ func (e *auditExporter) checkLines(ctx context.Context, events []auditevent.Even
 		e.logger.Warn("Refused a push: an event's line would be over max_line_bytes",
 			zap.String("field", tl.Field), zap.Int("line_bytes", n), zap.Int("max_line_bytes", limit),
 			zap.Int("events", len(events)))
-		return consumererror.NewPermanent(&refusedError{msg: "event " + events[i].EventID.String() + ": " + tl.Error(), cause: tl})
+		return allRefused("event "+events[i].EventID.String()+": "+tl.Error(), tl)
 	}
 	return nil
 }

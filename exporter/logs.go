@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"go.opentelemetry.io/collector/consumer/consumererror"
 	"go.opentelemetry.io/collector/pdata/plog"
 
 	"github.com/sandboxaudit/sandboxaudit/internal/logfield"
@@ -26,7 +25,7 @@ func (e *auditExporter) pushLogs(ctx context.Context, ld plog.Logs) error {
 	logfield.RecordStats(e.logger, st)
 	if st.Invalid > 0 && len(events) == 0 {
 		msg := fmt.Sprintf("%d audit event records refused, none written; first: %s", st.Invalid, logfield.EventFieldText(st.FirstInvalid))
-		return consumererror.NewPermanent(&refusedError{msg: msg, cause: st.FirstInvalid})
+		return allRefused(msg, st.FirstInvalid)
 	}
 	e.starts.finishAhead(events)
 	return e.writeEvents(ctx, events)

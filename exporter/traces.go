@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"unsafe"
 
-	"go.opentelemetry.io/collector/consumer/consumererror"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/sandboxaudit/sandboxaudit/auditevent"
@@ -28,7 +27,7 @@ func (e *auditExporter) pushTraces(ctx context.Context, td ptrace.Traces) error 
 	logfield.SeqEvictions(e.logger, e.telemetry.seqSessionsEvicted(ctx, e.mapper.SeqEvictions()))
 	if st.Invalid > 0 && len(events) == 0 {
 		msg := fmt.Sprintf("%d sandbox spans refused, none written; first: %s", st.Invalid, logfield.SpanAttrText(st.FirstInvalid))
-		return consumererror.NewPermanent(&refusedError{msg: msg, cause: st.FirstInvalid})
+		return allRefused(msg, st.FirstInvalid)
 	}
 	return e.writeEvents(ctx, events)
 }
