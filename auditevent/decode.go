@@ -478,7 +478,8 @@ func (d *decoder) errorCode() (*string, error) {
 	}
 	code, ok := internErrorCode(raw)
 	if !ok {
-		return nil, fieldErr("error_code", "enum", "not a reference error code: "+strconv.Quote(string(raw)))
+		return nil, fieldErr("error_code", "enum", "not a reference error code: "+strconv.Quote(string(raw))+
+			" (must be null or one of the Python SDK's codes, such as exec_nonzero or exec_timeout; docs/format.md)")
 	}
 	return &code, nil
 }
