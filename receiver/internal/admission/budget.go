@@ -10,7 +10,7 @@ import (
 // ErrOverBudget is returned when the request bodies in flight already hold
 // the budget, or the client's address holds its share of it: the client
 // gets a 503 and retries.
-var ErrOverBudget = errors.New("the collector is reading too many request bytes right now (max_inflight_bytes); retry later")
+var ErrOverBudget = errors.New("the collector is reading too many request bytes right now (max_inflight_bytes or small_body_inflight_bytes, shared per client address); retry later")
 
 const (
 	// waitingFor is how long an address refused, or served, counts as
