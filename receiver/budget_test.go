@@ -51,12 +51,12 @@ func openBody(t *testing.T, tr *testReceiver, contentLength int, first []byte, e
 }
 
 // TestContentLengthDoesNotPreallocate: 100 connections each announce a
-// 20 MiB body and send a little more than a first chunk, 50 of them a
-// little more than two chunks. The receiver reserves (and allocates)
-// buffer space for what arrived, the full chunks and the one being
-// filled, not for what the header claims; chunks double from 4 KiB, so a
-// client that stalls just past a chunk holds at most three times what it
-// sent (a second chunk of 32 KiB made it nine).
+// 20 MiB body and send a little more than a first buffer, 50 of them a
+// little more than two buffers. The receiver reserves (and allocates)
+// buffer space for what arrived, the full buffers and the one being
+// filled, not for what the header claims; buffers double from 4 KiB, so a
+// client that stalls just past a buffer holds at most three times what it
+// sent.
 func TestContentLengthDoesNotPreallocate(t *testing.T) {
 	const conns = 100
 	tr := startReceiver(t, new(consumertest.LogsSink), nil)
@@ -68,7 +68,7 @@ func TestContentLengthDoesNotPreallocate(t *testing.T) {
 		openBody(t, tr, 20<<20, bytes.Repeat([]byte("{"), sent), "")
 	}
 	const want = conns/2*(4+8)<<10 + conns/2*(4+8+16)<<10
-	waitFor(t, "every connection's chunk being filled", func() bool {
+	waitFor(t, "every connection's buffer being filled", func() bool {
 		used, _ := tr.r.admit.InUse()
 		return used >= want
 	})
@@ -78,12 +78,12 @@ func TestContentLengthDoesNotPreallocate(t *testing.T) {
 }
 
 // reservedWhileReading is what a body holds while its reader waits for
-// more after sent bytes: its full chunks (4, 8, 16, then 32 KiB each) and
+// more after sent bytes: its full buffers (4, 8, 16, then 32 KiB each) and
 // the one being filled, which is reserved before it is read into.
 func reservedWhileReading(sent int) int64 {
 	held, filled := 0, 0
 	for size := 4 << 10; filled <= sent; size = min(2*size, 32<<10) {
-		if filled > 0 || sent >= size { // the first chunk counts once full
+		if filled > 0 || sent >= size { // the first buffer counts once full
 			held += size
 		}
 		filled += size
@@ -92,9 +92,9 @@ func reservedWhileReading(sent int) int64 {
 }
 
 // TestIdleConnectionsHoldNoBudget: connections that send their headers
-// and then nothing (or less than a first chunk) reserve nothing, so they
+// and then nothing (or less than a first buffer) reserve nothing, so they
 // cannot lock other clients out however many there are; they used to
-// take a chunk each.
+// take a buffer each.
 func TestIdleConnectionsHoldNoBudget(t *testing.T) {
 	logs := new(consumertest.LogsSink)
 	tr := startReceiver(t, logs, nil, func(c *Config) {
@@ -114,10 +114,10 @@ func TestIdleConnectionsHoldNoBudget(t *testing.T) {
 	assert.Zero(t, used)
 }
 
-// TestMultiChunkBodyArrivesWhole: a body of many chunks, lines crossing
-// chunk boundaries, is delivered event for event, and once answered holds
+// TestMultiBufferBodyArrivesWhole: a body of many buffers, lines crossing
+// buffer boundaries, is delivered event for event, and once answered holds
 // no budget.
-func TestMultiChunkBodyArrivesWhole(t *testing.T) {
+func TestMultiBufferBodyArrivesWhole(t *testing.T) {
 	logs := new(consumertest.LogsSink)
 	tr := startReceiver(t, logs, nil)
 	body := ndjsonBody("whole", 1000)
