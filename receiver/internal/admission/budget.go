@@ -65,6 +65,9 @@ func NewBudget(limit, floor int64) *Budget {
 // Reserve takes n bytes for addr; false, taking nothing, if that would pass
 // the limit or addr's share of it.
 func (b *Budget) Reserve(addr netip.Addr, n int64) bool {
+	if n <= 0 {
+		return true
+	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if len(b.waiting) > 0 {
@@ -90,7 +93,7 @@ func (b *Budget) Reserve(addr netip.Addr, n int64) bool {
 
 // Release gives n bytes reserved for addr back.
 func (b *Budget) Release(addr netip.Addr, n int64) {
-	if n == 0 {
+	if n <= 0 {
 		return
 	}
 	b.mu.Lock()
