@@ -27,6 +27,9 @@ type PolicyOverride struct {
 	MaxStdoutChars    *int  `mapstructure:"max_stdout_chars" json:"max_stdout_chars,omitempty"`
 	MaxStderrChars    *int  `mapstructure:"max_stderr_chars" json:"max_stderr_chars,omitempty"`
 	IncludeWriteLen   *bool `mapstructure:"include_write_len" json:"include_write_len,omitempty"`
+	// Redact is the level's redact section; Policy does not hold it (see
+	// RedactOverride).
+	Redact RedactOverride `mapstructure:"redact" json:"redact,omitzero"`
 }
 
 // Validate refuses negative character limits, naming the key.
@@ -43,7 +46,8 @@ func (o PolicyOverride) Validate() error {
 
 // IsZero reports whether the override sets nothing.
 func (o PolicyOverride) IsZero() bool {
-	return o.IncludeExecOutput == nil && o.MaxStdoutChars == nil && o.MaxStderrChars == nil && o.IncludeWriteLen == nil
+	return o.IncludeExecOutput == nil && o.MaxStdoutChars == nil && o.MaxStderrChars == nil && o.IncludeWriteLen == nil &&
+		o.Redact.IsZero()
 }
 
 // Merge returns p with the fields o sets explicitly replaced.

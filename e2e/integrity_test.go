@@ -200,12 +200,18 @@ func TestIntegrityCollectorAndPythonWriter(t *testing.T) {
 		c2out, err := c2.CombinedOutput()
 		require.Error(t, err, "collector started over checkpoints of another key")
 		require.Contains(t, string(c2out), "not signed by key e2e-audit+")
-		// ...and a checkpoint forged with that key is named by verify.
+		// ...and with the sidecars removed it refuses too: a file with
+		// lines and no history is sealed afresh only by log reset...
 		require.NoError(t, os.Remove(p+".checkpoints"))
 		require.NoError(t, os.Remove(p+".tlog"))
-		c3 := startCollector(t, "collector-forging", t.TempDir(), integrityConfig(sandbox2, p, otherKey, "200ms"), sandbox2)
-		c3.stop(t)
-		code, out := runCLI(t, "verify", "--key", pubPath, p)
+		c3 := exec.Command(bins.collector, "--config", writeConfig(t, t.TempDir(), integrityConfig(sandbox2, p, otherKey, "200ms")))
+		c3out, err := c3.CombinedOutput()
+		require.Error(t, err, "collector sealed a file without history")
+		require.Contains(t, string(c3out), "has no signed history")
+		code, out := runCLI(t, "log", "reset", "--signing-key", otherKey, p)
+		require.Equal(t, 0, code, out)
+		// ...and a checkpoint forged with that key is named by verify.
+		code, out = runCLI(t, "verify", "--key", pubPath, p)
 		require.Equal(t, 1, code, out)
 		require.Contains(t, out, "checkpoint #1: not signed by key e2e-audit+")
 	})

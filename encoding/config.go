@@ -22,6 +22,6 @@ func createDefaultConfig() component.Config {
 
 // newPolicies resolves the effective policy per op once: the config never
 // changes.
-func newPolicies(cfg *Config) *payloadpolicy.Table {
+func newPolicies(cfg *Config) (*payloadpolicy.Table, error) {
 	return payloadpolicy.NewTable(auditevent.PolicySet{Default: cfg.PayloadPolicy, ByOp: cfg.PayloadPolicyByOp})
 }

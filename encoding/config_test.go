@@ -27,16 +27,18 @@ func TestConfigDefault(t *testing.T) {
 	cfg, err := loadConfig(t, "")
 	require.NoError(t, err)
 	assert.Equal(t, NewFactory().CreateDefaultConfig(), cfg)
-	p := newPolicies(cfg)
-	assert.Equal(t, auditevent.DefaultPolicy(), p.Get("exec"), "exec output redacted by default")
+	p, err := newPolicies(cfg)
+	require.NoError(t, err)
+	assert.Equal(t, auditevent.DefaultPolicy(), p.Get("exec").Policy, "exec output redacted by default")
 }
 
 func TestConfigLevels(t *testing.T) {
 	cfg, err := loadConfig(t, "redact")
 	require.NoError(t, err)
-	p := newPolicies(cfg)
-	assert.Equal(t, auditevent.Policy{IncludeExecOutput: true, MaxStdoutChars: 2000, MaxStderrChars: 0, IncludeWriteLen: false}, p.Get("exec"))
-	assert.Equal(t, auditevent.Policy{IncludeExecOutput: false, MaxStdoutChars: 8000, MaxStderrChars: 8000, IncludeWriteLen: false}, p.Get("write"))
+	p, err := newPolicies(cfg)
+	require.NoError(t, err)
+	assert.Equal(t, auditevent.Policy{IncludeExecOutput: true, MaxStdoutChars: 2000, MaxStderrChars: 0, IncludeWriteLen: false}, p.Get("exec").Policy)
+	assert.Equal(t, auditevent.Policy{IncludeExecOutput: false, MaxStdoutChars: 8000, MaxStderrChars: 8000, IncludeWriteLen: false}, p.Get("write").Policy)
 	assert.Equal(t, p.Get("write"), p.Get("an op of a later format version"))
 }
 

@@ -45,10 +45,18 @@ func newEncodingExtension(cfg *Config, set extension.Settings) (*encodingExtensi
 	if err != nil {
 		return nil, fmt.Errorf("sandboxaudit_encoding: telemetry: %w", err)
 	}
+	policies, err := newPolicies(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("sandboxaudit_encoding: %w", err)
+	}
+	if off := policies.RedactionOff(); len(off) > 0 {
+		set.Logger.Warn("payload_policy redact is off: credentials in commands, environment, errors and output are written in clear",
+			zap.Strings("ops", off))
+	}
 	return &encodingExtension{
 		logger:    set.Logger,
 		buildVer:  set.BuildInfo.Version,
-		policies:  newPolicies(cfg),
+		policies:  policies,
 		telemetry: &telemetry{tb: tb},
 		mapper:    spanmap.NewMapper(0),
 	}, nil

@@ -9,6 +9,7 @@ import (
 	"github.com/sandboxaudit/sandboxaudit/auditevent"
 	"github.com/sandboxaudit/sandboxaudit/internal/logfield"
 	"github.com/sandboxaudit/sandboxaudit/internal/logmap"
+	"github.com/sandboxaudit/sandboxaudit/internal/redact"
 )
 
 // MarshalTraces writes the start and finish events of every sandbox span in
@@ -57,10 +58,11 @@ func (e *encodingExtension) appendLines(ctx context.Context, events []auditevent
 		return []byte{}
 	}
 	buf := make([]byte, 0, 512*len(events))
+	var cuts redact.Counts
 	for i := range events {
-		out := e.policies.Get(events[i].Op).Apply(&events[i])
-		buf = auditevent.AppendLine(buf, &out)
+		buf = e.policies.Get(events[i].Op).AppendLine(buf, &events[i], &cuts)
 	}
+	e.telemetry.redacted(ctx, &cuts)
 	e.telemetry.tb.SandboxauditEncodingEventsMarshaled.Add(ctx, int64(len(events)))
 	return buf
 }

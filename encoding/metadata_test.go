@@ -11,6 +11,7 @@ import (
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 
 	"github.com/sandboxaudit/sandboxaudit/encoding/internal/metadata"
+	"github.com/sandboxaudit/sandboxaudit/internal/redact"
 	"github.com/sandboxaudit/sandboxaudit/internal/testutil/metadatatest"
 )
 
@@ -36,6 +37,11 @@ func TestMetadataMatchesCode(t *testing.T) {
 		ext.telemetry.skipped(ctx, r, 1)
 	}
 	require.EqualValues(t, 1, ext.telemetry.seqSessionsEvicted(ctx, 1))
+	var every redact.Counts
+	for k := range every {
+		every[k] = 1
+	}
+	ext.telemetry.redacted(ctx, &every)
 
 	var rm metricdata.ResourceMetrics
 	require.NoError(t, tel.Reader.Collect(ctx, &rm))

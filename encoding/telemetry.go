@@ -8,6 +8,7 @@ import (
 	"go.opentelemetry.io/otel/metric"
 
 	"github.com/sandboxaudit/sandboxaudit/encoding/internal/metadata"
+	"github.com/sandboxaudit/sandboxaudit/internal/redact"
 )
 
 // Reasons, the "reason" attribute of items_skipped (the exporter's names).
@@ -48,4 +49,12 @@ func (t *telemetry) seqSessionsEvicted(ctx context.Context, total int64) int64 {
 			return n
 		}
 	}
+}
+
+// redacted adds the cuts of one marshal call, by kind.
+func (t *telemetry) redacted(ctx context.Context, c *redact.Counts) {
+	c.Each(func(kind string, n int) {
+		t.tb.SandboxauditEncodingSecretsRedacted.Add(ctx, int64(n),
+			metric.WithAttributeSet(attribute.NewSet(attribute.String("kind", kind))))
+	})
 }

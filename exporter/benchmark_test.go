@@ -20,6 +20,9 @@ import (
 	"github.com/sandboxaudit/sandboxaudit/auditevent"
 	"github.com/sandboxaudit/sandboxaudit/internal/filesink"
 	"github.com/sandboxaudit/sandboxaudit/internal/integrity"
+	"github.com/sandboxaudit/sandboxaudit/internal/payloadpolicy"
+	"github.com/sandboxaudit/sandboxaudit/internal/spanmap"
+	"github.com/sandboxaudit/sandboxaudit/internal/testutil/redacttest"
 )
 
 const benchSpans = 1000
@@ -266,4 +269,80 @@ func BenchmarkTracesToFileIntegrity(b *testing.B) {
 			})
 		}
 	}
+}
+
+// BenchmarkTracesToFileRedaction: the same batches with redaction off and
+// on (the default), and on with a credential in every exec's argv, to the
+// file sink with fsync never so that the CPU the encoding takes shows.
+// Compare events/cpu-s of the three in one run.
+func BenchmarkTracesToFileRedaction(b *testing.B) {
+	off := auditevent.PolicyOverride{Redact: auditevent.RedactOverride{Enabled: auditevent.Ptr(false)}}
+	for _, tc := range []struct {
+		name    string
+		policy  auditevent.PolicyOverride
+		secrets bool
+	}{{"redact=off", off, false}, {"redact=on", auditevent.PolicyOverride{}, false}, {"redact=on/secrets", auditevent.PolicyOverride{}, true}} {
+		b.Run(tc.name, func(b *testing.B) {
+			cfg := syncConfig()
+			withFile(cfg, filepath.Join(b.TempDir(), "events.jsonl"), tc.policy)
+			cfg.File.Get().Fsync = filesink.FsyncNever
+			te := startExporters(b, cfg).traces
+			td := benchTraces(b)
+			if tc.secrets {
+				addSecrets(td)
+			}
+			ctx := context.Background()
+			b.ReportAllocs()
+			cpu0 := processCPU(b)
+			iter := 0
+			for b.Loop() {
+				renumber(td, iter)
+				iter++
+				if err := te.ConsumeTraces(ctx, td); err != nil {
+					b.Fatal(err)
+				}
+			}
+			reportRates(b, processCPU(b)-cpu0)
+		})
+	}
+}
+
+// addSecrets puts a token flag and a password variable in every exec's argv.
+func addSecrets(td ptrace.Traces) {
+	spans := td.ResourceSpans().At(0).ScopeSpans().At(0).Spans()
+	for i := range spans.Len() {
+		a := spans.At(i).Attributes()
+		if v, _ := a.Get("sandbox.operation"); v.Str() == "exec" {
+			a.PutStr("sandbox.start_data", `{"command":["env","DB_PASSWORD=hunter2","gh","--token","`+redacttest.GitHubToken+`","repo","list"],"cwd":"/workspace","timeout_s":30.0}`)
+		}
+	}
+}
+
+// BenchmarkEncodeRedactionCost encodes the same mapped batch under the
+// default policy with redaction off and on, alternately in every
+// iteration so that both see the same machine, and reports the time per
+// event of each and the difference: what redaction adds to the exporter's
+// encoding of an event without secrets.
+func BenchmarkEncodeRedactionCost(b *testing.B) {
+	events, _ := spanmap.NewMapper(0).AppendTraces(nil, benchTraces(b))
+	off, err := payloadpolicy.NewTable(auditevent.PolicySet{Default: auditevent.PolicyOverride{
+		Redact: auditevent.RedactOverride{Enabled: auditevent.Ptr(false)},
+	}})
+	require.NoError(b, err)
+	on, err := payloadpolicy.NewTable(auditevent.PolicySet{})
+	require.NoError(b, err)
+	buf := make([]byte, 0, 1<<20)
+	var tOff, tOn time.Duration
+	for b.Loop() {
+		t0 := time.Now()
+		buf = appendEvents(buf[:0], off, events, nil)
+		t1 := time.Now()
+		buf = appendEvents(buf[:0], on, events, nil)
+		tOn += time.Since(t1)
+		tOff += t1.Sub(t0)
+	}
+	n := float64(b.N) * float64(len(events))
+	b.ReportMetric(float64(tOff.Nanoseconds())/n, "off-ns/event")
+	b.ReportMetric(float64(tOn.Nanoseconds())/n, "on-ns/event")
+	b.ReportMetric(float64((tOn-tOff).Nanoseconds())/n, "added-ns/event")
 }

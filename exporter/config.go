@@ -21,6 +21,7 @@ import (
 	"github.com/sandboxaudit/sandboxaudit/internal/httpsink"
 	"github.com/sandboxaudit/sandboxaudit/internal/integrity"
 	"github.com/sandboxaudit/sandboxaudit/internal/payloadpolicy"
+	"github.com/sandboxaudit/sandboxaudit/internal/witness"
 )
 
 // Config is the sandboxaudit exporter configuration.
@@ -90,6 +91,9 @@ type FileConfig struct {
 	// Integrity seals the file in a Merkle tree with signed checkpoints
 	// (SPEC section 9); enabled by writing the section.
 	Integrity configoptional.Optional[IntegrityConfig] `mapstructure:"integrity"`
+	// Rotation rotates, compresses and retires the files (SPEC section
+	// 10); enabled by writing the section.
+	Rotation configoptional.Optional[RotationConfig] `mapstructure:"rotation"`
 
 	// prevent unkeyed literal initialization
 	_ struct{}
@@ -103,12 +107,80 @@ type IntegrityConfig struct {
 	// CheckpointInterval is how often a checkpoint is appended for each
 	// file that grew; 0 means defaultCheckpointInterval.
 	CheckpointInterval time.Duration `mapstructure:"checkpoint_interval"`
-	// Publish POSTs every signed checkpoint to a witness endpoint; enabled
-	// by writing the section.
-	Publish configoptional.Optional[confighttp.ClientConfig] `mapstructure:"publish"`
+	// Witnesses cosign every newest checkpoint with the C2SP tlog-witness
+	// protocol (SPEC section 10).
+	Witnesses []WitnessConfig `mapstructure:"witnesses"`
+	// WitnessQuorum is how many witnesses must cosign a checkpoint; 0
+	// means all of them.
+	WitnessQuorum int `mapstructure:"witness_quorum"`
 
 	// prevent unkeyed literal initialization
 	_ struct{}
+}
+
+// WitnessConfig is one witness: its add-checkpoint submission prefix
+// (endpoint, with every confighttp client key) and its cosignature key.
+type WitnessConfig struct {
+	ClientConfig confighttp.ClientConfig `mapstructure:",squash"`
+	// PublicKey is the witness's cosignature verifier key
+	// (name+hash+base64, C2SP signed-note).
+	PublicKey string `mapstructure:"public_key"`
+
+	// prevent unkeyed literal initialization
+	_ struct{}
+}
+
+// RotationConfig configures the file sink's rotation. The names and
+// defaults are the contrib fileexporter's, with interval and compression
+// added.
+type RotationConfig struct {
+	// MaxMegabytes rotates a file before a batch that would take it past
+	// this size; 0 means no size limit.
+	MaxMegabytes int `mapstructure:"max_megabytes"`
+	// Interval rotates a file this long after its segment began; 0 means
+	// not by time.
+	Interval time.Duration `mapstructure:"interval"`
+	// MaxBackups keeps at most this many closed segments per file; 0 keeps
+	// all.
+	MaxBackups int `mapstructure:"max_backups"`
+	// MaxDays removes closed segments older than this many days (24 h);
+	// 0 keeps them whatever their age.
+	MaxDays int `mapstructure:"max_days"`
+	// Compression is zstd or none.
+	Compression string `mapstructure:"compression"`
+
+	// prevent unkeyed literal initialization
+	_ struct{}
+}
+
+// Compression values of file.rotation.compression.
+const (
+	compressionNone = "none"
+	compressionZstd = "zstd"
+)
+
+// Validate checks the rotation keys.
+func (c *RotationConfig) Validate() error {
+	var errs []error
+	if c.MaxMegabytes < 0 {
+		errs = append(errs, fmt.Errorf("max_megabytes: must be >= 0, got %d", c.MaxMegabytes))
+	}
+	if c.Interval < 0 || c.Interval > 0 && c.Interval < time.Second {
+		errs = append(errs, fmt.Errorf("interval: must be 0 (no time-based rotation) or at least 1s, got %s", c.Interval))
+	}
+	if c.MaxBackups < 0 {
+		errs = append(errs, fmt.Errorf("max_backups: must be >= 0, got %d", c.MaxBackups))
+	}
+	if c.MaxDays < 0 {
+		errs = append(errs, fmt.Errorf("max_days: must be >= 0, got %d", c.MaxDays))
+	}
+	if c.Compression != compressionNone && c.Compression != compressionZstd && c.Compression != "" {
+		errs = append(errs, fmt.Errorf("compression: %q is not one of %q, %q", c.Compression, compressionZstd, compressionNone))
+	}
+	if c.MaxMegabytes == 0 && c.Interval == 0 {
+		errs = append(errs, errors.New("max_megabytes and interval are both 0: the file would never rotate"))
+	}
+	return errors.Join(errs...)
 }
 
 // HTTPConfig configures the HTTP sink.
@@ -165,6 +237,13 @@ func (cfg *Config) Validate() error {
 	}
 	if err := payloadpolicy.CheckOps(cfg.PayloadPolicyByOp); err != nil {
 		errs = append(errs, err)
+	}
+	errs = append(errs, payloadpolicy.CheckRedact(cfg.PayloadPolicy, cfg.PayloadPolicyByOp))
+	if fc := cfg.File.Get(); fc != nil {
+		errs = append(errs, payloadpolicy.CheckLevel("file::payload_policy", fc.PayloadPolicy))
+	}
+	if hc := cfg.HTTP.Get(); hc != nil {
+		errs = append(errs, payloadpolicy.CheckLevel("http::payload_policy", hc.PayloadPolicy))
 	}
 	if err := cfg.checkSpoolIsNotAuditFile(); err != nil {
 		errs = append(errs, err)
@@ -240,10 +319,35 @@ func (c *IntegrityConfig) Validate() error {
 		errs = append(errs, fmt.Errorf("checkpoint_interval: must be 0 (the default, %s) or at least %s, got %s",
 			defaultCheckpointInterval, minCheckpointInterval, c.CheckpointInterval))
 	}
-	if p := c.Publish.Get(); p != nil {
-		errs = append(errs, validateClient("publish::", p))
+	errs = append(errs, c.validateWitnesses())
+	return errors.Join(errs...)
+}
+
+// validateWitnesses checks each witness's endpoint, client keys and key,
+// and the quorum.
+func (c *IntegrityConfig) validateWitnesses() error {
+	var errs []error
+	for i := range c.Witnesses {
+		w := &c.Witnesses[i]
+		prefix := fmt.Sprintf("witnesses::%d::", i)
+		errs = append(errs, validateClient(prefix, &w.ClientConfig))
+		if _, err := witness.ParseKey(w.PublicKey); err != nil {
+			errs = append(errs, fmt.Errorf("%spublic_key: %w", prefix, err))
+		}
+	}
+	if c.WitnessQuorum < 0 || c.WitnessQuorum > len(c.Witnesses) {
+		errs = append(errs, fmt.Errorf("witness_quorum: must be between 0 (all) and the %d witnesses, got %d",
+			len(c.Witnesses), c.WitnessQuorum))
 	}
 	return errors.Join(errs...)
+}
+
+// quorum is the witness quorum with the default applied.
+func (c *IntegrityConfig) quorum() int {
+	if c.WitnessQuorum == 0 {
+		return len(c.Witnesses)
+	}
+	return c.WitnessQuorum
 }
 
 // interval is the checkpoint interval with the default applied.

@@ -79,7 +79,7 @@ func TestLoadConfig(t *testing.T) {
 			name: "",
 			want: func() *Config {
 				c := def()
-				c.File = configoptional.Some(FileConfig{Path: "./audit/events.jsonl", Fsync: filesink.FsyncBatch, MaxOpenFiles: 64, Integrity: defaultIntegrity()})
+				c.File = configoptional.Some(FileConfig{Path: "./audit/events.jsonl", Fsync: filesink.FsyncBatch, MaxOpenFiles: 64, Integrity: defaultIntegrity(), Rotation: defaultRotation()})
 				return c
 			},
 		},
@@ -103,6 +103,7 @@ func TestLoadConfig(t *testing.T) {
 					MaxOpenFiles:  16,
 					PayloadPolicy: auditevent.PolicyOverride{MaxStdoutChars: auditevent.Ptr(2000)},
 					Integrity:     defaultIntegrity(),
+					Rotation:      defaultRotation(),
 				})
 				h := httpDefaults()
 				h.ClientConfig.Endpoint = "http://127.0.0.1:8088/v1/sandbox/events"
@@ -132,7 +133,7 @@ func TestLoadConfig(t *testing.T) {
 			name: "file_only",
 			want: func() *Config {
 				c := def()
-				c.File = configoptional.Some(FileConfig{Path: "./audit/events.jsonl", Fsync: filesink.FsyncNever, MaxOpenFiles: 64, Integrity: defaultIntegrity()})
+				c.File = configoptional.Some(FileConfig{Path: "./audit/events.jsonl", Fsync: filesink.FsyncNever, MaxOpenFiles: 64, Integrity: defaultIntegrity(), Rotation: defaultRotation()})
 				return c
 			},
 		},
@@ -163,7 +164,7 @@ func TestLoadConfig(t *testing.T) {
 			name: "queue_enabled",
 			want: func() *Config {
 				c := def()
-				c.File = configoptional.Some(FileConfig{Path: "./audit/events.jsonl", Fsync: filesink.FsyncBatch, MaxOpenFiles: 64, Integrity: defaultIntegrity()})
+				c.File = configoptional.Some(FileConfig{Path: "./audit/events.jsonl", Fsync: filesink.FsyncBatch, MaxOpenFiles: 64, Integrity: defaultIntegrity(), Rotation: defaultRotation()})
 				c.QueueConfig.GetOrInsertDefault()
 				return c
 			},
@@ -172,9 +173,27 @@ func TestLoadConfig(t *testing.T) {
 			name: "queue_persistent",
 			want: func() *Config {
 				c := def()
-				c.File = configoptional.Some(FileConfig{Path: "./audit/events.jsonl", Fsync: filesink.FsyncBatch, MaxOpenFiles: 64, Integrity: defaultIntegrity()})
+				c.File = configoptional.Some(FileConfig{Path: "./audit/events.jsonl", Fsync: filesink.FsyncBatch, MaxOpenFiles: 64, Integrity: defaultIntegrity(), Rotation: defaultRotation()})
 				storage := component.MustNewID("file_storage")
 				c.QueueConfig.GetOrInsertDefault().StorageID = &storage
+				return c
+			},
+		},
+		{
+			name: "rotation",
+			want: func() *Config {
+				c := def()
+				c.File = configoptional.Some(FileConfig{Path: "./audit/events.jsonl", Fsync: filesink.FsyncBatch, MaxOpenFiles: 64, Integrity: defaultIntegrity(),
+					Rotation: configoptional.Some(RotationConfig{MaxMegabytes: 100, Interval: time.Hour, MaxBackups: 100, MaxDays: 30, Compression: "zstd"})})
+				return c
+			},
+		},
+		{
+			name: "rotation_defaults",
+			want: func() *Config {
+				c := def()
+				c.File = configoptional.Some(FileConfig{Path: "./audit/events.jsonl", Fsync: filesink.FsyncBatch, MaxOpenFiles: 64, Integrity: defaultIntegrity(),
+					Rotation: configoptional.Some(RotationConfig{MaxMegabytes: 100, MaxBackups: 100, Compression: "none"})})
 				return c
 			},
 		},
@@ -190,6 +209,7 @@ func TestLoadConfig(t *testing.T) {
 					MaxOpenFiles:  64,
 					PayloadPolicy: auditevent.PolicyOverride{IncludeExecOutput: auditevent.Ptr(false)},
 					Integrity:     defaultIntegrity(),
+					Rotation:      defaultRotation(),
 				})
 				return c
 			},
@@ -226,7 +246,8 @@ func TestLoadConfigQueue(t *testing.T) {
 func TestExplicitDefaultStillOverrides(t *testing.T) {
 	cfg, err := loadConfig(t, "config.yaml", "explicit_defaults")
 	require.NoError(t, err)
-	file := newSinkPolicies(cfg, cfg.File.Get().PayloadPolicy)
+	file, err := newSinkPolicies(cfg, cfg.File.Get().PayloadPolicy)
+	require.NoError(t, err)
 
 	// exporter level says include; the file sink sets the default value
 	// false, which must still win.
@@ -244,13 +265,15 @@ func TestExplicitDefaultStillOverrides(t *testing.T) {
 func TestPolicyLevels(t *testing.T) {
 	cfg, err := loadConfig(t, "config.yaml", "full")
 	require.NoError(t, err)
-	file := newSinkPolicies(cfg, cfg.File.Get().PayloadPolicy)
-	http := newSinkPolicies(cfg, cfg.HTTP.Get().PayloadPolicy)
+	file, err := newSinkPolicies(cfg, cfg.File.Get().PayloadPolicy)
+	require.NoError(t, err)
+	http, err := newSinkPolicies(cfg, cfg.HTTP.Get().PayloadPolicy)
+	require.NoError(t, err)
 
-	assert.Equal(t, auditevent.Policy{IncludeExecOutput: true, MaxStdoutChars: 2000, MaxStderrChars: 8000, IncludeWriteLen: true}, file.Get("exec"))
-	assert.Equal(t, auditevent.Policy{IncludeExecOutput: false, MaxStdoutChars: 2000, MaxStderrChars: 8000, IncludeWriteLen: true}, file.Get("read"))
-	assert.Equal(t, auditevent.Policy{IncludeExecOutput: false, MaxStdoutChars: 2000, MaxStderrChars: 8000, IncludeWriteLen: false}, file.Get("write"))
-	assert.Equal(t, auditevent.Policy{IncludeExecOutput: false, MaxStdoutChars: 8000, MaxStderrChars: 8000, IncludeWriteLen: true}, http.Get("exec"))
+	assert.Equal(t, auditevent.Policy{IncludeExecOutput: true, MaxStdoutChars: 2000, MaxStderrChars: 8000, IncludeWriteLen: true}, file.Get("exec").Policy)
+	assert.Equal(t, auditevent.Policy{IncludeExecOutput: false, MaxStdoutChars: 2000, MaxStderrChars: 8000, IncludeWriteLen: true}, file.Get("read").Policy)
+	assert.Equal(t, auditevent.Policy{IncludeExecOutput: false, MaxStdoutChars: 2000, MaxStderrChars: 8000, IncludeWriteLen: false}, file.Get("write").Policy)
+	assert.Equal(t, auditevent.Policy{IncludeExecOutput: false, MaxStdoutChars: 8000, MaxStderrChars: 8000, IncludeWriteLen: true}, http.Get("exec").Policy)
 }
 
 type badConfig struct {
@@ -267,6 +290,11 @@ type badConfig struct {
 func badConfigs() []badConfig {
 	return []badConfig{
 		{name: "no_sink", want: []string{"at least one sink must be configured: file or http"}},
+		{name: "rotation_bad_compression", want: []string{`file: rotation: compression: "gzip" is not one of "zstd", "none"`}},
+		{name: "rotation_negative", want: []string{"file: rotation: max_megabytes: must be >= 0, got -1",
+			"max_backups: must be >= 0, got -2", "max_days: must be >= 0, got -3"}},
+		{name: "rotation_never", want: []string{"file: rotation: max_megabytes and interval are both 0"}},
+		{name: "rotation_short_interval", want: []string{"file: rotation: interval: must be 0 (no time-based rotation) or at least 1s, got 10ms"}},
 		{name: "unknown_op", want: []string{`payload_policy_by_op: unknown op "frobnicate" (known: start, stop, exec`}},
 		{name: "negative_max_stdout", want: []string{"payload_policy: max_stdout_chars: must be >= 0, got -1"}},
 		{name: "negative_max_stderr_by_op", want: []string{"payload_policy_by_op::exec: max_stderr_chars: must be >= 0, got -5"}},
@@ -310,6 +338,10 @@ func badConfigs() []badConfig {
 
 // defaultIntegrity is a file section's integrity when not written: off,
 // with the defaults a written section starts from.
+func defaultRotation() configoptional.Optional[RotationConfig] {
+	return createDefaultConfig().(*Config).File.GetOrInsertDefault().Rotation
+}
+
 func defaultIntegrity() configoptional.Optional[IntegrityConfig] {
 	return createDefaultConfig().(*Config).File.GetOrInsertDefault().Integrity
 }

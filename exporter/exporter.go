@@ -19,6 +19,7 @@ import (
 	"github.com/sandboxaudit/sandboxaudit/internal/httpsink"
 	"github.com/sandboxaudit/sandboxaudit/internal/integrity"
 	"github.com/sandboxaudit/sandboxaudit/internal/payloadpolicy"
+	"github.com/sandboxaudit/sandboxaudit/internal/redact"
 	"github.com/sandboxaudit/sandboxaudit/internal/spanmap"
 	"github.com/sandboxaudit/sandboxaudit/internal/spool"
 )
@@ -63,10 +64,16 @@ func newAuditExporter(cfg *Config, set exporter.Settings) (*auditExporter, error
 		starts: newStartIDs(),
 	}
 	if fc := cfg.File.Get(); fc != nil {
-		e.filePolicy = newSinkPolicies(cfg, fc.PayloadPolicy)
+		if e.filePolicy, err = newSinkPolicies(cfg, fc.PayloadPolicy); err != nil {
+			return nil, fmt.Errorf("sandboxaudit exporter: file: %w", err)
+		}
+		warnRedactionOff(e.logger, sinkFile, e.filePolicy)
 	}
 	if hc := cfg.HTTP.Get(); hc != nil {
-		e.httpPolicy = newSinkPolicies(cfg, hc.PayloadPolicy)
+		if e.httpPolicy, err = newSinkPolicies(cfg, hc.PayloadPolicy); err != nil {
+			return nil, fmt.Errorf("sandboxaudit exporter: http: %w", err)
+		}
+		warnRedactionOff(e.logger, sinkHTTP, e.httpPolicy)
 	}
 	return e, nil
 }
@@ -79,12 +86,16 @@ func (e *auditExporter) Start(ctx context.Context, host component.Host) (err err
 		}
 	}()
 	if fc := e.cfg.File.Get(); fc != nil {
-		opts := filesink.Options{Path: fc.Path, Fsync: fc.Fsync, MaxOpenFiles: fc.MaxOpenFiles}
+		opts := filesink.Options{Path: fc.Path, Fsync: fc.Fsync, MaxOpenFiles: fc.MaxOpenFiles, Rotation: e.rotation(fc)}
 		if ic := fc.Integrity.Get(); ic != nil {
 			if e.sealer, err = e.startIntegrity(ctx, host, fc, ic); err != nil {
 				return fmt.Errorf("sandboxaudit exporter: %w", err)
 			}
 			opts.OnWrite = e.sealer.Wrote
+			if opts.Rotation != nil {
+				// Retention signs what it removes before it removes it.
+				opts.Rotation.BeforeRemove = e.sealer.Retire
+			}
 		}
 		sink, err := filesink.New(opts)
 		if err != nil {
@@ -141,7 +152,7 @@ func (e *auditExporter) startHTTP(ctx context.Context, host component.Host, hc *
 	if err := sink.Start(ctx); err != nil {
 		return nil, errors.Join(err, sink.Shutdown(ctx))
 	}
-	return newHTTPTarget(sink, e.httpPolicy), nil
+	return newHTTPTarget(sink, e.httpPolicy, e.telemetry), nil
 }
 
 // warnLooseMode warns once about an existing audit file others may read:
@@ -254,7 +265,9 @@ func (e *auditExporter) encodeOnce() bool {
 func (e *auditExporter) writeBothEncodedOnce(ctx context.Context, events []auditevent.Event) error {
 	bp := e.file.bufs.get()
 	defer e.file.bufs.put(bp)
-	*bp = appendEvents((*bp)[:0], e.filePolicy, events)
+	var cuts redact.Counts
+	*bp = appendEvents((*bp)[:0], e.filePolicy, events, &cuts)
+	e.telemetry.redacted(ctx, &cuts)
 	lines := *bp
 	var httpErr error
 	done := make(chan struct{})
@@ -268,8 +281,17 @@ func (e *auditExporter) writeBothEncodedOnce(ctx context.Context, events []audit
 }
 
 // newSinkPolicies resolves one sink's effective policy per op.
-func newSinkPolicies(cfg *Config, sink auditevent.PolicyOverride) *payloadpolicy.Table {
+func newSinkPolicies(cfg *Config, sink auditevent.PolicyOverride) (*payloadpolicy.Table, error) {
 	return payloadpolicy.NewTable(auditevent.PolicySet{Default: cfg.PayloadPolicy, ByOp: cfg.PayloadPolicyByOp, Sink: sink})
+}
+
+// warnRedactionOff says, once at start, that a sink writes secrets in
+// clear for the ops whose policy turns redaction off.
+func warnRedactionOff(logger *zap.Logger, sink string, t *payloadpolicy.Table) {
+	if off := t.RedactionOff(); len(off) > 0 {
+		logger.Warn("payload_policy redact is off: credentials in commands, environment, errors and output are written to the audit trail in clear",
+			zap.String("sink", sink), zap.Strings("ops", off))
+	}
 }
 
 // allRefused is the error of a batch whose sandbox items were all refused:

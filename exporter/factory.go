@@ -36,6 +36,9 @@ const (
 	// the file in increasing order. Users who prefer throughput over order
 	// can raise num_consumers.
 	defaultQueueConsumers = 1
+	// The file.rotation defaults are the contrib fileexporter's.
+	defaultRotationMaxMegabytes = 100
+	defaultRotationMaxBackups   = 100
 )
 
 // NewFactory creates a factory for the sandboxaudit exporter.
@@ -78,8 +81,11 @@ func createDefaultConfig() component.Config {
 		File: configoptional.Default(FileConfig{
 			Fsync:        filesink.FsyncBatch,
 			MaxOpenFiles: filesink.DefaultMaxOpenFiles,
-			Integrity: configoptional.Default(IntegrityConfig{
-				Publish: configoptional.Default(confighttp.NewDefaultClientConfig()),
+			Integrity:    configoptional.Default(IntegrityConfig{}),
+			Rotation: configoptional.Default(RotationConfig{
+				MaxMegabytes: defaultRotationMaxMegabytes,
+				MaxBackups:   defaultRotationMaxBackups,
+				Compression:  compressionNone,
 			}),
 		}),
 		HTTP: configoptional.Default(HTTPConfig{

@@ -1,13 +1,11 @@
 package sandboxauditexporter // import "github.com/sandboxaudit/sandboxaudit/exporter"
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
-	"net/http"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -15,7 +13,6 @@ import (
 
 	"github.com/sandboxaudit/sandboxaudit/internal/filesink"
 	"github.com/sandboxaudit/sandboxaudit/internal/integrity"
-	"github.com/sandboxaudit/sandboxaudit/internal/secretlog"
 )
 
 // startIntegrity builds the sealer for the file sink and seals what is on
@@ -39,12 +36,12 @@ func (e *auditExporter) startIntegrity(ctx context.Context, host component.Host,
 		Observer:   sealObserver{t: e.telemetry},
 		OriginBase: base,
 	}
-	if pc := ic.Publish.Get(); pc != nil {
-		client, err := pc.ToClient(ctx, host.GetExtensions(), e.set.TelemetrySettings)
+	if len(ic.Witnesses) > 0 {
+		pool, err := e.witnessPool(ctx, host, ic)
 		if err != nil {
-			return nil, fmt.Errorf("file: integrity: publish: %w", err)
+			return nil, err
 		}
-		set.Publish = checkpointPublisher(client, pc.Endpoint, secretlog.Secrets(pc.Endpoint, clientSecretValues(pc)))
+		set.Witnesses = pool
 	}
 	sealer, err := integrity.NewSealer(set)
 	if err != nil {
@@ -55,7 +52,7 @@ func (e *auditExporter) startIntegrity(ctx context.Context, host component.Host,
 		if err != nil {
 			return nil, fmt.Errorf("file: path: %w", err)
 		}
-		if err := sealer.Seal(ctx, abs); err != nil {
+		if err := sealer.SealAtStart(ctx, abs); err != nil {
 			return nil, fmt.Errorf("file: integrity: %w", err)
 		}
 		sealer.Watch(abs)
@@ -81,12 +78,18 @@ func sealExisting(ctx context.Context, s *integrity.Sealer, base, template strin
 		if err != nil {
 			return nil // unreadable part of the tree: its files are sealed when next written
 		}
-		file, isStore := strings.CutSuffix(p, integrity.StoreSuffix)
-		if !d.Type().IsRegular() || !isStore {
+		if !d.Type().IsRegular() {
 			return ctx.Err()
 		}
-		if given(file) {
-			_ = s.Seal(ctx, file) // logged by the sealer
+		// A file the template gives is sealed, or refused when it holds
+		// lines without any history (SealAtStart); so is the file of a
+		// hash store whose file is gone.
+		file, isStore := strings.CutSuffix(p, integrity.StoreSuffix)
+		if !isStore {
+			file = p
+		}
+		if given(file) && (isStore || !holdsStore(file)) {
+			_ = s.SealAtStart(ctx, file) // logged by the sealer
 		}
 		return ctx.Err()
 	})
@@ -96,27 +99,11 @@ func sealExisting(ctx context.Context, s *integrity.Sealer, base, template strin
 	return err
 }
 
-// checkpointPublisher POSTs each signed checkpoint note, as text, to a
-// witness. Only the status is reported: a response body could echo
-// secrets, and a transport error shows none of them (secretlog.TransportError).
-func checkpointPublisher(client *http.Client, endpoint string, secrets []string) integrity.Publisher {
-	return func(ctx context.Context, signed []byte) error {
-		req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, bytes.NewReader(signed))
-		if err != nil {
-			return err
-		}
-		req.Header.Set("Content-Type", "text/plain; charset=utf-8")
-		resp, err := client.Do(req)
-		if err != nil {
-			return fmt.Errorf("post checkpoint: %w", secretlog.TransportError(err, secrets))
-		}
-		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
-		_ = resp.Body.Close()
-		if resp.StatusCode/100 != 2 {
-			return fmt.Errorf("witness answered %d", resp.StatusCode)
-		}
-		return nil
-	}
+// holdsStore reports whether file has a hash store (the walk seals it
+// when it reaches the store).
+func holdsStore(file string) bool {
+	_, err := os.Lstat(integrity.StorePath(file))
+	return err == nil
 }
 
 // sealObserver feeds the sealer's counts into the metrics.

@@ -4,26 +4,19 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/component/componenttest"
-	"go.opentelemetry.io/collector/config/confighttp"
-	"go.opentelemetry.io/collector/config/configoptional"
 	"go.opentelemetry.io/collector/confmap"
 	"go.opentelemetry.io/collector/exporter/exportertest"
 
 	"github.com/sandboxaudit/sandboxaudit/auditevent"
 	"github.com/sandboxaudit/sandboxaudit/internal/integrity"
-	"github.com/sandboxaudit/sandboxaudit/internal/secretlog"
 )
 
 func writeKeys(t *testing.T) (keyPath, pubPath string) {
@@ -76,19 +69,21 @@ func TestIntegrityConfigErrorsNameTheKey(t *testing.T) {
 	require.ErrorContains(t, err, "checkpoint_interval: must be 0 (the default, 1s) or at least 10ms, got -1s")
 	require.NotContains(t, err.Error(), strings.TrimSpace(string(secret))[len("PRIVATE+KEY+"):])
 
-	// Each error of the publish client names its own key, not only the
+	// Each error of a witness's client names its own key, not only the
 	// first of a joined list.
 	require.NoError(t, os.Chmod(keyPath, 0o600))
 	cm = confmap.NewFromStringMap(map[string]any{"file": map[string]any{
 		"path": filepath.Join(t.TempDir(), "a.jsonl"),
-		"integrity": map[string]any{"signing_key_file": keyPath, "publish": map[string]any{
+		"integrity": map[string]any{"signing_key_file": keyPath, "witnesses": []any{map[string]any{
 			"endpoint": "http://127.0.0.1:1/cp", "proxy_url": "http://u:PROXYSECRET@[::1", "timeout": "-1s",
-		}},
+			"public_key": "w.example+00000000+BA==",
+		}}},
 	}})
 	cfg = createDefaultConfig()
 	require.NoError(t, cm.Unmarshal(&cfg))
 	err = confmap.Validate(cfg)
-	require.ErrorContains(t, err, "file: integrity: publish::proxy_url: not a valid absolute URL\npublish::timeout: must be >= 0, got -1s")
+	require.ErrorContains(t, err, "file: integrity: witnesses::0::proxy_url: not a valid absolute URL\nwitnesses::0::timeout: must be >= 0, got -1s")
+	require.ErrorContains(t, err, "witnesses::0::public_key: not a witness cosignature key")
 	require.NotContains(t, err.Error(), "PROXYSECRET")
 
 	// Absent section: integrity is off.
@@ -101,7 +96,7 @@ func TestIntegrityConfigErrorsNameTheKey(t *testing.T) {
 	// without a word.
 	for _, section := range []map[string]any{
 		{"integrity": nil},
-		{"integrity": map[string]any{"signing_key_file": keyPath, "publish": nil}},
+		{"integrity": map[string]any{"signing_key_file": keyPath, "witnesses": []any{map[string]any{}}}},
 	} {
 		section["path"] = "x.jsonl"
 		empty := createDefaultConfig()
@@ -109,50 +104,6 @@ func TestIntegrityConfigErrorsNameTheKey(t *testing.T) {
 		require.True(t, empty.(*Config).File.Get().Integrity.HasValue())
 		require.Error(t, confmap.Validate(empty), "%v", section)
 	}
-}
-
-func TestIntegrityCheckpointOnShutdownAndPublish(t *testing.T) {
-	keyPath, pubPath := writeKeys(t)
-	var mu sync.Mutex
-	var published []string
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		b, _ := io.ReadAll(r.Body)
-		mu.Lock()
-		published = append(published, r.Header.Get("Content-Type")+"|"+string(b))
-		mu.Unlock()
-	}))
-	defer srv.Close()
-
-	path := filepath.Join(t.TempDir(), "audit.jsonl")
-	cfg := syncConfig()
-	withFile(cfg, path, auditevent.PolicyOverride{})
-	ic := withIntegrity(cfg, keyPath)
-	pc := confighttp.NewDefaultClientConfig()
-	pc.Endpoint = srv.URL
-	ic.Publish = configoptional.Some(pc)
-
-	te := startIntegrityExporters(t, cfg)
-	require.NoError(t, te.traces.ConsumeTraces(context.Background(), buildTraces(t, sampleSpans()...)))
-	te.shutdown(t)
-
-	lines := readLines(t, path)
-	require.NotEmpty(t, lines)
-	res := checkFile(t, path, pubPath)
-	require.Nil(t, res.Failure)
-	require.Equal(t, int64(len(lines)), res.Sealed)
-	require.Equal(t, 1, res.Checkpoints)
-
-	mu.Lock()
-	defer mu.Unlock()
-	require.Len(t, published, 1)
-	ct, note, _ := strings.Cut(published[0], "|")
-	require.Equal(t, "text/plain; charset=utf-8", ct)
-	cps, err := os.ReadFile(integrity.CheckpointsPath(path))
-	require.NoError(t, err)
-	require.Equal(t, string(cps), note+"\n", "the published note is the sidecar's record")
-
-	require.Equal(t, int64(1), te.sum(t, "otelcol_sandboxaudit_exporter_checkpoints_written"))
-	require.Equal(t, int64(len(lines)), te.sum(t, "otelcol_sandboxaudit_exporter_lines_sealed"))
 }
 
 func TestIntegrityIntervalCheckpoints(t *testing.T) {
@@ -313,56 +264,4 @@ func testIntegrityTemplatedPath(t *testing.T, dir, path string) {
 	_, err = os.Stat(stray + integrity.CheckpointsSuffix)
 	require.ErrorIs(t, err, os.ErrNotExist, "the stray file was signed")
 	te2.shutdown(t)
-}
-
-func TestCheckpointPublisherErrorsHideTheURL(t *testing.T) {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		http.Error(w, "secret-body", http.StatusServiceUnavailable)
-	}))
-	endpoint := srv.URL + "/w?token=s3cr3t"
-	pub := checkpointPublisher(srv.Client(), endpoint, nil)
-	err := pub(context.Background(), []byte("note\n"))
-	require.ErrorContains(t, err, "witness answered 503")
-	require.NotContains(t, err.Error(), "secret-body")
-	srv.Close() // now unreachable: the transport error must not echo the URL
-	err = pub(context.Background(), []byte("note\n"))
-	require.Error(t, err)
-	require.NotContains(t, err.Error(), "s3cr3t")
-}
-
-// A witness (or a service that is not one) whose response net/http cannot
-// parse, echoing the request: the publisher's error, which the sealer
-// logs, shows neither the token nor the query.
-func TestCheckpointPublisherTransportErrorsEchoNothing(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	defer func() { _ = ln.Close() }()
-	go func() {
-		for { // ends when the listener closes
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			buf := make([]byte, 4096)
-			n, _ := c.Read(buf)
-			line, _, _ := strings.Cut(string(buf[:n]), "\r\n") // the request line, query and all
-			auth := ""
-			if _, rest, ok := strings.Cut(string(buf[:n]), "Authorization: "); ok {
-				auth, _, _ = strings.Cut(rest, "\r\n")
-			}
-			_, _ = c.Write([]byte("HTTP/1.1 200 OK\r\n" + auth + " " + line + "\r\n\r\n"))
-			_ = c.Close()
-		}
-	}()
-	cc := confighttp.NewDefaultClientConfig()
-	cc.Headers.Set("Authorization", "Bearer WITNESSTOKEN")
-	rt, err := bearerAuth{token: "WITNESSTOKEN"}.RoundTripper(http.DefaultTransport)
-	require.NoError(t, err)
-	client := &http.Client{Transport: rt}
-	endpoint := "http://" + ln.Addr().String() + "/cp?key=QUERYSECRET"
-	pub := checkpointPublisher(client, endpoint, secretlog.Secrets(endpoint, clientSecretValues(&cc)))
-	err = pub(context.Background(), []byte("note\n"))
-	require.Error(t, err)
-	require.NotContains(t, err.Error(), "WITNESSTOKEN")
-	require.NotContains(t, err.Error(), "QUERYSECRET")
 }

@@ -2,15 +2,20 @@ package sandboxauditexporter
 
 import (
 	"context"
+	"errors"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/component/componenttest"
+	"go.opentelemetry.io/collector/config/configoptional"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
+	"go.uber.org/zap"
 
 	"github.com/sandboxaudit/sandboxaudit/exporter/internal/metadata"
+	"github.com/sandboxaudit/sandboxaudit/internal/filesink"
 	"github.com/sandboxaudit/sandboxaudit/internal/httpsink"
+	"github.com/sandboxaudit/sandboxaudit/internal/redact"
 	"github.com/sandboxaudit/sandboxaudit/internal/testutil/metadatatest"
 )
 
@@ -52,6 +57,29 @@ func TestMetadataMatchesCode(t *testing.T) {
 		func() { seal.LinesSealed(ctx, 1) },
 		func() { seal.CheckpointWritten(ctx) },
 		func() { seal.SealLag(ctx, 1) },
+		func() {
+			wo := witnessObserver{t: tl}
+			wo.Cosigned(ctx, "w.example/1")
+			for _, r := range []string{"conflict", "unknown_log", "bad_signature", "inconsistent", "refused", "bad_cosignature", "unreachable"} {
+				wo.Failed(ctx, "w.example/1", r)
+			}
+		},
+		func() {
+			e := &auditExporter{telemetry: tl, logger: zap.NewNop()}
+			r := e.rotation(&FileConfig{Rotation: configoptional.Some(RotationConfig{MaxMegabytes: 1})})
+			r.OnRotate("a", "b")
+			r.OnError("a", errors.New("x"))
+			for _, reason := range []string{filesink.RemovedMaxBackups, filesink.RemovedMaxAge} {
+				r.OnRemoved("a", filesink.Segment{}, reason)
+			}
+		},
+		func() {
+			var every redact.Counts
+			for k := range every {
+				every[k] = 1
+			}
+			tl.redacted(ctx, &every)
+		},
 	}
 	for _, record := range recordings {
 		record()

@@ -12,6 +12,7 @@ import (
 	"github.com/sandboxaudit/sandboxaudit/internal/filesink"
 	"github.com/sandboxaudit/sandboxaudit/internal/httpsink"
 	"github.com/sandboxaudit/sandboxaudit/internal/payloadpolicy"
+	"github.com/sandboxaudit/sandboxaudit/internal/redact"
 )
 
 // maxPooledBuf keeps one unusually large batch from pinning its buffer
@@ -40,16 +41,16 @@ func (b *bufPool) put(buf *[]byte) {
 	b.l.put(buf, cap(*buf))
 }
 
-// appendEvent appends ev's canonical line under the sink's policy; the
-// policy is applied while encoding, so the event is not copied.
-func appendEvent(dst []byte, pc *payloadpolicy.Table, ev *auditevent.Event) []byte {
-	return pc.Get(ev.Op).AppendLine(dst, ev)
+// appendEvent appends ev's canonical line under the sink's policy, the
+// redacted copy's when the policy redacts; cuts counts the cuts.
+func appendEvent(dst []byte, pc *payloadpolicy.Table, ev *auditevent.Event, cuts *redact.Counts) []byte {
+	return pc.Get(ev.Op).AppendLine(dst, ev, cuts)
 }
 
 // appendEvents encodes a batch under one sink's policy.
-func appendEvents(dst []byte, pc *payloadpolicy.Table, events []auditevent.Event) []byte {
+func appendEvents(dst []byte, pc *payloadpolicy.Table, events []auditevent.Event, cuts *redact.Counts) []byte {
 	for i := range events {
-		dst = appendEvent(dst, pc, &events[i])
+		dst = appendEvent(dst, pc, &events[i], cuts)
 	}
 	return dst
 }
@@ -77,9 +78,11 @@ func (f *fileTarget) write(ctx context.Context, events []auditevent.Event, t *te
 	bp := f.bufs.get()
 	defer f.bufs.put(bp)
 	buf := (*bp)[:0]
+	var cuts redact.Counts
+	defer t.redacted(ctx, &cuts)
 
 	if !f.templated {
-		buf = appendEvents(buf, f.policy, events)
+		buf = appendEvents(buf, f.policy, events, &cuts)
 		*bp = buf
 		return f.writeLines(ctx, events, buf, t)
 	}
@@ -88,7 +91,7 @@ func (f *fileTarget) write(ctx context.Context, events []auditevent.Event, t *te
 	ends := make([]int, len(groups.sessions))
 	for g := range groups.sessions {
 		for _, i := range groups.members(g) {
-			buf = appendEvent(buf, f.policy, &events[i])
+			buf = appendEvent(buf, f.policy, &events[i], &cuts)
 		}
 		ends[g] = len(buf)
 	}
@@ -176,12 +179,13 @@ func groupBySession(events []auditevent.Event) sessionGroups {
 type httpTarget struct {
 	sink   *httpsink.Sink
 	policy *payloadpolicy.Table
+	tel    *telemetry
 	bufs   bufPool
 	ids    *sinkIDs // event ids taken, so a resent batch is sent once; nil without a file sink
 }
 
-func newHTTPTarget(sink *httpsink.Sink, pc *payloadpolicy.Table) *httpTarget {
-	return &httpTarget{sink: sink, policy: pc}
+func newHTTPTarget(sink *httpsink.Sink, pc *payloadpolicy.Table, tel *telemetry) *httpTarget {
+	return &httpTarget{sink: sink, policy: pc, tel: tel}
 }
 
 // write hands the whole batch to the HTTP sink in one call; the sink
@@ -192,7 +196,9 @@ func (h *httpTarget) write(ctx context.Context, events []auditevent.Event) error
 	}
 	bp := h.bufs.get()
 	defer h.bufs.put(bp)
-	*bp = appendEvents((*bp)[:0], h.policy, events)
+	var cuts redact.Counts
+	*bp = appendEvents((*bp)[:0], h.policy, events, &cuts)
+	h.tel.redacted(ctx, &cuts)
 	return h.sendLines(ctx, events, *bp)
 }
 

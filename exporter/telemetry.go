@@ -9,6 +9,7 @@ import (
 
 	"github.com/sandboxaudit/sandboxaudit/exporter/internal/metadata"
 	"github.com/sandboxaudit/sandboxaudit/internal/httpsink"
+	"github.com/sandboxaudit/sandboxaudit/internal/redact"
 )
 
 // Metric attribute values.
@@ -177,4 +178,24 @@ func (o httpObserver) Quarantined(ctx context.Context, n int) {
 func (o httpObserver) SpoolSize(bytes int64) {
 	// The callback has no context; the gauge needs none for its value.
 	o.t.tb.SandboxauditExporterSpoolSize.Record(context.Background(), bytes)
+}
+
+// witnessCosigned counts a cosignature from the witness named w.
+func (t *telemetry) witnessCosigned(ctx context.Context, w string) {
+	t.tb.SandboxauditExporterWitnessCosignatures.Add(ctx, 1,
+		metric.WithAttributeSet(attribute.NewSet(attribute.String("witness", w))))
+}
+
+// witnessFailed counts a submission the witness named w did not cosign.
+func (t *telemetry) witnessFailed(ctx context.Context, w, reason string) {
+	t.tb.SandboxauditExporterWitnessFailures.Add(ctx, 1,
+		metric.WithAttributeSet(attribute.NewSet(attribute.String("witness", w), attribute.String("reason", reason))))
+}
+
+// redacted adds the cuts of one encoding, by kind.
+func (t *telemetry) redacted(ctx context.Context, c *redact.Counts) {
+	c.Each(func(kind string, n int) {
+		t.tb.SandboxauditExporterSecretsRedacted.Add(ctx, int64(n),
+			metric.WithAttributeSet(attribute.NewSet(attribute.String("kind", kind))))
+	})
 }

@@ -5,9 +5,11 @@ import (
 	"context"
 	"testing"
 
+	"go.opentelemetry.io/collector/component/componenttest"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/sandboxaudit/sandboxaudit/auditevent"
+	"github.com/sandboxaudit/sandboxaudit/processor/internal/metadata"
 )
 
 // benchTraces is 100 sandbox exec spans, each with 4 KiB of raw stdout
@@ -33,11 +35,19 @@ func benchTraces() ptrace.Traces {
 func BenchmarkProcessTraces(b *testing.B) {
 	include := true
 	for name, cfg := range map[string]*Config{
-		"default":        {},
-		"include_output": {PayloadPolicy: policyWithOutput(&include)},
+		"default":                   {},
+		"include_output":            {PayloadPolicy: policyWithOutput(&include)},
+		"include_output/redact=off": {PayloadPolicy: redactOff(policyWithOutput(&include))},
 	} {
 		b.Run(name, func(b *testing.B) {
-			p := newSpanPolicy(cfg)
+			tb, err := metadata.NewTelemetryBuilder(componenttest.NewNopTelemetrySettings())
+			if err != nil {
+				b.Fatal(err)
+			}
+			p, err := newSpanPolicy(cfg, tb)
+			if err != nil {
+				b.Fatal(err)
+			}
 			src := benchTraces()
 			td := ptrace.NewTraces()
 			b.ReportAllocs()
@@ -56,4 +66,9 @@ func BenchmarkProcessTraces(b *testing.B) {
 func policyWithOutput(include *bool) (o auditevent.PolicyOverride) {
 	o.IncludeExecOutput = include
 	return o
+}
+
+func redactOff(p auditevent.PolicyOverride) auditevent.PolicyOverride {
+	p.Redact.Enabled = auditevent.Ptr(false)
+	return p
 }

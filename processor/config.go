@@ -1,6 +1,8 @@
 package sandboxauditprocessor // import "github.com/sandboxaudit/sandboxaudit/processor"
 
 import (
+	"errors"
+
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/confmap"
 
@@ -33,5 +35,8 @@ var _ component.Config = (*Config)(nil)
 // Unmarshal decodes conf, refusing the numbers the decoder would change.
 func (cfg *Config) Unmarshal(conf *confmap.Conf) error { return confcheck.Unmarshal(conf, cfg) }
 
-// Validate checks the op keys; the policy levels validate themselves.
-func (cfg *Config) Validate() error { return payloadpolicy.CheckOps(cfg.PayloadPolicyByOp) }
+// Validate checks the op keys and the redact sections; the other policy
+// keys validate themselves.
+func (cfg *Config) Validate() error {
+	return errors.Join(payloadpolicy.CheckOps(cfg.PayloadPolicyByOp), payloadpolicy.CheckRedact(cfg.PayloadPolicy, cfg.PayloadPolicyByOp))
+}

@@ -2,11 +2,13 @@ package sandboxauditprocessor // import "github.com/sandboxaudit/sandboxaudit/pr
 
 import (
 	"context"
+	"fmt"
 
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/consumer"
 	"go.opentelemetry.io/collector/processor"
 	"go.opentelemetry.io/collector/processor/processorhelper"
+	"go.uber.org/zap"
 
 	"github.com/sandboxaudit/sandboxaudit/processor/internal/metadata"
 )
@@ -28,7 +30,18 @@ func createDefaultConfig() component.Config {
 }
 
 func createTraces(ctx context.Context, set processor.Settings, cfg component.Config, next consumer.Traces) (processor.Traces, error) {
-	p := newSpanPolicy(cfg.(*Config))
+	tb, err := metadata.NewTelemetryBuilder(set.TelemetrySettings)
+	if err != nil {
+		return nil, fmt.Errorf("sandboxaudit processor: telemetry: %w", err)
+	}
+	p, err := newSpanPolicy(cfg.(*Config), tb)
+	if err != nil {
+		return nil, fmt.Errorf("sandboxaudit processor: %w", err)
+	}
+	if off := p.policies.RedactionOff(); len(off) > 0 {
+		set.Logger.Warn("payload_policy redact is off: credentials in span data, errors and output go on in clear",
+			zap.Strings("ops", off))
+	}
 	return processorhelper.NewTraces(ctx, set, cfg, next, p.processTraces,
 		processorhelper.WithCapabilities(consumer.Capabilities{MutatesData: true}))
 }

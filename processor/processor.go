@@ -5,37 +5,48 @@ import (
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/metric"
 
 	"github.com/sandboxaudit/sandboxaudit/auditevent"
 	"github.com/sandboxaudit/sandboxaudit/internal/payloadpolicy"
+	"github.com/sandboxaudit/sandboxaudit/internal/redact"
 	"github.com/sandboxaudit/sandboxaudit/internal/spanmap"
+	"github.com/sandboxaudit/sandboxaudit/processor/internal/metadata"
 	"github.com/sandboxaudit/sandboxaudit/semconv"
 )
 
 // spanPolicy applies the resolved payload policy to sandbox spans.
 type spanPolicy struct {
 	policies *payloadpolicy.Table
+	tb       *metadata.TelemetryBuilder
 	genAI    bool
 }
 
-func newSpanPolicy(cfg *Config) *spanPolicy {
-	return &spanPolicy{
-		policies: payloadpolicy.NewTable(auditevent.PolicySet{Default: cfg.PayloadPolicy, ByOp: cfg.PayloadPolicyByOp}),
-		genAI:    cfg.GenAIAttributes,
+func newSpanPolicy(cfg *Config, tb *metadata.TelemetryBuilder) (*spanPolicy, error) {
+	t, err := payloadpolicy.NewTable(auditevent.PolicySet{Default: cfg.PayloadPolicy, ByOp: cfg.PayloadPolicyByOp})
+	if err != nil {
+		return nil, err
 	}
+	return &spanPolicy{policies: t, tb: tb, genAI: cfg.GenAIAttributes}, nil
 }
 
-func (p *spanPolicy) processTraces(_ context.Context, td ptrace.Traces) (ptrace.Traces, error) {
+func (p *spanPolicy) processTraces(ctx context.Context, td ptrace.Traces) (ptrace.Traces, error) {
+	var cuts redact.Counts
 	rss := td.ResourceSpans()
 	for i := 0; i < rss.Len(); i++ {
 		sss := rss.At(i).ScopeSpans()
 		for j := 0; j < sss.Len(); j++ {
 			spans := sss.At(j).Spans()
 			for k := 0; k < spans.Len(); k++ {
-				p.apply(spans.At(k).Attributes())
+				p.apply(spans.At(k), &cuts)
 			}
 		}
 	}
+	cuts.Each(func(kind string, n int) {
+		p.tb.SandboxauditProcessorSecretsRedacted.Add(ctx, int64(n),
+			metric.WithAttributeSet(attribute.NewSet(attribute.String("kind", kind))))
+	})
 	return td, nil
 }
 
@@ -50,10 +61,11 @@ var streams = [...]output{
 	{semconv.AttrExecStderrBytes, semconv.AttrExecStderr, func(p auditevent.Policy) int { return p.MaxStderrChars }},
 }
 
-// apply redacts one span's attributes as SPEC section 4 redacts its
-// events. A span without sandbox.operation and sandbox.session.id is not a
-// sandbox span and is left alone.
-func (p *spanPolicy) apply(attrs pcommon.Map) {
+// apply redacts one span as SPEC section 4 and the redact policy redact
+// its events. A span without sandbox.operation and sandbox.session.id is
+// not a sandbox span and is left alone.
+func (p *spanPolicy) apply(span ptrace.Span, cuts *redact.Counts) {
+	attrs := span.Attributes()
 	opVal, ok := attrs.Get(semconv.AttrOperation)
 	if !ok {
 		return
@@ -67,11 +79,14 @@ func (p *spanPolicy) apply(attrs pcommon.Map) {
 	}
 	pol := p.policies.Get(op)
 	for _, s := range streams {
-		applyOutput(attrs, s, pol)
+		applyOutput(attrs, s, pol, cuts)
 	}
 	if !pol.IncludeWriteLen {
 		removeDataBytes(attrs, semconv.AttrStartData)
 		removeDataBytes(attrs, semconv.AttrFinishData)
+	}
+	if pol.Redactor != nil {
+		redactSpan(span, pol.Redactor, cuts)
 	}
 }
 
@@ -79,7 +94,7 @@ func (p *spanPolicy) apply(attrs pcommon.Map) {
 // included replaces raw bytes by their decoded, cut text. Raw bytes that do
 // not decode (a bad base64 string) are removed with the decoded text, which
 // they may have been meant to replace.
-func applyOutput(attrs pcommon.Map, s output, pol auditevent.Policy) {
+func applyOutput(attrs pcommon.Map, s output, pol payloadpolicy.Policy, cuts *redact.Counts) {
 	if !pol.IncludeExecOutput {
 		attrs.Remove(s.raw)
 		attrs.Remove(s.decoded)
@@ -98,7 +113,11 @@ func applyOutput(attrs pcommon.Map, s output, pol auditevent.Policy) {
 	case b == nil: // an empty value is no output, as the exporter reads it
 		return
 	}
-	attrs.PutStr(s.decoded, auditevent.SafeDecode(b, s.max(pol)))
+	if pol.Redactor != nil {
+		attrs.PutStr(s.decoded, pol.Redactor.Output(b, s.max(pol.Policy), cuts))
+		return
+	}
+	attrs.PutStr(s.decoded, auditevent.SafeDecode(b, s.max(pol.Policy)))
 }
 
 // removeDataBytes drops the top-level "bytes" key of a data attribute. A

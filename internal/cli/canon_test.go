@@ -16,6 +16,7 @@ import (
 
 	"github.com/sandboxaudit/sandboxaudit/auditevent"
 	"github.com/sandboxaudit/sandboxaudit/internal/testutil/conformance"
+	"github.com/sandboxaudit/sandboxaudit/internal/testutil/redacttest"
 )
 
 func TestCanonGoodAndBadLines(t *testing.T) {
@@ -183,3 +184,12 @@ func TestCanonStopsOnWriteError(t *testing.T) {
 type failingWriter struct{}
 
 func (failingWriter) Write([]byte) (int, error) { return 0, errors.New("disk full") }
+
+// TestCanonNeverRedacts: canon is an exact canonicalizer; a credential in a
+// line stays, whatever the collector's payload policy would cut.
+func TestCanonNeverRedacts(t *testing.T) {
+	line := `{"data":{"command":["gh","--token","` + redacttest.GitHubToken + `"],"env":{"DB_PASSWORD":"` + redacttest.Password + `"}},"event_id":"0b9d8c7e-6f5a-4b3c-8d2e-1f0a9b8c7d6e","op":"exec","parent_span_id":null,"phase":"start","seq":1,"session_id":"6f1c2a8e-3b4d-4e5f-9a0b-1c2d3e4f5a6b","span_id":"x","trace_id":null,"ts":"2026-03-14T15:09:26Z","version":1}` + "\n"
+	r := run(t, line, "canon")
+	assert.Equal(t, exitOK, r.code, r.stderr)
+	assert.Equal(t, line, r.stdout)
+}

@@ -28,12 +28,20 @@ const usage = `usage: sandboxaudit <command> [arguments]
 
 commands:
   canon                      read event JSON lines on stdin, write canonical lines to stdout
-  verify [--allow-open] [--allow-duplicates] FILE...
-         [--key NAME.pub [--allow-renamed]]
-                             check audit files: canonical lines, ids, seqs, start/finish pairs;
+  verify [--allow-open] [--allow-duplicates] FILE|DIR...
+         [--key NAME.pub [--allow-renamed] [--allow-unsealed COUNT|DURATION]
+          [--witness W.vkey... [--quorum K] [--allow-unwitnessed N]]]
+                             check audit files (rotated and compressed segments, or a trail's
+                             directory): canonical lines, ids, seqs, start/finish pairs;
                              --allow-duplicates accepts exact resent copies of an event;
-                             --key also checks every line against the signed checkpoints
-                             (--allow-renamed: checkpoints naming another file only warn)
+                             --key also checks every line, over every segment in order,
+                             against the one log's signed checkpoints and segment records
+                             (--allow-renamed: checkpoints naming another file only warn;
+                             --allow-unsealed: a live file's last lines, not yet checkpointed);
+                             --witness accepts only lines the witnesses' quorum cosigned
+  log reset --signing-key NAME.key PATH
+                             start a new log over an audit file the collector refuses
+                             (no signed history); the old sidecars are kept
   keygen --name NAME --out DIR
                              write DIR/NAME.key (signing key, 0600) and DIR/NAME.pub (verifier key)
   prove FILE --line N        print line N with its inclusion proof and the newest checkpoint
@@ -62,6 +70,8 @@ func Run(ctx context.Context, args []string, s Streams) int {
 		return runReplay(ctx, args[1:], s)
 	case "keygen":
 		return runKeygen(ctx, args[1:], s)
+	case "log":
+		return runLog(ctx, args[1:], s)
 	case "prove":
 		return runProve(ctx, args[1:], s)
 	case "verify-proof":

@@ -15,13 +15,15 @@ import (
 	"golang.org/x/mod/sumdb/note"
 
 	"github.com/sandboxaudit/sandboxaudit/auditevent"
+	"github.com/sandboxaudit/sandboxaudit/internal/filesink"
 	"github.com/sandboxaudit/sandboxaudit/internal/integrity"
 	"github.com/sandboxaudit/sandboxaudit/internal/lines"
 )
 
 // runVerify checks audit files and exits non-zero when it finds problems.
 func runVerify(ctx context.Context, args []string, s Streams) int {
-	fs := newFlagSet("verify", "verify [--allow-open] [--allow-duplicates] [--key NAME.pub [--allow-renamed]] FILE... (\"-\" reads stdin)", s.Stderr)
+	fs := newFlagSet("verify", "verify [--allow-open] [--allow-duplicates] [--key NAME.pub [--allow-renamed] [--allow-unsealed COUNT|DURATION] "+
+		"[--witness W.vkey... [--quorum K] [--allow-unwitnessed N]]] FILE|DIR... (\"-\" reads stdin)", s.Stderr)
 	allowOpen := fs.Bool("allow-open", false, "accept start events without a finish (operations still running, or a file still being written)")
 	allowDups := fs.Bool("allow-duplicates", false,
 		"accept exact copies of an earlier line (same session, seq and event_id, same bytes), which at-least-once delivery can write")
@@ -29,16 +31,26 @@ func runVerify(ctx context.Context, args []string, s Streams) int {
 	allowRenamed := fs.Bool("allow-renamed", false,
 		"with --key, accept a file whose checkpoints name another file (renamed or moved with its sidecars) with a warning; "+
 			"without it that fails, since it is also what a file swapped for another sealed with the same key looks like")
+	var unsealed unsealedLimit
+	fs.Var(&unsealed, "allow-unsealed",
+		"with --key, accept lines after the newest checkpoint: up to COUNT lines, or lines in files written within DURATION "+
+			"(a live file's last lines); without it any unsealed line is a problem, as a forged appended line reads the same")
+	var wf witnessFlags
+	wf.register(fs)
 	files, err := parseInterspersed(fs, args)
 	if err != nil {
 		return flagStatus(err)
+	}
+	if err := wf.load(*keyFile != ""); err != nil {
+		_, _ = fmt.Fprintf(s.Stderr, "verify: %v\n", err)
+		return exitUsage
 	}
 	if len(files) == 0 {
 		fs.Usage()
 		return exitUsage
 	}
 	files = dropSidecars(files, s.Stderr)
-	opts := verifyOptions{allowOpen: *allowOpen, allowDuplicates: *allowDups, allowRenamed: *allowRenamed}
+	opts := verifyOptions{allowOpen: *allowOpen, allowDuplicates: *allowDups, allowRenamed: *allowRenamed, allowUnsealed: unsealed, witness: wf}
 	if *keyFile != "" {
 		if opts.key, err = integrity.LoadVerifierKey(*keyFile); err != nil {
 			_, _ = fmt.Fprintf(s.Stderr, "verify: --key: %v\n", err)
@@ -49,10 +61,18 @@ func runVerify(ctx context.Context, args []string, s Streams) int {
 			return exitUsage
 		}
 	}
+	if files, err = expandArgs(files, opts.key != nil); err != nil {
+		_, _ = fmt.Fprintf(s.Stderr, "verify: %v\n", err)
+		return exitProblems
+	}
 	v := newVerifier(s.Stdout, opts)
 	defer v.dropStdinSpool()
 	for _, name := range files {
-		if err := v.verifyPath(ctx, name, s.Stdin); err != nil {
+		verify := v.verifyPath
+		if opts.key != nil && integrity.HasSegments(name) {
+			verify = func(ctx context.Context, name string, _ io.Reader) error { return v.verifyTrail(ctx, name) }
+		}
+		if err := verify(ctx, name, s.Stdin); err != nil {
 			_, _ = fmt.Fprintf(s.Stderr, "verify: %v\n", err)
 			return exitProblems
 		}
@@ -94,6 +114,10 @@ type verifyOptions struct {
 	key note.Verifier
 	// allowRenamed makes checkpoints naming another file a warning.
 	allowRenamed bool
+	// allowUnsealed bounds the unsealed lines accepted.
+	allowUnsealed unsealedLimit
+	// witness holds the witness keys and quorum (SPEC section 10).
+	witness witnessFlags
 }
 
 // verifier checks a stream of audit lines, possibly spread over several
@@ -109,8 +133,16 @@ type verifier struct {
 	sessions map[uuid.UUID]*sessionState
 	repeats  []repeat
 	stdin    *os.File // stdin spooled for the second look (repeats.go)
-	sum      summary
-	buf      []byte
+	// handovers are the key handovers seen so far (verify_handover.go).
+	handovers handovers
+	// trailWitness is the witness check of the trail being verified.
+	trailWitness *integrity.WitnessCheck
+	sum          summary
+	buf          []byte
+	// afterRetention marks the files (by index) that open a trail whose
+	// older segments retention removed: a finish there may have lost its
+	// start with them.
+	afterRetention map[int]bool
 }
 
 type sessionState struct {
@@ -154,6 +186,9 @@ func (v *verifier) verifyPath(ctx context.Context, name string, stdin io.Reader)
 			return err
 		}
 		return v.verifyReader(ctx, stdinName, r)
+	}
+	if strings.HasSuffix(name, filesink.ZstdSuffix) && v.opts.key == nil {
+		return v.verifyParts(ctx, []integrity.TrailPart{{Path: name, Compressed: true}}, nil)
 	}
 	f, err := openRegular(name)
 	if err != nil {
@@ -295,6 +330,11 @@ func (v *verifier) finish() summary {
 		return cmp.Or(cmp.Compare(a.half.at.file, b.half.at.file), cmp.Compare(a.half.at.line, b.half.at.line))
 	})
 	for _, u := range left {
+		if u.half.phase == auditevent.PhaseFinish && v.afterRetention[u.half.at.file] {
+			_, _ = fmt.Fprintf(v.out, "%s: note: finish without a start: span_id %q in session %s; its start was in a segment retention removed\n",
+				v.where(u.half.at), u.span, u.session)
+			continue
+		}
 		if u.half.phase == auditevent.PhaseFinish {
 			v.problem(u.half.at, "finish without a start: span_id %q in session %s", u.span, u.session)
 			continue
@@ -343,7 +383,7 @@ func dropSidecars(files []string, stderr io.Writer) []string {
 		named[f] = true
 	}
 	return slices.DeleteFunc(files, func(f string) bool {
-		for _, suffix := range []string{integrity.StoreSuffix, integrity.CheckpointsSuffix} {
+		for _, suffix := range []string{integrity.StoreSuffix, integrity.CheckpointsSuffix, integrity.SegmentsSuffix, integrity.WitnessedSuffix} {
 			if base, ok := strings.CutSuffix(f, suffix); ok && named[base] {
 				_, _ = fmt.Fprintf(stderr, "verify: skipping %s, the integrity sidecar of %s\n", f, base)
 				return true

@@ -13,6 +13,7 @@ import (
 // the bytes the line reader consumes are teed into the checker, which folds
 // the Merkle tree as they go by, so memory stays flat in the file size.
 func (v *verifier) verifySealed(ctx context.Context, name string, f *os.File) error {
+	defer v.useHandoverKey(name)()
 	c, err := integrity.NewChecker(name, v.opts.key)
 	if err != nil {
 		// No sidecar: nothing sealed. Still run the plain checks.
@@ -24,10 +25,23 @@ func (v *verifier) verifySealed(ctx context.Context, name string, f *os.File) er
 		return nil
 	}
 	defer func() { _ = c.Close() }()
-	if err := v.verifyReader(ctx, name, io.TeeReader(f, c.Writer())); err != nil {
+	sink := c.Writer()
+	wc, err := v.newWitnessCheck(name)
+	if err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
+	if wc != nil {
+		defer func() { _ = wc.Close() }()
+		sink = io.MultiWriter(sink, wc.Writer())
+	}
+	if err := v.verifyReader(ctx, name, io.TeeReader(f, sink)); err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	if wc != nil {
+		v.reportWitnessed(name, wc)
+	}
 	res := c.Finish()
+	v.checkHandover(name, res.Lines)
 	if fl := res.Failure; fl != nil {
 		v.sum.Problems++
 		switch {
@@ -67,7 +81,11 @@ func (v *verifier) verifySealed(ctx context.Context, name string, f *os.File) er
 	if res.Failure != nil {
 		upTo = " (sealed and checkpoints count only what passed before the failure)"
 	}
-	_, _ = fmt.Fprintf(v.out, "%s: integrity: lines=%d sealed=%d unsealed=%d checkpoints=%d%s\n",
-		name, res.Lines, res.Sealed, res.Lines-res.Sealed, res.Checkpoints, upTo)
+	allowed := ""
+	if res.Failure == nil {
+		allowed = v.checkUnsealed(name, res.Lines-res.Sealed, []string{name})
+	}
+	_, _ = fmt.Fprintf(v.out, "%s: integrity: lines=%d sealed=%d unsealed=%d%s checkpoints=%d%s\n",
+		name, res.Lines, res.Sealed, res.Lines-res.Sealed, allowed, res.Checkpoints, upTo)
 	return nil
 }

@@ -222,7 +222,7 @@ func TestVerifyDuplicatesReported(t *testing.T) {
 
 func TestVerifyUsageMentionsAllowDuplicates(t *testing.T) {
 	r := run(t, "", "help")
-	assert.Contains(t, r.stdout, "verify [--allow-open] [--allow-duplicates] FILE...")
+	assert.Contains(t, r.stdout, "verify [--allow-open] [--allow-duplicates] FILE|DIR...")
 	r = run(t, "", "verify", "-h")
 	assert.Equal(t, exitOK, r.code)
 	assert.Contains(t, r.stderr, "-allow-duplicates")

@@ -28,9 +28,6 @@ func (s *Sink) commit(ctx context.Context, of *openFile, own *groupcommit.Batch)
 		own.Finish(err)
 		return
 	}
-	if locked {
-		defer fsutil.Unlock(int(f.Fd()))
-	}
 	// With fsync always a group would save no sync and only hold the lock
 	// longer against another writer, so each batch goes alone.
 	limit := groupcommit.MaxGroupBytes
@@ -38,6 +35,16 @@ func (s *Sink) commit(ctx context.Context, of *openFile, own *groupcommit.Batch)
 		limit = 0
 	}
 	group := of.queue.Group(limit)
+	if s.rotationDue(of, size, group) {
+		// Between two groups, under the lock: no batch is ever split.
+		if f, size, locked, err = s.rotateLocked(ctx, of, f, size, locked); err != nil {
+			groupcommit.FinishAll(group, err)
+			return
+		}
+	}
+	if locked {
+		defer fsutil.Unlock(int(f.Fd()))
+	}
 	s.appendGroup(f, size, group)
 }
 

@@ -60,6 +60,8 @@ type Options struct {
 	// file got how many lines (the integrity sealer's hook). It runs on the
 	// writer's goroutine after the lock is released, so it must be quick.
 	OnWrite func(path string, lines int)
+	// Rotation, when set, rotates, compresses and retires the files.
+	Rotation *Rotation
 
 	// writeFn, syncFn and lockFn replace (*os.File).Write,
 	// fsutil.Fdatasync and fsutil.Lock: the fault-injection seams for tests
@@ -90,6 +92,16 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if o.MaxOpenFiles == 0 {
 		o.MaxOpenFiles = DefaultMaxOpenFiles
+	}
+	if o.Rotation != nil {
+		if err := o.Rotation.validate(); err != nil {
+			return o, err
+		}
+		r := *o.Rotation
+		if r.grace == 0 {
+			r.grace = defaultCompressGrace
+		}
+		o.Rotation = &r
 	}
 	if o.writeFn == nil {
 		o.writeFn = (*os.File).Write

@@ -10,6 +10,7 @@ import (
 	"os"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/sandboxaudit/sandboxaudit/internal/groupcommit"
 )
@@ -30,6 +31,10 @@ type Sink struct {
 	lockFn  func(context.Context, int) error
 	// onWrite is Options.OnWrite.
 	onWrite func(path string, lines int)
+	// rot is Options.Rotation (nil: no rotation); maint runs its
+	// compression and retention.
+	rot   *Rotation
+	maint *maintainer
 
 	mu      sync.Mutex
 	files   map[string]*openFile
@@ -64,6 +69,9 @@ type openFile struct {
 	f     *os.File
 	err   error // open failure, seen by goroutines that waited on mu
 	queue groupcommit.Queue
+	// since is when the file's segment began (rotation, or first open),
+	// for Rotation.Interval; guarded by mu.
+	since time.Time
 }
 
 // New validates opts and returns a Sink. No file is opened until the first
@@ -77,7 +85,18 @@ func New(opts Options) (*Sink, error) {
 	if err != nil {
 		return nil, fmt.Errorf("filesink: path: %w", err)
 	}
+	var maint *maintainer
+	if opts.Rotation != nil {
+		maint = newMaintainer(opts.Rotation)
+		if t.static != "" {
+			// A compression a crash cut short is finished now, not at
+			// the first write.
+			maint.schedule(t.static)
+		}
+	}
 	return &Sink{
+		rot:     opts.Rotation,
+		maint:   maint,
 		tmpl:    t,
 		fsync:   opts.Fsync,
 		max:     opts.MaxOpenFiles,
@@ -215,6 +234,9 @@ func (s *Sink) writeAll(f *os.File, b []byte) error {
 // Close closes every cached file. Writes still in flight finish and close
 // their file when they return; later writes fail with ErrClosed.
 func (s *Sink) Close() error {
+	// Before the lock: a retention step may be waiting for the sealer,
+	// which may be waiting for a writer that needs the lock to finish.
+	s.maint.stop()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
@@ -270,6 +292,10 @@ func (s *Sink) acquire(ctx context.Context, path string) (*openFile, error) {
 		of.f, of.err = openInside(s.tmpl.base, path, s.fsync != FsyncNever)
 		if of.err == nil {
 			s.countOpen()
+			if s.rot != nil {
+				of.since = s.rot.clock()
+				s.maint.schedule(path)
+			}
 		} else {
 			s.mu.Lock()
 			s.dropLocked(of)

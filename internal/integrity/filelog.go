@@ -54,6 +54,13 @@ type fileLog struct {
 	repairsLogged []string
 	// opened is set once a seal got as far as the sidecars.
 	opened bool
+
+	// first is the leaf index of the active file's first line: the lines
+	// of the closed segments in segLog come before it. segSize is the
+	// bytes of the segments sidecar read.
+	first   int64
+	segLog  *SegmentLog
+	segSize int64
 }
 
 // sealResult is what one seal did.
@@ -67,6 +74,8 @@ type sealResult struct {
 	// renewed: a file refused before was replaced and its sidecars are
 	// gone, so sealing started a new tree.
 	renewed bool
+	// newLog: this seal signed a log's first checkpoint.
+	newLog string
 }
 
 // seal brings the store up to the file's current end and appends a signed
@@ -91,18 +100,12 @@ func (l *fileLog) seal(ctx context.Context) (sealResult, error) {
 
 func (l *fileLog) sealOnce(ctx context.Context) (sealResult, error) {
 	var res sealResult
-	audit, err := os.OpenFile(l.path, os.O_RDWR|os.O_APPEND|noFollow, 0)
-	if errors.Is(err, os.ErrNotExist) {
+	if _, err := os.Lstat(l.path); errors.Is(err, os.ErrNotExist) && !l.hasSegments() {
 		return res, l.checkNoAuditFile()
 	}
-	if err != nil {
-		return res, fmt.Errorf("integrity: %w", err) // the *PathError names the file
-	}
-	defer func() { _ = audit.Close() }()
-
-	size, torn, err := l.lockedSize(ctx, audit)
-	if err != nil {
-		return res, err
+	if l.known && !l.pathIsSealedFile() {
+		// Replaced or rotated: the sidecars are read again too.
+		l.known = false
 	}
 
 	store, cut, err := openStore(StorePath(l.path), l.scratch)
@@ -130,6 +133,34 @@ func (l *fileLog) sealOnce(ctx context.Context) (sealResult, error) {
 		res.unsigned = store.n // found so: not a first seal of ours that failed
 	}
 	l.opened = true
+
+	// The closed segments first: their lines come before the active
+	// file's in the log.
+	if err := l.sealSegments(ctx, store, cps, &res); err != nil {
+		return res, err
+	}
+
+	audit, err := os.OpenFile(l.path, os.O_RDWR|os.O_APPEND|noFollow, 0)
+	if errors.Is(err, os.ErrNotExist) {
+		// Rotated, and nothing written since: every leaf is in a segment.
+		return res, l.finishWithoutActive(store, cps, &res)
+	}
+	if err != nil {
+		return res, fmt.Errorf("integrity: %w", err) // the *PathError names the file
+	}
+	defer func() { _ = audit.Close() }()
+
+	was := [2]uint64{l.dev, l.ino}
+	size, torn, err := l.lockedSize(ctx, audit)
+	if err != nil {
+		return res, err
+	}
+	if (was != [2]uint64{l.dev, l.ino}) && l.rotatedSince() {
+		// Rotated between the segments' seal and this open: the file
+		// opened comes after a segment not sealed yet. Next round.
+		l.known = false
+		return res, nil
+	}
 
 	if l.known {
 		err = l.hashNew(audit, store, size, &res)
@@ -170,7 +201,7 @@ func (l *fileLog) checkNoAuditFile() error {
 // sidecarWithData returns the first of the file's sidecars that holds
 // data, or "" when neither does.
 func (l *fileLog) sidecarWithData() string {
-	for _, p := range []string{StorePath(l.path), CheckpointsPath(l.path)} {
+	for _, p := range []string{StorePath(l.path), CheckpointsPath(l.path), SegmentsPath(l.path)} {
 		if holdsData(p) {
 			return p
 		}
@@ -381,19 +412,43 @@ func (l *fileLog) checkStillSigned() error {
 		l.signed.N, newest)
 }
 
-// hashAll checks every line against the store, appends the lines the
-// store lacks, and checks the tree against the newest checkpoint.
+// hashAll checks every line of the active file against the store (its
+// first line is leaf l.first), appends the lines the store lacks, and
+// checks the tree against the newest checkpoint.
 func (l *fileLog) hashAll(audit *os.File, store *hashStore, size int64, res *sealResult) error {
 	had := store.n
-	var i int64
-	leaves := newLeafReader(store.f, store.stored)
-	// The file's own tree up to the newest checkpoint: the store's
-	// interior hashes are not trusted to stand for its lines.
-	var tree Frontier
+	complete, _, err := l.hashLines(io.NewSectionReader(audit, 0, size), audit.Name(), store)
+	if err != nil {
+		return err
+	}
+	res.lines = store.n - had
+	l.off = complete
+	return nil
+}
+
+// hashLines reads the complete lines of r as the leaves from l.first on:
+// those the store holds are compared with it, the rest are added. The
+// leaves up to the newest checkpoint are folded into a tree of their own,
+// started from the signed compact range at l.first (the store's interior
+// hashes are not trusted to stand for the lines), whose root must be the
+// checkpoint's. It returns the bytes of complete lines read and the leaf
+// index after the last one.
+func (l *fileLog) hashLines(r io.Reader, name string, store *hashStore) (int64, int64, error) {
+	had := store.n
+	if had < l.first {
+		return 0, 0, tampered(l.path, "the hash store holds %d lines, fewer than the %d of the closed segments", had, l.first)
+	}
+	tree, err := l.treeAtFirst()
+	if err != nil {
+		return 0, 0, err
+	}
+	checkRoot := l.hasLast && l.last.N > l.first
 	var rootAtLast tlog.Hash
+	i := l.first
+	leaves := newLeafReader(store.f, store.stored)
 	lh := NewLeafHasher(func(h tlog.Hash) error {
 		defer func() { i++ }()
-		if l.hasLast && i < l.last.N {
+		if checkRoot && i < l.last.N {
 			tree.Push(h)
 			if tree.Size() == l.last.N {
 				rootAtLast = tree.Root()
@@ -407,29 +462,30 @@ func (l *fileLog) hashAll(audit *os.File, store *hashStore, size int64, res *sea
 			if want != h {
 				return tampered(l.path, "line %d differs from the hash sealed for it in %s: the line or that store was changed. "+
 					"`sandboxaudit verify --key` checks the lines against the signed checkpoints alone; if it passes, the store is what was damaged "+
-					"(it is derived data: move it aside and it is rebuilt from the file and checked against the newest checkpoint)", i+1, store.f.Name())
+					"(it is derived data: move it aside and it is rebuilt from the file and checked against the newest checkpoint)", i-l.first+1, store.f.Name())
 			}
 			return nil
 		}
 		return store.add(h)
 	})
-	if err := hashRange(audit, 0, size, lh); err != nil {
-		return err
+	if _, err := bufio.NewReaderSize(r, 256<<10).WriteTo(lh); err != nil {
+		if errors.Is(err, ErrTampered) {
+			return 0, 0, err
+		}
+		return 0, 0, fmt.Errorf("integrity: hash %s: %w", name, err)
 	}
 	if i < had {
-		return tampered(l.path, "the file has %d lines but %d were sealed (cut back or lines deleted)", i, had)
+		return 0, 0, tampered(l.path, "the file has %d lines but %d were sealed (cut back or lines deleted)", i-l.first, had-l.first)
 	}
-	if l.hasLast {
+	if checkRoot {
 		if store.n < l.last.N {
-			return tampered(l.path, "the file has %d lines, fewer than the %d of the newest checkpoint", store.n, l.last.N)
+			return 0, 0, tampered(l.path, "the file has %d lines, fewer than the %d of the newest checkpoint", store.n-l.first, l.last.N-l.first)
 		}
 		if rootAtLast != l.last.Hash {
-			return tampered(l.path, "the first %d lines do not match the newest checkpoint's root hash", l.last.N)
+			return 0, 0, tampered(l.path, "the first %d lines do not match the newest checkpoint's root hash", l.last.N-l.first)
 		}
 	}
-	res.lines = store.n - had
-	l.off = lh.Complete()
-	return nil
+	return lh.Complete(), i, nil
 }
 
 // hashNew appends the lines after the sealed offset.
@@ -470,6 +526,9 @@ func (l *fileLog) checkpoint(store *hashStore, cps *os.File, res *sealResult) er
 		origin = l.origin
 	}
 	c := Checkpoint{Origin: origin, N: store.n, Hash: root}
+	if !l.hasLast {
+		res.newLog = origin
+	}
 	signed, err := SignCheckpoint(c, l.keys.Signer)
 	if err != nil {
 		return fmt.Errorf("integrity: %s: %w", l.path, err)

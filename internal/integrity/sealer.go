@@ -24,17 +24,14 @@ type Observer interface {
 	SealLag(ctx context.Context, n int64)
 }
 
-// Publisher sends a signed checkpoint to a witness. Errors are logged; the
-// checkpoint is in the sidecar either way.
-type Publisher func(ctx context.Context, signedNote []byte) error
-
 // Settings configure a Sealer.
 type Settings struct {
 	Keys     *Keys
 	Interval time.Duration
 	Logger   *zap.Logger
-	Observer Observer  // optional
-	Publish  Publisher // optional
+	Observer Observer // optional
+	// Witnesses, when set, cosign every newest checkpoint (SPEC §10).
+	Witnesses Witnesses
 	// OriginBase is the directory files are named below in their
 	// checkpoints' origin (see originOf): a path template's literal
 	// directory. Empty: by file name.
@@ -56,6 +53,7 @@ type Sealer struct {
 	sealMu  sync.Mutex // one seal round at a time
 	logs    map[string]*fileLog
 	scratch storeScratch
+	wit     witnessing
 
 	stop chan struct{}
 	done chan struct{}
@@ -155,6 +153,7 @@ func (s *Sealer) SealPending(ctx context.Context) error {
 		batch[p] += 0
 	}
 	s.mu.Unlock()
+	s.addWitnessRetries(batch)
 	if len(batch) == 0 {
 		return nil
 	}
@@ -181,12 +180,10 @@ func (s *Sealer) SealPending(ctx context.Context) error {
 
 // sealPath seals one file; called with sealMu held.
 func (s *Sealer) sealPath(ctx context.Context, path string) error {
-	l := s.logs[path]
-	if l == nil {
-		l = &fileLog{path: path, keys: s.set.Keys, scratch: &s.scratch, ownTear: -1,
-			origin: originOf(s.set.Keys.Signer.Name(), path, s.set.OriginBase)}
-		s.logs[path] = l
+	if err := s.refuseRetired(path); err != nil {
+		return err
 	}
+	l := s.logFor(path)
 	wasBroken := l.broken != nil
 	res, err := l.seal(ctx)
 	for _, r := range res.repaired {
@@ -220,6 +217,9 @@ func (s *Sealer) sealPath(ctx context.Context, path string) error {
 		return err
 	}
 	l.lastErr, l.repairsLogged = "", nil
+	if res.newLog != "" {
+		s.set.Logger.Info("integrity: started a new log", zap.String("path", path), zap.String("origin", res.newLog))
+	}
 	if s.set.Observer != nil && res.lines > 0 {
 		s.set.Observer.LinesSealed(ctx, res.lines)
 	}
@@ -227,14 +227,21 @@ func (s *Sealer) sealPath(ctx context.Context, path string) error {
 		if s.set.Observer != nil {
 			s.set.Observer.CheckpointWritten(ctx)
 		}
-		if s.set.Publish != nil {
-			if err := s.set.Publish(ctx, res.checkpoint); err != nil {
-				s.set.Logger.Warn("integrity: checkpoint not published (it is in the sidecar)",
-					zap.String("path", path), zap.Error(err))
-			}
-		}
 	}
+	s.witness(ctx, path, l)
 	return nil
+}
+
+// logFor returns the sealer's memory of path, made on first use; called
+// with sealMu held.
+func (s *Sealer) logFor(path string) *fileLog {
+	l := s.logs[path]
+	if l == nil {
+		l = &fileLog{path: path, keys: s.set.Keys, scratch: &s.scratch, ownTear: -1,
+			origin: originOf(s.set.Keys.Signer.Name(), path, s.set.OriginBase)}
+		s.logs[path] = l
+	}
+	return l
 }
 
 // forgetIdle drops remembered files beyond the bound, keeping the ones

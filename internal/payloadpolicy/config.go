@@ -4,6 +4,7 @@
 package payloadpolicy // import "github.com/sandboxaudit/sandboxaudit/internal/payloadpolicy"
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -32,10 +33,11 @@ type Config struct {
 // naming the key.
 func (cfg *Config) Unmarshal(conf *confmap.Conf) error { return confcheck.Unmarshal(conf, cfg) }
 
-// Validate checks the op keys of payload_policy_by_op; the policy levels
-// validate themselves (confmap prefixes their errors with the key path).
+// Validate checks the op keys of payload_policy_by_op and the redact
+// sections; the other policy keys validate themselves (confmap prefixes
+// their errors with the key path).
 func (cfg *Config) Validate() error {
-	return CheckOps(cfg.PayloadPolicyByOp)
+	return errors.Join(CheckOps(cfg.PayloadPolicyByOp), CheckRedact(cfg.PayloadPolicy, cfg.PayloadPolicyByOp))
 }
 
 // CheckOps refuses an op key that format version 1 does not define, naming

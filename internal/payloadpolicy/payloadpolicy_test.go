@@ -29,14 +29,14 @@ func TestTableResolvesEachOpOnce(t *testing.T) {
 		ByOp:    map[string]auditevent.PolicyOverride{"exec": {IncludeExecOutput: auditevent.Ptr(true)}},
 		Sink:    auditevent.PolicyOverride{IncludeWriteLen: auditevent.Ptr(false)},
 	}
-	tab := NewTable(set)
-	assert.Equal(t, auditevent.Policy{IncludeExecOutput: true, MaxStdoutChars: 10, MaxStderrChars: 8000, IncludeWriteLen: false}, tab.Get("exec"))
-	assert.Equal(t, auditevent.Policy{IncludeExecOutput: false, MaxStdoutChars: 10, MaxStderrChars: 8000, IncludeWriteLen: false}, tab.Get("write"))
+	tab := mustTable(t, set)
+	assert.Equal(t, auditevent.Policy{IncludeExecOutput: true, MaxStdoutChars: 10, MaxStderrChars: 8000, IncludeWriteLen: false}, tab.Get("exec").Policy)
+	assert.Equal(t, auditevent.Policy{IncludeExecOutput: false, MaxStdoutChars: 10, MaxStderrChars: 8000, IncludeWriteLen: false}, tab.Get("write").Policy)
 	assert.Equal(t, tab.Get("write"), tab.Get("an op of a later format version"), "an unknown op gets the levels without a per-op one")
 
-	assert.True(t, tab.Equal(NewTable(set)))
+	assert.True(t, tab.Equal(mustTable(t, set)))
 	set.ByOp = nil
-	assert.False(t, tab.Equal(NewTable(set)), "exec differs")
+	assert.False(t, tab.Equal(mustTable(t, set)), "exec differs")
 }
 
 // TestUnmarshalRefusesAFractionalLimit: the processor's and the
@@ -49,4 +49,11 @@ func TestUnmarshalRefusesAFractionalLimit(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "payload_policy_by_op::exec::max_stdout_chars: must be a whole number") {
 		t.Fatalf("Unmarshal = %v", err)
 	}
+}
+
+func mustTable(t *testing.T, set auditevent.PolicySet) *Table {
+	t.Helper()
+	tab, err := NewTable(set)
+	require.NoError(t, err)
+	return tab
 }

@@ -1,29 +1,77 @@
 package payloadpolicy // import "github.com/sandboxaudit/sandboxaudit/internal/payloadpolicy"
 
 import (
+	"fmt"
 	"maps"
 
 	"github.com/sandboxaudit/sandboxaudit/auditevent"
+	"github.com/sandboxaudit/sandboxaudit/internal/redact"
 )
 
 // Table is the effective policy of every op, resolved once: a component's
 // config never changes while it runs.
 type Table struct {
-	byOp  map[string]auditevent.Policy
-	other auditevent.Policy // for an op outside format version 1
+	byOp  map[string]Policy
+	other Policy // for an op outside format version 1
 }
 
-// NewTable resolves set for every op of format version 1.
-func NewTable(set auditevent.PolicySet) *Table {
-	t := &Table{byOp: make(map[string]auditevent.Policy, len(auditevent.Ops())), other: set.Resolve("")}
-	for _, op := range auditevent.Ops() {
-		t.byOp[op] = set.Resolve(op)
+// NewTable resolves set for every op of format version 1, building one
+// redactor per distinct redact policy. An error names the redact key; the
+// config's Validate reports the same errors first, at start.
+func NewTable(set auditevent.PolicySet) (*Table, error) {
+	b := tableBuilder{set: set}
+	other, err := b.resolve("")
+	if err != nil {
+		return nil, err
 	}
-	return t
+	t := &Table{byOp: make(map[string]Policy, len(auditevent.Ops())), other: other}
+	for _, op := range auditevent.Ops() {
+		if t.byOp[op], err = b.resolve(op); err != nil {
+			return nil, err
+		}
+	}
+	return t, nil
+}
+
+// tableBuilder shares a redactor between the ops whose settings agree.
+type tableBuilder struct {
+	set   auditevent.PolicySet
+	built []*redact.Redactor
+}
+
+func (b *tableBuilder) resolve(op string) (Policy, error) {
+	p := Policy{Policy: b.set.Resolve(op)}
+	s := RedactSettings(b.set, op)
+	if !s.Enabled {
+		return p, nil
+	}
+	for _, r := range b.built {
+		if r.Settings().Equal(s) {
+			p.Redactor = r
+			return p, nil
+		}
+	}
+	r, err := redact.New(s)
+	if err != nil {
+		return Policy{}, fmt.Errorf("redact: %w", err)
+	}
+	b.built = append(b.built, r)
+	p.Redactor = r
+	return p, nil
+}
+
+// RedactSettings merges the redact sections of set's levels for op over
+// the default (on, built-in detectors only).
+func RedactSettings(set auditevent.PolicySet, op string) redact.Settings {
+	s := redact.DefaultSettings().Merge(set.Default.Redact)
+	if o, ok := set.ByOp[op]; ok {
+		s = s.Merge(o.Redact)
+	}
+	return s.Merge(set.Sink.Redact)
 }
 
 // Get is the effective policy for an event of op.
-func (t *Table) Get(op string) auditevent.Policy {
+func (t *Table) Get(op string) Policy {
 	if p, ok := t.byOp[op]; ok {
 		return p
 	}
@@ -32,5 +80,17 @@ func (t *Table) Get(op string) auditevent.Policy {
 
 // Equal reports whether t and o give every op the same policy.
 func (t *Table) Equal(o *Table) bool {
-	return t.other == o.other && maps.Equal(t.byOp, o.byOp)
+	return t.other.equal(o.other) && maps.EqualFunc(t.byOp, o.byOp, Policy.equal)
+}
+
+// RedactionOff lists the ops (format version 1) whose policy does not
+// redact, for the warning at start.
+func (t *Table) RedactionOff() []string {
+	var off []string
+	for _, op := range auditevent.Ops() {
+		if t.byOp[op].Redactor == nil {
+			off = append(off, op)
+		}
+	}
+	return off
 }

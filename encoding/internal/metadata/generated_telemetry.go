@@ -24,6 +24,7 @@ type TelemetryBuilder struct {
 	SandboxauditEncodingEventsUnmarshaled  metric.Int64Counter
 	SandboxauditEncodingItemsSkipped       metric.Int64Counter
 	SandboxauditEncodingMessagesRejected   metric.Int64Counter
+	SandboxauditEncodingSecretsRedacted    metric.Int64Counter
 	SandboxauditEncodingSeqSessionsEvicted metric.Int64Counter
 }
 
@@ -53,6 +54,12 @@ func NewTelemetryBuilder(settings component.TelemetrySettings) (*TelemetryBuilde
 		"otelcol_sandboxaudit_encoding_messages_rejected",
 		metric.WithDescription("Number of messages refused by UnmarshalLogs or UnmarshalTraces because a line is not a valid audit event. [Alpha]"),
 		metric.WithUnit("{message}"),
+	)
+	errs = errors.Join(errs, err)
+	builder.SandboxauditEncodingSecretsRedacted, err = builder.meter.Int64Counter(
+		"otelcol_sandboxaudit_encoding_secrets_redacted",
+		metric.WithDescription("Number of values cut by payload_policy redact, by kind (per marshaled line); the values are never recorded. [Alpha]"),
+		metric.WithUnit("{cut}"),
 	)
 	errs = errors.Join(errs, err)
 	builder.SandboxauditEncodingSeqSessionsEvicted, err = builder.meter.Int64Counter(

@@ -37,9 +37,15 @@ type TelemetryBuilder struct {
 	SandboxauditExporterItemsSkipped          metric.Int64Counter
 	SandboxauditExporterLinesSealed           metric.Int64Counter
 	SandboxauditExporterSealLagLines          metric.Int64Gauge
+	SandboxauditExporterSecretsRedacted       metric.Int64Counter
+	SandboxauditExporterSegmentErrors         metric.Int64Counter
+	SandboxauditExporterSegmentsRemoved       metric.Int64Counter
+	SandboxauditExporterSegmentsRotated       metric.Int64Counter
 	SandboxauditExporterSeqSessionsEvicted    metric.Int64Counter
 	SandboxauditExporterSpoolLinesQuarantined metric.Int64Counter
 	SandboxauditExporterSpoolSize             metric.Int64Gauge
+	SandboxauditExporterWitnessCosignatures   metric.Int64Counter
+	SandboxauditExporterWitnessFailures       metric.Int64Counter
 }
 
 // TelemetryBuilderOption applies changes to default builder.
@@ -121,6 +127,30 @@ func NewTelemetryBuilder(settings component.TelemetrySettings, options ...Teleme
 		metric.WithUnit("{line}"),
 	)
 	errs = errors.Join(errs, err)
+	builder.SandboxauditExporterSecretsRedacted, err = builder.meter.Int64Counter(
+		"otelcol_sandboxaudit_exporter_secrets_redacted",
+		metric.WithDescription("Number of values cut by payload_policy redact, by kind (each sink's encoding counts its own cuts); the values are never recorded. [Alpha]"),
+		metric.WithUnit("{cut}"),
+	)
+	errs = errors.Join(errs, err)
+	builder.SandboxauditExporterSegmentErrors, err = builder.meter.Int64Counter(
+		"otelcol_sandboxaudit_exporter_segment_errors",
+		metric.WithDescription("Number of rotation, compression and retention steps that failed (no segment is lost; the step is tried again). [Alpha]"),
+		metric.WithUnit("{error}"),
+	)
+	errs = errors.Join(errs, err)
+	builder.SandboxauditExporterSegmentsRemoved, err = builder.meter.Int64Counter(
+		"otelcol_sandboxaudit_exporter_segments_removed",
+		metric.WithDescription("Number of closed segments retention removed, by the rule that removed them. [Alpha]"),
+		metric.WithUnit("{segment}"),
+	)
+	errs = errors.Join(errs, err)
+	builder.SandboxauditExporterSegmentsRotated, err = builder.meter.Int64Counter(
+		"otelcol_sandboxaudit_exporter_segments_rotated",
+		metric.WithDescription("Number of times the file sink closed an audit file as a segment and began a new one. [Alpha]"),
+		metric.WithUnit("{segment}"),
+	)
+	errs = errors.Join(errs, err)
 	builder.SandboxauditExporterSeqSessionsEvicted, err = builder.meter.Int64Counter(
 		"otelcol_sandboxaudit_exporter_seq_sessions_evicted",
 		metric.WithDescription("Number of sessions whose seq counter was dropped to keep within the span mapper's bound; seqs then assigned to that session's spans without seq attributes start again at 1 and may repeat. [Alpha]"),
@@ -137,6 +167,18 @@ func NewTelemetryBuilder(settings component.TelemetrySettings, options ...Teleme
 		"otelcol_sandboxaudit_exporter_spool_size",
 		metric.WithDescription("Bytes held in the HTTP sink's spool, waiting for replay. [Alpha]"),
 		metric.WithUnit("By"),
+	)
+	errs = errors.Join(errs, err)
+	builder.SandboxauditExporterWitnessCosignatures, err = builder.meter.Int64Counter(
+		"otelcol_sandboxaudit_exporter_witness_cosignatures",
+		metric.WithDescription("Number of cosignatures witnesses returned for the file sink's checkpoints, by witness. [Alpha]"),
+		metric.WithUnit("{cosignature}"),
+	)
+	errs = errors.Join(errs, err)
+	builder.SandboxauditExporterWitnessFailures, err = builder.meter.Int64Counter(
+		"otelcol_sandboxaudit_exporter_witness_failures",
+		metric.WithDescription("Number of checkpoint submissions a witness refused or did not answer, by witness and reason; each is also logged at ERROR. [Alpha]"),
+		metric.WithUnit("{submission}"),
 	)
 	errs = errors.Join(errs, err)
 	return &builder, errs

@@ -1,0 +1,278 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/stretchr/testify/require"
+	"golang.org/x/mod/sumdb/note"
+
+	"github.com/sandboxaudit/sandboxaudit/internal/integrity"
+	"github.com/sandboxaudit/sandboxaudit/internal/witness"
+)
+
+// auditOrigin is the origin of e2e-audit's checkpoints for a plain path
+// .../events.jsonl: the key's name and the file's name. The operator adds
+// it to the witness with witnessctl.
+const auditOrigin = "e2e-audit/events.jsonl"
+
+func witnessedConfig(sandboxAddr, auditPath, keyPath, witnessURL, vkey string) string {
+	return collectorYAML{
+		sandboxAddr: sandboxAddr,
+		batch:       "timeout: 100ms",
+		exporter: fmt.Sprintf("file:\n  path: %s\n  integrity:\n    signing_key_file: %s\n    checkpoint_interval: 200ms\n"+
+			"    witnesses:\n      - endpoint: %s\n        public_key: %s\n", auditPath, keyPath, witnessURL, vkey),
+	}.String()
+}
+
+// newestWitnessed returns the newest record of the witnessed sidecar, its
+// checkpoint, and how many cosignatures by vkey it holds.
+func newestWitnessed(t *testing.T, auditPath, pubPath, vkey string) (integrity.Checkpoint, int) {
+	t.Helper()
+	f, err := os.Open(integrity.WitnessedPath(auditPath))
+	require.NoError(t, err)
+	defer func() { _ = f.Close() }()
+	nr := integrity.NewNoteReader(f)
+	var last []byte
+	for {
+		rec, err := nr.Next()
+		if err != nil {
+			require.ErrorIs(t, err, io.EOF)
+			break
+		}
+		last = rec
+	}
+	require.NotNil(t, last, "no cosigned checkpoint recorded")
+	logKey, err := integrity.LoadVerifierKey(pubPath)
+	require.NoError(t, err)
+	c, err := integrity.OpenCheckpoint(last, logKey)
+	require.NoError(t, err)
+	wv, err := witness.ParseKey(vkey)
+	require.NoError(t, err)
+	return c, witness.CountCosignatures(last, []note.Verifier{wv})
+}
+
+// TestWitnessLitewitness: a real witness cosigns the collector's
+// checkpoints as it writes them; then the key holder rewrites the file and
+// re-seals it (sidecars removed, collector restarted with the same key):
+// verify --key alone passes that, but the witness refuses the rewritten
+// tree and the collector logs it at ERROR.
+func TestWitnessLitewitness(t *testing.T) {
+	requireE2E(t)
+	lw := startLitewitness(t, "e2e.example/witness")
+	dir := t.TempDir()
+	keyPath, pubPath := keygen(t, dir)
+	lw.addLog(t, auditOrigin, pubPath)
+	sandboxAddr := freeAddr(t)
+	auditPath := filepath.Join(dir, "audit", "events.jsonl")
+	cfg := witnessedConfig(sandboxAddr, auditPath, keyPath, "http://"+lw.addr, lw.vkey)
+	col := startCollector(t, "collector", dir, cfg, sandboxAddr)
+
+	postLines(t, sandboxAddr, pairLines(uuid.MustParse("6f1c2a8e-3b4d-4e5f-9a0b-1c2d3e4f5a6b"), 6))
+	waitLines(t, auditPath, 12)
+	lw.waitSize(t, auditOrigin, 12)
+	postLines(t, sandboxAddr, pairLines(uuid.MustParse("22222222-3333-4444-8555-666666666666"), 6))
+	waitLines(t, auditPath, 24)
+	lw.waitSize(t, auditOrigin, 24)
+	col.stop(t)
+
+	requireMode(t, integrity.WitnessedPath(auditPath), 0o600)
+	c, cosigs := newestWitnessed(t, auditPath, pubPath, lw.vkey)
+	require.Equal(t, int64(24), c.N)
+	require.Equal(t, 1, cosigs, "the newest checkpoint carries litewitness's cosignature")
+	require.NotContains(t, string(mustRead(t, filepath.Join(dir, "collector.log"))), "witness did not cosign")
+	wkey := filepath.Join(dir, "witness.vkey")
+	require.NoError(t, os.WriteFile(wkey, []byte(lw.vkey+"\n"), 0o644))
+	code, out := runCLI(t, "verify", "--key", pubPath, "--witness", wkey, auditPath)
+	require.Equal(t, 0, code, out)
+	require.Contains(t, out, "witness: lines=24 witnessed=24 unwitnessed=0")
+
+	// The key holder edits a line and seals the edited file afresh with
+	// the same key (log reset moves the old sidecars aside), then starts
+	// the collector.
+	b := mustRead(t, auditPath)
+	edited := bytes.Replace(b, []byte(`"duration_ms":12.5`), []byte(`"duration_ms":99.5`), 1)
+	require.NotEqual(t, b, edited)
+	require.NoError(t, os.WriteFile(auditPath, edited, 0o600))
+	code, out = runCLI(t, "log", "reset", "--signing-key", keyPath, auditPath)
+	require.Equal(t, 0, code, out)
+	col2 := startCollector(t, "collector2", filepath.Join(dir, "second"), cfg, sandboxAddr)
+	col2.waitReady(t)
+	waitFor(t, "the collector's ERROR about the witness", func() bool {
+		return bytes.Contains(mustRead(t, col2.log), []byte("witness did not cosign"))
+	})
+	col2.stop(t)
+	log := string(mustRead(t, col2.log))
+	require.Contains(t, log, "\terror\t")
+	require.Contains(t, log, "history rewritten")
+	require.Equal(t, 1, strings.Count(log, "witness did not cosign"), "once per cause, not every round")
+	require.Equal(t, int64(24), lw.size(t, auditOrigin), "the witness kept what it cosigned")
+
+	code, out = runCLI(t, "verify", "--key", pubPath, auditPath)
+	require.Equal(t, 0, code, "the key alone cannot tell a re-sealed file: %s", out)
+	code, out = runCLI(t, "verify", "--key", pubPath, "--witness", wkey, auditPath)
+	require.Equal(t, 1, code, out)
+	require.Contains(t, out, "no checkpoint is cosigned by 1 of the 1 witnesses")
+}
+
+// holdingProxy passes requests to target, except while hold is set: then
+// it keeps each request until the test ends or hold is cleared.
+type holdingProxy struct {
+	mu      sync.Mutex
+	hold    bool
+	held    chan struct{} // closed at the first held request
+	release chan struct{}
+	once    sync.Once
+}
+
+func startHoldingProxy(t *testing.T, target string) (*holdingProxy, string) {
+	t.Helper()
+	u, err := url.Parse(target)
+	require.NoError(t, err)
+	rp := httputil.NewSingleHostReverseProxy(u)
+	hp := &holdingProxy{held: make(chan struct{}), release: make(chan struct{})}
+	addr := freeAddr(t)
+	srv := &http.Server{Addr: addr, ReadHeaderTimeout: 5 * time.Second, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hp.mu.Lock()
+		hold := hp.hold
+		hp.mu.Unlock()
+		if hold {
+			hp.once.Do(func() { close(hp.held) })
+			select {
+			case <-hp.release:
+			case <-r.Context().Done():
+			}
+			http.Error(w, "held", http.StatusServiceUnavailable)
+			return
+		}
+		rp.ServeHTTP(w, r)
+	})}
+	go func() { _ = srv.ListenAndServe() }()
+	t.Cleanup(func() {
+		close(hp.release)
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(ctx)
+	})
+	waitFor(t, "the proxy listening", func() bool { return dialable(addr) })
+	return hp, "http://" + addr
+}
+
+func (hp *holdingProxy) setHold(on bool) {
+	hp.mu.Lock()
+	defer hp.mu.Unlock()
+	hp.hold = on
+}
+
+// TestWitnessKilledDuringRequest: the collector is SIGKILLed while a
+// witness request is in flight; the restarted collector submits the
+// checkpoint again, and nothing is lost.
+func TestWitnessKilledDuringRequest(t *testing.T) {
+	requireE2E(t)
+	lw := startLitewitness(t, "e2e.example/witness")
+	dir := t.TempDir()
+	keyPath, pubPath := keygen(t, dir)
+	lw.addLog(t, auditOrigin, pubPath)
+	proxy, proxyURL := startHoldingProxy(t, "http://"+lw.addr)
+	sandboxAddr := freeAddr(t)
+	auditPath := filepath.Join(dir, "audit", "events.jsonl")
+	cfg := witnessedConfig(sandboxAddr, auditPath, keyPath, proxyURL, lw.vkey)
+
+	col := startCollector(t, "collector", dir, cfg, sandboxAddr)
+	postLines(t, sandboxAddr, pairLines(uuid.MustParse("6f1c2a8e-3b4d-4e5f-9a0b-1c2d3e4f5a6b"), 4))
+	waitLines(t, auditPath, 8)
+	lw.waitSize(t, auditOrigin, 8)
+
+	proxy.setHold(true)
+	postLines(t, sandboxAddr, pairLines(uuid.MustParse("22222222-3333-4444-8555-666666666666"), 4))
+	waitLines(t, auditPath, 16)
+	select {
+	case <-proxy.held:
+	case <-time.After(deliveryTimeout):
+		t.Fatal("no witness request reached the proxy")
+	}
+	require.NoError(t, col.cmd.Process.Kill())
+	<-col.done
+	require.Equal(t, int64(8), lw.size(t, auditOrigin))
+
+	proxy.setHold(false)
+	col2 := startCollector(t, "collector2", filepath.Join(dir, "second"), cfg, sandboxAddr)
+	col2.waitReady(t)
+	lw.waitSize(t, auditOrigin, 16)
+	col2.stop(t)
+
+	c, cosigs := newestWitnessed(t, auditPath, pubPath, lw.vkey)
+	require.Equal(t, int64(16), c.N)
+	require.Equal(t, 1, cosigs)
+	code, out := runCLI(t, "verify", "--key", pubPath, auditPath)
+	require.Equal(t, 0, code, out)
+	require.Contains(t, out, "lines=16 sealed=16 unsealed=0")
+	require.False(t, strings.Contains(string(mustRead(t, col2.log)), "witness did not cosign"), "the restart's submission succeeded")
+}
+
+// TestWitnessKeyHandover: a witnessed log is handed over to a new key;
+// litewitness cosigns the final checkpoint and the new log's checkpoints;
+// verify, given the first key, follows the handover, and refuses the
+// retired log once a line is appended to it.
+func TestWitnessKeyHandover(t *testing.T) {
+	requireE2E(t)
+	lw := startLitewitness(t, "e2e.example/witness")
+	dir := t.TempDir()
+	keyPath, pubPath := keygen(t, dir)
+	lw.addLog(t, auditOrigin, pubPath)
+	wkey := filepath.Join(dir, "witness.vkey")
+	require.NoError(t, os.WriteFile(wkey, []byte(lw.vkey+"\n"), 0o644))
+	sandboxAddr := freeAddr(t)
+	auditPath := filepath.Join(dir, "audit", "events.jsonl")
+	col := startCollector(t, "collector", dir, witnessedConfig(sandboxAddr, auditPath, keyPath, "http://"+lw.addr, lw.vkey), sandboxAddr)
+	postLines(t, sandboxAddr, pairLines(uuid.MustParse("6f1c2a8e-3b4d-4e5f-9a0b-1c2d3e4f5a6b"), 4))
+	waitLines(t, auditPath, 8)
+	lw.waitSize(t, auditOrigin, 8)
+	col.stop(t)
+
+	code, out := runCLI(t, "keygen", "--name", "e2e-audit-2027", "--out", filepath.Join(dir, "keys2"))
+	require.Equal(t, 0, code, out)
+	newKey, newPub := filepath.Join(dir, "keys2", "e2e-audit-2027.key"), filepath.Join(dir, "keys2", "e2e-audit-2027.pub")
+	code, out = runCLI(t, "log", "handover", "--signing-key", keyPath, "--next-key", newPub,
+		"--witness", "http://"+lw.addr+"="+wkey, auditPath)
+	require.Equal(t, 0, code, out)
+	retired, err := filepath.Glob(auditPath + ".retired-*Z")
+	require.NoError(t, err)
+	require.Len(t, retired, 1, "%v", retired)
+
+	const newOrigin = "e2e-audit-2027/events.jsonl"
+	lw.addLog(t, newOrigin, newPub)
+	col2 := startCollector(t, "collector2", filepath.Join(dir, "second"),
+		witnessedConfig(sandboxAddr, auditPath, newKey, "http://"+lw.addr, lw.vkey), sandboxAddr)
+	postLines(t, sandboxAddr, pairLines(uuid.MustParse("22222222-3333-4444-8555-666666666666"), 2))
+	waitLines(t, auditPath, 4)
+	lw.waitSize(t, newOrigin, 4)
+	col2.stop(t)
+
+	code, out = runCLI(t, "verify", "--key", pubPath, "--witness", wkey, retired[0], auditPath)
+	require.Equal(t, 0, code, out)
+	require.Contains(t, out, `handover: final at 8 lines; the log goes on as "`+newOrigin+`"`)
+	require.Contains(t, out, retired[0]+": witness: lines=8 witnessed=8 unwitnessed=0")
+	require.Contains(t, out, auditPath+": witness: lines=4 witnessed=4 unwitnessed=0")
+
+	f, err := os.OpenFile(retired[0], os.O_WRONLY|os.O_APPEND, 0)
+	require.NoError(t, err)
+	_, err = f.WriteString(pairLines(uuid.MustParse("33333333-3333-4444-8555-666666666666"), 1)[0])
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+	code, out = runCLI(t, "verify", "--key", pubPath, "--allow-open", "--allow-unsealed", "1", retired[0], auditPath)
+	require.Equal(t, 1, code, out)
+	require.Contains(t, out, "handover: the log was retired at 8 lines by its final checkpoint, but the file has 9")
+}

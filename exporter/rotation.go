@@ -1,0 +1,46 @@
+package sandboxauditexporter // import "github.com/sandboxaudit/sandboxaudit/exporter"
+
+import (
+	"context"
+	"time"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/metric"
+	"go.uber.org/zap"
+
+	"github.com/sandboxaudit/sandboxaudit/internal/filesink"
+)
+
+// rotation builds the file sink's rotation from file.rotation; nil when the
+// section is absent. Each rotation, removal and failure is logged and
+// counted.
+func (e *auditExporter) rotation(fc *FileConfig) *filesink.Rotation {
+	rc := fc.Rotation.Get()
+	if rc == nil {
+		return nil
+	}
+	t := e.telemetry
+	log := e.logger
+	return &filesink.Rotation{
+		MaxBytes:   int64(rc.MaxMegabytes) << 20,
+		Interval:   rc.Interval,
+		MaxBackups: rc.MaxBackups,
+		MaxAge:     time.Duration(rc.MaxDays) * 24 * time.Hour,
+		Compress:   rc.Compression == compressionZstd,
+		OnRotate: func(path, segment string) {
+			log.Info("Audit file rotated", zap.String("path", path), zap.String("segment", segment))
+			t.tb.SandboxauditExporterSegmentsRotated.Add(context.Background(), 1)
+		},
+		OnRemoved: func(path string, seg filesink.Segment, reason string) {
+			log.Info("Retention removed a closed segment", zap.String("path", path),
+				zap.String("segment", seg.Path), zap.String("reason", reason))
+			t.tb.SandboxauditExporterSegmentsRemoved.Add(context.Background(), 1,
+				metric.WithAttributeSet(attribute.NewSet(attribute.String("reason", reason))))
+		},
+		OnError: func(path string, err error) {
+			log.Error("Rotation, compression or retention step failed; no segment was lost and the step is tried again",
+				zap.String("path", path), zap.Error(err))
+			t.tb.SandboxauditExporterSegmentErrors.Add(context.Background(), 1)
+		},
+	}
+}

@@ -1,0 +1,187 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"golang.org/x/mod/sumdb/tlog"
+
+	"github.com/sandboxaudit/sandboxaudit/internal/integrity"
+	"github.com/sandboxaudit/sandboxaudit/internal/witness"
+)
+
+const handoverSynopsis = "log handover --signing-key OLD.key --next-key NEW.pub [--next-origin ORIGIN] " +
+	"[--witness URL=W.vkey]... PATH"
+
+// runLogHandover retires the log of an audit path and hands it over to a
+// new key (SPEC section 10): it seals the file with the old key, signs a
+// final checkpoint of the whole tree that names the new key and the new
+// log's origin (the handover note), has the witnesses cosign it, and moves
+// the retired file and its sidecars aside, so that the collector, started
+// with the new key, begins the new log at PATH. Run it with the collector
+// stopped.
+func runLogHandover(ctx context.Context, args []string, s Streams) int {
+	fs := newFlagSet("log handover", handoverSynopsis, s.Stderr)
+	keyFile := fs.String("signing-key", "", "the key being retired (file.integrity.signing_key_file until now)")
+	nextKeyFile := fs.String("next-key", "", "the new key's verifier key (NAME.pub of the new signing key)")
+	nextOrigin := fs.String("next-origin", "", "the new log's origin (default: <new key name>/<file name>, as the collector names it)")
+	var witnesses listFlag
+	fs.Var(&witnesses, "witness", "a witness to cosign the final checkpoint, as SUBMISSION_URL=W.vkey (repeatable)")
+	rest, err := parseInterspersed(fs, args)
+	if err != nil {
+		return flagStatus(err)
+	}
+	if len(rest) != 1 || *keyFile == "" || *nextKeyFile == "" {
+		fs.Usage()
+		return exitUsage
+	}
+	h, err := loadHandoverKeys(*keyFile, *nextKeyFile, *nextOrigin, rest[0])
+	if err != nil {
+		_, _ = fmt.Fprintf(s.Stderr, "log handover: %v\n", err)
+		return exitUsage
+	}
+	pool, err := handoverWitnesses(witnesses)
+	if err != nil {
+		_, _ = fmt.Fprintf(s.Stderr, "log handover: --witness: %v\n", err)
+		return exitUsage
+	}
+	if err := h.run(ctx, pool, s.Stdout); err != nil {
+		_, _ = fmt.Fprintf(s.Stderr, "log handover: %v\n", err)
+		return exitProblems
+	}
+	return exitOK
+}
+
+type handover struct {
+	path       string
+	keys       *integrity.Keys
+	nextKey    string
+	nextOrigin string
+}
+
+func loadHandoverKeys(keyFile, nextKeyFile, nextOrigin, path string) (*handover, error) {
+	keys, err := integrity.LoadSigningKey(keyFile)
+	if err != nil {
+		return nil, fmt.Errorf("--signing-key: %w", err)
+	}
+	next, err := integrity.LoadVerifierKey(nextKeyFile)
+	if err != nil {
+		return nil, fmt.Errorf("--next-key: %w", err)
+	}
+	b, err := os.ReadFile(nextKeyFile)
+	if err != nil {
+		return nil, fmt.Errorf("--next-key: %w", err)
+	}
+	if next.Name() == keys.Signer.Name() && next.KeyHash() == keys.Signer.KeyHash() {
+		return nil, errors.New("--next-key: is the key being retired")
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, err
+	}
+	if nextOrigin == "" {
+		nextOrigin = next.Name() + "/" + filepath.Base(abs)
+	}
+	return &handover{path: abs, keys: keys, nextKey: strings.TrimSpace(string(b)), nextOrigin: nextOrigin}, nil
+}
+
+// handoverWitnesses builds the witnesses from URL=W.vkey values; nil
+// when there are none.
+func handoverWitnesses(values []string) (*witness.Pool, error) {
+	if len(values) == 0 {
+		return nil, nil
+	}
+	var ws []*witness.Witness
+	for _, v := range values {
+		url, keyPath, ok := strings.Cut(v, "=")
+		if !ok || url == "" || keyPath == "" {
+			return nil, fmt.Errorf("%q is not SUBMISSION_URL=W.vkey", v)
+		}
+		if _, err := loadWitnessKey(keyPath); err != nil {
+			return nil, err
+		}
+		b, err := os.ReadFile(keyPath)
+		if err != nil {
+			return nil, err
+		}
+		w, err := witness.NewWitness(url, string(b), nil, nil)
+		if err != nil {
+			return nil, err
+		}
+		ws = append(ws, w)
+	}
+	return witness.NewPool(ws, len(ws), nil, nil)
+}
+
+func (h *handover) run(ctx context.Context, pool *witness.Pool, out io.Writer) error {
+	if integrity.HasSegments(h.path) {
+		// Its closed segments would sit beside the new log, which names
+		// none of them, and the collector would refuse it.
+		return fmt.Errorf("%s has closed segments: handing over a rotated trail is not supported, "+
+			"since its segments would sit beside the new log, which names none of them", h.path)
+	}
+	sealer, err := integrity.NewSealer(integrity.Settings{Keys: h.keys, Interval: time.Second})
+	if err != nil {
+		return err
+	}
+	if err := sealer.Seal(ctx, h.path); err != nil {
+		return fmt.Errorf("seal %s with the key being retired: %w", h.path, err)
+	}
+	_, last, err := integrity.NewestSigned(h.path, h.keys.Verifier)
+	if err != nil {
+		return fmt.Errorf("%s: %w", h.path, err)
+	}
+	note := integrity.Handover{Checkpoint: last, NextKey: h.nextKey, NextOrigin: h.nextOrigin}
+	signed, err := integrity.SignHandover(note, h.keys.Signer)
+	if err != nil {
+		return err
+	}
+	if err := integrity.AppendHandover(h.path, signed); err != nil {
+		return fmt.Errorf("%s: %w", h.path, err)
+	}
+	if pool != nil {
+		prove := func(old int64) (tlog.TreeProof, error) { return integrity.ProveFromStore(h.path, last.N, old) }
+		cosigs, quorum := pool.Cosign(ctx, h.path, last.Origin, last.N, signed, prove)
+		if len(cosigs) > 0 {
+			if err := integrity.AppendWitnessed(h.path, signed, cosigs); err != nil {
+				return err
+			}
+		}
+		if !quorum {
+			return fmt.Errorf("the witnesses did not all cosign the final checkpoint (it is signed and in %s; run the command's witness step again)",
+				integrity.CheckpointsPath(h.path))
+		}
+	}
+	retired, err := retire(h.path, time.Now().UTC())
+	if err != nil {
+		return err
+	}
+	_, _ = fmt.Fprintf(out, "log handover: the log %q ends at %d lines; its final checkpoint names the key %s and the origin %q\n",
+		last.Origin, last.N, h.nextKey, h.nextOrigin)
+	_, _ = fmt.Fprintf(out, "log handover: retired file: %s (with its sidecars); start the collector with the new key to begin the new log at %s\n",
+		retired, h.path)
+	return nil
+}
+
+// retire renames the audit file and its sidecars to PATH.retired-<time>,
+// never over an existing file.
+func retire(path string, now time.Time) (string, error) {
+	to := path + ".retired-" + now.Format("20060102T150405Z")
+	for _, suffix := range []string{"", integrity.StoreSuffix, integrity.CheckpointsSuffix, integrity.SegmentsSuffix, integrity.WitnessedSuffix} {
+		if _, err := os.Lstat(to + suffix); err == nil {
+			return "", fmt.Errorf("%s exists already", to+suffix)
+		}
+	}
+	for _, suffix := range []string{"", integrity.StoreSuffix, integrity.CheckpointsSuffix, integrity.SegmentsSuffix, integrity.WitnessedSuffix} {
+		if err := os.Rename(path+suffix, to+suffix); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return "", fmt.Errorf("retire %s: %w", path+suffix, err)
+		}
+	}
+	return to, nil
+}

@@ -1,0 +1,92 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/sandboxaudit/sandboxaudit/internal/integrity"
+)
+
+// runLog runs the log subcommands.
+func runLog(ctx context.Context, args []string, s Streams) int {
+	switch {
+	case len(args) > 0 && args[0] == "reset":
+		return runLogReset(ctx, args[1:], s)
+	case len(args) > 0 && args[0] == "handover":
+		return runLogHandover(ctx, args[1:], s)
+	}
+	_, _ = fmt.Fprintln(s.Stderr, "usage: sandboxaudit log reset --signing-key NAME.key PATH\n       sandboxaudit "+handoverSynopsis)
+	return exitUsage
+}
+
+// runLogReset starts a new log over an audit path: the operator's explicit
+// act the collector never does on its own. The old sidecars are kept
+// beside the file under a reset name (PATH.reset-<UTC time>.checkpoints,
+// ...), and the file's lines, and any closed segment no record names, are
+// sealed as the new log's first leaves.
+func runLogReset(ctx context.Context, args []string, s Streams) int {
+	fs := newFlagSet("log reset", "log reset --signing-key NAME.key PATH", s.Stderr)
+	keyFile := fs.String("signing-key", "", "the collector's signing key (file.integrity.signing_key_file)")
+	rest, err := parseInterspersed(fs, args)
+	if err != nil {
+		return flagStatus(err)
+	}
+	if len(rest) != 1 || *keyFile == "" {
+		fs.Usage()
+		return exitUsage
+	}
+	keys, err := integrity.LoadSigningKey(*keyFile)
+	if err != nil {
+		_, _ = fmt.Fprintf(s.Stderr, "log reset: --signing-key: %v\n", err)
+		return exitUsage
+	}
+	path, err := filepath.Abs(rest[0])
+	if err != nil {
+		_, _ = fmt.Fprintf(s.Stderr, "log reset: %v\n", err)
+		return exitUsage
+	}
+	kept, err := moveSidecarsAside(path, time.Now().UTC())
+	if err != nil {
+		_, _ = fmt.Fprintf(s.Stderr, "log reset: %v\n", err)
+		return exitProblems
+	}
+	sealer, err := integrity.NewSealer(integrity.Settings{Keys: keys, Interval: time.Second})
+	if err == nil {
+		err = sealer.Seal(ctx, path)
+	}
+	if err != nil {
+		_, _ = fmt.Fprintf(s.Stderr, "log reset: seal %s: %v\n", path, err)
+		return exitProblems
+	}
+	_, _ = fmt.Fprintf(s.Stdout, "log reset: %s: a new log starts over the lines it holds now; it is not tied to the old one\n", path)
+	for _, k := range kept {
+		_, _ = fmt.Fprintf(s.Stdout, "log reset: kept the old %s as %s\n", filepath.Base(k[0]), k[1])
+	}
+	return exitOK
+}
+
+// moveSidecarsAside renames each sidecar of path to
+// PATH.reset-<time><suffix>, never over an existing file.
+func moveSidecarsAside(path string, now time.Time) ([][2]string, error) {
+	stamp := now.Format("20060102T150405Z")
+	var kept [][2]string
+	for _, suffix := range []string{integrity.StoreSuffix, integrity.CheckpointsSuffix, integrity.SegmentsSuffix, integrity.WitnessedSuffix} {
+		from := path + suffix
+		if _, err := os.Lstat(from); errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		to := path + ".reset-" + stamp + suffix
+		if _, err := os.Lstat(to); err == nil {
+			return kept, fmt.Errorf("%s exists already; try again in a second", to)
+		}
+		if err := os.Rename(from, to); err != nil {
+			return kept, err
+		}
+		kept = append(kept, [2]string{from, to})
+	}
+	return kept, nil
+}

@@ -1,0 +1,276 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/sandboxaudit/sandboxaudit/internal/filesink"
+	"github.com/sandboxaudit/sandboxaudit/internal/integrity"
+)
+
+// isSidecar reports whether name is an integrity sidecar or a compressed
+// segment still being written, not audit lines.
+func isSidecar(name string) bool {
+	for _, s := range []string{integrity.StoreSuffix, integrity.CheckpointsSuffix, integrity.SegmentsSuffix, integrity.WitnessedSuffix, filesink.ZstdSuffix + ".tmp"} {
+		if strings.HasSuffix(name, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// trailArgs turns verify's arguments (files, directories, "-") into the
+// audit paths to check, in order: a directory gives every audit file
+// below it (no symlink followed), and a closed segment gives the audit
+// file it was rotated from, whose whole trail is then checked once.
+func trailArgs(args []string) ([]string, error) {
+	var out []string
+	seen := map[string]bool{}
+	add := func(p string) {
+		if active, ok := filesink.ActiveOf(p); ok {
+			p = active
+		}
+		if !seen[p] {
+			seen[p] = true
+			out = append(out, p)
+		}
+	}
+	for _, a := range args {
+		fi, err := os.Stat(a)
+		if a == "-" || err != nil || !fi.IsDir() {
+			add(a)
+			continue
+		}
+		var found []string
+		err = filepath.WalkDir(a, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if d.Type().IsRegular() && !isSidecar(p) {
+				found = append(found, p)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", a, err)
+		}
+		for _, p := range found {
+			if active, ok := filesink.ActiveOf(p); ok {
+				p = active
+			}
+			if !seen[p] {
+				seen[p] = true
+				out = append(out, p)
+			}
+		}
+	}
+	return out, nil
+}
+
+// segmentParts are the closed segments of path, oldest first, then path
+// itself when it exists: the files read for it without a key.
+func segmentParts(path string) []integrity.TrailPart {
+	segs, _ := filesink.Segments(path)
+	parts := make([]integrity.TrailPart, 0, len(segs)+1)
+	for _, s := range segs {
+		parts = append(parts, integrity.TrailPart{Path: s.Path, Compressed: s.Compressed})
+	}
+	if _, err := os.Lstat(path); err == nil || len(parts) == 0 {
+		parts = append(parts, integrity.TrailPart{Path: path})
+	}
+	return parts
+}
+
+// verifyParts runs the plain checks over the parts in order, each
+// decompressed, teeing the bytes to the trail checker when there is one.
+func (v *verifier) verifyParts(ctx context.Context, parts []integrity.TrailPart, tc *integrity.TrailChecker) error {
+	for i, p := range parts {
+		r, err := p.Open()
+		if err != nil {
+			return err
+		}
+		var src io.Reader = r
+		if tc != nil {
+			tc.BeginPart(i)
+			w := tc.Writer()
+			if wc := v.trailWitness; wc != nil {
+				wc.StartPart(p)
+				w = io.MultiWriter(w, wc.Writer())
+			}
+			src = io.TeeReader(r, w)
+		}
+		err = v.verifyReader(ctx, p.Path, src)
+		_ = r.Close() // read-only: a close error loses nothing
+		if err != nil {
+			return fmt.Errorf("%s: %w", p.Path, err)
+		}
+		if tc != nil {
+			tc.EndPart()
+		}
+	}
+	return nil
+}
+
+// verifyTrail checks the trail of an audit path with segments: every
+// segment in order, compressed or not, against the one log's checkpoints
+// and segment records.
+func (v *verifier) verifyTrail(ctx context.Context, path string) error {
+	tr, err := integrity.OpenTrail(path, v.opts.key)
+	if err != nil {
+		return err
+	}
+	tc, err := integrity.NewTrailChecker(tr, v.opts.key)
+	if err != nil {
+		if err := v.verifyParts(ctx, segmentParts(path), nil); err != nil {
+			return err
+		}
+		v.sum.Problems++
+		_, _ = fmt.Fprintf(v.out, "%s: integrity: %v (no checkpoint to check against)\n", path, err)
+		return nil
+	}
+	defer func() { _ = tc.Close() }()
+	if tr.Retired > 0 {
+		if v.afterRetention == nil {
+			v.afterRetention = map[int]bool{}
+		}
+		v.afterRetention[len(v.files)] = true
+	}
+	wc, err := v.newWitnessCheck(path)
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if wc != nil {
+		defer func() { _ = wc.Close() }()
+	}
+	v.trailWitness = wc
+	err = v.verifyParts(ctx, tr.Parts, tc)
+	v.trailWitness = nil
+	if err != nil {
+		return err
+	}
+	if wc != nil {
+		v.reportWitnessed(path, wc)
+	}
+	res := tc.Finish()
+	for _, f := range res.Failures {
+		v.sum.Problems++
+		_, _ = fmt.Fprintf(v.out, "integrity: %s\n", f)
+	}
+	allowed := v.checkUnsealed(path, res.Unsealed, res.UnsealedParts)
+	upTo := ""
+	if len(res.Failures) > 0 {
+		upTo = " (sealed and checkpoints count only what passed before the first failure)"
+	}
+	_, _ = fmt.Fprintf(v.out, "%s: integrity: trail segments=%d retired=%d first_line=%d lines=%d sealed=%d unsealed=%d%s checkpoints=%d%s\n",
+		path, len(tr.Parts)-activeCount(tr), tr.Retired, res.First+1, res.Lines, res.Sealed, res.Unsealed, allowed, res.Checkpoints, upTo)
+	return nil
+}
+
+func activeCount(tr *integrity.Trail) int {
+	if n := len(tr.Parts); n > 0 && tr.Parts[n-1].Path == tr.Path {
+		return 1
+	}
+	return 0
+}
+
+// checkUnsealed applies --allow-unsealed to lines after the newest
+// checkpoint: a problem unless the flag allows them (by count, or by the
+// age of the files that hold them). It returns what to add to the summary.
+func (v *verifier) checkUnsealed(path string, unsealed int64, parts []string) string {
+	if unsealed == 0 {
+		return ""
+	}
+	lim := v.opts.allowUnsealed
+	if lim.allows(unsealed, parts) {
+		return fmt.Sprintf(" (allowed by --allow-unsealed %s)", lim.raw)
+	}
+	v.sum.Problems++
+	why := "a forged line appended after the newest checkpoint reads the same"
+	if lim.set() {
+		why = fmt.Sprintf("more than --allow-unsealed %s allows", lim.raw)
+	}
+	_, _ = fmt.Fprintf(v.out, "%s: integrity: %d lines after the newest checkpoint are not sealed (%s); "+
+		"--allow-unsealed COUNT|DURATION accepts a live file's last few\n", path, unsealed, why)
+	return ""
+}
+
+// unsealedLimit is --allow-unsealed: a count of lines, or a duration
+// within which the files holding the unsealed lines were last written (a
+// live file's last lines, not yet under a checkpoint).
+type unsealedLimit struct {
+	raw   string
+	count int64
+	age   time.Duration
+}
+
+func (u *unsealedLimit) String() string { return u.raw }
+
+func (u *unsealedLimit) Set(s string) error {
+	if n, err := strconv.ParseInt(s, 10, 64); err == nil && n >= 0 {
+		u.raw, u.count, u.age = s, n, 0
+		return nil
+	}
+	if d, err := time.ParseDuration(s); err == nil && d > 0 {
+		u.raw, u.count, u.age = s, 0, d
+		return nil
+	}
+	return fmt.Errorf("%q is neither a line count (100) nor a duration (30s)", s)
+}
+
+func (u unsealedLimit) set() bool { return u.raw != "" }
+
+// allows reports whether n unsealed lines, in the files named, are within
+// the limit.
+func (u unsealedLimit) allows(n int64, files []string) bool {
+	switch {
+	case !u.set():
+		return false
+	case u.age == 0:
+		return n <= u.count
+	}
+	if len(files) == 0 {
+		return false
+	}
+	for _, f := range files {
+		fi, err := os.Lstat(f)
+		if err != nil || time.Since(fi.ModTime()) > u.age {
+			return false
+		}
+	}
+	return true
+}
+
+// expandArgs replaces each directory argument by the audit files below
+// it. With a key each audit path is then checked as one trail (a closed
+// segment named stands for its path's trail); without one, a directory
+// gives each trail's segments in order, then its active file.
+func expandArgs(args []string, key bool) ([]string, error) {
+	if key {
+		return trailArgs(args)
+	}
+	var out []string
+	for _, a := range args {
+		fi, err := os.Stat(a)
+		if a == "-" || err != nil || !fi.IsDir() {
+			out = append(out, a)
+			continue
+		}
+		paths, err := trailArgs([]string{a})
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range paths {
+			for _, part := range segmentParts(p) {
+				out = append(out, part.Path)
+			}
+		}
+	}
+	return out, nil
+}

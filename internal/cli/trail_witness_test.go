@@ -1,0 +1,59 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/sandboxaudit/sandboxaudit/internal/filesink"
+	"github.com/sandboxaudit/sandboxaudit/internal/integrity"
+	"github.com/sandboxaudit/sandboxaudit/internal/witness"
+	"github.com/sandboxaudit/sandboxaudit/internal/witness/witnesstest"
+)
+
+// A witness cosigns the one log across rotations (each checkpoint extends
+// the one before, segments included), and verify --witness checks the
+// trail's directory against its cosignatures.
+func TestVerifyWitnessedRotatedTrail(t *testing.T) {
+	dir := t.TempDir()
+	res := run(t, "", "keygen", "--name", "cli-test", "--out", filepath.Join(dir, "keys"))
+	require.Equal(t, 0, res.code, res.stderr)
+	keys, err := integrity.LoadSigningKey(filepath.Join(dir, "keys", "cli-test.key"))
+	require.NoError(t, err)
+	pub := filepath.Join(dir, "keys", "cli-test.pub")
+	fake := witnesstest.Start(t, "w1.example/w", keys.Verifier)
+	w, err := witness.NewWitness(fake.URL, fake.VKey, nil, nil)
+	require.NoError(t, err)
+	pool, err := witness.NewPool([]*witness.Witness{w}, 1, nil, nil)
+	require.NoError(t, err)
+	vkey := filepath.Join(dir, "keys", "w1.vkey")
+	require.NoError(t, os.WriteFile(vkey, []byte(fake.VKey+"\n"), 0o644))
+
+	sealer, err := integrity.NewSealer(integrity.Settings{Keys: keys, Interval: time.Second, Witnesses: pool})
+	require.NoError(t, err)
+	path := filepath.Join(dir, "trail", "events.jsonl")
+	sink, err := filesink.New(filesink.Options{Path: path, OnWrite: sealer.Wrote,
+		Rotation: &filesink.Rotation{MaxBytes: 2 << 10, Compress: true}})
+	require.NoError(t, err)
+	ctx := context.Background()
+	for i := range 40 {
+		s, f := op(sessionA, "exec", fmt.Sprintf("a%015d", i), int64(2*i+1), int64(2*i+2))
+		require.NoError(t, sink.WriteBatch(ctx, sessionA.String(), []byte(canonLines(s, f))))
+		require.NoError(t, sealer.SealPending(ctx))
+	}
+	require.NoError(t, sink.Close())
+	require.NoError(t, sealer.Close(ctx))
+	segs, err := filesink.Segments(path)
+	require.NoError(t, err)
+	require.Greater(t, len(segs), 5)
+
+	res = run(t, "", "verify", "--key", pub, "--witness", vkey, filepath.Dir(path))
+	require.Equal(t, 0, res.code, res.stdout+res.stderr)
+	require.Contains(t, res.stdout, "witness: lines=80 witnessed=80 unwitnessed=0")
+	require.Equal(t, int64(80), fake.Size("cli-test/events.jsonl"), "the witness's tree is the whole log")
+}

@@ -1,0 +1,137 @@
+package cli
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"golang.org/x/mod/sumdb/note"
+
+	"github.com/sandboxaudit/sandboxaudit/internal/fsutil"
+	"github.com/sandboxaudit/sandboxaudit/internal/integrity"
+	"github.com/sandboxaudit/sandboxaudit/internal/witness"
+)
+
+// maxWitnesses bounds --witness: a quorum of more would be unusual, and
+// each key is checked against every cosigned record.
+const maxWitnesses = 64
+
+// witnessFlags are verify's witness options.
+type witnessFlags struct {
+	files      listFlag
+	quorum     int
+	allowTail  int64
+	verifiers  []note.Verifier
+	usedQuorum int
+}
+
+// listFlag collects a repeated flag's values.
+type listFlag []string
+
+func (l *listFlag) String() string     { return strings.Join(*l, ",") }
+func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
+
+func (w *witnessFlags) register(fs *flag.FlagSet) {
+	fs.Var(&w.files, "witness", "witness cosignature key file (name+hash+base64), repeatable: with --key, "+
+		"accept only history the quorum of these witnesses cosigned")
+	fs.IntVar(&w.quorum, "quorum", 0, "with --witness, how many of the witnesses must have cosigned (default: all)")
+	fs.Int64Var(&w.allowTail, "allow-unwitnessed", 0,
+		"with --witness, accept up to this many lines after the newest checkpoint the quorum cosigned (a live file's tail)")
+}
+
+// load reads the witness keys; an error is a usage error.
+func (w *witnessFlags) load(hasKey bool) error {
+	if len(w.files) == 0 {
+		if w.quorum != 0 || w.allowTail != 0 {
+			return errors.New("--quorum and --allow-unwitnessed need --witness")
+		}
+		return nil
+	}
+	if !hasKey {
+		return errors.New("--witness needs --key (the log's key signs the checkpoints the witnesses cosign)")
+	}
+	if len(w.files) > maxWitnesses {
+		return fmt.Errorf("--witness: %d keys, limit %d", len(w.files), maxWitnesses)
+	}
+	for _, p := range w.files {
+		v, err := loadWitnessKey(p)
+		if err != nil {
+			return fmt.Errorf("--witness: %w", err)
+		}
+		w.verifiers = append(w.verifiers, v)
+	}
+	w.usedQuorum = w.quorum
+	if w.quorum == 0 {
+		w.usedQuorum = len(w.verifiers)
+	}
+	if w.usedQuorum < 1 || w.usedQuorum > len(w.verifiers) {
+		return fmt.Errorf("--quorum: must be between 1 and the %d witnesses, got %d", len(w.verifiers), w.quorum)
+	}
+	if w.allowTail < 0 {
+		return fmt.Errorf("--allow-unwitnessed: must be >= 0, got %d", w.allowTail)
+	}
+	return nil
+}
+
+func loadWitnessKey(path string) (note.Verifier, error) {
+	f, _, err := fsutil.OpenRegular(path, os.O_RDONLY, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = f.Close() }()
+	b, err := io.ReadAll(io.LimitReader(f, 4097))
+	if err != nil {
+		return nil, err
+	}
+	if len(b) > 4096 {
+		return nil, fmt.Errorf("%s is larger than 4096 bytes: not a witness key", path)
+	}
+	v, err := witness.ParseKey(string(b))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return v, nil
+}
+
+// newWitnessCheck opens the witness check of one file, or returns nil
+// when verify has no witness keys.
+func (v *verifier) newWitnessCheck(name string) (*integrity.WitnessCheck, error) {
+	if len(v.opts.witness.verifiers) == 0 {
+		return nil, nil
+	}
+	return integrity.NewWitnessCheck(name, v.opts.key, v.opts.witness.verifiers, v.opts.witness.usedQuorum)
+}
+
+// reportWitnessed prints one file's witness result and counts its problems.
+func (v *verifier) reportWitnessed(name string, wc *integrity.WitnessCheck) {
+	res := wc.Finish()
+	if fl := res.Failure; fl != nil {
+		v.sum.Problems++
+		if fl.Line > 0 {
+			_, _ = fmt.Fprintf(v.out, "%s:%d: witness: %s\n", name, fl.Line, fl.Msg)
+		} else {
+			_, _ = fmt.Fprintf(v.out, "%s: witness: %s\n", integrity.WitnessedPath(name), fl.Msg)
+		}
+	}
+	beyond := res.Lines - res.Witnessed
+	switch {
+	case res.Failure != nil:
+	case res.Witnessed == 0 && res.Lines > 0:
+		v.sum.Problems++
+		_, _ = fmt.Fprintf(v.out, "%s: witness: no checkpoint is cosigned by %d of the %d witnesses: "+
+			"nothing in this file is witnessed (the witnessed sidecar was removed, or the witnesses never cosigned)\n",
+			name, v.opts.witness.usedQuorum, len(v.opts.witness.verifiers))
+	case beyond > v.opts.witness.allowTail:
+		v.sum.Problems++
+		_, _ = fmt.Fprintf(v.out, "%s: witness: %d lines after the newest checkpoint the witnesses cosigned (line %d); "+
+			"--allow-unwitnessed N accepts up to N for a live file\n", name, beyond, res.Witnessed)
+	case beyond > 0:
+		_, _ = fmt.Fprintf(v.out, "%s: witness: accepting %d unwitnessed lines (--allow-unwitnessed %d)\n",
+			name, beyond, v.opts.witness.allowTail)
+	}
+	_, _ = fmt.Fprintf(v.out, "%s: witness: lines=%d witnessed=%d unwitnessed=%d records=%d quorum=%d/%d\n",
+		name, res.Lines, res.Witnessed, beyond, res.Records, v.opts.witness.usedQuorum, len(v.opts.witness.verifiers))
+}

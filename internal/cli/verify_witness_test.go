@@ -1,0 +1,235 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/sandboxaudit/sandboxaudit/internal/filesink"
+	"github.com/sandboxaudit/sandboxaudit/internal/integrity"
+	"github.com/sandboxaudit/sandboxaudit/internal/witness"
+	"github.com/sandboxaudit/sandboxaudit/internal/witness/witnesstest"
+)
+
+// witnessedFixture is sealedFixture's file sealed with two fake witnesses
+// cosigning (quorum 2): checkpoints of 6 and 8 lines, both cosigned.
+func witnessedFixture(t *testing.T) (path, keyPath, pubPath string, wkeys []string, fakes []*witnesstest.Fake) {
+	t.Helper()
+	dir := t.TempDir()
+	res := run(t, "", "keygen", "--name", "cli-test", "--out", filepath.Join(dir, "keys"))
+	require.Equal(t, 0, res.code, res.stderr)
+	keyPath, pubPath = filepath.Join(dir, "keys", "cli-test.key"), filepath.Join(dir, "keys", "cli-test.pub")
+	keys, err := integrity.LoadSigningKey(keyPath)
+	require.NoError(t, err)
+	var ws []*witness.Witness
+	for i, name := range []string{"w1.example/w", "w2.example/w"} {
+		f := witnesstest.Start(t, name, keys.Verifier)
+		fakes = append(fakes, f)
+		w, err := witness.NewWitness(f.URL, f.VKey, nil, nil)
+		require.NoError(t, err)
+		ws = append(ws, w)
+		p := filepath.Join(dir, "keys", "w"+string(rune('1'+i))+".vkey")
+		require.NoError(t, os.WriteFile(p, []byte(f.VKey+"\n"), 0o644))
+		wkeys = append(wkeys, p)
+	}
+	pool, err := witness.NewPool(ws, 2, nil, nil)
+	require.NoError(t, err)
+	path = filepath.Join(dir, "audit.jsonl")
+	s1, f1 := op(sessionA, "exec", "a000000000000001", 1, 2)
+	s2, f2 := op(sessionB, "read", "b000000000000001", 1, 2)
+	s3, f3 := op(sessionA, "write", "a000000000000002", 3, 4)
+	s4, f4 := op(sessionA, "stop", "a000000000000003", 5, 6)
+	appendFlocked(t, path, canonLines(s1, f1, s2, f2, s3, f3))
+	sealer, err := integrity.NewSealer(integrity.Settings{Keys: keys, Interval: 1e9, Witnesses: pool})
+	require.NoError(t, err)
+	require.NoError(t, sealer.Seal(context.Background(), path))
+	appendFlocked(t, path, canonLines(s4, f4))
+	require.NoError(t, sealer.Seal(context.Background(), path))
+	return path, keyPath, pubPath, wkeys, fakes
+}
+
+func TestVerifyWitnessPassesAWitnessedTrail(t *testing.T) {
+	path, _, pubPath, wkeys, _ := witnessedFixture(t)
+	res := run(t, "", "verify", "--key", pubPath, "--witness", wkeys[0], "--witness", wkeys[1], path)
+	require.Equal(t, 0, res.code, res.stdout+res.stderr)
+	require.Contains(t, res.stdout, "witness: lines=8 witnessed=8 unwitnessed=0 records=2 quorum=2/2")
+
+	// A witness verify does not trust: its cosignatures do not count.
+	other := witnesstest.Start(t, "other.example/w", nil)
+	op := filepath.Join(t.TempDir(), "other.vkey")
+	require.NoError(t, os.WriteFile(op, []byte(other.VKey), 0o644))
+	res = run(t, "", "verify", "--key", pubPath, "--witness", wkeys[0], "--witness", op, path)
+	require.Equal(t, 1, res.code, res.stdout)
+	require.Contains(t, res.stdout, "no checkpoint is cosigned by 2 of the 2 witnesses")
+	res = run(t, "", "verify", "--key", pubPath, "--witness", wkeys[0], "--witness", op, "--quorum", "1", path)
+	require.Equal(t, 0, res.code, res.stdout)
+}
+
+// The attacks verify --witness refuses, each on a fresh copy.
+func TestVerifyWitnessRefusesAttacks(t *testing.T) {
+	tests := []struct {
+		name   string
+		attack func(t *testing.T, path, keyPath string)
+		want   string
+	}{
+		{"key holder re-seals an edited file", func(t *testing.T, path, keyPath string) {
+			ls := fileLines(t, path)
+			ls[3] = strings.Replace(ls[3], `"duration_ms":1.5`, `"duration_ms":9.5`, 1)
+			writeLines(t, path, ls)
+			reseal(t, path, keyPath, false)
+		}, "do not match checkpoint #1, which witnesses"},
+		{"re-sealed, witnessed sidecar removed", func(t *testing.T, path, keyPath string) {
+			ls := fileLines(t, path)
+			ls[3] = strings.Replace(ls[3], `"duration_ms":1.5`, `"duration_ms":9.5`, 1)
+			writeLines(t, path, ls)
+			reseal(t, path, keyPath, true)
+		}, "no checkpoint is cosigned by 2 of the 2 witnesses"},
+		{"lines appended and sealed, not witnessed", func(t *testing.T, path, keyPath string) {
+			s, f := op(sessionB, "stop", "b000000000000009", 3, 4)
+			appendFlocked(t, path, canonLines(s, f))
+			keys, err := integrity.LoadSigningKey(keyPath)
+			require.NoError(t, err)
+			sealer, err := integrity.NewSealer(integrity.Settings{Keys: keys, Interval: 1e9})
+			require.NoError(t, err)
+			require.NoError(t, sealer.Seal(context.Background(), path))
+		}, "2 lines after the newest checkpoint the witnesses cosigned (line 8)"},
+		{"cut back below the witnessed size", func(t *testing.T, path, keyPath string) {
+			writeLines(t, path, fileLines(t, path)[:7])
+			reseal(t, path, keyPath, false)
+		}, "covers 8 lines, but the file has only 7: cut back"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			path, keyPath, pubPath, wkeys, _ := witnessedFixture(t)
+			tc.attack(t, path, keyPath)
+			res := run(t, "", "verify", "--key", pubPath, path)
+			t.Logf("verify --key alone: %d\n%s", res.code, res.stdout)
+			res = run(t, "", "verify", "--key", pubPath, "--witness", wkeys[0], "--witness", wkeys[1], path)
+			require.Equal(t, 1, res.code, res.stdout+res.stderr)
+			require.Contains(t, res.stdout, tc.want)
+		})
+	}
+}
+
+// The re-sealed file passes verify --key alone: only the witnesses tell.
+func TestVerifyKeyAlonePassesAResealedFile(t *testing.T) {
+	path, keyPath, pubPath, _, _ := witnessedFixture(t)
+	ls := fileLines(t, path)
+	ls[3] = strings.Replace(ls[3], `"duration_ms":1.5`, `"duration_ms":9.5`, 1)
+	writeLines(t, path, ls)
+	reseal(t, path, keyPath, false)
+	res := run(t, "", "verify", "--key", pubPath, path)
+	require.Equal(t, 0, res.code, res.stdout)
+}
+
+func TestVerifyWitnessAllowsABoundedTail(t *testing.T) {
+	path, keyPath, pubPath, wkeys, _ := witnessedFixture(t)
+	s, f := op(sessionB, "stop", "b000000000000009", 3, 4)
+	appendFlocked(t, path, canonLines(s, f))
+	keys, err := integrity.LoadSigningKey(keyPath)
+	require.NoError(t, err)
+	sealer, err := integrity.NewSealer(integrity.Settings{Keys: keys, Interval: 1e9})
+	require.NoError(t, err)
+	require.NoError(t, sealer.Seal(context.Background(), path))
+	args := []string{"verify", "--key", pubPath, "--witness", wkeys[0], "--witness", wkeys[1], path}
+	res := run(t, "", append(args, "--allow-unwitnessed", "2")...)
+	require.Equal(t, 0, res.code, res.stdout)
+	require.Contains(t, res.stdout, "accepting 2 unwitnessed lines (--allow-unwitnessed 2)")
+	res = run(t, "", append(args, "--allow-unwitnessed", "1")...)
+	require.Equal(t, 1, res.code, res.stdout)
+}
+
+func TestVerifyWitnessFlagErrors(t *testing.T) {
+	path, _, pubPath, wkeys, _ := witnessedFixture(t)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--witness", wkeys[0], path}, "--witness needs --key"},
+		{[]string{"--key", pubPath, "--quorum", "1", path}, "--quorum and --allow-unwitnessed need --witness"},
+		{[]string{"--key", pubPath, "--witness", wkeys[0], "--quorum", "2", path}, "--quorum: must be between 1 and the 1 witnesses, got 2"},
+		{[]string{"--key", pubPath, "--witness", pubPath, path}, "not a witness cosignature key"},
+	} {
+		res := run(t, "", append([]string{"verify"}, tc.args...)...)
+		require.Equal(t, 2, res.code, "%v: %s", tc.args, res.stdout)
+		require.Contains(t, res.stderr, tc.want)
+	}
+}
+
+// reseal signs the file's current lines afresh with the log's key, as an
+// attacker holding it does: the store and checkpoints are rebuilt, and
+// the witnessed sidecar kept or removed.
+func reseal(t *testing.T, path, keyPath string, dropWitnessed bool) {
+	t.Helper()
+	remove := []string{integrity.StorePath(path), integrity.CheckpointsPath(path)}
+	if dropWitnessed {
+		remove = append(remove, integrity.WitnessedPath(path))
+	}
+	for _, p := range remove {
+		require.NoError(t, os.Remove(p))
+	}
+	keys, err := integrity.LoadSigningKey(keyPath)
+	require.NoError(t, err)
+	sealer, err := integrity.NewSealer(integrity.Settings{Keys: keys, Interval: 1e9})
+	require.NoError(t, err)
+	require.NoError(t, sealer.Seal(context.Background(), path))
+}
+
+// A rotated, compressed trail sealed with two witnesses cosigning: verify
+// --witness checks the cosigned checkpoints across the segments, and
+// refuses the trail once the key holder re-seals an edited copy.
+func TestVerifyWitnessOnATrail(t *testing.T) {
+	for _, backups := range []int{0, 2} {
+		t.Run(fmt.Sprintf("max_backups=%d", backups), func(t *testing.T) { witnessedTrail(t, backups) })
+	}
+}
+
+func witnessedTrail(t *testing.T, maxBackups int) {
+	dir := t.TempDir()
+	res := run(t, "", "keygen", "--name", "cli-test", "--out", filepath.Join(dir, "keys"))
+	require.Equal(t, 0, res.code, res.stderr)
+	keys, err := integrity.LoadSigningKey(filepath.Join(dir, "keys", "cli-test.key"))
+	require.NoError(t, err)
+	pub := filepath.Join(dir, "keys", "cli-test.pub")
+	fw := witnesstest.Start(t, "w1.example/w", keys.Verifier)
+	w, err := witness.NewWitness(fw.URL, fw.VKey, nil, nil)
+	require.NoError(t, err)
+	pool, err := witness.NewPool([]*witness.Witness{w}, 1, nil, nil)
+	require.NoError(t, err)
+	wkey := filepath.Join(dir, "w1.vkey")
+	require.NoError(t, os.WriteFile(wkey, []byte(fw.VKey), 0o644))
+	sealer, err := integrity.NewSealer(integrity.Settings{Keys: keys, Interval: time.Second, Witnesses: pool})
+	require.NoError(t, err)
+	path := filepath.Join(dir, "trail", "events.jsonl")
+	sink, err := filesink.New(filesink.Options{Path: path, OnWrite: sealer.Wrote,
+		Rotation: &filesink.Rotation{MaxBytes: 4 << 10, MaxBackups: maxBackups, BeforeRemove: sealer.Retire}})
+	require.NoError(t, err)
+	ctx := context.Background()
+	for i := range 40 {
+		s, f := op(sessionA, "exec", fmt.Sprintf("a%015d", i), int64(2*i+1), int64(2*i+2))
+		require.NoError(t, sink.WriteBatch(ctx, sessionA.String(), []byte(canonLines(s, f))))
+		if i%5 == 4 {
+			require.NoError(t, sealer.SealPending(ctx))
+		}
+	}
+	require.NoError(t, sink.Close())
+	require.NoError(t, sealer.Close(ctx))
+	segs, err := filesink.Segments(path)
+	require.NoError(t, err)
+	require.GreaterOrEqual(t, len(segs), 2)
+
+	res = run(t, "", "verify", "--key", pub, "--witness", wkey, "--allow-open", filepath.Dir(path))
+	require.Equal(t, 0, res.code, res.stdout+res.stderr)
+	if maxBackups > 0 {
+		require.Contains(t, res.stdout, "retired=")
+		require.NotContains(t, res.stdout, "retired=0 ")
+	}
+	require.Contains(t, res.stdout, "witness: lines=80 witnessed=80 unwitnessed=0")
+	require.Equal(t, int64(80), fw.Size("cli-test/events.jsonl"))
+}

@@ -1,0 +1,298 @@
+package filesink
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/klauspost/compress/zstd"
+	"golang.org/x/sys/unix"
+
+	"github.com/sandboxaudit/sandboxaudit/internal/fsutil"
+)
+
+// noFollowFlag refuses a symlink in a segment's or a temp file's place.
+const noFollowFlag = unix.O_NOFOLLOW
+
+// maintainer compresses closed segments and applies retention, one path
+// at a time on its own goroutine, off the writers' path. A path is
+// scheduled at each rotation and when the sink first opens it, so a
+// compression cut short by a crash is finished after a restart.
+type maintainer struct {
+	rot *Rotation
+
+	mu     sync.Mutex
+	queued map[string]bool
+	order  []string
+	wake   chan struct{}
+
+	ctx    context.Context
+	cancel context.CancelFunc
+	done   chan struct{}
+}
+
+func newMaintainer(r *Rotation) *maintainer {
+	ctx, cancel := context.WithCancel(context.Background())
+	m := &maintainer{rot: r, queued: map[string]bool{}, wake: make(chan struct{}, 1), ctx: ctx, cancel: cancel, done: make(chan struct{})}
+	go m.loop()
+	return m
+}
+
+// schedule asks for path's segments to be looked after; nil-safe.
+func (m *maintainer) schedule(path string) {
+	if m == nil {
+		return
+	}
+	m.mu.Lock()
+	if !m.queued[path] {
+		m.queued[path] = true
+		m.order = append(m.order, path)
+	}
+	m.mu.Unlock()
+	select {
+	case m.wake <- struct{}{}:
+	default:
+	}
+}
+
+// stop ends the loop; a compression in progress is abandoned (its temp
+// file removed) and done at the next start.
+func (m *maintainer) stop() {
+	if m == nil {
+		return
+	}
+	m.cancel()
+	<-m.done
+}
+
+func (m *maintainer) loop() {
+	defer close(m.done)
+	for {
+		select {
+		case <-m.ctx.Done():
+			return
+		case <-m.wake:
+		}
+		for {
+			m.mu.Lock()
+			if len(m.order) == 0 {
+				m.mu.Unlock()
+				break
+			}
+			path := m.order[0]
+			m.order = m.order[1:]
+			delete(m.queued, path)
+			m.mu.Unlock()
+			if m.ctx.Err() != nil {
+				return
+			}
+			if again := m.maintain(m.ctx, path); again > 0 {
+				time.AfterFunc(again, func() { m.schedule(path) })
+			}
+		}
+	}
+}
+
+// maintain compresses path's closed segments and applies retention. It
+// returns when to look again (a segment too fresh to compress), or 0.
+func (m *maintainer) maintain(ctx context.Context, path string) time.Duration {
+	r := m.rot
+	segs, err := Segments(path)
+	if err != nil {
+		if !errors.Is(err, os.ErrNotExist) {
+			r.fail(path, err)
+		}
+		return 0
+	}
+	var again time.Duration
+	if r.Compress {
+		for _, seg := range segs {
+			if seg.Compressed {
+				m.dropPlainTwin(path, seg)
+				continue
+			}
+			wait, err := compressSegment(ctx, seg, r.clock(), r.grace)
+			if err != nil && ctx.Err() == nil {
+				r.fail(path, err)
+			}
+			if wait > 0 && (again == 0 || wait < again) {
+				again = wait
+			}
+		}
+	}
+	m.retain(path)
+	return again
+}
+
+// dropPlainTwin removes a plain segment whose compressed copy was made
+// durable before a crash stopped the removal.
+func (m *maintainer) dropPlainTwin(path string, seg Segment) {
+	if _, err := os.Lstat(seg.Plain); err != nil {
+		return
+	}
+	if err := os.Remove(seg.Plain); err != nil {
+		m.rot.fail(path, fmt.Errorf("filesink: remove %s, compressed already: %w", seg.Plain, err))
+		return
+	}
+	_ = os.Remove(seg.Plain + ZstdSuffix + tmpSuffix)
+	if err := fsutil.SyncDir(filepath.Dir(seg.Plain)); err != nil {
+		m.rot.fail(path, fmt.Errorf("filesink: sync directory of %s: %w", seg.Plain, err))
+	}
+}
+
+// retain removes the oldest segments beyond MaxBackups and those older
+// than MaxAge, oldest first; a removal refused (BeforeRemove) or failed
+// stops the round, so a newer segment never goes while an older stays.
+func (m *maintainer) retain(path string) {
+	r := m.rot
+	if r.MaxBackups == 0 && r.MaxAge == 0 {
+		return
+	}
+	segs, err := Segments(path)
+	if err != nil {
+		return
+	}
+	now := r.clock()
+	for i, seg := range segs {
+		reason := ""
+		switch {
+		case r.MaxBackups > 0 && len(segs)-i > r.MaxBackups:
+			reason = RemovedMaxBackups
+		case r.MaxAge > 0 && now.Sub(seg.Time) > r.MaxAge:
+			reason = RemovedMaxAge
+		default:
+			return
+		}
+		if err := m.remove(path, seg); err != nil {
+			r.fail(path, err)
+			return
+		}
+		if r.OnRemoved != nil {
+			r.OnRemoved(path, seg, reason)
+		}
+	}
+}
+
+func (m *maintainer) remove(path string, seg Segment) error {
+	if m.rot.BeforeRemove != nil {
+		if err := m.rot.BeforeRemove(path, seg); err != nil {
+			return fmt.Errorf("filesink: retention kept %s: %w", filepath.Base(seg.Path), err)
+		}
+	}
+	for _, p := range []string{seg.Path, seg.Plain, seg.Plain + ZstdSuffix + tmpSuffix} {
+		if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("filesink: retention: remove %s: %w", p, err)
+		}
+	}
+	if err := fsutil.SyncDir(filepath.Dir(seg.Path)); err != nil {
+		return fmt.Errorf("filesink: retention: sync directory of %s: %w", seg.Path, err)
+	}
+	return nil
+}
+
+// compressSegment writes seg as a zstd frame beside it, durably (temp
+// file, fsync, rename, fsync of the directory), then removes the plain
+// file. It holds the writers' flock on the plain file meanwhile. A
+// segment written to within grace is left for later: it returns how long
+// to wait.
+func compressSegment(ctx context.Context, seg Segment, now time.Time, grace time.Duration) (time.Duration, error) {
+	in, err := os.OpenFile(seg.Plain, os.O_RDONLY|noFollowFlag, 0)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return 0, nil // retention, or another sink, got there first
+		}
+		return 0, fmt.Errorf("filesink: compress %s: %w", seg.Plain, err)
+	}
+	defer func() { _ = in.Close() }()
+	if err := fsutil.Lock(ctx, int(in.Fd())); err != nil && !errors.Is(err, fsutil.ErrLockUnsupported) {
+		return 0, fmt.Errorf("filesink: compress %s: lock: %w", seg.Plain, err)
+	}
+	defer fsutil.Unlock(int(in.Fd()))
+	fi, err := in.Stat()
+	if err != nil {
+		return 0, fmt.Errorf("filesink: compress %s: %w", seg.Plain, err)
+	}
+	if quiet := now.Sub(fi.ModTime()); quiet < grace {
+		return grace - quiet, nil
+	}
+	if _, err := os.Lstat(seg.Plain); err != nil {
+		return 0, nil // removed while we waited for the lock
+	}
+	dst := seg.Plain + ZstdSuffix
+	if err := writeZstd(ctx, in, dst); err != nil {
+		return 0, fmt.Errorf("filesink: compress %s: %w", seg.Plain, err)
+	}
+	if err := os.Remove(seg.Plain); err != nil {
+		return 0, fmt.Errorf("filesink: remove %s after compressing it: %w", seg.Plain, err)
+	}
+	if err := fsutil.SyncDir(filepath.Dir(seg.Plain)); err != nil {
+		return 0, fmt.Errorf("filesink: sync directory of %s: %w", seg.Plain, err)
+	}
+	return 0, nil
+}
+
+// writeZstd compresses in into dst through dst.tmp, made durable before
+// the rename; on failure the temp file is removed.
+func writeZstd(ctx context.Context, in io.Reader, dst string) (err error) {
+	tmp := dst + tmpSuffix
+	out, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|noFollowFlag, 0o600)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			_ = out.Close()
+			_ = os.Remove(tmp)
+		}
+	}()
+	enc, err := zstd.NewWriter(out, zstd.WithEncoderConcurrency(1), zstd.WithLowerEncoderMem(true))
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(enc, ctxReader{ctx, in}); err != nil {
+		_ = enc.Close()
+		return err
+	}
+	if err := enc.Close(); err != nil {
+		return err
+	}
+	if err := out.Sync(); err != nil {
+		return fmt.Errorf("sync %s: %w", tmp, err)
+	}
+	if err := out.Close(); err != nil {
+		return fmt.Errorf("close %s: %w", tmp, err)
+	}
+	if err := os.Rename(tmp, dst); err != nil {
+		return err
+	}
+	return fsutil.SyncDir(filepath.Dir(dst))
+}
+
+// ctxReader stops a long copy when ctx is done.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
+}
+
+// CompressFile writes the file src as a zstd frame at dst, durably, as a
+// closed segment is compressed (src is left as it is).
+func CompressFile(ctx context.Context, src, dst string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = in.Close() }()
+	return writeZstd(ctx, in, dst)
+}

@@ -1,0 +1,133 @@
+package filesink
+
+import (
+	"cmp"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Closed segments sit beside the active file: events.jsonl rotates to
+// events-20261206T061500Z-000001.jsonl (and .zst once compressed). The
+// timestamp is UTC and the sequence number grows by one per rotation of the
+// path and never goes back, so the names sort in rotation order; a clock
+// that goes back is clamped to the newest segment's time for the same
+// reason.
+const (
+	segmentTimeLayout = "20060102T150405Z"
+	// ZstdSuffix ends a compressed segment's name.
+	ZstdSuffix = ".zst"
+	// tmpSuffix ends a compressed segment still being written.
+	tmpSuffix = ".tmp"
+)
+
+// Segment is one closed segment of an audit file.
+type Segment struct {
+	Path       string    // the segment's file, .zst included when compressed
+	Plain      string    // its name before compression (Path without .zst)
+	Seq        int64     // rotation number, from 1
+	Time       time.Time // when it was closed (UTC, whole seconds)
+	Compressed bool
+}
+
+// segmentNamer knows the segment names of one active file.
+type segmentNamer struct {
+	dir, stem, ext string
+	re             *regexp.Regexp
+}
+
+func namerFor(path string) segmentNamer {
+	dir, name := filepath.Split(path)
+	ext := filepath.Ext(name)
+	stem := strings.TrimSuffix(name, ext)
+	re := regexp.MustCompile("^" + regexp.QuoteMeta(stem) + `-(\d{8}T\d{6}Z)-(\d{6,})` + regexp.QuoteMeta(ext) + `(\.zst)?$`)
+	return segmentNamer{dir: filepath.Clean(dir), stem: stem, ext: ext, re: re}
+}
+
+func (n segmentNamer) name(t time.Time, seq int64) string {
+	return filepath.Join(n.dir, fmt.Sprintf("%s-%s-%06d%s", n.stem, t.UTC().Format(segmentTimeLayout), seq, n.ext))
+}
+
+// parse returns the segment a directory entry name is, if it is one.
+func (n segmentNamer) parse(name string) (Segment, bool) {
+	m := n.re.FindStringSubmatch(name)
+	if m == nil {
+		return Segment{}, false
+	}
+	t, err := time.Parse(segmentTimeLayout, m[1])
+	if err != nil {
+		return Segment{}, false
+	}
+	seq, err := strconv.ParseInt(m[2], 10, 64)
+	if err != nil || seq <= 0 {
+		return Segment{}, false
+	}
+	p := filepath.Join(n.dir, name)
+	return Segment{Path: p, Plain: strings.TrimSuffix(p, ZstdSuffix), Seq: seq, Time: t, Compressed: m[3] != ""}, true
+}
+
+// Segments lists the closed segments of the audit file at path, oldest
+// first. A segment found both plain and compressed (a compression cut
+// short after its rename) is listed once, compressed.
+func Segments(path string) ([]Segment, error) {
+	n := namerFor(path)
+	entries, err := os.ReadDir(n.dir)
+	if err != nil {
+		return nil, fmt.Errorf("list segments of %s: %w", path, err)
+	}
+	bySeq := map[int64]Segment{}
+	for _, e := range entries {
+		if !e.Type().IsRegular() {
+			continue // never a symlink or a directory
+		}
+		s, ok := n.parse(e.Name())
+		if !ok {
+			continue
+		}
+		if old, dup := bySeq[s.Seq]; dup && old.Compressed {
+			continue
+		}
+		bySeq[s.Seq] = s
+	}
+	out := make([]Segment, 0, len(bySeq))
+	for _, s := range bySeq {
+		out = append(out, s)
+	}
+	slices.SortFunc(out, func(a, b Segment) int { return cmp.Compare(a.Seq, b.Seq) })
+	return out, nil
+}
+
+// IsSegmentOf reports whether file (absolute) is a closed segment of the
+// audit file at path, compressed or not.
+func IsSegmentOf(file, path string) bool {
+	n := namerFor(path)
+	if filepath.Dir(file) != n.dir {
+		return false
+	}
+	_, ok := n.parse(filepath.Base(file))
+	return ok
+}
+
+// segmentShape matches any segment name: stem, timestamp, sequence
+// number, extension, and .zst when compressed.
+var segmentShape = regexp.MustCompile(`^(.+)-(\d{8}T\d{6}Z)-(\d{6,})((?:\.[^.]+)?)(\.zst)?$`)
+
+// ActiveOf returns the audit file a closed segment belongs to
+// (events-20261206T061500Z-000001.jsonl.zst: events.jsonl beside it).
+func ActiveOf(file string) (string, bool) {
+	dir, name := filepath.Split(file)
+	m := segmentShape.FindStringSubmatch(name)
+	if m == nil {
+		return "", false
+	}
+	active := filepath.Join(dir, m[1]+m[4])
+	if _, ok := namerFor(active).parse(name); !ok {
+		return "", false
+	}
+	return active, true
+}

@@ -1,0 +1,222 @@
+package integrity
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"go.uber.org/zap"
+	"golang.org/x/mod/sumdb/note"
+
+	"github.com/sandboxaudit/sandboxaudit/internal/fsutil"
+)
+
+// A handover note is a log's final checkpoint (SPEC section 10): the
+// checkpoint of its whole tree, signed by the key being retired, with C2SP
+// extension lines that say it is final and name the key and origin of the
+// log that goes on:
+//
+//	<origin>
+//	<size>
+//	<root hash>
+//	final
+//	next-key <verifier key of the new log>
+//	next-origin <origin of the new log>
+const (
+	handoverFinal      = "final"
+	handoverNextKey    = "next-key "
+	handoverNextOrigin = "next-origin "
+)
+
+// Handover is a parsed handover note.
+type Handover struct {
+	Checkpoint
+	NextKey    string // note verifier key (name+hash+base64)
+	NextOrigin string
+}
+
+// Format is the handover note's text.
+func (h Handover) Format() []byte {
+	return fmt.Appendf(h.Checkpoint.Format(), "%s\n%s%s\n%s%s\n", handoverFinal, handoverNextKey, h.NextKey, handoverNextOrigin, h.NextOrigin)
+}
+
+// SignHandover returns h signed by the retiring key.
+func SignHandover(h Handover, s note.Signer) ([]byte, error) {
+	if _, err := note.NewVerifier(h.NextKey); err != nil {
+		return nil, fmt.Errorf("next key: %w", err)
+	}
+	if h.NextOrigin == "" || strings.ContainsAny(h.NextOrigin, "\n") {
+		return nil, errors.New("next origin: must be one non-empty line")
+	}
+	msg, err := note.Sign(&note.Note{Text: string(h.Format())}, s)
+	if err != nil {
+		return nil, fmt.Errorf("sign handover: %w", err)
+	}
+	return msg, nil
+}
+
+// ParseHandover reads the extension lines of a checkpoint's text: ok is
+// false for a checkpoint that is not final.
+func ParseHandover(text []byte) (h Handover, ok bool, err error) {
+	c, err := ParseCheckpoint(text)
+	if err != nil {
+		return Handover{}, false, err
+	}
+	lines := bytes.SplitN(text, []byte("\n"), 4)
+	ext := strings.Split(strings.TrimSuffix(string(lines[3]), "\n"), "\n")
+	if len(ext) == 0 || ext[0] != handoverFinal {
+		return Handover{}, false, nil
+	}
+	h.Checkpoint = c
+	for _, l := range ext[1:] {
+		switch {
+		case strings.HasPrefix(l, handoverNextKey):
+			h.NextKey = strings.TrimPrefix(l, handoverNextKey)
+		case strings.HasPrefix(l, handoverNextOrigin):
+			h.NextOrigin = strings.TrimPrefix(l, handoverNextOrigin)
+		}
+	}
+	if _, err := note.NewVerifier(h.NextKey); err != nil {
+		return Handover{}, true, fmt.Errorf("final checkpoint: next key %q: %w", h.NextKey, err)
+	}
+	if h.NextOrigin == "" {
+		return Handover{}, true, errors.New("final checkpoint: no next origin")
+	}
+	return h, true, nil
+}
+
+// HandoverState is what a log's checkpoints say about its retirement.
+type HandoverState struct {
+	// Final is the log's handover note, if it has one.
+	Final *Handover
+	// After counts the checkpoints signed after the final one: a retired
+	// log that went on.
+	After int
+	// Origin is the first checkpoint's origin ("" when none verifies).
+	Origin string
+}
+
+// ReadHandover reads the checkpoints sidecar of the audit file at path and
+// finds its final checkpoint. Records that do not verify with v are
+// skipped (Checker reports them).
+func ReadHandover(path string, v note.Verifier) (HandoverState, error) {
+	var st HandoverState
+	f, _, err := fsutil.OpenRegular(CheckpointsPath(path), os.O_RDONLY|noFollow, 0)
+	if err != nil {
+		return st, err
+	}
+	defer func() { _ = f.Close() }()
+	nr := NewNoteReader(f)
+	for {
+		rec, err := nr.Next()
+		if err == io.EOF {
+			return st, nil
+		}
+		if err != nil {
+			return st, nil // Checker reports a damaged sidecar
+		}
+		n, err := note.Open(rec, note.VerifierList(v))
+		if err != nil {
+			continue
+		}
+		c, err := ParseCheckpoint([]byte(n.Text))
+		if err != nil {
+			continue
+		}
+		if st.Origin == "" {
+			st.Origin = c.Origin
+		}
+		if st.Final != nil {
+			st.After++
+			continue
+		}
+		h, ok, err := ParseHandover([]byte(n.Text))
+		if err != nil {
+			return st, err
+		}
+		if ok {
+			st.Final = &h
+		}
+	}
+}
+
+// ErrRetired means a log ends with its final checkpoint: it was handed
+// over to another key and is never sealed again.
+var ErrRetired = errors.New("the log was handed over to another key")
+
+// refuseRetired refuses to seal a file whose checkpoints end with a final
+// one (a retired log put back at a path the collector writes): signing on
+// would continue a log whose key was retired. Checked once per file and
+// process; logged at ERROR.
+func (s *Sealer) refuseRetired(path string) error {
+	s.wit.mu.Lock()
+	err, seen := s.wit.retired[path]
+	s.wit.mu.Unlock()
+	if seen {
+		return err
+	}
+	st, rerr := ReadHandover(path, s.set.Keys.Verifier)
+	if rerr == nil && st.Final != nil {
+		err = fmt.Errorf("integrity: %s: %w (final checkpoint at %d lines; the log goes on as %q): "+
+			"the collector does not sign a retired log", path, ErrRetired, st.Final.N, st.Final.NextOrigin)
+		s.set.Logger.Error("integrity: file not sealed", zap.String("path", path), zap.Error(err))
+	}
+	s.wit.mu.Lock()
+	defer s.wit.mu.Unlock()
+	if s.wit.retired == nil || len(s.wit.retired) >= maxIdleLogs {
+		s.wit.retired = map[string]error{}
+	}
+	s.wit.retired[path] = err
+	return err
+}
+
+// FirstOrigin is the origin of the first record of the checkpoints sidecar
+// of path, unverified: it says which key verify should try.
+func FirstOrigin(path string) string {
+	f, _, err := fsutil.OpenRegular(CheckpointsPath(path), os.O_RDONLY|noFollow, 0)
+	if err != nil {
+		return ""
+	}
+	defer func() { _ = f.Close() }()
+	rec, err := NewNoteReader(f).Next()
+	if err != nil {
+		return ""
+	}
+	origin, _, _ := bytes.Cut(rec, []byte("\n"))
+	return string(origin)
+}
+
+// AppendHandover appends a signed handover note to the checkpoints sidecar
+// of path, synced.
+func AppendHandover(path string, signed []byte) error {
+	f, err := os.OpenFile(CheckpointsPath(path), os.O_WRONLY|os.O_APPEND|noFollow, 0)
+	if err != nil {
+		return fmt.Errorf("open checkpoints: %w", err)
+	}
+	if _, err := f.Write(AppendRecord(nil, signed)); err != nil {
+		_ = f.Close()
+		return fmt.Errorf("append final checkpoint: %w", err)
+	}
+	if err := fsutil.Fdatasync(f); err != nil {
+		_ = f.Close()
+		return fmt.Errorf("sync checkpoints: %w", err)
+	}
+	return f.Close()
+}
+
+// NewestSigned returns the newest checkpoint of the audit file at path,
+// verified with v, and its signed note.
+func NewestSigned(path string, v note.Verifier) ([]byte, Checkpoint, error) {
+	signed, _, err := newestCheckpoint(path)
+	if err != nil {
+		return nil, Checkpoint{}, err
+	}
+	c, err := OpenCheckpoint(signed, v)
+	if err != nil {
+		return nil, Checkpoint{}, err
+	}
+	return signed, c, nil
+}

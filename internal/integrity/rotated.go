@@ -1,0 +1,346 @@
+package integrity
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"syscall"
+
+	"github.com/klauspost/compress/zstd"
+
+	"github.com/sandboxaudit/sandboxaudit/internal/filesink"
+	"github.com/sandboxaudit/sandboxaudit/internal/fsutil"
+)
+
+// One log per audit path (SPEC §10): when the file sink rotates the file,
+// the closed segment's lines stay leaves of the same tree, and the new
+// file's lines follow them. The sealer records each closed segment in the
+// segments sidecar (a SegmentRecord: its first leaf, its line count, the
+// compact ranges at its start and end), signed, before the new file's
+// first line is added.
+
+// hasSegments reports whether the path has a segment log or closed
+// segments: its file may then be missing (rotated, nothing written since).
+func (l *fileLog) hasSegments() bool {
+	if holdsData(SegmentsPath(l.path)) {
+		return true
+	}
+	segs, err := filesink.Segments(l.path)
+	return err == nil && len(segs) > 0
+}
+
+// loadSegmentLog reads the segments sidecar when it changed since the last
+// seal. A torn last record (a crash mid-append) is cut off.
+func (l *fileLog) loadSegmentLog(res *sealResult) error {
+	p := SegmentsPath(l.path)
+	fi, err := os.Lstat(p)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		if l.segLog != nil && len(l.segLog.Segments) > 0 {
+			return tampered(l.path, "%s, which recorded %d closed segments, is gone", filepath.Base(p), len(l.segLog.Segments))
+		}
+		l.segLog, l.segSize = &SegmentLog{Retired: map[string]SegmentRecord{}}, 0
+		l.setFirst(0)
+		return nil
+	case err != nil:
+		return fmt.Errorf("integrity: %w", err)
+	}
+	if l.segLog != nil && fi.Size() == l.segSize {
+		return nil
+	}
+	f, _, err := fsutil.OpenRegular(p, os.O_RDWR|noFollow, 0)
+	if err != nil {
+		return fmt.Errorf("integrity: %w", err)
+	}
+	defer func() { _ = f.Close() }()
+	sl, err := ReadSegmentLog(f, l.keys.Verifier)
+	if errors.Is(err, ErrTornRecord) {
+		if terr := f.Truncate(sl.size); terr != nil {
+			return fmt.Errorf("integrity: cut torn segment record of %s: %w", l.path, terr)
+		}
+		res.repaired = append(res.repaired, "cut off a torn last segment record")
+		err = nil
+	}
+	if err != nil {
+		return tampered(l.path, "%s: %v", filepath.Base(p), err)
+	}
+	if l.segLog != nil && len(sl.Segments) < len(l.segLog.Segments) {
+		return tampered(l.path, "%s records %d closed segments, %d before: records were removed", filepath.Base(p), len(sl.Segments), len(l.segLog.Segments))
+	}
+	if l.hasLast && len(sl.Segments) > 0 && sl.Segments[0].Origin != l.last.Origin {
+		return tampered(l.path, "%s names the log %q, the checkpoints %q", filepath.Base(p), sl.Segments[0].Origin, l.last.Origin)
+	}
+	l.segLog, l.segSize = sl, sl.size
+	l.setFirst(sl.End())
+	return nil
+}
+
+func (l *fileLog) setFirst(first int64) {
+	if first != l.first {
+		l.first, l.known, l.off = first, false, 0
+	}
+}
+
+// treeAtFirst is the tree up to the active file's first line, from the
+// signed compact range the last segment record ends with.
+func (l *fileLog) treeAtFirst() (Frontier, error) {
+	if l.first == 0 || l.segLog == nil {
+		return Frontier{}, nil
+	}
+	t, err := FrontierAt(l.first, l.segLog.EndRange())
+	if err != nil {
+		return Frontier{}, tampered(l.path, "the last segment record: %v", err)
+	}
+	return t, nil
+}
+
+// sealSegments seals the segments rotated since the last one recorded,
+// oldest first. It looks only when the file at the path may have been
+// rotated: on a first seal, or when it is not the file sealed last.
+func (l *fileLog) sealSegments(ctx context.Context, store *hashStore, cps *os.File, res *sealResult) error {
+	if err := l.loadSegmentLog(res); err != nil {
+		return err
+	}
+	if l.known && l.pathIsSealedFile() {
+		return nil
+	}
+	pending, err := l.unrecorded()
+	if err != nil {
+		return err
+	}
+	for _, seg := range pending {
+		if err := l.sealSegment(ctx, seg, store, cps, res); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// pathIsSealedFile reports whether the file at the path is the one the
+// sealer last read.
+func (l *fileLog) pathIsSealedFile() bool {
+	fi, err := os.Lstat(l.path)
+	if err != nil {
+		return false
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	return ok && uint64(st.Dev) == l.dev && st.Ino == l.ino
+}
+
+// unrecorded lists the closed segments after the last one recorded, in
+// order. Segments before it that no record names are left to verify,
+// which reports them as foreign.
+func (l *fileLog) unrecorded() ([]filesink.Segment, error) {
+	disk, err := filesink.Segments(l.path)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("integrity: %w", err)
+	}
+	recorded := map[string]bool{}
+	for _, r := range l.segLog.Segments {
+		recorded[r.Name] = true
+	}
+	from := 0
+	for i, s := range disk {
+		if recorded[filepath.Base(s.Plain)] {
+			from = i + 1
+		}
+	}
+	var out []filesink.Segment
+	for _, s := range disk[from:] {
+		if !recorded[filepath.Base(s.Plain)] {
+			out = append(out, s)
+		}
+	}
+	return out, nil
+}
+
+// rotatedSince reports whether a segment not recorded yet is on disk.
+func (l *fileLog) rotatedSince() bool {
+	pending, err := l.unrecorded()
+	return err != nil || len(pending) > 0
+}
+
+// sealSegment adds the rest of a closed segment's lines to the log and
+// records it, with a checkpoint at its end. The active file's offset
+// carries over when the segment is the file sealed last; otherwise every
+// line is checked against the store.
+func (l *fileLog) sealSegment(ctx context.Context, seg filesink.Segment, store *hashStore, cps *os.File, res *sealResult) error {
+	had := store.n
+	var last int64 // the leaf index after the segment's last line
+	var err error
+	if seg.Compressed {
+		last, err = l.hashCompressed(seg.Path, store)
+	} else {
+		last, err = l.hashPlainSegment(ctx, seg.Plain, store, res)
+	}
+	if err != nil {
+		return err
+	}
+	res.lines += store.n - had
+	start, err := compactRange(l.first, store)
+	if err != nil {
+		return fmt.Errorf("integrity: %s: %w", l.path, err)
+	}
+	end, err := compactRange(last, store)
+	if err != nil {
+		return fmt.Errorf("integrity: %s: %w", l.path, err)
+	}
+	if err := store.flush(); err != nil {
+		return fmt.Errorf("integrity: %s: %w", l.path, err)
+	}
+	if store.n > l.last.N || !l.hasLast && store.n > 0 {
+		if err := l.checkpoint(store, cps, res); err != nil {
+			return err
+		}
+	}
+	rec := SegmentRecord{Origin: l.logOrigin(), Name: filepath.Base(seg.Plain), First: l.first, Count: last - l.first, Range: start, EndRange: end}
+	if err := l.appendSegmentRecord(rec); err != nil {
+		return err
+	}
+	l.segLog.Segments = append(l.segLog.Segments, rec)
+	l.storeSize = store.size()
+	l.setFirst(last)
+	l.dev, l.ino = 0, 0
+	return nil
+}
+
+// hashPlainSegment hashes a plain segment under the writers' flock (a
+// writer that opened the path before the rotation may still append its
+// line), closing a torn last line first.
+func (l *fileLog) hashPlainSegment(ctx context.Context, name string, store *hashStore, res *sealResult) (int64, error) {
+	f, err := os.OpenFile(name, os.O_RDWR|os.O_APPEND|noFollow, 0)
+	if errors.Is(err, os.ErrNotExist) {
+		// Compressed meanwhile.
+		return l.hashCompressed(name+filesink.ZstdSuffix, store)
+	}
+	if err != nil {
+		return 0, fmt.Errorf("integrity: %w", err)
+	}
+	defer func() { _ = f.Close() }()
+	unlock, locked, err := l.lock(ctx, f)
+	if err != nil {
+		return 0, err
+	}
+	defer unlock()
+	fi, err := f.Stat()
+	if err != nil {
+		return 0, fmt.Errorf("integrity: %w", err)
+	}
+	size := fi.Size()
+	if locked && size > 0 {
+		if torn, err := endsTorn(f, size); err != nil {
+			return 0, err
+		} else if torn {
+			if _, err := f.Write([]byte{'\n'}); err != nil {
+				return 0, fmt.Errorf("integrity: close torn last line of %s: %w", name, err)
+			}
+			res.repaired = append(res.repaired, "closed a torn last line of segment "+filepath.Base(name))
+			size++
+		}
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if l.known && ok && uint64(st.Dev) == l.dev && st.Ino == l.ino && size >= l.off {
+		// The store held this file's lines and no more (l.known).
+		err := hashRange(f, l.off, size, NewLeafHasher(store.add))
+		return store.n, err
+	}
+	_, last, err := l.hashLines(io.NewSectionReader(f, 0, size), name, store)
+	return last, err
+}
+
+// hashCompressed checks a compressed segment's lines against the store
+// and adds the ones it lacks.
+func (l *fileLog) hashCompressed(name string, store *hashStore) (int64, error) {
+	f, _, err := fsutil.OpenRegular(name, os.O_RDONLY|noFollow, 0)
+	if err != nil {
+		return 0, fmt.Errorf("integrity: %w", err)
+	}
+	defer func() { _ = f.Close() }()
+	dec, err := zstd.NewReader(bufio.NewReaderSize(f, 64<<10), zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true))
+	if err != nil {
+		return 0, fmt.Errorf("integrity: %s: %w", name, err)
+	}
+	defer dec.Close()
+	_, last, err := l.hashLines(dec, name, store)
+	return last, err
+}
+
+// logOrigin is the log's origin: its checkpoints', or the default for a
+// new log.
+func (l *fileLog) logOrigin() string {
+	if l.hasLast {
+		return l.last.Origin
+	}
+	return l.origin
+}
+
+// appendSegmentRecord signs rec and appends it durably to the segments
+// sidecar.
+func (l *fileLog) appendSegmentRecord(rec SegmentRecord) error {
+	signed, err := SignSegmentRecord(rec, l.keys.Signer)
+	if err != nil {
+		return fmt.Errorf("integrity: %s: %w", l.path, err)
+	}
+	f, err := os.OpenFile(SegmentsPath(l.path), os.O_WRONLY|os.O_CREATE|os.O_APPEND|noFollow, 0o600)
+	if err != nil {
+		return fmt.Errorf("integrity: open segment records of %s: %w", l.path, err)
+	}
+	defer func() { _ = f.Close() }()
+	rb := AppendRecord(nil, signed)
+	if _, err := f.Write(rb); err != nil {
+		return fmt.Errorf("integrity: append segment record of %s: %w", l.path, err)
+	}
+	if err := fsutil.Fdatasync(f); err != nil {
+		return fmt.Errorf("integrity: sync segment records of %s: %w", l.path, err)
+	}
+	l.segSize += int64(len(rb))
+	return nil
+}
+
+// finishWithoutActive ends a seal whose path has no file: rotated, and
+// nothing written since. The store may hold no leaf beyond the segments.
+func (l *fileLog) finishWithoutActive(store *hashStore, cps *os.File, res *sealResult) error {
+	if store.n > l.first {
+		return tampered(l.path, "the audit file is missing but %d of its lines were sealed", store.n-l.first)
+	}
+	if store.n > l.last.N {
+		if err := l.checkpoint(store, cps, res); err != nil {
+			return err
+		}
+	}
+	l.storeSize = store.size()
+	l.known = false
+	l.signed, l.hasSigned = l.last, l.hasLast
+	return nil
+}
+
+// retire records that retention removes seg: a signed retention record,
+// appended before the file goes. A segment not recorded yet is kept.
+func (l *fileLog) retire(seg filesink.Segment) error {
+	var res sealResult
+	if err := l.loadSegmentLog(&res); err != nil {
+		return err
+	}
+	name := filepath.Base(seg.Plain)
+	if _, done := l.segLog.Retired[name]; done {
+		return nil
+	}
+	for _, r := range l.segLog.Segments {
+		if r.Name == name {
+			ret := SegmentRecord{Origin: r.Origin, Name: name, First: r.First, Count: r.Count, Retired: true}
+			if err := l.appendSegmentRecord(ret); err != nil {
+				return err
+			}
+			l.segLog.Retired[name] = ret
+			return nil
+		}
+	}
+	return fmt.Errorf("integrity: %s is not sealed into the log of %s yet", name, l.path)
+}

@@ -1,0 +1,105 @@
+package integrity
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"syscall"
+
+	"go.uber.org/zap"
+
+	"github.com/sandboxaudit/sandboxaudit/internal/filesink"
+)
+
+// ErrNoHistory is wrapped by the error for an audit file that holds lines
+// but has no signed history at all: its sidecars were removed, or it was
+// put in the path from elsewhere. Sealing it would start a new log over
+// lines nobody signed, so that is left to an explicit operator action
+// (`sandboxaudit log reset`).
+var ErrNoHistory = errors.New("the audit file holds lines but has no signed history")
+
+// SealAtStart is Seal for the collector's start: a path that holds lines
+// (in its file or in closed segments) while none of its sidecars holds
+// anything is refused with ErrNoHistory instead of being sealed as a new
+// log.
+func (s *Sealer) SealAtStart(ctx context.Context, path string) error {
+	if err := CheckHistory(path); err != nil {
+		s.set.Logger.Error("integrity: file not sealed", zap.String("path", path), zap.Error(err))
+		s.refuse(path, err)
+		return err
+	}
+	return s.Seal(ctx, path)
+}
+
+// CheckHistory returns an error wrapping ErrNoHistory when the audit path
+// holds lines but none of its sidecars holds data.
+func CheckHistory(path string) error {
+	for _, p := range []string{StorePath(path), CheckpointsPath(path), SegmentsPath(path)} {
+		if holdsData(p) {
+			return nil
+		}
+	}
+	segs, _ := filesink.Segments(path)
+	if len(segs) == 0 && !holdsALine(path) {
+		return nil
+	}
+	return fmt.Errorf("%s: %w (its sidecars %s, %s and %s are missing or empty, %d closed segments): "+
+		"it was cut back, replaced, or moved aside and back without them; it is not sealed as a new log. "+
+		"To start a new log over what it holds, run `sandboxaudit log reset --signing-key KEY %s`",
+		path, ErrNoHistory, StoreSuffix, CheckpointsSuffix, SegmentsSuffix, len(segs), path)
+}
+
+// holdsALine reports whether the file at path holds a complete line.
+func holdsALine(path string) bool {
+	f, err := os.OpenFile(path, os.O_RDONLY|noFollow, 0)
+	if err != nil {
+		return false
+	}
+	defer func() { _ = f.Close() }()
+	buf := make([]byte, 64<<10)
+	for {
+		n, err := f.Read(buf)
+		for _, b := range buf[:n] {
+			if b == '\n' {
+				return true
+			}
+		}
+		if err != nil {
+			return false
+		}
+	}
+}
+
+// Retire records that retention is about to remove seg, a closed segment
+// of path: a signed retention record in the segments sidecar, so verify
+// tells the removal from someone else's. A segment the sealer has not
+// recorded yet is refused (retention keeps it and tries again).
+func (s *Sealer) Retire(path string, seg filesink.Segment) error {
+	s.sealMu.Lock()
+	defer s.sealMu.Unlock()
+	l := s.logFor(path)
+	if l.broken != nil {
+		return l.broken
+	}
+	if err := l.retire(seg); err != nil {
+		return err
+	}
+	s.set.Logger.Info("integrity: signed the retention record of a closed segment", zap.String("path", path), zap.String("segment", seg.Path))
+	return nil
+}
+
+// refuse keeps the file now at path refused for this process (a later
+// write to it is not sealed as a new log); a file that replaces it (a new
+// one, its sidecars gone) is sealed as before.
+func (s *Sealer) refuse(path string, err error) {
+	s.sealMu.Lock()
+	defer s.sealMu.Unlock()
+	l := s.logFor(path)
+	l.broken, l.lastErr = err, err.Error()
+	if fi, serr := os.Lstat(path); serr == nil {
+		if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+			l.sealedDev, l.sealedIno = uint64(st.Dev), st.Ino
+		}
+	}
+}

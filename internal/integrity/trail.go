@@ -1,0 +1,355 @@
+package integrity
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/klauspost/compress/zstd"
+	"golang.org/x/mod/sumdb/note"
+	"golang.org/x/mod/sumdb/tlog"
+
+	"github.com/sandboxaudit/sandboxaudit/internal/filesink"
+	"github.com/sandboxaudit/sandboxaudit/internal/fsutil"
+)
+
+// TrailPart is one file of a trail: a closed segment (compressed or not)
+// or the active file.
+type TrailPart struct {
+	// Path is the file read.
+	Path string
+	// Record is the segment's record; nil for the active file and for a
+	// segment the collector has not recorded yet (its lines then come
+	// after every recorded one, as the active file's).
+	Record *SegmentRecord
+	// Compressed: Path is a zstd frame.
+	Compressed bool
+}
+
+// Open returns the part's lines, decompressed.
+func (p TrailPart) Open() (io.ReadCloser, error) {
+	f, _, err := fsutil.OpenRegular(p.Path, os.O_RDONLY|noFollow, 0)
+	if err != nil {
+		return nil, err
+	}
+	if !p.Compressed {
+		return f, nil
+	}
+	dec, err := zstd.NewReader(bufio.NewReaderSize(f, 64<<10), zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true))
+	if err != nil {
+		_ = f.Close()
+		return nil, fmt.Errorf("%s: %w", p.Path, err)
+	}
+	return zstdFile{dec, f}, nil
+}
+
+type zstdFile struct {
+	*zstd.Decoder
+	f *os.File
+}
+
+func (z zstdFile) Close() error { z.Decoder.Close(); return z.f.Close() }
+
+// Trail is the files of one audit path's log, in leaf order: the closed
+// segments on disk, then the active file.
+type Trail struct {
+	Path  string
+	Parts []TrailPart
+	Log   *SegmentLog
+	// Problems are what the layout alone shows: a recorded segment missing
+	// without a retention record, a segment no record names before the
+	// last recorded one (foreign, or renamed), an unreadable segments
+	// sidecar.
+	Problems []string
+	// Retired counts the segments retention removed, by its records.
+	Retired int
+}
+
+// HasSegments reports whether path has a segments sidecar or closed
+// segments beside it: it is then verified as a trail.
+func HasSegments(path string) bool {
+	if _, err := os.Lstat(SegmentsPath(path)); err == nil {
+		return true
+	}
+	segs, err := filesink.Segments(path)
+	return err == nil && len(segs) > 0
+}
+
+// OpenTrail lays out the trail of the audit path: its segment records
+// (checked against v) and the files on disk.
+func OpenTrail(path string, v note.Verifier) (*Trail, error) {
+	t := &Trail{Path: path}
+	sl, err := LoadSegmentLog(path, v)
+	if err != nil {
+		t.Problems = append(t.Problems, fmt.Sprintf("%s: %v", SegmentsPath(path), err))
+		if sl == nil {
+			sl = &SegmentLog{Retired: map[string]SegmentRecord{}}
+		}
+	}
+	t.Log = sl
+	disk, err := filesink.Segments(path)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, err
+	}
+	onDisk := map[string]filesink.Segment{}
+	for _, s := range disk {
+		onDisk[filepath.Base(s.Plain)] = s
+	}
+	recorded := map[string]bool{}
+	for i := range sl.Segments {
+		rec := &sl.Segments[i]
+		recorded[rec.Name] = true
+		s, ok := onDisk[rec.Name]
+		switch {
+		case ok:
+			t.Parts = append(t.Parts, TrailPart{Path: s.Path, Record: rec, Compressed: s.Compressed})
+		case sl.Retired[rec.Name].Retired:
+			t.Retired++
+		default:
+			t.Problems = append(t.Problems, fmt.Sprintf("%s: segment %s (lines %d-%d of the log) is missing, and no retention record says it was removed",
+				path, rec.Name, rec.First+1, rec.End()))
+		}
+	}
+	last := -1
+	for i, s := range disk {
+		if recorded[filepath.Base(s.Plain)] {
+			last = i
+		}
+	}
+	for i, s := range disk {
+		if recorded[filepath.Base(s.Plain)] {
+			continue
+		}
+		if i < last {
+			t.Problems = append(t.Problems, fmt.Sprintf("%s: no segment record names it, yet it sorts before the last recorded segment: a foreign or renamed segment", s.Path))
+			continue
+		}
+		t.Parts = append(t.Parts, TrailPart{Path: s.Path, Compressed: s.Compressed})
+	}
+	if fi, err := os.Lstat(path); err == nil && fi.Mode().IsRegular() {
+		t.Parts = append(t.Parts, TrailPart{Path: path})
+	}
+	return t, nil
+}
+
+// TrailResult is what a TrailChecker found.
+type TrailResult struct {
+	Lines       int64 // complete lines read, over every part
+	First       int64 // leaf index of the first line read (after retention)
+	Checkpoints int   // checkpoints checked against the lines
+	Skipped     int   // checkpoints of removed segments, not checkable
+	Sealed      int64 // the newest checkpoint's size
+	// Unsealed is the lines after the newest checkpoint; UnsealedParts
+	// names the parts they are in.
+	Unsealed      int64
+	UnsealedParts []string
+	Failures      []string
+}
+
+// TrailChecker verifies a trail's lines, streamed part by part through
+// Writer, against the log's signed checkpoints and segment records. Memory
+// is flat in the trail's size: the tree is folded as the lines go by.
+type TrailChecker struct {
+	trail    *Trail
+	verifier note.Verifier
+	cpFile   *os.File
+	notes    *NoteReader
+
+	tree    Frontier
+	started bool
+	hasher  *LeafHasher
+	part    int
+	partN   int64 // lines of the current part
+	cpNum   int
+	next    *Checkpoint
+	prev    *Checkpoint
+	res     TrailResult
+	cpError string
+	// ends are where the unrecorded parts end, to name those holding
+	// unsealed lines.
+	ends []partEnd
+}
+
+type partEnd struct {
+	path string
+	end  int64
+}
+
+// NewTrailChecker opens the trail's checkpoints.
+func NewTrailChecker(t *Trail, v note.Verifier) (*TrailChecker, error) {
+	cp, _, err := fsutil.OpenRegular(CheckpointsPath(t.Path), os.O_RDONLY|noFollow, 0)
+	if err != nil {
+		return nil, fmt.Errorf("open checkpoints: %w", err)
+	}
+	c := &TrailChecker{trail: t, verifier: v, cpFile: cp, notes: NewNoteReader(cp), part: -1}
+	c.res.Failures = append(c.res.Failures, t.Problems...)
+	c.advance()
+	return c, nil
+}
+
+// Close releases the checkpoints file.
+func (c *TrailChecker) Close() error { return c.cpFile.Close() }
+
+func (c *TrailChecker) fail(format string, args ...any) {
+	c.res.Failures = append(c.res.Failures, fmt.Sprintf(format, args...))
+}
+
+// advance reads the next checkpoint, checking its signature and order.
+func (c *TrailChecker) advance() {
+	c.next = nil
+	if c.cpError != "" {
+		return
+	}
+	rec, err := c.notes.Next()
+	if err == io.EOF {
+		return
+	}
+	num := c.cpNum + 1
+	if err == nil {
+		var cp Checkpoint
+		if cp, err = OpenCheckpoint(rec, c.verifier); err == nil {
+			switch {
+			case c.prev != nil && cp.Origin != c.prev.Origin:
+				err = fmt.Errorf("origin %q differs from %q", cp.Origin, c.prev.Origin)
+			case c.prev != nil && cp.N < c.prev.N:
+				err = fmt.Errorf("tree size %d is smaller than %d before it", cp.N, c.prev.N)
+			case len(c.trail.Log.Segments) > 0 && cp.Origin != c.trail.Log.Segments[0].Origin:
+				err = fmt.Errorf("origin %q is not the segment records' %q", cp.Origin, c.trail.Log.Segments[0].Origin)
+			}
+			if err == nil {
+				c.cpNum = num
+				c.next = &cp
+				return
+			}
+		}
+	}
+	c.cpError = fmt.Sprintf("%s: checkpoint #%d: %v", CheckpointsPath(c.trail.Path), num, err)
+	c.fail("%s", c.cpError)
+}
+
+// BeginPart starts part i; its bytes then go to Writer.
+func (c *TrailChecker) BeginPart(i int) {
+	c.part = i
+	c.partN = 0
+	p := c.trail.Parts[i]
+	if rec := p.Record; rec != nil && (!c.started || c.tree.Size() != rec.First) {
+		// The trail starts after retention, or resumes after a gap: the
+		// signed compact range at the segment's start stands for the
+		// lines before it.
+		if c.started {
+			c.fail("%s: starts at line %d of the log, the part before ends at %d", p.Path, rec.First+1, c.tree.Size())
+		}
+		t, err := rec.Start()
+		if err != nil {
+			c.fail("%s: %v", p.Path, err)
+		}
+		c.tree = t
+		if !c.started {
+			c.res.First = rec.First
+		}
+		c.skipBefore(rec.First)
+	}
+	if !c.started && p.Record == nil && len(c.trail.Log.Segments) > 0 {
+		// Every recorded segment is gone: the active part starts where
+		// the last one ended.
+		sl := c.trail.Log
+		t, err := FrontierAt(sl.End(), sl.EndRange())
+		if err != nil {
+			c.fail("%s: %v", p.Path, err)
+		}
+		c.tree = t
+		c.res.First = sl.End()
+		c.skipBefore(sl.End())
+	}
+	c.started = true
+	c.hasher = NewLeafHasher(c.leaf)
+	c.atSize()
+}
+
+// skipBefore passes over the checkpoints older than leaf n: their lines
+// were removed (by retention, or are missing, which is reported).
+func (c *TrailChecker) skipBefore(n int64) {
+	for c.next != nil && c.next.N < n {
+		c.res.Skipped++
+		c.prev = c.next
+		c.advance()
+	}
+}
+
+// Writer takes the current part's bytes in order.
+func (c *TrailChecker) Writer() io.Writer { return c.hasher }
+
+func (c *TrailChecker) leaf(h tlog.Hash) error {
+	c.tree.Push(h)
+	c.partN++
+	c.res.Lines++
+	c.atSize()
+	return nil
+}
+
+// atSize checks every checkpoint the tree has reached.
+func (c *TrailChecker) atSize() {
+	for c.next != nil && c.next.N == c.tree.Size() {
+		cp := c.next
+		if c.tree.Root() != cp.Hash {
+			c.fail("%s: the log's first %d lines (up to line %d of this file) do not match the root hash of checkpoint #%d: "+
+				"a line was changed, added or removed in this file or in a segment before it",
+				c.trail.Parts[c.part].Path, cp.N, c.partN, c.cpNum)
+			c.cpError = "root mismatch"
+			c.next = nil
+			return
+		}
+		c.res.Checkpoints++
+		c.res.Sealed = cp.N
+		c.prev = cp
+		c.advance()
+	}
+}
+
+// EndPart checks the part against its segment record.
+func (c *TrailChecker) EndPart() {
+	p := c.trail.Parts[c.part]
+	if c.hasher.Partial() {
+		c.fail("%s: the last line has no newline (torn, or bytes appended)", p.Path)
+	}
+	rec := p.Record
+	if rec == nil {
+		if c.partN > 0 {
+			c.ends = append(c.ends, partEnd{p.Path, c.tree.Size()})
+		}
+		return
+	}
+	if c.partN != rec.Count {
+		c.fail("%s: holds %d lines, its signed segment record %d: lines were appended, removed, or the segment was swapped", p.Path, c.partN, rec.Count)
+		return
+	}
+	if !sameHashes(c.tree.Roots(), rec.EndRange) {
+		c.fail("%s: its lines do not end in the tree its signed segment record ends with: the segment was changed or swapped", p.Path)
+	}
+}
+
+// Finish reports the result once every part is done.
+func (c *TrailChecker) Finish() TrailResult {
+	if !c.started {
+		c.skipBefore(c.trail.Log.End())
+	}
+	if c.next != nil {
+		c.fail("%s: checkpoint #%d covers %d lines of the log but the trail has %d: lines or a segment were cut off the end",
+			c.trail.Path, c.cpNum, c.next.N, c.tree.Size())
+	}
+	if c.cpNum == 0 && c.cpError == "" {
+		c.fail("%s: no checkpoint: nothing is sealed yet", CheckpointsPath(c.trail.Path))
+	}
+	if c.started && c.tree.Size() > c.res.Sealed {
+		c.res.Unsealed = c.tree.Size() - c.res.Sealed
+	}
+	for _, e := range c.ends {
+		if e.end > c.res.Sealed {
+			c.res.UnsealedParts = append(c.res.UnsealedParts, e.path)
+		}
+	}
+	return c.res
+}

@@ -1,0 +1,282 @@
+package integrity
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/klauspost/compress/zstd"
+	"github.com/stretchr/testify/require"
+
+	"github.com/sandboxaudit/sandboxaudit/internal/filesink"
+)
+
+// checkTrail streams every part of path's trail through a TrailChecker.
+func checkTrail(t testing.TB, path, pubPath string) TrailResult {
+	t.Helper()
+	v, err := LoadVerifierKey(pubPath)
+	require.NoError(t, err)
+	tr, err := OpenTrail(path, v)
+	require.NoError(t, err)
+	c, err := NewTrailChecker(tr, v)
+	require.NoError(t, err)
+	defer func() { _ = c.Close() }()
+	for i, p := range tr.Parts {
+		r, err := p.Open()
+		require.NoError(t, err)
+		c.BeginPart(i)
+		_, err = io.Copy(c.Writer(), r)
+		require.NoError(t, r.Close())
+		require.NoError(t, err)
+		c.EndPart()
+	}
+	return c.Finish()
+}
+
+// rotatedTrail writes total lines in batches of 4 through a rotating file
+// sink (a segment per 100 bytes, 8 lines, compressed when compress is set)
+// sealed by a sealer every few batches, and closes both. It returns the
+// audit path and the public key.
+func rotatedTrail(t testing.TB, total int, compress bool, retention int) (string, string, *Keys) {
+	t.Helper()
+	k, pub := testKeys(t, "test")
+	path := filepath.Join(t.TempDir(), "events.jsonl")
+	sealer := newSealer(t, k)
+	rot := &filesink.Rotation{MaxBytes: 100, Compress: compress, MaxBackups: retention, BeforeRemove: sealer.Retire}
+	var rotErrs []error
+	rot.OnError = func(_ string, err error) { rotErrs = append(rotErrs, err) }
+	sink, err := filesink.New(filesink.Options{Path: path, Rotation: rot, OnWrite: sealer.Wrote})
+	require.NoError(t, err)
+	require.NoError(t, sealer.SealAtStart(bg, path))
+	sealer.Watch(path)
+	for i := 0; i < total; i += 4 {
+		require.NoError(t, sink.WriteBatch(bg, "s", []byte(lines(i, min(i+3, total-1)))))
+		if i%12 == 0 {
+			require.NoError(t, sealer.SealPending(bg))
+		}
+	}
+	require.NoError(t, sealer.SealPending(bg))
+	if compress {
+		require.Eventually(t, func() bool {
+			segs, err := filesink.Segments(path)
+			require.NoError(t, err)
+			for _, s := range segs {
+				if _, err := os.Lstat(s.Plain); err == nil || !s.Compressed {
+					return false
+				}
+			}
+			return len(segs) > 0
+		}, time.Minute, 10*time.Millisecond)
+	}
+	require.NoError(t, sink.Close())
+	require.NoError(t, sealer.Close(bg))
+	require.Empty(t, rotErrs)
+	return path, pub, k
+}
+
+func TestRotatedTrailIsOneLog(t *testing.T) {
+	for _, compress := range []bool{false, true} {
+		t.Run(fmt.Sprintf("compress=%v", compress), func(t *testing.T) {
+			path, pub, _ := rotatedTrail(t, 200, compress, 0)
+			segs, err := filesink.Segments(path)
+			require.NoError(t, err)
+			require.Greater(t, len(segs), 5)
+			res := checkTrail(t, path, pub)
+			require.Empty(t, res.Failures)
+			require.Equal(t, int64(200), res.Lines)
+			require.Equal(t, int64(200), res.Sealed, "one tree over every segment: the newest checkpoint covers all lines")
+			require.Zero(t, res.Unsealed)
+
+			v, err := LoadVerifierKey(pub)
+			require.NoError(t, err)
+			sl, err := LoadSegmentLog(path, v)
+			require.NoError(t, err)
+			require.Len(t, sl.Segments, len(segs))
+			origins := map[string]bool{}
+			for i, rec := range sl.Segments {
+				require.Equal(t, filepath.Base(segs[i].Plain), rec.Name)
+				origins[rec.Origin] = true
+			}
+			require.Equal(t, map[string]bool{"test/events.jsonl": true}, origins, "the origin stays")
+		})
+	}
+}
+
+// Each attack on a rotated, sealed trail is found by the trail check.
+func TestTrailAttacks(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		attack func(t *testing.T, path string, segs []filesink.Segment)
+		want   string
+	}{
+		{"segment dropped", func(t *testing.T, _ string, segs []filesink.Segment) {
+			require.NoError(t, os.Remove(segs[2].Path))
+		}, "is missing, and no retention record says it was removed"},
+		{"segments swapped", func(t *testing.T, _ string, segs []filesink.Segment) {
+			a, b := segs[1].Path, segs[3].Path
+			require.NoError(t, os.Rename(a, a+".x"))
+			require.NoError(t, os.Rename(b, a))
+			require.NoError(t, os.Rename(a+".x", b))
+		}, "do not match the root hash"},
+		{"line appended to a rotated segment", func(t *testing.T, _ string, segs []filesink.Segment) {
+			appendLocked(t, segs[1].Path, "{\"n\":9999}\n")
+		}, "holds 9 lines, its signed segment record 8"},
+		{"line appended to a compressed segment", func(t *testing.T, _ string, segs []filesink.Segment) {
+			rewriteZstd(t, segs[2].Path+".zst", func(b []byte) []byte { return append(b, "{\"n\":9999}\n"...) })
+			require.NoError(t, os.Remove(segs[2].Path))
+		}, "holds 9 lines, its signed segment record 8"},
+		{"line edited in a compressed segment", func(t *testing.T, _ string, segs []filesink.Segment) {
+			rewriteZstd(t, segs[2].Path+".zst", func(b []byte) []byte { return bytes.Replace(b, []byte(`"n":`), []byte(`"N":`), 1) })
+			require.NoError(t, os.Remove(segs[2].Path))
+		}, "do not match the root hash"},
+		{"active file cut back", func(t *testing.T, path string, _ []filesink.Segment) {
+			data, err := os.ReadFile(path)
+			require.NoError(t, err)
+			require.NoError(t, os.WriteFile(path, data[:bytes.IndexByte(data, '\n')+1], 0o600))
+		}, "cut off the end"},
+		{"newest segment and active file removed", func(t *testing.T, path string, segs []filesink.Segment) {
+			require.NoError(t, os.Remove(path))
+			require.NoError(t, os.Remove(segs[len(segs)-1].Path))
+		}, "is missing"},
+		{"foreign segment slipped in", func(t *testing.T, path string, segs []filesink.Segment) {
+			name := strings.Replace(segs[1].Path, fmt.Sprintf("-%06d.", segs[1].Seq), fmt.Sprintf("-%06d5.", segs[1].Seq), 1)
+			require.NoError(t, os.WriteFile(name, []byte(lines(1, 2)), 0o600))
+		}, "do not match the root hash"},
+		{"segment records removed and a segment dropped", func(t *testing.T, path string, segs []filesink.Segment) {
+			require.NoError(t, os.Remove(SegmentsPath(path)))
+			require.NoError(t, os.Remove(segs[0].Path))
+		}, "do not match the root hash"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path, pub, _ := rotatedTrail(t, 100, false, 0)
+			segs, err := filesink.Segments(path)
+			require.NoError(t, err)
+			require.Greater(t, len(segs), 4)
+			if strings.Contains(tc.name, "compressed") {
+				// The segment compressed beside its plain file.
+				raw, err := os.ReadFile(segs[2].Path)
+				require.NoError(t, err)
+				writeZstdFile(t, segs[2].Path+".zst", raw)
+			}
+			tc.attack(t, path, segs)
+			res := checkTrail(t, path, pub)
+			require.NotEmpty(t, res.Failures, "attack not detected")
+			require.Contains(t, strings.Join(res.Failures, "\n"), tc.want)
+		})
+	}
+}
+
+// Retention leaves a trail that still verifies: the signed records say
+// which segments went, and the oldest one kept verifies alone from its
+// signed compact range.
+func TestRetainedTrailVerifies(t *testing.T) {
+	path, pub, _ := rotatedTrail(t, 200, true, 3)
+	segs, err := filesink.Segments(path)
+	require.NoError(t, err)
+	require.Len(t, segs, 3)
+	v, err := LoadVerifierKey(pub)
+	require.NoError(t, err)
+	tr, err := OpenTrail(path, v)
+	require.NoError(t, err)
+	require.Positive(t, tr.Retired)
+	res := checkTrail(t, path, pub)
+	require.Empty(t, res.Failures)
+	require.Positive(t, res.First)
+	require.Equal(t, int64(200), res.First+res.Lines)
+	require.Equal(t, int64(200), res.Sealed)
+
+	// Removing one more by hand is not retention.
+	require.NoError(t, os.Remove(segs[0].Path))
+	res = checkTrail(t, path, pub)
+	require.Contains(t, strings.Join(res.Failures, "\n"), "no retention record says it was removed")
+}
+
+func writeZstdFile(t *testing.T, name string, data []byte) {
+	t.Helper()
+	var b bytes.Buffer
+	enc, err := zstd.NewWriter(&b)
+	require.NoError(t, err)
+	_, err = enc.Write(data)
+	require.NoError(t, err)
+	require.NoError(t, enc.Close())
+	require.NoError(t, os.WriteFile(name, b.Bytes(), 0o600))
+}
+
+func rewriteZstd(t *testing.T, name string, edit func([]byte) []byte) {
+	t.Helper()
+	raw, err := os.ReadFile(name)
+	require.NoError(t, err)
+	dec, err := zstd.NewReader(bytes.NewReader(raw))
+	require.NoError(t, err)
+	data, err := io.ReadAll(dec)
+	dec.Close()
+	require.NoError(t, err)
+	writeZstdFile(t, name, edit(data))
+}
+
+// A file that holds lines but lost every sidecar (moved aside, sidecars
+// removed, moved back) is refused at start, naming the file; a new file is
+// not.
+func TestStartRefusesAFileWithoutHistory(t *testing.T) {
+	k, _ := testKeys(t, "test")
+	path := auditPath(t)
+	s := newSealer(t, k)
+	require.NoError(t, s.SealAtStart(bg, path), "no file yet: a new log")
+	appendLocked(t, path, lines(1, 3))
+	require.NoError(t, s.Seal(bg, path))
+	for _, sc := range []string{StorePath(path), CheckpointsPath(path)} {
+		require.NoError(t, os.Remove(sc))
+	}
+	err := newSealer(t, k).SealAtStart(bg, path)
+	require.ErrorIs(t, err, ErrNoHistory)
+	require.ErrorContains(t, err, path)
+	require.ErrorContains(t, err, "sandboxaudit log reset")
+	_, statErr := os.Lstat(CheckpointsPath(path))
+	require.True(t, os.IsNotExist(statErr), "a refused start wrote a sidecar")
+}
+
+// A file cut back while the collector was stopped, sidecars kept, is
+// refused at start.
+func TestStartRefusesACutBackTrail(t *testing.T) {
+	path, _, k := rotatedTrail(t, 100, false, 0)
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(path, data[:bytes.IndexByte(data, '\n')+1], 0o600))
+	err = newSealer(t, k).SealAtStart(bg, path)
+	require.ErrorIs(t, err, ErrTampered)
+}
+
+// A collector killed right after a rotation's rename, before its sealer
+// recorded the segment (and after it had sealed some of the segment's
+// lines as the active file's): the restart seals the segment into the log
+// and records it, and the trail verifies as one log.
+func TestRestartRecordsASegmentRotatedBeforeTheKill(t *testing.T) {
+	path, pub, k := rotatedTrail(t, 100, false, 0)
+	segs, err := filesink.Segments(path)
+	require.NoError(t, err)
+	last := segs[len(segs)-1]
+	// More lines after the last seal, then the rename the sink does.
+	appendLocked(t, path, lines(100, 103))
+	next := strings.Replace(last.Path, fmt.Sprintf("-%06d.", last.Seq), fmt.Sprintf("-%06d.", last.Seq+1), 1)
+	require.NoError(t, os.Rename(path, next))
+	appendLocked(t, path, lines(104, 105)) // a writer goes on in a new file
+
+	s := newSealer(t, k)
+	require.NoError(t, s.SealAtStart(bg, path))
+	require.NoError(t, s.Close(bg))
+	res := checkTrail(t, path, pub)
+	require.Empty(t, res.Failures)
+	require.Equal(t, int64(106), res.Lines)
+	require.Equal(t, int64(106), res.Sealed)
+	v, err := LoadVerifierKey(pub)
+	require.NoError(t, err)
+	sl, err := LoadSegmentLog(path, v)
+	require.NoError(t, err)
+	require.Equal(t, filepath.Base(next), sl.Segments[len(sl.Segments)-1].Name)
+	require.Equal(t, int64(104), sl.End())
+}

@@ -1,0 +1,197 @@
+package integrity
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"slices"
+
+	"golang.org/x/mod/sumdb/note"
+	"golang.org/x/mod/sumdb/tlog"
+
+	"github.com/sandboxaudit/sandboxaudit/internal/fsutil"
+)
+
+// WitnessResult is what WitnessCheck found.
+type WitnessResult struct {
+	Lines int64 // complete lines in the file
+	// Records is the number of cosigned checkpoints read.
+	Records int
+	// Witnessed is the size of the longest prefix of the file that the
+	// quorum of witnesses cosigned (0: none).
+	Witnessed int64
+	Failure   *Failure
+}
+
+// WitnessCheck checks an audit file, streamed through Writer, against the
+// cosigned checkpoints of its witnessed sidecar: each record's log
+// signature, and each checkpoint a trusted witness cosigned against the
+// file's first N lines. A witness that cosigned a checkpoint of size M
+// vouches for the first M lines, so the file's witnessed prefix is the
+// largest size that quorum witnesses vouch for. Memory is flat in the file
+// size: records are read as the file reaches their size.
+type WitnessCheck struct {
+	logKey    note.Verifier
+	witnesses note.Verifiers
+	quorum    int
+	file      *os.File
+	notes     *NoteReader
+	hasher    *LeafHasher
+	tree      Frontier
+	pending   []witnessedRec // records at the size the tree reaches next
+	lastSize  int64          // the size of the last record read
+	// skipBelow is the size the tree started at: lines before it were
+	// removed by retention, and records below it cannot be checked.
+	skipBelow int64
+	vouched   map[string]int64
+	res       WitnessResult
+}
+
+type witnessedRec struct {
+	num     int
+	c       Checkpoint
+	signers []string
+}
+
+// NewWitnessCheck opens the witnessed sidecar of the audit file at path.
+// A missing sidecar is no error: nothing is witnessed.
+func NewWitnessCheck(path string, logKey note.Verifier, witnesses []note.Verifier, quorum int) (*WitnessCheck, error) {
+	w := &WitnessCheck{logKey: logKey, witnesses: note.VerifierList(witnesses...), quorum: quorum, vouched: map[string]int64{}}
+	f, _, err := fsutil.OpenRegular(WitnessedPath(path), os.O_RDONLY|noFollow, 0)
+	switch {
+	case err == nil:
+		w.file, w.notes = f, NewNoteReader(f)
+	case !errors.Is(err, os.ErrNotExist):
+		return nil, fmt.Errorf("open witnessed checkpoints: %w", err)
+	}
+	w.hasher = NewLeafHasher(w.leaf)
+	w.readUpTo(0)
+	return w, nil
+}
+
+// Writer takes the audit file's bytes, in order, from the first.
+func (w *WitnessCheck) Writer() io.Writer { return w.hasher }
+
+// Close releases the sidecar.
+func (w *WitnessCheck) Close() error {
+	if w.file == nil {
+		return nil
+	}
+	return w.file.Close()
+}
+
+func (w *WitnessCheck) fail(line int64, rec int, format string, args ...any) {
+	if w.res.Failure == nil {
+		w.res.Failure = &Failure{Line: line, Checkpoint: rec, Msg: fmt.Sprintf(format, args...)}
+	}
+}
+
+func (w *WitnessCheck) leaf(h tlog.Hash) error {
+	w.tree.Push(h)
+	w.readUpTo(w.tree.Size())
+	return nil
+}
+
+// readUpTo checks the records whose size the tree has reached, and reads
+// on to the first record beyond it.
+func (w *WitnessCheck) readUpTo(n int64) {
+	for {
+		for len(w.pending) > 0 && w.pending[0].c.N <= n {
+			w.settle(w.pending[0])
+			w.pending = w.pending[1:]
+		}
+		if len(w.pending) > 0 || w.notes == nil || w.res.Failure != nil {
+			return
+		}
+		rec, err := w.notes.Next()
+		if err == io.EOF {
+			w.notes = nil
+			return
+		}
+		w.res.Records++
+		num := w.res.Records
+		if err != nil {
+			w.fail(0, num, "cosigned checkpoint #%d: %v", num, err)
+			return
+		}
+		c, err := OpenCheckpoint(rec, w.logKey)
+		if err != nil {
+			w.fail(0, num, "cosigned checkpoint #%d: %v", num, err)
+			return
+		}
+		if c.N < w.lastSize {
+			w.fail(0, num, "cosigned checkpoint #%d (size %d) comes after one of size %d", num, c.N, w.lastSize)
+			return
+		}
+		w.lastSize = c.N
+		w.pending = append(w.pending, witnessedRec{num: num, c: c, signers: w.cosigners(rec)})
+	}
+}
+
+// cosigners names the trusted witnesses whose cosignature on rec verifies.
+func (w *WitnessCheck) cosigners(rec []byte) []string {
+	n, err := note.Open(rec, w.witnesses)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, s := range n.Sigs {
+		out = append(out, fmt.Sprintf("%s+%08x", s.Name, s.Hash))
+	}
+	return out
+}
+
+// StartPart is called before the first part of a trail is written: when
+// retention removed the segments before it, the tree starts from the
+// part's signed compact range, as the trail's checker does.
+func (w *WitnessCheck) StartPart(p TrailPart) {
+	if p.Record == nil || p.Record.First == 0 || w.tree.Size() != 0 {
+		return
+	}
+	t, err := p.Record.Start()
+	if err != nil {
+		return // the trail's checker reports it
+	}
+	w.tree, w.skipBelow = t, t.Size()
+	w.readUpTo(t.Size())
+}
+
+// settle checks one record now that the tree has its size.
+func (w *WitnessCheck) settle(r witnessedRec) {
+	if len(r.signers) == 0 || r.c.N < w.skipBelow {
+		return // no trusted witness vouches for it, or its lines are gone
+	}
+	if r.c.N > w.tree.Size() {
+		w.fail(0, r.num, "checkpoint #%d, which witnesses %v cosigned, covers %d lines, but the file has only %d: cut back",
+			r.num, r.signers, r.c.N, w.tree.Size())
+		return
+	}
+	if r.c.N > 0 && w.tree.Root() != r.c.Hash {
+		w.fail(r.c.N, r.num, "the first %d lines do not match checkpoint #%d, which witnesses %v cosigned: "+
+			"lines were changed, and re-signed, after the witnesses saw them", r.c.N, r.num, r.signers)
+		return
+	}
+	for _, s := range r.signers {
+		w.vouched[s] = max(w.vouched[s], r.c.N)
+	}
+}
+
+// Finish returns the result once the whole file has been written.
+func (w *WitnessCheck) Finish() WitnessResult {
+	w.res.Lines = w.tree.Size()
+	// The records beyond the file's end: one a witness cosigned means
+	// the file was cut back.
+	w.readUpTo(math.MaxInt64)
+	sizes := make([]int64, 0, len(w.vouched))
+	for _, n := range w.vouched {
+		sizes = append(sizes, n)
+	}
+	slices.SortFunc(sizes, func(a, b int64) int { return cmp.Compare(b, a) })
+	if w.quorum > 0 && len(sizes) >= w.quorum {
+		w.res.Witnessed = sizes[w.quorum-1]
+	}
+	return w.res
+}

@@ -1,0 +1,220 @@
+package integrity
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sync"
+
+	"go.uber.org/zap"
+	"golang.org/x/mod/sumdb/note"
+	"golang.org/x/mod/sumdb/tlog"
+
+	"github.com/sandboxaudit/sandboxaudit/internal/fsutil"
+)
+
+// WitnessedSuffix names the sidecar of cosigned checkpoints: each record
+// is a checkpoint with the log's signature and the witnesses' C2SP
+// tlog-cosignature lines, in the checkpoints sidecar's record format.
+const WitnessedSuffix = ".witnessed"
+
+// WitnessedPath is the cosigned checkpoints sidecar of the audit file path.
+func WitnessedPath(path string) string { return path + WitnessedSuffix }
+
+// Witnesses gets checkpoints cosigned (witness.Pool implements it).
+type Witnesses interface {
+	// Cosign submits a signed checkpoint with a way to prove it
+	// consistent with an older size, logs each witness that does not
+	// cosign, and returns the cosignature lines received and whether
+	// they reach the quorum.
+	Cosign(ctx context.Context, path, origin string, n int64, signed []byte,
+		prove func(old int64) (tlog.TreeProof, error)) (cosigs [][]byte, quorum bool)
+	// Count is how many witnesses validly cosigned a signed note.
+	Count(signed []byte) int
+	// Quorum is how many cosignatures a checkpoint needs.
+	Quorum() int
+}
+
+// witnessing is the sealer's memory of what the witnesses cosigned.
+type witnessing struct {
+	mu sync.Mutex
+	// done is, per audit file, the size of the newest checkpoint cosigned
+	// by the quorum and recorded in its witnessed sidecar.
+	done map[string]int64
+	// retry holds files whose newest checkpoint lacks the quorum: every
+	// round submits it again, written to or not.
+	retry map[string]bool
+	// retired is, per file seen, why it is refused as a retired log (nil:
+	// it is not one).
+	retired map[string]error
+}
+
+// addWitnessRetries adds the files waiting for cosignatures to a round.
+func (s *Sealer) addWitnessRetries(batch map[string]int64) {
+	s.wit.mu.Lock()
+	defer s.wit.mu.Unlock()
+	for p := range s.wit.retry {
+		batch[p] += 0
+	}
+}
+
+// witness submits the newest checkpoint of l to the witnesses unless the
+// quorum cosigned it already, and records what they return. A witness
+// that refuses is logged by Witnesses; the checkpoint stays in the
+// checkpoints sidecar either way, and the next round submits it again.
+// Called with sealMu held, after a good seal.
+func (s *Sealer) witness(ctx context.Context, path string, l *fileLog) {
+	ws := s.set.Witnesses
+	if ws == nil || !l.hasLast || l.last.N == 0 {
+		return
+	}
+	done, ok := s.witnessDone(path)
+	if !ok {
+		done = s.loadWitnessed(path, l.last)
+	}
+	if done >= l.last.N {
+		s.setWitnessed(path, done, true)
+		return
+	}
+	last := l.last
+	signed, err := SignCheckpoint(last, l.keys.Signer)
+	if err != nil {
+		s.set.Logger.Error("integrity: checkpoint not submitted to witnesses", zap.String("path", path), zap.Error(err))
+		return
+	}
+	prove := func(old int64) (tlog.TreeProof, error) { return proveFromStore(path, last.N, old) }
+	cosigs, quorum := ws.Cosign(ctx, path, last.Origin, last.N, signed, prove)
+	if len(cosigs) > 0 {
+		if err := appendWitnessed(path, signed, cosigs); err != nil {
+			s.set.Logger.Error("integrity: cosignatures received but not recorded (the checkpoint is submitted again)",
+				zap.String("path", path), zap.Error(err))
+			quorum = false
+		}
+	}
+	if quorum {
+		s.setWitnessed(path, last.N, true)
+		return
+	}
+	s.setWitnessed(path, done, false)
+}
+
+func (s *Sealer) witnessDone(path string) (int64, bool) {
+	s.wit.mu.Lock()
+	defer s.wit.mu.Unlock()
+	n, ok := s.wit.done[path]
+	return n, ok
+}
+
+// setWitnessed records the newest size the quorum cosigned for path, and
+// whether nothing newer waits; it forgets idle files beyond the bound.
+func (s *Sealer) setWitnessed(path string, n int64, upToDate bool) {
+	s.wit.mu.Lock()
+	defer s.wit.mu.Unlock()
+	if s.wit.done == nil {
+		s.wit.done, s.wit.retry = map[string]int64{}, map[string]bool{}
+	}
+	s.wit.done[path] = n
+	if upToDate {
+		delete(s.wit.retry, path)
+	} else {
+		s.wit.retry[path] = true
+	}
+	for p := range s.wit.done {
+		if len(s.wit.done) <= maxIdleLogs {
+			break
+		}
+		if _, kept := s.logs[p]; !kept && !s.wit.retry[p] {
+			delete(s.wit.done, p)
+		}
+	}
+}
+
+// loadWitnessed returns last's size when the witnessed sidecar records it
+// cosigned by the quorum (so a restart does not submit it again), else 0.
+func (s *Sealer) loadWitnessed(path string, last Checkpoint) int64 {
+	f, err := os.OpenFile(WitnessedPath(path), os.O_RDONLY|noFollow, 0)
+	if err != nil {
+		return 0
+	}
+	defer func() { _ = f.Close() }()
+	want := last.Format()
+	nr := NewNoteReader(f)
+	for {
+		rec, err := nr.Next()
+		if err != nil {
+			return 0
+		}
+		text, _, _ := bytes.Cut(rec, []byte("\n\n"))
+		if bytes.Equal(append(text, '\n'), want) && s.set.Witnesses.Count(rec) >= s.set.Witnesses.Quorum() {
+			return last.N
+		}
+	}
+}
+
+// AppendWitnessed appends a checkpoint with its cosignature lines to the
+// witnessed sidecar of path.
+func AppendWitnessed(path string, signed []byte, cosigs [][]byte) error {
+	return appendWitnessed(path, signed, cosigs)
+}
+
+// ProveFromStore proves the tree of size n consistent with the tree of
+// size old from the hash store of the audit file at path.
+func ProveFromStore(path string, n, old int64) (tlog.TreeProof, error) {
+	return proveFromStore(path, n, old)
+}
+
+// appendWitnessed appends signed with the cosignature lines to the
+// witnessed sidecar, synced.
+func appendWitnessed(path string, signed []byte, cosigs [][]byte) error {
+	f, err := os.OpenFile(WitnessedPath(path), os.O_WRONLY|os.O_CREATE|os.O_APPEND|noFollow, 0o600)
+	if err != nil {
+		return fmt.Errorf("open witnessed sidecar: %w", err)
+	}
+	rec := append(bytes.Clone(signed), bytes.Join(cosigs, nil)...)
+	if _, err := f.Write(AppendRecord(nil, rec)); err != nil {
+		_ = f.Close()
+		return fmt.Errorf("append to witnessed sidecar: %w", err)
+	}
+	if err := fsutil.Fdatasync(f); err != nil {
+		_ = f.Close()
+		return fmt.Errorf("sync witnessed sidecar: %w", err)
+	}
+	return f.Close()
+}
+
+// proveFromStore proves the tree of size n consistent with the tree of
+// size old from the file's hash store.
+func proveFromStore(path string, n, old int64) (tlog.TreeProof, error) {
+	f, err := os.OpenFile(StorePath(path), os.O_RDONLY|noFollow, 0)
+	if err != nil {
+		return nil, fmt.Errorf("open hash store: %w", err)
+	}
+	defer func() { _ = f.Close() }()
+	return tlog.ProveTree(n, old, storeFileReader{f})
+}
+
+// storeFileReader reads stored hashes from a hash store file.
+type storeFileReader struct{ f *os.File }
+
+func (r storeFileReader) ReadHashes(indexes []int64) ([]tlog.Hash, error) {
+	out := make([]tlog.Hash, len(indexes))
+	for i, idx := range indexes {
+		if _, err := r.f.ReadAt(out[i][:], idx*tlog.HashSize); err != nil {
+			if errors.Is(err, io.EOF) {
+				err = io.ErrUnexpectedEOF
+			}
+			return nil, fmt.Errorf("read hash store at index %d: %w", idx, err)
+		}
+	}
+	return out, nil
+}
+
+// OpenWitnessed verifies one witnessed record: the log's signature by
+// logKey, and the checkpoint it carries; the cosignatures are counted by
+// the caller with the witness keys it trusts.
+func OpenWitnessed(rec []byte, logKey note.Verifier) (Checkpoint, error) {
+	return OpenCheckpoint(rec, logKey)
+}

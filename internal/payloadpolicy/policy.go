@@ -1,0 +1,68 @@
+package payloadpolicy
+
+import (
+	"github.com/sandboxaudit/sandboxaudit/auditevent"
+	"github.com/sandboxaudit/sandboxaudit/internal/redact"
+)
+
+// Policy is the effective payload policy at one sink for one op: SPEC
+// section 4's fields, then redaction.
+type Policy struct {
+	auditevent.Policy
+	// Redactor cuts secrets; nil when the policy turns redaction off.
+	Redactor *redact.Redactor
+}
+
+func (p Policy) equal(o Policy) bool {
+	if p.Policy != o.Policy || (p.Redactor == nil) != (o.Redactor == nil) {
+		return false
+	}
+	return p.Redactor == nil || p.Redactor.Settings().Equal(o.Redactor.Settings())
+}
+
+// Apply returns a copy of e under the policy: SPEC section 4 first, then
+// every string of data, error_message, and stdout/stderr where the policy
+// keeps them, redacted. Raw output is redacted as it is decoded (see
+// redact.Redactor.Output), and a redacted copy holds no raw bytes. e is not
+// modified. c counts the cuts by kind.
+func (p Policy) Apply(e *auditevent.Event, c *redact.Counts) auditevent.Event {
+	r := p.Redactor
+	if r == nil {
+		return p.Policy.Apply(e)
+	}
+	src := *e
+	var rawOut, rawErr []byte
+	if e.IsFinish() && p.IncludeExecOutput {
+		// Decoded below with the redaction, instead of by the policy.
+		rawOut, rawErr = e.StdoutBytes, e.StderrBytes
+		src.StdoutBytes, src.StderrBytes = nil, nil
+	}
+	out := p.Policy.Apply(&src)
+	out.StdoutBytes, out.StderrBytes = nil, nil
+	out.Stdout = output(r, rawOut, out.Stdout, p.MaxStdoutChars, c)
+	out.Stderr = output(r, rawErr, out.Stderr, p.MaxStderrChars, c)
+	out.Data, _ = r.Data(out.Data, c)
+	out.ErrorMessage = r.Ptr(out.ErrorMessage, c)
+	return out
+}
+
+// output is a stream's text: raw bytes decoded and redacted, or else the
+// existing text redacted.
+func output(r *redact.Redactor, raw []byte, text *string, maxChars int, c *redact.Counts) *string {
+	if raw == nil {
+		return r.Ptr(text, c)
+	}
+	s := r.Output(raw, maxChars, c)
+	return &s
+}
+
+// AppendLine appends the canonical line of Apply's copy to dst. Without
+// redaction the policy is applied while encoding, so the event is not
+// copied.
+func (p Policy) AppendLine(dst []byte, e *auditevent.Event, c *redact.Counts) []byte {
+	if p.Redactor == nil {
+		return p.Policy.AppendLine(dst, e)
+	}
+	out := p.Apply(e, c)
+	return auditevent.AppendLine(dst, &out)
+}

@@ -1,0 +1,139 @@
+package redact
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// Real-looking samples, built at run time so that no scanner flags this
+// file. None of them is a live credential.
+var (
+	ghToken    = "ghp_" + "R8sTq2VwXyZ1aBcDeFgHiJkLmNoPqRsTuV4w"
+	ghFine     = "github_pat_" + "11ABCDEFG0123456789_abcdefghijKLMNOPQRSTuvwxyz0123456789abcdefghijklmnopqrstuvwxyzAB"
+	glToken    = "glpat-" + "xQ3vL9mN2pR7sT1uW4yZ"
+	slackToken = "xoxb-" + "1234567890123-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx"
+	openaiKey  = "sk-" + "proj-Xy7Zq1Lm3Np5Rt7Vx9Bz2Cd4Fg6Hj8Kl0Mn2Pq4St6Uv8Wx"
+	awsKeyID   = "AKIA" + "IOSFODNN7EXAMPLE"
+	awsSecret  = "wJalrXUtnFEMI/K7MDENG/" + "bPxRfiCYEXAMPLEKEY"
+	jwt        = "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9" + "." + "eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9lIn0" + "." + "SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c"
+	pemBlock   = "-----BEGIN " + "OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW\nQyNTUxOQAAACDq\n-----END " + "OPENSSH PRIVATE KEY-----"
+)
+
+func mustNew(t testing.TB, s Settings) *Redactor {
+	t.Helper()
+	r, err := New(s)
+	require.NoError(t, err)
+	require.NotNil(t, r)
+	return r
+}
+
+func TestDetectorsCutEachKind(t *testing.T) {
+	r := mustNew(t, DefaultSettings())
+	cases := []struct {
+		name, in, want string
+		kind           Kind
+	}{
+		{"bearer header", "Authorization: Bearer abc123def456ghi789", "Authorization: Bearer [REDACTED:bearer_token]", KindBearerToken},
+		{"bearer header in a shell line", `curl -H "authorization: bearer abc.def-ghi" https://api.example.com`, `curl -H "authorization: bearer [REDACTED:bearer_token]" https://api.example.com`, KindBearerToken},
+		{"basic header", "Authorization: Basic dXNlcjpwYXNzd29yZA==", "Authorization: Basic [REDACTED:basic_auth]", KindBasicAuth},
+		{"github token scheme", "Authorization: token " + ghToken, "Authorization: token [REDACTED:authorization]", KindAuthorization},
+		{"bare bearer", "Bearer 9f8e7d6c5b4a39281706f5e4d3c2b1a0", "Bearer [REDACTED:bearer_token]", KindBearerToken},
+		{"jwt", "token is " + jwt + " ok", "token is [REDACTED:jwt] ok", KindJWT},
+		{"aws key id", "export AWS_ACCESS_KEY_ID=" + awsKeyID, "export AWS_ACCESS_KEY_ID=[REDACTED:aws_access_key]", KindAWSAccessKey},
+		{"aws secret variable", "AWS_SECRET_ACCESS_KEY=" + awsSecret, "AWS_SECRET_ACCESS_KEY=[REDACTED:aws_secret_key]", KindAWSSecretKey},
+		{"aws secret flag", "aws configure --secret-access-key " + awsSecret + " --profile dev", "aws configure --secret-access-key [REDACTED:aws_secret_key] --profile dev", KindAWSSecretKey},
+		{"aws credentials file", "[default]\naws_secret_access_key = " + awsSecret + "\n", "[default]\naws_secret_access_key = [REDACTED:aws_secret_key]\n", KindAWSSecretKey},
+		{"github classic", "git push https://github.com/o/r " + ghToken, "git push https://github.com/o/r [REDACTED:github_token]", KindGitHubToken},
+		{"github fine-grained", ghFine, "[REDACTED:github_token]", KindGitHubToken},
+		{"github token in a variable", "GITHUB_TOKEN=" + ghToken, "GITHUB_TOKEN=[REDACTED:github_token]", KindGitHubToken},
+		{"gitlab", "glab auth login --token=" + glToken, "glab auth login --token=[REDACTED:gitlab_token]", KindGitLabToken},
+		{"slack", "SLACK=" + slackToken, "SLACK=[REDACTED:slack_token]", KindSlackToken},
+		{"openai", "OPENAI=" + openaiKey, "OPENAI=[REDACTED:openai_key]", KindOpenAIKey},
+		{"pem", "key:\n" + pemBlock + "\ndone", "key:\n[REDACTED:pem_private_key]\ndone", KindPEMPrivateKey},
+		{"pem cut short", "x " + pemBlock[:80], "x [REDACTED:pem_private_key]", KindPEMPrivateKey},
+		{"url password", "git clone https://alice:s3cr3t-Pa55@git.example.com/r.git", "git clone https://alice:[REDACTED:url_password]@git.example.com/r.git", KindURLPassword},
+		{"env password", "DB_PASSWORD=hunter2", "DB_PASSWORD=[REDACTED:password]", KindPassword},
+		{"argv password rest of element", "--password=correct horse", "--password=[REDACTED:password]", KindPassword},
+		{"api key flag", "tool --api-key abc123 run", "tool --api-key [REDACTED:api_key] run", KindAPIKey},
+		{"camel api key", "apiKey=abc123", "apiKey=[REDACTED:api_key]", KindAPIKey},
+		{"query token", "GET /cb?access_token=abc123&x=1", "GET /cb?access_token=[REDACTED:token]&x=1", KindToken},
+		{"client secret", "CLIENT_SECRET='a b c'", "CLIENT_SECRET='[REDACTED:secret]'", KindSecret},
+		{"credential", "--credential=xyz", "--credential=[REDACTED:credential]", KindCredential},
+		{"yaml password", "db:\n  password: hunter2\n", "db:\n  password: [REDACTED:password]\n", KindPassword},
+		{"json password", `{"user": "a", "password": "hunter2"}`, `{"user": "a", "password": "[REDACTED:password]"}`, KindPassword},
+		{"header api key", "X-Api-Key: 0123abcd", "X-Api-Key: [REDACTED:api_key]", KindAPIKey},
+		{"pgpassword", "PGPASSWORD=pw psql", "PGPASSWORD=[REDACTED:password]", KindPassword},
+		{"private key variable", "PRIVATE_KEY=abcdef", "PRIVATE_KEY=[REDACTED:private_key]", KindPrivateKey},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var c Counts
+			got, changed := r.String(tc.in, &c)
+			assert.Equal(t, tc.want, got)
+			assert.Equal(t, tc.in != tc.want, changed)
+			if tc.in != tc.want {
+				assert.Equal(t, 1, c[tc.kind], "counts %v", c)
+				assert.Equal(t, 1, c.Total())
+			}
+		})
+	}
+}
+
+// TestOrdinaryTextStays: what commands and their output are full of must
+// not be cut.
+func TestOrdinaryTextStays(t *testing.T) {
+	r := mustNew(t, DefaultSettings())
+	for _, s := range []string{
+		"--token-file /var/run/secrets/token",
+		"--token-file=/var/run/secrets/token",
+		"--password-file pw.txt",
+		"GITHUB_TOKEN_PATH=/run/t",
+		"TOKEN_FILE=/run/t",
+		"SECRET_NAME=db-creds",
+		"--max-tokens 4096",
+		"max_tokens=4096",
+		"num_tokens=12",
+		"git checkout 3f786850e387550fdab836ed7e6dc881de23001b",
+		"sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+		"session 9e3c4b5a-1f2e-4d3c-8b7a-6f5e4d3c2b1a started",
+		"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==",
+		"https://example.com:8443/path?q=1",
+		"http://user@example.com/",
+		"failed to read token: file not found",
+		"the bearer of bad news",
+		"basic usage: tool [flags]",
+		"PASSWORD=$DB_PASSWORD",
+		"PASSWORD=${DB_PASSWORD}",
+		"GOOGLE_APPLICATION_CREDENTIALS=/etc/gcp/sa.json",
+		"kubectl get secret db-creds -o yaml",
+		"cat /etc/passwd",
+		"persist_workspace hydrate_workspace resolve_exposed_port",
+		"AKIAIOSFODNN7EXAMPLEX", // 21 characters: not a key id
+		"sk-learn is not a key",
+		"disk-0123456789abcdefghijklmnopqrstuvwxyz",
+		"ghp_short",
+		"-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----",
+		"-----BEGIN PUBLIC KEY-----\nMIIB\n-----END PUBLIC KEY-----",
+		"a == b",
+		"pass_through=true",
+		"[REDACTED:github_token]",
+	} {
+		var c Counts
+		got, changed := r.String(s, &c)
+		assert.False(t, changed, "%q became %q", s, got)
+		assert.Equal(t, s, got)
+		assert.Zero(t, c.Total())
+	}
+}
+
+func TestSecretsAreGone(t *testing.T) {
+	r := mustNew(t, DefaultSettings())
+	for _, secret := range []string{ghToken, ghFine, glToken, slackToken, openaiKey, awsKeyID, jwt} {
+		got, _ := r.String("x "+secret+" y", nil)
+		assert.NotContains(t, got, secret)
+		assert.True(t, strings.HasPrefix(got, "x [REDACTED:"), got)
+	}
+}

@@ -1,0 +1,129 @@
+package redact
+
+import "strings"
+
+// formatAt checks the fixed-format detectors on the run s[i:j], which starts
+// at a word boundary, and returns the end of the cut.
+func formatAt(s string, i, j int) (int, Kind, bool) {
+	r := s[i:j]
+	n := len(r)
+	switch {
+	case strings.HasPrefix(r, "-----"):
+		return pemAt(s, i)
+	case strings.HasPrefix(r, "eyJ"):
+		return jwtAt(s, i, j)
+	case n == 20 && isAWSKeyID(r):
+		return j, KindAWSAccessKey, true
+	case n >= 40 && len(r) > 4 && r[0] == 'g' && r[1] == 'h' && strings.IndexByte("pousr", r[2]) >= 0 && r[3] == '_' && alnumOnly(r[4:]):
+		return j, KindGitHubToken, true
+	case strings.HasPrefix(r, "github_pat_") && n >= len("github_pat_")+22:
+		return j, KindGitHubToken, true
+	case strings.HasPrefix(r, "gl"):
+		if p := gitlabPrefix(r); p > 0 && n-p >= 20 {
+			return dottedEnd(s, j), KindGitLabToken, true
+		}
+	case strings.HasPrefix(r, "xox") && n >= 15 && strings.IndexByte("abposer", r[3]) >= 0 && r[4] == '-':
+		return j, KindSlackToken, true
+	case strings.HasPrefix(r, "xapp-") && n >= 15:
+		return j, KindSlackToken, true
+	case strings.HasPrefix(r, "sk-") && n >= 3+32 && hasDigitAndLetter(r[3:]):
+		return j, KindOpenAIKey, true
+	}
+	return 0, 0, false
+}
+
+// isAWSKeyID: an access key id, AKIA (long-term) or ASIA (temporary) and 16
+// uppercase letters or digits.
+func isAWSKeyID(r string) bool {
+	if !strings.HasPrefix(r, "AKIA") && !strings.HasPrefix(r, "ASIA") {
+		return false
+	}
+	for i := 4; i < len(r); i++ {
+		if c := r[i]; !isUpper(c) && !isDigit(c) {
+			return false
+		}
+	}
+	return true
+}
+
+// gitlabPrefixes are GitLab's token prefixes (personal, deploy, runner,
+// CI job, pipeline trigger, feed, incoming mail, OAuth application secret,
+// agent, SCIM).
+var gitlabPrefixes = [...]string{"glpat-", "gldt-", "glrt-", "glcbt-", "glptt-", "glft-", "glimt-", "gloas-", "glagent-", "glsoat-"}
+
+func gitlabPrefix(r string) int {
+	for _, p := range gitlabPrefixes {
+		if strings.HasPrefix(r, p) {
+			return len(p)
+		}
+	}
+	return 0
+}
+
+// dottedEnd extends a token over '.'-joined runs (GitLab's routable tokens
+// carry a version and a checksum after dots).
+func dottedEnd(s string, j int) int {
+	for j+1 < len(s) && s[j] == '.' && wordByte[s[j+1]] {
+		j = runEnd(s, j+1)
+	}
+	return j
+}
+
+// jwtAt: header.payload.signature, the header and the payload JSON objects
+// in base64url (so both start eyJ), the signature possibly empty.
+func jwtAt(s string, i, j int) (int, Kind, bool) {
+	if j-i < 10 || j >= len(s) || s[j] != '.' || !strings.HasPrefix(s[j+1:], "eyJ") {
+		return 0, 0, false
+	}
+	p := runEnd(s, j+1)
+	if p-(j+1) < 10 || p >= len(s) || s[p] != '.' {
+		return 0, 0, false
+	}
+	return runEnd(s, p+1), KindJWT, true
+}
+
+// maxPEMLabel bounds the label looked for after BEGIN, so that a text full
+// of BEGIN lines costs linear time.
+const maxPEMLabel = 64
+
+// pemAt cuts a PEM private-key block from its BEGIN line through its END
+// line; a block without an END (output cut short) is cut to the end.
+func pemAt(s string, i int) (int, Kind, bool) {
+	const begin = "-----BEGIN "
+	if !strings.HasPrefix(s[i:], begin) {
+		return 0, 0, false
+	}
+	h := i + len(begin)
+	close := strings.Index(s[h:min(len(s), h+maxPEMLabel+5)], "-----")
+	if close < 0 {
+		return 0, 0, false
+	}
+	label := s[h : h+close]
+	if !strings.Contains(label, "PRIVATE KEY") {
+		return 0, 0, false
+	}
+	body := h + close + 5
+	endTag := "-----END " + label + "-----"
+	if k := strings.Index(s[body:], endTag); k >= 0 {
+		return body + k + len(endTag), KindPEMPrivateKey, true
+	}
+	return len(s), KindPEMPrivateKey, true
+}
+
+func alnumOnly(r string) bool {
+	for i := 0; i < len(r); i++ {
+		if !isAlnum(r[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func hasDigitAndLetter(r string) bool {
+	digit, letter := false, false
+	for i := 0; i < len(r); i++ {
+		digit = digit || isDigit(r[i])
+		letter = letter || isLower(r[i]) || isUpper(r[i])
+	}
+	return digit && letter
+}

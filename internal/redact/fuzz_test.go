@@ -1,0 +1,73 @@
+package redact
+
+import (
+	"testing"
+	"unicode/utf8"
+
+	"github.com/sandboxaudit/sandboxaudit/auditevent"
+	"github.com/sandboxaudit/sandboxaudit/internal/testutil/redacttest"
+)
+
+// FuzzRedact: redacting never panics, keeps valid UTF-8 valid, and is
+// idempotent: a redacted string has nothing left to cut. The seed corpus is
+// in testdata/fuzz/FuzzRedact, plus the samples.
+func FuzzRedact(f *testing.F) {
+	for _, s := range append(redacttest.Argv(), redacttest.Text()) {
+		f.Add(s)
+	}
+	r, err := New(Settings{Enabled: true, Patterns: []string{redacttest.UserPattern}, Keys: []string{redacttest.UserKey}})
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		once, _ := r.String(s, nil)
+		if utf8.ValidString(s) && !utf8.ValidString(once) {
+			t.Fatalf("valid %q became invalid %q", s, once)
+		}
+		twice, changed := r.String(once, nil)
+		if changed {
+			t.Fatalf("not idempotent:\n in:    %q\n once:  %q\n twice: %q", s, once, twice)
+		}
+	})
+}
+
+// FuzzRedactData: a redacted data object is still canonical JSON,
+// redacting it again changes nothing, and the probe that lets clean data
+// skip the walk never skips a cut.
+func FuzzRedactData(f *testing.F) {
+	for _, s := range []string{
+		`{"argv":["aws","--secret-access-key","x"],"env":{"DB_PASSWORD":"p"}}`,
+		`{"a":[["--token"],"v"],"b":{"c":{"api_key":[1,"k",null]}},"d":"Authorization: Bearer abcdefabcdef12345"}`,
+		`{"é":"` + "\\u00e9 https://u:p@h" + `","n":1e400}`,
+	} {
+		f.Add(s)
+	}
+	r, err := New(Settings{Enabled: true, Patterns: []string{redacttest.UserPattern}, Keys: []string{redacttest.UserKey}})
+	if err != nil {
+		f.Fatal(err)
+	}
+	builtin, err := New(Settings{Enabled: true, Keys: []string{redacttest.UserKey}})
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		d, err := auditevent.ParseData([]byte(s))
+		if err != nil {
+			return
+		}
+		// the probe that skips the walk never skips a cut
+		if !builtin.mayCut(d.Bytes()) {
+			if cut, changed := builtin.walk(d, nil); changed {
+				t.Fatalf("probe missed a cut: %s -> %s", d.String(), cut.String())
+			}
+		}
+		once, _ := r.Data(d, nil)
+		again, err := auditevent.ParseData(once.Bytes())
+		if err != nil || again.String() != once.String() {
+			t.Fatalf("not canonical: %q (%v)", once.String(), err)
+		}
+		if twice, changed := r.Data(once, nil); changed {
+			t.Fatalf("not idempotent:\n once:  %s\n twice: %s", once.String(), twice.String())
+		}
+	})
+}

@@ -1,0 +1,246 @@
+package redact
+
+import (
+	"strings"
+	"unsafe"
+)
+
+// maxNameLen bounds the names classified: a longer run of word characters
+// is data, not a variable or flag name.
+const maxNameLen = 64
+
+// nameWords splits a variable, flag, header or member name into lowercase
+// words at every non-alphanumeric byte and at lower-to-upper case changes
+// (apiKey, DB_PASSWORD, --api-key, X-Api-Key all give api, key). buf holds
+// the lowercase text; the words index it.
+type nameWords struct {
+	buf   [maxNameLen]byte
+	lo    [maxNameLen/2 + 1]uint8
+	hi    [maxNameLen/2 + 1]uint8
+	count int
+}
+
+func (w *nameWords) split(name string) bool {
+	if len(name) > maxNameLen {
+		return false
+	}
+	w.count = 0
+	start := -1
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		alnum := isAlnum(c)
+		boundary := !alnum || (start >= 0 && isUpper(c) && isLower(name[i-1]))
+		if boundary && start >= 0 {
+			w.add(start, i)
+			start = -1
+		}
+		if alnum {
+			if start < 0 {
+				start = i
+			}
+			w.buf[i] = toLower(c)
+		}
+	}
+	if start >= 0 {
+		w.add(start, len(name))
+	}
+	return w.count > 0
+}
+
+func (w *nameWords) add(lo, hi int) {
+	if w.count < len(w.lo) {
+		w.lo[w.count], w.hi[w.count] = uint8(lo), uint8(hi)
+		w.count++
+	}
+}
+
+// word is a view of buf, valid while w is: classifying a name allocates
+// nothing.
+func (w *nameWords) word(i int) string {
+	return unsafe.String(&w.buf[w.lo[i]], int(w.hi[i]-w.lo[i]))
+}
+
+// secretWord is the kind a single word names, if any: the word itself or a
+// word ending in it (pgpassword, authtoken, clientsecret).
+func secretWord(word string) (Kind, bool) {
+	switch word {
+	case "pass", "password", "passwd", "passphrase":
+		return KindPassword, true
+	case "secret", "secrets":
+		return KindSecret, true
+	case "token":
+		return KindToken, true
+	case "apikey", "apikeys":
+		return KindAPIKey, true
+	case "credential", "credentials":
+		return KindCredential, true
+	}
+	for _, s := range [...]struct {
+		suffix string
+		kind   Kind
+	}{
+		{"password", KindPassword}, {"passwd", KindPassword}, {"passphrase", KindPassword},
+		{"secret", KindSecret}, {"token", KindToken}, {"apikey", KindAPIKey},
+		{"credential", KindCredential}, {"credentials", KindCredential},
+	} {
+		if strings.HasSuffix(word, s.suffix) {
+			return s.kind, true
+		}
+	}
+	return 0, false
+}
+
+// valueSuffix holds the words that may follow the secret word in a name
+// whose value is still the secret (SECRET_ACCESS_KEY, TOKEN_VALUE,
+// password_b64). Any other trailing word names something about the secret
+// (TOKEN_FILE, password_length, SECRET_NAME), not the secret itself.
+func valueSuffix(word string) bool {
+	switch word {
+	case "key", "keys", "value", "val", "data", "string", "str", "text", "b64", "base64", "hex",
+		"raw", "plain", "plaintext", "access", "id", "encoded", "enc":
+		return true
+	}
+	return false
+}
+
+// countPrefix holds first words that make the name a number about secrets
+// (max_token, num_secrets).
+func countPrefix(word string) bool {
+	switch word {
+	case "max", "min", "num", "n", "count":
+		return true
+	}
+	return false
+}
+
+// classifyName reports whether a name says its value is a secret, and
+// which kind.
+func classifyName(name string) (Kind, bool) {
+	if !hasSecretStem(name) {
+		return 0, false
+	}
+	var w nameWords
+	if !w.split(name) {
+		return 0, false
+	}
+	if countPrefix(w.word(0)) {
+		return 0, false
+	}
+	// The value is the secret only when the name ends in a secret word or
+	// in a word that may follow one: most names fail here, at one look.
+	if last := w.word(w.count - 1); !valueSuffix(last) {
+		if _, ok := secretWord(last); !ok {
+			return 0, false
+		}
+	}
+	kind, at := Kind(0), -1
+	for i := 0; i < w.count; i++ {
+		word := w.word(i)
+		if k, ok := secretWord(word); ok {
+			kind, at = k, i
+			continue
+		}
+		if word == "key" || word == "keys" {
+			switch {
+			case i > 0 && w.word(i-1) == "api":
+				kind, at = KindAPIKey, i
+			case i > 0 && w.word(i-1) == "private":
+				kind, at = KindPrivateKey, i
+			}
+		}
+	}
+	if at < 0 {
+		return 0, false
+	}
+	for i := at + 1; i < w.count; i++ {
+		if !valueSuffix(w.word(i)) {
+			return 0, false
+		}
+		if kind == KindSecret && w.word(i) == "access" {
+			kind = KindAWSSecretKey // secret_access_key, AWS's name for it
+		}
+	}
+	return kind, true
+}
+
+// hasSecretStem reports whether name holds pass, secret, token, key or
+// credential in any case: every name classifyName accepts holds one (apikey
+// and "private key" hold key), and most names (command, cwd, exit_code)
+// fail this cheap test.
+func hasSecretStem(name string) bool {
+	for i := 0; i+3 <= len(name); i++ {
+		var stem string
+		switch name[i] | 0x20 { // ASCII letters to lower case
+		case 'p':
+			stem = "pass"
+		case 's':
+			stem = "secret"
+		case 't':
+			stem = "token"
+		case 'k':
+			stem = "key"
+		case 'c':
+			stem = "credential"
+		default:
+			continue
+		}
+		if hasPrefixFold(name[i:], stem) {
+			return true
+		}
+	}
+	return false
+}
+
+// hasPrefixFold: s starts with lower, a lowercase ASCII word, in any case.
+func hasPrefixFold(s, lower string) bool {
+	if len(s) < len(lower) {
+		return false
+	}
+	for k := 0; k < len(lower); k++ {
+		if s[k]|0x20 != lower[k] {
+			return false
+		}
+	}
+	return true
+}
+
+// normalizeName is a user key's comparable form: lowercase letters and
+// digits only, so DB-Pass, db_pass and DBPASS are one name.
+func normalizeName(name string) string {
+	b := make([]byte, 0, len(name))
+	for i := 0; i < len(name); i++ {
+		if c := name[i]; isAlnum(c) {
+			b = append(b, toLower(c))
+		}
+	}
+	return string(b)
+}
+
+// equalNormalized reports whether normalizeName(name) == norm without
+// allocating.
+func equalNormalized(name, norm string) bool {
+	j := 0
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if !isAlnum(c) {
+			continue
+		}
+		if j >= len(norm) || toLower(c) != norm[j] {
+			return false
+		}
+		j++
+	}
+	return j == len(norm)
+}
+
+func isAlnum(c byte) bool { return isLower(c) || isUpper(c) || isDigit(c) }
+func isLower(c byte) bool { return c >= 'a' && c <= 'z' }
+func isUpper(c byte) bool { return c >= 'A' && c <= 'Z' }
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+func toLower(c byte) byte {
+	if isUpper(c) {
+		return c + 'a' - 'A'
+	}
+	return c
+}

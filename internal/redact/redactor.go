@@ -1,0 +1,299 @@
+// Package redact cuts credentials out of audit event data: built-in
+// detectors for high-confidence formats and secret-named values, the user's
+// patterns and names, exceptions, and markers that name the kind cut
+// (optionally with a keyed hash of the secret). It works on text only; the
+// payload policy decides where it applies.
+package redact
+
+import (
+	"bytes"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"unsafe"
+
+	"github.com/sandboxaudit/sandboxaudit/auditevent"
+)
+
+// Redactor applies one effective redact policy. It is safe for concurrent
+// use and never changes after New.
+type Redactor struct {
+	settings Settings
+	patterns []*regexp.Regexp
+	allow    []*regexp.Regexp
+	keys     []string // normalized
+	hashKey  []byte
+}
+
+// New builds the redactor for s; nil when s turns redaction off. Errors
+// name the key (the config's Validate reports them first, at start).
+func New(s Settings) (*Redactor, error) {
+	if !s.Enabled {
+		return nil, nil
+	}
+	r := &Redactor{settings: s}
+	for i, p := range s.Patterns {
+		re, err := compile(p)
+		if err != nil {
+			return nil, fmt.Errorf("patterns[%d]: %w", i, err)
+		}
+		r.patterns = append(r.patterns, re)
+	}
+	for i, p := range s.Allow {
+		re, err := compile(p)
+		if err != nil {
+			return nil, fmt.Errorf("allow[%d]: %w", i, err)
+		}
+		r.allow = append(r.allow, re)
+	}
+	for _, k := range s.Keys {
+		if n := normalizeName(k); n != "" {
+			r.keys = append(r.keys, n)
+		}
+	}
+	if s.HashKeyFile != "" {
+		key, err := loadHashKey(s.HashKeyFile)
+		if err != nil {
+			return nil, fmt.Errorf("hash_key_file: %w", err)
+		}
+		r.hashKey = key
+	}
+	return r, nil
+}
+
+// Settings returns the policy r applies.
+func (r *Redactor) Settings() Settings { return r.settings }
+
+// String returns s with every secret cut, and whether anything was; c
+// counts the cuts by kind.
+func (r *Redactor) String(s string, c *Counts) (string, bool) {
+	return r.redact(s, 0, false, c)
+}
+
+// maxPasses bounds the passes over one string. A cut can make a new
+// boundary (a user pattern's match taken out of a word leaves
+// "Authorization" before a ':'), so the passes go on until one cuts
+// nothing, within this bound.
+const maxPasses = 4
+
+// redact cuts s. whole, when set, cuts all of s as kind (a value whose name
+// says secret) unless it cannot be one.
+func (r *Redactor) redact(s string, kind Kind, whole bool, c *Counts) (string, bool) {
+	changed := false
+	for pass := 0; pass < maxPasses; pass++ {
+		out, cut := r.pass(s, kind, whole && pass == 0, c)
+		if !cut {
+			break
+		}
+		s, changed = out, true
+	}
+	return s, changed
+}
+
+// pass makes one pass of the built-in detectors, then one of the user
+// patterns.
+func (r *Redactor) pass(s string, kind Kind, whole bool, c *Counts) (string, bool) {
+	sc := scanner{s: s, keys: r.keys}
+	if whole {
+		sc.cutValue(0, len(s), kind)
+	}
+	if len(sc.spans) == 0 {
+		sc.scan()
+	}
+	out, changed := r.apply(s, r.allowed(s, sc.spans), c)
+	if len(r.patterns) == 0 {
+		return out, changed
+	}
+	out2, changed2 := r.apply(out, r.allowed(out, r.patternSpans(out)), c)
+	return out2, changed || changed2
+}
+
+// patternSpans are the user patterns' matches in s outside markers,
+// merged where they overlap.
+func (r *Redactor) patternSpans(s string) []span {
+	markers := markerSpans(s)
+	var spans []span
+	for _, re := range r.patterns {
+		group := 0
+		if re.NumSubexp() > 0 {
+			group = 1
+		}
+		for _, m := range re.FindAllStringSubmatchIndex(s, -1) {
+			lo, hi := m[2*group], m[2*group+1]
+			if lo < hi && !overlaps(markers, lo, hi) {
+				spans = append(spans, span{lo, hi, KindCustomPattern})
+			}
+		}
+	}
+	return merge(spans)
+}
+
+// markerSpans lists the markers in s, in order.
+func markerSpans(s string) []span {
+	var out []span
+	for i := 0; ; {
+		k := strings.Index(s[i:], markerPrefix)
+		if k < 0 {
+			return out
+		}
+		k += i
+		end, ok := markerAt(s, k)
+		if !ok {
+			i = k + 1
+			continue
+		}
+		out = append(out, span{lo: k, hi: end})
+		i = end
+	}
+}
+
+// overlaps reports whether s[lo:hi] shares a byte with one of the sorted,
+// disjoint spans.
+func overlaps(spans []span, lo, hi int) bool {
+	i, _ := slices.BinarySearchFunc(spans, lo, func(sp span, lo int) int { return sp.hi - 1 - lo })
+	return i < len(spans) && spans[i].lo < hi
+}
+
+// merge sorts spans and joins overlapping ones, keeping the first kind.
+func merge(spans []span) []span {
+	if len(spans) < 2 {
+		return spans
+	}
+	slices.SortFunc(spans, func(a, b span) int { return a.lo - b.lo })
+	out := spans[:1]
+	for _, sp := range spans[1:] {
+		last := &out[len(out)-1]
+		if sp.lo < last.hi {
+			last.hi = max(last.hi, sp.hi)
+			continue
+		}
+		out = append(out, sp)
+	}
+	return out
+}
+
+// allowed drops the spans whose text an allow pattern matches.
+func (r *Redactor) allowed(s string, spans []span) []span {
+	if len(r.allow) == 0 {
+		return spans
+	}
+	return slices.DeleteFunc(spans, func(sp span) bool {
+		for _, re := range r.allow {
+			if re.MatchString(s[sp.lo:sp.hi]) {
+				return true
+			}
+		}
+		return false
+	})
+}
+
+// apply replaces the spans (sorted, disjoint) of s by markers.
+func (r *Redactor) apply(s string, spans []span, c *Counts) (string, bool) {
+	if len(spans) == 0 {
+		return s, false
+	}
+	out := make([]byte, 0, len(s)+32*len(spans))
+	last := 0
+	for _, sp := range spans {
+		out = append(out, s[last:sp.lo]...)
+		out = appendMarker(out, sp.kind, s[sp.lo:sp.hi], r.hashKey)
+		last = sp.hi
+		if c != nil {
+			c[sp.kind]++
+		}
+	}
+	out = append(out, s[last:]...)
+	return string(out), true
+}
+
+// Data returns d with every string value redacted: by its own text, by the
+// name of any member it sits under (a secret name cuts the whole value),
+// and after an argv flag that names a secret (["--password", "x"]).
+func (r *Redactor) Data(d auditevent.Data, c *Counts) (auditevent.Data, bool) {
+	if !r.mayCut(d.Bytes()) {
+		return d, false
+	}
+	return r.walk(d, c)
+}
+
+// walk redacts every string value of d, one by one.
+func (r *Redactor) walk(d auditevent.Data, c *Counts) (auditevent.Data, bool) {
+	v := &dataVisitor{r: r, c: c, sc: scanner{keys: r.keys}}
+	v.names = v.buf[:0]
+	return d.MapStrings(v.visit)
+}
+
+// mayCut reports whether redacting the data object whose canonical text is
+// text might cut anything; false only when it cannot. The built-in
+// detectors run once over the text, as a probe that counts any secret name
+// or format as a cut: the text of a data object without escapes is its
+// strings' text with quotes and commas between them. Text with escapes,
+// and user patterns, are walked value by value.
+func (r *Redactor) mayCut(text []byte) bool {
+	if len(r.patterns) > 0 || bytes.IndexByte(text, '\\') >= 0 {
+		return true
+	}
+	sc := scanner{s: unsafe.String(unsafe.SliceData(text), len(text)), keys: r.keys, probe: true}
+	sc.scan()
+	return sc.hit
+}
+
+// dataVisitor redacts data string values, classifying each member name
+// once per walk down to it rather than once per value below it.
+type dataVisitor struct {
+	r     *Redactor
+	c     *Counts
+	sc    scanner
+	names []nameKind // the classification of site.Keys, as far as it is known
+	buf   [8]nameKind
+}
+
+type nameKind struct {
+	name   string
+	kind   Kind
+	secret bool
+}
+
+func (v *dataVisitor) visit(site *auditevent.StringSite, s string) (string, bool) {
+	if k, ok := v.underSecretName(site.Keys); ok {
+		return v.r.redact(s, k, true, v.c)
+	}
+	if site.HasPrev && !strings.HasPrefix(s, "-") { // a flag after a flag is no value
+		if k, ok := v.sc.flagNeedsValue(site.Prev); ok {
+			return v.r.redact(s, k, true, v.c)
+		}
+	}
+	return v.r.redact(s, 0, false, v.c)
+}
+
+// underSecretName reports the kind of the innermost member name in keys
+// that says secret.
+func (v *dataVisitor) underSecretName(keys []string) (Kind, bool) {
+	n := 0
+	for n < len(keys) && n < len(v.names) && v.names[n].name == keys[n] {
+		n++
+	}
+	v.names = v.names[:n]
+	for _, key := range keys[n:] {
+		k, ok := v.sc.secretName(key)
+		v.names = append(v.names, nameKind{key, k, ok})
+	}
+	for i := len(v.names) - 1; i >= 0; i-- {
+		if v.names[i].secret {
+			return v.names[i].kind, true
+		}
+	}
+	return 0, false
+}
+
+// Ptr redacts an optional string field in place of a copy: nil stays nil.
+func (r *Redactor) Ptr(p *string, c *Counts) *string {
+	if p == nil {
+		return nil
+	}
+	if s, changed := r.String(*p, c); changed {
+		return &s
+	}
+	return p
+}

@@ -1,0 +1,484 @@
+package redact
+
+import "strings"
+
+// span is one cut: s[lo:hi] holds a secret of kind.
+type span struct {
+	lo, hi int
+	kind   Kind
+}
+
+// wordByte holds the bytes of a token run: letters, digits, '_' and '-'.
+// Every fixed-prefix format starts a run, and names are runs.
+var wordByte = func() (t [256]bool) {
+	for c := 0; c < 256; c++ {
+		b := byte(c)
+		t[c] = isAlnum(b) || b == '_' || b == '-'
+	}
+	return t
+}()
+
+// token68 holds the bytes of an HTTP credential (RFC 7235 token68) and of
+// the base64 forms secrets take.
+var token68 = func() (t [256]bool) {
+	for c := 0; c < 256; c++ {
+		b := byte(c)
+		t[c] = isAlnum(b) || strings.IndexByte("-._~+/=", b) >= 0
+	}
+	return t
+}()
+
+// minFormatRun is the shortest run a fixed-prefix detector can match
+// (gitlab's gldt- plus 20); shorter runs skip the prefix checks.
+const minFormatRun = 16
+
+// scanner finds the built-in detectors' cuts in one string, left to right,
+// in one pass: each detector is triggered by a run of word bytes or by one
+// punctuation byte, and looks at a bounded neighbourhood, except PEM blocks
+// and values to the end of a line, which are cut whole and skipped.
+type scanner struct {
+	s     string
+	keys  []string // the user's names, normalized
+	spans []span
+	// probe: only report whether a detector might cut anything, looser
+	// than scan (see Redactor.mayCut); hit is the answer.
+	probe, hit bool
+}
+
+func (sc *scanner) add(lo, hi int, k Kind) {
+	if hi > lo {
+		sc.hit = true
+		if !sc.probe {
+			sc.spans = append(sc.spans, span{lo, hi, k})
+		}
+	}
+}
+
+func (sc *scanner) scan() {
+	s := sc.s
+	for i := 0; i < len(s) && !(sc.probe && sc.hit); {
+		c := s[i]
+		switch {
+		case wordByte[c]:
+			j := i + 1
+			for j < len(s) && wordByte[s[j]] {
+				j++
+			}
+			if plainRun(s, i, j) {
+				i = j
+				continue
+			}
+			i = sc.run(i, j)
+		case c == '[':
+			i = markerEnd(s, i)
+		case c == '"' && sc.probe:
+			if i+1 < len(s) && s[i+1] == '-' {
+				sc.probeFlag(i + 1)
+			}
+			i++
+		case c == ':' && strings.HasPrefix(s[i:], "://"):
+			i = sc.urlPassword(i + 3)
+		default:
+			i++
+		}
+	}
+}
+
+// plainRun reports whether run would pass over the run s[i:j] without a
+// look: too short for a format, no flag, no JWT or Bearer start, and not
+// followed by what makes it a name. Most words of most text are plain.
+func plainRun(s string, i, j int) bool {
+	n := j - i
+	if n >= minFormatRun || s[i] == '-' || n == 6 || (s[i] == 'e' && n >= 10) {
+		return false
+	}
+	if j >= len(s) {
+		return true
+	}
+	switch s[j] {
+	case '=', ':', ' ', '\t':
+		return false
+	case '"', '\'':
+		return j+1 >= len(s) || s[j+1] != ':'
+	}
+	return true
+}
+
+// run handles the run s[i:j] and returns where scanning goes on.
+func (sc *scanner) run(i, j int) int {
+	s := sc.s
+	if j-i >= minFormatRun || s[i] == 'e' || s[i] == '-' {
+		if end, k, ok := formatAt(s, i, j); ok {
+			sc.add(i, end, k)
+			return end
+		}
+	}
+	if j-i == 6 && strings.EqualFold(s[i:j], "bearer") {
+		return sc.bareBearer(j)
+	}
+	if j >= len(s) {
+		return j
+	}
+	switch s[j] {
+	case '=':
+		if j+1 < len(s) && s[j+1] == '=' {
+			return j + 2
+		}
+		return sc.assignment(i, j, j+1, sc.startsString(i))
+	case ':':
+		if strings.HasPrefix(s[j:], "://") {
+			return j
+		}
+		if isAuthorization(s[i:j]) {
+			return sc.authorization(j + 1)
+		}
+		if sc.lineStart(i) {
+			return sc.assignment(i, j, j+1, true)
+		}
+	case '"', '\'':
+		// a quoted name, "password": "x" in JSON or YAML text
+		if i > 0 && s[i-1] == s[j] && j+1 < len(s) && s[j+1] == ':' {
+			if isAuthorization(s[i:j]) {
+				return sc.authorization(j + 2)
+			}
+			return sc.assignment(i, j, j+2, false)
+		}
+	case ' ', '\t':
+		if s[i] == '-' {
+			return sc.flagValue(i, j)
+		}
+		if k := skipBlanks(s, j); k+1 < len(s) && s[k] == '=' && s[k+1] != '=' && sc.lineStart(i) {
+			return sc.assignment(i, j, k+1, true) // INI: aws_secret_access_key = X
+		}
+	}
+	return j
+}
+
+// startsString reports whether the run at i begins the string, flag dashes
+// aside: an argv element or an env entry, whose value is the rest of the
+// line.
+func (sc *scanner) startsString(i int) bool {
+	for k := 0; k < i; k++ {
+		if sc.s[k] != '-' {
+			return false
+		}
+	}
+	return true
+}
+
+// lineStart reports whether the run at i begins its line, after blanks, a
+// list dash or a quote: a header or a YAML key, not a word in a sentence
+// ("failed to read token: ...").
+func (sc *scanner) lineStart(i int) bool {
+	if sc.probe {
+		return true // a string of data text may start anywhere
+	}
+	for k := i - 1; k >= 0; k-- {
+		switch sc.s[k] {
+		case '\n':
+			return true
+		case ' ', '\t', '-', '"', '\'':
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// secretName reports the kind a name says its value is.
+func (sc *scanner) secretName(name string) (Kind, bool) {
+	for _, k := range sc.keys {
+		if equalNormalized(name, k) {
+			return KindCustomKey, true
+		}
+	}
+	return classifyName(name)
+}
+
+// assignment handles name (s[i:j]) followed by '=' or ':' with its value at
+// v. toEOL: the value is the rest of the line (or of a quoted value).
+func (sc *scanner) assignment(i, j, v int, toEOL bool) int {
+	kind, ok := sc.secretName(strings.TrimLeft(sc.s[i:j], "-"))
+	if !ok {
+		return j
+	}
+	if sc.probe {
+		sc.hit = true
+		return j
+	}
+	s := sc.s
+	for v < len(s) && (s[v] == ' ' || s[v] == '\t') {
+		v++
+	}
+	lo, hi := valueExtent(s, v, toEOL)
+	return sc.cutValue(lo, hi, kind)
+}
+
+// cutValue cuts the value s[lo:hi] of a secret name unless it cannot be a
+// secret (empty, a variable reference, a file path); a value in a known
+// format is cut as that format.
+func (sc *scanner) cutValue(lo, hi int, kind Kind) int {
+	v := sc.s[lo:hi]
+	if !plausibleValue(v) {
+		return max(hi, lo+1)
+	}
+	if end, k, ok := formatAt(v, 0, runEnd(v, 0)); ok && end == len(v) {
+		kind = k
+	}
+	sc.add(lo, hi, kind)
+	return hi
+}
+
+// valueExtent is where a value starting at v ends: at its closing quote
+// when quoted, else at the end of the line (toEOL) or at the first blank,
+// quote, '&', ';', ',' or marker.
+func valueExtent(s string, v int, toEOL bool) (int, int) {
+	if v < len(s) && (s[v] == '"' || s[v] == '\'') {
+		q := s[v]
+		end := strings.IndexByte(s[v+1:], q)
+		if end < 0 {
+			return v + 1, lineEnd(s, v+1)
+		}
+		return v + 1, v + 1 + end
+	}
+	if toEOL {
+		return v, lineEnd(s, v)
+	}
+	end := v
+	for end < len(s) {
+		c := s[end]
+		if c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '"' || c == '\'' || c == '&' || c == ';' || c == ',' || c == '[' {
+			break
+		}
+		end++
+	}
+	return v, end
+}
+
+// lineEnd is the index of the first line break at or after v, or len(s);
+// a marker already in the line ends it too, so a value is never cut twice.
+func lineEnd(s string, v int) int {
+	end := len(s)
+	if k := strings.IndexAny(s[v:], "\r\n"); k >= 0 {
+		end = v + k
+	}
+	if k := strings.Index(s[v:end], markerPrefix); k >= 0 {
+		end = v + k
+	}
+	return end
+}
+
+// plausibleValue: a value that is empty, a marker, a shell or template
+// reference ($VAR, ${VAR}, %VAR%, {{ .x }}) or an absolute or relative
+// file path names a secret without holding it.
+func plausibleValue(v string) bool {
+	if v == "" || strings.HasPrefix(v, markerPrefix) {
+		return false
+	}
+	switch v[0] {
+	case '$', '%':
+		return !isReference(v)
+	case '{':
+		return !strings.HasPrefix(v, "{{")
+	}
+	return !isPath(v)
+}
+
+func isReference(v string) bool {
+	for i := 1; i < len(v); i++ {
+		if c := v[i]; !isAlnum(c) && c != '_' && c != '{' && c != '}' && c != '%' {
+			return false
+		}
+	}
+	return true
+}
+
+// isPath: /a/b, ~/a, ./a, ../a with path bytes only and at least two
+// slashes (a password may start with '/', rarely with more).
+func isPath(v string) bool {
+	if !(strings.HasPrefix(v, "/") || strings.HasPrefix(v, "~/") || strings.HasPrefix(v, "./") || strings.HasPrefix(v, "../")) {
+		return false
+	}
+	for i := 0; i < len(v); i++ {
+		if c := v[i]; !isAlnum(c) && strings.IndexByte("/._-~", c) < 0 {
+			return false
+		}
+	}
+	return strings.Count(v, "/") >= 2
+}
+
+// flagValue handles a flag run s[i:j] followed by blanks: --password X.
+func (sc *scanner) flagValue(i, j int) int {
+	kind, ok := sc.secretName(strings.TrimLeft(sc.s[i:j], "-"))
+	if !ok {
+		return j
+	}
+	if sc.probe {
+		sc.hit = true
+		return j
+	}
+	s := sc.s
+	v := j
+	for v < len(s) && (s[v] == ' ' || s[v] == '\t') {
+		v++
+	}
+	if v >= len(s) || s[v] == '-' {
+		return v
+	}
+	lo, hi := valueExtent(s, v, false)
+	return sc.cutValue(lo, hi, kind)
+}
+
+// probeFlag: in data text, a string at i that is a flag naming a secret
+// (["--password","x"]) means the next element may be cut.
+func (sc *scanner) probeFlag(i int) {
+	if i >= len(sc.s) || sc.s[i] != '-' {
+		return
+	}
+	end := strings.IndexByte(sc.s[i:], '"')
+	if end < 0 {
+		return
+	}
+	if _, ok := sc.flagNeedsValue(sc.s[i : i+end]); ok {
+		sc.hit = true
+	}
+}
+
+// flagNeedsValue reports whether an argv element is a flag that names a
+// secret and takes its value from the next element.
+func (sc *scanner) flagNeedsValue(arg string) (Kind, bool) {
+	if len(arg) < 2 || arg[0] != '-' || strings.ContainsAny(arg, "= ") {
+		return 0, false
+	}
+	return sc.secretName(strings.TrimLeft(arg, "-"))
+}
+
+// isScheme: an authorization scheme name alone is no credential.
+func isScheme(w string) bool {
+	for _, scheme := range [...]string{"bearer", "basic", "token", "digest", "negotiate", "ntlm"} {
+		if strings.EqualFold(w, scheme) {
+			return true
+		}
+	}
+	return false
+}
+
+func isAuthorization(name string) bool {
+	if len(name) != len("authorization") && len(name) != len("proxy-authorization") {
+		return false
+	}
+	return strings.EqualFold(name, "authorization") || strings.EqualFold(name, "proxy-authorization")
+}
+
+// authorization cuts an Authorization header's credentials at v: after a
+// scheme word, the credential; without one, the single token.
+func (sc *scanner) authorization(v int) int {
+	if sc.probe {
+		sc.hit = true
+		return v
+	}
+	s := sc.s
+	for v < len(s) && (s[v] == ' ' || s[v] == '\t') {
+		v++
+	}
+	if v < len(s) && (s[v] == '"' || s[v] == '\'') {
+		v++
+	}
+	w := v
+	for w < len(s) && token68[s[w]] {
+		w++
+	}
+	if w == v {
+		return v
+	}
+	c := skipBlanks(s, w)
+	if strings.HasPrefix(s[c:], markerPrefix) {
+		return c // the credential is cut already
+	}
+	e := c
+	for e < len(s) && token68[s[e]] {
+		e++
+	}
+	if c == w || e == c { // one word: the credential itself
+		if !plausibleValue(s[v:w]) || isScheme(s[v:w]) {
+			return w
+		}
+		sc.add(v, w, KindAuthorization)
+		return w
+	}
+	scheme := s[v:w]
+	switch {
+	case strings.EqualFold(scheme, "bearer"):
+		sc.add(c, e, KindBearerToken)
+	case strings.EqualFold(scheme, "basic"):
+		sc.add(c, e, KindBasicAuth)
+	case strings.EqualFold(scheme, "token"):
+		sc.add(c, e, KindAuthorization)
+	default: // Digest, AWS4-HMAC-SHA256 ...: parameters to the end
+		_, e = valueExtent(s, c, true)
+		if q := strings.IndexAny(s[c:e], `"'`); q >= 0 {
+			e = c + q
+		}
+		sc.add(c, e, KindAuthorization)
+	}
+	return e
+}
+
+// bareBearer cuts "Bearer <token>" outside an Authorization header when the
+// token is long and has a digit: "bearer of bad news" stays.
+func (sc *scanner) bareBearer(j int) int {
+	s := sc.s
+	c := j
+	for c < len(s) && s[c] == ' ' {
+		c++
+	}
+	if c == j {
+		return j
+	}
+	e := c
+	digit := false
+	for e < len(s) && token68[s[e]] {
+		digit = digit || isDigit(s[e])
+		e++
+	}
+	if e-c < minFormatRun || !digit {
+		return j
+	}
+	sc.add(c, e, KindBearerToken)
+	return e
+}
+
+// urlPassword cuts the password of scheme://user:password@host, the
+// authority starting at a.
+func (sc *scanner) urlPassword(a int) int {
+	s := sc.s
+	end := a
+	for end < len(s) && strings.IndexByte("/?#\"' \t\r\n<>[]", s[end]) < 0 {
+		end++
+	}
+	at := strings.LastIndexByte(s[a:end], '@')
+	if at < 0 {
+		return a
+	}
+	at += a
+	colon := strings.IndexByte(s[a:at], ':')
+	if colon < 0 {
+		return at + 1
+	}
+	sc.add(a+colon+1, at, KindURLPassword)
+	return at + 1
+}
+
+func skipBlanks(s string, i int) int {
+	for i < len(s) && (s[i] == ' ' || s[i] == '\t') {
+		i++
+	}
+	return i
+}
+
+func runEnd(s string, i int) int {
+	for i < len(s) && wordByte[s[i]] {
+		i++
+	}
+	return i
+}

@@ -1,0 +1,102 @@
+// Package redacttest holds real-looking credentials of every kind the
+// redactor knows, for tests. They are built from pieces so that secret
+// scanners do not flag the source, and none of them is live.
+package redacttest
+
+import "strings"
+
+// Samples of each built-in format, one each.
+var (
+	GitHubToken  = "ghp_" + "R8sTq2VwXyZ1aBcDeFgHiJkLmNoPqRsTuV4w"
+	GitHubPAT    = "github_pat_" + "11ABCDEFG0123456789_abcdefghijKLMNOPQRSTuvwxyz0123456789abcdefghijklmnopqrstuvwxyzAB"
+	GitLabToken  = "glpat-" + "xQ3vL9mN2pR7sT1uW4yZ"
+	SlackToken   = "xoxb-" + "1234567890123-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx"
+	OpenAIKey    = "sk-" + "proj-Xy7Zq1Lm3Np5Rt7Vx9Bz2Cd4Fg6Hj8Kl0Mn2Pq4St6Uv8Wx"
+	AWSKeyID     = "AKIA" + "QX4TZ7LMN2PB5RWS"
+	AWSSecret    = "q8Zt3Lm9Xw2" + "Vb7Nc4Rk1Jp6Hs5Gd0Fa/Ey+Tu"
+	JWT          = "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9" + "." + "eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9lIn0" + "." + "SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c"
+	BearerToken  = "b3aR3r" + "9f8e7d6c5b4a39281706"
+	BasicAuth    = "YWxpY2U6" + "czNjcjN0LVBhNTU="
+	PEMBody      = "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW" + "QyNTUxOQAAACDqZk2Vd9xq"
+	PEMBlock     = "-----BEGIN " + "OPENSSH PRIVATE KEY-----\n" + PEMBody + "\n-----END " + "OPENSSH PRIVATE KEY-----"
+	URLPassword  = "s3cr3t-" + "Pa55w0rd"
+	Password     = "hunter2-" + "Xq9"
+	APIKey       = "k3y-" + "0123abcdZ"
+	CustomKeyVal = "int-" + "auth-77Qz"
+	SecretVal    = "cl13nt-" + "s3cr3t-Qv"
+	TokenVal     = "t0k3n-" + "Vq81Lx"
+	Credential   = "cr3d-" + "Zk7Pw2"
+	PrivateKey   = "pr1v-" + "Mx4Nb8"
+	OtherAuth    = "0th3r-" + "Au7hZ9"
+	CustomMatch  = "INTERNAL-" + "493027"
+)
+
+// UserPattern and UserKey are the user rules that cut CustomMatch and
+// CustomKeyVal.
+const (
+	UserPattern = `INTERNAL-[0-9]{6}`
+	UserKey     = "x_internal_auth"
+)
+
+// Secrets lists every sample's secret text, none of which may survive
+// redaction.
+func Secrets() []string {
+	return []string{GitHubToken, GitHubPAT, GitLabToken, SlackToken, OpenAIKey, AWSKeyID, AWSSecret, JWT,
+		BearerToken, BasicAuth, PEMBody, URLPassword, Password, APIKey, CustomKeyVal, CustomMatch,
+		SecretVal, TokenVal, Credential, PrivateKey, OtherAuth}
+}
+
+// Argv is a command line with a secret of every kind, flags and their
+// values in separate elements as an exec's argv holds them.
+func Argv() []string {
+	return []string{
+		"sh", "-c", "curl",
+		"-H", "Authorization: Bearer " + BearerToken,
+		"-H", "Proxy-Authorization: Basic " + BasicAuth,
+		"--aws-access-key-id", AWSKeyID,
+		"--secret-access-key", AWSSecret,
+		"https://alice:" + URLPassword + "@git.example.com/r.git",
+		"--password", Password,
+		"--api-key=" + APIKey,
+		"--" + UserKey, CustomKeyVal,
+		GitHubToken, GitHubPAT, GitLabToken, SlackToken, OpenAIKey, JWT, CustomMatch,
+		PEMBlock,
+		"--token-file", "/var/run/secrets/token",
+	}
+}
+
+// Env is an environment with secrets in values named for them.
+func Env() map[string]string {
+	return map[string]string{
+		"DB_PASSWORD":           Password,
+		"AWS_SECRET_ACCESS_KEY": AWSSecret,
+		"GITHUB_TOKEN":          GitHubToken,
+		"OPENAI_API_KEY":        OpenAIKey,
+		"CLIENT_SECRET":         SecretVal,
+		"VAULT_TOKEN":           TokenVal,
+		"SERVICE_CREDENTIAL":    Credential,
+		"SIGNING_PRIVATE_KEY":   PrivateKey,
+		"HOME":                  "/home/agent",
+	}
+}
+
+// Text is free text (an error message, command output) holding a secret
+// of every kind.
+func Text() string {
+	return strings.Join([]string{
+		"Authorization: Bearer " + BearerToken,
+		"Authorization: Basic " + BasicAuth,
+		"Authorization: " + OtherAuth,
+		"export CLIENT_SECRET=" + SecretVal + " VAULT_TOKEN=" + TokenVal,
+		"login --credential " + Credential + " --private-key=" + PrivateKey,
+		"export AWS_ACCESS_KEY_ID=" + AWSKeyID,
+		"aws_secret_access_key = " + AWSSecret,
+		"cloning https://alice:" + URLPassword + "@git.example.com/r.git",
+		"DB_PASSWORD=" + Password + " psql",
+		"X-Api-Key: " + APIKey,
+		UserKey + "=" + CustomKeyVal,
+		"tokens " + GitHubToken + " " + GitHubPAT + " " + GitLabToken + " " + SlackToken + " " + OpenAIKey + " " + JWT + " " + CustomMatch,
+		PEMBlock,
+		"",
+	}, "\n")
+}

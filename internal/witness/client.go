@@ -1,0 +1,175 @@
+package witness
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+
+	"filippo.io/torchwood"
+	"golang.org/x/mod/sumdb/note"
+	"golang.org/x/mod/sumdb/tlog"
+)
+
+// Witness is one witness: where its add-checkpoint endpoint is, and the
+// key its cosignatures must verify with.
+type Witness struct {
+	// Name is the witness key's name, which also names it in logs.
+	Name     string
+	url      string
+	verifier *torchwood.CosignatureVerifier
+	client   *http.Client
+	// redact hides secrets (a password in the URL, header values) in
+	// transport errors; nil keeps the error as it is.
+	redact func(error) error
+}
+
+// NewWitness returns a witness reached at the submission prefix endpoint
+// (add-checkpoint is appended) whose cosignatures verify with vkey.
+func NewWitness(endpoint, vkey string, client *http.Client, redact func(error) error) (*Witness, error) {
+	v, err := ParseKey(vkey)
+	if err != nil {
+		return nil, err
+	}
+	if client == nil {
+		client = http.DefaultClient
+	}
+	return &Witness{
+		Name:     v.Name(),
+		url:      strings.TrimSuffix(endpoint, "/") + "/add-checkpoint",
+		verifier: v,
+		client:   client,
+		redact:   redact,
+	}, nil
+}
+
+// ParseKey reads a witness's cosignature verifier key (C2SP signed-note
+// vkey, Ed25519 or ML-DSA-44 tlog-cosignature).
+func ParseKey(vkey string) (*torchwood.CosignatureVerifier, error) {
+	v, err := torchwood.NewCosignatureVerifier(strings.TrimSpace(vkey))
+	if err != nil {
+		return nil, fmt.Errorf("not a witness cosignature key (name+hash+base64): %w", err)
+	}
+	return v, nil
+}
+
+// Verifier is the witness's cosignature verifier.
+func (w *Witness) Verifier() note.Verifier { return w.verifier }
+
+// ConflictError is a 409 answer: the witness last cosigned a tree of Size
+// leaves, not the old size sent (Size equal to it means that the witness
+// holds another tree of that size).
+type ConflictError struct{ Size int64 }
+
+func (e *ConflictError) Error() string {
+	return fmt.Sprintf("409 Conflict: the witness last cosigned a tree of size %d", e.Size)
+}
+
+// RefusedError is any other answer than 200 and 409.
+type RefusedError struct{ Status int }
+
+func (e *RefusedError) Error() string {
+	return fmt.Sprintf("%d %s: %s", e.Status, http.StatusText(e.Status), refusalMeaning(e.Status))
+}
+
+// refusalMeaning says what the protocol means by each status; the body is
+// not shown (an endpoint may echo the request's headers).
+func refusalMeaning(status int) string {
+	switch status {
+	case http.StatusNotFound:
+		return "the witness does not know this log's origin (add the log and its key to the witness)"
+	case http.StatusForbidden:
+		return "the checkpoint's signature does not verify with the key the witness holds for this origin"
+	case http.StatusUnprocessableEntity:
+		return "the consistency proof does not verify: this log's tree does not extend the one the witness cosigned (history rewritten or forked)"
+	case http.StatusBadRequest:
+		return "the witness could not read the request"
+	}
+	return "the witness did not cosign"
+}
+
+// Reason is a short metric label for err.
+func Reason(err error) string {
+	var ce *ConflictError
+	var re *RefusedError
+	switch {
+	case errors.As(err, &ce):
+		return "conflict"
+	case errors.As(err, &re) && re.Status == http.StatusNotFound:
+		return "unknown_log"
+	case errors.As(err, &re) && re.Status == http.StatusForbidden:
+		return "bad_signature"
+	case errors.As(err, &re) && re.Status == http.StatusUnprocessableEntity:
+		return "inconsistent"
+	case errors.As(err, &re):
+		return "refused"
+	case errors.Is(err, errBadCosignature):
+		return "bad_cosignature"
+	case errors.Is(err, errNoProof):
+		return "inconsistent"
+	}
+	return "unreachable"
+}
+
+var (
+	errBadCosignature = errors.New("the witness's answer holds no valid cosignature by its key")
+	// errNoProof: this log cannot prove its tree consistent with the size
+	// the witness cosigned (its hash store is short or damaged).
+	errNoProof = errors.New("no consistency proof")
+)
+
+// AddCheckpoint submits signed (a checkpoint with the log's signature)
+// with the consistency proof from old, and returns the witness's
+// cosignature line after checking it with the witness's key.
+func (w *Witness) AddCheckpoint(ctx context.Context, old int64, proof tlog.TreeProof, signed []byte) ([]byte, error) {
+	body := AddCheckpointBody(old, proof, signed)
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, w.url, bytes.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	resp, err := w.client.Do(req)
+	if err != nil {
+		if w.redact != nil {
+			err = w.redact(err)
+		}
+		return nil, err
+	}
+	defer func() { _ = resp.Body.Close() }()
+	answer, err := io.ReadAll(io.LimitReader(resp.Body, maxBodyBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("read the witness's answer: %w", err)
+	}
+	switch resp.StatusCode {
+	case http.StatusOK:
+		return w.cosignature(signed, answer)
+	case http.StatusConflict:
+		size, err := ParseConflictSize(answer)
+		if err != nil {
+			return nil, fmt.Errorf("409 Conflict with an unreadable size: %w", err)
+		}
+		return nil, &ConflictError{Size: size}
+	}
+	return nil, &RefusedError{Status: resp.StatusCode}
+}
+
+// cosignature returns the witness's own valid cosignature line from
+// answer; lines by other keys are ignored, as the protocol says.
+func (w *Witness) cosignature(signed, answer []byte) ([]byte, error) {
+	lines, err := SplitSignatureLines(answer)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", errBadCosignature, err)
+	}
+	n, err := note.Open(append(bytes.Clone(signed), bytes.Join(lines, nil)...), note.VerifierList(w.verifier))
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", errBadCosignature, err)
+	}
+	for _, s := range n.Sigs {
+		if s.Name == w.verifier.Name() && s.Hash == w.verifier.KeyHash() {
+			return []byte(sigPrefix + s.Name + " " + s.Base64 + "\n"), nil
+		}
+	}
+	return nil, errBadCosignature
+}

@@ -1,0 +1,222 @@
+package witness
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"go.uber.org/zap"
+	"golang.org/x/mod/sumdb/note"
+	"golang.org/x/mod/sumdb/tlog"
+)
+
+// maxConflicts bounds the 409 answers followed for one checkpoint: a
+// witness that names a new size every time is refusing.
+const maxConflicts = 3
+
+// maxLogged bounds the errors remembered to log each cause once, and the
+// sizes remembered per origin.
+const maxLogged = 4096
+
+// downFor is how long a witness that could not be reached is not asked
+// again.
+const downFor = 5 * time.Second
+
+// Prover returns the consistency proof from the tree of size old to the
+// checkpoint being submitted.
+type Prover func(old int64) (tlog.TreeProof, error)
+
+// Observer counts what the witnesses answered.
+type Observer interface {
+	// Cosigned counts a cosignature received from witness.
+	Cosigned(ctx context.Context, witness string)
+	// Failed counts a witness that refused or could not be reached;
+	// reason is Reason(err).
+	Failed(ctx context.Context, witness, reason string)
+}
+
+// Pool submits each checkpoint to every witness, and remembers per
+// witness and origin the size that witness last cosigned.
+type Pool struct {
+	witnesses []*Witness
+	quorum    int
+	logger    *zap.Logger
+	observer  Observer
+
+	mu    sync.Mutex
+	known map[knownKey]int64
+	// logged is the error last logged per witness and origin: a witness
+	// that refuses every round the same way is logged once (and counted
+	// every time), and again once it has cosigned.
+	logged map[knownKey]string
+	// down is, per witness that could not be reached, until when it is
+	// not asked again and the error that stopped it: the seal round goes
+	// on without waiting for its timeout once per file.
+	down map[int]downWitness
+}
+
+type downWitness struct {
+	until time.Time
+	err   error
+}
+
+type knownKey struct {
+	witness int
+	origin  string
+}
+
+// NewPool returns a pool; quorum is how many cosignatures a checkpoint
+// needs to count as witnessed.
+func NewPool(witnesses []*Witness, quorum int, logger *zap.Logger, observer Observer) (*Pool, error) {
+	if quorum < 1 || quorum > len(witnesses) {
+		return nil, fmt.Errorf("witness_quorum: must be between 1 and the %d witnesses, got %d", len(witnesses), quorum)
+	}
+	if logger == nil {
+		logger = zap.NewNop()
+	}
+	return &Pool{witnesses: witnesses, quorum: quorum, logger: logger, observer: observer, known: map[knownKey]int64{}, logged: map[knownKey]string{}, down: map[int]downWitness{}}, nil
+}
+
+// Quorum is the number of cosignatures a checkpoint needs.
+func (p *Pool) Quorum() int { return p.quorum }
+
+// Verifiers are the witnesses' cosignature verifiers.
+func (p *Pool) Verifiers() []note.Verifier {
+	vs := make([]note.Verifier, len(p.witnesses))
+	for i, w := range p.witnesses {
+		vs[i] = w.verifier
+	}
+	return vs
+}
+
+// Cosign submits the checkpoint (origin, size n, signed note) to every
+// witness at once and returns the cosignature lines received. Each
+// witness that refuses or cannot be reached is logged at ERROR (naming
+// path) and counted. quorum reports whether enough witnesses cosigned.
+func (p *Pool) Cosign(ctx context.Context, path, origin string, n int64, signed []byte, prove func(old int64) (tlog.TreeProof, error)) (cosigs [][]byte, quorum bool) {
+	lines := make([][]byte, len(p.witnesses))
+	var wg sync.WaitGroup
+	for i, w := range p.witnesses {
+		wg.Go(func() {
+			line, err := p.submit(ctx, i, origin, n, signed, prove)
+			if p.firstOfItsKind(knownKey{witness: i, origin: origin}, err) {
+				p.logger.Error("integrity: witness did not cosign the checkpoint (it stays in the sidecar and is submitted again)",
+					zap.String("path", path), zap.String("witness", w.Name), zap.String("origin", origin),
+					zap.Int64("size", n), zap.Error(err))
+			}
+			if err != nil {
+				if p.observer != nil {
+					p.observer.Failed(ctx, w.Name, Reason(err))
+				}
+				return
+			}
+			if p.observer != nil {
+				p.observer.Cosigned(ctx, w.Name)
+			}
+			lines[i] = line
+		})
+	}
+	wg.Wait()
+	for _, l := range lines {
+		if l != nil {
+			cosigs = append(cosigs, l)
+		}
+	}
+	return cosigs, len(cosigs) >= p.quorum
+}
+
+// firstOfItsKind reports whether err should be logged: it differs from
+// the last error logged for key. A success (nil) resets key.
+func (p *Pool) firstOfItsKind(key knownKey, err error) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if err == nil {
+		delete(p.logged, key)
+		return false
+	}
+	msg := err.Error()
+	if p.logged[key] == msg {
+		return false
+	}
+	if len(p.logged) >= maxLogged {
+		clear(p.logged)
+	}
+	p.logged[key] = msg
+	return true
+}
+
+// submit runs add-checkpoint with one witness, following its 409 answers.
+func (p *Pool) submit(ctx context.Context, i int, origin string, n int64, signed []byte, prove Prover) ([]byte, error) {
+	w := p.witnesses[i]
+	key := knownKey{witness: i, origin: origin}
+	p.mu.Lock()
+	old := p.known[key]
+	d, isDown := p.down[i]
+	p.mu.Unlock()
+	if isDown && time.Now().Before(d.until) {
+		return nil, d.err
+	}
+	for range maxConflicts + 1 {
+		if old > n {
+			return nil, fmt.Errorf("the witness cosigned a tree of %d lines, more than this log's %d: "+
+				"the log was cut back, or another log signs with this origin and key (%w)", old, n, &ConflictError{Size: old})
+		}
+		var proof tlog.TreeProof
+		if old > 0 && old < n {
+			var err error
+			if proof, err = prove(old); err != nil {
+				return nil, fmt.Errorf("%w from size %d: %w", errNoProof, old, err)
+			}
+		}
+		line, err := w.AddCheckpoint(ctx, old, proof, signed)
+		if err != nil && Reason(err) == "unreachable" {
+			err = fmt.Errorf("%w (not asked again for %s)", err, downFor)
+			p.mu.Lock()
+			p.down[i] = downWitness{until: time.Now().Add(downFor), err: err}
+			p.mu.Unlock()
+			return nil, err
+		}
+		var ce *ConflictError
+		if errors.As(err, &ce) {
+			if ce.Size == old {
+				return nil, fmt.Errorf("the witness holds another tree of size %d than this log's: history rewritten or forked (%w)", old, err)
+			}
+			old = ce.Size
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		p.mu.Lock()
+		if len(p.known) >= maxLogged {
+			clear(p.known) // each origin learns its size again from a 409
+		}
+		p.known[key] = n
+		delete(p.down, i)
+		p.mu.Unlock()
+		return line, nil
+	}
+	return nil, fmt.Errorf("the witness answered 409 Conflict %d times in a row", maxConflicts+1)
+}
+
+// Count returns how many of the pool's witnesses validly cosigned the
+// signed note (a checkpoint with its cosignature lines).
+func (p *Pool) Count(signed []byte) int {
+	return CountCosignatures(signed, p.Verifiers())
+}
+
+// CountCosignatures returns how many of the verifiers validly signed msg,
+// a note; a note none of them signed counts 0.
+func CountCosignatures(msg []byte, verifiers []note.Verifier) int {
+	n, err := note.Open(msg, note.VerifierList(verifiers...))
+	if err != nil {
+		return 0
+	}
+	seen := map[string]bool{}
+	for _, s := range n.Sigs {
+		seen[fmt.Sprintf("%s+%08x", s.Name, s.Hash)] = true
+	}
+	return len(seen)
+}

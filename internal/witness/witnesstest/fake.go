@@ -1,0 +1,157 @@
+// Package witnesstest is a C2SP tlog-witness for tests: an httptest server
+// that keeps, per origin, the tree it last cosigned, checks consistency
+// proofs with tlog.CheckTree, and cosigns with torchwood's cosignature
+// signer. Tests that need the real thing run litewitness (see e2e).
+package witnesstest
+
+import (
+	"crypto/ed25519"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"testing"
+
+	"filippo.io/torchwood"
+	"golang.org/x/mod/sumdb/note"
+	"golang.org/x/mod/sumdb/tlog"
+
+	"github.com/sandboxaudit/sandboxaudit/internal/witness"
+)
+
+// Fake is a running fake witness.
+type Fake struct {
+	URL string
+	// VKey is the witness's cosignature verifier key.
+	VKey string
+
+	signer *torchwood.CosignatureSigner
+	logKey note.Verifier
+
+	mu       sync.Mutex
+	trees    map[string]tlog.Tree
+	requests int
+	// status, when set, answers every request with it.
+	status int
+}
+
+// Start runs a fake witness named name that trusts logKey for every
+// origin (each starts at size 0), until the test ends.
+func Start(t testing.TB, name string, logKey note.Verifier) *Fake {
+	t.Helper()
+	_, priv, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := torchwood.NewCosignatureSigner(name, priv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &Fake{VKey: s.Verifier().String(), signer: s, logKey: logKey, trees: map[string]tlog.Tree{}}
+	srv := httptest.NewServer(http.HandlerFunc(f.serve))
+	t.Cleanup(srv.Close)
+	f.URL = srv.URL
+	return f
+}
+
+// SetStatus makes every later request answer status (0: normal again).
+func (f *Fake) SetStatus(status int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.status = status
+}
+
+// Requests is the number of add-checkpoint requests received.
+func (f *Fake) Requests() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.requests
+}
+
+// Size is the size the witness last cosigned for origin.
+func (f *Fake) Size(origin string) int64 {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.trees[origin].N
+}
+
+func (f *Fake) serve(w http.ResponseWriter, r *http.Request) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.requests++
+	if r.Method != http.MethodPost || r.URL.Path != "/add-checkpoint" {
+		http.NotFound(w, r)
+		return
+	}
+	if f.status != 0 {
+		http.Error(w, http.StatusText(f.status), f.status)
+		return
+	}
+	body, err := io.ReadAll(io.LimitReader(r.Body, 1<<20))
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	cosig, status, known := f.add(body)
+	switch status {
+	case http.StatusOK:
+		_, _ = w.Write(cosig)
+	case http.StatusConflict:
+		w.Header().Set("Content-Type", "text/x.tlog.size")
+		w.WriteHeader(status)
+		_, _ = fmt.Fprintf(w, "%d\n", known)
+	default:
+		http.Error(w, http.StatusText(status), status)
+	}
+}
+
+// add runs the protocol's checks in its order; called with mu held.
+func (f *Fake) add(body []byte) (cosig []byte, status int, known int64) {
+	old, proof, signed, err := witness.ParseAddCheckpointBody(body)
+	if err != nil {
+		return nil, http.StatusBadRequest, 0
+	}
+	n, err := note.Open(signed, note.VerifierList(f.logKey))
+	var unverified *note.UnverifiedNoteError
+	var invalid *note.InvalidSignatureError
+	if errors.As(err, &unverified) || errors.As(err, &invalid) {
+		return nil, http.StatusForbidden, 0
+	}
+	if err != nil {
+		return nil, http.StatusBadRequest, 0
+	}
+	c, err := torchwood.ParseCheckpoint(n.Text)
+	if err != nil || old > c.N {
+		return nil, http.StatusBadRequest, 0
+	}
+	prev := f.trees[c.Origin]
+	if old != prev.N {
+		return nil, http.StatusConflict, prev.N
+	}
+	if old == c.N && c.Hash != prev.Hash && old > 0 {
+		return nil, http.StatusConflict, prev.N
+	}
+	if old > 0 && tlog.CheckTree(proof, c.N, c.Hash, old, prev.Hash) != nil {
+		return nil, http.StatusUnprocessableEntity, 0
+	}
+	f.trees[c.Origin] = c.Tree
+	cosigned, err := note.Sign(&note.Note{Text: n.Text}, f.signer)
+	if err != nil {
+		return nil, http.StatusInternalServerError, 0
+	}
+	_, sigs, _ := cutLast(cosigned)
+	return sigs, http.StatusOK, 0
+}
+
+// cutLast splits a signed note at its last empty line.
+func cutLast(msg []byte) (text, sigs []byte, ok bool) {
+	for i := len(msg) - 2; i >= 0; i-- {
+		if msg[i] == '\n' && msg[i+1] == '\n' {
+			return msg[:i+1], msg[i+2:], true
+		}
+	}
+	return msg, nil, false
+}

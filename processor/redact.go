@@ -1,0 +1,56 @@
+package sandboxauditprocessor // import "github.com/sandboxaudit/sandboxaudit/processor"
+
+import (
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+
+	"github.com/sandboxaudit/sandboxaudit/auditevent"
+	"github.com/sandboxaudit/sandboxaudit/internal/redact"
+	"github.com/sandboxaudit/sandboxaudit/semconv"
+)
+
+// redactSpan cuts secrets from the span fields its events are made of:
+// both data attributes, the error message and the status message it falls
+// back to, and decoded output the producer sent as text. Raw output was
+// decoded and redacted by applyOutput.
+func redactSpan(span ptrace.Span, r *redact.Redactor, cuts *redact.Counts) {
+	attrs := span.Attributes()
+	redactData(attrs, semconv.AttrStartData, r, cuts)
+	redactData(attrs, semconv.AttrFinishData, r, cuts)
+	for _, key := range [...]string{semconv.AttrErrorMessage, semconv.AttrExecStdout, semconv.AttrExecStderr} {
+		redactStr(attrs, key, r, cuts)
+	}
+	if msg := span.Status().Message(); msg != "" {
+		if s, changed := r.String(msg, cuts); changed {
+			span.Status().SetMessage(s)
+		}
+	}
+}
+
+// redactData redacts a data attribute as the exporter redacts an event's
+// data; text that is not a JSON object (the exporter refuses the span) is
+// redacted as plain text, so a tracing backend does not get it in clear.
+func redactData(attrs pcommon.Map, key string, r *redact.Redactor, cuts *redact.Counts) {
+	v, ok := attrs.Get(key)
+	if !ok || v.Type() != pcommon.ValueTypeStr {
+		return
+	}
+	d, err := auditevent.ParseDataString(v.Str())
+	if err != nil {
+		redactStr(attrs, key, r, cuts)
+		return
+	}
+	if red, changed := r.Data(d, cuts); changed {
+		attrs.PutStr(key, red.String())
+	}
+}
+
+func redactStr(attrs pcommon.Map, key string, r *redact.Redactor, cuts *redact.Counts) {
+	v, ok := attrs.Get(key)
+	if !ok || v.Type() != pcommon.ValueTypeStr {
+		return
+	}
+	if s, changed := r.String(v.Str(), cuts); changed {
+		attrs.PutStr(key, s)
+	}
+}

@@ -1,0 +1,102 @@
+package sandboxauditprocessor
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/confmap"
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+
+	"github.com/sandboxaudit/sandboxaudit/auditevent"
+	"github.com/sandboxaudit/sandboxaudit/internal/testutil/redacttest"
+)
+
+// configWithUserRules keeps exec output and adds the sample user pattern
+// and key.
+func configWithUserRules() *Config {
+	return &Config{PayloadPolicy: auditevent.PolicyOverride{
+		IncludeExecOutput: auditevent.Ptr(true),
+		Redact: auditevent.RedactOverride{
+			Patterns: []string{redacttest.UserPattern},
+			Keys:     []string{redacttest.UserKey},
+		},
+	}}
+}
+
+func putSandbox(attrs pcommon.Map, op string) {
+	attrs.PutStr("sandbox.operation", op)
+	attrs.PutStr("sandbox.session.id", "6f1c2a8e-3b4d-4e5f-9a0b-1c2d3e4f5a6b")
+}
+
+func everyKindText() string { return redacttest.Text() }
+
+// secretSpan carries a secret of every kind in each attribute an event is
+// made of, and in the status message.
+func secretSpan(t *testing.T, op string) ptrace.Traces {
+	t.Helper()
+	td := ptrace.NewTraces()
+	span := td.ResourceSpans().AppendEmpty().ScopeSpans().AppendEmpty().Spans().AppendEmpty()
+	span.SetName("sandbox." + op)
+	span.Status().SetCode(ptrace.StatusCodeError)
+	span.Status().SetMessage(redacttest.Text())
+	attrs := span.Attributes()
+	putSandbox(attrs, op)
+	data, err := json.Marshal(map[string]any{"command": redacttest.Argv(), "env": redacttest.Env(), "cwd": "/work"})
+	require.NoError(t, err)
+	attrs.PutStr("sandbox.start_data", string(data))
+	attrs.PutStr("sandbox.finish_data", `{"note":"`+strings.ReplaceAll(redacttest.Text(), "\n", `\n`)+`"}`)
+	attrs.PutStr("sandbox.error.message", redacttest.Text())
+	attrs.PutEmptyBytes("sandbox.exec.stdout_bytes").FromRaw([]byte(redacttest.Text()))
+	attrs.PutStr("sandbox.exec.stderr", redacttest.Text())
+	return td
+}
+
+// TestSecretsAreCutFromEverySpanField: no secret of any kind survives in
+// any attribute or the status message, each field holds markers, the data
+// attributes stay canonical JSON objects, and raw output is decoded.
+func TestSecretsAreCutFromEverySpanField(t *testing.T) {
+	td := process(t, configWithUserRules(), secretSpan(t, "exec"))
+	span := td.ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0)
+	attrs := span.Attributes().AsRaw()
+	assert.NotContains(t, attrs, "sandbox.exec.stdout_bytes")
+	fields := map[string]string{"status": span.Status().Message()}
+	for _, k := range []string{"sandbox.start_data", "sandbox.finish_data", "sandbox.error.message", "sandbox.exec.stdout", "sandbox.exec.stderr"} {
+		require.IsType(t, "", attrs[k], k)
+		fields[k] = attrs[k].(string)
+	}
+	for name, v := range fields {
+		for _, secret := range redacttest.Secrets() {
+			assert.NotContains(t, v, secret, name)
+		}
+		assert.Contains(t, v, "[REDACTED:", name)
+	}
+	for _, k := range []string{"sandbox.start_data", "sandbox.finish_data"} {
+		d, err := auditevent.ParseData([]byte(fields[k]))
+		require.NoError(t, err, k)
+		assert.Equal(t, d.String(), fields[k], "%s is canonical", k)
+	}
+	assert.Contains(t, fields["sandbox.start_data"], `"/var/run/secrets/token"`, "--token-file's path stays")
+	assert.Contains(t, fields["sandbox.start_data"], `"HOME":"/home/agent"`)
+}
+
+// TestRedactionOffPerOp: an op whose level sets enabled: false keeps its
+// values, and the other ops are still redacted.
+func TestRedactionOffPerOp(t *testing.T) {
+	cfg := loadConfig(t, "redact_rules")
+	read := process(t, cfg, secretSpan(t, "read")).ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0)
+	v, _ := read.Attributes().Get("sandbox.error.message")
+	assert.Equal(t, redacttest.Text(), v.Str())
+	exec := process(t, cfg, secretSpan(t, "exec")).ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0)
+	v, _ = exec.Attributes().Get("sandbox.error.message")
+	assert.NotContains(t, v.Str(), redacttest.CustomMatch)
+	assert.NotContains(t, v.Str(), redacttest.CustomKeyVal)
+}
+
+func TestBadPatternFailsNamingKeyAndIndex(t *testing.T) {
+	err := confmap.Validate(loadConfig(t, "bad_pattern"))
+	require.ErrorContains(t, err, "payload_policy_by_op::exec::redact::patterns[1]: not an RE2 expression")
+}
