@@ -53,21 +53,47 @@ func ParseDataString(s string) (Data, error) {
 	return canonicalizeData(b)
 }
 
+// ParseDataStringLimit is ParseDataString that stops with a *TooLongError
+// once the canonical text would pass limit bytes (0: no limit), before it
+// is written: escapes make text up to six times as long.
+func ParseDataStringLimit(s string, limit int) (Data, error) {
+	b := unsafe.Slice(unsafe.StringData(s), len(s))
+	if isCanonicalObject(b) {
+		if limit > 0 && len(b) > limit {
+			return Data{}, &TooLongError{Limit: limit}
+		}
+		return newData(b), nil
+	}
+	return canonicalizeLimit(b, limit)
+}
+
 // canonicalizeData rewrites object text in canonical form into a new slice.
-func canonicalizeData(b []byte) (Data, error) {
-	p := parser{buf: b}
+func canonicalizeData(b []byte) (Data, error) { return canonicalizeLimit(b, 0) }
+
+// canonicalizeLimit is canonicalizeData writing at most limit bytes.
+func canonicalizeLimit(b []byte, limit int) (Data, error) {
+	p := parser{buf: b, limit: limit}
 	if p.peek() != '{' {
 		if _, err := p.canonValue(nil); err != nil {
 			return Data{}, err
 		}
 		return Data{}, errors.New("data must be a JSON object")
 	}
-	out, err := p.canonObject(make([]byte, 0, len(b)))
+	size := len(b)
+	if limit > 0 {
+		size = min(size, limit)
+	}
+	out, err := p.canonObject(make([]byte, 0, size))
 	if err != nil {
 		return Data{}, err
 	}
 	if err := p.finish(); err != nil {
 		return Data{}, err
+	}
+	// Strings and numbers are counted before they are written; the
+	// brackets and separators around them, here.
+	if limit > 0 && len(out) > limit {
+		return Data{}, &TooLongError{Limit: limit}
 	}
 	return newData(out), nil
 }
@@ -136,6 +162,21 @@ func (d Data) Without(key string) Data {
 	return newData(out)
 }
 
+// lenWithout is the length of d.Without(key).Bytes(), counted without
+// building it.
+func (d Data) lenWithout(key string) int {
+	n := len(d.Bytes())
+	start, end, _ := d.find(key)
+	if start < 0 {
+		return n
+	}
+	n -= end - start
+	if d.canon[end] == ',' || d.canon[start-1] == ',' {
+		n-- // the adjacent comma goes too
+	}
+	return max(n, 2) // {} at least
+}
+
 // find locates the top-level member named key: the member spans
 // canon[start:end] and its value starts at vstart. start is -1 if absent.
 func (d Data) find(key string) (start, end, vstart int) {
@@ -151,7 +192,8 @@ func (d Data) find(key string) (start, end, vstart int) {
 		}
 		p.pos++ // ':'
 		vs := p.pos
-		if _, err := p.canonValue(nil); err != nil {
+		// Skipped, not copied: the value may be most of a large object.
+		if err := p.skipValue(); err != nil {
 			return -1, -1, -1
 		}
 		if string(k) == key {

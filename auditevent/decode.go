@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"strconv"
+	"strings"
 	"time"
 	"unsafe"
 
@@ -91,6 +92,10 @@ type slot struct {
 
 // DecodeOptions controls the defaults the reference fills in.
 type DecodeOptions struct {
+	// MaxDataBytes bounds data's canonical text (0: no bound): past it,
+	// decoding stops with a *TooLongError before that text is written.
+	MaxDataBytes int
+
 	// Now supplies the default ts for events without one (the reference
 	// uses the current UTC time). Nil means time.Now.
 	Now func() time.Time
@@ -137,26 +142,61 @@ func (o DecodeOptions) DecodeInto(b []byte, e *Event) error {
 func (o DecodeOptions) decodeInto(b []byte, e *Event, keepData bool) error {
 	*e = Event{}
 	var slots [numFields]slot
-	if err := scanObject(b, &slots, e, keepData); err != nil {
+	if err := scanObject(b, &slots, e, keepData, o.MaxDataBytes); err != nil {
 		return err
 	}
 	d := decoder{buf: b, slots: &slots}
 	if err := d.phase(e); err != nil {
-		return err
+		return d.alsoMissing(err, e.Phase)
 	}
 	if err := o.decodeCommon(&d, e); err != nil {
-		return err
+		return d.alsoMissing(err, e.Phase)
 	}
 	if e.Phase != PhaseFinish {
 		return nil
 	}
-	return d.finishFields(e)
+	return d.alsoMissing(d.finishFields(e), e.Phase)
+}
+
+// requiredFields have no default: an event without one is refused.
+var requiredFields = [...]field{fPhase, fSessionID, fSeq, fOp, fSpanID}
+
+// requiredFinishFields are the further fields a finish event needs.
+var requiredFinishFields = [...]field{fOK, fDurationMS}
+
+// alsoMissing adds to a missing-field error the names of the other
+// required fields that are missing, so that a client fixes them all at
+// once. Other errors are returned as they are.
+func (d *decoder) alsoMissing(err error, phase Phase) error {
+	fe, ok := err.(*FieldError)
+	if !ok || fe.Type != "missing" && fe.Type != "union_tag_not_found" {
+		return err
+	}
+	first := fe.Field
+	if fe.Type == "union_tag_not_found" {
+		first = fieldNames[fPhase]
+	}
+	fields := requiredFields[:]
+	if phase == PhaseFinish {
+		fields = append(fields[:len(fields):len(fields)], requiredFinishFields[:]...)
+	}
+	var others []string
+	for _, f := range fields {
+		if !d.slots[f].present && fieldNames[f] != first {
+			others = append(others, fieldNames[f])
+		}
+	}
+	if len(others) == 0 {
+		return err
+	}
+	return &FieldError{Field: fe.Field, Type: fe.Type, Msg: fe.Msg + "; also missing: " + strings.Join(others, ", ")}
 }
 
 // scanObject checks b is one JSON object and records where each known
 // field's value sits. data is canonicalized into e in the same pass.
-func scanObject(b []byte, slots *[numFields]slot, e *Event, keepData bool) error {
-	p := parser{buf: b}
+func scanObject(b []byte, slots *[numFields]slot, e *Event, keepData bool, maxData int) error {
+	// Only data is written while scanning, so the parser's limit is data's.
+	p := parser{buf: b, limit: maxData}
 	if c := p.peek(); c != '{' {
 		if _, err := p.canonValue(nil); err != nil {
 			return &FieldError{Type: "json_invalid", Msg: err.Error()}
@@ -213,6 +253,9 @@ func scanMember(p *parser, slots *[numFields]slot, e *Event, keepData bool) erro
 	} else {
 		err = p.skipValue()
 	}
+	if tl, ok := errors.AsType[*TooLongError](err); ok {
+		return &TooLongError{Field: fieldNames[fData], Limit: tl.Limit}
+	}
 	if err != nil {
 		// The scan cannot resume mid-value, so the first bad value ends
 		// decoding.
@@ -221,7 +264,8 @@ func scanMember(p *parser, slots *[numFields]slot, e *Event, keepData bool) erro
 			name = fieldNames[f]
 		}
 		var se *syntaxError
-		if errors.As(err, &se) {
+		var de *DepthError
+		if errors.As(err, &se) || errors.As(err, &de) {
 			return &FieldError{Field: name, Type: "json_invalid", Msg: err.Error()}
 		}
 		return &FieldError{Field: name, Type: "value_error", Msg: err.Error()}
@@ -244,6 +288,9 @@ func scanData(p *parser, keepData bool) (Data, error) {
 		p.pos, p.depth = start, depth // a failed skip may have left it deeper
 	}
 	canon, err := p.canonObject(nil)
+	if err == nil && p.limit > 0 && len(canon) > p.limit {
+		err = &TooLongError{Limit: p.limit}
+	}
 	return newData(canon), err
 }
 
@@ -381,7 +428,7 @@ func (d *decoder) op() (string, error) {
 	}
 	op, ok := internOp(raw)
 	if !ok {
-		return "", fieldErr("op", "literal_error", "not a sandbox operation: "+strconv.Quote(string(raw)))
+		return "", fieldErr("op", "literal_error", "not a sandbox operation: "+strconv.Quote(string(raw))+" (must be one of: "+strings.Join(opNames[:], ", ")+")")
 	}
 	return op, nil
 }
@@ -431,7 +478,8 @@ func (d *decoder) errorCode() (*string, error) {
 	}
 	code, ok := internErrorCode(raw)
 	if !ok {
-		return nil, fieldErr("error_code", "enum", "not a reference error code: "+strconv.Quote(string(raw)))
+		return nil, fieldErr("error_code", "enum", "not a reference error code: "+strconv.Quote(string(raw))+
+			" (must be null or one of the Python SDK's codes, such as exec_nonzero or exec_timeout; docs/format.md)")
 	}
 	return &code, nil
 }

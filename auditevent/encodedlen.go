@@ -75,3 +75,43 @@ func quotedLen(s string) int {
 	}
 	return n
 }
+
+// LargestField names the field that takes the most of e's canonical line,
+// for an error about its size.
+func LargestField(e *Event) string {
+	best, size := "data", len(e.Data.Bytes())
+	for _, f := range []struct {
+		name string
+		s    *string
+	}{
+		{"span_id", &e.SpanID}, {"op", &e.Op}, {"parent_span_id", e.ParentSpanID}, {"trace_id", e.TraceID},
+		{"error_code", e.ErrorCode}, {"error_message", e.ErrorMessage}, {"error_type", e.ErrorType},
+		{"stderr", e.Stderr}, {"stdout", e.Stdout},
+	} {
+		if f.s != nil {
+			if n := quotedLen(*f.s); n > size {
+				best, size = f.name, n
+			}
+		}
+	}
+	return best
+}
+
+// lineNumbers bounds the text of a line's numbers, timestamp and literals:
+// seq and version (20 each), ts (32), duration_ms (24), four nulls or
+// booleans (5 each).
+const lineNumbers = 20 + 20 + 32 + 24 + 4*5
+
+// LineBound bounds EncodedLen(e) without reading its text: a byte of a
+// string takes at most six in a line (\u0001; a multi-byte rune takes at
+// most three per byte). It costs a few additions, so a caller checks it
+// first and counts exactly only for a large event.
+func LineBound(e *Event) int {
+	n := len(e.Data.Bytes()) + finishFixed + lineNumbers + 6*(len(e.Op)+len(e.SpanID)) + 4
+	for _, s := range [...]*string{e.ParentSpanID, e.TraceID, e.ErrorCode, e.ErrorMessage, e.ErrorType, e.Stderr, e.Stdout} {
+		if s != nil {
+			n += 6*len(*s) + 2
+		}
+	}
+	return n
+}

@@ -56,6 +56,9 @@ func FuzzDecode(f *testing.F) {
 		}
 		line := auditevent.Line(&ev)
 		checkLine(t, line)
+		if bound := auditevent.LineBound(&ev); bound < len(line) {
+			t.Fatalf("LineBound %d under the line's %d bytes", bound, len(line))
+		}
 		back, err := auditevent.Decode(line)
 		if err != nil {
 			t.Fatalf("canonical line %q does not decode: %v", line, err)

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // maxDepth bounds nesting like pydantic's JSON parser does, so hostile
@@ -29,6 +30,15 @@ type parser struct {
 	buf   []byte
 	pos   int
 	depth int
+	limit int // the most canonical text written; 0: no limit
+}
+
+// grow checks that dst may take n more bytes within the limit.
+func (p *parser) grow(dst []byte, n int) error {
+	if p.limit > 0 && len(dst)+n > p.limit {
+		return &TooLongError{Limit: p.limit}
+	}
+	return nil
 }
 
 // syntaxError is a JSON syntax problem at a byte offset.
@@ -132,7 +142,7 @@ func (p *parser) literal(dst []byte, lit string) ([]byte, error) {
 func (p *parser) enter() error {
 	p.depth++
 	if p.depth > maxDepth {
-		return p.fail(fmt.Sprintf("nesting deeper than %d", maxDepth))
+		return &DepthError{Off: p.pos, Max: maxDepth}
 	}
 	return nil
 }
@@ -260,6 +270,9 @@ func rewriteSorted(dst []byte, base int, members []member) []byte {
 func (p *parser) canonString(dst []byte) ([]byte, error) {
 	start := p.pos + 1
 	if i := plainEnd(p.buf, start); i < len(p.buf) && p.buf[i] == '"' {
+		if err := p.grow(dst, i+2-start); err != nil {
+			return dst, err
+		}
 		p.pos = i + 1
 		return append(dst, p.buf[start-1:i+1]...), nil
 	}
@@ -267,7 +280,13 @@ func (p *parser) canonString(dst []byte) ([]byte, error) {
 	if err != nil {
 		return dst, err
 	}
-	return appendQuoted(dst, string(s)), nil
+	// Counted before it is written: escapes make a string up to six times
+	// its text.
+	text := unsafe.String(unsafe.SliceData(s), len(s))
+	if err := p.grow(dst, quotedLen(text)); err != nil {
+		return dst, err
+	}
+	return appendQuoted(dst, text), nil
 }
 
 // readString decodes the string at p.pos. Without escapes it returns a
@@ -442,6 +461,10 @@ func (p *parser) numberToken() (tok []byte, isFloat bool, err error) {
 func (p *parser) canonNumber(dst []byte) ([]byte, error) {
 	tok, isFloat, err := p.numberToken()
 	if err != nil {
+		return dst, err
+	}
+	// A float's repr is at most 24 bytes (-1.2345678901234567e-308).
+	if err := p.grow(dst, max(len(tok), 24)); err != nil {
 		return dst, err
 	}
 	if isFloat {

@@ -114,24 +114,43 @@ type policyResult struct {
 }
 
 func (p Policy) result(e *Event) policyResult {
-	r := policyResult{data: e.Data, stdout: e.Stdout, stderr: e.Stderr}
+	r := policyResult{data: e.Data}
 	if !p.IncludeWriteLen {
 		r.data = r.data.Without("bytes")
 	}
+	r.stdout, r.stderr, r.dropRaw = p.output(e)
+	return r
+}
+
+// output is what the policy makes of e's exec output.
+func (p Policy) output(e *Event) (stdout, stderr *string, dropRaw bool) {
 	if e.Phase != PhaseFinish {
-		return r
+		return e.Stdout, e.Stderr, false
 	}
 	if !p.IncludeExecOutput {
-		r.stdout, r.stderr, r.dropRaw = nil, nil, true
-		return r
+		return nil, nil, true
 	}
+	stdout, stderr = e.Stdout, e.Stderr
 	if e.StdoutBytes != nil {
 		s := SafeDecode(e.StdoutBytes, p.MaxStdoutChars)
-		r.stdout = &s
+		stdout = &s
 	}
 	if e.StderrBytes != nil {
 		s := SafeDecode(e.StderrBytes, p.MaxStderrChars)
-		r.stderr = &s
+		stderr = &s
 	}
-	return r
+	return stdout, stderr, false
+}
+
+// LineLen is the length of the line AppendLine writes for e, newline
+// included, counted without building it.
+func (p Policy) LineLen(e *Event) int {
+	ev := *e
+	ev.Data = Data{}
+	ev.Stdout, ev.Stderr, _ = p.output(e)
+	dataLen := len(e.Data.Bytes())
+	if !p.IncludeWriteLen {
+		dataLen = e.Data.lenWithout("bytes")
+	}
+	return EncodedLen(&ev) - len(emptyObject) + dataLen + 1
 }

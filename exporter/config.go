@@ -63,6 +63,11 @@ type Config struct {
 	// applies.
 	RetryConfig configretry.BackOffConfig `mapstructure:"retry_on_failure"`
 
+	// MaxLineBytes bounds an event's canonical line, escapes included. It
+	// is counted before the line is built; a longer event is refused (a
+	// permanent error), counted and logged by field name.
+	MaxLineBytes int `mapstructure:"max_line_bytes"`
+
 	// prevent unkeyed literal initialization
 	_ struct{}
 }
@@ -242,6 +247,9 @@ func (cfg *Config) Validate() error {
 	}
 	if err := cfg.checkSpoolIsNotAuditFile(); err != nil {
 		errs = append(errs, err)
+	}
+	if cfg.MaxLineBytes < minLineBytes {
+		errs = append(errs, fmt.Errorf("max_line_bytes: must be at least %d, room for an event's fixed fields (got %d)", minLineBytes, cfg.MaxLineBytes))
 	}
 	return errors.Join(errs...)
 }

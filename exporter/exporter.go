@@ -60,7 +60,7 @@ func newAuditExporter(cfg *Config, set exporter.Settings) (*auditExporter, error
 		telemetry: newTelemetry(tb),
 		// One Mapper per component: it holds the per-session seq
 		// counters for spans that do not carry their seqs.
-		mapper: spanmap.NewMapper(0),
+		mapper: spanmap.NewMapper(0).WithMaxLineBytes(cfg.MaxLineBytes),
 		starts: newStartIDs(),
 	}
 	if fc := cfg.File.Get(); fc != nil {
@@ -200,6 +200,9 @@ func (e *auditExporter) closeSinks(ctx context.Context) error {
 // A start event whose id was written recently is left out (SPEC §8); when
 // the write fails, the ids it recorded are forgotten so a retry writes them.
 func (e *auditExporter) writeEvents(ctx context.Context, events []auditevent.Event) error {
+	if err := e.checkLines(ctx, events); err != nil {
+		return err
+	}
 	events, added, dups := e.starts.filter(events)
 	if dups > 0 {
 		e.logger.Debug("Left out start events already written", zap.Int("events", dups))
@@ -298,6 +301,62 @@ func warnRedactionOff(logger *zap.Logger, sink string, t *payloadpolicy.Table) {
 // nothing was recorded, and does not resend it. A batch with anything
 // written succeeds: an exporter cannot answer OTLP's partial success, and
 // failing it would report the written events as dropped.
-func allRefused(msg string) error {
-	return consumererror.NewPermanent(status.Error(codes.InvalidArgument, msg))
+// The cause stays reachable by errors.As: a receiver upstream answers an
+// event over max_line_bytes with a 413 naming it.
+func allRefused(msg string, cause error) error {
+	return consumererror.NewPermanent(&refusedError{msg: msg, cause: cause})
+}
+
+// refusedError is allRefused's error.
+type refusedError struct {
+	msg   string
+	cause error
+}
+
+func (e *refusedError) Error() string { return e.msg }
+func (e *refusedError) Unwrap() error { return e.cause }
+
+// GRPCStatus makes the OTLP receiver answer 400 (InvalidArgument).
+func (e *refusedError) GRPCStatus() *status.Status { return status.New(codes.InvalidArgument, e.msg) }
+
+// checkLines refuses the whole push, writing nothing, when an event's line
+// would pass max_line_bytes under a sink's policy: counted before any line
+// is built, so such an event costs no more memory than it already holds.
+func (e *auditExporter) checkLines(ctx context.Context, events []auditevent.Event) error {
+	limit := e.cfg.MaxLineBytes
+	for i := range events {
+		// A bound first, which costs no decoding of exec output: a policy
+		// writes raw output as at most six bytes per byte, and adds no
+		// more than lineSlack.
+		raw := len(events[i].StdoutBytes) + len(events[i].StderrBytes)
+		if auditevent.LineBound(&events[i])+6*raw <= limit-lineSlack {
+			continue
+		}
+		n := e.lineLen(&events[i])
+		if n <= limit {
+			continue
+		}
+		tl := &auditevent.TooLongError{Field: auditevent.LargestField(&events[i]), Size: n, Limit: limit}
+		e.telemetry.skipped(ctx, reasonLineTooLong, len(events))
+		e.logger.Warn("Refused a push: an event's line would be over max_line_bytes",
+			zap.String("field", tl.Field), zap.Int("line_bytes", n), zap.Int("max_line_bytes", limit),
+			zap.Int("events", len(events)))
+		return allRefused("event "+events[i].EventID.String()+": "+tl.Error(), tl)
+	}
+	return nil
+}
+
+// lineSlack is more than a policy adds to a line: the newline and a
+// truncation marker.
+const lineSlack = 64
+
+// lineLen is the longest line ev makes in a sink, newline excluded.
+func (e *auditExporter) lineLen(ev *auditevent.Event) int {
+	n := 0
+	for _, pc := range []*payloadpolicy.Table{e.filePolicy, e.httpPolicy} {
+		if pc != nil {
+			n = max(n, pc.Get(ev.Op).LineLen(ev)-1)
+		}
+	}
+	return n
 }

@@ -99,8 +99,18 @@ func createDefaultConfig() component.Config {
 		TimeoutConfig: exporterhelper.TimeoutConfig{Timeout: defaultTimeout},
 		QueueConfig:   configoptional.Default(queue),
 		RetryConfig:   configretry.NewDefaultBackOffConfig(),
+		MaxLineBytes:  defaultMaxLineBytes,
 	}
 }
+
+const (
+	// defaultMaxLineBytes is the receiver's body limit (20 MiB) with room
+	// for the escapes of a few fields: a line of 19 MiB of DEL bytes, each
+	// written \u007f, would be 114 MiB.
+	defaultMaxLineBytes = 24 << 20
+	// minLineBytes holds any event's fixed fields with small data.
+	minLineBytes = 1 << 10
+)
 
 // helperOptions are the exporterhelper options for both signals.
 //

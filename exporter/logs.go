@@ -17,13 +17,15 @@ func (e *auditExporter) pushLogs(ctx context.Context, ld plog.Logs) error {
 	ep := e.eventBufs.get()
 	defer e.eventBufs.put(ep)
 
-	events, st := logmap.AppendLogs((*ep)[:0], ld)
+	events, st := logmap.AppendLogsLimit((*ep)[:0], ld, e.cfg.MaxLineBytes)
 	*ep = events
 	e.telemetry.skipped(ctx, reasonNotAuditEvent, st.NotAudit)
-	e.telemetry.skipped(ctx, reasonInvalidEvent, st.Invalid)
+	e.telemetry.skipped(ctx, reasonInvalidEvent, st.Invalid-st.TooLong)
+	e.telemetry.skipped(ctx, reasonLineTooLong, st.TooLong)
 	logfield.RecordStats(e.logger, st)
 	if st.Invalid > 0 && len(events) == 0 {
-		return allRefused(fmt.Sprintf("%d audit event records refused, none written; first: %s", st.Invalid, logfield.EventFieldText(st.FirstInvalid)))
+		msg := fmt.Sprintf("%d audit event records refused, none written; first: %s", st.Invalid, logfield.EventFieldText(st.FirstInvalid))
+		return allRefused(msg, st.FirstInvalid)
 	}
 	e.starts.finishAhead(events)
 	return e.writeEvents(ctx, events)

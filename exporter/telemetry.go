@@ -22,6 +22,8 @@ const (
 	reasonInvalidSpan    = "invalid_span"
 	reasonNotAuditEvent  = "not_audit_event"
 	reasonInvalidEvent   = "invalid_event"
+	// reasonLineTooLong: an event's line would pass max_line_bytes.
+	reasonLineTooLong = "line_too_long"
 
 	// reasonFileError is the events_dropped reason for a batch the file
 	// sink could not write (exporterhelper retry is off, so it is gone).
@@ -45,6 +47,7 @@ type telemetry struct {
 	skippedInvalidSpan    metric.AddOption
 	skippedNotAuditEvent  metric.AddOption
 	skippedInvalidEvent   metric.AddOption
+	skippedLineTooLong    metric.AddOption
 
 	// seqEvictions is the span mapper's eviction count already added to
 	// seq_sessions_evicted.
@@ -66,6 +69,7 @@ func newTelemetry(tb *metadata.TelemetryBuilder) *telemetry {
 		skippedInvalidSpan:    reason(reasonInvalidSpan),
 		skippedNotAuditEvent:  reason(reasonNotAuditEvent),
 		skippedInvalidEvent:   reason(reasonInvalidEvent),
+		skippedLineTooLong:    reason(reasonLineTooLong),
 	}
 }
 
@@ -92,6 +96,8 @@ func (t *telemetry) skipped(ctx context.Context, reason string, n int) {
 		opt = t.skippedInvalidSpan
 	case reasonNotAuditEvent:
 		opt = t.skippedNotAuditEvent
+	case reasonLineTooLong:
+		opt = t.skippedLineTooLong
 	default:
 		opt = t.skippedInvalidEvent
 	}

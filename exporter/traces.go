@@ -21,11 +21,13 @@ func (e *auditExporter) pushTraces(ctx context.Context, td ptrace.Traces) error 
 	events, st := e.mapper.AppendTraces((*ep)[:0], td)
 	*ep = events
 	e.telemetry.skipped(ctx, reasonNotSandboxSpan, st.NotSandbox)
-	e.telemetry.skipped(ctx, reasonInvalidSpan, st.Invalid)
+	e.telemetry.skipped(ctx, reasonInvalidSpan, st.Invalid-st.TooLong)
+	e.telemetry.skipped(ctx, reasonLineTooLong, st.TooLong)
 	logfield.SpanStats(e.logger, st)
 	logfield.SeqEvictions(e.logger, e.telemetry.seqSessionsEvicted(ctx, e.mapper.SeqEvictions()))
 	if st.Invalid > 0 && len(events) == 0 {
-		return allRefused(fmt.Sprintf("%d sandbox spans refused, none written; first: %s", st.Invalid, logfield.SpanAttrText(st.FirstInvalid)))
+		msg := fmt.Sprintf("%d sandbox spans refused, none written; first: %s", st.Invalid, logfield.SpanAttrText(st.FirstInvalid))
+		return allRefused(msg, st.FirstInvalid)
 	}
 	return e.writeEvents(ctx, events)
 }

@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"net"
 	"net/http"
 	"strings"
@@ -21,6 +20,7 @@ import (
 	"go.opentelemetry.io/collector/consumer/consumertest"
 
 	"github.com/sandboxaudit/sandboxaudit/auditevent"
+	"github.com/sandboxaudit/sandboxaudit/receiver/internal/admission"
 )
 
 // waitFor polls cond every 5ms for at most 10s.
@@ -51,12 +51,12 @@ func openBody(t *testing.T, tr *testReceiver, contentLength int, first []byte, e
 }
 
 // TestContentLengthDoesNotPreallocate: 100 connections each announce a
-// 20 MiB body and send a little more than a first chunk, 50 of them a
-// little more than two chunks. The receiver reserves (and allocates)
-// buffer space for what arrived, the full chunks and the one being
-// filled, not for what the header claims; chunks double from 4 KiB, so a
-// client that stalls just past a chunk holds at most three times what it
-// sent (a second chunk of 32 KiB made it nine).
+// 20 MiB body and send a little more than a first buffer, 50 of them a
+// little more than two buffers. The receiver reserves (and allocates)
+// buffer space for what arrived, the full buffers and the one being
+// filled, not for what the header claims; buffers double from 4 KiB, so a
+// client that stalls just past a buffer holds at most three times what it
+// sent.
 func TestContentLengthDoesNotPreallocate(t *testing.T) {
 	const conns = 100
 	tr := startReceiver(t, new(consumertest.LogsSink), nil)
@@ -68,22 +68,22 @@ func TestContentLengthDoesNotPreallocate(t *testing.T) {
 		openBody(t, tr, 20<<20, bytes.Repeat([]byte("{"), sent), "")
 	}
 	const want = conns/2*(4+8)<<10 + conns/2*(4+8+16)<<10
-	waitFor(t, "every connection's chunk being filled", func() bool {
-		used, _ := tr.r.budget.inUse()
+	waitFor(t, "every connection's buffer being filled", func() bool {
+		used, _ := tr.r.admit.InUse()
 		return used >= want
 	})
-	used, peak := tr.r.budget.inUse()
+	used, peak := tr.r.admit.InUse()
 	assert.Equal(t, int64(want), used, "bytes reserved for 100 stalled bodies")
 	assert.Equal(t, int64(want), peak)
 }
 
 // reservedWhileReading is what a body holds while its reader waits for
-// more after sent bytes: its full chunks (4, 8, 16, then 32 KiB each) and
+// more after sent bytes: its full buffers (4, 8, 16, then 32 KiB each) and
 // the one being filled, which is reserved before it is read into.
 func reservedWhileReading(sent int) int64 {
 	held, filled := 0, 0
 	for size := 4 << 10; filled <= sent; size = min(2*size, 32<<10) {
-		if filled > 0 || sent >= size { // the first chunk counts once full
+		if filled > 0 || sent >= size { // the first buffer counts once full
 			held += size
 		}
 		filled += size
@@ -92,9 +92,9 @@ func reservedWhileReading(sent int) int64 {
 }
 
 // TestIdleConnectionsHoldNoBudget: connections that send their headers
-// and then nothing (or less than a first chunk) reserve nothing, so they
+// and then nothing (or less than a first buffer) reserve nothing, so they
 // cannot lock other clients out however many there are; they used to
-// take a chunk each.
+// take a buffer each.
 func TestIdleConnectionsHoldNoBudget(t *testing.T) {
 	logs := new(consumertest.LogsSink)
 	tr := startReceiver(t, logs, nil, func(c *Config) {
@@ -105,25 +105,23 @@ func TestIdleConnectionsHoldNoBudget(t *testing.T) {
 		openBody(t, tr, 100, []byte("{")[:i%2], "")
 	}
 	waitFor(t, "the server to read the 20 requests", func() bool {
-		tr.r.inflight.mu.Lock()
-		defer tr.r.inflight.mu.Unlock()
-		return tr.r.inflight.n == 20
+		return tr.r.inflight.Count() == 20
 	})
 	status, _, body := post(t, tr.eventsURL(), contentTypeJSON, []byte(startJSON(1)))
 	require.Equal(t, http.StatusOK, status, body)
 	assert.Equal(t, 1, logs.LogRecordCount())
-	used, _ := tr.r.budget.inUse()
+	used, _ := tr.r.admit.InUse()
 	assert.Zero(t, used)
 }
 
-// TestMultiChunkBodyArrivesWhole: a body of many chunks, lines crossing
-// chunk boundaries, is delivered event for event, and once answered holds
+// TestMultiBufferBodyArrivesWhole: a body of many buffers, lines crossing
+// buffer boundaries, is delivered event for event, and once answered holds
 // no budget.
-func TestMultiChunkBodyArrivesWhole(t *testing.T) {
+func TestMultiBufferBodyArrivesWhole(t *testing.T) {
 	logs := new(consumertest.LogsSink)
 	tr := startReceiver(t, logs, nil)
 	body := ndjsonBody("whole", 1000)
-	require.Greater(t, len(body), 8*maxChunk)
+	require.Greater(t, len(body), 8*admission.MaxBuffer)
 	status, _, got := post(t, tr.eventsURL(), contentTypeNDJSON, body)
 	require.Equal(t, http.StatusOK, status, got)
 	lines := strings.Split(strings.TrimSuffix(string(body), "\n"), "\n")
@@ -134,7 +132,7 @@ func TestMultiChunkBodyArrivesWhole(t *testing.T) {
 		require.NoError(t, json.Unmarshal([]byte(lines[i]), &b))
 		require.Equal(t, b["event_id"], a["event_id"], "event %d", i)
 	}
-	used, _ := tr.r.budget.inUse()
+	used, _ := tr.r.admit.InUse()
 	assert.Zero(t, used)
 }
 
@@ -164,7 +162,7 @@ func TestOverBudgetIs503ThenRetrySucceeds(t *testing.T) {
 	sent := len(big) - 1000
 	conn := openBody(t, tr, len(big), big[:sent], "")
 	waitFor(t, "the large body's reservation", func() bool {
-		used, _ := tr.r.budget.inUse()
+		used, _ := tr.r.admit.InUse()
 		return used == reservedWhileReading(sent)
 	})
 
@@ -181,7 +179,7 @@ func TestOverBudgetIs503ThenRetrySucceeds(t *testing.T) {
 	require.NoError(t, err)
 	_ = resp.Body.Close()
 	assert.Equal(t, http.StatusOK, resp.StatusCode)
-	used, _ := tr.r.budget.inUse()
+	used, _ := tr.r.admit.InUse()
 	assert.Zero(t, used, "an answered request holds no budget")
 
 	status, _, body = post(t, tr.eventsURL(), contentTypeNDJSON, small)
@@ -240,7 +238,7 @@ func TestConcurrentGzipBombsStayInBudget(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	used, peak := tr.r.budget.inUse()
+	used, peak := tr.r.admit.InUse()
 	assert.Zero(t, used)
 	assert.LessOrEqual(t, peak, int64(budget))
 	assert.Equal(t, bombs, statuses[http.StatusRequestEntityTooLarge]+statuses[http.StatusServiceUnavailable], "statuses: %v", statuses)
@@ -298,7 +296,7 @@ func TestBudgetCountsWhatEventsDecodeTo(t *testing.T) {
 	t.Cleanup(release)
 
 	firstDone := postHeld(t, tr.eventsURL(), contentTypeJSON, delEvent(300<<10), logs)
-	used, _ := tr.r.budget.inUse()
+	used, _ := tr.r.admit.InUse()
 	assert.GreaterOrEqual(t, used, int64(6*300<<10), "the held request counts its canonical line, not its body")
 
 	// Its body would fit beside the first; its line does not.
@@ -321,7 +319,7 @@ func TestBudgetCountsWhatEventsDecodeTo(t *testing.T) {
 	status, _, body = post(t, tr.eventsURL(), contentTypeJSON, []byte(delEvent(500<<10)))
 	require.Equal(t, http.StatusOK, status, body)
 	assert.Equal(t, 3, logs.LogRecordCount())
-	used, _ = tr.r.budget.inUse()
+	used, _ = tr.r.admit.InUse()
 	assert.Zero(t, used)
 }
 
@@ -332,6 +330,7 @@ func TestLargeBatchBudgetCountsWhatItDecodesTo(t *testing.T) {
 	tr := startReceiver(t, logs, nil, func(c *Config) {
 		c.ServerConfig.MaxRequestBodySize = 3 << 20
 		c.MaxInflightBytes = 4 << 20
+		c.SmallBodyBytes = 0 // the held single event shares the batch's budget
 	})
 	release := sync.OnceFunc(func() { close(logs.release) })
 	t.Cleanup(release)
@@ -377,63 +376,6 @@ func postHeld(t *testing.T, url, contentType, body string, logs *blockFirstLogs)
 	return done
 }
 
-// escapeBound counts five more bytes for each DEL and two for each byte of
-// a UTF-8 sequence, over-counting at worst a 0x7E after a DEL in the same
-// word: checked against a byte loop.
-func TestEscapeBoundCountsEveryHighByte(t *testing.T) {
-	rng := rand.New(rand.NewPCG(7, 9))
-	for range 20000 {
-		b := make([]byte, rng.IntN(40))
-		for i := range b {
-			b[i] = []byte{'a', '"', 0x7e, 0x7f, 0x80, 0xc3, 0xff, 0x00, 0x01}[rng.IntN(9)]
-		}
-		exact, tildes := len(b), 0
-		for _, c := range b {
-			switch {
-			case c == 0x7f:
-				exact += 5
-			case c >= 0x80:
-				exact += 2
-			case c == 0x7e:
-				tildes++
-			}
-		}
-		got := escapeBound(b)
-		if got < int64(exact) || got > int64(exact+5*tildes) {
-			t.Fatalf("escapeBound(%q) = %d, want %d (+5 per 0x7E at most)", b, got, exact)
-		}
-	}
-	// The bound holds for what the encoder writes: valid UTF-8 of one to
-	// four bytes, and DEL.
-	for _, text := range []string{"é", "日本語", "😀", "\x7f", "a\x7f€"} {
-		line := auditevent.Line(&auditevent.Event{Op: "exec", SpanID: text})
-		plain := auditevent.Line(&auditevent.Event{Op: "exec", SpanID: ""})
-		if grown, bound := len(line)-len(plain), escapeBound([]byte(text)); int64(grown) > bound {
-			t.Fatalf("%q takes %d bytes in a line, more than its bound %d", text, grown, bound)
-		}
-	}
-}
-
-// TestEscapeBoundCoversCanonicalNumbers: a number written with an exponent
-// grows in its canonical spelling (1e15 is 1000000000000000.0) by no more
-// than exponentBound counts for it, so six such bodies are not all decoded
-// before the first is refused.
-func TestEscapeBoundCoversCanonicalNumbers(t *testing.T) {
-	line := func(num string) []byte {
-		body := strings.Replace(startJSON(1), `"data":{`, `"data":{"x":`+num+`,`, 1)
-		ev, err := auditevent.Decode([]byte(body))
-		require.NoError(t, err, num)
-		return auditevent.Line(&ev)
-	}
-	plain := len(line("0"))
-	for _, num := range []string{"1e15", "9E15", "1.5e15", "1E+15", "1e-4", "1e-7", "1e16", "1e300", "0.5e16", "123e13", "-1e15"} {
-		grown := len(line(num)) - plain - (len(num) - 1)
-		assert.LessOrEqual(t, int64(grown), exponentBound([]byte(num)), "%s grows by %d", num, grown)
-	}
-	assert.Equal(t, int64(14), exponentBound([]byte("1e15")))
-	assert.Zero(t, exponentBound([]byte(`"free text"`)))
-}
-
 // TestBudgetIsSettledToTheLines: the bound taken before decoding (two
 // more bytes per byte of a UTF-8 sequence) is given back down to the
 // lines' exact size once decoded, so non-ASCII text does not hold three
@@ -448,8 +390,8 @@ func TestBudgetIsSettledToTheLines(t *testing.T) {
 	require.NoError(t, err)
 	done := postHeld(t, tr.eventsURL(), contentTypeJSON, body, logs)
 
-	used, _ := tr.r.budget.inUse()
-	assert.Less(t, used, escapeBound([]byte(body)), "the bound was given back")
+	used, _ := tr.r.admit.InUse()
+	assert.Less(t, used, admission.EscapeBound([]byte(body)), "the bound was given back")
 	assert.GreaterOrEqual(t, used, int64(auditevent.EncodedLen(&ev)))
 	release()
 	require.Equal(t, http.StatusOK, <-done)
@@ -468,7 +410,7 @@ func TestOTLPIntakeCountsItsLines(t *testing.T) {
 	body := marshalTraces(t, td, contentTypeProtobuf)
 	done := postHeld(t, tr.tracesURL(), contentTypeProtobuf, string(body), logs)
 
-	used, _ := tr.r.budget.inUse()
+	used, _ := tr.r.admit.InUse()
 	assert.GreaterOrEqual(t, used, int64(6*200<<10), "the start's line, DEL escaped, is counted")
 	release()
 	require.Equal(t, http.StatusOK, <-done)

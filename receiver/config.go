@@ -41,6 +41,12 @@ const (
 	// defaultMinBodyRate is far below any working link (20 MiB at it
 	// takes 21 minutes): what it cuts is a body that stalls.
 	defaultMinBodyRate = 16 << 10
+	// Small bodies (any usual event, a small batch) have a budget of their
+	// own, so large bodies never make them wait, and must arrive within
+	// defaultSmallBodyTimeout (64 KiB at 32 KiB/s).
+	defaultSmallBodyBytes         = 64 << 10
+	defaultSmallBodyInflightBytes = 16 << 20
+	defaultSmallBodyTimeout       = 2 * time.Second
 
 	// Server timeouts: a client that trickles its headers or body, or
 	// holds an idle keep-alive connection, is cut off instead of holding a
@@ -53,6 +59,10 @@ const (
 	// minRequestHeaderBytes leaves room for a request line with a long
 	// path and the usual headers.
 	minRequestHeaderBytes = 1 << 10
+
+	// defaultShutdownGrace is how long requests in flight get to finish
+	// at shutdown before their connections are closed.
+	defaultShutdownGrace = 5 * time.Second
 
 	// minSweepInterval keeps a tiny pending_timeout from turning the sweeper
 	// into a busy loop.
@@ -106,10 +116,23 @@ type Config struct {
 	// connection waits in the listen backlog until one closes.
 	MaxConnections int `mapstructure:"max_connections"`
 
-	// MinBodyRate is the slowest a request body may arrive, in bytes per
-	// second, once its first 5 seconds are past; a slower one gets 408
-	// (0: only read_timeout applies).
+	// MinBodyRate is the slowest a large request body may arrive, in bytes
+	// per second, measured over every 5 seconds of its life; a slower one
+	// gets 408 (0: only read_timeout applies).
 	MinBodyRate int64 `mapstructure:"min_body_rate"`
+
+	// SmallBodyBytes is the largest Content-Length of a small body. Small
+	// bodies are held in a budget of their own (small_body_inflight_bytes),
+	// so they never wait behind large ones (0: every body is large).
+	SmallBodyBytes int64 `mapstructure:"small_body_bytes"`
+
+	// SmallBodyInflightBytes bounds the memory of the small bodies being
+	// read or processed at once, beside max_inflight_bytes.
+	SmallBodyInflightBytes int64 `mapstructure:"small_body_inflight_bytes"`
+
+	// SmallBodyTimeout is the longest a small body may take to arrive; a
+	// slower one gets 408 (0: only read_timeout).
+	SmallBodyTimeout time.Duration `mapstructure:"small_body_timeout"`
 
 	// prevent unkeyed literal initialization
 	_ struct{}
@@ -146,16 +169,19 @@ func createDefaultConfig() component.Config {
 	ka.IdleTimeout = defaultIdleTimeout
 	srv.Keepalive = configoptional.Some(ka)
 	return &Config{
-		ServerConfig:          srv,
-		MaxInflightBytes:      defaultMaxInflightBytes,
-		MaxRequestHeaderBytes: defaultMaxRequestHeaderBytes,
-		MaxConnections:        defaultMaxConnections,
-		MinBodyRate:           defaultMinBodyRate,
-		TracesPath:            defaultTracesPath,
-		EventsPath:            defaultEventsPath,
-		MaxPending:            defaultMaxPending,
-		MaxPendingBytes:       pairing.DefaultMaxPendingBytes,
-		PendingTimeout:        defaultPendingTimeout,
+		ServerConfig:           srv,
+		MaxInflightBytes:       defaultMaxInflightBytes,
+		MaxRequestHeaderBytes:  defaultMaxRequestHeaderBytes,
+		MaxConnections:         defaultMaxConnections,
+		MinBodyRate:            defaultMinBodyRate,
+		SmallBodyBytes:         defaultSmallBodyBytes,
+		SmallBodyInflightBytes: defaultSmallBodyInflightBytes,
+		SmallBodyTimeout:       defaultSmallBodyTimeout,
+		TracesPath:             defaultTracesPath,
+		EventsPath:             defaultEventsPath,
+		MaxPending:             defaultMaxPending,
+		MaxPendingBytes:        pairing.DefaultMaxPendingBytes,
+		PendingTimeout:         defaultPendingTimeout,
 		Dedupe: DedupeConfig{
 			Enabled: true,
 			Window:  defaultDedupeWindow,
@@ -198,6 +224,7 @@ func (cfg *Config) Validate() error {
 	if cfg.MinBodyRate < 0 {
 		errs = errors.Join(errs, fmt.Errorf("min_body_rate: must not be negative (got %d)", cfg.MinBodyRate))
 	}
+	errs = errors.Join(errs, cfg.validateSmallBodies())
 	if cfg.MaxConnections <= 0 {
 		errs = errors.Join(errs, fmt.Errorf("max_connections: must be positive (got %d)", cfg.MaxConnections))
 	}
@@ -223,6 +250,21 @@ func (cfg *Config) Validate() error {
 	return errs
 }
 
+// validateSmallBodies checks the keys of the small-body class.
+func (cfg *Config) validateSmallBodies() error {
+	var errs error
+	if cfg.SmallBodyBytes < 0 {
+		errs = errors.Join(errs, fmt.Errorf("small_body_bytes: must not be negative (got %d)", cfg.SmallBodyBytes))
+	}
+	if cfg.SmallBodyBytes > 0 && cfg.SmallBodyInflightBytes <= cfg.SmallBodyBytes {
+		errs = errors.Join(errs, fmt.Errorf("small_body_inflight_bytes: must be greater than small_body_bytes (%d), so that one small body fits (got %d)", cfg.SmallBodyBytes, cfg.SmallBodyInflightBytes))
+	}
+	if cfg.SmallBodyTimeout < 0 {
+		errs = errors.Join(errs, fmt.Errorf("small_body_timeout: must be >= 0, got %s", cfg.SmallBodyTimeout))
+	}
+	return errs
+}
+
 // validatePath accepts clean absolute URL paths only, so the path a user
 // writes is exactly the path that is served.
 func validatePath(key, p string) error {
@@ -237,6 +279,11 @@ func validatePath(key, p string) error {
 		return fmt.Errorf("%s: must be a clean path (got %q, want %q)", key, p, path.Clean(p))
 	}
 	return nil
+}
+
+// maxBodySize is max_request_body_size as confighttp applies it.
+func (cfg *Config) maxBodySize() int64 {
+	return cmp.Or(cfg.ServerConfig.MaxRequestBodySize, defaultMaxRequestBodySize)
 }
 
 // sweepInterval is how often the pairing table is swept.

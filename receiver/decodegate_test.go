@@ -1,45 +1,23 @@
 package sandboxauditreceiver
 
 import (
-	"context"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/consumer/consumertest"
+
+	"github.com/sandboxaudit/sandboxaudit/receiver/internal/admission"
 )
-
-// A large body decodes only once the gate is free; a small one does not
-// wait; a waiter whose request ends gets errOverBudget (a 503 to retry).
-func TestDecodeGate(t *testing.T) {
-	g := newDecodeGate()
-	leave, err := g.enter(context.Background(), largeDecodeBytes)
-	require.NoError(t, err)
-
-	small, err := g.enter(context.Background(), largeDecodeBytes-1)
-	require.NoError(t, err, "a small body does not wait")
-	small()
-
-	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
-	defer cancel()
-	_, err = g.enter(ctx, largeDecodeBytes)
-	require.ErrorIs(t, err, errOverBudget)
-
-	leave()
-	again, err := g.enter(context.Background(), largeDecodeBytes)
-	require.NoError(t, err, "free again")
-	again()
-}
 
 // The events intake decodes a large event only through the gate: six
 // large bodies decoding at once each built a tree of up to 15 times their
 // size before the exact count could refuse them. So does a large ndjson
 // batch (decoded a line at a time) for a large line.
 func TestLargeEventWaitsForTheDecodeGate(t *testing.T) {
-	big := strings.Replace(startJSON(0), `"data":{`, `"data":{"x":"`+strings.Repeat("a", largeDecodeBytes)+`",`, 1)
+	big := strings.Replace(startJSON(0), `"data":{`, `"data":{"x":"`+strings.Repeat("a", admission.LargeDecodeBytes)+`",`, 1)
 	var batch strings.Builder
 	batch.WriteString(big + "\n")
 	for i := 1; i <= deliverPiece; i++ {

@@ -10,6 +10,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/sandboxaudit/sandboxaudit/auditevent"
+	"github.com/sandboxaudit/sandboxaudit/receiver/internal/admission"
 )
 
 const formatNDJSON = "ndjson"
@@ -35,24 +36,24 @@ func (r *sandboxReceiver) serveEvents(req *http.Request) reply {
 	if ct != contentTypeJSON && ct != contentTypeNDJSON {
 		return unsupportedMediaType(req.Header.Get("Content-Type"), contentTypeJSON, contentTypeNDJSON)
 	}
-	var reqBody requestBody
-	if err := r.readBody(req, &reqBody); err != nil {
+	var reqBody admission.Body
+	if err := r.admit.Read(req, &reqBody); err != nil {
 		return readFailure(err, textReply)
 	}
-	defer reqBody.done()
+	defer reqBody.Done()
 
 	ctx := req.Context()
 	// Before decoding: escapes would make the events' lines up to six
 	// times the body, and six bodies decoded at once before their lines
 	// were counted held gigabytes.
-	if err := reqBody.settle(escapeBound(reqBody.b)); err != nil {
-		reqBody.recycle()
+	if err := reqBody.Settle(admission.EscapeBound(reqBody.Bytes())); err != nil {
+		reqBody.Recycle()
 		return readFailure(err, textReply)
 	}
 	if ct == contentTypeNDJSON {
-		if lines := largeBatchLines(reqBody.b); lines > 0 {
+		if lines := largeBatchLines(reqBody.Bytes()); lines > 0 {
 			rp := r.serveLargeNDJSON(ctx, &reqBody, lines)
-			reqBody.recycle()
+			reqBody.Recycle()
 			return rp
 		}
 	}
@@ -77,20 +78,20 @@ func (r *sandboxReceiver) serveEvents(req *http.Request) reply {
 // budget. A large body holds the decode gate from decoding until counted,
 // so the next one starts only once this one's lines are counted or
 // refused.
-func (r *sandboxReceiver) decodeAndCount(ctx context.Context, rb *requestBody, ct string) ([]auditevent.Event, string, reply, bool) {
-	leave, err := r.decoding.enter(ctx, len(rb.b))
+func (r *sandboxReceiver) decodeAndCount(ctx context.Context, rb *admission.Body, ct string) ([]auditevent.Event, string, reply, bool) {
+	leave, err := r.decoding.Enter(ctx, len(rb.Bytes()))
 	if err != nil {
-		rb.recycle()
+		rb.Recycle()
 		return nil, "", readFailure(err, textReply), false
 	}
 	defer leave()
-	events, format, err := r.decodeEvents(ctx, rb.b, ct)
+	events, format, err := r.decodeEvents(ctx, rb.Bytes(), ct)
 	// Decoding copies what it keeps, so the buffer can go back now.
-	rb.recycle()
+	rb.Recycle()
 	if err != nil {
 		return nil, "", textReply(http.StatusBadRequest, outcomeMalformed, err.Error()), false
 	}
-	if err := rb.settle(encodedLen(events)); err != nil {
+	if err := rb.Settle(encodedLen(events)); err != nil {
 		r.countRefused(ctx, reasonRetryable, len(events))
 		return nil, "", readFailure(err, textReply), false
 	}

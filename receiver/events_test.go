@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 	"sync"
@@ -259,6 +260,13 @@ func TestEventsDownstreamRefusal(t *testing.T) {
 	require.Equal(t, http.StatusInternalServerError, status)
 	assert.Empty(t, hdr.Get("Retry-After"))
 	assert.NotContains(t, body, "misconfigured")
+
+	// An event over the exporter's max_line_bytes is the client's to fix:
+	// 413, naming the field and the limit.
+	logs.setErr(consumererror.NewPermanent(fmt.Errorf("refused: %w", &auditevent.TooLongError{Field: "data", Size: 5000, Limit: 4096})))
+	status, _, body = post(t, tr.eventsURL(), "application/json", []byte(startJSON(1)))
+	require.Equal(t, http.StatusRequestEntityTooLarge, status)
+	assert.Contains(t, body, "data: the event's line would be 5000 bytes, over max_line_bytes (4096 bytes)")
 
 	logs.setErr(nil)
 	status, _, body = post(t, tr.eventsURL(), "application/json", []byte(startJSON(1)))

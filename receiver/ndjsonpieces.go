@@ -10,6 +10,7 @@ import (
 
 	"github.com/sandboxaudit/sandboxaudit/auditevent"
 	"github.com/sandboxaudit/sandboxaudit/internal/ndjson"
+	"github.com/sandboxaudit/sandboxaudit/receiver/internal/admission"
 )
 
 // deliverPiece is the most events a request holds decoded and hands on in
@@ -41,10 +42,10 @@ func (r *sandboxReceiver) countNotTried(ctx context.Context, rp reply, n int) {
 // so the client's retry of the batch gets them counted as duplicates while
 // the dedupe window still holds them; past it, or with dedupe off, they are
 // written again, as exact copies.
-func (r *sandboxReceiver) serveLargeNDJSON(ctx context.Context, rb *requestBody, lines int) reply {
-	body := rb.b
+func (r *sandboxReceiver) serveLargeNDJSON(ctx context.Context, rb *admission.Body, lines int) reply {
+	body := rb.Bytes()
 	ids, size, err := validateNDJSON(ctx, r.decoding, body, lines)
-	if errors.Is(err, errOverBudget) {
+	if errors.Is(err, admission.ErrOverBudget) {
 		r.countRefused(ctx, reasonRetryable, lines)
 		return readFailure(err, textReply)
 	}
@@ -54,7 +55,7 @@ func (r *sandboxReceiver) serveLargeNDJSON(ctx context.Context, rb *requestBody,
 	}
 	// Counted whole though decoded a piece at a time: an upper bound, and
 	// the same as the body's for events without escapes.
-	if err := rb.settle(size); err != nil {
+	if err := rb.Settle(size); err != nil {
 		r.countRefused(ctx, reasonRetryable, lines)
 		return readFailure(err, textReply)
 	}
@@ -76,12 +77,12 @@ func (r *sandboxReceiver) serveLargeNDJSON(ctx context.Context, rb *requestBody,
 			continue
 		}
 		piece = append(piece, auditevent.Event{})
-		if err := r.decoding.decodeInto(ctx, opts, text, &piece[len(piece)-1]); err != nil {
+		if err := r.decoding.DecodeInto(ctx, opts, text, &piece[len(piece)-1]); err != nil {
 			// The first pass decoded this line; only a client gone while
 			// waiting for the gate, or a failing source of random event
 			// ids (for a line without one), gets here.
 			rp := textReply(http.StatusInternalServerError, outcomeRefusedPermanent, "an event could not be decoded a second time")
-			if errors.Is(err, errOverBudget) {
+			if errors.Is(err, admission.ErrOverBudget) {
 				rp = readFailure(err, textReply)
 			}
 			r.countNotTried(ctx, rp, fresh-handed)
@@ -119,15 +120,15 @@ func largeBatchLines(body []byte) int {
 // validateNDJSON decodes every line of body (lines of them) into one
 // scratch event and returns their event ids and the bytes of their
 // canonical lines, or the first bad line's *ndjson.LineError.
-// A line that could not wait for the decode gate gives errOverBudget.
-func validateNDJSON(ctx context.Context, gate decodeGate, body []byte, lines int) (ids []uuid.UUID, size int64, err error) {
+// A line that could not wait for the decode gate gives admission.ErrOverBudget.
+func validateNDJSON(ctx context.Context, gate admission.DecodeGate, body []byte, lines int) (ids []uuid.UUID, size int64, err error) {
 	ids = make([]uuid.UUID, 0, lines)
 	var opts auditevent.DecodeOptions
 	var e auditevent.Event
 	for line, text := range ndjson.Lines(body) {
 		e = auditevent.Event{}
-		if err := gate.decodeInto(ctx, opts, text, &e); err != nil {
-			if errors.Is(err, errOverBudget) {
+		if err := gate.DecodeInto(ctx, opts, text, &e); err != nil {
+			if errors.Is(err, admission.ErrOverBudget) {
 				return nil, 0, err
 			}
 			return nil, 0, &ndjson.LineError{Line: line, Err: err}

@@ -24,6 +24,7 @@ import (
 	"github.com/sandboxaudit/sandboxaudit/internal/idwindow"
 	"github.com/sandboxaudit/sandboxaudit/internal/pairing"
 	"github.com/sandboxaudit/sandboxaudit/internal/spanmap"
+	"github.com/sandboxaudit/sandboxaudit/receiver/internal/admission"
 	"github.com/sandboxaudit/sandboxaudit/receiver/internal/metadata"
 )
 
@@ -38,18 +39,17 @@ type sandboxReceiver struct {
 	mapper   *spanmap.Mapper
 	dedupe   *idwindow.Window[uuid.UUID] // delivered event ids; nil when dedupe is disabled
 	pairs    *pairing.Pairer             // nil until Start; only with a traces consumer
-	chunks   chunkPools                  // request body chunks, by size
-	budget   *byteBudget                 // max_inflight_bytes
-	decoding decodeGate                  // one large body decoding at a time
+	admit    *admission.Controller
+	decoding admission.DecodeGate // one large body decoding at a time
 
 	nextLogs   consumer.Logs
 	nextTraces consumer.Traces
 
 	// shutdownGrace: see stopServer; inflight counts the handlers running.
 	shutdownGrace time.Duration
-	// bodyGrace: see pacedBody.
+	// bodyGrace: how long a body may take before min_body_rate applies.
 	bodyGrace time.Duration
-	inflight  inflight
+	inflight  admission.Inflight
 
 	startOnce sync.Once
 	stopOnce  sync.Once
@@ -89,11 +89,20 @@ func newSandboxReceiver(cfg *Config, set receiver.Settings) (*sandboxReceiver, e
 		accepted: acceptedAttrs(),
 		mapper:   spanmap.NewMapper(0),
 		stop:     make(chan struct{}),
-		budget:   newByteBudget(cfg.MaxInflightBytes),
-		decoding: newDecodeGate(),
+		admit: admission.New(admission.Settings{
+			MaxInflightBytes: cfg.MaxInflightBytes,
+			MaxBodyBytes:     cfg.maxBodySize(),
+			MinBodyRate:      cfg.MinBodyRate,
+			ReadTimeout:      cfg.ServerConfig.ReadTimeout,
+
+			SmallBodyBytes:     cfg.SmallBodyBytes,
+			SmallInflightBytes: cfg.SmallBodyInflightBytes,
+			SmallBodyTimeout:   cfg.SmallBodyTimeout,
+		}),
+		decoding: admission.NewDecodeGate(),
 
 		shutdownGrace: defaultShutdownGrace,
-		bodyGrace:     defaultBodyGrace,
+		bodyGrace:     admission.DefaultBodyGrace,
 	}
 	if cfg.Dedupe.Enabled {
 		w, err := idwindow.New[uuid.UUID](cfg.Dedupe.Window)
@@ -199,7 +208,7 @@ func (r *sandboxReceiver) stopServer(ctx context.Context) error {
 	}
 	closeErr := r.server.Close()
 	select {
-	case <-r.inflight.idle():
+	case <-r.inflight.Idle():
 		return closeErr
 	case <-ctx.Done():
 		return errors.Join(closeErr, ctx.Err())
@@ -227,9 +236,9 @@ func (r *sandboxReceiver) sweepLoop() {
 // content codings are case-insensitive (RFC 9110), and "GZIP" was refused.
 func (r *sandboxReceiver) outermost(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		r.inflight.add(1)
-		defer r.inflight.add(-1)
-		if req.ContentLength > r.maxBodySize() {
+		r.inflight.Add(1)
+		defer r.inflight.Add(-1)
+		if req.ContentLength > r.cfg.maxBodySize() {
 			// Before any of the body is read, and before a decompressor
 			// hides the length: a client sending Expect: 100-continue
 			// gets its 413 instead of being asked for the body.

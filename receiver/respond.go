@@ -13,6 +13,8 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
+
+	"github.com/sandboxaudit/sandboxaudit/auditevent"
 )
 
 const (
@@ -127,8 +129,13 @@ func downstreamMessage(status int) string {
 // sandbox events, a google.rpc.Status for OTLP.
 type replyBuilder func(status int, outcome, msg string) reply
 
-// refusedReply answers a request the next consumer refused.
+// refusedReply answers a request the next consumer refused. An event over
+// the exporter's max_line_bytes is the client's to fix: 413, naming the
+// field and the limit (numbers and a field name only, nothing of the data).
 func refusedReply(err error, build replyBuilder) reply {
+	if tl, ok := errors.AsType[*auditevent.TooLongError](err); ok {
+		return build(http.StatusRequestEntityTooLarge, outcomeTooLarge, tl.Error())
+	}
 	status, outcome := downstreamStatus(err)
 	rp := build(status, outcome, downstreamMessage(status))
 	rp.retryAfter = status == http.StatusServiceUnavailable

@@ -49,9 +49,7 @@ func TestShutdownCutsATricklingClient(t *testing.T) {
 	tr.r.shutdownGrace = 100 * time.Millisecond
 	conn := openBody(t, tr, 1000, []byte(startJSON(1)[:20]), "")
 	waitFor(t, "the server to read the request", func() bool {
-		tr.r.inflight.mu.Lock()
-		defer tr.r.inflight.mu.Unlock()
-		return tr.r.inflight.n == 1
+		return tr.r.inflight.Count() == 1
 	})
 
 	awaitShutdown(t, shutdownAsync(tr))
@@ -62,7 +60,7 @@ func TestShutdownCutsATricklingClient(t *testing.T) {
 		assert.NotEqual(t, http.StatusOK, resp.StatusCode, "a body that never arrived is not acknowledged")
 	}
 	assert.Zero(t, logs.LogRecordCount())
-	used, _ := tr.r.budget.inUse()
+	used, _ := tr.r.admit.InUse()
 	assert.Zero(t, used)
 }
 

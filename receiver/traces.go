@@ -5,11 +5,14 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"sync"
 
 	"github.com/google/uuid"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 	"go.opentelemetry.io/collector/pdata/ptrace/ptraceotlp"
 	"go.uber.org/zap"
+
+	"github.com/sandboxaudit/sandboxaudit/receiver/internal/admission"
 )
 
 const (
@@ -33,24 +36,40 @@ func (r *sandboxReceiver) serveTraces(req *http.Request) reply {
 	otlpReply := func(status int, outcome, msg string) reply {
 		return otlpStatusReply(status, outcome, ct, msg)
 	}
-	var reqBody requestBody
-	if err := r.readBody(req, &reqBody); err != nil {
+	var reqBody admission.Body
+	if err := r.admit.Read(req, &reqBody); err != nil {
 		return readFailure(err, otlpReply)
 	}
-	defer reqBody.done()
+	defer reqBody.Done()
 	format := formatProtobuf
 	if ct == contentTypeJSON {
 		format = formatJSON
 	}
+	ctx := req.Context()
+	// Before decoding, as the event intake does: a span's data full of
+	// escapes makes lines up to six times the body, and decoded OTLP holds
+	// a copy of it besides.
+	if err := reqBody.Settle(admission.EscapeBound(reqBody.Bytes())); err != nil {
+		reqBody.Recycle()
+		return readFailure(err, otlpReply)
+	}
+	leave, err := r.decoding.Enter(ctx, len(reqBody.Bytes()))
+	if err != nil {
+		reqBody.Recycle()
+		return readFailure(err, otlpReply)
+	}
+	leave = sync.OnceFunc(leave)
+	defer leave() // a traces-only pipeline counts no lines
 	td, err := decodeTraces(&reqBody, format)
 	if err != nil {
 		return otlpReply(http.StatusBadRequest, outcomeMalformed, otlpDecodeMessage(err))
 	}
 
-	ctx := req.Context()
 	resp := ptraceotlp.NewExportResponse()
-	if r.nextLogs != nil {
-		held, rp, ok := r.tracesToEvents(ctx, td, &reqBody, format, resp, otlpReply)
+	if r.nextLogs == nil {
+		leave()
+	} else {
+		held, rp, ok := r.tracesToEvents(ctx, td, &reqBody, format, resp, otlpReply, leave)
 		// Held to the end of the request, as the event intake holds its own.
 		defer r.release(held)
 		if !ok {
@@ -71,15 +90,15 @@ func (r *sandboxReceiver) serveTraces(req *http.Request) reply {
 
 // decodeTraces decodes an OTLP export request and gives the body's
 // buffer back: pdata copies what it keeps.
-func decodeTraces(reqBody *requestBody, format string) (ptrace.Traces, error) {
+func decodeTraces(reqBody *admission.Body, format string) (ptrace.Traces, error) {
 	otlpReq := ptraceotlp.NewExportRequest()
 	var err error
 	if format == formatJSON {
-		err = otlpReq.UnmarshalJSON(reqBody.b)
+		err = otlpReq.UnmarshalJSON(reqBody.Bytes())
 	} else {
-		err = otlpReq.UnmarshalProto(reqBody.b)
+		err = otlpReq.UnmarshalProto(reqBody.Bytes())
 	}
-	reqBody.recycle()
+	reqBody.Recycle()
 	return otlpReq.Traces(), err
 }
 
@@ -88,12 +107,15 @@ func decodeTraces(reqBody *requestBody, format string) (ptrace.Traces, error) {
 // rejected in resp's partial success when no traces pipeline takes them.
 // Unless ok, the request must be answered with rp instead. held is the
 // event ids reserved for the request, for the caller to release.
-func (r *sandboxReceiver) tracesToEvents(ctx context.Context, td ptrace.Traces, reqBody *requestBody, format string,
-	resp ptraceotlp.ExportResponse, otlpReply replyBuilder,
+func (r *sandboxReceiver) tracesToEvents(ctx context.Context, td ptrace.Traces, reqBody *admission.Body, format string,
+	resp ptraceotlp.ExportResponse, otlpReply replyBuilder, leave func(),
 ) (held []uuid.UUID, rp reply, ok bool) {
 	events, st := r.mapper.AppendTraces(nil, td)
-	// Counted at their lines, as the event intake counts its events.
-	if err := reqBody.settle(encodedLen(events)); err != nil {
+	// Counted at their lines, as the event intake counts its events; the
+	// next large body decodes once these are.
+	err := reqBody.Settle(encodedLen(events))
+	leave()
+	if err != nil {
 		r.countRefused(ctx, reasonRetryable, len(events))
 		return nil, readFailure(err, otlpReply), false
 	}

@@ -28,6 +28,10 @@ func SpanAttr(key string, err error) zap.Field {
 func SpanAttrText(err error) string {
 	var ae *spanmap.AttrError
 	if errors.As(err, &ae) {
+		// A size carries numbers only, never the attribute's text.
+		if tl, ok := errors.AsType[*auditevent.TooLongError](ae.Err); ok {
+			return ae.Attr + ": " + tl.Error()
+		}
 		return ae.Attr + ": " + ae.Msg
 	}
 	return "unknown error"
@@ -46,6 +50,9 @@ func EventField(key string, err error) zap.Field {
 
 // EventFieldText is EventField's text, for an error answered to a client.
 func EventFieldText(err error) string {
+	if tl, ok := errors.AsType[*auditevent.TooLongError](err); ok {
+		return tl.Error() // a field name and numbers only
+	}
 	var fe *auditevent.FieldError
 	if !errors.As(err, &fe) {
 		return "undecodable record"

@@ -91,6 +91,11 @@ func logTime(ts auditevent.Timestamp) pcommon.Timestamp {
 // would be worse): the event comes back without it, and dropped says which
 // (a *spanmap.AttrError, naming the attribute only).
 func FromLogRecord(lr plog.LogRecord) (e auditevent.Event, dropped, err error) {
+	return fromLogRecord(lr, auditevent.DecodeOptions{})
+}
+
+// fromLogRecord is FromLogRecord decoding with opts.
+func fromLogRecord(lr plog.LogRecord, opts auditevent.DecodeOptions) (e auditevent.Event, dropped, err error) {
 	var phase auditevent.Phase
 	switch lr.EventName() {
 	case semconv.EventSessionStart:
@@ -103,7 +108,7 @@ func FromLogRecord(lr plog.LogRecord) (e auditevent.Event, dropped, err error) {
 	if lr.Body().Type() != pcommon.ValueTypeStr {
 		return auditevent.Event{}, nil, ErrNotAuditEvent
 	}
-	e, err = auditevent.DecodeString(lr.Body().Str())
+	err = opts.DecodeStringInto(lr.Body().Str(), &e)
 	if err != nil {
 		return auditevent.Event{}, nil, fmt.Errorf("%s log record body: %w", lr.EventName(), err)
 	}

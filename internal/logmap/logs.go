@@ -35,7 +35,9 @@ type Stats struct {
 	NotAudit int
 	// Invalid counts records that claim to be audit events but do not
 	// decode; FirstInvalid and LastInvalid are the reasons.
-	Invalid      int
+	Invalid int
+	// TooLong counts the invalid records whose data passes the limit.
+	TooLong      int
 	FirstInvalid error
 	LastInvalid  error
 	// Dropped counts events kept without a raw-output attribute that was
@@ -47,6 +49,13 @@ type Stats struct {
 // AppendLogs appends the events of every audit event record in ld to dst,
 // in order, skipping and counting the rest.
 func AppendLogs(dst []auditevent.Event, ld plog.Logs) ([]auditevent.Event, Stats) {
+	return AppendLogsLimit(dst, ld, 0)
+}
+
+// AppendLogsLimit is AppendLogs refusing a record whose data's canonical
+// text would pass maxData bytes (0: no limit), before that text is built.
+func AppendLogsLimit(dst []auditevent.Event, ld plog.Logs, maxData int) ([]auditevent.Event, Stats) {
+	opts := auditevent.DecodeOptions{MaxDataBytes: maxData}
 	var st Stats
 	rls := ld.ResourceLogs()
 	for i := 0; i < rls.Len(); i++ {
@@ -55,7 +64,7 @@ func AppendLogs(dst []auditevent.Event, ld plog.Logs) ([]auditevent.Event, Stats
 			records := sls.At(j).LogRecords()
 			for k := 0; k < records.Len(); k++ {
 				st.Records++
-				e, dropped, err := FromLogRecord(records.At(k))
+				e, dropped, err := fromLogRecord(records.At(k), opts)
 				if dropped != nil { // nil whenever err is not
 					st.Dropped++
 					st.LastDropped = dropped
@@ -69,6 +78,9 @@ func AppendLogs(dst []auditevent.Event, ld plog.Logs) ([]auditevent.Event, Stats
 					}
 					st.LastInvalid = err
 					st.Invalid++
+					if _, ok := errors.AsType[*auditevent.TooLongError](err); ok {
+						st.TooLong++
+					}
 				default:
 					dst = append(dst, e)
 					st.Events++

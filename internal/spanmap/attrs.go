@@ -1,6 +1,7 @@
 package spanmap
 
 import (
+	"errors"
 	"fmt"
 	"math"
 
@@ -47,6 +48,8 @@ type attrSet struct {
 	v     [nAttrs]pcommon.Value
 	has   [nAttrs]bool
 	arena *idArena // where the span's hex id strings go (nil: allocated alone)
+	// maxLine bounds the canonical text of a data attribute (0: none).
+	maxLine int
 }
 
 // attrNames is the one table of slot names; slotOf is derived from it, so a
@@ -166,11 +169,17 @@ func (as *attrSet) data(i int) (auditevent.Data, error) {
 	if s == "{}" {
 		return auditevent.Data{}, nil
 	}
-	d, err := auditevent.ParseDataString(s)
-	if err != nil {
-		return auditevent.Data{}, attrErr(attrNames[i], "not JSON object text", err)
+	d, err := auditevent.ParseDataStringLimit(s, as.maxLine)
+	if err == nil {
+		return d, nil
 	}
-	return d, nil
+	if tl, ok := errors.AsType[*auditevent.TooLongError](err); ok {
+		return auditevent.Data{}, attrErr(attrNames[i], "too large", tl)
+	}
+	if de, ok := errors.AsType[*auditevent.DepthError](err); ok {
+		return auditevent.Data{}, attrErr(attrNames[i], de.Error(), nil)
+	}
+	return auditevent.Data{}, attrErr(attrNames[i], "not JSON object text", err)
 }
 
 // seq reads an int attribute; a double holding an integer is accepted too.

@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
@@ -36,6 +37,9 @@ const DefaultMaxSessions = 10_000
 type Mapper struct {
 	mu   sync.Mutex
 	seqs *seqCounters
+	// maxLine bounds the canonical text of a span's data (0: none); see
+	// WithMaxLineBytes.
+	maxLine int
 }
 
 // NewMapper returns a Mapper that keeps seq counters for at most maxSessions
@@ -45,6 +49,15 @@ func NewMapper(maxSessions int) *Mapper {
 		maxSessions = DefaultMaxSessions
 	}
 	return &Mapper{seqs: newSeqCounters(maxSessions)}
+}
+
+// WithMaxLineBytes makes m refuse a span whose start or finish data would
+// make a canonical line longer than n bytes, before that text is built:
+// escapes make a line up to six times its span's attribute. Call it before
+// m is used.
+func (m *Mapper) WithMaxLineBytes(n int) *Mapper {
+	m.maxLine = n
+	return m
 }
 
 // SeqEvictions returns how many sessions' seq counters were dropped to stay
@@ -126,7 +139,7 @@ type spanFields struct {
 // built in place in dst: an Event is a few hundred bytes, and copying it
 // through return values cost more than filling it.
 func (m *Mapper) appendSpanEvents(dst []auditevent.Event, span ptrace.Span, st *Stats, ids *idArena) ([]auditevent.Event, error) {
-	as := attrSet{arena: ids}
+	as := attrSet{arena: ids, maxLine: m.maxLine}
 	if !as.read(span) {
 		return dst, ErrNotSandboxSpan
 	}
@@ -201,7 +214,7 @@ func (as *attrSet) identity(e *auditevent.Event) error {
 	if !auditevent.IsOp(op) {
 		// Not quoted: errors reach logs and clients, and attribute values
 		// never do (an op may hold anything a producer put there).
-		return attrErr(semconv.AttrOperation, "not a sandbox operation", nil)
+		return attrErr(semconv.AttrOperation, "not a sandbox operation (must be one of: "+strings.Join(auditevent.Ops(), ", ")+")", nil)
 	}
 	sessionText, err := as.str(aSession)
 	if err != nil {

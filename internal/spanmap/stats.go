@@ -1,5 +1,11 @@
 package spanmap
 
+import (
+	"errors"
+
+	"github.com/sandboxaudit/sandboxaudit/auditevent"
+)
+
 // Stats counts what a mapping call did, for the caller's telemetry and logs.
 type Stats struct {
 	// Spans is the number of spans looked at.
@@ -11,7 +17,10 @@ type Stats struct {
 	// Invalid counts sandbox spans skipped because of a bad attribute;
 	// FirstInvalid and LastInvalid are the reasons (*AttrError) of the first
 	// and the last, for logging.
-	Invalid      int
+	Invalid int
+	// TooLong counts the invalid spans whose line would pass the mapper's
+	// line limit.
+	TooLong      int
 	FirstInvalid error
 	LastInvalid  error
 	// Ignored counts optional attributes that were malformed and left out of
@@ -36,6 +45,9 @@ func (s *Stats) invalid(err error) {
 	}
 	s.LastInvalid = err
 	s.Invalid++
+	if _, ok := errors.AsType[*auditevent.TooLongError](err); ok {
+		s.TooLong++
+	}
 }
 
 func (s *Stats) ignored(err error) {

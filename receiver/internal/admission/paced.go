@@ -1,0 +1,67 @@
+package admission // import "github.com/sandboxaudit/sandboxaudit/receiver/internal/admission"
+
+import (
+	"io"
+	"net/http"
+	"time"
+)
+
+// DefaultBodyGrace is the window over which the minimum rate is measured:
+// a round trip or two and a slow start, on any network.
+const DefaultBodyGrace = 5 * time.Second
+
+// pacedBody cuts a request body that stops arriving, or arrives slower
+// than the minimum rate over a sliding window, or (a small body) takes
+// longer than its timeout: before each read the connection's deadline is
+// set to the earliest of these, never past read_timeout. A client that
+// stalls holds its share of the budget for a window, not for the whole
+// read_timeout.
+type pacedBody struct {
+	io.ReadCloser
+	rc   *http.ResponseController
+	rate *rateWindow // nil: only end applies
+	end  time.Time   // zero: none
+}
+
+func (b *pacedBody) Read(p []byte) (int, error) {
+	d := b.end
+	if b.rate != nil {
+		if w := b.rate.deadline(); d.IsZero() || w.Before(d) {
+			d = w
+		}
+	}
+	_ = b.rc.SetReadDeadline(d) // unsupported (a test recorder): read_timeout still holds
+	n, err := b.ReadCloser.Read(p)
+	if n > 0 && b.rate != nil {
+		b.rate.add(time.Now(), n)
+	}
+	return n, err
+}
+
+// Pace returns req with its body paced: a small body must arrive within
+// the small-body timeout, a larger one at the minimum rate over every
+// window of grace (0 rate: not paced). Neither goes past read_timeout.
+func (c *Controller) Pace(w http.ResponseWriter, req *http.Request, grace time.Duration) *http.Request {
+	if req.Body == http.NoBody || req.ContentLength >= 0 && req.ContentLength <= FirstBuffer {
+		// Held in the first buffer, which is reserved only once filled or
+		// ended: stalling, it holds no budget. (The usual single event.)
+		return req
+	}
+	now := time.Now()
+	b := &pacedBody{ReadCloser: req.Body, rc: http.NewResponseController(w)}
+	if t := c.settings.ReadTimeout; t > 0 {
+		b.end = now.Add(t)
+	}
+	switch t := c.settings.SmallBodyTimeout; {
+	case c.small(req) && t > 0:
+		if b.end.IsZero() || now.Add(t).Before(b.end) {
+			b.end = now.Add(t)
+		}
+	case !c.small(req) && c.settings.MinBodyRate > 0:
+		b.rate = newRateWindow(now, c.settings.MinBodyRate, grace)
+	default: // read_timeout alone, as the server applies it
+		return req
+	}
+	req.Body = b
+	return req
+}
