@@ -3,6 +3,7 @@ package sandboxauditexporter // import "github.com/sandboxaudit/sandboxaudit/exp
 import (
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"time"
@@ -159,11 +160,20 @@ const (
 	compressionZstd = "zstd"
 )
 
+// maxRotationMegabytes and maxRotationDays are the largest values whose
+// byte count and age still fit an int64 and a time.Duration: a larger one
+// would wrap to a small or negative bound (max_days: 213504 would keep
+// segments for 25 minutes).
+const (
+	maxRotationMegabytes = math.MaxInt64 >> 20
+	maxRotationDays      = int64(math.MaxInt64 / (24 * time.Hour))
+)
+
 // Validate checks the rotation keys.
 func (c *RotationConfig) Validate() error {
 	var errs []error
-	if c.MaxMegabytes < 0 {
-		errs = append(errs, fmt.Errorf("max_megabytes: must be >= 0, got %d", c.MaxMegabytes))
+	if c.MaxMegabytes < 0 || int64(c.MaxMegabytes) > maxRotationMegabytes {
+		errs = append(errs, fmt.Errorf("max_megabytes: must be between 0 and %d, got %d", int64(maxRotationMegabytes), c.MaxMegabytes))
 	}
 	if c.Interval < 0 || c.Interval > 0 && c.Interval < time.Second {
 		errs = append(errs, fmt.Errorf("interval: must be 0 (no time-based rotation) or at least 1s, got %s", c.Interval))
@@ -171,8 +181,8 @@ func (c *RotationConfig) Validate() error {
 	if c.MaxBackups < 0 {
 		errs = append(errs, fmt.Errorf("max_backups: must be >= 0, got %d", c.MaxBackups))
 	}
-	if c.MaxDays < 0 {
-		errs = append(errs, fmt.Errorf("max_days: must be >= 0, got %d", c.MaxDays))
+	if c.MaxDays < 0 || int64(c.MaxDays) > maxRotationDays {
+		errs = append(errs, fmt.Errorf("max_days: must be between 0 and %d, got %d", maxRotationDays, c.MaxDays))
 	}
 	if c.Compression != compressionNone && c.Compression != compressionZstd && c.Compression != "" {
 		errs = append(errs, fmt.Errorf("compression: %q is not one of %q, %q", c.Compression, compressionZstd, compressionNone))
