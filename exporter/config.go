@@ -337,13 +337,24 @@ func (c *IntegrityConfig) Validate() error {
 // and the quorum.
 func (c *IntegrityConfig) validateWitnesses() error {
 	var errs []error
+	// A witness listed twice would count twice toward the quorum with
+	// one cosignature.
+	seen := make(map[string]int, len(c.Witnesses))
 	for i := range c.Witnesses {
 		w := &c.Witnesses[i]
 		prefix := fmt.Sprintf("witnesses::%d::", i)
 		errs = append(errs, validateClient(prefix, &w.ClientConfig))
-		if _, err := witness.ParseKey(w.PublicKey); err != nil {
+		v, err := witness.ParseKey(w.PublicKey)
+		if err != nil {
 			errs = append(errs, fmt.Errorf("%spublic_key: %w", prefix, err))
+			continue
 		}
+		id := fmt.Sprintf("%s+%08x", v.Name(), v.KeyHash())
+		if j, dup := seen[id]; dup {
+			errs = append(errs, fmt.Errorf("%spublic_key: the same witness as witnesses::%d (%s); a witness counts once toward the quorum", prefix, j, v.Name()))
+			continue
+		}
+		seen[id] = i
 	}
 	if c.WitnessQuorum < 0 || c.WitnessQuorum > len(c.Witnesses) {
 		errs = append(errs, fmt.Errorf("witness_quorum: must be between 0 (all) and the %d witnesses, got %d",
