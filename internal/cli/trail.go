@@ -177,7 +177,7 @@ func (v *verifier) verifyTrail(ctx context.Context, path string) error {
 	}
 	firstLine := res.First + 1 - lead // with a handover leaf, line i is leaf i
 	_, _ = fmt.Fprintf(v.out, "%s: integrity: trail segments=%d retired=%d first_line=%d lines=%d sealed=%d unsealed=%d%s checkpoints=%d%s\n",
-		path, len(tr.Parts)-activeCount(tr), tr.Retired, firstLine, res.Lines, res.Sealed, res.Unsealed, allowed, res.Checkpoints, upTo)
+		path, len(tr.Parts)-activeCount(tr), tr.Retired, firstLine, res.Lines, max(res.Sealed-lead, 0), res.Unsealed, allowed, res.Checkpoints, upTo)
 	return nil
 }
 
