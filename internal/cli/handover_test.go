@@ -11,6 +11,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/sandboxaudit/sandboxaudit/internal/integrity"
+	"github.com/sandboxaudit/sandboxaudit/internal/witness"
+	"github.com/sandboxaudit/sandboxaudit/internal/witness/witnesstest"
 )
 
 // handedOver hands the witnessed fixture's log over to a new key, with
@@ -292,4 +294,45 @@ func TestVerifyFollowsTwoHandovers(t *testing.T) {
 	res = run(t, "", "verify", "--key", oldPub, "--allow-open", "--allow-unsealed", "10", retired1, retired2, path)
 	require.Equal(t, 1, res.code, res.stdout)
 	require.Contains(t, res.stdout, retired2+":3: handover: the log was retired at 2 lines by its final checkpoint, but the file has 4")
+}
+
+// Witnesses cosign the new log's checkpoints, its handover leaf included,
+// and verify with the first key follows into the witnessed new log.
+func TestHandedOverLogIsWitnessed(t *testing.T) {
+	path, retired, oldPub, newKey, _ := handOver(t)
+	keys, err := integrity.LoadSigningKey(newKey)
+	require.NoError(t, err)
+	f := witnesstest.Start(t, "w3.example/w", keys.Verifier)
+	w, err := witness.NewWitness(f.URL, f.VKey, nil, nil)
+	require.NoError(t, err)
+	pool, err := witness.NewPool([]*witness.Witness{w}, 1, nil, nil)
+	require.NoError(t, err)
+	wkey := filepath.Join(t.TempDir(), "w3.vkey")
+	require.NoError(t, os.WriteFile(wkey, []byte(f.VKey+"\n"), 0o644))
+	sealer, err := integrity.NewSealer(integrity.Settings{Keys: keys, Interval: 1e9, Witnesses: pool})
+	require.NoError(t, err)
+	s, fin := op(sessionB, "stop", "b000000000000009", 3, 4)
+	appendFlocked(t, path, canonLines(s))
+	require.NoError(t, sealer.Seal(context.Background(), path))
+	appendFlocked(t, path, canonLines(fin))
+	require.NoError(t, sealer.Seal(context.Background(), path))
+
+	res := run(t, "", "verify", "--key", strings.TrimSuffix(newKey, ".key")+".pub", "--witness", wkey, path)
+	require.Equal(t, 0, res.code, res.stdout+res.stderr)
+	require.Contains(t, res.stdout, "witness: lines=2 witnessed=2 unwitnessed=0")
+
+	// A line of the new log rewritten and re-sealed by the new key's
+	// holder: the key check passes, the witness check refuses it.
+	lines := fileLines(t, path)
+	lines[0] = strings.Replace(lines[0], `"op":"stop"`, `"op":"exec"`, 1)
+	lines[1] = strings.Replace(lines[1], `"op":"stop"`, `"op":"exec"`, 1)
+	writeLines(t, path, lines)
+	require.NoError(t, os.Remove(path+".tlog"))
+	require.NoError(t, os.Remove(path+".checkpoints"))
+	require.NoError(t, sealWith(t, path, newKey))
+	res = run(t, "", "verify", "--key", oldPub, retired, path)
+	require.Equal(t, 0, res.code, res.stdout)
+	res = run(t, "", "verify", "--key", strings.TrimSuffix(newKey, ".key")+".pub", "--witness", wkey, path)
+	require.Equal(t, 1, res.code, res.stdout)
+	require.Contains(t, res.stdout, "lines were changed, and re-signed, after the witnesses saw them")
 }

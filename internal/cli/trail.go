@@ -157,14 +157,14 @@ func (v *verifier) verifyTrail(ctx context.Context, path string) error {
 	if err != nil {
 		return err
 	}
-	if wc != nil {
-		v.reportWitnessed(path, wc)
-	}
-	res := tc.Finish()
 	lead := int64(0)
 	if tr.Log.Genesis() != nil {
 		lead = 1
 	}
+	if wc != nil {
+		v.reportWitnessed(path, wc, lead)
+	}
+	res := tc.Finish()
 	v.checkHandover(path, res.First+res.Lines, lead)
 	for _, f := range res.Failures {
 		v.sum.Problems++

@@ -38,7 +38,7 @@ func (v *verifier) verifySealed(ctx context.Context, name string, f *os.File) er
 		return fmt.Errorf("%s: %w", name, err)
 	}
 	if wc != nil {
-		v.reportWitnessed(name, wc)
+		v.reportWitnessed(name, wc, 0)
 	}
 	res := c.Finish()
 	v.checkHandover(name, res.Lines, 0)
