@@ -14,7 +14,7 @@ GOTESTSUM_VERSION   ?= v1.13.0
 # unpacked offline copy (file:///…), see README "Vulnerabilities".
 VULNDB    ?= https://vuln.go.dev
 
-.PHONY: all test unit e2e vet bench bench-check bench-e2e bench-single bench-sync bench-canon fuzz lint vulncheck build install run clean
+.PHONY: all test unit e2e e2e-jaeger vet bench bench-check bench-e2e bench-single bench-sync bench-canon fuzz lint vulncheck build install run clean
 
 all: test
 
@@ -51,9 +51,19 @@ vet:
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -cpu 1 ./auditevent/ ./internal/... ./exporter/ ./receiver/ ./encoding/
 
-## bench-check: bench/ compiles and its load matches sandboxtrace (quick; no benchmark runs)
+## bench-check: bench/ compiles, its load matches sandboxtrace, and serve works in headless
+## Chromium (bench/browser; screenshots into SANDBOXAUDIT_ARTIFACTS); no benchmark runs
+SANDBOXAUDIT_ARTIFACTS ?= $(abspath $(BIN))/artifacts
+export SANDBOXAUDIT_ARTIFACTS
 bench-check:
 	cd bench && $(GO) vet -mod=mod ./... && $(GO) test -mod=mod -count=1 ./...
+
+## e2e-jaeger: span-to-audit correlation both ways against a real Jaeger v2 on loopback; builds
+## Jaeger from tools/jaeger, its own module so the main module's dependencies stay as they are
+## (about 7 CPU-minutes cold)
+e2e-jaeger:
+	cd tools/jaeger && $(GO) build -o $(abspath $(BIN))/jaeger github.com/jaegertracing/jaeger/cmd/jaeger
+	SANDBOXAUDIT_E2E=1 SANDBOXAUDIT_JAEGER=$(abspath $(BIN))/jaeger $(GO) test -count=1 -timeout 10m -v -run '^TestJaegerCorrelation$$' ./e2e/
 
 ## bench-e2e: ours vs the contrib fileexporter, same OTLP load, alternated
 ## BENCH_ROUNDS times in one run (bench/ is its own module; not part of test)
@@ -109,6 +119,8 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzParseCheckpoint$$' -fuzztime $(FUZZTIME) ./internal/integrity/
 	$(GO) test -run '^$$' -fuzz '^FuzzParseBundle$$' -fuzztime $(FUZZTIME) ./internal/integrity/
 	$(GO) test -run '^$$' -fuzz '^FuzzNoteReader$$' -fuzztime $(FUZZTIME) ./internal/integrity/
+	$(GO) test -run '^$$' -fuzz '^FuzzReadOps$$' -fuzztime $(FUZZTIME) ./internal/trail/
+	$(GO) test -run '^$$' -fuzz '^FuzzTopField$$' -fuzztime $(FUZZTIME) ./internal/trail/
 
 ## lint: gofmt, go vet, staticcheck and golangci-lint (installed from the module proxy)
 lint: vet

@@ -10,6 +10,7 @@ import (
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/exporter"
 	"go.opentelemetry.io/collector/exporter/debugexporter"
+	"go.opentelemetry.io/collector/exporter/otlphttpexporter"
 	"go.opentelemetry.io/collector/extension"
 	"go.opentelemetry.io/collector/otelcol"
 	"go.opentelemetry.io/collector/processor"
@@ -95,6 +96,8 @@ func Components() (otelcol.Factories, error) {
 	factories.Exporters, err = otelcol.MakeFactoryMap[exporter.Factory](
 		debugexporter.NewFactory(),
 		kafkaexporter.NewFactory(),
+		// otlphttp forwards the processor's spans to a tracing backend.
+		otlphttpexporter.NewFactory(),
 		ExporterFactory(),
 	)
 	if err != nil {
@@ -127,9 +130,17 @@ func Components() (otelcol.Factories, error) {
 		ProcessorFactory().Type():                  own,
 	}
 	factories.ExporterModules = map[component.Type]string{
-		debugexporter.NewFactory().Type(): collector("exporter/debugexporter"),
-		kafkaexporter.NewFactory().Type(): contrib("exporter/kafkaexporter"),
-		ExporterFactory().Type():          own,
+		debugexporter.NewFactory().Type():    collector("exporter/debugexporter"),
+		kafkaexporter.NewFactory().Type():    contrib("exporter/kafkaexporter"),
+		otlphttpexporter.NewFactory().Type(): collector("exporter/otlphttpexporter"),
+		ExporterFactory().Type():             own,
+	}
+	// A factory registered under a deprecated alias too (otlphttp for
+	// otlp_http) reports its module under both names.
+	for typ, f := range factories.Exporters {
+		if _, ok := factories.ExporterModules[typ]; !ok {
+			factories.ExporterModules[typ] = factories.ExporterModules[f.Type()]
+		}
 	}
 	factories.ExtensionModules = map[component.Type]string{
 		bearertokenauthextension.NewFactory().Type(): contrib("extension/bearertokenauthextension"),

@@ -11,6 +11,7 @@ import (
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/confmap"
 	"go.opentelemetry.io/collector/exporter/debugexporter"
+	"go.opentelemetry.io/collector/exporter/otlphttpexporter"
 	"go.opentelemetry.io/collector/processor/batchprocessor"
 	"go.opentelemetry.io/collector/processor/memorylimiterprocessor"
 	"go.opentelemetry.io/collector/receiver/otlpreceiver"
@@ -30,7 +31,7 @@ func TestComponents(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []string{"kafka", "otlp", "sandboxaudit"}, typeNames(f.Receivers))
 	assert.Equal(t, []string{"batch", "memory_limiter", "sandboxaudit"}, typeNames(f.Processors))
-	assert.Equal(t, []string{"debug", "kafka", "sandboxaudit"}, typeNames(f.Exporters))
+	assert.Equal(t, []string{"debug", "kafka", "otlp_http", "otlphttp", "sandboxaudit"}, typeNames(f.Exporters))
 	assert.Equal(t, []string{"bearertokenauth", "sandboxaudit_encoding"}, typeNames(f.Extensions))
 	assert.Empty(t, f.Connectors)
 	require.NotNil(t, f.Telemetry)
@@ -108,6 +109,7 @@ func TestBuilderConfigMatchesComponents(t *testing.T) {
 		"go.opentelemetry.io/collector/processor/memorylimiterprocessor":                               memorylimiterprocessor.NewFactory().Type(),
 		"go.opentelemetry.io/collector/exporter/debugexporter":                                         debugexporter.NewFactory().Type(),
 		"github.com/open-telemetry/opentelemetry-collector-contrib/exporter/kafkaexporter":             kafkaexporter.NewFactory().Type(),
+		"go.opentelemetry.io/collector/exporter/otlphttpexporter":                                      otlphttpexporter.NewFactory().Type(),
 		"github.com/open-telemetry/opentelemetry-collector-contrib/extension/bearertokenauthextension": bearertokenauthextension.NewFactory().Type(),
 		Module + "/receiver":           sandboxauditreceiver.NewFactory().Type(),
 		Module + "/kafkaguardreceiver": kafkaguardreceiver.NewFactory().Type(),
@@ -140,7 +142,15 @@ func TestBuilderConfigMatchesComponents(t *testing.T) {
 	}
 	check("receivers", f.ReceiverModules)
 	check("processors", f.ProcessorModules)
-	check("exporters", f.ExporterModules)
+	// The manifest names a factory once; Components also lists it under a
+	// deprecated alias, which builds the same module.
+	exporters := map[component.Type]string{}
+	for typ, m := range f.ExporterModules {
+		if f.Exporters[typ].Type() == typ {
+			exporters[typ] = m
+		}
+	}
+	check("exporters", exporters)
 	check("extensions", f.ExtensionModules)
 	assert.Empty(t, manifest["connectors"])
 

@@ -55,7 +55,11 @@ func crashBatch(b int) (body []byte, ids []string) {
 	session := fmt.Sprintf("00000000-0000-4000-8000-%012d", b)
 	var buf bytes.Buffer
 	for op := range 25 {
-		for phase, seq := range map[string]int{"start": 2*op + 1, "finish": 2*op + 2} {
+		for _, phase := range []string{"start", "finish"} {
+			seq := 2*op + 1
+			if phase == "finish" {
+				seq++
+			}
 			id := fmt.Sprintf("%08d-0000-4000-8000-%012d", b, seq)
 			ids = append(ids, id)
 			extra := ""

@@ -105,7 +105,12 @@ func postBatch(client *http.Client, addr string, body []byte) bool {
 func TestRotationUnderLoadIsOneVerifiableLog(t *testing.T) {
 	requireE2E(t)
 	zstdBin, err := exec.LookPath("zstd")
-	require.NoError(t, err, "the zstd tool (.ci/run installs it)")
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("the zstd tool (.ci/run installs it): %v", err)
+		}
+		t.Skip("zstd not found on PATH (apt-get install zstd); skipping the check that the zstd tool reads the segments")
+	}
 	dir := t.TempDir()
 	keyPath, pubPath := keygen(t, dir)
 	addr := freeAddr(t)

@@ -42,6 +42,16 @@ commands:
   log reset --signing-key NAME.key PATH
                              start a new log over an audit file the collector refuses
                              (no signed history); the old sidecars are kept
+  show [--session ID] [--trace ID] [--span ID] [--op OP] [--failed] [--since T] [--until T]
+       [--grep TEXT] [--output table|jsonl|json] PATH...
+                             a trail's operations in session and seq order, each start with its
+                             finish; PATH is a file, a trail's directory (its segments, .zst too)
+                             or - for stdin; jsonl writes the lines unchanged
+  sessions [--output table|jsonl] PATH...
+                             one row per session: first and last time, operations, failures,
+                             open operations, trace id
+  serve [--listen 127.0.0.1:8089] [--trace-url TEMPLATE] [--key NAME.pub] [--allow-remote] PATH...
+                             a read-only web view of a trail (loopback unless --allow-remote)
   keygen --name NAME --out DIR
                              write DIR/NAME.key (signing key, 0600) and DIR/NAME.pub (verifier key)
   prove FILE --line N        print line N with its inclusion proof and the newest checkpoint
@@ -68,6 +78,12 @@ func Run(ctx context.Context, args []string, s Streams) int {
 		return runVerify(ctx, args[1:], s)
 	case "replay":
 		return runReplay(ctx, args[1:], s)
+	case "show":
+		return runShow(ctx, args[1:], s)
+	case "sessions":
+		return runSessions(ctx, args[1:], s)
+	case "serve":
+		return runServe(ctx, args[1:], s)
 	case "keygen":
 		return runKeygen(ctx, args[1:], s)
 	case "log":

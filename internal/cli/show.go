@@ -1,0 +1,126 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/sandboxaudit/sandboxaudit/auditevent"
+	"github.com/sandboxaudit/sandboxaudit/internal/trail"
+)
+
+const showSynopsis = "show [--session ID] [--trace ID] [--span ID] [--op OP] [--failed] [--since T] [--until T] " +
+	"[--grep TEXT] [--output table|jsonl|json] PATH... (a file, a trail's directory, or - for stdin)"
+
+// runShow prints a trail's operations in session and seq order.
+func runShow(ctx context.Context, args []string, s Streams) int {
+	fs := newFlagSet("show", showSynopsis, s.Stderr)
+	session := fs.String("session", "", "only this session (UUID)")
+	traceID := fs.String("trace", "", "only operations of this trace id")
+	spanID := fs.String("span", "", "only the operation of this span id")
+	op := fs.String("op", "", "only this operation ("+fmt.Sprint(auditevent.Ops())+")")
+	failed := fs.Bool("failed", false, "only operations whose finish has ok: false")
+	since := fs.String("since", "", "only operations that started at or after T (RFC 3339 time, a date, or a duration such as 2h meaning that long ago)")
+	until := fs.String("until", "", "only operations that started before T (as --since)")
+	grep := fs.String("grep", "", "only operations whose lines hold TEXT (as typed, or as the line escapes it)")
+	output := fs.String("output", "table", "table, jsonl (the lines unchanged: pipe into verify or canon) or json")
+	paths, err := parseInterspersed(fs, args)
+	if err != nil {
+		return flagStatus(err)
+	}
+	if len(paths) == 0 {
+		fs.Usage()
+		return exitUsage
+	}
+	f, err := showFilter(*session, *traceID, *spanID, *op, *failed, *since, *until, *grep, time.Now())
+	if err != nil {
+		_, _ = fmt.Fprintf(s.Stderr, "show: %v\n", err)
+		return exitUsage
+	}
+	out, err := newOpWriter(*output, s.Stdout)
+	if err != nil {
+		_, _ = fmt.Fprintf(s.Stderr, "show: --output: %v\n", err)
+		return exitUsage
+	}
+	sources, err := trail.Expand(paths)
+	if err != nil {
+		_, _ = fmt.Fprintf(s.Stderr, "show: %v\n", err)
+		return exitProblems
+	}
+	w := bufio.NewWriterSize(s.Stdout, 64<<10)
+	out.reset(w)
+	opts := trail.Options{Filter: f, KeepLines: out.needsLines(), Stdin: s.Stdin, Bad: badLineReporter("show", s.Stderr)}
+	st, err := trail.ReadOps(ctx, sources, opts, out.op)
+	if err == nil {
+		err = out.end(st)
+	}
+	if ferr := w.Flush(); err == nil {
+		err = ferr
+	}
+	if err != nil {
+		_, _ = fmt.Fprintf(s.Stderr, "show: %v\n", err)
+		return exitProblems
+	}
+	if st.Duplicates > 0 {
+		_, _ = fmt.Fprintf(s.Stderr, "show: %d repeated line(s) (the same bytes again, as at-least-once delivery writes them) shown once\n", st.Duplicates)
+	}
+	if st.Bad > 0 {
+		_, _ = fmt.Fprintf(s.Stderr, "show: %d line(s) are not audit events and were left out\n", st.Bad)
+		return exitProblems
+	}
+	return exitOK
+}
+
+// badLineReporter names a bad line by file and number, never by its text:
+// the line may hold anything, terminal escapes included.
+func badLineReporter(cmd string, stderr io.Writer) func(string, int64, string) {
+	return func(source string, line int64, reason string) {
+		_, _ = fmt.Fprintf(stderr, "%s: %s:%d: %s\n", cmd, displayText(source), line, reason)
+	}
+}
+
+// showFilter builds the filter from the flags.
+func showFilter(session, traceID, spanID, op string, failed bool, since, until, grep string, now time.Time) (trail.Filter, error) {
+	f := trail.Filter{TraceID: traceID, SpanID: spanID, Op: op, Failed: failed, Grep: grep}
+	if session != "" {
+		id, err := auditevent.ParseUUID(session)
+		if err != nil {
+			return f, fmt.Errorf("--session: not a UUID")
+		}
+		f.Session = id
+	}
+	if op != "" && !auditevent.IsOp(op) {
+		return f, fmt.Errorf("--op: not a sandbox operation (one of %v)", auditevent.Ops())
+	}
+	var err error
+	if f.Since, err = parseWhen(since, now); err != nil {
+		return f, fmt.Errorf("--since: %w", err)
+	}
+	if f.Until, err = parseWhen(until, now); err != nil {
+		return f, fmt.Errorf("--until: %w", err)
+	}
+	return f, nil
+}
+
+// parseWhen reads a time: RFC 3339 (the lines' own ts form included), a
+// date (midnight UTC), or a duration before now.
+func parseWhen(s string, now time.Time) (time.Time, error) {
+	if s == "" {
+		return time.Time{}, nil
+	}
+	if ts, err := auditevent.ParseTimestamp(s); err == nil {
+		return ts.Time(), nil
+	}
+	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+		return t, nil
+	}
+	if t, err := time.Parse(time.DateOnly, s); err == nil {
+		return t, nil
+	}
+	if d, err := time.ParseDuration(s); err == nil && d >= 0 {
+		return now.Add(-d), nil
+	}
+	return time.Time{}, fmt.Errorf("want an RFC 3339 time (2026-03-14T15:09:26Z), a date (2026-03-14) or a duration (2h)")
+}

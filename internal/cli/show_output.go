@@ -1,0 +1,231 @@
+package cli
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/google/uuid"
+	"golang.org/x/term"
+
+	"github.com/sandboxaudit/sandboxaudit/internal/trail"
+)
+
+// opWriter writes show's operations in one output format.
+type opWriter interface {
+	reset(w *bufio.Writer)
+	needsLines() bool
+	op(o *trail.Op) error
+	end(st trail.Stats) error
+}
+
+func newOpWriter(format string, stdout io.Writer) (opWriter, error) {
+	switch format {
+	case "table":
+		return &tableWriter{color: colorOn(stdout)}, nil
+	case "jsonl":
+		return &jsonlWriter{}, nil
+	case "json":
+		return &jsonWriter{}, nil
+	}
+	return nil, fmt.Errorf("%q is not table, jsonl or json", displayText(format))
+}
+
+// colorOn reports whether w is a terminal that wants color (NO_COLOR unset).
+func colorOn(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok || os.Getenv("NO_COLOR") != "" || os.Getenv("TERM") == "dumb" {
+		return false
+	}
+	return term.IsTerminal(int(f.Fd()))
+}
+
+// Column widths of the table; longer fields are cut with "…".
+const (
+	colTime   = 27
+	colSeq    = 7
+	colOp     = 20
+	colWhat   = 44
+	colResult = 28
+	colExit   = 5
+)
+
+const (
+	ansiRed    = "\x1b[31m"
+	ansiYellow = "\x1b[33m"
+	ansiBold   = "\x1b[1m"
+	ansiReset  = "\x1b[0m"
+)
+
+// tableWriter writes one aligned row per operation, under a heading per
+// session.
+type tableWriter struct {
+	w       *bufio.Writer
+	color   bool
+	session uuid.UUID
+	any     bool
+}
+
+func (t *tableWriter) reset(w *bufio.Writer) { t.w = w }
+func (t *tableWriter) needsLines() bool      { return false }
+
+func (t *tableWriter) op(o *trail.Op) error {
+	if !t.any || uuid.UUID(o.Session) != t.session {
+		t.heading(o)
+	}
+	first := o.First()
+	dur := ""
+	exit := ""
+	if o.Finish != nil {
+		dur = formatDuration(o.Finish.DurationMS)
+		exit = o.Finish.Exit
+	}
+	row := strings.Join([]string{
+		pad(displayText(first.TS), colTime),
+		pad(fmt.Sprintf("%*d", colSeq, first.Seq), colSeq),
+		pad(o.Op, colOp),
+		pad(displayText(o.What), colWhat),
+		pad(resultText(o), colResult),
+		fmt.Sprintf("%*s", colExit, cut(displayText(exit), colExit)),
+		fmt.Sprintf("%10s", dur),
+	}, " ")
+	row = strings.TrimRight(row, " ")
+	switch {
+	case t.color && o.Failed():
+		row = ansiRed + row + ansiReset
+	case t.color && (o.Open() || o.Start == nil):
+		row = ansiYellow + row + ansiReset
+	}
+	_, err := t.w.WriteString(row + "\n")
+	return err
+}
+
+func (t *tableWriter) heading(o *trail.Op) {
+	if t.any {
+		_ = t.w.WriteByte('\n')
+	}
+	t.any, t.session = true, o.Session
+	h := "session " + uuid.UUID(o.Session).String()
+	if o.TraceID != "" {
+		h += "  trace " + displayText(o.TraceID)
+	}
+	if t.color {
+		h = ansiBold + h + ansiReset
+	}
+	_, _ = t.w.WriteString(h + "\n")
+	_, _ = t.w.WriteString(strings.TrimRight(strings.Join([]string{
+		pad("TIME", colTime), fmt.Sprintf("%*s", colSeq, "SEQ"), pad("OP", colOp), pad("COMMAND/PATH", colWhat),
+		pad("RESULT", colResult), fmt.Sprintf("%*s", colExit, "EXIT"), fmt.Sprintf("%10s", "DURATION"),
+	}, " "), " ") + "\n")
+}
+
+// resultText is ok, the error code of a failure, or what is missing.
+func resultText(o *trail.Op) string {
+	switch {
+	case o.Start == nil:
+		return "NO START (finish only)"
+	case o.Finish == nil:
+		return "OPEN (no finish)"
+	case o.Finish.OK:
+		return "ok"
+	case o.Finish.ErrorCode != "":
+		return "FAIL " + displayText(o.Finish.ErrorCode)
+	}
+	return "FAIL"
+}
+
+func formatDuration(ms float64) string {
+	switch {
+	case ms >= 60_000:
+		return strconv.FormatFloat(ms/60_000, 'f', 1, 64) + "m"
+	case ms >= 1000:
+		return strconv.FormatFloat(ms/1000, 'f', 2, 64) + "s"
+	}
+	return strconv.FormatFloat(ms, 'f', 1, 64) + "ms"
+}
+
+func (t *tableWriter) end(st trail.Stats) error {
+	if t.any {
+		_ = t.w.WriteByte('\n')
+	}
+	_, err := fmt.Fprintf(t.w, "%d operation(s): %d failed, %d open\n", st.Ops, st.Failed, st.Open)
+	return err
+}
+
+// jsonlWriter writes each operation's lines as they are in the trail:
+// start, then finish.
+type jsonlWriter struct{ w *bufio.Writer }
+
+func (j *jsonlWriter) reset(w *bufio.Writer) { j.w = w }
+func (j *jsonlWriter) needsLines() bool      { return true }
+func (j *jsonlWriter) end(trail.Stats) error { return nil }
+
+func (j *jsonlWriter) op(o *trail.Op) error {
+	for _, e := range [...]*trail.Event{o.Start, o.Finish} {
+		if e == nil {
+			continue
+		}
+		if _, err := j.w.Write(e.Line); err != nil {
+			return err
+		}
+		if n := len(e.Line); n > 0 && e.Line[n-1] != '\n' {
+			_ = j.w.WriteByte('\n') // a torn last line, still an event
+		}
+	}
+	return nil
+}
+
+// jsonWriter writes a JSON array of operations, each holding its two
+// events as they are in the trail (null when missing).
+type jsonWriter struct {
+	w *bufio.Writer
+	n int
+}
+
+func (j *jsonWriter) reset(w *bufio.Writer) { j.w = w }
+func (j *jsonWriter) needsLines() bool      { return true }
+
+func (j *jsonWriter) op(o *trail.Op) error {
+	sep := "[\n"
+	if j.n > 0 {
+		sep = ",\n"
+	}
+	j.n++
+	_, _ = j.w.WriteString(sep)
+	_, _ = fmt.Fprintf(j.w, `{"session_id":"%s","span_id":%s,"trace_id":%s,"op":"%s","open":%t,"failed":%t,"start":%s,"finish":%s}`,
+		uuid.UUID(o.Session).String(), jsonString(o.SpanID), jsonNullable(o.TraceID), o.Op, o.Open(), o.Failed(),
+		eventJSON(o.Start), eventJSON(o.Finish))
+	return nil
+}
+
+func (j *jsonWriter) end(trail.Stats) error {
+	if j.n == 0 {
+		_, err := j.w.WriteString("[]\n")
+		return err
+	}
+	_, err := j.w.WriteString("\n]\n")
+	return err
+}
+
+func eventJSON(e *trail.Event) string {
+	if e == nil {
+		return "null"
+	}
+	return strings.TrimSuffix(string(e.Line), "\n")
+}
+
+// jsonString quotes s as JSON (Go's %q is not JSON for every input).
+func jsonString(s string) string {
+	b, _ := jsonMarshalString(s)
+	return b
+}
+
+func jsonNullable(s string) string {
+	if s == "" {
+		return "null"
+	}
+	return jsonString(s)
+}

@@ -1,0 +1,267 @@
+package trail
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"hash/maphash"
+	"strings"
+	"unsafe"
+
+	"github.com/sandboxaudit/sandboxaudit/auditevent"
+)
+
+// maxWhat bounds the command or path text carried per event; the table
+// cuts far shorter, and serve shows the full data from the lines.
+const maxWhat = 1024
+
+// badReason says why a line is not an event without quoting any of it:
+// the field's name when it is one of the event's, and what is wrong with
+// it in words of our own (the decoder's messages may quote the value).
+func badReason(err error) string {
+	var fe *auditevent.FieldError
+	if !errors.As(err, &fe) {
+		return "not an audit event: not valid JSON"
+	}
+	what := problemOf(fe.Type)
+	if fe.Field != "" && auditevent.IsField(fe.Field) {
+		return "not an audit event: field " + fe.Field + ": " + what + " (" + fe.Type + ")"
+	}
+	return "not an audit event: " + what + " (" + fe.Type + ")"
+}
+
+// problemOf words a pydantic error type.
+func problemOf(typ string) string {
+	switch {
+	case typ == "missing":
+		return "missing"
+	case typ == "json_invalid":
+		return "not valid JSON"
+	case typ == "model_attributes_type":
+		return "not a JSON object"
+	case typ == "union_tag_not_found":
+		return "no phase"
+	case typ == "union_tag_invalid":
+		return "phase is neither start nor finish"
+	case strings.HasSuffix(typ, "_type"):
+		return "wrong type"
+	}
+	return "invalid value"
+}
+
+// decodeLine decodes one line (with its newline, if it has one) into r,
+// all but opSeq and order. The event is decoded as a view of the line,
+// which must stay unchanged during the call.
+func decodeLine(line []byte, r *rec, e *auditevent.Event, keepLine bool, grep [2][]byte, seed maphash.Seed) error {
+	text := bytes.TrimSuffix(line, []byte("\n"))
+	if err := (auditevent.DecodeOptions{}).DecodeStringInto(unsafe.String(unsafe.SliceData(text), len(text)), e); err != nil {
+		return err
+	}
+	r.session = e.SessionID
+	r.phase = 0
+	if e.Phase == auditevent.PhaseFinish {
+		r.phase = 1
+	}
+	r.spanID = e.SpanID
+	r.traceID = ""
+	if e.TraceID != nil {
+		r.traceID = *e.TraceID
+	}
+	r.op = e.Op
+	r.what = "" // set by the caller when the sort needs it
+	r.ev = Event{Seq: e.Seq, TS: tsText(text, e), TSMicros: e.TS.UnixMicro(), OK: e.OK, DurationMS: e.DurationMS}
+	if e.ErrorCode != nil {
+		r.ev.ErrorCode = *e.ErrorCode
+	}
+	if r.phase == 1 {
+		if v := topField(e.Data.Bytes(), "exit_code"); v != nil && string(v) != "null" {
+			r.ev.Exit = string(v)
+		}
+	}
+	r.ev.hash = maphash.Bytes(seed, text)
+	r.ev.match = len(grep[0]) > 0 && (bytes.Contains(text, grep[0]) || bytes.Contains(text, grep[1]))
+	if keepLine {
+		r.ev.Line = line
+	}
+	return nil
+}
+
+// tsKey starts the ts member of a line without whitespace. Inside a JSON
+// string every quote is escaped, so only the member itself matches it.
+const tsKey = `"ts":"`
+
+// tsText is the line's ts as written, taken from the line when it is there
+// plainly (the canonical form), else formatted from the event.
+func tsText(text []byte, e *auditevent.Event) string {
+	if i := bytes.LastIndex(text, []byte(tsKey)); i >= 0 {
+		v := text[i+len(tsKey):]
+		if j := bytes.IndexByte(v, '"'); j > 0 && j <= 40 && bytes.IndexByte(v[:j], '\\') < 0 {
+			return string(v[:j])
+		}
+	}
+	return e.TS.String()
+}
+
+// what is the command (exec) or path an event's data names.
+func what(d []byte) string {
+	for _, key := range [...]string{"command", "path", "port"} {
+		if v := topField(d, key); v != nil {
+			return clip(jsonText(v), maxWhat)
+		}
+	}
+	return ""
+}
+
+// topField is the value of a top-level key of a canonical data object
+// (keys sorted, no whitespace), or nil. Keys are compared unescaped only
+// when they hold no escape, which the keys looked for never do.
+func topField(d []byte, key string) []byte {
+	if len(d) < 2 || d[0] != '{' {
+		return nil
+	}
+	i := 1
+	for i < len(d) && d[i] == '"' {
+		kEnd := stringEnd(d, i)
+		if kEnd < 0 || kEnd+1 >= len(d) || d[kEnd+1] != ':' {
+			return nil
+		}
+		k := d[i+1 : kEnd]
+		vStart := kEnd + 2
+		vEnd := valueEnd(d, vStart)
+		if vEnd < 0 {
+			return nil
+		}
+		if string(k) == key {
+			return d[vStart:vEnd]
+		}
+		if string(k) > key {
+			return nil // sorted: it is not there
+		}
+		i = vEnd
+		if i < len(d) && d[i] == ',' {
+			i++
+		}
+	}
+	return nil
+}
+
+// stringEnd is the index of the quote closing the string opened at i.
+func stringEnd(d []byte, i int) int {
+	for j := i + 1; j < len(d); j++ {
+		switch d[j] {
+		case '\\':
+			j++
+		case '"':
+			return j
+		}
+	}
+	return -1
+}
+
+// valueEnd is the index just past the JSON value starting at i.
+func valueEnd(d []byte, i int) int {
+	depth := 0
+	for j := i; j < len(d); j++ {
+		switch d[j] {
+		case '"':
+			if j = stringEnd(d, j); j < 0 {
+				return -1
+			}
+			if depth == 0 {
+				return j + 1
+			}
+		case '{', '[':
+			depth++
+		case '}', ']':
+			if depth == 0 {
+				return j
+			}
+			depth--
+			if depth == 0 {
+				return j + 1
+			}
+		case ',':
+			if depth == 0 {
+				return j
+			}
+		}
+	}
+	return -1
+}
+
+// jsonText turns a JSON value into display text: a string unquoted, an
+// array of strings joined by spaces, anything else as its JSON.
+func jsonText(v []byte) string {
+	switch {
+	case len(v) > 0 && v[0] == '"':
+		if bytes.IndexByte(v, '\\') < 0 {
+			return string(v[1 : len(v)-1])
+		}
+		var s string
+		if json.Unmarshal(v, &s) == nil {
+			return s
+		}
+	case len(v) > 0 && v[0] == '[':
+		if s, ok := plainStrings(v); ok {
+			return s
+		}
+		var parts []string
+		if json.Unmarshal(v, &parts) == nil {
+			return strings.Join(parts, " ")
+		}
+	}
+	return string(v)
+}
+
+// plainStrings reads a JSON array of strings without escapes (the common
+// command line) as the parts joined by spaces, without decoding it:
+// with no escape, a quote only opens or closes a string.
+func plainStrings(v []byte) (string, bool) {
+	if bytes.IndexByte(v, '\\') >= 0 || len(v) < 4 || v[1] != '"' || v[len(v)-2] != '"' {
+		return "", len(v) == 2 // [] is the empty command
+	}
+	inner := v[2 : len(v)-2]
+	seps := bytes.Count(inner, []byte(`","`))
+	if bytes.Count(inner, []byte(`"`)) != 2*seps {
+		return "", false // an element that is not a string
+	}
+	var b strings.Builder
+	b.Grow(len(inner) - 2*seps)
+	for {
+		i := bytes.Index(inner, []byte(`","`))
+		if i < 0 {
+			b.Write(inner)
+			return b.String(), true
+		}
+		b.Write(inner[:i])
+		b.WriteByte(' ')
+		inner = inner[i+3:]
+	}
+}
+
+// clip cuts s to at most n bytes on a character boundary.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !isRuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
+
+func isRuneStart(b byte) bool { return b&0xc0 != 0x80 }
+
+// grepForms is the text as typed and as a canonical line escapes it
+// (non-ASCII as \uXXXX, quotes and backslashes escaped).
+func grepForms(text string) [2][]byte {
+	if text == "" {
+		return [2][]byte{}
+	}
+	escaped := text
+	if d, err := auditevent.MarshalData(map[string]any{"g": text}); err == nil {
+		b := d.Bytes() // {"g":"…"}
+		escaped = string(b[6 : len(b)-2])
+	}
+	return [2][]byte{[]byte(text), []byte(escaped)}
+}

@@ -1,0 +1,6 @@
+// Package trail reads an audit trail for people: files, a trail's directory
+// of rotated and compressed segments, or standard input, streamed and never
+// changed. Operations come out in session and seq order, each start with its
+// finish, through an external sort whose memory is bounded by
+// Options.RunBytes plus the operations in flight (SPEC section 11).
+package trail

@@ -1,0 +1,66 @@
+package trail
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/klauspost/compress/zstd"
+
+	"github.com/sandboxaudit/sandboxaudit/internal/fsutil"
+)
+
+// StdinName is the path that stands for standard input.
+const StdinName = "-"
+
+// zstdMagic starts every zstd frame (RFC 8878).
+var zstdMagic = []byte{0x28, 0xb5, 0x2f, 0xfd}
+
+// open opens one source for reading, decompressing a zstd segment
+// whatever its name. A path that is not a regular file (a FIFO, a
+// device) is refused so the tool cannot hang on it; read a pipe as "-".
+func open(name string, stdin io.Reader) (io.ReadCloser, error) {
+	var rc io.ReadCloser
+	if name == StdinName {
+		rc = io.NopCloser(stdin)
+	} else {
+		f, _, err := fsutil.OpenRegular(name, os.O_RDONLY, 0)
+		if errors.Is(err, fsutil.ErrNotRegular) {
+			return nil, fmt.Errorf("%w; read a pipe as - from stdin", err)
+		}
+		if err != nil {
+			return nil, err
+		}
+		rc = f
+	}
+	br := bufio.NewReaderSize(rc, 256<<10)
+	head, _ := br.Peek(len(zstdMagic))
+	if !bytes.Equal(head, zstdMagic) {
+		return readCloser{br, rc}, nil
+	}
+	zr, err := zstd.NewReader(br, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(64<<20))
+	if err != nil {
+		_ = rc.Close()
+		return nil, fmt.Errorf("%s: zstd: %w", name, err)
+	}
+	return readCloser{zr, closers{zr.Close, rc}}, nil
+}
+
+type readCloser struct {
+	io.Reader
+	io.Closer
+}
+
+// closers closes a zstd decoder, then the file under it.
+type closers struct {
+	dec  func()
+	file io.Closer
+}
+
+func (c closers) Close() error {
+	c.dec()
+	return c.file.Close()
+}

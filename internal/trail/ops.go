@@ -1,0 +1,218 @@
+package trail
+
+import (
+	"context"
+	"encoding/binary"
+	"strings"
+)
+
+// pairKey names an operation: its session and span id.
+type pairKey struct {
+	session [16]byte
+	spanID  string
+}
+
+// pairer gives each finish its start's seq as it streams by, so that the
+// sort puts the two side by side. It holds the operations in flight (a
+// start waiting for its finish: a seq) and the finishes read before their
+// start (their record), nothing else.
+type pairer struct {
+	inflight map[pairKey]int64
+	early    map[pairKey][]byte
+	sink     func([]byte) error
+}
+
+func newPairer(sink func([]byte) error) *pairer {
+	return &pairer{inflight: map[pairKey]int64{}, early: map[pairKey][]byte{}, sink: sink}
+}
+
+func setOpSeq(r []byte, seq int64) { binary.BigEndian.PutUint64(r[16:24], sortable(seq)) }
+
+func (p *pairer) add(res *result, r []byte) error {
+	k := pairKey{res.session, res.spanID}
+	if res.phase == 0 {
+		if f, ok := p.early[k]; ok {
+			delete(p.early, k)
+			setOpSeq(f, res.seq)
+			if err := p.sink(f); err != nil {
+				return err
+			}
+		} else {
+			k.spanID = strings.Clone(k.spanID)
+			p.inflight[k] = res.seq
+		}
+		return p.sink(r)
+	}
+	if seq, ok := p.inflight[k]; ok {
+		delete(p.inflight, k)
+		setOpSeq(r, seq)
+		return p.sink(r)
+	}
+	if old, ok := p.early[k]; ok {
+		// A second finish before any start: the first stays alone.
+		if err := p.sink(old); err != nil {
+			return err
+		}
+	} else {
+		k.spanID = strings.Clone(k.spanID)
+	}
+	p.early[k] = append([]byte(nil), r...)
+	return nil
+}
+
+// flush passes on the finishes whose start never came, at their own seq.
+func (p *pairer) flush() error {
+	for k, f := range p.early {
+		delete(p.early, k)
+		if err := p.sink(f); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ReadOps reads the sources (file paths, "-" for Options.Stdin; see
+// Expand) and calls fn with each operation that passes the filter, in
+// session and seq order. The Op is valid only during the call.
+func ReadOps(ctx context.Context, sources []string, opts Options, fn func(*Op) error) (Stats, error) {
+	runBytes := opts.RunBytes
+	if runBytes <= 0 {
+		runBytes = DefaultRunBytes
+	}
+	st := Stats{Sources: len(sources)}
+	srt := newSorter(runBytes, opts.TempDir)
+	defer srt.close()
+	p := newPairer(srt.add)
+	sc := newScanner(sources, opts)
+	err := sc.run(ctx, func(c *chunk) error {
+		for i := range c.res {
+			res := &c.res[i]
+			st.Lines++
+			if res.bad != "" {
+				st.Bad++
+				if opts.Bad != nil {
+					opts.Bad(sources[c.src], c.nums[i], res.bad)
+				}
+				continue
+			}
+			if res.skip {
+				continue
+			}
+			if err := p.add(res, c.out[res.rec.off:res.rec.end]); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err == nil {
+		err = p.flush()
+	}
+	if err != nil {
+		return st, err
+	}
+	g := grouper{filter: &opts.Filter, fn: fn, st: &st}
+	if err := srt.each(g.add); err != nil {
+		return st, err
+	}
+	return st, g.end()
+}
+
+// grouper turns the sorted records into operations: the records of one
+// operation share session, opSeq and span.
+type grouper struct {
+	filter *Filter
+	fn     func(*Op) error
+	st     *Stats
+	key    [groupKeyLen]byte
+	have   bool
+	op     Op
+	r      rec
+	evs    [2]Event // the Op\'s events: valid only during fn
+}
+
+func (g *grouper) add(b []byte) error {
+	if g.have && string(b[:len(g.key)]) != string(g.key[:]) {
+		if err := g.emit(); err != nil {
+			return err
+		}
+	}
+	if !g.have {
+		copy(g.key[:], b)
+		g.have = true
+		g.op = Op{}
+	}
+	if !decodeRec(b, &g.r) {
+		return errCorruptRun
+	}
+	r := &g.r
+	slot := &g.op.Start
+	if r.phase == 1 {
+		slot = &g.op.Finish
+	}
+	if *slot != nil {
+		if (*slot).hash == r.ev.hash {
+			g.st.Duplicates++ // the same line again: at-least-once delivery
+			return nil
+		}
+		// Another event in the same place (a reused seq or span id): an
+		// operation of its own, so that no line is left out.
+		if err := g.emit(); err != nil {
+			return err
+		}
+		g.have = true
+		g.op = Op{}
+		slot = &g.op.Start
+		if r.phase == 1 {
+			slot = &g.op.Finish
+		}
+	}
+	ev := &g.evs[r.phase]
+	*ev = r.ev
+	*slot = ev
+	if g.op.What == "" || r.phase == 0 {
+		g.op.What = r.what
+	}
+	g.op.Session, g.op.SpanID, g.op.TraceID, g.op.Op = r.session, r.spanID, r.traceID, r.op
+	return nil
+}
+
+func (g *grouper) end() error {
+	if !g.have {
+		return nil
+	}
+	return g.emit()
+}
+
+func (g *grouper) emit() error {
+	g.have = false
+	op := &g.op
+	if !g.filter.keeps(op) {
+		return nil
+	}
+	g.st.Ops++
+	if op.Open() {
+		g.st.Open++
+	}
+	if op.Failed() {
+		g.st.Failed++
+	}
+	return g.fn(op)
+}
+
+// keeps applies the filters that need both events of an operation.
+func (f *Filter) keeps(op *Op) bool {
+	if f.Failed && !op.Failed() {
+		return false
+	}
+	first := op.First()
+	if !f.Since.IsZero() && first.TSMicros < f.Since.UnixMicro() {
+		return false
+	}
+	if !f.Until.IsZero() && first.TSMicros >= f.Until.UnixMicro() {
+		return false
+	}
+	if f.Grep != "" && !(op.Start != nil && op.Start.match) && !(op.Finish != nil && op.Finish.match) {
+		return false
+	}
+	return true
+}

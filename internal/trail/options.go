@@ -1,0 +1,59 @@
+package trail
+
+import (
+	"io"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// Filter keeps the operations that match every field set.
+type Filter struct {
+	Session uuid.UUID // uuid.Nil: any
+	TraceID string
+	SpanID  string
+	Op      string
+	Failed  bool      // finished with ok false
+	Since   time.Time // the operation's first event at or after
+	Until   time.Time // the operation's first event before
+	Grep    string    // in either line, as written or as the line escapes it
+}
+
+// Options control a read.
+type Options struct {
+	Filter Filter
+	// KeepLines carries each event's line through the sort (show's jsonl
+	// and json outputs, serve); without it only the fields a table shows
+	// are carried.
+	KeepLines bool
+	// RunBytes bounds the records sorted in memory before a run is
+	// spilled to a temporary file. Zero means DefaultRunBytes.
+	RunBytes int
+	// TempDir holds the spilled runs; "" is the system's.
+	TempDir string
+	// Workers decode lines in parallel. Zero means GOMAXPROCS.
+	Workers int
+	// Stdin is read for the path "-".
+	Stdin io.Reader
+	// Bad is told of every line that is not an event: its source, its
+	// number and why, never its text.
+	Bad func(source string, line int64, reason string)
+}
+
+// DefaultRunBytes is the in-memory sort budget.
+const DefaultRunBytes = 8 << 20
+
+// maxLineBytes bounds one line held in memory; a longer one is reported
+// as bad and skipped.
+const maxLineBytes = 16 << 20
+
+// Stats count what a read saw.
+type Stats struct {
+	Sources    int
+	Lines      int64
+	Bad        int64
+	Ops        int64 // operations passed to the caller
+	Open       int64 // of those, started and never finished
+	Failed     int64 // of those, finished with ok false
+	Duplicates int64 // repeated copies of an event left out
+}

@@ -1,0 +1,181 @@
+package trail
+
+import (
+	"encoding/binary"
+	"hash/maphash"
+	"math"
+)
+
+// A record is one event as the sort carries it: a fixed key that orders
+// records by memory comparison, then the fields show needs, so that the
+// merged stream is never decoded again.
+//
+//	key:  session(16) opSeq(8) spanHash(8) phase(1) seq(8) order(8)
+//	body: flags(1) tsMicros(8) duration(8) lineHash(8) then uvarint-prefixed strings
+//	      ts, op, spanID, traceID, errorCode, exit, what, eventID, line
+//
+// opSeq is the seq of the operation's start (a finish takes it from its
+// start), so an operation's two events sort side by side at the start's
+// place; order (source, line) keeps the sort stable.
+const keyLen = 16 + 8 + 8 + 1 + 8 + 8
+
+// bodyFixed is the body's fixed part: flags, tsMicros, duration, lineHash.
+const bodyFixed = 1 + 8 + 8 + 8
+
+const (
+	flagOK      = 1 << iota // finish ok
+	flagMatch               // the line holds --grep's text
+	flagPhaseOK             // phase is start or finish (always set)
+)
+
+// Event is one event of an operation, as read.
+type Event struct {
+	Seq        int64
+	TS         string // as in the line
+	TSMicros   int64
+	OK         bool
+	DurationMS float64
+	ErrorCode  string // "" for null
+	Exit       string // data.exit_code of a finish, as JSON text; "" when absent
+	EventID    string
+	Line       []byte // the canonical line with its newline; nil unless Options.KeepLines
+	Source     int    // index into Reader.Sources
+	LineNum    int64
+	match      bool
+	hash       uint64 // of the line, to tell a repeated line from another event
+}
+
+// Op is one operation: its start and its finish, either nil when the
+// trail does not hold it (an open operation has no Finish).
+type Op struct {
+	Session [16]byte
+	SpanID  string
+	TraceID string // "" for null
+	Op      string
+	What    string // the command or path, from the start's data (the finish's when there is no start)
+	Start   *Event
+	Finish  *Event
+}
+
+// Open reports whether the operation started and never finished.
+func (o *Op) Open() bool { return o.Start != nil && o.Finish == nil }
+
+// Failed reports whether the operation finished with ok false.
+func (o *Op) Failed() bool { return o.Finish != nil && !o.Finish.OK }
+
+// First is the operation's first event present.
+func (o *Op) First() *Event {
+	if o.Start != nil {
+		return o.Start
+	}
+	return o.Finish
+}
+
+// rec is a record's fields before encoding.
+type rec struct {
+	session  [16]byte
+	opSeq    int64
+	spanHash uint64
+	phase    byte // 0 start, 1 finish
+	order    uint64
+	spanID   string
+	traceID  string
+	op       string
+	what     string
+	ev       Event
+}
+
+// orderOf packs a source index and a line number into the key's last field.
+func orderOf(source int, line int64) uint64 { return uint64(source)<<40 | uint64(line)&(1<<40-1) }
+
+// sortable maps a signed integer onto an unsigned one of the same order.
+func sortable(v int64) uint64 { return uint64(v) ^ 1<<63 }
+
+func hashSpan(seed maphash.Seed, span string) uint64 { return maphash.String(seed, span) }
+
+// appendRec encodes r (without a length prefix) onto dst.
+func appendRec(dst []byte, r *rec) []byte {
+	dst = append(dst, r.session[:]...)
+	dst = binary.BigEndian.AppendUint64(dst, sortable(r.opSeq))
+	dst = binary.BigEndian.AppendUint64(dst, r.spanHash)
+	dst = append(dst, r.phase)
+	dst = binary.BigEndian.AppendUint64(dst, sortable(r.ev.Seq))
+	dst = binary.BigEndian.AppendUint64(dst, r.order)
+	flags := byte(flagPhaseOK)
+	if r.ev.OK {
+		flags |= flagOK
+	}
+	if r.ev.match {
+		flags |= flagMatch
+	}
+	dst = append(dst, flags)
+	dst = binary.BigEndian.AppendUint64(dst, uint64(r.ev.TSMicros))
+	dst = binary.BigEndian.AppendUint64(dst, math.Float64bits(r.ev.DurationMS))
+	dst = binary.BigEndian.AppendUint64(dst, r.ev.hash)
+	for _, s := range [...]string{r.ev.TS, r.op, r.spanID, r.traceID, r.ev.ErrorCode, r.ev.Exit, r.what, r.ev.EventID} {
+		dst = binary.AppendUvarint(dst, uint64(len(s)))
+		dst = append(dst, s...)
+	}
+	dst = binary.AppendUvarint(dst, uint64(len(r.ev.Line)))
+	return append(dst, r.ev.Line...)
+}
+
+// decodeRec reads a record appendRec wrote into r. The strings are copied
+// (a string equal to r's previous one is kept: an operation's two records
+// share most), and so is the line, so the result outlives the buffer.
+func decodeRec(b []byte, r *rec) bool {
+	if len(b) < keyLen+bodyFixed {
+		return false
+	}
+	copy(r.session[:], b[:16])
+	r.opSeq = int64(binary.BigEndian.Uint64(b[16:]) ^ 1<<63)
+	r.spanHash = binary.BigEndian.Uint64(b[24:])
+	r.phase = b[32]
+	r.ev.Seq = int64(binary.BigEndian.Uint64(b[33:]) ^ 1<<63)
+	r.order = binary.BigEndian.Uint64(b[41:])
+	r.ev.Source, r.ev.LineNum = int(r.order>>40), int64(r.order&(1<<40-1))
+	flags := b[keyLen]
+	r.ev.OK, r.ev.match = flags&flagOK != 0, flags&flagMatch != 0
+	r.ev.TSMicros = int64(binary.BigEndian.Uint64(b[keyLen+1:]))
+	r.ev.DurationMS = math.Float64frombits(binary.BigEndian.Uint64(b[keyLen+9:]))
+	r.ev.hash = binary.BigEndian.Uint64(b[keyLen+17:])
+	b = b[keyLen+bodyFixed:]
+	for _, p := range [...]*string{&r.ev.TS, &r.op, &r.spanID, &r.traceID, &r.ev.ErrorCode, &r.ev.Exit, &r.what, &r.ev.EventID} {
+		s, rest, ok := cutBytes(b)
+		if !ok {
+			return false
+		}
+		if string(s) != *p {
+			*p = string(s)
+		}
+		b = rest
+	}
+	line, _, ok := cutBytes(b)
+	if !ok {
+		return false
+	}
+	r.ev.Line = nil
+	if len(line) > 0 {
+		r.ev.Line = append([]byte(nil), line...)
+	}
+	return true
+}
+
+func cutBytes(b []byte) (s, rest []byte, ok bool) {
+	n, k := binary.Uvarint(b)
+	if k <= 0 || uint64(len(b)-k) < n {
+		return nil, nil, false
+	}
+	return b[k : k+int(n)], b[k+int(n):], true
+}
+
+// errCorruptRun means a spilled run did not read back as written.
+var errCorruptRun = errorString("temporary sort file: a record does not decode")
+
+type errorString string
+
+func (e errorString) Error() string { return string(e) }
+
+// groupKeyLen is the key's prefix an operation's records share: session,
+// opSeq and spanHash.
+const groupKeyLen = 16 + 8 + 8

@@ -1,0 +1,232 @@
+package trail
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"hash/maphash"
+	"io"
+	"runtime"
+	"sync"
+
+	"github.com/sandboxaudit/sandboxaudit/auditevent"
+	jsonl "github.com/sandboxaudit/sandboxaudit/internal/lines"
+)
+
+// A chunk is a run of lines of one source, decoded by a worker while the
+// next chunks are read; the consumer takes chunks in reading order.
+type chunk struct {
+	src  int
+	buf  []byte  // the lines, each with its newline
+	ends []int   // end of each line in buf
+	nums []int64 // line numbers
+	res  []result
+	out  []byte // the encoded records
+	done chan struct{}
+	err  error
+}
+
+// result is what a worker found in one line.
+type result struct {
+	bad     string // why the line is not an event; "" when it is
+	skip    bool   // left out by the filter
+	session [16]byte
+	spanID  string
+	traceID string
+	phase   byte
+	seq     int64
+	ts      int64
+	tsText  string // a string of its own, not a view of the line
+	ok      bool
+	rec     span // the encoded record in out, key's opSeq still unset
+}
+
+const (
+	chunkLines = 2048
+	chunkBytes = 1 << 20
+)
+
+// scanner reads sources in order, decoding in parallel.
+type scanner struct {
+	opts    Options
+	names   []string
+	grep    [2][]byte
+	seed    maphash.Seed
+	free    chan *chunk // chunks to reuse, with their buffers grown
+	workers int
+	// sumsOnly skips what only the sort needs (the record, the command):
+	// ReadSessions.
+	sumsOnly bool
+}
+
+func newScanner(names []string, opts Options) *scanner {
+	w := opts.Workers
+	if w <= 0 {
+		w = runtime.GOMAXPROCS(0)
+	}
+	return &scanner{opts: opts, names: names, grep: grepForms(opts.Filter.Grep), seed: maphash.MakeSeed(), workers: w,
+		free: make(chan *chunk, 4*w+2)}
+}
+
+// run calls fn with every chunk, decoded, in reading order; fn must not
+// keep the chunk after it returns.
+func (s *scanner) run(ctx context.Context, fn func(*chunk) error) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	work := make(chan *chunk, s.workers)
+	order := make(chan *chunk, 2*s.workers)
+	var wg sync.WaitGroup
+	for range s.workers {
+		wg.Go(func() {
+			var e auditevent.Event
+			var r rec
+			for c := range work {
+				s.decodeChunk(c, &e, &r)
+				close(c.done)
+			}
+		})
+	}
+	readErr := make(chan error, 1)
+	go func() {
+		readErr <- s.read(ctx, work, order)
+		close(work)
+		close(order)
+	}()
+	var err error
+	for c := range order {
+		<-c.done
+		if err == nil {
+			err = fn(c)
+		}
+		if err != nil {
+			cancel()
+		}
+		s.recycle(c)
+	}
+	wg.Wait()
+	return errors.Join(err, <-readErr)
+}
+
+// read splits the sources into chunks.
+func (s *scanner) read(ctx context.Context, work, order chan<- *chunk) error {
+	for src, name := range s.names {
+		if err := s.readSource(ctx, src, name, work, order); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *scanner) readSource(ctx context.Context, src int, name string, work, order chan<- *chunk) error {
+	rc, err := open(name, s.opts.Stdin)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = rc.Close() }() // read-only
+	lr := jsonl.NewReader(rc, 256<<10, maxLineBytes)
+	c := s.newChunk(src)
+	send := func() error {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case order <- c:
+		}
+		work <- c
+		c = s.newChunk(src)
+		return nil
+	}
+	for {
+		ln, err := lr.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		if ln.TooLong {
+			c.buf = append(c.buf, '\n') // an empty line, reported as too long below
+			c.ends = append(c.ends, -len(c.buf))
+		} else {
+			c.buf = append(c.buf, ln.Bytes()...)
+			c.ends = append(c.ends, len(c.buf))
+		}
+		c.nums = append(c.nums, int64(ln.Num))
+		if len(c.ends) >= chunkLines || len(c.buf) >= chunkBytes {
+			if err := send(); err != nil {
+				return err
+			}
+		}
+	}
+	if len(c.ends) > 0 {
+		return send()
+	}
+	s.recycle(c)
+	return nil
+}
+
+func (s *scanner) recycle(c *chunk) {
+	select {
+	case s.free <- c:
+	default:
+	}
+}
+
+func (s *scanner) newChunk(src int) *chunk {
+	var c *chunk
+	select {
+	case c = <-s.free:
+	default:
+		c = &chunk{}
+	}
+	c.src, c.err = src, nil
+	c.buf, c.ends, c.nums, c.res, c.out = c.buf[:0], c.ends[:0], c.nums[:0], c.res[:0], c.out[:0]
+	c.done = make(chan struct{})
+	return c
+}
+
+// decodeChunk decodes, filters and encodes every line of c.
+func (s *scanner) decodeChunk(c *chunk, e *auditevent.Event, r *rec) {
+	start := 0
+	f := &s.opts.Filter
+	for i, end := range c.ends {
+		var res result
+		if end < 0 { // too long
+			start = -end
+			res.bad = fmt.Sprintf("line longer than %d bytes", maxLineBytes)
+			c.res = append(c.res, res)
+			continue
+		}
+		line := c.buf[start:end]
+		start = end
+		if len(line) == 0 || line[0] == '\n' {
+			res.bad = "blank line"
+			c.res = append(c.res, res)
+			continue
+		}
+		if err := decodeLine(line, r, e, s.opts.KeepLines && !s.sumsOnly, s.grep, s.seed); err != nil {
+			res.bad = badReason(err)
+			c.res = append(c.res, res)
+			continue
+		}
+		res.session, res.spanID, res.traceID, res.phase = r.session, r.spanID, r.traceID, r.phase
+		res.seq, res.ts, res.tsText, res.ok = r.ev.Seq, r.ev.TSMicros, r.ev.TS, r.ev.OK
+		if (f.Session != [16]byte{} && f.Session != r.session) || (f.SpanID != "" && f.SpanID != r.spanID) ||
+			(f.TraceID != "" && f.TraceID != r.traceID) || (f.Op != "" && f.Op != r.op) {
+			res.skip = true
+			c.res = append(c.res, res)
+			continue
+		}
+		if s.sumsOnly {
+			c.res = append(c.res, res)
+			continue
+		}
+		r.what = what(e.Data.Bytes())
+		r.spanHash = hashSpan(s.seed, r.spanID)
+		r.order = orderOf(c.src, c.nums[i])
+		r.opSeq = r.ev.Seq
+		off := len(c.out)
+		c.out = appendRec(c.out, r)
+		res.rec = span{off: uint32(off), end: uint32(len(c.out))}
+		c.res = append(c.res, res)
+	}
+}

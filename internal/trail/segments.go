@@ -1,0 +1,103 @@
+package trail
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/sandboxaudit/sandboxaudit/internal/filesink"
+	"github.com/sandboxaudit/sandboxaudit/internal/integrity"
+)
+
+// jsonlSuffix ends the name of an audit file (segments add their time and
+// number before it, and .zst after it once compressed).
+const jsonlSuffix = ".jsonl"
+
+// Segments lists the audit files below dir, each trail oldest first: an
+// audit file's closed segments (events-<UTC time>-<n>.jsonl, compressed or
+// not, as the file sink rotates them) in rotation order, then the active
+// file. Only *.jsonl trails are read; sidecars, symbolic links and other
+// files are left out.
+func Segments(dir string) ([]string, error) {
+	var actives []string
+	seen := map[string]bool{}
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.Type().IsRegular() || isSidecar(p) {
+			return nil
+		}
+		active := p
+		if a, ok := filesink.ActiveOf(p); ok {
+			active = a
+		}
+		if strings.HasSuffix(active, jsonlSuffix) && !seen[active] {
+			seen[active] = true
+			actives = append(actives, active)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	slices.Sort(actives)
+	var out []string
+	for _, active := range actives {
+		segs, err := filesink.Segments(active)
+		if err != nil {
+			return nil, err
+		}
+		for _, s := range segs {
+			out = append(out, s.Path)
+		}
+		if fi, err := os.Lstat(active); err == nil && fi.Mode().IsRegular() {
+			out = append(out, active)
+		}
+	}
+	return out, nil
+}
+
+// isSidecar reports whether a file holds integrity records or a
+// compression still being written, not audit lines.
+func isSidecar(name string) bool {
+	for _, s := range []string{integrity.StoreSuffix, integrity.CheckpointsSuffix, integrity.SegmentsSuffix,
+		integrity.WitnessedSuffix, filesink.ZstdSuffix + ".tmp"} {
+		if strings.HasSuffix(name, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// Expand turns the command line's paths into sources: a directory becomes
+// its segments, "-" is standard input, anything else is a file.
+func Expand(paths []string) ([]string, error) {
+	var out []string
+	for _, p := range paths {
+		if p == StdinName {
+			out = append(out, p)
+			continue
+		}
+		fi, err := os.Lstat(p)
+		if err != nil {
+			return nil, err
+		}
+		if !fi.IsDir() {
+			out = append(out, p)
+			continue
+		}
+		segs, err := Segments(p)
+		if err != nil {
+			return nil, err
+		}
+		if len(segs) == 0 {
+			return nil, fmt.Errorf("%s: no audit files (*.jsonl, *.jsonl.zst) in this directory", p)
+		}
+		out = append(out, segs...)
+	}
+	return out, nil
+}

@@ -1,0 +1,154 @@
+package webview
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/google/uuid"
+
+	"github.com/sandboxaudit/sandboxaudit/internal/trail"
+)
+
+// blockOps is how many operations of a session share one offset in the
+// index: a page seeks to its block and skips at most this many.
+const blockOps = 256
+
+// opRecord is one operation as the spool keeps it (one JSON line).
+type opRecord struct {
+	SpanID  string       `json:"s"`
+	TraceID string       `json:"t,omitempty"`
+	Op      string       `json:"o"`
+	What    string       `json:"w,omitempty"`
+	Start   *trail.Event `json:"a,omitempty"`
+	Finish  *trail.Event `json:"b,omitempty"`
+}
+
+// sessionIndex sums up a session and says where its operations are in the
+// spool.
+type sessionIndex struct {
+	trail.Session
+	blocks []int64 // spool offset of operations 0, blockOps, 2*blockOps, …
+	// Span of time its operations cover, for the timeline's axis.
+	end int64
+}
+
+// index is the trail, sorted once at start into a spool file of
+// operations (unlinked, so nothing is left behind) with an offset per
+// block of each session's operations: memory is one entry per session
+// and per block, not per line.
+type index struct {
+	spool    *os.File
+	sessions []*sessionIndex
+	byID     map[uuid.UUID]*sessionIndex
+	stats    trail.Stats
+	sources  []string
+}
+
+func buildIndex(ctx context.Context, sources []string, opts trail.Options) (*index, error) {
+	f, err := os.CreateTemp(opts.TempDir, "sandboxaudit-serve-*")
+	if err != nil {
+		return nil, fmt.Errorf("temporary file for the view: %w", err)
+	}
+	_ = os.Remove(f.Name())
+	ix := &index{spool: f, byID: map[uuid.UUID]*sessionIndex{}, sources: sources}
+	cw := &countingWriter{w: bufio.NewWriterSize(f, 256<<10)}
+	enc := json.NewEncoder(cw)
+	var cur *sessionIndex
+	opts.KeepLines = true
+	st, err := trail.ReadOps(ctx, sources, opts, func(o *trail.Op) error {
+		id := uuid.UUID(o.Session)
+		if cur == nil || cur.ID != id {
+			cur = &sessionIndex{Session: trail.Session{ID: id}}
+			ix.sessions = append(ix.sessions, cur)
+			ix.byID[id] = cur
+		}
+		if cur.Ops%blockOps == 0 {
+			cur.blocks = append(cur.blocks, cw.n)
+		}
+		cur.add(o)
+		return enc.Encode(opRecord{SpanID: o.SpanID, TraceID: o.TraceID, Op: o.Op, What: o.What, Start: o.Start, Finish: o.Finish})
+	})
+	if err == nil {
+		err = cw.w.Flush()
+	}
+	if err != nil {
+		_ = f.Close()
+		return nil, err
+	}
+	ix.stats = st
+	return ix, nil
+}
+
+// add counts an operation into the session's sums.
+func (s *sessionIndex) add(o *trail.Op) {
+	first := o.First()
+	if s.Ops == 0 || first.TSMicros < s.First {
+		s.First, s.FirstTS = first.TSMicros, first.TS
+	}
+	last := first
+	if o.Finish != nil {
+		last = o.Finish
+	}
+	if s.Ops == 0 || last.TSMicros > s.Last {
+		s.Last, s.LastTS = last.TSMicros, last.TS
+	}
+	if end := endOf(o); end > s.end {
+		s.end = end
+	}
+	s.Ops++
+	if o.Failed() {
+		s.Failures++
+	}
+	if o.Open() {
+		s.Open++
+	}
+	if s.TraceID == "" {
+		s.TraceID = o.TraceID
+	}
+}
+
+// endOf is when an operation ended: its finish, else its start.
+func endOf(o *trail.Op) int64 {
+	if o.Finish != nil {
+		return o.Finish.TSMicros
+	}
+	return o.Start.TSMicros
+}
+
+// ops reads limit operations of s from the offset-th on.
+func (ix *index) ops(s *sessionIndex, offset, limit int) ([]opRecord, error) {
+	if offset < 0 || int64(offset) >= s.Ops || limit <= 0 {
+		return nil, nil
+	}
+	block := offset / blockOps
+	r := bufio.NewReaderSize(io.NewSectionReader(ix.spool, s.blocks[block], 1<<62), 64<<10)
+	dec := json.NewDecoder(r)
+	var out []opRecord
+	for i := block * blockOps; i < offset+limit && int64(i) < s.Ops; i++ {
+		var rec opRecord
+		if err := dec.Decode(&rec); err != nil {
+			return nil, fmt.Errorf("view spool: %w", err)
+		}
+		if i >= offset {
+			out = append(out, rec)
+		}
+	}
+	return out, nil
+}
+
+func (ix *index) Close() error { return ix.spool.Close() }
+
+type countingWriter struct {
+	w *bufio.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
+}

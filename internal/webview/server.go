@@ -1,0 +1,145 @@
+package webview
+
+import (
+	"bytes"
+	"context"
+	"embed"
+	"fmt"
+	"html/template"
+	"io/fs"
+	"net"
+	"net/http"
+	"strings"
+
+	"golang.org/x/mod/sumdb/note"
+
+	"github.com/sandboxaudit/sandboxaudit/internal/trail"
+)
+
+//go:embed assets
+var assets embed.FS
+
+// csp allows the page's own stylesheet and scripts only: no inline script,
+// no inline style, nothing from elsewhere, no framing.
+const csp = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; " +
+	"form-action 'none'; frame-ancestors 'none'; base-uri 'none'"
+
+// Config is what serve was started with.
+type Config struct {
+	Sources []string // files and segments (trail.Expand), "-" for Stdin
+	// TraceURL links an operation to its trace: {trace_id} and {span_id}
+	// are replaced by the operation's ids; "" shows no link.
+	TraceURL string
+	Key      note.Verifier // nil: seals are reported, not checked
+	Options  trail.Options // Stdin, TempDir, RunBytes; Bad is told of bad lines
+}
+
+// Server serves one trail, read once at start.
+type Server struct {
+	cfg   Config
+	ix    *index
+	seals []sealStatus
+	pages map[string]*template.Template
+	trace *traceTemplate
+	// hosts are the Host header values accepted (loopback only): a page
+	// asked for by another name is a DNS rebinding attempt.
+	hosts map[string]bool
+}
+
+// New reads the trail and checks its seals.
+func New(ctx context.Context, cfg Config) (*Server, error) {
+	tt, err := parseTraceURL(cfg.TraceURL)
+	if err != nil {
+		return nil, err
+	}
+	pages, err := parsePages()
+	if err != nil {
+		return nil, err
+	}
+	ix, err := buildIndex(ctx, cfg.Sources, cfg.Options)
+	if err != nil {
+		return nil, err
+	}
+	return &Server{cfg: cfg, ix: ix, seals: checkSeals(ctx, cfg.Sources, cfg.Key), pages: pages, trace: tt}, nil
+}
+
+// Stats are what reading the trail counted.
+func (s *Server) Stats() trail.Stats { return s.ix.stats }
+
+// Close releases the view's spool.
+func (s *Server) Close() error { return s.ix.Close() }
+
+// AllowHosts accepts the given Host header values only (for a loopback
+// listener: its address under the names loopback goes by). Nil accepts
+// any, for an address bound on purpose to another interface.
+func (s *Server) AllowHosts(addr net.Addr) {
+	tcp, ok := addr.(*net.TCPAddr)
+	if !ok {
+		return
+	}
+	port := fmt.Sprint(tcp.Port)
+	s.hosts = map[string]bool{}
+	for _, h := range []string{"localhost", "127.0.0.1", "[::1]", tcp.IP.String()} {
+		s.hosts[h+":"+port] = true
+	}
+	if tcp.IP.To4() == nil {
+		s.hosts["["+tcp.IP.String()+"]:"+port] = true
+	}
+}
+
+func parsePages() (map[string]*template.Template, error) {
+	pages := map[string]*template.Template{}
+	for _, name := range []string{"sessions", "session", "op"} {
+		t, err := template.New(name).ParseFS(assets, "assets/base.html", "assets/pager.html", "assets/"+name+".html")
+		if err != nil {
+			return nil, err
+		}
+		pages[name] = t
+	}
+	return pages, nil
+}
+
+// Handler serves the pages and the embedded stylesheet.
+func (s *Server) Handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /{$}", s.sessionsPage)
+	mux.HandleFunc("GET /session/{id}", s.sessionPage)
+	mux.HandleFunc("GET /session/{id}/op/{n}", s.opPage)
+	static, _ := fs.Sub(assets, "assets")
+	mux.Handle("GET /static/style.css", http.StripPrefix("/static/", http.FileServerFS(static)))
+	return s.guard(mux)
+}
+
+// guard sets the security headers, refuses anything but reading, and
+// refuses a Host a loopback view does not go by.
+func (s *Server) guard(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		h.Set("Content-Security-Policy", csp)
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("Referrer-Policy", "no-referrer")
+		h.Set("X-Frame-Options", "DENY")
+		h.Set("Cache-Control", "no-store")
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			h.Set("Allow", "GET, HEAD")
+			http.Error(w, "read-only view: only GET and HEAD", http.StatusMethodNotAllowed)
+			return
+		}
+		if s.hosts != nil && !s.hosts[strings.ToLower(r.Host)] {
+			http.Error(w, "this view answers only to its loopback address (Host header not accepted)", http.StatusMisdirectedRequest)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// render executes a page into a buffer first, so a failure is a clean 500.
+func (s *Server) render(w http.ResponseWriter, page string, data any) {
+	var buf bytes.Buffer
+	if err := s.pages[page].ExecuteTemplate(&buf, "base", data); err != nil {
+		http.Error(w, "could not render the page", http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	_, _ = w.Write(buf.Bytes())
+}
