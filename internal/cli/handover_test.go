@@ -336,3 +336,19 @@ func TestHandedOverLogIsWitnessed(t *testing.T) {
 	require.Equal(t, 1, res.code, res.stdout)
 	require.Contains(t, res.stdout, "lines were changed, and re-signed, after the witnesses saw them")
 }
+
+// log reset ties the new log to nothing: a pending note is moved aside
+// with the sidecars, and verify with the first key refuses the link.
+func TestLogResetDropsAPendingHandover(t *testing.T) {
+	path, retired, oldPub, newKey, _ := handOver(t)
+	s, f := op(sessionB, "stop", "b000000000000009", 3, 4)
+	appendFlocked(t, path, canonLines(s, f))
+	res := run(t, "", "log", "reset", "--signing-key", newKey, path)
+	require.Equal(t, 0, res.code, res.stdout+res.stderr)
+	require.Contains(t, res.stdout, "kept the old audit.jsonl.handover as ")
+	_, err := os.Stat(path + ".handover")
+	require.ErrorIs(t, err, os.ErrNotExist)
+	res = run(t, "", "verify", "--key", oldPub, "--allow-open", retired, path)
+	require.Equal(t, 1, res.code, res.stdout)
+	require.Contains(t, res.stdout, "does not start from the handover of "+retired+": its first leaf is its first line")
+}
