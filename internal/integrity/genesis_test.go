@@ -159,3 +159,28 @@ func TestSegmentLogRefusesAMisplacedHandoverRecord(t *testing.T) {
 	_, err = parseSegmentRecord("sandboxaudit handover v1\nk/a\na.handover\n0\n2\n" + strings.Repeat("AQIDBAUGBwgJCgsMDQ4PEBESExQVFhcYGRobHB0eHyA=\n", 1))
 	require.ErrorContains(t, err, "a handover record is leaf 0 alone")
 }
+
+// prove and verify-proof place line N of a handed-over log at leaf N.
+func TestProveALogThatStartsFromAHandover(t *testing.T) {
+	path := auditPath(t)
+	keys, _, _ := pendingHandover(t, path)
+	appendLocked(t, path, lines(0, 6))
+	require.NoError(t, newSealer(t, keys).Seal(bg, path))
+	for line := int64(1); line <= 7; line++ {
+		b, err := Prove(path, line)
+		require.NoError(t, err)
+		require.Equal(t, int64(1), b.First)
+		parsed, err := ParseBundle(b.Format())
+		require.NoError(t, err)
+		require.Equal(t, int64(1), parsed.First)
+		cp, err := VerifyBundle(parsed, keys.Verifier)
+		require.NoError(t, err)
+		require.Equal(t, int64(8), cp.N)
+		require.Equal(t, lines(int(line-1), int(line-1)), string(parsed.Record))
+		parsed.First = 0 // the same line claimed at leaf N-1
+		_, err = VerifyBundle(parsed, keys.Verifier)
+		require.Error(t, err)
+	}
+	_, err := Prove(path, 8)
+	require.ErrorContains(t, err, "the newest checkpoint covers lines 1-7")
+}
