@@ -113,8 +113,11 @@ func (v *verifier) newWitnessCheck(name string) (*integrity.WitnessCheck, error)
 }
 
 // reportWitnessed prints one file's witness result and counts its problems.
-func (v *verifier) reportWitnessed(name string, wc *integrity.WitnessCheck) {
+//
+// lead is 1 for a log whose leaf 0 is a handover note: counts are lines.
+func (v *verifier) reportWitnessed(name string, wc *integrity.WitnessCheck, lead int64) {
 	res := wc.Finish()
+	res.Lines, res.Witnessed = max(res.Lines-lead, 0), max(res.Witnessed-lead, 0)
 	if fl := res.Failure; fl != nil {
 		v.sum.Problems++
 		if fl.Line > 0 {

@@ -101,6 +101,9 @@ func OpenTrail(path string, v note.Verifier) (*Trail, error) {
 	recorded := map[string]bool{}
 	for i := range sl.Segments {
 		rec := &sl.Segments[i]
+		if rec.Genesis {
+			continue // leaf 0, in the sidecars: no file holds it
+		}
 		recorded[rec.Name] = true
 		s, ok := onDisk[rec.Name]
 		switch {
