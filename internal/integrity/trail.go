@@ -97,6 +97,9 @@ func OpenTrail(path string, v note.Verifier) (*Trail, error) {
 	onDisk := map[string]filesink.Segment{}
 	for _, s := range disk {
 		onDisk[filepath.Base(s.Plain)] = s
+		if p := twinProblem(s); p != "" {
+			t.Problems = append(t.Problems, p)
+		}
 	}
 	recorded := map[string]bool{}
 	for i := range sl.Segments {
