@@ -463,7 +463,7 @@ func (sc *scanner) urlPassword(a int) int {
 	at += a
 	colon := strings.IndexByte(s[a:at], ':')
 	if colon < 0 {
-		return at + 1
+		return a // no password: the user part may itself be a token the detectors know
 	}
 	sc.add(a+colon+1, at, KindURLPassword)
 	return at + 1
