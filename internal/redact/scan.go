@@ -56,7 +56,7 @@ func (sc *scanner) add(lo, hi int, k Kind) {
 
 func (sc *scanner) scan() {
 	s := sc.s
-	for i := 0; i < len(s) && !(sc.probe && sc.hit); {
+	for i := 0; i < len(s) && (!sc.probe || !sc.hit); {
 		c := s[i]
 		switch {
 		case wordByte[c]:
@@ -296,7 +296,7 @@ func isReference(v string) bool {
 // isPath: /a/b, ~/a, ./a, ../a with path bytes only and at least two
 // slashes (a password may start with '/', rarely with more).
 func isPath(v string) bool {
-	if !(strings.HasPrefix(v, "/") || strings.HasPrefix(v, "~/") || strings.HasPrefix(v, "./") || strings.HasPrefix(v, "../")) {
+	if !strings.HasPrefix(v, "/") && !strings.HasPrefix(v, "~/") && !strings.HasPrefix(v, "./") && !strings.HasPrefix(v, "../") {
 		return false
 	}
 	for i := 0; i < len(v); i++ {
