@@ -26,30 +26,7 @@ func TestToolAttributesReachATracingBackend(t *testing.T) {
 	requireE2E(t)
 	dir := t.TempDir()
 	otlpAddr := freeAddr(t)
-	col := startCollector(t, "collector", dir, `
-receivers:
-  otlp:
-    protocols:
-      http:
-        endpoint: `+otlpAddr+`
-processors:
-  sandboxaudit: {}
-exporters:
-  debug:
-    verbosity: detailed
-service:
-  telemetry:
-    metrics:
-      level: none
-  pipelines:
-    traces:
-      receivers: [otlp]
-      processors: [sandboxaudit]
-      exporters: [debug]
-    logs:
-      receivers: [otlp]
-      exporters: [debug]
-`, otlpAddr)
+	col := startCollector(t, "collector", dir, debugBackendYAML(otlpAddr), otlpAddr)
 	client := &http.Client{Timeout: 10 * time.Second}
 	resp, err := client.Post("http://"+otlpAddr+"/v1/traces", "application/json", strings.NewReader(pythonToolSpan))
 	require.NoError(t, err)

@@ -223,9 +223,9 @@ func TestWitnessKilledDuringRequest(t *testing.T) {
 }
 
 // TestWitnessKeyHandover: a witnessed log is handed over to a new key;
-// litewitness cosigns the final checkpoint and the new log's checkpoints;
-// verify, given the first key, follows the handover, and refuses the
-// retired log once a line is appended to it.
+// litewitness cosigns the final checkpoint and the new log's checkpoints,
+// whose leaf 0 is the handover note; verify, given the first key, follows
+// the handover, and refuses the retired log once a line is appended to it.
 func TestWitnessKeyHandover(t *testing.T) {
 	requireE2E(t)
 	lw := startLitewitness(t, "e2e.example/witness")
@@ -258,14 +258,16 @@ func TestWitnessKeyHandover(t *testing.T) {
 		witnessedConfig(sandboxAddr, auditPath, newKey, "http://"+lw.addr, lw.vkey), sandboxAddr)
 	postLines(t, sandboxAddr, pairLines(uuid.MustParse("22222222-3333-4444-8555-666666666666"), 2))
 	waitLines(t, auditPath, 4)
-	lw.waitSize(t, newOrigin, 4)
+	lw.waitSize(t, newOrigin, 5) // the handover note's leaf and 4 lines
 	col2.stop(t)
+	require.FileExists(t, auditPath+".handover")
 
 	code, out = runCLI(t, "verify", "--key", pubPath, "--witness", wkey, retired[0], auditPath)
 	require.Equal(t, 0, code, out)
 	require.Contains(t, out, `handover: final at 8 lines; the log goes on as "`+newOrigin+`"`)
 	require.Contains(t, out, retired[0]+": witness: lines=8 witnessed=8 unwitnessed=0")
 	require.Contains(t, out, auditPath+": witness: lines=4 witnessed=4 unwitnessed=0")
+	require.Contains(t, out, auditPath+": handover: the log starts from the handover of "+retired[0])
 
 	f, err := os.OpenFile(retired[0], os.O_WRONLY|os.O_APPEND, 0)
 	require.NoError(t, err)

@@ -221,30 +221,7 @@ func TestProcessorRedactsSpansForATracingBackend(t *testing.T) {
 	requireE2E(t)
 	dir := t.TempDir()
 	otlpAddr := freeAddr(t)
-	col := startCollector(t, "collector", dir, `
-receivers:
-  otlp:
-    protocols:
-      http:
-        endpoint: `+otlpAddr+`
-processors:
-  sandboxaudit: {}
-exporters:
-  debug:
-    verbosity: detailed
-service:
-  telemetry:
-    metrics:
-      level: none
-  pipelines:
-    traces:
-      receivers: [otlp]
-      processors: [sandboxaudit]
-      exporters: [debug]
-    logs:
-      receivers: [otlp]
-      exporters: [debug]
-`, otlpAddr)
+	col := startCollector(t, "collector", dir, debugBackendYAML(otlpAddr), otlpAddr)
 	runExample(t, otlpAddr, "6f1c2a8e-3b4d-4e5f-9a0b-1c2d3e4f5a6b", "-capture-output")
 	col.stop(t)
 
@@ -279,4 +256,34 @@ func TestSyncDeliveryRunsWhileTheEndpointIsDown(t *testing.T) {
 
 	evs, _ := readEvents(t, spoolPath)
 	checkExampleSession(t, session, bySession(evs)[session])
+}
+
+// debugBackendYAML is a collector that stands in for a tracing backend:
+// OTLP/HTTP in, the sandboxaudit processor on traces, the debug exporter
+// printing every attribute.
+func debugBackendYAML(otlpAddr string) string {
+	return `
+receivers:
+  otlp:
+    protocols:
+      http:
+        endpoint: ` + otlpAddr + `
+processors:
+  sandboxaudit: {}
+exporters:
+  debug:
+    verbosity: detailed
+service:
+  telemetry:
+    metrics:
+      level: none
+  pipelines:
+    traces:
+      receivers: [otlp]
+      processors: [sandboxaudit]
+      exporters: [debug]
+    logs:
+      receivers: [otlp]
+      exporters: [debug]
+`
 }

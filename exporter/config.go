@@ -3,6 +3,7 @@ package sandboxauditexporter // import "github.com/sandboxaudit/sandboxaudit/exp
 import (
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"time"
@@ -159,11 +160,20 @@ const (
 	compressionZstd = "zstd"
 )
 
+// maxRotationMegabytes and maxRotationDays are the largest values whose
+// byte count and age still fit an int64 and a time.Duration: a larger one
+// would wrap to a small or negative bound (max_days: 213504 would keep
+// segments for 25 minutes).
+const (
+	maxRotationMegabytes = math.MaxInt64 >> 20
+	maxRotationDays      = int64(math.MaxInt64 / (24 * time.Hour))
+)
+
 // Validate checks the rotation keys.
 func (c *RotationConfig) Validate() error {
 	var errs []error
-	if c.MaxMegabytes < 0 {
-		errs = append(errs, fmt.Errorf("max_megabytes: must be >= 0, got %d", c.MaxMegabytes))
+	if c.MaxMegabytes < 0 || int64(c.MaxMegabytes) > maxRotationMegabytes {
+		errs = append(errs, fmt.Errorf("max_megabytes: must be between 0 and %d, got %d", int64(maxRotationMegabytes), c.MaxMegabytes))
 	}
 	if c.Interval < 0 || c.Interval > 0 && c.Interval < time.Second {
 		errs = append(errs, fmt.Errorf("interval: must be 0 (no time-based rotation) or at least 1s, got %s", c.Interval))
@@ -171,8 +181,8 @@ func (c *RotationConfig) Validate() error {
 	if c.MaxBackups < 0 {
 		errs = append(errs, fmt.Errorf("max_backups: must be >= 0, got %d", c.MaxBackups))
 	}
-	if c.MaxDays < 0 {
-		errs = append(errs, fmt.Errorf("max_days: must be >= 0, got %d", c.MaxDays))
+	if c.MaxDays < 0 || int64(c.MaxDays) > maxRotationDays {
+		errs = append(errs, fmt.Errorf("max_days: must be between 0 and %d, got %d", maxRotationDays, c.MaxDays))
 	}
 	if c.Compression != compressionNone && c.Compression != compressionZstd && c.Compression != "" {
 		errs = append(errs, fmt.Errorf("compression: %q is not one of %q, %q", c.Compression, compressionZstd, compressionNone))
@@ -327,13 +337,24 @@ func (c *IntegrityConfig) Validate() error {
 // and the quorum.
 func (c *IntegrityConfig) validateWitnesses() error {
 	var errs []error
+	// A witness listed twice would count twice toward the quorum with
+	// one cosignature.
+	seen := make(map[string]int, len(c.Witnesses))
 	for i := range c.Witnesses {
 		w := &c.Witnesses[i]
 		prefix := fmt.Sprintf("witnesses::%d::", i)
 		errs = append(errs, validateClient(prefix, &w.ClientConfig))
-		if _, err := witness.ParseKey(w.PublicKey); err != nil {
+		v, err := witness.ParseKey(w.PublicKey)
+		if err != nil {
 			errs = append(errs, fmt.Errorf("%spublic_key: %w", prefix, err))
+			continue
 		}
+		id := fmt.Sprintf("%s+%08x", v.Name(), v.KeyHash())
+		if j, dup := seen[id]; dup {
+			errs = append(errs, fmt.Errorf("%spublic_key: the same witness as witnesses::%d (%s); a witness counts once toward the quorum", prefix, j, v.Name()))
+			continue
+		}
+		seen[id] = i
 	}
 	if c.WitnessQuorum < 0 || c.WitnessQuorum > len(c.Witnesses) {
 		errs = append(errs, fmt.Errorf("witness_quorum: must be between 0 (all) and the %d witnesses, got %d",

@@ -291,8 +291,12 @@ func badConfigs() []badConfig {
 	return []badConfig{
 		{name: "no_sink", want: []string{"at least one sink must be configured: file or http"}},
 		{name: "rotation_bad_compression", want: []string{`file: rotation: compression: "gzip" is not one of "zstd", "none"`}},
-		{name: "rotation_negative", want: []string{"file: rotation: max_megabytes: must be >= 0, got -1",
-			"max_backups: must be >= 0, got -2", "max_days: must be >= 0, got -3"}},
+		{name: "rotation_negative", want: []string{"file: rotation: max_megabytes: must be between 0 and 8796093022207, got -1",
+			"max_backups: must be >= 0, got -2", "max_days: must be between 0 and 106751, got -3"}},
+		// 2^44 MiB is 2^64 bytes, which wraps to 0 (no size limit); 213504
+		// days wrap to about 25 minutes of retention.
+		{name: "rotation_overflow", want: []string{"file: rotation: max_megabytes: must be between 0 and 8796093022207, got 17592186044416",
+			"max_days: must be between 0 and 106751, got 213504"}},
 		{name: "rotation_never", want: []string{"file: rotation: max_megabytes and interval are both 0"}},
 		{name: "rotation_short_interval", want: []string{"file: rotation: interval: must be 0 (no time-based rotation) or at least 1s, got 10ms"}},
 		{name: "unknown_op", want: []string{`payload_policy_by_op: unknown op "frobnicate" (known: start, stop, exec`}},

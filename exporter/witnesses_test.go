@@ -118,6 +118,22 @@ func TestWitnessConfigErrorsNameTheKey(t *testing.T) {
 	require.ErrorContains(t, err, "witness_quorum: must be between 0 (all) and the 1 witnesses, got 2")
 }
 
+// The same witness listed twice would meet a quorum of two with one
+// cosignature.
+func TestWitnessConfigRefusesTheSameWitnessTwice(t *testing.T) {
+	keyPath, _ := writeKeys(t)
+	fw := witnesstest.Start(t, "witness.example/w1", nil)
+	cfg := syncConfig()
+	withFile(cfg, filepath.Join(t.TempDir(), "a.jsonl"), auditevent.PolicyOverride{})
+	ic := withIntegrity(cfg, keyPath)
+	ic.Witnesses = []WitnessConfig{
+		{ClientConfig: confighttp.ClientConfig{Endpoint: "http://127.0.0.1:1"}, PublicKey: fw.VKey},
+		{ClientConfig: confighttp.ClientConfig{Endpoint: "http://127.0.0.1:2"}, PublicKey: " " + fw.VKey + "\n"},
+	}
+	err := confmap.Validate(cfg)
+	require.ErrorContains(t, err, "witnesses::1::public_key: the same witness as witnesses::0 (witness.example/w1)")
+}
+
 func lastWitnessedRecord(t *testing.T, path string) []byte {
 	t.Helper()
 	f, err := os.Open(integrity.WitnessedPath(path))

@@ -35,19 +35,7 @@ func (s *Session) writeAhead(ctx, parent context.Context, st startEvent) error {
 		return nil
 	}
 	ev := s.startEventOf(trace.SpanContextFromContext(ctx), trace.SpanContextFromContext(parent), st)
-	var r log.Record
-	r.SetEventName(semconv.EventSessionStart)
-	r.SetTimestamp(ev.TS.Time())
-	r.SetObservedTimestamp(time.Now())
-	r.SetSeverity(log.SeverityInfo)
-	r.SetSeverityText("INFO")
-	r.SetBody(attribute.StringValue(string(auditevent.AppendJSON(make([]byte, 0, 512), &ev))))
-	r.AddAttributes(
-		attribute.String(semconv.AttrSessionID, s.idText),
-		attribute.String(semconv.AttrOperation, st.op),
-		attribute.String(semconv.AttrEventPhase, auditevent.PhaseStart.String()),
-		attribute.Int64(semconv.AttrEventSeq, st.seq),
-	)
+	r := s.eventRecord(&ev, log.SeverityInfo)
 	a := &ack{}
 	s.logs.logger.Emit(withAck(ctx, a), r)
 	if !s.delivery.synchronous() {
@@ -55,6 +43,29 @@ func (s *Session) writeAhead(ctx, parent context.Context, st startEvent) error {
 		return nil
 	}
 	return a.result(ErrStartNotRecorded, s.syncTimeout)
+}
+
+// eventRecord is ev as the SPEC §6 log record the collector maps back:
+// body the canonical line, the event name and attributes of its phase.
+func (s *Session) eventRecord(ev *auditevent.Event, sev log.Severity) log.Record {
+	var r log.Record
+	name := semconv.EventSessionStart
+	if ev.Phase == auditevent.PhaseFinish {
+		name = semconv.EventSessionFinish
+	}
+	r.SetEventName(name)
+	r.SetTimestamp(ev.TS.Time())
+	r.SetObservedTimestamp(time.Now())
+	r.SetSeverity(sev)
+	r.SetSeverityText(sev.String())
+	r.SetBody(attribute.StringValue(string(auditevent.AppendJSON(make([]byte, 0, 768), ev))))
+	r.AddAttributes(
+		attribute.String(semconv.AttrSessionID, s.idText),
+		attribute.String(semconv.AttrOperation, ev.Op),
+		attribute.String(semconv.AttrEventPhase, ev.Phase.String()),
+		attribute.Int64(semconv.AttrEventSeq, ev.Seq),
+	)
+	return r
 }
 
 // checkQueued counts a best-effort record that reached no LogProcessor. An

@@ -35,23 +35,11 @@ func (o *Op) writeAheadFinish(fin finishEvent) error {
 		return nil
 	}
 	ev := o.finishEventOf(fin)
-	var r log.Record
-	r.SetEventName(semconv.EventSessionFinish)
-	r.SetTimestamp(fin.ts)
-	r.SetObservedTimestamp(time.Now())
-	r.SetSeverity(log.SeverityInfo)
-	r.SetSeverityText("INFO")
+	sev := log.SeverityInfo
 	if !fin.ok {
-		r.SetSeverity(log.SeverityWarn)
-		r.SetSeverityText("WARN")
+		sev = log.SeverityWarn
 	}
-	r.SetBody(attribute.StringValue(string(auditevent.AppendJSON(make([]byte, 0, 768), &ev))))
-	r.AddAttributes(
-		attribute.String(semconv.AttrSessionID, s.idText),
-		attribute.String(semconv.AttrOperation, o.op),
-		attribute.String(semconv.AttrEventPhase, auditevent.PhaseFinish.String()),
-		attribute.Int64(semconv.AttrEventSeq, fin.seq),
-	)
+	r := s.eventRecord(&ev, sev)
 	if fin.stdout != nil {
 		r.AddAttributes(attribute.ByteSlice(semconv.AttrExecStdoutBytes, fin.stdout))
 	}

@@ -12,6 +12,7 @@ import (
 
 	"golang.org/x/mod/sumdb/tlog"
 
+	"github.com/sandboxaudit/sandboxaudit/internal/filesink"
 	"github.com/sandboxaudit/sandboxaudit/internal/integrity"
 	"github.com/sandboxaudit/sandboxaudit/internal/witness"
 )
@@ -120,11 +121,19 @@ func handoverWitnesses(values []string) (*witness.Pool, error) {
 }
 
 func (h *handover) run(ctx context.Context, pool *witness.Pool, out io.Writer) error {
-	if integrity.HasSegments(h.path) {
+	sl, err := integrity.LoadSegmentLog(h.path, h.keys.Verifier)
+	if err != nil {
+		return fmt.Errorf("%s: %w", integrity.SegmentsPath(h.path), err)
+	}
+	if segs, _ := filesink.Segments(h.path); len(segs) > 0 || sl.Closed() > 0 {
 		// Its closed segments would sit beside the new log, which names
 		// none of them, and the collector would refuse it.
 		return fmt.Errorf("%s has closed segments: handing over a rotated trail is not supported, "+
 			"since its segments would sit beside the new log, which names none of them", h.path)
+	}
+	lead := int64(0) // the log's leaf 0 is the note of an earlier handover
+	if sl.Genesis() != nil {
+		lead = 1
 	}
 	sealer, err := integrity.NewSealer(integrity.Settings{Keys: h.keys, Interval: time.Second})
 	if err != nil {
@@ -162,23 +171,42 @@ func (h *handover) run(ctx context.Context, pool *witness.Pool, out io.Writer) e
 	if err != nil {
 		return err
 	}
+	// The new log's leaf 0 is this note: the collector started with the
+	// new key picks it up.
+	if err := integrity.WriteHandoverNote(h.path, signed); err != nil {
+		return err
+	}
 	_, _ = fmt.Fprintf(out, "log handover: the log %q ends at %d lines; its final checkpoint names the key %s and the origin %q\n",
-		last.Origin, last.N, h.nextKey, h.nextOrigin)
+		last.Origin, last.N-lead, h.nextKey, h.nextOrigin)
 	_, _ = fmt.Fprintf(out, "log handover: retired file: %s (with its sidecars); start the collector with the new key to begin the new log at %s\n",
 		retired, h.path)
+	_, _ = fmt.Fprintf(out, "log handover: the new log starts from the note in %s\n", integrity.HandoverPath(h.path))
 	return nil
 }
 
-// retire renames the audit file and its sidecars to PATH.retired-<time>,
-// never over an existing file.
+// retire renames the audit file and its sidecars to PATH.retired-<time>
+// (with -2, -3... after a handover in the same second), never over an
+// existing file.
 func retire(path string, now time.Time) (string, error) {
-	to := path + ".retired-" + now.Format("20060102T150405Z")
-	for _, suffix := range []string{"", integrity.StoreSuffix, integrity.CheckpointsSuffix, integrity.SegmentsSuffix, integrity.WitnessedSuffix} {
-		if _, err := os.Lstat(to + suffix); err == nil {
-			return "", fmt.Errorf("%s exists already", to+suffix)
+	suffixes := []string{"", integrity.StoreSuffix, integrity.CheckpointsSuffix, integrity.SegmentsSuffix, integrity.WitnessedSuffix, integrity.HandoverSuffix}
+	base := path + ".retired-" + now.Format("20060102T150405Z")
+	to := ""
+	for i := 1; i <= 100 && to == ""; i++ {
+		to = base
+		if i > 1 {
+			to = fmt.Sprintf("%s-%d", base, i)
+		}
+		for _, suffix := range suffixes {
+			if _, err := os.Lstat(to + suffix); err == nil {
+				to = ""
+				break
+			}
 		}
 	}
-	for _, suffix := range []string{"", integrity.StoreSuffix, integrity.CheckpointsSuffix, integrity.SegmentsSuffix, integrity.WitnessedSuffix} {
+	if to == "" {
+		return "", fmt.Errorf("%s and 99 names after it exist already", base)
+	}
+	for _, suffix := range suffixes {
 		if err := os.Rename(path+suffix, to+suffix); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return "", fmt.Errorf("retire %s: %w", path+suffix, err)
 		}

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"crypto/sha256"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,12 +11,23 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/sandboxaudit/sandboxaudit/internal/integrity"
+	"github.com/sandboxaudit/sandboxaudit/internal/witness"
+	"github.com/sandboxaudit/sandboxaudit/internal/witness/witnesstest"
 )
 
 // handedOver hands the witnessed fixture's log over to a new key, with
 // both witnesses cosigning the final checkpoint, then writes and seals
 // two lines of the new log at the same path.
 func handedOver(t *testing.T) (path, retired, oldPub, newKey string, wkeys []string) {
+	t.Helper()
+	path, retired, oldPub, newKey, wkeys = handOver(t)
+	startNewLog(t, path, newKey)
+	return path, retired, oldPub, newKey, wkeys
+}
+
+// handOver hands the witnessed fixture's log over to a new key, with both
+// witnesses cosigning the final checkpoint.
+func handOver(t *testing.T) (path, retired, oldPub, newKey string, wkeys []string) {
 	t.Helper()
 	path, oldKey, oldPub, wkeys, fakes := witnessedFixture(t)
 	dir := t.TempDir()
@@ -26,26 +38,44 @@ func handedOver(t *testing.T) (path, retired, oldPub, newKey string, wkeys []str
 		"--witness", fakes[0].URL+"="+wkeys[0], "--witness", fakes[1].URL+"="+wkeys[1], path)
 	require.Equal(t, 0, res.code, res.stdout+res.stderr)
 	require.Contains(t, res.stdout, `ends at 8 lines; its final checkpoint names the key cli-test-2027+`)
+	require.Contains(t, res.stdout, "the new log starts from the note in "+path+".handover")
+	return path, retiredOf(t, path), oldPub, newKey, wkeys
+}
+
+// retiredOf is the one retired audit file of path.
+func retiredOf(t *testing.T, path string) string {
+	t.Helper()
 	matches, err := filepath.Glob(path + ".retired-*")
 	require.NoError(t, err)
+	retired := ""
 	for _, m := range matches {
 		if !strings.Contains(filepath.Base(m), ".jsonl.retired-") || strings.Count(filepath.Base(m), ".") != 2 {
 			continue
 		}
+		require.Empty(t, retired, "one retired file: %v", matches)
 		retired = m
 	}
 	require.NotEmpty(t, retired, "%v", matches)
 	_, err = os.Stat(path)
 	require.ErrorIs(t, err, os.ErrNotExist, "the retired file was moved aside")
+	return retired
+}
 
+// startNewLog writes two lines at path and seals them with the key.
+func startNewLog(t *testing.T, path, keyFile string) {
+	t.Helper()
 	s, f := op(sessionB, "stop", "b000000000000009", 3, 4)
 	appendFlocked(t, path, canonLines(s, f))
-	keys, err := integrity.LoadSigningKey(newKey)
+	require.NoError(t, sealWith(t, path, keyFile))
+}
+
+func sealWith(t *testing.T, path, keyFile string) error {
+	t.Helper()
+	keys, err := integrity.LoadSigningKey(keyFile)
 	require.NoError(t, err)
 	sealer, err := integrity.NewSealer(integrity.Settings{Keys: keys, Interval: 1e9})
 	require.NoError(t, err)
-	require.NoError(t, sealer.Seal(context.Background(), path))
-	return path, retired, oldPub, newKey, wkeys
+	return sealer.Seal(context.Background(), path)
 }
 
 // verify, given only the first key, follows the handover to the new log.
@@ -54,7 +84,8 @@ func TestVerifyFollowsAHandover(t *testing.T) {
 	res := run(t, "", "verify", "--key", oldPub, "--allow-open", retired, path)
 	require.Equal(t, 0, res.code, res.stdout+res.stderr)
 	require.Contains(t, res.stdout, `handover: final at 8 lines; the log goes on as "cli-test-2027/audit.jsonl", signed by cli-test-2027+`)
-	require.Contains(t, res.stdout, path+": integrity: lines=2 sealed=2 unsealed=0")
+	require.Contains(t, res.stdout, path+": integrity: trail segments=0 retired=0 first_line=1 lines=2 sealed=2 unsealed=0")
+	require.Contains(t, res.stdout, path+": handover: the log starts from the handover of "+retired)
 
 	// The witnesses cosigned the final checkpoint too.
 	res = run(t, "", "verify", "--key", oldPub, "--witness", wkeys[0], "--witness", wkeys[1], "--allow-open", retired)
@@ -139,4 +170,185 @@ func TestLogHandoverRefusesARotatedTrail(t *testing.T) {
 	require.Contains(t, res.stderr, "handing over a rotated trail is not supported")
 	_, err := os.Stat(path)
 	require.NoError(t, err, "nothing was moved")
+}
+
+// The new log's leaf 0 is the record hash of the signed final checkpoint,
+// and its first checkpoint covers it.
+func TestNewLogStartsFromTheHandoverNote(t *testing.T) {
+	path, retired, _, newKey, _ := handedOver(t)
+	noteBytes, err := os.ReadFile(path + ".handover")
+	require.NoError(t, err)
+	require.Contains(t, string(noteBytes), "\nfinal\nnext-key cli-test-2027+")
+	// The note is the final record of the retired log's checkpoints.
+	cps, err := os.ReadFile(retired + ".checkpoints")
+	require.NoError(t, err)
+	require.Contains(t, string(cps), string(noteBytes))
+
+	keys, err := integrity.LoadSigningKey(newKey)
+	require.NoError(t, err)
+	sl, err := integrity.LoadSegmentLog(path, keys.Verifier)
+	require.NoError(t, err)
+	g := sl.Genesis()
+	require.NotNil(t, g)
+	leaf := sha256.Sum256(append([]byte{0}, noteBytes...)) // RFC 6962 leaf hash
+	require.Equal(t, leaf[:], g.EndRange[0][:])
+	require.Equal(t, "cli-test-2027/audit.jsonl", g.Origin)
+
+	// The store's leaf 0 is that hash, and the checkpoint covers it and
+	// the two lines.
+	store, err := os.ReadFile(path + ".tlog")
+	require.NoError(t, err)
+	require.Equal(t, leaf[:], store[:32])
+	_, c, err := integrity.NewestSigned(path, keys.Verifier)
+	require.NoError(t, err)
+	require.Equal(t, int64(3), c.N)
+}
+
+func TestVerifyRefusesANewLogNotFromTheHandover(t *testing.T) {
+	t.Run("started without the note", func(t *testing.T) {
+		path, retired, oldPub, newKey, _ := handOver(t)
+		require.NoError(t, os.Remove(path+".handover"))
+		startNewLog(t, path, newKey)
+		res := run(t, "", "verify", "--key", oldPub, "--allow-open", retired, path)
+		require.Equal(t, 1, res.code, res.stdout)
+		require.Contains(t, res.stdout, "the log at "+path+" does not start from the handover of "+retired+
+			": its first leaf is its first line, not the handover note")
+	})
+	t.Run("started from another note", func(t *testing.T) {
+		path, retired, oldPub, newKey, _ := handOver(t)
+		oldKeys, err := integrity.LoadSigningKey(strings.TrimSuffix(oldPub, ".pub") + ".key")
+		require.NoError(t, err)
+		// The old key holder signs a second handover of a shorter tree.
+		st, err := integrity.ReadHandover(retired, oldKeys.Verifier)
+		require.NoError(t, err)
+		other := *st.Final
+		other.N--
+		signed, err := integrity.SignHandover(other, oldKeys.Signer)
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(path+".handover", signed, 0o600))
+		startNewLog(t, path, newKey)
+		res := run(t, "", "verify", "--key", oldPub, "--allow-open", retired, path)
+		require.Equal(t, 1, res.code, res.stdout)
+		require.Contains(t, res.stdout, "the log at "+path+" does not start from the handover of "+retired+
+			": its first leaf is the hash of another note")
+	})
+	t.Run("segments sidecar removed", func(t *testing.T) {
+		path, retired, oldPub, _, _ := handedOver(t)
+		require.NoError(t, os.Remove(path+".segments"))
+		res := run(t, "", "verify", "--key", oldPub, "--allow-open", retired, path)
+		require.Equal(t, 1, res.code, res.stdout)
+		require.Contains(t, res.stdout, "does not start from the handover of "+retired)
+		require.Contains(t, res.stdout, "the file no longer matches checkpoint #1 (3 lines, the file has 2)")
+	})
+}
+
+// A note handing the log over to another key is not picked up: the
+// collector with this key does not seal the path.
+func TestSealerRefusesANoteForAnotherKey(t *testing.T) {
+	path, _, _, _, _ := handOver(t)
+	dir := t.TempDir()
+	res := run(t, "", "keygen", "--name", "someone-else", "--out", dir)
+	require.Equal(t, 0, res.code, res.stderr)
+	s, f := op(sessionB, "stop", "b000000000000009", 3, 4)
+	appendFlocked(t, path, canonLines(s, f))
+	err := sealWith(t, path, filepath.Join(dir, "someone-else.key"))
+	require.ErrorContains(t, err, "audit.jsonl.handover hands the log over to the key cli-test-2027+")
+	_, err = os.Stat(path + ".checkpoints")
+	require.True(t, err != nil || fileSize(t, path+".checkpoints") == 0, "nothing signed")
+}
+
+func fileSize(t *testing.T, p string) int64 {
+	t.Helper()
+	fi, err := os.Stat(p)
+	require.NoError(t, err)
+	return fi.Size()
+}
+
+// Two handovers in a row: verify with the first key follows both, and
+// the middle log's final checkpoint counts its lines without its leaf 0.
+func TestVerifyFollowsTwoHandovers(t *testing.T) {
+	path, retired1, oldPub, midKey, _ := handedOver(t)
+	dir := t.TempDir()
+	res := run(t, "", "keygen", "--name", "cli-test-2028", "--out", dir)
+	require.Equal(t, 0, res.code, res.stderr)
+	res = run(t, "", "log", "handover", "--signing-key", midKey, "--next-key", filepath.Join(dir, "cli-test-2028.pub"), path)
+	require.Equal(t, 0, res.code, res.stdout+res.stderr)
+	require.Contains(t, res.stdout, `the log "cli-test-2027/audit.jsonl" ends at 2 lines`)
+	matches, err := filepath.Glob(path + ".retired-*.handover")
+	require.NoError(t, err)
+	require.Len(t, matches, 1, "the middle log's note moved aside with it")
+	retired2 := strings.TrimSuffix(matches[0], ".handover")
+	require.NotEqual(t, retired1, retired2)
+	s, f := op(sessionA, "stop", "a000000000000009", 7, 8)
+	appendFlocked(t, path, canonLines(s, f))
+	require.NoError(t, sealWith(t, path, filepath.Join(dir, "cli-test-2028.key")))
+
+	res = run(t, "", "verify", "--key", oldPub, "--allow-open", retired1, retired2, path)
+	require.Equal(t, 0, res.code, res.stdout+res.stderr)
+	require.Contains(t, res.stdout, retired2+`: handover: final at 2 lines; the log goes on as "cli-test-2028/audit.jsonl"`)
+	require.Contains(t, res.stdout, path+": handover: the log starts from the handover of "+retired2)
+
+	// A line added to the middle log after its handover.
+	s, f = op(sessionB, "stop", "b00000000000000a", 5, 6)
+	appendFlocked(t, retired2, canonLines(s, f))
+	res = run(t, "", "verify", "--key", oldPub, "--allow-open", "--allow-unsealed", "10", retired1, retired2, path)
+	require.Equal(t, 1, res.code, res.stdout)
+	require.Contains(t, res.stdout, retired2+":3: handover: the log was retired at 2 lines by its final checkpoint, but the file has 4")
+}
+
+// Witnesses cosign the new log's checkpoints, its handover leaf included,
+// and verify with the first key follows into the witnessed new log.
+func TestHandedOverLogIsWitnessed(t *testing.T) {
+	path, retired, oldPub, newKey, _ := handOver(t)
+	keys, err := integrity.LoadSigningKey(newKey)
+	require.NoError(t, err)
+	f := witnesstest.Start(t, "w3.example/w", keys.Verifier)
+	w, err := witness.NewWitness(f.URL, f.VKey, nil, nil)
+	require.NoError(t, err)
+	pool, err := witness.NewPool([]*witness.Witness{w}, 1, nil, nil)
+	require.NoError(t, err)
+	wkey := filepath.Join(t.TempDir(), "w3.vkey")
+	require.NoError(t, os.WriteFile(wkey, []byte(f.VKey+"\n"), 0o644))
+	sealer, err := integrity.NewSealer(integrity.Settings{Keys: keys, Interval: 1e9, Witnesses: pool})
+	require.NoError(t, err)
+	s, fin := op(sessionB, "stop", "b000000000000009", 3, 4)
+	appendFlocked(t, path, canonLines(s))
+	require.NoError(t, sealer.Seal(context.Background(), path))
+	appendFlocked(t, path, canonLines(fin))
+	require.NoError(t, sealer.Seal(context.Background(), path))
+
+	res := run(t, "", "verify", "--key", strings.TrimSuffix(newKey, ".key")+".pub", "--witness", wkey, path)
+	require.Equal(t, 0, res.code, res.stdout+res.stderr)
+	require.Contains(t, res.stdout, "witness: lines=2 witnessed=2 unwitnessed=0")
+
+	// A line of the new log rewritten and re-sealed by the new key's
+	// holder: the key check passes, the witness check refuses it.
+	lines := fileLines(t, path)
+	lines[0] = strings.Replace(lines[0], `"op":"stop"`, `"op":"exec"`, 1)
+	lines[1] = strings.Replace(lines[1], `"op":"stop"`, `"op":"exec"`, 1)
+	writeLines(t, path, lines)
+	require.NoError(t, os.Remove(path+".tlog"))
+	require.NoError(t, os.Remove(path+".checkpoints"))
+	require.NoError(t, sealWith(t, path, newKey))
+	res = run(t, "", "verify", "--key", oldPub, retired, path)
+	require.Equal(t, 0, res.code, res.stdout)
+	res = run(t, "", "verify", "--key", strings.TrimSuffix(newKey, ".key")+".pub", "--witness", wkey, path)
+	require.Equal(t, 1, res.code, res.stdout)
+	require.Contains(t, res.stdout, "lines were changed, and re-signed, after the witnesses saw them")
+}
+
+// log reset ties the new log to nothing: a pending note is moved aside
+// with the sidecars, and verify with the first key refuses the link.
+func TestLogResetDropsAPendingHandover(t *testing.T) {
+	path, retired, oldPub, newKey, _ := handOver(t)
+	s, f := op(sessionB, "stop", "b000000000000009", 3, 4)
+	appendFlocked(t, path, canonLines(s, f))
+	res := run(t, "", "log", "reset", "--signing-key", newKey, path)
+	require.Equal(t, 0, res.code, res.stdout+res.stderr)
+	require.Contains(t, res.stdout, "kept the old audit.jsonl.handover as ")
+	_, err := os.Stat(path + ".handover")
+	require.ErrorIs(t, err, os.ErrNotExist)
+	res = run(t, "", "verify", "--key", oldPub, "--allow-open", retired, path)
+	require.Equal(t, 1, res.code, res.stdout)
+	require.Contains(t, res.stdout, "does not start from the handover of "+retired+": its first leaf is its first line")
 }

@@ -18,7 +18,8 @@ import (
 // isSidecar reports whether name is an integrity sidecar or a compressed
 // segment still being written, not audit lines.
 func isSidecar(name string) bool {
-	for _, s := range []string{integrity.StoreSuffix, integrity.CheckpointsSuffix, integrity.SegmentsSuffix, integrity.WitnessedSuffix, filesink.ZstdSuffix + ".tmp"} {
+	for _, s := range []string{integrity.StoreSuffix, integrity.CheckpointsSuffix, integrity.SegmentsSuffix, integrity.WitnessedSuffix,
+		integrity.HandoverSuffix, filesink.ZstdSuffix + ".tmp"} {
 		if strings.HasSuffix(name, s) {
 			return true
 		}
@@ -101,7 +102,7 @@ func (v *verifier) verifyParts(ctx context.Context, parts []integrity.TrailPart,
 			tc.BeginPart(i)
 			w := tc.Writer()
 			if wc := v.trailWitness; wc != nil {
-				wc.StartPart(p)
+				wc.StartPart(p, v.trailLog)
 				w = io.MultiWriter(w, wc.Writer())
 			}
 			src = io.TeeReader(r, w)
@@ -122,6 +123,7 @@ func (v *verifier) verifyParts(ctx context.Context, parts []integrity.TrailPart,
 // segment in order, compressed or not, against the one log's checkpoints
 // and segment records.
 func (v *verifier) verifyTrail(ctx context.Context, path string) error {
+	defer v.followHandover(path)()
 	tr, err := integrity.OpenTrail(path, v.opts.key)
 	if err != nil {
 		return err
@@ -149,16 +151,21 @@ func (v *verifier) verifyTrail(ctx context.Context, path string) error {
 	if wc != nil {
 		defer func() { _ = wc.Close() }()
 	}
-	v.trailWitness = wc
+	v.trailWitness, v.trailLog = wc, tr.Log
 	err = v.verifyParts(ctx, tr.Parts, tc)
-	v.trailWitness = nil
+	v.trailWitness, v.trailLog = nil, nil
 	if err != nil {
 		return err
 	}
+	lead := int64(0)
+	if tr.Log.Genesis() != nil {
+		lead = 1
+	}
 	if wc != nil {
-		v.reportWitnessed(path, wc)
+		v.reportWitnessed(path, wc, lead)
 	}
 	res := tc.Finish()
+	v.checkHandover(path, res.First+res.Lines, lead)
 	for _, f := range res.Failures {
 		v.sum.Problems++
 		_, _ = fmt.Fprintf(v.out, "integrity: %s\n", f)
@@ -168,8 +175,9 @@ func (v *verifier) verifyTrail(ctx context.Context, path string) error {
 	if len(res.Failures) > 0 {
 		upTo = " (sealed and checkpoints count only what passed before the first failure)"
 	}
+	firstLine := res.First + 1 - lead // with a handover leaf, line i is leaf i
 	_, _ = fmt.Fprintf(v.out, "%s: integrity: trail segments=%d retired=%d first_line=%d lines=%d sealed=%d unsealed=%d%s checkpoints=%d%s\n",
-		path, len(tr.Parts)-activeCount(tr), tr.Retired, res.First+1, res.Lines, res.Sealed, res.Unsealed, allowed, res.Checkpoints, upTo)
+		path, len(tr.Parts)-activeCount(tr), tr.Retired, firstLine, res.Lines, max(res.Sealed-lead, 0), res.Unsealed, allowed, res.Checkpoints, upTo)
 	return nil
 }
 

@@ -135,8 +135,10 @@ type verifier struct {
 	stdin    *os.File // stdin spooled for the second look (repeats.go)
 	// handovers are the key handovers seen so far (verify_handover.go).
 	handovers handovers
-	// trailWitness is the witness check of the trail being verified.
+	// trailWitness is the witness check of the trail being verified, and
+	// trailLog its segment records.
 	trailWitness *integrity.WitnessCheck
+	trailLog     *integrity.SegmentLog
 	sum          summary
 	buf          []byte
 	// afterRetention marks the files (by index) that open a trail whose
@@ -383,7 +385,7 @@ func dropSidecars(files []string, stderr io.Writer) []string {
 		named[f] = true
 	}
 	return slices.DeleteFunc(files, func(f string) bool {
-		for _, suffix := range []string{integrity.StoreSuffix, integrity.CheckpointsSuffix, integrity.SegmentsSuffix, integrity.WitnessedSuffix} {
+		for _, suffix := range []string{integrity.StoreSuffix, integrity.CheckpointsSuffix, integrity.SegmentsSuffix, integrity.WitnessedSuffix, integrity.HandoverSuffix} {
 			if base, ok := strings.CutSuffix(f, suffix); ok && named[base] {
 				_, _ = fmt.Fprintf(stderr, "verify: skipping %s, the integrity sidecar of %s\n", f, base)
 				return true

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"golang.org/x/mod/sumdb/note"
+	"golang.org/x/mod/sumdb/tlog"
 
 	"github.com/sandboxaudit/sandboxaudit/internal/integrity"
 )
@@ -17,24 +18,60 @@ type handovers struct {
 	// retired maps a retired log's origin to the file its final
 	// checkpoint is in.
 	retired map[string]string
+	// genesis maps the origin a handover names to the leaf the new log
+	// must start from (the record hash of the handover note), and from
+	// to the retired file it came from.
+	genesis map[string]tlog.Hash
+	from    map[string]string
 }
 
-// useHandoverKey makes the key a handover named for the origin of the
-// file's checkpoints the key to check it with; the returned func restores
-// the key before it.
-func (v *verifier) useHandoverKey(name string) func() {
-	k, ok := v.handovers.next[integrity.FirstOrigin(name)]
+// followHandover makes the key a handover named for the origin of the
+// file's checkpoints the key to check it with. The returned func checks
+// that the file's log starts from that handover note, then restores the
+// key before it.
+func (v *verifier) followHandover(name string) func() {
+	origin := integrity.FirstOrigin(name)
+	k, ok := v.handovers.next[origin]
 	if !ok {
 		return func() {}
 	}
 	before := v.opts.key
 	v.opts.key = k
-	return func() { v.opts.key = before }
+	return func() {
+		v.checkGenesis(name, origin)
+		v.opts.key = before
+	}
+}
+
+// checkGenesis refuses a log that a handover names but whose leaf 0 is
+// not that handover's note: a log started without the note, or from
+// another one.
+func (v *verifier) checkGenesis(name, origin string) {
+	want, from := v.handovers.genesis[origin], v.handovers.from[origin]
+	sl, err := integrity.LoadSegmentLog(name, v.opts.key)
+	why := ""
+	switch g := sl.Genesis(); {
+	case err != nil:
+		why = err.Error()
+	case g == nil:
+		why = "its first leaf is its first line, not the handover note"
+	case g.Origin != origin:
+		why = fmt.Sprintf("its handover record names the log %q", g.Origin)
+	case g.EndRange[0] != want:
+		why = "its first leaf is the hash of another note"
+	default:
+		_, _ = fmt.Fprintf(v.out, "%s: handover: the log starts from the handover of %s\n", name, from)
+		return
+	}
+	v.sum.Problems++
+	_, _ = fmt.Fprintf(v.out, "%s: handover: the log at %s does not start from the handover of %s: %s\n", name, name, from, why)
 }
 
 // checkHandover reports a retired log that went on after its final
-// checkpoint, and records the handover the file's log makes.
-func (v *verifier) checkHandover(name string, lines int64) {
+// checkpoint, and records the handover the file's log makes. leaves is
+// the size of the file's tree; lead is 1 when its leaf 0 is a handover
+// note, not a line.
+func (v *verifier) checkHandover(name string, leaves, lead int64) {
 	st, err := integrity.ReadHandover(name, v.opts.key)
 	if err != nil {
 		v.sum.Problems++
@@ -56,10 +93,10 @@ func (v *verifier) checkHandover(name string, lines int64) {
 		_, _ = fmt.Fprintf(v.out, "%s: handover: %d checkpoints were signed after the final one: the retired log went on\n",
 			integrity.CheckpointsPath(name), st.After)
 	}
-	if lines > h.N {
+	if leaves > h.N {
 		v.sum.Problems++
 		_, _ = fmt.Fprintf(v.out, "%s:%d: handover: the log was retired at %d lines by its final checkpoint, but the file has %d: "+
-			"lines were added after the handover\n", name, h.N+1, h.N, lines)
+			"lines were added after the handover\n", name, h.N-lead+1, h.N-lead, leaves-lead)
 	}
 	next, err := note.NewVerifier(h.NextKey)
 	if err != nil {
@@ -69,9 +106,12 @@ func (v *verifier) checkHandover(name string, lines int64) {
 	}
 	if v.handovers.next == nil {
 		v.handovers.next, v.handovers.retired = map[string]note.Verifier{}, map[string]string{}
+		v.handovers.genesis, v.handovers.from = map[string]tlog.Hash{}, map[string]string{}
 	}
 	v.handovers.next[h.NextOrigin] = next
 	v.handovers.retired[h.Origin] = name
+	v.handovers.genesis[h.NextOrigin] = integrity.GenesisLeaf(st.Signed)
+	v.handovers.from[h.NextOrigin] = name
 	_, _ = fmt.Fprintf(v.out, "%s: handover: final at %d lines; the log goes on as %q, signed by %s+%08x\n",
-		name, h.N, h.NextOrigin, next.Name(), next.KeyHash())
+		name, h.N-lead, h.NextOrigin, next.Name(), next.KeyHash())
 }

@@ -13,7 +13,7 @@ import (
 // the bytes the line reader consumes are teed into the checker, which folds
 // the Merkle tree as they go by, so memory stays flat in the file size.
 func (v *verifier) verifySealed(ctx context.Context, name string, f *os.File) error {
-	defer v.useHandoverKey(name)()
+	defer v.followHandover(name)()
 	c, err := integrity.NewChecker(name, v.opts.key)
 	if err != nil {
 		// No sidecar: nothing sealed. Still run the plain checks.
@@ -38,10 +38,10 @@ func (v *verifier) verifySealed(ctx context.Context, name string, f *os.File) er
 		return fmt.Errorf("%s: %w", name, err)
 	}
 	if wc != nil {
-		v.reportWitnessed(name, wc)
+		v.reportWitnessed(name, wc, 0)
 	}
 	res := c.Finish()
-	v.checkHandover(name, res.Lines)
+	v.checkHandover(name, res.Lines, 0)
 	if fl := res.Failure; fl != nil {
 		v.sum.Problems++
 		switch {

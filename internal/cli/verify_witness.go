@@ -56,11 +56,18 @@ func (w *witnessFlags) load(hasKey bool) error {
 	if len(w.files) > maxWitnesses {
 		return fmt.Errorf("--witness: %d keys, limit %d", len(w.files), maxWitnesses)
 	}
+	// A key given twice would count twice toward the quorum.
+	seen := make(map[string]string, len(w.files))
 	for _, p := range w.files {
 		v, err := loadWitnessKey(p)
 		if err != nil {
 			return fmt.Errorf("--witness: %w", err)
 		}
+		id := fmt.Sprintf("%s+%08x", v.Name(), v.KeyHash())
+		if first, dup := seen[id]; dup {
+			return fmt.Errorf("--witness: %s is the same witness key as %s (%s); give each witness once", p, first, v.Name())
+		}
+		seen[id] = p
 		w.verifiers = append(w.verifiers, v)
 	}
 	w.usedQuorum = w.quorum
@@ -106,8 +113,11 @@ func (v *verifier) newWitnessCheck(name string) (*integrity.WitnessCheck, error)
 }
 
 // reportWitnessed prints one file's witness result and counts its problems.
-func (v *verifier) reportWitnessed(name string, wc *integrity.WitnessCheck) {
+//
+// lead is 1 for a log whose leaf 0 is a handover note: counts are lines.
+func (v *verifier) reportWitnessed(name string, wc *integrity.WitnessCheck, lead int64) {
 	res := wc.Finish()
+	res.Lines, res.Witnessed = max(res.Lines-lead, 0), max(res.Witnessed-lead, 0)
 	if fl := res.Failure; fl != nil {
 		v.sum.Problems++
 		if fl.Line > 0 {

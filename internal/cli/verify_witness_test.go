@@ -155,11 +155,23 @@ func TestVerifyWitnessFlagErrors(t *testing.T) {
 		{[]string{"--key", pubPath, "--quorum", "1", path}, "--quorum and --allow-unwitnessed need --witness"},
 		{[]string{"--key", pubPath, "--witness", wkeys[0], "--quorum", "2", path}, "--quorum: must be between 1 and the 1 witnesses, got 2"},
 		{[]string{"--key", pubPath, "--witness", pubPath, path}, "not a witness cosignature key"},
+		{[]string{"--key", pubPath, "--witness", wkeys[0], "--witness", wkeys[1], "--witness", copyFile(t, wkeys[0]), path},
+			"is the same witness key as " + wkeys[0] + " (w1.example/w)"},
 	} {
 		res := run(t, "", append([]string{"verify"}, tc.args...)...)
 		require.Equal(t, 2, res.code, "%v: %s", tc.args, res.stdout)
 		require.Contains(t, res.stderr, tc.want)
 	}
+}
+
+// copyFile copies path to a new file in a fresh directory.
+func copyFile(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	p := filepath.Join(t.TempDir(), filepath.Base(path))
+	require.NoError(t, os.WriteFile(p, b, 0o644))
+	return p
 }
 
 // reseal signs the file's current lines afresh with the log's key, as an

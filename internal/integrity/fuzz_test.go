@@ -26,6 +26,7 @@ func FuzzParseCheckpoint(f *testing.F) {
 
 func FuzzParseBundle(f *testing.F) {
 	f.Add([]byte(bundleHeader + "line 1\nproof 0\n{\"n\":1}\no\n1\nAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=\n\n— k abc=\n"))
+	f.Add([]byte(bundleHeader + "line 2\nfirst-leaf 1\nproof 0\nx\n"))
 	f.Add([]byte(bundleHeader + "line 2\nproof 1\nAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=\nx\n"))
 	// A fixed verifier: checking an arbitrary bundle must fail cleanly.
 	vkey, err := note.NewEd25519VerifierKey("fuzz", ed25519.NewKeyFromSeed(make([]byte, ed25519.SeedSize)).Public().(ed25519.PublicKey))
@@ -45,7 +46,7 @@ func FuzzParseBundle(f *testing.F) {
 			t.Fatal("an unsigned bundle verified")
 		}
 		again, err := ParseBundle(b.Format())
-		if err != nil || again.Line != b.Line || !bytes.Equal(again.Record, b.Record) ||
+		if err != nil || again.Line != b.Line || again.First != b.First || !bytes.Equal(again.Record, b.Record) ||
 			!bytes.Equal(again.Checkpoint, b.Checkpoint) || len(again.Proof) != len(b.Proof) {
 			t.Fatalf("round trip differs: %v", err)
 		}
@@ -79,6 +80,7 @@ func FuzzParseSegmentRecord(f *testing.F) {
 	f.Add(segmentHeader + "\nk/events.jsonl\nevents-20261206T061500Z-000001.jsonl\n0\n3\n" + h + "\n" + h + "\n")
 	f.Add(segmentHeader + "\nk/events.jsonl\nevents-20261206T061500Z-000002.jsonl\n3\n1\n" + h + "\n" + h + "\n" + h + "\n")
 	f.Add(retentionHeader + "\nk/events.jsonl\nevents-20261206T061500Z-000001.jsonl\n0\n3\n")
+	f.Add(genesisHeader + "\nk/events.jsonl\nevents.jsonl.handover\n0\n1\n" + h + "\n")
 	f.Fuzz(func(t *testing.T, text string) {
 		r, err := parseSegmentRecord(text)
 		if err != nil {
@@ -86,7 +88,7 @@ func FuzzParseSegmentRecord(f *testing.F) {
 		}
 		again, err := parseSegmentRecord(string(r.format()))
 		if err != nil || again.Name != r.Name || again.First != r.First || again.Count != r.Count ||
-			again.Retired != r.Retired || !sameHashes(again.Range, r.Range) || !sameHashes(again.EndRange, r.EndRange) {
+			again.Retired != r.Retired || again.Genesis != r.Genesis || !sameHashes(again.Range, r.Range) || !sameHashes(again.EndRange, r.EndRange) {
 			t.Fatalf("round trip: %+v -> %+v, %v", r, again, err)
 		}
 		if !r.Retired {

@@ -97,6 +97,9 @@ type HandoverState struct {
 	After int
 	// Origin is the first checkpoint's origin ("" when none verifies).
 	Origin string
+	// Signed is the final checkpoint's signed note, as the retiring key
+	// signed it: the new log's leaf 0 is its record hash (GenesisLeaf).
+	Signed []byte
 }
 
 // ReadHandover reads the checkpoints sidecar of the audit file at path and
@@ -138,7 +141,7 @@ func ReadHandover(path string, v note.Verifier) (HandoverState, error) {
 			return st, err
 		}
 		if ok {
-			st.Final = &h
+			st.Final, st.Signed = &h, rec
 		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"strconv"
 
@@ -28,12 +29,18 @@ const maxProofHashes = 64
 //
 //	sandboxaudit inclusion proof v1
 //	line N
+//	[first-leaf F]
 //	proof K
 //	<K base64 hashes, one per line>
 //	<the audit line, with its newline>
 //	<the signed checkpoint note>
+//
+// first-leaf is there when the file's line 1 is not the tree's leaf 0 (a
+// log that starts from a handover note).
 type Bundle struct {
-	Line       int64 // from 1
+	Line int64 // from 1
+	// First is the leaf index of the file's line 1.
+	First      int64
 	Record     []byte
 	Proof      tlog.RecordProof
 	Checkpoint []byte
@@ -42,7 +49,11 @@ type Bundle struct {
 // Format returns the bundle's text form.
 func (b *Bundle) Format() []byte {
 	out := []byte(bundleHeader)
-	out = fmt.Appendf(out, "line %d\nproof %d\n", b.Line, len(b.Proof))
+	out = fmt.Appendf(out, "line %d\n", b.Line)
+	if b.First != 0 {
+		out = fmt.Appendf(out, "first-leaf %d\n", b.First)
+	}
+	out = fmt.Appendf(out, "proof %d\n", len(b.Proof))
 	for _, h := range b.Proof {
 		out = append(out, base64.StdEncoding.EncodeToString(h[:])...)
 		out = append(out, '\n')
@@ -69,6 +80,14 @@ func ParseBundle(data []byte) (*Bundle, error) {
 	}
 	b.Line = n
 	line, rest = cutLine(rest)
+	if bytes.HasPrefix(line, []byte("first-leaf ")) {
+		f, err := numberAfter(line, "first-leaf ")
+		if err != nil || f < 1 || f > math.MaxInt64-n {
+			return nil, fmt.Errorf("proof bundle: line 3 must be \"first-leaf F\" with F >= 1, got %q", line)
+		}
+		b.First = f
+		line, rest = cutLine(rest)
+	}
 	k, err := numberAfter(line, "proof ")
 	if err != nil || k > maxProofHashes {
 		return nil, fmt.Errorf("proof bundle: line 3 must be \"proof K\" with K <= %d, got %q", maxProofHashes, line)
@@ -116,10 +135,11 @@ func VerifyBundle(b *Bundle, v note.Verifier) (Checkpoint, error) {
 	if err != nil {
 		return Checkpoint{}, fmt.Errorf("checkpoint: %w", err)
 	}
-	if b.Line > cp.N {
-		return cp, fmt.Errorf("line %d is beyond the checkpoint's %d lines", b.Line, cp.N)
+	leaf := b.First + b.Line - 1
+	if leaf >= cp.N {
+		return cp, fmt.Errorf("line %d is beyond the checkpoint's %d lines", b.Line, cp.N-b.First)
 	}
-	if err := tlog.CheckRecord(b.Proof, cp.N, cp.Hash, b.Line-1, tlog.RecordHash(b.Record)); err != nil {
+	if err := tlog.CheckRecord(b.Proof, cp.N, cp.Hash, leaf, tlog.RecordHash(b.Record)); err != nil {
 		return cp, fmt.Errorf("line %d is not proven by the checkpoint: %w", b.Line, err)
 	}
 	return cp, nil
@@ -137,8 +157,9 @@ func Prove(path string, line int64) (*Bundle, error) {
 	if err != nil {
 		return nil, err
 	}
-	if line < 1 || line > cp.N {
-		return nil, fmt.Errorf("line %d: the newest checkpoint covers lines 1-%d", line, cp.N)
+	first := handoverLead(path)
+	if line < 1 || first+line > cp.N {
+		return nil, fmt.Errorf("line %d: the newest checkpoint covers lines 1-%d", line, cp.N-first)
 	}
 	record, err := readLine(path, line)
 	if err != nil {
@@ -165,14 +186,14 @@ func Prove(path string, line int64) (*Bundle, error) {
 	if root != cp.Hash {
 		return nil, fmt.Errorf("the hash store does not match the newest checkpoint (run verify --key)")
 	}
-	proof, err := tlog.ProveRecord(cp.N, line-1, r)
+	proof, err := tlog.ProveRecord(cp.N, first+line-1, r)
 	if err != nil {
 		return nil, err
 	}
-	if err := tlog.CheckRecord(proof, cp.N, cp.Hash, line-1, tlog.RecordHash(record)); err != nil {
+	if err := tlog.CheckRecord(proof, cp.N, cp.Hash, first+line-1, tlog.RecordHash(record)); err != nil {
 		return nil, fmt.Errorf("line %d does not match the hash sealed for it (run verify --key)", line)
 	}
-	return &Bundle{Line: line, Record: record, Proof: proof, Checkpoint: signed}, nil
+	return &Bundle{Line: line, First: first, Record: record, Proof: proof, Checkpoint: signed}, nil
 }
 
 // newestCheckpoint returns the last complete record of path's checkpoints,

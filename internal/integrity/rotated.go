@@ -105,6 +105,9 @@ func (l *fileLog) sealSegments(ctx context.Context, store *hashStore, cps *os.Fi
 	if err := l.loadSegmentLog(res); err != nil {
 		return err
 	}
+	if err := l.startFromHandover(store); err != nil {
+		return err
+	}
 	if l.known && l.pathIsSealedFile() {
 		return nil
 	}
@@ -277,6 +280,9 @@ func (l *fileLog) hashCompressed(name string, store *hashStore) (int64, error) {
 func (l *fileLog) logOrigin() string {
 	if l.hasLast {
 		return l.last.Origin
+	}
+	if g := l.segLog.Genesis(); g != nil {
+		return g.Origin
 	}
 	return l.origin
 }

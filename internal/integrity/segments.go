@@ -30,6 +30,7 @@ func SegmentsPath(path string) string { return path + SegmentsSuffix }
 const (
 	segmentHeader   = "sandboxaudit segment v1"
 	retentionHeader = "sandboxaudit retention v1"
+	genesisHeader   = "sandboxaudit handover v1"
 )
 
 // SegmentRecord says that the closed segment Name (its file name before
@@ -51,6 +52,11 @@ type SegmentRecord struct {
 	// Retired marks a retention record: the segment was removed on
 	// purpose, by the collector's retention, after this record was signed.
 	Retired bool
+	// Genesis marks the record of a log's leaf 0 when the log was handed
+	// over from another key: that leaf is the record hash of the handover
+	// note (EndRange[0]), kept in the sidecars rather than as a line of the
+	// audit file. Name is the note's file (PATH.handover).
+	Genesis bool
 }
 
 // End is the leaf index after the segment's last line.
@@ -66,7 +72,11 @@ func (r SegmentRecord) format() []byte {
 		fmt.Fprintf(&b, "%s\n%s\n%s\n%d\n%d\n", retentionHeader, r.Origin, r.Name, r.First, r.Count)
 		return b.Bytes()
 	}
-	fmt.Fprintf(&b, "%s\n%s\n%s\n%d\n%d\n", segmentHeader, r.Origin, r.Name, r.First, r.Count)
+	header := segmentHeader
+	if r.Genesis {
+		header = genesisHeader
+	}
+	fmt.Fprintf(&b, "%s\n%s\n%s\n%d\n%d\n", header, r.Origin, r.Name, r.First, r.Count)
 	for _, h := range append(append([]tlog.Hash(nil), r.Range...), r.EndRange...) {
 		b.WriteString(base64.StdEncoding.EncodeToString(h[:]))
 		b.WriteByte('\n')
@@ -103,6 +113,8 @@ func parseSegmentRecord(text string) (SegmentRecord, error) {
 	case segmentHeader:
 	case retentionHeader:
 		r.Retired = true
+	case genesisHeader:
+		r.Genesis = true
 	default:
 		return SegmentRecord{}, fmt.Errorf("segment record: unknown kind %q", lines[0])
 	}
@@ -115,6 +127,9 @@ func parseSegmentRecord(text string) (SegmentRecord, error) {
 	r.Count, err2 = strconv.ParseInt(lines[4], 10, 64)
 	if err1 != nil || err2 != nil || r.First < 0 || r.Count < 0 || r.First > r.First+r.Count {
 		return SegmentRecord{}, fmt.Errorf("segment record: bad first leaf %q or count %q", lines[3], lines[4])
+	}
+	if r.Genesis && (r.First != 0 || r.Count != 1) {
+		return SegmentRecord{}, fmt.Errorf("segment record: a handover record is leaf 0 alone, not leaves %d to %d", r.First, r.End()-1)
 	}
 	if r.Retired {
 		if len(lines) != 5 {
@@ -213,6 +228,9 @@ func ReadSegmentLog(r io.Reader, v note.Verifier) (*SegmentLog, error) {
 			return sl, fmt.Errorf("segment record #%d: origin %q differs from %q", i, rec.Origin, origin)
 		}
 		origin = rec.Origin
+		if rec.Genesis && i != 1 {
+			return sl, fmt.Errorf("segment record #%d: a handover record after the first", i)
+		}
 		if rec.Retired {
 			if !sl.matches(rec) {
 				return sl, fmt.Errorf("segment record #%d: retention of %s (leaves %d-%d), which no record before names",
@@ -233,7 +251,7 @@ func ReadSegmentLog(r io.Reader, v note.Verifier) (*SegmentLog, error) {
 
 func (sl *SegmentLog) matches(ret SegmentRecord) bool {
 	for _, s := range sl.Segments {
-		if s.Name == ret.Name && s.First == ret.First && s.Count == ret.Count {
+		if !s.Genesis && s.Name == ret.Name && s.First == ret.First && s.Count == ret.Count {
 			return true
 		}
 	}
@@ -264,6 +282,24 @@ func sameHashes(a, b []tlog.Hash) bool {
 		}
 	}
 	return true
+}
+
+// Genesis is the log's handover record (its leaf 0), or nil for a log
+// whose leaf 0 is its first line.
+func (sl *SegmentLog) Genesis() *SegmentRecord {
+	if sl != nil && len(sl.Segments) > 0 && sl.Segments[0].Genesis {
+		return &sl.Segments[0]
+	}
+	return nil
+}
+
+// Closed counts the records of closed segments (a handover record is not
+// one).
+func (sl *SegmentLog) Closed() int {
+	if sl.Genesis() != nil {
+		return len(sl.Segments) - 1
+	}
+	return len(sl.Segments)
 }
 
 // EndRange is the compact range where the active file starts.

@@ -145,6 +145,15 @@ func (s *hashStore) flush() error {
 	return nil
 }
 
+// reset empties the store.
+func (s *hashStore) reset() error {
+	if err := s.f.Truncate(0); err != nil {
+		return fmt.Errorf("empty hash store: %w", err)
+	}
+	s.n, s.stored, s.pending = 0, 0, s.pending[:0]
+	return nil
+}
+
 // size is the store's size in bytes once flushed.
 func (s *hashStore) size() int64 { return s.stored * tlog.HashSize }
 

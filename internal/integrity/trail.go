@@ -97,10 +97,16 @@ func OpenTrail(path string, v note.Verifier) (*Trail, error) {
 	onDisk := map[string]filesink.Segment{}
 	for _, s := range disk {
 		onDisk[filepath.Base(s.Plain)] = s
+		if p := twinProblem(s); p != "" {
+			t.Problems = append(t.Problems, p)
+		}
 	}
 	recorded := map[string]bool{}
 	for i := range sl.Segments {
 		rec := &sl.Segments[i]
+		if rec.Genesis {
+			continue // leaf 0, in the sidecars: no file holds it
+		}
 		recorded[rec.Name] = true
 		s, ok := onDisk[rec.Name]
 		switch {

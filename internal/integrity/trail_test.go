@@ -134,6 +134,11 @@ func TestTrailAttacks(t *testing.T) {
 			rewriteZstd(t, segs[2].Path+".zst", func(b []byte) []byte { return bytes.Replace(b, []byte(`"n":`), []byte(`"N":`), 1) })
 			require.NoError(t, os.Remove(segs[2].Path))
 		}, "do not match the root hash"},
+		{"plain copy edited beside its compressed segment", func(t *testing.T, _ string, segs []filesink.Segment) {
+			b, err := os.ReadFile(segs[2].Path)
+			require.NoError(t, err)
+			require.NoError(t, os.WriteFile(segs[2].Path, bytes.Replace(b, []byte(`"n":`), []byte(`"N":`), 1), 0o600))
+		}, "a plain copy of compressed segment"},
 		{"active file cut back", func(t *testing.T, path string, _ []filesink.Segment) {
 			data, err := os.ReadFile(path)
 			require.NoError(t, err)
@@ -169,6 +174,20 @@ func TestTrailAttacks(t *testing.T) {
 			require.Contains(t, strings.Join(res.Failures, "\n"), tc.want)
 		})
 	}
+}
+
+// A crash between compressing a segment and removing its plain copy
+// leaves both; while they are equal the trail verifies.
+func TestTrailWithAnEqualPlainCopyVerifies(t *testing.T) {
+	path, pub, _ := rotatedTrail(t, 100, false, 0)
+	segs, err := filesink.Segments(path)
+	require.NoError(t, err)
+	raw, err := os.ReadFile(segs[2].Path)
+	require.NoError(t, err)
+	writeZstdFile(t, segs[2].Path+".zst", raw)
+	res := checkTrail(t, path, pub)
+	require.Empty(t, res.Failures)
+	require.Equal(t, int64(100), res.Lines)
 }
 
 // Retention leaves a trail that still verifies: the signed records say

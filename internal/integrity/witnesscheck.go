@@ -147,11 +147,22 @@ func (w *WitnessCheck) cosigners(rec []byte) []string {
 // StartPart is called before the first part of a trail is written: when
 // retention removed the segments before it, the tree starts from the
 // part's signed compact range, as the trail's checker does.
-func (w *WitnessCheck) StartPart(p TrailPart) {
-	if p.Record == nil || p.Record.First == 0 || w.tree.Size() != 0 {
+func (w *WitnessCheck) StartPart(p TrailPart, sl *SegmentLog) {
+	if w.tree.Size() != 0 {
 		return
 	}
-	t, err := p.Record.Start()
+	var t Frontier
+	var err error
+	switch {
+	case p.Record != nil && p.Record.First > 0:
+		t, err = p.Record.Start()
+	case p.Record == nil && sl != nil && sl.End() > 0:
+		// Every recorded segment is gone, or the log's only record is its
+		// handover leaf: the part starts where the records end.
+		t, err = FrontierAt(sl.End(), sl.EndRange())
+	default:
+		return
+	}
 	if err != nil {
 		return // the trail's checker reports it
 	}

@@ -303,7 +303,7 @@ func isReference(v string) bool {
 // isPath: /a/b, ~/a, ./a, ../a with path bytes only and at least two
 // slashes (a password may start with '/', rarely with more).
 func isPath(v string) bool {
-	if !(strings.HasPrefix(v, "/") || strings.HasPrefix(v, "~/") || strings.HasPrefix(v, "./") || strings.HasPrefix(v, "../")) {
+	if !strings.HasPrefix(v, "/") && !strings.HasPrefix(v, "~/") && !strings.HasPrefix(v, "./") && !strings.HasPrefix(v, "../") {
 		return false
 	}
 	for i := 0; i < len(v); i++ {
@@ -478,7 +478,7 @@ func (sc *scanner) urlPassword(a int) int {
 	at += a
 	colon := strings.IndexByte(s[a:at], ':')
 	if colon < 0 {
-		return at + 1
+		return a // no password: the user part may itself be a token the detectors know
 	}
 	sc.add(a+colon+1, at, KindURLPassword)
 	return at + 1

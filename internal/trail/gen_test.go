@@ -18,7 +18,7 @@ func TestGenerate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }()
 	if _, err := genTrail(f, 100, ops); err != nil {
 		t.Fatal(err)
 	}

@@ -211,7 +211,7 @@ func (f *Filter) keeps(op *Op) bool {
 	if !f.Until.IsZero() && first.TSMicros >= f.Until.UnixMicro() {
 		return false
 	}
-	if f.Grep != "" && !(op.Start != nil && op.Start.match) && !(op.Finish != nil && op.Finish.match) {
+	if f.Grep != "" && (op.Start == nil || !op.Start.match) && (op.Finish == nil || !op.Finish.match) {
 		return false
 	}
 	return true

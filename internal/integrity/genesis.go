@@ -1,0 +1,171 @@
+package integrity
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"golang.org/x/mod/sumdb/note"
+	"golang.org/x/mod/sumdb/tlog"
+
+	"github.com/sandboxaudit/sandboxaudit/internal/fsutil"
+)
+
+// A log handed over from another key starts from the handover note (SPEC
+// section 10): `log handover` leaves the signed note beside the path, as
+// PATH.handover, and the sealer of the new key makes the record hash of
+// the note's bytes the new log's leaf 0. The audit file holds event lines
+// only, so that leaf lives in the sidecars: a handover record in the
+// segments sidecar (signed by the new key) and the hash store. The file's
+// line i is then leaf i, and the new log's first checkpoint, of one leaf,
+// commits to the note.
+
+// HandoverSuffix names the file that holds the handover note a log at
+// the path starts from.
+const HandoverSuffix = ".handover"
+
+// maxHandoverNote bounds the handover note read: a checkpoint, three
+// extension lines and a few signatures.
+const maxHandoverNote = 64 << 10
+
+// HandoverPath is the handover note file of the audit path.
+func HandoverPath(path string) string { return path + HandoverSuffix }
+
+// GenesisLeaf is the leaf a log handed over with the signed note starts
+// from: its RFC 6962 record hash.
+func GenesisLeaf(signed []byte) tlog.Hash { return tlog.RecordHash(signed) }
+
+// WriteHandoverNote writes the signed note beside path for the new log to
+// start from: 0600, synced, never over an existing file.
+func WriteHandoverNote(path string, signed []byte) error {
+	p := HandoverPath(path)
+	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL|noFollow, 0o600)
+	if err != nil {
+		return fmt.Errorf("write handover note: %w", err)
+	}
+	if _, err := f.Write(signed); err != nil {
+		_ = f.Close()
+		return fmt.Errorf("write handover note %s: %w", p, err)
+	}
+	if err := fsutil.Fdatasync(f); err != nil {
+		_ = f.Close()
+		return fmt.Errorf("sync handover note %s: %w", p, err)
+	}
+	return f.Close()
+}
+
+// readHandoverNote reads the pending handover note of path: ok is false
+// when there is none.
+func readHandoverNote(path string) (signed []byte, ok bool, err error) {
+	f, _, err := fsutil.OpenRegular(HandoverPath(path), os.O_RDONLY|noFollow, 0)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	defer func() { _ = f.Close() }()
+	signed, err = io.ReadAll(io.LimitReader(f, maxHandoverNote+1))
+	if err != nil {
+		return nil, false, fmt.Errorf("read %s: %w", HandoverPath(path), err)
+	}
+	if len(signed) > maxHandoverNote {
+		return nil, false, fmt.Errorf("%s: longer than %d bytes", HandoverPath(path), maxHandoverNote)
+	}
+	return signed, true, nil
+}
+
+// parsePendingHandover reads a handover note's text without its
+// signature (the retiring key is not the sealer's) and checks that it
+// hands the log over to v.
+func parsePendingHandover(path string, signed []byte, v note.Verifier) (Handover, error) {
+	text, _, _ := cutNoteText(signed)
+	h, ok, err := ParseHandover(text)
+	if err == nil && !ok {
+		err = errors.New("not a final checkpoint")
+	}
+	if err != nil {
+		return Handover{}, fmt.Errorf("%s: %w", HandoverPath(path), err)
+	}
+	next, _ := note.NewVerifier(h.NextKey) // ParseHandover checked it
+	if next.Name() != v.Name() || next.KeyHash() != v.KeyHash() {
+		return Handover{}, fmt.Errorf("%s hands the log over to the key %s+%08x, not to this signing key %s+%08x",
+			HandoverPath(path), next.Name(), next.KeyHash(), v.Name(), v.KeyHash())
+	}
+	return h, nil
+}
+
+// cutNoteText returns a signed note's text: the bytes up to and including
+// the blank line's newline.
+func cutNoteText(signed []byte) (text, sigs []byte, ok bool) {
+	for i := 0; i+1 < len(signed); i++ {
+		if signed[i] == '\n' && signed[i+1] == '\n' {
+			return signed[:i+1], signed[i+2:], true
+		}
+	}
+	return signed, nil, false
+}
+
+// startFromHandover makes the new log at l.path start from its pending
+// handover note: when nothing is signed yet and no segment is recorded,
+// it records the note's leaf (signed, synced) and puts it in the store as
+// leaf 0. A store that already holds the leaf's record but not the leaf
+// (a crash between the two) gets the leaf. Called after loadSegmentLog.
+func (l *fileLog) startFromHandover(store *hashStore) error {
+	if g := l.segLog.Genesis(); g != nil {
+		if store.n == 0 && !l.hasLast {
+			return store.add(g.EndRange[0])
+		}
+		return nil
+	}
+	if l.hasLast || len(l.segLog.Segments) > 0 {
+		return nil
+	}
+	signed, ok, err := readHandoverNote(l.path)
+	if err != nil || !ok {
+		return err
+	}
+	h, err := parsePendingHandover(l.path, signed, l.keys.Verifier)
+	if err != nil {
+		return fmt.Errorf("integrity: %w", err)
+	}
+	if store.n > 0 {
+		// Hashes no checkpoint signs (the unsigned warning): derived data,
+		// hashed again from the file after the leaf.
+		if err := store.reset(); err != nil {
+			return fmt.Errorf("integrity: %s: %w", l.path, err)
+		}
+	}
+	leaf := GenesisLeaf(signed)
+	rec := SegmentRecord{Origin: h.NextOrigin, Name: filepath.Base(HandoverPath(l.path)), First: 0, Count: 1,
+		EndRange: []tlog.Hash{leaf}, Genesis: true}
+	if err := l.appendSegmentRecord(rec); err != nil {
+		return err
+	}
+	l.segLog.Segments = append(l.segLog.Segments, rec)
+	l.origin = h.NextOrigin
+	l.setFirst(1)
+	return store.add(leaf)
+}
+
+// handoverLead is 1 when the log at path starts from a handover note (its
+// segments sidecar's first record says so), else 0. It is read without a
+// key: Prove checks the proof it builds against the signed checkpoint.
+func handoverLead(path string) int64 {
+	f, _, err := fsutil.OpenRegular(SegmentsPath(path), os.O_RDONLY|noFollow, 0)
+	if err != nil {
+		return 0
+	}
+	defer func() { _ = f.Close() }()
+	rec, err := NewNoteReader(f).Next()
+	if err != nil {
+		return 0
+	}
+	text, _, _ := cutNoteText(rec)
+	if r, err := parseSegmentRecord(string(text)); err == nil && r.Genesis {
+		return 1
+	}
+	return 0
+}
