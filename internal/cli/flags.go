@@ -41,6 +41,22 @@ func newFlagSet(name, synopsis string, stderr io.Writer) *flag.FlagSet {
 	return fs
 }
 
+// parseCommand parses args like parseInterspersed and checks them with
+// complete (the positional count, the required flags). When it returns
+// false the command should exit with the status it gives; the usage has
+// been printed if the arguments were incomplete.
+func parseCommand(fs *flag.FlagSet, args []string, complete func(rest []string) bool) ([]string, int, bool) {
+	rest, err := parseInterspersed(fs, args)
+	if err != nil {
+		return nil, flagStatus(err), false
+	}
+	if !complete(rest) {
+		fs.Usage()
+		return nil, exitUsage, false
+	}
+	return rest, exitOK, true
+}
+
 // flagStatus maps a flag parsing error to an exit status: asking for help is
 // not a failure.
 func flagStatus(err error) int {

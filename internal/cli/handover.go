@@ -34,13 +34,9 @@ func runLogHandover(ctx context.Context, args []string, s Streams) int {
 	nextOrigin := fs.String("next-origin", "", "the new log's origin (default: <new key name>/<file name>, as the collector names it)")
 	var witnesses listFlag
 	fs.Var(&witnesses, "witness", "a witness to cosign the final checkpoint, as SUBMISSION_URL=W.vkey (repeatable)")
-	rest, err := parseInterspersed(fs, args)
-	if err != nil {
-		return flagStatus(err)
-	}
-	if len(rest) != 1 || *keyFile == "" || *nextKeyFile == "" {
-		fs.Usage()
-		return exitUsage
+	rest, status, ok := parseCommand(fs, args, func(r []string) bool { return len(r) == 1 && *keyFile != "" && *nextKeyFile != "" })
+	if !ok {
+		return status
 	}
 	h, err := loadHandoverKeys(*keyFile, *nextKeyFile, *nextOrigin, rest[0])
 	if err != nil {

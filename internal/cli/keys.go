@@ -18,13 +18,9 @@ func runKeygen(_ context.Context, args []string, s Streams) int {
 	fs := newFlagSet("keygen", "keygen --name NAME --out DIR", s.Stderr)
 	name := fs.String("name", "", "key name, shown in every signature (letters, digits, . _ -)")
 	out := fs.String("out", "", "directory for NAME.key and NAME.pub (created 0700 if missing)")
-	rest, err := parseInterspersed(fs, args)
-	if err != nil {
-		return flagStatus(err)
-	}
-	if len(rest) > 0 || *name == "" || *out == "" {
-		fs.Usage()
-		return exitUsage
+	_, status, ok := parseCommand(fs, args, func(r []string) bool { return len(r) == 0 && *name != "" && *out != "" })
+	if !ok {
+		return status
 	}
 	if !keyName.MatchString(*name) {
 		_, _ = fmt.Fprintf(s.Stderr, "keygen: --name %q: use 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit\n", *name)

@@ -31,13 +31,9 @@ func runLog(ctx context.Context, args []string, s Streams) int {
 func runLogReset(ctx context.Context, args []string, s Streams) int {
 	fs := newFlagSet("log reset", "log reset --signing-key NAME.key PATH", s.Stderr)
 	keyFile := fs.String("signing-key", "", "the collector's signing key (file.integrity.signing_key_file)")
-	rest, err := parseInterspersed(fs, args)
-	if err != nil {
-		return flagStatus(err)
-	}
-	if len(rest) != 1 || *keyFile == "" {
-		fs.Usage()
-		return exitUsage
+	rest, status, ok := parseCommand(fs, args, func(r []string) bool { return len(r) == 1 && *keyFile != "" })
+	if !ok {
+		return status
 	}
 	keys, err := integrity.LoadSigningKey(*keyFile)
 	if err != nil {

@@ -17,13 +17,9 @@ const maxBundleBytes = maxLineBytes + 64<<10
 func runProve(_ context.Context, args []string, s Streams) int {
 	fs := newFlagSet("prove", "prove FILE --line N", s.Stderr)
 	line := fs.Int64("line", 0, "line number, from 1")
-	rest, err := parseInterspersed(fs, args)
-	if err != nil {
-		return flagStatus(err)
-	}
-	if len(rest) != 1 {
-		fs.Usage()
-		return exitUsage
+	rest, status, ok := parseCommand(fs, args, func(r []string) bool { return len(r) == 1 })
+	if !ok {
+		return status
 	}
 	if *line < 1 {
 		_, _ = fmt.Fprintf(s.Stderr, "prove: --line must be a line number from 1, got %d\n", *line)
@@ -42,13 +38,9 @@ func runProve(_ context.Context, args []string, s Streams) int {
 func runVerifyProof(_ context.Context, args []string, s Streams) int {
 	fs := newFlagSet("verify-proof", "verify-proof --key NAME.pub PROOF (\"-\" reads stdin)", s.Stderr)
 	keyFile := fs.String("key", "", "verifier key (NAME.pub)")
-	rest, err := parseInterspersed(fs, args)
-	if err != nil {
-		return flagStatus(err)
-	}
-	if len(rest) != 1 || *keyFile == "" {
-		fs.Usage()
-		return exitUsage
+	rest, status, ok := parseCommand(fs, args, func(r []string) bool { return len(r) == 1 && *keyFile != "" })
+	if !ok {
+		return status
 	}
 	v, err := integrity.LoadVerifierKey(*keyFile)
 	if err != nil {

@@ -22,13 +22,9 @@ func runServe(ctx context.Context, args []string, s Streams) int {
 	traceURL := fs.String("trace-url", "", "link to each operation's trace, e.g. http://127.0.0.1:16686/trace/{trace_id}?uiFind={span_id}")
 	keyFile := fs.String("key", "", "verifier key (NAME.pub): check sealed files against their signed checkpoints")
 	allowRemote := fs.Bool("allow-remote", false, "allow --listen on an address other than loopback (anyone who reaches it reads the trail)")
-	paths, err := parseInterspersed(fs, args)
-	if err != nil {
-		return flagStatus(err)
-	}
-	if len(paths) == 0 {
-		fs.Usage()
-		return exitUsage
+	paths, status, ok := parseCommand(fs, args, func(r []string) bool { return len(r) > 0 })
+	if !ok {
+		return status
 	}
 	loopback, err := isLoopback(*listen)
 	if err != nil {

@@ -14,13 +14,9 @@ import (
 func runSessions(ctx context.Context, args []string, s Streams) int {
 	fs := newFlagSet("sessions", "sessions [--output table|jsonl] PATH... (a file, a trail's directory, or - for stdin)", s.Stderr)
 	output := fs.String("output", "table", "table or jsonl (one JSON object per session)")
-	paths, err := parseInterspersed(fs, args)
-	if err != nil {
-		return flagStatus(err)
-	}
-	if len(paths) == 0 {
-		fs.Usage()
-		return exitUsage
+	paths, status, ok := parseCommand(fs, args, func(r []string) bool { return len(r) > 0 })
+	if !ok {
+		return status
 	}
 	if *output != "table" && *output != "jsonl" {
 		_, _ = fmt.Fprintf(s.Stderr, "sessions: --output: %q is not table or jsonl\n", displayText(*output))

@@ -26,13 +26,9 @@ func runShow(ctx context.Context, args []string, s Streams) int {
 	until := fs.String("until", "", "only operations that started before T (as --since)")
 	grep := fs.String("grep", "", "only operations whose lines hold TEXT (as typed, or as the line escapes it)")
 	output := fs.String("output", "table", "table, jsonl (the lines unchanged: pipe into verify or canon) or json")
-	paths, err := parseInterspersed(fs, args)
-	if err != nil {
-		return flagStatus(err)
-	}
-	if len(paths) == 0 {
-		fs.Usage()
-		return exitUsage
+	paths, status, ok := parseCommand(fs, args, func(r []string) bool { return len(r) > 0 })
+	if !ok {
+		return status
 	}
 	f, err := showFilter(*session, *traceID, *spanID, *op, *failed, *since, *until, *grep, time.Now())
 	if err != nil {
