@@ -84,25 +84,8 @@ func ReadOps(ctx context.Context, sources []string, opts Options, fn func(*Op) e
 	defer srt.close()
 	p := newPairer(srt.add)
 	sc := newScanner(sources, opts)
-	err := sc.run(ctx, func(c *chunk) error {
-		for i := range c.res {
-			res := &c.res[i]
-			st.Lines++
-			if res.bad != "" {
-				st.Bad++
-				if opts.Bad != nil {
-					opts.Bad(sources[c.src], c.nums[i], res.bad)
-				}
-				continue
-			}
-			if res.skip {
-				continue
-			}
-			if err := p.add(res, c.out[res.rec.off:res.rec.end]); err != nil {
-				return err
-			}
-		}
-		return nil
+	err := sc.each(ctx, &st, func(c *chunk, res *result) error {
+		return p.add(res, c.out[res.rec.off:res.rec.end])
 	})
 	if err == nil {
 		err = p.flush()

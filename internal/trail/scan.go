@@ -68,6 +68,33 @@ func newScanner(names []string, opts Options) *scanner {
 		free: make(chan *chunk, 4*w+2)}
 }
 
+// each runs the scan and calls fn with every result that is well formed
+// and not skipped by the line filters, in reading order. It counts the lines
+// and the bad lines into st and reports each bad line to Options.Bad, so
+// every reader accounts for input the same way.
+func (s *scanner) each(ctx context.Context, st *Stats, fn func(c *chunk, res *result) error) error {
+	return s.run(ctx, func(c *chunk) error {
+		for i := range c.res {
+			res := &c.res[i]
+			st.Lines++
+			if res.bad != "" {
+				st.Bad++
+				if s.opts.Bad != nil {
+					s.opts.Bad(s.names[c.src], c.nums[i], res.bad)
+				}
+				continue
+			}
+			if res.skip {
+				continue
+			}
+			if err := fn(c, res); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
 // run calls fn with every chunk, decoded, in reading order; fn must not
 // keep the chunk after it returns.
 func (s *scanner) run(ctx context.Context, fn func(*chunk) error) error {

@@ -33,29 +33,15 @@ func ReadSessions(ctx context.Context, sources []string, opts Options) ([]Sessio
 	finished := map[pairKey]struct{}{} // finishes read before their start
 	sc := newScanner(sources, opts)
 	sc.sumsOnly = true
-	err := sc.run(ctx, func(c *chunk) error {
-		for i := range c.res {
-			res := &c.res[i]
-			st.Lines++
-			if res.bad != "" {
-				st.Bad++
-				if opts.Bad != nil {
-					opts.Bad(sources[c.src], c.nums[i], res.bad)
-				}
-				continue
-			}
-			if res.skip {
-				continue
-			}
-			s := sums[res.session]
-			if s == nil {
-				s = &Session{ID: res.session, First: res.ts, Last: res.ts}
-				s.FirstTS, s.LastTS = res.tsText, res.tsText
-				sums[res.session] = s
-			}
-			s.note(res)
-			countOp(s, res, inflight, finished)
+	err := sc.each(ctx, &st, func(_ *chunk, res *result) error {
+		s := sums[res.session]
+		if s == nil {
+			s = &Session{ID: res.session, First: res.ts, Last: res.ts}
+			s.FirstTS, s.LastTS = res.tsText, res.tsText
+			sums[res.session] = s
 		}
+		s.note(res)
+		countOp(s, res, inflight, finished)
 		return nil
 	})
 	if err != nil {
