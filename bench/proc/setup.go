@@ -28,6 +28,16 @@ func Scratch(dir, prefix string) (string, func(), error) {
 	return d, func() { _ = os.RemoveAll(d) }, nil
 }
 
+// Prepare checks the collector binaries and then returns the scratch
+// directory as Scratch does: every benchmark starts this way, and a missing
+// binary should fail before a directory is made.
+func Prepare(dir, prefix string, bins ...string) (string, func(), error) {
+	if err := Binaries(bins...); err != nil {
+		return "", nil, err
+	}
+	return Scratch(dir, prefix)
+}
+
 // Service is the service section of a benchmark collector's configuration:
 // its own metrics off (the same for every collector, and no fixed :8888
 // port to collide on), warnings only in its log, and one pipeline.

@@ -59,10 +59,7 @@ func run(ctx context.Context, c config) error {
 	if c.rounds <= 0 {
 		return fmt.Errorf("rounds must be > 0, got %d", c.rounds)
 	}
-	if err := proc.Binaries(c.ours, c.baseline); err != nil {
-		return err
-	}
-	dir, cleanup, err := proc.Scratch(c.dir, "sandboxaudit-bench-")
+	dir, cleanup, err := proc.Prepare(c.dir, "sandboxaudit-bench-", c.ours, c.baseline)
 	if err != nil {
 		return err
 	}

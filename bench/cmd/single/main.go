@@ -101,10 +101,7 @@ func run(ctx context.Context, c config) error {
 	for _, t := range targets {
 		bins = append(bins, t.bin)
 	}
-	if err := proc.Binaries(bins...); err != nil {
-		return err
-	}
-	dir, cleanup, err := proc.Scratch(c.dir, "sandboxaudit-single-")
+	dir, cleanup, err := proc.Prepare(c.dir, "sandboxaudit-single-", bins...)
 	if err != nil {
 		return err
 	}

@@ -56,10 +56,7 @@ func start(ctx context.Context, c config) error {
 	if c.rounds <= 0 || c.ops <= 0 || c.sessions <= 0 || c.sessionOps <= 0 {
 		return fmt.Errorf("rounds, ops, sessions and session-ops must be > 0, got %d, %d, %d, %d", c.rounds, c.ops, c.sessions, c.sessionOps)
 	}
-	if err := proc.Binaries(c.ours, c.script); err != nil {
-		return err
-	}
-	dir, cleanup, err := proc.Scratch(c.dir, "sandboxaudit-sync-")
+	dir, cleanup, err := proc.Prepare(c.dir, "sandboxaudit-sync-", c.ours, c.script)
 	if err != nil {
 		return err
 	}
