@@ -205,20 +205,26 @@ func (sc *scanner) secretName(name string) (Kind, bool) {
 // assignment handles name (s[i:j]) followed by '=' or ':' with its value at
 // v. toEOL: the value is the rest of the line (or of a quoted value).
 func (sc *scanner) assignment(i, j, v int, toEOL bool) int {
-	kind, ok := sc.secretName(trimDashes(sc.s[i:j]))
+	kind, ok := sc.valueToCut(i, j)
 	if !ok {
 		return j
 	}
+	lo, hi := valueExtent(sc.s, skipBlanks(sc.s, v), toEOL)
+	return sc.cutValue(lo, hi, kind)
+}
+
+// valueToCut reports the kind of secret the name s[i:j] announces and
+// whether its value is to be cut: a probe only notes that there is one.
+func (sc *scanner) valueToCut(i, j int) (Kind, bool) {
+	kind, ok := sc.secretName(trimDashes(sc.s[i:j]))
+	if !ok {
+		return 0, false
+	}
 	if sc.probe {
 		sc.hit = true
-		return j
+		return 0, false
 	}
-	s := sc.s
-	for v < len(s) && (s[v] == ' ' || s[v] == '\t') {
-		v++
-	}
-	lo, hi := valueExtent(s, v, toEOL)
-	return sc.cutValue(lo, hi, kind)
+	return kind, true
 }
 
 // cutValue cuts the value s[lo:hi] of a secret name unless it cannot be a
@@ -316,19 +322,12 @@ func isPath(v string) bool {
 
 // flagValue handles a flag run s[i:j] followed by blanks: --password X.
 func (sc *scanner) flagValue(i, j int) int {
-	kind, ok := sc.secretName(trimDashes(sc.s[i:j]))
+	kind, ok := sc.valueToCut(i, j)
 	if !ok {
 		return j
 	}
-	if sc.probe {
-		sc.hit = true
-		return j
-	}
 	s := sc.s
-	v := j
-	for v < len(s) && (s[v] == ' ' || s[v] == '\t') {
-		v++
-	}
+	v := skipBlanks(s, j)
 	if v >= len(s) || s[v] == '-' {
 		return v
 	}
@@ -393,9 +392,7 @@ func (sc *scanner) authorization(v int) int {
 		return v
 	}
 	s := sc.s
-	for v < len(s) && (s[v] == ' ' || s[v] == '\t') {
-		v++
-	}
+	v = skipBlanks(s, v)
 	if v < len(s) && (s[v] == '"' || s[v] == '\'') {
 		v++
 	}
