@@ -254,7 +254,7 @@ func writeZstd(ctx context.Context, in io.Reader, dst string) (err error) {
 	if err != nil {
 		return err
 	}
-	if _, err := io.Copy(enc, ctxReader{ctx, in}); err != nil {
+	if _, err := io.Copy(enc, fsutil.ContextReader(ctx, in)); err != nil {
 		_ = enc.Close()
 		return err
 	}
@@ -271,19 +271,6 @@ func writeZstd(ctx context.Context, in io.Reader, dst string) (err error) {
 		return err
 	}
 	return fsutil.SyncDir(filepath.Dir(dst))
-}
-
-// ctxReader stops a long copy when ctx is done.
-type ctxReader struct {
-	ctx context.Context
-	r   io.Reader
-}
-
-func (c ctxReader) Read(p []byte) (int, error) {
-	if err := c.ctx.Err(); err != nil {
-		return 0, err
-	}
-	return c.r.Read(p)
 }
 
 // CompressFile writes the file src as a zstd frame at dst, durably, as a

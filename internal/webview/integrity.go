@@ -73,7 +73,7 @@ func checkSeal(ctx context.Context, src string, key note.Verifier) sealStatus {
 		return st
 	}
 	defer func() { _ = f.Close() }()
-	if _, err := io.Copy(c.Writer(), ctxReader{ctx, f}); err != nil {
+	if _, err := io.Copy(c.Writer(), fsutil.ContextReader(ctx, f)); err != nil {
 		st.State, st.Detail = sealFailed, err.Error()
 		return st
 	}
@@ -95,17 +95,4 @@ func checkSeal(ctx context.Context, src string, key note.Verifier) sealStatus {
 		}
 	}
 	return st
-}
-
-// ctxReader stops a long check when the server is shut down.
-type ctxReader struct {
-	ctx context.Context
-	r   io.Reader
-}
-
-func (c ctxReader) Read(p []byte) (int, error) {
-	if err := c.ctx.Err(); err != nil {
-		return 0, err
-	}
-	return c.r.Read(p)
 }
