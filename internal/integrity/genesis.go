@@ -45,15 +45,7 @@ func WriteHandoverNote(path string, signed []byte) error {
 	if err != nil {
 		return fmt.Errorf("write handover note: %w", err)
 	}
-	if _, err := f.Write(signed); err != nil {
-		_ = f.Close()
-		return fmt.Errorf("write handover note %s: %w", p, err)
-	}
-	if err := fsutil.Fdatasync(f); err != nil {
-		_ = f.Close()
-		return fmt.Errorf("sync handover note %s: %w", p, err)
-	}
-	return f.Close()
+	return writeSynced(f, signed, "write handover note "+p, "sync handover note "+p)
 }
 
 // readHandoverNote reads the pending handover note of path: ok is false

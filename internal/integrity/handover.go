@@ -199,15 +199,7 @@ func AppendHandover(path string, signed []byte) error {
 	if err != nil {
 		return fmt.Errorf("open checkpoints: %w", err)
 	}
-	if _, err := f.Write(AppendRecord(nil, signed)); err != nil {
-		_ = f.Close()
-		return fmt.Errorf("append final checkpoint: %w", err)
-	}
-	if err := fsutil.Fdatasync(f); err != nil {
-		_ = f.Close()
-		return fmt.Errorf("sync checkpoints: %w", err)
-	}
-	return f.Close()
+	return writeSynced(f, AppendRecord(nil, signed), "append final checkpoint", "sync checkpoints")
 }
 
 // NewestSigned returns the newest checkpoint of the audit file at path,

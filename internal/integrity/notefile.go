@@ -6,6 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+
+	"github.com/sandboxaudit/sandboxaudit/internal/fsutil"
 )
 
 // The checkpoints sidecar holds signed notes one after the other, each
@@ -87,4 +90,19 @@ func (nr *NoteReader) Next() ([]byte, error) {
 func AppendRecord(dst, signed []byte) []byte {
 	dst = append(dst, signed...)
 	return append(dst, '\n')
+}
+
+// writeSynced writes b to f with one write(2), syncs it and closes f, so a
+// note is either whole on disk or torn only at the end. The wrapping
+// messages are the caller's: each names its own file.
+func writeSynced(f *os.File, b []byte, writeMsg, syncMsg string) error {
+	if _, err := f.Write(b); err != nil {
+		_ = f.Close()
+		return fmt.Errorf("%s: %w", writeMsg, err)
+	}
+	if err := fsutil.Fdatasync(f); err != nil {
+		_ = f.Close()
+		return fmt.Errorf("%s: %w", syncMsg, err)
+	}
+	return f.Close()
 }

@@ -12,8 +12,6 @@ import (
 	"go.uber.org/zap"
 	"golang.org/x/mod/sumdb/note"
 	"golang.org/x/mod/sumdb/tlog"
-
-	"github.com/sandboxaudit/sandboxaudit/internal/fsutil"
 )
 
 // WitnessedSuffix names the sidecar of cosigned checkpoints: each record
@@ -174,15 +172,7 @@ func appendWitnessed(path string, signed []byte, cosigs [][]byte) error {
 		return fmt.Errorf("open witnessed sidecar: %w", err)
 	}
 	rec := append(bytes.Clone(signed), bytes.Join(cosigs, nil)...)
-	if _, err := f.Write(AppendRecord(nil, rec)); err != nil {
-		_ = f.Close()
-		return fmt.Errorf("append to witnessed sidecar: %w", err)
-	}
-	if err := fsutil.Fdatasync(f); err != nil {
-		_ = f.Close()
-		return fmt.Errorf("sync witnessed sidecar: %w", err)
-	}
-	return f.Close()
+	return writeSynced(f, AppendRecord(nil, rec), "append to witnessed sidecar", "sync witnessed sidecar")
 }
 
 // proveFromStore proves the tree of size n consistent with the tree of
