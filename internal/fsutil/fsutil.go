@@ -1,8 +1,9 @@
 // Package fsutil holds the few file-system steps that make a write durable
 // and exclusive on Linux: creating private directories, syncing a
 // directory's entries, fdatasync that survives EINTR, flock, opening a
-// path only if it is a regular file, replacing a small file atomically, and
-// reading a long file so that cancellation stops it.
+// path only if it is a regular file, reading a private key file, replacing a
+// small file atomically, and reading a long file so that cancellation stops
+// it.
 // The file sink, the spool, the signing key and the CLI share them, so a
 // fix lands in one place.
 package fsutil

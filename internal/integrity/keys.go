@@ -29,20 +29,9 @@ type Keys struct {
 // from path. The file must not be readable or writable by group or others.
 // Errors never contain the key material.
 func LoadSigningKey(path string) (*Keys, error) {
-	f, fi, err := fsutil.OpenRegular(path, os.O_RDONLY, 0)
+	b, err := fsutil.ReadSecretFile(path, "a signing key", maxKeyFileBytes)
 	if err != nil {
 		return nil, err
-	}
-	defer func() { _ = f.Close() }()
-	if perm := fi.Mode().Perm(); perm&0o077 != 0 {
-		return nil, fmt.Errorf("%s has mode %04o; a signing key must be 0600 (no group or other access)", path, perm)
-	}
-	b, err := io.ReadAll(io.LimitReader(f, maxKeyFileBytes+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(b) > maxKeyFileBytes {
-		return nil, fmt.Errorf("%s is larger than %d bytes: not a signing key", path, maxKeyFileBytes)
 	}
 	skey := strings.TrimSpace(string(b))
 	signer, err := note.NewSigner(skey)

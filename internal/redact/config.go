@@ -3,8 +3,6 @@ package redact
 import (
 	"errors"
 	"fmt"
-	"io"
-	"os"
 	"regexp"
 	"slices"
 	"strings"
@@ -69,20 +67,9 @@ func loadHashKey(path string) ([]byte, error) {
 	if path == "" {
 		return nil, errors.New("must not be empty")
 	}
-	f, fi, err := fsutil.OpenRegular(path, os.O_RDONLY, 0)
+	b, err := fsutil.ReadSecretFile(path, "a hash key", maxHashKeyFileBytes)
 	if err != nil {
 		return nil, err
-	}
-	defer func() { _ = f.Close() }()
-	if perm := fi.Mode().Perm(); perm&0o077 != 0 {
-		return nil, fmt.Errorf("%s has mode %04o; a hash key must be 0600 (no group or other access)", path, perm)
-	}
-	b, err := io.ReadAll(io.LimitReader(f, maxHashKeyFileBytes+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(b) > maxHashKeyFileBytes {
-		return nil, fmt.Errorf("%s is larger than %d bytes: not a hash key", path, maxHashKeyFileBytes)
 	}
 	key := []byte(strings.TrimSpace(string(b)))
 	if len(key) < minHashKeyLen {
