@@ -5,9 +5,12 @@
 // path's added cost), beside a stand-in for the Python SDK's
 // HttpProxySink(mode="sync", on_error="raise") (bench/sync/proxy_sink.py:
 // two POSTs per operation, each on a new connection), all in alternating
-// order in one run. It prints per-operation p50/p99, operations/s, CPU per
-// operation (client and collector), one session against many, an
-// fdatasync probe on the same disk, and the ratios.
+// order in one run. Concurrent sessions share one sync log pipeline
+// (NewSyncLogProcessor), as the sandboxtrace README advises; the "/own"
+// and "/2idle" steps give each session its own. It prints per-operation
+// p50/p99, operations/s, CPU per operation (client and collector), one
+// session against many, an fdatasync probe on the same disk, and the
+// ratios.
 package main
 
 import (
