@@ -66,6 +66,9 @@ type Trail struct {
 	Problems []string
 	// Retired counts the segments retention removed, by its records.
 	Retired int
+	// Alone: the trail is one segment checked alone (OpenSegmentAlone),
+	// proven in the newest checkpoint across the segments not read.
+	Alone bool
 }
 
 // HasSegments reports whether path has a segments sidecar or closed
@@ -152,7 +155,9 @@ type TrailResult struct {
 	// names the parts they are in.
 	Unsealed      int64
 	UnsealedParts []string
-	Failures      []string
+	// Proofs say which checkpoint holds each recorded segment read.
+	Proofs   []SegmentProof
+	Failures []string
 }
 
 // TrailChecker verifies a trail's lines, streamed part by part through
@@ -172,11 +177,17 @@ type TrailChecker struct {
 	cpNum   int
 	next    *Checkpoint
 	prev    *Checkpoint
+	prevNum int
 	res     TrailResult
 	cpError string
 	// ends are where the unrecorded parts end, to name those holding
 	// unsealed lines.
 	ends []partEnd
+	// run counts the restarts from a segment's signed compact range: the
+	// parts of one run are contiguous. segEnds are the recorded segments
+	// read, for proveSegments.
+	run     int
+	segEnds []segmentEnd
 }
 
 type partEnd struct {
@@ -247,6 +258,7 @@ func (c *TrailChecker) BeginPart(i int) {
 		// lines before it.
 		if c.started {
 			c.fail("%s: starts at line %d of the log, the part before ends at %d", p.Path, rec.First+1, c.tree.Size())
+			c.run++
 		}
 		t, err := rec.Start()
 		if err != nil {
@@ -280,7 +292,7 @@ func (c *TrailChecker) BeginPart(i int) {
 func (c *TrailChecker) skipBefore(n int64) {
 	for c.next != nil && c.next.N < n {
 		c.res.Skipped++
-		c.prev = c.next
+		c.prev, c.prevNum = c.next, c.cpNum
 		c.advance()
 	}
 }
@@ -310,7 +322,7 @@ func (c *TrailChecker) atSize() {
 		}
 		c.res.Checkpoints++
 		c.res.Sealed = cp.N
-		c.prev = cp
+		c.prev, c.prevNum = cp, c.cpNum
 		c.advance()
 	}
 }
@@ -334,13 +346,21 @@ func (c *TrailChecker) EndPart() {
 	}
 	if !sameHashes(c.tree.Roots(), rec.EndRange) {
 		c.fail("%s: its lines do not end in the tree its signed segment record ends with: the segment was changed or swapped", p.Path)
+		return
 	}
+	c.endSegment(p)
 }
 
 // Finish reports the result once every part is done.
 func (c *TrailChecker) Finish() TrailResult {
 	if !c.started {
 		c.skipBefore(c.trail.Log.End())
+	}
+	if c.trail.Alone {
+		c.drainCheckpoints()
+		if c.prev != nil {
+			c.res.Sealed = c.prev.N
+		}
 	}
 	if c.next != nil {
 		c.fail("%s: checkpoint #%d covers %d lines of the log but the trail has %d: lines or a segment were cut off the end",
@@ -357,5 +377,6 @@ func (c *TrailChecker) Finish() TrailResult {
 			c.res.UnsealedParts = append(c.res.UnsealedParts, e.path)
 		}
 	}
+	c.proveSegments()
 	return c.res
 }

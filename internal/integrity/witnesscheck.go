@@ -48,6 +48,9 @@ type WitnessCheck struct {
 	skipBelow int64
 	vouched   map[string]int64
 	res       WitnessResult
+	// prover, for a segment checked alone, proves the tree at the
+	// segment's end in the cosigned checkpoints beyond it.
+	prover *TreeProver
 }
 
 type witnessedRec struct {
@@ -175,12 +178,18 @@ func (w *WitnessCheck) settle(r witnessedRec) {
 	if len(r.signers) == 0 || r.c.N < w.skipBelow {
 		return // no trusted witness vouches for it, or its lines are gone
 	}
-	if r.c.N > w.tree.Size() {
+	switch {
+	case r.c.N > w.tree.Size() && w.prover != nil:
+		if err := w.prover.Prove(w.tree.Size(), w.tree.Root(), r.c); err != nil {
+			w.fail(0, r.num, "checkpoint #%d, which witnesses %v cosigned, is not shown to hold the first %d lines: %v",
+				r.num, r.signers, w.tree.Size(), err)
+			return
+		}
+	case r.c.N > w.tree.Size():
 		w.fail(0, r.num, "checkpoint #%d, which witnesses %v cosigned, covers %d lines, but the file has only %d: cut back",
 			r.num, r.signers, r.c.N, w.tree.Size())
 		return
-	}
-	if r.c.N > 0 && w.tree.Root() != r.c.Hash {
+	case r.c.N > 0 && w.tree.Root() != r.c.Hash:
 		w.fail(r.c.N, r.num, "the first %d lines do not match checkpoint #%d, which witnesses %v cosigned: "+
 			"lines were changed, and re-signed, after the witnesses saw them", r.c.N, r.num, r.signers)
 		return
@@ -189,6 +198,11 @@ func (w *WitnessCheck) settle(r witnessedRec) {
 		w.vouched[s] = max(w.vouched[s], r.c.N)
 	}
 }
+
+// ProveBeyond makes the cosigned checkpoints beyond the lines read count,
+// each proven to extend them by p: for a segment checked alone, the lines
+// after it are not read.
+func (w *WitnessCheck) ProveBeyond(p *TreeProver) { w.prover = p }
 
 // Finish returns the result once the whole file has been written.
 func (w *WitnessCheck) Finish() WitnessResult {
