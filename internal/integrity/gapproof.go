@@ -3,6 +3,7 @@ package integrity
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 
@@ -194,5 +195,57 @@ func (c *TrailChecker) drainCheckpoints() {
 	for c.next != nil {
 		c.prev, c.prevNum = c.next, c.cpNum
 		c.advance()
+	}
+}
+
+// errFound stops the hashing of a part once the changed line is found.
+var errFound = errors.New("found")
+
+// locateChange names the first line of a recorded segment that is not the
+// log's leaf at its place. The log's leaf is the store's, and counts only
+// when an inclusion proof shows it in the newest signed checkpoint, so a
+// changed store cannot point at an innocent line.
+func (c *TrailChecker) locateChange(p TrailPart) {
+	raw, cp, err := newestCheckpoint(c.trail.Path)
+	if err == nil {
+		cp, err = OpenCheckpoint(raw, c.verifier)
+	}
+	if err != nil {
+		return
+	}
+	prover := OpenTreeProver(c.trail.Path)
+	defer func() { _ = prover.Close() }()
+	if prover.f == nil || tlog.StoredHashCount(cp.N) > prover.hashes {
+		return
+	}
+	r, err := p.Open()
+	if err != nil {
+		return
+	}
+	defer func() { _ = r.Close() }()
+	reader := tlog.HashReaderFunc(prover.read)
+	leaf, line := p.Record.First, int64(0)
+	_, err = io.Copy(NewLeafHasher(func(h tlog.Hash) error {
+		if leaf >= cp.N {
+			return io.EOF
+		}
+		line++
+		stored, err := reader.ReadHashes([]int64{tlog.StoredHashIndex(0, leaf)})
+		if err != nil {
+			return err
+		}
+		if stored[0] != h {
+			proof, err := tlog.ProveRecord(cp.N, leaf, reader)
+			if err == nil && tlog.CheckRecord(proof, cp.N, cp.Hash, leaf, stored[0]) == nil {
+				return errFound
+			}
+			return io.EOF // the store was changed too: it cannot tell
+		}
+		leaf++
+		return nil
+	}), r)
+	if errors.Is(err, errFound) {
+		c.fail("%s:%d: this line (line %d of the log) is not the one the newest checkpoint (%d lines) holds there: "+
+			"it was changed, or lines before it in this segment were added or removed", p.Path, line, leaf+1, cp.N)
 	}
 }

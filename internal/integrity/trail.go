@@ -188,6 +188,8 @@ type TrailChecker struct {
 	// read, for proveSegments.
 	run     int
 	segEnds []segmentEnd
+	// partFails is the failures before the current part's lines.
+	partFails int
 }
 
 type partEnd struct {
@@ -285,6 +287,7 @@ func (c *TrailChecker) BeginPart(i int) {
 	c.started = true
 	c.hasher = NewLeafHasher(c.leaf)
 	c.atSize()
+	c.partFails = len(c.res.Failures)
 }
 
 // skipBefore passes over the checkpoints older than leaf n: their lines
@@ -340,15 +343,16 @@ func (c *TrailChecker) EndPart() {
 		}
 		return
 	}
-	if c.partN != rec.Count {
+	switch {
+	case c.partN != rec.Count:
 		c.fail("%s: holds %d lines, its signed segment record %d: lines were appended, removed, or the segment was swapped", p.Path, c.partN, rec.Count)
-		return
-	}
-	if !sameHashes(c.tree.Roots(), rec.EndRange) {
+	case !sameHashes(c.tree.Roots(), rec.EndRange):
 		c.fail("%s: its lines do not end in the tree its signed segment record ends with: the segment was changed or swapped", p.Path)
+	case len(c.res.Failures) == c.partFails:
+		c.endSegment(p)
 		return
 	}
-	c.endSegment(p)
+	c.locateChange(p)
 }
 
 // Finish reports the result once every part is done.
