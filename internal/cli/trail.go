@@ -161,8 +161,9 @@ func (v *verifier) verifyTrail(ctx context.Context, path string) error {
 	if tr.Log.Genesis() != nil {
 		lead = 1
 	}
+	witnessed := int64(-1)
 	if wc != nil {
-		v.reportWitnessed(path, wc, lead)
+		witnessed = v.reportWitnessed(path, wc, lead)
 	}
 	res := tc.Finish()
 	v.checkHandover(path, res.First+res.Lines, lead)
@@ -170,6 +171,7 @@ func (v *verifier) verifyTrail(ctx context.Context, path string) error {
 		v.sum.Problems++
 		_, _ = fmt.Fprintf(v.out, "integrity: %s\n", f)
 	}
+	v.reportProofs(res.Proofs, lead, witnessed)
 	allowed := v.checkUnsealed(path, res.Unsealed, res.UnsealedParts)
 	upTo := ""
 	if len(res.Failures) > 0 {

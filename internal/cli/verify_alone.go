@@ -1,0 +1,118 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/sandboxaudit/sandboxaudit/internal/filesink"
+	"github.com/sandboxaudit/sandboxaudit/internal/integrity"
+)
+
+// checkAloneArgs refuses, for --alone, a name that is not a closed segment.
+func checkAloneArgs(files []string) error {
+	for _, f := range files {
+		if _, ok := filesink.ActiveOf(f); !ok {
+			return fmt.Errorf("--alone takes closed segments (events-<time>-<seq>.jsonl[.zst]); %s is not one", f)
+		}
+	}
+	return nil
+}
+
+// verifySegmentAlone checks one closed segment without the rest of its
+// trail: its lines against its signed segment record and the checkpoints
+// inside it, then, across the segments not read, a consistency proof from
+// the hash store to the newest checkpoint (with --witness, to the
+// cosigned checkpoints too).
+func (v *verifier) verifySegmentAlone(ctx context.Context, segment string) error {
+	tr, err := integrity.OpenSegmentAlone(segment, v.opts.key)
+	if err != nil {
+		return err
+	}
+	tc, err := integrity.NewTrailChecker(tr, v.opts.key)
+	if err != nil {
+		return fmt.Errorf("%s: %w", tr.Path, err)
+	}
+	defer func() { _ = tc.Close() }()
+	wc, err := v.newWitnessCheck(tr.Path)
+	if err != nil {
+		return fmt.Errorf("%s: %w", tr.Path, err)
+	}
+	if wc != nil {
+		defer func() { _ = wc.Close() }()
+		prover := integrity.OpenTreeProver(tr.Path)
+		defer func() { _ = prover.Close() }()
+		wc.ProveBeyond(prover)
+	}
+	if v.alone == nil {
+		v.alone = map[int]bool{}
+	}
+	v.alone[len(v.files)] = true
+	v.trailWitness, v.trailLog = wc, tr.Log
+	err = v.verifyParts(ctx, tr.Parts, tc)
+	v.trailWitness, v.trailLog = nil, nil
+	if err != nil {
+		return err
+	}
+	res := tc.Finish()
+	for _, f := range res.Failures {
+		v.sum.Problems++
+		_, _ = fmt.Fprintf(v.out, "integrity: %s\n", f)
+	}
+	lead := int64(0)
+	if tr.Log.Genesis() != nil {
+		lead = 1
+	}
+	rec := tr.Parts[0].Record
+	witnessed := int64(-1)
+	if wc != nil {
+		witnessed = v.reportAloneWitnessed(segment, wc, rec.End(), lead)
+	}
+	v.reportProofs(res.Proofs, lead, witnessed)
+	_, _ = fmt.Fprintf(v.out, "%s: integrity: alone first_line=%d lines=%d newest=%d checkpoints=%d; "+
+		"the other %d lines of the log are in segments not read\n",
+		segment, rec.First+1-lead, res.Lines, max(res.Sealed-lead, 0), res.Checkpoints, max(res.Sealed-lead-res.Lines, 0))
+	return nil
+}
+
+// reportProofs prints which checkpoint holds each recorded segment read.
+// witnessed is the leaves the witnesses' quorum cosigned (-1: no
+// --witness).
+func (v *verifier) reportProofs(proofs []integrity.SegmentProof, lead, witnessed int64) {
+	for _, p := range proofs {
+		how := "the lines after them lead to its root"
+		if !p.ByLines {
+			how = "a consistency proof from the hash store, checked against its signed root"
+		}
+		wit := ""
+		switch {
+		case witnessed >= p.End:
+			wit = "; witnessed"
+		case witnessed >= 0:
+			wit = "; not witnessed"
+		}
+		_, _ = fmt.Fprintf(v.out, "%s: integrity: lines %d-%d of the log are in checkpoint #%d (%d lines, the newest): %s%s\n",
+			p.Path, max(p.First+1-lead, 1), p.End-lead, p.Checkpoint, p.Size-lead, how, wit)
+	}
+}
+
+// reportAloneWitnessed prints the witness result of a segment checked
+// alone and returns the leaves the quorum cosigned: the segment passes
+// when they reach its end.
+func (v *verifier) reportAloneWitnessed(segment string, wc *integrity.WitnessCheck, end, lead int64) int64 {
+	res := wc.Finish()
+	quorum := fmt.Sprintf("%d/%d", v.opts.witness.usedQuorum, len(v.opts.witness.verifiers))
+	switch {
+	case res.Failure != nil:
+		v.sum.Problems++
+		_, _ = fmt.Fprintf(v.out, "%s: witness: %s\n", integrity.WitnessedPath(segment), res.Failure.Msg)
+		return 0
+	case res.Witnessed < end:
+		v.sum.Problems++
+		_, _ = fmt.Fprintf(v.out, "%s: witness: no checkpoint that %s witnesses cosigned holds this segment's last line (line %d of the log)\n",
+			segment, quorum, end-lead)
+	default:
+		_, _ = fmt.Fprintf(v.out, "%s: witness: the segment is in a checkpoint of %d lines that %s witnesses cosigned\n",
+			segment, res.Witnessed-lead, quorum)
+	}
+	return res.Witnessed
+}
