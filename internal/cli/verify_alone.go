@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/sandboxaudit/sandboxaudit/internal/filesink"
 	"github.com/sandboxaudit/sandboxaudit/internal/integrity"
@@ -68,9 +69,8 @@ func (v *verifier) verifySegmentAlone(ctx context.Context, segment string) error
 		witnessed = v.reportAloneWitnessed(segment, wc, rec.End(), lead)
 	}
 	v.reportProofs(res.Proofs, lead, witnessed)
-	_, _ = fmt.Fprintf(v.out, "%s: integrity: alone first_line=%d lines=%d newest=%d checkpoints=%d; "+
-		"the other %d lines of the log are in segments not read\n",
-		segment, rec.First+1-lead, res.Lines, max(res.Sealed-lead, 0), res.Checkpoints, max(res.Sealed-lead-res.Lines, 0))
+	_, _ = fmt.Fprintf(v.out, "%s: integrity: alone first_line=%d lines=%d newest=%d checkpoints=%d%s\n",
+		segment, rec.First+1-lead, res.Lines, max(res.Sealed-lead, 0), res.Checkpoints, notRead(rec.First-lead, rec.End()-lead, res.Sealed-lead))
 	return nil
 }
 
@@ -115,4 +115,20 @@ func (v *verifier) reportAloneWitnessed(segment string, wc *integrity.WitnessChe
 			segment, res.Witnessed-lead, quorum)
 	}
 	return res.Witnessed
+}
+
+// notRead names the lines of the log outside a segment checked alone,
+// which the consistency proof stands for.
+func notRead(before, end, newest int64) string {
+	var gaps []string
+	if before > 0 {
+		gaps = append(gaps, fmt.Sprintf("1-%d", before))
+	}
+	if newest > end {
+		gaps = append(gaps, fmt.Sprintf("%d-%d", end+1, newest))
+	}
+	if len(gaps) == 0 {
+		return ""
+	}
+	return "; lines " + strings.Join(gaps, " and ") + " of the log are in segments not read"
 }

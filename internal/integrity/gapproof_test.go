@@ -91,7 +91,9 @@ func TestSegmentsProvenAcrossAGap(t *testing.T) {
 		{name: "retention removed the 3 oldest: the trail",
 			change: func(*testing.T, string, []filesink.Segment, map[string]SegmentRecord) *filesink.Segment { return nil }},
 		{name: "retention removed the 3 oldest: each segment alone",
-			change: func(_ *testing.T, _ string, segs []filesink.Segment, _ map[string]SegmentRecord) *filesink.Segment { return &segs[1] },
+			change: func(_ *testing.T, _ string, segs []filesink.Segment, _ map[string]SegmentRecord) *filesink.Segment {
+				return &segs[1]
+			},
 			byStore: []int{1}},
 		{name: "a kept segment with one line edited",
 			change: func(t *testing.T, _ string, segs []filesink.Segment, _ map[string]SegmentRecord) *filesink.Segment {

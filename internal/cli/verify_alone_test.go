@@ -1,0 +1,163 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"golang.org/x/mod/sumdb/tlog"
+
+	"github.com/sandboxaudit/sandboxaudit/internal/filesink"
+	"github.com/sandboxaudit/sandboxaudit/internal/integrity"
+)
+
+// keptTrail is a rotated trail from which retention removed the 3 oldest
+// of 8 segments: the audit path, the public key, the kept segments, their
+// signed records, the newest checkpoint's number and its size in lines.
+type keptTrail struct {
+	path, pub string
+	segs      []filesink.Segment
+	recs      map[string]integrity.SegmentRecord
+	newest    int
+	size      int64
+}
+
+func newKeptTrail(t *testing.T) keptTrail {
+	t.Helper()
+	path, _, pub, want := retainedFixture(t, 17, 5)
+	segs, err := filesink.Segments(path)
+	require.NoError(t, err)
+	require.Len(t, segs, 5)
+	v, err := integrity.LoadVerifierKey(pub)
+	require.NoError(t, err)
+	sl, err := integrity.LoadSegmentLog(path, v)
+	require.NoError(t, err)
+	require.Len(t, sl.Segments, 8, "8 segments rotated")
+	require.Len(t, sl.Retired, 3, "retention removed the 3 oldest")
+	kt := keptTrail{path: path, pub: pub, segs: segs, recs: map[string]integrity.SegmentRecord{},
+		size: int64(strings.Count(string(want), "\n"))}
+	for _, r := range sl.Segments {
+		kt.recs[r.Name] = r
+	}
+	f, err := os.Open(integrity.CheckpointsPath(path))
+	require.NoError(t, err)
+	defer func() { _ = f.Close() }()
+	for nr := integrity.NewNoteReader(f); ; kt.newest++ {
+		if _, err := nr.Next(); err == io.EOF {
+			break
+		}
+	}
+	return kt
+}
+
+func (kt keptTrail) rec(i int) integrity.SegmentRecord {
+	return kt.recs[filepath.Base(kt.segs[i].Plain)]
+}
+
+// proofLine is what verify prints for kept segment i.
+func (kt keptTrail) proofLine(i int, byStore bool) string {
+	how := "the lines after them lead to its root"
+	if byStore {
+		how = "a consistency proof from the hash store, checked against its signed root"
+	}
+	r := kt.rec(i)
+	return fmt.Sprintf("%s: integrity: lines %d-%d of the log are in checkpoint #%d (%d lines, the newest): %s",
+		kt.segs[i].Path, r.First+1, r.End(), kt.newest, kt.size, how)
+}
+
+func TestVerifyAfterRetentionProvesEachSegment(t *testing.T) {
+	kt := newKeptTrail(t)
+	res := run(t, "", "verify", "--key", kt.pub, filepath.Dir(kt.path))
+	require.Equal(t, 0, res.code, res.stdout+res.stderr)
+	require.Contains(t, res.stdout, fmt.Sprintf("trail segments=5 retired=3 first_line=%d", kt.rec(0).First+1))
+	for i := range kt.segs {
+		require.Contains(t, res.stdout, kt.proofLine(i, false))
+	}
+}
+
+func TestVerifySegmentsAcrossAGap(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		change func(t *testing.T, kt keptTrail) []string // verify's arguments after --key
+		code   int
+		want   func(kt keptTrail) []string
+	}{
+		{"a kept segment with one line edited", func(t *testing.T, kt keptTrail) []string {
+			editSegmentLine(t, kt.segs[1].Path, 3)
+			return []string{filepath.Dir(kt.path)}
+		}, exitProblems, func(kt keptTrail) []string {
+			return []string{fmt.Sprintf("%s:3: this line (line %d of the log) is not the one the newest checkpoint (%d lines) holds there",
+				kt.segs[1].Path, kt.rec(1).First+3, kt.size)}
+		}},
+		{"a segment removed without a retention record", func(t *testing.T, kt keptTrail) []string {
+			require.NoError(t, os.Remove(kt.segs[2].Path))
+			return []string{filepath.Dir(kt.path)}
+		}, exitProblems, func(kt keptTrail) []string {
+			return []string{"is missing, and no retention record says it was removed",
+				kt.proofLine(0, true), kt.proofLine(1, true), kt.proofLine(3, false)}
+		}},
+		{"a middle segment missing, a later one alone", func(t *testing.T, kt keptTrail) []string {
+			require.NoError(t, os.Remove(kt.segs[2].Path))
+			return []string{"--alone", kt.segs[3].Path}
+		}, exitOK, func(kt keptTrail) []string {
+			return []string{kt.proofLine(3, true), fmt.Sprintf("%s: integrity: alone first_line=%d lines=%d newest=%d checkpoints=2; lines 1-%d and %d-%d of the log are in segments not read",
+				kt.segs[3].Path, kt.rec(3).First+1, kt.rec(3).Count, kt.size, kt.rec(3).First, kt.rec(3).End()+1, kt.size)}
+		}},
+		{"a kept segment with one line edited, alone", func(t *testing.T, kt keptTrail) []string {
+			editSegmentLine(t, kt.segs[2].Path, 2)
+			return []string{"--alone", kt.segs[2].Path}
+		}, exitProblems, func(kt keptTrail) []string {
+			return []string{fmt.Sprintf("%s:2: this line (line %d of the log)", kt.segs[2].Path, kt.rec(2).First+2)}
+		}},
+		{"a forged hash store, a segment alone", func(t *testing.T, kt keptTrail) []string {
+			b, err := os.ReadFile(integrity.StorePath(kt.path))
+			require.NoError(t, err)
+			for i := tlog.StoredHashCount(kt.rec(1).End()) * tlog.HashSize; i < int64(len(b)); i++ {
+				b[i] ^= 0xa5
+			}
+			require.NoError(t, os.WriteFile(integrity.StorePath(kt.path), b, 0o600))
+			return []string{"--alone", kt.segs[1].Path}
+		}, exitProblems, func(kt keptTrail) []string {
+			r := kt.rec(1)
+			return []string{fmt.Sprintf("%s: lines %d-%d of the log are not shown to be in checkpoint #%d, the newest: "+
+				"the consistency proof from %d to %d lines, read from the hash store, fails", kt.segs[1].Path, r.First+1, r.End(), kt.newest, r.End(), kt.size)}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			kt := newKeptTrail(t)
+			args := append([]string{"verify", "--key", kt.pub}, tc.change(t, kt)...)
+			res := run(t, "", args...)
+			require.Equal(t, tc.code, res.code, res.stdout+res.stderr)
+			for _, w := range tc.want(kt) {
+				require.Contains(t, res.stdout, w)
+			}
+		})
+	}
+}
+
+func TestVerifyAloneRefusesBadUse(t *testing.T) {
+	kt := newKeptTrail(t)
+	res := run(t, "", "verify", "--alone", kt.segs[0].Path)
+	require.Equal(t, exitUsage, res.code)
+	require.Contains(t, res.stderr, "--alone needs --key")
+	res = run(t, "", "verify", "--key", kt.pub, "--alone", kt.path)
+	require.Equal(t, exitUsage, res.code)
+	require.Contains(t, res.stderr, "is not one")
+}
+
+// editSegmentLine changes line n (from 1) of a compressed segment.
+func editSegmentLine(t *testing.T, name string, n int) {
+	t.Helper()
+	data := decompress(t, name)
+	start := 0
+	for range n - 1 {
+		start += strings.IndexByte(string(data[start:]), '\n') + 1
+	}
+	i := start + strings.Index(string(data[start:]), `"seq":`)
+	data[i+1] = 'S'
+	compressTo(t, name, data)
+}
