@@ -171,6 +171,7 @@ func (v *verifier) verifyTrail(ctx context.Context, path string) error {
 		v.sum.Problems++
 		_, _ = fmt.Fprintf(v.out, "integrity: %s\n", f)
 	}
+	v.reportRetired(path, tr, lead)
 	v.reportProofs(res.Proofs, lead, witnessed)
 	allowed := v.checkUnsealed(path, res.Unsealed, res.UnsealedParts)
 	upTo := ""

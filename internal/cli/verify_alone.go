@@ -132,3 +132,29 @@ func notRead(before, end, newest int64) string {
 	}
 	return "; lines " + strings.Join(gaps, " and ") + " of the log are in segments not read"
 }
+
+// reportRetired says which lines of the log retention removed, by its
+// signed records.
+func (v *verifier) reportRetired(path string, tr *integrity.Trail, lead int64) {
+	if tr.Retired == 0 {
+		return
+	}
+	read := map[string]bool{}
+	for _, p := range tr.Parts {
+		if p.Record != nil {
+			read[p.Record.Name] = true
+		}
+	}
+	first, end := int64(-1), int64(0)
+	for _, r := range tr.Log.Segments {
+		if _, gone := tr.Log.Retired[r.Name]; !gone || read[r.Name] {
+			continue
+		}
+		if first < 0 {
+			first = r.First
+		}
+		end = r.End()
+	}
+	_, _ = fmt.Fprintf(v.out, "%s: integrity: lines %d-%d of the log were removed by retention (%d segments, each named in a signed retention record)\n",
+		path, max(first+1-lead, 1), end-lead, tr.Retired)
+}

@@ -74,6 +74,7 @@ func TestVerifyAfterRetentionProvesEachSegment(t *testing.T) {
 	res := run(t, "", "verify", "--key", kt.pub, filepath.Dir(kt.path))
 	require.Equal(t, 0, res.code, res.stdout+res.stderr)
 	require.Contains(t, res.stdout, fmt.Sprintf("trail segments=5 retired=3 first_line=%d", kt.rec(0).First+1))
+	require.Contains(t, res.stdout, fmt.Sprintf("%s: integrity: lines 1-%d of the log were removed by retention (3 segments,", kt.path, kt.rec(0).First))
 	for i := range kt.segs {
 		require.Contains(t, res.stdout, kt.proofLine(i, false))
 	}
