@@ -1,18 +1,22 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 	"golang.org/x/mod/sumdb/tlog"
 
 	"github.com/sandboxaudit/sandboxaudit/internal/filesink"
 	"github.com/sandboxaudit/sandboxaudit/internal/integrity"
+	"github.com/sandboxaudit/sandboxaudit/internal/witness"
+	"github.com/sandboxaudit/sandboxaudit/internal/witness/witnesstest"
 )
 
 // keptTrail is a rotated trail from which retention removed the 3 oldest
@@ -161,4 +165,58 @@ func editSegmentLine(t *testing.T, name string, n int) {
 	i := start + strings.Index(string(data[start:]), `"seq":`)
 	data[i+1] = 'S'
 	compressTo(t, name, data)
+}
+
+// With --witness, a segment alone is proven in the cosigned checkpoints
+// beyond it, across a missing segment; without the cosignatures it fails.
+func TestVerifySegmentAloneWitnessed(t *testing.T) {
+	dir := t.TempDir()
+	res := run(t, "", "keygen", "--name", "cli-test", "--out", filepath.Join(dir, "keys"))
+	require.Equal(t, 0, res.code, res.stderr)
+	keys, err := integrity.LoadSigningKey(filepath.Join(dir, "keys", "cli-test.key"))
+	require.NoError(t, err)
+	pub := filepath.Join(dir, "keys", "cli-test.pub")
+	fake := witnesstest.Start(t, "w1.example/w", keys.Verifier)
+	w, err := witness.NewWitness(fake.URL, fake.VKey, nil, nil)
+	require.NoError(t, err)
+	pool, err := witness.NewPool([]*witness.Witness{w}, 1, nil, nil)
+	require.NoError(t, err)
+	vkey := filepath.Join(dir, "keys", "w1.vkey")
+	require.NoError(t, os.WriteFile(vkey, []byte(fake.VKey+"\n"), 0o644))
+
+	sealer, err := integrity.NewSealer(integrity.Settings{Keys: keys, Interval: time.Second, Witnesses: pool})
+	require.NoError(t, err)
+	path := filepath.Join(dir, "trail", "events.jsonl")
+	sink, err := filesink.New(filesink.Options{Path: path, OnWrite: sealer.Wrote,
+		Rotation: &filesink.Rotation{MaxBytes: 2 << 10, MaxBackups: 5, BeforeRemove: sealer.Retire}})
+	require.NoError(t, err)
+	ctx := context.Background()
+	for i := range 40 {
+		s, f := op(sessionA, "exec", fmt.Sprintf("a%015d", i), int64(2*i+1), int64(2*i+2))
+		require.NoError(t, sink.WriteBatch(ctx, sessionA.String(), []byte(canonLines(s, f))))
+		require.NoError(t, sealer.SealPending(ctx))
+	}
+	require.NoError(t, sink.Close())
+	require.NoError(t, sealer.Close(ctx))
+	segs, err := filesink.Segments(path)
+	require.NoError(t, err)
+	require.Len(t, segs, 5)
+
+	// The whole trail after retention: each kept segment witnessed.
+	res = run(t, "", "verify", "--key", pub, "--witness", vkey, filepath.Dir(path))
+	require.Equal(t, 0, res.code, res.stdout+res.stderr)
+	require.Equal(t, 5, strings.Count(res.stdout, "(80 lines, the newest): the lines after them lead to its root; witnessed\n"), res.stdout)
+
+	// One segment alone, the one before it gone.
+	require.NoError(t, os.Remove(segs[2].Path))
+	res = run(t, "", "verify", "--key", pub, "--witness", vkey, "--alone", segs[3].Path)
+	require.Equal(t, 0, res.code, res.stdout+res.stderr)
+	require.Contains(t, res.stdout, segs[3].Path+": witness: the segment is in a checkpoint of 80 lines that 1/1 witnesses cosigned")
+	require.Contains(t, res.stdout, "(80 lines, the newest): a consistency proof from the hash store, checked against its signed root; witnessed\n")
+
+	// Without the cosignatures nothing vouches for it.
+	require.NoError(t, os.Remove(integrity.WitnessedPath(path)))
+	res = run(t, "", "verify", "--key", pub, "--witness", vkey, "--alone", segs[3].Path)
+	require.Equal(t, exitProblems, res.code, res.stdout+res.stderr)
+	require.Contains(t, res.stdout, segs[3].Path+": witness: no checkpoint that 1/1 witnesses cosigned holds this segment's last line")
 }
