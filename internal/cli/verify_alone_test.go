@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -213,6 +214,32 @@ func TestVerifySegmentAloneWitnessed(t *testing.T) {
 	require.Equal(t, 0, res.code, res.stdout+res.stderr)
 	require.Contains(t, res.stdout, segs[3].Path+": witness: the segment is in a checkpoint of 80 lines that 1/1 witnesses cosigned")
 	require.Contains(t, res.stdout, "(80 lines, the newest): a consistency proof from the hash store, checked against its signed root; witnessed\n")
+
+	// A forged store proves it in neither the signed nor the cosigned
+	// checkpoints.
+	v, err := integrity.LoadVerifierKey(pub)
+	require.NoError(t, err)
+	sl, err := integrity.LoadSegmentLog(path, v)
+	require.NoError(t, err)
+	var end int64
+	for _, r := range sl.Segments {
+		if r.Name == filepath.Base(segs[3].Plain) {
+			end = r.End()
+		}
+	}
+	require.Positive(t, end)
+	store, err := os.ReadFile(integrity.StorePath(path))
+	require.NoError(t, err)
+	forged := bytes.Clone(store)
+	for i := tlog.StoredHashCount(end) * tlog.HashSize; i < int64(len(forged)); i++ {
+		forged[i] ^= 0xa5
+	}
+	require.NoError(t, os.WriteFile(integrity.StorePath(path), forged, 0o600))
+	res = run(t, "", "verify", "--key", pub, "--witness", vkey, "--alone", segs[3].Path)
+	require.Equal(t, exitProblems, res.code, res.stdout+res.stderr)
+	require.Contains(t, res.stdout, "are not shown to be in checkpoint")
+	require.Contains(t, res.stdout, fmt.Sprintf("which witnesses [w1.example/w+%s] cosigned, is not shown to hold the first %d lines", strings.Split(fake.VKey, "+")[1], end))
+	require.NoError(t, os.WriteFile(integrity.StorePath(path), store, 0o600))
 
 	// Without the cosignatures nothing vouches for it.
 	require.NoError(t, os.Remove(integrity.WitnessedPath(path)))
