@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"hash/maphash"
 	"io"
@@ -36,8 +37,8 @@ func runVerify(ctx context.Context, args []string, s Streams) int {
 		"with --key, accept lines after the newest checkpoint: up to COUNT lines, or lines in files written within DURATION "+
 			"(a live file's last lines); without it any unsealed line is a problem, as a forged appended line reads the same")
 	alone := fs.Bool("alone", false,
-		"with --key, verify each closed segment named alone, without the rest of its trail: its lines against its signed record, "+
-			"then a consistency proof from the hash store to the newest checkpoint spans the segments not read")
+		"with --key, verify each closed segment named (or below a directory named) alone, without the rest of its trail: "+
+			"its lines against its signed record, then a consistency proof from the hash store to the newest checkpoint spans the segments not read")
 	var wf witnessFlags
 	wf.register(fs)
 	files, err := parseInterspersed(fs, args)
@@ -69,8 +70,8 @@ func runVerify(ctx context.Context, args []string, s Streams) int {
 			_, _ = fmt.Fprintln(s.Stderr, "verify: --alone needs --key: a segment alone is checked against its signed record and checkpoints")
 			return exitUsage
 		}
-		if err = checkAloneArgs(files); err != nil {
-			_, _ = fmt.Fprintf(s.Stderr, "verify: %v\n", err)
+		if files, err = aloneArgs(files); err != nil || len(files) == 0 {
+			_, _ = fmt.Fprintf(s.Stderr, "verify: %v\n", cmp.Or(err, errors.New("--alone: no closed segment in the directories named")))
 			return exitUsage
 		}
 	} else if files, err = expandArgs(files, opts.key != nil); err != nil {

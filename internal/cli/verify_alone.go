@@ -3,20 +3,37 @@ package cli
 import (
 	"context"
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/sandboxaudit/sandboxaudit/internal/filesink"
 	"github.com/sandboxaudit/sandboxaudit/internal/integrity"
 )
 
-// checkAloneArgs refuses, for --alone, a name that is not a closed segment.
-func checkAloneArgs(files []string) error {
-	for _, f := range files {
-		if _, ok := filesink.ActiveOf(f); !ok {
-			return fmt.Errorf("--alone takes closed segments (events-<time>-<seq>.jsonl[.zst]); %s is not one", f)
+// aloneArgs turns --alone's arguments into closed segments: a directory
+// gives every closed segment below it, and a file must be one.
+func aloneArgs(args []string) ([]string, error) {
+	var out []string
+	for _, a := range args {
+		if fi, err := os.Stat(a); err == nil && fi.IsDir() {
+			paths, err := trailArgs([]string{a})
+			if err != nil {
+				return nil, err
+			}
+			for _, p := range paths {
+				segs, _ := filesink.Segments(p)
+				for _, s := range segs {
+					out = append(out, s.Path)
+				}
+			}
+			continue
 		}
+		if _, ok := filesink.ActiveOf(a); !ok {
+			return nil, fmt.Errorf("--alone takes closed segments (events-<time>-<seq>.jsonl[.zst]) or directories; %s is not one", a)
+		}
+		out = append(out, a)
 	}
-	return nil
+	return out, nil
 }
 
 // verifySegmentAlone checks one closed segment without the rest of its

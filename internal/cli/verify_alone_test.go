@@ -113,6 +113,12 @@ func TestVerifySegmentsAcrossAGap(t *testing.T) {
 			return []string{kt.proofLine(3, true), fmt.Sprintf("%s: integrity: alone first_line=%d lines=%d newest=%d checkpoints=2; lines 1-%d and %d-%d of the log are in segments not read",
 				kt.segs[3].Path, kt.rec(3).First+1, kt.rec(3).Count, kt.size, kt.rec(3).First, kt.rec(3).End()+1, kt.size)}
 		}},
+		{"a middle segment missing, every other one alone", func(t *testing.T, kt keptTrail) []string {
+			require.NoError(t, os.Remove(kt.segs[2].Path))
+			return []string{"--alone", filepath.Dir(kt.path)}
+		}, exitOK, func(kt keptTrail) []string {
+			return []string{kt.proofLine(0, true), kt.proofLine(1, true), kt.proofLine(3, true), kt.proofLine(4, true), "files=4 "}
+		}},
 		{"a kept segment with one line edited, alone", func(t *testing.T, kt keptTrail) []string {
 			editSegmentLine(t, kt.segs[2].Path, 2)
 			return []string{"--alone", kt.segs[2].Path}
@@ -153,6 +159,9 @@ func TestVerifyAloneRefusesBadUse(t *testing.T) {
 	res = run(t, "", "verify", "--key", kt.pub, "--alone", kt.path)
 	require.Equal(t, exitUsage, res.code)
 	require.Contains(t, res.stderr, "is not one")
+	res = run(t, "", "verify", "--key", kt.pub, "--alone", t.TempDir())
+	require.Equal(t, exitUsage, res.code)
+	require.Contains(t, res.stderr, "no closed segment")
 }
 
 // editSegmentLine changes line n (from 1) of a compressed segment.

@@ -163,9 +163,10 @@ func (c *TrailChecker) endSegment(p TrailPart) {
 // proveSegments says, for each recorded segment whose lines matched its
 // record, which checkpoint holds it: the newest checkpoint the lines
 // reached, when no gap lies between; else the newest checkpoint, by a
-// consistency proof from the hash store.
+// consistency proof from the hash store. It says nothing when the
+// checkpoints were not all read and matched: the newest is then unknown.
 func (c *TrailChecker) proveSegments() {
-	if c.prev == nil || len(c.segEnds) == 0 {
+	if c.prev == nil || c.next != nil || c.cpError != "" || len(c.segEnds) == 0 {
 		return
 	}
 	newest, num := *c.prev, c.prevNum
