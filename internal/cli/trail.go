@@ -151,6 +151,7 @@ func (v *verifier) verifyTrail(ctx context.Context, path string) error {
 	if wc != nil {
 		defer func() { _ = wc.Close() }()
 	}
+	v.proveAlso(tc, tr)
 	v.trailWitness, v.trailLog = wc, tr.Log
 	err = v.verifyParts(ctx, tr.Parts, tc)
 	v.trailWitness, v.trailLog = nil, nil

@@ -39,6 +39,10 @@ func runVerify(ctx context.Context, args []string, s Streams) int {
 	alone := fs.Bool("alone", false,
 		"with --key, verify each closed segment named (or below a directory named) alone, without the rest of its trail: "+
 			"its lines against its signed record, then a consistency proof from the hash store to the newest checkpoint spans the segments not read")
+	var given listFlag
+	fs.Var(&given, "checkpoint",
+		"with --key, a signed checkpoint kept elsewhere (an auditor's copy, a witness's), repeatable: "+
+			"also prove each closed segment read in it, with a consistency proof from the hash store")
 	var wf witnessFlags
 	wf.register(fs)
 	files, err := parseInterspersed(fs, args)
@@ -60,10 +64,18 @@ func runVerify(ctx context.Context, args []string, s Streams) int {
 			_, _ = fmt.Fprintf(s.Stderr, "verify: --key: %v\n", err)
 			return exitUsage
 		}
+		if opts.given, err = loadGivenCheckpoints(given, opts.key); err != nil {
+			_, _ = fmt.Fprintf(s.Stderr, "verify: --checkpoint: %v\n", err)
+			return exitUsage
+		}
 		if slices.Contains(files, "-") {
 			_, _ = fmt.Fprintln(s.Stderr, "verify: --key needs files, not stdin: the checkpoints are read from beside the file")
 			return exitUsage
 		}
+	}
+	if len(given) > 0 && opts.key == nil {
+		_, _ = fmt.Fprintln(s.Stderr, "verify: --checkpoint needs --key: the checkpoint is checked against the log's key")
+		return exitUsage
 	}
 	if *alone {
 		if opts.key == nil {
@@ -93,6 +105,7 @@ func runVerify(ctx context.Context, args []string, s Streams) int {
 			return exitProblems
 		}
 	}
+	v.reportUnusedGiven(given)
 	if err := v.settleRepeats(ctx); err != nil {
 		_, _ = fmt.Fprintf(s.Stderr, "verify: %v\n", err)
 		return exitProblems
@@ -134,6 +147,8 @@ type verifyOptions struct {
 	allowUnsealed unsealedLimit
 	// witness holds the witness keys and quorum (SPEC section 10).
 	witness witnessFlags
+	// given are --checkpoint's checkpoints, to prove each segment in.
+	given []integrity.Checkpoint
 }
 
 // verifier checks a stream of audit lines, possibly spread over several
@@ -164,6 +179,8 @@ type verifier struct {
 	// alone marks the files (by index) of segments checked alone
 	// (--alone): a span's other half may be in a segment not read.
 	alone map[int]bool
+	// givenUsed marks the --checkpoint checkpoints of a log verified.
+	givenUsed map[int]bool
 }
 
 type sessionState struct {

@@ -3,10 +3,14 @@ package cli
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 
+	"golang.org/x/mod/sumdb/note"
+
 	"github.com/sandboxaudit/sandboxaudit/internal/filesink"
+	"github.com/sandboxaudit/sandboxaudit/internal/fsutil"
 	"github.com/sandboxaudit/sandboxaudit/internal/integrity"
 )
 
@@ -65,6 +69,7 @@ func (v *verifier) verifySegmentAlone(ctx context.Context, segment string) error
 		v.alone = map[int]bool{}
 	}
 	v.alone[len(v.files)] = true
+	v.proveAlso(tc, tr)
 	v.trailWitness, v.trailLog = wc, tr.Log
 	err = v.verifyParts(ctx, tr.Parts, tc)
 	v.trailWitness, v.trailLog = nil, nil
@@ -99,6 +104,11 @@ func (v *verifier) reportProofs(proofs []integrity.SegmentProof, lead, witnessed
 		how := "the lines after them lead to its root"
 		if !p.ByLines {
 			how = "a consistency proof from the hash store, checked against its signed root"
+		}
+		if p.Given {
+			_, _ = fmt.Fprintf(v.out, "%s: integrity: lines %d-%d of the log are in the checkpoint given (%d lines): %s\n",
+				p.Path, max(p.First+1-lead, 1), p.End-lead, p.Size-lead, how)
+			continue
 		}
 		wit := ""
 		switch {
@@ -174,4 +184,67 @@ func (v *verifier) reportRetired(path string, tr *integrity.Trail, lead int64) {
 	}
 	_, _ = fmt.Fprintf(v.out, "%s: integrity: lines %d-%d of the log were removed by retention (%d segments, each named in a signed retention record)\n",
 		path, max(first+1-lead, 1), end-lead, tr.Retired)
+}
+
+// maxGivenCheckpoints bounds --checkpoint: each is proven for every
+// segment read.
+const maxGivenCheckpoints = 64
+
+// loadGivenCheckpoints reads --checkpoint's files: each a signed
+// checkpoint note that the log's key verifies (cosignatures may follow).
+func loadGivenCheckpoints(files []string, key note.Verifier) ([]integrity.Checkpoint, error) {
+	if len(files) > maxGivenCheckpoints {
+		return nil, fmt.Errorf("%d files, limit %d", len(files), maxGivenCheckpoints)
+	}
+	var out []integrity.Checkpoint
+	for _, name := range files {
+		f, _, err := fsutil.OpenRegular(name, os.O_RDONLY, 0)
+		if err != nil {
+			return nil, err
+		}
+		// One byte past the limit lets OpenCheckpoint name an oversized note.
+		b, err := io.ReadAll(io.LimitReader(f, maxCheckpointFile+1))
+		_ = f.Close() // read-only: a close error loses nothing
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		cp, err := integrity.OpenCheckpoint(b, key)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		out = append(out, cp)
+	}
+	return out, nil
+}
+
+// maxCheckpointFile is above the largest checkpoint note OpenCheckpoint
+// takes.
+const maxCheckpointFile = 64 << 10
+
+// proveAlso hands the trail checker the --checkpoint checkpoints of the
+// trail's log.
+func (v *verifier) proveAlso(tc *integrity.TrailChecker, tr *integrity.Trail) {
+	if len(v.opts.given) == 0 || len(tr.Log.Segments) == 0 {
+		return
+	}
+	for i, cp := range v.opts.given {
+		if cp.Origin == tr.Log.Segments[0].Origin {
+			tc.ProveAlso(cp)
+			if v.givenUsed == nil {
+				v.givenUsed = map[int]bool{}
+			}
+			v.givenUsed[i] = true
+		}
+	}
+}
+
+// reportUnusedGiven counts as a problem a --checkpoint checkpoint whose
+// log no segment verified belongs to.
+func (v *verifier) reportUnusedGiven(files []string) {
+	for i, cp := range v.opts.given {
+		if !v.givenUsed[i] {
+			v.sum.Problems++
+			_, _ = fmt.Fprintf(v.out, "%s: integrity: the checkpoint given is of the log %q, and no segment verified is of that log\n", files[i], cp.Origin)
+		}
+	}
 }

@@ -24,16 +24,17 @@ import (
 // of 8 segments: the audit path, the public key, the kept segments, their
 // signed records, the newest checkpoint's number and its size in lines.
 type keptTrail struct {
-	path, pub string
-	segs      []filesink.Segment
-	recs      map[string]integrity.SegmentRecord
-	newest    int
-	size      int64
+	path, key, pub string
+	segs           []filesink.Segment
+	recs           map[string]integrity.SegmentRecord
+	newest         int
+	size           int64
+	givenSize      int64 // the size of the checkpoint checkpointFile wrote
 }
 
 func newKeptTrail(t *testing.T) keptTrail {
 	t.Helper()
-	path, _, pub, want := retainedFixture(t, 17, 5)
+	path, key, pub, want := retainedFixture(t, 17, 5)
 	segs, err := filesink.Segments(path)
 	require.NoError(t, err)
 	require.Len(t, segs, 5)
@@ -43,7 +44,7 @@ func newKeptTrail(t *testing.T) keptTrail {
 	require.NoError(t, err)
 	require.Len(t, sl.Segments, 8, "8 segments rotated")
 	require.Len(t, sl.Retired, 3, "retention removed the 3 oldest")
-	kt := keptTrail{path: path, pub: pub, segs: segs, recs: map[string]integrity.SegmentRecord{},
+	kt := keptTrail{path: path, key: key, pub: pub, segs: segs, recs: map[string]integrity.SegmentRecord{},
 		size: int64(strings.Count(string(want), "\n"))}
 	for _, r := range sl.Segments {
 		kt.recs[r.Name] = r
@@ -57,6 +58,29 @@ func newKeptTrail(t *testing.T) keptTrail {
 		}
 	}
 	return kt
+}
+
+// checkpointFile writes the first signed checkpoint of the log whose size
+// pick takes to a file outside the trail, as an auditor would keep it.
+func (kt *keptTrail) checkpointFile(t *testing.T, pick func(int64) bool) (string, integrity.Checkpoint) {
+	t.Helper()
+	v, err := integrity.LoadVerifierKey(kt.pub)
+	require.NoError(t, err)
+	f, err := os.Open(integrity.CheckpointsPath(kt.path))
+	require.NoError(t, err)
+	defer func() { _ = f.Close() }()
+	for nr := integrity.NewNoteReader(f); ; {
+		rec, err := nr.Next()
+		require.NoError(t, err, "no checkpoint of the size wanted")
+		cp, err := integrity.OpenCheckpoint(rec, v)
+		require.NoError(t, err)
+		if pick(cp.N) {
+			name := filepath.Join(t.TempDir(), "kept.checkpoint")
+			require.NoError(t, os.WriteFile(name, rec, 0o600))
+			kt.givenSize = cp.N
+			return name, cp
+		}
+	}
 }
 
 func (kt keptTrail) rec(i int) integrity.SegmentRecord {
@@ -88,44 +112,68 @@ func TestVerifyAfterRetentionProvesEachSegment(t *testing.T) {
 func TestVerifySegmentsAcrossAGap(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
-		change func(t *testing.T, kt keptTrail) []string // verify's arguments after --key
+		change func(t *testing.T, kt *keptTrail) []string // verify's arguments after --key
 		code   int
 		want   func(kt keptTrail) []string
 	}{
-		{"a kept segment with one line edited", func(t *testing.T, kt keptTrail) []string {
+		{"a kept segment with one line edited", func(t *testing.T, kt *keptTrail) []string {
 			editSegmentLine(t, kt.segs[1].Path, 3)
 			return []string{filepath.Dir(kt.path)}
 		}, exitProblems, func(kt keptTrail) []string {
 			return []string{fmt.Sprintf("%s:3: this line (line %d of the log) is not the one the newest checkpoint (%d lines) holds there",
 				kt.segs[1].Path, kt.rec(1).First+3, kt.size)}
 		}},
-		{"a segment removed without a retention record", func(t *testing.T, kt keptTrail) []string {
+		{"a segment removed without a retention record", func(t *testing.T, kt *keptTrail) []string {
 			require.NoError(t, os.Remove(kt.segs[2].Path))
 			return []string{filepath.Dir(kt.path)}
 		}, exitProblems, func(kt keptTrail) []string {
 			return []string{"is missing, and no retention record says it was removed",
 				kt.proofLine(0, true), kt.proofLine(1, true), kt.proofLine(3, false)}
 		}},
-		{"a middle segment missing, a later one alone", func(t *testing.T, kt keptTrail) []string {
+		{"a middle segment missing, a later one alone", func(t *testing.T, kt *keptTrail) []string {
 			require.NoError(t, os.Remove(kt.segs[2].Path))
 			return []string{"--alone", kt.segs[3].Path}
 		}, exitOK, func(kt keptTrail) []string {
 			return []string{kt.proofLine(3, true), fmt.Sprintf("%s: integrity: alone first_line=%d lines=%d newest=%d checkpoints=2; lines 1-%d and %d-%d of the log are in segments not read",
 				kt.segs[3].Path, kt.rec(3).First+1, kt.rec(3).Count, kt.size, kt.rec(3).First, kt.rec(3).End()+1, kt.size)}
 		}},
-		{"a middle segment missing, every other one alone", func(t *testing.T, kt keptTrail) []string {
+		{"a middle segment missing, every other one alone", func(t *testing.T, kt *keptTrail) []string {
 			require.NoError(t, os.Remove(kt.segs[2].Path))
 			return []string{"--alone", filepath.Dir(kt.path)}
 		}, exitOK, func(kt keptTrail) []string {
 			return []string{kt.proofLine(0, true), kt.proofLine(1, true), kt.proofLine(3, true), kt.proofLine(4, true), "files=4 "}
 		}},
-		{"a kept segment with one line edited, alone", func(t *testing.T, kt keptTrail) []string {
+		{"a segment alone in a checkpoint kept elsewhere", func(t *testing.T, kt *keptTrail) []string {
+			require.NoError(t, os.Remove(kt.segs[2].Path))
+			name, _ := kt.checkpointFile(t, func(n int64) bool { return n > kt.rec(1).End() && n < kt.size })
+			return []string{"--alone", "--checkpoint", name, kt.segs[1].Path}
+		}, exitOK, func(kt keptTrail) []string {
+			r := kt.rec(1)
+			return []string{kt.proofLine(1, true), fmt.Sprintf("%s: integrity: lines %d-%d of the log are in the checkpoint given (%d lines): "+
+				"a consistency proof from the hash store, checked against its signed root", kt.segs[1].Path, r.First+1, r.End(), kt.givenSize)}
+		}},
+		{"a checkpoint given older than the segment", func(t *testing.T, kt *keptTrail) []string {
+			name, _ := kt.checkpointFile(t, func(n int64) bool { return n < kt.rec(3).First })
+			return []string{"--alone", "--checkpoint", name, kt.segs[3].Path}
+		}, exitProblems, func(kt keptTrail) []string {
+			return []string{fmt.Sprintf("are not shown to be in the checkpoint given (%d lines): checkpoint of %d lines is older than the tree of %d",
+				kt.givenSize, kt.givenSize, kt.rec(3).End())}
+		}},
+		{"a checkpoint given for a whole trail", func(t *testing.T, kt *keptTrail) []string {
+			name, _ := kt.checkpointFile(t, func(n int64) bool { return n == kt.size })
+			return []string{"--checkpoint", name, filepath.Dir(kt.path)}
+		}, exitOK, func(kt keptTrail) []string {
+			r := kt.rec(4)
+			return []string{kt.proofLine(4, false), fmt.Sprintf("%s: integrity: lines %d-%d of the log are in the checkpoint given (%d lines)",
+				kt.segs[4].Path, r.First+1, r.End(), kt.size)}
+		}},
+		{"a kept segment with one line edited, alone", func(t *testing.T, kt *keptTrail) []string {
 			editSegmentLine(t, kt.segs[2].Path, 2)
 			return []string{"--alone", kt.segs[2].Path}
 		}, exitProblems, func(kt keptTrail) []string {
 			return []string{fmt.Sprintf("%s:2: this line (line %d of the log)", kt.segs[2].Path, kt.rec(2).First+2)}
 		}},
-		{"a forged hash store, a segment alone", func(t *testing.T, kt keptTrail) []string {
+		{"a forged hash store, a segment alone", func(t *testing.T, kt *keptTrail) []string {
 			b, err := os.ReadFile(integrity.StorePath(kt.path))
 			require.NoError(t, err)
 			for i := tlog.StoredHashCount(kt.rec(1).End()) * tlog.HashSize; i < int64(len(b)); i++ {
@@ -141,7 +189,7 @@ func TestVerifySegmentsAcrossAGap(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			kt := newKeptTrail(t)
-			args := append([]string{"verify", "--key", kt.pub}, tc.change(t, kt)...)
+			args := append([]string{"verify", "--key", kt.pub}, tc.change(t, &kt)...)
 			res := run(t, "", args...)
 			require.Equal(t, tc.code, res.code, res.stdout+res.stderr)
 			for _, w := range tc.want(kt) {
@@ -162,6 +210,29 @@ func TestVerifyAloneRefusesBadUse(t *testing.T) {
 	res = run(t, "", "verify", "--key", kt.pub, "--alone", t.TempDir())
 	require.Equal(t, exitUsage, res.code)
 	require.Contains(t, res.stderr, "no closed segment")
+
+	name, _ := kt.checkpointFile(t, func(n int64) bool { return n == kt.size })
+	res = run(t, "", "verify", "--checkpoint", name, "--alone", kt.segs[0].Path)
+	require.Equal(t, exitUsage, res.code)
+	require.Contains(t, res.stderr, "--checkpoint needs --key")
+	b, err := os.ReadFile(name)
+	require.NoError(t, err)
+	forged := strings.Replace(string(b), fmt.Sprintf("\n%d\n", kt.size), fmt.Sprintf("\n%d\n", kt.size+1), 1)
+	require.NotEqual(t, string(b), forged)
+	require.NoError(t, os.WriteFile(name, []byte(forged), 0o600))
+	res = run(t, "", "verify", "--key", kt.pub, "--checkpoint", name, "--alone", kt.segs[0].Path)
+	require.Equal(t, exitUsage, res.code)
+	require.Contains(t, res.stderr, "verify: --checkpoint: "+name)
+
+	// A checkpoint of another log, signed with the same key, proves nothing here.
+	keys, err := integrity.LoadSigningKey(kt.key)
+	require.NoError(t, err)
+	other, err := integrity.SignCheckpoint(integrity.Checkpoint{Origin: "cli-test/other.jsonl", N: 1}, keys.Signer)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(name, other, 0o600))
+	res = run(t, "", "verify", "--key", kt.pub, "--checkpoint", name, "--alone", kt.segs[0].Path)
+	require.Equal(t, exitProblems, res.code, res.stdout+res.stderr)
+	require.Contains(t, res.stdout, name+`: integrity: the checkpoint given is of the log "cli-test/other.jsonl", and no segment verified is of that log`)
 }
 
 // editSegmentLine changes line n (from 1) of a compressed segment.

@@ -93,15 +93,17 @@ func (p *TreeProver) read(indexes []int64) ([]tlog.Hash, error) {
 }
 
 // SegmentProof says which checkpoint holds a segment's lines: leaves
-// First to End-1 are in checkpoint #Checkpoint (of Size leaves).
-// ByLines: the lines read after the segment lead to that checkpoint's
-// root; otherwise a consistency proof from the hash store shows it.
+// First to End-1 are in checkpoint #Checkpoint (of Size leaves), or, when
+// Given, in a checkpoint given from elsewhere (ProveAlso). ByLines: the
+// lines read after the segment lead to that checkpoint's root; otherwise
+// a consistency proof from the hash store shows it.
 type SegmentProof struct {
 	Path       string
 	First, End int64
 	Checkpoint int
 	Size       int64
 	ByLines    bool
+	Given      bool
 }
 
 // segmentEnd is a recorded segment whose lines matched its record: the
@@ -187,6 +189,36 @@ func (c *TrailChecker) proveSegments() {
 			continue
 		}
 		c.res.Proofs = append(c.res.Proofs, proof)
+	}
+}
+
+// ProveAlso adds a signed checkpoint kept elsewhere (an auditor's copy,
+// a witness's): Finish proves each recorded segment read in it too.
+func (c *TrailChecker) ProveAlso(cp Checkpoint) { c.given = append(c.given, cp) }
+
+// proveGiven proves each recorded segment read in the checkpoints given.
+func (c *TrailChecker) proveGiven() {
+	if len(c.given) == 0 {
+		return
+	}
+	prover := OpenTreeProver(c.trail.Path)
+	defer func() { _ = prover.Close() }()
+	origin := ""
+	if len(c.trail.Log.Segments) > 0 {
+		origin = c.trail.Log.Segments[0].Origin
+	}
+	for _, cp := range c.given {
+		if cp.Origin != origin {
+			c.fail("the checkpoint given is of the log %q, not of %q", cp.Origin, origin)
+			continue
+		}
+		for _, s := range c.segEnds {
+			if err := prover.Prove(s.end, s.root, cp); err != nil {
+				c.fail("%s: lines %d-%d of the log are not shown to be in the checkpoint given (%d lines): %v", s.path, s.first+1, s.end, cp.N, err)
+				continue
+			}
+			c.res.Proofs = append(c.res.Proofs, SegmentProof{Path: s.path, First: s.first, End: s.end, Size: cp.N, Given: true})
+		}
 	}
 }
 

@@ -190,6 +190,8 @@ type TrailChecker struct {
 	segEnds []segmentEnd
 	// partFails is the failures before the current part's lines.
 	partFails int
+	// given are checkpoints from elsewhere to prove the segments in.
+	given []Checkpoint
 }
 
 type partEnd struct {
@@ -382,5 +384,6 @@ func (c *TrailChecker) Finish() TrailResult {
 		}
 	}
 	c.proveSegments()
+	c.proveGiven()
 	return c.res
 }
