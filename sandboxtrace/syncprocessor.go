@@ -52,9 +52,13 @@ type SyncLogProcessor struct {
 	timeout   time.Duration // bounds an emitter's wait, and each Export
 	batchSize int
 
-	mu      sync.Mutex
-	waiting []*syncRecord
-	stopped bool
+	mu       sync.Mutex
+	waiting  []*syncRecord
+	inflight []*syncRecord // the batch being exported
+	stopped  bool
+	// watch is one timer for every deadline (see syncdeadline.go): a
+	// timer per record would cost more than the rest of an emit.
+	watch watchdog
 
 	wake     chan struct{} // buffered: an export is wanted
 	stop     chan struct{}
@@ -64,9 +68,14 @@ type SyncLogProcessor struct {
 
 // syncRecord is one emitter's record and, once exported, its outcome.
 type syncRecord struct {
-	r      sdklog.Record
-	result chan error // buffered
-	taken  bool       // in an export; guarded by the processor's mu
+	r        sdklog.Record
+	deadline time.Time
+	// result gets the export's outcome and, first when the deadline
+	// passes, errSyncDeadline: room for both, so neither sender waits.
+	result chan error
+	// Guarded by the processor's mu.
+	taken   bool // in an export
+	expired bool // errSyncDeadline was sent
 }
 
 // NewSyncLogProcessor returns a started SyncLogProcessor exporting to exp.
@@ -85,6 +94,8 @@ func NewSyncLogProcessor(exp sdklog.Exporter, timeout time.Duration) *SyncLogPro
 		stop:      make(chan struct{}),
 		done:      make(chan struct{}),
 	}
+	p.watch.timer = time.AfterFunc(time.Hour, p.expire)
+	p.watch.timer.Stop()
 	go p.run()
 	return p
 }
@@ -98,9 +109,10 @@ func (p *SyncLogProcessor) OnEmit(ctx context.Context, r *sdklog.Record) error {
 	if a != nil && a.timeout > 0 {
 		timeout = a.timeout
 	}
-	tctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	err := p.send(tctx, r)
+	err := p.send(ctx, r, timeout)
+	if errors.Is(err, errSyncDeadline) {
+		err = context.DeadlineExceeded
+	}
 	if a != nil {
 		a.done, a.synced, a.err = true, true, err
 		return nil // the caller gets it and fails the operation
@@ -108,43 +120,51 @@ func (p *SyncLogProcessor) OnEmit(ctx context.Context, r *sdklog.Record) error {
 	return err
 }
 
-// send queues r for the next export and waits for its outcome. A nil from
-// the exporter is an acknowledgement even when it came late. A record
-// whose wait ends before an export took it is withdrawn, never sent.
-func (p *SyncLogProcessor) send(ctx context.Context, r *sdklog.Record) error {
+// send queues r for the next export and waits for its outcome, at most
+// timeout. A nil from the exporter is an acknowledgement even when it came
+// late. A record whose wait ends before an export took it is withdrawn,
+// never sent.
+func (p *SyncLogProcessor) send(ctx context.Context, r *sdklog.Record, timeout time.Duration) error {
 	if err := ctx.Err(); err != nil {
 		return err // nothing was sent: the operation must not run
 	}
-	sr := &syncRecord{r: r.Clone(), result: make(chan error, 1)}
+	sr := &syncRecord{r: r.Clone(), deadline: time.Now().Add(timeout), result: make(chan error, 2)}
 	p.mu.Lock()
 	if p.stopped {
 		p.mu.Unlock()
 		return errProcessorShutdown
 	}
 	p.waiting = append(p.waiting, sr)
+	p.watch.arm(sr.deadline)
 	p.mu.Unlock()
 	select {
 	case p.wake <- struct{}{}:
 	default: // a wake is pending already
 	}
+	var err error
 	select {
-	case err := <-sr.result:
-		return err
+	case err = <-sr.result:
+		if !errors.Is(err, errSyncDeadline) {
+			return err
+		}
 	case <-ctx.Done():
+		err = ctx.Err()
 	}
 	p.mu.Lock()
 	if !sr.taken {
 		p.waiting = slices.DeleteFunc(p.waiting, func(w *syncRecord) bool { return w == sr })
 		p.mu.Unlock()
-		return ctx.Err()
+		return err
 	}
 	p.mu.Unlock()
 	select {
-	case err := <-sr.result: // it answered as time ran out
-		return err
+	case got := <-sr.result: // it answered as time ran out
+		if got == nil {
+			return nil
+		}
 	default:
-		return ctx.Err()
 	}
+	return err
 }
 
 // run exports what waits, a batch at a time, until Shutdown; then it
@@ -183,6 +203,7 @@ func (p *SyncLogProcessor) take(batch []*syncRecord) []*syncRecord {
 	rest := copy(p.waiting, p.waiting[n:])
 	clear(p.waiting[rest:])
 	p.waiting = p.waiting[:rest]
+	p.inflight = batch
 	return batch
 }
 
@@ -190,6 +211,9 @@ func (p *SyncLogProcessor) take(batch []*syncRecord) []*syncRecord {
 // exporter fails the batch instead of the process.
 func (p *SyncLogProcessor) export(batch []*syncRecord) {
 	err := p.exportRecords(batch)
+	p.mu.Lock()
+	p.inflight = nil // the watchdog no longer expires them
+	p.mu.Unlock()
 	for _, sr := range batch {
 		sr.result <- err
 	}
@@ -205,9 +229,23 @@ func (p *SyncLogProcessor) exportRecords(batch []*syncRecord) (err error) {
 	for i, sr := range batch {
 		records[i] = sr.r
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), p.timeout)
-	defer cancel()
-	return p.exp.Export(ctx, records)
+	// The export's own bound rides on the watchdog too (see expire).
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
+	p.mu.Lock()
+	p.watch.exportDeadline, p.watch.cancelExport = time.Now().Add(p.timeout), cancel
+	p.watch.arm(p.watch.exportDeadline)
+	p.mu.Unlock()
+	defer func() {
+		p.mu.Lock()
+		p.watch.cancelExport = nil
+		p.mu.Unlock()
+	}()
+	err = p.exp.Export(ctx, records)
+	if err != nil && errors.Is(context.Cause(ctx), context.DeadlineExceeded) {
+		err = errors.Join(context.DeadlineExceeded, err) // the bound, not the caller, ended it
+	}
+	return err
 }
 
 // Enabled reports true: every record is wanted.
@@ -229,6 +267,7 @@ func (p *SyncLogProcessor) Shutdown(ctx context.Context) error {
 		case <-ctx.Done():
 			err = ctx.Err()
 		}
+		p.watch.timer.Stop()
 		err = errors.Join(err, shutdownExporter(ctx, p.exp))
 	})
 	return err
