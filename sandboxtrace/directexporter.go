@@ -228,3 +228,7 @@ func (e *DirectLogExporter) Shutdown(context.Context) error {
 	e.closeConn()
 	return nil
 }
+
+// endsWithContext marks an exporter whose Export returns once its ctx
+// ends: a SyncLogProcessor may export on the emitter's goroutine.
+func (e *DirectLogExporter) endsWithContext() {}
