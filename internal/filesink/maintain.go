@@ -25,6 +25,9 @@ const noFollowFlag = unix.O_NOFOLLOW
 // compression cut short by a crash is finished after a restart.
 type maintainer struct {
 	rot *Rotation
+	// idle rotates the files whose Rotation.Interval ran out and returns
+	// how long until the next is due; nil without an interval.
+	idle func(context.Context) time.Duration
 
 	mu     sync.Mutex
 	queued map[string]bool
@@ -36,9 +39,9 @@ type maintainer struct {
 	done   chan struct{}
 }
 
-func newMaintainer(r *Rotation) *maintainer {
+func newMaintainer(r *Rotation, idle func(context.Context) time.Duration) *maintainer {
 	ctx, cancel := context.WithCancel(context.Background())
-	m := &maintainer{rot: r, queued: map[string]bool{}, wake: make(chan struct{}, 1), ctx: ctx, cancel: cancel, done: make(chan struct{})}
+	m := &maintainer{rot: r, idle: idle, queued: map[string]bool{}, wake: make(chan struct{}, 1), ctx: ctx, cancel: cancel, done: make(chan struct{})}
 	go m.loop()
 	return m
 }
@@ -72,11 +75,22 @@ func (m *maintainer) stop() {
 
 func (m *maintainer) loop() {
 	defer close(m.done)
+	// The interval timer rotates a file on time even when no batch comes
+	// (a batch rotates it too, whichever is first).
+	var tick <-chan time.Time
+	var timer *time.Timer
+	if m.idle != nil {
+		timer = time.NewTimer(m.rot.idleWait(m.rot.Interval))
+		defer timer.Stop()
+		tick = timer.C
+	}
 	for {
 		select {
 		case <-m.ctx.Done():
 			return
 		case <-m.wake:
+		case <-tick:
+			timer.Reset(m.rot.idleWait(m.idle(m.ctx)))
 		}
 		for {
 			m.mu.Lock()
