@@ -36,9 +36,9 @@ for i in range(0, len(lines), 2):
     time.sleep(delay)
 `
 
-// rotationConfig is a collector whose file sink rotates every second (at
-// the next batch), compresses the closed segments and seals them all in
-// one log.
+// rotationConfig is a collector whose file sink rotates every second
+// (at a batch, or on time when none comes), compresses the closed
+// segments and seals them all in one log.
 func rotationConfig(sandboxAddr, auditPath, keyPath string) string {
 	return collectorYAML{
 		sandboxAddr: sandboxAddr,
