@@ -224,6 +224,9 @@ func (s *Sink) renameToSegment(path string) (string, error) {
 	if err := renameNoReplace(path, seg); err != nil {
 		return "", fmt.Errorf("filesink: rotate %s to %s: %w", path, filepath.Base(seg), err)
 	}
+	if s.fsync == FsyncNever {
+		return seg, nil // flushing is left to the kernel, as for the lines
+	}
 	if err := fsutil.SyncDir(filepath.Dir(path)); err != nil {
 		// The rename happened: the segment exists, only its durability
 		// across a power loss is in doubt.
