@@ -32,10 +32,9 @@ type Rotation struct {
 	MaxBytes int64
 	// Interval rotates a file this long after its segment began (its
 	// first line in an empty file, the rotation before, or when this sink
-	// opened it), at its next batch or
-	// on a timer when none comes, whichever is first; 0: not by time. The
-	// timer sees the files the sink holds open (an idle file it closed
-	// for MaxOpenFiles rotates at its next batch).
+	// opened it), at a batch or on a timer when none comes; 0: not by
+	// time. The timer sees the files the sink holds open (an idle file it
+	// closed for MaxOpenFiles rotates at its next batch).
 	Interval time.Duration
 	// MaxBackups keeps at most this many closed segments per file; 0: all.
 	MaxBackups int
