@@ -222,6 +222,12 @@ func TestRestartRefusesAFileWithoutItsHistory(t *testing.T) {
 				require.True(t, postBatch(client, addr, body))
 				time.Sleep(600 * time.Millisecond)
 			}
+			// The file rotates on time when no batch comes: one more
+			// batch, so the active file has lines to attack when the
+			// collector stops (within its segment's second).
+			body, _ := crashBatch(4)
+			require.True(t, postBatch(client, addr, body))
+			waitLines(t, auditPath, 50)
 			col.stop(t)
 
 			tc.attack(t, auditPath)
