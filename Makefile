@@ -54,7 +54,7 @@ bench:
 ## bench-rotation: what rotation and zstd compression cost the file sink's throughput, on
 ## and off interleaved in one run (none/off, zstd/off: 1.00 costs nothing), on one core and
 ## two, and the compressor alone (bench/RESULTS.md, "Rotation")
-BENCH_ROTATION_N ?= 40
+BENCH_ROTATION_N ?= 20
 bench-rotation:
 	$(GO) test -run '^$$' -bench 'BenchmarkRotationCostInterleaved|BenchmarkCompressSegment' \
 		-benchtime $(BENCH_ROTATION_N)x -count 3 -cpu 1,2 ./internal/filesink/
