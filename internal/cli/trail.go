@@ -200,6 +200,15 @@ func (v *verifier) checkUnsealed(path string, unsealed int64, parts []string) st
 		return ""
 	}
 	lim := v.opts.allowUnsealed
+	if closed := closedParts(path, parts); len(closed) > 0 {
+		// A closed segment is no live file: its lines are sealed with its
+		// segment record, so unsealed lines in it read as forged ones.
+		v.sum.Problems++
+		_, _ = fmt.Fprintf(v.out, "%s: integrity: %d lines after the newest checkpoint are not sealed, and the closed segment %s holds some: "+
+			"no signed segment record counts them (lines appended, the segments sidecar cut, or a rotation not sealed yet); --allow-unsealed accepts the active file's last lines only\n",
+			path, unsealed, closed[0])
+		return ""
+	}
 	if lim.allows(unsealed, parts) {
 		return fmt.Sprintf(" (allowed by --allow-unsealed %s)", lim.raw)
 	}
@@ -211,6 +220,18 @@ func (v *verifier) checkUnsealed(path string, unsealed int64, parts []string) st
 	_, _ = fmt.Fprintf(v.out, "%s: integrity: %d lines after the newest checkpoint are not sealed (%s); "+
 		"--allow-unsealed COUNT|DURATION accepts a live file's last few\n", path, unsealed, why)
 	return ""
+}
+
+// closedParts are the parts holding unsealed lines other than the
+// active file at path.
+func closedParts(path string, parts []string) []string {
+	var out []string
+	for _, p := range parts {
+		if p != path {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // unsealedLimit is --allow-unsealed: a count of lines, or a duration
