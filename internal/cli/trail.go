@@ -212,7 +212,7 @@ func (v *verifier) verifyTrail(ctx context.Context, path string) error {
 	allowed := v.checkUnsealed(path, res.Unsealed, res.UnsealedParts)
 	upTo := ""
 	if len(res.Failures) > 0 {
-		upTo = " (sealed and checkpoints count only what passed before the first failure)"
+		upTo = " (sealed and checkpoints count only what passed)"
 	}
 	firstLine := res.First + 1 - lead // with a handover leaf, line i is leaf i
 	_, _ = fmt.Fprintf(v.out, "%s: integrity: trail segments=%d retired=%d first_line=%d lines=%d sealed=%d unsealed=%d%s checkpoints=%d%s\n",

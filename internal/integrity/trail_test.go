@@ -219,6 +219,57 @@ func TestTrailAttacks(t *testing.T) {
 
 // A crash between compressing a segment and removing its plain copy
 // leaves both; while they are equal the trail verifies.
+// After a bad segment, the segments that follow are checked from their
+// own signed start, so only the bad one is named, and the checkpoints
+// after it are still checked against the lines.
+func TestTrailNamesOnlyTheBadSegment(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		attack func(t *testing.T, segs []filesink.Segment)
+	}{
+		{"lines reordered", func(t *testing.T, segs []filesink.Segment) {
+			b, err := os.ReadFile(segs[1].Path)
+			require.NoError(t, err)
+			ls := bytes.SplitAfter(b, []byte("\n"))
+			ls[0], ls[1] = ls[1], ls[0]
+			require.NoError(t, os.WriteFile(segs[1].Path, bytes.Join(ls, nil), 0o600))
+		}},
+		{"replaced by a copy of the next", func(t *testing.T, segs []filesink.Segment) {
+			b, err := os.ReadFile(segs[2].Path)
+			require.NoError(t, err)
+			require.NoError(t, os.WriteFile(segs[1].Path, b, 0o600))
+		}},
+		{"line repeated", func(t *testing.T, segs []filesink.Segment) {
+			b, err := os.ReadFile(segs[1].Path)
+			require.NoError(t, err)
+			require.NoError(t, os.WriteFile(segs[1].Path, append(b, b[:bytes.IndexByte(b, '\n')+1]...), 0o600))
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path, pub, _ := rotatedTrail(t, 100, false, 0)
+			segs, err := filesink.Segments(path)
+			require.NoError(t, err)
+			require.Greater(t, len(segs), 4)
+			tc.attack(t, segs)
+			res := checkTrail(t, path, pub)
+			require.NotEmpty(t, res.Failures, "attack not detected")
+			for _, f := range res.Failures {
+				require.True(t, strings.HasPrefix(f, segs[1].Path+":"), "a failure names another file: %s", f)
+			}
+			require.EqualValues(t, 100, res.Sealed, "the checkpoints after the bad segment are checked")
+			require.Zero(t, res.Unsealed)
+			proven := map[string]bool{}
+			for _, p := range res.Proofs {
+				proven[p.Path] = true
+			}
+			require.False(t, proven[segs[1].Path])
+			for _, s := range segs[2:] {
+				require.True(t, proven[s.Path], "%s is intact", s.Path)
+			}
+		})
+	}
+}
+
 func TestTrailWithAnEqualPlainCopyVerifies(t *testing.T) {
 	path, pub, _ := rotatedTrail(t, 100, false, 0)
 	segs, err := filesink.Segments(path)
