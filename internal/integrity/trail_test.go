@@ -12,6 +12,7 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 	"github.com/stretchr/testify/require"
+	"go.uber.org/zap/zapcore"
 
 	"github.com/sandboxaudit/sandboxaudit/internal/filesink"
 )
@@ -353,6 +354,41 @@ func TestStartRefusesAFileWithoutHistory(t *testing.T) {
 
 // A file cut back while the collector was stopped, sidecars kept, is
 // refused at start.
+// At start, a rotated log whose checkpoints sidecar was removed is
+// refused (its segment records are signed history), and a recorded
+// segment missing without a retention record is an ERROR naming it.
+func TestStartChecksTheSegmentRecords(t *testing.T) {
+	t.Run("checkpoints removed", func(t *testing.T) {
+		path, _, k := rotatedTrail(t, 100, false, 0)
+		require.NoError(t, os.Remove(CheckpointsPath(path)))
+		s, logs := observedSealer(t, k, zapcore.ErrorLevel)
+		err := s.SealAtStart(bg, path)
+		require.ErrorIs(t, err, ErrNoHistory)
+		require.ErrorContains(t, err, CheckpointsPath(path)+" is missing or empty")
+		require.ErrorContains(t, err, "sandboxaudit log reset")
+		require.Equal(t, 1, logs.FilterMessage("integrity: file not sealed").Len())
+		_, statErr := os.Lstat(CheckpointsPath(path))
+		require.True(t, os.IsNotExist(statErr), "a refused start wrote a checkpoint")
+	})
+	t.Run("segment missing", func(t *testing.T) {
+		path, _, k := rotatedTrail(t, 100, false, 0)
+		segs, err := filesink.Segments(path)
+		require.NoError(t, err)
+		require.NoError(t, os.Remove(segs[1].Path))
+		s, logs := observedSealer(t, k, zapcore.ErrorLevel)
+		require.NoError(t, s.SealAtStart(bg, path))
+		missing := logs.FilterMessage("integrity: a closed segment the log records is missing, and no retention record says it was removed").All()
+		require.Len(t, missing, 1)
+		require.Equal(t, segs[1].Plain, missing[0].ContextMap()["segment"])
+	})
+	t.Run("retention's removals are no error", func(t *testing.T) {
+		path, _, k := rotatedTrail(t, 100, false, 2)
+		s, logs := observedSealer(t, k, zapcore.ErrorLevel)
+		require.NoError(t, s.SealAtStart(bg, path))
+		require.Zero(t, logs.Len(), "%v", logs.All())
+	})
+}
+
 func TestStartRefusesACutBackTrail(t *testing.T) {
 	path, _, k := rotatedTrail(t, 100, false, 0)
 	data, err := os.ReadFile(path)
