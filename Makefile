@@ -71,11 +71,13 @@ BENCH_ROUNDS  ?= 3
 BENCH_SPANS   ?= 300000
 BENCH_PER_REQ ?= 1000
 BENCH_WORKERS ?= 2
+BENCH_SHAPES  ?= sandboxtrace,light
 bench-e2e: build
 	cd bench && $(GO) build -mod=mod -o ../$(BIN)/otelcol-fileexporter ./cmd/otelcol-fileexporter
 	cd bench && $(GO) build -mod=mod -o ../$(BIN)/bench-e2e ./cmd/e2e
 	./$(BIN)/bench-e2e -ours $(BIN)/otelcol-sandboxaudit -baseline $(BIN)/otelcol-fileexporter \
-		-rounds $(BENCH_ROUNDS) -spans $(BENCH_SPANS) -per-request $(BENCH_PER_REQ) -workers $(BENCH_WORKERS)
+		-rounds $(BENCH_ROUNDS) -spans $(BENCH_SPANS) -per-request $(BENCH_PER_REQ) -workers $(BENCH_WORKERS) \
+		-shapes $(BENCH_SHAPES)
 
 ## bench-single: HttpProxySink-style load (one event per POST) against our collector
 ## with fsync batch and fsync never (the ceiling), or with BENCH_SINK=spool spooling
