@@ -66,7 +66,8 @@ e2e-jaeger:
 	SANDBOXAUDIT_E2E=1 SANDBOXAUDIT_JAEGER=$(abspath $(BIN))/jaeger $(GO) test -count=1 -timeout 10m -v -run '^TestJaegerCorrelation$$' ./e2e/
 
 ## bench-e2e: ours vs the contrib fileexporter, same OTLP load, alternated
-## BENCH_ROUNDS times in one run (bench/ is its own module; not part of test)
+## BENCH_ROUNDS times in one run, for each span shape in BENCH_SHAPES
+## (bench/ is its own module; not part of test)
 BENCH_ROUNDS  ?= 3
 BENCH_SPANS   ?= 300000
 BENCH_PER_REQ ?= 1000
