@@ -116,6 +116,12 @@ func handoverWitnesses(values []string) (*witness.Pool, error) {
 }
 
 func (h *handover) run(ctx context.Context, pool *witness.Pool, out io.Writer) error {
+	if _, err := os.Lstat(integrity.CheckpointsPath(h.path)); errors.Is(err, os.ErrNotExist) {
+		if _, err := os.Lstat(integrity.HandoverPath(h.path)); err == nil {
+			return fmt.Errorf("%s: nothing to hand over: its log was handed over already, and the note in %s starts the next one; "+
+				"start the collector with the new key, then hand that log over", h.path, integrity.HandoverPath(h.path))
+		}
+	}
 	sl, err := integrity.LoadSegmentLog(h.path, h.keys.Verifier)
 	if err != nil {
 		return fmt.Errorf("%s: %w", integrity.SegmentsPath(h.path), err)

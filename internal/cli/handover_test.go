@@ -199,6 +199,23 @@ func handOverRotated(t *testing.T) (path, retired, oldPub, newKey string) {
 	return path, retired, oldPub, newKey
 }
 
+// A second handover before the new log started says what happened.
+func TestLogHandoverTwice(t *testing.T) {
+	path, _, _, _ := handOverRotated(t)
+	require.NoError(t, os.Remove(path))
+	require.NoError(t, os.Remove(integrity.StorePath(path)))
+	require.NoError(t, os.Remove(integrity.CheckpointsPath(path)))
+	require.NoError(t, os.Remove(integrity.SegmentsPath(path)))
+	keys := t.TempDir()
+	for _, name := range []string{"again", "later"} {
+		res := run(t, "", "keygen", "--name", name, "--out", keys)
+		require.Equal(t, 0, res.code, res.stderr)
+	}
+	res := run(t, "", "log", "handover", "--signing-key", filepath.Join(keys, "again.key"), "--next-key", filepath.Join(keys, "later.pub"), path)
+	require.NotEqual(t, 0, res.code)
+	require.Contains(t, res.stderr, path+": nothing to hand over: its log was handed over already, and the note in "+path+".handover starts the next one")
+}
+
 // A rotated log is handed over whole: verify with the first key follows
 // the handover across the retired log's segments into the new log, in a
 // directory, or with the files named in any order.
