@@ -117,6 +117,9 @@ func OpenTrail(path string, v note.Verifier) (*Trail, error) {
 			t.Parts = append(t.Parts, TrailPart{Path: s.Path, Record: rec, Compressed: s.Compressed})
 		case sl.Retired[rec.Name].Retired:
 			t.Retired++
+		case isSymlink(filepath.Join(filepath.Dir(path), rec.Name)) || isSymlink(filepath.Join(filepath.Dir(path), rec.Name+filesink.ZstdSuffix)):
+			t.Problems = append(t.Problems, fmt.Sprintf("%s: segment %s (lines %d-%d of the log) is a symbolic link, not followed: the segment is not read",
+				path, rec.Name, rec.First+1, rec.End()))
 		default:
 			t.Problems = append(t.Problems, fmt.Sprintf("%s: segment %s (lines %d-%d of the log) is missing, and no retention record says it was removed",
 				path, rec.Name, rec.First+1, rec.End()))
@@ -142,6 +145,11 @@ func OpenTrail(path string, v note.Verifier) (*Trail, error) {
 		t.Parts = append(t.Parts, TrailPart{Path: path})
 	}
 	return t, nil
+}
+
+func isSymlink(p string) bool {
+	fi, err := os.Lstat(p)
+	return err == nil && fi.Mode()&os.ModeSymlink != 0
 }
 
 // TrailResult is what a TrailChecker found.

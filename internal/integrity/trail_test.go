@@ -194,6 +194,11 @@ func TestTrailAttacks(t *testing.T) {
 			name := strings.Replace(segs[1].Path, fmt.Sprintf("-%06d.", segs[1].Seq), fmt.Sprintf("-%06d5.", segs[1].Seq), 1)
 			require.NoError(t, os.WriteFile(name, []byte(lines(1, 2)), 0o600))
 		}, "do not match the root hash"},
+		{"segment replaced by a symbolic link", func(t *testing.T, path string, segs []filesink.Segment) {
+			elsewhere := filepath.Join(t.TempDir(), "seg")
+			require.NoError(t, os.Rename(segs[2].Path, elsewhere))
+			require.NoError(t, os.Symlink(elsewhere, segs[2].Path))
+		}, "is a symbolic link, not followed"},
 		{"segment records removed and a segment dropped", func(t *testing.T, path string, segs []filesink.Segment) {
 			require.NoError(t, os.Remove(SegmentsPath(path)))
 			require.NoError(t, os.Remove(segs[0].Path))
