@@ -375,6 +375,16 @@ func TestStartChecksTheSegmentRecords(t *testing.T) {
 		_, statErr := os.Lstat(CheckpointsPath(path))
 		require.True(t, os.IsNotExist(statErr), "a refused start wrote a checkpoint")
 	})
+	t.Run("segments sidecar removed", func(t *testing.T) {
+		path, _, k := rotatedTrail(t, 100, false, 0)
+		segs, err := filesink.Segments(path)
+		require.NoError(t, err)
+		require.NoError(t, os.Remove(SegmentsPath(path)))
+		err = newSealer(t, k).SealAtStart(bg, path)
+		require.ErrorIs(t, err, ErrTampered)
+		require.ErrorContains(t, err, "the closed segment "+filepath.Base(segs[0].Plain)+", which no segment record names, ends at line ")
+		require.ErrorContains(t, err, "events.jsonl.segments removed or cut")
+	})
 	t.Run("segment missing", func(t *testing.T) {
 		path, _, k := rotatedTrail(t, 100, false, 0)
 		segs, err := filesink.Segments(path)
