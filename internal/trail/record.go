@@ -82,6 +82,7 @@ type rec struct {
 	traceID  string
 	op       string
 	what     string
+	data     []byte // the canonical data object, while the line is read
 	ev       Event
 }
 
