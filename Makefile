@@ -114,6 +114,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME) ./auditevent/
 	$(GO) test -run '^$$' -fuzz '^FuzzEncode$$' -fuzztime $(FUZZTIME) ./auditevent/
 	$(GO) test -run '^$$' -fuzz '^FuzzCanonCheck$$' -fuzztime $(FUZZTIME) ./auditevent/
+	$(GO) test -run '^$$' -fuzz '^FuzzScanLine$$' -fuzztime $(FUZZTIME) ./auditevent/
 	$(GO) test -run '^$$' -fuzz '^FuzzNDJSON$$' -fuzztime $(FUZZTIME) ./receiver/
 	$(GO) test -run '^$$' -fuzz '^FuzzUnmarshalLogs$$' -fuzztime $(FUZZTIME) ./encoding/
 	$(GO) test -run '^$$' -fuzz '^FuzzParseCheckpoint$$' -fuzztime $(FUZZTIME) ./internal/integrity/
@@ -121,6 +122,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzNoteReader$$' -fuzztime $(FUZZTIME) ./internal/integrity/
 	$(GO) test -run '^$$' -fuzz '^FuzzReadOps$$' -fuzztime $(FUZZTIME) ./internal/trail/
 	$(GO) test -run '^$$' -fuzz '^FuzzTopField$$' -fuzztime $(FUZZTIME) ./internal/trail/
+	$(GO) test -run '^$$' -fuzz '^FuzzLightScan$$' -fuzztime $(FUZZTIME) ./internal/trail/
 
 ## lint: gofmt, go vet, staticcheck and golangci-lint (installed from the module proxy)
 lint: vet

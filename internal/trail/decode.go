@@ -80,6 +80,7 @@ func decodeLine(line []byte, r *rec, e *decoded, keepLine bool, grep [2][]byte, 
 type decoded struct {
 	auditevent.LineFields
 	auditevent.Event
+	what []byte // the command or path, for the record
 }
 
 // scanLine is the light read of a canonical line.
@@ -123,13 +124,18 @@ func fullLine(text []byte, r *rec, e *auditevent.Event) error {
 func view(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
 
 // what is the command (exec) or path an event's data names.
-func what(d []byte) string {
+func what(d []byte) string { return string(appendWhat(nil, d)) }
+
+// appendWhat appends what(d) to dst.
+func appendWhat(dst, d []byte) []byte {
 	for _, key := range [...]string{"command", "path", "port"} {
 		if v := topField(d, key); v != nil {
-			return clip(jsonText(v), maxWhat)
+			n := len(dst)
+			dst = appendJSONText(dst, v)
+			return dst[:n+len(clip(view(dst[n:]), maxWhat))]
 		}
 	}
-	return ""
+	return dst
 }
 
 // topField is the value of a top-level key of a canonical data object
@@ -211,50 +217,49 @@ func valueEnd(d []byte, i int) int {
 
 // jsonText turns a JSON value into display text: a string unquoted, an
 // array of strings joined by spaces, anything else as its JSON.
-func jsonText(v []byte) string {
+func jsonText(v []byte) string { return string(appendJSONText(nil, v)) }
+
+// appendJSONText appends jsonText(v) to dst.
+func appendJSONText(dst, v []byte) []byte {
 	switch {
 	case len(v) > 0 && v[0] == '"':
 		if bytes.IndexByte(v, '\\') < 0 {
-			return string(v[1 : len(v)-1])
+			return append(dst, v[1:len(v)-1]...)
 		}
 		var s string
 		if json.Unmarshal(v, &s) == nil {
-			return s
+			return append(dst, s...)
 		}
 	case len(v) > 0 && v[0] == '[':
-		if s, ok := plainStrings(v); ok {
-			return s
+		if out, ok := appendPlainStrings(dst, v); ok {
+			return out
 		}
 		var parts []string
 		if json.Unmarshal(v, &parts) == nil {
-			return strings.Join(parts, " ")
+			return append(dst, strings.Join(parts, " ")...)
 		}
 	}
-	return string(v)
+	return append(dst, v...)
 }
 
-// plainStrings reads a JSON array of strings without escapes (the common
-// command line) as the parts joined by spaces, without decoding it:
-// with no escape, a quote only opens or closes a string.
-func plainStrings(v []byte) (string, bool) {
+// appendPlainStrings reads a JSON array of strings without escapes (the
+// common command line) as the parts joined by spaces, without decoding
+// it: with no escape, a quote only opens or closes a string.
+func appendPlainStrings(dst, v []byte) ([]byte, bool) {
 	if bytes.IndexByte(v, '\\') >= 0 || len(v) < 4 || v[1] != '"' || v[len(v)-2] != '"' {
-		return "", len(v) == 2 // [] is the empty command
+		return dst, len(v) == 2 // [] is the empty command
 	}
 	inner := v[2 : len(v)-2]
-	seps := bytes.Count(inner, []byte(`","`))
-	if bytes.Count(inner, []byte(`"`)) != 2*seps {
-		return "", false // an element that is not a string
-	}
-	var b strings.Builder
-	b.Grow(len(inner) - 2*seps)
+	n := len(dst)
 	for {
-		i := bytes.Index(inner, []byte(`","`))
+		i := bytes.IndexByte(inner, '"')
 		if i < 0 {
-			b.Write(inner)
-			return b.String(), true
+			return append(dst, inner...), true
 		}
-		b.Write(inner[:i])
-		b.WriteByte(' ')
+		if len(inner) < i+3 || inner[i+1] != ',' || inner[i+2] != '"' {
+			return dst[:n], false // an element that is not a string
+		}
+		dst = append(append(dst, inner[:i]...), ' ')
 		inner = inner[i+3:]
 	}
 }

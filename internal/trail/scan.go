@@ -246,7 +246,8 @@ func (s *scanner) decodeChunk(c *chunk, e *decoded, r *rec) {
 			c.res = append(c.res, res)
 			continue
 		}
-		r.what = what(r.data)
+		e.what = appendWhat(e.what[:0], r.data)
+		r.what = view(e.what)
 		r.spanHash = hashSpan(s.seed, r.spanID)
 		r.order = orderOf(c.src, c.nums[i])
 		r.opSeq = r.ev.Seq
