@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"container/heap"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -53,7 +54,19 @@ func (x span) cmp(y span, a []byte) int {
 	case x.k2 != y.k2:
 		return cmp.Compare(x.k2, y.k2)
 	}
-	return bytes.Compare(a[x.off+24:x.off+keyLen], a[y.off+24:y.off+keyLen])
+	// The rest of the key: spanHash(8) phase(1) seq(8) order(8), compared
+	// field by field (an operation's two records get this far).
+	xa, ya := a[x.off+24:x.off+keyLen], a[y.off+24:y.off+keyLen]
+	if c := cmp.Compare(binary.BigEndian.Uint64(xa), binary.BigEndian.Uint64(ya)); c != 0 {
+		return c
+	}
+	if xa[8] != ya[8] {
+		return cmp.Compare(xa[8], ya[8])
+	}
+	if c := cmp.Compare(binary.BigEndian.Uint64(xa[9:]), binary.BigEndian.Uint64(ya[9:])); c != 0 {
+		return c
+	}
+	return cmp.Compare(binary.BigEndian.Uint64(xa[17:]), binary.BigEndian.Uint64(ya[17:]))
 }
 
 // sortScratch is the room sort reuses from one run to the next.
@@ -238,12 +251,81 @@ func (s *sorter) each(fn func([]byte) error) error {
 			h = append(h, r)
 		}
 	}
+	return mergeRuns(h, fn)
+}
+
+// A mergeBatch carries merged records from the merging goroutine to the
+// caller's: records, each a uvarint length and its bytes.
+type mergeBatch struct{ b []byte }
+
+const mergeBatchBytes = 256 << 10
+
+// mergeRuns merges the runs on a goroutine of its own (reading, S2
+// decoding, the heap) while fn takes the records on the caller's, so that
+// the two halves of the last phase run on two cores. Three batches are in
+// use at most.
+func mergeRuns(h runHeap, fn func([]byte) error) error {
+	full := make(chan *mergeBatch, 1)
+	free := make(chan *mergeBatch, 3)
+	for range 3 {
+		free <- &mergeBatch{b: make([]byte, 0, mergeBatchBytes)}
+	}
+	stop := make(chan struct{})
+	merged := make(chan error, 1)
+	go func() {
+		defer close(full)
+		merged <- mergeInto(h, full, free, stop)
+	}()
+	var err error
+	for mb := range full {
+		for b := mb.b; err == nil && len(b) > 0; {
+			rec, rest, ok := cutBytes(b)
+			if !ok {
+				err = errCorruptRun
+				break
+			}
+			err = fn(rec)
+			b = rest
+		}
+		mb.b = mb.b[:0]
+		free <- mb
+		if err != nil {
+			close(stop)
+			for mb := range full {
+				free <- mb
+			}
+			break
+		}
+	}
+	return errors.Join(err, <-merged)
+}
+
+// mergeInto fills batches from the heap of runs, in key order, until the
+// runs end or stop closes.
+func mergeInto(h runHeap, full chan<- *mergeBatch, free <-chan *mergeBatch, stop <-chan struct{}) error {
 	heap.Init(&h)
+	var mb *mergeBatch
+	select {
+	case mb = <-free:
+	case <-stop:
+		return nil
+	}
 	for len(h) > 0 {
 		r := h[0]
-		if err := fn(r.cur); err != nil {
-			return err
+		if len(mb.b) > 0 && len(mb.b)+binary.MaxVarintLen64+len(r.cur) > cap(mb.b) {
+			select {
+			case full <- mb:
+			case <-stop:
+				return nil
+			}
+			select {
+			case mb = <-free:
+			case <-stop:
+				return nil
+			}
 		}
+		mb.b = binary.AppendUvarint(mb.b, uint64(len(r.cur)))
+		mb.b = append(mb.b, r.cur...)
 		ok, err := r.next()
 		if err != nil {
 			return err
@@ -252,6 +334,12 @@ func (s *sorter) each(fn func([]byte) error) error {
 			heap.Fix(&h, 0)
 		} else {
 			heap.Pop(&h)
+		}
+	}
+	if len(mb.b) > 0 {
+		select {
+		case full <- mb:
+		case <-stop:
 		}
 	}
 	return nil
