@@ -151,6 +151,7 @@ func (v *verifier) verifyTrail(ctx context.Context, path string) error {
 	if wc != nil {
 		defer func() { _ = wc.Close() }()
 	}
+	v.proveAlso(tc, tr)
 	v.trailWitness, v.trailLog = wc, tr.Log
 	err = v.verifyParts(ctx, tr.Parts, tc)
 	v.trailWitness, v.trailLog = nil, nil
@@ -161,8 +162,9 @@ func (v *verifier) verifyTrail(ctx context.Context, path string) error {
 	if tr.Log.Genesis() != nil {
 		lead = 1
 	}
+	witnessed := int64(-1)
 	if wc != nil {
-		v.reportWitnessed(path, wc, lead)
+		witnessed = v.reportWitnessed(path, wc, lead)
 	}
 	res := tc.Finish()
 	v.checkHandover(path, res.First+res.Lines, lead)
@@ -170,6 +172,8 @@ func (v *verifier) verifyTrail(ctx context.Context, path string) error {
 		v.sum.Problems++
 		_, _ = fmt.Fprintf(v.out, "integrity: %s\n", f)
 	}
+	v.reportRetired(path, tr, lead)
+	v.reportProofs(res.Proofs, lead, witnessed)
 	allowed := v.checkUnsealed(path, res.Unsealed, res.UnsealedParts)
 	upTo := ""
 	if len(res.Failures) > 0 {

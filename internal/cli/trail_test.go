@@ -22,6 +22,13 @@ import (
 // order.
 func rotatedFixture(t *testing.T, ops int) (path, keyPath, pubPath string, want []byte) {
 	t.Helper()
+	return retainedFixture(t, ops, 0)
+}
+
+// retainedFixture is rotatedFixture with retention keeping keep closed
+// segments (0: all).
+func retainedFixture(t *testing.T, ops, keep int) (path, keyPath, pubPath string, want []byte) {
+	t.Helper()
 	dir := t.TempDir()
 	res := run(t, "", "keygen", "--name", "cli-test", "--out", filepath.Join(dir, "keys"))
 	require.Equal(t, 0, res.code, res.stderr)
@@ -33,7 +40,7 @@ func rotatedFixture(t *testing.T, ops int) (path, keyPath, pubPath string, want 
 
 	path = filepath.Join(dir, "trail", "events.jsonl")
 	sink, err := filesink.New(filesink.Options{Path: path, OnWrite: sealer.Wrote,
-		Rotation: &filesink.Rotation{MaxBytes: 4 << 10, Compress: true, BeforeRemove: sealer.Retire}})
+		Rotation: &filesink.Rotation{MaxBytes: 4 << 10, Compress: true, MaxBackups: keep, BeforeRemove: sealer.Retire}})
 	require.NoError(t, err)
 	ctx := context.Background()
 	for i := range ops {

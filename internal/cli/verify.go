@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"hash/maphash"
 	"io"
@@ -22,7 +23,7 @@ import (
 
 // runVerify checks audit files and exits non-zero when it finds problems.
 func runVerify(ctx context.Context, args []string, s Streams) int {
-	fs := newFlagSet("verify", "verify [--allow-open] [--allow-duplicates] [--key NAME.pub [--allow-renamed] [--allow-unsealed COUNT|DURATION] "+
+	fs := newFlagSet("verify", "verify [--allow-open] [--allow-duplicates] [--key NAME.pub [--allow-renamed] [--allow-unsealed COUNT|DURATION] [--alone] [--checkpoint FILE...] "+
 		"[--witness W.vkey... [--quorum K] [--allow-unwitnessed N]]] FILE|DIR... (\"-\" reads stdin)", s.Stderr)
 	allowOpen := fs.Bool("allow-open", false, "accept start events without a finish (operations still running, or a file still being written)")
 	allowDups := fs.Bool("allow-duplicates", false,
@@ -35,6 +36,13 @@ func runVerify(ctx context.Context, args []string, s Streams) int {
 	fs.Var(&unsealed, "allow-unsealed",
 		"with --key, accept lines after the newest checkpoint: up to COUNT lines, or lines in files written within DURATION "+
 			"(a live file's last lines); without it any unsealed line is a problem, as a forged appended line reads the same")
+	alone := fs.Bool("alone", false,
+		"with --key, verify each closed segment named (or below a directory named) alone, without the rest of its trail: "+
+			"its lines against its signed record, then a consistency proof from the hash store to the newest checkpoint spans the segments not read")
+	var given listFlag
+	fs.Var(&given, "checkpoint",
+		"with --key, a signed checkpoint kept elsewhere (an auditor's copy, a witness's), repeatable: "+
+			"also prove each closed segment read in it, with a consistency proof from the hash store")
 	var wf witnessFlags
 	wf.register(fs)
 	files, err := parseInterspersed(fs, args)
@@ -56,12 +64,29 @@ func runVerify(ctx context.Context, args []string, s Streams) int {
 			_, _ = fmt.Fprintf(s.Stderr, "verify: --key: %v\n", err)
 			return exitUsage
 		}
+		if opts.given, err = loadGivenCheckpoints(given, opts.key); err != nil {
+			_, _ = fmt.Fprintf(s.Stderr, "verify: --checkpoint: %v\n", err)
+			return exitUsage
+		}
 		if slices.Contains(files, "-") {
 			_, _ = fmt.Fprintln(s.Stderr, "verify: --key needs files, not stdin: the checkpoints are read from beside the file")
 			return exitUsage
 		}
 	}
-	if files, err = expandArgs(files, opts.key != nil); err != nil {
+	if len(given) > 0 && opts.key == nil {
+		_, _ = fmt.Fprintln(s.Stderr, "verify: --checkpoint needs --key: the checkpoint is checked against the log's key")
+		return exitUsage
+	}
+	if *alone {
+		if opts.key == nil {
+			_, _ = fmt.Fprintln(s.Stderr, "verify: --alone needs --key: a segment alone is checked against its signed record and checkpoints")
+			return exitUsage
+		}
+		if files, err = aloneArgs(files); err != nil || len(files) == 0 {
+			_, _ = fmt.Fprintf(s.Stderr, "verify: %v\n", cmp.Or(err, errors.New("--alone: no closed segment in the directories named")))
+			return exitUsage
+		}
+	} else if files, err = expandArgs(files, opts.key != nil); err != nil {
 		_, _ = fmt.Fprintf(s.Stderr, "verify: %v\n", err)
 		return exitProblems
 	}
@@ -69,7 +94,10 @@ func runVerify(ctx context.Context, args []string, s Streams) int {
 	defer v.dropStdinSpool()
 	for _, name := range files {
 		verify := v.verifyPath
-		if opts.key != nil && integrity.HasSegments(name) {
+		switch {
+		case *alone:
+			verify = func(ctx context.Context, name string, _ io.Reader) error { return v.verifySegmentAlone(ctx, name) }
+		case opts.key != nil && integrity.HasSegments(name):
 			verify = func(ctx context.Context, name string, _ io.Reader) error { return v.verifyTrail(ctx, name) }
 		}
 		if err := verify(ctx, name, s.Stdin); err != nil {
@@ -77,6 +105,7 @@ func runVerify(ctx context.Context, args []string, s Streams) int {
 			return exitProblems
 		}
 	}
+	v.reportUnusedGiven(given)
 	if err := v.settleRepeats(ctx); err != nil {
 		_, _ = fmt.Fprintf(s.Stderr, "verify: %v\n", err)
 		return exitProblems
@@ -118,6 +147,8 @@ type verifyOptions struct {
 	allowUnsealed unsealedLimit
 	// witness holds the witness keys and quorum (SPEC section 10).
 	witness witnessFlags
+	// given are --checkpoint's checkpoints, to prove each segment in.
+	given []integrity.Checkpoint
 }
 
 // verifier checks a stream of audit lines, possibly spread over several
@@ -145,6 +176,11 @@ type verifier struct {
 	// older segments retention removed: a finish there may have lost its
 	// start with them.
 	afterRetention map[int]bool
+	// alone marks the files (by index) of segments checked alone
+	// (--alone): a span's other half may be in a segment not read.
+	alone map[int]bool
+	// givenUsed marks the --checkpoint checkpoints of a log verified.
+	givenUsed map[int]bool
 }
 
 type sessionState struct {
@@ -332,6 +368,11 @@ func (v *verifier) finish() summary {
 		return cmp.Or(cmp.Compare(a.half.at.file, b.half.at.file), cmp.Compare(a.half.at.line, b.half.at.line))
 	})
 	for _, u := range left {
+		if v.alone[u.half.at.file] {
+			_, _ = fmt.Fprintf(v.out, "%s: note: %s without its other half: span_id %q in session %s; it may be in a segment not read (--alone)\n",
+				v.where(u.half.at), u.half.phase, u.span, u.session)
+			continue
+		}
 		if u.half.phase == auditevent.PhaseFinish && v.afterRetention[u.half.at.file] {
 			_, _ = fmt.Fprintf(v.out, "%s: note: finish without a start: span_id %q in session %s; its start was in a segment retention removed\n",
 				v.where(u.half.at), u.span, u.session)

@@ -115,8 +115,13 @@ func (v *verifier) newWitnessCheck(name string) (*integrity.WitnessCheck, error)
 // reportWitnessed prints one file's witness result and counts its problems.
 //
 // lead is 1 for a log whose leaf 0 is a handover note: counts are lines.
-func (v *verifier) reportWitnessed(name string, wc *integrity.WitnessCheck, lead int64) {
+// It returns the leaves the quorum cosigned.
+func (v *verifier) reportWitnessed(name string, wc *integrity.WitnessCheck, lead int64) int64 {
 	res := wc.Finish()
+	leaves := res.Witnessed
+	if res.Failure != nil {
+		leaves = 0
+	}
 	res.Lines, res.Witnessed = max(res.Lines-lead, 0), max(res.Witnessed-lead, 0)
 	if fl := res.Failure; fl != nil {
 		v.sum.Problems++
@@ -144,4 +149,5 @@ func (v *verifier) reportWitnessed(name string, wc *integrity.WitnessCheck, lead
 	}
 	_, _ = fmt.Fprintf(v.out, "%s: witness: lines=%d witnessed=%d unwitnessed=%d records=%d quorum=%d/%d\n",
 		name, res.Lines, res.Witnessed, beyond, res.Records, v.opts.witness.usedQuorum, len(v.opts.witness.verifiers))
+	return leaves
 }

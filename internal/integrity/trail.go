@@ -66,6 +66,9 @@ type Trail struct {
 	Problems []string
 	// Retired counts the segments retention removed, by its records.
 	Retired int
+	// Alone: the trail is one segment checked alone (OpenSegmentAlone),
+	// proven in the newest checkpoint across the segments not read.
+	Alone bool
 }
 
 // HasSegments reports whether path has a segments sidecar or closed
@@ -152,7 +155,9 @@ type TrailResult struct {
 	// names the parts they are in.
 	Unsealed      int64
 	UnsealedParts []string
-	Failures      []string
+	// Proofs say which checkpoint holds each recorded segment read.
+	Proofs   []SegmentProof
+	Failures []string
 }
 
 // TrailChecker verifies a trail's lines, streamed part by part through
@@ -172,11 +177,21 @@ type TrailChecker struct {
 	cpNum   int
 	next    *Checkpoint
 	prev    *Checkpoint
+	prevNum int
 	res     TrailResult
 	cpError string
 	// ends are where the unrecorded parts end, to name those holding
 	// unsealed lines.
 	ends []partEnd
+	// run counts the restarts from a segment's signed compact range: the
+	// parts of one run are contiguous. segEnds are the recorded segments
+	// read, for proveSegments.
+	run     int
+	segEnds []segmentEnd
+	// partFails is the failures before the current part's lines.
+	partFails int
+	// given are checkpoints from elsewhere to prove the segments in.
+	given []Checkpoint
 }
 
 type partEnd struct {
@@ -247,6 +262,7 @@ func (c *TrailChecker) BeginPart(i int) {
 		// lines before it.
 		if c.started {
 			c.fail("%s: starts at line %d of the log, the part before ends at %d", p.Path, rec.First+1, c.tree.Size())
+			c.run++
 		}
 		t, err := rec.Start()
 		if err != nil {
@@ -273,6 +289,7 @@ func (c *TrailChecker) BeginPart(i int) {
 	c.started = true
 	c.hasher = NewLeafHasher(c.leaf)
 	c.atSize()
+	c.partFails = len(c.res.Failures)
 }
 
 // skipBefore passes over the checkpoints older than leaf n: their lines
@@ -280,7 +297,7 @@ func (c *TrailChecker) BeginPart(i int) {
 func (c *TrailChecker) skipBefore(n int64) {
 	for c.next != nil && c.next.N < n {
 		c.res.Skipped++
-		c.prev = c.next
+		c.prev, c.prevNum = c.next, c.cpNum
 		c.advance()
 	}
 }
@@ -310,7 +327,7 @@ func (c *TrailChecker) atSize() {
 		}
 		c.res.Checkpoints++
 		c.res.Sealed = cp.N
-		c.prev = cp
+		c.prev, c.prevNum = cp, c.cpNum
 		c.advance()
 	}
 }
@@ -328,19 +345,28 @@ func (c *TrailChecker) EndPart() {
 		}
 		return
 	}
-	if c.partN != rec.Count {
+	switch {
+	case c.partN != rec.Count:
 		c.fail("%s: holds %d lines, its signed segment record %d: lines were appended, removed, or the segment was swapped", p.Path, c.partN, rec.Count)
+	case !sameHashes(c.tree.Roots(), rec.EndRange):
+		c.fail("%s: its lines do not end in the tree its signed segment record ends with: the segment was changed or swapped", p.Path)
+	case len(c.res.Failures) == c.partFails:
+		c.endSegment(p)
 		return
 	}
-	if !sameHashes(c.tree.Roots(), rec.EndRange) {
-		c.fail("%s: its lines do not end in the tree its signed segment record ends with: the segment was changed or swapped", p.Path)
-	}
+	c.locateChange(p)
 }
 
 // Finish reports the result once every part is done.
 func (c *TrailChecker) Finish() TrailResult {
 	if !c.started {
 		c.skipBefore(c.trail.Log.End())
+	}
+	if c.trail.Alone {
+		c.drainCheckpoints()
+		if c.prev != nil {
+			c.res.Sealed = c.prev.N
+		}
 	}
 	if c.next != nil {
 		c.fail("%s: checkpoint #%d covers %d lines of the log but the trail has %d: lines or a segment were cut off the end",
@@ -357,5 +383,7 @@ func (c *TrailChecker) Finish() TrailResult {
 			c.res.UnsealedParts = append(c.res.UnsealedParts, e.path)
 		}
 	}
+	c.proveSegments()
+	c.proveGiven()
 	return c.res
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
 	"slices"
@@ -48,6 +49,11 @@ type WitnessCheck struct {
 	skipBelow int64
 	vouched   map[string]int64
 	res       WitnessResult
+	// prover, for a segment checked alone, proves the tree at the
+	// segment's end in the cosigned checkpoints beyond it: for each
+	// witness the largest it cosigned (beyond), once all are read.
+	prover *TreeProver
+	beyond map[string]witnessedRec
 }
 
 type witnessedRec struct {
@@ -175,17 +181,49 @@ func (w *WitnessCheck) settle(r witnessedRec) {
 	if len(r.signers) == 0 || r.c.N < w.skipBelow {
 		return // no trusted witness vouches for it, or its lines are gone
 	}
-	if r.c.N > w.tree.Size() {
+	switch {
+	case r.c.N > w.tree.Size() && w.prover != nil:
+		for _, s := range r.signers {
+			if w.beyond[s].c.N < r.c.N {
+				w.beyond[s] = r
+			}
+		}
+		return
+	case r.c.N > w.tree.Size():
 		w.fail(0, r.num, "checkpoint #%d, which witnesses %v cosigned, covers %d lines, but the file has only %d: cut back",
 			r.num, r.signers, r.c.N, w.tree.Size())
 		return
-	}
-	if r.c.N > 0 && w.tree.Root() != r.c.Hash {
+	case r.c.N > 0 && w.tree.Root() != r.c.Hash:
 		w.fail(r.c.N, r.num, "the first %d lines do not match checkpoint #%d, which witnesses %v cosigned: "+
 			"lines were changed, and re-signed, after the witnesses saw them", r.c.N, r.num, r.signers)
 		return
 	}
 	for _, s := range r.signers {
+		w.vouched[s] = max(w.vouched[s], r.c.N)
+	}
+}
+
+// ProveBeyond makes the cosigned checkpoints beyond the lines read count,
+// each proven to extend them by p: for a segment checked alone, the lines
+// after it are not read.
+func (w *WitnessCheck) ProveBeyond(p *TreeProver) {
+	w.prover, w.beyond = p, map[string]witnessedRec{}
+}
+
+// proveBeyond proves, for each witness, the largest checkpoint it
+// cosigned beyond the lines read to extend them, and counts it.
+func (w *WitnessCheck) proveBeyond() {
+	proven := map[int]bool{}
+	for _, s := range slices.Sorted(maps.Keys(w.beyond)) {
+		r := w.beyond[s]
+		if !proven[r.num] {
+			if err := w.prover.Prove(w.tree.Size(), w.tree.Root(), r.c); err != nil {
+				w.fail(0, r.num, "checkpoint #%d, which witnesses %v cosigned, is not shown to hold the first %d lines: %v",
+					r.num, r.signers, w.tree.Size(), err)
+				return
+			}
+			proven[r.num] = true
+		}
 		w.vouched[s] = max(w.vouched[s], r.c.N)
 	}
 }
@@ -196,6 +234,9 @@ func (w *WitnessCheck) Finish() WitnessResult {
 	// The records beyond the file's end: one a witness cosigned means
 	// the file was cut back.
 	w.readUpTo(math.MaxInt64)
+	if w.prover != nil && w.res.Failure == nil {
+		w.proveBeyond()
+	}
 	sizes := make([]int64, 0, len(w.vouched))
 	for _, n := range w.vouched {
 		sizes = append(sizes, n)

@@ -1,0 +1,250 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"golang.org/x/mod/sumdb/note"
+
+	"github.com/sandboxaudit/sandboxaudit/internal/filesink"
+	"github.com/sandboxaudit/sandboxaudit/internal/fsutil"
+	"github.com/sandboxaudit/sandboxaudit/internal/integrity"
+)
+
+// aloneArgs turns --alone's arguments into closed segments: a directory
+// gives every closed segment below it, and a file must be one.
+func aloneArgs(args []string) ([]string, error) {
+	var out []string
+	for _, a := range args {
+		if fi, err := os.Stat(a); err == nil && fi.IsDir() {
+			paths, err := trailArgs([]string{a})
+			if err != nil {
+				return nil, err
+			}
+			for _, p := range paths {
+				segs, _ := filesink.Segments(p)
+				for _, s := range segs {
+					out = append(out, s.Path)
+				}
+			}
+			continue
+		}
+		if _, ok := filesink.ActiveOf(a); !ok {
+			return nil, fmt.Errorf("--alone takes closed segments (events-<time>-<seq>.jsonl[.zst]) or directories; %s is not one", a)
+		}
+		out = append(out, a)
+	}
+	return out, nil
+}
+
+// verifySegmentAlone checks one closed segment without the rest of its
+// trail: its lines against its signed segment record and the checkpoints
+// inside it, then, across the segments not read, a consistency proof from
+// the hash store to the newest checkpoint (with --witness, to the
+// cosigned checkpoints too).
+func (v *verifier) verifySegmentAlone(ctx context.Context, segment string) error {
+	tr, err := integrity.OpenSegmentAlone(segment, v.opts.key)
+	if err != nil {
+		return err
+	}
+	tc, err := integrity.NewTrailChecker(tr, v.opts.key)
+	if err != nil {
+		return fmt.Errorf("%s: %w", tr.Path, err)
+	}
+	defer func() { _ = tc.Close() }()
+	wc, err := v.newWitnessCheck(tr.Path)
+	if err != nil {
+		return fmt.Errorf("%s: %w", tr.Path, err)
+	}
+	if wc != nil {
+		defer func() { _ = wc.Close() }()
+		prover := integrity.OpenTreeProver(tr.Path)
+		defer func() { _ = prover.Close() }()
+		wc.ProveBeyond(prover)
+	}
+	if v.alone == nil {
+		v.alone = map[int]bool{}
+	}
+	v.alone[len(v.files)] = true
+	v.proveAlso(tc, tr)
+	v.trailWitness, v.trailLog = wc, tr.Log
+	err = v.verifyParts(ctx, tr.Parts, tc)
+	v.trailWitness, v.trailLog = nil, nil
+	if err != nil {
+		return err
+	}
+	res := tc.Finish()
+	for _, f := range res.Failures {
+		v.sum.Problems++
+		_, _ = fmt.Fprintf(v.out, "integrity: %s\n", f)
+	}
+	lead := int64(0)
+	if tr.Log.Genesis() != nil {
+		lead = 1
+	}
+	rec := tr.Parts[0].Record
+	witnessed := int64(-1)
+	if wc != nil {
+		witnessed = v.reportAloneWitnessed(tr.Path, segment, wc, rec.End(), lead)
+	}
+	v.reportProofs(res.Proofs, lead, witnessed)
+	_, _ = fmt.Fprintf(v.out, "%s: integrity: alone first_line=%d lines=%d newest=%d checkpoints=%d%s\n",
+		segment, rec.First+1-lead, res.Lines, max(res.Sealed-lead, 0), res.Checkpoints, notRead(rec.First-lead, rec.End()-lead, res.Sealed-lead))
+	return nil
+}
+
+// reportProofs prints which checkpoint holds each recorded segment read.
+// witnessed is the leaves the witnesses' quorum cosigned (-1: no
+// --witness).
+func (v *verifier) reportProofs(proofs []integrity.SegmentProof, lead, witnessed int64) {
+	for _, p := range proofs {
+		how := "the lines after them lead to its root"
+		if !p.ByLines {
+			how = "a consistency proof from the hash store, checked against its signed root"
+		}
+		if p.Given {
+			_, _ = fmt.Fprintf(v.out, "%s: integrity: lines %d-%d of the log are in the checkpoint given (%d lines): %s\n",
+				p.Path, max(p.First+1-lead, 1), p.End-lead, p.Size-lead, how)
+			continue
+		}
+		wit := ""
+		switch {
+		case witnessed >= p.End:
+			wit = "; witnessed"
+		case witnessed >= 0:
+			wit = "; not witnessed"
+		}
+		_, _ = fmt.Fprintf(v.out, "%s: integrity: lines %d-%d of the log are in checkpoint #%d (%d lines, the newest): %s%s\n",
+			p.Path, max(p.First+1-lead, 1), p.End-lead, p.Checkpoint, p.Size-lead, how, wit)
+	}
+}
+
+// reportAloneWitnessed prints the witness result of a segment checked
+// alone and returns the leaves the quorum cosigned: the segment passes
+// when they reach its end.
+func (v *verifier) reportAloneWitnessed(path, segment string, wc *integrity.WitnessCheck, end, lead int64) int64 {
+	res := wc.Finish()
+	quorum := fmt.Sprintf("%d/%d", v.opts.witness.usedQuorum, len(v.opts.witness.verifiers))
+	switch {
+	case res.Failure != nil:
+		v.sum.Problems++
+		_, _ = fmt.Fprintf(v.out, "%s: witness: %s\n", integrity.WitnessedPath(path), res.Failure.Msg)
+		return 0
+	case res.Witnessed < end:
+		v.sum.Problems++
+		_, _ = fmt.Fprintf(v.out, "%s: witness: no checkpoint that %s witnesses cosigned holds this segment's last line (line %d of the log)\n",
+			segment, quorum, end-lead)
+	default:
+		_, _ = fmt.Fprintf(v.out, "%s: witness: the segment is in a checkpoint of %d lines that %s witnesses cosigned\n",
+			segment, res.Witnessed-lead, quorum)
+	}
+	return res.Witnessed
+}
+
+// notRead names the lines of the log outside a segment checked alone,
+// which the consistency proof stands for.
+func notRead(before, end, newest int64) string {
+	var gaps []string
+	if before > 0 {
+		gaps = append(gaps, fmt.Sprintf("1-%d", before))
+	}
+	if newest > end {
+		gaps = append(gaps, fmt.Sprintf("%d-%d", end+1, newest))
+	}
+	if len(gaps) == 0 {
+		return ""
+	}
+	return "; lines " + strings.Join(gaps, " and ") + " of the log are in segments not read"
+}
+
+// reportRetired says which lines of the log retention removed, by its
+// signed records.
+func (v *verifier) reportRetired(path string, tr *integrity.Trail, lead int64) {
+	if tr.Retired == 0 {
+		return
+	}
+	read := map[string]bool{}
+	for _, p := range tr.Parts {
+		if p.Record != nil {
+			read[p.Record.Name] = true
+		}
+	}
+	first, end := int64(-1), int64(0)
+	for _, r := range tr.Log.Segments {
+		if _, gone := tr.Log.Retired[r.Name]; !gone || read[r.Name] {
+			continue
+		}
+		if first < 0 {
+			first = r.First
+		}
+		end = r.End()
+	}
+	_, _ = fmt.Fprintf(v.out, "%s: integrity: lines %d-%d of the log were removed by retention (%d segments, each named in a signed retention record)\n",
+		path, max(first+1-lead, 1), end-lead, tr.Retired)
+}
+
+// maxGivenCheckpoints bounds --checkpoint: each is proven for every
+// segment read.
+const maxGivenCheckpoints = 64
+
+// loadGivenCheckpoints reads --checkpoint's files: each a signed
+// checkpoint note that the log's key verifies (cosignatures may follow).
+func loadGivenCheckpoints(files []string, key note.Verifier) ([]integrity.Checkpoint, error) {
+	if len(files) > maxGivenCheckpoints {
+		return nil, fmt.Errorf("%d files, limit %d", len(files), maxGivenCheckpoints)
+	}
+	var out []integrity.Checkpoint
+	for _, name := range files {
+		f, _, err := fsutil.OpenRegular(name, os.O_RDONLY, 0)
+		if err != nil {
+			return nil, err
+		}
+		// One byte past the limit lets OpenCheckpoint name an oversized note.
+		b, err := io.ReadAll(io.LimitReader(f, maxCheckpointFile+1))
+		_ = f.Close() // read-only: a close error loses nothing
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		cp, err := integrity.OpenCheckpoint(b, key)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		out = append(out, cp)
+	}
+	return out, nil
+}
+
+// maxCheckpointFile is above the largest checkpoint note OpenCheckpoint
+// takes.
+const maxCheckpointFile = 64 << 10
+
+// proveAlso hands the trail checker the --checkpoint checkpoints of the
+// trail's log.
+func (v *verifier) proveAlso(tc *integrity.TrailChecker, tr *integrity.Trail) {
+	if len(v.opts.given) == 0 || len(tr.Log.Segments) == 0 {
+		return
+	}
+	for i, cp := range v.opts.given {
+		if cp.Origin == tr.Log.Segments[0].Origin {
+			tc.ProveAlso(cp)
+			if v.givenUsed == nil {
+				v.givenUsed = map[int]bool{}
+			}
+			v.givenUsed[i] = true
+		}
+	}
+}
+
+// reportUnusedGiven counts as a problem a --checkpoint checkpoint whose
+// log no segment verified belongs to.
+func (v *verifier) reportUnusedGiven(files []string) {
+	for i, cp := range v.opts.given {
+		if !v.givenUsed[i] {
+			v.sum.Problems++
+			_, _ = fmt.Fprintf(v.out, "%s: integrity: the checkpoint given is of the log %q, and no segment verified is of that log\n", files[i], cp.Origin)
+		}
+	}
+}

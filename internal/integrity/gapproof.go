@@ -1,0 +1,284 @@
+package integrity
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"golang.org/x/mod/sumdb/note"
+	"golang.org/x/mod/sumdb/tlog"
+
+	"github.com/sandboxaudit/sandboxaudit/internal/filesink"
+	"github.com/sandboxaudit/sandboxaudit/internal/fsutil"
+)
+
+// A segment verifies alone, across a gap (SPEC §10): its signed compact
+// range at its start and its own lines give the tree at its end; a
+// consistency proof from that tree to a later checkpoint, read from the
+// path's hash store, shows the segment's lines are leaves of that
+// checkpoint's tree. The store keeps every leaf of the log, retired
+// segments included, and is not trusted: a proof it gives is checked
+// against the signed checkpoint (tlog.CheckTree), so a forged store fails.
+
+// TreeProver proves that a tree the verifier folded itself (its size and
+// root) is a prefix of a later signed checkpoint, with hashes read from an
+// audit path's hash store.
+type TreeProver struct {
+	f      *os.File
+	hashes int64  // stored hashes in the store
+	why    string // why there is no store, when f is nil
+}
+
+// OpenTreeProver opens the hash store of the audit path. A missing or
+// unusable store gives a prover whose proofs fail, saying why.
+func OpenTreeProver(path string) *TreeProver {
+	f, fi, err := fsutil.OpenRegular(StorePath(path), os.O_RDONLY|noFollow, 0)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return &TreeProver{why: "there is no hash store " + StorePath(path)}
+	case err != nil:
+		return &TreeProver{why: err.Error()}
+	}
+	return &TreeProver{f: f, hashes: fi.Size() / tlog.HashSize}
+}
+
+// Close releases the store.
+func (p *TreeProver) Close() error {
+	if p == nil || p.f == nil {
+		return nil
+	}
+	return p.f.Close()
+}
+
+// Prove checks that the tree of n leaves with the given root is a prefix
+// of cp's tree.
+func (p *TreeProver) Prove(n int64, root tlog.Hash, cp Checkpoint) error {
+	switch {
+	case cp.N < n:
+		return fmt.Errorf("checkpoint of %d lines is older than the tree of %d", cp.N, n)
+	case cp.N == n:
+		if root != cp.Hash {
+			return fmt.Errorf("the tree of %d lines does not have the checkpoint's root hash", n)
+		}
+		return nil
+	case n == 0:
+		return nil // the empty tree is a prefix of every tree
+	case p.f == nil:
+		return fmt.Errorf("no consistency proof from %d to %d lines: %s", n, cp.N, p.why)
+	case tlog.StoredHashCount(cp.N) > p.hashes:
+		return fmt.Errorf("no consistency proof from %d to %d lines: the hash store holds only %d lines",
+			n, cp.N, recordsForHashCount(p.hashes))
+	}
+	proof, err := tlog.ProveTree(cp.N, n, tlog.HashReaderFunc(p.read))
+	if err == nil {
+		err = tlog.CheckTree(proof, cp.N, cp.Hash, n, root)
+	}
+	if err != nil {
+		return fmt.Errorf("the consistency proof from %d to %d lines, read from the hash store, fails (%w): "+
+			"the store was changed, or these lines are not the log's", n, cp.N, err)
+	}
+	return nil
+}
+
+func (p *TreeProver) read(indexes []int64) ([]tlog.Hash, error) {
+	out := make([]tlog.Hash, len(indexes))
+	for i, idx := range indexes {
+		if _, err := p.f.ReadAt(out[i][:], idx*tlog.HashSize); err != nil {
+			return nil, fmt.Errorf("read hash store: %w", err)
+		}
+	}
+	return out, nil
+}
+
+// SegmentProof says which checkpoint holds a segment's lines: leaves
+// First to End-1 are in checkpoint #Checkpoint (of Size leaves), or, when
+// Given, in a checkpoint given from elsewhere (ProveAlso). ByLines: the
+// lines read after the segment lead to that checkpoint's root; otherwise
+// a consistency proof from the hash store shows it.
+type SegmentProof struct {
+	Path       string
+	First, End int64
+	Checkpoint int
+	Size       int64
+	ByLines    bool
+	Given      bool
+}
+
+// segmentEnd is a recorded segment whose lines matched its record: the
+// tree at its end, and the run of contiguous parts it belongs to.
+type segmentEnd struct {
+	path       string
+	first, end int64
+	root       tlog.Hash
+	run        int
+}
+
+// OpenSegmentAlone lays out a trail of one closed segment (compressed or
+// not), to verify it alone against the newest checkpoint of its log: the
+// other segments need not be there.
+func OpenSegmentAlone(segment string, v note.Verifier) (*Trail, error) {
+	path, ok := filesink.ActiveOf(segment)
+	if !ok {
+		return nil, fmt.Errorf("%s: not a closed segment's name", segment)
+	}
+	var seg *filesink.Segment
+	segs, err := filesink.Segments(path)
+	if err != nil {
+		return nil, err
+	}
+	for i := range segs {
+		if filepath.Clean(segs[i].Path) == filepath.Clean(segment) || filepath.Clean(segs[i].Plain) == filepath.Clean(segment) {
+			seg = &segs[i]
+		}
+	}
+	if seg == nil {
+		return nil, fmt.Errorf("%s: no such segment of %s", segment, path)
+	}
+	sl, err := LoadSegmentLog(path, v)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", SegmentsPath(path), err)
+	}
+	t := &Trail{Path: path, Log: sl, Alone: true}
+	name := filepath.Base(seg.Plain)
+	for i := range sl.Segments {
+		if rec := &sl.Segments[i]; !rec.Genesis && rec.Name == name {
+			t.Parts = []TrailPart{{Path: seg.Path, Record: rec, Compressed: seg.Compressed}}
+		}
+	}
+	if t.Parts == nil {
+		return nil, fmt.Errorf("%s: no signed segment record of %s names it, so it cannot be verified alone", segment, SegmentsPath(path))
+	}
+	if p := twinProblem(*seg); p != "" {
+		t.Problems = append(t.Problems, p)
+	}
+	return t, nil
+}
+
+// endSegment keeps the tree at a recorded segment's end, to prove it in
+// the newest checkpoint at Finish.
+func (c *TrailChecker) endSegment(p TrailPart) {
+	c.segEnds = append(c.segEnds, segmentEnd{path: p.Path, first: p.Record.First, end: c.tree.Size(), root: c.tree.Root(), run: c.run})
+}
+
+// proveSegments says, for each recorded segment whose lines matched its
+// record, which checkpoint holds it: the newest checkpoint the lines
+// reached, when no gap lies between; else the newest checkpoint, by a
+// consistency proof from the hash store. It says nothing when the
+// checkpoints were not all read and matched: the newest is then unknown.
+func (c *TrailChecker) proveSegments() {
+	if c.prev == nil || c.next != nil || c.cpError != "" || len(c.segEnds) == 0 {
+		return
+	}
+	newest, num := *c.prev, c.prevNum
+	var prover *TreeProver
+	defer func() { _ = prover.Close() }()
+	for _, s := range c.segEnds {
+		proof := SegmentProof{Path: s.path, First: s.first, End: s.end, Checkpoint: num, Size: newest.N}
+		if s.run == c.run && !c.trail.Alone && c.res.Sealed >= s.end {
+			proof.ByLines = true
+			c.res.Proofs = append(c.res.Proofs, proof)
+			continue
+		}
+		if prover == nil {
+			prover = OpenTreeProver(c.trail.Path)
+		}
+		if err := prover.Prove(s.end, s.root, newest); err != nil {
+			c.fail("%s: lines %d-%d of the log are not shown to be in checkpoint #%d, the newest: %v", s.path, s.first+1, s.end, num, err)
+			continue
+		}
+		c.res.Proofs = append(c.res.Proofs, proof)
+	}
+}
+
+// ProveAlso adds a signed checkpoint kept elsewhere (an auditor's copy,
+// a witness's): Finish proves each recorded segment read in it too.
+func (c *TrailChecker) ProveAlso(cp Checkpoint) { c.given = append(c.given, cp) }
+
+// proveGiven proves each recorded segment read in the checkpoints given.
+func (c *TrailChecker) proveGiven() {
+	if len(c.given) == 0 {
+		return
+	}
+	prover := OpenTreeProver(c.trail.Path)
+	defer func() { _ = prover.Close() }()
+	origin := ""
+	if len(c.trail.Log.Segments) > 0 {
+		origin = c.trail.Log.Segments[0].Origin
+	}
+	for _, cp := range c.given {
+		if cp.Origin != origin {
+			c.fail("the checkpoint given is of the log %q, not of %q", cp.Origin, origin)
+			continue
+		}
+		for _, s := range c.segEnds {
+			if err := prover.Prove(s.end, s.root, cp); err != nil {
+				c.fail("%s: lines %d-%d of the log are not shown to be in the checkpoint given (%d lines): %v", s.path, s.first+1, s.end, cp.N, err)
+				continue
+			}
+			c.res.Proofs = append(c.res.Proofs, SegmentProof{Path: s.path, First: s.first, End: s.end, Size: cp.N, Given: true})
+		}
+	}
+}
+
+// drainCheckpoints reads, for a segment checked alone, the checkpoints
+// after it up to the newest, each signed and in order.
+func (c *TrailChecker) drainCheckpoints() {
+	for c.next != nil {
+		c.prev, c.prevNum = c.next, c.cpNum
+		c.advance()
+	}
+}
+
+// errFound stops the hashing of a part once the changed line is found.
+var errFound = errors.New("found")
+
+// locateChange names the first line of a recorded segment that is not the
+// log's leaf at its place. The log's leaf is the store's, and counts only
+// when an inclusion proof shows it in the newest signed checkpoint, so a
+// changed store cannot point at an innocent line.
+func (c *TrailChecker) locateChange(p TrailPart) {
+	raw, cp, err := newestCheckpoint(c.trail.Path)
+	if err == nil {
+		cp, err = OpenCheckpoint(raw, c.verifier)
+	}
+	if err != nil {
+		return
+	}
+	prover := OpenTreeProver(c.trail.Path)
+	defer func() { _ = prover.Close() }()
+	if prover.f == nil || tlog.StoredHashCount(cp.N) > prover.hashes {
+		return
+	}
+	r, err := p.Open()
+	if err != nil {
+		return
+	}
+	defer func() { _ = r.Close() }()
+	reader := tlog.HashReaderFunc(prover.read)
+	leaf, line := p.Record.First, int64(0)
+	_, err = io.Copy(NewLeafHasher(func(h tlog.Hash) error {
+		if leaf >= cp.N {
+			return io.EOF
+		}
+		line++
+		stored, err := reader.ReadHashes([]int64{tlog.StoredHashIndex(0, leaf)})
+		if err != nil {
+			return err
+		}
+		if stored[0] != h {
+			proof, err := tlog.ProveRecord(cp.N, leaf, reader)
+			if err == nil && tlog.CheckRecord(proof, cp.N, cp.Hash, leaf, stored[0]) == nil {
+				return errFound
+			}
+			return io.EOF // the store was changed too: it cannot tell
+		}
+		leaf++
+		return nil
+	}), r)
+	if errors.Is(err, errFound) {
+		c.fail("%s:%d: this line (line %d of the log) is not the one the newest checkpoint (%d lines) holds there: "+
+			"it was changed, or lines before it in this segment were added or removed", p.Path, line, leaf+1, cp.N)
+	}
+}
