@@ -171,8 +171,34 @@ func (d *decoder) plainTimestamp(f field) ([]byte, int64, bool) {
 	if !ok {
 		return nil, 0, false
 	}
+	if utcSpelling(s) {
+		return s, t.micros, true
+	}
 	var spell [maxTimestampLen]byte
 	return s, t.micros, string(t.appendText(spell[:0])) == string(s)
+}
+
+// utcSpelling reports whether a timestamp parseTimestamp accepted has the
+// shape appendText gives a UTC time, YYYY-MM-DDTHH:MM:SS[.ffffff]Z with a
+// fraction that is not zero, in which case appendText spells it so.
+func utcSpelling(s []byte) bool {
+	switch {
+	case len(s) == 20:
+		return s[10] == 'T' && s[16] == ':' && s[19] == 'Z'
+	case len(s) == 27:
+		return s[10] == 'T' && s[16] == ':' && s[19] == '.' && s[26] == 'Z' && string(s[20:26]) != "000000" &&
+			isDigits(s[20:26])
+	}
+	return false
+}
+
+func isDigits(s []byte) bool {
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // canonicalMembers checks that b is one JSON object in canonical form, as
@@ -193,17 +219,29 @@ func canonicalMembers(b []byte, slots *[numFields]slot) bool {
 		if i >= len(b) || b[i] != '"' {
 			return false
 		}
-		end := plainRun(b, i+1)
-		if end >= len(b) || b[end] != '"' {
-			return false // an escaped key, or no closing quote
+		// The next known name, quoted and followed by its colon, is the
+		// usual key; it follows a known key (or none) in order. Anything
+		// else is read and compared in full.
+		var key []byte
+		var end int
+		known := false
+		if next < len(sortedFields) {
+			tok := memberTokens[sortedFields[next]]
+			if known = len(b)-i > len(tok) && string(b[i:i+len(tok)]) == tok; known {
+				end = i + len(tok) - 2
+				key = b[i+1 : end]
+			}
 		}
-		key := b[i+1 : end]
-		if end+1 >= len(b) || b[end+1] != ':' {
-			return false
+		if !known {
+			end = plainRun(b, i+1)
+			if end >= len(b) || b[end] != '"' {
+				return false // an escaped key, or no closing quote
+			}
+			key = b[i+1 : end]
+			if end+1 >= len(b) || b[end+1] != ':' {
+				return false
+			}
 		}
-		// A key equal to the next known name follows a known key (or none)
-		// in order; anything else is compared in full.
-		known := next < len(sortedFields) && fieldNames[sortedFields[next]] == string(key)
 		if !known || !prevKnown {
 			if prev != nil && string(prev) >= string(key) {
 				return false
@@ -262,6 +300,14 @@ func plainRun(b []byte, i int) int {
 	}
 	return plainEnd(b, i)
 }
+
+// memberTokens[f] opens f's member: its quoted name and the colon.
+var memberTokens = func() (t [numFields]string) {
+	for f, name := range fieldNames {
+		t[f] = `"` + name + `":`
+	}
+	return t
+}()
 
 // sortedFields are the known fields in their names' code-point order, the
 // order a canonical line writes them in.
