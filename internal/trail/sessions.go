@@ -29,8 +29,8 @@ type Session struct {
 func ReadSessions(ctx context.Context, sources []string, opts Options) ([]Session, Stats, error) {
 	st := Stats{Sources: len(sources)}
 	sums := map[[16]byte]*Session{}
-	inflight := map[pairKey]struct{}{}
-	finished := map[pairKey]struct{}{} // finishes read before their start
+	inflight := newOpMap[struct{}]()
+	finished := newOpMap[struct{}]() // finishes read before their start
 	sc := newScanner(sources, opts)
 	sc.sumsOnly = true
 	err := sc.each(ctx, &st, func(_ *chunk, res *result) error {
@@ -48,9 +48,7 @@ func ReadSessions(ctx context.Context, sources []string, opts Options) ([]Sessio
 	if err != nil {
 		return nil, st, err
 	}
-	for k := range inflight {
-		sums[k.session].Open++
-	}
+	inflight.each(func(session [16]byte, _ string, _ struct{}) { sums[session].Open++ })
 	out := make([]Session, 0, len(sums))
 	for _, s := range sums {
 		out = append(out, *s)
@@ -79,26 +77,23 @@ func (s *Session) note(res *result) {
 
 // countOp counts an operation once, at its first event, and tracks the
 // starts still waiting for their finish.
-func countOp(s *Session, res *result, inflight, finished map[pairKey]struct{}) {
-	k := pairKey{res.session, res.spanID}
+func countOp(s *Session, res *result, inflight, finished *opMap[struct{}]) {
 	if res.phase == 0 {
-		if _, ok := finished[k]; ok {
-			delete(finished, k)
+		if _, ok := finished.get(res.session, res.spanID, res.spanHash); ok {
+			finished.del(res.session, res.spanID, res.spanHash)
 			return
 		}
-		if _, ok := inflight[k]; ok {
+		if _, ok := inflight.get(res.session, res.spanID, res.spanHash); ok {
 			return // a repeated start
 		}
-		k.spanID = strings.Clone(k.spanID)
-		inflight[k] = struct{}{}
+		inflight.put(res.session, res.spanID, res.spanHash, struct{}{})
 		s.Ops++
 		return
 	}
-	if _, ok := inflight[k]; ok {
-		delete(inflight, k)
+	if _, ok := inflight.get(res.session, res.spanID, res.spanHash); ok {
+		inflight.del(res.session, res.spanID, res.spanHash)
 		return
 	}
-	k.spanID = strings.Clone(k.spanID)
-	finished[k] = struct{}{}
+	finished.put(res.session, res.spanID, res.spanHash, struct{}{})
 	s.Ops++
 }
