@@ -3,6 +3,7 @@ package trail
 import (
 	"context"
 	"encoding/binary"
+	"strings"
 )
 
 // pairKey names an operation: its session and span id.
@@ -16,55 +17,58 @@ type pairKey struct {
 // start waiting for its finish: a seq) and the finishes read before their
 // start (their record), nothing else.
 type pairer struct {
-	inflight *opMap[int64]
-	early    *opMap[[]byte]
+	inflight map[pairKey]int64
+	early    map[pairKey][]byte
 	sink     func([]byte) error
 }
 
 func newPairer(sink func([]byte) error) *pairer {
-	return &pairer{inflight: newOpMap[int64](), early: newOpMap[[]byte](), sink: sink}
+	return &pairer{inflight: map[pairKey]int64{}, early: map[pairKey][]byte{}, sink: sink}
 }
 
 func setOpSeq(r []byte, seq int64) { binary.BigEndian.PutUint64(r[16:24], sortable(seq)) }
 
 func (p *pairer) add(res *result, r []byte) error {
+	k := pairKey{res.session, res.spanID}
 	if res.phase == 0 {
-		if f, ok := p.early.get(res.session, res.spanID, res.spanHash); ok {
-			p.early.del(res.session, res.spanID, res.spanHash)
+		if f, ok := p.early[k]; ok {
+			delete(p.early, k)
 			setOpSeq(f, res.seq)
 			if err := p.sink(f); err != nil {
 				return err
 			}
 		} else {
-			p.inflight.put(res.session, res.spanID, res.spanHash, res.seq)
+			k.spanID = strings.Clone(k.spanID)
+			p.inflight[k] = res.seq
 		}
 		return p.sink(r)
 	}
-	if seq, ok := p.inflight.get(res.session, res.spanID, res.spanHash); ok {
-		p.inflight.del(res.session, res.spanID, res.spanHash)
+	if seq, ok := p.inflight[k]; ok {
+		delete(p.inflight, k)
 		setOpSeq(r, seq)
 		return p.sink(r)
 	}
-	if old, ok := p.early.get(res.session, res.spanID, res.spanHash); ok {
+	if old, ok := p.early[k]; ok {
 		// A second finish before any start: the first stays alone.
 		if err := p.sink(old); err != nil {
 			return err
 		}
+	} else {
+		k.spanID = strings.Clone(k.spanID)
 	}
-	p.early.put(res.session, res.spanID, res.spanHash, append([]byte(nil), r...))
+	p.early[k] = append([]byte(nil), r...)
 	return nil
 }
 
 // flush passes on the finishes whose start never came, at their own seq.
 func (p *pairer) flush() error {
-	var err error
-	p.early.each(func(_ [16]byte, _ string, f []byte) {
-		if err == nil {
-			err = p.sink(f)
+	for k, f := range p.early {
+		delete(p.early, k)
+		if err := p.sink(f); err != nil {
+			return err
 		}
-	})
-	p.early.clear()
-	return err
+	}
+	return nil
 }
 
 // ReadOps reads the sources (file paths, "-" for Options.Stdin; see

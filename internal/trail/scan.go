@@ -27,18 +27,17 @@ type chunk struct {
 
 // result is what a worker found in one line.
 type result struct {
-	bad      string // why the line is not an event; "" when it is
-	skip     bool   // left out by the filter
-	session  [16]byte
-	spanID   string // views of the chunk's line: copy to keep
-	spanHash uint64
-	traceID  string
-	phase    byte
-	seq      int64
-	ts       int64
-	tsText   string
-	ok       bool
-	rec      span // the encoded record in out, key's opSeq still unset
+	bad     string // why the line is not an event; "" when it is
+	skip    bool   // left out by the filter
+	session [16]byte
+	spanID  string // views of the chunk's line: copy to keep
+	traceID string
+	phase   byte
+	seq     int64
+	ts      int64
+	tsText  string
+	ok      bool
+	rec     span // the encoded record in out, key's opSeq still unset
 }
 
 const (
@@ -236,7 +235,6 @@ func (s *scanner) decodeChunk(c *chunk, e *decoded, r *rec) {
 			continue
 		}
 		res.session, res.spanID, res.traceID, res.phase = r.session, r.spanID, r.traceID, r.phase
-		res.spanHash = hashSpan(s.seed, r.spanID)
 		res.seq, res.ts, res.tsText, res.ok = r.ev.Seq, r.ev.TSMicros, r.ev.TS, r.ev.OK
 		if (f.Session != [16]byte{} && f.Session != r.session) || (f.SpanID != "" && f.SpanID != r.spanID) ||
 			(f.TraceID != "" && f.TraceID != r.traceID) || (f.Op != "" && f.Op != r.op) {
@@ -250,7 +248,7 @@ func (s *scanner) decodeChunk(c *chunk, e *decoded, r *rec) {
 		}
 		e.what = appendWhat(e.what[:0], r.data)
 		r.what = view(e.what)
-		r.spanHash = res.spanHash
+		r.spanHash = hashSpan(s.seed, r.spanID)
 		r.order = orderOf(c.src, c.nums[i])
 		r.opSeq = r.ev.Seq
 		off := len(c.out)

@@ -29,8 +29,8 @@ type Session struct {
 func ReadSessions(ctx context.Context, sources []string, opts Options) ([]Session, Stats, error) {
 	st := Stats{Sources: len(sources)}
 	sums := map[[16]byte]*Session{}
-	inflight := newOpMap[struct{}]()
-	finished := newOpMap[struct{}]() // finishes read before their start
+	inflight := map[pairKey]struct{}{}
+	finished := map[pairKey]struct{}{} // finishes read before their start
 	sc := newScanner(sources, opts)
 	sc.sumsOnly = true
 	err := sc.each(ctx, &st, func(_ *chunk, res *result) error {
@@ -48,7 +48,9 @@ func ReadSessions(ctx context.Context, sources []string, opts Options) ([]Sessio
 	if err != nil {
 		return nil, st, err
 	}
-	inflight.each(func(session [16]byte, _ string, _ struct{}) { sums[session].Open++ })
+	for k := range inflight {
+		sums[k.session].Open++
+	}
 	out := make([]Session, 0, len(sums))
 	for _, s := range sums {
 		out = append(out, *s)
@@ -77,23 +79,26 @@ func (s *Session) note(res *result) {
 
 // countOp counts an operation once, at its first event, and tracks the
 // starts still waiting for their finish.
-func countOp(s *Session, res *result, inflight, finished *opMap[struct{}]) {
+func countOp(s *Session, res *result, inflight, finished map[pairKey]struct{}) {
+	k := pairKey{res.session, res.spanID}
 	if res.phase == 0 {
-		if _, ok := finished.get(res.session, res.spanID, res.spanHash); ok {
-			finished.del(res.session, res.spanID, res.spanHash)
+		if _, ok := finished[k]; ok {
+			delete(finished, k)
 			return
 		}
-		if _, ok := inflight.get(res.session, res.spanID, res.spanHash); ok {
+		if _, ok := inflight[k]; ok {
 			return // a repeated start
 		}
-		inflight.put(res.session, res.spanID, res.spanHash, struct{}{})
+		k.spanID = strings.Clone(k.spanID)
+		inflight[k] = struct{}{}
 		s.Ops++
 		return
 	}
-	if _, ok := inflight.get(res.session, res.spanID, res.spanHash); ok {
-		inflight.del(res.session, res.spanID, res.spanHash)
+	if _, ok := inflight[k]; ok {
+		delete(inflight, k)
 		return
 	}
-	finished.put(res.session, res.spanID, res.spanHash, struct{}{})
+	k.spanID = strings.Clone(k.spanID)
+	finished[k] = struct{}{}
 	s.Ops++
 }
