@@ -14,7 +14,7 @@ GOTESTSUM_VERSION   ?= v1.13.0
 # unpacked offline copy (file:///…), see README "Vulnerabilities".
 VULNDB    ?= https://vuln.go.dev
 
-.PHONY: all test unit e2e e2e-jaeger vet bench bench-check bench-e2e bench-single bench-sync bench-canon bench-show fuzz lint vulncheck build install run clean
+.PHONY: all test unit e2e e2e-jaeger vet bench bench-check bench-rotation bench-e2e bench-single bench-sync bench-canon bench-show fuzz lint vulncheck build install run clean
 
 all: test
 
@@ -50,6 +50,14 @@ vet:
 ## bench: the benchmarks quoted in README's Performance section (one core)
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -cpu 1 ./auditevent/ ./internal/... ./exporter/ ./receiver/ ./encoding/
+
+## bench-rotation: what rotation and zstd compression cost the file sink's throughput, on
+## and off interleaved in one run (none/off, zstd/off: 1.00 costs nothing), on one core and
+## two, and the compressor alone (bench/RESULTS.md, "Rotation")
+BENCH_ROTATION_N ?= 20
+bench-rotation:
+	$(GO) test -run '^$$' -bench 'BenchmarkRotationCostInterleaved|BenchmarkCompressSegment' \
+		-benchtime $(BENCH_ROTATION_N)x -count 3 -cpu 1,2 ./internal/filesink/
 
 ## bench-check: bench/ compiles, its load matches sandboxtrace, and serve works in headless
 ## Chromium (bench/browser; screenshots into SANDBOXAUDIT_ARTIFACTS); no benchmark runs

@@ -71,9 +71,12 @@ var ErrStartNotRecorded = errors.New("start event not acknowledged; operation no
 var ErrFinishNotRecorded = errors.New("finish event not acknowledged")
 
 // WithLoggerProvider emits every start event as a log record through lp
-// before the operation runs (best-effort delivery only; the provider is the
-// caller's to flush and shut down). Build it with NewLogProcessor so a full
-// queue blocks instead of dropping records.
+// before the operation runs (the provider is the caller's to flush and shut
+// down). For best-effort delivery build it with NewLogProcessor, so a full
+// queue blocks instead of dropping records; for sync delivery with
+// NewSyncLogProcessor, which acknowledges each record (without one, every
+// operation fails closed). Sessions that share one sync provider share its
+// exports.
 func WithLoggerProvider(lp log.LoggerProvider) Option {
 	return func(c *config) { c.loggerProvider = lp }
 }
@@ -89,7 +92,7 @@ func WithLogExporter(exp sdklog.Exporter) Option {
 
 // WithDelivery sets the start-event delivery mode (default
 // DeliveryBestEffort). DeliverySync and DeliverySyncFinish need
-// WithLogExporter.
+// WithLogExporter, or WithLoggerProvider with a NewSyncLogProcessor.
 func WithDelivery(d Delivery) Option {
 	return func(c *config) { c.delivery = d }
 }
@@ -122,7 +125,7 @@ func (c *config) logPipeline() (logPipeline, error) {
 	case c.loggerProvider != nil:
 		return logPipeline{logger: c.loggerProvider.Logger(ScopeName)}, nil
 	case c.logExporter != nil && c.delivery.synchronous():
-		lp.processor = newSyncProcessor(c.logExporter, c.syncTimeout)
+		lp.processor = NewSyncLogProcessor(c.logExporter, c.syncTimeout)
 	case c.logExporter != nil:
 		lp.processor = NewLogProcessor(c.logExporter)
 	default:
@@ -141,9 +144,9 @@ func (c *config) checkDelivery() error {
 	if c.delivery < DeliveryBestEffort || c.delivery > DeliverySyncFinish {
 		return fmt.Errorf("sandboxtrace: WithDelivery: unknown delivery %d", c.delivery)
 	}
-	if c.delivery.synchronous() && c.logExporter == nil {
-		return fmt.Errorf("sandboxtrace: WithDelivery(%s) needs WithLogExporter: "+
-			"an acknowledgement comes only from an export the session makes itself", c.delivery)
+	if c.delivery.synchronous() && c.logExporter == nil && c.loggerProvider == nil {
+		return fmt.Errorf("sandboxtrace: WithDelivery(%s) needs WithLogExporter, or WithLoggerProvider "+
+			"with a NewSyncLogProcessor: an acknowledgement comes only from an export the session waits for", c.delivery)
 	}
 	return nil
 }

@@ -4,112 +4,286 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
 	sdklog "go.opentelemetry.io/otel/sdk/log"
 )
 
-// ackKey carries an *ack through Logger.Emit to the syncProcessor: the log
+// ackKey carries an *ack through Logger.Emit to the processors: the log
 // API has no return value, so the export result travels back this way.
 type ackKey struct{}
 
 // ack is the result of one emit: done stays false when the record never
 // reached a processor of ours (a provider already shut down drops it first);
-// err is a sync export's failure; proc is the LogProcessor that queued a
-// best-effort record.
+// synced is set by a SyncLogProcessor, with err its export's failure;
+// proc is the LogProcessor that queued a best-effort record. timeout
+// bounds a sync emitter's wait.
 type ack struct {
-	done bool
-	err  error
-	proc *LogProcessor
+	done    bool
+	synced  bool
+	err     error
+	proc    *LogProcessor
+	timeout time.Duration
 }
 
 func withAck(ctx context.Context, a *ack) context.Context {
 	return context.WithValue(ctx, ackKey{}, a)
 }
 
-// syncProcessor exports each record at once, within timeout, and hands the
-// result to the emitter's ack.
-type syncProcessor struct {
-	exp     sdklog.Exporter
-	timeout time.Duration
-	// turn keeps Export calls apart, as the Exporter contract asks; a
-	// channel, so that waiting for it is bounded by the timeout too.
-	turn     chan struct{}
+// DefaultSyncBatchSize is the most records a SyncLogProcessor sends in one
+// export.
+const DefaultSyncBatchSize = 512
+
+// errNoSyncProcessor fails a sync operation whose provider has no
+// SyncLogProcessor: nothing could acknowledge its record.
+var errNoSyncProcessor = errors.New("the logger provider has no SyncLogProcessor to acknowledge the record")
+
+// SyncLogProcessor exports each record it is given and makes the emitter
+// wait for the result: the processor behind DeliverySync and
+// DeliverySyncFinish. Records emitted while an export is in flight wait
+// for it to end and then go together in the next export, as a group
+// commit: one session's record never waits on a timer, and many sessions
+// sharing one processor share its requests. Build a LoggerProvider with it
+// and give that to every session with WithLoggerProvider.
+type SyncLogProcessor struct {
+	exp       sdklog.Exporter
+	timeout   time.Duration // bounds an emitter's wait, and each Export
+	batchSize int
+
+	mu       sync.Mutex
+	waiting  []*syncRecord
+	inflight []*syncRecord // the batch being exported
+	stopped  bool
+	// watch is one timer for every deadline (see syncdeadline.go): a
+	// timer per record would cost more than the rest of an emit.
+	watch watchdog
+
+	wake     chan struct{} // buffered: an export is wanted
+	stop     chan struct{}
+	done     chan struct{}
 	shutOnce sync.Once
 }
 
-func newSyncProcessor(exp sdklog.Exporter, timeout time.Duration) *syncProcessor {
-	return &syncProcessor{exp: exp, timeout: timeout, turn: make(chan struct{}, 1)}
+// syncRecord is one emitter's record and, once exported, its outcome.
+type syncRecord struct {
+	r        sdklog.Record
+	deadline time.Time
+	// result gets the export's outcome and, first when the deadline
+	// passes, errSyncDeadline: room for both, so neither sender waits.
+	result chan error
+	// Guarded by the processor's mu.
+	taken   bool // in an export
+	expired bool // errSyncDeadline was sent
 }
 
-func (p *syncProcessor) OnEmit(ctx context.Context, r *sdklog.Record) error {
+// NewSyncLogProcessor returns a started SyncLogProcessor exporting to exp.
+// timeout bounds each export and each emitter's wait for it (<= 0:
+// DefaultSyncTimeout); a session's WithSyncTimeout bounds its own
+// emitters' wait.
+func NewSyncLogProcessor(exp sdklog.Exporter, timeout time.Duration) *SyncLogProcessor {
+	if timeout <= 0 {
+		timeout = DefaultSyncTimeout
+	}
+	p := &SyncLogProcessor{
+		exp:       exp,
+		timeout:   timeout,
+		batchSize: DefaultSyncBatchSize,
+		wake:      make(chan struct{}, 1),
+		stop:      make(chan struct{}),
+		done:      make(chan struct{}),
+	}
+	p.watch.timer = time.AfterFunc(time.Hour, p.expire)
+	p.watch.timer.Stop()
+	go p.run()
+	return p
+}
+
+// OnEmit exports r and waits for the result, within the emitter's sync
+// timeout. The result goes to the emitter's ack; without one (a record
+// not from a session) it is returned.
+func (p *SyncLogProcessor) OnEmit(ctx context.Context, r *sdklog.Record) error {
 	a, _ := ctx.Value(ackKey{}).(*ack)
-	tctx, cancel := context.WithTimeout(ctx, p.timeout)
-	defer cancel()
-	err := p.export(tctx, r.Clone())
+	timeout := p.timeout
+	if a != nil && a.timeout > 0 {
+		timeout = a.timeout
+	}
+	err := p.send(ctx, r, timeout)
+	if errors.Is(err, errSyncDeadline) {
+		err = context.DeadlineExceeded
+	}
 	if a != nil {
-		a.done, a.err = true, err
+		a.done, a.synced, a.err = true, true, err
 		return nil // the caller gets it and fails the operation
 	}
 	return err
 }
 
-// export exports r within ctx. A nil from the exporter is an
-// acknowledgement even when it came late. An exporter that ignores ctx is
-// left to finish on its own goroutine (holding the turn, so at most one is
-// left behind): the operation must not wait past the timeout.
-func (p *syncProcessor) export(ctx context.Context, r sdklog.Record) error {
+// send queues r for the next export and waits for its outcome, at most
+// timeout. A nil from the exporter is an acknowledgement even when it came
+// late. A record whose wait ends before an export took it is withdrawn,
+// never sent.
+func (p *SyncLogProcessor) send(ctx context.Context, r *sdklog.Record, timeout time.Duration) error {
 	if err := ctx.Err(); err != nil {
 		return err // nothing was sent: the operation must not run
 	}
-	select {
-	case p.turn <- struct{}{}:
-	case <-ctx.Done():
-		return ctx.Err()
+	sr := &syncRecord{r: r.Clone(), deadline: time.Now().Add(timeout), result: make(chan error, 2)}
+	p.mu.Lock()
+	if p.stopped {
+		p.mu.Unlock()
+		return errProcessorShutdown
 	}
-	done := make(chan error, 1)
-	go func() {
-		defer func() { <-p.turn }()
-		defer func() {
-			// On this goroutine a panic would kill the process; the
-			// emitter could recover it before the export moved here.
-			if v := recover(); v != nil {
-				done <- fmt.Errorf("sandboxtrace: log exporter panicked: %v", v)
-			}
-		}()
-		done <- p.exp.Export(ctx, []sdklog.Record{r})
-	}()
+	p.waiting = append(p.waiting, sr)
+	p.watch.arm(sr.deadline)
+	p.mu.Unlock()
 	select {
-	case err := <-done:
-		return err
-	case <-ctx.Done():
-		select {
-		case err := <-done: // it answered as time ran out
+	case p.wake <- struct{}{}:
+	default: // a wake is pending already
+	}
+	var err error
+	select {
+	case err = <-sr.result:
+		if !errors.Is(err, errSyncDeadline) {
 			return err
-		default:
-			return ctx.Err()
+		}
+	case <-ctx.Done():
+		err = ctx.Err()
+	}
+	p.mu.Lock()
+	if !sr.taken {
+		p.waiting = slices.DeleteFunc(p.waiting, func(w *syncRecord) bool { return w == sr })
+		p.mu.Unlock()
+		return err
+	}
+	p.mu.Unlock()
+	select {
+	case got := <-sr.result: // it answered as time ran out
+		if got == nil {
+			return nil
+		}
+	default:
+	}
+	return err
+}
+
+// run exports what waits, a batch at a time, until Shutdown; then it
+// exports what still waits and ends. An exporter that ignores its ctx
+// holds the worker (the emitters' own timeouts still bound their waits),
+// so at most one export is left behind.
+func (p *SyncLogProcessor) run() {
+	defer close(p.done)
+	var batch []*syncRecord
+	for {
+		select {
+		case <-p.wake:
+		case <-p.stop:
+			for batch = p.take(batch); len(batch) > 0; batch = p.take(batch) {
+				p.export(batch)
+			}
+			return
+		}
+		for batch = p.take(batch); len(batch) > 0; batch = p.take(batch) {
+			p.export(batch)
 		}
 	}
 }
 
-func (p *syncProcessor) Enabled(context.Context, sdklog.EnabledParameters) bool { return true }
+// take moves up to batchSize waiting records into batch.
+func (p *SyncLogProcessor) take(batch []*syncRecord) []*syncRecord {
+	clear(batch)
+	batch = batch[:0]
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	n := min(len(p.waiting), p.batchSize)
+	for _, sr := range p.waiting[:n] {
+		sr.taken = true
+		batch = append(batch, sr)
+	}
+	rest := copy(p.waiting, p.waiting[n:])
+	clear(p.waiting[rest:])
+	p.waiting = p.waiting[:rest]
+	p.inflight = batch
+	return batch
+}
 
-// Shutdown shuts the exporter down once; see shutdownExporter for a spent
-// ctx.
-func (p *syncProcessor) Shutdown(ctx context.Context) error {
-	var err error
-	p.shutOnce.Do(func() { err = shutdownExporter(ctx, p.exp) })
+// export sends batch and hands each record its outcome; a panic in the
+// exporter fails the batch instead of the process.
+func (p *SyncLogProcessor) export(batch []*syncRecord) {
+	err := p.exportRecords(batch)
+	p.mu.Lock()
+	p.inflight = nil // the watchdog no longer expires them
+	p.mu.Unlock()
+	for _, sr := range batch {
+		sr.result <- err
+	}
+}
+
+func (p *SyncLogProcessor) exportRecords(batch []*syncRecord) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = fmt.Errorf("sandboxtrace: log exporter panicked: %v", v)
+		}
+	}()
+	records := make([]sdklog.Record, len(batch))
+	for i, sr := range batch {
+		records[i] = sr.r
+	}
+	// The export's own bound rides on the watchdog too (see expire).
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
+	p.mu.Lock()
+	p.watch.exportDeadline, p.watch.cancelExport = time.Now().Add(p.timeout), cancel
+	p.watch.arm(p.watch.exportDeadline)
+	p.mu.Unlock()
+	defer func() {
+		p.mu.Lock()
+		p.watch.cancelExport = nil
+		p.mu.Unlock()
+	}()
+	err = p.exp.Export(ctx, records)
+	if err != nil && errors.Is(context.Cause(ctx), context.DeadlineExceeded) {
+		err = errors.Join(context.DeadlineExceeded, err) // the bound, not the caller, ended it
+	}
 	return err
 }
 
-func (p *syncProcessor) ForceFlush(ctx context.Context) error { return p.exp.ForceFlush(ctx) }
+// Enabled reports true: every record is wanted.
+func (p *SyncLogProcessor) Enabled(context.Context, sdklog.EnabledParameters) bool { return true }
+
+// Shutdown exports the records still waiting, then shuts the exporter down
+// once. When ctx ends first the exporter is shut down all the same (see
+// shutdownExporter for a spent ctx), which ends an export in flight.
+// Records emitted afterwards fail.
+func (p *SyncLogProcessor) Shutdown(ctx context.Context) error {
+	var err error
+	p.shutOnce.Do(func() {
+		p.mu.Lock()
+		p.stopped = true
+		p.mu.Unlock()
+		close(p.stop)
+		select {
+		case <-p.done:
+		case <-ctx.Done():
+			err = ctx.Err()
+		}
+		p.watch.timer.Stop()
+		err = errors.Join(err, shutdownExporter(ctx, p.exp))
+	})
+	return err
+}
+
+// ForceFlush flushes the exporter: a sync record has left when its emit
+// returns.
+func (p *SyncLogProcessor) ForceFlush(ctx context.Context) error { return p.exp.ForceFlush(ctx) }
 
 // result turns an ack into the operation's error, wrapping notRecorded.
 func (a *ack) result(notRecorded error, timeout time.Duration) error {
 	switch {
 	case !a.done:
 		return errors.Join(notRecorded, errors.New("the log pipeline is shut down"))
+	case !a.synced:
+		return errors.Join(notRecorded, errNoSyncProcessor)
 	case errors.Is(a.err, context.DeadlineExceeded):
 		return errors.Join(notRecorded, errors.New("sync timeout "+timeout.String()+" exceeded"), a.err)
 	case a.err != nil:

@@ -36,7 +36,7 @@ func (s *Session) writeAhead(ctx, parent context.Context, st startEvent) error {
 	}
 	ev := s.startEventOf(trace.SpanContextFromContext(ctx), trace.SpanContextFromContext(parent), st)
 	r := s.eventRecord(&ev, log.SeverityInfo)
-	a := &ack{}
+	a := &ack{timeout: s.syncTimeout}
 	s.logs.logger.Emit(withAck(ctx, a), r)
 	if !s.delivery.synchronous() {
 		s.checkQueued(a)

@@ -46,7 +46,7 @@ func (o *Op) writeAheadFinish(fin finishEvent) error {
 	if fin.stderr != nil {
 		r.AddAttributes(attribute.ByteSlice(semconv.AttrExecStderrBytes, fin.stderr))
 	}
-	a := &ack{}
+	a := &ack{timeout: s.syncTimeout}
 	ctx := trace.ContextWithSpan(context.Background(), o.span)
 	s.logs.logger.Emit(withAck(ctx, a), r)
 	return a.result(ErrFinishNotRecorded, s.syncTimeout)

@@ -166,7 +166,6 @@ func TestWriteAheadOptionErrors(t *testing.T) {
 	lp := sdklog.NewLoggerProvider()
 	for name, opts := range map[string][]sandboxtrace.Option{
 		"sync without exporter": {sandboxtrace.WithDelivery(sandboxtrace.DeliverySync)},
-		"sync with provider":    {sandboxtrace.WithLoggerProvider(lp), sandboxtrace.WithDelivery(sandboxtrace.DeliverySync)},
 		"both":                  {sandboxtrace.WithLoggerProvider(lp), sandboxtrace.WithLogExporter(&logSink{})},
 		"unknown delivery":      {sandboxtrace.WithLogExporter(&logSink{}), sandboxtrace.WithDelivery(7)},
 	} {

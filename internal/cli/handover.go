@@ -12,7 +12,6 @@ import (
 
 	"golang.org/x/mod/sumdb/tlog"
 
-	"github.com/sandboxaudit/sandboxaudit/internal/filesink"
 	"github.com/sandboxaudit/sandboxaudit/internal/integrity"
 	"github.com/sandboxaudit/sandboxaudit/internal/witness"
 )
@@ -121,12 +120,6 @@ func (h *handover) run(ctx context.Context, pool *witness.Pool, out io.Writer) e
 	if err != nil {
 		return fmt.Errorf("%s: %w", integrity.SegmentsPath(h.path), err)
 	}
-	if segs, _ := filesink.Segments(h.path); len(segs) > 0 || sl.Closed() > 0 {
-		// Its closed segments would sit beside the new log, which names
-		// none of them, and the collector would refuse it.
-		return fmt.Errorf("%s has closed segments: handing over a rotated trail is not supported, "+
-			"since its segments would sit beside the new log, which names none of them", h.path)
-	}
 	lead := int64(0) // the log's leaf 0 is the note of an earlier handover
 	if sl.Genesis() != nil {
 		lead = 1
@@ -163,7 +156,7 @@ func (h *handover) run(ctx context.Context, pool *witness.Pool, out io.Writer) e
 				integrity.CheckpointsPath(h.path))
 		}
 	}
-	retired, err := retire(h.path, time.Now().UTC())
+	retired, err := integrity.RetireLog(h.path, h.keys.Verifier, time.Now())
 	if err != nil {
 		return err
 	}
@@ -174,38 +167,12 @@ func (h *handover) run(ctx context.Context, pool *witness.Pool, out io.Writer) e
 	}
 	_, _ = fmt.Fprintf(out, "log handover: the log %q ends at %d lines; its final checkpoint names the key %s and the origin %q\n",
 		last.Origin, last.N-lead, h.nextKey, h.nextOrigin)
-	_, _ = fmt.Fprintf(out, "log handover: retired file: %s (with its sidecars); start the collector with the new key to begin the new log at %s\n",
-		retired, h.path)
+	where := "with its sidecars"
+	if filepath.Base(retired) == filepath.Base(h.path) {
+		where = "with its sidecars and closed segments, in " + filepath.Dir(retired)
+	}
+	_, _ = fmt.Fprintf(out, "log handover: retired file: %s (%s); start the collector with the new key to begin the new log at %s\n",
+		retired, where, h.path)
 	_, _ = fmt.Fprintf(out, "log handover: the new log starts from the note in %s\n", integrity.HandoverPath(h.path))
 	return nil
-}
-
-// retire renames the audit file and its sidecars to PATH.retired-<time>
-// (with -2, -3... after a handover in the same second), never over an
-// existing file.
-func retire(path string, now time.Time) (string, error) {
-	suffixes := []string{"", integrity.StoreSuffix, integrity.CheckpointsSuffix, integrity.SegmentsSuffix, integrity.WitnessedSuffix, integrity.HandoverSuffix}
-	base := path + ".retired-" + now.Format("20060102T150405Z")
-	to := ""
-	for i := 1; i <= 100 && to == ""; i++ {
-		to = base
-		if i > 1 {
-			to = fmt.Sprintf("%s-%d", base, i)
-		}
-		for _, suffix := range suffixes {
-			if _, err := os.Lstat(to + suffix); err == nil {
-				to = ""
-				break
-			}
-		}
-	}
-	if to == "" {
-		return "", fmt.Errorf("%s and 99 names after it exist already", base)
-	}
-	for _, suffix := range suffixes {
-		if err := os.Rename(path+suffix, to+suffix); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return "", fmt.Errorf("retire %s: %w", path+suffix, err)
-		}
-	}
-	return to, nil
 }

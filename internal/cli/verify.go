@@ -90,6 +90,9 @@ func runVerify(ctx context.Context, args []string, s Streams) int {
 		_, _ = fmt.Fprintf(s.Stderr, "verify: %v\n", err)
 		return exitProblems
 	}
+	if opts.key != nil {
+		files = handoverOrder(files)
+	}
 	v := newVerifier(s.Stdout, opts)
 	defer v.dropStdinSpool()
 	for _, name := range files {

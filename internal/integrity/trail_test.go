@@ -107,6 +107,47 @@ func TestRotatedTrailIsOneLog(t *testing.T) {
 	}
 }
 
+// A file rotated on time with no batch after it (no write to report) is
+// sealed and recorded as a segment the same way, on a templated-like path
+// the sealer does not watch.
+func TestIdleRotationIsSealed(t *testing.T) {
+	k, pub := testKeys(t, "test")
+	path := filepath.Join(t.TempDir(), "events.jsonl")
+	sealer := newSealer(t, k)
+	rotated := make(chan string, 8)
+	rot := &filesink.Rotation{Interval: 50 * time.Millisecond, OnRotate: func(p, seg string) {
+		sealer.Rotated(p)
+		rotated <- seg
+	}}
+	var rotErrs []error
+	rot.OnError = func(_ string, err error) { rotErrs = append(rotErrs, err) }
+	sink, err := filesink.New(filesink.Options{Path: path, Rotation: rot, OnWrite: sealer.Wrote})
+	require.NoError(t, err)
+	require.NoError(t, sink.WriteBatch(bg, "s", []byte(lines(0, 5))))
+	require.NoError(t, sealer.SealPending(bg))
+	var seg string
+	select {
+	case seg = <-rotated:
+	case <-time.After(time.Minute):
+		t.Fatal("the idle file was not rotated")
+	}
+	require.NoError(t, sealer.SealPending(bg), "the round after the rotation seals the segment")
+	v, err := LoadVerifierKey(pub)
+	require.NoError(t, err)
+	sl, err := LoadSegmentLog(path, v)
+	require.NoError(t, err)
+	require.Len(t, sl.Segments, 1)
+	require.Equal(t, filepath.Base(seg), sl.Segments[0].Name)
+	require.Equal(t, int64(6), sl.Segments[0].Count)
+	require.NoError(t, sink.Close())
+	require.NoError(t, sealer.Close(bg))
+	require.Empty(t, rotErrs)
+	res := checkTrail(t, path, pub)
+	require.Empty(t, res.Failures)
+	require.Equal(t, int64(6), res.Sealed)
+	require.Zero(t, res.Unsealed)
+}
+
 // Each attack on a rotated, sealed trail is found by the trail check.
 func TestTrailAttacks(t *testing.T) {
 	for _, tc := range []struct {

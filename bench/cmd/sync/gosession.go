@@ -11,6 +11,7 @@ import (
 
 	"go.opentelemetry.io/otel/exporters/otlp/otlplog/otlploghttp"
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
+	sdklog "go.opentelemetry.io/otel/sdk/log"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
 	"github.com/sandboxaudit/sandboxaudit/sandboxtrace"
@@ -28,6 +29,12 @@ type goLoad struct {
 	// host, so concurrent sessions open a new connection for most exports
 	// (the "/2idle" step measures what that costs).
 	pooled bool
+	// shared gives all sessions one sync log pipeline (one exporter behind
+	// one SyncLogProcessor in one LoggerProvider), as the sandboxtrace
+	// README advises for many sessions in one process: records emitted
+	// while an export is in flight go together in the next one. Without
+	// it each session has its own exporter and processor.
+	shared bool
 }
 
 // run builds the pipelines as example/main.go does (an otlptracehttp span
@@ -56,20 +63,26 @@ func (l goLoad) run(ctx context.Context, col *collector) (run, error) {
 		client = &http.Client{Transport: t}
 		defer client.CloseIdleConnections()
 	}
-	for i := range sessions {
-		logOpts := []otlploghttp.Option{otlploghttp.WithEndpoint(col.otlpAddr), otlploghttp.WithInsecure()}
-		if client != nil {
-			logOpts = append(logOpts, otlploghttp.WithHTTPClient(client))
-		}
-		if l.gzip {
-			logOpts = append(logOpts, otlploghttp.WithCompression(otlploghttp.GzipCompression))
-		}
-		logExp, err := otlploghttp.New(ctx, logOpts...)
+	var shared *sdklog.LoggerProvider
+	if l.shared {
+		logExp, err := l.logExporter(ctx, col, client)
 		if err != nil {
 			return run{}, err
 		}
+		shared = sdklog.NewLoggerProvider(sdklog.WithProcessor(sandboxtrace.NewSyncLogProcessor(logExp, 0)))
+		defer func() { _ = shared.Shutdown(context.WithoutCancel(ctx)) }()
+	}
+	for i := range sessions {
+		logOpt := sandboxtrace.WithLoggerProvider(shared)
+		if shared == nil {
+			logExp, err := l.logExporter(ctx, col, client)
+			if err != nil {
+				return run{}, err
+			}
+			logOpt = sandboxtrace.WithLogExporter(logExp)
+		}
 		s, err := sandboxtrace.NewSession(ctx, tp, sandboxtrace.WithBackend("bench"),
-			sandboxtrace.WithLogExporter(logExp), sandboxtrace.WithDelivery(l.delivery))
+			logOpt, sandboxtrace.WithDelivery(l.delivery))
 		if err != nil {
 			return run{}, err
 		}
@@ -114,6 +127,19 @@ func (l goLoad) run(ctx context.Context, col *collector) (run, error) {
 		r.durations = append(r.durations, d...)
 	}
 	return r, nil
+}
+
+// logExporter is an otlploghttp exporter to col, through client when not
+// nil.
+func (l goLoad) logExporter(ctx context.Context, col *collector, client *http.Client) (*otlploghttp.Exporter, error) {
+	logOpts := []otlploghttp.Option{otlploghttp.WithEndpoint(col.otlpAddr), otlploghttp.WithInsecure()}
+	if client != nil {
+		logOpts = append(logOpts, otlploghttp.WithHTTPClient(client))
+	}
+	if l.gzip {
+		logOpts = append(logOpts, otlploghttp.WithCompression(otlploghttp.GzipCompression))
+	}
+	return otlploghttp.New(ctx, logOpts...)
 }
 
 func (l goLoad) session(ctx context.Context, s *sandboxtrace.Session) ([]time.Duration, error) {

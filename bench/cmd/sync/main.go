@@ -5,9 +5,12 @@
 // path's added cost), beside a stand-in for the Python SDK's
 // HttpProxySink(mode="sync", on_error="raise") (bench/sync/proxy_sink.py:
 // two POSTs per operation, each on a new connection), all in alternating
-// order in one run. It prints per-operation p50/p99, operations/s, CPU per
-// operation (client and collector), one session against many, an
-// fdatasync probe on the same disk, and the ratios.
+// order in one run. Concurrent sessions share one sync log pipeline
+// (NewSyncLogProcessor), as the sandboxtrace README advises; the "/own"
+// and "/2idle" steps give each session its own. It prints per-operation
+// p50/p99, operations/s, CPU per operation (client and collector), one
+// session against many, an fdatasync probe on the same disk, and the
+// ratios.
 package main
 
 import (
@@ -17,6 +20,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"runtime/pprof"
 	"syscall"
@@ -27,6 +31,7 @@ import (
 
 type config struct {
 	ours, python, script, dir, cpuProfile string
+	only                                  *regexp.Regexp
 	rounds, ops, sessions, sessionOps     int
 	gzip                                  bool
 }
@@ -43,7 +48,16 @@ func main() {
 	flag.BoolVar(&c.gzip, "gzip", false, "gzip the OTLP/HTTP exports (the exporters' default is none)")
 	flag.StringVar(&c.cpuProfile, "cpuprofile", "", "write this process's CPU profile here")
 	flag.StringVar(&c.dir, "dir", "", "scratch directory (default: a new temporary directory)")
+	only := flag.String("only", "", "run only the steps whose run/fsync name matches this regular expression (for profiling)")
 	flag.Parse()
+	if *only != "" {
+		re, err := regexp.Compile(*only)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "sync: -only:", err)
+			os.Exit(2)
+		}
+		c.only = re
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := start(ctx, c); err != nil {
@@ -103,7 +117,7 @@ type step struct {
 
 func steps(c config) []step {
 	g := func(d sandboxtrace.Delivery, sessions, ops int) func(context.Context, *collector) (run, error) {
-		return goLoad{delivery: d, sessions: sessions, ops: ops, gzip: c.gzip, pooled: true}.run
+		return goLoad{delivery: d, sessions: sessions, ops: ops, gzip: c.gzip, pooled: true, shared: true}.run
 	}
 	many := fmt.Sprintf("×%d", c.sessions)
 	return []step{
@@ -116,6 +130,7 @@ func steps(c config) []step {
 		{"sync_finish", "never", g(sandboxtrace.DeliverySyncFinish, 1, c.ops)},
 		{"sync" + many, "batch", g(sandboxtrace.DeliverySync, c.sessions, c.sessionOps)},
 		{"sync_finish" + many, "batch", g(sandboxtrace.DeliverySyncFinish, c.sessions, c.sessionOps)},
+		{"sync_finish" + many + "/own", "batch", goLoad{delivery: sandboxtrace.DeliverySyncFinish, sessions: c.sessions, ops: c.sessionOps, gzip: c.gzip, pooled: true}.run},
 		{"sync_finish" + many + "/2idle", "batch", goLoad{delivery: sandboxtrace.DeliverySyncFinish, sessions: c.sessions, ops: c.sessionOps, gzip: c.gzip}.run},
 	}
 }
@@ -141,6 +156,9 @@ func round(ctx context.Context, c config, r int, res results) error {
 	all := steps(c)
 	for i := range all {
 		s := all[(i+r)%len(all)]
+		if c.only != nil && !c.only.MatchString(s.name+"/"+s.fsync) {
+			continue
+		}
 		col := cols[s.fsync]
 		// The disk's sync latency moves with the neighbours' I/O, so each
 		// step gets its own probe, taken just before it.
@@ -166,6 +184,9 @@ func round(ctx context.Context, c config, r int, res results) error {
 		res.add(m)
 	}
 	for fsync, col := range cols {
+		if ops[fsync] == 0 { // -only left it unused
+			continue
+		}
 		if err := col.stop(ops[fsync]); err != nil {
 			return err
 		}
