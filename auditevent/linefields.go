@@ -58,7 +58,7 @@ func ScanLine(line []byte, f *LineFields) bool {
 // refusing what it would default (a missing event_id, ts or data).
 func scanCommon(d *decoder, f *LineFields) bool {
 	if d.slots[fVersion].present {
-		if _, err := d.int(fVersion); err != nil {
+		if _, ok := d.smallInt(fVersion); !ok {
 			return false
 		}
 	}
@@ -72,11 +72,9 @@ func scanCommon(d *decoder, f *LineFields) bool {
 	if f.TS, f.TSMicros, ok = d.plainTimestamp(fTS); !ok {
 		return false
 	}
-	seq, err := d.int(fSeq)
-	if err != nil {
+	if f.Seq, ok = d.smallInt(fSeq); !ok {
 		return false
 	}
-	f.Seq = seq
 	op, ok := d.plain(fOp)
 	if !ok {
 		return false
@@ -123,6 +121,32 @@ func scanFinish(d *decoder, f *LineFields) bool {
 		}
 	}
 	return d.optString(fErrorType) && d.optString(fErrorMessage) && d.optString(fStdout) && d.optString(fStderr)
+}
+
+// smallInt reads an integer field as d.int does, written as at most 18
+// digits (every seq and version in practice) without a conversion.
+func (d *decoder) smallInt(f field) (int64, bool) {
+	raw := d.rawOr(f)
+	digits := raw
+	if len(digits) > 0 && digits[0] == '-' {
+		digits = digits[1:]
+	}
+	if len(digits) == 0 || len(digits) > 18 {
+		v, err := d.int(f)
+		return v, err == nil
+	}
+	var v int64
+	for _, c := range digits {
+		if c < '0' || c > '9' {
+			v, err := d.int(f)
+			return v, err == nil
+		}
+		v = v*10 + int64(c-'0')
+	}
+	if len(digits) < len(raw) {
+		v = -v
+	}
+	return v, true
 }
 
 // rawOr is a field's raw value, or nil when it is absent.
