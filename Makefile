@@ -74,16 +74,19 @@ e2e-jaeger:
 	SANDBOXAUDIT_E2E=1 SANDBOXAUDIT_JAEGER=$(abspath $(BIN))/jaeger $(GO) test -count=1 -timeout 10m -v -run '^TestJaegerCorrelation$$' ./e2e/
 
 ## bench-e2e: ours vs the contrib fileexporter, same OTLP load, alternated
-## BENCH_ROUNDS times in one run (bench/ is its own module; not part of test)
+## BENCH_ROUNDS times in one run, for each span shape in BENCH_SHAPES
+## (bench/ is its own module; not part of test)
 BENCH_ROUNDS  ?= 3
 BENCH_SPANS   ?= 300000
 BENCH_PER_REQ ?= 1000
 BENCH_WORKERS ?= 2
+BENCH_SHAPES  ?= sandboxtrace,light
 bench-e2e: build
 	cd bench && $(GO) build -mod=mod -o ../$(BIN)/otelcol-fileexporter ./cmd/otelcol-fileexporter
 	cd bench && $(GO) build -mod=mod -o ../$(BIN)/bench-e2e ./cmd/e2e
 	./$(BIN)/bench-e2e -ours $(BIN)/otelcol-sandboxaudit -baseline $(BIN)/otelcol-fileexporter \
-		-rounds $(BENCH_ROUNDS) -spans $(BENCH_SPANS) -per-request $(BENCH_PER_REQ) -workers $(BENCH_WORKERS)
+		-rounds $(BENCH_ROUNDS) -spans $(BENCH_SPANS) -per-request $(BENCH_PER_REQ) -workers $(BENCH_WORKERS) \
+		-shapes $(BENCH_SHAPES)
 
 ## bench-single: HttpProxySink-style load (one event per POST) against our collector
 ## with fsync batch and fsync never (the ceiling), or with BENCH_SINK=spool spooling
