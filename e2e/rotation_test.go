@@ -36,9 +36,9 @@ for i in range(0, len(lines), 2):
     time.sleep(delay)
 `
 
-// rotationConfig is a collector whose file sink rotates every second (at
-// the next batch), compresses the closed segments and seals them all in
-// one log.
+// rotationConfig is a collector whose file sink rotates every second
+// (at a batch, or on time when none comes), compresses the closed
+// segments and seals them all in one log.
 func rotationConfig(sandboxAddr, auditPath, keyPath string) string {
 	return collectorYAML{
 		sandboxAddr: sandboxAddr,
@@ -222,6 +222,12 @@ func TestRestartRefusesAFileWithoutItsHistory(t *testing.T) {
 				require.True(t, postBatch(client, addr, body))
 				time.Sleep(600 * time.Millisecond)
 			}
+			// The file rotates on time when no batch comes: one more
+			// batch, so the active file has lines to attack when the
+			// collector stops (within its segment's second).
+			body, _ := crashBatch(4)
+			require.True(t, postBatch(client, addr, body))
+			waitLines(t, auditPath, 50)
 			col.stop(t)
 
 			tc.attack(t, auditPath)

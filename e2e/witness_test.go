@@ -16,9 +16,11 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/klauspost/compress/zstd"
 	"github.com/stretchr/testify/require"
 	"golang.org/x/mod/sumdb/note"
 
+	"github.com/sandboxaudit/sandboxaudit/internal/filesink"
 	"github.com/sandboxaudit/sandboxaudit/internal/integrity"
 	"github.com/sandboxaudit/sandboxaudit/internal/witness"
 )
@@ -277,4 +279,101 @@ func TestWitnessKeyHandover(t *testing.T) {
 	code, out = runCLI(t, "verify", "--key", pubPath, "--allow-open", "--allow-unsealed", "1", retired[0], auditPath)
 	require.Equal(t, 1, code, out)
 	require.Contains(t, out, "handover: the log was retired at 8 lines by its final checkpoint, but the file has 9")
+}
+
+// TestWitnessKeyHandoverRotated: a witnessed log that rotates on time and
+// compresses its segments is handed over whole; verify on the directory,
+// given the first key, orders the retired log before the new one, follows
+// the handover across the retired segments, and refuses a line appended
+// to a retired segment.
+func TestWitnessKeyHandoverRotated(t *testing.T) {
+	requireE2E(t)
+	lw := startLitewitness(t, "e2e.example/witness")
+	dir := t.TempDir()
+	keyPath, pubPath := keygen(t, dir)
+	lw.addLog(t, auditOrigin, pubPath)
+	wkey := filepath.Join(dir, "witness.vkey")
+	require.NoError(t, os.WriteFile(wkey, []byte(lw.vkey+"\n"), 0o644))
+	sandboxAddr := freeAddr(t)
+	auditPath := filepath.Join(dir, "audit", "events.jsonl")
+	rotated := func(key string) string {
+		return collectorYAML{
+			sandboxAddr: sandboxAddr,
+			batch:       "timeout: 100ms",
+			exporter: fmt.Sprintf("file:\n  path: %s\n  rotation:\n    interval: 1s\n    compression: zstd\n"+
+				"  integrity:\n    signing_key_file: %s\n    checkpoint_interval: 200ms\n"+
+				"    witnesses:\n      - endpoint: %s\n        public_key: %s\n", auditPath, key, "http://"+lw.addr, lw.vkey),
+		}.String()
+	}
+	// waitRotated waits until every line is in a compressed segment and
+	// the path's file is empty: rotated on time, with no batch after it.
+	waitRotated := func() {
+		require.Eventually(t, func() bool {
+			segs, err := filesink.Segments(auditPath)
+			if err != nil || len(segs) == 0 {
+				return false
+			}
+			for _, s := range segs {
+				if _, err := os.Lstat(s.Plain); err == nil || !s.Compressed {
+					return false
+				}
+			}
+			fi, err := os.Stat(auditPath)
+			return err == nil && fi.Size() == 0
+		}, deliveryTimeout, pollInterval, "%s: not rotated and compressed", auditPath)
+	}
+	col := startCollector(t, "collector", dir, rotated(keyPath), sandboxAddr)
+	postLines(t, sandboxAddr, pairLines(uuid.MustParse("6f1c2a8e-3b4d-4e5f-9a0b-1c2d3e4f5a6b"), 4))
+	lw.waitSize(t, auditOrigin, 8)
+	waitRotated()
+	postLines(t, sandboxAddr, pairLines(uuid.MustParse("7f1c2a8e-3b4d-4e5f-9a0b-1c2d3e4f5a6b"), 2))
+	lw.waitSize(t, auditOrigin, 12)
+	waitRotated()
+	col.stop(t)
+
+	code, out := runCLI(t, "keygen", "--name", "e2e-audit-2027", "--out", filepath.Join(dir, "keys2"))
+	require.Equal(t, 0, code, out)
+	newKey, newPub := filepath.Join(dir, "keys2", "e2e-audit-2027.key"), filepath.Join(dir, "keys2", "e2e-audit-2027.pub")
+	code, out = runCLI(t, "log", "handover", "--signing-key", keyPath, "--next-key", newPub,
+		"--witness", "http://"+lw.addr+"="+wkey, auditPath)
+	require.Equal(t, 0, code, out)
+	require.Contains(t, out, "ends at 12 lines")
+	dirs, err := filepath.Glob(auditPath + ".retired-*Z")
+	require.NoError(t, err)
+	require.Len(t, dirs, 1, "%v", dirs)
+	retired := filepath.Join(dirs[0], "events.jsonl")
+	retiredSegs, err := filesink.Segments(retired)
+	require.NoError(t, err)
+	require.NotEmpty(t, retiredSegs)
+
+	const newOrigin = "e2e-audit-2027/events.jsonl"
+	lw.addLog(t, newOrigin, newPub)
+	col2 := startCollector(t, "collector2", filepath.Join(dir, "second"), rotated(newKey), sandboxAddr)
+	postLines(t, sandboxAddr, pairLines(uuid.MustParse("22222222-3333-4444-8555-666666666666"), 2))
+	lw.waitSize(t, newOrigin, 5) // the handover note's leaf and 4 lines
+	waitRotated()
+	col2.stop(t)
+
+	code, out = runCLI(t, "verify", "--key", pubPath, "--witness", wkey, filepath.Dir(auditPath))
+	require.Equal(t, 0, code, out)
+	require.Contains(t, out, retired+`: handover: final at 12 lines; the log goes on as "`+newOrigin+`"`)
+	require.Contains(t, out, retired+": witness: lines=12 witnessed=12 unwitnessed=0")
+	require.Contains(t, out, auditPath+": handover: the log starts from the handover of "+retired)
+
+	// A forged line appended to a retired compressed segment, as a second
+	// zstd frame (zstd -d reads it as part of the segment).
+	seg := retiredSegs[0].Path
+	enc, err := zstd.NewWriter(nil)
+	require.NoError(t, err)
+	frame := enc.EncodeAll([]byte(pairLines(uuid.MustParse("33333333-3333-4444-8555-666666666666"), 1)[0]), nil)
+	require.NoError(t, enc.Close())
+	f, err := os.OpenFile(seg, os.O_WRONLY|os.O_APPEND, 0)
+	require.NoError(t, err)
+	_, err = f.Write(frame)
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+	code, out = runCLI(t, "verify", "--key", pubPath, "--allow-open", filepath.Dir(auditPath))
+	require.Equal(t, 1, code, out)
+	require.Contains(t, out, seg+": holds")
+	require.Contains(t, out, "lines were appended, removed, or the segment was swapped")
 }

@@ -95,6 +95,12 @@ func (e *auditExporter) Start(ctx context.Context, host component.Host) (err err
 			if opts.Rotation != nil {
 				// Retention signs what it removes before it removes it.
 				opts.Rotation.BeforeRemove = e.sealer.Retire
+				// A rotation on time, with no batch, is sealed too.
+				logRotation, sealer := opts.Rotation.OnRotate, e.sealer
+				opts.Rotation.OnRotate = func(path, segment string) {
+					logRotation(path, segment)
+					sealer.Rotated(path)
+				}
 			}
 		}
 		sink, err := filesink.New(opts)

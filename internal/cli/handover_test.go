@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"crypto/sha256"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/sandboxaudit/sandboxaudit/internal/filesink"
 	"github.com/sandboxaudit/sandboxaudit/internal/integrity"
 	"github.com/sandboxaudit/sandboxaudit/internal/witness"
 	"github.com/sandboxaudit/sandboxaudit/internal/witness/witnesstest"
@@ -160,16 +162,168 @@ func TestSealerRefusesARetiredLog(t *testing.T) {
 	require.ErrorContains(t, err, `final checkpoint at 8 lines; the log goes on as "cli-test-2027/audit.jsonl"`)
 }
 
-func TestLogHandoverRefusesARotatedTrail(t *testing.T) {
-	path, keyPath, _, _ := rotatedFixture(t, 30)
+// handOverRotated hands a rotated, compressed trail over to a new key and
+// starts the new log at the path. It returns the path, the retired file
+// (inside the retired log's directory), the first public key and the new
+// signing key.
+func handOverRotated(t *testing.T) (path, retired, oldPub, newKey string) {
+	t.Helper()
+	path, keyPath, oldPub, _ := rotatedFixture(t, 60)
+	segs, err := filesink.Segments(path)
+	require.NoError(t, err)
 	dir := t.TempDir()
 	res := run(t, "", "keygen", "--name", "next", "--out", dir)
 	require.Equal(t, 0, res.code, res.stderr)
 	res = run(t, "", "log", "handover", "--signing-key", keyPath, "--next-key", filepath.Join(dir, "next.pub"), path)
-	require.Equal(t, 1, res.code, res.stdout)
-	require.Contains(t, res.stderr, "handing over a rotated trail is not supported")
-	_, err := os.Stat(path)
-	require.NoError(t, err, "nothing was moved")
+	require.Equal(t, 0, res.code, res.stdout+res.stderr)
+	require.Contains(t, res.stdout, `the log "cli-test/events.jsonl" ends at 240 lines`, "the final checkpoint covers every segment")
+	matches, err := filepath.Glob(path + ".retired-*Z")
+	require.NoError(t, err)
+	require.Len(t, matches, 1)
+	retired = filepath.Join(matches[0], "events.jsonl")
+	require.Contains(t, res.stdout, "retired file: "+retired+" (with its sidecars and closed segments, in "+matches[0]+")")
+	moved, err := filesink.Segments(retired)
+	require.NoError(t, err)
+	require.Len(t, moved, len(segs), "the segments moved with the log, under their names")
+	left, err := filesink.Segments(path)
+	require.NoError(t, err)
+	require.Empty(t, left)
+	for _, suffix := range []string{"", ".tlog", ".checkpoints", ".segments"} {
+		_, err := os.Stat(path + suffix)
+		require.ErrorIs(t, err, os.ErrNotExist, suffix)
+	}
+	newKey = filepath.Join(dir, "next.key")
+	st, fin := op(sessionB, "stop", "b000000000000999", 241, 242)
+	appendFlocked(t, path, canonLines(st, fin))
+	require.NoError(t, sealWith(t, path, newKey))
+	return path, retired, oldPub, newKey
+}
+
+// A second handover before the new log started says what happened.
+func TestLogHandoverTwice(t *testing.T) {
+	path, _, _, _ := handOverRotated(t)
+	require.NoError(t, os.Remove(path))
+	require.NoError(t, os.Remove(integrity.StorePath(path)))
+	require.NoError(t, os.Remove(integrity.CheckpointsPath(path)))
+	require.NoError(t, os.Remove(integrity.SegmentsPath(path)))
+	keys := t.TempDir()
+	for _, name := range []string{"again", "later"} {
+		res := run(t, "", "keygen", "--name", name, "--out", keys)
+		require.Equal(t, 0, res.code, res.stderr)
+	}
+	res := run(t, "", "log", "handover", "--signing-key", filepath.Join(keys, "again.key"), "--next-key", filepath.Join(keys, "later.pub"), path)
+	require.NotEqual(t, 0, res.code)
+	require.Contains(t, res.stderr, path+": nothing to hand over: its log was handed over already, and the note in "+path+".handover starts the next one")
+}
+
+// A handover killed after its final checkpoint was signed, or midway
+// through the moves, is finished by running it again; with another next
+// key it is refused.
+func TestLogHandoverResumes(t *testing.T) {
+	path, keyPath, oldPub, _ := rotatedFixture(t, 60)
+	segs, err := filesink.Segments(path)
+	require.NoError(t, err)
+	dir := t.TempDir()
+	for _, name := range []string{"next", "other"} {
+		res := run(t, "", "keygen", "--name", name, "--out", dir)
+		require.Equal(t, 0, res.code, res.stderr)
+	}
+	nextPub, err := os.ReadFile(filepath.Join(dir, "next.pub"))
+	require.NoError(t, err)
+	keys, err := integrity.LoadSigningKey(keyPath)
+	require.NoError(t, err)
+	// As a run killed after the final checkpoint and the first move.
+	_, last, err := integrity.NewestSigned(path, keys.Verifier)
+	require.NoError(t, err)
+	signed, err := integrity.SignHandover(integrity.Handover{Checkpoint: last, NextKey: strings.TrimSpace(string(nextPub)), NextOrigin: "next/events.jsonl"}, keys.Signer)
+	require.NoError(t, err)
+	require.NoError(t, integrity.AppendHandover(path, signed))
+	begun := path + ".retired-20270101T000000Z"
+	require.NoError(t, os.Mkdir(begun, 0o700))
+	require.NoError(t, os.Rename(segs[0].Path, filepath.Join(begun, filepath.Base(segs[0].Path))))
+
+	res := run(t, "", "log", "handover", "--signing-key", keyPath, "--next-key", filepath.Join(dir, "other.pub"), path)
+	require.NotEqual(t, 0, res.code)
+	require.Contains(t, res.stderr, "the log was handed over already, to the key next+")
+
+	res = run(t, "", "log", "handover", "--signing-key", keyPath, "--next-key", filepath.Join(dir, "next.pub"), path)
+	require.Equal(t, 0, res.code, res.stdout+res.stderr)
+	require.Contains(t, res.stdout, "retired file: "+filepath.Join(begun, "events.jsonl"))
+	moved, err := filesink.Segments(filepath.Join(begun, "events.jsonl"))
+	require.NoError(t, err)
+	require.Len(t, moved, len(segs), "every segment in the retired directory the killed run began")
+	note, err := os.ReadFile(integrity.HandoverPath(path))
+	require.NoError(t, err)
+	require.Equal(t, signed, note)
+	res = run(t, "", "verify", "--key", oldPub, filepath.Dir(path))
+	require.Equal(t, 0, res.code, res.stdout+res.stderr)
+	require.Contains(t, res.stdout, "lines=240 sealed=240 unsealed=0")
+}
+
+// A rotated log is handed over whole: verify with the first key follows
+// the handover across the retired log's segments into the new log, in a
+// directory, or with the files named in any order.
+func TestLogHandoverOfARotatedTrail(t *testing.T) {
+	path, retired, oldPub, _ := handOverRotated(t)
+	for _, args := range [][]string{
+		{filepath.Dir(path)},
+		{path, filepath.Dir(retired)},
+		{path, retired},
+	} {
+		res := run(t, "", append([]string{"verify", "--key", oldPub, "--allow-open"}, args...)...)
+		require.Equal(t, 0, res.code, "%v\n%s", args, res.stdout+res.stderr)
+		require.Contains(t, res.stdout, retired+": integrity: trail segments=")
+		require.Contains(t, res.stdout, "lines=240 sealed=240 unsealed=0")
+		require.Contains(t, res.stdout, retired+`: handover: final at 240 lines; the log goes on as "next/events.jsonl"`)
+		require.Contains(t, res.stdout, path+": handover: the log starts from the handover of "+retired)
+		require.Less(t, strings.Index(res.stdout, retired+": handover: final"), strings.Index(res.stdout, path+": integrity:"),
+			"the retired log is read first")
+	}
+}
+
+// A line added to any part of a retired rotated log after its handover
+// is refused.
+func TestVerifyRefusesARetiredRotatedLogThatGrew(t *testing.T) {
+	s, f := op(sessionA, "stop", "a000000000000999", 997, 998)
+	line := canonLines(s, f)
+	t.Run("compressed segment", func(t *testing.T) {
+		path, retired, oldPub, _ := handOverRotated(t)
+		segs, err := filesink.Segments(retired)
+		require.NoError(t, err)
+		seg := segs[1].Path
+		compressTo(t, seg, append(decompress(t, seg), line...))
+		res := run(t, "", "verify", "--key", oldPub, "--allow-open", "--allow-unsealed", "10", filepath.Dir(path))
+		require.Equal(t, 1, res.code, res.stdout)
+		require.Contains(t, res.stdout, seg+": holds")
+		require.Contains(t, res.stdout, "lines were appended, removed, or the segment was swapped")
+	})
+	t.Run("active file", func(t *testing.T) {
+		path, retired, oldPub, _ := handOverRotated(t)
+		appendFlocked(t, retired, line)
+		res := run(t, "", "verify", "--key", oldPub, "--allow-open", "--allow-unsealed", "10", filepath.Dir(path))
+		require.Equal(t, 1, res.code, res.stdout)
+		require.Contains(t, res.stdout, "handover: the log was retired at 240 lines by its final checkpoint, but the file has 242")
+	})
+	t.Run("new segment", func(t *testing.T) {
+		path, retired, oldPub, _ := handOverRotated(t)
+		segs, err := filesink.Segments(retired)
+		require.NoError(t, err)
+		last := segs[len(segs)-1]
+		extra := filepath.Join(filepath.Dir(retired), fmt.Sprintf("events-%s-%06d.jsonl", last.Time.Format("20060102T150405Z"), last.Seq+1))
+		require.NoError(t, os.WriteFile(extra, []byte(line), 0o600))
+		res := run(t, "", "verify", "--key", oldPub, "--allow-open", "--allow-unsealed", "10", filepath.Dir(path))
+		require.Equal(t, 1, res.code, res.stdout)
+		require.Contains(t, res.stdout, "handover: the log was retired at 240 lines by its final checkpoint, but the file has 242")
+	})
+}
+
+// verify finds the chain's order from the handover notes, not from the
+// order the files are named in.
+func TestVerifyOrdersAHandoverItself(t *testing.T) {
+	path, retired, oldPub, _, _ := handedOver(t)
+	res := run(t, "", "verify", "--key", oldPub, "--allow-open", path, retired)
+	require.Equal(t, 0, res.code, res.stdout+res.stderr)
+	require.Contains(t, res.stdout, path+": handover: the log starts from the handover of "+retired)
 }
 
 // The new log's leaf 0 is the record hash of the signed final checkpoint,

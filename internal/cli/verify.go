@@ -90,6 +90,9 @@ func runVerify(ctx context.Context, args []string, s Streams) int {
 		_, _ = fmt.Fprintf(s.Stderr, "verify: %v\n", err)
 		return exitProblems
 	}
+	if opts.key != nil {
+		files = handoverOrder(files)
+	}
 	v := newVerifier(s.Stdout, opts)
 	defer v.dropStdinSpool()
 	for _, name := range files {
@@ -181,6 +184,8 @@ type verifier struct {
 	alone map[int]bool
 	// givenUsed marks the --checkpoint checkpoints of a log verified.
 	givenUsed map[int]bool
+	// compressed marks the inputs read decompressed.
+	compressed map[string]bool
 }
 
 type sessionState struct {

@@ -115,3 +115,47 @@ func (v *verifier) checkHandover(name string, leaves, lead int64) {
 	_, _ = fmt.Fprintf(v.out, "%s: handover: final at %d lines; the log goes on as %q, signed by %s+%08x\n",
 		name, h.N-lead, h.NextOrigin, next.Name(), next.KeyHash())
 }
+
+// handoverOrder puts each retired log before the log its final checkpoint
+// hands over to, wherever either was named or found, and keeps the order
+// given otherwise. The links are read from the checkpoints unverified: the
+// order only decides which key checks a log, and every signature is still
+// checked when the log is read.
+func handoverOrder(paths []string) []string {
+	origin := make([]string, len(paths))
+	next := make([]string, len(paths))
+	first := map[string]int{} // origin -> the first path whose log has it
+	for i, p := range paths {
+		origin[i], next[i] = integrity.HandoverLink(p)
+		if _, dup := first[origin[i]]; origin[i] != "" && !dup {
+			first[origin[i]] = i
+		}
+	}
+	// before[j] is the path whose handover names j's log.
+	before := make([]int, len(paths))
+	for j := range before {
+		before[j] = -1
+	}
+	for i, nx := range next {
+		if j, ok := first[nx]; ok && nx != "" && j != i && before[j] < 0 {
+			before[j] = i
+		}
+	}
+	out := make([]string, 0, len(paths))
+	done := make([]bool, len(paths))
+	var emit func(i int)
+	emit = func(i int) {
+		if done[i] {
+			return
+		}
+		done[i] = true // a cycle stops here
+		if b := before[i]; b >= 0 {
+			emit(b)
+		}
+		out = append(out, paths[i])
+	}
+	for i := range paths {
+		emit(i)
+	}
+	return out
+}

@@ -35,6 +35,10 @@ func (s *Sink) commit(ctx context.Context, of *openFile, own *groupcommit.Batch)
 		limit = 0
 	}
 	group := of.queue.Group(limit)
+	if s.rot != nil && size == 0 {
+		// An empty file's segment begins with its first line.
+		of.since = s.rot.clock()
+	}
 	if s.rotationDue(of, size, group) {
 		// Between two groups, under the lock: no batch is ever split.
 		if f, size, locked, err = s.rotateLocked(ctx, of, f, size, locked); err != nil {

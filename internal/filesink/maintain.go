@@ -4,13 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"sync"
 	"time"
 
-	"github.com/klauspost/compress/zstd"
 	"golang.org/x/sys/unix"
 
 	"github.com/sandboxaudit/sandboxaudit/internal/fsutil"
@@ -25,6 +23,11 @@ const noFollowFlag = unix.O_NOFOLLOW
 // compression cut short by a crash is finished after a restart.
 type maintainer struct {
 	rot *Rotation
+	// idle rotates the files whose Rotation.Interval ran out and returns
+	// how long until the next is due; nil without an interval.
+	idle func(context.Context) time.Duration
+	// zc is the loop's compressor, reused from segment to segment.
+	zc compressor
 
 	mu     sync.Mutex
 	queued map[string]bool
@@ -36,9 +39,9 @@ type maintainer struct {
 	done   chan struct{}
 }
 
-func newMaintainer(r *Rotation) *maintainer {
+func newMaintainer(r *Rotation, idle func(context.Context) time.Duration) *maintainer {
 	ctx, cancel := context.WithCancel(context.Background())
-	m := &maintainer{rot: r, queued: map[string]bool{}, wake: make(chan struct{}, 1), ctx: ctx, cancel: cancel, done: make(chan struct{})}
+	m := &maintainer{rot: r, idle: idle, queued: map[string]bool{}, wake: make(chan struct{}, 1), ctx: ctx, cancel: cancel, done: make(chan struct{})}
 	go m.loop()
 	return m
 }
@@ -72,11 +75,22 @@ func (m *maintainer) stop() {
 
 func (m *maintainer) loop() {
 	defer close(m.done)
+	// The interval timer rotates a file on time even when no batch comes
+	// (a batch rotates it too, whichever is first).
+	var tick <-chan time.Time
+	var timer *time.Timer
+	if m.idle != nil {
+		timer = time.NewTimer(m.rot.idleWait(m.rot.Interval))
+		defer timer.Stop()
+		tick = timer.C
+	}
 	for {
 		select {
 		case <-m.ctx.Done():
 			return
 		case <-m.wake:
+		case <-tick:
+			timer.Reset(m.rot.idleWait(m.idle(m.ctx)))
 		}
 		for {
 			m.mu.Lock()
@@ -116,7 +130,7 @@ func (m *maintainer) maintain(ctx context.Context, path string) time.Duration {
 				m.dropPlainTwin(path, seg)
 				continue
 			}
-			wait, err := compressSegment(ctx, seg, r.clock(), r.grace)
+			wait, err := compressSegment(ctx, &m.zc, seg, r.clock(), r.grace)
 			if err != nil && ctx.Err() == nil {
 				r.fail(path, err)
 			}
@@ -200,7 +214,7 @@ func (m *maintainer) remove(path string, seg Segment) error {
 // file. It holds the writers' flock on the plain file meanwhile. A
 // segment written to within grace is left for later: it returns how long
 // to wait.
-func compressSegment(ctx context.Context, seg Segment, now time.Time, grace time.Duration) (time.Duration, error) {
+func compressSegment(ctx context.Context, zc *compressor, seg Segment, now time.Time, grace time.Duration) (time.Duration, error) {
 	in, err := os.OpenFile(seg.Plain, os.O_RDONLY|noFollowFlag, 0)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
@@ -224,7 +238,7 @@ func compressSegment(ctx context.Context, seg Segment, now time.Time, grace time
 		return 0, nil // removed while we waited for the lock
 	}
 	dst := seg.Plain + ZstdSuffix
-	if err := writeZstd(ctx, in, dst); err != nil {
+	if err := zc.write(ctx, in, dst); err != nil {
 		return 0, fmt.Errorf("filesink: compress %s: %w", seg.Plain, err)
 	}
 	if err := os.Remove(seg.Plain); err != nil {
@@ -234,52 +248,4 @@ func compressSegment(ctx context.Context, seg Segment, now time.Time, grace time
 		return 0, fmt.Errorf("filesink: sync directory of %s: %w", seg.Plain, err)
 	}
 	return 0, nil
-}
-
-// writeZstd compresses in into dst through dst.tmp, made durable before
-// the rename; on failure the temp file is removed.
-func writeZstd(ctx context.Context, in io.Reader, dst string) (err error) {
-	tmp := dst + tmpSuffix
-	out, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|noFollowFlag, 0o600)
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			_ = out.Close()
-			_ = os.Remove(tmp)
-		}
-	}()
-	enc, err := zstd.NewWriter(out, zstd.WithEncoderConcurrency(1), zstd.WithLowerEncoderMem(true))
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(enc, fsutil.ContextReader(ctx, in)); err != nil {
-		_ = enc.Close()
-		return err
-	}
-	if err := enc.Close(); err != nil {
-		return err
-	}
-	if err := out.Sync(); err != nil {
-		return fmt.Errorf("sync %s: %w", tmp, err)
-	}
-	if err := out.Close(); err != nil {
-		return fmt.Errorf("close %s: %w", tmp, err)
-	}
-	if err := os.Rename(tmp, dst); err != nil {
-		return err
-	}
-	return fsutil.SyncDir(filepath.Dir(dst))
-}
-
-// CompressFile writes the file src as a zstd frame at dst, durably, as a
-// closed segment is compressed (src is left as it is).
-func CompressFile(ctx context.Context, src, dst string) error {
-	in, err := os.Open(src)
-	if err != nil {
-		return err
-	}
-	defer func() { _ = in.Close() }()
-	return writeZstd(ctx, in, dst)
 }

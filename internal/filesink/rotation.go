@@ -30,9 +30,11 @@ type Rotation struct {
 	// size (a file is never left empty: a batch larger than MaxBytes goes
 	// whole into a file of its own); 0: no size limit.
 	MaxBytes int64
-	// Interval rotates a file this long after its segment began (at the
-	// rotation before, or when this sink first opened it), at its next
-	// batch; 0: not by time.
+	// Interval rotates a file this long after its segment began (its
+	// first line in an empty file, the rotation before, or when this sink
+	// opened it), at a batch or on a timer when none comes; 0: not by
+	// time. The timer sees the files the sink holds open (an idle file it
+	// closed for MaxOpenFiles rotates at its next batch).
 	Interval time.Duration
 	// MaxBackups keeps at most this many closed segments per file; 0: all.
 	MaxBackups int
@@ -57,9 +59,21 @@ type Rotation struct {
 	OnError func(path string, err error)
 
 	// now and grace are the clock and the quiet time a segment needs
-	// before it is compressed; tests set them.
-	now   func() time.Time
-	grace time.Duration
+	// before it is compressed; idlePoll, when set, is how often the
+	// interval timer looks (for a clock tests move). Tests set them.
+	now      func() time.Time
+	grace    time.Duration
+	idlePoll time.Duration
+}
+
+// idleWait bounds the interval timer's next wait: never a busy loop, and
+// never longer than an interval, so a clock step is caught up with.
+func (r *Rotation) idleWait(d time.Duration) time.Duration {
+	if r.idlePoll > 0 {
+		return r.idlePoll
+	}
+	floor := min(max(r.Interval/16, 10*time.Millisecond), time.Second)
+	return min(max(d, floor), r.Interval)
 }
 
 // defaultCompressGrace is how long a closed segment must be left alone
@@ -113,6 +127,60 @@ func (s *Sink) rotationDue(of *openFile, size int64, group []*groupcommit.Batch)
 	return r.Interval > 0 && r.clock().Sub(of.since) >= r.Interval
 }
 
+// rotateIdle rotates each open file whose interval ran out, as a batch
+// would, and returns how long until the next is due.
+func (s *Sink) rotateIdle(ctx context.Context) time.Duration {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return s.rot.Interval
+	}
+	held := make([]*openFile, 0, len(s.files))
+	for _, of := range s.files {
+		of.refs++ // kept open meanwhile
+		held = append(held, of)
+	}
+	s.mu.Unlock()
+	next := s.rot.Interval
+	for _, of := range held {
+		next = min(next, s.rotateIfDue(ctx, of))
+		s.release(of)
+	}
+	return next
+}
+
+// rotateIfDue rotates of's file if its interval ran out, under of.mu (no
+// batch meanwhile) and the writers' flock, and returns how long until it
+// is due again. An empty file is not rotated: its segment begins now.
+func (s *Sink) rotateIfDue(ctx context.Context, of *openFile) time.Duration {
+	r := s.rot
+	of.mu.Lock()
+	defer of.mu.Unlock()
+	if of.err != nil || of.f == nil {
+		return r.Interval
+	}
+	if wait := r.Interval - r.clock().Sub(of.since); wait > 0 {
+		return wait
+	}
+	f, size, locked, err := s.lockCurrent(ctx, of)
+	if err != nil {
+		if ctx.Err() == nil {
+			r.fail(of.path, err)
+		}
+		return r.Interval
+	}
+	if size == 0 {
+		of.since = r.clock()
+	} else if f, _, locked, err = s.rotateLocked(ctx, of, f, size, locked); err != nil {
+		r.fail(of.path, err)
+		return r.Interval
+	}
+	if locked {
+		fsutil.Unlock(int(f.Fd()))
+	}
+	return r.Interval
+}
+
 // rotateLocked renames of's file, locked (when locked) and current, to its
 // next segment name, and returns the new file at the path, locked, with
 // its size. A rename that fails leaves the file where it is: the group is
@@ -154,6 +222,9 @@ func (s *Sink) renameToSegment(path string) (string, error) {
 	seg := namerFor(path).name(now, seq)
 	if err := renameNoReplace(path, seg); err != nil {
 		return "", fmt.Errorf("filesink: rotate %s to %s: %w", path, filepath.Base(seg), err)
+	}
+	if s.fsync == FsyncNever {
+		return seg, nil // flushing is left to the kernel, as for the lines
 	}
 	if err := fsutil.SyncDir(filepath.Dir(path)); err != nil {
 		// The rename happened: the segment exists, only its durability

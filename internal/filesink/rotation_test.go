@@ -201,6 +201,44 @@ func TestRotateByInterval(t *testing.T) {
 	require.Equal(t, string(numberedLines(5, 8)), string(parts[1]))
 }
 
+// An idle file rotates when its interval runs out, with no batch to
+// trigger it; the next batch goes to the new file.
+func TestRotateByIntervalWithoutABatch(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "events.jsonl")
+	clock := &fakeClock{t: time.Date(2026, 12, 6, 6, 0, 0, 0, time.UTC)}
+	var ev rotationEvents
+	r := ev.hook(&Rotation{Interval: time.Hour})
+	r.now, r.idlePoll = clock.now, 2*time.Millisecond
+	s, err := New(Options{Path: path, Rotation: r})
+	require.NoError(t, err)
+	ctx := context.Background()
+	require.NoError(t, s.WriteBatch(ctx, testSession, numberedLines(1, 2)))
+	clock.add(time.Hour)
+	require.Eventually(t, func() bool {
+		ev.mu.Lock()
+		defer ev.mu.Unlock()
+		return len(ev.rotated) == 1
+	}, time.Minute, 2*time.Millisecond, "the idle file was not rotated")
+	segs, parts := readTrail(t, path)
+	require.Len(t, segs, 1)
+	require.Equal(t, "events-20261206T070000Z-000001.jsonl", filepath.Base(segs[0].Path))
+	require.Equal(t, string(numberedLines(1, 2)), string(parts[0]))
+	require.Empty(t, parts[1], "the path holds a new, empty file")
+
+	// The empty file is left alone however long it stays empty; its
+	// segment begins then, so a batch half an interval later does not
+	// rotate it either.
+	clock.add(2 * time.Hour)
+	require.NoError(t, s.WriteBatch(ctx, testSession, numberedLines(3, 4)))
+	clock.add(30 * time.Minute)
+	require.NoError(t, s.WriteBatch(ctx, testSession, numberedLines(5, 6)))
+	require.NoError(t, s.Close())
+	require.Empty(t, ev.errors())
+	segs, parts = readTrail(t, path)
+	require.Len(t, segs, 1)
+	require.Equal(t, string(numberedLines(3, 6)), string(parts[1]))
+}
+
 // A clock that goes back must not make a newer segment sort first.
 func TestSegmentNamesSortWhenTheClockGoesBack(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "events.jsonl")

@@ -85,18 +85,8 @@ func New(opts Options) (*Sink, error) {
 	if err != nil {
 		return nil, fmt.Errorf("filesink: path: %w", err)
 	}
-	var maint *maintainer
-	if opts.Rotation != nil {
-		maint = newMaintainer(opts.Rotation)
-		if t.static != "" {
-			// A compression a crash cut short is finished now, not at
-			// the first write.
-			maint.schedule(t.static)
-		}
-	}
-	return &Sink{
+	s := &Sink{
 		rot:     opts.Rotation,
-		maint:   maint,
 		tmpl:    t,
 		fsync:   opts.Fsync,
 		max:     opts.MaxOpenFiles,
@@ -107,7 +97,20 @@ func New(opts Options) (*Sink, error) {
 		files:   make(map[string]*openFile),
 		lru:     list.New(),
 		wake:    make(chan struct{}),
-	}, nil
+	}
+	if r := opts.Rotation; r != nil {
+		var idle func(context.Context) time.Duration
+		if r.Interval > 0 {
+			idle = s.rotateIdle
+		}
+		s.maint = newMaintainer(r, idle)
+		if t.static != "" {
+			// A compression a crash cut short is finished now, not at
+			// the first write.
+			s.maint.schedule(t.static)
+		}
+	}
+	return s, nil
 }
 
 // PathFor returns the file that lines of sessionID go to, or an error if the

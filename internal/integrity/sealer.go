@@ -91,6 +91,11 @@ func (s *Sealer) Wrote(path string, lines int) {
 	}
 }
 
+// Rotated records that the file sink rotated path: the next round seals
+// and records the closed segment even when no line follows (a rotation
+// on time, with no batch). It is the sink's Rotation.OnRotate hook.
+func (s *Sealer) Rotated(path string) { s.Wrote(path, 0) }
+
 // Seal seals path now: on start, so that the lines written since the last
 // checkpoint (before a crash, or by another writer) are sealed, and a
 // disagreement is found before anything is added.

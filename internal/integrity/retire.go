@@ -1,0 +1,183 @@
+package integrity
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"golang.org/x/mod/sumdb/note"
+
+	"github.com/sandboxaudit/sandboxaudit/internal/filesink"
+	"github.com/sandboxaudit/sandboxaudit/internal/fsutil"
+)
+
+// sidecarSuffixes are every file an audit path's log keeps beside it.
+var sidecarSuffixes = [...]string{"", StoreSuffix, CheckpointsSuffix, SegmentsSuffix, WitnessedSuffix, HandoverSuffix}
+
+// RetireLog moves the log of the audit path aside after its handover, so
+// that a new log starts at the path. The file and its sidecars become
+// PATH.retired-<time> (-2, -3... after another handover in the same
+// second). A rotated log goes whole into a directory of that name, every
+// file under its own name, so its segment records still name its
+// segments. It returns the retired file: the path in that directory for
+// a rotated log. v reads the segment records. Run it with the writers
+// stopped.
+//
+// next, when not nil, is the new log's handover note: it is written to
+// PATH.handover before the checkpoints sidecar moves, last. Until then the
+// path's checkpoints end with the final checkpoint, so a run killed
+// midway is finished by running it again: it goes on into the retired
+// name it had begun.
+func RetireLog(path string, v note.Verifier, now time.Time, next []byte) (string, error) {
+	segs, err := filesink.Segments(path)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return "", err
+	}
+	sl, err := LoadSegmentLog(path, v)
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", SegmentsPath(path), err)
+	}
+	to, dir, err := unfinishedRetiredName(path)
+	if err != nil {
+		return "", err
+	}
+	if to == "" {
+		if to, err = freeRetiredName(path, now); err != nil {
+			return "", err
+		}
+		dir = len(segs) > 0 || sl.Closed() > 0
+		if dir {
+			if err := os.Mkdir(to, 0o700); err != nil {
+				return "", fmt.Errorf("retire %s: %w", path, err)
+			}
+		}
+	}
+	dest := func(f string) string { return to + f[len(path):] }
+	retired := to
+	// The segments first, the file and its other sidecars next, the
+	// checkpoints last: until then the path still reads as the log
+	// being retired.
+	var files []string
+	if dir {
+		dest = func(f string) string { return filepath.Join(to, filepath.Base(f)) }
+		retired = filepath.Join(to, filepath.Base(path))
+		for _, s := range segs {
+			files = append(files, s.Path, s.Plain, s.Plain+filesink.ZstdSuffix+".tmp")
+		}
+	}
+	for _, suffix := range sidecarSuffixes {
+		if suffix == CheckpointsSuffix || suffix == HandoverSuffix && isNote(HandoverPath(path), next) {
+			continue
+		}
+		files = append(files, path+suffix)
+	}
+	for _, f := range files {
+		if err := os.Rename(f, dest(f)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return "", fmt.Errorf("retire %s: %w", f, err)
+		}
+	}
+	if next != nil && !isNote(HandoverPath(path), next) {
+		if err := WriteHandoverNote(path, next); err != nil {
+			return "", err
+		}
+	}
+	if err := os.Rename(CheckpointsPath(path), dest(CheckpointsPath(path))); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return "", fmt.Errorf("retire %s: %w", CheckpointsPath(path), err)
+	}
+	if dir {
+		if err := fsutil.SyncDir(to); err != nil {
+			return "", fmt.Errorf("retire %s: %w", path, err)
+		}
+	}
+	return retired, fsutil.SyncDir(filepath.Dir(path))
+}
+
+// isNote reports whether the file at p holds exactly the note want.
+func isNote(p string, want []byte) bool {
+	if want == nil {
+		return false
+	}
+	got, err := os.ReadFile(p)
+	return err == nil && bytes.Equal(got, want)
+}
+
+// unfinishedRetiredName finds a retirement of path that a killed run
+// began: a PATH.retired-* name without its checkpoints sidecar. dir says
+// whether it is a directory (a rotated log).
+func unfinishedRetiredName(path string) (to string, dir bool, err error) {
+	matches, err := filepath.Glob(path + ".retired-*")
+	if err != nil {
+		return "", false, err
+	}
+	for _, m := range matches {
+		fi, err := os.Lstat(m)
+		if err != nil {
+			continue
+		}
+		switch {
+		case fi.IsDir():
+			if _, err := os.Lstat(filepath.Join(m, filepath.Base(path)+CheckpointsSuffix)); errors.Is(err, os.ErrNotExist) {
+				return m, true, nil
+			}
+		case fi.Mode().IsRegular() && !strings.ContainsRune(m[len(path+".retired-"):], '.'):
+			if _, err := os.Lstat(CheckpointsPath(m)); errors.Is(err, os.ErrNotExist) {
+				return m, false, nil
+			}
+		}
+	}
+	return "", false, nil
+}
+
+// freeRetiredName is the first PATH.retired-<time>[-N] no file uses.
+func freeRetiredName(path string, now time.Time) (string, error) {
+	base := path + ".retired-" + now.UTC().Format("20060102T150405Z")
+	for i := 1; i <= 100; i++ {
+		to := base
+		if i > 1 {
+			to = fmt.Sprintf("%s-%d", base, i)
+		}
+		free := true
+		for _, suffix := range sidecarSuffixes {
+			if _, err := os.Lstat(to + suffix); err == nil {
+				free = false
+				break
+			}
+		}
+		if free {
+			return to, nil
+		}
+	}
+	return "", fmt.Errorf("%s and 99 names after it exist already", base)
+}
+
+// HandoverLink reads, without checking a signature, what ties the log of
+// the audit path to others: the origin of its first checkpoint, and the
+// next origin its final checkpoint names ("" when it has none). verify
+// orders the logs by it; the signatures are checked when each is read.
+func HandoverLink(path string) (origin, next string) {
+	f, _, err := fsutil.OpenRegular(CheckpointsPath(path), os.O_RDONLY|noFollow, 0)
+	if err != nil {
+		return "", ""
+	}
+	defer func() { _ = f.Close() }()
+	nr := NewNoteReader(f)
+	for {
+		rec, err := nr.Next()
+		if err == io.EOF || err != nil {
+			return origin, next
+		}
+		text, _, _ := cutNoteText(rec)
+		if origin == "" {
+			first, _, _ := bytes.Cut(text, []byte("\n"))
+			origin = string(first)
+		}
+		if h, ok, err := ParseHandover(text); ok && err == nil {
+			next = h.NextOrigin
+		}
+	}
+}

@@ -1,0 +1,112 @@
+package integrity
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/sandboxaudit/sandboxaudit/internal/filesink"
+)
+
+// handOverLog signs a final checkpoint of path's log naming a new key, as
+// the log handover command does, and returns the new log's origin.
+func handOverLog(t *testing.T, path string, k *Keys) string {
+	t.Helper()
+	_, nextPub := testKeys(t, "next")
+	nextKey, err := os.ReadFile(nextPub)
+	require.NoError(t, err)
+	_, last, err := NewestSigned(path, k.Verifier)
+	require.NoError(t, err)
+	h := Handover{Checkpoint: last, NextKey: strings.TrimSpace(string(nextKey)), NextOrigin: "next/events.jsonl"}
+	signed, err := SignHandover(h, k.Signer)
+	require.NoError(t, err)
+	require.NoError(t, AppendHandover(path, signed))
+	return h.NextOrigin
+}
+
+// A rotated log retires whole into a directory, under its own names: its
+// trail still verifies there, up to the final checkpoint over every
+// segment, and nothing of it is left at the path.
+func TestRetireRotatedLog(t *testing.T) {
+	path, pub, k := rotatedTrail(t, 100, true, 0)
+	segs, err := filesink.Segments(path)
+	require.NoError(t, err)
+	next := handOverLog(t, path, k)
+	now := time.Date(2027, 1, 1, 0, 0, 0, 0, time.UTC)
+	retired, err := RetireLog(path, k.Verifier, now, nil)
+	require.NoError(t, err)
+	require.Equal(t, filepath.Join(path+".retired-20270101T000000Z", "events.jsonl"), retired)
+	moved, err := filesink.Segments(retired)
+	require.NoError(t, err)
+	require.Len(t, moved, len(segs))
+	left, err := filesink.Segments(path)
+	require.NoError(t, err)
+	require.Empty(t, left)
+	require.False(t, HasSegments(path))
+
+	res := checkTrail(t, retired, pub)
+	require.Empty(t, res.Failures)
+	require.Equal(t, int64(100), res.Sealed, "the final checkpoint covers every segment")
+	st, err := ReadHandover(retired, k.Verifier)
+	require.NoError(t, err)
+	require.NotNil(t, st.Final)
+	require.Equal(t, int64(100), st.Final.N)
+	origin, nextOrigin := HandoverLink(retired)
+	require.Equal(t, "test/events.jsonl", origin)
+	require.Equal(t, next, nextOrigin)
+
+	// A line appended to a retired segment breaks its signed record.
+	r, err := TrailPart{Path: moved[0].Path, Compressed: true}.Open()
+	require.NoError(t, err)
+	was, err := io.ReadAll(r)
+	require.NoError(t, err)
+	require.NoError(t, r.Close())
+	plain := writeTemp(t, moved[0].Plain+".tmp-plain", string(was)+lines(999, 999))
+	require.NoError(t, filesink.CompressFile(bg, plain, moved[0].Path))
+	res = checkTrail(t, retired, pub)
+	n := strings.Count(string(was), "\n")
+	require.Contains(t, strings.Join(res.Failures, "\n"), fmt.Sprintf("holds %d lines, its signed segment record %d", n+1, n))
+
+	// Another handover in the same second takes the next name.
+	path2, _, k2 := rotatedTrail(t, 20, false, 0)
+	handOverLog(t, path2, k2)
+	first, err := RetireLog(path2, k2.Verifier, now, nil)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(path2, []byte(lines(0, 0)), 0o600))
+	require.NoError(t, os.WriteFile(SegmentsPath(path2), nil, 0o600))
+	second, err := RetireLog(path2, k2.Verifier, now, nil)
+	require.NoError(t, err)
+	require.Equal(t, path2+".retired-20270101T000000Z-2", second)
+	require.NotEqual(t, first, second)
+}
+
+// A log that never rotated retires as files beside the path.
+func TestRetireUnrotatedLog(t *testing.T) {
+	k, _ := testKeys(t, "test")
+	path := filepath.Join(t.TempDir(), "events.jsonl")
+	appendLocked(t, path, lines(0, 3))
+	require.NoError(t, newSealer(t, k).Seal(bg, path))
+	handOverLog(t, path, k)
+	retired, err := RetireLog(path, k.Verifier, time.Date(2027, 1, 1, 0, 0, 0, 0, time.UTC), nil)
+	require.NoError(t, err)
+	require.Equal(t, path+".retired-20270101T000000Z", retired)
+	fi, err := os.Stat(retired)
+	require.NoError(t, err)
+	require.True(t, fi.Mode().IsRegular())
+	_, err = os.Stat(CheckpointsPath(retired))
+	require.NoError(t, err)
+	_, err = os.Stat(path)
+	require.ErrorIs(t, err, os.ErrNotExist)
+}
+
+func writeTemp(t *testing.T, name, content string) string {
+	t.Helper()
+	require.NoError(t, os.WriteFile(name, []byte(content), 0o600))
+	return name
+}
