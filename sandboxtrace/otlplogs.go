@@ -144,5 +144,5 @@ func attrValueProto(v attribute.Value) *common.AnyValue {
 	case attribute.EMPTY:
 		return nil
 	}
-	return str(v.Emit())
+	return str(v.String())
 }
