@@ -101,7 +101,8 @@ bench-single: build
 		-rounds $(BENCH_ROUNDS) $(if $(BENCH_PREVIOUS),-previous $(BENCH_PREVIOUS))
 
 ## bench-sync: fail-closed audit per operation: sandboxtrace DeliverySync and
-## DeliverySyncFinish against fsync batch and never, BENCH_SYNC_SESSIONS
+## DeliverySyncFinish (otlploghttp, and DirectLogExporter as "direct") against
+## fsync batch and never, BENCH_SYNC_SESSIONS
 ## concurrent sessions, and a stand-in for the Python HttpProxySink sync sink
 ## (bench/sync/proxy_sink.py), alternated BENCH_SYNC_ROUNDS times in one run
 BENCH_SYNC_ROUNDS   ?= 8

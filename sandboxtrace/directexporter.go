@@ -111,8 +111,8 @@ func (e *DirectLogExporter) post(ctx context.Context, body []byte, mayRetry bool
 			return err
 		}
 	}
-	stop := context.AfterFunc(ctx, func() { _ = e.conn.SetDeadline(time.Unix(1, 0)) })
-	conn := e.conn
+	conn := e.conn // roundTrip may drop e.conn before stop below
+	stop := context.AfterFunc(ctx, func() { _ = conn.SetDeadline(time.Unix(1, 0)) })
 	if dl, ok := ctx.Deadline(); ok {
 		_ = conn.SetDeadline(dl)
 	} else {

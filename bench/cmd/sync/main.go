@@ -7,7 +7,10 @@
 // two POSTs per operation, each on a new connection), all in alternating
 // order in one run. Concurrent sessions share one sync log pipeline
 // (NewSyncLogProcessor), as the sandboxtrace README advises; the "/own"
-// and "/2idle" steps give each session its own. It prints per-operation
+// and "/2idle" steps give each session its own. The "direct" steps send
+// the log records with sandboxtrace.DirectLogExporter instead of
+// otlploghttp, and "post×2" is two bare kept-alive POSTs per operation
+// through the same OTLP receiver, nothing written. It prints per-operation
 // p50/p99, operations/s, CPU per operation (client and collector), one
 // session against many, an fdatasync probe on the same disk, and the
 // ratios.
