@@ -29,8 +29,9 @@ const (
 // writers: the fastest level on one goroutine, one encoder and one buffer
 // reused from segment to segment, and a yield every few kilobytes, so a
 // writer back from write(2) or fdatasync(2) gets the processor at once
-// instead of after the scheduler's time slice. Its disk I/O stays behind
-// the writers' too: the thread runs at the idle I/O class meanwhile, the
+// instead of after the scheduler's time slice. It stays behind the
+// writers on the processor and the disk: its thread runs at a higher nice
+// value and the idle I/O class, the
 // compressed file is written back a piece at a time (so its fsync is
 // short and the compressor waits for the disk, not the writers), and the
 // plain segment's pages are dropped from the cache as they are read. The
@@ -61,9 +62,19 @@ func (w *writeBehind) Write(p []byte) (int, error) {
 }
 
 // write compresses in into dst through dst.tmp, made durable before the
-// rename; on failure the temp file is removed.
-func (c *compressor) write(ctx context.Context, in io.Reader, dst string) (err error) {
-	defer idleIOPriority()()
+// rename; on failure the temp file is removed. The work runs on a thread
+// of its own at a low CPU and I/O priority, which ends with it.
+func (c *compressor) write(ctx context.Context, in io.Reader, dst string) error {
+	done := make(chan error, 1)
+	go func() {
+		runtime.LockOSThread() // never released: the thread ends with the goroutine
+		lowerThreadPriority()
+		done <- c.writeHere(ctx, in, dst)
+	}()
+	return <-done
+}
+
+func (c *compressor) writeHere(ctx context.Context, in io.Reader, dst string) (err error) {
 	tmp := dst + tmpSuffix
 	out, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|noFollowFlag, 0o600)
 	if err != nil {

@@ -1,8 +1,6 @@
 package filesink
 
 import (
-	"runtime"
-
 	"golang.org/x/sys/unix"
 )
 
@@ -13,29 +11,18 @@ const (
 	ioprioWhoProcess = 1
 	ioprioClassShift = 13
 	ioprioClassIdle  = 3
+	// backgroundNice is the compressor thread's nice value: the kernel
+	// gives a busy writer thread about nine tenths of a shared core.
+	backgroundNice = 10
 )
 
-// idleIOPriority gives the calling goroutine's thread the idle I/O class
-// and returns the function that restores it. The goroutine keeps its
-// thread meanwhile, so no other goroutine runs at that class; if the
-// class cannot be restored the thread stays locked, and exits with the
-// goroutine.
-func idleIOPriority() (restore func()) {
-	runtime.LockOSThread()
-	old, _, errno := unix.Syscall(unix.SYS_IOPRIO_GET, ioprioWhoProcess, 0, 0)
-	if errno != 0 {
-		runtime.UnlockOSThread()
-		return func() {}
-	}
-	if _, _, errno := unix.Syscall(unix.SYS_IOPRIO_SET, ioprioWhoProcess, 0, ioprioClassIdle<<ioprioClassShift); errno != 0 {
-		runtime.UnlockOSThread()
-		return func() {}
-	}
-	return func() {
-		if _, _, errno := unix.Syscall(unix.SYS_IOPRIO_SET, ioprioWhoProcess, 0, old); errno == 0 {
-			runtime.UnlockOSThread()
-		}
-	}
+// lowerThreadPriority puts the calling thread in the idle I/O class and
+// at backgroundNice. The caller must hold the thread
+// (runtime.LockOSThread) and never release it, so the thread ends with
+// its goroutine and no other goroutine ever runs at these priorities.
+func lowerThreadPriority() {
+	_, _, _ = unix.Syscall(unix.SYS_IOPRIO_SET, ioprioWhoProcess, 0, ioprioClassIdle<<ioprioClassShift)
+	_ = unix.Setpriority(unix.PRIO_PROCESS, 0, backgroundNice)
 }
 
 // writebackStart starts writing fd's dirty bytes [off, off+n) back to

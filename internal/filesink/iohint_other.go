@@ -2,7 +2,7 @@
 
 package filesink
 
-func idleIOPriority() (restore func()) { return func() {} }
+func lowerThreadPriority() {}
 
 func writebackStart(fd uintptr, off, n int64) {}
 
