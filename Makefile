@@ -14,7 +14,7 @@ GOTESTSUM_VERSION   ?= v1.13.0
 # unpacked offline copy (file:///…), see README "Vulnerabilities".
 VULNDB    ?= https://vuln.go.dev
 
-.PHONY: all test unit e2e e2e-jaeger vet bench bench-check bench-rotation bench-e2e bench-single bench-sync bench-canon fuzz lint vulncheck build install run clean
+.PHONY: all test unit e2e e2e-jaeger vet bench bench-check bench-rotation bench-e2e bench-single bench-sync bench-canon bench-show fuzz lint vulncheck build install run clean
 
 all: test
 
@@ -75,16 +75,19 @@ e2e-jaeger:
 	SANDBOXAUDIT_E2E=1 SANDBOXAUDIT_JAEGER=$(abspath $(BIN))/jaeger $(GO) test -count=1 -timeout 10m -v -run '^TestJaegerCorrelation$$' ./e2e/
 
 ## bench-e2e: ours vs the contrib fileexporter, same OTLP load, alternated
-## BENCH_ROUNDS times in one run (bench/ is its own module; not part of test)
+## BENCH_ROUNDS times in one run, for each span shape in BENCH_SHAPES
+## (bench/ is its own module; not part of test)
 BENCH_ROUNDS  ?= 3
 BENCH_SPANS   ?= 300000
 BENCH_PER_REQ ?= 1000
 BENCH_WORKERS ?= 2
+BENCH_SHAPES  ?= sandboxtrace,light
 bench-e2e: build
 	cd bench && $(GO) build -mod=mod -o ../$(BIN)/otelcol-fileexporter ./cmd/otelcol-fileexporter
 	cd bench && $(GO) build -mod=mod -o ../$(BIN)/bench-e2e ./cmd/e2e
 	./$(BIN)/bench-e2e -ours $(BIN)/otelcol-sandboxaudit -baseline $(BIN)/otelcol-fileexporter \
-		-rounds $(BENCH_ROUNDS) -spans $(BENCH_SPANS) -per-request $(BENCH_PER_REQ) -workers $(BENCH_WORKERS)
+		-rounds $(BENCH_ROUNDS) -spans $(BENCH_SPANS) -per-request $(BENCH_PER_REQ) -workers $(BENCH_WORKERS) \
+		-shapes $(BENCH_SHAPES)
 
 ## bench-single: HttpProxySink-style load (one event per POST) against our collector
 ## with fsync batch and fsync never (the ceiling), or with BENCH_SINK=spool spooling
@@ -118,11 +121,25 @@ bench-canon: build
 	./$(BIN)/bench-canon -cli $(BIN)/sandboxaudit -reference bench/canon/reference.py \
 		-events $(BENCH_EVENTS) -rounds $(BENCH_ROUNDS)
 
+## bench-show: `show` (table and jsonl) and `sessions` on a generated trail of
+## BENCH_SHOW_LINES lines (default 1,000,000, 456 MB, written once to TMPDIR):
+## wall, CPU and peak RSS of each command, BENCH_ROUNDS times (needs /usr/bin/time)
+BENCH_SHOW_LINES ?= 1000000
+bench-show: build
+	@f="$${TMPDIR:-/tmp}/sandboxaudit-bench-show-$(BENCH_SHOW_LINES).jsonl"; \
+	test -s "$$f" || SANDBOXAUDIT_GEN="$$f" SANDBOXAUDIT_GEN_OPS=$$(( $(BENCH_SHOW_LINES) / 2 )) \
+		$(GO) test -count=1 -run '^TestGenerate$$' ./internal/trail/ >/dev/null || exit 1; \
+	echo "$$f: $(BENCH_SHOW_LINES) lines, $$(nproc) CPUs, load $$(cut -d' ' -f1-3 /proc/loadavg)"; \
+	for r in $$(seq $(BENCH_ROUNDS)); do for c in "show" "show --output jsonl" "sessions"; do \
+		/usr/bin/time -f "$$c: wall %es, CPU %Us user + %Ss sys, peak RSS %M KB" ./$(BIN)/sandboxaudit $$c "$$f" >/dev/null || exit 1; \
+	done; done
+
 ## fuzz: each fuzz target for FUZZTIME (default 30s; CI does not fuzz)
 fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME) ./auditevent/
 	$(GO) test -run '^$$' -fuzz '^FuzzEncode$$' -fuzztime $(FUZZTIME) ./auditevent/
 	$(GO) test -run '^$$' -fuzz '^FuzzCanonCheck$$' -fuzztime $(FUZZTIME) ./auditevent/
+	$(GO) test -run '^$$' -fuzz '^FuzzScanLine$$' -fuzztime $(FUZZTIME) ./auditevent/
 	$(GO) test -run '^$$' -fuzz '^FuzzNDJSON$$' -fuzztime $(FUZZTIME) ./receiver/
 	$(GO) test -run '^$$' -fuzz '^FuzzUnmarshalLogs$$' -fuzztime $(FUZZTIME) ./encoding/
 	$(GO) test -run '^$$' -fuzz '^FuzzParseCheckpoint$$' -fuzztime $(FUZZTIME) ./internal/integrity/
@@ -130,6 +147,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzNoteReader$$' -fuzztime $(FUZZTIME) ./internal/integrity/
 	$(GO) test -run '^$$' -fuzz '^FuzzReadOps$$' -fuzztime $(FUZZTIME) ./internal/trail/
 	$(GO) test -run '^$$' -fuzz '^FuzzTopField$$' -fuzztime $(FUZZTIME) ./internal/trail/
+	$(GO) test -run '^$$' -fuzz '^FuzzLightScan$$' -fuzztime $(FUZZTIME) ./internal/trail/
 
 ## lint: gofmt, go vet, staticcheck and golangci-lint (installed from the module proxy)
 lint: vet

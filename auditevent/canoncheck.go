@@ -219,6 +219,9 @@ func lowerHex4(b []byte, i int) (rune, bool) {
 // number checks an integer (exact, no -0, within the digit limit) or a
 // float spelled as Python's repr spells it.
 func (c *canonChecker) number(i int) (int, bool) {
+	if end, ok := c.plainInt(i); ok {
+		return end, true
+	}
 	p := parser{buf: c.buf, pos: i}
 	tok, isFloat, err := p.numberToken()
 	if err != nil {
@@ -239,6 +242,27 @@ func (c *canonChecker) number(i int) (int, bool) {
 		return p.pos, false
 	}
 	return p.pos, true
+}
+
+// plainInt is the common number, a non-negative integer such as an exit
+// code, read without the tokenizer: it reports whether the digits at i are
+// one (canonical, so no leading zero) and where they end; anything else,
+// a fraction or an exponent after them included, is for number to read.
+func (c *canonChecker) plainInt(i int) (int, bool) {
+	b := c.buf
+	if i >= len(b) || b[i] < '0' || b[i] > '9' {
+		return i, false
+	}
+	j := i + 1
+	if b[i] != '0' {
+		for j < len(b) && b[j] >= '0' && b[j] <= '9' {
+			j++
+		}
+	}
+	if j < len(b) && (b[j] == '.' || b[j] == 'e' || b[j] == 'E' || b[j] >= '0' && b[j] <= '9') {
+		return i, false
+	}
+	return j, j-i <= maxIntDigits
 }
 
 // shortFixedRepr reports whether a float token is surely Python's repr of

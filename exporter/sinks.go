@@ -47,10 +47,16 @@ func appendEvent(dst []byte, pc *payloadpolicy.Table, ev *auditevent.Event, cuts
 	return pc.Get(ev.Op).AppendLine(dst, ev, cuts)
 }
 
-// appendEvents encodes a batch under one sink's policy.
+// appendEvents encodes a batch under one sink's policy, looked up again
+// only where the op changes: a span's two events, and often a run of spans,
+// share one.
 func appendEvents(dst []byte, pc *payloadpolicy.Table, events []auditevent.Event, cuts *redact.Counts) []byte {
+	var p payloadpolicy.Policy
 	for i := range events {
-		dst = appendEvent(dst, pc, &events[i], cuts)
+		if i == 0 || events[i].Op != events[i-1].Op {
+			p = pc.Get(events[i].Op)
+		}
+		dst = p.AppendLine(dst, &events[i], cuts)
 	}
 	return dst
 }

@@ -1,7 +1,9 @@
 // Command otelcol-sandboxaudit is an OpenTelemetry Collector with the
 // sandbox audit receiver and exporter built in. Without --config it runs the
 // embedded default configuration (see sandboxaudit.DefaultConfig); with
-// --config it behaves like any collector.
+// --config it behaves like any collector. Unless the environment sets GOGC
+// or GOMEMLIMIT, it runs with GOGC=400 and a 512 MiB soft memory limit (see
+// gc.go).
 package main
 
 import (
@@ -14,6 +16,7 @@ import (
 )
 
 func main() {
+	applyGCDefaults(os.LookupEnv)
 	cmd := otelcol.NewCommand(sandboxaudit.CollectorSettings())
 	// Printed once, here: cobra would print it too.
 	cmd.SilenceErrors = true

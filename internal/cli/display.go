@@ -73,6 +73,42 @@ func pad(s string, width int) string {
 	return s
 }
 
+// appendCell appends displayText(s) cut and padded to width characters, as
+// pad does; plain ASCII, which needs neither escaping nor counting of
+// characters, is appended without building a string.
+func appendCell(b []byte, s string, width int) []byte {
+	if !plainASCII(s) {
+		return append(b, pad(displayText(s), width)...)
+	}
+	if len(s) > width {
+		return append(append(b, s[:width-1]...), "…"...)
+	}
+	b = append(b, s...)
+	for range width - len(s) {
+		b = append(b, ' ')
+	}
+	return b
+}
+
+// appendRight appends s, already cut, right-aligned in width characters.
+func appendRight(b, s []byte, width int) []byte {
+	for range width - utf8.RuneCount(s) {
+		b = append(b, ' ')
+	}
+	return append(b, s...)
+}
+
+// plainASCII reports whether s is printable ASCII only, which displayText
+// leaves as it is.
+func plainASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x20 || s[i] > 0x7e {
+			return false
+		}
+	}
+	return true
+}
+
 // jsonMarshalString is encoding/json's quoting of a string.
 func jsonMarshalString(s string) (string, error) {
 	b, err := json.Marshal(s)

@@ -116,6 +116,12 @@ func handoverWitnesses(values []string) (*witness.Pool, error) {
 }
 
 func (h *handover) run(ctx context.Context, pool *witness.Pool, out io.Writer) error {
+	if _, err := os.Lstat(integrity.CheckpointsPath(h.path)); errors.Is(err, os.ErrNotExist) {
+		if _, err := os.Lstat(integrity.HandoverPath(h.path)); err == nil {
+			return fmt.Errorf("%s: nothing to hand over: its log was handed over already, and the note in %s starts the next one; "+
+				"start the collector with the new key, then hand that log over", h.path, integrity.HandoverPath(h.path))
+		}
+	}
 	sl, err := integrity.LoadSegmentLog(h.path, h.keys.Verifier)
 	if err != nil {
 		return fmt.Errorf("%s: %w", integrity.SegmentsPath(h.path), err)
@@ -124,24 +130,9 @@ func (h *handover) run(ctx context.Context, pool *witness.Pool, out io.Writer) e
 	if sl.Genesis() != nil {
 		lead = 1
 	}
-	sealer, err := integrity.NewSealer(integrity.Settings{Keys: h.keys, Interval: time.Second})
+	signed, last, err := h.finalCheckpoint(ctx)
 	if err != nil {
 		return err
-	}
-	if err := sealer.Seal(ctx, h.path); err != nil {
-		return fmt.Errorf("seal %s with the key being retired: %w", h.path, err)
-	}
-	_, last, err := integrity.NewestSigned(h.path, h.keys.Verifier)
-	if err != nil {
-		return fmt.Errorf("%s: %w", h.path, err)
-	}
-	note := integrity.Handover{Checkpoint: last, NextKey: h.nextKey, NextOrigin: h.nextOrigin}
-	signed, err := integrity.SignHandover(note, h.keys.Signer)
-	if err != nil {
-		return err
-	}
-	if err := integrity.AppendHandover(h.path, signed); err != nil {
-		return fmt.Errorf("%s: %w", h.path, err)
 	}
 	if pool != nil {
 		prove := func(old int64) (tlog.TreeProof, error) { return integrity.ProveFromStore(h.path, last.N, old) }
@@ -152,17 +143,14 @@ func (h *handover) run(ctx context.Context, pool *witness.Pool, out io.Writer) e
 			}
 		}
 		if !quorum {
-			return fmt.Errorf("the witnesses did not all cosign the final checkpoint (it is signed and in %s; run the command's witness step again)",
+			return fmt.Errorf("the witnesses did not all cosign the final checkpoint (it is signed and in %s; run the same command again to finish the handover)",
 				integrity.CheckpointsPath(h.path))
 		}
 	}
-	retired, err := integrity.RetireLog(h.path, h.keys.Verifier, time.Now())
-	if err != nil {
-		return err
-	}
 	// The new log's leaf 0 is this note: the collector started with the
 	// new key picks it up.
-	if err := integrity.WriteHandoverNote(h.path, signed); err != nil {
+	retired, err := integrity.RetireLog(h.path, h.keys.Verifier, time.Now(), signed)
+	if err != nil {
 		return err
 	}
 	_, _ = fmt.Fprintf(out, "log handover: the log %q ends at %d lines; its final checkpoint names the key %s and the origin %q\n",
@@ -175,4 +163,39 @@ func (h *handover) run(ctx context.Context, pool *witness.Pool, out io.Writer) e
 		retired, where, h.path)
 	_, _ = fmt.Fprintf(out, "log handover: the new log starts from the note in %s\n", integrity.HandoverPath(h.path))
 	return nil
+}
+
+// finalCheckpoint seals the log with the key being retired and signs its
+// final checkpoint. A log whose checkpoints end with a final checkpoint
+// naming the same next key and origin is a handover a killed or failed
+// run began: its final checkpoint is used as it is, and the run goes on.
+func (h *handover) finalCheckpoint(ctx context.Context) ([]byte, integrity.Checkpoint, error) {
+	st, err := integrity.ReadHandover(h.path, h.keys.Verifier)
+	if err == nil && st.Final != nil {
+		if st.After > 0 || st.Final.NextKey != h.nextKey || st.Final.NextOrigin != h.nextOrigin {
+			return nil, integrity.Checkpoint{}, fmt.Errorf("%s: the log was handed over already, to the key %s and the origin %q",
+				h.path, st.Final.NextKey, st.Final.NextOrigin)
+		}
+		return st.Signed, st.Final.Checkpoint, nil
+	}
+	sealer, err := integrity.NewSealer(integrity.Settings{Keys: h.keys, Interval: time.Second})
+	if err != nil {
+		return nil, integrity.Checkpoint{}, err
+	}
+	if err := sealer.Seal(ctx, h.path); err != nil {
+		return nil, integrity.Checkpoint{}, fmt.Errorf("seal %s with the key being retired: %w", h.path, err)
+	}
+	_, last, err := integrity.NewestSigned(h.path, h.keys.Verifier)
+	if err != nil {
+		return nil, integrity.Checkpoint{}, fmt.Errorf("%s: %w", h.path, err)
+	}
+	note := integrity.Handover{Checkpoint: last, NextKey: h.nextKey, NextOrigin: h.nextOrigin}
+	signed, err := integrity.SignHandover(note, h.keys.Signer)
+	if err != nil {
+		return nil, integrity.Checkpoint{}, err
+	}
+	if err := integrity.AppendHandover(h.path, signed); err != nil {
+		return nil, integrity.Checkpoint{}, fmt.Errorf("%s: %w", h.path, err)
+	}
+	return signed, last, nil
 }

@@ -199,6 +199,67 @@ func handOverRotated(t *testing.T) (path, retired, oldPub, newKey string) {
 	return path, retired, oldPub, newKey
 }
 
+// A second handover before the new log started says what happened.
+func TestLogHandoverTwice(t *testing.T) {
+	path, _, _, _ := handOverRotated(t)
+	require.NoError(t, os.Remove(path))
+	require.NoError(t, os.Remove(integrity.StorePath(path)))
+	require.NoError(t, os.Remove(integrity.CheckpointsPath(path)))
+	require.NoError(t, os.Remove(integrity.SegmentsPath(path)))
+	keys := t.TempDir()
+	for _, name := range []string{"again", "later"} {
+		res := run(t, "", "keygen", "--name", name, "--out", keys)
+		require.Equal(t, 0, res.code, res.stderr)
+	}
+	res := run(t, "", "log", "handover", "--signing-key", filepath.Join(keys, "again.key"), "--next-key", filepath.Join(keys, "later.pub"), path)
+	require.NotEqual(t, 0, res.code)
+	require.Contains(t, res.stderr, path+": nothing to hand over: its log was handed over already, and the note in "+path+".handover starts the next one")
+}
+
+// A handover killed after its final checkpoint was signed, or midway
+// through the moves, is finished by running it again; with another next
+// key it is refused.
+func TestLogHandoverResumes(t *testing.T) {
+	path, keyPath, oldPub, _ := rotatedFixture(t, 60)
+	segs, err := filesink.Segments(path)
+	require.NoError(t, err)
+	dir := t.TempDir()
+	for _, name := range []string{"next", "other"} {
+		res := run(t, "", "keygen", "--name", name, "--out", dir)
+		require.Equal(t, 0, res.code, res.stderr)
+	}
+	nextPub, err := os.ReadFile(filepath.Join(dir, "next.pub"))
+	require.NoError(t, err)
+	keys, err := integrity.LoadSigningKey(keyPath)
+	require.NoError(t, err)
+	// As a run killed after the final checkpoint and the first move.
+	_, last, err := integrity.NewestSigned(path, keys.Verifier)
+	require.NoError(t, err)
+	signed, err := integrity.SignHandover(integrity.Handover{Checkpoint: last, NextKey: strings.TrimSpace(string(nextPub)), NextOrigin: "next/events.jsonl"}, keys.Signer)
+	require.NoError(t, err)
+	require.NoError(t, integrity.AppendHandover(path, signed))
+	begun := path + ".retired-20270101T000000Z"
+	require.NoError(t, os.Mkdir(begun, 0o700))
+	require.NoError(t, os.Rename(segs[0].Path, filepath.Join(begun, filepath.Base(segs[0].Path))))
+
+	res := run(t, "", "log", "handover", "--signing-key", keyPath, "--next-key", filepath.Join(dir, "other.pub"), path)
+	require.NotEqual(t, 0, res.code)
+	require.Contains(t, res.stderr, "the log was handed over already, to the key next+")
+
+	res = run(t, "", "log", "handover", "--signing-key", keyPath, "--next-key", filepath.Join(dir, "next.pub"), path)
+	require.Equal(t, 0, res.code, res.stdout+res.stderr)
+	require.Contains(t, res.stdout, "retired file: "+filepath.Join(begun, "events.jsonl"))
+	moved, err := filesink.Segments(filepath.Join(begun, "events.jsonl"))
+	require.NoError(t, err)
+	require.Len(t, moved, len(segs), "every segment in the retired directory the killed run began")
+	note, err := os.ReadFile(integrity.HandoverPath(path))
+	require.NoError(t, err)
+	require.Equal(t, signed, note)
+	res = run(t, "", "verify", "--key", oldPub, filepath.Dir(path))
+	require.Equal(t, 0, res.code, res.stdout+res.stderr)
+	require.Contains(t, res.stdout, "lines=240 sealed=240 unsealed=0")
+}
+
 // A rotated log is handed over whole: verify with the first key follows
 // the handover across the retired log's segments into the new log, in a
 // directory, or with the files named in any order.

@@ -11,6 +11,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/sandboxaudit/sandboxaudit/auditevent"
+	"github.com/sandboxaudit/sandboxaudit/internal/integrity"
 	"github.com/sandboxaudit/sandboxaudit/internal/lines"
 )
 
@@ -145,6 +146,13 @@ func (v *verifier) reopen(name string) (io.Reader, func(), error) {
 			return nil, nil, err
 		}
 		return v.stdin, func() {}, nil
+	}
+	if v.compressed[name] {
+		r, err := integrity.TrailPart{Path: name, Compressed: true}.Open()
+		if err != nil {
+			return nil, nil, err
+		}
+		return r, func() { _ = r.Close() }, nil // read-only
 	}
 	f, err := openRegular(name)
 	if err != nil {

@@ -67,6 +67,7 @@ type tableWriter struct {
 	color   bool
 	session uuid.UUID
 	any     bool
+	buf     []byte // the row being written
 }
 
 func (t *tableWriter) reset(w *bufio.Writer) { t.w = w }
@@ -76,31 +77,62 @@ func (t *tableWriter) op(o *trail.Op) error {
 	if !t.any || uuid.UUID(o.Session) != t.session {
 		t.heading(o)
 	}
-	first := o.First()
-	dur := ""
-	exit := ""
-	if o.Finish != nil {
-		dur = formatDuration(o.Finish.DurationMS)
-		exit = o.Finish.Exit
-	}
-	row := strings.Join([]string{
-		pad(displayText(first.TS), colTime),
-		pad(fmt.Sprintf("%*d", colSeq, first.Seq), colSeq),
-		pad(o.Op, colOp),
-		pad(displayText(o.What), colWhat),
-		pad(resultText(o), colResult),
-		fmt.Sprintf("%*s", colExit, cut(displayText(exit), colExit)),
-		fmt.Sprintf("%10s", dur),
-	}, " ")
-	row = strings.TrimRight(row, " ")
+	b := t.buf[:0]
 	switch {
 	case t.color && o.Failed():
-		row = ansiRed + row + ansiReset
+		b = append(b, ansiRed...)
 	case t.color && (o.Open() || o.Start == nil):
-		row = ansiYellow + row + ansiReset
+		b = append(b, ansiYellow...)
 	}
-	_, err := t.w.WriteString(row + "\n")
+	colored := len(b) > 0
+	b = t.appendRow(b, o)
+	if colored {
+		b = append(b, ansiReset...)
+	}
+	t.buf = append(b, '\n')
+	_, err := t.w.Write(t.buf)
 	return err
+}
+
+// appendRow appends the columns of one operation, each cut to its width,
+// separated by one space, without trailing spaces.
+func (t *tableWriter) appendRow(b []byte, o *trail.Op) []byte {
+	first := o.First()
+	start := len(b)
+	b = appendCell(b, first.TS, colTime)
+	b = append(b, ' ')
+	var digits, seq [24]byte
+	b = appendCell(b, string(appendRight(seq[:0], strconv.AppendInt(digits[:0], first.Seq, 10), colSeq)), colSeq)
+	b = append(b, ' ')
+	b = appendCell(b, o.Op, colOp)
+	b = append(b, ' ')
+	b = appendCell(b, o.What, colWhat)
+	b = append(b, ' ')
+	b = appendResult(b, o)
+	b = append(b, ' ')
+	var exit, dur []byte
+	if o.Finish != nil {
+		exit = []byte(o.Finish.Exit) // does not escape: no copy
+		if !plainASCII(o.Finish.Exit) || len(exit) > colExit {
+			exit = []byte(cut(displayText(o.Finish.Exit), colExit))
+		}
+		dur = appendDuration(digits[:0], o.Finish.DurationMS)
+	}
+	b = appendRight(b, exit, colExit)
+	b = append(b, ' ')
+	b = appendRight(b, dur, 10)
+	for len(b) > start && b[len(b)-1] == ' ' {
+		b = b[:len(b)-1]
+	}
+	return b
+}
+
+// appendResult appends resultText(o) as a cell, without building it.
+func appendResult(b []byte, o *trail.Op) []byte {
+	if o.Finish == nil || o.Start == nil || o.Finish.OK || o.Finish.ErrorCode == "" {
+		return appendCell(b, resultText(o), colResult)
+	}
+	return appendCell(b, "FAIL "+o.Finish.ErrorCode, colResult)
 }
 
 func (t *tableWriter) heading(o *trail.Op) {
@@ -137,14 +169,15 @@ func resultText(o *trail.Op) string {
 	return "FAIL"
 }
 
-func formatDuration(ms float64) string {
+// appendDuration appends ms in the largest unit that keeps it short.
+func appendDuration(b []byte, ms float64) []byte {
 	switch {
 	case ms >= 60_000:
-		return strconv.FormatFloat(ms/60_000, 'f', 1, 64) + "m"
+		return append(strconv.AppendFloat(b, ms/60_000, 'f', 1, 64), 'm')
 	case ms >= 1000:
-		return strconv.FormatFloat(ms/1000, 'f', 2, 64) + "s"
+		return append(strconv.AppendFloat(b, ms/1000, 'f', 2, 64), 's')
 	}
-	return strconv.FormatFloat(ms, 'f', 1, 64) + "ms"
+	return append(strconv.AppendFloat(b, ms, 'f', 1, 64), "ms"...)
 }
 
 func (t *tableWriter) end(st trail.Stats) error {

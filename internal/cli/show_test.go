@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"os"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/sandboxaudit/sandboxaudit/auditevent"
 	"github.com/sandboxaudit/sandboxaudit/internal/testutil/conformance"
+	"github.com/sandboxaudit/sandboxaudit/internal/trail"
 )
 
 // encodeVectorLines are the canonical lines the reference wrote for the
@@ -338,4 +340,37 @@ func TestSessions(t *testing.T) {
 	require.Equal(t, exitOK, tbl.code, tbl.stderr)
 	assert.Regexp(t, `(?m)^SESSION +FIRST +LAST +OPS +FAILED +OPEN TRACE$`, tbl.stdout)
 	assert.Regexp(t, `(?m)^`+sessionA.String()+` 2026-03-14T15:00:00Z +2026-03-14T18:00:00Z +4 +1 +1 4bf92f3577b34da6a3ce929d0e0e4736$`, tbl.stdout)
+}
+
+// TestShowTableRow checks the cells of a row: cut with "…" at their
+// width, padded, escaped, and aligned right for numbers.
+func TestShowTableRow(t *testing.T) {
+	long := strings.Repeat("x", 50)
+	for _, c := range []struct {
+		name string
+		op   trail.Op
+		want string
+	}{
+		{"ok", trail.Op{Op: "exec", What: "ls -la",
+			Start:  &trail.Event{Seq: 1, TS: "2026-03-14T15:00:00Z"},
+			Finish: &trail.Event{Seq: 2, OK: true, Exit: "0", DurationMS: 250.125}},
+			"2026-03-14T15:00:00Z              1 exec                 ls -la                                       ok                               0    250.1ms"},
+		{"cut and failed", trail.Op{Op: "exec", What: long,
+			Start:  &trail.Event{Seq: 12345678, TS: "2026-03-14T15:00:00.123456+05:30"},
+			Finish: &trail.Event{Seq: 12345679, ErrorCode: "exec_nonzero", Exit: "123456", DurationMS: 61_000}},
+			"2026-03-14T15:00:00.123456… 123456… exec                 " + long[:43] + "… FAIL exec_nonzero            1234…       1.0m"},
+		{"escaped, open", trail.Op{Op: "write", What: "café\x1b[2J",
+			Start: &trail.Event{Seq: 7, TS: "2026-03-14T15:00:00Z"}},
+			"2026-03-14T15:00:00Z              7 write                café\\x1b[2J                                  OPEN (no finish)"},
+		{"finish only", trail.Op{Op: "read", What: "/etc/hosts",
+			Finish: &trail.Event{Seq: 8, TS: "2026-03-14T15:00:00Z", OK: true, DurationMS: 1500}},
+			"2026-03-14T15:00:00Z              8 read                 /etc/hosts                                   NO START (finish only)                  1.50s"},
+	} {
+		var out bytes.Buffer
+		w := &tableWriter{any: true}
+		w.reset(bufio.NewWriter(&out))
+		require.NoError(t, w.op(&c.op))
+		require.NoError(t, w.w.Flush())
+		assert.Equal(t, c.want+"\n", out.String(), c.name)
+	}
 }

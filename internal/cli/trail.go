@@ -107,8 +107,20 @@ func (v *verifier) verifyParts(ctx context.Context, parts []integrity.TrailPart,
 			}
 			src = io.TeeReader(r, w)
 		}
+		tap := &readTap{r: src}
+		if p.Compressed {
+			v.markCompressed(p.Path)
+			src = tap
+		}
 		err = v.verifyReader(ctx, p.Path, src)
 		_ = r.Close() // read-only: a close error loses nothing
+		if err != nil && tap.err != nil && ctx.Err() == nil {
+			// A damaged frame fails this segment, not the run: the lines
+			// before the damage were checked, and the other parts still are.
+			v.sum.Problems++
+			_, _ = fmt.Fprintf(v.out, "%s: the compressed segment cannot be read to its end (%v): cut short or damaged\n", p.Path, tap.err)
+			err = nil
+		}
 		if err != nil {
 			return fmt.Errorf("%s: %w", p.Path, err)
 		}
@@ -117,6 +129,29 @@ func (v *verifier) verifyParts(ctx context.Context, parts []integrity.TrailPart,
 		}
 	}
 	return nil
+}
+
+// readTap keeps the error a read of r gave, other than io.EOF.
+type readTap struct {
+	r   io.Reader
+	err error
+}
+
+func (t *readTap) Read(b []byte) (int, error) {
+	n, err := t.r.Read(b)
+	if err != nil && err != io.EOF {
+		t.err = err
+	}
+	return n, err
+}
+
+// markCompressed notes that the input name is a zstd frame, for reading
+// it again (repeats.go).
+func (v *verifier) markCompressed(name string) {
+	if v.compressed == nil {
+		v.compressed = map[string]bool{}
+	}
+	v.compressed[name] = true
 }
 
 // verifyTrail checks the trail of an audit path with segments: every
@@ -177,7 +212,7 @@ func (v *verifier) verifyTrail(ctx context.Context, path string) error {
 	allowed := v.checkUnsealed(path, res.Unsealed, res.UnsealedParts)
 	upTo := ""
 	if len(res.Failures) > 0 {
-		upTo = " (sealed and checkpoints count only what passed before the first failure)"
+		upTo = " (sealed and checkpoints count only what passed)"
 	}
 	firstLine := res.First + 1 - lead // with a handover leaf, line i is leaf i
 	_, _ = fmt.Fprintf(v.out, "%s: integrity: trail segments=%d retired=%d first_line=%d lines=%d sealed=%d unsealed=%d%s checkpoints=%d%s\n",
@@ -200,6 +235,15 @@ func (v *verifier) checkUnsealed(path string, unsealed int64, parts []string) st
 		return ""
 	}
 	lim := v.opts.allowUnsealed
+	if closed := closedParts(path, parts); len(closed) > 0 {
+		// A closed segment is no live file: its lines are sealed with its
+		// segment record, so unsealed lines in it read as forged ones.
+		v.sum.Problems++
+		_, _ = fmt.Fprintf(v.out, "%s: integrity: %d lines after the newest checkpoint are not sealed, and the closed segment %s holds some: "+
+			"no signed segment record counts them (lines appended, the segments sidecar cut, or a rotation not sealed yet); --allow-unsealed accepts the active file's last lines only\n",
+			path, unsealed, closed[0])
+		return ""
+	}
 	if lim.allows(unsealed, parts) {
 		return fmt.Sprintf(" (allowed by --allow-unsealed %s)", lim.raw)
 	}
@@ -211,6 +255,18 @@ func (v *verifier) checkUnsealed(path string, unsealed int64, parts []string) st
 	_, _ = fmt.Fprintf(v.out, "%s: integrity: %d lines after the newest checkpoint are not sealed (%s); "+
 		"--allow-unsealed COUNT|DURATION accepts a live file's last few\n", path, unsealed, why)
 	return ""
+}
+
+// closedParts are the parts holding unsealed lines other than the
+// active file at path.
+func closedParts(path string, parts []string) []string {
+	var out []string
+	for _, p := range parts {
+		if p != path {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // unsealedLimit is --allow-unsealed: a count of lines, or a duration

@@ -167,6 +167,82 @@ func TestVerifyAllowUnsealed(t *testing.T) {
 	require.Contains(t, res.stderr, `"ten" is neither a line count (100) nor a duration (30s)`)
 }
 
+// A closed segment is not a live file: a forged line appended to the
+// newest one, with the segments sidecar cut so that no record counts its
+// lines, is not among the lines --allow-unsealed accepts.
+func TestVerifyAllowUnsealedNotInAClosedSegment(t *testing.T) {
+	for _, cut := range []string{"removed", "last record cut"} {
+		t.Run(cut, func(t *testing.T) {
+			path, _, pub, _ := rotatedFixture(t, 20)
+			segs, err := filesink.Segments(path)
+			require.NoError(t, err)
+			newest := segs[len(segs)-1]
+			if cut == "removed" {
+				require.NoError(t, os.Remove(integrity.SegmentsPath(path)))
+			} else {
+				sidecar, err := os.ReadFile(integrity.SegmentsPath(path))
+				require.NoError(t, err)
+				last := bytes.LastIndex(sidecar, []byte("sandboxaudit segment v1\n"))
+				require.Positive(t, last)
+				require.NoError(t, os.WriteFile(integrity.SegmentsPath(path), sidecar[:last], 0o600))
+			}
+			// As just after a rotation by time: the active file empty, its
+			// sealed lines the newest segment's last ones.
+			data := decompress(t, newest.Path)
+			active, err := os.ReadFile(path)
+			require.NoError(t, err)
+			require.NoError(t, os.Truncate(path, 0))
+			s, f := op(sessionA, "exec", "f000000000000001", 9001, 9002)
+			compressTo(t, newest.Path, append(append(data, active...), canonLines(s, f)...))
+
+			res := run(t, "", "verify", "--key", pub, "--allow-unsealed", "10", filepath.Dir(path))
+			require.Equal(t, exitProblems, res.code, res.stdout)
+			require.Contains(t, res.stdout, "2 lines after the newest checkpoint are not sealed, and the closed segment "+newest.Path+" holds some")
+			require.NotContains(t, res.stdout, "allowed by --allow-unsealed")
+			require.Contains(t, res.stdout, "FAILED")
+		})
+	}
+}
+
+// A compressed segment cut short fails that segment, named, and the run
+// goes on to the trail's summary, with the key and without.
+func TestVerifyTrailDamagedSegment(t *testing.T) {
+	path, _, pub, _ := rotatedFixture(t, 40)
+	segs, err := filesink.Segments(path)
+	require.NoError(t, err)
+	fi, err := os.Stat(segs[1].Path)
+	require.NoError(t, err)
+	require.NoError(t, os.Truncate(segs[1].Path, fi.Size()/2))
+	dir := filepath.Dir(path)
+	for _, args := range [][]string{{"verify", "--key", pub, dir}, {"verify", dir}} {
+		res := run(t, "", args...)
+		require.Equal(t, exitProblems, res.code, res.stdout+res.stderr)
+		require.Contains(t, res.stdout, segs[1].Path+": the compressed segment cannot be read to its end (unexpected EOF): cut short or damaged")
+		require.Contains(t, res.stdout, fmt.Sprintf("files=%d", len(segs)+1), "every part is read")
+		require.Contains(t, res.stdout, "FAILED")
+	}
+	res := run(t, "", "verify", "--key", pub, dir)
+	require.Contains(t, res.stdout, path+": integrity: trail segments=")
+	require.Contains(t, res.stdout, segs[1].Path+": holds ")
+}
+
+// A resent line whose first copy sits in a compressed segment is a
+// duplicate: the first copy is read again decompressed.
+func TestVerifyDuplicateOfACompressedLine(t *testing.T) {
+	path, _, _, _ := rotatedFixture(t, 20)
+	segs, err := filesink.Segments(path)
+	require.NoError(t, err)
+	require.True(t, segs[0].Compressed)
+	data := decompress(t, segs[0].Path)
+	appendFlocked(t, path, string(data[:bytes.IndexByte(data, '\n')+1]))
+	res := run(t, "", "verify", "--allow-duplicates", filepath.Dir(path))
+	require.Equal(t, exitOK, res.code, res.stdout)
+	require.Contains(t, res.stdout, "duplicates=1")
+	res = run(t, "", "verify", filepath.Dir(path))
+	require.Equal(t, exitProblems, res.code, res.stdout)
+	require.Contains(t, res.stdout, "duplicate of "+segs[0].Path+":1 (same event_id and bytes")
+}
+
 func decompress(t *testing.T, name string) []byte {
 	t.Helper()
 	r, err := integrity.TrailPart{Path: name, Compressed: strings.HasSuffix(name, ".zst")}.Open()

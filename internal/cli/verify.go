@@ -184,6 +184,8 @@ type verifier struct {
 	alone map[int]bool
 	// givenUsed marks the --checkpoint checkpoints of a log verified.
 	givenUsed map[int]bool
+	// compressed marks the inputs read decompressed.
+	compressed map[string]bool
 }
 
 type sessionState struct {

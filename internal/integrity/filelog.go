@@ -478,6 +478,10 @@ func (l *fileLog) hashLines(r io.Reader, name string, store *hashStore) (int64, 
 		}
 		return 0, 0, fmt.Errorf("integrity: hash %s: %w", name, err)
 	}
+	if i < had && name != l.path {
+		return 0, 0, tampered(l.path, "the closed segment %s, which no segment record names, ends at line %d of the log, but %d lines were sealed: "+
+			"lines were deleted from it, or the segment records before it are gone (%s removed or cut)", filepath.Base(name), i, had, filepath.Base(SegmentsPath(l.path)))
+	}
 	if i < had {
 		return 0, 0, tampered(l.path, "the file has %d lines but %d were sealed (cut back or lines deleted)", i-l.first, had-l.first)
 	}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"golang.org/x/mod/sumdb/note"
@@ -26,7 +27,13 @@ var sidecarSuffixes = [...]string{"", StoreSuffix, CheckpointsSuffix, SegmentsSu
 // segments. It returns the retired file: the path in that directory for
 // a rotated log. v reads the segment records. Run it with the writers
 // stopped.
-func RetireLog(path string, v note.Verifier, now time.Time) (string, error) {
+//
+// next, when not nil, is the new log's handover note: it is written to
+// PATH.handover before the checkpoints sidecar moves, last. Until then the
+// path's checkpoints end with the final checkpoint, so a run killed
+// midway is finished by running it again: it goes on into the retired
+// name it had begun.
+func RetireLog(path string, v note.Verifier, now time.Time, next []byte) (string, error) {
 	segs, err := filesink.Segments(path)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return "", err
@@ -35,39 +42,95 @@ func RetireLog(path string, v note.Verifier, now time.Time) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("%s: %w", SegmentsPath(path), err)
 	}
-	to, err := freeRetiredName(path, now)
+	to, dir, err := unfinishedRetiredName(path)
 	if err != nil {
 		return "", err
 	}
-	if len(segs) == 0 && sl.Closed() == 0 {
-		for _, suffix := range sidecarSuffixes {
-			if err := os.Rename(path+suffix, to+suffix); err != nil && !errors.Is(err, os.ErrNotExist) {
-				return "", fmt.Errorf("retire %s: %w", path+suffix, err)
+	if to == "" {
+		if to, err = freeRetiredName(path, now); err != nil {
+			return "", err
+		}
+		dir = len(segs) > 0 || sl.Closed() > 0
+		if dir {
+			if err := os.Mkdir(to, 0o700); err != nil {
+				return "", fmt.Errorf("retire %s: %w", path, err)
 			}
 		}
-		return to, fsutil.SyncDir(filepath.Dir(path))
 	}
-	if err := os.Mkdir(to, 0o700); err != nil {
-		return "", fmt.Errorf("retire %s: %w", path, err)
-	}
-	// The segments first, the file and its sidecars last: until then the
-	// path still reads as a rotated log.
+	dest := func(f string) string { return to + f[len(path):] }
+	retired := to
+	// The segments first, the file and its other sidecars next, the
+	// checkpoints last: until then the path still reads as the log
+	// being retired.
 	var files []string
-	for _, s := range segs {
-		files = append(files, s.Path, s.Plain, s.Plain+filesink.ZstdSuffix+".tmp")
+	if dir {
+		dest = func(f string) string { return filepath.Join(to, filepath.Base(f)) }
+		retired = filepath.Join(to, filepath.Base(path))
+		for _, s := range segs {
+			files = append(files, s.Path, s.Plain, s.Plain+filesink.ZstdSuffix+".tmp")
+		}
 	}
 	for _, suffix := range sidecarSuffixes {
+		if suffix == CheckpointsSuffix || suffix == HandoverSuffix && isNote(HandoverPath(path), next) {
+			continue
+		}
 		files = append(files, path+suffix)
 	}
 	for _, f := range files {
-		if err := os.Rename(f, filepath.Join(to, filepath.Base(f))); err != nil && !errors.Is(err, os.ErrNotExist) {
+		if err := os.Rename(f, dest(f)); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return "", fmt.Errorf("retire %s: %w", f, err)
 		}
 	}
-	if err := fsutil.SyncDir(to); err != nil {
-		return "", fmt.Errorf("retire %s: %w", path, err)
+	if next != nil && !isNote(HandoverPath(path), next) {
+		if err := WriteHandoverNote(path, next); err != nil {
+			return "", err
+		}
 	}
-	return filepath.Join(to, filepath.Base(path)), fsutil.SyncDir(filepath.Dir(path))
+	if err := os.Rename(CheckpointsPath(path), dest(CheckpointsPath(path))); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return "", fmt.Errorf("retire %s: %w", CheckpointsPath(path), err)
+	}
+	if dir {
+		if err := fsutil.SyncDir(to); err != nil {
+			return "", fmt.Errorf("retire %s: %w", path, err)
+		}
+	}
+	return retired, fsutil.SyncDir(filepath.Dir(path))
+}
+
+// isNote reports whether the file at p holds exactly the note want.
+func isNote(p string, want []byte) bool {
+	if want == nil {
+		return false
+	}
+	got, err := os.ReadFile(p)
+	return err == nil && bytes.Equal(got, want)
+}
+
+// unfinishedRetiredName finds a retirement of path that a killed run
+// began: a PATH.retired-* name without its checkpoints sidecar. dir says
+// whether it is a directory (a rotated log).
+func unfinishedRetiredName(path string) (to string, dir bool, err error) {
+	matches, err := filepath.Glob(path + ".retired-*")
+	if err != nil {
+		return "", false, err
+	}
+	for _, m := range matches {
+		fi, err := os.Lstat(m)
+		if err != nil {
+			continue
+		}
+		switch {
+		case fi.IsDir():
+			if _, err := os.Lstat(filepath.Join(m, filepath.Base(path)+CheckpointsSuffix)); errors.Is(err, os.ErrNotExist) {
+				return m, true, nil
+			}
+		case fi.Mode().IsRegular() && !strings.ContainsRune(m[len(path+".retired-"):], '.'):
+			if _, err := os.Lstat(CheckpointsPath(m)); errors.Is(err, os.ErrNotExist) {
+				return m, false, nil
+			}
+		}
+	}
+	return "", false, nil
 }
 
 // freeRetiredName is the first PATH.retired-<time>[-N] no file uses.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"syscall"
 
 	"go.uber.org/zap"
@@ -24,12 +25,50 @@ var ErrNoHistory = errors.New("the audit file holds lines but has no signed hist
 // anything is refused with ErrNoHistory instead of being sealed as a new
 // log.
 func (s *Sealer) SealAtStart(ctx context.Context, path string) error {
-	if err := CheckHistory(path); err != nil {
+	err := CheckHistory(path)
+	if err == nil {
+		err = s.checkSegmentsAtStart(path)
+	}
+	if err != nil {
 		s.set.Logger.Error("integrity: file not sealed", zap.String("path", path), zap.Error(err))
 		s.refuse(path, err)
 		return err
 	}
 	return s.Seal(ctx, path)
+}
+
+// checkSegmentsAtStart reads the path's signed segment records. Records
+// of closed segments without any checkpoint mean the checkpoints sidecar
+// was removed (a record is appended only after the checkpoint at its
+// segment's end): the start is refused. A recorded segment missing from
+// disk, and not removed by retention, is logged at ERROR; sealing goes on,
+// since the active file does not depend on it, and verify fails the trail.
+func (s *Sealer) checkSegmentsAtStart(path string) error {
+	sl, err := LoadSegmentLog(path, s.set.Keys.Verifier)
+	if err != nil || sl == nil || sl.Closed() == 0 {
+		return nil // the seal reports a bad sidecar
+	}
+	if !holdsData(CheckpointsPath(path)) {
+		return fmt.Errorf("%s: %w (%s records %d closed segments, but %s is missing or empty: it was removed). "+
+			"To start a new log over what it holds, run `sandboxaudit log reset --signing-key KEY %s`",
+			path, ErrNoHistory, SegmentsPath(path), sl.Closed(), CheckpointsPath(path), path)
+	}
+	dir := filepath.Dir(path)
+	for _, rec := range sl.Segments {
+		if rec.Genesis || sl.Retired[rec.Name].Retired {
+			continue
+		}
+		plain := filepath.Join(dir, rec.Name)
+		if _, err := os.Lstat(plain); err == nil {
+			continue
+		}
+		if _, err := os.Lstat(plain + filesink.ZstdSuffix); err == nil {
+			continue
+		}
+		s.set.Logger.Error("integrity: a closed segment the log records is missing, and no retention record says it was removed",
+			zap.String("path", path), zap.String("segment", plain), zap.Int64("first_line", rec.First+1), zap.Int64("last_line", rec.End()))
+	}
+	return nil
 }
 
 // CheckHistory returns an error wrapping ErrNoHistory when the audit path

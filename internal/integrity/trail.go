@@ -117,6 +117,9 @@ func OpenTrail(path string, v note.Verifier) (*Trail, error) {
 			t.Parts = append(t.Parts, TrailPart{Path: s.Path, Record: rec, Compressed: s.Compressed})
 		case sl.Retired[rec.Name].Retired:
 			t.Retired++
+		case isSymlink(filepath.Join(filepath.Dir(path), rec.Name)) || isSymlink(filepath.Join(filepath.Dir(path), rec.Name+filesink.ZstdSuffix)):
+			t.Problems = append(t.Problems, fmt.Sprintf("%s: segment %s (lines %d-%d of the log) is a symbolic link, not followed: the segment is not read",
+				path, rec.Name, rec.First+1, rec.End()))
 		default:
 			t.Problems = append(t.Problems, fmt.Sprintf("%s: segment %s (lines %d-%d of the log) is missing, and no retention record says it was removed",
 				path, rec.Name, rec.First+1, rec.End()))
@@ -142,6 +145,11 @@ func OpenTrail(path string, v note.Verifier) (*Trail, error) {
 		t.Parts = append(t.Parts, TrailPart{Path: path})
 	}
 	return t, nil
+}
+
+func isSymlink(p string) bool {
+	fi, err := os.Lstat(p)
+	return err == nil && fi.Mode()&os.ModeSymlink != 0
 }
 
 // TrailResult is what a TrailChecker found.
@@ -256,12 +264,13 @@ func (c *TrailChecker) BeginPart(i int) {
 	c.part = i
 	c.partN = 0
 	p := c.trail.Parts[i]
-	if rec := p.Record; rec != nil && (!c.started || c.tree.Size() != rec.First) {
-		// The trail starts after retention, or resumes after a gap: the
-		// signed compact range at the segment's start stands for the
-		// lines before it.
+	if rec := p.Record; rec != nil && (!c.started || c.tree.Size() != rec.First || !sameHashes(c.tree.Roots(), rec.Range)) {
+		// The trail starts after retention, resumes after a gap, or goes
+		// on after a part that failed: the signed compact range at the
+		// segment's start stands for the lines before it, so the parts
+		// after a bad one are checked on their own.
 		if c.started {
-			c.fail("%s: starts at line %d of the log, the part before ends at %d", p.Path, rec.First+1, c.tree.Size())
+			c.reportBreak(p, rec)
 			c.run++
 		}
 		t, err := rec.Start()
@@ -271,6 +280,10 @@ func (c *TrailChecker) BeginPart(i int) {
 		c.tree = t
 		if !c.started {
 			c.res.First = rec.First
+		}
+		if c.cpError == errRootMismatch {
+			c.cpError = ""
+			c.advance()
 		}
 		c.skipBefore(rec.First)
 	}
@@ -290,6 +303,24 @@ func (c *TrailChecker) BeginPart(i int) {
 	c.hasher = NewLeafHasher(c.leaf)
 	c.atSize()
 	c.partFails = len(c.res.Failures)
+}
+
+// errRootMismatch marks a checkpoint whose root the lines did not give:
+// checkpoints are checked again from the next recorded segment's start.
+const errRootMismatch = "root mismatch"
+
+// reportBreak says why the part before rec's segment does not lead into
+// it. A part that failed is reported already.
+func (c *TrailChecker) reportBreak(p TrailPart, rec *SegmentRecord) {
+	switch n := c.tree.Size(); {
+	case n < rec.First:
+		c.fail("%s: starts at line %d of the log, but the part before ends at line %d: lines %d-%d are missing", p.Path, rec.First+1, n, n+1, rec.First)
+	case len(c.res.Failures) > c.partFails:
+	case n > rec.First:
+		c.fail("%s: starts at line %d of the log, but the part before already ends at line %d: lines were added before it", p.Path, rec.First+1, n)
+	default:
+		c.fail("%s: its signed segment record starts from a tree the part before does not end in", p.Path)
+	}
 }
 
 // skipBefore passes over the checkpoints older than leaf n: their lines
@@ -321,7 +352,7 @@ func (c *TrailChecker) atSize() {
 			c.fail("%s: the log's first %d lines (up to line %d of this file) do not match the root hash of checkpoint #%d: "+
 				"a line was changed, added or removed in this file or in a segment before it",
 				c.trail.Parts[c.part].Path, cp.N, c.partN, c.cpNum)
-			c.cpError = "root mismatch"
+			c.cpError = errRootMismatch
 			c.next = nil
 			return
 		}

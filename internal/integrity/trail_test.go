@@ -12,6 +12,7 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 	"github.com/stretchr/testify/require"
+	"go.uber.org/zap/zapcore"
 
 	"github.com/sandboxaudit/sandboxaudit/internal/filesink"
 )
@@ -193,6 +194,11 @@ func TestTrailAttacks(t *testing.T) {
 			name := strings.Replace(segs[1].Path, fmt.Sprintf("-%06d.", segs[1].Seq), fmt.Sprintf("-%06d5.", segs[1].Seq), 1)
 			require.NoError(t, os.WriteFile(name, []byte(lines(1, 2)), 0o600))
 		}, "do not match the root hash"},
+		{"segment replaced by a symbolic link", func(t *testing.T, path string, segs []filesink.Segment) {
+			elsewhere := filepath.Join(t.TempDir(), "seg")
+			require.NoError(t, os.Rename(segs[2].Path, elsewhere))
+			require.NoError(t, os.Symlink(elsewhere, segs[2].Path))
+		}, "is a symbolic link, not followed"},
 		{"segment records removed and a segment dropped", func(t *testing.T, path string, segs []filesink.Segment) {
 			require.NoError(t, os.Remove(SegmentsPath(path)))
 			require.NoError(t, os.Remove(segs[0].Path))
@@ -219,6 +225,57 @@ func TestTrailAttacks(t *testing.T) {
 
 // A crash between compressing a segment and removing its plain copy
 // leaves both; while they are equal the trail verifies.
+// After a bad segment, the segments that follow are checked from their
+// own signed start, so only the bad one is named, and the checkpoints
+// after it are still checked against the lines.
+func TestTrailNamesOnlyTheBadSegment(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		attack func(t *testing.T, segs []filesink.Segment)
+	}{
+		{"lines reordered", func(t *testing.T, segs []filesink.Segment) {
+			b, err := os.ReadFile(segs[1].Path)
+			require.NoError(t, err)
+			ls := bytes.SplitAfter(b, []byte("\n"))
+			ls[0], ls[1] = ls[1], ls[0]
+			require.NoError(t, os.WriteFile(segs[1].Path, bytes.Join(ls, nil), 0o600))
+		}},
+		{"replaced by a copy of the next", func(t *testing.T, segs []filesink.Segment) {
+			b, err := os.ReadFile(segs[2].Path)
+			require.NoError(t, err)
+			require.NoError(t, os.WriteFile(segs[1].Path, b, 0o600))
+		}},
+		{"line repeated", func(t *testing.T, segs []filesink.Segment) {
+			b, err := os.ReadFile(segs[1].Path)
+			require.NoError(t, err)
+			require.NoError(t, os.WriteFile(segs[1].Path, append(b, b[:bytes.IndexByte(b, '\n')+1]...), 0o600))
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path, pub, _ := rotatedTrail(t, 100, false, 0)
+			segs, err := filesink.Segments(path)
+			require.NoError(t, err)
+			require.Greater(t, len(segs), 4)
+			tc.attack(t, segs)
+			res := checkTrail(t, path, pub)
+			require.NotEmpty(t, res.Failures, "attack not detected")
+			for _, f := range res.Failures {
+				require.True(t, strings.HasPrefix(f, segs[1].Path+":"), "a failure names another file: %s", f)
+			}
+			require.EqualValues(t, 100, res.Sealed, "the checkpoints after the bad segment are checked")
+			require.Zero(t, res.Unsealed)
+			proven := map[string]bool{}
+			for _, p := range res.Proofs {
+				proven[p.Path] = true
+			}
+			require.False(t, proven[segs[1].Path])
+			for _, s := range segs[2:] {
+				require.True(t, proven[s.Path], "%s is intact", s.Path)
+			}
+		})
+	}
+}
+
 func TestTrailWithAnEqualPlainCopyVerifies(t *testing.T) {
 	path, pub, _ := rotatedTrail(t, 100, false, 0)
 	segs, err := filesink.Segments(path)
@@ -302,6 +359,51 @@ func TestStartRefusesAFileWithoutHistory(t *testing.T) {
 
 // A file cut back while the collector was stopped, sidecars kept, is
 // refused at start.
+// At start, a rotated log whose checkpoints sidecar was removed is
+// refused (its segment records are signed history), and a recorded
+// segment missing without a retention record is an ERROR naming it.
+func TestStartChecksTheSegmentRecords(t *testing.T) {
+	t.Run("checkpoints removed", func(t *testing.T) {
+		path, _, k := rotatedTrail(t, 100, false, 0)
+		require.NoError(t, os.Remove(CheckpointsPath(path)))
+		s, logs := observedSealer(t, k, zapcore.ErrorLevel)
+		err := s.SealAtStart(bg, path)
+		require.ErrorIs(t, err, ErrNoHistory)
+		require.ErrorContains(t, err, CheckpointsPath(path)+" is missing or empty")
+		require.ErrorContains(t, err, "sandboxaudit log reset")
+		require.Equal(t, 1, logs.FilterMessage("integrity: file not sealed").Len())
+		_, statErr := os.Lstat(CheckpointsPath(path))
+		require.True(t, os.IsNotExist(statErr), "a refused start wrote a checkpoint")
+	})
+	t.Run("segments sidecar removed", func(t *testing.T) {
+		path, _, k := rotatedTrail(t, 100, false, 0)
+		segs, err := filesink.Segments(path)
+		require.NoError(t, err)
+		require.NoError(t, os.Remove(SegmentsPath(path)))
+		err = newSealer(t, k).SealAtStart(bg, path)
+		require.ErrorIs(t, err, ErrTampered)
+		require.ErrorContains(t, err, "the closed segment "+filepath.Base(segs[0].Plain)+", which no segment record names, ends at line ")
+		require.ErrorContains(t, err, "events.jsonl.segments removed or cut")
+	})
+	t.Run("segment missing", func(t *testing.T) {
+		path, _, k := rotatedTrail(t, 100, false, 0)
+		segs, err := filesink.Segments(path)
+		require.NoError(t, err)
+		require.NoError(t, os.Remove(segs[1].Path))
+		s, logs := observedSealer(t, k, zapcore.ErrorLevel)
+		require.NoError(t, s.SealAtStart(bg, path))
+		missing := logs.FilterMessage("integrity: a closed segment the log records is missing, and no retention record says it was removed").All()
+		require.Len(t, missing, 1)
+		require.Equal(t, segs[1].Plain, missing[0].ContextMap()["segment"])
+	})
+	t.Run("retention's removals are no error", func(t *testing.T) {
+		path, _, k := rotatedTrail(t, 100, false, 2)
+		s, logs := observedSealer(t, k, zapcore.ErrorLevel)
+		require.NoError(t, s.SealAtStart(bg, path))
+		require.Zero(t, logs.Len(), "%v", logs.All())
+	})
+}
+
 func TestStartRefusesACutBackTrail(t *testing.T) {
 	path, _, k := rotatedTrail(t, 100, false, 0)
 	data, err := os.ReadFile(path)

@@ -50,6 +50,10 @@ type attrSet struct {
 	arena *idArena // where the span's hex id strings go (nil: allocated alone)
 	// maxLine bounds the canonical text of a data attribute (0: none).
 	maxLine int
+	// derived encodes the span's ids once for both derived event ids
+	// (hasDerived: encoded).
+	derived    derivedIDs
+	hasDerived bool
 }
 
 // attrNames is the one table of slot names; slotOf is derived from it, so a
@@ -229,7 +233,11 @@ func (as *attrSet) eventID(i int, traceID pcommon.TraceID, spanID pcommon.SpanID
 		}
 		st.ignored(attrErr(attrNames[i], "not a UUID string, derived instead", nil))
 	}
-	return DeriveEventID(traceID, spanID, phase)
+	if !as.hasDerived {
+		as.derived.set(traceID, spanID)
+		as.hasDerived = true
+	}
+	return as.derived.id(phase)
 }
 
 // output reads raw exec output; a malformed value is dropped and counted.

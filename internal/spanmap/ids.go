@@ -21,15 +21,34 @@ var eventIDNamespace = uuid.UUID{
 // carry one: UUIDv5(namespace, "<trace_id>/<span_id>/<phase>") over the
 // span's lowercase hex ids, so the same span always maps to the same events.
 func DeriveEventID(traceID pcommon.TraceID, spanID pcommon.SpanID, phase auditevent.Phase) uuid.UUID {
-	var name [32 + 1 + 16 + 1 + 6]byte
-	n := hex.Encode(name[:], traceID[:])
-	name[n] = '/'
+	var d derivedIDs
+	d.set(traceID, spanID)
+	return d.id(phase)
+}
+
+// derivedIDs derives both of a span's event ids from one encoding of its
+// ids: the namespace, then "<trace_id>/<span_id>/" in lowercase hex, then
+// the phase, which is all that differs.
+type derivedIDs struct {
+	text [len(eventIDNamespace) + 32 + 1 + 16 + 1 + len("finish")]byte
+}
+
+// derivedPrefix is the length of the namespace and the span's ids.
+const derivedPrefix = len(eventIDNamespace) + 32 + 1 + 16 + 1
+
+func (d *derivedIDs) set(traceID pcommon.TraceID, spanID pcommon.SpanID) {
+	n := copy(d.text[:], eventIDNamespace[:])
+	n += hex.Encode(d.text[n:], traceID[:])
+	d.text[n] = '/'
 	n++
-	n += hex.Encode(name[n:], spanID[:])
-	name[n] = '/'
-	n++
-	n += copy(name[n:], phase.String())
-	return uuidV5(name[:n])
+	n += hex.Encode(d.text[n:], spanID[:])
+	d.text[n] = '/'
+}
+
+// id is the event id of the span's phase; set must have run.
+func (d *derivedIDs) id(phase auditevent.Phase) uuid.UUID {
+	n := derivedPrefix + copy(d.text[derivedPrefix:], phase.String())
+	return v5(sha1.Sum(d.text[:n])) //nolint:gosec // see import
 }
 
 // DeriveTraceID is the trace id of events whose trace_id is not an OTel id:
@@ -64,7 +83,12 @@ func uuidV5(name []byte) uuid.UUID {
 	var stack [160]byte
 	buf := append(stack[:0], eventIDNamespace[:]...)
 	buf = append(buf, name...)
-	sum := sha1.Sum(buf) //nolint:gosec // see import
+	return v5(sha1.Sum(buf)) //nolint:gosec // see import
+}
+
+// v5 makes a name-based SHA-1 UUID (version 5) of the hash of the
+// namespace and the name.
+func v5(sum [sha1.Size]byte) uuid.UUID {
 	var u uuid.UUID
 	copy(u[:], sum[:16])
 	u[6] = u[6]&0x0f | 0x50 // version 5

@@ -49,33 +49,23 @@ func problemOf(typ string) string {
 	return "invalid value"
 }
 
-// decodeLine decodes one line (with its newline, if it has one) into r,
-// all but opSeq and order. The event is decoded as a view of the line,
-// which must stay unchanged during the call.
-func decodeLine(line []byte, r *rec, e *auditevent.Event, keepLine bool, grep [2][]byte, seed maphash.Seed) error {
+// decodeLine reads one line (with its newline, if it has one) into r, all
+// but opSeq and order. A line in canonical form, as the collector writes
+// it, is read by auditevent.ScanLine; any other line is decoded in full,
+// which accepts the same lines and words why a line is refused. r's strings
+// are views of the line, which must stay unchanged while r is used.
+func decodeLine(line []byte, r *rec, e *decoded, keepLine bool, grep [2][]byte, seed maphash.Seed) error {
 	text := bytes.TrimSuffix(line, []byte("\n"))
-	if err := (auditevent.DecodeOptions{}).DecodeStringInto(unsafe.String(unsafe.SliceData(text), len(text)), e); err != nil {
-		return err
+	if !scanLine(text, r, &e.LineFields) {
+		if err := fullLine(text, r, &e.Event); err != nil {
+			return err
+		}
 	}
-	r.session = e.SessionID
-	r.phase = 0
-	if e.Phase == auditevent.PhaseFinish {
-		r.phase = 1
-	}
-	r.spanID = e.SpanID
-	r.traceID = ""
-	if e.TraceID != nil {
-		r.traceID = *e.TraceID
-	}
-	r.op = e.Op
 	r.what = "" // set by the caller when the sort needs it
-	r.ev = Event{Seq: e.Seq, TS: tsText(text, e), TSMicros: e.TS.UnixMicro(), OK: e.OK, DurationMS: e.DurationMS}
-	if e.ErrorCode != nil {
-		r.ev.ErrorCode = *e.ErrorCode
-	}
+	r.ev.Exit = ""
 	if r.phase == 1 {
-		if v := topField(e.Data.Bytes(), "exit_code"); v != nil && string(v) != "null" {
-			r.ev.Exit = string(v)
+		if v := topField(r.data, "exit_code"); v != nil && string(v) != "null" {
+			r.ev.Exit = view(v)
 		}
 	}
 	r.ev.hash = maphash.Bytes(seed, text)
@@ -86,30 +76,66 @@ func decodeLine(line []byte, r *rec, e *auditevent.Event, keepLine bool, grep [2
 	return nil
 }
 
-// tsKey starts the ts member of a line without whitespace. Inside a JSON
-// string every quote is escaped, so only the member itself matches it.
-const tsKey = `"ts":"`
-
-// tsText is the line's ts as written, taken from the line when it is there
-// plainly (the canonical form), else formatted from the event.
-func tsText(text []byte, e *auditevent.Event) string {
-	if i := bytes.LastIndex(text, []byte(tsKey)); i >= 0 {
-		v := text[i+len(tsKey):]
-		if j := bytes.IndexByte(v, '"'); j > 0 && j <= 40 && bytes.IndexByte(v[:j], '\\') < 0 {
-			return string(v[:j])
-		}
-	}
-	return e.TS.String()
+// decoded is a worker's scratch space for decodeLine.
+type decoded struct {
+	auditevent.LineFields
+	auditevent.Event
+	what []byte // the command or path, for the record
 }
 
+// scanLine is the light read of a canonical line.
+func scanLine(text []byte, r *rec, f *auditevent.LineFields) bool {
+	if !auditevent.ScanLine(text, f) {
+		return false
+	}
+	r.session = f.SessionID
+	r.phase = 0
+	if f.Phase == auditevent.PhaseFinish {
+		r.phase = 1
+	}
+	r.spanID, r.traceID, r.op, r.data = view(f.SpanID), view(f.TraceID), f.Op, f.Data
+	r.ev = Event{Seq: f.Seq, TS: view(f.TS), TSMicros: f.TSMicros, OK: f.OK, DurationMS: f.DurationMS, ErrorCode: f.ErrorCode}
+	return true
+}
+
+// fullLine decodes a line that is not in canonical form, as a view of it.
+func fullLine(text []byte, r *rec, e *auditevent.Event) error {
+	if err := (auditevent.DecodeOptions{}).DecodeStringInto(view(text), e); err != nil {
+		return err
+	}
+	r.session = e.SessionID
+	r.phase = 0
+	if e.Phase == auditevent.PhaseFinish {
+		r.phase = 1
+	}
+	r.spanID, r.traceID, r.op, r.data = e.SpanID, "", e.Op, e.Data.Bytes()
+	if e.TraceID != nil {
+		r.traceID = *e.TraceID
+	}
+	r.ev = Event{Seq: e.Seq, TS: e.TS.String(), TSMicros: e.TS.UnixMicro(), OK: e.OK, DurationMS: e.DurationMS}
+	if e.ErrorCode != nil {
+		r.ev.ErrorCode = *e.ErrorCode
+	}
+	return nil
+}
+
+// view is b as a string without a copy: b must not change while the
+// string is in use.
+func view(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
+
 // what is the command (exec) or path an event's data names.
-func what(d []byte) string {
+func what(d []byte) string { return string(appendWhat(nil, d)) }
+
+// appendWhat appends what(d) to dst.
+func appendWhat(dst, d []byte) []byte {
 	for _, key := range [...]string{"command", "path", "port"} {
 		if v := topField(d, key); v != nil {
-			return clip(jsonText(v), maxWhat)
+			n := len(dst)
+			dst = appendJSONText(dst, v)
+			return dst[:n+len(clip(view(dst[n:]), maxWhat))]
 		}
 	}
-	return ""
+	return dst
 }
 
 // topField is the value of a top-level key of a canonical data object
@@ -191,50 +217,49 @@ func valueEnd(d []byte, i int) int {
 
 // jsonText turns a JSON value into display text: a string unquoted, an
 // array of strings joined by spaces, anything else as its JSON.
-func jsonText(v []byte) string {
+func jsonText(v []byte) string { return string(appendJSONText(nil, v)) }
+
+// appendJSONText appends jsonText(v) to dst.
+func appendJSONText(dst, v []byte) []byte {
 	switch {
 	case len(v) > 0 && v[0] == '"':
 		if bytes.IndexByte(v, '\\') < 0 {
-			return string(v[1 : len(v)-1])
+			return append(dst, v[1:len(v)-1]...)
 		}
 		var s string
 		if json.Unmarshal(v, &s) == nil {
-			return s
+			return append(dst, s...)
 		}
 	case len(v) > 0 && v[0] == '[':
-		if s, ok := plainStrings(v); ok {
-			return s
+		if out, ok := appendPlainStrings(dst, v); ok {
+			return out
 		}
 		var parts []string
 		if json.Unmarshal(v, &parts) == nil {
-			return strings.Join(parts, " ")
+			return append(dst, strings.Join(parts, " ")...)
 		}
 	}
-	return string(v)
+	return append(dst, v...)
 }
 
-// plainStrings reads a JSON array of strings without escapes (the common
-// command line) as the parts joined by spaces, without decoding it:
-// with no escape, a quote only opens or closes a string.
-func plainStrings(v []byte) (string, bool) {
+// appendPlainStrings reads a JSON array of strings without escapes (the
+// common command line) as the parts joined by spaces, without decoding
+// it: with no escape, a quote only opens or closes a string.
+func appendPlainStrings(dst, v []byte) ([]byte, bool) {
 	if bytes.IndexByte(v, '\\') >= 0 || len(v) < 4 || v[1] != '"' || v[len(v)-2] != '"' {
-		return "", len(v) == 2 // [] is the empty command
+		return dst, len(v) == 2 // [] is the empty command
 	}
 	inner := v[2 : len(v)-2]
-	seps := bytes.Count(inner, []byte(`","`))
-	if bytes.Count(inner, []byte(`"`)) != 2*seps {
-		return "", false // an element that is not a string
-	}
-	var b strings.Builder
-	b.Grow(len(inner) - 2*seps)
+	n := len(dst)
 	for {
-		i := bytes.Index(inner, []byte(`","`))
+		i := bytes.IndexByte(inner, '"')
 		if i < 0 {
-			b.Write(inner)
-			return b.String(), true
+			return append(dst, inner...), true
 		}
-		b.Write(inner[:i])
-		b.WriteByte(' ')
+		if len(inner) < i+3 || inner[i+1] != ',' || inner[i+2] != '"' {
+			return dst[:n], false // an element that is not a string
+		}
+		dst = append(append(dst, inner[:i]...), ' ')
 		inner = inner[i+3:]
 	}
 }

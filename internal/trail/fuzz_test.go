@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"reflect"
 	"testing"
 
 	"github.com/sandboxaudit/sandboxaudit/auditevent"
@@ -53,5 +54,37 @@ func FuzzTopField(f *testing.F) {
 			}
 		}
 		_ = what(b)
+	})
+}
+
+// FuzzLightScan reads any line both ways: a line the light scan takes, the
+// full decode takes too, with the same value in every field show, sessions
+// and serve carry, the command or path and the exit code included.
+func FuzzLightScan(f *testing.F) {
+	var seed bytes.Buffer
+	_, _ = genTrail(&seed, 2, 2)
+	for _, l := range bytes.SplitAfter(seed.Bytes(), []byte("\n")) {
+		f.Add(l)
+	}
+	f.Fuzz(func(t *testing.T, line []byte) {
+		text := bytes.TrimSuffix(line, []byte("\n"))
+		var light, full rec
+		var d decoded
+		if !scanLine(text, &light, &d.LineFields) {
+			return
+		}
+		if err := fullLine(text, &full, &d.Event); err != nil {
+			t.Fatalf("light scan took a line the decoder refuses (%v): %q", err, line)
+		}
+		if light.session != full.session || light.phase != full.phase || light.spanID != full.spanID ||
+			light.traceID != full.traceID || light.op != full.op || !bytes.Equal(light.data, full.data) {
+			t.Fatalf("ids differ: %+v, %+v", light, full)
+		}
+		if !reflect.DeepEqual(light.ev, full.ev) {
+			t.Fatalf("event fields differ: %+v, %+v", light.ev, full.ev)
+		}
+		if what(light.data) != what(full.data) || string(topField(light.data, "exit_code")) != string(topField(full.data, "exit_code")) {
+			t.Fatalf("data read differs: %q, %q", light.data, full.data)
+		}
 	})
 }

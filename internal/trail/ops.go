@@ -110,7 +110,8 @@ type grouper struct {
 	have   bool
 	op     Op
 	r      rec
-	evs    [2]Event // the Op\'s events: valid only during fn
+	evs    [2]Event  // the Op's events: valid only during fn
+	lines  [2][]byte // their lines
 }
 
 func (g *grouper) add(b []byte) error {
@@ -151,6 +152,11 @@ func (g *grouper) add(b []byte) error {
 	}
 	ev := &g.evs[r.phase]
 	*ev = r.ev
+	if ev.Line != nil {
+		// The record's buffer moves on before the operation is complete.
+		g.lines[r.phase] = append(g.lines[r.phase][:0], ev.Line...)
+		ev.Line = g.lines[r.phase]
+	}
 	*slot = ev
 	if g.op.What == "" || r.phase == 0 {
 		g.op.What = r.what

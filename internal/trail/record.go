@@ -38,7 +38,7 @@ type Event struct {
 	ErrorCode  string // "" for null
 	Exit       string // data.exit_code of a finish, as JSON text; "" when absent
 	EventID    string
-	Line       []byte // the canonical line with its newline; nil unless Options.KeepLines
+	Line       []byte // the canonical line with its newline; nil unless Options.KeepLines; valid as the Op is
 	Source     int    // index into Reader.Sources
 	LineNum    int64
 	match      bool
@@ -82,6 +82,7 @@ type rec struct {
 	traceID  string
 	op       string
 	what     string
+	data     []byte // the canonical data object, while the line is read
 	ev       Event
 }
 
@@ -122,7 +123,7 @@ func appendRec(dst []byte, r *rec) []byte {
 
 // decodeRec reads a record appendRec wrote into r. The strings are copied
 // (a string equal to r's previous one is kept: an operation's two records
-// share most), and so is the line, so the result outlives the buffer.
+// share most), so they outlive b; the line is a view of b.
 func decodeRec(b []byte, r *rec) bool {
 	if len(b) < keyLen+bodyFixed {
 		return false
@@ -156,7 +157,7 @@ func decodeRec(b []byte, r *rec) bool {
 	}
 	r.ev.Line = nil
 	if len(line) > 0 {
-		r.ev.Line = append([]byte(nil), line...)
+		r.ev.Line = line
 	}
 	return true
 }

@@ -9,7 +9,6 @@ import (
 	"runtime"
 	"sync"
 
-	"github.com/sandboxaudit/sandboxaudit/auditevent"
 	jsonl "github.com/sandboxaudit/sandboxaudit/internal/lines"
 )
 
@@ -31,12 +30,12 @@ type result struct {
 	bad     string // why the line is not an event; "" when it is
 	skip    bool   // left out by the filter
 	session [16]byte
-	spanID  string
+	spanID  string // views of the chunk's line: copy to keep
 	traceID string
 	phase   byte
 	seq     int64
 	ts      int64
-	tsText  string // a string of its own, not a view of the line
+	tsText  string
 	ok      bool
 	rec     span // the encoded record in out, key's opSeq still unset
 }
@@ -105,7 +104,7 @@ func (s *scanner) run(ctx context.Context, fn func(*chunk) error) error {
 	var wg sync.WaitGroup
 	for range s.workers {
 		wg.Go(func() {
-			var e auditevent.Event
+			var e decoded
 			var r rec
 			for c := range work {
 				s.decodeChunk(c, &e, &r)
@@ -212,7 +211,7 @@ func (s *scanner) newChunk(src int) *chunk {
 }
 
 // decodeChunk decodes, filters and encodes every line of c.
-func (s *scanner) decodeChunk(c *chunk, e *auditevent.Event, r *rec) {
+func (s *scanner) decodeChunk(c *chunk, e *decoded, r *rec) {
 	start := 0
 	f := &s.opts.Filter
 	for i, end := range c.ends {
@@ -247,7 +246,8 @@ func (s *scanner) decodeChunk(c *chunk, e *auditevent.Event, r *rec) {
 			c.res = append(c.res, res)
 			continue
 		}
-		r.what = what(e.Data.Bytes())
+		e.what = appendWhat(e.what[:0], r.data)
+		r.what = view(e.what)
 		r.spanHash = hashSpan(s.seed, r.spanID)
 		r.order = orderOf(c.src, c.nums[i])
 		r.opSeq = r.ev.Seq

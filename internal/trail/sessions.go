@@ -37,7 +37,8 @@ func ReadSessions(ctx context.Context, sources []string, opts Options) ([]Sessio
 		s := sums[res.session]
 		if s == nil {
 			s = &Session{ID: res.session, First: res.ts, Last: res.ts}
-			s.FirstTS, s.LastTS = res.tsText, res.tsText
+			s.FirstTS = strings.Clone(res.tsText)
+			s.LastTS = s.FirstTS
 			sums[res.session] = s
 		}
 		s.note(res)
@@ -63,10 +64,10 @@ func ReadSessions(ctx context.Context, sources []string, opts Options) ([]Sessio
 func (s *Session) note(res *result) {
 	s.Events++
 	if res.ts < s.First {
-		s.First, s.FirstTS = res.ts, res.tsText
+		s.First, s.FirstTS = res.ts, strings.Clone(res.tsText)
 	}
 	if res.ts > s.Last {
-		s.Last, s.LastTS = res.ts, res.tsText
+		s.Last, s.LastTS = res.ts, strings.Clone(res.tsText)
 	}
 	if s.TraceID == "" && res.traceID != "" {
 		s.TraceID = strings.Clone(res.traceID)

@@ -1,7 +1,6 @@
 package trail
 
 import (
-	"bufio"
 	"bytes"
 	"cmp"
 	"container/heap"
@@ -23,7 +22,10 @@ type sorter struct {
 	tmpDir   string
 	arena    []byte
 	spans    []span
-	runs     []*os.File
+	// scratch serves one sort at a time: the spill being written, or the
+	// last arena's once no run was spilled.
+	scratch *sortScratch
+	runs    []*os.File
 	// spilling is the run being written, nil when none is.
 	spilling chan spilled
 }
@@ -52,13 +54,96 @@ func (x span) cmp(y span, a []byte) int {
 	case x.k2 != y.k2:
 		return cmp.Compare(x.k2, y.k2)
 	}
-	return bytes.Compare(a[x.off+24:x.off+keyLen], a[y.off+24:y.off+keyLen])
+	// The rest of the key: spanHash(8) phase(1) seq(8) order(8), compared
+	// field by field (an operation's two records get this far).
+	xa, ya := a[x.off+24:x.off+keyLen], a[y.off+24:y.off+keyLen]
+	if c := cmp.Compare(binary.BigEndian.Uint64(xa), binary.BigEndian.Uint64(ya)); c != 0 {
+		return c
+	}
+	if xa[8] != ya[8] {
+		return cmp.Compare(xa[8], ya[8])
+	}
+	if c := cmp.Compare(binary.BigEndian.Uint64(xa[9:]), binary.BigEndian.Uint64(ya[9:])); c != 0 {
+		return c
+	}
+	return cmp.Compare(binary.BigEndian.Uint64(xa[17:]), binary.BigEndian.Uint64(ya[17:]))
 }
 
-const runReadBuf = 64 << 10
+// sortScratch is the room sort reuses from one run to the next.
+type sortScratch struct {
+	spare    []span
+	sessions []int32 // each span's session, as its index in keys
+	keys     [][2]uint64
+	index    map[[2]uint64]int32
+	start    []int // each session's first place in spare, by rank
+}
+
+// sort sorts spans by key and returns them, in spans or in the scratch's
+// spare room (the other is kept as the next spare). A run holds the lines
+// of the sessions interleaved, each session's nearly in seq order: so the
+// records are dealt out by session first (a counting sort over the run's
+// sessions, in key order), after which each session's records need few
+// moves, where one comparison sort of them all would compare them
+// n log n times.
+func (sc *sortScratch) sort(spans []span, arena []byte) []span {
+	byKey := func(x, y span) int { return x.cmp(y, arena) }
+	if len(spans) < 256 {
+		slices.SortFunc(spans, byKey)
+		return spans
+	}
+	if sc.index == nil {
+		sc.index = map[[2]uint64]int32{}
+	}
+	clear(sc.index)
+	sc.keys, sc.sessions = sc.keys[:0], sc.sessions[:0]
+	for _, sp := range spans {
+		k := [2]uint64{sp.k0, sp.k1}
+		i, ok := sc.index[k]
+		if !ok {
+			i = int32(len(sc.keys))
+			sc.index[k] = i
+			sc.keys = append(sc.keys, k)
+		}
+		sc.sessions = append(sc.sessions, i)
+	}
+	order := make([]int32, len(sc.keys))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortFunc(order, func(a, b int32) int {
+		ka, kb := sc.keys[a], sc.keys[b]
+		return cmp.Or(cmp.Compare(ka[0], kb[0]), cmp.Compare(ka[1], kb[1]))
+	})
+	// start[i]: where the records of session i (by first sight) begin.
+	sc.start = slices.Grow(sc.start[:0], len(sc.keys))[:len(sc.keys)]
+	clear(sc.start)
+	for _, i := range sc.sessions {
+		sc.start[i]++
+	}
+	at := 0
+	for _, i := range order {
+		n := sc.start[i]
+		sc.start[i] = at
+		at += n
+	}
+	out := slices.Grow(sc.spare[:0], len(spans))[:len(spans)]
+	for j, sp := range spans {
+		i := sc.sessions[j]
+		out[sc.start[i]] = sp
+		sc.start[i]++
+	}
+	// start[i] now ends session i's records.
+	from := 0
+	for _, i := range order {
+		slices.SortFunc(out[from:sc.start[i]], byKey)
+		from = sc.start[i]
+	}
+	sc.spare = spans
+	return out
+}
 
 func newSorter(runBytes int, tmpDir string) *sorter {
-	return &sorter{runBytes: runBytes, tmpDir: tmpDir}
+	return &sorter{runBytes: runBytes, tmpDir: tmpDir, scratch: &sortScratch{}}
 }
 
 // add takes one encoded record.
@@ -82,8 +167,7 @@ func (s *sorter) add(r []byte) error {
 }
 
 func (s *sorter) sortArena() {
-	a := s.arena
-	slices.SortFunc(s.spans, func(x, y span) int { return x.cmp(y, a) })
+	s.spans = s.scratch.sort(s.spans, s.arena)
 }
 
 // spill starts writing the arena, sorted, as one run, and gives the
@@ -101,9 +185,10 @@ func (s *sorter) spill() error {
 	s.runs = append(s.runs, f)
 	ch := make(chan spilled, 1)
 	s.spilling = ch
-	go func(arena []byte, spans []span) {
+	go func(arena []byte, spans []span, scratch *sortScratch) {
+		spans = scratch.sort(spans, arena)
 		ch <- spilled{arena: arena[:0], spans: spans[:0], err: writeRun(f, arena, spans)}
-	}(s.arena, s.spans)
+	}(s.arena, s.spans, s.scratch)
 	s.arena, s.spans = done.arena, done.spans
 	return nil
 }
@@ -118,19 +203,16 @@ func (s *sorter) wait() (spilled, error) {
 	return done, done.err
 }
 
-// writeRun sorts one arena's records and writes them to f, then rewinds f.
+// writeRun writes one arena's records, sorted, to f, then rewinds f.
 func writeRun(f *os.File, arena []byte, spans []span) error {
-	slices.SortFunc(spans, func(x, y span) int { return x.cmp(y, arena) })
-	w := bufio.NewWriterSize(f, 256<<10)
-	var pre [binary.MaxVarintLen64]byte
+	w := newRunWriter(f)
 	for _, sp := range spans {
-		rec := arena[sp.off:sp.end]
-		n := binary.PutUvarint(pre[:], uint64(len(rec)))
-		_, _ = w.Write(pre[:n])
-		_, _ = w.Write(rec)
+		if err := w.add(arena[sp.off:sp.end]); err != nil {
+			return err
+		}
 	}
-	if err := w.Flush(); err != nil {
-		return fmt.Errorf("temporary file for sorting: %w", err)
+	if err := w.flush(); err != nil {
+		return err
 	}
 	_, err := f.Seek(0, io.SeekStart)
 	return err
@@ -160,7 +242,7 @@ func (s *sorter) each(fn func([]byte) error) error {
 	s.arena, s.spans = nil, nil
 	h := make(runHeap, 0, len(s.runs))
 	for _, f := range s.runs {
-		r := &run{r: bufio.NewReaderSize(f, runReadBuf)}
+		r := newRun(f)
 		ok, err := r.next()
 		if err != nil {
 			return err
@@ -169,12 +251,81 @@ func (s *sorter) each(fn func([]byte) error) error {
 			h = append(h, r)
 		}
 	}
+	return mergeRuns(h, fn)
+}
+
+// A mergeBatch carries merged records from the merging goroutine to the
+// caller's: records, each a uvarint length and its bytes.
+type mergeBatch struct{ b []byte }
+
+const mergeBatchBytes = 256 << 10
+
+// mergeRuns merges the runs on a goroutine of its own (reading, S2
+// decoding, the heap) while fn takes the records on the caller's, so that
+// the two halves of the last phase run on two cores. Three batches are in
+// use at most.
+func mergeRuns(h runHeap, fn func([]byte) error) error {
+	full := make(chan *mergeBatch, 1)
+	free := make(chan *mergeBatch, 3)
+	for range 3 {
+		free <- &mergeBatch{b: make([]byte, 0, mergeBatchBytes)}
+	}
+	stop := make(chan struct{})
+	merged := make(chan error, 1)
+	go func() {
+		defer close(full)
+		merged <- mergeInto(h, full, free, stop)
+	}()
+	var err error
+	for mb := range full {
+		for b := mb.b; err == nil && len(b) > 0; {
+			rec, rest, ok := cutBytes(b)
+			if !ok {
+				err = errCorruptRun
+				break
+			}
+			err = fn(rec)
+			b = rest
+		}
+		mb.b = mb.b[:0]
+		free <- mb
+		if err != nil {
+			close(stop)
+			for mb := range full {
+				free <- mb
+			}
+			break
+		}
+	}
+	return errors.Join(err, <-merged)
+}
+
+// mergeInto fills batches from the heap of runs, in key order, until the
+// runs end or stop closes.
+func mergeInto(h runHeap, full chan<- *mergeBatch, free <-chan *mergeBatch, stop <-chan struct{}) error {
 	heap.Init(&h)
+	var mb *mergeBatch
+	select {
+	case mb = <-free:
+	case <-stop:
+		return nil
+	}
 	for len(h) > 0 {
 		r := h[0]
-		if err := fn(r.cur); err != nil {
-			return err
+		if len(mb.b) > 0 && len(mb.b)+binary.MaxVarintLen64+len(r.cur) > cap(mb.b) {
+			select {
+			case full <- mb:
+			case <-stop:
+				return nil
+			}
+			select {
+			case mb = <-free:
+			case <-stop:
+				return nil
+			}
 		}
+		mb.b = binary.AppendUvarint(mb.b, uint64(len(r.cur)))
+		mb.b = append(mb.b, r.cur...)
 		ok, err := r.next()
 		if err != nil {
 			return err
@@ -183,6 +334,12 @@ func (s *sorter) each(fn func([]byte) error) error {
 			heap.Fix(&h, 0)
 		} else {
 			heap.Pop(&h)
+		}
+	}
+	if len(mb.b) > 0 {
+		select {
+		case full <- mb:
+		case <-stop:
 		}
 	}
 	return nil
@@ -194,30 +351,6 @@ func (s *sorter) close() {
 		_ = f.Close()
 	}
 	s.runs = nil
-}
-
-// run reads one spilled run back.
-type run struct {
-	r   *bufio.Reader
-	cur []byte
-}
-
-func (r *run) next() (bool, error) {
-	n, err := binary.ReadUvarint(r.r)
-	if errors.Is(err, io.EOF) {
-		return false, nil
-	}
-	if err != nil {
-		return false, fmt.Errorf("temporary sort file: %w", err)
-	}
-	if cap(r.cur) < int(n) {
-		r.cur = make([]byte, n)
-	}
-	r.cur = r.cur[:n]
-	if _, err := io.ReadFull(r.r, r.cur); err != nil {
-		return false, fmt.Errorf("temporary sort file: %w", err)
-	}
-	return true, nil
 }
 
 type runHeap []*run

@@ -3,6 +3,7 @@ package trail
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -134,5 +135,24 @@ func TestSessionsSums(t *testing.T) {
 		assert.Equal(t, int64(20), s.Events)
 		assert.Equal(t, int64(1), s.Failures, "k=3 of 0..9 fails")
 		assert.Zero(t, s.Open)
+	}
+}
+
+// TestStopMidMerge stops reading in the middle of merging spilled runs:
+// the caller's error comes back, and the merging goroutine ends.
+func TestStopMidMerge(t *testing.T) {
+	p, _ := writeTrail(t, 7, 3000)
+	stop := errors.New("enough")
+	for _, after := range []int{1, 10, 2999} {
+		n := 0
+		_, err := ReadOps(context.Background(), []string{p}, Options{RunBytes: 64 << 10, TempDir: t.TempDir()}, func(*Op) error {
+			n++
+			if n == after {
+				return stop
+			}
+			return nil
+		})
+		require.ErrorIs(t, err, stop)
+		assert.Equal(t, after, n)
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"syscall"
 
 	"github.com/sandboxaudit/sandboxaudit/bench/load"
@@ -33,20 +34,39 @@ func main() {
 		rounds   = flag.Int("rounds", 3, "alternations of ours and the baseline")
 		fsync    = flag.String("fsync", "batch", "fsync mode of the sandboxaudit file sink")
 		dir      = flag.String("dir", "", "scratch directory for configs and output files (default: a new temporary directory)")
+		shapes   = flag.String("shapes", "sandboxtrace,light", "span shapes to send, in order (sandboxtrace, light)")
 	)
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx, config{
-		ours: *ours, baseline: *baseline, fsync: *fsync, dir: *dir, rounds: *rounds, workers: *workers,
-		shapes: []load.Shape{
-			{Spans: *spans, PerRequest: *perReq, Sessions: *sessions},
-			{Spans: *spans, PerRequest: *perReq, Sessions: *sessions, Light: true},
-		},
-	}); err != nil {
+	sh, err := parseShapes(*shapes, load.Shape{Spans: *spans, PerRequest: *perReq, Sessions: *sessions})
+	if err == nil {
+		err = run(ctx, config{
+			ours: *ours, baseline: *baseline, fsync: *fsync, dir: *dir, rounds: *rounds, workers: *workers,
+			shapes: sh,
+		})
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "e2e:", err)
 		os.Exit(1)
 	}
+}
+
+// parseShapes turns the -shapes list into shapes that share base's sizes.
+func parseShapes(list string, base load.Shape) ([]load.Shape, error) {
+	var shapes []load.Shape
+	for name := range strings.SplitSeq(list, ",") {
+		sh := base
+		switch strings.TrimSpace(name) {
+		case "sandboxtrace":
+		case "light":
+			sh.Light = true
+		default:
+			return nil, fmt.Errorf("-shapes: unknown shape %q (want sandboxtrace or light)", name)
+		}
+		shapes = append(shapes, sh)
+	}
+	return shapes, nil
 }
 
 type config struct {

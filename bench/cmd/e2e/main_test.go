@@ -1,6 +1,10 @@
 package main
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/sandboxaudit/sandboxaudit/bench/load"
+)
 
 func TestRoundOrderAlternatesWhoGoesFirst(t *testing.T) {
 	targets := []target{{name: "ours"}, {name: "peer"}}
@@ -13,5 +17,19 @@ func TestRoundOrderAlternatesWhoGoesFirst(t *testing.T) {
 	}
 	if targets[0].name != "ours" {
 		t.Fatal("roundOrder changed its argument")
+	}
+}
+
+func TestParseShapes(t *testing.T) {
+	base := load.Shape{Spans: 10, PerRequest: 5, Sessions: 2}
+	got, err := parseShapes("light, sandboxtrace", base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || !got[0].Light || got[1].Light || got[1].Spans != 10 || got[0].PerRequest != 5 {
+		t.Fatalf("got %+v", got)
+	}
+	if _, err := parseShapes("heavy", base); err == nil {
+		t.Fatal("an unknown shape was accepted")
 	}
 }

@@ -1,0 +1,345 @@
+package auditevent
+
+import (
+	"bytes"
+	"encoding/binary"
+	"slices"
+	"strings"
+
+	"github.com/google/uuid"
+)
+
+// LineFields are the fields of one event line that a reading tool lists,
+// read without building the event. The byte slices are views of the line.
+type LineFields struct {
+	Phase      Phase
+	EventID    uuid.UUID
+	TS         []byte // the canonical spelling, as written
+	TSMicros   int64
+	SessionID  uuid.UUID
+	Seq        int64
+	Op         string // one of Ops()
+	SpanID     []byte
+	TraceID    []byte // nil for null or absent
+	Data       []byte // the canonical data object
+	OK         bool   // a finish's; false for a start
+	DurationMS float64
+	ErrorCode  string // "" for null; one of ErrorCodes()
+
+	slots [numFields]slot // here rather than on ScanLine's stack, which they would leave
+}
+
+// ScanLine reads a line written in canonical form (what AppendJSON writes,
+// with or without its newline) into f. It checks the whole line as strictly
+// as the canonical checker does, which is stricter than DecodeString: every
+// line it accepts, DecodeString accepts with the same values. It answers
+// false for anything else, valid or not, which DecodeString must then judge
+// (and word the error). Reading tools use it for the lines the collector
+// writes, which it accepts at a fraction of a full decode's cost.
+func ScanLine(line []byte, f *LineFields) bool {
+	line = bytes.TrimSuffix(line, []byte("\n"))
+	*f = LineFields{}
+	if !canonicalMembers(line, &f.slots) {
+		return false
+	}
+	d := decoder{buf: line, slots: &f.slots}
+	switch string(d.rawOr(fPhase)) {
+	case `"start"`:
+		f.Phase = PhaseStart
+	case `"finish"`:
+		f.Phase = PhaseFinish
+	default:
+		return false
+	}
+	return scanCommon(&d, f) && (f.Phase != PhaseFinish || scanFinish(&d, f))
+}
+
+// scanCommon reads the fields both phases have, as decodeCommon does but
+// refusing what it would default (a missing event_id, ts or data).
+func scanCommon(d *decoder, f *LineFields) bool {
+	if d.slots[fVersion].present {
+		if _, ok := d.smallInt(fVersion); !ok {
+			return false
+		}
+	}
+	var ok bool
+	if f.EventID, ok = d.plainUUID(fEventID); !ok {
+		return false
+	}
+	if f.SessionID, ok = d.plainUUID(fSessionID); !ok {
+		return false
+	}
+	if f.TS, f.TSMicros, ok = d.plainTimestamp(fTS); !ok {
+		return false
+	}
+	if f.Seq, ok = d.smallInt(fSeq); !ok {
+		return false
+	}
+	op, ok := d.plain(fOp)
+	if !ok {
+		return false
+	}
+	if f.Op, ok = internOp(op); !ok {
+		return false
+	}
+	if f.SpanID, ok = d.plain(fSpanID); !ok {
+		return false
+	}
+	if !d.optString(fParentSpanID) {
+		return false
+	}
+	if d.present(fTraceID) {
+		if f.TraceID, ok = d.plain(fTraceID); !ok {
+			return false
+		}
+	}
+	f.Data = d.rawOr(fData)
+	return len(f.Data) > 0 && f.Data[0] == '{'
+}
+
+// scanFinish reads the fields only a finish has, as finishFields does.
+func scanFinish(d *decoder, f *LineFields) bool {
+	var err error
+	if f.OK, err = d.bool(fOK); err != nil {
+		return false
+	}
+	if f.DurationMS, err = d.float(fDurationMS); err != nil {
+		return false
+	}
+	if d.present(fErrorCode) {
+		code, ok := d.plain(fErrorCode)
+		if !ok {
+			return false
+		}
+		if f.ErrorCode, ok = internErrorCode(code); !ok {
+			return false
+		}
+	}
+	if d.present(fErrorRetryable) {
+		if _, err := d.bool(fErrorRetryable); err != nil {
+			return false
+		}
+	}
+	return d.optString(fErrorType) && d.optString(fErrorMessage) && d.optString(fStdout) && d.optString(fStderr)
+}
+
+// smallInt reads an integer field as d.int does, written as at most 18
+// digits (every seq and version in practice) without a conversion.
+func (d *decoder) smallInt(f field) (int64, bool) {
+	raw := d.rawOr(f)
+	digits := raw
+	if len(digits) > 0 && digits[0] == '-' {
+		digits = digits[1:]
+	}
+	if len(digits) == 0 || len(digits) > 18 {
+		v, err := d.int(f)
+		return v, err == nil
+	}
+	var v int64
+	for _, c := range digits {
+		if c < '0' || c > '9' {
+			v, err := d.int(f)
+			return v, err == nil
+		}
+		v = v*10 + int64(c-'0')
+	}
+	if len(digits) < len(raw) {
+		v = -v
+	}
+	return v, true
+}
+
+// rawOr is a field's raw value, or nil when it is absent.
+func (d *decoder) rawOr(f field) []byte {
+	s := d.slots[f]
+	if !s.present {
+		return nil
+	}
+	return d.buf[s.start:s.end]
+}
+
+// plain is a string field's text when it holds no escape (so the text is
+// the value), with false when it is absent, not a string, or escaped.
+func (d *decoder) plain(f field) ([]byte, bool) {
+	raw := d.rawOr(f)
+	if len(raw) < 2 || raw[0] != '"' {
+		return nil, false
+	}
+	s := raw[1 : len(raw)-1]
+	return s, bytes.IndexByte(s, '\\') < 0
+}
+
+// optString reports whether an optional string field is absent, null or a
+// string (already checked as one by canonicalMembers).
+func (d *decoder) optString(f field) bool {
+	raw := d.rawOr(f)
+	return raw == nil || raw[0] == '"' || string(raw) == "null"
+}
+
+func (d *decoder) plainUUID(f field) (uuid.UUID, bool) {
+	s, ok := d.plain(f)
+	if !ok {
+		return uuid.Nil, false
+	}
+	return parseUUID(s)
+}
+
+// plainTimestamp reads ts when it is spelled as the canonical form spells
+// it, so that the text as written is the timestamp's String.
+func (d *decoder) plainTimestamp(f field) ([]byte, int64, bool) {
+	s, ok := d.plain(f)
+	if !ok {
+		return nil, 0, false
+	}
+	t, ok := parseTimestamp(s)
+	if !ok {
+		return nil, 0, false
+	}
+	if utcSpelling(s) {
+		return s, t.micros, true
+	}
+	var spell [maxTimestampLen]byte
+	return s, t.micros, string(t.appendText(spell[:0])) == string(s)
+}
+
+// utcSpelling reports whether a timestamp parseTimestamp accepted has the
+// shape appendText gives a UTC time, YYYY-MM-DDTHH:MM:SS[.ffffff]Z with a
+// fraction that is not zero, in which case appendText spells it so.
+func utcSpelling(s []byte) bool {
+	switch {
+	case len(s) == 20:
+		return s[10] == 'T' && s[16] == ':' && s[19] == 'Z'
+	case len(s) == 27:
+		return s[10] == 'T' && s[16] == ':' && s[19] == '.' && s[26] == 'Z' && string(s[20:26]) != "000000" &&
+			isDigits(s[20:26])
+	}
+	return false
+}
+
+func isDigits(s []byte) bool {
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// canonicalMembers checks that b is one JSON object in canonical form, as
+// isCanonicalObject does, nested as deep as the decoder allows under a
+// top-level object, and records where each known field's value sits.
+// Canonical keys are plain and strictly increasing, so each key is matched
+// against the known names in their order, and a plain string value (most
+// of a line's) is checked eight bytes at a time.
+func canonicalMembers(b []byte, slots *[numFields]slot) bool {
+	if len(b) < 2 || b[0] != '{' {
+		return false
+	}
+	c := canonChecker{buf: b, depth: 1}
+	i, next := 1, 0 // next: the first known name not yet passed, in sortedFields
+	var prev []byte
+	prevKnown := true // before the first key
+	for {
+		if i >= len(b) || b[i] != '"' {
+			return false
+		}
+		// The next known name, quoted and followed by its colon, is the
+		// usual key; it follows a known key (or none) in order. Anything
+		// else is read and compared in full.
+		var key []byte
+		var end int
+		known := false
+		if next < len(sortedFields) {
+			tok := memberTokens[sortedFields[next]]
+			if known = len(b)-i > len(tok) && string(b[i:i+len(tok)]) == tok; known {
+				end = i + len(tok) - 2
+				key = b[i+1 : end]
+			}
+		}
+		if !known {
+			end = plainRun(b, i+1)
+			if end >= len(b) || b[end] != '"' {
+				return false // an escaped key, or no closing quote
+			}
+			key = b[i+1 : end]
+			if end+1 >= len(b) || b[end+1] != ':' {
+				return false
+			}
+		}
+		if !known || !prevKnown {
+			if prev != nil && string(prev) >= string(key) {
+				return false
+			}
+			for next < len(sortedFields) && fieldNames[sortedFields[next]] < string(key) {
+				next++
+			}
+			known = next < len(sortedFields) && fieldNames[sortedFields[next]] == string(key)
+		}
+		prev, prevKnown = key, known
+		start := end + 2
+		var ok bool
+		if i, ok = c.plainOrValue(start); !ok || i >= len(b) {
+			return false
+		}
+		if known {
+			slots[sortedFields[next]] = slot{present: true, start: start, end: i}
+			next++
+		}
+		switch b[i] {
+		case ',':
+			i++
+		case '}':
+			return i+1 == len(b)
+		default:
+			return false
+		}
+	}
+}
+
+// plainOrValue is value, with a string of plain text checked eight bytes
+// at a time.
+func (c *canonChecker) plainOrValue(i int) (int, bool) {
+	if i < len(c.buf) && c.buf[i] == '"' {
+		if end := plainRun(c.buf, i+1); end < len(c.buf) && c.buf[end] == '"' {
+			return end + 1, true
+		}
+	}
+	return c.value(i)
+}
+
+// plainRun is plainEnd eight bytes at a time, with safeRun's tests on
+// one load of each word.
+func plainRun(b []byte, i int) int {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	for ; i+8 <= len(b); i += 8 {
+		w := binary.LittleEndian.Uint64(b[i:])
+		quote, backslash := w^(ones*'"'), w^(ones*'\\')
+		special := (w - ones*0x20) & ^w
+		special |= (w + ones) | w
+		special |= (quote - ones) & ^quote
+		special |= (backslash - ones) & ^backslash
+		if special&highs != 0 {
+			break
+		}
+	}
+	return plainEnd(b, i)
+}
+
+// memberTokens[f] opens f's member: its quoted name and the colon.
+var memberTokens = func() (t [numFields]string) {
+	for f, name := range fieldNames {
+		t[f] = `"` + name + `":`
+	}
+	return t
+}()
+
+// sortedFields are the known fields in their names' code-point order, the
+// order a canonical line writes them in.
+var sortedFields = func() [numFields]field {
+	var s [numFields]field
+	for f := range s {
+		s[f] = field(f)
+	}
+	slices.SortFunc(s[:], func(a, b field) int { return strings.Compare(fieldNames[a], fieldNames[b]) })
+	return s
+}()
