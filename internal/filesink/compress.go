@@ -31,8 +31,7 @@ const (
 // writer back from write(2) or fdatasync(2) gets the processor at once
 // instead of after the scheduler's time slice. It stays behind the
 // writers on the processor and the disk: its thread runs at a higher nice
-// value and the idle I/O class, the
-// compressed file is written back a piece at a time (so its fsync is
+// value, the compressed file is written back a piece at a time (so its fsync is
 // short and the compressor waits for the disk, not the writers), and the
 // plain segment's pages are dropped from the cache as they are read. The
 // zero value is ready.
@@ -63,7 +62,7 @@ func (w *writeBehind) Write(p []byte) (int, error) {
 
 // write compresses in into dst through dst.tmp, made durable before the
 // rename; on failure the temp file is removed. The work runs on a thread
-// of its own at a low CPU and I/O priority, which ends with it.
+// of its own at a low CPU priority, which ends with it.
 func (c *compressor) write(ctx context.Context, in io.Reader, dst string) error {
 	done := make(chan error, 1)
 	go func() {

@@ -4,24 +4,17 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// ioprio_set(2) arguments: the calling thread, and the idle class, which
-// a disk scheduler such as mq-deadline or BFQ serves only when no other
-// I/O waits (mq-deadline still ages it in after prio_aging_expire).
-const (
-	ioprioWhoProcess = 1
-	ioprioClassShift = 13
-	ioprioClassIdle  = 3
-	// backgroundNice is the compressor thread's nice value: the kernel
-	// gives a busy writer thread about nine tenths of a shared core.
-	backgroundNice = 10
-)
+// backgroundNice is the compressor thread's nice value: the kernel gives
+// a busy writer thread about nine tenths of a shared core. Its I/O keeps
+// the normal class: the writers' fdatasync can wait on the compressed
+// file's ordered data, so an idle-class compressor could stall them.
+const backgroundNice = 10
 
-// lowerThreadPriority puts the calling thread in the idle I/O class and
-// at backgroundNice. The caller must hold the thread
-// (runtime.LockOSThread) and never release it, so the thread ends with
-// its goroutine and no other goroutine ever runs at these priorities.
+// lowerThreadPriority sets the calling thread to backgroundNice. The
+// caller must hold the thread (runtime.LockOSThread) and never release
+// it, so the thread ends with its goroutine and no other goroutine ever
+// runs at this priority.
 func lowerThreadPriority() {
-	_, _, _ = unix.Syscall(unix.SYS_IOPRIO_SET, ioprioWhoProcess, 0, ioprioClassIdle<<ioprioClassShift)
 	_ = unix.Setpriority(unix.PRIO_PROCESS, 0, backgroundNice)
 }
 
