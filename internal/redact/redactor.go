@@ -233,12 +233,17 @@ func (r *Redactor) walk(d auditevent.Data, c *Counts) (auditevent.Data, bool) {
 // detectors run once over the text, as a probe that counts any secret name
 // or format as a cut: the text of a data object without escapes is its
 // strings' text with quotes and commas between them. Text with escapes,
-// and user patterns, are walked value by value.
+// and user patterns, are walked value by value. Without user names, a
+// prefilter first rules out text that has no detector's trigger.
 func (r *Redactor) mayCut(text []byte) bool {
 	if len(r.patterns) > 0 || bytes.IndexByte(text, '\\') >= 0 {
 		return true
 	}
-	sc := scanner{s: unsafe.String(unsafe.SliceData(text), len(text)), keys: r.keys, probe: true}
+	s := unsafe.String(unsafe.SliceData(text), len(text))
+	if len(r.keys) == 0 && !mayTrigger(s) {
+		return false
+	}
+	sc := scanner{s: s, keys: r.keys, probe: true}
 	sc.scan()
 	return sc.hit
 }

@@ -73,8 +73,13 @@ func (sc *scanner) scan() {
 			i = markerEnd(s, i)
 			continue
 		case c == '"' && sc.probe:
-			if i+1 < len(s) && s[i+1] == '-' {
-				sc.probeFlag(i + 1)
+			if i+1 < len(s) {
+				switch s[i+1] {
+				case '-':
+					sc.probeFlag(i + 1)
+				case ':':
+					sc.probeName(i)
+				}
 			}
 			i++
 		case c == ':' && strings.HasPrefix(s[i:], "://"):
@@ -143,8 +148,9 @@ func (sc *scanner) run(i, j int) int {
 			return sc.assignment(i, j, j+1, true)
 		}
 	case '"', '\'':
-		// a quoted name, "password": "x" in JSON or YAML text
-		if i > 0 && s[i-1] == s[j] && j+1 < len(s) && s[j+1] == ':' {
+		// a quoted name, "password": "x" in JSON or YAML text; a probe
+		// looks at a data object's member names whole (probeName)
+		if i > 0 && s[i-1] == s[j] && j+1 < len(s) && s[j+1] == ':' && !(sc.probe && s[j] == '"') {
 			if isAuthorization(s[i:j]) {
 				return sc.authorization(j + 2)
 			}
@@ -346,6 +352,20 @@ func (sc *scanner) probeFlag(i int) {
 		return
 	}
 	if _, ok := sc.flagNeedsValue(sc.s[i : i+end]); ok {
+		sc.hit = true
+	}
+}
+
+// probeName: in data text, the member name that ends with the quote at i
+// (no escapes: the probe only sees text without them) may say that the
+// values below it are secret, whatever bytes it holds ("db password").
+func (sc *scanner) probeName(i int) {
+	open := strings.LastIndexByte(sc.s[:i], '"')
+	if open < 0 {
+		return
+	}
+	name := sc.s[open+1 : i]
+	if _, ok := sc.secretName(name); ok || isAuthorization(name) {
 		sc.hit = true
 	}
 }
