@@ -7,8 +7,9 @@ const hexDigits = "0123456789abcdef"
 // safeASCII[b] is true for bytes Python's json.dumps(ensure_ascii=True)
 // writes as themselves: U+0020..U+007E minus '"' and '\\'. DEL (U+007F) is
 // escaped: SPEC section 2 says otherwise, but the reference (and its
-// vectors) escape it, and the reference decides.
-var safeASCII = func() (t [utf8.RuneSelf]bool) {
+// vectors) escape it, and the reference decides. The table covers every
+// byte value (false from 0x80) so that a loop needs one look per byte.
+var safeASCII = func() (t [256]bool) {
 	for b := 0x20; b < 0x7F; b++ {
 		t[b] = b != '"' && b != '\\'
 	}
@@ -19,7 +20,7 @@ var safeASCII = func() (t [utf8.RuneSelf]bool) {
 // not safeASCII: the end of a run of plain string text, byte by byte (short
 // runs, the usual key or word, cost less so than through safeRun).
 func plainEnd(b []byte, i int) int {
-	for i < len(b) && b[i] < utf8.RuneSelf && safeASCII[b[i]] {
+	for i < len(b) && safeASCII[b[i]] {
 		i++
 	}
 	return i
@@ -119,7 +120,7 @@ func safeRun[T string | []byte](s T) int {
 			break
 		}
 	}
-	for i < len(s) && s[i] < utf8.RuneSelf && safeASCII[s[i]] {
+	for i < len(s) && safeASCII[s[i]] {
 		i++
 	}
 	return i
