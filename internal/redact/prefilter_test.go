@@ -1,8 +1,10 @@
 package redact
 
 import (
+	"strings"
 	"testing"
 
+	"github.com/sandboxaudit/sandboxaudit/auditevent"
 	"github.com/sandboxaudit/sandboxaudit/internal/testutil/redacttest"
 )
 
@@ -78,4 +80,23 @@ func naiveTrigger(s string) bool {
 		}
 	}
 	return false
+}
+
+// TestDataCutsUnderDottedOrSpacedName: a member name that is not one word
+// still marks its value secret through the probe and the walk.
+func TestDataCutsUnderDottedOrSpacedName(t *testing.T) {
+	r, err := New(Settings{Enabled: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, in := range []string{`{"db password":"hunter2"}`, `{"a":{"db.secret":"hunter2"}}`, `{"x":["y"],"AA PASSWORD":"0"}`} {
+		d, err := auditevent.ParseData([]byte(in))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, changed := r.Data(d, nil)
+		if !changed || strings.Contains(out.String(), "hunter2") || !strings.Contains(out.String(), "[REDACTED:") {
+			t.Errorf("%s -> %s (changed %v)", in, out.String(), changed)
+		}
+	}
 }
