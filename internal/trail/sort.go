@@ -15,8 +15,9 @@ import (
 // sorter is an external merge sort of records: records gather in an arena
 // until it holds runBytes, then are sorted and spilled to a temporary file
 // (unlinked at once, so nothing is left behind); the runs are merged at the
-// end. A full arena is sorted and written by a goroutine while the next
-// one fills, so memory is two arenas plus one read buffer per run.
+// end, the last arena from memory. A full arena is sorted and written by a
+// goroutine while the next one fills, so memory is two arenas plus one read
+// buffer per run.
 type sorter struct {
 	runBytes int
 	tmpDir   string
@@ -231,16 +232,19 @@ func (s *sorter) each(fn func([]byte) error) error {
 		}
 		return nil
 	}
-	if len(s.spans) > 0 {
-		if err := s.spill(); err != nil {
-			return err
-		}
-	}
 	if _, err := s.wait(); err != nil {
 		return err
 	}
-	s.arena, s.spans = nil, nil
-	h := make(runHeap, 0, len(s.runs))
+	h := make(runHeap, 0, len(s.runs)+1)
+	if len(s.spans) > 0 {
+		// The last arena is merged from memory: writing it only to read it
+		// back would cost a run's compression for nothing.
+		s.sortArena()
+		r := &run{arena: s.arena, spans: s.spans}
+		if ok, _ := r.next(); ok {
+			h = append(h, r)
+		}
+	}
 	for _, f := range s.runs {
 		r := newRun(f)
 		ok, err := r.next()
