@@ -190,7 +190,13 @@ func (s *sorter) spill() error {
 		spans = scratch.sort(spans, arena)
 		ch <- spilled{arena: arena[:0], spans: spans[:0], err: writeRun(f, arena, spans)}
 	}(s.arena, s.spans, s.scratch)
+	n := len(s.spans)
 	s.arena, s.spans = done.arena, done.spans
+	if s.arena == nil {
+		// The trail fills more than one arena: the second is made full
+		// size at once rather than grown.
+		s.arena, s.spans = make([]byte, 0, s.runBytes), make([]span, 0, n+n/8)
+	}
 	return nil
 }
 
