@@ -136,11 +136,34 @@ func (sc *sortScratch) sort(spans []span, arena []byte) []span {
 	// start[i] now ends session i's records.
 	from := 0
 	for _, i := range order {
-		slices.SortFunc(out[from:sc.start[i]], byKey)
+		if seg := out[from:sc.start[i]]; !sortNearly(seg, arena) {
+			slices.SortFunc(seg, byKey)
+		}
 		from = sc.start[i]
 	}
 	sc.spare = spans
 	return out
+}
+
+// sortNearly sorts s by insertion as long as that takes few moves: a
+// session's records come nearly in order (a finish a few lines after the
+// starts that follow it), which insertion sorts in about one comparison
+// each. It reports false, s still a permutation, once the moves pass
+// twice the records.
+func sortNearly(s []span, a []byte) bool {
+	budget := 2*len(s) + 16
+	for i := 1; i < len(s); i++ {
+		x, j := s[i], i
+		for ; j > 0 && x.cmp(s[j-1], a) < 0; j-- {
+			s[j] = s[j-1]
+			budget--
+		}
+		s[j] = x
+		if budget < 0 {
+			return false
+		}
+	}
+	return true
 }
 
 func newSorter(runBytes int, tmpDir string) *sorter {
