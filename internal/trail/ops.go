@@ -114,11 +114,8 @@ type grouper struct {
 	have   bool
 	op     Op
 	r      rec
-	// text holds the strings of the operation's records: it is reused
-	// from one operation to the next, so no string is allocated.
-	text  []byte
-	evs   [2]Event  // the Op's events: valid only during fn
-	lines [2][]byte // their lines
+	evs    [2]Event  // the Op's events: valid only during fn
+	lines  [2][]byte // their lines
 }
 
 func (g *grouper) add(b []byte) error {
@@ -131,9 +128,8 @@ func (g *grouper) add(b []byte) error {
 		copy(g.key[:], b)
 		g.have = true
 		g.op = Op{}
-		g.text = g.text[:0]
 	}
-	if !decodeRec(b, &g.r, &g.text) {
+	if !decodeRec(b, &g.r) {
 		return errCorruptRun
 	}
 	r := &g.r
@@ -153,11 +149,6 @@ func (g *grouper) add(b []byte) error {
 		}
 		g.have = true
 		g.op = Op{}
-		// Decoded again so that text holds this operation alone.
-		g.text = g.text[:0]
-		if !decodeRec(b, &g.r, &g.text) {
-			return errCorruptRun
-		}
 		slot = &g.op.Start
 		if r.phase == 1 {
 			slot = &g.op.Finish

@@ -121,10 +121,10 @@ func appendRec(dst []byte, r *rec) []byte {
 	return append(dst, r.ev.Line...)
 }
 
-// decodeRec reads a record appendRec wrote into r. The strings are
-// appended to *text and are views of it, so they outlive b (and hold until
-// *text is reused); the line is a view of b.
-func decodeRec(b []byte, r *rec, text *[]byte) bool {
+// decodeRec reads a record appendRec wrote into r. The strings are copied
+// (a string equal to r's previous one is kept: an operation's two records
+// share most), so they outlive b; the line is a view of b.
+func decodeRec(b []byte, r *rec) bool {
 	if len(b) < keyLen+bodyFixed {
 		return false
 	}
@@ -146,9 +146,9 @@ func decodeRec(b []byte, r *rec, text *[]byte) bool {
 		if !ok {
 			return false
 		}
-		n := len(*text)
-		*text = append(*text, s...)
-		*p = view((*text)[n:])
+		if string(s) != *p {
+			*p = string(s)
+		}
 		b = rest
 	}
 	line, _, ok := cutBytes(b)
