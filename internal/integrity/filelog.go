@@ -440,7 +440,9 @@ func (l *fileLog) hashAll(audit *os.File, store *hashStore, size int64, res *sea
 func (l *fileLog) hashLines(r io.Reader, name string, store *hashStore) (int64, int64, error) {
 	had := store.n
 	if had < l.first {
-		return 0, 0, tampered(l.path, "the hash store holds %d lines, fewer than the %d of the closed segments", had, l.first)
+		return 0, 0, tampered(l.path, "the hash store holds %d lines, fewer than the %d of the closed segments: it was lost or cut. "+
+			"With the collector stopped, `sandboxaudit log rebuild-store --key NAME.pub %s` writes it again from the segments, "+
+			"checked against the signed checkpoints", had, l.first, l.path)
 	}
 	tree, err := l.treeAtFirst()
 	if err != nil {
