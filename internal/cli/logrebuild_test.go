@@ -160,3 +160,21 @@ func TestLogRebuildStoreUsage(t *testing.T) {
 	require.Equal(t, exitUsage, res.code)
 	require.Contains(t, res.stderr, "--key")
 }
+
+// A log handed over from another key starts from the handover note's leaf,
+// kept in the segments sidecar: the rebuilt store starts with it too.
+func TestLogRebuildStoreOfAHandedOverLog(t *testing.T) {
+	path, _, _, newKey, _ := handedOver(t)
+	store := integrity.StorePath(path)
+	orig, err := os.ReadFile(store)
+	require.NoError(t, err)
+	require.NoError(t, os.Remove(store))
+
+	res := run(t, "", "log", "rebuild-store", "--signing-key", newKey, path)
+	require.Equal(t, 0, res.code, res.stderr)
+	require.Contains(t, res.stdout, ": 3 leaves")
+	got, err := os.ReadFile(store)
+	require.NoError(t, err)
+	require.Equal(t, orig, got)
+	require.NoError(t, sealWith(t, path, newKey))
+}
