@@ -468,7 +468,8 @@ func (l *fileLog) hashLines(r io.Reader, name string, store *hashStore) (int64, 
 			if want != h {
 				return tampered(l.path, "line %d differs from the hash sealed for it in %s: the line or that store was changed. "+
 					"`sandboxaudit verify --key` checks the lines against the signed checkpoints alone; if it passes, the store is what was damaged "+
-					"(it is derived data: move it aside and it is rebuilt from the file and checked against the newest checkpoint)", i-l.first+1, store.f.Name())
+					"(it is derived data: move it aside; the collector rebuilds the store of a log without closed segments itself, "+
+					"and `sandboxaudit log rebuild-store` that of a rotated log, each checked against the signed checkpoints)", i-l.first+1, store.f.Name())
 			}
 			return nil
 		}
