@@ -141,7 +141,18 @@ func TestLogRebuildStoreRefusesARetainedTrail(t *testing.T) {
 	require.Equal(t, exitProblems, res.code, res.stdout)
 	require.Contains(t, res.stderr, "retention removed")
 	require.Contains(t, res.stderr, "log reset")
-	_, err := os.Lstat(store)
+	v, err := integrity.LoadVerifierKey(pub)
+	require.NoError(t, err)
+	sl, err := integrity.LoadSegmentLog(path, v)
+	require.NoError(t, err)
+	require.Len(t, sl.Retired, 3)
+	var end int64
+	for name, r := range sl.Retired {
+		require.Contains(t, res.stderr, name)
+		end = max(end, r.End())
+	}
+	require.Contains(t, res.stderr, fmt.Sprintf("(lines 1-%d of the log)", end))
+	_, err = os.Lstat(store)
 	require.ErrorIs(t, err, os.ErrNotExist)
 	require.Empty(t, tempStores(t, path))
 }

@@ -49,61 +49,78 @@ func RebuildStore(ctx context.Context, path string, v note.Verifier) (Rebuilt, e
 	if len(t.Problems) > 0 {
 		return Rebuilt{}, refusal(path, "the trail is not whole: %s", strings.Join(t.Problems, "; "))
 	}
+	if err := checkNothingRetired(path, t); err != nil {
+		return Rebuilt{}, err
+	}
+	newest := cps[len(cps)-1]
+	res := Rebuilt{Store: StorePath(path), Signed: newest.N, Parts: len(t.Parts), Checkpoint: newest}
+	err = replaceStore(path, func(f *os.File) error {
+		res.Leaves, err = hashTrail(ctx, path, t, cps, f)
+		return err
+	})
+	return res, err
+}
+
+// hashTrail writes the stored hashes of the trail's leaves to f and returns
+// their count.
+func hashTrail(ctx context.Context, path string, t *Trail, cps []Checkpoint, f *os.File) (int64, error) {
+	rb := &rebuilder{path: path, store: &hashStore{f: f, scratch: &storeScratch{}}, cps: cps}
 	lead := int64(0)
 	if g := t.Log.Genesis(); g != nil {
 		lead = 1
+		if err := rb.add(g.EndRange[0]); err != nil {
+			return 0, err
+		}
 	}
-	if err := checkNothingRetired(path, t, lead); err != nil {
-		return Rebuilt{}, err
+	for _, p := range t.Parts {
+		if err := rb.part(ctx, p); err != nil {
+			return 0, err
+		}
 	}
+	if newest := cps[len(cps)-1]; rb.store.n < newest.N {
+		return 0, refusal(path, "the trail holds %d lines, fewer than the %d the newest checkpoint signs: lines were removed",
+			rb.store.n-lead, newest.N-lead)
+	}
+	return rb.store.n, rb.store.flush()
+}
+
+// replaceStore has fill write a temporary file (0600) beside path and, if
+// it succeeds, syncs it and renames it over path's store: a crash leaves
+// the old store or the new one, never a part. A rename replaces a symbolic
+// link at the store's path, never its target.
+func replaceStore(path string, fill func(*os.File) error) error {
 	dir := filepath.Dir(path)
 	tmp, err := os.CreateTemp(dir, "."+filepath.Base(StorePath(path))+".rebuild-*")
 	if err != nil {
-		return Rebuilt{}, fmt.Errorf("create the new hash store: %w", err)
+		return fmt.Errorf("create the new hash store: %w", err)
 	}
-	keep := false
+	placed := false
 	defer func() {
-		if !keep {
+		if !placed {
 			_ = tmp.Close()
 			_ = os.Remove(tmp.Name())
 		}
 	}()
 	if err := tmp.Chmod(0o600); err != nil {
-		return Rebuilt{}, fmt.Errorf("create the new hash store: %w", err)
+		return fmt.Errorf("create the new hash store: %w", err)
 	}
-	rb := &rebuilder{path: path, store: &hashStore{f: tmp, scratch: &storeScratch{}}, cps: cps}
-	if g := t.Log.Genesis(); g != nil {
-		if err := rb.add(g.EndRange[0]); err != nil {
-			return Rebuilt{}, err
-		}
-	}
-	for _, p := range t.Parts {
-		if err := rb.part(ctx, p); err != nil {
-			return Rebuilt{}, err
-		}
-	}
-	newest := cps[len(cps)-1]
-	if rb.store.n < newest.N {
-		return Rebuilt{}, refusal(path, "the trail holds %d lines, fewer than the %d the newest checkpoint signs: lines were removed", rb.store.n-lead, newest.N-lead)
-	}
-	if err := rb.store.flush(); err != nil {
-		return Rebuilt{}, err
+	if err := fill(tmp); err != nil {
+		return err
 	}
 	if err := tmp.Sync(); err != nil {
-		return Rebuilt{}, fmt.Errorf("sync the new hash store: %w", err)
+		return fmt.Errorf("sync the new hash store: %w", err)
 	}
 	if err := tmp.Close(); err != nil {
-		return Rebuilt{}, fmt.Errorf("close the new hash store: %w", err)
+		return fmt.Errorf("close the new hash store: %w", err)
 	}
-	// rename replaces a symbolic link at the store's path, never its target.
 	if err := os.Rename(tmp.Name(), StorePath(path)); err != nil {
-		return Rebuilt{}, fmt.Errorf("put the new hash store in place: %w", err)
+		return fmt.Errorf("put the new hash store in place: %w", err)
 	}
-	keep = true
+	placed = true
 	if err := fsutil.SyncDir(dir); err != nil {
-		return Rebuilt{}, fmt.Errorf("sync %s: %w", dir, err)
+		return fmt.Errorf("sync %s: %w", dir, err)
 	}
-	return Rebuilt{Store: StorePath(path), Leaves: rb.store.n, Signed: newest.N, Parts: len(t.Parts), Checkpoint: newest}, nil
+	return nil
 }
 
 func refusal(path, format string, args ...any) error {
@@ -150,9 +167,13 @@ func readSignedCheckpoints(path string, v note.Verifier) ([]Checkpoint, error) {
 // removed lines' hashes cannot be computed again. A store holding only the
 // signed compact range there would answer proofs from older sizes with
 // hashes it does not have.
-func checkNothingRetired(path string, t *Trail, lead int64) error {
+func checkNothingRetired(path string, t *Trail) error {
 	if t.Retired == 0 {
 		return nil
+	}
+	lead := int64(0)
+	if t.Log.Genesis() != nil {
+		lead = 1
 	}
 	var gone []string
 	end := lead
@@ -164,7 +185,7 @@ func checkNothingRetired(path string, t *Trail, lead int64) error {
 	}
 	return refusal(path, "retention removed %s (lines %d-%d of the log); the store needs a hash for every line from the first, "+
 		"and those lines are gone. The trail still verifies with `sandboxaudit verify --key`; to seal on, "+
-		"`sandboxaudit log reset --signing-key KEY %s` starts a new log", strings.Join(gone, ", "), lead+1, end-lead, path)
+		"`sandboxaudit log reset --signing-key KEY %s` starts a new log", strings.Join(gone, ", "), lead+1, end, path)
 }
 
 // rebuilder hashes a trail's lines into a store, checking them against the
