@@ -52,8 +52,9 @@ bench:
 	$(GO) test -run '^$$' -bench . -benchmem -cpu 1 ./auditevent/ ./internal/... ./exporter/ ./receiver/ ./encoding/
 
 ## bench-rotation: what rotation and zstd compression cost the file sink's throughput, on
-## and off interleaved in one run (none/off, zstd/off: 1.00 costs nothing), on one core and
-## two, and the compressor alone (bench/RESULTS.md, "Rotation")
+## and off interleaved in one run (none/off, zstd/off: 1.00 costs nothing), for an encoding
+## writer (the main case), a writer that saturates the disk (the worst case) and one at
+## 20 MB/s, on one core and two, and the compressor alone (bench/RESULTS.md, "Rotation")
 BENCH_ROTATION_N ?= 20
 bench-rotation:
 	$(GO) test -run '^$$' -bench 'BenchmarkRotationCostInterleaved|BenchmarkCompressSegment' \
@@ -101,7 +102,8 @@ bench-single: build
 		-rounds $(BENCH_ROUNDS) $(if $(BENCH_PREVIOUS),-previous $(BENCH_PREVIOUS))
 
 ## bench-sync: fail-closed audit per operation: sandboxtrace DeliverySync and
-## DeliverySyncFinish against fsync batch and never, BENCH_SYNC_SESSIONS
+## DeliverySyncFinish (otlploghttp, and DirectLogExporter as "direct") against
+## fsync batch and never, BENCH_SYNC_SESSIONS
 ## concurrent sessions, and a stand-in for the Python HttpProxySink sync sink
 ## (bench/sync/proxy_sink.py), alternated BENCH_SYNC_ROUNDS times in one run
 BENCH_SYNC_ROUNDS   ?= 8

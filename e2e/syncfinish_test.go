@@ -28,11 +28,36 @@ func TestSyncFinishWritesEachEventOnce(t *testing.T) {
 	checkExampleSession(t, session, bySession(evs)[session])
 }
 
+// TestSyncFinishDirectLogsWritesEachEventOnce: the same with the records
+// sent by sandboxtrace.DirectLogExporter through the collector's OTLP
+// receiver.
+func TestSyncFinishDirectLogsWritesEachEventOnce(t *testing.T) {
+	requireE2E(t)
+	dir := t.TempDir()
+	otlpAddr := freeAddr(t)
+	auditPath := filepath.Join(dir, "audit", "events.jsonl")
+	col := startCollector(t, "collector", dir, collectorYAML{
+		otlpAddr: otlpAddr,
+		exporter: "file:\n  path: " + auditPath + "\n  fsync: batch",
+	}.String(), otlpAddr)
+	const session = "7f1c2a8e-3b4d-4e5f-9a0b-1c2d3e4f5a6b"
+	runExample(t, otlpAddr, session, "-delivery", "sync_finish", "-direct-logs")
+	col.stop(t)
+	evs, _ := readEvents(t, auditPath)
+	checkExampleSession(t, session, bySession(evs)[session])
+}
+
 // TestSyncFinishLinesAreTheSpansLines: the finish a session sends ahead is
 // byte for byte the line the collector maps from its span, so whichever
-// copy arrives first, the trail reads the same.
+// copy arrives first, the trail reads the same. Both log exporters.
 func TestSyncFinishLinesAreTheSpansLines(t *testing.T) {
 	requireE2E(t)
+	for name, args := range map[string][]string{"otlploghttp": nil, "direct": {"-direct-logs"}} {
+		t.Run(name, func(t *testing.T) { checkSyncFinishLines(t, args) })
+	}
+}
+
+func checkSyncFinishLines(t *testing.T, args []string) {
 	dir := t.TempDir()
 	otlpAddr := freeAddr(t)
 	logsPath := filepath.Join(dir, "logs.jsonl")
@@ -62,7 +87,7 @@ service:
       receivers: [otlp]
       exporters: [sandboxaudit/spans]
 `, otlpAddr)
-	runExample(t, otlpAddr, "9f1c2a8e-3b4d-4e5f-9a0b-1c2d3e4f5a6b", "-delivery", "sync_finish")
+	runExample(t, otlpAddr, "9f1c2a8e-3b4d-4e5f-9a0b-1c2d3e4f5a6b", append([]string{"-delivery", "sync_finish"}, args...)...)
 	col.stop(t)
 
 	fromSpans := map[string]bool{}

@@ -49,6 +49,9 @@ type config struct {
 	// execSleep > 0 makes the first exec print "exec running" and sleep.
 	execSleep time.Duration
 	exitCode  int
+	// directLogs sends the start and finish records with
+	// sandboxtrace.DirectLogExporter instead of otlploghttp.
+	directLogs bool
 }
 
 func main() {
@@ -81,6 +84,7 @@ func parseFlags(args []string, output io.Writer) (config, error) {
 	fs.DurationVar(&cfg.syncTimeout, "sync-timeout", sandboxtrace.DefaultSyncTimeout, "how long -delivery sync waits for each acknowledgement")
 	fs.DurationVar(&cfg.execSleep, "exec-sleep", 0, "the first exec prints \"exec running\" and sleeps this long")
 	fs.IntVar(&cfg.exitCode, "exit-code", 0, "exit code the first exec reports")
+	fs.BoolVar(&cfg.directLogs, "direct-logs", false, "send the log records with sandboxtrace.DirectLogExporter (no retries) instead of otlploghttp")
 	if err := fs.Parse(args); err != nil {
 		return config{}, err
 	}
@@ -299,6 +303,9 @@ func newSpanExporter(ctx context.Context, cfg config, getenv func(string) string
 }
 
 func newLogExporter(ctx context.Context, cfg config, getenv func(string) string) (sdklog.Exporter, error) {
+	if cfg.directLogs {
+		return newDirectLogExporter(cfg, getenv)
+	}
 	opts, err := logExporterOptions(cfg, getenv)
 	if err != nil {
 		return nil, err
@@ -310,6 +317,31 @@ func newLogExporter(ctx context.Context, cfg config, getenv func(string) string)
 	exp, err := otlploghttp.New(ctx, opts...)
 	if err != nil {
 		return nil, fmt.Errorf("create OTLP/HTTP log exporter: %w", err)
+	}
+	return exp, nil
+}
+
+// newDirectLogExporter is a sandboxtrace.DirectLogExporter to the
+// endpoint's /v1/logs; it needs -endpoint.
+func newDirectLogExporter(cfg config, getenv func(string) string) (sdklog.Exporter, error) {
+	ep, err := resolveEndpoint(cfg, getenv)
+	if err != nil {
+		return nil, err
+	}
+	var logsURL string
+	switch {
+	case ep.url != nil:
+		logsURL = ep.signalURL("logs")
+	case ep.fromEnv:
+		return nil, errors.New("-direct-logs needs -endpoint")
+	case ep.insecure:
+		logsURL = "http://" + ep.hostPort + "/v1/logs"
+	default:
+		logsURL = "https://" + ep.hostPort + "/v1/logs"
+	}
+	exp, err := sandboxtrace.NewDirectLogExporter(logsURL)
+	if err != nil {
+		return nil, fmt.Errorf("-direct-logs: %w", err)
 	}
 	return exp, nil
 }

@@ -52,9 +52,15 @@ type SyncLogProcessor struct {
 	timeout   time.Duration // bounds an emitter's wait, and each Export
 	batchSize int
 
+	// inline: the exporter ends its request when its ctx ends, so an
+	// emitter that finds no export in flight exports on its own goroutine
+	// (no hand-off to the worker and back); see lead.
+	inline bool
+
 	mu       sync.Mutex
 	waiting  []*syncRecord
 	inflight []*syncRecord // the batch being exported
+	busy     bool          // an export is in flight
 	stopped  bool
 	// watch is one timer for every deadline (see syncdeadline.go): a
 	// timer per record would cost more than the rest of an emit.
@@ -94,6 +100,7 @@ func NewSyncLogProcessor(exp sdklog.Exporter, timeout time.Duration) *SyncLogPro
 		stop:      make(chan struct{}),
 		done:      make(chan struct{}),
 	}
+	_, p.inline = exp.(ctxBoundExporter)
 	p.watch.timer = time.AfterFunc(time.Hour, p.expire)
 	p.watch.timer.Stop()
 	go p.run()
@@ -136,10 +143,17 @@ func (p *SyncLogProcessor) send(ctx context.Context, r *sdklog.Record, timeout t
 	}
 	p.waiting = append(p.waiting, sr)
 	p.watch.arm(sr.deadline)
+	// The export's bound must not outlast this emitter's, as its wait
+	// cannot end before the export does.
+	var batch []*syncRecord
+	if p.inline && !p.busy && timeout >= p.timeout {
+		batch = p.takeLocked(nil)
+	}
 	p.mu.Unlock()
-	select {
-	case p.wake <- struct{}{}:
-	default: // a wake is pending already
+	if len(batch) > 0 {
+		p.lead(batch)
+	} else {
+		p.wakeWorker()
 	}
 	var err error
 	select {
@@ -167,6 +181,36 @@ func (p *SyncLogProcessor) send(ctx context.Context, r *sdklog.Record, timeout t
 	return err
 }
 
+// lead exports batch on the emitter's goroutine. What was queued
+// meanwhile goes to the worker, or, once Shutdown stopped it, is exported
+// here.
+func (p *SyncLogProcessor) lead(batch []*syncRecord) {
+	for len(batch) > 0 {
+		p.export(batch)
+		p.mu.Lock()
+		if !p.stopped || p.busy { // running, or the worker drains
+			more := !p.stopped && len(p.waiting) > 0
+			p.mu.Unlock()
+			if more {
+				p.wakeWorker()
+			}
+			return
+		}
+		batch = p.takeLocked(batch)
+		p.mu.Unlock()
+	}
+}
+
+func (p *SyncLogProcessor) wakeWorker() {
+	select {
+	case p.wake <- struct{}{}:
+	default: // a wake is pending already
+	}
+}
+
+// ctxBoundExporter is an exporter whose Export returns once its ctx ends.
+type ctxBoundExporter interface{ endsWithContext() }
+
 // run exports what waits, a batch at a time, until Shutdown; then it
 // exports what still waits and ends. An exporter that ignores its ctx
 // holds the worker (the emitters' own timeouts still bound their waits),
@@ -189,12 +233,23 @@ func (p *SyncLogProcessor) run() {
 	}
 }
 
-// take moves up to batchSize waiting records into batch.
+// take moves up to batchSize waiting records into batch, none while an
+// emitter exports.
 func (p *SyncLogProcessor) take(batch []*syncRecord) []*syncRecord {
-	clear(batch)
-	batch = batch[:0]
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if p.busy {
+		clear(batch)
+		return batch[:0]
+	}
+	return p.takeLocked(batch)
+}
+
+// takeLocked is take with p.mu held and no export in flight; a batch it
+// returns marks one in flight until export clears it.
+func (p *SyncLogProcessor) takeLocked(batch []*syncRecord) []*syncRecord {
+	clear(batch)
+	batch = batch[:0]
 	n := min(len(p.waiting), p.batchSize)
 	for _, sr := range p.waiting[:n] {
 		sr.taken = true
@@ -204,6 +259,7 @@ func (p *SyncLogProcessor) take(batch []*syncRecord) []*syncRecord {
 	clear(p.waiting[rest:])
 	p.waiting = p.waiting[:rest]
 	p.inflight = batch
+	p.busy = n > 0
 	return batch
 }
 
@@ -213,6 +269,7 @@ func (p *SyncLogProcessor) export(batch []*syncRecord) {
 	err := p.exportRecords(batch)
 	p.mu.Lock()
 	p.inflight = nil // the watchdog no longer expires them
+	p.busy = false
 	p.mu.Unlock()
 	for _, sr := range batch {
 		sr.result <- err

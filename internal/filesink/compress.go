@@ -20,21 +20,60 @@ const (
 	// compressYieldEvery is how much is compressed between two yields
 	// to the writers (tens of microseconds of work).
 	compressYieldEvery = 32 << 10
+	// writeBehindChunk is how much compressed output is written before its
+	// writeback is started; the piece before it is waited for then.
+	writeBehindChunk = 512 << 10
 )
 
 // compressor writes closed segments as zstd frames, cheaply and behind the
 // writers: the fastest level on one goroutine, one encoder and one buffer
 // reused from segment to segment, and a yield every few kilobytes, so a
 // writer back from write(2) or fdatasync(2) gets the processor at once
-// instead of after the scheduler's time slice. The zero value is ready.
+// instead of after the scheduler's time slice. It stays behind the
+// writers on the processor and the disk: its thread runs at a higher nice
+// value, the compressed file is written back a piece at a time (so its fsync is
+// short and the compressor waits for the disk, not the writers), and the
+// plain segment's pages are dropped from the cache as they are read. The
+// zero value is ready.
 type compressor struct {
 	enc *zstd.Encoder
 	buf []byte
 }
 
+// writeBehind writes to f and keeps its writeback a chunk behind.
+type writeBehind struct {
+	f                        *os.File
+	written, started, waited int64
+}
+
+func (w *writeBehind) Write(p []byte) (int, error) {
+	n, err := w.f.Write(p)
+	w.written += int64(n)
+	if w.written-w.started >= writeBehindChunk {
+		fd := w.f.Fd()
+		if w.started > w.waited { // a length of 0 would mean the whole file
+			writebackWait(fd, w.waited, w.started-w.waited)
+		}
+		writebackStart(fd, w.started, w.written-w.started)
+		w.waited, w.started = w.started, w.written
+	}
+	return n, err
+}
+
 // write compresses in into dst through dst.tmp, made durable before the
-// rename; on failure the temp file is removed.
-func (c *compressor) write(ctx context.Context, in io.Reader, dst string) (err error) {
+// rename; on failure the temp file is removed. The work runs on a thread
+// of its own at a low CPU priority, which ends with it.
+func (c *compressor) write(ctx context.Context, in io.Reader, dst string) error {
+	done := make(chan error, 1)
+	go func() {
+		runtime.LockOSThread() // never released: the thread ends with the goroutine
+		lowerThreadPriority()
+		done <- c.writeHere(ctx, in, dst)
+	}()
+	return <-done
+}
+
+func (c *compressor) writeHere(ctx context.Context, in io.Reader, dst string) (err error) {
 	tmp := dst + tmpSuffix
 	out, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|noFollowFlag, 0o600)
 	if err != nil {
@@ -46,15 +85,16 @@ func (c *compressor) write(ctx context.Context, in io.Reader, dst string) (err e
 			_ = os.Remove(tmp)
 		}
 	}()
+	wb := &writeBehind{f: out}
 	if c.enc == nil {
-		c.enc, err = zstd.NewWriter(out, zstd.WithEncoderLevel(zstd.SpeedFastest),
+		c.enc, err = zstd.NewWriter(wb, zstd.WithEncoderLevel(zstd.SpeedFastest),
 			zstd.WithEncoderConcurrency(1), zstd.WithWindowSize(1<<20))
 		if err != nil {
 			return err
 		}
 		c.buf = make([]byte, compressReadSize)
 	} else {
-		c.enc.Reset(out)
+		c.enc.Reset(wb)
 	}
 	if err := c.copy(ctx, in); err != nil {
 		return err // the next write resets the encoder
@@ -76,13 +116,18 @@ func (c *compressor) write(ctx context.Context, in io.Reader, dst string) (err e
 
 // copy feeds in to the encoder, yielding between small pieces.
 func (c *compressor) copy(ctx context.Context, in io.Reader) error {
-	for {
+	f, _ := in.(*os.File)
+	for off := int64(0); ; {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		n, rerr := io.ReadFull(in, c.buf)
-		for off := 0; off < n; off += compressYieldEvery {
-			if _, err := c.enc.Write(c.buf[off:min(off+compressYieldEvery, n)]); err != nil {
+		if f != nil && n > 0 {
+			dropCache(f.Fd(), off, int64(n))
+			off += int64(n)
+		}
+		for i := 0; i < n; i += compressYieldEvery {
+			if _, err := c.enc.Write(c.buf[i:min(i+compressYieldEvery, n)]); err != nil {
 				return err
 			}
 			runtime.Gosched()

@@ -35,6 +35,10 @@ type goLoad struct {
 	// while an export is in flight go together in the next one. Without
 	// it each session has its own exporter and processor.
 	shared bool
+	// direct exports with sandboxtrace.DirectLogExporter (OTLP protobuf on
+	// the exporting goroutine, one kept-alive connection) instead of
+	// otlploghttp.
+	direct bool
 }
 
 // run builds the pipelines as example/main.go does (an otlptracehttp span
@@ -131,7 +135,10 @@ func (l goLoad) run(ctx context.Context, col *collector) (run, error) {
 
 // logExporter is an otlploghttp exporter to col, through client when not
 // nil.
-func (l goLoad) logExporter(ctx context.Context, col *collector, client *http.Client) (*otlploghttp.Exporter, error) {
+func (l goLoad) logExporter(ctx context.Context, col *collector, client *http.Client) (sdklog.Exporter, error) {
+	if l.direct {
+		return sandboxtrace.NewDirectLogExporter("http://" + col.otlpAddr + "/v1/logs")
+	}
 	logOpts := []otlploghttp.Option{otlploghttp.WithEndpoint(col.otlpAddr), otlploghttp.WithInsecure()}
 	if client != nil {
 		logOpts = append(logOpts, otlploghttp.WithHTTPClient(client))

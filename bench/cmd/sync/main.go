@@ -7,7 +7,10 @@
 // two POSTs per operation, each on a new connection), all in alternating
 // order in one run. Concurrent sessions share one sync log pipeline
 // (NewSyncLogProcessor), as the sandboxtrace README advises; the "/own"
-// and "/2idle" steps give each session its own. It prints per-operation
+// and "/2idle" steps give each session its own. The "direct" steps send
+// the log records with sandboxtrace.DirectLogExporter instead of
+// otlploghttp, and "post×2" is two bare kept-alive POSTs per operation
+// through the same OTLP receiver, nothing written. It prints per-operation
 // p50/p99, operations/s, CPU per operation (client and collector), one
 // session against many, an fdatasync probe on the same disk, and the
 // ratios.
@@ -115,9 +118,15 @@ type step struct {
 	do    func(ctx context.Context, col *collector) (run, error)
 }
 
+// postSteps names the step that writes no events (the file check skips it).
+const postSteps = "post×2"
+
 func steps(c config) []step {
 	g := func(d sandboxtrace.Delivery, sessions, ops int) func(context.Context, *collector) (run, error) {
 		return goLoad{delivery: d, sessions: sessions, ops: ops, gzip: c.gzip, pooled: true, shared: true}.run
+	}
+	direct := func(sessions, ops int) func(context.Context, *collector) (run, error) {
+		return goLoad{delivery: sandboxtrace.DeliverySyncFinish, sessions: sessions, ops: ops, pooled: true, shared: true, direct: true}.run
 	}
 	many := fmt.Sprintf("×%d", c.sessions)
 	return []step{
@@ -128,8 +137,12 @@ func steps(c config) []step {
 		{"sync_finish", "batch", g(sandboxtrace.DeliverySyncFinish, 1, c.ops)},
 		{"sync", "never", g(sandboxtrace.DeliverySync, 1, c.ops)},
 		{"sync_finish", "never", g(sandboxtrace.DeliverySyncFinish, 1, c.ops)},
+		{"sync_finish/direct", "batch", direct(1, c.ops)},
+		{"sync_finish/direct", "never", direct(1, c.ops)},
+		{postSteps, "never", func(ctx context.Context, col *collector) (run, error) { return runPosts(ctx, col, c.ops) }},
 		{"sync" + many, "batch", g(sandboxtrace.DeliverySync, c.sessions, c.sessionOps)},
 		{"sync_finish" + many, "batch", g(sandboxtrace.DeliverySyncFinish, c.sessions, c.sessionOps)},
+		{"sync_finish" + many + "/direct", "batch", direct(c.sessions, c.sessionOps)},
 		{"sync_finish" + many + "/own", "batch", goLoad{delivery: sandboxtrace.DeliverySyncFinish, sessions: c.sessions, ops: c.sessionOps, gzip: c.gzip, pooled: true}.run},
 		{"sync_finish" + many + "/2idle", "batch", goLoad{delivery: sandboxtrace.DeliverySyncFinish, sessions: c.sessions, ops: c.sessionOps, gzip: c.gzip}.run},
 	}
@@ -179,7 +192,9 @@ func round(ctx context.Context, c config, r int, res results) error {
 		if host1, err := proc.ReadHostTimes(); err == nil {
 			m.idle, _ = host1.Since(host0)
 		}
-		ops[s.fsync] += m.ops
+		if s.name != postSteps {
+			ops[s.fsync] += m.ops
+		}
 		printRow(r, m)
 		res.add(m)
 	}

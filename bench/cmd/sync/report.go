@@ -39,11 +39,11 @@ func ms(d time.Duration) float64   { return float64(d) / float64(time.Millisecon
 func us(d time.Duration) float64   { return float64(d) / float64(time.Microsecond) }
 
 func printHeader() {
-	fmt.Printf("%-5s %-27s %8s %8s %10s %13s %15s %6s %9s\n", "round", "run/fsync", "p50 ms", "p99 ms", "ops/s", "client µs/op", "collector µs/op", "idle%", "sync ms")
+	fmt.Printf("%-5s %-30s %8s %8s %10s %13s %15s %6s %9s\n", "round", "run/fsync", "p50 ms", "p99 ms", "ops/s", "client µs/op", "collector µs/op", "idle%", "sync ms")
 }
 
 func printRow(round int, r run) {
-	fmt.Printf("%-5d %-27s %8.3f %8.3f %10.0f %13.1f %15.1f %6.1f %9.3f\n", round, r.name, r.p50(), r.p99(), r.opsPerSec(), r.clientUS(), r.collectorUS(), 100*r.idle, ms(r.probe))
+	fmt.Printf("%-5d %-30s %8.3f %8.3f %10.0f %13.1f %15.1f %6.1f %9.3f\n", round, r.name, r.p50(), r.p99(), r.opsPerSec(), r.clientUS(), r.collectorUS(), 100*r.idle, ms(r.probe))
 }
 
 // results are the runs by name, one per round, in round order.
@@ -75,7 +75,7 @@ func (res results) print(c config) {
 	printHeader()
 	for _, s := range steps(c) {
 		name := s.name + "/" + s.fsync
-		fmt.Printf("%-5s %-27s %8.3f %8.3f %10.0f %13.1f %15.1f %6.1f %9.3f\n", "", name,
+		fmt.Printf("%-5s %-30s %8.3f %8.3f %10.0f %13.1f %15.1f %6.1f %9.3f\n", "", name,
 			res.median(name, run.p50), res.median(name, run.p99), res.median(name, run.opsPerSec),
 			res.median(name, run.clientUS), res.median(name, run.collectorUS), res.median(name, func(r run) float64 { return 100 * r.idle }),
 			res.median(name, func(r run) float64 { return ms(r.probe) }))
@@ -85,14 +85,14 @@ func (res results) print(c config) {
 	fmt.Println()
 	fmt.Printf("stand-in vs the issue's HttpProxySink figures: p50 %.2f ms (issue 2.3–3.7), p99 %.2f ms (issue 4.1–9.3)\n",
 		res.median(py, run.p50), res.median(py, run.p99))
-	for _, mode := range []string{"sync", "sync_finish"} {
+	for _, mode := range []string{"sync", "sync_finish", "sync_finish/direct"} {
 		name := mode + "/batch"
 		p50 := res.per(name, py, func(a, b run) float64 { return a.p50() / b.p50() })
 		p99 := res.per(name, py, func(a, b run) float64 { return a.p99() / b.p99() })
 		fmt.Printf("%-12s / python:  p50 %s  p99 %s   (goal for sync_finish ≤ 0.33 at both)\n", mode, span(p50), span(p99))
 	}
-	for i, mode := range []string{"sync", "sync_finish"} {
-		syncs := float64(i + 1) // fdatasyncs an operation waits for
+	for i, mode := range []string{"sync", "sync_finish", "sync_finish/direct"} {
+		syncs := float64(min(i+1, 2)) // fdatasyncs an operation waits for
 		added := res.per(mode+"/batch", mode+"/never", func(a, b run) float64 { return a.p50() - b.p50() })
 		// One fdatasync is the mean of the probes just before the two runs.
 		perSync := res.per(mode+"/batch", mode+"/never", func(a, b run) float64 {
@@ -101,6 +101,9 @@ func (res results) print(c config) {
 		fmt.Printf("%-12s added by fsync batch at p50: %s ms for %g fdatasync(s); per fdatasync waited / one fdatasync: %s   (goal ≤ 1.5)\n",
 			mode, span(added), syncs, span(perSync))
 	}
+	direct := res.per("sync_finish/direct/batch", "sync_finish/batch", func(a, b run) float64 { return a.p50() / b.p50() })
+	directP99 := res.per("sync_finish/direct/batch", "sync_finish/batch", func(a, b run) float64 { return a.p99() / b.p99() })
+	fmt.Printf("sync_finish/direct / sync_finish (otlploghttp): p50 %s  p99 %s\n", span(direct), span(directP99))
 	for _, mode := range []string{"sync", "sync_finish"} {
 		scale := res.per(mode+many+"/batch", mode+"/batch", func(a, b run) float64 { return a.opsPerSec() / b.opsPerSec() })
 		fmt.Printf("%-12s %d sessions / 1 session, ops/s: %s   (goal ≥ 10); CPU µs/op client+collector: 1 session %.0f+%.0f, %d sessions %.0f+%.0f\n",

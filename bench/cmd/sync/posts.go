@@ -1,0 +1,66 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"time"
+)
+
+// runPosts is the HTTP part of a sync_finish operation alone: two
+// kept-alive POSTs per operation of an empty OTLP logs request (zero
+// bytes is a valid one) to the collector's OTLP/HTTP receiver, which
+// decodes it and has nothing to write.
+func runPosts(ctx context.Context, col *collector, ops int) (run, error) {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	client := &http.Client{Transport: t}
+	defer client.CloseIdleConnections()
+	url := "http://" + col.otlpAddr + "/v1/logs"
+	post := func() error {
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(nil))
+		if err != nil {
+			return err
+		}
+		req.Header.Set("Content-Type", "application/x-protobuf")
+		resp, err := client.Do(req)
+		if err != nil {
+			return err
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		_ = resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			return fmt.Errorf("POST %s: %s", url, resp.Status)
+		}
+		return nil
+	}
+	if err := post(); err != nil { // warm-up: the connection
+		return run{}, err
+	}
+	r := run{ops: ops, durations: make([]time.Duration, 0, ops)}
+	cpu0, err := col.col.CPU()
+	if err != nil {
+		return run{}, err
+	}
+	self0 := selfCPU()
+	began := time.Now()
+	for range ops {
+		t0 := time.Now()
+		if err := post(); err != nil {
+			return run{}, err
+		}
+		if err := post(); err != nil {
+			return run{}, err
+		}
+		r.durations = append(r.durations, time.Since(t0))
+	}
+	r.elapsed = time.Since(began)
+	r.clientCPU = selfCPU() - self0
+	cpu1, err := col.col.CPU()
+	if err != nil {
+		return run{}, err
+	}
+	r.collectorCPU = cpu1 - cpu0
+	return r, nil
+}

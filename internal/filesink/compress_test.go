@@ -1,0 +1,51 @@
+package filesink
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/klauspost/compress/zstd"
+)
+
+// A segment whose compressed copy spans several write-behind chunks is
+// read back whole, from the file as the maintainer compresses it.
+func TestCompressFileWriteBehind(t *testing.T) {
+	var plain []byte
+	for i := 0; len(plain) < 8*compressReadSize; i++ {
+		plain = append(plain, auditBatch(i, 1000)...)
+	}
+	dir := t.TempDir()
+	src := filepath.Join(dir, "seg.jsonl")
+	if err := os.WriteFile(src, plain, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	dst := src + ZstdSuffix
+	if err := CompressFile(context.Background(), src, dst); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile(dst)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(raw) < 2*writeBehindChunk {
+		t.Fatalf("compressed size %d: want over two write-behind chunks (%d) to exercise them", len(raw), writeBehindChunk)
+	}
+	dec, err := zstd.NewReader(bytes.NewReader(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dec.Close()
+	var got bytes.Buffer
+	if _, err := got.ReadFrom(dec); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got.Bytes(), plain) {
+		t.Fatalf("decompressed %d bytes, want the %d plain bytes", got.Len(), len(plain))
+	}
+	if _, err := os.Lstat(dst + tmpSuffix); !os.IsNotExist(err) {
+		t.Fatalf("temp file left behind: %v", err)
+	}
+}

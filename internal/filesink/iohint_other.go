@@ -1,0 +1,11 @@
+//go:build !linux
+
+package filesink
+
+func lowerThreadPriority() {}
+
+func writebackStart(fd uintptr, off, n int64) {}
+
+func writebackWait(fd uintptr, off, n int64) {}
+
+func dropCache(fd uintptr, off, n int64) {}

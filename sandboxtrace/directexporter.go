@@ -1,0 +1,234 @@
+package sandboxtrace
+
+import (
+	"bufio"
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"sync"
+	"time"
+
+	sdklog "go.opentelemetry.io/otel/sdk/log"
+	collogs "go.opentelemetry.io/proto/otlp/collector/logs/v1"
+	"google.golang.org/protobuf/proto"
+)
+
+// maxDirectReply bounds the response body a DirectLogExporter reads.
+const maxDirectReply = 64 << 10
+
+// DirectLogExporter posts log records as OTLP/HTTP protobuf to a
+// collector's /v1/logs on the exporting goroutine, over one kept-alive
+// connection: no goroutine of its own, no per-request timer, no retry
+// queue. It is meant to sit behind a SyncLogProcessor, which exports one
+// batch at a time and bounds each export (its context ends the request).
+// A reply other than 200, or a partial success that rejects records, is an
+// error: the operation fails closed. Use it for the lowest latency per
+// sync operation; otlploghttp offers TLS settings, proxies, compression
+// and retries that it does not.
+type DirectLogExporter struct {
+	addr, host, path string
+	tls              *tls.Config // nil: plain HTTP
+
+	mu   sync.Mutex // one request at a time on conn
+	conn net.Conn
+	br   *bufio.Reader
+	buf  []byte // the request being written, reused
+	shut bool
+}
+
+// NewDirectLogExporter returns a DirectLogExporter posting to endpoint, a
+// full URL such as http://127.0.0.1:4318/v1/logs (https uses the system
+// roots). It connects on the first export.
+func NewDirectLogExporter(endpoint string) (*DirectLogExporter, error) {
+	u, err := url.Parse(endpoint)
+	if err != nil {
+		return nil, fmt.Errorf("log endpoint %q: %w", endpoint, err)
+	}
+	e := &DirectLogExporter{host: u.Host, path: u.EscapedPath()}
+	if u.RawQuery != "" {
+		e.path += "?" + u.RawQuery
+	}
+	if e.path == "" {
+		e.path = "/"
+	}
+	port := u.Port()
+	switch u.Scheme {
+	case "http":
+		if port == "" {
+			port = "80"
+		}
+	case "https":
+		if port == "" {
+			port = "443"
+		}
+		e.tls = &tls.Config{ServerName: u.Hostname(), MinVersion: tls.VersionTLS12}
+	default:
+		return nil, fmt.Errorf("log endpoint %q: scheme must be http or https", endpoint)
+	}
+	if u.Hostname() == "" {
+		return nil, fmt.Errorf("log endpoint %q: no host", endpoint)
+	}
+	e.addr = net.JoinHostPort(u.Hostname(), port)
+	return e, nil
+}
+
+// Export posts records in one request and returns once the collector
+// answered. ctx ending aborts the request.
+func (e *DirectLogExporter) Export(ctx context.Context, records []sdklog.Record) error {
+	if len(records) == 0 {
+		return nil
+	}
+	body, err := proto.Marshal(logsRequest(records))
+	if err != nil {
+		return fmt.Errorf("encoding %d log records: %w", len(records), err)
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.shut {
+		return errProcessorShutdown
+	}
+	err = e.post(ctx, body, true)
+	if err != nil {
+		e.closeConn()
+	}
+	return err
+}
+
+// post sends body once and reads the reply. A kept-alive connection the
+// collector closed meanwhile fails before any reply byte: the request is
+// then sent once more on a new connection (the collector writes an event
+// once, so a request it did take is not written twice).
+func (e *DirectLogExporter) post(ctx context.Context, body []byte, mayRetry bool) error {
+	reused := e.conn != nil
+	if !reused {
+		if err := e.dial(ctx); err != nil {
+			return err
+		}
+	}
+	conn := e.conn // roundTrip may drop e.conn before stop below
+	stop := context.AfterFunc(ctx, func() { _ = conn.SetDeadline(time.Unix(1, 0)) })
+	if dl, ok := ctx.Deadline(); ok {
+		_ = conn.SetDeadline(dl)
+	} else {
+		_ = conn.SetDeadline(time.Time{})
+	}
+	err := e.roundTrip(body)
+	if !stop() || ctx.Err() != nil {
+		return errors.Join(context.Cause(ctx), err)
+	}
+	var stale *staleConnError
+	if reused && mayRetry && errors.As(err, &stale) {
+		e.closeConn()
+		return e.post(ctx, body, false)
+	}
+	return err
+}
+
+// staleConnError: the connection failed before any byte of the reply.
+type staleConnError struct{ err error }
+
+func (s *staleConnError) Error() string { return s.err.Error() }
+func (s *staleConnError) Unwrap() error { return s.err }
+
+func (e *DirectLogExporter) dial(ctx context.Context) error {
+	d := net.Dialer{KeepAlive: 30 * time.Second}
+	var (
+		c   net.Conn
+		err error
+	)
+	if e.tls != nil {
+		c, err = (&tls.Dialer{NetDialer: &d, Config: e.tls}).DialContext(ctx, "tcp", e.addr)
+	} else {
+		c, err = d.DialContext(ctx, "tcp", e.addr)
+	}
+	if err != nil {
+		return fmt.Errorf("log endpoint %s: %w", e.addr, err)
+	}
+	if tc, ok := c.(*net.TCPConn); ok {
+		_ = tc.SetNoDelay(true)
+	}
+	e.conn = c
+	if e.br == nil {
+		e.br = bufio.NewReaderSize(c, 4096)
+	} else {
+		e.br.Reset(c)
+	}
+	return nil
+}
+
+// roundTrip writes one POST and reads its reply on e.conn.
+func (e *DirectLogExporter) roundTrip(body []byte) error {
+	b := append(e.buf[:0], "POST "...)
+	b = append(b, e.path...)
+	b = append(b, " HTTP/1.1\r\nHost: "...)
+	b = append(b, e.host...)
+	b = append(b, "\r\nUser-Agent: sandboxtrace\r\nContent-Type: application/x-protobuf\r\nContent-Length: "...)
+	b = strconv.AppendInt(b, int64(len(body)), 10)
+	b = append(b, "\r\n\r\n"...)
+	b = append(b, body...)
+	e.buf = b
+	if _, err := e.conn.Write(b); err != nil {
+		return &staleConnError{fmt.Errorf("log endpoint %s: sending: %w", e.addr, err)}
+	}
+	if _, err := e.br.Peek(1); err != nil {
+		return &staleConnError{fmt.Errorf("log endpoint %s: no reply: %w", e.addr, err)}
+	}
+	resp, err := http.ReadResponse(e.br, nil)
+	if err != nil {
+		return fmt.Errorf("log endpoint %s: reading the reply: %w", e.addr, err)
+	}
+	reply, err := io.ReadAll(io.LimitReader(resp.Body, maxDirectReply+1))
+	_ = resp.Body.Close()
+	if err != nil {
+		return fmt.Errorf("log endpoint %s: reading the reply: %w", e.addr, err)
+	}
+	if len(reply) > maxDirectReply || resp.Close {
+		e.closeConn() // the rest of the reply, or the server, ends it
+	}
+	return checkReply(resp, reply)
+}
+
+// checkReply turns the collector's answer into the export's result.
+func checkReply(resp *http.Response, reply []byte) error {
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("log endpoint: %s: %.200s", resp.Status, reply)
+	}
+	var r collogs.ExportLogsServiceResponse
+	if err := proto.Unmarshal(reply, &r); err != nil {
+		return fmt.Errorf("log endpoint: reading the reply: %w", err)
+	}
+	if ps := r.GetPartialSuccess(); ps.GetRejectedLogRecords() > 0 {
+		return fmt.Errorf("log endpoint rejected %d log records: %s", ps.GetRejectedLogRecords(), ps.GetErrorMessage())
+	}
+	return nil
+}
+
+func (e *DirectLogExporter) closeConn() {
+	if e.conn != nil {
+		_ = e.conn.Close()
+		e.conn = nil
+	}
+}
+
+// ForceFlush does nothing: Export returns once the collector answered.
+func (e *DirectLogExporter) ForceFlush(context.Context) error { return nil }
+
+// Shutdown closes the connection; later exports fail. It waits for an
+// export in flight, which its own context bounds.
+func (e *DirectLogExporter) Shutdown(context.Context) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.shut = true
+	e.closeConn()
+	return nil
+}
+
+// endsWithContext marks an exporter whose Export returns once its ctx
+// ends: a SyncLogProcessor may export on the emitter's goroutine.
+func (e *DirectLogExporter) endsWithContext() {}

@@ -1,0 +1,283 @@
+package sandboxtrace_test
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/log"
+	sdklog "go.opentelemetry.io/otel/sdk/log"
+	collogs "go.opentelemetry.io/proto/otlp/collector/logs/v1"
+	logspb "go.opentelemetry.io/proto/otlp/logs/v1"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/sandboxaudit/sandboxaudit/auditevent"
+	"github.com/sandboxaudit/sandboxaudit/sandboxtrace"
+	"github.com/sandboxaudit/sandboxaudit/semconv"
+)
+
+// logsServer is an OTLP/HTTP logs endpoint on 127.0.0.1 that keeps what
+// it is sent and answers with reply.
+type logsServer struct {
+	srv   *httptest.Server
+	mu    sync.Mutex
+	got   []*logspb.LogRecord
+	conns atomic.Int32
+	reply func(w http.ResponseWriter)
+}
+
+func newLogsServer(t *testing.T, reply func(w http.ResponseWriter)) *logsServer {
+	t.Helper()
+	ls := &logsServer{reply: reply}
+	ls.srv = httptest.NewUnstartedServer(http.HandlerFunc(ls.serve))
+	ls.srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			ls.conns.Add(1)
+		}
+	}
+	ls.srv.Start()
+	t.Cleanup(ls.srv.Close)
+	return ls
+}
+
+func (ls *logsServer) serve(w http.ResponseWriter, r *http.Request) {
+	body, err := io.ReadAll(r.Body)
+	var req collogs.ExportLogsServiceRequest
+	if err != nil || r.URL.Path != "/v1/logs" || r.Header.Get("Content-Type") != "application/x-protobuf" || proto.Unmarshal(body, &req) != nil {
+		http.Error(w, "bad request", http.StatusBadRequest)
+		return
+	}
+	ls.mu.Lock()
+	for _, rl := range req.GetResourceLogs() {
+		for _, sl := range rl.GetScopeLogs() {
+			ls.got = append(ls.got, sl.GetLogRecords()...)
+		}
+	}
+	ls.mu.Unlock()
+	if ls.reply != nil {
+		ls.reply(w)
+		return
+	}
+	w.Header().Set("Content-Type", "application/x-protobuf")
+	_, _ = w.Write(nil) // an empty ExportLogsServiceResponse
+}
+
+func (ls *logsServer) records() []*logspb.LogRecord {
+	ls.mu.Lock()
+	defer ls.mu.Unlock()
+	return append([]*logspb.LogRecord(nil), ls.got...)
+}
+
+func newDirect(t *testing.T, url string) *sandboxtrace.DirectLogExporter {
+	t.Helper()
+	exp, err := sandboxtrace.NewDirectLogExporter(url)
+	require.NoError(t, err)
+	return exp
+}
+
+func attrString(lr *logspb.LogRecord, key string) string {
+	for _, kv := range lr.GetAttributes() {
+		if kv.GetKey() == key {
+			return kv.GetValue().GetStringValue()
+		}
+	}
+	return ""
+}
+
+func TestDirectLogExporterCarriesASessionsRecords(t *testing.T) {
+	ls := newLogsServer(t, nil)
+	rec := newRecorder(t)
+	s := rec.session(t, sandboxtrace.WithLogExporter(newDirect(t, ls.srv.URL+"/v1/logs")),
+		sandboxtrace.WithDelivery(sandboxtrace.DeliverySyncFinish), sandboxtrace.WithOutputCapture(0))
+	for range 3 {
+		_, err := s.Exec(context.Background(), sandboxtrace.ExecRequest{Command: []string{"echo", "hi"}},
+			func(context.Context) (sandboxtrace.ExecResult, error) {
+				return sandboxtrace.ExecResult{Stdout: []byte("hi\n")}, nil
+			})
+		require.NoError(t, err)
+	}
+	require.NoError(t, s.Shutdown(context.Background()))
+
+	got := ls.records()
+	require.Len(t, got, 6, "a start and a finish per operation")
+	assert.EqualValues(t, 1, ls.conns.Load(), "one kept-alive connection")
+	spans := rec.ops()
+	require.Len(t, spans, 3)
+	for i, lr := range got {
+		op := spans[i/2]
+		phase := []string{"start", "finish"}[i%2]
+		var ev auditevent.Event
+		require.NoError(t, (auditevent.DecodeOptions{}).DecodeInto([]byte(lr.GetBody().GetStringValue()), &ev), "record %d body", i)
+		assert.Equal(t, phase, ev.Phase.String(), "record %d", i)
+		assert.Equal(t, phase, attrString(lr, semconv.AttrEventPhase), "record %d", i)
+		assert.Equal(t, "exec", attrString(lr, semconv.AttrOperation), "record %d", i)
+		assert.Equal(t, s.ID().String(), attrString(lr, semconv.AttrSessionID), "record %d", i)
+		assert.Equal(t, op.SpanContext.SpanID().String(), ev.SpanID, "record %d", i)
+		sid, tid := op.SpanContext.SpanID(), op.SpanContext.TraceID()
+		assert.Equal(t, sid[:], lr.GetSpanId(), "record %d", i)
+		assert.Equal(t, tid[:], lr.GetTraceId(), "record %d", i)
+		assert.NotZero(t, lr.GetTimeUnixNano(), "record %d", i)
+	}
+	var stdout []byte
+	for _, kv := range got[1].GetAttributes() {
+		if kv.GetKey() == semconv.AttrExecStdoutBytes {
+			stdout = kv.GetValue().GetBytesValue()
+		}
+	}
+	assert.Equal(t, []byte("hi\n"), stdout, "the finish carries the captured output as bytes")
+}
+
+func TestDirectLogExporterFailsClosed(t *testing.T) {
+	ls := newLogsServer(t, func(w http.ResponseWriter) {
+		http.Error(w, "disk full", http.StatusServiceUnavailable)
+	})
+	rec := newRecorder(t)
+	s := rec.session(t, sandboxtrace.WithLogExporter(newDirect(t, ls.srv.URL+"/v1/logs")),
+		sandboxtrace.WithDelivery(sandboxtrace.DeliverySyncFinish))
+	ran := false
+	_, err := s.Exec(context.Background(), sandboxtrace.ExecRequest{Command: []string{"true"}},
+		func(context.Context) (sandboxtrace.ExecResult, error) {
+			ran = true
+			return sandboxtrace.ExecResult{}, nil
+		})
+	require.ErrorIs(t, err, sandboxtrace.ErrStartNotRecorded)
+	assert.ErrorContains(t, err, "503")
+	assert.ErrorContains(t, err, "disk full")
+	assert.False(t, ran, "the operation must not run")
+	require.NoError(t, s.Shutdown(context.Background()))
+}
+
+// capture is a log processor that keeps the records it is given.
+type capture struct{ got []sdklog.Record }
+
+func (c *capture) OnEmit(_ context.Context, r *sdklog.Record) error {
+	c.got = append(c.got, r.Clone())
+	return nil
+}
+func (c *capture) Enabled(context.Context, sdklog.EnabledParameters) bool { return true }
+func (c *capture) Shutdown(context.Context) error                         { return nil }
+func (c *capture) ForceFlush(context.Context) error                       { return nil }
+
+// oneRecord is a record as a LoggerProvider makes it (a zero Record keeps
+// no attributes).
+func oneRecord() []sdklog.Record {
+	c := &capture{}
+	lp := sdklog.NewLoggerProvider(sdklog.WithProcessor(c))
+	var r log.Record
+	r.SetBody(attribute.StringValue("line"))
+	r.SetSeverity(log.SeverityInfo)
+	r.AddAttributes(attribute.Int64("n", 7), attribute.Bool("b", true), attribute.Float64("f", 1.5),
+		attribute.StringSlice("ss", []string{"a", "b"}))
+	lp.Logger("test").Emit(context.Background(), r)
+	return c.got
+}
+
+func TestDirectLogExporterRejectedRecordsFail(t *testing.T) {
+	ls := newLogsServer(t, func(w http.ResponseWriter) {
+		b, err := proto.Marshal(&collogs.ExportLogsServiceResponse{PartialSuccess: &collogs.ExportLogsPartialSuccess{
+			RejectedLogRecords: 1, ErrorMessage: "no room",
+		}})
+		if err != nil {
+			panic(err)
+		}
+		w.Header().Set("Content-Type", "application/x-protobuf")
+		_, _ = w.Write(b)
+	})
+	exp := newDirect(t, ls.srv.URL+"/v1/logs")
+	err := exp.Export(context.Background(), oneRecord())
+	require.Error(t, err)
+	assert.ErrorContains(t, err, "rejected 1 log records: no room")
+
+	got := ls.records()
+	require.Len(t, got, 1)
+	attrs := map[string]any{}
+	for _, kv := range got[0].GetAttributes() {
+		v := kv.GetValue()
+		switch {
+		case v.GetArrayValue() != nil:
+			var ss []string
+			for _, e := range v.GetArrayValue().GetValues() {
+				ss = append(ss, e.GetStringValue())
+			}
+			attrs[kv.GetKey()] = ss
+		default:
+			attrs[kv.GetKey()] = v.GetValue()
+		}
+	}
+	assert.Equal(t, "line", got[0].GetBody().GetStringValue())
+	assert.Equal(t, logspb.SeverityNumber_SEVERITY_NUMBER_INFO, got[0].GetSeverityNumber())
+	assert.Len(t, attrs, 4)
+	assert.Equal(t, []string{"a", "b"}, attrs["ss"])
+}
+
+// TestDirectLogExporterResendsOnAClosedConnection: a server that closes
+// each connection after one reply, without saying so, makes the next
+// export find a dead connection; it is sent again on a new one.
+func TestDirectLogExporterResendsOnAClosedConnection(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = ln.Close() })
+	var requests atomic.Int32
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			req, err := http.ReadRequest(bufio.NewReader(c))
+			if err == nil {
+				_, _ = io.Copy(io.Discard, req.Body)
+				requests.Add(1)
+				_, _ = io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Type: application/x-protobuf\r\nContent-Length: 0\r\n\r\n")
+			}
+			_ = c.Close()
+		}
+	}()
+	exp := newDirect(t, "http://"+ln.Addr().String()+"/v1/logs")
+	for i := range 3 {
+		require.NoError(t, exp.Export(context.Background(), oneRecord()), "export %d", i)
+	}
+	assert.EqualValues(t, 3, requests.Load())
+	require.NoError(t, exp.Shutdown(context.Background()))
+	require.Error(t, exp.Export(context.Background(), oneRecord()), "after Shutdown")
+}
+
+// TestDirectLogExporterCancel: a server that never answers holds the
+// export until its context ends.
+func TestDirectLogExporterCancel(t *testing.T) {
+	release, arrived := make(chan struct{}), make(chan struct{}, 1)
+	ls := newLogsServer(t, func(http.ResponseWriter) { arrived <- struct{}{}; <-release })
+	t.Cleanup(func() { close(release) })
+	exp := newDirect(t, ls.srv.URL+"/v1/logs")
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- exp.Export(ctx, oneRecord()) }()
+	select {
+	case <-arrived:
+	case err := <-done:
+		t.Fatalf("export returned before the server answered: %v", err)
+	}
+	cancel()
+	err := <-done
+	require.Error(t, err)
+	assert.True(t, errors.Is(err, context.Canceled), "got %v", err)
+	assert.Len(t, ls.records(), 1)
+}
+
+func TestNewDirectLogExporterRefusesBadEndpoints(t *testing.T) {
+	for _, u := range []string{"ftp://127.0.0.1/v1/logs", "http:///v1/logs", "127.0.0.1:4318", "http://[::1/v1/logs"} {
+		_, err := sandboxtrace.NewDirectLogExporter(u)
+		require.Error(t, err, u)
+		assert.ErrorContains(t, err, "log endpoint", u)
+	}
+}
