@@ -42,6 +42,10 @@ commands:
   log reset --signing-key NAME.key PATH
                              start a new log over an audit file the collector refuses
                              (no signed history); the old sidecars are kept
+  log rebuild-store --key NAME.pub|--signing-key NAME.key PATH
+                             write a lost or cut hash store (PATH.tlog) again from the
+                             segments and the file, checked against the signed log first;
+                             run it with the collector stopped
   show [--session ID] [--trace ID] [--span ID] [--op OP] [--failed] [--since T] [--until T]
        [--grep TEXT] [--output table|jsonl|json] PATH...
                              a trail's operations in session and seq order, each start with its

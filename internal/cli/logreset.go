@@ -18,8 +18,11 @@ func runLog(ctx context.Context, args []string, s Streams) int {
 		return runLogReset(ctx, args[1:], s)
 	case len(args) > 0 && args[0] == "handover":
 		return runLogHandover(ctx, args[1:], s)
+	case len(args) > 0 && args[0] == "rebuild-store":
+		return runLogRebuildStore(ctx, args[1:], s)
 	}
-	_, _ = fmt.Fprintln(s.Stderr, "usage: sandboxaudit log reset --signing-key NAME.key PATH\n       sandboxaudit "+handoverSynopsis)
+	_, _ = fmt.Fprintln(s.Stderr, "usage: sandboxaudit log reset --signing-key NAME.key PATH\n       sandboxaudit "+handoverSynopsis+
+		"\n       sandboxaudit "+rebuildSynopsis)
 	return exitUsage
 }
 

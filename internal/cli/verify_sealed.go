@@ -63,7 +63,7 @@ func (v *verifier) verifySealed(ctx context.Context, name string, f *os.File) er
 	if res.StoreUnused != "" {
 		_, _ = fmt.Fprintf(v.out, "%s: integrity: warning: the hash store is not used (%s), so a changed line "+
 			"is named by its range only and prove cannot run. Put a regular file back, or remove it and the collector "+
-			"rebuilds it from the file\n", integrity.StorePath(name), res.StoreUnused)
+			"rebuilds it from the file (a rotated log: sandboxaudit log rebuild-store)\n", integrity.StorePath(name), res.StoreUnused)
 	}
 	if res.StoreDamage != "" {
 		// The evidence holds; only the derived store (which prove needs)
@@ -73,7 +73,7 @@ func (v *verifier) verifySealed(ctx context.Context, name string, f *os.File) er
 			intact = "the lines those two checkpoints cover are intact"
 		}
 		_, _ = fmt.Fprintf(v.out, "%s: integrity: warning: the hash store is damaged (%s); %s. "+
-			"Move it aside and the collector rebuilds it from the file\n", integrity.StorePath(name), res.StoreDamage, intact)
+			"Move it aside and the collector rebuilds it from the file (a rotated log: sandboxaudit log rebuild-store)\n", integrity.StorePath(name), res.StoreDamage, intact)
 	}
 	// After a failure the counts stop at it: "checkpoints=0" beside "checkpoint #1" read as if none
 	// had been found.

@@ -440,7 +440,9 @@ func (l *fileLog) hashAll(audit *os.File, store *hashStore, size int64, res *sea
 func (l *fileLog) hashLines(r io.Reader, name string, store *hashStore) (int64, int64, error) {
 	had := store.n
 	if had < l.first {
-		return 0, 0, tampered(l.path, "the hash store holds %d lines, fewer than the %d of the closed segments", had, l.first)
+		return 0, 0, tampered(l.path, "the hash store holds %d lines, fewer than the %d of the closed segments: it was lost or cut. "+
+			"With the collector stopped, `sandboxaudit log rebuild-store --key NAME.pub %s` writes it again from the segments, "+
+			"checked against the signed checkpoints", had, l.first, l.path)
 	}
 	tree, err := l.treeAtFirst()
 	if err != nil {
@@ -466,7 +468,8 @@ func (l *fileLog) hashLines(r io.Reader, name string, store *hashStore) (int64, 
 			if want != h {
 				return tampered(l.path, "line %d differs from the hash sealed for it in %s: the line or that store was changed. "+
 					"`sandboxaudit verify --key` checks the lines against the signed checkpoints alone; if it passes, the store is what was damaged "+
-					"(it is derived data: move it aside and it is rebuilt from the file and checked against the newest checkpoint)", i-l.first+1, store.f.Name())
+					"(it is derived data: move it aside; the collector rebuilds the store of a log without closed segments itself, "+
+					"and `sandboxaudit log rebuild-store` that of a rotated log, each checked against the signed checkpoints)", i-l.first+1, store.f.Name())
 			}
 			return nil
 		}

@@ -1,0 +1,64 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+
+	"golang.org/x/mod/sumdb/note"
+
+	"github.com/sandboxaudit/sandboxaudit/internal/integrity"
+)
+
+const rebuildSynopsis = "log rebuild-store --key NAME.pub|--signing-key NAME.key PATH"
+
+// runLogRebuildStore writes an audit path's hash store again from its
+// trail, checked against the log's signed segment records and checkpoints:
+// a lost or cut store no longer forces a new log.
+func runLogRebuildStore(ctx context.Context, args []string, s Streams) int {
+	fs := newFlagSet("log rebuild-store", rebuildSynopsis, s.Stderr)
+	pubFile := fs.String("key", "", "the log's verifier key (sandboxaudit keygen's NAME.pub)")
+	keyFile := fs.String("signing-key", "", "or the collector's signing key (file.integrity.signing_key_file); only its verifier key is used")
+	rest, status, ok := parseCommand(fs, args, func(r []string) bool { return len(r) == 1 && (*pubFile == "") != (*keyFile == "") })
+	if !ok {
+		return status
+	}
+	v, err := rebuildVerifier(*pubFile, *keyFile)
+	if err != nil {
+		_, _ = fmt.Fprintf(s.Stderr, "log rebuild-store: %v\n", err)
+		return exitUsage
+	}
+	path, err := filepath.Abs(rest[0])
+	if err != nil {
+		_, _ = fmt.Fprintf(s.Stderr, "log rebuild-store: %v\n", err)
+		return exitUsage
+	}
+	res, err := integrity.RebuildStore(ctx, path, v)
+	if err != nil {
+		_, _ = fmt.Fprintf(s.Stderr, "log rebuild-store: %v\n", err)
+		if errors.Is(err, integrity.ErrStoreNotRebuilt) {
+			_, _ = fmt.Fprintln(s.Stderr, "log rebuild-store: nothing was written")
+		}
+		return exitProblems
+	}
+	_, _ = fmt.Fprintf(s.Stdout, "log rebuild-store: %s: wrote %s: %d leaves from %d files; the first %d match the newest checkpoint (origin %q), "+
+		"%d after it are left for the collector to seal\n",
+		path, res.Store, res.Leaves, res.Parts, res.Signed, res.Checkpoint.Origin, res.Leaves-res.Signed)
+	return exitOK
+}
+
+func rebuildVerifier(pubFile, keyFile string) (note.Verifier, error) {
+	if pubFile != "" {
+		v, err := integrity.LoadVerifierKey(pubFile)
+		if err != nil {
+			return nil, fmt.Errorf("--key: %w", err)
+		}
+		return v, nil
+	}
+	keys, err := integrity.LoadSigningKey(keyFile)
+	if err != nil {
+		return nil, fmt.Errorf("--signing-key: %w", err)
+	}
+	return keys.Verifier, nil
+}
