@@ -48,7 +48,17 @@ type DirectLogExporter struct {
 func NewDirectLogExporter(endpoint string) (*DirectLogExporter, error) {
 	u, err := url.Parse(endpoint)
 	if err != nil {
-		return nil, fmt.Errorf("log endpoint %q: %w", endpoint, err)
+		// The parser's error quotes the whole endpoint, credentials too.
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
+		return nil, fmt.Errorf("log endpoint: %w", err)
+	}
+	// Named by scheme and host alone: the rest may carry a token.
+	name := u.Scheme + "://" + u.Host
+	if u.User != nil {
+		return nil, fmt.Errorf("log endpoint %s: user info is not supported (it would not be sent)", name)
 	}
 	e := &DirectLogExporter{host: u.Host, path: u.EscapedPath()}
 	if u.RawQuery != "" {
@@ -69,10 +79,10 @@ func NewDirectLogExporter(endpoint string) (*DirectLogExporter, error) {
 		}
 		e.tls = &tls.Config{ServerName: u.Hostname(), MinVersion: tls.VersionTLS12}
 	default:
-		return nil, fmt.Errorf("log endpoint %q: scheme must be http or https", endpoint)
+		return nil, fmt.Errorf("log endpoint %s: scheme must be http or https", name)
 	}
 	if u.Hostname() == "" {
-		return nil, fmt.Errorf("log endpoint %q: no host", endpoint)
+		return nil, fmt.Errorf("log endpoint %s: no host", name)
 	}
 	e.addr = net.JoinHostPort(u.Hostname(), port)
 	return e, nil

@@ -281,3 +281,19 @@ func TestNewDirectLogExporterRefusesBadEndpoints(t *testing.T) {
 		assert.ErrorContains(t, err, "log endpoint", u)
 	}
 }
+
+// An endpoint's credentials and query never appear in an error, and user
+// info, which the exporter would not send, is refused.
+func TestNewDirectLogExporterKeepsSecretsOutOfErrors(t *testing.T) {
+	for _, u := range []string{
+		"ftp://127.0.0.1/v1/logs?token=s3cret",
+		"http://user:s3cret@127.0.0.1:4318/v1/logs",
+		"http://user:s3cret@[::1/v1/logs?token=s3cret",
+		"http:///v1/logs?token=s3cret",
+	} {
+		_, err := sandboxtrace.NewDirectLogExporter(u)
+		require.Error(t, err, u)
+		assert.ErrorContains(t, err, "log endpoint", u)
+		assert.NotContains(t, err.Error(), "s3cret", u)
+	}
+}
