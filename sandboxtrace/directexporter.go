@@ -112,8 +112,11 @@ func (e *DirectLogExporter) Export(ctx context.Context, records []sdklog.Record)
 
 // post sends body once and reads the reply. A kept-alive connection the
 // collector closed meanwhile fails before any reply byte: the request is
-// then sent once more on a new connection (the collector writes an event
-// once, so a request it did take is not written twice).
+// then sent once more on a new connection. A collector that took the
+// request writes its events once (it drops an event id it wrote), so the
+// resend adds nothing; only a collector that wrote the request and then
+// ended before answering gets an exact copy, which verify reports as a
+// duplicate.
 func (e *DirectLogExporter) post(ctx context.Context, body []byte, mayRetry bool) error {
 	reused := e.conn != nil
 	if !reused {
