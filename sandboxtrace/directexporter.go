@@ -132,7 +132,16 @@ func (e *DirectLogExporter) post(ctx context.Context, body []byte, mayRetry bool
 		_ = conn.SetDeadline(time.Time{})
 	}
 	err := e.roundTrip(body)
-	if !stop() || ctx.Err() != nil {
+	stopped := stop()
+	if err == nil {
+		// The collector answered: an acknowledgement, even if ctx ended
+		// as it came.
+		if !stopped {
+			e.closeConn() // the stale deadline may land on it still
+		}
+		return nil
+	}
+	if !stopped || ctx.Err() != nil {
 		return errors.Join(context.Cause(ctx), err)
 	}
 	var stale *staleConnError
