@@ -45,7 +45,7 @@ func runShow(ctx context.Context, args []string, s Streams) int {
 		_, _ = fmt.Fprintf(s.Stderr, "show: %v\n", err)
 		return exitProblems
 	}
-	w := bufio.NewWriterSize(s.Stdout, 64<<10)
+	w := bufio.NewWriterSize(s.Stdout, 256<<10)
 	out.reset(w)
 	opts := trail.Options{Filter: f, KeepLines: out.needsLines(), Stdin: s.Stdin, Bad: badLineReporter("show", s.Stderr)}
 	st, err := trail.ReadOps(ctx, sources, opts, out.op)

@@ -3,7 +3,6 @@ package trail
 import (
 	"context"
 	"encoding/binary"
-	"strings"
 )
 
 // pairKey names an operation: its session and span id.
@@ -12,24 +11,32 @@ type pairKey struct {
 	spanID  string
 }
 
+// opKey names an operation as the sort groups it: its session and its
+// span id's hash (the record's spanHash), a fixed size key that needs no
+// copy of the span id.
+type opKey struct {
+	session  [16]byte
+	spanHash uint64
+}
+
 // pairer gives each finish its start's seq as it streams by, so that the
 // sort puts the two side by side. It holds the operations in flight (a
 // start waiting for its finish: a seq) and the finishes read before their
 // start (their record), nothing else.
 type pairer struct {
-	inflight map[pairKey]int64
-	early    map[pairKey][]byte
+	inflight map[opKey]int64
+	early    map[opKey][]byte
 	sink     func([]byte) error
 }
 
 func newPairer(sink func([]byte) error) *pairer {
-	return &pairer{inflight: map[pairKey]int64{}, early: map[pairKey][]byte{}, sink: sink}
+	return &pairer{inflight: map[opKey]int64{}, early: map[opKey][]byte{}, sink: sink}
 }
 
 func setOpSeq(r []byte, seq int64) { binary.BigEndian.PutUint64(r[16:24], sortable(seq)) }
 
 func (p *pairer) add(res *result, r []byte) error {
-	k := pairKey{res.session, res.spanID}
+	k := opKey{res.session, binary.BigEndian.Uint64(r[24:32])}
 	if res.phase == 0 {
 		if f, ok := p.early[k]; ok {
 			delete(p.early, k)
@@ -38,7 +45,6 @@ func (p *pairer) add(res *result, r []byte) error {
 				return err
 			}
 		} else {
-			k.spanID = strings.Clone(k.spanID)
 			p.inflight[k] = res.seq
 		}
 		return p.sink(r)
@@ -53,8 +59,6 @@ func (p *pairer) add(res *result, r []byte) error {
 		if err := p.sink(old); err != nil {
 			return err
 		}
-	} else {
-		k.spanID = strings.Clone(k.spanID)
 	}
 	p.early[k] = append([]byte(nil), r...)
 	return nil

@@ -68,19 +68,30 @@ func (rw *runWriter) flush() error {
 	return nil
 }
 
-// run reads one spilled run back, a block at a time; cur is a view of the
-// block, valid until the next call of next.
+// run reads one spilled run back, a block at a time, or the sorted arena
+// kept in memory (arena and spans set); cur is a view of the block or the
+// arena, valid until the next call of next.
 type run struct {
 	r     *bufio.Reader
 	comp  []byte
 	block []byte
 	pos   int
 	cur   []byte
+	arena []byte
+	spans []span
 }
 
-func newRun(r io.Reader) *run { return &run{r: bufio.NewReaderSize(r, 4<<10)} }
+func newRun(r io.Reader) *run { return &run{r: bufio.NewReaderSize(r, 32<<10)} }
 
 func (r *run) next() (bool, error) {
+	if r.r == nil {
+		if len(r.spans) == 0 {
+			return false, nil
+		}
+		sp := r.spans[0]
+		r.cur, r.spans = r.arena[sp.off:sp.end], r.spans[1:]
+		return true, nil
+	}
 	if r.pos >= len(r.block) {
 		ok, err := r.readBlock()
 		if !ok || err != nil {

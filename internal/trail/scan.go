@@ -149,7 +149,9 @@ func (s *scanner) readSource(ctx context.Context, src int, name string, work, or
 		return err
 	}
 	defer func() { _ = rc.Close() }() // read-only
-	lr := jsonl.NewReader(rc, 256<<10, maxLineBytes)
+	// Larger than open's buffer, so that most reads go past it to the
+	// file instead of being copied through it.
+	lr := jsonl.NewReader(rc, 1<<20, maxLineBytes)
 	c := s.newChunk(src)
 	send := func() error {
 		select {

@@ -15,8 +15,9 @@ import (
 // sorter is an external merge sort of records: records gather in an arena
 // until it holds runBytes, then are sorted and spilled to a temporary file
 // (unlinked at once, so nothing is left behind); the runs are merged at the
-// end. A full arena is sorted and written by a goroutine while the next
-// one fills, so memory is two arenas plus one read buffer per run.
+// end, the last arena from memory. A full arena is sorted and written by a
+// goroutine while the next one fills, so memory is two arenas plus one read
+// buffer per run.
 type sorter struct {
 	runBytes int
 	tmpDir   string
@@ -135,11 +136,34 @@ func (sc *sortScratch) sort(spans []span, arena []byte) []span {
 	// start[i] now ends session i's records.
 	from := 0
 	for _, i := range order {
-		slices.SortFunc(out[from:sc.start[i]], byKey)
+		if seg := out[from:sc.start[i]]; !sortNearly(seg, arena) {
+			slices.SortFunc(seg, byKey)
+		}
 		from = sc.start[i]
 	}
 	sc.spare = spans
 	return out
+}
+
+// sortNearly sorts s by insertion as long as that takes few moves: a
+// session's records come nearly in order (a finish a few lines after the
+// starts that follow it), which insertion sorts in about one comparison
+// each. It reports false, s still a permutation, once the moves pass
+// twice the records.
+func sortNearly(s []span, a []byte) bool {
+	budget := 2*len(s) + 16
+	for i := 1; i < len(s); i++ {
+		x, j := s[i], i
+		for ; j > 0 && x.cmp(s[j-1], a) < 0; j-- {
+			s[j] = s[j-1]
+			budget--
+		}
+		s[j] = x
+		if budget < 0 {
+			return false
+		}
+	}
+	return true
 }
 
 func newSorter(runBytes int, tmpDir string) *sorter {
@@ -189,7 +213,13 @@ func (s *sorter) spill() error {
 		spans = scratch.sort(spans, arena)
 		ch <- spilled{arena: arena[:0], spans: spans[:0], err: writeRun(f, arena, spans)}
 	}(s.arena, s.spans, s.scratch)
+	n := len(s.spans)
 	s.arena, s.spans = done.arena, done.spans
+	if s.arena == nil {
+		// The trail fills more than one arena: the second is made full
+		// size at once rather than grown.
+		s.arena, s.spans = make([]byte, 0, s.runBytes), make([]span, 0, n+n/8)
+	}
 	return nil
 }
 
@@ -231,16 +261,19 @@ func (s *sorter) each(fn func([]byte) error) error {
 		}
 		return nil
 	}
-	if len(s.spans) > 0 {
-		if err := s.spill(); err != nil {
-			return err
-		}
-	}
 	if _, err := s.wait(); err != nil {
 		return err
 	}
-	s.arena, s.spans = nil, nil
-	h := make(runHeap, 0, len(s.runs))
+	h := make(runHeap, 0, len(s.runs)+1)
+	if len(s.spans) > 0 {
+		// The last arena is merged from memory: writing it only to read it
+		// back would cost a run's compression for nothing.
+		s.sortArena()
+		r := &run{arena: s.arena, spans: s.spans}
+		if ok, _ := r.next(); ok {
+			h = append(h, r)
+		}
+	}
 	for _, f := range s.runs {
 		r := newRun(f)
 		ok, err := r.next()

@@ -15,7 +15,12 @@ import (
 func TestSortBySessionThenKey(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	var sc sortScratch
-	for _, c := range []struct{ records, sessions int }{{100, 3}, {5000, 7}, {5000, 5000}, {20000, 100}, {3000, 1}} {
+	// far: one record in far is far out of order (none when 0), which
+	// takes the sort past what insertion is allowed.
+	for _, c := range []struct{ records, sessions, far int }{
+		{100, 3, 10}, {5000, 7, 10}, {5000, 5000, 10}, {20000, 100, 10}, {3000, 1, 10},
+		{20000, 100, 0}, {3000, 1, 0}, {20000, 3, 500},
+	} {
 		var arena []byte
 		var spans []span
 		for i := range c.records {
@@ -24,7 +29,10 @@ func TestSortBySessionThenKey(t *testing.T) {
 			binary.BigEndian.PutUint64(r[0:], s*0x9e3779b97f4a7c15)
 			binary.BigEndian.PutUint64(r[8:], s)
 			seq := int64(i / c.sessions)
-			if rng.IntN(10) == 0 {
+			if i%3 == 2 {
+				seq -= 2 // a finish after the next start
+			}
+			if c.far > 0 && rng.IntN(c.far) == 0 {
 				seq = rng.Int64N(int64(c.records)) - 10
 			}
 			binary.BigEndian.PutUint64(r[16:], sortable(seq))
