@@ -51,3 +51,23 @@ func TestFinishesAreNotWindowedWithoutAFinishAhead(t *testing.T) {
 	require.Len(t, lines, 3, "the resent span's finish is written again: only starts are windowed")
 	assert.Equal(t, lines[1], lines[2])
 }
+
+// A sync session's start and finish records sent again (a direct export
+// resent on a new connection) are written once each.
+func TestResentStartAndFinishRecordsAreWrittenOnce(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "events.jsonl")
+	cfg := syncConfig()
+	withFile(cfg, path, auditevent.PolicyOverride{})
+	te := startExporters(t, cfg)
+	ctx := context.Background()
+	for range 2 {
+		require.NoError(t, te.logs.ConsumeLogs(ctx, earlyExecStart()))
+	}
+	for range 2 {
+		require.NoError(t, te.logs.ConsumeLogs(ctx, earlyExecFinish()))
+	}
+	assert.Equal(t, []string{
+		canonical(t, execStartJSON()),
+		canonical(t, execFinishJSON("null", "null")),
+	}, readLines(t, path))
+}

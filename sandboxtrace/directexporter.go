@@ -48,7 +48,17 @@ type DirectLogExporter struct {
 func NewDirectLogExporter(endpoint string) (*DirectLogExporter, error) {
 	u, err := url.Parse(endpoint)
 	if err != nil {
-		return nil, fmt.Errorf("log endpoint %q: %w", endpoint, err)
+		// The parser's error quotes the whole endpoint, credentials too.
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
+		return nil, fmt.Errorf("log endpoint: %w", err)
+	}
+	// Named by scheme and host alone: the rest may carry a token.
+	name := u.Scheme + "://" + u.Host
+	if u.User != nil {
+		return nil, fmt.Errorf("log endpoint %s: user info is not supported (it would not be sent)", name)
 	}
 	e := &DirectLogExporter{host: u.Host, path: u.EscapedPath()}
 	if u.RawQuery != "" {
@@ -69,10 +79,10 @@ func NewDirectLogExporter(endpoint string) (*DirectLogExporter, error) {
 		}
 		e.tls = &tls.Config{ServerName: u.Hostname(), MinVersion: tls.VersionTLS12}
 	default:
-		return nil, fmt.Errorf("log endpoint %q: scheme must be http or https", endpoint)
+		return nil, fmt.Errorf("log endpoint %s: scheme must be http or https", name)
 	}
 	if u.Hostname() == "" {
-		return nil, fmt.Errorf("log endpoint %q: no host", endpoint)
+		return nil, fmt.Errorf("log endpoint %s: no host", name)
 	}
 	e.addr = net.JoinHostPort(u.Hostname(), port)
 	return e, nil
@@ -102,8 +112,11 @@ func (e *DirectLogExporter) Export(ctx context.Context, records []sdklog.Record)
 
 // post sends body once and reads the reply. A kept-alive connection the
 // collector closed meanwhile fails before any reply byte: the request is
-// then sent once more on a new connection (the collector writes an event
-// once, so a request it did take is not written twice).
+// then sent once more on a new connection. A collector that took the
+// request writes its events once (it drops an event id it wrote), so the
+// resend adds nothing; only a collector that wrote the request and then
+// ended before answering gets an exact copy, which verify reports as a
+// duplicate.
 func (e *DirectLogExporter) post(ctx context.Context, body []byte, mayRetry bool) error {
 	reused := e.conn != nil
 	if !reused {
@@ -119,7 +132,16 @@ func (e *DirectLogExporter) post(ctx context.Context, body []byte, mayRetry bool
 		_ = conn.SetDeadline(time.Time{})
 	}
 	err := e.roundTrip(body)
-	if !stop() || ctx.Err() != nil {
+	stopped := stop()
+	if err == nil {
+		// The collector answered: an acknowledgement, even if ctx ended
+		// as it came.
+		if !stopped {
+			e.closeConn() // the stale deadline may land on it still
+		}
+		return nil
+	}
+	if !stopped || ctx.Err() != nil {
 		return errors.Join(context.Cause(ctx), err)
 	}
 	var stale *staleConnError

@@ -281,3 +281,46 @@ func TestNewDirectLogExporterRefusesBadEndpoints(t *testing.T) {
 		assert.ErrorContains(t, err, "log endpoint", u)
 	}
 }
+
+// An endpoint's credentials and query never appear in an error, and user
+// info, which the exporter would not send, is refused.
+func TestNewDirectLogExporterKeepsSecretsOutOfErrors(t *testing.T) {
+	for _, u := range []string{
+		"ftp://127.0.0.1/v1/logs?token=s3cret",
+		"http://user:s3cret@127.0.0.1:4318/v1/logs",
+		"http://user:s3cret@[::1/v1/logs?token=s3cret",
+		"http:///v1/logs?token=s3cret",
+	} {
+		_, err := sandboxtrace.NewDirectLogExporter(u)
+		require.Error(t, err, u)
+		assert.ErrorContains(t, err, "log endpoint", u)
+		assert.NotContains(t, err.Error(), "s3cret", u)
+	}
+}
+
+// endedCtx is a context whose Err reports its end once ended is set, and
+// whose Done never fires: it ends just as the reply is on its way.
+type endedCtx struct {
+	context.Context
+	ended *atomic.Bool
+}
+
+func (c endedCtx) Err() error {
+	if c.ended.Load() {
+		return context.DeadlineExceeded
+	}
+	return nil
+}
+
+// A reply of 200 that arrived is an acknowledgement, even when the
+// export's context ended as it came.
+func TestDirectLogExporterAcknowledgedAsItsContextEnds(t *testing.T) {
+	var ended atomic.Bool
+	ls := newLogsServer(t, func(w http.ResponseWriter) {
+		ended.Store(true)
+		w.Header().Set("Content-Type", "application/x-protobuf")
+	})
+	exp := newDirect(t, ls.srv.URL+"/v1/logs")
+	require.NoError(t, exp.Export(endedCtx{context.Background(), &ended}, oneRecord()))
+	assert.Len(t, ls.records(), 1)
+}

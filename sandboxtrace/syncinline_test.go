@@ -13,6 +13,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	sdklog "go.opentelemetry.io/otel/sdk/log"
 	collogs "go.opentelemetry.io/proto/otlp/collector/logs/v1"
 	"google.golang.org/protobuf/proto"
 )
@@ -120,4 +121,74 @@ func TestSyncLogProcessorInlineTimeout(t *testing.T) {
 	err = emitBody(context.Background(), p, "late", timeout)
 	require.ErrorIs(t, err, ErrStartNotRecorded)
 	assert.True(t, errors.Is(err, context.DeadlineExceeded), "got %v", err)
+}
+
+// heldCtxExporter is an exporter marked as ending with its ctx whose first
+// Export waits for release; once shut down it fails every export.
+type heldCtxExporter struct {
+	release chan struct{}
+	mu      sync.Mutex
+	calls   int
+	shut    bool
+}
+
+func (h *heldCtxExporter) Export(ctx context.Context, _ []sdklog.Record) error {
+	h.mu.Lock()
+	h.calls++
+	first, shut := h.calls == 1, h.shut
+	h.mu.Unlock()
+	if first {
+		select {
+		case <-h.release:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	if shut {
+		return errProcessorShutdown
+	}
+	return nil
+}
+
+func (h *heldCtxExporter) isShut() bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.shut
+}
+
+func (h *heldCtxExporter) Shutdown(context.Context) error {
+	h.mu.Lock()
+	h.shut = true
+	h.mu.Unlock()
+	return nil
+}
+func (h *heldCtxExporter) ForceFlush(context.Context) error { return nil }
+func (h *heldCtxExporter) endsWithContext()                 {}
+
+// A record queued behind an emitter's own export when Shutdown begins is
+// still exported before the exporter is shut down.
+func TestSyncLogProcessorShutdownWaitsForAnInlineExport(t *testing.T) {
+	exp := &heldCtxExporter{release: make(chan struct{})}
+	p := NewSyncLogProcessor(exp, time.Minute)
+	errs := make(chan error, 2)
+	go func() { errs <- emitBody(context.Background(), p, "leader", 0) }()
+	waitFor := func(cond func() bool) {
+		for range 2000 {
+			if cond() {
+				return
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}
+	waitFor(func() bool { p.mu.Lock(); defer p.mu.Unlock(); return p.busy })
+	go func() { errs <- emitBody(context.Background(), p, "queued", 0) }()
+	waitFor(func() bool { p.mu.Lock(); defer p.mu.Unlock(); return len(p.waiting) == 1 })
+	shut := make(chan error, 1)
+	go func() { shut <- p.Shutdown(context.Background()) }()
+	<-p.done                                     // the worker found the leader's export in flight and ended
+	waitFor(func() bool { return exp.isShut() }) // bounded: shut only wrongly before release
+	close(exp.release)
+	require.NoError(t, <-errs)
+	require.NoError(t, <-errs)
+	require.NoError(t, <-shut)
 }

@@ -62,6 +62,10 @@ type SyncLogProcessor struct {
 	inflight []*syncRecord // the batch being exported
 	busy     bool          // an export is in flight
 	stopped  bool
+	// leaders counts emitters exporting on their own goroutines (see
+	// lead): Shutdown waits for them, as they export what the worker
+	// left, before it shuts the exporter down.
+	leaders sync.WaitGroup
 	// watch is one timer for every deadline (see syncdeadline.go): a
 	// timer per record would cost more than the rest of an emit.
 	watch watchdog
@@ -148,6 +152,9 @@ func (p *SyncLogProcessor) send(ctx context.Context, r *sdklog.Record, timeout t
 	var batch []*syncRecord
 	if p.inline && !p.busy && timeout >= p.timeout {
 		batch = p.takeLocked(nil)
+		if len(batch) > 0 {
+			p.leaders.Add(1) // before stopped is set, so before Wait
+		}
 	}
 	p.mu.Unlock()
 	if len(batch) > 0 {
@@ -185,6 +192,7 @@ func (p *SyncLogProcessor) send(ctx context.Context, r *sdklog.Record, timeout t
 // meanwhile goes to the worker, or, once Shutdown stopped it, is exported
 // here.
 func (p *SyncLogProcessor) lead(batch []*syncRecord) {
+	defer p.leaders.Done()
 	for len(batch) > 0 {
 		p.export(batch)
 		p.mu.Lock()
@@ -308,8 +316,9 @@ func (p *SyncLogProcessor) exportRecords(batch []*syncRecord) (err error) {
 // Enabled reports true: every record is wanted.
 func (p *SyncLogProcessor) Enabled(context.Context, sdklog.EnabledParameters) bool { return true }
 
-// Shutdown exports the records still waiting, then shuts the exporter down
-// once. When ctx ends first the exporter is shut down all the same (see
+// Shutdown exports the records still waiting (on the worker, or on an
+// emitter's goroutine whose export was in flight), then shuts the exporter
+// down once. When ctx ends first the exporter is shut down all the same (see
 // shutdownExporter for a spent ctx), which ends an export in flight.
 // Records emitted afterwards fail.
 func (p *SyncLogProcessor) Shutdown(ctx context.Context) error {
@@ -319,8 +328,14 @@ func (p *SyncLogProcessor) Shutdown(ctx context.Context) error {
 		p.stopped = true
 		p.mu.Unlock()
 		close(p.stop)
+		drained := make(chan struct{})
+		go func() {
+			<-p.done
+			p.leaders.Wait()
+			close(drained)
+		}()
 		select {
-		case <-p.done:
+		case <-drained:
 		case <-ctx.Done():
 			err = ctx.Err()
 		}

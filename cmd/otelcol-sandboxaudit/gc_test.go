@@ -2,7 +2,9 @@ package main
 
 import (
 	"math"
+	"os"
 	"runtime/debug"
+	"strings"
 	"testing"
 )
 
@@ -25,7 +27,7 @@ func TestGCDefaultsWhenTheEnvironmentSetsNone(t *testing.T) {
 	restoreGC(t)
 	debug.SetGCPercent(100)
 	debug.SetMemoryLimit(math.MaxInt64)
-	gc, mem := applyGCDefaults(func(string) (string, bool) { return "", false })
+	gc, mem := applyGCDefaults(func(string) (string, bool) { return "", false }, cgroupFiles("/", ""))
 	pct, limit := current()
 	if !gc || !mem || pct != 400 || limit != 512<<20 {
 		t.Fatalf("set %v %v: GOGC %d, limit %d; want 400 and %d", gc, mem, pct, limit, 512<<20)
@@ -51,10 +53,45 @@ func TestGCDefaultsLeaveWhatTheEnvironmentSets(t *testing.T) {
 		if hasLimit {
 			wantLimit = 1 << 30
 		}
-		gc, mem := applyGCDefaults(func(k string) (string, bool) { v, ok := env[k]; return v, ok })
+		gc, mem := applyGCDefaults(func(k string) (string, bool) { v, ok := env[k]; return v, ok }, cgroupFiles("/", ""))
 		pct, limit := current()
 		if gc == hasGOGC || mem == hasLimit || pct != wantPct || limit != wantLimit {
 			t.Errorf("%v: set %v %v, GOGC %d, limit %d; want GOGC %d, limit %d", env, gc, mem, pct, limit, wantPct, wantLimit)
+		}
+	}
+}
+
+// cgroupFiles answers reads of /proc/self/cgroup and the memory.max it
+// names; an empty max means the file is missing.
+func cgroupFiles(group, max string) func(string) ([]byte, error) {
+	return func(name string) ([]byte, error) {
+		switch {
+		case name == "/proc/self/cgroup":
+			return []byte("0::" + group + "\n"), nil
+		case name == "/sys/fs/cgroup"+strings.TrimSuffix(group, "/")+"/memory.max" && max != "":
+			return []byte(max + "\n"), nil
+		}
+		return nil, os.ErrNotExist
+	}
+}
+
+func TestGCMemoryLimitFollowsASmallerCgroupLimit(t *testing.T) {
+	restoreGC(t)
+	for _, c := range []struct {
+		group, max string
+		want       int64
+	}{
+		{"/", "268435456", 3 << 26},                             // 256 MiB: three quarters of it
+		{"/system.slice/agent.service", "402653184", 288 << 20}, // 384 MiB
+		{"/", "max", 512 << 20},                                 // no limit
+		{"/", "4294967296", 512 << 20},                          // larger than the default
+		{"/", "", 512 << 20},                                    // no cgroup v2 file
+		{"/", "junk", 512 << 20},
+	} {
+		debug.SetMemoryLimit(math.MaxInt64)
+		applyGCDefaults(func(string) (string, bool) { return "", false }, cgroupFiles(c.group, c.max))
+		if _, limit := current(); limit != c.want {
+			t.Errorf("cgroup %s memory.max %q: limit %d, want %d", c.group, c.max, limit, c.want)
 		}
 	}
 }

@@ -2,8 +2,8 @@
 // sandbox audit receiver and exporter built in. Without --config it runs the
 // embedded default configuration (see sandboxaudit.DefaultConfig); with
 // --config it behaves like any collector. Unless the environment sets GOGC
-// or GOMEMLIMIT, it runs with GOGC=400 and a 512 MiB soft memory limit (see
-// gc.go).
+// or GOMEMLIMIT, it runs with GOGC=400 and a 512 MiB soft memory limit, less under a
+// smaller cgroup memory.max (see gc.go).
 package main
 
 import (
@@ -16,7 +16,7 @@ import (
 )
 
 func main() {
-	applyGCDefaults(os.LookupEnv)
+	applyGCDefaults(os.LookupEnv, os.ReadFile)
 	cmd := otelcol.NewCommand(sandboxaudit.CollectorSettings())
 	// Printed once, here: cobra would print it too.
 	cmd.SilenceErrors = true

@@ -189,3 +189,29 @@ func TestLogRebuildStoreOfAHandedOverLog(t *testing.T) {
 	require.Equal(t, orig, got)
 	require.NoError(t, sealWith(t, path, newKey))
 }
+
+// A symbolic link at the store's path is replaced by the store, never
+// written through: its target keeps its bytes.
+func TestLogRebuildStoreReplacesASymlinkAtTheStore(t *testing.T) {
+	path, _, pub, _ := rotatedFixture(t, 17)
+	store := integrity.StorePath(path)
+	orig, err := os.ReadFile(store)
+	require.NoError(t, err)
+	victim := filepath.Join(t.TempDir(), "victim")
+	require.NoError(t, os.WriteFile(victim, []byte("not a store\n"), 0o644))
+	require.NoError(t, os.Remove(store))
+	require.NoError(t, os.Symlink(victim, store))
+
+	res := run(t, "", "log", "rebuild-store", "--key", pub, path)
+	require.Equal(t, 0, res.code, res.stderr)
+	got, err := os.ReadFile(victim)
+	require.NoError(t, err)
+	require.Equal(t, "not a store\n", string(got))
+	fi, err := os.Lstat(store)
+	require.NoError(t, err)
+	require.True(t, fi.Mode().IsRegular(), "the link was replaced: %v", fi.Mode())
+	require.Equal(t, os.FileMode(0o600), fi.Mode().Perm())
+	got, err = os.ReadFile(store)
+	require.NoError(t, err)
+	require.Equal(t, orig, got)
+}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/klauspost/compress/zstd"
 	"github.com/stretchr/testify/require"
 	"golang.org/x/mod/sumdb/note"
 	"golang.org/x/mod/sumdb/tlog"
@@ -71,6 +72,42 @@ func forgeStoreAfter(t testing.TB, path string, n int64) {
 		b[i] ^= 0x5a
 	}
 	require.NoError(t, os.WriteFile(StorePath(path), b, 0o600))
+}
+
+// forgeStoreFrom rewrites the hash store, as a forger with the trail but
+// not the signing key would, so that it agrees with the trail's lines as
+// they now are from the part seg on (leaf first): the store is then a
+// whole tree of the changed log.
+func forgeStoreFrom(t testing.TB, path, seg string, first int64) {
+	t.Helper()
+	require.NoError(t, os.Truncate(StorePath(path), tlog.StoredHashCount(first)*tlog.HashSize))
+	store, _, err := openStore(StorePath(path), &storeScratch{})
+	require.NoError(t, err)
+	require.Equal(t, first, store.n)
+	segs, err := filesink.Segments(path)
+	require.NoError(t, err)
+	var files []string
+	for _, sg := range segs {
+		if sg.Path == seg || len(files) > 0 {
+			files = append(files, sg.Path)
+		}
+	}
+	require.NotEmpty(t, files, "%s is a segment of the trail", seg)
+	for _, name := range append(files, path) {
+		data, err := os.ReadFile(name)
+		require.NoError(t, err)
+		if strings.HasSuffix(name, filesink.ZstdSuffix) {
+			dec, err := zstd.NewReader(bytes.NewReader(data))
+			require.NoError(t, err)
+			data, err = io.ReadAll(dec)
+			dec.Close()
+			require.NoError(t, err)
+		}
+		_, err = NewLeafHasher(store.add).Write(data)
+		require.NoError(t, err)
+	}
+	require.NoError(t, store.flush())
+	require.NoError(t, store.close())
 }
 
 // Retention removes the 3 oldest of 8 segments, then each case changes the
@@ -142,6 +179,15 @@ func TestSegmentsProvenAcrossAGap(t *testing.T) {
 			},
 			want: func(segs []filesink.Segment, _ map[string]SegmentRecord) string {
 				return segs[2].Path + ": lines"
+			}},
+		{name: "a segment edited and the store rehashed from the edited lines, alone",
+			change: func(t *testing.T, path string, segs []filesink.Segment, recs map[string]SegmentRecord) *filesink.Segment {
+				rewriteZstd(t, segs[2].Path, func(b []byte) []byte { return editLine(b, 5) })
+				forgeStoreFrom(t, path, segs[2].Path, recs[segName(segs[2])].First)
+				return &segs[2]
+			},
+			want: func(segs []filesink.Segment, _ map[string]SegmentRecord) string {
+				return segs[2].Path + ": its lines do not end in the tree its signed segment record ends with"
 			}},
 		{name: "no hash store, a segment alone",
 			change: func(t *testing.T, path string, segs []filesink.Segment, _ map[string]SegmentRecord) *filesink.Segment {
