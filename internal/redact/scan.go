@@ -150,7 +150,7 @@ func (sc *scanner) run(i, j int) int {
 	case '"', '\'':
 		// a quoted name, "password": "x" in JSON or YAML text; a probe
 		// looks at a data object's member names whole (probeName)
-		if i > 0 && s[i-1] == s[j] && j+1 < len(s) && s[j+1] == ':' && !(sc.probe && s[j] == '"') {
+		if i > 0 && s[i-1] == s[j] && j+1 < len(s) && s[j+1] == ':' && (!sc.probe || s[j] != '"') {
 			if isAuthorization(s[i:j]) {
 				return sc.authorization(j + 2)
 			}
