@@ -30,6 +30,7 @@ commands:
   canon                      read event JSON lines on stdin, write canonical lines to stdout
   verify [--allow-open] [--allow-duplicates] FILE|DIR...
          [--key NAME.pub [--allow-renamed] [--allow-unsealed COUNT|DURATION]
+          [--alone] [--checkpoint FILE]
           [--witness W.vkey... [--quorum K] [--allow-unwitnessed N]]]
                              check audit files (rotated and compressed segments, or a trail's
                              directory): canonical lines, ids, seqs, start/finish pairs;
@@ -37,7 +38,9 @@ commands:
                              --key also checks every line, over every segment in order,
                              against the one log's signed checkpoints and segment records
                              (--allow-renamed: checkpoints naming another file only warn;
-                             --allow-unsealed: a live file's last lines, not yet checkpointed);
+                             --allow-unsealed: a live file's last lines, not yet checkpointed;
+                             --alone: each closed segment by itself, across the ones not read;
+                             --checkpoint: also prove the lines in a checkpoint kept elsewhere);
                              --witness accepts only lines the witnesses' quorum cosigned
   log reset --signing-key NAME.key PATH
                              start a new log over an audit file the collector refuses
