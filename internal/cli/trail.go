@@ -8,24 +8,12 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/sandboxaudit/sandboxaudit/internal/filesink"
 	"github.com/sandboxaudit/sandboxaudit/internal/integrity"
+	"github.com/sandboxaudit/sandboxaudit/internal/trail"
 )
-
-// isSidecar reports whether name is an integrity sidecar or a compressed
-// segment still being written, not audit lines.
-func isSidecar(name string) bool {
-	for _, s := range []string{integrity.StoreSuffix, integrity.CheckpointsSuffix, integrity.SegmentsSuffix, integrity.WitnessedSuffix,
-		integrity.HandoverSuffix, filesink.ZstdSuffix + ".tmp"} {
-		if strings.HasSuffix(name, s) {
-			return true
-		}
-	}
-	return false
-}
 
 // trailArgs turns verify's arguments (files, directories, "-") into the
 // audit paths to check, in order: a directory gives every audit file
@@ -54,7 +42,7 @@ func trailArgs(args []string) ([]string, error) {
 			if err != nil {
 				return err
 			}
-			if d.Type().IsRegular() && !isSidecar(p) {
+			if d.Type().IsRegular() && !trail.IsSidecar(p) {
 				found = append(found, p)
 			}
 			return nil
@@ -186,17 +174,10 @@ func (v *verifier) verifyTrail(ctx context.Context, path string) error {
 	if wc != nil {
 		defer func() { _ = wc.Close() }()
 	}
-	v.proveAlso(tc, tr)
-	v.trailWitness, v.trailLog = wc, tr.Log
-	err = v.verifyParts(ctx, tr.Parts, tc)
-	v.trailWitness, v.trailLog = nil, nil
-	if err != nil {
+	if err := v.checkTrailParts(ctx, tc, tr, wc); err != nil {
 		return err
 	}
-	lead := int64(0)
-	if tr.Log.Genesis() != nil {
-		lead = 1
-	}
+	lead := genesisLeaves(tr)
 	witnessed := int64(-1)
 	if wc != nil {
 		witnessed = v.reportWitnessed(path, wc, lead)
@@ -341,4 +322,22 @@ func expandArgs(args []string, key bool) ([]string, error) {
 		}
 	}
 	return out, nil
+}
+
+// checkTrailParts reads tr's parts into tc, with wc (nil without
+// witnesses) and any --checkpoint proven as the lines go by.
+func (v *verifier) checkTrailParts(ctx context.Context, tc *integrity.TrailChecker, tr *integrity.Trail, wc *integrity.WitnessCheck) error {
+	v.proveAlso(tc, tr)
+	v.trailWitness, v.trailLog = wc, tr.Log
+	defer func() { v.trailWitness, v.trailLog = nil, nil }()
+	return v.verifyParts(ctx, tr.Parts, tc)
+}
+
+// genesisLeaves is how many leaves come before tr's first line: one (the
+// handover note) for a log handed over from another key.
+func genesisLeaves(tr *integrity.Trail) int64 {
+	if tr.Log.Genesis() != nil {
+		return 1
+	}
+	return 0
 }

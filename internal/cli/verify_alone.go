@@ -69,11 +69,7 @@ func (v *verifier) verifySegmentAlone(ctx context.Context, segment string) error
 		v.alone = map[int]bool{}
 	}
 	v.alone[len(v.files)] = true
-	v.proveAlso(tc, tr)
-	v.trailWitness, v.trailLog = wc, tr.Log
-	err = v.verifyParts(ctx, tr.Parts, tc)
-	v.trailWitness, v.trailLog = nil, nil
-	if err != nil {
+	if err := v.checkTrailParts(ctx, tc, tr, wc); err != nil {
 		return err
 	}
 	res := tc.Finish()
@@ -81,10 +77,7 @@ func (v *verifier) verifySegmentAlone(ctx context.Context, segment string) error
 		v.sum.Problems++
 		_, _ = fmt.Fprintf(v.out, "integrity: %s\n", f)
 	}
-	lead := int64(0)
-	if tr.Log.Genesis() != nil {
-		lead = 1
-	}
+	lead := genesisLeaves(tr)
 	rec := tr.Parts[0].Record
 	witnessed := int64(-1)
 	if wc != nil {

@@ -28,7 +28,7 @@ func Segments(dir string) ([]string, error) {
 		if err != nil {
 			return err
 		}
-		if !d.Type().IsRegular() || isSidecar(p) {
+		if !d.Type().IsRegular() || IsSidecar(p) {
 			return nil
 		}
 		active := p
@@ -61,11 +61,11 @@ func Segments(dir string) ([]string, error) {
 	return out, nil
 }
 
-// isSidecar reports whether a file holds integrity records or a
+// IsSidecar reports whether a file holds integrity records or a
 // compression still being written, not audit lines.
-func isSidecar(name string) bool {
+func IsSidecar(name string) bool {
 	for _, s := range []string{integrity.StoreSuffix, integrity.CheckpointsSuffix, integrity.SegmentsSuffix,
-		integrity.WitnessedSuffix, filesink.ZstdSuffix + ".tmp"} {
+		integrity.WitnessedSuffix, integrity.HandoverSuffix, filesink.ZstdSuffix + ".tmp"} {
 		if strings.HasSuffix(name, s) {
 			return true
 		}
