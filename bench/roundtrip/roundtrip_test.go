@@ -7,7 +7,9 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"testing"
 	"time"
@@ -23,6 +25,7 @@ import (
 	"go.opentelemetry.io/collector/receiver"
 	"go.opentelemetry.io/collector/receiver/otlpreceiver"
 	"go.opentelemetry.io/collector/receiver/receivertest"
+	"golang.org/x/sys/unix"
 
 	"github.com/sandboxaudit/sandboxaudit/auditevent"
 	sandboxauditexporter "github.com/sandboxaudit/sandboxaudit/exporter"
@@ -31,52 +34,129 @@ import (
 	sandboxauditreceiver "github.com/sandboxaudit/sandboxaudit/receiver"
 )
 
-// target is one endpoint the benchmark posts to.
+// target is one endpoint the benchmark posts to, and the client it
+// posts with.
 type target struct {
-	name, url, contentType string
-	body                   func(i int) []byte
-	took                   []time.Duration
+	name string
+	post func(body []byte) error
+	body func() []byte
+	took []time.Duration
+	cpu  time.Duration // this process's CPU time during the target's posts
 }
 
-// BenchmarkLoopbackPost posts once to each target per iteration and
-// reports each target's p50 and p99 in µs. "bare" is net/http on both
-// sides with a handler that reads the body and answers 200: the floor of
-// a kept-alive HTTP round trip here.
+// BenchmarkLoopbackPost posts once to each target per iteration, in turn,
+// and reports each target's p50 and p99 in µs:
+//   - bare, bare-raw: net/http serving a handler that reads the body and
+//     answers 200, in this process, with net/http's client and with a raw
+//     client (one kept-alive connection written and read on the caller's
+//     goroutine, as sandboxtrace's DirectLogExporter does);
+//   - bare-proc-raw: the same server in another process, the raw client:
+//     the floor of one acknowledged round trip to a collector;
+//   - events-never, events-batch: an HttpProxySink event to the sandboxaudit
+//     receiver, into the sandboxaudit exporter's file (net/http client);
+//   - logs-never-raw, logs-batch-raw: the same event as sandboxtrace's
+//     log record to the OTLP receiver's /v1/logs, raw client;
+//   - fdatasync: a 1 KB append and fdatasync on the same disk.
+//
+// "-cpu-µs" is this process's CPU time per request (rusage, coarse: read
+// it over many iterations); for bare-proc-raw it is the client's alone.
 func BenchmarkLoopbackPost(b *testing.B) {
 	dir := b.TempDir()
 	ev := newEvents()
-	targets := []*target{{name: "bare", url: startBare(b), contentType: "application/json", body: ev.json}}
+	client := &http.Client{Transport: &http.Transport{DisableCompression: true, MaxIdleConnsPerHost: 1}}
+	defer client.CloseIdleConnections()
+	viaHTTP := func(url, contentType string) func([]byte) error {
+		return func(body []byte) error { return post(client, url, contentType, body) }
+	}
+	viaRaw := func(url, contentType string) func([]byte) error {
+		c, err := newRawClient(url, contentType)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(c.close)
+		return c.post
+	}
+	bare := startBare(b)
+	targets := []*target{
+		{name: "bare", post: viaHTTP(bare, "application/json"), body: ev.json},
+		{name: "bare-raw", post: viaRaw(bare, "application/json"), body: ev.json},
+		{name: "bare-proc-raw", post: viaRaw(startBareProcess(b), "application/json"), body: ev.json},
+	}
 	for _, fsync := range []string{"never", "batch"} {
 		exp := startExporter(b, filepath.Join(dir, fsync+".jsonl"), fsync)
 		targets = append(targets,
-			&target{name: "events-" + fsync, url: startEventsReceiver(b, exp), contentType: "application/json", body: ev.json},
-			&target{name: "logs-" + fsync, url: startOTLPReceiver(b, exp), contentType: "application/x-protobuf", body: ev.otlp},
+			&target{name: "events-" + fsync, post: viaHTTP(startEventsReceiver(b, exp), "application/json"), body: ev.json},
+			&target{name: "logs-" + fsync + "-raw", post: viaRaw(startOTLPReceiver(b, exp), "application/x-protobuf"), body: ev.otlp},
 		)
 	}
-	client := &http.Client{Transport: &http.Transport{DisableCompression: true, MaxIdleConnsPerHost: 1}}
-	defer client.CloseIdleConnections()
+	targets = append(targets, syncProbe(b, filepath.Join(dir, "probe")))
+	targets = only(b, targets)
 	for _, t := range targets { // warm-up: the connections
-		if err := post(client, t.url, t.contentType, t.body(0)); err != nil {
+		if err := t.post(t.body()); err != nil {
 			b.Fatalf("%s: %v", t.name, err)
 		}
 	}
-	i := 0
 	for b.Loop() {
-		i++
 		for _, t := range targets {
-			body := t.body(i)
+			body := t.body()
+			cpu0 := processCPU(b)
 			t0 := time.Now()
-			if err := post(client, t.url, t.contentType, body); err != nil {
+			if err := t.post(body); err != nil {
 				b.Fatalf("%s: %v", t.name, err)
 			}
 			t.took = append(t.took, time.Since(t0))
+			t.cpu += processCPU(b) - cpu0
 		}
 	}
 	for _, t := range targets {
 		slices.Sort(t.took)
 		b.ReportMetric(us(t.took[len(t.took)/2]), t.name+"-p50-µs")
 		b.ReportMetric(us(t.took[len(t.took)*99/100]), t.name+"-p99-µs")
+		b.ReportMetric(us(t.cpu)/float64(len(t.took)), t.name+"-cpu-µs")
 	}
+}
+
+// onlyEnv, a regular expression, keeps the targets whose name it matches
+// (for a profile of one path).
+const onlyEnv = "ROUNDTRIP_ONLY"
+
+func only(b *testing.B, targets []*target) []*target {
+	expr := os.Getenv(onlyEnv)
+	if expr == "" {
+		return targets
+	}
+	re, err := regexp.Compile(expr)
+	if err != nil {
+		b.Fatalf("%s: %v", onlyEnv, err)
+	}
+	return slices.DeleteFunc(targets, func(t *target) bool { return !re.MatchString(t.name) })
+}
+
+// syncProbe appends 1 KB to a file and fdatasyncs it, as the exporter does
+// for one event's line.
+func syncProbe(b *testing.B, path string) *target {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = f.Close() })
+	line := append(bytes.Repeat([]byte{'x'}, 1023), '\n')
+	return &target{name: "fdatasync", body: func() []byte { return line }, post: func(body []byte) error {
+		if _, err := f.Write(body); err != nil {
+			return err
+		}
+		return unix.Fdatasync(int(f.Fd()))
+	}}
+}
+
+// processCPU is the user and system CPU time of this process (both ends
+// of the in-process targets).
+func processCPU(b *testing.B) time.Duration {
+	var ru unix.Rusage
+	if err := unix.Getrusage(unix.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 func us(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
@@ -105,10 +185,7 @@ func startBare(b *testing.B) string {
 	if err != nil {
 		b.Fatal(err)
 	}
-	srv := &http.Server{ReadHeaderTimeout: time.Minute, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		_, _ = io.Copy(io.Discard, r.Body)
-		w.WriteHeader(http.StatusOK)
-	})}
+	srv := &http.Server{ReadHeaderTimeout: time.Minute, Handler: http.HandlerFunc(bareHandler)}
 	go func() { _ = srv.Serve(ln) }()
 	b.Cleanup(func() { _ = srv.Close() })
 	return "http://" + ln.Addr().String() + "/"
@@ -191,7 +268,7 @@ type events struct {
 
 func newEvents() *events { return &events{session: uuid.NewString()} }
 
-func (e *events) json(i int) []byte {
+func (e *events) json() []byte {
 	e.seq++
 	phase, tail := "start", ""
 	if e.seq%2 == 0 {
@@ -201,8 +278,8 @@ func (e *events) json(i int) []byte {
 		uuid.NewString(), e.session, e.seq, phase, (e.seq+1)/2, tail)
 }
 
-func (e *events) otlp(i int) []byte {
-	ev, err := auditevent.Decode(e.json(i))
+func (e *events) otlp() []byte {
+	ev, err := auditevent.Decode(e.json())
 	if err != nil {
 		panic(err)
 	}
