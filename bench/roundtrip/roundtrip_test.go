@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -28,6 +27,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/sandboxaudit/sandboxaudit/auditevent"
+	"github.com/sandboxaudit/sandboxaudit/bench/rawpost"
 	sandboxauditexporter "github.com/sandboxaudit/sandboxaudit/exporter"
 	"github.com/sandboxaudit/sandboxaudit/internal/logmap"
 	"github.com/sandboxaudit/sandboxaudit/internal/testutil/loopback"
@@ -69,18 +69,28 @@ func BenchmarkLoopbackPost(b *testing.B) {
 		return func(body []byte) error { return post(client, url, contentType, body) }
 	}
 	viaRaw := func(url, contentType string) func([]byte) error {
-		c, err := newRawClient(url, contentType)
+		c, err := rawpost.Dial(url, contentType)
 		if err != nil {
 			b.Fatal(err)
 		}
-		b.Cleanup(c.close)
-		return c.post
+		b.Cleanup(func() { _ = c.Close() })
+		return c.Post
 	}
-	bare := startBare(b)
+	bareServer, err := rawpost.StartBare()
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer bareServer.Close()
+	bare := bareServer.URL
+	bareProc, err := rawpost.StartProcess()
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer bareProc.Close()
 	targets := []*target{
 		{name: "bare", post: viaHTTP(bare, "application/json"), body: ev.json},
 		{name: "bare-raw", post: viaRaw(bare, "application/json"), body: ev.json},
-		{name: "bare-proc-raw", post: viaRaw(startBareProcess(b), "application/json"), body: ev.json},
+		{name: "bare-proc-raw", post: viaRaw(bareProc.URL, "application/json"), body: ev.json},
 	}
 	for _, fsync := range []string{"never", "batch"} {
 		exp := startExporter(b, filepath.Join(dir, fsync+".jsonl"), fsync)
@@ -177,18 +187,6 @@ func post(client *http.Client, url, contentType string, body []byte) error {
 		return fmt.Errorf("POST %s: %s: %s", url, resp.Status, reply)
 	}
 	return nil
-}
-
-// startBare serves a handler that reads the body and answers 200.
-func startBare(b *testing.B) string {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		b.Fatal(err)
-	}
-	srv := &http.Server{ReadHeaderTimeout: time.Minute, Handler: http.HandlerFunc(bareHandler)}
-	go func() { _ = srv.Serve(ln) }()
-	b.Cleanup(func() { _ = srv.Close() })
-	return "http://" + ln.Addr().String() + "/"
 }
 
 // startExporter starts the sandboxaudit exporter writing path.

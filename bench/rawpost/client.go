@@ -1,4 +1,8 @@
-package roundtrip
+// Package rawpost is the floor of an acknowledged POST over loopback for
+// the benchmarks: a client that writes and reads one kept-alive connection
+// on the caller's goroutine (as sandboxtrace's DirectLogExporter does), and
+// a bare net/http server, in this process or in a child process.
+package rawpost
 
 import (
 	"bufio"
@@ -10,17 +14,17 @@ import (
 	"strconv"
 )
 
-// rawClient posts over one kept-alive connection from the caller's
-// goroutine, as sandboxtrace's DirectLogExporter does: no transport
-// goroutines between the caller and the socket.
-type rawClient struct {
+// Client posts to one URL over one kept-alive connection. It is not safe
+// for concurrent use.
+type Client struct {
 	host, path, contentType string
 	conn                    net.Conn
 	br                      *bufio.Reader
 	buf                     []byte
 }
 
-func newRawClient(rawURL, contentType string) (*rawClient, error) {
+// Dial connects to rawURL's host; every Post goes to its path.
+func Dial(rawURL, contentType string) (*Client, error) {
 	u, err := url.Parse(rawURL)
 	if err != nil {
 		return nil, err
@@ -29,10 +33,11 @@ func newRawClient(rawURL, contentType string) (*rawClient, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &rawClient{host: u.Host, path: u.Path, contentType: contentType, conn: conn, br: bufio.NewReader(conn)}, nil
+	return &Client{host: u.Host, path: u.Path, contentType: contentType, conn: conn, br: bufio.NewReader(conn)}, nil
 }
 
-func (c *rawClient) post(body []byte) error {
+// Post sends body in one write and wants a 200.
+func (c *Client) Post(body []byte) error {
 	b := append(c.buf[:0], "POST "...)
 	b = append(b, c.path...)
 	b = append(b, " HTTP/1.1\r\nHost: "...)
@@ -59,4 +64,5 @@ func (c *rawClient) post(body []byte) error {
 	return nil
 }
 
-func (c *rawClient) close() { _ = c.conn.Close() }
+// Close closes the connection.
+func (c *Client) Close() error { return c.conn.Close() }
