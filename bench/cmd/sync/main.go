@@ -12,8 +12,8 @@
 // otlploghttp, and "post×2" is two bare kept-alive POSTs per operation
 // through the same OTLP receiver, nothing written ("/raw": with the
 // direct exporter's kind of client); "bare×2" is the same to a bare
-// net/http server in another process, the floor of two round trips. It
-// prints per-operation
+// net/http server in another process, the floor of two round trips
+// ("/idle": each after a pause, as in an operation). It prints per-operation
 // p50/p99, operations/s, CPU per operation (client and collector), one
 // session against many, an fdatasync probe on the same disk, and the
 // ratios.
@@ -29,7 +29,9 @@ import (
 	"regexp"
 	"runtime"
 	"runtime/pprof"
+	"strings"
 	"syscall"
+	"time"
 
 	"github.com/sandboxaudit/sandboxaudit/bench/proc"
 	"github.com/sandboxaudit/sandboxaudit/bench/rawpost"
@@ -138,6 +140,10 @@ const (
 	postSteps    = "post×2"
 	postRawSteps = "post×2/raw"
 	bareSteps    = "bare×2"
+	// "/idle": each POST after a pause (time.Sleep of idleGap, about one
+	// fdatasync; on a VM the sleep may last longer).
+	bareIdleSteps = "bare×2/idle"
+	idleGap       = 250 * time.Microsecond
 )
 
 func steps(c config) []step {
@@ -160,9 +166,12 @@ func steps(c config) []step {
 		{"sync_finish/direct", "never", direct(1, c.ops)},
 		{postSteps, "never", func(ctx context.Context, col *collector) (run, error) { return runPosts(ctx, col, c.ops) }},
 		{postRawSteps, "never", func(ctx context.Context, col *collector) (run, error) {
-			return runRawPosts(col, "http://"+col.otlpAddr+"/v1/logs", c.ops)
+			return runRawPosts(col, "http://"+col.otlpAddr+"/v1/logs", c.ops, 0)
 		}},
-		{bareSteps, "never", func(ctx context.Context, col *collector) (run, error) { return runRawPosts(col, c.bareURL, c.ops) }},
+		{bareSteps, "never", func(ctx context.Context, col *collector) (run, error) { return runRawPosts(col, c.bareURL, c.ops, 0) }},
+		{bareIdleSteps, "never", func(ctx context.Context, col *collector) (run, error) {
+			return runRawPosts(col, c.bareURL, c.ops, idleGap)
+		}},
 		{"sync" + many, "batch", g(sandboxtrace.DeliverySync, c.sessions, c.sessionOps)},
 		{"sync_finish" + many, "batch", g(sandboxtrace.DeliverySyncFinish, c.sessions, c.sessionOps)},
 		{"sync_finish" + many + "/direct", "batch", direct(c.sessions, c.sessionOps)},
@@ -215,7 +224,7 @@ func round(ctx context.Context, c config, r int, res results) error {
 		if host1, err := proc.ReadHostTimes(); err == nil {
 			m.idle, _ = host1.Since(host0)
 		}
-		if s.name != postSteps && s.name != postRawSteps && s.name != bareSteps {
+		if !strings.HasPrefix(s.name, postSteps) && !strings.HasPrefix(s.name, bareSteps) {
 			ops[s.fsync] += m.ops
 		}
 		printRow(r, m)

@@ -70,8 +70,12 @@ func runPosts(ctx context.Context, col *collector, ops int) (run, error) {
 // runRawPosts is two POSTs per operation of an empty OTLP logs request to
 // url over one kept-alive connection written and read on this goroutine,
 // as sandboxtrace's DirectLogExporter does. col's CPU is counted even when
-// url is not col's (then it shows an idle collector).
-func runRawPosts(col *collector, url string, ops int) (run, error) {
+// url is not col's (then it shows an idle collector). With gap > 0 each
+// POST follows a pause of gap, not counted in the operation's time: both
+// processes' threads are then asleep when the request leaves, as in a
+// sync_finish operation, where each request follows an fdatasync or the
+// caller's function.
+func runRawPosts(col *collector, url string, ops int, gap time.Duration) (run, error) {
 	client, err := rawpost.Dial(url, "application/x-protobuf")
 	if err != nil {
 		return run{}, err
@@ -88,14 +92,18 @@ func runRawPosts(col *collector, url string, ops int) (run, error) {
 	self0 := selfCPU()
 	began := time.Now()
 	for range ops {
-		t0 := time.Now()
-		if err := client.Post(nil); err != nil {
-			return run{}, err
+		var took time.Duration
+		for range 2 {
+			if gap > 0 {
+				time.Sleep(gap)
+			}
+			t0 := time.Now()
+			if err := client.Post(nil); err != nil {
+				return run{}, err
+			}
+			took += time.Since(t0)
 		}
-		if err := client.Post(nil); err != nil {
-			return run{}, err
-		}
-		r.durations = append(r.durations, time.Since(t0))
+		r.durations = append(r.durations, took)
 	}
 	r.elapsed = time.Since(began)
 	r.clientCPU = selfCPU() - self0
