@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"syscall"
 	"testing"
 	"time"
 
@@ -24,7 +25,6 @@ import (
 	"go.opentelemetry.io/collector/receiver"
 	"go.opentelemetry.io/collector/receiver/otlpreceiver"
 	"go.opentelemetry.io/collector/receiver/receivertest"
-	"golang.org/x/sys/unix"
 
 	"github.com/sandboxaudit/sandboxaudit/auditevent"
 	"github.com/sandboxaudit/sandboxaudit/bench/rawpost"
@@ -155,15 +155,15 @@ func syncProbe(b *testing.B, path string) *target {
 		if _, err := f.Write(body); err != nil {
 			return err
 		}
-		return unix.Fdatasync(int(f.Fd()))
+		return syscall.Fdatasync(int(f.Fd()))
 	}}
 }
 
 // processCPU is the user and system CPU time of this process (both ends
 // of the in-process targets).
 func processCPU(b *testing.B) time.Duration {
-	var ru unix.Rusage
-	if err := unix.Getrusage(unix.RUSAGE_SELF, &ru); err != nil {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
 		b.Fatal(err)
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
