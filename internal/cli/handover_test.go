@@ -77,6 +77,7 @@ func sealWith(t *testing.T, path, keyFile string) error {
 	require.NoError(t, err)
 	sealer, err := integrity.NewSealer(integrity.Settings{Keys: keys, Interval: 1e9})
 	require.NoError(t, err)
+	defer func() { require.NoError(t, sealer.Close(context.Background())) }()
 	return sealer.Seal(context.Background(), path)
 }
 
