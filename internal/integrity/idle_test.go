@@ -81,3 +81,31 @@ func TestSealerForgetsIdleFilesNotTheirHistory(t *testing.T) {
 		t.Fatalf("SealPending after a forgotten file was changed = %v, want tampering at line 2", err)
 	}
 }
+
+// A forgotten file's owner lock is let go with it: the sealer holds at
+// most one lock per file it remembers.
+func TestSealerLetsTheLockOfAForgottenFileGo(t *testing.T) {
+	k, _ := testKeys(t, "test")
+	s, _ := lockingSealer(t, k)
+	const perRound = 100
+	const files = maxIdleLogs + perRound
+	dir := t.TempDir()
+	sealRounds(t, s, dir, files, perRound)
+	gone := forgotten(t, s, dir, files, 1)[0]
+	o, err := LockLog(gone)
+	if err != nil {
+		t.Fatalf("LockLog of a forgotten file = %v", err)
+	}
+	o.Release()
+	if _, err := LockLog(sessionFile(dir, files-1)); !errors.Is(err, ErrLogOwned) {
+		t.Fatalf("LockLog of a remembered file = %v, want ErrLogOwned", err)
+	}
+	if err := s.Close(bg); err != nil {
+		t.Fatal(err)
+	}
+	o, err = LockLog(sessionFile(dir, files-1))
+	if err != nil {
+		t.Fatalf("LockLog after Close = %v", err)
+	}
+	o.Release()
+}
