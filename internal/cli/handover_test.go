@@ -514,9 +514,14 @@ func TestLogResetDropsAPendingHandover(t *testing.T) {
 // are in and the log the history goes on with. A line added to the
 // segment after the handover is refused.
 func TestVerifyAloneInARetiredDirectory(t *testing.T) {
-	_, retired, oldPub, newKey := handOverRotated(t)
+	path, retired, oldPub, newKey := handOverRotated(t)
 	segs, err := filesink.Segments(retired)
 	require.NoError(t, err)
+	// The owner lock belongs to the path, not to the log retired.
+	_, err = os.Lstat(integrity.OwnerLockPath(path))
+	require.NoError(t, err)
+	_, err = os.Lstat(integrity.OwnerLockPath(retired))
+	require.ErrorIs(t, err, os.ErrNotExist)
 	v, err := integrity.LoadVerifierKey(oldPub)
 	require.NoError(t, err)
 	sl, err := integrity.LoadSegmentLog(retired, v)
