@@ -5,6 +5,8 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"runtime"
+	"runtime/metrics"
 	"testing"
 
 	"github.com/klauspost/compress/zstd"
@@ -47,5 +49,19 @@ func TestCompressFileWriteBehind(t *testing.T) {
 	}
 	if _, err := os.Lstat(dst + tmpSuffix); !os.IsNotExist(err) {
 		t.Fatalf("temp file left behind: %v", err)
+	}
+}
+
+func TestRunQueueSeesAWaitingGoroutine(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	var q runQueue
+	ran := make(chan struct{})
+	go close(ran) // runnable, not running: this goroutine holds the only processor
+	if !q.waiting() {
+		t.Error("waiting() = false with a goroutine ready to run")
+	}
+	<-ran
+	if k := q.sample[0].Value.Kind(); k != metrics.KindUint64 {
+		t.Errorf("runnable goroutines metric has kind %v: the compressor would yield after every block", k)
 	}
 }
