@@ -21,6 +21,10 @@ const (
 	// compressPiece is how much is fed to the encoder between two looks
 	// at the run queue: one zstd block, about a millisecond of work.
 	compressPiece = 128 << 10
+	// compressYieldEvery is how much is compressed, at most, between two
+	// yields, so the garbage collector's workers, which no run queue
+	// shows, get this processor every few milliseconds.
+	compressYieldEvery = compressReadSize
 	// writeBehindChunk is how much compressed output is written before its
 	// writeback is started; the piece before it is waited for then.
 	writeBehindChunk = 512 << 10
@@ -31,7 +35,7 @@ const (
 // reused from segment to segment. After each block it yields if a
 // goroutine waits for a processor, so a writer back from write(2) or
 // fdatasync(2) gets one at once instead of after the scheduler's time
-// slice; it does not yield otherwise, because each yield from a locked
+// slice, and otherwise once per megabyte only: each yield from a locked
 // thread hands the processor to another thread and back, two thread
 // switches that land on the writers' cores too. It stays behind the
 // writers on the processor and the disk: its thread runs at a higher nice
@@ -137,7 +141,7 @@ func (c *compressor) writeHere(ctx context.Context, in io.Reader, dst string) (e
 }
 
 // copy feeds in to the encoder a block at a time, yielding between
-// blocks when another goroutine waits.
+// blocks when another goroutine waits, and once per read at least.
 func (c *compressor) copy(ctx context.Context, in io.Reader) error {
 	f, _ := in.(*os.File)
 	for off := int64(0); ; {
@@ -153,7 +157,7 @@ func (c *compressor) copy(ctx context.Context, in io.Reader) error {
 			if _, err := c.enc.Write(c.buf[i:min(i+compressPiece, n)]); err != nil {
 				return err
 			}
-			if c.rq.waiting() {
+			if end := i + compressPiece; end%compressYieldEvery == 0 || c.rq.waiting() {
 				runtime.Gosched()
 			}
 		}

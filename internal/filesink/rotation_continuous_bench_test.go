@@ -3,8 +3,11 @@ package filesink
 import (
 	"context"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
+	"runtime/metrics"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -19,9 +22,12 @@ import (
 // every closed segment is compressed. Nothing is left out of the timed
 // turn, so compression that falls behind the writer is paid for where it
 // lands. It reports none/off and zstd/off (the plain sink's turn over the
-// rotating one's: 1.00 costs nothing) and zstd-tail, the part of the
+// rotating one's: 1.00 costs nothing); zstd-tail, the part of the
 // compressed turn spent waiting for the last compression after the last
-// batch.
+// batch; zstd-cpu/off, the process's processor time (user and system) in
+// a compressed turn over a plain one, which a busy machine's load does
+// not change much; and runq-ms-off and runq-ms-zstd, the time goroutines
+// waited for a processor per turn (the runtime's scheduling latencies).
 func BenchmarkRotationCostContinuous(b *testing.B) {
 	const perSegment, segments = 20, 16
 	segment := int64(0)
@@ -35,12 +41,17 @@ func BenchmarkRotationCostContinuous(b *testing.B) {
 	}
 	dir := b.TempDir()
 	spent := make([]time.Duration, len(rots))
+	cpu := make([]time.Duration, len(rots))
+	runq := make([]time.Duration, len(rots))
 	var tail time.Duration
 	turn := 0
 	for b.Loop() {
 		for k := range rots {
 			i := (turn + k) % len(rots)
+			cpu0, runq0 := processCPU(b), schedWait()
 			took, waited := continuousTurn(b, filepath.Join(dir, fmt.Sprint(turn, "-", i)), rots[i], perSegment*segments, perSegment)
+			cpu[i] += processCPU(b) - cpu0
+			runq[i] += schedWait() - runq0
 			spent[i] += took
 			if i == 2 {
 				tail += waited
@@ -51,6 +62,47 @@ func BenchmarkRotationCostContinuous(b *testing.B) {
 	b.ReportMetric(float64(spent[0])/float64(spent[1]), "none/off")
 	b.ReportMetric(float64(spent[0])/float64(spent[2]), "zstd/off")
 	b.ReportMetric(float64(tail)/float64(spent[2]), "zstd-tail")
+	b.ReportMetric(float64(cpu[2])/float64(cpu[0]), "zstd-cpu/off")
+	b.ReportMetric(float64(runq[0].Milliseconds())/float64(turn), "runq-ms-off")
+	b.ReportMetric(float64(runq[2].Milliseconds())/float64(turn), "runq-ms-zstd")
+}
+
+// processCPU is the processor time the process has used so far.
+func processCPU(b *testing.B) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// threadSwitches is how many times the process's threads have left a
+// processor, by choice or not.
+func threadSwitches(b *testing.B) int64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return ru.Nvcsw + ru.Nivcsw
+}
+
+// schedWait is about how long goroutines have waited, runnable, for a
+// processor so far: the runtime's latency histogram, each bucket counted
+// at its lower bound.
+func schedWait() time.Duration {
+	s := []metrics.Sample{{Name: "/sched/latencies:seconds"}}
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindFloat64Histogram {
+		return 0
+	}
+	h := s[0].Value.Float64Histogram()
+	var sum float64
+	for i, n := range h.Counts {
+		if lo := h.Buckets[i]; lo > 0 && !math.IsInf(lo, 0) {
+			sum += lo * float64(n)
+		}
+	}
+	return time.Duration(sum * float64(time.Second))
 }
 
 // continuousTurn writes batches encoded batches to a new sink in dir and,
