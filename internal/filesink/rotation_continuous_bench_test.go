@@ -26,8 +26,11 @@ import (
 // compressed turn spent waiting for the last compression after the last
 // batch; zstd-cpu/off, the process's processor time (user and system) in
 // a compressed turn over a plain one, which a busy machine's load does
-// not change much; and runq-ms-off and runq-ms-zstd, the time goroutines
-// waited for a processor per turn (the runtime's scheduling latencies).
+// not change much; runq-ms-off and runq-ms-zstd, the time goroutines
+// waited for a processor per turn (the runtime's scheduling latencies);
+// and assist-ms-off and assist-ms-zstd, the garbage collector's marking
+// done per turn by the goroutines that allocate (the writer) because its
+// own workers had no processor to do it on.
 func BenchmarkRotationCostContinuous(b *testing.B) {
 	const perSegment, segments = 20, 16
 	segment := int64(0)
@@ -43,15 +46,17 @@ func BenchmarkRotationCostContinuous(b *testing.B) {
 	spent := make([]time.Duration, len(rots))
 	cpu := make([]time.Duration, len(rots))
 	runq := make([]time.Duration, len(rots))
+	assist := make([]time.Duration, len(rots))
 	var tail time.Duration
 	turn := 0
 	for b.Loop() {
 		for k := range rots {
 			i := (turn + k) % len(rots)
-			cpu0, runq0 := processCPU(b), schedWait()
+			cpu0, runq0, assist0 := processCPU(b), schedWait(), gcAssist()
 			took, waited := continuousTurn(b, filepath.Join(dir, fmt.Sprint(turn, "-", i)), rots[i], perSegment*segments, perSegment)
 			cpu[i] += processCPU(b) - cpu0
 			runq[i] += schedWait() - runq0
+			assist[i] += gcAssist() - assist0
 			spent[i] += took
 			if i == 2 {
 				tail += waited
@@ -65,6 +70,20 @@ func BenchmarkRotationCostContinuous(b *testing.B) {
 	b.ReportMetric(float64(cpu[2])/float64(cpu[0]), "zstd-cpu/off")
 	b.ReportMetric(float64(runq[0].Milliseconds())/float64(turn), "runq-ms-off")
 	b.ReportMetric(float64(runq[2].Milliseconds())/float64(turn), "runq-ms-zstd")
+	b.ReportMetric(float64(assist[0].Milliseconds())/float64(turn), "assist-ms-off")
+	b.ReportMetric(float64(assist[2].Milliseconds())/float64(turn), "assist-ms-zstd")
+}
+
+// gcAssist is the processor time goroutines have spent marking for the
+// garbage collector while allocating, so far (the runtime updates it at
+// the end of each cycle).
+func gcAssist() time.Duration {
+	s := []metrics.Sample{{Name: "/cpu/classes/gc/mark/assist:cpu-seconds"}}
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindFloat64 {
+		return 0
+	}
+	return time.Duration(s[0].Value.Float64() * float64(time.Second))
 }
 
 // processCPU is the processor time the process has used so far.
