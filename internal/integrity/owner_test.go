@@ -165,3 +165,30 @@ func TestRetireNeedsTheOwnerLock(t *testing.T) {
 	require.Equal(t, string(before), string(after), "no retention record")
 	require.False(t, strings.Contains(string(after), retentionHeader))
 }
+
+// At start a templated path's files are sealed one after the other
+// (SealAtStart each): the sealer holds the owner locks, a descriptor each,
+// of at most maxIdleLogs of them, as it does between seals, and lets the
+// others go. Files not made yet stand in for them (nothing to check).
+func TestSealAtStartKeepsTheIdleBound(t *testing.T) {
+	k, _ := testKeys(t, "test")
+	s, _ := lockingSealer(t, k)
+	dir := t.TempDir()
+	const files = maxIdleLogs + 8
+	for i := range files {
+		require.NoError(t, s.SealAtStart(bg, sessionFile(dir, i)))
+	}
+	require.LessOrEqual(t, len(s.logs), maxIdleLogs)
+	held := 0
+	for i := range files {
+		o, err := LockLog(sessionFile(dir, i))
+		if errors.Is(err, ErrLogOwned) {
+			held++
+			continue
+		}
+		require.NoError(t, err)
+		o.Release()
+	}
+	require.Equal(t, len(s.logs), held, "the remembered files' locks, no others")
+	require.NoError(t, s.Close(bg))
+}

@@ -25,6 +25,7 @@ var ErrNoHistory = errors.New("the audit file holds lines but has no signed hist
 // anything is refused with ErrNoHistory instead of being sealed as a new
 // log.
 func (s *Sealer) SealAtStart(ctx context.Context, path string) error {
+	defer s.keepIdleBound(path)
 	if err := s.ownAtStart(path); err != nil {
 		return err
 	}
@@ -52,6 +53,15 @@ func (s *Sealer) ownAtStart(path string) error {
 		l.lastErr = err.Error()
 	}
 	return err
+}
+
+// keepIdleBound forgets idle files beyond the bound, path kept. A
+// templated path's files are sealed one by one at start, each holding a
+// descriptor (its owner lock), before any round trims them.
+func (s *Sealer) keepIdleBound(path string) {
+	s.sealMu.Lock()
+	defer s.sealMu.Unlock()
+	s.forgetIdle(map[string]int64{path: 0})
 }
 
 // checkSegmentsAtStart reads the path's signed segment records. Records
