@@ -14,6 +14,10 @@ import (
 	"strconv"
 )
 
+// maxAnswer bounds the answer a Post reads: the intakes answer in a few
+// bytes.
+const maxAnswer = 1 << 20
+
 // Client posts to one URL over one kept-alive connection. It is not safe
 // for concurrent use.
 type Client struct {
@@ -56,9 +60,16 @@ func (c *Client) Post(body []byte) error {
 	if err != nil {
 		return err
 	}
-	reply, _ := io.ReadAll(resp.Body)
+	// Read whole, so the connection is ready for the next request; a cut
+	// answer leaves it unusable, and is no acknowledged round trip.
+	reply, err := io.ReadAll(io.LimitReader(resp.Body, maxAnswer+1))
 	_ = resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
+	switch {
+	case err != nil:
+		return fmt.Errorf("POST %s: reading the answer: %w", c.path, err)
+	case len(reply) > maxAnswer:
+		return fmt.Errorf("POST %s: the answer is larger than %d bytes", c.path, maxAnswer)
+	case resp.StatusCode != http.StatusOK:
 		return fmt.Errorf("POST %s: %s: %s", c.path, resp.Status, reply)
 	}
 	return nil

@@ -1,7 +1,9 @@
 package rawpost
 
 import (
+	"bufio"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -61,5 +63,32 @@ func TestPostSendsBodyAndWantsOK(t *testing.T) {
 	defer mu.Unlock()
 	if strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Fatalf("server saw %q, want %q", got, want)
+	}
+}
+
+// TestPostReportsACutAnswer: a 200 whose body the server cuts short is an
+// error, not a round trip counted as done (the connection is unusable).
+func TestPostReportsACutAnswer(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		conn, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		defer conn.Close()
+		_, _ = http.ReadRequest(bufio.NewReader(conn))
+		_, _ = io.WriteString(conn, "HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nabc")
+	}()
+	c, err := Dial("http://"+ln.Addr().String()+"/", "application/json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if err := c.Post([]byte("{}")); err == nil || !strings.Contains(err.Error(), "answer") {
+		t.Fatalf("Post of a cut answer = %v, want an error about the answer", err)
 	}
 }
