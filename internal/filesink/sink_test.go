@@ -159,6 +159,26 @@ func TestWriteTerminatesTornTailAfterOurs(t *testing.T) {
 	}
 }
 
+// TestWriteTerminatesTornTailInAReplacedFile: the file is renamed away and
+// another takes its path, as long as ours was and ending in a torn line;
+// the size alone would say nothing changed, so the write must see the new
+// file and close its line.
+func TestWriteTerminatesTornTailInAReplacedFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "x.jsonl")
+	s, err := New(Options{Path: path, Fsync: FsyncNever})
+	require.NoError(t, err)
+	ctx := context.Background()
+	require.NoError(t, s.WriteBatch(ctx, testSession, []byte("{\"n\":1}\n")))
+	require.NoError(t, os.Rename(path, path+".1"))
+	torn := "{\"torn\":" // 8 bytes, as the line above
+	require.NoError(t, os.WriteFile(path, []byte(torn), 0o600))
+	require.NoError(t, s.WriteBatch(ctx, testSession, []byte("{\"n\":2}\n")))
+	require.NoError(t, s.Close())
+	got, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.Equal(t, torn+"\n{\"n\":2}\n", string(got))
+}
+
 func TestWriteHonoursContextWhileLocked(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "x.jsonl")
 	holder, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
