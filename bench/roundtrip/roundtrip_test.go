@@ -171,6 +171,10 @@ func processCPU(b *testing.B) time.Duration {
 
 func us(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
 
+// maxAnswer bounds the answer post reads: the intakes answer in a few
+// bytes.
+const maxAnswer = 1 << 20
+
 func post(client *http.Client, url, contentType string, body []byte) error {
 	req, err := http.NewRequest(http.MethodPost, url, bytes.NewReader(body))
 	if err != nil {
@@ -181,9 +185,15 @@ func post(client *http.Client, url, contentType string, body []byte) error {
 	if err != nil {
 		return err
 	}
-	reply, _ := io.ReadAll(resp.Body)
+	// A cut answer is no acknowledged round trip.
+	reply, err := io.ReadAll(io.LimitReader(resp.Body, maxAnswer+1))
 	_ = resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
+	switch {
+	case err != nil:
+		return fmt.Errorf("POST %s: reading the answer: %w", url, err)
+	case len(reply) > maxAnswer:
+		return fmt.Errorf("POST %s: the answer is larger than %d bytes", url, maxAnswer)
+	case resp.StatusCode != http.StatusOK:
 		return fmt.Errorf("POST %s: %s: %s", url, resp.Status, reply)
 	}
 	return nil
