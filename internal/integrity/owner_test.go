@@ -179,6 +179,32 @@ func TestSealAtStartKeepsTheIdleBound(t *testing.T) {
 		require.NoError(t, s.SealAtStart(bg, sessionFile(dir, i)))
 	}
 	require.LessOrEqual(t, len(s.logs), maxIdleLogs)
+	require.Equal(t, len(s.logs), ownerLocksHeld(t, dir, files), "the remembered files' locks, no others")
+	require.NoError(t, s.Close(bg))
+}
+
+// Files refused at start (lines, no history: integrity turned on over a
+// templated path's old files) stay refused, remembered so that each is
+// logged once, but the sealer holds the owner locks of at most
+// maxIdleLogs of them.
+func TestRefusedFilesKeepTheIdleBound(t *testing.T) {
+	k, _ := testKeys(t, "test")
+	s, _ := lockingSealer(t, k)
+	dir := t.TempDir()
+	const files = maxIdleLogs + 8
+	for i := range files {
+		appendLocked(t, sessionFile(dir, i), lines(1, 1))
+		require.ErrorIs(t, s.SealAtStart(bg, sessionFile(dir, i)), ErrNoHistory)
+	}
+	require.Len(t, s.logs, files, "every refusal remembered")
+	require.LessOrEqual(t, ownerLocksHeld(t, dir, files), maxIdleLogs)
+	require.NoError(t, s.Close(bg))
+}
+
+// ownerLocksHeld counts the first files session files of dir whose owner
+// lock another open file holds.
+func ownerLocksHeld(t *testing.T, dir string, files int) int {
+	t.Helper()
 	held := 0
 	for i := range files {
 		o, err := LockLog(sessionFile(dir, i))
@@ -189,6 +215,5 @@ func TestSealAtStartKeepsTheIdleBound(t *testing.T) {
 		require.NoError(t, err)
 		o.Release()
 	}
-	require.Equal(t, len(s.logs), held, "the remembered files' locks, no others")
-	require.NoError(t, s.Close(bg))
+	return held
 }

@@ -269,14 +269,20 @@ func (s *Sealer) logFor(path string) *fileLog {
 }
 
 // forgetIdle drops remembered files beyond the bound, keeping the ones
-// just sealed and the broken ones (so tampering is not logged again).
+// just sealed and the broken ones (so tampering is not logged again). A
+// broken one beyond the bound lets its owner lock go, so the descriptors
+// stay bounded too; a seal of it takes the lock again.
 func (s *Sealer) forgetIdle(keep map[string]int64) {
 	for path, l := range s.logs {
 		if len(s.logs) <= maxIdleLogs {
 			return
 		}
-		if _, ok := keep[path]; !ok && l.broken == nil {
-			l.owner.Release()
+		if _, ok := keep[path]; ok {
+			continue
+		}
+		l.owner.Release()
+		l.owner = nil
+		if l.broken == nil {
 			delete(s.logs, path)
 		}
 	}
