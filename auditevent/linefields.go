@@ -26,6 +26,10 @@ type LineFields struct {
 	DurationMS float64
 	ErrorCode  string // "" for null; one of ErrorCodes()
 
+	// Where TS, SpanID, TraceID and Data begin in the line, for a caller
+	// that keeps the line and stores a position rather than a copy.
+	TSAt, SpanIDAt, TraceIDAt, DataAt int
+
 	slots [numFields]slot // here rather than on ScanLine's stack, which they would leave
 }
 
@@ -72,6 +76,7 @@ func scanCommon(d *decoder, f *LineFields) bool {
 	if f.TS, f.TSMicros, ok = d.plainTimestamp(fTS); !ok {
 		return false
 	}
+	f.TSAt = d.slots[fTS].start + 1
 	if f.Seq, ok = d.smallInt(fSeq); !ok {
 		return false
 	}
@@ -85,6 +90,7 @@ func scanCommon(d *decoder, f *LineFields) bool {
 	if f.SpanID, ok = d.plain(fSpanID); !ok {
 		return false
 	}
+	f.SpanIDAt = d.slots[fSpanID].start + 1
 	if !d.optString(fParentSpanID) {
 		return false
 	}
@@ -92,8 +98,9 @@ func scanCommon(d *decoder, f *LineFields) bool {
 		if f.TraceID, ok = d.plain(fTraceID); !ok {
 			return false
 		}
+		f.TraceIDAt = d.slots[fTraceID].start + 1
 	}
-	f.Data = d.rawOr(fData)
+	f.Data, f.DataAt = d.rawOr(fData), d.slots[fData].start
 	return len(f.Data) > 0 && f.Data[0] == '{'
 }
 
