@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"slices"
+	"sync"
 )
 
 // sorter is an external merge sort of records: records gather in an arena
@@ -293,8 +294,15 @@ func (s *sorter) each(fn func([]byte) error) error {
 			h = append(h, r)
 		}
 	}
+	stop := make(chan struct{})
+	var reading sync.WaitGroup
+	defer func() {
+		close(stop)
+		reading.Wait() // before close shuts the files
+	}()
 	for _, f := range s.runs {
-		r := newRun(f)
+		reading.Add(1)
+		r := newRun(f, stop, reading.Done)
 		ok, err := r.next()
 		if err != nil {
 			return err
