@@ -54,11 +54,15 @@ bench:
 ## bench-rotation: what rotation and zstd compression cost the file sink's throughput, on
 ## and off interleaved in one run (none/off, zstd/off: 1.00 costs nothing), for an encoding
 ## writer (the main case), a writer that saturates the disk (the worst case) and one at
-## 20 MB/s, on one core and two, and the compressor alone (bench/RESULTS.md, "Rotation")
+## 20 MB/s, on one core and two, the compressor alone, and an encoding writer going on over
+## 16 segments with all of the compression timed (bench/RESULTS.md, "Rotation")
 BENCH_ROTATION_N ?= 20
+BENCH_ROTATION_CONTINUOUS_N ?= 3
 bench-rotation:
 	$(GO) test -run '^$$' -bench 'BenchmarkRotationCostInterleaved|BenchmarkCompressSegment' \
 		-benchtime $(BENCH_ROTATION_N)x -count 3 -cpu 1,2 ./internal/filesink/
+	$(GO) test -run '^$$' -bench 'BenchmarkRotationCostContinuous' \
+		-benchtime $(BENCH_ROTATION_CONTINUOUS_N)x -count 3 -cpu 1,2 ./internal/filesink/
 
 ## bench-check: bench/ compiles, its load matches sandboxtrace, and serve works in headless
 ## Chromium (bench/browser; screenshots into SANDBOXAUDIT_ARTIFACTS); no benchmark runs
