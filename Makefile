@@ -136,16 +136,19 @@ bench-canon: build
 
 ## bench-show: `show` (table and jsonl) and `sessions` on a generated trail of
 ## BENCH_SHOW_LINES lines (default 1,000,000, 456 MB, written once to TMPDIR):
-## wall, CPU and peak RSS of each command, BENCH_ROUNDS times (needs /usr/bin/time)
+## wall, CPU and peak RSS of each command, BENCH_ROUNDS times (needs /usr/bin/time);
+## BENCH_SHOW_PEER=path/to/another/sandboxaudit runs it alternately with ours
 BENCH_SHOW_LINES ?= 1000000
+BENCH_SHOW_PEER ?=
 bench-show: build
 	@f="$${TMPDIR:-/tmp}/sandboxaudit-bench-show-$(BENCH_SHOW_LINES).jsonl"; \
 	test -s "$$f" || SANDBOXAUDIT_GEN="$$f" SANDBOXAUDIT_GEN_OPS=$$(( $(BENCH_SHOW_LINES) / 2 )) \
 		$(GO) test -count=1 -run '^TestGenerate$$' ./internal/trail/ >/dev/null || exit 1; \
 	echo "$$f: $(BENCH_SHOW_LINES) lines, $$(nproc) CPUs, load $$(cut -d' ' -f1-3 /proc/loadavg)"; \
 	for r in $$(seq $(BENCH_ROUNDS)); do for c in "show" "show --output jsonl" "sessions"; do \
-		/usr/bin/time -f "$$c: wall %es, CPU %Us user + %Ss sys, peak RSS %M KB" ./$(BIN)/sandboxaudit $$c "$$f" >/dev/null || exit 1; \
-	done; done
+		for b in $(BENCH_SHOW_PEER) ./$(BIN)/sandboxaudit; do \
+			/usr/bin/time -f "$$b $$c: wall %es, CPU %Us user + %Ss sys, peak RSS %M KB" $$b $$c "$$f" >/dev/null || exit 1; \
+	done; done; done
 
 ## fuzz: each fuzz target for FUZZTIME (default 30s; CI does not fuzz)
 fuzz:

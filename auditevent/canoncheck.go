@@ -138,9 +138,7 @@ func (c *canonChecker) array(i int) (int, bool) {
 func (c *canonChecker) str(i int) (end int, escaped, ok bool) {
 	b := c.buf
 	for i++; i < len(b); i++ {
-		// Byte by byte: data strings are short words and keys, for which
-		// safeRun's call costs more than it saves (BenchmarkCanonicalCheck).
-		i = plainEnd(b, i)
+		i = plainRun(b, i)
 		if i >= len(b) {
 			break
 		}

@@ -31,3 +31,31 @@ func TestSafeRunMatchesByteScan(t *testing.T) {
 		}
 	}
 }
+
+// FuzzPlainRun: the word-at-a-time scan stops where the byte-at-a-time one
+// does, from every start.
+func FuzzPlainRun(f *testing.F) {
+	f.Add([]byte(`"abcdefgh\"ijklmnop\\qrstuvwx\x7fyz0123456789\x1f~ \xff\x80"`))
+	f.Add([]byte(`plain text that runs past one word, then a quote" and more`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		for i := range len(b) + 1 {
+			if got, want := plainRun(b, i), plainEnd(b, i); got != want {
+				t.Fatalf("plainRun(%q, %d) = %d, plainEnd %d", b, i, got, want)
+			}
+		}
+	})
+}
+
+func TestPlainRunEveryByte(t *testing.T) {
+	for c := range 256 {
+		for at := range 16 {
+			b := []byte("abcdefghijklmnopqrstuvwxyz")
+			b[at] = byte(c)
+			for i := range len(b) + 1 {
+				if got, want := plainRun(b, i), plainEnd(b, i); got != want {
+					t.Fatalf("byte 0x%02x at %d, from %d: plainRun %d, plainEnd %d", c, at, i, got, want)
+				}
+			}
+		}
+	}
+}
