@@ -285,7 +285,7 @@ func TestIntegritySecondSealerRefused(t *testing.T) {
 	require.NoError(t, err)
 	err = second.Start(context.Background(), componenttest.NewNopHost())
 	require.ErrorIs(t, err, integrity.ErrLogOwned)
-	require.ErrorContains(t, err, path+": another collector")
+	require.ErrorContains(t, err, "file: integrity: "+path+": another collector", "the key named once")
 	require.NoError(t, second.Shutdown(context.Background()))
 
 	first.shutdown(t)

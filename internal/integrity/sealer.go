@@ -295,12 +295,13 @@ func (s *Sealer) own(l *fileLog) error {
 	if s.set.CallerOwns || l.owner != nil {
 		return nil
 	}
+	// Not prefixed: the exporter names file.integrity, the log its message.
 	o, err := lockLogMkdir(l.path)
+	if errors.Is(err, ErrLogOwned) {
+		return fmt.Errorf("%w; a log has one sealer: stop the other collector, or give this exporter another file.path", err)
+	}
 	if err != nil {
-		if errors.Is(err, ErrLogOwned) {
-			return fmt.Errorf("integrity: %w; a log has one sealer: stop the other collector, or give this exporter another file.path", err)
-		}
-		return fmt.Errorf("integrity: %w", err)
+		return err
 	}
 	if o.Unsupported {
 		s.set.Logger.Warn("integrity: the file system has no flock: nothing keeps a second collector from sealing this log",
