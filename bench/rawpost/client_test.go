@@ -16,12 +16,12 @@ func TestPostToBare(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer b.Close()
+	defer func() { _ = b.Close() }()
 	c, err := Dial(b.URL, "application/json")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer c.Close()
+	defer func() { _ = c.Close() }()
 	for _, body := range []string{"", "{}", strings.Repeat("x", 70000)} {
 		if err := c.Post([]byte(body)); err != nil { // one connection, kept alive
 			t.Fatalf("%d bytes: %v", len(body), err)
@@ -50,7 +50,7 @@ func TestPostSendsBodyAndWantsOK(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer c.Close()
+	defer func() { _ = c.Close() }()
 	if err := c.Post([]byte("hello")); err != nil {
 		t.Fatal(err)
 	}
@@ -73,13 +73,13 @@ func TestPostReportsACutAnswer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer ln.Close()
+	defer func() { _ = ln.Close() }()
 	go func() {
 		conn, err := ln.Accept()
 		if err != nil {
 			return
 		}
-		defer conn.Close()
+		defer func() { _ = conn.Close() }()
 		_, _ = http.ReadRequest(bufio.NewReader(conn))
 		_, _ = io.WriteString(conn, "HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nabc")
 	}()
@@ -87,7 +87,7 @@ func TestPostReportsACutAnswer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer c.Close()
+	defer func() { _ = c.Close() }()
 	if err := c.Post([]byte("{}")); err == nil || !strings.Contains(err.Error(), "answer") {
 		t.Fatalf("Post of a cut answer = %v, want an error about the answer", err)
 	}

@@ -80,13 +80,13 @@ func BenchmarkLoopbackPost(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer bareServer.Close()
+	defer func() { _ = bareServer.Close() }()
 	bare := bareServer.URL
 	bareProc, err := rawpost.StartProcess()
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer bareProc.Close()
+	defer func() { _ = bareProc.Close() }()
 	targets := []*target{
 		{name: "bare", post: viaHTTP(bare, "application/json"), body: ev.json},
 		{name: "bare-raw", post: viaRaw(bare, "application/json"), body: ev.json},
