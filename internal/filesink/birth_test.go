@@ -60,7 +60,7 @@ func TestFileBirthReadsTheFileSystem(t *testing.T) {
 	before := time.Now().Add(-time.Second) // file systems round
 	f, err := os.Create(filepath.Join(t.TempDir(), "f"))
 	require.NoError(t, err)
-	defer f.Close()
+	defer func() { _ = f.Close() }()
 	b, ok := fileBirth(f)
 	if !ok {
 		t.Skip("this file system records no creation time")
