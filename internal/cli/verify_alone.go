@@ -121,6 +121,7 @@ func (v *verifier) reportAloneHandover(path, segment string, proofs []integrity.
 	for _, p := range proofs {
 		if !p.Given && p.Size == h.N {
 			in = "; the segment's lines are in that final checkpoint"
+			break
 		}
 	}
 	_, _ = fmt.Fprintf(v.out, "%s: handover: the log was retired by its final checkpoint at %d lines; it goes on as %q, signed by %s+%08x%s\n",

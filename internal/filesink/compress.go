@@ -24,7 +24,7 @@ const (
 	// compressYieldEvery is how much is compressed, at most, between two
 	// yields, so the garbage collector's workers, which no run queue
 	// shows, get this processor every few milliseconds.
-	compressYieldEvery = compressReadSize
+	compressYieldEvery = 1 << 20
 	// writeBehindChunk is how much compressed output is written before its
 	// writeback is started; the piece before it is waited for then.
 	writeBehindChunk = 512 << 10
@@ -144,6 +144,7 @@ func (c *compressor) writeHere(ctx context.Context, in io.Reader, dst string) (e
 // blocks when another goroutine waits, and once per read at least.
 func (c *compressor) copy(ctx context.Context, in io.Reader) error {
 	f, _ := in.(*os.File)
+	since := 0 // bytes compressed since the last yield, across reads
 	for off := int64(0); ; {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -154,11 +155,13 @@ func (c *compressor) copy(ctx context.Context, in io.Reader) error {
 			off += int64(n)
 		}
 		for i := 0; i < n; i += compressPiece {
-			if _, err := c.enc.Write(c.buf[i:min(i+compressPiece, n)]); err != nil {
+			piece := c.buf[i:min(i+compressPiece, n)]
+			if _, err := c.enc.Write(piece); err != nil {
 				return err
 			}
-			if end := i + compressPiece; end%compressYieldEvery == 0 || c.rq.waiting() {
+			if since += len(piece); since >= compressYieldEvery || c.rq.waiting() {
 				runtime.Gosched()
+				since = 0
 			}
 		}
 		switch {
