@@ -96,20 +96,13 @@ func (v *verifier) verifySegmentAlone(ctx context.Context, segment string) error
 // key and origin the history goes on with. Checkpoints signed after it
 // are a problem, as in a whole trail.
 func (v *verifier) reportAloneHandover(path, segment string, proofs []integrity.SegmentProof, lead int64) {
-	st, err := integrity.ReadHandover(path, v.opts.key)
-	if err != nil {
-		v.sum.Problems++
-		_, _ = fmt.Fprintf(v.out, "%s: handover: %v\n", integrity.CheckpointsPath(path), err)
+	st, ok := v.readHandover(path)
+	if !ok {
 		return
 	}
-	h := st.Final
+	h := v.finalCheckpoint(path, st)
 	if h == nil {
 		return
-	}
-	if st.After > 0 {
-		v.sum.Problems++
-		_, _ = fmt.Fprintf(v.out, "%s: handover: %d checkpoints were signed after the final one: the retired log went on\n",
-			integrity.CheckpointsPath(path), st.After)
 	}
 	next, err := note.NewVerifier(h.NextKey)
 	if err != nil {

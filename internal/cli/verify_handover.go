@@ -72,10 +72,8 @@ func (v *verifier) checkGenesis(name, origin string) {
 // the size of the file's tree; lead is 1 when its leaf 0 is a handover
 // note, not a line.
 func (v *verifier) checkHandover(name string, leaves, lead int64) {
-	st, err := integrity.ReadHandover(name, v.opts.key)
-	if err != nil {
-		v.sum.Problems++
-		_, _ = fmt.Fprintf(v.out, "%s: handover: %v\n", integrity.CheckpointsPath(name), err)
+	st, ok := v.readHandover(name)
+	if !ok {
 		return
 	}
 	if from, ok := v.handovers.retired[st.Origin]; ok && st.Origin != "" {
@@ -84,14 +82,9 @@ func (v *verifier) checkHandover(name string, leaves, lead int64) {
 			name, st.Origin, from)
 		return
 	}
-	h := st.Final
+	h := v.finalCheckpoint(name, st)
 	if h == nil {
 		return
-	}
-	if st.After > 0 {
-		v.sum.Problems++
-		_, _ = fmt.Fprintf(v.out, "%s: handover: %d checkpoints were signed after the final one: the retired log went on\n",
-			integrity.CheckpointsPath(name), st.After)
 	}
 	if leaves > h.N {
 		v.sum.Problems++
@@ -158,4 +151,27 @@ func handoverOrder(paths []string) []string {
 		emit(i)
 	}
 	return out
+}
+
+// readHandover reads the handover state of the log at name, reporting a
+// sidecar that cannot be read as a problem.
+func (v *verifier) readHandover(name string) (integrity.HandoverState, bool) {
+	st, err := integrity.ReadHandover(name, v.opts.key)
+	if err != nil {
+		v.sum.Problems++
+		_, _ = fmt.Fprintf(v.out, "%s: handover: %v\n", integrity.CheckpointsPath(name), err)
+		return st, false
+	}
+	return st, true
+}
+
+// finalCheckpoint returns the log's final checkpoint, nil when it has none,
+// and reports checkpoints signed after it: a retired log that went on.
+func (v *verifier) finalCheckpoint(name string, st integrity.HandoverState) *integrity.Handover {
+	if st.Final != nil && st.After > 0 {
+		v.sum.Problems++
+		_, _ = fmt.Fprintf(v.out, "%s: handover: %d checkpoints were signed after the final one: the retired log went on\n",
+			integrity.CheckpointsPath(name), st.After)
+	}
+	return st.Final
 }
