@@ -6,7 +6,7 @@ import (
 	"unicode/utf8"
 )
 
-// safeRun against a byte-at-a-time scan, on strings of plain text with a
+// safeRun and plainEnd against a byte-at-a-time scan, on strings of plain text with a
 // byte from the edges of the safe range dropped in at random.
 func TestSafeRunMatchesByteScan(t *testing.T) {
 	edges := []byte{0x00, 0x1F, 0x20, 0x21, '"', '\\', 0x7E, 0x7F, 0x80, 0xC3, 0xFF}
@@ -28,6 +28,14 @@ func TestSafeRunMatchesByteScan(t *testing.T) {
 		}
 		if got := safeRun(string(b)); got != want {
 			t.Fatalf("safeRun(string %q) = %d, want %d", b, got, want)
+		}
+		from := rng.IntN(len(b) + 1)
+		want = from
+		for want < len(b) && safeASCII[b[want]] {
+			want++
+		}
+		if got := plainEnd(b, from); got != want {
+			t.Fatalf("plainEnd(%q, %d) = %d, want %d", b, from, got, want)
 		}
 	}
 }

@@ -4,14 +4,17 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
 	"go.opentelemetry.io/collector/component/componenttest"
 	"go.opentelemetry.io/collector/exporter/exportertest"
+	"go.opentelemetry.io/collector/featuregate"
 	"go.opentelemetry.io/collector/otelcol"
 	"go.opentelemetry.io/collector/pdata/ptrace/ptraceotlp"
+	"go.opentelemetry.io/collector/pdata/xpdata/pref"
 
 	"github.com/sandboxaudit/sandboxaudit"
 	"github.com/sandboxaudit/sandboxaudit/bench/load"
@@ -130,6 +133,10 @@ func BenchmarkDecodeExport(b *testing.B) {
 					b.Error(err)
 				}
 			}()
+			pooling := os.Getenv("BENCH_PROTO_POOLING") == "1"
+			if err := featuregate.GlobalRegistry().Set(pref.UseProtoPooling.ID(), pooling); err != nil {
+				b.Fatal(err)
+			}
 			b.ReportAllocs()
 			i := 0
 			for b.Loop() {
@@ -138,8 +145,17 @@ func BenchmarkDecodeExport(b *testing.B) {
 					b.Fatal(err)
 				}
 				i++
-				if err := exp.ConsumeTraces(ctx, req.Traces()); err != nil {
+				td := req.Traces()
+				if pooling {
+					// As the collector's pipeline does: it owns the
+					// request and frees it once the exporter returns.
+					pref.MarkPipelineOwnedTraces(td)
+				}
+				if err := exp.ConsumeTraces(ctx, td); err != nil {
 					b.Fatal(err)
+				}
+				if pooling {
+					pref.UnrefTraces(td)
 				}
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*shape.PerRequest), "ns/span")
