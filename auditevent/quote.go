@@ -39,16 +39,16 @@ func plainEnd(b []byte, i int) int {
 
 // unsafeBytes sets the high bit of each byte of w (eight bytes of text,
 // little-endian) that is not safeASCII: below 0x20, above 0x7E, '"' or
-// '\\'. The lowest bit set is exact, so it marks the first such byte; a
-// borrow or carry out of that byte may set bits above it.
+// '\\'. The lowest bit set is exact, so it marks the first such byte: a
+// borrow or a carry leaves only a byte that is itself marked, so bits
+// above it may be wrong. A byte above 0x7F is marked by its own high bit,
+// which also covers the other tests' answers for such bytes.
 func unsafeBytes(w uint64) uint64 {
-	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	quote, backslash := w^(ones*'"'), w^(ones*'\\')
-	special := (w - ones*0x20) & ^w // a byte below 0x20
-	special |= (w + ones) | w       // a byte above 0x7E
-	special |= (quote - ones) & ^quote
-	special |= (backslash - ones) & ^backslash
-	return special & highs
+	const ones = 0x0101010101010101
+	special := w | (w - ones*0x20) | (w + ones) // below 0x20 or above 0x7E
+	special |= (w ^ (ones * '"')) - ones
+	special |= (w ^ (ones * '\\')) - ones
+	return special & (ones * 0x80)
 }
 
 // appendQuoted appends s as a JSON string the way Python's

@@ -39,3 +39,32 @@ func TestSafeRunMatchesByteScan(t *testing.T) {
 		}
 	}
 }
+
+// Every byte value at every position of a word, after plain text and
+// before any other byte: plainEnd stops exactly at the first unsafe one.
+func TestPlainEndEveryByte(t *testing.T) {
+	for pos := range 8 {
+		for c := range 256 {
+			for _, after := range []byte{'a', 0x00, 0xFF, '"'} {
+				b := []byte("abcdefghijklmnop")
+				b[pos] = byte(c)
+				for i := pos + 1; i < len(b); i++ {
+					b[i] = after
+				}
+				want := pos
+				if safeASCII[c] {
+					want++
+					for want < len(b) && safeASCII[b[want]] {
+						want++
+					}
+				}
+				if got := plainEnd(b, 0); got != want {
+					t.Fatalf("plainEnd(%q) = %d, want %d", b, got, want)
+				}
+				if got := safeRun(string(b)); got != want {
+					t.Fatalf("safeRun(%q) = %d, want %d", b, got, want)
+				}
+			}
+		}
+	}
+}
