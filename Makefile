@@ -14,7 +14,7 @@ GOTESTSUM_VERSION   ?= v1.13.0
 # unpacked offline copy (file:///…), see README "Vulnerabilities".
 VULNDB    ?= https://vuln.go.dev
 
-.PHONY: all test unit e2e e2e-jaeger vet bench bench-check bench-rotation bench-e2e bench-single bench-sync bench-canon bench-show fuzz lint vulncheck build install run clean
+.PHONY: all test unit e2e e2e-jaeger vet bench bench-check bench-rotation bench-e2e bench-single bench-sync bench-roundtrip bench-canon bench-show fuzz lint vulncheck build install run clean
 
 all: test
 
@@ -104,8 +104,9 @@ bench-single: build
 ## bench-sync: fail-closed audit per operation: sandboxtrace DeliverySync and
 ## DeliverySyncFinish (otlploghttp, and DirectLogExporter as "direct") against
 ## fsync batch and never, BENCH_SYNC_SESSIONS
-## concurrent sessions, and a stand-in for the Python HttpProxySink sync sink
-## (bench/sync/proxy_sink.py), alternated BENCH_SYNC_ROUNDS times in one run
+## concurrent sessions, a stand-in for the Python HttpProxySink sync sink
+## (bench/sync/proxy_sink.py), and bare round trips for the floor, alternated
+## BENCH_SYNC_ROUNDS times in one run
 BENCH_SYNC_ROUNDS   ?= 8
 BENCH_SYNC_OPS      ?= 2000
 BENCH_SYNC_SESSIONS ?= 64
@@ -113,6 +114,13 @@ bench-sync: build
 	cd bench && $(GO) build -mod=mod -o ../$(BIN)/bench-sync ./cmd/sync
 	./$(BIN)/bench-sync -ours $(BIN)/otelcol-sandboxaudit -script bench/sync/proxy_sink.py \
 		-rounds $(BENCH_SYNC_ROUNDS) -ops $(BENCH_SYNC_OPS) -sessions $(BENCH_SYNC_SESSIONS)
+
+## bench-roundtrip: one acknowledged loopback POST in process, alternated per
+## iteration: bare net/http, the events and OTLP logs intakes into the file
+## exporter (fsync never and batch), and an fdatasync on the same disk
+BENCH_ROUNDTRIP_N ?= 5000
+bench-roundtrip:
+	cd bench && $(GO) test -mod=mod -run XX -bench LoopbackPost -benchtime $(BENCH_ROUNDTRIP_N)x -count $(BENCH_ROUNDS) ./roundtrip/
 
 ## bench-canon: `sandboxaudit canon` vs the Python stand-in (bench/canon/reference.py,
 ## needs python3 with pydantic 2) on BENCH_EVENTS HttpProxySink bodies

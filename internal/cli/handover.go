@@ -66,11 +66,7 @@ func loadHandoverKeys(keyFile, nextKeyFile, nextOrigin, path string) (*handover,
 	if err != nil {
 		return nil, fmt.Errorf("--signing-key: %w", err)
 	}
-	next, err := integrity.LoadVerifierKey(nextKeyFile)
-	if err != nil {
-		return nil, fmt.Errorf("--next-key: %w", err)
-	}
-	b, err := os.ReadFile(nextKeyFile)
+	nextText, next, err := integrity.ReadVerifierKey(nextKeyFile)
 	if err != nil {
 		return nil, fmt.Errorf("--next-key: %w", err)
 	}
@@ -84,7 +80,7 @@ func loadHandoverKeys(keyFile, nextKeyFile, nextOrigin, path string) (*handover,
 	if nextOrigin == "" {
 		nextOrigin = next.Name() + "/" + filepath.Base(abs)
 	}
-	return &handover{path: abs, keys: keys, nextKey: strings.TrimSpace(string(b)), nextOrigin: nextOrigin}, nil
+	return &handover{path: abs, keys: keys, nextKey: nextText, nextOrigin: nextOrigin}, nil
 }
 
 // handoverWitnesses builds the witnesses from URL=W.vkey values; nil
@@ -99,14 +95,11 @@ func handoverWitnesses(values []string) (*witness.Pool, error) {
 		if !ok || url == "" || keyPath == "" {
 			return nil, fmt.Errorf("%q is not SUBMISSION_URL=W.vkey", v)
 		}
-		if _, err := loadWitnessKey(keyPath); err != nil {
-			return nil, err
-		}
-		b, err := os.ReadFile(keyPath)
+		text, _, err := loadWitnessKey(keyPath)
 		if err != nil {
 			return nil, err
 		}
-		w, err := witness.NewWitness(url, string(b), nil, nil)
+		w, err := witness.NewWitness(url, text, nil, nil)
 		if err != nil {
 			return nil, err
 		}

@@ -59,7 +59,7 @@ func (w *witnessFlags) load(hasKey bool) error {
 	// A key given twice would count twice toward the quorum.
 	seen := make(map[string]string, len(w.files))
 	for _, p := range w.files {
-		v, err := loadWitnessKey(p)
+		_, v, err := loadWitnessKey(p)
 		if err != nil {
 			return fmt.Errorf("--witness: %w", err)
 		}
@@ -83,24 +83,27 @@ func (w *witnessFlags) load(hasKey bool) error {
 	return nil
 }
 
-func loadWitnessKey(path string) (note.Verifier, error) {
+// loadWitnessKey reads a witness's verifier key once and returns its text
+// with the verifier, so a caller that passes the text on sends the key that
+// was checked.
+func loadWitnessKey(path string) (string, note.Verifier, error) {
 	f, _, err := fsutil.OpenRegular(path, os.O_RDONLY, 0)
 	if err != nil {
-		return nil, err
+		return "", nil, err
 	}
 	defer func() { _ = f.Close() }()
 	b, err := io.ReadAll(io.LimitReader(f, 4097))
 	if err != nil {
-		return nil, err
+		return "", nil, err
 	}
 	if len(b) > 4096 {
-		return nil, fmt.Errorf("%s is larger than 4096 bytes: not a witness key", path)
+		return "", nil, fmt.Errorf("%s is larger than 4096 bytes: not a witness key", path)
 	}
 	v, err := witness.ParseKey(string(b))
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return "", nil, fmt.Errorf("%s: %w", path, err)
 	}
-	return v, nil
+	return string(b), v, nil
 }
 
 // newWitnessCheck opens the witness check of one file, or returns nil

@@ -49,7 +49,7 @@ func (s *Sink) commit(ctx context.Context, of *openFile, own *groupcommit.Batch)
 	if locked {
 		defer fsutil.Unlock(int(f.Fd()))
 	}
-	s.appendGroup(f, size, group)
+	of.end = s.appendGroup(f, size, of.end, group)
 }
 
 // lockCurrent takes flock on of's file and returns it with its size. A
@@ -71,7 +71,7 @@ func (s *Sink) lockCurrent(ctx context.Context, of *openFile) (*os.File, int64, 
 		default:
 			return nil, 0, false, fmt.Errorf("filesink: lock %s: %w", f.Name(), err)
 		}
-		size, current, err := sizeIfCurrent(f, of.path)
+		size, current, err := of.sizeIfCurrent()
 		if err == nil && current {
 			return f, size, locked, nil
 		}
@@ -98,12 +98,14 @@ func (s *Sink) lockCurrent(ctx context.Context, of *openFile) (*os.File, int64, 
 // alone, so no reader trips over a torn fragment and the caller's retry
 // writes it whole. If the shared sync fails, every batch of the group is
 // cut back and fails: the pages the kernel lost may be any of theirs.
-func (s *Sink) appendGroup(f *os.File, size int64, group []*groupcommit.Batch) {
+// ours is the size our previous append left (see repairTail); it returns
+// the one this group leaves, -1 if any batch failed.
+func (s *Sink) appendGroup(f *os.File, size, ours int64, group []*groupcommit.Batch) int64 {
 	end := size           // the file's size after the batches written so far
 	synced := group[:0:0] // the batches written, which wait for the sync
 	cut := false
 	for i, b := range group {
-		next, err := s.appendOne(f, end, len(synced) > 0, b.Data)
+		next, err := s.appendOne(f, end, ours, len(synced) > 0, b.Data)
 		if err == nil {
 			end = next
 			synced = append(synced, b)
@@ -122,19 +124,24 @@ func (s *Sink) appendGroup(f *os.File, size int64, group []*groupcommit.Batch) {
 		if err := s.syncFn(f); err != nil {
 			_, err = s.undo(f, size, fmt.Errorf("filesink: sync %s: %w", f.Name(), err), true)
 			groupcommit.FinishAll(synced, err)
-			return
+			return -1
 		}
 	}
 	groupcommit.FinishAll(synced, nil)
+	if cut || len(synced) == 0 {
+		return -1
+	}
+	return end
 }
 
 // appendOne appends one batch at size, the file's size, and returns the
 // size after it. It first closes a torn last line, unless a batch of ours,
-// ending in a newline, ends the file.
-func (s *Sink) appendOne(f *os.File, size int64, afterOurs bool, data []byte) (int64, error) {
+// ending in a newline, ends the file (afterOurs, or size is ours: see
+// repairTail).
+func (s *Sink) appendOne(f *os.File, size, ours int64, afterOurs bool, data []byte) (int64, error) {
 	if !afterOurs {
 		var err error
-		if size, err = s.repairTail(f, size); err != nil {
+		if size, err = s.repairTail(f, size, ours); err != nil {
 			return 0, err
 		}
 	}

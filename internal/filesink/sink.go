@@ -67,7 +67,11 @@ type openFile struct {
 	// exclude goroutines sharing one descriptor). It guards f and err.
 	mu    sync.Mutex
 	f     *os.File
-	err   error // open failure, seen by goroutines that waited on mu
+	ident os.FileInfo // f's identity (device and inode), from fstat at open
+	err   error       // open failure, seen by goroutines that waited on mu
+	// end is f's size after our last append, which ended in a newline; -1
+	// when unknown (no append yet, or one that failed). Guarded by mu.
+	end   int64
 	queue groupcommit.Queue
 	// since is when the file's segment began (rotation, or first open),
 	// for Rotation.Interval; guarded by mu.
@@ -161,34 +165,47 @@ func (s *Sink) WriteBatch(ctx context.Context, sessionID string, data []byte) er
 // replaced under it.
 const maxReopens = 3
 
-// sizeIfCurrent returns f's size and whether f is still the file at path.
-func sizeIfCurrent(f *os.File, path string) (int64, bool, error) {
-	fi, err := f.Stat()
-	if err != nil {
-		return 0, false, fmt.Errorf("filesink: stat %s: %w", f.Name(), err)
-	}
+// sizeIfCurrent returns the size of the file at of.path and whether it is
+// still of's file. One lstat answers both: when the path's inode is the
+// descriptor's, its size is the descriptor's file's size.
+func (of *openFile) sizeIfCurrent() (int64, bool, error) {
 	// Lstat: a symlink put in the file's place is not the file, so the
 	// write reopens, and the reopen refuses it.
-	pi, err := os.Lstat(path)
+	pi, err := os.Lstat(of.path)
 	if errors.Is(err, os.ErrNotExist) {
 		return 0, false, nil
 	}
 	if err != nil {
-		return 0, false, fmt.Errorf("filesink: stat %s: %w", path, err)
+		return 0, false, fmt.Errorf("filesink: stat %s: %w", of.path, err)
 	}
-	return fi.Size(), os.SameFile(fi, pi), nil
+	return pi.Size(), os.SameFile(of.ident, pi), nil
+}
+
+// open opens of's file at of.path (creating it as a first open would) and
+// records its identity.
+func (s *Sink) open(of *openFile) (*os.File, os.FileInfo, error) {
+	f, err := openInside(s.tmpl.base, of.path, s.fsync != FsyncNever)
+	if err != nil {
+		return nil, nil, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		_ = f.Close()
+		return nil, nil, fmt.Errorf("filesink: stat %s: %w", of.path, err)
+	}
+	return f, fi, nil
 }
 
 // reopen replaces of's descriptor with one for the file at of.path
 // (creating it as a first open would). Called with of.mu held and a
 // reference on of, so nothing else closes or uses the old descriptor.
 func (s *Sink) reopen(of *openFile) error {
-	f, err := openInside(s.tmpl.base, of.path, s.fsync != FsyncNever)
+	f, fi, err := s.open(of)
 	if err != nil {
 		return err
 	}
 	old := of.f
-	of.f = f
+	of.f, of.ident, of.end = f, fi, -1
 	if err := old.Close(); err != nil {
 		// Like an evicted file's: reported by Close, not by this write,
 		// whose lines go to the new file regardless.
@@ -201,10 +218,14 @@ func (s *Sink) reopen(of *openFile) error {
 
 // repairTail terminates a torn last line left by a writer that died
 // mid-write, so it cannot swallow the next line, and returns the file's new
-// size. Called under the lock, with the file's size.
-func (s *Sink) repairTail(f *os.File, size int64) (int64, error) {
-	if size == 0 {
-		return 0, nil
+// size. Called under the lock, with the file's size and end, the size our
+// own last append to this file left (ending in a newline), or -1. When the
+// size is still end the read is skipped: other writers only append (a torn
+// line would have grown the file) or cut back to a size they saw, which is
+// at or past our end.
+func (s *Sink) repairTail(f *os.File, size, end int64) (int64, error) {
+	if size == 0 || size == end {
+		return size, nil
 	}
 	var last [1]byte
 	if _, err := f.ReadAt(last[:], size-1); err != nil {
@@ -286,13 +307,13 @@ func (s *Sink) acquire(ctx context.Context, path string) (*openFile, error) {
 			}
 			continue
 		}
-		of := &openFile{path: path, refs: 1}
+		of := &openFile{path: path, refs: 1, end: -1}
 		of.mu.Lock() // others wait on it until the file is open
 		of.elem = s.lru.PushFront(of)
 		s.files[path] = of
 		s.mu.Unlock()
 
-		of.f, of.err = openInside(s.tmpl.base, path, s.fsync != FsyncNever)
+		of.f, of.ident, of.err = s.open(of)
 		if of.err == nil {
 			s.countOpen()
 			if s.rot != nil {

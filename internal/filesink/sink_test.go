@@ -117,6 +117,48 @@ func TestWriteTerminatesTornTail(t *testing.T) {
 	require.Equal(t, "{\"ok\":1}\n{\"torn\n{\"n\":1}\n", string(got))
 }
 
+// TestWriteTerminatesTornTailAfterOurs: between two of our writes to the
+// open file, another writer leaves a torn line (appended, or after cutting
+// the file back); the next write closes it rather than joining it.
+func TestWriteTerminatesTornTailAfterOurs(t *testing.T) {
+	for name, other := range map[string]func(*os.File) error{
+		"appended": func(f *os.File) error { _, err := f.WriteString("{\"torn"); return err },
+		"cut back, then appended": func(f *os.File) error {
+			if err := f.Truncate(3); err != nil {
+				return err
+			}
+			_, err := f.WriteString("{\"torn")
+			return err
+		},
+		"cut to nothing, then appended": func(f *os.File) error {
+			if err := f.Truncate(0); err != nil {
+				return err
+			}
+			_, err := f.WriteString("{\"torn")
+			return err
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "x.jsonl")
+			s, err := New(Options{Path: path, Fsync: FsyncNever})
+			require.NoError(t, err)
+			ctx := context.Background()
+			require.NoError(t, s.WriteBatch(ctx, testSession, []byte("{\"n\":1}\n")))
+			f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+			require.NoError(t, err)
+			require.NoError(t, other(f))
+			require.NoError(t, f.Close())
+			before, err := os.ReadFile(path)
+			require.NoError(t, err)
+			require.NoError(t, s.WriteBatch(ctx, testSession, []byte("{\"n\":2}\n")))
+			require.NoError(t, s.Close())
+			got, err := os.ReadFile(path)
+			require.NoError(t, err)
+			require.Equal(t, string(before)+"\n{\"n\":2}\n", string(got))
+		})
+	}
+}
+
 func TestWriteHonoursContextWhileLocked(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "x.jsonl")
 	holder, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)

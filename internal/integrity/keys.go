@@ -68,28 +68,36 @@ func verifierKeyOf(skey, name string) (string, error) {
 
 // LoadVerifierKey reads a note verifier key ("name+hash+base64") from path.
 func LoadVerifierKey(path string) (note.Verifier, error) {
+	_, v, err := ReadVerifierKey(path)
+	return v, err
+}
+
+// ReadVerifierKey is LoadVerifierKey that also returns the key's text, for
+// callers that write the key elsewhere: the file is read once, so the text
+// is the key that was checked.
+func ReadVerifierKey(path string) (string, note.Verifier, error) {
 	f, _, err := fsutil.OpenRegular(path, os.O_RDONLY, 0) // a symlink is fine; a FIFO would hang
 	if err != nil {
-		return nil, err
+		return "", nil, err
 	}
 	defer func() { _ = f.Close() }()
 	b, err := io.ReadAll(io.LimitReader(f, maxKeyFileBytes+1))
 	if err != nil {
-		return nil, err
+		return "", nil, err
 	}
 	if len(b) > maxKeyFileBytes {
-		return nil, fmt.Errorf("%s is larger than %d bytes: not a verifier key", path, maxKeyFileBytes)
+		return "", nil, fmt.Errorf("%s is larger than %d bytes: not a verifier key", path, maxKeyFileBytes)
 	}
 	text := strings.TrimSpace(string(b))
 	if strings.HasPrefix(text, "PRIVATE+KEY+") {
 		// Said without the key; the operator gave the signing key.
-		return nil, fmt.Errorf("%s is a signing key (NAME.key); give its verifier key, NAME.pub", path)
+		return "", nil, fmt.Errorf("%s is a signing key (NAME.key); give its verifier key, NAME.pub", path)
 	}
 	v, err := note.NewVerifier(text)
 	if err != nil {
-		return nil, fmt.Errorf("%s does not hold a note verifier key (name+hash+base64): %w", path, err)
+		return "", nil, fmt.Errorf("%s does not hold a note verifier key (name+hash+base64): %w", path, err)
 	}
-	return v, nil
+	return text, v, nil
 }
 
 // GenerateKeyFiles writes dir/name.key (the signer key, 0600, created

@@ -10,7 +10,10 @@
 // and "/2idle" steps give each session its own. The "direct" steps send
 // the log records with sandboxtrace.DirectLogExporter instead of
 // otlploghttp, and "post×2" is two bare kept-alive POSTs per operation
-// through the same OTLP receiver, nothing written. It prints per-operation
+// through the same OTLP receiver, nothing written ("/raw": with the
+// direct exporter's kind of client); "bare×2" is the same to a bare
+// net/http server in another process, the floor of two round trips
+// ("/idle": each after a pause, as in an operation). It prints per-operation
 // p50/p99, operations/s, CPU per operation (client and collector), one
 // session against many, an fdatasync probe on the same disk, and the
 // ratios.
@@ -26,20 +29,25 @@ import (
 	"regexp"
 	"runtime"
 	"runtime/pprof"
+	"strings"
 	"syscall"
+	"time"
 
 	"github.com/sandboxaudit/sandboxaudit/bench/proc"
+	"github.com/sandboxaudit/sandboxaudit/bench/rawpost"
 	"github.com/sandboxaudit/sandboxaudit/sandboxtrace"
 )
 
 type config struct {
 	ours, python, script, dir, cpuProfile string
 	only                                  *regexp.Regexp
+	bareURL                               string // the bare server of "bare×2", in a child process
 	rounds, ops, sessions, sessionOps     int
 	gzip                                  bool
 }
 
 func main() {
+	rawpost.MaybeServe() // the child process of the "bare×2" step
 	var c config
 	flag.StringVar(&c.ours, "ours", "bin/otelcol-sandboxaudit", "otelcol-sandboxaudit binary")
 	flag.StringVar(&c.python, "python", "python3", "Python interpreter for the stand-in")
@@ -79,6 +87,12 @@ func start(ctx context.Context, c config) error {
 	}
 	defer cleanup()
 	c.dir = dir
+	bare, err := rawpost.StartProcess()
+	if err != nil {
+		return err
+	}
+	defer bare.Close()
+	c.bareURL = bare.URL
 	if c.cpuProfile != "" {
 		f, err := os.Create(c.cpuProfile)
 		if err != nil {
@@ -118,8 +132,19 @@ type step struct {
 	do    func(ctx context.Context, col *collector) (run, error)
 }
 
-// postSteps names the step that writes no events (the file check skips it).
-const postSteps = "post×2"
+// The steps that write no events (the file check skips them): two bare
+// POSTs per operation, through the collector's OTLP receiver with
+// net/http's client and with a raw one, and to a bare server in another
+// process with the raw client.
+const (
+	postSteps    = "post×2"
+	postRawSteps = "post×2/raw"
+	bareSteps    = "bare×2"
+	// "/idle": each POST after a pause (time.Sleep of idleGap, about one
+	// fdatasync; on a VM the sleep may last longer).
+	bareIdleSteps = "bare×2/idle"
+	idleGap       = 250 * time.Microsecond
+)
 
 func steps(c config) []step {
 	g := func(d sandboxtrace.Delivery, sessions, ops int) func(context.Context, *collector) (run, error) {
@@ -140,6 +165,13 @@ func steps(c config) []step {
 		{"sync_finish/direct", "batch", direct(1, c.ops)},
 		{"sync_finish/direct", "never", direct(1, c.ops)},
 		{postSteps, "never", func(ctx context.Context, col *collector) (run, error) { return runPosts(ctx, col, c.ops) }},
+		{postRawSteps, "never", func(ctx context.Context, col *collector) (run, error) {
+			return runRawPosts(col, "http://"+col.otlpAddr+"/v1/logs", c.ops, 0)
+		}},
+		{bareSteps, "never", func(ctx context.Context, col *collector) (run, error) { return runRawPosts(col, c.bareURL, c.ops, 0) }},
+		{bareIdleSteps, "never", func(ctx context.Context, col *collector) (run, error) {
+			return runRawPosts(col, c.bareURL, c.ops, idleGap)
+		}},
 		{"sync" + many, "batch", g(sandboxtrace.DeliverySync, c.sessions, c.sessionOps)},
 		{"sync_finish" + many, "batch", g(sandboxtrace.DeliverySyncFinish, c.sessions, c.sessionOps)},
 		{"sync_finish" + many + "/direct", "batch", direct(c.sessions, c.sessionOps)},
@@ -192,7 +224,7 @@ func round(ctx context.Context, c config, r int, res results) error {
 		if host1, err := proc.ReadHostTimes(); err == nil {
 			m.idle, _ = host1.Since(host0)
 		}
-		if s.name != postSteps {
+		if !strings.HasPrefix(s.name, postSteps) && !strings.HasPrefix(s.name, bareSteps) {
 			ops[s.fsync] += m.ops
 		}
 		printRow(r, m)

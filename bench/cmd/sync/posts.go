@@ -7,6 +7,8 @@ import (
 	"io"
 	"net/http"
 	"time"
+
+	"github.com/sandboxaudit/sandboxaudit/bench/rawpost"
 )
 
 // runPosts is the HTTP part of a sync_finish operation alone: two
@@ -54,6 +56,54 @@ func runPosts(ctx context.Context, col *collector, ops int) (run, error) {
 			return run{}, err
 		}
 		r.durations = append(r.durations, time.Since(t0))
+	}
+	r.elapsed = time.Since(began)
+	r.clientCPU = selfCPU() - self0
+	cpu1, err := col.col.CPU()
+	if err != nil {
+		return run{}, err
+	}
+	r.collectorCPU = cpu1 - cpu0
+	return r, nil
+}
+
+// runRawPosts is two POSTs per operation of an empty OTLP logs request to
+// url over one kept-alive connection written and read on this goroutine,
+// as sandboxtrace's DirectLogExporter does. col's CPU is counted even when
+// url is not col's (then it shows an idle collector). With gap > 0 each
+// POST follows a pause of gap, not counted in the operation's time: both
+// processes' threads are then asleep when the request leaves, as in a
+// sync_finish operation, where each request follows an fdatasync or the
+// caller's function.
+func runRawPosts(col *collector, url string, ops int, gap time.Duration) (run, error) {
+	client, err := rawpost.Dial(url, "application/x-protobuf")
+	if err != nil {
+		return run{}, err
+	}
+	defer client.Close()
+	if err := client.Post(nil); err != nil { // warm-up
+		return run{}, err
+	}
+	r := run{ops: ops, durations: make([]time.Duration, 0, ops)}
+	cpu0, err := col.col.CPU()
+	if err != nil {
+		return run{}, err
+	}
+	self0 := selfCPU()
+	began := time.Now()
+	for range ops {
+		var took time.Duration
+		for range 2 {
+			if gap > 0 {
+				time.Sleep(gap)
+			}
+			t0 := time.Now()
+			if err := client.Post(nil); err != nil {
+				return run{}, err
+			}
+			took += time.Since(t0)
+		}
+		r.durations = append(r.durations, took)
 	}
 	r.elapsed = time.Since(began)
 	r.clientCPU = selfCPU() - self0

@@ -111,6 +111,13 @@ func (res results) print(c config) {
 			res.median(mode+"/batch", run.clientUS), res.median(mode+"/batch", run.collectorUS), c.sessions,
 			res.median(mode+many+"/batch", run.clientUS), res.median(mode+many+"/batch", run.collectorUS))
 	}
+	// The floor of a sync_finish operation: two acknowledged round trips to
+	// another process and two fdatasyncs, with nothing else done.
+	floor := res.per(bareIdleSteps+"/never", py, func(a, b run) float64 { return (a.p50() + 2*ms(a.probe)) / b.p50() })
+	collectorHTTP := res.per(postRawSteps+"/never", bareSteps+"/never", func(a, b run) float64 { return 1000 * (a.p50() - b.p50()) / 2 })
+	fmt.Printf("floor of sync_finish (bare×2/idle p50 + 2 × fdatasync probe) / python p50: %s   (above 0.33: the goal is out of reach)\n", span(floor))
+	fmt.Printf("bare×2 p50 %.3f ms (after a pause: %.3f), post×2/raw p50 %.3f ms: the collector's OTLP/HTTP layers add %s µs per request over a bare net/http server\n",
+		res.median(bareSteps+"/never", run.p50), res.median(bareIdleSteps+"/never", run.p50), res.median(postRawSteps+"/never", run.p50), span(collectorHTTP))
 	fmt.Printf("python CPU µs/op client+collector: %.0f+%.0f (client: the interpreter, start-up included)\n",
 		res.median(py, run.clientUS), res.median(py, run.collectorUS))
 }
