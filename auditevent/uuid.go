@@ -1,12 +1,9 @@
 package auditevent
 
 import (
-	"encoding/binary"
 	"slices"
 
 	"github.com/google/uuid"
-
-	"github.com/sandboxaudit/sandboxaudit/internal/lowerhex"
 )
 
 // parseUUID accepts the spellings pydantic's UUID type accepts from JSON:
@@ -96,19 +93,31 @@ func appendUUID(dst []byte, u uuid.UUID) []byte {
 	dst = slices.Grow(dst, uuidQuotedLen)[:n+uuidQuotedLen]
 	t := (*[uuidQuotedLen]byte)(dst[n:])
 	t[0], t[9], t[14], t[19], t[24], t[37] = '"', '-', '-', '-', '-', '"'
-	binary.BigEndian.PutUint64(t[1:], lowerhex.Digits(binary.BigEndian.Uint32(u[0:])))
-	w := lowerhex.Digits(binary.BigEndian.Uint32(u[4:]))
-	binary.BigEndian.PutUint32(t[10:], uint32(w>>32))
-	binary.BigEndian.PutUint32(t[15:], uint32(w))
-	w = lowerhex.Digits(binary.BigEndian.Uint32(u[8:]))
-	binary.BigEndian.PutUint32(t[20:], uint32(w>>32))
-	binary.BigEndian.PutUint32(t[25:], uint32(w))
-	binary.BigEndian.PutUint64(t[29:], lowerhex.Digits(binary.BigEndian.Uint32(u[12:])))
+	putHexByte(t, 1, u[0])
+	putHexByte(t, 3, u[1])
+	putHexByte(t, 5, u[2])
+	putHexByte(t, 7, u[3])
+	putHexByte(t, 10, u[4])
+	putHexByte(t, 12, u[5])
+	putHexByte(t, 15, u[6])
+	putHexByte(t, 17, u[7])
+	putHexByte(t, 20, u[8])
+	putHexByte(t, 22, u[9])
+	putHexByte(t, 25, u[10])
+	putHexByte(t, 27, u[11])
+	putHexByte(t, 29, u[12])
+	putHexByte(t, 31, u[13])
+	putHexByte(t, 33, u[14])
+	putHexByte(t, 35, u[15])
 	return dst
 }
 
 // uuidQuotedLen is the length of a quoted 8-4-4-4-12 UUID.
 const uuidQuotedLen = 38
+
+func putHexByte(t *[uuidQuotedLen]byte, at int, b byte) {
+	t[at], t[at+1] = hexDigits[b>>4], hexDigits[b&0xF]
+}
 
 // ParseUUID parses any spelling the intake accepts (see Decode).
 func ParseUUID(s string) (uuid.UUID, error) {

@@ -46,17 +46,3 @@ func BenchmarkParseUUID(b *testing.B) {
 		}
 	}
 }
-
-// appendUUID writes what uuid.UUID.String does, quoted.
-func TestAppendUUIDMatchesGoogleUUID(t *testing.T) {
-	rng := rand.New(rand.NewPCG(7, 11))
-	for range 10_000 {
-		var u uuid.UUID
-		for i := range u {
-			u[i] = byte(rng.IntN(256))
-		}
-		if got, want := string(appendUUID([]byte("x"), u)), `x"`+u.String()+`"`; got != want {
-			t.Fatalf("appendUUID(%x) = %s, want %s", u[:], got, want)
-		}
-	}
-}

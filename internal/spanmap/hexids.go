@@ -1,11 +1,10 @@
 package spanmap
 
 import (
+	"encoding/hex"
 	"unsafe"
 
 	"go.opentelemetry.io/collector/pdata/ptrace"
-
-	"github.com/sandboxaudit/sandboxaudit/internal/lowerhex"
 )
 
 // spanStrings backs the id strings both events of a span point at: the
@@ -42,7 +41,7 @@ func spanHexIDs(ids *spanStrings, span ptrace.Span, wantTrace, wantSpan, wantPar
 	n := 0
 	view := func(id []byte) string {
 		from := n
-		n += lowerhex.Encode(ids.text[n:], id)
+		n += hex.Encode(ids.text[n:], id)
 		return unsafe.String(&ids.text[from], n-from)
 	}
 	if traceID := span.TraceID(); wantTrace && !traceID.IsEmpty() {

@@ -8,7 +8,6 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 
 	"github.com/sandboxaudit/sandboxaudit/auditevent"
-	"github.com/sandboxaudit/sandboxaudit/internal/lowerhex"
 )
 
 // eventIDNamespace is the UUIDv5 namespace of derived ids (SPEC section 5):
@@ -39,10 +38,10 @@ const derivedPrefix = len(eventIDNamespace) + 32 + 1 + 16 + 1
 
 func (d *derivedIDs) set(traceID pcommon.TraceID, spanID pcommon.SpanID) {
 	n := copy(d.text[:], eventIDNamespace[:])
-	n += lowerhex.Encode(d.text[n:], traceID[:])
+	n += hex.Encode(d.text[n:], traceID[:])
 	d.text[n] = '/'
 	n++
-	n += lowerhex.Encode(d.text[n:], spanID[:])
+	n += hex.Encode(d.text[n:], spanID[:])
 	d.text[n] = '/'
 }
 
@@ -167,6 +166,6 @@ func isLowerHexOf(s string, id []byte) bool {
 	if len(s) != 2*len(id) || len(s) > len(buf) {
 		return false
 	}
-	n := lowerhex.Encode(buf[:], id)
+	n := hex.Encode(buf[:], id)
 	return string(buf[:n]) == s
 }
