@@ -85,7 +85,7 @@ func (c *canonChecker) object(i int) (int, bool) {
 		key := c.buf[i+1 : end-1]
 		// Raw ASCII keys compare like their code points; equal keys are
 		// duplicates, which canonical text never has.
-		if prev != nil && string(prev) >= string(key) {
+		if prev != nil && !keyBefore(prev, key) {
 			return i, false
 		}
 		prev = key
@@ -108,6 +108,16 @@ func (c *canonChecker) object(i int) (int, bool) {
 			return i, false
 		}
 	}
+}
+
+// keyBefore reports whether the raw key a sorts strictly before b. Their
+// first bytes, which differ for most neighbouring keys, decide without a
+// call.
+func keyBefore(a, b []byte) bool {
+	if len(a) > 0 && len(b) > 0 && a[0] != b[0] {
+		return a[0] < b[0]
+	}
+	return string(a) < string(b)
 }
 
 func (c *canonChecker) array(i int) (int, bool) {
