@@ -102,10 +102,16 @@ func startCollector(b *testing.B, config string) string {
 // decode the OTLP protobuf request as the OTLP receiver does, then
 // ConsumeTraces into the exporter with bench-e2e's configuration (file,
 // default policy: redaction on), with fsync never so that the figure is
-// the CPU's. It is the benchmark to count instructions with:
+// the CPU's. It is the benchmark to count instructions with (GOGC=off
+// makes two runs agree; subtract a 10x run from a 50x one for the count
+// per 40,000 spans):
 //
 //	cd bench && go test -mod=mod -c -o e2e.test ./cmd/e2e
-//	GOMAXPROCS=1 valgrind --tool=callgrind ./e2e.test -test.run '^$' -test.bench 'DecodeExport/light' -test.benchtime 20x
+//	GOGC=off GODEBUG=asyncpreemptoff=1 GOMAXPROCS=1 valgrind --tool=callgrind ./e2e.test -test.run '^$' -test.bench 'DecodeExport/light$' -test.benchtime 50x
+//
+// With BENCH_PROTO_POOLING=1 it turns the pdata.useProtoPooling feature
+// gate on and frees each request after the export, as the collector's
+// pipeline does with that gate.
 func BenchmarkDecodeExport(b *testing.B) {
 	for _, light := range []bool{false, true} {
 		// 120 requests: more events than the exporter's id windows hold.
