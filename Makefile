@@ -54,11 +54,15 @@ bench:
 ## bench-rotation: what rotation and zstd compression cost the file sink's throughput, on
 ## and off interleaved in one run (none/off, zstd/off: 1.00 costs nothing), for an encoding
 ## writer (the main case), a writer that saturates the disk (the worst case) and one at
-## 20 MB/s, on one core and two, and the compressor alone (bench/RESULTS.md, "Rotation")
+## 20 MB/s, on one core and two, the compressor alone, and an encoding writer going on over
+## 16 segments with all of the compression timed (bench/RESULTS.md, "Rotation")
 BENCH_ROTATION_N ?= 20
+BENCH_ROTATION_CONTINUOUS_N ?= 3
 bench-rotation:
 	$(GO) test -run '^$$' -bench 'BenchmarkRotationCostInterleaved|BenchmarkCompressSegment' \
 		-benchtime $(BENCH_ROTATION_N)x -count 3 -cpu 1,2 ./internal/filesink/
+	$(GO) test -run '^$$' -bench 'BenchmarkRotationCostContinuous' \
+		-benchtime $(BENCH_ROTATION_CONTINUOUS_N)x -count 3 -cpu 1,2 ./internal/filesink/
 
 ## bench-check: bench/ compiles, its load matches sandboxtrace, and serve works in headless
 ## Chromium (bench/browser; screenshots into SANDBOXAUDIT_ARTIFACTS); no benchmark runs
@@ -132,16 +136,19 @@ bench-canon: build
 
 ## bench-show: `show` (table and jsonl) and `sessions` on a generated trail of
 ## BENCH_SHOW_LINES lines (default 1,000,000, 456 MB, written once to TMPDIR):
-## wall, CPU and peak RSS of each command, BENCH_ROUNDS times (needs /usr/bin/time)
+## wall, CPU and peak RSS of each command, BENCH_ROUNDS times (needs /usr/bin/time);
+## BENCH_SHOW_PEER=path/to/another/sandboxaudit runs it alternately with ours
 BENCH_SHOW_LINES ?= 1000000
+BENCH_SHOW_PEER ?=
 bench-show: build
 	@f="$${TMPDIR:-/tmp}/sandboxaudit-bench-show-$(BENCH_SHOW_LINES).jsonl"; \
 	test -s "$$f" || SANDBOXAUDIT_GEN="$$f" SANDBOXAUDIT_GEN_OPS=$$(( $(BENCH_SHOW_LINES) / 2 )) \
 		$(GO) test -count=1 -run '^TestGenerate$$' ./internal/trail/ >/dev/null || exit 1; \
 	echo "$$f: $(BENCH_SHOW_LINES) lines, $$(nproc) CPUs, load $$(cut -d' ' -f1-3 /proc/loadavg)"; \
 	for r in $$(seq $(BENCH_ROUNDS)); do for c in "show" "show --output jsonl" "sessions"; do \
-		/usr/bin/time -f "$$c: wall %es, CPU %Us user + %Ss sys, peak RSS %M KB" ./$(BIN)/sandboxaudit $$c "$$f" >/dev/null || exit 1; \
-	done; done
+		for b in $(BENCH_SHOW_PEER) ./$(BIN)/sandboxaudit; do \
+			/usr/bin/time -f "$$b $$c: wall %es, CPU %Us user + %Ss sys, peak RSS %M KB" $$b $$c "$$f" >/dev/null || exit 1; \
+	done; done; done
 
 ## fuzz: each fuzz target for FUZZTIME (default 30s; CI does not fuzz)
 fuzz:

@@ -87,6 +87,7 @@ func lookupField(k []byte) (field, bool) {
 // slot is where a known field's value sits in the input.
 type slot struct {
 	present    bool
+	plain      bool // a string of printable ASCII without escapes (ScanLine)
 	start, end int
 }
 

@@ -26,6 +26,10 @@ type LineFields struct {
 	DurationMS float64
 	ErrorCode  string // "" for null; one of ErrorCodes()
 
+	// Where TS, SpanID, TraceID and Data begin in the line, for a caller
+	// that keeps the line and stores a position rather than a copy.
+	TSAt, SpanIDAt, TraceIDAt, DataAt int
+
 	slots [numFields]slot // here rather than on ScanLine's stack, which they would leave
 }
 
@@ -72,6 +76,7 @@ func scanCommon(d *decoder, f *LineFields) bool {
 	if f.TS, f.TSMicros, ok = d.plainTimestamp(fTS); !ok {
 		return false
 	}
+	f.TSAt = d.slots[fTS].start + 1
 	if f.Seq, ok = d.smallInt(fSeq); !ok {
 		return false
 	}
@@ -85,6 +90,7 @@ func scanCommon(d *decoder, f *LineFields) bool {
 	if f.SpanID, ok = d.plain(fSpanID); !ok {
 		return false
 	}
+	f.SpanIDAt = d.slots[fSpanID].start + 1
 	if !d.optString(fParentSpanID) {
 		return false
 	}
@@ -92,8 +98,9 @@ func scanCommon(d *decoder, f *LineFields) bool {
 		if f.TraceID, ok = d.plain(fTraceID); !ok {
 			return false
 		}
+		f.TraceIDAt = d.slots[fTraceID].start + 1
 	}
-	f.Data = d.rawOr(fData)
+	f.Data, f.DataAt = d.rawOr(fData), d.slots[fData].start
 	return len(f.Data) > 0 && f.Data[0] == '{'
 }
 
@@ -161,6 +168,9 @@ func (d *decoder) rawOr(f field) []byte {
 // plain is a string field's text when it holds no escape (so the text is
 // the value), with false when it is absent, not a string, or escaped.
 func (d *decoder) plain(f field) ([]byte, bool) {
+	if s := d.slots[f]; s.plain {
+		return d.buf[s.start+1 : s.end-1], true
+	}
 	raw := d.rawOr(f)
 	if len(raw) < 2 || raw[0] != '"' {
 		return nil, false
@@ -249,15 +259,15 @@ func canonicalMembers(b []byte, slots *[numFields]slot) bool {
 		var key []byte
 		var end int
 		known := false
-		if next < len(sortedFields) {
-			tok := memberTokens[sortedFields[next]]
-			if known = len(b)-i > len(tok) && string(b[i:i+len(tok)]) == tok; known {
-				end = i + len(tok) - 2
-				key = b[i+1 : end]
-			}
+		if j := knownAt(b, i, next); j >= 0 {
+			// Names between next and j are absent: each is less than this
+			// one, as the loop below would find.
+			known, next = true, j
+			end = i + len(memberTokens[sortedFields[j]]) - 2
+			key = b[i+1 : end]
 		}
 		if !known {
-			end = plainRun(b, i+1)
+			end = plainEnd(b, i+1)
 			if end >= len(b) || b[end] != '"' {
 				return false // an escaped key, or no closing quote
 			}
@@ -277,12 +287,12 @@ func canonicalMembers(b []byte, slots *[numFields]slot) bool {
 		}
 		prev, prevKnown = key, known
 		start := end + 2
-		var ok bool
-		if i, ok = c.plainOrValue(start); !ok || i >= len(b) {
+		var ok, plain bool
+		if i, plain, ok = c.plainOrValue(start); !ok || i >= len(b) {
 			return false
 		}
 		if known {
-			slots[sortedFields[next]] = slot{present: true, start: start, end: i}
+			slots[sortedFields[next]] = slot{present: true, plain: plain, start: start, end: i}
 			next++
 		}
 		switch b[i] {
@@ -297,33 +307,65 @@ func canonicalMembers(b []byte, slots *[numFields]slot) bool {
 }
 
 // plainOrValue is value, with a string of plain text checked eight bytes
-// at a time.
-func (c *canonChecker) plainOrValue(i int) (int, bool) {
+// at a time; plain reports such a string.
+func (c *canonChecker) plainOrValue(i int) (end int, plain, ok bool) {
 	if i < len(c.buf) && c.buf[i] == '"' {
-		if end := plainRun(c.buf, i+1); end < len(c.buf) && c.buf[end] == '"' {
-			return end + 1, true
+		if end := plainEnd(c.buf, i+1); end < len(c.buf) && c.buf[end] == '"' {
+			return end + 1, true, true
 		}
 	}
-	return c.value(i)
+	end, ok = c.value(i)
+	return end, false, ok
 }
 
-// plainRun is plainEnd eight bytes at a time, with safeRun's tests on
-// one load of each word.
-func plainRun(b []byte, i int) int {
-	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	for ; i+8 <= len(b); i += 8 {
-		w := binary.LittleEndian.Uint64(b[i:])
-		quote, backslash := w^(ones*'"'), w^(ones*'\\')
-		special := (w - ones*0x20) & ^w
-		special |= (w + ones) | w
-		special |= (quote - ones) & ^quote
-		special |= (backslash - ones) & ^backslash
-		if special&highs != 0 {
-			break
+// tokenWords is a member token as little-endian words and the masks of
+// its bytes, to compare eight bytes at a time.
+type tokenWords struct {
+	w, mask [3]uint64
+}
+
+// sortedTokens[j] is memberTokens[sortedFields[j]] as words.
+var sortedTokens = func() (t [numFields]tokenWords) {
+	for j, f := range sortedFields {
+		var pad [tokenRoom]byte
+		if copy(pad[:], memberTokens[f]) != len(memberTokens[f]) {
+			panic("auditevent: a field name longer than sortedTokens holds")
+		}
+		for k := range 3 {
+			t[j].w[k] = binary.LittleEndian.Uint64(pad[8*k:])
+			for x := range 8 {
+				if 8*k+x < len(memberTokens[f]) {
+					t[j].mask[k] |= 0xff << (8 * x)
+				}
+			}
 		}
 	}
-	return plainEnd(b, i)
+	return t
+}()
+
+// knownAt is the first j from next on whose member token (the quoted name
+// and its colon) is at b[i:] with a byte after it, or -1.
+func knownAt(b []byte, i, next int) int {
+	if len(b)-i <= tokenRoom {
+		for j := next; j < len(sortedFields); j++ {
+			if tok := memberTokens[sortedFields[j]]; len(b)-i > len(tok) && string(b[i:i+len(tok)]) == tok {
+				return j
+			}
+		}
+		return -1
+	}
+	w0, w1, w2 := binary.LittleEndian.Uint64(b[i:]), binary.LittleEndian.Uint64(b[i+8:]), binary.LittleEndian.Uint64(b[i+16:])
+	for j := next; j < len(sortedTokens); j++ {
+		t := &sortedTokens[j]
+		if w0&t.mask[0] == t.w[0] && w1&t.mask[1] == t.w[1] && w2&t.mask[2] == t.w[2] {
+			return j
+		}
+	}
+	return -1
 }
+
+// tokenRoom is the longest member token sortedTokens holds.
+const tokenRoom = 24
 
 // memberTokens[f] opens f's member: its quoted name and the colon.
 var memberTokens = func() (t [numFields]string) {

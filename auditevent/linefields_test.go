@@ -56,6 +56,15 @@ func checkScanLine(t *testing.T, in []byte) bool {
 			t.Fatalf("%s: ScanLine read %v, the decoder %v, in %q", c.name, c.got, c.want, in)
 		}
 	}
+	for _, p := range []struct {
+		name string
+		view []byte
+		at   int
+	}{{"ts", f.TS, f.TSAt}, {"span_id", f.SpanID, f.SpanIDAt}, {"trace_id", f.TraceID, f.TraceIDAt}, {"data", f.Data, f.DataAt}} {
+		if p.view != nil && (p.at < 0 || p.at+len(p.view) > len(in) || string(in[p.at:p.at+len(p.view)]) != string(p.view)) {
+			t.Fatalf("%s: position %d does not hold %q in %q", p.name, p.at, p.view, in)
+		}
+	}
 	return true
 }
 

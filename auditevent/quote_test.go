@@ -68,3 +68,39 @@ func TestPlainEndEveryByte(t *testing.T) {
 		}
 	}
 }
+
+// plainEndByByte is plainEnd's definition, one byte at a time.
+func plainEndByByte(b []byte, i int) int {
+	for i < len(b) && safeASCII[b[i]] {
+		i++
+	}
+	return i
+}
+
+// FuzzPlainEnd: the word-at-a-time scan stops where the byte-at-a-time one
+// does, from every start.
+func FuzzPlainEnd(f *testing.F) {
+	f.Add([]byte(`"abcdefgh\"ijklmnop\\qrstuvwx\x7fyz0123456789\x1f~ \xff\x80"`))
+	f.Add([]byte(`plain text that runs past one word, then a quote" and more`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		for i := range len(b) + 1 {
+			if got, want := plainEnd(b, i), plainEndByByte(b, i); got != want {
+				t.Fatalf("plainEnd(%q, %d) = %d, byte by byte %d", b, i, got, want)
+			}
+		}
+	})
+}
+
+func TestPlainEndFromEveryStart(t *testing.T) {
+	for c := range 256 {
+		for at := range 16 {
+			b := []byte("abcdefghijklmnopqrstuvwxyz")
+			b[at] = byte(c)
+			for i := range len(b) + 1 {
+				if got, want := plainEnd(b, i), plainEndByByte(b, i); got != want {
+					t.Fatalf("byte 0x%02x at %d, from %d: plainEnd %d, byte by byte %d", c, at, i, got, want)
+				}
+			}
+		}
+	}
+}

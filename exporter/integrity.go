@@ -47,20 +47,31 @@ func (e *auditExporter) startIntegrity(ctx context.Context, host component.Host,
 	if err != nil {
 		return nil, err
 	}
-	if !strings.Contains(fc.Path, "{") {
-		abs, err := filepath.Abs(fc.Path)
-		if err != nil {
-			return nil, fmt.Errorf("file: path: %w", err)
-		}
-		if err := sealer.SealAtStart(ctx, abs); err != nil {
-			return nil, fmt.Errorf("file: integrity: %w", err)
-		}
-		sealer.Watch(abs)
-	} else if err := sealExisting(ctx, sealer, base, fc.Path); err != nil {
-		return nil, err
+	if err := sealAtStart(ctx, sealer, base, fc.Path); err != nil {
+		// Nothing was written through it: Close only lets its owner
+		// locks go, so a collector started again can take them.
+		return nil, errors.Join(err, sealer.Close(ctx))
 	}
 	sealer.Start()
 	return sealer, nil
+}
+
+// sealAtStart seals the plain path, which a second sealer (another
+// collector, or another exporter of this one, on the same file) cannot
+// take, or the files a templated path gave before.
+func sealAtStart(ctx context.Context, sealer *integrity.Sealer, base, path string) error {
+	if strings.Contains(path, "{") {
+		return sealExisting(ctx, sealer, base, path)
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return fmt.Errorf("file: path: %w", err)
+	}
+	if err := sealer.SealAtStart(ctx, abs); err != nil {
+		return fmt.Errorf("file: integrity: %w", err)
+	}
+	sealer.Watch(abs)
+	return nil
 }
 
 // sealExisting seals every audit file below base (absolute, so that each

@@ -265,3 +265,33 @@ func testIntegrityTemplatedPath(t *testing.T, dir, path string) {
 	require.ErrorIs(t, err, os.ErrNotExist, "the stray file was signed")
 	te2.shutdown(t)
 }
+
+// Two exporters with integrity on one file (in one collector, or in two)
+// would both seal it: the second is refused at start, naming the path,
+// and starts once the first is shut down.
+func TestIntegritySecondSealerRefused(t *testing.T) {
+	keyPath, pubPath := writeKeys(t)
+	path := filepath.Join(t.TempDir(), "audit.jsonl")
+	newCfg := func() *Config {
+		cfg := syncConfig()
+		withFile(cfg, path, auditevent.PolicyOverride{})
+		withIntegrity(cfg, keyPath)
+		return cfg
+	}
+	first := startIntegrityExporters(t, newCfg())
+	require.NoError(t, first.traces.ConsumeTraces(context.Background(), buildTraces(t, sampleSpans()...)))
+
+	second, err := NewFactory().CreateTraces(context.Background(), exportertest.NewNopSettings(typ), newCfg())
+	require.NoError(t, err)
+	err = second.Start(context.Background(), componenttest.NewNopHost())
+	require.ErrorIs(t, err, integrity.ErrLogOwned)
+	require.ErrorContains(t, err, path+": another collector")
+	require.NoError(t, second.Shutdown(context.Background()))
+
+	first.shutdown(t)
+	again := startIntegrityExporters(t, newCfg())
+	again.shutdown(t)
+	res := checkFile(t, path, pubPath)
+	require.Nil(t, res.Failure)
+	require.Positive(t, res.Sealed)
+}

@@ -16,7 +16,7 @@ import (
 // The soft limit stops that growth where a large or hostile load keeps
 // much live: past 512 MiB the collector collects as often as it must
 // (up to half its CPU) instead of letting the heap double. In a cgroup
-// whose memory.max leaves less, the soft limit is three quarters of that:
+// whose memory limit leaves less, the soft limit is three quarters of that:
 // a soft limit above the hard one would never act.
 const (
 	defaultGCPercent   = 400
@@ -37,30 +37,57 @@ func applyGCDefaults(lookup func(string) (string, bool), readFile func(string) (
 	return gcPercent, memoryLimit
 }
 
-// softMemoryLimit is defaultMemoryLimit, or three quarters of the process's
-// cgroup v2 memory.max when that is smaller. Anything unreadable leaves
-// the default.
+// softMemoryLimit is defaultMemoryLimit, or three quarters of the
+// process's cgroup memory limit when that is smaller. Anything unreadable
+// leaves the default.
 func softMemoryLimit(readFile func(string) ([]byte, error)) int64 {
-	self, err := readFile("/proc/self/cgroup")
-	if err != nil {
-		return defaultMemoryLimit
-	}
-	var group string
-	for line := range bytes.Lines(self) {
-		if g, ok := bytes.CutPrefix(bytes.TrimSpace(line), []byte("0::")); ok {
-			group = string(g)
-		}
-	}
-	if group == "" {
-		return defaultMemoryLimit
-	}
-	raw, err := readFile(path.Join("/sys/fs/cgroup", path.Clean("/"+group), "memory.max"))
-	if err != nil {
-		return defaultMemoryLimit
-	}
-	hard, err := strconv.ParseInt(string(bytes.TrimSpace(raw)), 10, 64)
-	if err != nil || hard <= 0 || hard/4*3 >= defaultMemoryLimit {
-		return defaultMemoryLimit // "max", or room enough
+	hard, ok := cgroupMemoryLimit(readFile)
+	if !ok || hard <= 0 || hard/4*3 >= defaultMemoryLimit {
+		return defaultMemoryLimit // no limit, or room enough
 	}
 	return hard / 4 * 3
+}
+
+// cgroupMemoryLimit reads the hard memory limit of the process's cgroup:
+// v2's memory.max, or v1's memory.limit_in_bytes (hosts and older
+// container runtimes still mount v1). A v1 group's path is tried as named
+// and at the hierarchy's root, where a container sees its own group.
+func cgroupMemoryLimit(readFile func(string) ([]byte, error)) (int64, bool) {
+	self, err := readFile("/proc/self/cgroup")
+	if err != nil {
+		return 0, false
+	}
+	for line := range bytes.Lines(self) {
+		id, rest, _ := bytes.Cut(bytes.TrimSpace(line), []byte(":"))
+		controllers, group, ok := bytes.Cut(rest, []byte(":"))
+		if !ok {
+			continue
+		}
+		var files []string
+		switch {
+		case string(id) == "0" && len(controllers) == 0:
+			files = []string{path.Join("/sys/fs/cgroup", path.Clean("/"+string(group)), "memory.max")}
+		case hasController(controllers, "memory"):
+			files = []string{
+				path.Join("/sys/fs/cgroup/memory", path.Clean("/"+string(group)), "memory.limit_in_bytes"),
+				"/sys/fs/cgroup/memory/memory.limit_in_bytes",
+			}
+		}
+		for _, f := range files {
+			if raw, err := readFile(f); err == nil {
+				hard, err := strconv.ParseInt(string(bytes.TrimSpace(raw)), 10, 64)
+				return hard, err == nil // "max" (v2 without a limit) is not a number
+			}
+		}
+	}
+	return 0, false
+}
+
+func hasController(list []byte, name string) bool {
+	for c := range bytes.SplitSeq(list, []byte(",")) {
+		if string(c) == name {
+			return true
+		}
+	}
+	return false
 }

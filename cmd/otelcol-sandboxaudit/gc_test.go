@@ -95,3 +95,42 @@ func TestGCMemoryLimitFollowsASmallerCgroupLimit(t *testing.T) {
 		}
 	}
 }
+
+// files answers reads from a fixed set; anything else is missing.
+func files(m map[string]string) func(string) ([]byte, error) {
+	return func(name string) ([]byte, error) {
+		if v, ok := m[name]; ok {
+			return []byte(v), nil
+		}
+		return nil, os.ErrNotExist
+	}
+}
+
+func TestGCMemoryLimitFollowsACgroupV1Limit(t *testing.T) {
+	restoreGC(t)
+	const v1self = "12:pids:/docker/abc\n4:cpu,cpuacct:/docker/abc\n3:memory:/docker/abc\n0::/docker/abc\n"
+	for _, c := range []struct {
+		name  string
+		files map[string]string
+		want  int64
+	}{
+		{"v1 group as named", map[string]string{"/proc/self/cgroup": v1self,
+			"/sys/fs/cgroup/memory/docker/abc/memory.limit_in_bytes": "268435456\n"}, 3 << 26},
+		{"v1 group at the root (a container's view)", map[string]string{"/proc/self/cgroup": v1self,
+			"/sys/fs/cgroup/memory/memory.limit_in_bytes": "402653184\n"}, 288 << 20},
+		{"v1 unlimited", map[string]string{"/proc/self/cgroup": v1self,
+			"/sys/fs/cgroup/memory/memory.limit_in_bytes": "9223372036854771712\n"}, 512 << 20},
+		{"v1 memory among other controllers", map[string]string{"/proc/self/cgroup": "5:blkio,memory:/a\n",
+			"/sys/fs/cgroup/memory/a/memory.limit_in_bytes": "268435456\n"}, 3 << 26},
+		{"hybrid: v2 line without memory.max, v1 limit", map[string]string{"/proc/self/cgroup": "0::/a\n3:memory:/a\n",
+			"/sys/fs/cgroup/memory/a/memory.limit_in_bytes": "268435456\n"}, 3 << 26},
+		{"no memory controller", map[string]string{"/proc/self/cgroup": "4:cpu:/a\n",
+			"/sys/fs/cgroup/memory/memory.limit_in_bytes": "268435456\n"}, 512 << 20},
+	} {
+		debug.SetMemoryLimit(math.MaxInt64)
+		applyGCDefaults(func(string) (string, bool) { return "", false }, files(c.files))
+		if _, limit := current(); limit != c.want {
+			t.Errorf("%s: limit %d, want %d", c.name, limit, c.want)
+		}
+	}
+}

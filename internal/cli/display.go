@@ -83,19 +83,25 @@ func appendCell(b []byte, s string, width int) []byte {
 	if len(s) > width {
 		return append(append(b, s[:width-1]...), "…"...)
 	}
-	b = append(b, s...)
-	for range width - len(s) {
-		b = append(b, ' ')
-	}
-	return b
+	return appendSpaces(append(b, s...), width-len(s))
 }
 
 // appendRight appends s, already cut, right-aligned in width characters.
 func appendRight(b, s []byte, width int) []byte {
-	for range width - utf8.RuneCount(s) {
-		b = append(b, ' ')
+	return append(appendSpaces(b, width-utf8.RuneCount(s)), s...)
+}
+
+// spaces pads the table's cells, the widest of which is colWhat.
+const spaces = "                                                                "
+
+// appendSpaces appends n spaces (none when n <= 0).
+func appendSpaces(b []byte, n int) []byte {
+	for n > 0 {
+		k := min(n, len(spaces))
+		b = append(b, spaces[:k]...)
+		n -= k
 	}
-	return append(b, s...)
+	return b
 }
 
 // plainASCII reports whether s is printable ASCII only, which displayText

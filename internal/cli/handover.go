@@ -47,6 +47,11 @@ func runLogHandover(ctx context.Context, args []string, s Streams) int {
 		_, _ = fmt.Fprintf(s.Stderr, "log handover: --witness: %v\n", err)
 		return exitUsage
 	}
+	owner, ok := lockLog("log handover", h.path, s.Stderr)
+	if !ok {
+		return exitProblems
+	}
+	defer owner.Release()
 	if err := h.run(ctx, pool, s.Stdout); err != nil {
 		_, _ = fmt.Fprintf(s.Stderr, "log handover: %v\n", err)
 		return exitProblems
@@ -171,7 +176,7 @@ func (h *handover) finalCheckpoint(ctx context.Context) ([]byte, integrity.Check
 		}
 		return st.Signed, st.Final.Checkpoint, nil
 	}
-	sealer, err := integrity.NewSealer(integrity.Settings{Keys: h.keys, Interval: time.Second})
+	sealer, err := integrity.NewSealer(integrity.Settings{Keys: h.keys, Interval: time.Second, CallerOwns: true})
 	if err != nil {
 		return nil, integrity.Checkpoint{}, err
 	}

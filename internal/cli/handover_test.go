@@ -77,6 +77,7 @@ func sealWith(t *testing.T, path, keyFile string) error {
 	require.NoError(t, err)
 	sealer, err := integrity.NewSealer(integrity.Settings{Keys: keys, Interval: 1e9})
 	require.NoError(t, err)
+	defer func() { require.NoError(t, sealer.Close(context.Background())) }()
 	return sealer.Seal(context.Background(), path)
 }
 
@@ -470,6 +471,7 @@ func TestHandedOverLogIsWitnessed(t *testing.T) {
 	require.NoError(t, sealer.Seal(context.Background(), path))
 	appendFlocked(t, path, canonLines(fin))
 	require.NoError(t, sealer.Seal(context.Background(), path))
+	require.NoError(t, sealer.Close(context.Background()))
 
 	res := run(t, "", "verify", "--key", strings.TrimSuffix(newKey, ".key")+".pub", "--witness", wkey, path)
 	require.Equal(t, 0, res.code, res.stdout+res.stderr)
@@ -505,4 +507,45 @@ func TestLogResetDropsAPendingHandover(t *testing.T) {
 	res = run(t, "", "verify", "--key", oldPub, "--allow-open", retired, path)
 	require.Equal(t, 1, res.code, res.stdout)
 	require.Contains(t, res.stdout, "does not start from the handover of "+retired+": its first leaf is its first line")
+}
+
+// A segment of a handed-over log, in its retired directory, verifies
+// alone with the retiring key: verify names the final checkpoint its lines
+// are in and the log the history goes on with. A line added to the
+// segment after the handover is refused.
+func TestVerifyAloneInARetiredDirectory(t *testing.T) {
+	path, retired, oldPub, newKey := handOverRotated(t)
+	segs, err := filesink.Segments(retired)
+	require.NoError(t, err)
+	// The owner lock belongs to the path, not to the log retired.
+	_, err = os.Lstat(integrity.OwnerLockPath(path))
+	require.NoError(t, err)
+	_, err = os.Lstat(integrity.OwnerLockPath(retired))
+	require.ErrorIs(t, err, os.ErrNotExist)
+	v, err := integrity.LoadVerifierKey(oldPub)
+	require.NoError(t, err)
+	sl, err := integrity.LoadSegmentLog(retired, v)
+	require.NoError(t, err)
+	next, err := integrity.LoadSigningKey(newKey)
+	require.NoError(t, err)
+	rec := sl.Segments[1]
+	require.Equal(t, filepath.Base(segs[1].Plain), rec.Name)
+
+	res := run(t, "", "verify", "--key", oldPub, "--alone", segs[1].Path)
+	require.Equal(t, 0, res.code, res.stdout+res.stderr)
+	require.Contains(t, res.stdout, fmt.Sprintf("%s: integrity: lines %d-%d of the log are in checkpoint #", segs[1].Path, rec.First+1, rec.End()))
+	require.Contains(t, res.stdout, fmt.Sprintf("%s: handover: the log was retired by its final checkpoint at 240 lines; "+
+		"it goes on as %q, signed by %s+%08x; the segment's lines are in that final checkpoint",
+		segs[1].Path, "next/events.jsonl", next.Signer.Name(), next.Signer.KeyHash()))
+	require.Contains(t, res.stdout, fmt.Sprintf("%s: integrity: alone first_line=%d lines=%d newest=240", segs[1].Path, rec.First+1, rec.Count))
+
+	// The retired directory given: each of its segments, alone.
+	res = run(t, "", "verify", "--key", oldPub, "--alone", filepath.Dir(retired))
+	require.Equal(t, 0, res.code, res.stdout+res.stderr)
+	require.Equal(t, len(segs), strings.Count(res.stdout, ": handover: the log was retired by its final checkpoint at 240 lines"))
+
+	s, f := op(sessionA, "stop", "a000000000000999", 997, 998)
+	compressTo(t, segs[1].Path, append(decompress(t, segs[1].Path), canonLines(s, f)...))
+	res = run(t, "", "verify", "--key", oldPub, "--alone", segs[1].Path)
+	require.Equal(t, 1, res.code, res.stdout)
 }

@@ -40,6 +40,7 @@ func sealedFixture(t *testing.T) (path, keyPath, pubPath string) {
 	require.NoError(t, sealer.Seal(context.Background(), path))
 	appendFlocked(t, path, canonLines(s4, f4)) // the Python sink's lines
 	require.NoError(t, sealer.Seal(context.Background(), path))
+	require.NoError(t, sealer.Close(context.Background())) // the collector stopped
 	return path, keyPath, pubPath
 }
 

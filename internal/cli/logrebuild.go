@@ -35,6 +35,10 @@ func runLogRebuildStore(ctx context.Context, args []string, s Streams) int {
 		return exitUsage
 	}
 	res, err := integrity.RebuildStore(ctx, path, v)
+	if errors.Is(err, integrity.ErrLogOwned) {
+		printOwnerRefusal("log rebuild-store", path, err, s.Stderr)
+		return exitProblems
+	}
 	if err != nil {
 		_, _ = fmt.Fprintf(s.Stderr, "log rebuild-store: %v\n", err)
 		if errors.Is(err, integrity.ErrStoreNotRebuilt) {

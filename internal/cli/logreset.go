@@ -48,12 +48,17 @@ func runLogReset(ctx context.Context, args []string, s Streams) int {
 		_, _ = fmt.Fprintf(s.Stderr, "log reset: %v\n", err)
 		return exitUsage
 	}
+	owner, ok := lockLog("log reset", path, s.Stderr)
+	if !ok {
+		return exitProblems
+	}
+	defer owner.Release()
 	kept, err := moveSidecarsAside(path, time.Now().UTC())
 	if err != nil {
 		_, _ = fmt.Fprintf(s.Stderr, "log reset: %v\n", err)
 		return exitProblems
 	}
-	sealer, err := integrity.NewSealer(integrity.Settings{Keys: keys, Interval: time.Second})
+	sealer, err := integrity.NewSealer(integrity.Settings{Keys: keys, Interval: time.Second, CallerOwns: true})
 	if err == nil {
 		err = sealer.Seal(ctx, path)
 	}

@@ -84,9 +84,47 @@ func (v *verifier) verifySegmentAlone(ctx context.Context, segment string) error
 		witnessed = v.reportAloneWitnessed(tr.Path, segment, wc, rec.End(), lead)
 	}
 	v.reportProofs(res.Proofs, lead, witnessed)
+	v.reportAloneHandover(tr.Path, segment, res.Proofs, lead)
 	_, _ = fmt.Fprintf(v.out, "%s: integrity: alone first_line=%d lines=%d newest=%d checkpoints=%d%s\n",
 		segment, rec.First+1-lead, res.Lines, max(res.Sealed-lead, 0), res.Checkpoints, notRead(rec.First-lead, rec.End()-lead, res.Sealed-lead))
 	return nil
+}
+
+// reportAloneHandover names, for a segment of a log handed over (one in
+// a retired directory), the final checkpoint: the newest checkpoint
+// proved is then the one the retiring key signed as final, naming the
+// key and origin the history goes on with. Checkpoints signed after it
+// are a problem, as in a whole trail.
+func (v *verifier) reportAloneHandover(path, segment string, proofs []integrity.SegmentProof, lead int64) {
+	st, err := integrity.ReadHandover(path, v.opts.key)
+	if err != nil {
+		v.sum.Problems++
+		_, _ = fmt.Fprintf(v.out, "%s: handover: %v\n", integrity.CheckpointsPath(path), err)
+		return
+	}
+	h := st.Final
+	if h == nil {
+		return
+	}
+	if st.After > 0 {
+		v.sum.Problems++
+		_, _ = fmt.Fprintf(v.out, "%s: handover: %d checkpoints were signed after the final one: the retired log went on\n",
+			integrity.CheckpointsPath(path), st.After)
+	}
+	next, err := note.NewVerifier(h.NextKey)
+	if err != nil {
+		v.sum.Problems++
+		_, _ = fmt.Fprintf(v.out, "%s: handover: next key: %v\n", integrity.CheckpointsPath(path), err)
+		return
+	}
+	in := ""
+	for _, p := range proofs {
+		if !p.Given && p.Size == h.N {
+			in = "; the segment's lines are in that final checkpoint"
+		}
+	}
+	_, _ = fmt.Fprintf(v.out, "%s: handover: the log was retired by its final checkpoint at %d lines; it goes on as %q, signed by %s+%08x%s\n",
+		segment, h.N-lead, h.NextOrigin, next.Name(), next.KeyHash(), in)
 }
 
 // reportProofs prints which checkpoint holds each recorded segment read.

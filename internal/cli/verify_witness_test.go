@@ -51,6 +51,7 @@ func witnessedFixture(t *testing.T) (path, keyPath, pubPath string, wkeys []stri
 	require.NoError(t, sealer.Seal(context.Background(), path))
 	appendFlocked(t, path, canonLines(s4, f4))
 	require.NoError(t, sealer.Seal(context.Background(), path))
+	require.NoError(t, sealer.Close(context.Background())) // the collector stopped
 	return path, keyPath, pubPath, wkeys, fakes
 }
 

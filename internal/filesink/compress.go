@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/metrics"
 
 	"github.com/klauspost/compress/zstd"
 
@@ -17,9 +18,13 @@ import (
 const (
 	// compressReadSize is the read buffer: one read(2) per MB of segment.
 	compressReadSize = 1 << 20
-	// compressYieldEvery is how much is compressed between two yields
-	// to the writers (tens of microseconds of work).
-	compressYieldEvery = 32 << 10
+	// compressPiece is how much is fed to the encoder between two looks
+	// at the run queue: one zstd block, about a millisecond of work.
+	compressPiece = 128 << 10
+	// compressYieldEvery is how much is compressed, at most, between two
+	// yields, so the garbage collector's workers, which no run queue
+	// shows, get this processor every few milliseconds.
+	compressYieldEvery = compressReadSize
 	// writeBehindChunk is how much compressed output is written before its
 	// writeback is started; the piece before it is waited for then.
 	writeBehindChunk = 512 << 10
@@ -27,9 +32,12 @@ const (
 
 // compressor writes closed segments as zstd frames, cheaply and behind the
 // writers: the fastest level on one goroutine, one encoder and one buffer
-// reused from segment to segment, and a yield every few kilobytes, so a
-// writer back from write(2) or fdatasync(2) gets the processor at once
-// instead of after the scheduler's time slice. It stays behind the
+// reused from segment to segment. After each block it yields if a
+// goroutine waits for a processor, so a writer back from write(2) or
+// fdatasync(2) gets one at once instead of after the scheduler's time
+// slice, and otherwise once per megabyte only: each yield from a locked
+// thread hands the processor to another thread and back, two thread
+// switches that land on the writers' cores too. It stays behind the
 // writers on the processor and the disk: its thread runs at a higher nice
 // value, the compressed file is written back a piece at a time (so its fsync is
 // short and the compressor waits for the disk, not the writers), and the
@@ -38,6 +46,24 @@ const (
 type compressor struct {
 	enc *zstd.Encoder
 	buf []byte
+	rq  runQueue
+}
+
+// runQueue reads how many goroutines wait for a processor (a look costs
+// about 0.1 µs). The zero value is ready.
+type runQueue struct {
+	sample []metrics.Sample
+}
+
+// waiting reports whether a goroutine is runnable but not running; true
+// when the runtime does not say.
+func (q *runQueue) waiting() bool {
+	if q.sample == nil {
+		q.sample = []metrics.Sample{{Name: "/sched/goroutines/runnable:goroutines"}}
+	}
+	metrics.Read(q.sample)
+	v := q.sample[0].Value
+	return v.Kind() != metrics.KindUint64 || v.Uint64() > 0
 }
 
 // writeBehind writes to f and keeps its writeback a chunk behind.
@@ -114,7 +140,8 @@ func (c *compressor) writeHere(ctx context.Context, in io.Reader, dst string) (e
 	return fsutil.SyncDir(filepath.Dir(dst))
 }
 
-// copy feeds in to the encoder, yielding between small pieces.
+// copy feeds in to the encoder a block at a time, yielding between
+// blocks when another goroutine waits, and once per read at least.
 func (c *compressor) copy(ctx context.Context, in io.Reader) error {
 	f, _ := in.(*os.File)
 	for off := int64(0); ; {
@@ -126,11 +153,13 @@ func (c *compressor) copy(ctx context.Context, in io.Reader) error {
 			dropCache(f.Fd(), off, int64(n))
 			off += int64(n)
 		}
-		for i := 0; i < n; i += compressYieldEvery {
-			if _, err := c.enc.Write(c.buf[i:min(i+compressYieldEvery, n)]); err != nil {
+		for i := 0; i < n; i += compressPiece {
+			if _, err := c.enc.Write(c.buf[i:min(i+compressPiece, n)]); err != nil {
 				return err
 			}
-			runtime.Gosched()
+			if end := i + compressPiece; end%compressYieldEvery == 0 || c.rq.waiting() {
+				runtime.Gosched()
+			}
 		}
 		switch {
 		case errors.Is(rerr, io.EOF), errors.Is(rerr, io.ErrUnexpectedEOF):

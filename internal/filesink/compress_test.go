@@ -5,6 +5,8 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"runtime"
+	"runtime/metrics"
 	"testing"
 
 	"github.com/klauspost/compress/zstd"
@@ -47,5 +49,29 @@ func TestCompressFileWriteBehind(t *testing.T) {
 	}
 	if _, err := os.Lstat(dst + tmpSuffix); !os.IsNotExist(err) {
 		t.Fatalf("temp file left behind: %v", err)
+	}
+}
+
+func TestRunQueueSeesAWaitingGoroutine(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	var q runQueue
+	// A goroutine started here is runnable, not running: this one holds
+	// the only processor. A garbage collection starting in between can
+	// let it run first, so a few tries are allowed.
+	seen := false
+	for range 20 {
+		ran := make(chan struct{})
+		go close(ran)
+		seen = q.waiting()
+		<-ran
+		if seen {
+			break
+		}
+	}
+	if !seen {
+		t.Error("waiting() = false with a goroutine ready to run, 20 times")
+	}
+	if k := q.sample[0].Value.Kind(); k != metrics.KindUint64 {
+		t.Errorf("runnable goroutines metric has kind %v: the compressor would yield after every block", k)
 	}
 }

@@ -64,6 +64,8 @@ type Rotation struct {
 	now      func() time.Time
 	grace    time.Duration
 	idlePoll time.Duration
+	// birth, when set, stands in for the file system's creation time.
+	birth func(*os.File) (time.Time, bool)
 }
 
 // idleWait bounds the interval timer's next wait: never a busy loop, and
@@ -100,6 +102,30 @@ func (r *Rotation) clock() time.Time {
 		return r.now()
 	}
 	return time.Now()
+}
+
+// segmentBegan is when the segment in f began: now for an empty file,
+// otherwise the file's creation time, since each segment is a file created
+// by rotation. Counting from the open instead would let a collector that
+// restarts (or a templated file evicted and reopened) more often than the
+// interval never rotate.
+func (r *Rotation) segmentBegan(f *os.File, size int64) time.Time {
+	now := r.clock()
+	birth := r.birth
+	if birth == nil {
+		if r.now != nil {
+			return now // a test's clock has no file birth times
+		}
+		birth = fileBirth
+	}
+	if size == 0 {
+		return now
+	}
+	b, ok := birth(f)
+	if !ok || b.After(now) {
+		return now
+	}
+	return b
 }
 
 func (r *Rotation) fail(path string, err error) {

@@ -317,7 +317,7 @@ func (s *Sink) acquire(ctx context.Context, path string) (*openFile, error) {
 		if of.err == nil {
 			s.countOpen()
 			if s.rot != nil {
-				of.since = s.rot.clock()
+				of.since = s.rot.segmentBegan(of.f, of.ident.Size())
 				s.maint.schedule(path)
 			}
 		} else {

@@ -43,6 +43,9 @@ type fileLog struct {
 	// ownTear is the sidecar offset where an append of ours failed and
 	// could not be cut back (-1: none): a torn record there is ours.
 	ownTear int64
+	// owner is the path's owner lock, held from the first seal until the
+	// sealer closes or forgets the file.
+	owner *OwnerLock
 
 	// broken is the tampering found; the file is not sealed again in this
 	// process.

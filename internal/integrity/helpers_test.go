@@ -52,9 +52,12 @@ func lines(from, to int) string {
 	return s
 }
 
+// newSealer returns a sealer that takes no owner lock: the tests let one
+// go without Close to stand for a process that crashed, whose locks the
+// kernel lets go (owner_test.go tests the lock).
 func newSealer(t testing.TB, k *Keys) *Sealer {
 	t.Helper()
-	s, err := NewSealer(Settings{Keys: k, Interval: 1e9})
+	s, err := NewSealer(Settings{Keys: k, Interval: 1e9, CallerOwns: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +69,7 @@ func newSealer(t testing.TB, k *Keys) *Sealer {
 func observedSealer(t testing.TB, k *Keys, level zapcore.Level) (*Sealer, *observer.ObservedLogs) {
 	t.Helper()
 	core, logs := observer.New(level)
-	s, err := NewSealer(Settings{Keys: k, Interval: 1e9, Logger: zap.New(core)})
+	s, err := NewSealer(Settings{Keys: k, Interval: 1e9, Logger: zap.New(core), CallerOwns: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -55,15 +55,24 @@ func forgotten(t *testing.T, s *Sealer, dir string, files, n int) []string {
 // in the number of files (maxIdleLogs idle ones), and forgetting a file
 // loses nothing: sealed again, it is checked whole against its store, so
 // lines appended meanwhile are sealed and a line changed meanwhile is found.
+// A forgotten file's owner lock is let go with it.
 func TestSealerForgetsIdleFilesNotTheirHistory(t *testing.T) {
 	k, pub := testKeys(t, "test")
-	s := newSealer(t, k)
+	s, _ := lockingSealer(t, k)
 	const perRound = 100
 	const files = maxIdleLogs + 2*perRound
 	dir := t.TempDir()
 	sealRounds(t, s, dir, files, perRound)
 	f := forgotten(t, s, dir, files, 2)
 	grown, tampered := f[0], f[1]
+	o, err := LockLog(grown)
+	if err != nil {
+		t.Fatalf("LockLog of a forgotten file = %v", err)
+	}
+	o.Release()
+	if _, err := LockLog(sessionFile(dir, files-1)); !errors.Is(err, ErrLogOwned) {
+		t.Fatalf("LockLog of a remembered file = %v, want ErrLogOwned", err)
+	}
 
 	appendLocked(t, grown, lines(4, 5))
 	s.Wrote(grown, 2)
@@ -76,8 +85,15 @@ func TestSealerForgetsIdleFilesNotTheirHistory(t *testing.T) {
 
 	rewrite(t, tampered, `{"n":2}`, `{"n":7}`)
 	s.Wrote(tampered, 0)
-	err := s.SealPending(bg)
+	err = s.SealPending(bg)
 	if !errors.Is(err, ErrTampered) || !strings.Contains(err.Error(), "line 2 differs") {
 		t.Fatalf("SealPending after a forgotten file was changed = %v, want tampering at line 2", err)
 	}
+	if err := s.Close(bg); err != nil {
+		t.Fatal(err)
+	}
+	if o, err = LockLog(sessionFile(dir, files-1)); err != nil {
+		t.Fatalf("LockLog after Close = %v", err)
+	}
+	o.Release()
 }

@@ -36,8 +36,15 @@ type Rebuilt struct {
 // checkpoint's size must have its root. Lines after the newest checkpoint
 // are kept, for the collector to seal. The store is written to a temporary
 // file and renamed into place only once everything matched. Run it while
-// the collector is stopped: a running sealer appends to the store.
+// the collector is stopped: a running sealer appends to the store, so the
+// path's owner lock is taken first, and an error wrapping ErrLogOwned
+// returned while a sealer holds it.
 func RebuildStore(ctx context.Context, path string, v note.Verifier) (Rebuilt, error) {
+	owner, err := LockLog(path)
+	if err != nil {
+		return Rebuilt{}, err
+	}
+	defer owner.Release()
 	cps, err := readSignedCheckpoints(path, v)
 	if err != nil {
 		return Rebuilt{}, err

@@ -36,6 +36,10 @@ type Settings struct {
 	// checkpoints' origin (see originOf): a path template's literal
 	// directory. Empty: by file name.
 	OriginBase string
+	// CallerOwns: the caller holds the owner lock of every path it seals
+	// (LockLog), as a `sandboxaudit log` command does; the sealer takes
+	// none itself.
+	CallerOwns bool
 }
 
 // Sealer keeps the Merkle trees and checkpoints of the audit files a file
@@ -138,14 +142,22 @@ func (s *Sealer) loop() {
 }
 
 // Close stops the loop and seals what was written since the last round, so
-// a clean shutdown always leaves a checkpoint over the whole file.
+// a clean shutdown always leaves a checkpoint over the whole file, then
+// lets the owner locks go.
 func (s *Sealer) Close(ctx context.Context) error {
 	if s.stop != nil {
 		close(s.stop)
 		<-s.done
 		s.stop = nil
 	}
-	return s.SealPending(ctx)
+	err := s.SealPending(ctx)
+	s.sealMu.Lock()
+	defer s.sealMu.Unlock()
+	for _, l := range s.logs {
+		l.owner.Release()
+		l.owner = nil
+	}
+	return err
 }
 
 // SealPending seals every file written since the last round and returns
@@ -189,6 +201,13 @@ func (s *Sealer) sealPath(ctx context.Context, path string) error {
 		return err
 	}
 	l := s.logFor(path)
+	if err := s.own(l); err != nil {
+		if err.Error() != l.lastErr {
+			s.set.Logger.Error("integrity: file not sealed", zap.String("path", path), zap.Error(err))
+		}
+		l.lastErr = err.Error()
+		return err
+	}
 	wasBroken := l.broken != nil
 	res, err := l.seal(ctx)
 	for _, r := range res.repaired {
@@ -257,7 +276,30 @@ func (s *Sealer) forgetIdle(keep map[string]int64) {
 			return
 		}
 		if _, ok := keep[path]; !ok && l.broken == nil {
+			l.owner.Release()
 			delete(s.logs, path)
 		}
 	}
+}
+
+// own takes the owner lock of l's path unless held already (or left to
+// the caller); called with sealMu held. A file system without flock is
+// warned about once and sealed without it.
+func (s *Sealer) own(l *fileLog) error {
+	if s.set.CallerOwns || l.owner != nil {
+		return nil
+	}
+	o, err := lockLogMkdir(l.path)
+	if err != nil {
+		if errors.Is(err, ErrLogOwned) {
+			return fmt.Errorf("integrity: %w; a log has one sealer: stop the other collector, or give this exporter another file.path", err)
+		}
+		return fmt.Errorf("integrity: %w", err)
+	}
+	if o.Unsupported {
+		s.set.Logger.Warn("integrity: the file system has no flock: nothing keeps a second collector from sealing this log",
+			zap.String("path", l.path), zap.String("lock", OwnerLockPath(l.path)))
+	}
+	l.owner = o
+	return nil
 }

@@ -25,6 +25,9 @@ var ErrNoHistory = errors.New("the audit file holds lines but has no signed hist
 // anything is refused with ErrNoHistory instead of being sealed as a new
 // log.
 func (s *Sealer) SealAtStart(ctx context.Context, path string) error {
+	if err := s.ownAtStart(path); err != nil {
+		return err
+	}
 	err := CheckHistory(path)
 	if err == nil {
 		err = s.checkSegmentsAtStart(path)
@@ -35,6 +38,20 @@ func (s *Sealer) SealAtStart(ctx context.Context, path string) error {
 		return err
 	}
 	return s.Seal(ctx, path)
+}
+
+// ownAtStart takes the path's owner lock before anything is read, so
+// that a second collector on the path is refused for that reason alone.
+func (s *Sealer) ownAtStart(path string) error {
+	s.sealMu.Lock()
+	defer s.sealMu.Unlock()
+	l := s.logFor(path)
+	err := s.own(l)
+	if err != nil {
+		s.set.Logger.Error("integrity: file not sealed", zap.String("path", path), zap.Error(err))
+		l.lastErr = err.Error()
+	}
+	return err
 }
 
 // checkSegmentsAtStart reads the path's signed segment records. Records
@@ -120,6 +137,9 @@ func (s *Sealer) Retire(path string, seg filesink.Segment) error {
 	l := s.logFor(path)
 	if l.broken != nil {
 		return l.broken
+	}
+	if err := s.own(l); err != nil {
+		return err
 	}
 	if err := l.retire(seg); err != nil {
 		return err

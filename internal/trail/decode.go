@@ -63,9 +63,13 @@ func decodeLine(line []byte, r *rec, e *decoded, keepLine bool, grep [2][]byte, 
 	}
 	r.what = "" // set by the caller when the sort needs it
 	r.ev.Exit = ""
+	r.at[strExit] = 0
 	if r.phase == 1 {
-		if v := topField(r.data, "exit_code"); v != nil && string(v) != "null" {
-			r.ev.Exit = view(v)
+		if from, to, ok := topFieldAt(r.data, "exit_code"); ok && string(r.data[from:to]) != "null" {
+			r.ev.Exit = view(r.data[from:to])
+			if r.dataAt > 0 {
+				r.at[strExit] = r.dataAt + from
+			}
 		}
 	}
 	r.ev.hash = maphash.Bytes(seed, text)
@@ -94,6 +98,11 @@ func scanLine(text []byte, r *rec, f *auditevent.LineFields) bool {
 		r.phase = 1
 	}
 	r.spanID, r.traceID, r.op, r.data = view(f.SpanID), view(f.TraceID), f.Op, f.Data
+	r.at = [numStrings]int{strTS: f.TSAt + 1, strSpanID: f.SpanIDAt + 1}
+	if f.TraceID != nil {
+		r.at[strTraceID] = f.TraceIDAt + 1
+	}
+	r.dataAt = f.DataAt + 1
 	r.ev = Event{Seq: f.Seq, TS: view(f.TS), TSMicros: f.TSMicros, OK: f.OK, DurationMS: f.DurationMS, ErrorCode: f.ErrorCode}
 	return true
 }
@@ -109,6 +118,7 @@ func fullLine(text []byte, r *rec, e *auditevent.Event) error {
 		r.phase = 1
 	}
 	r.spanID, r.traceID, r.op, r.data = e.SpanID, "", e.Op, e.Data.Bytes()
+	r.at, r.dataAt = [numStrings]int{}, 0 // the decoded text is not the line's
 	if e.TraceID != nil {
 		r.traceID = *e.TraceID
 	}
@@ -142,33 +152,41 @@ func appendWhat(dst, d []byte) []byte {
 // (keys sorted, no whitespace), or nil. Keys are compared unescaped only
 // when they hold no escape, which the keys looked for never do.
 func topField(d []byte, key string) []byte {
+	if from, to, ok := topFieldAt(d, key); ok {
+		return d[from:to]
+	}
+	return nil
+}
+
+// topFieldAt is where topField's value sits in d.
+func topFieldAt(d []byte, key string) (from, to int, ok bool) {
 	if len(d) < 2 || d[0] != '{' {
-		return nil
+		return 0, 0, false
 	}
 	i := 1
 	for i < len(d) && d[i] == '"' {
 		kEnd := stringEnd(d, i)
 		if kEnd < 0 || kEnd+1 >= len(d) || d[kEnd+1] != ':' {
-			return nil
+			return 0, 0, false
 		}
 		k := d[i+1 : kEnd]
 		vStart := kEnd + 2
 		vEnd := valueEnd(d, vStart)
 		if vEnd < 0 {
-			return nil
+			return 0, 0, false
 		}
 		if string(k) == key {
-			return d[vStart:vEnd]
+			return vStart, vEnd, true
 		}
 		if string(k) > key {
-			return nil // sorted: it is not there
+			return 0, 0, false // sorted: it is not there
 		}
 		i = vEnd
 		if i < len(d) && d[i] == ',' {
 			i++
 		}
 	}
-	return nil
+	return 0, 0, false
 }
 
 // stringEnd is the index of the quote closing the string opened at i.

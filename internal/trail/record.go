@@ -11,8 +11,13 @@ import (
 // merged stream is never decoded again.
 //
 //	key:  session(16) opSeq(8) spanHash(8) phase(1) seq(8) order(8)
-//	body: flags(1) tsMicros(8) duration(8) lineHash(8) then uvarint-prefixed strings
-//	      ts, op, spanID, traceID, errorCode, exit, what, eventID, line
+//	body: flags(1) tsMicros(8) duration(8) lineHash(8), the uvarint-prefixed
+//	      line, then the strings ts, op, spanID, traceID, errorCode, exit,
+//	      what, eventID
+//
+// A string is uvarint(len<<1|inLine): with inLine set, the uvarint position
+// of the same bytes in the line follows, else the bytes. With the line kept,
+// most strings are text of it, so the record carries them once.
 //
 // opSeq is the seq of the operation's start (a finish takes it from its
 // start), so an operation's two events sort side by side at the start's
@@ -71,6 +76,19 @@ func (o *Op) First() *Event {
 	return o.Finish
 }
 
+// The record's strings, in their order.
+const (
+	strTS = iota
+	strOp
+	strSpanID
+	strTraceID
+	strErrorCode
+	strExit
+	strWhat
+	strEventID
+	numStrings
+)
+
 // rec is a record's fields before encoding.
 type rec struct {
 	session  [16]byte
@@ -83,7 +101,11 @@ type rec struct {
 	op       string
 	what     string
 	data     []byte // the canonical data object, while the line is read
-	ev       Event
+	// at holds where each string sits in the line (ev.Line), plus one; 0
+	// when it is not known to be text of the line. dataAt is data's.
+	at     [numStrings]int
+	dataAt int
+	ev     Event
 }
 
 // orderOf packs a source index and a line number into the key's last field.
@@ -113,12 +135,19 @@ func appendRec(dst []byte, r *rec) []byte {
 	dst = binary.BigEndian.AppendUint64(dst, uint64(r.ev.TSMicros))
 	dst = binary.BigEndian.AppendUint64(dst, math.Float64bits(r.ev.DurationMS))
 	dst = binary.BigEndian.AppendUint64(dst, r.ev.hash)
-	for _, s := range [...]string{r.ev.TS, r.op, r.spanID, r.traceID, r.ev.ErrorCode, r.ev.Exit, r.what, r.ev.EventID} {
-		dst = binary.AppendUvarint(dst, uint64(len(s)))
+	line := r.ev.Line
+	dst = binary.AppendUvarint(dst, uint64(len(line)))
+	dst = append(dst, line...)
+	for i, s := range [numStrings]string{r.ev.TS, r.op, r.spanID, r.traceID, r.ev.ErrorCode, r.ev.Exit, r.what, r.ev.EventID} {
+		if at := r.at[i] - 1; at >= 0 && len(s) > 0 && at+len(s) <= len(line) {
+			dst = binary.AppendUvarint(dst, uint64(len(s))<<1|1)
+			dst = binary.AppendUvarint(dst, uint64(at))
+			continue
+		}
+		dst = binary.AppendUvarint(dst, uint64(len(s))<<1)
 		dst = append(dst, s...)
 	}
-	dst = binary.AppendUvarint(dst, uint64(len(r.ev.Line)))
-	return append(dst, r.ev.Line...)
+	return dst
 }
 
 // decodeRec reads a record appendRec wrote into r. The strings are copied
@@ -140,18 +169,7 @@ func decodeRec(b []byte, r *rec) bool {
 	r.ev.TSMicros = int64(binary.BigEndian.Uint64(b[keyLen+1:]))
 	r.ev.DurationMS = math.Float64frombits(binary.BigEndian.Uint64(b[keyLen+9:]))
 	r.ev.hash = binary.BigEndian.Uint64(b[keyLen+17:])
-	b = b[keyLen+bodyFixed:]
-	for _, p := range [...]*string{&r.ev.TS, &r.op, &r.spanID, &r.traceID, &r.ev.ErrorCode, &r.ev.Exit, &r.what, &r.ev.EventID} {
-		s, rest, ok := cutBytes(b)
-		if !ok {
-			return false
-		}
-		if string(s) != *p {
-			*p = string(s)
-		}
-		b = rest
-	}
-	line, _, ok := cutBytes(b)
+	line, b, ok := cutBytes(b[keyLen+bodyFixed:])
 	if !ok {
 		return false
 	}
@@ -159,7 +177,38 @@ func decodeRec(b []byte, r *rec) bool {
 	if len(line) > 0 {
 		r.ev.Line = line
 	}
+	for _, p := range [numStrings]*string{&r.ev.TS, &r.op, &r.spanID, &r.traceID, &r.ev.ErrorCode, &r.ev.Exit, &r.what, &r.ev.EventID} {
+		var s []byte
+		if s, b, ok = cutString(b, line); !ok {
+			return false
+		}
+		if string(s) != *p {
+			*p = string(s)
+		}
+	}
 	return true
+}
+
+// cutString reads one string appendRec wrote: its bytes in b, or its
+// position in line.
+func cutString(b, line []byte) (s, rest []byte, ok bool) {
+	n, k := binary.Uvarint(b)
+	if k <= 0 {
+		return nil, nil, false
+	}
+	b = b[k:]
+	size := n >> 1
+	if n&1 == 0 {
+		if uint64(len(b)) < size {
+			return nil, nil, false
+		}
+		return b[:size], b[size:], true
+	}
+	at, k := binary.Uvarint(b)
+	if k <= 0 || at > uint64(len(line)) || uint64(len(line))-at < size {
+		return nil, nil, false
+	}
+	return line[at : at+size], b[k:], true
 }
 
 func cutBytes(b []byte) (s, rest []byte, ok bool) {

@@ -68,23 +68,71 @@ func (rw *runWriter) flush() error {
 	return nil
 }
 
-// run reads one spilled run back, a block at a time, or the sorted arena
-// kept in memory (arena and spans set); cur is a view of the block or the
-// arena, valid until the next call of next.
+// run reads one spilled run back, or the sorted arena kept in memory
+// (arena and spans set); cur is a view of a block or of the arena, valid
+// until the next call of next. A spilled run's blocks are read and
+// decompressed ahead by a goroutine of its own (see prefetch), so that the
+// merge, which is otherwise one core's work, does not do it too.
 type run struct {
-	r     *bufio.Reader
-	comp  []byte
-	block []byte
-	pos   int
-	cur   []byte
-	arena []byte
-	spans []span
+	blocks <-chan readBlock // decompressed blocks in order; nil for the arena
+	free   chan<- []byte    // blocks the merge is done with
+	ended  bool
+	block  []byte
+	pos    int
+	cur    []byte
+	arena  []byte
+	spans  []span
 }
 
-func newRun(r io.Reader) *run { return &run{r: bufio.NewReaderSize(r, 32<<10)} }
+// readBlock is one block read ahead, or the end (b nil) with its error.
+type readBlock struct {
+	b   []byte
+	err error
+}
+
+// runBuffers is how many blocks a run holds: the one being merged and the
+// one read ahead.
+const runBuffers = 2
+
+// newRun starts reading r ahead; the reading stops at its end, on an
+// error, or when stop closes, and then calls done.
+func newRun(r io.Reader, stop <-chan struct{}, done func()) *run {
+	blocks := make(chan readBlock, 1)
+	free := make(chan []byte, runBuffers)
+	for range runBuffers {
+		free <- nil
+	}
+	go prefetch(bufio.NewReaderSize(r, 32<<10), blocks, free, stop, done)
+	return &run{blocks: blocks, free: free}
+}
+
+func prefetch(br *bufio.Reader, blocks chan<- readBlock, free <-chan []byte, stop <-chan struct{}, done func()) {
+	defer done()
+	var comp []byte
+	for {
+		var buf []byte
+		select {
+		case buf = <-free:
+		case <-stop:
+			return
+		}
+		b, ok, err := readRunBlock(br, &comp, buf)
+		if !ok || err != nil {
+			b = nil
+		}
+		select {
+		case blocks <- readBlock{b: b, err: err}:
+		case <-stop:
+			return
+		}
+		if b == nil {
+			return
+		}
+	}
+}
 
 func (r *run) next() (bool, error) {
-	if r.r == nil {
+	if r.blocks == nil {
 		if len(r.spans) == 0 {
 			return false, nil
 		}
@@ -93,9 +141,17 @@ func (r *run) next() (bool, error) {
 		return true, nil
 	}
 	if r.pos >= len(r.block) {
-		ok, err := r.readBlock()
-		if !ok || err != nil {
-			return false, err
+		if r.ended {
+			return false, nil
+		}
+		if r.block != nil {
+			r.free <- r.block[:0] // never blocks: free has room for every buffer
+		}
+		rb := <-r.blocks
+		r.block, r.pos = rb.b, 0
+		if rb.b == nil {
+			r.ended = true
+			return false, rb.err
 		}
 	}
 	n, k := binary.Uvarint(r.block[r.pos:])
@@ -107,35 +163,35 @@ func (r *run) next() (bool, error) {
 	return true, nil
 }
 
-// readBlock reads and decompresses the next block; false at the end.
-func (r *run) readBlock() (bool, error) {
-	n, err := binary.ReadUvarint(r.r)
+// readRunBlock reads and decompresses the next block into buf, with comp
+// as room for the compressed bytes; false at the end.
+func readRunBlock(br *bufio.Reader, comp *[]byte, buf []byte) ([]byte, bool, error) {
+	n, err := binary.ReadUvarint(br)
 	if errors.Is(err, io.EOF) {
-		return false, nil
+		return nil, false, nil
 	}
 	if err != nil {
-		return false, fmt.Errorf("temporary sort file: %w", err)
+		return nil, false, fmt.Errorf("temporary sort file: %w", err)
 	}
 	if n > uint64(s2.MaxEncodedLen(maxRecordBytes+binary.MaxVarintLen64)) {
-		return false, errCorruptRun
+		return nil, false, errCorruptRun
 	}
-	if uint64(cap(r.comp)) < n {
-		r.comp = make([]byte, n)
+	if uint64(cap(*comp)) < n {
+		*comp = make([]byte, n)
 	}
-	r.comp = r.comp[:n]
-	if _, err := io.ReadFull(r.r, r.comp); err != nil {
-		return false, fmt.Errorf("temporary sort file: %w", err)
+	c := (*comp)[:n]
+	if _, err := io.ReadFull(br, c); err != nil {
+		return nil, false, fmt.Errorf("temporary sort file: %w", err)
 	}
-	size, err := s2.DecodedLen(r.comp)
+	size, err := s2.DecodedLen(c)
 	if err != nil {
-		return false, errCorruptRun
+		return nil, false, errCorruptRun
 	}
-	if cap(r.block) < size {
-		r.block = make([]byte, size)
+	if cap(buf) < size {
+		buf = make([]byte, size)
 	}
-	if r.block, err = s2.Decode(r.block[:cap(r.block)], r.comp); err != nil || len(r.block) == 0 {
-		return false, errCorruptRun
+	if buf, err = s2.Decode(buf[:cap(buf)], c); err != nil || len(buf) == 0 {
+		return nil, false, errCorruptRun
 	}
-	r.pos = 0
-	return true, nil
+	return buf, true, nil
 }

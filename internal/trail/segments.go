@@ -61,11 +61,11 @@ func Segments(dir string) ([]string, error) {
 	return out, nil
 }
 
-// IsSidecar reports whether a file holds integrity records or a
-// compression still being written, not audit lines.
+// IsSidecar reports whether a file holds integrity records, a sealer's
+// owner lock or a compression still being written, not audit lines.
 func IsSidecar(name string) bool {
 	for _, s := range []string{integrity.StoreSuffix, integrity.CheckpointsSuffix, integrity.SegmentsSuffix,
-		integrity.WitnessedSuffix, integrity.HandoverSuffix, filesink.ZstdSuffix + ".tmp"} {
+		integrity.WitnessedSuffix, integrity.HandoverSuffix, integrity.OwnerLockSuffix, filesink.ZstdSuffix + ".tmp"} {
 		if strings.HasSuffix(name, s) {
 			return true
 		}

@@ -10,32 +10,37 @@ import (
 	"io"
 	"os"
 	"slices"
+	"sync"
 )
 
 // sorter is an external merge sort of records: records gather in an arena
 // until it holds runBytes, then are sorted and spilled to a temporary file
 // (unlinked at once, so nothing is left behind); the runs are merged at the
 // end, the last arena from memory. A full arena is sorted and written by a
-// goroutine while the next one fills, so memory is two arenas plus one read
-// buffer per run.
+// goroutine while the next one fills; up to maxSpilling are written at once,
+// so that a slow write does not hold up the reading. Memory is
+// maxSpilling+1 arenas plus one read buffer per run.
 type sorter struct {
 	runBytes int
 	tmpDir   string
 	arena    []byte
 	spans    []span
-	// scratch serves one sort at a time: the spill being written, or the
-	// last arena's once no run was spilled.
+	// scratch serves the last arena's sort; each spill has its own.
 	scratch *sortScratch
 	runs    []*os.File
-	// spilling is the run being written, nil when none is.
-	spilling chan spilled
+	// spilling are the runs being written, oldest first.
+	spilling []chan spilled
 }
+
+// maxSpilling bounds the runs written at once.
+const maxSpilling = 2
 
 // spilled is a finished spill: its buffers, to fill again, and its error.
 type spilled struct {
-	arena []byte
-	spans []span
-	err   error
+	arena   []byte
+	spans   []span
+	scratch *sortScratch
+	err     error
 }
 
 // span is a record in the arena with its key's first 24 bytes (session and
@@ -197,9 +202,12 @@ func (s *sorter) sortArena() {
 // spill starts writing the arena, sorted, as one run, and gives the
 // arena of the run written before (if any) back to add.
 func (s *sorter) spill() error {
-	done, err := s.wait()
-	if err != nil {
-		return err
+	var done spilled
+	if len(s.spilling) == maxSpilling {
+		var err error
+		if done, err = s.waitOldest(); err != nil {
+			return err
+		}
 	}
 	f, err := os.CreateTemp(s.tmpDir, "sandboxaudit-sort-*")
 	if err != nil {
@@ -208,29 +216,41 @@ func (s *sorter) spill() error {
 	_ = os.Remove(f.Name()) // the open file stays readable; nothing to clean up later
 	s.runs = append(s.runs, f)
 	ch := make(chan spilled, 1)
-	s.spilling = ch
-	go func(arena []byte, spans []span, scratch *sortScratch) {
+	s.spilling = append(s.spilling, ch)
+	scratch := done.scratch
+	if scratch == nil {
+		scratch = &sortScratch{}
+	}
+	go func(arena []byte, spans []span) {
 		spans = scratch.sort(spans, arena)
-		ch <- spilled{arena: arena[:0], spans: spans[:0], err: writeRun(f, arena, spans)}
-	}(s.arena, s.spans, s.scratch)
+		ch <- spilled{arena: arena[:0], spans: spans[:0], scratch: scratch, err: writeRun(f, arena, spans)}
+	}(s.arena, s.spans)
 	n := len(s.spans)
 	s.arena, s.spans = done.arena, done.spans
 	if s.arena == nil {
-		// The trail fills more than one arena: the second is made full
-		// size at once rather than grown.
+		// The trail fills more than one arena: the next ones are made
+		// full size at once rather than grown.
 		s.arena, s.spans = make([]byte, 0, s.runBytes), make([]span, 0, n+n/8)
 	}
 	return nil
 }
 
-// wait waits for the run being written, if any.
-func (s *sorter) wait() (spilled, error) {
-	if s.spilling == nil {
-		return spilled{}, nil
-	}
-	done := <-s.spilling
-	s.spilling = nil
+// waitOldest waits for the oldest run being written.
+func (s *sorter) waitOldest() (spilled, error) {
+	done := <-s.spilling[0]
+	s.spilling = s.spilling[1:]
 	return done, done.err
+}
+
+// wait waits for every run being written.
+func (s *sorter) wait() error {
+	var errs []error
+	for len(s.spilling) > 0 {
+		if _, err := s.waitOldest(); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // writeRun writes one arena's records, sorted, to f, then rewinds f.
@@ -261,7 +281,7 @@ func (s *sorter) each(fn func([]byte) error) error {
 		}
 		return nil
 	}
-	if _, err := s.wait(); err != nil {
+	if err := s.wait(); err != nil {
 		return err
 	}
 	h := make(runHeap, 0, len(s.runs)+1)
@@ -274,8 +294,15 @@ func (s *sorter) each(fn func([]byte) error) error {
 			h = append(h, r)
 		}
 	}
+	stop := make(chan struct{})
+	var reading sync.WaitGroup
+	defer func() {
+		close(stop)
+		reading.Wait() // before close shuts the files
+	}()
 	for _, f := range s.runs {
-		r := newRun(f)
+		reading.Add(1)
+		r := newRun(f, stop, reading.Done)
 		ok, err := r.next()
 		if err != nil {
 			return err
@@ -379,7 +406,7 @@ func mergeInto(h runHeap, full chan<- *mergeBatch, free <-chan *mergeBatch, stop
 }
 
 func (s *sorter) close() {
-	_, _ = s.wait() // a run still being written is dropped with the rest
+	_ = s.wait() // a run still being written is dropped with the rest
 	for _, f := range s.runs {
 		_ = f.Close()
 	}

@@ -1,0 +1,35 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/sandboxaudit/sandboxaudit/internal/integrity"
+)
+
+// lockLog takes the owner lock of path for a command that writes its
+// sidecars, or prints why not: a collector sealing the log would go on
+// appending to the sidecars the command rewrites. ok false means refused
+// (exit status exitProblems).
+func lockLog(cmd, path string, stderr io.Writer) (*integrity.OwnerLock, bool) {
+	owner, err := integrity.LockLog(path)
+	if err != nil {
+		printOwnerRefusal(cmd, path, err, stderr)
+		return nil, false
+	}
+	if owner.Unsupported {
+		_, _ = fmt.Fprintf(stderr, "%s: the file system has no flock: make sure no collector is sealing %s\n", cmd, path)
+	}
+	return owner, true
+}
+
+// printOwnerRefusal words an owner lock error for the command line.
+func printOwnerRefusal(cmd, path string, err error, stderr io.Writer) {
+	if errors.Is(err, integrity.ErrLogOwned) {
+		_, _ = fmt.Fprintf(stderr, "%s: a collector is sealing %s (it holds %s); stop it first. Nothing was written\n",
+			cmd, path, integrity.OwnerLockPath(path))
+		return
+	}
+	_, _ = fmt.Fprintf(stderr, "%s: %v\n", cmd, err)
+}

@@ -1,0 +1,10 @@
+//go:build !linux
+
+package filesink
+
+import (
+	"os"
+	"time"
+)
+
+func fileBirth(*os.File) (time.Time, bool) { return time.Time{}, false }

@@ -1,0 +1,167 @@
+package integrity
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+	"go.uber.org/zap/zaptest/observer"
+
+	"github.com/sandboxaudit/sandboxaudit/internal/filesink"
+)
+
+// lockingSealer is a sealer that takes owner locks, as the collector's
+// does, with its ERROR entries kept.
+func lockingSealer(t *testing.T, k *Keys) (*Sealer, *observer.ObservedLogs) {
+	t.Helper()
+	core, logs := observer.New(zapcore.WarnLevel)
+	s, err := NewSealer(Settings{Keys: k, Interval: 1e9, Logger: zap.New(core)})
+	require.NoError(t, err)
+	return s, logs
+}
+
+func TestOneSealerPerLog(t *testing.T) {
+	k, pub := testKeys(t, "test")
+	path := auditPath(t)
+	appendLocked(t, path, lines(1, 4))
+	first, _ := lockingSealer(t, k)
+	require.NoError(t, first.Seal(bg, path))
+
+	second, logs := lockingSealer(t, k)
+	err := second.SealAtStart(bg, path)
+	require.ErrorIs(t, err, ErrLogOwned)
+	require.ErrorContains(t, err, path+": another collector")
+	require.ErrorContains(t, err, "it holds "+OwnerLockPath(path))
+	errs := logs.FilterLevelExact(zapcore.ErrorLevel).All()
+	require.Len(t, errs, 1)
+	require.Equal(t, path, errs[0].ContextMap()["path"])
+	// A later seal is refused too, and not logged again.
+	require.ErrorIs(t, second.Seal(bg, path), ErrLogOwned)
+	require.Len(t, logs.FilterLevelExact(zapcore.ErrorLevel).All(), 1)
+
+	// A writer that only appends lines is not held up by the lock.
+	appendLocked(t, path, lines(5, 6))
+	first.Wrote(path, 2)
+	require.NoError(t, first.Close(bg))
+
+	// Restarted: the lock is free again.
+	restarted, _ := lockingSealer(t, k)
+	require.NoError(t, restarted.SealAtStart(bg, path))
+	appendLocked(t, path, lines(7, 7))
+	restarted.Wrote(path, 1)
+	require.NoError(t, restarted.Close(bg))
+	res := check(t, path, pub)
+	require.Nil(t, res.Failure)
+	require.EqualValues(t, 7, res.Sealed)
+	require.NoError(t, second.Close(bg))
+}
+
+// Two sealers of one process (two exporters on one file) are two owners
+// too: flock belongs to the open file, not the process.
+func TestOwnerLockPerOpenFile(t *testing.T) {
+	path := auditPath(t)
+	a, err := LockLog(path)
+	require.NoError(t, err)
+	_, err = LockLog(path)
+	require.ErrorIs(t, err, ErrLogOwned)
+	a.Release()
+	a.Release() // twice is fine
+	b, err := LockLog(path)
+	require.NoError(t, err)
+	b.Release()
+}
+
+func TestOwnerLockFileIsPrivateAndNotFollowed(t *testing.T) {
+	k, _ := testKeys(t, "test")
+	path := auditPath(t)
+	appendLocked(t, path, lines(1, 2))
+	s, _ := lockingSealer(t, k)
+	require.NoError(t, s.Seal(bg, path))
+	fi, err := os.Lstat(OwnerLockPath(path))
+	require.NoError(t, err)
+	require.True(t, fi.Mode().IsRegular())
+	require.Equal(t, os.FileMode(0o600), fi.Mode().Perm())
+	require.NoError(t, s.Close(bg))
+
+	// A symbolic link planted in the lock's place is refused, its target
+	// neither created nor opened.
+	other := auditPath(t)
+	appendLocked(t, other, lines(1, 2))
+	target := filepath.Join(t.TempDir(), "elsewhere")
+	require.NoError(t, os.Symlink(target, OwnerLockPath(other)))
+	s, _ = lockingSealer(t, k)
+	err = s.Seal(bg, other)
+	require.ErrorContains(t, err, OwnerLockPath(other)+" is a symbolic link (not followed)")
+	_, err = os.Lstat(target)
+	require.ErrorIs(t, err, os.ErrNotExist)
+	_, err = os.Lstat(CheckpointsPath(other))
+	require.ErrorIs(t, err, os.ErrNotExist, "nothing sealed")
+	require.NoError(t, s.Close(bg))
+}
+
+// A sealer that starts before the file sink made the directory makes it,
+// as the sink would, to hold the lock from the start.
+func TestOwnerLockMakesTheDirectory(t *testing.T) {
+	k, _ := testKeys(t, "test")
+	path := filepath.Join(t.TempDir(), "new", "audit.jsonl")
+	s, _ := lockingSealer(t, k)
+	require.NoError(t, s.SealAtStart(bg, path))
+	fi, err := os.Stat(filepath.Dir(path))
+	require.NoError(t, err)
+	require.Equal(t, os.FileMode(0o700), fi.Mode().Perm())
+	_, err = LockLog(path)
+	require.ErrorIs(t, err, ErrLogOwned)
+	require.NoError(t, s.Close(bg))
+}
+
+func TestRebuildStoreRefusedWhileSealing(t *testing.T) {
+	path, pub, k := rotatedTrail(t, 40, true, 0)
+	v, err := LoadVerifierKey(pub)
+	require.NoError(t, err)
+	s, _ := lockingSealer(t, k)
+	require.NoError(t, s.SealAtStart(bg, path))
+	before, err := os.ReadFile(StorePath(path))
+	require.NoError(t, err)
+
+	_, err = RebuildStore(bg, path, v)
+	require.ErrorIs(t, err, ErrLogOwned)
+	after, err := os.ReadFile(StorePath(path))
+	require.NoError(t, err)
+	require.True(t, bytes.Equal(before, after), "the store was not touched")
+
+	require.NoError(t, s.Close(bg))
+	res, err := RebuildStore(bg, path, v)
+	require.NoError(t, err)
+	require.EqualValues(t, 40, res.Leaves)
+	// A rebuild holds the lock only while it runs.
+	o, err := LockLog(path)
+	require.NoError(t, err)
+	o.Release()
+}
+
+// Retention's record is written by the owner only: a sealer that does not
+// hold the lock refuses to sign one.
+func TestRetireNeedsTheOwnerLock(t *testing.T) {
+	path, _, k := rotatedTrail(t, 40, false, 0)
+	o, err := LockLog(path)
+	require.NoError(t, err)
+	defer o.Release()
+	s, _ := lockingSealer(t, k)
+	segs, err := filesink.Segments(path)
+	require.NoError(t, err)
+	require.NotEmpty(t, segs)
+	before, err := os.ReadFile(SegmentsPath(path))
+	require.NoError(t, err)
+	err = s.Retire(path, segs[0])
+	require.True(t, errors.Is(err, ErrLogOwned), "Retire = %v", err)
+	after, err := os.ReadFile(SegmentsPath(path))
+	require.NoError(t, err)
+	require.Equal(t, string(before), string(after), "no retention record")
+	require.False(t, strings.Contains(string(after), retentionHeader))
+}
