@@ -3,7 +3,6 @@ package auditevent
 import (
 	"bytes"
 	"encoding/binary"
-	"math/bits"
 	"slices"
 	"strings"
 
@@ -268,7 +267,7 @@ func canonicalMembers(b []byte, slots *[numFields]slot) bool {
 			key = b[i+1 : end]
 		}
 		if !known {
-			end = plainRun(b, i+1)
+			end = plainEnd(b, i+1)
 			if end >= len(b) || b[end] != '"' {
 				return false // an escaped key, or no closing quote
 			}
@@ -311,7 +310,7 @@ func canonicalMembers(b []byte, slots *[numFields]slot) bool {
 // at a time; plain reports such a string.
 func (c *canonChecker) plainOrValue(i int) (end int, plain, ok bool) {
 	if i < len(c.buf) && c.buf[i] == '"' {
-		if end := plainRun(c.buf, i+1); end < len(c.buf) && c.buf[end] == '"' {
+		if end := plainEnd(c.buf, i+1); end < len(c.buf) && c.buf[end] == '"' {
 			return end + 1, true, true
 		}
 	}
@@ -367,27 +366,6 @@ func knownAt(b []byte, i, next int) int {
 
 // tokenRoom is the longest member token sortedTokens holds.
 const tokenRoom = 24
-
-// plainRun is plainEnd eight bytes at a time, with safeRun's tests on
-// one load of each word (the last few bytes of b one at a time).
-func plainRun(b []byte, i int) int {
-	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	for ; i+8 <= len(b); i += 8 {
-		w := binary.LittleEndian.Uint64(b[i:])
-		quote, backslash := w^(ones*'"'), w^(ones*'\\')
-		special := (w - ones*0x20) & ^w
-		special |= (w + ones) | w
-		special |= (quote - ones) & ^quote
-		special |= (backslash - ones) & ^backslash
-		if special &= highs; special != 0 {
-			// Each test flags its byte exactly; a borrow or carry can
-			// only flag a byte above one already flagged, so the lowest
-			// flag is the first byte that is not plain.
-			return i + bits.TrailingZeros64(special)/8
-		}
-	}
-	return plainEnd(b, i)
-}
 
 // memberTokens[f] opens f's member: its quoted name and the colon.
 var memberTokens = func() (t [numFields]string) {

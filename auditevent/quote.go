@@ -1,6 +1,10 @@
 package auditevent
 
-import "unicode/utf8"
+import (
+	"encoding/binary"
+	"math/bits"
+	"unicode/utf8"
+)
 
 const hexDigits = "0123456789abcdef"
 
@@ -17,13 +21,34 @@ var safeASCII = func() (t [256]bool) {
 }()
 
 // plainEnd returns the index of the first byte of b at or after i that is
-// not safeASCII: the end of a run of plain string text, byte by byte (short
-// runs, the usual key or word, cost less so than through safeRun).
+// not safeASCII: the end of a run of plain string text. It reads eight
+// bytes at a time while eight remain, so a short key or word usually takes
+// one look.
 func plainEnd(b []byte, i int) int {
+	for i >= 0 && i+8 <= len(b) {
+		if m := unsafeBytes(binary.LittleEndian.Uint64(b[i:])); m != 0 {
+			return i + bits.TrailingZeros64(m)>>3
+		}
+		i += 8
+	}
 	for i < len(b) && safeASCII[b[i]] {
 		i++
 	}
 	return i
+}
+
+// unsafeBytes sets the high bit of each byte of w (eight bytes of text,
+// little-endian) that is not safeASCII: below 0x20, above 0x7E, '"' or
+// '\\'. The lowest bit set is exact, so it marks the first such byte: a
+// borrow or a carry leaves only a byte that is itself marked, so bits
+// above it may be wrong. A byte above 0x7F is marked by its own high bit,
+// which also covers the other tests' answers for such bytes.
+func unsafeBytes(w uint64) uint64 {
+	const ones = 0x0101010101010101
+	special := w | (w - ones*0x20) | (w + ones) // below 0x20 or above 0x7E
+	special |= (w ^ (ones * '"')) - ones
+	special |= (w ^ (ones * '\\')) - ones
+	return special & (ones * 0x80)
 }
 
 // appendQuoted appends s as a JSON string the way Python's
@@ -103,21 +128,14 @@ func appendQuotedBytes(dst []byte, b []byte) []byte {
 }
 
 // safeRun returns how many leading bytes of s are safeASCII, eight at a
-// time: quoting spends most of its time in runs of plain text. Each test is exact for whether any byte of the word
-// matches: below 0x20, above 0x7E, '"' or '\\'.
+// time: quoting spends most of its time in runs of plain text.
 func safeRun[T string | []byte](s T) int {
-	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	i := 0
 	for ; i+8 <= len(s); i += 8 {
 		w := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
 			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
-		quote, backslash := w^(ones*'"'), w^(ones*'\\')
-		special := (w - ones*0x20) & ^w // a byte below 0x20
-		special |= (w + ones) | w       // a byte above 0x7E
-		special |= (quote - ones) & ^quote
-		special |= (backslash - ones) & ^backslash
-		if special&highs != 0 {
-			break
+		if m := unsafeBytes(w); m != 0 {
+			return i + bits.TrailingZeros64(m)>>3
 		}
 	}
 	for i < len(s) && safeASCII[s[i]] {
