@@ -40,6 +40,20 @@ func runPosts(ctx context.Context, col *collector, ops int) (run, error) {
 	if err := post(); err != nil { // warm-up: the connection
 		return run{}, err
 	}
+	return timedOps(col, ops, func() (time.Duration, error) {
+		t0 := time.Now()
+		if err := post(); err != nil {
+			return 0, err
+		}
+		err := post()
+		return time.Since(t0), err
+	})
+}
+
+// timedOps runs op ops times and returns each one's duration (what op
+// says it took), the elapsed time, and the CPU time of this process and
+// of col's over the loop.
+func timedOps(col *collector, ops int, op func() (time.Duration, error)) (run, error) {
 	r := run{ops: ops, durations: make([]time.Duration, 0, ops)}
 	cpu0, err := col.col.CPU()
 	if err != nil {
@@ -48,14 +62,11 @@ func runPosts(ctx context.Context, col *collector, ops int) (run, error) {
 	self0 := selfCPU()
 	began := time.Now()
 	for range ops {
-		t0 := time.Now()
-		if err := post(); err != nil {
+		took, err := op()
+		if err != nil {
 			return run{}, err
 		}
-		if err := post(); err != nil {
-			return run{}, err
-		}
-		r.durations = append(r.durations, time.Since(t0))
+		r.durations = append(r.durations, took)
 	}
 	r.elapsed = time.Since(began)
 	r.clientCPU = selfCPU() - self0
@@ -84,14 +95,7 @@ func runRawPosts(col *collector, url string, ops int, gap time.Duration) (run, e
 	if err := client.Post(nil); err != nil { // warm-up
 		return run{}, err
 	}
-	r := run{ops: ops, durations: make([]time.Duration, 0, ops)}
-	cpu0, err := col.col.CPU()
-	if err != nil {
-		return run{}, err
-	}
-	self0 := selfCPU()
-	began := time.Now()
-	for range ops {
+	return timedOps(col, ops, func() (time.Duration, error) {
 		var took time.Duration
 		for range 2 {
 			if gap > 0 {
@@ -99,18 +103,10 @@ func runRawPosts(col *collector, url string, ops int, gap time.Duration) (run, e
 			}
 			t0 := time.Now()
 			if err := client.Post(nil); err != nil {
-				return run{}, err
+				return 0, err
 			}
 			took += time.Since(t0)
 		}
-		r.durations = append(r.durations, took)
-	}
-	r.elapsed = time.Since(began)
-	r.clientCPU = selfCPU() - self0
-	cpu1, err := col.col.CPU()
-	if err != nil {
-		return run{}, err
-	}
-	r.collectorCPU = cpu1 - cpu0
-	return r, nil
+		return took, nil
+	})
 }
