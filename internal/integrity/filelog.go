@@ -113,7 +113,7 @@ func (l *fileLog) sealOnce(ctx context.Context) (sealResult, error) {
 
 	store, cut, err := openStore(StorePath(l.path), l.scratch)
 	if err != nil {
-		return res, fmt.Errorf("integrity: %s: %w", l.path, err)
+		return res, fmt.Errorf("%s: %w", l.path, err)
 	}
 	defer func() { _ = store.close() }()
 	if cut {
@@ -126,7 +126,7 @@ func (l *fileLog) sealOnce(ctx context.Context) (sealResult, error) {
 
 	cps, err := os.OpenFile(CheckpointsPath(l.path), os.O_RDWR|os.O_CREATE|os.O_APPEND|noFollow, 0o600)
 	if err != nil {
-		return res, fmt.Errorf("integrity: open checkpoints of %s: %w", l.path, err)
+		return res, fmt.Errorf("open checkpoints of %s: %w", l.path, err)
 	}
 	defer func() { _ = cps.Close() }()
 	if err := l.loadCheckpoints(cps, &res); err != nil {
@@ -149,7 +149,7 @@ func (l *fileLog) sealOnce(ctx context.Context) (sealResult, error) {
 		return res, l.finishWithoutActive(store, cps, &res)
 	}
 	if err != nil {
-		return res, fmt.Errorf("integrity: %w", err) // the *PathError names the file
+		return res, err // the *PathError names the file
 	}
 	defer func() { _ = audit.Close() }()
 
@@ -174,7 +174,7 @@ func (l *fileLog) sealOnce(ctx context.Context) (sealResult, error) {
 		return res, err
 	}
 	if err := store.flush(); err != nil {
-		return res, fmt.Errorf("integrity: %s: %w", l.path, err)
+		return res, fmt.Errorf("%s: %w", l.path, err)
 	}
 	if store.n > l.last.N || !l.hasLast && store.n > 0 {
 		if err := l.checkpoint(store, cps, &res); err != nil {
@@ -247,7 +247,7 @@ func (l *fileLog) lockedSize(ctx context.Context, audit *os.File) (size int64, t
 	defer unlock()
 	fi, err := audit.Stat()
 	if err != nil {
-		return 0, false, fmt.Errorf("integrity: %w", err)
+		return 0, false, err
 	}
 	st, ok := fi.Sys().(*syscall.Stat_t)
 	if ok && (uint64(st.Dev) != l.dev || st.Ino != l.ino) {
@@ -287,13 +287,13 @@ func (l *fileLog) lock(ctx context.Context, audit *os.File) (unlock func(), lock
 	case errors.Is(err, fsutil.ErrLockUnsupported):
 		return func() {}, false, nil
 	}
-	return nil, false, fmt.Errorf("integrity: lock %s: %w", l.path, err)
+	return nil, false, fmt.Errorf("lock %s: %w", l.path, err)
 }
 
 func endsTorn(audit *os.File, size int64) (bool, error) {
 	var last [1]byte
 	if _, err := audit.ReadAt(last[:], size-1); err != nil {
-		return false, fmt.Errorf("integrity: read tail: %w", err)
+		return false, fmt.Errorf("read tail: %w", err)
 	}
 	return last[0] != '\n', nil
 }
@@ -311,7 +311,7 @@ func (l *fileLog) closeTornTail(ctx context.Context, audit *os.File, size int64,
 	defer unlock()
 	fi, err := audit.Stat()
 	if err != nil {
-		return fmt.Errorf("integrity: %w", err)
+		return err
 	}
 	if fi.Size() != size {
 		return nil // a writer appended since, and closed it itself
@@ -320,7 +320,7 @@ func (l *fileLog) closeTornTail(ctx context.Context, audit *os.File, size int64,
 		return err
 	}
 	if _, err := audit.Write([]byte{'\n'}); err != nil {
-		return fmt.Errorf("integrity: close torn last line: %w", err)
+		return fmt.Errorf("close torn last line: %w", err)
 	}
 	res.repaired = append(res.repaired, "closed a torn last line with a newline")
 	return nil
@@ -332,7 +332,7 @@ func (l *fileLog) closeTornTail(ctx context.Context, audit *os.File, size int64,
 func (l *fileLog) loadCheckpoints(cps *os.File, res *sealResult) error {
 	fi, err := cps.Stat()
 	if err != nil {
-		return fmt.Errorf("integrity: stat checkpoints of %s: %w", l.path, err)
+		return fmt.Errorf("stat checkpoints of %s: %w", l.path, err)
 	}
 	if l.known && fi.Size() == l.cpSize {
 		return nil
@@ -356,7 +356,7 @@ func (l *fileLog) loadCheckpoints(cps *os.File, res *sealResult) error {
 		if errors.Is(err, ErrTornRecord) {
 			l.ownTear = -1
 			if err := cps.Truncate(nr.Offset()); err != nil {
-				return fmt.Errorf("integrity: cut torn checkpoint of %s: %w", l.path, err)
+				return fmt.Errorf("cut torn checkpoint of %s: %w", l.path, err)
 			}
 			res.repaired = append(res.repaired, "cut off a torn last checkpoint record")
 			break
@@ -482,7 +482,7 @@ func (l *fileLog) hashLines(r io.Reader, name string, store *hashStore) (int64, 
 		if errors.Is(err, ErrTampered) {
 			return 0, 0, err
 		}
-		return 0, 0, fmt.Errorf("integrity: hash %s: %w", name, err)
+		return 0, 0, fmt.Errorf("hash %s: %w", name, err)
 	}
 	if i < had && name != l.path {
 		return 0, 0, tampered(l.path, "the closed segment %s, which no segment record names, ends at line %d of the log, but %d lines were sealed: "+
@@ -520,7 +520,7 @@ func hashRange(f *os.File, from, to int64, lh *LeafHasher) error {
 		if errors.Is(err, ErrTampered) {
 			return err
 		}
-		return fmt.Errorf("integrity: hash %s: %w", f.Name(), err)
+		return fmt.Errorf("hash %s: %w", f.Name(), err)
 	}
 	return nil
 }
@@ -530,7 +530,7 @@ func hashRange(f *os.File, from, to int64, lh *LeafHasher) error {
 func (l *fileLog) checkpoint(store *hashStore, cps *os.File, res *sealResult) error {
 	root, err := tlog.TreeHash(store.n, store)
 	if err != nil {
-		return fmt.Errorf("integrity: %s: %w", l.path, err)
+		return fmt.Errorf("%s: %w", l.path, err)
 	}
 	if err := l.checkExtendsLast(store, root); err != nil {
 		return err
@@ -542,17 +542,17 @@ func (l *fileLog) checkpoint(store *hashStore, cps *os.File, res *sealResult) er
 	}
 	signed, err := SignCheckpoint(c, l.keys.Signer)
 	if err != nil {
-		return fmt.Errorf("integrity: %s: %w", l.path, err)
+		return fmt.Errorf("%s: %w", l.path, err)
 	}
 	if err := fsutil.Fdatasync(store.f); err != nil {
-		return fmt.Errorf("integrity: sync hash store of %s: %w", l.path, err)
+		return fmt.Errorf("sync hash store of %s: %w", l.path, err)
 	}
 	rec := AppendRecord(nil, signed)
 	if _, err := cps.Write(rec); err != nil {
-		return l.uncheckpoint(cps, fmt.Errorf("integrity: append checkpoint of %s: %w", l.path, err))
+		return l.uncheckpoint(cps, fmt.Errorf("append checkpoint of %s: %w", l.path, err))
 	}
 	if err := fsutil.Fdatasync(cps); err != nil {
-		return l.uncheckpoint(cps, fmt.Errorf("integrity: sync checkpoints of %s: %w", l.path, err))
+		return l.uncheckpoint(cps, fmt.Errorf("sync checkpoints of %s: %w", l.path, err))
 	}
 	l.cpSize += int64(len(rec))
 	l.last, l.hasLast = c, true
@@ -587,7 +587,7 @@ func (l *fileLog) checkExtendsLast(store *hashStore, root tlog.Hash) error {
 func (l *fileLog) uncheckpoint(cps *os.File, cause error) error {
 	if err := cps.Truncate(l.cpSize); err != nil {
 		l.ownTear = l.cpSize
-		return errors.Join(cause, fmt.Errorf("integrity: cut the failed checkpoint back: %w", err))
+		return errors.Join(cause, fmt.Errorf("cut the failed checkpoint back: %w", err))
 	}
 	return cause
 }

@@ -121,13 +121,13 @@ func (l *fileLog) startFromHandover(store *hashStore) error {
 	}
 	h, err := parsePendingHandover(l.path, signed, l.keys.Verifier)
 	if err != nil {
-		return fmt.Errorf("integrity: %w", err)
+		return err
 	}
 	if store.n > 0 {
 		// Hashes no checkpoint signs (the unsigned warning): derived data,
 		// hashed again from the file after the leaf.
 		if err := store.reset(); err != nil {
-			return fmt.Errorf("integrity: %s: %w", l.path, err)
+			return fmt.Errorf("%s: %w", l.path, err)
 		}
 	}
 	leaf := GenesisLeaf(signed)

@@ -163,7 +163,7 @@ func (s *Sealer) refuseRetired(path string) error {
 	}
 	st, rerr := ReadHandover(path, s.set.Keys.Verifier)
 	if rerr == nil && st.Final != nil {
-		err = fmt.Errorf("integrity: %s: %w (final checkpoint at %d lines; the log goes on as %q): "+
+		err = fmt.Errorf("%s: %w (final checkpoint at %d lines; the log goes on as %q): "+
 			"the collector does not sign a retired log", path, ErrRetired, st.Final.N, st.Final.NextOrigin)
 		s.set.Logger.Error("integrity: file not sealed", zap.String("path", path), zap.Error(err))
 	}

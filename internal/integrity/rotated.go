@@ -47,20 +47,20 @@ func (l *fileLog) loadSegmentLog(res *sealResult) error {
 		l.setFirst(0)
 		return nil
 	case err != nil:
-		return fmt.Errorf("integrity: %w", err)
+		return err
 	}
 	if l.segLog != nil && fi.Size() == l.segSize {
 		return nil
 	}
 	f, _, err := fsutil.OpenRegular(p, os.O_RDWR|noFollow, 0)
 	if err != nil {
-		return fmt.Errorf("integrity: %w", err)
+		return err
 	}
 	defer func() { _ = f.Close() }()
 	sl, err := ReadSegmentLog(f, l.keys.Verifier)
 	if errors.Is(err, ErrTornRecord) {
 		if terr := f.Truncate(sl.size); terr != nil {
-			return fmt.Errorf("integrity: cut torn segment record of %s: %w", l.path, terr)
+			return fmt.Errorf("cut torn segment record of %s: %w", l.path, terr)
 		}
 		res.repaired = append(res.repaired, "cut off a torn last segment record")
 		err = nil
@@ -143,7 +143,7 @@ func (l *fileLog) unrecorded() ([]filesink.Segment, error) {
 		if errors.Is(err, os.ErrNotExist) {
 			return nil, nil
 		}
-		return nil, fmt.Errorf("integrity: %w", err)
+		return nil, err
 	}
 	recorded := map[string]bool{}
 	for _, r := range l.segLog.Segments {
@@ -189,14 +189,14 @@ func (l *fileLog) sealSegment(ctx context.Context, seg filesink.Segment, store *
 	res.lines += store.n - had
 	start, err := compactRange(l.first, store)
 	if err != nil {
-		return fmt.Errorf("integrity: %s: %w", l.path, err)
+		return fmt.Errorf("%s: %w", l.path, err)
 	}
 	end, err := compactRange(last, store)
 	if err != nil {
-		return fmt.Errorf("integrity: %s: %w", l.path, err)
+		return fmt.Errorf("%s: %w", l.path, err)
 	}
 	if err := store.flush(); err != nil {
-		return fmt.Errorf("integrity: %s: %w", l.path, err)
+		return fmt.Errorf("%s: %w", l.path, err)
 	}
 	if store.n > l.last.N || !l.hasLast && store.n > 0 {
 		if err := l.checkpoint(store, cps, res); err != nil {
@@ -224,7 +224,7 @@ func (l *fileLog) hashPlainSegment(ctx context.Context, name string, store *hash
 		return l.hashCompressed(name+filesink.ZstdSuffix, store)
 	}
 	if err != nil {
-		return 0, fmt.Errorf("integrity: %w", err)
+		return 0, err
 	}
 	defer func() { _ = f.Close() }()
 	unlock, locked, err := l.lock(ctx, f)
@@ -234,7 +234,7 @@ func (l *fileLog) hashPlainSegment(ctx context.Context, name string, store *hash
 	defer unlock()
 	fi, err := f.Stat()
 	if err != nil {
-		return 0, fmt.Errorf("integrity: %w", err)
+		return 0, err
 	}
 	size := fi.Size()
 	if locked && size > 0 {
@@ -242,7 +242,7 @@ func (l *fileLog) hashPlainSegment(ctx context.Context, name string, store *hash
 			return 0, err
 		} else if torn {
 			if _, err := f.Write([]byte{'\n'}); err != nil {
-				return 0, fmt.Errorf("integrity: close torn last line of %s: %w", name, err)
+				return 0, fmt.Errorf("close torn last line of %s: %w", name, err)
 			}
 			res.repaired = append(res.repaired, "closed a torn last line of segment "+filepath.Base(name))
 			size++
@@ -263,12 +263,12 @@ func (l *fileLog) hashPlainSegment(ctx context.Context, name string, store *hash
 func (l *fileLog) hashCompressed(name string, store *hashStore) (int64, error) {
 	f, _, err := fsutil.OpenRegular(name, os.O_RDONLY|noFollow, 0)
 	if err != nil {
-		return 0, fmt.Errorf("integrity: %w", err)
+		return 0, err
 	}
 	defer func() { _ = f.Close() }()
 	dec, err := zstd.NewReader(bufio.NewReaderSize(f, 64<<10), zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true))
 	if err != nil {
-		return 0, fmt.Errorf("integrity: %s: %w", name, err)
+		return 0, fmt.Errorf("%s: %w", name, err)
 	}
 	defer dec.Close()
 	_, last, err := l.hashLines(dec, name, store)
@@ -292,19 +292,19 @@ func (l *fileLog) logOrigin() string {
 func (l *fileLog) appendSegmentRecord(rec SegmentRecord) error {
 	signed, err := SignSegmentRecord(rec, l.keys.Signer)
 	if err != nil {
-		return fmt.Errorf("integrity: %s: %w", l.path, err)
+		return fmt.Errorf("%s: %w", l.path, err)
 	}
 	f, err := os.OpenFile(SegmentsPath(l.path), os.O_WRONLY|os.O_CREATE|os.O_APPEND|noFollow, 0o600)
 	if err != nil {
-		return fmt.Errorf("integrity: open segment records of %s: %w", l.path, err)
+		return fmt.Errorf("open segment records of %s: %w", l.path, err)
 	}
 	defer func() { _ = f.Close() }()
 	rb := AppendRecord(nil, signed)
 	if _, err := f.Write(rb); err != nil {
-		return fmt.Errorf("integrity: append segment record of %s: %w", l.path, err)
+		return fmt.Errorf("append segment record of %s: %w", l.path, err)
 	}
 	if err := fsutil.Fdatasync(f); err != nil {
-		return fmt.Errorf("integrity: sync segment records of %s: %w", l.path, err)
+		return fmt.Errorf("sync segment records of %s: %w", l.path, err)
 	}
 	l.segSize += int64(len(rb))
 	return nil
@@ -348,5 +348,5 @@ func (l *fileLog) retire(seg filesink.Segment) error {
 			return nil
 		}
 	}
-	return fmt.Errorf("integrity: %s is not sealed into the log of %s yet", name, l.path)
+	return fmt.Errorf("%s is not sealed into the log of %s yet", name, l.path)
 }

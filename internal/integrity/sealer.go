@@ -66,10 +66,10 @@ type Sealer struct {
 // NewSealer returns a sealer; Start runs its interval loop.
 func NewSealer(set Settings) (*Sealer, error) {
 	if set.Keys == nil {
-		return nil, errors.New("integrity: no signing key")
+		return nil, errors.New("no signing key")
 	}
 	if set.Interval <= 0 {
-		return nil, fmt.Errorf("integrity: checkpoint interval must be > 0, got %s", set.Interval)
+		return nil, fmt.Errorf("checkpoint interval must be > 0, got %s", set.Interval)
 	}
 	if set.Logger == nil {
 		set.Logger = zap.NewNop()
