@@ -295,7 +295,6 @@ func (s *Sealer) own(l *fileLog) error {
 	if s.set.CallerOwns || l.owner != nil {
 		return nil
 	}
-	// Not prefixed: the exporter names file.integrity, the log its message.
 	o, err := lockLogMkdir(l.path)
 	if errors.Is(err, ErrLogOwned) {
 		return fmt.Errorf("%w; a log has one sealer: stop the other collector, or give this exporter another file.path", err)
