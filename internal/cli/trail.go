@@ -177,7 +177,7 @@ func (v *verifier) verifyTrail(ctx context.Context, path string) error {
 	if err := v.checkTrailParts(ctx, tc, tr, wc); err != nil {
 		return err
 	}
-	lead := genesisLeaves(tr)
+	lead := genesisLeaves(tr.Log)
 	witnessed := int64(-1)
 	if wc != nil {
 		witnessed = v.reportWitnessed(path, wc, lead)
@@ -333,10 +333,10 @@ func (v *verifier) checkTrailParts(ctx context.Context, tc *integrity.TrailCheck
 	return v.verifyParts(ctx, tr.Parts, tc)
 }
 
-// genesisLeaves is how many leaves come before tr's first line: one (the
-// handover note) for a log handed over from another key.
-func genesisLeaves(tr *integrity.Trail) int64 {
-	if tr.Log.Genesis() != nil {
+// genesisLeaves is how many leaves come before the log's first line: one
+// (the handover note) for a log handed over from another key.
+func genesisLeaves(sl *integrity.SegmentLog) int64 {
+	if sl.Genesis() != nil {
 		return 1
 	}
 	return 0
