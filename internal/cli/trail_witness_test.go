@@ -21,21 +21,7 @@ import (
 // trail's directory against its cosignatures.
 func TestVerifyWitnessedRotatedTrail(t *testing.T) {
 	dir := t.TempDir()
-	res := run(t, "", "keygen", "--name", "cli-test", "--out", filepath.Join(dir, "keys"))
-	require.Equal(t, 0, res.code, res.stderr)
-	keys, err := integrity.LoadSigningKey(filepath.Join(dir, "keys", "cli-test.key"))
-	require.NoError(t, err)
-	pub := filepath.Join(dir, "keys", "cli-test.pub")
-	fake := witnesstest.Start(t, "w1.example/w", keys.Verifier)
-	w, err := witness.NewWitness(fake.URL, fake.VKey, nil, nil)
-	require.NoError(t, err)
-	pool, err := witness.NewPool([]*witness.Witness{w}, 1, nil, nil)
-	require.NoError(t, err)
-	vkey := filepath.Join(dir, "keys", "w1.vkey")
-	require.NoError(t, os.WriteFile(vkey, []byte(fake.VKey+"\n"), 0o644))
-
-	sealer, err := integrity.NewSealer(integrity.Settings{Keys: keys, Interval: time.Second, Witnesses: pool})
-	require.NoError(t, err)
+	sealer, pub, vkey, fake := oneWitnessSealer(t, dir)
 	path := filepath.Join(dir, "trail", "events.jsonl")
 	sink, err := filesink.New(filesink.Options{Path: path, OnWrite: sealer.Wrote,
 		Rotation: &filesink.Rotation{MaxBytes: 2 << 10, Compress: true}})
@@ -52,8 +38,30 @@ func TestVerifyWitnessedRotatedTrail(t *testing.T) {
 	require.NoError(t, err)
 	require.Greater(t, len(segs), 5)
 
-	res = run(t, "", "verify", "--key", pub, "--witness", vkey, filepath.Dir(path))
+	res := run(t, "", "verify", "--key", pub, "--witness", vkey, filepath.Dir(path))
 	require.Equal(t, 0, res.code, res.stdout+res.stderr)
 	require.Contains(t, res.stdout, "witness: lines=80 witnessed=80 unwitnessed=0")
 	require.Equal(t, int64(80), fake.Size("cli-test/events.jsonl"), "the witness's tree is the whole log")
+}
+
+// oneWitnessSealer makes the signing key cli-test under dir/keys and a fake
+// witness, w1.example/w, whose verifier key it writes to dir/keys/w1.vkey:
+// the sealer it returns has that witness cosign each checkpoint.
+func oneWitnessSealer(t *testing.T, dir string) (sealer *integrity.Sealer, pub, vkey string, fake *witnesstest.Fake) {
+	t.Helper()
+	res := run(t, "", "keygen", "--name", "cli-test", "--out", filepath.Join(dir, "keys"))
+	require.Equal(t, 0, res.code, res.stderr)
+	keys, err := integrity.LoadSigningKey(filepath.Join(dir, "keys", "cli-test.key"))
+	require.NoError(t, err)
+	pub = filepath.Join(dir, "keys", "cli-test.pub")
+	fake = witnesstest.Start(t, "w1.example/w", keys.Verifier)
+	w, err := witness.NewWitness(fake.URL, fake.VKey, nil, nil)
+	require.NoError(t, err)
+	pool, err := witness.NewPool([]*witness.Witness{w}, 1, nil, nil)
+	require.NoError(t, err)
+	vkey = filepath.Join(dir, "keys", "w1.vkey")
+	require.NoError(t, os.WriteFile(vkey, []byte(fake.VKey+"\n"), 0o644))
+	sealer, err = integrity.NewSealer(integrity.Settings{Keys: keys, Interval: time.Second, Witnesses: pool})
+	require.NoError(t, err)
+	return sealer, pub, vkey, fake
 }

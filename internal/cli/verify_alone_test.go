@@ -9,15 +9,12 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 	"golang.org/x/mod/sumdb/tlog"
 
 	"github.com/sandboxaudit/sandboxaudit/internal/filesink"
 	"github.com/sandboxaudit/sandboxaudit/internal/integrity"
-	"github.com/sandboxaudit/sandboxaudit/internal/witness"
-	"github.com/sandboxaudit/sandboxaudit/internal/witness/witnesstest"
 )
 
 // keptTrail is a rotated trail from which retention removed the 3 oldest
@@ -252,21 +249,7 @@ func editSegmentLine(t *testing.T, name string, n int) {
 // beyond it, across a missing segment; without the cosignatures it fails.
 func TestVerifySegmentAloneWitnessed(t *testing.T) {
 	dir := t.TempDir()
-	res := run(t, "", "keygen", "--name", "cli-test", "--out", filepath.Join(dir, "keys"))
-	require.Equal(t, 0, res.code, res.stderr)
-	keys, err := integrity.LoadSigningKey(filepath.Join(dir, "keys", "cli-test.key"))
-	require.NoError(t, err)
-	pub := filepath.Join(dir, "keys", "cli-test.pub")
-	fake := witnesstest.Start(t, "w1.example/w", keys.Verifier)
-	w, err := witness.NewWitness(fake.URL, fake.VKey, nil, nil)
-	require.NoError(t, err)
-	pool, err := witness.NewPool([]*witness.Witness{w}, 1, nil, nil)
-	require.NoError(t, err)
-	vkey := filepath.Join(dir, "keys", "w1.vkey")
-	require.NoError(t, os.WriteFile(vkey, []byte(fake.VKey+"\n"), 0o644))
-
-	sealer, err := integrity.NewSealer(integrity.Settings{Keys: keys, Interval: time.Second, Witnesses: pool})
-	require.NoError(t, err)
+	sealer, pub, vkey, fake := oneWitnessSealer(t, dir)
 	path := filepath.Join(dir, "trail", "events.jsonl")
 	sink, err := filesink.New(filesink.Options{Path: path, OnWrite: sealer.Wrote,
 		Rotation: &filesink.Rotation{MaxBytes: 2 << 10, MaxBackups: 5, BeforeRemove: sealer.Retire}})
@@ -284,7 +267,7 @@ func TestVerifySegmentAloneWitnessed(t *testing.T) {
 	require.Len(t, segs, 5)
 
 	// The whole trail after retention: each kept segment witnessed.
-	res = run(t, "", "verify", "--key", pub, "--witness", vkey, filepath.Dir(path))
+	res := run(t, "", "verify", "--key", pub, "--witness", vkey, filepath.Dir(path))
 	require.Equal(t, 0, res.code, res.stdout+res.stderr)
 	require.Equal(t, 5, strings.Count(res.stdout, "(80 lines, the newest): the lines after them lead to its root; witnessed\n"), res.stdout)
 
