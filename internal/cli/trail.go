@@ -97,7 +97,7 @@ func (v *verifier) verifyParts(ctx context.Context, parts []integrity.TrailPart,
 		}
 		tap := &readTap{r: src}
 		if p.Compressed {
-			v.markCompressed(p.Path)
+			v.compressed[p.Path] = true // for reading it again (repeats.go)
 			src = tap
 		}
 		err = v.verifyReader(ctx, p.Path, src)
@@ -133,15 +133,6 @@ func (t *readTap) Read(b []byte) (int, error) {
 	return n, err
 }
 
-// markCompressed notes that the input name is a zstd frame, for reading
-// it again (repeats.go).
-func (v *verifier) markCompressed(name string) {
-	if v.compressed == nil {
-		v.compressed = map[string]bool{}
-	}
-	v.compressed[name] = true
-}
-
 // verifyTrail checks the trail of an audit path with segments: every
 // segment in order, compressed or not, against the one log's checkpoints
 // and segment records.
@@ -162,9 +153,6 @@ func (v *verifier) verifyTrail(ctx context.Context, path string) error {
 	}
 	defer func() { _ = tc.Close() }()
 	if tr.Retired > 0 {
-		if v.afterRetention == nil {
-			v.afterRetention = map[int]bool{}
-		}
 		v.afterRetention[len(v.files)] = true
 	}
 	wc, err := v.newWitnessCheck(path)

@@ -208,7 +208,8 @@ type location struct {
 }
 
 func newVerifier(out io.Writer, opts verifyOptions) *verifier {
-	return &verifier{out: out, opts: opts, seed: maphash.MakeSeed(), sessions: map[uuid.UUID]*sessionState{}}
+	return &verifier{out: out, opts: opts, seed: maphash.MakeSeed(), sessions: map[uuid.UUID]*sessionState{},
+		afterRetention: map[int]bool{}, alone: map[int]bool{}, givenUsed: map[int]bool{}, compressed: map[string]bool{}}
 }
 
 func (v *verifier) where(at location) string {

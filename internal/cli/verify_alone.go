@@ -65,9 +65,6 @@ func (v *verifier) verifySegmentAlone(ctx context.Context, segment string) error
 		defer func() { _ = prover.Close() }()
 		wc.ProveBeyond(prover)
 	}
-	if v.alone == nil {
-		v.alone = map[int]bool{}
-	}
 	v.alone[len(v.files)] = true
 	if err := v.checkTrailParts(ctx, tc, tr, wc); err != nil {
 		return err
@@ -255,9 +252,6 @@ func (v *verifier) proveAlso(tc *integrity.TrailChecker, tr *integrity.Trail) {
 	for i, cp := range v.opts.given {
 		if cp.Origin == tr.Log.Segments[0].Origin {
 			tc.ProveAlso(cp)
-			if v.givenUsed == nil {
-				v.givenUsed = map[int]bool{}
-			}
 			v.givenUsed[i] = true
 		}
 	}
