@@ -24,7 +24,8 @@ func lockLog(cmd, path string, stderr io.Writer) (*integrity.OwnerLock, bool) {
 	return owner, true
 }
 
-// printOwnerRefusal words an owner lock error for the command line.
+// printOwnerRefusal words an error for the command line, a refusal by the
+// owner lock in full.
 func printOwnerRefusal(cmd, path string, err error, stderr io.Writer) {
 	if errors.Is(err, integrity.ErrLogOwned) {
 		_, _ = fmt.Fprintf(stderr, "%s: a collector is sealing %s (it holds %s); stop it first. Nothing was written\n",

@@ -35,12 +35,8 @@ func runLogRebuildStore(ctx context.Context, args []string, s Streams) int {
 		return exitUsage
 	}
 	res, err := integrity.RebuildStore(ctx, path, v)
-	if errors.Is(err, integrity.ErrLogOwned) {
-		printOwnerRefusal("log rebuild-store", path, err, s.Stderr)
-		return exitProblems
-	}
 	if err != nil {
-		_, _ = fmt.Fprintf(s.Stderr, "log rebuild-store: %v\n", err)
+		printOwnerRefusal("log rebuild-store", path, err, s.Stderr)
 		if errors.Is(err, integrity.ErrStoreNotRebuilt) {
 			_, _ = fmt.Fprintln(s.Stderr, "log rebuild-store: nothing was written")
 		}
