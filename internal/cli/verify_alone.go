@@ -101,10 +101,8 @@ func (v *verifier) reportAloneHandover(path, segment string, proofs []integrity.
 	if h == nil {
 		return
 	}
-	next, err := note.NewVerifier(h.NextKey)
-	if err != nil {
-		v.sum.Problems++
-		_, _ = fmt.Fprintf(v.out, "%s: handover: next key: %v\n", integrity.CheckpointsPath(path), err)
+	next, ok := v.nextKey(path, h)
+	if !ok {
 		return
 	}
 	in := ""

@@ -91,10 +91,8 @@ func (v *verifier) checkHandover(name string, leaves, lead int64) {
 		_, _ = fmt.Fprintf(v.out, "%s:%d: handover: the log was retired at %d lines by its final checkpoint, but the file has %d: "+
 			"lines were added after the handover\n", name, h.N-lead+1, h.N-lead, leaves-lead)
 	}
-	next, err := note.NewVerifier(h.NextKey)
-	if err != nil {
-		v.sum.Problems++
-		_, _ = fmt.Fprintf(v.out, "%s: handover: next key: %v\n", integrity.CheckpointsPath(name), err)
+	next, ok := v.nextKey(name, h)
+	if !ok {
 		return
 	}
 	if v.handovers.next == nil {
@@ -174,4 +172,16 @@ func (v *verifier) finalCheckpoint(name string, st integrity.HandoverState) *int
 			integrity.CheckpointsPath(name), st.After)
 	}
 	return st.Final
+}
+
+// nextKey parses the key the final checkpoint h of the log at name hands
+// over to, reporting one that does not parse as a problem.
+func (v *verifier) nextKey(name string, h *integrity.Handover) (note.Verifier, bool) {
+	next, err := note.NewVerifier(h.NextKey)
+	if err != nil {
+		v.sum.Problems++
+		_, _ = fmt.Fprintf(v.out, "%s: handover: next key: %v\n", integrity.CheckpointsPath(name), err)
+		return nil, false
+	}
+	return next, true
 }
