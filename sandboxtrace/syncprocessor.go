@@ -227,16 +227,17 @@ func (p *SyncLogProcessor) run() {
 	defer close(p.done)
 	var batch []*syncRecord
 	for {
+		stopping := false
 		select {
 		case <-p.wake:
 		case <-p.stop:
-			for batch = p.take(batch); len(batch) > 0; batch = p.take(batch) {
-				p.export(batch)
-			}
-			return
+			stopping = true
 		}
 		for batch = p.take(batch); len(batch) > 0; batch = p.take(batch) {
 			p.export(batch)
+		}
+		if stopping {
+			return
 		}
 	}
 }
