@@ -24,19 +24,7 @@ func checkTrail(t testing.TB, path, pubPath string) TrailResult {
 	require.NoError(t, err)
 	tr, err := OpenTrail(path, v)
 	require.NoError(t, err)
-	c, err := NewTrailChecker(tr, v)
-	require.NoError(t, err)
-	defer func() { _ = c.Close() }()
-	for i, p := range tr.Parts {
-		r, err := p.Open()
-		require.NoError(t, err)
-		c.BeginPart(i)
-		_, err = io.Copy(c.Writer(), r)
-		require.NoError(t, r.Close())
-		require.NoError(t, err)
-		c.EndPart()
-	}
-	return c.Finish()
+	return streamTrail(t, tr, v)
 }
 
 // rotatedTrail writes total lines in batches of 4 through a rotating file
