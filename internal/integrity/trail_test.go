@@ -314,6 +314,12 @@ func writeZstdFile(t *testing.T, name string, data []byte) {
 
 func rewriteZstd(t *testing.T, name string, edit func([]byte) []byte) {
 	t.Helper()
+	writeZstdFile(t, name, edit(readZstdFile(t, name)))
+}
+
+// readZstdFile returns the decompressed content of the zstd file name.
+func readZstdFile(t testing.TB, name string) []byte {
+	t.Helper()
 	raw, err := os.ReadFile(name)
 	require.NoError(t, err)
 	dec, err := zstd.NewReader(bytes.NewReader(raw))
@@ -321,7 +327,7 @@ func rewriteZstd(t *testing.T, name string, edit func([]byte) []byte) {
 	data, err := io.ReadAll(dec)
 	dec.Close()
 	require.NoError(t, err)
-	writeZstdFile(t, name, edit(data))
+	return data
 }
 
 // A file that holds lines but lost every sidecar (moved aside, sidecars
