@@ -14,18 +14,7 @@ import (
 // span), and the audit file holds each once.
 func TestSyncFinishWritesEachEventOnce(t *testing.T) {
 	requireE2E(t)
-	dir := t.TempDir()
-	otlpAddr := freeAddr(t)
-	auditPath := filepath.Join(dir, "audit", "events.jsonl")
-	col := startCollector(t, "collector", dir, collectorYAML{
-		otlpAddr: otlpAddr,
-		exporter: "file:\n  path: " + auditPath + "\n  fsync: batch",
-	}.String(), otlpAddr)
-	const session = "8f1c2a8e-3b4d-4e5f-9a0b-1c2d3e4f5a6b"
-	runExample(t, otlpAddr, session, "-delivery", "sync_finish")
-	col.stop(t)
-	evs, _ := readEvents(t, auditPath)
-	checkExampleSession(t, session, bySession(evs)[session])
+	checkSyncFinishOnce(t, "8f1c2a8e-3b4d-4e5f-9a0b-1c2d3e4f5a6b")
 }
 
 // TestSyncFinishDirectLogsWritesEachEventOnce: the same with the records
@@ -33,6 +22,13 @@ func TestSyncFinishWritesEachEventOnce(t *testing.T) {
 // receiver.
 func TestSyncFinishDirectLogsWritesEachEventOnce(t *testing.T) {
 	requireE2E(t)
+	checkSyncFinishOnce(t, "7f1c2a8e-3b4d-4e5f-9a0b-1c2d3e4f5a6b", "-direct-logs")
+}
+
+// checkSyncFinishOnce runs the example with -delivery sync_finish and args
+// against a collector writing an audit file, and checks session's events
+// there.
+func checkSyncFinishOnce(t *testing.T, session string, args ...string) {
 	dir := t.TempDir()
 	otlpAddr := freeAddr(t)
 	auditPath := filepath.Join(dir, "audit", "events.jsonl")
@@ -40,8 +36,7 @@ func TestSyncFinishDirectLogsWritesEachEventOnce(t *testing.T) {
 		otlpAddr: otlpAddr,
 		exporter: "file:\n  path: " + auditPath + "\n  fsync: batch",
 	}.String(), otlpAddr)
-	const session = "7f1c2a8e-3b4d-4e5f-9a0b-1c2d3e4f5a6b"
-	runExample(t, otlpAddr, session, "-delivery", "sync_finish", "-direct-logs")
+	runExample(t, otlpAddr, session, append([]string{"-delivery", "sync_finish"}, args...)...)
 	col.stop(t)
 	evs, _ := readEvents(t, auditPath)
 	checkExampleSession(t, session, bySession(evs)[session])

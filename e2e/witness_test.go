@@ -95,8 +95,7 @@ func TestWitnessLitewitness(t *testing.T) {
 	require.Equal(t, int64(24), c.N)
 	require.Equal(t, 1, cosigs, "the newest checkpoint carries litewitness's cosignature")
 	require.NotContains(t, string(mustRead(t, filepath.Join(dir, "collector.log"))), "witness did not cosign")
-	wkey := filepath.Join(dir, "witness.vkey")
-	require.NoError(t, os.WriteFile(wkey, []byte(lw.vkey+"\n"), 0o644))
+	wkey := writeWitnessKey(t, dir, lw)
 	code, out := runCLI(t, "verify", "--key", pubPath, "--witness", wkey, auditPath)
 	require.Equal(t, 0, code, out)
 	require.Contains(t, out, "witness: lines=24 witnessed=24 unwitnessed=0")
@@ -234,8 +233,7 @@ func TestWitnessKeyHandover(t *testing.T) {
 	dir := t.TempDir()
 	keyPath, pubPath := keygen(t, dir)
 	lw.addLog(t, auditOrigin, pubPath)
-	wkey := filepath.Join(dir, "witness.vkey")
-	require.NoError(t, os.WriteFile(wkey, []byte(lw.vkey+"\n"), 0o644))
+	wkey := writeWitnessKey(t, dir, lw)
 	sandboxAddr := freeAddr(t)
 	auditPath := filepath.Join(dir, "audit", "events.jsonl")
 	col := startCollector(t, "collector", dir, witnessedConfig(sandboxAddr, auditPath, keyPath, "http://"+lw.addr, lw.vkey), sandboxAddr)
@@ -244,12 +242,7 @@ func TestWitnessKeyHandover(t *testing.T) {
 	lw.waitSize(t, auditOrigin, 8)
 	col.stop(t)
 
-	code, out := runCLI(t, "keygen", "--name", "e2e-audit-2027", "--out", filepath.Join(dir, "keys2"))
-	require.Equal(t, 0, code, out)
-	newKey, newPub := filepath.Join(dir, "keys2", "e2e-audit-2027.key"), filepath.Join(dir, "keys2", "e2e-audit-2027.pub")
-	code, out = runCLI(t, "log", "handover", "--signing-key", keyPath, "--next-key", newPub,
-		"--witness", "http://"+lw.addr+"="+wkey, auditPath)
-	require.Equal(t, 0, code, out)
+	newKey, newPub, _ := handOver(t, dir, keyPath, auditPath, lw, wkey)
 	retired, err := filepath.Glob(auditPath + ".retired-*Z")
 	require.NoError(t, err)
 	require.Len(t, retired, 1, "%v", retired)
@@ -264,7 +257,7 @@ func TestWitnessKeyHandover(t *testing.T) {
 	col2.stop(t)
 	require.FileExists(t, auditPath+".handover")
 
-	code, out = runCLI(t, "verify", "--key", pubPath, "--witness", wkey, retired[0], auditPath)
+	code, out := runCLI(t, "verify", "--key", pubPath, "--witness", wkey, retired[0], auditPath)
 	require.Equal(t, 0, code, out)
 	require.Contains(t, out, `handover: final at 8 lines; the log goes on as "`+newOrigin+`"`)
 	require.Contains(t, out, retired[0]+": witness: lines=8 witnessed=8 unwitnessed=0")
@@ -292,8 +285,7 @@ func TestWitnessKeyHandoverRotated(t *testing.T) {
 	dir := t.TempDir()
 	keyPath, pubPath := keygen(t, dir)
 	lw.addLog(t, auditOrigin, pubPath)
-	wkey := filepath.Join(dir, "witness.vkey")
-	require.NoError(t, os.WriteFile(wkey, []byte(lw.vkey+"\n"), 0o644))
+	wkey := writeWitnessKey(t, dir, lw)
 	sandboxAddr := freeAddr(t)
 	auditPath := filepath.Join(dir, "audit", "events.jsonl")
 	rotated := func(key string) string {
@@ -331,12 +323,7 @@ func TestWitnessKeyHandoverRotated(t *testing.T) {
 	waitRotated()
 	col.stop(t)
 
-	code, out := runCLI(t, "keygen", "--name", "e2e-audit-2027", "--out", filepath.Join(dir, "keys2"))
-	require.Equal(t, 0, code, out)
-	newKey, newPub := filepath.Join(dir, "keys2", "e2e-audit-2027.key"), filepath.Join(dir, "keys2", "e2e-audit-2027.pub")
-	code, out = runCLI(t, "log", "handover", "--signing-key", keyPath, "--next-key", newPub,
-		"--witness", "http://"+lw.addr+"="+wkey, auditPath)
-	require.Equal(t, 0, code, out)
+	newKey, newPub, out := handOver(t, dir, keyPath, auditPath, lw, wkey)
 	require.Contains(t, out, "ends at 12 lines")
 	dirs, err := filepath.Glob(auditPath + ".retired-*Z")
 	require.NoError(t, err)
@@ -354,7 +341,7 @@ func TestWitnessKeyHandoverRotated(t *testing.T) {
 	waitRotated()
 	col2.stop(t)
 
-	code, out = runCLI(t, "verify", "--key", pubPath, "--witness", wkey, filepath.Dir(auditPath))
+	code, out := runCLI(t, "verify", "--key", pubPath, "--witness", wkey, filepath.Dir(auditPath))
 	require.Equal(t, 0, code, out)
 	require.Contains(t, out, retired+`: handover: final at 12 lines; the log goes on as "`+newOrigin+`"`)
 	require.Contains(t, out, retired+": witness: lines=12 witnessed=12 unwitnessed=0")
@@ -376,4 +363,27 @@ func TestWitnessKeyHandoverRotated(t *testing.T) {
 	require.Equal(t, 1, code, out)
 	require.Contains(t, out, seg+": holds")
 	require.Contains(t, out, "lines were appended, removed, or the segment was swapped")
+}
+
+// writeWitnessKey writes lw's verifier key to a file in dir for verify
+// --witness and log handover --witness.
+func writeWitnessKey(t *testing.T, dir string, lw *litewitness) string {
+	t.Helper()
+	wkey := filepath.Join(dir, "witness.vkey")
+	require.NoError(t, os.WriteFile(wkey, []byte(lw.vkey+"\n"), 0o644))
+	return wkey
+}
+
+// handOver makes a second key, e2e-audit-2027, and hands auditPath, signed
+// with keyPath, over to it with lw's cosignature (wkey its verifier key).
+// It returns the new key's files and the handover's output.
+func handOver(t *testing.T, dir, keyPath, auditPath string, lw *litewitness, wkey string) (newKey, newPub, out string) {
+	t.Helper()
+	code, out := runCLI(t, "keygen", "--name", "e2e-audit-2027", "--out", filepath.Join(dir, "keys2"))
+	require.Equal(t, 0, code, out)
+	newKey, newPub = filepath.Join(dir, "keys2", "e2e-audit-2027.key"), filepath.Join(dir, "keys2", "e2e-audit-2027.pub")
+	code, out = runCLI(t, "log", "handover", "--signing-key", keyPath, "--next-key", newPub,
+		"--witness", "http://"+lw.addr+"="+wkey, auditPath)
+	require.Equal(t, 0, code, out)
+	return newKey, newPub, out
 }

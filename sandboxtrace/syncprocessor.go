@@ -227,16 +227,17 @@ func (p *SyncLogProcessor) run() {
 	defer close(p.done)
 	var batch []*syncRecord
 	for {
+		stopping := false
 		select {
 		case <-p.wake:
 		case <-p.stop:
-			for batch = p.take(batch); len(batch) > 0; batch = p.take(batch) {
-				p.export(batch)
-			}
-			return
+			stopping = true
 		}
 		for batch = p.take(batch); len(batch) > 0; batch = p.take(batch) {
 			p.export(batch)
+		}
+		if stopping {
+			return
 		}
 	}
 }
@@ -350,14 +351,14 @@ func (p *SyncLogProcessor) Shutdown(ctx context.Context) error {
 func (p *SyncLogProcessor) ForceFlush(ctx context.Context) error { return p.exp.ForceFlush(ctx) }
 
 // result turns an ack into the operation's error, wrapping notRecorded.
-func (a *ack) result(notRecorded error, timeout time.Duration) error {
+func (a *ack) result(notRecorded error) error {
 	switch {
 	case !a.done:
 		return errors.Join(notRecorded, errors.New("the log pipeline is shut down"))
 	case !a.synced:
 		return errors.Join(notRecorded, errNoSyncProcessor)
 	case errors.Is(a.err, context.DeadlineExceeded):
-		return errors.Join(notRecorded, errors.New("sync timeout "+timeout.String()+" exceeded"), a.err)
+		return errors.Join(notRecorded, errors.New("sync timeout "+a.timeout.String()+" exceeded"), a.err)
 	case a.err != nil:
 		return errors.Join(notRecorded, a.err)
 	}

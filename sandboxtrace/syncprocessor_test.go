@@ -75,7 +75,7 @@ func emitBody(ctx context.Context, p *SyncLogProcessor, body string, timeout tim
 	r.SetBody(attribute.StringValue(body))
 	a := &ack{timeout: timeout}
 	_ = p.OnEmit(withAck(ctx, a), &r) // with an ack the result goes there
-	return a.result(ErrStartNotRecorded, timeout)
+	return a.result(ErrStartNotRecorded)
 }
 
 // Records emitted while an export is in flight go together in the next

@@ -42,7 +42,7 @@ func (s *Session) writeAhead(ctx, parent context.Context, st startEvent) error {
 		s.checkQueued(a)
 		return nil
 	}
-	return a.result(ErrStartNotRecorded, s.syncTimeout)
+	return a.result(ErrStartNotRecorded)
 }
 
 // eventRecord is ev as the SPEC §6 log record the collector maps back:

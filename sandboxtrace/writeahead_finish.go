@@ -49,7 +49,7 @@ func (o *Op) writeAheadFinish(fin finishEvent) error {
 	a := &ack{timeout: s.syncTimeout}
 	ctx := trace.ContextWithSpan(context.Background(), o.span)
 	s.logs.logger.Emit(withAck(ctx, a), r)
-	return a.result(ErrFinishNotRecorded, s.syncTimeout)
+	return a.result(ErrFinishNotRecorded)
 }
 
 // finishEventOf builds the finish event as the collector maps it from the

@@ -14,8 +14,8 @@ import (
 	"strconv"
 )
 
-// maxAnswer bounds the answer a Post reads: the intakes answer in a few
-// bytes.
+// maxAnswer bounds the answer ReadAnswer reads: the intakes answer in a
+// few bytes.
 const maxAnswer = 1 << 20
 
 // Client posts to one URL over one kept-alive connection. It is not safe
@@ -61,16 +61,23 @@ func (c *Client) Post(body []byte) error {
 		return err
 	}
 	// Read whole, so the connection is ready for the next request; a cut
-	// answer leaves it unusable, and is no acknowledged round trip.
+	// answer leaves it unusable.
+	return ReadAnswer(resp, c.path)
+}
+
+// ReadAnswer reads resp's body whole, closes it, and wants a 200; target
+// names the request in its errors. A cut answer is no acknowledged round
+// trip.
+func ReadAnswer(resp *http.Response, target string) error {
 	reply, err := io.ReadAll(io.LimitReader(resp.Body, maxAnswer+1))
 	_ = resp.Body.Close()
 	switch {
 	case err != nil:
-		return fmt.Errorf("POST %s: reading the answer: %w", c.path, err)
+		return fmt.Errorf("POST %s: reading the answer: %w", target, err)
 	case len(reply) > maxAnswer:
-		return fmt.Errorf("POST %s: the answer is larger than %d bytes", c.path, maxAnswer)
+		return fmt.Errorf("POST %s: the answer is larger than %d bytes", target, maxAnswer)
 	case resp.StatusCode != http.StatusOK:
-		return fmt.Errorf("POST %s: %s: %s", c.path, resp.Status, reply)
+		return fmt.Errorf("POST %s: %s: %s", target, resp.Status, reply)
 	}
 	return nil
 }

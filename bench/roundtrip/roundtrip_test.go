@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -171,10 +170,6 @@ func processCPU(b *testing.B) time.Duration {
 
 func us(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
 
-// maxAnswer bounds the answer post reads: the intakes answer in a few
-// bytes.
-const maxAnswer = 1 << 20
-
 func post(client *http.Client, url, contentType string, body []byte) error {
 	req, err := http.NewRequest(http.MethodPost, url, bytes.NewReader(body))
 	if err != nil {
@@ -185,18 +180,7 @@ func post(client *http.Client, url, contentType string, body []byte) error {
 	if err != nil {
 		return err
 	}
-	// A cut answer is no acknowledged round trip.
-	reply, err := io.ReadAll(io.LimitReader(resp.Body, maxAnswer+1))
-	_ = resp.Body.Close()
-	switch {
-	case err != nil:
-		return fmt.Errorf("POST %s: reading the answer: %w", url, err)
-	case len(reply) > maxAnswer:
-		return fmt.Errorf("POST %s: the answer is larger than %d bytes", url, maxAnswer)
-	case resp.StatusCode != http.StatusOK:
-		return fmt.Errorf("POST %s: %s: %s", url, resp.Status, reply)
-	}
-	return nil
+	return rawpost.ReadAnswer(resp, url)
 }
 
 // startExporter starts the sandboxaudit exporter writing path.

@@ -5,12 +5,6 @@ import (
 	"encoding/binary"
 )
 
-// pairKey names an operation: its session and span id.
-type pairKey struct {
-	session [16]byte
-	spanID  string
-}
-
 // opKey names an operation as the sort groups it: its session and its
 // span id's hash (the record's spanHash), a fixed size key that needs no
 // copy of the span id.

@@ -23,6 +23,12 @@ type Session struct {
 	Events   int64
 }
 
+// pairKey names an operation: its session and span id.
+type pairKey struct {
+	session [16]byte
+	spanID  string
+}
+
 // ReadSessions reads the sources and sums up each session, ordered by its
 // first event. Memory is one entry per session plus the operations in
 // flight; the sort is not needed.
