@@ -71,7 +71,7 @@ func (p *TreeProver) Prove(n int64, root tlog.Hash, cp Checkpoint) error {
 		return fmt.Errorf("no consistency proof from %d to %d lines: the hash store holds only %d lines",
 			n, cp.N, recordsForHashCount(p.hashes))
 	}
-	proof, err := tlog.ProveTree(cp.N, n, tlog.HashReaderFunc(p.read))
+	proof, err := tlog.ProveTree(cp.N, n, storeFileReader{p.f})
 	if err == nil {
 		err = tlog.CheckTree(proof, cp.N, cp.Hash, n, root)
 	}
@@ -80,16 +80,6 @@ func (p *TreeProver) Prove(n int64, root tlog.Hash, cp Checkpoint) error {
 			"the store was changed, or these lines are not the log's", n, cp.N, err)
 	}
 	return nil
-}
-
-func (p *TreeProver) read(indexes []int64) ([]tlog.Hash, error) {
-	out := make([]tlog.Hash, len(indexes))
-	for i, idx := range indexes {
-		if _, err := p.f.ReadAt(out[i][:], idx*tlog.HashSize); err != nil {
-			return nil, fmt.Errorf("read hash store: %w", err)
-		}
-	}
-	return out, nil
 }
 
 // SegmentProof says which checkpoint holds a segment's lines: leaves
@@ -256,7 +246,7 @@ func (c *TrailChecker) locateChange(p TrailPart) {
 		return
 	}
 	defer func() { _ = r.Close() }()
-	reader := tlog.HashReaderFunc(prover.read)
+	reader := storeFileReader{prover.f}
 	leaf, line := p.Record.First, int64(0)
 	_, err = io.Copy(NewLeafHasher(func(h tlog.Hash) error {
 		if leaf >= cp.N {

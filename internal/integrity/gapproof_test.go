@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/klauspost/compress/zstd"
 	"github.com/stretchr/testify/require"
 	"golang.org/x/mod/sumdb/note"
 	"golang.org/x/mod/sumdb/tlog"
@@ -94,13 +93,11 @@ func forgeStoreFrom(t testing.TB, path, seg string, first int64) {
 	}
 	require.NotEmpty(t, files, "%s is a segment of the trail", seg)
 	for _, name := range append(files, path) {
-		data, err := os.ReadFile(name)
-		require.NoError(t, err)
+		var data []byte
 		if strings.HasSuffix(name, filesink.ZstdSuffix) {
-			dec, err := zstd.NewReader(bytes.NewReader(data))
-			require.NoError(t, err)
-			data, err = io.ReadAll(dec)
-			dec.Close()
+			data = readZstdFile(t, name)
+		} else {
+			data, err = os.ReadFile(name)
 			require.NoError(t, err)
 		}
 		_, err = NewLeafHasher(store.add).Write(data)

@@ -72,9 +72,7 @@ func RebuildStore(ctx context.Context, path string, v note.Verifier) (Rebuilt, e
 // their count.
 func hashTrail(ctx context.Context, path string, t *Trail, cps []Checkpoint, f *os.File) (int64, error) {
 	rb := &rebuilder{path: path, store: &hashStore{f: f, scratch: &storeScratch{}}, cps: cps}
-	lead := int64(0)
 	if g := t.Log.Genesis(); g != nil {
-		lead = 1
 		if err := rb.add(g.EndRange[0]); err != nil {
 			return 0, err
 		}
@@ -84,7 +82,7 @@ func hashTrail(ctx context.Context, path string, t *Trail, cps []Checkpoint, f *
 			return 0, err
 		}
 	}
-	if newest := cps[len(cps)-1]; rb.store.n < newest.N {
+	if newest, lead := cps[len(cps)-1], t.Log.Lead(); rb.store.n < newest.N {
 		return 0, refusal(path, "the trail holds %d lines, fewer than the %d the newest checkpoint signs: lines were removed",
 			rb.store.n-lead, newest.N-lead)
 	}
@@ -178,10 +176,7 @@ func checkNothingRetired(path string, t *Trail) error {
 	if t.Retired == 0 {
 		return nil
 	}
-	lead := int64(0)
-	if t.Log.Genesis() != nil {
-		lead = 1
-	}
+	lead := t.Log.Lead()
 	var gone []string
 	end := lead
 	for _, r := range t.Log.Segments {

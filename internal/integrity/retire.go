@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -70,8 +69,10 @@ func RetireLog(path string, v note.Verifier, now time.Time, next []byte) (string
 			files = append(files, s.Path, s.Plain, s.Plain+filesink.ZstdSuffix+".tmp")
 		}
 	}
+	// A handover note that is next already stays: a killed run wrote it.
+	kept := isNote(HandoverPath(path), next)
 	for _, suffix := range sidecarSuffixes {
-		if suffix == CheckpointsSuffix || suffix == HandoverSuffix && isNote(HandoverPath(path), next) {
+		if suffix == CheckpointsSuffix || suffix == HandoverSuffix && kept {
 			continue
 		}
 		files = append(files, path+suffix)
@@ -81,7 +82,7 @@ func RetireLog(path string, v note.Verifier, now time.Time, next []byte) (string
 			return "", fmt.Errorf("retire %s: %w", f, err)
 		}
 	}
-	if next != nil && !isNote(HandoverPath(path), next) {
+	if next != nil && !kept {
 		if err := WriteHandoverNote(path, next); err != nil {
 			return "", err
 		}
@@ -168,7 +169,7 @@ func HandoverLink(path string) (origin, next string) {
 	nr := NewNoteReader(f)
 	for {
 		rec, err := nr.Next()
-		if err == io.EOF || err != nil {
+		if err != nil { // io.EOF, or a damaged sidecar: read no further
 			return origin, next
 		}
 		text, _, _ := cutNoteText(rec)

@@ -293,6 +293,15 @@ func (sl *SegmentLog) Genesis() *SegmentRecord {
 	return nil
 }
 
+// Lead is how many leaves come before the log's first line: one (the
+// handover record's) for a log handed over from another key.
+func (sl *SegmentLog) Lead() int64 {
+	if sl.Genesis() != nil {
+		return 1
+	}
+	return 0
+}
+
 // Closed counts the records of closed segments (a handover record is not
 // one).
 func (sl *SegmentLog) Closed() int {

@@ -24,19 +24,7 @@ func checkTrail(t testing.TB, path, pubPath string) TrailResult {
 	require.NoError(t, err)
 	tr, err := OpenTrail(path, v)
 	require.NoError(t, err)
-	c, err := NewTrailChecker(tr, v)
-	require.NoError(t, err)
-	defer func() { _ = c.Close() }()
-	for i, p := range tr.Parts {
-		r, err := p.Open()
-		require.NoError(t, err)
-		c.BeginPart(i)
-		_, err = io.Copy(c.Writer(), r)
-		require.NoError(t, r.Close())
-		require.NoError(t, err)
-		c.EndPart()
-	}
-	return c.Finish()
+	return streamTrail(t, tr, v)
 }
 
 // rotatedTrail writes total lines in batches of 4 through a rotating file
@@ -326,6 +314,12 @@ func writeZstdFile(t *testing.T, name string, data []byte) {
 
 func rewriteZstd(t *testing.T, name string, edit func([]byte) []byte) {
 	t.Helper()
+	writeZstdFile(t, name, edit(readZstdFile(t, name)))
+}
+
+// readZstdFile returns the decompressed content of the zstd file name.
+func readZstdFile(t testing.TB, name string) []byte {
+	t.Helper()
 	raw, err := os.ReadFile(name)
 	require.NoError(t, err)
 	dec, err := zstd.NewReader(bytes.NewReader(raw))
@@ -333,7 +327,7 @@ func rewriteZstd(t *testing.T, name string, edit func([]byte) []byte) {
 	data, err := io.ReadAll(dec)
 	dec.Close()
 	require.NoError(t, err)
-	writeZstdFile(t, name, edit(data))
+	return data
 }
 
 // A file that holds lines but lost every sidecar (moved aside, sidecars
