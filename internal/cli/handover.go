@@ -124,7 +124,7 @@ func (h *handover) run(ctx context.Context, pool *witness.Pool, out io.Writer) e
 	if err != nil {
 		return fmt.Errorf("%s: %w", integrity.SegmentsPath(h.path), err)
 	}
-	lead := genesisLeaves(sl) // leaf 0 may be the note of an earlier handover
+	lead := sl.Lead() // leaf 0 may be the note of an earlier handover
 	signed, last, err := h.finalCheckpoint(ctx)
 	if err != nil {
 		return err

@@ -79,8 +79,7 @@ func moveSidecarsAside(path string, now time.Time) ([][2]string, error) {
 	stamp := now.Format("20060102T150405Z")
 	var kept [][2]string
 	// A pending handover note goes too: the new log is tied to nothing.
-	for _, suffix := range []string{integrity.StoreSuffix, integrity.CheckpointsSuffix, integrity.SegmentsSuffix, integrity.WitnessedSuffix,
-		integrity.HandoverSuffix} {
+	for _, suffix := range integrity.LogSidecarSuffixes() {
 		from := path + suffix
 		if _, err := os.Lstat(from); errors.Is(err, os.ErrNotExist) {
 			continue

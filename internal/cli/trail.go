@@ -165,7 +165,7 @@ func (v *verifier) verifyTrail(ctx context.Context, path string) error {
 	if err := v.checkTrailParts(ctx, tc, tr, wc); err != nil {
 		return err
 	}
-	lead := genesisLeaves(tr.Log)
+	lead := tr.Log.Lead()
 	witnessed := int64(-1)
 	if wc != nil {
 		witnessed = v.reportWitnessed(path, wc, lead)
@@ -319,13 +319,4 @@ func (v *verifier) checkTrailParts(ctx context.Context, tc *integrity.TrailCheck
 	v.trailWitness, v.trailLog = wc, tr.Log
 	defer func() { v.trailWitness, v.trailLog = nil, nil }()
 	return v.verifyParts(ctx, tr.Parts, tc)
-}
-
-// genesisLeaves is how many leaves come before the log's first line: one
-// (the handover note) for a log handed over from another key.
-func genesisLeaves(sl *integrity.SegmentLog) int64 {
-	if sl.Genesis() != nil {
-		return 1
-	}
-	return 0
 }

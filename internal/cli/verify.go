@@ -432,8 +432,7 @@ func dropSidecars(files []string, stderr io.Writer) []string {
 		named[f] = true
 	}
 	return slices.DeleteFunc(files, func(f string) bool {
-		for _, suffix := range []string{integrity.StoreSuffix, integrity.CheckpointsSuffix, integrity.SegmentsSuffix, integrity.WitnessedSuffix, integrity.HandoverSuffix,
-			integrity.OwnerLockSuffix} {
+		for _, suffix := range append(integrity.LogSidecarSuffixes(), integrity.OwnerLockSuffix) {
 			if base, ok := strings.CutSuffix(f, suffix); ok && named[base] {
 				_, _ = fmt.Fprintf(stderr, "verify: skipping %s, the integrity sidecar of %s\n", f, base)
 				return true

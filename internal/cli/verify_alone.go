@@ -74,7 +74,7 @@ func (v *verifier) verifySegmentAlone(ctx context.Context, segment string) error
 		v.sum.Problems++
 		_, _ = fmt.Fprintf(v.out, "integrity: %s\n", f)
 	}
-	lead := genesisLeaves(tr.Log)
+	lead := tr.Log.Lead()
 	rec := tr.Parts[0].Record
 	witnessed := int64(-1)
 	if wc != nil {

@@ -15,8 +15,15 @@ import (
 	"github.com/sandboxaudit/sandboxaudit/internal/fsutil"
 )
 
-// sidecarSuffixes are every file an audit path's log keeps beside it.
-var sidecarSuffixes = [...]string{"", StoreSuffix, CheckpointsSuffix, SegmentsSuffix, WitnessedSuffix, HandoverSuffix}
+// LogSidecarSuffixes are the files an audit path's log keeps beside it,
+// which move with the log when it is retired or reset. The owner lock
+// (OwnerLockSuffix) is not one of them: it stays with the path.
+func LogSidecarSuffixes() []string {
+	return []string{StoreSuffix, CheckpointsSuffix, SegmentsSuffix, WitnessedSuffix, HandoverSuffix}
+}
+
+// logFileSuffixes are the audit file itself ("") and its log's sidecars.
+func logFileSuffixes() []string { return append([]string{""}, LogSidecarSuffixes()...) }
 
 // RetireLog moves the log of the audit path aside after its handover, so
 // that a new log starts at the path. The file and its sidecars become
@@ -71,7 +78,7 @@ func RetireLog(path string, v note.Verifier, now time.Time, next []byte) (string
 	}
 	// A handover note that is next already stays: a killed run wrote it.
 	kept := isNote(HandoverPath(path), next)
-	for _, suffix := range sidecarSuffixes {
+	for _, suffix := range logFileSuffixes() {
 		if suffix == CheckpointsSuffix || suffix == HandoverSuffix && kept {
 			continue
 		}
@@ -143,7 +150,7 @@ func freeRetiredName(path string, now time.Time) (string, error) {
 			to = fmt.Sprintf("%s-%d", base, i)
 		}
 		free := true
-		for _, suffix := range sidecarSuffixes {
+		for _, suffix := range logFileSuffixes() {
 			if _, err := os.Lstat(to + suffix); err == nil {
 				free = false
 				break

@@ -64,8 +64,7 @@ func Segments(dir string) ([]string, error) {
 // IsSidecar reports whether a file holds integrity records, a sealer's
 // owner lock or a compression still being written, not audit lines.
 func IsSidecar(name string) bool {
-	for _, s := range []string{integrity.StoreSuffix, integrity.CheckpointsSuffix, integrity.SegmentsSuffix,
-		integrity.WitnessedSuffix, integrity.HandoverSuffix, integrity.OwnerLockSuffix, filesink.ZstdSuffix + ".tmp"} {
+	for _, s := range append(integrity.LogSidecarSuffixes(), integrity.OwnerLockSuffix, filesink.ZstdSuffix+".tmp") {
 		if strings.HasSuffix(name, s) {
 			return true
 		}
