@@ -140,9 +140,12 @@ func BenchmarkDecodeExport(b *testing.B) {
 				}
 			}()
 			pooling := os.Getenv("BENCH_PROTO_POOLING") == "1"
+			was := pref.UseProtoPooling.IsEnabled()
 			if err := featuregate.GlobalRegistry().Set(pref.UseProtoPooling.ID(), pooling); err != nil {
 				b.Fatal(err)
 			}
+			// The gate is global: later benchmarks in this binary get it back as it was.
+			defer func() { _ = featuregate.GlobalRegistry().Set(pref.UseProtoPooling.ID(), was) }()
 			b.ReportAllocs()
 			i := 0
 			for b.Loop() {
