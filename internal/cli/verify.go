@@ -84,6 +84,9 @@ func runVerify(ctx context.Context, args []string, s Streams) int {
 		}
 		if files, err = aloneArgs(files); err != nil || len(files) == 0 {
 			_, _ = fmt.Fprintf(s.Stderr, "verify: %v\n", cmp.Or(err, errors.New("--alone: no closed segment in the directories named")))
+			if err != nil && !errors.Is(err, errNotAlone) {
+				return exitProblems
+			}
 			return exitUsage
 		}
 	} else if files, err = expandArgs(files, opts.key != nil); err != nil {

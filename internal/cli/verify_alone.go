@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -14,28 +15,51 @@ import (
 	"github.com/sandboxaudit/sandboxaudit/internal/integrity"
 )
 
+// errNotAlone marks an --alone argument that is neither a closed
+// segment nor a directory: a usage error, where a path that cannot be
+// read or listed is an I/O failure.
+var errNotAlone = errors.New("--alone takes closed segments (events-<time>-<seq>.jsonl[.zst]) or directories")
+
 // aloneArgs turns --alone's arguments into closed segments: a directory
 // gives every closed segment below it, and a file must be one.
 func aloneArgs(args []string) ([]string, error) {
 	var out []string
 	for _, a := range args {
-		if fi, err := os.Stat(a); err == nil && fi.IsDir() {
-			paths, err := trailArgs([]string{a})
+		fi, statErr := os.Stat(a)
+		if statErr == nil && fi.IsDir() {
+			segs, err := aloneDirSegments(a)
 			if err != nil {
 				return nil, err
 			}
-			for _, p := range paths {
-				segs, _ := filesink.Segments(p)
-				for _, s := range segs {
-					out = append(out, s.Path)
-				}
-			}
+			out = append(out, segs...)
 			continue
 		}
 		if _, ok := filesink.ActiveOf(a); !ok {
-			return nil, fmt.Errorf("--alone takes closed segments (events-<time>-<seq>.jsonl[.zst]) or directories; %s is not one", a)
+			if statErr != nil {
+				return nil, statErr
+			}
+			return nil, fmt.Errorf("%w; %s is not one", errNotAlone, a)
 		}
 		out = append(out, a)
+	}
+	return out, nil
+}
+
+// aloneDirSegments lists the closed segments below dir.
+func aloneDirSegments(dir string) ([]string, error) {
+	paths, err := trailArgs([]string{dir})
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, p := range paths {
+		segs, err := filesink.Segments(p)
+		if err != nil {
+			return nil, err
+		}
+		for _, s := range segs {
+			out = append(out, s.Path)
+		}
 	}
 	return out, nil
 }

@@ -232,6 +232,17 @@ func TestVerifyAloneRefusesBadUse(t *testing.T) {
 	require.Contains(t, res.stdout, name+`: integrity: the checkpoint given is of the log "cli-test/other.jsonl", and no segment verified is of that log`)
 }
 
+// TestVerifyAloneReportsListingErrors: a directory or file named that
+// cannot be read is an I/O failure naming it, not "no closed segment".
+func TestVerifyAloneReportsListingErrors(t *testing.T) {
+	kt := newKeptTrail(t)
+	missing := filepath.Join(t.TempDir(), "gone")
+	res := run(t, "", "verify", "--key", kt.pub, "--alone", missing)
+	require.Equal(t, exitProblems, res.code, res.stderr)
+	require.Contains(t, res.stderr, missing+": no such file or directory")
+	require.NotContains(t, res.stderr, "no closed segment")
+}
+
 // editSegmentLine changes line n (from 1) of a compressed segment.
 func editSegmentLine(t *testing.T, name string, n int) {
 	t.Helper()
