@@ -31,7 +31,8 @@ import (
 type logsServer struct {
 	srv   *httptest.Server
 	mu    sync.Mutex
-	got   []*logspb.LogRecord
+	got    []*logspb.LogRecord
+	scopes []*logspb.ScopeLogs
 	conns atomic.Int32
 	reply func(w http.ResponseWriter)
 }
@@ -61,6 +62,7 @@ func (ls *logsServer) serve(w http.ResponseWriter, r *http.Request) {
 	for _, rl := range req.GetResourceLogs() {
 		for _, sl := range rl.GetScopeLogs() {
 			ls.got = append(ls.got, sl.GetLogRecords()...)
+			ls.scopes = append(ls.scopes, sl)
 		}
 	}
 	ls.mu.Unlock()
