@@ -29,12 +29,12 @@ import (
 // logsServer is an OTLP/HTTP logs endpoint on 127.0.0.1 that keeps what
 // it is sent and answers with reply.
 type logsServer struct {
-	srv   *httptest.Server
-	mu    sync.Mutex
+	srv    *httptest.Server
+	mu     sync.Mutex
 	got    []*logspb.LogRecord
 	scopes []*logspb.ScopeLogs
-	conns atomic.Int32
-	reply func(w http.ResponseWriter)
+	conns  atomic.Int32
+	reply  func(w http.ResponseWriter)
 }
 
 func newLogsServer(t *testing.T, reply func(w http.ResponseWriter)) *logsServer {
