@@ -211,3 +211,32 @@ func ownerLocksHeld(t *testing.T, dir string, files int) int {
 	}
 	return held
 }
+
+// Without flock the sealer warns once, not once per file: a templated
+// path makes a file per session.
+func TestNoFlockWarnedOncePerSealer(t *testing.T) {
+	k, _ := testKeys(t, "test")
+	dir := t.TempDir()
+	core, logs := observer.New(zapcore.WarnLevel)
+	var locked []string
+	noFlock := func(path string) (*OwnerLock, error) {
+		locked = append(locked, path)
+		return &OwnerLock{Unsupported: true}, nil
+	}
+	s, err := NewSealer(Settings{Keys: k, Interval: 1e9, Logger: zap.New(core), OriginBase: dir, lockLog: noFlock})
+	require.NoError(t, err)
+	var paths []string
+	for _, session := range []string{"s1", "s2", "s3"} {
+		path := filepath.Join(dir, session+".jsonl")
+		appendLocked(t, path, lines(1, 2))
+		s.Wrote(path, 2)
+		require.NoError(t, s.SealPending(bg))
+		paths = append(paths, path)
+	}
+	require.NoError(t, s.Close(bg))
+	require.Equal(t, paths, locked, "each file's lock was tried")
+	warned := logs.FilterMessageSnippet("no flock").All()
+	require.Len(t, warned, 1)
+	require.Equal(t, zapcore.WarnLevel, warned[0].Level)
+	require.Equal(t, paths[0], warned[0].ContextMap()["path"])
+}
