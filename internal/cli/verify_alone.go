@@ -90,6 +90,7 @@ func (v *verifier) verifySegmentAlone(ctx context.Context, segment string) error
 		wc.ProveBeyond(prover)
 	}
 	v.alone[len(v.files)] = true
+	v.proveAlso(tc)
 	if err := v.checkTrailParts(ctx, tc, tr, wc); err != nil {
 		return err
 	}
@@ -265,27 +266,59 @@ func loadGivenCheckpoints(files []string, key note.Verifier) ([]integrity.Checkp
 // takes.
 const maxCheckpointFile = 64 << 10
 
-// proveAlso hands the trail checker the --checkpoint checkpoints of the
-// trail's log.
-func (v *verifier) proveAlso(tc *integrity.TrailChecker, tr *integrity.Trail) {
-	if len(v.opts.given) == 0 || len(tr.Log.Segments) == 0 {
-		return
+// givenProver is a checker of one log that takes checkpoints given from
+// elsewhere: a file's, or a trail's.
+type givenProver interface {
+	Origin() string
+	ProveAlso(integrity.Checkpoint)
+}
+
+// proveAlso hands the checker the --checkpoint checkpoints of its log
+// (same origin) and returns their places among those given, in the order
+// handed.
+func (v *verifier) proveAlso(c givenProver) []int {
+	origin := c.Origin()
+	if origin == "" {
+		return nil
 	}
+	var ids []int
 	for i, cp := range v.opts.given {
-		if cp.Origin == tr.Log.Segments[0].Origin {
-			tc.ProveAlso(cp)
+		if cp.Origin == origin {
+			c.ProveAlso(cp)
 			v.givenUsed[i] = true
+			ids = append(ids, i)
 		}
+	}
+	return ids
+}
+
+// reportGiven prints, for each --checkpoint checkpoint of the log at path,
+// that the log read extends it, or why it is not shown to. ids are the
+// checkpoints' places among those given (proveAlso).
+func (v *verifier) reportGiven(path string, proofs []integrity.GivenProof, ids []int, lead int64) {
+	for _, p := range proofs {
+		file := v.opts.givenFiles[ids[p.Given]]
+		if p.Problem != "" {
+			v.sum.Problems++
+			_, _ = fmt.Fprintf(v.out, "%s: integrity: %s\n", file, p.Problem)
+			continue
+		}
+		how := "the lines read lead to its root"
+		if p.ByStore {
+			how = "a consistency proof from the hash store leads from its root to the tree of the lines read"
+		}
+		_, _ = fmt.Fprintf(v.out, "%s: integrity: lines 1-%d of the log are in the checkpoint given in %s (%d lines): %s\n",
+			path, max(p.Size-lead, 0), file, max(p.Size-lead, 0), how)
 	}
 }
 
 // reportUnusedGiven counts as a problem a --checkpoint checkpoint whose
-// log no segment verified belongs to.
-func (v *verifier) reportUnusedGiven(files []string) {
+// log no file verified belongs to.
+func (v *verifier) reportUnusedGiven() {
 	for i, cp := range v.opts.given {
 		if !v.givenUsed[i] {
 			v.sum.Problems++
-			_, _ = fmt.Fprintf(v.out, "%s: integrity: the checkpoint given is of the log %q, and no segment verified is of that log\n", files[i], cp.Origin)
+			_, _ = fmt.Fprintf(v.out, "%s: integrity: the checkpoint given is of the log %q, and no file verified is of that log\n", v.opts.givenFiles[i], cp.Origin)
 		}
 	}
 }
