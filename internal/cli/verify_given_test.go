@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"golang.org/x/mod/sumdb/tlog"
 
 	"github.com/sandboxaudit/sandboxaudit/internal/integrity"
 )
@@ -156,9 +157,21 @@ func TestVerifyGivenCheckpointOfATrailCutBack(t *testing.T) {
 	// The attacker cuts the active file back to the last segment's end and
 	// keeps only the checkpoints before that.
 	require.NoError(t, os.WriteFile(kt.path, nil, 0o600))
-	v, err := integrity.LoadVerifierKey(kt.pub)
+	cutCheckpoints(t, kt.path, kt.pub, last)
+	res := run(t, "", "verify", "--key", kt.pub, filepath.Dir(kt.path))
+	require.Equal(t, 0, res.code, "the shorter history verifies on its own: "+res.stdout+res.stderr)
+	res = run(t, "", "verify", "--key", kt.pub, "--checkpoint", name, filepath.Dir(kt.path))
+	require.Equal(t, exitProblems, res.code, res.stdout+res.stderr)
+	require.Contains(t, res.stdout, fmt.Sprintf("%s: integrity: the checkpoint given (%d lines) covers more than the %d lines of the log %s holds: lines were cut off the end\n",
+		name, cp.N, last, kt.path))
+}
+
+// cutCheckpoints keeps only the checkpoints of path of at most n lines.
+func cutCheckpoints(t *testing.T, path, pub string, n int64) {
+	t.Helper()
+	v, err := integrity.LoadVerifierKey(pub)
 	require.NoError(t, err)
-	b, err := os.ReadFile(integrity.CheckpointsPath(kt.path))
+	b, err := os.ReadFile(integrity.CheckpointsPath(path))
 	require.NoError(t, err)
 	var kept []byte
 	for nr := integrity.NewNoteReader(strings.NewReader(string(b))); ; {
@@ -169,15 +182,40 @@ func TestVerifyGivenCheckpointOfATrailCutBack(t *testing.T) {
 		require.NoError(t, err)
 		c, err := integrity.OpenCheckpoint(rec, v)
 		require.NoError(t, err)
-		if c.N <= last {
+		if c.N <= n {
 			kept = integrity.AppendRecord(kept, rec)
 		}
 	}
-	require.NoError(t, os.WriteFile(integrity.CheckpointsPath(kt.path), kept, 0o600))
+	require.NoError(t, os.WriteFile(integrity.CheckpointsPath(path), kept, 0o600))
+}
+
+// The key holder rewrites a line of the active file of a rotated trail
+// and seals it again: the trail verifies on its own, not against the
+// checkpoint kept off the host.
+func TestVerifyGivenCheckpointOfATrailRewritten(t *testing.T) {
+	kt := newKeptTrail(t)
+	name, cp := kt.checkpointFile(t, func(n int64) bool { return n == kt.size })
+	last := kt.rec(len(kt.segs) - 1).End()
+	require.Greater(t, cp.N, last, "the active file holds lines")
+	ls := fileLines(t, kt.path)
+	ls[1] = strings.Replace(ls[1], `"ok":true`, `"ok":false`, 1)
+	writeLines(t, kt.path, ls)
+	cutCheckpoints(t, kt.path, kt.pub, last)
+	store, err := os.ReadFile(integrity.StorePath(kt.path))
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(integrity.StorePath(kt.path), store[:tlog.StoredHashCount(last)*tlog.HashSize], 0o600))
+	keys, err := integrity.LoadSigningKey(kt.key)
+	require.NoError(t, err)
+	sealer, err := integrity.NewSealer(integrity.Settings{Keys: keys, Interval: time.Second})
+	require.NoError(t, err)
+	ctx := context.Background()
+	require.NoError(t, sealer.Seal(ctx, kt.path))
+	require.NoError(t, sealer.Close(ctx))
 	res := run(t, "", "verify", "--key", kt.pub, filepath.Dir(kt.path))
-	require.Equal(t, 0, res.code, "the shorter history verifies on its own: "+res.stdout+res.stderr)
+	require.Equal(t, 0, res.code, "the rewritten history verifies on its own: "+res.stdout+res.stderr)
+
 	res = run(t, "", "verify", "--key", kt.pub, "--checkpoint", name, filepath.Dir(kt.path))
 	require.Equal(t, exitProblems, res.code, res.stdout+res.stderr)
-	require.Contains(t, res.stdout, fmt.Sprintf("%s: integrity: the checkpoint given (%d lines) covers more than the %d lines of the log %s holds: lines were cut off the end\n",
-		name, cp.N, last, kt.path))
+	require.Contains(t, res.stdout, fmt.Sprintf("%s: integrity: the checkpoint given (%d lines) is not of the history %s holds: its first %d lines (up to line %d of %s) do not have",
+		name, cp.N, kt.path, cp.N, cp.N-last, kt.path))
 }
