@@ -217,3 +217,23 @@ func ownerLocksHeld(t *testing.T, dir string, files int) int {
 	}
 	return held
 }
+
+// A round that seals more files than maxIdleLogs (a burst of sessions
+// within one checkpoint interval) still leaves the sealer holding at most
+// maxIdleLogs owner locks, a descriptor each: otherwise a burst of new
+// sessions could run the process out of descriptors.
+func TestABurstOfFilesInOneRoundKeepsTheIdleBound(t *testing.T) {
+	k, _ := testKeys(t, "test")
+	s, _ := lockingSealer(t, k)
+	dir := t.TempDir()
+	const files = maxIdleLogs + 300
+	for i := range files {
+		p := sessionFile(dir, i)
+		appendLocked(t, p, lines(1, 1))
+		s.Wrote(p, 1)
+	}
+	require.NoError(t, s.SealPending(bg))
+	require.LessOrEqual(t, len(s.logs), maxIdleLogs)
+	require.LessOrEqual(t, ownerLocksHeld(t, dir, files), maxIdleLogs)
+	require.NoError(t, s.Close(bg))
+}

@@ -177,7 +177,13 @@ func (s *Sealer) SealPending(ctx context.Context) error {
 	s.sealMu.Lock()
 	defer s.sealMu.Unlock()
 	var errs []error
+	sealed := 0
 	for path, n := range batch {
+		if sealed++; sealed%(maxIdleLogs/4) == 0 {
+			// A burst of more files than the bound in one round: let
+			// the locks of those sealed before go as it proceeds.
+			s.forgetIdle(map[string]int64{})
+		}
 		if err := s.sealPath(ctx, path); err != nil {
 			// The lines stay in the lag: they are not covered.
 			errs = append(errs, err)
@@ -268,16 +274,21 @@ func (s *Sealer) logFor(path string) *fileLog {
 	return l
 }
 
-// forgetIdle drops remembered files beyond the bound, keeping the ones
-// just sealed and the broken ones (so tampering is not logged again). A
-// broken one beyond the bound lets its owner lock go, so the descriptors
-// stay bounded too; a seal of it takes the lock again.
+// forgetIdle drops remembered files beyond the bound, the ones just
+// sealed (keep) last, and the broken ones never (so tampering is not
+// logged again). A broken one beyond the bound lets its owner lock go, so
+// the descriptors stay bounded too; a seal of it takes the lock again.
 func (s *Sealer) forgetIdle(keep map[string]int64) {
+	s.forget(func(path string) bool { _, ok := keep[path]; return !ok })
+	s.forget(func(string) bool { return true })
+}
+
+func (s *Sealer) forget(may func(path string) bool) {
 	for path, l := range s.logs {
 		if len(s.logs) <= maxIdleLogs {
 			return
 		}
-		if _, ok := keep[path]; ok {
+		if !may(path) {
 			continue
 		}
 		l.owner.Release()
