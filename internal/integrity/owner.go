@@ -71,6 +71,26 @@ func (o *OwnerLock) Release() {
 	o.f = nil
 }
 
+// Lost reports whether the lock file at path's lock path is no longer the
+// file held: removed or replaced by hand. flock binds to the open file, so
+// another process could then lock a new file at the path.
+func (o *OwnerLock) Lost(path string) bool {
+	if o == nil || o.f == nil {
+		return false
+	}
+	at, err := os.Lstat(OwnerLockPath(path))
+	return err != nil || !o.holds(at)
+}
+
+// holds reports whether fi is the lock file held.
+func (o *OwnerLock) holds(fi os.FileInfo) bool {
+	if o == nil || o.f == nil {
+		return false
+	}
+	held, err := o.f.Stat()
+	return err == nil && os.SameFile(held, fi)
+}
+
 // lockLogMkdir is LockLog for a sealer that starts before the file sink
 // has made the path's directory: it makes it as the sink would (0700).
 func lockLogMkdir(path string) (*OwnerLock, error) {

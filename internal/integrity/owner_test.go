@@ -237,3 +237,34 @@ func TestABurstOfFilesInOneRoundKeepsTheIdleBound(t *testing.T) {
 	require.LessOrEqual(t, ownerLocksHeld(t, dir, files), maxIdleLogs)
 	require.NoError(t, s.Close(bg))
 }
+
+// An operator who removes the lock file ("a stale lock") while a sealer
+// holds it must not open the log to a second sealer for good: the holder
+// notices at its next seal and takes the lock at the path again, and if
+// another process took it meanwhile, it stops sealing and says so.
+func TestARemovedOwnerLockIsTakenAgain(t *testing.T) {
+	k, _ := testKeys(t, "test")
+	path := auditPath(t)
+	appendLocked(t, path, lines(1, 2))
+	s, logs := lockingSealer(t, k)
+	require.NoError(t, s.Seal(bg, path))
+
+	require.NoError(t, os.Remove(OwnerLockPath(path)))
+	appendLocked(t, path, lines(3, 3))
+	s.Wrote(path, 1)
+	require.NoError(t, s.SealPending(bg))
+	_, err := LockLog(path)
+	require.ErrorIs(t, err, ErrLogOwned, "the sealer holds the lock at the path again")
+	require.Len(t, logs.FilterMessageSnippet("owner lock").FilterLevelExact(zapcore.WarnLevel).All(), 1)
+
+	// Removed again, and taken by another process before the next seal.
+	require.NoError(t, os.Remove(OwnerLockPath(path)))
+	other, err := LockLog(path)
+	require.NoError(t, err)
+	defer other.Release()
+	appendLocked(t, path, lines(4, 4))
+	s.Wrote(path, 1)
+	require.ErrorIs(t, s.SealPending(bg), ErrLogOwned)
+	require.Len(t, logs.FilterLevelExact(zapcore.ErrorLevel).All(), 1)
+	require.NoError(t, s.Close(bg))
+}

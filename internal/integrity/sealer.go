@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"slices"
 	"sync"
 	"time"
@@ -299,12 +300,37 @@ func (s *Sealer) forget(may func(path string) bool) {
 	}
 }
 
+// holdsLockOf reports whether the lock file at path's lock path is one
+// this sealer holds for any file; called with sealMu held.
+func (s *Sealer) holdsLockOf(path string) bool {
+	at, err := os.Lstat(OwnerLockPath(path))
+	if err != nil {
+		return false
+	}
+	for _, l := range s.logs {
+		if l.owner.holds(at) {
+			return true
+		}
+	}
+	return false
+}
+
 // own takes the owner lock of l's path unless held already (or left to
-// the caller); called with sealMu held. A file system without flock is
-// warned about once and sealed without it.
+// the caller), and again when its file was removed or replaced; called
+// with sealMu held. A file system without flock is warned about once and
+// sealed without it.
 func (s *Sealer) own(l *fileLog) error {
-	if s.set.CallerOwns || l.owner != nil {
+	if s.set.CallerOwns {
 		return nil
+	}
+	if l.owner != nil {
+		if !l.owner.Lost(l.path) || s.holdsLockOf(l.path) {
+			return nil // a swap of two of its own files is the seal's to find
+		}
+		s.set.Logger.Warn("integrity: the owner lock file was removed or replaced while this collector held it; taking it again",
+			zap.String("path", l.path), zap.String("lock", OwnerLockPath(l.path)))
+		l.owner.Release()
+		l.owner = nil
 	}
 	o, err := lockLogMkdir(l.path)
 	if errors.Is(err, ErrLogOwned) {
