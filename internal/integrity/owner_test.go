@@ -291,3 +291,18 @@ func TestNoFlockWarnedOncePerSealer(t *testing.T) {
 	require.Equal(t, zapcore.WarnLevel, warned[0].Level)
 	require.Equal(t, paths[0], warned[0].ContextMap()["path"])
 }
+
+// A lock file found readable by others (made by hand, or copied) is made
+// 0600: anyone who can open it can flock it, and so keep the collector
+// from sealing its log.
+func TestALooseOwnerLockIsMadePrivate(t *testing.T) {
+	path := auditPath(t)
+	require.NoError(t, os.WriteFile(OwnerLockPath(path), nil, 0o644))
+	require.NoError(t, os.Chmod(OwnerLockPath(path), 0o666))
+	o, err := LockLog(path)
+	require.NoError(t, err)
+	defer o.Release()
+	fi, err := os.Lstat(OwnerLockPath(path))
+	require.NoError(t, err)
+	require.Equal(t, os.FileMode(0o600), fi.Mode().Perm())
+}
