@@ -47,14 +47,14 @@ func (d *derivedIDs) setHex(traceID pcommon.TraceID, spanID pcommon.SpanID, hexI
 	if hexIDs != nil && len(hexIDs.traceID) == 2*len(traceID) {
 		n += copy(d.text[n:], hexIDs.traceID)
 	} else {
-		n += hex.Encode(d.text[n:], traceID[:])
+		n += encodeHex(d.text[n:], traceID[:])
 	}
 	d.text[n] = '/'
 	n++
 	if hexIDs != nil && len(hexIDs.spanID) == 2*len(spanID) {
 		n += copy(d.text[n:], hexIDs.spanID)
 	} else {
-		n += hex.Encode(d.text[n:], spanID[:])
+		n += encodeHex(d.text[n:], spanID[:])
 	}
 	d.text[n] = '/'
 }

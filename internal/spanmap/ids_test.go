@@ -1,6 +1,7 @@
 package spanmap
 
 import (
+	"encoding/hex"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -95,5 +96,15 @@ func TestDerivedIDsFromHexText(t *testing.T) {
 		for _, phase := range []auditevent.Phase{auditevent.PhaseStart, auditevent.PhaseFinish} {
 			assert.Equal(t, DeriveEventID(trace, span, phase), d.id(phase), "%+v %s", c, phase)
 		}
+	}
+}
+
+// encodeHex against encoding/hex for every length up to a trace id's.
+func TestEncodeHexMatchesEncodingHex(t *testing.T) {
+	src := []byte{0x00, 0x01, 0x7f, 0x80, 0x9a, 0xab, 0xcd, 0xef, 0xf0, 0xff, 0x10, 0x2e, 0x3c, 0x4b, 0x5a, 0x69}
+	for n := 0; n <= len(src); n++ {
+		dst := make([]byte, 2*n)
+		assert.Equal(t, 2*n, encodeHex(dst, src[:n]))
+		assert.Equal(t, hex.EncodeToString(src[:n]), string(dst), "%d bytes", n)
 	}
 }
