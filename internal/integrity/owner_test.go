@@ -1,7 +1,6 @@
 package integrity
 
 import (
-	"bytes"
 	"errors"
 	"os"
 	"path/filepath"
@@ -120,29 +119,24 @@ func TestOwnerLockMakesTheDirectory(t *testing.T) {
 	require.NoError(t, s.Close(bg))
 }
 
-func TestRebuildStoreRefusedWhileSealing(t *testing.T) {
+func TestRebuildStoreUnderTheOwnerLock(t *testing.T) {
 	path, pub, k := rotatedTrail(t, 40, true, 0)
 	v, err := LoadVerifierKey(pub)
 	require.NoError(t, err)
 	s, _ := lockingSealer(t, k)
 	require.NoError(t, s.SealAtStart(bg, path))
-	before, err := os.ReadFile(StorePath(path))
-	require.NoError(t, err)
-
-	_, err = RebuildStore(bg, path, v)
-	require.ErrorIs(t, err, ErrLogOwned)
-	after, err := os.ReadFile(StorePath(path))
-	require.NoError(t, err)
-	require.True(t, bytes.Equal(before, after), "the store was not touched")
+	_, err = LockLog(path)
+	require.ErrorIs(t, err, ErrLogOwned, "no rebuild while a sealer holds the lock")
+	_, err = RebuildStore(bg, nil, path, v)
+	require.ErrorContains(t, err, "under the owner lock")
 
 	require.NoError(t, s.Close(bg))
-	res, err := RebuildStore(bg, path, v)
-	require.NoError(t, err)
-	require.EqualValues(t, 40, res.Leaves)
-	// A rebuild holds the lock only while it runs.
 	o, err := LockLog(path)
 	require.NoError(t, err)
-	o.Release()
+	defer o.Release()
+	res, err := RebuildStore(bg, o, path, v)
+	require.NoError(t, err)
+	require.EqualValues(t, 40, res.Leaves)
 }
 
 // Retention's record is written by the owner only: a sealer that does not
@@ -216,4 +210,33 @@ func ownerLocksHeld(t *testing.T, dir string, files int) int {
 		o.Release()
 	}
 	return held
+}
+
+// Without flock the sealer warns once, not once per file: a templated
+// path makes a file per session.
+func TestNoFlockWarnedOncePerSealer(t *testing.T) {
+	k, _ := testKeys(t, "test")
+	dir := t.TempDir()
+	core, logs := observer.New(zapcore.WarnLevel)
+	var locked []string
+	noFlock := func(path string) (*OwnerLock, error) {
+		locked = append(locked, path)
+		return &OwnerLock{Unsupported: true}, nil
+	}
+	s, err := NewSealer(Settings{Keys: k, Interval: 1e9, Logger: zap.New(core), OriginBase: dir, lockLog: noFlock})
+	require.NoError(t, err)
+	var paths []string
+	for _, session := range []string{"s1", "s2", "s3"} {
+		path := filepath.Join(dir, session+".jsonl")
+		appendLocked(t, path, lines(1, 2))
+		s.Wrote(path, 2)
+		require.NoError(t, s.SealPending(bg))
+		paths = append(paths, path)
+	}
+	require.NoError(t, s.Close(bg))
+	require.Equal(t, paths, locked, "each file's lock was tried")
+	warned := logs.FilterMessageSnippet("no flock").All()
+	require.Len(t, warned, 1)
+	require.Equal(t, zapcore.WarnLevel, warned[0].Level)
+	require.Equal(t, paths[0], warned[0].ContextMap()["path"])
 }

@@ -40,6 +40,10 @@ type Settings struct {
 	// (LockLog), as a `sandboxaudit log` command does; the sealer takes
 	// none itself.
 	CallerOwns bool
+
+	// lockLog takes a path's owner lock (lockLogMkdir); a test stands in
+	// for a file system without flock.
+	lockLog func(path string) (*OwnerLock, error)
 }
 
 // Sealer keeps the Merkle trees and checkpoints of the audit files a file
@@ -58,6 +62,9 @@ type Sealer struct {
 	logs    map[string]*fileLog
 	scratch storeScratch
 	wit     witnessing
+	// noFlockWarned: the warning that the file system has no flock was
+	// logged, once for all the files of the exporter's path.
+	noFlockWarned bool
 
 	stop chan struct{}
 	done chan struct{}
@@ -73,6 +80,9 @@ func NewSealer(set Settings) (*Sealer, error) {
 	}
 	if set.Logger == nil {
 		set.Logger = zap.NewNop()
+	}
+	if set.lockLog == nil {
+		set.lockLog = lockLogMkdir
 	}
 	return &Sealer{
 		set:     set,
@@ -290,20 +300,23 @@ func (s *Sealer) forgetIdle(keep map[string]int64) {
 
 // own takes the owner lock of l's path unless held already (or left to
 // the caller); called with sealMu held. A file system without flock is
-// warned about once and sealed without it.
+// warned about once per sealer (a templated path makes a file per
+// session) and sealed without it.
 func (s *Sealer) own(l *fileLog) error {
 	if s.set.CallerOwns || l.owner != nil {
 		return nil
 	}
-	o, err := lockLogMkdir(l.path)
+	o, err := s.set.lockLog(l.path)
 	if errors.Is(err, ErrLogOwned) {
 		return fmt.Errorf("%w; a log has one sealer: stop the other collector, or give this exporter another file.path", err)
 	}
 	if err != nil {
 		return err
 	}
-	if o.Unsupported {
-		s.set.Logger.Warn("integrity: the file system has no flock: nothing keeps a second collector from sealing this log",
+	if o.Unsupported && !s.noFlockWarned {
+		s.noFlockWarned = true
+		s.set.Logger.Warn("integrity: the file system has no flock: nothing keeps a second collector from sealing this log, "+
+			"nor the other files of this exporter's path (warned once)",
 			zap.String("path", l.path), zap.String("lock", OwnerLockPath(l.path)))
 	}
 	l.owner = o
