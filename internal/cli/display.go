@@ -2,52 +2,19 @@ package cli
 
 import (
 	"encoding/json"
-	"fmt"
 	"strings"
-	"unicode"
 	"unicode/utf8"
+
+	"github.com/sandboxaudit/sandboxaudit/internal/safetext"
 )
 
-// displayText makes untrusted text safe for a terminal: control
-// characters (ANSI escapes included), bidirectional overrides and invalid
-// UTF-8 are shown as escapes instead of acting on the terminal.
-func displayText(s string) string {
-	clean := true
-	for _, r := range s {
-		if unsafeRune(r) {
-			clean = false
-			break
-		}
-	}
-	if clean {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); {
-		r, n := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && n == 1:
-			fmt.Fprintf(&b, `\x%02x`, s[i])
-		case r == '\n':
-			b.WriteString(`\n`)
-		case r == '\t':
-			b.WriteString(`\t`)
-		case r < 0x80 && unsafeRune(r):
-			fmt.Fprintf(&b, `\x%02x`, r)
-		case unsafeRune(r):
-			fmt.Fprintf(&b, `\u%04x`, r)
-		default:
-			b.WriteString(s[i : i+n])
-		}
-		i += n
-	}
-	return b.String()
-}
+// displayText makes untrusted text safe for a terminal (see
+// safetext.Escape).
+func displayText(s string) string { return safetext.Escape(s) }
 
-func unsafeRune(r rune) bool {
-	return r == utf8.RuneError || unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r) ||
-		r == '\u2028' || r == '\u2029'
-}
+// displayCut is displayText(s) cut to width characters, only between
+// escapes (see safetext.EscapeCut).
+func displayCut(s string, width int) string { return safetext.EscapeCut(s, width) }
 
 // cut shortens s to width characters, marking a cut with "…".
 func cut(s string, width int) string {
@@ -78,7 +45,7 @@ func pad(s string, width int) string {
 // characters, is appended without building a string.
 func appendCell(b []byte, s string, width int) []byte {
 	if !plainASCII(s) {
-		return append(b, pad(displayText(s), width)...)
+		return append(b, pad(displayCut(s, width), width)...)
 	}
 	if len(s) > width {
 		return append(append(b, s[:width-1]...), "…"...)
@@ -104,11 +71,11 @@ func appendSpaces(b []byte, n int) []byte {
 	return b
 }
 
-// plainASCII reports whether s is printable ASCII only, which displayText
-// leaves as it is.
+// plainASCII reports whether s is printable ASCII without a backslash,
+// which displayText leaves as it is.
 func plainASCII(s string) bool {
 	for i := 0; i < len(s); i++ {
-		if s[i] < 0x20 || s[i] > 0x7e {
+		if s[i] < 0x20 || s[i] > 0x7e || s[i] == '\\' {
 			return false
 		}
 	}
