@@ -35,14 +35,15 @@ const (
 // reused from segment to segment. After each block it yields if a
 // goroutine waits for a processor, so a writer back from write(2) or
 // fdatasync(2) gets one at once instead of after the scheduler's time
-// slice, and otherwise once per megabyte only: each yield from a locked
-// thread hands the processor to another thread and back, two thread
-// switches that land on the writers' cores too. It stays behind the
-// writers on the processor and the disk: its thread runs at a higher nice
-// value, the compressed file is written back a piece at a time (so its fsync is
-// short and the compressor waits for the disk, not the writers), and the
-// plain segment's pages are dropped from the cache as they are read. The
-// zero value is ready.
+// slice, and otherwise once per megabyte. It stays behind the writers on
+// the disk: the compressed file is written back a piece at a time (so its
+// fsync is short and the compressor waits for the disk, not the writers),
+// and the plain segment's pages are dropped from the cache as they are
+// read. It keeps the process's CPU and I/O priorities: a writer's
+// fdatasync(2) can wait on the compressed file's ordered data, and a
+// thread at a lower CPU priority, kept off a saturated host's cores,
+// holds its processor (P) and keeps every stop-the-world of the garbage
+// collector waiting. The zero value is ready.
 type compressor struct {
 	enc *zstd.Encoder
 	buf []byte
@@ -87,19 +88,8 @@ func (w *writeBehind) Write(p []byte) (int, error) {
 }
 
 // write compresses in into dst through dst.tmp, made durable before the
-// rename; on failure the temp file is removed. The work runs on a thread
-// of its own at a low CPU priority, which ends with it.
-func (c *compressor) write(ctx context.Context, in io.Reader, dst string) error {
-	done := make(chan error, 1)
-	go func() {
-		runtime.LockOSThread() // never released: the thread ends with the goroutine
-		lowerThreadPriority()
-		done <- c.writeHere(ctx, in, dst)
-	}()
-	return <-done
-}
-
-func (c *compressor) writeHere(ctx context.Context, in io.Reader, dst string) (err error) {
+// rename; on failure the temp file is removed.
+func (c *compressor) write(ctx context.Context, in io.Reader, dst string) (err error) {
 	tmp := dst + tmpSuffix
 	out, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|noFollowFlag, 0o600)
 	if err != nil {

@@ -2,8 +2,6 @@
 
 package filesink
 
-func lowerThreadPriority() {}
-
 func writebackStart(fd uintptr, off, n int64) {}
 
 func writebackWait(fd uintptr, off, n int64) {}
