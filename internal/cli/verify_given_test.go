@@ -20,23 +20,8 @@ import (
 // checkpoints to a file outside, as an auditor keeps one.
 func savedCheckpoint(t *testing.T, path, pub string, n int64) string {
 	t.Helper()
-	v, err := integrity.LoadVerifierKey(pub)
-	require.NoError(t, err)
-	f, err := os.Open(integrity.CheckpointsPath(path))
-	require.NoError(t, err)
-	defer func() { _ = f.Close() }()
-	for nr := integrity.NewNoteReader(f); ; {
-		rec, err := nr.Next()
-		require.NotEqual(t, io.EOF, err, "no checkpoint of %d lines", n)
-		require.NoError(t, err)
-		cp, err := integrity.OpenCheckpoint(rec, v)
-		require.NoError(t, err)
-		if cp.N == n {
-			name := filepath.Join(t.TempDir(), fmt.Sprintf("saved-%d.checkpoint", n))
-			require.NoError(t, os.WriteFile(name, rec, 0o600))
-			return name
-		}
-	}
+	name, _ := keepCheckpoint(t, path, pub, func(m int64) bool { return m == n })
+	return name
 }
 
 // resealWith replaces path's lines by ls and seals them as a new history
