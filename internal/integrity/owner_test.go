@@ -319,3 +319,25 @@ func TestALooseOwnerLockIsMadePrivate(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, os.FileMode(0o600), fi.Mode().Perm())
 }
+
+// A lock file moved by hand over another this sealer holds (two files of
+// one templated path) leaves the path locked by the sealer still: it goes
+// on sealing, with neither a warning nor a refusal of its own file.
+func TestAnOwnerLockMovedOverAnotherHeldIsKept(t *testing.T) {
+	k, _ := testKeys(t, "test")
+	dir := t.TempDir()
+	a, b := sessionFile(dir, 1), sessionFile(dir, 2)
+	s, logs := lockingSealer(t, k)
+	for _, p := range []string{a, b} {
+		appendLocked(t, p, lines(1, 2))
+		require.NoError(t, s.Seal(bg, p))
+	}
+	require.NoError(t, os.Rename(OwnerLockPath(b), OwnerLockPath(a)))
+	appendLocked(t, a, lines(3, 3))
+	s.Wrote(a, 1)
+	require.NoError(t, s.SealPending(bg))
+	require.Empty(t, logs.All())
+	_, err := LockLog(a)
+	require.ErrorIs(t, err, ErrLogOwned)
+	require.NoError(t, s.Close(bg))
+}
