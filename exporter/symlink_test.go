@@ -18,9 +18,8 @@ import (
 // TestSymlinkedSessionFileIsRefusedAndCounted: a symlink planted at a
 // session's templated file (audit/<session>.jsonl -> a file elsewhere)
 // makes the export fail with an error naming the file section once and the
-// link (no Go package), counts the events
-// as events_dropped{reason="file_symlink"}, and leaves the target as it
-// was.
+// link (no Go package), counts the events as
+// events_dropped{reason="file_symlink"}, and leaves the target as it was.
 func TestSymlinkedSessionFileIsRefusedAndCounted(t *testing.T) {
 	dir := t.TempDir()
 	target := filepath.Join(t.TempDir(), "victim")

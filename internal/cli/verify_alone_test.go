@@ -61,9 +61,18 @@ func newKeptTrail(t *testing.T) keptTrail {
 // pick takes to a file outside the trail, as an auditor would keep it.
 func (kt *keptTrail) checkpointFile(t *testing.T, pick func(int64) bool) (string, integrity.Checkpoint) {
 	t.Helper()
-	v, err := integrity.LoadVerifierKey(kt.pub)
+	name, cp := keepCheckpoint(t, kt.path, kt.pub, pick)
+	kt.givenSize = cp.N
+	return name, cp
+}
+
+// keepCheckpoint copies the first signed checkpoint of path whose size
+// pick takes to a file outside, as an auditor keeps one.
+func keepCheckpoint(t *testing.T, path, pub string, pick func(int64) bool) (string, integrity.Checkpoint) {
+	t.Helper()
+	v, err := integrity.LoadVerifierKey(pub)
 	require.NoError(t, err)
-	f, err := os.Open(integrity.CheckpointsPath(kt.path))
+	f, err := os.Open(integrity.CheckpointsPath(path))
 	require.NoError(t, err)
 	defer func() { _ = f.Close() }()
 	for nr := integrity.NewNoteReader(f); ; {
@@ -74,7 +83,6 @@ func (kt *keptTrail) checkpointFile(t *testing.T, pick func(int64) bool) (string
 		if pick(cp.N) {
 			name := filepath.Join(t.TempDir(), "kept.checkpoint")
 			require.NoError(t, os.WriteFile(name, rec, 0o600))
-			kt.givenSize = cp.N
 			return name, cp
 		}
 	}

@@ -20,23 +20,8 @@ import (
 // checkpoints to a file outside, as an auditor keeps one.
 func savedCheckpoint(t *testing.T, path, pub string, n int64) string {
 	t.Helper()
-	v, err := integrity.LoadVerifierKey(pub)
-	require.NoError(t, err)
-	f, err := os.Open(integrity.CheckpointsPath(path))
-	require.NoError(t, err)
-	defer func() { _ = f.Close() }()
-	for nr := integrity.NewNoteReader(f); ; {
-		rec, err := nr.Next()
-		require.NotEqual(t, io.EOF, err, "no checkpoint of %d lines", n)
-		require.NoError(t, err)
-		cp, err := integrity.OpenCheckpoint(rec, v)
-		require.NoError(t, err)
-		if cp.N == n {
-			name := filepath.Join(t.TempDir(), fmt.Sprintf("saved-%d.checkpoint", n))
-			require.NoError(t, os.WriteFile(name, rec, 0o600))
-			return name
-		}
-	}
+	name, _ := keepCheckpoint(t, path, pub, func(m int64) bool { return m == n })
+	return name
 }
 
 // resealWith replaces path's lines by ls and seals them as a new history
@@ -218,4 +203,28 @@ func TestVerifyGivenCheckpointOfATrailRewritten(t *testing.T) {
 	require.Equal(t, exitProblems, res.code, res.stdout+res.stderr)
 	require.Contains(t, res.stdout, fmt.Sprintf("%s: integrity: the checkpoint given (%d lines) is not of the history %s holds: its first %d lines (up to line %d of %s) do not have",
 		name, cp.N, kt.path, cp.N, cp.N-last, kt.path))
+}
+
+// When retention removed every segment, a checkpoint given of lines it
+// removed is proven from the signed end of the last segment, where the
+// active file's lines start.
+func TestVerifyGivenCheckpointAfterEverySegmentRemoved(t *testing.T) {
+	kt := newKeptTrail(t)
+	name, cp := kt.checkpointFile(t, func(n int64) bool { return n < kt.rec(0).First })
+	keys, err := integrity.LoadSigningKey(kt.key)
+	require.NoError(t, err)
+	sealer, err := integrity.NewSealer(integrity.Settings{Keys: keys, Interval: time.Second})
+	require.NoError(t, err)
+	for _, seg := range kt.segs {
+		require.NoError(t, sealer.Retire(kt.path, seg))
+		require.NoError(t, os.Remove(seg.Path))
+	}
+	require.NoError(t, sealer.Close(context.Background()))
+	res := run(t, "", "verify", "--key", kt.pub, filepath.Dir(kt.path))
+	require.Equal(t, 0, res.code, "the active file alone verifies: "+res.stdout+res.stderr)
+
+	res = run(t, "", "verify", "--key", kt.pub, "--checkpoint", name, filepath.Dir(kt.path))
+	require.Equal(t, 0, res.code, res.stdout+res.stderr)
+	require.Contains(t, res.stdout, fmt.Sprintf("%s: integrity: lines 1-%d of the log are in the checkpoint given in %s (%d lines): "+
+		"a consistency proof from the hash store leads from its root to the tree of the lines read\n", kt.path, cp.N, name, cp.N))
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"golang.org/x/mod/sumdb/note"
 	"golang.org/x/mod/sumdb/tlog"
@@ -238,18 +239,18 @@ func (c *TrailChecker) proveGiven() {
 }
 
 // proveNotRead proves a checkpoint given whose size the lines read
-// skipped (retention removed its last lines) a prefix of the tree at the
-// end of the first segment read after it, by a consistency proof from the
-// hash store.
+// skipped (retention removed its last lines) a prefix of a signed tree
+// the lines read start from or lead to (a segment read after it), by a
+// consistency proof from the hash store.
 func (c *TrailChecker) proveNotRead(cp Checkpoint) error {
-	for _, s := range c.segEnds {
+	for _, s := range slices.Concat(c.starts, c.segEnds) {
 		if s.end >= cp.N {
 			prover := OpenTreeProver(c.trail.Path)
 			defer func() { _ = prover.Close() }()
 			return provePrefix(prover, cp, s.end, s.root)
 		}
 	}
-	return fmt.Errorf("its line %d of the log was not read, and no segment read after it matched its record", cp.N-c.whole.lead)
+	return fmt.Errorf("its line %d of the log was not read, and no signed tree the lines read start from or lead to holds it", cp.N-c.whole.lead)
 }
 
 // drainCheckpoints reads, for a segment checked alone, the checkpoints

@@ -214,11 +214,23 @@ func ownerLocksHeld(t *testing.T, dir string, files int) int {
 
 // A round that seals more files than maxIdleLogs (a burst of sessions
 // within one checkpoint interval) still leaves the sealer holding at most
-// maxIdleLogs owner locks, a descriptor each: otherwise a burst of new
-// sessions could run the process out of descriptors.
+// maxIdleLogs owner locks, a descriptor each, and holds not many more
+// while it runs: otherwise a burst of new sessions could run the process
+// out of descriptors.
 func TestABurstOfFilesInOneRoundKeepsTheIdleBound(t *testing.T) {
 	k, _ := testKeys(t, "test")
 	s, _ := lockingSealer(t, k)
+	peak := 0
+	s.set.lockLog = func(path string) (*OwnerLock, error) {
+		held := 0
+		for _, l := range s.logs {
+			if l.owner != nil && l.owner.f != nil {
+				held++
+			}
+		}
+		peak = max(peak, held)
+		return lockLogMkdir(path)
+	}
 	dir := t.TempDir()
 	const files = maxIdleLogs + 300
 	for i := range files {
@@ -229,6 +241,7 @@ func TestABurstOfFilesInOneRoundKeepsTheIdleBound(t *testing.T) {
 	require.NoError(t, s.SealPending(bg))
 	require.LessOrEqual(t, len(s.logs), maxIdleLogs)
 	require.LessOrEqual(t, ownerLocksHeld(t, dir, files), maxIdleLogs)
+	require.Less(t, peak, maxIdleLogs+maxIdleLogs/4, "owner locks held during the round")
 	require.NoError(t, s.Close(bg))
 }
 
@@ -305,4 +318,26 @@ func TestALooseOwnerLockIsMadePrivate(t *testing.T) {
 	fi, err := os.Lstat(OwnerLockPath(path))
 	require.NoError(t, err)
 	require.Equal(t, os.FileMode(0o600), fi.Mode().Perm())
+}
+
+// A lock file moved by hand over another this sealer holds (two files of
+// one templated path) leaves the path locked by the sealer still: it goes
+// on sealing, with neither a warning nor a refusal of its own file.
+func TestAnOwnerLockMovedOverAnotherHeldIsKept(t *testing.T) {
+	k, _ := testKeys(t, "test")
+	dir := t.TempDir()
+	a, b := sessionFile(dir, 1), sessionFile(dir, 2)
+	s, logs := lockingSealer(t, k)
+	for _, p := range []string{a, b} {
+		appendLocked(t, p, lines(1, 2))
+		require.NoError(t, s.Seal(bg, p))
+	}
+	require.NoError(t, os.Rename(OwnerLockPath(b), OwnerLockPath(a)))
+	appendLocked(t, a, lines(3, 3))
+	s.Wrote(a, 1)
+	require.NoError(t, s.SealPending(bg))
+	require.Empty(t, logs.All())
+	_, err := LockLog(a)
+	require.ErrorIs(t, err, ErrLogOwned)
+	require.NoError(t, s.Close(bg))
 }

@@ -199,6 +199,10 @@ type TrailChecker struct {
 	// read, for proveSegments.
 	run     int
 	segEnds []segmentEnd
+	// starts are the signed trees the tree was started from (a segment
+	// record's compact range, or the segment log's end): proveNotRead
+	// leads a checkpoint given of lines not read to one of them.
+	starts []segmentEnd
 	// partFails is the failures before the current part's lines.
 	partFails int
 	// given are checkpoints from elsewhere to prove the segments in, for
@@ -283,6 +287,7 @@ func (c *TrailChecker) BeginPart(i int) {
 			c.fail("%s: %v", p.Path, err)
 		}
 		c.tree = t
+		c.startedAt(err)
 		if !c.started {
 			c.res.First = rec.First
 		}
@@ -301,6 +306,7 @@ func (c *TrailChecker) BeginPart(i int) {
 			c.fail("%s: %v", p.Path, err)
 		}
 		c.tree = t
+		c.startedAt(err)
 		c.res.First = sl.End()
 		c.skipBefore(sl.End())
 	}
@@ -311,6 +317,14 @@ func (c *TrailChecker) BeginPart(i int) {
 		c.whole.reach(&c.tree, c.trail.Path, c.where)
 	}
 	c.partFails = len(c.res.Failures)
+}
+
+// startedAt notes the tree just started from a signed compact range,
+// unless it could not be read (err).
+func (c *TrailChecker) startedAt(err error) {
+	if err == nil && c.tree.Size() > 0 {
+		c.starts = append(c.starts, segmentEnd{end: c.tree.Size(), root: c.tree.Root()})
+	}
 }
 
 // errRootMismatch marks a checkpoint whose root the lines did not give:
