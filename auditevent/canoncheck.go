@@ -17,6 +17,31 @@ import (
 type canonChecker struct {
 	buf   []byte
 	depth int
+	top   *memberIndex // when set, where the members of an object at depth 2 sit
+}
+
+// memberIndex records where the first members of one object sit, by
+// position in the text checked, so that a reader finds a member without
+// walking the object again.
+type memberIndex struct {
+	n    int  // members recorded
+	over bool // the object has more than fit
+	// Each member's key text starts at key and ends two bytes before
+	// value (its quote and the colon); the value ends at end.
+	m [maxIndexed]struct{ key, value, end int32 }
+}
+
+// maxIndexed is how many members a memberIndex holds: data objects the
+// collector writes have a handful.
+const maxIndexed = 8
+
+func (x *memberIndex) add(key, value, end int) {
+	if x.n == len(x.m) {
+		x.over = true
+		return
+	}
+	x.m[x.n].key, x.m[x.n].value, x.m[x.n].end = int32(key), int32(value), int32(end)
+	x.n++
 }
 
 // isCanonicalObject reports whether b is one JSON object in canonical form.
@@ -92,8 +117,12 @@ func (c *canonChecker) object(i int) (int, bool) {
 		if end >= len(c.buf) || c.buf[end] != ':' {
 			return end, false
 		}
+		keyAt := i + 1
 		if i, ok = c.value(end + 1); !ok {
 			return i, false
+		}
+		if c.top != nil && c.depth == 2 {
+			c.top.add(keyAt, end+1, i)
 		}
 		if i >= len(c.buf) {
 			return i, false

@@ -31,6 +31,29 @@ type LineFields struct {
 	TSAt, SpanIDAt, TraceIDAt, DataAt int
 
 	slots [numFields]slot // here rather than on ScanLine's stack, which they would leave
+	data  memberIndex     // where data's members sit in the line
+}
+
+// DataMember is where the value of data's top-level member key sits in
+// Data, from what ScanLine recorded as it checked data: ok reports that
+// data has the member; known is false when data has more members than
+// ScanLine records, and the caller must look for itself.
+func (f *LineFields) DataMember(key string) (from, to int, ok, known bool) {
+	x := &f.data
+	if x.over {
+		return 0, 0, false, false
+	}
+	for _, m := range x.m[:x.n] {
+		value := int(m.value) - f.DataAt
+		k := f.Data[int(m.key)-f.DataAt : value-2]
+		if string(k) == key {
+			return value, int(m.end) - f.DataAt, true, true
+		}
+		if string(k) > key {
+			break // canonical keys are sorted
+		}
+	}
+	return 0, 0, false, true
 }
 
 // ScanLine reads a line written in canonical form (what AppendJSON writes,
@@ -43,7 +66,7 @@ type LineFields struct {
 func ScanLine(line []byte, f *LineFields) bool {
 	line = bytes.TrimSuffix(line, []byte("\n"))
 	*f = LineFields{}
-	if !canonicalMembers(line, &f.slots) {
+	if !canonicalMembers(line, &f.slots, &f.data) {
 		return false
 	}
 	d := decoder{buf: line, slots: &f.slots}
@@ -201,6 +224,9 @@ func (d *decoder) plainTimestamp(f field) ([]byte, int64, bool) {
 	if !ok {
 		return nil, 0, false
 	}
+	if micros, ok := parseUTCSpelling(s); ok {
+		return s, micros, true
+	}
 	t, ok := parseTimestamp(s)
 	if !ok {
 		return nil, 0, false
@@ -210,6 +236,56 @@ func (d *decoder) plainTimestamp(f field) ([]byte, int64, bool) {
 	}
 	var spell [maxTimestampLen]byte
 	return s, t.micros, string(t.appendText(spell[:0])) == string(s)
+}
+
+// parseUTCSpelling reads the timestamp appendText writes for a UTC time,
+// YYYY-MM-DDTHH:MM:SS[.ffffff]Z with a fraction that is not zero, at fixed
+// places: every line the collector writes has one. It refuses anything
+// else, which parseTimestamp then reads; what it accepts, parseTimestamp
+// accepts with the same instant, and utcSpelling with it.
+func parseUTCSpelling(s []byte) (int64, bool) {
+	var frac int64
+	switch len(s) {
+	case 20:
+		if s[19] != 'Z' {
+			return 0, false
+		}
+	case 27:
+		if s[19] != '.' || s[26] != 'Z' {
+			return 0, false
+		}
+		f0, ok0 := twoDigitsAt(s, 20)
+		f1, ok1 := twoDigitsAt(s, 22)
+		f2, ok2 := twoDigitsAt(s, 24)
+		frac = int64(f0*10_000 + f1*100 + f2)
+		if !ok0 || !ok1 || !ok2 || frac == 0 {
+			return 0, false
+		}
+	default:
+		return 0, false
+	}
+	if s[4] != '-' || s[7] != '-' || s[10] != 'T' || s[13] != ':' || s[16] != ':' {
+		return 0, false
+	}
+	y0, ok0 := twoDigitsAt(s, 0)
+	y1, ok1 := twoDigitsAt(s, 2)
+	mo, ok2 := twoDigitsAt(s, 5)
+	d, ok3 := twoDigitsAt(s, 8)
+	h, ok4 := twoDigitsAt(s, 11)
+	mi, ok5 := twoDigitsAt(s, 14)
+	sec, ok6 := twoDigitsAt(s, 17)
+	y := y0*100 + y1
+	if !(ok0 && ok1 && ok2 && ok3 && ok4 && ok5 && ok6) || y < 1 || mo < 1 || mo > 12 || d < 1 || d > daysIn(y, mo) ||
+		h > 23 || mi > 59 || sec > 59 {
+		return 0, false
+	}
+	return (civilDays(y, mo, d)*86_400+int64(h*3600+mi*60+sec))*1_000_000 + frac, true
+}
+
+// twoDigitsAt reads the two decimal digits at s[at:at+2].
+func twoDigitsAt(s []byte, at int) (int, bool) {
+	hi, lo := s[at]-'0', s[at+1]-'0'
+	return int(hi)*10 + int(lo), hi <= 9 && lo <= 9
 }
 
 // utcSpelling reports whether a timestamp parseTimestamp accepted has the
@@ -228,11 +304,12 @@ func utcSpelling(s []byte) bool {
 
 // canonicalMembers checks that b is one JSON object in canonical form, as
 // isCanonicalObject does, nested as deep as the decoder allows under a
-// top-level object, and records where each known field's value sits.
+// top-level object, and records where each known field's value sits and
+// where data's members do.
 // Canonical keys are plain and strictly increasing, so each key is matched
 // against the known names in their order, and a plain string value (most
 // of a line's) is checked eight bytes at a time.
-func canonicalMembers(b []byte, slots *[numFields]slot) bool {
+func canonicalMembers(b []byte, slots *[numFields]slot, data *memberIndex) bool {
 	if len(b) < 2 || b[0] != '{' {
 		return false
 	}
@@ -278,6 +355,10 @@ func canonicalMembers(b []byte, slots *[numFields]slot) bool {
 		}
 		prev, prevKnown = key, known
 		start := end + 2
+		c.top = nil
+		if known && sortedFields[next] == fData {
+			c.top = data
+		}
 		var ok, plain bool
 		if i, plain, ok = c.plainOrValue(start); !ok || i >= len(b) {
 			return false

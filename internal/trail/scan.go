@@ -248,7 +248,7 @@ func (s *scanner) decodeChunk(c *chunk, e *decoded, r *rec) {
 			c.res = append(c.res, res)
 			continue
 		}
-		e.what = appendWhat(e.what[:0], r.data)
+		e.what = appendWhat(e.what[:0], r.data, r.dataField)
 		r.what = view(e.what)
 		r.spanHash = hashSpan(s.seed, r.spanID)
 		r.order = orderOf(c.src, c.nums[i])
