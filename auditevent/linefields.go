@@ -315,8 +315,8 @@ func canonicalMembers(b []byte, slots *[numFields]slot, data *memberIndex) bool 
 	}
 	c := canonChecker{buf: b, depth: 1}
 	i, next := 1, 0 // next: the first known name not yet passed, in sortedFields
-	var prev []byte
-	prevKnown := true // before the first key
+	// The previous key is b[prevFrom:prevTo] (prevTo 0 before the first).
+	prevFrom, prevTo, prevKnown := 0, 0, true
 	for {
 		if i >= len(b) || b[i] != '"' {
 			return false
@@ -324,43 +324,48 @@ func canonicalMembers(b []byte, slots *[numFields]slot, data *memberIndex) bool 
 		// The next known name, quoted and followed by its colon, is the
 		// usual key; it follows a known key (or none) in order. Anything
 		// else is read and compared in full.
-		var key []byte
-		var end int
+		var keyTo int // the key's text is b[i+1:keyTo]
 		known := false
 		if j := knownAt(b, i, next); j >= 0 {
 			// Names between next and j are absent: each is less than this
 			// one, as the loop below would find.
-			known, next = true, j
-			end = i + len(memberTokens[sortedFields[j]]) - 2
-			key = b[i+1 : end]
-		}
-		if !known {
-			end = plainEnd(b, i+1)
-			if end >= len(b) || b[end] != '"' {
-				return false // an escaped key, or no closing quote
-			}
-			key = b[i+1 : end]
-			if end+1 >= len(b) || b[end+1] != ':' {
-				return false
+			known, next, keyTo = true, j, i+sortedTokenLen[j]-2
+		} else {
+			keyTo = plainEnd(b, i+1)
+			if keyTo+1 >= len(b) || b[keyTo] != '"' || b[keyTo+1] != ':' {
+				return false // an escaped key, no closing quote, or no colon
 			}
 		}
 		if !known || !prevKnown {
-			if prev != nil && string(prev) >= string(key) {
+			key := b[i+1 : keyTo]
+			if prevTo > 0 && string(b[prevFrom:prevTo]) >= string(key) {
 				return false
 			}
-			for next < len(sortedFields) && fieldNames[sortedFields[next]] < string(key) {
+			for !known && next < len(sortedFields) && fieldNames[sortedFields[next]] < string(key) {
 				next++
 			}
-			known = next < len(sortedFields) && fieldNames[sortedFields[next]] == string(key)
+			known = known || next < len(sortedFields) && fieldNames[sortedFields[next]] == string(key)
 		}
-		prev, prevKnown = key, known
-		start := end + 2
+		prevFrom, prevTo, prevKnown = i+1, keyTo, known
+		start := keyTo + 2
 		c.top = nil
-		if known && sortedFields[next] == fData {
+		if known && next == sortedData {
 			c.top = data
 		}
 		var ok, plain bool
-		if i, plain, ok = c.plainOrValue(start); !ok || i >= len(b) {
+		switch {
+		case start < len(b) && b[start] == '"':
+			if end := plainEnd(b, start+1); end < len(b) && b[end] == '"' {
+				i, plain, ok = end+1, true, true
+				break
+			}
+			i, ok = c.value(start)
+		case start+4 <= len(b) && string(b[start:start+4]) == "null":
+			i, ok = start+4, true
+		default:
+			i, ok = c.value(start)
+		}
+		if !ok || i >= len(b) {
 			return false
 		}
 		if known {
@@ -376,18 +381,6 @@ func canonicalMembers(b []byte, slots *[numFields]slot, data *memberIndex) bool 
 			return false
 		}
 	}
-}
-
-// plainOrValue is value, with a string of plain text checked eight bytes
-// at a time; plain reports such a string.
-func (c *canonChecker) plainOrValue(i int) (end int, plain, ok bool) {
-	if i < len(c.buf) && c.buf[i] == '"' {
-		if end := plainEnd(c.buf, i+1); end < len(c.buf) && c.buf[end] == '"' {
-			return end + 1, true, true
-		}
-	}
-	end, ok = c.value(i)
-	return end, false, ok
 }
 
 // tokenWords is a member token as little-endian words and the masks of
@@ -426,7 +419,8 @@ func knownAt(b []byte, i, next int) int {
 		}
 		return -1
 	}
-	w0, w1, w2 := binary.LittleEndian.Uint64(b[i:]), binary.LittleEndian.Uint64(b[i+8:]), binary.LittleEndian.Uint64(b[i+16:])
+	w := (*[tokenRoom]byte)(b[i:])
+	w0, w1, w2 := binary.LittleEndian.Uint64(w[:8]), binary.LittleEndian.Uint64(w[8:16]), binary.LittleEndian.Uint64(w[16:])
 	for j := next; j < len(sortedTokens); j++ {
 		t := &sortedTokens[j]
 		if w0&t.mask[0] == t.w[0] && w1&t.mask[1] == t.w[1] && w2&t.mask[2] == t.w[2] {
@@ -446,6 +440,17 @@ var memberTokens = func() (t [numFields]string) {
 	}
 	return t
 }()
+
+// sortedTokenLen[j] is len(memberTokens[sortedFields[j]]).
+var sortedTokenLen = func() (n [numFields]int) {
+	for j, f := range sortedFields {
+		n[j] = len(memberTokens[f])
+	}
+	return n
+}()
+
+// sortedData is data's place in sortedFields.
+var sortedData = slices.Index(sortedFields[:], fData)
 
 // sortedFields are the known fields in their names' code-point order, the
 // order a canonical line writes them in.
