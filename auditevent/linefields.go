@@ -32,6 +32,7 @@ type LineFields struct {
 
 	slots [numFields]slot // here rather than on ScanLine's stack, which they would leave
 	data  memberIndex     // where data's members sit in the line
+	read  uint32          // 1<<field for each field canonicalMembers read in place
 }
 
 // DataMember is where the value of data's top-level member key sits in
@@ -66,7 +67,7 @@ func (f *LineFields) DataMember(key string) (from, to int, ok, known bool) {
 func ScanLine(line []byte, f *LineFields) bool {
 	line = bytes.TrimSuffix(line, []byte("\n"))
 	*f = LineFields{}
-	if !canonicalMembers(line, &f.slots, &f.data) {
+	if !canonicalMembers(line, f) {
 		return false
 	}
 	d := decoder{buf: line, slots: &f.slots}
@@ -89,14 +90,17 @@ func scanCommon(d *decoder, f *LineFields) bool {
 			return false
 		}
 	}
-	var ok bool
-	if f.EventID, ok = d.plainUUID(fEventID); !ok {
-		return false
+	ok := true
+	if f.read&(1<<fEventID) == 0 {
+		f.EventID, ok = d.plainUUID(fEventID)
 	}
-	if f.SessionID, ok = d.plainUUID(fSessionID); !ok {
-		return false
+	if f.read&(1<<fSessionID) == 0 && ok {
+		f.SessionID, ok = d.plainUUID(fSessionID)
 	}
-	if f.TS, f.TSMicros, ok = d.plainTimestamp(fTS); !ok {
+	if f.read&(1<<fTS) == 0 && ok {
+		f.TS, f.TSMicros, ok = d.plainTimestamp(fTS)
+	}
+	if !ok {
 		return false
 	}
 	f.TSAt = d.slots[fTS].start + 1
@@ -309,10 +313,11 @@ func utcSpelling(s []byte) bool {
 // Canonical keys are plain and strictly increasing, so each key is matched
 // against the known names in their order, and a plain string value (most
 // of a line's) is checked eight bytes at a time.
-func canonicalMembers(b []byte, slots *[numFields]slot, data *memberIndex) bool {
+func canonicalMembers(b []byte, f *LineFields) bool {
 	if len(b) < 2 || b[0] != '{' {
 		return false
 	}
+	slots := &f.slots
 	c := canonChecker{buf: b, depth: 1}
 	i, next := 1, 0 // next: the first known name not yet passed, in sortedFields
 	// The previous key is b[prevFrom:prevTo] (prevTo 0 before the first).
@@ -350,10 +355,12 @@ func canonicalMembers(b []byte, slots *[numFields]slot, data *memberIndex) bool 
 		start := keyTo + 2
 		c.top = nil
 		if known && next == sortedData {
-			c.top = data
+			c.top = &f.data
 		}
 		var ok, plain bool
 		switch {
+		case known && inPlace&(1<<sortedFields[next]) != 0 && readInPlace(b, start, sortedFields[next], f):
+			i, plain, ok = slots[sortedFields[next]].end, true, true
 		case start < len(b) && b[start] == '"':
 			if end := plainEnd(b, start+1); end < len(b) && b[end] == '"' {
 				i, plain, ok = end+1, true, true
@@ -381,6 +388,57 @@ func canonicalMembers(b []byte, slots *[numFields]slot, data *memberIndex) bool 
 			return false
 		}
 	}
+}
+
+// inPlace are the fields readInPlace reads.
+const inPlace = 1<<fEventID | 1<<fSessionID | 1<<fTS
+
+// readInPlace reads the value at b[start:] of a field that the canonical
+// form spells as a fixed-shape string (the UUIDs, the timestamp as UTC)
+// into f, and marks it read, when it is spelled so: its checks leave no
+// quote or escape inside the quotes, so such a value is a plain string
+// that scanCommon would read the same way. It records the field's slot.
+func readInPlace(b []byte, start int, fld field, f *LineFields) bool {
+	end := 0
+	switch fld {
+	case fEventID, fSessionID:
+		if start+uuidQuotedLen > len(b) || b[start] != '"' || b[start+uuidQuotedLen-1] != '"' {
+			return false
+		}
+		u, ok := parseHyphenated(b[start+1 : start+uuidQuotedLen-1])
+		if !ok {
+			return false
+		}
+		if fld == fEventID {
+			f.EventID = u
+		} else {
+			f.SessionID = u
+		}
+		end = start + uuidQuotedLen
+	case fTS:
+		// 2006-01-02T15:04:05Z or 2006-01-02T15:04:05.000001Z, quoted.
+		switch {
+		case start+22 <= len(b) && b[start+21] == '"':
+			end = start + 22
+		case start+29 <= len(b) && b[start+28] == '"':
+			end = start + 29
+		default:
+			return false
+		}
+		if b[start] != '"' {
+			return false
+		}
+		micros, ok := parseUTCSpelling(b[start+1 : end-1])
+		if !ok {
+			return false
+		}
+		f.TS, f.TSMicros = b[start+1:end-1], micros
+	default:
+		return false
+	}
+	f.read |= 1 << fld
+	f.slots[fld] = slot{present: true, plain: true, start: start, end: end}
+	return true
 }
 
 // tokenWords is a member token as little-endian words and the masks of
