@@ -331,7 +331,13 @@ func canonicalMembers(b []byte, f *LineFields) bool {
 		// else is read and compared in full.
 		var keyTo int // the key's text is b[i+1:keyTo]
 		known := false
-		if j := knownAt(b, i, next); j >= 0 {
+		j := -1
+		if next < len(sortedTokens) && len(b)-i > tokenRoom && sortedTokens[next].at((*[tokenRoom]byte)(b[i:])) {
+			j = next // the usual key, checked without a call
+		} else {
+			j = knownAt(b, i, next)
+		}
+		if j >= 0 {
 			// Names between next and j are absent: each is less than this
 			// one, as the loop below would find.
 			known, next, keyTo = true, j, i+sortedTokenLen[j]-2
@@ -353,14 +359,18 @@ func canonicalMembers(b []byte, f *LineFields) bool {
 		}
 		prevFrom, prevTo, prevKnown = i+1, keyTo, known
 		start := keyTo + 2
+		fld := field(numFields) // none
+		if known {
+			fld = sortedFields[next]
+		}
 		c.top = nil
-		if known && next == sortedData {
+		if fld == fData {
 			c.top = &f.data
 		}
 		var ok, plain bool
 		switch {
-		case known && inPlace&(1<<sortedFields[next]) != 0 && readInPlace(b, start, sortedFields[next], f):
-			i, plain, ok = slots[sortedFields[next]].end, true, true
+		case inPlace&(1<<fld) != 0 && readInPlace(b, start, fld, f):
+			i, plain, ok = slots[fld].end, true, true
 		case start < len(b) && b[start] == '"':
 			if end := plainEnd(b, start+1); end < len(b) && b[end] == '"' {
 				i, plain, ok = end+1, true, true
@@ -376,7 +386,7 @@ func canonicalMembers(b []byte, f *LineFields) bool {
 			return false
 		}
 		if known {
-			slots[sortedFields[next]] = slot{present: true, plain: plain, start: start, end: i}
+			slots[fld] = slot{present: true, plain: plain, start: start, end: i}
 			next++
 		}
 		switch b[i] {
@@ -478,14 +488,18 @@ func knownAt(b []byte, i, next int) int {
 		return -1
 	}
 	w := (*[tokenRoom]byte)(b[i:])
-	w0, w1, w2 := binary.LittleEndian.Uint64(w[:8]), binary.LittleEndian.Uint64(w[8:16]), binary.LittleEndian.Uint64(w[16:])
 	for j := next; j < len(sortedTokens); j++ {
-		t := &sortedTokens[j]
-		if w0&t.mask[0] == t.w[0] && w1&t.mask[1] == t.w[1] && w2&t.mask[2] == t.w[2] {
+		if sortedTokens[j].at(w) {
 			return j
 		}
 	}
 	return -1
+}
+
+// at reports whether the token opens w.
+func (t *tokenWords) at(w *[tokenRoom]byte) bool {
+	return binary.LittleEndian.Uint64(w[:8])&t.mask[0] == t.w[0] && binary.LittleEndian.Uint64(w[8:16])&t.mask[1] == t.w[1] &&
+		binary.LittleEndian.Uint64(w[16:])&t.mask[2] == t.w[2]
 }
 
 // tokenRoom is the longest member token sortedTokens holds.
@@ -506,9 +520,6 @@ var sortedTokenLen = func() (n [numFields]int) {
 	}
 	return n
 }()
-
-// sortedData is data's place in sortedFields.
-var sortedData = slices.Index(sortedFields[:], fData)
 
 // sortedFields are the known fields in their names' code-point order, the
 // order a canonical line writes them in.
