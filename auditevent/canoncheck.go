@@ -273,6 +273,9 @@ func (c *canonChecker) number(i int) (int, bool) {
 	if end, ok := c.plainInt(i); ok {
 		return end, true
 	}
+	if end, ok := c.plainFixed(i); ok {
+		return end, true
+	}
 	p := parser{buf: c.buf, pos: i}
 	tok, isFloat, err := p.numberToken()
 	if err != nil {
@@ -314,6 +317,34 @@ func (c *canonChecker) plainInt(i int) (int, bool) {
 		return i, false
 	}
 	return j, j-i <= maxIntDigits
+}
+
+// plainFixed is the common float, such as a duration in milliseconds,
+// read without the tokenizer: digits (no leading zero), a point and digits,
+// with nothing of a number after them, that shortFixedRepr answers yes
+// for. Anything else is for number to read.
+func (c *canonChecker) plainFixed(i int) (int, bool) {
+	b := c.buf
+	j := i
+	if j < len(b) && b[j] == '-' {
+		j++
+	}
+	digits := j
+	for j < len(b) && b[j] >= '0' && b[j] <= '9' {
+		j++
+	}
+	if j == digits || j-digits > 1 && b[digits] == '0' || j >= len(b) || b[j] != '.' {
+		return i, false
+	}
+	j++
+	frac := j
+	for j < len(b) && b[j] >= '0' && b[j] <= '9' {
+		j++
+	}
+	if j == frac || j < len(b) && (b[j] == 'e' || b[j] == 'E' || b[j] == '.') {
+		return i, false
+	}
+	return j, shortFixedRepr(b[i:j])
 }
 
 // shortFixedRepr reports whether a float token is surely Python's repr of
