@@ -85,7 +85,7 @@ func ScanLine(line []byte, f *LineFields) bool {
 // scanCommon reads the fields both phases have, as decodeCommon does but
 // refusing what it would default (a missing event_id, ts or data).
 func scanCommon(d *decoder, f *LineFields) bool {
-	if d.slots[fVersion].present {
+	if d.slots[fVersion].present && f.read&(1<<fVersion) == 0 {
 		if _, ok := d.smallInt(fVersion); !ok {
 			return false
 		}
@@ -104,8 +104,10 @@ func scanCommon(d *decoder, f *LineFields) bool {
 		return false
 	}
 	f.TSAt = d.slots[fTS].start + 1
-	if f.Seq, ok = d.smallInt(fSeq); !ok {
-		return false
+	if f.read&(1<<fSeq) == 0 {
+		if f.Seq, ok = d.smallInt(fSeq); !ok {
+			return false
+		}
 	}
 	op, ok := d.plain(fOp)
 	if !ok {
@@ -137,7 +139,9 @@ func scanFinish(d *decoder, f *LineFields) bool {
 	if f.OK, err = d.bool(fOK); err != nil {
 		return false
 	}
-	if f.DurationMS, err = d.float(fDurationMS); err != nil {
+	if v, ok := shortDecimal(d.rawOr(fDurationMS)); ok {
+		f.DurationMS = v
+	} else if f.DurationMS, err = d.float(fDurationMS); err != nil {
 		return false
 	}
 	if d.present(fErrorCode) {
@@ -370,7 +374,7 @@ func canonicalMembers(b []byte, f *LineFields) bool {
 		var ok, plain bool
 		switch {
 		case inPlace&(1<<fld) != 0 && readInPlace(b, start, fld, f):
-			i, plain, ok = slots[fld].end, true, true
+			i, plain, ok = slots[fld].end, slots[fld].plain, true
 		case start < len(b) && b[start] == '"':
 			if end := plainEnd(b, start+1); end < len(b) && b[end] == '"' {
 				i, plain, ok = end+1, true, true
@@ -401,7 +405,43 @@ func canonicalMembers(b []byte, f *LineFields) bool {
 }
 
 // inPlace are the fields readInPlace reads.
-const inPlace = 1<<fEventID | 1<<fSessionID | 1<<fTS
+const inPlace = 1<<fEventID | 1<<fSessionID | 1<<fTS | 1<<fSeq | 1<<fVersion
+
+// shortDecimal reads a JSON number that canonicalMembers checked, when it
+// is written with a point and at most 15 digits, as the float ParseFloat
+// reads: the digits as an integer and the power of ten are both exact in a
+// float64, so one division rounds as ParseFloat does. It answers false for
+// anything else.
+func shortDecimal(raw []byte) (float64, bool) {
+	neg := len(raw) > 0 && raw[0] == '-'
+	if neg {
+		raw = raw[1:]
+	}
+	var mant uint64
+	point, digits := -1, 0
+	for k, c := range raw {
+		switch {
+		case c >= '0' && c <= '9':
+			mant = mant*10 + uint64(c-'0')
+			digits++
+		case c == '.' && point < 0:
+			point = k
+		default:
+			return 0, false
+		}
+	}
+	if point <= 0 || point == len(raw)-1 || digits > 15 {
+		return 0, false
+	}
+	v := float64(mant) / pow10[len(raw)-1-point]
+	if neg {
+		v = -v
+	}
+	return v, true
+}
+
+// pow10[k] is 10^k, exact in a float64.
+var pow10 = [...]float64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15}
 
 // readInPlace reads the value at b[start:] of a field that the canonical
 // form spells as a fixed-shape string (the UUIDs, the timestamp as UTC)
@@ -425,6 +465,24 @@ func readInPlace(b []byte, start int, fld field, f *LineFields) bool {
 			f.SessionID = u
 		}
 		end = start + uuidQuotedLen
+	case fSeq, fVersion:
+		// A canonical integer of at most 18 digits, as plainInt and
+		// smallInt read it.
+		j, v := start, int64(0)
+		for j < len(b) && j-start < 19 && b[j] >= '0' && b[j] <= '9' {
+			v = v*10 + int64(b[j]-'0')
+			j++
+		}
+		if j == start || j-start > 18 || j-start > 1 && b[start] == '0' ||
+			j < len(b) && (b[j] == '.' || b[j] == 'e' || b[j] == 'E') {
+			return false
+		}
+		if fld == fSeq {
+			f.Seq = v
+		}
+		f.read |= 1 << fld
+		f.slots[fld] = slot{present: true, start: start, end: j}
+		return true
 	case fTS:
 		// 2006-01-02T15:04:05Z or 2006-01-02T15:04:05.000001Z, quoted.
 		switch {
