@@ -429,7 +429,8 @@ func (d *decoder) op() (string, error) {
 	}
 	op, ok := internOp(raw)
 	if !ok {
-		return "", fieldErr("op", "literal_error", "not a sandbox operation: "+strconv.Quote(string(raw))+" (must be one of: "+strings.Join(opNames[:], ", ")+")")
+		// The value is not repeated: the message reaches clients and logs.
+		return "", fieldErr("op", "literal_error", "not a sandbox operation (must be one of: "+strings.Join(opNames[:], ", ")+")")
 	}
 	return op, nil
 }
@@ -479,7 +480,8 @@ func (d *decoder) errorCode() (*string, error) {
 	}
 	code, ok := internErrorCode(raw)
 	if !ok {
-		return nil, fieldErr("error_code", "enum", "not a reference error code: "+strconv.Quote(string(raw))+
+		// The value is not repeated: the message reaches clients and logs.
+		return nil, fieldErr("error_code", "enum", "not a reference error code"+
 			" (must be null or one of the Python SDK's codes, such as exec_nonzero or exec_timeout; docs/format.md)")
 	}
 	return &code, nil

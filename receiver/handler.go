@@ -6,6 +6,7 @@ import (
 	"mime"
 	"net/http"
 	"strings"
+	"time"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
@@ -37,10 +38,25 @@ func endpointOf(cfg *Config, path string) string {
 // the request by endpoint, outcome and status code.
 func (r *sandboxReceiver) handler(endpoint string, serve func(*http.Request) reply) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		req, cancel := r.boundByWriteTimeout(req)
+		defer cancel()
 		rp := serve(r.admit.Pace(w, req, r.bodyGrace))
 		rp.write(w)
 		r.recordRequest(req.Context(), endpoint, rp)
 	})
+}
+
+// boundByWriteTimeout ends the request's context shortly before the
+// server's write_timeout: past it the server closes the connection, so a
+// pipeline slower than that would leave the client with no answer at all
+// instead of a 503 to retry.
+func (r *sandboxReceiver) boundByWriteTimeout(req *http.Request) (*http.Request, context.CancelFunc) {
+	wt := r.cfg.ServerConfig.WriteTimeout
+	if wt <= 0 {
+		return req, func() {}
+	}
+	ctx, cancel := context.WithTimeout(req.Context(), wt-min(wt/10, time.Second))
+	return req.WithContext(ctx), cancel
 }
 
 // acceptedAttrs maps each endpoint to the attributes of an accepted

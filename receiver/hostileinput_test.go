@@ -79,3 +79,21 @@ func TestBadBytesAreNamed(t *testing.T) {
 		assert.NotContains(t, got, "ÿ")
 	}
 }
+
+// TestBadEnumValuesAreNeverQuoted: an op or error_code the intake does not
+// know is not repeated in the 400 body (a client that put a token there by
+// mistake must not see it again in its logs or a proxy's); the body names
+// the field and what it accepts.
+func TestBadEnumValuesAreNeverQuoted(t *testing.T) {
+	tr := startReceiver(t, new(consumertest.LogsSink), nil)
+	const secret = "ghp_ENUMSECRET0123456789abcdefghijklmnop"
+	for field, ev := range map[string]string{
+		"op":         strings.Replace(startJSON(1), `"op":"exec"`, `"op":"`+secret+`"`, 1),
+		"error_code": strings.Replace(finishJSON(1), `"error_code":null`, `"error_code":"`+secret+`"`, 1),
+	} {
+		status, _, body := post(t, tr.eventsURL(), contentTypeJSON, []byte(ev))
+		assert.Equal(t, http.StatusBadRequest, status, field)
+		assert.True(t, strings.HasPrefix(body, field+": not a "), "%s: %s", field, body)
+		assert.NotContains(t, body, "ENUMSECRET", field)
+	}
+}

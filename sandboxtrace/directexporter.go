@@ -19,6 +19,12 @@ import (
 	"google.golang.org/protobuf/proto"
 )
 
+// maxKeptRequest is the largest request buffer kept between exports: many
+// times an operation whose output reaches DefaultMaxOutputBytes, so the
+// usual requests reuse it, while an unusually large one does not pin its
+// size for the exporter's life.
+const maxKeptRequest = 1 << 20
+
 // maxDirectReply bounds the response body a DirectLogExporter reads.
 const maxDirectReply = 64 << 10
 
@@ -38,7 +44,7 @@ type DirectLogExporter struct {
 	mu   sync.Mutex // one request at a time on conn
 	conn net.Conn
 	br   *bufio.Reader
-	buf  []byte // the request being written, reused
+	buf  []byte // the request being written, reused up to maxKeptRequest
 	shut bool
 }
 
@@ -195,6 +201,9 @@ func (e *DirectLogExporter) roundTrip(body []byte) error {
 	b = append(b, "\r\n\r\n"...)
 	b = append(b, body...)
 	e.buf = b
+	if cap(b) > maxKeptRequest {
+		e.buf = nil
+	}
 	if _, err := e.conn.Write(b); err != nil {
 		return &staleConnError{fmt.Errorf("log endpoint %s: sending: %w", e.addr, err)}
 	}

@@ -29,11 +29,12 @@ import (
 // logsServer is an OTLP/HTTP logs endpoint on 127.0.0.1 that keeps what
 // it is sent and answers with reply.
 type logsServer struct {
-	srv   *httptest.Server
-	mu    sync.Mutex
-	got   []*logspb.LogRecord
-	conns atomic.Int32
-	reply func(w http.ResponseWriter)
+	srv    *httptest.Server
+	mu     sync.Mutex
+	got    []*logspb.LogRecord
+	scopes []*logspb.ScopeLogs
+	conns  atomic.Int32
+	reply  func(w http.ResponseWriter)
 }
 
 func newLogsServer(t *testing.T, reply func(w http.ResponseWriter)) *logsServer {
@@ -61,6 +62,7 @@ func (ls *logsServer) serve(w http.ResponseWriter, r *http.Request) {
 	for _, rl := range req.GetResourceLogs() {
 		for _, sl := range rl.GetScopeLogs() {
 			ls.got = append(ls.got, sl.GetLogRecords()...)
+			ls.scopes = append(ls.scopes, sl)
 		}
 	}
 	ls.mu.Unlock()

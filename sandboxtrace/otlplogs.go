@@ -10,6 +10,13 @@ import (
 	respb "go.opentelemetry.io/proto/otlp/resource/v1"
 )
 
+// scopeKey tells instrumentation scopes apart: loggers that differ only
+// in their attributes are two scopes.
+type scopeKey struct {
+	name, version, schemaURL string
+	attrs                    attribute.Distinct
+}
+
 // logsRequest is records as one OTLP export request. Consecutive records
 // of one resource and scope share their ResourceLogs and ScopeLogs: a
 // session's records all do.
@@ -17,7 +24,7 @@ func logsRequest(records []sdklog.Record) *collogs.ExportLogsServiceRequest {
 	req := &collogs.ExportLogsServiceRequest{}
 	var (
 		lastRes   *resource.Resource
-		lastScope string
+		lastScope scopeKey
 		rl        *logspb.ResourceLogs
 		sl        *logspb.ScopeLogs
 	)
@@ -33,7 +40,7 @@ func logsRequest(records []sdklog.Record) *collogs.ExportLogsServiceRequest {
 			sl = nil
 		}
 		scope := r.InstrumentationScope()
-		key := scope.Name + "\x00" + scope.Version + "\x00" + scope.SchemaURL
+		key := scopeKey{scope.Name, scope.Version, scope.SchemaURL, scope.Attributes.Equivalent()}
 		if sl == nil || key != lastScope {
 			lastScope = key
 			sl = &logspb.ScopeLogs{

@@ -2,52 +2,15 @@ package cli
 
 import (
 	"encoding/json"
-	"fmt"
 	"strings"
-	"unicode"
 	"unicode/utf8"
+
+	"github.com/sandboxaudit/sandboxaudit/internal/safetext"
 )
 
-// displayText makes untrusted text safe for a terminal: control
-// characters (ANSI escapes included), bidirectional overrides and invalid
-// UTF-8 are shown as escapes instead of acting on the terminal.
-func displayText(s string) string {
-	clean := true
-	for _, r := range s {
-		if unsafeRune(r) {
-			clean = false
-			break
-		}
-	}
-	if clean {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); {
-		r, n := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && n == 1:
-			fmt.Fprintf(&b, `\x%02x`, s[i])
-		case r == '\n':
-			b.WriteString(`\n`)
-		case r == '\t':
-			b.WriteString(`\t`)
-		case r < 0x80 && unsafeRune(r):
-			fmt.Fprintf(&b, `\x%02x`, r)
-		case unsafeRune(r):
-			fmt.Fprintf(&b, `\u%04x`, r)
-		default:
-			b.WriteString(s[i : i+n])
-		}
-		i += n
-	}
-	return b.String()
-}
-
-func unsafeRune(r rune) bool {
-	return r == utf8.RuneError || unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r) ||
-		r == '\u2028' || r == '\u2029'
-}
+// displayText makes untrusted text safe for a terminal (see
+// safetext.Escape).
+func displayText(s string) string { return safetext.Escape(s) }
 
 // cut shortens s to width characters, marking a cut with "…".
 func cut(s string, width int) string {

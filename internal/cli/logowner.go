@@ -8,12 +8,21 @@ import (
 	"github.com/sandboxaudit/sandboxaudit/internal/integrity"
 )
 
+// lockFunc takes an audit path's owner lock: integrity.LockLog, or in a
+// test a stand-in for a file system without flock.
+type lockFunc func(path string) (*integrity.OwnerLock, error)
+
 // lockLog takes the owner lock of path for a command that writes its
 // sidecars, or prints why not: a collector sealing the log would go on
 // appending to the sidecars the command rewrites. ok false means refused
 // (exit status exitProblems).
 func lockLog(cmd, path string, stderr io.Writer) (*integrity.OwnerLock, bool) {
-	owner, err := integrity.LockLog(path)
+	return lockLogWith(integrity.LockLog, cmd, path, stderr)
+}
+
+// lockLogWith is lockLog with the lock taken by lock.
+func lockLogWith(lock lockFunc, cmd, path string, stderr io.Writer) (*integrity.OwnerLock, bool) {
+	owner, err := lock(path)
 	if err != nil {
 		printOwnerRefusal(cmd, path, err, stderr)
 		return nil, false

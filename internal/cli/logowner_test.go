@@ -90,3 +90,17 @@ func TestTrailDirectoryWithOwnerLock(t *testing.T) {
 	require.Equal(t, 0, res.code, res.stdout+res.stderr)
 	require.Contains(t, res.stderr, "skipping "+integrity.OwnerLockPath(path))
 }
+
+// On a file system without flock every command that writes a log's
+// sidecars warns that nothing keeps a collector away, and goes on.
+func TestLogRebuildStoreWarnsWithoutFlock(t *testing.T) {
+	path, _, pub, _ := rotatedFixture(t, 17)
+	v, err := integrity.LoadVerifierKey(pub)
+	require.NoError(t, err)
+	noFlock := func(string) (*integrity.OwnerLock, error) { return &integrity.OwnerLock{Unsupported: true}, nil }
+	var out, errOut strings.Builder
+	code := rebuildLockedStore(context.Background(), noFlock, path, v, Streams{Stdout: &out, Stderr: &errOut})
+	require.Equal(t, exitOK, code, errOut.String())
+	require.Equal(t, "log rebuild-store: the file system has no flock: make sure no collector is sealing "+path+"\n", errOut.String())
+	require.Contains(t, out.String(), "log rebuild-store: "+path+": wrote ")
+}

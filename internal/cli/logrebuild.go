@@ -34,9 +34,19 @@ func runLogRebuildStore(ctx context.Context, args []string, s Streams) int {
 		_, _ = fmt.Fprintf(s.Stderr, "log rebuild-store: %v\n", err)
 		return exitUsage
 	}
-	res, err := integrity.RebuildStore(ctx, path, v)
+	return rebuildLockedStore(ctx, integrity.LockLog, path, v, s)
+}
+
+// rebuildLockedStore rebuilds path's store under its owner lock, taken by lock.
+func rebuildLockedStore(ctx context.Context, lock lockFunc, path string, v note.Verifier, s Streams) int {
+	owner, ok := lockLogWith(lock, "log rebuild-store", path, s.Stderr)
+	if !ok {
+		return exitProblems
+	}
+	defer owner.Release()
+	res, err := integrity.RebuildStore(ctx, owner, path, v)
 	if err != nil {
-		printOwnerRefusal("log rebuild-store", path, err, s.Stderr)
+		_, _ = fmt.Fprintf(s.Stderr, "log rebuild-store: %v\n", err)
 		if errors.Is(err, integrity.ErrStoreNotRebuilt) {
 			_, _ = fmt.Fprintln(s.Stderr, "log rebuild-store: nothing was written")
 		}

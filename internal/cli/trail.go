@@ -162,6 +162,7 @@ func (v *verifier) verifyTrail(ctx context.Context, path string) error {
 	if wc != nil {
 		defer func() { _ = wc.Close() }()
 	}
+	given := v.proveAlso(tc)
 	if err := v.checkTrailParts(ctx, tc, tr, wc); err != nil {
 		return err
 	}
@@ -178,6 +179,7 @@ func (v *verifier) verifyTrail(ctx context.Context, path string) error {
 	}
 	v.reportRetired(path, tr, lead)
 	v.reportProofs(res.Proofs, lead, witnessed)
+	v.reportGiven(path, res.Given, given, lead)
 	allowed := v.checkUnsealed(path, res.Unsealed, res.UnsealedParts)
 	upTo := ""
 	if len(res.Failures) > 0 {
@@ -313,9 +315,8 @@ func expandArgs(args []string, key bool) ([]string, error) {
 }
 
 // checkTrailParts reads tr's parts into tc, with wc (nil without
-// witnesses) and any --checkpoint proven as the lines go by.
+// witnesses) checked as the lines go by.
 func (v *verifier) checkTrailParts(ctx context.Context, tc *integrity.TrailChecker, tr *integrity.Trail, wc *integrity.WitnessCheck) error {
-	v.proveAlso(tc, tr)
 	v.trailWitness, v.trailLog = wc, tr.Log
 	defer func() { v.trailWitness, v.trailLog = nil, nil }()
 	return v.verifyParts(ctx, tr.Parts, tc)

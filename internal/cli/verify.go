@@ -42,7 +42,7 @@ func runVerify(ctx context.Context, args []string, s Streams) int {
 	var given listFlag
 	fs.Var(&given, "checkpoint",
 		"with --key, a signed checkpoint kept elsewhere (an auditor's copy, a witness's), repeatable: "+
-			"also prove each closed segment read in it, with a consistency proof from the hash store")
+			"also prove the log read extends it (its first N lines have its root), or, with --alone, each segment read is in it")
 	var wf witnessFlags
 	wf.register(fs)
 	files, err := parseInterspersed(fs, args)
@@ -64,6 +64,7 @@ func runVerify(ctx context.Context, args []string, s Streams) int {
 			_, _ = fmt.Fprintf(s.Stderr, "verify: --key: %v\n", err)
 			return exitUsage
 		}
+		opts.givenFiles = given
 		if opts.given, err = loadGivenCheckpoints(given, opts.key); err != nil {
 			_, _ = fmt.Fprintf(s.Stderr, "verify: --checkpoint: %v\n", err)
 			return exitUsage
@@ -84,6 +85,9 @@ func runVerify(ctx context.Context, args []string, s Streams) int {
 		}
 		if files, err = aloneArgs(files); err != nil || len(files) == 0 {
 			_, _ = fmt.Fprintf(s.Stderr, "verify: %v\n", cmp.Or(err, errors.New("--alone: no closed segment in the directories named")))
+			if err != nil && !errors.Is(err, errNotAlone) {
+				return exitProblems
+			}
 			return exitUsage
 		}
 	} else if files, err = expandArgs(files, opts.key != nil); err != nil {
@@ -108,7 +112,7 @@ func runVerify(ctx context.Context, args []string, s Streams) int {
 			return exitProblems
 		}
 	}
-	v.reportUnusedGiven(given)
+	v.reportUnusedGiven()
 	if err := v.settleRepeats(ctx); err != nil {
 		_, _ = fmt.Fprintf(s.Stderr, "verify: %v\n", err)
 		return exitProblems
@@ -150,8 +154,10 @@ type verifyOptions struct {
 	allowUnsealed unsealedLimit
 	// witness holds the witness keys and quorum (SPEC section 10).
 	witness witnessFlags
-	// given are --checkpoint's checkpoints, to prove each segment in.
-	given []integrity.Checkpoint
+	// given are --checkpoint's checkpoints, read from givenFiles: the log
+	// of each must extend it (a segment alone must be in it).
+	given      []integrity.Checkpoint
+	givenFiles []string
 }
 
 // verifier checks a stream of audit lines, possibly spread over several

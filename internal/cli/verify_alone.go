@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -14,28 +15,51 @@ import (
 	"github.com/sandboxaudit/sandboxaudit/internal/integrity"
 )
 
+// errNotAlone marks an --alone argument that is neither a closed
+// segment nor a directory: a usage error, where a path that cannot be
+// read or listed is an I/O failure.
+var errNotAlone = errors.New("--alone takes closed segments (events-<time>-<seq>.jsonl[.zst]) or directories")
+
 // aloneArgs turns --alone's arguments into closed segments: a directory
 // gives every closed segment below it, and a file must be one.
 func aloneArgs(args []string) ([]string, error) {
 	var out []string
 	for _, a := range args {
-		if fi, err := os.Stat(a); err == nil && fi.IsDir() {
-			paths, err := trailArgs([]string{a})
+		fi, statErr := os.Stat(a)
+		if statErr == nil && fi.IsDir() {
+			segs, err := aloneDirSegments(a)
 			if err != nil {
 				return nil, err
 			}
-			for _, p := range paths {
-				segs, _ := filesink.Segments(p)
-				for _, s := range segs {
-					out = append(out, s.Path)
-				}
-			}
+			out = append(out, segs...)
 			continue
 		}
 		if _, ok := filesink.ActiveOf(a); !ok {
-			return nil, fmt.Errorf("--alone takes closed segments (events-<time>-<seq>.jsonl[.zst]) or directories; %s is not one", a)
+			if statErr != nil {
+				return nil, statErr
+			}
+			return nil, fmt.Errorf("%w; %s is not one", errNotAlone, a)
 		}
 		out = append(out, a)
+	}
+	return out, nil
+}
+
+// aloneDirSegments lists the closed segments below dir.
+func aloneDirSegments(dir string) ([]string, error) {
+	paths, err := trailArgs([]string{dir})
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, p := range paths {
+		segs, err := filesink.Segments(p)
+		if err != nil {
+			return nil, err
+		}
+		for _, s := range segs {
+			out = append(out, s.Path)
+		}
 	}
 	return out, nil
 }
@@ -66,6 +90,7 @@ func (v *verifier) verifySegmentAlone(ctx context.Context, segment string) error
 		wc.ProveBeyond(prover)
 	}
 	v.alone[len(v.files)] = true
+	v.proveAlso(tc)
 	if err := v.checkTrailParts(ctx, tc, tr, wc); err != nil {
 		return err
 	}
@@ -241,27 +266,59 @@ func loadGivenCheckpoints(files []string, key note.Verifier) ([]integrity.Checkp
 // takes.
 const maxCheckpointFile = 64 << 10
 
-// proveAlso hands the trail checker the --checkpoint checkpoints of the
-// trail's log.
-func (v *verifier) proveAlso(tc *integrity.TrailChecker, tr *integrity.Trail) {
-	if len(v.opts.given) == 0 || len(tr.Log.Segments) == 0 {
-		return
+// givenProver is a checker of one log that takes checkpoints given from
+// elsewhere: a file's, or a trail's.
+type givenProver interface {
+	Origin() string
+	ProveAlso(integrity.Checkpoint)
+}
+
+// proveAlso hands the checker the --checkpoint checkpoints of its log
+// (same origin) and returns their places among those given, in the order
+// handed.
+func (v *verifier) proveAlso(c givenProver) []int {
+	origin := c.Origin()
+	if origin == "" {
+		return nil
 	}
+	var ids []int
 	for i, cp := range v.opts.given {
-		if cp.Origin == tr.Log.Segments[0].Origin {
-			tc.ProveAlso(cp)
+		if cp.Origin == origin {
+			c.ProveAlso(cp)
 			v.givenUsed[i] = true
+			ids = append(ids, i)
 		}
+	}
+	return ids
+}
+
+// reportGiven prints, for each --checkpoint checkpoint of the log at path,
+// that the log read extends it, or why it is not shown to. ids are the
+// checkpoints' places among those given (proveAlso).
+func (v *verifier) reportGiven(path string, proofs []integrity.GivenProof, ids []int, lead int64) {
+	for _, p := range proofs {
+		file := v.opts.givenFiles[ids[p.Given]]
+		if p.Problem != "" {
+			v.sum.Problems++
+			_, _ = fmt.Fprintf(v.out, "%s: integrity: %s\n", file, p.Problem)
+			continue
+		}
+		how := "the lines read lead to its root"
+		if p.ByStore {
+			how = "a consistency proof from the hash store leads from its root to the tree of the lines read"
+		}
+		_, _ = fmt.Fprintf(v.out, "%s: integrity: lines 1-%d of the log are in the checkpoint given in %s (%d lines): %s\n",
+			path, max(p.Size-lead, 0), file, max(p.Size-lead, 0), how)
 	}
 }
 
 // reportUnusedGiven counts as a problem a --checkpoint checkpoint whose
-// log no segment verified belongs to.
-func (v *verifier) reportUnusedGiven(files []string) {
+// log no file verified belongs to.
+func (v *verifier) reportUnusedGiven() {
 	for i, cp := range v.opts.given {
 		if !v.givenUsed[i] {
 			v.sum.Problems++
-			_, _ = fmt.Fprintf(v.out, "%s: integrity: the checkpoint given is of the log %q, and no segment verified is of that log\n", files[i], cp.Origin)
+			_, _ = fmt.Fprintf(v.out, "%s: integrity: the checkpoint given is of the log %q, and no file verified is of that log\n", v.opts.givenFiles[i], cp.Origin)
 		}
 	}
 }

@@ -160,9 +160,8 @@ func TestVerifySegmentsAcrossAGap(t *testing.T) {
 			name, _ := kt.checkpointFile(t, func(n int64) bool { return n == kt.size })
 			return []string{"--checkpoint", name, filepath.Dir(kt.path)}
 		}, exitOK, func(kt keptTrail) []string {
-			r := kt.rec(4)
-			return []string{kt.proofLine(4, false), fmt.Sprintf("%s: integrity: lines %d-%d of the log are in the checkpoint given (%d lines)",
-				kt.segs[4].Path, r.First+1, r.End(), kt.size)}
+			return []string{kt.proofLine(4, false), fmt.Sprintf("%s: integrity: lines 1-%d of the log are in the checkpoint given in ", kt.path, kt.size),
+				fmt.Sprintf(" (%d lines): the lines read lead to its root\n", kt.size)}
 		}},
 		{"a kept segment with one line edited, alone", func(t *testing.T, kt *keptTrail) []string {
 			editSegmentLine(t, kt.segs[2].Path, 2)
@@ -229,7 +228,18 @@ func TestVerifyAloneRefusesBadUse(t *testing.T) {
 	require.NoError(t, os.WriteFile(name, other, 0o600))
 	res = run(t, "", "verify", "--key", kt.pub, "--checkpoint", name, "--alone", kt.segs[0].Path)
 	require.Equal(t, exitProblems, res.code, res.stdout+res.stderr)
-	require.Contains(t, res.stdout, name+`: integrity: the checkpoint given is of the log "cli-test/other.jsonl", and no segment verified is of that log`)
+	require.Contains(t, res.stdout, name+`: integrity: the checkpoint given is of the log "cli-test/other.jsonl", and no file verified is of that log`)
+}
+
+// TestVerifyAloneReportsListingErrors: a directory or file named that
+// cannot be read is an I/O failure naming it, not "no closed segment".
+func TestVerifyAloneReportsListingErrors(t *testing.T) {
+	kt := newKeptTrail(t)
+	missing := filepath.Join(t.TempDir(), "gone")
+	res := run(t, "", "verify", "--key", kt.pub, "--alone", missing)
+	require.Equal(t, exitProblems, res.code, res.stderr)
+	require.Contains(t, res.stderr, missing+": no such file or directory")
+	require.NotContains(t, res.stderr, "no closed segment")
 }
 
 // editSegmentLine changes line n (from 1) of a compressed segment.

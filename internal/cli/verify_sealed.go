@@ -25,6 +25,7 @@ func (v *verifier) verifySealed(ctx context.Context, name string, f *os.File) er
 		return nil
 	}
 	defer func() { _ = c.Close() }()
+	given := v.proveAlso(c)
 	sink := c.Writer()
 	wc, err := v.newWitnessCheck(name)
 	if err != nil {
@@ -75,6 +76,7 @@ func (v *verifier) verifySealed(ctx context.Context, name string, f *os.File) er
 		_, _ = fmt.Fprintf(v.out, "%s: integrity: warning: the hash store is damaged (%s); %s. "+
 			"Move it aside and the collector rebuilds it from the file (a rotated log: sandboxaudit log rebuild-store)\n", integrity.StorePath(name), res.StoreDamage, intact)
 	}
+	v.reportGiven(name, res.Given, given, 0)
 	// After a failure the counts stop at it: "checkpoints=0" beside "checkpoint #1" read as if none
 	// had been found.
 	upTo := ""

@@ -189,16 +189,17 @@ func (s *Sink) rotateIfDue(ctx context.Context, of *openFile) time.Duration {
 		return wait
 	}
 	f, size, locked, err := s.lockCurrent(ctx, of)
+	if err == nil && size == 0 {
+		of.since = r.clock()
+	} else if err == nil {
+		f, _, locked, err = s.rotateLocked(ctx, of, f, size, locked)
+	}
 	if err != nil {
+		// A shutdown cut the wait short: a rename done stays, and the
+		// next start opens the path and looks after its segments.
 		if ctx.Err() == nil {
 			r.fail(of.path, err)
 		}
-		return r.Interval
-	}
-	if size == 0 {
-		of.since = r.clock()
-	} else if f, _, locked, err = s.rotateLocked(ctx, of, f, size, locked); err != nil {
-		r.fail(of.path, err)
 		return r.Interval
 	}
 	if locked {

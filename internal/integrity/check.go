@@ -42,6 +42,9 @@ type CheckResult struct {
 	Origin string
 	// originFile is Origin without the verifier's key name.
 	originFile string
+	// Given says, for each checkpoint given (ProveAlso), whether the file
+	// extends it.
+	Given []GivenProof
 }
 
 // OriginNames reports whether the checkpoints' origin names the file at
@@ -84,6 +87,8 @@ type Checker struct {
 	// used to say which line a failed checkpoint is about.
 	firstDiff int64
 	res       CheckResult
+	// given are checkpoints from elsewhere the file must extend.
+	given givenSet
 }
 
 // NewChecker opens the sidecars of the audit file at path. A file without a
@@ -168,6 +173,9 @@ func (c *Checker) advance() {
 func (c *Checker) leaf(h tlog.Hash) error {
 	c.tree.Push(h)
 	c.res.Lines = c.tree.Size()
+	if c.given.due(c.tree.Size()) {
+		c.given.reach(&c.tree, c.path, c.where)
+	}
 	if c.res.Failure != nil {
 		return nil
 	}
@@ -291,8 +299,26 @@ func (c *Checker) storeLeaf(i int64) (tlog.Hash, bool) {
 	return h, true
 }
 
+// Origin is the log's origin, from its first checkpoint ("" when that
+// cannot be read).
+func (c *Checker) Origin() string { return c.res.Origin }
+
+// ProveAlso adds a signed checkpoint kept elsewhere (an auditor's copy, a
+// witness's), of this log: the file's first N lines must have its root.
+// Call it before writing the file's bytes.
+func (c *Checker) ProveAlso(cp Checkpoint) {
+	c.given.add(cp)
+	c.given.reach(&c.tree, c.path, c.where)
+}
+
+// where names the line the tree ends at.
+func (c *Checker) where() string { return fmt.Sprintf("up to line %d of %s", c.tree.Size(), c.path) }
+
 // Finish reports the result once the whole file has been written.
 func (c *Checker) Finish() CheckResult {
+	c.res.Given = c.given.finish(c.tree.Size(), c.path, func(Checkpoint) error {
+		return errors.New("its lines were not read")
+	})
 	if c.res.Failure == nil && c.next != nil && c.firstDiff > 0 {
 		c.fail(c.firstDiff, c.cpNum, "line %d: changed, removed or moved; the file no longer matches checkpoint #%d (%d lines, the file has %d)",
 			c.firstDiff, c.cpNum, c.next.N, c.tree.Size())

@@ -183,20 +183,45 @@ func (c *TrailChecker) proveSegments() {
 }
 
 // ProveAlso adds a signed checkpoint kept elsewhere (an auditor's copy,
-// a witness's): Finish proves each recorded segment read in it too.
-func (c *TrailChecker) ProveAlso(cp Checkpoint) { c.given = append(c.given, cp) }
+// a witness's), of this log. For a segment alone, Finish proves the
+// segment in it; for a whole trail, the log read must extend it: its
+// first N lines have the checkpoint's root. Call it before the first part.
+func (c *TrailChecker) ProveAlso(cp Checkpoint) {
+	if c.trail.Alone {
+		c.given = append(c.given, cp)
+		return
+	}
+	c.whole.lead = c.trail.Log.Lead()
+	c.whole.add(cp)
+}
 
-// proveGiven proves each recorded segment read in the checkpoints given.
+// Origin is the log's origin: its segment records', else its first
+// checkpoint's ("" when neither can be read).
+func (c *TrailChecker) Origin() string {
+	switch {
+	case len(c.trail.Log.Segments) > 0:
+		return c.trail.Log.Segments[0].Origin
+	case c.next != nil:
+		return c.next.Origin
+	case c.prev != nil:
+		return c.prev.Origin
+	}
+	return ""
+}
+
+// proveGiven proves each recorded segment read in the checkpoints given
+// for a segment alone, and settles those given for a whole trail.
 func (c *TrailChecker) proveGiven() {
+	if !c.trail.Alone {
+		c.res.Given = c.whole.finish(c.tree.Size(), c.trail.Path, c.proveNotRead)
+		return
+	}
 	if len(c.given) == 0 {
 		return
 	}
 	prover := OpenTreeProver(c.trail.Path)
 	defer func() { _ = prover.Close() }()
-	origin := ""
-	if len(c.trail.Log.Segments) > 0 {
-		origin = c.trail.Log.Segments[0].Origin
-	}
+	origin := c.Origin()
 	for _, cp := range c.given {
 		if cp.Origin != origin {
 			c.fail("the checkpoint given is of the log %q, not of %q", cp.Origin, origin)
@@ -210,6 +235,21 @@ func (c *TrailChecker) proveGiven() {
 			c.res.Proofs = append(c.res.Proofs, SegmentProof{Path: s.path, First: s.first, End: s.end, Size: cp.N, Given: true})
 		}
 	}
+}
+
+// proveNotRead proves a checkpoint given whose size the lines read
+// skipped (retention removed its last lines) a prefix of the tree at the
+// end of the first segment read after it, by a consistency proof from the
+// hash store.
+func (c *TrailChecker) proveNotRead(cp Checkpoint) error {
+	for _, s := range c.segEnds {
+		if s.end >= cp.N {
+			prover := OpenTreeProver(c.trail.Path)
+			defer func() { _ = prover.Close() }()
+			return provePrefix(prover, cp, s.end, s.root)
+		}
+	}
+	return fmt.Errorf("its line %d of the log was not read, and no segment read after it matched its record", cp.N-c.whole.lead)
 }
 
 // drainCheckpoints reads, for a segment checked alone, the checkpoints

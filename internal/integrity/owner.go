@@ -35,17 +35,22 @@ type OwnerLock struct {
 }
 
 // LockLog takes the owner lock of the audit path without waiting. The lock
-// file is created 0600 and never followed through a symbolic link. On a
-// file system without flock it returns a lock with Unsupported set, as the
-// file sink then writes without flock too.
+// file is created (or made) 0600 and never followed through a symbolic
+// link. On a file system without flock it returns a lock with Unsupported
+// set, as the file sink then writes without flock too.
 func LockLog(path string) (*OwnerLock, error) {
 	p := OwnerLockPath(path)
-	f, _, err := fsutil.OpenRegular(p, os.O_RDWR|os.O_CREATE|noFollow, 0o600)
+	f, fi, err := fsutil.OpenRegular(p, os.O_RDWR|os.O_CREATE|noFollow, 0o600)
 	if errors.Is(err, unix.ELOOP) {
 		return nil, fmt.Errorf("%s: owner lock %s is a symbolic link (not followed)", path, p)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: owner lock: %w", path, err)
+	}
+	if fi.Mode().Perm()&0o077 != 0 {
+		// Whoever can open the lock can flock it and keep the log from
+		// being sealed; it holds nothing anyone else needs to read.
+		_ = f.Chmod(0o600)
 	}
 	switch err = fsutil.TryLock(int(f.Fd())); {
 	case err == nil:
@@ -69,6 +74,26 @@ func (o *OwnerLock) Release() {
 	}
 	_ = o.f.Close() // closing the last descriptor releases flock
 	o.f = nil
+}
+
+// Lost reports whether the lock file at path's lock path is no longer the
+// file held: removed or replaced by hand. flock binds to the open file, so
+// another process could then lock a new file at the path.
+func (o *OwnerLock) Lost(path string) bool {
+	if o == nil || o.f == nil {
+		return false
+	}
+	at, err := os.Lstat(OwnerLockPath(path))
+	return err != nil || !o.holds(at)
+}
+
+// holds reports whether fi is the lock file held.
+func (o *OwnerLock) holds(fi os.FileInfo) bool {
+	if o == nil || o.f == nil {
+		return false
+	}
+	held, err := o.f.Stat()
+	return err == nil && os.SameFile(held, fi)
 }
 
 // lockLogMkdir is LockLog for a sealer that starts before the file sink

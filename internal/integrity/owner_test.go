@@ -1,7 +1,6 @@
 package integrity
 
 import (
-	"bytes"
 	"errors"
 	"os"
 	"path/filepath"
@@ -120,29 +119,24 @@ func TestOwnerLockMakesTheDirectory(t *testing.T) {
 	require.NoError(t, s.Close(bg))
 }
 
-func TestRebuildStoreRefusedWhileSealing(t *testing.T) {
+func TestRebuildStoreUnderTheOwnerLock(t *testing.T) {
 	path, pub, k := rotatedTrail(t, 40, true, 0)
 	v, err := LoadVerifierKey(pub)
 	require.NoError(t, err)
 	s, _ := lockingSealer(t, k)
 	require.NoError(t, s.SealAtStart(bg, path))
-	before, err := os.ReadFile(StorePath(path))
-	require.NoError(t, err)
-
-	_, err = RebuildStore(bg, path, v)
-	require.ErrorIs(t, err, ErrLogOwned)
-	after, err := os.ReadFile(StorePath(path))
-	require.NoError(t, err)
-	require.True(t, bytes.Equal(before, after), "the store was not touched")
+	_, err = LockLog(path)
+	require.ErrorIs(t, err, ErrLogOwned, "no rebuild while a sealer holds the lock")
+	_, err = RebuildStore(bg, nil, path, v)
+	require.ErrorContains(t, err, "under the owner lock")
 
 	require.NoError(t, s.Close(bg))
-	res, err := RebuildStore(bg, path, v)
-	require.NoError(t, err)
-	require.EqualValues(t, 40, res.Leaves)
-	// A rebuild holds the lock only while it runs.
 	o, err := LockLog(path)
 	require.NoError(t, err)
-	o.Release()
+	defer o.Release()
+	res, err := RebuildStore(bg, o, path, v)
+	require.NoError(t, err)
+	require.EqualValues(t, 40, res.Leaves)
 }
 
 // Retention's record is written by the owner only: a sealer that does not
@@ -216,4 +210,99 @@ func ownerLocksHeld(t *testing.T, dir string, files int) int {
 		o.Release()
 	}
 	return held
+}
+
+// A round that seals more files than maxIdleLogs (a burst of sessions
+// within one checkpoint interval) still leaves the sealer holding at most
+// maxIdleLogs owner locks, a descriptor each: otherwise a burst of new
+// sessions could run the process out of descriptors.
+func TestABurstOfFilesInOneRoundKeepsTheIdleBound(t *testing.T) {
+	k, _ := testKeys(t, "test")
+	s, _ := lockingSealer(t, k)
+	dir := t.TempDir()
+	const files = maxIdleLogs + 300
+	for i := range files {
+		p := sessionFile(dir, i)
+		appendLocked(t, p, lines(1, 1))
+		s.Wrote(p, 1)
+	}
+	require.NoError(t, s.SealPending(bg))
+	require.LessOrEqual(t, len(s.logs), maxIdleLogs)
+	require.LessOrEqual(t, ownerLocksHeld(t, dir, files), maxIdleLogs)
+	require.NoError(t, s.Close(bg))
+}
+
+// An operator who removes the lock file ("a stale lock") while a sealer
+// holds it must not open the log to a second sealer for good: the holder
+// notices at its next seal and takes the lock at the path again, and if
+// another process took it meanwhile, it stops sealing and says so.
+func TestARemovedOwnerLockIsTakenAgain(t *testing.T) {
+	k, _ := testKeys(t, "test")
+	path := auditPath(t)
+	appendLocked(t, path, lines(1, 2))
+	s, logs := lockingSealer(t, k)
+	require.NoError(t, s.Seal(bg, path))
+
+	require.NoError(t, os.Remove(OwnerLockPath(path)))
+	appendLocked(t, path, lines(3, 3))
+	s.Wrote(path, 1)
+	require.NoError(t, s.SealPending(bg))
+	_, err := LockLog(path)
+	require.ErrorIs(t, err, ErrLogOwned, "the sealer holds the lock at the path again")
+	require.Len(t, logs.FilterMessageSnippet("owner lock").FilterLevelExact(zapcore.WarnLevel).All(), 1)
+
+	// Removed again, and taken by another process before the next seal.
+	require.NoError(t, os.Remove(OwnerLockPath(path)))
+	other, err := LockLog(path)
+	require.NoError(t, err)
+	defer other.Release()
+	appendLocked(t, path, lines(4, 4))
+	s.Wrote(path, 1)
+	require.ErrorIs(t, s.SealPending(bg), ErrLogOwned)
+	require.Len(t, logs.FilterLevelExact(zapcore.ErrorLevel).All(), 1)
+	require.NoError(t, s.Close(bg))
+}
+
+// Without flock the sealer warns once, not once per file: a templated
+// path makes a file per session.
+func TestNoFlockWarnedOncePerSealer(t *testing.T) {
+	k, _ := testKeys(t, "test")
+	dir := t.TempDir()
+	core, logs := observer.New(zapcore.WarnLevel)
+	var locked []string
+	noFlock := func(path string) (*OwnerLock, error) {
+		locked = append(locked, path)
+		return &OwnerLock{Unsupported: true}, nil
+	}
+	s, err := NewSealer(Settings{Keys: k, Interval: 1e9, Logger: zap.New(core), OriginBase: dir, lockLog: noFlock})
+	require.NoError(t, err)
+	var paths []string
+	for _, session := range []string{"s1", "s2", "s3"} {
+		path := filepath.Join(dir, session+".jsonl")
+		appendLocked(t, path, lines(1, 2))
+		s.Wrote(path, 2)
+		require.NoError(t, s.SealPending(bg))
+		paths = append(paths, path)
+	}
+	require.NoError(t, s.Close(bg))
+	require.Equal(t, paths, locked, "each file's lock was tried")
+	warned := logs.FilterMessageSnippet("no flock").All()
+	require.Len(t, warned, 1)
+	require.Equal(t, zapcore.WarnLevel, warned[0].Level)
+	require.Equal(t, paths[0], warned[0].ContextMap()["path"])
+}
+
+// A lock file found readable by others (made by hand, or copied) is made
+// 0600: anyone who can open it can flock it, and so keep the collector
+// from sealing its log.
+func TestALooseOwnerLockIsMadePrivate(t *testing.T) {
+	path := auditPath(t)
+	require.NoError(t, os.WriteFile(OwnerLockPath(path), nil, 0o644))
+	require.NoError(t, os.Chmod(OwnerLockPath(path), 0o666))
+	o, err := LockLog(path)
+	require.NoError(t, err)
+	defer o.Release()
+	fi, err := os.Lstat(OwnerLockPath(path))
+	require.NoError(t, err)
+	require.Equal(t, os.FileMode(0o600), fi.Mode().Perm())
 }

@@ -37,14 +37,12 @@ type Rebuilt struct {
 // are kept, for the collector to seal. The store is written to a temporary
 // file and renamed into place only once everything matched. Run it while
 // the collector is stopped: a running sealer appends to the store, so the
-// path's owner lock is taken first, and an error wrapping ErrLogOwned
-// returned while a sealer holds it.
-func RebuildStore(ctx context.Context, path string, v note.Verifier) (Rebuilt, error) {
-	owner, err := LockLog(path)
-	if err != nil {
-		return Rebuilt{}, err
+// caller holds the path's owner lock (owner, from LockLog), which a
+// running sealer would hold instead.
+func RebuildStore(ctx context.Context, owner *OwnerLock, path string, v note.Verifier) (Rebuilt, error) {
+	if owner == nil {
+		return Rebuilt{}, fmt.Errorf("%s: rebuild the hash store under the owner lock", path)
 	}
-	defer owner.Release()
 	cps, err := readSignedCheckpoints(path, v)
 	if err != nil {
 		return Rebuilt{}, err

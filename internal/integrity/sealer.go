@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"slices"
 	"sync"
 	"time"
@@ -40,6 +41,10 @@ type Settings struct {
 	// (LockLog), as a `sandboxaudit log` command does; the sealer takes
 	// none itself.
 	CallerOwns bool
+
+	// lockLog takes a path's owner lock (lockLogMkdir); a test stands in
+	// for a file system without flock.
+	lockLog func(path string) (*OwnerLock, error)
 }
 
 // Sealer keeps the Merkle trees and checkpoints of the audit files a file
@@ -58,6 +63,9 @@ type Sealer struct {
 	logs    map[string]*fileLog
 	scratch storeScratch
 	wit     witnessing
+	// noFlockWarned: the warning that the file system has no flock was
+	// logged, once for all the files of the exporter's path.
+	noFlockWarned bool
 
 	stop chan struct{}
 	done chan struct{}
@@ -73,6 +81,9 @@ func NewSealer(set Settings) (*Sealer, error) {
 	}
 	if set.Logger == nil {
 		set.Logger = zap.NewNop()
+	}
+	if set.lockLog == nil {
+		set.lockLog = lockLogMkdir
 	}
 	return &Sealer{
 		set:     set,
@@ -177,7 +188,13 @@ func (s *Sealer) SealPending(ctx context.Context) error {
 	s.sealMu.Lock()
 	defer s.sealMu.Unlock()
 	var errs []error
+	sealed := 0
 	for path, n := range batch {
+		if sealed++; sealed%(maxIdleLogs/4) == 0 {
+			// A burst of more files than the bound in one round: let
+			// the locks of those sealed before go as it proceeds.
+			s.forgetIdle(map[string]int64{})
+		}
 		if err := s.sealPath(ctx, path); err != nil {
 			// The lines stay in the lag: they are not covered.
 			errs = append(errs, err)
@@ -268,16 +285,21 @@ func (s *Sealer) logFor(path string) *fileLog {
 	return l
 }
 
-// forgetIdle drops remembered files beyond the bound, keeping the ones
-// just sealed and the broken ones (so tampering is not logged again). A
-// broken one beyond the bound lets its owner lock go, so the descriptors
-// stay bounded too; a seal of it takes the lock again.
+// forgetIdle drops remembered files beyond the bound, the ones just
+// sealed (keep) last, and the broken ones never (so tampering is not
+// logged again). A broken one beyond the bound lets its owner lock go, so
+// the descriptors stay bounded too; a seal of it takes the lock again.
 func (s *Sealer) forgetIdle(keep map[string]int64) {
+	s.forget(func(path string) bool { _, ok := keep[path]; return !ok })
+	s.forget(func(string) bool { return true })
+}
+
+func (s *Sealer) forget(may func(path string) bool) {
 	for path, l := range s.logs {
 		if len(s.logs) <= maxIdleLogs {
 			return
 		}
-		if _, ok := keep[path]; ok {
+		if !may(path) {
 			continue
 		}
 		l.owner.Release()
@@ -288,22 +310,49 @@ func (s *Sealer) forgetIdle(keep map[string]int64) {
 	}
 }
 
+// holdsLockOf reports whether the lock file at path's lock path is one
+// this sealer holds for any file; called with sealMu held.
+func (s *Sealer) holdsLockOf(path string) bool {
+	at, err := os.Lstat(OwnerLockPath(path))
+	if err != nil {
+		return false
+	}
+	for _, l := range s.logs {
+		if l.owner.holds(at) {
+			return true
+		}
+	}
+	return false
+}
+
 // own takes the owner lock of l's path unless held already (or left to
-// the caller); called with sealMu held. A file system without flock is
-// warned about once and sealed without it.
+// the caller), and again when its file was removed or replaced; called
+// with sealMu held. A file system without flock is warned about once per
+// sealer (a templated path makes a file per session) and sealed without it.
 func (s *Sealer) own(l *fileLog) error {
-	if s.set.CallerOwns || l.owner != nil {
+	if s.set.CallerOwns {
 		return nil
 	}
-	o, err := lockLogMkdir(l.path)
+	if l.owner != nil {
+		if !l.owner.Lost(l.path) || s.holdsLockOf(l.path) {
+			return nil // a swap of two of its own files is the seal's to find
+		}
+		s.set.Logger.Warn("integrity: the owner lock file was removed or replaced while this collector held it; taking it again",
+			zap.String("path", l.path), zap.String("lock", OwnerLockPath(l.path)))
+		l.owner.Release()
+		l.owner = nil
+	}
+	o, err := s.set.lockLog(l.path)
 	if errors.Is(err, ErrLogOwned) {
 		return fmt.Errorf("%w; a log has one sealer: stop the other collector, or give this exporter another file.path", err)
 	}
 	if err != nil {
 		return err
 	}
-	if o.Unsupported {
-		s.set.Logger.Warn("integrity: the file system has no flock: nothing keeps a second collector from sealing this log",
+	if o.Unsupported && !s.noFlockWarned {
+		s.noFlockWarned = true
+		s.set.Logger.Warn("integrity: the file system has no flock: nothing keeps a second collector from sealing this log, "+
+			"nor the other files of this exporter's path (warned once)",
 			zap.String("path", l.path), zap.String("lock", OwnerLockPath(l.path)))
 	}
 	l.owner = o

@@ -164,7 +164,10 @@ type TrailResult struct {
 	Unsealed      int64
 	UnsealedParts []string
 	// Proofs say which checkpoint holds each recorded segment read.
-	Proofs   []SegmentProof
+	Proofs []SegmentProof
+	// Given says, for each checkpoint given (ProveAlso) to a whole trail,
+	// whether the log read extends it.
+	Given    []GivenProof
 	Failures []string
 }
 
@@ -198,8 +201,10 @@ type TrailChecker struct {
 	segEnds []segmentEnd
 	// partFails is the failures before the current part's lines.
 	partFails int
-	// given are checkpoints from elsewhere to prove the segments in.
+	// given are checkpoints from elsewhere to prove the segments in, for
+	// a segment alone; whole, those the whole log read must extend.
 	given []Checkpoint
+	whole givenSet
 }
 
 type partEnd struct {
@@ -302,6 +307,9 @@ func (c *TrailChecker) BeginPart(i int) {
 	c.started = true
 	c.hasher = NewLeafHasher(c.leaf)
 	c.atSize()
+	if c.whole.due(c.tree.Size()) {
+		c.whole.reach(&c.tree, c.trail.Path, c.where)
+	}
 	c.partFails = len(c.res.Failures)
 }
 
@@ -341,7 +349,19 @@ func (c *TrailChecker) leaf(h tlog.Hash) error {
 	c.partN++
 	c.res.Lines++
 	c.atSize()
+	if c.whole.due(c.tree.Size()) {
+		c.whole.reach(&c.tree, c.trail.Path, c.where)
+	}
 	return nil
+}
+
+// where names the line the tree ends at.
+func (c *TrailChecker) where() string {
+	p := c.trail.Parts[c.part].Path
+	if c.partN == 0 {
+		return "those before " + p
+	}
+	return fmt.Sprintf("up to line %d of %s", c.partN, p)
 }
 
 // atSize checks every checkpoint the tree has reached.

@@ -20,33 +20,33 @@ const StdinName = "-"
 var zstdMagic = []byte{0x28, 0xb5, 0x2f, 0xfd}
 
 // open opens one source for reading, decompressing a zstd segment
-// whatever its name. A path that is not a regular file (a FIFO, a
-// device) is refused so the tool cannot hang on it; read a pipe as "-".
-func open(name string, stdin io.Reader) (io.ReadCloser, error) {
-	var rc io.ReadCloser
+// whatever its name, and says whether it did. A path that is not a
+// regular file (a FIFO, a device) is refused so the tool cannot hang on
+// it; read a pipe as "-".
+func open(name string, stdin io.Reader) (rc io.ReadCloser, compressed bool, err error) {
 	if name == StdinName {
 		rc = io.NopCloser(stdin)
 	} else {
 		f, _, err := fsutil.OpenRegular(name, os.O_RDONLY, 0)
 		if errors.Is(err, fsutil.ErrNotRegular) {
-			return nil, fmt.Errorf("%w; read a pipe as - from stdin", err)
+			return nil, false, fmt.Errorf("%w; read a pipe as - from stdin", err)
 		}
 		if err != nil {
-			return nil, err
+			return nil, false, err
 		}
 		rc = f
 	}
 	br := bufio.NewReaderSize(rc, 256<<10)
 	head, _ := br.Peek(len(zstdMagic))
 	if !bytes.Equal(head, zstdMagic) {
-		return readCloser{br, rc}, nil
+		return readCloser{br, rc}, false, nil
 	}
 	zr, err := zstd.NewReader(br, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(64<<20))
 	if err != nil {
 		_ = rc.Close()
-		return nil, fmt.Errorf("%s: zstd: %w", name, err)
+		return nil, false, fmt.Errorf("%s: zstd: %w", name, err)
 	}
-	return readCloser{zr, closers{zr.Close, rc}}, nil
+	return readCloser{zr, closers{zr.Close, rc}}, true, nil
 }
 
 type readCloser struct {

@@ -23,6 +23,10 @@ type chunk struct {
 	out  []byte // the encoded records
 	done chan struct{}
 	err  error
+	// damaged, when set, says why the source's compressed stream ends
+	// after this chunk's lines, at line damagedAt.
+	damaged   string
+	damagedAt int64
 }
 
 // result is what a worker found in one line.
@@ -90,6 +94,12 @@ func (s *scanner) each(ctx context.Context, st *Stats, fn func(c *chunk, res *re
 				return err
 			}
 		}
+		if c.damaged != "" {
+			st.Bad++
+			if s.opts.Bad != nil {
+				s.opts.Bad(s.names[c.src], c.damagedAt, c.damaged)
+			}
+		}
 		return nil
 	})
 }
@@ -144,7 +154,7 @@ func (s *scanner) read(ctx context.Context, work, order chan<- *chunk) error {
 }
 
 func (s *scanner) readSource(ctx context.Context, src int, name string, work, order chan<- *chunk) error {
-	rc, err := open(name, s.opts.Stdin)
+	rc, compressed, err := open(name, s.opts.Stdin)
 	if err != nil {
 		return err
 	}
@@ -163,14 +173,23 @@ func (s *scanner) readSource(ctx context.Context, src int, name string, work, or
 		c = s.newChunk(src)
 		return nil
 	}
+	var last int64
 	for {
 		ln, err := lr.Next()
 		if errors.Is(err, io.EOF) {
 			break
 		}
+		if err != nil && compressed && ctx.Err() == nil {
+			// Reported like a bad line: the lines before the damage and
+			// the other sources are still read.
+			c.damaged = fmt.Sprintf("the compressed segment cannot be read to its end (%v): cut short or damaged", err)
+			c.damagedAt = last + 1
+			return send()
+		}
 		if err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
+		last = int64(ln.Num)
 		if ln.TooLong {
 			c.buf = append(c.buf, '\n') // an empty line, reported as too long below
 			c.ends = append(c.ends, -len(c.buf))
@@ -206,7 +225,7 @@ func (s *scanner) newChunk(src int) *chunk {
 	default:
 		c = &chunk{}
 	}
-	c.src, c.err = src, nil
+	c.src, c.err, c.damaged, c.damagedAt = src, nil, "", 0
 	c.buf, c.ends, c.nums, c.res, c.out = c.buf[:0], c.ends[:0], c.nums[:0], c.res[:0], c.out[:0]
 	c.done = make(chan struct{})
 	return c

@@ -56,8 +56,9 @@ func main() {
 func parseShapes(list string, base load.Shape) ([]load.Shape, error) {
 	var shapes []load.Shape
 	for name := range strings.SplitSeq(list, ",") {
+		name = strings.TrimSpace(name)
 		sh := base
-		switch strings.TrimSpace(name) {
+		switch name {
 		case "sandboxtrace":
 		case "light":
 			sh.Light = true

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/sandboxaudit/sandboxaudit/bench/load"
@@ -31,5 +32,13 @@ func TestParseShapes(t *testing.T) {
 	}
 	if _, err := parseShapes("heavy", base); err == nil {
 		t.Fatal("an unknown shape was accepted")
+	}
+	got, err = parseShapes(" sandboxtrace ,light ", base)
+	if err != nil || len(got) != 2 || got[0].Light || !got[1].Light {
+		t.Fatalf("spaces around the names: %+v, %v", got, err)
+	}
+	_, err = parseShapes("light, heavy ", base)
+	if err == nil || !strings.Contains(err.Error(), `unknown shape "heavy" (`) {
+		t.Fatalf("the error must quote the name without its spaces: %v", err)
 	}
 }

@@ -1,0 +1,35 @@
+package cli
+
+import (
+	"net/http"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/sandboxaudit/sandboxaudit/auditevent"
+	"github.com/sandboxaudit/sandboxaudit/internal/webview"
+)
+
+// A command's text must not act on the page: a bidirectional override
+// (U+202E) would show an investigator a command in another order, and
+// terminal escapes reach whoever saves or pipes the page. The web view
+// shows them as escapes, as show does in a terminal.
+func TestServeShowsControlAndBidiCharactersAsEscapes(t *testing.T) {
+	s, f := op(sessionA, "exec", "span\u202e-1", 1, 2)
+	s.Data = auditevent.MustParseData(`{"command":["cat","notes\u202etxt.sh","\u001b]0;title\u0007\u001b[2J"]}`)
+	f.Data = s.Data
+	p := writeFile(t, "events.jsonl", canonLines(s, f))
+	hs := startView(t, webview.Config{Sources: []string{p}})
+	for _, path := range []string{"/session/" + sessionA.String(), "/session/" + sessionA.String() + "/op/0"} {
+		code, _, body := get(t, hs.URL+path)
+		require.Equal(t, http.StatusOK, code, path)
+		assert.NotContains(t, body, "\u202e", path)
+		assert.NotContains(t, body, "\x1b", path)
+		assert.NotContains(t, body, "\x07", path)
+		assert.Contains(t, body, `notes\u202etxt.sh`, path)
+		assert.Contains(t, body, `\x1b]0;title\x07\x1b[2J`, path)
+	}
+	_, _, body := get(t, hs.URL+"/session/"+sessionA.String()+"/op/0")
+	assert.Contains(t, body, `span\u202e-1`)
+}

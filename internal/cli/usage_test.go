@@ -1,0 +1,36 @@
+package cli
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// Each flag a command's help calls repeatable is shown as repeatable
+// (NAME... or [--flag VALUE]...) in the command's synopsis and in the
+// top-level usage.
+func TestUsageShowsRepeatableFlags(t *testing.T) {
+	top := run(t, "").stderr
+	for _, cmd := range [][]string{{"verify"}, {"replay"}, {"log", "handover"}} {
+		res := run(t, "", append(cmd, "-h")...)
+		synopsis, help, ok := strings.Cut(res.stderr, "\n")
+		require.True(t, ok, res.stderr)
+		flags := regexp.MustCompile(`(?m)^  -(\S+)[^\n]*\n((?:\s{4,}\t?[^\n]*\n)+)`).FindAllStringSubmatch(help, -1)
+		require.NotEmpty(t, flags, res.stderr)
+		seen := 0
+		for _, f := range flags {
+			if !strings.Contains(f[2], "repeatable") {
+				continue
+			}
+			seen++
+			shown := regexp.MustCompile(`--` + regexp.QuoteMeta(f[1]) + ` (\S+\.\.\.|[^\s\]]+\]\.\.\.)`)
+			require.Regexp(t, shown, synopsis, "%s -h", cmd)
+			if cmd[0] != "log" { // the top-level usage does not list handover's flags
+				require.Regexp(t, shown, top, "the usage of %s", cmd)
+			}
+		}
+		require.NotZero(t, seen, "%s has a repeatable flag", cmd)
+	}
+}

@@ -1,0 +1,56 @@
+package sandboxtrace
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/log"
+	sdklog "go.opentelemetry.io/otel/sdk/log"
+)
+
+// bodyRecords is one record per body, as a LoggerProvider makes them.
+func bodyRecords(bodies ...string) []sdklog.Record {
+	var got []sdklog.Record
+	lp := sdklog.NewLoggerProvider(sdklog.WithProcessor(recordsFunc(func(r *sdklog.Record) { got = append(got, r.Clone()) })))
+	for _, b := range bodies {
+		var r log.Record
+		r.SetBody(attribute.StringValue(b))
+		lp.Logger("test").Emit(context.Background(), r)
+	}
+	return got
+}
+
+// recordsFunc is a log processor that hands each record to a func.
+type recordsFunc func(*sdklog.Record)
+
+func (f recordsFunc) OnEmit(_ context.Context, r *sdklog.Record) error     { f(r); return nil }
+func (recordsFunc) Enabled(context.Context, sdklog.EnabledParameters) bool { return true }
+func (recordsFunc) Shutdown(context.Context) error                         { return nil }
+func (recordsFunc) ForceFlush(context.Context) error                       { return nil }
+
+// The request buffer is reused between exports, but one request larger
+// than maxKeptRequest does not keep its buffer.
+func TestDirectLogExporterDropsALargeRequestsBuffer(t *testing.T) {
+	srv, url := startBodiesServer(t, nil)
+	e, err := NewDirectLogExporter(url)
+	require.NoError(t, err)
+	defer func() { require.NoError(t, e.Shutdown(context.Background())) }()
+	ctx := context.Background()
+
+	require.NoError(t, e.Export(ctx, bodyRecords("small")))
+	small := cap(e.buf)
+	require.NotZero(t, small, "a small request's buffer is kept for the next")
+	large := strings.Repeat("x", 2*maxKeptRequest)
+	require.NoError(t, e.Export(ctx, bodyRecords(large)))
+	require.LessOrEqual(t, cap(e.buf), maxKeptRequest)
+	require.NoError(t, e.Export(ctx, bodyRecords("small again")))
+	require.LessOrEqual(t, cap(e.buf), maxKeptRequest)
+	require.NotZero(t, cap(e.buf))
+
+	srv.mu.Lock()
+	defer srv.mu.Unlock()
+	require.Equal(t, map[string]int{"small": 1, large: 1, "small again": 1}, srv.seen)
+}
