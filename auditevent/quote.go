@@ -132,8 +132,10 @@ func appendQuotedBytes(dst []byte, b []byte) []byte {
 func safeRun[T string | []byte](s T) int {
 	i := 0
 	for ; i+8 <= len(s); i += 8 {
-		w := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
-			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+		// One bounds check for the eight bytes, which load as one word.
+		b := s[i : i+8]
+		w := uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
+			uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
 		if m := unsafeBytes(w); m != 0 {
 			return i + bits.TrailingZeros64(m)>>3
 		}

@@ -1,6 +1,7 @@
 package auditevent
 
 import (
+	"encoding/binary"
 	"slices"
 
 	"github.com/google/uuid"
@@ -87,36 +88,43 @@ var hexValue = func() (t [256]byte) {
 
 // appendUUID appends the canonical lowercase hyphenated form, quoted,
 // without allocating (uuid.UUID.String allocates). Every event holds two,
-// so the digits are written at fixed offsets straight into dst.
+// so the digits are written at fixed offsets straight into dst, each group
+// of up to four bytes in one store from a table of digit pairs.
 func appendUUID(dst []byte, u uuid.UUID) []byte {
 	n := len(dst)
 	dst = slices.Grow(dst, uuidQuotedLen)[:n+uuidQuotedLen]
-	t := (*[uuidQuotedLen]byte)(dst[n:])
+	t := dst[n : n+uuidQuotedLen]
 	t[0], t[9], t[14], t[19], t[24], t[37] = '"', '-', '-', '-', '-', '"'
-	putHexByte(t, 1, u[0])
-	putHexByte(t, 3, u[1])
-	putHexByte(t, 5, u[2])
-	putHexByte(t, 7, u[3])
-	putHexByte(t, 10, u[4])
-	putHexByte(t, 12, u[5])
-	putHexByte(t, 15, u[6])
-	putHexByte(t, 17, u[7])
-	putHexByte(t, 20, u[8])
-	putHexByte(t, 22, u[9])
-	putHexByte(t, 25, u[10])
-	putHexByte(t, 27, u[11])
-	putHexByte(t, 29, u[12])
-	putHexByte(t, 31, u[13])
-	putHexByte(t, 33, u[14])
-	putHexByte(t, 35, u[15])
+	binary.LittleEndian.PutUint64(t[1:9], hex4(u[0], u[1], u[2], u[3]))
+	binary.LittleEndian.PutUint32(t[10:14], hex2(u[4], u[5]))
+	binary.LittleEndian.PutUint32(t[15:19], hex2(u[6], u[7]))
+	binary.LittleEndian.PutUint32(t[20:24], hex2(u[8], u[9]))
+	binary.LittleEndian.PutUint64(t[25:33], hex4(u[10], u[11], u[12], u[13]))
+	binary.LittleEndian.PutUint32(t[33:37], hex2(u[14], u[15]))
 	return dst
 }
 
 // uuidQuotedLen is the length of a quoted 8-4-4-4-12 UUID.
 const uuidQuotedLen = 38
 
-func putHexByte(t *[uuidQuotedLen]byte, at int, b byte) {
-	t[at], t[at+1] = hexDigits[b>>4], hexDigits[b&0xF]
+// hexPairs[b] is b's two lowercase hex digits as a little-endian uint16:
+// the high digit first in memory.
+var hexPairs = func() (t [256]uint16) {
+	for b := range t {
+		t[b] = uint16(hexDigits[b>>4]) | uint16(hexDigits[b&0xF])<<8
+	}
+	return t
+}()
+
+// hex2 is the four digits of a and b, in memory order once stored
+// little-endian.
+func hex2(a, b byte) uint32 {
+	return uint32(hexPairs[a]) | uint32(hexPairs[b])<<16
+}
+
+// hex4 is hex2 for four bytes.
+func hex4(a, b, c, d byte) uint64 {
+	return uint64(hex2(a, b)) | uint64(hex2(c, d))<<32
 }
 
 // ParseUUID parses any spelling the intake accepts (see Decode).

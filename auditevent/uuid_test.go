@@ -46,3 +46,19 @@ func BenchmarkParseUUID(b *testing.B) {
 		}
 	}
 }
+
+// appendUUID against google/uuid's String, quoted, after a prefix it must
+// leave alone.
+func TestAppendUUIDMatchesGoogleUUID(t *testing.T) {
+	rng := rand.New(rand.NewPCG(17, 19))
+	for range 2_000 {
+		var u uuid.UUID
+		for i := range u {
+			u[i] = byte(rng.UintN(256))
+		}
+		got := string(appendUUID([]byte("x:"), u))
+		if want := `x:"` + u.String() + `"`; got != want {
+			t.Fatalf("appendUUID = %s; want %s", got, want)
+		}
+	}
+}

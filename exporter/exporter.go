@@ -105,7 +105,7 @@ func (e *auditExporter) Start(ctx context.Context, host component.Host) (err err
 		}
 		sink, err := filesink.New(opts)
 		if err != nil {
-			return fmt.Errorf("sandboxaudit exporter: %w", err) // names filesink itself
+			return fmt.Errorf("sandboxaudit exporter: file: %w", err)
 		}
 		e.file = newFileTarget(sink, fc.Path, e.filePolicy)
 		e.warnLooseMode(fc.Path)
@@ -184,7 +184,7 @@ func (e *auditExporter) closeSinks(ctx context.Context) error {
 	var errs []error
 	if e.file != nil {
 		if err := e.file.sink.Close(); err != nil {
-			errs = append(errs, fmt.Errorf("sandboxaudit exporter: close file sink: %w", err))
+			errs = append(errs, fmt.Errorf("sandboxaudit exporter: file: %w", err))
 		}
 	}
 	if e.sealer != nil {

@@ -109,7 +109,8 @@ type Config struct {
 	MaxInflightBytes int64 `mapstructure:"max_inflight_bytes"`
 
 	// MaxRequestHeaderBytes bounds the request line and headers of a
-	// request; past it the client gets 431.
+	// request; past it, plus the 4,096 bytes net/http adds to
+	// Server.MaxHeaderBytes, the client gets 431.
 	MaxRequestHeaderBytes int `mapstructure:"max_request_header_bytes"`
 
 	// MaxConnections bounds the connections open at once; a further

@@ -12,6 +12,10 @@ import (
 // safetext.Escape).
 func displayText(s string) string { return safetext.Escape(s) }
 
+// displayCut is displayText(s) cut to width characters, only between
+// escapes (see safetext.EscapeCut).
+func displayCut(s string, width int) string { return safetext.EscapeCut(s, width) }
+
 // cut shortens s to width characters, marking a cut with "…".
 func cut(s string, width int) string {
 	if utf8.RuneCountInString(s) <= width {
@@ -41,7 +45,7 @@ func pad(s string, width int) string {
 // characters, is appended without building a string.
 func appendCell(b []byte, s string, width int) []byte {
 	if !plainASCII(s) {
-		return append(b, pad(displayText(s), width)...)
+		return append(b, pad(displayCut(s, width), width)...)
 	}
 	if len(s) > width {
 		return append(append(b, s[:width-1]...), "…"...)
@@ -67,11 +71,11 @@ func appendSpaces(b []byte, n int) []byte {
 	return b
 }
 
-// plainASCII reports whether s is printable ASCII only, which displayText
-// leaves as it is.
+// plainASCII reports whether s is printable ASCII without a backslash,
+// which displayText leaves as it is.
 func plainASCII(s string) bool {
 	for i := 0; i < len(s); i++ {
-		if s[i] < 0x20 || s[i] > 0x7e {
+		if s[i] < 0x20 || s[i] > 0x7e || s[i] == '\\' {
 			return false
 		}
 	}

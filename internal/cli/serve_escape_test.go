@@ -33,3 +33,22 @@ func TestServeShowsControlAndBidiCharactersAsEscapes(t *testing.T) {
 	_, _, body := get(t, hs.URL+"/session/"+sessionA.String()+"/op/0")
 	assert.Contains(t, body, `span\u202e-1`)
 }
+
+// A command holding the text of an escape is shown apart from one holding
+// the character, and an invisible character (a zero-width space, a tag
+// character) is shown, so two commands that look alike are told apart.
+func TestServeShowsBackslashesAndInvisibleCharacters(t *testing.T) {
+	s, f := op(sessionA, "exec", "span-1", 1, 2)
+	s.Data = auditevent.MustParseData(`{"command":["printf","\\x1b","\u001b","rm\u200b","-rf\udb40\udc41","\u00ad"]}`)
+	f.Data = s.Data
+	p := writeFile(t, "events.jsonl", canonLines(s, f))
+	hs := startView(t, webview.Config{Sources: []string{p}})
+	for _, path := range []string{"/session/" + sessionA.String(), "/session/" + sessionA.String() + "/op/0"} {
+		code, _, body := get(t, hs.URL+path)
+		require.Equal(t, http.StatusOK, code, path)
+		for _, r := range []string{"\u200b", "\U000e0041", "\u00ad", "\x1b"} {
+			assert.NotContains(t, body, r, path)
+		}
+		assert.Contains(t, body, `\\x1b \x1b rm\u200b -rf\U000e0041 \u00ad`, path)
+	}
+}

@@ -57,8 +57,8 @@ func writeSessionsTable(w *bufio.Writer, list []trail.Session) {
 	row(pad("SESSION", 36), pad("FIRST", colTime), pad("LAST", colTime),
 		fmt.Sprintf("%7s", "OPS"), fmt.Sprintf("%7s", "FAILED"), fmt.Sprintf("%5s", "OPEN"), "TRACE")
 	for _, s := range list {
-		row(s.ID.String(), pad(displayText(s.FirstTS), colTime), pad(displayText(s.LastTS), colTime),
-			fmt.Sprintf("%7d", s.Ops), fmt.Sprintf("%7d", s.Failures), fmt.Sprintf("%5d", s.Open), cut(displayText(s.TraceID), 32))
+		row(s.ID.String(), pad(displayCut(s.FirstTS, colTime), colTime), pad(displayCut(s.LastTS, colTime), colTime),
+			fmt.Sprintf("%7d", s.Ops), fmt.Sprintf("%7d", s.Failures), fmt.Sprintf("%5d", s.Open), displayCut(s.TraceID, 32))
 	}
 	_, _ = fmt.Fprintf(w, "%d session(s)\n", len(list))
 }

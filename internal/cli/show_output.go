@@ -116,7 +116,7 @@ func (t *tableWriter) appendRow(b []byte, o *trail.Op) []byte {
 	if o.Finish != nil {
 		exit = []byte(o.Finish.Exit) // does not escape: no copy
 		if !plainASCII(o.Finish.Exit) || len(exit) > colExit {
-			exit = []byte(cut(displayText(o.Finish.Exit), colExit))
+			exit = []byte(displayCut(o.Finish.Exit, colExit))
 		}
 		dur = appendDuration(digits[:0], o.Finish.DurationMS)
 	}

@@ -69,7 +69,7 @@ func (s *Sink) lockCurrent(ctx context.Context, of *openFile) (*os.File, int64, 
 			locked = true
 		case errors.Is(err, fsutil.ErrLockUnsupported):
 		default:
-			return nil, 0, false, fmt.Errorf("filesink: lock %s: %w", f.Name(), err)
+			return nil, 0, false, fmt.Errorf("lock %s: %w", f.Name(), err)
 		}
 		size, current, err := of.sizeIfCurrent()
 		if err == nil && current {
@@ -82,7 +82,7 @@ func (s *Sink) lockCurrent(ctx context.Context, of *openFile) (*os.File, int64, 
 		case err != nil:
 			return nil, 0, false, err
 		case reopens == maxReopens:
-			return nil, 0, false, fmt.Errorf("filesink: %s was replaced %d times during one write", of.path, maxReopens)
+			return nil, 0, false, fmt.Errorf("%s was replaced %d times during one write", of.path, maxReopens)
 		}
 		if err := s.reopen(of); err != nil {
 			return nil, 0, false, err
@@ -116,13 +116,13 @@ func (s *Sink) appendGroup(f *os.File, size, ours int64, group []*groupcommit.Ba
 		b.Finish(err)
 		cut = true
 		if !made { // a fragment may follow end: the rest waits for repairTail
-			groupcommit.FinishAll(group[i+1:], fmt.Errorf("filesink: not written after a failed undo in %s: %v", f.Name(), err))
+			groupcommit.FinishAll(group[i+1:], fmt.Errorf("not written after a failed undo in %s: %v", f.Name(), err))
 			break
 		}
 	}
 	if s.fsync == FsyncBatch && (len(synced) > 0 || cut) {
 		if err := s.syncFn(f); err != nil {
-			_, err = s.undo(f, size, fmt.Errorf("filesink: sync %s: %w", f.Name(), err), true)
+			_, err = s.undo(f, size, fmt.Errorf("sync %s: %w", f.Name(), err), true)
 			groupcommit.FinishAll(synced, err)
 			return -1
 		}
@@ -160,7 +160,7 @@ func (s *Sink) appendBody(f *os.File, data []byte) error {
 			return err
 		}
 		if err := s.syncFn(f); err != nil {
-			return fmt.Errorf("filesink: sync %s: %w", f.Name(), err)
+			return fmt.Errorf("sync %s: %w", f.Name(), err)
 		}
 		data = data[n:]
 	}
@@ -173,11 +173,11 @@ func (s *Sink) appendBody(f *os.File, data []byte) error {
 // repairTail still closes a torn fragment with a newline.
 func (s *Sink) undo(f *os.File, size int64, cause error, sync bool) (cut bool, err error) {
 	if err := f.Truncate(size); err != nil {
-		return false, errors.Join(cause, fmt.Errorf("filesink: undo partial batch in %s (truncate to %d bytes): %w", f.Name(), size, err))
+		return false, errors.Join(cause, fmt.Errorf("undo partial batch in %s (truncate to %d bytes): %w", f.Name(), size, err))
 	}
 	if sync {
 		if err := s.syncFn(f); err != nil {
-			return true, errors.Join(cause, fmt.Errorf("filesink: sync undo of partial batch in %s: %w", f.Name(), err))
+			return true, errors.Join(cause, fmt.Errorf("sync undo of partial batch in %s: %w", f.Name(), err))
 		}
 	}
 	return true, cause

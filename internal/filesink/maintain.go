@@ -150,12 +150,12 @@ func (m *maintainer) dropPlainTwin(path string, seg Segment) {
 		return
 	}
 	if err := os.Remove(seg.Plain); err != nil {
-		m.rot.fail(path, fmt.Errorf("filesink: remove %s, compressed already: %w", seg.Plain, err))
+		m.rot.fail(path, fmt.Errorf("remove %s, compressed already: %w", seg.Plain, err))
 		return
 	}
 	_ = os.Remove(seg.Plain + ZstdSuffix + tmpSuffix)
 	if err := fsutil.SyncDir(filepath.Dir(seg.Plain)); err != nil {
-		m.rot.fail(path, fmt.Errorf("filesink: sync directory of %s: %w", seg.Plain, err))
+		m.rot.fail(path, fmt.Errorf("sync directory of %s: %w", seg.Plain, err))
 	}
 }
 
@@ -195,16 +195,16 @@ func (m *maintainer) retain(path string) {
 func (m *maintainer) remove(path string, seg Segment) error {
 	if m.rot.BeforeRemove != nil {
 		if err := m.rot.BeforeRemove(path, seg); err != nil {
-			return fmt.Errorf("filesink: retention kept %s: %w", filepath.Base(seg.Path), err)
+			return fmt.Errorf("retention kept %s: %w", filepath.Base(seg.Path), err)
 		}
 	}
 	for _, p := range []string{seg.Path, seg.Plain, seg.Plain + ZstdSuffix + tmpSuffix} {
 		if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return fmt.Errorf("filesink: retention: remove %s: %w", p, err)
+			return fmt.Errorf("retention: remove %s: %w", p, err)
 		}
 	}
 	if err := fsutil.SyncDir(filepath.Dir(seg.Path)); err != nil {
-		return fmt.Errorf("filesink: retention: sync directory of %s: %w", seg.Path, err)
+		return fmt.Errorf("retention: sync directory of %s: %w", seg.Path, err)
 	}
 	return nil
 }
@@ -220,16 +220,16 @@ func compressSegment(ctx context.Context, zc *compressor, seg Segment, now time.
 		if errors.Is(err, os.ErrNotExist) {
 			return 0, nil // retention, or another sink, got there first
 		}
-		return 0, fmt.Errorf("filesink: compress %s: %w", seg.Plain, err)
+		return 0, fmt.Errorf("compress %s: %w", seg.Plain, err)
 	}
 	defer func() { _ = in.Close() }()
 	if err := fsutil.Lock(ctx, int(in.Fd())); err != nil && !errors.Is(err, fsutil.ErrLockUnsupported) {
-		return 0, fmt.Errorf("filesink: compress %s: lock: %w", seg.Plain, err)
+		return 0, fmt.Errorf("compress %s: lock: %w", seg.Plain, err)
 	}
 	defer fsutil.Unlock(int(in.Fd()))
 	fi, err := in.Stat()
 	if err != nil {
-		return 0, fmt.Errorf("filesink: compress %s: %w", seg.Plain, err)
+		return 0, fmt.Errorf("compress %s: %w", seg.Plain, err)
 	}
 	if quiet := now.Sub(fi.ModTime()); quiet < grace {
 		return grace - quiet, nil
@@ -239,13 +239,13 @@ func compressSegment(ctx context.Context, zc *compressor, seg Segment, now time.
 	}
 	dst := seg.Plain + ZstdSuffix
 	if err := zc.write(ctx, in, dst); err != nil {
-		return 0, fmt.Errorf("filesink: compress %s: %w", seg.Plain, err)
+		return 0, fmt.Errorf("compress %s: %w", seg.Plain, err)
 	}
 	if err := os.Remove(seg.Plain); err != nil {
-		return 0, fmt.Errorf("filesink: remove %s after compressing it: %w", seg.Plain, err)
+		return 0, fmt.Errorf("remove %s after compressing it: %w", seg.Plain, err)
 	}
 	if err := fsutil.SyncDir(filepath.Dir(seg.Plain)); err != nil {
-		return 0, fmt.Errorf("filesink: sync directory of %s: %w", seg.Plain, err)
+		return 0, fmt.Errorf("sync directory of %s: %w", seg.Plain, err)
 	}
 	return 0, nil
 }

@@ -48,20 +48,20 @@ var ErrSpoolFile = errors.New("the file is an HTTP sink's spool (it has .offset 
 func openInside(base, path string, durable bool) (*os.File, error) {
 	rel, err := filepath.Rel(base, path)
 	if err != nil || !filepath.IsLocal(rel) {
-		return nil, fmt.Errorf("filesink: %s is not inside %s", path, base)
+		return nil, fmt.Errorf("%s is not inside %s", path, base)
 	}
 	created, err := fsutil.MkdirAll(base)
 	if err != nil {
-		return nil, fmt.Errorf("filesink: create directory %s: %w", base, err)
+		return nil, fmt.Errorf("create directory %s: %w", base, err)
 	}
 	if durable {
 		if err := fsutil.SyncParents(created); err != nil {
-			return nil, fmt.Errorf("filesink: sync directory for %s: %w", base, err)
+			return nil, fmt.Errorf("sync directory for %s: %w", base, err)
 		}
 	}
 	dirfd, err := unix.Open(base, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
-		return nil, fmt.Errorf("filesink: open directory %s: %w", base, err)
+		return nil, fmt.Errorf("open directory %s: %w", base, err)
 	}
 	defer func() { _ = unix.Close(dirfd) }()
 
@@ -85,11 +85,11 @@ func openDirAt(dirfd int, dir, name string, durable bool) (int, error) {
 	fd, err := unix.Openat(dirfd, name, flags, 0)
 	if errors.Is(err, unix.ENOENT) {
 		if err := unix.Mkdirat(dirfd, name, 0o700); err != nil && !errors.Is(err, unix.EEXIST) {
-			return -1, fmt.Errorf("filesink: create directory %s: %w", filepath.Join(dir, name), err)
+			return -1, fmt.Errorf("create directory %s: %w", filepath.Join(dir, name), err)
 		}
 		if durable {
 			if err := unix.Fsync(dirfd); err != nil {
-				return -1, fmt.Errorf("filesink: sync directory %s: %w", dir, err)
+				return -1, fmt.Errorf("sync directory %s: %w", dir, err)
 			}
 		}
 		fd, err = unix.Openat(dirfd, name, flags, 0)
@@ -104,7 +104,7 @@ func openDirAt(dirfd int, dir, name string, durable bool) (int, error) {
 // 0600, refusing a symlink.
 func openFileAt(dirfd int, dir, name, path string, durable bool) (*os.File, error) {
 	if isSpoolAt(dirfd, name) {
-		return nil, fmt.Errorf("filesink: open %s: %w", path, ErrSpoolFile)
+		return nil, fmt.Errorf("open %s: %w", path, ErrSpoolFile)
 	}
 	// O_RDWR rather than O_WRONLY: repairTail reads the last byte.
 	const flags = unix.O_RDWR | unix.O_APPEND | unix.O_NOFOLLOW | unix.O_CLOEXEC
@@ -119,7 +119,7 @@ func openFileAt(dirfd int, dir, name, path string, durable bool) (*os.File, erro
 	if durable && newFile {
 		if err := unix.Fsync(dirfd); err != nil {
 			_ = unix.Close(fd)
-			return nil, fmt.Errorf("filesink: sync directory %s: %w", dir, err)
+			return nil, fmt.Errorf("sync directory %s: %w", dir, err)
 		}
 	}
 	return os.NewFile(uintptr(fd), path), nil
@@ -132,7 +132,7 @@ func openError(dirfd int, dir, name string, err error) error {
 	var st unix.Stat_t
 	if (errors.Is(err, unix.ELOOP) || errors.Is(err, unix.ENOTDIR)) &&
 		unix.Fstatat(dirfd, name, &st, unix.AT_SYMLINK_NOFOLLOW) == nil && st.Mode&unix.S_IFMT == unix.S_IFLNK {
-		return fmt.Errorf("filesink: open %s: %w", p, ErrSymlink)
+		return fmt.Errorf("open %s: %w", p, ErrSymlink)
 	}
-	return fmt.Errorf("filesink: open %s: %w", p, err)
+	return fmt.Errorf("open %s: %w", p, err)
 }

@@ -88,7 +88,7 @@ func (o Options) withDefaults() (Options, error) {
 		o.Fsync = FsyncBatch
 	}
 	if o.MaxOpenFiles < 0 {
-		return o, fmt.Errorf("max open files must be >= 0, got %d", o.MaxOpenFiles)
+		return o, fmt.Errorf("max_open_files: must be >= 0, got %d", o.MaxOpenFiles)
 	}
 	if o.MaxOpenFiles == 0 {
 		o.MaxOpenFiles = DefaultMaxOpenFiles

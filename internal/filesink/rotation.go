@@ -235,7 +235,7 @@ func (s *Sink) rotateLocked(ctx context.Context, of *openFile, f *os.File, size 
 func (s *Sink) renameToSegment(path string) (string, error) {
 	segs, err := Segments(path)
 	if err != nil {
-		return "", fmt.Errorf("filesink: rotate %s: %w", path, err)
+		return "", fmt.Errorf("rotate %s: %w", path, err)
 	}
 	now := s.rot.clock().UTC().Truncate(time.Second)
 	seq := int64(1)
@@ -248,7 +248,7 @@ func (s *Sink) renameToSegment(path string) (string, error) {
 	}
 	seg := namerFor(path).name(now, seq)
 	if err := renameNoReplace(path, seg); err != nil {
-		return "", fmt.Errorf("filesink: rotate %s to %s: %w", path, filepath.Base(seg), err)
+		return "", fmt.Errorf("rotate %s to %s: %w", path, filepath.Base(seg), err)
 	}
 	if s.fsync == FsyncNever {
 		return seg, nil // flushing is left to the kernel, as for the lines
@@ -256,7 +256,7 @@ func (s *Sink) renameToSegment(path string) (string, error) {
 	if err := fsutil.SyncDir(filepath.Dir(path)); err != nil {
 		// The rename happened: the segment exists, only its durability
 		// across a power loss is in doubt.
-		s.rot.fail(path, fmt.Errorf("filesink: sync directory after rotating %s: %w", path, err))
+		s.rot.fail(path, fmt.Errorf("sync directory after rotating %s: %w", path, err))
 	}
 	return seg, nil
 }

@@ -30,7 +30,10 @@ import (
 // waited for a processor per turn (the runtime's scheduling latencies);
 // and assist-ms-off and assist-ms-zstd, the garbage collector's marking
 // done per turn by the goroutines that allocate (the writer) because its
-// own workers had no processor to do it on.
+// own workers had no processor to do it on; stop-ms-off and
+// stop-ms-zstd, the time taken per turn to stop the world for the
+// collector (every processor's goroutine must reach a safe point, the
+// compressor's too).
 func BenchmarkRotationCostContinuous(b *testing.B) {
 	const perSegment, segments = 20, 16
 	segment := int64(0)
@@ -47,16 +50,18 @@ func BenchmarkRotationCostContinuous(b *testing.B) {
 	cpu := make([]time.Duration, len(rots))
 	runq := make([]time.Duration, len(rots))
 	assist := make([]time.Duration, len(rots))
+	stop := make([]time.Duration, len(rots))
 	var tail time.Duration
 	turn := 0
 	for b.Loop() {
 		for k := range rots {
 			i := (turn + k) % len(rots)
-			cpu0, runq0, assist0 := processCPU(b), schedWait(), gcAssist()
+			cpu0, runq0, assist0, stop0 := processCPU(b), schedWait(), gcAssist(), gcStopping()
 			took, waited := continuousTurn(b, filepath.Join(dir, fmt.Sprint(turn, "-", i)), rots[i], perSegment*segments, perSegment)
 			cpu[i] += processCPU(b) - cpu0
 			runq[i] += schedWait() - runq0
 			assist[i] += gcAssist() - assist0
+			stop[i] += gcStopping() - stop0
 			spent[i] += took
 			if i == 2 {
 				tail += waited
@@ -72,6 +77,8 @@ func BenchmarkRotationCostContinuous(b *testing.B) {
 	b.ReportMetric(float64(runq[2].Milliseconds())/float64(turn), "runq-ms-zstd")
 	b.ReportMetric(float64(assist[0].Milliseconds())/float64(turn), "assist-ms-off")
 	b.ReportMetric(float64(assist[2].Milliseconds())/float64(turn), "assist-ms-zstd")
+	b.ReportMetric(float64(stop[0].Microseconds())/1e3/float64(turn), "stop-ms-off")
+	b.ReportMetric(float64(stop[2].Microseconds())/1e3/float64(turn), "stop-ms-zstd")
 }
 
 // gcAssist is the processor time goroutines have spent marking for the
@@ -106,10 +113,17 @@ func threadSwitches(b *testing.B) int64 {
 }
 
 // schedWait is about how long goroutines have waited, runnable, for a
-// processor so far: the runtime's latency histogram, each bucket counted
-// at its lower bound.
-func schedWait() time.Duration {
-	s := []metrics.Sample{{Name: "/sched/latencies:seconds"}}
+// processor so far.
+func schedWait() time.Duration { return histogramSum("/sched/latencies:seconds") }
+
+// gcStopping is about how long stopping the world for the collector has
+// taken so far.
+func gcStopping() time.Duration { return histogramSum("/sched/pauses/stopping/gc:seconds") }
+
+// histogramSum adds up one of the runtime's latency histograms, each
+// bucket counted at its lower bound.
+func histogramSum(name string) time.Duration {
+	s := []metrics.Sample{{Name: name}}
 	metrics.Read(s)
 	if s[0].Value.Kind() != metrics.KindFloat64Histogram {
 		return 0

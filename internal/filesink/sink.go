@@ -16,7 +16,7 @@ import (
 )
 
 // ErrClosed is returned by WriteBatch after Close.
-var ErrClosed = errors.New("filesink: sink is closed")
+var ErrClosed = errors.New("sink is closed")
 
 // Sink appends canonical lines to files named by a path template. It is safe
 // for concurrent use.
@@ -83,11 +83,11 @@ type openFile struct {
 func New(opts Options) (*Sink, error) {
 	opts, err := opts.withDefaults()
 	if err != nil {
-		return nil, fmt.Errorf("filesink: %w", err)
+		return nil, err
 	}
 	t, err := parseTemplate(opts.Path)
 	if err != nil {
-		return nil, fmt.Errorf("filesink: path: %w", err)
+		return nil, fmt.Errorf("path: %w", err)
 	}
 	s := &Sink{
 		rot:     opts.Rotation,
@@ -120,11 +120,7 @@ func New(opts Options) (*Sink, error) {
 // PathFor returns the file that lines of sessionID go to, or an error if the
 // session id would take the path outside the template's base directory.
 func (s *Sink) PathFor(sessionID string) (string, error) {
-	p, err := s.tmpl.expand(sessionID)
-	if err != nil {
-		return "", fmt.Errorf("filesink: %w", err)
-	}
-	return p, nil
+	return s.tmpl.expand(sessionID)
 }
 
 // WriteBatch appends data, one or more complete '\n'-terminated lines, to
@@ -140,7 +136,7 @@ func (s *Sink) WriteBatch(ctx context.Context, sessionID string, data []byte) er
 		return nil
 	}
 	if data[len(data)-1] != '\n' {
-		return errors.New("filesink: batch does not end with a newline")
+		return errors.New("batch does not end with a newline")
 	}
 	path, err := s.PathFor(sessionID)
 	if err != nil {
@@ -176,7 +172,7 @@ func (of *openFile) sizeIfCurrent() (int64, bool, error) {
 		return 0, false, nil
 	}
 	if err != nil {
-		return 0, false, fmt.Errorf("filesink: stat %s: %w", of.path, err)
+		return 0, false, fmt.Errorf("stat %s: %w", of.path, err)
 	}
 	return pi.Size(), os.SameFile(of.ident, pi), nil
 }
@@ -191,7 +187,7 @@ func (s *Sink) open(of *openFile) (*os.File, os.FileInfo, error) {
 	fi, err := f.Stat()
 	if err != nil {
 		_ = f.Close()
-		return nil, nil, fmt.Errorf("filesink: stat %s: %w", of.path, err)
+		return nil, nil, fmt.Errorf("stat %s: %w", of.path, err)
 	}
 	return f, fi, nil
 }
@@ -210,7 +206,7 @@ func (s *Sink) reopen(of *openFile) error {
 		// Like an evicted file's: reported by Close, not by this write,
 		// whose lines go to the new file regardless.
 		s.mu.Lock()
-		s.errs = append(s.errs, fmt.Errorf("filesink: close replaced %s: %w", of.path, err))
+		s.errs = append(s.errs, fmt.Errorf("close replaced %s: %w", of.path, err))
 		s.mu.Unlock()
 	}
 	return nil
@@ -231,7 +227,7 @@ func (s *Sink) repairTail(f *os.File, size, end int64) (int64, error) {
 	if _, err := f.ReadAt(last[:], size-1); err != nil {
 		// Opened write-only we cannot read; the file was opened O_RDWR, so
 		// this is a real I/O error.
-		return size, fmt.Errorf("filesink: read tail of %s: %w", f.Name(), err)
+		return size, fmt.Errorf("read tail of %s: %w", f.Name(), err)
 	}
 	if last[0] == '\n' {
 		return size, nil
@@ -246,10 +242,10 @@ func (s *Sink) writeAll(f *os.File, b []byte) error {
 		n, err := s.writeFn(f, b)
 		b = b[n:]
 		if err != nil {
-			return fmt.Errorf("filesink: write %s (%d bytes left): %w", f.Name(), len(b), err)
+			return fmt.Errorf("write %s (%d bytes left): %w", f.Name(), len(b), err)
 		}
 		if n == 0 {
-			return fmt.Errorf("filesink: write %s (%d bytes left): %w", f.Name(), len(b), io.ErrShortWrite)
+			return fmt.Errorf("write %s (%d bytes left): %w", f.Name(), len(b), io.ErrShortWrite)
 		}
 	}
 	return nil
@@ -303,7 +299,7 @@ func (s *Sink) acquire(ctx context.Context, path string) (*openFile, error) {
 			s.waiting--
 			s.mu.Unlock()
 			if err := ctx.Err(); err != nil {
-				return nil, fmt.Errorf("filesink: waiting for a free file slot for %s: %w", path, err)
+				return nil, fmt.Errorf("waiting for a free file slot for %s: %w", path, err)
 			}
 			continue
 		}
@@ -364,7 +360,7 @@ func (s *Sink) dropLocked(of *openFile) {
 	if of.refs == 0 && of.f != nil {
 		s.live.Add(-1)
 		if err := of.f.Close(); err != nil {
-			s.errs = append(s.errs, fmt.Errorf("filesink: close %s: %w", of.path, err))
+			s.errs = append(s.errs, fmt.Errorf("close %s: %w", of.path, err))
 		}
 		of.f = nil
 	}

@@ -1,54 +1,97 @@
 // Package safetext shows untrusted text (a command, a path, an id read
-// from an audit trail) so that it cannot act on what displays it: a
-// terminal or a browser.
+// from an audit trail) so that it cannot act on what displays it, a
+// terminal or a browser, nor hide from whoever reads it.
 package safetext
 
 import (
 	"fmt"
-	"strings"
 	"unicode"
 	"unicode/utf8"
 )
 
 // Escape returns s with control characters (ANSI escapes included),
-// bidirectional overrides, line and paragraph separators and invalid UTF-8
-// shown as escapes (\x1b, \u202e, \xff); other text is left as it is.
+// invisible format characters (Unicode category Cf: bidirectional
+// overrides, zero-width characters, the soft hyphen, tag characters), line
+// and paragraph separators and invalid UTF-8 shown as escapes (\x1b,
+// \u202e, \u200b, \U000e0041, \xff). A backslash is always shown as \\,
+// even in text that needs no other escape, so the text of an escape never
+// looks like the character it names: the result reads back, as a Go
+// string literal, to exactly s. Other text is left as it is.
 func Escape(s string) string {
 	if !needsEscape(s) {
 		return s
 	}
-	var b strings.Builder
+	b := make([]byte, 0, len(s)+16)
 	for i := 0; i < len(s); {
-		r, n := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && n == 1:
-			fmt.Fprintf(&b, `\x%02x`, s[i])
-		case r == '\n':
-			b.WriteString(`\n`)
-		case r == '\t':
-			b.WriteString(`\t`)
-		case r < 0x80 && unsafeRune(r):
-			fmt.Fprintf(&b, `\x%02x`, r)
-		case unsafeRune(r):
-			fmt.Fprintf(&b, `\u%04x`, r)
-		default:
-			b.WriteString(s[i : i+n])
+		var n int
+		b, n = appendShown(b, s[i:])
+		i += n
+	}
+	return string(b)
+}
+
+// EscapeCut returns Escape(s) cut to at most width characters, ending in
+// "…" when cut. The cut falls between two escapes (or characters), never
+// inside an escape, whose fragment would read as another character.
+func EscapeCut(s string, width int) string {
+	if width <= 0 {
+		return ""
+	}
+	e := Escape(s)
+	if utf8.RuneCountInString(e) <= width {
+		return e
+	}
+	b := make([]byte, 0, width+8)
+	used := 0
+	for i := 0; i < len(s); {
+		k := len(b)
+		var n int
+		b, n = appendShown(b, s[i:])
+		if used += utf8.RuneCount(b[k:]); used > width-1 {
+			b = b[:k]
+			break
 		}
 		i += n
 	}
-	return b.String()
+	return string(b) + "…"
+}
+
+// appendShown appends the first character of s as Escape shows it and
+// returns how many bytes of s it took.
+func appendShown(b []byte, s string) ([]byte, int) {
+	r, n := utf8.DecodeRuneInString(s)
+	switch {
+	case r == utf8.RuneError && n == 1:
+		return fmt.Appendf(b, `\x%02x`, s[0]), n
+	case r == '\\':
+		return append(b, `\\`...), n
+	case r == '\n':
+		return append(b, `\n`...), n
+	case r == '\t':
+		return append(b, `\t`...), n
+	case r < 0x80 && unsafeRune(r):
+		return fmt.Appendf(b, `\x%02x`, r), n
+	case r > 0xffff && unsafeRune(r):
+		return fmt.Appendf(b, `\U%08x`, r), n
+	case unsafeRune(r):
+		return fmt.Appendf(b, `\u%04x`, r), n
+	}
+	return append(b, s[:n]...), n
 }
 
 func needsEscape(s string) bool {
 	for _, r := range s {
-		if unsafeRune(r) {
+		if r == '\\' || unsafeRune(r) {
 			return true
 		}
 	}
 	return false
 }
 
+// unsafeRune reports whether r acts on a display or cannot be seen there.
+// Category Cf holds the bidirectional controls; variation selectors (Mn)
+// change how the character before them looks and are left as they are.
 func unsafeRune(r rune) bool {
-	return r == utf8.RuneError || unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r) ||
+	return r == utf8.RuneError || unicode.IsControl(r) || unicode.Is(unicode.Cf, r) ||
 		r == '\u2028' || r == '\u2029'
 }

@@ -1,6 +1,12 @@
 package safetext
 
-import "testing"
+import (
+	"strconv"
+	"strings"
+	"testing"
+	"unicode"
+	"unicode/utf8"
+)
 
 func TestEscape(t *testing.T) {
 	for in, want := range map[string]string{
@@ -17,6 +23,154 @@ func TestEscape(t *testing.T) {
 	} {
 		if got := Escape(in); got != want {
 			t.Errorf("Escape(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// A command holding the text of an escape must not look like the
+// character it names: a backslash is always shown doubled.
+func TestEscapeBackslash(t *testing.T) {
+	for in, want := range map[string]string{
+		`printf '\x1b'`:   `printf '\\x1b'`,
+		"printf '\x1b'":   `printf '\x1b'`,
+		`C:\Temp\u202e`:   `C:\\Temp\\u202e`,
+		"\\\x1b":          `\\\x1b`,
+		`a\\b`:            `a\\\\b`,
+		`no backslash ok`: `no backslash ok`,
+	} {
+		if got := Escape(in); got != want {
+			t.Errorf("Escape(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// Invisible format characters (Unicode category Cf) would make two
+// different commands look the same.
+func TestEscapeFormatCharacters(t *testing.T) {
+	for in, want := range map[string]string{
+		"rm\u200b -rf":            `rm\u200b -rf`,
+		"a\u200cb\u200dc":         `a\u200cb\u200dc`,
+		"word\u2060joiner":        `word\u2060joiner`,
+		"\ufeffbom":               `\ufeffbom`,
+		"soft\u00adhyphen":        `soft\u00adhyphen`,
+		"mongolian\u180e":         `mongolian\u180e`,
+		"tag\U000e0041\U000e007f": `tag\U000e0041\U000e007f`,
+		"emoji\u2764\ufe0f":       "emoji\u2764\ufe0f", // a variation selector (Mn) is visible in effect
+	} {
+		if got := Escape(in); got != want {
+			t.Errorf("Escape(%q) = %q, want %q", in, got, want)
+		}
+	}
+	for _, rt := range unicode.Cf.R16 {
+		for r := rune(rt.Lo); r <= rune(rt.Hi); r += rune(rt.Stride) {
+			if strings.ContainsRune(Escape(string(r)), r) {
+				t.Errorf("Escape(%U) keeps the format character", r)
+			}
+		}
+	}
+	for _, rt := range unicode.Cf.R32 {
+		for r := rune(rt.Lo); r <= rune(rt.Hi); r += rune(rt.Stride) {
+			if strings.ContainsRune(Escape(string(r)), r) {
+				t.Errorf("Escape(%U) keeps the format character", r)
+			}
+		}
+	}
+}
+
+// unescape reads Escape's output back with Go's own string-literal
+// decoder, which knows \\, \n, \t, \xNN, \uXXXX and \UXXXXXXXX.
+func unescape(t *testing.T, shown string) string {
+	t.Helper()
+	s, err := strconv.Unquote(`"` + strings.ReplaceAll(shown, `"`, `\"`) + `"`)
+	if err != nil {
+		t.Fatalf("%q does not read back: %v", shown, err)
+	}
+	return s
+}
+
+// The escaped form is unambiguous: it reads back to exactly the text.
+func TestEscapeReadsBack(t *testing.T) {
+	for _, in := range escapeSeeds {
+		if got := unescape(t, Escape(in)); got != in {
+			t.Errorf("Escape(%q) reads back as %q", in, got)
+		}
+	}
+}
+
+func FuzzEscape(f *testing.F) {
+	for _, s := range escapeSeeds {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		out := Escape(in)
+		if got := unescape(t, out); got != in {
+			t.Fatalf("Escape(%q) = %q reads back as %q", in, out, got)
+		}
+		for _, r := range out {
+			if r == utf8.RuneError || unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || r == '\u2028' || r == '\u2029' {
+				t.Fatalf("Escape(%q) = %q keeps %U", in, out, r)
+			}
+		}
+	})
+}
+
+var escapeSeeds = []string{
+	"", "ls -la", `\`, `\x1b`, "\x1b", `\\x1b`, "\\\x1b", `"quoted"`, "café\u200b",
+	"\xff\xfe", "\ufffd", "\U000e0041", "a\nb\tc\r", "\u202e\u2066", "\u0085", `C:\Temp\new`,
+}
+
+// EscapeCut cuts the escaped text only between escapes, never inside one.
+func TestEscapeCut(t *testing.T) {
+	for _, c := range []struct {
+		in    string
+		width int
+		want  string
+	}{
+		{"short", 10, "short"},
+		{"exactly10!", 10, "exactly10!"},
+		{"eleven long", 10, "eleven lo…"},
+		{"ab\u00adcd", 10, `ab\u00adcd`},
+		{"ab\u00adcd", 9, `ab\u00ad…`},
+		{"ab\u00adcd", 8, "ab…"},
+		{"ab\u00adcd", 4, "ab…"},
+		{"ab\x1bcd", 7, `ab\x1b…`},
+		{"ab\x1bcd", 6, "ab…"},
+		{`ab\cd`, 5, `ab\\…`},
+		{`ab\cd`, 4, "ab…"},
+		{"\U000e0041xyz", 5, "…"},
+		{"x", 1, "x"},
+		{"xy", 1, "…"},
+		{"xy", 0, ""},
+	} {
+		if got := EscapeCut(c.in, c.width); got != c.want {
+			t.Errorf("EscapeCut(%q, %d) = %q, want %q", c.in, c.width, got, c.want)
+		}
+	}
+}
+
+// Every cut is the escape of a whole prefix of the text, the longest that
+// fits beside "…".
+func TestEscapeCutAtBoundaries(t *testing.T) {
+	for _, in := range escapeSeeds {
+		in += "tail \x1b\u200b\\ end"
+		full := Escape(in)
+		for width := 1; width <= utf8.RuneCountInString(full)+1; width++ {
+			got := EscapeCut(in, width)
+			if utf8.RuneCountInString(full) <= width {
+				if got != full {
+					t.Errorf("EscapeCut(%q, %d) = %q, want it whole", in, width, got)
+				}
+				continue
+			}
+			want := "…"
+			for i := range in {
+				if p := Escape(in[:i]); utf8.RuneCountInString(p) <= width-1 {
+					want = p + "…"
+				}
+			}
+			if got != want {
+				t.Errorf("EscapeCut(%q, %d) = %q, want %q", in, width, got, want)
+			}
 		}
 	}
 }

@@ -54,6 +54,8 @@ type attrSet struct {
 	// (hasDerived: encoded).
 	derived    derivedIDs
 	hasDerived bool
+	// hexIDs is the span's own ids in hex that ids wrote (nil before).
+	hexIDs *spanStrings
 }
 
 // attrNames is the one table of slot names; slotOf is derived from it, so a
@@ -272,7 +274,7 @@ func (as *attrSet) eventID(i int, traceID pcommon.TraceID, spanID pcommon.SpanID
 		st.ignored(attrErr(attrNames[i], "not a UUID string, derived instead", nil))
 	}
 	if !as.hasDerived {
-		as.derived.set(traceID, spanID)
+		as.derived.setHex(traceID, spanID, as.hexIDs)
 		as.hasDerived = true
 	}
 	return as.derived.id(phase)

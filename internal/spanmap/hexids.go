@@ -1,6 +1,7 @@
 package spanmap
 
 import (
+	"encoding/binary"
 	"encoding/hex"
 	"unsafe"
 
@@ -41,7 +42,7 @@ func spanHexIDs(ids *spanStrings, span ptrace.Span, wantTrace, wantSpan, wantPar
 	n := 0
 	view := func(id []byte) string {
 		from := n
-		n += hex.Encode(ids.text[n:], id)
+		n += encodeHex(ids.text[n:], id)
 		return unsafe.String(&ids.text[from], n-from)
 	}
 	if traceID := span.TraceID(); wantTrace && !traceID.IsEmpty() {
@@ -56,3 +57,26 @@ func spanHexIDs(ids *spanStrings, span ptrace.Span, wantTrace, wantSpan, wantPar
 	}
 	return ids
 }
+
+// encodeHex is hex.Encode for ids: four bytes' digits in one store, from
+// a table of digit pairs, where hex.Encode writes a digit at a time.
+func encodeHex(dst, src []byte) int {
+	n := 2 * len(src)
+	for len(src) >= 4 {
+		binary.LittleEndian.PutUint64(dst, uint64(hexPairs[src[0]])|uint64(hexPairs[src[1]])<<16|
+			uint64(hexPairs[src[2]])<<32|uint64(hexPairs[src[3]])<<48)
+		src, dst = src[4:], dst[8:]
+	}
+	hex.Encode(dst, src)
+	return n
+}
+
+// hexPairs[b] is b's two lowercase hex digits as a little-endian uint16:
+// the high digit first in memory.
+var hexPairs = func() (t [256]uint16) {
+	const digits = "0123456789abcdef"
+	for b := range t {
+		t[b] = uint16(digits[b>>4]) | uint16(digits[b&0xF])<<8
+	}
+	return t
+}()

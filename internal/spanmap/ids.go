@@ -37,11 +37,25 @@ type derivedIDs struct {
 const derivedPrefix = len(eventIDNamespace) + 32 + 1 + 16 + 1
 
 func (d *derivedIDs) set(traceID pcommon.TraceID, spanID pcommon.SpanID) {
+	d.setHex(traceID, spanID, nil)
+}
+
+// setHex is set taking the hex text of the ids that hexIDs (nil: none)
+// already holds, as spanHexIDs wrote it, instead of encoding them again.
+func (d *derivedIDs) setHex(traceID pcommon.TraceID, spanID pcommon.SpanID, hexIDs *spanStrings) {
 	n := copy(d.text[:], eventIDNamespace[:])
-	n += hex.Encode(d.text[n:], traceID[:])
+	if hexIDs != nil && len(hexIDs.traceID) == 2*len(traceID) {
+		n += copy(d.text[n:], hexIDs.traceID)
+	} else {
+		n += encodeHex(d.text[n:], traceID[:])
+	}
 	d.text[n] = '/'
 	n++
-	n += hex.Encode(d.text[n:], spanID[:])
+	if hexIDs != nil && len(hexIDs.spanID) == 2*len(spanID) {
+		n += copy(d.text[n:], hexIDs.spanID)
+	} else {
+		n += encodeHex(d.text[n:], spanID[:])
+	}
 	d.text[n] = '/'
 }
 

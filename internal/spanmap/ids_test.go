@@ -1,10 +1,14 @@
 package spanmap
 
 import (
+	"encoding/hex"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+
+	"github.com/sandboxaudit/sandboxaudit/auditevent"
 )
 
 func TestParseIDs(t *testing.T) {
@@ -73,4 +77,34 @@ func TestIDHelpersDoNotAllocate(t *testing.T) {
 		}
 	})
 	assert.Zero(t, allocs)
+}
+
+// The derived ids are the same whether the span's hex ids are encoded
+// again or taken from what spanHexIDs wrote, for every subset it wrote.
+func TestDerivedIDsFromHexText(t *testing.T) {
+	trace := pcommon.TraceID{0x4b, 0xf9, 0x2f, 0x35, 0x77, 0xb3, 0x4d, 0xa6, 0xa3, 0xce, 0x92, 0x9d, 0x0e, 0x0e, 0x47, 0x36}
+	span := pcommon.SpanID{0x00, 0xf0, 0x67, 0xaa, 0x0b, 0xa9, 0x02, 0xb7}
+	ps := ptrace.NewSpan()
+	ps.SetTraceID(trace)
+	ps.SetSpanID(span)
+	var want derivedIDs
+	want.set(trace, span)
+	for _, c := range []struct{ trace, span bool }{{true, true}, {true, false}, {false, true}, {false, false}} {
+		var d derivedIDs
+		d.setHex(trace, span, spanHexIDs(&spanStrings{}, ps, c.trace, c.span, true))
+		assert.Equal(t, string(want.text[:derivedPrefix]), string(d.text[:derivedPrefix]), "%+v", c)
+		for _, phase := range []auditevent.Phase{auditevent.PhaseStart, auditevent.PhaseFinish} {
+			assert.Equal(t, DeriveEventID(trace, span, phase), d.id(phase), "%+v %s", c, phase)
+		}
+	}
+}
+
+// encodeHex against encoding/hex for every length up to a trace id's.
+func TestEncodeHexMatchesEncodingHex(t *testing.T) {
+	src := []byte{0x00, 0x01, 0x7f, 0x80, 0x9a, 0xab, 0xcd, 0xef, 0xf0, 0xff, 0x10, 0x2e, 0x3c, 0x4b, 0x5a, 0x69}
+	for n := 0; n <= len(src); n++ {
+		dst := make([]byte, 2*n)
+		assert.Equal(t, 2*n, encodeHex(dst, src[:n]))
+		assert.Equal(t, hex.EncodeToString(src[:n]), string(dst), "%d bytes", n)
+	}
 }

@@ -267,6 +267,7 @@ func (as *attrSet) ids(span ptrace.Span, e *auditevent.Event) error {
 		}
 	}
 	hexIDs := spanHexIDs(as.arena.next(), span, !traceSet, !spanSet, !parentSet)
+	as.hexIDs = hexIDs
 	if !spanSet {
 		e.SpanID = hexIDs.spanID
 	}
