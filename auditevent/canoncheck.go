@@ -17,6 +17,31 @@ import (
 type canonChecker struct {
 	buf   []byte
 	depth int
+	top   *memberIndex // when set, where the members of an object at depth 2 sit
+}
+
+// memberIndex records where the first members of one object sit, by
+// position in the text checked, so that a reader finds a member without
+// walking the object again.
+type memberIndex struct {
+	n    int  // members recorded
+	over bool // the object has more than fit
+	// Each member's key text starts at key and ends two bytes before
+	// value (its quote and the colon); the value ends at end.
+	m [maxIndexed]struct{ key, value, end int32 }
+}
+
+// maxIndexed is how many members a memberIndex holds: data objects the
+// collector writes have a handful.
+const maxIndexed = 8
+
+func (x *memberIndex) add(key, value, end int) {
+	if x.n == len(x.m) {
+		x.over = true
+		return
+	}
+	x.m[x.n].key, x.m[x.n].value, x.m[x.n].end = int32(key), int32(value), int32(end)
+	x.n++
 }
 
 // isCanonicalObject reports whether b is one JSON object in canonical form.
@@ -92,8 +117,12 @@ func (c *canonChecker) object(i int) (int, bool) {
 		if end >= len(c.buf) || c.buf[end] != ':' {
 			return end, false
 		}
+		keyAt := i + 1
 		if i, ok = c.value(end + 1); !ok {
 			return i, false
+		}
+		if c.top != nil && c.depth == 2 {
+			c.top.add(keyAt, end+1, i)
 		}
 		if i >= len(c.buf) {
 			return i, false
@@ -244,6 +273,9 @@ func (c *canonChecker) number(i int) (int, bool) {
 	if end, ok := c.plainInt(i); ok {
 		return end, true
 	}
+	if end, ok := c.plainFixed(i); ok {
+		return end, true
+	}
 	p := parser{buf: c.buf, pos: i}
 	tok, isFloat, err := p.numberToken()
 	if err != nil {
@@ -285,6 +317,34 @@ func (c *canonChecker) plainInt(i int) (int, bool) {
 		return i, false
 	}
 	return j, j-i <= maxIntDigits
+}
+
+// plainFixed is the common float, such as a duration in milliseconds,
+// read without the tokenizer: digits (no leading zero), a point and digits,
+// with nothing of a number after them, that shortFixedRepr answers yes
+// for. Anything else is for number to read.
+func (c *canonChecker) plainFixed(i int) (int, bool) {
+	b := c.buf
+	j := i
+	if j < len(b) && b[j] == '-' {
+		j++
+	}
+	digits := j
+	for j < len(b) && b[j] >= '0' && b[j] <= '9' {
+		j++
+	}
+	if j == digits || j-digits > 1 && b[digits] == '0' || j >= len(b) || b[j] != '.' {
+		return i, false
+	}
+	j++
+	frac := j
+	for j < len(b) && b[j] >= '0' && b[j] <= '9' {
+		j++
+	}
+	if j == frac || j < len(b) && (b[j] == 'e' || b[j] == 'E' || b[j] == '.') {
+		return i, false
+	}
+	return j, shortFixedRepr(b[i:j])
 }
 
 // shortFixedRepr reports whether a float token is surely Python's repr of

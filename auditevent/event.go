@@ -151,19 +151,19 @@ func Ptr[T any](v T) *T { return &v }
 
 // internOp returns the constant for an op name, so decoding does not
 // allocate a string per event.
-func internOp(b []byte) (string, bool) {
-	for _, o := range opNames {
-		if o == string(b) {
-			return o, true
-		}
-	}
-	return "", false
-}
+func internOp(b []byte) (string, bool) { return intern(opNames[:], b) }
 
-func internErrorCode(b []byte) (string, bool) {
-	for _, c := range errorCodes {
-		if c == string(b) {
-			return c, true
+func internErrorCode(b []byte) (string, bool) { return intern(errorCodes[:], b) }
+
+// intern is the name in names spelled b. Length and first byte, compared
+// first, rule out all but one name in either list without a call.
+func intern(names []string, b []byte) (string, bool) {
+	if len(b) == 0 {
+		return "", false
+	}
+	for _, n := range names {
+		if len(n) == len(b) && n[0] == b[0] && n == string(b) {
+			return n, true
 		}
 	}
 	return "", false

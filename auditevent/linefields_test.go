@@ -56,6 +56,7 @@ func checkScanLine(t *testing.T, in []byte) bool {
 			t.Fatalf("%s: ScanLine read %v, the decoder %v, in %q", c.name, c.got, c.want, in)
 		}
 	}
+	checkDataMembers(t, &f)
 	for _, p := range []struct {
 		name string
 		view []byte
@@ -66,6 +67,32 @@ func checkScanLine(t *testing.T, in []byte) bool {
 		}
 	}
 	return true
+}
+
+// checkDataMembers compares LineFields.DataMember with encoding/json's
+// reading of data's members, and of a few names data may lack.
+func checkDataMembers(t *testing.T, f *auditevent.LineFields) {
+	t.Helper()
+	var members map[string]json.RawMessage
+	if err := json.Unmarshal(f.Data, &members); err != nil {
+		t.Fatalf("data %q: %v", f.Data, err)
+	}
+	for k, v := range members {
+		from, to, ok, known := f.DataMember(k)
+		if !known && len(members) <= 8 {
+			t.Fatalf("DataMember(%q) not known in %q", k, f.Data)
+		}
+		if known && (!ok || string(f.Data[from:to]) != string(v)) {
+			t.Fatalf("DataMember(%q) = %d, %d, %v in %q; want %s", k, from, to, ok, f.Data, v)
+		}
+	}
+	for _, k := range []string{"", "command", "exit_code", "path", "port", "zzz"} {
+		if _, in := members[k]; !in {
+			if _, _, ok, _ := f.DataMember(k); ok {
+				t.Fatalf("DataMember(%q) found in %q", k, f.Data)
+			}
+		}
+	}
 }
 
 // FuzzScanLine: whatever ScanLine accepts, the full decode accepts with the

@@ -132,6 +132,22 @@ func civilDate(days int64) (year int64, month, day int) {
 	return year, month, day
 }
 
+// civilDays is the day count since 1970-01-01 of a proleptic Gregorian
+// date (Howard Hinnant's days-from-civil), the inverse of civilDate: every
+// line read has a timestamp, and time.Date costs several times this.
+func civilDays(year, month, day int) int64 {
+	y := int64(year)
+	if month <= 2 {
+		y--
+	}
+	era := floorDiv(y, 400)
+	yoe := y - era*400                     // year of the era
+	mp := int64(month+9) % 12              // month, March = 0
+	doy := (153*mp+2)/5 + int64(day) - 1   // day of the March-based year
+	doe := yoe*365 + yoe/4 - yoe/100 + doy // day of the era
+	return era*146_097 + doe - 719_468
+}
+
 const twoDigits = "00010203040506070809" +
 	"10111213141516171819" +
 	"20212223242526272829" +
@@ -276,7 +292,7 @@ func parseTimestamp(s []byte) (Timestamp, bool) {
 	default:
 		return Timestamp{}, false
 	}
-	wall := time.Date(year, time.Month(month), day, hour, minute, second, 0, time.UTC).Unix()
+	wall := civilDays(year, month, day)*86_400 + int64(hour*3600+minute*60+second)
 	ts.micros = (wall-int64(ts.offsetMin)*60)*1_000_000 + int64(micros)
 	return ts, true
 }

@@ -52,6 +52,20 @@ func TestCivilDateAroundEpochAndLeapDays(t *testing.T) {
 	}
 }
 
+// civilDays against time.Date on every day of Python's years 1 to 9999,
+// and back through civilDate.
+func TestCivilDaysEveryDay(t *testing.T) {
+	for day := time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC); day.Year() <= 9999; day = day.AddDate(0, 0, 1) {
+		got := civilDays(day.Year(), int(day.Month()), day.Day())
+		if want := day.Unix() / 86_400; got != want {
+			t.Fatalf("civilDays(%s) = %d, want %d", day.Format(time.DateOnly), got, want)
+		}
+		if y, m, d := civilDate(got); int(y) != day.Year() || m != int(day.Month()) || d != day.Day() {
+			t.Fatalf("civilDate(civilDays(%s)) = %d-%d-%d", day.Format(time.DateOnly), y, m, d)
+		}
+	}
+}
+
 // The intake's verdict on timestamp spellings matches pydantic 2.13's
 // (checked with the reference's model, datetime field): what it accepts,
 // and the instant it reads.
@@ -81,5 +95,40 @@ func TestParseTimestampAcceptsWhatPydanticAccepts(t *testing.T) {
 		if ts, err := ParseTimestamp(in); err == nil {
 			t.Errorf("ParseTimestamp(%q) = %s, want a refusal (pydantic refuses it)", in, ts)
 		}
+	}
+}
+
+// parseUTCSpelling against parseTimestamp and utcSpelling, which ScanLine
+// otherwise uses: on UTC spellings over Python's range, and on each of them
+// with one byte changed to every value.
+func TestParseUTCSpellingMatchesParseTimestamp(t *testing.T) {
+	lo := time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC).UnixMicro()
+	hi := time.Date(9999, 12, 31, 23, 59, 59, 999_999_000, time.UTC).UnixMicro()
+	rng := rand.New(rand.NewPCG(7, 11))
+	check := func(s []byte) {
+		got, ok := parseUTCSpelling(s)
+		ts, want := parseTimestamp(s)
+		want = want && utcSpelling(s)
+		if ok != want || ok && got != ts.micros {
+			t.Fatalf("parseUTCSpelling(%q) = %d, %v; parseTimestamp and utcSpelling: %d, %v", s, got, ok, ts.micros, want)
+		}
+	}
+	for i := range 3_000 {
+		micros := lo + rng.Int64N(hi-lo)
+		if i%3 == 0 {
+			micros -= micros % 1_000_000
+		}
+		s := Timestamp{micros: micros, kind: tsUTC}.appendText(nil)
+		check(s)
+		for at := range s {
+			for v := range 256 {
+				m := append([]byte(nil), s...)
+				m[at] = byte(v)
+				check(m)
+			}
+		}
+	}
+	for _, s := range []string{"2024-02-29T00:00:00Z", "2023-02-29T00:00:00Z", "0000-01-01T00:00:00Z", "2026-03-14T15:00:00.000000Z"} {
+		check([]byte(s))
 	}
 }

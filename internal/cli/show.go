@@ -47,7 +47,8 @@ func runShow(ctx context.Context, args []string, s Streams) int {
 	}
 	w := bufio.NewWriterSize(s.Stdout, 256<<10)
 	out.reset(w)
-	opts := trail.Options{Filter: f, KeepLines: out.needsLines(), Stdin: s.Stdin, Bad: badLineReporter("show", s.Stderr)}
+	opts := trail.Options{Filter: f, KeepLines: out.needsLines(), SkipWhat: !out.needsWhat(), Stdin: s.Stdin,
+		Bad: badLineReporter("show", s.Stderr)}
 	st, err := trail.ReadOps(ctx, sources, opts, out.op)
 	if err == nil {
 		err = out.end(st)

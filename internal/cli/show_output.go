@@ -18,6 +18,7 @@ import (
 type opWriter interface {
 	reset(w *bufio.Writer)
 	needsLines() bool
+	needsWhat() bool // Op.What, the command or path
 	op(o *trail.Op) error
 	end(st trail.Stats) error
 }
@@ -72,6 +73,7 @@ type tableWriter struct {
 
 func (t *tableWriter) reset(w *bufio.Writer) { t.w = w }
 func (t *tableWriter) needsLines() bool      { return false }
+func (t *tableWriter) needsWhat() bool       { return true }
 
 func (t *tableWriter) op(o *trail.Op) error {
 	if !t.any || uuid.UUID(o.Session) != t.session {
@@ -194,6 +196,7 @@ type jsonlWriter struct{ w *bufio.Writer }
 
 func (j *jsonlWriter) reset(w *bufio.Writer) { j.w = w }
 func (j *jsonlWriter) needsLines() bool      { return true }
+func (j *jsonlWriter) needsWhat() bool       { return false }
 func (j *jsonlWriter) end(trail.Stats) error { return nil }
 
 func (j *jsonlWriter) op(o *trail.Op) error {
@@ -220,6 +223,7 @@ type jsonWriter struct {
 
 func (j *jsonWriter) reset(w *bufio.Writer) { j.w = w }
 func (j *jsonWriter) needsLines() bool      { return true }
+func (j *jsonWriter) needsWhat() bool       { return false }
 
 func (j *jsonWriter) op(o *trail.Op) error {
 	sep := "[\n"

@@ -56,7 +56,9 @@ func problemOf(typ string) string {
 // are views of the line, which must stay unchanged while r is used.
 func decodeLine(line []byte, r *rec, e *decoded, keepLine bool, grep [2][]byte, seed maphash.Seed) error {
 	text := bytes.TrimSuffix(line, []byte("\n"))
+	r.light = &e.LineFields
 	if !scanLine(text, r, &e.LineFields) {
+		r.light = nil
 		if err := fullLine(text, r, &e.Event); err != nil {
 			return err
 		}
@@ -65,7 +67,7 @@ func decodeLine(line []byte, r *rec, e *decoded, keepLine bool, grep [2][]byte, 
 	r.ev.Exit = ""
 	r.at[strExit] = 0
 	if r.phase == 1 {
-		if from, to, ok := topFieldAt(r.data, "exit_code"); ok && string(r.data[from:to]) != "null" {
+		if from, to, ok := r.dataField("exit_code"); ok && string(r.data[from:to]) != "null" {
 			r.ev.Exit = view(r.data[from:to])
 			if r.dataAt > 0 {
 				r.at[strExit] = r.dataAt + from
@@ -133,15 +135,28 @@ func fullLine(text []byte, r *rec, e *auditevent.Event) error {
 // string is in use.
 func view(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
 
-// what is the command (exec) or path an event's data names.
-func what(d []byte) string { return string(appendWhat(nil, d)) }
+// dataField is topFieldAt for r.data, from ScanLine's record of data's
+// members when it has one.
+func (r *rec) dataField(key string) (from, to int, ok bool) {
+	if r.light != nil {
+		if from, to, ok, known := r.light.DataMember(key); known {
+			return from, to, ok
+		}
+	}
+	return topFieldAt(r.data, key)
+}
 
-// appendWhat appends what(d) to dst.
-func appendWhat(dst, d []byte) []byte {
+// what is the command (exec) or path an event's data names.
+func what(d []byte) string {
+	return string(appendWhat(nil, d, func(key string) (int, int, bool) { return topFieldAt(d, key) }))
+}
+
+// appendWhat appends what(d) to dst, with field to find data's members.
+func appendWhat(dst, d []byte, field func(key string) (from, to int, ok bool)) []byte {
 	for _, key := range [...]string{"command", "path", "port"} {
-		if v := topField(d, key); v != nil {
+		if from, to, ok := field(key); ok {
 			n := len(dst)
-			dst = appendJSONText(dst, v)
+			dst = appendJSONText(dst, d[from:to])
 			return dst[:n+len(clip(view(dst[n:]), maxWhat))]
 		}
 	}

@@ -26,6 +26,9 @@ type Options struct {
 	// and json outputs, serve); without it only the fields a table shows
 	// are carried.
 	KeepLines bool
+	// SkipWhat leaves Op.What empty, for a caller that never shows it:
+	// reading the command out of every event's data then costs nothing.
+	SkipWhat bool
 	// RunBytes bounds the records sorted in memory before a run is
 	// spilled to a temporary file. Zero means DefaultRunBytes.
 	RunBytes int

@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"hash/maphash"
 	"math"
+
+	"github.com/sandboxaudit/sandboxaudit/auditevent"
 )
 
 // A record is one event as the sort carries it: a fixed key that orders
@@ -101,6 +103,9 @@ type rec struct {
 	op       string
 	what     string
 	data     []byte // the canonical data object, while the line is read
+	// light is ScanLine's reading of the line, nil when the line took the
+	// full decode; valid while the line is read.
+	light *auditevent.LineFields
 	// at holds where each string sits in the line (ev.Line), plus one; 0
 	// when it is not known to be text of the line. dataAt is data's.
 	at     [numStrings]int

@@ -267,8 +267,11 @@ func (s *scanner) decodeChunk(c *chunk, e *decoded, r *rec) {
 			c.res = append(c.res, res)
 			continue
 		}
-		e.what = appendWhat(e.what[:0], r.data)
-		r.what = view(e.what)
+		r.what = ""
+		if !s.opts.SkipWhat {
+			e.what = appendWhat(e.what[:0], r.data, r.dataField)
+			r.what = view(e.what)
+		}
 		r.spanHash = hashSpan(s.seed, r.spanID)
 		r.order = orderOf(c.src, c.nums[i])
 		r.opSeq = r.ev.Seq

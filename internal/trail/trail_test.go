@@ -156,3 +156,28 @@ func TestStopMidMerge(t *testing.T) {
 		assert.Equal(t, after, n)
 	}
 }
+
+// TestSkipWhat reads the same trail with and without SkipWhat: the same
+// operations, only What empty, and What read without it.
+func TestSkipWhat(t *testing.T) {
+	p, _ := writeTrail(t, 3, 200)
+	read := func(opts Options) []Op {
+		var ops []Op
+		_, err := ReadOps(context.Background(), []string{p}, opts, func(o *Op) error {
+			c := *o
+			c.Start, c.Finish = nil, nil
+			ops = append(ops, c)
+			return nil
+		})
+		require.NoError(t, err)
+		return ops
+	}
+	full, skipped := read(Options{}), read(Options{SkipWhat: true})
+	require.Len(t, skipped, len(full))
+	for i := range full {
+		assert.NotEmpty(t, full[i].What)
+		assert.Empty(t, skipped[i].What)
+		full[i].What = ""
+	}
+	assert.Equal(t, full, skipped)
+}
