@@ -89,9 +89,10 @@ func needsEscape(s string) bool {
 }
 
 // unsafeRune reports whether r acts on a display or cannot be seen there.
-// Category Cf holds the bidirectional controls; variation selectors (Mn)
+// Category Cf holds the bidirectional controls; Other_Default_Ignorable
+// holds letters drawn as nothing (the Hangul fillers). Variation selectors
 // change how the character before them looks and are left as they are.
 func unsafeRune(r rune) bool {
 	return r == utf8.RuneError || unicode.IsControl(r) || unicode.Is(unicode.Cf, r) ||
-		r == '\u2028' || r == '\u2029'
+		unicode.Is(unicode.Other_Default_Ignorable_Code_Point, r) || r == '\u2028' || r == '\u2029'
 }

@@ -44,34 +44,37 @@ func TestEscapeBackslash(t *testing.T) {
 	}
 }
 
-// Invisible format characters (Unicode category Cf) would make two
-// different commands look the same.
+// Invisible characters (Unicode category Cf, and letters drawn as nothing)
+// would make two different commands look the same.
 func TestEscapeFormatCharacters(t *testing.T) {
 	for in, want := range map[string]string{
-		"rm\u200b -rf":            `rm\u200b -rf`,
-		"a\u200cb\u200dc":         `a\u200cb\u200dc`,
-		"word\u2060joiner":        `word\u2060joiner`,
-		"\ufeffbom":               `\ufeffbom`,
-		"soft\u00adhyphen":        `soft\u00adhyphen`,
-		"mongolian\u180e":         `mongolian\u180e`,
-		"tag\U000e0041\U000e007f": `tag\U000e0041\U000e007f`,
-		"emoji\u2764\ufe0f":       "emoji\u2764\ufe0f", // a variation selector (Mn) is visible in effect
+		"rm\u200b -rf":             `rm\u200b -rf`,
+		"a\u200cb\u200dc":          `a\u200cb\u200dc`,
+		"word\u2060joiner":         `word\u2060joiner`,
+		"\ufeffbom":                `\ufeffbom`,
+		"soft\u00adhyphen":         `soft\u00adhyphen`,
+		"mongolian\u180e":          `mongolian\u180e`,
+		"tag\U000e0041\U000e007f":  `tag\U000e0041\U000e007f`,
+		"hangul\u3164filler\u115f": `hangul\u3164filler\u115f`,
+		"emoji\u2764\ufe0f":        "emoji\u2764\ufe0f", // a variation selector (Mn) is visible in effect
 	} {
 		if got := Escape(in); got != want {
 			t.Errorf("Escape(%q) = %q, want %q", in, got, want)
 		}
 	}
-	for _, rt := range unicode.Cf.R16 {
-		for r := rune(rt.Lo); r <= rune(rt.Hi); r += rune(rt.Stride) {
-			if strings.ContainsRune(Escape(string(r)), r) {
-				t.Errorf("Escape(%U) keeps the format character", r)
+	for _, table := range []*unicode.RangeTable{unicode.Cf, unicode.Other_Default_Ignorable_Code_Point} {
+		for _, rt := range table.R16 {
+			for r := rune(rt.Lo); r <= rune(rt.Hi); r += rune(rt.Stride) {
+				if strings.ContainsRune(Escape(string(r)), r) {
+					t.Errorf("Escape(%U) keeps the invisible character", r)
+				}
 			}
 		}
-	}
-	for _, rt := range unicode.Cf.R32 {
-		for r := rune(rt.Lo); r <= rune(rt.Hi); r += rune(rt.Stride) {
-			if strings.ContainsRune(Escape(string(r)), r) {
-				t.Errorf("Escape(%U) keeps the format character", r)
+		for _, rt := range table.R32 {
+			for r := rune(rt.Lo); r <= rune(rt.Hi); r += rune(rt.Stride) {
+				if strings.ContainsRune(Escape(string(r)), r) {
+					t.Errorf("Escape(%U) keeps the invisible character", r)
+				}
 			}
 		}
 	}
@@ -107,7 +110,8 @@ func FuzzEscape(f *testing.F) {
 			t.Fatalf("Escape(%q) = %q reads back as %q", in, out, got)
 		}
 		for _, r := range out {
-			if r == utf8.RuneError || unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || r == '\u2028' || r == '\u2029' {
+			if r == utf8.RuneError || unicode.IsControl(r) || unicode.Is(unicode.Cf, r) ||
+				unicode.Is(unicode.Other_Default_Ignorable_Code_Point, r) || r == '\u2028' || r == '\u2029' {
 				t.Fatalf("Escape(%q) = %q keeps %U", in, out, r)
 			}
 		}
