@@ -283,8 +283,8 @@ func parseUTCSpelling(s []byte) (int64, bool) {
 	mi, ok5 := twoDigitsAt(s, 14)
 	sec, ok6 := twoDigitsAt(s, 17)
 	y := y0*100 + y1
-	if !(ok0 && ok1 && ok2 && ok3 && ok4 && ok5 && ok6) || y < 1 || mo < 1 || mo > 12 || d < 1 || d > daysIn(y, mo) ||
-		h > 23 || mi > 59 || sec > 59 {
+	if !ok0 || !ok1 || !ok2 || !ok3 || !ok4 || !ok5 || !ok6 ||
+		y < 1 || mo < 1 || mo > 12 || d < 1 || d > daysIn(y, mo) || h > 23 || mi > 59 || sec > 59 {
 		return 0, false
 	}
 	return (civilDays(y, mo, d)*86_400+int64(h*3600+mi*60+sec))*1_000_000 + frac, true
@@ -335,7 +335,7 @@ func canonicalMembers(b []byte, f *LineFields) bool {
 		// else is read and compared in full.
 		var keyTo int // the key's text is b[i+1:keyTo]
 		known := false
-		j := -1
+		var j int
 		if next < len(sortedTokens) && len(b)-i > tokenRoom && sortedTokens[next].at((*[tokenRoom]byte)(b[i:])) {
 			j = next // the usual key, checked without a call
 		} else {
