@@ -25,12 +25,20 @@ func lockingSealer(t *testing.T, k *Keys) (*Sealer, *observer.ObservedLogs) {
 	return s, logs
 }
 
+// sealedLog is an audit file of n lines sealed once by a lockingSealer,
+// which holds its owner lock.
+func sealedLog(t *testing.T, k *Keys, n int) (string, *Sealer, *observer.ObservedLogs) {
+	t.Helper()
+	path := auditPath(t)
+	appendLocked(t, path, lines(1, n))
+	s, logs := lockingSealer(t, k)
+	require.NoError(t, s.Seal(bg, path))
+	return path, s, logs
+}
+
 func TestOneSealerPerLog(t *testing.T) {
 	k, pub := testKeys(t, "test")
-	path := auditPath(t)
-	appendLocked(t, path, lines(1, 4))
-	first, _ := lockingSealer(t, k)
-	require.NoError(t, first.Seal(bg, path))
+	path, first, _ := sealedLog(t, k, 4)
 
 	second, logs := lockingSealer(t, k)
 	err := second.SealAtStart(bg, path)
@@ -78,10 +86,7 @@ func TestOwnerLockPerOpenFile(t *testing.T) {
 
 func TestOwnerLockFileIsPrivateAndNotFollowed(t *testing.T) {
 	k, _ := testKeys(t, "test")
-	path := auditPath(t)
-	appendLocked(t, path, lines(1, 2))
-	s, _ := lockingSealer(t, k)
-	require.NoError(t, s.Seal(bg, path))
+	path, s, _ := sealedLog(t, k, 2)
 	fi, err := os.Lstat(OwnerLockPath(path))
 	require.NoError(t, err)
 	require.True(t, fi.Mode().IsRegular())
@@ -251,10 +256,7 @@ func TestABurstOfFilesInOneRoundKeepsTheIdleBound(t *testing.T) {
 // another process took it meanwhile, it stops sealing and says so.
 func TestARemovedOwnerLockIsTakenAgain(t *testing.T) {
 	k, _ := testKeys(t, "test")
-	path := auditPath(t)
-	appendLocked(t, path, lines(1, 2))
-	s, logs := lockingSealer(t, k)
-	require.NoError(t, s.Seal(bg, path))
+	path, s, logs := sealedLog(t, k, 2)
 
 	require.NoError(t, os.Remove(OwnerLockPath(path)))
 	appendLocked(t, path, lines(3, 3))
