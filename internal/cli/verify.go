@@ -437,8 +437,9 @@ func dropSidecars(files []string, stderr io.Writer) []string {
 	for _, f := range files {
 		named[f] = true
 	}
+	suffixes := append(integrity.LogSidecarSuffixes(), integrity.OwnerLockSuffix)
 	return slices.DeleteFunc(files, func(f string) bool {
-		for _, suffix := range append(integrity.LogSidecarSuffixes(), integrity.OwnerLockSuffix) {
+		for _, suffix := range suffixes {
 			if base, ok := strings.CutSuffix(f, suffix); ok && named[base] {
 				_, _ = fmt.Fprintf(stderr, "verify: skipping %s, the integrity sidecar of %s\n", f, base)
 				return true
