@@ -247,7 +247,8 @@ func (c *TrailChecker) proveNotRead(cp Checkpoint) error {
 		if s.end >= cp.N {
 			prover := OpenTreeProver(c.trail.Path)
 			defer func() { _ = prover.Close() }()
-			return provePrefix(prover, cp, s.end, s.root)
+			// cp's tree is a prefix of the signed tree s.
+			return prover.Prove(cp.N, cp.Hash, Checkpoint{Origin: cp.Origin, N: s.end, Hash: s.root})
 		}
 	}
 	return fmt.Errorf("its line %d of the log was not read, and no signed tree the lines read start from or lead to holds it", cp.N-c.whole.lead)

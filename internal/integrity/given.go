@@ -4,8 +4,6 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
-
-	"golang.org/x/mod/sumdb/tlog"
 )
 
 // GivenProof is what verify found of a checkpoint given from elsewhere (an
@@ -91,10 +89,4 @@ func (g *givenSet) finish(size int64, path string, prove func(cp Checkpoint) err
 		out[c.proof.Given] = c.proof
 	}
 	return out
-}
-
-// provePrefix proves that cp is a prefix of the tree of n leaves with the
-// given root, with hashes read from the store.
-func provePrefix(p *TreeProver, cp Checkpoint, n int64, root tlog.Hash) error {
-	return p.Prove(cp.N, cp.Hash, Checkpoint{Origin: cp.Origin, N: n, Hash: root})
 }
