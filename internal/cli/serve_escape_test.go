@@ -3,6 +3,8 @@ package cli
 import (
 	"net/http"
 	"net/http/httptest"
+	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -56,4 +58,26 @@ func serveCommand(t *testing.T, spanID, data string) (*httptest.Server, []string
 	p := writeFile(t, "events.jsonl", canonLines(s, f))
 	hs := startView(t, webview.Config{Sources: []string{p}})
 	return hs, []string{"/session/" + sessionA.String(), "/session/" + sessionA.String() + "/op/0"}
+}
+
+// The session page's command cell is cut to 80 characters as shown, so a
+// command of many escapes does not run past it, and the cut never splits
+// an escape.
+func TestServeCutsTheCommandCellAsShown(t *testing.T) {
+	hs, pages := serveCommand(t, "span-1", `{"command":["printf","`+strings.Repeat(`\u001b`, 60)+`"]}`)
+	_, _, body := get(t, hs.URL+pages[0])
+	cell := regexp.MustCompile(`<td class="what mono"[^>]*>([^<]*)</td>`).FindStringSubmatch(body)
+	require.NotNil(t, cell, "the session page has a command cell")
+	assert.Equal(t, "printf "+strings.Repeat(`\x1b`, 18)+"…", cell[1])
+}
+
+// A source file's name is shown as the trail's fields are: a name holding
+// a bidirectional override cannot reorder the page.
+func TestServeShowsSourceNamesAsEscapes(t *testing.T) {
+	s, f := op(sessionA, "exec", "span-1", 1, 2)
+	p := writeFile(t, "events\u202elsonj.jsonl", canonLines(s, f))
+	hs := startView(t, webview.Config{Sources: []string{p}})
+	_, _, body := get(t, hs.URL+"/session/"+sessionA.String()+"/op/0")
+	assert.NotContains(t, body, "\u202e")
+	assert.Contains(t, body, `events\u202elsonj.jsonl`)
 }
