@@ -2,6 +2,7 @@ package cli
 
 import (
 	"net/http"
+	"net/http/httptest"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -16,12 +17,8 @@ import (
 // terminal escapes reach whoever saves or pipes the page. The web view
 // shows them as escapes, as show does in a terminal.
 func TestServeShowsControlAndBidiCharactersAsEscapes(t *testing.T) {
-	s, f := op(sessionA, "exec", "span\u202e-1", 1, 2)
-	s.Data = auditevent.MustParseData(`{"command":["cat","notes\u202etxt.sh","\u001b]0;title\u0007\u001b[2J"]}`)
-	f.Data = s.Data
-	p := writeFile(t, "events.jsonl", canonLines(s, f))
-	hs := startView(t, webview.Config{Sources: []string{p}})
-	for _, path := range []string{"/session/" + sessionA.String(), "/session/" + sessionA.String() + "/op/0"} {
+	hs, pages := serveCommand(t, "span\u202e-1", `{"command":["cat","notes\u202etxt.sh","\u001b]0;title\u0007\u001b[2J"]}`)
+	for _, path := range pages {
 		code, _, body := get(t, hs.URL+path)
 		require.Equal(t, http.StatusOK, code, path)
 		assert.NotContains(t, body, "\u202e", path)
@@ -38,12 +35,8 @@ func TestServeShowsControlAndBidiCharactersAsEscapes(t *testing.T) {
 // the character, and an invisible character (a zero-width space, a tag
 // character) is shown, so two commands that look alike are told apart.
 func TestServeShowsBackslashesAndInvisibleCharacters(t *testing.T) {
-	s, f := op(sessionA, "exec", "span-1", 1, 2)
-	s.Data = auditevent.MustParseData(`{"command":["printf","\\x1b","\u001b","rm\u200b","-rf\udb40\udc41","\u00ad"]}`)
-	f.Data = s.Data
-	p := writeFile(t, "events.jsonl", canonLines(s, f))
-	hs := startView(t, webview.Config{Sources: []string{p}})
-	for _, path := range []string{"/session/" + sessionA.String(), "/session/" + sessionA.String() + "/op/0"} {
+	hs, pages := serveCommand(t, "span-1", `{"command":["printf","\\x1b","\u001b","rm\u200b","-rf\udb40\udc41","\u00ad"]}`)
+	for _, path := range pages {
 		code, _, body := get(t, hs.URL+path)
 		require.Equal(t, http.StatusOK, code, path)
 		for _, r := range []string{"\u200b", "\U000e0041", "\u00ad", "\x1b"} {
@@ -51,4 +44,16 @@ func TestServeShowsBackslashesAndInvisibleCharacters(t *testing.T) {
 		}
 		assert.Contains(t, body, `\\x1b \x1b rm\u200b -rf\U000e0041 \u00ad`, path)
 	}
+}
+
+// serveCommand serves one exec operation of sessionA, span spanID, whose
+// data is data, and returns the server and the paths of the pages that
+// show its command.
+func serveCommand(t *testing.T, spanID, data string) (*httptest.Server, []string) {
+	s, f := op(sessionA, "exec", spanID, 1, 2)
+	s.Data = auditevent.MustParseData(data)
+	f.Data = s.Data
+	p := writeFile(t, "events.jsonl", canonLines(s, f))
+	hs := startView(t, webview.Config{Sources: []string{p}})
+	return hs, []string{"/session/" + sessionA.String(), "/session/" + sessionA.String() + "/op/0"}
 }
