@@ -124,7 +124,7 @@ bench-sync: build
 ## exporter (fsync never and batch), and an fdatasync on the same disk
 BENCH_ROUNDTRIP_N ?= 5000
 bench-roundtrip:
-	cd bench && $(GO) test -mod=mod -run XX -bench LoopbackPost -benchtime $(BENCH_ROUNDTRIP_N)x -count $(BENCH_ROUNDS) ./roundtrip/
+	cd bench && $(GO) test -mod=mod -run '^$$' -bench LoopbackPost -benchtime $(BENCH_ROUNDTRIP_N)x -count $(BENCH_ROUNDS) ./roundtrip/
 
 ## bench-canon: `sandboxaudit canon` vs the Python stand-in (bench/canon/reference.py,
 ## needs python3 with pydantic 2) on BENCH_EVENTS HttpProxySink bodies

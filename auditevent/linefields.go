@@ -239,9 +239,6 @@ func (d *decoder) plainTimestamp(f field) ([]byte, int64, bool) {
 	if !ok {
 		return nil, 0, false
 	}
-	if utcSpelling(s) {
-		return s, t.micros, true
-	}
 	var spell [maxTimestampLen]byte
 	return s, t.micros, string(t.appendText(spell[:0])) == string(s)
 }
@@ -250,7 +247,7 @@ func (d *decoder) plainTimestamp(f field) ([]byte, int64, bool) {
 // YYYY-MM-DDTHH:MM:SS[.ffffff]Z with a fraction that is not zero, at fixed
 // places: every line the collector writes has one. It refuses anything
 // else, which parseTimestamp then reads; what it accepts, parseTimestamp
-// accepts with the same instant, and utcSpelling with it.
+// accepts with the same instant, and appendText spells as it is.
 func parseUTCSpelling(s []byte) (int64, bool) {
 	var frac int64
 	switch len(s) {
@@ -294,20 +291,6 @@ func parseUTCSpelling(s []byte) (int64, bool) {
 func twoDigitsAt(s []byte, at int) (int, bool) {
 	hi, lo := s[at]-'0', s[at+1]-'0'
 	return int(hi)*10 + int(lo), hi <= 9 && lo <= 9
-}
-
-// utcSpelling reports whether a timestamp parseTimestamp accepted has the
-// shape appendText gives a UTC time, YYYY-MM-DDTHH:MM:SS[.ffffff]Z with a
-// fraction that is not zero, in which case appendText spells it so. The
-// digits need no look: parseTimestamp took them all before the Z.
-func utcSpelling(s []byte) bool {
-	switch {
-	case len(s) == 20:
-		return s[10] == 'T' && s[16] == ':' && s[19] == 'Z'
-	case len(s) == 27:
-		return s[10] == 'T' && s[16] == ':' && s[19] == '.' && s[26] == 'Z' && string(s[20:26]) != "000000"
-	}
-	return false
 }
 
 // canonicalMembers checks that b is one JSON object in canonical form, as

@@ -132,3 +132,17 @@ func TestParseUTCSpellingMatchesParseTimestamp(t *testing.T) {
 		check([]byte(s))
 	}
 }
+
+// utcSpelling reports whether a timestamp parseTimestamp accepted has the
+// shape appendText gives a UTC time, YYYY-MM-DDTHH:MM:SS[.ffffff]Z with a
+// fraction that is not zero, in which case appendText spells it so. The
+// digits need no look: parseTimestamp took them all before the Z.
+func utcSpelling(s []byte) bool {
+	switch {
+	case len(s) == 20:
+		return s[10] == 'T' && s[16] == ':' && s[19] == 'Z'
+	case len(s) == 27:
+		return s[10] == 'T' && s[16] == ':' && s[19] == '.' && s[26] == 'Z' && string(s[20:26]) != "000000"
+	}
+	return false
+}

@@ -13,10 +13,7 @@ import (
 func TestParseUUIDMatchesGoogleUUID(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 13))
 	for range 2_000 {
-		var u uuid.UUID
-		for i := range u {
-			u[i] = byte(rng.UintN(256))
-		}
+		u := randomUUID(rng)
 		text := []byte(u.String())
 		if rng.IntN(2) == 0 {
 			text = []byte(strings.ToUpper(string(text)))
@@ -52,13 +49,19 @@ func BenchmarkParseUUID(b *testing.B) {
 func TestAppendUUIDMatchesGoogleUUID(t *testing.T) {
 	rng := rand.New(rand.NewPCG(17, 19))
 	for range 2_000 {
-		var u uuid.UUID
-		for i := range u {
-			u[i] = byte(rng.UintN(256))
-		}
+		u := randomUUID(rng)
 		got := string(appendUUID([]byte("x:"), u))
 		if want := `x:"` + u.String() + `"`; got != want {
 			t.Fatalf("appendUUID = %s; want %s", got, want)
 		}
 	}
+}
+
+// randomUUID is sixteen random bytes, version and variant bits included.
+func randomUUID(rng *rand.Rand) uuid.UUID {
+	var u uuid.UUID
+	for i := range u {
+		u[i] = byte(rng.UintN(256))
+	}
+	return u
 }

@@ -16,16 +16,23 @@ import (
 	"go.opentelemetry.io/collector/consumer/consumertest"
 )
 
+// padRequest is an events POST of event n with an X-Pad header of pad
+// bytes: its request line and headers through the blank line, and its body.
+func padRequest(n, pad int) (head, body string) {
+	body = startJSON(n)
+	head = fmt.Sprintf("POST /v1/sandbox/events HTTP/1.1\r\nHost: x\r\nX-Pad: %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n",
+		strings.Repeat("a", pad), len(body))
+	return head, body
+}
+
 // rawRequest writes an events POST of one event with an X-Pad header of
 // pad bytes on conn and returns the status line of the answer, read within
 // wait.
 func rawRequest(t *testing.T, conn net.Conn, pad int, wait time.Duration) (string, error) {
 	t.Helper()
-	body := startJSON(1)
-	req := fmt.Sprintf("POST /v1/sandbox/events HTTP/1.1\r\nHost: x\r\nX-Pad: %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s",
-		strings.Repeat("a", pad), len(body), body)
+	head, body := padRequest(1, pad)
 	require.NoError(t, conn.SetDeadline(time.Now().Add(wait)))
-	if _, err := conn.Write([]byte(req)); err != nil {
+	if _, err := conn.Write([]byte(head + body)); err != nil {
 		return "", err
 	}
 	return bufio.NewReader(conn).ReadString('\n')

@@ -2,8 +2,6 @@ package sandboxauditreceiver
 
 import (
 	"bufio"
-	"fmt"
-	"strings"
 	"testing"
 	"time"
 
@@ -21,16 +19,12 @@ const headerSlack = 4096
 // through the blank line that ends them, take exactly size bytes.
 func sizedRequest(t *testing.T, n, size int) string {
 	t.Helper()
-	body := startJSON(n)
-	head := func(pad int) string {
-		return fmt.Sprintf("POST /v1/sandbox/events HTTP/1.1\r\nHost: x\r\nX-Pad: %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n",
-			strings.Repeat("a", pad), len(body))
-	}
-	pad := size - len(head(0))
+	head, _ := padRequest(n, 0)
+	pad := size - len(head)
 	require.Positive(t, pad)
-	h := head(pad)
-	require.Len(t, h, size)
-	return h + body
+	head, body := padRequest(n, pad)
+	require.Len(t, head, size)
+	return head + body
 }
 
 // TestHeaderBoundHasNetHTTPSlack: max_request_header_bytes is enforced by

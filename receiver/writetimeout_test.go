@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/consumer"
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/ptrace"
@@ -45,9 +44,7 @@ func TestPipelineSlowerThanWriteTimeoutAnswers503(t *testing.T) {
 	assert.True(t, strings.HasPrefix(body, "the collector pipeline refused the data for now"), body)
 
 	tt := startReceiver(t, nil, slow, func(c *Config) { c.ServerConfig.WriteTimeout = time.Second })
-	req, err := http.NewRequest(http.MethodPost, tt.tracesURL(), strings.NewReader(`{"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"0102030405060708090a0b0c0d0e0f10","spanId":"0102030405060708","name":"x"}]}]}]}`))
-	require.NoError(t, err)
-	req.Header.Set("Content-Type", "application/json")
-	status, _, body = do(t, req)
+	status, _, body = post(t, tt.tracesURL(), contentTypeJSON,
+		[]byte(`{"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"0102030405060708090a0b0c0d0e0f10","spanId":"0102030405060708","name":"x"}]}]}]}`))
 	assert.Equal(t, http.StatusServiceUnavailable, status, body)
 }

@@ -1,9 +1,7 @@
 package rawpost
 
 import (
-	"bufio"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -69,21 +67,12 @@ func TestPostSendsBodyAndWantsOK(t *testing.T) {
 // TestPostReportsACutAnswer: a 200 whose body the server cuts short is an
 // error, not a round trip counted as done (the connection is unusable).
 func TestPostReportsACutAnswer(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	url, stop, err := StartCutAnswer()
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer func() { _ = ln.Close() }()
-	go func() {
-		conn, err := ln.Accept()
-		if err != nil {
-			return
-		}
-		defer func() { _ = conn.Close() }()
-		_, _ = http.ReadRequest(bufio.NewReader(conn))
-		_, _ = io.WriteString(conn, "HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nabc")
-	}()
-	c, err := Dial("http://"+ln.Addr().String()+"/", "application/json")
+	defer stop()
+	c, err := Dial(url, "application/json")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -64,15 +64,11 @@ func TestGCDefaultsLeaveWhatTheEnvironmentSets(t *testing.T) {
 // cgroupFiles answers reads of /proc/self/cgroup and the memory.max it
 // names; an empty max means the file is missing.
 func cgroupFiles(group, max string) func(string) ([]byte, error) {
-	return func(name string) ([]byte, error) {
-		switch {
-		case name == "/proc/self/cgroup":
-			return []byte("0::" + group + "\n"), nil
-		case name == "/sys/fs/cgroup"+strings.TrimSuffix(group, "/")+"/memory.max" && max != "":
-			return []byte(max + "\n"), nil
-		}
-		return nil, os.ErrNotExist
+	m := map[string]string{"/proc/self/cgroup": "0::" + group + "\n"}
+	if max != "" {
+		m["/sys/fs/cgroup"+strings.TrimSuffix(group, "/")+"/memory.max"] = max + "\n"
 	}
+	return files(m)
 }
 
 func TestGCMemoryLimitFollowsASmallerCgroupLimit(t *testing.T) {

@@ -2,6 +2,9 @@ package cli
 
 import (
 	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -16,12 +19,8 @@ import (
 // terminal escapes reach whoever saves or pipes the page. The web view
 // shows them as escapes, as show does in a terminal.
 func TestServeShowsControlAndBidiCharactersAsEscapes(t *testing.T) {
-	s, f := op(sessionA, "exec", "span\u202e-1", 1, 2)
-	s.Data = auditevent.MustParseData(`{"command":["cat","notes\u202etxt.sh","\u001b]0;title\u0007\u001b[2J"]}`)
-	f.Data = s.Data
-	p := writeFile(t, "events.jsonl", canonLines(s, f))
-	hs := startView(t, webview.Config{Sources: []string{p}})
-	for _, path := range []string{"/session/" + sessionA.String(), "/session/" + sessionA.String() + "/op/0"} {
+	hs, pages := serveCommand(t, "span\u202e-1", `{"command":["cat","notes\u202etxt.sh","\u001b]0;title\u0007\u001b[2J"]}`)
+	for _, path := range pages {
 		code, _, body := get(t, hs.URL+path)
 		require.Equal(t, http.StatusOK, code, path)
 		assert.NotContains(t, body, "\u202e", path)
@@ -38,12 +37,8 @@ func TestServeShowsControlAndBidiCharactersAsEscapes(t *testing.T) {
 // the character, and an invisible character (a zero-width space, a tag
 // character) is shown, so two commands that look alike are told apart.
 func TestServeShowsBackslashesAndInvisibleCharacters(t *testing.T) {
-	s, f := op(sessionA, "exec", "span-1", 1, 2)
-	s.Data = auditevent.MustParseData(`{"command":["printf","\\x1b","\u001b","rm\u200b","-rf\udb40\udc41","\u00ad"]}`)
-	f.Data = s.Data
-	p := writeFile(t, "events.jsonl", canonLines(s, f))
-	hs := startView(t, webview.Config{Sources: []string{p}})
-	for _, path := range []string{"/session/" + sessionA.String(), "/session/" + sessionA.String() + "/op/0"} {
+	hs, pages := serveCommand(t, "span-1", `{"command":["printf","\\x1b","\u001b","rm\u200b","-rf\udb40\udc41","\u00ad"]}`)
+	for _, path := range pages {
 		code, _, body := get(t, hs.URL+path)
 		require.Equal(t, http.StatusOK, code, path)
 		for _, r := range []string{"\u200b", "\U000e0041", "\u00ad", "\x1b"} {
@@ -51,4 +46,38 @@ func TestServeShowsBackslashesAndInvisibleCharacters(t *testing.T) {
 		}
 		assert.Contains(t, body, `\\x1b \x1b rm\u200b -rf\U000e0041 \u00ad`, path)
 	}
+}
+
+// serveCommand serves one exec operation of sessionA, span spanID, whose
+// data is data, and returns the server and the paths of the pages that
+// show its command.
+func serveCommand(t *testing.T, spanID, data string) (*httptest.Server, []string) {
+	s, f := op(sessionA, "exec", spanID, 1, 2)
+	s.Data = auditevent.MustParseData(data)
+	f.Data = s.Data
+	p := writeFile(t, "events.jsonl", canonLines(s, f))
+	hs := startView(t, webview.Config{Sources: []string{p}})
+	return hs, []string{"/session/" + sessionA.String(), "/session/" + sessionA.String() + "/op/0"}
+}
+
+// The session page's command cell is cut to 80 characters as shown, so a
+// command of many escapes does not run past it, and the cut never splits
+// an escape.
+func TestServeCutsTheCommandCellAsShown(t *testing.T) {
+	hs, pages := serveCommand(t, "span-1", `{"command":["printf","`+strings.Repeat(`\u001b`, 60)+`"]}`)
+	_, _, body := get(t, hs.URL+pages[0])
+	cell := regexp.MustCompile(`<td class="what mono"[^>]*>([^<]*)</td>`).FindStringSubmatch(body)
+	require.NotNil(t, cell, "the session page has a command cell")
+	assert.Equal(t, "printf "+strings.Repeat(`\x1b`, 18)+"…", cell[1])
+}
+
+// A source file's name is shown as the trail's fields are: a name holding
+// a bidirectional override cannot reorder the page.
+func TestServeShowsSourceNamesAsEscapes(t *testing.T) {
+	s, f := op(sessionA, "exec", "span-1", 1, 2)
+	p := writeFile(t, "events\u202elsonj.jsonl", canonLines(s, f))
+	hs := startView(t, webview.Config{Sources: []string{p}})
+	_, _, body := get(t, hs.URL+"/session/"+sessionA.String()+"/op/0")
+	assert.NotContains(t, body, "\u202e")
+	assert.Contains(t, body, `events\u202elsonj.jsonl`)
 }

@@ -9,7 +9,7 @@ import (
 )
 
 func TestEscape(t *testing.T) {
-	for in, want := range map[string]string{
+	checkEscape(t, map[string]string{
 		"ls -la":               "ls -la",
 		"café <b>":             "café <b>",
 		"\x1b[2J\x1b]0;t\x07":  `\x1b[2J\x1b]0;t\x07`,
@@ -20,7 +20,13 @@ func TestEscape(t *testing.T) {
 		"line\u2028para\u2029": `line\u2028para\u2029`,
 		"bad \xff\xfe utf8":    `bad \xff\xfe utf8`,
 		"\x7f":                 `\x7f`,
-	} {
+	})
+}
+
+// checkEscape compares Escape of each key with its value.
+func checkEscape(t *testing.T, cases map[string]string) {
+	t.Helper()
+	for in, want := range cases {
 		if got := Escape(in); got != want {
 			t.Errorf("Escape(%q) = %q, want %q", in, got, want)
 		}
@@ -30,24 +36,20 @@ func TestEscape(t *testing.T) {
 // A command holding the text of an escape must not look like the
 // character it names: a backslash is always shown doubled.
 func TestEscapeBackslash(t *testing.T) {
-	for in, want := range map[string]string{
+	checkEscape(t, map[string]string{
 		`printf '\x1b'`:   `printf '\\x1b'`,
 		"printf '\x1b'":   `printf '\x1b'`,
 		`C:\Temp\u202e`:   `C:\\Temp\\u202e`,
 		"\\\x1b":          `\\\x1b`,
 		`a\\b`:            `a\\\\b`,
 		`no backslash ok`: `no backslash ok`,
-	} {
-		if got := Escape(in); got != want {
-			t.Errorf("Escape(%q) = %q, want %q", in, got, want)
-		}
-	}
+	})
 }
 
 // Invisible characters (Unicode category Cf, and letters drawn as nothing)
 // would make two different commands look the same.
 func TestEscapeFormatCharacters(t *testing.T) {
-	for in, want := range map[string]string{
+	checkEscape(t, map[string]string{
 		"rm\u200b -rf":             `rm\u200b -rf`,
 		"a\u200cb\u200dc":          `a\u200cb\u200dc`,
 		"word\u2060joiner":         `word\u2060joiner`,
@@ -57,11 +59,7 @@ func TestEscapeFormatCharacters(t *testing.T) {
 		"tag\U000e0041\U000e007f":  `tag\U000e0041\U000e007f`,
 		"hangul\u3164filler\u115f": `hangul\u3164filler\u115f`,
 		"emoji\u2764\ufe0f":        "emoji\u2764\ufe0f", // a variation selector (Mn) is visible in effect
-	} {
-		if got := Escape(in); got != want {
-			t.Errorf("Escape(%q) = %q, want %q", in, got, want)
-		}
-	}
+	})
 	for _, table := range []*unicode.RangeTable{unicode.Cf, unicode.Other_Default_Ignorable_Code_Point} {
 		for _, rt := range table.R16 {
 			for r := rune(rt.Lo); r <= rune(rt.Hi); r += rune(rt.Stride) {

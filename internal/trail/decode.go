@@ -146,12 +146,8 @@ func (r *rec) dataField(key string) (from, to int, ok bool) {
 	return topFieldAt(r.data, key)
 }
 
-// what is the command (exec) or path an event's data names.
-func what(d []byte) string {
-	return string(appendWhat(nil, d, func(key string) (int, int, bool) { return topFieldAt(d, key) }))
-}
-
-// appendWhat appends what(d) to dst, with field to find data's members.
+// appendWhat appends the command (exec), path or port an event's data d
+// names to dst, with field to find d's members.
 func appendWhat(dst, d []byte, field func(key string) (from, to int, ok bool)) []byte {
 	for _, key := range [...]string{"command", "path", "port"} {
 		if from, to, ok := field(key); ok {
@@ -163,17 +159,10 @@ func appendWhat(dst, d []byte, field func(key string) (from, to int, ok bool)) [
 	return dst
 }
 
-// topField is the value of a top-level key of a canonical data object
-// (keys sorted, no whitespace), or nil. Keys are compared unescaped only
-// when they hold no escape, which the keys looked for never do.
-func topField(d []byte, key string) []byte {
-	if from, to, ok := topFieldAt(d, key); ok {
-		return d[from:to]
-	}
-	return nil
-}
-
-// topFieldAt is where topField's value sits in d.
+// topFieldAt is where the value of a top-level key of a canonical data
+// object (keys sorted, no whitespace) sits in d, with false when it is not
+// there. Keys are compared unescaped only when they hold no escape, which
+// the keys looked for never do.
 func topFieldAt(d []byte, key string) (from, to int, ok bool) {
 	if len(d) < 2 || d[0] != '{' {
 		return 0, 0, false

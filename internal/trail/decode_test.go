@@ -37,3 +37,17 @@ func TestJSONText(t *testing.T) {
 		assert.Equal(t, want, jsonText([]byte(in)), in)
 	}
 }
+
+// what is the command (exec), path or port an event's data names.
+func what(d []byte) string {
+	return string(appendWhat(nil, d, func(key string) (int, int, bool) { return topFieldAt(d, key) }))
+}
+
+// topField is the value of a top-level key of a canonical data object, or
+// nil.
+func topField(d []byte, key string) []byte {
+	if from, to, ok := topFieldAt(d, key); ok {
+		return d[from:to]
+	}
+	return nil
+}

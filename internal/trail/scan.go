@@ -267,8 +267,7 @@ func (s *scanner) decodeChunk(c *chunk, e *decoded, r *rec) {
 			c.res = append(c.res, res)
 			continue
 		}
-		r.what = ""
-		if !s.opts.SkipWhat {
+		if !s.opts.SkipWhat { // decodeLine left r.what empty
 			e.what = appendWhat(e.what[:0], r.data, r.dataField)
 			r.what = view(e.what)
 		}

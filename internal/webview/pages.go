@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/sandboxaudit/sandboxaudit/auditevent"
+	"github.com/sandboxaudit/sandboxaudit/internal/safetext"
 	"github.com/sandboxaudit/sandboxaudit/internal/trail"
 )
 
@@ -161,6 +162,8 @@ func (s *Server) session(w http.ResponseWriter, r *http.Request) (*sessionIndex,
 	return si, true
 }
 
+// timelineRow is one operation of a session's page; WhatShort is already
+// shown as escapes (cut between them), the other text is escaped by the page.
 type timelineRow struct {
 	Seq                                int64
 	Op, What, WhatShort, Result, Class string
@@ -211,7 +214,7 @@ func (s *Server) sessionPage(w http.ResponseWriter, r *http.Request) {
 		x := float64(max(start-t0, 0)) * 1000 / float64(span)
 		wd := max(float64(end-max(start, t0))*1000/float64(span), 2)
 		rows = append(rows, timelineRow{
-			Seq: first.Seq, Op: o.Op, What: o.What, WhatShort: shorten(o.What, 80), Result: resultText(o), Class: classOf(o),
+			Seq: first.Seq, Op: o.Op, What: o.What, WhatShort: safetext.EscapeCut(o.What, 80), Result: resultText(o), Class: classOf(o),
 			TS: first.TS, Duration: durationText(o), Href: fmt.Sprintf("/session/%s/op/%d", si.ID, offset+i),
 			X: strconv.FormatFloat(min(x, 998), 'f', 2, 64), W: strconv.FormatFloat(wd, 'f', 2, 64),
 		})
