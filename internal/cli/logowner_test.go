@@ -30,7 +30,7 @@ func openSealer(t *testing.T, keyPath, path string) *integrity.Sealer {
 func sidecarBytes(t *testing.T, path string) map[string]string {
 	t.Helper()
 	out := map[string]string{}
-	for _, s := range []string{"", integrity.StoreSuffix, integrity.CheckpointsSuffix, integrity.SegmentsSuffix, integrity.HandoverSuffix} {
+	for _, s := range append([]string{""}, integrity.LogSidecarSuffixes()...) {
 		b, err := os.ReadFile(path + s)
 		if err == nil {
 			out[s] = string(b)
