@@ -339,13 +339,4 @@ func microsText(us int64) string {
 	return auditevent.TimestampFromTime(timeFromMicros(us)).String()
 }
 
-// shorten cuts s to n characters with "…".
-func shorten(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n-1]) + "…"
-}
-
 func timeFromMicros(us int64) time.Time { return time.UnixMicro(us).UTC() }
