@@ -54,26 +54,31 @@ func isCanonicalObject(b []byte) bool {
 	return ok && end == len(b)
 }
 
-// value checks the value at i and returns the index after it.
+// value checks the value at i and returns the index after it. A plain
+// string, most of data's values, is read inline.
 func (c *canonChecker) value(i int) (int, bool) {
-	if i >= len(c.buf) {
+	b := c.buf
+	if i >= len(b) {
 		return i, false
 	}
-	switch b := c.buf[i]; {
-	case b == '{':
-		return c.object(i)
-	case b == '[':
-		return c.array(i)
-	case b == '"':
+	switch v := b[i]; {
+	case v == '"':
+		if q := plainTo(b, i+1); q < len(b) && b[q] == '"' {
+			return q + 1, true
+		}
 		end, _, ok := c.str(i)
 		return end, ok
-	case b == '-' || (b >= '0' && b <= '9'):
+	case v == '{':
+		return c.object(i)
+	case v == '[':
+		return c.array(i)
+	case v == '-' || (v >= '0' && v <= '9'):
 		return c.number(i)
-	case b == 't':
+	case v == 't':
 		return c.literal(i, "true")
-	case b == 'f':
+	case v == 'f':
 		return c.literal(i, "false")
-	case b == 'n':
+	case v == 'n':
 		return c.literal(i, "null")
 	}
 	return i, false
@@ -89,45 +94,44 @@ func (c *canonChecker) enter() bool {
 	return c.depth <= maxDepth
 }
 
+// object checks the object at i and returns the index after it. Keys, most
+// of data's text with plain string values, are read inline: a call per key
+// would cost as much as its look.
 func (c *canonChecker) object(i int) (int, bool) {
 	if !c.enter() {
 		return i, false
 	}
+	b := c.buf
 	i++ // '{'
-	if i < len(c.buf) && c.buf[i] == '}' {
+	if i < len(b) && b[i] == '}' {
 		c.depth--
 		return i + 1, true
 	}
-	var prev []byte
+	prevAt, prevEnd := 0, -1 // the previous key is b[prevAt:prevEnd]
 	for {
-		if i >= len(c.buf) || c.buf[i] != '"' {
+		// Canonical keys are plain text, each after the one before.
+		if i >= len(b) || b[i] != '"' {
 			return i, false
 		}
-		end, escaped, ok := c.str(i)
-		if !ok || escaped {
+		q := plainTo(b, i+1)
+		if q+1 >= len(b) || b[q] != '"' || b[q+1] != ':' {
+			return q, false
+		}
+		if prevEnd >= 0 && !keysOrdered(b, prevAt, prevEnd, i+1, q) {
 			return i, false
 		}
-		key := c.buf[i+1 : end-1]
-		// Raw ASCII keys compare like their code points; equal keys are
-		// duplicates, which canonical text never has.
-		if prev != nil && !keyBefore(prev, key) {
-			return i, false
-		}
-		prev = key
-		if end >= len(c.buf) || c.buf[end] != ':' {
-			return end, false
-		}
-		keyAt := i + 1
-		if i, ok = c.value(end + 1); !ok {
+		prevAt, prevEnd = i+1, q
+		var ok bool
+		if i, ok = c.value(q + 2); !ok {
 			return i, false
 		}
 		if c.top != nil && c.depth == 2 {
-			c.top.add(keyAt, end+1, i)
+			c.top.add(prevAt, q+2, i)
 		}
-		if i >= len(c.buf) {
+		if i >= len(b) {
 			return i, false
 		}
-		switch c.buf[i] {
+		switch b[i] {
 		case ',':
 			i++
 		case '}':
@@ -139,31 +143,33 @@ func (c *canonChecker) object(i int) (int, bool) {
 	}
 }
 
-// keyBefore reports whether the raw key a sorts strictly before b. Their
-// first bytes, which differ for most neighbouring keys, decide without a
-// call.
-func keyBefore(a, b []byte) bool {
-	if len(a) > 0 && len(b) > 0 && a[0] != b[0] {
-		return a[0] < b[0]
+// keysOrdered reports whether the raw key b[a:aEnd] sorts strictly before
+// b[k:kEnd]: raw ASCII keys compare like their code points, and equal keys
+// are duplicates, which canonical text never has. Their first bytes, which
+// differ for most neighbouring keys, decide without slicing either.
+func keysOrdered(b []byte, a, aEnd, k, kEnd int) bool {
+	if a < aEnd && k < kEnd && b[a] != b[k] {
+		return b[a] < b[k]
 	}
-	return string(a) < string(b)
+	return string(b[a:aEnd]) < string(b[k:kEnd])
 }
 
 func (c *canonChecker) array(i int) (int, bool) {
 	if !c.enter() {
 		return i, false
 	}
+	b := c.buf
 	i++ // '['
-	if i < len(c.buf) && c.buf[i] == ']' {
+	if i < len(b) && b[i] == ']' {
 		c.depth--
 		return i + 1, true
 	}
 	for {
 		var ok bool
-		if i, ok = c.value(i); !ok || i >= len(c.buf) {
+		if i, ok = c.value(i); !ok || i >= len(b) {
 			return i, false
 		}
-		switch c.buf[i] {
+		switch b[i] {
 		case ',':
 			i++
 		case ']':
@@ -182,19 +188,9 @@ func (c *canonChecker) array(i int) (int, bool) {
 func (c *canonChecker) str(i int) (end int, escaped, ok bool) {
 	b := c.buf
 	for i++; i < len(b); i++ {
-		// Eight bytes at a time, inline: data strings are short words and
-		// keys, for which a call costs as much as the look.
-		for i+8 <= len(b) {
-			if m := unsafeBytes(binary.LittleEndian.Uint64(b[i:])); m != 0 {
-				i += bits.TrailingZeros64(m) >> 3
-				goto found
-			}
-			i += 8
-		}
-		if i = plainEnd(b, i); i >= len(b) {
+		if i = plainTo(b, i); i >= len(b) {
 			break
 		}
-	found:
 		switch b[i] {
 		case '"':
 			return i + 1, escaped, true
@@ -395,4 +391,20 @@ func shortFixedRepr(tok []byte) bool {
 		zeros++
 	}
 	return zeros <= 3 && len(frac)-zeros <= 15
+}
+
+// plainTo is plainEnd small enough to be inlined: the checker reads keys
+// and strings, mostly short words, with it, and a call would cost as much
+// as the look.
+func plainTo(b []byte, i int) int {
+	for i+8 <= len(b) {
+		if m := unsafeBytes(binary.LittleEndian.Uint64(b[i:])); m != 0 {
+			return i + bits.TrailingZeros64(m)>>3
+		}
+		i += 8
+	}
+	for i < len(b) && safeASCII[b[i]] {
+		i++
+	}
+	return i
 }

@@ -20,9 +20,12 @@ var canonCases = []struct {
 	{`{"big":1180591620717411303424,"f":1e-05,"g":1e+16,"h":-0.0,"i":-3,"j":1.2345678901234568e+16}`, true},
 	{`{"s":"tab\tnl\nq\"bs\\ctl\u0001del\u007f\u00e9\ud83d\ude00"}`, true},
 	{`{"exit_code":0,"process.exit.code":0}`, true},
+	{`{"":1," ":2,"!":3,"a":4,"a!":5}`, true}, // code-point order, '!' before a longer key's quote
 	// Not canonical: each breaks exactly one rule.
 	{`{"b":1,"a":2}`, false},    // order
 	{`{"a":1,"a":2}`, false},    // duplicate key
+	{`{"a!":1,"a":2}`, false},   // order: a prefix first
+	{`{"!":1,"":2}`, false},     // order: the empty key first
 	{`{"a": 1}`, false},         // whitespace
 	{` {"a":1}`, false},         // leading whitespace
 	{`{"a":1} `, false},         // trailing whitespace

@@ -77,15 +77,19 @@ func plainEndByByte(b []byte, i int) int {
 	return i
 }
 
-// FuzzPlainEnd: the word-at-a-time scan stops where the byte-at-a-time one
-// does, from every start.
+// FuzzPlainEnd: the word-at-a-time scans (plainEnd, plainTo) stop where
+// the byte-at-a-time one does, from every start.
 func FuzzPlainEnd(f *testing.F) {
 	f.Add([]byte(`"abcdefgh\"ijklmnop\\qrstuvwx\x7fyz0123456789\x1f~ \xff\x80"`))
 	f.Add([]byte(`plain text that runs past one word, then a quote" and more`))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		for i := range len(b) + 1 {
-			if got, want := plainEnd(b, i), plainEndByByte(b, i); got != want {
+			want := plainEndByByte(b, i)
+			if got := plainEnd(b, i); got != want {
 				t.Fatalf("plainEnd(%q, %d) = %d, byte by byte %d", b, i, got, want)
+			}
+			if got := plainTo(b, i); got != want {
+				t.Fatalf("plainTo(%q, %d) = %d, byte by byte %d", b, i, got, want)
 			}
 		}
 	})
