@@ -22,70 +22,80 @@ const minTriggerRun = 15
 // costs a full probe).
 var triggerTrigrams = [...]string{"pas", "sec", "tok", "key", "cre", "aut", "bea", "eyj", "---", "://"}
 
-// triggers is a shift-and automaton over the trigrams and the long run:
-// each pattern owns consecutive bits of a uint64, bit k set while the last
-// k+1 bytes match its first k+1; table[c] holds the positions byte c may
-// fill.
+// triggers is a shift-and automaton over the trigrams, the long run and a
+// backslash (data text with an escape is walked, not probed): each pattern
+// owns consecutive bits of a uint64, bit k set while the last k+1 bytes
+// match its first k+1; table[c] holds the positions byte c may fill. The
+// bit after a pattern's last is a sink that every byte fills, so a match
+// is still seen one byte later and hit needs updating only once per two
+// bytes; hits holds the last bits and the sinks.
 type triggers struct {
 	table        [256]uint64
-	starts, ends uint64
+	starts, hits uint64
 }
 
 var triggerSet = func() (t triggers) {
 	off := 0
-	for _, g := range triggerTrigrams {
-		for k := 0; k < len(g); k++ {
-			for c := 0; c < 256; c++ {
-				if byte(c)|0x20 == g[k] {
+	add := func(n int, matches func(k int, c byte) bool) {
+		for k := range n {
+			for c := range 256 {
+				if matches(k, byte(c)) {
 					t.table[c] |= 1 << (off + k)
 				}
 			}
 		}
-		t.starts |= 1 << off
-		t.ends |= 1 << (off + len(g) - 1)
-		off += len(g)
-	}
-	for k := 0; k < minTriggerRun; k++ {
-		for c := 0; c < 256; c++ {
-			if wordByte[c] {
-				t.table[c] |= 1 << (off + k)
-			}
+		for c := range 256 {
+			t.table[c] |= 1 << (off + n)
 		}
+		t.starts |= 1 << off
+		t.hits |= 3 << (off + n - 1)
+		off += n + 1
 	}
-	t.starts |= 1 << off
-	t.ends |= 1 << (off + minTriggerRun - 1)
+	for _, g := range triggerTrigrams {
+		add(len(g), func(k int, c byte) bool { return c|0x20 == g[k] })
+	}
+	add(minTriggerRun, func(_ int, c byte) bool { return wordByte[c] })
+	add(1, func(_ int, c byte) bool { return c == '\\' })
 	return t
 }()
 
-// mayTrigger reports whether a built-in detector might fire on s; false
-// only when none can. A pattern's last bit, once set, is kept in hit, so
-// the test for it runs once per eight bytes rather than once per byte (on
-// data that has no trigger, the usual case, the whole text is read
-// either way).
+// mayTrigger reports whether a built-in detector might fire on s, or s
+// holds a backslash; false only when neither. A pattern's last bit or its
+// sink, once set, is kept in hit, so the test for it runs once per sixteen
+// bytes rather than once per byte (on data that has no trigger, the usual
+// case, the whole text is read either way).
 func mayTrigger(s string) bool {
 	t := &triggerSet
-	starts, ends := t.starts, t.ends
+	starts := t.starts
 	d, hit := uint64(0), uint64(0)
 	i := 0
-	for ; i+8 <= len(s); i += 8 {
-		w := s[i : i+8]
+	for ; i+16 <= len(s); i += 16 {
+		w := s[i : i+16]
 		d = (d<<1 | starts) & t.table[w[0]]
-		hit |= d
 		d = (d<<1 | starts) & t.table[w[1]]
 		hit |= d
 		d = (d<<1 | starts) & t.table[w[2]]
-		hit |= d
 		d = (d<<1 | starts) & t.table[w[3]]
 		hit |= d
 		d = (d<<1 | starts) & t.table[w[4]]
-		hit |= d
 		d = (d<<1 | starts) & t.table[w[5]]
 		hit |= d
 		d = (d<<1 | starts) & t.table[w[6]]
-		hit |= d
 		d = (d<<1 | starts) & t.table[w[7]]
 		hit |= d
-		if hit&ends != 0 {
+		d = (d<<1 | starts) & t.table[w[8]]
+		d = (d<<1 | starts) & t.table[w[9]]
+		hit |= d
+		d = (d<<1 | starts) & t.table[w[10]]
+		d = (d<<1 | starts) & t.table[w[11]]
+		hit |= d
+		d = (d<<1 | starts) & t.table[w[12]]
+		d = (d<<1 | starts) & t.table[w[13]]
+		hit |= d
+		d = (d<<1 | starts) & t.table[w[14]]
+		d = (d<<1 | starts) & t.table[w[15]]
+		hit |= d
+		if hit&t.hits != 0 {
 			return true
 		}
 	}
@@ -93,5 +103,5 @@ func mayTrigger(s string) bool {
 		d = (d<<1 | starts) & t.table[s[i]]
 		hit |= d
 	}
-	return hit&ends != 0
+	return hit&t.hits != 0
 }

@@ -1,8 +1,10 @@
 package redact
 
 import (
+	"math/rand/v2"
 	"strings"
 	"testing"
+	"unicode"
 
 	"github.com/sandboxaudit/sandboxaudit/auditevent"
 	"github.com/sandboxaudit/sandboxaudit/internal/testutil/redacttest"
@@ -56,9 +58,10 @@ func FuzzPrefilter(f *testing.F) {
 	})
 }
 
-// TestTriggerBitsFit: the automaton's patterns fit in its uint64.
+// TestTriggerBitsFit: the automaton's patterns and their sinks fit in its
+// uint64.
 func TestTriggerBitsFit(t *testing.T) {
-	if n := 3*len(triggerTrigrams) + minTriggerRun; n > 64 {
+	if n := 4*len(triggerTrigrams) + minTriggerRun + 1 + 2; n > 64 {
 		t.Fatalf("%d pattern bits", n)
 	}
 }
@@ -70,7 +73,7 @@ func naiveTrigger(s string) bool {
 		if run = run + 1; !wordByte[s[i]] {
 			run = 0
 		}
-		if run >= minTriggerRun {
+		if run >= minTriggerRun || s[i] == '\\' {
 			return true
 		}
 		for _, g := range triggerTrigrams {
@@ -98,5 +101,54 @@ func TestDataCutsUnderDottedOrSpacedName(t *testing.T) {
 		if !changed || strings.Contains(out.String(), "hunter2") || !strings.Contains(out.String(), "[REDACTED:") {
 			t.Errorf("%s -> %s (changed %v)", in, out.String(), changed)
 		}
+	}
+}
+
+// TestPrefilterAtEveryOffset holds the automaton to its byte-by-byte
+// definition where its sinks matter: every trigram in every case, runs
+// around minTriggerRun and a backslash, at every offset of texts up to
+// two blocks of sixteen and a tail, in backgrounds of word and non-word
+// bytes; then random texts over an alphabet rich in trigger bytes.
+func TestPrefilterAtEveryOffset(t *testing.T) {
+	check := func(s string) {
+		t.Helper()
+		if got, want := mayTrigger(s), naiveTrigger(s); got != want {
+			t.Fatalf("mayTrigger(%q) = %v, byte by byte %v", s, got, want)
+		}
+	}
+	pieces := []string{`\`}
+	for _, g := range triggerTrigrams {
+		for mask := range 8 {
+			p := []byte(g)
+			for k := range p {
+				if mask>>k&1 != 0 {
+					p[k] = byte(unicode.ToUpper(rune(p[k])))
+				}
+			}
+			pieces = append(pieces, string(p))
+		}
+	}
+	for n := minTriggerRun - 2; n <= minTriggerRun+1; n++ {
+		pieces = append(pieces, strings.Repeat("a", n), strings.Repeat("_9-Z", n)[:n])
+	}
+	for _, bg := range []byte{'.', 'x', ' ', '"', 0x00, 0x0d, 0x40, 0x7f, 0xe5} {
+		for _, p := range pieces {
+			for size := len(p); size <= len(p)+33; size++ {
+				for at := 0; at+len(p) <= size; at++ {
+					s := []byte(strings.Repeat(string(bg), size))
+					copy(s[at:], p)
+					check(string(s))
+				}
+			}
+		}
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	const alphabet = "pasecrtokyubjPASECRTOKYUBJ-:/_09 .\"\\\x00\x0d@\x7f\xe5"
+	for range 200_000 {
+		s := make([]byte, rng.IntN(70))
+		for k := range s {
+			s[k] = alphabet[rng.IntN(len(alphabet))]
+		}
+		check(string(s))
 	}
 }

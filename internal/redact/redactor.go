@@ -234,14 +234,19 @@ func (r *Redactor) walk(d auditevent.Data, c *Counts) (auditevent.Data, bool) {
 // or format as a cut: the text of a data object without escapes is its
 // strings' text with quotes and commas between them. Text with escapes,
 // and user patterns, are walked value by value. Without user names, a
-// prefilter first rules out text that has no detector's trigger.
+// prefilter first rules out text that has no detector's trigger and no
+// backslash.
 func (r *Redactor) mayCut(text []byte) bool {
-	if len(r.patterns) > 0 || bytes.IndexByte(text, '\\') >= 0 {
+	if len(r.patterns) > 0 {
 		return true
 	}
+	// The prefilter also passes text with a backslash, in the same pass.
 	s := unsafe.String(unsafe.SliceData(text), len(text))
 	if len(r.keys) == 0 && !mayTrigger(s) {
 		return false
+	}
+	if bytes.IndexByte(text, '\\') >= 0 {
+		return true
 	}
 	sc := scanner{s: s, keys: r.keys, probe: true}
 	sc.scan()
