@@ -1,0 +1,80 @@
+package zstdread
+
+import (
+	"errors"
+	"io"
+
+	"github.com/klauspost/compress/zstd"
+)
+
+// DamagedError is a read that failed in the compressed stream itself:
+// the bytes under it were read, and they do not decode to their end.
+type DamagedError struct {
+	Err error // the decoder's error
+}
+
+func (e *DamagedError) Error() string {
+	return "the compressed segment cannot be read to its end (" + e.Err.Error() + "): cut short or damaged"
+}
+
+func (e *DamagedError) Unwrap() error { return e.Err }
+
+// IsDamaged reports whether err is, or wraps, a DamagedError.
+func IsDamaged(err error) bool {
+	var d *DamagedError
+	return errors.As(err, &d)
+}
+
+// Reader decompresses a zstd stream. A read error is either the error
+// reading the source gave, unchanged, or a *DamagedError.
+type Reader struct {
+	dec *zstd.Decoder
+	src *sourceTap
+}
+
+// NewReader reads the zstd stream in r. The decoder runs synchronously
+// (concurrency 1, set here), so an error is told apart at the read that
+// met it.
+func NewReader(r io.Reader, opts ...zstd.DOption) (*Reader, error) {
+	src := &sourceTap{r: r}
+	dec, err := zstd.NewReader(src, append(opts, zstd.WithDecoderConcurrency(1))...)
+	if err != nil {
+		if src.err != nil {
+			return nil, src.err
+		}
+		return nil, err
+	}
+	return &Reader{dec: dec, src: src}, nil
+}
+
+func (r *Reader) Read(p []byte) (int, error) {
+	n, err := r.dec.Read(p)
+	if err == nil || errors.Is(err, io.EOF) {
+		return n, err
+	}
+	// The decoder may pass a source error on, wrap it, or (skipping
+	// bytes) turn it into an unexpected EOF: the source's own error is
+	// the one that says what happened.
+	if r.src.err != nil {
+		return n, r.src.err
+	}
+	return n, &DamagedError{Err: err}
+}
+
+// Close releases the decoder; the source is the caller's to close.
+func (r *Reader) Close() { r.dec.Close() }
+
+// sourceTap keeps the first error other than io.EOF that reading the
+// source gave.
+type sourceTap struct {
+	r   io.Reader
+	err error
+}
+
+func (t *sourceTap) Read(p []byte) (int, error) {
+	n, err := t.r.Read(p)
+	if err != nil && !errors.Is(err, io.EOF) && t.err == nil {
+		t.err = err
+	}
+	return n, err
+}

@@ -1,0 +1,88 @@
+package zstdread
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"syscall"
+	"testing"
+
+	"github.com/klauspost/compress/zstd"
+	"github.com/stretchr/testify/require"
+)
+
+// frame is a zstd frame of n numbered lines, with its checksum.
+func frame(t *testing.T, n int) (plain, z []byte) {
+	t.Helper()
+	var b bytes.Buffer
+	for i := range n {
+		fmt.Fprintf(&b, "{\"line\":%d,\"pad\":\"%x\"}\n", i, i*7919)
+	}
+	enc, err := zstd.NewWriter(nil, zstd.WithEncoderCRC(true))
+	require.NoError(t, err)
+	defer func() { _ = enc.Close() }()
+	return b.Bytes(), enc.EncodeAll(b.Bytes(), nil)
+}
+
+// failingReader gives the first cut bytes of data, then err.
+type failingReader struct {
+	data []byte
+	cut  int
+	err  error
+}
+
+func (f *failingReader) Read(p []byte) (int, error) {
+	if f.cut == 0 {
+		return 0, f.err
+	}
+	n := copy(p, f.data[:f.cut])
+	f.data, f.cut = f.data[n:], f.cut-n
+	return n, nil
+}
+
+func readAll(t *testing.T, src io.Reader) ([]byte, error) {
+	t.Helper()
+	r, err := NewReader(src)
+	require.NoError(t, err)
+	defer r.Close()
+	return io.ReadAll(r)
+}
+
+func TestAWholeFrameReads(t *testing.T) {
+	plain, z := frame(t, 5000)
+	got, err := readAll(t, bytes.NewReader(z))
+	require.NoError(t, err)
+	require.Equal(t, plain, got)
+}
+
+func TestASourceErrorIsReportedAsItIs(t *testing.T) {
+	_, z := frame(t, 5000)
+	for _, cut := range []int{4, 20, len(z) / 2, len(z) - 1} {
+		_, err := readAll(t, &failingReader{data: z, cut: cut, err: syscall.EIO})
+		require.ErrorIs(t, err, syscall.EIO, "cut at %d", cut)
+		require.False(t, IsDamaged(err), "cut at %d: %v", cut, err)
+	}
+}
+
+func TestATruncatedFrameIsDamaged(t *testing.T) {
+	plain, z := frame(t, 5000)
+	for _, cut := range []int{6, len(z) / 2, len(z) - 1} {
+		got, err := readAll(t, bytes.NewReader(z[:cut]))
+		require.True(t, IsDamaged(err), "cut at %d: %v", cut, err)
+		require.ErrorIs(t, err, io.ErrUnexpectedEOF, "cut at %d", cut)
+		require.Contains(t, err.Error(), "cut short or damaged")
+		require.True(t, bytes.HasPrefix(plain, got), "what was read before the cut is the frame's start")
+	}
+}
+
+func TestACorruptedFrameIsDamaged(t *testing.T) {
+	_, z := frame(t, 5000)
+	for _, at := range []int{len(z) / 2, len(z) - 2} { // a block's bytes, the checksum
+		bad := bytes.Clone(z)
+		bad[at] ^= 0x5a
+		_, err := readAll(t, bytes.NewReader(bad))
+		require.True(t, IsDamaged(err), "byte %d changed: %v", at, err)
+		require.False(t, errors.Is(err, syscall.EIO))
+	}
+}
