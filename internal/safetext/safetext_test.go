@@ -1,6 +1,8 @@
 package safetext
 
 import (
+	"encoding/json"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -173,6 +175,47 @@ func TestEscapeCutAtBoundaries(t *testing.T) {
 			if got != want {
 				t.Errorf("EscapeCut(%q, %d) = %q, want %q", in, width, got, want)
 			}
+		}
+	}
+}
+
+func TestEscapeJSON(t *testing.T) {
+	for in, want := range map[string]string{
+		`{"a":"ls -la","b":"caf\u00e9 <b>"}`:          `{"a":"ls -la","b":"caf\u00e9 <b>"}`,
+		`{"a":"say \"hi\" \\ \\u202e"}`:               `{"a":"say \"hi\" \\ \\u202e"}`,
+		"{\"a\":\"notes\u202etxt.sh\"}":               `{"a":"notes\u202etxt.sh"}`,
+		"{\"a\":\"rm\u200b\",\"b\":\"\u00ad\u2028\"}": `{"a":"rm\u200b","b":"\u00ad\u2028"}`,
+		"{\"a\":\"tag\U000e0041\"}":                   `{"a":"tag\udb40\udc41"}`,
+		"{\"a\":\"\x7f\u0085\"}":                      `{"a":"\u007f\u0085"}`,
+		"{\n\t\"a\": 1\r\n}":                          "{\n\t\"a\": 1\\u000d\n}",
+		"{\"a\":\"bad \xff\"}":                        `{"a":"bad \xff"}`,
+	} {
+		if got := EscapeJSON(in); got != want {
+			t.Errorf("EscapeJSON(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// What EscapeJSON shows of valid JSON is JSON of the same value.
+func TestEscapeJSONKeepsTheValue(t *testing.T) {
+	for _, in := range []string{
+		"{\"command\":[\"cat\",\"notes\u202etxt.sh\",\"rm\u200b -rf\U000e0041\"]}",
+		`{"command":["printf","\\x1b","\u001b"],"n":1.5}`,
+		"[\"\ufeff\u2066x\u2069\", \"\u3164\"]",
+	} {
+		var want, got any
+		if err := json.Unmarshal([]byte(in), &want); err != nil {
+			t.Fatal(err)
+		}
+		shown := EscapeJSON(in)
+		if err := json.Unmarshal([]byte(shown), &got); err != nil {
+			t.Fatalf("EscapeJSON(%q) = %q: not JSON: %v", in, shown, err)
+		}
+		if !reflect.DeepEqual(want, got) {
+			t.Errorf("EscapeJSON(%q) = %q reads as %v, want %v", in, shown, got, want)
+		}
+		if strings.IndexFunc(shown, unsafeInJSON) >= 0 {
+			t.Errorf("EscapeJSON(%q) = %q still holds a character to show", in, shown)
 		}
 	}
 }
