@@ -30,8 +30,8 @@ commands:
   canon                      read event JSON lines on stdin, write canonical lines to stdout
   verify [--allow-open] [--allow-duplicates] FILE|DIR...
          [--key NAME.pub [--allow-renamed] [--allow-unsealed COUNT|DURATION]
-          [--alone] [--checkpoint FILE...]
-          [--witness W.vkey... [--quorum K] [--allow-unwitnessed N]]]
+          [--alone] [--checkpoint FILE]...
+          [--witness W.vkey]... [--quorum K] [--allow-unwitnessed N]]
                              check audit files (rotated and compressed segments, or a trail's
                              directory): canonical lines, ids, seqs, start/finish pairs;
                              --allow-duplicates accepts exact resent copies of an event;
