@@ -185,8 +185,9 @@ func (c *TrailChecker) proveSegments() {
 
 // ProveAlso adds a signed checkpoint kept elsewhere (an auditor's copy,
 // a witness's), of this log: the caller hands only those whose origin is
-// Origin. For a segment alone, Finish proves the segment in it; for a whole trail, the log read must extend it: its
-// first N lines have the checkpoint's root. Call it before the first part.
+// Origin. For a segment alone, Finish proves the segment in it; for a
+// whole trail, the log read must extend it: its first N lines have the
+// checkpoint's root. Call it before the first part.
 func (c *TrailChecker) ProveAlso(cp Checkpoint) {
 	if c.trail.Alone {
 		c.given = append(c.given, cp)
