@@ -111,6 +111,11 @@ func (e *auditExporter) Start(ctx context.Context, host component.Host) (err err
 		e.warnLooseMode(fc.Path)
 	}
 	if hc := e.cfg.HTTP.Get(); hc != nil {
+		if sc := hc.Spool.Get(); sc != nil {
+			if err := checkSpoolIsNoAuditFile(sc); err != nil {
+				return fmt.Errorf("sandboxaudit exporter: %w", err)
+			}
+		}
 		target, err := e.startHTTP(ctx, host, hc)
 		if err != nil {
 			return fmt.Errorf("sandboxaudit exporter: http sink: %w", err)
@@ -118,6 +123,11 @@ func (e *auditExporter) Start(ctx context.Context, host component.Host) (err err
 		e.http = target
 		if e.file != nil {
 			e.file.ids, e.http.ids = newSinkIDs(), newSinkIDs()
+		}
+	}
+	if fc := e.cfg.File.Get(); fc != nil {
+		if err := checkFileIsNoSpool(fc); err != nil {
+			return fmt.Errorf("sandboxaudit exporter: %w", err)
 		}
 	}
 	return nil
