@@ -27,9 +27,7 @@ func TestUsageShowsRepeatableFlags(t *testing.T) {
 			seen++
 			shown := regexp.MustCompile(`--` + regexp.QuoteMeta(f[1]) + ` (\S+\.\.\.|[^\s\]]+\]\.\.\.)`)
 			require.Regexp(t, shown, synopsis, "%s -h", cmd)
-			if cmd[0] != "log" { // the top-level usage does not list handover's flags
-				require.Regexp(t, shown, top, "the usage of %s", cmd)
-			}
+			require.Regexp(t, shown, top, "the usage of %s", cmd)
 		}
 		require.NotZero(t, seen, "%s has a repeatable flag", cmd)
 	}
