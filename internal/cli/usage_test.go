@@ -32,3 +32,13 @@ func TestUsageShowsRepeatableFlags(t *testing.T) {
 		require.NotZero(t, seen, "%s has a repeatable flag", cmd)
 	}
 }
+
+// `log -h` is help asked for, as each command's -h: exit 0. `log` alone, or
+// an unknown subcommand, is a usage error.
+func TestLogHelpExitsZero(t *testing.T) {
+	res := run(t, "", "log", "-h")
+	require.Equal(t, exitOK, res.code, res.stderr)
+	require.Contains(t, res.stderr, "sandboxaudit log handover")
+	require.Equal(t, exitUsage, run(t, "", "log").code)
+	require.Equal(t, exitUsage, run(t, "", "log", "nosuch").code)
+}
