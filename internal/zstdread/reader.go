@@ -49,14 +49,17 @@ func NewReader(r io.Reader, opts ...zstd.DOption) (*Reader, error) {
 
 func (r *Reader) Read(p []byte) (int, error) {
 	n, err := r.dec.Read(p)
-	if err == nil || errors.Is(err, io.EOF) {
-		return n, err
+	if err == nil {
+		return n, nil
 	}
-	// The decoder may pass a source error on, wrap it, or (skipping
-	// bytes) turn it into an unexpected EOF: the source's own error is
-	// the one that says what happened.
+	// The decoder may pass a source error on, wrap it, turn it into an
+	// unexpected EOF, or (an unexpected EOF where a frame could end) into
+	// the stream's end: the source's own error says what happened.
 	if r.src.err != nil {
 		return n, r.src.err
+	}
+	if errors.Is(err, io.EOF) {
+		return n, err
 	}
 	return n, &DamagedError{Err: err}
 }

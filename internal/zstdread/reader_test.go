@@ -86,3 +86,18 @@ func TestACorruptedFrameIsDamaged(t *testing.T) {
 		require.False(t, errors.Is(err, syscall.EIO))
 	}
 }
+
+// A source that fails where a frame could end (before the first frame,
+// after the last) failed all the same: the read says so, even when the
+// failure is an unexpected EOF, which the decoder takes for the stream's
+// end at a frame boundary.
+func TestASourceErrorAtAFrameBoundaryIsReportedAsItIs(t *testing.T) {
+	_, z := frame(t, 5000)
+	for _, cut := range []int{0, len(z)} {
+		for _, fail := range []error{syscall.EIO, io.ErrUnexpectedEOF} {
+			_, err := readAll(t, &failingReader{data: z, cut: cut, err: fail})
+			require.ErrorIs(t, err, fail, "cut at %d", cut)
+			require.False(t, IsDamaged(err), "cut at %d: %v", cut, err)
+		}
+	}
+}
