@@ -8,8 +8,6 @@ import (
 	"io"
 	"os"
 
-	"github.com/klauspost/compress/zstd"
-
 	"github.com/sandboxaudit/sandboxaudit/internal/fsutil"
 	"github.com/sandboxaudit/sandboxaudit/internal/zstdread"
 )
@@ -44,7 +42,7 @@ func open(name string, stdin io.Reader) (rc io.ReadCloser, err error) {
 	if !bytes.Equal(head, zstdMagic) {
 		return readCloser{br, rc}, nil
 	}
-	zr, err := zstdread.NewReader(br, zstd.WithDecoderMaxWindow(64<<20))
+	zr, err := zstdread.NewReader(br)
 	if err != nil {
 		_ = rc.Close()
 		return nil, fmt.Errorf("%s: zstd: %w", name, err)

@@ -32,12 +32,19 @@ type Reader struct {
 	src *sourceTap
 }
 
+// maxWindow bounds the window a frame may ask for, which the decoder
+// allocates up front (the format allows 512 MiB). The file sink writes
+// 1 MiB windows; `zstd` writes at most 8 MiB below --ultra and --long.
+const maxWindow = 64 << 20
+
 // NewReader reads the zstd stream in r. The decoder runs synchronously
 // (concurrency 1, set here), so an error is told apart at the read that
-// met it.
+// met it. A frame asking for a window over 64 MiB fails a read as damaged
+// unless opts allow more.
 func NewReader(r io.Reader, opts ...zstd.DOption) (*Reader, error) {
 	src := &sourceTap{r: r}
-	dec, err := zstd.NewReader(src, append(opts, zstd.WithDecoderConcurrency(1))...)
+	all := append([]zstd.DOption{zstd.WithDecoderMaxWindow(maxWindow)}, opts...)
+	dec, err := zstd.NewReader(src, append(all, zstd.WithDecoderConcurrency(1))...)
 	if err != nil {
 		if src.err != nil {
 			return nil, src.err

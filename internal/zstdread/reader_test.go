@@ -101,3 +101,15 @@ func TestASourceErrorAtAFrameBoundaryIsReportedAsItIs(t *testing.T) {
 		}
 	}
 }
+
+// A frame header may ask for a window of up to 512 MiB, which the decoder
+// would allocate before the first block: a ten-byte file must not cost
+// that. Such a frame is refused as damaged.
+func TestAFrameAskingForAHugeWindowIsRefused(t *testing.T) {
+	// Magic, a header with no content size and a 512 MiB window, one raw
+	// last block holding "x".
+	z := []byte{0x28, 0xb5, 0x2f, 0xfd, 0x00, 0x98, 0x09, 0x00, 0x00, 'x'}
+	_, err := readAll(t, bytes.NewReader(z))
+	require.ErrorIs(t, err, zstd.ErrWindowSizeExceeded)
+	require.True(t, IsDamaged(err), "%v", err)
+}
