@@ -37,9 +37,9 @@ func Escape(s string) string {
 // U+FFFF), so the result reads as the same JSON value, and invalid UTF-8
 // as \xff, which no JSON text holds. Backslashes stay as they are: in
 // JSON text a backslash always begins an escape, so none is misread. A
-// newline or a tab stays too: JSON text holds them only as whitespace
-// between values (indented JSON). Text with nothing to show is returned
-// as it is.
+// newline, a tab or a carriage return stays too: JSON text holds them
+// only as whitespace between values (indented JSON, a CRLF line end).
+// Text with nothing to show is returned as it is.
 func EscapeJSON(s string) string {
 	i := strings.IndexFunc(s, unsafeInJSON)
 	if i < 0 {
@@ -114,7 +114,9 @@ func appendShown(b []byte, s string) ([]byte, int) {
 	return append(b, s[:n]...), n
 }
 
-func unsafeInJSON(r rune) bool { return r != '\n' && r != '\t' && unsafeRune(r) }
+// unsafeInJSON is unsafeRune but for JSON's whitespace, which an escape
+// would turn into text that is not JSON.
+func unsafeInJSON(r rune) bool { return r != '\n' && r != '\t' && r != '\r' && unsafeRune(r) }
 
 func needsEscape(s string) bool {
 	for _, r := range s {
