@@ -86,6 +86,11 @@ func (e *auditExporter) Start(ctx context.Context, host component.Host) (err err
 		}
 	}()
 	if fc := e.cfg.File.Get(); fc != nil {
+		// Before the sealer, which would sign another exporter's spool
+		// and leave its sidecars there.
+		if err := checkFileIsNoSpool(fc); err != nil {
+			return fmt.Errorf("sandboxaudit exporter: %w", err)
+		}
 		opts := filesink.Options{Path: fc.Path, Fsync: fc.Fsync, MaxOpenFiles: fc.MaxOpenFiles, Rotation: e.rotation(fc)}
 		if ic := fc.Integrity.Get(); ic != nil {
 			if e.sealer, err = e.startIntegrity(ctx, host, fc, ic); err != nil {
@@ -126,6 +131,7 @@ func (e *auditExporter) Start(ctx context.Context, host component.Host) (err err
 		}
 	}
 	if fc := e.cfg.File.Get(); fc != nil {
+		// Again, for this exporter's own spool reached through a link.
 		if err := checkFileIsNoSpool(fc); err != nil {
 			return fmt.Errorf("sandboxaudit exporter: %w", err)
 		}

@@ -12,6 +12,7 @@ import (
 	"go.opentelemetry.io/collector/exporter/exportertest"
 
 	"github.com/sandboxaudit/sandboxaudit/auditevent"
+	"github.com/sandboxaudit/sandboxaudit/internal/integrity"
 )
 
 // spoolConfig is an HTTP sink to rec with its spool at path.
@@ -83,4 +84,26 @@ func TestASpoolThatIsTheFileThroughALinkFailsAtStart(t *testing.T) {
 	require.NoError(t, confmap.Validate(cfg))
 	err := startAnother(t, cfg)
 	require.ErrorContains(t, err, "file::path: "+filepath.Join(dir, "link", "events.jsonl"))
+}
+
+// A file with integrity at another exporter's open spool is refused before
+// its sealer starts: nothing is signed or left beside the spool, so the
+// spool's exporter starts again once the file is named elsewhere.
+func TestAFileWithIntegrityAtAnotherExportersSpoolLeavesTheSpoolAlone(t *testing.T) {
+	keyPath, _ := writeKeys(t)
+	path := filepath.Join(t.TempDir(), "spool.jsonl")
+	cfg := syncConfig()
+	withFile(cfg, path, auditevent.PolicyOverride{})
+	withIntegrity(cfg, keyPath)
+	require.NoError(t, confmap.Validate(cfg))
+	spooled := spoolConfig(newRecorder(t, nil), path)
+	running := startIntegrityExporters(t, spooled)
+
+	err := startAnother(t, cfg)
+	require.ErrorContains(t, err, "file::path: "+path)
+	for _, sidecar := range []string{integrity.OwnerLockPath(path), integrity.StorePath(path), integrity.CheckpointsPath(path)} {
+		require.NoFileExists(t, sidecar)
+	}
+	running.shutdown(t)
+	require.NoError(t, startAnother(t, spooled), "the spool's exporter, restarted")
 }

@@ -14,9 +14,9 @@ import (
 // files are there, so such a config fails at start rather than at the
 // first write.
 
-// checkFileIsNoSpool refuses, once the sinks are open, a file that is an
-// HTTP sink's spool: another exporter's, or this one's reached through a
-// symbolic link.
+// checkFileIsNoSpool refuses a file that is an HTTP sink's spool: another
+// exporter's (checked before this exporter opens anything), or this one's
+// reached through a symbolic link (checked once its spool is open).
 func checkFileIsNoSpool(fc *FileConfig) error {
 	if err := filesink.CheckNotSpool(fc.Path); err != nil {
 		return fmt.Errorf("file::path: %w", err)
