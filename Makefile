@@ -1,5 +1,5 @@
-# sandboxaudit — see README.md. Every target needs only Go (and python3 for
-# one interoperability test, which skips without it).
+# sandboxaudit — see README.md. The build and tests need only Go; the tests
+# that also use python3 or Chromium skip without them (.ci/run installs both).
 # go1.27.3 fixes 12 reachable standard-library vulnerabilities of 1.26.8;
 # `:=` because the machine's env file sets GOTOOLCHAIN=local.
 export GOTOOLCHAIN := go1.27.3
@@ -11,7 +11,7 @@ GOLANGCI_VERSION    ?= v2.15.0
 GOVULNCHECK_VERSION ?= v1.9.0
 GOTESTSUM_VERSION   ?= v1.13.0
 # VULNDB: govulncheck's database; machines without the internet point it at an
-# unpacked offline copy (file:///…), see README "Vulnerabilities".
+# unpacked offline copy (file:///…), see README "Development".
 VULNDB    ?= https://vuln.go.dev
 
 .PHONY: all test unit e2e e2e-jaeger vet bench bench-check bench-rotation bench-e2e bench-single bench-sync bench-roundtrip bench-canon bench-show fuzz lint vulncheck build install run clean
@@ -47,7 +47,7 @@ vet:
 	$(GO) vet ./...
 	@test -z "$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))" || { echo "gofmt needed:"; gofmt -l .; exit 1; }
 
-## bench: the benchmarks quoted in README's Performance section (one core)
+## bench: the micro-benchmarks, on one core (figures in bench/RESULTS.md)
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -cpu 1 ./auditevent/ ./internal/... ./exporter/ ./receiver/ ./encoding/
 

@@ -1,5 +1,5 @@
 // Package sandboxauditencoding is the sandboxaudit_encoding extension: the
-// canonical audit JSONL (SPEC section 2) as a collector encoding extension,
+// canonical audit JSONL (docs/format.md) as a collector encoding extension,
 // for components that take one by id, such as the contrib kafka exporter
 // and receiver.
 //
@@ -7,7 +7,7 @@
 //     mapping (internal/spanmap) and encoder (auditevent) as the sandboxaudit
 //     exporter, under the extension's payload policy; other spans are skipped
 //     and counted.
-//   - MarshalLogs: audit log records (SPEC section 6) to canonical lines.
+//   - MarshalLogs: audit log records to canonical lines.
 //   - UnmarshalLogs: canonical lines to audit log records, as strict as the
 //     receiver's ndjson intake; a bad line refuses the message, naming the line
 //     and the field.

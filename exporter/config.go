@@ -264,8 +264,8 @@ func (cfg *Config) Validate() error {
 	return errors.Join(errs...)
 }
 
-// checkSpoolIsNotAuditFile refuses a spool at the audit file's path: the
-// spool trims and rewrites its file after replay, which would destroy the
+// checkSpoolIsNotAuditFile refuses a spool at the audit file's path, or at
+// one of the files a templated path gives: the spool trims and rewrites its file after replay, which would destroy the
 // audit trail.
 func (cfg *Config) checkSpoolIsNotAuditFile() error {
 	fc, hc := cfg.File.Get(), cfg.HTTP.Get()
@@ -283,6 +283,9 @@ func (cfg *Config) checkSpoolIsNotAuditFile() error {
 	}
 	if filePath == spoolPath || sameEntry(filePath, spoolPath) {
 		return fmt.Errorf("http::spool::path: must not be the file sink's file %q (the spool would send it away and trim it)", fc.Path)
+	}
+	if match, err := filesink.Matcher(filePath); err == nil && match(spoolPath) {
+		return fmt.Errorf("http::spool::path: must not be a file of the file sink's path %q (the spool would send it away and trim it)", fc.Path)
 	}
 	return nil
 }

@@ -324,6 +324,7 @@ func badConfigs() []badConfig {
 		{name: "spool_negative_max_size", want: []string{"http: spool: max_size: must be >= 0, got -1"}},
 		{name: "spool_zero_replay_interval", want: []string{"http: spool: replay_interval: must be > 0"}},
 		{name: "spool_is_audit_file", want: []string{`http::spool::path: must not be the file sink's file "./audit/events.jsonl"`}},
+		{name: "spool_is_a_session_file", want: []string{`http::spool::path: must not be a file of the file sink's path "./audit/{session_id}.jsonl"`}},
 		{name: "negative_timeout", want: []string{"timeout", "must be greater than or equal to 0"}},
 		{name: "bad_retry", want: []string{"retry_on_failure: ", "multiplier"}},
 		{name: "bad_queue", want: []string{"sending_queue: ", "queue_size"}},

@@ -2,5 +2,5 @@
 // turns sandbox operation spans (each into its start and finish audit
 // events) and audit-event log records into canonical JSONL lines, and
 // writes every event to a file sink and/or delivers it over HTTP, each sink
-// under its own payload policy (../shared/SPEC.md sections 4-7).
+// under its own payload policy (see README.md).
 package sandboxauditexporter // import "github.com/sandboxaudit/sandboxaudit/exporter"

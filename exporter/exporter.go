@@ -86,6 +86,11 @@ func (e *auditExporter) Start(ctx context.Context, host component.Host) (err err
 		}
 	}()
 	if fc := e.cfg.File.Get(); fc != nil {
+		// Before the sealer, which would sign another exporter's spool
+		// and leave its sidecars there.
+		if err := checkFileIsNoSpool(fc); err != nil {
+			return fmt.Errorf("sandboxaudit exporter: %w", err)
+		}
 		opts := filesink.Options{Path: fc.Path, Fsync: fc.Fsync, MaxOpenFiles: fc.MaxOpenFiles, Rotation: e.rotation(fc)}
 		if ic := fc.Integrity.Get(); ic != nil {
 			if e.sealer, err = e.startIntegrity(ctx, host, fc, ic); err != nil {
@@ -111,6 +116,11 @@ func (e *auditExporter) Start(ctx context.Context, host component.Host) (err err
 		e.warnLooseMode(fc.Path)
 	}
 	if hc := e.cfg.HTTP.Get(); hc != nil {
+		if sc := hc.Spool.Get(); sc != nil {
+			if err := checkSpoolIsNoAuditFile(sc); err != nil {
+				return fmt.Errorf("sandboxaudit exporter: %w", err)
+			}
+		}
 		target, err := e.startHTTP(ctx, host, hc)
 		if err != nil {
 			return fmt.Errorf("sandboxaudit exporter: http sink: %w", err)
@@ -118,6 +128,12 @@ func (e *auditExporter) Start(ctx context.Context, host component.Host) (err err
 		e.http = target
 		if e.file != nil {
 			e.file.ids, e.http.ids = newSinkIDs(), newSinkIDs()
+		}
+	}
+	if fc := e.cfg.File.Get(); fc != nil {
+		// Again, for this exporter's own spool reached through a link.
+		if err := checkFileIsNoSpool(fc); err != nil {
+			return fmt.Errorf("sandboxaudit exporter: %w", err)
 		}
 	}
 	return nil

@@ -1,6 +1,6 @@
 // Package sandboxtrace records sandbox operations (exec, read, write, …) as
-// OpenTelemetry spans, one span per operation, following section 5 of the
-// sandbox audit SPEC. The collector maps each span back to the start and
+// OpenTelemetry spans, one span per operation, with the attributes
+// docs/format.md lists. The collector maps each span back to the start and
 // finish events the openai-agents-python sandbox session would have emitted
 // for the same operation: same ops, seq numbering, data, error fields and
 // event ids.
@@ -19,7 +19,7 @@
 // code.
 //
 // With WithLogExporter or WithLoggerProvider, every operation first emits
-// its start event as a log record (SPEC §8, write-ahead) so that an
+// its start event as a log record (write-ahead) so that an
 // operation that never ends — its process killed — is still on record; with
 // DeliverySync the operation runs only once the collector acknowledged it,
 // and with DeliverySyncFinish it also returns only once the collector

@@ -1,5 +1,5 @@
 // Package semconv names the span attributes, span names and log event names
-// of sandbox audit telemetry (SPEC sections 5 and 6).
+// of sandbox audit telemetry (docs/format.md, "Inside the collector").
 //
 // These names are the contract between the Go instrumentation
 // (sandboxtrace), the collector's receiver and exporter, and the people who

@@ -30,8 +30,8 @@ commands:
   canon                      read event JSON lines on stdin, write canonical lines to stdout
   verify [--allow-open] [--allow-duplicates] FILE|DIR...
          [--key NAME.pub [--allow-renamed] [--allow-unsealed COUNT|DURATION]
-          [--alone] [--checkpoint FILE...]
-          [--witness W.vkey... [--quorum K] [--allow-unwitnessed N]]]
+          [--alone] [--checkpoint FILE]...
+          [--witness W.vkey]... [--quorum K] [--allow-unwitnessed N]]
                              check audit files (rotated and compressed segments, or a trail's
                              directory): canonical lines, ids, seqs, start/finish pairs;
                              --allow-duplicates accepts exact resent copies of an event;
@@ -45,6 +45,10 @@ commands:
   log reset --signing-key NAME.key PATH
                              start a new log over an audit file the collector refuses
                              (no signed history); the old sidecars are kept
+  log handover --signing-key OLD.key --next-key NEW.pub [--next-origin ORIGIN]
+         [--witness URL=W.vkey]... PATH
+                             replace the signing key: a final checkpoint names the next key,
+                             and the old log is moved aside; run it with the collector stopped
   log rebuild-store --key NAME.pub|--signing-key NAME.key PATH
                              write a lost or cut hash store (PATH.tlog) again from the
                              segments and the file, checked against the signed log first;

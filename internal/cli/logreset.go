@@ -23,8 +23,13 @@ func runLog(ctx context.Context, args []string, s Streams) int {
 	}
 	_, _ = fmt.Fprintln(s.Stderr, "usage: sandboxaudit log reset --signing-key NAME.key PATH\n       sandboxaudit "+handoverSynopsis+
 		"\n       sandboxaudit "+rebuildSynopsis)
+	if len(args) == 1 && isHelp(args[0]) {
+		return exitOK // asked for, as every command's -h
+	}
 	return exitUsage
 }
+
+func isHelp(arg string) bool { return arg == "-h" || arg == "-help" || arg == "--help" }
 
 // runLogReset starts a new log over an audit path: the operator's explicit
 // act the collector never does on its own. The old sidecars are kept

@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"encoding/json"
+	"html"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
@@ -80,4 +82,43 @@ func TestServeShowsSourceNamesAsEscapes(t *testing.T) {
 	_, _, body := get(t, hs.URL+"/session/"+sessionA.String()+"/op/0")
 	assert.NotContains(t, body, "\u202e")
 	assert.Contains(t, body, `events\u202elsonj.jsonl`)
+}
+
+// A line in the trail need not be canonical: a writer may put a
+// bidirectional override or a zero-width space in a JSON string as it is.
+// The operation page shows such characters in the lines and the data as
+// JSON escapes, so the text still reads as the same JSON, and a line with
+// none is shown byte for byte.
+func TestServeShowsTheLinesFormatCharactersAsEscapes(t *testing.T) {
+	s, f := op(sessionA, "exec", "span-1", 1, 2)
+	s.Data = auditevent.MustParseData(`{"command":["cat","notes\u202etxt.sh","rm\u200b","say \"hi\" \\ \u00e9"]}`)
+	f.Data = auditevent.MustParseData(`{"command":["ls","a \"b\" \\ c"],"exit_code":0}`)
+	canonStart, canonFinish := canonLines(s), canonLines(f)
+	raw := strings.NewReplacer(`\u202e`, "\u202e", `\u200b`, "\u200b").Replace(canonStart)
+	require.NotEqual(t, canonStart, raw)
+	p := writeFile(t, "events.jsonl", raw+canonFinish)
+	hs := startView(t, webview.Config{Sources: []string{p}})
+	code, _, body := get(t, hs.URL+"/session/"+sessionA.String()+"/op/0")
+	require.Equal(t, http.StatusOK, code)
+	assert.NotContains(t, body, "\u202e")
+	assert.NotContains(t, body, "\u200b")
+
+	pre := func(id string) string {
+		m := regexp.MustCompile(`<pre class="line" id="` + id + `">([^<]*)</pre>`).FindStringSubmatch(body)
+		require.NotNil(t, m, id)
+		return html.UnescapeString(m[1])
+	}
+	start := pre("start-line")
+	assert.Contains(t, start, `notes\u202etxt.sh`)
+	assert.Contains(t, start, `rm\u200b`)
+	var shown, written any
+	require.NoError(t, json.Unmarshal([]byte(start), &shown), "the start line as shown is JSON")
+	require.NoError(t, json.Unmarshal([]byte(raw), &written))
+	assert.Equal(t, written, shown, "the start line as shown is the same JSON as the line")
+	assert.Equal(t, strings.TrimSuffix(canonFinish, "\n"), pre("finish-line"), "a line with nothing to hide is shown as it is")
+
+	data := regexp.MustCompile(`<pre class="data">([^<]*)</pre>`).FindAllStringSubmatch(body, -1)
+	require.Len(t, data, 2)
+	assert.Contains(t, html.UnescapeString(data[0][1]), `"notes\u202etxt.sh"`)
+	assert.Contains(t, html.UnescapeString(data[0][1]), `"rm\u200b"`)
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/sandboxaudit/sandboxaudit/internal/filesink"
 	"github.com/sandboxaudit/sandboxaudit/internal/integrity"
 	"github.com/sandboxaudit/sandboxaudit/internal/trail"
+	"github.com/sandboxaudit/sandboxaudit/internal/zstdread"
 )
 
 // trailArgs turns verify's arguments (files, directories, "-") into the
@@ -102,11 +103,12 @@ func (v *verifier) verifyParts(ctx context.Context, parts []integrity.TrailPart,
 		}
 		err = v.verifyReader(ctx, p.Path, src)
 		_ = r.Close() // read-only: a close error loses nothing
-		if err != nil && tap.err != nil && ctx.Err() == nil {
+		if err != nil && zstdread.IsDamaged(tap.err) && ctx.Err() == nil {
 			// A damaged frame fails this segment, not the run: the lines
-			// before the damage were checked, and the other parts still are.
+			// before the damage were checked, and the other parts still
+			// are. An error reading the file ends the run, as it is.
 			v.sum.Problems++
-			_, _ = fmt.Fprintf(v.out, "%s: the compressed segment cannot be read to its end (%v): cut short or damaged\n", p.Path, tap.err)
+			_, _ = fmt.Fprintf(v.out, "%s: %v\n", p.Path, tap.err)
 			err = nil
 		}
 		if err != nil {

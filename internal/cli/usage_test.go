@@ -8,9 +8,10 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// Each flag a command's help calls repeatable is shown as repeatable
-// (NAME... or [--flag VALUE]...) in the command's synopsis and in the
-// top-level usage.
+// Each flag a command's help calls repeatable is shown as repeatable, in
+// one style, [--flag VALUE]... (--flag VALUE... would read as one flag
+// taking several values), in the command's synopsis and in the top-level
+// usage.
 func TestUsageShowsRepeatableFlags(t *testing.T) {
 	top := run(t, "").stderr
 	for _, cmd := range [][]string{{"verify"}, {"replay"}, {"log", "handover"}} {
@@ -25,12 +26,25 @@ func TestUsageShowsRepeatableFlags(t *testing.T) {
 				continue
 			}
 			seen++
-			shown := regexp.MustCompile(`--` + regexp.QuoteMeta(f[1]) + ` (\S+\.\.\.|[^\s\]]+\]\.\.\.)`)
+			shown := regexp.MustCompile(`\[--` + regexp.QuoteMeta(f[1]) + ` [^\s\]]+\]\.\.\.`)
 			require.Regexp(t, shown, synopsis, "%s -h", cmd)
-			if cmd[0] != "log" { // the top-level usage does not list handover's flags
-				require.Regexp(t, shown, top, "the usage of %s", cmd)
-			}
+			require.Regexp(t, shown, top, "the usage of %s", cmd)
 		}
 		require.NotZero(t, seen, "%s has a repeatable flag", cmd)
+		require.NotRegexp(t, otherStyle, synopsis, "%s -h", cmd)
 	}
+	require.NotRegexp(t, otherStyle, top)
+}
+
+// otherStyle is a flag whose value is followed by "...".
+var otherStyle = regexp.MustCompile(`--[^\s\]]+ [^\s\]]+\.\.\.`)
+
+// `log -h` is help asked for, as each command's -h: exit 0. `log` alone, or
+// an unknown subcommand, is a usage error.
+func TestLogHelpExitsZero(t *testing.T) {
+	res := run(t, "", "log", "-h")
+	require.Equal(t, exitOK, res.code, res.stderr)
+	require.Contains(t, res.stderr, "sandboxaudit log handover")
+	require.Equal(t, exitUsage, run(t, "", "log").code)
+	require.Equal(t, exitUsage, run(t, "", "log", "nosuch").code)
 }

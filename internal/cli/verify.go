@@ -23,8 +23,8 @@ import (
 
 // runVerify checks audit files and exits non-zero when it finds problems.
 func runVerify(ctx context.Context, args []string, s Streams) int {
-	fs := newFlagSet("verify", "verify [--allow-open] [--allow-duplicates] [--key NAME.pub [--allow-renamed] [--allow-unsealed COUNT|DURATION] [--alone] [--checkpoint FILE...] "+
-		"[--witness W.vkey... [--quorum K] [--allow-unwitnessed N]]] FILE|DIR... (\"-\" reads stdin)", s.Stderr)
+	fs := newFlagSet("verify", "verify [--allow-open] [--allow-duplicates] [--key NAME.pub [--allow-renamed] [--allow-unsealed COUNT|DURATION] [--alone] [--checkpoint FILE]... "+
+		"[--witness W.vkey]... [--quorum K] [--allow-unwitnessed N]] FILE|DIR... (\"-\" reads stdin)", s.Stderr)
 	allowOpen := fs.Bool("allow-open", false, "accept start events without a finish (operations still running, or a file still being written)")
 	allowDups := fs.Bool("allow-duplicates", false,
 		"accept exact copies of an earlier line (same session, seq and event_id, same bytes), which at-least-once delivery can write")

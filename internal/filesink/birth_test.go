@@ -68,3 +68,18 @@ func TestFileBirthReadsTheFileSystem(t *testing.T) {
 	require.False(t, b.Before(before), "birth %v before the file was made (%v)", b, before)
 	require.False(t, b.After(time.Now().Add(time.Second)), "birth %v in the future", b)
 }
+
+// A test clock changes the clock only: the creation time still comes from
+// the file system unless a test gives its own.
+func TestSegmentBeganReadsTheFileSystemUnderATestClock(t *testing.T) {
+	f, err := os.Create(filepath.Join(t.TempDir(), "f"))
+	require.NoError(t, err)
+	defer func() { _ = f.Close() }()
+	born, ok := fileBirth(f)
+	if !ok {
+		t.Skip("this file system records no creation time")
+	}
+	later := born.Add(3 * time.Hour)
+	r := &Rotation{Interval: time.Hour, now: func() time.Time { return later }}
+	require.Equal(t, born, r.segmentBegan(f, 10))
+}

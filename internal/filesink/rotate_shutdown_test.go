@@ -21,7 +21,7 @@ func rotateIdleOnce(t *testing.T, path string, after func(cancel context.CancelF
 	clock := &fakeClock{t: time.Date(2026, 12, 6, 6, 0, 0, 0, time.UTC)}
 	var ev rotationEvents
 	r := ev.hook(&Rotation{Interval: time.Hour})
-	r.now = clock.now
+	clock.drive(r)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var mu sync.Mutex

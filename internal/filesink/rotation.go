@@ -64,7 +64,8 @@ type Rotation struct {
 	now      func() time.Time
 	grace    time.Duration
 	idlePoll time.Duration
-	// birth, when set, stands in for the file system's creation time.
+	// birth, when set, stands in for the file system's creation time
+	// (a test whose clock is not the file system's sets it).
 	birth func(*os.File) (time.Time, bool)
 }
 
@@ -111,15 +112,12 @@ func (r *Rotation) clock() time.Time {
 // interval never rotate.
 func (r *Rotation) segmentBegan(f *os.File, size int64) time.Time {
 	now := r.clock()
-	birth := r.birth
-	if birth == nil {
-		if r.now != nil {
-			return now // a test's clock has no file birth times
-		}
-		birth = fileBirth
-	}
 	if size == 0 {
 		return now
+	}
+	birth := r.birth
+	if birth == nil {
+		birth = fileBirth
 	}
 	b, ok := birth(f)
 	if !ok || b.After(now) {

@@ -26,6 +26,14 @@ type fakeClock struct {
 }
 
 func (c *fakeClock) now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
+
+// drive makes r run on c. Files made under c carry the real clock's
+// creation times, which mean nothing on c: r sees none, so a file's
+// segment begins when the sink opens it.
+func (c *fakeClock) drive(r *Rotation) {
+	r.now = c.now
+	r.birth = func(*os.File) (time.Time, bool) { return time.Time{}, false }
+}
 func (c *fakeClock) add(d time.Duration) {
 	c.mu.Lock()
 	c.t = c.t.Add(d)
@@ -181,7 +189,7 @@ func TestRotateByInterval(t *testing.T) {
 	clock := &fakeClock{t: time.Date(2026, 12, 6, 6, 0, 0, 0, time.UTC)}
 	var ev rotationEvents
 	r := ev.hook(&Rotation{Interval: time.Hour})
-	r.now = clock.now
+	clock.drive(r)
 	s, err := New(Options{Path: path, Rotation: r})
 	require.NoError(t, err)
 	ctx := context.Background()
@@ -208,7 +216,8 @@ func TestRotateByIntervalWithoutABatch(t *testing.T) {
 	clock := &fakeClock{t: time.Date(2026, 12, 6, 6, 0, 0, 0, time.UTC)}
 	var ev rotationEvents
 	r := ev.hook(&Rotation{Interval: time.Hour})
-	r.now, r.idlePoll = clock.now, 2*time.Millisecond
+	clock.drive(r)
+	r.idlePoll = 2 * time.Millisecond
 	s, err := New(Options{Path: path, Rotation: r})
 	require.NoError(t, err)
 	ctx := context.Background()
@@ -244,7 +253,7 @@ func TestSegmentNamesSortWhenTheClockGoesBack(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "events.jsonl")
 	clock := &fakeClock{t: time.Date(2026, 12, 6, 6, 0, 0, 0, time.UTC)}
 	r := &Rotation{MaxBytes: 1}
-	r.now = clock.now
+	clock.drive(r)
 	s, err := New(Options{Path: path, Rotation: r})
 	require.NoError(t, err)
 	for i := range 4 {
@@ -292,7 +301,7 @@ func TestRetentionByCountAndAge(t *testing.T) {
 	clock := &fakeClock{t: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)}
 	var ev rotationEvents
 	r := ev.hook(&Rotation{MaxBytes: 1, MaxBackups: 3, MaxAge: 72 * time.Hour})
-	r.now = clock.now
+	clock.drive(r)
 	s, err := New(Options{Path: path, Rotation: r})
 	require.NoError(t, err)
 	removed := func(n int) func() bool {

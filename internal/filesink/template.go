@@ -46,6 +46,17 @@ func ValidatePath(path string) error {
 	case !fi.Mode().IsRegular():
 		return fmt.Errorf("%s is not a regular file (%s)", path, fi.Mode().Type())
 	}
+	return CheckNotSpool(path)
+}
+
+// CheckNotSpool refuses a plain path with an HTTP sink's spool sidecars
+// beside it (ErrSpoolFile): a spool opened after ValidatePath looked. A
+// templated path is checked as each file is opened.
+func CheckNotSpool(path string) error {
+	t, err := parseTemplate(path)
+	if err != nil || t.static == "" {
+		return err
+	}
 	if hasSpoolSidecars(t.static, func(p string) bool { _, err := os.Lstat(p); return err == nil }) {
 		return fmt.Errorf("%s: %w", path, ErrSpoolFile)
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/sandboxaudit/sandboxaudit/internal/filesink"
 	"github.com/sandboxaudit/sandboxaudit/internal/fsutil"
+	"github.com/sandboxaudit/sandboxaudit/internal/zstdread"
 )
 
 // One log per audit path (SPEC §10): when the file sink rotates the file,
@@ -266,7 +267,7 @@ func (l *fileLog) hashCompressed(name string, store *hashStore) (int64, error) {
 		return 0, err
 	}
 	defer func() { _ = f.Close() }()
-	dec, err := zstd.NewReader(bufio.NewReaderSize(f, 64<<10), zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true))
+	dec, err := zstdread.NewReader(bufio.NewReaderSize(f, 64<<10), zstd.WithDecoderLowmem(true))
 	if err != nil {
 		return 0, fmt.Errorf("%s: %w", name, err)
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/sandboxaudit/sandboxaudit/internal/filesink"
 	"github.com/sandboxaudit/sandboxaudit/internal/fsutil"
+	"github.com/sandboxaudit/sandboxaudit/internal/zstdread"
 )
 
 // TrailPart is one file of a trail: a closed segment (compressed or not)
@@ -29,7 +30,9 @@ type TrailPart struct {
 	Compressed bool
 }
 
-// Open returns the part's lines, decompressed.
+// Open returns the part's lines, decompressed. A compressed part that does
+// not decode to its end fails a read with a *zstdread.DamagedError; an
+// error reading the file is returned as it is.
 func (p TrailPart) Open() (io.ReadCloser, error) {
 	f, _, err := fsutil.OpenRegular(p.Path, os.O_RDONLY|noFollow, 0)
 	if err != nil {
@@ -38,7 +41,7 @@ func (p TrailPart) Open() (io.ReadCloser, error) {
 	if !p.Compressed {
 		return f, nil
 	}
-	dec, err := zstd.NewReader(bufio.NewReaderSize(f, 64<<10), zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true))
+	dec, err := zstdread.NewReader(bufio.NewReaderSize(f, 64<<10), zstd.WithDecoderLowmem(true))
 	if err != nil {
 		_ = f.Close()
 		return nil, fmt.Errorf("%s: %w", p.Path, err)
@@ -47,11 +50,11 @@ func (p TrailPart) Open() (io.ReadCloser, error) {
 }
 
 type zstdFile struct {
-	*zstd.Decoder
+	*zstdread.Reader
 	f *os.File
 }
 
-func (z zstdFile) Close() error { z.Decoder.Close(); return z.f.Close() }
+func (z zstdFile) Close() error { z.Reader.Close(); return z.f.Close() }
 
 // Trail is the files of one audit path's log, in leaf order: the closed
 // segments on disk, then the active file.

@@ -5,7 +5,9 @@ package safetext
 
 import (
 	"fmt"
+	"strings"
 	"unicode"
+	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -25,6 +27,39 @@ func Escape(s string) string {
 	for i := 0; i < len(s); {
 		var n int
 		b, n = appendShown(b, s[i:])
+		i += n
+	}
+	return string(b)
+}
+
+// EscapeJSON returns the JSON text s with the characters Escape shows as
+// escapes written as JSON escapes (\u202e; a surrogate pair above
+// U+FFFF), so the result reads as the same JSON value, and invalid UTF-8
+// as \xff, which no JSON text holds. Backslashes stay as they are: in
+// JSON text a backslash always begins an escape, so none is misread. A
+// newline, a tab or a carriage return stays too: JSON text holds them
+// only as whitespace between values (indented JSON, a CRLF line end).
+// Text with nothing to show is returned as it is.
+func EscapeJSON(s string) string {
+	i := strings.IndexFunc(s, unsafeInJSON)
+	if i < 0 {
+		return s
+	}
+	b := make([]byte, 0, len(s)+16)
+	b = append(b, s[:i]...)
+	for i < len(s) {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && n == 1:
+			b = fmt.Appendf(b, `\x%02x`, s[i])
+		case !unsafeInJSON(r):
+			b = append(b, s[i:i+n]...)
+		case r > 0xffff:
+			hi, lo := utf16.EncodeRune(r)
+			b = fmt.Appendf(b, `\u%04x\u%04x`, hi, lo)
+		default:
+			b = fmt.Appendf(b, `\u%04x`, r)
+		}
 		i += n
 	}
 	return string(b)
@@ -78,6 +113,10 @@ func appendShown(b []byte, s string) ([]byte, int) {
 	}
 	return append(b, s[:n]...), n
 }
+
+// unsafeInJSON is unsafeRune but for JSON's whitespace, which an escape
+// would turn into text that is not JSON.
+func unsafeInJSON(r rune) bool { return r != '\n' && r != '\t' && r != '\r' && unsafeRune(r) }
 
 func needsEscape(s string) bool {
 	for _, r := range s {

@@ -1,6 +1,8 @@
 package safetext
 
 import (
+	"encoding/json"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -175,4 +177,83 @@ func TestEscapeCutAtBoundaries(t *testing.T) {
 			}
 		}
 	}
+}
+
+func TestEscapeJSON(t *testing.T) {
+	for in, want := range map[string]string{
+		`{"a":"ls -la","b":"caf\u00e9 <b>"}`:          `{"a":"ls -la","b":"caf\u00e9 <b>"}`,
+		`{"a":"say \"hi\" \\ \\u202e"}`:               `{"a":"say \"hi\" \\ \\u202e"}`,
+		"{\"a\":\"notes\u202etxt.sh\"}":               `{"a":"notes\u202etxt.sh"}`,
+		"{\"a\":\"rm\u200b\",\"b\":\"\u00ad\u2028\"}": `{"a":"rm\u200b","b":"\u00ad\u2028"}`,
+		"{\"a\":\"tag\U000e0041\"}":                   `{"a":"tag\udb40\udc41"}`,
+		"{\"a\":\"\x7f\u0085\"}":                      `{"a":"\u007f\u0085"}`,
+		"{\n\t\"a\": 1\r\n}":                          "{\n\t\"a\": 1\r\n}",
+		"{\"a\":\"bad \xff\"}":                        `{"a":"bad \xff"}`,
+	} {
+		if got := EscapeJSON(in); got != want {
+			t.Errorf("EscapeJSON(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// What EscapeJSON shows of valid JSON is JSON of the same value.
+func TestEscapeJSONKeepsTheValue(t *testing.T) {
+	for _, in := range []string{
+		"{\"command\":[\"cat\",\"notes\u202etxt.sh\",\"rm\u200b -rf\U000e0041\"]}",
+		`{"command":["printf","\\x1b","\u001b"],"n":1.5}`,
+		"[\"\ufeff\u2066x\u2069\", \"\u3164\"]",
+		"{\"a\":1\r,\"b\":\"x\u2028\"}\r",
+	} {
+		var want, got any
+		if err := json.Unmarshal([]byte(in), &want); err != nil {
+			t.Fatal(err)
+		}
+		shown := EscapeJSON(in)
+		if err := json.Unmarshal([]byte(shown), &got); err != nil {
+			t.Fatalf("EscapeJSON(%q) = %q: not JSON: %v", in, shown, err)
+		}
+		if !reflect.DeepEqual(want, got) {
+			t.Errorf("EscapeJSON(%q) = %q reads as %v, want %v", in, shown, got, want)
+		}
+		if strings.IndexFunc(shown, unsafeInJSON) >= 0 {
+			t.Errorf("EscapeJSON(%q) = %q still holds a character to show", in, shown)
+		}
+	}
+}
+
+// Whatever EscapeJSON is given, it shows no character to hide but JSON's
+// whitespace; of valid JSON it shows JSON of the same value.
+func FuzzEscapeJSON(f *testing.F) {
+	f.Fuzz(func(t *testing.T, in string) {
+		shown := EscapeJSON(in)
+		if i := strings.IndexFunc(shown, unsafeInJSON); i >= 0 {
+			t.Fatalf("EscapeJSON(%q) = %q keeps %q", in, shown, shown[i:])
+		}
+		if strings.IndexFunc(in, unsafeInJSON) < 0 && shown != in {
+			t.Fatalf("EscapeJSON(%q) = %q, with nothing to show", in, shown)
+		}
+		if !utf8.ValidString(in) || !json.Valid([]byte(in)) {
+			return
+		}
+		if !json.Valid([]byte(shown)) {
+			t.Fatalf("EscapeJSON(%q) = %q is not JSON", in, shown)
+		}
+		want, got := decodeJSON(t, in), decodeJSON(t, shown)
+		if !reflect.DeepEqual(want, got) {
+			t.Fatalf("EscapeJSON(%q) = %q reads as %v, want %v", in, shown, got, want)
+		}
+	})
+}
+
+// decodeJSON is s's value, numbers as written; the test fails if s is not
+// one JSON value.
+func decodeJSON(t *testing.T, s string) any {
+	t.Helper()
+	dec := json.NewDecoder(strings.NewReader(s))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		t.Fatalf("%q is not JSON: %v", s, err)
+	}
+	return v
 }

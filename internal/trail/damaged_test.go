@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
 
 	"github.com/klauspost/compress/zstd"
@@ -42,4 +43,60 @@ func TestADamagedSegmentIsReportedAndTheRestRead(t *testing.T) {
 	require.NoError(t, err)
 	assert.Len(t, bads, 1)
 	assert.Equal(t, int64(1), sst.Bad)
+}
+
+// failAfter gives the first n bytes of data, then err: a disk failing
+// midway through a segment.
+type failAfter struct {
+	data []byte
+	n    int
+	err  error
+}
+
+func (f *failAfter) Read(p []byte) (int, error) {
+	if f.n == 0 {
+		return 0, f.err
+	}
+	m := copy(p[:min(len(p), f.n)], f.data)
+	f.data, f.n = f.data[m:], f.n-m
+	return m, nil
+}
+
+// An I/O error under a compressed segment is the file's failure, not
+// damage to the segment: it ends the read, named as it is, with the
+// source's name.
+func TestAReadErrorUnderACompressedSegmentIsNotDamage(t *testing.T) {
+	_, content := writeTrail(t, 3, 400)
+	enc, err := zstd.NewWriter(nil)
+	require.NoError(t, err)
+	frame := enc.EncodeAll(content, nil)
+	require.NoError(t, enc.Close())
+	var bads []string
+	opts := Options{
+		Stdin: &failAfter{data: frame, n: len(frame) / 2, err: syscall.EIO},
+		Bad:   func(_ string, _ int64, reason string) { bads = append(bads, reason) },
+	}
+	_, err = ReadOps(context.Background(), []string{StdinName}, opts, func(*Op) error { return nil })
+	require.ErrorIs(t, err, syscall.EIO)
+	assert.Contains(t, err.Error(), StdinName+": ")
+	assert.NotContains(t, err.Error(), "cut short or damaged")
+	assert.Empty(t, bads)
+}
+
+// A segment whose bytes changed is damaged, like one cut short.
+func TestACorruptedSegmentIsReportedAsDamaged(t *testing.T) {
+	_, content := writeTrail(t, 3, 400)
+	enc, err := zstd.NewWriter(nil)
+	require.NoError(t, err)
+	frame := enc.EncodeAll(content, nil)
+	require.NoError(t, enc.Close())
+	frame[len(frame)/2] ^= 0x5a
+	bad := filepath.Join(t.TempDir(), "events-20261206T061500Z-000001.jsonl.zst")
+	require.NoError(t, os.WriteFile(bad, frame, 0o600))
+	var bads []string
+	opts := Options{Bad: func(_ string, _ int64, reason string) { bads = append(bads, reason) }}
+	_, err = ReadOps(context.Background(), []string{bad}, opts, func(*Op) error { return nil })
+	require.NoError(t, err)
+	require.Len(t, bads, 1)
+	assert.Contains(t, bads[0], "the compressed segment cannot be read to its end")
 }

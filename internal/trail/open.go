@@ -8,9 +8,8 @@ import (
 	"io"
 	"os"
 
-	"github.com/klauspost/compress/zstd"
-
 	"github.com/sandboxaudit/sandboxaudit/internal/fsutil"
+	"github.com/sandboxaudit/sandboxaudit/internal/zstdread"
 )
 
 // StdinName is the path that stands for standard input.
@@ -20,33 +19,35 @@ const StdinName = "-"
 var zstdMagic = []byte{0x28, 0xb5, 0x2f, 0xfd}
 
 // open opens one source for reading, decompressing a zstd segment
-// whatever its name, and says whether it did. A path that is not a
+// whatever its name. A path that is not a
 // regular file (a FIFO, a device) is refused so the tool cannot hang on
-// it; read a pipe as "-".
-func open(name string, stdin io.Reader) (rc io.ReadCloser, compressed bool, err error) {
+// it; read a pipe as "-". A compressed stream that does not decode to its
+// end fails a read with a *zstdread.DamagedError; an error reading the file
+// is returned as it is.
+func open(name string, stdin io.Reader) (rc io.ReadCloser, err error) {
 	if name == StdinName {
 		rc = io.NopCloser(stdin)
 	} else {
 		f, _, err := fsutil.OpenRegular(name, os.O_RDONLY, 0)
 		if errors.Is(err, fsutil.ErrNotRegular) {
-			return nil, false, fmt.Errorf("%w; read a pipe as - from stdin", err)
+			return nil, fmt.Errorf("%w; read a pipe as - from stdin", err)
 		}
 		if err != nil {
-			return nil, false, err
+			return nil, err
 		}
 		rc = f
 	}
 	br := bufio.NewReaderSize(rc, 256<<10)
 	head, _ := br.Peek(len(zstdMagic))
 	if !bytes.Equal(head, zstdMagic) {
-		return readCloser{br, rc}, false, nil
+		return readCloser{br, rc}, nil
 	}
-	zr, err := zstd.NewReader(br, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(64<<20))
+	zr, err := zstdread.NewReader(br)
 	if err != nil {
 		_ = rc.Close()
-		return nil, false, fmt.Errorf("%s: zstd: %w", name, err)
+		return nil, fmt.Errorf("%s: zstd: %w", name, err)
 	}
-	return readCloser{zr, closers{zr.Close, rc}}, true, nil
+	return readCloser{zr, closers{zr.Close, rc}}, nil
 }
 
 type readCloser struct {

@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	jsonl "github.com/sandboxaudit/sandboxaudit/internal/lines"
+	"github.com/sandboxaudit/sandboxaudit/internal/zstdread"
 )
 
 // A chunk is a run of lines of one source, decoded by a worker while the
@@ -154,7 +155,7 @@ func (s *scanner) read(ctx context.Context, work, order chan<- *chunk) error {
 }
 
 func (s *scanner) readSource(ctx context.Context, src int, name string, work, order chan<- *chunk) error {
-	rc, compressed, err := open(name, s.opts.Stdin)
+	rc, err := open(name, s.opts.Stdin)
 	if err != nil {
 		return err
 	}
@@ -179,10 +180,10 @@ func (s *scanner) readSource(ctx context.Context, src int, name string, work, or
 		if errors.Is(err, io.EOF) {
 			break
 		}
-		if err != nil && compressed && ctx.Err() == nil {
+		if zstdread.IsDamaged(err) && ctx.Err() == nil {
 			// Reported like a bad line: the lines before the damage and
 			// the other sources are still read.
-			c.damaged = fmt.Sprintf("the compressed segment cannot be read to its end (%v): cut short or damaged", err)
+			c.damaged = err.Error()
 			c.damagedAt = last + 1
 			return send()
 		}

@@ -91,7 +91,7 @@ func (s *Server) AllowHosts(addr net.Addr) {
 func parsePages() (map[string]*template.Template, error) {
 	pages := map[string]*template.Template{}
 	for _, name := range []string{"sessions", "session", "op"} {
-		t, err := template.New(name).Funcs(template.FuncMap{"shown": safetext.Escape}).ParseFS(assets, "assets/base.html", "assets/pager.html", "assets/"+name+".html")
+		t, err := template.New(name).Funcs(template.FuncMap{"shown": safetext.Escape, "shownJSON": safetext.EscapeJSON}).ParseFS(assets, "assets/base.html", "assets/pager.html", "assets/"+name+".html")
 		if err != nil {
 			return nil, err
 		}

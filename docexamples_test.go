@@ -1,0 +1,84 @@
+package sandboxaudit
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/sandboxaudit/sandboxaudit/internal/integrity"
+	"github.com/sandboxaudit/sandboxaudit/internal/witness/witnesstest"
+)
+
+var yamlBlock = regexp.MustCompile("(?s)```yaml\n(.*?)```\n")
+
+// docPipeline completes a doc's exporter fragment (no service section) into
+// a configuration the collector can run.
+const docPipeline = `receivers:
+  sandboxaudit: {endpoint: 127.0.0.1:8088}
+service:
+  pipelines:
+    logs: {receivers: [sandboxaudit], exporters: [sandboxaudit]}
+`
+
+// TestDocConfigExamplesAreValid loads every yaml block of the docs and the
+// component READMEs through the distribution's factories and validation:
+// a whole configuration as it is, an exporter fragment inside a minimal
+// pipeline. The README's own examples are TestREADMEExamplesAreValid's.
+func TestDocConfigExamplesAreValid(t *testing.T) {
+	fw := witnesstest.Start(t, "witness.example/w1", nil)
+	// What a reader puts in place of the docs' shortened values.
+	// Absolute key paths move into the scratch directory's keys/.
+	placeholders := strings.NewReplacer(
+		"witness.example/w1+8023b436+BNd1…", fw.VKey,
+		"/etc/sandbox-audit/audit.key", "./keys/audit.key",
+		"/etc/sandboxaudit/redact.key", "./keys/redact.key")
+	checked := 0
+	for _, file := range docFiles(t) {
+		if file == "README.md" {
+			continue
+		}
+		raw, err := os.ReadFile(file)
+		require.NoError(t, err)
+		for i, m := range yamlBlock.FindAllStringSubmatch(string(raw), -1) {
+			body := placeholders.Replace(m[1])
+			if !strings.HasPrefix(body, "exporters:") && !strings.Contains(body, "\nservice:") &&
+				!strings.HasPrefix(body, "extensions:") && !strings.HasPrefix(body, "receivers:") &&
+				!strings.HasPrefix(body, "# ") {
+				continue // a few keys of a section, shown alone
+			}
+			checked++
+			t.Run(file+"#"+strconv.Itoa(i), func(t *testing.T) {
+				// Relative paths resolve in a scratch directory where the
+				// signing key the docs name has been made with keygen.
+				dir := t.TempDir()
+				t.Chdir(dir)
+				require.NoError(t, os.Mkdir("keys", 0o700))
+				_, _, err := integrity.GenerateKeyFiles("keys", "audit")
+				require.NoError(t, err)
+				require.NoError(t, os.WriteFile(filepath.Join("keys", "redact.key"), []byte("an example redaction hash key\n"), 0o600))
+				for _, env := range []string{"AUDIT_TOKEN", "INTAKE_TOKEN"} {
+					t.Setenv(env, "example-token")
+				}
+				uris := []string{writeConfig(t, "doc.yaml", body)}
+				if !strings.Contains(body, "\nservice:") {
+					uris = append(uris, writeConfig(t, "pipeline.yaml", docPipeline))
+				}
+				require.NoError(t, validate(t, uris...), "%s: yaml block %d:\n%s", file, i, body)
+			})
+		}
+	}
+	require.GreaterOrEqual(t, checked, 10, "the docs' configuration examples")
+}
+
+func writeConfig(t *testing.T, name, body string) string {
+	t.Helper()
+	p, err := filepath.Abs(name)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(p, []byte(body), 0o600))
+	return "file:" + p
+}

@@ -1,0 +1,141 @@
+package sandboxaudit
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"unicode"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// docFiles lists the markdown a newcomer reads: the README, docs/, and each
+// component's README and documentation.md. CHANGELOG.md is left out: its
+// entries describe the tree as it was on their date.
+func docFiles(t *testing.T) []string {
+	t.Helper()
+	files := []string{"README.md"}
+	require.NoError(t, filepath.WalkDir("docs", func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".md") {
+			files = append(files, p)
+		}
+		return err
+	}))
+	for _, pattern := range []string{"*/README.md", "*/documentation.md"} {
+		m, err := filepath.Glob(pattern)
+		require.NoError(t, err)
+		files = append(files, m...)
+	}
+	return files
+}
+
+var (
+	mdLink     = regexp.MustCompile(`\]\(([^)\s]+)\)`)
+	mdFence    = regexp.MustCompile("(?m)^ {0,3}```")
+	mdCodeSpan = regexp.MustCompile("`[^`\n]*`")
+	mdHeading  = regexp.MustCompile(`(?m)^#{1,6} +(.+?) *#* *$`)
+)
+
+// proseOf drops fenced code blocks and code spans, where brackets and
+// parentheses are code, not links.
+func proseOf(text string) string {
+	var b strings.Builder
+	for i, part := range mdFence.Split(text, -1) {
+		if i%2 == 0 {
+			b.WriteString(mdCodeSpan.ReplaceAllString(part, ""))
+		}
+	}
+	return b.String()
+}
+
+// anchorsOf gives the heading anchors GitHub makes for a markdown file:
+// lower case, punctuation dropped, spaces as hyphens, repeats numbered.
+func anchorsOf(text string) map[string]bool {
+	anchors := map[string]bool{}
+	seen := map[string]int{}
+	parts := mdFence.Split(text, -1)
+	for i := 0; i < len(parts); i += 2 {
+		for _, m := range mdHeading.FindAllStringSubmatch(parts[i], -1) {
+			slug := slugOf(m[1])
+			if n := seen[slug]; n > 0 {
+				anchors[slug+"-"+strconv.Itoa(n)] = true
+			} else {
+				anchors[slug] = true
+			}
+			seen[slug]++
+		}
+	}
+	return anchors
+}
+
+func slugOf(heading string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(heading) {
+		switch {
+		case r == ' ':
+			b.WriteRune('-')
+		case r == '-' || r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r):
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// TestDocLinksResolve checks that every relative link in the docs names a
+// file or directory inside the repository and, with a #fragment into a markdown
+// file, one of its headings.
+func TestDocLinksResolve(t *testing.T) {
+	files := docFiles(t)
+	require.Greater(t, len(files), 10, "README, docs/ and the component READMEs")
+	for _, file := range files {
+		raw, err := os.ReadFile(file)
+		require.NoError(t, err)
+		for _, m := range mdLink.FindAllStringSubmatch(proseOf(string(raw)), -1) {
+			target := m[1]
+			if strings.Contains(target, "://") || strings.HasPrefix(target, "mailto:") {
+				continue
+			}
+			path, frag, _ := strings.Cut(target, "#")
+			resolved := file
+			if path != "" {
+				resolved = filepath.Join(filepath.Dir(file), path)
+			}
+			// A file beside the checkout (../shared) is not in a clone.
+			if !assert.True(t, filepath.IsLocal(resolved), "%s: link %q: outside the repository", file, target) {
+				continue
+			}
+			info, err := os.Stat(resolved)
+			if !assert.NoError(t, err, "%s: link %q: no such file", file, target) {
+				continue
+			}
+			if frag == "" {
+				continue
+			}
+			if !assert.True(t, !info.IsDir() && strings.HasSuffix(resolved, ".md"),
+				"%s: link %q: an anchor into something other than a markdown file", file, target) {
+				continue
+			}
+			body, err := os.ReadFile(resolved)
+			require.NoError(t, err)
+			assert.True(t, anchorsOf(string(body))[frag], "%s: link %q: %s has no heading #%s", file, target, resolved, frag)
+		}
+	}
+}
+
+func TestSlugOf(t *testing.T) {
+	for heading, want := range map[string]string{
+		"Quick start": "quick-start",
+		"Over Kafka":  "over-kafka",
+		"keygen, prove, verify-proof: signing keys and proofs": "keygen-prove-verify-proof-signing-keys-and-proofs",
+		"`show`: what did a session do?":                       "show-what-did-a-session-do",
+		"From a trace to its lines, and back":                  "from-a-trace-to-its-lines-and-back",
+	} {
+		assert.Equal(t, want, slugOf(heading), heading)
+	}
+	assert.Equal(t, map[string]bool{"a": true, "a-1": true, "b": true},
+		anchorsOf("# A\n```\n# not a heading\n```\n## A\n### B\n"))
+}
