@@ -1,7 +1,5 @@
 package auditevent
 
-import "strconv"
-
 // AppendLine appends the canonical line for e, with its trailing newline,
 // to dst and returns the extended slice. The output is byte-identical to
 // the Python reference's event_to_json_line: the keys of each variant are
@@ -63,7 +61,7 @@ func appendJSON(dst []byte, e *Event, data Data, stdout, stderr *string) []byte 
 	} else {
 		dst = append(dst, `,"phase":"start","seq":`...)
 	}
-	dst = strconv.AppendInt(dst, e.Seq, 10)
+	dst = appendInt(dst, e.Seq)
 	dst = append(dst, `,"session_id":`...)
 	dst = appendUUID(dst, e.SessionID)
 	dst = append(dst, `,"span_id":`...)
@@ -79,7 +77,7 @@ func appendJSON(dst []byte, e *Event, data Data, stdout, stderr *string) []byte 
 	dst = append(dst, `,"ts":"`...)
 	dst = e.TS.appendText(dst)
 	dst = append(dst, `","version":`...)
-	dst = strconv.AppendInt(dst, e.Version, 10)
+	dst = appendInt(dst, e.Version)
 	return append(dst, '}')
 }
 

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/google/uuid"
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
@@ -110,12 +111,12 @@ func (m *Mapper) appendSpanCounted(dst []auditevent.Event, span ptrace.Span, st 
 	n := len(dst)
 	dst, err := m.appendSpanEvents(dst, span, st, ids)
 	switch {
+	case err == nil:
+		st.Events += len(dst) - n
 	case errors.Is(err, ErrNotSandboxSpan):
 		st.NotSandbox++
-	case err != nil:
-		st.invalid(err)
 	default:
-		st.Events += len(dst) - n
+		st.invalid(err)
 	}
 	return dst, err
 }
@@ -126,9 +127,9 @@ type spanSeqs struct {
 	hasStart, hasFinish bool
 }
 
-// spanFields is everything read from a span's attributes, validated.
+// spanFields is what is read from a span's attributes besides the fields
+// both events share, validated.
 type spanFields struct {
-	common                auditevent.Event // the fields both events share
 	withStart, withFinish bool
 	startData, finishData auditevent.Data
 	seqs                  spanSeqs
@@ -136,29 +137,32 @@ type spanFields struct {
 
 // appendSpanEvents validates every field before touching the seq counters
 // (so a bad span leaves no trace), then appends the span's events. They are
-// built in place in dst: an Event is a few hundred bytes, and copying it
-// through return values cost more than filling it.
+// built in place in dst: the shared fields are read into the first event's
+// slot and the second is copied from it, since an Event is a few hundred
+// bytes and each copy of one costs about a hundred instructions.
 func (m *Mapper) appendSpanEvents(dst []auditevent.Event, span ptrace.Span, st *Stats, ids *idArena) ([]auditevent.Event, error) {
 	as := attrSet{arena: ids, maxLine: m.maxLine}
 	if !as.read(span) {
 		return dst, ErrNotSandboxSpan
 	}
-	var f spanFields
-	if err := as.fields(span, &f); err != nil {
-		return dst, err
-	}
 	n := len(dst)
-	dst = slices.Grow(dst, 2) // so the pointers below stay valid
+	// Room for both events first, so the pointers below stay valid.
+	dst = append(slices.Grow(dst, 2), auditevent.Event{})
+	var f spanFields
+	if err := as.fields(span, &dst[n], &f); err != nil {
+		return dropFrom(dst, n), err
+	}
+	if f.withStart && f.withFinish {
+		dst = append(dst, dst[n])
+	}
 	var start, finish *auditevent.Event
 	if f.withStart {
-		dst = append(dst, f.common)
-		start = &dst[len(dst)-1]
+		start = &dst[n]
 		if err := as.startEvent(start, f.startData, span, st); err != nil {
 			return dropFrom(dst, n), err
 		}
 	}
 	if f.withFinish {
-		dst = append(dst, f.common)
 		finish = &dst[len(dst)-1]
 		if err := as.finishEvent(finish, f.finishData, span, st); err != nil {
 			return dropFrom(dst, n), err
@@ -167,7 +171,7 @@ func (m *Mapper) appendSpanEvents(dst []auditevent.Event, span ptrace.Span, st *
 	if start != nil && finish != nil && start.EventID == finish.EventID {
 		return dropFrom(dst, n), attrErr(semconv.AttrFinishID, "the same as "+semconv.AttrStartID+": two events cannot share an event_id", nil)
 	}
-	if err := m.assignSeqs(f, start, finish); err != nil {
+	if err := m.assignSeqs(dst[n].SessionID, &f.seqs, start, finish); err != nil {
 		return dropFrom(dst, n), err
 	}
 	return dst, nil
@@ -181,16 +185,17 @@ func dropFrom(dst []auditevent.Event, n int) []auditevent.Event {
 }
 
 // fields reads the attributes in the order their errors are reported:
-// identity, phase markers, ids, data, seqs, version.
-func (as *attrSet) fields(span ptrace.Span, f *spanFields) error {
+// identity, phase markers, ids, data, seqs, version; the fields both events
+// share go into common.
+func (as *attrSet) fields(span ptrace.Span, common *auditevent.Event, f *spanFields) error {
 	var err error
-	if err = as.identity(&f.common); err != nil {
+	if err = as.identity(common); err != nil {
 		return err
 	}
 	if f.withStart, f.withFinish, err = as.phases(); err != nil {
 		return err
 	}
-	if err = as.ids(span, &f.common); err != nil {
+	if err = as.ids(span, common); err != nil {
 		return err
 	}
 	if f.startData, f.finishData, err = as.phaseData(); err != nil {
@@ -199,7 +204,7 @@ func (as *attrSet) fields(span ptrace.Span, f *spanFields) error {
 	if f.seqs, err = as.seqs(); err != nil {
 		return err
 	}
-	if f.common.Version, err = as.version(); err != nil {
+	if common.Version, err = as.version(); err != nil {
 		return err
 	}
 	return nil
@@ -347,16 +352,16 @@ func (as *attrSet) finishEvent(e *auditevent.Event, data auditevent.Data, span p
 
 // assignSeqs gives the events (either may be nil) their seqs under one
 // lock of the counters.
-func (m *Mapper) assignSeqs(f spanFields, start, finish *auditevent.Event) error {
+func (m *Mapper) assignSeqs(session uuid.UUID, seqs *spanSeqs, start, finish *auditevent.Event) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	e := m.seqs.touch(f.common.SessionID)
+	e := m.seqs.touch(session)
 	ok := true
 	if start != nil {
-		start.Seq, ok = e.seq(f.seqs.start, f.seqs.hasStart)
+		start.Seq, ok = e.seq(seqs.start, seqs.hasStart)
 	}
 	if finish != nil && ok {
-		finish.Seq, ok = e.seq(f.seqs.finish, f.seqs.hasFinish)
+		finish.Seq, ok = e.seq(seqs.finish, seqs.hasFinish)
 	}
 	if !ok {
 		return attrErr("span", "no seq left to assign: the session's highest seq is the largest int64", nil)
