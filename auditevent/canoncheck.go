@@ -117,16 +117,17 @@ func (c *canonChecker) object(i int) (int, bool) {
 		if q+1 >= len(b) || b[q] != '"' || b[q+1] != ':' {
 			return q, false
 		}
-		if prevEnd >= 0 && !keysOrdered(b, prevAt, prevEnd, i+1, q) {
+		keyAt := i + 1
+		if prevEnd >= 0 && !keysOrdered(b, prevAt, prevEnd, keyAt, q) {
 			return i, false
 		}
-		prevAt, prevEnd = i+1, q
+		prevAt, prevEnd = keyAt, q
 		var ok bool
 		if i, ok = c.value(q + 2); !ok {
 			return i, false
 		}
 		if c.top != nil && c.depth == 2 {
-			c.top.add(prevAt, q+2, i)
+			c.top.add(keyAt, q+2, i)
 		}
 		if i >= len(b) {
 			return i, false

@@ -125,13 +125,20 @@ func sameAsReference(t *testing.T, b []byte) {
 }
 
 // TestCanonCheckMatchesReference: the canonical cases, every prefix of
-// each, and random texts from a grammar of canonical and near-canonical
+// each and each with one byte changed at every offset, and random texts from a grammar of canonical and near-canonical
 // pieces (escapes, raw control and non-ASCII bytes, keys out of order,
 // strings across the eight-byte boundary, deep nesting).
 func TestCanonCheckMatchesReference(t *testing.T) {
 	for _, c := range canonCases {
 		for n := range len(c.in) + 1 {
 			sameAsReference(t, []byte(c.in[:n]))
+		}
+		for at := range len(c.in) {
+			for _, m := range []byte(mutations) {
+				b := []byte(c.in)
+				b[at] = m
+				sameAsReference(t, b)
+			}
 		}
 	}
 	rng := rand.New(rand.NewPCG(3, 4))
@@ -148,13 +155,18 @@ func TestCanonCheckMatchesReference(t *testing.T) {
 }
 
 // mutations are the bytes one change in a random text may bring.
-const mutations = "\"{}[],:\\a0-.e\x01\x7f"
+const mutations = "\"{}[],:\\a0-.e\x01\x7f\xc3\xa9"
 
 var (
 	// Keys with bytes below the quote's ('!', ' ') sort before the quote
 	// that ends a shorter key.
-	randomKeys    = []string{"", " ", "!", "!a", "a", "a ", "a!", "ab", "b", "command", "exit_code", "process.exit.code", "shell", "timeout_s", "user", "\\u00e9", "a\\\"b", "z\x01"}
-	randomStrings = []string{"", "x", "python", "tests/test_module_12.py", "12345678", "1234567\\n", "tab\\t", "\\u00e9", "\\ud83d\\ude00", "\\ud83d", "é", "q\\\"", "\x7f", "\\/"}
+	// Keys and strings of 7, 8, 9, 15, 16 and 17 bytes, and raw UTF-8 or
+	// an escape across the eight-byte boundary, test the word-at-a-time
+	// scan's ends.
+	randomKeys = []string{"", " ", "!", "!a", "a", "a ", "a!", "ab", "b", "command", "exit_code", "process.exit.code", "shell", "timeout_s", "user", "\\u00e9", "a\\\"b", "z\x01",
+		"abcdefg", "abcdefgh", "abcdefgh!", "abcdefghijklmno", "abcdefghijklmnop", "abcdefghijklmnopq", "é", "abcdefgé", "abcdefg\\n"}
+	randomStrings = []string{"", "x", "python", "tests/test_module_12.py", "12345678", "1234567\\n", "tab\\t", "\\u00e9", "\\ud83d\\ude00", "\\ud83d", "é", "q\\\"", "\x7f", "\\/",
+		"abcdefghijklmnop", "abcdefgé", "abcdefghijklmnoé", "1234567\\u00e9"}
 	randomScalars = []string{"0", "30", "-3", "1.5", "30.00", "1e+16", "-0", "true", "false", "null", "tru", "01"}
 )
 

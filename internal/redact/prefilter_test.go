@@ -1,6 +1,7 @@
 package redact
 
 import (
+	"math/bits"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -44,7 +45,9 @@ func TestPrefilterPassesEveryTrigger(t *testing.T) {
 // FuzzPrefilter: where the prefilter rules text out, the full probe finds
 // nothing either.
 func FuzzPrefilter(f *testing.F) {
-	for _, s := range append(redacttest.Argv(), redacttest.Text(), `{"a":"KEY","b":"eyJ"}`) {
+	// The Kelvin sign folds to k in Unicode: names with it are no trigger.
+	seeds := []string{`{"a":"KEY","b":"eyJ"}`, "{\"to\u212aen\":\"abcdef\"}", "{\"\u212aey\":\"v\"}"}
+	for _, s := range append(redacttest.Argv(), append(seeds, redacttest.Text())...) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -63,6 +66,15 @@ func FuzzPrefilter(f *testing.F) {
 func TestTriggerBitsFit(t *testing.T) {
 	if n := 4*len(triggerTrigrams) + minTriggerRun + 1 + 2; n > 64 {
 		t.Fatalf("%d pattern bits", n)
+	}
+	// A bit shifted past the top is lost without a word: each pattern
+	// must still own its start, its last bit and its sink.
+	patterns := len(triggerTrigrams) + 2
+	if got := bits.OnesCount64(triggerSet.starts); got != patterns {
+		t.Errorf("%d start bits, want %d", got, patterns)
+	}
+	if got := bits.OnesCount64(triggerSet.hits); got != 2*patterns {
+		t.Errorf("%d last and sink bits, want %d", got, 2*patterns)
 	}
 }
 
@@ -106,9 +118,10 @@ func TestDataCutsUnderDottedOrSpacedName(t *testing.T) {
 
 // TestPrefilterAtEveryOffset holds the automaton to its byte-by-byte
 // definition where its sinks matter: every trigram in every case, runs
-// around minTriggerRun and a backslash, at every offset of texts up to
-// two blocks of sixteen and a tail, in backgrounds of word and non-word
-// bytes; then random texts over an alphabet rich in trigger bytes.
+// around minTriggerRun, a backslash and multi-byte UTF-8, at every offset
+// of texts up to two blocks of sixteen and a tail, in backgrounds of word
+// and non-word bytes; then random texts over an alphabet rich in trigger
+// bytes.
 func TestPrefilterAtEveryOffset(t *testing.T) {
 	check := func(s string) {
 		t.Helper()
@@ -116,7 +129,7 @@ func TestPrefilterAtEveryOffset(t *testing.T) {
 			t.Fatalf("mayTrigger(%q) = %v, byte by byte %v", s, got, want)
 		}
 	}
-	pieces := []string{`\`}
+	pieces := []string{`\`, "é", "\u212a", "\u212aey", "to\u212aen"} // multi-byte UTF-8, Kelvin sign folding to k
 	for _, g := range triggerTrigrams {
 		for mask := range 8 {
 			p := []byte(g)
@@ -143,7 +156,7 @@ func TestPrefilterAtEveryOffset(t *testing.T) {
 		}
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
-	const alphabet = "pasecrtokyubjPASECRTOKYUBJ-:/_09 .\"\\\x00\x0d@\x7f\xe5"
+	const alphabet = "pasecrtokyubjPASECRTOKYUBJ-:/_09 .\"\\\x00\x0d@\x7f\xe5\xc3\xa9\xe2\x84\xaa"
 	for range 200_000 {
 		s := make([]byte, rng.IntN(70))
 		for k := range s {

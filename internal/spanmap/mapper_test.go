@@ -568,3 +568,30 @@ func ExampleMapper_AppendTraces() {
 	// {"data":{"path":"/workspace/a.txt"},"duration_ms":250.0,"error_code":null,"error_message":null,"error_retryable":null,"error_type":null,"event_id":"9d93c539-3eb3-5b74-8fd4-244922efc555","ok":true,"op":"read","parent_span_id":null,"phase":"finish","seq":2,"session_id":"6f1c2a8e-3b4d-4e5f-9a0b-1c2d3e4f5a6b","span_id":"00f067aa0ba902b7","stderr":null,"stdout":null,"trace_id":"4bf92f3577b34da6a3ce929d0e0e4736","ts":"2026-03-14T14:53:20.250000Z","version":1}
 	// 2 0 0
 }
+
+// TestRefusedSpanLeavesDstAsItWas: the events are built in dst's spare
+// room, so a span refused at any step (its fields, its start, its finish,
+// one id for both) must leave the events before it untouched and clear
+// what it wrote past them.
+func TestRefusedSpanLeavesDstAsItWas(t *testing.T) {
+	const id = "11111111-2222-4333-8444-555555555555"
+	for name, attrs := range map[string]map[string]any{
+		"fields": {semconv.AttrOperation: "fly"},
+		"start":  {semconv.AttrStartTS: "yesterday"},
+		"finish": {semconv.AttrOK: "true"},
+		"one id": {semconv.AttrStartID: id, semconv.AttrFinishID: id},
+	} {
+		t.Run(name, func(t *testing.T) {
+			m := NewMapper(0)
+			first := mapOne(t, m, sandboxSpan(t, nil))
+			want := append([]auditevent.Event(nil), first...)
+			dst := make([]auditevent.Event, len(first), len(first)+4)
+			copy(dst, first)
+			var st Stats
+			out, err := m.AppendSpanEvents(dst, sandboxSpan(t, attrs), &st)
+			require.Error(t, err)
+			assert.Equal(t, want, out)
+			assert.Equal(t, make([]auditevent.Event, 2), dst[len(dst):len(dst)+2], "spare room not cleared")
+		})
+	}
+}
