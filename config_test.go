@@ -141,7 +141,7 @@ func TestCommandConfigFlag(t *testing.T) {
 
 // TestConfigsCarryWriteAheadStartEvents: the default and every example
 // config whose collector takes OTLP route OTLP logs into the sandboxaudit
-// exporter, where sandboxtrace's early start events (SPEC §8) go.
+// exporter, where sandboxtrace's write-ahead start events go.
 func TestConfigsCarryWriteAheadStartEvents(t *testing.T) {
 	type pipeline struct {
 		Receivers  []string `mapstructure:"receivers"`

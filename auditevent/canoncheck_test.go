@@ -8,7 +8,8 @@ import (
 )
 
 // canonCases: text, and whether it is canonical as written. The
-// expectations are written out by hand from SPEC section 2.
+// expectations are written out by hand from docs/format.md, "The
+// canonical line".
 var canonCases = []struct {
 	in    string
 	canon bool

@@ -106,10 +106,11 @@ type DecodeOptions struct {
 }
 
 // Decode reads and validates one event from JSON: the body the Python
-// HttpProxySink POSTs, or a canonical line (a trailing newline is fine).
-// It accepts what the reference accepts for well-typed JSON and refuses the
-// rest with a *FieldError naming the field (SPEC section 3). Unknown fields
-// are ignored; a start event ignores the finish fields.
+// HttpProxySink POSTs, or a canonical line (a trailing newline is fine). It
+// accepts what the reference accepts for well-typed JSON and refuses the
+// rest with a *FieldError naming the field (docs/format.md, "What the intake
+// accepts"). Unknown fields are ignored; a start event ignores the finish
+// fields.
 func Decode(b []byte) (Event, error) {
 	var e Event
 	err := DecodeOptions{}.DecodeInto(b, &e)
@@ -640,7 +641,7 @@ func (d *decoder) float(f field) (float64, error) {
 		return 0, fieldErr(name, "finite_number", "must be a finite number")
 	}
 	if !isFloat && v == 0 {
-		v = 0 // the integer -0 is 0 (SPEC §2), so 0.0, not -0.0
+		v = 0 // the integer -0 is 0, so 0.0, not -0.0 (docs/decisions.md)
 	}
 	return v, nil
 }

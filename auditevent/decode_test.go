@@ -13,7 +13,7 @@ import (
 
 const baseStart = `"session_id":"6f1c2a8e-3b4d-4e5f-9a0b-1c2d3e4f5a6b","seq":1,"op":"exec","phase":"start","span_id":"s","event_id":"0b9d8c7e-6f5a-4b3c-8d2e-1f0a9b8c7d6e","ts":"2026-03-14T15:09:26Z"`
 
-// Intake is stricter than pydantic where SPEC section 3 says so, and every
+// Intake is stricter than pydantic where docs/decisions.md says so, and every
 // refusal names its field.
 func TestDecodeRejectsNamingTheField(t *testing.T) {
 	cases := []struct {

@@ -3,7 +3,7 @@
 // encoding, the intake decoder/validator and the payload policy.
 //
 // Everything here is byte-for-byte compatible with the Python reference's
-// event_to_json_line; ../shared/SPEC.md sections 1-4 are the contract.
+// event_to_json_line, as docs/format.md describes it.
 package auditevent
 
 import (

@@ -84,9 +84,9 @@ func (s PolicySet) Resolve(op string) Policy {
 	return p.Merge(s.Sink)
 }
 
-// Apply returns a copy of e with the policy applied (SPEC section 4); e is
-// not modified, so one event can go to several sinks under different
-// policies. The copy shares unchanged fields with e.
+// Apply returns a copy of e with the policy applied (docs/format.md, "The
+// payload policy"); e is not modified, so one event can go to several sinks
+// under different policies. The copy shares unchanged fields with e.
 func (p Policy) Apply(e *Event) Event {
 	c := *e
 	r := p.result(e)

@@ -10,8 +10,8 @@ const hexDigits = "0123456789abcdef"
 
 // safeASCII[b] is true for bytes Python's json.dumps(ensure_ascii=True)
 // writes as themselves: U+0020..U+007E minus '"' and '\\'. DEL (U+007F) is
-// escaped: SPEC section 2 says otherwise, but the reference (and its
-// vectors) escape it, and the reference decides. The table covers every
+// escaped, as the reference and its vectors escape it (docs/decisions.md,
+// "Where the contract was unclear"). The table covers every
 // byte value (false from 0x80) so that a loop needs one look per byte.
 var safeASCII = func() (t [256]bool) {
 	for b := 0x20; b < 0x7F; b++ {

@@ -392,7 +392,7 @@ func (c collectorYAML) String() string {
 	if c.otlpAddr != "" {
 		pipeline("traces", "otlp")
 	}
-	// OTLP logs carry the example's write-ahead start events (SPEC §8).
+	// OTLP logs carry the example's write-ahead start events.
 	var logs []string
 	if c.sandboxAddr != "" {
 		logs = append(logs, "sandboxaudit")

@@ -14,8 +14,8 @@ import (
 
 // otlpSpans is an OTLP protobuf request body of n sandbox exec spans, each
 // in its own session and trace, numbered by request r so that every span of
-// a run is distinct. The attributes are those sandboxtrace records (SPEC
-// section 5), output captured.
+// a run is distinct. The attributes are those sandboxtrace records,
+// output captured.
 func otlpSpans(t *testing.T, r, n int) []byte {
 	t.Helper()
 	td := ptrace.NewTraces()

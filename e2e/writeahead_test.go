@@ -236,8 +236,8 @@ func TestProcessorRedactsSpansForATracingBackend(t *testing.T) {
 }
 
 // TestSyncDeliveryRunsWhileTheEndpointIsDown: with the exporter's defaults
-// (retry_on_failure, a 30 s push timeout) and an HTTP endpoint that is
-// down, an acknowledgement means "in the spool" (SPEC §8), and it must
+// (retry_on_failure, a 30 s push timeout) and an HTTP endpoint that is down,
+// an acknowledgement means "in the spool" (docs/guarantees.md), and it must
 // come within the example's 5 s sync timeout, not after the live retries.
 func TestSyncDeliveryRunsWhileTheEndpointIsDown(t *testing.T) {
 	requireE2E(t)

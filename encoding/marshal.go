@@ -32,12 +32,13 @@ func (e *encodingExtension) MarshalTraces(td ptrace.Traces) ([]byte, error) {
 	return e.appendLines(ctx, events), nil
 }
 
-// MarshalLogs writes the audit event records in ld (SPEC section 6) as
-// canonical lines, in order, under the extension's payload policy; raw exec
-// output in the records' bytes attributes is what include_exec_output
-// decodes. Other records are skipped and counted; records that claim to be
-// audit events but do not decode are skipped, counted and logged (field and
-// error type only). Like MarshalTraces it never fails.
+// MarshalLogs writes the audit event records in ld (docs/format.md, "Inside
+// the collector") as canonical lines, in order, under the extension's
+// payload policy; raw exec output in the records' bytes attributes is what
+// include_exec_output decodes. Other records are skipped and counted;
+// records that claim to be audit events but do not decode are skipped,
+// counted and logged (field and error type only). Like MarshalTraces it
+// never fails.
 func (e *encodingExtension) MarshalLogs(ld plog.Logs) ([]byte, error) {
 	ep := e.getEvents()
 	defer e.putEvents(ep)

@@ -34,7 +34,8 @@ func (m *messageError) Unwrap() error { return m.le }
 
 // UnmarshalLogs reads canonical lines (any valid event JSON, one per line:
 // the receiver's ndjson intake rules) into one audit log record per event,
-// SPEC section 6, in order. A single bad line refuses the whole message.
+// as docs/format.md ("Inside the collector") describes it, in order. A
+// single bad line refuses the whole message.
 func (e *encodingExtension) UnmarshalLogs(buf []byte) (plog.Logs, error) {
 	events, err := e.decode(buf)
 	if err != nil {

@@ -1,8 +1,9 @@
 // Command example records a few fake sandbox operations with sandboxtrace
 // and sends them over OTLP/HTTP to a collector (localhost:4318 by default):
-// each operation's start event first, as a log record (write-ahead, SPEC
-// §8), then its span. It prints the session id and trace id before the
-// first operation, and exits non-zero when anything could not be exported.
+// each operation's start event first, as a log record (write-ahead, see
+// sandboxtrace/README.md, "Delivery modes"), then its span. It prints the
+// session id and trace id before the first operation, and exits non-zero
+// when anything could not be exported.
 //
 //	go run ./example -endpoint localhost:4318 -capture-output
 //	go run ./example -delivery sync -exec-sleep 30s -exit-code 3

@@ -27,10 +27,10 @@ import (
 
 // Config is the sandboxaudit exporter configuration.
 //
-// Payload policy has three levels (SPEC section 4): payload_policy, then
-// payload_policy_by_op[op], then the sink's own payload_policy. Each level
-// overrides only the keys the user writes, so a key set to its default value
-// still overrides the level below.
+// Payload policy has three levels (docs/format.md, "The payload policy"):
+// payload_policy, then payload_policy_by_op[op], then the sink's own
+// payload_policy. Each level overrides only the keys the user writes, so a
+// key set to its default value still overrides the level below.
 type Config struct {
 	// PayloadPolicy is the exporter-wide policy level.
 	PayloadPolicy auditevent.PolicyOverride `mapstructure:"payload_policy"`
@@ -90,10 +90,10 @@ type FileConfig struct {
 	// PayloadPolicy is this sink's policy level.
 	PayloadPolicy auditevent.PolicyOverride `mapstructure:"payload_policy"`
 	// Integrity seals the file in a Merkle tree with signed checkpoints
-	// (SPEC section 9); enabled by writing the section.
+	// (docs/tamper-evidence.md); enabled by writing the section.
 	Integrity configoptional.Optional[IntegrityConfig] `mapstructure:"integrity"`
-	// Rotation rotates, compresses and retires the files (SPEC section
-	// 10); enabled by writing the section.
+	// Rotation rotates, compresses and retires the files (docs/history.md);
+	// enabled by writing the section.
 	Rotation configoptional.Optional[RotationConfig] `mapstructure:"rotation"`
 
 	// prevent unkeyed literal initialization
@@ -109,7 +109,7 @@ type IntegrityConfig struct {
 	// file that grew; 0 means defaultCheckpointInterval.
 	CheckpointInterval time.Duration `mapstructure:"checkpoint_interval"`
 	// Witnesses cosign every newest checkpoint with the C2SP tlog-witness
-	// protocol (SPEC section 10).
+	// protocol (docs/witnesses.md).
 	Witnesses []WitnessConfig `mapstructure:"witnesses"`
 	// WitnessQuorum is how many witnesses must cosign a checkpoint; 0
 	// means all of them.

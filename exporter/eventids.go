@@ -97,12 +97,13 @@ func (f *sinkIDs) written(events []auditevent.Event, idx []int) {
 	f.w.AddAll(eventIDs(events, idx)...)
 }
 
-// startIDs writes each start event once: SPEC §8 instrumentation sends a
-// start event early as a log record and again inside its span. One window
-// serves both signals of a component, since they share one exporter. A
-// write-ahead start record (logs path) and the span that later carries it
-// (traces path) are usually seconds apart; the window covers an operation
-// that outlives eventIDWindow other operation starts in the collector.
+// startIDs writes each start event once: write-ahead instrumentation
+// (sandboxtrace/README.md, "Delivery modes") sends a start event early as a
+// log record and again inside its span. One window serves both signals of a
+// component, since they share one exporter. A write-ahead start record (logs
+// path) and the span that later carries it (traces path) are usually seconds
+// apart; the window covers an operation that outlives eventIDWindow other
+// operation starts in the collector.
 //
 // Finish events join the window once the logs path has carried one: a
 // sandboxtrace session with DeliverySyncFinish sends its finish ahead as a

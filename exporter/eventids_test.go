@@ -14,7 +14,7 @@ import (
 	"github.com/sandboxaudit/sandboxaudit/auditevent"
 )
 
-// earlyExecStart is the write-ahead record SPEC §8 instrumentation sends
+// earlyExecStart is the write-ahead record the instrumentation sends
 // for the exec span of sampleSpans before the exec runs.
 func earlyExecStart() plog.Logs {
 	ld := plog.NewLogs()

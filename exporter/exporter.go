@@ -33,7 +33,7 @@ type auditExporter struct {
 	telemetry *telemetry
 	mapper    *spanmap.Mapper
 	eventBufs eventPool
-	// starts drops the second copy of a start event (SPEC §8), whichever
+	// starts drops the second copy of a start event (write-ahead), whichever
 	// signal brings it.
 	starts *startIDs
 
@@ -219,8 +219,9 @@ func (e *auditExporter) closeSinks(ctx context.Context) error {
 // writeEvents hands the batch to every sink. A sink's error does not keep
 // the other sink from getting the batch; the errors are returned joined.
 //
-// A start event whose id was written recently is left out (SPEC §8); when
-// the write fails, the ids it recorded are forgotten so a retry writes them.
+// A start event whose id was written recently is left out
+// (docs/guarantees.md, "Duplicates"); when the write fails, the ids it
+// recorded are forgotten so a retry writes them.
 func (e *auditExporter) writeEvents(ctx context.Context, events []auditevent.Event) error {
 	if err := e.checkLines(ctx, events); err != nil {
 		return err

@@ -37,7 +37,7 @@ const (
 	traceHex = "4bf92f3577b34da6a3ce929d0e0e4736"
 )
 
-// eventIDNamespace is SPEC section 5's namespace for derived event ids.
+// eventIDNamespace is the namespace of derived event ids (docs/format.md).
 var eventIDNamespace = uuid.MustParse("d5522618-d9a4-5682-af63-f0e537900855")
 
 // spanSpec is one span to build; zero values leave an attribute out.

@@ -10,9 +10,9 @@ import (
 	"github.com/sandboxaudit/sandboxaudit/internal/logmap"
 )
 
-// pushLogs writes the records that are audit events (SPEC section 6).
-// Other records are skipped and counted; records that claim to be audit
-// events but do not decode are skipped, counted and logged.
+// pushLogs writes the records that are audit events (docs/format.md, "Inside
+// the collector"). Other records are skipped and counted; records that claim
+// to be audit events but do not decode are skipped, counted and logged.
 func (e *auditExporter) pushLogs(ctx context.Context, ld plog.Logs) error {
 	ep := e.eventBufs.get()
 	defer e.eventBufs.put(ep)

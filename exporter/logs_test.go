@@ -17,7 +17,7 @@ import (
 	"github.com/sandboxaudit/sandboxaudit/auditevent"
 )
 
-// buildAuditLogs makes records the way SPEC section 6 describes them, by
+// buildAuditLogs makes records the way docs/format.md describes them, by
 // hand: an exec start, an exec finish with raw output in bytes attributes,
 // an ordinary log line, and a finish record whose body is not a valid event.
 func buildAuditLogs() plog.Logs {

@@ -18,7 +18,7 @@ import (
 	"github.com/sandboxaudit/sandboxaudit/internal/testutil/redacttest"
 )
 
-// secretLogs is one exec finish record (SPEC section 6) with a secret of
+// secretLogs is one exec finish log record with a secret of
 // every kind in its argv, env, error message and raw stdout.
 func secretLogs(t *testing.T) plog.Logs {
 	t.Helper()

@@ -72,7 +72,7 @@ func lines(t *testing.T, td ptrace.Traces, pol auditevent.Policy) string {
 
 // TestBackendSeesWhatTheFileHolds: a span through the processor, then
 // mapped with nothing redacted, gives the lines the audit exporter writes
-// from the original span under the same policy (SPEC §4), except that raw
+// from the original span under the same policy, except that raw
 // output the exporter must drop as malformed takes its decoded text along.
 func TestBackendSeesWhatTheFileHolds(t *testing.T) {
 	keepAll := auditevent.Policy{IncludeExecOutput: true, MaxStdoutChars: math.MaxInt32, MaxStderrChars: math.MaxInt32, IncludeWriteLen: true}

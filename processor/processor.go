@@ -61,9 +61,10 @@ var streams = [...]output{
 	{semconv.AttrExecStderrBytes, semconv.AttrExecStderr, func(p auditevent.Policy) int { return p.MaxStderrChars }},
 }
 
-// apply redacts one span as SPEC section 4 and the redact policy redact
-// its events. A span without sandbox.operation and sandbox.session.id is
-// not a sandbox span and is left alone.
+// apply applies the payload policy, redaction included, to one span as it
+// applies to the span's events (docs/format.md, "The payload policy"). A
+// span without sandbox.operation and sandbox.session.id is not a sandbox
+// span and is left alone.
 func (p *spanPolicy) apply(span ptrace.Span, cuts *redact.Counts) {
 	attrs := span.Attributes()
 	opVal, ok := attrs.Get(semconv.AttrOperation)
@@ -102,7 +103,7 @@ func applyOutput(attrs pcommon.Map, s output, pol payloadpolicy.Policy, cuts *re
 	}
 	v, ok := attrs.Get(s.raw)
 	if !ok {
-		return // an existing decoded string stays, as in SPEC §4 step 3
+		return // text without raw bytes stays (docs/format.md, "The payload policy")
 	}
 	b, err := spanmap.DecodeExecOutput(v)
 	attrs.Remove(s.raw)

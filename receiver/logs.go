@@ -8,8 +8,8 @@ import (
 	"github.com/sandboxaudit/sandboxaudit/receiver/internal/metadata"
 )
 
-// eventsToLogs is the log form of events (SPEC section 6), under this
-// receiver's instrumentation scope.
+// eventsToLogs is the log form of events (docs/format.md, "Inside the
+// collector"), under this receiver's instrumentation scope.
 func eventsToLogs(events []auditevent.Event) plog.Logs {
 	return logmap.EventsToLogs(events, metadata.ScopeName)
 }

@@ -34,14 +34,14 @@ func (r *sandboxReceiver) countNotTried(ctx context.Context, rp reply, n int) {
 // serveLargeNDJSON serves an ndjson body of more than deliverPiece events
 // (lines is their count) without holding them all decoded: a first pass
 // validates every line and keeps only its event id, so a bad line still
-// refuses the whole batch and duplicates are known up front; then the
-// fresh lines are decoded again, a piece at a time, and delivered in order.
-// It stops at the first piece refused, counting the events after it as
-// refused too (the client is told the batch was). The pieces before it stay
-// delivered: delivery is at-least-once (SPEC §7). Their ids are committed,
-// so the client's retry of the batch gets them counted as duplicates while
-// the dedupe window still holds them; past it, or with dedupe off, they are
-// written again, as exact copies.
+// refuses the whole batch and duplicates are known up front; then the fresh
+// lines are decoded again, a piece at a time, and delivered in order. It
+// stops at the first piece refused, counting the events after it as refused
+// too (the client is told the batch was). The pieces before it stay
+// delivered: delivery is at-least-once (docs/guarantees.md, "Duplicates").
+// Their ids are committed, so the client's retry of the batch gets them
+// counted as duplicates while the dedupe window still holds them; past it,
+// or with dedupe off, they are written again, as exact copies.
 func (r *sandboxReceiver) serveLargeNDJSON(ctx context.Context, rb *admission.Body, lines int) reply {
 	body := rb.Bytes()
 	ids, size, err := validateNDJSON(ctx, r.decoding, body, lines)

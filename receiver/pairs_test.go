@@ -74,8 +74,8 @@ func TestPairingIntoTraces(t *testing.T) {
 		n := i + 1
 		assert.Equal(t, "sandbox.exec", s.Name())
 		assert.Equal(t, ptrace.SpanKindInternal, s.Kind())
-		// SPEC section 5: events with non-OTel ids are one trace per
-		// session, the session UUID's bytes.
+		// Events with non-OTel ids are one trace per session, the session
+		// UUID's bytes.
 		assert.Equal(t, pcommon.TraceID(testSession), s.TraceID())
 		assert.Equal(t, evStart, s.StartTimestamp().AsTime())
 		assert.Equal(t, evFinish, s.EndTimestamp().AsTime())
@@ -89,7 +89,7 @@ func TestPairingIntoTraces(t *testing.T) {
 	assert.Equal(t, 4, logs.LogRecordCount())
 	assert.Zero(t, tr.r.pairs.Len())
 
-	// Each span maps back to the same two events (SPEC section 5).
+	// Each span maps back to the same two events.
 	assert.Equal(t, []string{
 		canonical(t, startJSON(1)), canonical(t, finishJSON(1)),
 		canonical(t, startJSON(2)), canonical(t, finishJSON(2)),

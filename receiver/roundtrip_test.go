@@ -32,7 +32,7 @@ const rtSession = "6f1c2a8e-3b4d-4e5f-9a0b-1c2d3e4f5a6b"
 // in a logs pipeline: pydantic field order, a +00:00 offset, a non-ASCII
 // path, an integer beyond 64 bits, and a stdout string its policy already
 // produced. rtLogLines are their canonical lines, written out by hand from
-// SPEC section 2.
+// docs/format.md, "The canonical line".
 var (
 	rtLogBodies = []string{
 		`{"version":1,"event_id":"1c4ae2a2-5b7e-4f3a-9c1d-2e3f4a5b6c7d","ts":"2026-03-14T15:09:26.535897+00:00","session_id":"` + rtSession + `","seq":5,"op":"read","phase":"start","span_id":"sandbox_op_3","parent_span_id":null,"trace_id":null,"data":{"path":"/w/ä.txt","size":1180591620717411303424}}`,
@@ -156,7 +156,7 @@ func TestRoundTripExporterReceiverExporter(t *testing.T) {
 
 			// Downstream: receiver -> exporter with a file sink. Exec
 			// output is let through, so strings that arrive stay as
-			// they are (SPEC section 4, rule 3).
+			// they are (docs/format.md, "The payload policy").
 			_, fileLogs := rtExporter(t, map[string]any{
 				"payload_policy": map[string]any{"include_exec_output": true},
 				"file":           map[string]any{"path": receivedPath},
@@ -198,7 +198,7 @@ func TestRoundTripExporterReceiverExporter(t *testing.T) {
 			received, err := os.ReadFile(receivedPath)
 			require.NoError(t, err)
 
-			// What was sent is what SPEC says: two events per sandbox span,
+			// What was sent is what docs/format.md says: two events per sandbox span,
 			// the audit records' canonical lines, nothing else.
 			sentLines := strings.SplitAfter(string(sent), "\n")
 			require.Equal(t, "", sentLines[len(sentLines)-1])

@@ -25,7 +25,7 @@ var (
 	testTraceID = pcommon.TraceID{0x4b, 0xf9, 0x2f, 0x35, 0x77, 0xb3, 0x4d, 0xa6, 0xa3, 0xce, 0x92, 0x9d, 0x0e, 0x0e, 0x47, 0x36}
 	testSpanID  = pcommon.SpanID{0x00, 0xf0, 0x67, 0xaa, 0x0b, 0xa9, 0x02, 0xb7}
 	testStart   = time.Date(2026, 3, 14, 15, 9, 26, 535897123, time.UTC)
-	// SPEC section 5: the namespace of derived event ids.
+	// The namespace of derived event ids, as docs/format.md gives it.
 	eventIDNamespace = uuid.MustParse("d5522618-d9a4-5682-af63-f0e537900855")
 )
 
@@ -58,7 +58,7 @@ func sandboxTraces() ptrace.Traces {
 	return td
 }
 
-// wantSandboxLines is what SPEC section 5 says the exec span maps to,
+// wantSandboxLines is what docs/format.md says the exec span maps to,
 // written out independently of the mapping code.
 func wantSandboxLines(t *testing.T) []string {
 	t.Helper()

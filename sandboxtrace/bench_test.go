@@ -78,7 +78,7 @@ func (nopLogs) ForceFlush(context.Context) error              { return nil }
 
 // BenchmarkDoWriteAhead is BenchmarkDo plus the early start record, queued
 // (best effort) or exported before the function (sync, to an exporter
-// that answers at once): the cost of SPEC §8 on the caller's path.
+// that answers at once): the cost of write-ahead on the caller's path.
 func BenchmarkDoWriteAhead(b *testing.B) {
 	for _, d := range []sandboxtrace.Delivery{sandboxtrace.DeliveryBestEffort, sandboxtrace.DeliverySync} {
 		b.Run(d.String(), func(b *testing.B) {

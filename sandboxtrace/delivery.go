@@ -14,7 +14,7 @@ import (
 const DefaultSyncTimeout = 5 * time.Second
 
 // Delivery is how a start event is delivered before its operation runs,
-// as the Python sinks' mode/on_error (SPEC §8).
+// as the Python sinks' mode/on_error (README.md, "Delivery modes").
 type Delivery int
 
 const (

@@ -61,9 +61,10 @@ type FinishOptions struct {
 // children. data is the start event's data (nil = {}).
 //
 // With a log pipeline (WithLogExporter, WithLoggerProvider) Start first
-// emits the start event as a log record (SPEC §8). With DeliverySync, a
-// record the collector did not acknowledge makes Start return an error
-// wrapping ErrStartNotRecorded; the operation must then not run.
+// emits the start event as a log record (README.md, "Delivery modes").
+// With DeliverySync, a record the collector did not acknowledge makes Start
+// return an error wrapping ErrStartNotRecorded; the operation must then not
+// run.
 //
 // An unknown op or data that cannot be encoded as JSON is a programming
 // error: Start then records nothing and returns an error.
@@ -309,9 +310,9 @@ const truncMark = "\u2026"
 
 // cutOutput cuts b to max bytes and marks a cut with truncMark; the span
 // carries the result base64-encoded (OTel Go attributes have no bytes type;
-// SPEC §5 allows a base64 string). The cut backs off to the start of a UTF-8 sequence it
-// would split, so a bounded capture does not end in a replacement character
-// that the output never contained.
+// the mapping takes a base64 string too). The cut backs off to the start of
+// a UTF-8 sequence it would split, so a bounded capture does not end in a
+// replacement character that the output never contained.
 func cutOutput(b []byte, max int) []byte {
 	if len(b) <= max {
 		return b

@@ -25,11 +25,12 @@ type startEvent struct {
 	data auditevent.Data
 }
 
-// writeAhead emits the start event as a SPEC §6 log record before the
-// operation runs. ctx carries the operation's span (the record takes its
-// trace and span ids), parent the span the operation's span started from.
-// With sync delivery it returns the export's failure; best effort never
-// fails here (a lost record is reported by the log pipeline).
+// writeAhead emits the start event as an audit log record (docs/format.md,
+// "Inside the collector") before the operation runs. ctx carries the
+// operation's span (the record takes its trace and span ids), parent the
+// span the operation's span started from. With sync delivery it returns the
+// export's failure; best effort never fails here (a lost record is reported
+// by the log pipeline).
 func (s *Session) writeAhead(ctx, parent context.Context, st startEvent) error {
 	if s.logs.logger == nil {
 		return nil
@@ -45,7 +46,7 @@ func (s *Session) writeAhead(ctx, parent context.Context, st startEvent) error {
 	return a.result(ErrStartNotRecorded)
 }
 
-// eventRecord is ev as the SPEC §6 log record the collector maps back:
+// eventRecord is ev as the audit log record the collector maps back:
 // body the canonical line, the event name and attributes of its phase.
 func (s *Session) eventRecord(ev *auditevent.Event, sev log.Severity) log.Record {
 	var r log.Record
@@ -90,7 +91,8 @@ func (s *Session) checkQueued(a *ack) {
 }
 
 // startEventOf builds the start event exactly as the collector maps it back
-// from the finished span (SPEC §5), so both copies carry one canonical line.
+// from the finished span (docs/format.md, "Inside the collector"), so both
+// copies carry one canonical line.
 func (s *Session) startEventOf(sc, parent trace.SpanContext, st startEvent) auditevent.Event {
 	ev := auditevent.Event{
 		Version:   1,

@@ -53,8 +53,9 @@ func (o *Op) writeAheadFinish(fin finishEvent) error {
 }
 
 // finishEventOf builds the finish event as the collector maps it from the
-// ended span (SPEC §5): the span's ids, and no stdout or stderr text, which
-// only the collector's payload policy writes.
+// ended span (docs/format.md, "Inside the collector"): the span's ids, and
+// no stdout or stderr text, which only the collector's payload policy
+// writes.
 func (o *Op) finishEventOf(fin finishEvent) auditevent.Event {
 	data := fin.data
 	if data == nil {

@@ -11,8 +11,9 @@ const (
 	SessionSpanName = "sandbox.session"
 )
 
-// Span attributes of the SPEC §5 table: the only ones the span-to-events
-// mapping reads (besides the extension attributes below).
+// Span attributes of the table in docs/format.md, "Inside the collector":
+// the only ones the span-to-events mapping reads (besides the extension
+// attributes below).
 const (
 	// AttrOperation is the op, string; required on an operation span.
 	AttrOperation = "sandbox.operation"
@@ -98,8 +99,9 @@ const (
 	AttrStartMissing = "sandbox.event.start_missing"
 )
 
-// Log records of SPEC §6, one per event. Besides these they carry
-// AttrSessionID, AttrOperation and the raw exec output attributes.
+// Log records of audit events (docs/format.md, "Inside the collector"), one
+// per event. Besides these they carry AttrSessionID, AttrOperation and the
+// raw exec output attributes.
 const (
 	// EventSessionStart is the log event name of a start event.
 	EventSessionStart = "sandbox.session.start"

@@ -2,7 +2,7 @@
 
 The openai-agents package (SandboxSessionEvent, event_to_json_line) cannot be
 installed on the benchmark machine, so this is a minimal pydantic 2 model
-written from SPEC sections 1 and 2: the same fields, types, defaults and
+written from docs/format.md (fields, canonical line): the same fields, types, defaults and
 phase-discriminated union, validated from JSON and written as
 json.dumps(model_dump(mode="json"), separators=(",", ":"), sort_keys=True).
 It is what a faithful reimplementation costs, not the package itself.

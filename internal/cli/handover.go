@@ -19,13 +19,13 @@ import (
 const handoverSynopsis = "log handover --signing-key OLD.key --next-key NEW.pub [--next-origin ORIGIN] " +
 	"[--witness URL=W.vkey]... PATH"
 
-// runLogHandover retires the log of an audit path and hands it over to a
-// new key (SPEC section 10): it seals the file with the old key, signs a
-// final checkpoint of the whole tree that names the new key and the new
-// log's origin (the handover note), has the witnesses cosign it, and moves
-// the retired file and its sidecars aside, so that the collector, started
-// with the new key, begins the new log at PATH. Run it with the collector
-// stopped.
+// runLogHandover retires the log of an audit path and hands it over to a new
+// key (docs/witnesses.md, "Key handover"): it seals the file with the old
+// key, signs a final checkpoint of the whole tree that names the new key and
+// the new log's origin (the handover note), has the witnesses cosign it, and
+// moves the retired file and its sidecars aside, so that the collector,
+// started with the new key, begins the new log at PATH. Run it with the
+// collector stopped.
 func runLogHandover(ctx context.Context, args []string, s Streams) int {
 	fs := newFlagSet("log handover", handoverSynopsis, s.Stderr)
 	keyFile := fs.String("signing-key", "", "the key being retired (file.integrity.signing_key_file until now)")

@@ -15,7 +15,7 @@ import (
 //   - trace_id and parent_span_id are null or non-empty strings, and
 //     parent_span_id differs from span_id.
 //   - an id spelled like an OTel id (32 hex digits for trace_id, 16 for
-//     span_id and parent_span_id) must be what SPEC section 5 writes:
+//     span_id and parent_span_id) must be what a span gives (docs/format.md):
 //     lowercase hex, and not all zeros (the OTel "invalid" id).
 func checkIDs(e *auditevent.Event) []string {
 	var probs []string

@@ -146,13 +146,13 @@ type summary struct {
 type verifyOptions struct {
 	allowOpen       bool
 	allowDuplicates bool
-	// key, when set, adds the integrity checks (SPEC section 9).
+	// key, when set, adds the integrity checks (docs/tamper-evidence.md).
 	key note.Verifier
 	// allowRenamed makes checkpoints naming another file a warning.
 	allowRenamed bool
 	// allowUnsealed bounds the unsealed lines accepted.
 	allowUnsealed unsealedLimit
-	// witness holds the witness keys and quorum (SPEC section 10).
+	// witness holds the witness keys and quorum (docs/witnesses.md).
 	witness witnessFlags
 	// given are --checkpoint's checkpoints, read from givenFiles: the log
 	// of each must extend it (a segment alone must be in it).

@@ -15,13 +15,13 @@ import (
 	"github.com/sandboxaudit/sandboxaudit/internal/fsutil"
 )
 
-// A segment verifies alone, across a gap (SPEC §10): its signed compact
-// range at its start and its own lines give the tree at its end; a
-// consistency proof from that tree to a later checkpoint, read from the
-// path's hash store, shows the segment's lines are leaves of that
-// checkpoint's tree. The store keeps every leaf of the log, retired
-// segments included, and is not trusted: a proof it gives is checked
-// against the signed checkpoint (tlog.CheckTree), so a forged store fails.
+// A segment verifies alone, across a gap (docs/history.md, "Verify"): its
+// signed compact range at its start and its own lines give the tree at its
+// end; a consistency proof from that tree to a later checkpoint, read from
+// the path's hash store, shows the segment's lines are leaves of that
+// checkpoint's tree. The store keeps every leaf of the log, retired segments
+// included, and is not trusted: a proof it gives is checked against the
+// signed checkpoint (tlog.CheckTree), so a forged store fails.
 
 // TreeProver proves that a tree the verifier folded itself (its size and
 // root) is a prefix of a later signed checkpoint, with hashes read from an

@@ -13,14 +13,14 @@ import (
 	"github.com/sandboxaudit/sandboxaudit/internal/fsutil"
 )
 
-// A log handed over from another key starts from the handover note (SPEC
-// section 10): `log handover` leaves the signed note beside the path, as
-// PATH.handover, and the sealer of the new key makes the record hash of
-// the note's bytes the new log's leaf 0. The audit file holds event lines
-// only, so that leaf lives in the sidecars: a handover record in the
-// segments sidecar (signed by the new key) and the hash store. The file's
-// line i is then leaf i, and the new log's first checkpoint, of one leaf,
-// commits to the note.
+// A log handed over from another key starts from the handover note
+// (docs/witnesses.md, "The new log's first leaf"): `log handover` leaves the
+// signed note beside the path, as PATH.handover, and the sealer of the new
+// key makes the record hash of the note's bytes the new log's leaf 0. The
+// audit file holds event lines only, so that leaf lives in the sidecars: a
+// handover record in the segments sidecar (signed by the new key) and the
+// hash store. The file's line i is then leaf i, and the new log's first
+// checkpoint, of one leaf, commits to the note.
 
 // HandoverSuffix names the file that holds the handover note a log at
 // the path starts from.

@@ -14,10 +14,10 @@ import (
 	"github.com/sandboxaudit/sandboxaudit/internal/fsutil"
 )
 
-// A handover note is a log's final checkpoint (SPEC section 10): the
-// checkpoint of its whole tree, signed by the key being retired, with C2SP
-// extension lines that say it is final and name the key and origin of the
-// log that goes on:
+// A handover note is a log's final checkpoint (docs/witnesses.md, "Key
+// handover"): the checkpoint of its whole tree, signed by the key being
+// retired, with C2SP extension lines that say it is final and name the key
+// and origin of the log that goes on:
 //
 //	<origin>
 //	<size>

@@ -17,12 +17,12 @@ import (
 	"github.com/sandboxaudit/sandboxaudit/internal/zstdread"
 )
 
-// One log per audit path (SPEC §10): when the file sink rotates the file,
-// the closed segment's lines stay leaves of the same tree, and the new
-// file's lines follow them. The sealer records each closed segment in the
-// segments sidecar (a SegmentRecord: its first leaf, its line count, the
-// compact ranges at its start and end), signed, before the new file's
-// first line is added.
+// One log per audit path (docs/history.md, "One log per path"): when the
+// file sink rotates the file, the closed segment's lines stay leaves of the
+// same tree, and the new file's lines follow them. The sealer records each
+// closed segment in the segments sidecar (a SegmentRecord: its first leaf,
+// its line count, the compact ranges at its start and end), signed, before
+// the new file's first line is added.
 
 // hasSegments reports whether the path has a segment log or closed
 // segments: its file may then be missing (rotated, nothing written since).

@@ -31,7 +31,7 @@ type Settings struct {
 	Interval time.Duration
 	Logger   *zap.Logger
 	Observer Observer // optional
-	// Witnesses, when set, cosign every newest checkpoint (SPEC §10).
+	// Witnesses, when set, cosign every newest checkpoint (docs/witnesses.md).
 	Witnesses Witnesses
 	// OriginBase is the directory files are named below in their
 	// checkpoints' origin (see originOf): a path template's literal

@@ -1,8 +1,9 @@
 // Package logmap carries audit events through the collector as log records
-// (SPEC section 6): the body is the canonical line without its newline, so
-// the event survives losslessly (big integers, float versus integer, nulls),
-// and a few attributes make records easy to route and query. Raw exec output,
-// which the canonical line never holds, travels in bytes attributes.
+// (docs/format.md, "Inside the collector"): the body is the canonical line
+// without its newline, so the event survives losslessly (big integers, float
+// versus integer, nulls), and a few attributes make records easy to route
+// and query. Raw exec output, which the canonical line never holds, travels
+// in bytes attributes.
 package logmap
 
 import (
@@ -31,12 +32,13 @@ func eventName(p auditevent.Phase) string {
 	return semconv.EventSessionStart
 }
 
-// setLogRecord fills lr with e's record (SPEC section 6).
+// setLogRecord fills lr with e's record (docs/format.md, "Inside the
+// collector").
 func setLogRecord(lr plog.LogRecord, e *auditevent.Event, observed pcommon.Timestamp) {
 	lr.SetEventName(eventName(e.Phase))
 	lr.SetTimestamp(logTime(e.TS))
 	lr.SetObservedTimestamp(observed)
-	// The ids of the span the event maps to (SPEC section 5), derived from
+	// The ids of the span the event maps to (docs/format.md), derived from
 	// the session where the event's own are not OTel ids: a record then
 	// correlates with that span, and trace-id routing (loadbalancing, the
 	// kafka exporter's partition_logs_by_trace_id) keeps a session together.
@@ -82,7 +84,7 @@ func logTime(ts auditevent.Timestamp) pcommon.Timestamp {
 }
 
 // FromLogRecord reads the event back from a record EventsToLogs made (or any
-// record following SPEC section 6). It returns ErrNotAuditEvent for
+// record as docs/format.md describes it). It returns ErrNotAuditEvent for
 // records that are not audit events, and a decode error (wrapping the
 // *auditevent.FieldError) for records that claim to be one but are not valid.
 // The raw exec output comes back from the bytes attributes (a standard base64

@@ -71,7 +71,7 @@ func TestLogRecordFailedFinish(t *testing.T) {
 	assert.Equal(t, "sandbox.session.finish", lr.EventName())
 	assert.Equal(t, time.Date(2026, 3, 14, 15, 9, 26, 786022000, time.UTC), lr.Timestamp().AsTime())
 	// Not OTel ids: the record carries the ids of the span the event maps
-	// to (SPEC section 5), computed here from the spec's definition.
+	// to, computed here from the definition in docs/format.md.
 	assert.Equal(t, "6f1c2a8e3b4d4e5f9a0b1c2d3e4f5a6b", lr.TraceID().String(), "null trace_id: the session's")
 	derived := uuid.NewSHA1(uuid.MustParse("d5522618-d9a4-5682-af63-f0e537900855"),
 		[]byte("6f1c2a8e-3b4d-4e5f-9a0b-1c2d3e4f5a6b/sandbox_op_0af7651916cd43dd8448eb211c80319c"))

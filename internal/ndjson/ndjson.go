@@ -1,7 +1,8 @@
 // Package ndjson decodes a batch of audit events, one JSON object per line:
 // the receiver's application/x-ndjson intake and the sandboxaudit_encoding
 // extension's Unmarshal methods share it, so both accept exactly the same
-// input (SPEC section 3, through auditevent.DecodeOptions).
+// input (docs/format.md, "What the intake accepts", through
+// auditevent.DecodeOptions).
 package ndjson
 
 import (

@@ -1,6 +1,6 @@
 // Package payloadpolicy holds the payload policy keys that the sandboxaudit
-// exporter, processor and encoding extension share (SPEC section 4), and
-// their resolution to one effective policy per op.
+// exporter, processor and encoding extension share (docs/format.md, "The
+// payload policy"), and their resolution to one effective policy per op.
 package payloadpolicy // import "github.com/sandboxaudit/sandboxaudit/internal/payloadpolicy"
 
 import (

@@ -5,8 +5,8 @@ import (
 	"github.com/sandboxaudit/sandboxaudit/internal/redact"
 )
 
-// Policy is the effective payload policy at one sink for one op: SPEC
-// section 4's fields, then redaction.
+// Policy is the effective payload policy at one sink for one op: the
+// fields of docs/format.md, "The payload policy", then redaction.
 type Policy struct {
 	auditevent.Policy
 	// Redactor cuts secrets; nil when the policy turns redaction off.
@@ -20,7 +20,7 @@ func (p Policy) equal(o Policy) bool {
 	return p.Redactor == nil || p.Redactor.Settings().Equal(o.Redactor.Settings())
 }
 
-// Apply returns a copy of e under the policy: SPEC section 4 first, then
+// Apply returns a copy of e under the policy: the payload policy first, then
 // every string of data, error_message, and stdout/stderr where the policy
 // keeps them, redacted. Raw output is redacted as it is decoded (see
 // redact.Redactor.Output), and a redacted copy holds no raw bytes. e is not

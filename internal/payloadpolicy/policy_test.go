@@ -26,7 +26,7 @@ func secretFinish(t *testing.T) auditevent.Event {
 
 // TestApplyRedactsEveryField: data, error_message, stdout decoded from raw
 // bytes and stderr already text lose every secret; the copy holds no raw
-// bytes; SPEC section 4 still applies (data.bytes removed, output cut);
+// bytes; the payload policy still applies (data.bytes removed, output cut);
 // the event itself is untouched.
 func TestApplyRedactsEveryField(t *testing.T) {
 	tab, err := NewTable(auditevent.PolicySet{Default: auditevent.PolicyOverride{
@@ -43,7 +43,7 @@ func TestApplyRedactsEveryField(t *testing.T) {
 	assert.Nil(t, out.StderrBytes)
 	_, hasBytes := out.Data.Lookup("bytes")
 	assert.False(t, hasBytes)
-	assert.False(t, strings.HasSuffix(*out.Stderr, auditevent.Ellipsis), "text without raw bytes is not cut to the limit (SPEC section 4)")
+	assert.False(t, strings.HasSuffix(*out.Stderr, auditevent.Ellipsis), "text without raw bytes is not cut to the limit")
 	line := string(auditevent.Line(&out))
 	for _, secret := range redacttest.Secrets() {
 		assert.NotContains(t, line, secret)
@@ -59,8 +59,8 @@ func TestApplyRedactsEveryField(t *testing.T) {
 	assert.Equal(t, line, string(auditevent.Line(&decoded)), "the line is canonical")
 }
 
-// TestRedactionOffIsTheSpec: enabled false at any level gives SPEC
-// section 4 alone, byte for byte, and the level above can turn it on again.
+// TestRedactionOffIsTheSpec: enabled false at any level gives the payload
+// policy alone, byte for byte, and the level above can turn it on again.
 func TestRedactionOffIsTheSpec(t *testing.T) {
 	off := auditevent.RedactOverride{Enabled: auditevent.Ptr(false)}
 	set := auditevent.PolicySet{

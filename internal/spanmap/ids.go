@@ -10,8 +10,8 @@ import (
 	"github.com/sandboxaudit/sandboxaudit/auditevent"
 )
 
-// eventIDNamespace is the UUIDv5 namespace of derived ids (SPEC section 5):
-// d5522618-d9a4-5682-af63-f0e537900855.
+// eventIDNamespace is the UUIDv5 namespace of derived ids (docs/format.md,
+// "Inside the collector"): d5522618-d9a4-5682-af63-f0e537900855.
 var eventIDNamespace = uuid.UUID{
 	0xd5, 0x52, 0x26, 0x18, 0xd9, 0xa4, 0x56, 0x82,
 	0xaf, 0x63, 0xf0, 0xe5, 0x37, 0x90, 0x08, 0x55,
@@ -123,9 +123,10 @@ func encodeUUID(dst []byte, u uuid.UUID) {
 	hex.Encode(dst[24:36], u[10:16])
 }
 
-// EventTraceID is the trace id of e's span (SPEC section 5): its trace_id
-// where that is an OTel id, otherwise the session's derived one. exact
-// reports whether the id alone spells trace_id back.
+// EventTraceID is the trace id of e's span (docs/format.md, "Inside the
+// collector"): its trace_id where that is an OTel id, otherwise the
+// session's derived one. exact reports whether the id alone spells trace_id
+// back.
 func EventTraceID(e *auditevent.Event) (id pcommon.TraceID, exact bool) {
 	if e.TraceID != nil {
 		if id, ok := ParseTraceID(*e.TraceID); ok {
