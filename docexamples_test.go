@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"go.yaml.in/yaml/v3"
 
 	"github.com/sandboxaudit/sandboxaudit/internal/integrity"
 	"github.com/sandboxaudit/sandboxaudit/internal/witness/witnesstest"
@@ -25,10 +26,33 @@ service:
     logs: {receivers: [sandboxaudit], exporters: [sandboxaudit]}
 `
 
+// docProcessorPipeline completes a doc's processor fragment: a traces
+// pipeline through every processor it defines, in order.
+func docProcessorPipeline(t *testing.T, body string) string {
+	t.Helper()
+	var doc struct {
+		Processors yaml.Node `yaml:"processors"`
+	}
+	require.NoError(t, yaml.Unmarshal([]byte(body), &doc))
+	var ids []string
+	for i := 0; i+1 < len(doc.Processors.Content); i += 2 {
+		ids = append(ids, doc.Processors.Content[i].Value)
+	}
+	require.NotEmpty(t, ids, "a processors block without processors")
+	return `receivers:
+  sandboxaudit: {endpoint: 127.0.0.1:8088}
+exporters:
+  sandboxaudit: {file: {path: ./audit/events.jsonl}}
+service:
+  pipelines:
+    traces: {receivers: [sandboxaudit], processors: [` + strings.Join(ids, ", ") + `], exporters: [sandboxaudit]}
+`
+}
+
 // TestDocConfigExamplesAreValid loads every yaml block of the docs and the
 // component READMEs through the distribution's factories and validation:
-// a whole configuration as it is, an exporter fragment inside a minimal
-// pipeline. The README's own examples are TestREADMEExamplesAreValid's.
+// a whole configuration as it is, an exporter or processor fragment inside
+// a minimal pipeline. The README's own examples are TestREADMEExamplesAreValid's.
 func TestDocConfigExamplesAreValid(t *testing.T) {
 	fw := witnesstest.Start(t, "witness.example/w1", nil)
 	// What a reader puts in place of the docs' shortened values.
@@ -48,7 +72,7 @@ func TestDocConfigExamplesAreValid(t *testing.T) {
 			body := placeholders.Replace(m[1])
 			if !strings.HasPrefix(body, "exporters:") && !strings.Contains(body, "\nservice:") &&
 				!strings.HasPrefix(body, "extensions:") && !strings.HasPrefix(body, "receivers:") &&
-				!strings.HasPrefix(body, "# ") {
+				!strings.HasPrefix(body, "processors:") && !strings.HasPrefix(body, "# ") {
 				continue // a few keys of a section, shown alone
 			}
 			checked++
@@ -65,7 +89,11 @@ func TestDocConfigExamplesAreValid(t *testing.T) {
 					t.Setenv(env, "example-token")
 				}
 				uris := []string{writeConfig(t, "doc.yaml", body)}
-				if !strings.Contains(body, "\nservice:") {
+				switch {
+				case strings.Contains(body, "\nservice:"):
+				case strings.HasPrefix(body, "processors:"):
+					uris = append(uris, writeConfig(t, "pipeline.yaml", docProcessorPipeline(t, body)))
+				default:
 					uris = append(uris, writeConfig(t, "pipeline.yaml", docPipeline))
 				}
 				require.NoError(t, validate(t, uris...), "%s: yaml block %d:\n%s", file, i, body)
