@@ -34,6 +34,16 @@ func validate(t *testing.T, uris ...string) error {
 	return col.DryRun(ctx)
 }
 
+// makeAuditKey makes the signing key pair in dir/keys that
+// `sandboxaudit keygen --name audit --out keys` run in dir would make.
+func makeAuditKey(t *testing.T, dir string) {
+	t.Helper()
+	keys := filepath.Join(dir, "keys")
+	require.NoError(t, os.Mkdir(keys, 0o700))
+	_, _, err := integrity.GenerateKeyFiles(keys, "audit")
+	require.NoError(t, err)
+}
+
 func TestDefaultConfigIsValid(t *testing.T) {
 	require.NoError(t, validate(t)) // no URIs: the embedded default
 	assert.True(t, strings.HasPrefix(DefaultConfigURI(), "yaml:"))
@@ -64,9 +74,7 @@ func TestExampleConfigsAreValid(t *testing.T) {
 		require.NoError(t, err)
 	}
 	work := t.TempDir()
-	require.NoError(t, os.Mkdir(filepath.Join(work, "keys"), 0o700))
-	_, _, err = integrity.GenerateKeyFiles(filepath.Join(work, "keys"), "audit")
-	require.NoError(t, err)
+	makeAuditKey(t, work)
 	t.Chdir(work)
 
 	names := map[string]bool{}

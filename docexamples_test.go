@@ -11,7 +11,6 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.yaml.in/yaml/v3"
 
-	"github.com/sandboxaudit/sandboxaudit/internal/integrity"
 	"github.com/sandboxaudit/sandboxaudit/internal/witness/witnesstest"
 )
 
@@ -81,9 +80,7 @@ func TestDocConfigExamplesAreValid(t *testing.T) {
 				// signing key the docs name has been made with keygen.
 				dir := t.TempDir()
 				t.Chdir(dir)
-				require.NoError(t, os.Mkdir("keys", 0o700))
-				_, _, err := integrity.GenerateKeyFiles("keys", "audit")
-				require.NoError(t, err)
+				makeAuditKey(t, dir)
 				require.NoError(t, os.WriteFile(filepath.Join("keys", "redact.key"), []byte("an example redaction hash key\n"), 0o600))
 				for _, env := range []string{"AUDIT_TOKEN", "INTAKE_TOKEN"} {
 					t.Setenv(env, "example-token")

@@ -11,7 +11,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/sandboxaudit/sandboxaudit/auditevent"
-	"github.com/sandboxaudit/sandboxaudit/internal/integrity"
 )
 
 // TestREADMEExamplesAreValid loads each configuration the README shows
@@ -37,9 +36,7 @@ func TestREADMEExamplesAreValid(t *testing.T) {
 			dir := t.TempDir()
 			t.Chdir(dir)
 			if strings.Contains(string(body), "signing_key_file") {
-				require.NoError(t, os.Mkdir(filepath.Join(dir, "keys"), 0o700))
-				_, _, err := integrity.GenerateKeyFiles(filepath.Join(dir, "keys"), "audit")
-				require.NoError(t, err)
+				makeAuditKey(t, dir)
 			}
 			t.Setenv("AUDIT_TOKEN", "example-token")
 			require.NoError(t, validate(t, "file:"+abs))
