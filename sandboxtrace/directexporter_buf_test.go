@@ -7,29 +7,17 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/log"
 	sdklog "go.opentelemetry.io/otel/sdk/log"
 )
 
-// bodyRecords is one record per body, as a LoggerProvider makes them.
+// bodyRecords is one record per body.
 func bodyRecords(bodies ...string) []sdklog.Record {
-	var got []sdklog.Record
-	lp := sdklog.NewLoggerProvider(sdklog.WithProcessor(recordsFunc(func(r *sdklog.Record) { got = append(got, r.Clone()) })))
-	for _, b := range bodies {
-		var r log.Record
-		r.SetBody(attribute.StringValue(b))
-		lp.Logger("test").Emit(context.Background(), r)
+	recs := make([]sdklog.Record, len(bodies))
+	for i, b := range bodies {
+		recs[i].SetBody(attribute.StringValue(b))
 	}
-	return got
+	return recs
 }
-
-// recordsFunc is a log processor that hands each record to a func.
-type recordsFunc func(*sdklog.Record)
-
-func (f recordsFunc) OnEmit(_ context.Context, r *sdklog.Record) error     { f(r); return nil }
-func (recordsFunc) Enabled(context.Context, sdklog.EnabledParameters) bool { return true }
-func (recordsFunc) Shutdown(context.Context) error                         { return nil }
-func (recordsFunc) ForceFlush(context.Context) error                       { return nil }
 
 // The request buffer is reused between exports, but one request larger
 // than maxKeptRequest does not keep its buffer.
