@@ -31,8 +31,15 @@ func padRequest(n, pad int) (head, body string) {
 func rawRequest(t *testing.T, conn net.Conn, pad int, wait time.Duration) (string, error) {
 	t.Helper()
 	head, body := padRequest(1, pad)
+	return sendRaw(t, conn, head+body, wait)
+}
+
+// sendRaw writes req on conn and returns the status line of the answer,
+// read within wait.
+func sendRaw(t *testing.T, conn net.Conn, req string, wait time.Duration) (string, error) {
+	t.Helper()
 	require.NoError(t, conn.SetDeadline(time.Now().Add(wait)))
-	if _, err := conn.Write([]byte(head + body)); err != nil {
+	if _, err := conn.Write([]byte(req)); err != nil {
 		return "", err
 	}
 	return bufio.NewReader(conn).ReadString('\n')

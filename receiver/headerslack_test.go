@@ -1,7 +1,6 @@
 package sandboxauditreceiver
 
 import (
-	"bufio"
 	"testing"
 	"time"
 
@@ -44,10 +43,7 @@ func TestHeaderBoundHasNetHTTPSlack(t *testing.T) {
 			{limit + headerSlack + 100, " 431 "},
 		} {
 			conn := dial(t, tr)
-			require.NoError(t, conn.SetDeadline(time.Now().Add(10*time.Second)))
-			_, err := conn.Write([]byte(sizedRequest(t, i+1, c.size)))
-			require.NoError(t, err)
-			status, err := bufio.NewReader(conn).ReadString('\n')
+			status, err := sendRaw(t, conn, sizedRequest(t, i+1, c.size), 10*time.Second)
 			require.NoError(t, err)
 			assert.Contains(t, status, c.want, "max_request_header_bytes %d, %d bytes of request line and headers", limit, c.size)
 			_ = conn.Close()
