@@ -40,14 +40,22 @@ var (
 	mdHeading  = regexp.MustCompile(`(?m)^#{1,6} +(.+?) *#* *$`)
 )
 
+// unfenced gives the parts of text outside fenced code blocks.
+func unfenced(text string) []string {
+	parts := mdFence.Split(text, -1)
+	var out []string
+	for i := 0; i < len(parts); i += 2 {
+		out = append(out, parts[i])
+	}
+	return out
+}
+
 // proseOf drops fenced code blocks and code spans, where brackets and
 // parentheses are code, not links.
 func proseOf(text string) string {
 	var b strings.Builder
-	for i, part := range mdFence.Split(text, -1) {
-		if i%2 == 0 {
-			b.WriteString(mdCodeSpan.ReplaceAllString(part, ""))
-		}
+	for _, part := range unfenced(text) {
+		b.WriteString(mdCodeSpan.ReplaceAllString(part, ""))
 	}
 	return b.String()
 }
@@ -57,9 +65,8 @@ func proseOf(text string) string {
 func anchorsOf(text string) map[string]bool {
 	anchors := map[string]bool{}
 	seen := map[string]int{}
-	parts := mdFence.Split(text, -1)
-	for i := 0; i < len(parts); i += 2 {
-		for _, m := range mdHeading.FindAllStringSubmatch(parts[i], -1) {
+	for _, part := range unfenced(text) {
+		for _, m := range mdHeading.FindAllStringSubmatch(part, -1) {
 			slug := slugOf(m[1])
 			if n := seen[slug]; n > 0 {
 				anchors[slug+"-"+strconv.Itoa(n)] = true
