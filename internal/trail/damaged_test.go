@@ -19,10 +19,7 @@ import (
 func TestADamagedSegmentIsReportedAndTheRestRead(t *testing.T) {
 	good, _ := writeTrail(t, 2, 40)
 	_, content := writeTrail(t, 3, 400)
-	enc, err := zstd.NewWriter(nil)
-	require.NoError(t, err)
-	frame := enc.EncodeAll(content, nil)
-	require.NoError(t, enc.Close())
+	frame := compress(t, content)
 	cut := filepath.Join(t.TempDir(), "events-20261206T061500Z-000001.jsonl.zst")
 	require.NoError(t, os.WriteFile(cut, frame[:len(frame)/2], 0o600))
 
@@ -43,6 +40,16 @@ func TestADamagedSegmentIsReportedAndTheRestRead(t *testing.T) {
 	require.NoError(t, err)
 	assert.Len(t, bads, 1)
 	assert.Equal(t, int64(1), sst.Bad)
+}
+
+// compress is content as one zstd frame.
+func compress(t *testing.T, content []byte) []byte {
+	t.Helper()
+	enc, err := zstd.NewWriter(nil)
+	require.NoError(t, err)
+	frame := enc.EncodeAll(content, nil)
+	require.NoError(t, enc.Close())
+	return frame
 }
 
 // failAfter gives the first n bytes of data, then err: a disk failing
@@ -67,16 +74,13 @@ func (f *failAfter) Read(p []byte) (int, error) {
 // source's name.
 func TestAReadErrorUnderACompressedSegmentIsNotDamage(t *testing.T) {
 	_, content := writeTrail(t, 3, 400)
-	enc, err := zstd.NewWriter(nil)
-	require.NoError(t, err)
-	frame := enc.EncodeAll(content, nil)
-	require.NoError(t, enc.Close())
+	frame := compress(t, content)
 	var bads []string
 	opts := Options{
 		Stdin: &failAfter{data: frame, n: len(frame) / 2, err: syscall.EIO},
 		Bad:   func(_ string, _ int64, reason string) { bads = append(bads, reason) },
 	}
-	_, err = ReadOps(context.Background(), []string{StdinName}, opts, func(*Op) error { return nil })
+	_, err := ReadOps(context.Background(), []string{StdinName}, opts, func(*Op) error { return nil })
 	require.ErrorIs(t, err, syscall.EIO)
 	assert.Contains(t, err.Error(), StdinName+": ")
 	assert.NotContains(t, err.Error(), "cut short or damaged")
@@ -86,16 +90,13 @@ func TestAReadErrorUnderACompressedSegmentIsNotDamage(t *testing.T) {
 // A segment whose bytes changed is damaged, like one cut short.
 func TestACorruptedSegmentIsReportedAsDamaged(t *testing.T) {
 	_, content := writeTrail(t, 3, 400)
-	enc, err := zstd.NewWriter(nil)
-	require.NoError(t, err)
-	frame := enc.EncodeAll(content, nil)
-	require.NoError(t, enc.Close())
+	frame := compress(t, content)
 	frame[len(frame)/2] ^= 0x5a
 	bad := filepath.Join(t.TempDir(), "events-20261206T061500Z-000001.jsonl.zst")
 	require.NoError(t, os.WriteFile(bad, frame, 0o600))
 	var bads []string
 	opts := Options{Bad: func(_ string, _ int64, reason string) { bads = append(bads, reason) }}
-	_, err = ReadOps(context.Background(), []string{bad}, opts, func(*Op) error { return nil })
+	_, err := ReadOps(context.Background(), []string{bad}, opts, func(*Op) error { return nil })
 	require.NoError(t, err)
 	require.Len(t, bads, 1)
 	assert.Contains(t, bads[0], "the compressed segment cannot be read to its end")
