@@ -1,11 +1,14 @@
 package trail
 
 import (
+	"bytes"
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"syscall"
 	"testing"
+	"testing/iotest"
 
 	"github.com/klauspost/compress/zstd"
 	"github.com/stretchr/testify/assert"
@@ -52,23 +55,6 @@ func compress(t *testing.T, content []byte) []byte {
 	return frame
 }
 
-// failAfter gives the first n bytes of data, then err: a disk failing
-// midway through a segment.
-type failAfter struct {
-	data []byte
-	n    int
-	err  error
-}
-
-func (f *failAfter) Read(p []byte) (int, error) {
-	if f.n == 0 {
-		return 0, f.err
-	}
-	m := copy(p[:min(len(p), f.n)], f.data)
-	f.data, f.n = f.data[m:], f.n-m
-	return m, nil
-}
-
 // An I/O error under a compressed segment is the file's failure, not
 // damage to the segment: it ends the read, named as it is, with the
 // source's name.
@@ -77,7 +63,8 @@ func TestAReadErrorUnderACompressedSegmentIsNotDamage(t *testing.T) {
 	frame := compress(t, content)
 	var bads []string
 	opts := Options{
-		Stdin: &failAfter{data: frame, n: len(frame) / 2, err: syscall.EIO},
+		// A disk failing midway through a segment.
+		Stdin: io.MultiReader(bytes.NewReader(frame[:len(frame)/2]), iotest.ErrReader(syscall.EIO)),
 		Bad:   func(_ string, _ int64, reason string) { bads = append(bads, reason) },
 	}
 	_, err := ReadOps(context.Background(), []string{StdinName}, opts, func(*Op) error { return nil })
