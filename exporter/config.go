@@ -265,8 +265,8 @@ func (cfg *Config) Validate() error {
 }
 
 // checkSpoolIsNotAuditFile refuses a spool at the audit file's path, or at
-// one of the files a templated path gives: the spool trims and rewrites its file after replay, which would destroy the
-// audit trail.
+// one of the files a templated path gives: the spool trims and rewrites its
+// file after replay, which would destroy the audit trail.
 func (cfg *Config) checkSpoolIsNotAuditFile() error {
 	fc, hc := cfg.File.Get(), cfg.HTTP.Get()
 	if fc == nil || hc == nil || fc.Path == "" {

@@ -117,7 +117,7 @@ func (e *auditExporter) Start(ctx context.Context, host component.Host) (err err
 	}
 	if hc := e.cfg.HTTP.Get(); hc != nil {
 		if sc := hc.Spool.Get(); sc != nil {
-			if err := checkSpoolIsNoAuditFile(sc); err != nil {
+			if err := checkSpoolIsNoSealedFile(sc); err != nil {
 				return fmt.Errorf("sandboxaudit exporter: %w", err)
 			}
 		}

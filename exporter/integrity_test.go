@@ -33,6 +33,16 @@ func withIntegrity(cfg *Config, keyPath string) *IntegrityConfig {
 	return ic
 }
 
+// sealedFileConfig is a file sink at path, sealed with a new key.
+func sealedFileConfig(t *testing.T, path string) *Config {
+	t.Helper()
+	keyPath, _ := writeKeys(t)
+	cfg := syncConfig()
+	withFile(cfg, path, auditevent.PolicyOverride{})
+	withIntegrity(cfg, keyPath)
+	return cfg
+}
+
 // checkFile runs the verifier's checker over path.
 func checkFile(t *testing.T, path, pubPath string) integrity.CheckResult {
 	t.Helper()
@@ -126,11 +136,8 @@ func TestIntegrityIntervalCheckpoints(t *testing.T) {
 }
 
 func TestIntegrityRefusesTamperedFileAtStart(t *testing.T) {
-	keyPath, _ := writeKeys(t)
 	path := filepath.Join(t.TempDir(), "audit.jsonl")
-	cfg := syncConfig()
-	withFile(cfg, path, auditevent.PolicyOverride{})
-	withIntegrity(cfg, keyPath)
+	cfg := sealedFileConfig(t, path)
 	te := startIntegrityExporters(t, cfg)
 	require.NoError(t, te.traces.ConsumeTraces(context.Background(), buildTraces(t, sampleSpans()...)))
 	te.shutdown(t)
@@ -139,12 +146,9 @@ func TestIntegrityRefusesTamperedFileAtStart(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(path, []byte(strings.Replace(string(data), `"seq":1,`, `"seq":7,`, 1)), 0o600))
 
-	exp, err := NewFactory().CreateTraces(context.Background(), exportertest.NewNopSettings(typ), cfg)
-	require.NoError(t, err)
-	err = exp.Start(context.Background(), componenttest.NewNopHost())
+	err = startAnother(t, cfg)
 	require.ErrorIs(t, err, integrity.ErrTampered)
 	require.ErrorContains(t, err, "line 1 differs")
-	require.NoError(t, exp.Shutdown(context.Background()))
 }
 
 // integrityExporters is a started traces exporter shut down explicitly.

@@ -52,11 +52,8 @@ func TestAFileAtAnotherExportersSpoolFailsAtStart(t *testing.T) {
 // A spool at another exporter's sealed audit file fails at start, naming
 // the key: it would take the audit lines for its own and trim them.
 func TestASpoolAtAnotherExportersAuditFileFailsAtStart(t *testing.T) {
-	keyPath, _ := writeKeys(t)
 	path := filepath.Join(t.TempDir(), "events.jsonl")
-	cfg := syncConfig()
-	withFile(cfg, path, auditevent.PolicyOverride{})
-	withIntegrity(cfg, keyPath)
+	cfg := sealedFileConfig(t, path)
 	audit := startIntegrityExporters(t, cfg)
 	require.NoError(t, audit.traces.ConsumeTraces(context.Background(), buildTraces(t, sampleSpans()...)))
 	before, err := os.ReadFile(path)
@@ -90,11 +87,8 @@ func TestASpoolThatIsTheFileThroughALinkFailsAtStart(t *testing.T) {
 // its sealer starts: nothing is signed or left beside the spool, so the
 // spool's exporter starts again once the file is named elsewhere.
 func TestAFileWithIntegrityAtAnotherExportersSpoolLeavesTheSpoolAlone(t *testing.T) {
-	keyPath, _ := writeKeys(t)
 	path := filepath.Join(t.TempDir(), "spool.jsonl")
-	cfg := syncConfig()
-	withFile(cfg, path, auditevent.PolicyOverride{})
-	withIntegrity(cfg, keyPath)
+	cfg := sealedFileConfig(t, path)
 	require.NoError(t, confmap.Validate(cfg))
 	spooled := spoolConfig(newRecorder(t, nil), path)
 	running := startIntegrityExporters(t, spooled)

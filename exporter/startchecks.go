@@ -24,11 +24,11 @@ func checkFileIsNoSpool(fc *FileConfig) error {
 	return nil
 }
 
-// checkSpoolIsNoAuditFile refuses a spool at a sealed audit file (the
+// checkSpoolIsNoSealedFile refuses a spool at a sealed audit file (the
 // log's owner lock lies beside it), another exporter's or this one's: the
 // spool would take the audit lines for its own, send them away and trim
 // them.
-func checkSpoolIsNoAuditFile(sc *SpoolConfig) error {
+func checkSpoolIsNoSealedFile(sc *SpoolConfig) error {
 	lock := integrity.OwnerLockPath(sc.Path)
 	if _, err := os.Lstat(lock); err == nil {
 		return fmt.Errorf("http::spool::path: %s is an audit file with a signed log (%s lies beside it); name another file", sc.Path, filepath.Base(lock))

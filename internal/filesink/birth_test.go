@@ -58,13 +58,7 @@ func TestSegmentBeganIsNowForAnEmptyFileOrAFutureBirth(t *testing.T) {
 // fileBirth reads the real file system's creation time.
 func TestFileBirthReadsTheFileSystem(t *testing.T) {
 	before := time.Now().Add(-time.Second) // file systems round
-	f, err := os.Create(filepath.Join(t.TempDir(), "f"))
-	require.NoError(t, err)
-	defer func() { _ = f.Close() }()
-	b, ok := fileBirth(f)
-	if !ok {
-		t.Skip("this file system records no creation time")
-	}
+	_, b := bornFile(t)
 	require.False(t, b.Before(before), "birth %v before the file was made (%v)", b, before)
 	require.False(t, b.After(time.Now().Add(time.Second)), "birth %v in the future", b)
 }
@@ -72,14 +66,22 @@ func TestFileBirthReadsTheFileSystem(t *testing.T) {
 // A test clock changes the clock only: the creation time still comes from
 // the file system unless a test gives its own.
 func TestSegmentBeganReadsTheFileSystemUnderATestClock(t *testing.T) {
+	f, born := bornFile(t)
+	later := born.Add(3 * time.Hour)
+	r := &Rotation{Interval: time.Hour, now: func() time.Time { return later }}
+	require.Equal(t, born, r.segmentBegan(f, 10))
+}
+
+// bornFile makes a file and reads its creation time from the file system,
+// skipping the test where none is recorded.
+func bornFile(t *testing.T) (*os.File, time.Time) {
+	t.Helper()
 	f, err := os.Create(filepath.Join(t.TempDir(), "f"))
 	require.NoError(t, err)
-	defer func() { _ = f.Close() }()
+	t.Cleanup(func() { _ = f.Close() })
 	born, ok := fileBirth(f)
 	if !ok {
 		t.Skip("this file system records no creation time")
 	}
-	later := born.Add(3 * time.Hour)
-	r := &Rotation{Interval: time.Hour, now: func() time.Time { return later }}
-	require.Equal(t, born, r.segmentBegan(f, 10))
+	return f, born
 }

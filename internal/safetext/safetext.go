@@ -20,11 +20,13 @@ import (
 // looks like the character it names: the result reads back, as a Go
 // string literal, to exactly s. Other text is left as it is.
 func Escape(s string) string {
-	if !needsEscape(s) {
+	i := strings.IndexFunc(s, shownAsEscape)
+	if i < 0 {
 		return s
 	}
 	b := make([]byte, 0, len(s)+16)
-	for i := 0; i < len(s); {
+	b = append(b, s[:i]...)
+	for i < len(s) {
 		var n int
 		b, n = appendShown(b, s[i:])
 		i += n
@@ -118,14 +120,8 @@ func appendShown(b []byte, s string) ([]byte, int) {
 // would turn into text that is not JSON.
 func unsafeInJSON(r rune) bool { return r != '\n' && r != '\t' && r != '\r' && unsafeRune(r) }
 
-func needsEscape(s string) bool {
-	for _, r := range s {
-		if r == '\\' || unsafeRune(r) {
-			return true
-		}
-	}
-	return false
-}
+// shownAsEscape reports whether Escape shows r as an escape.
+func shownAsEscape(r rune) bool { return r == '\\' || unsafeRune(r) }
 
 // unsafeRune reports whether r acts on a display or cannot be seen there.
 // Category Cf holds the bidirectional controls; Other_Default_Ignorable

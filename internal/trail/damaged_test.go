@@ -1,11 +1,14 @@
 package trail
 
 import (
+	"bytes"
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"syscall"
 	"testing"
+	"testing/iotest"
 
 	"github.com/klauspost/compress/zstd"
 	"github.com/stretchr/testify/assert"
@@ -19,10 +22,7 @@ import (
 func TestADamagedSegmentIsReportedAndTheRestRead(t *testing.T) {
 	good, _ := writeTrail(t, 2, 40)
 	_, content := writeTrail(t, 3, 400)
-	enc, err := zstd.NewWriter(nil)
-	require.NoError(t, err)
-	frame := enc.EncodeAll(content, nil)
-	require.NoError(t, enc.Close())
+	frame := compress(t, content)
 	cut := filepath.Join(t.TempDir(), "events-20261206T061500Z-000001.jsonl.zst")
 	require.NoError(t, os.WriteFile(cut, frame[:len(frame)/2], 0o600))
 
@@ -45,21 +45,14 @@ func TestADamagedSegmentIsReportedAndTheRestRead(t *testing.T) {
 	assert.Equal(t, int64(1), sst.Bad)
 }
 
-// failAfter gives the first n bytes of data, then err: a disk failing
-// midway through a segment.
-type failAfter struct {
-	data []byte
-	n    int
-	err  error
-}
-
-func (f *failAfter) Read(p []byte) (int, error) {
-	if f.n == 0 {
-		return 0, f.err
-	}
-	m := copy(p[:min(len(p), f.n)], f.data)
-	f.data, f.n = f.data[m:], f.n-m
-	return m, nil
+// compress is content as one zstd frame.
+func compress(t *testing.T, content []byte) []byte {
+	t.Helper()
+	enc, err := zstd.NewWriter(nil)
+	require.NoError(t, err)
+	frame := enc.EncodeAll(content, nil)
+	require.NoError(t, enc.Close())
+	return frame
 }
 
 // An I/O error under a compressed segment is the file's failure, not
@@ -67,16 +60,14 @@ func (f *failAfter) Read(p []byte) (int, error) {
 // source's name.
 func TestAReadErrorUnderACompressedSegmentIsNotDamage(t *testing.T) {
 	_, content := writeTrail(t, 3, 400)
-	enc, err := zstd.NewWriter(nil)
-	require.NoError(t, err)
-	frame := enc.EncodeAll(content, nil)
-	require.NoError(t, enc.Close())
+	frame := compress(t, content)
 	var bads []string
 	opts := Options{
-		Stdin: &failAfter{data: frame, n: len(frame) / 2, err: syscall.EIO},
+		// A disk failing midway through a segment.
+		Stdin: io.MultiReader(bytes.NewReader(frame[:len(frame)/2]), iotest.ErrReader(syscall.EIO)),
 		Bad:   func(_ string, _ int64, reason string) { bads = append(bads, reason) },
 	}
-	_, err = ReadOps(context.Background(), []string{StdinName}, opts, func(*Op) error { return nil })
+	_, err := ReadOps(context.Background(), []string{StdinName}, opts, func(*Op) error { return nil })
 	require.ErrorIs(t, err, syscall.EIO)
 	assert.Contains(t, err.Error(), StdinName+": ")
 	assert.NotContains(t, err.Error(), "cut short or damaged")
@@ -86,16 +77,13 @@ func TestAReadErrorUnderACompressedSegmentIsNotDamage(t *testing.T) {
 // A segment whose bytes changed is damaged, like one cut short.
 func TestACorruptedSegmentIsReportedAsDamaged(t *testing.T) {
 	_, content := writeTrail(t, 3, 400)
-	enc, err := zstd.NewWriter(nil)
-	require.NoError(t, err)
-	frame := enc.EncodeAll(content, nil)
-	require.NoError(t, enc.Close())
+	frame := compress(t, content)
 	frame[len(frame)/2] ^= 0x5a
 	bad := filepath.Join(t.TempDir(), "events-20261206T061500Z-000001.jsonl.zst")
 	require.NoError(t, os.WriteFile(bad, frame, 0o600))
 	var bads []string
 	opts := Options{Bad: func(_ string, _ int64, reason string) { bads = append(bads, reason) }}
-	_, err = ReadOps(context.Background(), []string{bad}, opts, func(*Op) error { return nil })
+	_, err := ReadOps(context.Background(), []string{bad}, opts, func(*Op) error { return nil })
 	require.NoError(t, err)
 	require.Len(t, bads, 1)
 	assert.Contains(t, bads[0], "the compressed segment cannot be read to its end")

@@ -19,12 +19,12 @@ const StdinName = "-"
 var zstdMagic = []byte{0x28, 0xb5, 0x2f, 0xfd}
 
 // open opens one source for reading, decompressing a zstd segment
-// whatever its name. A path that is not a
-// regular file (a FIFO, a device) is refused so the tool cannot hang on
-// it; read a pipe as "-". A compressed stream that does not decode to its
-// end fails a read with a *zstdread.DamagedError; an error reading the file
-// is returned as it is.
-func open(name string, stdin io.Reader) (rc io.ReadCloser, err error) {
+// whatever its name. A path that is not a regular file (a FIFO, a device)
+// is refused so the tool cannot hang on it; read a pipe as "-". A
+// compressed stream that does not decode to its end fails a read with a
+// *zstdread.DamagedError; an error reading the file is returned as it is.
+func open(name string, stdin io.Reader) (io.ReadCloser, error) {
+	var rc io.ReadCloser
 	if name == StdinName {
 		rc = io.NopCloser(stdin)
 	} else {

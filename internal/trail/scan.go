@@ -82,10 +82,7 @@ func (s *scanner) each(ctx context.Context, st *Stats, fn func(c *chunk, res *re
 			res := &c.res[i]
 			st.Lines++
 			if res.bad != "" {
-				st.Bad++
-				if s.opts.Bad != nil {
-					s.opts.Bad(s.names[c.src], c.nums[i], res.bad)
-				}
+				s.bad(st, c.src, c.nums[i], res.bad)
 				continue
 			}
 			if res.skip {
@@ -96,13 +93,19 @@ func (s *scanner) each(ctx context.Context, st *Stats, fn func(c *chunk, res *re
 			}
 		}
 		if c.damaged != "" {
-			st.Bad++
-			if s.opts.Bad != nil {
-				s.opts.Bad(s.names[c.src], c.damagedAt, c.damaged)
-			}
+			s.bad(st, c.src, c.damagedAt, c.damaged)
 		}
 		return nil
 	})
+}
+
+// bad counts a line that is not an event into st and reports it to
+// Options.Bad.
+func (s *scanner) bad(st *Stats, src int, line int64, reason string) {
+	st.Bad++
+	if s.opts.Bad != nil {
+		s.opts.Bad(s.names[src], line, reason)
+	}
 }
 
 // run calls fn with every chunk, decoded, in reading order; fn must not

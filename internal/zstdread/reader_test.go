@@ -7,6 +7,7 @@ import (
 	"io"
 	"syscall"
 	"testing"
+	"testing/iotest"
 
 	"github.com/klauspost/compress/zstd"
 	"github.com/stretchr/testify/require"
@@ -25,20 +26,9 @@ func frame(t *testing.T, n int) (plain, z []byte) {
 	return b.Bytes(), enc.EncodeAll(b.Bytes(), nil)
 }
 
-// failingReader gives the first cut bytes of data, then err.
-type failingReader struct {
-	data []byte
-	cut  int
-	err  error
-}
-
-func (f *failingReader) Read(p []byte) (int, error) {
-	if f.cut == 0 {
-		return 0, f.err
-	}
-	n := copy(p, f.data[:f.cut])
-	f.data, f.cut = f.data[n:], f.cut-n
-	return n, nil
+// failingReader gives data, then err.
+func failingReader(data []byte, err error) io.Reader {
+	return io.MultiReader(bytes.NewReader(data), iotest.ErrReader(err))
 }
 
 func readAll(t *testing.T, src io.Reader) ([]byte, error) {
@@ -59,7 +49,7 @@ func TestAWholeFrameReads(t *testing.T) {
 func TestASourceErrorIsReportedAsItIs(t *testing.T) {
 	_, z := frame(t, 5000)
 	for _, cut := range []int{4, 20, len(z) / 2, len(z) - 1} {
-		_, err := readAll(t, &failingReader{data: z, cut: cut, err: syscall.EIO})
+		_, err := readAll(t, failingReader(z[:cut], syscall.EIO))
 		require.ErrorIs(t, err, syscall.EIO, "cut at %d", cut)
 		require.False(t, IsDamaged(err), "cut at %d: %v", cut, err)
 	}
@@ -95,7 +85,7 @@ func TestASourceErrorAtAFrameBoundaryIsReportedAsItIs(t *testing.T) {
 	_, z := frame(t, 5000)
 	for _, cut := range []int{0, len(z)} {
 		for _, fail := range []error{syscall.EIO, io.ErrUnexpectedEOF} {
-			_, err := readAll(t, &failingReader{data: z, cut: cut, err: fail})
+			_, err := readAll(t, failingReader(z[:cut], fail))
 			require.ErrorIs(t, err, fail, "cut at %d", cut)
 			require.False(t, IsDamaged(err), "cut at %d: %v", cut, err)
 		}
