@@ -119,6 +119,14 @@ func TestVerifyTrailRefusesAttacks(t *testing.T) {
 			s, f := op(sessionA, "exec", "f000000000000001", 9001, 9002)
 			appendFlocked(t, path, canonLines(s, f))
 		}, "2 lines after the newest checkpoint are not sealed"},
+		{"segment of another log under a number the log has", func(t *testing.T, _ string, segs []filesink.Segment) {
+			other, _, _, _ := rotatedFixture(t, 40)
+			theirs, err := filesink.Segments(other)
+			require.NoError(t, err)
+			name := strings.Replace(filepath.Base(segs[1].Path), segs[1].Time.Format("20060102T150405Z"),
+				segs[1].Time.Add(time.Hour).Format("20060102T150405Z"), 1)
+			require.NoError(t, os.Rename(theirs[1].Path, filepath.Join(filepath.Dir(segs[1].Path), name)))
+		}, "a foreign or renamed segment"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			path, _, pub, _ := rotatedFixture(t, 40)

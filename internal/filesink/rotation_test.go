@@ -505,3 +505,31 @@ func TestFullDiskDuringRotationAndCompression(t *testing.T) {
 	_, parts := readTrail(t, path)
 	require.Equal(t, string(numberedLines(0, 3300)), string(bytes.Join(parts, nil)))
 }
+
+// Two names with one sequence number (one of them not made by the
+// rotation) are both listed, so that a reader of the trail sees both.
+func TestSegmentsListsTwoNamesOfOneNumber(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "events.jsonl")
+	for _, name := range []string{
+		"events-20261206T061500Z-000001.jsonl.zst",
+		"events-20261206T071500Z-000002.jsonl.zst",
+		"events-20261206T091500Z-000002.jsonl.zst",
+		"events-20261206T081500Z-000003.jsonl",
+		"events-20261206T081500Z-000003.jsonl.zst",
+	} {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name), nil, 0o600))
+	}
+	segs, err := Segments(path)
+	require.NoError(t, err)
+	var names []string
+	for _, s := range segs {
+		names = append(names, filepath.Base(s.Path))
+	}
+	require.Equal(t, []string{
+		"events-20261206T061500Z-000001.jsonl.zst",
+		"events-20261206T071500Z-000002.jsonl.zst",
+		"events-20261206T091500Z-000002.jsonl.zst",
+		"events-20261206T081500Z-000003.jsonl.zst",
+	}, names)
+}
