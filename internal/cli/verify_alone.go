@@ -103,7 +103,7 @@ func (v *verifier) verifySegmentAlone(ctx context.Context, segment string) error
 	rec := tr.Parts[0].Record
 	witnessed := int64(-1)
 	if wc != nil {
-		witnessed = v.reportAloneWitnessed(tr.Path, segment, wc, rec.End(), lead)
+		witnessed = v.reportAloneWitnessed(tr.Path, segment, wc, rec.End(), lead, len(res.Failures) == 0)
 	}
 	v.reportProofs(res.Proofs, lead, witnessed)
 	v.reportAloneHandover(tr.Path, segment, res.Proofs, lead)
@@ -170,13 +170,13 @@ func (v *verifier) reportProofs(proofs []integrity.SegmentProof, lead, witnessed
 // reportAloneWitnessed prints the witness result of a segment checked
 // alone and returns the leaves the quorum cosigned: the segment passes
 // when they reach its end.
-func (v *verifier) reportAloneWitnessed(path, segment string, wc *integrity.WitnessCheck, end, lead int64) int64 {
+func (v *verifier) reportAloneWitnessed(path, segment string, wc *integrity.WitnessCheck, end, lead int64, sealedOK bool) int64 {
 	res := wc.Finish()
 	quorum := fmt.Sprintf("%d/%d", v.opts.witness.usedQuorum, len(v.opts.witness.verifiers))
 	switch {
 	case res.Failure != nil:
 		v.sum.Problems++
-		_, _ = fmt.Fprintf(v.out, "%s: witness: %s\n", integrity.WitnessedPath(path), res.Failure.Msg)
+		_, _ = fmt.Fprintf(v.out, "%s: witness: %s%s\n", integrity.WitnessedPath(path), res.Failure.Msg, res.ChangedMsg(sealedOK))
 		return 0
 	case res.Witnessed < end:
 		v.sum.Problems++
