@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -252,6 +253,11 @@ func loadGivenCheckpoints(files []string, key note.Verifier) ([]integrity.Checkp
 		_ = f.Close() // read-only: a close error loses nothing
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		// A record copied from the checkpoints sidecar keeps the blank
+		// line that parts records there; the signature does not cover it.
+		if len(b) <= maxCheckpointFile {
+			b = append(bytes.TrimRight(b, "\n"), '\n')
 		}
 		cp, err := integrity.OpenCheckpoint(b, key)
 		if err != nil {
