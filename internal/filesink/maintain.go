@@ -80,7 +80,9 @@ func (m *maintainer) loop() {
 	var tick <-chan time.Time
 	var timer *time.Timer
 	if m.idle != nil {
-		timer = time.NewTimer(m.rot.idleWait(m.rot.Interval))
+		// The first look comes soon: a file's segment may have run out
+		// while the collector was stopped.
+		timer = time.NewTimer(m.rot.idleWait(0))
 		defer timer.Stop()
 		tick = timer.C
 	}

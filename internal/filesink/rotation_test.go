@@ -533,3 +533,38 @@ func TestSegmentsListsTwoNamesOfOneNumber(t *testing.T) {
 		"events-20261206T081500Z-000003.jsonl.zst",
 	}, names)
 }
+
+// A file whose interval ran out while the collector was stopped rotates
+// after the restart with no batch: the timer looks at the path's file
+// before the first write opens it.
+func TestRotateByIntervalAfterARestartWithoutABatch(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "events.jsonl")
+	began := time.Date(2026, 12, 6, 6, 0, 0, 0, time.UTC)
+	clock := &fakeClock{t: began}
+	first := &Rotation{Interval: time.Hour}
+	clock.drive(first)
+	s, err := New(Options{Path: path, Rotation: first})
+	require.NoError(t, err)
+	require.NoError(t, s.WriteBatch(context.Background(), testSession, numberedLines(1, 2)))
+	require.NoError(t, s.Close())
+
+	clock.add(2 * time.Hour) // stopped meanwhile
+	var ev rotationEvents
+	r := ev.hook(&Rotation{Interval: time.Hour})
+	clock.drive(r)
+	r.birth = func(*os.File) (time.Time, bool) { return began, true } // the file's creation time
+	r.idlePoll = 2 * time.Millisecond
+	s, err = New(Options{Path: path, Rotation: r})
+	require.NoError(t, err)
+	defer func() { require.NoError(t, s.Close()) }()
+	require.Eventually(t, func() bool {
+		ev.mu.Lock()
+		defer ev.mu.Unlock()
+		return len(ev.rotated) == 1
+	}, 10*time.Second, 2*time.Millisecond, "the file was not rotated after the restart")
+	segs, parts := readTrail(t, path)
+	require.Len(t, segs, 1)
+	require.Equal(t, string(numberedLines(1, 2)), string(parts[0]))
+	require.Empty(t, parts[1], "the path holds a new, empty file")
+	require.Empty(t, ev.errors())
+}
