@@ -72,6 +72,13 @@ func aloneDirSegments(dir string) ([]string, error) {
 // cosigned checkpoints too).
 func (v *verifier) verifySegmentAlone(ctx context.Context, segment string) error {
 	tr, err := integrity.OpenSegmentAlone(segment, v.opts.key)
+	if errors.Is(err, integrity.ErrNotRecorded) {
+		// A stray file in the directory: a problem, and the other
+		// segments are still checked.
+		v.sum.Problems++
+		_, _ = fmt.Fprintf(v.out, "%s: integrity: %v\n", segment, strings.TrimPrefix(err.Error(), segment+": "))
+		return nil
+	}
 	if err != nil {
 		return err
 	}

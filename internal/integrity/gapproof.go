@@ -106,6 +106,10 @@ type segmentEnd struct {
 	run        int
 }
 
+// ErrNotRecorded is wrapped by OpenSegmentAlone's error for a file named
+// as a segment that no signed segment record names.
+var ErrNotRecorded = errors.New("cannot be verified alone")
+
 // OpenSegmentAlone lays out a trail of one closed segment (compressed or
 // not), to verify it alone against the newest checkpoint of its log: the
 // other segments need not be there.
@@ -139,7 +143,7 @@ func OpenSegmentAlone(segment string, v note.Verifier) (*Trail, error) {
 		}
 	}
 	if t.Parts == nil {
-		return nil, fmt.Errorf("%s: no signed segment record of %s names it, so it cannot be verified alone", segment, SegmentsPath(path))
+		return nil, fmt.Errorf("%s: no signed segment record of %s names it, so it %w", segment, SegmentsPath(path), ErrNotRecorded)
 	}
 	if p := twinProblem(*seg); p != "" {
 		t.Problems = append(t.Problems, p)
