@@ -426,7 +426,11 @@ func (s *Spool) commit(own *groupcommit.Batch) {
 // so the caller's error must be the whole truth. s.end moves only after
 // the sync, so Replay never reads lines that are not durable.
 func (s *Spool) appendGroupLocked(group []*groupcommit.Batch) {
-	if err := s.reconcileLocked(); err != nil {
+	err := s.reconcileLocked()
+	if err == nil {
+		err = s.followPathForAppendLocked()
+	}
+	if err != nil {
 		groupcommit.FinishAll(group, err)
 		return
 	}
