@@ -159,7 +159,7 @@ func (e *auditExporter) startHTTP(ctx context.Context, host component.Host, hc *
 		sp, err := spool.Open(ctx, spool.Options{Path: sc.Path, MaxSize: sc.MaxSize,
 			Check: spool.CanonicalEvent, AdoptValid: true})
 		if err != nil {
-			return nil, err // names the spool and its path itself
+			return nil, fmt.Errorf("http::spool::path: %w", err)
 		}
 		set.Spool = sp
 		set.ReplayInterval = sc.ReplayInterval
