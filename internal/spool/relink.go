@@ -85,7 +85,10 @@ func (s *Spool) rewriteRemovedLocked() error {
 		return fmt.Errorf("spool %s: the file was removed; create it again: %w", s.path, err)
 	}
 	pending := s.end - s.ack
-	err = copyPending(nf, s.f, s.ack, pending)
+	err = lockData(nf, s.path)
+	if err == nil {
+		err = copyPending(nf, s.f, s.ack, pending)
+	}
 	var ino uint64
 	if err == nil {
 		ino, err = inode(nf)

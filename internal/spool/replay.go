@@ -308,6 +308,9 @@ func (s *Spool) rewrite() error {
 			_ = os.Remove(s.compactPath)
 		}
 	}()
+	if err := lockData(tmp, s.path); err != nil {
+		return err
+	}
 	// Copy the bulk without blocking Append...
 	if _, err := io.Copy(tmp, io.NewSectionReader(f, ack, end-ack)); err != nil {
 		return err
