@@ -1,11 +1,14 @@
 package spool
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -65,4 +68,66 @@ func TestReplacedFileRefusesAppends(t *testing.T) {
 	fi, err := os.Lstat(path)
 	require.NoError(t, err)
 	require.True(t, fi.IsDir(), "what took the path is left alone")
+}
+
+// TestRemovedWhileAppendingAndReplaying: the file is removed again and
+// again while appends and replay rounds run, then the spool stops as in a
+// crash. Every append that returned nil is delivered, before the stop or
+// by the next run; an append refused meanwhile was never acknowledged.
+func TestRemovedWhileAppendingAndReplaying(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "spool.jsonl")
+	s, _ := checkedSpool(t, path)
+	ctx := context.Background()
+	var mu sync.Mutex
+	delivered := map[string]bool{}
+	send := func(_ context.Context, b []byte, _ int) error {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, ln := range bytes.SplitAfter(b, []byte{'\n'}) {
+			if len(ln) > 0 {
+				delivered[string(ln)] = true
+			}
+		}
+		return nil
+	}
+	var acked [][]byte
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() { // replay rounds
+		defer wg.Done()
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			_, _ = s.Replay(ctx, 7, 1<<20, send)
+		}
+	}()
+	go func() { // the cleaner
+		defer wg.Done()
+		for range 30 {
+			_ = os.Remove(path)
+			time.Sleep(time.Millisecond)
+		}
+	}()
+	for i := 1; i <= 300; i++ {
+		line := eventLines(t, i, i)
+		if s.Append(ctx, line) == nil {
+			acked = append(acked, line)
+		}
+	}
+	close(stop)
+	wg.Wait()
+	// A crash now: what was not delivered yet must be in the file at the
+	// path, for the next run.
+	require.NoError(t, s.Close())
+	again := openSpool(t, Options{Path: path, Check: CanonicalEvent})
+	_, err := again.Replay(ctx, 7, 1<<20, send)
+	require.NoError(t, err)
+	require.NotEmpty(t, acked)
+	for _, line := range acked {
+		require.True(t, delivered[string(line)], "an acknowledged line is delivered: %.60s", line)
+	}
 }
