@@ -43,3 +43,21 @@ func TestSpoolThatCannotOpenNamesTheKey(t *testing.T) {
 	require.ErrorContains(t, err, "in use")
 	stop()
 }
+
+// TestTLSFileThatCannotLoadNamesTheKey: a TLS file that is missing or not
+// PEM fails the start naming http::tls.
+func TestTLSFileThatCannotLoadNamesTheKey(t *testing.T) {
+	notPEM := filepath.Join(t.TempDir(), "ca.pem")
+	require.NoError(t, os.WriteFile(notPEM, []byte("not a certificate"), 0o600))
+	for _, ca := range []string{filepath.Join(t.TempDir(), "missing.pem"), notPEM} {
+		cfg := syncConfig()
+		hc := withHTTP(cfg, "https://127.0.0.1:9/v1/sandbox/events", "ndjson", auditevent.PolicyOverride{})
+		hc.ClientConfig.TLS.CAFile = ca
+		require.NoError(t, cfg.Validate())
+		lg, err := NewFactory().CreateLogs(context.Background(), exportertestSettings(), cfg)
+		require.NoError(t, err)
+		err = lg.Start(context.Background(), nopHost())
+		require.ErrorContains(t, err, "http::tls: ")
+		require.NoError(t, lg.Shutdown(context.Background()))
+	}
+}
