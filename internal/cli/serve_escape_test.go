@@ -122,3 +122,17 @@ func TestServeShowsTheLinesFormatCharactersAsEscapes(t *testing.T) {
 	assert.Contains(t, html.UnescapeString(data[0][1]), `"notes\u202etxt.sh"`)
 	assert.Contains(t, html.UnescapeString(data[0][1]), `"rm\u200b"`)
 }
+
+// The session list's integrity table names every source file: a name
+// holding a bidirectional override or a terminal escape is shown as
+// escapes there too.
+func TestServeShowsSourceNamesAsEscapesInTheIntegrityTable(t *testing.T) {
+	s, f := op(sessionA, "exec", "span-1", 1, 2)
+	p := writeFile(t, "ev\u202elsonj.\x1b[1m.jsonl", canonLines(s, f))
+	hs := startView(t, webview.Config{Sources: []string{p}})
+	code, _, body := get(t, hs.URL+"/")
+	require.Equal(t, http.StatusOK, code)
+	assert.NotContains(t, body, "\u202e")
+	assert.NotContains(t, body, "\x1b")
+	assert.Contains(t, body, `ev\u202elsonj.\x1b[1m.jsonl`)
+}
