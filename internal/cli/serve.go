@@ -28,7 +28,7 @@ func runServe(ctx context.Context, args []string, s Streams) int {
 	}
 	loopback, err := isLoopback(*listen)
 	if err != nil {
-		_, _ = fmt.Fprintf(s.Stderr, "serve: --listen: %v\n", err)
+		_, _ = fmt.Fprintf(s.Stderr, "serve: --listen: %s\n", errorText(err))
 		return exitUsage
 	}
 	if !loopback && !*allowRemote {
@@ -38,23 +38,23 @@ func runServe(ctx context.Context, args []string, s Streams) int {
 	cfg := webview.Config{TraceURL: *traceURL, Options: trail.Options{Stdin: s.Stdin, Bad: badLineReporter("serve", s.Stderr)}}
 	if *keyFile != "" {
 		if cfg.Key, err = integrity.LoadVerifierKey(*keyFile); err != nil {
-			_, _ = fmt.Fprintf(s.Stderr, "serve: --key: %v\n", err)
+			_, _ = fmt.Fprintf(s.Stderr, "serve: --key: %s\n", errorText(err))
 			return exitUsage
 		}
 	}
 	if cfg.Sources, err = trail.Expand(paths); err != nil {
-		_, _ = fmt.Fprintf(s.Stderr, "serve: %v\n", err)
+		_, _ = fmt.Fprintf(s.Stderr, "serve: %s\n", errorText(err))
 		return exitProblems
 	}
 	srv, err := webview.New(ctx, cfg)
 	if err != nil {
-		_, _ = fmt.Fprintf(s.Stderr, "serve: %v\n", err)
+		_, _ = fmt.Fprintf(s.Stderr, "serve: %s\n", errorText(err))
 		return exitUsage
 	}
 	defer func() { _ = srv.Close() }()
 	ln, err := net.Listen("tcp", *listen)
 	if err != nil {
-		_, _ = fmt.Fprintf(s.Stderr, "serve: --listen: %v\n", err)
+		_, _ = fmt.Fprintf(s.Stderr, "serve: --listen: %s\n", errorText(err))
 		return exitProblems
 	}
 	if loopback {
@@ -76,7 +76,7 @@ func runServe(ctx context.Context, args []string, s Streams) int {
 		cancel()
 	}
 	if err != nil && !errors.Is(err, http.ErrServerClosed) {
-		_, _ = fmt.Fprintf(s.Stderr, "serve: %v\n", err)
+		_, _ = fmt.Fprintf(s.Stderr, "serve: %s\n", errorText(err))
 		return exitProblems
 	}
 	return exitOK
