@@ -5,6 +5,7 @@ import (
 	"html"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"regexp"
 	"strings"
 	"testing"
@@ -135,4 +136,22 @@ func TestServeShowsSourceNamesAsEscapesInTheIntegrityTable(t *testing.T) {
 	assert.NotContains(t, body, "\u202e")
 	assert.NotContains(t, body, "\x1b")
 	assert.Contains(t, body, `ev\u202elsonj.\x1b[1m.jsonl`)
+}
+
+// An id from the trail fills a slot of --trace-url, in its path or its
+// query: it cannot add a query parameter, end the query or change the
+// meaning of a character there ('+' is a space in a query).
+func TestServeTraceLinkIDsCannotAddQueryParameters(t *testing.T) {
+	s, f := op(sessionA, "exec", "s&uiFind=other+x;y", 1, 2)
+	s.TraceID = auditevent.Ptr("t&x=1")
+	f.TraceID = s.TraceID
+	p := writeFile(t, "events.jsonl", canonLines(s, f))
+	hs := startView(t, webview.Config{Sources: []string{p}, TraceURL: "http://127.0.0.1:16686/trace/{trace_id}?uiFind={span_id}"})
+	_, _, body := get(t, hs.URL+"/session/"+sessionA.String()+"/op/0")
+	m := regexp.MustCompile(`id="trace-link" href="([^"]*)"`).FindStringSubmatch(body)
+	require.NotNil(t, m, "a trace link")
+	u, err := url.Parse(html.UnescapeString(m[1]))
+	require.NoError(t, err)
+	assert.Equal(t, "/trace/t&x=1", u.Path)
+	assert.Equal(t, url.Values{"uiFind": {"s&uiFind=other+x;y"}}, u.Query())
 }
