@@ -45,3 +45,21 @@ func TestASegmentCompressedAfterTheListingIsReadFromItsZst(t *testing.T) {
 	_, err = ReadOps(context.Background(), sources, opts, func(*Op) error { return nil })
 	assert.ErrorIs(t, err, os.ErrNotExist)
 }
+
+// A trail's directory named on the command line through a symbolic link
+// (/var/log/sandbox pointing at a data disk) is read as the directory;
+// links inside it are still left out.
+func TestALinkToATrailDirectoryNamedOnTheCommandLineIsRead(t *testing.T) {
+	dir := t.TempDir()
+	p, _ := writeTrail(t, 1, 3)
+	content, err := os.ReadFile(p)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "events.jsonl"), content, 0o600))
+	require.NoError(t, os.Symlink(p, filepath.Join(dir, "other.jsonl")))
+	link := filepath.Join(t.TempDir(), "audit")
+	require.NoError(t, os.Symlink(dir, link))
+
+	sources, err := Expand([]string{link})
+	require.NoError(t, err)
+	assert.Equal(t, []string{filepath.Join(link, "events.jsonl")}, sources)
+}
