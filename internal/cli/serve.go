@@ -35,6 +35,10 @@ func runServe(ctx context.Context, args []string, s Streams) int {
 		_, _ = fmt.Fprintf(s.Stderr, "serve: --listen %s is not a loopback address: the view shows the whole trail to anyone who reaches it; add --allow-remote to mean it\n", *listen)
 		return exitUsage
 	}
+	if err := webview.CheckTraceURL(*traceURL); err != nil {
+		_, _ = fmt.Fprintf(s.Stderr, "serve: %s\n", errorText(err))
+		return exitUsage
+	}
 	cfg := webview.Config{TraceURL: *traceURL, Options: trail.Options{Stdin: s.Stdin, Bad: badLineReporter("serve", s.Stderr)}}
 	if *keyFile != "" {
 		if cfg.Key, err = integrity.LoadVerifierKey(*keyFile); err != nil {
@@ -49,7 +53,7 @@ func runServe(ctx context.Context, args []string, s Streams) int {
 	srv, err := webview.New(ctx, cfg)
 	if err != nil {
 		_, _ = fmt.Fprintf(s.Stderr, "serve: %s\n", errorText(err))
-		return exitUsage
+		return exitProblems
 	}
 	defer func() { _ = srv.Close() }()
 	ln, err := net.Listen("tcp", *listen)
@@ -84,8 +88,11 @@ func runServe(ctx context.Context, args []string, s Streams) int {
 
 // isLoopback reports whether a listen address stays on this host.
 func isLoopback(addr string) (bool, error) {
-	host, _, err := net.SplitHostPort(addr)
+	host, port, err := net.SplitHostPort(addr)
 	if err != nil {
+		return false, err
+	}
+	if _, err := net.LookupPort("tcp", port); err != nil {
 		return false, err
 	}
 	if host == "localhost" {

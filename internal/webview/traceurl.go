@@ -9,6 +9,13 @@ import (
 // traceTemplate builds trace links from --trace-url.
 type traceTemplate struct{ tmpl string }
 
+// CheckTraceURL reports what is wrong with a --trace-url template, so a
+// bad one is refused before the trail is read.
+func CheckTraceURL(tmpl string) error {
+	_, err := parseTraceURL(tmpl)
+	return err
+}
+
 func parseTraceURL(tmpl string) (*traceTemplate, error) {
 	if tmpl == "" {
 		return nil, nil
