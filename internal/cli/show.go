@@ -86,7 +86,7 @@ func showFilter(session, traceID, spanID, op string, failed bool, since, until, 
 		if err != nil {
 			return f, fmt.Errorf("--session: not a UUID")
 		}
-		f.Session = id
+		f.Session = &id
 	}
 	if op != "" && !auditevent.IsOp(op) {
 		return f, fmt.Errorf("--op: not a sandbox operation (one of %v)", auditevent.Ops())

@@ -9,7 +9,7 @@ import (
 
 // Filter keeps the operations that match every field set.
 type Filter struct {
-	Session uuid.UUID // uuid.Nil: any
+	Session *uuid.UUID // nil: any (the nil UUID is a session id like another)
 	TraceID string
 	SpanID  string
 	Op      string
