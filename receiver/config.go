@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path"
+	"slices"
 	"strings"
 	"time"
 
@@ -16,6 +17,7 @@ import (
 	"github.com/sandboxaudit/sandboxaudit/internal/confcheck"
 	"github.com/sandboxaudit/sandboxaudit/internal/fsutil"
 	"github.com/sandboxaudit/sandboxaudit/internal/pairing"
+	"github.com/sandboxaudit/sandboxaudit/receiver/internal/admission"
 )
 
 const (
@@ -286,6 +288,13 @@ func validatePath(key, p string) error {
 // maxBodySize is max_request_body_size as confighttp applies it.
 func (cfg *Config) maxBodySize() int64 {
 	return cmp.Or(cfg.ServerConfig.MaxRequestBodySize, defaultMaxRequestBodySize)
+}
+
+// snappyEnabled tells whether compression_algorithms takes snappy, as
+// confighttp reads it: unset means its default list, which does.
+func (cfg *Config) snappyEnabled() bool {
+	algs := cfg.ServerConfig.CompressionAlgorithms
+	return algs == nil || slices.Contains(algs, admission.EncodingSnappy)
 }
 
 // sweepInterval is how often the pairing table is swept.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"strings"
@@ -98,6 +99,7 @@ func newSandboxReceiver(cfg *Config, set receiver.Settings) (*sandboxReceiver, e
 			SmallBodyBytes:     cfg.SmallBodyBytes,
 			SmallInflightBytes: cfg.SmallBodyInflightBytes,
 			SmallBodyTimeout:   cfg.SmallBodyTimeout,
+			Snappy:             cfg.snappyEnabled(),
 		}),
 		decoding: admission.NewDecodeGate(),
 
@@ -138,8 +140,14 @@ func (r *sandboxReceiver) start(ctx context.Context, host component.Host) error 
 	mux.Handle(r.cfg.EventsPath, r.handler(endpointEvents, r.serveEvents))
 
 	var err error
-	r.server, err = r.cfg.ServerConfig.ToServer(ctx, host.GetExtensions(), r.set.TelemetrySettings, mux,
-		confighttp.WithErrorHandler(r.errorHandler))
+	opts := []confighttp.ToServerOption{confighttp.WithErrorHandler(r.errorHandler)}
+	if r.cfg.snappyEnabled() {
+		// A snappy block is passed on compressed, for admission to read
+		// within the budget and inflate: confighttp's decoder reads it
+		// whole, unpaced, before any budget sees it.
+		opts = append(opts, confighttp.WithDecoder(admission.EncodingSnappy, passCompressed))
+	}
+	r.server, err = r.cfg.ServerConfig.ToServer(ctx, host.GetExtensions(), r.set.TelemetrySettings, mux, opts...)
 	if err != nil {
 		return fmt.Errorf("sandboxaudit receiver %s: creating HTTP server: %w", r.set.ID, err)
 	}
@@ -254,6 +262,10 @@ func (r *sandboxReceiver) outermost(next http.Handler) http.Handler {
 	})
 }
 
+// passCompressed is a content decoder that leaves the body, and its
+// Content-Encoding header, as they are.
+func passCompressed(io.ReadCloser) (io.ReadCloser, error) { return nil, nil }
+
 // errorHandler answers requests confighttp refuses before they reach a
 // handler (an unknown Content-Encoding, a failed authentication).
 func (r *sandboxReceiver) errorHandler(w http.ResponseWriter, req *http.Request, msg string, status int) {
@@ -273,11 +285,10 @@ func (r *sandboxReceiver) errorHandler(w http.ResponseWriter, req *http.Request,
 			msg = "unsupported Content-Encoding (compression_algorithms lists the accepted ones)"
 			break
 		}
-		// confighttp refuses a snappy block over max_request_body_size
-		// (its header says it inflates past it, or it is itself past it)
-		// with a 400; every other codec's overflow is a 413, and so is
-		// this one. Whole messages only: others quote the client's header.
-		if msg == "snappy: decoded size exceeds max request body size" || msg == "http: request body too large" {
+		// A decoder that read past max_request_body_size: a 413, as the
+		// handlers answer it. The whole message only: others quote the
+		// client's header.
+		if msg == "http: request body too large" {
 			status, outcome = http.StatusRequestEntityTooLarge, outcomeTooLarge
 			msg = "request body too large (max_request_body_size)"
 		}

@@ -28,6 +28,9 @@ type Settings struct {
 	// SmallBodyTimeout is the longest a small body may take (0: only
 	// ReadTimeout).
 	SmallBodyTimeout time.Duration
+	// Snappy: Read inflates bodies whose Content-Encoding is still
+	// EncodingSnappy (the server passes them on compressed).
+	Snappy bool
 }
 
 // Controller admits request bodies: it reads them within the budget of
