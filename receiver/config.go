@@ -290,6 +290,17 @@ func (cfg *Config) maxBodySize() int64 {
 	return cmp.Or(cfg.ServerConfig.MaxRequestBodySize, defaultMaxRequestBodySize)
 }
 
+// answerBy is how long after its headers a request must be done with, its
+// body read and its events delivered, for its answer to be written before
+// write_timeout: a tenth of it, at most 1s, is left to write (0: no bound).
+func (cfg *Config) answerBy() time.Duration {
+	wt := cfg.ServerConfig.WriteTimeout
+	if wt <= 0 {
+		return 0
+	}
+	return wt - min(wt/10, time.Second)
+}
+
 // snappyEnabled tells whether compression_algorithms takes snappy, as
 // confighttp reads it: unset means its default list, which does.
 func (cfg *Config) snappyEnabled() bool {

@@ -95,6 +95,7 @@ func newSandboxReceiver(cfg *Config, set receiver.Settings) (*sandboxReceiver, e
 			MaxBodyBytes:     cfg.maxBodySize(),
 			MinBodyRate:      cfg.MinBodyRate,
 			ReadTimeout:      cfg.ServerConfig.ReadTimeout,
+			AnswerBy:         cfg.answerBy(),
 
 			SmallBodyBytes:     cfg.SmallBodyBytes,
 			SmallInflightBytes: cfg.SmallBodyInflightBytes,

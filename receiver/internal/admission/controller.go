@@ -19,6 +19,9 @@ type Settings struct {
 	MinBodyRate int64
 	// ReadTimeout is the longest a body may take (0: no limit).
 	ReadTimeout time.Duration
+	// AnswerBy is the longest a body may take for its answer to be written
+	// before the server's write deadline (0: none).
+	AnswerBy time.Duration
 	// SmallBodyBytes is the largest Content-Length of a small body: small
 	// bodies have a budget of their own, SmallInflightBytes, so they never
 	// wait behind large ones (0: every body is large).
