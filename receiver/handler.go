@@ -39,7 +39,7 @@ func (r *sandboxReceiver) handler(endpoint string, serve func(*http.Request) rep
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		req, cancel := r.boundByWriteTimeout(req)
 		defer cancel()
-		rp := serve(r.admit.Pace(w, req, r.bodyGrace))
+		rp := serve(req)
 		rp.write(w)
 		r.recordRequest(req.Context(), endpoint, rp)
 	})

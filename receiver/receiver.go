@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"strings"
 	"sync"
 	"time"
@@ -240,9 +241,9 @@ func (r *sandboxReceiver) sweepLoop() {
 
 // outermost wraps confighttp's handler chain. It counts the request in
 // flight from its first step, so that shutdown waits for one still in the
-// auth or decompression middleware too, and it lowercases the
-// Content-Encoding header before confighttp's decompressor looks it up:
-// content codings are case-insensitive (RFC 9110), and "GZIP" was refused.
+// auth or decompression middleware too; it lowercases the
+// Content-Encoding header before confighttp's decompressor looks it up
+// (content codings are case-insensitive, RFC 9110); and it paces the body.
 func (r *sandboxReceiver) outermost(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		r.inflight.Add(1)
@@ -259,7 +260,9 @@ func (r *sandboxReceiver) outermost(next http.Handler) http.Handler {
 				req.Header.Set("Content-Encoding", folded)
 			}
 		}
-		next.ServeHTTP(w, req)
+		// Paced here, on the bytes as they arrive: a decompressor reads
+		// its header before the handler runs.
+		next.ServeHTTP(w, r.admit.Pace(w, req, r.bodyGrace))
 	})
 }
 
@@ -292,6 +295,12 @@ func (r *sandboxReceiver) errorHandler(w http.ResponseWriter, req *http.Request,
 		if msg == "http: request body too large" {
 			status, outcome = http.StatusRequestEntityTooLarge, outcomeTooLarge
 			msg = "request body too large (max_request_body_size)"
+			break
+		}
+		// A decoder's header that did not arrive in time: the pacing cut
+		// it, and the message names the connection's addresses.
+		if strings.HasSuffix(msg, os.ErrDeadlineExceeded.Error()) {
+			status, outcome, msg = readErrorReply(os.ErrDeadlineExceeded)
 		}
 	}
 	rp := textReply(status, outcome, msg)

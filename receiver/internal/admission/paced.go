@@ -48,7 +48,8 @@ func (c *Controller) Pace(w http.ResponseWriter, req *http.Request, grace time.D
 	}
 	now := time.Now()
 	end := c.bodyEnd(now)
-	if req.ContentLength >= 0 && req.ContentLength <= FirstBuffer {
+	compressed := compressed(req)
+	if !compressed && req.ContentLength >= 0 && req.ContentLength <= FirstBuffer {
 		// Held in the first buffer, which is reserved only once filled or
 		// ended: stalling, it holds no budget. (The usual single event.)
 		c.answerInTime(w, end)
@@ -56,11 +57,11 @@ func (c *Controller) Pace(w http.ResponseWriter, req *http.Request, grace time.D
 	}
 	b := &pacedBody{ReadCloser: req.Body, rc: http.NewResponseController(w), end: end}
 	switch t := c.settings.SmallBodyTimeout; {
-	case c.small(req) && t > 0:
+	case !compressed && c.small(req) && t > 0:
 		if b.end.IsZero() || now.Add(t).Before(b.end) {
 			b.end = now.Add(t)
 		}
-	case !c.small(req) && c.settings.MinBodyRate > 0:
+	case (compressed || !c.small(req)) && c.settings.MinBodyRate > 0:
 		b.rate = newRateWindow(now, c.settings.MinBodyRate, grace)
 	default: // read_timeout alone, as the server applies it
 		c.answerInTime(w, end)
@@ -68,6 +69,15 @@ func (c *Controller) Pace(w http.ResponseWriter, req *http.Request, grace time.D
 	}
 	req.Body = b
 	return req
+}
+
+// compressed tells whether req's body is compressed. Such a body is paced
+// by its rate whatever its length: once inflated past its first buffer it
+// holds budget, and a large body's (the class a decompressed body reads
+// in), before it ends.
+func compressed(req *http.Request) bool {
+	ce := req.Header.Get("Content-Encoding")
+	return ce != "" && ce != "identity"
 }
 
 // bodyEnd is when a body that began arriving at now must have arrived:
