@@ -115,8 +115,10 @@ type Config struct {
 	// Server.MaxHeaderBytes, the client gets 431.
 	MaxRequestHeaderBytes int `mapstructure:"max_request_header_bytes"`
 
-	// MaxConnections bounds the connections open at once; a further
-	// connection waits in the listen backlog until one closes.
+	// MaxConnections bounds the connections open at once, shared between
+	// client addresses: at the bound, a connection from an address holding
+	// fewer takes the place of one of the address holding the most; any
+	// other waits until one closes.
 	MaxConnections int `mapstructure:"max_connections"`
 
 	// MinBodyRate is the slowest a large request body may arrive, in bytes

@@ -21,7 +21,6 @@ import (
 	"go.opentelemetry.io/collector/receiver/receiverhelper"
 	"go.opentelemetry.io/otel/metric"
 	"go.uber.org/zap"
-	"golang.org/x/net/netutil"
 
 	"github.com/sandboxaudit/sandboxaudit/internal/idwindow"
 	"github.com/sandboxaudit/sandboxaudit/internal/pairing"
@@ -161,7 +160,9 @@ func (r *sandboxReceiver) start(ctx context.Context, host component.Host) error 
 	if err != nil {
 		return fmt.Errorf("sandboxaudit receiver %s: listening on %q: %w", r.set.ID, r.cfg.ServerConfig.NetAddr.Endpoint, err)
 	}
-	ln = netutil.LimitListener(ln, r.cfg.MaxConnections)
+	shared := admission.NewConnListener(ln, r.cfg.MaxConnections)
+	r.server.ConnState = shared.ConnState
+	ln = shared
 	r.addr = ln.Addr()
 	r.set.Logger.Info("Starting HTTP server",
 		zap.String("endpoint", ln.Addr().String()),

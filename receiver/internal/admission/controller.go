@@ -91,7 +91,13 @@ func ClientAddr(req *http.Request) netip.Addr {
 		a, _ := netip.ParseAddr(host)
 		return a.Unmap()
 	}
-	a := ap.Addr().Unmap()
+	return shareKey(ap.Addr())
+}
+
+// shareKey is the address a client's share is counted to: a itself, or
+// for IPv6 its /64.
+func shareKey(a netip.Addr) netip.Addr {
+	a = a.Unmap()
 	if a.Is6() {
 		if p, err := a.Prefix(64); err == nil {
 			return p.Addr()
