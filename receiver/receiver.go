@@ -305,6 +305,10 @@ func (r *sandboxReceiver) errorHandler(w http.ResponseWriter, req *http.Request,
 		}
 	}
 	rp := textReply(status, outcome, msg)
+	if endpoint == endpointTraces {
+		// OTLP/HTTP answers every error with a google.rpc.Status.
+		rp = otlpStatusReply(status, outcome, mediaType(req), msg)
+	}
 	rp.write(w)
 	r.recordRequest(req.Context(), endpoint, rp)
 }

@@ -197,6 +197,8 @@ func grpcCode(status int) codes.Code {
 		return codes.Unavailable
 	case http.StatusInternalServerError:
 		return codes.Internal
+	case http.StatusUnauthorized:
+		return codes.Unauthenticated
 	default:
 		return codes.InvalidArgument
 	}
