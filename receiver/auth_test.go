@@ -140,3 +140,17 @@ func TestTracesRefusedBeforeTheHandlerGetOTLPStatus(t *testing.T) {
 		}
 	}
 }
+
+// TestBrokenEncodingIsNamed: a body whose Content-Encoding header says
+// gzip or deflate but whose bytes are not is a 400 that says the body
+// could not be decompressed, not a bare "unexpected EOF".
+func TestBrokenEncodingIsNamed(t *testing.T) {
+	tr := startReceiver(t, new(consumertest.LogsSink), nil)
+	for _, enc := range []string{"gzip", "deflate"} {
+		for _, body := range []string{"x", "not compressed at all"} {
+			status, answer := postEncoded(t, tr.eventsURL(), contentTypeNDJSON, enc, []byte(body))
+			require.Equal(t, http.StatusBadRequest, status, answer)
+			assert.Contains(t, answer, "Content-Encoding", "%s %q", enc, body)
+		}
+	}
+}

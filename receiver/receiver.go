@@ -302,7 +302,11 @@ func (r *sandboxReceiver) errorHandler(w http.ResponseWriter, req *http.Request,
 		// it, and the message names the connection's addresses.
 		if strings.HasSuffix(msg, os.ErrDeadlineExceeded.Error()) {
 			status, outcome, msg = readErrorReply(os.ErrDeadlineExceeded)
+			break
 		}
+		// A decoder that could not start: its message ("unexpected EOF")
+		// does not say what failed.
+		msg = "cannot decompress the body (Content-Encoding): " + msg
 	}
 	rp := textReply(status, outcome, msg)
 	if endpoint == endpointTraces {
