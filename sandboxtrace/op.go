@@ -22,10 +22,13 @@ import (
 // Op is one operation in flight: its start event is recorded, its finish
 // event is recorded by Finish. Its methods are safe for concurrent use.
 type Op struct {
-	s         *Session
-	op        string
-	span      trace.Span
-	parent    trace.SpanContext
+	s      *Session
+	op     string
+	span   trace.Span
+	parent trace.SpanContext
+	// noSpanID names the operation in its records when the provider gave
+	// its span no ids (a no-op provider): start and finish share it.
+	noSpanID  string
 	startData []byte
 	runStart  time.Time
 
@@ -99,6 +102,9 @@ func (s *Session) Start(ctx context.Context, op string, data map[string]any) (co
 		trace.WithLinks(links...),
 		trace.WithAttributes(attrs...))
 	st := startEvent{op: op, seq: seq, ts: ts, id: startID, data: startData}
+	if !span.SpanContext().IsValid() {
+		st.noSpanID = randomSpanID()
+	}
 	if err := s.writeAhead(opCtx, parent, st); err != nil {
 		// The span is left unended on purpose: ending it would export a
 		// start event for an operation that never ran.
@@ -107,7 +113,7 @@ func (s *Session) Start(ctx context.Context, op string, data map[string]any) (co
 	// The duration counts from here, as the reference's t0 is taken once
 	// its start event is emitted: a sync round trip is not run time.
 	return opCtx, &Op{s: s, op: op, span: span, parent: trace.SpanContextFromContext(parent),
-		startData: startData.Bytes(), runStart: time.Now()}, nil
+		noSpanID: st.noSpanID, startData: startData.Bytes(), runStart: time.Now()}, nil
 }
 
 // Do runs fn as operation op: it records the start event, calls fn, and

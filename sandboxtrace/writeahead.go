@@ -23,6 +23,8 @@ type startEvent struct {
 	ts   time.Time
 	id   uuid.UUID
 	data auditevent.Data
+	// noSpanID is the records' span id when the span has none.
+	noSpanID string
 }
 
 // writeAhead emits the start event as an audit log record (docs/format.md,
@@ -107,7 +109,7 @@ func (s *Session) startEventOf(sc, parent trace.SpanContext, st startEvent) audi
 	if !sc.IsValid() {
 		// A non-recording provider gives no span of its own; the record
 		// still needs a span id, as the Python SDK's events always have.
-		ev.SpanID = randomSpanID()
+		ev.SpanID = st.noSpanID
 		return ev
 	}
 	ev.SpanID = sc.SpanID().String()

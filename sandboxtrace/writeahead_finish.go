@@ -73,7 +73,7 @@ func (o *Op) finishEventOf(fin finishEvent) auditevent.Event {
 		OK:         fin.ok,
 		DurationMS: fin.durationMS,
 	}
-	setFinishIDs(&ev, o.span.SpanContext(), o.parent)
+	setFinishIDs(&ev, o.span.SpanContext(), o.parent, o.noSpanID)
 	if e := fin.err; e != nil {
 		ev.ErrorType = auditevent.Ptr(e.typ)
 		ev.ErrorMessage = auditevent.Ptr(e.message)
@@ -85,9 +85,9 @@ func (o *Op) finishEventOf(fin finishEvent) auditevent.Event {
 	return ev
 }
 
-func setFinishIDs(ev *auditevent.Event, sc, parent trace.SpanContext) {
+func setFinishIDs(ev *auditevent.Event, sc, parent trace.SpanContext, noSpanID string) {
 	if !sc.IsValid() {
-		ev.SpanID = randomSpanID()
+		ev.SpanID = noSpanID
 		return
 	}
 	ev.SpanID = sc.SpanID().String()
