@@ -177,3 +177,25 @@ func TestBestEffortRecordAfterShutdownIsCounted(t *testing.T) {
 		assert.NotEmpty(t, h.all())
 	})
 }
+
+// A best-effort session on a provider built for sync delivery (one shared
+// SyncLogProcessor) runs its operations even when the start record's
+// export fails, and reports the loss: a lost record is never silent.
+func TestBestEffortOnASyncProviderReportsALostRecord(t *testing.T) {
+	h := catchOTelErrors(t)
+	lp := sdklog.NewLoggerProvider(sdklog.WithProcessor(
+		sandboxtrace.NewSyncLogProcessor(&logSink{fail: errors.New("collector said no")}, 0)))
+	t.Cleanup(func() { require.NoError(t, lp.Shutdown(context.Background())) })
+	rec := newRecorder(t)
+	s := rec.session(t, sandboxtrace.WithLoggerProvider(lp))
+	ran := false
+	require.NoError(t, s.Read(context.Background(), "/a", nil, func(context.Context) error { ran = true; return nil }))
+	assert.True(t, ran)
+	var texts []string
+	for _, e := range h.all() {
+		texts = append(texts, e.Error())
+	}
+	require.Len(t, texts, 1, "the lost start record is reported once")
+	assert.Contains(t, texts[0], "collector said no")
+	assert.Contains(t, texts[0], "lost")
+}

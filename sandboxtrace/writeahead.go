@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"fmt"
 	"time"
 
 	"github.com/google/uuid"
@@ -71,7 +72,9 @@ func (s *Session) eventRecord(ev *auditevent.Event, sev log.Severity) log.Record
 	return r
 }
 
-// checkQueued counts a best-effort record that reached no LogProcessor. An
+// checkQueued counts a best-effort record that reached no LogProcessor, and
+// reports one a SyncLogProcessor failed to export (a provider shared with
+// sync sessions). An
 // SDK provider that is shut down drops records before any processor sees
 // them, so the LogProcessor cannot count them itself; the session counts
 // them on the LogProcessor it built, or the one that queued its records
@@ -81,6 +84,11 @@ func (s *Session) checkQueued(a *ack) {
 	if a.done {
 		if a.proc != nil {
 			s.logProc.CompareAndSwap(nil, a.proc)
+		}
+		if a.synced && a.err != nil {
+			// A SyncLogProcessor exported it and failed; best effort
+			// goes on, but not in silence.
+			otel.Handle(fmt.Errorf("sandboxtrace: a start record was lost: %w", a.err))
 		}
 		return
 	}
