@@ -69,9 +69,10 @@ func WithLogExportTimeout(d time.Duration) LogProcessorOption {
 // LogProcessor is a batching log processor that, unlike the SDK's
 // BatchProcessor (which drops the oldest records when its queue is full and
 // only logs a warning), blocks the emitter while its queue is full, like
-// sdktrace.WithBlocking. A record can still be lost when its export fails (an
-// exporter that panics included) or when it is emitted after Shutdown; each loss is counted and reported to
-// the OTel error handler (otel.Handle) with the running total.
+// sdktrace.WithBlocking. A record can still be lost when its export fails
+// (an exporter that panics included) or when it is emitted after Shutdown;
+// each loss is counted and reported to the OTel error handler (otel.Handle)
+// with the running total.
 type LogProcessor struct {
 	exp       sdklog.Exporter
 	queueSize int
