@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"go.opentelemetry.io/otel/attribute"
 	sdklog "go.opentelemetry.io/otel/sdk/log"
 )
 
@@ -36,6 +37,13 @@ func withAck(ctx context.Context, a *ack) context.Context {
 // export.
 const DefaultSyncBatchSize = 512
 
+// DefaultSyncBatchBytes bounds the records a SyncLogProcessor sends in one
+// export, by their bodies and attribute values: records waiting together
+// (large captured output among them) must not make a request the
+// collector refuses for its size (20 MiB by default) where each alone
+// would pass. A record over the bound is sent alone.
+const DefaultSyncBatchBytes = 4 << 20
+
 // errNoSyncProcessor fails a sync operation whose provider has no
 // SyncLogProcessor: nothing could acknowledge its record.
 var errNoSyncProcessor = errors.New("the logger provider has no SyncLogProcessor to acknowledge the record")
@@ -48,9 +56,10 @@ var errNoSyncProcessor = errors.New("the logger provider has no SyncLogProcessor
 // sharing one processor share its requests. Build a LoggerProvider with it
 // and give that to every session with WithLoggerProvider.
 type SyncLogProcessor struct {
-	exp       sdklog.Exporter
-	timeout   time.Duration // bounds an emitter's wait, and each Export
-	batchSize int
+	exp        sdklog.Exporter
+	timeout    time.Duration // bounds an emitter's wait, and each Export
+	batchSize  int
+	batchBytes int
 
 	// inline: the exporter ends its request when its ctx ends, so an
 	// emitter that finds no export in flight exports on its own goroutine
@@ -79,6 +88,7 @@ type SyncLogProcessor struct {
 // syncRecord is one emitter's record and, once exported, its outcome.
 type syncRecord struct {
 	r        sdklog.Record
+	size     int // recordSize of r
 	deadline time.Time
 	// result gets the export's outcome and, first when the deadline
 	// passes, errSyncDeadline: room for both, so neither sender waits.
@@ -97,12 +107,13 @@ func NewSyncLogProcessor(exp sdklog.Exporter, timeout time.Duration) *SyncLogPro
 		timeout = DefaultSyncTimeout
 	}
 	p := &SyncLogProcessor{
-		exp:       exp,
-		timeout:   timeout,
-		batchSize: DefaultSyncBatchSize,
-		wake:      make(chan struct{}, 1),
-		stop:      make(chan struct{}),
-		done:      make(chan struct{}),
+		exp:        exp,
+		timeout:    timeout,
+		batchSize:  DefaultSyncBatchSize,
+		batchBytes: DefaultSyncBatchBytes,
+		wake:       make(chan struct{}, 1),
+		stop:       make(chan struct{}),
+		done:       make(chan struct{}),
 	}
 	_, p.inline = exp.(ctxBoundExporter)
 	p.watch.timer = time.AfterFunc(time.Hour, p.expire)
@@ -139,7 +150,7 @@ func (p *SyncLogProcessor) send(ctx context.Context, r *sdklog.Record, timeout t
 	if err := ctx.Err(); err != nil {
 		return err // nothing was sent: the operation must not run
 	}
-	sr := &syncRecord{r: r.Clone(), deadline: time.Now().Add(timeout), result: make(chan error, 2)}
+	sr := &syncRecord{r: r.Clone(), size: recordSize(r), deadline: time.Now().Add(timeout), result: make(chan error, 2)}
 	p.mu.Lock()
 	if p.stopped {
 		p.mu.Unlock()
@@ -255,14 +266,19 @@ func (p *SyncLogProcessor) take(batch []*syncRecord) []*syncRecord {
 }
 
 // takeLocked is take with p.mu held and no export in flight; a batch it
-// returns marks one in flight until export clears it.
+// returns marks one in flight until export clears it. It takes up to
+// batchSize records and batchBytes of them, and at least one.
 func (p *SyncLogProcessor) takeLocked(batch []*syncRecord) []*syncRecord {
 	clear(batch)
 	batch = batch[:0]
-	n := min(len(p.waiting), p.batchSize)
-	for _, sr := range p.waiting[:n] {
+	n, size := 0, 0
+	for _, sr := range p.waiting[:min(len(p.waiting), p.batchSize)] {
+		if size += sr.size; n > 0 && size > p.batchBytes {
+			break
+		}
 		sr.taken = true
 		batch = append(batch, sr)
+		n++
 	}
 	rest := copy(p.waiting, p.waiting[n:])
 	clear(p.waiting[rest:])
@@ -312,6 +328,40 @@ func (p *SyncLogProcessor) exportRecords(batch []*syncRecord) (err error) {
 		err = errors.Join(context.DeadlineExceeded, err) // the bound, not the caller, ended it
 	}
 	return err
+}
+
+// recordSize is about what r adds to an export: its body and attribute
+// values, and a little for each key and field.
+func recordSize(r *sdklog.Record) int {
+	n := 64 + valueSize(r.Body())
+	r.WalkAttributes(func(kv attribute.KeyValue) bool {
+		n += 16 + len(kv.Key) + valueSize(kv.Value)
+		return true
+	})
+	return n
+}
+
+func valueSize(v attribute.Value) int {
+	n := 8
+	switch v.Type() {
+	case attribute.STRING:
+		n += len(v.AsString())
+	case attribute.BYTESLICE:
+		n += len(v.AsByteSlice())
+	case attribute.STRINGSLICE:
+		for _, e := range v.AsStringSlice() {
+			n += 8 + len(e)
+		}
+	case attribute.SLICE:
+		for _, e := range v.AsSlice() {
+			n += valueSize(e)
+		}
+	case attribute.MAP:
+		for _, kv := range v.AsMap() {
+			n += 8 + len(kv.Key) + valueSize(kv.Value)
+		}
+	}
+	return n
 }
 
 // Enabled reports true: every record is wanted.

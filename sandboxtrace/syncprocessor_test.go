@@ -3,6 +3,7 @@ package sandboxtrace
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -159,4 +160,41 @@ func TestSyncDeliveryThroughACallersProvider(t *testing.T) {
 	require.ErrorIs(t, err, ErrStartNotRecorded)
 	assert.True(t, errors.Is(err, errNoSyncProcessor), "%v", err)
 	assert.False(t, called)
+}
+
+// Waiting records go together only up to DefaultSyncBatchBytes, so that
+// sessions sharing a processor never build a request the collector
+// refuses for its size where each record alone would pass; a record over
+// the bound goes alone.
+func TestSyncLogProcessorBoundsABatchsBytes(t *testing.T) {
+	exp := newGateLogs()
+	p := NewSyncLogProcessor(exp, 0)
+	defer func() { require.NoError(t, p.Shutdown(context.Background())) }()
+	errs := make(chan error, 5)
+	go func() { errs <- emitBody(context.Background(), p, "first", time.Minute) }()
+	<-exp.entered
+	big := strings.Repeat("x", DefaultSyncBatchBytes/3)
+	huge := strings.Repeat("y", DefaultSyncBatchBytes+1)
+	for _, b := range []string{big, big, big, huge} {
+		go func() { errs <- emitBody(context.Background(), p, b, time.Minute) }()
+	}
+	waitQueued(t, p, 4)
+	close(exp.open)
+	for range 5 {
+		require.NoError(t, <-errs)
+	}
+	sent := exp.sent()
+	require.Greater(t, len(sent), 2, "the waiting records took more than one export")
+	total := 0
+	for _, batch := range sent[1:] {
+		n := 0
+		for _, b := range batch {
+			n += len(b)
+		}
+		total += len(batch)
+		if len(batch) > 1 {
+			assert.LessOrEqual(t, n, DefaultSyncBatchBytes, "an export of %d records", len(batch))
+		}
+	}
+	assert.Equal(t, 4, total)
 }
