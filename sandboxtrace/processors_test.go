@@ -180,3 +180,61 @@ func TestLogProcessorWithIntervalBatches(t *testing.T) {
 		require.NoError(t, lp.Shutdown(context.Background()))
 	})
 }
+
+// batchesOf is a span exporter keeping each export's spans.
+type batchesOf struct {
+	mu      sync.Mutex
+	batches [][]sdktrace.ReadOnlySpan
+}
+
+func (b *batchesOf) ExportSpans(_ context.Context, spans []sdktrace.ReadOnlySpan) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.batches = append(b.batches, append([]sdktrace.ReadOnlySpan(nil), spans...))
+	return nil
+}
+
+func (b *batchesOf) Shutdown(context.Context) error { return nil }
+
+// attrBytes is the length of a span's string attribute values.
+func attrBytes(s sdktrace.ReadOnlySpan) int {
+	n := 0
+	for _, kv := range s.Attributes() {
+		n += len(kv.Value.String())
+	}
+	return n
+}
+
+// Exec spans carrying captured output are sent in exports of at most
+// DefaultSpanExportBytes: a batch of hundreds of them in one request
+// would pass the collector's 20 MiB limit and be refused whole.
+func TestSpanProcessorBoundsAnExportsBytes(t *testing.T) {
+	exp := &batchesOf{}
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(
+		sandboxtrace.NewSpanProcessor(exp, sdktrace.WithBatchTimeout(time.Hour))))
+	s, err := sandboxtrace.NewSession(context.Background(), tp, sandboxtrace.WithOutputCapture(0))
+	require.NoError(t, err)
+	out := make([]byte, sandboxtrace.DefaultMaxOutputBytes)
+	const ops = 100
+	for range ops {
+		_, err := s.Exec(context.Background(), sandboxtrace.ExecRequest{Command: []string{"cat"}},
+			runs(sandboxtrace.ExecResult{Stdout: out, Stderr: out}, nil))
+		require.NoError(t, err)
+	}
+	s.End()
+	require.NoError(t, tp.ForceFlush(context.Background()))
+	require.NoError(t, tp.Shutdown(context.Background()))
+	require.Greater(t, len(exp.batches), 1)
+	total := 0
+	for _, batch := range exp.batches {
+		n := 0
+		for _, sp := range batch {
+			n += attrBytes(sp)
+		}
+		total += len(batch)
+		if len(batch) > 1 {
+			assert.LessOrEqual(t, n, sandboxtrace.DefaultSpanExportBytes, "an export of %d spans", len(batch))
+		}
+	}
+	assert.Equal(t, ops+1, total, "every span sent once (the session's root too)")
+}

@@ -2,11 +2,20 @@ package sandboxtrace
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync/atomic"
 
+	"go.opentelemetry.io/otel/attribute"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 )
+
+// DefaultSpanExportBytes bounds the spans NewSpanProcessor sends in one
+// export, by their attribute values, events and links: exec spans with
+// captured output (up to 2 × 64 KiB each, base64) would otherwise make
+// requests past the collector's 20 MiB limit, refused whole. A span over
+// the bound is sent alone.
+const DefaultSpanExportBytes = 4 << 20
 
 // NewSpanProcessor returns the SDK's BatchSpanProcessor for exp configured
 // for an audit trail: it blocks while its queue is full instead of dropping
@@ -19,7 +28,8 @@ func NewSpanProcessor(exp sdktrace.SpanExporter, opts ...sdktrace.BatchSpanProce
 	return sdktrace.NewBatchSpanProcessor(&countingSpanExporter{SpanExporter: exp}, all...)
 }
 
-// countingSpanExporter counts the spans of failed exports. The batch
+// countingSpanExporter sends a batch in parts of at most
+// DefaultSpanExportBytes and counts the spans of failed exports. The batch
 // processor hands the returned error to otel.Handle, so the count reaches
 // the error handler with each loss.
 type countingSpanExporter struct {
@@ -28,10 +38,47 @@ type countingSpanExporter struct {
 }
 
 func (c *countingSpanExporter) ExportSpans(ctx context.Context, spans []sdktrace.ReadOnlySpan) error {
-	err := c.SpanExporter.ExportSpans(ctx, spans)
-	if err != nil {
-		total := c.lost.Add(uint64(len(spans)))
-		return fmt.Errorf("sandboxtrace: %d span(s) lost (%d in total): %w", len(spans), total, err)
+	var errs []error
+	for len(spans) > 0 {
+		n := partLen(spans, DefaultSpanExportBytes)
+		if err := c.SpanExporter.ExportSpans(ctx, spans[:n]); err != nil {
+			total := c.lost.Add(uint64(n))
+			errs = append(errs, fmt.Errorf("sandboxtrace: %d span(s) lost (%d in total): %w", n, total, err))
+		}
+		spans = spans[n:]
 	}
-	return nil
+	return errors.Join(errs...)
+}
+
+// partLen is how many of spans, at least one, fit in limit bytes.
+func partLen(spans []sdktrace.ReadOnlySpan, limit int) int {
+	size := 0
+	for i, s := range spans {
+		if size += spanSize(s); i > 0 && size > limit {
+			return i
+		}
+	}
+	return len(spans)
+}
+
+// spanSize is about what s adds to an export: its name, status, attribute
+// values, events and links, and a little for each key and field.
+func spanSize(s sdktrace.ReadOnlySpan) int {
+	n := 128 + len(s.Name()) + len(s.Status().Description)
+	n += attrsSize(s.Attributes())
+	for _, e := range s.Events() {
+		n += 32 + len(e.Name) + attrsSize(e.Attributes)
+	}
+	for _, l := range s.Links() {
+		n += 48 + attrsSize(l.Attributes)
+	}
+	return n
+}
+
+func attrsSize(kvs []attribute.KeyValue) int {
+	n := 0
+	for _, kv := range kvs {
+		n += 8 + len(kv.Key) + valueSize(kv.Value)
+	}
+	return n
 }
