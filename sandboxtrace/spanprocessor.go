@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"sync/atomic"
 
-	"go.opentelemetry.io/otel/attribute"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 )
 
@@ -48,37 +47,4 @@ func (c *countingSpanExporter) ExportSpans(ctx context.Context, spans []sdktrace
 		spans = spans[n:]
 	}
 	return errors.Join(errs...)
-}
-
-// partLen is how many of spans, at least one, fit in limit bytes.
-func partLen(spans []sdktrace.ReadOnlySpan, limit int) int {
-	size := 0
-	for i, s := range spans {
-		if size += spanSize(s); i > 0 && size > limit {
-			return i
-		}
-	}
-	return len(spans)
-}
-
-// spanSize is about what s adds to an export: its name, status, attribute
-// values, events and links, and a little for each key and field.
-func spanSize(s sdktrace.ReadOnlySpan) int {
-	n := 128 + len(s.Name()) + len(s.Status().Description)
-	n += attrsSize(s.Attributes())
-	for _, e := range s.Events() {
-		n += 32 + len(e.Name) + attrsSize(e.Attributes)
-	}
-	for _, l := range s.Links() {
-		n += 48 + attrsSize(l.Attributes)
-	}
-	return n
-}
-
-func attrsSize(kvs []attribute.KeyValue) int {
-	n := 0
-	for _, kv := range kvs {
-		n += 8 + len(kv.Key) + valueSize(kv.Value)
-	}
-	return n
 }

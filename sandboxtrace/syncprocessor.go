@@ -8,7 +8,6 @@ import (
 	"sync"
 	"time"
 
-	"go.opentelemetry.io/otel/attribute"
 	sdklog "go.opentelemetry.io/otel/sdk/log"
 )
 
@@ -328,40 +327,6 @@ func (p *SyncLogProcessor) exportRecords(batch []*syncRecord) (err error) {
 		err = errors.Join(context.DeadlineExceeded, err) // the bound, not the caller, ended it
 	}
 	return err
-}
-
-// recordSize is about what r adds to an export: its body and attribute
-// values, and a little for each key and field.
-func recordSize(r *sdklog.Record) int {
-	n := 64 + valueSize(r.Body())
-	r.WalkAttributes(func(kv attribute.KeyValue) bool {
-		n += 16 + len(kv.Key) + valueSize(kv.Value)
-		return true
-	})
-	return n
-}
-
-func valueSize(v attribute.Value) int {
-	n := 8
-	switch v.Type() {
-	case attribute.STRING:
-		n += len(v.AsString())
-	case attribute.BYTESLICE:
-		n += len(v.AsByteSlice())
-	case attribute.STRINGSLICE:
-		for _, e := range v.AsStringSlice() {
-			n += 8 + len(e)
-		}
-	case attribute.SLICE:
-		for _, e := range v.AsSlice() {
-			n += valueSize(e)
-		}
-	case attribute.MAP:
-		for _, kv := range v.AsMap() {
-			n += 8 + len(kv.Key) + valueSize(kv.Value)
-		}
-	}
-	return n
 }
 
 // Enabled reports true: every record is wanted.
