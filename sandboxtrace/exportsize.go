@@ -6,8 +6,17 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 )
 
-// The sizes below are estimates of what a record or span adds to an
-// OTLP request, enough to keep a request well under the collector's limit.
+// ExportBytes bounds what the processors of this package send in one
+// export (SyncLogProcessor, LogProcessor, NewSpanProcessor), by the
+// records' bodies and attribute values or the spans' attributes, events and
+// links: records or spans carrying captured output or large data must not
+// make a request past the collector's limit (20 MiB by default), refused
+// whole, where each alone would pass. A record or span over the bound is
+// sent alone.
+const ExportBytes = 4 << 20
+
+// The sizes below are estimates of what a record or span adds to an OTLP
+// request, close enough to keep a request under the collector's limit.
 
 // recordSize is about what r adds to an export: its body and attribute
 // values, and a little for each key and field.
@@ -43,8 +52,19 @@ func valueSize(v attribute.Value) int {
 	return n
 }
 
-// partLen is how many of spans, at least one, fit in limit bytes.
-func partLen(spans []sdktrace.ReadOnlySpan, limit int) int {
+// recordsPartLen is how many of records, at least one, fit in limit bytes.
+func recordsPartLen(records []sdklog.Record, limit int) int {
+	size := 0
+	for i := range records {
+		if size += recordSize(&records[i]); i > 0 && size > limit {
+			return i
+		}
+	}
+	return len(records)
+}
+
+// spansPartLen is how many of spans, at least one, fit in limit bytes.
+func spansPartLen(spans []sdktrace.ReadOnlySpan, limit int) int {
 	size := 0
 	for i, s := range spans {
 		if size += spanSize(s); i > 0 && size > limit {

@@ -259,18 +259,21 @@ func (p *LogProcessor) drain(batch []sdklog.Record) ([]sdklog.Record, error) {
 	}
 }
 
-// export sends batch; a failure loses its records, which is reported.
+// export sends batch, in parts of at most ExportBytes; a failure
+// loses its part's records, which is reported.
 func (p *LogProcessor) export(batch []sdklog.Record) ([]sdklog.Record, error) {
-	if len(batch) == 0 {
-		return batch, nil
-	}
-	err := p.exportBatch(batch)
-	if err != nil {
-		err = p.lose(len(batch), err)
-		otel.Handle(err)
+	var errs []error
+	for rest := batch; len(rest) > 0; {
+		n := recordsPartLen(rest, ExportBytes)
+		if err := p.exportBatch(rest[:n]); err != nil {
+			err = p.lose(n, err)
+			otel.Handle(err)
+			errs = append(errs, err)
+		}
+		rest = rest[n:]
 	}
 	clear(batch)
-	return batch[:0], err
+	return batch[:0], errors.Join(errs...)
 }
 
 // exportBatch runs one bounded Export; a panic in the exporter fails the

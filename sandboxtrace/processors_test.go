@@ -3,6 +3,7 @@ package sandboxtrace_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -206,7 +207,7 @@ func attrBytes(s sdktrace.ReadOnlySpan) int {
 }
 
 // Exec spans carrying captured output are sent in exports of at most
-// DefaultSpanExportBytes: a batch of hundreds of them in one request
+// ExportBytes: a batch of hundreds of them in one request
 // would pass the collector's 20 MiB limit and be refused whole.
 func TestSpanProcessorBoundsAnExportsBytes(t *testing.T) {
 	exp := &batchesOf{}
@@ -233,8 +234,58 @@ func TestSpanProcessorBoundsAnExportsBytes(t *testing.T) {
 		}
 		total += len(batch)
 		if len(batch) > 1 {
-			assert.LessOrEqual(t, n, sandboxtrace.DefaultSpanExportBytes, "an export of %d spans", len(batch))
+			assert.LessOrEqual(t, n, sandboxtrace.ExportBytes, "an export of %d spans", len(batch))
 		}
 	}
 	assert.Equal(t, ops+1, total, "every span sent once (the session's root too)")
+}
+
+// logBatches is a log exporter keeping each export's body bytes.
+type logBatches struct {
+	mu    sync.Mutex
+	sizes [][]int
+}
+
+func (l *logBatches) Export(_ context.Context, recs []sdklog.Record) error {
+	sizes := make([]int, len(recs))
+	for i := range recs {
+		sizes[i] = len(recs[i].Body().AsString())
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.sizes = append(l.sizes, sizes)
+	return nil
+}
+
+func (l *logBatches) Shutdown(context.Context) error   { return nil }
+func (l *logBatches) ForceFlush(context.Context) error { return nil }
+
+// Queued records go together only up to ExportBytes, as in the
+// SyncLogProcessor: large data must not make a request the collector
+// refuses for its size.
+func TestLogProcessorBoundsAnExportsBytes(t *testing.T) {
+	sink := &logBatches{}
+	p := sandboxtrace.NewLogProcessor(sink, sandboxtrace.WithLogExportInterval(time.Hour))
+	lp := sdklog.NewLoggerProvider(sdklog.WithProcessor(p))
+	big := strings.Repeat("x", sandboxtrace.ExportBytes/3)
+	l := lp.Logger("test")
+	for range 9 {
+		var r log.Record
+		r.SetBody(attribute.StringValue(big))
+		l.Emit(context.Background(), r)
+	}
+	require.NoError(t, lp.Shutdown(context.Background()))
+	require.Greater(t, len(sink.sizes), 1)
+	total := 0
+	for _, batch := range sink.sizes {
+		n := 0
+		for _, s := range batch {
+			n += s
+		}
+		total += len(batch)
+		if len(batch) > 1 {
+			assert.LessOrEqual(t, n, sandboxtrace.ExportBytes)
+		}
+	}
+	assert.Equal(t, 9, total)
 }

@@ -9,13 +9,6 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 )
 
-// DefaultSpanExportBytes bounds the spans NewSpanProcessor sends in one
-// export, by their attribute values, events and links: exec spans with
-// captured output (up to 2 × 64 KiB each, base64) would otherwise make
-// requests past the collector's 20 MiB limit, refused whole. A span over
-// the bound is sent alone.
-const DefaultSpanExportBytes = 4 << 20
-
 // NewSpanProcessor returns the SDK's BatchSpanProcessor for exp configured
 // for an audit trail: it blocks while its queue is full instead of dropping
 // spans (sdktrace.WithBlocking; the SDK default drops once 2,048 spans
@@ -28,7 +21,7 @@ func NewSpanProcessor(exp sdktrace.SpanExporter, opts ...sdktrace.BatchSpanProce
 }
 
 // countingSpanExporter sends a batch in parts of at most
-// DefaultSpanExportBytes and counts the spans of failed exports. The batch
+// ExportBytes and counts the spans of failed exports. The batch
 // processor hands the returned error to otel.Handle, so the count reaches
 // the error handler with each loss.
 type countingSpanExporter struct {
@@ -39,7 +32,7 @@ type countingSpanExporter struct {
 func (c *countingSpanExporter) ExportSpans(ctx context.Context, spans []sdktrace.ReadOnlySpan) error {
 	var errs []error
 	for len(spans) > 0 {
-		n := partLen(spans, DefaultSpanExportBytes)
+		n := spansPartLen(spans, ExportBytes)
 		if err := c.SpanExporter.ExportSpans(ctx, spans[:n]); err != nil {
 			total := c.lost.Add(uint64(n))
 			errs = append(errs, fmt.Errorf("sandboxtrace: %d span(s) lost (%d in total): %w", n, total, err))

@@ -36,13 +36,6 @@ func withAck(ctx context.Context, a *ack) context.Context {
 // export.
 const DefaultSyncBatchSize = 512
 
-// DefaultSyncBatchBytes bounds the records a SyncLogProcessor sends in one
-// export, by their bodies and attribute values: records waiting together
-// (large captured output among them) must not make a request the
-// collector refuses for its size (20 MiB by default) where each alone
-// would pass. A record over the bound is sent alone.
-const DefaultSyncBatchBytes = 4 << 20
-
 // errNoSyncProcessor fails a sync operation whose provider has no
 // SyncLogProcessor: nothing could acknowledge its record.
 var errNoSyncProcessor = errors.New("the logger provider has no SyncLogProcessor to acknowledge the record")
@@ -109,7 +102,7 @@ func NewSyncLogProcessor(exp sdklog.Exporter, timeout time.Duration) *SyncLogPro
 		exp:        exp,
 		timeout:    timeout,
 		batchSize:  DefaultSyncBatchSize,
-		batchBytes: DefaultSyncBatchBytes,
+		batchBytes: ExportBytes,
 		wake:       make(chan struct{}, 1),
 		stop:       make(chan struct{}),
 		done:       make(chan struct{}),

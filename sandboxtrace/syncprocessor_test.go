@@ -162,7 +162,7 @@ func TestSyncDeliveryThroughACallersProvider(t *testing.T) {
 	assert.False(t, called)
 }
 
-// Waiting records go together only up to DefaultSyncBatchBytes, so that
+// Waiting records go together only up to ExportBytes, so that
 // sessions sharing a processor never build a request the collector
 // refuses for its size where each record alone would pass; a record over
 // the bound goes alone.
@@ -173,8 +173,8 @@ func TestSyncLogProcessorBoundsABatchsBytes(t *testing.T) {
 	errs := make(chan error, 5)
 	go func() { errs <- emitBody(context.Background(), p, "first", time.Minute) }()
 	<-exp.entered
-	big := strings.Repeat("x", DefaultSyncBatchBytes/3)
-	huge := strings.Repeat("y", DefaultSyncBatchBytes+1)
+	big := strings.Repeat("x", ExportBytes/3)
+	huge := strings.Repeat("y", ExportBytes+1)
 	for _, b := range []string{big, big, big, huge} {
 		go func() { errs <- emitBody(context.Background(), p, b, time.Minute) }()
 	}
@@ -193,7 +193,7 @@ func TestSyncLogProcessorBoundsABatchsBytes(t *testing.T) {
 		}
 		total += len(batch)
 		if len(batch) > 1 {
-			assert.LessOrEqual(t, n, DefaultSyncBatchBytes, "an export of %d records", len(batch))
+			assert.LessOrEqual(t, n, ExportBytes, "an export of %d records", len(batch))
 		}
 	}
 	assert.Equal(t, 4, total)
