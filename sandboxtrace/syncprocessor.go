@@ -362,7 +362,7 @@ func (p *SyncLogProcessor) ForceFlush(ctx context.Context) error { return p.exp.
 func (a *ack) result(notRecorded error) error {
 	switch {
 	case !a.done:
-		return errors.Join(notRecorded, errors.New("the log pipeline is shut down"))
+		return errors.Join(notRecorded, errors.New("the log pipeline is shut down (or records nothing)"))
 	case !a.synced:
 		return errors.Join(notRecorded, errNoSyncProcessor)
 	case errors.Is(a.err, context.DeadlineExceeded):

@@ -198,3 +198,25 @@ func TestSyncLogProcessorBoundsABatchsBytes(t *testing.T) {
 	}
 	assert.Equal(t, 4, total)
 }
+
+// A live provider built with the SDK's own processors only (no processor
+// of ours saw the record) fails a sync operation closed for want of a
+// SyncLogProcessor, not as if it were shut down.
+func TestSyncDeliveryOnAProviderWithoutOurProcessors(t *testing.T) {
+	tp := sdktrace.NewTracerProvider()
+	defer func() { require.NoError(t, tp.Shutdown(context.Background())) }()
+	exp := newGateLogs()
+	close(exp.open)
+	lp := sdklog.NewLoggerProvider(sdklog.WithProcessor(sdklog.NewSimpleProcessor(exp)))
+	s, err := NewSession(context.Background(), tp, WithLoggerProvider(lp), WithDelivery(DeliverySync))
+	require.NoError(t, err)
+	err = s.Do(context.Background(), "read", nil, func(context.Context, *Op) error { return nil })
+	require.ErrorIs(t, err, ErrStartNotRecorded)
+	assert.ErrorIs(t, err, errNoSyncProcessor)
+	assert.NotContains(t, err.Error(), "shut down")
+
+	require.NoError(t, lp.Shutdown(context.Background()))
+	err = s.Do(context.Background(), "read", nil, func(context.Context, *Op) error { return nil })
+	require.ErrorIs(t, err, ErrStartNotRecorded)
+	assert.ErrorContains(t, err, "shut down")
+}

@@ -46,7 +46,18 @@ func (s *Session) writeAhead(ctx, parent context.Context, st startEvent) error {
 		s.checkQueued(a)
 		return nil
 	}
+	s.unseen(a)
 	return a.result(ErrStartNotRecorded)
+}
+
+// unseen settles a sync record that no processor of ours saw: a provider
+// that still enables records has no SyncLogProcessor (a.done, not
+// synced); one that does not is shut down or records nothing.
+func (s *Session) unseen(a *ack) {
+	params := log.EnabledParameters{Severity: log.SeverityInfo, EventName: semconv.EventSessionStart}
+	if !a.done && s.logs.logger.Enabled(context.Background(), params) {
+		a.done = true
+	}
 }
 
 // eventRecord is ev as the audit log record the collector maps back:

@@ -49,6 +49,7 @@ func (o *Op) writeAheadFinish(fin finishEvent) error {
 	a := &ack{timeout: s.syncTimeout}
 	ctx := trace.ContextWithSpan(context.Background(), o.span)
 	s.logs.logger.Emit(withAck(ctx, a), r)
+	s.unseen(a)
 	return a.result(ErrFinishNotRecorded)
 }
 
