@@ -60,8 +60,8 @@ type FinishOptions struct {
 }
 
 // Start records the start event of op (one of auditevent.Ops) and returns
-// the operation and a ctx carrying its span, so nested operations become its
-// children. data is the start event's data (nil = {}).
+// the operation and a ctx carrying its span as Op.Span returns it, so nested
+// operations become its children. data is the start event's data (nil = {}).
 //
 // With a log pipeline (WithLogExporter, WithLoggerProvider) Start first
 // emits the start event as a log record (README.md, "Delivery modes").
@@ -110,10 +110,15 @@ func (s *Session) Start(ctx context.Context, op string, data map[string]any) (co
 		// start event for an operation that never ran.
 		return ctx, nil, fmt.Errorf("sandboxtrace: %s: %w", op, err)
 	}
+	o := &Op{s: s, op: op, span: span, parent: trace.SpanContextFromContext(parent),
+		noSpanID: st.noSpanID, startData: startData.Bytes()}
+	// The ctx holds the span as Op.Span hands it out, so that ending the
+	// ctx's span in the function cannot end it without its outcome.
+	opCtx = trace.ContextWithSpan(opCtx, o.Span())
 	// The duration counts from here, as the reference's t0 is taken once
 	// its start event is emitted: a sync round trip is not run time.
-	return opCtx, &Op{s: s, op: op, span: span, parent: trace.SpanContextFromContext(parent),
-		noSpanID: st.noSpanID, startData: startData.Bytes(), runStart: time.Now()}, nil
+	o.runStart = time.Now()
+	return opCtx, o, nil
 }
 
 // Do runs fn as operation op: it records the start event, calls fn, and
