@@ -101,6 +101,9 @@ func (s *Session) Start(ctx context.Context, op string, data map[string]any) (co
 		trace.WithTimestamp(ts),
 		trace.WithLinks(links...),
 		trace.WithAttributes(attrs...))
+	if sc := span.SpanContext(); sc.IsValid() && !sc.IsSampled() {
+		s.reportUnsampled()
+	}
 	st := startEvent{op: op, seq: seq, ts: ts, id: startID, data: startData}
 	if !span.SpanContext().IsValid() {
 		st.noSpanID = randomSpanID()
