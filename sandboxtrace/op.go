@@ -101,7 +101,7 @@ func (s *Session) Start(ctx context.Context, op string, data map[string]any) (co
 		trace.WithTimestamp(ts),
 		trace.WithLinks(links...),
 		trace.WithAttributes(attrs...))
-	if sc := span.SpanContext(); sc.IsValid() && !sc.IsSampled() {
+	if sc := span.SpanContext(); sc.IsValid() && !sc.IsSampled() && !s.finishAhead() {
 		s.reportUnsampled()
 	}
 	st := startEvent{op: op, seq: seq, ts: ts, id: startID, data: startData}

@@ -231,4 +231,17 @@ func TestUnsampledOperationsAreReported(t *testing.T) {
 			assert.Contains(t, errs[0].Error(), "not sampled")
 		})
 	}
+	t.Run("finish records sent ahead", func(t *testing.T) {
+		h := catchOTelErrors(t)
+		tp := sdktrace.NewTracerProvider(sdktrace.WithSampler(sdktrace.NeverSample()))
+		t.Cleanup(func() { require.NoError(t, tp.Shutdown(context.Background())) })
+		sink := &logSink{}
+		s, err := sandboxtrace.NewSession(context.Background(), tp, sandboxtrace.WithLogExporter(sink),
+			sandboxtrace.WithDelivery(sandboxtrace.DeliverySyncFinish))
+		require.NoError(t, err)
+		require.NoError(t, s.Read(context.Background(), "/a", nil, func(context.Context) error { return nil }))
+		require.NoError(t, s.Shutdown(context.Background()))
+		assert.Len(t, sink.records(), 2, "start and finish")
+		assert.Empty(t, h.all(), "nothing is lost")
+	})
 }

@@ -197,6 +197,12 @@ func (s *Session) reportUnsampled() {
 	})
 }
 
+// finishAhead reports whether finish events go as log records too
+// (DeliverySyncFinish), so a span that is not exported loses none.
+func (s *Session) finishAhead() bool {
+	return s.delivery == DeliverySyncFinish && s.logs.logger != nil
+}
+
 // nextEvent takes the session's next seq (the first event is 1, like the
 // Python SDK) together with the event's timestamp.
 func (s *Session) nextEvent() (int64, time.Time) {

@@ -31,7 +31,7 @@ type finishEvent struct {
 // copies share one event_id and the exporter writes it once.
 func (o *Op) writeAheadFinish(fin finishEvent) error {
 	s := o.s
-	if s.delivery != DeliverySyncFinish || s.logs.logger == nil {
+	if !s.finishAhead() {
 		return nil
 	}
 	ev := o.finishEventOf(fin)
