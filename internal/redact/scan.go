@@ -60,6 +60,10 @@ func (sc *scanner) scan() {
 		c := s[i]
 		switch {
 		case wordByte[c]:
+			if k := escapeLen(s, i); k > 0 {
+				i += k // \n, \u00e9: the word starts after the escape
+				continue
+			}
 			j := i + 1
 			for j < len(s) && wordByte[s[j]] {
 				j++
@@ -111,10 +115,52 @@ func plainRun(s string, i, j int) bool {
 	case '=', ':', ' ', '\t':
 		return false
 	case '"', '\'':
-		return j+1 >= len(s) || s[j+1] != ':'
+		return colonAfter(s, j+1) < 0
+	case '\\':
+		return j+1 >= len(s) || s[j+1] != '"'
 	}
 	return true
 }
+
+// colonAfter is the index after a ':' at k, blanks before it skipped
+// ("name" : value), or -1.
+func colonAfter(s string, k int) int {
+	k = skipBlanks(s, k)
+	if k < len(s) && s[k] == ':' {
+		return k + 1
+	}
+	return -1
+}
+
+// escapeLen is the length of the escape at s[i] when a backslash before it
+// escapes it (\n, \t, \u00e9 in JSON text): the word that follows starts
+// after it.
+func escapeLen(s string, i int) int {
+	if i == 0 || s[i-1] != '\\' || !oddBackslashes(s, i) {
+		return 0
+	}
+	switch s[i] {
+	case 'n', 'r', 't', 'b', 'f':
+		return 1
+	case 'u':
+		if i+5 <= len(s) && isHex(s[i+1]) && isHex(s[i+2]) && isHex(s[i+3]) && isHex(s[i+4]) {
+			return 5
+		}
+	}
+	return 0
+}
+
+// oddBackslashes reports whether the backslashes just before s[i] are odd
+// in number: the last one escapes s[i] ("\\n" is a backslash, then n).
+func oddBackslashes(s string, i int) bool {
+	n := 0
+	for k := i - 1; k >= 0 && s[k] == '\\'; k-- {
+		n++
+	}
+	return n%2 == 1
+}
+
+func isHex(c byte) bool { return isDigit(c) || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' }
 
 // run handles the run s[i:j] and returns where scanning goes on.
 func (sc *scanner) run(i, j int) int {
@@ -150,11 +196,16 @@ func (sc *scanner) run(i, j int) int {
 	case '"', '\'':
 		// a quoted name, "password": "x" in JSON or YAML text; a probe
 		// looks at a data object's member names whole (probeName)
-		if i > 0 && s[i-1] == s[j] && j+1 < len(s) && s[j+1] == ':' && (!sc.probe || s[j] != '"') {
-			if isAuthorization(s[i:j]) {
-				return sc.authorization(j + 2)
+		if v := colonAfter(s, j+1); v > 0 && i > 0 && s[i-1] == s[j] && (!sc.probe || s[j] != '"') {
+			return sc.quotedName(i, j, v)
+		}
+	case '\\':
+		// an escaped quoted name, \"password\":\"x\" in JSON text inside a
+		// JSON string (a secret store's value)
+		if j+1 < len(s) && s[j+1] == '"' && i >= 2 && s[i-1] == '"' && s[i-2] == '\\' {
+			if v := colonAfter(s, j+2); v > 0 {
+				return sc.quotedName(i, j, v)
 			}
-			return sc.assignment(i, j, j+2, false)
 		}
 	case ' ', '\t':
 		if s[i] == '-' {
@@ -165,6 +216,14 @@ func (sc *scanner) run(i, j int) int {
 		}
 	}
 	return j
+}
+
+// quotedName handles a quoted name s[i:j] and its value at v.
+func (sc *scanner) quotedName(i, j, v int) int {
+	if isAuthorization(sc.s[i:j]) {
+		return sc.authorization(v)
+	}
+	return sc.assignment(i, j, v, false)
 }
 
 // startsString reports whether the run at i begins the string, flag dashes
@@ -249,16 +308,23 @@ func (sc *scanner) cutValue(lo, hi int, kind Kind) int {
 }
 
 // valueExtent is where a value starting at v ends: at its closing quote
-// when quoted, else at the end of the line (toEOL) or at the first blank,
-// quote, '&', ';', ',' or marker.
+// when quoted (an escaped quote in double quotes does not close it), else
+// at the end of the line (toEOL) or at the first blank, quote, '&', ';',
+// ',' or marker.
 func valueExtent(s string, v int, toEOL bool) (int, int) {
 	if v < len(s) && (s[v] == '"' || s[v] == '\'') {
-		q := s[v]
-		end := strings.IndexByte(s[v+1:], q)
-		if end < 0 {
-			return v + 1, lineEnd(s, v+1)
+		if end := closingQuote(s, v+1, s[v]); end >= 0 {
+			return v + 1, end
 		}
-		return v + 1, v + 1 + end
+		return v + 1, lineEnd(s, v+1)
+	}
+	if v+1 < len(s) && s[v] == '\\' && s[v+1] == '"' {
+		// an escaped quote opens the value (JSON inside a JSON string): the
+		// next one closes it
+		if end := strings.Index(s[v+2:], `\"`); end >= 0 {
+			return v + 2, v + 2 + end
+		}
+		return v + 2, lineEnd(s, v+2)
 	}
 	if toEOL {
 		return v, lineEnd(s, v)
@@ -272,6 +338,24 @@ func valueExtent(s string, v int, toEOL bool) (int, int) {
 		end++
 	}
 	return v, end
+}
+
+// closingQuote is the index of the quote q that closes a value starting at
+// i, or -1: a double quote after an odd number of backslashes is part of
+// the value (JSON, shell); a single quote has no escapes.
+func closingQuote(s string, i int, q byte) int {
+	for i < len(s) {
+		k := strings.IndexByte(s[i:], q)
+		if k < 0 {
+			return -1
+		}
+		if q == '"' && oddBackslashes(s, i+k) {
+			i += k + 1
+			continue
+		}
+		return i + k
+	}
+	return -1
 }
 
 // lineEnd is the index of the first line break at or after v, or len(s);
@@ -415,6 +499,8 @@ func (sc *scanner) authorization(v int) int {
 	v = skipBlanks(s, v)
 	if v < len(s) && (s[v] == '"' || s[v] == '\'') {
 		v++
+	} else if v+1 < len(s) && s[v] == '\\' && s[v+1] == '"' {
+		v += 2
 	}
 	w := v
 	for w < len(s) && token68[s[w]] {
