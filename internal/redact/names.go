@@ -1,6 +1,8 @@
 package redact
 
 import (
+	"bytes"
+	"encoding/base64"
 	"strings"
 	"unsafe"
 )
@@ -198,6 +200,41 @@ func hasPrefixFold(s, lower string) bool {
 	}
 	for k := 0; k < len(lower); k++ {
 		if s[k]|0x20 != lower[k] {
+			return false
+		}
+	}
+	return true
+}
+
+// isAuthName reports whether a name is auth alone, in any case, after
+// dashes or underscores (_auth in .npmrc): its value may be a Basic
+// credential.
+func isAuthName(name string) bool {
+	for len(name) > 0 && (name[0] == '_' || name[0] == '-') {
+		name = name[1:]
+	}
+	return len(name) == 4 && hasPrefixFold(name, "auth")
+}
+
+// maxBasicCredential bounds the values decoded as Basic credentials.
+const maxBasicCredential = 1024
+
+// basicCredential reports whether v is base64 of user:password, printable
+// ASCII with both parts non-empty, as a Basic credential is.
+func basicCredential(v string) bool {
+	if len(v) < 8 || len(v) > maxBasicCredential || len(v)%4 != 0 {
+		return false
+	}
+	b, err := base64.StdEncoding.DecodeString(v)
+	if err != nil {
+		return false
+	}
+	colon := bytes.IndexByte(b, ':')
+	if colon <= 0 || colon == len(b)-1 {
+		return false
+	}
+	for _, c := range b {
+		if c < 0x20 || c > 0x7e {
 			return false
 		}
 	}

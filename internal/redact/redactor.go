@@ -224,7 +224,8 @@ func (r *Redactor) apply(s string, spans []span, c *Counts) (string, bool) {
 
 // Data returns d with every string value redacted: by its own text, by the
 // name of any member it sits under (a secret name cuts the whole value; an
-// Authorization member, the credential of its header value), and after an
+// Authorization member, the credential of its header value; an auth
+// member, a Basic credential), and after an
 // argv flag that names a secret (["--password", "x"]).
 func (r *Redactor) Data(d auditevent.Data, c *Counts) (auditevent.Data, bool) {
 	if !r.mayCut(d.Bytes()) {
@@ -294,8 +295,13 @@ func (v *dataVisitor) visit(site *auditevent.StringSite, s string) (string, bool
 			return v.r.redact(s, k, cutWhole, v.c)
 		}
 	}
-	if n := len(site.Keys); n > 0 && isAuthorization(site.Keys[n-1]) {
-		return v.r.redact(s, 0, cutHeader, v.c)
+	if n := len(site.Keys); n > 0 {
+		switch last := site.Keys[n-1]; {
+		case isAuthorization(last):
+			return v.r.redact(s, 0, cutHeader, v.c)
+		case isAuthName(last) && basicCredential(s):
+			return v.r.redact(s, KindBasicAuth, cutWhole, v.c)
+		}
 	}
 	return v.r.redact(s, 0, scanOnly, v.c)
 }

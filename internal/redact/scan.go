@@ -272,10 +272,32 @@ func (sc *scanner) secretName(name string) (Kind, bool) {
 func (sc *scanner) assignment(i, j, v int, toEOL bool) int {
 	kind, ok := sc.valueToCut(i, j)
 	if !ok {
+		if !sc.hit && isAuthName(sc.s[i:j]) {
+			return sc.basicValue(j, v, toEOL)
+		}
 		return j
 	}
 	lo, hi := valueExtent(sc.s, skipBlanks(sc.s, v), toEOL)
 	return sc.cutValue(lo, hi, kind)
+}
+
+// basicValue cuts the value at v of an auth name (s[:j]) when it is a
+// Basic credential, as Docker's config.json and .npmrc keep a registry
+// login; a probe only notes that it may be one.
+func (sc *scanner) basicValue(j, v int, toEOL bool) int {
+	if sc.probe {
+		sc.hit = true
+		return j
+	}
+	lo, hi := valueExtent(sc.s, skipBlanks(sc.s, v), toEOL)
+	for hi > lo && (sc.s[hi-1] == ' ' || sc.s[hi-1] == '\t') {
+		hi--
+	}
+	if !basicCredential(sc.s[lo:hi]) {
+		return j
+	}
+	sc.add(lo, hi, KindBasicAuth)
+	return hi
 }
 
 // valueToCut reports the kind of secret the name s[i:j] announces and
@@ -449,7 +471,7 @@ func (sc *scanner) probeName(i int) {
 		return
 	}
 	name := sc.s[open+1 : i]
-	if _, ok := sc.secretName(name); ok || isAuthorization(name) {
+	if _, ok := sc.secretName(name); ok || isAuthorization(name) || isAuthName(name) {
 		sc.hit = true
 	}
 }
