@@ -6,6 +6,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/sandboxaudit/sandboxaudit/auditevent"
 )
 
 // Real-looking samples, built at run time so that no scanner flags this
@@ -137,5 +139,33 @@ func TestSecretsAreGone(t *testing.T) {
 		got, _ := r.String("x "+secret+" y", nil)
 		assert.NotContains(t, got, secret)
 		assert.True(t, strings.HasPrefix(got, "x [REDACTED:"), got)
+	}
+}
+
+// TestJSONStructureAfterSecretName: in pretty-printed JSON output (aws sts
+// assume-role) a secret name may open an object or array; the brace is no
+// value, and the members inside are cut on their own.
+func TestJSONStructureAfterSecretName(t *testing.T) {
+	r := mustNew(t, DefaultSettings())
+	in := "{\n    \"Credentials\": {\n        \"AccessKeyId\": \"" + awsKeyID + "\",\n        \"SecretAccessKey\": \"" + awsSecret + "\"\n    },\n    \"secrets\": [\n    ]\n}"
+	want := "{\n    \"Credentials\": {\n        \"AccessKeyId\": \"[REDACTED:aws_access_key]\",\n        \"SecretAccessKey\": \"[REDACTED:aws_secret_key]\"\n    },\n    \"secrets\": [\n    ]\n}"
+	var c Counts
+	got, _ := r.String(in, &c)
+	assert.Equal(t, want, got)
+	assert.Equal(t, 2, c.Total(), "counts %v", c)
+}
+
+// TestBooleanSecretFlags: a flag that turns a prompt off or on takes no
+// value; the argument after it is no secret.
+func TestBooleanSecretFlags(t *testing.T) {
+	r := mustNew(t, DefaultSettings())
+	for _, s := range []string{"pg_dump --no-password mydb", "ansible-playbook --ask-vault-pass site.yml", "psql -w --no-password -d app"} {
+		got, changed := r.String(s, nil)
+		assert.False(t, changed, "%q became %q", s, got)
+	}
+	for _, argv := range []string{`{"argv":["pg_dump","--no-password","mydb"]}`, `{"argv":["ansible-playbook","--ask-become-pass","site.yml"]}`} {
+		d := auditevent.MustParseData(argv)
+		got, changed := r.Data(d, nil)
+		assert.False(t, changed, "%s became %s", argv, got.String())
 	}
 }

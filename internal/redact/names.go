@@ -105,11 +105,12 @@ func valueSuffix(word string) bool {
 	return false
 }
 
-// countPrefix holds first words that make the name a number about secrets
-// (max_token, num_secrets).
-func countPrefix(word string) bool {
+// notValuePrefix holds first words that make the name a number about
+// secrets (max_token, num_secrets) or a switch that takes no value
+// (--no-password, --ask-vault-pass).
+func notValuePrefix(word string) bool {
 	switch word {
-	case "max", "min", "num", "n", "count":
+	case "max", "min", "num", "n", "count", "no", "ask":
 		return true
 	}
 	return false
@@ -125,7 +126,7 @@ func classifyName(name string) (Kind, bool) {
 	if !w.split(name) {
 		return 0, false
 	}
-	if countPrefix(w.word(0)) {
+	if notValuePrefix(w.word(0)) {
 		return 0, false
 	}
 	// The value is the secret only when the name ends in a secret word or

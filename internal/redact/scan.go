@@ -404,7 +404,7 @@ func plausibleValue(v string) bool {
 	case '$', '%':
 		return !isReference(v)
 	case '{':
-		return !strings.HasPrefix(v, "{{")
+		return len(v) > 1 && !strings.HasPrefix(v, "{{") // "{" alone opens a JSON object
 	}
 	return !isPath(v)
 }
