@@ -169,3 +169,20 @@ func TestBooleanSecretFlags(t *testing.T) {
 		assert.False(t, changed, "%s became %s", argv, got.String())
 	}
 }
+
+// TestStripeKeys: Stripe's secret and restricted keys, live and test, are
+// cut wherever they stand; its publishable keys are public.
+func TestStripeKeys(t *testing.T) {
+	r := mustNew(t, DefaultSettings())
+	body := "51H8xYz" + "AbCdEfGhIjKlMnOpQrStUv"
+	for _, prefix := range []string{"sk_live_", "sk_test_", "rk_live_", "rk_test_"} {
+		var c Counts
+		got, _ := r.String("curl -u "+prefix+body+": https://api.stripe.com/v1/charges", &c)
+		assert.Equal(t, "curl -u [REDACTED:stripe_key]: https://api.stripe.com/v1/charges", got)
+		assert.Equal(t, 1, c[KindStripeKey])
+	}
+	for _, s := range []string{"pk_live_" + body, "sk_live_short", "sk_prod_" + body} {
+		got, changed := r.String(s, nil)
+		assert.False(t, changed, "%q became %q", s, got)
+	}
+}
