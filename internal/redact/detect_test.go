@@ -186,3 +186,20 @@ func TestStripeKeys(t *testing.T) {
 		assert.False(t, changed, "%q became %q", s, got)
 	}
 }
+
+// TestYAMLBlockScalar: a YAML block scalar (password: |) holds the value on
+// the more indented lines that follow; they are cut, the lines after stay.
+func TestYAMLBlockScalar(t *testing.T) {
+	r := mustNew(t, DefaultSettings())
+	for _, tc := range []struct{ in, want string }{
+		{"stringData:\n  password: |\n    hunter2-x\n  user: app\n", "stringData:\n  password: |\n    [REDACTED:password]\n  user: app\n"},
+		{"token: >-\n  abc\n\n  def\nnext: 1", "token: >-\n  [REDACTED:token]\nnext: 1"},
+		{"- api_key: |+\r\n    k1\r\n- name: x", "- api_key: |+\r\n    [REDACTED:api_key]\r\n- name: x"},
+		{"secret: |\nnot: indented", "secret: |\nnot: indented"},
+	} {
+		got, _ := r.String(tc.in, nil)
+		assert.Equal(t, tc.want, got)
+		_, changed := r.String(got, nil)
+		assert.False(t, changed, "idempotent: %q", got)
+	}
+}

@@ -278,7 +278,65 @@ func (sc *scanner) assignment(i, j, v int, toEOL bool) int {
 		return j
 	}
 	lo, hi := valueExtent(sc.s, skipBlanks(sc.s, v), toEOL)
+	if toEOL && isBlockIndicator(sc.s[lo:hi]) {
+		lo, hi = blockExtent(sc.s, i, hi)
+	}
 	return sc.cutValue(lo, hi, kind)
+}
+
+// isBlockIndicator reports whether v opens a YAML block scalar (|, >-, |+2):
+// the value is on the lines below.
+func isBlockIndicator(v string) bool {
+	v = strings.TrimRight(v, " \t\r")
+	if v == "" || (v[0] != '|' && v[0] != '>') {
+		return false
+	}
+	for i := 1; i < len(v); i++ {
+		if c := v[i]; c != '-' && c != '+' && !isDigit(c) {
+			return false
+		}
+	}
+	return len(v) <= 3
+}
+
+// blockExtent is the text of a block scalar whose name starts at i and
+// whose indicator line ends at eol: the lines below indented deeper than
+// the name's line, from the first one's text to the last one's end. An
+// empty block gives an empty extent.
+func blockExtent(s string, i, eol int) (int, int) {
+	ls := strings.LastIndexByte(s[:i], '\n') + 1
+	indent := skipSpaces(s, ls) - ls
+	lo, hi := eol, eol
+	for k := eol; k < len(s) && (s[k] == '\n' || s[k] == '\r'); {
+		if s[k] == '\r' {
+			k++
+			continue
+		}
+		next := k + 1
+		end := len(s)
+		if e := strings.IndexByte(s[next:], '\n'); e >= 0 {
+			end = next + e
+		}
+		text := skipSpaces(s, next)
+		if line := strings.TrimRight(s[text:end], " \t\r"); line != "" {
+			if text-next <= indent {
+				break
+			}
+			if lo == eol {
+				lo = text
+			}
+			hi = text + len(line)
+		}
+		k = end
+	}
+	return lo, hi
+}
+
+func skipSpaces(s string, i int) int {
+	for i < len(s) && s[i] == ' ' {
+		i++
+	}
+	return i
 }
 
 // basicValue cuts the value at v of an auth name (s[:j]) when it is a
