@@ -203,3 +203,26 @@ func TestYAMLBlockScalar(t *testing.T) {
 		assert.False(t, changed, "idempotent: %q", got)
 	}
 }
+
+// TestPassNames: names that end in pass (Java's keytool -storepass,
+// DBPASS), camel-case PassWord and PassPhrase, and openssl's -passin and
+// -passout say password.
+func TestPassNames(t *testing.T) {
+	r := mustNew(t, DefaultSettings())
+	for _, tc := range []struct{ in, want string }{
+		{"keytool -genkeypair -storepass chg3it -keypass chg4it -alias a", "keytool -genkeypair -storepass [REDACTED:password] -keypass [REDACTED:password] -alias a"},
+		{"DBPASS=hunter2", "DBPASS=[REDACTED:password]"},
+		{"PassWord=hunter2", "PassWord=[REDACTED:password]"},
+		{`{"passPhrase": "correct horse"}`, `{"passPhrase": "[REDACTED:password]"}`},
+		{"openssl pkcs12 -export -passout pass:hunter2 -passin pass:hunter3", "openssl pkcs12 -export -passout [REDACTED:password] -passin [REDACTED:password]"},
+	} {
+		var c Counts
+		got, _ := r.String(tc.in, &c)
+		assert.Equal(t, tc.want, got)
+		assert.Equal(t, c.Total(), c[KindPassword], "counts %v", c)
+	}
+	for _, s := range []string{"BYPASS=1", "--bypass cache", "compass=north", "passport=x", "password_word_count=3"} {
+		got, changed := r.String(s, nil)
+		assert.False(t, changed, "%q became %q", s, got)
+	}
+}

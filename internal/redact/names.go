@@ -63,11 +63,13 @@ func (w *nameWords) word(i int) string {
 }
 
 // secretWord is the kind a single word names, if any: the word itself or a
-// word ending in it (pgpassword, authtoken, clientsecret).
+// word ending in it (pgpassword, authtoken, clientsecret, storepass).
 func secretWord(word string) (Kind, bool) {
 	switch word {
-	case "pass", "password", "passwd", "passphrase":
+	case "pass", "password", "passwd", "passphrase", "passin", "passout": // openssl -passin
 		return KindPassword, true
+	case "bypass", "compass", "surpass", "trespass", "overpass", "underpass":
+		return 0, false
 	case "secret", "secrets":
 		return KindSecret, true
 	case "token":
@@ -81,7 +83,7 @@ func secretWord(word string) (Kind, bool) {
 		suffix string
 		kind   Kind
 	}{
-		{"password", KindPassword}, {"passwd", KindPassword}, {"passphrase", KindPassword},
+		{"password", KindPassword}, {"passwd", KindPassword}, {"passphrase", KindPassword}, {"pass", KindPassword},
 		{"secret", KindSecret}, {"token", KindToken}, {"apikey", KindAPIKey},
 		{"credential", KindCredential}, {"credentials", KindCredential},
 	} {
@@ -99,7 +101,8 @@ func secretWord(word string) (Kind, bool) {
 func valueSuffix(word string) bool {
 	switch word {
 	case "key", "keys", "value", "val", "data", "string", "str", "text", "b64", "base64", "hex",
-		"raw", "plain", "plaintext", "access", "id", "encoded", "enc":
+		"raw", "plain", "plaintext", "access", "id", "encoded", "enc",
+		"word", "phrase": // PassWord, PassPhrase
 		return true
 	}
 	return false
