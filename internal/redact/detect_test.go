@@ -226,3 +226,25 @@ func TestPassNames(t *testing.T) {
 		assert.False(t, changed, "%q became %q", s, got)
 	}
 }
+
+// TestNetrcAndConnectionStrings: a .netrc login (machine, login and
+// password words) and Azure connection strings hold secrets under names
+// that have no '=' or say key after account or shared access.
+func TestNetrcAndConnectionStrings(t *testing.T) {
+	r := mustNew(t, DefaultSettings())
+	for _, tc := range []struct{ in, want string }{
+		{"machine git.example.com login alice password s3cr3t-Pw", "machine git.example.com login alice password [REDACTED:password]"},
+		{"machine api.example.com\n  login bob\n  password hunter2\n", "machine api.example.com\n  login bob\n  password [REDACTED:password]\n"},
+		{"DefaultEndpointsProtocol=https;AccountName=acct;AccountKey=abc+def/ghi==;EndpointSuffix=core.windows.net",
+			"DefaultEndpointsProtocol=https;AccountName=acct;AccountKey=[REDACTED:api_key];EndpointSuffix=core.windows.net"},
+		{"Endpoint=sb://ns.servicebus.windows.net/;SharedAccessKeyName=Root;SharedAccessKey=abc+def=",
+			"Endpoint=sb://ns.servicebus.windows.net/;SharedAccessKeyName=Root;SharedAccessKey=[REDACTED:api_key]"},
+	} {
+		got, _ := r.String(tc.in, nil)
+		assert.Equal(t, tc.want, got)
+	}
+	for _, s := range []string{"please enter your password below", "login failed: password expired", "SharedAccessKeyName=Root", "account_key_file=/etc/k"} {
+		got, changed := r.String(s, nil)
+		assert.False(t, changed, "%q became %q", s, got)
+	}
+}

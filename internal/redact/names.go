@@ -152,6 +152,9 @@ func classifyName(name string) (Kind, bool) {
 				kind, at = KindAPIKey, i
 			case i > 0 && w.word(i-1) == "private":
 				kind, at = KindPrivateKey, i
+			case i > 0 && w.word(i-1) == "account", // Azure's AccountKey
+				i > 1 && w.word(i-1) == "access" && w.word(i-2) == "shared": // SharedAccessKey
+				kind, at = KindAPIKey, i
 			}
 		}
 	}

@@ -214,6 +214,9 @@ func (sc *scanner) run(i, j int) int {
 		if k := skipBlanks(s, j); k+1 < len(s) && s[k] == '=' && s[k+1] != '=' && sc.lineStart(i) {
 			return sc.assignment(i, j, k+1, true) // INI: aws_secret_access_key = X
 		}
+		if netrcPassword(s, i, j) {
+			return sc.flagValue(i, j)
+		}
 	}
 	return j
 }
@@ -225,6 +228,37 @@ func (sc *scanner) quotedName(i, j, v int) int {
 	}
 	return sc.assignment(i, j, v, false)
 }
+
+// maxNetrcToken bounds the words read back from a .netrc password.
+const maxNetrcToken = 256
+
+// netrcPassword reports whether the run s[i:j] is the password keyword of a
+// .netrc entry: "password" after "machine HOST" or "login USER", on one
+// line or over several.
+func netrcPassword(s string, i, j int) bool {
+	if s[i:j] != "password" {
+		return false
+	}
+	k := i
+	for t := 0; t < 2; t++ {
+		for k > 0 && isSpace(s[k-1]) {
+			k--
+		}
+		e := k
+		for k > 0 && !isSpace(s[k-1]) && e-k < maxNetrcToken {
+			k--
+		}
+		switch tok := s[k:e]; {
+		case tok == "" || strings.ContainsAny(tok[len(tok)-1:], ":,.;"):
+			return false // a sentence: "login failed: password expired"
+		case t == 1:
+			return tok == "login" || tok == "machine"
+		}
+	}
+	return false
+}
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 
 // startsString reports whether the run at i begins the string, flag dashes
 // aside: an argv element or an env entry, whose value is the rest of the
