@@ -46,3 +46,17 @@ func TestJSONTextWithEscapes(t *testing.T) {
 		assert.False(t, changed, "%q became %q", s, got)
 	}
 }
+
+// TestTerminalColors: output captured from a terminal wraps words in ANSI
+// color sequences (ESC [ 32 m); a token right after one is still cut.
+func TestTerminalColors(t *testing.T) {
+	r := mustNew(t, DefaultSettings())
+	for _, tc := range []struct{ in, want string }{
+		{"\x1b[32m" + redacttest.GitHubToken + "\x1b[0m", "\x1b[32m[REDACTED:github_token]\x1b[0m"},
+		{".env:3:AWS_ACCESS_KEY_ID=\x1b[01;31m\x1b[K" + redacttest.AWSKeyID + "\x1b[m\x1b[K", ".env:3:AWS_ACCESS_KEY_ID=\x1b[01;31m\x1b[K[REDACTED:aws_access_key]\x1b[m\x1b[K"},
+		{"\x1b[32m+DB_PASSWORD=" + redacttest.Password + "\x1b[m", "\x1b[32m+DB_PASSWORD=[REDACTED:password]\x1b[m"},
+	} {
+		got, _ := r.String(tc.in, nil)
+		assert.Equal(t, tc.want, got)
+	}
+}

@@ -74,7 +74,11 @@ func (sc *scanner) scan() {
 			}
 			i = sc.run(i, j)
 		case c == '[':
-			i = markerEnd(s, i)
+			end := markerEnd(s, i)
+			if end == i+1 && i > 0 && s[i-1] == esc {
+				end = csiEnd(s, end) // a terminal color: the word starts after it
+			}
+			i = end
 			continue
 		case c == '"' && sc.probe:
 			if i+1 < len(s) {
@@ -130,6 +134,22 @@ func colonAfter(s string, k int) int {
 		return k + 1
 	}
 	return -1
+}
+
+// esc starts ANSI terminal sequences (ESC [ 32 m).
+const esc = 0x1b
+
+// csiEnd is the index after the ANSI control sequence whose parameters
+// start at i (after ESC [): parameter and intermediate bytes, then one
+// final byte.
+func csiEnd(s string, i int) int {
+	for i < len(s) && s[i] >= 0x20 && s[i] <= 0x3f {
+		i++
+	}
+	if i < len(s) && s[i] >= 0x40 && s[i] <= 0x7e {
+		i++
+	}
+	return i
 }
 
 // escapeLen is the length of the escape at s[i] when a backslash before it
@@ -424,7 +444,7 @@ func (sc *scanner) cutValue(lo, hi int, kind Kind) int {
 // valueExtent is where a value starting at v ends: at its closing quote
 // when quoted (an escaped quote in double quotes does not close it), else
 // at the end of the line (toEOL) or at the first blank, quote, '&', ';',
-// ',' or marker.
+// ',', marker or terminal color.
 func valueExtent(s string, v int, toEOL bool) (int, int) {
 	if v < len(s) && (s[v] == '"' || s[v] == '\'') {
 		if end := closingQuote(s, v+1, s[v]); end >= 0 {
@@ -446,7 +466,7 @@ func valueExtent(s string, v int, toEOL bool) (int, int) {
 	end := v
 	for end < len(s) {
 		c := s[end]
-		if c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '"' || c == '\'' || c == '&' || c == ';' || c == ',' || c == '[' {
+		if c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '"' || c == '\'' || c == '&' || c == ';' || c == ',' || c == '[' || c == esc {
 			break
 		}
 		end++
