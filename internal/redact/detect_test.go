@@ -248,3 +248,23 @@ func TestNetrcAndConnectionStrings(t *testing.T) {
 		assert.False(t, changed, "%q became %q", s, got)
 	}
 }
+
+// TestXMLAndPropertiesFiles: Maven's settings.xml keeps a password as an
+// element, Java properties as dotted names with blanks around '='.
+func TestXMLAndPropertiesFiles(t *testing.T) {
+	r := mustNew(t, DefaultSettings())
+	for _, tc := range []struct{ in, want string }{
+		{"<server>\n  <id>central</id>\n  <username>alice</username>\n  <password>hunter2-Xq9</password>\n</server>",
+			"<server>\n  <id>central</id>\n  <username>alice</username>\n  <password>[REDACTED:password]</password>\n</server>"},
+		{"<apiToken>t0k3n</apiToken>", "<apiToken>[REDACTED:token]</apiToken>"},
+		{"spring.datasource.password = hunter2\nspring.datasource.url = jdbc:x", "spring.datasource.password = [REDACTED:password]\nspring.datasource.url = jdbc:x"},
+		{"  app.client-secret: s3cr3t", "  app.client-secret: [REDACTED:secret]"},
+	} {
+		got, _ := r.String(tc.in, nil)
+		assert.Equal(t, tc.want, got)
+	}
+	for _, s := range []string{"<password></password>", "<passwordPolicy>strict</passwordPolicy>", "see a.password = below in the text"} {
+		got, changed := r.String(s, nil)
+		assert.False(t, changed, "%q became %q", s, got)
+	}
+}

@@ -120,6 +120,8 @@ func plainRun(s string, i, j int) bool {
 		return false
 	case '"', '\'':
 		return colonAfter(s, j+1) < 0
+	case '>':
+		return i == 0 || s[i-1] != '<'
 	case '\\':
 		return j+1 >= len(s) || s[j+1] != '"'
 	}
@@ -210,7 +212,7 @@ func (sc *scanner) run(i, j int) int {
 		if isAuthorization(s[i:j]) {
 			return sc.authorization(j + 1)
 		}
-		if sc.lineStart(i) {
+		if sc.lineStart(dottedStart(s, i)) {
 			return sc.assignment(i, j, j+1, true)
 		}
 	case '"', '\'':
@@ -218,6 +220,11 @@ func (sc *scanner) run(i, j int) int {
 		// looks at a data object's member names whole (probeName)
 		if v := colonAfter(s, j+1); v > 0 && i > 0 && s[i-1] == s[j] && (!sc.probe || s[j] != '"') {
 			return sc.quotedName(i, j, v)
+		}
+	case '>':
+		// an XML element, <password>x</password> (Maven's settings.xml)
+		if i > 0 && s[i-1] == '<' {
+			return sc.xmlElement(i, j)
 		}
 	case '\\':
 		// an escaped quoted name, \"password\":\"x\" in JSON text inside a
@@ -231,7 +238,7 @@ func (sc *scanner) run(i, j int) int {
 		if s[i] == '-' {
 			return sc.flagValue(i, j)
 		}
-		if k := skipBlanks(s, j); k+1 < len(s) && s[k] == '=' && s[k+1] != '=' && sc.lineStart(i) {
+		if k := skipBlanks(s, j); k+1 < len(s) && s[k] == '=' && s[k+1] != '=' && sc.lineStart(dottedStart(s, i)) {
 			return sc.assignment(i, j, k+1, true) // INI: aws_secret_access_key = X
 		}
 		if netrcPassword(s, i, j) {
@@ -239,6 +246,38 @@ func (sc *scanner) run(i, j int) int {
 		}
 	}
 	return j
+}
+
+// dottedStart is where the dotted name that the run at i ends starts
+// (spring.datasource.password): a properties key starts its line there.
+func dottedStart(s string, i int) int {
+	for i > 1 && s[i-1] == '.' && wordByte[s[i-2]] {
+		i = runStart(s, i-1)
+	}
+	return i
+}
+
+// runStart is where the run of word bytes that ends at j starts.
+func runStart(s string, j int) int {
+	for j > 0 && wordByte[s[j-1]] {
+		j--
+	}
+	return j
+}
+
+// xmlElement handles the element <name> (s[i:j]): its text up to the next
+// tag is the value.
+func (sc *scanner) xmlElement(i, j int) int {
+	kind, ok := sc.valueToCut(i, j)
+	if !ok {
+		return j
+	}
+	v := j + 1
+	end := strings.IndexByte(sc.s[v:], '<')
+	if end < 0 {
+		return sc.cutValue(v, lineEnd(sc.s, v), kind)
+	}
+	return sc.cutValue(v, v+end, kind)
 }
 
 // quotedName handles a quoted name s[i:j] and its value at v.
