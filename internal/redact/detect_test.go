@@ -268,3 +268,19 @@ func TestXMLAndPropertiesFiles(t *testing.T) {
 		assert.False(t, changed, "%q became %q", s, got)
 	}
 }
+
+// TestLongNames: a name longer than the words kept is classified by its
+// last words, where the secret word of a long name is.
+func TestLongNames(t *testing.T) {
+	r := mustNew(t, DefaultSettings())
+	name := "ACME_PLATFORM_PRODUCTION_EU_WEST_1_ANALYTICS_WAREHOUSE_LOADER_SERVICE_DB_PASSWORD"
+	require.Greater(t, len(name), maxNameLen)
+	got, _ := r.String(name+"=hunter2", nil)
+	assert.Equal(t, name+"=[REDACTED:password]", got)
+	d, changed := r.Data(auditevent.MustParseData(`{"env":{"`+name+`":"hunter2"}}`), nil)
+	assert.True(t, changed)
+	assert.Equal(t, `{"env":{"`+name+`":"[REDACTED:password]"}}`, d.String())
+	long := strings.Repeat("PASSWORD_", 10) + "FILE"
+	got, changed = r.String(long+"=/run/x", nil)
+	assert.False(t, changed, got)
+}

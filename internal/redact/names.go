@@ -7,8 +7,9 @@ import (
 	"unsafe"
 )
 
-// maxNameLen bounds the names classified: a longer run of word characters
-// is data, not a variable or flag name.
+// maxNameLen bounds the part of a name classified: a longer name is
+// classified by its words in its last maxNameLen bytes, where the secret
+// word of a long name is (..._SERVICE_DB_PASSWORD).
 const maxNameLen = 64
 
 // nameWords splits a variable, flag, header or member name into lowercase
@@ -23,10 +24,10 @@ type nameWords struct {
 }
 
 func (w *nameWords) split(name string) bool {
-	if len(name) > maxNameLen {
-		return false
-	}
 	w.count = 0
+	if len(name) > maxNameLen {
+		name = lastWords(name)
+	}
 	start := -1
 	for i := 0; i < len(name); i++ {
 		c := name[i]
@@ -47,6 +48,16 @@ func (w *nameWords) split(name string) bool {
 		w.add(start, len(name))
 	}
 	return w.count > 0
+}
+
+// lastWords is the end of a long name, at most maxNameLen bytes, starting
+// at a word boundary.
+func lastWords(name string) string {
+	i := len(name) - maxNameLen
+	for i < len(name) && isAlnum(name[i]) && isAlnum(name[i-1]) && !(isUpper(name[i]) && isLower(name[i-1])) {
+		i++
+	}
+	return name[i:]
 }
 
 func (w *nameWords) add(lo, hi int) {
