@@ -348,3 +348,21 @@ func TestVerifyAloneDirectoryGoesOnPastAnUnrecordedSegment(t *testing.T) {
 	require.Contains(t, res.stdout, last+": integrity: alone first_line=")
 	require.Contains(t, res.stdout, "FAILED")
 }
+
+// After a failure, a segment alone's summary says its counts stop there,
+// as a trail's does: the newest checkpoint it names is the last one that
+// passed, not the log's newest.
+func TestVerifyAloneSummaryAfterAFailure(t *testing.T) {
+	path, _, pub, _ := rotatedFixture(t, 40)
+	segs, err := filesink.Segments(path)
+	require.NoError(t, err)
+	seg := segs[2]
+	data := decompress(t, seg.Path)
+	edited := bytes.Replace(data, []byte(`"exec"`), []byte(`"read"`), 1)
+	require.NotEqual(t, data, edited)
+	compressTo(t, seg.Path, edited)
+	res := run(t, "", "verify", "--key", pub, "--alone", seg.Path)
+	require.Equal(t, exitProblems, res.code, res.stdout+res.stderr)
+	require.Contains(t, res.stdout, seg.Path+": integrity: alone first_line=")
+	require.Contains(t, res.stdout, "(newest and checkpoints count only what passed)")
+}
