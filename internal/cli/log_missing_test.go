@@ -31,6 +31,21 @@ func TestLogCommandsRefuseAPathWithNoAuditFile(t *testing.T) {
 			entries, err := os.ReadDir(dir)
 			require.NoError(t, err)
 			assert.Empty(t, entries, "nothing written")
+
+			// A directory or a link where the audit file should be.
+			trail := filepath.Join(dir, "audit")
+			require.NoError(t, os.Mkdir(trail, 0o700))
+			require.NoError(t, os.WriteFile(filepath.Join(trail, "events.jsonl"), nil, 0o600))
+			link := filepath.Join(dir, "link.jsonl")
+			require.NoError(t, os.Symlink(filepath.Join(trail, "events.jsonl"), link))
+			for _, p := range []string{trail, link} {
+				res := run(t, "", append(args, p)...)
+				assert.Equal(t, exitProblems, res.code, res.stdout+res.stderr)
+				assert.Contains(t, res.stderr, "log "+name+": "+p+" is not a regular file", p)
+			}
+			entries, err = os.ReadDir(dir)
+			require.NoError(t, err)
+			assert.Len(t, entries, 2, "nothing written beside them")
 		})
 	}
 }

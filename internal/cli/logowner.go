@@ -42,6 +42,10 @@ func lockLogWith(lock lockFunc, cmd, path string, stderr io.Writer) (*integrity.
 		_, _ = fmt.Fprintf(stderr, "%s: %s: no audit file, closed segment or sidecar of one here (a typo?); nothing was written\n", cmd, displayText(path))
 		return nil, false
 	}
+	if fi, err := os.Lstat(path); err == nil && !fi.Mode().IsRegular() {
+		_, _ = fmt.Fprintf(stderr, "%s: %s is not a regular file (%s): name the audit file itself; nothing was written\n", cmd, displayText(path), fi.Mode().Type())
+		return nil, false
+	}
 	owner, err := lock(path)
 	if err != nil {
 		printOwnerRefusal(cmd, path, err, stderr)
