@@ -98,3 +98,26 @@ func TestAnActiveFileRotatedAfterTheListingIsReadFromItsSegment(t *testing.T) {
 		require.NoError(t, os.WriteFile(active, second, 0o600))
 	}
 }
+
+// A {session_id} path puts every session's audit file and segments side
+// by side in one directory: each file gets its own segments, in rotation
+// order, a segment found plain and compressed once (compressed), and the
+// directory is listed once for them all.
+func TestSegmentsOfManyAuditFilesInOneDirectory(t *testing.T) {
+	dir := t.TempDir()
+	var want []string
+	for _, s := range []string{"a", "b", "c"} {
+		for _, n := range []string{s + "-20261206T010000Z-000001.jsonl", s + "-20261206T010000Z-000001.jsonl.zst",
+			s + "-20261206T020000Z-000002.jsonl", s + "-20261206T000000Z-1000000.jsonl.zst", s + ".jsonl"} {
+			require.NoError(t, os.WriteFile(filepath.Join(dir, n), nil, 0o600))
+		}
+		want = append(want, s+"-20261206T010000Z-000001.jsonl.zst", s+"-20261206T020000Z-000002.jsonl",
+			s+"-20261206T000000Z-1000000.jsonl.zst", s+".jsonl")
+	}
+	got, err := Segments(dir)
+	require.NoError(t, err)
+	for i := range got {
+		got[i], _ = filepath.Rel(dir, got[i])
+	}
+	assert.Equal(t, want, got)
+}
