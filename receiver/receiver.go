@@ -22,7 +22,6 @@ import (
 	"go.opentelemetry.io/collector/receiver/receiverhelper"
 	"go.opentelemetry.io/otel/metric"
 	"go.uber.org/zap"
-	"golang.org/x/net/http2"
 
 	"github.com/sandboxaudit/sandboxaudit/internal/idwindow"
 	"github.com/sandboxaudit/sandboxaudit/internal/pairing"
@@ -183,7 +182,9 @@ func (r *sandboxReceiver) start(ctx context.Context, host component.Host) error 
 
 // listen opens the server's listener as confighttp's ToListener does, with
 // the connections shared between client addresses beneath TLS, so that the
-// server still sees TLS connections (and serves HTTP/2 on them).
+// server still sees TLS connections. HTTP/2 is not offered: its streams
+// would let one connection hold hundreds of requests, and the bounds on
+// connections, header bytes and unread bodies assume one at a time.
 func (r *sandboxReceiver) listen(ctx context.Context) (net.Listener, *admission.ConnListener, error) {
 	sc := &r.cfg.ServerConfig
 	raw, err := sc.NetAddr.Listen(ctx)
@@ -200,7 +201,7 @@ func (r *sandboxReceiver) listen(ctx context.Context) (net.Listener, *admission.
 		_ = shared.Close()
 		return nil, nil, fmt.Errorf("tls: %w", err)
 	}
-	tlsCfg.NextProtos = []string{http2.NextProtoTLS, "http/1.1"}
+	tlsCfg.NextProtos = []string{"http/1.1"}
 	return tls.NewListener(shared, tlsCfg), shared, nil
 }
 

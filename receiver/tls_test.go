@@ -53,10 +53,12 @@ func selfSigned(t *testing.T, dir string) (certFile, keyFile string, pool *x509.
 	return certFile, keyFile, pool
 }
 
-// TestTLSServesHTTP1AndHTTP2: with tls set, a client that negotiates
+// TestTLSClientsAreServed: with tls set, a client that would negotiate
 // HTTP/2 (as Go's and most others do over TLS) is served as well as one
-// that speaks HTTP/1.1.
-func TestTLSServesHTTP1AndHTTP2(t *testing.T) {
+// that speaks HTTP/1.1, both over HTTP/1.1: HTTP/2 was offered, but the
+// server, which did not see the TLS connection, answered its frames as
+// HTTP/1.1.
+func TestTLSClientsAreServed(t *testing.T) {
 	certFile, keyFile, pool := selfSigned(t, t.TempDir())
 	sink := new(consumertest.LogsSink)
 	tr := startReceiver(t, sink, nil, func(c *Config) {
@@ -74,6 +76,7 @@ func TestTLSServesHTTP1AndHTTP2(t *testing.T) {
 		require.NoError(t, err, "HTTP/2: %v", h2)
 		_ = resp.Body.Close()
 		assert.Equal(t, http.StatusOK, resp.StatusCode, "HTTP/2: %v", h2)
+		assert.Equal(t, 1, resp.ProtoMajor, "HTTP/2 is not offered")
 		client.CloseIdleConnections()
 	}
 	assert.Equal(t, 2, sink.LogRecordCount())
