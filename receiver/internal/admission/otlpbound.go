@@ -1,6 +1,8 @@
 package admission // import "github.com/sandboxaudit/sandboxaudit/receiver/internal/admission"
 
 import (
+	"bytes"
+
 	"google.golang.org/protobuf/encoding/protowire"
 )
 
@@ -108,7 +110,12 @@ func jsonObjects(b []byte) (spans, objects int64) {
 			}
 			keyStart, keyEnd = start, min(i, len(b))
 		case ':':
-			underSpans = keyStart >= 0 && string(b[keyStart:keyEnd]) == "spans"
+			underSpans = false
+			if keyStart >= 0 {
+				// A key with escapes may spell "spans" too.
+				key := b[keyStart:keyEnd]
+				underSpans = string(key) == "spans" || bytes.IndexByte(key, '\\') >= 0
+			}
 			keyStart = -1
 		case '[':
 			inSpans = append(inSpans, underSpans)
