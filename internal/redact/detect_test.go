@@ -6,6 +6,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/sandboxaudit/sandboxaudit/auditevent"
 )
 
 // Real-looking samples, built at run time so that no scanner flags this
@@ -138,4 +140,147 @@ func TestSecretsAreGone(t *testing.T) {
 		assert.NotContains(t, got, secret)
 		assert.True(t, strings.HasPrefix(got, "x [REDACTED:"), got)
 	}
+}
+
+// TestJSONStructureAfterSecretName: in pretty-printed JSON output (aws sts
+// assume-role) a secret name may open an object or array; the brace is no
+// value, and the members inside are cut on their own.
+func TestJSONStructureAfterSecretName(t *testing.T) {
+	r := mustNew(t, DefaultSettings())
+	in := "{\n    \"Credentials\": {\n        \"AccessKeyId\": \"" + awsKeyID + "\",\n        \"SecretAccessKey\": \"" + awsSecret + "\"\n    },\n    \"secrets\": [\n    ]\n}"
+	want := "{\n    \"Credentials\": {\n        \"AccessKeyId\": \"[REDACTED:aws_access_key]\",\n        \"SecretAccessKey\": \"[REDACTED:aws_secret_key]\"\n    },\n    \"secrets\": [\n    ]\n}"
+	var c Counts
+	got, _ := r.String(in, &c)
+	assert.Equal(t, want, got)
+	assert.Equal(t, 2, c.Total(), "counts %v", c)
+}
+
+// TestBooleanSecretFlags: a flag that turns a prompt off or on takes no
+// value; the argument after it is no secret.
+func TestBooleanSecretFlags(t *testing.T) {
+	r := mustNew(t, DefaultSettings())
+	for _, s := range []string{"pg_dump --no-password mydb", "ansible-playbook --ask-vault-pass site.yml", "psql -w --no-password -d app"} {
+		got, changed := r.String(s, nil)
+		assert.False(t, changed, "%q became %q", s, got)
+	}
+	for _, argv := range []string{`{"argv":["pg_dump","--no-password","mydb"]}`, `{"argv":["ansible-playbook","--ask-become-pass","site.yml"]}`} {
+		d := auditevent.MustParseData(argv)
+		got, changed := r.Data(d, nil)
+		assert.False(t, changed, "%s became %s", argv, got.String())
+	}
+}
+
+// TestStripeKeys: Stripe's secret and restricted keys, live and test, are
+// cut wherever they stand; its publishable keys are public.
+func TestStripeKeys(t *testing.T) {
+	r := mustNew(t, DefaultSettings())
+	body := "51H8xYz" + "AbCdEfGhIjKlMnOpQrStUv"
+	for _, prefix := range []string{"sk_live_", "sk_test_", "rk_live_", "rk_test_"} {
+		var c Counts
+		got, _ := r.String("curl -u "+prefix+body+": https://api.stripe.com/v1/charges", &c)
+		assert.Equal(t, "curl -u [REDACTED:stripe_key]: https://api.stripe.com/v1/charges", got)
+		assert.Equal(t, 1, c[KindStripeKey])
+	}
+	for _, s := range []string{"pk_live_" + body, "sk_live_short", "sk_prod_" + body} {
+		got, changed := r.String(s, nil)
+		assert.False(t, changed, "%q became %q", s, got)
+	}
+}
+
+// TestYAMLBlockScalar: a YAML block scalar (password: |) holds the value on
+// the more indented lines that follow; they are cut, the lines after stay.
+func TestYAMLBlockScalar(t *testing.T) {
+	r := mustNew(t, DefaultSettings())
+	for _, tc := range []struct{ in, want string }{
+		{"stringData:\n  password: |\n    hunter2-x\n  user: app\n", "stringData:\n  password: |\n    [REDACTED:password]\n  user: app\n"},
+		{"token: >-\n  abc\n\n  def\nnext: 1", "token: >-\n  [REDACTED:token]\nnext: 1"},
+		{"- api_key: |+\r\n    k1\r\n- name: x", "- api_key: |+\r\n    [REDACTED:api_key]\r\n- name: x"},
+		{"secret: |\nnot: indented", "secret: |\nnot: indented"},
+	} {
+		got, _ := r.String(tc.in, nil)
+		assert.Equal(t, tc.want, got)
+		_, changed := r.String(got, nil)
+		assert.False(t, changed, "idempotent: %q", got)
+	}
+}
+
+// TestPassNames: names that end in pass (Java's keytool -storepass,
+// DBPASS), camel-case PassWord and PassPhrase, and openssl's -passin and
+// -passout say password.
+func TestPassNames(t *testing.T) {
+	r := mustNew(t, DefaultSettings())
+	for _, tc := range []struct{ in, want string }{
+		{"keytool -genkeypair -storepass chg3it -keypass chg4it -alias a", "keytool -genkeypair -storepass [REDACTED:password] -keypass [REDACTED:password] -alias a"},
+		{"DBPASS=hunter2", "DBPASS=[REDACTED:password]"},
+		{"PassWord=hunter2", "PassWord=[REDACTED:password]"},
+		{`{"passPhrase": "correct horse"}`, `{"passPhrase": "[REDACTED:password]"}`},
+		{"openssl pkcs12 -export -passout pass:hunter2 -passin pass:hunter3", "openssl pkcs12 -export -passout [REDACTED:password] -passin [REDACTED:password]"},
+	} {
+		var c Counts
+		got, _ := r.String(tc.in, &c)
+		assert.Equal(t, tc.want, got)
+		assert.Equal(t, c.Total(), c[KindPassword], "counts %v", c)
+	}
+	for _, s := range []string{"BYPASS=1", "--bypass cache", "compass=north", "passport=x", "password_word_count=3"} {
+		got, changed := r.String(s, nil)
+		assert.False(t, changed, "%q became %q", s, got)
+	}
+}
+
+// TestNetrcAndConnectionStrings: a .netrc login (machine, login and
+// password words) and Azure connection strings hold secrets under names
+// that have no '=' or say key after account or shared access.
+func TestNetrcAndConnectionStrings(t *testing.T) {
+	r := mustNew(t, DefaultSettings())
+	for _, tc := range []struct{ in, want string }{
+		{"machine git.example.com login alice password s3cr3t-Pw", "machine git.example.com login alice password [REDACTED:password]"},
+		{"machine api.example.com\n  login bob\n  password hunter2\n", "machine api.example.com\n  login bob\n  password [REDACTED:password]\n"},
+		{"DefaultEndpointsProtocol=https;AccountName=acct;AccountKey=abc+def/ghi==;EndpointSuffix=core.windows.net",
+			"DefaultEndpointsProtocol=https;AccountName=acct;AccountKey=[REDACTED:api_key];EndpointSuffix=core.windows.net"},
+		{"Endpoint=sb://ns.servicebus.windows.net/;SharedAccessKeyName=Root;SharedAccessKey=abc+def=",
+			"Endpoint=sb://ns.servicebus.windows.net/;SharedAccessKeyName=Root;SharedAccessKey=[REDACTED:api_key]"},
+	} {
+		got, _ := r.String(tc.in, nil)
+		assert.Equal(t, tc.want, got)
+	}
+	for _, s := range []string{"please enter your password below", "login failed: password expired", "SharedAccessKeyName=Root", "account_key_file=/etc/k"} {
+		got, changed := r.String(s, nil)
+		assert.False(t, changed, "%q became %q", s, got)
+	}
+}
+
+// TestXMLAndPropertiesFiles: Maven's settings.xml keeps a password as an
+// element, Java properties as dotted names with blanks around '='.
+func TestXMLAndPropertiesFiles(t *testing.T) {
+	r := mustNew(t, DefaultSettings())
+	for _, tc := range []struct{ in, want string }{
+		{"<server>\n  <id>central</id>\n  <username>alice</username>\n  <password>hunter2-Xq9</password>\n</server>",
+			"<server>\n  <id>central</id>\n  <username>alice</username>\n  <password>[REDACTED:password]</password>\n</server>"},
+		{"<apiToken>t0k3n</apiToken>", "<apiToken>[REDACTED:token]</apiToken>"},
+		{"spring.datasource.password = hunter2\nspring.datasource.url = jdbc:x", "spring.datasource.password = [REDACTED:password]\nspring.datasource.url = jdbc:x"},
+		{"  app.client-secret: s3cr3t", "  app.client-secret: [REDACTED:secret]"},
+	} {
+		got, _ := r.String(tc.in, nil)
+		assert.Equal(t, tc.want, got)
+	}
+	for _, s := range []string{"<password></password>", "<passwordPolicy>strict</passwordPolicy>", "see a.password = below in the text"} {
+		got, changed := r.String(s, nil)
+		assert.False(t, changed, "%q became %q", s, got)
+	}
+}
+
+// TestLongNames: a name longer than the words kept is classified by its
+// last words, where the secret word of a long name is.
+func TestLongNames(t *testing.T) {
+	r := mustNew(t, DefaultSettings())
+	name := "ACME_PLATFORM_PRODUCTION_EU_WEST_1_ANALYTICS_WAREHOUSE_LOADER_SERVICE_DB_PASSWORD"
+	require.Greater(t, len(name), maxNameLen)
+	got, _ := r.String(name+"=hunter2", nil)
+	assert.Equal(t, name+"=[REDACTED:password]", got)
+	d, changed := r.Data(auditevent.MustParseData(`{"env":{"`+name+`":"hunter2"}}`), nil)
+	assert.True(t, changed)
+	assert.Equal(t, `{"env":{"`+name+`":"[REDACTED:password]"}}`, d.String())
+	long := strings.Repeat("PASSWORD_", 10) + "FILE"
+	got, changed = r.String(long+"=/run/x", nil)
+	assert.False(t, changed, got)
 }

@@ -1,6 +1,9 @@
 package redact
 
-import "strings"
+import (
+	"encoding/base64"
+	"strings"
+)
 
 // formatAt checks the fixed-format detectors on the run s[i:j], which starts
 // at a word boundary, and returns the end of the cut.
@@ -12,6 +15,8 @@ func formatAt(s string, i, j int) (int, Kind, bool) {
 		return pemAt(s, i)
 	case strings.HasPrefix(r, "eyJ"):
 		return jwtAt(s, i, j)
+	case strings.HasPrefix(r, pemBase64Prefix):
+		return pemBase64At(s, i)
 	case n == 20 && isAWSKeyID(r):
 		return j, KindAWSAccessKey, true
 	case n >= 40 && len(r) > 4 && r[0] == 'g' && r[1] == 'h' && strings.IndexByte("pousr", r[2]) >= 0 && r[3] == '_' && alnumOnly(r[4:]):
@@ -26,6 +31,8 @@ func formatAt(s string, i, j int) (int, Kind, bool) {
 		return j, KindSlackToken, true
 	case strings.HasPrefix(r, "xapp-") && n >= 15:
 		return j, KindSlackToken, true
+	case n >= 8+24 && (r[0] == 's' || r[0] == 'r') && r[1] == 'k' && r[2] == '_' && (r[3:8] == "live_" || r[3:8] == "test_") && alnumOnly(r[8:]):
+		return j, KindStripeKey, true // secret or restricted, live or test mode
 	case strings.HasPrefix(r, "sk-") && n >= 3+32 && hasDigitAndLetter(r[3:]):
 		return j, KindOpenAIKey, true
 	}
@@ -109,6 +116,77 @@ func pemAt(s string, i int) (int, Kind, bool) {
 	}
 	return len(s), KindPEMPrivateKey, true
 }
+
+// pemBase64Prefix starts base64 of every PEM block: "-----BEGI".
+const pemBase64Prefix = "LS0tLS1CRUdJ"
+
+// maxPEMBase64Head bounds the base64 decoded to read a block's label: its
+// BEGIN line, "-----BEGIN " + label + "-----", fits.
+const maxPEMBase64Head = (len("-----BEGIN ") + maxPEMLabel + 5 + 2) / 3 * 4
+
+// pemBase64At cuts base64 of a PEM private-key block, as Kubernetes
+// secrets (tls.key) and kubeconfig (client-key-data) hold keys: the BEGIN
+// line is decoded for its label, and the cut runs to the end of the base64,
+// over wrapped lines.
+func pemBase64At(s string, i int) (int, Kind, bool) {
+	head := i
+	for head < len(s) && head-i < maxPEMBase64Head && base64Byte(s[head]) {
+		head++
+	}
+	var buf [maxPEMBase64Head / 4 * 3]byte
+	n, _ := base64.StdEncoding.Decode(buf[:], []byte(s[i:i+(head-i)/4*4])) // what decodes before an error is kept
+	text := string(buf[:n])
+	const begin = "-----BEGIN "
+	if !strings.HasPrefix(text, begin) {
+		return 0, 0, false
+	}
+	close := strings.Index(text[len(begin):], "-----")
+	if close < 0 || !strings.Contains(text[len(begin):len(begin)+close], "PRIVATE KEY") {
+		return 0, 0, false
+	}
+	return base64End(s, i), KindPEMPrivateKey, true
+}
+
+// minWrapWidth is the narrowest line base64 is taken to be wrapped at (64
+// in PEM, 76 by base64(1)).
+const minWrapWidth = 60
+
+// base64End is the end of the base64 text at i: its first line, and when
+// that is at least minWrapWidth wide, the lines below that hold only base64
+// (after an indent) as wide as it, then one narrower last line.
+func base64End(s string, i int) int {
+	end := i
+	for end < len(s) && base64Byte(s[end]) {
+		end++
+	}
+	width := end - i
+	if width < minWrapWidth {
+		return end
+	}
+	for {
+		k := end
+		if k < len(s) && s[k] == '\r' {
+			k++
+		}
+		if k >= len(s) || s[k] != '\n' {
+			return end
+		}
+		k = skipBlanks(s, k+1)
+		e := k
+		for e < len(s) && base64Byte(s[e]) {
+			e++
+		}
+		if e == k || e-k > width || (e < len(s) && s[e] != '\n' && s[e] != '\r') {
+			return end
+		}
+		end = e
+		if e-k < width {
+			return end
+		}
+	}
+}
+
+func base64Byte(c byte) bool { return isAlnum(c) || c == '+' || c == '/' || c == '=' }
 
 func alnumOnly(r string) bool {
 	for i := 0; i < len(r); i++ {

@@ -1,12 +1,15 @@
 package redact
 
 import (
+	"bytes"
+	"encoding/base64"
 	"strings"
 	"unsafe"
 )
 
-// maxNameLen bounds the names classified: a longer run of word characters
-// is data, not a variable or flag name.
+// maxNameLen bounds the part of a name classified: a longer name is
+// classified by its words in its last maxNameLen bytes, where the secret
+// word of a long name is (..._SERVICE_DB_PASSWORD).
 const maxNameLen = 64
 
 // nameWords splits a variable, flag, header or member name into lowercase
@@ -21,10 +24,10 @@ type nameWords struct {
 }
 
 func (w *nameWords) split(name string) bool {
-	if len(name) > maxNameLen {
-		return false
-	}
 	w.count = 0
+	if len(name) > maxNameLen {
+		name = lastWords(name)
+	}
 	start := -1
 	for i := 0; i < len(name); i++ {
 		c := name[i]
@@ -47,6 +50,16 @@ func (w *nameWords) split(name string) bool {
 	return w.count > 0
 }
 
+// lastWords is the end of a long name, at most maxNameLen bytes, starting
+// at a word boundary.
+func lastWords(name string) string {
+	i := len(name) - maxNameLen
+	for i < len(name) && isAlnum(name[i]) && isAlnum(name[i-1]) && !(isUpper(name[i]) && isLower(name[i-1])) {
+		i++
+	}
+	return name[i:]
+}
+
 func (w *nameWords) add(lo, hi int) {
 	if w.count < len(w.lo) {
 		w.lo[w.count], w.hi[w.count] = uint8(lo), uint8(hi)
@@ -61,11 +74,13 @@ func (w *nameWords) word(i int) string {
 }
 
 // secretWord is the kind a single word names, if any: the word itself or a
-// word ending in it (pgpassword, authtoken, clientsecret).
+// word ending in it (pgpassword, authtoken, clientsecret, storepass).
 func secretWord(word string) (Kind, bool) {
 	switch word {
-	case "pass", "password", "passwd", "passphrase":
+	case "pass", "password", "passwd", "passphrase", "passin", "passout": // openssl -passin
 		return KindPassword, true
+	case "bypass", "compass", "surpass", "trespass", "overpass", "underpass":
+		return 0, false
 	case "secret", "secrets":
 		return KindSecret, true
 	case "token":
@@ -79,7 +94,7 @@ func secretWord(word string) (Kind, bool) {
 		suffix string
 		kind   Kind
 	}{
-		{"password", KindPassword}, {"passwd", KindPassword}, {"passphrase", KindPassword},
+		{"password", KindPassword}, {"passwd", KindPassword}, {"passphrase", KindPassword}, {"pass", KindPassword},
 		{"secret", KindSecret}, {"token", KindToken}, {"apikey", KindAPIKey},
 		{"credential", KindCredential}, {"credentials", KindCredential},
 	} {
@@ -97,17 +112,19 @@ func secretWord(word string) (Kind, bool) {
 func valueSuffix(word string) bool {
 	switch word {
 	case "key", "keys", "value", "val", "data", "string", "str", "text", "b64", "base64", "hex",
-		"raw", "plain", "plaintext", "access", "id", "encoded", "enc":
+		"raw", "plain", "plaintext", "access", "id", "encoded", "enc",
+		"word", "phrase": // PassWord, PassPhrase
 		return true
 	}
 	return false
 }
 
-// countPrefix holds first words that make the name a number about secrets
-// (max_token, num_secrets).
-func countPrefix(word string) bool {
+// notValuePrefix holds first words that make the name a number about
+// secrets (max_token, num_secrets) or a switch that takes no value
+// (--no-password, --ask-vault-pass).
+func notValuePrefix(word string) bool {
 	switch word {
-	case "max", "min", "num", "n", "count":
+	case "max", "min", "num", "n", "count", "no", "ask":
 		return true
 	}
 	return false
@@ -123,7 +140,7 @@ func classifyName(name string) (Kind, bool) {
 	if !w.split(name) {
 		return 0, false
 	}
-	if countPrefix(w.word(0)) {
+	if notValuePrefix(w.word(0)) {
 		return 0, false
 	}
 	// The value is the secret only when the name ends in a secret word or
@@ -146,6 +163,9 @@ func classifyName(name string) (Kind, bool) {
 				kind, at = KindAPIKey, i
 			case i > 0 && w.word(i-1) == "private":
 				kind, at = KindPrivateKey, i
+			case i > 0 && w.word(i-1) == "account", // Azure's AccountKey
+				i > 1 && w.word(i-1) == "access" && w.word(i-2) == "shared": // SharedAccessKey
+				kind, at = KindAPIKey, i
 			}
 		}
 	}
@@ -198,6 +218,41 @@ func hasPrefixFold(s, lower string) bool {
 	}
 	for k := 0; k < len(lower); k++ {
 		if s[k]|0x20 != lower[k] {
+			return false
+		}
+	}
+	return true
+}
+
+// isAuthName reports whether a name is auth alone, in any case, after
+// dashes or underscores (_auth in .npmrc): its value may be a Basic
+// credential.
+func isAuthName(name string) bool {
+	for len(name) > 0 && (name[0] == '_' || name[0] == '-') {
+		name = name[1:]
+	}
+	return len(name) == 4 && hasPrefixFold(name, "auth")
+}
+
+// maxBasicCredential bounds the values decoded as Basic credentials.
+const maxBasicCredential = 1024
+
+// basicCredential reports whether v is base64 of user:password, printable
+// ASCII with both parts non-empty, as a Basic credential is.
+func basicCredential(v string) bool {
+	if len(v) < 8 || len(v) > maxBasicCredential || len(v)%4 != 0 {
+		return false
+	}
+	b, err := base64.StdEncoding.DecodeString(v)
+	if err != nil {
+		return false
+	}
+	colon := bytes.IndexByte(b, ':')
+	if colon <= 0 || colon == len(b)-1 {
+		return false
+	}
+	for _, c := range b {
+		if c < 0x20 || c > 0x7e {
 			return false
 		}
 	}

@@ -68,8 +68,17 @@ func (r *Redactor) Settings() Settings { return r.settings }
 // String returns s with every secret cut, and whether anything was; c
 // counts the cuts by kind.
 func (r *Redactor) String(s string, c *Counts) (string, bool) {
-	return r.redact(s, 0, false, c)
+	return r.redact(s, 0, scanOnly, c)
 }
+
+// firstCut is what the first pass over a value cuts before it scans.
+type firstCut uint8
+
+const (
+	scanOnly  firstCut = iota
+	cutWhole           // all of it: the value of a name that says secret
+	cutHeader          // its credential: the value of an Authorization member
+)
 
 // maxPasses bounds the passes over one string. A cut can make a new
 // boundary (a user pattern's match taken out of a word leaves
@@ -77,12 +86,15 @@ func (r *Redactor) String(s string, c *Counts) (string, bool) {
 // nothing, within this bound.
 const maxPasses = 4
 
-// redact cuts s. whole, when set, cuts all of s as kind (a value whose name
-// says secret) unless it cannot be one.
-func (r *Redactor) redact(s string, kind Kind, whole bool, c *Counts) (string, bool) {
+// redact cuts s. first says what the first pass cuts before it scans: with
+// cutWhole, all of s as kind unless it cannot be a secret.
+func (r *Redactor) redact(s string, kind Kind, first firstCut, c *Counts) (string, bool) {
 	changed := false
 	for pass := 0; pass < maxPasses; pass++ {
-		out, cut := r.pass(s, kind, whole && pass == 0, c)
+		if pass > 0 {
+			first = scanOnly
+		}
+		out, cut := r.pass(s, kind, first, c)
 		if !cut {
 			break
 		}
@@ -93,10 +105,13 @@ func (r *Redactor) redact(s string, kind Kind, whole bool, c *Counts) (string, b
 
 // pass makes one pass of the built-in detectors, then one of the user
 // patterns.
-func (r *Redactor) pass(s string, kind Kind, whole bool, c *Counts) (string, bool) {
+func (r *Redactor) pass(s string, kind Kind, first firstCut, c *Counts) (string, bool) {
 	sc := scanner{s: s, keys: r.keys}
-	if whole {
+	switch first {
+	case cutWhole:
 		sc.cutValue(0, len(s), kind)
+	case cutHeader:
+		sc.authorization(0)
 	}
 	if len(sc.spans) == 0 {
 		sc.scan()
@@ -208,8 +223,10 @@ func (r *Redactor) apply(s string, spans []span, c *Counts) (string, bool) {
 }
 
 // Data returns d with every string value redacted: by its own text, by the
-// name of any member it sits under (a secret name cuts the whole value),
-// and after an argv flag that names a secret (["--password", "x"]).
+// name of any member it sits under (a secret name cuts the whole value; an
+// Authorization member, the credential of its header value; an auth
+// member, a Basic credential), and after an
+// argv flag that names a secret (["--password", "x"]).
 func (r *Redactor) Data(d auditevent.Data, c *Counts) (auditevent.Data, bool) {
 	if !r.mayCut(d.Bytes()) {
 		return d, false
@@ -271,14 +288,22 @@ type nameKind struct {
 
 func (v *dataVisitor) visit(site *auditevent.StringSite, s string) (string, bool) {
 	if k, ok := v.underSecretName(site.Keys); ok {
-		return v.r.redact(s, k, true, v.c)
+		return v.r.redact(s, k, cutWhole, v.c)
 	}
 	if site.HasPrev && !strings.HasPrefix(s, "-") { // a flag after a flag is no value
 		if k, ok := v.sc.flagNeedsValue(site.Prev); ok {
-			return v.r.redact(s, k, true, v.c)
+			return v.r.redact(s, k, cutWhole, v.c)
 		}
 	}
-	return v.r.redact(s, 0, false, v.c)
+	if n := len(site.Keys); n > 0 {
+		switch last := site.Keys[n-1]; {
+		case isAuthorization(last):
+			return v.r.redact(s, 0, cutHeader, v.c)
+		case isAuthName(last) && basicCredential(s):
+			return v.r.redact(s, KindBasicAuth, cutWhole, v.c)
+		}
+	}
+	return v.r.redact(s, 0, scanOnly, v.c)
 }
 
 // underSecretName reports the kind of the innermost member name in keys

@@ -158,3 +158,22 @@ func TestProbeSeesWhatTheWalkCuts(t *testing.T) {
 	clean := auditevent.MustParseData(`{"command":["python","-c","print(1)"],"cwd":"/workspace","timeout_s":30.0,"token_file":"/run/t"}`)
 	assert.False(t, r.mayCut(clean.Bytes()), "ordinary data skips the walk")
 }
+
+// TestDataAuthorizationMember: a data member named Authorization holds a
+// header value (headers as a map, or as lists as Go's http.Header has
+// them): its credential is cut as in an Authorization line of text.
+func TestDataAuthorizationMember(t *testing.T) {
+	r := mustNew(t, DefaultSettings())
+	d := auditevent.MustParseData(`{"headers":{"Authorization":"Basic ` + redacttest.BasicAuth + `","Proxy-Authorization":["Bearer abc123"],"Accept":"Bearer of news"},` +
+		`"env":{"AUTHORIZATION":"` + redacttest.OtherAuth + `"}}`)
+	require.True(t, r.MayCut(d))
+	var c Counts
+	got, changed := r.Data(d, &c)
+	require.True(t, changed)
+	assert.Equal(t, `{"env":{"AUTHORIZATION":"[REDACTED:authorization]"},"headers":{"Accept":"Bearer of news","Authorization":"Basic [REDACTED:basic_auth]","Proxy-Authorization":["Bearer [REDACTED:bearer_token]"]}}`, got.String())
+	assert.Equal(t, 1, c[KindBasicAuth])
+	assert.Equal(t, 1, c[KindBearerToken])
+	assert.Equal(t, 1, c[KindAuthorization])
+	_, changed = r.Data(got, nil)
+	assert.False(t, changed)
+}

@@ -60,6 +60,10 @@ func (sc *scanner) scan() {
 		c := s[i]
 		switch {
 		case wordByte[c]:
+			if k := escapeLen(s, i); k > 0 {
+				i += k // \n, \u00e9: the word starts after the escape
+				continue
+			}
 			j := i + 1
 			for j < len(s) && wordByte[s[j]] {
 				j++
@@ -70,7 +74,11 @@ func (sc *scanner) scan() {
 			}
 			i = sc.run(i, j)
 		case c == '[':
-			i = markerEnd(s, i)
+			end := markerEnd(s, i)
+			if end == i+1 && i > 0 && s[i-1] == esc {
+				end = csiEnd(s, end) // a terminal color: the word starts after it
+			}
+			i = end
 			continue
 		case c == '"' && sc.probe:
 			if i+1 < len(s) {
@@ -111,10 +119,70 @@ func plainRun(s string, i, j int) bool {
 	case '=', ':', ' ', '\t':
 		return false
 	case '"', '\'':
-		return j+1 >= len(s) || s[j+1] != ':'
+		return colonAfter(s, j+1) < 0
+	case '>':
+		return i == 0 || s[i-1] != '<'
+	case '\\':
+		return j+1 >= len(s) || s[j+1] != '"'
 	}
 	return true
 }
+
+// colonAfter is the index after a ':' at k, blanks before it skipped
+// ("name" : value), or -1.
+func colonAfter(s string, k int) int {
+	k = skipBlanks(s, k)
+	if k < len(s) && s[k] == ':' {
+		return k + 1
+	}
+	return -1
+}
+
+// esc starts ANSI terminal sequences (ESC [ 32 m).
+const esc = 0x1b
+
+// csiEnd is the index after the ANSI control sequence whose parameters
+// start at i (after ESC [): parameter and intermediate bytes, then one
+// final byte.
+func csiEnd(s string, i int) int {
+	for i < len(s) && s[i] >= 0x20 && s[i] <= 0x3f {
+		i++
+	}
+	if i < len(s) && s[i] >= 0x40 && s[i] <= 0x7e {
+		i++
+	}
+	return i
+}
+
+// escapeLen is the length of the escape at s[i] when a backslash before it
+// escapes it (\n, \t, \u00e9 in JSON text): the word that follows starts
+// after it.
+func escapeLen(s string, i int) int {
+	if i == 0 || s[i-1] != '\\' || !oddBackslashes(s, i) {
+		return 0
+	}
+	switch s[i] {
+	case 'n', 'r', 't', 'b', 'f':
+		return 1
+	case 'u':
+		if i+5 <= len(s) && isHex(s[i+1]) && isHex(s[i+2]) && isHex(s[i+3]) && isHex(s[i+4]) {
+			return 5
+		}
+	}
+	return 0
+}
+
+// oddBackslashes reports whether the backslashes just before s[i] are odd
+// in number: the last one escapes s[i] ("\\n" is a backslash, then n).
+func oddBackslashes(s string, i int) bool {
+	n := 0
+	for k := i - 1; k >= 0 && s[k] == '\\'; k-- {
+		n++
+	}
+	return n%2 == 1
+}
+
+func isHex(c byte) bool { return isDigit(c) || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' }
 
 // run handles the run s[i:j] and returns where scanning goes on.
 func (sc *scanner) run(i, j int) int {
@@ -144,28 +212,112 @@ func (sc *scanner) run(i, j int) int {
 		if isAuthorization(s[i:j]) {
 			return sc.authorization(j + 1)
 		}
-		if sc.lineStart(i) {
+		if sc.lineStart(dottedStart(s, i)) {
 			return sc.assignment(i, j, j+1, true)
 		}
 	case '"', '\'':
 		// a quoted name, "password": "x" in JSON or YAML text; a probe
 		// looks at a data object's member names whole (probeName)
-		if i > 0 && s[i-1] == s[j] && j+1 < len(s) && s[j+1] == ':' && (!sc.probe || s[j] != '"') {
-			if isAuthorization(s[i:j]) {
-				return sc.authorization(j + 2)
+		if v := colonAfter(s, j+1); v > 0 && i > 0 && s[i-1] == s[j] && (!sc.probe || s[j] != '"') {
+			return sc.quotedName(i, j, v)
+		}
+	case '>':
+		// an XML element, <password>x</password> (Maven's settings.xml)
+		if i > 0 && s[i-1] == '<' {
+			return sc.xmlElement(i, j)
+		}
+	case '\\':
+		// an escaped quoted name, \"password\":\"x\" in JSON text inside a
+		// JSON string (a secret store's value)
+		if j+1 < len(s) && s[j+1] == '"' && i >= 2 && s[i-1] == '"' && s[i-2] == '\\' {
+			if v := colonAfter(s, j+2); v > 0 {
+				return sc.quotedName(i, j, v)
 			}
-			return sc.assignment(i, j, j+2, false)
 		}
 	case ' ', '\t':
 		if s[i] == '-' {
 			return sc.flagValue(i, j)
 		}
-		if k := skipBlanks(s, j); k+1 < len(s) && s[k] == '=' && s[k+1] != '=' && sc.lineStart(i) {
+		if k := skipBlanks(s, j); k+1 < len(s) && s[k] == '=' && s[k+1] != '=' && sc.lineStart(dottedStart(s, i)) {
 			return sc.assignment(i, j, k+1, true) // INI: aws_secret_access_key = X
+		}
+		if netrcPassword(s, i, j) {
+			return sc.flagValue(i, j)
 		}
 	}
 	return j
 }
+
+// dottedStart is where the dotted name that the run at i ends starts
+// (spring.datasource.password): a properties key starts its line there.
+func dottedStart(s string, i int) int {
+	for i > 1 && s[i-1] == '.' && wordByte[s[i-2]] {
+		i = runStart(s, i-1)
+	}
+	return i
+}
+
+// runStart is where the run of word bytes that ends at j starts.
+func runStart(s string, j int) int {
+	for j > 0 && wordByte[s[j-1]] {
+		j--
+	}
+	return j
+}
+
+// xmlElement handles the element <name> (s[i:j]): its text up to the next
+// tag is the value.
+func (sc *scanner) xmlElement(i, j int) int {
+	kind, ok := sc.valueToCut(i, j)
+	if !ok {
+		return j
+	}
+	v := j + 1
+	end := strings.IndexByte(sc.s[v:], '<')
+	if end < 0 {
+		return sc.cutValue(v, lineEnd(sc.s, v), kind)
+	}
+	return sc.cutValue(v, v+end, kind)
+}
+
+// quotedName handles a quoted name s[i:j] and its value at v.
+func (sc *scanner) quotedName(i, j, v int) int {
+	if isAuthorization(sc.s[i:j]) {
+		return sc.authorization(v)
+	}
+	return sc.assignment(i, j, v, false)
+}
+
+// maxNetrcToken bounds the words read back from a .netrc password.
+const maxNetrcToken = 256
+
+// netrcPassword reports whether the run s[i:j] is the password keyword of a
+// .netrc entry: "password" after "machine HOST" or "login USER", on one
+// line or over several.
+func netrcPassword(s string, i, j int) bool {
+	if s[i:j] != "password" {
+		return false
+	}
+	k := i
+	for t := 0; t < 2; t++ {
+		for k > 0 && isSpace(s[k-1]) {
+			k--
+		}
+		e := k
+		for k > 0 && !isSpace(s[k-1]) && e-k < maxNetrcToken {
+			k--
+		}
+		switch tok := s[k:e]; {
+		case tok == "" || strings.ContainsAny(tok[len(tok)-1:], ":,.;"):
+			return false // a sentence: "login failed: password expired"
+		case t == 1:
+			return tok == "login" || tok == "machine"
+		}
+	}
+	return false
+}
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 
 // startsString reports whether the run at i begins the string, flag dashes
 // aside: an argv element or an env entry, whose value is the rest of the
@@ -213,10 +365,90 @@ func (sc *scanner) secretName(name string) (Kind, bool) {
 func (sc *scanner) assignment(i, j, v int, toEOL bool) int {
 	kind, ok := sc.valueToCut(i, j)
 	if !ok {
+		if !sc.hit && isAuthName(sc.s[i:j]) {
+			return sc.basicValue(j, v, toEOL)
+		}
 		return j
 	}
 	lo, hi := valueExtent(sc.s, skipBlanks(sc.s, v), toEOL)
+	if toEOL && isBlockIndicator(sc.s[lo:hi]) {
+		lo, hi = blockExtent(sc.s, i, hi)
+	}
 	return sc.cutValue(lo, hi, kind)
+}
+
+// isBlockIndicator reports whether v opens a YAML block scalar (|, >-, |+2):
+// the value is on the lines below.
+func isBlockIndicator(v string) bool {
+	v = strings.TrimRight(v, " \t\r")
+	if v == "" || (v[0] != '|' && v[0] != '>') {
+		return false
+	}
+	for i := 1; i < len(v); i++ {
+		if c := v[i]; c != '-' && c != '+' && !isDigit(c) {
+			return false
+		}
+	}
+	return len(v) <= 3
+}
+
+// blockExtent is the text of a block scalar whose name starts at i and
+// whose indicator line ends at eol: the lines below indented deeper than
+// the name's line, from the first one's text to the last one's end. An
+// empty block gives an empty extent.
+func blockExtent(s string, i, eol int) (int, int) {
+	ls := strings.LastIndexByte(s[:i], '\n') + 1
+	indent := skipSpaces(s, ls) - ls
+	lo, hi := eol, eol
+	for k := eol; k < len(s) && (s[k] == '\n' || s[k] == '\r'); {
+		if s[k] == '\r' {
+			k++
+			continue
+		}
+		next := k + 1
+		end := len(s)
+		if e := strings.IndexByte(s[next:], '\n'); e >= 0 {
+			end = next + e
+		}
+		text := skipSpaces(s, next)
+		if line := strings.TrimRight(s[text:end], " \t\r"); line != "" {
+			if text-next <= indent {
+				break
+			}
+			if lo == eol {
+				lo = text
+			}
+			hi = text + len(line)
+		}
+		k = end
+	}
+	return lo, hi
+}
+
+func skipSpaces(s string, i int) int {
+	for i < len(s) && s[i] == ' ' {
+		i++
+	}
+	return i
+}
+
+// basicValue cuts the value at v of an auth name (s[:j]) when it is a
+// Basic credential, as Docker's config.json and .npmrc keep a registry
+// login; a probe only notes that it may be one.
+func (sc *scanner) basicValue(j, v int, toEOL bool) int {
+	if sc.probe {
+		sc.hit = true
+		return j
+	}
+	lo, hi := valueExtent(sc.s, skipBlanks(sc.s, v), toEOL)
+	for hi > lo && (sc.s[hi-1] == ' ' || sc.s[hi-1] == '\t') {
+		hi--
+	}
+	if !basicCredential(sc.s[lo:hi]) {
+		return j
+	}
+	sc.add(lo, hi, KindBasicAuth)
+	return hi
 }
 
 // valueToCut reports the kind of secret the name s[i:j] announces and
@@ -249,16 +481,23 @@ func (sc *scanner) cutValue(lo, hi int, kind Kind) int {
 }
 
 // valueExtent is where a value starting at v ends: at its closing quote
-// when quoted, else at the end of the line (toEOL) or at the first blank,
-// quote, '&', ';', ',' or marker.
+// when quoted (an escaped quote in double quotes does not close it), else
+// at the end of the line (toEOL) or at the first blank, quote, '&', ';',
+// ',', marker or terminal color.
 func valueExtent(s string, v int, toEOL bool) (int, int) {
 	if v < len(s) && (s[v] == '"' || s[v] == '\'') {
-		q := s[v]
-		end := strings.IndexByte(s[v+1:], q)
-		if end < 0 {
-			return v + 1, lineEnd(s, v+1)
+		if end := closingQuote(s, v+1, s[v]); end >= 0 {
+			return v + 1, end
 		}
-		return v + 1, v + 1 + end
+		return v + 1, lineEnd(s, v+1)
+	}
+	if v+1 < len(s) && s[v] == '\\' && s[v+1] == '"' {
+		// an escaped quote opens the value (JSON inside a JSON string): the
+		// next one closes it
+		if end := strings.Index(s[v+2:], `\"`); end >= 0 {
+			return v + 2, v + 2 + end
+		}
+		return v + 2, lineEnd(s, v+2)
 	}
 	if toEOL {
 		return v, lineEnd(s, v)
@@ -266,12 +505,30 @@ func valueExtent(s string, v int, toEOL bool) (int, int) {
 	end := v
 	for end < len(s) {
 		c := s[end]
-		if c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '"' || c == '\'' || c == '&' || c == ';' || c == ',' || c == '[' {
+		if c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '"' || c == '\'' || c == '&' || c == ';' || c == ',' || c == '[' || c == esc {
 			break
 		}
 		end++
 	}
 	return v, end
+}
+
+// closingQuote is the index of the quote q that closes a value starting at
+// i, or -1: a double quote after an odd number of backslashes is part of
+// the value (JSON, shell); a single quote has no escapes.
+func closingQuote(s string, i int, q byte) int {
+	for i < len(s) {
+		k := strings.IndexByte(s[i:], q)
+		if k < 0 {
+			return -1
+		}
+		if q == '"' && oddBackslashes(s, i+k) {
+			i += k + 1
+			continue
+		}
+		return i + k
+	}
+	return -1
 }
 
 // lineEnd is the index of the first line break at or after v, or len(s);
@@ -298,7 +555,7 @@ func plausibleValue(v string) bool {
 	case '$', '%':
 		return !isReference(v)
 	case '{':
-		return !strings.HasPrefix(v, "{{")
+		return len(v) > 1 && !strings.HasPrefix(v, "{{") // "{" alone opens a JSON object
 	}
 	return !isPath(v)
 }
@@ -365,7 +622,7 @@ func (sc *scanner) probeName(i int) {
 		return
 	}
 	name := sc.s[open+1 : i]
-	if _, ok := sc.secretName(name); ok || isAuthorization(name) {
+	if _, ok := sc.secretName(name); ok || isAuthorization(name) || isAuthName(name) {
 		sc.hit = true
 	}
 }
@@ -415,6 +672,8 @@ func (sc *scanner) authorization(v int) int {
 	v = skipBlanks(s, v)
 	if v < len(s) && (s[v] == '"' || s[v] == '\'') {
 		v++
+	} else if v+1 < len(s) && s[v] == '\\' && s[v+1] == '"' {
+		v += 2
 	}
 	w := v
 	for w < len(s) && token68[s[w]] {

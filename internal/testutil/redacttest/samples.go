@@ -12,6 +12,7 @@ var (
 	GitLabToken  = "glpat-" + "xQ3vL9mN2pR7sT1uW4yZ"
 	SlackToken   = "xoxb-" + "1234567890123-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx"
 	OpenAIKey    = "sk-" + "proj-Xy7Zq1Lm3Np5Rt7Vx9Bz2Cd4Fg6Hj8Kl0Mn2Pq4St6Uv8Wx"
+	StripeKey    = "sk_" + "live_51H8xYzAbCdEfGhIjKlMnOpQrStUv"
 	AWSKeyID     = "AKIA" + "QX4TZ7LMN2PB5RWS"
 	AWSSecret    = "q8Zt3Lm9Xw2" + "Vb7Nc4Rk1Jp6Hs5Gd0Fa/Ey+Tu"
 	JWT          = "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9" + "." + "eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9lIn0" + "." + "SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c"
@@ -27,6 +28,8 @@ var (
 	TokenVal     = "t0k3n-" + "Vq81Lx"
 	Credential   = "cr3d-" + "Zk7Pw2"
 	PrivateKey   = "pr1v-" + "Mx4Nb8"
+	RegistryAuth = "Ym9iOnIz" + "Z2lzdHJ5LVB3MDk=" // base64 of user:password, as in Docker's config.json
+	JSONSecret   = "j50n-" + "Sc7Rq"
 	OtherAuth    = "0th3r-" + "Au7hZ9"
 	CustomMatch  = "INTERNAL-" + "493027"
 )
@@ -43,7 +46,7 @@ const (
 func Secrets() []string {
 	return []string{GitHubToken, GitHubPAT, GitLabToken, SlackToken, OpenAIKey, AWSKeyID, AWSSecret, JWT,
 		BearerToken, BasicAuth, PEMBody, URLPassword, Password, APIKey, CustomKeyVal, CustomMatch,
-		SecretVal, TokenVal, Credential, PrivateKey, OtherAuth}
+		SecretVal, TokenVal, Credential, PrivateKey, OtherAuth, StripeKey, RegistryAuth, JSONSecret}
 }
 
 // Argv is a command line with a secret of every kind, flags and their
@@ -77,6 +80,10 @@ func Env() map[string]string {
 		"SERVICE_CREDENTIAL":    Credential,
 		"SIGNING_PRIVATE_KEY":   PrivateKey,
 		"HOME":                  "/home/agent",
+		// JSON text in values: a registry login, and an OAuth client's
+		// secret after an escaped quote
+		"DOCKER_CONFIG_JSON": `{"auths":{"ghcr.io":{"auth":"` + RegistryAuth + `"}}}`,
+		"OAUTH_CLIENT_JSON":  `{"client_id":"app","client_secret":"p\"` + JSONSecret + `"}`,
 	}
 }
 
@@ -95,7 +102,7 @@ func Text() string {
 		"DB_PASSWORD=" + Password + " psql",
 		"X-Api-Key: " + APIKey,
 		UserKey + "=" + CustomKeyVal,
-		"tokens " + GitHubToken + " " + GitHubPAT + " " + GitLabToken + " " + SlackToken + " " + OpenAIKey + " " + JWT + " " + CustomMatch,
+		"tokens " + GitHubToken + " " + GitHubPAT + " " + GitLabToken + " " + SlackToken + " " + OpenAIKey + " " + StripeKey + " " + JWT + " " + CustomMatch,
 		PEMBlock,
 		"",
 	}, "\n")

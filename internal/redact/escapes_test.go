@@ -1,0 +1,62 @@
+package redact
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/sandboxaudit/sandboxaudit/internal/testutil/redacttest"
+)
+
+// TestJSONTextWithEscapes: output that prints JSON holds escaped quotes
+// (a secret store's value is JSON inside a JSON string) and escaped line
+// breaks and characters glued to the next word; a secret in it is cut as
+// in plain text.
+func TestJSONTextWithEscapes(t *testing.T) {
+	r := mustNew(t, DefaultSettings())
+	const cert = `-----BEGIN CERTIFICATE-----\nMIIBszCCAVmgAwIBAgIU\n-----END CERTIFICATE-----\n`
+	for _, tc := range []struct{ name, in, want string }{
+		{"escaped quote in a value", `{"password":"hun\"ter2"}`, `{"password":"[REDACTED:password]"}`},
+		{"JSON in a JSON string", `{"Name":"prod/db","SecretString":"{\"username\":\"admin\",\"password\":\"` + redacttest.Password + `\"}"}`,
+			`{"Name":"prod/db","SecretString":"[REDACTED:secret]"}`},
+		{"escaped member", `"{\"username\":\"admin\",\"password\":\"` + redacttest.Password + `\"}"`,
+			`"{\"username\":\"admin\",\"password\":\"[REDACTED:password]\"}"`},
+		{"escaped authorization member", `{\"Authorization\": \"Basic ` + redacttest.BasicAuth + `\"}`,
+			`{\"Authorization\": \"Basic [REDACTED:basic_auth]\"}`},
+		{"blank before the colon", `{ "password" : "` + redacttest.Password + `" }`, `{ "password" : "[REDACTED:password]" }`},
+		{"token after an escaped line break", `{"msg":"logged in\n` + redacttest.GitHubToken + `"}`, `{"msg":"logged in\n[REDACTED:github_token]"}`},
+		{"key after a certificate chain", `{"pem":"` + cert + strings.ReplaceAll(redacttest.PEMBlock, "\n", `\n`) + `\n"}`, `{"pem":"` + cert + `[REDACTED:pem_private_key]\n"}`},
+		{"escaped CRLF", `"a\r\n` + redacttest.AWSKeyID + `"`, `"a\r\n[REDACTED:aws_access_key]"`},
+		{"tab escape", `"\t` + redacttest.SlackToken + `"`, `"\t[REDACTED:slack_token]"`},
+		{"unicode escape", `{"url":"https://h/x?a=1\u0026api_key=` + redacttest.APIKey + `"}`, `{"url":"https://h/x?a=1\u0026api_key=[REDACTED:api_key]"}`},
+		{"unicode escape before a token", `"\u003c` + redacttest.GitLabToken + `\u003e"`, `"\u003c[REDACTED:gitlab_token]\u003e"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, _ := r.String(tc.in, nil)
+			assert.Equal(t, tc.want, got)
+			again, changed := r.String(got, nil)
+			assert.False(t, changed, "idempotent: %q", again)
+		})
+	}
+	// an escaped backslash before a letter is no escape: the letter starts
+	// the word
+	for _, s := range []string{`"C:\\new\\` + `token_path"`, `{"path":"C:\\temp\\notes.txt"}`} {
+		got, changed := r.String(s, nil)
+		assert.False(t, changed, "%q became %q", s, got)
+	}
+}
+
+// TestTerminalColors: output captured from a terminal wraps words in ANSI
+// color sequences (ESC [ 32 m); a token right after one is still cut.
+func TestTerminalColors(t *testing.T) {
+	r := mustNew(t, DefaultSettings())
+	for _, tc := range []struct{ in, want string }{
+		{"\x1b[32m" + redacttest.GitHubToken + "\x1b[0m", "\x1b[32m[REDACTED:github_token]\x1b[0m"},
+		{".env:3:AWS_ACCESS_KEY_ID=\x1b[01;31m\x1b[K" + redacttest.AWSKeyID + "\x1b[m\x1b[K", ".env:3:AWS_ACCESS_KEY_ID=\x1b[01;31m\x1b[K[REDACTED:aws_access_key]\x1b[m\x1b[K"},
+		{"\x1b[32m+DB_PASSWORD=" + redacttest.Password + "\x1b[m", "\x1b[32m+DB_PASSWORD=[REDACTED:password]\x1b[m"},
+	} {
+		got, _ := r.String(tc.in, nil)
+		assert.Equal(t, tc.want, got)
+	}
+}
