@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"slices"
 	"sync"
 	"time"
 )
@@ -200,8 +201,10 @@ func (l *ConnListener) evictLocked() *sharedConn {
 		}
 	}
 	c := cs[i]
+	// Its Close, later, finds it forgotten and frees no place. Its
+	// closeOnce is not touched here: a Close in progress holds it while it
+	// waits for l.mu.
 	l.forgetLocked(c)
-	c.closeOnce.Do(func() {}) // its place is already taken
 	return c
 }
 
@@ -211,17 +214,15 @@ func (l *ConnListener) admitLocked(c *sharedConn) {
 	l.ready = append(l.ready, c)
 }
 
-// forgetLocked removes c from the open connections.
+// forgetLocked removes c from the open connections, if it is one.
 func (l *ConnListener) forgetLocked(c *sharedConn) {
 	cs := l.byAddr[c.addr]
-	for i, o := range cs {
-		if o == c {
-			cs = append(cs[:i], cs[i+1:]...)
-			l.open--
-			break
-		}
+	i := slices.Index(cs, c)
+	if i < 0 {
+		return
 	}
-	if len(cs) == 0 {
+	l.open--
+	if cs = slices.Delete(cs, i, i+1); len(cs) == 0 {
 		delete(l.byAddr, c.addr)
 	} else {
 		l.byAddr[c.addr] = cs
@@ -242,7 +243,7 @@ func (l *ConnListener) release(c *sharedConn) {
 			}
 		}
 		w := l.waiting[best]
-		l.waiting = append(l.waiting[:best], l.waiting[best+1:]...)
+		l.waiting = slices.Delete(l.waiting, best, best+1)
 		l.admitLocked(w)
 		admitted = true
 	}

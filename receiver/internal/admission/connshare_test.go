@@ -1,0 +1,103 @@
+package admission
+
+import (
+	"net"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// dialFrom connects to l from the loopback address local.
+func dialFrom(t *testing.T, l net.Listener, local string) net.Conn {
+	t.Helper()
+	d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(local)}}
+	c, err := d.Dial("tcp", l.Addr().String())
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = c.Close() })
+	return c
+}
+
+// TestConnListenerEvictsWhileClosing: connections of the address holding
+// every place close while other addresses take their places. Every
+// connection is admitted once, and the count of open connections ends
+// where the closes leave it.
+func TestConnListenerEvictsWhileClosing(t *testing.T) {
+	inner, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	const limit = 4
+	l := NewConnListener(inner, limit)
+	t.Cleanup(func() { _ = l.Close() })
+
+	accept := func() net.Conn {
+		c, err := l.Accept()
+		require.NoError(t, err)
+		return c
+	}
+	for round := range 20 {
+		held := make([]net.Conn, limit)
+		for i := range held {
+			dialFrom(t, l, "127.0.0.2")
+			held[i] = accept()
+		}
+		// A newcomer evicts one of held while held close themselves.
+		var wg sync.WaitGroup
+		for _, c := range held {
+			wg.Go(func() { _ = c.Close() })
+		}
+		dialFrom(t, l, "127.0.0.3")
+		newcomer := accept()
+		wg.Wait()
+		l.mu.Lock()
+		open, waiting := l.open, len(l.waiting)
+		l.mu.Unlock()
+		assert.Equal(t, 1, open, "round %d: only the newcomer is open", round)
+		assert.Zero(t, waiting, "round %d", round)
+		require.NoError(t, newcomer.Close())
+	}
+}
+
+// TestConnListenerWaitingGoesFirstByFewest: at the bound, a connection of
+// an address already holding its share waits, and the one of the address
+// holding the fewest is admitted first when a place frees.
+func TestConnListenerWaitingGoesFirstByFewest(t *testing.T) {
+	inner, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	l := NewConnListener(inner, 2)
+	t.Cleanup(func() { _ = l.Close() })
+
+	dialFrom(t, l, "127.0.0.2")
+	a, err := l.Accept()
+	require.NoError(t, err)
+	dialFrom(t, l, "127.0.0.3")
+	b, err := l.Accept()
+	require.NoError(t, err)
+	dialFrom(t, l, "127.0.0.2")
+	waitWaiting(t, l, 1)
+	dialFrom(t, l, "127.0.0.4")
+	waitWaiting(t, l, 2)
+	require.NoError(t, b.Close())
+	next, err := l.Accept()
+	require.NoError(t, err)
+	assert.Equal(t, "127.0.0.4", next.RemoteAddr().(*net.TCPAddr).IP.String(),
+		"the address holding none goes before the one holding a connection")
+	_ = a.Close()
+	_ = next.Close()
+}
+
+// waitWaiting waits, boundedly, for n connections to wait for a place.
+func waitWaiting(t *testing.T, l *ConnListener, n int) {
+	t.Helper()
+	for range 1000 {
+		l.mu.Lock()
+		got := len(l.waiting)
+		l.mu.Unlock()
+		if got >= n {
+			return
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	t.Fatalf("%d connections never waited", n)
+}
