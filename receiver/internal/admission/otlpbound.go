@@ -17,6 +17,9 @@ const (
 	// protoDepth is how deep the protobuf walk counts: pdata refuses
 	// values nested 100 deep, under the request's own few levels.
 	protoDepth = 112
+	// jsonDepth is how deep the JSON walk tells the spans arrays, which
+	// are 6 levels down; deeper, every object counts as a plain one.
+	jsonDepth = 64
 )
 
 // OTLPBound bounds the memory that decoding an OTLP/HTTP traces request of
@@ -96,9 +99,17 @@ func childLevel(level int, num protowire.Number) int {
 // refuses it.
 func jsonObjects(b []byte) (spans, objects int64) {
 	// inSpans[i]: the i-th open container is an array under "spans".
-	var inSpans []bool
+	var inSpans [jsonDepth]bool
+	depth := 0
 	keyStart, keyEnd := -1, -1 // the last string, a key if ':' follows
 	underSpans := false        // the last key was "spans"
+	open := func(spansArray bool) {
+		if depth < jsonDepth {
+			inSpans[depth] = spansArray
+		}
+		depth++
+		underSpans = false
+	}
 	for i := 0; i < len(b); i++ {
 		switch b[i] {
 		case '"':
@@ -118,20 +129,16 @@ func jsonObjects(b []byte) (spans, objects int64) {
 			}
 			keyStart = -1
 		case '[':
-			inSpans = append(inSpans, underSpans)
-			underSpans = false
+			open(underSpans)
 		case '{':
-			if len(inSpans) > 0 && inSpans[len(inSpans)-1] {
+			if depth > 0 && depth <= jsonDepth && inSpans[depth-1] {
 				spans++
 			} else {
 				objects++
 			}
-			inSpans = append(inSpans, false)
-			underSpans = false
+			open(false)
 		case ']', '}':
-			if len(inSpans) > 0 {
-				inSpans = inSpans[:len(inSpans)-1]
-			}
+			depth = max(depth-1, 0)
 		case ',':
 			keyStart = -1
 		}

@@ -67,3 +67,15 @@ func TestOTLPBoundRatios(t *testing.T) {
 	emptyPB := protowire.AppendBytes(protowire.AppendTag(nil, 1, protowire.BytesType), scope)
 	assert.Greater(t, OTLPBound(emptyPB, true), int64(len(emptyPB))*100)
 }
+
+// The JSON walk holds no more than a fixed array however deep the body
+// nests, and still tells spans beneath deep containers it closed.
+func TestJSONObjectsDeepNesting(t *testing.T) {
+	deep := strings.Repeat("[", 10000) + strings.Repeat("]", 10000)
+	body := []byte(`{"resourceSpans":[{"scopeSpans":[{"spans":[{"a":` + deep + `},{}]}]}]}`)
+	allocs := testing.AllocsPerRun(10, func() { jsonObjects(body) })
+	assert.Zero(t, allocs)
+	spans, objects := jsonObjects(body)
+	assert.Equal(t, int64(2), spans)
+	assert.Equal(t, int64(3), objects)
+}
