@@ -299,39 +299,7 @@ func passCompressed(io.ReadCloser) (io.ReadCloser, error) { return nil, nil }
 // handler (an unknown Content-Encoding, a failed authentication).
 func (r *sandboxReceiver) errorHandler(w http.ResponseWriter, req *http.Request, msg string, status int) {
 	endpoint := endpointOf(r.cfg, req.URL.Path)
-	outcome := outcomeDecompressFailure
-	switch status {
-	case http.StatusUnauthorized:
-		outcome = outcomeUnauthenticated
-		msg = "unauthenticated"
-	case http.StatusRequestEntityTooLarge:
-		outcome = outcomeTooLarge
-	case http.StatusBadRequest:
-		if strings.HasPrefix(msg, "unsupported Content-Encoding") {
-			// confighttp's message quotes the header; RFC 9110 answers an
-			// unknown content coding with a 415.
-			status, outcome = http.StatusUnsupportedMediaType, outcomeUnsupportedType
-			msg = "unsupported Content-Encoding (compression_algorithms lists the accepted ones)"
-			break
-		}
-		// A decoder that read past max_request_body_size: a 413, as the
-		// handlers answer it. The whole message only: others quote the
-		// client's header.
-		if msg == "http: request body too large" {
-			status, outcome = http.StatusRequestEntityTooLarge, outcomeTooLarge
-			msg = "request body too large (max_request_body_size)"
-			break
-		}
-		// A decoder's header that did not arrive in time: the pacing cut
-		// it, and the message names the connection's addresses.
-		if strings.HasSuffix(msg, os.ErrDeadlineExceeded.Error()) {
-			status, outcome, msg = readErrorReply(os.ErrDeadlineExceeded)
-			break
-		}
-		// A decoder that could not start: its message ("unexpected EOF")
-		// does not say what failed.
-		msg = "cannot decompress the body (Content-Encoding): " + msg
-	}
+	status, outcome, msg := refusal(status, msg)
 	rp := textReply(status, outcome, msg)
 	if endpoint == endpointTraces {
 		// OTLP/HTTP answers every error with a google.rpc.Status.
@@ -339,4 +307,34 @@ func (r *sandboxReceiver) errorHandler(w http.ResponseWriter, req *http.Request,
 	}
 	rp.write(w)
 	r.recordRequest(req.Context(), endpoint, rp)
+}
+
+// refusal is the status, outcome and message to answer confighttp's
+// refusal with.
+func refusal(status int, msg string) (int, string, string) {
+	switch {
+	case status == http.StatusUnauthorized:
+		return status, outcomeUnauthenticated, "unauthenticated"
+	case status == http.StatusRequestEntityTooLarge:
+		return status, outcomeTooLarge, msg
+	case status != http.StatusBadRequest:
+		return status, outcomeDecompressFailure, msg
+	case strings.HasPrefix(msg, "unsupported Content-Encoding"):
+		// confighttp's message quotes the header; RFC 9110 answers an
+		// unknown content coding with a 415.
+		return http.StatusUnsupportedMediaType, outcomeUnsupportedType,
+			"unsupported Content-Encoding (compression_algorithms lists the accepted ones)"
+	case msg == "http: request body too large":
+		// A decoder that read past max_request_body_size: a 413, as the
+		// handlers answer it. The whole message only: others quote the
+		// client's header.
+		return http.StatusRequestEntityTooLarge, outcomeTooLarge, "request body too large (max_request_body_size)"
+	case strings.HasSuffix(msg, os.ErrDeadlineExceeded.Error()):
+		// A decoder's header that did not arrive in time: the pacing cut
+		// it, and the message names the connection's addresses.
+		return readErrorReply(os.ErrDeadlineExceeded)
+	}
+	// A decoder that could not start: its message ("unexpected EOF") does
+	// not say what failed.
+	return status, outcomeDecompressFailure, "cannot decompress the body (Content-Encoding): " + msg
 }
