@@ -57,3 +57,15 @@ func TestTracesObjectsAreBudgeted(t *testing.T) {
 	// The span's start and finish; sent again as JSON, they are duplicates.
 	assert.Equal(t, 2, sink.LogRecordCount())
 }
+
+// A small body is refused only for objects past max_inflight_bytes, not
+// past small_body_inflight_bytes: its bound then takes the whole small
+// budget and the request runs alone in it, as one of many escapes does.
+func TestTracesObjectsOfASmallBodyFitTheLargeBudget(t *testing.T) {
+	tr := startReceiver(t, new(consumertest.LogsSink), nil, func(c *Config) {
+		c.SmallBodyInflightBytes = c.SmallBodyBytes + 1
+	})
+	body := emptySpans(2000, true) // 4 KB, about 450 KB decoded
+	status, _, answer := post(t, tr.tracesURL(), contentTypeProtobuf, body)
+	assert.Equal(t, http.StatusOK, status, answer)
+}
