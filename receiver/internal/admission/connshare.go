@@ -30,6 +30,7 @@ type ConnListener struct {
 	waiting  []*sharedConn
 	ready    []net.Conn // admitted, for Accept to hand out
 	err      error      // the inner listener's, once it failed for good
+	closed   bool       // Close ran: connections accepted since are closed
 	signal   chan struct{}
 	done     chan struct{}
 	doneOnce sync.Once
@@ -92,6 +93,7 @@ func (l *ConnListener) Close() error {
 	err := l.inner.Close()
 	l.doneOnce.Do(func() { close(l.done) })
 	l.mu.Lock()
+	l.closed = true
 	unserved := l.waiting
 	for _, c := range l.ready {
 		unserved = append(unserved, c.(*sharedConn))
@@ -149,6 +151,11 @@ func (l *ConnListener) place(c *sharedConn) {
 	l.mu.Lock()
 	var evicted *sharedConn
 	switch {
+	case l.closed:
+		// Accepted as Close ran: nothing will serve or close it.
+		l.mu.Unlock()
+		_ = c.Conn.Close()
+		return
 	case l.open < l.max:
 		l.admitLocked(c)
 	case l.canEvictForLocked(c.addr):

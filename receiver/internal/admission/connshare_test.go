@@ -1,6 +1,7 @@
 package admission
 
 import (
+	"io"
 	"net"
 	"sync"
 	"testing"
@@ -100,4 +101,23 @@ func waitWaiting(t *testing.T, l *ConnListener, n int) {
 		time.Sleep(5 * time.Millisecond)
 	}
 	t.Fatalf("%d connections never waited", n)
+}
+
+// TestConnListenerClosedClosesLateArrivals: a connection the inner
+// listener hands over once Close ran is closed, not left unserved.
+func TestConnListenerClosedClosesLateArrivals(t *testing.T) {
+	inner, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	l := NewConnListener(inner, 1)
+	require.NoError(t, l.Close())
+	client, server := net.Pipe()
+	t.Cleanup(func() { _ = client.Close() })
+	l.place(&sharedConn{Conn: server, l: l})
+	require.NoError(t, client.SetReadDeadline(time.Now().Add(5*time.Second)))
+	_, err = client.Read(make([]byte, 1))
+	assert.ErrorIs(t, err, io.EOF, "the late connection is closed")
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	assert.Zero(t, l.open)
+	assert.Empty(t, l.ready)
 }
