@@ -17,11 +17,11 @@ const EncodingSnappy = "snappy"
 
 // snappyFraming starts every framed snappy stream, which clients also send
 // as "snappy".
-var snappyFraming = []byte("\xff\x06\x00\x00sNaPpY")
+const snappyFraming = "\xff\x06\x00\x00sNaPpY"
 
 // inflateSnappy replaces rb's compressed bytes by what they inflate to.
 func (rb *Body) inflateSnappy() error {
-	if bytes.HasPrefix(rb.b, snappyFraming) {
+	if bytes.HasPrefix(rb.b, []byte(snappyFraming)) {
 		return rb.replace(func(nb *Body) error {
 			return nb.readFrom(snappy.NewReader(bytes.NewReader(rb.b)))
 		})
