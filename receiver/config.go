@@ -117,8 +117,8 @@ type Config struct {
 
 	// MaxConnections bounds the connections open at once, shared between
 	// client addresses: at the bound, a connection from an address holding
-	// at least two fewer takes the place of one of the address holding the
-	// most; any other waits until one closes.
+	// at least two fewer takes the place of an idle one of the address
+	// holding the most; any other waits until one closes.
 	MaxConnections int `mapstructure:"max_connections"`
 
 	// MinBodyRate is the slowest a large request body may arrive, in bytes

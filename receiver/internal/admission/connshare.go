@@ -13,13 +13,14 @@ import (
 
 // ConnListener bounds the connections open at once, shared between client
 // addresses as the budgets are. Below the bound a connection is served at
-// once. At it, a connection from an address holding fewer than the address
-// holding the most takes the place of one of that address's connections
-// (one without a request in flight first, else its oldest), so that one
-// client holding every connection, idle or trickling, cannot lock the
-// others out. Otherwise it waits, accepted but not served, until a
-// connection closes; the waiting connection of the address holding the
-// fewest goes first.
+// once. At it, a connection from an address holding at least two fewer
+// than another takes the place of one of that address's connections
+// without a request in flight, so that one client holding every
+// connection idle cannot lock the others out. Otherwise it waits,
+// accepted but not served, until a connection closes; the waiting
+// connection of the address holding the fewest goes first, so one client
+// holding every connection with requests, which pacing ends, cannot
+// either.
 type ConnListener struct {
 	inner net.Listener
 	max   int
@@ -150,6 +151,9 @@ func (l *ConnListener) acceptLoop() {
 func (l *ConnListener) place(c *sharedConn) {
 	l.mu.Lock()
 	var evicted *sharedConn
+	if !l.closed && l.open >= l.max {
+		evicted = l.victimLocked(c.addr)
+	}
 	switch {
 	case l.closed:
 		// Accepted as Close ran: nothing will serve or close it.
@@ -158,8 +162,9 @@ func (l *ConnListener) place(c *sharedConn) {
 		return
 	case l.open < l.max:
 		l.admitLocked(c)
-	case l.canEvictForLocked(c.addr):
-		evicted = l.evictLocked()
+	case evicted != nil:
+		// Its Close, later, finds it forgotten and frees no place.
+		l.forgetLocked(evicted)
 		l.admitLocked(c)
 	case len(l.waiting) < l.max:
 		l.waiting = append(l.waiting, c)
@@ -175,44 +180,22 @@ func (l *ConnListener) place(c *sharedConn) {
 	l.wake()
 }
 
-// canEvictForLocked tells whether some address holds at least two more
-// connections than addr.
-func (l *ConnListener) canEvictForLocked(addr netip.Addr) bool {
-	_, most := l.topLocked()
-	return most > len(l.byAddr[addr])+1
-}
-
-// topLocked is the address holding the most connections, and how many.
-func (l *ConnListener) topLocked() (netip.Addr, int) {
-	var top netip.Addr
-	most := 0
-	for a, cs := range l.byAddr {
-		if len(cs) > most {
-			top, most = a, len(cs)
+// victimLocked is the connection a newcomer from addr takes the place of:
+// the oldest without a request in flight of the address holding the most
+// among those holding at least two more than addr; nil if none has one.
+// A request in flight is never cut: it ends, paced, within read_timeout.
+func (l *ConnListener) victimLocked(addr netip.Addr) *sharedConn {
+	var victim *sharedConn
+	most := len(l.byAddr[addr]) + 1
+	for _, cs := range l.byAddr {
+		if len(cs) <= most {
+			continue
+		}
+		if i := slices.IndexFunc(cs, func(c *sharedConn) bool { return !c.busy }); i >= 0 {
+			victim, most = cs[i], len(cs)
 		}
 	}
-	return top, most
-}
-
-// evictLocked forgets one connection of the address holding the most (one
-// without a request in flight if it has any, else its oldest) and returns
-// it, for the caller to close outside the lock.
-func (l *ConnListener) evictLocked() *sharedConn {
-	top, _ := l.topLocked()
-	cs := l.byAddr[top]
-	i := 0
-	for j, c := range cs {
-		if !c.busy {
-			i = j
-			break
-		}
-	}
-	c := cs[i]
-	// Its Close, later, finds it forgotten and frees no place. Its
-	// closeOnce is not touched here: a Close in progress holds it while it
-	// waits for l.mu.
-	l.forgetLocked(c)
-	return c
+	return victim
 }
 
 func (l *ConnListener) admitLocked(c *sharedConn) {

@@ -3,6 +3,7 @@ package admission
 import (
 	"io"
 	"net"
+	"net/http"
 	"sync"
 	"testing"
 	"time"
@@ -120,4 +121,44 @@ func TestConnListenerClosedClosesLateArrivals(t *testing.T) {
 	defer l.mu.Unlock()
 	assert.Zero(t, l.open)
 	assert.Empty(t, l.ready)
+}
+
+// TestConnListenerNeverCutsARequest: a newcomer takes the place of a
+// connection without a request in flight only; while all have one, it
+// waits, and it goes first once one closes.
+func TestConnListenerNeverCutsARequest(t *testing.T) {
+	inner, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	l := NewConnListener(inner, 3)
+	t.Cleanup(func() { _ = l.Close() })
+
+	var held []net.Conn
+	for range 3 {
+		dialFrom(t, l, "127.0.0.2")
+		c, err := l.Accept()
+		require.NoError(t, err)
+		l.ConnState(c, http.StateActive)
+		held = append(held, c)
+	}
+	dialFrom(t, l, "127.0.0.3")
+	waitWaiting(t, l, 1)
+	dialFrom(t, l, "127.0.0.2")
+	waitWaiting(t, l, 2)
+
+	require.NoError(t, held[2].Close())
+	next, err := l.Accept()
+	require.NoError(t, err)
+	assert.Equal(t, "127.0.0.3", next.RemoteAddr().(*net.TCPAddr).IP.String())
+
+	// Idle, a connection of the first client, which holds two, gives its
+	// place to a newcomer of an address holding none.
+	l.ConnState(held[0], http.StateIdle)
+	dialFrom(t, l, "127.0.0.4")
+	fourth, err := l.Accept()
+	require.NoError(t, err)
+	assert.Equal(t, "127.0.0.4", fourth.RemoteAddr().(*net.TCPAddr).IP.String())
+	_, err = held[0].Read(make([]byte, 1))
+	assert.ErrorIs(t, err, net.ErrClosed, "the idle connection was closed")
+	_, err = held[1].Write([]byte{0})
+	assert.NoError(t, err, "the connection with a request in flight stays")
 }
