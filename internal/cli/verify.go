@@ -78,6 +78,7 @@ func runVerify(ctx context.Context, args []string, s Streams) int {
 		_, _ = fmt.Fprintln(s.Stderr, "verify: --checkpoint needs --key: the checkpoint is checked against the log's key")
 		return exitUsage
 	}
+	listing := &trailListing{}
 	if *alone {
 		if opts.key == nil {
 			_, _ = fmt.Fprintln(s.Stderr, "verify: --alone needs --key: a segment alone is checked against its signed record and checkpoints")
@@ -90,7 +91,7 @@ func runVerify(ctx context.Context, args []string, s Streams) int {
 			}
 			return exitUsage
 		}
-	} else if files, err = expandArgs(files, opts.key != nil); err != nil {
+	} else if files, listing, err = expandArgs(files, opts.key != nil); err != nil {
 		_, _ = fmt.Fprintf(s.Stderr, "verify: %v\n", err)
 		return exitProblems
 	}
@@ -104,7 +105,7 @@ func runVerify(ctx context.Context, args []string, s Streams) int {
 		switch {
 		case *alone:
 			verify = func(ctx context.Context, name string, _ io.Reader) error { return v.verifySegmentAlone(ctx, name) }
-		case opts.key != nil && integrity.HasSegments(name):
+		case opts.key != nil && listing.hasSegments(name):
 			verify = func(ctx context.Context, name string, _ io.Reader) error { return v.verifyTrail(ctx, name) }
 		}
 		if err := verify(ctx, name, s.Stdin); err != nil {
