@@ -85,10 +85,7 @@ func (l *trailListing) segments(path string) []filesink.Segment {
 // hasSegments is integrity.HasSegments, with the closed segments taken
 // from the listing.
 func (l *trailListing) hasSegments(path string) bool {
-	if _, err := os.Lstat(integrity.SegmentsPath(path)); err == nil {
-		return true
-	}
-	return len(l.segments(path)) > 0
+	return integrity.IsTrail(path, len(l.segments(path)))
 }
 
 // segmentParts are the closed segments of path, oldest first, then path

@@ -100,6 +100,22 @@ func Segments(path string) ([]Segment, error) {
 // not once per audit file.
 type SegmentGroups map[string]map[string]Segment
 
+// ListSegments lists the directory dir once and groups the closed
+// segments in it by audit file.
+func ListSegments(dir string) (SegmentGroups, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("list segments in %s: %w", dir, err)
+	}
+	g := SegmentGroups{}
+	for _, e := range entries {
+		if e.Type().IsRegular() { // never a symlink or a directory
+			g.Add(filepath.Join(dir, e.Name()))
+		}
+	}
+	return g, nil
+}
+
 // Add takes a regular file of the listing: when it is a closed segment,
 // Add keeps it and returns the audit file it belongs to.
 func (g SegmentGroups) Add(file string) (active string, ok bool) {

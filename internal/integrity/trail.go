@@ -77,11 +77,18 @@ type Trail struct {
 // HasSegments reports whether path has a segments sidecar or closed
 // segments beside it: it is then verified as a trail.
 func HasSegments(path string) bool {
-	if _, err := os.Lstat(SegmentsPath(path)); err == nil {
+	segs, _ := filesink.Segments(path)
+	return IsTrail(path, len(segs))
+}
+
+// IsTrail is HasSegments for a caller that listed path's directory
+// already and found closed segments of it.
+func IsTrail(path string, closedSegments int) bool {
+	if closedSegments > 0 {
 		return true
 	}
-	segs, err := filesink.Segments(path)
-	return err == nil && len(segs) > 0
+	_, err := os.Lstat(SegmentsPath(path))
+	return err == nil
 }
 
 // OpenTrail lays out the trail of the audit path: its segment records
