@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -73,19 +74,28 @@ type trailListing struct {
 }
 
 // segments are path's closed segments, oldest first: from the listing
-// when path was found in it, else listed now.
-func (l *trailListing) segments(path string) []filesink.Segment {
+// when path was found in it, else listed now (an error only then).
+func (l *trailListing) segments(path string) ([]filesink.Segment, error) {
 	if l.listed[path] {
-		return l.groups.Of(path)
+		return l.groups.Of(path), nil
 	}
-	segs, _ := filesink.Segments(path)
-	return segs
+	segs, err := filesink.Segments(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	return segs, err
+}
+
+// listedSegments are the segments of a path found in the listing.
+func (l *trailListing) listedSegments(path string) []filesink.Segment {
+	return l.groups.Of(path)
 }
 
 // hasSegments is integrity.HasSegments, with the closed segments taken
 // from the listing.
 func (l *trailListing) hasSegments(path string) bool {
-	return integrity.IsTrail(path, len(l.segments(path)))
+	segs, _ := l.segments(path)
+	return integrity.IsTrail(path, len(segs))
 }
 
 // segmentParts are the closed segments of path, oldest first, then path
@@ -158,18 +168,14 @@ func (t *readTap) Read(b []byte) (int, error) {
 	return n, err
 }
 
-// verifyTrail checks the trail of an audit path with segments: every
-// segment in order, compressed or not, against the one log's checkpoints
-// and segment records.
-func (v *verifier) verifyTrail(ctx context.Context, path string) error {
+// verifyTrail checks the trail of an audit path with segments (segs, its
+// closed segments listed): every segment in order, compressed or not,
+// against the one log's checkpoints and segment records.
+func (v *verifier) verifyTrail(ctx context.Context, path string, segs []filesink.Segment) error {
 	defer v.followHandover(path)()
-	tr, err := integrity.OpenTrail(path, v.opts.key)
-	if err != nil {
-		return err
-	}
+	tr := integrity.OpenListedTrail(path, v.opts.key, segs)
 	tc, err := integrity.NewTrailChecker(tr, v.opts.key)
 	if err != nil {
-		segs, _ := filesink.Segments(path)
 		if err := v.verifyParts(ctx, segmentParts(path, segs), nil); err != nil {
 			return err
 		}
@@ -336,7 +342,7 @@ func expandArgs(args []string, key bool) ([]string, *trailListing, error) {
 			return nil, nil, err
 		}
 		for _, p := range paths {
-			for _, part := range segmentParts(p, l.segments(p)) {
+			for _, part := range segmentParts(p, l.listedSegments(p)) {
 				out = append(out, part.Path)
 			}
 		}

@@ -146,7 +146,10 @@ func (v *verifier) verifyAll(ctx context.Context, files []string, alone bool, li
 		case alone:
 			err = v.verifySegmentAlone(ctx, name)
 		case v.opts.key != nil && listing.hasSegments(name):
-			err = v.verifyTrail(ctx, name)
+			var segs []filesink.Segment
+			if segs, err = listing.segments(name); err == nil {
+				err = v.verifyTrail(ctx, name, segs)
+			}
 		default:
 			err = v.verifyPath(ctx, name, stdin)
 		}

@@ -54,7 +54,7 @@ func aloneDirSegments(dir string) ([]string, error) {
 	}
 	var out []string
 	for _, p := range paths {
-		for _, s := range l.segments(p) {
+		for _, s := range l.listedSegments(p) {
 			out = append(out, s.Path)
 		}
 	}
