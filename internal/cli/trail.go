@@ -91,8 +91,8 @@ func (l *trailListing) listedSegments(path string) []filesink.Segment {
 	return l.groups.Of(path)
 }
 
-// hasSegments is integrity.HasSegments, with the closed segments taken
-// from the listing.
+// hasSegments reports whether path is verified as a trail
+// (integrity.IsTrail), its closed segments taken from the listing.
 func (l *trailListing) hasSegments(path string) bool {
 	segs, _ := l.segments(path)
 	return integrity.IsTrail(path, len(segs))

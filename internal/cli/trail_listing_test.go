@@ -6,8 +6,6 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
-
-	"github.com/sandboxaudit/sandboxaudit/internal/integrity"
 )
 
 // A directory of several audit files side by side (a {session_id} path),
@@ -40,11 +38,12 @@ func TestVerifyListsADirectoryOfManyAuditFilesOnce(t *testing.T) {
 	paths, l, err := expandArgs([]string{dir}, true)
 	require.NoError(t, err)
 	require.Equal(t, in("a.jsonl", "b.jsonl", "c.jsonl", "d.jsonl", "notes.txt", "sub/e.jsonl"), paths)
-	for _, p := range append(paths, in("b-20261206T010000Z-000001.jsonl.zst")...) {
-		require.Equal(t, integrity.HasSegments(p), l.hasSegments(p), p)
+	for name, want := range map[string]bool{"a.jsonl": true, "b.jsonl": true, "c.jsonl": true, "d.jsonl": false,
+		"notes.txt": false, "sub/e.jsonl": true, "g.jsonl": false} {
+		require.Equal(t, want, l.hasSegments(filepath.Join(dir, name)), name)
 	}
-	require.True(t, l.hasSegments(filepath.Join(dir, "c.jsonl")))
-	require.False(t, l.hasSegments(filepath.Join(dir, "d.jsonl")))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "g.jsonl.segments"), nil, 0o600))
+	require.True(t, l.hasSegments(filepath.Join(dir, "g.jsonl")), "a segments sidecar alone")
 
 	// A segment named alone stands for its audit file, listed for it.
 	paths, l, err = expandArgs(in("b-20261206T010000Z-000001.jsonl.zst"), true)

@@ -74,15 +74,9 @@ type Trail struct {
 	Alone bool
 }
 
-// HasSegments reports whether path has a segments sidecar or closed
-// segments beside it: it is then verified as a trail.
-func HasSegments(path string) bool {
-	segs, _ := filesink.Segments(path)
-	return IsTrail(path, len(segs))
-}
-
-// IsTrail is HasSegments for a caller that listed path's directory
-// already and found closed segments of it.
+// IsTrail reports whether path, of which a listing of its directory found
+// closedSegments closed segments, has those or a segments sidecar: it is
+// then verified as a trail.
 func IsTrail(path string, closedSegments int) bool {
 	if closedSegments > 0 {
 		return true

@@ -47,13 +47,14 @@ func checkSeals(ctx context.Context, sources []string, key note.Verifier) []seal
 // directory of many audit files (one per session) is listed once.
 type dirListings map[string]filesink.SegmentGroups
 
-// isTrail is integrity.HasSegments, listing src's directory once.
+// isTrail reports whether src is part of a rotated trail
+// (integrity.IsTrail), listing src's directory once.
 func (d dirListings) isTrail(src string) bool {
 	src = filepath.Clean(src)
 	dir := filepath.Dir(src)
 	g, ok := d[dir]
 	if !ok {
-		g, _ = filesink.ListSegments(dir) // unlisted: none found, as HasSegments
+		g, _ = filesink.ListSegments(dir) // unreadable: no segments found
 		d[dir] = g
 	}
 	return integrity.IsTrail(src, len(g[src]))

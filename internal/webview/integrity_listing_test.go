@@ -6,13 +6,11 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
-
-	"github.com/sandboxaudit/sandboxaudit/internal/integrity"
 )
 
 // Whether a source is part of a rotated trail is told from one listing of
-// its directory, as integrity.HasSegments tells it from one per source.
-func TestSourcesOfOneDirectoryAreTrailsAsHasSegmentsSays(t *testing.T) {
+// its directory: closed segments beside it, or a segments sidecar.
+func TestSourcesOfOneDirectoryAreToldAsTrailsFromOneListing(t *testing.T) {
 	dir := t.TempDir()
 	for _, name := range []string{
 		"a-20261206T010000Z-000001.jsonl.zst", "a.jsonl",
@@ -26,7 +24,6 @@ func TestSourcesOfOneDirectoryAreTrailsAsHasSegmentsSays(t *testing.T) {
 	dirs := dirListings{}
 	for name, want := range map[string]bool{"a.jsonl": true, "b.jsonl": true, "c.jsonl": false, "d.jsonl": true, "e.jsonl": false, "f.jsonl": false} {
 		src := filepath.Join(dir, name)
-		require.Equal(t, want, integrity.HasSegments(src), name)
 		require.Equal(t, want, dirs.isTrail(src), name)
 		require.Equal(t, want, dirs.isTrail(dir+"/./"+name), name)
 	}
