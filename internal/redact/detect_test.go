@@ -284,3 +284,23 @@ func TestLongNames(t *testing.T) {
 	got, changed = r.String(long+"=/run/x", nil)
 	assert.False(t, changed, got)
 }
+
+// TestHeaderInAQuotedArgument: a header passed in quotes on a shell line
+// (curl -H "X-Api-Key: …") starts its quoted string; the value is cut to
+// the closing quote.
+func TestHeaderInAQuotedArgument(t *testing.T) {
+	r := mustNew(t, DefaultSettings())
+	for _, tc := range []struct{ in, want string }{
+		{`curl -H "X-Api-Key: abc123" https://x`, `curl -H "X-Api-Key: [REDACTED:api_key]" https://x`},
+		{`curl -H 'api-key: abc123' https://x`, `curl -H 'api-key: [REDACTED:api_key]' https://x`},
+		{`curl --header "PRIVATE-TOKEN: abc123" https://gitlab.example.com`, `curl --header "PRIVATE-TOKEN: [REDACTED:token]" https://gitlab.example.com`},
+		{`wget --header="X-Vault-Token: hvs.abc" https://x`, `wget --header="X-Vault-Token: [REDACTED:token]" https://x`},
+	} {
+		got, _ := r.String(tc.in, nil)
+		assert.Equal(t, tc.want, got)
+	}
+	for _, s := range []string{`echo failed to read token: file not found`, `log "reading token file" ok`} {
+		got, changed := r.String(s, nil)
+		assert.False(t, changed, "%q became %q", s, got)
+	}
+}

@@ -212,6 +212,9 @@ func (sc *scanner) run(i, j int) int {
 		if isAuthorization(s[i:j]) {
 			return sc.authorization(j + 1)
 		}
+		if q := openingQuote(s, i); q != 0 {
+			return sc.quotedHeader(i, j, q)
+		}
 		if sc.lineStart(dottedStart(s, i)) {
 			return sc.assignment(i, j, j+1, true)
 		}
@@ -246,6 +249,33 @@ func (sc *scanner) run(i, j int) int {
 		}
 	}
 	return j
+}
+
+// openingQuote is the quote that opens a string just before the run at i
+// (after a blank or '='), or 0: "X-Api-Key: v" as a shell argument.
+func openingQuote(s string, i int) byte {
+	if i == 0 || (s[i-1] != '"' && s[i-1] != '\'') {
+		return 0
+	}
+	if i > 1 && strings.IndexByte(" \t\n=", s[i-2]) < 0 {
+		return 0
+	}
+	return s[i-1]
+}
+
+// quotedHeader handles a header "Name: value" quoted by q on a shell line:
+// the value ends at the closing quote.
+func (sc *scanner) quotedHeader(i, j int, q byte) int {
+	kind, ok := sc.valueToCut(i, j)
+	if !ok {
+		return j
+	}
+	v := skipBlanks(sc.s, j+1)
+	end := lineEnd(sc.s, v)
+	if k := closingQuote(sc.s[:end], v, q); k >= 0 {
+		end = k
+	}
+	return sc.cutValue(v, end, kind)
 }
 
 // dottedStart is where the dotted name that the run at i ends starts
