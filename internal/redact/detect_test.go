@@ -304,3 +304,16 @@ func TestHeaderInAQuotedArgument(t *testing.T) {
 		assert.False(t, changed, "%q became %q", s, got)
 	}
 }
+
+// TestLiteralsAndDottedReferences: a JSON literal after a secret name
+// ("pass": true) and a dotted property reference (${env.DB_PASSWORD}) hold
+// no secret.
+func TestLiteralsAndDottedReferences(t *testing.T) {
+	r := mustNew(t, DefaultSettings())
+	for _, s := range []string{`{"pass": true, "token": null, "secret": false}`, "<password>${env.MVN_PASSWORD}</password>", "password=${settings.db.password}"} {
+		got, changed := r.String(s, nil)
+		assert.False(t, changed, "%q became %q", s, got)
+	}
+	got, _ := r.String(`{"pass": "true-Xq9", "password": 1234}`, nil)
+	assert.Equal(t, `{"pass": "[REDACTED:password]", "password": [REDACTED:password]}`, got)
+}

@@ -540,7 +540,23 @@ func valueExtent(s string, v int, toEOL bool) (int, int) {
 		}
 		end++
 	}
+	if k := strings.IndexAny(s[v:end], "}]"); k > 0 && jsonScalar(s[v:v+k]) {
+		end = v + k // "pin": 1234} in JSON text: the brace closes the object
+	}
 	return v, end
+}
+
+// jsonScalar reports whether v is a JSON literal or a number.
+func jsonScalar(v string) bool {
+	if v == "true" || v == "false" || v == "null" {
+		return true
+	}
+	for i := 0; i < len(v); i++ {
+		if c := v[i]; !isDigit(c) && strings.IndexByte(".eE+-", c) < 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // closingQuote is the index of the quote q that closes a value starting at
@@ -574,11 +590,11 @@ func lineEnd(s string, v int) int {
 	return end
 }
 
-// plausibleValue: a value that is empty, a marker, a shell or template
-// reference ($VAR, ${VAR}, %VAR%, {{ .x }}) or an absolute or relative
-// file path names a secret without holding it.
+// plausibleValue: a value that is empty, a marker, a JSON literal, a shell
+// or template reference ($VAR, ${VAR}, ${env.VAR}, %VAR%, {{ .x }}) or an
+// absolute or relative file path names a secret without holding it.
 func plausibleValue(v string) bool {
-	if v == "" || strings.HasPrefix(v, markerPrefix) {
+	if v == "" || strings.HasPrefix(v, markerPrefix) || v == "true" || v == "false" || v == "null" {
 		return false
 	}
 	switch v[0] {
@@ -592,7 +608,7 @@ func plausibleValue(v string) bool {
 
 func isReference(v string) bool {
 	for i := 1; i < len(v); i++ {
-		if c := v[i]; !isAlnum(c) && c != '_' && c != '{' && c != '}' && c != '%' {
+		if c := v[i]; !isAlnum(c) && c != '_' && c != '.' && c != '{' && c != '}' && c != '%' {
 			return false
 		}
 	}
