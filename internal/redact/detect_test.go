@@ -317,3 +317,28 @@ func TestLiteralsAndDottedReferences(t *testing.T) {
 	got, _ := r.String(`{"pass": "true-Xq9", "password": 1234}`, nil)
 	assert.Equal(t, `{"pass": "[REDACTED:password]", "password": [REDACTED:password]}`, got)
 }
+
+// TestGoogleAndHuggingFaceKeys: a Google API key (Gemini's REST API takes
+// it as ?key=) and a Hugging Face token are cut wherever they stand.
+func TestGoogleAndHuggingFaceKeys(t *testing.T) {
+	r := mustNew(t, DefaultSettings())
+	google := "AIza" + "SyA1b2C3d4E5f6G7h8I9j0KlMnOpQrSt-_w"
+	hf := "hf_" + "AbCdEfGhIjKlMnOpQrStUvWxYz01234567"
+	for _, tc := range []struct {
+		in, want string
+		kind     Kind
+	}{
+		{`curl "https://generativelanguage.googleapis.com/v1beta/models/m:generateContent?key=` + google + `"`,
+			`curl "https://generativelanguage.googleapis.com/v1beta/models/m:generateContent?key=[REDACTED:google_api_key]"`, KindGoogleAPIKey},
+		{"$ cat ~/.cache/huggingface/token\n" + hf + "\n", "$ cat ~/.cache/huggingface/token\n[REDACTED:huggingface_token]\n", KindHuggingFaceToken},
+	} {
+		var c Counts
+		got, _ := r.String(tc.in, &c)
+		assert.Equal(t, tc.want, got)
+		assert.Equal(t, 1, c[tc.kind])
+	}
+	for _, s := range []string{"AIzaShort", "hf_hub_download_model_file_from_cache_x", "hf_" + "abc"} {
+		got, changed := r.String(s, nil)
+		assert.False(t, changed, "%q became %q", s, got)
+	}
+}
