@@ -140,6 +140,11 @@ func (e *auditExporter) Start(ctx context.Context, host component.Host) (err err
 }
 
 func (e *auditExporter) startHTTP(ctx context.Context, host component.Host, hc *HTTPConfig) (*httpTarget, error) {
+	// Loaded here first so that a file that cannot load names its key;
+	// ToClient's error does not.
+	if _, err := hc.ClientConfig.TLS.LoadTLSConfig(ctx); err != nil {
+		return nil, fmt.Errorf("http::tls: %w", err)
+	}
 	client, err := hc.ClientConfig.ToClient(ctx, host.GetExtensions(), e.set.TelemetrySettings)
 	if err != nil {
 		return nil, fmt.Errorf("client: %w", err)
@@ -159,7 +164,7 @@ func (e *auditExporter) startHTTP(ctx context.Context, host component.Host, hc *
 		sp, err := spool.Open(ctx, spool.Options{Path: sc.Path, MaxSize: sc.MaxSize,
 			Check: spool.CanonicalEvent, AdoptValid: true})
 		if err != nil {
-			return nil, err // names the spool and its path itself
+			return nil, fmt.Errorf("http::spool::path: %w", err)
 		}
 		set.Spool = sp
 		set.ReplayInterval = sc.ReplayInterval

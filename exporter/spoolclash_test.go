@@ -101,3 +101,23 @@ func TestAFileWithIntegrityAtAnotherExportersSpoolLeavesTheSpoolAlone(t *testing
 	running.shutdown(t)
 	require.NoError(t, startAnother(t, spooled), "the spool's exporter, restarted")
 }
+
+// The owner lock stays on disk after a collector whose file exporter
+// sealed nothing stopped (its start failed, say, because a spool at the
+// same path was refused). Alone, with no signed log beside it and no
+// sealer holding it, it does not make the path an audit file: a spool
+// configured there afterwards starts. While a sealer holds it, or once
+// the log has sidecars, the spool is still refused.
+func TestASpoolBesideALeftOwnerLockStarts(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "events.jsonl")
+	held := startIntegrityExporters(t, sealedFileConfig(t, path))
+	require.FileExists(t, integrity.OwnerLockPath(path))
+	spooled := spoolConfig(newRecorder(t, nil), path)
+	require.NoError(t, confmap.Validate(spooled))
+	require.ErrorContains(t, startAnother(t, spooled), "http::spool::path: "+path, "a sealer holds the lock")
+	held.shutdown(t)
+
+	require.NoFileExists(t, integrity.CheckpointsPath(path), "nothing was sealed")
+	require.NoError(t, startAnother(t, spooled))
+}

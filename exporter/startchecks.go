@@ -1,6 +1,7 @@
 package sandboxauditexporter
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -24,14 +25,35 @@ func checkFileIsNoSpool(fc *FileConfig) error {
 	return nil
 }
 
-// checkSpoolIsNoSealedFile refuses a spool at a sealed audit file (the
-// log's owner lock lies beside it), another exporter's or this one's: the
-// spool would take the audit lines for its own, send them away and trim
-// them.
+// checkSpoolIsNoSealedFile refuses a spool at a sealed audit file, another
+// exporter's or this one's: the spool would take the audit lines for its
+// own, send them away and trim them. The file is sealed when its log has
+// sidecars, or when a sealer holds its owner lock. The lock file alone
+// stays after a sealer that signed nothing (a start that failed), and
+// does not make the path an audit file.
 func checkSpoolIsNoSealedFile(sc *SpoolConfig) error {
 	lock := integrity.OwnerLockPath(sc.Path)
-	if _, err := os.Lstat(lock); err == nil {
-		return fmt.Errorf("http::spool::path: %s is an audit file with a signed log (%s lies beside it); name another file", sc.Path, filepath.Base(lock))
+	if _, err := os.Lstat(lock); err != nil {
+		return nil
 	}
+	sealed := func(why string) error {
+		return fmt.Errorf("http::spool::path: %s is an audit file with a signed log (%s); name another file", sc.Path, why)
+	}
+	for _, suffix := range integrity.LogSidecarSuffixes() {
+		if _, err := os.Lstat(sc.Path + suffix); err == nil {
+			return sealed(filepath.Base(sc.Path+suffix) + " lies beside it")
+		}
+	}
+	held, err := integrity.LockLog(sc.Path)
+	switch {
+	case errors.Is(err, integrity.ErrLogOwned):
+		return sealed("a sealer holds " + filepath.Base(lock))
+	case err != nil:
+		return fmt.Errorf("http::spool::path: %w", err)
+	case held.Unsupported:
+		// No flock: whether a sealer holds it cannot be told.
+		return sealed(filepath.Base(lock) + " lies beside it")
+	}
+	held.Release()
 	return nil
 }

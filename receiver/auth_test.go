@@ -15,6 +15,9 @@ import (
 	"go.opentelemetry.io/collector/config/configoptional"
 	"go.opentelemetry.io/collector/consumer/consumertest"
 	"go.opentelemetry.io/collector/extension/extensionauth"
+	spb "google.golang.org/genproto/googleapis/rpc/status"
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
 )
 
 // tokenAuth is a server authenticator accepting one bearer token; its
@@ -99,4 +102,55 @@ func TestUnsupportedContentEncoding(t *testing.T) {
 	assert.Contains(t, body, "Content-Encoding")
 	assert.NotContains(t, body, "sk-secret-xyz")
 	assert.Zero(t, sink.LogRecordCount())
+}
+
+// TestTracesRefusedBeforeTheHandlerGetOTLPStatus: what confighttp refuses
+// before the traces handler runs (an unknown or broken Content-Encoding, a
+// Content-Length over the limit) is answered as OTLP/HTTP requires of any
+// error: a google.rpc.Status in the request's encoding, not plain text.
+func TestTracesRefusedBeforeTheHandlerGetOTLPStatus(t *testing.T) {
+	tr := startReceiver(t, new(consumertest.LogsSink), nil, func(c *Config) { c.ServerConfig.MaxRequestBodySize = 1000 })
+	cases := []struct {
+		encoding string
+		body     string
+		status   int
+	}{
+		{"br", "{}", http.StatusUnsupportedMediaType},
+		{"gzip", "not gzip", http.StatusBadRequest},
+		{"", strings.Repeat(" ", 1001), http.StatusRequestEntityTooLarge},
+	}
+	for _, c := range cases {
+		for _, ct := range []string{contentTypeProtobuf, contentTypeJSON} {
+			req, err := http.NewRequest(http.MethodPost, tr.tracesURL(), strings.NewReader(c.body))
+			require.NoError(t, err)
+			req.Header.Set("Content-Type", ct)
+			if c.encoding != "" {
+				req.Header.Set("Content-Encoding", c.encoding)
+			}
+			status, hdr, body := do(t, req)
+			require.Equal(t, c.status, status, "%s %q", ct, c.encoding)
+			require.Equal(t, ct, hdr.Get("Content-Type"), "%s %q", ct, c.encoding)
+			var st spb.Status
+			if ct == contentTypeProtobuf {
+				require.NoError(t, proto.Unmarshal([]byte(body), &st))
+			} else {
+				require.NoError(t, protojson.Unmarshal([]byte(body), &st))
+			}
+			assert.NotEmpty(t, st.GetMessage())
+		}
+	}
+}
+
+// TestBrokenEncodingIsNamed: a body whose Content-Encoding header says
+// gzip or deflate but whose bytes are not is a 400 that says the body
+// could not be decompressed, not a bare "unexpected EOF".
+func TestBrokenEncodingIsNamed(t *testing.T) {
+	tr := startReceiver(t, new(consumertest.LogsSink), nil)
+	for _, enc := range []string{"gzip", "deflate"} {
+		for _, body := range []string{"x", "not compressed at all"} {
+			status, answer := postEncoded(t, tr.eventsURL(), contentTypeNDJSON, enc, []byte(body))
+			require.Equal(t, http.StatusBadRequest, status, answer)
+			assert.Contains(t, answer, "Content-Encoding", "%s %q", enc, body)
+		}
+	}
 }

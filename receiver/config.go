@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path"
+	"slices"
 	"strings"
 	"time"
 
@@ -16,6 +17,7 @@ import (
 	"github.com/sandboxaudit/sandboxaudit/internal/confcheck"
 	"github.com/sandboxaudit/sandboxaudit/internal/fsutil"
 	"github.com/sandboxaudit/sandboxaudit/internal/pairing"
+	"github.com/sandboxaudit/sandboxaudit/receiver/internal/admission"
 )
 
 const (
@@ -113,8 +115,10 @@ type Config struct {
 	// Server.MaxHeaderBytes, the client gets 431.
 	MaxRequestHeaderBytes int `mapstructure:"max_request_header_bytes"`
 
-	// MaxConnections bounds the connections open at once; a further
-	// connection waits in the listen backlog until one closes.
+	// MaxConnections bounds the connections open at once, shared between
+	// client addresses: at the bound, a connection from an address holding
+	// fewer takes the place of one of the address holding the most; any
+	// other waits until one closes.
 	MaxConnections int `mapstructure:"max_connections"`
 
 	// MinBodyRate is the slowest a large request body may arrive, in bytes
@@ -286,6 +290,24 @@ func validatePath(key, p string) error {
 // maxBodySize is max_request_body_size as confighttp applies it.
 func (cfg *Config) maxBodySize() int64 {
 	return cmp.Or(cfg.ServerConfig.MaxRequestBodySize, defaultMaxRequestBodySize)
+}
+
+// answerBy is how long after its headers a request must be done with, its
+// body read and its events delivered, for its answer to be written before
+// write_timeout: a tenth of it, at most 1s, is left to write (0: no bound).
+func (cfg *Config) answerBy() time.Duration {
+	wt := cfg.ServerConfig.WriteTimeout
+	if wt <= 0 {
+		return 0
+	}
+	return wt - min(wt/10, time.Second)
+}
+
+// snappyEnabled tells whether compression_algorithms takes snappy, as
+// confighttp reads it: unset means its default list, which does.
+func (cfg *Config) snappyEnabled() bool {
+	algs := cfg.ServerConfig.CompressionAlgorithms
+	return algs == nil || slices.Contains(algs, admission.EncodingSnappy)
 }
 
 // sweepInterval is how often the pairing table is swept.

@@ -133,3 +133,56 @@ func TestStalledBodyIsCut(t *testing.T) {
 		})
 	}
 }
+
+// dialFrom connects to the receiver from the loopback address local.
+func dialFrom(t *testing.T, tr *testReceiver, local string) net.Conn {
+	t.Helper()
+	d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(local)}}
+	conn, err := d.Dial("tcp", tr.r.addr.String())
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = conn.Close() })
+	return conn
+}
+
+// TestOneAddressCannotHoldEveryConnection: a client that holds all of
+// max_connections, idle after a request, trickling a body or sending
+// nothing, does not lock out a client on another address: that one takes
+// the place of one of the first client's connections, and is served. A
+// further connection of the first client's waits.
+func TestOneAddressCannotHoldEveryConnection(t *testing.T) {
+	tr := startReceiver(t, new(consumertest.LogsSink), nil, func(c *Config) {
+		c.MaxConnections = 6
+		c.ServerConfig.ReadTimeout = time.Minute
+		c.ServerConfig.WriteTimeout = time.Minute
+		c.SmallBodyTimeout = 0
+	})
+	const attacker = "127.0.0.2"
+	for i := range 6 {
+		conn := dialFrom(t, tr, attacker)
+		switch i % 3 {
+		case 0: // idle on keep-alive after a request
+			body := startJSON(100 + i)
+			_, err := fmt.Fprintf(conn, "POST %s HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s",
+				tr.r.cfg.EventsPath, len(body), body)
+			require.NoError(t, err)
+			require.NoError(t, conn.SetReadDeadline(time.Now().Add(10*time.Second)))
+			resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+			require.NoError(t, err)
+			_ = resp.Body.Close()
+		case 1: // a small body, withheld
+			_, err := fmt.Fprintf(conn, "POST %s HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{", tr.r.cfg.EventsPath)
+			require.NoError(t, err)
+		}
+	}
+	waitFor(t, "the six connections to be served", func() bool { return tr.r.inflight.Count() >= 2 })
+	extra := dialFrom(t, tr, attacker)
+	for i := range 3 {
+		status, err := rawRequest(t, dialFrom(t, tr, "127.0.0.1"), 0, 10*time.Second)
+		require.NoError(t, err, "request %d of another address was not served", i)
+		assert.Contains(t, status, " 200 ")
+	}
+	assert.Equal(t, 2, tr.r.inflight.Count(), "connections without a request in flight give their place first")
+	_, err := rawRequest(t, extra, 0, 300*time.Millisecond)
+	var ne net.Error
+	require.True(t, errors.As(err, &ne) && ne.Timeout(), "the first client's seventh connection must wait, got %v", err)
+}

@@ -1,12 +1,17 @@
 package sandboxauditreceiver
 
 import (
+	"bufio"
+	"fmt"
+	"io"
+	"net"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/consumer/consumertest"
 
 	"github.com/sandboxaudit/sandboxaudit/receiver/internal/admission"
@@ -56,4 +61,29 @@ func waitsForTheGate(t *testing.T, ct, body string, records int) {
 		t.Fatal("still waiting after the gate was freed")
 	}
 	assert.Equal(t, records, sink.LogRecordCount())
+}
+
+// TestHalfClosedClientGetsItsAnswer: a client that half-closes its side
+// once its request is sent (as nc -N does) gets its events delivered and
+// its 200, large body or not.
+func TestHalfClosedClientGetsItsAnswer(t *testing.T) {
+	logs := new(consumertest.LogsSink)
+	tr := startReceiver(t, logs, nil)
+	for i := range 20 {
+		event := startJSON(i)
+		body := event[:len(event)-1] + strings.Repeat(" ", admission.LargeDecodeBytes) + "}"
+		conn, err := net.Dial("tcp", tr.r.addr.String())
+		require.NoError(t, err)
+		_, err = fmt.Fprintf(conn, "POST %s HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s",
+			tr.r.cfg.EventsPath, len(body), body)
+		require.NoError(t, err)
+		require.NoError(t, conn.(*net.TCPConn).CloseWrite())
+		require.NoError(t, conn.SetReadDeadline(time.Now().Add(10*time.Second)))
+		resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+		require.NoError(t, err)
+		answer, _ := io.ReadAll(resp.Body)
+		_ = conn.Close()
+		require.Equal(t, http.StatusOK, resp.StatusCode, "request %d: %s", i, answer)
+	}
+	assert.Equal(t, 20, logs.LogRecordCount())
 }

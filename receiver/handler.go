@@ -6,7 +6,6 @@ import (
 	"mime"
 	"net/http"
 	"strings"
-	"time"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
@@ -40,7 +39,7 @@ func (r *sandboxReceiver) handler(endpoint string, serve func(*http.Request) rep
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		req, cancel := r.boundByWriteTimeout(req)
 		defer cancel()
-		rp := serve(r.admit.Pace(w, req, r.bodyGrace))
+		rp := serve(req)
 		rp.write(w)
 		r.recordRequest(req.Context(), endpoint, rp)
 	})
@@ -51,11 +50,11 @@ func (r *sandboxReceiver) handler(endpoint string, serve func(*http.Request) rep
 // pipeline slower than that would leave the client with no answer at all
 // instead of a 503 to retry.
 func (r *sandboxReceiver) boundByWriteTimeout(req *http.Request) (*http.Request, context.CancelFunc) {
-	wt := r.cfg.ServerConfig.WriteTimeout
-	if wt <= 0 {
+	by := r.cfg.answerBy()
+	if by <= 0 {
 		return req, func() {}
 	}
-	ctx, cancel := context.WithTimeout(req.Context(), wt-min(wt/10, time.Second))
+	ctx, cancel := context.WithTimeout(req.Context(), by)
 	return req.WithContext(ctx), cancel
 }
 

@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
+	"os"
 	"strings"
 	"sync"
 	"time"
@@ -19,7 +21,6 @@ import (
 	"go.opentelemetry.io/collector/receiver/receiverhelper"
 	"go.opentelemetry.io/otel/metric"
 	"go.uber.org/zap"
-	"golang.org/x/net/netutil"
 
 	"github.com/sandboxaudit/sandboxaudit/internal/idwindow"
 	"github.com/sandboxaudit/sandboxaudit/internal/pairing"
@@ -94,10 +95,12 @@ func newSandboxReceiver(cfg *Config, set receiver.Settings) (*sandboxReceiver, e
 			MaxBodyBytes:     cfg.maxBodySize(),
 			MinBodyRate:      cfg.MinBodyRate,
 			ReadTimeout:      cfg.ServerConfig.ReadTimeout,
+			AnswerBy:         cfg.answerBy(),
 
 			SmallBodyBytes:     cfg.SmallBodyBytes,
 			SmallInflightBytes: cfg.SmallBodyInflightBytes,
 			SmallBodyTimeout:   cfg.SmallBodyTimeout,
+			Snappy:             cfg.snappyEnabled(),
 		}),
 		decoding: admission.NewDecodeGate(),
 
@@ -138,8 +141,14 @@ func (r *sandboxReceiver) start(ctx context.Context, host component.Host) error 
 	mux.Handle(r.cfg.EventsPath, r.handler(endpointEvents, r.serveEvents))
 
 	var err error
-	r.server, err = r.cfg.ServerConfig.ToServer(ctx, host.GetExtensions(), r.set.TelemetrySettings, mux,
-		confighttp.WithErrorHandler(r.errorHandler))
+	opts := []confighttp.ToServerOption{confighttp.WithErrorHandler(r.errorHandler)}
+	if r.cfg.snappyEnabled() {
+		// A snappy block is passed on compressed, for admission to read
+		// within the budget and inflate: confighttp's decoder reads it
+		// whole, unpaced, before any budget sees it.
+		opts = append(opts, confighttp.WithDecoder(admission.EncodingSnappy, passCompressed))
+	}
+	r.server, err = r.cfg.ServerConfig.ToServer(ctx, host.GetExtensions(), r.set.TelemetrySettings, mux, opts...)
 	if err != nil {
 		return fmt.Errorf("sandboxaudit receiver %s: creating HTTP server: %w", r.set.ID, err)
 	}
@@ -151,7 +160,9 @@ func (r *sandboxReceiver) start(ctx context.Context, host component.Host) error 
 	if err != nil {
 		return fmt.Errorf("sandboxaudit receiver %s: listening on %q: %w", r.set.ID, r.cfg.ServerConfig.NetAddr.Endpoint, err)
 	}
-	ln = netutil.LimitListener(ln, r.cfg.MaxConnections)
+	shared := admission.NewConnListener(ln, r.cfg.MaxConnections)
+	r.server.ConnState = shared.ConnState
+	ln = shared
 	r.addr = ln.Addr()
 	r.set.Logger.Info("Starting HTTP server",
 		zap.String("endpoint", ln.Addr().String()),
@@ -231,9 +242,9 @@ func (r *sandboxReceiver) sweepLoop() {
 
 // outermost wraps confighttp's handler chain. It counts the request in
 // flight from its first step, so that shutdown waits for one still in the
-// auth or decompression middleware too, and it lowercases the
-// Content-Encoding header before confighttp's decompressor looks it up:
-// content codings are case-insensitive (RFC 9110), and "GZIP" was refused.
+// auth or decompression middleware too; it lowercases the
+// Content-Encoding header before confighttp's decompressor looks it up
+// (content codings are case-insensitive, RFC 9110); and it paces the body.
 func (r *sandboxReceiver) outermost(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		r.inflight.Add(1)
@@ -250,9 +261,15 @@ func (r *sandboxReceiver) outermost(next http.Handler) http.Handler {
 				req.Header.Set("Content-Encoding", folded)
 			}
 		}
-		next.ServeHTTP(w, req)
+		// Paced here, on the bytes as they arrive: a decompressor reads
+		// its header before the handler runs.
+		next.ServeHTTP(w, r.admit.Pace(w, req, r.bodyGrace))
 	})
 }
+
+// passCompressed is a content decoder that leaves the body, and its
+// Content-Encoding header, as they are.
+func passCompressed(io.ReadCloser) (io.ReadCloser, error) { return nil, nil }
 
 // errorHandler answers requests confighttp refuses before they reach a
 // handler (an unknown Content-Encoding, a failed authentication).
@@ -273,16 +290,29 @@ func (r *sandboxReceiver) errorHandler(w http.ResponseWriter, req *http.Request,
 			msg = "unsupported Content-Encoding (compression_algorithms lists the accepted ones)"
 			break
 		}
-		// confighttp refuses a snappy block over max_request_body_size
-		// (its header says it inflates past it, or it is itself past it)
-		// with a 400; every other codec's overflow is a 413, and so is
-		// this one. Whole messages only: others quote the client's header.
-		if msg == "snappy: decoded size exceeds max request body size" || msg == "http: request body too large" {
+		// A decoder that read past max_request_body_size: a 413, as the
+		// handlers answer it. The whole message only: others quote the
+		// client's header.
+		if msg == "http: request body too large" {
 			status, outcome = http.StatusRequestEntityTooLarge, outcomeTooLarge
 			msg = "request body too large (max_request_body_size)"
+			break
 		}
+		// A decoder's header that did not arrive in time: the pacing cut
+		// it, and the message names the connection's addresses.
+		if strings.HasSuffix(msg, os.ErrDeadlineExceeded.Error()) {
+			status, outcome, msg = readErrorReply(os.ErrDeadlineExceeded)
+			break
+		}
+		// A decoder that could not start: its message ("unexpected EOF")
+		// does not say what failed.
+		msg = "cannot decompress the body (Content-Encoding): " + msg
 	}
 	rp := textReply(status, outcome, msg)
+	if endpoint == endpointTraces {
+		// OTLP/HTTP answers every error with a google.rpc.Status.
+		rp = otlpStatusReply(status, outcome, mediaType(req), msg)
+	}
 	rp.write(w)
 	r.recordRequest(req.Context(), endpoint, rp)
 }

@@ -162,7 +162,7 @@ func readErrorReply(err error) (int, string, string) {
 		// The client, or the network, is slow: nothing is wrong with the
 		// events. 408, not 400: our HTTP sink spools and retries a 408
 		// (OTLP exporters retry neither, so for them nothing changes).
-		return http.StatusRequestTimeout, outcomeTimeout, "request body not received within read_timeout"
+		return http.StatusRequestTimeout, outcomeTimeout, "request body not received in time (read_timeout, min_body_rate or small_body_timeout)"
 	}
 	return http.StatusBadRequest, outcomeMalformed, "cannot read request body: " + err.Error()
 }
@@ -197,6 +197,8 @@ func grpcCode(status int) codes.Code {
 		return codes.Unavailable
 	case http.StatusInternalServerError:
 		return codes.Internal
+	case http.StatusUnauthorized:
+		return codes.Unauthenticated
 	default:
 		return codes.InvalidArgument
 	}

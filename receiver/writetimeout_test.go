@@ -1,6 +1,7 @@
 package sandboxauditreceiver
 
 import (
+	"bufio"
 	"context"
 	"net/http"
 	"strings"
@@ -8,7 +9,9 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/consumer"
+	"go.opentelemetry.io/collector/consumer/consumertest"
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 )
@@ -47,4 +50,25 @@ func TestPipelineSlowerThanWriteTimeoutAnswers503(t *testing.T) {
 	status, _, body = post(t, tt.tracesURL(), contentTypeJSON,
 		[]byte(`{"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"0102030405060708090a0b0c0d0e0f10","spanId":"0102030405060708","name":"x"}]}]}]}`))
 	assert.Equal(t, http.StatusServiceUnavailable, status, body)
+}
+
+// A body withheld until read_timeout must still get its 408 when
+// write_timeout is no longer (the defaults are 30s both): the server's
+// write deadline, counted from the same moment, passed before the answer
+// was written, and the client saw the connection closed without one.
+func TestWithheldBodyIs408WithinWriteTimeout(t *testing.T) {
+	tr := startReceiver(t, new(consumertest.LogsSink), nil, func(c *Config) {
+		c.ServerConfig.ReadTimeout = 2 * time.Second
+		c.ServerConfig.WriteTimeout = 2 * time.Second
+		c.SmallBodyTimeout = 0
+	})
+	for _, size := range []int{1000, 20000} { // unpaced, and a small body
+		body := ndjsonBody("withheld", 200)[:size]
+		conn := openBody(t, tr, size, body[:size/2], "")
+		require.NoError(t, conn.SetReadDeadline(time.Now().Add(10*time.Second)))
+		resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+		require.NoError(t, err, "a %d-byte body withheld got no answer", size)
+		_ = resp.Body.Close()
+		assert.Equal(t, http.StatusRequestTimeout, resp.StatusCode, "a %d-byte body", size)
+	}
 }

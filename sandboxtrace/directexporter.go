@@ -46,7 +46,14 @@ type DirectLogExporter struct {
 	br   *bufio.Reader
 	buf  []byte // the request being written, reused up to maxKeptRequest
 	shut bool
+
+	// life ends at Shutdown, which ends an export in flight with it.
+	life    context.Context
+	endLife context.CancelCauseFunc
 }
+
+// errExporterShutdown is why an export fails once Shutdown was called.
+var errExporterShutdown = errors.New("log exporter is shut down")
 
 // NewDirectLogExporter returns a DirectLogExporter posting to endpoint, a
 // full URL such as http://127.0.0.1:4318/v1/logs (https uses the system
@@ -67,6 +74,7 @@ func NewDirectLogExporter(endpoint string) (*DirectLogExporter, error) {
 		return nil, fmt.Errorf("log endpoint %s: user info is not supported (it would not be sent)", name)
 	}
 	e := &DirectLogExporter{host: u.Host, path: u.EscapedPath()}
+	e.life, e.endLife = context.WithCancelCause(context.Background())
 	if u.RawQuery != "" {
 		e.path += "?" + u.RawQuery
 	}
@@ -107,8 +115,11 @@ func (e *DirectLogExporter) Export(ctx context.Context, records []sdklog.Record)
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.shut {
-		return errProcessorShutdown
+		return errExporterShutdown
 	}
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	defer context.AfterFunc(e.life, func() { cancel(errExporterShutdown) })()
 	err = e.post(ctx, body, true)
 	if err != nil {
 		e.closeConn()
@@ -250,9 +261,10 @@ func (e *DirectLogExporter) closeConn() {
 // ForceFlush does nothing: Export returns once the collector answered.
 func (e *DirectLogExporter) ForceFlush(context.Context) error { return nil }
 
-// Shutdown closes the connection; later exports fail. It waits for an
-// export in flight, which its own context bounds.
+// Shutdown ends an export in flight (it fails) and closes the connection;
+// later exports fail.
 func (e *DirectLogExporter) Shutdown(context.Context) error {
+	e.endLife(errExporterShutdown)
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.shut = true

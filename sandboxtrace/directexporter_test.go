@@ -11,6 +11,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -325,4 +326,35 @@ func TestDirectLogExporterAcknowledgedAsItsContextEnds(t *testing.T) {
 	exp := newDirect(t, ls.srv.URL+"/v1/logs")
 	require.NoError(t, exp.Export(endedCtx{context.Background(), &ended}, oneRecord()))
 	assert.Len(t, ls.records(), 1)
+}
+
+// Shutdown ends an export in flight, as the Exporter contract allows and
+// the processors count on when their Shutdown's ctx ends: behind a
+// LogProcessor an export may otherwise wait out its 30 s bound.
+func TestDirectLogExporterShutdownEndsAnExportInFlight(t *testing.T) {
+	release, arrived := make(chan struct{}), make(chan struct{}, 1)
+	ls := newLogsServer(t, func(w http.ResponseWriter) {
+		arrived <- struct{}{}
+		select { // bounded, so a failing run ends with an answer
+		case <-release:
+		case <-time.After(10 * time.Second):
+		}
+		w.Header().Set("Content-Type", "application/x-protobuf")
+	})
+	t.Cleanup(func() { close(release) })
+	exp := newDirect(t, ls.srv.URL+"/v1/logs")
+	done := make(chan error, 1)
+	go func() { done <- exp.Export(context.Background(), oneRecord()) }()
+	select {
+	case <-arrived:
+	case err := <-done:
+		t.Fatalf("export returned before the server answered: %v", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	require.NoError(t, exp.Shutdown(ctx))
+	err := <-done
+	require.Error(t, err, "the export in flight was answered, not ended by Shutdown")
+	assert.ErrorContains(t, err, "shut down")
+	assert.Error(t, exp.Export(context.Background(), oneRecord()), "an export after Shutdown")
 }

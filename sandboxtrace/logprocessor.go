@@ -69,9 +69,10 @@ func WithLogExportTimeout(d time.Duration) LogProcessorOption {
 // LogProcessor is a batching log processor that, unlike the SDK's
 // BatchProcessor (which drops the oldest records when its queue is full and
 // only logs a warning), blocks the emitter while its queue is full, like
-// sdktrace.WithBlocking. A record can still be lost when its export fails or
-// when it is emitted after Shutdown; each loss is counted and reported to
-// the OTel error handler (otel.Handle) with the running total.
+// sdktrace.WithBlocking. A record can still be lost when its export fails
+// (an exporter that panics included) or when it is emitted after Shutdown;
+// each loss is counted and reported to the OTel error handler (otel.Handle)
+// with the running total.
 type LogProcessor struct {
 	exp       sdklog.Exporter
 	queueSize int
@@ -258,20 +259,34 @@ func (p *LogProcessor) drain(batch []sdklog.Record) ([]sdklog.Record, error) {
 	}
 }
 
-// export sends batch; a failure loses its records, which is reported.
+// export sends batch, in parts of at most ExportBytes; a failure
+// loses its part's records, which is reported.
 func (p *LogProcessor) export(batch []sdklog.Record) ([]sdklog.Record, error) {
-	if len(batch) == 0 {
-		return batch, nil
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), p.timeout)
-	err := p.exp.Export(ctx, batch)
-	cancel()
-	if err != nil {
-		err = p.lose(len(batch), err)
-		otel.Handle(err)
+	var errs []error
+	for rest := batch; len(rest) > 0; {
+		n := recordsPartLen(rest, ExportBytes)
+		if err := p.exportBatch(rest[:n]); err != nil {
+			err = p.lose(n, err)
+			otel.Handle(err)
+			errs = append(errs, err)
+		}
+		rest = rest[n:]
 	}
 	clear(batch)
-	return batch[:0], err
+	return batch[:0], errors.Join(errs...)
+}
+
+// exportBatch runs one bounded Export; a panic in the exporter fails the
+// batch instead of ending the process from the worker.
+func (p *LogProcessor) exportBatch(batch []sdklog.Record) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = fmt.Errorf("log exporter panicked: %v", v)
+		}
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), p.timeout)
+	defer cancel()
+	return p.exp.Export(ctx, batch)
 }
 
 // lose counts n lost records and describes the loss.

@@ -22,10 +22,13 @@ import (
 // Op is one operation in flight: its start event is recorded, its finish
 // event is recorded by Finish. Its methods are safe for concurrent use.
 type Op struct {
-	s         *Session
-	op        string
-	span      trace.Span
-	parent    trace.SpanContext
+	s      *Session
+	op     string
+	span   trace.Span
+	parent trace.SpanContext
+	// noSpanID names the operation in its records when the provider gave
+	// its span no ids (a no-op provider): start and finish share it.
+	noSpanID  string
 	startData []byte
 	runStart  time.Time
 
@@ -57,8 +60,8 @@ type FinishOptions struct {
 }
 
 // Start records the start event of op (one of auditevent.Ops) and returns
-// the operation and a ctx carrying its span, so nested operations become its
-// children. data is the start event's data (nil = {}).
+// the operation and a ctx carrying its span as Op.Span returns it, so nested
+// operations become its children. data is the start event's data (nil = {}).
 //
 // With a log pipeline (WithLogExporter, WithLoggerProvider) Start first
 // emits the start event as a log record (README.md, "Delivery modes").
@@ -98,16 +101,27 @@ func (s *Session) Start(ctx context.Context, op string, data map[string]any) (co
 		trace.WithTimestamp(ts),
 		trace.WithLinks(links...),
 		trace.WithAttributes(attrs...))
+	if sc := span.SpanContext(); sc.IsValid() && !sc.IsSampled() && !s.finishAhead() {
+		s.reportUnsampled()
+	}
 	st := startEvent{op: op, seq: seq, ts: ts, id: startID, data: startData}
+	if !span.SpanContext().IsValid() {
+		st.noSpanID = randomSpanID()
+	}
 	if err := s.writeAhead(opCtx, parent, st); err != nil {
 		// The span is left unended on purpose: ending it would export a
 		// start event for an operation that never ran.
 		return ctx, nil, fmt.Errorf("sandboxtrace: %s: %w", op, err)
 	}
+	o := &Op{s: s, op: op, span: span, parent: trace.SpanContextFromContext(parent),
+		noSpanID: st.noSpanID, startData: startData.Bytes()}
+	// The ctx holds the span as Op.Span hands it out, so that ending the
+	// ctx's span in the function cannot end it without its outcome.
+	opCtx = trace.ContextWithSpan(opCtx, o.Span())
 	// The duration counts from here, as the reference's t0 is taken once
 	// its start event is emitted: a sync round trip is not run time.
-	return opCtx, &Op{s: s, op: op, span: span, parent: trace.SpanContextFromContext(parent),
-		startData: startData.Bytes(), runStart: time.Now()}, nil
+	o.runStart = time.Now()
+	return opCtx, o, nil
 }
 
 // Do runs fn as operation op: it records the start event, calls fn, and

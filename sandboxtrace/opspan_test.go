@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/otel/codes"
 	sdklog "go.opentelemetry.io/otel/sdk/log"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/sandboxaudit/sandboxaudit/sandboxtrace"
 	"github.com/sandboxaudit/sandboxaudit/semconv"
@@ -39,6 +40,38 @@ func TestSpanEndBeforeFinishKeepsTheOutcome(t *testing.T) {
 	errs := h.all()
 	require.Len(t, errs, 1)
 	assert.True(t, strings.Contains(errs[0].Error(), "apply_patch: Op.Span().End() before Finish is ignored"), errs[0].Error())
+}
+
+// The span in the ctx an operation runs with is the operation's span as
+// Op.Span hands it out: a habitual `defer trace.SpanFromContext(ctx).End()`
+// in the function cannot export it without its outcome either, and a child
+// span started from that ctx still nests under it.
+func TestContextSpanEndBeforeFinishKeepsTheOutcome(t *testing.T) {
+	h := catchOTelErrors(t)
+	rec := newRecorder(t)
+	s := rec.session(t)
+	var child trace.SpanContext
+	err := s.Do(context.Background(), "exec", nil, func(ctx context.Context, _ *sandboxtrace.Op) error {
+		defer trace.SpanFromContext(ctx).End()
+		_, c := rec.tp.Tracer("test").Start(ctx, "child")
+		child = c.SpanContext()
+		c.End()
+		return sandboxtrace.ExecTimeout(nil)
+	})
+	require.Error(t, err)
+	sp := rec.only(t)
+	a := attrs(sp)
+	assert.False(t, a[semconv.AttrOK].AsBool(), "the span ended with its outcome")
+	assert.Equal(t, "exec_timeout", a[semconv.AttrErrorCode].AsString())
+	assert.Equal(t, codes.Error, sp.Status.Code)
+	var parent trace.SpanID
+	for _, got := range rec.exp.GetSpans() {
+		if got.SpanContext.SpanID() == child.SpanID() {
+			parent = got.Parent.SpanID()
+		}
+	}
+	assert.Equal(t, sp.SpanContext.SpanID(), parent, "the child nests under the operation")
+	assert.Len(t, h.all(), 1, "the early End is reported")
 }
 
 // slowLogs acknowledges each export after delay.

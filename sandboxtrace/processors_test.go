@@ -3,6 +3,7 @@ package sandboxtrace_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -179,4 +180,112 @@ func TestLogProcessorWithIntervalBatches(t *testing.T) {
 		require.Len(t, sink.records(), 2)
 		require.NoError(t, lp.Shutdown(context.Background()))
 	})
+}
+
+// batchesOf is a span exporter keeping each export's spans.
+type batchesOf struct {
+	mu      sync.Mutex
+	batches [][]sdktrace.ReadOnlySpan
+}
+
+func (b *batchesOf) ExportSpans(_ context.Context, spans []sdktrace.ReadOnlySpan) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.batches = append(b.batches, append([]sdktrace.ReadOnlySpan(nil), spans...))
+	return nil
+}
+
+func (b *batchesOf) Shutdown(context.Context) error { return nil }
+
+// attrBytes is the length of a span's string attribute values.
+func attrBytes(s sdktrace.ReadOnlySpan) int {
+	n := 0
+	for _, kv := range s.Attributes() {
+		n += len(kv.Value.String())
+	}
+	return n
+}
+
+// Exec spans carrying captured output are sent in exports of at most
+// ExportBytes: a batch of hundreds of them in one request
+// would pass the collector's 20 MiB limit and be refused whole.
+func TestSpanProcessorBoundsAnExportsBytes(t *testing.T) {
+	exp := &batchesOf{}
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(
+		sandboxtrace.NewSpanProcessor(exp, sdktrace.WithBatchTimeout(time.Hour))))
+	s, err := sandboxtrace.NewSession(context.Background(), tp, sandboxtrace.WithOutputCapture(0))
+	require.NoError(t, err)
+	out := make([]byte, sandboxtrace.DefaultMaxOutputBytes)
+	const ops = 100
+	for range ops {
+		_, err := s.Exec(context.Background(), sandboxtrace.ExecRequest{Command: []string{"cat"}},
+			runs(sandboxtrace.ExecResult{Stdout: out, Stderr: out}, nil))
+		require.NoError(t, err)
+	}
+	s.End()
+	require.NoError(t, tp.ForceFlush(context.Background()))
+	require.NoError(t, tp.Shutdown(context.Background()))
+	require.Greater(t, len(exp.batches), 1)
+	total := 0
+	for _, batch := range exp.batches {
+		n := 0
+		for _, sp := range batch {
+			n += attrBytes(sp)
+		}
+		total += len(batch)
+		if len(batch) > 1 {
+			assert.LessOrEqual(t, n, sandboxtrace.ExportBytes, "an export of %d spans", len(batch))
+		}
+	}
+	assert.Equal(t, ops+1, total, "every span sent once (the session's root too)")
+}
+
+// logBatches is a log exporter keeping each export's body bytes.
+type logBatches struct {
+	mu    sync.Mutex
+	sizes [][]int
+}
+
+func (l *logBatches) Export(_ context.Context, recs []sdklog.Record) error {
+	sizes := make([]int, len(recs))
+	for i := range recs {
+		sizes[i] = len(recs[i].Body().AsString())
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.sizes = append(l.sizes, sizes)
+	return nil
+}
+
+func (l *logBatches) Shutdown(context.Context) error   { return nil }
+func (l *logBatches) ForceFlush(context.Context) error { return nil }
+
+// Queued records go together only up to ExportBytes, as in the
+// SyncLogProcessor: large data must not make a request the collector
+// refuses for its size.
+func TestLogProcessorBoundsAnExportsBytes(t *testing.T) {
+	sink := &logBatches{}
+	p := sandboxtrace.NewLogProcessor(sink, sandboxtrace.WithLogExportInterval(time.Hour))
+	lp := sdklog.NewLoggerProvider(sdklog.WithProcessor(p))
+	big := strings.Repeat("x", sandboxtrace.ExportBytes/3)
+	l := lp.Logger("test")
+	for range 9 {
+		var r log.Record
+		r.SetBody(attribute.StringValue(big))
+		l.Emit(context.Background(), r)
+	}
+	require.NoError(t, lp.Shutdown(context.Background()))
+	require.Greater(t, len(sink.sizes), 1)
+	total := 0
+	for _, batch := range sink.sizes {
+		n := 0
+		for _, s := range batch {
+			n += s
+		}
+		total += len(batch)
+		if len(batch) > 1 {
+			assert.LessOrEqual(t, n, sandboxtrace.ExportBytes)
+		}
+	}
+	assert.Equal(t, 9, total)
 }

@@ -14,7 +14,9 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/otel/attribute"
 	sdklog "go.opentelemetry.io/otel/sdk/log"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/sandboxaudit/sandboxaudit/sandboxtrace"
 )
@@ -175,5 +177,71 @@ func TestBestEffortRecordAfterShutdownIsCounted(t *testing.T) {
 		require.NoError(t, s.Read(context.Background(), "/b", nil, func(context.Context) error { return nil }))
 		assert.Equal(t, uint64(1), proc.Lost())
 		assert.NotEmpty(t, h.all())
+	})
+}
+
+// A best-effort session on a provider built for sync delivery (one shared
+// SyncLogProcessor) runs its operations even when the start record's
+// export fails, and reports the loss: a lost record is never silent.
+func TestBestEffortOnASyncProviderReportsALostRecord(t *testing.T) {
+	h := catchOTelErrors(t)
+	lp := sdklog.NewLoggerProvider(sdklog.WithProcessor(
+		sandboxtrace.NewSyncLogProcessor(&logSink{fail: errors.New("collector said no")}, 0)))
+	t.Cleanup(func() { require.NoError(t, lp.Shutdown(context.Background())) })
+	rec := newRecorder(t)
+	s := rec.session(t, sandboxtrace.WithLoggerProvider(lp))
+	ran := false
+	require.NoError(t, s.Read(context.Background(), "/a", nil, func(context.Context) error { ran = true; return nil }))
+	assert.True(t, ran)
+	var texts []string
+	for _, e := range h.all() {
+		texts = append(texts, e.Error())
+	}
+	require.Len(t, texts, 1, "the lost start record is reported once")
+	assert.Contains(t, texts[0], "collector said no")
+	assert.Contains(t, texts[0], "lost")
+}
+
+// An operation span the provider does not sample is never exported, so its
+// finish event is lost: the session reports it (once), as it reports every
+// other loss, instead of losing audit events in silence.
+func TestUnsampledOperationsAreReported(t *testing.T) {
+	for name, sampler := range map[string]sdktrace.Sampler{
+		"never":              sdktrace.NeverSample(),
+		"parent not sampled": sdktrace.ParentBased(sdktrace.AlwaysSample()),
+	} {
+		t.Run(name, func(t *testing.T) {
+			h := catchOTelErrors(t)
+			exp := tracetest.NewInMemoryExporter()
+			tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(exp), sdktrace.WithSampler(sampler))
+			t.Cleanup(func() { require.NoError(t, tp.Shutdown(context.Background())) })
+			ctx := context.Background()
+			if name == "parent not sampled" {
+				ctx = trace.ContextWithRemoteSpanContext(ctx, trace.NewSpanContext(trace.SpanContextConfig{
+					TraceID: trace.TraceID{1}, SpanID: trace.SpanID{1}, Remote: true}))
+			}
+			s, err := sandboxtrace.NewSession(ctx, tp)
+			require.NoError(t, err)
+			for range 3 {
+				require.NoError(t, s.Read(ctx, "/a", nil, func(context.Context) error { return nil }))
+			}
+			assert.Empty(t, exp.GetSpans())
+			errs := h.all()
+			require.Len(t, errs, 1, "reported once per session")
+			assert.Contains(t, errs[0].Error(), "not sampled")
+		})
+	}
+	t.Run("finish records sent ahead", func(t *testing.T) {
+		h := catchOTelErrors(t)
+		tp := sdktrace.NewTracerProvider(sdktrace.WithSampler(sdktrace.NeverSample()))
+		t.Cleanup(func() { require.NoError(t, tp.Shutdown(context.Background())) })
+		sink := &logSink{}
+		s, err := sandboxtrace.NewSession(context.Background(), tp, sandboxtrace.WithLogExporter(sink),
+			sandboxtrace.WithDelivery(sandboxtrace.DeliverySyncFinish))
+		require.NoError(t, err)
+		require.NoError(t, s.Read(context.Background(), "/a", nil, func(context.Context) error { return nil }))
+		require.NoError(t, s.Shutdown(context.Background()))
+		assert.Len(t, sink.records(), 2, "start and finish")
+		assert.Empty(t, h.all(), "nothing is lost")
 	})
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/log"
 	sdklog "go.opentelemetry.io/otel/sdk/log"
@@ -86,6 +87,8 @@ type Session struct {
 
 	root    trace.Span
 	endOnce sync.Once
+	// unsampled reports, once, operation spans the provider drops.
+	unsampled sync.Once
 
 	// logs emits the write-ahead start records and, when the session
 	// built it, is the pipeline it must shut down.
@@ -182,6 +185,22 @@ func (s *Session) Shutdown(ctx context.Context) error {
 		return fmt.Errorf("sandboxtrace: shut down the start-event log pipeline: %w", err)
 	}
 	return nil
+}
+
+// reportUnsampled reports that the provider does not sample the session's
+// operation spans: they are never exported, so their finish events (all
+// their events, without a log pipeline) are lost.
+func (s *Session) reportUnsampled() {
+	s.unsampled.Do(func() {
+		otel.Handle(fmt.Errorf("sandboxtrace: session %s: operation spans are not sampled, so their finish "+
+			"events are lost: sample every span (sdktrace.AlwaysSample)", s.idText))
+	})
+}
+
+// finishAhead reports whether finish events go as log records too
+// (DeliverySyncFinish), so a span that is not exported loses none.
+func (s *Session) finishAhead() bool {
+	return s.delivery == DeliverySyncFinish && s.logs.logger != nil
 }
 
 // nextEvent takes the session's next seq (the first event is 1, like the

@@ -208,3 +208,25 @@ func TestSyncExporterPanicFailsTheOperation(t *testing.T) {
 	assert.ErrorContains(t, err, "log exporter panicked: exporter bug")
 	assert.False(t, called)
 }
+
+// A panicking exporter behind the best-effort LogProcessor loses its batch,
+// counted and reported, instead of ending the process from the worker.
+func TestBestEffortExporterPanicIsALoss(t *testing.T) {
+	h := catchOTelErrors(t)
+	p := sandboxtrace.NewLogProcessor(&panickyLogs{})
+	lp := sdklog.NewLoggerProvider(sdklog.WithProcessor(p))
+	rec := newRecorder(t)
+	s := rec.session(t, sandboxtrace.WithLoggerProvider(lp))
+	require.NoError(t, s.Read(context.Background(), "/x", nil, func(context.Context) error { return nil }))
+	err := p.ForceFlush(context.Background())
+	_ = lp.Shutdown(context.Background())
+	var texts []string
+	for _, e := range append(h.all(), err) {
+		if e != nil {
+			texts = append(texts, e.Error())
+		}
+	}
+	require.NotEmpty(t, texts)
+	assert.Contains(t, strings.Join(texts, "\n"), "log exporter panicked: exporter bug")
+	assert.Equal(t, uint64(1), p.Lost())
+}

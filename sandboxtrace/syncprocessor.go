@@ -48,9 +48,10 @@ var errNoSyncProcessor = errors.New("the logger provider has no SyncLogProcessor
 // sharing one processor share its requests. Build a LoggerProvider with it
 // and give that to every session with WithLoggerProvider.
 type SyncLogProcessor struct {
-	exp       sdklog.Exporter
-	timeout   time.Duration // bounds an emitter's wait, and each Export
-	batchSize int
+	exp        sdklog.Exporter
+	timeout    time.Duration // bounds an emitter's wait, and each Export
+	batchSize  int
+	batchBytes int
 
 	// inline: the exporter ends its request when its ctx ends, so an
 	// emitter that finds no export in flight exports on its own goroutine
@@ -79,6 +80,7 @@ type SyncLogProcessor struct {
 // syncRecord is one emitter's record and, once exported, its outcome.
 type syncRecord struct {
 	r        sdklog.Record
+	size     int // recordSize of r
 	deadline time.Time
 	// result gets the export's outcome and, first when the deadline
 	// passes, errSyncDeadline: room for both, so neither sender waits.
@@ -97,12 +99,13 @@ func NewSyncLogProcessor(exp sdklog.Exporter, timeout time.Duration) *SyncLogPro
 		timeout = DefaultSyncTimeout
 	}
 	p := &SyncLogProcessor{
-		exp:       exp,
-		timeout:   timeout,
-		batchSize: DefaultSyncBatchSize,
-		wake:      make(chan struct{}, 1),
-		stop:      make(chan struct{}),
-		done:      make(chan struct{}),
+		exp:        exp,
+		timeout:    timeout,
+		batchSize:  DefaultSyncBatchSize,
+		batchBytes: ExportBytes,
+		wake:       make(chan struct{}, 1),
+		stop:       make(chan struct{}),
+		done:       make(chan struct{}),
 	}
 	_, p.inline = exp.(ctxBoundExporter)
 	p.watch.timer = time.AfterFunc(time.Hour, p.expire)
@@ -139,7 +142,7 @@ func (p *SyncLogProcessor) send(ctx context.Context, r *sdklog.Record, timeout t
 	if err := ctx.Err(); err != nil {
 		return err // nothing was sent: the operation must not run
 	}
-	sr := &syncRecord{r: r.Clone(), deadline: time.Now().Add(timeout), result: make(chan error, 2)}
+	sr := &syncRecord{r: r.Clone(), size: recordSize(r), deadline: time.Now().Add(timeout), result: make(chan error, 2)}
 	p.mu.Lock()
 	if p.stopped {
 		p.mu.Unlock()
@@ -255,14 +258,19 @@ func (p *SyncLogProcessor) take(batch []*syncRecord) []*syncRecord {
 }
 
 // takeLocked is take with p.mu held and no export in flight; a batch it
-// returns marks one in flight until export clears it.
+// returns marks one in flight until export clears it. It takes up to
+// batchSize records and batchBytes of them, and at least one.
 func (p *SyncLogProcessor) takeLocked(batch []*syncRecord) []*syncRecord {
 	clear(batch)
 	batch = batch[:0]
-	n := min(len(p.waiting), p.batchSize)
-	for _, sr := range p.waiting[:n] {
+	n, size := 0, 0
+	for _, sr := range p.waiting[:min(len(p.waiting), p.batchSize)] {
+		if size += sr.size; n > 0 && size > p.batchBytes {
+			break
+		}
 		sr.taken = true
 		batch = append(batch, sr)
+		n++
 	}
 	rest := copy(p.waiting, p.waiting[n:])
 	clear(p.waiting[rest:])
@@ -354,7 +362,7 @@ func (p *SyncLogProcessor) ForceFlush(ctx context.Context) error { return p.exp.
 func (a *ack) result(notRecorded error) error {
 	switch {
 	case !a.done:
-		return errors.Join(notRecorded, errors.New("the log pipeline is shut down"))
+		return errors.Join(notRecorded, errors.New("the log pipeline is shut down (or records nothing)"))
 	case !a.synced:
 		return errors.Join(notRecorded, errNoSyncProcessor)
 	case errors.Is(a.err, context.DeadlineExceeded):

@@ -3,6 +3,7 @@ package sandboxtrace
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -159,4 +160,63 @@ func TestSyncDeliveryThroughACallersProvider(t *testing.T) {
 	require.ErrorIs(t, err, ErrStartNotRecorded)
 	assert.True(t, errors.Is(err, errNoSyncProcessor), "%v", err)
 	assert.False(t, called)
+}
+
+// Waiting records go together only up to ExportBytes, so that
+// sessions sharing a processor never build a request the collector
+// refuses for its size where each record alone would pass; a record over
+// the bound goes alone.
+func TestSyncLogProcessorBoundsABatchsBytes(t *testing.T) {
+	exp := newGateLogs()
+	p := NewSyncLogProcessor(exp, 0)
+	defer func() { require.NoError(t, p.Shutdown(context.Background())) }()
+	errs := make(chan error, 5)
+	go func() { errs <- emitBody(context.Background(), p, "first", time.Minute) }()
+	<-exp.entered
+	big := strings.Repeat("x", ExportBytes/3)
+	huge := strings.Repeat("y", ExportBytes+1)
+	for _, b := range []string{big, big, big, huge} {
+		go func() { errs <- emitBody(context.Background(), p, b, time.Minute) }()
+	}
+	waitQueued(t, p, 4)
+	close(exp.open)
+	for range 5 {
+		require.NoError(t, <-errs)
+	}
+	sent := exp.sent()
+	require.Greater(t, len(sent), 2, "the waiting records took more than one export")
+	total := 0
+	for _, batch := range sent[1:] {
+		n := 0
+		for _, b := range batch {
+			n += len(b)
+		}
+		total += len(batch)
+		if len(batch) > 1 {
+			assert.LessOrEqual(t, n, ExportBytes, "an export of %d records", len(batch))
+		}
+	}
+	assert.Equal(t, 4, total)
+}
+
+// A live provider built with the SDK's own processors only (no processor
+// of ours saw the record) fails a sync operation closed for want of a
+// SyncLogProcessor, not as if it were shut down.
+func TestSyncDeliveryOnAProviderWithoutOurProcessors(t *testing.T) {
+	tp := sdktrace.NewTracerProvider()
+	defer func() { require.NoError(t, tp.Shutdown(context.Background())) }()
+	exp := newGateLogs()
+	close(exp.open)
+	lp := sdklog.NewLoggerProvider(sdklog.WithProcessor(sdklog.NewSimpleProcessor(exp)))
+	s, err := NewSession(context.Background(), tp, WithLoggerProvider(lp), WithDelivery(DeliverySync))
+	require.NoError(t, err)
+	err = s.Do(context.Background(), "read", nil, func(context.Context, *Op) error { return nil })
+	require.ErrorIs(t, err, ErrStartNotRecorded)
+	assert.ErrorIs(t, err, errNoSyncProcessor)
+	assert.NotContains(t, err.Error(), "shut down")
+
+	require.NoError(t, lp.Shutdown(context.Background()))
+	err = s.Do(context.Background(), "read", nil, func(context.Context, *Op) error { return nil })
+	require.ErrorIs(t, err, ErrStartNotRecorded)
+	assert.ErrorContains(t, err, "shut down")
 }

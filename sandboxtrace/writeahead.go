@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"fmt"
 	"time"
 
 	"github.com/google/uuid"
@@ -23,6 +24,8 @@ type startEvent struct {
 	ts   time.Time
 	id   uuid.UUID
 	data auditevent.Data
+	// noSpanID is the records' span id when the span has none.
+	noSpanID string
 }
 
 // writeAhead emits the start event as an audit log record (docs/format.md,
@@ -43,7 +46,18 @@ func (s *Session) writeAhead(ctx, parent context.Context, st startEvent) error {
 		s.checkQueued(a)
 		return nil
 	}
+	s.unseen(a)
 	return a.result(ErrStartNotRecorded)
+}
+
+// unseen settles a sync record that no processor of ours saw: a provider
+// that still enables records has no SyncLogProcessor (a.done, not
+// synced); one that does not is shut down or records nothing.
+func (s *Session) unseen(a *ack) {
+	params := log.EnabledParameters{Severity: log.SeverityInfo, EventName: semconv.EventSessionStart}
+	if !a.done && s.logs.logger.Enabled(context.Background(), params) {
+		a.done = true
+	}
 }
 
 // eventRecord is ev as the audit log record the collector maps back:
@@ -69,7 +83,9 @@ func (s *Session) eventRecord(ev *auditevent.Event, sev log.Severity) log.Record
 	return r
 }
 
-// checkQueued counts a best-effort record that reached no LogProcessor. An
+// checkQueued counts a best-effort record that reached no LogProcessor, and
+// reports one a SyncLogProcessor failed to export (a provider shared with
+// sync sessions). An
 // SDK provider that is shut down drops records before any processor sees
 // them, so the LogProcessor cannot count them itself; the session counts
 // them on the LogProcessor it built, or the one that queued its records
@@ -79,6 +95,11 @@ func (s *Session) checkQueued(a *ack) {
 	if a.done {
 		if a.proc != nil {
 			s.logProc.CompareAndSwap(nil, a.proc)
+		}
+		if a.synced && a.err != nil {
+			// A SyncLogProcessor exported it and failed; best effort
+			// goes on, but not in silence.
+			otel.Handle(fmt.Errorf("sandboxtrace: a start record was lost: %w", a.err))
 		}
 		return
 	}
@@ -107,7 +128,7 @@ func (s *Session) startEventOf(sc, parent trace.SpanContext, st startEvent) audi
 	if !sc.IsValid() {
 		// A non-recording provider gives no span of its own; the record
 		// still needs a span id, as the Python SDK's events always have.
-		ev.SpanID = randomSpanID()
+		ev.SpanID = st.noSpanID
 		return ev
 	}
 	ev.SpanID = sc.SpanID().String()

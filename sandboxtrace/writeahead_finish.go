@@ -31,7 +31,7 @@ type finishEvent struct {
 // copies share one event_id and the exporter writes it once.
 func (o *Op) writeAheadFinish(fin finishEvent) error {
 	s := o.s
-	if s.delivery != DeliverySyncFinish || s.logs.logger == nil {
+	if !s.finishAhead() {
 		return nil
 	}
 	ev := o.finishEventOf(fin)
@@ -49,6 +49,7 @@ func (o *Op) writeAheadFinish(fin finishEvent) error {
 	a := &ack{timeout: s.syncTimeout}
 	ctx := trace.ContextWithSpan(context.Background(), o.span)
 	s.logs.logger.Emit(withAck(ctx, a), r)
+	s.unseen(a)
 	return a.result(ErrFinishNotRecorded)
 }
 
@@ -73,7 +74,7 @@ func (o *Op) finishEventOf(fin finishEvent) auditevent.Event {
 		OK:         fin.ok,
 		DurationMS: fin.durationMS,
 	}
-	setFinishIDs(&ev, o.span.SpanContext(), o.parent)
+	setFinishIDs(&ev, o.span.SpanContext(), o.parent, o.noSpanID)
 	if e := fin.err; e != nil {
 		ev.ErrorType = auditevent.Ptr(e.typ)
 		ev.ErrorMessage = auditevent.Ptr(e.message)
@@ -85,9 +86,9 @@ func (o *Op) finishEventOf(fin finishEvent) auditevent.Event {
 	return ev
 }
 
-func setFinishIDs(ev *auditevent.Event, sc, parent trace.SpanContext) {
+func setFinishIDs(ev *auditevent.Event, sc, parent trace.SpanContext, noSpanID string) {
 	if !sc.IsValid() {
-		ev.SpanID = randomSpanID()
+		ev.SpanID = noSpanID
 		return
 	}
 	ev.SpanID = sc.SpanID().String()

@@ -11,6 +11,7 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/log"
 	sdklog "go.opentelemetry.io/otel/sdk/log"
+	"go.opentelemetry.io/otel/trace/noop"
 
 	"github.com/sandboxaudit/sandboxaudit/auditevent"
 	"github.com/sandboxaudit/sandboxaudit/sandboxtrace"
@@ -117,4 +118,23 @@ func TestParseDelivery(t *testing.T) {
 	}
 	_, err := sandboxtrace.ParseDelivery("always")
 	assert.ErrorContains(t, err, "want best_effort, sync or sync_finish")
+}
+
+// A provider that records nothing (the global default, a no-op) gives the
+// operation no span ids; the start and finish records must still name one
+// span, or the trail shows an open operation and a finish without a start.
+func TestSyncFinishWithoutSpansPairsStartAndFinish(t *testing.T) {
+	sink := &logSink{}
+	s, err := sandboxtrace.NewSession(context.Background(), noop.NewTracerProvider(),
+		sandboxtrace.WithLogExporter(sink), sandboxtrace.WithDelivery(sandboxtrace.DeliverySyncFinish))
+	require.NoError(t, err)
+	require.NoError(t, s.Read(context.Background(), "/w/a", nil, func(context.Context) error { return nil }))
+	require.NoError(t, s.Shutdown(context.Background()))
+	recs := sink.records()
+	require.Len(t, recs, 2)
+	start, fin := bodyOf(t, recs[0]), bodyOf(t, recs[1])
+	require.Equal(t, auditevent.PhaseStart, start.Phase)
+	require.Equal(t, auditevent.PhaseFinish, fin.Phase)
+	assert.NotEmpty(t, start.SpanID)
+	assert.Equal(t, start.SpanID, fin.SpanID, "start and finish of one operation")
 }

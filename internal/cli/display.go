@@ -12,6 +12,10 @@ import (
 // safetext.Escape).
 func displayText(s string) string { return safetext.Escape(s) }
 
+// errorText is an error's message made safe for a terminal: it may name a
+// file, whose name is untrusted text too.
+func errorText(err error) string { return safetext.Escape(err.Error()) }
+
 // displayCut is displayText(s) cut to width characters, only between
 // escapes (see safetext.EscapeCut).
 func displayCut(s string, width int) string { return safetext.EscapeCut(s, width) }

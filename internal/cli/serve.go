@@ -28,33 +28,37 @@ func runServe(ctx context.Context, args []string, s Streams) int {
 	}
 	loopback, err := isLoopback(*listen)
 	if err != nil {
-		_, _ = fmt.Fprintf(s.Stderr, "serve: --listen: %v\n", err)
+		_, _ = fmt.Fprintf(s.Stderr, "serve: --listen: %s\n", errorText(err))
 		return exitUsage
 	}
 	if !loopback && !*allowRemote {
 		_, _ = fmt.Fprintf(s.Stderr, "serve: --listen %s is not a loopback address: the view shows the whole trail to anyone who reaches it; add --allow-remote to mean it\n", *listen)
 		return exitUsage
 	}
+	if err := webview.CheckTraceURL(*traceURL); err != nil {
+		_, _ = fmt.Fprintf(s.Stderr, "serve: %s\n", errorText(err))
+		return exitUsage
+	}
 	cfg := webview.Config{TraceURL: *traceURL, Options: trail.Options{Stdin: s.Stdin, Bad: badLineReporter("serve", s.Stderr)}}
 	if *keyFile != "" {
 		if cfg.Key, err = integrity.LoadVerifierKey(*keyFile); err != nil {
-			_, _ = fmt.Fprintf(s.Stderr, "serve: --key: %v\n", err)
+			_, _ = fmt.Fprintf(s.Stderr, "serve: --key: %s\n", errorText(err))
 			return exitUsage
 		}
 	}
 	if cfg.Sources, err = trail.Expand(paths); err != nil {
-		_, _ = fmt.Fprintf(s.Stderr, "serve: %v\n", err)
+		_, _ = fmt.Fprintf(s.Stderr, "serve: %s\n", errorText(err))
 		return exitProblems
 	}
 	srv, err := webview.New(ctx, cfg)
 	if err != nil {
-		_, _ = fmt.Fprintf(s.Stderr, "serve: %v\n", err)
-		return exitUsage
+		_, _ = fmt.Fprintf(s.Stderr, "serve: %s\n", errorText(err))
+		return exitProblems
 	}
 	defer func() { _ = srv.Close() }()
 	ln, err := net.Listen("tcp", *listen)
 	if err != nil {
-		_, _ = fmt.Fprintf(s.Stderr, "serve: --listen: %v\n", err)
+		_, _ = fmt.Fprintf(s.Stderr, "serve: --listen: %s\n", errorText(err))
 		return exitProblems
 	}
 	if loopback {
@@ -76,7 +80,7 @@ func runServe(ctx context.Context, args []string, s Streams) int {
 		cancel()
 	}
 	if err != nil && !errors.Is(err, http.ErrServerClosed) {
-		_, _ = fmt.Fprintf(s.Stderr, "serve: %v\n", err)
+		_, _ = fmt.Fprintf(s.Stderr, "serve: %s\n", errorText(err))
 		return exitProblems
 	}
 	return exitOK
@@ -84,8 +88,11 @@ func runServe(ctx context.Context, args []string, s Streams) int {
 
 // isLoopback reports whether a listen address stays on this host.
 func isLoopback(addr string) (bool, error) {
-	host, _, err := net.SplitHostPort(addr)
+	host, port, err := net.SplitHostPort(addr)
 	if err != nil {
+		return false, err
+	}
+	if _, err := net.LookupPort("tcp", port); err != nil {
 		return false, err
 	}
 	if host == "localhost" {

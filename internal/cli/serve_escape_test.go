@@ -5,6 +5,7 @@ import (
 	"html"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"regexp"
 	"strings"
 	"testing"
@@ -121,4 +122,36 @@ func TestServeShowsTheLinesFormatCharactersAsEscapes(t *testing.T) {
 	require.Len(t, data, 2)
 	assert.Contains(t, html.UnescapeString(data[0][1]), `"notes\u202etxt.sh"`)
 	assert.Contains(t, html.UnescapeString(data[0][1]), `"rm\u200b"`)
+}
+
+// The session list's integrity table names every source file: a name
+// holding a bidirectional override or a terminal escape is shown as
+// escapes there too.
+func TestServeShowsSourceNamesAsEscapesInTheIntegrityTable(t *testing.T) {
+	s, f := op(sessionA, "exec", "span-1", 1, 2)
+	p := writeFile(t, "ev\u202elsonj.\x1b[1m.jsonl", canonLines(s, f))
+	hs := startView(t, webview.Config{Sources: []string{p}})
+	code, _, body := get(t, hs.URL+"/")
+	require.Equal(t, http.StatusOK, code)
+	assert.NotContains(t, body, "\u202e")
+	assert.NotContains(t, body, "\x1b")
+	assert.Contains(t, body, `ev\u202elsonj.\x1b[1m.jsonl`)
+}
+
+// An id from the trail fills a slot of --trace-url, in its path or its
+// query: it cannot add a query parameter, end the query or change the
+// meaning of a character there ('+' is a space in a query).
+func TestServeTraceLinkIDsCannotAddQueryParameters(t *testing.T) {
+	s, f := op(sessionA, "exec", "s&uiFind=other+x;y", 1, 2)
+	s.TraceID = auditevent.Ptr("t&x=1")
+	f.TraceID = s.TraceID
+	p := writeFile(t, "events.jsonl", canonLines(s, f))
+	hs := startView(t, webview.Config{Sources: []string{p}, TraceURL: "http://127.0.0.1:16686/trace/{trace_id}?uiFind={span_id}"})
+	_, _, body := get(t, hs.URL+"/session/"+sessionA.String()+"/op/0")
+	m := regexp.MustCompile(`id="trace-link" href="([^"]*)"`).FindStringSubmatch(body)
+	require.NotNil(t, m, "a trace link")
+	u, err := url.Parse(html.UnescapeString(m[1]))
+	require.NoError(t, err)
+	assert.Equal(t, "/trace/t&x=1", u.Path)
+	assert.Equal(t, url.Values{"uiFind": {"s&uiFind=other+x;y"}}, u.Query())
 }

@@ -24,13 +24,13 @@ func runSessions(ctx context.Context, args []string, s Streams) int {
 	}
 	sources, err := trail.Expand(paths)
 	if err != nil {
-		_, _ = fmt.Fprintf(s.Stderr, "sessions: %v\n", err)
+		_, _ = fmt.Fprintf(s.Stderr, "sessions: %s\n", errorText(err))
 		return exitProblems
 	}
 	opts := trail.Options{Stdin: s.Stdin, Bad: badLineReporter("sessions", s.Stderr)}
 	list, st, err := trail.ReadSessions(ctx, sources, opts)
 	if err != nil {
-		_, _ = fmt.Fprintf(s.Stderr, "sessions: %v\n", err)
+		_, _ = fmt.Fprintf(s.Stderr, "sessions: %s\n", errorText(err))
 		return exitProblems
 	}
 	w := bufio.NewWriter(s.Stdout)
@@ -40,7 +40,7 @@ func runSessions(ctx context.Context, args []string, s Streams) int {
 		writeSessionsTable(w, list)
 	}
 	if err := w.Flush(); err != nil {
-		_, _ = fmt.Fprintf(s.Stderr, "sessions: %v\n", err)
+		_, _ = fmt.Fprintf(s.Stderr, "sessions: %s\n", errorText(err))
 		return exitProblems
 	}
 	if st.Bad > 0 {

@@ -32,7 +32,7 @@ func runShow(ctx context.Context, args []string, s Streams) int {
 	}
 	f, err := showFilter(*session, *traceID, *spanID, *op, *failed, *since, *until, *grep, time.Now())
 	if err != nil {
-		_, _ = fmt.Fprintf(s.Stderr, "show: %v\n", err)
+		_, _ = fmt.Fprintf(s.Stderr, "show: %s\n", errorText(err))
 		return exitUsage
 	}
 	out, err := newOpWriter(*output, s.Stdout)
@@ -42,7 +42,7 @@ func runShow(ctx context.Context, args []string, s Streams) int {
 	}
 	sources, err := trail.Expand(paths)
 	if err != nil {
-		_, _ = fmt.Fprintf(s.Stderr, "show: %v\n", err)
+		_, _ = fmt.Fprintf(s.Stderr, "show: %s\n", errorText(err))
 		return exitProblems
 	}
 	w := bufio.NewWriterSize(s.Stdout, 256<<10)
@@ -57,7 +57,7 @@ func runShow(ctx context.Context, args []string, s Streams) int {
 		err = ferr
 	}
 	if err != nil {
-		_, _ = fmt.Fprintf(s.Stderr, "show: %v\n", err)
+		_, _ = fmt.Fprintf(s.Stderr, "show: %s\n", errorText(err))
 		return exitProblems
 	}
 	if st.Duplicates > 0 {
@@ -86,7 +86,7 @@ func showFilter(session, traceID, spanID, op string, failed bool, since, until, 
 		if err != nil {
 			return f, fmt.Errorf("--session: not a UUID")
 		}
-		f.Session = id
+		f.Session = &id
 	}
 	if op != "" && !auditevent.IsOp(op) {
 		return f, fmt.Errorf("--op: not a sandbox operation (one of %v)", auditevent.Ops())

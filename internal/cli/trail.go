@@ -169,11 +169,11 @@ func (v *verifier) verifyTrail(ctx context.Context, path string) error {
 		return err
 	}
 	lead := tr.Log.Lead()
+	res := tc.Finish()
 	witnessed := int64(-1)
 	if wc != nil {
-		witnessed = v.reportWitnessed(path, wc, lead)
+		witnessed = v.reportWitnessed(path, wc, lead, len(res.Failures) == 0)
 	}
-	res := tc.Finish()
 	v.checkHandover(path, res.First+res.Lines, lead)
 	for _, f := range res.Failures {
 		v.sum.Problems++

@@ -119,6 +119,19 @@ func TestVerifyTrailRefusesAttacks(t *testing.T) {
 			s, f := op(sessionA, "exec", "f000000000000001", 9001, 9002)
 			appendFlocked(t, path, canonLines(s, f))
 		}, "2 lines after the newest checkpoint are not sealed"},
+		{"active file replaced by a symbolic link to a copy", func(t *testing.T, path string, _ []filesink.Segment) {
+			copied := filepath.Join(t.TempDir(), "copy.jsonl")
+			require.NoError(t, os.Rename(path, copied))
+			require.NoError(t, os.Symlink(copied, path))
+		}, "events.jsonl is a symbolic link, not followed: the active file is not read"},
+		{"segment of another log under a number the log has", func(t *testing.T, _ string, segs []filesink.Segment) {
+			other, _, _, _ := rotatedFixture(t, 40)
+			theirs, err := filesink.Segments(other)
+			require.NoError(t, err)
+			name := strings.Replace(filepath.Base(segs[1].Path), segs[1].Time.Format("20060102T150405Z"),
+				segs[1].Time.Add(time.Hour).Format("20060102T150405Z"), 1)
+			require.NoError(t, os.Rename(theirs[1].Path, filepath.Join(filepath.Dir(segs[1].Path), name)))
+		}, "a foreign or renamed segment"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			path, _, pub, _ := rotatedFixture(t, 40)

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -24,7 +25,7 @@ func TestVerifyWitnessedRotatedTrail(t *testing.T) {
 	sealer, pub, vkey, fake := oneWitnessSealer(t, dir)
 	path := filepath.Join(dir, "trail", "events.jsonl")
 	sink, err := filesink.New(filesink.Options{Path: path, OnWrite: sealer.Wrote,
-		Rotation: &filesink.Rotation{MaxBytes: 2 << 10, Compress: true}})
+		Rotation: &filesink.Rotation{MaxBytes: 2 << 10}})
 	require.NoError(t, err)
 	ctx := context.Background()
 	for i := range 40 {
@@ -64,4 +65,39 @@ func oneWitnessSealer(t *testing.T, dir string) (sealer *integrity.Sealer, pub, 
 	sealer, err = integrity.NewSealer(integrity.Settings{Keys: keys, Interval: time.Second, Witnesses: pool})
 	require.NoError(t, err)
 	return sealer, pub, vkey, fake
+}
+
+// A line edited in a segment by someone without the key fails the log's
+// own checks and the witnesses'; the witness line must not say the lines
+// were signed again, which only the key holder can do.
+func TestVerifyWitnessEditedSegmentIsNotCalledResigned(t *testing.T) {
+	dir := t.TempDir()
+	sealer, pub, vkey, _ := oneWitnessSealer(t, dir)
+	path := filepath.Join(dir, "trail", "events.jsonl")
+	sink, err := filesink.New(filesink.Options{Path: path, OnWrite: sealer.Wrote,
+		Rotation: &filesink.Rotation{MaxBytes: 2 << 10, Compress: true}})
+	require.NoError(t, err)
+	ctx := context.Background()
+	for i := range 40 {
+		s, f := op(sessionA, "exec", fmt.Sprintf("a%015d", i), int64(2*i+1), int64(2*i+2))
+		require.NoError(t, sink.WriteBatch(ctx, sessionA.String(), []byte(canonLines(s, f))))
+		require.NoError(t, sealer.SealPending(ctx))
+	}
+	require.NoError(t, sink.Close())
+	require.NoError(t, sealer.Close(ctx))
+	segs, err := filesink.Segments(path)
+	require.NoError(t, err)
+	require.Greater(t, len(segs), 3)
+	seg := segs[1]
+	data, err := os.ReadFile(seg.Path)
+	require.NoError(t, err)
+	edited := bytes.Replace(data, []byte(`"exec"`), []byte(`"read"`), 1)
+	require.NotEqual(t, data, edited)
+	require.NoError(t, os.WriteFile(seg.Path, edited, 0o600))
+
+	res := run(t, "", "verify", "--key", pub, "--witness", vkey, filepath.Dir(path))
+	require.Equal(t, exitProblems, res.code, res.stdout+res.stderr)
+	require.Contains(t, res.stdout, "which witnesses [w1.example/w")
+	require.Contains(t, res.stdout, "lines were changed after the witnesses saw them (the log's own checkpoints do not hold them either)")
+	require.NotContains(t, res.stdout, "re-signed")
 }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -103,7 +104,7 @@ func (v *verifier) verifySegmentAlone(ctx context.Context, segment string) error
 	rec := tr.Parts[0].Record
 	witnessed := int64(-1)
 	if wc != nil {
-		witnessed = v.reportAloneWitnessed(tr.Path, segment, wc, rec.End(), lead)
+		witnessed = v.reportAloneWitnessed(tr.Path, segment, wc, rec.End(), lead, len(res.Failures) == 0)
 	}
 	v.reportProofs(res.Proofs, lead, witnessed)
 	v.reportAloneHandover(tr.Path, segment, res.Proofs, lead)
@@ -170,13 +171,13 @@ func (v *verifier) reportProofs(proofs []integrity.SegmentProof, lead, witnessed
 // reportAloneWitnessed prints the witness result of a segment checked
 // alone and returns the leaves the quorum cosigned: the segment passes
 // when they reach its end.
-func (v *verifier) reportAloneWitnessed(path, segment string, wc *integrity.WitnessCheck, end, lead int64) int64 {
+func (v *verifier) reportAloneWitnessed(path, segment string, wc *integrity.WitnessCheck, end, lead int64, sealedOK bool) int64 {
 	res := wc.Finish()
 	quorum := fmt.Sprintf("%d/%d", v.opts.witness.usedQuorum, len(v.opts.witness.verifiers))
 	switch {
 	case res.Failure != nil:
 		v.sum.Problems++
-		_, _ = fmt.Fprintf(v.out, "%s: witness: %s\n", integrity.WitnessedPath(path), res.Failure.Msg)
+		_, _ = fmt.Fprintf(v.out, "%s: witness: %s%s\n", integrity.WitnessedPath(path), res.Failure.Msg, res.ChangedMsg(sealedOK))
 		return 0
 	case res.Witnessed < end:
 		v.sum.Problems++
@@ -252,6 +253,11 @@ func loadGivenCheckpoints(files []string, key note.Verifier) ([]integrity.Checkp
 		_ = f.Close() // read-only: a close error loses nothing
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		// A record copied from the checkpoints sidecar keeps the blank
+		// line that parts records there; the signature does not cover it.
+		if len(b) <= maxCheckpointFile {
+			b = append(bytes.TrimRight(b, "\n"), '\n')
 		}
 		cp, err := integrity.OpenCheckpoint(b, key)
 		if err != nil {

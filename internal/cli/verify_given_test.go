@@ -216,3 +216,16 @@ func TestVerifyGivenCheckpointAfterEverySegmentRemoved(t *testing.T) {
 	require.Contains(t, res.stdout, fmt.Sprintf("%s: integrity: lines 1-%d of the log are in the checkpoint given in %s (%d lines): "+
 		"a consistency proof from the hash store leads from its root to the tree of the lines read\n", kt.path, cp.N, name, cp.N))
 }
+
+// A record copied whole from the checkpoints sidecar ends with the blank
+// line that parts records there; it is the same signed note.
+func TestVerifyGivenCheckpointCopiedWithItsBlankLine(t *testing.T) {
+	path, _, pub := sealedFixture(t)
+	saved := savedCheckpoint(t, path, pub, 6)
+	b, err := os.ReadFile(saved)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(saved, append(b, '\n'), 0o600))
+	res := run(t, "", "verify", "--key", pub, "--checkpoint", saved, path)
+	require.Equal(t, exitOK, res.code, res.stdout+res.stderr)
+	require.Contains(t, res.stdout, "are in the checkpoint given in "+saved)
+}

@@ -38,10 +38,10 @@ func (v *verifier) verifySealed(ctx context.Context, name string, f *os.File) er
 	if err := v.verifyReader(ctx, name, io.TeeReader(f, sink)); err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
-	if wc != nil {
-		v.reportWitnessed(name, wc, 0)
-	}
 	res := c.Finish()
+	if wc != nil {
+		v.reportWitnessed(name, wc, 0, res.Failure == nil)
+	}
 	v.checkHandover(name, res.Lines, 0)
 	if fl := res.Failure; fl != nil {
 		v.sum.Problems++

@@ -119,7 +119,7 @@ func (v *verifier) newWitnessCheck(name string) (*integrity.WitnessCheck, error)
 //
 // lead is 1 for a log whose leaf 0 is a handover note: counts are lines.
 // It returns the leaves the quorum cosigned.
-func (v *verifier) reportWitnessed(name string, wc *integrity.WitnessCheck, lead int64) int64 {
+func (v *verifier) reportWitnessed(name string, wc *integrity.WitnessCheck, lead int64, sealedOK bool) int64 {
 	res := wc.Finish()
 	leaves := res.Witnessed
 	if res.Failure != nil {
@@ -128,10 +128,11 @@ func (v *verifier) reportWitnessed(name string, wc *integrity.WitnessCheck, lead
 	res.Lines, res.Witnessed = max(res.Lines-lead, 0), max(res.Witnessed-lead, 0)
 	if fl := res.Failure; fl != nil {
 		v.sum.Problems++
+		msg := fl.Msg + res.ChangedMsg(sealedOK)
 		if fl.Line > 0 {
-			_, _ = fmt.Fprintf(v.out, "%s:%d: witness: %s\n", name, fl.Line, fl.Msg)
+			_, _ = fmt.Fprintf(v.out, "%s:%d: witness: %s\n", name, fl.Line, msg)
 		} else {
-			_, _ = fmt.Fprintf(v.out, "%s: witness: %s\n", integrity.WitnessedPath(name), fl.Msg)
+			_, _ = fmt.Fprintf(v.out, "%s: witness: %s\n", integrity.WitnessedPath(name), msg)
 		}
 	}
 	beyond := res.Lines - res.Witnessed

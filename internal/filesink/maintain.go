@@ -80,7 +80,9 @@ func (m *maintainer) loop() {
 	var tick <-chan time.Time
 	var timer *time.Timer
 	if m.idle != nil {
-		timer = time.NewTimer(m.rot.idleWait(m.rot.Interval))
+		// The first look comes soon: a file's segment may have run out
+		// while the collector was stopped.
+		timer = time.NewTimer(m.rot.idleWait(0))
 		defer timer.Stop()
 		tick = timer.C
 	}
@@ -159,9 +161,14 @@ func (m *maintainer) dropPlainTwin(path string, seg Segment) {
 	}
 }
 
+// ErrForeignSegment is wrapped by a BeforeRemove error for a file named
+// as a segment that is not one of the path's: retention passes over it.
+var ErrForeignSegment = errors.New("a foreign or renamed segment")
+
 // retain removes the oldest segments beyond MaxBackups and those older
 // than MaxAge, oldest first; a removal refused (BeforeRemove) or failed
-// stops the round, so a newer segment never goes while an older stays.
+// stops the round, so a newer segment never goes while an older stays. A
+// foreign segment (ErrForeignSegment) is passed over and stays.
 func (m *maintainer) retain(path string) {
 	r := m.rot
 	if r.MaxBackups == 0 && r.MaxAge == 0 {
@@ -184,6 +191,9 @@ func (m *maintainer) retain(path string) {
 		}
 		if err := m.remove(path, seg); err != nil {
 			r.fail(path, err)
+			if errors.Is(err, ErrForeignSegment) {
+				continue // not the log's to remove; the log's own go on
+			}
 			return
 		}
 		if r.OnRemoved != nil {

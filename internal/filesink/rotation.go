@@ -33,8 +33,9 @@ type Rotation struct {
 	// Interval rotates a file this long after its segment began (its
 	// first line in an empty file, the rotation before, or when this sink
 	// opened it), at a batch or on a timer when none comes; 0: not by
-	// time. The timer sees the files the sink holds open (an idle file it
-	// closed for MaxOpenFiles rotates at its next batch).
+	// time. The timer sees the files the sink holds open, and a plain
+	// path's file from the start (an idle templated file it closed for
+	// MaxOpenFiles rotates at its next batch).
 	Interval time.Duration
 	// MaxBackups keeps at most this many closed segments per file; 0: all.
 	MaxBackups int
@@ -154,6 +155,7 @@ func (s *Sink) rotationDue(of *openFile, size int64, group []*groupcommit.Batch)
 // rotateIdle rotates each open file whose interval ran out, as a batch
 // would, and returns how long until the next is due.
 func (s *Sink) rotateIdle(ctx context.Context) time.Duration {
+	s.openPlainPath(ctx)
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
@@ -171,6 +173,28 @@ func (s *Sink) rotateIdle(ctx context.Context) time.Duration {
 		s.release(of)
 	}
 	return next
+}
+
+// openPlainPath opens a plain path's file that holds lines and that no
+// write has opened yet (after a restart), so that the interval timer sees
+// it: its segment may have run out while the collector was stopped.
+func (s *Sink) openPlainPath(ctx context.Context) {
+	path := s.tmpl.static
+	if path == "" {
+		return
+	}
+	s.mu.Lock()
+	_, open := s.files[path]
+	s.mu.Unlock()
+	if open {
+		return
+	}
+	if fi, err := os.Lstat(path); err != nil || !fi.Mode().IsRegular() || fi.Size() == 0 {
+		return
+	}
+	if of, err := s.acquire(ctx, path); err == nil {
+		s.release(of) // stays open, idle, as after a write
+	}
 }
 
 // rotateIfDue rotates of's file if its interval ran out, under of.mu (no

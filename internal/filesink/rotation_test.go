@@ -505,3 +505,66 @@ func TestFullDiskDuringRotationAndCompression(t *testing.T) {
 	_, parts := readTrail(t, path)
 	require.Equal(t, string(numberedLines(0, 3300)), string(bytes.Join(parts, nil)))
 }
+
+// Two names with one sequence number (one of them not made by the
+// rotation) are both listed, so that a reader of the trail sees both.
+func TestSegmentsListsTwoNamesOfOneNumber(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "events.jsonl")
+	for _, name := range []string{
+		"events-20261206T061500Z-000001.jsonl.zst",
+		"events-20261206T071500Z-000002.jsonl.zst",
+		"events-20261206T091500Z-000002.jsonl.zst",
+		"events-20261206T081500Z-000003.jsonl",
+		"events-20261206T081500Z-000003.jsonl.zst",
+	} {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name), nil, 0o600))
+	}
+	segs, err := Segments(path)
+	require.NoError(t, err)
+	var names []string
+	for _, s := range segs {
+		names = append(names, filepath.Base(s.Path))
+	}
+	require.Equal(t, []string{
+		"events-20261206T061500Z-000001.jsonl.zst",
+		"events-20261206T071500Z-000002.jsonl.zst",
+		"events-20261206T091500Z-000002.jsonl.zst",
+		"events-20261206T081500Z-000003.jsonl.zst",
+	}, names)
+}
+
+// A file whose interval ran out while the collector was stopped rotates
+// after the restart with no batch: the timer looks at the path's file
+// before the first write opens it.
+func TestRotateByIntervalAfterARestartWithoutABatch(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "events.jsonl")
+	began := time.Date(2026, 12, 6, 6, 0, 0, 0, time.UTC)
+	clock := &fakeClock{t: began}
+	first := &Rotation{Interval: time.Hour}
+	clock.drive(first)
+	s, err := New(Options{Path: path, Rotation: first})
+	require.NoError(t, err)
+	require.NoError(t, s.WriteBatch(context.Background(), testSession, numberedLines(1, 2)))
+	require.NoError(t, s.Close())
+
+	clock.add(2 * time.Hour) // stopped meanwhile
+	var ev rotationEvents
+	r := ev.hook(&Rotation{Interval: time.Hour})
+	clock.drive(r)
+	r.birth = func(*os.File) (time.Time, bool) { return began, true } // the file's creation time
+	r.idlePoll = 2 * time.Millisecond
+	s, err = New(Options{Path: path, Rotation: r})
+	require.NoError(t, err)
+	defer func() { require.NoError(t, s.Close()) }()
+	require.Eventually(t, func() bool {
+		ev.mu.Lock()
+		defer ev.mu.Unlock()
+		return len(ev.rotated) == 1
+	}, 10*time.Second, 2*time.Millisecond, "the file was not rotated after the restart")
+	segs, parts := readTrail(t, path)
+	require.Len(t, segs, 1)
+	require.Equal(t, string(numberedLines(1, 2)), string(parts[0]))
+	require.Empty(t, parts[1], "the path holds a new, empty file")
+	require.Empty(t, ev.errors())
+}

@@ -73,14 +73,16 @@ func (n segmentNamer) parse(name string) (Segment, bool) {
 
 // Segments lists the closed segments of the audit file at path, oldest
 // first. A segment found both plain and compressed (a compression cut
-// short after its rename) is listed once, compressed.
+// short after its rename) is listed once, compressed. Two names with the
+// same sequence number are both listed, by time then name: the rotation
+// never makes them, so a reader must see the one it did not make.
 func Segments(path string) ([]Segment, error) {
 	n := namerFor(path)
 	entries, err := os.ReadDir(n.dir)
 	if err != nil {
 		return nil, fmt.Errorf("list segments of %s: %w", path, err)
 	}
-	bySeq := map[int64]Segment{}
+	byName := map[string]Segment{}
 	for _, e := range entries {
 		if !e.Type().IsRegular() {
 			continue // never a symlink or a directory
@@ -89,16 +91,18 @@ func Segments(path string) ([]Segment, error) {
 		if !ok {
 			continue
 		}
-		if old, dup := bySeq[s.Seq]; dup && old.Compressed {
+		if old, dup := byName[s.Plain]; dup && old.Compressed {
 			continue
 		}
-		bySeq[s.Seq] = s
+		byName[s.Plain] = s
 	}
-	out := make([]Segment, 0, len(bySeq))
-	for _, s := range bySeq {
+	out := make([]Segment, 0, len(byName))
+	for _, s := range byName {
 		out = append(out, s)
 	}
-	slices.SortFunc(out, func(a, b Segment) int { return cmp.Compare(a.Seq, b.Seq) })
+	slices.SortFunc(out, func(a, b Segment) int {
+		return cmp.Or(cmp.Compare(a.Seq, b.Seq), a.Time.Compare(b.Time), cmp.Compare(a.Plain, b.Plain))
+	})
 	return out, nil
 }
 

@@ -52,12 +52,19 @@ type StatusError struct {
 	// body limit, not the line, is at fault, so the endpoint refuses us
 	// (see batchPoster).
 	LimitBelowEvents bool
+	// WantsTLS marks a 400 whose body says a plain HTTP request reached
+	// a TLS port: the endpoint should be https://, so it refuses us
+	// whatever we send, as with a 426.
+	WantsTLS bool
 }
 
 func (e *StatusError) Error() string {
 	msg := fmt.Sprintf("POST %s: HTTP %d %s (response body: %s bytes)", e.URL, e.Code, http.StatusText(e.Code), e.bodySize())
 	if e.Excerpt != "" {
 		msg += ": " + strconv.Quote(e.Excerpt)
+	}
+	if e.WantsTLS {
+		msg += ", which says the endpoint is a TLS port: write it https://; the lines are kept"
 	}
 	if e.LimitBelowEvents {
 		msg += ", to a single small line: the endpoint's body limit is below any event's, so the line is kept"
@@ -67,7 +74,7 @@ func (e *StatusError) Error() string {
 
 // class is what the answer means for the lines sent.
 func (e *StatusError) class() statusClass {
-	if e.LimitBelowEvents {
+	if e.LimitBelowEvents || e.WantsTLS {
 		return classEndpoint
 	}
 	return classify(e.Code)
@@ -232,15 +239,38 @@ func (p poster) post(ctx context.Context, body []byte) error {
 	if se.Retryable() {
 		se.RetryAfter = parseRetryAfter(resp.Header.Get("Retry-After"), time.Now())
 	}
-	se.BodyBytes, se.BodyMore, se.Excerpt = p.readErrorBody(resp)
+	var head []byte
+	head, se.BodyBytes, se.BodyMore, se.Excerpt = p.readErrorBody(resp)
+	se.WantsTLS = se.Code == http.StatusBadRequest && resp.Request.URL.Scheme == "http" && saysWantsTLS(head)
 	return se
 }
 
-// readErrorBody measures an error response's body and, only when bodies are
-// shown, returns its excerpt with every secret and every header value the
-// request carried redacted. The bytes read are discarded.
-func (p poster) readErrorBody(resp *http.Response) (n int64, more bool, shown string) {
-	head, _ := io.ReadAll(io.LimitReader(resp.Body, excerptReadBytes))
+// wantsTLSPhrases are how servers answer a plain HTTP request on a TLS
+// port, in lower case: Go's net/http, nginx, Apache.
+var wantsTLSPhrases = []string{
+	"http request to an https server",
+	"plain http request was sent to https port",
+	"speaking plain http to an ssl-enabled server port",
+}
+
+// saysWantsTLS reports whether an error body says the request should have
+// been sent over TLS.
+func saysWantsTLS(head []byte) bool {
+	lower := strings.ToLower(string(head))
+	for _, p := range wantsTLSPhrases {
+		if strings.Contains(lower, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// readErrorBody returns the start of an error response's body, measures
+// the body and, only when bodies are shown, returns its excerpt with every
+// secret and every header value the request carried redacted. The rest is
+// discarded.
+func (p poster) readErrorBody(resp *http.Response) (head []byte, n int64, more bool, shown string) {
+	head, _ = io.ReadAll(io.LimitReader(resp.Body, excerptReadBytes))
 	rest, _ := io.CopyN(io.Discard, resp.Body, drainBytes)
 	n = int64(len(head)) + rest
 	more = rest == drainBytes
@@ -254,7 +284,7 @@ func (p poster) readErrorBody(resp *http.Response) (n int64, more bool, shown st
 			shown = secretlog.Withheld
 		}
 	}
-	return n, more, shown
+	return head, n, more, shown
 }
 
 // parseRetryAfter reads delay-seconds or an HTTP-date (RFC 9110 §10.2.3);

@@ -11,8 +11,8 @@
 //     stays down. A caller is never held through a live backoff only to
 //     have its lines spooled when its deadline ends.
 //   - A 4xx that says the endpoint refuses us whatever we send (expired
-//     token, missing permission, wrong path, misrouted proxy; classify
-//     lists the codes). The lines are not at fault: they are spooled at
+//     token, missing permission, wrong path, misrouted proxy, http:// to
+//     a TLS port; classify lists the codes). The lines are not at fault: they are spooled at
 //     once (no live retries), the replayer keeps them and backs off as for
 //     a 5xx, and each refused attempt is logged at ERROR with the status.
 //     Without a spool they are handed back to the caller. They are never

@@ -30,6 +30,8 @@ func (s *Sink) spoolDamaged(path string, d spool.Damage) {
 	case spool.DamageResized:
 		s.set.Logger.Warn("spool file was changed by something else (cut, or bytes inserted); "+
 			"a torn last line is closed before the next append and damaged lines are quarantined on replay", fields...)
+	case spool.DamageRemoved:
+		s.set.Logger.Warn("spool file was removed or renamed; its pending lines were written to a new file at its path", fields...)
 	default:
 		s.set.Logger.Warn("spool's .offset sidecar was missing; written again so a restart finds the spool", fields...)
 	}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"syscall"
 
 	"github.com/klauspost/compress/zstd"
@@ -348,6 +349,11 @@ func (l *fileLog) retire(seg filesink.Segment) error {
 			l.segLog.Retired[name] = ret
 			return nil
 		}
+	}
+	pending, err := l.unrecorded()
+	if err == nil && !slices.ContainsFunc(pending, func(p filesink.Segment) bool { return p.Plain == seg.Plain }) {
+		return fmt.Errorf("%s: no segment record names it, yet it sorts before the last recorded segment: %w; "+
+			"it is left for verify to report (move it out of the directory)", name, filesink.ErrForeignSegment)
 	}
 	return fmt.Errorf("%s is not sealed into the log of %s yet", name, l.path)
 }

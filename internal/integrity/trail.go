@@ -144,8 +144,15 @@ func OpenTrail(path string, v note.Verifier) (*Trail, error) {
 		}
 		t.Parts = append(t.Parts, TrailPart{Path: s.Path, Compressed: s.Compressed})
 	}
-	if fi, err := os.Lstat(path); err == nil && fi.Mode().IsRegular() {
+	fi, err := os.Lstat(path)
+	switch {
+	case err != nil:
+	case fi.Mode().IsRegular():
 		t.Parts = append(t.Parts, TrailPart{Path: path})
+	case fi.Mode()&os.ModeSymlink != 0:
+		t.Problems = append(t.Problems, fmt.Sprintf("%s is a symbolic link, not followed: the active file is not read", path))
+	default:
+		t.Problems = append(t.Problems, fmt.Sprintf("%s is not a regular file: the active file is not read", path))
 	}
 	return t, nil
 }

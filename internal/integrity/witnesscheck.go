@@ -25,6 +25,23 @@ type WitnessResult struct {
 	// quorum of witnesses cosigned (0: none).
 	Witnessed int64
 	Failure   *Failure
+	// Changed says the failure is a cosigned checkpoint whose root the
+	// lines do not have. Whether the log key signed the changed lines
+	// again is for the log's own checkpoints to tell (ChangedMsg).
+	Changed bool
+}
+
+// ChangedMsg ends the message of a Changed failure: resigned says the
+// lines pass the log's own checkpoints, so the key holder signed them
+// again; otherwise they were changed and the log's checks fail too.
+func (r WitnessResult) ChangedMsg(resigned bool) string {
+	if !r.Changed || r.Failure == nil {
+		return ""
+	}
+	if resigned {
+		return ": lines were changed, and re-signed, after the witnesses saw them"
+	}
+	return ": lines were changed after the witnesses saw them (the log's own checkpoints do not hold them either)"
 }
 
 // WitnessCheck checks an audit file, streamed through Writer, against the
@@ -194,8 +211,8 @@ func (w *WitnessCheck) settle(r witnessedRec) {
 			r.num, r.signers, r.c.N, w.tree.Size())
 		return
 	case r.c.N > 0 && w.tree.Root() != r.c.Hash:
-		w.fail(r.c.N, r.num, "the first %d lines do not match checkpoint #%d, which witnesses %v cosigned: "+
-			"lines were changed, and re-signed, after the witnesses saw them", r.c.N, r.num, r.signers)
+		w.res.Changed = w.res.Failure == nil
+		w.fail(r.c.N, r.num, "the first %d lines do not match checkpoint #%d, which witnesses %v cosigned", r.c.N, r.num, r.signers)
 		return
 	}
 	for _, s := range r.signers {

@@ -1,6 +1,7 @@
 package secretlog
 
 import (
+	"encoding/base64"
 	"net/http"
 	"net/url"
 	"slices"
@@ -29,6 +30,12 @@ func Secrets(endpoint string, headerValues []string) []string {
 		for _, f := range strings.Fields(v) {
 			if f != v {
 				add(f)
+			}
+		}
+		if pair, ok := basicCredentials(v); ok {
+			add(pair)
+			if _, pass, ok := strings.Cut(pair, ":"); ok {
+				add(pass)
 			}
 		}
 	}
@@ -64,4 +71,21 @@ func WithSent(secrets []string, sent *http.Request) []string {
 		return secrets
 	}
 	return append(slices.Clone(secrets), Secrets("", values)...)
+}
+
+// basicCredentials decodes the "user:password" of a Basic Authorization
+// value: an endpoint that decodes it may echo the password as it is.
+func basicCredentials(v string) (string, bool) {
+	scheme, cred, ok := strings.Cut(strings.TrimSpace(v), " ")
+	if !ok || !strings.EqualFold(scheme, "Basic") {
+		return "", false
+	}
+	cred = strings.TrimSpace(cred)
+	b, err := base64.StdEncoding.DecodeString(cred)
+	if err != nil {
+		if b, err = base64.RawStdEncoding.DecodeString(cred); err != nil {
+			return "", false
+		}
+	}
+	return string(b), true
 }

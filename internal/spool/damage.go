@@ -31,6 +31,9 @@ const (
 	// DamageSidecar: the .offset sidecar was missing and was written
 	// again.
 	DamageSidecar DamageKind = "sidecar_missing"
+	// DamageRemoved: the spool file was removed or renamed; its pending
+	// lines were written to a new file at the spool's path.
+	DamageRemoved DamageKind = "file_removed"
 )
 
 // Damage is one piece of damage found while running, for the caller to log

@@ -66,6 +66,9 @@ func (s *Spool) ReplayAcked(ctx context.Context, maxBatchLines, maxBatchBytes in
 		return 0, ErrClosed
 	}
 	err := s.reconcileLocked()
+	if err == nil {
+		err = s.followPathLocked()
+	}
 	f, start, end := s.f, s.ack, s.end
 	s.mu.Unlock()
 	if err != nil {
@@ -244,6 +247,12 @@ func (s *Spool) persistOffset(off int64) error {
 // Called with replayMu held.
 func (s *Spool) maintain() error {
 	s.mu.Lock()
+	// A file removed during the round is written again before appends,
+	// refused meanwhile, resume.
+	if err := s.followPathLocked(); err != nil {
+		s.mu.Unlock()
+		return err
+	}
 	ack, end := s.ack, s.end
 	if s.ackCut {
 		s.ackCut, s.sidecarStale = false, true
@@ -299,6 +308,9 @@ func (s *Spool) rewrite() error {
 			_ = os.Remove(s.compactPath)
 		}
 	}()
+	if err := lockData(tmp, s.path); err != nil {
+		return err
+	}
 	// Copy the bulk without blocking Append...
 	if _, err := io.Copy(tmp, io.NewSectionReader(f, ack, end-ack)); err != nil {
 		return err

@@ -226,8 +226,31 @@ func lockOwner(path string) (*os.File, error) {
 	return nil, err
 }
 
+// lockData takes the lock of the spool's file f itself, which the owner
+// holds on every file that is at the path: the .lock file alone can be
+// removed while the spool is open (it is never written, so a cleaner of
+// old files takes it), and a second owner would then get in.
+func lockData(f *os.File, path string) error {
+	switch err := fsutil.TryLock(int(f.Fd())); {
+	case err == nil:
+		return nil
+	case errors.Is(err, fsutil.ErrLockHeld):
+		return fmt.Errorf("spool %s: its file is locked: %w", path, ErrLocked)
+	default:
+		return fmt.Errorf("spool %s: lock its file: %w", path, err)
+	}
+}
+
 // open opens the data file and performs recovery; s.lock is held.
 func (s *Spool) open() error {
+	f, fi, err := openFile(s.path, os.O_RDWR|os.O_CREATE|os.O_APPEND)
+	if err != nil {
+		return fmt.Errorf("spool %s: open: %w", s.path, err)
+	}
+	s.f = f
+	if err := lockData(f, s.path); err != nil {
+		return err
+	}
 	// Leftovers of a rewrite or sidecar update cut short by a crash; the
 	// real files are intact (both are only ever replaced by rename).
 	for _, p := range []string{s.compactPath, s.offsetPath + ".tmp"} {
@@ -235,11 +258,6 @@ func (s *Spool) open() error {
 			return fmt.Errorf("spool %s: remove stale %s: %w", s.path, p, err)
 		}
 	}
-	f, fi, err := openFile(s.path, os.O_RDWR|os.O_CREATE|os.O_APPEND)
-	if err != nil {
-		return fmt.Errorf("spool %s: open: %w", s.path, err)
-	}
-	s.f = f
 	if err := fsutil.SyncDir(filepath.Dir(s.path)); err != nil {
 		return fmt.Errorf("spool %s: sync its directory: %w", s.path, err)
 	}
@@ -426,7 +444,11 @@ func (s *Spool) commit(own *groupcommit.Batch) {
 // so the caller's error must be the whole truth. s.end moves only after
 // the sync, so Replay never reads lines that are not durable.
 func (s *Spool) appendGroupLocked(group []*groupcommit.Batch) {
-	if err := s.reconcileLocked(); err != nil {
+	err := s.reconcileLocked()
+	if err == nil {
+		err = s.followPathForAppendLocked()
+	}
+	if err != nil {
 		groupcommit.FinishAll(group, err)
 		return
 	}

@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
+	"github.com/sandboxaudit/sandboxaudit/internal/filesink"
 	"github.com/sandboxaudit/sandboxaudit/internal/fsutil"
 	"github.com/sandboxaudit/sandboxaudit/internal/zstdread"
 )
@@ -29,6 +31,12 @@ func open(name string, stdin io.Reader) (io.ReadCloser, error) {
 		rc = io.NopCloser(stdin)
 	} else {
 		f, _, err := fsutil.OpenRegular(name, os.O_RDONLY, 0)
+		if errors.Is(err, os.ErrNotExist) && isPlainSegment(name) {
+			// Compressed since it was listed: the same lines are in its .zst.
+			if zf, _, zerr := fsutil.OpenRegular(name+filesink.ZstdSuffix, os.O_RDONLY, 0); zerr == nil {
+				f, err = zf, nil
+			}
+		}
 		if errors.Is(err, fsutil.ErrNotRegular) {
 			return nil, fmt.Errorf("%w; read a pipe as - from stdin", err)
 		}
@@ -48,6 +56,13 @@ func open(name string, stdin io.Reader) (io.ReadCloser, error) {
 		return nil, fmt.Errorf("%s: zstd: %w", name, err)
 	}
 	return readCloser{zr, closers{zr.Close, rc}}, nil
+}
+
+// isPlainSegment reports whether name is a closed segment not yet
+// compressed, which the file sink may compress at any time.
+func isPlainSegment(name string) bool {
+	_, ok := filesink.ActiveOf(name)
+	return ok && !strings.HasSuffix(name, filesink.ZstdSuffix)
 }
 
 type readCloser struct {

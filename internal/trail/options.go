@@ -9,7 +9,7 @@ import (
 
 // Filter keeps the operations that match every field set.
 type Filter struct {
-	Session uuid.UUID // uuid.Nil: any
+	Session *uuid.UUID // nil: any (the nil UUID is a session id like another)
 	TraceID string
 	SpanID  string
 	Op      string
@@ -47,8 +47,9 @@ type Options struct {
 const DefaultRunBytes = 8 << 20
 
 // maxLineBytes bounds one line held in memory; a longer one is reported
-// as bad and skipped.
-const maxLineBytes = 16 << 20
+// as bad and skipped. It is verify's bound, well above the longest line
+// the collector writes by default (max_line_bytes, 24 MiB).
+const maxLineBytes = 64 << 20
 
 // Stats count what a read saw.
 type Stats struct {

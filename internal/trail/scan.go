@@ -261,7 +261,7 @@ func (s *scanner) decodeChunk(c *chunk, e *decoded, r *rec) {
 		}
 		res.session, res.spanID, res.traceID, res.phase = r.session, r.spanID, r.traceID, r.phase
 		res.seq, res.ts, res.tsText, res.ok = r.ev.Seq, r.ev.TSMicros, r.ev.TS, r.ev.OK
-		if (f.Session != [16]byte{} && f.Session != r.session) || (f.SpanID != "" && f.SpanID != r.spanID) ||
+		if (f.Session != nil && *f.Session != r.session) || (f.SpanID != "" && f.SpanID != r.spanID) ||
 			(f.TraceID != "" && f.TraceID != r.traceID) || (f.Op != "" && f.Op != r.op) {
 			res.skip = true
 			c.res = append(c.res, res)

@@ -85,6 +85,13 @@ func Expand(paths []string) ([]string, error) {
 		if err != nil {
 			return nil, err
 		}
+		if fi.Mode()&fs.ModeSymlink != 0 {
+			// Named on the command line through a link: a directory is read
+			// as one (the walk below it still leaves links out).
+			if st, err := os.Stat(p); err == nil && st.IsDir() {
+				p, fi = p+string(filepath.Separator), st
+			}
+		}
 		if !fi.IsDir() {
 			out = append(out, p)
 			continue

@@ -29,9 +29,10 @@ type pager struct {
 	Prev, Next             string
 }
 
-// page reads offset and limit from the query: a bad value is the caller's
-// 400, naming the parameter.
-func page(q url.Values, def int) (offset, limit int, err error) {
+// page reads offset and limit from the query for a list of total rows: a
+// bad value is the caller's 400, naming the parameter. An offset is below
+// total (or 0), so offset+limit cannot wrap around.
+func page(q url.Values, def, total int) (offset, limit int, err error) {
 	limit = def
 	if v := q.Get("limit"); v != "" {
 		if limit, err = strconv.Atoi(v); err != nil || limit < 1 || limit > maxLimit {
@@ -41,6 +42,9 @@ func page(q url.Values, def int) (offset, limit int, err error) {
 	if v := q.Get("offset"); v != "" {
 		if offset, err = strconv.Atoi(v); err != nil || offset < 0 {
 			return 0, 0, fmt.Errorf("offset: want a whole number from 0")
+		}
+		if offset > 0 && offset >= total {
+			return 0, 0, fmt.Errorf("offset: past the end of the list (%d row(s))", total)
 		}
 	}
 	return offset, limit, nil
@@ -96,7 +100,7 @@ var sortKeys = []struct {
 
 func (s *Server) sessionsPage(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
-	offset, limit, err := page(q, defaultSessions)
+	offset, limit, err := page(q, defaultSessions, len(s.ix.sessions))
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
@@ -176,7 +180,7 @@ func (s *Server) sessionPage(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	offset, limit, err := page(r.URL.Query(), defaultOps)
+	offset, limit, err := page(r.URL.Query(), defaultOps, int(si.Ops))
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return

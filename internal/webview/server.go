@@ -79,12 +79,16 @@ func (s *Server) AllowHosts(addr net.Addr) {
 		return
 	}
 	port := fmt.Sprint(tcp.Port)
-	s.hosts = map[string]bool{}
-	for _, h := range []string{"localhost", "127.0.0.1", "[::1]", tcp.IP.String()} {
-		s.hosts[h+":"+port] = true
-	}
+	names := []string{"localhost", "127.0.0.1", "[::1]", tcp.IP.String()}
 	if tcp.IP.To4() == nil {
-		s.hosts["["+tcp.IP.String()+"]:"+port] = true
+		names = append(names, "["+tcp.IP.String()+"]")
+	}
+	s.hosts = map[string]bool{}
+	for _, h := range names {
+		s.hosts[h+":"+port] = true
+		if tcp.Port == 80 {
+			s.hosts[h] = true // a browser leaves out http's default port
+		}
 	}
 }
 

@@ -9,6 +9,13 @@ import (
 // traceTemplate builds trace links from --trace-url.
 type traceTemplate struct{ tmpl string }
 
+// CheckTraceURL reports what is wrong with a --trace-url template, so a
+// bad one is refused before the trail is read.
+func CheckTraceURL(tmpl string) error {
+	_, err := parseTraceURL(tmpl)
+	return err
+}
+
 func parseTraceURL(tmpl string) (*traceTemplate, error) {
 	if tmpl == "" {
 		return nil, nil
@@ -24,10 +31,27 @@ func parseTraceURL(tmpl string) (*traceTemplate, error) {
 }
 
 // link is the URL for a trace and span; "" without a template or a trace.
-// The ids are path-escaped: they come from the trail and are untrusted.
+// The ids come from the trail and are untrusted: every byte but the
+// unreserved ones is percent-encoded, so an id means itself in a path and
+// in a query alike and cannot add a segment or a parameter.
 func (t *traceTemplate) link(traceID, spanID string) string {
 	if t == nil || traceID == "" {
 		return ""
 	}
-	return strings.NewReplacer("{trace_id}", url.PathEscape(traceID), "{span_id}", url.PathEscape(spanID)).Replace(t.tmpl)
+	return strings.NewReplacer("{trace_id}", escapeID(traceID), "{span_id}", escapeID(spanID)).Replace(t.tmpl)
+}
+
+// escapeID percent-encodes every byte of s outside RFC 3986's unreserved
+// set (letters, digits, - . _ ~).
+func escapeID(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '.' || c == '_' || c == '~' {
+			b.WriteByte(c)
+			continue
+		}
+		fmt.Fprintf(&b, "%%%02X", c)
+	}
+	return b.String()
 }

@@ -111,36 +111,48 @@ func (c *Controller) Read(req *http.Request, rb *Body) error {
 	if c.small(req) {
 		rb.pool, rb.small = c.smalls, true
 	}
+	if err := rb.readFrom(req.Body); err != nil {
+		return rb.fail(err)
+	}
+	if c.settings.Snappy && req.Header.Get("Content-Encoding") == EncodingSnappy {
+		return rb.inflateSnappy()
+	}
+	return nil
+}
+
+// readFrom reads all of r into rb's buffers, reserving each (see Read).
+func (rb *Body) readFrom(r io.Reader) error {
+	c := rb.c
 	total := 0
 	for {
 		if rb.small && int64(total) > c.settings.SmallBodyBytes {
 			// Only a body whose length was not what it said (a compressed
 			// one, inflating) gets here: it goes on as a large body.
 			if err := rb.promote(); err != nil {
-				return rb.fail(err)
+				return err
 			}
 		}
 		buf, err := rb.buffer()
 		if err != nil {
-			return rb.fail(err)
+			return err
 		}
-		n, err := fill(req.Body, (*buf)[:cap(*buf)])
+		n, err := fill(r, (*buf)[:cap(*buf)])
 		*buf = (*buf)[:n]
 		total += n
 		if buf == rb.first {
 			if herr := rb.hold(FirstBuffer); herr != nil {
-				return rb.fail(herr)
+				return herr
 			}
 		}
 		if errors.Is(err, io.EOF) { // the end; io.ErrUnexpectedEOF (cut short) is another error
 			break
 		}
 		if err != nil {
-			return rb.fail(err)
+			return err
 		}
 		if int64(total) > c.settings.MaxBodyBytes {
 			// confighttp's limit reader errs first; this is the backstop.
-			return rb.fail(&http.MaxBytesError{Limit: c.settings.MaxBodyBytes})
+			return &http.MaxBytesError{Limit: c.settings.MaxBodyBytes}
 		}
 	}
 	if len(rb.more) == 0 {

@@ -19,6 +19,9 @@ type Settings struct {
 	MinBodyRate int64
 	// ReadTimeout is the longest a body may take (0: no limit).
 	ReadTimeout time.Duration
+	// AnswerBy is the longest a body may take for its answer to be written
+	// before the server's write deadline (0: none).
+	AnswerBy time.Duration
 	// SmallBodyBytes is the largest Content-Length of a small body: small
 	// bodies have a budget of their own, SmallInflightBytes, so they never
 	// wait behind large ones (0: every body is large).
@@ -28,6 +31,9 @@ type Settings struct {
 	// SmallBodyTimeout is the longest a small body may take (0: only
 	// ReadTimeout).
 	SmallBodyTimeout time.Duration
+	// Snappy: Read inflates bodies whose Content-Encoding is still
+	// EncodingSnappy (the server passes them on compressed).
+	Snappy bool
 }
 
 // Controller admits request bodies: it reads them within the budget of
@@ -85,7 +91,13 @@ func ClientAddr(req *http.Request) netip.Addr {
 		a, _ := netip.ParseAddr(host)
 		return a.Unmap()
 	}
-	a := ap.Addr().Unmap()
+	return shareKey(ap.Addr())
+}
+
+// shareKey is the address a client's share is counted to: a itself, or
+// for IPv6 its /64.
+func shareKey(a netip.Addr) netip.Addr {
+	a = a.Unmap()
 	if a.Is6() {
 		if p, err := a.Prefix(64); err == nil {
 			return p.Addr()

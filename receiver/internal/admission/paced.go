@@ -40,28 +40,64 @@ func (b *pacedBody) Read(p []byte) (int, error) {
 
 // Pace returns req with its body paced: a small body must arrive within
 // the small-body timeout, a larger one at the minimum rate over every
-// window of grace (0 rate: not paced). Neither goes past read_timeout.
+// window of grace (0 rate: not paced). None goes past read_timeout, nor
+// past AnswerBy.
 func (c *Controller) Pace(w http.ResponseWriter, req *http.Request, grace time.Duration) *http.Request {
-	if req.Body == http.NoBody || req.ContentLength >= 0 && req.ContentLength <= FirstBuffer {
-		// Held in the first buffer, which is reserved only once filled or
-		// ended: stalling, it holds no budget. (The usual single event.)
+	if req.Body == http.NoBody {
 		return req
 	}
 	now := time.Now()
-	b := &pacedBody{ReadCloser: req.Body, rc: http.NewResponseController(w)}
-	if t := c.settings.ReadTimeout; t > 0 {
-		b.end = now.Add(t)
+	end := c.bodyEnd(now)
+	compressed := compressed(req)
+	if !compressed && req.ContentLength >= 0 && req.ContentLength <= FirstBuffer {
+		// Held in the first buffer, which is reserved only once filled or
+		// ended: stalling, it holds no budget. (The usual single event.)
+		c.answerInTime(w, end)
+		return req
 	}
+	b := &pacedBody{ReadCloser: req.Body, rc: http.NewResponseController(w), end: end}
 	switch t := c.settings.SmallBodyTimeout; {
-	case c.small(req) && t > 0:
+	case !compressed && c.small(req) && t > 0:
 		if b.end.IsZero() || now.Add(t).Before(b.end) {
 			b.end = now.Add(t)
 		}
-	case !c.small(req) && c.settings.MinBodyRate > 0:
+	case (compressed || !c.small(req)) && c.settings.MinBodyRate > 0:
 		b.rate = newRateWindow(now, c.settings.MinBodyRate, grace)
 	default: // read_timeout alone, as the server applies it
+		c.answerInTime(w, end)
 		return req
 	}
 	req.Body = b
 	return req
+}
+
+// compressed tells whether req's body is compressed. Such a body is paced
+// by its rate whatever its length: once inflated past its first buffer it
+// holds budget, and a large body's (the class a decompressed body reads
+// in), before it ends.
+func compressed(req *http.Request) bool {
+	ce := req.Header.Get("Content-Encoding")
+	return ce != "" && ce != "identity"
+}
+
+// bodyEnd is when a body that began arriving at now must have arrived:
+// the earlier of read_timeout and AnswerBy; zero if neither is set.
+func (c *Controller) bodyEnd(now time.Time) time.Time {
+	d := c.settings.ReadTimeout
+	if a := c.settings.AnswerBy; a > 0 && (d <= 0 || a < d) {
+		d = a
+	}
+	if d <= 0 {
+		return time.Time{}
+	}
+	return now.Add(d)
+}
+
+// answerInTime moves the read deadline of a body read without pacing to
+// end when AnswerBy comes before read_timeout: past the server's write
+// deadline its 408 could not be written.
+func (c *Controller) answerInTime(w http.ResponseWriter, end time.Time) {
+	if a := c.settings.AnswerBy; a > 0 && (c.settings.ReadTimeout <= 0 || a < c.settings.ReadTimeout) {
+		_ = http.NewResponseController(w).SetReadDeadline(end)
+	}
 }

@@ -1,0 +1,49 @@
+package spool
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestLockFileRemovedStillRefusesASecondOwner: the .lock file is removed
+// while a spool is open (an operator clearing "stale" locks, a tmp
+// cleaner: the lock file is never written, so it looks old). A second
+// Open must still be refused, also after the file was trimmed or written
+// again: two owners would each replay, trim and append to the same lines.
+func TestLockFileRemovedStillRefusesASecondOwner(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "spool.jsonl")
+	s, _ := checkedSpool(t, path)
+	refused := func(when string) {
+		t.Helper()
+		require.NoError(t, os.Remove(path+".lock"))
+		other, err := Open(context.Background(), Options{Path: path})
+		if err == nil {
+			_ = other.Close()
+		}
+		require.ErrorIs(t, err, ErrLocked, when)
+	}
+
+	require.NoError(t, s.Append(context.Background(), eventLines(t, 1, 2)))
+	refused("while open")
+
+	_, err := s.Replay(context.Background(), 10, 1<<20, func(context.Context, []byte, int) error { return nil })
+	require.NoError(t, err)
+	require.NoError(t, s.Append(context.Background(), eventLines(t, 3, 3)))
+	refused("after a trim replaced the file")
+
+	require.NoError(t, os.Remove(path))
+	require.NoError(t, s.Append(context.Background(), eventLines(t, 4, 4)))
+	refused("after the removed file was written again")
+
+	_, err = s.Replay(context.Background(), 10, 1<<20, func(context.Context, []byte, int) error { return errors.New("down") })
+	require.Error(t, err)
+	require.NoError(t, s.Close())
+	again, err := Open(context.Background(), Options{Path: path})
+	require.NoError(t, err, "Close lets the next owner in")
+	require.NoError(t, again.Close())
+}

@@ -1,0 +1,123 @@
+package spool
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/sandboxaudit/sandboxaudit/internal/fsutil"
+)
+
+// errPathTaken is wrapped when the spool's path names something other
+// than the open file: lines appended to the open file would be in no file
+// a restart can find.
+var errPathTaken = errors.New("no longer names the spool's file; new lines are refused until the path is free again or the collector restarts")
+
+// pathGoneLocked reports whether the spool's path no longer exists (the
+// file was removed or renamed), and fails when it names something else
+// (another file, a directory, a link). Called with mu held.
+func (s *Spool) pathGoneLocked() (bool, error) {
+	var st unix.Stat_t
+	err := unix.Lstat(s.path, &st)
+	if errors.Is(err, unix.ENOENT) {
+		return true, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("spool %s: stat its path: %w", s.path, err)
+	}
+	var own unix.Stat_t
+	if err := unix.Fstat(int(s.f.Fd()), &own); err != nil {
+		return false, fmt.Errorf("spool %s: stat: %w", s.path, err)
+	}
+	if st.Ino != own.Ino || st.Dev != own.Dev {
+		return false, fmt.Errorf("spool %s %w", s.path, errPathTaken)
+	}
+	return false, nil
+}
+
+// followPathLocked makes sure the spool's path still names the open file.
+// When the file was removed or renamed, its pending lines are written to a
+// new file at the path, which becomes the spool. Called with mu and
+// replayMu held: no replay round reads the open file meanwhile.
+func (s *Spool) followPathLocked() error {
+	gone, err := s.pathGoneLocked()
+	if err != nil || !gone {
+		return err
+	}
+	return s.rewriteRemovedLocked()
+}
+
+// followPathForAppendLocked is followPathLocked for an append, which holds
+// only mu: a removed file is written again only while no replay round
+// reads it; during one the append is refused, and the round's end writes
+// the file again. Called with mu held.
+func (s *Spool) followPathForAppendLocked() error {
+	gone, err := s.pathGoneLocked()
+	if err != nil || !gone {
+		return err
+	}
+	if !s.replayMu.TryLock() {
+		return fmt.Errorf("spool %s: the file was removed; it is written again once the replay round under way ends", s.path)
+	}
+	defer s.replayMu.Unlock()
+	return s.rewriteRemovedLocked()
+}
+
+// rewriteRemovedLocked writes the pending lines of the open file, which
+// was removed from the spool's path, to a new file there, and takes it as
+// the spool. A crash midway leaves the new file with a sidecar naming the
+// old inode: Open cuts a torn last line and replays the file from its
+// start. Called with mu and replayMu held.
+func (s *Spool) rewriteRemovedLocked() error {
+	created, err := fsutil.MkdirAll(filepath.Dir(s.path))
+	if err == nil {
+		err = fsutil.SyncParents(created)
+	}
+	if err != nil {
+		return fmt.Errorf("spool %s: the file was removed; create its directory again: %w", s.path, err)
+	}
+	nf, _, err := openFile(s.path, os.O_RDWR|os.O_CREATE|os.O_EXCL|os.O_APPEND)
+	if err != nil {
+		return fmt.Errorf("spool %s: the file was removed; create it again: %w", s.path, err)
+	}
+	pending := s.end - s.ack
+	err = lockData(nf, s.path)
+	if err == nil {
+		err = copyPending(nf, s.f, s.ack, pending)
+	}
+	var ino uint64
+	if err == nil {
+		ino, err = inode(nf)
+	}
+	if err == nil {
+		err = fsutil.SyncDir(filepath.Dir(s.path))
+	}
+	if err != nil {
+		_ = nf.Close()
+		_ = os.Remove(s.path)
+		return fmt.Errorf("spool %s: the file was removed; write its %d pending bytes again: %w", s.path, pending, err)
+	}
+	old, oldAck := s.f, s.ack
+	s.f, s.ino, s.end, s.ack = nf, ino, pending, 0
+	_ = old.Close() // removed; nothing more is read from or written to it
+	if werr := writeOffset(s.offsetPath, offsetRecord{Inode: ino, Offset: 0}); werr != nil {
+		// The sidecar names the removed file's inode: Open replays the new
+		// file from its start, which is right.
+		s.sidecarStale = true
+	}
+	s.reportLocked(Damage{Kind: DamageRemoved, Offset: oldAck, Bytes: pending,
+		Reason: fmt.Sprintf("the spool file was removed or renamed; its %d pending bytes were written to a new file at its path", pending)})
+	return nil
+}
+
+// copyPending copies n bytes at off of src to dst and syncs dst.
+func copyPending(dst, src *os.File, off, n int64) error {
+	if _, err := io.Copy(dst, io.NewSectionReader(src, off, n)); err != nil {
+		return err
+	}
+	return dst.Sync()
+}

@@ -1,0 +1,266 @@
+package admission // import "github.com/sandboxaudit/sandboxaudit/receiver/internal/admission"
+
+import (
+	"errors"
+	"net"
+	"net/http"
+	"net/netip"
+	"sync"
+	"time"
+)
+
+// ConnListener bounds the connections open at once, shared between client
+// addresses as the budgets are. Below the bound a connection is served at
+// once. At it, a connection from an address holding fewer than the address
+// holding the most takes the place of one of that address's connections
+// (one without a request in flight first, else its oldest), so that one
+// client holding every connection, idle or trickling, cannot lock the
+// others out. Otherwise it waits, accepted but not served, until a
+// connection closes; the waiting connection of the address holding the
+// fewest goes first.
+type ConnListener struct {
+	inner net.Listener
+	max   int
+
+	mu       sync.Mutex
+	open     int
+	byAddr   map[netip.Addr][]*sharedConn // open connections, oldest first
+	waiting  []*sharedConn
+	ready    []net.Conn // admitted, for Accept to hand out
+	err      error      // the inner listener's, once it failed for good
+	signal   chan struct{}
+	done     chan struct{}
+	doneOnce sync.Once
+}
+
+// sharedConn is a connection counted to its address until it closes.
+type sharedConn struct {
+	net.Conn
+	l         *ConnListener
+	addr      netip.Addr
+	busy      bool // a request in flight (http.StateActive)
+	closeOnce sync.Once
+}
+
+// Close closes the connection and frees its place.
+func (c *sharedConn) Close() error {
+	err := c.Conn.Close()
+	c.closeOnce.Do(func() { c.l.release(c) })
+	return err
+}
+
+// NewConnListener shares limit connections of inner between addresses.
+func NewConnListener(inner net.Listener, limit int) *ConnListener {
+	l := &ConnListener{
+		inner:  inner,
+		max:    limit,
+		byAddr: map[netip.Addr][]*sharedConn{},
+		signal: make(chan struct{}, 1),
+		done:   make(chan struct{}),
+	}
+	go l.acceptLoop()
+	return l
+}
+
+// Accept returns the next connection admitted.
+func (l *ConnListener) Accept() (net.Conn, error) {
+	for {
+		l.mu.Lock()
+		if len(l.ready) > 0 {
+			c := l.ready[0]
+			l.ready = l.ready[1:]
+			l.mu.Unlock()
+			return c, nil
+		}
+		err := l.err
+		l.mu.Unlock()
+		if err != nil {
+			return nil, err
+		}
+		select {
+		case <-l.signal:
+		case <-l.done:
+			return nil, net.ErrClosed
+		}
+	}
+}
+
+// Close stops accepting and closes the connections still waiting.
+func (l *ConnListener) Close() error {
+	err := l.inner.Close()
+	l.doneOnce.Do(func() { close(l.done) })
+	l.mu.Lock()
+	unserved := l.waiting
+	for _, c := range l.ready {
+		unserved = append(unserved, c.(*sharedConn))
+	}
+	l.waiting, l.ready = nil, nil
+	l.mu.Unlock()
+	for _, c := range unserved {
+		_ = c.Close()
+	}
+	return err
+}
+
+// Addr is the inner listener's address.
+func (l *ConnListener) Addr() net.Addr { return l.inner.Addr() }
+
+// ConnState is the http.Server hook that tells which connections have a
+// request in flight.
+func (l *ConnListener) ConnState(c net.Conn, s http.ConnState) {
+	if sc, ok := c.(*sharedConn); ok {
+		l.mu.Lock()
+		sc.busy = s == http.StateActive
+		l.mu.Unlock()
+	}
+}
+
+// acceptLoop accepts from the inner listener until it fails for good.
+func (l *ConnListener) acceptLoop() {
+	var backoff time.Duration
+	for {
+		c, err := l.inner.Accept()
+		if err != nil {
+			if !errors.Is(err, net.ErrClosed) {
+				// Out of file descriptors, say: as net/http does, wait
+				// and try again.
+				backoff = min(max(2*backoff, 5*time.Millisecond), time.Second)
+				time.Sleep(backoff)
+				continue
+			}
+			l.mu.Lock()
+			l.err = err
+			l.mu.Unlock()
+			l.wake()
+			return
+		}
+		backoff = 0
+		l.place(&sharedConn{Conn: c, l: l, addr: connAddr(c)})
+	}
+}
+
+// place admits c, in another address's place if need be, or makes it wait.
+func (l *ConnListener) place(c *sharedConn) {
+	l.mu.Lock()
+	var evicted *sharedConn
+	switch {
+	case l.open < l.max:
+		l.admitLocked(c)
+	case l.canEvictForLocked(c.addr):
+		evicted = l.evictLocked()
+		l.admitLocked(c)
+	case len(l.waiting) < l.max:
+		l.waiting = append(l.waiting, c)
+	default:
+		l.mu.Unlock()
+		_ = c.Conn.Close()
+		return
+	}
+	l.mu.Unlock()
+	if evicted != nil {
+		_ = evicted.Close()
+	}
+	l.wake()
+}
+
+// canEvictForLocked tells whether some address holds at least two more
+// connections than addr.
+func (l *ConnListener) canEvictForLocked(addr netip.Addr) bool {
+	_, most := l.topLocked()
+	return most > len(l.byAddr[addr])+1
+}
+
+// topLocked is the address holding the most connections, and how many.
+func (l *ConnListener) topLocked() (netip.Addr, int) {
+	var top netip.Addr
+	most := 0
+	for a, cs := range l.byAddr {
+		if len(cs) > most {
+			top, most = a, len(cs)
+		}
+	}
+	return top, most
+}
+
+// evictLocked forgets one connection of the address holding the most (one
+// without a request in flight if it has any, else its oldest) and returns
+// it, for the caller to close outside the lock.
+func (l *ConnListener) evictLocked() *sharedConn {
+	top, _ := l.topLocked()
+	cs := l.byAddr[top]
+	i := 0
+	for j, c := range cs {
+		if !c.busy {
+			i = j
+			break
+		}
+	}
+	c := cs[i]
+	l.forgetLocked(c)
+	c.closeOnce.Do(func() {}) // its place is already taken
+	return c
+}
+
+func (l *ConnListener) admitLocked(c *sharedConn) {
+	l.open++
+	l.byAddr[c.addr] = append(l.byAddr[c.addr], c)
+	l.ready = append(l.ready, c)
+}
+
+// forgetLocked removes c from the open connections.
+func (l *ConnListener) forgetLocked(c *sharedConn) {
+	cs := l.byAddr[c.addr]
+	for i, o := range cs {
+		if o == c {
+			cs = append(cs[:i], cs[i+1:]...)
+			l.open--
+			break
+		}
+	}
+	if len(cs) == 0 {
+		delete(l.byAddr, c.addr)
+	} else {
+		l.byAddr[c.addr] = cs
+	}
+}
+
+// release frees c's place for the waiting connection of the address
+// holding the fewest.
+func (l *ConnListener) release(c *sharedConn) {
+	l.mu.Lock()
+	l.forgetLocked(c)
+	admitted := false
+	if l.open < l.max && len(l.waiting) > 0 {
+		best := 0
+		for i, w := range l.waiting {
+			if len(l.byAddr[w.addr]) < len(l.byAddr[l.waiting[best].addr]) {
+				best = i
+			}
+		}
+		w := l.waiting[best]
+		l.waiting = append(l.waiting[:best], l.waiting[best+1:]...)
+		l.admitLocked(w)
+		admitted = true
+	}
+	l.mu.Unlock()
+	if admitted {
+		l.wake()
+	}
+}
+
+func (l *ConnListener) wake() {
+	select {
+	case l.signal <- struct{}{}:
+	default:
+	}
+}
+
+// connAddr is the address a connection counts to, as ClientAddr counts a
+// request's bytes.
+func connAddr(c net.Conn) netip.Addr {
+	ap, err := netip.ParseAddrPort(c.RemoteAddr().String())
+	if err != nil {
+		return netip.Addr{}
+	}
+	return shareKey(ap.Addr())
+}
