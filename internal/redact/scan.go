@@ -271,10 +271,13 @@ func (sc *scanner) quotedHeader(i, j int, q byte) int {
 		return j
 	}
 	v := skipBlanks(sc.s, j+1)
-	end := lineEnd(sc.s, v)
-	if k := closingQuote(sc.s[:end], v, q); k >= 0 {
-		end = k
+	// the closing quote first, then a line break or marker before it: each
+	// is looked for only as far as the value goes
+	end := closingQuote(sc.s, v, q)
+	if end < 0 {
+		end = len(sc.s)
 	}
+	end = lineEnd(sc.s[:end], v)
 	return sc.cutValue(v, end, kind)
 }
 
@@ -751,11 +754,13 @@ func (sc *scanner) authorization(v int) int {
 		sc.add(c, e, KindBasicAuth)
 	case strings.EqualFold(scheme, "token"):
 		sc.add(c, e, KindAuthorization)
-	default: // Digest, AWS4-HMAC-SHA256 ...: parameters to the end
-		_, e = valueExtent(s, c, true)
-		if q := strings.IndexAny(s[c:e], `"'`); q >= 0 {
+	default: // Digest, AWS4-HMAC-SHA256 ...: parameters to a quote or the end
+		// of the line, looked for only as far as the first of them
+		e = len(s)
+		if q := strings.IndexAny(s[c:], "\"'\r\n"); q >= 0 {
 			e = c + q
 		}
+		e = lineEnd(s[:e], c)
 		sc.add(c, e, KindAuthorization)
 	}
 	return e
