@@ -342,3 +342,21 @@ func TestGoogleAndHuggingFaceKeys(t *testing.T) {
 		assert.False(t, changed, "%q became %q", s, got)
 	}
 }
+
+// TestGrepOutput: grep prefixes each line with the file name and line
+// number; a YAML key, header or INI name after the prefix starts its line.
+func TestGrepOutput(t *testing.T) {
+	r := mustNew(t, DefaultSettings())
+	for _, tc := range []struct{ in, want string }{
+		{"config/db.yml:3:  password: hunter2\nconfig/db.yml:4:  host: db", "config/db.yml:3:  password: [REDACTED:password]\nconfig/db.yml:4:  host: db"},
+		{"./.aws/credentials:aws_secret_access_key = abc123", "./.aws/credentials:aws_secret_access_key = [REDACTED:aws_secret_key]"},
+		{"src/app.py-12-    api_key: abc123", "src/app.py-12-    api_key: [REDACTED:api_key]"},
+	} {
+		got, _ := r.String(tc.in, nil)
+		assert.Equal(t, tc.want, got)
+	}
+	for _, s := range []string{"error: failed to read token: file not found", "main.go:12:5: undefined: token", "x-12-y-3-token"} {
+		got, changed := r.String(s, nil)
+		assert.False(t, changed, "%q became %q", s, got)
+	}
+}

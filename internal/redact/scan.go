@@ -365,8 +365,8 @@ func (sc *scanner) startsString(i int) bool {
 }
 
 // lineStart reports whether the run at i begins its line, after blanks, a
-// list dash or a quote: a header or a YAML key, not a word in a sentence
-// ("failed to read token: ...").
+// list dash, a quote or grep's file:12: prefix: a header or a YAML key, not
+// a word in a sentence ("failed to read token: ...").
 func (sc *scanner) lineStart(i int) bool {
 	if sc.probe {
 		return true // a string of data text may start anywhere
@@ -375,12 +375,42 @@ func (sc *scanner) lineStart(i int) bool {
 		switch sc.s[k] {
 		case '\n':
 			return true
-		case ' ', '\t', '-', '"', '\'':
+		case ':':
+			return grepPrefix(sc.s, k)
+		case '-':
+			if grepPrefix(sc.s, k) {
+				return true
+			}
+		case ' ', '\t', '"', '\'':
 		default:
 			return false
 		}
 	}
 	return true
+}
+
+// maxGrepPath bounds the file name read back from a grep prefix.
+const maxGrepPath = 1024
+
+// grepPrefix reports whether s[k] ends a prefix grep puts before a line
+// it prints, the line's start: path:, path:12: or, for a context line,
+// path-12-.
+func grepPrefix(s string, k int) bool {
+	sep, j := s[k], k
+	for j > 0 && isDigit(s[j-1]) {
+		j--
+	}
+	switch {
+	case j < k && j > 0 && s[j-1] == sep:
+		j-- // path:12: or path-12-
+	case sep != ':':
+		return false
+	}
+	p := j
+	for p > 0 && j-p < maxGrepPath && !isSpace(s[p-1]) && s[p-1] != ':' {
+		p--
+	}
+	return p < j && (p == 0 || s[p-1] == '\n')
 }
 
 // secretName reports the kind a name says its value is.
@@ -504,7 +534,7 @@ func (sc *scanner) valueToCut(i, j int) (Kind, bool) {
 func (sc *scanner) cutValue(lo, hi int, kind Kind) int {
 	v := sc.s[lo:hi]
 	if !plausibleValue(v) {
-		return max(hi, lo+1)
+		return max(hi, markerEnd(sc.s, lo)) // a value cut already is skipped whole
 	}
 	if end, k, ok := formatAt(v, 0, runEnd(v, 0)); ok && end == len(v) {
 		kind = k
