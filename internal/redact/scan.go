@@ -712,6 +712,9 @@ func (sc *scanner) flagNeedsValue(arg string) (Kind, bool) {
 	if len(arg) < 2 || arg[0] != '-' || strings.ContainsAny(arg, "= ") {
 		return 0, false
 	}
+	if k := strings.IndexByte(arg, ':'); k >= 0 && k < len(arg)-1 {
+		return 0, false // -secret:VALUE holds its value
+	}
 	return sc.secretName(trimDashes(arg))
 }
 
