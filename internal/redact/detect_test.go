@@ -360,3 +360,18 @@ func TestGrepOutput(t *testing.T) {
 		assert.False(t, changed, "%q became %q", s, got)
 	}
 }
+
+// TestSlackWebhook: a Slack incoming webhook URL is a credential (anyone
+// who has it can post); its secret, the last path segment, is cut.
+func TestSlackWebhook(t *testing.T) {
+	r := mustNew(t, DefaultSettings())
+	secret := "XyZ0aBcD1eFgH2iJkL3mNoP4"
+	var c Counts
+	got, _ := r.String(`curl -X POST -d '{"text":"hi"}' https://hooks.slack.com/services/T0123ABCD/B0456EFGH/`+secret+` && echo ok`, &c)
+	assert.Equal(t, `curl -X POST -d '{"text":"hi"}' https://hooks.slack.com/services/T0123ABCD/B0456EFGH/[REDACTED:slack_token] && echo ok`, got)
+	assert.Equal(t, 1, c[KindSlackToken])
+	for _, s := range []string{"https://hooks.slack.com/", "https://api.slack.com/services/x/y/z", "https://hooks.slack.com/services/"} {
+		got, changed := r.String(s, nil)
+		assert.False(t, changed, "%q became %q", s, got)
+	}
+}

@@ -833,6 +833,9 @@ func (sc *scanner) urlPassword(a int) int {
 	}
 	at := strings.LastIndexByte(s[a:end], '@')
 	if at < 0 {
+		if strings.EqualFold(s[a:end], "hooks.slack.com") {
+			return sc.slackWebhook(end)
+		}
 		return a
 	}
 	at += a
@@ -842,6 +845,26 @@ func (sc *scanner) urlPassword(a int) int {
 	}
 	sc.add(a+colon+1, at, KindURLPassword)
 	return at + 1
+}
+
+// slackWebhook cuts the secret of a Slack webhook, the last segment of
+// the path at p (/services/T…/B…/secret).
+func (sc *scanner) slackWebhook(p int) int {
+	const services = "/services/"
+	s := sc.s
+	if !strings.HasPrefix(s[p:], services) {
+		return p
+	}
+	end := p + len(services)
+	for end < len(s) && strings.IndexByte("?#\"' \t\r\n<>", s[end]) < 0 {
+		end++
+	}
+	last := p + len(services) + strings.LastIndexByte(s[p+len(services):end], '/') + 1
+	if last <= p+len(services) || last >= end || strings.HasPrefix(s[last:], markerPrefix) {
+		return end
+	}
+	sc.add(last, end, KindSlackToken)
+	return end
 }
 
 func skipBlanks(s string, i int) int {
