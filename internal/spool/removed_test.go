@@ -140,7 +140,7 @@ func TestRemovedWhileAppendingAndReplaying(t *testing.T) {
 func TestUnreadablePathKeepsTheOpenFile(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "spool.jsonl")
 	s, d := checkedSpool(t, path)
-	s.lstatFn = func(string, *unix.Stat_t) error { return unix.EACCES }
+	s.lstatFn = func(string) (os.FileInfo, error) { return nil, unix.EACCES }
 	lines := eventLines(t, 1, 2)
 	require.NoError(t, s.Append(context.Background(), lines))
 	var sent []byte

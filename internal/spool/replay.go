@@ -65,9 +65,9 @@ func (s *Spool) ReplayAcked(ctx context.Context, maxBatchLines, maxBatchBytes in
 		s.mu.Unlock()
 		return 0, ErrClosed
 	}
-	err := s.reconcileLocked()
+	own, err := s.reconcileLocked()
 	if err == nil {
-		err = s.followPathLocked()
+		err = s.followPathLocked(own)
 	}
 	f, start, end := s.f, s.ack, s.end
 	s.mu.Unlock()
@@ -109,7 +109,7 @@ func (s *Spool) stream(ctx context.Context, f *os.File, start, end int64, maxLin
 			return st.sent, fmt.Errorf("spool %s: the file keeps changing under replay", s.path)
 		}
 		s.mu.Lock()
-		err = s.reconcileLocked()
+		_, err = s.reconcileLocked()
 		st.pos, end = s.ack, s.end
 		s.mu.Unlock()
 		if err != nil {
@@ -249,7 +249,13 @@ func (s *Spool) maintain() error {
 	s.mu.Lock()
 	// A file removed during the round is written again before appends,
 	// refused meanwhile, resume.
-	if err := s.followPathLocked(); err != nil {
+	own, err := s.f.Stat()
+	if err != nil {
+		err = fmt.Errorf("spool %s: stat: %w", s.path, err)
+	} else {
+		err = s.followPathLocked(own)
+	}
+	if err != nil {
 		s.mu.Unlock()
 		return err
 	}

@@ -31,8 +31,6 @@ import (
 	"sync"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/sandboxaudit/sandboxaudit/internal/fsutil"
 	"github.com/sandboxaudit/sandboxaudit/internal/groupcommit"
 )
@@ -141,7 +139,7 @@ type Spool struct {
 	writeFn func(*os.File, []byte) (int, error)
 	syncFn  func(*os.File) error
 	// lstatFn is lstat(2) of the spool's path (see pathGoneLocked).
-	lstatFn func(string, *unix.Stat_t) error
+	lstatFn func(string) (os.FileInfo, error)
 }
 
 // Open opens (creating 0600, parent directories 0700) the spool at
@@ -183,7 +181,7 @@ func Open(ctx context.Context, opts Options) (*Spool, error) {
 		check:          opts.Check,
 		writeFn:        (*os.File).Write,
 		syncFn:         fsutil.Fdatasync,
-		lstatFn:        unix.Lstat,
+		lstatFn:        os.Lstat,
 	}
 	if s.compactBytes == 0 {
 		s.compactBytes = DefaultCompactBytes
@@ -449,9 +447,9 @@ func (s *Spool) commit(own *groupcommit.Batch) {
 // so the caller's error must be the whole truth. s.end moves only after
 // the sync, so Replay never reads lines that are not durable.
 func (s *Spool) appendGroupLocked(group []*groupcommit.Batch) {
-	err := s.reconcileLocked()
+	own, err := s.reconcileLocked()
 	if err == nil {
-		err = s.followPathForAppendLocked()
+		err = s.followPathForAppendLocked(own)
 	}
 	if err != nil {
 		groupcommit.FinishAll(group, err)
