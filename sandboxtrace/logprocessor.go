@@ -262,18 +262,17 @@ func (p *LogProcessor) drain(batch []sdklog.Record) ([]sdklog.Record, error) {
 // export sends batch, in parts of at most ExportBytes; a failure
 // loses its part's records, which is reported.
 func (p *LogProcessor) export(batch []sdklog.Record) ([]sdklog.Record, error) {
-	var errs []error
-	for rest := batch; len(rest) > 0; {
-		n := recordsPartLen(rest, ExportBytes)
-		if err := p.exportBatch(rest[:n]); err != nil {
-			err = p.lose(n, err)
+	size := func(i int) int { return recordSize(&batch[i]) }
+	err := exportInParts(batch, size, func(part []sdklog.Record) error {
+		err := p.exportBatch(part)
+		if err != nil {
+			err = p.lose(len(part), err)
 			otel.Handle(err)
-			errs = append(errs, err)
 		}
-		rest = rest[n:]
-	}
+		return err
+	})
 	clear(batch)
-	return batch[:0], errors.Join(errs...)
+	return batch[:0], err
 }
 
 // exportBatch runs one bounded Export; a panic in the exporter fails the
