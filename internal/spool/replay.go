@@ -67,7 +67,10 @@ func (s *Spool) ReplayAcked(ctx context.Context, maxBatchLines, maxBatchBytes in
 	}
 	own, err := s.reconcileLocked()
 	if err == nil {
-		err = s.followPathLocked(own)
+		// A path that names something else (or a file that could not be
+		// written again) does not hold the open file's lines back: a
+		// restart would not find them. maintain reports it.
+		_ = s.followPathLocked(own)
 	}
 	f, start, end := s.f, s.ack, s.end
 	s.mu.Unlock()
