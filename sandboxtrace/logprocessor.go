@@ -275,17 +275,22 @@ func (p *LogProcessor) export(batch []sdklog.Record) ([]sdklog.Record, error) {
 	return batch[:0], err
 }
 
-// exportBatch runs one bounded Export; a panic in the exporter fails the
-// batch instead of ending the process from the worker.
-func (p *LogProcessor) exportBatch(batch []sdklog.Record) (err error) {
+// exportBatch runs one bounded Export.
+func (p *LogProcessor) exportBatch(batch []sdklog.Record) error {
+	ctx, cancel := context.WithTimeout(context.Background(), p.timeout)
+	defer cancel()
+	return exportRecovering(ctx, p.exp, batch)
+}
+
+// exportRecovering is exp.Export, where a panic in the exporter fails the
+// export instead of ending the process from a processor's worker.
+func exportRecovering(ctx context.Context, exp sdklog.Exporter, records []sdklog.Record) (err error) {
 	defer func() {
 		if v := recover(); v != nil {
 			err = fmt.Errorf("log exporter panicked: %v", v)
 		}
 	}()
-	ctx, cancel := context.WithTimeout(context.Background(), p.timeout)
-	defer cancel()
-	return p.exp.Export(ctx, batch)
+	return exp.Export(ctx, records)
 }
 
 // lose counts n lost records and describes the loss.

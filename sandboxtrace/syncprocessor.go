@@ -3,7 +3,6 @@ package sandboxtrace
 import (
 	"context"
 	"errors"
-	"fmt"
 	"slices"
 	"sync"
 	"time"
@@ -287,12 +286,7 @@ func (p *SyncLogProcessor) export(batch []*syncRecord) {
 	}
 }
 
-func (p *SyncLogProcessor) exportRecords(batch []*syncRecord) (err error) {
-	defer func() {
-		if v := recover(); v != nil {
-			err = fmt.Errorf("sandboxtrace: log exporter panicked: %v", v)
-		}
-	}()
+func (p *SyncLogProcessor) exportRecords(batch []*syncRecord) error {
 	records := make([]sdklog.Record, len(batch))
 	for i, sr := range batch {
 		records[i] = sr.r
@@ -309,7 +303,7 @@ func (p *SyncLogProcessor) exportRecords(batch []*syncRecord) (err error) {
 		p.watch.cancelExport = nil
 		p.mu.Unlock()
 	}()
-	err = p.exp.Export(ctx, records)
+	err := exportRecovering(ctx, p.exp, records)
 	if err != nil && errors.Is(context.Cause(ctx), context.DeadlineExceeded) {
 		err = errors.Join(context.DeadlineExceeded, err) // the bound, not the caller, ended it
 	}
