@@ -101,14 +101,9 @@ func (s *Spool) rewriteRemovedLocked() error {
 		_ = os.Remove(s.path)
 		return fmt.Errorf("spool %s: the file was removed; write its %d pending bytes again: %w", s.path, pending, err)
 	}
-	old, oldAck := s.f, s.ack
-	s.f, s.ino, s.end, s.ack = nf, ino, pending, 0
-	_ = old.Close() // removed; nothing more is read from or written to it
-	if werr := writeOffset(s.offsetPath, offsetRecord{Inode: ino, Offset: 0}); werr != nil {
-		// The sidecar names the removed file's inode: Open replays the new
-		// file from its start, which is right.
-		s.sidecarStale = true
-	}
+	oldAck := s.ack
+	s.takeFileLocked(nf, ino, pending)
+	_ = s.saveStartOffsetLocked() // the lines are safe either way
 	s.reportLocked(Damage{Kind: DamageRemoved, Offset: oldAck, Bytes: pending,
 		Reason: fmt.Sprintf("the spool file was removed or renamed; its %d pending bytes were written to a new file at its path", pending)})
 	return nil

@@ -346,13 +346,28 @@ func (s *Spool) rewrite() error {
 		return err
 	}
 	done = true
-	_ = f.Close() // renamed over; nothing more is read from or written to it
-	s.f, s.ino, s.end, s.ack = tmp, ino, s.end-ack, 0
+	s.takeFileLocked(tmp, ino, s.end-ack) // the old file was renamed over
 	if err := fsutil.SyncDir(filepath.Dir(s.path)); err != nil {
 		s.sidecarStale = true
 		return err
 	}
-	if err := writeOffset(s.offsetPath, offsetRecord{Inode: ino, Offset: 0}); err != nil {
+	return s.saveStartOffsetLocked()
+}
+
+// takeFileLocked makes nf, with inode ino, the spool's file in place of the
+// open one, which is closed: nf is at the spool's path and holds the
+// pending bytes from its start. Called with mu held.
+func (s *Spool) takeFileLocked(nf *os.File, ino uint64, pending int64) {
+	_ = s.f.Close() // no longer at the path; nothing more is read from or written to it
+	s.f, s.ino, s.end, s.ack = nf, ino, pending, 0
+}
+
+// saveStartOffsetLocked saves offset 0 of the file takeFileLocked took.
+// Until it is saved the sidecar names the old inode, so Open replays the
+// new file from its start, which is right; it is marked stale, and the next
+// round saves it. Called with mu held.
+func (s *Spool) saveStartOffsetLocked() error {
+	if err := writeOffset(s.offsetPath, offsetRecord{Inode: s.ino, Offset: 0}); err != nil {
 		s.sidecarStale = true
 		return err
 	}
