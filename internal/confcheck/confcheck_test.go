@@ -65,3 +65,30 @@ func TestNumbersAcceptsWhatTheDecoderKeeps(t *testing.T) {
 	}))
 	require.NoError(t, decode(t, map[string]any{"inner": map[string]any{"timeout": 0}}), "0 needs no unit")
 }
+
+func TestUnmarshalNamesAnUnknownKeyByItsPath(t *testing.T) {
+	for name, tc := range map[string]struct {
+		raw  map[string]any
+		want string
+	}{
+		"top level":  {map[string]any{"limitt": 3}, `limitt: unknown key`},
+		"nested":     {map[string]any{"inner": map[string]any{"bogus": 1}}, `inner::bogus: unknown key`},
+		"nested map": {map[string]any{"inner": map[string]any{"bogus": map[string]any{"a": 1}}}, `inner::bogus: unknown key`},
+	} {
+		t.Run(name, func(t *testing.T) {
+			var cfg outer
+			err := Unmarshal(confmap.NewFromStringMap(tc.raw), &cfg)
+			require.Error(t, err)
+			assert.ErrorContains(t, err, tc.want)
+			assert.NotContains(t, err.Error(), "confcheck.", "an operator's error names no Go package")
+			assert.NotContains(t, err.Error(), "bogus::a")
+		})
+	}
+}
+
+func TestUnmarshalKeepsTheDecodersErrorForAWrongType(t *testing.T) {
+	var cfg outer
+	err := Unmarshal(confmap.NewFromStringMap(map[string]any{"inner": map[string]any{"timeout": "soon"}}), &cfg)
+	require.Error(t, err)
+	assert.ErrorContains(t, err, "timeout")
+}
