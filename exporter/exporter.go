@@ -91,6 +91,11 @@ func (e *auditExporter) Start(ctx context.Context, host component.Host) (err err
 		if err := checkFileIsNoSpool(fc); err != nil {
 			return fmt.Errorf("sandboxaudit exporter: %w", err)
 		}
+		// Here, not in Validate: `validate` may run as another user, or on
+		// a machine without the directory.
+		if err := filesink.CheckWritable(fc.Path); err != nil {
+			return fmt.Errorf("sandboxaudit exporter: file::path: %w", err)
+		}
 		opts := filesink.Options{Path: fc.Path, Fsync: fc.Fsync, MaxOpenFiles: fc.MaxOpenFiles, Rotation: e.rotation(fc)}
 		if ic := fc.Integrity.Get(); ic != nil {
 			if e.sealer, err = e.startIntegrity(ctx, host, fc, ic); err != nil {
