@@ -27,6 +27,9 @@ const (
 	defaultMaxPending     = 10000
 	defaultPendingTimeout = 5 * time.Minute
 	defaultDedupeWindow   = 100000
+	// maxDedupeWindow bounds the window's table, allocated whole at start
+	// (48 to 96 bytes per id).
+	maxDedupeWindow = 10_000_000
 
 	// defaultMaxInflightBytes bounds the request bodies held at once.
 	defaultMaxInflightBytes = 128 << 20
@@ -252,6 +255,9 @@ func (cfg *Config) Validate() error {
 	}
 	if cfg.Dedupe.Enabled && cfg.Dedupe.Window <= 0 {
 		errs = errors.Join(errs, fmt.Errorf("dedupe::window: must be positive when dedupe is enabled (got %d)", cfg.Dedupe.Window))
+	}
+	if cfg.Dedupe.Enabled && cfg.Dedupe.Window > maxDedupeWindow {
+		errs = errors.Join(errs, fmt.Errorf("dedupe::window: must be at most %d, whose table takes up to 960 MB (got %d)", maxDedupeWindow, cfg.Dedupe.Window))
 	}
 	return errs
 }
