@@ -27,7 +27,9 @@ const (
 // TimestampFromTime converts t to a UTC timestamp truncated (not rounded) to
 // microseconds, which is how span times map to event times.
 func TimestampFromTime(t time.Time) Timestamp {
-	return Timestamp{micros: floorDiv(t.UnixNano(), 1000), kind: tsUTC}
+	// Seconds and microseconds apart: UnixNano overflows outside the
+	// years 1678 to 2262, and a line's ts runs from year 1 to 9999.
+	return Timestamp{micros: t.Unix()*1_000_000 + int64(t.Nanosecond()/1000), kind: tsUTC}
 }
 
 // Time returns the instant. A naive timestamp is read as UTC.

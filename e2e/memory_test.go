@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/golang/snappy"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -28,7 +29,8 @@ const rssCollectorEnv = "SANDBOXAUDIT_RSS_COLLECTOR"
 // file exporter, defaults otherwise) per attack and checks its peak
 // resident memory, VmHWM from /proc/<pid>/status, against a bound: 100
 // connections that announce a 20 MiB body and send one byte; 100
-// concurrent gzip bombs; 16 concurrent 19 MiB events. The bounds are
+// concurrent gzip bombs; 100 concurrent snappy blocks; 16 concurrent
+// 19 MiB events. The bounds are
 // about twice the peaks measured on a quiet machine (48, 184 and 623 MiB,
 // idle 46), so that a noisy one does not fail them, and far below what an
 // intake that holds every announced or inflated body reaches (GiBs).
@@ -46,6 +48,7 @@ func TestHostileClientsPeakRSS(t *testing.T) {
 	}{
 		{"100 x Content-Length 20 MiB, 1 byte sent", slowBodies, 128 * mib},
 		{"100 concurrent gzip bombs", gzipBombs, 512 * mib},
+		{"100 concurrent snappy blocks", snappyBlocks, 512 * mib},
 		{"16 concurrent 19 MiB events", bigEvents, 1280 * mib},
 	} {
 		t.Run(attack.name, func(t *testing.T) {
@@ -113,6 +116,15 @@ func gzipBombs(t *testing.T, addr string) {
 	bomb := b.Bytes()
 	statuses := postConcurrently(t, addr, 100, func(int) []byte { return bomb }, "gzip")
 	t.Logf("gzip bombs: %d bytes each; statuses %v", len(bomb), statuses)
+}
+
+// snappyBlocks sends 100 snappy blocks at once, each 1 MB inflating to
+// 20 MiB: a block inflates only once all of it is read, and read outside
+// the budget 40 of them took the collector past 1 GiB.
+func snappyBlocks(t *testing.T, addr string) {
+	block := snappy.Encode(nil, bytes.Repeat([]byte{'\n'}, 20<<20-1))
+	statuses := postConcurrently(t, addr, 100, func(int) []byte { return block }, "snappy")
+	t.Logf("snappy blocks: %d bytes each; statuses %v", len(block), statuses)
 }
 
 // bigEvents posts 16 valid events of 19 MiB each at once.

@@ -2,6 +2,7 @@ package sandboxauditreceiver // import "github.com/sandboxaudit/sandboxaudit/rec
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -156,13 +157,11 @@ func (r *sandboxReceiver) start(ctx context.Context, host component.Host) error 
 	// confighttp leaves net/http's 1 MiB header bound and no connection
 	// limit: with both, memory is bounded whatever clients withhold.
 	r.server.MaxHeaderBytes = r.cfg.MaxRequestHeaderBytes
-	ln, err := r.cfg.ServerConfig.ToListener(ctx)
+	ln, shared, err := r.listen(ctx)
 	if err != nil {
 		return fmt.Errorf("sandboxaudit receiver %s: listening on %q: %w", r.set.ID, r.cfg.ServerConfig.NetAddr.Endpoint, err)
 	}
-	shared := admission.NewConnListener(ln, r.cfg.MaxConnections)
 	r.server.ConnState = shared.ConnState
-	ln = shared
 	r.addr = ln.Addr()
 	r.set.Logger.Info("Starting HTTP server",
 		zap.String("endpoint", ln.Addr().String()),
@@ -179,6 +178,31 @@ func (r *sandboxReceiver) start(ctx context.Context, host component.Host) error 
 		r.wg.Go(r.sweepLoop)
 	}
 	return nil
+}
+
+// listen opens the server's listener as confighttp's ToListener does, with
+// the connections shared between client addresses beneath TLS, so that the
+// server still sees TLS connections. HTTP/2 is not offered: its streams
+// would let one connection hold hundreds of requests, and the bounds on
+// connections, header bytes and unread bodies assume one at a time.
+func (r *sandboxReceiver) listen(ctx context.Context) (net.Listener, *admission.ConnListener, error) {
+	sc := &r.cfg.ServerConfig
+	raw, err := sc.NetAddr.Listen(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	shared := admission.NewConnListener(raw, r.cfg.MaxConnections)
+	tlsSettings := sc.TLS.Get()
+	if tlsSettings == nil {
+		return shared, shared, nil
+	}
+	tlsCfg, err := tlsSettings.LoadTLSConfig(ctx)
+	if err != nil {
+		_ = shared.Close()
+		return nil, nil, fmt.Errorf("tls: %w", err)
+	}
+	tlsCfg.NextProtos = []string{"http/1.1"}
+	return tls.NewListener(shared, tlsCfg), shared, nil
 }
 
 // Shutdown stops the server, waits for requests in flight, then emits the

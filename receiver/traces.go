@@ -47,9 +47,16 @@ func (r *sandboxReceiver) serveTraces(req *http.Request) reply {
 	}
 	ctx := req.Context()
 	// Before decoding, as the event intake does: a span's data full of
-	// escapes makes lines up to six times the body, and decoded OTLP holds
-	// a copy of it besides.
-	if err := reqBody.Settle(admission.EscapeBound(reqBody.Bytes())); err != nil {
+	// escapes makes lines up to six times the body, decoded OTLP holds a
+	// copy of it besides, and its spans and attributes cost up to a
+	// hundred times the bytes they take.
+	objects := admission.OTLPBound(reqBody.Bytes(), ct == contentTypeProtobuf)
+	if objects > reqBody.Limit() {
+		reqBody.Recycle()
+		return otlpReply(http.StatusRequestEntityTooLarge, outcomeTooLarge,
+			"the request holds more spans and attributes than max_inflight_bytes can decode; send fewer per request")
+	}
+	if err := reqBody.Settle(admission.EscapeBound(reqBody.Bytes()) + objects); err != nil {
 		reqBody.Recycle()
 		return readFailure(err, otlpReply)
 	}
@@ -69,7 +76,7 @@ func (r *sandboxReceiver) serveTraces(req *http.Request) reply {
 	if r.nextLogs == nil {
 		leave()
 	} else {
-		held, rp, ok := r.tracesToEvents(ctx, td, &reqBody, format, resp, otlpReply, leave)
+		held, rp, ok := r.tracesToEvents(ctx, td, &reqBody, objects, format, resp, otlpReply, leave)
 		// Held to the end of the request, as the event intake holds its own.
 		defer r.release(held)
 		if !ok {
@@ -103,17 +110,19 @@ func decodeTraces(reqBody *admission.Body, format string) (ptrace.Traces, error)
 }
 
 // tracesToEvents maps the request's sandbox spans to audit events and
-// delivers them to the logs pipeline. Spans that cannot be mapped are
-// rejected in resp's partial success when no traces pipeline takes them.
+// delivers them to the logs pipeline; objects is the bound of the decoded
+// request (OTLPBound). Spans that cannot be mapped are rejected in resp's
+// partial success when no traces pipeline takes them.
 // Unless ok, the request must be answered with rp instead. held is the
 // event ids reserved for the request, for the caller to release.
-func (r *sandboxReceiver) tracesToEvents(ctx context.Context, td ptrace.Traces, reqBody *admission.Body, format string,
+func (r *sandboxReceiver) tracesToEvents(ctx context.Context, td ptrace.Traces, reqBody *admission.Body, objects int64, format string,
 	resp ptraceotlp.ExportResponse, otlpReply replyBuilder, leave func(),
 ) (held []uuid.UUID, rp reply, ok bool) {
 	events, st := r.mapper.AppendTraces(nil, td)
-	// Counted at their lines, as the event intake counts its events; the
-	// next large body decodes once these are.
-	err := reqBody.Settle(encodedLen(events))
+	// Counted at their lines, as the event intake counts its events, and
+	// the decoded request, still held; the next large body decodes once
+	// these are.
+	err := reqBody.Settle(encodedLen(events) + objects)
 	leave()
 	if err != nil {
 		r.countRefused(ctx, reasonRetryable, len(events))

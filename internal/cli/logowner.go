@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 
+	"github.com/sandboxaudit/sandboxaudit/internal/filesink"
 	"github.com/sandboxaudit/sandboxaudit/internal/integrity"
 )
 
@@ -20,8 +22,30 @@ func lockLog(cmd, path string, stderr io.Writer) (*integrity.OwnerLock, bool) {
 	return lockLogWith(integrity.LockLog, cmd, path, stderr)
 }
 
+// missingLog reports whether path names no audit file, no closed segment
+// and no sidecar of one (a handed-over log keeps only its note): the
+// commands would otherwise leave a lock file beside a mistyped name, or
+// start a log over nothing.
+func missingLog(path string) bool {
+	for _, suffix := range append([]string{""}, integrity.LogSidecarSuffixes()...) {
+		if _, err := os.Lstat(path + suffix); !errors.Is(err, os.ErrNotExist) {
+			return false
+		}
+	}
+	segs, err := filesink.Segments(path)
+	return err == nil && len(segs) == 0 || errors.Is(err, os.ErrNotExist)
+}
+
 // lockLogWith is lockLog with the lock taken by lock.
 func lockLogWith(lock lockFunc, cmd, path string, stderr io.Writer) (*integrity.OwnerLock, bool) {
+	if missingLog(path) {
+		_, _ = fmt.Fprintf(stderr, "%s: %s: no audit file, closed segment or sidecar of one here (a typo?); nothing was written\n", cmd, displayText(path))
+		return nil, false
+	}
+	if fi, err := os.Lstat(path); err == nil && !fi.Mode().IsRegular() {
+		_, _ = fmt.Fprintf(stderr, "%s: %s is not a regular file (%s): name the audit file itself; nothing was written\n", cmd, displayText(path), fi.Mode().Type())
+		return nil, false
+	}
 	owner, err := lock(path)
 	if err != nil {
 		printOwnerRefusal(cmd, path, err, stderr)

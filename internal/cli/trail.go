@@ -179,6 +179,9 @@ func (v *verifier) verifyTrail(ctx context.Context, path string) error {
 		v.sum.Problems++
 		_, _ = fmt.Fprintf(v.out, "integrity: %s\n", f)
 	}
+	if !tc.OriginNames() {
+		v.reportRenamed(path, tc.Origin())
+	}
 	v.reportRetired(path, tr, lead)
 	v.reportProofs(res.Proofs, lead, witnessed)
 	v.reportGiven(path, res.Given, given, lead)

@@ -345,3 +345,51 @@ func TestVerifyRetainedTrail(t *testing.T) {
 	require.Equal(t, exitProblems, res.code, res.stdout)
 	require.Contains(t, res.stdout, "no retention record says it was removed")
 }
+
+// Below a templated directory two sessions' rotated trails swapped whole
+// (directories and all) still match their own checkpoints, which name the
+// other directory: verify says so, as it does for a file that never
+// rotated.
+func TestVerifyTrailSwappedSessionDirectories(t *testing.T) {
+	dir := t.TempDir()
+	res := run(t, "", "keygen", "--name", "cli-test", "--out", filepath.Join(dir, "keys"))
+	require.Equal(t, 0, res.code, res.stderr)
+	keys, err := integrity.LoadSigningKey(filepath.Join(dir, "keys", "cli-test.key"))
+	require.NoError(t, err)
+	pub := filepath.Join(dir, "keys", "cli-test.pub")
+	base := filepath.Join(dir, "audit")
+	sealer, err := integrity.NewSealer(integrity.Settings{Keys: keys, Interval: time.Second, OriginBase: base})
+	require.NoError(t, err)
+	sink, err := filesink.New(filesink.Options{Path: filepath.Join(base, "{session_id}", "events.jsonl"), OnWrite: sealer.Wrote,
+		Rotation: &filesink.Rotation{MaxBytes: 2 << 10}})
+	require.NoError(t, err)
+	ctx := context.Background()
+	for i := range 20 {
+		for _, s := range []fmt.Stringer{sessionA, sessionB} {
+			st, f := op(sessionA, "exec", fmt.Sprintf("a%015d", i), int64(2*i+1), int64(2*i+2))
+			if s == sessionB {
+				st, f = op(sessionB, "read", fmt.Sprintf("b%015d", i), int64(2*i+1), int64(2*i+2))
+			}
+			require.NoError(t, sink.WriteBatch(ctx, s.String(), []byte(canonLines(st, f))))
+		}
+		require.NoError(t, sealer.SealPending(ctx))
+	}
+	require.NoError(t, sink.Close())
+	require.NoError(t, sealer.Close(ctx))
+	a, b := filepath.Join(base, sessionA.String()), filepath.Join(base, sessionB.String())
+	segs, err := filesink.Segments(filepath.Join(a, "events.jsonl"))
+	require.NoError(t, err)
+	require.NotEmpty(t, segs, "the trail rotated")
+	res = run(t, "", "verify", "--key", pub, base)
+	require.Equal(t, exitOK, res.code, res.stdout+res.stderr)
+
+	require.NoError(t, os.Rename(a, a+".x"))
+	require.NoError(t, os.Rename(b, a))
+	require.NoError(t, os.Rename(a+".x", b))
+	res = run(t, "", "verify", "--key", pub, base)
+	require.Equal(t, exitProblems, res.code, res.stdout+res.stderr)
+	require.Contains(t, res.stdout, filepath.Join(a, "events.jsonl")+": integrity: the checkpoints name another file (origin \"cli-test/"+sessionB.String()+"/events.jsonl\")")
+	res = run(t, "", "verify", "--key", pub, "--allow-renamed", base)
+	require.Equal(t, exitOK, res.code, res.stdout+res.stderr)
+	require.Contains(t, res.stdout, "integrity: warning: the checkpoints name another file")
+}

@@ -25,7 +25,7 @@ func TestVerifyWitnessedRotatedTrail(t *testing.T) {
 	sealer, pub, vkey, fake := oneWitnessSealer(t, dir)
 	path := filepath.Join(dir, "trail", "events.jsonl")
 	sink, err := filesink.New(filesink.Options{Path: path, OnWrite: sealer.Wrote,
-		Rotation: &filesink.Rotation{MaxBytes: 2 << 10}})
+		Rotation: &filesink.Rotation{MaxBytes: 2 << 10, Compress: true}})
 	require.NoError(t, err)
 	ctx := context.Background()
 	for i := range 40 {
@@ -75,7 +75,7 @@ func TestVerifyWitnessEditedSegmentIsNotCalledResigned(t *testing.T) {
 	sealer, pub, vkey, _ := oneWitnessSealer(t, dir)
 	path := filepath.Join(dir, "trail", "events.jsonl")
 	sink, err := filesink.New(filesink.Options{Path: path, OnWrite: sealer.Wrote,
-		Rotation: &filesink.Rotation{MaxBytes: 2 << 10, Compress: true}})
+		Rotation: &filesink.Rotation{MaxBytes: 2 << 10}})
 	require.NoError(t, err)
 	ctx := context.Background()
 	for i := range 40 {

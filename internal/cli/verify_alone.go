@@ -72,6 +72,13 @@ func aloneDirSegments(dir string) ([]string, error) {
 // cosigned checkpoints too).
 func (v *verifier) verifySegmentAlone(ctx context.Context, segment string) error {
 	tr, err := integrity.OpenSegmentAlone(segment, v.opts.key)
+	if errors.Is(err, integrity.ErrNotRecorded) {
+		// A stray file in the directory: a problem, and the other
+		// segments are still checked.
+		v.sum.Problems++
+		_, _ = fmt.Fprintf(v.out, "%s: integrity: %v\n", segment, strings.TrimPrefix(err.Error(), segment+": "))
+		return nil
+	}
 	if err != nil {
 		return err
 	}
@@ -108,8 +115,12 @@ func (v *verifier) verifySegmentAlone(ctx context.Context, segment string) error
 	}
 	v.reportProofs(res.Proofs, lead, witnessed)
 	v.reportAloneHandover(tr.Path, segment, res.Proofs, lead)
-	_, _ = fmt.Fprintf(v.out, "%s: integrity: alone first_line=%d lines=%d newest=%d checkpoints=%d%s\n",
-		segment, rec.First+1-lead, res.Lines, max(res.Sealed-lead, 0), res.Checkpoints, notRead(rec.First-lead, rec.End()-lead, res.Sealed-lead))
+	upTo := ""
+	if len(res.Failures) > 0 {
+		upTo = " (newest and checkpoints count only what passed)"
+	}
+	_, _ = fmt.Fprintf(v.out, "%s: integrity: alone first_line=%d lines=%d newest=%d checkpoints=%d%s%s\n",
+		segment, rec.First+1-lead, res.Lines, max(res.Sealed-lead, 0), res.Checkpoints, notRead(rec.First-lead, rec.End()-lead, res.Sealed-lead), upTo)
 	return nil
 }
 

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 	"golang.org/x/mod/sumdb/tlog"
@@ -327,4 +328,41 @@ func TestVerifySegmentAloneWitnessed(t *testing.T) {
 	res = run(t, "", "verify", "--key", pub, "--witness", vkey, "--alone", segs[3].Path)
 	require.Equal(t, exitProblems, res.code, res.stdout+res.stderr)
 	require.Contains(t, res.stdout, segs[3].Path+": witness: no checkpoint that 1/1 witnesses cosigned holds this segment's last line")
+}
+
+// A stray file named as a segment in a directory checked alone is a
+// problem of its own: the segments after it are still checked.
+func TestVerifyAloneDirectoryGoesOnPastAnUnrecordedSegment(t *testing.T) {
+	path, _, pub, _ := rotatedFixture(t, 40)
+	segs, err := filesink.Segments(path)
+	require.NoError(t, err)
+	stray := strings.Replace(segs[1].Path, segs[1].Time.Format("20060102T150405Z"), segs[1].Time.Add(time.Hour).Format("20060102T150405Z"), 1)
+	data, err := os.ReadFile(segs[1].Path)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(stray, data, 0o600))
+
+	res := run(t, "", "verify", "--key", pub, "--alone", filepath.Dir(path))
+	require.Equal(t, exitProblems, res.code, res.stdout+res.stderr)
+	require.Contains(t, res.stdout, stray+": integrity: no signed segment record of")
+	last := segs[len(segs)-1].Path
+	require.Contains(t, res.stdout, last+": integrity: alone first_line=")
+	require.Contains(t, res.stdout, "FAILED")
+}
+
+// After a failure, a segment alone's summary says its counts stop there,
+// as a trail's does: the newest checkpoint it names is the last one that
+// passed, not the log's newest.
+func TestVerifyAloneSummaryAfterAFailure(t *testing.T) {
+	path, _, pub, _ := rotatedFixture(t, 40)
+	segs, err := filesink.Segments(path)
+	require.NoError(t, err)
+	seg := segs[2]
+	data := decompress(t, seg.Path)
+	edited := bytes.Replace(data, []byte(`"exec"`), []byte(`"read"`), 1)
+	require.NotEqual(t, data, edited)
+	compressTo(t, seg.Path, edited)
+	res := run(t, "", "verify", "--key", pub, "--alone", seg.Path)
+	require.Equal(t, exitProblems, res.code, res.stdout+res.stderr)
+	require.Contains(t, res.stdout, seg.Path+": integrity: alone first_line=")
+	require.Contains(t, res.stdout, "(newest and checkpoints count only what passed)")
 }

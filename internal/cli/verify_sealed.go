@@ -53,13 +53,7 @@ func (v *verifier) verifySealed(ctx context.Context, name string, f *os.File) er
 		}
 	}
 	if !res.OriginNames(name) {
-		level, more := "warning: ", ""
-		if !v.opts.allowRenamed {
-			v.sum.Problems++
-			level, more = "", ", or renamed or moved with its sidecars (--allow-renamed accepts that)"
-		}
-		_, _ = fmt.Fprintf(v.out, "%s: integrity: %sthe checkpoints name another file (origin %q): "+
-			"this file may have been swapped for another sealed with the same key%s\n", name, level, res.Origin, more)
+		v.reportRenamed(name, res.Origin)
 	}
 	if res.StoreUnused != "" {
 		_, _ = fmt.Fprintf(v.out, "%s: integrity: warning: the hash store is not used (%s), so a changed line "+
@@ -90,4 +84,16 @@ func (v *verifier) verifySealed(ctx context.Context, name string, f *os.File) er
 	_, _ = fmt.Fprintf(v.out, "%s: integrity: lines=%d sealed=%d unsealed=%d%s checkpoints=%d%s\n",
 		name, res.Lines, res.Sealed, res.Lines-res.Sealed, allowed, res.Checkpoints, upTo)
 	return nil
+}
+
+// reportRenamed reports a file, or a trail, whose checkpoints name
+// another file: a problem, or with --allow-renamed a warning.
+func (v *verifier) reportRenamed(name, origin string) {
+	level, more := "warning: ", ""
+	if !v.opts.allowRenamed {
+		v.sum.Problems++
+		level, more = "", ", or renamed or moved with its sidecars (--allow-renamed accepts that)"
+	}
+	_, _ = fmt.Fprintf(v.out, "%s: integrity: %sthe checkpoints name another file (origin %q): "+
+		"this file may have been swapped for another sealed with the same key%s\n", name, level, origin, more)
 }

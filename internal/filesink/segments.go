@@ -124,14 +124,22 @@ var segmentShape = regexp.MustCompile(`^(.+)-(\d{8}T\d{6}Z)-(\d{6,})((?:\.[^.]+)
 // ActiveOf returns the audit file a closed segment belongs to
 // (events-20261206T061500Z-000001.jsonl.zst: events.jsonl beside it).
 func ActiveOf(file string) (string, bool) {
+	active, _, ok := ParseSegment(file)
+	return active, ok
+}
+
+// ParseSegment returns the audit file a closed segment belongs to and the
+// segment its name describes, so that a caller listing a directory once
+// can group its segments without listing it again per audit file.
+func ParseSegment(file string) (active string, seg Segment, ok bool) {
 	dir, name := filepath.Split(file)
 	m := segmentShape.FindStringSubmatch(name)
 	if m == nil {
-		return "", false
+		return "", Segment{}, false
 	}
-	active := filepath.Join(dir, m[1]+m[4])
-	if _, ok := namerFor(active).parse(name); !ok {
-		return "", false
+	active = filepath.Join(dir, m[1]+m[4])
+	if seg, ok = namerFor(active).parse(name); !ok {
+		return "", Segment{}, false
 	}
-	return active, true
+	return active, seg, true
 }

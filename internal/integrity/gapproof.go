@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"golang.org/x/mod/sumdb/note"
 	"golang.org/x/mod/sumdb/tlog"
@@ -106,6 +107,10 @@ type segmentEnd struct {
 	run        int
 }
 
+// ErrNotRecorded is wrapped by OpenSegmentAlone's error for a file named
+// as a segment that no signed segment record names.
+var ErrNotRecorded = errors.New("cannot be verified alone")
+
 // OpenSegmentAlone lays out a trail of one closed segment (compressed or
 // not), to verify it alone against the newest checkpoint of its log: the
 // other segments need not be there.
@@ -139,7 +144,7 @@ func OpenSegmentAlone(segment string, v note.Verifier) (*Trail, error) {
 		}
 	}
 	if t.Parts == nil {
-		return nil, fmt.Errorf("%s: no signed segment record of %s names it, so it cannot be verified alone", segment, SegmentsPath(path))
+		return nil, fmt.Errorf("%s: no signed segment record of %s names it, so it %w", segment, SegmentsPath(path), ErrNotRecorded)
 	}
 	if p := twinProblem(*seg); p != "" {
 		t.Problems = append(t.Problems, p)
@@ -209,6 +214,25 @@ func (c *TrailChecker) Origin() string {
 		return c.prev.Origin
 	}
 	return ""
+}
+
+// OriginNames reports whether the log's origin names the trail's path, as
+// CheckResult.OriginNames does for a file. A log that started from a
+// handover names the origin its note gave it, and a rotated log retired
+// by a handover is named as at the path it left.
+func (c *TrailChecker) OriginNames() bool {
+	origin := c.Origin()
+	if origin == "" {
+		return true
+	}
+	if g := c.trail.Log.Genesis(); g != nil && g.Origin == origin {
+		return true
+	}
+	path := c.trail.Path
+	if dir := filepath.Dir(path); strings.HasPrefix(filepath.Base(dir), filepath.Base(path)+".retired-") {
+		path = filepath.Join(filepath.Dir(dir), filepath.Base(path))
+	}
+	return namesFile(originFileOf(origin, c.verifier.Name()), path)
 }
 
 // proveGiven proves each recorded segment read in the checkpoints given

@@ -19,14 +19,19 @@ var errPathTaken = errors.New("no longer names the spool's file; new lines are r
 
 // pathGoneLocked reports whether the spool's path no longer exists (the
 // file was removed or renamed), and fails when it names something else
-// (another file, a directory, a link). Called with mu held.
+// (another file, a directory, a link). A path it may not look at (its
+// directory made unsearchable) is taken to be the file still: refusing
+// would hold the open file's lines back, which replay can still send.
+// Called with mu held.
 func (s *Spool) pathGoneLocked() (bool, error) {
 	var st unix.Stat_t
-	err := unix.Lstat(s.path, &st)
-	if errors.Is(err, unix.ENOENT) {
+	err := s.lstatFn(s.path, &st)
+	switch {
+	case errors.Is(err, unix.ENOENT):
 		return true, nil
-	}
-	if err != nil {
+	case errors.Is(err, unix.EACCES), errors.Is(err, unix.EPERM):
+		return false, nil
+	case err != nil:
 		return false, fmt.Errorf("spool %s: stat its path: %w", s.path, err)
 	}
 	var own unix.Stat_t

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"golang.org/x/sys/unix"
 )
 
 // TestRemovedFileIsWrittenAgain: the spool file is removed while the
@@ -130,4 +131,24 @@ func TestRemovedWhileAppendingAndReplaying(t *testing.T) {
 	for _, line := range acked {
 		require.True(t, delivered[string(line)], "an acknowledged line is delivered: %.60s", line)
 	}
+}
+
+// TestUnreadablePathKeepsTheOpenFile: when the spool's directory cannot be
+// searched (mode 000 for a collector that is not root), the spool cannot
+// tell whether its path still names its file. It goes on with the open
+// file: appends are taken and replay delivers them.
+func TestUnreadablePathKeepsTheOpenFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "spool.jsonl")
+	s, d := checkedSpool(t, path)
+	s.lstatFn = func(string, *unix.Stat_t) error { return unix.EACCES }
+	lines := eventLines(t, 1, 2)
+	require.NoError(t, s.Append(context.Background(), lines))
+	var sent []byte
+	_, err := s.Replay(context.Background(), 10, 1<<20, func(_ context.Context, b []byte, _ int) error {
+		sent = append(sent, b...)
+		return nil
+	})
+	require.NoError(t, err)
+	require.Equal(t, string(lines), string(sent))
+	require.NotContains(t, d.kinds(), DamageRemoved)
 }

@@ -31,6 +31,8 @@ import (
 	"sync"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/sandboxaudit/sandboxaudit/internal/fsutil"
 	"github.com/sandboxaudit/sandboxaudit/internal/groupcommit"
 )
@@ -138,6 +140,8 @@ type Spool struct {
 	// put failing or slow ones here.
 	writeFn func(*os.File, []byte) (int, error)
 	syncFn  func(*os.File) error
+	// lstatFn is lstat(2) of the spool's path (see pathGoneLocked).
+	lstatFn func(string, *unix.Stat_t) error
 }
 
 // Open opens (creating 0600, parent directories 0700) the spool at
@@ -179,6 +183,7 @@ func Open(ctx context.Context, opts Options) (*Spool, error) {
 		check:          opts.Check,
 		writeFn:        (*os.File).Write,
 		syncFn:         fsutil.Fdatasync,
+		lstatFn:        unix.Lstat,
 	}
 	if s.compactBytes == 0 {
 		s.compactBytes = DefaultCompactBytes

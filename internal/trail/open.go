@@ -31,10 +31,11 @@ func open(name string, stdin io.Reader) (io.ReadCloser, error) {
 		rc = io.NopCloser(stdin)
 	} else {
 		f, _, err := fsutil.OpenRegular(name, os.O_RDONLY, 0)
-		if errors.Is(err, os.ErrNotExist) && isPlainSegment(name) {
-			// Compressed since it was listed: the same lines are in its .zst.
-			if zf, _, zerr := fsutil.OpenRegular(name+filesink.ZstdSuffix, os.O_RDONLY, 0); zerr == nil {
-				f, err = zf, nil
+		if errors.Is(err, os.ErrNotExist) {
+			if moved := movedTo(name); moved != "" {
+				if mf, _, merr := fsutil.OpenRegular(moved, os.O_RDONLY, 0); merr == nil {
+					f, err = mf, nil
+				}
 			}
 		}
 		if errors.Is(err, fsutil.ErrNotRegular) {
@@ -58,11 +59,22 @@ func open(name string, stdin io.Reader) (io.ReadCloser, error) {
 	return readCloser{zr, closers{zr.Close, rc}}, nil
 }
 
-// isPlainSegment reports whether name is a closed segment not yet
-// compressed, which the file sink may compress at any time.
-func isPlainSegment(name string) bool {
-	_, ok := filesink.ActiveOf(name)
-	return ok && !strings.HasSuffix(name, filesink.ZstdSuffix)
+// movedTo is where a live trail's file listed as name went since it was
+// listed, or "": a closed segment compressed is in its .zst; an active
+// file rotated away, before the next one was created, is the newest
+// closed segment beside it.
+func movedTo(name string) string {
+	if _, ok := filesink.ActiveOf(name); ok {
+		if strings.HasSuffix(name, filesink.ZstdSuffix) {
+			return ""
+		}
+		return name + filesink.ZstdSuffix
+	}
+	segs, err := filesink.Segments(name)
+	if err != nil || len(segs) == 0 {
+		return ""
+	}
+	return segs[len(segs)-1].Path
 }
 
 type readCloser struct {

@@ -1,8 +1,10 @@
 package trail
 
 import (
+	"cmp"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -20,10 +22,12 @@ const jsonlSuffix = ".jsonl"
 // audit file's closed segments (events-<UTC time>-<n>.jsonl, compressed or
 // not, as the file sink rotates them) in rotation order, then the active
 // file. Only *.jsonl trails are read; sidecars, symbolic links and other
-// files are left out.
+// files are left out. Each directory is listed once, however many audit
+// files it holds (a {session_id} path puts one per session side by side).
 func Segments(dir string) ([]string, error) {
 	var actives []string
 	seen := map[string]bool{}
+	segs := map[string]map[int64]filesink.Segment{} // by active, by rotation number
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -32,8 +36,16 @@ func Segments(dir string) ([]string, error) {
 			return nil
 		}
 		active := p
-		if a, ok := filesink.ActiveOf(p); ok {
+		if a, seg, ok := filesink.ParseSegment(p); ok {
 			active = a
+			if segs[a] == nil {
+				segs[a] = map[int64]filesink.Segment{}
+			}
+			// A segment found plain and compressed (a compression cut
+			// short after its rename) is read once, compressed.
+			if old, dup := segs[a][seg.Seq]; !dup || !old.Compressed {
+				segs[a][seg.Seq] = seg
+			}
 		}
 		if strings.HasSuffix(active, jsonlSuffix) && !seen[active] {
 			seen[active] = true
@@ -47,11 +59,8 @@ func Segments(dir string) ([]string, error) {
 	slices.Sort(actives)
 	var out []string
 	for _, active := range actives {
-		segs, err := filesink.Segments(active)
-		if err != nil {
-			return nil, err
-		}
-		for _, s := range segs {
+		closed := slices.SortedFunc(maps.Values(segs[active]), func(a, b filesink.Segment) int { return cmp.Compare(a.Seq, b.Seq) })
+		for _, s := range closed {
 			out = append(out, s.Path)
 		}
 		if fi, err := os.Lstat(active); err == nil && fi.Mode().IsRegular() {

@@ -27,6 +27,9 @@ type Body struct {
 // Bytes is the whole body, valid until Recycle.
 func (rb *Body) Bytes() []byte { return rb.b }
 
+// Limit is the size of the budget the body is counted in.
+func (rb *Body) Limit() int64 { return rb.pool.Limit() }
+
 // Recycle returns the buffers to the pool; Bytes must no longer be
 // referenced. The reservation stays until Done.
 func (rb *Body) Recycle() {

@@ -1,6 +1,7 @@
 package admission // import "github.com/sandboxaudit/sandboxaudit/receiver/internal/admission"
 
 import (
+	"crypto/tls"
 	"errors"
 	"net"
 	"net/http"
@@ -108,6 +109,9 @@ func (l *ConnListener) Addr() net.Addr { return l.inner.Addr() }
 // ConnState is the http.Server hook that tells which connections have a
 // request in flight.
 func (l *ConnListener) ConnState(c net.Conn, s http.ConnState) {
+	if tc, ok := c.(*tls.Conn); ok {
+		c = tc.NetConn()
+	}
 	if sc, ok := c.(*sharedConn); ok {
 		l.mu.Lock()
 		sc.busy = s == http.StateActive

@@ -1,0 +1,66 @@
+package e2e
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestSpoolStartsBesideALeftSealerLock: a collector sealing a file fails
+// at start after its exporter made the file's .sealer.lock (its receiver's
+// address is taken); the lock file stays on disk. A collector configured
+// afterwards with its spool at that path starts: a lock file no sealer
+// holds, with no signed log beside it, is not an audit file.
+func TestSpoolStartsBesideALeftSealerLock(t *testing.T) {
+	requireE2E(t)
+	dir := t.TempDir()
+	code, out := runCLI(t, "keygen", "--name", "e2e", "--out", filepath.Join(dir, "keys"))
+	require.Equal(t, 0, code, out)
+	path := filepath.Join(dir, "audit", "events.jsonl")
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer func() { _ = taken.Close() }()
+	sealed := fmt.Sprintf(`receivers:
+  sandboxaudit: {endpoint: %s}
+exporters:
+  sandboxaudit:
+    file:
+      path: %s
+      integrity: {signing_key_file: %s}
+service:
+  pipelines:
+    logs: {receivers: [sandboxaudit], exporters: [sandboxaudit]}
+`, taken.Addr(), path, filepath.Join(dir, "keys", "e2e.key"))
+	cfg := filepath.Join(dir, "sealed.yaml")
+	require.NoError(t, os.WriteFile(cfg, []byte(sealed), 0o600))
+	ctx, cancel := context.WithTimeout(context.Background(), deliveryTimeout)
+	defer cancel()
+	res, err := exec.CommandContext(ctx, bins.collector, "--config", cfg).CombinedOutput()
+	var exit *exec.ExitError
+	require.True(t, errors.As(err, &exit), "the collector started on a taken address: %v: %s", err, res)
+	require.FileExists(t, path+".sealer.lock", "the exporter starts before the receiver")
+
+	addr := freeAddr(t)
+	spoolOnly := fmt.Sprintf(`receivers:
+  sandboxaudit: {endpoint: %s}
+exporters:
+  sandboxaudit:
+    http:
+      endpoint: http://%s/ingest
+      spool: {path: %s}
+service:
+  pipelines:
+    logs: {receivers: [sandboxaudit], exporters: [sandboxaudit]}
+`, addr, freeAddr(t), path)
+	col := startCollector(t, "spool", filepath.Join(dir, "col"), spoolOnly, addr)
+	col.stop(t)
+	assert.FileExists(t, path+".offset", "the spool is at the path")
+}
