@@ -92,3 +92,19 @@ func TestUnmarshalKeepsTheDecodersErrorForAWrongType(t *testing.T) {
 	require.Error(t, err)
 	assert.ErrorContains(t, err, "timeout")
 }
+
+type listed struct {
+	Items []inner `mapstructure:"items"`
+	Limit int     `mapstructure:"limit"`
+}
+
+// An unknown key inside a list, which has no key path, is still named.
+func TestUnmarshalNamesAnUnknownKeyInAList(t *testing.T) {
+	var cfg listed
+	raw := map[string]any{"limitt": 1, "items": []any{map[string]any{"name": "a", "bogus": 1}}}
+	err := Unmarshal(confmap.NewFromStringMap(raw), &cfg)
+	require.Error(t, err)
+	assert.ErrorContains(t, err, "limitt: unknown key")
+	assert.ErrorContains(t, err, `unknown key "bogus"`)
+	assert.NotContains(t, err.Error(), "confcheck.")
+}

@@ -36,16 +36,26 @@ func UnknownKeys(conf *confmap.Conf, cfg any, decodeErr error) error {
 	all := refused(conf)
 	raw := conf.ToStringMap()
 	var errs []error
+	placed := map[string]int{}
 	for _, path := range candidates(conf, names) {
 		// A path is unknown when the decoder, given conf without it, refuses
 		// one key fewer.
 		without := confmap.NewFromStringMap(withoutKey(raw, strings.Split(path, confmap.KeyDelimiter)))
 		if refused(without) < all {
 			errs = append(errs, fmt.Errorf("%s: unknown key", path))
+			placed[lastSegment(path)]++
 		}
 	}
 	if len(errs) == 0 {
 		return nil
+	}
+	// Keys inside a list have no path here: named alone, so none is lost.
+	for _, n := range invalidNamesOf(decodeErr) {
+		if placed[n] > 0 {
+			placed[n]--
+			continue
+		}
+		errs = append(errs, fmt.Errorf("unknown key %q", n))
 	}
 	return errors.Join(errs...)
 }
@@ -125,4 +135,9 @@ func invalidNamesOf(err error) []string {
 		names = append(names, strings.Split(m[1], ", ")...)
 	}
 	return names
+}
+
+func lastSegment(path string) string {
+	parts := strings.Split(path, confmap.KeyDelimiter)
+	return parts[len(parts)-1]
 }
