@@ -23,7 +23,7 @@ func Unmarshal(conf *confmap.Conf, cfg any) error {
 		if unknown := UnknownKeys(conf, cfg, err); unknown != nil {
 			return unknown
 		}
-		return err
+		return plainTypes(cfg, err)
 	}
 	return Numbers(conf, cfg)
 }

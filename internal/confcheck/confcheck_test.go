@@ -108,3 +108,23 @@ func TestUnmarshalNamesAnUnknownKeyInAList(t *testing.T) {
 	assert.ErrorContains(t, err, `unknown key "bogus"`)
 	assert.NotContains(t, err.Error(), "confcheck.")
 }
+
+type mode string
+
+type typed struct {
+	Mode  mode  `mapstructure:"mode"`
+	Inner inner `mapstructure:"inner"`
+}
+
+// A value of the wrong type for a key of a named type is described by its
+// kind, never by the Go package and type that hold it.
+func TestUnmarshalNamesNoGoTypeForAWrongType(t *testing.T) {
+	var cfg typed
+	err := Unmarshal(confmap.NewFromStringMap(map[string]any{"mode": 5}), &cfg)
+	require.Error(t, err)
+	assert.ErrorContains(t, err, "'mode' expected type 'string', got unconvertible type 'int'")
+	assert.NotContains(t, err.Error(), "confcheck.")
+	err = Unmarshal(confmap.NewFromStringMap(map[string]any{"mode": []any{"a"}}), &cfg)
+	require.Error(t, err)
+	assert.ErrorContains(t, err, "'mode' expected type 'string', got unconvertible type 'list'")
+}
