@@ -128,3 +128,14 @@ func TestUnmarshalNamesNoGoTypeForAWrongType(t *testing.T) {
 	require.Error(t, err)
 	assert.ErrorContains(t, err, "'mode' expected type 'string', got unconvertible type 'list'")
 }
+
+// A duration that does not parse is described without Go's package name.
+func TestUnmarshalBadDurationNamesNoGoPackage(t *testing.T) {
+	for _, v := range []string{"100000000h", "5x", "5"} {
+		var cfg outer
+		err := Unmarshal(confmap.NewFromStringMap(map[string]any{"inner": map[string]any{"timeout": v}}), &cfg)
+		require.Error(t, err, v)
+		assert.ErrorContains(t, err, "timeout", v)
+		assert.NotContains(t, err.Error(), "time: ", v)
+	}
+}

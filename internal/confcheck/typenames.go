@@ -9,8 +9,14 @@ import (
 // expectedType finds the type the decoder says a key expected.
 var expectedType = regexp.MustCompile(`expected type '([^']+)'`)
 
-// yamlShapes names the decoder's Go types of YAML lists and maps as such.
-var yamlShapes = strings.NewReplacer("type '[]interface {}'", "type 'list'", "type 'map[string]interface {}'", "type 'map'")
+// yamlShapes names the decoder's Go types of YAML lists and maps as such,
+// and says what a duration is where Go's parser names its package.
+var yamlShapes = strings.NewReplacer(
+	"type '[]interface {}'", "type 'list'", "type 'map[string]interface {}'", "type 'map'",
+	"time: invalid duration", "is not a duration such as 30s, 5m or 2h (or is out of range)",
+	"time: unknown unit", "is not a duration such as 30s, 5m or 2h (unknown unit)",
+	"time: missing unit in duration", "is not a duration such as 30s, 5m or 2h (no unit)",
+)
 
 // plainTypes rewrites the decoder's "expected type 'pkg.Name'" for the
 // named types of cfg (a fsync mode, a format) into their kind ("string"):
