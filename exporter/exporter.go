@@ -93,7 +93,7 @@ func (e *auditExporter) Start(ctx context.Context, host component.Host) (err err
 		}
 		// Here, not in Validate: `validate` may run as another user, or on
 		// a machine without the directory.
-		if err := filesink.CheckWritable(fc.Path); err != nil {
+		if err := filesink.CheckWritable(fc.Path, fc.Rotation.HasValue()); err != nil {
 			return fmt.Errorf("file::path: %w", err)
 		}
 		opts := filesink.Options{Path: fc.Path, Fsync: fc.Fsync, MaxOpenFiles: fc.MaxOpenFiles, Rotation: e.rotation(fc)}

@@ -76,3 +76,31 @@ func TestAuditPathInAWritableDirectoryStarts(t *testing.T) {
 	_, err := os.Lstat(filepath.Join(dir, "a"))
 	assert.True(t, os.IsNotExist(err), "the directory is made with the first event")
 }
+
+// TestRotationInADirectoryNoSegmentCanBeMadeInIsRefusedAtStart: with
+// rotation on, the sink makes segments beside the file, so a writable
+// file in a directory this user may not write fails at start; without
+// rotation the file alone is appended to and starts.
+func TestRotationInADirectoryNoSegmentCanBeMadeInIsRefusedAtStart(t *testing.T) {
+	if os.Geteuid() == 0 {
+		t.Skip("running as root, which may write any directory")
+	}
+	dir := filepath.Join(t.TempDir(), "ro")
+	require.NoError(t, os.Mkdir(dir, 0o700))
+	path := filepath.Join(dir, "events.jsonl")
+	require.NoError(t, os.WriteFile(path, nil, 0o600))
+	require.NoError(t, os.Chmod(dir, 0o500))
+	t.Cleanup(func() { _ = os.Chmod(dir, 0o700) })
+
+	cfg := syncConfig()
+	withFile(cfg, path, auditevent.PolicyOverride{})
+	require.NoError(t, startError(t, cfg), "no rotation: the file alone is written")
+
+	cfg = syncConfig()
+	withFile(cfg, path, auditevent.PolicyOverride{})
+	rc := cfg.File.Get().Rotation.GetOrInsertDefault()
+	rc.MaxMegabytes = 1
+	err := startError(t, cfg)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "file::path: "+dir+": permission denied")
+}

@@ -12,19 +12,24 @@ import (
 // CheckWritable reports whether the sink could write at path now: a plain
 // path's file, if it exists, must be writable, else the nearest existing
 // directory on the way to it must be a directory this process may create
-// entries in; a templated path's base directory the same. It creates
+// entries in; a templated path's base directory the same. With inDir (the
+// sink rotates: segments are made beside the file), a plain path's
+// directory must take new entries even when the file exists. It creates
 // nothing: files and directories are still made with the first event.
 // The error does not name the key (the caller does).
-func CheckWritable(path string) error {
+func CheckWritable(path string, inDir bool) error {
 	t, err := parseTemplate(path)
 	if err != nil {
 		return err
 	}
-	if t.static != "" {
-		if _, err := os.Lstat(t.static); err == nil {
-			return accessible(t.static, unix.W_OK)
-		}
+	if t.static == "" {
 		return checkDirWritable(t.base)
+	}
+	if _, err := os.Lstat(t.static); err != nil {
+		return checkDirWritable(t.base)
+	}
+	if err := accessible(t.static, unix.W_OK); err != nil || !inDir {
+		return err
 	}
 	return checkDirWritable(t.base)
 }
