@@ -23,6 +23,15 @@ var worstLines = map[string]string{
 	"markers":       "[REDACTED:x]",
 	"pattern hits":  "INTERNAL-493027 [REDACTED:x] ",
 	"plain text":    "the quick brown fox jumps over the lazy dog 0123456789 ",
+	"digest params": "Authorization: Digest a'",
+	"quoted header": ` "X-Api-Key: `,
+	"escaped json":  `\"password\":\"\"password\":\"a\\"`,
+	"netrc":         "login a password ",
+	"xml elements":  "<password>",
+	"block scalar":  "password: |\n ",
+	"dotted names":  "a.b.c.d.password = ",
+	"base64 pem":    "LS0tLS1CRUdJTiBQUklWQVRFIEtFWS0tLS0tCk1JSUV2UUlCQURBTkJna3Foa2lHOXcwQkFRRUZBQVND\n",
+	"colors":        "\x1b[01;31m\x1b[K",
 }
 
 // BenchmarkLongLine redacts 1 MiB and 4 MiB lines of each worst case: the

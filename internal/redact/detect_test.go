@@ -284,3 +284,94 @@ func TestLongNames(t *testing.T) {
 	got, changed = r.String(long+"=/run/x", nil)
 	assert.False(t, changed, got)
 }
+
+// TestHeaderInAQuotedArgument: a header passed in quotes on a shell line
+// (curl -H "X-Api-Key: …") starts its quoted string; the value is cut to
+// the closing quote.
+func TestHeaderInAQuotedArgument(t *testing.T) {
+	r := mustNew(t, DefaultSettings())
+	for _, tc := range []struct{ in, want string }{
+		{`curl -H "X-Api-Key: abc123" https://x`, `curl -H "X-Api-Key: [REDACTED:api_key]" https://x`},
+		{`curl -H 'api-key: abc123' https://x`, `curl -H 'api-key: [REDACTED:api_key]' https://x`},
+		{`curl --header "PRIVATE-TOKEN: abc123" https://gitlab.example.com`, `curl --header "PRIVATE-TOKEN: [REDACTED:token]" https://gitlab.example.com`},
+		{`wget --header="X-Vault-Token: hvs.abc" https://x`, `wget --header="X-Vault-Token: [REDACTED:token]" https://x`},
+	} {
+		got, _ := r.String(tc.in, nil)
+		assert.Equal(t, tc.want, got)
+	}
+	for _, s := range []string{`echo failed to read token: file not found`, `log "reading token file" ok`} {
+		got, changed := r.String(s, nil)
+		assert.False(t, changed, "%q became %q", s, got)
+	}
+}
+
+// TestLiteralsAndDottedReferences: a JSON literal after a secret name
+// ("pass": true) and a dotted property reference (${env.DB_PASSWORD}) hold
+// no secret.
+func TestLiteralsAndDottedReferences(t *testing.T) {
+	r := mustNew(t, DefaultSettings())
+	for _, s := range []string{`{"pass": true, "token": null, "secret": false}`, "<password>${env.MVN_PASSWORD}</password>", "password=${settings.db.password}"} {
+		got, changed := r.String(s, nil)
+		assert.False(t, changed, "%q became %q", s, got)
+	}
+	got, _ := r.String(`{"pass": "true-Xq9", "password": 1234}`, nil)
+	assert.Equal(t, `{"pass": "[REDACTED:password]", "password": [REDACTED:password]}`, got)
+}
+
+// TestGoogleAndHuggingFaceKeys: a Google API key (Gemini's REST API takes
+// it as ?key=) and a Hugging Face token are cut wherever they stand.
+func TestGoogleAndHuggingFaceKeys(t *testing.T) {
+	r := mustNew(t, DefaultSettings())
+	google := "AIza" + "SyA1b2C3d4E5f6G7h8I9j0KlMnOpQrSt-_w"
+	hf := "hf_" + "AbCdEfGhIjKlMnOpQrStUvWxYz01234567"
+	for _, tc := range []struct {
+		in, want string
+		kind     Kind
+	}{
+		{`curl "https://generativelanguage.googleapis.com/v1beta/models/m:generateContent?key=` + google + `"`,
+			`curl "https://generativelanguage.googleapis.com/v1beta/models/m:generateContent?key=[REDACTED:google_api_key]"`, KindGoogleAPIKey},
+		{"$ cat ~/.cache/huggingface/token\n" + hf + "\n", "$ cat ~/.cache/huggingface/token\n[REDACTED:huggingface_token]\n", KindHuggingFaceToken},
+	} {
+		var c Counts
+		got, _ := r.String(tc.in, &c)
+		assert.Equal(t, tc.want, got)
+		assert.Equal(t, 1, c[tc.kind])
+	}
+	for _, s := range []string{"AIzaShort", "hf_hub_download_model_file_from_cache_x", "hf_" + "abc"} {
+		got, changed := r.String(s, nil)
+		assert.False(t, changed, "%q became %q", s, got)
+	}
+}
+
+// TestGrepOutput: grep prefixes each line with the file name and line
+// number; a YAML key, header or INI name after the prefix starts its line.
+func TestGrepOutput(t *testing.T) {
+	r := mustNew(t, DefaultSettings())
+	for _, tc := range []struct{ in, want string }{
+		{"config/db.yml:3:  password: hunter2\nconfig/db.yml:4:  host: db", "config/db.yml:3:  password: [REDACTED:password]\nconfig/db.yml:4:  host: db"},
+		{"./.aws/credentials:aws_secret_access_key = abc123", "./.aws/credentials:aws_secret_access_key = [REDACTED:aws_secret_key]"},
+		{"src/app.py-12-    api_key: abc123", "src/app.py-12-    api_key: [REDACTED:api_key]"},
+	} {
+		got, _ := r.String(tc.in, nil)
+		assert.Equal(t, tc.want, got)
+	}
+	for _, s := range []string{"error: failed to read token: file not found", "main.go:12:5: undefined: token", "x-12-y-3-token"} {
+		got, changed := r.String(s, nil)
+		assert.False(t, changed, "%q became %q", s, got)
+	}
+}
+
+// TestSlackWebhook: a Slack incoming webhook URL is a credential (anyone
+// who has it can post); its secret, the last path segment, is cut.
+func TestSlackWebhook(t *testing.T) {
+	r := mustNew(t, DefaultSettings())
+	secret := "XyZ0aBcD1eFgH2iJkL3mNoP4"
+	var c Counts
+	got, _ := r.String(`curl -X POST -d '{"text":"hi"}' https://hooks.slack.com/services/T0123ABCD/B0456EFGH/`+secret+` && echo ok`, &c)
+	assert.Equal(t, `curl -X POST -d '{"text":"hi"}' https://hooks.slack.com/services/T0123ABCD/B0456EFGH/[REDACTED:slack_token] && echo ok`, got)
+	assert.Equal(t, 1, c[KindSlackToken])
+	for _, s := range []string{"https://hooks.slack.com/", "https://api.slack.com/services/x/y/z", "https://hooks.slack.com/services/"} {
+		got, changed := r.String(s, nil)
+		assert.False(t, changed, "%q became %q", s, got)
+	}
+}

@@ -33,6 +33,10 @@ func formatAt(s string, i, j int) (int, Kind, bool) {
 		return j, KindSlackToken, true
 	case n >= 8+24 && (r[0] == 's' || r[0] == 'r') && r[1] == 'k' && r[2] == '_' && (r[3:8] == "live_" || r[3:8] == "test_") && alnumOnly(r[8:]):
 		return j, KindStripeKey, true // secret or restricted, live or test mode
+	case n == 39 && strings.HasPrefix(r, "AIza"):
+		return j, KindGoogleAPIKey, true
+	case n >= 3+34 && strings.HasPrefix(r, "hf_") && alnumOnly(r[3:]):
+		return j, KindHuggingFaceToken, true
 	case strings.HasPrefix(r, "sk-") && n >= 3+32 && hasDigitAndLetter(r[3:]):
 		return j, KindOpenAIKey, true
 	}

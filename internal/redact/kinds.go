@@ -16,6 +16,8 @@ const (
 	KindSlackToken
 	KindOpenAIKey
 	KindStripeKey
+	KindGoogleAPIKey
+	KindHuggingFaceToken
 	KindPEMPrivateKey
 	KindURLPassword
 	KindPassword
@@ -31,7 +33,8 @@ const (
 
 var kindNames = [numKinds]string{
 	"authorization", "bearer_token", "basic_auth", "jwt", "aws_access_key", "aws_secret_key",
-	"github_token", "gitlab_token", "slack_token", "openai_key", "stripe_key", "pem_private_key", "url_password",
+	"github_token", "gitlab_token", "slack_token", "openai_key", "stripe_key",
+	"google_api_key", "huggingface_token", "pem_private_key", "url_password",
 	"password", "secret", "token", "api_key", "credential", "private_key", "custom_key", "custom_pattern",
 }
 

@@ -3,7 +3,7 @@ package redact
 // The probe's prefilter rules out, in one table-driven pass, text in which
 // no built-in detector can fire. Each detector needs one of:
 //   - a secret name, which holds pass, secret, token, key or credential
-//     (hasSecretStem), or is authorization;
+//     (hasSecretStem), or is authorization or auth;
 //   - bearer followed by a token;
 //   - a fixed-format token: a run of at least minTriggerRun word bytes,
 //     a PEM "-----BEGIN" or a JWT "eyJ";

@@ -212,6 +212,9 @@ func (sc *scanner) run(i, j int) int {
 		if isAuthorization(s[i:j]) {
 			return sc.authorization(j + 1)
 		}
+		if q := openingQuote(s, i); q != 0 {
+			return sc.quotedHeader(i, j, q)
+		}
 		if sc.lineStart(dottedStart(s, i)) {
 			return sc.assignment(i, j, j+1, true)
 		}
@@ -246,6 +249,36 @@ func (sc *scanner) run(i, j int) int {
 		}
 	}
 	return j
+}
+
+// openingQuote is the quote that opens a string just before the run at i
+// (after a blank or '='), or 0: "X-Api-Key: v" as a shell argument.
+func openingQuote(s string, i int) byte {
+	if i == 0 || (s[i-1] != '"' && s[i-1] != '\'') {
+		return 0
+	}
+	if i > 1 && strings.IndexByte(" \t\n=", s[i-2]) < 0 {
+		return 0
+	}
+	return s[i-1]
+}
+
+// quotedHeader handles a header "Name: value" quoted by q on a shell line:
+// the value ends at the closing quote.
+func (sc *scanner) quotedHeader(i, j int, q byte) int {
+	kind, ok := sc.valueToCut(i, j)
+	if !ok {
+		return j
+	}
+	v := skipBlanks(sc.s, j+1)
+	// the closing quote first, then a line break or marker before it: each
+	// is looked for only as far as the value goes
+	end := closingQuote(sc.s, v, q)
+	if end < 0 {
+		end = len(sc.s)
+	}
+	end = lineEnd(sc.s[:end], v)
+	return sc.cutValue(v, end, kind)
 }
 
 // dottedStart is where the dotted name that the run at i ends starts
@@ -332,8 +365,8 @@ func (sc *scanner) startsString(i int) bool {
 }
 
 // lineStart reports whether the run at i begins its line, after blanks, a
-// list dash or a quote: a header or a YAML key, not a word in a sentence
-// ("failed to read token: ...").
+// list dash, a quote or grep's file:12: prefix: a header or a YAML key, not
+// a word in a sentence ("failed to read token: ...").
 func (sc *scanner) lineStart(i int) bool {
 	if sc.probe {
 		return true // a string of data text may start anywhere
@@ -342,12 +375,42 @@ func (sc *scanner) lineStart(i int) bool {
 		switch sc.s[k] {
 		case '\n':
 			return true
-		case ' ', '\t', '-', '"', '\'':
+		case ':':
+			return grepPrefix(sc.s, k)
+		case '-':
+			if grepPrefix(sc.s, k) {
+				return true
+			}
+		case ' ', '\t', '"', '\'':
 		default:
 			return false
 		}
 	}
 	return true
+}
+
+// maxGrepPath bounds the file name read back from a grep prefix.
+const maxGrepPath = 1024
+
+// grepPrefix reports whether s[k] ends a prefix grep puts before a line
+// it prints, the line's start: path:, path:12: or, for a context line,
+// path-12-.
+func grepPrefix(s string, k int) bool {
+	sep, j := s[k], k
+	for j > 0 && isDigit(s[j-1]) {
+		j--
+	}
+	switch {
+	case j < k && j > 0 && s[j-1] == sep:
+		j-- // path:12: or path-12-
+	case sep != ':':
+		return false
+	}
+	p := j
+	for p > 0 && j-p < maxGrepPath && !isSpace(s[p-1]) && s[p-1] != ':' {
+		p--
+	}
+	return p < j && (p == 0 || s[p-1] == '\n')
 }
 
 // secretName reports the kind a name says its value is.
@@ -471,7 +534,7 @@ func (sc *scanner) valueToCut(i, j int) (Kind, bool) {
 func (sc *scanner) cutValue(lo, hi int, kind Kind) int {
 	v := sc.s[lo:hi]
 	if !plausibleValue(v) {
-		return max(hi, lo+1)
+		return max(hi, markerEnd(sc.s, lo)) // a value cut already is skipped whole
 	}
 	if end, k, ok := formatAt(v, 0, runEnd(v, 0)); ok && end == len(v) {
 		kind = k
@@ -510,7 +573,23 @@ func valueExtent(s string, v int, toEOL bool) (int, int) {
 		}
 		end++
 	}
+	if k := strings.IndexAny(s[v:end], "}]"); k > 0 && jsonScalar(s[v:v+k]) {
+		end = v + k // "pin": 1234} in JSON text: the brace closes the object
+	}
 	return v, end
+}
+
+// jsonScalar reports whether v is a JSON literal or a number.
+func jsonScalar(v string) bool {
+	if v == "true" || v == "false" || v == "null" {
+		return true
+	}
+	for i := 0; i < len(v); i++ {
+		if c := v[i]; !isDigit(c) && strings.IndexByte(".eE+-", c) < 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // closingQuote is the index of the quote q that closes a value starting at
@@ -544,11 +623,11 @@ func lineEnd(s string, v int) int {
 	return end
 }
 
-// plausibleValue: a value that is empty, a marker, a shell or template
-// reference ($VAR, ${VAR}, %VAR%, {{ .x }}) or an absolute or relative
-// file path names a secret without holding it.
+// plausibleValue: a value that is empty, a marker, a JSON literal, a shell
+// or template reference ($VAR, ${VAR}, ${env.VAR}, %VAR%, {{ .x }}) or an
+// absolute or relative file path names a secret without holding it.
 func plausibleValue(v string) bool {
-	if v == "" || strings.HasPrefix(v, markerPrefix) {
+	if v == "" || strings.HasPrefix(v, markerPrefix) || v == "true" || v == "false" || v == "null" {
 		return false
 	}
 	switch v[0] {
@@ -562,7 +641,7 @@ func plausibleValue(v string) bool {
 
 func isReference(v string) bool {
 	for i := 1; i < len(v); i++ {
-		if c := v[i]; !isAlnum(c) && c != '_' && c != '{' && c != '}' && c != '%' {
+		if c := v[i]; !isAlnum(c) && c != '_' && c != '.' && c != '{' && c != '}' && c != '%' {
 			return false
 		}
 	}
@@ -632,6 +711,9 @@ func (sc *scanner) probeName(i int) {
 func (sc *scanner) flagNeedsValue(arg string) (Kind, bool) {
 	if len(arg) < 2 || arg[0] != '-' || strings.ContainsAny(arg, "= ") {
 		return 0, false
+	}
+	if k := strings.IndexByte(arg, ':'); k >= 0 && k < len(arg)-1 {
+		return 0, false // -secret:VALUE holds its value
 	}
 	return sc.secretName(trimDashes(arg))
 }
@@ -705,11 +787,13 @@ func (sc *scanner) authorization(v int) int {
 		sc.add(c, e, KindBasicAuth)
 	case strings.EqualFold(scheme, "token"):
 		sc.add(c, e, KindAuthorization)
-	default: // Digest, AWS4-HMAC-SHA256 ...: parameters to the end
-		_, e = valueExtent(s, c, true)
-		if q := strings.IndexAny(s[c:e], `"'`); q >= 0 {
+	default: // Digest, AWS4-HMAC-SHA256 ...: parameters to a quote or the end
+		// of the line, looked for only as far as the first of them
+		e = len(s)
+		if q := strings.IndexAny(s[c:], "\"'\r\n"); q >= 0 {
 			e = c + q
 		}
+		e = lineEnd(s[:e], c)
 		sc.add(c, e, KindAuthorization)
 	}
 	return e
@@ -749,6 +833,9 @@ func (sc *scanner) urlPassword(a int) int {
 	}
 	at := strings.LastIndexByte(s[a:end], '@')
 	if at < 0 {
+		if strings.EqualFold(s[a:end], "hooks.slack.com") {
+			return sc.slackWebhook(end)
+		}
 		return a
 	}
 	at += a
@@ -758,6 +845,26 @@ func (sc *scanner) urlPassword(a int) int {
 	}
 	sc.add(a+colon+1, at, KindURLPassword)
 	return at + 1
+}
+
+// slackWebhook cuts the secret of a Slack webhook, the last segment of
+// the path at p (/services/T…/B…/secret).
+func (sc *scanner) slackWebhook(p int) int {
+	const services = "/services/"
+	s := sc.s
+	if !strings.HasPrefix(s[p:], services) {
+		return p
+	}
+	end := p + len(services)
+	for end < len(s) && strings.IndexByte("?#\"' \t\r\n<>", s[end]) < 0 {
+		end++
+	}
+	last := p + len(services) + strings.LastIndexByte(s[p+len(services):end], '/') + 1
+	if last <= p+len(services) || last >= end || strings.HasPrefix(s[last:], markerPrefix) {
+		return end
+	}
+	sc.add(last, end, KindSlackToken)
+	return end
 }
 
 func skipBlanks(s string, i int) int {
