@@ -84,8 +84,8 @@ func compressed(req *http.Request) bool {
 // the earlier of read_timeout and AnswerBy; zero if neither is set.
 func (c *Controller) bodyEnd(now time.Time) time.Time {
 	d := c.settings.ReadTimeout
-	if a := c.settings.AnswerBy; a > 0 && (d <= 0 || a < d) {
-		d = a
+	if c.answerFirst() {
+		d = c.settings.AnswerBy
 	}
 	if d <= 0 {
 		return time.Time{}
@@ -93,11 +93,17 @@ func (c *Controller) bodyEnd(now time.Time) time.Time {
 	return now.Add(d)
 }
 
+// answerFirst tells whether AnswerBy comes before read_timeout.
+func (c *Controller) answerFirst() bool {
+	a := c.settings.AnswerBy
+	return a > 0 && (c.settings.ReadTimeout <= 0 || a < c.settings.ReadTimeout)
+}
+
 // answerInTime moves the read deadline of a body read without pacing to
 // end when AnswerBy comes before read_timeout: past the server's write
 // deadline its 408 could not be written.
 func (c *Controller) answerInTime(w http.ResponseWriter, end time.Time) {
-	if a := c.settings.AnswerBy; a > 0 && (c.settings.ReadTimeout <= 0 || a < c.settings.ReadTimeout) {
+	if c.answerFirst() {
 		_ = http.NewResponseController(w).SetReadDeadline(end)
 	}
 }
