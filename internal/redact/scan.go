@@ -298,19 +298,24 @@ func runStart(s string, j int) int {
 	return j
 }
 
-// xmlElement handles the element <name> (s[i:j]): its text up to the next
-// tag is the value.
+// xmlElement handles the element <name> (s[i:j]): its text is the value
+// when the next tag closes it. A <password> placeholder in usage text
+// closes nothing and is not cut.
 func (sc *scanner) xmlElement(i, j int) int {
 	kind, ok := sc.valueToCut(i, j)
 	if !ok {
 		return j
 	}
-	v := j + 1
-	end := strings.IndexByte(sc.s[v:], '<')
+	s, v := sc.s, j+1
+	end := strings.IndexByte(s[v:], '<')
 	if end < 0 {
-		return sc.cutValue(v, lineEnd(sc.s, v), kind)
+		return j
 	}
-	return sc.cutValue(v, v+end, kind)
+	end += v
+	if c := end + 2 + (j - i); c >= len(s) || s[end+1] != '/' || s[end+2:c] != s[i:j] || s[c] != '>' {
+		return j
+	}
+	return sc.cutValue(v, end, kind)
 }
 
 // quotedName handles a quoted name s[i:j] and its value at v.
@@ -860,8 +865,11 @@ func (sc *scanner) slackWebhook(p int) int {
 		end++
 	}
 	last := p + len(services) + strings.LastIndexByte(s[p+len(services):end], '/') + 1
-	if last <= p+len(services) || last >= end || strings.HasPrefix(s[last:], markerPrefix) {
+	if strings.HasPrefix(s[last:], markerPrefix) {
 		return end
+	}
+	if last <= p+len(services) || last >= end {
+		return p // no webhook: the path is scanned as any text
 	}
 	sc.add(last, end, KindSlackToken)
 	return end
