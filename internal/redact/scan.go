@@ -433,7 +433,7 @@ func (sc *scanner) secretName(name string) (Kind, bool) {
 func (sc *scanner) assignment(i, j, v int, toEOL bool) int {
 	kind, ok := sc.valueToCut(i, j)
 	if !ok {
-		if !sc.hit && isAuthName(sc.s[i:j]) {
+		if isAuthName(sc.s[i:j]) {
 			return sc.basicValue(j, v, toEOL)
 		}
 		return j
@@ -560,10 +560,9 @@ func valueExtent(s string, v int, toEOL bool) (int, int) {
 		return v + 1, lineEnd(s, v+1)
 	}
 	if v+1 < len(s) && s[v] == '\\' && s[v+1] == '"' {
-		// an escaped quote opens the value (JSON inside a JSON string): the
-		// next one closes it
-		if end := strings.Index(s[v+2:], `\"`); end >= 0 {
-			return v + 2, v + 2 + end
+		// an escaped quote opens the value (JSON inside a JSON string)
+		if end := escapedClosingQuote(s, v+2); end >= 0 {
+			return v + 2, end
 		}
 		return v + 2, lineEnd(s, v+2)
 	}
@@ -613,6 +612,27 @@ func closingQuote(s string, i int, q byte) int {
 		return i + k
 	}
 	return -1
+}
+
+// escapedClosingQuote is the index of the \" that closes a value of JSON
+// text inside a JSON string starting at i, or -1: a quote that 4k+1
+// backslashes precede. A quote inside the value is escaped twice (\\\").
+func escapedClosingQuote(s string, i int) int {
+	for {
+		k := strings.Index(s[i:], `\"`)
+		if k < 0 {
+			return -1
+		}
+		q := i + k + 1
+		n := 0
+		for b := q - 1; b >= i && s[b] == '\\'; b-- {
+			n++
+		}
+		if n%4 == 1 {
+			return q - 1
+		}
+		i = q + 1
+	}
 }
 
 // lineEnd is the index of the first line break at or after v, or len(s);
@@ -852,27 +872,37 @@ func (sc *scanner) urlPassword(a int) int {
 	return at + 1
 }
 
-// slackWebhook cuts the secret of a Slack webhook, the last segment of
-// the path at p (/services/T…/B…/secret).
+// slackWebhook cuts the secret of a Slack webhook, the third segment of
+// the path at p (/services/T…/B…/secret). Each segment is read only to
+// the next '/', so a text of repeated URLs costs linear time.
 func (sc *scanner) slackWebhook(p int) int {
 	const services = "/services/"
 	s := sc.s
 	if !strings.HasPrefix(s[p:], services) {
 		return p
 	}
-	end := p + len(services)
-	for end < len(s) && strings.IndexByte("?#\"' \t\r\n<>", s[end]) < 0 {
-		end++
+	k := p + len(services)
+	for range 2 { // the team and the bot
+		e := webhookSegmentEnd(s, k)
+		if e == k || e >= len(s) || s[e] != '/' {
+			return p // no webhook: the path is scanned as any text
+		}
+		k = e + 1
 	}
-	last := p + len(services) + strings.LastIndexByte(s[p+len(services):end], '/') + 1
-	if strings.HasPrefix(s[last:], markerPrefix) {
-		return end
+	end := webhookSegmentEnd(s, k)
+	if end == k || strings.HasPrefix(s[k:], markerPrefix) {
+		return max(end, markerEnd(s, k))
 	}
-	if last <= p+len(services) || last >= end {
-		return p // no webhook: the path is scanned as any text
-	}
-	sc.add(last, end, KindSlackToken)
+	sc.add(k, end, KindSlackToken)
 	return end
+}
+
+// webhookSegmentEnd is the end of the URL path segment at k.
+func webhookSegmentEnd(s string, k int) int {
+	for k < len(s) && strings.IndexByte("/?#\"' \t\r\n<>", s[k]) < 0 {
+		k++
+	}
+	return k
 }
 
 func skipBlanks(s string, i int) int {
