@@ -206,18 +206,7 @@ func (sc *scanner) run(i, j int) int {
 		}
 		return sc.assignment(i, j, j+1, sc.startsString(i))
 	case ':':
-		if strings.HasPrefix(s[j:], "://") {
-			return j
-		}
-		if isAuthorization(s[i:j]) {
-			return sc.authorization(j + 1)
-		}
-		if q := openingQuote(s, i); q != 0 {
-			return sc.quotedHeader(i, j, q)
-		}
-		if sc.lineStart(dottedStart(s, i)) {
-			return sc.assignment(i, j, j+1, true)
-		}
+		return sc.colonAfterName(i, j)
 	case '"', '\'':
 		// a quoted name, "password": "x" in JSON or YAML text; a probe
 		// looks at a data object's member names whole (probeName)
@@ -238,15 +227,42 @@ func (sc *scanner) run(i, j int) int {
 			}
 		}
 	case ' ', '\t':
-		if s[i] == '-' {
-			return sc.flagValue(i, j)
-		}
-		if k := skipBlanks(s, j); k+1 < len(s) && s[k] == '=' && s[k+1] != '=' && sc.lineStart(dottedStart(s, i)) {
-			return sc.assignment(i, j, k+1, true) // INI: aws_secret_access_key = X
-		}
-		if netrcPassword(s, i, j) {
-			return sc.flagValue(i, j)
-		}
+		return sc.blankAfterName(i, j)
+	}
+	return j
+}
+
+// colonAfterName handles the run s[i:j] followed by ':': a header, a YAML
+// key or a properties name, when it starts its line or a quoted argument.
+func (sc *scanner) colonAfterName(i, j int) int {
+	s := sc.s
+	switch {
+	case strings.HasPrefix(s[j:], "://"):
+		return j
+	case isAuthorization(s[i:j]):
+		return sc.authorization(j + 1)
+	}
+	if q := openingQuote(s, i); q != 0 {
+		return sc.quotedHeader(i, j, q)
+	}
+	if sc.lineStart(dottedStart(s, i)) {
+		return sc.assignment(i, j, j+1, true)
+	}
+	return j
+}
+
+// blankAfterName handles the run s[i:j] followed by a blank: a flag and
+// its value, an INI name before '=', or a .netrc password.
+func (sc *scanner) blankAfterName(i, j int) int {
+	s := sc.s
+	if s[i] == '-' {
+		return sc.flagValue(i, j)
+	}
+	if k := skipBlanks(s, j); k+1 < len(s) && s[k] == '=' && s[k+1] != '=' && sc.lineStart(dottedStart(s, i)) {
+		return sc.assignment(i, j, k+1, true) // INI: aws_secret_access_key = X
+	}
+	if netrcPassword(s, i, j) {
+		return sc.flagValue(i, j)
 	}
 	return j
 }
