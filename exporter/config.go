@@ -400,6 +400,9 @@ func validateClient(prefix string, cc *confighttp.ClientConfig) error {
 	return errors.Join(errs...)
 }
 
+// minReplayInterval is the shortest replay_interval taken.
+const minReplayInterval = 10 * time.Millisecond
+
 // Validate checks the spool keys.
 func (c *SpoolConfig) Validate() error {
 	var errs []error
@@ -409,8 +412,12 @@ func (c *SpoolConfig) Validate() error {
 	if c.MaxSize < 0 {
 		errs = append(errs, fmt.Errorf("max_size: must be >= 0, got %d", c.MaxSize))
 	}
-	if c.ReplayInterval <= 0 {
+	switch {
+	case c.ReplayInterval <= 0:
 		errs = append(errs, fmt.Errorf("replay_interval: must be > 0, got %s", c.ReplayInterval))
+	case c.ReplayInterval < minReplayInterval:
+		// The replayer looks at the spool this often even when it is empty.
+		errs = append(errs, fmt.Errorf("replay_interval: must be at least %s, got %s", minReplayInterval, c.ReplayInterval))
 	}
 	return errors.Join(errs...)
 }

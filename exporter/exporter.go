@@ -89,12 +89,17 @@ func (e *auditExporter) Start(ctx context.Context, host component.Host) (err err
 		// Before the sealer, which would sign another exporter's spool
 		// and leave its sidecars there.
 		if err := checkFileIsNoSpool(fc); err != nil {
-			return fmt.Errorf("sandboxaudit exporter: %w", err)
+			return err
+		}
+		// Here, not in Validate: `validate` may run as another user, or on
+		// a machine without the directory.
+		if err := filesink.CheckWritable(fc.Path, fc.Rotation.HasValue()); err != nil {
+			return fmt.Errorf("file::path: %w", err)
 		}
 		opts := filesink.Options{Path: fc.Path, Fsync: fc.Fsync, MaxOpenFiles: fc.MaxOpenFiles, Rotation: e.rotation(fc)}
 		if ic := fc.Integrity.Get(); ic != nil {
 			if e.sealer, err = e.startIntegrity(ctx, host, fc, ic); err != nil {
-				return fmt.Errorf("sandboxaudit exporter: %w", err)
+				return err
 			}
 			opts.OnWrite = e.sealer.Wrote
 			if opts.Rotation != nil {
@@ -110,7 +115,7 @@ func (e *auditExporter) Start(ctx context.Context, host component.Host) (err err
 		}
 		sink, err := filesink.New(opts)
 		if err != nil {
-			return fmt.Errorf("sandboxaudit exporter: file: %w", err)
+			return fmt.Errorf("file: %w", err)
 		}
 		e.file = newFileTarget(sink, fc.Path, e.filePolicy)
 		e.warnLooseMode(fc.Path)
@@ -118,12 +123,12 @@ func (e *auditExporter) Start(ctx context.Context, host component.Host) (err err
 	if hc := e.cfg.HTTP.Get(); hc != nil {
 		if sc := hc.Spool.Get(); sc != nil {
 			if err := checkSpoolIsNoSealedFile(sc); err != nil {
-				return fmt.Errorf("sandboxaudit exporter: %w", err)
+				return err
 			}
 		}
 		target, err := e.startHTTP(ctx, host, hc)
 		if err != nil {
-			return fmt.Errorf("sandboxaudit exporter: http sink: %w", err)
+			return err
 		}
 		e.http = target
 		if e.file != nil {
@@ -133,7 +138,7 @@ func (e *auditExporter) Start(ctx context.Context, host component.Host) (err err
 	if fc := e.cfg.File.Get(); fc != nil {
 		// Again, for this exporter's own spool reached through a link.
 		if err := checkFileIsNoSpool(fc); err != nil {
-			return fmt.Errorf("sandboxaudit exporter: %w", err)
+			return err
 		}
 	}
 	return nil
@@ -147,7 +152,7 @@ func (e *auditExporter) startHTTP(ctx context.Context, host component.Host, hc *
 	}
 	client, err := hc.ClientConfig.ToClient(ctx, host.GetExtensions(), e.set.TelemetrySettings)
 	if err != nil {
-		return nil, fmt.Errorf("client: %w", err)
+		return nil, fmt.Errorf("http: %w", err)
 	}
 	set := httpsink.Settings{
 		Client:   client,
@@ -174,10 +179,10 @@ func (e *auditExporter) startHTTP(ctx context.Context, host component.Host, hc *
 		if set.Spool != nil {
 			err = errors.Join(err, set.Spool.Close())
 		}
-		return nil, err
+		return nil, fmt.Errorf("http: %w", err)
 	}
 	if err := sink.Start(ctx); err != nil {
-		return nil, errors.Join(err, sink.Shutdown(ctx))
+		return nil, fmt.Errorf("http: %w", errors.Join(err, sink.Shutdown(ctx)))
 	}
 	return newHTTPTarget(sink, e.httpPolicy, e.telemetry), nil
 }

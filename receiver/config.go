@@ -4,14 +4,18 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"net"
 	"path"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/config/confighttp"
+	"go.opentelemetry.io/collector/config/confignet"
 	"go.opentelemetry.io/collector/config/configoptional"
+	"go.opentelemetry.io/collector/config/configtls"
 	"go.opentelemetry.io/collector/confmap"
 
 	"github.com/sandboxaudit/sandboxaudit/internal/confcheck"
@@ -27,6 +31,9 @@ const (
 	defaultMaxPending     = 10000
 	defaultPendingTimeout = 5 * time.Minute
 	defaultDedupeWindow   = 100000
+	// maxDedupeWindow bounds the window's table, allocated whole at start
+	// (48 to 96 bytes per id).
+	maxDedupeWindow = 10_000_000
 
 	// defaultMaxInflightBytes bounds the request bodies held at once.
 	defaultMaxInflightBytes = 128 << 20
@@ -200,6 +207,8 @@ func (cfg *Config) Validate() error {
 	var errs error
 	if strings.TrimSpace(cfg.ServerConfig.NetAddr.Endpoint) == "" {
 		errs = errors.Join(errs, errors.New("endpoint: must not be empty"))
+	} else if err := checkEndpoint(cfg.ServerConfig.NetAddr); err != nil {
+		errs = errors.Join(errs, err)
 	}
 	if cfg.ServerConfig.ReadTimeout < 0 {
 		errs = errors.Join(errs, fmt.Errorf("read_timeout: must be >= 0, got %s", cfg.ServerConfig.ReadTimeout))
@@ -208,9 +217,7 @@ func (cfg *Config) Validate() error {
 		errs = errors.Join(errs, fmt.Errorf("read_header_timeout: must be >= 0, got %s", cfg.ServerConfig.ReadHeaderTimeout))
 	}
 	if tls := cfg.ServerConfig.TLS.Get(); tls != nil {
-		errs = errors.Join(errs, fsutil.CheckFiles(map[string]string{
-			"tls::ca_file": tls.CAFile, "tls::cert_file": tls.CertFile, "tls::key_file": tls.KeyFile, "tls::client_ca_file": tls.ClientCAFile,
-		}))
+		errs = errors.Join(errs, fsutil.CheckFiles(tlsFiles(tls)))
 	}
 	if cfg.ServerConfig.WriteTimeout < 0 {
 		errs = errors.Join(errs, fmt.Errorf("write_timeout: must be >= 0, got %s", cfg.ServerConfig.WriteTimeout))
@@ -252,6 +259,9 @@ func (cfg *Config) Validate() error {
 	}
 	if cfg.Dedupe.Enabled && cfg.Dedupe.Window <= 0 {
 		errs = errors.Join(errs, fmt.Errorf("dedupe::window: must be positive when dedupe is enabled (got %d)", cfg.Dedupe.Window))
+	}
+	if cfg.Dedupe.Enabled && cfg.Dedupe.Window > maxDedupeWindow {
+		errs = errors.Join(errs, fmt.Errorf("dedupe::window: must be at most %d, whose table takes up to 960 MB (got %d)", maxDedupeWindow, cfg.Dedupe.Window))
 	}
 	return errs
 }
@@ -316,4 +326,31 @@ func (cfg *Config) sweepInterval() time.Duration {
 		return max(cfg.SweepInterval, minSweepInterval)
 	}
 	return min(max(cfg.PendingTimeout/10, minSweepInterval), time.Second)
+}
+
+// tlsFiles maps each TLS file key to its path.
+func tlsFiles(tls *configtls.ServerConfig) map[string]string {
+	return map[string]string{
+		"tls::ca_file": tls.CAFile, "tls::cert_file": tls.CertFile, "tls::key_file": tls.KeyFile, "tls::client_ca_file": tls.ClientCAFile,
+	}
+}
+
+// checkEndpoint refuses a TCP endpoint that no listen could take: without
+// a port, a URL, or a port out of range.
+func checkEndpoint(addr confignet.AddrConfig) error {
+	switch addr.Transport {
+	case "", confignet.TransportTypeTCP, confignet.TransportTypeTCP4, confignet.TransportTypeTCP6:
+	default:
+		return nil
+	}
+	_, port, err := net.SplitHostPort(addr.Endpoint)
+	if err == nil {
+		if n, convErr := strconv.Atoi(port); convErr == nil && (n < 0 || n > 65535) {
+			err = fmt.Errorf("port %s is out of range", port)
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("endpoint: must be host:port, such as 127.0.0.1:8088 (got %q)", addr.Endpoint)
+	}
+	return nil
 }

@@ -23,6 +23,7 @@ import (
 	"go.opentelemetry.io/otel/metric"
 	"go.uber.org/zap"
 
+	"github.com/sandboxaudit/sandboxaudit/internal/fsutil"
 	"github.com/sandboxaudit/sandboxaudit/internal/idwindow"
 	"github.com/sandboxaudit/sandboxaudit/internal/pairing"
 	"github.com/sandboxaudit/sandboxaudit/internal/spanmap"
@@ -151,15 +152,16 @@ func (r *sandboxReceiver) start(ctx context.Context, host component.Host) error 
 	}
 	r.server, err = r.cfg.ServerConfig.ToServer(ctx, host.GetExtensions(), r.set.TelemetrySettings, mux, opts...)
 	if err != nil {
-		return fmt.Errorf("sandboxaudit receiver %s: creating HTTP server: %w", r.set.ID, err)
+		return fmt.Errorf("creating HTTP server: %w", err)
 	}
 	r.server.Handler = r.outermost(r.server.Handler)
 	// confighttp leaves net/http's 1 MiB header bound and no connection
 	// limit: with both, memory is bounded whatever clients withhold.
 	r.server.MaxHeaderBytes = r.cfg.MaxRequestHeaderBytes
+	// The collector names the component; the error names the key.
 	ln, shared, err := r.listen(ctx)
 	if err != nil {
-		return fmt.Errorf("sandboxaudit receiver %s: listening on %q: %w", r.set.ID, r.cfg.ServerConfig.NetAddr.Endpoint, err)
+		return err
 	}
 	r.server.ConnState = shared.ConnState
 	r.addr = ln.Addr()
@@ -187,19 +189,24 @@ func (r *sandboxReceiver) start(ctx context.Context, host component.Host) error 
 // connections, header bytes and unread bodies assume one at a time.
 func (r *sandboxReceiver) listen(ctx context.Context) (net.Listener, *admission.ConnListener, error) {
 	sc := &r.cfg.ServerConfig
+	tlsSettings := sc.TLS.Get()
+	var tlsCfg *tls.Config
+	if tlsSettings != nil {
+		if err := fsutil.CheckReadable(tlsFiles(tlsSettings)); err != nil {
+			return nil, nil, err
+		}
+		var err error
+		if tlsCfg, err = tlsSettings.LoadTLSConfig(ctx); err != nil {
+			return nil, nil, fmt.Errorf("tls: %w", err)
+		}
+	}
 	raw, err := sc.NetAddr.Listen(ctx)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, fmt.Errorf("endpoint: %w", err)
 	}
 	shared := admission.NewConnListener(raw, r.cfg.MaxConnections)
-	tlsSettings := sc.TLS.Get()
-	if tlsSettings == nil {
+	if tlsCfg == nil {
 		return shared, shared, nil
-	}
-	tlsCfg, err := tlsSettings.LoadTLSConfig(ctx)
-	if err != nil {
-		_ = shared.Close()
-		return nil, nil, fmt.Errorf("tls: %w", err)
 	}
 	tlsCfg.NextProtos = []string{"http/1.1"}
 	return tls.NewListener(shared, tlsCfg), shared, nil

@@ -1,6 +1,8 @@
 package sandboxtrace
 
 import (
+	"errors"
+
 	"go.opentelemetry.io/otel/attribute"
 	sdklog "go.opentelemetry.io/otel/sdk/log"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
@@ -52,26 +54,31 @@ func valueSize(v attribute.Value) int {
 	return n
 }
 
-// recordsPartLen is how many of records, at least one, fit in limit bytes.
-func recordsPartLen(records []sdklog.Record, limit int) int {
-	size := 0
-	for i := range records {
-		if size += recordSize(&records[i]); i > 0 && size > limit {
+// partLen is how many of the first n items, at least one, fit in limit
+// bytes, item i taking size(i).
+func partLen(n, limit int, size func(i int) int) int {
+	total := 0
+	for i := range n {
+		if total += size(i); i > 0 && total > limit {
 			return i
 		}
 	}
-	return len(records)
+	return n
 }
 
-// spansPartLen is how many of spans, at least one, fit in limit bytes.
-func spansPartLen(spans []sdktrace.ReadOnlySpan, limit int) int {
-	size := 0
-	for i, s := range spans {
-		if size += spanSize(s); i > 0 && size > limit {
-			return i
+// exportInParts calls export with consecutive parts of items of at most
+// ExportBytes each (or one item), item i taking size(i), and joins the
+// errors: a failed part does not stop the parts after it.
+func exportInParts[T any](items []T, size func(i int) int, export func(part []T) error) error {
+	var errs []error
+	for start := 0; start < len(items); {
+		n := partLen(len(items)-start, ExportBytes, func(i int) int { return size(start + i) })
+		if err := export(items[start : start+n]); err != nil {
+			errs = append(errs, err)
 		}
+		start += n
 	}
-	return len(spans)
+	return errors.Join(errs...)
 }
 
 // spanSize is about what s adds to an export: its name, status, attribute

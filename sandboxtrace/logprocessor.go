@@ -262,31 +262,35 @@ func (p *LogProcessor) drain(batch []sdklog.Record) ([]sdklog.Record, error) {
 // export sends batch, in parts of at most ExportBytes; a failure
 // loses its part's records, which is reported.
 func (p *LogProcessor) export(batch []sdklog.Record) ([]sdklog.Record, error) {
-	var errs []error
-	for rest := batch; len(rest) > 0; {
-		n := recordsPartLen(rest, ExportBytes)
-		if err := p.exportBatch(rest[:n]); err != nil {
-			err = p.lose(n, err)
+	size := func(i int) int { return recordSize(&batch[i]) }
+	err := exportInParts(batch, size, func(part []sdklog.Record) error {
+		err := p.exportBatch(part)
+		if err != nil {
+			err = p.lose(len(part), err)
 			otel.Handle(err)
-			errs = append(errs, err)
 		}
-		rest = rest[n:]
-	}
+		return err
+	})
 	clear(batch)
-	return batch[:0], errors.Join(errs...)
+	return batch[:0], err
 }
 
-// exportBatch runs one bounded Export; a panic in the exporter fails the
-// batch instead of ending the process from the worker.
-func (p *LogProcessor) exportBatch(batch []sdklog.Record) (err error) {
+// exportBatch runs one bounded Export.
+func (p *LogProcessor) exportBatch(batch []sdklog.Record) error {
+	ctx, cancel := context.WithTimeout(context.Background(), p.timeout)
+	defer cancel()
+	return exportRecovering(ctx, p.exp, batch)
+}
+
+// exportRecovering is exp.Export, where a panic in the exporter fails the
+// export instead of ending the process from a processor's worker.
+func exportRecovering(ctx context.Context, exp sdklog.Exporter, records []sdklog.Record) (err error) {
 	defer func() {
 		if v := recover(); v != nil {
 			err = fmt.Errorf("log exporter panicked: %v", v)
 		}
 	}()
-	ctx, cancel := context.WithTimeout(context.Background(), p.timeout)
-	defer cancel()
-	return p.exp.Export(ctx, batch)
+	return exp.Export(ctx, records)
 }
 
 // lose counts n lost records and describes the loss.

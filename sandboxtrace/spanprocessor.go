@@ -2,7 +2,6 @@ package sandboxtrace
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sync/atomic"
 
@@ -30,14 +29,13 @@ type countingSpanExporter struct {
 }
 
 func (c *countingSpanExporter) ExportSpans(ctx context.Context, spans []sdktrace.ReadOnlySpan) error {
-	var errs []error
-	for len(spans) > 0 {
-		n := spansPartLen(spans, ExportBytes)
-		if err := c.SpanExporter.ExportSpans(ctx, spans[:n]); err != nil {
-			total := c.lost.Add(uint64(n))
-			errs = append(errs, fmt.Errorf("sandboxtrace: %d span(s) lost (%d in total): %w", n, total, err))
+	size := func(i int) int { return spanSize(spans[i]) }
+	return exportInParts(spans, size, func(part []sdktrace.ReadOnlySpan) error {
+		err := c.SpanExporter.ExportSpans(ctx, part)
+		if err != nil {
+			total := c.lost.Add(uint64(len(part)))
+			err = fmt.Errorf("sandboxtrace: %d span(s) lost (%d in total): %w", len(part), total, err)
 		}
-		spans = spans[n:]
-	}
-	return errors.Join(errs...)
+		return err
+	})
 }

@@ -3,7 +3,6 @@ package sandboxtrace
 import (
 	"context"
 	"errors"
-	"fmt"
 	"slices"
 	"sync"
 	"time"
@@ -48,10 +47,9 @@ var errNoSyncProcessor = errors.New("the logger provider has no SyncLogProcessor
 // sharing one processor share its requests. Build a LoggerProvider with it
 // and give that to every session with WithLoggerProvider.
 type SyncLogProcessor struct {
-	exp        sdklog.Exporter
-	timeout    time.Duration // bounds an emitter's wait, and each Export
-	batchSize  int
-	batchBytes int
+	exp       sdklog.Exporter
+	timeout   time.Duration // bounds an emitter's wait, and each Export
+	batchSize int
 
 	// inline: the exporter ends its request when its ctx ends, so an
 	// emitter that finds no export in flight exports on its own goroutine
@@ -99,13 +97,12 @@ func NewSyncLogProcessor(exp sdklog.Exporter, timeout time.Duration) *SyncLogPro
 		timeout = DefaultSyncTimeout
 	}
 	p := &SyncLogProcessor{
-		exp:        exp,
-		timeout:    timeout,
-		batchSize:  DefaultSyncBatchSize,
-		batchBytes: ExportBytes,
-		wake:       make(chan struct{}, 1),
-		stop:       make(chan struct{}),
-		done:       make(chan struct{}),
+		exp:       exp,
+		timeout:   timeout,
+		batchSize: DefaultSyncBatchSize,
+		wake:      make(chan struct{}, 1),
+		stop:      make(chan struct{}),
+		done:      make(chan struct{}),
 	}
 	_, p.inline = exp.(ctxBoundExporter)
 	p.watch.timer = time.AfterFunc(time.Hour, p.expire)
@@ -259,18 +256,14 @@ func (p *SyncLogProcessor) take(batch []*syncRecord) []*syncRecord {
 
 // takeLocked is take with p.mu held and no export in flight; a batch it
 // returns marks one in flight until export clears it. It takes up to
-// batchSize records and batchBytes of them, and at least one.
+// batchSize records and ExportBytes of them, and at least one.
 func (p *SyncLogProcessor) takeLocked(batch []*syncRecord) []*syncRecord {
 	clear(batch)
 	batch = batch[:0]
-	n, size := 0, 0
-	for _, sr := range p.waiting[:min(len(p.waiting), p.batchSize)] {
-		if size += sr.size; n > 0 && size > p.batchBytes {
-			break
-		}
+	n := partLen(min(len(p.waiting), p.batchSize), ExportBytes, func(i int) int { return p.waiting[i].size })
+	for _, sr := range p.waiting[:n] {
 		sr.taken = true
 		batch = append(batch, sr)
-		n++
 	}
 	rest := copy(p.waiting, p.waiting[n:])
 	clear(p.waiting[rest:])
@@ -293,12 +286,7 @@ func (p *SyncLogProcessor) export(batch []*syncRecord) {
 	}
 }
 
-func (p *SyncLogProcessor) exportRecords(batch []*syncRecord) (err error) {
-	defer func() {
-		if v := recover(); v != nil {
-			err = fmt.Errorf("sandboxtrace: log exporter panicked: %v", v)
-		}
-	}()
+func (p *SyncLogProcessor) exportRecords(batch []*syncRecord) error {
 	records := make([]sdklog.Record, len(batch))
 	for i, sr := range batch {
 		records[i] = sr.r
@@ -315,7 +303,7 @@ func (p *SyncLogProcessor) exportRecords(batch []*syncRecord) (err error) {
 		p.watch.cancelExport = nil
 		p.mu.Unlock()
 	}()
-	err = p.exp.Export(ctx, records)
+	err := exportRecovering(ctx, p.exp, records)
 	if err != nil && errors.Is(context.Cause(ctx), context.DeadlineExceeded) {
 		err = errors.Join(context.DeadlineExceeded, err) // the bound, not the caller, ended it
 	}

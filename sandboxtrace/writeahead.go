@@ -54,10 +54,16 @@ func (s *Session) writeAhead(ctx, parent context.Context, st startEvent) error {
 // that still enables records has no SyncLogProcessor (a.done, not
 // synced); one that does not is shut down or records nothing.
 func (s *Session) unseen(a *ack) {
-	params := log.EnabledParameters{Severity: log.SeverityInfo, EventName: semconv.EventSessionStart}
-	if !a.done && s.logs.logger.Enabled(context.Background(), params) {
+	if !a.done && s.logsEnabled() {
 		a.done = true
 	}
+}
+
+// logsEnabled reports whether the session's logger provider still enables
+// its records: a shut-down SDK provider enables none.
+func (s *Session) logsEnabled() bool {
+	params := log.EnabledParameters{Severity: log.SeverityInfo, EventName: semconv.EventSessionStart}
+	return s.logs.logger.Enabled(context.Background(), params)
 }
 
 // eventRecord is ev as the audit log record the collector maps back:
@@ -85,12 +91,12 @@ func (s *Session) eventRecord(ev *auditevent.Event, sev log.Severity) log.Record
 
 // checkQueued counts a best-effort record that reached no LogProcessor, and
 // reports one a SyncLogProcessor failed to export (a provider shared with
-// sync sessions). An
-// SDK provider that is shut down drops records before any processor sees
-// them, so the LogProcessor cannot count them itself; the session counts
-// them on the LogProcessor it built, or the one that queued its records
-// before (a provider the caller built with NewLogProcessor). A provider
-// with other processors only is not ours to judge.
+// sync sessions). An SDK provider that is shut down drops records before
+// any processor sees them, so the LogProcessor cannot count them itself;
+// the session counts them on the LogProcessor it built, or the one that
+// queued its records before (a provider the caller built with
+// NewLogProcessor). A provider with other processors only is not ours to
+// judge.
 func (s *Session) checkQueued(a *ack) {
 	if a.done {
 		if a.proc != nil {
@@ -105,8 +111,7 @@ func (s *Session) checkQueued(a *ack) {
 	}
 	// A live provider whose other processors filtered the record out is
 	// not a loss; a shut-down one no longer enables anything.
-	params := log.EnabledParameters{Severity: log.SeverityInfo, EventName: semconv.EventSessionStart}
-	if p := s.logProc.Load(); p != nil && !s.logs.logger.Enabled(context.Background(), params) {
+	if p := s.logProc.Load(); p != nil && !s.logsEnabled() {
 		otel.Handle(p.lose(1, errProcessorShutdown))
 	}
 }

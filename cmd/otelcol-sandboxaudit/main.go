@@ -1,9 +1,10 @@
 // Command otelcol-sandboxaudit is an OpenTelemetry Collector with the
 // sandbox audit receiver and exporter built in. Without --config it runs the
-// embedded default configuration (see sandboxaudit.DefaultConfig); with
-// --config it behaves like any collector. Unless the environment sets GOGC
-// or GOMEMLIMIT, it runs with GOGC=400 and a 512 MiB soft memory limit, less under a
-// smaller cgroup memory.max (see gc.go).
+// embedded default configuration (see sandboxaudit.DefaultConfig), whose
+// keys --set alone changes; with --config it behaves like any collector.
+// Unless the environment sets GOGC or GOMEMLIMIT, it runs with GOGC=400 and
+// a 512 MiB soft memory limit, less under a smaller cgroup memory.max (see
+// gc.go).
 package main
 
 import (
@@ -18,6 +19,7 @@ import (
 func main() {
 	applyGCDefaults(os.LookupEnv, os.ReadFile)
 	cmd := otelcol.NewCommand(sandboxaudit.CollectorSettings())
+	cmd.SetArgs(withDefaultConfig(os.Args[1:]))
 	// Printed once, here: cobra would print it too.
 	cmd.SilenceErrors = true
 	if err := cmd.Execute(); err != nil {

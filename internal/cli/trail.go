@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -19,22 +20,24 @@ import (
 // trailArgs turns verify's arguments (files, directories, "-") into the
 // audit paths to check, in order: a directory gives every audit file
 // below it (no symlink followed), and a closed segment gives the audit
-// file it was rotated from, whose whole trail is then checked once.
-func trailArgs(args []string) ([]string, error) {
+// file it was rotated from, whose whole trail is then checked once. Each
+// directory is listed once; the listing keeps the segments it found.
+func trailArgs(args []string) ([]string, *trailListing, error) {
 	var out []string
 	seen := map[string]bool{}
 	add := func(p string) {
-		if active, ok := filesink.ActiveOf(p); ok {
-			p = active
-		}
 		if !seen[p] {
 			seen[p] = true
 			out = append(out, p)
 		}
 	}
+	l := &trailListing{groups: filesink.SegmentGroups{}, listed: map[string]bool{}}
 	for _, a := range args {
 		fi, err := os.Stat(a)
 		if a == "-" || err != nil || !fi.IsDir() {
+			if active, ok := filesink.ActiveOf(a); ok {
+				a = active
+			}
 			add(a)
 			continue
 		}
@@ -49,25 +52,55 @@ func trailArgs(args []string) ([]string, error) {
 			return nil
 		})
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", a, err)
+			return nil, nil, fmt.Errorf("%s: %w", a, err)
 		}
 		for _, p := range found {
-			if active, ok := filesink.ActiveOf(p); ok {
+			if active, ok := l.groups.Add(p); ok {
 				p = active
 			}
-			if !seen[p] {
-				seen[p] = true
-				out = append(out, p)
-			}
+			l.listed[p] = true
+			add(p)
 		}
 	}
-	return out, nil
+	return out, l, nil
+}
+
+// trailListing holds the closed segments found by listing verify's
+// directory arguments, so that a directory of many audit files (one per
+// session) is not listed again for each.
+type trailListing struct {
+	groups filesink.SegmentGroups
+	listed map[string]bool // audit paths found in a listed directory
+}
+
+// segments are path's closed segments, oldest first: from the listing
+// when path was found in it, else listed now (an error only then).
+func (l *trailListing) segments(path string) ([]filesink.Segment, error) {
+	if l.listed[path] {
+		return l.groups.Of(path), nil
+	}
+	segs, err := filesink.Segments(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	return segs, err
+}
+
+// listedSegments are the segments of a path found in the listing.
+func (l *trailListing) listedSegments(path string) []filesink.Segment {
+	return l.groups.Of(path)
+}
+
+// hasSegments reports whether path is verified as a trail
+// (integrity.IsTrail), its closed segments taken from the listing.
+func (l *trailListing) hasSegments(path string) bool {
+	segs, _ := l.segments(path)
+	return integrity.IsTrail(path, len(segs))
 }
 
 // segmentParts are the closed segments of path, oldest first, then path
 // itself when it exists: the files read for it without a key.
-func segmentParts(path string) []integrity.TrailPart {
-	segs, _ := filesink.Segments(path)
+func segmentParts(path string, segs []filesink.Segment) []integrity.TrailPart {
 	parts := make([]integrity.TrailPart, 0, len(segs)+1)
 	for _, s := range segs {
 		parts = append(parts, integrity.TrailPart{Path: s.Path, Compressed: s.Compressed})
@@ -135,18 +168,15 @@ func (t *readTap) Read(b []byte) (int, error) {
 	return n, err
 }
 
-// verifyTrail checks the trail of an audit path with segments: every
-// segment in order, compressed or not, against the one log's checkpoints
-// and segment records.
-func (v *verifier) verifyTrail(ctx context.Context, path string) error {
+// verifyTrail checks the trail of an audit path with segments (segs, its
+// closed segments listed): every segment in order, compressed or not,
+// against the one log's checkpoints and segment records.
+func (v *verifier) verifyTrail(ctx context.Context, path string, segs []filesink.Segment) error {
 	defer v.followHandover(path)()
-	tr, err := integrity.OpenTrail(path, v.opts.key)
-	if err != nil {
-		return err
-	}
+	tr := integrity.OpenListedTrail(path, v.opts.key, segs)
 	tc, err := integrity.NewTrailChecker(tr, v.opts.key)
 	if err != nil {
-		if err := v.verifyParts(ctx, segmentParts(path), nil); err != nil {
+		if err := v.verifyParts(ctx, segmentParts(path, segs), nil); err != nil {
 			return err
 		}
 		v.sum.Problems++
@@ -294,8 +324,9 @@ func (u unsealedLimit) allows(n int64, files []string) bool {
 // expandArgs replaces each directory argument by the audit files below
 // it. With a key each audit path is then checked as one trail (a closed
 // segment named stands for its path's trail); without one, a directory
-// gives each trail's segments in order, then its active file.
-func expandArgs(args []string, key bool) ([]string, error) {
+// gives each trail's segments in order, then its active file. With a
+// key, the listing answers which paths have segments.
+func expandArgs(args []string, key bool) ([]string, *trailListing, error) {
 	if key {
 		return trailArgs(args)
 	}
@@ -306,17 +337,17 @@ func expandArgs(args []string, key bool) ([]string, error) {
 			out = append(out, a)
 			continue
 		}
-		paths, err := trailArgs([]string{a})
+		paths, l, err := trailArgs([]string{a})
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		for _, p := range paths {
-			for _, part := range segmentParts(p) {
+			for _, part := range segmentParts(p, l.listedSegments(p)) {
 				out = append(out, part.Path)
 			}
 		}
 	}
-	return out, nil
+	return out, &trailListing{}, nil
 }
 
 // checkTrailParts reads tr's parts into tc, with wc (nil without

@@ -78,39 +78,19 @@ func runVerify(ctx context.Context, args []string, s Streams) int {
 		_, _ = fmt.Fprintln(s.Stderr, "verify: --checkpoint needs --key: the checkpoint is checked against the log's key")
 		return exitUsage
 	}
-	if *alone {
-		if opts.key == nil {
-			_, _ = fmt.Fprintln(s.Stderr, "verify: --alone needs --key: a segment alone is checked against its signed record and checkpoints")
-			return exitUsage
-		}
-		if files, err = aloneArgs(files); err != nil || len(files) == 0 {
-			_, _ = fmt.Fprintf(s.Stderr, "verify: %v\n", cmp.Or(err, errors.New("--alone: no closed segment in the directories named")))
-			if err != nil && !errors.Is(err, errNotAlone) {
-				return exitProblems
-			}
-			return exitUsage
-		}
-	} else if files, err = expandArgs(files, opts.key != nil); err != nil {
-		_, _ = fmt.Fprintf(s.Stderr, "verify: %v\n", err)
-		return exitProblems
+	if *alone && opts.key == nil {
+		_, _ = fmt.Fprintln(s.Stderr, "verify: --alone needs --key: a segment alone is checked against its signed record and checkpoints")
+		return exitUsage
 	}
-	if opts.key != nil {
-		files = handoverOrder(files)
+	files, listing, code := verifyFiles(files, *alone, opts.key != nil, s.Stderr)
+	if code != exitOK {
+		return code
 	}
 	v := newVerifier(s.Stdout, opts)
 	defer v.dropStdinSpool()
-	for _, name := range files {
-		verify := v.verifyPath
-		switch {
-		case *alone:
-			verify = func(ctx context.Context, name string, _ io.Reader) error { return v.verifySegmentAlone(ctx, name) }
-		case opts.key != nil && integrity.HasSegments(name):
-			verify = func(ctx context.Context, name string, _ io.Reader) error { return v.verifyTrail(ctx, name) }
-		}
-		if err := verify(ctx, name, s.Stdin); err != nil {
-			_, _ = fmt.Fprintf(s.Stderr, "verify: %v\n", err)
-			return exitProblems
-		}
+	if err := v.verifyAll(ctx, files, *alone, listing, s.Stdin); err != nil {
+		_, _ = fmt.Fprintf(s.Stderr, "verify: %v\n", err)
+		return exitProblems
 	}
 	v.reportUnusedGiven()
 	if err := v.settleRepeats(ctx); err != nil {
@@ -128,6 +108,56 @@ func runVerify(ctx context.Context, args []string, s Streams) int {
 	}
 	_, _ = fmt.Fprintln(s.Stdout, "OK")
 	return exitOK
+}
+
+// verifyFiles turns verify's arguments into the files to check, in
+// order: with alone the closed segments, else the files and trails below
+// the directories named. A status other than exitOK ends the run, its
+// reason on stderr.
+func verifyFiles(args []string, alone, key bool, stderr io.Writer) ([]string, *trailListing, int) {
+	if alone {
+		files, err := aloneArgs(args)
+		if err != nil || len(files) == 0 {
+			_, _ = fmt.Fprintf(stderr, "verify: %v\n", cmp.Or(err, errors.New("--alone: no closed segment in the directories named")))
+			if err != nil && !errors.Is(err, errNotAlone) {
+				return nil, nil, exitProblems
+			}
+			return nil, nil, exitUsage
+		}
+		return handoverOrder(files), &trailListing{}, exitOK
+	}
+	files, listing, err := expandArgs(args, key)
+	if err != nil {
+		_, _ = fmt.Fprintf(stderr, "verify: %v\n", err)
+		return nil, nil, exitProblems
+	}
+	if key {
+		files = handoverOrder(files)
+	}
+	return files, listing, exitOK
+}
+
+// verifyAll checks each file: a closed segment alone, a trail with
+// segments as one log, any other file by itself.
+func (v *verifier) verifyAll(ctx context.Context, files []string, alone bool, listing *trailListing, stdin io.Reader) error {
+	for _, name := range files {
+		var err error
+		switch {
+		case alone:
+			err = v.verifySegmentAlone(ctx, name)
+		case v.opts.key != nil && listing.hasSegments(name):
+			var segs []filesink.Segment
+			if segs, err = listing.segments(name); err == nil {
+				err = v.verifyTrail(ctx, name, segs)
+			}
+		default:
+			err = v.verifyPath(ctx, name, stdin)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // summary is verify's result.

@@ -48,17 +48,13 @@ func aloneArgs(args []string) ([]string, error) {
 
 // aloneDirSegments lists the closed segments below dir.
 func aloneDirSegments(dir string) ([]string, error) {
-	paths, err := trailArgs([]string{dir})
+	paths, l, err := trailArgs([]string{dir})
 	if err != nil {
 		return nil, err
 	}
 	var out []string
 	for _, p := range paths {
-		segs, err := filesink.Segments(p)
-		if err != nil {
-			return nil, err
-		}
-		for _, s := range segs {
+		for _, s := range l.listedSegments(p) {
 			out = append(out, s.Path)
 		}
 	}

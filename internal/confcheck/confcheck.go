@@ -3,7 +3,8 @@
 // became 1, and a spool's max_size of 0.9 became 0, unbounded), a number
 // beyond its range (1e23 wrapped to a negative), and a duration without a
 // unit (30 was 30 nanoseconds, so a request timeout of 30 let nothing
-// through). Each error names the key.
+// through). Each error names the key. It also names an unknown key by its
+// path, where the decoder would name a Go type.
 package confcheck
 
 import (
@@ -19,7 +20,10 @@ import (
 // changed: the body of a component Config's Unmarshal method.
 func Unmarshal(conf *confmap.Conf, cfg any) error {
 	if err := conf.Unmarshal(cfg); err != nil {
-		return err
+		if unknown := UnknownKeys(conf, cfg, err); unknown != nil {
+			return unknown
+		}
+		return plainTypes(cfg, err)
 	}
 	return Numbers(conf, cfg)
 }

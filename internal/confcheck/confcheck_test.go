@@ -65,3 +65,77 @@ func TestNumbersAcceptsWhatTheDecoderKeeps(t *testing.T) {
 	}))
 	require.NoError(t, decode(t, map[string]any{"inner": map[string]any{"timeout": 0}}), "0 needs no unit")
 }
+
+func TestUnmarshalNamesAnUnknownKeyByItsPath(t *testing.T) {
+	for name, tc := range map[string]struct {
+		raw  map[string]any
+		want string
+	}{
+		"top level":  {map[string]any{"limitt": 3}, `limitt: unknown key`},
+		"nested":     {map[string]any{"inner": map[string]any{"bogus": 1}}, `inner::bogus: unknown key`},
+		"nested map": {map[string]any{"inner": map[string]any{"bogus": map[string]any{"a": 1}}}, `inner::bogus: unknown key`},
+	} {
+		t.Run(name, func(t *testing.T) {
+			var cfg outer
+			err := Unmarshal(confmap.NewFromStringMap(tc.raw), &cfg)
+			require.Error(t, err)
+			assert.ErrorContains(t, err, tc.want)
+			assert.NotContains(t, err.Error(), "confcheck.", "an operator's error names no Go package")
+			assert.NotContains(t, err.Error(), "bogus::a")
+		})
+	}
+}
+
+func TestUnmarshalKeepsTheDecodersErrorForAWrongType(t *testing.T) {
+	var cfg outer
+	err := Unmarshal(confmap.NewFromStringMap(map[string]any{"inner": map[string]any{"timeout": "soon"}}), &cfg)
+	require.Error(t, err)
+	assert.ErrorContains(t, err, "timeout")
+}
+
+type listed struct {
+	Items []inner `mapstructure:"items"`
+	Limit int     `mapstructure:"limit"`
+}
+
+// An unknown key inside a list, which has no key path, is still named.
+func TestUnmarshalNamesAnUnknownKeyInAList(t *testing.T) {
+	var cfg listed
+	raw := map[string]any{"limitt": 1, "items": []any{map[string]any{"name": "a", "bogus": 1}}}
+	err := Unmarshal(confmap.NewFromStringMap(raw), &cfg)
+	require.Error(t, err)
+	assert.ErrorContains(t, err, "limitt: unknown key")
+	assert.ErrorContains(t, err, `unknown key "bogus"`)
+	assert.NotContains(t, err.Error(), "confcheck.")
+}
+
+type mode string
+
+type typed struct {
+	Mode  mode  `mapstructure:"mode"`
+	Inner inner `mapstructure:"inner"`
+}
+
+// A value of the wrong type for a key of a named type is described by its
+// kind, never by the Go package and type that hold it.
+func TestUnmarshalNamesNoGoTypeForAWrongType(t *testing.T) {
+	var cfg typed
+	err := Unmarshal(confmap.NewFromStringMap(map[string]any{"mode": 5}), &cfg)
+	require.Error(t, err)
+	assert.ErrorContains(t, err, "'mode' expected type 'string', got unconvertible type 'int'")
+	assert.NotContains(t, err.Error(), "confcheck.")
+	err = Unmarshal(confmap.NewFromStringMap(map[string]any{"mode": []any{"a"}}), &cfg)
+	require.Error(t, err)
+	assert.ErrorContains(t, err, "'mode' expected type 'string', got unconvertible type 'list'")
+}
+
+// A duration that does not parse is described without Go's package name.
+func TestUnmarshalBadDurationNamesNoGoPackage(t *testing.T) {
+	for _, v := range []string{"100000000h", "5x", "5"} {
+		var cfg outer
+		err := Unmarshal(confmap.NewFromStringMap(map[string]any{"inner": map[string]any{"timeout": v}}), &cfg)
+		require.Error(t, err, v)
+		assert.ErrorContains(t, err, "timeout", v)
+		assert.NotContains(t, err.Error(), "time: ", v)
+	}
+}

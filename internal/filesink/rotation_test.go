@@ -534,6 +534,45 @@ func TestSegmentsListsTwoNamesOfOneNumber(t *testing.T) {
 	}, names)
 }
 
+// A listing of the directory grouped by audit file gives each file the
+// segments Segments lists for it.
+func TestSegmentGroupsListAsSegments(t *testing.T) {
+	dir := t.TempDir()
+	var files []string
+	for _, name := range []string{
+		"events-20261206T061500Z-000001.jsonl.zst",
+		"events-20261206T071500Z-000002.jsonl.zst",
+		"events-20261206T091500Z-000002.jsonl.zst",
+		"events-20261206T081500Z-000003.jsonl",
+		"events-20261206T081500Z-000003.jsonl.zst",
+		"events.jsonl",
+		"other-20261206T061500Z-000002.jsonl",
+		"other-20261206T061500Z-000001.jsonl",
+		"other.jsonl",
+		"notes.txt",
+	} {
+		files = append(files, filepath.Join(dir, name))
+		require.NoError(t, os.WriteFile(files[len(files)-1], nil, 0o600))
+	}
+	g := SegmentGroups{}
+	var actives []string
+	for _, f := range files {
+		if a, ok := g.Add(f); ok {
+			actives = append(actives, filepath.Base(a))
+		}
+	}
+	require.Equal(t, []string{"events.jsonl", "events.jsonl", "events.jsonl", "events.jsonl", "events.jsonl",
+		"other.jsonl", "other.jsonl"}, actives)
+	for _, name := range []string{"events.jsonl", "other.jsonl", "notes.txt"} {
+		path := filepath.Join(dir, name)
+		want, err := Segments(path)
+		require.NoError(t, err)
+		require.Equal(t, want, g.Of(path), name)
+	}
+	require.Len(t, g.Of(filepath.Join(dir, "events.jsonl")), 4)
+	require.Len(t, g.Of(filepath.Join(dir, "other.jsonl")), 2)
+}
+
 // A file whose interval ran out while the collector was stopped rotates
 // after the restart with no batch: the timer looks at the path's file
 // before the first write opens it.

@@ -87,15 +87,66 @@ func Segments(path string) ([]Segment, error) {
 		if !e.Type().IsRegular() {
 			continue // never a symlink or a directory
 		}
-		s, ok := n.parse(e.Name())
-		if !ok {
-			continue
+		if s, ok := n.parse(e.Name()); ok {
+			addSegment(byName, s)
 		}
-		if old, dup := byName[s.Plain]; dup && old.Compressed {
-			continue
-		}
-		byName[s.Plain] = s
 	}
+	return sortedSegments(byName), nil
+}
+
+// SegmentGroups gathers the closed segments of a listing, by the audit
+// file each belongs to, so that a directory holding many audit files (a
+// {session_id} path puts one per session side by side) is listed once,
+// not once per audit file.
+type SegmentGroups map[string]map[string]Segment
+
+// ListSegments lists the directory dir once and groups the closed
+// segments in it by audit file.
+func ListSegments(dir string) (SegmentGroups, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("list segments in %s: %w", dir, err)
+	}
+	g := SegmentGroups{}
+	for _, e := range entries {
+		if e.Type().IsRegular() { // never a symlink or a directory
+			g.Add(filepath.Join(dir, e.Name()))
+		}
+	}
+	return g, nil
+}
+
+// Add takes a regular file of the listing: when it is a closed segment,
+// Add keeps it and returns the audit file it belongs to.
+func (g SegmentGroups) Add(file string) (active string, ok bool) {
+	active, seg, ok := ParseSegment(file)
+	if !ok {
+		return "", false
+	}
+	if g[active] == nil {
+		g[active] = map[string]Segment{}
+	}
+	addSegment(g[active], seg)
+	return active, true
+}
+
+// Of returns the closed segments of the audit file at path among those
+// added, as Segments lists them.
+func (g SegmentGroups) Of(path string) []Segment {
+	return sortedSegments(g[path])
+}
+
+// addSegment keeps s by its plain name; compressed wins over plain.
+func addSegment(byName map[string]Segment, s Segment) {
+	if old, dup := byName[s.Plain]; dup && old.Compressed {
+		return
+	}
+	byName[s.Plain] = s
+}
+
+// sortedSegments returns the segments in rotation order: by sequence
+// number, then time, then name.
+func sortedSegments(byName map[string]Segment) []Segment {
 	out := make([]Segment, 0, len(byName))
 	for _, s := range byName {
 		out = append(out, s)
@@ -103,7 +154,7 @@ func Segments(path string) ([]Segment, error) {
 	slices.SortFunc(out, func(a, b Segment) int {
 		return cmp.Or(cmp.Compare(a.Seq, b.Seq), a.Time.Compare(b.Time), cmp.Compare(a.Plain, b.Plain))
 	})
-	return out, nil
+	return out
 }
 
 // IsSegmentOf reports whether file (absolute) is a closed segment of the

@@ -132,3 +132,22 @@ func OpenRegular(path string, flag int, perm os.FileMode) (*os.File, os.FileInfo
 	}
 	return f, fi, nil
 }
+
+// CheckReadable opens each file of files (config key → path; empty paths
+// are skipped) for reading and refuses one that cannot be, or is not a
+// regular file, naming its key: the collector's own loaders name neither.
+func CheckReadable(files map[string]string) error {
+	var errs []error
+	for _, key := range slices.Sorted(maps.Keys(files)) {
+		if files[key] == "" {
+			continue
+		}
+		f, _, err := OpenRegular(files[key], os.O_RDONLY, 0)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", key, err))
+			continue
+		}
+		_ = f.Close()
+	}
+	return errors.Join(errs...)
+}

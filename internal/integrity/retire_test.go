@@ -48,7 +48,7 @@ func TestRetireRotatedLog(t *testing.T) {
 	left, err := filesink.Segments(path)
 	require.NoError(t, err)
 	require.Empty(t, left)
-	require.False(t, HasSegments(path))
+	require.False(t, IsTrail(path, len(left)))
 
 	res := checkTrail(t, retired, pub)
 	require.Empty(t, res.Failures)

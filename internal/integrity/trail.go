@@ -74,19 +74,31 @@ type Trail struct {
 	Alone bool
 }
 
-// HasSegments reports whether path has a segments sidecar or closed
-// segments beside it: it is then verified as a trail.
-func HasSegments(path string) bool {
-	if _, err := os.Lstat(SegmentsPath(path)); err == nil {
+// IsTrail reports whether path, of which a listing of its directory found
+// closedSegments closed segments, has those or a segments sidecar: it is
+// then verified as a trail.
+func IsTrail(path string, closedSegments int) bool {
+	if closedSegments > 0 {
 		return true
 	}
-	segs, err := filesink.Segments(path)
-	return err == nil && len(segs) > 0
+	_, err := os.Lstat(SegmentsPath(path))
+	return err == nil
 }
 
 // OpenTrail lays out the trail of the audit path: its segment records
 // (checked against v) and the files on disk.
 func OpenTrail(path string, v note.Verifier) (*Trail, error) {
+	disk, err := filesink.Segments(path)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, err
+	}
+	return OpenListedTrail(path, v, disk), nil
+}
+
+// OpenListedTrail is OpenTrail with path's closed segments on disk
+// (filesink.Segments) taken from the caller's listing of the directory,
+// made once for many audit paths.
+func OpenListedTrail(path string, v note.Verifier, disk []filesink.Segment) *Trail {
 	t := &Trail{Path: path}
 	sl, err := LoadSegmentLog(path, v)
 	if err != nil {
@@ -96,17 +108,25 @@ func OpenTrail(path string, v note.Verifier) (*Trail, error) {
 		}
 	}
 	t.Log = sl
-	disk, err := filesink.Segments(path)
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return nil, err
-	}
-	onDisk := map[string]filesink.Segment{}
 	for _, s := range disk {
-		onDisk[filepath.Base(s.Plain)] = s
 		if p := twinProblem(s); p != "" {
 			t.Problems = append(t.Problems, p)
 		}
 	}
+	recorded := t.addRecorded(disk)
+	t.addUnrecorded(disk, recorded)
+	t.addActive()
+	return t
+}
+
+// addRecorded adds the parts the segment records name, in log order, and
+// returns their names.
+func (t *Trail) addRecorded(disk []filesink.Segment) map[string]bool {
+	onDisk := map[string]filesink.Segment{}
+	for _, s := range disk {
+		onDisk[filepath.Base(s.Plain)] = s
+	}
+	sl, path := t.Log, t.Path
 	recorded := map[string]bool{}
 	for i := range sl.Segments {
 		rec := &sl.Segments[i]
@@ -128,6 +148,12 @@ func OpenTrail(path string, v note.Verifier) (*Trail, error) {
 				path, rec.Name, rec.First+1, rec.End()))
 		}
 	}
+	return recorded
+}
+
+// addUnrecorded adds the segments no record names yet, after the last
+// recorded one; one sorting before it is a foreign or renamed segment.
+func (t *Trail) addUnrecorded(disk []filesink.Segment, recorded map[string]bool) {
 	last := -1
 	for i, s := range disk {
 		if recorded[filepath.Base(s.Plain)] {
@@ -144,17 +170,20 @@ func OpenTrail(path string, v note.Verifier) (*Trail, error) {
 		}
 		t.Parts = append(t.Parts, TrailPart{Path: s.Path, Compressed: s.Compressed})
 	}
-	fi, err := os.Lstat(path)
+}
+
+// addActive adds the active file, when it is a regular file.
+func (t *Trail) addActive() {
+	fi, err := os.Lstat(t.Path)
 	switch {
 	case err != nil:
 	case fi.Mode().IsRegular():
-		t.Parts = append(t.Parts, TrailPart{Path: path})
+		t.Parts = append(t.Parts, TrailPart{Path: t.Path})
 	case fi.Mode()&os.ModeSymlink != 0:
-		t.Problems = append(t.Problems, fmt.Sprintf("%s is a symbolic link, not followed: the active file is not read", path))
+		t.Problems = append(t.Problems, fmt.Sprintf("%s is a symbolic link, not followed: the active file is not read", t.Path))
 	default:
-		t.Problems = append(t.Problems, fmt.Sprintf("%s is not a regular file: the active file is not read", path))
+		t.Problems = append(t.Problems, fmt.Sprintf("%s is not a regular file: the active file is not read", t.Path))
 	}
-	return t, nil
 }
 
 func isSymlink(p string) bool {

@@ -1,7 +1,6 @@
 package secretlog
 
 import (
-	"encoding/base64"
 	"net/http"
 	"net/url"
 	"slices"
@@ -32,11 +31,9 @@ func Secrets(endpoint string, headerValues []string) []string {
 				add(f)
 			}
 		}
-		if pair, ok := basicCredentials(v); ok {
-			add(pair)
-			if _, pass, ok := strings.Cut(pair, ":"); ok {
-				add(pass)
-			}
+		if user, pass, ok := basicCredentials(v); ok {
+			add(user + ":" + pass)
+			add(pass)
 		}
 	}
 	if u, err := url.Parse(endpoint); err == nil {
@@ -73,19 +70,9 @@ func WithSent(secrets []string, sent *http.Request) []string {
 	return append(slices.Clone(secrets), Secrets("", values)...)
 }
 
-// basicCredentials decodes the "user:password" of a Basic Authorization
+// basicCredentials decodes the user and password of a Basic Authorization
 // value: an endpoint that decodes it may echo the password as it is.
-func basicCredentials(v string) (string, bool) {
-	scheme, cred, ok := strings.Cut(strings.TrimSpace(v), " ")
-	if !ok || !strings.EqualFold(scheme, "Basic") {
-		return "", false
-	}
-	cred = strings.TrimSpace(cred)
-	b, err := base64.StdEncoding.DecodeString(cred)
-	if err != nil {
-		if b, err = base64.RawStdEncoding.DecodeString(cred); err != nil {
-			return "", false
-		}
-	}
-	return string(b), true
+func basicCredentials(v string) (user, pass string, ok bool) {
+	r := http.Request{Header: http.Header{"Authorization": {v}}}
+	return r.BasicAuth()
 }

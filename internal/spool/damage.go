@@ -77,27 +77,28 @@ func (s *Spool) report(d Damage) {
 // torn last line is closed with a newline, so the next append is not merged
 // into it (the torn line then fails Check on replay and is quarantined),
 // and end follows the file's size; ack too, if the file was cut below it.
+// It returns the file's fstat, for the path check that follows it.
 // Called with mu held, before each append and each replay round.
-func (s *Spool) reconcileLocked() error {
+func (s *Spool) reconcileLocked() (os.FileInfo, error) {
 	fi, err := s.f.Stat()
 	if err != nil {
-		return fmt.Errorf("spool %s: stat: %w", s.path, err)
+		return nil, fmt.Errorf("spool %s: stat: %w", s.path, err)
 	}
 	size := fi.Size()
 	torn, err := endsTorn(s.f, size)
 	if err != nil {
-		return fmt.Errorf("spool %s: read its last byte: %w", s.path, err)
+		return nil, fmt.Errorf("spool %s: read its last byte: %w", s.path, err)
 	}
 	if size == s.end && !torn {
-		return nil
+		return fi, nil
 	}
 	reason := fmt.Sprintf("the file changed outside the spool: %d bytes, expected %d", size, s.end)
 	if torn {
 		if _, err := s.writeFn(s.f, []byte{'\n'}); err != nil {
-			return fmt.Errorf("spool %s: close a torn last line: %w", s.path, err)
+			return nil, fmt.Errorf("spool %s: close a torn last line: %w", s.path, err)
 		}
 		if err := s.syncFn(s.f); err != nil {
-			return fmt.Errorf("spool %s: sync: %w", s.path, err)
+			return nil, fmt.Errorf("spool %s: sync: %w", s.path, err)
 		}
 		size++
 		reason += "; its torn last line was closed with a newline"
@@ -107,7 +108,7 @@ func (s *Spool) reconcileLocked() error {
 	if s.ack > size {
 		s.ack, s.ackCut = size, true
 	}
-	return nil
+	return fi, nil
 }
 
 // endsTorn reports whether the first size bytes of f end other than with a

@@ -4,10 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
-
-	"golang.org/x/sys/unix"
 
 	"github.com/sandboxaudit/sandboxaudit/internal/fsutil"
 )
@@ -19,37 +18,33 @@ var errPathTaken = errors.New("no longer names the spool's file; new lines are r
 
 // pathGoneLocked reports whether the spool's path no longer exists (the
 // file was removed or renamed), and fails when it names something else
-// (another file, a directory, a link). A path it may not look at (its
-// directory made unsearchable) is taken to be the file still: refusing
-// would hold the open file's lines back, which replay can still send.
-// Called with mu held.
-func (s *Spool) pathGoneLocked() (bool, error) {
-	var st unix.Stat_t
-	err := s.lstatFn(s.path, &st)
+// (another file, a directory, a link). own is the open file's fstat, which
+// the caller already has. A path it may not look at (its directory made
+// unsearchable) is taken to be the file still: refusing would hold the
+// open file's lines back, which replay can still send. Called with mu held.
+func (s *Spool) pathGoneLocked(own os.FileInfo) (bool, error) {
+	at, err := s.lstatFn(s.path)
 	switch {
-	case errors.Is(err, unix.ENOENT):
+	case errors.Is(err, fs.ErrNotExist):
 		return true, nil
-	case errors.Is(err, unix.EACCES), errors.Is(err, unix.EPERM):
+	case errors.Is(err, fs.ErrPermission):
 		return false, nil
 	case err != nil:
 		return false, fmt.Errorf("spool %s: stat its path: %w", s.path, err)
 	}
-	var own unix.Stat_t
-	if err := unix.Fstat(int(s.f.Fd()), &own); err != nil {
-		return false, fmt.Errorf("spool %s: stat: %w", s.path, err)
-	}
-	if st.Ino != own.Ino || st.Dev != own.Dev {
+	if !os.SameFile(at, own) {
 		return false, fmt.Errorf("spool %s %w", s.path, errPathTaken)
 	}
 	return false, nil
 }
 
-// followPathLocked makes sure the spool's path still names the open file.
-// When the file was removed or renamed, its pending lines are written to a
-// new file at the path, which becomes the spool. Called with mu and
-// replayMu held: no replay round reads the open file meanwhile.
-func (s *Spool) followPathLocked() error {
-	gone, err := s.pathGoneLocked()
+// followPathLocked makes sure the spool's path still names the open file,
+// whose fstat is own. When the file was removed or renamed, its pending
+// lines are written to a new file at the path, which becomes the spool.
+// Called with mu and replayMu held: no replay round reads the open file
+// meanwhile.
+func (s *Spool) followPathLocked(own os.FileInfo) error {
+	gone, err := s.pathGoneLocked(own)
 	if err != nil || !gone {
 		return err
 	}
@@ -60,8 +55,8 @@ func (s *Spool) followPathLocked() error {
 // only mu: a removed file is written again only while no replay round
 // reads it; during one the append is refused, and the round's end writes
 // the file again. Called with mu held.
-func (s *Spool) followPathForAppendLocked() error {
-	gone, err := s.pathGoneLocked()
+func (s *Spool) followPathForAppendLocked(own os.FileInfo) error {
+	gone, err := s.pathGoneLocked(own)
 	if err != nil || !gone {
 		return err
 	}
@@ -106,14 +101,9 @@ func (s *Spool) rewriteRemovedLocked() error {
 		_ = os.Remove(s.path)
 		return fmt.Errorf("spool %s: the file was removed; write its %d pending bytes again: %w", s.path, pending, err)
 	}
-	old, oldAck := s.f, s.ack
-	s.f, s.ino, s.end, s.ack = nf, ino, pending, 0
-	_ = old.Close() // removed; nothing more is read from or written to it
-	if werr := writeOffset(s.offsetPath, offsetRecord{Inode: ino, Offset: 0}); werr != nil {
-		// The sidecar names the removed file's inode: Open replays the new
-		// file from its start, which is right.
-		s.sidecarStale = true
-	}
+	oldAck := s.ack
+	s.takeFileLocked(nf, ino, pending)
+	_ = s.saveStartOffsetLocked() // the lines are safe either way
 	s.reportLocked(Damage{Kind: DamageRemoved, Offset: oldAck, Bytes: pending,
 		Reason: fmt.Sprintf("the spool file was removed or renamed; its %d pending bytes were written to a new file at its path", pending)})
 	return nil

@@ -71,6 +71,39 @@ func TestReplacedFileRefusesAppends(t *testing.T) {
 	require.True(t, fi.IsDir(), "what took the path is left alone")
 }
 
+// TestReplacedFileStillReplays: while the spool's path names something
+// else, replay still sends the open file's lines, which no restart could
+// find, and Upkeep says why the spool cannot be maintained. Once the path
+// is free again, the spool is at its path again.
+func TestReplacedFileStillReplays(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "spool.jsonl")
+	s, _ := checkedSpool(t, path)
+	lines := eventLines(t, 1, 2)
+	require.NoError(t, s.Append(context.Background(), lines))
+	require.NoError(t, os.Remove(path))
+	require.NoError(t, os.Mkdir(path, 0o700))
+	var sent []byte
+	send := func(_ context.Context, b []byte, _ int) error {
+		sent = append(sent, b...)
+		return nil
+	}
+	n, err := s.Replay(context.Background(), 10, 1<<20, send)
+	require.NoError(t, err)
+	require.Equal(t, 2, n)
+	require.Equal(t, string(lines), string(sent))
+	require.ErrorContains(t, s.Upkeep(), "no longer names the spool's file")
+
+	require.NoError(t, os.Remove(path))
+	_, err = s.Replay(context.Background(), 10, 1<<20, send)
+	require.NoError(t, err)
+	require.NoError(t, s.Upkeep())
+	more := eventLines(t, 3, 3)
+	require.NoError(t, s.Append(context.Background(), more))
+	got, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.Equal(t, string(more), string(got))
+}
+
 // TestRemovedWhileAppendingAndReplaying: the file is removed again and
 // again while appends and replay rounds run, then the spool stops as in a
 // crash. Every append that returned nil is delivered, before the stop or
@@ -140,7 +173,7 @@ func TestRemovedWhileAppendingAndReplaying(t *testing.T) {
 func TestUnreadablePathKeepsTheOpenFile(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "spool.jsonl")
 	s, d := checkedSpool(t, path)
-	s.lstatFn = func(string, *unix.Stat_t) error { return unix.EACCES }
+	s.lstatFn = func(string) (os.FileInfo, error) { return nil, unix.EACCES }
 	lines := eventLines(t, 1, 2)
 	require.NoError(t, s.Append(context.Background(), lines))
 	var sent []byte

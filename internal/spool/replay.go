@@ -65,9 +65,12 @@ func (s *Spool) ReplayAcked(ctx context.Context, maxBatchLines, maxBatchBytes in
 		s.mu.Unlock()
 		return 0, ErrClosed
 	}
-	err := s.reconcileLocked()
+	own, err := s.reconcileLocked()
 	if err == nil {
-		err = s.followPathLocked()
+		// A path that names something else (or a file that could not be
+		// written again) does not hold the open file's lines back: a
+		// restart would not find them. maintain reports it.
+		_ = s.followPathLocked(own)
 	}
 	f, start, end := s.f, s.ack, s.end
 	s.mu.Unlock()
@@ -109,7 +112,7 @@ func (s *Spool) stream(ctx context.Context, f *os.File, start, end int64, maxLin
 			return st.sent, fmt.Errorf("spool %s: the file keeps changing under replay", s.path)
 		}
 		s.mu.Lock()
-		err = s.reconcileLocked()
+		_, err = s.reconcileLocked()
 		st.pos, end = s.ack, s.end
 		s.mu.Unlock()
 		if err != nil {
@@ -249,7 +252,13 @@ func (s *Spool) maintain() error {
 	s.mu.Lock()
 	// A file removed during the round is written again before appends,
 	// refused meanwhile, resume.
-	if err := s.followPathLocked(); err != nil {
+	own, err := s.f.Stat()
+	if err != nil {
+		err = fmt.Errorf("spool %s: stat: %w", s.path, err)
+	} else {
+		err = s.followPathLocked(own)
+	}
+	if err != nil {
 		s.mu.Unlock()
 		return err
 	}
@@ -337,13 +346,28 @@ func (s *Spool) rewrite() error {
 		return err
 	}
 	done = true
-	_ = f.Close() // renamed over; nothing more is read from or written to it
-	s.f, s.ino, s.end, s.ack = tmp, ino, s.end-ack, 0
+	s.takeFileLocked(tmp, ino, s.end-ack) // the old file was renamed over
 	if err := fsutil.SyncDir(filepath.Dir(s.path)); err != nil {
 		s.sidecarStale = true
 		return err
 	}
-	if err := writeOffset(s.offsetPath, offsetRecord{Inode: ino, Offset: 0}); err != nil {
+	return s.saveStartOffsetLocked()
+}
+
+// takeFileLocked makes nf, with inode ino, the spool's file in place of the
+// open one, which is closed: nf is at the spool's path and holds the
+// pending bytes from its start. Called with mu held.
+func (s *Spool) takeFileLocked(nf *os.File, ino uint64, pending int64) {
+	_ = s.f.Close() // no longer at the path; nothing more is read from or written to it
+	s.f, s.ino, s.end, s.ack = nf, ino, pending, 0
+}
+
+// saveStartOffsetLocked saves offset 0 of the file takeFileLocked took.
+// Until it is saved the sidecar names the old inode, so Open replays the
+// new file from its start, which is right; it is marked stale, and the next
+// round saves it. Called with mu held.
+func (s *Spool) saveStartOffsetLocked() error {
+	if err := writeOffset(s.offsetPath, offsetRecord{Inode: s.ino, Offset: 0}); err != nil {
 		s.sidecarStale = true
 		return err
 	}

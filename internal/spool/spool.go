@@ -31,8 +31,6 @@ import (
 	"sync"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/sandboxaudit/sandboxaudit/internal/fsutil"
 	"github.com/sandboxaudit/sandboxaudit/internal/groupcommit"
 )
@@ -141,7 +139,7 @@ type Spool struct {
 	writeFn func(*os.File, []byte) (int, error)
 	syncFn  func(*os.File) error
 	// lstatFn is lstat(2) of the spool's path (see pathGoneLocked).
-	lstatFn func(string, *unix.Stat_t) error
+	lstatFn func(string) (os.FileInfo, error)
 }
 
 // Open opens (creating 0600, parent directories 0700) the spool at
@@ -183,7 +181,7 @@ func Open(ctx context.Context, opts Options) (*Spool, error) {
 		check:          opts.Check,
 		writeFn:        (*os.File).Write,
 		syncFn:         fsutil.Fdatasync,
-		lstatFn:        unix.Lstat,
+		lstatFn:        os.Lstat,
 	}
 	if s.compactBytes == 0 {
 		s.compactBytes = DefaultCompactBytes
@@ -216,19 +214,16 @@ func Open(ctx context.Context, opts Options) (*Spool, error) {
 
 func lockOwner(path string) (*os.File, error) {
 	f, _, err := openFile(path, os.O_RDWR|os.O_CREATE)
+	if err == nil {
+		err = lockFile(f)
+	}
 	if err != nil {
+		if f != nil {
+			_ = f.Close()
+		}
 		return nil, fmt.Errorf("spool lock %s: %w", path, err)
 	}
-	switch err = fsutil.TryLock(int(f.Fd())); {
-	case err == nil:
-		return f, nil
-	case errors.Is(err, fsutil.ErrLockHeld):
-		err = fmt.Errorf("spool lock %s: %w", path, ErrLocked)
-	default:
-		err = fmt.Errorf("spool lock %s: %w", path, err)
-	}
-	_ = f.Close()
-	return nil, err
+	return f, nil
 }
 
 // lockData takes the lock of the spool's file f itself, which the owner
@@ -236,14 +231,20 @@ func lockOwner(path string) (*os.File, error) {
 // removed while the spool is open (it is never written, so a cleaner of
 // old files takes it), and a second owner would then get in.
 func lockData(f *os.File, path string) error {
-	switch err := fsutil.TryLock(int(f.Fd())); {
-	case err == nil:
-		return nil
-	case errors.Is(err, fsutil.ErrLockHeld):
-		return fmt.Errorf("spool %s: its file is locked: %w", path, ErrLocked)
-	default:
+	if err := lockFile(f); err != nil {
 		return fmt.Errorf("spool %s: lock its file: %w", path, err)
 	}
+	return nil
+}
+
+// lockFile takes flock on f without waiting; ErrLocked when another open
+// file holds it.
+func lockFile(f *os.File) error {
+	err := fsutil.TryLock(int(f.Fd()))
+	if errors.Is(err, fsutil.ErrLockHeld) {
+		return ErrLocked
+	}
+	return err
 }
 
 // open opens the data file and performs recovery; s.lock is held.
@@ -449,9 +450,9 @@ func (s *Spool) commit(own *groupcommit.Batch) {
 // so the caller's error must be the whole truth. s.end moves only after
 // the sync, so Replay never reads lines that are not durable.
 func (s *Spool) appendGroupLocked(group []*groupcommit.Batch) {
-	err := s.reconcileLocked()
+	own, err := s.reconcileLocked()
 	if err == nil {
-		err = s.followPathForAppendLocked()
+		err = s.followPathForAppendLocked(own)
 	}
 	if err != nil {
 		groupcommit.FinishAll(group, err)

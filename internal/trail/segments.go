@@ -1,10 +1,8 @@
 package trail
 
 import (
-	"cmp"
 	"fmt"
 	"io/fs"
-	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -27,7 +25,7 @@ const jsonlSuffix = ".jsonl"
 func Segments(dir string) ([]string, error) {
 	var actives []string
 	seen := map[string]bool{}
-	segs := map[string]map[int64]filesink.Segment{} // by active, by rotation number
+	groups := filesink.SegmentGroups{}
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -36,16 +34,8 @@ func Segments(dir string) ([]string, error) {
 			return nil
 		}
 		active := p
-		if a, seg, ok := filesink.ParseSegment(p); ok {
+		if a, ok := groups.Add(p); ok {
 			active = a
-			if segs[a] == nil {
-				segs[a] = map[int64]filesink.Segment{}
-			}
-			// A segment found plain and compressed (a compression cut
-			// short after its rename) is read once, compressed.
-			if old, dup := segs[a][seg.Seq]; !dup || !old.Compressed {
-				segs[a][seg.Seq] = seg
-			}
 		}
 		if strings.HasSuffix(active, jsonlSuffix) && !seen[active] {
 			seen[active] = true
@@ -59,8 +49,7 @@ func Segments(dir string) ([]string, error) {
 	slices.Sort(actives)
 	var out []string
 	for _, active := range actives {
-		closed := slices.SortedFunc(maps.Values(segs[active]), func(a, b filesink.Segment) int { return cmp.Compare(a.Seq, b.Seq) })
-		for _, s := range closed {
+		for _, s := range groups.Of(active) {
 			out = append(out, s.Path)
 		}
 		if fi, err := os.Lstat(active); err == nil && fi.Mode().IsRegular() {

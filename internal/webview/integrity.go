@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 
 	"golang.org/x/mod/sumdb/note"
 
@@ -35,19 +36,37 @@ type sealStatus struct {
 // verify --key does, when a key is given.
 func checkSeals(ctx context.Context, sources []string, key note.Verifier) []sealStatus {
 	out := make([]sealStatus, 0, len(sources))
+	dirs := dirListings{}
 	for _, src := range sources {
-		out = append(out, checkSeal(ctx, src, key))
+		out = append(out, checkSeal(ctx, src, key, dirs))
 	}
 	return out
 }
 
-func checkSeal(ctx context.Context, src string, key note.Verifier) sealStatus {
+// dirListings holds the closed segments of each directory listed, so a
+// directory of many audit files (one per session) is listed once.
+type dirListings map[string]filesink.SegmentGroups
+
+// isTrail reports whether src is part of a rotated trail
+// (integrity.IsTrail), listing src's directory once.
+func (d dirListings) isTrail(src string) bool {
+	src = filepath.Clean(src)
+	dir := filepath.Dir(src)
+	g, ok := d[dir]
+	if !ok {
+		g, _ = filesink.ListSegments(dir) // unreadable: no segments found
+		d[dir] = g
+	}
+	return integrity.IsTrail(src, len(g[src]))
+}
+
+func checkSeal(ctx context.Context, src string, key note.Verifier, dirs dirListings) sealStatus {
 	st := sealStatus{Source: src}
 	if src == trail.StdinName {
 		st.State, st.Detail = sealNotApplied, "standard input has no checkpoints beside it"
 		return st
 	}
-	if _, segment := filesink.ActiveOf(src); segment || integrity.HasSegments(src) {
+	if _, segment := filesink.ActiveOf(src); segment || dirs.isTrail(src) {
 		// Rotated segments and their active file are one log: a file alone
 		// does not verify against its checkpoints.
 		st.State, st.Detail = sealUnchecked, "part of a rotated trail, whose segments are one log: check it with sandboxaudit verify --key NAME.pub"
