@@ -1,6 +1,8 @@
 package redact
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -42,4 +44,19 @@ func TestAuthNameWithBasicCredential(t *testing.T) {
 	require.True(t, changed)
 	assert.Equal(t, `{"auth":"none","content":{"auths":{"r":{"auth":"[REDACTED:basic_auth]","email":"a@example.com"}}}}`, got.String())
 	assert.Equal(t, 1, c.Total())
+}
+
+// TestManyRegistryLogins: every login of a config with many registries is
+// cut, however many cuts the same pass made before it.
+func TestManyRegistryLogins(t *testing.T) {
+	r := mustNew(t, DefaultSettings())
+	var in, want strings.Builder
+	for i := range 6 {
+		fmt.Fprintf(&in, `"r%d.example.com":{"auth":"YWxhZGRpbjpvcGVuc2VzYW1l"},`, i)
+		fmt.Fprintf(&want, `"r%d.example.com":{"auth":"[REDACTED:basic_auth]"},`, i)
+	}
+	var c Counts
+	got, _ := r.String(in.String(), &c)
+	assert.Equal(t, want.String(), got)
+	assert.Equal(t, 6, c[KindBasicAuth])
 }

@@ -263,7 +263,8 @@ func TestXMLAndPropertiesFiles(t *testing.T) {
 		got, _ := r.String(tc.in, nil)
 		assert.Equal(t, tc.want, got)
 	}
-	for _, s := range []string{"<password></password>", "<passwordPolicy>strict</passwordPolicy>", "see a.password = below in the text"} {
+	for _, s := range []string{"<password></password>", "<passwordPolicy>strict</passwordPolicy>", "see a.password = below in the text",
+		"Usage: login <user> <password>\n\nThe password is read from stdin.\n<b>x</b>", "Enter <token>: "} {
 		got, changed := r.String(s, nil)
 		assert.False(t, changed, "%q became %q", s, got)
 	}
@@ -374,4 +375,14 @@ func TestSlackWebhook(t *testing.T) {
 		got, changed := r.String(s, nil)
 		assert.False(t, changed, "%q became %q", s, got)
 	}
+}
+
+// TestSlackURLNotAWebhook: a hooks.slack.com URL that is no webhook is
+// scanned as any text, so a secret in its path is still cut.
+func TestSlackURLNotAWebhook(t *testing.T) {
+	r := mustNew(t, DefaultSettings())
+	got, _ := r.String("https://hooks.slack.com/services/x;password=hunter2xyz", nil)
+	assert.Equal(t, "https://hooks.slack.com/services/x;password=[REDACTED:password]", got)
+	got, _ = r.String("https://hooks.slack.com/services/xoxb-1234567890-abcdefghij", nil)
+	assert.Equal(t, "https://hooks.slack.com/services/[REDACTED:slack_token]", got)
 }

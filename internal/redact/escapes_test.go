@@ -60,3 +60,13 @@ func TestTerminalColors(t *testing.T) {
 		assert.Equal(t, tc.want, got)
 	}
 }
+
+// TestEscapedQuoteInEscapedJSON: in JSON text inside a JSON string, a quote
+// in the value is escaped twice (\\\") and does not end it.
+func TestEscapedQuoteInEscapedJSON(t *testing.T) {
+	r := mustNew(t, DefaultSettings())
+	got, _ := r.String(`{\"password\":\"p\\\"w0rd\",\"user\":\"bob\"}`, nil)
+	assert.Equal(t, `{\"password\":\"[REDACTED:password]\",\"user\":\"bob\"}`, got)
+	got, _ = r.String(`{\"password\":\"back\\\\\",\"user\":\"bob\"}`, nil)
+	assert.Equal(t, `{\"password\":\"[REDACTED:password]\",\"user\":\"bob\"}`, got)
+}

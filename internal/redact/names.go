@@ -77,18 +77,14 @@ func (w *nameWords) word(i int) string {
 // word ending in it (pgpassword, authtoken, clientsecret, storepass).
 func secretWord(word string) (Kind, bool) {
 	switch word {
-	case "pass", "password", "passwd", "passphrase", "passin", "passout": // openssl -passin
+	case "passin", "passout": // openssl -passin
 		return KindPassword, true
 	case "bypass", "compass", "surpass", "trespass", "overpass", "underpass":
 		return 0, false
-	case "secret", "secrets":
+	case "secrets":
 		return KindSecret, true
-	case "token":
-		return KindToken, true
-	case "apikey", "apikeys":
+	case "apikeys":
 		return KindAPIKey, true
-	case "credential", "credentials":
-		return KindCredential, true
 	}
 	for _, s := range [...]struct {
 		suffix string

@@ -206,18 +206,7 @@ func (sc *scanner) run(i, j int) int {
 		}
 		return sc.assignment(i, j, j+1, sc.startsString(i))
 	case ':':
-		if strings.HasPrefix(s[j:], "://") {
-			return j
-		}
-		if isAuthorization(s[i:j]) {
-			return sc.authorization(j + 1)
-		}
-		if q := openingQuote(s, i); q != 0 {
-			return sc.quotedHeader(i, j, q)
-		}
-		if sc.lineStart(dottedStart(s, i)) {
-			return sc.assignment(i, j, j+1, true)
-		}
+		return sc.colonAfterName(i, j)
 	case '"', '\'':
 		// a quoted name, "password": "x" in JSON or YAML text; a probe
 		// looks at a data object's member names whole (probeName)
@@ -238,15 +227,42 @@ func (sc *scanner) run(i, j int) int {
 			}
 		}
 	case ' ', '\t':
-		if s[i] == '-' {
-			return sc.flagValue(i, j)
-		}
-		if k := skipBlanks(s, j); k+1 < len(s) && s[k] == '=' && s[k+1] != '=' && sc.lineStart(dottedStart(s, i)) {
-			return sc.assignment(i, j, k+1, true) // INI: aws_secret_access_key = X
-		}
-		if netrcPassword(s, i, j) {
-			return sc.flagValue(i, j)
-		}
+		return sc.blankAfterName(i, j)
+	}
+	return j
+}
+
+// colonAfterName handles the run s[i:j] followed by ':': a header, a YAML
+// key or a properties name, when it starts its line or a quoted argument.
+func (sc *scanner) colonAfterName(i, j int) int {
+	s := sc.s
+	switch {
+	case strings.HasPrefix(s[j:], "://"):
+		return j
+	case isAuthorization(s[i:j]):
+		return sc.authorization(j + 1)
+	}
+	if q := openingQuote(s, i); q != 0 {
+		return sc.quotedHeader(i, j, q)
+	}
+	if sc.lineStart(dottedStart(s, i)) {
+		return sc.assignment(i, j, j+1, true)
+	}
+	return j
+}
+
+// blankAfterName handles the run s[i:j] followed by a blank: a flag and
+// its value, an INI name before '=', or a .netrc password.
+func (sc *scanner) blankAfterName(i, j int) int {
+	s := sc.s
+	if s[i] == '-' {
+		return sc.flagValue(i, j)
+	}
+	if k := skipBlanks(s, j); k+1 < len(s) && s[k] == '=' && s[k+1] != '=' && sc.lineStart(dottedStart(s, i)) {
+		return sc.assignment(i, j, k+1, true) // INI: aws_secret_access_key = X
+	}
+	if netrcPassword(s, i, j) {
+		return sc.flagValue(i, j)
 	}
 	return j
 }
@@ -298,19 +314,24 @@ func runStart(s string, j int) int {
 	return j
 }
 
-// xmlElement handles the element <name> (s[i:j]): its text up to the next
-// tag is the value.
+// xmlElement handles the element <name> (s[i:j]): its text is the value
+// when the next tag closes it. A <password> placeholder in usage text
+// closes nothing and is not cut.
 func (sc *scanner) xmlElement(i, j int) int {
 	kind, ok := sc.valueToCut(i, j)
 	if !ok {
 		return j
 	}
-	v := j + 1
-	end := strings.IndexByte(sc.s[v:], '<')
+	s, v := sc.s, j+1
+	end := strings.IndexByte(s[v:], '<')
 	if end < 0 {
-		return sc.cutValue(v, lineEnd(sc.s, v), kind)
+		return j
 	}
-	return sc.cutValue(v, v+end, kind)
+	end += v
+	if c := end + 2 + (j - i); c >= len(s) || s[end+1] != '/' || s[end+2:c] != s[i:j] || s[c] != '>' {
+		return j
+	}
+	return sc.cutValue(v, end, kind)
 }
 
 // quotedName handles a quoted name s[i:j] and its value at v.
@@ -428,7 +449,7 @@ func (sc *scanner) secretName(name string) (Kind, bool) {
 func (sc *scanner) assignment(i, j, v int, toEOL bool) int {
 	kind, ok := sc.valueToCut(i, j)
 	if !ok {
-		if !sc.hit && isAuthName(sc.s[i:j]) {
+		if isAuthName(sc.s[i:j]) {
 			return sc.basicValue(j, v, toEOL)
 		}
 		return j
@@ -555,10 +576,9 @@ func valueExtent(s string, v int, toEOL bool) (int, int) {
 		return v + 1, lineEnd(s, v+1)
 	}
 	if v+1 < len(s) && s[v] == '\\' && s[v+1] == '"' {
-		// an escaped quote opens the value (JSON inside a JSON string): the
-		// next one closes it
-		if end := strings.Index(s[v+2:], `\"`); end >= 0 {
-			return v + 2, v + 2 + end
+		// an escaped quote opens the value (JSON inside a JSON string)
+		if end := escapedClosingQuote(s, v+2); end >= 0 {
+			return v + 2, end
 		}
 		return v + 2, lineEnd(s, v+2)
 	}
@@ -608,6 +628,27 @@ func closingQuote(s string, i int, q byte) int {
 		return i + k
 	}
 	return -1
+}
+
+// escapedClosingQuote is the index of the \" that closes a value of JSON
+// text inside a JSON string starting at i, or -1: a quote that 4k+1
+// backslashes precede. A quote inside the value is escaped twice (\\\").
+func escapedClosingQuote(s string, i int) int {
+	for {
+		k := strings.Index(s[i:], `\"`)
+		if k < 0 {
+			return -1
+		}
+		q := i + k + 1
+		n := 0
+		for b := q - 1; b >= i && s[b] == '\\'; b-- {
+			n++
+		}
+		if n%4 == 1 {
+			return q - 1
+		}
+		i = q + 1
+	}
 }
 
 // lineEnd is the index of the first line break at or after v, or len(s);
@@ -847,24 +888,37 @@ func (sc *scanner) urlPassword(a int) int {
 	return at + 1
 }
 
-// slackWebhook cuts the secret of a Slack webhook, the last segment of
-// the path at p (/services/T…/B…/secret).
+// slackWebhook cuts the secret of a Slack webhook, the third segment of
+// the path at p (/services/T…/B…/secret). Each segment is read only to
+// the next '/', so a text of repeated URLs costs linear time.
 func (sc *scanner) slackWebhook(p int) int {
 	const services = "/services/"
 	s := sc.s
 	if !strings.HasPrefix(s[p:], services) {
 		return p
 	}
-	end := p + len(services)
-	for end < len(s) && strings.IndexByte("?#\"' \t\r\n<>", s[end]) < 0 {
-		end++
+	k := p + len(services)
+	for range 2 { // the team and the bot
+		e := webhookSegmentEnd(s, k)
+		if e == k || e >= len(s) || s[e] != '/' {
+			return p // no webhook: the path is scanned as any text
+		}
+		k = e + 1
 	}
-	last := p + len(services) + strings.LastIndexByte(s[p+len(services):end], '/') + 1
-	if last <= p+len(services) || last >= end || strings.HasPrefix(s[last:], markerPrefix) {
-		return end
+	end := webhookSegmentEnd(s, k)
+	if end == k || strings.HasPrefix(s[k:], markerPrefix) {
+		return max(end, markerEnd(s, k))
 	}
-	sc.add(last, end, KindSlackToken)
+	sc.add(k, end, KindSlackToken)
 	return end
+}
+
+// webhookSegmentEnd is the end of the URL path segment at k.
+func webhookSegmentEnd(s string, k int) int {
+	for k < len(s) && strings.IndexByte("/?#\"' \t\r\n<>", s[k]) < 0 {
+		k++
+	}
+	return k
 }
 
 func skipBlanks(s string, i int) int {

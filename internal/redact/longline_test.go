@@ -1,0 +1,53 @@
+package redact
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+// TestHostileLongText feeds a few MiB of each rule's trigger, repeated
+// without a break, and checks every repetition is cut as one alone is: a
+// rule that looked past its own line or value would cut across units or
+// fail to end in time.
+func TestHostileLongText(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a few MiB per case")
+	}
+	r := mustNew(t, DefaultSettings())
+	for _, tc := range []struct{ unit, want string }{
+		{"machine h login u password hunter2x\n", "machine h login u password [REDACTED:password]\n"},
+		{`curl -H 'X-Api-Key: k3y' `, `curl -H 'X-Api-Key: [REDACTED:api_key]' `},
+		{`curl -H "X-Api-Key: \"k\"" `, `curl -H "X-Api-Key: [REDACTED:api_key]" `},
+		{`\"password\":\"p\\\"w\",`, `\"password\":\"[REDACTED:password]\",`},
+		{"f.yml:1:  token: t0k\n", "f.yml:1:  token: [REDACTED:token]\n"},
+		{"<password>pw1</password>", "<password>[REDACTED:password]</password>"},
+		{"<password> ", "<password> "},
+		{"https://hooks.slack.com/services/T1/B1/sec ", "https://hooks.slack.com/services/T1/B1/[REDACTED:slack_token] "},
+		{"https://hooks.slack.com/services/", "https://hooks.slack.com/services/"},
+		{"password: |\n  pw\n", "password: |\n  [REDACTED:password]\n"},
+		{"a.b.password = pw\n", "a.b.password = [REDACTED:password]\n"},
+		{"x auth=YWxhZGRpbjpvcGVuc2VzYW1l ", "x auth=[REDACTED:basic_auth] "},
+		{"Authorization: Digest a=1'", "Authorization: Digest [REDACTED:authorization]'"},
+		{"\x1b[01;31m\x1b[Kghp_" + strings.Repeat("a", 36) + " ", "\x1b[01;31m\x1b[K[REDACTED:github_token] "},
+	} {
+		n := hostileSize / len(tc.unit)
+		got, _ := r.String(strings.Repeat(tc.unit, n), nil)
+		if want := strings.Repeat(tc.want, n); got != want {
+			assert.Fail(t, "long text cut wrong", "unit %q: first difference at byte %d", tc.unit, firstDiff(got, want))
+		}
+	}
+}
+
+// hostileSize is the size of each hostile text.
+const hostileSize = 3 << 20
+
+func firstDiff(a, b string) int {
+	for i := 0; i < min(len(a), len(b)); i++ {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return min(len(a), len(b))
+}
