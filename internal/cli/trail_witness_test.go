@@ -23,20 +23,7 @@ import (
 func TestVerifyWitnessedRotatedTrail(t *testing.T) {
 	dir := t.TempDir()
 	sealer, pub, vkey, fake := oneWitnessSealer(t, dir)
-	path := filepath.Join(dir, "trail", "events.jsonl")
-	sink, err := filesink.New(filesink.Options{Path: path, OnWrite: sealer.Wrote,
-		Rotation: &filesink.Rotation{MaxBytes: 2 << 10, Compress: true}})
-	require.NoError(t, err)
-	ctx := context.Background()
-	for i := range 40 {
-		s, f := op(sessionA, "exec", fmt.Sprintf("a%015d", i), int64(2*i+1), int64(2*i+2))
-		require.NoError(t, sink.WriteBatch(ctx, sessionA.String(), []byte(canonLines(s, f))))
-		require.NoError(t, sealer.SealPending(ctx))
-	}
-	require.NoError(t, sink.Close())
-	require.NoError(t, sealer.Close(ctx))
-	segs, err := filesink.Segments(path)
-	require.NoError(t, err)
+	path, segs := sealedRotatedTrail(t, dir, sealer, filesink.Rotation{MaxBytes: 2 << 10, Compress: true})
 	require.Greater(t, len(segs), 5)
 
 	res := run(t, "", "verify", "--key", pub, "--witness", vkey, filepath.Dir(path))
@@ -73,20 +60,7 @@ func oneWitnessSealer(t *testing.T, dir string) (sealer *integrity.Sealer, pub, 
 func TestVerifyWitnessEditedSegmentIsNotCalledResigned(t *testing.T) {
 	dir := t.TempDir()
 	sealer, pub, vkey, _ := oneWitnessSealer(t, dir)
-	path := filepath.Join(dir, "trail", "events.jsonl")
-	sink, err := filesink.New(filesink.Options{Path: path, OnWrite: sealer.Wrote,
-		Rotation: &filesink.Rotation{MaxBytes: 2 << 10}})
-	require.NoError(t, err)
-	ctx := context.Background()
-	for i := range 40 {
-		s, f := op(sessionA, "exec", fmt.Sprintf("a%015d", i), int64(2*i+1), int64(2*i+2))
-		require.NoError(t, sink.WriteBatch(ctx, sessionA.String(), []byte(canonLines(s, f))))
-		require.NoError(t, sealer.SealPending(ctx))
-	}
-	require.NoError(t, sink.Close())
-	require.NoError(t, sealer.Close(ctx))
-	segs, err := filesink.Segments(path)
-	require.NoError(t, err)
+	path, segs := sealedRotatedTrail(t, dir, sealer, filesink.Rotation{MaxBytes: 2 << 10})
 	require.Greater(t, len(segs), 3)
 	seg := segs[1]
 	data, err := os.ReadFile(seg.Path)
@@ -100,4 +74,25 @@ func TestVerifyWitnessEditedSegmentIsNotCalledResigned(t *testing.T) {
 	require.Contains(t, res.stdout, "which witnesses [w1.example/w")
 	require.Contains(t, res.stdout, "lines were changed after the witnesses saw them (the log's own checkpoints do not hold them either)")
 	require.NotContains(t, res.stdout, "re-signed")
+}
+
+// sealedRotatedTrail writes 40 operations of one session to a rotating
+// file sink at dir/trail/events.jsonl, sealing after each, and returns the
+// path and its segments.
+func sealedRotatedTrail(t *testing.T, dir string, sealer *integrity.Sealer, rot filesink.Rotation) (string, []filesink.Segment) {
+	t.Helper()
+	path := filepath.Join(dir, "trail", "events.jsonl")
+	sink, err := filesink.New(filesink.Options{Path: path, OnWrite: sealer.Wrote, Rotation: &rot})
+	require.NoError(t, err)
+	ctx := context.Background()
+	for i := range 40 {
+		s, f := op(sessionA, "exec", fmt.Sprintf("a%015d", i), int64(2*i+1), int64(2*i+2))
+		require.NoError(t, sink.WriteBatch(ctx, sessionA.String(), []byte(canonLines(s, f))))
+		require.NoError(t, sealer.SealPending(ctx))
+	}
+	require.NoError(t, sink.Close())
+	require.NoError(t, sealer.Close(ctx))
+	segs, err := filesink.Segments(path)
+	require.NoError(t, err)
+	return path, segs
 }

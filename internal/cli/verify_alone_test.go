@@ -2,7 +2,6 @@ package cli
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"io"
 	"os"
@@ -269,20 +268,7 @@ func editSegmentLine(t *testing.T, name string, n int) {
 func TestVerifySegmentAloneWitnessed(t *testing.T) {
 	dir := t.TempDir()
 	sealer, pub, vkey, fake := oneWitnessSealer(t, dir)
-	path := filepath.Join(dir, "trail", "events.jsonl")
-	sink, err := filesink.New(filesink.Options{Path: path, OnWrite: sealer.Wrote,
-		Rotation: &filesink.Rotation{MaxBytes: 2 << 10, MaxBackups: 5, BeforeRemove: sealer.Retire}})
-	require.NoError(t, err)
-	ctx := context.Background()
-	for i := range 40 {
-		s, f := op(sessionA, "exec", fmt.Sprintf("a%015d", i), int64(2*i+1), int64(2*i+2))
-		require.NoError(t, sink.WriteBatch(ctx, sessionA.String(), []byte(canonLines(s, f))))
-		require.NoError(t, sealer.SealPending(ctx))
-	}
-	require.NoError(t, sink.Close())
-	require.NoError(t, sealer.Close(ctx))
-	segs, err := filesink.Segments(path)
-	require.NoError(t, err)
+	path, segs := sealedRotatedTrail(t, dir, sealer, filesink.Rotation{MaxBytes: 2 << 10, MaxBackups: 5, BeforeRemove: sealer.Retire})
 	require.Len(t, segs, 5)
 
 	// The whole trail after retention: each kept segment witnessed.
