@@ -1,16 +1,12 @@
 package browser
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"testing"
-	"time"
 
-	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 )
 
@@ -71,27 +67,7 @@ func TestServeHostileFieldsInChromium(t *testing.T) {
 	chromium := chromiumPath(t)
 	base := serve(t, buildCLI(t), hostileTrail(t))
 
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
-		chromedp.ExecPath(chromium), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun,
-		chromedp.Flag("disable-quic", true), chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true), chromedp.Flag("disable-sync", true),
-		chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1400, 900))
-	defer cancelAlloc()
-	ctx, cancel := chromedp.NewContext(actx)
-	defer cancel()
-	ctx, cancelTimeout := context.WithTimeout(ctx, 2*time.Minute)
-	defer cancelTimeout()
-	var dialogs atomic.Int32
-	opened := chromedp.Events(ctx, page.JavascriptDialogOpening)
-	go func() {
-		for _, err := range opened {
-			if err != nil {
-				return
-			}
-			dialogs.Add(1)
-			_, _ = chromedp.Call(ctx, page.HandleJavaScriptDialog, page.HandleJavaScriptDialogParams{Accept: false})
-		}
-	}()
+	ctx, dialogs := openChromium(t, chromium)
 
 	const markup = `img, script, iframe, object, embed, [onerror], [onload], a[href^="javascript"], a:not([href^="/"]):not([href^="http://127.0.0.1:16686/"])`
 	for _, path := range []string{"/", "/session/" + session, "/session/" + session + "/op/0", "/session/" + session + "/op/1"} {

@@ -150,34 +150,7 @@ func TestServeInChromium(t *testing.T) {
 	base := serve(t, buildCLI(t), fixture(t))
 	shots := artifactDir(t)
 
-	opts := []chromedp.ExecAllocatorOption{
-		chromedp.ExecPath(chromium),
-		chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun,
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.UserDataDir(t.TempDir()),
-		chromedp.WindowSize(1400, 900),
-	}
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancelAlloc()
-	ctx, cancel := chromedp.NewContext(actx)
-	defer cancel()
-	ctx, cancelTimeout := context.WithTimeout(ctx, 2*time.Minute)
-	defer cancelTimeout()
-
-	var dialogs atomic.Int32
-	opened := chromedp.Events(ctx, page.JavascriptDialogOpening)
-	go func() {
-		for _, err := range opened {
-			if err != nil {
-				return
-			}
-			dialogs.Add(1)
-			_, _ = chromedp.Call(ctx, page.HandleJavaScriptDialog, page.HandleJavaScriptDialogParams{Accept: false})
-		}
-	}()
+	ctx, dialogs := openChromium(t, chromium)
 
 	must := func(err error) {
 		t.Helper()
@@ -256,3 +229,32 @@ func TestServeInChromium(t *testing.T) {
 }
 
 func strconvQuote(s string) string { return strconv.Quote(s) }
+
+// openChromium starts a headless Chromium for the test and counts the
+// JavaScript dialogs its pages open (each is dismissed): a page that runs
+// an attacker's script shows up as a dialog.
+func openChromium(t *testing.T, chromium string) (context.Context, *atomic.Int32) {
+	t.Helper()
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
+		chromedp.ExecPath(chromium), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun,
+		chromedp.Flag("disable-quic", true), chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true), chromedp.Flag("disable-sync", true),
+		chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1400, 900))
+	t.Cleanup(cancelAlloc)
+	ctx, cancel := chromedp.NewContext(actx)
+	t.Cleanup(cancel)
+	ctx, cancelTimeout := context.WithTimeout(ctx, 2*time.Minute)
+	t.Cleanup(cancelTimeout)
+	dialogs := new(atomic.Int32)
+	opened := chromedp.Events(ctx, page.JavascriptDialogOpening)
+	go func() {
+		for _, err := range opened {
+			if err != nil {
+				return
+			}
+			dialogs.Add(1)
+			_, _ = chromedp.Call(ctx, page.HandleJavaScriptDialog, page.HandleJavaScriptDialogParams{Accept: false})
+		}
+	}()
+	return ctx, dialogs
+}
