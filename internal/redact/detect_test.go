@@ -386,3 +386,24 @@ func TestSlackURLNotAWebhook(t *testing.T) {
 	got, _ = r.String("https://hooks.slack.com/services/xoxb-1234567890-abcdefghij", nil)
 	assert.Equal(t, "https://hooks.slack.com/services/[REDACTED:slack_token]", got)
 }
+
+// TestVaultTokens: HashiCorp Vault's service, batch and recovery tokens
+// (hvs., hvb., hvr. and the token's body) are cut wherever they stand, as
+// `vault login` and `vault token create` print them in a table.
+func TestVaultTokens(t *testing.T) {
+	r := mustNew(t, DefaultSettings())
+	body := "CAESIJ1b2C3d4E5f6G7h8I9j0KlMnOpQrStUvWxYz0123456789abGh4KHGh2cy5BQkNERUZHSElKS0xNTk9QUVJT"
+	for _, prefix := range []string{"hvs.", "hvb.", "hvr."} {
+		in := "Key                  Value\n---                  -----\ntoken_accessor       x\n" +
+			"client_token         " + prefix + body + "\nttl 768h"
+		var c Counts
+		got, _ := r.String(in, &c)
+		assert.NotContains(t, got, body[:24], prefix)
+		assert.Contains(t, got, "[REDACTED:vault_token]", prefix)
+		assert.Equal(t, 1, c[KindVaultToken], prefix)
+	}
+	for _, s := range []string{"hvs.short", "see hvs.Config for details", "thvs." + body} {
+		got, changed := r.String(s, nil)
+		assert.False(t, changed, "%q became %q", s, got)
+	}
+}

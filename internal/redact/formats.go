@@ -37,11 +37,19 @@ func formatAt(s string, i, j int) (int, Kind, bool) {
 		return j, KindGoogleAPIKey, true
 	case n >= 3+34 && strings.HasPrefix(r, "hf_") && alnumOnly(r[3:]):
 		return j, KindHuggingFaceToken, true
+	case n == 3 && isVaultPrefix(r) && j < len(s) && s[j] == '.':
+		if end := runEnd(s, j+1); end-(j+1) >= 24 {
+			return end, KindVaultToken, true
+		}
 	case strings.HasPrefix(r, "sk-") && n >= 3+32 && hasDigitAndLetter(r[3:]):
 		return j, KindOpenAIKey, true
 	}
 	return 0, 0, false
 }
+
+// isVaultPrefix: HashiCorp Vault's service, batch and recovery token
+// prefixes, each followed by a dot and the token's body.
+func isVaultPrefix(r string) bool { return r == "hvs" || r == "hvb" || r == "hvr" }
 
 // isAWSKeyID: an access key id, AKIA (long-term) or ASIA (temporary) and 16
 // uppercase letters or digits.

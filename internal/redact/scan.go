@@ -122,6 +122,8 @@ func plainRun(s string, i, j int) bool {
 		return colonAfter(s, j+1) < 0
 	case '>':
 		return i == 0 || s[i-1] != '<'
+	case '.':
+		return n != 3 || s[i] != 'h' // hvs.: a Vault token
 	case '\\':
 		return j+1 >= len(s) || s[j+1] != '"'
 	}
@@ -187,7 +189,7 @@ func isHex(c byte) bool { return isDigit(c) || c >= 'a' && c <= 'f' || c >= 'A' 
 // run handles the run s[i:j] and returns where scanning goes on.
 func (sc *scanner) run(i, j int) int {
 	s := sc.s
-	if j-i >= minFormatRun || s[i] == 'e' || s[i] == '-' {
+	if j-i >= minFormatRun || s[i] == 'e' || s[i] == '-' || j-i == 3 && s[i] == 'h' {
 		if end, k, ok := formatAt(s, i, j); ok {
 			sc.add(i, end, k)
 			return end
