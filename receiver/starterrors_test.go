@@ -36,7 +36,7 @@ func startErr(t *testing.T, cfg *Config) error {
 func TestStartErrorsNameTheKey(t *testing.T) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
-	defer ln.Close()
+	defer func() { _ = ln.Close() }()
 	cfg := createDefaultConfig().(*Config)
 	cfg.ServerConfig.NetAddr.Endpoint = ln.Addr().String()
 	err = startErr(t, cfg)

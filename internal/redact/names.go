@@ -54,7 +54,7 @@ func (w *nameWords) split(name string) bool {
 // at a word boundary.
 func lastWords(name string) string {
 	i := len(name) - maxNameLen
-	for i < len(name) && isAlnum(name[i]) && isAlnum(name[i-1]) && !(isUpper(name[i]) && isLower(name[i-1])) {
+	for i < len(name) && isAlnum(name[i]) && isAlnum(name[i-1]) && (!isUpper(name[i]) || !isLower(name[i-1])) {
 		i++
 	}
 	return name[i:]
