@@ -32,6 +32,14 @@ func NewReader(r io.Reader, bufSize, maxBytes int) *Reader {
 	return &Reader{r: bufio.NewReaderSize(r, bufSize), max: maxBytes}
 }
 
+// Reset makes lr read r from its first line, keeping its buffers: a tool
+// reading many small files would otherwise allocate them for each.
+func (lr *Reader) Reset(r io.Reader) {
+	lr.r.Reset(r)
+	lr.buf = lr.buf[:0]
+	lr.n = 0
+}
+
 // Line is one line of input.
 type Line struct {
 	Num int // from 1

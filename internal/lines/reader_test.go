@@ -75,3 +75,21 @@ func TestReaderPassesOnReadErrors(t *testing.T) {
 	_, err = lr.Next()
 	require.ErrorIs(t, err, boom)
 }
+
+// TestReaderResetStartsTheNextStreamClean: a reader left mid-way through a
+// long line of one stream reads the next stream from its first line, with
+// nothing of the first carried over.
+func TestReaderResetStartsTheNextStreamClean(t *testing.T) {
+	lr := NewReader(strings.NewReader("first\n"+strings.Repeat("q", 100)+"\nrest\n"), 16, 0)
+	ln, err := lr.Next()
+	require.NoError(t, err)
+	require.Equal(t, "first", string(ln.Text))
+	ln, err = lr.Next()
+	require.NoError(t, err)
+	require.Len(t, ln.Text, 100) // assembled past the 16-byte buffer
+	lr.Reset(iotest.HalfReader(strings.NewReader(strings.Repeat("w", 40) + "\nend")))
+	assert.Equal(t, []got{
+		{1, strings.Repeat("w", 40), strings.Repeat("w", 40) + "\n", true, false, 41},
+		{2, "end", "end", false, false, 3},
+	}, readAll(t, lr))
+}

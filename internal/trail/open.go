@@ -25,7 +25,8 @@ var zstdMagic = []byte{0x28, 0xb5, 0x2f, 0xfd}
 // is refused so the tool cannot hang on it; read a pipe as "-". A
 // compressed stream that does not decode to its end fails a read with a
 // *zstdread.DamagedError; an error reading the file is returned as it is.
-func open(name string, stdin io.Reader) (io.ReadCloser, error) {
+// br is reset to read the source (nil: a new buffer).
+func open(name string, stdin io.Reader, br *bufio.Reader) (io.ReadCloser, error) {
 	var rc io.ReadCloser
 	if name == StdinName {
 		rc = io.NopCloser(stdin)
@@ -46,7 +47,11 @@ func open(name string, stdin io.Reader) (io.ReadCloser, error) {
 		}
 		rc = f
 	}
-	br := bufio.NewReaderSize(rc, 256<<10)
+	if br == nil {
+		br = bufio.NewReaderSize(rc, 256<<10)
+	} else {
+		br.Reset(rc)
+	}
 	head, _ := br.Peek(len(zstdMagic))
 	if !bytes.Equal(head, zstdMagic) {
 		return readCloser{br, rc}, nil

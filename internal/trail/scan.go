@@ -1,6 +1,7 @@
 package trail
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -61,6 +62,10 @@ type scanner struct {
 	// sumsOnly skips what only the sort needs (the record, the command):
 	// ReadSessions.
 	sumsOnly bool
+	// The read loop's buffers, reset for each source in turn: a trail of
+	// many small files would otherwise allocate 1.25 MB for each.
+	br *bufio.Reader
+	lr *jsonl.Reader
 }
 
 func newScanner(names []string, opts Options) *scanner {
@@ -158,14 +163,22 @@ func (s *scanner) read(ctx context.Context, work, order chan<- *chunk) error {
 }
 
 func (s *scanner) readSource(ctx context.Context, src int, name string, work, order chan<- *chunk) error {
-	rc, err := open(name, s.opts.Stdin)
+	if s.br == nil {
+		s.br = bufio.NewReaderSize(nil, 256<<10)
+	}
+	rc, err := open(name, s.opts.Stdin, s.br)
 	if err != nil {
 		return err
 	}
 	defer func() { _ = rc.Close() }() // read-only
-	// Larger than open's buffer, so that most reads go past it to the
-	// file instead of being copied through it.
-	lr := jsonl.NewReader(rc, 1<<20, maxLineBytes)
+	if s.lr == nil {
+		// Larger than open's buffer, so that most reads go past it to
+		// the file instead of being copied through it.
+		s.lr = jsonl.NewReader(rc, 1<<20, maxLineBytes)
+	} else {
+		s.lr.Reset(rc)
+	}
+	lr := s.lr
 	c := s.newChunk(src)
 	send := func() error {
 		select {
