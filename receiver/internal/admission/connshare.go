@@ -15,7 +15,7 @@ import (
 // addresses as the budgets are. Below the bound a connection is served at
 // once. At it, a connection from an address holding at least two fewer
 // than another takes the place of one of that address's connections
-// without a request in flight, so that one client holding every
+// without a request in flight (idle ones first), so that one client holding every
 // connection idle cannot lock the others out. Otherwise it waits,
 // accepted but not served, until a connection closes; the waiting
 // connection of the address holding the fewest goes first, so one client
@@ -42,7 +42,7 @@ type sharedConn struct {
 	net.Conn
 	l         *ConnListener
 	addr      netip.Addr
-	busy      bool // a request in flight (http.StateActive)
+	state     http.ConnState // as the server last told: StateNew until then
 	closeOnce sync.Once
 }
 
@@ -118,7 +118,7 @@ func (l *ConnListener) ConnState(c net.Conn, s http.ConnState) {
 	}
 	if sc, ok := c.(*sharedConn); ok {
 		l.mu.Lock()
-		sc.busy = s == http.StateActive
+		sc.state = s
 		l.mu.Unlock()
 	}
 }
@@ -181,9 +181,12 @@ func (l *ConnListener) place(c *sharedConn) {
 }
 
 // victimLocked is the connection a newcomer from addr takes the place of:
-// the oldest without a request in flight of the address holding the most
-// among those holding at least two more than addr; nil if none has one.
-// A request in flight is never cut: it ends, paced, within read_timeout.
+// of the address holding the most among those holding at least two more
+// than addr, the oldest idle between requests, else the oldest new one;
+// nil if none has either. A request in flight is never cut: it ends,
+// paced, within read_timeout. An idle one goes first because its client
+// retries on a keep-alive connection the server closed, while a new one
+// may be sending its first request's headers.
 func (l *ConnListener) victimLocked(addr netip.Addr) *sharedConn {
 	var victim *sharedConn
 	most := len(l.byAddr[addr]) + 1
@@ -191,7 +194,11 @@ func (l *ConnListener) victimLocked(addr netip.Addr) *sharedConn {
 		if len(cs) <= most {
 			continue
 		}
-		if i := slices.IndexFunc(cs, func(c *sharedConn) bool { return !c.busy }); i >= 0 {
+		i := slices.IndexFunc(cs, func(c *sharedConn) bool { return c.state == http.StateIdle })
+		if i < 0 {
+			i = slices.IndexFunc(cs, func(c *sharedConn) bool { return c.state == http.StateNew })
+		}
+		if i >= 0 {
 			victim, most = cs[i], len(cs)
 		}
 	}

@@ -162,3 +162,36 @@ func TestConnListenerNeverCutsARequest(t *testing.T) {
 	_, err = held[1].Write([]byte{0})
 	assert.NoError(t, err, "the connection with a request in flight stays")
 }
+
+// TestConnListenerTakesAnIdleConnectionFirst: of an address's connections
+// without a request in flight, a newcomer takes the place of one idle
+// between requests (its client retries there) before a new one, which may
+// be sending its first request's headers.
+func TestConnListenerTakesAnIdleConnectionFirst(t *testing.T) {
+	inner, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	l := NewConnListener(inner, 3)
+	t.Cleanup(func() { _ = l.Close() })
+
+	var held []net.Conn
+	for range 3 {
+		dialFrom(t, l, "127.0.0.2")
+		c, err := l.Accept()
+		require.NoError(t, err)
+		held = append(held, c)
+	}
+	// The oldest is new (no request read yet); the youngest is idle.
+	l.ConnState(held[0], http.StateNew)
+	l.ConnState(held[1], http.StateActive)
+	l.ConnState(held[2], http.StateIdle)
+	dialFrom(t, l, "127.0.0.3")
+	_, err = l.Accept()
+	require.NoError(t, err)
+	_, err = held[0].Write([]byte{0})
+	require.NoError(t, err, "the new connection stays")
+	// Bounded: a connection left open would block the read for good (on
+	// a closed one the deadline fails, and the read says why).
+	_ = held[2].SetReadDeadline(time.Now().Add(time.Minute))
+	_, err = held[2].Read(make([]byte, 1))
+	assert.ErrorIs(t, err, net.ErrClosed, "the idle connection was closed")
+}
