@@ -127,18 +127,9 @@ func TestConnListenerClosedClosesLateArrivals(t *testing.T) {
 // connection without a request in flight only; while all have one, it
 // waits, and it goes first once one closes.
 func TestConnListenerNeverCutsARequest(t *testing.T) {
-	inner, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	l := NewConnListener(inner, 3)
-	t.Cleanup(func() { _ = l.Close() })
-
-	var held []net.Conn
-	for range 3 {
-		dialFrom(t, l, "127.0.0.2")
-		c, err := l.Accept()
-		require.NoError(t, err)
+	l, held := fullFromOneAddress(t)
+	for _, c := range held {
 		l.ConnState(c, http.StateActive)
-		held = append(held, c)
 	}
 	dialFrom(t, l, "127.0.0.3")
 	waitWaiting(t, l, 1)
@@ -168,24 +159,13 @@ func TestConnListenerNeverCutsARequest(t *testing.T) {
 // between requests (its client retries there) before a new one, which may
 // be sending its first request's headers.
 func TestConnListenerTakesAnIdleConnectionFirst(t *testing.T) {
-	inner, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	l := NewConnListener(inner, 3)
-	t.Cleanup(func() { _ = l.Close() })
-
-	var held []net.Conn
-	for range 3 {
-		dialFrom(t, l, "127.0.0.2")
-		c, err := l.Accept()
-		require.NoError(t, err)
-		held = append(held, c)
-	}
+	l, held := fullFromOneAddress(t)
 	// The oldest is new (no request read yet); the youngest is idle.
 	l.ConnState(held[0], http.StateNew)
 	l.ConnState(held[1], http.StateActive)
 	l.ConnState(held[2], http.StateIdle)
 	dialFrom(t, l, "127.0.0.3")
-	_, err = l.Accept()
+	_, err := l.Accept()
 	require.NoError(t, err)
 	_, err = held[0].Write([]byte{0})
 	require.NoError(t, err, "the new connection stays")
@@ -194,4 +174,22 @@ func TestConnListenerTakesAnIdleConnectionFirst(t *testing.T) {
 	_ = held[2].SetReadDeadline(time.Now().Add(time.Minute))
 	_, err = held[2].Read(make([]byte, 1))
 	assert.ErrorIs(t, err, net.ErrClosed, "the idle connection was closed")
+}
+
+// fullFromOneAddress is a listener of three places, all held by
+// 127.0.0.2, and the connections it accepted for them.
+func fullFromOneAddress(t *testing.T) (*ConnListener, []net.Conn) {
+	t.Helper()
+	inner, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	l := NewConnListener(inner, 3)
+	t.Cleanup(func() { _ = l.Close() })
+	var held []net.Conn
+	for range 3 {
+		dialFrom(t, l, "127.0.0.2")
+		c, err := l.Accept()
+		require.NoError(t, err)
+		held = append(held, c)
+	}
+	return l, held
 }
