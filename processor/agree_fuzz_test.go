@@ -43,13 +43,21 @@ func FuzzBackendAgreesWithTheRedactedFile(f *testing.F) {
 	f.Add(`{"command":["curl","-H","Authorization: Bearer abcdefghijklmnop0123456789"]}`, `{"env":{"DB_PASSWORD":"hunter2-Xq9"}}`,
 		"token=ghp_R8sTq2VwXyZ1aBcDeFgHiJkLmNoPqRsTuV4w", "password: hunter2", []byte("AKIAQX4TZ7LMN2PB5RWS\n"), "x")
 	f.Add("not json password=x", "", "", "Bearer abcdefghijklmnop0123456789", []byte(nil), "")
-	cfg := createDefaultConfig().(*Config)
-	cfg.PayloadPolicy.IncludeExecOutput = auditevent.Ptr(true)
-	table, err := payloadpolicy.NewTable(auditevent.PolicySet{Default: cfg.PayloadPolicy})
-	require.NoError(f, err)
+	var cfgs [2]*Config
+	var tables [2]*payloadpolicy.Table
+	for i, writeLen := range []bool{true, false} {
+		cfgs[i] = createDefaultConfig().(*Config)
+		cfgs[i].PayloadPolicy.IncludeExecOutput = auditevent.Ptr(true)
+		cfgs[i].PayloadPolicy.IncludeWriteLen = auditevent.Ptr(writeLen)
+		t, err := payloadpolicy.NewTable(auditevent.PolicySet{Default: cfgs[i].PayloadPolicy})
+		require.NoError(f, err)
+		tables[i] = t
+	}
 	keepAll := auditevent.Policy{IncludeExecOutput: true, MaxStdoutChars: math.MaxInt32, MaxStderrChars: math.MaxInt32, IncludeWriteLen: true}
 
 	f.Fuzz(func(t *testing.T, startData, finishData, errMsg, status string, stdout []byte, stderr string) {
+		i := len(startData) % 2 // half the inputs drop the write length
+		cfg, table := cfgs[i], tables[i]
 		orig := fuzzSpan(startData, finishData, errMsg, status, stdout, stderr)
 		evs, err := spanmap.NewMapper(0).AppendSpanEvents(nil, orig.ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0), nil)
 		if err != nil {
