@@ -140,3 +140,32 @@ func TestSecretsInValuesOfOtherTypesAreCut(t *testing.T) {
 	d, _ := out.Get("sandbox.start_data")
 	assert.Contains(t, d.AsString(), `"HOME":"/home/agent"`, "what is not a secret stays")
 }
+
+// TestSecretsAreCutFromExceptionEvents: an OTel SDK that records an error
+// on a span puts its message in an exception event as well as in the status
+// message; a tracing backend gets neither in clear.
+func TestSecretsAreCutFromExceptionEvents(t *testing.T) {
+	td := ptrace.NewTraces()
+	span := td.ResourceSpans().AppendEmpty().ScopeSpans().AppendEmpty().Spans().AppendEmpty()
+	putSandbox(span.Attributes(), "exec")
+	span.Status().SetCode(ptrace.StatusCodeError)
+	span.Status().SetMessage("ExecError: " + redacttest.Text())
+	ev := span.Events().AppendEmpty()
+	ev.SetName("exception")
+	ev.Attributes().PutStr("exception.type", "ExecError")
+	ev.Attributes().PutStr("exception.message", redacttest.Text())
+	ev.Attributes().PutStr("exception.stacktrace", "Traceback (most recent call last):\n  File \"agent.py\", line 3\nExecError: "+redacttest.Text())
+
+	out := process(t, configWithUserRules(), td).ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0)
+	attrs := out.Events().At(0).Attributes()
+	for _, k := range []string{"exception.message", "exception.stacktrace"} {
+		v, ok := attrs.Get(k)
+		require.True(t, ok, k)
+		for _, secret := range redacttest.Secrets() {
+			assert.NotContains(t, v.Str(), secret, k)
+		}
+		assert.Contains(t, v.Str(), "[REDACTED:", k)
+	}
+	typ, _ := attrs.Get("exception.type")
+	assert.Equal(t, "ExecError", typ.Str())
+}
