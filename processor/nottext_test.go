@@ -44,3 +44,4 @@ func TestEventAttributesThatAreNotTextDoNotPassInClear(t *testing.T) {
 	assert.Contains(t, got, "sandbox.start_data")
 	assert.Contains(t, got, "sandbox.exec.stdout")
 }
+

@@ -81,6 +81,11 @@ func (p *spanPolicy) apply(span ptrace.Span, cuts *redact.Counts) {
 		addGenAI(attrs, op)
 	}
 	pol := p.policies.Get(op)
+	if !auditevent.IsOp(op) {
+		// The exporter refuses the span, so its output reaches no audit
+		// line; it does not reach the backend either.
+		pol.IncludeExecOutput = false
+	}
 	for _, s := range streams {
 		applyOutput(attrs, s, pol, cuts)
 	}
