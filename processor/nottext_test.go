@@ -44,4 +44,3 @@ func TestEventAttributesThatAreNotTextDoNotPassInClear(t *testing.T) {
 	assert.Contains(t, got, "sandbox.start_data")
 	assert.Contains(t, got, "sandbox.exec.stdout")
 }
-
