@@ -73,7 +73,8 @@ func tagMapped(t reflect.Type) bool {
 
 // decodesItself reports whether t has an Unmarshal method the decoder
 // calls in its place. Such a type may take keys its fields do not name (a
-// map of headers).
+// map of headers), so it is walked only when its fields carry tags (a
+// component's Config, exporterhelper's queue).
 func decodesItself(t reflect.Type) bool {
 	return reflect.PointerTo(t).Implements(reflect.TypeFor[confmap.Unmarshaler]())
 }

@@ -12,8 +12,8 @@ import (
 
 // refusal is what an operator reads when the decoder refused conf: each
 // unknown key by its path, then what the decoder refuses in the rest of
-// conf (a value of the wrong type), its Go types named as YAML kinds. With
-// no unknown key it is the decoder's own error, so rewritten.
+// conf (a value of the wrong type). With no unknown key found it is the
+// decoder's own error. Either way Go types are named as YAML kinds.
 func refusal(conf *confmap.Conf, cfg any, decodeErr error) error {
 	raw := conf.ToStringMap()
 	paths := unknownPaths(raw, reflect.TypeOf(cfg))

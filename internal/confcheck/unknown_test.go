@@ -1,6 +1,7 @@
 package confcheck
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -47,7 +48,8 @@ type wide struct {
 	Headers  configopaque.MapList          `mapstructure:"headers"`
 	Any      any                           `mapstructure:"any"`
 	Untagged int
-	hidden   int
+	//lint:ignore U1000 an unexported field, which takes no key
+	hidden int
 }
 
 func unknownOf(t *testing.T, raw map[string]any) string {
@@ -79,6 +81,10 @@ func TestUnknownKeysNamesEachKeyByItsPath(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			assert.Equal(t, tc.want, unknownOf(t, tc.raw))
+			path := strings.TrimSuffix(tc.want, ": unknown key")
+			key := path[strings.LastIndex(path, ":")+1:]
+			assert.ErrorContains(t, confmap.NewFromStringMap(tc.raw).Unmarshal(&wide{}), "has invalid keys: "+key,
+				"the decoder refuses it too")
 		})
 	}
 }
