@@ -42,7 +42,9 @@ func walk(path []string, raw any, t reflect.Type, out *[][]string) {
 		walk(path, withoutEnabled(raw), inner, out)
 		return
 	}
-	if decodesItself(t) && !tagMapped(t) {
+	// The decoder hands only a map to a type's own Unmarshal; a list
+	// (headers as name/value pairs) is decoded by the type's fields.
+	if _, isMap := raw.(map[string]any); isMap && decodesItself(t) && !tagMapped(t) {
 		return
 	}
 	switch t.Kind() {

@@ -77,6 +77,7 @@ func TestUnknownKeysNamesEachKeyByItsPath(t *testing.T) {
 		"go name is no tag":           {map[string]any{"Client": map[string]any{}}, "Client: unknown key"},
 		"unexported":                  {map[string]any{"hidden": 1}, "hidden: unknown key"},
 		"case matters":                {map[string]any{"Endpoint": "x"}, "Endpoint: unknown key"},
+		"in a list of headers":        {map[string]any{"headers": []any{map[string]any{"name": "a", "value": "b", "vaule": "c"}}}, "headers::0::vaule: unknown key"},
 		"enabled outside an optional": {map[string]any{"nested": map[string]any{"enabled": true}}, "nested::enabled: unknown key"},
 	} {
 		t.Run(name, func(t *testing.T) {
@@ -103,6 +104,7 @@ func TestUnknownKeysTakesWhatTheDecoderTakes(t *testing.T) {
 	}
 	assert.Empty(t, unknownOf(t, raw))
 	assert.Empty(t, unknownOf(t, map[string]any{"items": []any{"not a map"}, "opt": "not a map"}), "a wrong type is the decoder's to name")
+	assert.Empty(t, unknownOf(t, map[string]any{"headers": []any{map[string]any{"name": "a", "value": "b"}}}), "headers as a list of pairs")
 	var cfg wide
 	require.NoError(t, confmap.NewFromStringMap(raw).Unmarshal(&cfg, confmap.WithIgnoreUnused()),
 		"the decoder takes each key of the right type")
