@@ -2,7 +2,6 @@ package confcheck
 
 import (
 	"errors"
-	"fmt"
 	"reflect"
 	"slices"
 	"strconv"
@@ -20,9 +19,8 @@ func refusal(conf *confmap.Conf, cfg any, decodeErr error) error {
 	if len(paths) == 0 {
 		return plainTypes(cfg, decodeErr)
 	}
-	errs := make([]error, 0, len(paths)+1)
+	errs := unknownErrors(paths)
 	for _, p := range paths {
-		errs = append(errs, fmt.Errorf("%s: unknown key", joinPath(p)))
 		raw = withoutPath(raw, p).(map[string]any)
 	}
 	if err := decodePlain(raw, cfg); err != nil {

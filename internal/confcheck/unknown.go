@@ -17,12 +17,16 @@ import (
 // key has a place. It reads the mapstructure tags of cfg's type, so it
 // needs no decoding and does not depend on the decoder's messages.
 func UnknownKeys(conf *confmap.Conf, cfg any) error {
-	paths := unknownPaths(conf.ToStringMap(), reflect.TypeOf(cfg))
-	errs := make([]error, 0, len(paths))
+	return errors.Join(unknownErrors(unknownPaths(conf.ToStringMap(), reflect.TypeOf(cfg)))...)
+}
+
+// unknownErrors is one error per unknown key, named by its path.
+func unknownErrors(paths [][]string) []error {
+	errs := make([]error, 0, len(paths)+1)
 	for _, p := range paths {
 		errs = append(errs, fmt.Errorf("%s: unknown key", joinPath(p)))
 	}
-	return errors.Join(errs...)
+	return errs
 }
 
 // unknownPaths walks raw, a config as confmap gives it (maps of strings,
