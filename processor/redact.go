@@ -1,8 +1,6 @@
 package sandboxauditprocessor // import "github.com/sandboxaudit/sandboxaudit/processor"
 
 import (
-	"math"
-
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
@@ -52,64 +50,44 @@ func redactExceptions(events ptrace.SpanEventSlice, r *redact.Redactor, cuts *re
 }
 
 // redactData redacts a data attribute as the exporter redacts an event's
-// data. Text that is not a JSON object, and a value of another type, make
-// the exporter refuse the span; they are redacted too, so a tracing backend
-// does not get them in clear.
+// data; text that is not a JSON object (the exporter refuses the span) is
+// redacted as plain text, so a tracing backend does not get it in clear.
 func redactData(attrs pcommon.Map, key string, r *redact.Redactor, cuts *redact.Counts) {
-	v, ok := attrs.Get(key)
+	v, ok := text(attrs, key)
 	if !ok {
-		return
-	}
-	if v.Type() != pcommon.ValueTypeStr {
-		redactValue(v, r, cuts)
 		return
 	}
 	d, err := auditevent.ParseDataString(v.Str())
 	if err != nil {
-		redactValue(v, r, cuts)
+		redactStr(attrs, key, r, cuts)
 		return
 	}
 	if red, changed := r.Data(d, cuts); changed {
-		v.SetStr(red.String())
+		attrs.PutStr(key, red.String())
 	}
 }
 
-// redactStr redacts a text attribute; a value of another type (the exporter
-// refuses or drops it) is redacted by redactValue.
 func redactStr(attrs pcommon.Map, key string, r *redact.Redactor, cuts *redact.Counts) {
-	if v, ok := attrs.Get(key); ok {
-		redactValue(v, r, cuts)
+	v, ok := text(attrs, key)
+	if !ok {
+		return
+	}
+	if s, changed := r.String(v.Str(), cuts); changed {
+		attrs.PutStr(key, s)
 	}
 }
 
-// redactValue cuts secrets from v in place: text as text, bytes as their
-// UTF-8 text, a map as a data object (so its keys count, as in data), each
-// element of a list on its own. A value that had a cut becomes text.
-func redactValue(v pcommon.Value, r *redact.Redactor, cuts *redact.Counts) {
-	switch v.Type() {
-	case pcommon.ValueTypeStr:
-		if s, changed := r.String(v.Str(), cuts); changed {
-			v.SetStr(s)
-		}
-	case pcommon.ValueTypeBytes:
-		if s, changed := r.String(auditevent.SafeDecode(v.Bytes().AsRaw(), math.MaxInt), cuts); changed {
-			v.SetStr(s)
-		}
-	case pcommon.ValueTypeMap:
-		text := v.AsString()
-		d, err := auditevent.ParseDataString(text)
-		if err != nil {
-			if s, changed := r.String(text, cuts); changed {
-				v.SetStr(s)
-			}
-			return
-		}
-		if red, changed := r.Data(d, cuts); changed {
-			v.SetStr(red.String())
-		}
-	case pcommon.ValueTypeSlice:
-		for i := range v.Slice().Len() {
-			redactValue(v.Slice().At(i), r, cuts)
-		}
+// text returns the string attribute key. A list, a map or bytes there is
+// removed: the exporter refuses a span with one, and a secret inside cannot
+// be cut in place, so it would reach the backend in clear.
+func text(attrs pcommon.Map, key string) (pcommon.Value, bool) {
+	v, ok := attrs.Get(key)
+	switch {
+	case !ok:
+	case v.Type() == pcommon.ValueTypeStr:
+		return v, true
+	case v.Type() == pcommon.ValueTypeSlice, v.Type() == pcommon.ValueTypeMap, v.Type() == pcommon.ValueTypeBytes:
+		attrs.Remove(key)
 	}
+	return pcommon.NewValueEmpty(), false
 }

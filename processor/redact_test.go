@@ -101,46 +101,6 @@ func TestBadPatternFailsNamingKeyAndIndex(t *testing.T) {
 	require.ErrorContains(t, err, "payload_policy_by_op::exec::redact::patterns[1]: not an RE2 expression")
 }
 
-// TestSecretsInValuesOfOtherTypesAreCut: a producer may set the fields an
-// event is made of as a map, a list or bytes. The exporter refuses such a
-// span or drops the value, so the audit file holds none of it; the span the
-// backend gets must not hold its secrets either.
-func TestSecretsInValuesOfOtherTypesAreCut(t *testing.T) {
-	td := ptrace.NewTraces()
-	span := td.ResourceSpans().AppendEmpty().ScopeSpans().AppendEmpty().Spans().AppendEmpty()
-	attrs := span.Attributes()
-	putSandbox(attrs, "exec")
-	env := map[string]any{}
-	for k, v := range redacttest.Env() {
-		env[k] = v
-	}
-	argv := make([]any, 0, len(redacttest.Argv()))
-	for _, a := range redacttest.Argv() {
-		argv = append(argv, a)
-	}
-	require.NoError(t, attrs.PutEmptyMap("sandbox.start_data").FromRaw(map[string]any{"command": argv, "env": env}))
-	require.NoError(t, attrs.PutEmptySlice("sandbox.finish_data").FromRaw([]any{redacttest.Text()}))
-	attrs.PutEmptyBytes("sandbox.error.message").FromRaw([]byte(redacttest.Text()))
-	require.NoError(t, attrs.PutEmptySlice("sandbox.exec.stdout").FromRaw([]any{redacttest.Text()}))
-	attrs.PutEmptyBytes("sandbox.exec.stderr").FromRaw([]byte(redacttest.Text()))
-
-	out := process(t, configWithUserRules(), td).ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0).Attributes()
-	for _, k := range []string{"sandbox.start_data", "sandbox.finish_data", "sandbox.error.message", "sandbox.exec.stdout", "sandbox.exec.stderr"} {
-		v, ok := out.Get(k)
-		require.True(t, ok, k)
-		text := v.AsString()
-		if v.Type() == pcommon.ValueTypeBytes {
-			text = string(v.Bytes().AsRaw())
-		}
-		for _, secret := range redacttest.Secrets() {
-			assert.NotContains(t, text, secret, k)
-		}
-		assert.Contains(t, text, "[REDACTED:", k)
-	}
-	d, _ := out.Get("sandbox.start_data")
-	assert.Contains(t, d.AsString(), `"HOME":"/home/agent"`, "what is not a secret stays")
-}
-
 // TestSecretsAreCutFromExceptionEvents: an OTel SDK that records an error
 // on a span puts its message in an exception event as well as in the status
 // message; a tracing backend gets neither in clear.
