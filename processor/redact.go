@@ -37,15 +37,28 @@ const (
 
 // redactExceptions cuts secrets from the exception events an OTel SDK adds
 // when it records an error: their message is the status message's, which
-// the exporter's error_message may come from.
+// the exporter's error_message may come from. Every copy of a key named
+// twice is cut; a value that is not text is removed, as in text.
 func redactExceptions(events ptrace.SpanEventSlice, r *redact.Redactor, cuts *redact.Counts) {
 	for i := range events.Len() {
 		ev := events.At(i)
 		if ev.Name() != exceptionEvent {
 			continue
 		}
-		redactStr(ev.Attributes(), exceptionMessage, r, cuts)
-		redactStr(ev.Attributes(), exceptionStacktrace, r, cuts)
+		ev.Attributes().RemoveIf(func(k string, v pcommon.Value) bool {
+			if k != exceptionMessage && k != exceptionStacktrace {
+				return false
+			}
+			switch v.Type() {
+			case pcommon.ValueTypeStr:
+				if s, changed := r.String(v.Str(), cuts); changed {
+					v.SetStr(s)
+				}
+			case pcommon.ValueTypeSlice, pcommon.ValueTypeMap, pcommon.ValueTypeBytes:
+				return true
+			}
+			return false
+		})
 	}
 }
 

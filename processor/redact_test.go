@@ -129,3 +129,34 @@ func TestSecretsAreCutFromExceptionEvents(t *testing.T) {
 	typ, _ := attrs.Get("exception.type")
 	assert.Equal(t, "ExecError", typ.Str())
 }
+
+// TestEveryCopyOfAnExceptionMessageIsCut: OTLP can name an event attribute
+// twice; neither copy of the exception message reaches the backend in
+// clear, and one that is not text is removed.
+func TestEveryCopyOfAnExceptionMessageIsCut(t *testing.T) {
+	secret := redacttest.GitHubToken
+	body := `{"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"4bf92f3577b34da6a3ce929d0e0e4736",` +
+		`"spanId":"00f067aa0ba902b7","name":"sandbox.exec","startTimeUnixNano":"1700000000000000000",` +
+		`"endTimeUnixNano":"1700000001000000000","attributes":[` +
+		`{"key":"sandbox.operation","value":{"stringValue":"exec"}},` +
+		`{"key":"sandbox.session.id","value":{"stringValue":"6f1c2a8e-3b4d-4e5f-9a0b-1c2d3e4f5a6b"}}],` +
+		`"events":[{"name":"exception","timeUnixNano":"1700000000500000000","attributes":[` +
+		`{"key":"exception.message","value":{"stringValue":"first ` + secret + `"}},` +
+		`{"key":"exception.message","value":{"stringValue":"second ` + secret + `"}},` +
+		`{"key":"exception.stacktrace","value":{"arrayValue":{"values":[{"stringValue":"` + secret + `"}]}}}]}]}]}]}]}`
+	td, err := (&ptrace.JSONUnmarshaler{}).UnmarshalTraces([]byte(body))
+	require.NoError(t, err)
+	out := process(t, createDefaultConfig().(*Config), td).ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0)
+	attrs := out.Events().At(0).Attributes()
+	n := 0
+	for k, v := range attrs.All() {
+		assert.NotContains(t, v.AsString(), secret, k)
+		if k == "exception.message" {
+			n++
+			assert.Contains(t, v.Str(), "[REDACTED:github_token]")
+		}
+	}
+	assert.Equal(t, 2, n, "both copies stay, redacted")
+	_, ok := attrs.Get("exception.stacktrace")
+	assert.False(t, ok, "a list is removed")
+}
