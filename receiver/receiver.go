@@ -204,7 +204,7 @@ func (r *sandboxReceiver) listen(ctx context.Context) (net.Listener, *admission.
 	if err != nil {
 		return nil, nil, fmt.Errorf("endpoint: %w", err)
 	}
-	shared := admission.NewConnListener(raw, r.cfg.MaxConnections)
+	shared := admission.NewConnListener(raw, r.cfg.MaxConnections, r.connEvicted)
 	if tlsCfg == nil {
 		return shared, shared, nil
 	}
