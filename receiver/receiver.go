@@ -291,6 +291,8 @@ func (r *sandboxReceiver) outermost(next http.Handler) http.Handler {
 			if folded := strings.ToLower(strings.TrimSpace(ce)); folded != ce {
 				req.Header.Set("Content-Encoding", folded)
 			}
+			// Beneath the decoder: its errors then name the coding.
+			req = admission.TrackEncoding(req)
 		}
 		// Paced here, on the bytes as they arrive: a decompressor reads
 		// its header before the handler runs.
@@ -306,7 +308,7 @@ func passCompressed(io.ReadCloser) (io.ReadCloser, error) { return nil, nil }
 // handler (an unknown Content-Encoding, a failed authentication).
 func (r *sandboxReceiver) errorHandler(w http.ResponseWriter, req *http.Request, msg string, status int) {
 	endpoint := endpointOf(r.cfg, req.URL.Path)
-	status, outcome, msg := refusal(status, msg)
+	status, outcome, msg := refusal(req, status, msg)
 	rp := textReply(status, outcome, msg)
 	if endpoint == endpointTraces {
 		// OTLP/HTTP answers every error with a google.rpc.Status.
@@ -317,8 +319,8 @@ func (r *sandboxReceiver) errorHandler(w http.ResponseWriter, req *http.Request,
 }
 
 // refusal is the status, outcome and message to answer confighttp's
-// refusal with.
-func refusal(status int, msg string) (int, string, string) {
+// refusal of req with.
+func refusal(req *http.Request, status int, msg string) (int, string, string) {
 	switch {
 	case status == http.StatusUnauthorized:
 		return status, outcomeUnauthenticated, "unauthenticated"
@@ -343,5 +345,8 @@ func refusal(status int, msg string) (int, string, string) {
 	}
 	// A decoder that could not start: its message ("unexpected EOF") does
 	// not say what failed.
+	if err := admission.DecodeFailure(req, errors.New(msg)); err != nil {
+		return readErrorReply(err)
+	}
 	return status, outcomeDecompressFailure, "cannot decompress the body (Content-Encoding): " + msg
 }

@@ -15,6 +15,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/sandboxaudit/sandboxaudit/auditevent"
+	"github.com/sandboxaudit/sandboxaudit/receiver/internal/admission"
 )
 
 const (
@@ -163,6 +164,9 @@ func readErrorReply(err error) (int, string, string) {
 		// events. 408, not 400: our HTTP sink spools and retries a 408
 		// (OTLP exporters retry neither, so for them nothing changes).
 		return http.StatusRequestTimeout, outcomeTimeout, "request body not received in time (read_timeout, min_body_rate or small_body_timeout)"
+	}
+	if _, ok := errors.AsType[*admission.DecodeError](err); ok {
+		return http.StatusBadRequest, outcomeDecompressFailure, "cannot read request body: " + err.Error()
 	}
 	return http.StatusBadRequest, outcomeMalformed, "cannot read request body: " + err.Error()
 }
