@@ -275,7 +275,8 @@ func (r *sandboxReceiver) sweepLoop() {
 // flight from its first step, so that shutdown waits for one still in the
 // auth or decompression middleware too; it lowercases the
 // Content-Encoding header before confighttp's decompressor looks it up
-// (content codings are case-insensitive, RFC 9110); and it paces the body.
+// (content codings are case-insensitive, RFC 9110); it closes the
+// connection after a chunked request; and it paces the body.
 func (r *sandboxReceiver) outermost(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		r.inflight.Add(1)
@@ -286,6 +287,14 @@ func (r *sandboxReceiver) outermost(next http.Handler) http.Handler {
 			// gets its 413 instead of being asked for the body.
 			r.errorHandler(w, req, "request body too large (max_request_body_size)", http.StatusRequestEntityTooLarge)
 			return
+		}
+		if len(req.TransferEncoding) > 0 {
+			// net/http drops a Content-Length sent beside
+			// Transfer-Encoding before any handler sees it, and would
+			// read on: closed after the answer (RFC 9112, 6.3), the
+			// bytes a proxy in front counted otherwise are never taken
+			// for a request of their own.
+			w.Header().Set("Connection", "close")
 		}
 		if ce := req.Header.Get("Content-Encoding"); ce != "" {
 			if folded := strings.ToLower(strings.TrimSpace(ce)); folded != ce {

@@ -1,0 +1,56 @@
+package sandboxauditreceiver
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/consumer/consumertest"
+)
+
+// TestChunkedBesideContentLengthClosesTheConnection: a request with both
+// Transfer-Encoding: chunked and Content-Length is read by its chunks, and
+// the connection is closed after the answer (RFC 9112, 6.3): a proxy in
+// front that counted the body by Content-Length would otherwise have its
+// next bytes, here a second request, read by the receiver as a request
+// of their own.
+func TestChunkedBesideContentLengthClosesTheConnection(t *testing.T) {
+	for name, lengthOf := range map[string]func(chunked string) int{
+		"length of the chunks": func(chunked string) int { return len(chunked) },
+		"shorter":              func(string) int { return 4 },
+	} {
+		t.Run(name, func(t *testing.T) {
+			logs := new(consumertest.LogsSink)
+			tr := startReceiver(t, logs, nil)
+			body := startJSON(1)
+			chunked := fmt.Sprintf("%x\r\n%s\r\n0\r\n\r\n", len(body), body)
+			second := startJSON(2)
+			smuggled := fmt.Sprintf("POST %s HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s",
+				tr.r.cfg.EventsPath, len(second), second)
+			conn := dial(t, tr)
+			require.NoError(t, conn.SetDeadline(time.Now().Add(10*time.Second)))
+			_, err := fmt.Fprintf(conn, "POST %s HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\nTransfer-Encoding: chunked\r\n\r\n%s%s",
+				tr.r.cfg.EventsPath, lengthOf(chunked), chunked, smuggled)
+			require.NoError(t, err)
+			br := bufio.NewReader(conn)
+			resp, err := http.ReadResponse(br, nil)
+			require.NoError(t, err)
+			_, _ = io.Copy(io.Discard, resp.Body)
+			_ = resp.Body.Close()
+			assert.Equal(t, http.StatusOK, resp.StatusCode)
+			assert.True(t, resp.Close, "the answer says the connection closes")
+			_, err = http.ReadResponse(br, nil)
+			var ne net.Error
+			require.False(t, errors.As(err, &ne) && ne.Timeout(), "the connection stayed open")
+			assert.Error(t, err, "the bytes after the chunks were served as a request")
+			assert.Equal(t, 1, logs.LogRecordCount(), "only the chunked request's event is delivered")
+		})
+	}
+}
