@@ -54,3 +54,31 @@ func TestChunkedBesideContentLengthClosesTheConnection(t *testing.T) {
 		})
 	}
 }
+
+// TestAsteriskTargetIsRefusedReadably: the request target "*" belongs to
+// OPTIONS (which net/http answers itself); any other method with it, such
+// as an HTTP/2 client's preface, gets a 400 that says what to send instead
+// and is counted, not an empty 400.
+func TestAsteriskTargetIsRefusedReadably(t *testing.T) {
+	set, tel := recordingSettings(t)
+	tr := startReceiverWith(t, set, new(consumertest.LogsSink), nil)
+	for _, req := range []string{
+		"POST * HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}",
+		"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n",
+	} {
+		conn := dial(t, tr)
+		require.NoError(t, conn.SetDeadline(time.Now().Add(10*time.Second)))
+		_, err := io.WriteString(conn, req)
+		require.NoError(t, err)
+		resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+		require.NoError(t, err)
+		answer, err := io.ReadAll(resp.Body)
+		require.NoError(t, err)
+		_ = resp.Body.Close()
+		assert.Equal(t, http.StatusBadRequest, resp.StatusCode, req)
+		assert.Contains(t, string(answer), "HTTP/1.1", req)
+		assert.Contains(t, string(answer), tr.r.cfg.EventsPath, req)
+	}
+	assert.Equal(t, map[string]int64{"endpoint=other,http.response.status_code=400,outcome=malformed": 2},
+		counterValues(t, tel, "otelcol_sandboxaudit_receiver_requests"))
+}

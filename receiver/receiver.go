@@ -281,6 +281,10 @@ func (r *sandboxReceiver) outermost(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		r.inflight.Add(1)
 		defer r.inflight.Add(-1)
+		if req.RequestURI == "*" {
+			r.refuseAsterisk(w, req)
+			return
+		}
 		if req.ContentLength > r.cfg.maxBodySize() {
 			// Before any of the body is read, and before a decompressor
 			// hides the length: a client sending Expect: 100-continue
