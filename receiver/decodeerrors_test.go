@@ -134,3 +134,34 @@ func TestCompressedBodyCutShortIsNotBlamedOnItsEncoding(t *testing.T) {
 		assert.Equal(t, "cannot read request body: unexpected EOF\n", answer, enc)
 	}
 }
+
+// TestDeflateBodyWithBytesAfterItsStream: a deflate (zlib) stream ends at
+// its checksum; a body with more after it, a second stream or plain
+// lines, is refused naming the coding, not answered 200 for the first
+// stream's events alone. With deflate left out of compression_algorithms
+// it is a 415.
+func TestDeflateBodyWithBytesAfterItsStream(t *testing.T) {
+	logs := new(consumertest.LogsSink)
+	tr := startReceiver(t, logs, nil)
+	first := compressAs(t, "deflate", ndjsonBody("first", 3))
+	for name, rest := range map[string][]byte{
+		"a second stream": compressAs(t, "deflate", ndjsonBody("second", 4)),
+		"plain lines":     ndjsonBody("plain", 2),
+	} {
+		for _, enc := range []string{"deflate", "zlib"} {
+			status, answer := postEncoded(t, tr.eventsURL(), contentTypeNDJSON, enc, append(bytes.Clone(first), rest...))
+			assert.Equal(t, http.StatusBadRequest, status, "%s after a %s stream: %s", name, enc, answer)
+			assert.Contains(t, answer, "Content-Encoding "+enc+": data after the end of the compressed stream")
+		}
+	}
+	assert.Zero(t, logs.LogRecordCount())
+	status, answer := postEncoded(t, tr.eventsURL(), contentTypeNDJSON, "deflate", first)
+	require.Equal(t, http.StatusOK, status, answer)
+	assert.Equal(t, 3, logs.LogRecordCount())
+
+	off := startReceiver(t, logs, nil, func(c *Config) { c.ServerConfig.CompressionAlgorithms = []string{"", "gzip"} })
+	for _, enc := range []string{"deflate", "zlib"} {
+		status, answer = postEncoded(t, off.eventsURL(), contentTypeNDJSON, enc, first)
+		assert.Equal(t, http.StatusUnsupportedMediaType, status, "%s: %s", enc, answer)
+	}
+}

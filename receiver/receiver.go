@@ -150,6 +150,13 @@ func (r *sandboxReceiver) start(ctx context.Context, host component.Host) error 
 		// whole, unpaced, before any budget sees it.
 		opts = append(opts, confighttp.WithDecoder(admission.EncodingSnappy, passCompressed))
 	}
+	for _, enc := range []string{"deflate", "zlib"} {
+		// A decoder given here is taken whatever compression_algorithms
+		// says: only the codings it lists get one.
+		if r.cfg.decodes(enc) {
+			opts = append(opts, confighttp.WithDecoder(enc, admission.Deflate))
+		}
+	}
 	r.server, err = r.cfg.ServerConfig.ToServer(ctx, host.GetExtensions(), r.set.TelemetrySettings, mux, opts...)
 	if err != nil {
 		return fmt.Errorf("creating HTTP server: %w", err)
