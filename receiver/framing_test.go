@@ -82,3 +82,19 @@ func TestAsteriskTargetIsRefusedReadably(t *testing.T) {
 	assert.Equal(t, map[string]int64{"endpoint=other,http.response.status_code=400,outcome=malformed": 2},
 		counterValues(t, tel, "otelcol_sandboxaudit_receiver_requests"))
 }
+
+// TestContentEncodingOnSeveralLines: Content-Encoding sent on two lines is
+// the list of both (RFC 9110, 5.3), answered as the same list on one line
+// is (415), not decoded by its first line alone and refused as bad JSON.
+func TestContentEncodingOnSeveralLines(t *testing.T) {
+	logs := new(consumertest.LogsSink)
+	tr := startReceiver(t, logs, nil)
+	twice := gzipped(t, string(gzipped(t, startJSON(1))))
+	for _, head := range []string{"Content-Encoding: gzip, gzip\r\n", "Content-Encoding: gzip\r\nContent-Encoding: gzip\r\n"} {
+		status, answer := sendCutShort(t, tr, fmt.Sprintf("POST %s HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n%sContent-Length: %d\r\n\r\n",
+			tr.r.cfg.EventsPath, head, len(twice)), twice)
+		assert.Equal(t, http.StatusUnsupportedMediaType, status, "%q: %s", head, answer)
+		assert.Contains(t, answer, "Content-Encoding", head)
+	}
+	assert.Zero(t, logs.LogRecordCount())
+}

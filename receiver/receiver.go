@@ -281,9 +281,10 @@ func (r *sandboxReceiver) sweepLoop() {
 // outermost wraps confighttp's handler chain. It counts the request in
 // flight from its first step, so that shutdown waits for one still in the
 // auth or decompression middleware too; it lowercases the
-// Content-Encoding header before confighttp's decompressor looks it up
-// (content codings are case-insensitive, RFC 9110); it closes the
-// connection after a chunked request; and it paces the body.
+// Content-Encoding header, its lines joined, before confighttp's
+// decompressor looks it up (content codings are case-insensitive, RFC
+// 9110); it closes the connection after a chunked request; and it paces
+// the body.
 func (r *sandboxReceiver) outermost(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		r.inflight.Add(1)
@@ -307,8 +308,8 @@ func (r *sandboxReceiver) outermost(next http.Handler) http.Handler {
 			// for a request of their own.
 			w.Header().Set("Connection", "close")
 		}
-		if ce := req.Header.Get("Content-Encoding"); ce != "" {
-			if folded := strings.ToLower(strings.TrimSpace(ce)); folded != ce {
+		if ce := contentEncoding(req); ce != "" {
+			if folded := strings.ToLower(strings.TrimSpace(ce)); folded != ce || len(req.Header["Content-Encoding"]) > 1 {
 				req.Header.Set("Content-Encoding", folded)
 			}
 			// Beneath the decoder: its errors then name the coding.
@@ -318,6 +319,15 @@ func (r *sandboxReceiver) outermost(next http.Handler) http.Handler {
 		// its header before the handler runs.
 		next.ServeHTTP(w, r.admit.Pace(w, req, r.bodyGrace))
 	})
+}
+
+// contentEncoding is the request's Content-Encoding, its lines joined
+// into one list (RFC 9110, 5.3): confighttp looks at the first line alone.
+func contentEncoding(req *http.Request) string {
+	if vs := req.Header["Content-Encoding"]; len(vs) > 1 {
+		return strings.Join(vs, ", ")
+	}
+	return req.Header.Get("Content-Encoding")
 }
 
 // passCompressed is a content decoder that leaves the body, and its
