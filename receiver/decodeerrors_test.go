@@ -51,7 +51,7 @@ func compressAs(t *testing.T, enc string, b []byte) []byte {
 
 // corruptions are ways a compressed body can fail to decode: not the
 // format at all, cut part-way (its framing, Content-Length, still right),
-// and its middle altered (all but a snappy block carry a checksum).
+// its middle altered (all but a snappy block carry a checksum), and empty.
 func corruptions(enc string, good []byte) map[string][]byte {
 	flipped := bytes.Clone(good)
 	for i := len(flipped) / 3; i < len(flipped)*2/3; i++ {
@@ -62,8 +62,12 @@ func corruptions(enc string, good []byte) map[string][]byte {
 		"cut part-way":   good[:len(good)/2],
 		"altered":        flipped,
 	}
-	if enc == "snappy" {
+	switch enc {
+	case "snappy":
 		delete(c, "altered")
+	case "gzip", "deflate":
+		// Empty is an empty stream to the others.
+		c["empty"] = nil
 	}
 	return c
 }

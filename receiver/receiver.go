@@ -375,8 +375,5 @@ func refusal(req *http.Request, status int, msg string) (int, string, string) {
 	}
 	// A decoder that could not start: its message ("unexpected EOF") does
 	// not say what failed.
-	if err := admission.DecodeFailure(req, errors.New(msg)); err != nil {
-		return readErrorReply(err)
-	}
-	return status, outcomeDecompressFailure, "cannot decompress the body (Content-Encoding): " + msg
+	return readErrorReply(admission.DecodeFailure(req, errors.New(msg)))
 }

@@ -91,14 +91,13 @@ func TrackEncoding(req *http.Request) *http.Request {
 }
 
 // DecodeFailure is the error to answer for err, the error of a decoder
-// that could not start on req's body (see TrackEncoding): nil if req's
-// body is not watched.
+// that could not start on req's body (see TrackEncoding; an empty body is
+// not watched, and its error is the decoder's).
 func DecodeFailure(req *http.Request, err error) error {
-	b, _ := req.Context().Value(encodedKey{}).(*encodedBody)
-	if b == nil {
-		return nil
+	if b, _ := req.Context().Value(encodedKey{}).(*encodedBody); b != nil {
+		return b.blame(err)
 	}
-	return b.blame(err)
+	return decodeError(known(req.Header.Get("Content-Encoding")), err)
 }
 
 // decodedBody is the decoded body of an encodedBody: its errors are
