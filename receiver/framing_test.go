@@ -98,3 +98,22 @@ func TestContentEncodingOnSeveralLines(t *testing.T) {
 	}
 	assert.Zero(t, logs.LogRecordCount())
 }
+
+// TestCharsetRefusalSaysCharset: a type the intake takes, in any case,
+// with a charset other than UTF-8 is a 415 that names the charset as what
+// is wrong, on both intakes, and does not quote it.
+func TestCharsetRefusalSaysCharset(t *testing.T) {
+	tr := startReceiver(t, new(consumertest.LogsSink), nil)
+	for url, ct := range map[string]string{
+		tr.eventsURL(): "application/JSON; charset=latin1",
+		tr.tracesURL(): "application/x-protobuf; charset=latin1",
+	} {
+		status, _, answer := post(t, url, ct, []byte("{}"))
+		assert.Equal(t, http.StatusUnsupportedMediaType, status, ct)
+		assert.Contains(t, answer, "charset=utf-8", ct)
+		assert.NotContains(t, answer, "latin1", ct)
+	}
+	status, _, answer := post(t, tr.eventsURL(), "text/plain; charset=latin1", []byte("{}"))
+	assert.Equal(t, http.StatusUnsupportedMediaType, status)
+	assert.NotContains(t, answer, "charset", "the type is what is wrong there")
+}

@@ -2,8 +2,10 @@ package sandboxauditreceiver // import "github.com/sandboxaudit/sandboxaudit/rec
 
 import (
 	"errors"
+	"mime"
 	"net"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -95,6 +97,9 @@ func unsupportedMediaType(got string, supported ...string) reply {
 	msg := "unsupported content type"
 	if got == "" {
 		msg = "missing content type"
+	} else if mt, _, err := mime.ParseMediaType(got); err == nil && slices.Contains(supported, mt) {
+		// The type is one we take: mediaType refused its charset.
+		msg = "unsupported charset (charset=utf-8 or none)"
 	}
 	msg += ", supported:"
 	for i, s := range supported {
