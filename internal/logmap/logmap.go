@@ -90,8 +90,9 @@ func logTime(ts auditevent.Timestamp) pcommon.Timestamp {
 // The raw exec output comes back from the bytes attributes (a standard base64
 // string is accepted too). A malformed output attribute is left out, as the
 // span mapping leaves it out (losing the operation's record over its output
-// would be worse): the event comes back without it, and dropped says which
-// (a *spanmap.AttrError, naming the attribute only).
+// would be worse): the event comes back without it and without that
+// stream's text, and dropped says which (a *spanmap.AttrError, naming the
+// attribute only).
 func FromLogRecord(lr plog.LogRecord) (e auditevent.Event, dropped, err error) {
 	return fromLogRecord(lr, auditevent.DecodeOptions{})
 }
@@ -121,6 +122,14 @@ func fromLogRecord(lr plog.LogRecord, opts auditevent.DecodeOptions) (e auditeve
 	var badOut, badErr error
 	e.StdoutBytes, badOut = rawOutput(attrs, semconv.AttrExecStdoutBytes)
 	e.StderrBytes, badErr = rawOutput(attrs, semconv.AttrExecStderrBytes)
+	// Malformed raw output takes the text it was sent to replace along, as
+	// in the span mapping.
+	if badOut != nil {
+		e.Stdout = nil
+	}
+	if badErr != nil {
+		e.Stderr = nil
+	}
 	return e, errors.Join(badOut, badErr), nil
 }
 
