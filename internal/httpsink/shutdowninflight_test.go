@@ -101,3 +101,55 @@ func TestShutdownEndsReplayRequestInFlight(t *testing.T) {
 		})
 	}
 }
+
+// Without a spool a live Send's request in flight when Shutdown's ctx has
+// already ended is cancelled and waited for too: the lines go back to the
+// caller before Shutdown returns.
+func TestShutdownEndsLiveRequestInFlight(t *testing.T) {
+	arrived := make(chan struct{}, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		select {
+		case arrived <- struct{}{}:
+		default:
+		}
+		<-r.Context().Done()
+	}))
+	t.Cleanup(srv.Close)
+	ct := &countingTransport{rt: &http.Transport{}}
+	t.Cleanup(ct.rt.CloseIdleConnections)
+	sk, err := New(Settings{
+		Client:   &http.Client{Transport: ct},
+		Endpoint: srv.URL,
+		Format:   FormatNDJSON,
+		Retry:    fastRetry(),
+		Logger:   zap.NewNop(),
+		Observer: newRecObserver(),
+	})
+	require.NoError(t, err)
+	require.NoError(t, sk.Start(context.Background()))
+	lines := makeLines(t, uuid.New(), 1, 3, 10)
+	errc := make(chan error, 1)
+	go func() { errc <- sk.Send(context.Background(), lines, 3) }()
+	select {
+	case <-arrived:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the request never arrived")
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	err = sk.Shutdown(ctx)
+	if err != nil {
+		require.ErrorIs(t, err, context.Canceled)
+	}
+	require.Zero(t, ct.inFlight.Load(), "a request is still in flight after Shutdown returned")
+	select {
+	case err = <-errc:
+	default:
+		t.Fatal("Send still running after Shutdown returned")
+	}
+	var re *RefusedError
+	require.ErrorAs(t, err, &re)
+	require.Equal(t, 3, re.Remaining)
+}
