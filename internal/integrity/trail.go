@@ -13,7 +13,6 @@ import (
 	"golang.org/x/mod/sumdb/tlog"
 
 	"github.com/sandboxaudit/sandboxaudit/internal/filesink"
-	"github.com/sandboxaudit/sandboxaudit/internal/fsutil"
 	"github.com/sandboxaudit/sandboxaudit/internal/zstdread"
 )
 
@@ -34,7 +33,7 @@ type TrailPart struct {
 // not decode to its end fails a read with a *zstdread.DamagedError; an
 // error reading the file is returned as it is.
 func (p TrailPart) Open() (io.ReadCloser, error) {
-	f, _, err := fsutil.OpenRegular(p.Path, os.O_RDONLY|noFollow, 0)
+	f, _, err := openRegular(p.Path, os.O_RDONLY|noFollow, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -102,7 +101,12 @@ func OpenListedTrail(path string, v note.Verifier, disk []filesink.Segment) *Tra
 	t := &Trail{Path: path}
 	sl, err := LoadSegmentLog(path, v)
 	if err != nil {
-		t.Problems = append(t.Problems, fmt.Sprintf("%s: %v", SegmentsPath(path), err))
+		var link *SymlinkError
+		if errors.As(err, &link) {
+			t.Problems = append(t.Problems, err.Error()) // names the sidecar
+		} else {
+			t.Problems = append(t.Problems, fmt.Sprintf("%s: %v", SegmentsPath(path), err))
+		}
 		if sl == nil {
 			sl = &SegmentLog{Retired: map[string]SegmentRecord{}}
 		}
@@ -257,7 +261,7 @@ type partEnd struct {
 
 // NewTrailChecker opens the trail's checkpoints.
 func NewTrailChecker(t *Trail, v note.Verifier) (*TrailChecker, error) {
-	cp, _, err := fsutil.OpenRegular(CheckpointsPath(t.Path), os.O_RDONLY|noFollow, 0)
+	cp, _, err := openRegular(CheckpointsPath(t.Path), os.O_RDONLY|noFollow, 0)
 	if err != nil {
 		return nil, fmt.Errorf("open checkpoints: %w", err)
 	}
