@@ -212,6 +212,13 @@ func (v *verifier) verifyTrail(ctx context.Context, path string, segs []filesink
 	if !tc.OriginNames() {
 		v.reportRenamed(path, tc.Origin())
 	}
+	intact := ""
+	if len(res.Failures) == 0 {
+		intact = "the lines are intact"
+	}
+	const rebuild = "with the collector stopped, `sandboxaudit log rebuild-store` writes it again from the segments " +
+		"(docs/history.md); `verify --alone` and the collector's next start need it"
+	v.reportStore(path, res.StoreUnused, res.StoreDamage, intact, "Put the regular file back, or "+rebuild, "Move it aside: "+rebuild)
 	v.reportRetired(path, tr, lead)
 	v.reportProofs(res.Proofs, lead, witnessed)
 	v.reportGiven(path, res.Given, given, lead)

@@ -13,6 +13,7 @@ import (
 	"golang.org/x/mod/sumdb/tlog"
 
 	"github.com/sandboxaudit/sandboxaudit/internal/filesink"
+	"github.com/sandboxaudit/sandboxaudit/internal/fsutil"
 	"github.com/sandboxaudit/sandboxaudit/internal/zstdread"
 )
 
@@ -212,6 +213,13 @@ type TrailResult struct {
 	// whether the log read extends it.
 	Given    []GivenProof
 	Failures []string
+	// StoreUnused says why the hash store was not read (missing from a
+	// rotated log, a symlink or a FIFO in its place), and StoreDamage why
+	// it does not hold the newest checkpoint's tree. The lines are checked
+	// without it; --alone, --checkpoint after retention and the
+	// collector's next seal need it.
+	StoreUnused string
+	StoreDamage string
 }
 
 // TrailChecker verifies a trail's lines, streamed part by part through
@@ -493,5 +501,27 @@ func (c *TrailChecker) Finish() TrailResult {
 	}
 	c.proveSegments()
 	c.proveGiven()
+	c.checkStore()
 	return c.res
+}
+
+// checkStore checks the hash store against the newest checkpoint read.
+// A log without closed segments needs none: the collector hashes its
+// file again.
+func (c *TrailChecker) checkStore() {
+	if c.trail.Alone || c.prev == nil {
+		return
+	}
+	var link *SymlinkError
+	switch err := CheckStore(c.trail.Path, *c.prev); {
+	case err == nil:
+	case errors.Is(err, errNoStore):
+		if c.trail.Log.Closed() > 0 {
+			c.res.StoreUnused = err.Error()
+		}
+	case errors.As(err, &link), errors.Is(err, fsutil.ErrNotRegular):
+		c.res.StoreUnused = err.Error()
+	default:
+		c.res.StoreDamage = err.Error()
+	}
 }
