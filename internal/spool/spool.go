@@ -107,6 +107,7 @@ type Spool struct {
 	maxSize, compactBytes         int64
 	maxLine                       int
 	lock                          *os.File
+	owner                         *ownerName // held while open (owner_linux.go)
 	recovery                      Recovery
 	adopt, adoptValid             bool // Options.Adopt, Options.AdoptValid
 	check                         func([]byte) error
@@ -202,11 +203,16 @@ func Open(ctx context.Context, opts Options) (*Spool, error) {
 	if s.lock, err = lockOwner(path + ".lock"); err != nil {
 		return nil, err
 	}
+	if s.owner, err = holdOwnerName(path); err != nil {
+		_ = s.lock.Close()
+		return nil, err
+	}
 	if err := s.open(); err != nil {
 		if s.f != nil {
 			_ = s.f.Close()
 		}
 		_ = s.lock.Close()
+		_ = s.owner.release()
 		return nil, err
 	}
 	return s, nil
@@ -542,6 +548,9 @@ func (s *Spool) Close() error {
 	err := s.f.Close()
 	if lerr := s.lock.Close(); err == nil {
 		err = lerr
+	}
+	if oerr := s.owner.release(); err == nil {
+		err = oerr
 	}
 	if err != nil {
 		return fmt.Errorf("spool %s: close: %w", s.path, err)
