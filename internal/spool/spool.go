@@ -139,7 +139,8 @@ type Spool struct {
 	// put failing or slow ones here.
 	writeFn func(*os.File, []byte) (int, error)
 	syncFn  func(*os.File) error
-	// lstatFn is lstat(2) of the spool's path (see pathGoneLocked).
+	// lstatFn is lstat(2) of the spool's path (see pathGoneLocked) and of
+	// the compacted file's (see rewrite).
 	lstatFn func(string) (os.FileInfo, error)
 }
 
