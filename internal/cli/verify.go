@@ -81,8 +81,10 @@ func runVerify(ctx context.Context, args []string, s Streams) int {
 		_, _ = fmt.Fprintln(s.Stderr, "verify: --checkpoint needs --key: the checkpoint is checked against the log's key")
 		return exitUsage
 	}
-	if *strict && opts.key == nil {
-		_, _ = fmt.Fprintln(s.Stderr, "verify: --strict needs --key: it is about the hash store the integrity checks read")
+	if opts.key == nil && (*strict || unsealed.set() || *allowRenamed) {
+		// Without --key nothing they loosen or tighten is checked: an OK
+		// would read as if the integrity checks had passed.
+		_, _ = fmt.Fprintln(s.Stderr, "verify: --strict, --allow-unsealed and --allow-renamed need --key: they concern the integrity checks, which --key turns on")
 		return exitUsage
 	}
 	if *alone && opts.key == nil {

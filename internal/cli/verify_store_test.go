@@ -95,3 +95,17 @@ func wellFormedStore(t *testing.T, n int64) []byte {
 	}
 	return b
 }
+
+// The flags of the integrity checks are refused without --key, as --alone
+// and --checkpoint are: the plain checks' OK would read as if those checks
+// had passed.
+func TestVerifyIntegrityFlagsNeedKey(t *testing.T) {
+	path, _, _ := sealedFixture(t)
+	require.Equal(t, exitOK, run(t, "", "verify", path).code)
+	for _, flags := range [][]string{{"--strict"}, {"--allow-unsealed", "100"}, {"--allow-unsealed", "30s"}, {"--allow-renamed"}} {
+		res := run(t, "", append(append([]string{"verify"}, flags...), path)...)
+		require.Equal(t, exitUsage, res.code, "%v: %s", flags, res.stdout)
+		require.Contains(t, res.stderr, "need --key", flags)
+		require.NotContains(t, res.stdout, "OK")
+	}
+}
