@@ -64,6 +64,19 @@ func TestSpoolAndLockRemovedStillRefusesASecondOwner(t *testing.T) {
 	}
 	require.ErrorIs(t, err, ErrLocked)
 
+	// The whole directory removed, the spool's lines not written back yet,
+	// and a path to it through a link.
+	require.NoError(t, os.RemoveAll(filepath.Dir(path)))
+	link := filepath.Join(t.TempDir(), "link")
+	require.NoError(t, os.Symlink(filepath.Dir(path), link))
+	for _, p := range []string{path, filepath.Join(link, filepath.Base(path))} {
+		other, err = Open(context.Background(), Options{Path: p})
+		if err == nil {
+			_ = other.Close()
+		}
+		require.ErrorIs(t, err, ErrLocked, p)
+	}
+
 	require.NoError(t, s.Close())
 	again, err := Open(context.Background(), Options{Path: path})
 	require.NoError(t, err, "Close lets the next owner in")

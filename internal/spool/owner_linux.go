@@ -15,8 +15,8 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// ownerName is an abstract unix socket named after the spool's directory
-// (device and inode) and file name, bound while the spool is open. The
+// ownerName is an abstract unix socket named after the spool's path,
+// bound while the spool is open. The
 // flocks are on files at the spool's path, and a cleaner that removes both
 // the spool file and its .lock file lets a second owner make and lock new
 // ones; nothing in the file system can remove the socket, and it goes with
@@ -31,15 +31,15 @@ type ownerName struct {
 // bound is no spool's (anyone may bind an abstract name), so it is passed
 // over, as is a host where no socket can be bound: the flocks still hold.
 func holdOwnerName(path string) (*ownerName, error) {
-	fi, err := os.Stat(filepath.Dir(path))
+	// Named after the path with its directory's links resolved, so that a
+	// directory removed and made again (a cleaner, then the spool writing
+	// its lines back) keeps the name, and a path through a link to it has
+	// it too.
+	dir, err := filepath.EvalSymlinks(filepath.Dir(path))
 	if err != nil {
-		return nil, fmt.Errorf("spool %s: stat its directory: %w", path, err)
+		return nil, fmt.Errorf("spool %s: resolve its directory: %w", path, err)
 	}
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	if !ok {
-		return nil, nil
-	}
-	sum := sha256.Sum256(fmt.Appendf(nil, "%d:%d/%s", st.Dev, st.Ino, filepath.Base(path)))
+	sum := sha256.Sum256([]byte(filepath.Join(dir, filepath.Base(path))))
 	name := "@sandboxaudit-spool-" + hex.EncodeToString(sum[:16])
 	l, err := net.ListenUnix("unix", &net.UnixAddr{Name: name, Net: "unix"})
 	if err == nil {
