@@ -298,9 +298,13 @@ func (u *unsealedLimit) Set(s string) error {
 		u.raw, u.count, u.age = s, n, 0
 		return nil
 	}
-	if d, err := time.ParseDuration(s); err == nil && d > 0 {
+	d, err := time.ParseDuration(s)
+	switch {
+	case err == nil && d > 0:
 		u.raw, u.count, u.age = s, 0, d
 		return nil
+	case err == nil:
+		return fmt.Errorf("%q: a duration must be above 0 (0 lines: leave the flag out)", s)
 	}
 	return fmt.Errorf("%q is neither a line count (100) nor a duration (30s)", s)
 }

@@ -109,3 +109,17 @@ func TestVerifyIntegrityFlagsNeedKey(t *testing.T) {
 		require.NotContains(t, res.stdout, "OK")
 	}
 }
+
+// A duration of 0 or below is named as such, not as something that is
+// neither a count nor a duration.
+func TestVerifyAllowUnsealedZeroDuration(t *testing.T) {
+	path, _, pub := sealedFixture(t)
+	for _, v := range []string{"0s", "-5s"} {
+		res := run(t, "", "verify", "--key", pub, "--allow-unsealed", v, path)
+		require.Equal(t, exitUsage, res.code)
+		require.Contains(t, res.stderr, "a duration must be above 0", v)
+	}
+	res := run(t, "", "verify", "--key", pub, "--allow-unsealed", "-1", path)
+	require.Equal(t, exitUsage, res.code)
+	require.Contains(t, res.stderr, "is neither a line count")
+}
