@@ -77,7 +77,9 @@ func (p *spanPolicy) apply(span ptrace.Span, cuts *redact.Counts) {
 	spanmap.KeepLastCopies(attrs)
 	opVal, _ := attrs.Get(semconv.AttrOperation)
 	op := opVal.AsString()
-	if p.genAI {
+	if p.genAI && opVal.Type() == pcommon.ValueTypeStr && auditevent.IsOp(op) {
+		// Only a sandbox operation names a tool: the exporter refuses any
+		// other value, which may hold anything a producer put there.
 		addGenAI(attrs, op)
 	}
 	pol := p.policies.Get(op)
