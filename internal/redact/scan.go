@@ -206,6 +206,9 @@ func (sc *scanner) run(i, j int) int {
 		if j+1 < len(s) && s[j+1] == '=' {
 			return j + 2
 		}
+		if form, ok := cookieAssignment(s[i:j]); ok {
+			return sc.cookies(j+1, form)
+		}
 		return sc.assignment(i, j, j+1, sc.startsString(i))
 	case ':':
 		return sc.colonAfterName(i, j)
@@ -244,6 +247,9 @@ func (sc *scanner) colonAfterName(i, j int) int {
 	case isAuthorization(s[i:j]):
 		return sc.authorization(j + 1)
 	}
+	if form, ok := cookieHeader(s[i:j]); ok {
+		return sc.cookies(j+1, form)
+	}
 	if q := openingQuote(s, i); q != 0 {
 		return sc.quotedHeader(i, j, q)
 	}
@@ -258,9 +264,18 @@ func (sc *scanner) colonAfterName(i, j int) int {
 func (sc *scanner) blankAfterName(i, j int) int {
 	s := sc.s
 	if s[i] == '-' {
+		if isCookieFlag(s[i:j]) {
+			return sc.cookies(j, cookieList)
+		}
 		return sc.flagValue(i, j)
 	}
-	if k := skipBlanks(s, j); k+1 < len(s) && s[k] == '=' && s[k+1] != '=' && sc.lineStart(dottedStart(s, i)) {
+	k := skipBlanks(s, j)
+	if k+1 < len(s) && s[k] == '=' && s[k+1] != '=' {
+		if form, ok := cookieAssignment(s[i:j]); ok {
+			return sc.cookies(k+1, form) // document.cookie = "a=b"
+		}
+	}
+	if k+1 < len(s) && s[k] == '=' && s[k+1] != '=' && sc.lineStart(dottedStart(s, i)) {
 		return sc.assignment(i, j, k+1, true) // INI: aws_secret_access_key = X
 	}
 	if netrcPassword(s, i, j) {
@@ -340,6 +355,9 @@ func (sc *scanner) xmlElement(i, j int) int {
 func (sc *scanner) quotedName(i, j, v int) int {
 	if isAuthorization(sc.s[i:j]) {
 		return sc.authorization(v)
+	}
+	if form, ok := cookieHeader(sc.s[i:j]); ok {
+		return sc.cookies(v, form)
 	}
 	return sc.assignment(i, j, v, false)
 }
@@ -730,7 +748,7 @@ func (sc *scanner) probeFlag(i int) {
 	if end < 0 {
 		return
 	}
-	if _, ok := sc.flagNeedsValue(sc.s[i : i+end]); ok {
+	if _, ok := sc.flagNeedsValue(sc.s[i : i+end]); ok || isCookieFlag(sc.s[i:i+end]) {
 		sc.hit = true
 	}
 }
@@ -744,7 +762,7 @@ func (sc *scanner) probeName(i int) {
 		return
 	}
 	name := sc.s[open+1 : i]
-	if _, ok := sc.secretName(name); ok || isAuthorization(name) || isAuthName(name) {
+	if _, ok := sc.secretName(name); ok || isAuthorization(name) || isAuthName(name) || isCookieName(name) {
 		sc.hit = true
 	}
 }
