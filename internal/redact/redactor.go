@@ -75,11 +75,11 @@ func (r *Redactor) String(s string, c *Counts) (string, bool) {
 type firstCut uint8
 
 const (
-	scanOnly  firstCut = iota
-	cutWhole           // all of it: the value of a name that says secret
-	cutHeader          // its credential: the value of an Authorization member
-	cutCookies         // its cookies' values: a Cookie member, curl's -b value
-	cutSetCookie       // its cookie's value: a Set-Cookie member
+	scanOnly     firstCut = iota
+	cutWhole              // all of it: the value of a name that says secret
+	cutHeader             // its credential: the value of an Authorization member
+	cutCookies            // its cookies' values: a Cookie member, curl's -b value
+	cutSetCookie          // its cookie's value: a Set-Cookie member
 )
 
 // maxPasses bounds the passes over one string. A cut can make a new
