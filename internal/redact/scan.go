@@ -250,11 +250,17 @@ func (sc *scanner) colonAfterName(i, j int) int {
 	if form, ok := cookieHeader(s[i:j]); ok {
 		return sc.cookies(j+1, form)
 	}
+	if j+1 < len(s) && s[j+1] == '=' {
+		return sc.colonEquals(i, j, j+2)
+	}
 	if q := openingQuote(s, i); q != 0 {
 		return sc.quotedHeader(i, j, q)
 	}
 	if sc.lineStart(dottedStart(s, i)) {
 		return sc.assignment(i, j, j+1, true)
+	}
+	if memberStart(s, i) {
+		return sc.codeAssignment(i, j, j+1) // {password: "x"}
 	}
 	return j
 }
@@ -275,8 +281,14 @@ func (sc *scanner) blankAfterName(i, j int) int {
 			return sc.cookies(k+1, form) // document.cookie = "a=b"
 		}
 	}
-	if k+1 < len(s) && s[k] == '=' && s[k+1] != '=' && sc.lineStart(dottedStart(s, i)) {
-		return sc.assignment(i, j, k+1, true) // INI: aws_secret_access_key = X
+	if k+1 < len(s) && s[k] == '=' && s[k+1] != '=' {
+		if sc.lineStart(dottedStart(s, i)) {
+			return sc.assignment(i, j, k+1, true) // INI: aws_secret_access_key = X
+		}
+		return sc.codeAssignment(i, j, k+1) // const apiKey = "x"
+	}
+	if k+1 < len(s) && s[k] == ':' && s[k+1] == '=' {
+		return sc.colonEquals(i, j, k+2)
 	}
 	if netrcPassword(s, i, j) {
 		return sc.flagValue(i, j)
@@ -474,9 +486,13 @@ func (sc *scanner) assignment(i, j, v int, toEOL bool) int {
 		}
 		return j
 	}
-	lo, hi := valueExtent(sc.s, skipBlanks(sc.s, v), toEOL)
+	start := skipBlanks(sc.s, v)
+	lo, hi := valueExtent(sc.s, start, toEOL)
 	if toEOL && isBlockIndicator(sc.s[lo:hi]) {
 		lo, hi = blockExtent(sc.s, i, hi)
+	}
+	if lo == start && isCallValue(sc.s[lo:hi]) {
+		return hi // password = getpass()
 	}
 	return sc.cutValue(lo, hi, kind)
 }
