@@ -18,6 +18,8 @@ const (
 // in which form.
 func cookieHeader(name string) (cookieForm, bool) {
 	switch {
+	case len(name) != len("cookie") && len(name) != len("set-cookie"):
+		return 0, false
 	case strings.EqualFold(name, "cookie"):
 		return cookieList, true
 	case strings.EqualFold(name, "set-cookie"):
@@ -39,7 +41,7 @@ func cookieAssignment(name string) (cookieForm, bool) {
 	switch {
 	case name == "--cookie":
 		return cookieList, true
-	case strings.EqualFold(name, "cookie"):
+	case len(name) == len("cookie") && strings.EqualFold(name, "cookie"):
 		return cookieSet, true
 	}
 	return 0, false

@@ -280,8 +280,6 @@ func (sc *scanner) blankAfterName(i, j int) int {
 		if form, ok := cookieAssignment(s[i:j]); ok {
 			return sc.cookies(k+1, form) // document.cookie = "a=b"
 		}
-	}
-	if k+1 < len(s) && s[k] == '=' && s[k+1] != '=' {
 		if sc.lineStart(dottedStart(s, i)) {
 			return sc.assignment(i, j, k+1, true) // INI: aws_secret_access_key = X
 		}
