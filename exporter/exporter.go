@@ -357,12 +357,14 @@ func (e *refusedError) GRPCStatus() *status.Status { return status.New(codes.Inv
 // is built, so such an event costs no more memory than it already holds.
 func (e *auditExporter) checkLines(ctx context.Context, events []auditevent.Event) error {
 	limit := e.cfg.MaxLineBytes
+	growth := e.growth()
 	for i := range events {
 		// A bound first, which costs no decoding of exec output: a policy
-		// writes raw output as at most six bytes per byte, and adds no
+		// writes raw output as at most six bytes per byte, redaction
+		// makes text at most growth times longer, and the policy adds no
 		// more than lineSlack.
 		raw := len(events[i].StdoutBytes) + len(events[i].StderrBytes)
-		if auditevent.LineBound(&events[i])+6*raw <= limit-lineSlack {
+		if (auditevent.LineBound(&events[i])+6*raw)*growth <= limit-lineSlack {
 			continue
 		}
 		n := e.lineLen(&events[i])
@@ -382,6 +384,17 @@ func (e *auditExporter) checkLines(ctx context.Context, events []auditevent.Even
 // lineSlack is more than a policy adds to a line: the newline and a
 // truncation marker.
 const lineSlack = 64
+
+// growth is the most a sink's policy can multiply a line's length by.
+func (e *auditExporter) growth() int {
+	g := 1
+	for _, pc := range []*payloadpolicy.Table{e.filePolicy, e.httpPolicy} {
+		if pc != nil {
+			g = max(g, pc.Growth())
+		}
+	}
+	return g
+}
 
 // lineLen is the longest line ev makes in a sink, newline excluded.
 func (e *auditExporter) lineLen(ev *auditevent.Event) int {

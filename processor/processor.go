@@ -64,21 +64,28 @@ var streams = [...]output{
 // apply applies the payload policy, redaction included, to one span as it
 // applies to the span's events (docs/format.md, "The payload policy"). A
 // span without sandbox.operation and sandbox.session.id is not a sandbox
-// span and is left alone.
+// span and is left alone. An attribute named twice is first cut to its
+// last copy, the one the exporter's mapping reads.
 func (p *spanPolicy) apply(span ptrace.Span, cuts *redact.Counts) {
 	attrs := span.Attributes()
-	opVal, ok := attrs.Get(semconv.AttrOperation)
-	if !ok {
+	if _, ok := attrs.Get(semconv.AttrOperation); !ok {
 		return
 	}
 	if _, ok := attrs.Get(semconv.AttrSessionID); !ok {
 		return
 	}
+	spanmap.KeepLastCopies(attrs)
+	opVal, _ := attrs.Get(semconv.AttrOperation)
 	op := opVal.AsString()
 	if p.genAI {
 		addGenAI(attrs, op)
 	}
 	pol := p.policies.Get(op)
+	if !auditevent.IsOp(op) {
+		// The exporter refuses the span, so its output reaches no audit
+		// line; it does not reach the backend either.
+		pol.IncludeExecOutput = false
+	}
 	for _, s := range streams {
 		applyOutput(attrs, s, pol, cuts)
 	}

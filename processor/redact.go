@@ -31,8 +31,8 @@ func redactSpan(span ptrace.Span, r *redact.Redactor, cuts *redact.Counts) {
 // data; text that is not a JSON object (the exporter refuses the span) is
 // redacted as plain text, so a tracing backend does not get it in clear.
 func redactData(attrs pcommon.Map, key string, r *redact.Redactor, cuts *redact.Counts) {
-	v, ok := attrs.Get(key)
-	if !ok || v.Type() != pcommon.ValueTypeStr {
+	v, ok := text(attrs, key)
+	if !ok {
 		return
 	}
 	d, err := auditevent.ParseDataString(v.Str())
@@ -46,11 +46,26 @@ func redactData(attrs pcommon.Map, key string, r *redact.Redactor, cuts *redact.
 }
 
 func redactStr(attrs pcommon.Map, key string, r *redact.Redactor, cuts *redact.Counts) {
-	v, ok := attrs.Get(key)
-	if !ok || v.Type() != pcommon.ValueTypeStr {
+	v, ok := text(attrs, key)
+	if !ok {
 		return
 	}
 	if s, changed := r.String(v.Str(), cuts); changed {
 		attrs.PutStr(key, s)
 	}
+}
+
+// text returns the string attribute key. A list, a map or bytes there is
+// removed: the exporter refuses a span with one, and a secret inside cannot
+// be cut in place, so it would reach the backend in clear.
+func text(attrs pcommon.Map, key string) (pcommon.Value, bool) {
+	v, ok := attrs.Get(key)
+	switch {
+	case !ok:
+	case v.Type() == pcommon.ValueTypeStr:
+		return v, true
+	case v.Type() == pcommon.ValueTypeSlice, v.Type() == pcommon.ValueTypeMap, v.Type() == pcommon.ValueTypeBytes:
+		attrs.Remove(key)
+	}
+	return pcommon.NewValueEmpty(), false
 }

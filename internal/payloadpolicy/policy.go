@@ -84,3 +84,24 @@ func (p Policy) nothingToCut(e *auditevent.Event) bool {
 	}
 	return !p.Redactor.MayCut(e.Data)
 }
+
+// LineLen is the length of the line AppendLine writes for e, newline
+// included. A marker can be longer than what it cuts, so when the policy
+// may cut, the redacted copy is measured.
+func (p Policy) LineLen(e *auditevent.Event) int {
+	if p.Redactor == nil || p.nothingToCut(e) {
+		return p.Policy.LineLen(e)
+	}
+	var c redact.Counts
+	out := p.Apply(e, &c)
+	return auditevent.EncodedLen(&out) + 1
+}
+
+// Growth is the most the policy's redaction can multiply a line's length
+// by: 1 without redaction.
+func (p Policy) Growth() int {
+	if p.Redactor == nil {
+		return 1
+	}
+	return redact.MaxMarkerLen()
+}

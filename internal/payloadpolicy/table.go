@@ -11,8 +11,9 @@ import (
 // Table is the effective policy of every op, resolved once: a component's
 // config never changes while it runs.
 type Table struct {
-	byOp  map[string]Policy
-	other Policy // for an op outside format version 1
+	byOp   map[string]Policy
+	other  Policy // for an op outside format version 1
+	growth int    // the largest Growth of any op's policy
 }
 
 // NewTable resolves set for every op of format version 1, building one
@@ -24,11 +25,12 @@ func NewTable(set auditevent.PolicySet) (*Table, error) {
 	if err != nil {
 		return nil, err
 	}
-	t := &Table{byOp: make(map[string]Policy, len(auditevent.Ops())), other: other}
+	t := &Table{byOp: make(map[string]Policy, len(auditevent.Ops())), other: other, growth: other.Growth()}
 	for _, op := range auditevent.Ops() {
 		if t.byOp[op], err = b.resolve(op); err != nil {
 			return nil, err
 		}
+		t.growth = max(t.growth, t.byOp[op].Growth())
 	}
 	return t, nil
 }
@@ -77,6 +79,10 @@ func (t *Table) Get(op string) Policy {
 	}
 	return t.other
 }
+
+// Growth is the most any op's policy can multiply a line's length by
+// (Policy.Growth).
+func (t *Table) Growth() int { return t.growth }
 
 // Equal reports whether t and o give every op the same policy.
 func (t *Table) Equal(o *Table) bool {

@@ -64,3 +64,13 @@ func markerAt(s string, i int) (int, bool) {
 	}
 	return k + 1, true
 }
+
+// MaxMarkerLen is the length of the longest marker. Every cut is at least
+// one byte, so redacting a text makes it at most this many times longer.
+func MaxMarkerLen() int {
+	n := 0
+	for _, k := range kindNames {
+		n = max(n, len(k))
+	}
+	return len(markerPrefix) + n + 1 + hashLen + len("]")
+}
