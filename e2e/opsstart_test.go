@@ -56,7 +56,8 @@ func TestReadOnlyAuditDirFailsAtStart(t *testing.T) {
 }
 
 // TestUnknownKeyIsNamedByItsPathByTheBinary: a misspelt key reaches the
-// operator as its path, with no Go type name, and the collector exits 1.
+// operator as its path, a list element's included, with no Go type name,
+// and the collector exits 1.
 func TestUnknownKeyIsNamedByItsPathByTheBinary(t *testing.T) {
 	requireE2E(t)
 	dir := t.TempDir()
@@ -64,7 +65,11 @@ func TestUnknownKeyIsNamedByItsPathByTheBinary(t *testing.T) {
 	require.NoError(t, os.WriteFile(cfg, []byte(`receivers:
   sandboxaudit: {endpoint: 127.0.0.1:0, max_pendng: 5}
 exporters:
-  sandboxaudit: {file: {path: ./events.jsonl, fsnyc: batch}}
+  sandboxaudit:
+    file:
+      path: ./events.jsonl
+      fsnyc: batch
+      integrity: {signing_key_file: ./k, witnesses: [{endpoint: "https://w.example/", publickey: k}]}
 service:
   pipelines:
     logs: {receivers: [sandboxaudit], exporters: [sandboxaudit]}
@@ -72,7 +77,7 @@ service:
 	code, out := runCollector(t, dir, "validate", "--config", cfg)
 	assert.Equal(t, 1, code, "%s", out)
 	assert.Contains(t, out, "max_pendng: unknown key")
-	assert.Contains(t, out, "file::fsnyc: unknown key")
+	assert.Contains(t, out, "file::fsnyc: unknown key\nfile::integrity::witnesses::0::publickey: unknown key")
 	assert.NotContains(t, out, "sandboxauditreceiver.")
 	assert.NotContains(t, out, "sandboxauditexporter.")
 }

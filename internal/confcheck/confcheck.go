@@ -20,10 +20,7 @@ import (
 // changed: the body of a component Config's Unmarshal method.
 func Unmarshal(conf *confmap.Conf, cfg any) error {
 	if err := conf.Unmarshal(cfg); err != nil {
-		if unknown := UnknownKeys(conf, cfg, err); unknown != nil {
-			return unknown
-		}
-		return plainTypes(cfg, err)
+		return refusal(conf, cfg, err)
 	}
 	return Numbers(conf, cfg)
 }
