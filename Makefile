@@ -159,6 +159,8 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzNDJSON$$' -fuzztime $(FUZZTIME) ./receiver/
 	$(GO) test -run '^$$' -fuzz '^FuzzOTLPBound$$' -fuzztime $(FUZZTIME) ./receiver/internal/admission/
 	$(GO) test -run '^$$' -fuzz '^FuzzUnmarshalLogs$$' -fuzztime $(FUZZTIME) ./encoding/
+	$(GO) test -run '^$$' -fuzz '^FuzzUnmarshalTraces$$' -fuzztime $(FUZZTIME) ./encoding/
+	$(GO) test -run '^$$' -fuzz '^FuzzBackendAgreesWithTheRedactedFile$$' -fuzztime $(FUZZTIME) ./processor/
 	$(GO) test -run '^$$' -fuzz '^FuzzUnknownKeys$$' -fuzztime $(FUZZTIME) ./exporter/
 	$(GO) test -run '^$$' -fuzz '^FuzzParseCheckpoint$$' -fuzztime $(FUZZTIME) ./internal/integrity/
 	$(GO) test -run '^$$' -fuzz '^FuzzParseBundle$$' -fuzztime $(FUZZTIME) ./internal/integrity/

@@ -13,23 +13,25 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// docFiles lists the markdown a newcomer reads: the README, docs/, and each
-// component's README and documentation.md. CHANGELOG.md is left out: its
-// entries describe the tree as it was on their date.
+// docFiles lists the markdown a newcomer reads: every .md file of the
+// repository (README, docs/, component READMEs and documentation.md,
+// bench/RESULTS.md, testdata's notes). CHANGELOG.md is left out: its entries
+// describe the tree as it was on their date. Hidden directories and bin/
+// (build output) are skipped.
 func docFiles(t *testing.T) []string {
 	t.Helper()
-	files := []string{"README.md"}
-	require.NoError(t, filepath.WalkDir("docs", func(p string, d os.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".md") {
+	var files []string
+	require.NoError(t, filepath.WalkDir(".", func(p string, d os.DirEntry, err error) error {
+		switch {
+		case err != nil:
+			return err
+		case d.IsDir() && p != "." && (strings.HasPrefix(d.Name(), ".") || p == "bin"):
+			return filepath.SkipDir
+		case !d.IsDir() && strings.HasSuffix(p, ".md") && p != "CHANGELOG.md":
 			files = append(files, p)
 		}
-		return err
+		return nil
 	}))
-	for _, pattern := range []string{"*/README.md", "*/documentation.md"} {
-		m, err := filepath.Glob(pattern)
-		require.NoError(t, err)
-		files = append(files, m...)
-	}
 	return files
 }
 

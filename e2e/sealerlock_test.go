@@ -46,7 +46,7 @@ service:
 	res, err := exec.CommandContext(ctx, bins.collector, "--config", cfg).CombinedOutput()
 	var exit *exec.ExitError
 	require.True(t, errors.As(err, &exit), "the collector started on a taken address: %v: %s", err, res)
-	require.FileExists(t, path+".sealer.lock", "the exporter starts before the receiver")
+	require.FileExists(t, path+".sealer.lock", "the exporter starts before the receiver; the collector said: %s", res)
 
 	addr := freeAddr(t)
 	spoolOnly := fmt.Sprintf(`receivers:

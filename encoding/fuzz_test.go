@@ -10,6 +10,7 @@ import (
 
 	"github.com/sandboxaudit/sandboxaudit/auditevent"
 	"github.com/sandboxaudit/sandboxaudit/internal/ndjson"
+	"github.com/sandboxaudit/sandboxaudit/internal/spanmap"
 )
 
 var redactedLineError = regexp.MustCompile(`^sandboxaudit_encoding: invalid message: line [1-9][0-9]*: (?:[a-z_]+|\(unknown field\)): [a-z_]+$`)
@@ -48,4 +49,63 @@ func FuzzUnmarshalLogs(f *testing.F) {
 		require.NoError(t, err)
 		require.Equal(t, want.String(), string(out))
 	})
+}
+
+// FuzzUnmarshalTraces feeds arbitrary messages to UnmarshalTraces. It never
+// panics; a refused message gives no spans and a redacted error; an accepted
+// one gives spans that the exporter's mapping turns back into the message's
+// events: every distinct line, none more often than the message has it (a
+// start repeated while it waits for its finish is a retry, kept once). A
+// line that lacks event_id or ts gets a new one at each decode, so the lines
+// are compared only when each is canonical. Seeds: testdata/fuzz/FuzzUnmarshalTraces.
+func FuzzUnmarshalTraces(f *testing.F) {
+	f.Add([]byte(goodStart + "\n" + goodFinish + "\n"))
+	ext := newExt(f, execOutputConfig(), nil)
+
+	f.Fuzz(func(t *testing.T, msg []byte) {
+		td, err := ext.UnmarshalTraces(msg)
+		if err != nil {
+			require.Zero(t, td.SpanCount(), "a refused message delivered spans")
+			require.Regexp(t, redactedLineError, err.Error())
+			return
+		}
+		var want []string
+		canonical := true
+		for _, line := range ndjsonLines(msg) {
+			ev, err := auditevent.Decode(line)
+			require.NoError(t, err)
+			want = append(want, string(auditevent.AppendJSON(nil, &ev)))
+			canonical = canonical && want[len(want)-1] == string(line)
+		}
+		events, st := spanmap.NewMapper(0).AppendTraces(nil, td)
+		require.Zero(t, st.Invalid, "invalid spans: %v", st.FirstInvalid)
+		require.LessOrEqual(t, len(events), len(want))
+		if !canonical {
+			return
+		}
+		got := make([]string, 0, len(events))
+		for i := range events {
+			got = append(got, string(auditevent.AppendJSON(nil, &events[i])))
+		}
+		left := map[string]int{}
+		for _, l := range want {
+			left[l]++
+		}
+		for _, l := range got {
+			require.Positive(t, left[l], "a line the message does not hold, or holds fewer times: %s", l)
+			left[l]--
+		}
+		for _, l := range got {
+			delete(left, l)
+		}
+		require.Empty(t, left, "lines of the message lost")
+	})
+}
+
+func ndjsonLines(msg []byte) [][]byte {
+	var out [][]byte
+	for _, text := range ndjson.Lines(msg) {
+		out = append(out, text)
+	}
+	return out
 }

@@ -42,3 +42,18 @@ func TestGenAIAttributesOnlyOnSandboxSpans(t *testing.T) {
 func TestGenAIAttributesDefaultFromAnEmptyConfig(t *testing.T) {
 	assert.True(t, loadConfig(t, "").GenAIAttributes, "sandboxaudit: with no keys keeps the default")
 }
+
+// TestGenAIAttributesOnlyForSandboxOperations: a span whose
+// sandbox.operation is not a sandbox operation (the exporter refuses it) is
+// not labelled as a sandbox tool call, nor is its value copied into
+// gen_ai.tool.name.
+func TestGenAIAttributesOnlyForSandboxOperations(t *testing.T) {
+	for name, op := range map[string]any{"unknown op": "curl -H 'Authorization: x'", "int": int64(7), "wrong case": "EXEC"} {
+		t.Run(name, func(t *testing.T) {
+			got := run(t, createDefaultConfig().(*Config), execSpan(map[string]any{"sandbox.operation": op}))
+			for _, k := range []string{"gen_ai.operation.name", "gen_ai.tool.name", "gen_ai.tool.type", "openinference.span.kind"} {
+				assert.NotContains(t, got, k)
+			}
+		})
+	}
+}

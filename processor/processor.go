@@ -63,27 +63,30 @@ var streams = [...]output{
 
 // apply applies the payload policy, redaction included, to one span as it
 // applies to the span's events (docs/format.md, "The payload policy"). A
-// span without sandbox.operation and sandbox.session.id is not a sandbox
-// span and is left alone. An attribute named twice is first cut to its
-// last copy, the one the exporter's mapping reads.
+// span that is not a sandbox span and carries no attribute the policy
+// governs is left alone. An attribute named twice is first cut to its last
+// copy, the one the exporter's mapping reads.
 func (p *spanPolicy) apply(span ptrace.Span, cuts *redact.Counts) {
 	attrs := span.Attributes()
-	if _, ok := attrs.Get(semconv.AttrOperation); !ok {
-		return
-	}
-	if _, ok := attrs.Get(semconv.AttrSessionID); !ok {
+	if !governed(attrs) {
 		return
 	}
 	spanmap.KeepLastCopies(attrs)
-	opVal, _ := attrs.Get(semconv.AttrOperation)
-	op := opVal.AsString()
-	if p.genAI {
+	var op string
+	opVal, hasOp := attrs.Get(semconv.AttrOperation)
+	if hasOp {
+		op = opVal.AsString()
+	}
+	if p.genAI && hasOp && opVal.Type() == pcommon.ValueTypeStr && auditevent.IsOp(op) &&
+		hasAttr(attrs, semconv.AttrSessionID) {
+		// Only a sandbox operation names a tool: the exporter refuses any
+		// other value, which may hold anything a producer put there.
 		addGenAI(attrs, op)
 	}
 	pol := p.policies.Get(op)
-	if !auditevent.IsOp(op) {
-		// The exporter refuses the span, so its output reaches no audit
-		// line; it does not reach the backend either.
+	if !writable(attrs, op) {
+		// The exporter writes no line for the span, so its output reaches
+		// no audit line; it does not reach the backend either.
 		pol.IncludeExecOutput = false
 	}
 	for _, s := range streams {
@@ -96,6 +99,46 @@ func (p *spanPolicy) apply(span ptrace.Span, cuts *redact.Counts) {
 	if pol.Redactor != nil {
 		redactSpan(span, pol.Redactor, cuts)
 	}
+}
+
+// governed reports whether the policy applies to a span: a sandbox span
+// (operation and session) or any span carrying exec output, operation data
+// or an error message under their sandbox names, so that output reaches
+// the backend only where a policy lets it through.
+func governed(attrs pcommon.Map) bool {
+	var op, session bool
+	for k := range attrs.All() {
+		switch k {
+		case semconv.AttrExecStdoutBytes, semconv.AttrExecStderrBytes,
+			semconv.AttrExecStdout, semconv.AttrExecStderr,
+			semconv.AttrStartData, semconv.AttrFinishData, semconv.AttrErrorMessage:
+			return true
+		case semconv.AttrOperation:
+			op = true
+		case semconv.AttrSessionID:
+			session = true
+		}
+	}
+	return op && session
+}
+
+// writable reports whether the exporter can write the span's events: its
+// op is a version 1 operation and its session id a UUID.
+func writable(attrs pcommon.Map, op string) bool {
+	if !auditevent.IsOp(op) {
+		return false
+	}
+	v, ok := attrs.Get(semconv.AttrSessionID)
+	if !ok || v.Type() != pcommon.ValueTypeStr {
+		return false
+	}
+	_, err := auditevent.ParseUUID(v.Str())
+	return err == nil
+}
+
+func hasAttr(attrs pcommon.Map, key string) bool {
+	_, ok := attrs.Get(key)
+	return ok
 }
 
 // applyOutput: output excluded removes the raw and decoded attributes;

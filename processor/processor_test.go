@@ -108,8 +108,9 @@ func TestPerOpPolicy(t *testing.T) {
 
 func TestNonSandboxSpansAreUntouched(t *testing.T) {
 	attrs := map[string]any{
-		"sandbox.exec.stdout_bytes": "c2VjcmV0", // no operation/session: not a sandbox span
-		"http.request.method":       "GET",
+		"sandbox.sdk.name":    "e2b", // no attribute the policy governs
+		"http.request.method": "GET",
+		"http.response.body":  "c2VjcmV0",
 	}
 	got := run(t, createDefaultConfig().(*Config), attrs)
 	assert.Equal(t, attrs, got)

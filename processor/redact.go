@@ -11,8 +11,8 @@ import (
 
 // redactSpan cuts secrets from the span fields its events are made of:
 // both data attributes, the error message and the status message it falls
-// back to, and decoded output the producer sent as text. Raw output was
-// decoded and redacted by applyOutput.
+// back to, the exception events that repeat it, and decoded output the
+// producer sent as text. Raw output was decoded and redacted by applyOutput.
 func redactSpan(span ptrace.Span, r *redact.Redactor, cuts *redact.Counts) {
 	attrs := span.Attributes()
 	redactData(attrs, semconv.AttrStartData, r, cuts)
@@ -24,6 +24,41 @@ func redactSpan(span ptrace.Span, r *redact.Redactor, cuts *redact.Counts) {
 		if s, changed := r.String(msg, cuts); changed {
 			span.Status().SetMessage(s)
 		}
+	}
+	redactExceptions(span.Events(), r, cuts)
+}
+
+// The OTel exception event and the attributes that repeat the error text.
+const (
+	exceptionEvent      = "exception"
+	exceptionMessage    = "exception.message"
+	exceptionStacktrace = "exception.stacktrace"
+)
+
+// redactExceptions cuts secrets from the exception events an OTel SDK adds
+// when it records an error: their message is the status message's, which
+// the exporter's error_message may come from. Every copy of a key named
+// twice is cut; a value that is not text is removed, as in text.
+func redactExceptions(events ptrace.SpanEventSlice, r *redact.Redactor, cuts *redact.Counts) {
+	for i := range events.Len() {
+		ev := events.At(i)
+		if ev.Name() != exceptionEvent {
+			continue
+		}
+		ev.Attributes().RemoveIf(func(k string, v pcommon.Value) bool {
+			if k != exceptionMessage && k != exceptionStacktrace {
+				return false
+			}
+			switch v.Type() {
+			case pcommon.ValueTypeStr:
+				if s, changed := r.String(v.Str(), cuts); changed {
+					v.SetStr(s)
+				}
+			case pcommon.ValueTypeSlice, pcommon.ValueTypeMap, pcommon.ValueTypeBytes:
+				return true
+			}
+			return false
+		})
 	}
 }
 

@@ -100,3 +100,63 @@ func TestBadPatternFailsNamingKeyAndIndex(t *testing.T) {
 	err := confmap.Validate(loadConfig(t, "bad_pattern"))
 	require.ErrorContains(t, err, "payload_policy_by_op::exec::redact::patterns[1]: not an RE2 expression")
 }
+
+// TestSecretsAreCutFromExceptionEvents: an OTel SDK that records an error
+// on a span puts its message in an exception event as well as in the status
+// message; a tracing backend gets neither in clear.
+func TestSecretsAreCutFromExceptionEvents(t *testing.T) {
+	td := ptrace.NewTraces()
+	span := td.ResourceSpans().AppendEmpty().ScopeSpans().AppendEmpty().Spans().AppendEmpty()
+	putSandbox(span.Attributes(), "exec")
+	span.Status().SetCode(ptrace.StatusCodeError)
+	span.Status().SetMessage("ExecError: " + redacttest.Text())
+	ev := span.Events().AppendEmpty()
+	ev.SetName("exception")
+	ev.Attributes().PutStr("exception.type", "ExecError")
+	ev.Attributes().PutStr("exception.message", redacttest.Text())
+	ev.Attributes().PutStr("exception.stacktrace", "Traceback (most recent call last):\n  File \"agent.py\", line 3\nExecError: "+redacttest.Text())
+
+	out := process(t, configWithUserRules(), td).ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0)
+	attrs := out.Events().At(0).Attributes()
+	for _, k := range []string{"exception.message", "exception.stacktrace"} {
+		v, ok := attrs.Get(k)
+		require.True(t, ok, k)
+		for _, secret := range redacttest.Secrets() {
+			assert.NotContains(t, v.Str(), secret, k)
+		}
+		assert.Contains(t, v.Str(), "[REDACTED:", k)
+	}
+	typ, _ := attrs.Get("exception.type")
+	assert.Equal(t, "ExecError", typ.Str())
+}
+
+// TestEveryCopyOfAnExceptionMessageIsCut: OTLP can name an event attribute
+// twice; neither copy of the exception message reaches the backend in
+// clear, and one that is not text is removed.
+func TestEveryCopyOfAnExceptionMessageIsCut(t *testing.T) {
+	secret := redacttest.GitHubToken
+	body := `{"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"4bf92f3577b34da6a3ce929d0e0e4736",` +
+		`"spanId":"00f067aa0ba902b7","name":"sandbox.exec","startTimeUnixNano":"1700000000000000000",` +
+		`"endTimeUnixNano":"1700000001000000000","attributes":[` +
+		`{"key":"sandbox.operation","value":{"stringValue":"exec"}},` +
+		`{"key":"sandbox.session.id","value":{"stringValue":"6f1c2a8e-3b4d-4e5f-9a0b-1c2d3e4f5a6b"}}],` +
+		`"events":[{"name":"exception","timeUnixNano":"1700000000500000000","attributes":[` +
+		`{"key":"exception.message","value":{"stringValue":"first ` + secret + `"}},` +
+		`{"key":"exception.message","value":{"stringValue":"second ` + secret + `"}},` +
+		`{"key":"exception.stacktrace","value":{"arrayValue":{"values":[{"stringValue":"` + secret + `"}]}}}]}]}]}]}]}`
+	td, err := (&ptrace.JSONUnmarshaler{}).UnmarshalTraces([]byte(body))
+	require.NoError(t, err)
+	out := process(t, createDefaultConfig().(*Config), td).ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0)
+	attrs := out.Events().At(0).Attributes()
+	n := 0
+	for k, v := range attrs.All() {
+		assert.NotContains(t, v.AsString(), secret, k)
+		if k == "exception.message" {
+			n++
+			assert.Contains(t, v.Str(), "[REDACTED:github_token]")
+		}
+	}
+	assert.Equal(t, 2, n, "both copies stay, redacted")
+	_, ok := attrs.Get("exception.stacktrace")
+	assert.False(t, ok, "a list is removed")
+}

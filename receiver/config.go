@@ -313,11 +313,15 @@ func (cfg *Config) answerBy() time.Duration {
 	return wt - min(wt/10, time.Second)
 }
 
-// snappyEnabled tells whether compression_algorithms takes snappy, as
-// confighttp reads it: unset means its default list, which does.
-func (cfg *Config) snappyEnabled() bool {
+// snappyEnabled tells whether compression_algorithms takes snappy.
+func (cfg *Config) snappyEnabled() bool { return cfg.decodes(admission.EncodingSnappy) }
+
+// decodes tells whether compression_algorithms takes the coding enc, as
+// confighttp reads it: unset means its default list, which takes every
+// coding it knows.
+func (cfg *Config) decodes(enc string) bool {
 	algs := cfg.ServerConfig.CompressionAlgorithms
-	return algs == nil || slices.Contains(algs, admission.EncodingSnappy)
+	return algs == nil || slices.Contains(algs, enc)
 }
 
 // sweepInterval is how often the pairing table is swept.

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -14,6 +15,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/consumer/consumertest"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zaptest/observer"
 )
 
 // padRequest is an events POST of event n with an X-Pad header of pad
@@ -185,4 +188,42 @@ func TestOneAddressCannotHoldEveryConnection(t *testing.T) {
 	_, err := rawRequest(t, extra, 0, 300*time.Millisecond)
 	var ne net.Error
 	require.True(t, errors.As(err, &ne) && ne.Timeout(), "the first client's seventh connection must wait, got %v", err)
+}
+
+// TestEvictionsAreCounted: each connection closed at max_connections to
+// make room for another address's is counted, by the state it was in, and
+// logged at Debug with the client it belonged to. (Which state goes first
+// is TestConnListenerTakesAnIdleConnectionFirst's.)
+func TestEvictionsAreCounted(t *testing.T) {
+	set, tel := recordingSettings(t)
+	core, logs := observer.New(zap.DebugLevel)
+	set.Logger = zap.New(core)
+	tr := startReceiverWith(t, set, new(consumertest.LogsSink), nil, func(c *Config) { c.MaxConnections = 3 })
+	const attacker = "127.0.0.2"
+	var held []net.Conn
+	for range 3 {
+		held = append(held, dialFrom(t, tr, attacker))
+	}
+	// The first newcomer leaves the attacker two places; the second, one.
+	for _, local := range []string{"127.0.0.1", "127.0.0.3"} {
+		status, err := rawRequest(t, dialFrom(t, tr, local), 0, 10*time.Second)
+		require.NoError(t, err, "a newcomer from %s was not served", local)
+		assert.Contains(t, status, " 200 ")
+	}
+	assert.Equal(t, map[string]int64{"reason=new": 2},
+		counterValues(t, tel, "otelcol_sandboxaudit_receiver_connections_evicted"))
+	closed := 0
+	for _, c := range held {
+		require.NoError(t, c.SetReadDeadline(time.Now().Add(200*time.Millisecond)))
+		if _, err := c.Read(make([]byte, 1)); errors.Is(err, io.EOF) {
+			closed++
+		}
+	}
+	assert.Equal(t, 2, closed, "the two connections counted were closed")
+	logged := logs.FilterMessageSnippet("max_connections").All()
+	require.Len(t, logged, 2)
+	for _, e := range logged {
+		assert.Equal(t, zap.DebugLevel, e.Level)
+		assert.Equal(t, map[string]any{"reason": "new", "client": attacker}, e.ContextMap())
+	}
 }

@@ -45,6 +45,17 @@ func (r *sandboxReceiver) handler(endpoint string, serve func(*http.Request) rep
 	})
 }
 
+// refuseAsterisk answers a request whose target is "*" and whose method is
+// not OPTIONS (net/http answers OPTIONS * itself), such as an HTTP/2
+// client's preface: the mux would send an empty 400.
+func (r *sandboxReceiver) refuseAsterisk(w http.ResponseWriter, req *http.Request) {
+	w.Header().Set("Connection", "close")
+	rp := textReply(http.StatusBadRequest, outcomeMalformed,
+		"request target * is for OPTIONS only; POST over HTTP/1.1 to "+r.cfg.EventsPath+" or "+r.cfg.TracesPath)
+	rp.write(w)
+	r.recordRequest(req.Context(), endpointOther, rp)
+}
+
 // boundByWriteTimeout ends the request's context shortly before the
 // server's write_timeout: past it the server closes the connection, so a
 // pipeline slower than that would leave the client with no answer at all

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"maps"
 	"net/http"
+	"net/netip"
 	"os"
 	"slices"
 	"testing"
@@ -18,6 +19,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/sandboxaudit/sandboxaudit/internal/testutil/metadatatest"
+	"github.com/sandboxaudit/sandboxaudit/receiver/internal/admission"
 	"github.com/sandboxaudit/sandboxaudit/receiver/internal/metadata"
 )
 
@@ -65,6 +67,11 @@ func TestMetadataMatchesCode(t *testing.T) {
 		},
 		func() { r.countSpansSkipped(ctx, 1) },
 		func() { r.countSpansDropped(ctx, 1) },
+		func() {
+			for _, reason := range []string{admission.EvictedIdle, admission.EvictedNew} {
+				r.connEvicted(reason, netip.MustParseAddr("127.0.0.2"))
+			}
+		},
 	}
 	for _, record := range recordings {
 		record()

@@ -150,6 +150,13 @@ func (r *sandboxReceiver) start(ctx context.Context, host component.Host) error 
 		// whole, unpaced, before any budget sees it.
 		opts = append(opts, confighttp.WithDecoder(admission.EncodingSnappy, passCompressed))
 	}
+	for _, enc := range []string{"deflate", "zlib"} {
+		// A decoder given here is taken whatever compression_algorithms
+		// says: only the codings it lists get one.
+		if r.cfg.decodes(enc) {
+			opts = append(opts, confighttp.WithDecoder(enc, admission.Deflate))
+		}
+	}
 	r.server, err = r.cfg.ServerConfig.ToServer(ctx, host.GetExtensions(), r.set.TelemetrySettings, mux, opts...)
 	if err != nil {
 		return fmt.Errorf("creating HTTP server: %w", err)
@@ -204,7 +211,7 @@ func (r *sandboxReceiver) listen(ctx context.Context) (net.Listener, *admission.
 	if err != nil {
 		return nil, nil, fmt.Errorf("endpoint: %w", err)
 	}
-	shared := admission.NewConnListener(raw, r.cfg.MaxConnections)
+	shared := admission.NewConnListener(raw, r.cfg.MaxConnections, r.connEvicted)
 	if tlsCfg == nil {
 		return shared, shared, nil
 	}
@@ -274,12 +281,18 @@ func (r *sandboxReceiver) sweepLoop() {
 // outermost wraps confighttp's handler chain. It counts the request in
 // flight from its first step, so that shutdown waits for one still in the
 // auth or decompression middleware too; it lowercases the
-// Content-Encoding header before confighttp's decompressor looks it up
-// (content codings are case-insensitive, RFC 9110); and it paces the body.
+// Content-Encoding header, its lines joined, before confighttp's
+// decompressor looks it up (content codings are case-insensitive, RFC
+// 9110); it closes the connection after a chunked request; and it paces
+// the body.
 func (r *sandboxReceiver) outermost(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		r.inflight.Add(1)
 		defer r.inflight.Add(-1)
+		if req.RequestURI == "*" {
+			r.refuseAsterisk(w, req)
+			return
+		}
 		if req.ContentLength > r.cfg.maxBodySize() {
 			// Before any of the body is read, and before a decompressor
 			// hides the length: a client sending Expect: 100-continue
@@ -287,15 +300,34 @@ func (r *sandboxReceiver) outermost(next http.Handler) http.Handler {
 			r.errorHandler(w, req, "request body too large (max_request_body_size)", http.StatusRequestEntityTooLarge)
 			return
 		}
-		if ce := req.Header.Get("Content-Encoding"); ce != "" {
-			if folded := strings.ToLower(strings.TrimSpace(ce)); folded != ce {
+		if len(req.TransferEncoding) > 0 {
+			// net/http drops a Content-Length sent beside
+			// Transfer-Encoding before any handler sees it, and would
+			// read on: closed after the answer (RFC 9112, 6.3), the
+			// bytes a proxy in front counted otherwise are never taken
+			// for a request of their own.
+			w.Header().Set("Connection", "close")
+		}
+		if ce := contentEncoding(req); ce != "" {
+			if folded := strings.ToLower(strings.TrimSpace(ce)); folded != ce || len(req.Header["Content-Encoding"]) > 1 {
 				req.Header.Set("Content-Encoding", folded)
 			}
+			// Beneath the decoder: its errors then name the coding.
+			req = admission.TrackEncoding(req)
 		}
 		// Paced here, on the bytes as they arrive: a decompressor reads
 		// its header before the handler runs.
 		next.ServeHTTP(w, r.admit.Pace(w, req, r.bodyGrace))
 	})
+}
+
+// contentEncoding is the request's Content-Encoding, its lines joined
+// into one list (RFC 9110, 5.3): confighttp looks at the first line alone.
+func contentEncoding(req *http.Request) string {
+	if vs := req.Header["Content-Encoding"]; len(vs) > 1 {
+		return strings.Join(vs, ", ")
+	}
+	return req.Header.Get("Content-Encoding")
 }
 
 // passCompressed is a content decoder that leaves the body, and its
@@ -306,7 +338,7 @@ func passCompressed(io.ReadCloser) (io.ReadCloser, error) { return nil, nil }
 // handler (an unknown Content-Encoding, a failed authentication).
 func (r *sandboxReceiver) errorHandler(w http.ResponseWriter, req *http.Request, msg string, status int) {
 	endpoint := endpointOf(r.cfg, req.URL.Path)
-	status, outcome, msg := refusal(status, msg)
+	status, outcome, msg := refusal(req, status, msg)
 	rp := textReply(status, outcome, msg)
 	if endpoint == endpointTraces {
 		// OTLP/HTTP answers every error with a google.rpc.Status.
@@ -317,8 +349,8 @@ func (r *sandboxReceiver) errorHandler(w http.ResponseWriter, req *http.Request,
 }
 
 // refusal is the status, outcome and message to answer confighttp's
-// refusal with.
-func refusal(status int, msg string) (int, string, string) {
+// refusal of req with.
+func refusal(req *http.Request, status int, msg string) (int, string, string) {
 	switch {
 	case status == http.StatusUnauthorized:
 		return status, outcomeUnauthenticated, "unauthenticated"
@@ -343,5 +375,5 @@ func refusal(status int, msg string) (int, string, string) {
 	}
 	// A decoder that could not start: its message ("unexpected EOF") does
 	// not say what failed.
-	return status, outcomeDecompressFailure, "cannot decompress the body (Content-Encoding): " + msg
+	return readErrorReply(admission.DecodeFailure(req, errors.New(msg)))
 }

@@ -2,8 +2,10 @@ package sandboxauditreceiver // import "github.com/sandboxaudit/sandboxaudit/rec
 
 import (
 	"errors"
+	"mime"
 	"net"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -15,6 +17,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/sandboxaudit/sandboxaudit/auditevent"
+	"github.com/sandboxaudit/sandboxaudit/receiver/internal/admission"
 )
 
 const (
@@ -94,6 +97,9 @@ func unsupportedMediaType(got string, supported ...string) reply {
 	msg := "unsupported content type"
 	if got == "" {
 		msg = "missing content type"
+	} else if mt, _, err := mime.ParseMediaType(got); err == nil && slices.Contains(supported, mt) {
+		// The type is one we take: mediaType refused its charset.
+		msg = "unsupported charset (charset=utf-8 or none)"
 	}
 	msg += ", supported:"
 	for i, s := range supported {
@@ -163,6 +169,9 @@ func readErrorReply(err error) (int, string, string) {
 		// events. 408, not 400: our HTTP sink spools and retries a 408
 		// (OTLP exporters retry neither, so for them nothing changes).
 		return http.StatusRequestTimeout, outcomeTimeout, "request body not received in time (read_timeout, min_body_rate or small_body_timeout)"
+	}
+	if _, ok := errors.AsType[*admission.DecodeError](err); ok {
+		return http.StatusBadRequest, outcomeDecompressFailure, "cannot read request body: " + err.Error()
 	}
 	return http.StatusBadRequest, outcomeMalformed, "cannot read request body: " + err.Error()
 }

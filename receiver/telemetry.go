@@ -2,8 +2,11 @@ package sandboxauditreceiver // import "github.com/sandboxaudit/sandboxaudit/rec
 
 import (
 	"context"
+	"net/netip"
 
+	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
+	"go.uber.org/zap"
 )
 
 // The receiver's own metrics are recorded here and in recordRequest,
@@ -35,4 +38,15 @@ func (r *sandboxReceiver) registerPendingGauge() error {
 		o.Observe(int64(r.pairs.Len()))
 		return nil
 	})
+}
+
+// connEvicted counts a connection the connection listener closed at
+// max_connections to make room for one of another client address. The log
+// is at Debug (the collector's logger samples a flood of them): the metric
+// is what an operator watches; the log says which client lost connections.
+func (r *sandboxReceiver) connEvicted(reason string, client netip.Addr) {
+	r.tel.SandboxauditReceiverConnectionsEvicted.Add(context.Background(), 1,
+		metric.WithAttributeSet(attribute.NewSet(attribute.String("reason", reason))))
+	r.set.Logger.Debug("Closed a connection to make room for another client's (max_connections)",
+		zap.String("reason", reason), zap.Stringer("client", client))
 }

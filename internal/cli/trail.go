@@ -212,6 +212,13 @@ func (v *verifier) verifyTrail(ctx context.Context, path string, segs []filesink
 	if !tc.OriginNames() {
 		v.reportRenamed(path, tc.Origin())
 	}
+	intact := ""
+	if len(res.Failures) == 0 {
+		intact = "the lines are intact"
+	}
+	const rebuild = "with the collector stopped, `sandboxaudit log rebuild-store` writes it again from the segments " +
+		"(docs/history.md); `verify --alone` and the collector's next start need it"
+	v.reportStore(path, res.StoreUnused, res.StoreDamage, intact, "Put the regular file back, or "+rebuild, "Move it aside: "+rebuild)
 	v.reportRetired(path, tr, lead)
 	v.reportProofs(res.Proofs, lead, witnessed)
 	v.reportGiven(path, res.Given, given, lead)
@@ -291,9 +298,13 @@ func (u *unsealedLimit) Set(s string) error {
 		u.raw, u.count, u.age = s, n, 0
 		return nil
 	}
-	if d, err := time.ParseDuration(s); err == nil && d > 0 {
+	d, err := time.ParseDuration(s)
+	switch {
+	case err == nil && d > 0:
 		u.raw, u.count, u.age = s, 0, d
 		return nil
+	case err == nil:
+		return fmt.Errorf("%q: a duration must be above 0 (0 lines: leave the flag out)", s)
 	}
 	return fmt.Errorf("%q is neither a line count (100) nor a duration (30s)", s)
 }

@@ -23,7 +23,7 @@ import (
 
 // runVerify checks audit files and exits non-zero when it finds problems.
 func runVerify(ctx context.Context, args []string, s Streams) int {
-	fs := newFlagSet("verify", "verify [--allow-open] [--allow-duplicates] [--key NAME.pub [--allow-renamed] [--allow-unsealed COUNT|DURATION] [--alone] [--checkpoint FILE]... "+
+	fs := newFlagSet("verify", "verify [--allow-open] [--allow-duplicates] [--key NAME.pub [--allow-renamed] [--allow-unsealed COUNT|DURATION] [--strict] [--alone] [--checkpoint FILE]... "+
 		"[--witness W.vkey]... [--quorum K] [--allow-unwitnessed N]] FILE|DIR... (\"-\" reads stdin)", s.Stderr)
 	allowOpen := fs.Bool("allow-open", false, "accept start events without a finish (operations still running, or a file still being written)")
 	allowDups := fs.Bool("allow-duplicates", false,
@@ -43,6 +43,9 @@ func runVerify(ctx context.Context, args []string, s Streams) int {
 	fs.Var(&given, "checkpoint",
 		"with --key, a signed checkpoint kept elsewhere (an auditor's copy, a witness's), repeatable: "+
 			"also prove the log read extends it (its first N lines have its root), or, with --alone, each segment read is in it")
+	strict := fs.Bool("strict", false,
+		"with --key, count a hash store that is damaged or not used as a problem, not a warning: "+
+			"the lines are checked without it, but --alone, prove and the collector's next start of a rotated log need it")
 	var wf witnessFlags
 	wf.register(fs)
 	files, err := parseInterspersed(fs, args)
@@ -58,7 +61,7 @@ func runVerify(ctx context.Context, args []string, s Streams) int {
 		return exitUsage
 	}
 	files = dropSidecars(files, s.Stderr)
-	opts := verifyOptions{allowOpen: *allowOpen, allowDuplicates: *allowDups, allowRenamed: *allowRenamed, allowUnsealed: unsealed, witness: wf}
+	opts := verifyOptions{allowOpen: *allowOpen, allowDuplicates: *allowDups, allowRenamed: *allowRenamed, allowUnsealed: unsealed, witness: wf, strict: *strict}
 	if *keyFile != "" {
 		if opts.key, err = integrity.LoadVerifierKey(*keyFile); err != nil {
 			_, _ = fmt.Fprintf(s.Stderr, "verify: --key: %v\n", err)
@@ -76,6 +79,12 @@ func runVerify(ctx context.Context, args []string, s Streams) int {
 	}
 	if len(given) > 0 && opts.key == nil {
 		_, _ = fmt.Fprintln(s.Stderr, "verify: --checkpoint needs --key: the checkpoint is checked against the log's key")
+		return exitUsage
+	}
+	if opts.key == nil && (*strict || unsealed.set() || *allowRenamed) {
+		// Without --key nothing they loosen or tighten is checked: an OK
+		// would read as if the integrity checks had passed.
+		_, _ = fmt.Fprintln(s.Stderr, "verify: --strict, --allow-unsealed and --allow-renamed need --key: they concern the integrity checks, which --key turns on")
 		return exitUsage
 	}
 	if *alone && opts.key == nil {
@@ -182,6 +191,8 @@ type verifyOptions struct {
 	allowRenamed bool
 	// allowUnsealed bounds the unsealed lines accepted.
 	allowUnsealed unsealedLimit
+	// strict makes a hash store damaged or not used a problem.
+	strict bool
 	// witness holds the witness keys and quorum (docs/witnesses.md).
 	witness witnessFlags
 	// given are --checkpoint's checkpoints, read from givenFiles: the log

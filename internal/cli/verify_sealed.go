@@ -55,21 +55,13 @@ func (v *verifier) verifySealed(ctx context.Context, name string, f *os.File) er
 	if !res.OriginNames(name) {
 		v.reportRenamed(name, res.Origin)
 	}
-	if res.StoreUnused != "" {
-		_, _ = fmt.Fprintf(v.out, "%s: integrity: warning: the hash store is not used (%s), so a changed line "+
-			"is named by its range only and prove cannot run. Put a regular file back, or remove it and the collector "+
-			"rebuilds it from the file (a rotated log: sandboxaudit log rebuild-store)\n", integrity.StorePath(name), res.StoreUnused)
+	intact := "the lines are intact"
+	if res.Failure != nil {
+		intact = "the lines those two checkpoints cover are intact"
 	}
-	if res.StoreDamage != "" {
-		// The evidence holds; only the derived store (which prove needs)
-		// does not. A failure here would point the operator at the lines.
-		intact := "the lines are intact"
-		if res.Failure != nil {
-			intact = "the lines those two checkpoints cover are intact"
-		}
-		_, _ = fmt.Fprintf(v.out, "%s: integrity: warning: the hash store is damaged (%s); %s. "+
-			"Move it aside and the collector rebuilds it from the file (a rotated log: sandboxaudit log rebuild-store)\n", integrity.StorePath(name), res.StoreDamage, intact)
-	}
+	const rebuild = "the collector rebuilds it from the file (a rotated log: sandboxaudit log rebuild-store)"
+	v.reportStore(name, res.StoreUnused, res.StoreDamage, intact,
+		"Put a regular file back, or remove it and "+rebuild, "Move it aside and "+rebuild)
 	v.reportGiven(name, res.Given, given, 0)
 	// After a failure the counts stop at it: "checkpoints=0" beside "checkpoint #1" read as if none
 	// had been found.
@@ -96,4 +88,33 @@ func (v *verifier) reportRenamed(name, origin string) {
 	}
 	_, _ = fmt.Fprintf(v.out, "%s: integrity: %sthe checkpoints name another file (origin %q): "+
 		"this file may have been swapped for another sealed with the same key%s\n", name, level, origin, more)
+}
+
+// reportStore reports a hash store not used (unused says why) or damaged
+// (damage says how): a warning, since the evidence is the lines and the
+// signed checkpoints and the store is derived from them, or with --strict
+// a problem. intact says which lines are intact all the same ("": none
+// is said to be); the advice, for each case, how to have the store again.
+func (v *verifier) reportStore(name, unused, damage, intact, unusedAdvice, damageAdvice string) {
+	if unused == "" && damage == "" {
+		return
+	}
+	level, strict := "warning: ", ""
+	if v.opts.strict {
+		v.sum.Problems++
+		level, strict = "", " (--strict)"
+	}
+	store := integrity.StorePath(name)
+	if unused != "" {
+		_, _ = fmt.Fprintf(v.out, "%s: integrity: %sthe hash store is not used (%s), so a changed line "+
+			"is named by its range only and prove cannot run. %s%s\n", store, level, unused, unusedAdvice, strict)
+		return
+	}
+	// The evidence holds; only the derived store (which prove needs)
+	// does not. A failure here would point the operator at the lines.
+	if intact != "" {
+		intact = "; " + intact
+	}
+	_, _ = fmt.Fprintf(v.out, "%s: integrity: %sthe hash store is damaged (%s)%s. "+
+		"%s%s\n", store, level, damage, intact, damageAdvice, strict)
 }

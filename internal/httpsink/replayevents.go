@@ -26,8 +26,9 @@ const (
 	// (settled a window at a time, a 50–200 ms endpoint is slow to drain).
 	replayEventsPerBatch = 1024
 	// replayStopGrace is how long posts in flight may still land once the
-	// replayer is stopped. Cancelled at once, a SIGTERM during replay would
-	// resend up to a window of events the endpoint had already taken.
+	// replayer is stopped (less if Shutdown's ctx ends first). Cancelled at
+	// once, a SIGTERM during replay would resend up to a window of events
+	// the endpoint had already taken.
 	replayStopGrace = 2 * time.Second
 )
 
@@ -53,6 +54,7 @@ func (s *Sink) replayEvents(ctx context.Context, batch []byte, ack func(bytes, l
 	w := newEventWindow(s, splitLines(batch))
 	postCtx, cancel := withGrace(ctx, replayStopGrace)
 	defer cancel()
+	defer context.AfterFunc(s.abortCtx, cancel)()
 	w.settle(ctx, ack) // a head settled in an earlier round needs no post
 	w.fill(ctx, postCtx)
 	for w.inFlight > 0 {

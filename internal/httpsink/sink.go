@@ -53,7 +53,11 @@ type Sink struct {
 	// requests and the replayer, so shutdown never waits for a backoff.
 	stopCtx context.Context
 	stop    context.CancelFunc
-	wake    chan struct{} // cap 1: "the spool grew"
+	// abortCtx is cancelled when Shutdown's ctx ends first: it also ends
+	// the replay posts still in their grace (replayStopGrace).
+	abortCtx context.Context
+	abort    context.CancelFunc
+	wake     chan struct{} // cap 1: "the spool grew"
 
 	mu           sync.Mutex
 	closed       bool
@@ -82,13 +86,16 @@ func New(set Settings) (*Sink, error) {
 		return nil, err
 	}
 	stopCtx, stop := context.WithCancel(context.Background())
+	abortCtx, abort := context.WithCancel(context.Background())
 	return &Sink{
-		set:     set,
-		poster:  newPoster(set),
-		spool:   set.Spool,
-		stopCtx: stopCtx,
-		stop:    stop,
-		wake:    make(chan struct{}, 1),
+		set:      set,
+		poster:   newPoster(set),
+		spool:    set.Spool,
+		stopCtx:  stopCtx,
+		stop:     stop,
+		abortCtx: abortCtx,
+		abort:    abort,
+		wake:     make(chan struct{}, 1),
 	}, nil
 }
 
@@ -121,8 +128,13 @@ func (s *Sink) Start(ctx context.Context) error {
 }
 
 // Shutdown stops the replayer and lets in-flight Sends finish (their
-// undelivered lines go to the spool), then closes the spool. If ctx ends
-// first it returns ctx's error and leaves the spool open.
+// undelivered lines go to the spool), then closes the spool. Requests in
+// flight are cancelled, but for replay posts in event format, which may
+// land within replayStopGrace. If ctx ends first those are cancelled too;
+// either way every request has ended when Shutdown returns (a cancelled
+// one ends at once), so nothing reaches the endpoint after it, and the
+// spool is closed. Then it returns ctx's error: a post cut short may be
+// sent again by the next run.
 func (s *Sink) Shutdown(ctx context.Context) error {
 	s.mu.Lock()
 	if s.closed {
@@ -142,17 +154,19 @@ func (s *Sink) Shutdown(ctx context.Context) error {
 		}
 		close(finished)
 	}()
+	var err error
 	select {
 	case <-finished:
 	case <-ctx.Done():
-		return fmt.Errorf("waiting for in-flight deliveries: %w", ctx.Err())
+		s.abort()
+		<-finished
+		err = fmt.Errorf("in-flight deliveries cut short: %w", ctx.Err())
 	}
+	s.abort()
 	if s.spool != nil {
-		if err := s.spool.Close(); err != nil {
-			return err // names the spool
-		}
+		err = errors.Join(err, s.spool.Close()) // names the spool
 	}
-	return nil
+	return err
 }
 
 // enter registers an in-flight Send; false after Shutdown began.

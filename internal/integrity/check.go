@@ -9,8 +9,6 @@ import (
 
 	"golang.org/x/mod/sumdb/note"
 	"golang.org/x/mod/sumdb/tlog"
-
-	"github.com/sandboxaudit/sandboxaudit/internal/fsutil"
 )
 
 // Failure is the first integrity check an audit file failed: a line (from
@@ -96,12 +94,12 @@ type Checker struct {
 func NewChecker(path string, v note.Verifier) (*Checker, error) {
 	c := &Checker{path: path, verifier: v}
 	// A FIFO in a sidecar's place must not hang verify (fsutil.OpenRegular).
-	cp, _, err := fsutil.OpenRegular(CheckpointsPath(path), os.O_RDONLY|noFollow, 0)
+	cp, _, err := openRegular(CheckpointsPath(path), os.O_RDONLY|noFollow, 0)
 	if err != nil {
 		return nil, fmt.Errorf("open checkpoints: %w", err)
 	}
 	c.cpFile, c.notes = cp, NewNoteReader(cp)
-	switch st, fi, err := fsutil.OpenRegular(StorePath(path), os.O_RDONLY|noFollow, 0); {
+	switch st, fi, err := openRegular(StorePath(path), os.O_RDONLY|noFollow, 0); {
 	case err == nil:
 		c.store = st
 		c.storeMax = fi.Size() / tlog.HashSize

@@ -124,7 +124,7 @@ func (l *fileLog) sealOnce(ctx context.Context) (sealResult, error) {
 		l.known = false // changed behind our back: check everything
 	}
 
-	cps, err := os.OpenFile(CheckpointsPath(l.path), os.O_RDWR|os.O_CREATE|os.O_APPEND|noFollow, 0o600)
+	cps, err := openNoFollow(CheckpointsPath(l.path), os.O_RDWR|os.O_CREATE|os.O_APPEND|noFollow, 0o600)
 	if err != nil {
 		return res, fmt.Errorf("open checkpoints of %s: %w", l.path, err)
 	}
@@ -143,7 +143,7 @@ func (l *fileLog) sealOnce(ctx context.Context) (sealResult, error) {
 		return res, err
 	}
 
-	audit, err := os.OpenFile(l.path, os.O_RDWR|os.O_APPEND|noFollow, 0)
+	audit, err := openNoFollow(l.path, os.O_RDWR|os.O_APPEND|noFollow, 0)
 	if errors.Is(err, os.ErrNotExist) {
 		// Rotated, and nothing written since: every leaf is in a segment.
 		return res, l.finishWithoutActive(store, cps, &res)

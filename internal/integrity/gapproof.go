@@ -13,7 +13,6 @@ import (
 	"golang.org/x/mod/sumdb/tlog"
 
 	"github.com/sandboxaudit/sandboxaudit/internal/filesink"
-	"github.com/sandboxaudit/sandboxaudit/internal/fsutil"
 )
 
 // A segment verifies alone, across a gap (docs/history.md, "Verify"): its
@@ -36,7 +35,7 @@ type TreeProver struct {
 // OpenTreeProver opens the hash store of the audit path. A missing or
 // unusable store gives a prover whose proofs fail, saying why.
 func OpenTreeProver(path string) *TreeProver {
-	f, fi, err := fsutil.OpenRegular(StorePath(path), os.O_RDONLY|noFollow, 0)
+	f, fi, err := openRegular(StorePath(path), os.O_RDONLY|noFollow, 0)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
 		return &TreeProver{why: "there is no hash store " + StorePath(path)}

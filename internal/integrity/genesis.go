@@ -9,8 +9,6 @@ import (
 
 	"golang.org/x/mod/sumdb/note"
 	"golang.org/x/mod/sumdb/tlog"
-
-	"github.com/sandboxaudit/sandboxaudit/internal/fsutil"
 )
 
 // A log handed over from another key starts from the handover note
@@ -41,7 +39,7 @@ func GenesisLeaf(signed []byte) tlog.Hash { return tlog.RecordHash(signed) }
 // start from: 0600, synced, never over an existing file.
 func WriteHandoverNote(path string, signed []byte) error {
 	p := HandoverPath(path)
-	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL|noFollow, 0o600)
+	f, err := openNoFollow(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL|noFollow, 0o600)
 	if err != nil {
 		return fmt.Errorf("write handover note: %w", err)
 	}
@@ -51,7 +49,7 @@ func WriteHandoverNote(path string, signed []byte) error {
 // readHandoverNote reads the pending handover note of path: ok is false
 // when there is none.
 func readHandoverNote(path string) (signed []byte, ok bool, err error) {
-	f, _, err := fsutil.OpenRegular(HandoverPath(path), os.O_RDONLY|noFollow, 0)
+	f, _, err := openRegular(HandoverPath(path), os.O_RDONLY|noFollow, 0)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, false, nil
 	}
@@ -146,7 +144,7 @@ func (l *fileLog) startFromHandover(store *hashStore) error {
 // segments sidecar's first record says so), else 0. It is read without a
 // key: Prove checks the proof it builds against the signed checkpoint.
 func handoverLead(path string) int64 {
-	f, _, err := fsutil.OpenRegular(SegmentsPath(path), os.O_RDONLY|noFollow, 0)
+	f, _, err := openRegular(SegmentsPath(path), os.O_RDONLY|noFollow, 0)
 	if err != nil {
 		return 0
 	}

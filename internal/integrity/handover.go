@@ -10,8 +10,6 @@ import (
 
 	"go.uber.org/zap"
 	"golang.org/x/mod/sumdb/note"
-
-	"github.com/sandboxaudit/sandboxaudit/internal/fsutil"
 )
 
 // A handover note is a log's final checkpoint (docs/witnesses.md, "Key
@@ -107,7 +105,7 @@ type HandoverState struct {
 // skipped (Checker reports them).
 func ReadHandover(path string, v note.Verifier) (HandoverState, error) {
 	var st HandoverState
-	f, _, err := fsutil.OpenRegular(CheckpointsPath(path), os.O_RDONLY|noFollow, 0)
+	f, _, err := openRegular(CheckpointsPath(path), os.O_RDONLY|noFollow, 0)
 	if err != nil {
 		return st, err
 	}
@@ -179,7 +177,7 @@ func (s *Sealer) refuseRetired(path string) error {
 // FirstOrigin is the origin of the first record of the checkpoints sidecar
 // of path, unverified: it says which key verify should try.
 func FirstOrigin(path string) string {
-	f, _, err := fsutil.OpenRegular(CheckpointsPath(path), os.O_RDONLY|noFollow, 0)
+	f, _, err := openRegular(CheckpointsPath(path), os.O_RDONLY|noFollow, 0)
 	if err != nil {
 		return ""
 	}
@@ -195,7 +193,7 @@ func FirstOrigin(path string) string {
 // AppendHandover appends a signed handover note to the checkpoints sidecar
 // of path, synced.
 func AppendHandover(path string, signed []byte) error {
-	f, err := os.OpenFile(CheckpointsPath(path), os.O_WRONLY|os.O_APPEND|noFollow, 0)
+	f, err := openNoFollow(CheckpointsPath(path), os.O_WRONLY|os.O_APPEND|noFollow, 0)
 	if err != nil {
 		return fmt.Errorf("open checkpoints: %w", err)
 	}

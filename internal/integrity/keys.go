@@ -120,7 +120,7 @@ func GenerateKeyFiles(dir, name string) (keyPath, pubPath string, err error) {
 }
 
 func writeNew(path, text string, perm os.FileMode) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|noFollow, perm)
+	f, err := openNoFollow(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|noFollow, perm)
 	if err != nil {
 		return err
 	}

@@ -13,8 +13,6 @@ import (
 
 	"golang.org/x/mod/sumdb/note"
 	"golang.org/x/mod/sumdb/tlog"
-
-	"github.com/sandboxaudit/sandboxaudit/internal/fsutil"
 )
 
 const bundleHeader = "sandboxaudit inclusion proof v1\n"
@@ -165,7 +163,7 @@ func Prove(path string, line int64) (*Bundle, error) {
 	if err != nil {
 		return nil, err
 	}
-	st, _, err := fsutil.OpenRegular(StorePath(path), os.O_RDONLY|noFollow, 0)
+	st, _, err := openRegular(StorePath(path), os.O_RDONLY|noFollow, 0)
 	if err != nil {
 		return nil, fmt.Errorf("open hash store: %w", err)
 	}
@@ -199,7 +197,7 @@ func Prove(path string, line int64) (*Bundle, error) {
 // newestCheckpoint returns the last complete record of path's checkpoints,
 // unverified: the bundle's reader verifies it.
 func newestCheckpoint(path string) ([]byte, Checkpoint, error) {
-	f, _, err := fsutil.OpenRegular(CheckpointsPath(path), os.O_RDONLY|noFollow, 0)
+	f, _, err := openRegular(CheckpointsPath(path), os.O_RDONLY|noFollow, 0)
 	if err != nil {
 		return nil, Checkpoint{}, fmt.Errorf("open checkpoints: %w", err)
 	}
@@ -229,7 +227,7 @@ func newestCheckpoint(path string) ([]byte, Checkpoint, error) {
 
 // readLine returns line n (from 1) of path with its newline.
 func readLine(path string, n int64) ([]byte, error) {
-	f, _, err := fsutil.OpenRegular(path, os.O_RDONLY|noFollow, 0)
+	f, _, err := openRegular(path, os.O_RDONLY|noFollow, 0)
 	if err != nil {
 		return nil, err
 	}

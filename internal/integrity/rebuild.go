@@ -134,7 +134,7 @@ func refusal(path, format string, args ...any) error {
 // by v, of one origin, each at least as large as the one before. A torn
 // last record (a crash mid-append) is left out, as the sealer cuts it.
 func readSignedCheckpoints(path string, v note.Verifier) ([]Checkpoint, error) {
-	f, _, err := fsutil.OpenRegular(CheckpointsPath(path), os.O_RDONLY|noFollow, 0)
+	f, _, err := openRegular(CheckpointsPath(path), os.O_RDONLY|noFollow, 0)
 	if err != nil {
 		return nil, refusal(path, "no signed checkpoint to check the trail against: %v", err)
 	}

@@ -168,7 +168,7 @@ func freeRetiredName(path string, now time.Time) (string, error) {
 // next origin its final checkpoint names ("" when it has none). verify
 // orders the logs by it; the signatures are checked when each is read.
 func HandoverLink(path string) (origin, next string) {
-	f, _, err := fsutil.OpenRegular(CheckpointsPath(path), os.O_RDONLY|noFollow, 0)
+	f, _, err := openRegular(CheckpointsPath(path), os.O_RDONLY|noFollow, 0)
 	if err != nil {
 		return "", ""
 	}

@@ -54,7 +54,7 @@ func (l *fileLog) loadSegmentLog(res *sealResult) error {
 	if l.segLog != nil && fi.Size() == l.segSize {
 		return nil
 	}
-	f, _, err := fsutil.OpenRegular(p, os.O_RDWR|noFollow, 0)
+	f, _, err := openRegular(p, os.O_RDWR|noFollow, 0)
 	if err != nil {
 		return err
 	}
@@ -220,7 +220,7 @@ func (l *fileLog) sealSegment(ctx context.Context, seg filesink.Segment, store *
 // writer that opened the path before the rotation may still append its
 // line), closing a torn last line first.
 func (l *fileLog) hashPlainSegment(ctx context.Context, name string, store *hashStore, res *sealResult) (int64, error) {
-	f, err := os.OpenFile(name, os.O_RDWR|os.O_APPEND|noFollow, 0)
+	f, err := openNoFollow(name, os.O_RDWR|os.O_APPEND|noFollow, 0)
 	if errors.Is(err, os.ErrNotExist) {
 		// Compressed meanwhile.
 		return l.hashCompressed(name+filesink.ZstdSuffix, store)
@@ -263,7 +263,7 @@ func (l *fileLog) hashPlainSegment(ctx context.Context, name string, store *hash
 // hashCompressed checks a compressed segment's lines against the store
 // and adds the ones it lacks.
 func (l *fileLog) hashCompressed(name string, store *hashStore) (int64, error) {
-	f, _, err := fsutil.OpenRegular(name, os.O_RDONLY|noFollow, 0)
+	f, _, err := openRegular(name, os.O_RDONLY|noFollow, 0)
 	if err != nil {
 		return 0, err
 	}
@@ -296,7 +296,7 @@ func (l *fileLog) appendSegmentRecord(rec SegmentRecord) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", l.path, err)
 	}
-	f, err := os.OpenFile(SegmentsPath(l.path), os.O_WRONLY|os.O_CREATE|os.O_APPEND|noFollow, 0o600)
+	f, err := openNoFollow(SegmentsPath(l.path), os.O_WRONLY|os.O_CREATE|os.O_APPEND|noFollow, 0o600)
 	if err != nil {
 		return fmt.Errorf("open segment records of %s: %w", l.path, err)
 	}

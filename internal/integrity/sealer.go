@@ -69,6 +69,9 @@ type Sealer struct {
 
 	stop chan struct{}
 	done chan struct{}
+	// endRound cancels the round the loop is running: Close does not wait
+	// for a witness that hangs (its checkpoint is submitted again).
+	endRound context.CancelFunc
 }
 
 // NewSealer returns a sealer; Start runs its interval loop.
@@ -133,10 +136,12 @@ func (s *Sealer) Watch(path string) {
 func (s *Sealer) Start() {
 	s.stop = make(chan struct{})
 	s.done = make(chan struct{})
-	go s.loop()
+	roundCtx, endRound := context.WithCancel(context.Background())
+	s.endRound = endRound
+	go s.loop(roundCtx)
 }
 
-func (s *Sealer) loop() {
+func (s *Sealer) loop(roundCtx context.Context) {
 	defer close(s.done)
 	t := time.NewTicker(s.set.Interval)
 	defer t.Stop()
@@ -145,18 +150,22 @@ func (s *Sealer) loop() {
 		case <-s.stop:
 			return
 		case <-t.C:
-			ctx, cancel := context.WithTimeout(context.Background(), s.set.Interval*10+10*time.Second)
+			ctx, cancel := context.WithTimeout(roundCtx, s.set.Interval*10+10*time.Second)
 			_ = s.SealPending(ctx)
 			cancel()
 		}
 	}
 }
 
-// Close stops the loop and seals what was written since the last round, so
-// a clean shutdown always leaves a checkpoint over the whole file, then
-// lets the owner locks go.
+// Close stops the loop, cancelling the round it runs (a witness request in
+// flight ends at once), and seals what was written since the last round,
+// so a clean shutdown always leaves a checkpoint over the whole file, then
+// lets the owner locks go. That final round submits the newest checkpoints
+// to the witnesses within ctx; one they did not cosign is submitted again
+// at the next start.
 func (s *Sealer) Close(ctx context.Context) error {
 	if s.stop != nil {
+		s.endRound()
 		close(s.stop)
 		<-s.done
 		s.stop = nil
@@ -198,6 +207,9 @@ func (s *Sealer) SealPending(ctx context.Context) error {
 		if err := s.sealPath(ctx, path); err != nil {
 			// The lines stay in the lag: they are not covered.
 			errs = append(errs, err)
+			if ctx.Err() != nil {
+				s.requeue(path, n) // a round cut short: the next one (Close's) seals it
+			}
 			continue
 		}
 		s.mu.Lock()
@@ -210,6 +222,13 @@ func (s *Sealer) SealPending(ctx context.Context) error {
 	}
 	s.forgetIdle(batch)
 	return errors.Join(errs...)
+}
+
+// requeue puts path back among the files the next round seals.
+func (s *Sealer) requeue(path string, n int64) {
+	s.mu.Lock()
+	s.pending[path] += n
+	s.mu.Unlock()
 }
 
 // sealPath seals one file; called with sealMu held.

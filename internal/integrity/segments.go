@@ -14,8 +14,6 @@ import (
 
 	"golang.org/x/mod/sumdb/note"
 	"golang.org/x/mod/sumdb/tlog"
-
-	"github.com/sandboxaudit/sandboxaudit/internal/fsutil"
 )
 
 // SegmentsSuffix names the sidecar that records, for one audit path, each
@@ -261,7 +259,7 @@ func (sl *SegmentLog) matches(ret SegmentRecord) bool {
 // LoadSegmentLog reads the segments sidecar of path; a missing one is an
 // empty log.
 func LoadSegmentLog(path string, v note.Verifier) (*SegmentLog, error) {
-	f, _, err := fsutil.OpenRegular(SegmentsPath(path), os.O_RDONLY|noFollow, 0)
+	f, _, err := openRegular(SegmentsPath(path), os.O_RDONLY|noFollow, 0)
 	if errors.Is(err, os.ErrNotExist) {
 		return &SegmentLog{Retired: map[string]SegmentRecord{}}, nil
 	}

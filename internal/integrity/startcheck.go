@@ -118,7 +118,7 @@ func CheckHistory(path string) error {
 
 // holdsALine reports whether the file at path holds a complete line.
 func holdsALine(path string) bool {
-	f, err := os.OpenFile(path, os.O_RDONLY|noFollow, 0)
+	f, err := openNoFollow(path, os.O_RDONLY|noFollow, 0)
 	if err != nil {
 		return false
 	}

@@ -38,7 +38,7 @@ type storeScratch struct {
 // while appending) is cut back: the records it held are hashed again from
 // the audit file.
 func openStore(path string, scratch *storeScratch) (*hashStore, bool, error) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|noFollow, 0o600)
+	f, err := openNoFollow(path, os.O_RDWR|os.O_CREATE|noFollow, 0o600)
 	if err != nil {
 		return nil, false, fmt.Errorf("open hash store: %w", err)
 	}

@@ -34,7 +34,7 @@ type TrailPart struct {
 // not decode to its end fails a read with a *zstdread.DamagedError; an
 // error reading the file is returned as it is.
 func (p TrailPart) Open() (io.ReadCloser, error) {
-	f, _, err := fsutil.OpenRegular(p.Path, os.O_RDONLY|noFollow, 0)
+	f, _, err := openRegular(p.Path, os.O_RDONLY|noFollow, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -102,7 +102,12 @@ func OpenListedTrail(path string, v note.Verifier, disk []filesink.Segment) *Tra
 	t := &Trail{Path: path}
 	sl, err := LoadSegmentLog(path, v)
 	if err != nil {
-		t.Problems = append(t.Problems, fmt.Sprintf("%s: %v", SegmentsPath(path), err))
+		var link *SymlinkError
+		if errors.As(err, &link) {
+			t.Problems = append(t.Problems, err.Error()) // names the sidecar
+		} else {
+			t.Problems = append(t.Problems, fmt.Sprintf("%s: %v", SegmentsPath(path), err))
+		}
 		if sl == nil {
 			sl = &SegmentLog{Retired: map[string]SegmentRecord{}}
 		}
@@ -208,6 +213,13 @@ type TrailResult struct {
 	// whether the log read extends it.
 	Given    []GivenProof
 	Failures []string
+	// StoreUnused says why the hash store was not read (missing from a
+	// rotated log, a symlink or a FIFO in its place), and StoreDamage why
+	// it does not hold the newest checkpoint's tree. The lines are checked
+	// without it; --alone, --checkpoint after retention and the
+	// collector's next seal need it.
+	StoreUnused string
+	StoreDamage string
 }
 
 // TrailChecker verifies a trail's lines, streamed part by part through
@@ -257,7 +269,7 @@ type partEnd struct {
 
 // NewTrailChecker opens the trail's checkpoints.
 func NewTrailChecker(t *Trail, v note.Verifier) (*TrailChecker, error) {
-	cp, _, err := fsutil.OpenRegular(CheckpointsPath(t.Path), os.O_RDONLY|noFollow, 0)
+	cp, _, err := openRegular(CheckpointsPath(t.Path), os.O_RDONLY|noFollow, 0)
 	if err != nil {
 		return nil, fmt.Errorf("open checkpoints: %w", err)
 	}
@@ -489,5 +501,27 @@ func (c *TrailChecker) Finish() TrailResult {
 	}
 	c.proveSegments()
 	c.proveGiven()
+	c.checkStore()
 	return c.res
+}
+
+// checkStore checks the hash store against the newest checkpoint read.
+// A log without closed segments needs none: the collector hashes its
+// file again.
+func (c *TrailChecker) checkStore() {
+	if c.trail.Alone || c.prev == nil {
+		return
+	}
+	var link *SymlinkError
+	switch err := CheckStore(c.trail.Path, *c.prev); {
+	case err == nil:
+	case errors.Is(err, errNoStore):
+		if c.trail.Log.Closed() > 0 {
+			c.res.StoreUnused = err.Error()
+		}
+	case errors.As(err, &link), errors.Is(err, fsutil.ErrNotRegular):
+		c.res.StoreUnused = err.Error()
+	default:
+		c.res.StoreDamage = err.Error()
+	}
 }

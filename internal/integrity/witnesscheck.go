@@ -12,8 +12,6 @@ import (
 
 	"golang.org/x/mod/sumdb/note"
 	"golang.org/x/mod/sumdb/tlog"
-
-	"github.com/sandboxaudit/sandboxaudit/internal/fsutil"
 )
 
 // WitnessResult is what WitnessCheck found.
@@ -83,7 +81,7 @@ type witnessedRec struct {
 // A missing sidecar is no error: nothing is witnessed.
 func NewWitnessCheck(path string, logKey note.Verifier, witnesses []note.Verifier, quorum int) (*WitnessCheck, error) {
 	w := &WitnessCheck{logKey: logKey, witnesses: note.VerifierList(witnesses...), quorum: quorum, vouched: map[string]int64{}}
-	f, _, err := fsutil.OpenRegular(WitnessedPath(path), os.O_RDONLY|noFollow, 0)
+	f, _, err := openRegular(WitnessedPath(path), os.O_RDONLY|noFollow, 0)
 	switch {
 	case err == nil:
 		w.file, w.notes = f, NewNoteReader(f)

@@ -133,7 +133,7 @@ func (s *Sealer) setWitnessed(path string, n int64, upToDate bool) {
 // loadWitnessed returns last's size when the witnessed sidecar records it
 // cosigned by the quorum (so a restart does not submit it again), else 0.
 func (s *Sealer) loadWitnessed(path string, last Checkpoint) int64 {
-	f, err := os.OpenFile(WitnessedPath(path), os.O_RDONLY|noFollow, 0)
+	f, err := openNoFollow(WitnessedPath(path), os.O_RDONLY|noFollow, 0)
 	if err != nil {
 		return 0
 	}
@@ -167,7 +167,7 @@ func ProveFromStore(path string, n, old int64) (tlog.TreeProof, error) {
 // appendWitnessed appends signed with the cosignature lines to the
 // witnessed sidecar, synced.
 func appendWitnessed(path string, signed []byte, cosigs [][]byte) error {
-	f, err := os.OpenFile(WitnessedPath(path), os.O_WRONLY|os.O_CREATE|os.O_APPEND|noFollow, 0o600)
+	f, err := openNoFollow(WitnessedPath(path), os.O_WRONLY|os.O_CREATE|os.O_APPEND|noFollow, 0o600)
 	if err != nil {
 		return fmt.Errorf("open witnessed sidecar: %w", err)
 	}
@@ -178,7 +178,7 @@ func appendWitnessed(path string, signed []byte, cosigs [][]byte) error {
 // proveFromStore proves the tree of size n consistent with the tree of
 // size old from the file's hash store.
 func proveFromStore(path string, n, old int64) (tlog.TreeProof, error) {
-	f, err := os.OpenFile(StorePath(path), os.O_RDONLY|noFollow, 0)
+	f, err := openNoFollow(StorePath(path), os.O_RDONLY|noFollow, 0)
 	if err != nil {
 		return nil, fmt.Errorf("open hash store: %w", err)
 	}

@@ -90,8 +90,9 @@ func logTime(ts auditevent.Timestamp) pcommon.Timestamp {
 // The raw exec output comes back from the bytes attributes (a standard base64
 // string is accepted too). A malformed output attribute is left out, as the
 // span mapping leaves it out (losing the operation's record over its output
-// would be worse): the event comes back without it, and dropped says which
-// (a *spanmap.AttrError, naming the attribute only).
+// would be worse): the event comes back without it and without that
+// stream's text, and dropped says which (a *spanmap.AttrError, naming the
+// attribute only).
 func FromLogRecord(lr plog.LogRecord) (e auditevent.Event, dropped, err error) {
 	return fromLogRecord(lr, auditevent.DecodeOptions{})
 }
@@ -117,21 +118,49 @@ func fromLogRecord(lr plog.LogRecord, opts auditevent.DecodeOptions) (e auditeve
 	if e.Phase != phase {
 		return auditevent.Event{}, nil, fmt.Errorf("%s log record holds a %s event", lr.EventName(), e.Phase)
 	}
-	attrs := lr.Attributes()
+	out, errOut := rawValues(lr.Attributes())
 	var badOut, badErr error
-	e.StdoutBytes, badOut = rawOutput(attrs, semconv.AttrExecStdoutBytes)
-	e.StderrBytes, badErr = rawOutput(attrs, semconv.AttrExecStderrBytes)
+	e.StdoutBytes, badOut = rawOutput(out, semconv.AttrExecStdoutBytes)
+	e.StderrBytes, badErr = rawOutput(errOut, semconv.AttrExecStderrBytes)
+	// Malformed raw output takes the text it was sent to replace along, as
+	// in the span mapping.
+	if badOut != nil {
+		e.Stdout = nil
+	}
+	if badErr != nil {
+		e.Stderr = nil
+	}
 	return e, errors.Join(badOut, badErr), nil
 }
 
-// rawOutput reads the raw exec output attribute key; absent is no output,
-// and so is a malformed one, for which it says why.
-func rawOutput(attrs pcommon.Map, key string) ([]byte, error) {
-	v, ok := attrs.Get(key)
-	if !ok {
+// attr is an attribute's value, if present.
+type attr struct {
+	v  pcommon.Value
+	ok bool
+}
+
+// rawValues returns the last copy of each raw output attribute. OTLP can
+// name a key more than once; the span mapping reads the last copy, and so
+// does this, while pcommon.Map's Get would return the first.
+func rawValues(attrs pcommon.Map) (stdout, stderr attr) {
+	for k, v := range attrs.All() {
+		switch k {
+		case semconv.AttrExecStdoutBytes:
+			stdout = attr{v, true}
+		case semconv.AttrExecStderrBytes:
+			stderr = attr{v, true}
+		}
+	}
+	return stdout, stderr
+}
+
+// rawOutput reads the raw exec output a of attribute key; absent is no
+// output, and so is a malformed one, for which it says why.
+func rawOutput(a attr, key string) ([]byte, error) {
+	if !a.ok {
 		return nil, nil
 	}
-	b, err := spanmap.DecodeExecOutput(v)
+	b, err := spanmap.DecodeExecOutput(a.v)
 	if err != nil {
 		return nil, &spanmap.AttrError{Attr: key, Msg: "output dropped", Err: err}
 	}

@@ -280,26 +280,26 @@ func (as *attrSet) eventID(i int, traceID pcommon.TraceID, spanID pcommon.SpanID
 	return as.derived.id(phase)
 }
 
-// output reads raw exec output; a malformed value is dropped and counted.
-func (as *attrSet) output(i int, st *Stats) []byte {
-	if !as.has[i] {
-		return nil
+// output reads a stream's raw exec output (slot raw) and its decoded text
+// (slot text). A malformed value is dropped and counted; malformed raw
+// output drops the text too, which the raw bytes were sent to replace, so
+// no output is written that the producer's bytes did not give (the
+// sandboxaudit processor drops both alike).
+func (as *attrSet) output(raw, text int, st *Stats) ([]byte, *string) {
+	var b []byte
+	if as.has[raw] {
+		var err error
+		if b, err = DecodeExecOutput(as.v[raw]); err != nil {
+			st.ignored(attrErr(attrNames[raw], "output dropped", err))
+			return nil, nil
+		}
 	}
-	b, err := DecodeExecOutput(as.v[i])
-	if err != nil {
-		st.ignored(attrErr(attrNames[i], "output dropped", err))
-		return nil
-	}
-	return b
-}
-
-func (as *attrSet) outputText(i int, st *Stats) *string {
-	s, err := as.optStr(i)
+	s, err := as.optStr(text)
 	if err != nil {
 		st.ignored(err)
-		return nil
+		return b, nil
 	}
-	return s
+	return b, s
 }
 
 // Span time fields, as OTLP names them.

@@ -434,9 +434,7 @@ func (as *attrSet) finishFields(e *auditevent.Event, span ptrace.Span, st *Stats
 		}
 	}
 
-	e.StdoutBytes = as.output(aStdoutBytes, st)
-	e.StderrBytes = as.output(aStderrBytes, st)
-	e.Stdout = as.outputText(aStdout, st)
-	e.Stderr = as.outputText(aStderr, st)
+	e.StdoutBytes, e.Stdout = as.output(aStdoutBytes, aStdout, st)
+	e.StderrBytes, e.Stderr = as.output(aStderrBytes, aStderr, st)
 	return nil
 }

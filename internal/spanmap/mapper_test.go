@@ -497,6 +497,16 @@ func TestForgivenAttributes(t *testing.T) {
 			},
 		},
 		{
+			name:  "invalid base64 output takes its text along",
+			attrs: map[string]any{semconv.AttrExecStdoutBytes: "not base64!", semconv.AttrExecStdout: "stale", semconv.AttrExecStderr: "kept"},
+			attr:  semconv.AttrExecStdoutBytes,
+			check: func(t *testing.T, _, finish auditevent.Event) {
+				assert.Nil(t, finish.StdoutBytes)
+				assert.Nil(t, finish.Stdout, "text the raw bytes were to replace")
+				assert.Equal(t, "kept", *finish.Stderr)
+			},
+		},
+		{
 			name:  "output of the wrong type is dropped",
 			attrs: map[string]any{semconv.AttrExecStderrBytes: int64(5)},
 			attr:  semconv.AttrExecStderrBytes,

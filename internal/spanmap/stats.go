@@ -32,7 +32,8 @@ type Stats struct {
 	//     a newer SDK): error_code becomes null, the other error fields stay;
 	//   - sandbox.exec.stdout_bytes / stderr_bytes (and the
 	//     sandbox.exec.stdout / stderr strings) of the wrong type or with
-	//     invalid base64: that output is dropped. Exec output reaches a file
+	//     invalid base64: that output is dropped, and malformed raw output
+	//     takes the stream's text along. Exec output reaches a file
 	//     only when the payload policy asks for it; losing the operation's
 	//     record over it would be worse.
 	Ignored     int

@@ -47,3 +47,38 @@ func TestLockFileRemovedStillRefusesASecondOwner(t *testing.T) {
 	require.NoError(t, err, "Close lets the next owner in")
 	require.NoError(t, again.Close())
 }
+
+// TestSpoolAndLockRemovedStillRefusesASecondOwner: the spool file and its
+// .lock file both removed while a spool is open, before anything was
+// appended (a cleaner of files that look unused). Each flock is on a file
+// no longer at the path, so a second Open would make both anew and hold
+// them; it must be refused all the same, while the first is open.
+func TestSpoolAndLockRemovedStillRefusesASecondOwner(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "spool.jsonl")
+	s, _ := checkedSpool(t, path)
+	require.NoError(t, os.Remove(path))
+	require.NoError(t, os.Remove(path+".lock"))
+	other, err := Open(context.Background(), Options{Path: path})
+	if err == nil {
+		_ = other.Close()
+	}
+	require.ErrorIs(t, err, ErrLocked)
+
+	// The whole directory removed, the spool's lines not written back yet,
+	// and a path to it through a link.
+	require.NoError(t, os.RemoveAll(filepath.Dir(path)))
+	link := filepath.Join(t.TempDir(), "link")
+	require.NoError(t, os.Symlink(filepath.Dir(path), link))
+	for _, p := range []string{path, filepath.Join(link, filepath.Base(path))} {
+		other, err = Open(context.Background(), Options{Path: p})
+		if err == nil {
+			_ = other.Close()
+		}
+		require.ErrorIs(t, err, ErrLocked, p)
+	}
+
+	require.NoError(t, s.Close())
+	again, err := Open(context.Background(), Options{Path: path})
+	require.NoError(t, err, "Close lets the next owner in")
+	require.NoError(t, again.Close())
+}

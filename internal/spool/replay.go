@@ -342,16 +342,38 @@ func (s *Spool) rewrite() error {
 	if err != nil {
 		return err
 	}
+	// The rename goes by name: a file planted at the temporary name before
+	// it would become the spool in silence, its lines replayed after a
+	// restart. Only the directory's writers can plant one, and they could
+	// replace the spool itself as well; the checks make either show.
+	if !s.namesFile(s.compactPath, tmp) {
+		return fmt.Errorf("%s was replaced while the spool was written into it; the spool file is kept as it was", s.compactPath)
+	}
 	if err := os.Rename(s.compactPath, s.path); err != nil {
 		return err
 	}
 	done = true
 	s.takeFileLocked(tmp, ino, s.end-ack) // the old file was renamed over
+	if !s.namesFile(s.path, tmp) {
+		// The open file holds the lines; appends are refused as for a
+		// path taken by another file (pathGoneLocked).
+		return fmt.Errorf("spool %s, renamed into place from %s, %w", s.path, s.compactPath, errPathTaken)
+	}
 	if err := fsutil.SyncDir(filepath.Dir(s.path)); err != nil {
 		s.sidecarStale = true
 		return err
 	}
 	return s.saveStartOffsetLocked()
+}
+
+// namesFile reports whether the name (not followed) is the open file f.
+func (s *Spool) namesFile(name string, f *os.File) bool {
+	at, err := s.lstatFn(name)
+	if err != nil {
+		return false
+	}
+	own, err := f.Stat()
+	return err == nil && os.SameFile(at, own)
 }
 
 // takeFileLocked makes nf, with inode ino, the spool's file in place of the

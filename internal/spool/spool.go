@@ -107,6 +107,7 @@ type Spool struct {
 	maxSize, compactBytes         int64
 	maxLine                       int
 	lock                          *os.File
+	owner                         *ownerName // held while open (owner_linux.go)
 	recovery                      Recovery
 	adopt, adoptValid             bool // Options.Adopt, Options.AdoptValid
 	check                         func([]byte) error
@@ -138,7 +139,8 @@ type Spool struct {
 	// put failing or slow ones here.
 	writeFn func(*os.File, []byte) (int, error)
 	syncFn  func(*os.File) error
-	// lstatFn is lstat(2) of the spool's path (see pathGoneLocked).
+	// lstatFn is lstat(2) of the spool's path (see pathGoneLocked) and of
+	// the compacted file's (see rewrite).
 	lstatFn func(string) (os.FileInfo, error)
 }
 
@@ -202,11 +204,16 @@ func Open(ctx context.Context, opts Options) (*Spool, error) {
 	if s.lock, err = lockOwner(path + ".lock"); err != nil {
 		return nil, err
 	}
+	if s.owner, err = holdOwnerName(path); err != nil {
+		_ = s.lock.Close()
+		return nil, err
+	}
 	if err := s.open(); err != nil {
 		if s.f != nil {
 			_ = s.f.Close()
 		}
 		_ = s.lock.Close()
+		_ = s.owner.release()
 		return nil, err
 	}
 	return s, nil
@@ -542,6 +549,9 @@ func (s *Spool) Close() error {
 	err := s.f.Close()
 	if lerr := s.lock.Close(); err == nil {
 		err = lerr
+	}
+	if oerr := s.owner.release(); err == nil {
+		err = oerr
 	}
 	if err != nil {
 		return fmt.Errorf("spool %s: close: %w", s.path, err)

@@ -115,7 +115,7 @@ func (c *Controller) Read(req *http.Request, rb *Body) error {
 	if c.small(req) {
 		rb.pool, rb.small = c.smalls, true
 	}
-	if err := rb.readFrom(req.Body); err != nil {
+	if err := rb.readFrom(decodedReader(req)); err != nil {
 		return rb.fail(err)
 	}
 	if c.settings.Snappy && req.Header.Get("Content-Encoding") == EncodingSnappy {

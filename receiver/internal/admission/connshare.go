@@ -22,8 +22,9 @@ import (
 // holding every connection with requests, which pacing ends, cannot
 // either.
 type ConnListener struct {
-	inner net.Listener
-	max   int
+	inner   net.Listener
+	max     int
+	onEvict func(reason string, client netip.Addr)
 
 	mu       sync.Mutex
 	open     int
@@ -53,14 +54,24 @@ func (c *sharedConn) Close() error {
 	return err
 }
 
+// Why a connection was closed to make room: idle between requests, or new
+// (no request read yet).
+const (
+	EvictedIdle = "idle"
+	EvictedNew  = "new"
+)
+
 // NewConnListener shares limit connections of inner between addresses.
-func NewConnListener(inner net.Listener, limit int) *ConnListener {
+// onEvict, if not nil, is told each connection closed to make room, with
+// EvictedIdle or EvictedNew and the address it counted to.
+func NewConnListener(inner net.Listener, limit int, onEvict func(reason string, client netip.Addr)) *ConnListener {
 	l := &ConnListener{
-		inner:  inner,
-		max:    limit,
-		byAddr: map[netip.Addr][]*sharedConn{},
-		signal: make(chan struct{}, 1),
-		done:   make(chan struct{}),
+		inner:   inner,
+		max:     limit,
+		onEvict: onEvict,
+		byAddr:  map[netip.Addr][]*sharedConn{},
+		signal:  make(chan struct{}, 1),
+		done:    make(chan struct{}),
 	}
 	go l.acceptLoop()
 	return l
@@ -151,8 +162,9 @@ func (l *ConnListener) acceptLoop() {
 func (l *ConnListener) place(c *sharedConn) {
 	l.mu.Lock()
 	var evicted *sharedConn
+	var reason string
 	if !l.closed && l.open >= l.max {
-		evicted = l.victimLocked(c.addr)
+		evicted, reason = l.victimLocked(c.addr)
 	}
 	switch {
 	case l.closed:
@@ -176,6 +188,9 @@ func (l *ConnListener) place(c *sharedConn) {
 	l.mu.Unlock()
 	if evicted != nil {
 		_ = evicted.Close()
+		if l.onEvict != nil {
+			l.onEvict(reason, evicted.addr)
+		}
 	}
 	l.wake()
 }
@@ -183,26 +198,25 @@ func (l *ConnListener) place(c *sharedConn) {
 // victimLocked is the connection a newcomer from addr takes the place of:
 // of the address holding the most among those holding at least two more
 // than addr, the oldest idle between requests, else the oldest new one;
-// nil if none has either. A request in flight is never cut: it ends,
+// nil if none has either. The reason is EvictedIdle or EvictedNew. A request in flight is never cut: it ends,
 // paced, within read_timeout. An idle one goes first because its client
 // retries on a keep-alive connection the server closed, while a new one
 // may be sending its first request's headers.
-func (l *ConnListener) victimLocked(addr netip.Addr) *sharedConn {
-	var victim *sharedConn
+func (l *ConnListener) victimLocked(addr netip.Addr) (victim *sharedConn, reason string) {
 	most := len(l.byAddr[addr]) + 1
 	for _, cs := range l.byAddr {
 		if len(cs) <= most {
 			continue
 		}
-		i := slices.IndexFunc(cs, func(c *sharedConn) bool { return c.state == http.StateIdle })
+		i, r := slices.IndexFunc(cs, func(c *sharedConn) bool { return c.state == http.StateIdle }), EvictedIdle
 		if i < 0 {
-			i = slices.IndexFunc(cs, func(c *sharedConn) bool { return c.state == http.StateNew })
+			i, r = slices.IndexFunc(cs, func(c *sharedConn) bool { return c.state == http.StateNew }), EvictedNew
 		}
 		if i >= 0 {
-			victim, most = cs[i], len(cs)
+			victim, reason, most = cs[i], r, len(cs)
 		}
 	}
-	return victim
+	return victim, reason
 }
 
 func (l *ConnListener) admitLocked(c *sharedConn) {

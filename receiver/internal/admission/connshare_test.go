@@ -4,6 +4,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/netip"
 	"sync"
 	"testing"
 	"time"
@@ -30,7 +31,7 @@ func TestConnListenerEvictsWhileClosing(t *testing.T) {
 	inner, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	const limit = 4
-	l := NewConnListener(inner, limit)
+	l := NewConnListener(inner, limit, nil)
 	t.Cleanup(func() { _ = l.Close() })
 
 	accept := func() net.Conn {
@@ -67,7 +68,7 @@ func TestConnListenerEvictsWhileClosing(t *testing.T) {
 func TestConnListenerWaitingGoesFirstByFewest(t *testing.T) {
 	inner, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
-	l := NewConnListener(inner, 2)
+	l := NewConnListener(inner, 2, nil)
 	t.Cleanup(func() { _ = l.Close() })
 
 	dialFrom(t, l, "127.0.0.2")
@@ -109,7 +110,7 @@ func waitWaiting(t *testing.T, l *ConnListener, n int) {
 func TestConnListenerClosedClosesLateArrivals(t *testing.T) {
 	inner, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
-	l := NewConnListener(inner, 1)
+	l := NewConnListener(inner, 1, nil)
 	require.NoError(t, l.Close())
 	client, server := net.Pipe()
 	t.Cleanup(func() { _ = client.Close() })
@@ -127,7 +128,7 @@ func TestConnListenerClosedClosesLateArrivals(t *testing.T) {
 // connection without a request in flight only; while all have one, it
 // waits, and it goes first once one closes.
 func TestConnListenerNeverCutsARequest(t *testing.T) {
-	l, held := fullFromOneAddress(t)
+	l, held := fullFromOneAddress(t, nil)
 	for _, c := range held {
 		l.ConnState(c, http.StateActive)
 	}
@@ -157,9 +158,16 @@ func TestConnListenerNeverCutsARequest(t *testing.T) {
 // TestConnListenerTakesAnIdleConnectionFirst: of an address's connections
 // without a request in flight, a newcomer takes the place of one idle
 // between requests (its client retries there) before a new one, which may
-// be sending its first request's headers.
+// be sending its first request's headers. Each is reported with its state
+// and address.
 func TestConnListenerTakesAnIdleConnectionFirst(t *testing.T) {
-	l, held := fullFromOneAddress(t)
+	var mu sync.Mutex
+	var evicted []string
+	l, held := fullFromOneAddress(t, func(reason string, client netip.Addr) {
+		mu.Lock()
+		defer mu.Unlock()
+		evicted = append(evicted, reason+" "+client.String())
+	})
 	// The oldest is new (no request read yet); the youngest is idle.
 	l.ConnState(held[0], http.StateNew)
 	l.ConnState(held[1], http.StateActive)
@@ -174,15 +182,25 @@ func TestConnListenerTakesAnIdleConnectionFirst(t *testing.T) {
 	_ = held[2].SetReadDeadline(time.Now().Add(time.Minute))
 	_, err = held[2].Read(make([]byte, 1))
 	assert.ErrorIs(t, err, net.ErrClosed, "the idle connection was closed")
+
+	// The first client still holds two: a fourth address takes the new
+	// one's place.
+	dialFrom(t, l, "127.0.0.4")
+	_, err = l.Accept()
+	require.NoError(t, err)
+	mu.Lock()
+	defer mu.Unlock()
+	assert.Equal(t, []string{EvictedIdle + " 127.0.0.2", EvictedNew + " 127.0.0.2"}, evicted)
 }
 
 // fullFromOneAddress is a listener of three places, all held by
-// 127.0.0.2, and the connections it accepted for them.
-func fullFromOneAddress(t *testing.T) (*ConnListener, []net.Conn) {
+// 127.0.0.2, and the connections it accepted for them;
+// onEvict, if not nil, is told the connections it closes to make room.
+func fullFromOneAddress(t *testing.T, onEvict func(string, netip.Addr)) (*ConnListener, []net.Conn) {
 	t.Helper()
 	inner, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
-	l := NewConnListener(inner, 3)
+	l := NewConnListener(inner, 3, onEvict)
 	t.Cleanup(func() { _ = l.Close() })
 	var held []net.Conn
 	for range 3 {

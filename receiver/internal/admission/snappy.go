@@ -2,7 +2,8 @@ package admission // import "github.com/sandboxaudit/sandboxaudit/receiver/inter
 
 import (
 	"bytes"
-	"fmt"
+	"errors"
+	"io"
 	"net/http"
 
 	"github.com/golang/snappy"
@@ -23,12 +24,12 @@ const snappyFraming = "\xff\x06\x00\x00sNaPpY"
 func (rb *Body) inflateSnappy() error {
 	if bytes.HasPrefix(rb.b, []byte(snappyFraming)) {
 		return rb.replace(func(nb *Body) error {
-			return nb.readFrom(snappy.NewReader(bytes.NewReader(rb.b)))
+			return nb.readFrom(snappyFramed{snappy.NewReader(bytes.NewReader(rb.b))})
 		})
 	}
 	n, err := snappy.DecodedLen(rb.b)
 	if err != nil {
-		return rb.fail(fmt.Errorf("Content-Encoding: %w", err))
+		return rb.fail(&DecodeError{Encoding: EncodingSnappy, Err: err})
 	}
 	if int64(n) > rb.c.settings.MaxBodyBytes {
 		return rb.fail(&http.MaxBytesError{Limit: rb.c.settings.MaxBodyBytes})
@@ -44,7 +45,7 @@ func (rb *Body) inflateSnappy() error {
 		}
 		out, err := snappy.Decode(make([]byte, n), rb.b)
 		if err != nil {
-			return fmt.Errorf("Content-Encoding: %w", err)
+			return &DecodeError{Encoding: EncodingSnappy, Err: err}
 		}
 		nb.b = out
 		return nil
@@ -65,4 +66,15 @@ func (rb *Body) replace(inflate func(nb *Body) error) error {
 	}
 	*rb = nb
 	return nil
+}
+
+// snappyFramed reads a framed snappy stream, its errors DecodeErrors.
+type snappyFramed struct{ r io.Reader }
+
+func (f snappyFramed) Read(p []byte) (int, error) {
+	n, err := f.r.Read(p)
+	if err != nil && !errors.Is(err, io.EOF) {
+		err = decodeError(EncodingSnappy, err)
+	}
+	return n, err
 }

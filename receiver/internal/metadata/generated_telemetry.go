@@ -28,17 +28,18 @@ func Tracer(settings component.TelemetrySettings) trace.Tracer {
 // TelemetryBuilder provides an interface for components to report telemetry
 // as defined in metadata and user config.
 type TelemetryBuilder struct {
-	meter                                 metric.Meter
-	mu                                    sync.Mutex
-	registrations                         []metric.Registration
-	SandboxauditReceiverDuplicatesDropped metric.Int64Counter
-	SandboxauditReceiverEventsAccepted    metric.Int64Counter
-	SandboxauditReceiverEventsRefused     metric.Int64Counter
-	SandboxauditReceiverPairsPending      metric.Int64ObservableGauge
-	SandboxauditReceiverPairsTimedOut     metric.Int64Counter
-	SandboxauditReceiverRequests          metric.Int64Counter
-	SandboxauditReceiverSpansDropped      metric.Int64Counter
-	SandboxauditReceiverSpansSkipped      metric.Int64Counter
+	meter                                  metric.Meter
+	mu                                     sync.Mutex
+	registrations                          []metric.Registration
+	SandboxauditReceiverConnectionsEvicted metric.Int64Counter
+	SandboxauditReceiverDuplicatesDropped  metric.Int64Counter
+	SandboxauditReceiverEventsAccepted     metric.Int64Counter
+	SandboxauditReceiverEventsRefused      metric.Int64Counter
+	SandboxauditReceiverPairsPending       metric.Int64ObservableGauge
+	SandboxauditReceiverPairsTimedOut      metric.Int64Counter
+	SandboxauditReceiverRequests           metric.Int64Counter
+	SandboxauditReceiverSpansDropped       metric.Int64Counter
+	SandboxauditReceiverSpansSkipped       metric.Int64Counter
 }
 
 // TelemetryBuilderOption applies changes to default builder.
@@ -96,6 +97,12 @@ func NewTelemetryBuilder(settings component.TelemetrySettings, options ...Teleme
 	}
 	builder.meter = Meter(settings)
 	var err, errs error
+	builder.SandboxauditReceiverConnectionsEvicted, err = builder.meter.Int64Counter(
+		"otelcol_sandboxaudit_receiver_connections_evicted",
+		metric.WithDescription("Number of connections closed at max_connections to make room for one of another client address, by the state of the closed one [Alpha]"),
+		metric.WithUnit("{connection}"),
+	)
+	errs = errors.Join(errs, err)
 	builder.SandboxauditReceiverDuplicatesDropped, err = builder.meter.Int64Counter(
 		"otelcol_sandboxaudit_receiver_duplicates_dropped",
 		metric.WithDescription("Number of events dropped because their event_id was already delivered [Alpha]"),

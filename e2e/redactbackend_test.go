@@ -1,0 +1,99 @@
+package e2e
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+	"go.opentelemetry.io/collector/pdata/ptrace/ptraceotlp"
+
+	"github.com/sandboxaudit/sandboxaudit/internal/testutil/redacttest"
+)
+
+// oddlyTypedSecretSpan is a sandbox exec span whose data is an OTLP map,
+// whose error message is bytes and whose stderr text is a list, with the
+// error also recorded as an exception event, as an OTel SDK records it.
+func oddlyTypedSecretSpan(t *testing.T) []byte {
+	t.Helper()
+	td := ptrace.NewTraces()
+	sp := td.ResourceSpans().AppendEmpty().ScopeSpans().AppendEmpty().Spans().AppendEmpty()
+	sp.SetName("sandbox.exec")
+	sp.SetTraceID(pcommon.TraceID{0x5e, 0x1d, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14})
+	sp.SetSpanID(pcommon.SpanID{0x5e, 0x1d, 1, 2, 3, 4, 5, 6})
+	start := time.Date(2026, 3, 14, 15, 9, 30, 0, time.UTC)
+	sp.SetStartTimestamp(pcommon.NewTimestampFromTime(start))
+	sp.SetEndTimestamp(pcommon.NewTimestampFromTime(start.Add(time.Second)))
+	sp.Status().SetCode(ptrace.StatusCodeError)
+	sp.Status().SetMessage("ExecError: " + redacttest.Text())
+	a := sp.Attributes()
+	a.PutStr("sandbox.operation", "exec")
+	a.PutStr("sandbox.session.id", "5e1c2a8e-0000-4000-8000-00000000a003")
+	env := map[string]any{}
+	for k, v := range redacttest.Env() {
+		env[k] = v
+	}
+	require.NoError(t, a.PutEmptyMap("sandbox.start_data").FromRaw(map[string]any{"env": env}))
+	a.PutEmptyBytes("sandbox.error.message").FromRaw([]byte(redacttest.Text()))
+	require.NoError(t, a.PutEmptySlice("sandbox.exec.stderr").FromRaw([]any{redacttest.Text()}))
+	ev := sp.Events().AppendEmpty()
+	ev.SetName("exception")
+	ev.Attributes().PutStr("exception.message", redacttest.Text())
+	ev.Attributes().PutStr("exception.stacktrace", "Traceback (most recent call last):\nExecError: "+redacttest.Text())
+	body, err := ptraceotlp.NewExportRequestFromTraces(td).MarshalProto()
+	require.NoError(t, err)
+	return body
+}
+
+// TestBackendGetsNoSecretOfAnOddlyTypedSpan: a sandbox span that carries
+// its data, error and output as a map, bytes and a list (removed), and its
+// error in an exception event (redacted), reaches a tracing backend behind
+// the processor without any of its secrets.
+func TestBackendGetsNoSecretOfAnOddlyTypedSpan(t *testing.T) {
+	requireE2E(t)
+	dir := t.TempDir()
+	otlpAddr := freeAddr(t)
+	cfg := fmt.Sprintf(`receivers:
+  otlp:
+    protocols:
+      http:
+        endpoint: %s
+processors:
+  sandboxaudit:
+    payload_policy:
+      include_exec_output: true
+      redact:
+        patterns: ['%s']
+        keys: [%s]
+exporters:
+  debug:
+    verbosity: detailed
+service:
+  telemetry:
+    metrics:
+      level: none
+  pipelines:
+    traces:
+      receivers: [otlp]
+      processors: [sandboxaudit]
+      exporters: [debug]
+`, otlpAddr, redacttest.UserPattern, redacttest.UserKey)
+	col := startCollector(t, "collector", dir, cfg, otlpAddr)
+	postOTLP(t, otlpAddr, oddlyTypedSecretSpan(t))
+	waitLogCount(t, col.log, "exception.stacktrace", 1)
+	col.stop(t)
+
+	logText := string(mustRead(t, col.log))
+	for _, secret := range redacttest.Secrets() {
+		assert.NotContains(t, logText, secret, "debug exporter output")
+	}
+	for _, attr := range []string{"sandbox.start_data", "sandbox.error.message", "sandbox.exec.stderr"} {
+		assert.NotContains(t, logText, "-> "+attr+":", "%s is removed: it is not text", attr)
+	}
+	for _, attr := range []string{"exception.message", "exception.stacktrace"} {
+		assert.Regexp(t, `(?s)`+attr+`: Str\(.{0,80}?\[REDACTED:`, logText, attr)
+	}
+}

@@ -1,0 +1,134 @@
+package admission // import "github.com/sandboxaudit/sandboxaudit/receiver/internal/admission"
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"sync"
+)
+
+// DecodeError is a compressed body whose bytes arrived but do not decode
+// as its Content-Encoding says.
+type DecodeError struct {
+	Encoding string // one of knownEncodings, or "" when the header said another
+	Err      error
+}
+
+func (e *DecodeError) Error() string {
+	if e.Encoding == "" {
+		return "cannot decompress it (Content-Encoding): " + e.Err.Error()
+	}
+	return "cannot decompress it as Content-Encoding " + e.Encoding + ": " + e.Err.Error()
+}
+
+func (e *DecodeError) Unwrap() error { return e.Err }
+
+// knownEncodings are the codings a message may name: the header is the
+// client's, and only a value from this list is repeated back.
+var knownEncodings = [...]string{"gzip", "deflate", "zlib", "zstd", "lz4", "snappy", "x-snappy-framed"}
+
+// encodedBody is a compressed body as it arrives, beneath its decoder: it
+// keeps the first error reading it, so that an error of the decoded body
+// can be laid at the transfer's door (cut short, too slow) or the
+// decoder's.
+type encodedBody struct {
+	io.ReadCloser
+	encoding string
+
+	mu  sync.Mutex // a decoder may read from a goroutine of its own
+	err error
+}
+
+func (b *encodedBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if err != nil && !errors.Is(err, io.EOF) {
+		b.mu.Lock()
+		if b.err == nil {
+			b.err = err
+		}
+		b.mu.Unlock()
+	}
+	return n, err
+}
+
+// blame is the error to answer for err, an error reading the decoded
+// body: the transfer's own error if the compressed bytes failed to
+// arrive, err itself if the decoded body is over max_request_body_size,
+// else a DecodeError.
+func (b *encodedBody) blame(err error) error {
+	b.mu.Lock()
+	raw := b.err
+	b.mu.Unlock()
+	if raw != nil {
+		return raw
+	}
+	return decodeError(b.encoding, err)
+}
+
+// decodeError wraps err, an error of a decoder, in a DecodeError, unless
+// it is a bound's (the budget's, max_request_body_size's).
+func decodeError(encoding string, err error) error {
+	if _, ok := errors.AsType[*http.MaxBytesError](err); ok || errors.Is(err, ErrOverBudget) {
+		return err
+	}
+	return &DecodeError{Encoding: encoding, Err: err}
+}
+
+type encodedKey struct{}
+
+// TrackEncoding returns req with its body, if compressed, watched beneath
+// the decoder (for Read and DecodeFailure). It must run before the
+// decoder replaces the body and drops the Content-Encoding header.
+func TrackEncoding(req *http.Request) *http.Request {
+	if !compressed(req) || req.Body == nil || req.Body == http.NoBody {
+		return req
+	}
+	b := &encodedBody{ReadCloser: req.Body, encoding: known(req.Header.Get("Content-Encoding"))}
+	req = req.WithContext(context.WithValue(req.Context(), encodedKey{}, b))
+	req.Body = b
+	return req
+}
+
+// DecodeFailure is the error to answer for err, the error of a decoder
+// that could not start on req's body (see TrackEncoding; an empty body is
+// not watched, and its error is the decoder's).
+func DecodeFailure(req *http.Request, err error) error {
+	if b, _ := req.Context().Value(encodedKey{}).(*encodedBody); b != nil {
+		return b.blame(err)
+	}
+	return decodeError(known(req.Header.Get("Content-Encoding")), err)
+}
+
+// decodedBody is the decoded body of an encodedBody: its errors are
+// blamed on what caused them.
+type decodedBody struct {
+	io.Reader
+	enc *encodedBody
+}
+
+func (d decodedBody) Read(p []byte) (int, error) {
+	n, err := d.Reader.Read(p)
+	if err != nil && !errors.Is(err, io.EOF) {
+		err = d.enc.blame(err)
+	}
+	return n, err
+}
+
+// decodedReader is req's body, its errors blamed as decodedBody's when the
+// body is compressed and watched.
+func decodedReader(req *http.Request) io.Reader {
+	if b, _ := req.Context().Value(encodedKey{}).(*encodedBody); b != nil {
+		return decodedBody{Reader: req.Body, enc: b}
+	}
+	return req.Body
+}
+
+func known(encoding string) string {
+	for _, k := range knownEncodings {
+		if encoding == k {
+			return k
+		}
+	}
+	return ""
+}
