@@ -139,7 +139,7 @@ func readKeys(attrs pcommon.Map) spanKeys {
 		k.op = opVal.AsString()
 		k.sandboxOp = opVal.Type() == pcommon.ValueTypeStr && auditevent.IsOp(k.op)
 	}
-	k.writable = auditevent.IsOp(k.op) && k.hasSession && session.Type() == pcommon.ValueTypeStr &&
+	k.writable = k.sandboxOp && k.hasSession && session.Type() == pcommon.ValueTypeStr &&
 		validUUID(session.Str())
 	return k
 }
