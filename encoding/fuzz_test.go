@@ -71,7 +71,7 @@ func FuzzUnmarshalTraces(f *testing.F) {
 		}
 		var want []string
 		canonical := true
-		for _, line := range ndjsonLines(msg) {
+		for _, line := range ndjson.Lines(msg) {
 			ev, err := auditevent.Decode(line)
 			require.NoError(t, err)
 			want = append(want, string(auditevent.AppendJSON(nil, &ev)))
@@ -100,12 +100,4 @@ func FuzzUnmarshalTraces(f *testing.F) {
 		}
 		require.Empty(t, left, "lines of the message lost")
 	})
-}
-
-func ndjsonLines(msg []byte) [][]byte {
-	var out [][]byte
-	for _, text := range ndjson.Lines(msg) {
-		out = append(out, text)
-	}
-	return out
 }

@@ -68,23 +68,18 @@ var streams = [...]output{
 // copy, the one the exporter's mapping reads.
 func (p *spanPolicy) apply(span ptrace.Span, cuts *redact.Counts) {
 	attrs := span.Attributes()
-	if !governed(attrs) {
+	k := readKeys(attrs)
+	if !k.governed {
 		return
 	}
 	spanmap.KeepLastCopies(attrs)
-	var op string
-	opVal, hasOp := attrs.Get(semconv.AttrOperation)
-	if hasOp {
-		op = opVal.AsString()
-	}
-	if p.genAI && hasOp && opVal.Type() == pcommon.ValueTypeStr && auditevent.IsOp(op) &&
-		hasAttr(attrs, semconv.AttrSessionID) {
+	if p.genAI && k.sandboxOp && k.hasSession {
 		// Only a sandbox operation names a tool: the exporter refuses any
 		// other value, which may hold anything a producer put there.
-		addGenAI(attrs, op)
+		addGenAI(attrs, k.op)
 	}
-	pol := p.policies.Get(op)
-	if !writable(attrs, op) {
+	pol := p.policies.Get(k.op)
+	if !k.writable {
 		// The exporter writes no line for the span, so its output reaches
 		// no audit line; it does not reach the backend either.
 		pol.IncludeExecOutput = false
@@ -101,44 +96,57 @@ func (p *spanPolicy) apply(span ptrace.Span, cuts *redact.Counts) {
 	}
 }
 
-// governed reports whether the policy applies to a span: a sandbox span
-// (operation and session) or any span carrying exec output, operation data
-// or an error message under their sandbox names, so that output reaches
-// the backend only where a policy lets it through.
-func governed(attrs pcommon.Map) bool {
-	var op, session bool
-	for k := range attrs.All() {
-		switch k {
+// spanKeys is what apply reads of a span's attributes before editing them.
+type spanKeys struct {
+	// governed: the policy applies to the span, a sandbox span (operation
+	// and session) or any span carrying exec output, operation data or an
+	// error message under their sandbox names, so that output reaches the
+	// backend only where a policy lets it through.
+	governed bool
+	op       string // the operation as text, "" when absent
+	// sandboxOp: the operation is a string naming a version 1 operation.
+	sandboxOp  bool
+	hasSession bool
+	// writable: the exporter can write the span's events, its op being a
+	// version 1 operation and its session id a UUID.
+	writable bool
+}
+
+// readKeys reads, in one pass, whether the policy governs the span and the
+// last copy of its operation and session id (the copies KeepLastCopies
+// keeps); the rest is left zero for a span the policy does not govern.
+func readKeys(attrs pcommon.Map) spanKeys {
+	var k spanKeys
+	var opVal, session pcommon.Value
+	var hasOp bool
+	for key, v := range attrs.All() {
+		switch key {
 		case semconv.AttrExecStdoutBytes, semconv.AttrExecStderrBytes,
 			semconv.AttrExecStdout, semconv.AttrExecStderr,
 			semconv.AttrStartData, semconv.AttrFinishData, semconv.AttrErrorMessage:
-			return true
+			k.governed = true
 		case semconv.AttrOperation:
-			op = true
+			opVal, hasOp = v, true
 		case semconv.AttrSessionID:
-			session = true
+			session, k.hasSession = v, true
 		}
 	}
-	return op && session
+	k.governed = k.governed || hasOp && k.hasSession
+	if !k.governed {
+		return k
+	}
+	if hasOp {
+		k.op = opVal.AsString()
+		k.sandboxOp = opVal.Type() == pcommon.ValueTypeStr && auditevent.IsOp(k.op)
+	}
+	k.writable = k.sandboxOp && k.hasSession && session.Type() == pcommon.ValueTypeStr &&
+		validUUID(session.Str())
+	return k
 }
 
-// writable reports whether the exporter can write the span's events: its
-// op is a version 1 operation and its session id a UUID.
-func writable(attrs pcommon.Map, op string) bool {
-	if !auditevent.IsOp(op) {
-		return false
-	}
-	v, ok := attrs.Get(semconv.AttrSessionID)
-	if !ok || v.Type() != pcommon.ValueTypeStr {
-		return false
-	}
-	_, err := auditevent.ParseUUID(v.Str())
+func validUUID(s string) bool {
+	_, err := auditevent.ParseUUID(s)
 	return err == nil
-}
-
-func hasAttr(attrs pcommon.Map, key string) bool {
-	_, ok := attrs.Get(key)
-	return ok
 }
 
 // applyOutput: output excluded removes the raw and decoded attributes;

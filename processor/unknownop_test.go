@@ -1,9 +1,11 @@
 package sandboxauditprocessor
 
 import (
+	"encoding/base64"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/sandboxaudit/sandboxaudit/auditevent"
 )
@@ -26,4 +28,17 @@ func TestUnknownOpKeepsNoOutput(t *testing.T) {
 	}
 	got := run(t, cfg, execSpan(map[string]any{"sandbox.operation": "read", "sandbox.exec.stdout_bytes": []byte("out")}))
 	assert.Equal(t, "out", got["sandbox.exec.stdout"], "a version 1 op keeps the default")
+}
+
+// TestBytesOpKeepsNoOutput: an op sent as bytes reads, as text, as its
+// base64 form; bytes whose form is "read" are still not a version 1 op to
+// the exporter, which refuses the span, so the backend gets no output.
+func TestBytesOpKeepsNoOutput(t *testing.T) {
+	cfg := createDefaultConfig().(*Config)
+	cfg.PayloadPolicy.IncludeExecOutput = auditevent.Ptr(true)
+	op, err := base64.StdEncoding.DecodeString("read")
+	require.NoError(t, err)
+	got := run(t, cfg, execSpan(map[string]any{"sandbox.operation": op, "sandbox.exec.stdout_bytes": []byte("out")}))
+	assert.NotContains(t, got, "sandbox.exec.stdout")
+	assert.NotContains(t, got, "sandbox.exec.stdout_bytes")
 }

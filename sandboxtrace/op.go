@@ -326,7 +326,8 @@ const truncMark = "\u2026"
 // carries the result base64-encoded (OTel Go attributes have no bytes type;
 // the mapping takes a base64 string too). The cut backs off to the start of
 // a UTF-8 sequence it would split, so a bounded capture does not end in a
-// replacement character that the output never contained.
+// replacement character that the output never contained, and to the start
+// of a token it would split (see splitTokenStart).
 func cutOutput(b []byte, max int) []byte {
 	if len(b) <= max {
 		return b
@@ -341,6 +342,7 @@ func cutOutput(b []byte, max int) []byte {
 			break
 		}
 	}
+	cut = splitTokenStart(b, cut)
 	marked := make([]byte, 0, cut+len(truncMark))
 	return append(append(marked, b[:cut]...), truncMark...)
 }

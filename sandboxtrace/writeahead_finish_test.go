@@ -23,7 +23,7 @@ func TestSyncFinishAcknowledgesBothBeforeReturning(t *testing.T) {
 	s := rec.session(t, sandboxtrace.WithLogExporter(sink), sandboxtrace.WithDelivery(sandboxtrace.DeliverySyncFinish),
 		sandboxtrace.WithOutputCapture(4))
 	_, err := s.Exec(context.Background(), sandboxtrace.ExecRequest{Command: []string{"false"}, Timeout: sandboxtrace.Timeout(30 * time.Second)},
-		runs(sandboxtrace.ExecResult{ExitCode: 1, Stdout: []byte("hello"), Stderr: []byte("no")}, nil))
+		runs(sandboxtrace.ExecResult{ExitCode: 1, Stdout: []byte("hell\no"), Stderr: []byte("no")}, nil))
 	require.NoError(t, err)
 	recs := sink.records()
 	require.Len(t, recs, 2, "start and finish exported before Exec returned")

@@ -3,6 +3,7 @@ package confcheck
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 	"strconv"
@@ -63,14 +64,14 @@ func walk(path []string, raw any, t reflect.Type, out *[][]string) {
 		}
 	case reflect.Map:
 		m, _ := raw.(map[string]any)
-		for _, k := range sortedKeys(m) {
+		for _, k := range slices.Sorted(maps.Keys(m)) {
 			walk(with(path, k), m[k], t.Elem(), out)
 		}
 	}
 }
 
 func walkStruct(path []string, m map[string]any, keys structKeys, out *[][]string) {
-	for _, k := range sortedKeys(m) {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
 		ft, known := keys.fields[k]
 		switch {
 		case known:
@@ -84,15 +85,6 @@ func walkStruct(path []string, m map[string]any, keys structKeys, out *[][]strin
 // with is path extended by one segment, never sharing path's array.
 func with(path []string, segment string) []string {
 	return append(slices.Clip(path), segment)
-}
-
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 func joinPath(path []string) string { return strings.Join(path, confmap.KeyDelimiter) }

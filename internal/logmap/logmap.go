@@ -154,7 +154,7 @@ func rawValues(attrs pcommon.Map) (stdout, stderr attr) {
 	return stdout, stderr
 }
 
-// rawOutput reads the raw exec output a of attribute key; absent is no
+// rawOutput decodes a, the raw exec output attribute key; absent is no
 // output, and so is a malformed one, for which it says why.
 func rawOutput(a attr, key string) ([]byte, error) {
 	if !a.ok {

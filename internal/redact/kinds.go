@@ -8,6 +8,7 @@ const (
 	KindAuthorization Kind = iota
 	KindBearerToken
 	KindBasicAuth
+	KindCookie
 	KindJWT
 	KindAWSAccessKey
 	KindAWSSecretKey
@@ -33,7 +34,7 @@ const (
 )
 
 var kindNames = [numKinds]string{
-	"authorization", "bearer_token", "basic_auth", "jwt", "aws_access_key", "aws_secret_key",
+	"authorization", "bearer_token", "basic_auth", "cookie", "jwt", "aws_access_key", "aws_secret_key",
 	"github_token", "gitlab_token", "slack_token", "openai_key", "stripe_key",
 	"google_api_key", "huggingface_token", "vault_token", "pem_private_key", "url_password",
 	"password", "secret", "token", "api_key", "credential", "private_key", "custom_key", "custom_pattern",

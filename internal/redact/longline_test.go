@@ -30,6 +30,16 @@ func TestHostileLongText(t *testing.T) {
 		{"a.b.password = pw\n", "a.b.password = [REDACTED:password]\n"},
 		{"x auth=YWxhZGRpbjpvcGVuc2VzYW1l ", "x auth=[REDACTED:basic_auth] "},
 		{"Authorization: Digest a=1'", "Authorization: Digest [REDACTED:authorization]'"},
+		{`x token := "t0k" `, `x token := "[REDACTED:token]" `},
+		{"x token := `t0k` ", "x token := `[REDACTED:token]` "},
+		{`f({password: 'pw', `, `f({password: '[REDACTED:password]', `},
+		{`const apiKey = "k" `, `const apiKey = "[REDACTED:api_key]" `},
+		{"password = getpass()\n", "password = getpass()\n"},
+		{"TOKEN := t\n", "TOKEN := [REDACTED:token]\n"},
+		{"Cookie: a=1; b=2; c\n", "Cookie: a=[REDACTED:cookie]; b=[REDACTED:cookie]; c\n"},
+		{"Set-Cookie: a=1; Path=/; a=1 ", "Set-Cookie: a=[REDACTED:cookie]; Path=/; a=1 "},
+		{`curl -b "a=1;b=2" -b f `, `curl -b "a=[REDACTED:cookie];b=[REDACTED:cookie]" -b f `},
+		{"Cookie: Cookie: a", "Cookie: Cookie: a"},
 		{"\x1b[01;31m\x1b[Kghp_" + strings.Repeat("a", 36) + " ", "\x1b[01;31m\x1b[K[REDACTED:github_token] "},
 	} {
 		n := hostileSize / len(tc.unit)

@@ -1,5 +1,7 @@
 package redact
 
+import "strings"
+
 // The probe's prefilter rules out, in one table-driven pass, text in which
 // no built-in detector can fire. Each detector needs one of:
 //   - a secret name, which holds pass, secret, token, key or credential
@@ -7,7 +9,9 @@ package redact
 //   - bearer followed by a token;
 //   - a fixed-format token: a run of at least minTriggerRun word bytes,
 //     a PEM "-----BEGIN" or a JWT "eyJ";
-//   - a URL password after "://".
+//   - a URL password after "://";
+//   - a cookie: a Cookie or Set-Cookie name, curl's --cookie, or its -b
+//     before a quote or a blank.
 // So text with none of the trigrams below (in any case) and no long run
 // has nothing to cut. The user's names and patterns are not covered: with
 // either, the full probe runs.
@@ -16,11 +20,17 @@ package redact
 // Slack token: xox?- plus 10).
 const minTriggerRun = 15
 
-// triggerTrigrams start every trigger above, in lower case; bytes are
-// compared | 0x20 (ASCII letters to lower case, so "eyJ" is "eyj" and
-// "-----" is "---"; other bytes may fold onto a trigger too, which only
-// costs a full probe).
-var triggerTrigrams = [...]string{"pas", "sec", "tok", "key", "cre", "aut", "bea", "eyj", "---", "://"}
+// triggerTrigrams start every trigger above, in lower case, as the bytes
+// each of their three positions may hold; bytes are compared | 0x20 (ASCII
+// letters to lower case, so "eyJ" is "eyj" and "-----" is "---"; other
+// bytes may fold onto a trigger too, which only costs a full probe). The
+// automaton has no bits for one more pattern, so "://" and curl's `-b"`
+// and "-b " share one, which also passes a few texts no detector needs
+// (":b ", "-//").
+var triggerTrigrams = [...][3]string{
+	{"p", "a", "s"}, {"s", "e", "c"}, {"t", "o", "k"}, {"k", "e", "y"}, {"c", "r", "e"}, {"a", "u", "t"},
+	{"b", "e", "a"}, {"e", "y", "j"}, {"-", "-", "-"}, {"c", "o", "o"}, {":-", "/b", `/" `},
+}
 
 // triggers is a shift-and automaton over the trigrams, the long run and a
 // backslash (data text with an escape is walked, not probed): each pattern
@@ -52,7 +62,7 @@ var triggerSet = func() (t triggers) {
 		off += n + 1
 	}
 	for _, g := range triggerTrigrams {
-		add(len(g), func(k int, c byte) bool { return c|0x20 == g[k] })
+		add(len(g), func(k int, c byte) bool { return strings.IndexByte(g[k], c|0x20) >= 0 })
 	}
 	add(minTriggerRun, func(_ int, c byte) bool { return wordByte[c] })
 	add(1, func(_ int, c byte) bool { return c == '\\' })

@@ -24,6 +24,7 @@ func TestPrefilterPassesEveryTrigger(t *testing.T) {
 		`"Authorization":"Basic abc"`, `"say bearer abcdefabcdef12345678"`, `"https://u:p@h"`,
 		`"-----BEGIN RSA PRIVATE KEY-----\nx"`, `"eyJhbGciOi.eyJzdWIiOi.sig"`,
 		`"xoxb-12345678901"`, `{"a":{"db password":"x"}}`, `{"a":{"db.Secret":"x"}}`, `"AKIAABCDEFGHIJKLMNOP"`, `["--passwd","x"]`,
+		`{"Cookie":"a=b"}`, `"set-cookie: a=b"`, `["curl","-b","a=b"]`, `["--cookie","a=b"]`, `"curl -b a=b"`,
 	} {
 		if !probeHits(s) {
 			t.Errorf("%q: the probe finds nothing; the case is no trigger", s)
@@ -89,7 +90,8 @@ func naiveTrigger(s string) bool {
 			return true
 		}
 		for _, g := range triggerTrigrams {
-			if i+3 <= len(s) && s[i]|0x20 == g[0] && s[i+1]|0x20 == g[1] && s[i+2]|0x20 == g[2] {
+			if i+3 <= len(s) && strings.IndexByte(g[0], s[i]|0x20) >= 0 && strings.IndexByte(g[1], s[i+1]|0x20) >= 0 &&
+				strings.IndexByte(g[2], s[i+2]|0x20) >= 0 {
 				return true
 			}
 		}
@@ -131,14 +133,20 @@ func TestPrefilterAtEveryOffset(t *testing.T) {
 	}
 	pieces := []string{`\`, "é", "\u212a", "\u212aey", "to\u212aen"} // multi-byte UTF-8, Kelvin sign folding to k
 	for _, g := range triggerTrigrams {
-		for mask := range 8 {
-			p := []byte(g)
-			for k := range p {
-				if mask>>k&1 != 0 {
-					p[k] = byte(unicode.ToUpper(rune(p[k])))
+		for _, a := range []byte(g[0]) {
+			for _, b := range []byte(g[1]) {
+				for _, c := range []byte(g[2]) {
+					for mask := range 8 {
+						p := []byte{a, b, c}
+						for k := range p {
+							if mask>>k&1 != 0 {
+								p[k] = byte(unicode.ToUpper(rune(p[k])))
+							}
+						}
+						pieces = append(pieces, string(p))
+					}
 				}
 			}
-			pieces = append(pieces, string(p))
 		}
 	}
 	for n := minTriggerRun - 2; n <= minTriggerRun+1; n++ {

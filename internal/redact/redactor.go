@@ -75,9 +75,11 @@ func (r *Redactor) String(s string, c *Counts) (string, bool) {
 type firstCut uint8
 
 const (
-	scanOnly  firstCut = iota
-	cutWhole           // all of it: the value of a name that says secret
-	cutHeader          // its credential: the value of an Authorization member
+	scanOnly     firstCut = iota
+	cutWhole              // all of it: the value of a name that says secret
+	cutHeader             // its credential: the value of an Authorization member
+	cutCookies            // its cookies' values: a Cookie member, curl's -b value
+	cutSetCookie          // its cookie's value: a Set-Cookie member
 )
 
 // maxPasses bounds the passes over one string. A cut can make a new
@@ -112,6 +114,10 @@ func (r *Redactor) pass(s string, kind Kind, first firstCut, c *Counts) (string,
 		sc.cutValue(0, len(s), kind)
 	case cutHeader:
 		sc.authorization(0)
+	case cutCookies:
+		sc.cookies(0, cookieList)
+	case cutSetCookie:
+		sc.cookies(0, cookieSet)
 	}
 	if len(sc.spans) == 0 {
 		sc.scan()
@@ -224,9 +230,10 @@ func (r *Redactor) apply(s string, spans []span, c *Counts) (string, bool) {
 
 // Data returns d with every string value redacted: by its own text, by the
 // name of any member it sits under (a secret name cuts the whole value; an
-// Authorization member, the credential of its header value; an auth
-// member, a Basic credential), and after an
-// argv flag that names a secret (["--password", "x"]).
+// Authorization member, the credential of its header value; a Cookie or
+// Set-Cookie member, the cookies' values; an auth member, a Basic
+// credential), and after an argv flag that names a secret (["--password",
+// "x"]) or curl's cookie flag (["-b", "a=b"]).
 func (r *Redactor) Data(d auditevent.Data, c *Counts) (auditevent.Data, bool) {
 	if !r.mayCut(d.Bytes()) {
 		return d, false
@@ -294,16 +301,34 @@ func (v *dataVisitor) visit(site *auditevent.StringSite, s string) (string, bool
 		if k, ok := v.sc.flagNeedsValue(site.Prev); ok {
 			return v.r.redact(s, k, cutWhole, v.c)
 		}
+		if isCookieFlag(site.Prev) {
+			return v.r.redact(s, 0, cutCookies, v.c)
+		}
 	}
 	if n := len(site.Keys); n > 0 {
-		switch last := site.Keys[n-1]; {
-		case isAuthorization(last):
-			return v.r.redact(s, 0, cutHeader, v.c)
-		case isAuthName(last) && basicCredential(s):
+		last := site.Keys[n-1]
+		if first, ok := headerCut(last); ok {
+			return v.r.redact(s, 0, first, v.c)
+		}
+		if isAuthName(last) && basicCredential(s) {
 			return v.r.redact(s, KindBasicAuth, cutWhole, v.c)
 		}
 	}
 	return v.r.redact(s, 0, scanOnly, v.c)
+}
+
+// headerCut is the first cut for the value of a member named as a header
+// whose value holds credentials in a form of its own (Authorization,
+// Cookie, Set-Cookie), and whether name is one.
+func headerCut(name string) (firstCut, bool) {
+	if isAuthorization(name) {
+		return cutHeader, true
+	}
+	form, ok := cookieHeader(name)
+	if form == cookieSet {
+		return cutSetCookie, ok
+	}
+	return cutCookies, ok
 }
 
 // underSecretName reports the kind of the innermost member name in keys

@@ -206,6 +206,9 @@ func (sc *scanner) run(i, j int) int {
 		if j+1 < len(s) && s[j+1] == '=' {
 			return j + 2
 		}
+		if form, ok := cookieAssignment(s[i:j]); ok {
+			return sc.cookies(j+1, form)
+		}
 		return sc.assignment(i, j, j+1, sc.startsString(i))
 	case ':':
 		return sc.colonAfterName(i, j)
@@ -238,17 +241,23 @@ func (sc *scanner) run(i, j int) int {
 // key or a properties name, when it starts its line or a quoted argument.
 func (sc *scanner) colonAfterName(i, j int) int {
 	s := sc.s
-	switch {
-	case strings.HasPrefix(s[j:], "://"):
+	if strings.HasPrefix(s[j:], "://") {
 		return j
-	case isAuthorization(s[i:j]):
-		return sc.authorization(j + 1)
+	}
+	if end, ok := sc.credentialHeader(s[i:j], j+1); ok {
+		return end
+	}
+	if j+1 < len(s) && s[j+1] == '=' {
+		return sc.colonEquals(i, j, j+2)
 	}
 	if q := openingQuote(s, i); q != 0 {
 		return sc.quotedHeader(i, j, q)
 	}
 	if sc.lineStart(dottedStart(s, i)) {
 		return sc.assignment(i, j, j+1, true)
+	}
+	if memberStart(s, i) {
+		return sc.codeAssignment(i, j, j+1) // {password: "x"}
 	}
 	return j
 }
@@ -258,10 +267,23 @@ func (sc *scanner) colonAfterName(i, j int) int {
 func (sc *scanner) blankAfterName(i, j int) int {
 	s := sc.s
 	if s[i] == '-' {
+		if isCookieFlag(s[i:j]) {
+			return sc.cookies(j, cookieList)
+		}
 		return sc.flagValue(i, j)
 	}
-	if k := skipBlanks(s, j); k+1 < len(s) && s[k] == '=' && s[k+1] != '=' && sc.lineStart(dottedStart(s, i)) {
-		return sc.assignment(i, j, k+1, true) // INI: aws_secret_access_key = X
+	k := skipBlanks(s, j)
+	if k+1 < len(s) && s[k] == '=' && s[k+1] != '=' {
+		if form, ok := cookieAssignment(s[i:j]); ok {
+			return sc.cookies(k+1, form) // document.cookie = "a=b"
+		}
+		if sc.lineStart(dottedStart(s, i)) {
+			return sc.assignment(i, j, k+1, true) // INI: aws_secret_access_key = X
+		}
+		return sc.codeAssignment(i, j, k+1) // const apiKey = "x"
+	}
+	if k+1 < len(s) && s[k] == ':' && s[k+1] == '=' {
+		return sc.colonEquals(i, j, k+2)
 	}
 	if netrcPassword(s, i, j) {
 		return sc.flagValue(i, j)
@@ -338,10 +360,23 @@ func (sc *scanner) xmlElement(i, j int) int {
 
 // quotedName handles a quoted name s[i:j] and its value at v.
 func (sc *scanner) quotedName(i, j, v int) int {
-	if isAuthorization(sc.s[i:j]) {
-		return sc.authorization(v)
+	if end, ok := sc.credentialHeader(sc.s[i:j], v); ok {
+		return end
 	}
 	return sc.assignment(i, j, v, false)
+}
+
+// credentialHeader handles a header name whose value holds credentials in
+// a form of its own (Authorization, Cookie, Set-Cookie), its value at v,
+// and reports whether name is one.
+func (sc *scanner) credentialHeader(name string, v int) (int, bool) {
+	if isAuthorization(name) {
+		return sc.authorization(v), true
+	}
+	if form, ok := cookieHeader(name); ok {
+		return sc.cookies(v, form), true
+	}
+	return 0, false
 }
 
 // maxNetrcToken bounds the words read back from a .netrc password.
@@ -456,9 +491,13 @@ func (sc *scanner) assignment(i, j, v int, toEOL bool) int {
 		}
 		return j
 	}
-	lo, hi := valueExtent(sc.s, skipBlanks(sc.s, v), toEOL)
+	start := skipBlanks(sc.s, v)
+	lo, hi := valueExtent(sc.s, start, toEOL)
 	if toEOL && isBlockIndicator(sc.s[lo:hi]) {
 		lo, hi = blockExtent(sc.s, i, hi)
+	}
+	if lo == start && isCallValue(sc.s[lo:hi]) {
+		return hi // password = getpass()
 	}
 	return sc.cutValue(lo, hi, kind)
 }
@@ -730,7 +769,7 @@ func (sc *scanner) probeFlag(i int) {
 	if end < 0 {
 		return
 	}
-	if _, ok := sc.flagNeedsValue(sc.s[i : i+end]); ok {
+	if _, ok := sc.flagNeedsValue(sc.s[i : i+end]); ok || isCookieFlag(sc.s[i:i+end]) {
 		sc.hit = true
 	}
 }
@@ -744,7 +783,7 @@ func (sc *scanner) probeName(i int) {
 		return
 	}
 	name := sc.s[open+1 : i]
-	if _, ok := sc.secretName(name); ok || isAuthorization(name) || isAuthName(name) {
+	if _, ok := sc.secretName(name); ok || isAuthorization(name) || isAuthName(name) || isCookieName(name) {
 		sc.hit = true
 	}
 }

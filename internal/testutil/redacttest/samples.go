@@ -21,6 +21,7 @@ var (
 	JWT          = "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9" + "." + "eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9lIn0" + "." + "SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c"
 	BearerToken  = "b3aR3r" + "9f8e7d6c5b4a39281706"
 	BasicAuth    = "YWxpY2U6" + "czNjcjN0LVBhNTU="
+	CookieVal    = "s%3A" + "Qx7vR2mK9pL4.tZ"
 	PEMBody      = "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW" + "QyNTUxOQAAACDqZk2Vd9xq"
 	PEMBlock     = "-----BEGIN " + "OPENSSH PRIVATE KEY-----\n" + PEMBody + "\n-----END " + "OPENSSH PRIVATE KEY-----"
 	URLPassword  = "s3cr3t-" + "Pa55w0rd"
@@ -48,7 +49,7 @@ const (
 // redaction.
 func Secrets() []string {
 	return []string{GitHubToken, GitHubPAT, GitLabToken, SlackToken, OpenAIKey, AWSKeyID, AWSSecret, JWT,
-		BearerToken, BasicAuth, PEMBody, URLPassword, Password, APIKey, CustomKeyVal, CustomMatch,
+		BearerToken, BasicAuth, CookieVal, PEMBody, URLPassword, Password, APIKey, CustomKeyVal, CustomMatch,
 		SecretVal, TokenVal, Credential, PrivateKey, OtherAuth, StripeKey, GoogleAPIKey, HFToken, VaultToken, RegistryAuth, JSONSecret}
 }
 
@@ -97,6 +98,7 @@ func Text() string {
 		"Authorization: Bearer " + BearerToken,
 		"Authorization: Basic " + BasicAuth,
 		"Authorization: " + OtherAuth,
+		"Cookie: theme=dark; sid=" + CookieVal,
 		"export CLIENT_SECRET=" + SecretVal + " VAULT_TOKEN=" + TokenVal,
 		"login --credential " + Credential + " --private-key=" + PrivateKey,
 		"export AWS_ACCESS_KEY_ID=" + AWSKeyID,

@@ -1,0 +1,131 @@
+package redact
+
+import "strings"
+
+// cookieForm says which pairs of a cookie string hold cookies.
+type cookieForm uint8
+
+const (
+	// cookieList: every name=value pair is a cookie (a Cookie header,
+	// curl's -b and --cookie).
+	cookieList cookieForm = iota
+	// cookieSet: the first pair is the cookie and the rest are its
+	// attributes (Set-Cookie, document.cookie =), which stay.
+	cookieSet
+)
+
+// cookieHeader reports whether name is a header that holds cookies, and
+// in which form.
+func cookieHeader(name string) (cookieForm, bool) {
+	switch {
+	case len(name) != len("cookie") && len(name) != len("set-cookie"):
+		return 0, false
+	case strings.EqualFold(name, "cookie"):
+		return cookieList, true
+	case strings.EqualFold(name, "set-cookie"):
+		return cookieSet, true
+	}
+	return 0, false
+}
+
+// isCookieName reports whether a data member name holds cookies.
+func isCookieName(name string) bool {
+	_, ok := cookieHeader(name)
+	return ok
+}
+
+// cookieAssignment reports whether the run name, followed by '=', takes a
+// cookie string: curl's --cookie=a=b, or document.cookie = "a=b; path=/",
+// which sets one cookie.
+func cookieAssignment(name string) (cookieForm, bool) {
+	switch {
+	case name == "--cookie":
+		return cookieList, true
+	case len(name) == len("cookie") && strings.EqualFold(name, "cookie"):
+		return cookieSet, true
+	}
+	return 0, false
+}
+
+// isCookieFlag reports whether an argv element is curl's flag that takes a
+// cookie string as its next element.
+func isCookieFlag(arg string) bool { return arg == "-b" || arg == "--cookie" }
+
+// cookieNameByte holds the bytes of a cookie name (an RFC 6265 token).
+var cookieNameByte = func() (t [256]bool) {
+	for c := 0x21; c < 0x7f; c++ {
+		t[c] = strings.IndexByte(`()<>@,;:\"/[]?={}`, byte(c)) < 0
+	}
+	return t
+}()
+
+// cookieValueByte holds the bytes of a cookie value: RFC 6265's
+// cookie-octet less the single quote, which ends a shell argument, and
+// any byte from 0x80, which servers send in practice.
+var cookieValueByte = func() (t [256]bool) {
+	for c := 0x21; c < 0x100; c++ {
+		t[c] = c != 0x7f && strings.IndexByte("\",;\\'", byte(c)) < 0
+	}
+	return t
+}()
+
+// cookies cuts the values of the cookie string at v and returns where
+// scanning goes on: the names stay, so the trail still tells which cookies
+// were sent. A string with no name=value pair at v (curl -b FILE, "cookie:
+// none") is no cookie string and v is returned.
+func (sc *scanner) cookies(v int, form cookieForm) int {
+	if sc.probe {
+		sc.hit = true
+		return v
+	}
+	s := sc.s
+	p := skipBlanks(s, v)
+	closing := byte(0)
+	switch {
+	case p < len(s) && (s[p] == '"' || s[p] == '\''):
+		p++
+	case p+1 < len(s) && s[p] == '\\' && s[p+1] == '"':
+		p += 2
+	case p < len(s) && s[p] == '[':
+		closing, p = ']', p+1 // Go prints a header map as map[Cookie:[a=b]]
+	}
+	next := v
+	for {
+		n := p
+		for n < len(s) && cookieNameByte[s[n]] {
+			n++
+		}
+		if n == p || n >= len(s) || s[n] != '=' {
+			return next
+		}
+		lo, hi := cookieValue(s, n+1, closing)
+		next = hi
+		if lo < hi {
+			next = max(hi, sc.cutValue(lo, hi, KindCookie))
+		}
+		if lo > n+1 && next < len(s) && s[next] == '"' {
+			next++ // the quote that closes a quoted value
+		}
+		if form == cookieSet {
+			return next
+		}
+		if next >= len(s) || s[next] != ';' {
+			return next
+		}
+		p = skipBlanks(s, next+1)
+	}
+}
+
+// cookieValue is the extent of the cookie value at v: inside its quotes
+// when quoted, else up to the first byte no value holds (or closing).
+func cookieValue(s string, v int, closing byte) (int, int) {
+	lo := v
+	if v < len(s) && s[v] == '"' {
+		lo = v + 1
+	}
+	hi := lo
+	for hi < len(s) && cookieValueByte[s[hi]] && s[hi] != closing {
+		hi++
+	}
+	return lo, hi
+}
