@@ -13,6 +13,7 @@ import (
 	"github.com/sandboxaudit/sandboxaudit/semconv"
 )
 
+// processLogs applies the policy to each record of ld (applyRecord).
 func (p *spanPolicy) processLogs(ctx context.Context, ld plog.Logs) (plog.Logs, error) {
 	var cuts redact.Counts
 	rls := ld.ResourceLogs()

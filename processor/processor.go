@@ -16,7 +16,8 @@ import (
 	"github.com/sandboxaudit/sandboxaudit/semconv"
 )
 
-// spanPolicy applies the resolved payload policy to sandbox spans.
+// spanPolicy applies the resolved payload policy to sandbox spans and to
+// audit event log records.
 type spanPolicy struct {
 	policies *payloadpolicy.Table
 	tb       *metadata.TelemetryBuilder
