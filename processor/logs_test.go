@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -225,4 +226,33 @@ func TestLogsCountCuts(t *testing.T) {
 	}
 	// Argv and Env hold three, the error message two.
 	assert.Equal(t, int64(5), github)
+}
+
+// TestLogsTextOutputAttributesOnEventRecord: an audit event record that
+// also carries exec output as text attributes, which the exporter does
+// not read, passes without them: the body holds the output the file
+// holds, and the attributes must not add output beyond it or its limit.
+func TestLogsTextOutputAttributesOnEventRecord(t *testing.T) {
+	cfg := userRules()
+	cfg.PayloadPolicy.IncludeExecOutput = auditevent.Ptr(true)
+	cfg.PayloadPolicy.MaxStdoutChars = auditevent.Ptr(5)
+	ld := secretLogs(t)
+	finish := records(ld).At(1)
+	finish.Attributes().PutStr("sandbox.exec.stdout", "only-in-attribute "+strings.Repeat("x", 100))
+	finish.Attributes().PutStr("sandbox.exec.stderr", "only-in-attribute too")
+	start := records(ld).At(0)
+	start.Attributes().PutStr("sandbox.exec.stdout", "start-output")
+
+	out := records(processLogs(t, cfg, ld))
+	for i := range out.Len() {
+		text := recordText(t, out.At(i))
+		assert.NotContains(t, text, "only-in-attribute")
+		assert.NotContains(t, text, "start-output")
+		assert.NotContains(t, out.At(i).Attributes().AsRaw(), "sandbox.exec.stdout")
+		assert.NotContains(t, out.At(i).Attributes().AsRaw(), "sandbox.exec.stderr")
+	}
+	e, _, err := logmap.FromLogRecord(out.At(1))
+	require.NoError(t, err)
+	require.NotNil(t, e.Stdout)
+	assert.LessOrEqual(t, len([]rune(*e.Stdout)), 6, "the body's output is cut to the limit")
 }
