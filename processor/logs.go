@@ -39,7 +39,7 @@ func (p *spanPolicy) processLogs(ctx context.Context, ld plog.Logs) (plog.Logs, 
 // line from the exporter: its body is emptied and its exec output removed.
 // Any other record is treated as a span: the policy applies to the payload
 // attributes it carries under their sandbox names, without exec output,
-// which reaches no audit line.
+// which reaches no audit line; secrets in its text body are cut.
 func (p *spanPolicy) applyRecord(lr plog.LogRecord, cuts *redact.Counts) {
 	attrs := lr.Attributes()
 	e, _, err := logmap.FromLogRecord(lr)
@@ -55,6 +55,7 @@ func (p *spanPolicy) applyRecord(lr plog.LogRecord, cuts *redact.Counts) {
 			return
 		}
 		pol = p.policies.Get(k.op)
+		redactBody(lr.Body(), pol.Redactor, cuts)
 	default:
 		pcommon.NewValueEmpty().CopyTo(lr.Body())
 		pol = p.policies.Get(readKeys(attrs).op)
@@ -62,6 +63,17 @@ func (p *spanPolicy) applyRecord(lr plog.LogRecord, cuts *redact.Counts) {
 	spanmap.KeepLastCopies(attrs)
 	pol.IncludeExecOutput = false
 	applyAttrs(attrs, pol, cuts)
+}
+
+// redactBody cuts secrets from a text body that reaches the backend with
+// no audit line made of it, as from a data attribute that is not JSON.
+func redactBody(body pcommon.Value, r *redact.Redactor, cuts *redact.Counts) {
+	if r == nil || body.Type() != pcommon.ValueTypeStr {
+		return
+	}
+	if s, changed := r.String(body.Str(), cuts); changed {
+		body.SetStr(s)
+	}
 }
 
 func isEventName(name string) bool {

@@ -256,3 +256,23 @@ func TestLogsTextOutputAttributesOnEventRecord(t *testing.T) {
 	require.NotNil(t, e.Stdout)
 	assert.LessOrEqual(t, len([]rune(*e.Stdout)), 6, "the body's output is cut to the limit")
 }
+
+// TestLogsGovernedRecordBodyRedacted: a record the policy governs that is
+// not an audit event (its name differs from the event names in case or
+// spacing, or is another name) gets no audit line, but its text body
+// reaches the backend; its secrets are cut there as in its attributes.
+func TestLogsGovernedRecordBodyRedacted(t *testing.T) {
+	line := `{"version":1,` + logIDs + `,"phase":"start","data":{"command":["curl","` + redacttest.GitHubToken + `"]}}`
+	for _, name := range []string{"Sandbox.Session.Start", "sandbox.session.start ", "app.exec"} {
+		t.Run(name, func(t *testing.T) {
+			ld := plog.NewLogs()
+			lr := ld.ResourceLogs().AppendEmpty().ScopeLogs().AppendEmpty().LogRecords().AppendEmpty()
+			lr.SetEventName(name)
+			lr.Body().SetStr(line)
+			putSandbox(lr.Attributes(), "exec")
+			got := records(processLogs(t, userRules(), ld)).At(0)
+			assertNoSecret(t, recordText(t, got))
+			assert.Contains(t, got.Body().Str(), `"curl"`, "the rest of the body stays")
+		})
+	}
+}
