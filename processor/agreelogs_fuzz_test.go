@@ -18,8 +18,7 @@ import (
 // fuzzRecord is an audit event record with body and, when not nil, raw
 // stdout; named for the phase the body names.
 func fuzzRecord(body string, stdout []byte) plog.Logs {
-	ld := plog.NewLogs()
-	lr := ld.ResourceLogs().AppendEmpty().ScopeLogs().AppendEmpty().LogRecords().AppendEmpty()
+	ld, lr := oneRecord()
 	lr.SetEventName("sandbox.session.start")
 	if strings.Contains(body, `"phase":"finish"`) {
 		lr.SetEventName("sandbox.session.finish")

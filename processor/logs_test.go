@@ -74,6 +74,12 @@ func processLogs(t *testing.T, cfg *Config, ld plog.Logs) plog.Logs {
 	return sink.AllLogs()[0]
 }
 
+// oneRecord is logs holding one empty record, and that record.
+func oneRecord() (plog.Logs, plog.LogRecord) {
+	ld := plog.NewLogs()
+	return ld, ld.ResourceLogs().AppendEmpty().ScopeLogs().AppendEmpty().LogRecords().AppendEmpty()
+}
+
 func records(ld plog.Logs) plog.LogRecordSlice {
 	return ld.ResourceLogs().At(0).ScopeLogs().At(0).LogRecords()
 }
@@ -149,8 +155,7 @@ func TestLogsOtherRecordsPassUnchanged(t *testing.T) {
 // event but carries payload attributes under their sandbox names gets them
 // as a span would: no exec output, data and error message redacted.
 func TestLogsPayloadAttributesOnOtherRecords(t *testing.T) {
-	ld := plog.NewLogs()
-	lr := ld.ResourceLogs().AppendEmpty().ScopeLogs().AppendEmpty().LogRecords().AppendEmpty()
+	ld, lr := oneRecord()
 	lr.Body().SetStr("exec finished")
 	lr.Attributes().PutEmptyBytes("sandbox.exec.stdout_bytes").FromRaw([]byte("out"))
 	lr.Attributes().PutStr("sandbox.error.message", "failed with "+redacttest.GitHubToken)
@@ -176,8 +181,7 @@ func TestLogsMalformedEventRecord(t *testing.T) {
 	}
 	for name, put := range bodies {
 		t.Run(name, func(t *testing.T) {
-			ld := plog.NewLogs()
-			lr := ld.ResourceLogs().AppendEmpty().ScopeLogs().AppendEmpty().LogRecords().AppendEmpty()
+			ld, lr := oneRecord()
 			lr.SetEventName("sandbox.session.start")
 			put(lr.Body())
 			putSandbox(lr.Attributes(), "exec")
@@ -265,8 +269,7 @@ func TestLogsGovernedRecordBodyRedacted(t *testing.T) {
 	line := `{"version":1,` + logIDs + `,"phase":"start","data":{"command":["curl","` + redacttest.GitHubToken + `"]}}`
 	for _, name := range []string{"Sandbox.Session.Start", "sandbox.session.start ", "app.exec"} {
 		t.Run(name, func(t *testing.T) {
-			ld := plog.NewLogs()
-			lr := ld.ResourceLogs().AppendEmpty().ScopeLogs().AppendEmpty().LogRecords().AppendEmpty()
+			ld, lr := oneRecord()
 			lr.SetEventName(name)
 			lr.Body().SetStr(line)
 			putSandbox(lr.Attributes(), "exec")
