@@ -66,13 +66,10 @@ func (p *spanPolicy) applyRecord(lr plog.LogRecord, cuts *redact.Counts) {
 }
 
 // redactBody cuts secrets from a text body that reaches the backend with
-// no audit line made of it, as from a data attribute that is not JSON.
+// no audit line made of it, as from a data attribute.
 func redactBody(body pcommon.Value, r *redact.Redactor, cuts *redact.Counts) {
-	if r == nil || body.Type() != pcommon.ValueTypeStr {
-		return
-	}
-	if s, changed := r.String(body.Str(), cuts); changed {
-		body.SetStr(s)
+	if r != nil && body.Type() == pcommon.ValueTypeStr {
+		redactJSONText(body, r, cuts)
 	}
 }
 

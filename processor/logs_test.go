@@ -266,7 +266,9 @@ func TestLogsTextOutputAttributesOnEventRecord(t *testing.T) {
 // spacing, or is another name) gets no audit line, but its text body
 // reaches the backend; its secrets are cut there as in its attributes.
 func TestLogsGovernedRecordBodyRedacted(t *testing.T) {
-	line := `{"version":1,` + logIDs + `,"phase":"start","data":{"command":["curl","` + redacttest.GitHubToken + `"]}}`
+	data, err := json.Marshal(map[string]any{"command": redacttest.Argv(), "env": redacttest.Env()})
+	require.NoError(t, err)
+	line := `{"version":1,` + logIDs + `,"phase":"start","data":` + string(data) + `}`
 	for _, name := range []string{"Sandbox.Session.Start", "sandbox.session.start ", "app.exec"} {
 		t.Run(name, func(t *testing.T) {
 			ld, lr := oneRecord()

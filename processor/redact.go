@@ -70,17 +70,23 @@ func redactExceptions(events ptrace.SpanEventSlice, r *redact.Redactor, cuts *re
 // data; text that is not a JSON object (the exporter refuses the span) is
 // redacted as plain text, so a tracing backend does not get it in clear.
 func redactData(attrs pcommon.Map, key string, r *redact.Redactor, cuts *redact.Counts) {
-	v, ok := text(attrs, key)
-	if !ok {
-		return
+	if v, ok := text(attrs, key); ok {
+		redactJSONText(v, r, cuts)
 	}
+}
+
+// redactJSONText redacts the text v holds as the exporter redacts an
+// event's data when it is a JSON object, and as plain text otherwise.
+func redactJSONText(v pcommon.Value, r *redact.Redactor, cuts *redact.Counts) {
 	d, err := auditevent.ParseDataString(v.Str())
 	if err != nil {
-		redactStr(attrs, key, r, cuts)
+		if s, changed := r.String(v.Str(), cuts); changed {
+			v.SetStr(s)
+		}
 		return
 	}
 	if red, changed := r.Data(d, cuts); changed {
-		attrs.PutStr(key, red.String())
+		v.SetStr(red.String())
 	}
 }
 
