@@ -37,9 +37,10 @@ func (p *spanPolicy) processLogs(ctx context.Context, ld plog.Logs) (plog.Logs, 
 // the output the policy lets through, so the output attributes, raw or
 // text, go. A record named as an audit event that does not map gets no
 // line from the exporter: its body is emptied and its exec output removed.
-// Any other record is treated as a span: the policy applies to the payload
-// attributes it carries under their sandbox names, without exec output,
-// which reaches no audit line; secrets in its text body are cut.
+// Any other record the policy governs (readKeys) is treated as a span: the
+// policy applies to the payload attributes it carries under their sandbox
+// names, without exec output, which reaches no audit line; secrets in its
+// text body are cut.
 func (p *spanPolicy) applyRecord(lr plog.LogRecord, cuts *redact.Counts) {
 	attrs := lr.Attributes()
 	e, _, err := logmap.FromLogRecord(lr)
