@@ -363,6 +363,9 @@ func (sc *scanner) xmlElement(i, j int) int {
 
 // quotedName handles a quoted name s[i:j] and its value at v.
 func (sc *scanner) quotedName(i, j, v int) int {
+	if !sc.quotedValue(v) && !sc.lineStart(i) && !memberStart(sc.s, i-1) {
+		return j // a word in prose: the "pageToken": A page token ...
+	}
 	if isAuthorization(sc.s[i:j]) {
 		return sc.authorization(v)
 	}
@@ -370,6 +373,14 @@ func (sc *scanner) quotedName(i, j, v int) int {
 		return sc.cookies(v, form)
 	}
 	return sc.assignment(i, j, v, false)
+}
+
+// quotedValue reports whether the value at v (after blanks) starts with a
+// quote, an escaped one included.
+func (sc *scanner) quotedValue(v int) bool {
+	s := sc.s
+	v = skipBlanks(s, v)
+	return v < len(s) && (s[v] == '"' || s[v] == '\'' || s[v] == '\\')
 }
 
 // maxNetrcToken bounds the words read back from a .netrc password.
