@@ -1,5 +1,7 @@
 package redact
 
+import "strings"
+
 // codeAssignment handles a secret name s[i:j] given a value in source code
 // at v (after := or =, or after ':' in an object literal): only a string
 // literal is cut. A call, a name or any other expression is code that
@@ -70,4 +72,48 @@ func isCallValue(v string) bool {
 		return v[len(v)-1] == ']'
 	}
 	return false
+}
+
+// maxSelectorPart bounds each name of a selector: a token with a dot
+// (dp.st.prd.<40 characters>) has a longer part.
+const maxSelectorPart = 24
+
+// isCodeValue reports whether an unquoted value is a code literal (nil,
+// None, undefined, a hex constant) or a selector (cfg.Password,
+// &opts.Token): code that holds no secret or fetches it. A trailing ',',
+// ';', ')' or ':' is allowed; a value in a known format is never code.
+func isCodeValue(v string) bool {
+	v = strings.TrimRight(v, " \t,;):")
+	switch v {
+	case "nil", "None", "NULL", "null", "undefined", "true", "false", "True", "False":
+		return true
+	case "":
+		return false
+	}
+	if end, _, ok := formatAt(v, 0, runEnd(v, 0)); ok && end == len(v) {
+		return false
+	}
+	if hex, ok := strings.CutPrefix(v, "0x"); ok {
+		return len(hex) > 0 && len(hex) <= 16 && strings.TrimLeft(hex, "0123456789abcdefABCDEF") == ""
+	}
+	return isSelector(strings.TrimLeft(v, "&*"))
+}
+
+// isSelector reports whether v is two or more short names joined by dots.
+func isSelector(v string) bool {
+	parts := strings.Split(v, ".")
+	if len(parts) < 2 {
+		return false
+	}
+	for _, p := range parts {
+		if p == "" || len(p) > maxSelectorPart || isDigit(p[0]) {
+			return false
+		}
+		for k := 0; k < len(p); k++ {
+			if !isAlnum(p[k]) && p[k] != '_' {
+				return false
+			}
+		}
+	}
+	return true
 }

@@ -6,8 +6,8 @@ import (
 	"github.com/stretchr/testify/assert"
 )
 
-// TestCodeAndProseStay: text an agent's sandbox prints every day (generated
-// API docs) that names a secret without holding
+// TestCodeAndProseStay: text an agent's sandbox prints every day (Go and
+// Python source, generated API docs) that names a secret without holding
 // one stays whole.
 func TestCodeAndProseStay(t *testing.T) {
 	r := mustNew(t, DefaultSettings())
@@ -15,6 +15,14 @@ func TestCodeAndProseStay(t *testing.T) {
 		// a quoted name in prose, not a member of JSON or YAML
 		"// PageToken sets the optional parameter \"pageToken\": A page token received\n",
 		`the "password": field must be at least 8 characters`,
+		// a code literal names no secret
+		"\tline.Token = nil\n", "    password = None\n", "        self.token = None\n",
+		"def connect(host, password=None):\n", "  token: undefined,\n",
+		"\tBPF_FILDROP_PASS                  = 0x0\n",
+		// a selector is code that fetches the secret
+		"\tc.groupassetsrequest.PageToken = x.NextPageToken\n",
+		"\t\tPassword: env.Password,\n", "    token = Keyword.Type\n",
+		"        password = self.key_password\n",
 	} {
 		got, changed := r.String(s, nil)
 		assert.False(t, changed, "%q became %q", s, got)
@@ -29,6 +37,11 @@ func TestSecretsNextToCodeStillCut(t *testing.T) {
 		{"\"password\": hunter2\n", "\"password\": [REDACTED:password]\n"},
 		{`{"token": abc123, "n": 1}`, `{"token": [REDACTED:token], "n": 1}`},
 		{"  \"api_key\": \"sk-live-abc\"  and more", "  \"api_key\": \"[REDACTED:api_key]\"  and more"},
+		{"\tsmtpPass = hunter2\n", "\tsmtpPass = [REDACTED:password]\n"},
+		{"VAULT_TOKEN = hvs.CAESIJmQ0ZjE4ZjA4LWE3NmQtNGI4YS05\n", "VAULT_TOKEN = [REDACTED:vault_token]\n"},
+		{"DOPPLER_TOKEN = dp.st.prd.aB3dE5fG7hI9jK1lM3nO5pQ7rS9tU1vW3xY5zA7bC9\n", "DOPPLER_TOKEN = [REDACTED:token]\n"},
+		{"password = 0xdeadbeefcafe0123456789\n", "password = [REDACTED:password]\n"},
+		{"password = Nonesuch\n", "password = [REDACTED:password]\n"},
 	} {
 		got, _ := r.String(tc.in, nil)
 		assert.Equal(t, tc.want, got)

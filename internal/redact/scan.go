@@ -500,8 +500,8 @@ func (sc *scanner) assignment(i, j, v int, toEOL bool) int {
 	if toEOL && isBlockIndicator(sc.s[lo:hi]) {
 		lo, hi = blockExtent(sc.s, i, hi)
 	}
-	if lo == start && isCallValue(sc.s[lo:hi]) {
-		return hi // password = getpass()
+	if lo == start && (isCallValue(sc.s[lo:hi]) || isCodeValue(sc.s[lo:hi])) {
+		return hi // password = getpass(), token = nil, Password: cfg.Password,
 	}
 	return sc.cutValue(lo, hi, kind)
 }
