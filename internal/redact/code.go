@@ -117,3 +117,17 @@ func isSelector(v string) bool {
 	}
 	return true
 }
+
+// isUsageWord reports whether the word after a flag is help text, not a
+// value: a placeholder (<phrase>), a usage separator (|) or a word of a
+// sentence about the flag ("use --password to set it").
+func isUsageWord(w string) bool {
+	if len(w) > 2 && w[0] == '<' && w[len(w)-1] == '>' {
+		return true
+	}
+	switch w {
+	case "|", "is", "are", "was", "will", "can", "may", "must", "should", "to", "on", "and", "or", "but", "the", "with", "for", "of", "in", "if", "as":
+		return true
+	}
+	return false
+}

@@ -760,6 +760,9 @@ func (sc *scanner) flagValue(i, j int) int {
 		return v
 	}
 	lo, hi := valueExtent(s, v, false)
+	if lo == v && isUsageWord(s[lo:hi]) {
+		return hi // help text: --pass <phrase>, "if --pass is given"
+	}
 	return sc.cutValue(lo, hi, kind)
 }
 
