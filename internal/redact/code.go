@@ -85,7 +85,7 @@ const maxSelectorPart = 24
 func isCodeValue(v string) bool {
 	v = strings.TrimRight(v, " \t,;):")
 	switch v {
-	case "nil", "None", "NULL", "null", "undefined", "true", "false", "True", "False":
+	case "nil", "None", "NULL", "null", "undefined", "true", "false", "True", "False", "{}", "[]":
 		return true
 	case "":
 		return false

@@ -23,6 +23,7 @@ func TestCodeAndProseStay(t *testing.T) {
 		"\tc.groupassetsrequest.PageToken = x.NextPageToken\n",
 		"\t\tPassword: env.Password,\n", "    token = Keyword.Type\n",
 		"        password = self.key_password\n",
+		"\t\"OpenProcessToken\":                  {},\n",
 		// help text about a flag
 		"       --pass <phrase>\n", "If --pass is provided several times, the last one is used.",
 		"Use --password to specify a password.", "[--clear-secrets | --update-secrets]",
@@ -45,6 +46,7 @@ func TestSecretsNextToCodeStillCut(t *testing.T) {
 		{"DOPPLER_TOKEN = dp.st.prd.aB3dE5fG7hI9jK1lM3nO5pQ7rS9tU1vW3xY5zA7bC9\n", "DOPPLER_TOKEN = [REDACTED:token]\n"},
 		{"password = 0xdeadbeefcafe0123456789\n", "password = [REDACTED:password]\n"},
 		{"password = Nonesuch\n", "password = [REDACTED:password]\n"},
+		{"\tpassword = &hunter2\n", "\tpassword = [REDACTED:password]\n"},
 		{"mysql --password hunter2 db", "mysql --password [REDACTED:password] db"},
 		{"curl --pass island --key k", "curl --pass [REDACTED:password] --key k"},
 	} {
