@@ -99,24 +99,34 @@ func isCodeValue(v string) bool {
 	return isSelector(strings.TrimLeft(v, "&*"))
 }
 
-// isSelector reports whether v is two or more short names joined by dots.
+// isSelector reports whether v is two or more short names joined by dots
+// that read as code: a short receiver first (p.token, cfg.Password) or a
+// camelCase or snake_case name (x.NextPageToken, self.key_password). Words
+// joined by dots (correct.horse.battery.staple) may be a passphrase.
 func isSelector(v string) bool {
 	parts := strings.Split(v, ".")
 	if len(parts) < 2 {
 		return false
 	}
+	code := len(parts[0]) <= maxReceiver
 	for _, p := range parts {
 		if p == "" || len(p) > maxSelectorPart || isDigit(p[0]) {
 			return false
 		}
 		for k := 0; k < len(p); k++ {
-			if !isAlnum(p[k]) && p[k] != '_' {
+			switch c := p[k]; {
+			case c == '_' || k > 0 && isUpper(c):
+				code = true
+			case !isAlnum(c):
 				return false
 			}
 		}
 	}
-	return true
+	return code
 }
+
+// maxReceiver bounds the short first name of a selector (p, tc, cfg, self).
+const maxReceiver = 4
 
 // isUsageWord reports whether the word after a flag is help text, not a
 // value: a placeholder (<phrase>), a usage separator (|) or a word of a

@@ -21,7 +21,7 @@ func TestCodeAndProseStay(t *testing.T) {
 		"\tBPF_FILDROP_PASS                  = 0x0\n",
 		// a selector is code that fetches the secret
 		"\tc.groupassetsrequest.PageToken = x.NextPageToken\n",
-		"\t\tPassword: env.Password,\n", "    token = Keyword.Type\n",
+		"\t\tPassword: env.Password,\n", "    token = p.current\n",
 		"        password = self.key_password\n",
 		"\t\"OpenProcessToken\":                  {},\n",
 		// help text about a flag
@@ -47,6 +47,7 @@ func TestSecretsNextToCodeStillCut(t *testing.T) {
 		{"password = 0xdeadbeefcafe0123456789\n", "password = [REDACTED:password]\n"},
 		{"password = Nonesuch\n", "password = [REDACTED:password]\n"},
 		{"\tpassword = &hunter2\n", "\tpassword = [REDACTED:password]\n"},
+		{"PASSWORD=correct.horse.battery.staple\n", "PASSWORD=[REDACTED:password]\n"},
 		{"mysql --password hunter2 db", "mysql --password [REDACTED:password] db"},
 		{"curl --pass island --key k", "curl --pass [REDACTED:password] --key k"},
 	} {
