@@ -44,6 +44,7 @@ func TestMetadataMatchesCode(t *testing.T) {
 	metadatatest.CheckFields(t, md, tb)
 	metadatatest.CheckStatus(t, md, metadata.Type.String(), metadatatest.Stability(map[string]component.StabilityLevel{
 		"traces": NewFactory().TracesStability(),
+		"logs":   NewFactory().LogsStability(),
 	}))
 }
 

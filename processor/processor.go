@@ -16,7 +16,8 @@ import (
 	"github.com/sandboxaudit/sandboxaudit/semconv"
 )
 
-// spanPolicy applies the resolved payload policy to sandbox spans.
+// spanPolicy applies the resolved payload policy to sandbox spans and to
+// audit event log records.
 type spanPolicy struct {
 	policies *payloadpolicy.Table
 	tb       *metadata.TelemetryBuilder
@@ -43,11 +44,16 @@ func (p *spanPolicy) processTraces(ctx context.Context, td ptrace.Traces) (ptrac
 			}
 		}
 	}
+	p.count(ctx, &cuts)
+	return td, nil
+}
+
+// count records the cuts by kind.
+func (p *spanPolicy) count(ctx context.Context, cuts *redact.Counts) {
 	cuts.Each(func(kind string, n int) {
 		p.tb.SandboxauditProcessorSecretsRedacted.Add(ctx, int64(n),
 			metric.WithAttributeSet(attribute.NewSet(attribute.String("kind", kind))))
 	})
-	return td, nil
 }
 
 // output pairs a stream's raw and decoded attributes with its limit.
@@ -84,6 +90,16 @@ func (p *spanPolicy) apply(span ptrace.Span, cuts *redact.Counts) {
 		// no audit line; it does not reach the backend either.
 		pol.IncludeExecOutput = false
 	}
+	applyAttrs(attrs, pol, cuts)
+	if pol.Redactor != nil {
+		redactSpan(span, pol.Redactor, cuts)
+	}
+}
+
+// applyAttrs applies the policy to the attributes that carry an event's
+// payload: exec output, operation data and the error message. A span and a
+// log record carry them under the same names.
+func applyAttrs(attrs pcommon.Map, pol payloadpolicy.Policy, cuts *redact.Counts) {
 	for _, s := range streams {
 		applyOutput(attrs, s, pol, cuts)
 	}
@@ -92,7 +108,7 @@ func (p *spanPolicy) apply(span ptrace.Span, cuts *redact.Counts) {
 		removeDataBytes(attrs, semconv.AttrFinishData)
 	}
 	if pol.Redactor != nil {
-		redactSpan(span, pol.Redactor, cuts)
+		redactAttrs(attrs, pol.Redactor, cuts)
 	}
 }
 

@@ -9,17 +9,21 @@ import (
 	"github.com/sandboxaudit/sandboxaudit/semconv"
 )
 
-// redactSpan cuts secrets from the span fields its events are made of:
-// both data attributes, the error message and the status message it falls
-// back to, the exception events that repeat it, and decoded output the
-// producer sent as text. Raw output was decoded and redacted by applyOutput.
-func redactSpan(span ptrace.Span, r *redact.Redactor, cuts *redact.Counts) {
-	attrs := span.Attributes()
+// redactAttrs cuts secrets from both data attributes, the error message,
+// and decoded output the producer sent as text. Raw output was decoded and
+// redacted by applyOutput.
+func redactAttrs(attrs pcommon.Map, r *redact.Redactor, cuts *redact.Counts) {
 	redactData(attrs, semconv.AttrStartData, r, cuts)
 	redactData(attrs, semconv.AttrFinishData, r, cuts)
 	for _, key := range [...]string{semconv.AttrErrorMessage, semconv.AttrExecStdout, semconv.AttrExecStderr} {
 		redactStr(attrs, key, r, cuts)
 	}
+}
+
+// redactSpan cuts secrets from the span fields its events are made of
+// beyond its attributes (redactAttrs): the status message error_message
+// falls back to, and the exception events that repeat it.
+func redactSpan(span ptrace.Span, r *redact.Redactor, cuts *redact.Counts) {
 	if msg := span.Status().Message(); msg != "" {
 		if s, changed := r.String(msg, cuts); changed {
 			span.Status().SetMessage(s)

@@ -5,8 +5,6 @@ import (
 	"net/http"
 
 	"github.com/google/uuid"
-	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/metric"
 	"go.uber.org/zap"
 
 	"github.com/sandboxaudit/sandboxaudit/auditevent"
@@ -174,7 +172,7 @@ func (r *sandboxReceiver) countDelivery(ctx context.Context, n int, err error) {
 
 func (r *sandboxReceiver) countRefused(ctx context.Context, reason string, n int) {
 	if n > 0 {
-		r.tel.SandboxauditReceiverEventsRefused.Add(ctx, int64(n), metric.WithAttributeSet(attribute.NewSet(attribute.String("reason", reason))))
+		r.tel.SandboxauditReceiverEventsRefused.Add(ctx, int64(n), reasonAttr(reason))
 	}
 }
 

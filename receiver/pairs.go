@@ -5,8 +5,6 @@ import (
 	"time"
 
 	"go.opentelemetry.io/collector/pdata/ptrace"
-	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/metric"
 	"go.uber.org/zap"
 
 	"github.com/sandboxaudit/sandboxaudit/auditevent"
@@ -100,8 +98,7 @@ func (r *sandboxReceiver) countGivenUp(ctx context.Context, reason string, n int
 	if n <= 0 {
 		return
 	}
-	r.tel.SandboxauditReceiverPairsTimedOut.Add(ctx, int64(n),
-		metric.WithAttributeSet(attribute.NewSet(attribute.String("reason", reason))))
+	r.tel.SandboxauditReceiverPairsTimedOut.Add(ctx, int64(n), reasonAttr(reason))
 }
 
 // deliverSpans builds one span per ready operation and sends them on.

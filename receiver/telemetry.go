@@ -45,8 +45,12 @@ func (r *sandboxReceiver) registerPendingGauge() error {
 // is at Debug (the collector's logger samples a flood of them): the metric
 // is what an operator watches; the log says which client lost connections.
 func (r *sandboxReceiver) connEvicted(reason string, client netip.Addr) {
-	r.tel.SandboxauditReceiverConnectionsEvicted.Add(context.Background(), 1,
-		metric.WithAttributeSet(attribute.NewSet(attribute.String("reason", reason))))
+	r.tel.SandboxauditReceiverConnectionsEvicted.Add(context.Background(), 1, reasonAttr(reason))
 	r.set.Logger.Debug("Closed a connection to make room for another client's (max_connections)",
 		zap.String("reason", reason), zap.Stringer("client", client))
+}
+
+// reasonAttr is the reason attribute of the counters that have one.
+func reasonAttr(reason string) metric.AddOption {
+	return metric.WithAttributeSet(attribute.NewSet(attribute.String("reason", reason)))
 }

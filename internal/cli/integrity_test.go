@@ -366,6 +366,17 @@ func changeDuration(t *testing.T, path string) {
 // leaves as the README defines them).
 func rebuildStore(t *testing.T, path string) {
 	t.Helper()
+	var lines []string
+	for _, l := range fileLines(t, path) {
+		lines = append(lines, strings.TrimSuffix(l, "\n")+"\n")
+	}
+	require.NoError(t, os.WriteFile(integrity.StorePath(path), storeOf(t, lines), 0o600))
+}
+
+// storeOf is the hash store of a log of lines (each with its '\n'):
+// tlog's stored hashes, leaves as the README defines them.
+func storeOf(t *testing.T, lines []string) []byte {
+	t.Helper()
 	var stored []tlog.Hash
 	r := tlog.HashReaderFunc(func(idx []int64) ([]tlog.Hash, error) {
 		out := make([]tlog.Hash, len(idx))
@@ -374,8 +385,8 @@ func rebuildStore(t *testing.T, path string) {
 		}
 		return out, nil
 	})
-	for i, l := range fileLines(t, path) {
-		hs, err := tlog.StoredHashes(int64(i), []byte(strings.TrimSuffix(l, "\n")+"\n"), r)
+	for i, l := range lines {
+		hs, err := tlog.StoredHashes(int64(i), []byte(l), r)
 		require.NoError(t, err)
 		stored = append(stored, hs...)
 	}
@@ -383,7 +394,7 @@ func rebuildStore(t *testing.T, path string) {
 	for _, h := range stored {
 		b = append(b, h[:]...)
 	}
-	require.NoError(t, os.WriteFile(integrity.StorePath(path), b, 0o600))
+	return b
 }
 
 // `verify --key audit/events.jsonl*` names the sidecars too: they are left

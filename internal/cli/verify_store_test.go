@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
-	"golang.org/x/mod/sumdb/tlog"
 
 	"github.com/sandboxaudit/sandboxaudit/internal/integrity"
 )
@@ -76,24 +75,11 @@ func TestVerifyTrailChecksTheHashStore(t *testing.T) {
 // fixture's: every hash in it is the one its lines give.
 func wellFormedStore(t *testing.T, n int64) []byte {
 	t.Helper()
-	var hashes []tlog.Hash
-	r := tlog.HashReaderFunc(func(idx []int64) ([]tlog.Hash, error) {
-		out := make([]tlog.Hash, len(idx))
-		for i, x := range idx {
-			out[i] = hashes[x]
-		}
-		return out, nil
-	})
-	for i := range n {
-		hs, err := tlog.StoredHashes(i, []byte(fmt.Sprintf("not this log's line %d\n", i)), r)
-		require.NoError(t, err)
-		hashes = append(hashes, hs...)
+	lines := make([]string, n)
+	for i := range lines {
+		lines[i] = fmt.Sprintf("not this log's line %d\n", i)
 	}
-	var b []byte
-	for _, h := range hashes {
-		b = append(b, h[:]...)
-	}
-	return b
+	return storeOf(t, lines)
 }
 
 // The flags of the integrity checks are refused without --key, as --alone

@@ -158,11 +158,10 @@ func (s *Sink) Shutdown(ctx context.Context) error {
 	select {
 	case <-finished:
 	case <-ctx.Done():
-		s.abort()
-		<-finished
 		err = fmt.Errorf("in-flight deliveries cut short: %w", ctx.Err())
 	}
-	s.abort()
+	s.abort() // ends the posts still in their grace, if any
+	<-finished
 	if s.spool != nil {
 		err = errors.Join(err, s.spool.Close()) // names the spool
 	}

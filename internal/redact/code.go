@@ -9,7 +9,7 @@ import "strings"
 func (sc *scanner) codeAssignment(i, j, v int) int {
 	s := sc.s
 	v = skipBlanks(s, v)
-	if v >= len(s) || (s[v] != '"' && s[v] != '\'' && s[v] != '`') {
+	if v >= len(s) || !isLiteralQuote(s[v]) {
 		return j
 	}
 	kind, ok := sc.valueToCut(i, j)
@@ -31,12 +31,15 @@ func (sc *scanner) codeAssignment(i, j, v int) int {
 // unindented (Go's := is always inside a function, indented).
 func (sc *scanner) colonEquals(i, j, v int) int {
 	if i == 0 || sc.s[i-1] == '\n' {
-		if q := skipBlanks(sc.s, v); q < len(sc.s) && sc.s[q] != '"' && sc.s[q] != '\'' && sc.s[q] != '`' {
+		if q := skipBlanks(sc.s, v); q < len(sc.s) && !isLiteralQuote(sc.s[q]) {
 			return sc.assignment(i, j, v, true)
 		}
 	}
 	return sc.codeAssignment(i, j, v)
 }
+
+// isLiteralQuote reports whether c opens a string literal in source code.
+func isLiteralQuote(c byte) bool { return c == '"' || c == '\'' || c == '`' }
 
 // memberStart reports whether the run at i starts a member of an object
 // literal or an argument list: it follows '{', ',' or '(', after blanks.
@@ -52,9 +55,7 @@ func memberStart(s string, i int) bool {
 // expression, getpass() or os.environ["X"]: code that fetches the secret.
 // A trailing ',' or ';' is allowed.
 func isCallValue(v string) bool {
-	for len(v) > 0 && (v[len(v)-1] == ' ' || v[len(v)-1] == '\t' || v[len(v)-1] == ';' || v[len(v)-1] == ',') {
-		v = v[:len(v)-1]
-	}
+	v = strings.TrimRight(v, " \t;,")
 	if len(v) < 3 || !(isLower(v[0]) || isUpper(v[0]) || v[0] == '_') {
 		return false
 	}

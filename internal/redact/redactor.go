@@ -307,25 +307,28 @@ func (v *dataVisitor) visit(site *auditevent.StringSite, s string) (string, bool
 	}
 	if n := len(site.Keys); n > 0 {
 		last := site.Keys[n-1]
-		if form, ok := cookieHeader(last); ok {
-			return v.r.redact(s, 0, cookieCut(form), v.c)
+		if first, ok := headerCut(last); ok {
+			return v.r.redact(s, 0, first, v.c)
 		}
-		switch {
-		case isAuthorization(last):
-			return v.r.redact(s, 0, cutHeader, v.c)
-		case isAuthName(last) && basicCredential(s):
+		if isAuthName(last) && basicCredential(s) {
 			return v.r.redact(s, KindBasicAuth, cutWhole, v.c)
 		}
 	}
 	return v.r.redact(s, 0, scanOnly, v.c)
 }
 
-// cookieCut is the first cut for a value that holds cookies in form.
-func cookieCut(form cookieForm) firstCut {
-	if form == cookieSet {
-		return cutSetCookie
+// headerCut is the first cut for the value of a member named as a header
+// whose value holds credentials in a form of its own (Authorization,
+// Cookie, Set-Cookie), and whether name is one.
+func headerCut(name string) (firstCut, bool) {
+	if isAuthorization(name) {
+		return cutHeader, true
 	}
-	return cutCookies
+	form, ok := cookieHeader(name)
+	if form == cookieSet {
+		return cutSetCookie, ok
+	}
+	return cutCookies, ok
 }
 
 // underSecretName reports the kind of the innermost member name in keys

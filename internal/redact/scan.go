@@ -241,14 +241,11 @@ func (sc *scanner) run(i, j int) int {
 // key or a properties name, when it starts its line or a quoted argument.
 func (sc *scanner) colonAfterName(i, j int) int {
 	s := sc.s
-	switch {
-	case strings.HasPrefix(s[j:], "://"):
+	if strings.HasPrefix(s[j:], "://") {
 		return j
-	case isAuthorization(s[i:j]):
-		return sc.authorization(j + 1)
 	}
-	if form, ok := cookieHeader(s[i:j]); ok {
-		return sc.cookies(j+1, form)
+	if end, ok := sc.credentialHeader(s[i:j], j+1); ok {
+		return end
 	}
 	if j+1 < len(s) && s[j+1] == '=' {
 		return sc.colonEquals(i, j, j+2)
@@ -366,11 +363,8 @@ func (sc *scanner) quotedName(i, j, v int) int {
 	if !sc.quotedValue(v) && !sc.lineStart(i) && !memberStart(sc.s, i-1) {
 		return j // a word in prose: the "pageToken": A page token ...
 	}
-	if isAuthorization(sc.s[i:j]) {
-		return sc.authorization(v)
-	}
-	if form, ok := cookieHeader(sc.s[i:j]); ok {
-		return sc.cookies(v, form)
+	if end, ok := sc.credentialHeader(sc.s[i:j], v); ok {
+		return end
 	}
 	return sc.assignment(i, j, v, false)
 }
@@ -381,6 +375,19 @@ func (sc *scanner) quotedValue(v int) bool {
 	s := sc.s
 	v = skipBlanks(s, v)
 	return v < len(s) && (s[v] == '"' || s[v] == '\'' || s[v] == '\\')
+}
+
+// credentialHeader handles a header name whose value holds credentials in
+// a form of its own (Authorization, Cookie, Set-Cookie), its value at v,
+// and reports whether name is one.
+func (sc *scanner) credentialHeader(name string, v int) (int, bool) {
+	if isAuthorization(name) {
+		return sc.authorization(v), true
+	}
+	if form, ok := cookieHeader(name); ok {
+		return sc.cookies(v, form), true
+	}
+	return 0, false
 }
 
 // maxNetrcToken bounds the words read back from a .netrc password.

@@ -171,7 +171,7 @@ func (p *Pool) submit(ctx context.Context, i int, origin string, n int64, signed
 			}
 		}
 		line, err := w.AddCheckpoint(ctx, old, proof, signed)
-		if err != nil && ctx.Err() != nil {
+		if err != nil && errors.Is(ctx.Err(), context.Canceled) {
 			// Cancelled by us (the collector is stopping), which says
 			// nothing about the witness: it is not marked down.
 			return nil, fmt.Errorf("%w (the checkpoint is submitted again)", err)

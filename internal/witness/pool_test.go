@@ -2,10 +2,12 @@ package witness_test
 
 import (
 	"context"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 	"go.uber.org/zap"
@@ -204,4 +206,40 @@ func TestPoolRestsAnUnreachableWitness(t *testing.T) {
 	errs := logs.FilterLevelExact(zapcore.ErrorLevel).All()
 	require.Len(t, errs, 1)
 	require.Contains(t, errs[0].ContextMap()["error"], "not asked again for 5s")
+}
+
+// A witness that answers nothing before the round's deadline is rested as
+// one that cannot be reached; only a round cancelled by the collector
+// stopping leaves it unmarked.
+func TestPoolRestsAWitnessThatOutlastsTheRound(t *testing.T) {
+	log := newTestLog(t, "example.com/log")
+	w1 := witnesstest.Start(t, "witness.example/w1", log.verifier)
+	var mu sync.Mutex
+	calls := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		calls++
+		mu.Unlock()
+		_, _ = io.Copy(io.Discard, r.Body) // the server watches the connection once the body is read
+		select {                           // hangs until the client gives up
+		case <-r.Context().Done():
+		case <-time.After(30 * time.Second):
+		}
+	}))
+	defer srv.Close()
+	hanging, err := witness.NewWitness(srv.URL, w1.VKey, nil, nil)
+	require.NoError(t, err)
+	obs := &countingObserver{cosigned: map[string]int{}, failed: map[string]int{}}
+	p, err := witness.NewPool([]*witness.Witness{hanging}, 1, zap.NewNop(), obs)
+	require.NoError(t, err)
+	log.add(2, "a")
+	for range 3 {
+		ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+		_, quorum := p.Cosign(ctx, "f", log.origin, log.n, log.checkpoint(), log.prover())
+		cancel()
+		require.False(t, quorum)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	require.Equal(t, 1, calls, "asked once, then rested")
 }

@@ -16,4 +16,5 @@ var (
 
 const (
 	TracesStability = component.StabilityLevelAlpha
+	LogsStability   = component.StabilityLevelAlpha
 )

@@ -29,7 +29,7 @@ func NewTelemetryBuilder(settings component.TelemetrySettings) (*TelemetryBuilde
 	var err, errs error
 	builder.SandboxauditProcessorSecretsRedacted, err = builder.meter.Int64Counter(
 		"otelcol_sandboxaudit_processor_secrets_redacted",
-		metric.WithDescription("Number of values cut by payload_policy redact, by kind (in span and exception event attributes and status messages); the values are never recorded. [Alpha]"),
+		metric.WithDescription("Number of values cut by payload_policy redact, by kind (in span and exception event attributes, status messages, and audit event log record bodies and attributes); the values are never recorded. [Alpha]"),
 		metric.WithUnit("{cut}"),
 	)
 	errs = errors.Join(errs, err)

@@ -1,0 +1,68 @@
+package sandboxauditprocessor
+
+import (
+	"bytes"
+	"context"
+	"testing"
+
+	"go.opentelemetry.io/collector/component/componenttest"
+	"go.opentelemetry.io/collector/pdata/plog"
+
+	"github.com/sandboxaudit/sandboxaudit/auditevent"
+	"github.com/sandboxaudit/sandboxaudit/internal/logmap"
+	"github.com/sandboxaudit/sandboxaudit/processor/internal/metadata"
+)
+
+// benchLogs is 100 exec finish records, each with 4 KiB of raw stdout and
+// stderr, and 100 other records: benchTraces as log records.
+func benchLogs(b *testing.B) plog.Logs {
+	finish, err := auditevent.DecodeString(`{"version":1,` + logIDs + `,"phase":"finish","data":{"exit_code":0},"ok":true,"duration_ms":1.5,` +
+		`"error_type":null,"error_code":null,"error_message":null,"error_retryable":null,"stdout":null,"stderr":null}`)
+	if err != nil {
+		b.Fatal(err)
+	}
+	finish.StdoutBytes = bytes.Repeat([]byte("output line\n"), 340)
+	finish.StderrBytes = finish.StdoutBytes
+	evs := make([]auditevent.Event, 100)
+	for i := range evs {
+		evs[i] = finish
+	}
+	ld := logmap.EventsToLogs(evs, "bench")
+	records := ld.ResourceLogs().At(0).ScopeLogs().At(0).LogRecords()
+	for range 100 {
+		records.AppendEmpty().Body().SetStr("GET /health 200")
+	}
+	return ld
+}
+
+// BenchmarkProcessLogs is BenchmarkProcessTraces for a 200-record batch.
+func BenchmarkProcessLogs(b *testing.B) {
+	include := true
+	for name, cfg := range map[string]*Config{
+		"default":                   {},
+		"include_output":            {PayloadPolicy: policyWithOutput(&include)},
+		"include_output/redact=off": {PayloadPolicy: redactOff(policyWithOutput(&include))},
+	} {
+		b.Run(name, func(b *testing.B) {
+			tb, err := metadata.NewTelemetryBuilder(componenttest.NewNopTelemetrySettings())
+			if err != nil {
+				b.Fatal(err)
+			}
+			p, err := newSpanPolicy(cfg, tb)
+			if err != nil {
+				b.Fatal(err)
+			}
+			src := benchLogs(b)
+			ld := plog.NewLogs()
+			b.ReportAllocs()
+			for b.Loop() {
+				b.StopTimer()
+				src.CopyTo(ld)
+				b.StartTimer()
+				if _, err := p.processLogs(context.Background(), ld); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
