@@ -74,3 +74,71 @@ func isCallValue(v string) bool {
 	}
 	return false
 }
+
+// maxSelectorPart bounds each name of a selector: a token with a dot
+// (dp.st.prd.<40 characters>) has a longer part.
+const maxSelectorPart = 24
+
+// isCodeValue reports whether an unquoted value is a code literal (nil,
+// None, undefined, a hex constant) or a selector (cfg.Password,
+// &opts.Token): code that holds no secret or fetches it. A trailing ',',
+// ';', ')' or ':' is allowed; a value in a known format is never code.
+func isCodeValue(v string) bool {
+	v = strings.TrimRight(v, " \t,;):")
+	switch v {
+	case "nil", "None", "NULL", "null", "undefined", "true", "false", "True", "False", "{}", "[]":
+		return true
+	case "":
+		return false
+	}
+	if end, _, ok := formatAt(v, 0, runEnd(v, 0)); ok && end == len(v) {
+		return false
+	}
+	if hex, ok := strings.CutPrefix(v, "0x"); ok {
+		return len(hex) > 0 && len(hex) <= 16 && strings.TrimLeft(hex, "0123456789abcdefABCDEF") == ""
+	}
+	return isSelector(strings.TrimLeft(v, "&*"))
+}
+
+// isSelector reports whether v is two or more short names joined by dots
+// that read as code: a short receiver first (p.token, cfg.Password) or a
+// camelCase or snake_case name (x.NextPageToken, self.key_password). Words
+// joined by dots (correct.horse.battery.staple) may be a passphrase.
+func isSelector(v string) bool {
+	parts := strings.Split(v, ".")
+	if len(parts) < 2 {
+		return false
+	}
+	code := len(parts[0]) <= maxReceiver
+	for _, p := range parts {
+		if p == "" || len(p) > maxSelectorPart || isDigit(p[0]) {
+			return false
+		}
+		for k := 0; k < len(p); k++ {
+			switch c := p[k]; {
+			case c == '_' || k > 0 && isUpper(c):
+				code = true
+			case !isAlnum(c):
+				return false
+			}
+		}
+	}
+	return code
+}
+
+// maxReceiver bounds the short first name of a selector (p, tc, cfg, self).
+const maxReceiver = 4
+
+// isUsageWord reports whether the word after a flag is help text, not a
+// value: a placeholder (<phrase>), a usage separator (|) or a word of a
+// sentence about the flag ("use --password to set it").
+func isUsageWord(w string) bool {
+	if len(w) > 2 && w[0] == '<' && w[len(w)-1] == '>' {
+		return true
+	}
+	switch w {
+	case "|", "is", "are", "was", "will", "can", "may", "must", "should", "to", "on", "and", "or", "but", "the", "with", "for", "of", "in", "if", "as":
+		return true
+	}
+	return false
+}

@@ -360,10 +360,21 @@ func (sc *scanner) xmlElement(i, j int) int {
 
 // quotedName handles a quoted name s[i:j] and its value at v.
 func (sc *scanner) quotedName(i, j, v int) int {
+	if !sc.quotedValue(v) && !sc.lineStart(i) && !memberStart(sc.s, i-1) {
+		return j // a word in prose: the "pageToken": A page token ...
+	}
 	if end, ok := sc.credentialHeader(sc.s[i:j], v); ok {
 		return end
 	}
 	return sc.assignment(i, j, v, false)
+}
+
+// quotedValue reports whether the value at v (after blanks) starts with a
+// quote, an escaped one included.
+func (sc *scanner) quotedValue(v int) bool {
+	s := sc.s
+	v = skipBlanks(s, v)
+	return v < len(s) && (s[v] == '"' || s[v] == '\'' || s[v] == '\\')
 }
 
 // credentialHeader handles a header name whose value holds credentials in
@@ -496,8 +507,8 @@ func (sc *scanner) assignment(i, j, v int, toEOL bool) int {
 	if toEOL && isBlockIndicator(sc.s[lo:hi]) {
 		lo, hi = blockExtent(sc.s, i, hi)
 	}
-	if lo == start && isCallValue(sc.s[lo:hi]) {
-		return hi // password = getpass()
+	if lo == start && (isCallValue(sc.s[lo:hi]) || isCodeValue(sc.s[lo:hi])) {
+		return hi // password = getpass(), token = nil, Password: cfg.Password,
 	}
 	return sc.cutValue(lo, hi, kind)
 }
@@ -756,6 +767,9 @@ func (sc *scanner) flagValue(i, j int) int {
 		return v
 	}
 	lo, hi := valueExtent(s, v, false)
+	if lo == v && isUsageWord(s[lo:hi]) {
+		return hi // help text: --pass <phrase>, "if --pass is given"
+	}
 	return sc.cutValue(lo, hi, kind)
 }
 
