@@ -55,3 +55,18 @@ func TestSecretsNextToCodeStillCut(t *testing.T) {
 		assert.Equal(t, tc.want, got)
 	}
 }
+
+// TestTokenInCallArgumentsCut: a call is code, but a token in a known
+// format among its arguments is still cut.
+func TestTokenInCallArgumentsCut(t *testing.T) {
+	r := mustNew(t, DefaultSettings())
+	const tok = "ghp_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789"
+	for _, tc := range []struct{ in, want string }{
+		{`token = os.getenv("X", "` + tok + `")`, `token = os.getenv("X", "[REDACTED:github_token]")`},
+		{"password = get(\"" + tok + "\")\n", "password = get(\"[REDACTED:github_token]\")\n"},
+		{"password = getpass()\n", "password = getpass()\n"},
+	} {
+		got, _ := r.String(tc.in, nil)
+		assert.Equal(t, tc.want, got)
+	}
+}

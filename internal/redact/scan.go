@@ -507,10 +507,41 @@ func (sc *scanner) assignment(i, j, v int, toEOL bool) int {
 	if toEOL && isBlockIndicator(sc.s[lo:hi]) {
 		lo, hi = blockExtent(sc.s, i, hi)
 	}
-	if lo == start && (isCallValue(sc.s[lo:hi]) || isCodeValue(sc.s[lo:hi])) {
-		return hi // password = getpass(), token = nil, Password: cfg.Password,
+	if lo == start && sc.callValue(lo, hi) {
+		// password = getpass(): scanning goes on in the call's arguments,
+		// which may hold a token in a known format
+		return start
+	}
+	if lo == start && isCodeValue(sc.s[lo:hi]) {
+		return hi // token = nil, Password: cfg.Password,
 	}
 	return sc.cutValue(lo, hi, kind)
+}
+
+// maxCallTail bounds how far past a marker callValue looks for the end of
+// a call's line.
+const maxCallTail = 4096
+
+// callValue reports whether the value s[lo:hi] is a call. A value that a
+// marker ends is a call whose arguments held a token, cut by an earlier
+// pass: it is read on to its line's end, within maxCallTail.
+func (sc *scanner) callValue(lo, hi int) bool {
+	s := sc.s
+	if isCallValue(s[lo:hi]) {
+		return true
+	}
+	if !strings.HasPrefix(s[hi:], markerPrefix) {
+		return false
+	}
+	tail := s[hi:min(len(s), hi+maxCallTail)]
+	k := strings.IndexAny(tail, "\r\n")
+	if k < 0 {
+		if hi+len(tail) < len(s) {
+			return false
+		}
+		k = len(tail)
+	}
+	return isCallValue(s[lo : hi+k])
 }
 
 // isBlockIndicator reports whether v opens a YAML block scalar (|, >-, |+2):
