@@ -51,11 +51,31 @@ func memberStart(s string, i int) bool {
 	return k >= 0 && (s[k] == '{' || s[k] == ',' || s[k] == '(')
 }
 
+// maxClosers bounds the brackets that may close an object or list after a
+// call value, {"password": get_pw()}.
+const maxClosers = 3
+
 // isCallValue reports whether an unquoted value is a call or an index
 // expression, getpass() or os.environ["X"]: code that fetches the secret.
-// A trailing ',' or ';' is allowed.
+// A trailing ',' or ';' is allowed, and up to maxClosers '}' or ']' that
+// close the object or list the call is in.
 func isCallValue(v string) bool {
 	v = strings.TrimRight(v, " \t;,")
+	for range maxClosers {
+		if isCallExpr(v) {
+			return true
+		}
+		if v == "" || (v[len(v)-1] != '}' && v[len(v)-1] != ']') {
+			return false
+		}
+		v = v[:len(v)-1]
+	}
+	return isCallExpr(v)
+}
+
+// isCallExpr reports whether v is a name followed by a bracketed argument
+// list or index.
+func isCallExpr(v string) bool {
 	if len(v) < 3 || !(isLower(v[0]) || isUpper(v[0]) || v[0] == '_') {
 		return false
 	}

@@ -27,6 +27,8 @@ func TestCodeAndProseStay(t *testing.T) {
 		// help text about a flag
 		"       --pass <phrase>\n", "If --pass is provided several times, the last one is used.",
 		"Use --password to specify a password.", "[--clear-secrets | --update-secrets]",
+		// a call that closes its object or list
+		`x = {"password": get_pw()}`, `creds = [{"token": fetch(k)}]`,
 	} {
 		got, changed := r.String(s, nil)
 		assert.False(t, changed, "%q became %q", s, got)
