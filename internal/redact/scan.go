@@ -640,6 +640,9 @@ func (sc *scanner) cutValue(lo, hi int, kind Kind) int {
 	if !plausibleValue(v) {
 		return max(hi, markerEnd(sc.s, lo)) // a value cut already is skipped whole
 	}
+	if substitution(sc.s, lo, hi) {
+		return lo + 1 // scanning goes on in the command, which may hold a token
+	}
 	if end, k, ok := formatAt(v, 0, runEnd(v, 0)); ok && end == len(v) {
 		kind = k
 	}
@@ -761,6 +764,40 @@ func plausibleValue(v string) bool {
 		return len(v) > 1 && !strings.HasPrefix(v, "{{") // "{" alone opens a JSON object
 	}
 	return !isPath(v)
+}
+
+// maxSubstitution bounds the text read for the end of a command
+// substitution.
+const maxSubstitution = 4096
+
+// substitution reports whether the value s[lo:hi] is a command
+// substitution, whole ($(cat f), Make's $(shell cat f), `cat f`): it runs a
+// command that fetches the secret, as ${X} refers to one. An unquoted value
+// that ends at a blank inside the command counts too (TOKEN=$(cat f) x).
+func substitution(s string, lo, hi int) bool {
+	open, closing := byte('('), byte(')')
+	switch {
+	case strings.HasPrefix(s[lo:], "$("):
+		lo += 2
+	case lo < len(s) && s[lo] == '`':
+		open, closing, lo = 0, '`', lo+1
+	default:
+		return false
+	}
+	depth := 0
+	for k := lo; k < min(len(s), lo+maxSubstitution); k++ {
+		switch c := s[k]; {
+		case c == '\n' || c == '\r':
+			return false
+		case c == open:
+			depth++
+		case c == closing && depth > 0:
+			depth--
+		case c == closing:
+			return k+1 >= hi || strings.TrimRight(s[k+1:hi], " \t") == ""
+		}
+	}
+	return false
 }
 
 func isReference(v string) bool {
