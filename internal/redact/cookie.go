@@ -106,22 +106,36 @@ func (sc *scanner) cookies(v int, form cookieForm) int {
 		if lo > n+1 && next < len(s) && s[next] == '"' {
 			next++ // the quote that closes a quoted value
 		}
-		if form == cookieSet {
+		if form == cookieSet || next >= len(s) {
 			return next
 		}
-		if next >= len(s) || s[next] != ';' {
+		switch c := s[next]; {
+		case c == ';' || c == ',': // a Cookie header's pairs, or several headers joined
+			p = skipBlanks(s, next+1)
+		case c == ' ' && closing == ']': // Go's map[Cookie:[a=b c=d]]
+			p = skipBlanks(s, next)
+		default:
 			return next
 		}
-		p = skipBlanks(s, next+1)
 	}
 }
 
 // cookieValue is the extent of the cookie value at v: inside its quotes
-// when quoted, else up to the first byte no value holds (or closing).
+// when quoted (blanks included, "abc def"), else up to the first byte no
+// value holds (or closing).
 func cookieValue(s string, v int, closing byte) (int, int) {
 	lo := v
 	if v < len(s) && s[v] == '"' {
 		lo = v + 1
+		// the closing quote, before the pair's end: the search stops at
+		// ';' so each byte is read once
+		k := lo
+		for k < len(s) && s[k] != '"' && s[k] != ';' && s[k] != '\n' && s[k] != '\r' && s[k] != closing {
+			k++
+		}
+		if k < len(s) && s[k] == '"' {
+			return lo, k
+		}
 	}
 	hi := lo
 	for hi < len(s) && cookieValueByte[s[hi]] && s[hi] != closing {

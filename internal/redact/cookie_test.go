@@ -67,3 +67,26 @@ func TestCookiesInData(t *testing.T) {
 		assert.Equal(t, tc.want, got.String())
 	}
 }
+
+// TestCookiesWholeAndEvery: a quoted cookie value is cut whole, blanks
+// included, and every cookie of a list is cut, whether ';', ',' or (in
+// Go's header map) a blank separates them.
+func TestCookiesWholeAndEvery(t *testing.T) {
+	r := mustNew(t, DefaultSettings())
+	for _, tc := range []struct {
+		in, want string
+		cuts     int
+	}{
+		{`Cookie: sid="abc def"`, `Cookie: sid="[REDACTED:cookie]"`, 1},
+		{`Cookie: sid="abc def"; t=1`, `Cookie: sid="[REDACTED:cookie]"; t=[REDACTED:cookie]`, 2},
+		{`Set-Cookie: sid="a b"; Path=/`, `Set-Cookie: sid="[REDACTED:cookie]"; Path=/`, 1},
+		{"Cookie: a=b, c=d", "Cookie: a=[REDACTED:cookie], c=[REDACTED:cookie]", 2},
+		{"map[Cookie:[a=b c=d] Accept:[*/*]]", "map[Cookie:[a=[REDACTED:cookie] c=[REDACTED:cookie]] Accept:[*/*]]", 2},
+		{`Cookie: sid="abc; t=1`, `Cookie: sid="[REDACTED:cookie]; t=[REDACTED:cookie]`, 2},
+	} {
+		var c Counts
+		got, _ := r.String(tc.in, &c)
+		assert.Equal(t, tc.want, got)
+		assert.Equal(t, tc.cuts, c.Total(), "%q: counts %v", tc.in, c)
+	}
+}
