@@ -56,7 +56,7 @@ func memberStart(s string, i int) bool {
 // A trailing ',' or ';' is allowed.
 func isCallValue(v string) bool {
 	v = strings.TrimRight(v, " \t;,")
-	if len(v) < 3 || !(isLower(v[0]) || isUpper(v[0]) || v[0] == '_') {
+	if len(v) < 3 || !isLower(v[0]) && !isUpper(v[0]) && v[0] != '_' {
 		return false
 	}
 	k := 1
