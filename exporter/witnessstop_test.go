@@ -95,8 +95,8 @@ func TestShutdownCancelsWitnessRequestInFlight(t *testing.T) {
 	case err = <-stopped:
 	case <-time.After(10 * time.Second):
 		release() // let the old request end, so that the test can
-		<-stopped
-		t.Fatal("Shutdown waited for the witness request in flight instead of cancelling it")
+		err = <-stopped
+		t.Fatalf("Shutdown waited for the witness request in flight instead of cancelling it (it returned %v once released)", err)
 	}
 	shut.Store(true)
 	te.done = true

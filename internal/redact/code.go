@@ -76,7 +76,7 @@ func isCallValue(v string) bool {
 // isCallExpr reports whether v is a name followed by a bracketed argument
 // list or index.
 func isCallExpr(v string) bool {
-	if len(v) < 3 || !(isLower(v[0]) || isUpper(v[0]) || v[0] == '_') {
+	if len(v) < 3 || !isLower(v[0]) && !isUpper(v[0]) && v[0] != '_' {
 		return false
 	}
 	k := 1
