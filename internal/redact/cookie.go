@@ -133,8 +133,8 @@ func cookieValue(s string, v int, closing byte) (int, int) {
 		for k < len(s) && s[k] != '"' && s[k] != ';' && s[k] != '\n' && s[k] != '\r' && s[k] != closing {
 			k++
 		}
-		if k < len(s) && s[k] == '"' {
-			return lo, k
+		if k < len(s) && s[k] == '"' && (k+1 == len(s) || !cookieValueByte[s[k+1]]) {
+			return lo, k // a quote a value byte follows opens the next value
 		}
 	}
 	hi := lo

@@ -83,6 +83,7 @@ func TestCookiesWholeAndEvery(t *testing.T) {
 		{"Cookie: a=b, c=d", "Cookie: a=[REDACTED:cookie], c=[REDACTED:cookie]", 2},
 		{"map[Cookie:[a=b c=d] Accept:[*/*]]", "map[Cookie:[a=[REDACTED:cookie] c=[REDACTED:cookie]] Accept:[*/*]]", 2},
 		{`Cookie: sid="abc; t=1`, `Cookie: sid="[REDACTED:cookie]; t=[REDACTED:cookie]`, 2},
+		{`Cookie: a="b Cookie: c="d`, `Cookie: a="[REDACTED:cookie] Cookie: c="[REDACTED:cookie]`, 2},
 	} {
 		var c Counts
 		got, _ := r.String(tc.in, &c)

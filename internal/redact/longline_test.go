@@ -40,6 +40,11 @@ func TestHostileLongText(t *testing.T) {
 		{"Set-Cookie: a=1; Path=/; a=1 ", "Set-Cookie: a=[REDACTED:cookie]; Path=/; a=1 "},
 		{`curl -b "a=1;b=2" -b f `, `curl -b "a=[REDACTED:cookie];b=[REDACTED:cookie]" -b f `},
 		{"Cookie: Cookie: a", "Cookie: Cookie: a"},
+		{`Cookie: a="b c", d=e `, `Cookie: a="[REDACTED:cookie]", d=[REDACTED:cookie] `},
+		{`Cookie: a="b `, `Cookie: a="[REDACTED:cookie] `},
+		{"x TOKEN=$(cat f) ", "x TOKEN=$(cat f) "},
+		{`x = {"password": get_pw()} `, `x = {"password": get_pw()} `},
+		{`token = f("ghp_` + strings.Repeat("a", 36) + `")` + "\n", `token = f("[REDACTED:github_token]")` + "\n"},
 		{"\x1b[01;31m\x1b[Kghp_" + strings.Repeat("a", 36) + " ", "\x1b[01;31m\x1b[K[REDACTED:github_token] "},
 	} {
 		n := hostileSize / len(tc.unit)
