@@ -111,7 +111,7 @@ func isCodeValue(v string) bool {
 	case "":
 		return false
 	}
-	if end, _, ok := formatAt(v, 0, runEnd(v, 0)); ok && end == len(v) {
+	if _, ok := wholeFormat(v); ok {
 		return false
 	}
 	if hex, ok := strings.CutPrefix(v, "0x"); ok {

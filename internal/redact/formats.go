@@ -5,6 +5,13 @@ import (
 	"strings"
 )
 
+// wholeFormat reports whether all of v is one token in a known format, and
+// its kind.
+func wholeFormat(v string) (Kind, bool) {
+	end, k, ok := formatAt(v, 0, runEnd(v, 0))
+	return k, ok && end == len(v)
+}
+
 // formatAt checks the fixed-format detectors on the run s[i:j], which starts
 // at a word boundary, and returns the end of the cut.
 func formatAt(s string, i, j int) (int, Kind, bool) {

@@ -643,7 +643,7 @@ func (sc *scanner) cutValue(lo, hi int, kind Kind) int {
 	if substitution(sc.s, lo, hi) {
 		return lo + 1 // scanning goes on in the command, which may hold a token
 	}
-	if end, k, ok := formatAt(v, 0, runEnd(v, 0)); ok && end == len(v) {
+	if k, ok := wholeFormat(v); ok {
 		kind = k
 	}
 	sc.add(lo, hi, kind)
