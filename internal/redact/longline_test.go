@@ -44,6 +44,8 @@ func TestHostileLongText(t *testing.T) {
 		{`Cookie: a="b `, `Cookie: a="[REDACTED:cookie] `},
 		{"x TOKEN=$(cat f) ", "x TOKEN=$(cat f) "},
 		{`x = {"password": get_pw()} `, `x = {"password": get_pw()} `},
+		{"password=f(x)", "password=f(x)"},
+		{"password=f()", "password=f()"},
 		{`token = f("ghp_` + strings.Repeat("a", 36) + `")` + "\n", `token = f("[REDACTED:github_token]")` + "\n"},
 		{"\x1b[01;31m\x1b[Kghp_" + strings.Repeat("a", 36) + " ", "\x1b[01;31m\x1b[K[REDACTED:github_token] "},
 	} {

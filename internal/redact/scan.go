@@ -40,6 +40,10 @@ type scanner struct {
 	s     string
 	keys  []string // the user's names, normalized
 	spans []span
+	// rescanTo ends the call value being scanned again for tokens in its
+	// arguments; a call inside it is not scanned a third time, so that
+	// nested calls on one unbroken run stay linear.
+	rescanTo int
 	// probe: only report whether a detector might cut anything, looser
 	// than scan (see Redactor.mayCut); hit is the answer.
 	probe, hit bool
@@ -508,8 +512,12 @@ func (sc *scanner) assignment(i, j, v int, toEOL bool) int {
 		lo, hi = blockExtent(sc.s, i, hi)
 	}
 	if lo == start && sc.callValue(lo, hi) {
+		if start < sc.rescanTo {
+			return hi
+		}
 		// password = getpass(): scanning goes on in the call's arguments,
 		// which may hold a token in a known format
+		sc.rescanTo = hi
 		return start
 	}
 	if lo == start && isCodeValue(sc.s[lo:hi]) {
