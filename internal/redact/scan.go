@@ -41,8 +41,9 @@ type scanner struct {
 	keys  []string // the user's names, normalized
 	spans []span
 	// rescanTo ends the call value being scanned again for tokens in its
-	// arguments; a call inside it is not scanned a third time, so that
-	// nested calls on one unbroken run stay linear.
+	// arguments. A call inside it whose value runs past maxNestedCall is
+	// not scanned a third time, so that nested calls on one unbroken run
+	// stay linear.
 	rescanTo int
 	// probe: only report whether a detector might cut anything, looser
 	// than scan (see Redactor.mayCut); hit is the answer.
@@ -512,12 +513,12 @@ func (sc *scanner) assignment(i, j, v int, toEOL bool) int {
 		lo, hi = blockExtent(sc.s, i, hi)
 	}
 	if lo == start && sc.callValue(lo, hi) {
-		if start < sc.rescanTo {
+		if start < sc.rescanTo && hi-start > maxNestedCall {
 			return hi
 		}
 		// password = getpass(): scanning goes on in the call's arguments,
 		// which may hold a token in a known format
-		sc.rescanTo = hi
+		sc.rescanTo = max(sc.rescanTo, hi)
 		return start
 	}
 	if lo == start && isCodeValue(sc.s[lo:hi]) {
@@ -529,6 +530,10 @@ func (sc *scanner) assignment(i, j, v int, toEOL bool) int {
 // maxCallTail bounds how far past a marker callValue looks for the end of
 // a call's line.
 const maxCallTail = 4096
+
+// maxNestedCall bounds the value of a call inside a call's arguments that
+// is scanned again: each such value is read once per call before it.
+const maxNestedCall = 512
 
 // callValue reports whether the value s[lo:hi] is a call. A value that a
 // marker ends is a call whose arguments held a token, cut by an earlier
