@@ -126,8 +126,8 @@ func isCodeValue(v string) bool {
 // joined by dots (correct.horse.battery.staple) may be a passphrase.
 func isSelector(v string) bool {
 	parts := strings.Split(v, ".")
-	if len(parts) < 2 {
-		return false
+	if len(parts) < 2 || !isLower(v[0]) && v[0] != '_' {
+		return false // a receiver is a lower-case name: MyDog.Rex is a password
 	}
 	code := len(parts[0]) <= maxReceiver
 	for _, p := range parts {

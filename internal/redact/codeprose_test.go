@@ -50,6 +50,8 @@ func TestSecretsNextToCodeStillCut(t *testing.T) {
 		{"password = Nonesuch\n", "password = [REDACTED:password]\n"},
 		{"\tpassword = &hunter2\n", "\tpassword = [REDACTED:password]\n"},
 		{"PASSWORD=correct.horse.battery.staple\n", "PASSWORD=[REDACTED:password]\n"},
+		{"DB_PASSWORD=MyDog.Rex\n", "DB_PASSWORD=[REDACTED:password]\n"},
+		{"password: MyS3cret.Pass\n", "password: [REDACTED:password]\n"},
 		{"mysql --password hunter2 db", "mysql --password [REDACTED:password] db"},
 		{"curl --pass island --key k", "curl --pass [REDACTED:password] --key k"},
 	} {
