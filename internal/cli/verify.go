@@ -154,11 +154,8 @@ func (v *verifier) verifyAll(ctx context.Context, files []string, alone bool, li
 		switch {
 		case alone:
 			err = v.verifySegmentAlone(ctx, name)
-		case v.opts.key != nil && listing.hasSegments(name):
-			var segs []filesink.Segment
-			if segs, err = listing.segments(name); err == nil {
-				err = v.verifyTrail(ctx, name, segs)
-			}
+		case v.opts.key != nil:
+			err = v.verifyKeyed(ctx, name, listing, stdin)
 		default:
 			err = v.verifyPath(ctx, name, stdin)
 		}
@@ -167,6 +164,19 @@ func (v *verifier) verifyAll(ctx context.Context, files []string, alone bool, li
 		}
 	}
 	return nil
+}
+
+// verifyKeyed checks name with --key: as one log with its closed
+// segments (listed once) when it is a trail, else by itself.
+func (v *verifier) verifyKeyed(ctx context.Context, name string, listing *trailListing, stdin io.Reader) error {
+	segs, err := listing.segments(name)
+	if !integrity.IsTrail(name, len(segs)) {
+		return v.verifyPath(ctx, name, stdin)
+	}
+	if err != nil {
+		return err
+	}
+	return v.verifyTrail(ctx, name, segs)
 }
 
 // summary is verify's result.
