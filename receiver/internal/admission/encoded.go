@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"slices"
 	"sync"
 )
 
@@ -125,10 +126,8 @@ func decodedReader(req *http.Request) io.Reader {
 }
 
 func known(encoding string) string {
-	for _, k := range knownEncodings {
-		if encoding == k {
-			return k
-		}
+	if slices.Contains(knownEncodings[:], encoding) {
+		return encoding
 	}
 	return ""
 }
