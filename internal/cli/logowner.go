@@ -27,7 +27,7 @@ func lockLog(cmd, path string, stderr io.Writer) (*integrity.OwnerLock, bool) {
 // commands would otherwise leave a lock file beside a mistyped name, or
 // start a log over nothing.
 func missingLog(path string) bool {
-	for _, suffix := range append([]string{""}, integrity.LogSidecarSuffixes()...) {
+	for _, suffix := range integrity.LogFileSuffixes() {
 		if _, err := os.Lstat(path + suffix); !errors.Is(err, os.ErrNotExist) {
 			return false
 		}

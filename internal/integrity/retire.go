@@ -22,8 +22,8 @@ func LogSidecarSuffixes() []string {
 	return []string{StoreSuffix, CheckpointsSuffix, SegmentsSuffix, WitnessedSuffix, HandoverSuffix}
 }
 
-// logFileSuffixes are the audit file itself ("") and its log's sidecars.
-func logFileSuffixes() []string { return append([]string{""}, LogSidecarSuffixes()...) }
+// LogFileSuffixes are the audit file itself ("") and its log's sidecars.
+func LogFileSuffixes() []string { return append([]string{""}, LogSidecarSuffixes()...) }
 
 // RetireLog moves the log of the audit path aside after its handover, so
 // that a new log starts at the path. The file and its sidecars become
@@ -78,7 +78,7 @@ func RetireLog(path string, v note.Verifier, now time.Time, next []byte) (string
 	}
 	// A handover note that is next already stays: a killed run wrote it.
 	kept := isNote(HandoverPath(path), next)
-	for _, suffix := range logFileSuffixes() {
+	for _, suffix := range LogFileSuffixes() {
 		if suffix == CheckpointsSuffix || suffix == HandoverSuffix && kept {
 			continue
 		}
@@ -150,7 +150,7 @@ func freeRetiredName(path string, now time.Time) (string, error) {
 			to = fmt.Sprintf("%s-%d", base, i)
 		}
 		free := true
-		for _, suffix := range logFileSuffixes() {
+		for _, suffix := range LogFileSuffixes() {
 			if _, err := os.Lstat(to + suffix); err == nil {
 				free = false
 				break
