@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"fmt"
 	"testing"
 	"time"
 
@@ -56,40 +55,14 @@ func TestBackendGetsNoSecretOfAnOddlyTypedSpan(t *testing.T) {
 	requireE2E(t)
 	dir := t.TempDir()
 	otlpAddr := freeAddr(t)
-	cfg := fmt.Sprintf(`receivers:
-  otlp:
-    protocols:
-      http:
-        endpoint: %s
-processors:
-  sandboxaudit:
-    payload_policy:
-      include_exec_output: true
-      redact:
-        patterns: ['%s']
-        keys: [%s]
-exporters:
-  debug:
-    verbosity: detailed
-service:
-  telemetry:
-    metrics:
-      level: none
-  pipelines:
-    traces:
-      receivers: [otlp]
-      processors: [sandboxaudit]
-      exporters: [debug]
-`, otlpAddr, redacttest.UserPattern, redacttest.UserKey)
+	cfg := redactBackendYAML(otlpAddr, "traces", true)
 	col := startCollector(t, "collector", dir, cfg, otlpAddr)
 	postOTLP(t, otlpAddr, oddlyTypedSecretSpan(t))
 	waitLogCount(t, col.log, "exception.stacktrace", 1)
 	col.stop(t)
 
 	logText := string(mustRead(t, col.log))
-	for _, secret := range redacttest.Secrets() {
-		assert.NotContains(t, logText, secret, "debug exporter output")
-	}
+	assertNoSecret(t, logText)
 	for _, attr := range []string{"sandbox.start_data", "sandbox.error.message", "sandbox.exec.stderr"} {
 		assert.NotContains(t, logText, "-> "+attr+":", "%s is removed: it is not text", attr)
 	}
