@@ -1,14 +1,10 @@
 package e2e
 
 import (
-	"context"
-	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -33,13 +29,10 @@ service:
   pipelines:
     logs: {receivers: [sandboxaudit], exporters: [sandboxaudit]}
 `), 0o600))
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	out, err := exec.CommandContext(ctx, bins.collector, "--config", cfg).CombinedOutput()
-	var exit *exec.ExitError
-	require.True(t, errors.As(err, &exit), "%v: %s", err, out)
-	assert.Equal(t, 1, exit.ExitCode())
-	assert.Equal(t, 1, strings.Count(string(out), "receivers::sandboxaudit: max_pending: must be positive"), "%s", out)
-	_, err = os.Stat(filepath.Join(dir, "events.jsonl"))
+	code, out := runCollector(t, dir, "--config", cfg)
+	require.NotZero(t, code, "%s", out)
+	assert.Equal(t, 1, code)
+	assert.Equal(t, 1, strings.Count(out, "receivers::sandboxaudit: max_pending: must be positive"), "%s", out)
+	_, err := os.Stat(filepath.Join(dir, "events.jsonl"))
 	assert.True(t, os.IsNotExist(err), "nothing started")
 }

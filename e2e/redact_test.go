@@ -108,16 +108,8 @@ func secretProxyEvents(t *testing.T) []string {
 func secretSpans(t *testing.T) []byte {
 	t.Helper()
 	td := ptrace.NewTraces()
-	sp := td.ResourceSpans().AppendEmpty().ScopeSpans().AppendEmpty().Spans().AppendEmpty()
-	sp.SetName("sandbox.exec")
+	sp := failedExecSpan(td, 0x1c, redacttest.Text())
 	sp.SetKind(ptrace.SpanKindInternal)
-	sp.SetTraceID(pcommon.TraceID{0x5e, 0x1c, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14})
-	sp.SetSpanID(pcommon.SpanID{0x5e, 0x1c, 1, 2, 3, 4, 5, 6})
-	start := time.Date(2026, 3, 14, 15, 9, 30, 0, time.UTC)
-	sp.SetStartTimestamp(pcommon.NewTimestampFromTime(start))
-	sp.SetEndTimestamp(pcommon.NewTimestampFromTime(start.Add(time.Second)))
-	sp.Status().SetCode(ptrace.StatusCodeError)
-	sp.Status().SetMessage(redacttest.Text())
 	data, err := json.Marshal(map[string]any{"command": redacttest.Argv(), "env": redacttest.Env()})
 	require.NoError(t, err)
 	a := sp.Attributes()
@@ -132,6 +124,21 @@ func secretSpans(t *testing.T) []byte {
 	body, err := ptraceotlp.NewExportRequestFromTraces(td).MarshalProto()
 	require.NoError(t, err)
 	return body
+}
+
+// failedExecSpan appends to td a one-second sandbox.exec span that failed
+// with msg, its trace and span IDs starting 0x5e, id.
+func failedExecSpan(td ptrace.Traces, id byte, msg string) ptrace.Span {
+	sp := td.ResourceSpans().AppendEmpty().ScopeSpans().AppendEmpty().Spans().AppendEmpty()
+	sp.SetName("sandbox.exec")
+	sp.SetTraceID(pcommon.TraceID{0x5e, id, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14})
+	sp.SetSpanID(pcommon.SpanID{0x5e, id, 1, 2, 3, 4, 5, 6})
+	start := time.Date(2026, 3, 14, 15, 9, 30, 0, time.UTC)
+	sp.SetStartTimestamp(pcommon.NewTimestampFromTime(start))
+	sp.SetEndTimestamp(pcommon.NewTimestampFromTime(start.Add(time.Second)))
+	sp.Status().SetCode(ptrace.StatusCodeError)
+	sp.Status().SetMessage(msg)
+	return sp
 }
 
 // TestSecretsNeverReachTheTrail: events in the Python sink's wire format

@@ -1,13 +1,10 @@
 package e2e
 
 import (
-	"fmt"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 	"go.opentelemetry.io/collector/pdata/ptrace/ptraceotlp"
 
@@ -20,15 +17,7 @@ import (
 func oddlyTypedSecretSpan(t *testing.T) []byte {
 	t.Helper()
 	td := ptrace.NewTraces()
-	sp := td.ResourceSpans().AppendEmpty().ScopeSpans().AppendEmpty().Spans().AppendEmpty()
-	sp.SetName("sandbox.exec")
-	sp.SetTraceID(pcommon.TraceID{0x5e, 0x1d, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14})
-	sp.SetSpanID(pcommon.SpanID{0x5e, 0x1d, 1, 2, 3, 4, 5, 6})
-	start := time.Date(2026, 3, 14, 15, 9, 30, 0, time.UTC)
-	sp.SetStartTimestamp(pcommon.NewTimestampFromTime(start))
-	sp.SetEndTimestamp(pcommon.NewTimestampFromTime(start.Add(time.Second)))
-	sp.Status().SetCode(ptrace.StatusCodeError)
-	sp.Status().SetMessage("ExecError: " + redacttest.Text())
+	sp := failedExecSpan(td, 0x1d, "ExecError: "+redacttest.Text())
 	a := sp.Attributes()
 	a.PutStr("sandbox.operation", "exec")
 	a.PutStr("sandbox.session.id", "5e1c2a8e-0000-4000-8000-00000000a003")
@@ -56,40 +45,14 @@ func TestBackendGetsNoSecretOfAnOddlyTypedSpan(t *testing.T) {
 	requireE2E(t)
 	dir := t.TempDir()
 	otlpAddr := freeAddr(t)
-	cfg := fmt.Sprintf(`receivers:
-  otlp:
-    protocols:
-      http:
-        endpoint: %s
-processors:
-  sandboxaudit:
-    payload_policy:
-      include_exec_output: true
-      redact:
-        patterns: ['%s']
-        keys: [%s]
-exporters:
-  debug:
-    verbosity: detailed
-service:
-  telemetry:
-    metrics:
-      level: none
-  pipelines:
-    traces:
-      receivers: [otlp]
-      processors: [sandboxaudit]
-      exporters: [debug]
-`, otlpAddr, redacttest.UserPattern, redacttest.UserKey)
+	cfg := redactBackendYAML(otlpAddr, "traces", true)
 	col := startCollector(t, "collector", dir, cfg, otlpAddr)
 	postOTLP(t, otlpAddr, oddlyTypedSecretSpan(t))
 	waitLogCount(t, col.log, "exception.stacktrace", 1)
 	col.stop(t)
 
 	logText := string(mustRead(t, col.log))
-	for _, secret := range redacttest.Secrets() {
-		assert.NotContains(t, logText, secret, "debug exporter output")
-	}
+	assertNoSecret(t, logText)
 	for _, attr := range []string{"sandbox.start_data", "sandbox.error.message", "sandbox.exec.stderr"} {
 		assert.NotContains(t, logText, "-> "+attr+":", "%s is removed: it is not text", attr)
 	}

@@ -21,30 +21,7 @@ func TestLogBackendGetsNoSecretOfWriteAheadRecords(t *testing.T) {
 	requireE2E(t)
 	dir := t.TempDir()
 	otlpAddr := freeAddr(t)
-	cfg := fmt.Sprintf(`receivers:
-  otlp:
-    protocols:
-      http:
-        endpoint: %s
-processors:
-  sandboxaudit:
-    payload_policy:
-      redact:
-        patterns: ['%s']
-        keys: [%s]
-exporters:
-  debug:
-    verbosity: detailed
-service:
-  telemetry:
-    metrics:
-      level: none
-  pipelines:
-    logs:
-      receivers: [otlp]
-      processors: [sandboxaudit]
-      exporters: [debug]
-`, otlpAddr, redacttest.UserPattern, redacttest.UserKey)
+	cfg := redactBackendYAML(otlpAddr, "logs", false)
 	col := startCollector(t, "collector", dir, cfg, otlpAddr)
 	runSecretExec(t, otlpAddr)
 	waitLogCount(t, col.log, "sandbox.event.phase: Str(finish)", 1)
@@ -53,9 +30,7 @@ service:
 	logText := string(mustRead(t, col.log))
 	require.Contains(t, logText, "sandbox.event.phase: Str(start)")
 	assert.Contains(t, logText, "[REDACTED:github_token]", "the command reaches the backend, cut")
-	for _, secret := range redacttest.Secrets() {
-		assert.NotContains(t, logText, secret, "debug exporter output")
-	}
+	assertNoSecret(t, logText)
 	assert.NotContains(t, logText, "sandbox.exec.stdout_bytes")
 	assert.NotContains(t, logText, "output of the command", "exec output is removed by default")
 }
@@ -80,4 +55,47 @@ func runSecretExec(t *testing.T, addr string) {
 		})
 	require.NoError(t, err)
 	require.NoError(t, s.Shutdown(context.WithoutCancel(ctx)))
+}
+
+// redactBackendYAML is a collector that stands in for a backend: OTLP/HTTP
+// in, the sandboxaudit processor with the user redaction rules on one
+// pipeline (traces or logs), the debug exporter printing every attribute.
+func redactBackendYAML(otlpAddr, pipeline string, includeExecOutput bool) string {
+	output := ""
+	if includeExecOutput {
+		output = "\n      include_exec_output: true"
+	}
+	return fmt.Sprintf(`receivers:
+  otlp:
+    protocols:
+      http:
+        endpoint: %s
+processors:
+  sandboxaudit:
+    payload_policy:%s
+      redact:
+        patterns: ['%s']
+        keys: [%s]
+exporters:
+  debug:
+    verbosity: detailed
+service:
+  telemetry:
+    metrics:
+      level: none
+  pipelines:
+    %s:
+      receivers: [otlp]
+      processors: [sandboxaudit]
+      exporters: [debug]
+`, otlpAddr, output, redacttest.UserPattern, redacttest.UserKey, pipeline)
+}
+
+// assertNoSecret checks that the debug exporter's output holds none of
+// the test secrets.
+func assertNoSecret(t *testing.T, logText string) {
+	t.Helper()
+	for _, secret := range redacttest.Secrets() {
+		assert.NotContains(t, logText, secret, "debug exporter output")
+	}
 }

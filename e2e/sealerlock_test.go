@@ -1,12 +1,8 @@
 package e2e
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"net"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 
@@ -39,13 +35,7 @@ service:
   pipelines:
     logs: {receivers: [sandboxaudit], exporters: [sandboxaudit]}
 `, taken.Addr(), path, filepath.Join(dir, "keys", "e2e.key"))
-	cfg := filepath.Join(dir, "sealed.yaml")
-	require.NoError(t, os.WriteFile(cfg, []byte(sealed), 0o600))
-	ctx, cancel := context.WithTimeout(context.Background(), deliveryTimeout)
-	defer cancel()
-	res, err := exec.CommandContext(ctx, bins.collector, "--config", cfg).CombinedOutput()
-	var exit *exec.ExitError
-	require.True(t, errors.As(err, &exit), "the collector started on a taken address: %v: %s", err, res)
+	res := startRefused(t, dir, sealed)
 	require.FileExists(t, path+".sealer.lock", "the exporter starts before the receiver; the collector said: %s", res)
 
 	addr := freeAddr(t)

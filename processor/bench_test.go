@@ -33,21 +33,9 @@ func benchTraces() ptrace.Traces {
 // BenchmarkProcessTraces compares the default policy (remove raw output)
 // with opting in (decode and cut to 8000 code points), per 200-span batch.
 func BenchmarkProcessTraces(b *testing.B) {
-	include := true
-	for name, cfg := range map[string]*Config{
-		"default":                   {},
-		"include_output":            {PayloadPolicy: policyWithOutput(&include)},
-		"include_output/redact=off": {PayloadPolicy: redactOff(policyWithOutput(&include))},
-	} {
+	for name, cfg := range benchConfigs() {
 		b.Run(name, func(b *testing.B) {
-			tb, err := metadata.NewTelemetryBuilder(componenttest.NewNopTelemetrySettings())
-			if err != nil {
-				b.Fatal(err)
-			}
-			p, err := newSpanPolicy(cfg, tb)
-			if err != nil {
-				b.Fatal(err)
-			}
+			p := benchPolicy(b, cfg)
 			src := benchTraces()
 			td := ptrace.NewTraces()
 			b.ReportAllocs()
@@ -61,6 +49,31 @@ func BenchmarkProcessTraces(b *testing.B) {
 			}
 		})
 	}
+}
+
+// benchConfigs are the policies the processor benchmarks compare: the
+// default (remove raw output) and opting in to output, with and without
+// redaction.
+func benchConfigs() map[string]*Config {
+	include := true
+	return map[string]*Config{
+		"default":                   {},
+		"include_output":            {PayloadPolicy: policyWithOutput(&include)},
+		"include_output/redact=off": {PayloadPolicy: redactOff(policyWithOutput(&include))},
+	}
+}
+
+// benchPolicy resolves cfg with no-op telemetry.
+func benchPolicy(b *testing.B, cfg *Config) *spanPolicy {
+	tb, err := metadata.NewTelemetryBuilder(componenttest.NewNopTelemetrySettings())
+	if err != nil {
+		b.Fatal(err)
+	}
+	p, err := newSpanPolicy(cfg, tb)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return p
 }
 
 func policyWithOutput(include *bool) (o auditevent.PolicyOverride) {

@@ -5,12 +5,10 @@ import (
 	"context"
 	"testing"
 
-	"go.opentelemetry.io/collector/component/componenttest"
 	"go.opentelemetry.io/collector/pdata/plog"
 
 	"github.com/sandboxaudit/sandboxaudit/auditevent"
 	"github.com/sandboxaudit/sandboxaudit/internal/logmap"
-	"github.com/sandboxaudit/sandboxaudit/processor/internal/metadata"
 )
 
 // benchLogs is 100 exec finish records, each with 4 KiB of raw stdout and
@@ -37,21 +35,9 @@ func benchLogs(b *testing.B) plog.Logs {
 
 // BenchmarkProcessLogs is BenchmarkProcessTraces for a 200-record batch.
 func BenchmarkProcessLogs(b *testing.B) {
-	include := true
-	for name, cfg := range map[string]*Config{
-		"default":                   {},
-		"include_output":            {PayloadPolicy: policyWithOutput(&include)},
-		"include_output/redact=off": {PayloadPolicy: redactOff(policyWithOutput(&include))},
-	} {
+	for name, cfg := range benchConfigs() {
 		b.Run(name, func(b *testing.B) {
-			tb, err := metadata.NewTelemetryBuilder(componenttest.NewNopTelemetrySettings())
-			if err != nil {
-				b.Fatal(err)
-			}
-			p, err := newSpanPolicy(cfg, tb)
-			if err != nil {
-				b.Fatal(err)
-			}
+			p := benchPolicy(b, cfg)
 			src := benchLogs(b)
 			ld := plog.NewLogs()
 			b.ReportAllocs()

@@ -11,7 +11,6 @@ import (
 	"github.com/sandboxaudit/sandboxaudit/internal/payloadpolicy"
 	"github.com/sandboxaudit/sandboxaudit/internal/redact"
 	"github.com/sandboxaudit/sandboxaudit/internal/spanmap"
-	"github.com/sandboxaudit/sandboxaudit/semconv"
 )
 
 // processLogs applies the policy to each record of ld (applyRecord).
@@ -50,7 +49,7 @@ func (p *spanPolicy) applyRecord(lr plog.LogRecord, cuts *redact.Counts) {
 		pol = p.policies.Get(e.Op)
 		line := pol.AppendLine(nil, &e, cuts)
 		lr.Body().SetStr(string(line[:len(line)-1]))
-	case errors.Is(err, logmap.ErrNotAuditEvent) && !isEventName(lr.EventName()):
+	case errors.Is(err, logmap.ErrNotAuditEvent) && !isEventName(lr):
 		k := readKeys(attrs)
 		if !k.governed {
 			return
@@ -74,6 +73,8 @@ func redactBody(body pcommon.Value, r *redact.Redactor, cuts *redact.Counts) {
 	}
 }
 
-func isEventName(name string) bool {
-	return name == semconv.EventSessionStart || name == semconv.EventSessionFinish
+// isEventName reports whether lr is named as an audit event.
+func isEventName(lr plog.LogRecord) bool {
+	_, ok := logmap.EventPhase(lr.EventName())
+	return ok
 }

@@ -57,10 +57,7 @@ func secretLogs(t *testing.T) plog.Logs {
 // redacttest's secrets include.
 func userRules() *Config {
 	cfg := createDefaultConfig().(*Config)
-	cfg.PayloadPolicy.Redact = auditevent.RedactOverride{
-		Patterns: []string{redacttest.UserPattern},
-		Keys:     []string{redacttest.UserKey},
-	}
+	cfg.PayloadPolicy.Redact = userRedact()
 	return cfg
 }
 

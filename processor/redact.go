@@ -55,9 +55,7 @@ func redactExceptions(events ptrace.SpanEventSlice, r *redact.Redactor, cuts *re
 			}
 			switch v.Type() {
 			case pcommon.ValueTypeStr:
-				if s, changed := r.String(v.Str(), cuts); changed {
-					v.SetStr(s)
-				}
+				redactText(v, r, cuts)
 			case pcommon.ValueTypeSlice, pcommon.ValueTypeMap, pcommon.ValueTypeBytes:
 				return true
 			}
@@ -80,9 +78,7 @@ func redactData(attrs pcommon.Map, key string, r *redact.Redactor, cuts *redact.
 func redactJSONText(v pcommon.Value, r *redact.Redactor, cuts *redact.Counts) {
 	d, err := auditevent.ParseDataString(v.Str())
 	if err != nil {
-		if s, changed := r.String(v.Str(), cuts); changed {
-			v.SetStr(s)
-		}
+		redactText(v, r, cuts)
 		return
 	}
 	if red, changed := r.Data(d, cuts); changed {
@@ -91,12 +87,16 @@ func redactJSONText(v pcommon.Value, r *redact.Redactor, cuts *redact.Counts) {
 }
 
 func redactStr(attrs pcommon.Map, key string, r *redact.Redactor, cuts *redact.Counts) {
-	v, ok := text(attrs, key)
-	if !ok {
-		return
+	if v, ok := text(attrs, key); ok {
+		redactText(v, r, cuts)
 	}
+}
+
+// redactText cuts secrets from the text v holds, setting it only when a
+// cut was made.
+func redactText(v pcommon.Value, r *redact.Redactor, cuts *redact.Counts) {
 	if s, changed := r.String(v.Str(), cuts); changed {
-		attrs.PutStr(key, s)
+		v.SetStr(s)
 	}
 }
 

@@ -20,11 +20,17 @@ import (
 func configWithUserRules() *Config {
 	return &Config{PayloadPolicy: auditevent.PolicyOverride{
 		IncludeExecOutput: auditevent.Ptr(true),
-		Redact: auditevent.RedactOverride{
-			Patterns: []string{redacttest.UserPattern},
-			Keys:     []string{redacttest.UserKey},
-		},
+		Redact:            userRedact(),
 	}}
+}
+
+// userRedact adds redacttest's sample user pattern and key to the
+// built-in rules.
+func userRedact() auditevent.RedactOverride {
+	return auditevent.RedactOverride{
+		Patterns: []string{redacttest.UserPattern},
+		Keys:     []string{redacttest.UserKey},
+	}
 }
 
 func putSandbox(attrs pcommon.Map, op string) {

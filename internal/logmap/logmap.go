@@ -32,6 +32,18 @@ func eventName(p auditevent.Phase) string {
 	return semconv.EventSessionStart
 }
 
+// EventPhase is the phase of the audit event a log record of event name
+// name holds; ok is false for a name that is not an audit event's.
+func EventPhase(name string) (phase auditevent.Phase, ok bool) {
+	switch name {
+	case semconv.EventSessionStart:
+		return auditevent.PhaseStart, true
+	case semconv.EventSessionFinish:
+		return auditevent.PhaseFinish, true
+	}
+	return phase, false
+}
+
 // setLogRecord fills lr with e's record (docs/format.md, "Inside the
 // collector").
 func setLogRecord(lr plog.LogRecord, e *auditevent.Event, observed pcommon.Timestamp) {
@@ -99,16 +111,8 @@ func FromLogRecord(lr plog.LogRecord) (e auditevent.Event, dropped, err error) {
 
 // fromLogRecord is FromLogRecord decoding with opts.
 func fromLogRecord(lr plog.LogRecord, opts auditevent.DecodeOptions) (e auditevent.Event, dropped, err error) {
-	var phase auditevent.Phase
-	switch lr.EventName() {
-	case semconv.EventSessionStart:
-		phase = auditevent.PhaseStart
-	case semconv.EventSessionFinish:
-		phase = auditevent.PhaseFinish
-	default:
-		return auditevent.Event{}, nil, ErrNotAuditEvent
-	}
-	if lr.Body().Type() != pcommon.ValueTypeStr {
+	phase, named := EventPhase(lr.EventName())
+	if !named || lr.Body().Type() != pcommon.ValueTypeStr {
 		return auditevent.Event{}, nil, ErrNotAuditEvent
 	}
 	err = opts.DecodeStringInto(lr.Body().Str(), &e)
