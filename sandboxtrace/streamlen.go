@@ -9,7 +9,8 @@ import (
 // without consuming them: for an io.Seeker it seeks to the end and back, as
 // the Python SDK's best-effort stream length does. It reports false when r
 // cannot seek or a seek fails; r's position is then as it was, or as far as
-// the failed seek left it. A text stream is measured in bytes, not
+// the failed seek left it. A position beyond the end leaves 0 bytes (Python
+// records the negative difference). A text stream is measured in bytes, not
 // characters: Go readers carry bytes.
 func StreamLen(r io.Reader) (int64, bool) {
 	s, ok := r.(io.Seeker)
@@ -27,7 +28,7 @@ func StreamLen(r io.Reader) (int64, bool) {
 	if _, err := s.Seek(pos, io.SeekStart); err != nil {
 		return 0, false
 	}
-	return end - pos, true
+	return max(end-pos, 0), true
 }
 
 // streamSize is StreamLen as the size argument of Write and
