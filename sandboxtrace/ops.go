@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/netip"
 	"strings"
+	"unicode"
 )
 
 // The helpers below record the other operations the Python session emits,
@@ -137,13 +138,22 @@ func strOrNil(p *string) any {
 
 // isLoopback decides as the reference does on Python 3.11: the stripped,
 // lowercased host is "localhost", or it parses as a loopback IP address (a
-// zone is allowed, brackets are not). An IPv4-mapped IPv6 address is not
-// loopback there, although Go's IsLoopback unmaps it.
+// zone without a second '%' is allowed, brackets are not). An IPv4-mapped
+// IPv6 address is not loopback there, although Go's IsLoopback unmaps it.
 func isLoopback(host string) bool {
-	h := strings.ToLower(strings.TrimSpace(host))
+	h := strings.ToLower(strings.TrimFunc(host, pythonSpace))
 	if h == "localhost" {
 		return true
 	}
+	if _, zone, ok := strings.Cut(h, "%"); ok && strings.Contains(zone, "%") {
+		return false
+	}
 	ip, err := netip.ParseAddr(h)
 	return err == nil && !ip.Is4In6() && ip.IsLoopback()
+}
+
+// pythonSpace is str.isspace: Go's white space and the separators
+// U+001C-U+001F, which Python's str.strip() removes as well.
+func pythonSpace(r rune) bool {
+	return unicode.IsSpace(r) || (r >= 0x1c && r <= 0x1f)
 }

@@ -51,6 +51,12 @@ func TestParityWithThePythonSession(t *testing.T) {
 			`{"server.port":8080}`},
 		{"resolve host ' LOCALHOST'", resolve(" LOCALHOST"), "sandbox.finish_data",
 			`{"server.address":" LOCALHOST","server.port":8080}`},
+		// str.strip() takes \x1c-\x1f as whitespace; a second '%' makes the
+		// scope id invalid, so ip_address raises.
+		{"resolve host '\\x1c127.0.0.1\\x1f'", resolve("\x1c127.0.0.1\x1f"), "sandbox.finish_data",
+			`{"server.address":"\u001c127.0.0.1\u001f","server.port":8080}`},
+		{"resolve host ::1%a%b", resolve("::1%a%b"), "sandbox.finish_data",
+			`{"server.port":8080}`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
