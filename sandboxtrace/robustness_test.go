@@ -152,6 +152,21 @@ func TestSyncWithCancelledContextSendsNothing(t *testing.T) {
 	assert.Empty(t, sink.records())
 }
 
+// A caller's deadline that ends the wait is named as such, not as the
+// session's sync timeout, which did not pass.
+func TestSyncWithExpiredCallerDeadlineSaysSo(t *testing.T) {
+	rec := newRecorder(t)
+	s := rec.session(t, sandboxtrace.WithLogExporter(&logSink{}),
+		sandboxtrace.WithDelivery(sandboxtrace.DeliverySync), sandboxtrace.WithSyncTimeout(time.Hour))
+	ctx, cancel := context.WithDeadline(context.Background(), time.Now().Add(-time.Second))
+	defer cancel()
+	err := s.Read(ctx, "/x", nil, func(context.Context) error { return nil })
+	require.ErrorIs(t, err, sandboxtrace.ErrStartNotRecorded)
+	require.ErrorIs(t, err, context.DeadlineExceeded)
+	assert.NotContains(t, err.Error(), "sync timeout")
+	assert.Contains(t, err.Error(), "the operation's context ended")
+}
+
 // A best-effort record emitted after the log pipeline is shut down never
 // reaches a processor (the SDK drops it first); it is counted and reported,
 // for the session's own pipeline and for a caller's NewLogProcessor that
