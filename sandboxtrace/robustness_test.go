@@ -260,3 +260,32 @@ func TestUnsampledOperationsAreReported(t *testing.T) {
 		assert.Empty(t, h.all(), "nothing is lost")
 	})
 }
+
+// Spans ended after their TracerProvider shut down are dropped by the SDK:
+// the finish events they carry are lost, and the start line alone reads
+// like a process killed mid-operation. The session reports it (once); with
+// DeliverySyncFinish the finish goes ahead and nothing is lost.
+func TestOperationsAfterTheTracerProviderShutDownAreReported(t *testing.T) {
+	for _, d := range []sandboxtrace.Delivery{sandboxtrace.DeliveryBestEffort, sandboxtrace.DeliverySyncFinish} {
+		t.Run(d.String(), func(t *testing.T) {
+			h := catchOTelErrors(t)
+			tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(tracetest.NewInMemoryExporter()))
+			sink := &logSink{}
+			s, err := sandboxtrace.NewSession(context.Background(), tp, sandboxtrace.WithLogExporter(sink), sandboxtrace.WithDelivery(d))
+			require.NoError(t, err)
+			require.NoError(t, tp.Shutdown(context.Background()))
+			for range 2 {
+				require.NoError(t, s.Read(context.Background(), "/a", nil, func(context.Context) error { return nil }))
+			}
+			require.NoError(t, s.Shutdown(context.Background()))
+			errs := h.all()
+			if d == sandboxtrace.DeliverySyncFinish {
+				assert.Empty(t, errs)
+				assert.Len(t, sink.records(), 4, "both events of both operations went ahead")
+				return
+			}
+			require.Len(t, errs, 1, "reported once per session")
+			assert.Contains(t, errs[0].Error(), "TracerProvider is shut down")
+		})
+	}
+}
