@@ -8,19 +8,20 @@ import (
 )
 
 // The helpers below record the other operations the Python session emits,
-// with its data keys.
+// with its data keys. Paths are written as Python writes the pathlib.Path
+// it is given (see pythonPath): /w//./a/ is /w/a.
 
 // Read records fn as a read of path by user (nil: null); data {"path",
 // "user"}.
 func (s *Session) Read(ctx context.Context, path string, user *string, fn func(ctx context.Context) error) error {
-	return s.Do(ctx, "read", map[string]any{"path": path, "user": strOrNil(user)}, plain(fn))
+	return s.Do(ctx, "read", map[string]any{"path": pythonPath(path), "user": strOrNil(user)}, plain(fn))
 }
 
 // Write records fn as a write of size bytes to path by user (nil: null);
 // data {"path", "user", "bytes"}. A negative size means unknown and leaves
 // bytes out, as the Python SDK does when it cannot tell a stream's length.
 func (s *Session) Write(ctx context.Context, path string, user *string, size int64, fn func(ctx context.Context) error) error {
-	data := map[string]any{"path": path, "user": strOrNil(user)}
+	data := map[string]any{"path": pythonPath(path), "user": strOrNil(user)}
 	if size >= 0 {
 		data["bytes"] = size
 	}
@@ -92,9 +93,9 @@ func (s *Session) ResolveExposedPort(ctx context.Context, port int, fn func(ctx 
 // adds "bytes" when the size is known (not negative), as the reference.
 func (s *Session) PersistWorkspace(ctx context.Context, workspaceRoot, tarPath string, fn func(ctx context.Context) (int64, error)) (int64, error) {
 	start := func() map[string]any {
-		d := map[string]any{"workspace_root": workspaceRoot}
+		d := map[string]any{"workspace_root": pythonPath(workspaceRoot)}
 		if tarPath != "" {
-			d["tar_path"] = tarPath
+			d["tar_path"] = pythonPath(tarPath)
 		}
 		return d
 	}
@@ -118,7 +119,7 @@ func (s *Session) PersistWorkspace(ctx context.Context, workspaceRoot, tarPath s
 // (negative: unknown) into untarDir, as a hydrate_workspace operation: data
 // {"untar_dir"} plus "bytes" when the size is known.
 func (s *Session) HydrateWorkspace(ctx context.Context, untarDir string, size int64, fn func(ctx context.Context) error) error {
-	data := map[string]any{"untar_dir": untarDir}
+	data := map[string]any{"untar_dir": pythonPath(untarDir)}
 	if size >= 0 {
 		data["bytes"] = size
 	}
