@@ -111,3 +111,19 @@ func consume(_ context.Context, r io.Reader) error {
 	_, err := io.Copy(io.Discard, r)
 	return err
 }
+
+// A reader whose Seek panics (a nil *bytes.Reader) has no known length, as
+// the Python helper's except Exception gives None: the write is still
+// recorded, and a panic in the operation itself is recorded and re-raised.
+func TestStreamLenOfAReaderWhoseSeekPanics(t *testing.T) {
+	var nilReader *bytes.Reader
+	_, ok := sandboxtrace.StreamLen(nilReader)
+	assert.False(t, ok)
+
+	r := newRecorder(t)
+	s := r.session(t)
+	assert.Panics(t, func() { _ = s.WriteStream(context.Background(), "/w/a", nil, nilReader, consume) })
+	a := attrs(r.only(t))
+	assert.Equal(t, `{"path":"/w/a","user":null}`, a["sandbox.start_data"].AsString())
+	assert.Equal(t, "panic", a["error.type"].AsString())
+}
