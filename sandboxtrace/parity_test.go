@@ -70,6 +70,10 @@ func TestParityWithThePythonSession(t *testing.T) {
 		{"hydrate untar_dir Path('./w/')", func(s *sandboxtrace.Session) error {
 			return s.HydrateWorkspace(ctx, "./w/", -1, nothing)
 		}, "sandbox.start_data", `{"untar_dir":"w"}`},
+		{"read not found, Path('/w//./a/')", func(s *sandboxtrace.Session) error {
+			_ = s.Read(ctx, "/w//./a/", nil, func(context.Context) error { return sandboxtrace.WorkspaceReadNotFound("/w//./a/", nil) })
+			return nil
+		}, "sandbox.error.message", `file not found: /w/a`},
 		{"persist root Path('///w'), tar Path('/s//id.tar')", func(s *sandboxtrace.Session) error {
 			_, err := s.PersistWorkspace(ctx, "///w", "/s//id.tar", func(context.Context) (int64, error) { return 1, nil })
 			return err
