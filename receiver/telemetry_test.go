@@ -7,6 +7,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/component/componenttest"
+	"go.opentelemetry.io/collector/consumer/consumererror"
+	"go.opentelemetry.io/collector/consumer/consumertest"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 )
 
@@ -66,4 +68,28 @@ func TestTelemetry(t *testing.T) {
 		total += v
 	}
 	assert.Equal(t, int64(4), total)
+}
+
+// A receiver in a traces pipeline alone counts the events it took as it
+// counts them for a logs pipeline: what the client was answered 200 for is
+// accepted, what the traces pipeline refused is refused.
+func TestTelemetryTracesPipelineAlone(t *testing.T) {
+	set, tel := recordingSettings(t)
+	tr := startReceiverWith(t, set, nil, new(consumertest.TracesSink))
+
+	status, _, _ := post(t, tr.eventsURL(), "application/x-ndjson", []byte(startJSON(1)+"\n"+finishJSON(1)+"\n"))
+	require.Equal(t, 200, status)
+	status, _, _ = post(t, tr.eventsURL(), "application/json", []byte(startJSON(2))) // waits for its finish
+	require.Equal(t, 200, status)
+	assert.Equal(t, map[string]int64{"": 3}, counterValues(t, tel, "otelcol_sandboxaudit_receiver_events_accepted"))
+}
+
+func TestTelemetryTracesPipelineAloneRefused(t *testing.T) {
+	set, tel := recordingSettings(t)
+	tr := startReceiverWith(t, set, nil, consumertest.NewErr(consumererror.NewPermanent(errors.New("broken"))))
+
+	status, _, _ := post(t, tr.eventsURL(), "application/x-ndjson", []byte(startJSON(1)+"\n"+finishJSON(1)+"\n"))
+	require.Equal(t, 500, status)
+	assert.Equal(t, map[string]int64{"reason=refused_permanent": 2},
+		counterValues(t, tel, "otelcol_sandboxaudit_receiver_events_refused"))
 }
