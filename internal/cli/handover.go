@@ -12,6 +12,7 @@ import (
 
 	"golang.org/x/mod/sumdb/tlog"
 
+	"github.com/sandboxaudit/sandboxaudit/internal/httpsink"
 	"github.com/sandboxaudit/sandboxaudit/internal/integrity"
 	"github.com/sandboxaudit/sandboxaudit/internal/witness"
 )
@@ -95,10 +96,16 @@ func handoverWitnesses(values []string) (*witness.Pool, error) {
 		return nil, nil
 	}
 	var ws []*witness.Witness
-	for _, v := range values {
-		url, keyPath, ok := strings.Cut(v, "=")
-		if !ok || url == "" || keyPath == "" {
-			return nil, fmt.Errorf("%q is not SUBMISSION_URL=W.vkey", v)
+	for i, v := range values {
+		// The key file is after the last "=": the URL's query has its own.
+		// The value is never quoted, as the URL may hold a token.
+		cut := strings.LastIndexByte(v, '=')
+		if cut <= 0 || cut == len(v)-1 {
+			return nil, fmt.Errorf("value %d is not SUBMISSION_URL=W.vkey (not shown: it could hold a credential)", i+1)
+		}
+		url, keyPath := v[:cut], v[cut+1:]
+		if err := httpsink.ValidateEndpoint(url); err != nil {
+			return nil, fmt.Errorf("value %d: submission URL: %w", i+1, err)
 		}
 		text, _, err := loadWitnessKey(keyPath)
 		if err != nil {

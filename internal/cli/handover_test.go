@@ -549,3 +549,26 @@ func TestVerifyAloneInARetiredDirectory(t *testing.T) {
 	res = run(t, "", "verify", "--key", oldPub, "--alone", segs[1].Path)
 	require.Equal(t, 1, res.code, res.stdout)
 }
+
+// --witness takes URL=W.vkey with the key after the last "=", so a
+// submission URL may carry a query; a value it refuses is never quoted,
+// since the URL may hold a token or a password.
+func TestLogHandoverWitnessValueNotQuoted(t *testing.T) {
+	path, keyPath, _ := sealedFixture(t)
+	dir := t.TempDir()
+	res := run(t, "", "keygen", "--name", "cli-next", "--out", dir)
+	require.Equal(t, 0, res.code, res.stderr)
+	next := filepath.Join(dir, "cli-next.pub")
+	for _, w := range []string{
+		"http://127.0.0.1:1/?token=hunter2=" + filepath.Join(dir, "missing.vkey"),
+		"https://user:hunter2@127.0.0.1:1/w",
+		"hunter2@127.0.0.1/w=" + filepath.Join(dir, "missing.vkey"),
+	} {
+		res := run(t, "", "log", "handover", "--signing-key", keyPath, "--next-key", next, "--witness", w, path)
+		require.Equal(t, 2, res.code, "%q: %s", w, res.stderr)
+		require.NotContains(t, res.stderr, "hunter2", "%q", w)
+	}
+	res = run(t, "", "log", "handover", "--signing-key", keyPath, "--next-key", next,
+		"--witness", "http://127.0.0.1:1/?token=hunter2="+filepath.Join(dir, "missing.vkey"), path)
+	require.Contains(t, res.stderr, "missing.vkey", "the key file is the part after the last =")
+}
