@@ -572,3 +572,19 @@ func TestLogHandoverWitnessValueNotQuoted(t *testing.T) {
 		"--witness", "http://127.0.0.1:1/?token=hunter2="+filepath.Join(dir, "missing.vkey"), path)
 	require.Contains(t, res.stderr, "missing.vkey", "the key file is the part after the last =")
 }
+
+// A handover the witnesses did not all cosign says which witness failed
+// and why, by the reason the collector's metric uses.
+func TestLogHandoverSaysWhyAWitnessDidNotCosign(t *testing.T) {
+	path, oldKey, _, wkeys, fakes := witnessedFixture(t)
+	dir := t.TempDir()
+	res := run(t, "", "keygen", "--name", "cli-next", "--out", dir)
+	require.Equal(t, 0, res.code, res.stderr)
+	fakes[1].SetStatus(403)
+	res = run(t, "", "log", "handover", "--signing-key", oldKey, "--next-key", filepath.Join(dir, "cli-next.pub"),
+		"--witness", "http://127.0.0.1:1/?token=hunter2="+wkeys[0], "--witness", fakes[1].URL+"="+wkeys[1], path)
+	require.Equal(t, 1, res.code, res.stderr)
+	require.Contains(t, res.stderr, "w1.example/w: unreachable")
+	require.Contains(t, res.stderr, "w2.example/w: bad_signature")
+	require.NotContains(t, res.stderr, "hunter2")
+}
