@@ -116,7 +116,7 @@ func (s *Sink) Start(ctx context.Context) error {
 	if s.spool == nil {
 		return nil
 	}
-	s.logRecovery(s.spool)
+	s.logRecovery(s.spool.Path(), s.spool.Recovery())
 	s.watchDamage(s.spool)
 	s.observeSpoolSize()
 	s.loadAhead()
@@ -402,19 +402,22 @@ func (s *Sink) waitUntil() time.Time {
 }
 
 // logRecovery says what opening the spool repaired, if anything.
-func (s *Sink) logRecovery(sp *spool.Spool) {
-	r := sp.Recovery()
+func (s *Sink) logRecovery(path string, r spool.Recovery) {
 	if r.TornBytes > 0 {
 		s.set.Logger.Warn("spool had an incomplete last line (crash mid-write); set aside, not replayed",
-			zap.String("spool", sp.Path()), zap.Int64("bytes", r.TornBytes), zap.String("kept_in", r.TornPath))
+			zap.String("spool", path), zap.Int64("bytes", r.TornBytes), zap.String("kept_in", r.TornPath))
 	}
 	if r.Adopted {
 		s.set.Logger.Warn("spool had lines but no .offset sidecar; every line is a valid audit event, so it is taken as this exporter's spool and replayed from its start "+
 			"(duplicates possible). The file as found is kept under a second name; delete it once you know it was the spool",
-			zap.String("spool", sp.Path()), zap.String("kept_as", r.AdoptedKept), zap.NamedError("not_kept", r.AdoptedKeptErr))
+			zap.String("spool", path), zap.String("kept_as", r.AdoptedKept), zap.NamedError("not_kept", r.AdoptedKeptErr))
 	}
 	if r.OffsetProblem != "" {
 		s.set.Logger.Warn("spool offset not usable as stored; replay resumes from a safe offset (duplicates possible)",
-			zap.String("spool", sp.Path()), zap.String("problem", r.OffsetProblem), zap.Int64("resume_offset", r.ResumeOffset))
+			zap.String("spool", path), zap.String("problem", r.OffsetProblem), zap.Int64("resume_offset", r.ResumeOffset))
+	}
+	if r.OwnerSocketSkipped != nil {
+		s.set.Logger.Warn("spool owner socket not bound; the locks on the spool's files still keep a second collector out",
+			zap.String("spool", path), zap.Error(r.OwnerSocketSkipped))
 	}
 }
