@@ -130,11 +130,15 @@ func (s *Sink) Start(ctx context.Context) error {
 // Shutdown stops the replayer and lets in-flight Sends finish (their
 // undelivered lines go to the spool), then closes the spool. Requests in
 // flight are cancelled, but for replay posts in event format, which may
-// land within replayStopGrace. If ctx ends first those are cancelled too;
-// either way every request has ended when Shutdown returns (a cancelled
-// one ends at once), so nothing reaches the endpoint after it, and the
-// spool is closed. Then it returns ctx's error: a post cut short may be
-// sent again by the next run.
+// land within replayStopGrace. If ctx ends first those are cancelled too,
+// and Shutdown returns ctx's error: a post cut short may be sent again by
+// the next run. Either way it first waits for the cancelled requests to
+// end (at once), so nothing reaches the endpoint after it returns; without
+// a spool their lines are then back with the callers. With one, in-flight
+// work may be held by the disk (an fsync that does not return), which
+// nothing can cancel, so Shutdown does not wait for it: a Send still
+// reports its lines taken only once the spool holds them durably, and the
+// spool is closed when the last of that work ends.
 func (s *Sink) Shutdown(ctx context.Context) error {
 	s.mu.Lock()
 	if s.closed {
@@ -154,18 +158,32 @@ func (s *Sink) Shutdown(ctx context.Context) error {
 		}
 		close(finished)
 	}()
-	var err error
 	select {
 	case <-finished:
+		if s.spool != nil {
+			return s.spool.Close() // names the spool
+		}
+		return nil
 	case <-ctx.Done():
-		err = fmt.Errorf("in-flight deliveries cut short: %w", ctx.Err())
 	}
 	s.abort() // ends the posts still in their grace, if any
-	<-finished
-	if s.spool != nil {
-		err = errors.Join(err, s.spool.Close()) // names the spool
+	err := fmt.Errorf("in-flight deliveries cut short: %w", ctx.Err())
+	if s.spool == nil {
+		<-finished
+		return err
 	}
+	go s.closeSpoolAfter(finished)
+	s.poster.inFlight.wait()
 	return err
+}
+
+// closeSpoolAfter closes the spool once the work still using it, which
+// Shutdown stopped waiting for, has ended.
+func (s *Sink) closeSpoolAfter(finished <-chan struct{}) {
+	<-finished
+	if err := s.spool.Close(); err != nil {
+		s.set.Logger.Error("closing the spool after shutdown failed", zap.String("spool", s.spool.Path()), zap.Error(err))
+	}
 }
 
 // enter registers an in-flight Send; false after Shutdown began.

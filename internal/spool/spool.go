@@ -80,6 +80,9 @@ type Options struct {
 	// MaxLineBytes bounds a line Replay reads; a longer one is
 	// quarantined. 0 means DefaultMaxLineBytes.
 	MaxLineBytes int
+	// Sync makes the spool file's appended lines durable; nil means
+	// fdatasync(2). For tests of a slow or failing disk.
+	Sync func(f *os.File) error
 }
 
 // Recovery reports what Open repaired, for the caller to log.
@@ -195,6 +198,9 @@ func openWith(ctx context.Context, opts Options, listen ownerListen) (*Spool, er
 		writeFn:        (*os.File).Write,
 		syncFn:         fsutil.Fdatasync,
 		lstatFn:        os.Lstat,
+	}
+	if opts.Sync != nil {
+		s.syncFn = opts.Sync
 	}
 	if s.compactBytes == 0 {
 		s.compactBytes = DefaultCompactBytes
