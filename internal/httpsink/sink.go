@@ -160,6 +160,7 @@ func (s *Sink) Shutdown(ctx context.Context) error {
 	}()
 	select {
 	case <-finished:
+		s.abort() // nothing is left to end; releases abortCtx
 		if s.spool != nil {
 			return s.spool.Close() // names the spool
 		}
