@@ -6,10 +6,13 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/component/componenttest"
 	"go.opentelemetry.io/collector/consumer/consumererror"
 	"go.opentelemetry.io/collector/consumer/consumertest"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
+
+	"github.com/sandboxaudit/sandboxaudit/receiver/internal/metadata"
 )
 
 // counterValues maps each data point's attributes (as "k=v,k=v") to its value.
@@ -92,4 +95,26 @@ func TestTelemetryTracesPipelineAloneRefused(t *testing.T) {
 	require.Equal(t, 500, status)
 	assert.Equal(t, map[string]int64{"reason=refused_permanent": 2},
 		counterValues(t, tel, "otelcol_sandboxaudit_receiver_events_refused"))
+}
+
+// Two sandboxaudit receivers in traces pipelines share the pairs_pending
+// instrument: each keeps its own point, by receiver id, so one's empty
+// table does not hide the other's waiting starts.
+func TestPairsPendingOfTwoReceivers(t *testing.T) {
+	set, tel := recordingSettings(t)
+	set.ID = component.MustNewIDWithName(metadata.Type.String(), "waiting")
+	waiting := startReceiverWith(t, set, nil, new(consumertest.TracesSink))
+	status, _, body := post(t, waiting.eventsURL(), "application/x-ndjson", []byte(startJSON(1)+"\n"+startJSON(2)+"\n"))
+	require.Equal(t, 200, status, body)
+	set.ID = component.MustNewIDWithName(metadata.Type.String(), "idle")
+	startReceiverWith(t, set, nil, new(consumertest.TracesSink))
+
+	m, err := tel.GetMetric("otelcol_sandboxaudit_receiver_pairs_pending")
+	require.NoError(t, err)
+	got := map[string]int64{}
+	for _, dp := range m.Data.(metricdata.Gauge[int64]).DataPoints {
+		v, _ := dp.Attributes.Value("receiver")
+		got[v.AsString()] += dp.Value
+	}
+	assert.Equal(t, map[string]int64{"sandboxaudit/waiting": 2, "sandboxaudit/idle": 0}, got)
 }
