@@ -117,7 +117,7 @@ func NewTelemetryBuilder(settings component.TelemetrySettings, options ...Teleme
 	errs = errors.Join(errs, err)
 	builder.SandboxauditReceiverEventsRefused, err = builder.meter.Int64Counter(
 		"otelcol_sandboxaudit_receiver_events_refused",
-		metric.WithDescription("Number of audit events refused, by reason [Alpha]"),
+		metric.WithDescription("Number of audit events refused, by reason (invalid_span counts the malformed spans, which give no events) [Alpha]"),
 		metric.WithUnit("{event}"),
 	)
 	errs = errors.Join(errs, err)
