@@ -1,9 +1,11 @@
 // Package kafkaguardreceiver is the contrib kafka receiver with one check
 // before it starts: its encoding is a built-in one or an extension of this
-// collector. Started with a mistyped encoding (or the extension left out of
-// service::extensions), the contrib receiver logs the error and the
-// collector then never exits: its Shutdown waits for a consume loop that
-// never ran. Refused before it starts, it shuts down at once.
+// collector. When the contrib receiver's start fails once it has begun (a
+// mistyped encoding, the extension left out of service::extensions, a TLS
+// file that is not there), the collector logs the error and then never
+// exits: the receiver's Shutdown waits for a consume loop that never ran.
+// Refused before it starts, or shut down as soon as its start fails, it
+// lets the collector exit at once.
 //
 // It registers as `kafka`; a collector build lists it instead of the
 // contrib receiver.
