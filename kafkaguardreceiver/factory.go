@@ -38,12 +38,17 @@ func NewFactory() receiver.Factory {
 }
 
 // guard wraps the contrib factory's create function of one signal so that
-// what it creates checks the signal's encoding at Start.
+// it refuses an error_backoff that never waits, and what it creates checks
+// the signal's encoding at Start.
 func guard[N any, R component.Component](
 	create func(context.Context, receiver.Settings, component.Config, N) (R, error),
 	signal string, encoding func(*kafkareceiver.Config) string,
 ) func(context.Context, receiver.Settings, component.Config, N) (R, error) {
 	return func(ctx context.Context, set receiver.Settings, cfg component.Config, next N) (R, error) {
+		if err := checkBackOff(cfg.(*kafkareceiver.Config).ErrorBackOff); err != nil {
+			var none R
+			return none, err
+		}
 		r, err := create(ctx, set, cfg, next)
 		if err != nil {
 			return r, err
