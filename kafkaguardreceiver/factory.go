@@ -13,6 +13,7 @@ package kafkaguardreceiver
 
 import (
 	"context"
+	"errors"
 
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/receiver"
@@ -22,30 +23,32 @@ import (
 )
 
 // NewFactory returns the contrib kafka receiver's factory, under the same
-// type and config, whose receivers check their encoding before they start.
+// type and config, whose receivers check their configuration when created
+// and their encoding before they start.
 func NewFactory() receiver.Factory {
 	inner := kafkareceiver.NewFactory().(xreceiver.Factory)
 	return xreceiver.NewFactory(inner.Type(), inner.CreateDefaultConfig,
 		xreceiver.WithTraces(guard(inner.CreateTraces, "traces",
-			func(c *kafkareceiver.Config) string { return c.Traces.Encoding }), inner.TracesStability()),
+			func(c *kafkareceiver.Config) kafkareceiver.TopicEncodingConfig { return c.Traces }), inner.TracesStability()),
 		xreceiver.WithLogs(guard(inner.CreateLogs, "logs",
-			func(c *kafkareceiver.Config) string { return c.Logs.Encoding }), inner.LogsStability()),
+			func(c *kafkareceiver.Config) kafkareceiver.TopicEncodingConfig { return c.Logs }), inner.LogsStability()),
 		xreceiver.WithMetrics(guard(inner.CreateMetrics, "metrics",
-			func(c *kafkareceiver.Config) string { return c.Metrics.Encoding }), inner.MetricsStability()),
+			func(c *kafkareceiver.Config) kafkareceiver.TopicEncodingConfig { return c.Metrics }), inner.MetricsStability()),
 		xreceiver.WithProfiles(guard(inner.CreateProfiles, "profiles",
-			func(c *kafkareceiver.Config) string { return c.Profiles.Encoding }), inner.ProfilesStability()),
+			func(c *kafkareceiver.Config) kafkareceiver.TopicEncodingConfig { return c.Profiles }), inner.ProfilesStability()),
 	)
 }
 
 // guard wraps the contrib factory's create function of one signal so that
-// it refuses an error_backoff that never waits, and what it creates checks
-// the signal's encoding at Start.
+// it refuses the signal without topics and an error_backoff that never
+// waits, and what it creates checks the signal's encoding at Start.
 func guard[N any, R component.Component](
 	create func(context.Context, receiver.Settings, component.Config, N) (R, error),
-	signal string, encoding func(*kafkareceiver.Config) string,
+	signal string, section func(*kafkareceiver.Config) kafkareceiver.TopicEncodingConfig,
 ) func(context.Context, receiver.Settings, component.Config, N) (R, error) {
 	return func(ctx context.Context, set receiver.Settings, cfg component.Config, next N) (R, error) {
-		if err := checkBackOff(cfg.(*kafkareceiver.Config).ErrorBackOff); err != nil {
+		c := cfg.(*kafkareceiver.Config)
+		if err := errors.Join(checkTopics(signal, section(c).Topics), checkBackOff(c.ErrorBackOff)); err != nil {
 			var none R
 			return none, err
 		}
@@ -53,6 +56,6 @@ func guard[N any, R component.Component](
 		if err != nil {
 			return r, err
 		}
-		return any(&encodingGuard{Component: r, signal: signal, encoding: encoding(cfg.(*kafkareceiver.Config))}).(R), nil
+		return any(&encodingGuard{Component: r, signal: signal, encoding: section(c).Encoding}).(R), nil
 	}
 }

@@ -63,6 +63,20 @@ func (g *encodingGuard) release() {
 	_ = g.Component.Shutdown(ctx)
 }
 
+// checkTopics refuses a signal that names no topic: the receiver would
+// run and consume nothing, without a word.
+func checkTopics(signal string, topics []string) error {
+	if len(topics) == 0 {
+		return fmt.Errorf("kafka receiver: %s::topics: must name at least one topic", signal)
+	}
+	for i, t := range topics {
+		if strings.TrimSpace(t) == "" {
+			return fmt.Errorf("kafka receiver: %s::topics::%d: must not be empty", signal, i)
+		}
+	}
+	return nil
+}
+
 func checkEncoding(signal, encoding string, host component.Host) error {
 	if slices.Contains(builtinEncodings(signal), encoding) || signal == "logs" && strings.HasPrefix(encoding, "text_") {
 		return nil

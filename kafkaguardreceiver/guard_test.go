@@ -114,3 +114,25 @@ func TestKafkaReceiverThatFailsToStartShutsDownAtOnce(t *testing.T) {
 		})
 	}
 }
+
+// TestKafkaReceiverRefusesASignalWithoutTopics: `topics: []` (or an empty
+// name) for a signal the pipelines use left the receiver running and
+// consuming nothing, silently; it is refused naming the key.
+func TestKafkaReceiverRefusesASignalWithoutTopics(t *testing.T) {
+	f := NewFactory()
+	for _, topics := range [][]string{{}, nil, {""}, {"sandbox-audit", " "}} {
+		cfg := f.CreateDefaultConfig().(*kafkareceiver.Config)
+		cfg.Logs.Topics = topics
+		_, err := f.CreateLogs(context.Background(), receivertest.NewNopSettings(f.Type()), cfg, consumertest.NewNop())
+		require.ErrorContains(t, err, "kafka receiver: logs::topics", "%q", topics)
+		cfg.Traces.Topics = topics
+		cfg.Logs.Topics = []string{"sandbox-audit"}
+		_, err = f.CreateTraces(context.Background(), receivertest.NewNopSettings(f.Type()), cfg, consumertest.NewNop())
+		require.ErrorContains(t, err, "kafka receiver: traces::topics", "%q", topics)
+	}
+	cfg := f.CreateDefaultConfig().(*kafkareceiver.Config)
+	cfg.Traces.Topics = nil // a signal no pipeline uses is not checked
+	r, err := f.CreateLogs(context.Background(), receivertest.NewNopSettings(f.Type()), cfg, consumertest.NewNop())
+	require.NoError(t, err)
+	require.NoError(t, r.Shutdown(context.Background()))
+}
