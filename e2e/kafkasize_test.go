@@ -19,14 +19,7 @@ import (
 // retry for ever; the events around it are taken.
 func TestKafkaEdgeAnswers413ForAMessageOverTheBrokerLimit(t *testing.T) {
 	requireE2E(t)
-	cluster, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(1, kafkaTopic),
-		kfake.BrokerConfigs(map[string]string{"message.max.bytes": "4000"}))
-	require.NoError(t, err)
-	t.Cleanup(cluster.Close)
-	dir := t.TempDir()
-	addrs := freeAddrs(t, 2)
-	k := &kafkaTier{cluster: cluster, brokers: cluster.ListenAddrs()[0], edgeDir: filepath.Join(dir, "edge"),
-		edgeOTLP: addrs[0], edgeEvents: addrs[1], edgeRef: filepath.Join(dir, "edge", "reference", "events.jsonl")}
+	k := edgeOnly(t, kfake.BrokerConfigs(map[string]string{"message.max.bytes": "4000"}))
 	k.startEdge(t)
 	url := "http://" + k.edgeEvents + "/v1/sandbox/events"
 
@@ -43,6 +36,19 @@ func TestKafkaEdgeAnswers413ForAMessageOverTheBrokerLimit(t *testing.T) {
 	}
 	status, body = postStatus(t, url, small[1])
 	require.Equal(t, http.StatusOK, status, body)
+}
+
+// edgeOnly is a kfake broker, with the topic in one partition, and the
+// addresses of an edge collector (kafka-edge.yaml) for it; no central.
+func edgeOnly(t *testing.T, opts ...kfake.Opt) *kafkaTier {
+	t.Helper()
+	cluster, err := kfake.NewCluster(append([]kfake.Opt{kfake.NumBrokers(1), kfake.SeedTopics(1, kafkaTopic)}, opts...)...)
+	require.NoError(t, err)
+	t.Cleanup(cluster.Close)
+	dir := t.TempDir()
+	addrs := freeAddrs(t, 2)
+	return &kafkaTier{cluster: cluster, brokers: cluster.ListenAddrs()[0], edgeDir: filepath.Join(dir, "edge"),
+		edgeOTLP: addrs[0], edgeEvents: addrs[1], edgeRef: filepath.Join(dir, "edge", "reference", "events.jsonl")}
 }
 
 // postStatus posts one JSON event and returns the status and body.

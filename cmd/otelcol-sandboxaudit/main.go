@@ -4,7 +4,8 @@
 // keys --set alone changes; with --config it behaves like any collector.
 // Unless the environment sets GOGC or GOMEMLIMIT, it runs with GOGC=400 and
 // a 512 MiB soft memory limit, less under a smaller cgroup memory.max (see
-// gc.go).
+// gc.go). A shutdown that has not finished after 30s ends the process with
+// exit 1 (see stopbound.go).
 package main
 
 import (
@@ -18,7 +19,10 @@ import (
 
 func main() {
 	applyGCDefaults(os.LookupEnv, os.ReadFile)
-	cmd := otelcol.NewCommand(sandboxaudit.CollectorSettings())
+	settings := sandboxaudit.CollectorSettings()
+	bound := newStopBound(defaultStopLimit, os.Stderr, os.Exit)
+	settings.LoggingOptions = append(settings.LoggingOptions, bound.LoggingOption())
+	cmd := otelcol.NewCommand(settings)
 	cmd.SetArgs(withDefaultConfig(os.Args[1:]))
 	// Printed once, here: cobra would print it too.
 	cmd.SilenceErrors = true
