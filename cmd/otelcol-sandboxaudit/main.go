@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/spf13/cobra"
 	"go.opentelemetry.io/collector/otelcol"
 
 	"github.com/sandboxaudit/sandboxaudit"
@@ -22,12 +23,18 @@ func main() {
 	settings := sandboxaudit.CollectorSettings()
 	bound := newStopBound(defaultStopLimit, os.Stderr, os.Exit)
 	settings.LoggingOptions = append(settings.LoggingOptions, bound.LoggingOption())
-	cmd := otelcol.NewCommand(settings)
-	cmd.SetArgs(withDefaultConfig(os.Args[1:]))
-	// Printed once, here: cobra would print it too.
-	cmd.SilenceErrors = true
-	if err := cmd.Execute(); err != nil {
+	if err := newCommand(settings, os.Args[1:]).Execute(); err != nil {
 		fmt.Fprintln(os.Stderr, "Error:", err)
 		os.Exit(1)
 	}
+}
+
+// newCommand is the collector's command line with settings, run with args.
+func newCommand(settings otelcol.CollectorSettings, args []string) *cobra.Command {
+	cmd := otelcol.NewCommand(settings)
+	cmd.SetArgs(withDefaultConfig(args))
+	// Printed once, by main: cobra would print it too.
+	cmd.SilenceErrors = true
+	redactPrintConfig(cmd)
+	return cmd
 }
