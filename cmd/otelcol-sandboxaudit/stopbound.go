@@ -22,7 +22,8 @@ const (
 // flight, and those for the exporters, which are stopped last: an exporter
 // that cannot deliver and ignores its deadline (the kafka exporter while
 // the broker is down) would hold the shutdown until the destination came
-// back. Everything acknowledged is on disk already, as after a SIGKILL.
+// back. Everything acknowledged is written already (to the file, the spool
+// or Kafka), as after a SIGKILL.
 const defaultStopLimit = 30 * time.Second
 
 // stopBound ends the process with exit when a shutdown has not finished
@@ -74,6 +75,6 @@ func (b *stopBound) disarm() {
 
 func (b *stopBound) expire() {
 	_, _ = fmt.Fprintf(b.out, "otelcol-sandboxaudit: the shutdown has not finished after %s: a component is still waiting"+
-		" (an exporter whose destination is down); exiting. Acknowledged lines are on disk.\n", b.limit)
+		" (an exporter whose destination is down); exiting. What was acknowledged is already written.\n", b.limit)
 	b.exit(1)
 }
