@@ -1,6 +1,7 @@
 package trail
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"slices"
@@ -58,6 +59,27 @@ func TestRepeatedLinesAreShownOnce(t *testing.T) {
 				assert.Zero(t, st.Open)
 				assert.Equal(t, int64(len(lines)-len(want)), st.Duplicates)
 			}
+		})
+	}
+}
+
+// TestRepeatedLinesAreCountedOnceInSessions sums up the same trails:
+// the same sums as without the copies.
+func TestRepeatedLinesAreCountedOnceInSessions(t *testing.T) {
+	p, content := writeTrail(t, 3, 60)
+	want, _, err := ReadSessions(context.Background(), []string{p}, Options{})
+	require.NoError(t, err)
+	for name, lines := range repeatedTrails(t, content) {
+		t.Run(name, func(t *testing.T) {
+			q := filepath.Join(t.TempDir(), "events.jsonl")
+			require.NoError(t, os.WriteFile(q, []byte(strings.Join(lines, "")), 0o600))
+			got, _, err := ReadSessions(context.Background(), []string{q}, Options{})
+			require.NoError(t, err)
+			assert.Equal(t, want, got)
+			in := strings.NewReader(strings.Join(lines, ""))
+			got, _, err = ReadSessions(context.Background(), []string{StdinName}, Options{Stdin: in})
+			require.NoError(t, err)
+			assert.Equal(t, want, got, "from standard input")
 		})
 	}
 }

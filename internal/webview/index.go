@@ -85,29 +85,9 @@ func buildIndex(ctx context.Context, sources []string, opts trail.Options) (*ind
 
 // add counts an operation into the session's sums.
 func (s *sessionIndex) add(o *trail.Op) {
-	first := o.First()
-	if s.Ops == 0 || first.TSMicros < s.First {
-		s.First, s.FirstTS = first.TSMicros, first.TS
-	}
-	last := first
-	if o.Finish != nil {
-		last = o.Finish
-	}
-	if s.Ops == 0 || last.TSMicros > s.Last {
-		s.Last, s.LastTS = last.TSMicros, last.TS
-	}
+	s.AddOp(o)
 	if end := endOf(o); end > s.end {
 		s.end = end
-	}
-	s.Ops++
-	if o.Failed() {
-		s.Failures++
-	}
-	if o.Open() {
-		s.Open++
-	}
-	if s.TraceID == "" {
-		s.TraceID = o.TraceID
 	}
 }
 
