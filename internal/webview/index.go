@@ -99,8 +99,42 @@ func endOf(o *trail.Op) int64 {
 	return o.Start.TSMicros
 }
 
-// ops reads limit operations of s from the offset-th on.
-func (ix *index) ops(s *sessionIndex, offset, limit int) ([]opRecord, error) {
+// listedRecord is an opRecord read without its lines, for a page that
+// lists operations: what it holds does not grow with the lines.
+type listedRecord struct {
+	SpanID  string       `json:"s"`
+	TraceID string       `json:"t,omitempty"`
+	Op      string       `json:"o"`
+	What    string       `json:"w,omitempty"`
+	Start   *listedEvent `json:"a,omitempty"`
+	Finish  *listedEvent `json:"b,omitempty"`
+}
+
+// listedEvent is a trail.Event whose line is skipped, not decoded.
+type listedEvent struct {
+	trail.Event
+	Line skipped
+}
+
+type skipped struct{}
+
+func (*skipped) UnmarshalJSON([]byte) error { return nil }
+
+func (l *listedRecord) record() opRecord {
+	rec := opRecord{SpanID: l.SpanID, TraceID: l.TraceID, Op: l.Op, What: l.What}
+	if l.Start != nil {
+		rec.Start = &l.Start.Event
+	}
+	if l.Finish != nil {
+		rec.Finish = &l.Finish.Event
+	}
+	return rec
+}
+
+// ops reads limit operations of s from the offset-th on, with their lines
+// or without them; the operations before offset in its block are skipped
+// without their lines.
+func (ix *index) ops(s *sessionIndex, offset, limit int, withLines bool) ([]opRecord, error) {
 	if offset < 0 || int64(offset) >= s.Ops || limit <= 0 {
 		return nil, nil
 	}
@@ -110,8 +144,16 @@ func (ix *index) ops(s *sessionIndex, offset, limit int) ([]opRecord, error) {
 	var out []opRecord
 	for i := block * blockOps; i < offset+limit && int64(i) < s.Ops; i++ {
 		var rec opRecord
-		if err := dec.Decode(&rec); err != nil {
-			return nil, fmt.Errorf("view spool: %w", err)
+		if withLines && i >= offset { // the operations skipped to reach offset need no line
+			if err := dec.Decode(&rec); err != nil {
+				return nil, fmt.Errorf("view spool: %w", err)
+			}
+		} else {
+			var l listedRecord
+			if err := dec.Decode(&l); err != nil {
+				return nil, fmt.Errorf("view spool: %w", err)
+			}
+			rec = l.record()
 		}
 		if i >= offset {
 			out = append(out, rec)

@@ -185,7 +185,7 @@ func (s *Server) sessionPage(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
-	ops, err := s.ix.ops(si, offset, limit)
+	ops, err := s.ix.ops(si, offset, limit, false)
 	if err != nil {
 		http.Error(w, "could not read the trail's spool", http.StatusInternalServerError)
 		return
@@ -243,7 +243,7 @@ func (s *Server) opPage(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "operation: no such operation in this session", http.StatusNotFound)
 		return
 	}
-	ops, err := s.ix.ops(si, n, 1)
+	ops, err := s.ix.ops(si, n, 1, true)
 	if err != nil || len(ops) != 1 {
 		http.Error(w, "could not read the trail's spool", http.StatusInternalServerError)
 		return
