@@ -159,6 +159,8 @@ func (t *tableWriter) heading(o *trail.Op) {
 // resultText is ok, the error code of a failure, or what is missing.
 func resultText(o *trail.Op) string {
 	switch {
+	case o.Start == nil && o.Failed():
+		return strings.TrimSpace("NO START; FAIL " + displayText(o.Finish.ErrorCode))
 	case o.Start == nil:
 		return "NO START (finish only)"
 	case o.Finish == nil:

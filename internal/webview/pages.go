@@ -297,27 +297,32 @@ func prettyData(line []byte) string {
 }
 
 func resultText(o *trail.Op) string {
+	failed := "FAILED"
+	if o.Finish != nil && o.Finish.ErrorCode != "" {
+		failed += ": " + o.Finish.ErrorCode
+	}
 	switch {
+	case o.Start == nil && o.Failed():
+		return "no start (finish only); " + failed
 	case o.Start == nil:
 		return "no start (finish only)"
 	case o.Finish == nil:
 		return "OPEN (no finish)"
 	case o.Finish.OK:
 		return "ok"
-	case o.Finish.ErrorCode != "":
-		return "FAILED: " + o.Finish.ErrorCode
 	}
-	return "FAILED"
+	return failed
 }
 
+// classOf colors an operation: a failure shows as one, start or not.
 func classOf(o *trail.Op) string {
 	switch {
+	case o.Failed():
+		return "fail"
 	case o.Start == nil:
 		return "orphan"
 	case o.Finish == nil:
 		return "open"
-	case !o.Finish.OK:
-		return "fail"
 	}
 	return "ok"
 }
