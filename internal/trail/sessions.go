@@ -43,27 +43,44 @@ type pairKey struct {
 // which leaves exact copies out, so the sums are show's. Standard input is
 // kept in a temporary file (deleted at once) for that second read.
 func ReadSessions(ctx context.Context, sources []string, opts Options) ([]Session, Stats, error) {
-	var again *os.File
+	var again *keptInput
 	if slices.Contains(sources, StdinName) && opts.Stdin != nil {
-		f, err := os.CreateTemp(opts.TempDir, "sandboxaudit-stdin-*")
-		if err != nil {
-			return nil, Stats{}, fmt.Errorf("temporary file for standard input: %w", err)
+		again = &keptInput{}
+		if again.f, again.err = os.CreateTemp(opts.TempDir, "sandboxaudit-stdin-*"); again.err == nil {
+			_ = os.Remove(again.f.Name())
+			defer func() { _ = again.f.Close() }()
 		}
-		_ = os.Remove(f.Name())
-		defer func() { _ = f.Close() }()
-		opts.Stdin, again = io.TeeReader(opts.Stdin, f), f
+		opts.Stdin = io.TeeReader(opts.Stdin, again)
 	}
 	list, st, repeated, err := sumSessions(ctx, sources, opts)
 	if err != nil || !repeated {
 		return list, st, err
 	}
 	if again != nil {
-		if _, err := again.Seek(0, io.SeekStart); err != nil {
-			return nil, st, fmt.Errorf("temporary file for standard input: %w", err)
+		if again.err == nil {
+			_, again.err = again.f.Seek(0, io.SeekStart)
 		}
-		opts.Stdin = again
+		if again.err != nil {
+			return nil, st, fmt.Errorf("standard input repeats a seq and cannot be read again from its temporary file: %w", again.err)
+		}
+		opts.Stdin = again.f
 	}
 	return sessionsFromOps(ctx, sources, opts, st)
+}
+
+// keptInput keeps a copy of standard input in a temporary file. Failing
+// to keep it (a full disk) does not fail the first read, which rarely
+// needs the copy: err says why it is missing.
+type keptInput struct {
+	f   *os.File
+	err error
+}
+
+func (k *keptInput) Write(p []byte) (int, error) {
+	if k.err == nil {
+		_, k.err = k.f.Write(p)
+	}
+	return len(p), nil
 }
 
 // sumSessions is ReadSessions' one pass; repeated reports a seq used twice
