@@ -83,3 +83,20 @@ func TestRepeatedLinesAreCountedOnceInSessions(t *testing.T) {
 		})
 	}
 }
+
+// TestSessionsFromStandardInputWithoutATemporaryFile: standard input is
+// kept for a second read in a temporary file; when it cannot be written,
+// a trail that needs no second read is still summed, and one that does is
+// refused, naming standard input.
+func TestSessionsFromStandardInputWithoutATemporaryFile(t *testing.T) {
+	_, content := writeTrail(t, 2, 10)
+	opts := Options{TempDir: filepath.Join(t.TempDir(), "missing")}
+	opts.Stdin = strings.NewReader(string(content))
+	list, _, err := ReadSessions(context.Background(), []string{StdinName}, opts)
+	require.NoError(t, err)
+	assert.Len(t, list, 2)
+	opts.Stdin = strings.NewReader(string(content) + string(content))
+	_, _, err = ReadSessions(context.Background(), []string{StdinName}, opts)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "standard input")
+}
