@@ -32,6 +32,9 @@ type opRecord struct {
 type sessionIndex struct {
 	trail.Session
 	blocks []int64 // spool offset of operations 0, blockOps, 2*blockOps, …
+	// MoreTraces: some operation is in a trace other than TraceID, the
+	// session's first.
+	MoreTraces bool
 	// Span of time its operations cover, for the timeline's axis.
 	end int64
 }
@@ -86,6 +89,9 @@ func buildIndex(ctx context.Context, sources []string, opts trail.Options) (*ind
 // add counts an operation into the session's sums.
 func (s *sessionIndex) add(o *trail.Op) {
 	s.AddOp(o)
+	if o.TraceID != "" && o.TraceID != s.TraceID {
+		s.MoreTraces = true
+	}
 	if end := endOf(o); end > s.end {
 		s.end = end
 	}

@@ -78,6 +78,7 @@ type column struct {
 type sessionRow struct {
 	trail.Session
 	Href, TraceHref string
+	MoreTraces      bool
 }
 
 type sealRow struct {
@@ -138,7 +139,7 @@ func (s *Server) sessionsPage(w http.ResponseWriter, r *http.Request) {
 	var rows []sessionRow
 	for _, si := range list[min(offset, len(list)):min(offset+limit, len(list))] {
 		rows = append(rows, sessionRow{Session: si.Session, Href: "/session/" + si.ID.String(),
-			TraceHref: s.trace.link(si.TraceID, "")})
+			TraceHref: s.trace.link(si.TraceID, ""), MoreTraces: si.MoreTraces})
 	}
 	var seals []sealRow
 	for _, st := range s.seals {
@@ -224,7 +225,7 @@ func (s *Server) sessionPage(w http.ResponseWriter, r *http.Request) {
 		})
 	}
 	s.render(w, "session", map[string]any{
-		"Title": "Session " + si.ID.String(), "Sources": len(s.cfg.Sources), "ID": si.ID.String(), "S": si.Session,
+		"Title": "Session " + si.ID.String(), "Sources": len(s.cfg.Sources), "ID": si.ID.String(), "S": si.Session, "MoreTraces": si.MoreTraces,
 		"TraceHref": s.trace.link(si.TraceID, ""), "Rows": rows,
 		"AxisFrom": microsText(t0), "AxisTo": microsText(t1), "AxisSpan": durationMS(float64(span) / 1000),
 		"Pager": makePager("/session/"+si.ID.String(), url.Values{}, offset, limit, int(si.Ops)),
