@@ -232,7 +232,16 @@ func (s *Server) sessionPage(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
-type dataBlock struct{ Label, Text string }
+type dataBlock struct {
+	Label string
+	Shown shownJSONText
+}
+
+// cutNote is what the "cut" template needs: a text and its page.
+type cutNote struct {
+	Text shownJSONText
+	Page map[string]any
+}
 
 func (s *Server) opPage(w http.ResponseWriter, r *http.Request) {
 	si, ok := s.session(w, r)
@@ -254,18 +263,19 @@ func (s *Server) opPage(w http.ResponseWriter, r *http.Request) {
 		"Title": o.Op + " " + strconv.FormatInt(o.First().Seq, 10), "Sources": len(s.cfg.Sources),
 		"Session": si.ID.String(), "Op": o, "Seq": o.First().Seq, "Result": resultText(o), "Class": classOf(o),
 		"Duration": durationText(o), "TraceHref": s.trace.link(o.TraceID, o.SpanID),
-		"Back": fmt.Sprintf("/session/%s?offset=%d", si.ID, n/defaultOps*defaultOps),
+		"Back":       fmt.Sprintf("/session/%s?offset=%d", si.ID, n/defaultOps*defaultOps),
+		"ShownBytes": maxShownBytes, "SpanArg": shellQuoted(o.SpanID),
 	}
 	var blocks []dataBlock
 	if o.Start != nil {
-		data["StartLine"] = strings.TrimSuffix(string(o.Start.Line), "\n")
+		data["StartLine"] = cutJSONText(bytes.TrimSuffix(o.Start.Line, []byte("\n")), maxShownBytes)
 		data["StartSource"] = s.sourceName(o.Start.Source)
-		blocks = append(blocks, dataBlock{"Start data", prettyData(o.Start.Line)})
+		blocks = append(blocks, dataBlock{"Start data", cutJSONText(prettyData(o.Start.Line), maxShownBytes)})
 	}
 	if o.Finish != nil {
-		data["FinishLine"] = strings.TrimSuffix(string(o.Finish.Line), "\n")
+		data["FinishLine"] = cutJSONText(bytes.TrimSuffix(o.Finish.Line, []byte("\n")), maxShownBytes)
 		data["FinishSource"] = s.sourceName(o.Finish.Source)
-		blocks = append(blocks, dataBlock{"Finish data", prettyData(o.Finish.Line)})
+		blocks = append(blocks, dataBlock{"Finish data", cutJSONText(prettyData(o.Finish.Line), maxShownBytes)})
 	}
 	data["Data"] = blocks
 	s.render(w, "op", data)
@@ -283,18 +293,18 @@ func toOp(rec *opRecord) *trail.Op {
 }
 
 // prettyData is a line's data object, indented.
-func prettyData(line []byte) string {
+func prettyData(line []byte) []byte {
 	var ev struct {
 		Data json.RawMessage `json:"data"`
 	}
 	if json.Unmarshal(line, &ev) != nil || len(ev.Data) == 0 {
-		return ""
+		return nil
 	}
 	var buf bytes.Buffer
 	if json.Indent(&buf, ev.Data, "", "  ") != nil {
-		return string(ev.Data)
+		return ev.Data
 	}
-	return buf.String()
+	return buf.Bytes()
 }
 
 func resultText(o *trail.Op) string {
