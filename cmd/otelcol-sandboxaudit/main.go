@@ -11,6 +11,8 @@ package main
 import (
 	"fmt"
 	"os"
+	"os/signal"
+	"syscall"
 
 	"github.com/spf13/cobra"
 	"go.opentelemetry.io/collector/otelcol"
@@ -23,6 +25,9 @@ func main() {
 	settings := sandboxaudit.CollectorSettings()
 	bound := newStopBound(defaultStopLimit, os.Stderr, os.Exit)
 	settings.LoggingOptions = append(settings.LoggingOptions, bound.LoggingOption())
+	stop := make(chan os.Signal, 1)
+	signal.Notify(stop, syscall.SIGTERM, os.Interrupt)
+	bound.ArmOn(stop)
 	if err := newCommand(settings, os.Args[1:]).Execute(); err != nil {
 		fmt.Fprintln(os.Stderr, "Error:", err)
 		os.Exit(1)

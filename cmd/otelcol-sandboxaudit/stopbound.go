@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"os"
 	"sync"
 	"time"
 
@@ -42,8 +43,8 @@ func newStopBound(limit time.Duration, out io.Writer, exit func(int)) *stopBound
 }
 
 // LoggingOption returns the zap option that watches for the two messages.
-// A collector logging above Info logs neither, and its shutdown is not
-// bounded.
+// A collector logging above Info logs neither: there only a SIGTERM or
+// SIGINT (ArmOn) starts the bound, and a SIGHUP reload is not bounded.
 func (b *stopBound) LoggingOption() zap.Option {
 	return zap.Hooks(func(e zapcore.Entry) error {
 		switch e.Message {
@@ -54,6 +55,16 @@ func (b *stopBound) LoggingOption() zap.Option {
 		}
 		return nil
 	})
+}
+
+// ArmOn arms the bound on each signal from sig, so that a SIGTERM or
+// SIGINT is bounded at any log level.
+func (b *stopBound) ArmOn(sig <-chan os.Signal) {
+	go func() {
+		for range sig {
+			b.arm()
+		}
+	}()
 }
 
 func (b *stopBound) arm() {

@@ -3,7 +3,9 @@ package main
 import (
 	"bytes"
 	"io"
+	"os"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -67,4 +69,21 @@ func TestStopBoundLeavesAReloadThatCompletes(t *testing.T) {
 	default:
 	}
 	require.Empty(t, out.String())
+}
+
+// TestStopBoundArmsOnASignal: a SIGTERM arms the bound even when the
+// collector logs above Info and never says its shutdown began.
+func TestStopBoundArmsOnASignal(t *testing.T) {
+	out, exited := &syncBuffer{}, make(chan int, 1)
+	b := newStopBound(10*time.Millisecond, out, func(code int) { exited <- code })
+	sig := make(chan os.Signal, 1)
+	b.ArmOn(sig)
+	sig <- syscall.SIGTERM
+	select {
+	case code := <-exited:
+		assert.Equal(t, 1, code)
+	case <-time.After(10 * time.Second):
+		t.Fatal("no exit 10s after a SIGTERM, with a 10ms bound")
+	}
+	assert.Contains(t, out.String(), "the shutdown has not finished after 10ms")
 }
