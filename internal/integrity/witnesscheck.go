@@ -62,8 +62,11 @@ type WitnessCheck struct {
 	// skipBelow is the size the tree started at: lines before it were
 	// removed by retention, and records below it cannot be checked.
 	skipBelow int64
-	vouched   map[string]int64
-	res       WitnessResult
+	// lead is the leaves before the log's first line (a handover's):
+	// messages count lines, so line i is leaf i.
+	lead    int64
+	vouched map[string]int64
+	res     WitnessResult
 	// prover, for a segment checked alone, proves the tree at the
 	// segment's end in the cosigned checkpoints beyond it: for each
 	// witness the largest it cosigned (beyond), once all are read.
@@ -169,6 +172,9 @@ func (w *WitnessCheck) cosigners(rec []byte) []string {
 // retention removed the segments before it, the tree starts from the
 // part's signed compact range, as the trail's checker does.
 func (w *WitnessCheck) StartPart(p TrailPart, sl *SegmentLog) {
+	if sl != nil {
+		w.lead = sl.Lead()
+	}
 	if w.tree.Size() != 0 {
 		return
 	}
@@ -206,11 +212,11 @@ func (w *WitnessCheck) settle(r witnessedRec) {
 		return
 	case r.c.N > w.tree.Size():
 		w.fail(0, r.num, "checkpoint #%d, which witnesses %v cosigned, covers %d lines, but the file has only %d: cut back",
-			r.num, r.signers, r.c.N, w.tree.Size())
+			r.num, r.signers, r.c.N-w.lead, max(w.tree.Size()-w.lead, 0))
 		return
 	case r.c.N > 0 && w.tree.Root() != r.c.Hash:
 		w.res.Changed = w.res.Failure == nil
-		w.fail(r.c.N, r.num, "the first %d lines do not match checkpoint #%d, which witnesses %v cosigned", r.c.N, r.num, r.signers)
+		w.fail(r.c.N-w.lead, r.num, "the first %d lines do not match checkpoint #%d, which witnesses %v cosigned", r.c.N-w.lead, r.num, r.signers)
 		return
 	}
 	for _, s := range r.signers {
@@ -234,7 +240,7 @@ func (w *WitnessCheck) proveBeyond() {
 		if !proven[r.num] {
 			if err := w.prover.Prove(w.tree.Size(), w.tree.Root(), r.c); err != nil {
 				w.fail(0, r.num, "checkpoint #%d, which witnesses %v cosigned, is not shown to hold the first %d lines: %v",
-					r.num, r.signers, w.tree.Size(), err)
+					r.num, r.signers, w.tree.Size()-w.lead, err)
 				return
 			}
 			proven[r.num] = true
