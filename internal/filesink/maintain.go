@@ -241,7 +241,9 @@ func compressSegment(ctx context.Context, zc *compressor, seg Segment, now time.
 	if err != nil {
 		return 0, fmt.Errorf("compress %s: %w", seg.Plain, err)
 	}
-	if quiet := now.Sub(fi.ModTime()); quiet < grace {
+	// A time ahead of the clock by more than grace was written before the
+	// clock went back: no write came since, so the segment is quiet.
+	if quiet := now.Sub(fi.ModTime()); quiet < grace && quiet > -grace {
 		return grace - quiet, nil
 	}
 	if _, err := os.Lstat(seg.Plain); err != nil {
