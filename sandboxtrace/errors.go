@@ -149,11 +149,12 @@ func ExecTransport(cause error) *Error {
 	return &Error{Code: "exec_transport_error", Message: msg, Err: cause}
 }
 
-// WorkspaceReadNotFound is the workspace_read_not_found error for path.
+// WorkspaceReadNotFound is the workspace_read_not_found error for path,
+// which its message quotes as Python quotes a pathlib.Path.
 func WorkspaceReadNotFound(path string, cause error) *Error {
 	return &Error{
 		Code:      "workspace_read_not_found",
-		Message:   "file not found: " + path,
+		Message:   "file not found: " + pythonPath(path),
 		Retryable: auditevent.Ptr(false),
 		Err:       cause,
 	}

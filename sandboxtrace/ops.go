@@ -4,22 +4,24 @@ import (
 	"context"
 	"net/netip"
 	"strings"
+	"unicode"
 )
 
 // The helpers below record the other operations the Python session emits,
-// with its data keys.
+// with its data keys. Paths are written as Python writes the pathlib.Path
+// it is given (see pythonPath): /w//./a/ is /w/a.
 
 // Read records fn as a read of path by user (nil: null); data {"path",
 // "user"}.
 func (s *Session) Read(ctx context.Context, path string, user *string, fn func(ctx context.Context) error) error {
-	return s.Do(ctx, "read", map[string]any{"path": path, "user": strOrNil(user)}, plain(fn))
+	return s.Do(ctx, "read", map[string]any{"path": pythonPath(path), "user": strOrNil(user)}, plain(fn))
 }
 
 // Write records fn as a write of size bytes to path by user (nil: null);
 // data {"path", "user", "bytes"}. A negative size means unknown and leaves
 // bytes out, as the Python SDK does when it cannot tell a stream's length.
 func (s *Session) Write(ctx context.Context, path string, user *string, size int64, fn func(ctx context.Context) error) error {
-	data := map[string]any{"path": path, "user": strOrNil(user)}
+	data := map[string]any{"path": pythonPath(path), "user": strOrNil(user)}
 	if size >= 0 {
 		data["bytes"] = size
 	}
@@ -91,9 +93,9 @@ func (s *Session) ResolveExposedPort(ctx context.Context, port int, fn func(ctx 
 // adds "bytes" when the size is known (not negative), as the reference.
 func (s *Session) PersistWorkspace(ctx context.Context, workspaceRoot, tarPath string, fn func(ctx context.Context) (int64, error)) (int64, error) {
 	start := func() map[string]any {
-		d := map[string]any{"workspace_root": workspaceRoot}
+		d := map[string]any{"workspace_root": pythonPath(workspaceRoot)}
 		if tarPath != "" {
-			d["tar_path"] = tarPath
+			d["tar_path"] = pythonPath(tarPath)
 		}
 		return d
 	}
@@ -117,7 +119,7 @@ func (s *Session) PersistWorkspace(ctx context.Context, workspaceRoot, tarPath s
 // (negative: unknown) into untarDir, as a hydrate_workspace operation: data
 // {"untar_dir"} plus "bytes" when the size is known.
 func (s *Session) HydrateWorkspace(ctx context.Context, untarDir string, size int64, fn func(ctx context.Context) error) error {
-	data := map[string]any{"untar_dir": untarDir}
+	data := map[string]any{"untar_dir": pythonPath(untarDir)}
 	if size >= 0 {
 		data["bytes"] = size
 	}
@@ -137,13 +139,22 @@ func strOrNil(p *string) any {
 
 // isLoopback decides as the reference does on Python 3.11: the stripped,
 // lowercased host is "localhost", or it parses as a loopback IP address (a
-// zone is allowed, brackets are not). An IPv4-mapped IPv6 address is not
-// loopback there, although Go's IsLoopback unmaps it.
+// zone without a second '%' is allowed, brackets are not). An IPv4-mapped
+// IPv6 address is not loopback there, although Go's IsLoopback unmaps it.
 func isLoopback(host string) bool {
-	h := strings.ToLower(strings.TrimSpace(host))
+	h := strings.ToLower(strings.TrimFunc(host, pythonSpace))
 	if h == "localhost" {
 		return true
 	}
+	if _, zone, ok := strings.Cut(h, "%"); ok && strings.Contains(zone, "%") {
+		return false
+	}
 	ip, err := netip.ParseAddr(h)
 	return err == nil && !ip.Is4In6() && ip.IsLoopback()
+}
+
+// pythonSpace is str.isspace: Go's white space and the separators
+// U+001C-U+001F, which Python's str.strip() removes as well.
+func pythonSpace(r rune) bool {
+	return unicode.IsSpace(r) || (r >= 0x1c && r <= 0x1f)
 }

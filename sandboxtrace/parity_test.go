@@ -51,6 +51,33 @@ func TestParityWithThePythonSession(t *testing.T) {
 			`{"server.port":8080}`},
 		{"resolve host ' LOCALHOST'", resolve(" LOCALHOST"), "sandbox.finish_data",
 			`{"server.address":" LOCALHOST","server.port":8080}`},
+		// str.strip() takes \x1c-\x1f as whitespace; a second '%' makes the
+		// scope id invalid, so ip_address raises.
+		{"resolve host '\\x1c127.0.0.1\\x1f'", resolve("\x1c127.0.0.1\x1f"), "sandbox.finish_data",
+			`{"server.address":"\u001c127.0.0.1\u001f","server.port":8080}`},
+		{"resolve host ::1%a%b", resolve("::1%a%b"), "sandbox.finish_data",
+			`{"server.port":8080}`},
+		// The SDK passes paths as pathlib.Path and writes str(path).
+		{"read Path('/workspace//./notes.txt/')", func(s *sandboxtrace.Session) error {
+			return s.Read(ctx, "/workspace//./notes.txt/", nil, nothing)
+		}, "sandbox.start_data", `{"path":"/workspace/notes.txt","user":null}`},
+		{"read Path('//w/../a')", func(s *sandboxtrace.Session) error {
+			return s.Read(ctx, "//w/../a", nil, nothing)
+		}, "sandbox.start_data", `{"path":"//w/../a","user":null}`},
+		{"write Path('')", func(s *sandboxtrace.Session) error {
+			return s.Write(ctx, "", nil, 3, nothing)
+		}, "sandbox.start_data", `{"bytes":3,"path":".","user":null}`},
+		{"hydrate untar_dir Path('./w/')", func(s *sandboxtrace.Session) error {
+			return s.HydrateWorkspace(ctx, "./w/", -1, nothing)
+		}, "sandbox.start_data", `{"untar_dir":"w"}`},
+		{"read not found, Path('/w//./a/')", func(s *sandboxtrace.Session) error {
+			_ = s.Read(ctx, "/w//./a/", nil, func(context.Context) error { return sandboxtrace.WorkspaceReadNotFound("/w//./a/", nil) })
+			return nil
+		}, "sandbox.error.message", `file not found: /w/a`},
+		{"persist root Path('///w'), tar Path('/s//id.tar')", func(s *sandboxtrace.Session) error {
+			_, err := s.PersistWorkspace(ctx, "///w", "/s//id.tar", func(context.Context) (int64, error) { return 1, nil })
+			return err
+		}, "sandbox.finish_data", `{"bytes":1,"tar_path":"/s/id.tar","workspace_root":"/w"}`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -60,6 +87,8 @@ func TestParityWithThePythonSession(t *testing.T) {
 		})
 	}
 }
+
+func nothing(context.Context) error { return nil }
 
 func TestExecTransportKeepsTheCause(t *testing.T) {
 	r := newRecorder(t)

@@ -152,6 +152,21 @@ func TestSyncWithCancelledContextSendsNothing(t *testing.T) {
 	assert.Empty(t, sink.records())
 }
 
+// A caller's deadline that ends the wait is named as such, not as the
+// session's sync timeout, which did not pass.
+func TestSyncWithExpiredCallerDeadlineSaysSo(t *testing.T) {
+	rec := newRecorder(t)
+	s := rec.session(t, sandboxtrace.WithLogExporter(&logSink{}),
+		sandboxtrace.WithDelivery(sandboxtrace.DeliverySync), sandboxtrace.WithSyncTimeout(time.Hour))
+	ctx, cancel := context.WithDeadline(context.Background(), time.Now().Add(-time.Second))
+	defer cancel()
+	err := s.Read(ctx, "/x", nil, func(context.Context) error { return nil })
+	require.ErrorIs(t, err, sandboxtrace.ErrStartNotRecorded)
+	require.ErrorIs(t, err, context.DeadlineExceeded)
+	assert.NotContains(t, err.Error(), "sync timeout")
+	assert.Contains(t, err.Error(), "the operation's context ended")
+}
+
 // A best-effort record emitted after the log pipeline is shut down never
 // reaches a processor (the SDK drops it first); it is counted and reported,
 // for the session's own pipeline and for a caller's NewLogProcessor that
@@ -244,4 +259,33 @@ func TestUnsampledOperationsAreReported(t *testing.T) {
 		assert.Len(t, sink.records(), 2, "start and finish")
 		assert.Empty(t, h.all(), "nothing is lost")
 	})
+}
+
+// Spans ended after their TracerProvider shut down are dropped by the SDK:
+// the finish events they carry are lost, and the start line alone reads
+// like a process killed mid-operation. The session reports it (once); with
+// DeliverySyncFinish the finish goes ahead and nothing is lost.
+func TestOperationsAfterTheTracerProviderShutDownAreReported(t *testing.T) {
+	for _, d := range []sandboxtrace.Delivery{sandboxtrace.DeliveryBestEffort, sandboxtrace.DeliverySyncFinish} {
+		t.Run(d.String(), func(t *testing.T) {
+			h := catchOTelErrors(t)
+			tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(tracetest.NewInMemoryExporter()))
+			sink := &logSink{}
+			s, err := sandboxtrace.NewSession(context.Background(), tp, sandboxtrace.WithLogExporter(sink), sandboxtrace.WithDelivery(d))
+			require.NoError(t, err)
+			require.NoError(t, tp.Shutdown(context.Background()))
+			for range 2 {
+				require.NoError(t, s.Read(context.Background(), "/a", nil, func(context.Context) error { return nil }))
+			}
+			require.NoError(t, s.Shutdown(context.Background()))
+			errs := h.all()
+			if d == sandboxtrace.DeliverySyncFinish {
+				assert.Empty(t, errs)
+				assert.Len(t, sink.records(), 4, "both events of both operations went ahead")
+				return
+			}
+			require.Len(t, errs, 1, "reported once per session")
+			assert.Contains(t, errs[0].Error(), "TracerProvider is shut down")
+		})
+	}
 }

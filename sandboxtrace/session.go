@@ -14,6 +14,7 @@ import (
 	"go.opentelemetry.io/otel/log"
 	sdklog "go.opentelemetry.io/otel/sdk/log"
 	"go.opentelemetry.io/otel/trace"
+	"go.opentelemetry.io/otel/trace/noop"
 
 	"github.com/sandboxaudit/sandboxaudit/semconv"
 )
@@ -76,6 +77,7 @@ func WithOutputCapture(maxBytes int) Option {
 // of another trace in an operation's ctx becomes a link instead of the
 // parent, so it cannot split the session.
 type Session struct {
+	tp      trace.TracerProvider
 	tracer  trace.Tracer
 	id      uuid.UUID
 	idText  string
@@ -89,6 +91,8 @@ type Session struct {
 	endOnce sync.Once
 	// unsampled reports, once, operation spans the provider drops.
 	unsampled sync.Once
+	// providerDown reports, once, spans ended after tp shut down.
+	providerDown sync.Once
 
 	// logs emits the write-ahead start records and, when the session
 	// built it, is the pipeline it must shut down.
@@ -124,6 +128,7 @@ func NewSession(ctx context.Context, tp trace.TracerProvider, opts ...Option) (*
 		logs:           pipeline,
 		delivery:       cfg.delivery,
 		syncTimeout:    cfg.syncTimeout,
+		tp:             tp,
 		tracer:         tp.Tracer(ScopeName),
 		id:             cfg.sessionID,
 		idText:         cfg.sessionID.String(),
@@ -194,6 +199,20 @@ func (s *Session) reportUnsampled() {
 	s.unsampled.Do(func() {
 		otel.Handle(fmt.Errorf("sandboxtrace: session %s: operation spans are not sampled, so their finish "+
 			"events are lost: sample every span (sdktrace.AlwaysSample)", s.idText))
+	})
+}
+
+// checkProviderUp reports, once, that the TracerProvider is shut down: the
+// SDK drops spans ended afterwards without a word, and with them the finish
+// events (all the events, without a log pipeline) of operations ending now.
+// A shut-down SDK provider hands out no-op tracers.
+func (s *Session) checkProviderUp() {
+	if _, down := s.tp.Tracer(ScopeName).(noop.Tracer); !down {
+		return
+	}
+	s.providerDown.Do(func() {
+		otel.Handle(fmt.Errorf("sandboxtrace: session %s: the TracerProvider is shut down, so operation spans "+
+			"ending now are dropped with their finish events: shut it down after the session", s.idText))
 	})
 }
 

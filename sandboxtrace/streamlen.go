@@ -8,14 +8,23 @@ import (
 // StreamLen is the number of bytes left in r from its current position,
 // without consuming them: for an io.Seeker it seeks to the end and back, as
 // the Python SDK's best-effort stream length does. It reports false when r
-// cannot seek or a seek fails; r's position is then as it was, or as far as
-// the failed seek left it. A text stream is measured in bytes, not
+// cannot seek or a seek fails or panics; r's position is then as it was, or
+// as far as the failed seek left it. A position beyond the end leaves 0
+// bytes (Python records the negative difference). A text stream is measured in bytes, not
 // characters: Go readers carry bytes.
-func StreamLen(r io.Reader) (int64, bool) {
+func StreamLen(r io.Reader) (n int64, ok bool) {
 	s, ok := r.(io.Seeker)
 	if !ok {
 		return 0, false
 	}
+	// A Seek that panics (a nil *bytes.Reader) leaves the length unknown,
+	// as the Python helper's except Exception does; the operation then
+	// meets the reader itself, and a panic there is recorded.
+	defer func() {
+		if recover() != nil {
+			n, ok = 0, false
+		}
+	}()
 	pos, err := s.Seek(0, io.SeekCurrent)
 	if err != nil {
 		return 0, false
@@ -27,7 +36,7 @@ func StreamLen(r io.Reader) (int64, bool) {
 	if _, err := s.Seek(pos, io.SeekStart); err != nil {
 		return 0, false
 	}
-	return end - pos, true
+	return max(end-pos, 0), true
 }
 
 // streamSize is StreamLen as the size argument of Write and

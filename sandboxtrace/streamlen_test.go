@@ -40,6 +40,16 @@ func TestStreamLen(t *testing.T) {
 	_, ok = sandboxtrace.StreamLen(io.MultiReader(strings.NewReader("abc")))
 	assert.False(t, ok, "a reader that cannot seek has no length")
 
+	beyond := bytes.NewReader(make([]byte, 10))
+	_, err = beyond.Seek(100, io.SeekStart)
+	require.NoError(t, err)
+	n, ok = sandboxtrace.StreamLen(beyond)
+	assert.True(t, ok)
+	assert.EqualValues(t, 0, n, "a position beyond the end leaves nothing to read")
+	pos, err = beyond.Seek(0, io.SeekCurrent)
+	require.NoError(t, err)
+	assert.EqualValues(t, 100, pos, "the position is restored")
+
 	text := strings.NewReader("héllo") // 5 characters, 6 bytes
 	n, ok = sandboxtrace.StreamLen(text)
 	assert.True(t, ok)
@@ -62,6 +72,11 @@ func TestStreamFormsRecordTheRemainingLength(t *testing.T) {
 			_, _ = r.Seek(14, io.SeekStart)
 			return s.WriteStream(ctx, "/w/a", nil, r, consume)
 		}, "write", `{"bytes":50,"path":"/w/a","user":null}`},
+		{"write from a reader beyond its end", func(s *sandboxtrace.Session) error {
+			r := bytes.NewReader(make([]byte, 10))
+			_, _ = r.Seek(100, io.SeekStart)
+			return s.WriteStream(ctx, "/w/a", nil, r, consume)
+		}, "write", `{"bytes":0,"path":"/w/a","user":null}`},
 		{"write from a pipe", func(s *sandboxtrace.Session) error {
 			return s.WriteStream(ctx, "/w/a", nil, io.MultiReader(strings.NewReader("x")), consume)
 		}, "write", `{"path":"/w/a","user":null}`},
@@ -95,4 +110,20 @@ func TestStreamFormsRecordTheRemainingLength(t *testing.T) {
 func consume(_ context.Context, r io.Reader) error {
 	_, err := io.Copy(io.Discard, r)
 	return err
+}
+
+// A reader whose Seek panics (a nil *bytes.Reader) has no known length, as
+// the Python helper's except Exception gives None: the write is still
+// recorded, and a panic in the operation itself is recorded and re-raised.
+func TestStreamLenOfAReaderWhoseSeekPanics(t *testing.T) {
+	var nilReader *bytes.Reader
+	_, ok := sandboxtrace.StreamLen(nilReader)
+	assert.False(t, ok)
+
+	r := newRecorder(t)
+	s := r.session(t)
+	assert.Panics(t, func() { _ = s.WriteStream(context.Background(), "/w/a", nil, nilReader, consume) })
+	a := attrs(r.only(t))
+	assert.Equal(t, `{"path":"/w/a","user":null}`, a["sandbox.start_data"].AsString())
+	assert.Equal(t, "panic", a["error.type"].AsString())
 }

@@ -3,6 +3,7 @@ package sandboxtrace
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"sync"
 	"time"
@@ -122,7 +123,7 @@ func (p *SyncLogProcessor) OnEmit(ctx context.Context, r *sdklog.Record) error {
 	}
 	err := p.send(ctx, r, timeout)
 	if errors.Is(err, errSyncDeadline) {
-		err = context.DeadlineExceeded
+		err = errSyncTimedOut
 	}
 	if a != nil {
 		a.done, a.synced, a.err = true, true, err
@@ -137,7 +138,7 @@ func (p *SyncLogProcessor) OnEmit(ctx context.Context, r *sdklog.Record) error {
 // never sent.
 func (p *SyncLogProcessor) send(ctx context.Context, r *sdklog.Record, timeout time.Duration) error {
 	if err := ctx.Err(); err != nil {
-		return err // nothing was sent: the operation must not run
+		return contextEnded(err) // nothing was sent: the operation must not run
 	}
 	sr := &syncRecord{r: r.Clone(), size: recordSize(r), deadline: time.Now().Add(timeout), result: make(chan error, 2)}
 	p.mu.Lock()
@@ -169,7 +170,7 @@ func (p *SyncLogProcessor) send(ctx context.Context, r *sdklog.Record, timeout t
 			return err
 		}
 	case <-ctx.Done():
-		err = ctx.Err()
+		err = contextEnded(ctx.Err())
 	}
 	p.mu.Lock()
 	if !sr.taken {
@@ -305,7 +306,8 @@ func (p *SyncLogProcessor) exportRecords(batch []*syncRecord) error {
 	}()
 	err := exportRecovering(ctx, p.exp, records)
 	if err != nil && errors.Is(context.Cause(ctx), context.DeadlineExceeded) {
-		err = errors.Join(context.DeadlineExceeded, err) // the bound, not the caller, ended it
+		// the bound, not the caller, ended it
+		err = errors.Join(fmt.Errorf("export timeout %s exceeded: %w", p.timeout, context.DeadlineExceeded), err)
 	}
 	return err
 }
@@ -346,6 +348,16 @@ func (p *SyncLogProcessor) Shutdown(ctx context.Context) error {
 // returns.
 func (p *SyncLogProcessor) ForceFlush(ctx context.Context) error { return p.exp.ForceFlush(ctx) }
 
+// errSyncTimedOut is an emitter's sync timeout passing; it is a
+// context.DeadlineExceeded for callers that test for one.
+var errSyncTimedOut = fmt.Errorf("sync deadline passed: %w", context.DeadlineExceeded)
+
+// contextEnded names the emitter's own ctx as what ended its wait, apart
+// from the sync timeout.
+func contextEnded(err error) error {
+	return fmt.Errorf("the operation's context ended: %w", err)
+}
+
 // result turns an ack into the operation's error, wrapping notRecorded.
 func (a *ack) result(notRecorded error) error {
 	switch {
@@ -353,8 +365,8 @@ func (a *ack) result(notRecorded error) error {
 		return errors.Join(notRecorded, errors.New("the log pipeline is shut down (or records nothing)"))
 	case !a.synced:
 		return errors.Join(notRecorded, errNoSyncProcessor)
-	case errors.Is(a.err, context.DeadlineExceeded):
-		return errors.Join(notRecorded, errors.New("sync timeout "+a.timeout.String()+" exceeded"), a.err)
+	case errors.Is(a.err, errSyncTimedOut):
+		return errors.Join(notRecorded, fmt.Errorf("sync timeout %s exceeded: %w", a.timeout, context.DeadlineExceeded))
 	case a.err != nil:
 		return errors.Join(notRecorded, a.err)
 	}
