@@ -146,9 +146,18 @@ func (m *maintainer) maintain(ctx context.Context, path string) time.Duration {
 }
 
 // dropPlainTwin removes a plain segment whose compressed copy was made
-// durable before a crash stopped the removal.
+// durable before a crash stopped the removal. One whose bytes differ from
+// the copy's is kept, reported: one of them was changed.
 func (m *maintainer) dropPlainTwin(path string, seg Segment) {
 	if _, err := os.Lstat(seg.Plain); err != nil {
+		return
+	}
+	switch same, err := sameAsCompressed(seg.Plain, seg.Path); {
+	case err != nil:
+		m.rot.fail(path, fmt.Errorf("compare plain segment %s with its compressed copy: %w", seg.Plain, err))
+		return
+	case !same:
+		m.rot.fail(path, fmt.Errorf("plain segment %s differs from its compressed copy %s: %w", seg.Plain, seg.Path, errTwinDiffers))
 		return
 	}
 	if err := os.Remove(seg.Plain); err != nil {

@@ -447,6 +447,34 @@ func TestRestartFinishesCompression(t *testing.T) {
 	require.True(t, os.IsNotExist(err), "temp file left behind")
 }
 
+// A plain segment beside its compressed copy is what a compression cut
+// short leaves, and is removed; one that differs from the compressed copy
+// means one of them was changed, and both stay, reported.
+func TestRestartKeepsAPlainTwinThatDiffers(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "events.jsonl")
+	n := namerFor(path)
+	t0 := time.Date(2026, 12, 6, 6, 0, 0, 0, time.UTC)
+	same, differs := n.name(t0, 1), n.name(t0, 2)
+	require.NoError(t, os.WriteFile(same, numberedLines(1, 50), 0o600))
+	require.NoError(t, writeZstd(context.Background(), bytes.NewReader(numberedLines(1, 50)), same+ZstdSuffix))
+	require.NoError(t, os.WriteFile(differs, numberedLines(51, 60), 0o600))
+	require.NoError(t, writeZstd(context.Background(), bytes.NewReader(numberedLines(52, 61)), differs+ZstdSuffix))
+
+	var ev rotationEvents
+	s, err := New(Options{Path: path, Rotation: ev.hook(&Rotation{Compress: true})})
+	require.NoError(t, err)
+	require.NoError(t, s.WriteBatch(context.Background(), testSession, numberedLines(62, 62)))
+	require.Eventually(t, func() bool {
+		_, err := os.Lstat(same)
+		return os.IsNotExist(err) && len(ev.errors()) > 0
+	}, time.Minute, 5*time.Millisecond)
+	require.NoError(t, s.Close())
+	got, err := os.ReadFile(differs)
+	require.NoError(t, err, "the plain segment that differs is kept")
+	require.Equal(t, numberedLines(51, 60), got)
+	require.ErrorContains(t, ev.errors()[0], differs+" differs from its compressed copy "+differs+ZstdSuffix)
+}
+
 // A segment last written before the clock went back has a time ahead of
 // the clock; no write came since, so it is compressed now, not once the
 // clock catches up with it.
