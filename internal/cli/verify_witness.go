@@ -140,9 +140,13 @@ func (v *verifier) reportWitnessed(name string, wc *integrity.WitnessCheck, lead
 	case res.Failure != nil:
 	case res.Witnessed == 0 && res.Lines > 0:
 		v.sum.Problems++
-		_, _ = fmt.Fprintf(v.out, "%s: witness: no checkpoint is cosigned by %d of the %d witnesses: "+
-			"nothing in this file is witnessed (the witnessed sidecar was removed, or the witnesses never cosigned)\n",
-			name, v.opts.witness.usedQuorum, len(v.opts.witness.verifiers))
+		why := "nothing in this file is witnessed (the witnessed sidecar was removed, or the witnesses never cosigned)"
+		if len(res.Others) > 0 {
+			why = "the witnessed sidecar holds cosignatures only by keys not given (" + strings.Join(res.Others, ", ") +
+				"): check the --witness key files"
+		}
+		_, _ = fmt.Fprintf(v.out, "%s: witness: no checkpoint is cosigned by %d of the %d witnesses: %s\n",
+			name, v.opts.witness.usedQuorum, len(v.opts.witness.verifiers), why)
 	case beyond > v.opts.witness.allowTail:
 		v.sum.Problems++
 		_, _ = fmt.Fprintf(v.out, "%s: witness: %d lines after the newest checkpoint the witnesses cosigned (line %d); "+

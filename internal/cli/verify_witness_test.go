@@ -246,3 +246,21 @@ func witnessedTrail(t *testing.T, maxBackups int) {
 	require.Contains(t, res.stdout, "witness: lines=80 witnessed=80 unwitnessed=0")
 	require.Equal(t, int64(80), fw.Size("cli-test/events.jsonl"))
 }
+
+// A --witness key that cosigned nothing in the sidecar, which holds other
+// witnesses' cosignatures: verify names them, so a wrong key file reads
+// as one, not as a removed sidecar.
+func TestVerifyWitnessNamesTheKeysThatCosigned(t *testing.T) {
+	path, _, pubPath, _, _ := witnessedFixture(t)
+	keys, err := integrity.LoadVerifierKey(pubPath)
+	require.NoError(t, err)
+	other := witnesstest.Start(t, "w3.example/w", keys)
+	wkey := filepath.Join(t.TempDir(), "w3.vkey")
+	require.NoError(t, os.WriteFile(wkey, []byte(other.VKey+"\n"), 0o644))
+	res := run(t, "", "verify", "--key", pubPath, "--witness", wkey, path)
+	require.Equal(t, 1, res.code, res.stdout)
+	require.Contains(t, res.stdout, "no checkpoint is cosigned by 1 of the 1 witnesses: the witnessed sidecar holds "+
+		"cosignatures only by keys not given (w1.example/w+")
+	require.Contains(t, res.stdout, ", w2.example/w+")
+	require.Contains(t, res.stdout, "): check the --witness key files")
+}

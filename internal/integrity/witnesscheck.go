@@ -27,7 +27,14 @@ type WitnessResult struct {
 	// lines do not have. Whether the log key signed the changed lines
 	// again is for the log's own checkpoints to tell (ChangedMsg).
 	Changed bool
+	// Others names (up to maxOtherCosigners, sorted) the keys of the
+	// cosignatures read when none of them is by a witness key given: a
+	// wrong key file, not a missing cosignature.
+	Others []string
 }
+
+// maxOtherCosigners bounds WitnessResult.Others.
+const maxOtherCosigners = 8
 
 // ChangedMsg ends the message of a Changed failure: resigned says the
 // lines pass the log's own checkpoints, so the key holder signed them
@@ -66,6 +73,8 @@ type WitnessCheck struct {
 	// messages count lines, so line i is leaf i.
 	lead    int64
 	vouched map[string]int64
+	others  map[string]bool
+	trusted bool // a cosignature by a key given was read
 	res     WitnessResult
 	// prover, for a segment checked alone, proves the tree at the
 	// segment's end in the cosigned checkpoints beyond it: for each
@@ -155,16 +164,33 @@ func (w *WitnessCheck) readUpTo(n int64) {
 	}
 }
 
-// cosigners names the trusted witnesses whose cosignature on rec verifies.
+// cosigners names the trusted witnesses whose cosignature on rec
+// verifies, and notes the keys of the others (the log's own excepted).
 func (w *WitnessCheck) cosigners(rec []byte) []string {
 	n, err := note.Open(rec, w.witnesses)
+	var unverified *note.UnverifiedNoteError
+	if errors.As(err, &unverified) {
+		n, err = unverified.Note, nil
+	}
 	if err != nil {
 		return nil
+	}
+	for _, s := range n.UnverifiedSigs {
+		if s.Name == w.logKey.Name() && s.Hash == w.logKey.KeyHash() {
+			continue
+		}
+		if w.others == nil {
+			w.others = map[string]bool{}
+		}
+		if id := fmt.Sprintf("%s+%08x", s.Name, s.Hash); len(w.others) < maxOtherCosigners || w.others[id] {
+			w.others[id] = true
+		}
 	}
 	var out []string
 	for _, s := range n.Sigs {
 		out = append(out, fmt.Sprintf("%s+%08x", s.Name, s.Hash))
 	}
+	w.trusted = w.trusted || len(out) > 0
 	return out
 }
 
@@ -265,6 +291,9 @@ func (w *WitnessCheck) Finish() WitnessResult {
 	slices.SortFunc(sizes, func(a, b int64) int { return cmp.Compare(b, a) })
 	if w.quorum > 0 && len(sizes) >= w.quorum {
 		w.res.Witnessed = sizes[w.quorum-1]
+	}
+	if !w.trusted {
+		w.res.Others = slices.Sorted(maps.Keys(w.others))
 	}
 	return w.res
 }
