@@ -174,8 +174,8 @@ func (m *maintainer) dropPlainTwin(path string, seg Segment) {
 // as a segment that is not one of the path's: retention passes over it.
 var ErrForeignSegment = errors.New("a foreign or renamed segment")
 
-// retain removes the oldest segments beyond MaxBackups and those older
-// than MaxAge, oldest first; a removal refused (BeforeRemove) or failed
+// retain removes the oldest of the log's segments beyond MaxBackups and
+// those older than MaxAge, oldest first; a removal refused (BeforeRemove) or failed
 // stops the round, so a newer segment never goes while an older stays. A
 // foreign segment (ErrForeignSegment) is passed over and stays.
 func (m *maintainer) retain(path string) {
@@ -188,15 +188,29 @@ func (m *maintainer) retain(path string) {
 		return
 	}
 	now := r.clock()
+	// Only the log's own segments (Holds) count toward MaxBackups, so files
+	// put beside them cannot push them out; the newest counts too, as it
+	// may be a rotation the log has not recorded yet.
+	held := make([]bool, len(segs))
+	excess := -r.MaxBackups
+	for i, seg := range segs {
+		held[i] = r.Holds == nil || i == len(segs)-1 || r.Holds(path, seg)
+		if held[i] {
+			excess++
+		}
+	}
 	for i, seg := range segs {
 		reason := ""
 		switch {
-		case r.MaxBackups > 0 && len(segs)-i > r.MaxBackups:
+		case r.MaxBackups > 0 && excess > 0:
 			reason = RemovedMaxBackups
 		case r.MaxAge > 0 && now.Sub(seg.Time) > r.MaxAge:
 			reason = RemovedMaxAge
 		default:
 			return
+		}
+		if held[i] {
+			excess--
 		}
 		if err := m.remove(path, seg); err != nil {
 			r.fail(path, err)
