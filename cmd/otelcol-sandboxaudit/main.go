@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/spf13/cobra"
 	"go.opentelemetry.io/collector/otelcol"
 
 	"github.com/sandboxaudit/sandboxaudit"
@@ -18,12 +19,18 @@ import (
 
 func main() {
 	applyGCDefaults(os.LookupEnv, os.ReadFile)
-	cmd := otelcol.NewCommand(sandboxaudit.CollectorSettings())
-	cmd.SetArgs(withDefaultConfig(os.Args[1:]))
-	// Printed once, here: cobra would print it too.
-	cmd.SilenceErrors = true
-	if err := cmd.Execute(); err != nil {
+	if err := newCommand(os.Args[1:]).Execute(); err != nil {
 		fmt.Fprintln(os.Stderr, "Error:", err)
 		os.Exit(1)
 	}
+}
+
+// newCommand is the collector's command line, run with args.
+func newCommand(args []string) *cobra.Command {
+	cmd := otelcol.NewCommand(sandboxaudit.CollectorSettings())
+	cmd.SetArgs(withDefaultConfig(args))
+	// Printed once, by main: cobra would print it too.
+	cmd.SilenceErrors = true
+	redactPrintConfig(cmd)
+	return cmd
 }

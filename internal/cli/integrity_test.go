@@ -193,7 +193,7 @@ func TestVerifyKeyWithADamagedStoreWarns(t *testing.T) {
 	store := damageStore(t, path)
 	res := run(t, "", "verify", "--key", pub, path)
 	require.Equal(t, 0, res.code, res.stdout)
-	require.Contains(t, res.stdout, store+": integrity: warning: the hash store is damaged (no consistency proof from checkpoint #1")
+	require.Contains(t, res.stdout, store+": integrity: warning: the hash store is damaged (the hash it holds over lines 1-2 of the log is not the one their own hashes give")
 	require.Contains(t, res.stdout, "integrity: lines=8 sealed=8 unsealed=0 checkpoints=2")
 }
 
@@ -212,7 +212,7 @@ func damageStore(t *testing.T, path string) string {
 }
 
 // With a failure as well, the warning does not say the lines are intact:
-// only those the two checkpoints it names cover are.
+// only those the last checkpoint that matched covers are.
 func TestVerifyKeyWithADamagedStoreAndAFailure(t *testing.T) {
 	path, _, pub := sealedFixture(t)
 	damageStore(t, path)
@@ -224,8 +224,8 @@ func TestVerifyKeyWithADamagedStoreAndAFailure(t *testing.T) {
 	res := run(t, "", "verify", "--key", pub, path)
 	require.Equal(t, exitProblems, res.code, res.stdout)
 	require.Contains(t, res.stdout, "checkpoint #3: ")
-	require.Contains(t, res.stdout, "the hash store is damaged (no consistency proof from checkpoint #1")
-	require.Contains(t, res.stdout, "; the lines those two checkpoints cover are intact.")
+	require.Contains(t, res.stdout, "the hash store is damaged (the hash it holds over lines 1-2 of the log is not the one their own hashes give")
+	require.Contains(t, res.stdout, "; the lines checkpoint #2 covers are intact.")
 	require.NotContains(t, res.stdout, "the lines are intact")
 }
 

@@ -33,8 +33,12 @@ func trailArgs(args []string) ([]string, *trailListing, error) {
 	}
 	l := &trailListing{groups: filesink.SegmentGroups{}, listed: map[string]bool{}}
 	for _, a := range args {
+		if a == "-" { // stdin
+			add(a)
+			continue
+		}
 		fi, err := os.Stat(a)
-		if a == "-" || err != nil || !fi.IsDir() {
+		if err != nil || !fi.IsDir() {
 			if active, ok := filesink.ActiveOf(a); ok {
 				a = active
 			}
@@ -343,8 +347,12 @@ func expandArgs(args []string, key bool) ([]string, *trailListing, error) {
 	}
 	var out []string
 	for _, a := range args {
+		if a == "-" { // stdin
+			out = append(out, a)
+			continue
+		}
 		fi, err := os.Stat(a)
-		if a == "-" || err != nil || !fi.IsDir() {
+		if err != nil || !fi.IsDir() {
 			out = append(out, a)
 			continue
 		}

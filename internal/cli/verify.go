@@ -146,12 +146,15 @@ func verifyFiles(args []string, alone, key bool, stderr io.Writer) ([]string, *t
 	return files, listing, exitOK
 }
 
-// verifyAll checks each file: a closed segment alone, a trail with
-// segments as one log, any other file by itself.
+// verifyAll checks each file: stdin ("-") and any other file by itself, a
+// closed segment alone, a trail with segments as one log.
 func (v *verifier) verifyAll(ctx context.Context, files []string, alone bool, listing *trailListing, stdin io.Reader) error {
 	for _, name := range files {
 		var err error
 		switch {
+		case name == "-":
+			// stdin, never a path: nothing beside it is looked at.
+			err = v.verifyPath(ctx, name, stdin)
 		case alone:
 			err = v.verifySegmentAlone(ctx, name)
 		case v.opts.key != nil:

@@ -117,6 +117,9 @@ func handoverOrder(paths []string) []string {
 	next := make([]string, len(paths))
 	first := map[string]int{} // origin -> the first path whose log has it
 	for i, p := range paths {
+		if p == "-" {
+			continue // stdin: no log beside it
+		}
 		origin[i], next[i] = integrity.HandoverLink(p)
 		if _, dup := first[origin[i]]; origin[i] != "" && !dup {
 			first[origin[i]] = i

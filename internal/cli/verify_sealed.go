@@ -57,7 +57,7 @@ func (v *verifier) verifySealed(ctx context.Context, name string, f *os.File) er
 	}
 	intact := "the lines are intact"
 	if res.Failure != nil {
-		intact = "the lines those two checkpoints cover are intact"
+		intact = fmt.Sprintf("the lines checkpoint #%d covers are intact", res.Checkpoints)
 	}
 	const rebuild = "the collector rebuilds it from the file (a rotated log: sandboxaudit log rebuild-store)"
 	v.reportStore(name, res.StoreUnused, res.StoreDamage, intact,

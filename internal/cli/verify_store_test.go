@@ -109,3 +109,46 @@ func TestVerifyAllowUnsealedZeroDuration(t *testing.T) {
 	require.Equal(t, exitUsage, res.code)
 	require.Contains(t, res.stderr, "is neither a line count")
 }
+
+// verify --key of a single file judges its hash store as it does a
+// trail's, against the newest checkpoint: a damage no consistency proof
+// between its checkpoints reads (a line's own hash, a cut store) is
+// reported too, since prove reads those hashes.
+func TestVerifyFileChecksTheHashStoreAsATrail(t *testing.T) {
+	cases := map[string]struct {
+		spoil func(t *testing.T, store string)
+		want  string
+	}{
+		"the first line's hash changed": {func(t *testing.T, store string) {
+			b, err := os.ReadFile(store)
+			require.NoError(t, err)
+			b[0] ^= 0x5a
+			require.NoError(t, os.WriteFile(store, b, 0o600))
+		}, "the hash store is damaged (the hash it holds over lines 1-2 of the log is not the one their own hashes give"},
+		"cut": {func(t *testing.T, store string) {
+			require.NoError(t, os.Truncate(store, 32*10))
+		}, "the hash store is damaged (it holds the hashes of 6 lines, fewer than the 8 of the newest checkpoint"},
+		"another log's": {func(t *testing.T, store string) {
+			require.NoError(t, os.WriteFile(store, wellFormedStore(t, 8), 0o600))
+		}, "the hash store is damaged (its first 8 lines do not have the root hash of the newest checkpoint"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			path, _, pub := sealedFixture(t)
+			store := integrity.StorePath(path)
+			res := run(t, "", "verify", "--key", pub, path)
+			require.Equal(t, exitOK, res.code, res.stdout+res.stderr)
+			require.NotContains(t, res.stdout, "hash store")
+
+			tc.spoil(t, store)
+			res = run(t, "", "verify", "--key", pub, path)
+			require.Equal(t, exitOK, res.code, res.stdout+res.stderr)
+			require.Contains(t, res.stdout, store+": integrity: warning: "+tc.want)
+			require.Contains(t, res.stdout, "; the lines are intact.")
+
+			res = run(t, "", "verify", "--key", pub, "--strict", path)
+			require.Equal(t, exitProblems, res.code, res.stdout+res.stderr)
+			require.Contains(t, res.stdout, "problems=1 ")
+		})
+	}
+}

@@ -190,12 +190,14 @@ type poster struct {
 	// set, must not show.
 	secrets  []string
 	showBody bool
+	inFlight *requests
 }
 
 func newPoster(set Settings) poster {
 	u, _ := url.Parse(set.Endpoint) // validated in withDefaults
 	p := poster{client: withSafeRedirects(set.Client), endpoint: set.Endpoint, safeURL: safeURL(u),
-		secrets: secretlog.Secrets(set.Endpoint, set.RedactValues), showBody: set.ShowResponseBody}
+		secrets: secretlog.Secrets(set.Endpoint, set.RedactValues), showBody: set.ShowResponseBody,
+		inFlight: newRequests()}
 	if set.Format == FormatEvent {
 		p.contentType, p.stripNL = contentTypeEvent, true
 	} else {
@@ -216,6 +218,8 @@ func (p poster) post(ctx context.Context, body []byte) error {
 		return fmt.Errorf("build request for %s: %w", p.safeURL, errors.Unwrap(err))
 	}
 	req.Header.Set("Content-Type", p.contentType)
+	p.inFlight.begin()
+	defer p.inFlight.end()
 	resp, err := p.client.Do(req)
 	if err != nil {
 		// *url.Error prints the full URL, credentials included; keep

@@ -38,7 +38,7 @@ func ReplayFile(ctx context.Context, path string, set Settings, adopt bool) (sen
 	if err != nil {
 		return 0, err // names the spool
 	}
-	sk.logRecovery(sp)
+	sk.logRecovery(sp.Path(), sp.Recovery())
 	sk.watchDamage(sp)
 	defer func() {
 		if cerr := sp.Close(); cerr != nil {

@@ -13,6 +13,8 @@ import (
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 	"go.uber.org/zap"
+
+	"github.com/sandboxaudit/sandboxaudit/internal/spool"
 )
 
 // countingTransport counts the requests the client has in flight.
@@ -30,9 +32,9 @@ func (c *countingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 // A replay request in flight when Shutdown's ctx has already ended (a
 // shutdown deadline that ran out) is cancelled and waited for: once
 // Shutdown returns nothing is in flight, the endpoint sees the request
-// cancelled and no other arrives, and the spool, closed, still holds the
-// lines for the next run. In event format a post in flight gets a grace
-// period to land; a spent ctx ends it.
+// cancelled and no other arrives, and the spool, closed once the replayer
+// has ended, still holds the lines for the next run. In event format a
+// post in flight gets a grace period to land; a spent ctx ends it.
 func TestShutdownEndsReplayRequestInFlight(t *testing.T) {
 	for _, format := range []Format{FormatEvent, FormatNDJSON} {
 		t.Run(string(format), func(t *testing.T) {
@@ -95,7 +97,13 @@ func TestShutdownEndsReplayRequestInFlight(t *testing.T) {
 			}
 			require.Zero(t, late.Load(), "a request reached the endpoint after Shutdown returned")
 			require.Equal(t, string(lines), string(spoolFileBytes(t, path)), "the spool keeps the lines")
-			again := openSpool(t, path, 0) // Shutdown let the spool go
+			// The replayer lets the spool go once it has ended, which
+			// Shutdown, its deadline spent, does not wait for.
+			var again *spool.Spool
+			require.Eventually(t, func() bool {
+				again, err = spool.Open(context.Background(), spool.Options{Path: path})
+				return err == nil
+			}, 10*time.Second, 10*time.Millisecond, "the spool is let go")
 			require.True(t, again.Pending(), "the lines are still to be replayed")
 			require.NoError(t, again.Close())
 		})

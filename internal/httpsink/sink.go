@@ -116,7 +116,7 @@ func (s *Sink) Start(ctx context.Context) error {
 	if s.spool == nil {
 		return nil
 	}
-	s.logRecovery(s.spool)
+	s.logRecovery(s.spool.Path(), s.spool.Recovery())
 	s.watchDamage(s.spool)
 	s.observeSpoolSize()
 	s.loadAhead()
@@ -130,11 +130,15 @@ func (s *Sink) Start(ctx context.Context) error {
 // Shutdown stops the replayer and lets in-flight Sends finish (their
 // undelivered lines go to the spool), then closes the spool. Requests in
 // flight are cancelled, but for replay posts in event format, which may
-// land within replayStopGrace. If ctx ends first those are cancelled too;
-// either way every request has ended when Shutdown returns (a cancelled
-// one ends at once), so nothing reaches the endpoint after it, and the
-// spool is closed. Then it returns ctx's error: a post cut short may be
-// sent again by the next run.
+// land within replayStopGrace. If ctx ends first those are cancelled too,
+// and Shutdown returns ctx's error: a post cut short may be sent again by
+// the next run. Either way it first waits for the cancelled requests to
+// end (at once), so nothing reaches the endpoint after it returns; without
+// a spool their lines are then back with the callers. With one, in-flight
+// work may be held by the disk (an fsync that does not return), which
+// nothing can cancel, so Shutdown does not wait for it: a Send still
+// reports its lines taken only once the spool holds them durably, and the
+// spool is closed when the last of that work ends.
 func (s *Sink) Shutdown(ctx context.Context) error {
 	s.mu.Lock()
 	if s.closed {
@@ -154,18 +158,33 @@ func (s *Sink) Shutdown(ctx context.Context) error {
 		}
 		close(finished)
 	}()
-	var err error
 	select {
 	case <-finished:
+		s.abort() // nothing is left to end; releases abortCtx
+		if s.spool != nil {
+			return s.spool.Close() // names the spool
+		}
+		return nil
 	case <-ctx.Done():
-		err = fmt.Errorf("in-flight deliveries cut short: %w", ctx.Err())
 	}
 	s.abort() // ends the posts still in their grace, if any
-	<-finished
-	if s.spool != nil {
-		err = errors.Join(err, s.spool.Close()) // names the spool
+	err := fmt.Errorf("in-flight deliveries cut short: %w", ctx.Err())
+	if s.spool == nil {
+		<-finished
+		return err
 	}
+	go s.closeSpoolAfter(finished)
+	s.poster.inFlight.wait()
 	return err
+}
+
+// closeSpoolAfter closes the spool once the work still using it, which
+// Shutdown stopped waiting for, has ended.
+func (s *Sink) closeSpoolAfter(finished <-chan struct{}) {
+	<-finished
+	if err := s.spool.Close(); err != nil {
+		s.set.Logger.Error("closing the spool after shutdown failed", zap.String("spool", s.spool.Path()), zap.Error(err))
+	}
 }
 
 // enter registers an in-flight Send; false after Shutdown began.
@@ -402,19 +421,22 @@ func (s *Sink) waitUntil() time.Time {
 }
 
 // logRecovery says what opening the spool repaired, if anything.
-func (s *Sink) logRecovery(sp *spool.Spool) {
-	r := sp.Recovery()
+func (s *Sink) logRecovery(path string, r spool.Recovery) {
 	if r.TornBytes > 0 {
 		s.set.Logger.Warn("spool had an incomplete last line (crash mid-write); set aside, not replayed",
-			zap.String("spool", sp.Path()), zap.Int64("bytes", r.TornBytes), zap.String("kept_in", r.TornPath))
+			zap.String("spool", path), zap.Int64("bytes", r.TornBytes), zap.String("kept_in", r.TornPath))
 	}
 	if r.Adopted {
 		s.set.Logger.Warn("spool had lines but no .offset sidecar; every line is a valid audit event, so it is taken as this exporter's spool and replayed from its start "+
 			"(duplicates possible). The file as found is kept under a second name; delete it once you know it was the spool",
-			zap.String("spool", sp.Path()), zap.String("kept_as", r.AdoptedKept), zap.NamedError("not_kept", r.AdoptedKeptErr))
+			zap.String("spool", path), zap.String("kept_as", r.AdoptedKept), zap.NamedError("not_kept", r.AdoptedKeptErr))
 	}
 	if r.OffsetProblem != "" {
 		s.set.Logger.Warn("spool offset not usable as stored; replay resumes from a safe offset (duplicates possible)",
-			zap.String("spool", sp.Path()), zap.String("problem", r.OffsetProblem), zap.Int64("resume_offset", r.ResumeOffset))
+			zap.String("spool", path), zap.String("problem", r.OffsetProblem), zap.Int64("resume_offset", r.ResumeOffset))
+	}
+	if r.OwnerSocketSkipped != nil {
+		s.set.Logger.Warn("spool owner socket not bound; the locks on the spool's files still keep a second collector out",
+			zap.String("spool", path), zap.Error(r.OwnerSocketSkipped))
 	}
 }

@@ -27,9 +27,9 @@ type CheckResult struct {
 	Checkpoints int   // checkpoint records checked
 	Sealed      int64 // lines covered by the newest checkpoint
 	Failure     *Failure
-	// StoreDamage says why the hash store failed a consistency proof
-	// between two checkpoints whose roots both match the file: the lines
-	// are intact, the derived store is not (prove needs it).
+	// StoreDamage says why the hash store does not hold the tree of the
+	// newest checkpoint the lines matched (judgeStore, as for a trail):
+	// those lines are intact, the derived store is not (prove needs it).
 	StoreDamage string
 	// StoreUnused says why the hash store could not be opened (a symlink
 	// or a FIFO in its place): nothing is known of the lines from it.
@@ -197,9 +197,6 @@ func (c *Checker) atSize() {
 			c.failRoot(cp)
 			return
 		}
-		if c.prev != nil {
-			c.checkConsistent(c.prev, cp)
-		}
 		c.res.Checkpoints = c.cpNum
 		c.res.Sealed = cp.N
 		c.prev = cp
@@ -247,35 +244,6 @@ func (c *Checker) storeLeaves() int64 {
 // may they say which line changed.
 func (c *Checker) storeMatches(cp *Checkpoint) bool {
 	return c.store != nil && c.storeTree.Size() == cp.N && c.storeTree.Root() == cp.Hash
-}
-
-// checkConsistent proves newer extends older with the store's hashes, as a
-// third party holding only the two checkpoints would. Both roots already
-// match the file, so the two are consistent: a proof that fails tells of a
-// damaged store, not of the lines or the checkpoints.
-func (c *Checker) checkConsistent(older, newer *Checkpoint) {
-	if c.store == nil || tlog.StoredHashCount(newer.N) > c.storeMax || c.res.StoreDamage != "" {
-		return
-	}
-	r := tlog.HashReaderFunc(c.readStore)
-	proof, err := tlog.ProveTree(newer.N, older.N, r)
-	if err == nil {
-		err = tlog.CheckTree(proof, newer.N, newer.Hash, older.N, older.Hash)
-	}
-	if err != nil {
-		c.res.StoreDamage = fmt.Sprintf("no consistency proof from checkpoint #%d (size %d) to #%d (size %d), whose roots both match the file: %v",
-			c.cpNum-1, older.N, c.cpNum, newer.N, err)
-	}
-}
-
-func (c *Checker) readStore(indexes []int64) ([]tlog.Hash, error) {
-	out := make([]tlog.Hash, len(indexes))
-	for i, idx := range indexes {
-		if _, err := c.store.ReadAt(out[i][:], idx*tlog.HashSize); err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
 }
 
 // storeLeaf reads record i's hash from the store sequentially.
@@ -336,6 +304,11 @@ func (c *Checker) Finish() CheckResult {
 		} else {
 			c.fail(0, 0, "no checkpoint in %s: nothing is sealed yet", CheckpointsPath(c.path))
 		}
+	}
+	if c.prev != nil && c.res.StoreUnused == "" {
+		// A single file needs no store (the collector hashes it again),
+		// so a missing one is no finding.
+		c.res.StoreUnused, c.res.StoreDamage = judgeStore(c.path, *c.prev, false)
 	}
 	return c.res
 }

@@ -8,10 +8,35 @@ import (
 	"os"
 
 	"golang.org/x/mod/sumdb/tlog"
+
+	"github.com/sandboxaudit/sandboxaudit/internal/fsutil"
 )
 
 // errNoStore is CheckStore's error for a store that is not there.
 var errNoStore = errors.New("there is no hash store")
+
+// judgeStore is verify's one verdict on the hash store of the audit path,
+// for a single file and a rotated trail alike: the whole store is checked
+// against cp, the newest checkpoint the lines matched (CheckStore). A
+// consistency proof between two checkpoints reads only a few of its
+// hashes, and prove reads the others. unused says why the store was not
+// read (a symlink or a FIFO in its place, or none where needed is set: a
+// rotated log needs one), damage how it is damaged.
+func judgeStore(path string, cp Checkpoint, needed bool) (unused, damage string) {
+	var link *SymlinkError
+	switch err := CheckStore(path, cp); {
+	case err == nil:
+	case errors.Is(err, errNoStore):
+		if needed {
+			unused = err.Error()
+		}
+	case errors.As(err, &link), errors.Is(err, fsutil.ErrNotRegular):
+		unused = err.Error()
+	default:
+		damage = err.Error()
+	}
+	return unused, damage
+}
 
 // CheckStore reads the hash store of the audit path from its start and
 // checks it holds the tree of cp, a signed checkpoint of the path's log:

@@ -13,7 +13,6 @@ import (
 	"golang.org/x/mod/sumdb/tlog"
 
 	"github.com/sandboxaudit/sandboxaudit/internal/filesink"
-	"github.com/sandboxaudit/sandboxaudit/internal/fsutil"
 	"github.com/sandboxaudit/sandboxaudit/internal/zstdread"
 )
 
@@ -515,16 +514,5 @@ func (c *TrailChecker) checkStore() {
 	if c.trail.Alone || c.prev == nil {
 		return
 	}
-	var link *SymlinkError
-	switch err := CheckStore(c.trail.Path, *c.prev); {
-	case err == nil:
-	case errors.Is(err, errNoStore):
-		if c.trail.Log.Closed() > 0 {
-			c.res.StoreUnused = err.Error()
-		}
-	case errors.As(err, &link), errors.Is(err, fsutil.ErrNotRegular):
-		c.res.StoreUnused = err.Error()
-	default:
-		c.res.StoreDamage = err.Error()
-	}
+	c.res.StoreUnused, c.res.StoreDamage = judgeStore(c.trail.Path, *c.prev, c.trail.Log.Closed() > 0)
 }

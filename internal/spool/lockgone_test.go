@@ -20,12 +20,16 @@ func TestLockFileRemovedStillRefusesASecondOwner(t *testing.T) {
 	s, _ := checkedSpool(t, path)
 	refused := func(when string) {
 		t.Helper()
-		require.NoError(t, os.Remove(path+".lock"))
+		if err := os.Remove(path + ".lock"); !errors.Is(err, os.ErrNotExist) {
+			require.NoError(t, err)
+		}
 		other, err := Open(context.Background(), Options{Path: path})
 		if err == nil {
 			_ = other.Close()
 		}
 		require.ErrorIs(t, err, ErrLocked, when)
+		_, err = os.Lstat(path + ".lock")
+		require.ErrorIs(t, err, os.ErrNotExist, "a refused Open leaves no lock file of its own: %s", when)
 	}
 
 	require.NoError(t, s.Append(context.Background(), eventLines(t, 1, 2)))

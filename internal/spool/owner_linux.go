@@ -15,6 +15,9 @@ import (
 	"golang.org/x/sys/unix"
 )
 
+// ownerSocketSupported: the owner socket exists on Linux only.
+const ownerSocketSupported = true
+
 // ownerName is an abstract unix socket named after the spool's path,
 // bound while the spool is open. The
 // flocks are on files at the spool's path, and a cleaner that removes both
@@ -27,29 +30,38 @@ type ownerName struct {
 }
 
 // holdOwnerName binds the spool's owner socket. It fails with ErrLocked
-// when a process of this user holds it; a socket of that name another user
+// when a process of this user holds it. A socket of that name another user
 // bound is no spool's (anyone may bind an abstract name), so it is passed
-// over, as is a host where no socket can be bound: the flocks still hold.
-func holdOwnerName(path string) (*ownerName, error) {
+// over, as is a host where no socket can be bound: the flocks still hold,
+// and skipped says why, for the caller to log.
+func holdOwnerName(path string, listen ownerListen) (o *ownerName, skipped, err error) {
 	// Named after the path with its directory's links resolved, so that a
 	// directory removed and made again (a cleaner, then the spool writing
 	// its lines back) keeps the name, and a path through a link to it has
 	// it too.
 	dir, err := filepath.EvalSymlinks(filepath.Dir(path))
 	if err != nil {
-		return nil, fmt.Errorf("spool %s: resolve its directory: %w", path, err)
+		return nil, nil, fmt.Errorf("spool %s: resolve its directory: %w", path, err)
 	}
 	sum := sha256.Sum256([]byte(filepath.Join(dir, filepath.Base(path))))
 	name := "@sandboxaudit-spool-" + hex.EncodeToString(sum[:16])
-	l, err := net.ListenUnix("unix", &net.UnixAddr{Name: name, Net: "unix"})
+	l, err := listen(&net.UnixAddr{Name: name, Net: "unix"})
 	if err == nil {
 		go drain(l)
-		return &ownerName{l: l}, nil
+		return &ownerName{l: l}, nil, nil
 	}
-	if errors.Is(err, syscall.EADDRINUSE) && boundByThisUser(name) {
-		return nil, fmt.Errorf("spool %s: %w: another process holds it open (its file and .lock file at the path are not the ones that process locked: they were removed or replaced)", path, ErrLocked)
+	if !errors.Is(err, syscall.EADDRINUSE) {
+		return nil, fmt.Errorf("spool %s: owner socket not bound, so only the locks on its files keep a second owner out: %w", path, err), nil
 	}
-	return nil, nil
+	if !boundByThisUser(name) {
+		return nil, fmt.Errorf("spool %s: owner socket %s is bound by another user, so only the locks on its files keep a second owner out: %w", path, name, err), nil
+	}
+	return nil, nil, fmt.Errorf("spool %s: %w: another process holds it open (its file and .lock file at the path are not the ones that process locked: they were removed or replaced)", path, ErrLocked)
+}
+
+// listenOwner binds the owner socket.
+func listenOwner(addr *net.UnixAddr) (*net.UnixListener, error) {
+	return net.ListenUnix("unix", addr)
 }
 
 // drain accepts and closes what boundByThisUser connects, so the backlog

@@ -26,6 +26,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"path/filepath"
 	"sync"
@@ -79,6 +80,9 @@ type Options struct {
 	// MaxLineBytes bounds a line Replay reads; a longer one is
 	// quarantined. 0 means DefaultMaxLineBytes.
 	MaxLineBytes int
+	// Sync makes the spool file's appended lines durable; nil means
+	// fdatasync(2). For tests of a slow or failing disk.
+	Sync func(f *os.File) error
 }
 
 // Recovery reports what Open repaired, for the caller to log.
@@ -98,7 +102,13 @@ type Recovery struct {
 	Adopted        bool
 	AdoptedKept    string
 	AdoptedKeptErr error
+	// OwnerSocketSkipped says why the owner socket (Linux) was not bound:
+	// the locks on the spool's files alone keep a second owner out.
+	OwnerSocketSkipped error
 }
+
+// ownerListen binds the owner socket; tests put a failing one here.
+type ownerListen func(addr *net.UnixAddr) (*net.UnixListener, error)
 
 // Spool is safe for concurrent use. Append may run concurrently with Replay.
 type Spool struct {
@@ -147,6 +157,10 @@ type Spool struct {
 // Open opens (creating 0600, parent directories 0700) the spool at
 // opts.Path, cuts off a torn last line and validates the stored offset.
 func Open(ctx context.Context, opts Options) (*Spool, error) {
+	return openWith(ctx, opts, listenOwner)
+}
+
+func openWith(ctx context.Context, opts Options, listen ownerListen) (*Spool, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -185,6 +199,9 @@ func Open(ctx context.Context, opts Options) (*Spool, error) {
 		syncFn:         fsutil.Fdatasync,
 		lstatFn:        os.Lstat,
 	}
+	if opts.Sync != nil {
+		s.syncFn = opts.Sync
+	}
 	if s.compactBytes == 0 {
 		s.compactBytes = DefaultCompactBytes
 	}
@@ -201,16 +218,20 @@ func Open(ctx context.Context, opts Options) (*Spool, error) {
 			return nil, err
 		}
 	}
-	if s.lock, err = lockOwner(path + ".lock"); err != nil {
+	lockCreated := false
+	if s.lock, lockCreated, err = lockOwner(path + ".lock"); err != nil {
 		return nil, err
 	}
-	if s.owner, err = holdOwnerName(path); err != nil {
-		_ = s.lock.Close()
-		return nil, err
+	s.owner, s.recovery.OwnerSocketSkipped, err = holdOwnerName(path, listen)
+	if err == nil {
+		err = s.open()
 	}
-	if err := s.open(); err != nil {
+	if err != nil {
 		if s.f != nil {
 			_ = s.f.Close()
+		}
+		if lockCreated && errors.Is(err, ErrLocked) {
+			removeOwnLock(s.lock)
 		}
 		_ = s.lock.Close()
 		_ = s.owner.release()
@@ -219,8 +240,14 @@ func Open(ctx context.Context, opts Options) (*Spool, error) {
 	return s, nil
 }
 
-func lockOwner(path string) (*os.File, error) {
-	f, _, err := openFile(path, os.O_RDWR|os.O_CREATE)
+// lockOwner opens and locks the .lock file at path, making it when there
+// is none (created says so).
+func lockOwner(path string) (f *os.File, created bool, err error) {
+	f, _, err = openFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL)
+	created = err == nil
+	if errors.Is(err, os.ErrExist) {
+		f, _, err = openFile(path, os.O_RDWR)
+	}
 	if err == nil {
 		err = lockFile(f)
 	}
@@ -228,9 +255,23 @@ func lockOwner(path string) (*os.File, error) {
 		if f != nil {
 			_ = f.Close()
 		}
-		return nil, fmt.Errorf("spool lock %s: %w", path, err)
+		return nil, false, fmt.Errorf("spool lock %s: %w", path, err)
 	}
-	return f, nil
+	return f, created, nil
+}
+
+// removeOwnLock removes the .lock file an Open made and then was refused
+// on, so a refused Open leaves no file of its own. It is removed only
+// while it is still the file at its path; as it is locked, no owner holds
+// it.
+func removeOwnLock(lock *os.File) {
+	fi, err := lock.Stat()
+	if err != nil {
+		return
+	}
+	if at, err := os.Lstat(lock.Name()); err == nil && os.SameFile(fi, at) {
+		_ = os.Remove(lock.Name())
+	}
 }
 
 // lockData takes the lock of the spool's file f itself, which the owner
