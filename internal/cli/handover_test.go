@@ -569,3 +569,21 @@ func TestVerifyAloneInARetiredDirectory(t *testing.T) {
 	res = run(t, "", "verify", "--key", oldPub, "--alone", segs[1].Path)
 	require.Equal(t, 1, res.code, res.stdout)
 }
+
+// --alone over a directory that holds a log of another key (the log a
+// handover retired, checked with the new key) names each of its segments
+// as a problem and goes on, as for a segment no record names.
+func TestVerifyAloneGoesOnPastAnotherKeysSegments(t *testing.T) {
+	path, retired, _, newKey := handOverRotated(t)
+	segs, err := filesink.Segments(retired)
+	require.NoError(t, err)
+	require.Greater(t, len(segs), 1)
+	newPub := strings.TrimSuffix(newKey, ".key") + ".pub"
+	res := run(t, "", "verify", "--key", newPub, "--alone", filepath.Dir(path))
+	require.Equal(t, 1, res.code, res.stdout+res.stderr)
+	require.Empty(t, res.stderr)
+	for _, s := range segs {
+		require.Contains(t, res.stdout, s.Path+": integrity: "+integrity.SegmentsPath(retired)+": segment record #1: not signed by key next+")
+	}
+	require.Contains(t, res.stdout, "--alone checks a segment with --key only; verify the trail without --alone to follow a key handover")
+}

@@ -131,8 +131,9 @@ func OpenCheckpoint(msg []byte, v note.Verifier) (Checkpoint, error) {
 	return ParseCheckpoint([]byte(n.Text))
 }
 
-// errNotSignedBy marks a note that another key signed.
-var errNotSignedBy = errors.New("not signed by key")
+// ErrNotSignedBy marks a note (a checkpoint, a segment record) that
+// another key signed.
+var ErrNotSignedBy = errors.New("not signed by key")
 
 func describeNoteError(err error, v note.Verifier) error {
 	var unverified *note.UnverifiedNoteError
@@ -141,7 +142,7 @@ func describeNoteError(err error, v note.Verifier) error {
 		for _, s := range unverified.Note.UnverifiedSigs {
 			names = append(names, fmt.Sprintf("%s+%08x", s.Name, s.Hash))
 		}
-		return fmt.Errorf("%w %s+%08x (signed by %v)", errNotSignedBy, v.Name(), v.KeyHash(), names)
+		return fmt.Errorf("%w %s+%08x (signed by %v)", ErrNotSignedBy, v.Name(), v.KeyHash(), names)
 	}
 	var invalid *note.InvalidSignatureError
 	if errors.As(err, &invalid) {
