@@ -330,7 +330,12 @@ func (u unsealedLimit) allows(n int64, files []string) bool {
 	}
 	for _, f := range files {
 		fi, err := os.Lstat(f)
-		if err != nil || time.Since(fi.ModTime()) > u.age {
+		if err != nil {
+			return false
+		}
+		// A time ahead of the clock (beyond a second of skew) is no
+		// write within the duration.
+		if age := time.Since(fi.ModTime()); age > u.age || age < -time.Second {
 			return false
 		}
 	}
