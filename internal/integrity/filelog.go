@@ -454,7 +454,15 @@ func (l *fileLog) hashLines(r io.Reader, name string, store *hashStore) (int64, 
 	checkRoot := l.hasLast && l.last.N > l.first
 	var rootAtLast tlog.Hash
 	i := l.first
-	leaves := newLeafReader(store.f, store.stored)
+	var signed Checkpoint
+	if l.hasLast {
+		signed = l.last
+	}
+	leaves := newStoreWalker(store.f, store.stored, signed)
+	// storeErr is damage the walk found: the lines are still read to the
+	// end, so that a line that does not match the checkpoint is reported
+	// first, as verify does, and nothing is added over it.
+	var storeErr error
 	lh := NewLeafHasher(func(h tlog.Hash) error {
 		defer func() { i++ }()
 		if checkRoot && i < l.last.N {
@@ -463,9 +471,13 @@ func (l *fileLog) hashLines(r io.Reader, name string, store *hashStore) (int64, 
 				rootAtLast = tree.Root()
 			}
 		}
+		if storeErr != nil {
+			return nil
+		}
 		if i < had {
 			want, err := leaves.leaf(i)
 			if err != nil {
+				storeErr, err = l.storeDamaged(store, err)
 				return err
 			}
 			if want != h {
@@ -476,6 +488,13 @@ func (l *fileLog) hashLines(r io.Reader, name string, store *hashStore) (int64, 
 			}
 			return nil
 		}
+		if i == had {
+			// Nothing is added over hashes not checked.
+			var err error
+			if storeErr, err = l.storeDamaged(store, leaves.finish()); storeErr != nil || err != nil {
+				return err
+			}
+		}
 		return store.add(h)
 	})
 	if _, err := bufio.NewReaderSize(r, 256<<10).WriteTo(lh); err != nil {
@@ -484,22 +503,53 @@ func (l *fileLog) hashLines(r io.Reader, name string, store *hashStore) (int64, 
 		}
 		return 0, 0, fmt.Errorf("hash %s: %w", name, err)
 	}
-	if i < had && name != l.path {
-		return 0, 0, tampered(l.path, "the closed segment %s, which no segment record names, ends at line %d of the log, but %d lines were sealed: "+
-			"lines were deleted from it, or the segment records before it are gone (%s removed or cut)", filepath.Base(name), i, had, filepath.Base(SegmentsPath(l.path)))
-	}
-	if i < had {
-		return 0, 0, tampered(l.path, "the file has %d lines but %d were sealed (cut back or lines deleted)", i-l.first, had-l.first)
-	}
-	if checkRoot {
-		if store.n < l.last.N {
-			return 0, 0, tampered(l.path, "the file has %d lines, fewer than the %d of the newest checkpoint", store.n-l.first, l.last.N-l.first)
+	if i == had && storeErr == nil {
+		var err error
+		if storeErr, err = l.storeDamaged(store, leaves.finish()); err != nil {
+			return 0, 0, err
 		}
-		if rootAtLast != l.last.Hash {
-			return 0, 0, tampered(l.path, "the first %d lines do not match the newest checkpoint's root hash", l.last.N-l.first)
-		}
+	}
+	if err := l.judgeLines(name, i, had, rootAtLast, storeErr); err != nil {
+		return 0, 0, err
 	}
 	return lh.Complete(), i, nil
+}
+
+// judgeLines checks the lines hashLines read, up to leaf index i, against
+// the store that held had of them and the newest checkpoint (whose tree
+// they gave rootAtLast), then reports the store's damage, if any.
+func (l *fileLog) judgeLines(name string, i, had int64, rootAtLast tlog.Hash, storeErr error) error {
+	if i < had && storeErr == nil && name != l.path {
+		return tampered(l.path, "the closed segment %s, which no segment record names, ends at line %d of the log, but %d lines were sealed: "+
+			"lines were deleted from it, or the segment records before it are gone (%s removed or cut)", filepath.Base(name), i, had, filepath.Base(SegmentsPath(l.path)))
+	}
+	if i < had && storeErr == nil {
+		return tampered(l.path, "the file has %d lines but %d were sealed (cut back or lines deleted)", i-l.first, had-l.first)
+	}
+	if l.hasLast && l.last.N > l.first {
+		if i < l.last.N {
+			return tampered(l.path, "the file has %d lines, fewer than the %d of the newest checkpoint", i-l.first, l.last.N-l.first)
+		}
+		if rootAtLast != l.last.Hash {
+			return tampered(l.path, "the first %d lines do not match the newest checkpoint's root hash", l.last.N-l.first)
+		}
+	}
+	return storeErr
+}
+
+// storeDamaged sorts a store walk's error: damage becomes a refusal
+// naming the store, in verify's words, so that the collector does not
+// seal over a store that verify calls damaged; any other error is
+// returned as it is.
+func (l *fileLog) storeDamaged(store *hashStore, err error) (damage, other error) {
+	var d storeDamage
+	if !errors.As(err, &d) {
+		return nil, err
+	}
+	return tampered(l.path, "the hash store %s is damaged (%v); the lines may be intact: `sandboxaudit verify --key` checks them "+
+		"against the signed checkpoints alone. The store is derived data: move it aside; the collector rebuilds the store of a log "+
+		"without closed segments itself, and `sandboxaudit log rebuild-store` that of a rotated log, each checked against the signed checkpoints",
+		store.f.Name(), d), nil
 }
 
 // hashNew appends the lines after the sealed offset.
@@ -590,29 +640,4 @@ func (l *fileLog) uncheckpoint(cps *os.File, cause error) error {
 		return errors.Join(cause, fmt.Errorf("cut the failed checkpoint back: %w", err))
 	}
 	return cause
-}
-
-// leafReader reads record hashes from a store file in increasing order
-// with one buffered sequential read instead of a pread per line.
-type leafReader struct {
-	r  *bufio.Reader
-	at int64 // stored-hash index the reader is at
-}
-
-func newLeafReader(f *os.File, count int64) *leafReader {
-	return &leafReader{r: bufio.NewReaderSize(io.NewSectionReader(f, 0, count*tlog.HashSize), 256<<10)}
-}
-
-// leaf returns record i's hash; i must not decrease between calls.
-func (l *leafReader) leaf(i int64) (tlog.Hash, error) {
-	var h tlog.Hash
-	idx := tlog.StoredHashIndex(0, i)
-	if _, err := l.r.Discard(int((idx - l.at) * tlog.HashSize)); err != nil {
-		return h, fmt.Errorf("read hash store: %w", err)
-	}
-	if _, err := io.ReadFull(l.r, h[:]); err != nil {
-		return h, fmt.Errorf("read hash store: %w", err)
-	}
-	l.at = idx + 1
-	return h, nil
 }
