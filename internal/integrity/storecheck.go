@@ -85,6 +85,7 @@ type storeWalker struct {
 	// still to be read: they are checked only when the walk goes on, so
 	// a changed record hash is first compared with its line.
 	owed bool
+	buf  tlog.Hash
 }
 
 func newStoreWalker(f *os.File, held int64, cp Checkpoint) *storeWalker {
@@ -93,12 +94,13 @@ func newStoreWalker(f *os.File, held int64, cp Checkpoint) *storeWalker {
 }
 
 func (w *storeWalker) next() (tlog.Hash, error) {
-	var h tlog.Hash
-	if _, err := io.ReadFull(w.r, h[:]); err != nil {
-		return h, fmt.Errorf("read %s: %w", w.name, err)
+	// Read into the walker's own buffer: a local one escapes, through
+	// the io.Reader, to one allocation a hash.
+	if _, err := io.ReadFull(w.r, w.buf[:]); err != nil {
+		return tlog.Hash{}, fmt.Errorf("read %s: %w", w.name, err)
 	}
 	w.at++
-	return h, nil
+	return w.buf, nil
 }
 
 // leaf returns record i's hash; i must not decrease between calls.
@@ -137,7 +139,7 @@ func (w *storeWalker) settle() error {
 			return err
 		}
 		if h != w.tree.roots[k-2] {
-			return storeDamage(fmt.Sprintf("the hash it holds over lines %d-%d of the log is not the one their own hashes give: the store was changed", i+2-width, i+1))
+			return &storeDamage{at: i, msg: fmt.Sprintf("the hash it holds over lines %d-%d of the log is not the one their own hashes give: the store was changed", i+2-width, i+1)}
 		}
 	}
 	w.tree.n++
@@ -149,16 +151,35 @@ func (w *storeWalker) settle() error {
 
 func (w *storeWalker) checkRoot() error {
 	if w.tree.Root() != w.cp.Hash {
-		return storeDamage(fmt.Sprintf("its first %d lines do not have the root hash of the newest checkpoint: it is another log's store, or was changed", w.cp.N))
+		return &storeDamage{at: w.cp.N - 1, msg: fmt.Sprintf("its first %d lines do not have the root hash of the newest checkpoint: it is another log's store, or was changed", w.cp.N)}
 	}
 	return nil
 }
 
-// storeDamage is a walk's finding that the store does not hold a tree:
-// the sealer refuses it, where a failed read is only an error.
-type storeDamage string
+// storeDamage is a walk's finding that the store does not hold a tree, at
+// the hashes record at (a leaf index) completes: the sealer refuses it,
+// or cuts an unsigned tail back, where a failed read is only an error.
+type storeDamage struct {
+	at  int64
+	msg string
+}
 
-func (d storeDamage) Error() string { return string(d) }
+func (d *storeDamage) Error() string { return d.msg }
+
+// through checks the records before n and the hashes they complete.
+func (w *storeWalker) through(n int64) error {
+	for {
+		if err := w.settle(); err != nil {
+			return err
+		}
+		if w.tree.n >= n {
+			return nil
+		}
+		if _, err := w.leaf(w.tree.n); err != nil {
+			return err
+		}
+	}
+}
 
 // finish checks the hashes after the last record read.
 func (w *storeWalker) finish() error {
