@@ -335,9 +335,9 @@ func BenchmarkEncodeRedactionCost(b *testing.B) {
 	var tOff, tOn time.Duration
 	for b.Loop() {
 		t0 := time.Now()
-		buf = appendEvents(buf[:0], off, events, nil)
+		buf = appendEvents(buf[:0], off, events, nil, nil)
 		t1 := time.Now()
-		buf = appendEvents(buf[:0], on, events, nil)
+		buf = appendEvents(buf[:0], on, events, nil, nil)
 		tOn += time.Since(t1)
 		tOff += t1.Sub(t0)
 	}

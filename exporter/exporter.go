@@ -233,21 +233,22 @@ func (e *auditExporter) closeSinks(ctx context.Context) error {
 // (docs/guarantees.md, "Duplicates"); when the write fails, the ids it
 // recorded are forgotten so a retry writes them.
 func (e *auditExporter) writeEvents(ctx context.Context, events []auditevent.Event) error {
-	if err := e.checkLines(ctx, events); err != nil {
+	m, err := e.checkLines(ctx, events)
+	if err != nil {
 		return err
 	}
 	events, added, dups := e.starts.filter(events)
 	if dups > 0 {
 		e.logger.Debug("Left out start events already written", zap.Int("events", dups))
 	}
-	err := e.writeFiltered(ctx, events)
+	err = e.writeFiltered(ctx, events, m)
 	if err != nil {
 		e.starts.forget(added)
 	}
 	return err
 }
 
-func (e *auditExporter) writeFiltered(ctx context.Context, events []auditevent.Event) error {
+func (e *auditExporter) writeFiltered(ctx context.Context, events []auditevent.Event, m *measured) error {
 	if len(events) == 0 {
 		return nil
 	}
@@ -265,7 +266,7 @@ func (e *auditExporter) writeFiltered(ctx context.Context, events []auditevent.E
 	}
 	switch {
 	case e.file != nil && e.http != nil && inFile == 0 && inHTTP == 0 && e.encodeOnce():
-		return e.writeBothEncodedOnce(ctx, events)
+		return e.writeBothEncodedOnce(ctx, events, m)
 	case e.file != nil && e.http != nil:
 		// The sinks only read events (policies apply while encoding), so
 		// they run side by side: the HTTP round trip overlaps the fdatasync.
@@ -273,15 +274,15 @@ func (e *auditExporter) writeFiltered(ctx context.Context, events []auditevent.E
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
-			httpErr = e.http.write(ctx, httpEvents)
+			httpErr = e.http.write(ctx, httpEvents, m)
 		}()
-		fileErr := e.file.write(ctx, fileEvents, e.telemetry)
+		fileErr := e.file.write(ctx, fileEvents, e.telemetry, m)
 		<-done
 		return errors.Join(fileErr, httpErr)
 	case e.file != nil:
-		return e.file.write(ctx, fileEvents, e.telemetry)
+		return e.file.write(ctx, fileEvents, e.telemetry, m)
 	case e.http != nil:
-		return e.http.write(ctx, events)
+		return e.http.write(ctx, events, m)
 	}
 	return nil
 }
@@ -295,11 +296,11 @@ func (e *auditExporter) encodeOnce() bool {
 
 // writeBothEncodedOnce encodes the batch once and hands the same read-only
 // lines to both sinks, side by side.
-func (e *auditExporter) writeBothEncodedOnce(ctx context.Context, events []auditevent.Event) error {
+func (e *auditExporter) writeBothEncodedOnce(ctx context.Context, events []auditevent.Event, m *measured) error {
 	bp := e.file.bufs.get()
 	defer e.file.bufs.put(bp)
 	var cuts redact.Counts
-	*bp = appendEvents((*bp)[:0], e.filePolicy, events, &cuts)
+	*bp = appendEvents((*bp)[:0], e.filePolicy, events, &cuts, m)
 	e.telemetry.redacted(ctx, &cuts)
 	lines := *bp
 	var httpErr error
@@ -355,9 +356,11 @@ func (e *refusedError) GRPCStatus() *status.Status { return status.New(codes.Inv
 // checkLines refuses the whole push, writing nothing, when an event's line
 // would pass max_line_bytes under a sink's policy: counted before any line
 // is built, so such an event costs no more memory than it already holds.
-func (e *auditExporter) checkLines(ctx context.Context, events []auditevent.Event) error {
+// It returns the redacted copies it measured, for the sinks to encode.
+func (e *auditExporter) checkLines(ctx context.Context, events []auditevent.Event) (*measured, error) {
 	limit := e.cfg.MaxLineBytes
 	growth := e.growth()
+	var m *measured
 	for i := range events {
 		// A bound first, which costs no decoding of exec output: a policy
 		// writes raw output as at most six bytes per byte, redaction
@@ -367,7 +370,10 @@ func (e *auditExporter) checkLines(ctx context.Context, events []auditevent.Even
 		if (auditevent.LineBound(&events[i])+6*raw)*growth <= limit-lineSlack {
 			continue
 		}
-		n := e.lineLen(&events[i])
+		if m == nil {
+			m = &measured{budget: limit}
+		}
+		n := e.lineLen(&events[i], m)
 		if n <= limit {
 			continue
 		}
@@ -376,9 +382,9 @@ func (e *auditExporter) checkLines(ctx context.Context, events []auditevent.Even
 		e.logger.Warn("Refused a push: an event's line would be over max_line_bytes",
 			zap.String("field", tl.Field), zap.Int("line_bytes", n), zap.Int("max_line_bytes", limit),
 			zap.Int("events", len(events)))
-		return allRefused("event "+events[i].EventID.String()+": "+tl.Error(), tl)
+		return nil, allRefused("event "+events[i].EventID.String()+": "+tl.Error(), tl)
 	}
-	return nil
+	return m, nil
 }
 
 // lineSlack is more than a policy adds to a line: the newline and a
@@ -396,12 +402,13 @@ func (e *auditExporter) growth() int {
 	return g
 }
 
-// lineLen is the longest line ev makes in a sink, newline excluded.
-func (e *auditExporter) lineLen(ev *auditevent.Event) int {
+// lineLen is the longest line ev makes in a sink, newline excluded; m
+// keeps the redacted copies measured.
+func (e *auditExporter) lineLen(ev *auditevent.Event, m *measured) int {
 	n := 0
 	for _, pc := range []*payloadpolicy.Table{e.filePolicy, e.httpPolicy} {
 		if pc != nil {
-			n = max(n, pc.Get(ev.Op).LineLen(ev)-1)
+			n = max(n, m.lineLen(pc, pc.Get(ev.Op), ev))
 		}
 	}
 	return n

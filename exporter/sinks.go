@@ -42,21 +42,22 @@ func (b *bufPool) put(buf *[]byte) {
 }
 
 // appendEvent appends ev's canonical line under the sink's policy, the
-// redacted copy's when the policy redacts; cuts counts the cuts.
-func appendEvent(dst []byte, pc *payloadpolicy.Table, ev *auditevent.Event, cuts *redact.Counts) []byte {
-	return pc.Get(ev.Op).AppendLine(dst, ev, cuts)
+// redacted copy's when the policy redacts (the one m holds, if any); cuts
+// counts the cuts.
+func appendEvent(dst []byte, pc *payloadpolicy.Table, ev *auditevent.Event, cuts *redact.Counts, m *measured) []byte {
+	return m.appendLine(dst, pc, pc.Get(ev.Op), ev, cuts)
 }
 
 // appendEvents encodes a batch under one sink's policy, looked up again
 // only where the op changes: a span's two events, and often a run of spans,
 // share one.
-func appendEvents(dst []byte, pc *payloadpolicy.Table, events []auditevent.Event, cuts *redact.Counts) []byte {
+func appendEvents(dst []byte, pc *payloadpolicy.Table, events []auditevent.Event, cuts *redact.Counts, m *measured) []byte {
 	var p payloadpolicy.Policy
 	for i := range events {
 		if i == 0 || events[i].Op != events[i-1].Op {
 			p = pc.Get(events[i].Op)
 		}
-		dst = p.AppendLine(dst, &events[i], cuts)
+		dst = m.appendLine(dst, pc, p, &events[i], cuts)
 	}
 	return dst
 }
@@ -77,7 +78,7 @@ func newFileTarget(sink *filesink.Sink, path string, pc *payloadpolicy.Table) *f
 // write appends the batch: one WriteBatch for a plain path, one per
 // destination file (session) for a templated path, lines of a session in
 // batch order. A failed file does not stop the others.
-func (f *fileTarget) write(ctx context.Context, events []auditevent.Event, t *telemetry) error {
+func (f *fileTarget) write(ctx context.Context, events []auditevent.Event, t *telemetry, m *measured) error {
 	if len(events) == 0 {
 		return nil
 	}
@@ -88,7 +89,7 @@ func (f *fileTarget) write(ctx context.Context, events []auditevent.Event, t *te
 	defer t.redacted(ctx, &cuts)
 
 	if !f.templated {
-		buf = appendEvents(buf, f.policy, events, &cuts)
+		buf = appendEvents(buf, f.policy, events, &cuts, m)
 		*bp = buf
 		return f.writeLines(ctx, events, buf, t)
 	}
@@ -97,7 +98,7 @@ func (f *fileTarget) write(ctx context.Context, events []auditevent.Event, t *te
 	ends := make([]int, len(groups.sessions))
 	for g := range groups.sessions {
 		for _, i := range groups.members(g) {
-			buf = appendEvent(buf, f.policy, &events[i], &cuts)
+			buf = appendEvent(buf, f.policy, &events[i], &cuts, m)
 		}
 		ends[g] = len(buf)
 	}
@@ -196,14 +197,14 @@ func newHTTPTarget(sink *httpsink.Sink, pc *payloadpolicy.Table, tel *telemetry)
 
 // write hands the whole batch to the HTTP sink in one call; the sink
 // splits it into requests, retries, spools and counts.
-func (h *httpTarget) write(ctx context.Context, events []auditevent.Event) error {
+func (h *httpTarget) write(ctx context.Context, events []auditevent.Event, m *measured) error {
 	if len(events) == 0 {
 		return nil
 	}
 	bp := h.bufs.get()
 	defer h.bufs.put(bp)
 	var cuts redact.Counts
-	*bp = appendEvents((*bp)[:0], h.policy, events, &cuts)
+	*bp = appendEvents((*bp)[:0], h.policy, events, &cuts, m)
 	h.tel.redacted(ctx, &cuts)
 	return h.sendLines(ctx, events, *bp)
 }

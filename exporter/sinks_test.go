@@ -30,7 +30,7 @@ func TestAppendEventsFollowsTheOpOfEachEvent(t *testing.T) {
 			Op: op, SpanID: "00f067aa0ba902b7", Data: data,
 		})
 	}
-	lines := strings.Split(strings.TrimSuffix(string(appendEvents(nil, table, events, nil)), "\n"), "\n")
+	lines := strings.Split(strings.TrimSuffix(string(appendEvents(nil, table, events, nil, nil)), "\n"), "\n")
 	require.Len(t, lines, len(events))
 	for i, line := range lines {
 		if events[i].Op == "exec" {

@@ -61,7 +61,8 @@ commands:
   sessions [--output table|jsonl] PATH...
                              one row per session: first and last time, operations, failures,
                              open operations, trace id
-  serve [--listen 127.0.0.1:8089] [--trace-url TEMPLATE] [--key NAME.pub] [--allow-remote] PATH...
+  serve [--listen 127.0.0.1:8089] [--trace-url TEMPLATE] [--key NAME.pub]
+        [--allow-remote [--allow-host NAME]...] PATH...
                              a read-only web view of a trail (loopback unless --allow-remote)
   keygen --name NAME --out DIR
                              write DIR/NAME.key (signing key, 0600) and DIR/NAME.pub (verifier key)

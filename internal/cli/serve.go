@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"regexp"
 	"time"
 
 	"github.com/sandboxaudit/sandboxaudit/internal/integrity"
@@ -13,7 +14,11 @@ import (
 	"github.com/sandboxaudit/sandboxaudit/internal/webview"
 )
 
-const serveSynopsis = "serve [--listen 127.0.0.1:8089] [--trace-url TEMPLATE] [--key NAME.pub] [--allow-remote] PATH..."
+const serveSynopsis = "serve [--listen 127.0.0.1:8089] [--trace-url TEMPLATE] [--key NAME.pub] [--allow-remote [--allow-host NAME]...] PATH..."
+
+// hostName is a DNS name as --allow-host takes it: labels of letters,
+// digits and inner hyphens, without a port.
+var hostName = regexp.MustCompile(`^(?i)[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*\.?$`)
 
 // runServe serves a read-only web view of a trail until interrupted.
 func runServe(ctx context.Context, args []string, s Streams) int {
@@ -22,6 +27,14 @@ func runServe(ctx context.Context, args []string, s Streams) int {
 	traceURL := fs.String("trace-url", "", "link to each operation's trace, e.g. http://127.0.0.1:16686/trace/{trace_id}?uiFind={span_id}")
 	keyFile := fs.String("key", "", "verifier key (NAME.pub): check sealed files against their signed checkpoints")
 	allowRemote := fs.Bool("allow-remote", false, "allow --listen on an address other than loopback (anyone who reaches it reads the trail)")
+	var allowHosts []string
+	fs.Func("allow-host", "with --allow-remote: a host name the view answers to besides its IP addresses and localhost (repeatable)", func(v string) error {
+		if !hostName.MatchString(v) {
+			return fmt.Errorf("%q is not a host name", displayText(v))
+		}
+		allowHosts = append(allowHosts, v)
+		return nil
+	})
 	paths, status, ok := parseCommand(fs, args, func(r []string) bool { return len(r) > 0 })
 	if !ok {
 		return status
@@ -29,6 +42,10 @@ func runServe(ctx context.Context, args []string, s Streams) int {
 	loopback, err := isLoopback(*listen)
 	if err != nil {
 		_, _ = fmt.Fprintf(s.Stderr, "serve: --listen: %s\n", errorText(err))
+		return exitUsage
+	}
+	if len(allowHosts) > 0 && !*allowRemote {
+		_, _ = fmt.Fprintf(s.Stderr, "serve: --allow-host needs --allow-remote: on loopback the view answers only to its own address\n")
 		return exitUsage
 	}
 	if !loopback && !*allowRemote {
@@ -64,6 +81,7 @@ func runServe(ctx context.Context, args []string, s Streams) int {
 	if loopback {
 		srv.AllowHosts(ln.Addr())
 	} else {
+		srv.AllowRemoteHosts(allowHosts)
 		_, _ = fmt.Fprintf(s.Stderr, "serve: WARNING: listening on %s, not loopback: anyone who reaches this address reads the whole trail, without authentication\n", ln.Addr())
 	}
 	st := srv.Stats()

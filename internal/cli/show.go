@@ -98,6 +98,10 @@ func showFilter(session, traceID, spanID, op string, failed bool, since, until, 
 	if f.Until, err = parseWhen(until, now); err != nil {
 		return f, fmt.Errorf("--until: %w", err)
 	}
+	if !f.Since.IsZero() && !f.Until.IsZero() && !f.Until.After(f.Since) {
+		return f, fmt.Errorf("--until %s is not after --since %s: no operation can match (are the two swapped?)",
+			f.Until.UTC().Format(time.RFC3339Nano), f.Since.UTC().Format(time.RFC3339Nano))
+	}
 	return f, nil
 }
 

@@ -67,6 +67,7 @@ type tableWriter struct {
 	w       *bufio.Writer
 	color   bool
 	session uuid.UUID
+	trace   string // the trace the rows are shown under
 	any     bool
 	buf     []byte // the row being written
 }
@@ -78,6 +79,8 @@ func (t *tableWriter) needsWhat() bool       { return true }
 func (t *tableWriter) op(o *trail.Op) error {
 	if !t.any || uuid.UUID(o.Session) != t.session {
 		t.heading(o)
+	} else if o.TraceID != t.trace {
+		t.traceLine(o.TraceID)
 	}
 	b := t.buf[:0]
 	switch {
@@ -137,11 +140,25 @@ func appendResult(b []byte, o *trail.Op) []byte {
 	return appendCell(b, "FAIL "+o.Finish.ErrorCode, colResult)
 }
 
+// traceLine names the trace of the rows that follow, within a session
+// whose operations belong to several traces.
+func (t *tableWriter) traceLine(trace string) {
+	t.trace = trace
+	h := "  no trace"
+	if trace != "" {
+		h = "  trace " + displayText(trace)
+	}
+	if t.color {
+		h = ansiBold + h + ansiReset
+	}
+	_, _ = t.w.WriteString(h + "\n")
+}
+
 func (t *tableWriter) heading(o *trail.Op) {
 	if t.any {
 		_ = t.w.WriteByte('\n')
 	}
-	t.any, t.session = true, o.Session
+	t.any, t.session, t.trace = true, o.Session, o.TraceID
 	h := "session " + uuid.UUID(o.Session).String()
 	if o.TraceID != "" {
 		h += "  trace " + displayText(o.TraceID)
@@ -159,6 +176,8 @@ func (t *tableWriter) heading(o *trail.Op) {
 // resultText is ok, the error code of a failure, or what is missing.
 func resultText(o *trail.Op) string {
 	switch {
+	case o.Start == nil && o.Failed():
+		return strings.TrimSpace("NO START; FAIL " + displayText(o.Finish.ErrorCode))
 	case o.Start == nil:
 		return "NO START (finish only)"
 	case o.Finish == nil:

@@ -19,6 +19,7 @@ import (
 	"github.com/sandboxaudit/sandboxaudit/internal/filesink"
 	"github.com/sandboxaudit/sandboxaudit/internal/integrity"
 	"github.com/sandboxaudit/sandboxaudit/internal/lines"
+	"github.com/sandboxaudit/sandboxaudit/internal/seqset"
 )
 
 // runVerify checks audit files and exits non-zero when it finds problems.
@@ -216,7 +217,7 @@ type verifyOptions struct {
 
 // verifier checks a stream of audit lines, possibly spread over several
 // files (rotated parts, one file per session). Its state is per session:
-// the seqs used, as ranges (seqSet), and the spans whose other half has not
+// the seqs used, as ranges (seqset.Set), and the spans whose other half has not
 // been seen yet; so memory follows the sessions and the operations in
 // flight, not the file length. Lines that reuse a seq wait in repeats.
 type verifier struct {
@@ -249,7 +250,7 @@ type verifier struct {
 }
 
 type sessionState struct {
-	seqs  seqSet
+	seqs  seqset.Set
 	spans map[string]*spanHalf
 }
 
@@ -375,7 +376,7 @@ func (v *verifier) track(at location, ev *auditevent.Event, line []byte) {
 		v.sessions[ev.SessionID] = ss
 	}
 	half := spanHalf{phase: ev.Phase, op: ev.Op, seq: ev.Seq, at: at}
-	if ss.seqs.add(ev.Seq) {
+	if ss.seqs.Add(ev.Seq) {
 		v.repeats = append(v.repeats, repeat{
 			session: ev.SessionID, spanID: ev.SpanID, half: half,
 			eventID: ev.EventID, hash: maphash.Bytes(v.seed, line),

@@ -3,10 +3,8 @@ package cli
 import (
 	"context"
 	"fmt"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
@@ -226,58 +224,6 @@ func TestVerifyUsageMentionsAllowDuplicates(t *testing.T) {
 	r = run(t, "", "verify", "-h")
 	assert.Equal(t, exitOK, r.code)
 	assert.Contains(t, r.stderr, "-allow-duplicates")
-}
-
-func TestSeqSet(t *testing.T) {
-	var s seqSet
-	seqs := []int64{0, 1, 4095, 4096, -1, -4096, -4097, 1 << 62, -1 << 63, 1<<63 - 1}
-	for _, n := range seqs {
-		assert.False(t, s.add(n), "first add of %d", n)
-	}
-	for _, n := range seqs {
-		assert.True(t, s.add(n), "second add of %d", n)
-	}
-	assert.False(t, s.add(2))
-}
-
-// TestSeqSetMatchesMap checks the ranges and the merge against a plain set
-// on orders a writer produces (in order, batches out of order, files given
-// backwards) and on random ones with repeats.
-func TestSeqSetMatchesMap(t *testing.T) {
-	rng := rand.New(rand.NewPCG(1, 2))
-	orders := map[string][]int64{}
-	var inOrder, shuffled, backwards, random []int64
-	for i := range int64(20_000) {
-		inOrder = append(inOrder, i+1)
-		backwards = append(backwards, 20_000-i)
-		random = append(random, rng.Int64N(15_000)-5_000)
-	}
-	shuffled = slices.Clone(inOrder)
-	for lo := 0; lo < len(shuffled); lo += 100 { // batches written out of order
-		rng.Shuffle(100, func(i, j int) { shuffled[lo+i], shuffled[lo+j] = shuffled[lo+j], shuffled[lo+i] })
-	}
-	orders["in order"], orders["shuffled batches"], orders["backwards"], orders["random"] = inOrder, shuffled, backwards, random
-	for name, order := range orders {
-		t.Run(name, func(t *testing.T) {
-			var s seqSet
-			seen := map[int64]bool{}
-			for i, n := range append(order, order[:500]...) {
-				require.Equal(t, seen[n], s.add(n), "add #%d of %d", i, n)
-				seen[n] = true
-			}
-			for i := range len(s.ranges) - 1 {
-				// Sorted, disjoint, and merged where they touch.
-				require.Less(t, s.ranges[i].hi+1, s.ranges[i+1].lo)
-			}
-			if name != "random" {
-				// What keeps verify flat: a writer's order folds into a
-				// few ranges (gaps within one batch at most) plus at most
-				// looseSlack waiting seqs, whatever the count.
-				assert.LessOrEqual(t, len(s.ranges), 100)
-				assert.LessOrEqual(t, len(s.loose), looseSlack+101)
-			}
-		})
-	}
 }
 
 // TestVerifyRepeatsFarApart: the copy and the reuse are told apart against

@@ -99,6 +99,8 @@ func logTime(ts auditevent.Timestamp) pcommon.Timestamp {
 // record as docs/format.md describes it). It returns ErrNotAuditEvent for
 // records that are not audit events, and a decode error (wrapping the
 // *auditevent.FieldError) for records that claim to be one but are not valid.
+// A body without event_id or ts takes them from the record, so that every
+// reader of one record makes the same event of it.
 // The raw exec output comes back from the bytes attributes (a standard base64
 // string is accepted too). A malformed output attribute is left out, as the
 // span mapping leaves it out (losing the operation's record over its output
@@ -115,7 +117,12 @@ func fromLogRecord(lr plog.LogRecord, opts auditevent.DecodeOptions) (e auditeve
 	if !named || lr.Body().Type() != pcommon.ValueTypeStr {
 		return auditevent.Event{}, nil, ErrNotAuditEvent
 	}
+	var absent absentFields
+	opts.NewID, opts.Now = absent.newID, absent.now
 	err = opts.DecodeStringInto(lr.Body().Str(), &e)
+	if err == nil {
+		err = absent.fill(&e, lr)
+	}
 	if err != nil {
 		return auditevent.Event{}, nil, fmt.Errorf("%s log record body: %w", lr.EventName(), err)
 	}

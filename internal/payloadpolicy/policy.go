@@ -60,7 +60,7 @@ func output(r *redact.Redactor, raw []byte, text *string, maxChars int, c *redac
 // redaction the policy is applied while encoding, so the event is not
 // copied.
 func (p Policy) AppendLine(dst []byte, e *auditevent.Event, c *redact.Counts) []byte {
-	if p.Redactor == nil || p.nothingToCut(e) {
+	if !p.Redacts(e) {
 		return p.Policy.AppendLine(dst, e)
 	}
 	out := p.Apply(e, c)
@@ -85,11 +85,17 @@ func (p Policy) nothingToCut(e *auditevent.Event) bool {
 	return !p.Redactor.MayCut(e.Data)
 }
 
+// Redacts reports whether AppendLine encodes Apply's copy of e, rather
+// than e under the payload policy alone.
+func (p Policy) Redacts(e *auditevent.Event) bool {
+	return p.Redactor != nil && !p.nothingToCut(e)
+}
+
 // LineLen is the length of the line AppendLine writes for e, newline
 // included. A marker can be longer than what it cuts, so when the policy
 // may cut, the redacted copy is measured.
 func (p Policy) LineLen(e *auditevent.Event) int {
-	if p.Redactor == nil || p.nothingToCut(e) {
+	if !p.Redacts(e) {
 		return p.Policy.LineLen(e)
 	}
 	var c redact.Counts

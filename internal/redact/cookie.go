@@ -143,3 +143,62 @@ func cookieValue(s string, v int, closing byte) (int, int) {
 	}
 	return lo, hi
 }
+
+// joinedCookies handles curl's -b with its cookie string joined to it
+// (-bsid=abc, -b'sid=abc'), at the flag at i, and returns where scanning
+// goes on. go test's -bench=. has the same form, so the flag is read so
+// only on a line where curl runs.
+func (sc *scanner) joinedCookies(i int) (int, bool) {
+	s := sc.s
+	if i > 0 && s[i-1] != ' ' && s[i-1] != '\t' && s[i-1] != '"' && s[i-1] != '\'' {
+		return 0, false
+	}
+	if !joinedCookiePair(s[i:]) || !sc.curlBefore(i) {
+		return 0, false
+	}
+	return sc.cookies(i+2, cookieList), true
+}
+
+// joinedCookiePair reports whether arg is -b with a cookie pair joined to
+// it, its quote opened: -bNAME=, -b'NAME=, -b"NAME=, -b\"NAME=.
+func joinedCookiePair(arg string) bool {
+	if len(arg) < 3 || arg[0] != '-' || arg[1] != 'b' {
+		return false
+	}
+	p := 2
+	switch {
+	case arg[p] == '"' || arg[p] == '\'':
+		p++
+	case arg[p] == '\\' && p+1 < len(arg) && arg[p+1] == '"':
+		p += 2
+	}
+	n := p
+	for n < len(arg) && cookieNameByte[arg[n]] && arg[n] != '\'' {
+		n++
+	}
+	return n > p && n < len(arg) && arg[n] == '='
+}
+
+// curlBefore reports whether curl's command word starts earlier on the
+// line of i. The scan asks at rising offsets, so the text is read once.
+func (sc *scanner) curlBefore(i int) bool {
+	if i < sc.curlTo {
+		sc.curlTo, sc.curlOn = 0, false
+	}
+	s := sc.s
+	for ; sc.curlTo < i; sc.curlTo++ {
+		switch k := sc.curlTo; s[k] {
+		case '\n', '\r':
+			sc.curlOn = false
+		case 'c':
+			if strings.HasPrefix(s[k:], "curl") && (k == 0 || !wordByte[s[k-1]] && s[k-1] != '.') &&
+				k+4 < len(s) && strings.IndexByte(" \t\"'", s[k+4]) >= 0 {
+				sc.curlOn = true
+			}
+		}
+	}
+	return sc.curlOn
+}
+
+// isCurl reports whether an argv element runs curl.
+func isCurl(arg string) bool { return arg == "curl" || strings.HasSuffix(arg, "/curl") }

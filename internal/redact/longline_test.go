@@ -39,6 +39,8 @@ func TestHostileLongText(t *testing.T) {
 		{"Cookie: a=1; b=2; c\n", "Cookie: a=[REDACTED:cookie]; b=[REDACTED:cookie]; c\n"},
 		{"Set-Cookie: a=1; Path=/; a=1 ", "Set-Cookie: a=[REDACTED:cookie]; Path=/; a=1 "},
 		{`curl -b "a=1;b=2" -b f `, `curl -b "a=[REDACTED:cookie];b=[REDACTED:cookie]" -b f `},
+		{"curl -bsid=1 ", "curl -bsid=[REDACTED:cookie] "},
+		{"go -bench=. ", "go -bench=. "},
 		{"Cookie: Cookie: a", "Cookie: Cookie: a"},
 		{`Cookie: a="b c", d=e `, `Cookie: a="[REDACTED:cookie]", d=[REDACTED:cookie] `},
 		{`Cookie: a="b `, `Cookie: a="[REDACTED:cookie] `},

@@ -11,7 +11,7 @@ import "strings"
 //     a PEM "-----BEGIN" or a JWT "eyJ";
 //   - a URL password after "://";
 //   - a cookie: a Cookie or Set-Cookie name, curl's --cookie, or its -b
-//     before a quote or a blank.
+//     before a quote, a blank or a joined cookie name.
 // So text with none of the trigrams below (in any case) and no long run
 // has nothing to cut. The user's names and patterns are not covered: with
 // either, the full probe runs.
@@ -24,13 +24,18 @@ const minTriggerRun = 15
 // each of their three positions may hold; bytes are compared | 0x20 (ASCII
 // letters to lower case, so "eyJ" is "eyj" and "-----" is "---"; other
 // bytes may fold onto a trigger too, which only costs a full probe). The
-// automaton has no bits for one more pattern, so "://" and curl's `-b"`
-// and "-b " share one, which also passes a few texts no detector needs
-// (":b ", "-//").
+// automaton has no bits for one more pattern, so "://" and curl's -b
+// before a quote, a blank, a letter or a digit share one, which also
+// passes a few texts no detector needs (":b ", "-//", "-bla").
 var triggerTrigrams = [...][3]string{
 	{"p", "a", "s"}, {"s", "e", "c"}, {"t", "o", "k"}, {"k", "e", "y"}, {"c", "r", "e"}, {"a", "u", "t"},
-	{"b", "e", "a"}, {"e", "y", "j"}, {"-", "-", "-"}, {"c", "o", "o"}, {":-", "/b", `/" `},
+	{"b", "e", "a"}, {"e", "y", "j"}, {"-", "-", "-"}, {"c", "o", "o"}, {":-", "/b", `/" '` + cookieNameStart},
 }
+
+// cookieNameStart holds the bytes a cookie name joined to curl's -b
+// starts with in the trigger (-bsid=abc), as compared: an underscore folds
+// to 0x7f.
+const cookieNameStart = "abcdefghijklmnopqrstuvwxyz0123456789\x7f"
 
 // triggers is a shift-and automaton over the trigrams, the long run and a
 // backslash (data text with an escape is walked, not probed): each pattern

@@ -80,6 +80,7 @@ const (
 	cutHeader             // its credential: the value of an Authorization member
 	cutCookies            // its cookies' values: a Cookie member, curl's -b value
 	cutSetCookie          // its cookie's value: a Set-Cookie member
+	cutJoined             // its cookies' values after -b: curl's -bNAME=VALUE element
 )
 
 // maxPasses bounds the passes over one string. A cut can make a new
@@ -118,6 +119,8 @@ func (r *Redactor) pass(s string, kind Kind, first firstCut, c *Counts) (string,
 		sc.cookies(0, cookieList)
 	case cutSetCookie:
 		sc.cookies(0, cookieSet)
+	case cutJoined:
+		sc.cookies(len("-b"), cookieList)
 	}
 	if len(sc.spans) == 0 {
 		sc.scan()
@@ -233,7 +236,8 @@ func (r *Redactor) apply(s string, spans []span, c *Counts) (string, bool) {
 // Authorization member, the credential of its header value; a Cookie or
 // Set-Cookie member, the cookies' values; an auth member, a Basic
 // credential), and after an argv flag that names a secret (["--password",
-// "x"]) or curl's cookie flag (["-b", "a=b"]).
+// "x"]) or curl's cookie flag (["-b", "a=b"], or ["curl", "-ba=b"] with
+// the string joined to it).
 func (r *Redactor) Data(d auditevent.Data, c *Counts) (auditevent.Data, bool) {
 	if !r.mayCut(d.Bytes()) {
 		return d, false
@@ -285,6 +289,9 @@ type dataVisitor struct {
 	sc    scanner
 	names []nameKind // the classification of site.Keys, as far as it is known
 	buf   [8]nameKind
+	// curl: an element of the array being walked runs curl, so a later
+	// -bNAME=VALUE element is its cookie flag.
+	curl bool
 }
 
 type nameKind struct {
@@ -294,6 +301,7 @@ type nameKind struct {
 }
 
 func (v *dataVisitor) visit(site *auditevent.StringSite, s string) (string, bool) {
+	v.curl = v.curl && site.HasPrev || isCurl(s)
 	if k, ok := v.underSecretName(site.Keys); ok {
 		return v.r.redact(s, k, cutWhole, v.c)
 	}
@@ -304,6 +312,9 @@ func (v *dataVisitor) visit(site *auditevent.StringSite, s string) (string, bool
 		if isCookieFlag(site.Prev) {
 			return v.r.redact(s, 0, cutCookies, v.c)
 		}
+	}
+	if v.curl && site.HasPrev && joinedCookiePair(s) {
+		return v.r.redact(s, 0, cutJoined, v.c)
 	}
 	if n := len(site.Keys); n > 0 {
 		last := site.Keys[n-1]

@@ -45,6 +45,10 @@ type scanner struct {
 	// not scanned a third time, so that nested calls on one unbroken run
 	// stay linear.
 	rescanTo int
+	// curlTo ends the text read for curl's command word, and curlOn says
+	// whether one starts on the line at curlTo (see curlBefore).
+	curlTo int
+	curlOn bool
 	// probe: only report whether a detector might cut anything, looser
 	// than scan (see Redactor.mayCut); hit is the answer.
 	probe, hit bool
@@ -202,6 +206,11 @@ func (sc *scanner) run(i, j int) int {
 	}
 	if j-i == 6 && strings.EqualFold(s[i:j], "bearer") {
 		return sc.bareBearer(j)
+	}
+	if s[i] == '-' && j-i >= 2 && s[i+1] == 'b' {
+		if end, ok := sc.joinedCookies(i); ok {
+			return end
+		}
 	}
 	if j >= len(s) {
 		return j

@@ -12,7 +12,8 @@ import (
 )
 
 // maxWhat bounds the command or path text carried per event; the table
-// cuts far shorter, and serve shows the full data from the lines.
+// cuts far shorter, and serve shows the full data from the lines. A cut
+// text ends in "…", so that what it leaves out is not read as absent.
 const maxWhat = 1024
 
 // badReason says why a line is not an event without quoting any of it:
@@ -153,7 +154,10 @@ func appendWhat(dst, d []byte, field func(key string) (from, to int, ok bool)) [
 		if from, to, ok := field(key); ok {
 			n := len(dst)
 			dst = appendJSONText(dst, d[from:to])
-			return dst[:n+len(clip(view(dst[n:]), maxWhat))]
+			if kept := len(clip(view(dst[n:]), maxWhat)); kept < len(dst)-n {
+				return append(dst[:n+kept], "…"...)
+			}
+			return dst
 		}
 	}
 	return dst

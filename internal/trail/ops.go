@@ -20,11 +20,23 @@ type opKey struct {
 type pairer struct {
 	inflight map[opKey]int64
 	early    map[opKey][]byte
-	sink     func([]byte) error
+	// alone names the operations with a finish passed on at its own seq
+	// (no start met it); the grouper leaves out a copy of a finish it
+	// already passed for them.
+	alone map[opKey]map[uint64]struct{}
+	sink  func([]byte) error
 }
 
 func newPairer(sink func([]byte) error) *pairer {
-	return &pairer{inflight: map[opKey]int64{}, early: map[opKey][]byte{}, sink: sink}
+	return &pairer{inflight: map[opKey]int64{}, early: map[opKey][]byte{}, alone: map[opKey]map[uint64]struct{}{}, sink: sink}
+}
+
+// sinkAlone passes on a finish no start met, at its own seq.
+func (p *pairer) sinkAlone(k opKey, f []byte) error {
+	if p.alone[k] == nil {
+		p.alone[k] = map[uint64]struct{}{}
+	}
+	return p.sink(f)
 }
 
 func setOpSeq(r []byte, seq int64) { binary.BigEndian.PutUint64(r[16:24], sortable(seq)) }
@@ -50,7 +62,7 @@ func (p *pairer) add(res *result, r []byte) error {
 	}
 	if old, ok := p.early[k]; ok {
 		// A second finish before any start: the first stays alone.
-		if err := p.sink(old); err != nil {
+		if err := p.sinkAlone(k, old); err != nil {
 			return err
 		}
 	}
@@ -62,7 +74,7 @@ func (p *pairer) add(res *result, r []byte) error {
 func (p *pairer) flush() error {
 	for k, f := range p.early {
 		delete(p.early, k)
-		if err := p.sink(f); err != nil {
+		if err := p.sinkAlone(k, f); err != nil {
 			return err
 		}
 	}
@@ -91,7 +103,7 @@ func ReadOps(ctx context.Context, sources []string, opts Options, fn func(*Op) e
 	if err != nil {
 		return st, err
 	}
-	g := grouper{filter: &opts.Filter, fn: fn, st: &st}
+	g := grouper{filter: &opts.Filter, fn: fn, st: &st, alone: p.alone}
 	if err := srt.each(g.add); err != nil {
 		return st, err
 	}
@@ -104,15 +116,24 @@ type grouper struct {
 	filter *Filter
 	fn     func(*Op) error
 	st     *Stats
-	key    [groupKeyLen]byte
-	have   bool
-	op     Op
-	r      rec
-	evs    [2]Event  // the Op's events: valid only during fn
-	lines  [2][]byte // their lines
+	// alone holds, for each operation with a finish left without its
+	// start, the hashes of its finishes passed so far: a finish that
+	// copies one of them (at-least-once delivery wrote it again after its
+	// operation was complete) sorts apart from it and is left out here.
+	alone map[opKey]map[uint64]struct{}
+	key   [groupKeyLen]byte
+	have  bool
+	op    Op
+	r     rec
+	evs   [2]Event  // the Op's events: valid only during fn
+	lines [2][]byte // their lines
 }
 
 func (g *grouper) add(b []byte) error {
+	if g.repeatedFinish(b) {
+		g.st.Duplicates++
+		return nil
+	}
 	if g.have && string(b[:len(g.key)]) != string(g.key[:]) {
 		if err := g.emit(); err != nil {
 			return err
@@ -161,6 +182,24 @@ func (g *grouper) add(b []byte) error {
 	}
 	g.op.Session, g.op.SpanID, g.op.TraceID, g.op.Op = r.session, r.spanID, r.traceID, r.op
 	return nil
+}
+
+// repeatedFinish reports whether record b is a finish of an operation
+// in g.alone that copies a finish already passed, and notes it if not.
+func (g *grouper) repeatedFinish(b []byte) bool {
+	if len(g.alone) == 0 || len(b) < keyLen+bodyFixed || b[32] != 1 {
+		return false
+	}
+	seen, ok := g.alone[opKey{[16]byte(b[:16]), binary.BigEndian.Uint64(b[24:32])}]
+	if !ok {
+		return false
+	}
+	h := binary.BigEndian.Uint64(b[keyLen+17:])
+	if _, dup := seen[h]; dup {
+		return true
+	}
+	seen[h] = struct{}{}
+	return false
 }
 
 func (g *grouper) end() error {

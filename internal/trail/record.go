@@ -59,7 +59,7 @@ type Op struct {
 	SpanID  string
 	TraceID string // "" for null
 	Op      string
-	What    string // the command or path, from the start's data (the finish's when there is no start)
+	What    string // the command or path, from the start's data (the finish's when there is no start); over 1 KiB, cut and ending in …
 	Start   *Event
 	Finish  *Event
 }

@@ -3,10 +3,15 @@ package trail
 import (
 	"cmp"
 	"context"
+	"fmt"
+	"io"
+	"os"
 	"slices"
 	"strings"
 
 	"github.com/google/uuid"
+
+	"github.com/sandboxaudit/sandboxaudit/internal/seqset"
 )
 
 // Session sums up one session.
@@ -30,11 +35,61 @@ type pairKey struct {
 }
 
 // ReadSessions reads the sources and sums up each session, ordered by its
-// first event. Memory is one entry per session plus the operations in
-// flight; the sort is not needed.
+// first event. Memory is one entry per session, with its seqs as ranges,
+// plus the operations in flight; the sort is not needed. A session that
+// uses a seq twice (a copy at-least-once delivery wrote, or another event
+// reusing the seq) cannot be summed on the fly without keeping every
+// line's hash: the sources are then read again as ReadOps reads them,
+// which leaves exact copies out, so the sums are show's. Standard input is
+// kept in a temporary file (deleted at once) for that second read.
 func ReadSessions(ctx context.Context, sources []string, opts Options) ([]Session, Stats, error) {
+	var again *keptInput
+	if slices.Contains(sources, StdinName) && opts.Stdin != nil {
+		again = &keptInput{}
+		if again.f, again.err = os.CreateTemp(opts.TempDir, "sandboxaudit-stdin-*"); again.err == nil {
+			_ = os.Remove(again.f.Name())
+			defer func() { _ = again.f.Close() }()
+		}
+		opts.Stdin = io.TeeReader(opts.Stdin, again)
+	}
+	list, st, repeated, err := sumSessions(ctx, sources, opts)
+	if err != nil || !repeated {
+		return list, st, err
+	}
+	if again != nil {
+		if again.err == nil {
+			_, again.err = again.f.Seek(0, io.SeekStart)
+		}
+		if again.err != nil {
+			return nil, st, fmt.Errorf("standard input repeats a seq and cannot be read again from its temporary file: %w", again.err)
+		}
+		opts.Stdin = again.f
+	}
+	return sessionsFromOps(ctx, sources, opts, st)
+}
+
+// keptInput keeps a copy of standard input in a temporary file. Failing
+// to keep it (a full disk) does not fail the first read, which rarely
+// needs the copy: err says why it is missing.
+type keptInput struct {
+	f   *os.File
+	err error
+}
+
+func (k *keptInput) Write(p []byte) (int, error) {
+	if k.err == nil {
+		_, k.err = k.f.Write(p)
+	}
+	return len(p), nil
+}
+
+// sumSessions is ReadSessions' one pass; repeated reports a seq used twice
+// in a session, whose sums are then not to be trusted.
+func sumSessions(ctx context.Context, sources []string, opts Options) ([]Session, Stats, bool, error) {
 	st := Stats{Sources: len(sources)}
 	sums := map[[16]byte]*Session{}
+	seqs := map[[16]byte]*seqset.Set{}
+	repeated := false
 	inflight := map[pairKey]struct{}{}
 	finished := map[pairKey]struct{}{} // finishes read before their start
 	sc := newScanner(sources, opts)
@@ -46,13 +101,17 @@ func ReadSessions(ctx context.Context, sources []string, opts Options) ([]Sessio
 			s.FirstTS = strings.Clone(res.tsText)
 			s.LastTS = s.FirstTS
 			sums[res.session] = s
+			seqs[res.session] = &seqset.Set{}
+		}
+		if seqs[res.session].Add(res.seq) {
+			repeated = true
 		}
 		s.note(res)
 		countOp(s, res, inflight, finished)
 		return nil
 	})
 	if err != nil {
-		return nil, st, err
+		return nil, st, false, err
 	}
 	for k := range inflight {
 		sums[k.session].Open++
@@ -61,10 +120,60 @@ func ReadSessions(ctx context.Context, sources []string, opts Options) ([]Sessio
 	for _, s := range sums {
 		out = append(out, *s)
 	}
-	slices.SortFunc(out, func(a, b Session) int {
+	sortSessions(out)
+	return out, st, repeated, nil
+}
+
+// sessionsFromOps sums up the sessions from ReadOps' operations. The
+// lines were counted, and bad ones reported, by the first pass (first).
+func sessionsFromOps(ctx context.Context, sources []string, opts Options, first Stats) ([]Session, Stats, error) {
+	opts.Bad, opts.KeepLines, opts.SkipWhat, opts.Filter = nil, false, true, Filter{}
+	var out []Session
+	st, err := ReadOps(ctx, sources, opts, func(o *Op) error {
+		if n := len(out); n == 0 || out[n-1].ID != uuid.UUID(o.Session) {
+			out = append(out, Session{ID: o.Session})
+		}
+		out[len(out)-1].AddOp(o)
+		return nil
+	})
+	if err != nil {
+		return nil, first, err
+	}
+	st.Lines, st.Bad = first.Lines, first.Bad
+	sortSessions(out)
+	return out, st, nil
+}
+
+// AddOp counts an operation into the session's sums.
+func (s *Session) AddOp(o *Op) {
+	for _, e := range [2]*Event{o.Start, o.Finish} {
+		if e == nil {
+			continue
+		}
+		if s.Events == 0 || e.TSMicros < s.First {
+			s.First, s.FirstTS = e.TSMicros, strings.Clone(e.TS)
+		}
+		if s.Events == 0 || e.TSMicros > s.Last {
+			s.Last, s.LastTS = e.TSMicros, strings.Clone(e.TS)
+		}
+		s.Events++
+	}
+	s.Ops++
+	if o.Failed() {
+		s.Failures++
+	}
+	if o.Open() {
+		s.Open++
+	}
+	if s.TraceID == "" {
+		s.TraceID = strings.Clone(o.TraceID)
+	}
+}
+
+func sortSessions(list []Session) {
+	slices.SortFunc(list, func(a, b Session) int {
 		return cmp.Or(cmp.Compare(a.First, b.First), strings.Compare(a.ID.String(), b.ID.String()))
 	})
-	return out, st, nil
 }
 
 func (s *Session) note(res *result) {

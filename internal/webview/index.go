@@ -32,6 +32,9 @@ type opRecord struct {
 type sessionIndex struct {
 	trail.Session
 	blocks []int64 // spool offset of operations 0, blockOps, 2*blockOps, …
+	// MoreTraces: some operation is in a trace other than TraceID, the
+	// session's first.
+	MoreTraces bool
 	// Span of time its operations cover, for the timeline's axis.
 	end int64
 }
@@ -85,29 +88,12 @@ func buildIndex(ctx context.Context, sources []string, opts trail.Options) (*ind
 
 // add counts an operation into the session's sums.
 func (s *sessionIndex) add(o *trail.Op) {
-	first := o.First()
-	if s.Ops == 0 || first.TSMicros < s.First {
-		s.First, s.FirstTS = first.TSMicros, first.TS
-	}
-	last := first
-	if o.Finish != nil {
-		last = o.Finish
-	}
-	if s.Ops == 0 || last.TSMicros > s.Last {
-		s.Last, s.LastTS = last.TSMicros, last.TS
+	s.AddOp(o)
+	if o.TraceID != "" && o.TraceID != s.TraceID {
+		s.MoreTraces = true
 	}
 	if end := endOf(o); end > s.end {
 		s.end = end
-	}
-	s.Ops++
-	if o.Failed() {
-		s.Failures++
-	}
-	if o.Open() {
-		s.Open++
-	}
-	if s.TraceID == "" {
-		s.TraceID = o.TraceID
 	}
 }
 
@@ -119,8 +105,42 @@ func endOf(o *trail.Op) int64 {
 	return o.Start.TSMicros
 }
 
-// ops reads limit operations of s from the offset-th on.
-func (ix *index) ops(s *sessionIndex, offset, limit int) ([]opRecord, error) {
+// listedRecord is an opRecord read without its lines, for a page that
+// lists operations: what it holds does not grow with the lines.
+type listedRecord struct {
+	SpanID  string       `json:"s"`
+	TraceID string       `json:"t,omitempty"`
+	Op      string       `json:"o"`
+	What    string       `json:"w,omitempty"`
+	Start   *listedEvent `json:"a,omitempty"`
+	Finish  *listedEvent `json:"b,omitempty"`
+}
+
+// listedEvent is a trail.Event whose line is skipped, not decoded.
+type listedEvent struct {
+	trail.Event
+	Line skipped
+}
+
+type skipped struct{}
+
+func (*skipped) UnmarshalJSON([]byte) error { return nil }
+
+func (l *listedRecord) record() opRecord {
+	rec := opRecord{SpanID: l.SpanID, TraceID: l.TraceID, Op: l.Op, What: l.What}
+	if l.Start != nil {
+		rec.Start = &l.Start.Event
+	}
+	if l.Finish != nil {
+		rec.Finish = &l.Finish.Event
+	}
+	return rec
+}
+
+// ops reads limit operations of s from the offset-th on, with their lines
+// or without them; the operations before offset in its block are skipped
+// without their lines.
+func (ix *index) ops(s *sessionIndex, offset, limit int, withLines bool) ([]opRecord, error) {
 	if offset < 0 || int64(offset) >= s.Ops || limit <= 0 {
 		return nil, nil
 	}
@@ -130,8 +150,16 @@ func (ix *index) ops(s *sessionIndex, offset, limit int) ([]opRecord, error) {
 	var out []opRecord
 	for i := block * blockOps; i < offset+limit && int64(i) < s.Ops; i++ {
 		var rec opRecord
-		if err := dec.Decode(&rec); err != nil {
-			return nil, fmt.Errorf("view spool: %w", err)
+		if withLines && i >= offset { // the operations skipped to reach offset need no line
+			if err := dec.Decode(&rec); err != nil {
+				return nil, fmt.Errorf("view spool: %w", err)
+			}
+		} else {
+			var l listedRecord
+			if err := dec.Decode(&l); err != nil {
+				return nil, fmt.Errorf("view spool: %w", err)
+			}
+			rec = l.record()
 		}
 		if i >= offset {
 			out = append(out, rec)

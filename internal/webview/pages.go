@@ -78,6 +78,7 @@ type column struct {
 type sessionRow struct {
 	trail.Session
 	Href, TraceHref string
+	MoreTraces      bool
 }
 
 type sealRow struct {
@@ -138,7 +139,7 @@ func (s *Server) sessionsPage(w http.ResponseWriter, r *http.Request) {
 	var rows []sessionRow
 	for _, si := range list[min(offset, len(list)):min(offset+limit, len(list))] {
 		rows = append(rows, sessionRow{Session: si.Session, Href: "/session/" + si.ID.String(),
-			TraceHref: s.trace.link(si.TraceID, "")})
+			TraceHref: s.trace.link(si.TraceID, ""), MoreTraces: si.MoreTraces})
 	}
 	var seals []sealRow
 	for _, st := range s.seals {
@@ -185,7 +186,7 @@ func (s *Server) sessionPage(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
-	ops, err := s.ix.ops(si, offset, limit)
+	ops, err := s.ix.ops(si, offset, limit, false)
 	if err != nil {
 		http.Error(w, "could not read the trail's spool", http.StatusInternalServerError)
 		return
@@ -224,14 +225,23 @@ func (s *Server) sessionPage(w http.ResponseWriter, r *http.Request) {
 		})
 	}
 	s.render(w, "session", map[string]any{
-		"Title": "Session " + si.ID.String(), "Sources": len(s.cfg.Sources), "ID": si.ID.String(), "S": si.Session,
+		"Title": "Session " + si.ID.String(), "Sources": len(s.cfg.Sources), "ID": si.ID.String(), "S": si.Session, "MoreTraces": si.MoreTraces,
 		"TraceHref": s.trace.link(si.TraceID, ""), "Rows": rows,
 		"AxisFrom": microsText(t0), "AxisTo": microsText(t1), "AxisSpan": durationMS(float64(span) / 1000),
 		"Pager": makePager("/session/"+si.ID.String(), url.Values{}, offset, limit, int(si.Ops)),
 	})
 }
 
-type dataBlock struct{ Label, Text string }
+type dataBlock struct {
+	Label string
+	Shown shownJSONText
+}
+
+// cutNote is what the "cut" template needs: a text and its page.
+type cutNote struct {
+	Text shownJSONText
+	Page map[string]any
+}
 
 func (s *Server) opPage(w http.ResponseWriter, r *http.Request) {
 	si, ok := s.session(w, r)
@@ -243,7 +253,7 @@ func (s *Server) opPage(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "operation: no such operation in this session", http.StatusNotFound)
 		return
 	}
-	ops, err := s.ix.ops(si, n, 1)
+	ops, err := s.ix.ops(si, n, 1, true)
 	if err != nil || len(ops) != 1 {
 		http.Error(w, "could not read the trail's spool", http.StatusInternalServerError)
 		return
@@ -253,18 +263,19 @@ func (s *Server) opPage(w http.ResponseWriter, r *http.Request) {
 		"Title": o.Op + " " + strconv.FormatInt(o.First().Seq, 10), "Sources": len(s.cfg.Sources),
 		"Session": si.ID.String(), "Op": o, "Seq": o.First().Seq, "Result": resultText(o), "Class": classOf(o),
 		"Duration": durationText(o), "TraceHref": s.trace.link(o.TraceID, o.SpanID),
-		"Back": fmt.Sprintf("/session/%s?offset=%d", si.ID, n/defaultOps*defaultOps),
+		"Back":       fmt.Sprintf("/session/%s?offset=%d", si.ID, n/defaultOps*defaultOps),
+		"ShownBytes": maxShownBytes, "SpanArg": shellQuoted(o.SpanID),
 	}
 	var blocks []dataBlock
 	if o.Start != nil {
-		data["StartLine"] = strings.TrimSuffix(string(o.Start.Line), "\n")
+		data["StartLine"] = cutJSONText(bytes.TrimSuffix(o.Start.Line, []byte("\n")), maxShownBytes)
 		data["StartSource"] = s.sourceName(o.Start.Source)
-		blocks = append(blocks, dataBlock{"Start data", prettyData(o.Start.Line)})
+		blocks = append(blocks, dataBlock{"Start data", cutJSONText(prettyData(o.Start.Line), maxShownBytes)})
 	}
 	if o.Finish != nil {
-		data["FinishLine"] = strings.TrimSuffix(string(o.Finish.Line), "\n")
+		data["FinishLine"] = cutJSONText(bytes.TrimSuffix(o.Finish.Line, []byte("\n")), maxShownBytes)
 		data["FinishSource"] = s.sourceName(o.Finish.Source)
-		blocks = append(blocks, dataBlock{"Finish data", prettyData(o.Finish.Line)})
+		blocks = append(blocks, dataBlock{"Finish data", cutJSONText(prettyData(o.Finish.Line), maxShownBytes)})
 	}
 	data["Data"] = blocks
 	s.render(w, "op", data)
@@ -282,42 +293,47 @@ func toOp(rec *opRecord) *trail.Op {
 }
 
 // prettyData is a line's data object, indented.
-func prettyData(line []byte) string {
+func prettyData(line []byte) []byte {
 	var ev struct {
 		Data json.RawMessage `json:"data"`
 	}
 	if json.Unmarshal(line, &ev) != nil || len(ev.Data) == 0 {
-		return ""
+		return nil
 	}
 	var buf bytes.Buffer
 	if json.Indent(&buf, ev.Data, "", "  ") != nil {
-		return string(ev.Data)
+		return ev.Data
 	}
-	return buf.String()
+	return buf.Bytes()
 }
 
 func resultText(o *trail.Op) string {
+	failed := "FAILED"
+	if o.Finish != nil && o.Finish.ErrorCode != "" {
+		failed += ": " + o.Finish.ErrorCode
+	}
 	switch {
+	case o.Start == nil && o.Failed():
+		return "no start (finish only); " + failed
 	case o.Start == nil:
 		return "no start (finish only)"
 	case o.Finish == nil:
 		return "OPEN (no finish)"
 	case o.Finish.OK:
 		return "ok"
-	case o.Finish.ErrorCode != "":
-		return "FAILED: " + o.Finish.ErrorCode
 	}
-	return "FAILED"
+	return failed
 }
 
+// classOf colors an operation: a failure shows as one, start or not.
 func classOf(o *trail.Op) string {
 	switch {
+	case o.Failed():
+		return "fail"
 	case o.Start == nil:
 		return "orphan"
 	case o.Finish == nil:
 		return "open"
-	case !o.Finish.OK:
-		return "fail"
 	}
 	return "ok"
 }

@@ -45,6 +45,9 @@ type Server struct {
 	// hosts are the Host header values accepted (loopback only): a page
 	// asked for by another name is a DNS rebinding attempt.
 	hosts map[string]bool
+	// names are the host names a view beyond loopback answers to besides
+	// its addresses and localhost; nil (and hosts nil) accepts any.
+	names map[string]bool
 }
 
 // New reads the trail and checks its seals.
@@ -92,10 +95,39 @@ func (s *Server) AllowHosts(addr net.Addr) {
 	}
 }
 
+// AllowRemoteHosts is for a listener beyond loopback, which the
+// investigator's own browser reaches too: a Host header naming an IP
+// address or localhost is accepted, and the names given, and no other
+// name, so that a web page elsewhere cannot rebind its name to the view.
+func (s *Server) AllowRemoteHosts(names []string) {
+	s.names = map[string]bool{}
+	for _, n := range names {
+		s.names[strings.TrimSuffix(strings.ToLower(n), ".")] = true
+	}
+}
+
+// hostAllowed reports whether the view answers to a Host header value.
+func (s *Server) hostAllowed(host string) bool {
+	host = strings.ToLower(host)
+	if s.hosts != nil {
+		return s.hosts[host]
+	}
+	if s.names == nil {
+		return true
+	}
+	name := host
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		name = h
+	}
+	name = strings.TrimSuffix(strings.TrimPrefix(name, "["), "]")
+	return net.ParseIP(name) != nil || name == "localhost" || s.names[strings.TrimSuffix(name, ".")]
+}
+
 func parsePages() (map[string]*template.Template, error) {
 	pages := map[string]*template.Template{}
 	for _, name := range []string{"sessions", "session", "op"} {
-		t, err := template.New(name).Funcs(template.FuncMap{"shown": safetext.Escape, "shownJSON": safetext.EscapeJSON}).ParseFS(assets, "assets/base.html", "assets/pager.html", "assets/"+name+".html")
+		t, err := template.New(name).Funcs(template.FuncMap{"shown": safetext.Escape, "shownJSON": safetext.EscapeJSON,
+			"cutNote": func(t shownJSONText, page map[string]any) cutNote { return cutNote{t, page} }}).ParseFS(assets, "assets/base.html", "assets/pager.html", "assets/"+name+".html")
 		if err != nil {
 			return nil, err
 		}
@@ -130,8 +162,12 @@ func (s *Server) guard(next http.Handler) http.Handler {
 			http.Error(w, "read-only view: only GET and HEAD", http.StatusMethodNotAllowed)
 			return
 		}
-		if s.hosts != nil && !s.hosts[strings.ToLower(r.Host)] {
-			http.Error(w, "this view answers only to its loopback address (Host header not accepted)", http.StatusMisdirectedRequest)
+		if !s.hostAllowed(r.Host) {
+			msg := "this view answers only to its loopback address (Host header not accepted)"
+			if s.hosts == nil {
+				msg = "this view answers only to an IP address, localhost or a name given with --allow-host (Host header not accepted)"
+			}
+			http.Error(w, msg, http.StatusMisdirectedRequest)
 			return
 		}
 		next.ServeHTTP(w, r)

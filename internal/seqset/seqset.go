@@ -1,17 +1,19 @@
-package cli
+// Package seqset keeps the set of seqs a session has used, in memory that
+// grows with the gaps between them rather than with their count.
+package seqset
 
 import (
 	"maps"
 	"slices"
 )
 
-// seqSet is the set of seqs one session has used. A writer hands seqs out
+// Set is the set of seqs one session has used. A writer hands seqs out
 // in order, so they collapse into one range or a few whatever the file's
 // length: memory grows with the gaps not yet filled, not with the events.
 // Seqs that do not extend the last range wait in a small map and are merged
 // into the ranges in bulk, so out-of-order input costs O(log n) per seq
 // rather than a slice insert.
-type seqSet struct {
+type Set struct {
 	ranges []seqRange // sorted, disjoint
 	loose  map[int64]struct{}
 }
@@ -24,8 +26,8 @@ type seqRange struct{ lo, hi int64 }
 // the ranges.
 const looseSlack = 1024
 
-// add inserts seq and reports whether the session had used it already.
-func (s *seqSet) add(seq int64) (taken bool) {
+// Add inserts seq and reports whether the session had used it already.
+func (s *Set) Add(seq int64) (taken bool) {
 	if s.has(seq) {
 		return true
 	}
@@ -49,7 +51,7 @@ func (s *seqSet) add(seq int64) (taken bool) {
 	return false
 }
 
-func (s *seqSet) has(seq int64) bool {
+func (s *Set) has(seq int64) bool {
 	if _, ok := s.loose[seq]; ok {
 		return true
 	}
@@ -66,7 +68,7 @@ func (s *seqSet) has(seq int64) bool {
 }
 
 // merge folds the waiting seqs into the ranges, joining neighbours.
-func (s *seqSet) merge() {
+func (s *Set) merge() {
 	loose := slices.Sorted(maps.Keys(s.loose))
 	out := make([]seqRange, 0, len(s.ranges)+len(loose))
 	push := func(r seqRange) {

@@ -1,0 +1,82 @@
+package sandboxauditexporter
+
+import (
+	"unsafe"
+
+	"github.com/google/uuid"
+
+	"github.com/sandboxaudit/sandboxaudit/auditevent"
+	"github.com/sandboxaudit/sandboxaudit/internal/payloadpolicy"
+	"github.com/sandboxaudit/sandboxaudit/internal/redact"
+)
+
+// measured holds the redacted copies checkLines made to measure a push's
+// largest events against max_line_bytes, so that the sinks encode those
+// copies instead of redacting the events again. It holds at most budget
+// bytes of encoded copies; an event past that is redacted again when
+// written.
+type measured struct {
+	copies []measuredCopy
+	budget int
+}
+
+// measuredCopy is the copy of the event ref names under one sink's
+// policies, and the cuts that made it.
+type measuredCopy struct {
+	policies *payloadpolicy.Table
+	ref      eventRef
+	out      auditevent.Event
+	cuts     redact.Counts
+}
+
+// eventRef names an event across copies of its struct (the duplicate
+// filters copy the events they keep): its ids and where its payloads
+// are held, which no other event of the push shares.
+type eventRef struct {
+	id                   uuid.UUID
+	phase                auditevent.Phase
+	seq                  int64
+	data, rawOut, rawErr *byte
+	msg, out, err        *string
+}
+
+func refOf(ev *auditevent.Event) eventRef {
+	return eventRef{
+		id: ev.EventID, phase: ev.Phase, seq: ev.Seq,
+		data: unsafe.SliceData(ev.Data.Bytes()), rawOut: unsafe.SliceData(ev.StdoutBytes), rawErr: unsafe.SliceData(ev.StderrBytes),
+		msg: ev.ErrorMessage, out: ev.Stdout, err: ev.Stderr,
+	}
+}
+
+// lineLen is the length of ev's line under pol, newline excluded; when pol
+// redacts ev, the redacted copy is measured and kept, within the budget.
+func (m *measured) lineLen(policies *payloadpolicy.Table, pol payloadpolicy.Policy, ev *auditevent.Event) int {
+	if !pol.Redacts(ev) {
+		return pol.Policy.LineLen(ev) - 1
+	}
+	c := measuredCopy{policies: policies, ref: refOf(ev)}
+	c.out = pol.Apply(ev, &c.cuts)
+	n := auditevent.EncodedLen(&c.out)
+	if n <= m.budget {
+		m.budget -= n
+		m.copies = append(m.copies, c)
+	}
+	return n
+}
+
+// appendLine appends ev's line under the sink's policies: the measured
+// copy's, counting its cuts, when there is one.
+func (m *measured) appendLine(dst []byte, policies *payloadpolicy.Table, pol payloadpolicy.Policy, ev *auditevent.Event, cuts *redact.Counts) []byte {
+	if m != nil && len(m.copies) > 0 {
+		ref := refOf(ev)
+		for i := range m.copies {
+			if c := &m.copies[i]; c.policies == policies && c.ref == ref {
+				if cuts != nil {
+					cuts.Add(&c.cuts)
+				}
+				return auditevent.AppendLine(dst, &c.out)
+			}
+		}
+	}
+	return pol.AppendLine(dst, ev, cuts)
+}

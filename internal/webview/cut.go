@@ -1,0 +1,56 @@
+package webview
+
+import (
+	"bytes"
+	"strings"
+	"unicode/utf8"
+)
+
+// maxShownBytes bounds the text of a line, and of its data, that an
+// operation's page holds: the page is built in memory for each request,
+// HTML escapes a quote fivefold, and a browser chokes on a page of
+// hundreds of megabytes.
+const maxShownBytes = 1 << 20
+
+// shownJSONText is JSON text for a page: whole, or its beginning when it
+// is longer than maxShownBytes.
+type shownJSONText struct {
+	Text string
+	Len  int  // of the whole text, in bytes
+	Cut  bool // Text is the beginning only
+}
+
+// cutJSONText keeps at most n bytes of the JSON text b, cut between two
+// characters and outside any escape (a fragment of \u202e would read as
+// other text).
+func cutJSONText(b []byte, n int) shownJSONText {
+	if len(b) <= n {
+		return shownJSONText{Text: string(b), Len: len(b)}
+	}
+	i := n
+	for i > 0 && !utf8.RuneStart(b[i]) {
+		i--
+	}
+	if j := bytes.LastIndexByte(b[:i], '\\'); j >= 0 && j >= i-6 {
+		run := 1
+		for run <= j && b[j-run] == '\\' {
+			run++
+		}
+		if run%2 == 1 { // b[j] begins an escape: \uXXXX or \n, \", …
+			size := 2
+			if j+1 < len(b) && b[j+1] == 'u' {
+				size = 6
+			}
+			if j+size > i {
+				i = j
+			}
+		}
+	}
+	return shownJSONText{Text: string(b[:i]), Len: len(b), Cut: true}
+}
+
+// shellQuoted is s between single quotes for a POSIX shell, so that a
+// command a page suggests cannot run text from the trail.
+func shellQuoted(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
