@@ -74,24 +74,28 @@ func TestIntegrityStartJudgesTheStoreAsVerifyDoes(t *testing.T) {
 				require.Empty(t, damage, "verify does not read a store's hashes after the newest checkpoint")
 			}
 
-			if tc.refused != "" {
-				cps, err := os.ReadFile(integrity.CheckpointsPath(path))
-				require.NoError(t, err)
-				err = startAnother(t, cfg)
-				require.ErrorIs(t, err, integrity.ErrTampered)
-				require.ErrorContains(t, err, path+".tlog is damaged ("+damage+")")
-				require.ErrorContains(t, err, tc.refused)
-				after, err := os.ReadFile(integrity.CheckpointsPath(path))
-				require.NoError(t, err)
-				require.Equal(t, cps, after, "nothing sealed over the damaged store")
-				return
-			}
+			cps, err := os.ReadFile(integrity.CheckpointsPath(path))
+			require.NoError(t, err)
 			core, logs := observer.New(zapcore.WarnLevel)
 			set := exportertest.NewNopSettings(typ)
 			set.Logger = zap.New(core)
 			tr, err := NewFactory().CreateTraces(context.Background(), set, cfg)
 			require.NoError(t, err)
-			require.NoError(t, tr.Start(context.Background(), componenttest.NewNopHost()))
+			err = tr.Start(context.Background(), componenttest.NewNopHost())
+			if tc.refused != "" {
+				require.NoError(t, tr.Shutdown(context.Background()))
+				require.ErrorIs(t, err, integrity.ErrTampered)
+				require.ErrorContains(t, err, path+".tlog is damaged ("+damage+")")
+				require.ErrorContains(t, err, tc.refused)
+				logged := logs.FilterLevelExact(zapcore.ErrorLevel).FilterField(zap.String("path", path)).All()
+				require.Len(t, logged, 1, "%v", logs.All())
+				require.Contains(t, logged[0].ContextMap()["error"], path+".tlog is damaged ("+damage+")")
+				after, err := os.ReadFile(integrity.CheckpointsPath(path))
+				require.NoError(t, err)
+				require.Equal(t, cps, after, "nothing sealed over the damaged store")
+				return
+			}
+			require.NoError(t, err)
 			require.NoError(t, tr.ConsumeTraces(context.Background(), buildTraces(t, sampleSpans()...)))
 			require.NoError(t, tr.Shutdown(context.Background()))
 			if tc.warn != "" {
