@@ -368,6 +368,10 @@ func (l *fileLog) loadCheckpoints(cps *os.File, res *sealResult) error {
 			return tampered(l.path, "checkpoint #%d: %v", i, err)
 		}
 		c, err := OpenCheckpoint(rec, l.keys.Verifier)
+		if err != nil && i == 1 && errors.Is(err, ErrNotSignedBy) {
+			return tampered(l.path, "checkpoint #1: %v: the log was signed with another key: "+
+				"a log's key is changed with `sandboxaudit log handover`, run with the key that signed it", err)
+		}
 		if err != nil {
 			return tampered(l.path, "checkpoint #%d: %v", i, err)
 		}

@@ -144,7 +144,7 @@ func (c *lineCheck) cut(n int64, why string, next *tlog.Hash) error {
 	}
 	c.had, c.walked = n, true
 	c.l.repairs = append(c.l.repairs, fmt.Sprintf("the hash store's hashes after the newest checkpoint, which nothing signs, disagree with the file from line %d (%s): "+
-		"cut back there, and the lines from there hashed again", n-c.l.first+1, why))
+		"cut back there, and the lines from there hashed again; the signed lines are intact", n-c.l.first+1, why))
 	if n < c.i {
 		if err := c.store.add(c.prev); err != nil {
 			return err
