@@ -38,6 +38,10 @@ type Options struct {
 	Workers int
 	// Stdin is read for the path "-".
 	Stdin io.Reader
+	// Tap, when set, is asked for a writer as each source is opened and
+	// gets the source's bytes as read, before decompression (nil: none),
+	// so a check over them is about what was read.
+	Tap func(source string) io.Writer
 	// Bad is told of every line that is not an event: its source, its
 	// number and why, never its text.
 	Bad func(source string, line int64, reason string)

@@ -166,7 +166,11 @@ func (s *scanner) readSource(ctx context.Context, src int, name string, work, or
 	if s.br == nil {
 		s.br = bufio.NewReaderSize(nil, 256<<10)
 	}
-	rc, err := open(name, s.opts.Stdin, s.br)
+	var tap io.Writer
+	if s.opts.Tap != nil {
+		tap = s.opts.Tap(name)
+	}
+	rc, err := open(name, s.opts.Stdin, s.br, tap)
 	if err != nil {
 		return err
 	}
