@@ -240,5 +240,44 @@ func (f *Filter) keeps(op *Op) bool {
 	if f.Grep != "" && (op.Start == nil || !op.Start.match) && (op.Finish == nil || !op.Finish.match) {
 		return false
 	}
+	if f.TraceID != "" && (op.Start == nil || !op.Start.traceMatch) && (op.Finish == nil || !op.Finish.traceMatch) {
+		return false
+	}
 	return true
+}
+
+// idMatches reports whether a trace or span id read from a line is the one
+// asked for: OTel ids are hex, the same whatever the case of its letters;
+// an id that is not hex (a span id of the Python SDK's own) is matched as
+// written.
+func idMatches(want, got string) bool {
+	if want == got {
+		return true
+	}
+	if len(want) != len(got) || !isHex(want) {
+		return false
+	}
+	for i := range len(want) {
+		if lowerASCII(want[i]) != lowerASCII(got[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func isHex(s string) bool {
+	for i := range len(s) {
+		c := lowerASCII(s[i])
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+func lowerASCII(c byte) byte {
+	if 'A' <= c && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
 }

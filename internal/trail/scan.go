@@ -278,8 +278,11 @@ func (s *scanner) decodeChunk(c *chunk, e *decoded, r *rec) {
 		}
 		res.session, res.spanID, res.traceID, res.phase = r.session, r.spanID, r.traceID, r.phase
 		res.seq, res.ts, res.tsText, res.ok = r.ev.Seq, r.ev.TSMicros, r.ev.TS, r.ev.OK
-		if (f.Session != nil && *f.Session != r.session) || (f.SpanID != "" && f.SpanID != r.spanID) ||
-			(f.TraceID != "" && f.TraceID != r.traceID) || (f.Op != "" && f.Op != r.op) {
+		// An operation's two lines share its span id and op, but may name
+		// different traces: the trace is matched per operation (keeps).
+		r.ev.traceMatch = f.TraceID != "" && idMatches(f.TraceID, r.traceID)
+		if (f.Session != nil && *f.Session != r.session) || (f.SpanID != "" && !idMatches(f.SpanID, r.spanID)) ||
+			(f.Op != "" && f.Op != r.op) {
 			res.skip = true
 			c.res = append(c.res, res)
 			continue
