@@ -48,7 +48,7 @@ func runShow(ctx context.Context, args []string, s Streams) int {
 	w := bufio.NewWriterSize(s.Stdout, 256<<10)
 	out.reset(w)
 	opts := trail.Options{Filter: f, KeepLines: out.needsLines(), SkipWhat: !out.needsWhat(), Stdin: s.Stdin,
-		Bad: badLineReporter("show", s.Stderr)}
+		Bad: badLineReporter("show", s.Stderr), Incomplete: incompleteReporter("show", s.Stderr)}
 	st, err := trail.ReadOps(ctx, sources, opts, out.op)
 	if err == nil {
 		err = out.end(st)
@@ -75,6 +75,14 @@ func runShow(ctx context.Context, args []string, s Streams) int {
 func badLineReporter(cmd string, stderr io.Writer) func(string, int64, string) {
 	return func(source string, line int64, reason string) {
 		_, _ = fmt.Fprintf(stderr, "%s: %s:%d: %s\n", cmd, displayText(source), line, reason)
+	}
+}
+
+// incompleteReporter notes a live file's last line left out: a writer is
+// appending it, so it is neither an event yet nor a problem.
+func incompleteReporter(cmd string, stderr io.Writer) func(string, int64) {
+	return func(source string, line int64) {
+		_, _ = fmt.Fprintf(stderr, "%s: %s:%d: skipped an incomplete last line (no newline yet: a writer is appending it)\n", cmd, displayText(source), line)
 	}
 }
 

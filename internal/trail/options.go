@@ -45,6 +45,10 @@ type Options struct {
 	// Bad is told of every line that is not an event: its source, its
 	// number and why, never its text.
 	Bad func(source string, line int64, reason string)
+	// Incomplete is told of a last line left out as incomplete: the last
+	// line of an active file or of standard input, without its newline and
+	// not an event, which a writer is still appending.
+	Incomplete func(source string, line int64)
 }
 
 // DefaultRunBytes is the in-memory sort budget.
@@ -64,4 +68,5 @@ type Stats struct {
 	Open       int64 // of those, started and never finished
 	Failed     int64 // of those, finished with ok false
 	Duplicates int64 // repeated copies of an event left out
+	Incomplete int64 // incomplete last lines left out (Options.Incomplete)
 }

@@ -127,7 +127,7 @@ func sumSessions(ctx context.Context, sources []string, opts Options) ([]Session
 // sessionsFromOps sums up the sessions from ReadOps' operations. The
 // lines were counted, and bad ones reported, by the first pass (first).
 func sessionsFromOps(ctx context.Context, sources []string, opts Options, first Stats) ([]Session, Stats, error) {
-	opts.Bad, opts.KeepLines, opts.SkipWhat, opts.Filter = nil, false, true, Filter{}
+	opts.Bad, opts.Incomplete, opts.KeepLines, opts.SkipWhat, opts.Filter = nil, nil, false, true, Filter{}
 	var out []Session
 	st, err := ReadOps(ctx, sources, opts, func(o *Op) error {
 		if n := len(out); n == 0 || out[n-1].ID != uuid.UUID(o.Session) {
@@ -139,7 +139,7 @@ func sessionsFromOps(ctx context.Context, sources []string, opts Options, first 
 	if err != nil {
 		return nil, first, err
 	}
-	st.Lines, st.Bad = first.Lines, first.Bad
+	st.Lines, st.Bad, st.Incomplete = first.Lines, first.Bad, first.Incomplete
 	sortSessions(out)
 	return out, st, nil
 }
