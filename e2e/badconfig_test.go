@@ -36,3 +36,34 @@ service:
 	_, err := os.Stat(filepath.Join(dir, "events.jsonl"))
 	assert.True(t, os.IsNotExist(err), "nothing started")
 }
+
+// TestKafkaReceiverThatCannotStartExits: a kafka receiver whose client
+// cannot be built (its TLS CA file is not there) stops the collector at
+// start, exit 1, naming the file, rather than a collector that logged the
+// error and then waits for ever in its shutdown.
+func TestKafkaReceiverThatCannotStartExits(t *testing.T) {
+	requireE2E(t)
+	dir := t.TempDir()
+	ca := filepath.Join(dir, "missing-ca.pem")
+	cfg := filepath.Join(dir, "central.yaml")
+	require.NoError(t, os.WriteFile(cfg, []byte(`extensions:
+  sandboxaudit_encoding:
+receivers:
+  kafka:
+    brokers: [`+freeAddr(t)+`]
+    tls: {ca_file: `+ca+`}
+    logs: {topics: [sandbox-audit], encoding: sandboxaudit_encoding}
+exporters:
+  sandboxaudit:
+    file: {path: `+filepath.Join(dir, "events.jsonl")+`}
+service:
+  extensions: [sandboxaudit_encoding]
+  telemetry: {metrics: {level: none}}
+  pipelines:
+    logs: {receivers: [kafka], exporters: [sandboxaudit]}
+`), 0o600))
+	code, out := runCollector(t, dir, "--config", cfg)
+	require.Equal(t, 1, code, "%s", out)
+	assert.Contains(t, out, `Error: cannot start pipelines: failed to start "kafka" receiver: `)
+	assert.Contains(t, out, ca)
+}

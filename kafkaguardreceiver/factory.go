@@ -1,9 +1,11 @@
 // Package kafkaguardreceiver is the contrib kafka receiver with one check
 // before it starts: its encoding is a built-in one or an extension of this
-// collector. Started with a mistyped encoding (or the extension left out of
-// service::extensions), the contrib receiver logs the error and the
-// collector then never exits: its Shutdown waits for a consume loop that
-// never ran. Refused before it starts, it shuts down at once.
+// collector. When the contrib receiver's start fails once it has begun (a
+// mistyped encoding, the extension left out of service::extensions, a TLS
+// file that is not there), the collector logs the error and then never
+// exits: the receiver's Shutdown waits for a consume loop that never ran.
+// Refused before it starts, or shut down as soon as its start fails, it
+// lets the collector exit at once.
 //
 // It registers as `kafka`; a collector build lists it instead of the
 // contrib receiver.
@@ -11,6 +13,7 @@ package kafkaguardreceiver
 
 import (
 	"context"
+	"errors"
 
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/receiver"
@@ -20,32 +23,39 @@ import (
 )
 
 // NewFactory returns the contrib kafka receiver's factory, under the same
-// type and config, whose receivers check their encoding before they start.
+// type and config, whose receivers check their configuration when created
+// and their encoding before they start.
 func NewFactory() receiver.Factory {
 	inner := kafkareceiver.NewFactory().(xreceiver.Factory)
 	return xreceiver.NewFactory(inner.Type(), inner.CreateDefaultConfig,
 		xreceiver.WithTraces(guard(inner.CreateTraces, "traces",
-			func(c *kafkareceiver.Config) string { return c.Traces.Encoding }), inner.TracesStability()),
+			func(c *kafkareceiver.Config) kafkareceiver.TopicEncodingConfig { return c.Traces }), inner.TracesStability()),
 		xreceiver.WithLogs(guard(inner.CreateLogs, "logs",
-			func(c *kafkareceiver.Config) string { return c.Logs.Encoding }), inner.LogsStability()),
+			func(c *kafkareceiver.Config) kafkareceiver.TopicEncodingConfig { return c.Logs }), inner.LogsStability()),
 		xreceiver.WithMetrics(guard(inner.CreateMetrics, "metrics",
-			func(c *kafkareceiver.Config) string { return c.Metrics.Encoding }), inner.MetricsStability()),
+			func(c *kafkareceiver.Config) kafkareceiver.TopicEncodingConfig { return c.Metrics }), inner.MetricsStability()),
 		xreceiver.WithProfiles(guard(inner.CreateProfiles, "profiles",
-			func(c *kafkareceiver.Config) string { return c.Profiles.Encoding }), inner.ProfilesStability()),
+			func(c *kafkareceiver.Config) kafkareceiver.TopicEncodingConfig { return c.Profiles }), inner.ProfilesStability()),
 	)
 }
 
 // guard wraps the contrib factory's create function of one signal so that
-// what it creates checks the signal's encoding at Start.
+// it refuses the signal without topics and an error_backoff that never
+// waits, and what it creates checks the signal's encoding at Start.
 func guard[N any, R component.Component](
 	create func(context.Context, receiver.Settings, component.Config, N) (R, error),
-	signal string, encoding func(*kafkareceiver.Config) string,
+	signal string, section func(*kafkareceiver.Config) kafkareceiver.TopicEncodingConfig,
 ) func(context.Context, receiver.Settings, component.Config, N) (R, error) {
 	return func(ctx context.Context, set receiver.Settings, cfg component.Config, next N) (R, error) {
+		c := cfg.(*kafkareceiver.Config)
+		if err := errors.Join(checkTopics(signal, section(c).Topics), checkBackOff(c.ErrorBackOff)); err != nil {
+			var none R
+			return none, err
+		}
 		r, err := create(ctx, set, cfg, next)
 		if err != nil {
 			return r, err
 		}
-		return any(&encodingGuard{Component: r, signal: signal, encoding: encoding(cfg.(*kafkareceiver.Config))}).(R), nil
+		return any(&encodingGuard{Component: r, signal: signal, encoding: section(c).Encoding}).(R), nil
 	}
 }

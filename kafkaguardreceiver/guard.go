@@ -25,17 +25,56 @@ func builtinEncodings(signal string) []string {
 	return []string{"otlp_proto", "otlp_json"}
 }
 
-// encodingGuard is a kafka receiver checked before it starts.
+// encodingGuard is a kafka receiver checked before it starts, and shut
+// down at once if its start fails.
 type encodingGuard struct {
 	component.Component
 	signal, encoding string
+	failed           bool // Start failed and the receiver is already shut down
 }
 
 func (g *encodingGuard) Start(ctx context.Context, host component.Host) error {
 	if err := checkEncoding(g.signal, g.encoding, host); err != nil {
 		return err
 	}
-	return g.Component.Start(ctx, host)
+	if err := g.Component.Start(ctx, host); err != nil {
+		g.failed = true
+		g.release()
+		return err
+	}
+	return nil
+}
+
+func (g *encodingGuard) Shutdown(ctx context.Context) error {
+	if g.failed {
+		return nil
+	}
+	return g.Component.Shutdown(ctx)
+}
+
+// release shuts down a receiver whose Start failed once it had begun (its
+// client could not be built: a TLS file missing, a group setting refused).
+// The contrib receiver's Shutdown then waits for a consume loop that never
+// ran, until its context ends, and the collector's has no deadline: so it
+// gets a context that has already ended.
+func (g *encodingGuard) release() {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_ = g.Component.Shutdown(ctx)
+}
+
+// checkTopics refuses a signal that names no topic: the receiver would
+// run and consume nothing, without a word.
+func checkTopics(signal string, topics []string) error {
+	if len(topics) == 0 {
+		return fmt.Errorf("kafka receiver: %s::topics: must name at least one topic", signal)
+	}
+	for i, t := range topics {
+		if strings.TrimSpace(t) == "" {
+			return fmt.Errorf("kafka receiver: %s::topics::%d: must not be empty", signal, i)
+		}
+	}
+	return nil
 }
 
 func checkEncoding(signal, encoding string, host component.Host) error {

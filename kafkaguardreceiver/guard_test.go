@@ -2,6 +2,7 @@ package kafkaguardreceiver
 
 import (
 	"context"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -9,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/component/componenttest"
+	"go.opentelemetry.io/collector/config/configtls"
 	"go.opentelemetry.io/collector/consumer/consumertest"
 	"go.opentelemetry.io/collector/extension/extensiontest"
 	"go.opentelemetry.io/collector/receiver/receivertest"
@@ -77,4 +79,60 @@ func TestCheckKafkaEncoding(t *testing.T) {
 		{"logs", "bearertokenauth"}, {"metrics", "sandboxaudit_encoding"}} {
 		assert.Error(t, checkEncoding(bad[0], bad[1], host), "%v", bad)
 	}
+}
+
+// TestKafkaReceiverThatFailsToStartShutsDownAtOnce: a receiver whose
+// client cannot be built (a TLS file that is not there, autocommit without
+// a group) fails Start, and Shutdown then returns at once, so the
+// collector exits with the error instead of waiting for a consume loop
+// that never ran.
+func TestKafkaReceiverThatFailsToStartShutsDownAtOnce(t *testing.T) {
+	for name, set := range map[string]func(*kafkareceiver.Config){
+		"tls::ca_file missing": func(c *kafkareceiver.Config) {
+			c.ClientConfig.TLS = &configtls.ClientConfig{Config: configtls.Config{CAFile: filepath.Join(t.TempDir(), "missing.pem")}}
+		},
+		"group_id empty": func(c *kafkareceiver.Config) { c.ConsumerConfig.GroupID = "" },
+	} {
+		t.Run(name, func(t *testing.T) {
+			f := NewFactory()
+			cfg := f.CreateDefaultConfig().(*kafkareceiver.Config)
+			cfg.ClientConfig.Brokers = []string{"127.0.0.1:1"}
+			set(cfg)
+			r, err := f.CreateLogs(context.Background(), receivertest.NewNopSettings(f.Type()), cfg, consumertest.NewNop())
+			require.NoError(t, err)
+			require.Error(t, r.Start(context.Background(), componenttest.NewNopHost()))
+
+			// The collector shuts down with a context that has no deadline.
+			done := make(chan error, 1)
+			go func() { done <- r.Shutdown(context.Background()) }()
+			select {
+			case err := <-done:
+				require.NoError(t, err)
+			case <-time.After(10 * time.Second):
+				t.Fatal("Shutdown after a failed Start has not returned in 10s")
+			}
+		})
+	}
+}
+
+// TestKafkaReceiverRefusesASignalWithoutTopics: `topics: []` (or an empty
+// name) for a signal the pipelines use left the receiver running and
+// consuming nothing, silently; it is refused naming the key.
+func TestKafkaReceiverRefusesASignalWithoutTopics(t *testing.T) {
+	f := NewFactory()
+	for _, topics := range [][]string{{}, nil, {""}, {"sandbox-audit", " "}} {
+		cfg := f.CreateDefaultConfig().(*kafkareceiver.Config)
+		cfg.Logs.Topics = topics
+		_, err := f.CreateLogs(context.Background(), receivertest.NewNopSettings(f.Type()), cfg, consumertest.NewNop())
+		require.ErrorContains(t, err, "kafka receiver: logs::topics", "%q", topics)
+		cfg.Traces.Topics = topics
+		cfg.Logs.Topics = []string{"sandbox-audit"}
+		_, err = f.CreateTraces(context.Background(), receivertest.NewNopSettings(f.Type()), cfg, consumertest.NewNop())
+		require.ErrorContains(t, err, "kafka receiver: traces::topics", "%q", topics)
+	}
+	cfg := f.CreateDefaultConfig().(*kafkareceiver.Config)
+	cfg.Traces.Topics = nil // a signal no pipeline uses is not checked
+	r, err := f.CreateLogs(context.Background(), receivertest.NewNopSettings(f.Type()), cfg, consumertest.NewNop())
+	require.NoError(t, err)
+	require.NoError(t, r.Shutdown(context.Background()))
 }

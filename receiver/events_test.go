@@ -16,6 +16,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/twmb/franz-go/pkg/kerr"
 	"go.opentelemetry.io/collector/consumer/consumererror"
 	"go.opentelemetry.io/collector/consumer/consumertest"
 	"go.opentelemetry.io/collector/pdata/plog"
@@ -267,6 +268,15 @@ func TestEventsDownstreamRefusal(t *testing.T) {
 	status, _, body = post(t, tr.eventsURL(), "application/json", []byte(startJSON(1)))
 	require.Equal(t, http.StatusRequestEntityTooLarge, status)
 	assert.Contains(t, body, "data: the event's line would be 5000 bytes, over max_line_bytes (4096 bytes)")
+
+	// So is an event whose Kafka message the broker (or the kafka
+	// exporter's producer) refuses as too large: a 500 would be retried
+	// for ever by a client that retries 5xx, as the HTTP sinks do.
+	logs.setErr(consumererror.NewPermanent(fmt.Errorf("error exporting to topic %q: %w", "sandbox-audit", kerr.MessageTooLarge)))
+	status, hdr, body = post(t, tr.eventsURL(), "application/json", []byte(startJSON(1)))
+	require.Equal(t, http.StatusRequestEntityTooLarge, status)
+	assert.Empty(t, hdr.Get("Retry-After"))
+	assert.Contains(t, body, "over the Kafka message size limit")
 
 	logs.setErr(nil)
 	status, _, body = post(t, tr.eventsURL(), "application/json", []byte(startJSON(1)))

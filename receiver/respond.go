@@ -10,6 +10,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/twmb/franz-go/pkg/kerr"
 	"go.opentelemetry.io/collector/consumer/consumererror"
 	spb "google.golang.org/genproto/googleapis/rpc/status"
 	"google.golang.org/grpc/codes"
@@ -138,9 +139,16 @@ type replyBuilder func(status int, outcome, msg string) reply
 // refusedReply answers a request the next consumer refused. An event over
 // the exporter's max_line_bytes is the client's to fix: 413, naming the
 // field and the limit (numbers and a field name only, nothing of the data).
+// So is one whose Kafka message is over the broker's or the kafka
+// exporter's size limit: it would fail again however often it is retried,
+// and a 5xx is retried.
 func refusedReply(err error, build replyBuilder) reply {
 	if tl, ok := errors.AsType[*auditevent.TooLongError](err); ok {
 		return build(http.StatusRequestEntityTooLarge, outcomeTooLarge, tl.Error())
+	}
+	if errors.Is(err, kerr.MessageTooLarge) {
+		return build(http.StatusRequestEntityTooLarge, outcomeTooLarge,
+			"the events' Kafka message is over the Kafka message size limit (the broker's message.max.bytes or the kafka exporter's producer::max_message_bytes)")
 	}
 	status, outcome := downstreamStatus(err)
 	rp := build(status, outcome, downstreamMessage(status))

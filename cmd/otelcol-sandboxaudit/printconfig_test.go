@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/sandboxaudit/sandboxaudit"
 )
 
 // secretsConfig has a secret in every place a configuration can hold
@@ -52,7 +54,7 @@ func printConfig(t *testing.T, extra ...string) string {
 	path := filepath.Join(dir, "config.yaml")
 	require.NoError(t, os.WriteFile(path, []byte(strings.ReplaceAll(secretsConfig, "%DIR%", dir)), 0o600))
 	var out, errOut bytes.Buffer
-	cmd := newCommand(append([]string{"print-config", "--validate=false", "--config", path}, extra...))
+	cmd := newCommand(sandboxaudit.CollectorSettings(), append([]string{"print-config", "--validate=false", "--config", path}, extra...))
 	cmd.SetOut(&out)
 	cmd.SetErr(&errOut)
 	require.NoError(t, cmd.Execute(), errOut.String())

@@ -39,27 +39,46 @@ func Describe(conf *confmap.Conf) string {
 	return "sandboxaudit: " + strings.Join(parts, "; ")
 }
 
-// inPipelines returns the receivers and exporters the pipelines list, each
-// once, sorted.
-func inPipelines(conf *confmap.Conf) (receivers, exporters []component.ID) {
+// uses maps each receiver or exporter the pipelines list to the signals
+// of those pipelines.
+type uses map[component.ID]map[string]bool
+
+func (u uses) add(ids []component.ID, signal string) {
+	for _, id := range ids {
+		if u[id] == nil {
+			u[id] = map[string]bool{}
+		}
+		u[id][signal] = true
+	}
+}
+
+// ids returns the components, sorted.
+func (u uses) ids() []component.ID {
+	ids := make([]component.ID, 0, len(u))
+	for id := range u {
+		ids = append(ids, id)
+	}
+	slices.SortFunc(ids, func(a, b component.ID) int { return strings.Compare(a.String(), b.String()) })
+	return ids
+}
+
+// inPipelines returns the receivers and exporters the pipelines list.
+func inPipelines(conf *confmap.Conf) (receivers, exporters uses) {
+	receivers, exporters = uses{}, uses{}
 	var pipelines map[string]struct {
 		Receivers []component.ID `mapstructure:"receivers"`
 		Exporters []component.ID `mapstructure:"exporters"`
 	}
 	sub, err := conf.Sub("service::pipelines")
 	if err != nil || sub.Unmarshal(&pipelines, confmap.WithIgnoreUnused()) != nil {
-		return nil, nil
+		return receivers, exporters
 	}
-	for _, p := range pipelines {
-		receivers = append(receivers, p.Receivers...)
-		exporters = append(exporters, p.Exporters...)
+	for name, p := range pipelines {
+		signal, _, _ := strings.Cut(name, "/")
+		receivers.add(p.Receivers, signal)
+		exporters.add(p.Exporters, signal)
 	}
-	return unique(receivers), unique(exporters)
-}
-
-func unique(ids []component.ID) []component.ID {
-	slices.SortFunc(ids, func(a, b component.ID) int { return strings.Compare(a.String(), b.String()) })
-	return slices.Compact(ids)
+	return receivers, exporters
 }
 
 // load unmarshals the section of id under kind onto cfg, a factory's
@@ -77,12 +96,17 @@ func named(label string, id component.ID) string {
 	return label + " (" + id.String() + ")"
 }
 
-// auditOutputs names where each sandboxaudit exporter writes: the file as
-// an absolute path, the HTTP endpoint without credentials or query.
-func auditOutputs(conf *confmap.Conf, exporters []component.ID) []string {
+// auditOutputs names where each sandboxaudit exporter writes (the file as
+// an absolute path, the HTTP endpoint without credentials or query) and
+// the topic of each kafka exporter that writes audit lines.
+func auditOutputs(conf *confmap.Conf, exporters uses) []string {
 	f := sandboxauditexporter.NewFactory()
 	var out []string
-	for _, id := range exporters {
+	for _, id := range exporters.ids() {
+		if kafka := kafkaOutput(conf, id, exporters[id]); kafka != "" {
+			out = append(out, kafka)
+			continue
+		}
 		cfg := f.CreateDefaultConfig().(*sandboxauditexporter.Config)
 		if id.Type() != f.Type() || !load(conf, "exporters", id, cfg) {
 			continue
@@ -112,12 +136,17 @@ func withoutSecrets(endpoint string) string {
 	return u.String()
 }
 
-// intakes names each OTLP and sandboxaudit receiver's listening address.
-func intakes(conf *confmap.Conf, receivers []component.ID) []string {
+// intakes names each OTLP and sandboxaudit receiver's listening address and
+// the topics each kafka receiver consumes.
+func intakes(conf *confmap.Conf, receivers uses) []string {
 	otlp, sandbox := otlpreceiver.NewFactory(), sandboxauditreceiver.NewFactory()
 	var out []string
-	for _, id := range receivers {
+	for _, id := range receivers.ids() {
 		switch id.Type() {
+		case kafkaType:
+			if in := kafkaIntake(conf, id, receivers[id]); in != "" {
+				out = append(out, in)
+			}
 		case otlp.Type():
 			cfg := otlp.CreateDefaultConfig().(*otlpreceiver.Config)
 			if !load(conf, "receivers", id, cfg) {

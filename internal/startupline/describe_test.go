@@ -114,3 +114,51 @@ service:
 `))
 	assert.Equal(t, "sandboxaudit: audit lines to /var/log/audit/{session_id}.jsonl; intake events http://localhost:8088/v1/sandbox/events; self-metrics http://localhost:8888/metrics", got)
 }
+
+// TestDescribeNamesKafkaTopics: a Kafka edge's line says which topic its
+// audit lines go to, and a central collector's names the topics it
+// consumes as an intake; only the sections of the signals the pipelines
+// use count, and only an exporter that writes audit lines
+// (sandboxaudit_encoding).
+func TestDescribeNamesKafkaTopics(t *testing.T) {
+	edge := Describe(conf(t, `
+extensions:
+  sandboxaudit_encoding:
+receivers:
+  otlp:
+    protocols:
+      http:
+        endpoint: 127.0.0.1:4318
+exporters:
+  kafka:
+    brokers: ["10.0.0.1:9092", "10.0.0.2:9092"]
+    traces: {topic: sandbox-audit, encoding: sandboxaudit_encoding}
+    logs: {topic: sandbox-audit, encoding: sandboxaudit_encoding}
+  kafka/otlp:
+    logs: {topic: raw-logs}
+service:
+  telemetry: {metrics: {level: none}}
+  pipelines:
+    traces: {receivers: [otlp], exporters: [kafka]}
+    logs: {receivers: [otlp], exporters: [kafka, kafka/otlp]}
+`))
+	assert.Equal(t, "sandboxaudit: audit lines to kafka topic sandbox-audit at 10.0.0.1:9092,10.0.0.2:9092"+
+		"; intake OTLP/HTTP http://127.0.0.1:4318; self-metrics off", edge)
+
+	central := Describe(conf(t, `
+receivers:
+  kafka:
+    brokers: [127.0.0.1:9092]
+    logs: {topics: [sandbox-audit, other], encoding: sandboxaudit_encoding}
+    group_id: sandboxaudit-central
+exporters:
+  sandboxaudit:
+    file: {path: /srv/audit/events.jsonl}
+service:
+  telemetry: {metrics: {level: none}}
+  pipelines:
+    logs: {receivers: [kafka], exporters: [sandboxaudit]}
+`))
+	assert.Equal(t, "sandboxaudit: audit lines to /srv/audit/events.jsonl"+
+		"; intake kafka topics other,sandbox-audit at 127.0.0.1:9092 (group sandboxaudit-central); self-metrics off", central)
+}

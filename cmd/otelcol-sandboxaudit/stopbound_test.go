@@ -1,0 +1,89 @@
+package main
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+)
+
+// syncBuffer is a buffer the timer's goroutine and the test share.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func boundLogger(limit time.Duration) (*zap.Logger, *syncBuffer, chan int) {
+	out, exited := &syncBuffer{}, make(chan int, 1)
+	b := newStopBound(limit, out, func(code int) { exited <- code })
+	core := zapcore.NewCore(zapcore.NewConsoleEncoder(zap.NewProductionEncoderConfig()), zapcore.AddSync(io.Discard), zapcore.InfoLevel)
+	return zap.New(core, b.LoggingOption()), out, exited
+}
+
+// TestStopBoundExitsWhenAShutdownHangs: once the collector logs that its
+// shutdown begins, the process exits 1 unless it ends first, saying why.
+func TestStopBoundExitsWhenAShutdownHangs(t *testing.T) {
+	log, out, exited := boundLogger(10 * time.Millisecond)
+	log.Info(readyMessage)
+	log.Info(shutdownMessage)
+	select {
+	case code := <-exited:
+		assert.Equal(t, 1, code)
+	case <-time.After(10 * time.Second):
+		t.Fatal("no exit 10s after a shutdown began, with a 10ms bound")
+	}
+	assert.Contains(t, out.String(), "otelcol-sandboxaudit: the shutdown has not finished after 10ms")
+}
+
+// TestStopBoundLeavesAReloadThatCompletes: a SIGHUP reload shuts the
+// service down and starts it again; once it runs, nothing exits.
+func TestStopBoundLeavesAReloadThatCompletes(t *testing.T) {
+	log, out, exited := boundLogger(50 * time.Millisecond)
+	log.Info(shutdownMessage)
+	log.Info(readyMessage)
+	log.Info("some other message")
+	time.Sleep(200 * time.Millisecond) // four times the bound: an exit would have come
+	select {
+	case code := <-exited:
+		t.Fatalf("exited %d after a reload that completed", code)
+	default:
+	}
+	require.Empty(t, out.String())
+}
+
+// TestStopBoundArmsOnASignal: a SIGTERM arms the bound even when the
+// collector logs above Info and never says its shutdown began.
+func TestStopBoundArmsOnASignal(t *testing.T) {
+	out, exited := &syncBuffer{}, make(chan int, 1)
+	b := newStopBound(10*time.Millisecond, out, func(code int) { exited <- code })
+	sig := make(chan os.Signal, 1)
+	b.ArmOn(sig)
+	sig <- syscall.SIGTERM
+	select {
+	case code := <-exited:
+		assert.Equal(t, 1, code)
+	case <-time.After(10 * time.Second):
+		t.Fatal("no exit 10s after a SIGTERM, with a 10ms bound")
+	}
+	assert.Contains(t, out.String(), "the shutdown has not finished after 10ms")
+}

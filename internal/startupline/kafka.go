@@ -1,0 +1,76 @@
+package startupline
+
+import (
+	"slices"
+	"strings"
+
+	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/confmap"
+
+	"github.com/open-telemetry/opentelemetry-collector-contrib/exporter/kafkaexporter"
+	"github.com/open-telemetry/opentelemetry-collector-contrib/receiver/kafkareceiver"
+)
+
+var kafkaType = component.MustNewType("kafka")
+
+// auditEncoding is the type of the extension that turns telemetry into
+// audit lines on Kafka.
+const auditEncoding = "sandboxaudit_encoding"
+
+// kafkaOutput names the topics a kafka exporter writes audit lines to, for
+// the signals it is used for: "kafka topic T at BROKERS". It is "" for
+// another exporter, or one whose encoding is not sandboxaudit_encoding.
+func kafkaOutput(conf *confmap.Conf, id component.ID, signals map[string]bool) string {
+	f := kafkaexporter.NewFactory()
+	cfg := f.CreateDefaultConfig().(*kafkaexporter.Config)
+	if id.Type() != kafkaType || !load(conf, "exporters", id, cfg) {
+		return ""
+	}
+	var topics []string
+	for signal, section := range map[string]kafkaexporter.SignalConfig{"logs": cfg.Logs, "traces": cfg.Traces} {
+		if signals[signal] && isAuditEncoding(section.Encoding) {
+			topics = append(topics, section.Topic)
+		}
+	}
+	if len(topics) == 0 {
+		return ""
+	}
+	return named(topicsLabel(topics), id) + " at " + strings.Join(cfg.ClientConfig.Brokers, ",")
+}
+
+// kafkaIntake names the topics a kafka receiver consumes for the signals
+// it is used for, its brokers and its group.
+func kafkaIntake(conf *confmap.Conf, id component.ID, signals map[string]bool) string {
+	f := kafkareceiver.NewFactory()
+	cfg := f.CreateDefaultConfig().(*kafkareceiver.Config)
+	if !load(conf, "receivers", id, cfg) {
+		return ""
+	}
+	var topics []string
+	for signal, section := range map[string]kafkareceiver.TopicEncodingConfig{
+		"logs": cfg.Logs, "traces": cfg.Traces, "metrics": cfg.Metrics, "profiles": cfg.Profiles,
+	} {
+		if signals[signal] {
+			topics = append(topics, section.Topics...)
+		}
+	}
+	if len(topics) == 0 {
+		return ""
+	}
+	return named(topicsLabel(topics), id) + " at " + strings.Join(cfg.ClientConfig.Brokers, ",") + " (group " + cfg.ConsumerConfig.GroupID + ")"
+}
+
+func isAuditEncoding(encoding string) bool {
+	var id component.ID
+	return id.UnmarshalText([]byte(encoding)) == nil && id.Type().String() == auditEncoding
+}
+
+// topicsLabel is "kafka topic T" or "kafka topics T1,T2", each once, sorted.
+func topicsLabel(topics []string) string {
+	slices.Sort(topics)
+	topics = slices.Compact(topics)
+	if len(topics) == 1 {
+		return "kafka topic " + topics[0]
+	}
+	return "kafka topics " + strings.Join(topics, ",")
+}
