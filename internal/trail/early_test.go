@@ -97,3 +97,23 @@ func TestFinishesReadBeforeTheirStartsPairAcrossTheBudget(t *testing.T) {
 		})
 	}
 }
+
+// sessions sums a trail of finishes alone without holding them all: past
+// a budget it reads the trail again as show does, with the same sums.
+func TestSessionsOfFinishesWithoutStartsAreNotAllHeld(t *testing.T) {
+	_, content := writeTrail(t, 3, 3000)
+	_, finishes := splitPhases(content)
+	p := writeLinesFile(t, finishes)
+	want, wantSt, err := ReadSessions(context.Background(), []string{p}, Options{})
+	require.NoError(t, err)
+	require.Len(t, want, 3)
+	var held int
+	got, st, err := readSessions(context.Background(), []string{p}, Options{RunBytes: 64 << 10, TempDir: t.TempDir()}, &held)
+	require.NoError(t, err)
+	assert.Equal(t, want, got)
+	assert.Equal(t, wantSt.Lines, st.Lines)
+	assert.LessOrEqual(t, held, 200, "finishes held at once (the budget allows 128)")
+	for _, s := range got {
+		assert.Equal(t, int64(1000), s.Ops)
+	}
+}
