@@ -103,8 +103,9 @@ func (e *auditExporter) Start(ctx context.Context, host component.Host) (err err
 			}
 			opts.OnWrite = e.sealer.Wrote
 			if opts.Rotation != nil {
-				// Retention signs what it removes before it removes it.
-				opts.Rotation.BeforeRemove = e.sealer.Retire
+				// Retention signs what it removes before it removes it, and
+				// counts only the log's own segments.
+				opts.Rotation.BeforeRemove, opts.Rotation.Holds = e.sealer.Retire, e.sealer.Holds
 				// A rotation on time, with no batch, is sealed too.
 				logRotation, sealer := opts.Rotation.OnRotate, e.sealer
 				opts.Rotation.OnRotate = func(path, segment string) {

@@ -454,25 +454,7 @@ func TestVerifyFollowsTwoHandovers(t *testing.T) {
 // Witnesses cosign the new log's checkpoints, its handover leaf included,
 // and verify with the first key follows into the witnessed new log.
 func TestHandedOverLogIsWitnessed(t *testing.T) {
-	path, retired, oldPub, newKey, _ := handOver(t)
-	keys, err := integrity.LoadSigningKey(newKey)
-	require.NoError(t, err)
-	f := witnesstest.Start(t, "w3.example/w", keys.Verifier)
-	w, err := witness.NewWitness(f.URL, f.VKey, nil, nil)
-	require.NoError(t, err)
-	pool, err := witness.NewPool([]*witness.Witness{w}, 1, nil, nil)
-	require.NoError(t, err)
-	wkey := filepath.Join(t.TempDir(), "w3.vkey")
-	require.NoError(t, os.WriteFile(wkey, []byte(f.VKey+"\n"), 0o644))
-	sealer, err := integrity.NewSealer(integrity.Settings{Keys: keys, Interval: 1e9, Witnesses: pool})
-	require.NoError(t, err)
-	s, fin := op(sessionB, "stop", "b000000000000009", 3, 4)
-	appendFlocked(t, path, canonLines(s))
-	require.NoError(t, sealer.Seal(context.Background(), path))
-	appendFlocked(t, path, canonLines(fin))
-	require.NoError(t, sealer.Seal(context.Background(), path))
-	require.NoError(t, sealer.Close(context.Background()))
-
+	path, retired, oldPub, newKey, wkey := witnessedNewLog(t)
 	res := run(t, "", "verify", "--key", strings.TrimSuffix(newKey, ".key")+".pub", "--witness", wkey, path)
 	require.Equal(t, 0, res.code, res.stdout+res.stderr)
 	require.Contains(t, res.stdout, "witness: lines=2 witnessed=2 unwitnessed=0")
@@ -491,6 +473,44 @@ func TestHandedOverLogIsWitnessed(t *testing.T) {
 	res = run(t, "", "verify", "--key", strings.TrimSuffix(newKey, ".key")+".pub", "--witness", wkey, path)
 	require.Equal(t, 1, res.code, res.stdout)
 	require.Contains(t, res.stdout, "lines were changed, and re-signed, after the witnesses saw them")
+}
+
+// In a log that starts from a handover, line N is leaf N: the witness
+// check names lines as the file holds them, not counting the note's leaf.
+func TestHandedOverWitnessProblemsNameLines(t *testing.T) {
+	path, _, _, newKey, wkey := witnessedNewLog(t)
+	lines := fileLines(t, path)
+	writeLines(t, path, lines[:1])
+	res := run(t, "", "verify", "--key", strings.TrimSuffix(newKey, ".key")+".pub", "--witness", wkey, "--allow-open", path)
+	require.Equal(t, 1, res.code, res.stdout)
+	require.Contains(t, res.stdout, "cosigned, covers 2 lines, but the file has only 1: cut back")
+	require.Contains(t, res.stdout, "checkpoint #2 covers 2 lines of the log but the trail has 1")
+}
+
+// witnessedNewLog hands the witnessed fixture's log over to a new key and
+// writes two lines of the new log, each sealed and cosigned by a witness
+// of the new log. It returns the witness's key file last.
+func witnessedNewLog(t *testing.T) (path, retired, oldPub, newKey, wkey string) {
+	t.Helper()
+	path, retired, oldPub, newKey, _ = handOver(t)
+	keys, err := integrity.LoadSigningKey(newKey)
+	require.NoError(t, err)
+	f := witnesstest.Start(t, "w3.example/w", keys.Verifier)
+	w, err := witness.NewWitness(f.URL, f.VKey, nil, nil)
+	require.NoError(t, err)
+	pool, err := witness.NewPool([]*witness.Witness{w}, 1, nil, nil)
+	require.NoError(t, err)
+	wkey = filepath.Join(t.TempDir(), "w3.vkey")
+	require.NoError(t, os.WriteFile(wkey, []byte(f.VKey+"\n"), 0o644))
+	sealer, err := integrity.NewSealer(integrity.Settings{Keys: keys, Interval: 1e9, Witnesses: pool})
+	require.NoError(t, err)
+	s, fin := op(sessionB, "stop", "b000000000000009", 3, 4)
+	appendFlocked(t, path, canonLines(s))
+	require.NoError(t, sealer.Seal(context.Background(), path))
+	appendFlocked(t, path, canonLines(fin))
+	require.NoError(t, sealer.Seal(context.Background(), path))
+	require.NoError(t, sealer.Close(context.Background()))
+	return path, retired, oldPub, newKey, wkey
 }
 
 // log reset ties the new log to nothing: a pending note is moved aside
@@ -548,4 +568,22 @@ func TestVerifyAloneInARetiredDirectory(t *testing.T) {
 	compressTo(t, segs[1].Path, append(decompress(t, segs[1].Path), canonLines(s, f)...))
 	res = run(t, "", "verify", "--key", oldPub, "--alone", segs[1].Path)
 	require.Equal(t, 1, res.code, res.stdout)
+}
+
+// --alone over a directory that holds a log of another key (the log a
+// handover retired, checked with the new key) names each of its segments
+// as a problem and goes on, as for a segment no record names.
+func TestVerifyAloneGoesOnPastAnotherKeysSegments(t *testing.T) {
+	path, retired, _, newKey := handOverRotated(t)
+	segs, err := filesink.Segments(retired)
+	require.NoError(t, err)
+	require.Greater(t, len(segs), 1)
+	newPub := strings.TrimSuffix(newKey, ".key") + ".pub"
+	res := run(t, "", "verify", "--key", newPub, "--alone", filepath.Dir(path))
+	require.Equal(t, 1, res.code, res.stdout+res.stderr)
+	require.Empty(t, res.stderr)
+	for _, s := range segs {
+		require.Contains(t, res.stdout, s.Path+": integrity: "+integrity.SegmentsPath(retired)+": segment record #1: not signed by key next+")
+	}
+	require.Contains(t, res.stdout, "--alone checks a segment with --key only; verify the trail without --alone to follow a key handover")
 }

@@ -206,7 +206,8 @@ func (v *verifier) verifyTrail(ctx context.Context, path string, segs []filesink
 	res := tc.Finish()
 	witnessed := int64(-1)
 	if wc != nil {
-		witnessed = v.reportWitnessed(path, wc, lead, len(res.Failures) == 0)
+		at := func(n int64) string { return lineIn(tr, n, lead) }
+		witnessed = v.reportWitnessed(path, at, wc, lead, len(res.Failures) == 0)
 	}
 	v.checkHandover(path, res.First+res.Lines, lead)
 	for _, f := range res.Failures {
@@ -329,7 +330,12 @@ func (u unsealedLimit) allows(n int64, files []string) bool {
 	}
 	for _, f := range files {
 		fi, err := os.Lstat(f)
-		if err != nil || time.Since(fi.ModTime()) > u.age {
+		if err != nil {
+			return false
+		}
+		// A time ahead of the clock (beyond a second of skew) is no
+		// write within the duration.
+		if age := time.Since(fi.ModTime()); age > u.age || age < -time.Second {
 			return false
 		}
 	}
@@ -375,4 +381,23 @@ func (v *verifier) checkTrailParts(ctx context.Context, tc *integrity.TrailCheck
 	v.trailWitness, v.trailLog = wc, tr.Log
 	defer func() { v.trailWitness, v.trailLog = nil, nil }()
 	return v.verifyParts(ctx, tr.Parts, tc)
+}
+
+// lineIn names where line n of a trail's log is: a recorded segment and
+// its line, or the active file and its line when it is the only part no
+// record counts; otherwise the trail and the line of the log.
+func lineIn(tr *integrity.Trail, n, lead int64) string {
+	leaf := n - 1 + lead // with a handover leaf, line i is leaf i
+	unrecorded := 0
+	for _, p := range tr.Parts {
+		if r := p.Record; r == nil {
+			unrecorded++
+		} else if leaf >= r.First && leaf < r.End() {
+			return fmt.Sprintf("%s:%d", p.Path, leaf-r.First+1)
+		}
+	}
+	if end := tr.Log.End(); unrecorded == 1 && tr.Parts[len(tr.Parts)-1].Path == tr.Path && leaf >= end {
+		return fmt.Sprintf("%s:%d", tr.Path, leaf-end+1)
+	}
+	return fmt.Sprintf("%s (line %d of the log)", tr.Path, n)
 }

@@ -180,6 +180,19 @@ func TestVerifyAllowUnsealed(t *testing.T) {
 	require.Contains(t, res.stderr, `"ten" is neither a line count (100) nor a duration (30s)`)
 }
 
+// A file whose time is ahead of the clock was not written within any
+// duration: its unsealed lines are not a live file's.
+func TestVerifyAllowUnsealedNotInAFileFromTheFuture(t *testing.T) {
+	path, _, pub, _ := rotatedFixture(t, 20)
+	s, f := op(sessionA, "exec", "f000000000000001", 9001, 9002)
+	appendFlocked(t, path, canonLines(s, f))
+	ahead := time.Now().Add(24 * time.Hour)
+	require.NoError(t, os.Chtimes(path, ahead, ahead))
+	res := run(t, "", "verify", "--key", pub, filepath.Dir(path), "--allow-unsealed", "10m")
+	require.Equal(t, exitProblems, res.code, res.stdout)
+	require.Contains(t, res.stdout, "2 lines after the newest checkpoint are not sealed")
+}
+
 // A closed segment is not a live file: a forged line appended to the
 // newest one, with the segments sidecar cut so that no record counts its
 // lines, is not among the lines --allow-unsealed accepts.

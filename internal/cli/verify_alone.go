@@ -68,11 +68,19 @@ func aloneDirSegments(dir string) ([]string, error) {
 // cosigned checkpoints too).
 func (v *verifier) verifySegmentAlone(ctx context.Context, segment string) error {
 	tr, err := integrity.OpenSegmentAlone(segment, v.opts.key)
-	if errors.Is(err, integrity.ErrNotRecorded) {
+	switch {
+	case errors.Is(err, integrity.ErrNotRecorded):
 		// A stray file in the directory: a problem, and the other
 		// segments are still checked.
 		v.sum.Problems++
 		_, _ = fmt.Fprintf(v.out, "%s: integrity: %v\n", segment, strings.TrimPrefix(err.Error(), segment+": "))
+		return nil
+	case errors.Is(err, integrity.ErrNotSignedBy):
+		// Another key's log (one a handover retired, or the one it went
+		// on as): a problem for its segments, and the others are checked.
+		v.sum.Problems++
+		_, _ = fmt.Fprintf(v.out, "%s: integrity: %v: --alone checks a segment with --key only; "+
+			"verify the trail without --alone to follow a key handover\n", segment, err)
 		return nil
 	}
 	if err != nil {

@@ -40,7 +40,7 @@ func (v *verifier) verifySealed(ctx context.Context, name string, f *os.File) er
 	}
 	res := c.Finish()
 	if wc != nil {
-		v.reportWitnessed(name, wc, 0, res.Failure == nil)
+		v.reportWitnessed(name, func(n int64) string { return fmt.Sprintf("%s:%d", name, n) }, wc, 0, res.Failure == nil)
 	}
 	v.checkHandover(name, res.Lines, 0)
 	if fl := res.Failure; fl != nil {

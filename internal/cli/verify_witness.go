@@ -118,8 +118,9 @@ func (v *verifier) newWitnessCheck(name string) (*integrity.WitnessCheck, error)
 // reportWitnessed prints one file's witness result and counts its problems.
 //
 // lead is 1 for a log whose leaf 0 is a handover note: counts are lines.
-// It returns the leaves the quorum cosigned.
-func (v *verifier) reportWitnessed(name string, wc *integrity.WitnessCheck, lead int64, sealedOK bool) int64 {
+// at names where a line of the log is (FILE:LINE). It returns the leaves
+// the quorum cosigned.
+func (v *verifier) reportWitnessed(name string, at func(line int64) string, wc *integrity.WitnessCheck, lead int64, sealedOK bool) int64 {
 	res := wc.Finish()
 	leaves := res.Witnessed
 	if res.Failure != nil {
@@ -130,7 +131,7 @@ func (v *verifier) reportWitnessed(name string, wc *integrity.WitnessCheck, lead
 		v.sum.Problems++
 		msg := fl.Msg + res.ChangedMsg(sealedOK)
 		if fl.Line > 0 {
-			_, _ = fmt.Fprintf(v.out, "%s:%d: witness: %s\n", name, fl.Line, msg)
+			_, _ = fmt.Fprintf(v.out, "%s: witness: %s\n", at(fl.Line), msg)
 		} else {
 			_, _ = fmt.Fprintf(v.out, "%s: witness: %s\n", integrity.WitnessedPath(name), msg)
 		}
@@ -140,9 +141,13 @@ func (v *verifier) reportWitnessed(name string, wc *integrity.WitnessCheck, lead
 	case res.Failure != nil:
 	case res.Witnessed == 0 && res.Lines > 0:
 		v.sum.Problems++
-		_, _ = fmt.Fprintf(v.out, "%s: witness: no checkpoint is cosigned by %d of the %d witnesses: "+
-			"nothing in this file is witnessed (the witnessed sidecar was removed, or the witnesses never cosigned)\n",
-			name, v.opts.witness.usedQuorum, len(v.opts.witness.verifiers))
+		why := "nothing in this file is witnessed (the witnessed sidecar was removed, or the witnesses never cosigned)"
+		if len(res.Others) > 0 {
+			why = "the witnessed sidecar holds cosignatures only by keys not given (" + strings.Join(res.Others, ", ") +
+				"): check the --witness key files"
+		}
+		_, _ = fmt.Fprintf(v.out, "%s: witness: no checkpoint is cosigned by %d of the %d witnesses: %s\n",
+			name, v.opts.witness.usedQuorum, len(v.opts.witness.verifiers), why)
 	case beyond > v.opts.witness.allowTail:
 		v.sum.Problems++
 		_, _ = fmt.Fprintf(v.out, "%s: witness: %d lines after the newest checkpoint the witnesses cosigned (line %d); "+

@@ -203,23 +203,26 @@ func TestVerifyWitnessOnATrail(t *testing.T) {
 	}
 }
 
-func witnessedTrail(t *testing.T, maxBackups int) {
+// witnessedTrail writes a rotated trail cosigned by a fake witness, checks
+// verify passes it, and returns the audit path, the log's public key and
+// the witness's key file.
+func witnessedTrail(t *testing.T, maxBackups int) (path, pub, wkey string) {
 	dir := t.TempDir()
 	res := run(t, "", "keygen", "--name", "cli-test", "--out", filepath.Join(dir, "keys"))
 	require.Equal(t, 0, res.code, res.stderr)
 	keys, err := integrity.LoadSigningKey(filepath.Join(dir, "keys", "cli-test.key"))
 	require.NoError(t, err)
-	pub := filepath.Join(dir, "keys", "cli-test.pub")
+	pub = filepath.Join(dir, "keys", "cli-test.pub")
 	fw := witnesstest.Start(t, "w1.example/w", keys.Verifier)
 	w, err := witness.NewWitness(fw.URL, fw.VKey, nil, nil)
 	require.NoError(t, err)
 	pool, err := witness.NewPool([]*witness.Witness{w}, 1, nil, nil)
 	require.NoError(t, err)
-	wkey := filepath.Join(dir, "w1.vkey")
+	wkey = filepath.Join(dir, "w1.vkey")
 	require.NoError(t, os.WriteFile(wkey, []byte(fw.VKey), 0o644))
 	sealer, err := integrity.NewSealer(integrity.Settings{Keys: keys, Interval: time.Second, Witnesses: pool})
 	require.NoError(t, err)
-	path := filepath.Join(dir, "trail", "events.jsonl")
+	path = filepath.Join(dir, "trail", "events.jsonl")
 	sink, err := filesink.New(filesink.Options{Path: path, OnWrite: sealer.Wrote,
 		Rotation: &filesink.Rotation{MaxBytes: 4 << 10, MaxBackups: maxBackups, BeforeRemove: sealer.Retire}})
 	require.NoError(t, err)
@@ -245,4 +248,38 @@ func witnessedTrail(t *testing.T, maxBackups int) {
 	}
 	require.Contains(t, res.stdout, "witness: lines=80 witnessed=80 unwitnessed=0")
 	require.Equal(t, int64(80), fw.Size("cli-test/events.jsonl"))
+	return path, pub, wkey
+}
+
+// A witness problem in a rotated trail names the segment and its line, not
+// the line of the log as if it were the active file's.
+func TestVerifyWitnessOnATrailNamesTheSegment(t *testing.T) {
+	path, pub, wkey := witnessedTrail(t, 0)
+	segs, err := filesink.Segments(path)
+	require.NoError(t, err)
+	lines := fileLines(t, segs[0].Path)
+	require.GreaterOrEqual(t, len(lines), 10)
+	lines[1] = strings.Replace(lines[1], `"op":"exec"`, `"op":"read"`, 1)
+	writeLines(t, segs[0].Path, lines)
+	res := run(t, "", "verify", "--key", pub, "--witness", wkey, "--allow-open", filepath.Dir(path))
+	require.Equal(t, 1, res.code, res.stdout)
+	require.Contains(t, res.stdout, segs[0].Path+":10: witness: the first 10 lines do not match checkpoint #1")
+}
+
+// A --witness key that cosigned nothing in the sidecar, which holds other
+// witnesses' cosignatures: verify names them, so a wrong key file reads
+// as one, not as a removed sidecar.
+func TestVerifyWitnessNamesTheKeysThatCosigned(t *testing.T) {
+	path, _, pubPath, _, _ := witnessedFixture(t)
+	keys, err := integrity.LoadVerifierKey(pubPath)
+	require.NoError(t, err)
+	other := witnesstest.Start(t, "w3.example/w", keys)
+	wkey := filepath.Join(t.TempDir(), "w3.vkey")
+	require.NoError(t, os.WriteFile(wkey, []byte(other.VKey+"\n"), 0o644))
+	res := run(t, "", "verify", "--key", pubPath, "--witness", wkey, path)
+	require.Equal(t, 1, res.code, res.stdout)
+	require.Contains(t, res.stdout, "no checkpoint is cosigned by 1 of the 1 witnesses: the witnessed sidecar holds "+
+		"cosignatures only by keys not given (w1.example/w+")
+	require.Contains(t, res.stdout, ", w2.example/w+")
+	require.Contains(t, res.stdout, "): check the --witness key files")
 }

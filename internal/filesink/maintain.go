@@ -146,9 +146,18 @@ func (m *maintainer) maintain(ctx context.Context, path string) time.Duration {
 }
 
 // dropPlainTwin removes a plain segment whose compressed copy was made
-// durable before a crash stopped the removal.
+// durable before a crash stopped the removal. One whose bytes differ from
+// the copy's is kept, reported: one of them was changed.
 func (m *maintainer) dropPlainTwin(path string, seg Segment) {
 	if _, err := os.Lstat(seg.Plain); err != nil {
+		return
+	}
+	switch same, err := sameAsCompressed(seg.Plain, seg.Path); {
+	case err != nil:
+		m.rot.fail(path, fmt.Errorf("compare plain segment %s with its compressed copy: %w", seg.Plain, err))
+		return
+	case !same:
+		m.rot.fail(path, fmt.Errorf("plain segment %s differs from its compressed copy %s: %w", seg.Plain, seg.Path, errTwinDiffers))
 		return
 	}
 	if err := os.Remove(seg.Plain); err != nil {
@@ -165,8 +174,8 @@ func (m *maintainer) dropPlainTwin(path string, seg Segment) {
 // as a segment that is not one of the path's: retention passes over it.
 var ErrForeignSegment = errors.New("a foreign or renamed segment")
 
-// retain removes the oldest segments beyond MaxBackups and those older
-// than MaxAge, oldest first; a removal refused (BeforeRemove) or failed
+// retain removes the oldest of the log's segments beyond MaxBackups and
+// those older than MaxAge, oldest first; a removal refused (BeforeRemove) or failed
 // stops the round, so a newer segment never goes while an older stays. A
 // foreign segment (ErrForeignSegment) is passed over and stays.
 func (m *maintainer) retain(path string) {
@@ -179,15 +188,29 @@ func (m *maintainer) retain(path string) {
 		return
 	}
 	now := r.clock()
+	// Only the log's own segments (Holds) count toward MaxBackups, so files
+	// put beside them cannot push them out; the newest counts too, as it
+	// may be a rotation the log has not recorded yet.
+	held := make([]bool, len(segs))
+	excess := -r.MaxBackups
+	for i, seg := range segs {
+		held[i] = r.Holds == nil || i == len(segs)-1 || r.Holds(path, seg)
+		if held[i] {
+			excess++
+		}
+	}
 	for i, seg := range segs {
 		reason := ""
 		switch {
-		case r.MaxBackups > 0 && len(segs)-i > r.MaxBackups:
+		case r.MaxBackups > 0 && excess > 0:
 			reason = RemovedMaxBackups
 		case r.MaxAge > 0 && now.Sub(seg.Time) > r.MaxAge:
 			reason = RemovedMaxAge
 		default:
 			return
+		}
+		if held[i] {
+			excess--
 		}
 		if err := m.remove(path, seg); err != nil {
 			r.fail(path, err)
@@ -241,7 +264,9 @@ func compressSegment(ctx context.Context, zc *compressor, seg Segment, now time.
 	if err != nil {
 		return 0, fmt.Errorf("compress %s: %w", seg.Plain, err)
 	}
-	if quiet := now.Sub(fi.ModTime()); quiet < grace {
+	// A time ahead of the clock by more than grace was written before the
+	// clock went back: no write came since, so the segment is quiet.
+	if quiet := now.Sub(fi.ModTime()); quiet < grace && quiet > -grace {
 		return grace - quiet, nil
 	}
 	if _, err := os.Lstat(seg.Plain); err != nil {

@@ -52,6 +52,11 @@ type Rotation struct {
 	// BeforeRemove, when set, must accept a removal by retention before it
 	// happens (integrity records it); an error keeps the segment.
 	BeforeRemove func(path string, seg Segment) error
+	// Holds, when set, says whether seg is one of the closed segments of
+	// path's log (integrity records them): only those, and the newest
+	// segment, count toward MaxBackups, so files put beside them cannot
+	// push the log's own out.
+	Holds func(path string, seg Segment) bool
 	// OnRemoved is told of each segment retention removed, with the reason
 	// (RemovedMaxBackups or RemovedMaxAge).
 	OnRemoved func(path string, seg Segment, reason string)

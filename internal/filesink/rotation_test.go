@@ -447,6 +447,65 @@ func TestRestartFinishesCompression(t *testing.T) {
 	require.True(t, os.IsNotExist(err), "temp file left behind")
 }
 
+// A plain segment beside its compressed copy is what a compression cut
+// short leaves, and is removed; one that differs from the compressed copy
+// means one of them was changed, and both stay, reported.
+func TestRestartKeepsAPlainTwinThatDiffers(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "events.jsonl")
+	n := namerFor(path)
+	t0 := time.Date(2026, 12, 6, 6, 0, 0, 0, time.UTC)
+	same, differs := n.name(t0, 1), n.name(t0, 2)
+	require.NoError(t, os.WriteFile(same, numberedLines(1, 50), 0o600))
+	require.NoError(t, writeZstd(context.Background(), bytes.NewReader(numberedLines(1, 50)), same+ZstdSuffix))
+	require.NoError(t, os.WriteFile(differs, numberedLines(51, 60), 0o600))
+	require.NoError(t, writeZstd(context.Background(), bytes.NewReader(numberedLines(52, 61)), differs+ZstdSuffix))
+
+	var ev rotationEvents
+	s, err := New(Options{Path: path, Rotation: ev.hook(&Rotation{Compress: true})})
+	require.NoError(t, err)
+	require.NoError(t, s.WriteBatch(context.Background(), testSession, numberedLines(62, 62)))
+	require.Eventually(t, func() bool {
+		_, err := os.Lstat(same)
+		return os.IsNotExist(err) && len(ev.errors()) > 0
+	}, time.Minute, 5*time.Millisecond)
+	require.NoError(t, s.Close())
+	got, err := os.ReadFile(differs)
+	require.NoError(t, err, "the plain segment that differs is kept")
+	require.Equal(t, numberedLines(51, 60), got)
+	require.ErrorContains(t, ev.errors()[0], differs+" differs from its compressed copy "+differs+ZstdSuffix)
+}
+
+// A segment last written before the clock went back has a time ahead of
+// the clock; no write came since, so it is compressed now, not once the
+// clock catches up with it.
+func TestCompressesASegmentWrittenBeforeTheClockWentBack(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "events.jsonl")
+	now := time.Date(2026, 12, 6, 6, 0, 0, 0, time.UTC)
+	seg := Segment{Plain: namerFor(path).name(now.Add(-time.Hour), 1)}
+	seg.Path = seg.Plain
+	require.NoError(t, os.WriteFile(seg.Plain, numberedLines(1, 5), 0o600))
+	ahead := now.Add(24 * time.Hour)
+	require.NoError(t, os.Chtimes(seg.Plain, ahead, ahead))
+	wait, err := compressSegment(context.Background(), &compressor{}, seg, now, time.Second)
+	require.NoError(t, err)
+	require.Zero(t, wait)
+	segs, err := Segments(path)
+	require.NoError(t, err)
+	require.Len(t, segs, 1)
+	require.True(t, segs[0].Compressed)
+
+	// A time ahead by less than the grace (a clock a little off) still
+	// waits for the segment to be quiet.
+	seg.Plain = namerFor(path).name(now, 2)
+	seg.Path = seg.Plain
+	require.NoError(t, os.WriteFile(seg.Plain, numberedLines(6, 9), 0o600))
+	soon := now.Add(500 * time.Millisecond)
+	require.NoError(t, os.Chtimes(seg.Plain, soon, soon))
+	wait, err = compressSegment(context.Background(), &compressor{}, seg, now, time.Second)
+	require.NoError(t, err)
+	require.Equal(t, 1500*time.Millisecond, wait)
+}
+
 // TestFullDiskDuringRotationAndCompression: on a full 256 KiB tmpfs a batch
 // that rotates the file is refused whole (ENOSPC) and the segment the
 // rotation closed is intact; its compression fails visibly (OnError), no

@@ -131,6 +131,10 @@ func OpenCheckpoint(msg []byte, v note.Verifier) (Checkpoint, error) {
 	return ParseCheckpoint([]byte(n.Text))
 }
 
+// ErrNotSignedBy marks a note (a checkpoint, a segment record) that
+// another key signed.
+var ErrNotSignedBy = errors.New("not signed by key")
+
 func describeNoteError(err error, v note.Verifier) error {
 	var unverified *note.UnverifiedNoteError
 	if errors.As(err, &unverified) {
@@ -138,7 +142,7 @@ func describeNoteError(err error, v note.Verifier) error {
 		for _, s := range unverified.Note.UnverifiedSigs {
 			names = append(names, fmt.Sprintf("%s+%08x", s.Name, s.Hash))
 		}
-		return fmt.Errorf("not signed by key %s+%08x (signed by %v)", v.Name(), v.KeyHash(), names)
+		return fmt.Errorf("%w %s+%08x (signed by %v)", ErrNotSignedBy, v.Name(), v.KeyHash(), names)
 	}
 	var invalid *note.InvalidSignatureError
 	if errors.As(err, &invalid) {

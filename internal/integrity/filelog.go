@@ -365,6 +365,10 @@ func (l *fileLog) loadCheckpoints(cps *os.File, res *sealResult) error {
 			return tampered(l.path, "checkpoint #%d: %v", i, err)
 		}
 		c, err := OpenCheckpoint(rec, l.keys.Verifier)
+		if err != nil && i == 1 && errors.Is(err, ErrNotSignedBy) {
+			return tampered(l.path, "checkpoint #1: %v: the log was signed with another key: "+
+				"a log's key is changed with `sandboxaudit log handover`, run with the key that signed it", err)
+		}
 		if err != nil {
 			return tampered(l.path, "checkpoint #%d: %v", i, err)
 		}
@@ -487,6 +491,14 @@ func (l *fileLog) hashLines(r io.Reader, name string, store *hashStore) (int64, 
 	if i < had && name != l.path {
 		return 0, 0, tampered(l.path, "the closed segment %s, which no segment record names, ends at line %d of the log, but %d lines were sealed: "+
 			"lines were deleted from it, or the segment records before it are gone (%s removed or cut)", filepath.Base(name), i, had, filepath.Base(SegmentsPath(l.path)))
+	}
+	if i < had && l.hasLast && i >= l.last.N && (!checkRoot || rootAtLast == l.last.Hash) {
+		// Only lines no checkpoint signed are gone: hashed before a crash
+		// kept their checkpoint from being written, or not lines at all.
+		return 0, 0, tampered(l.path, "the hash store holds %d lines after the newest checkpoint (%d lines) that the file no longer has: "+
+			"they were removed after they were hashed, or the store was changed; the signed lines are intact. With the collector stopped, "+
+			"move %s aside: the collector writes the store of a log without closed segments again, and `sandboxaudit log rebuild-store` "+
+			"that of a rotated log", had-i, l.last.N-l.segLog.Lead(), filepath.Base(store.f.Name()))
 	}
 	if i < had {
 		return 0, 0, tampered(l.path, "the file has %d lines but %d were sealed (cut back or lines deleted)", i-l.first, had-l.first)

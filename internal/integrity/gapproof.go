@@ -168,6 +168,7 @@ func (c *TrailChecker) proveSegments() {
 	}
 	newest, num := *c.prev, c.prevNum
 	var prover *TreeProver
+	lead := c.trail.Log.Lead()
 	defer func() { _ = prover.Close() }()
 	for _, s := range c.segEnds {
 		proof := SegmentProof{Path: s.path, First: s.first, End: s.end, Checkpoint: num, Size: newest.N}
@@ -180,7 +181,7 @@ func (c *TrailChecker) proveSegments() {
 			prover = OpenTreeProver(c.trail.Path)
 		}
 		if err := prover.Prove(s.end, s.root, newest); err != nil {
-			c.fail("%s: lines %d-%d of the log are not shown to be in checkpoint #%d, the newest: %v", s.path, s.first+1, s.end, num, err)
+			c.fail("%s: lines %d-%d of the log are not shown to be in checkpoint #%d, the newest: %v", s.path, s.first+1-lead, s.end-lead, num, err)
 			continue
 		}
 		c.res.Proofs = append(c.res.Proofs, proof)
@@ -246,10 +247,11 @@ func (c *TrailChecker) proveGiven() {
 	}
 	prover := OpenTreeProver(c.trail.Path)
 	defer func() { _ = prover.Close() }()
+	lead := c.trail.Log.Lead()
 	for _, cp := range c.given {
 		for _, s := range c.segEnds {
 			if err := prover.Prove(s.end, s.root, cp); err != nil {
-				c.fail("%s: lines %d-%d of the log are not shown to be in the checkpoint given (%d lines): %v", s.path, s.first+1, s.end, cp.N, err)
+				c.fail("%s: lines %d-%d of the log are not shown to be in the checkpoint given (%d lines): %v", s.path, s.first+1-lead, s.end-lead, cp.N-lead, err)
 				continue
 			}
 			c.res.Proofs = append(c.res.Proofs, SegmentProof{Path: s.path, First: s.first, End: s.end, Size: cp.N, Given: true})
@@ -330,6 +332,6 @@ func (c *TrailChecker) locateChange(p TrailPart) {
 	}), r)
 	if errors.Is(err, errFound) {
 		c.fail("%s:%d: this line (line %d of the log) is not the one the newest checkpoint (%d lines) holds there: "+
-			"it was changed, or lines before it in this segment were added or removed", p.Path, line, leaf+1, cp.N)
+			"it was changed, or lines before it in this segment were added or removed", p.Path, line, leaf+1-c.trail.Log.Lead(), cp.N-c.trail.Log.Lead())
 	}
 }

@@ -2,6 +2,7 @@ package integrity
 
 import (
 	"crypto/sha256"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -118,6 +119,23 @@ func TestSealerRefusesAHandoverToAnotherKey(t *testing.T) {
 // A log that starts from a handover rotates as any other: the segments
 // follow the handover record, and the trail verifies.
 func TestHandedOverLogRotates(t *testing.T) {
+	path, pub, keys := handedOverTrail(t)
+	sl, err := LoadSegmentLog(path, keys.Verifier)
+	require.NoError(t, err)
+	require.NotNil(t, sl.Genesis())
+	require.Greater(t, sl.Closed(), 2)
+	require.Equal(t, int64(1), sl.Segments[1].First)
+	res := checkTrail(t, path, pub)
+	require.Empty(t, res.Failures)
+	require.Equal(t, int64(40), res.Lines)
+	require.Equal(t, int64(41), res.Sealed)
+}
+
+// handedOverTrail writes 40 lines through a rotating file sink into a log
+// that starts from a handover note (its leaf 0), sealed as they come. It
+// returns the path, the public key file and the keys.
+func handedOverTrail(t *testing.T) (string, string, *Keys) {
+	t.Helper()
 	path := filepath.Join(t.TempDir(), "events.jsonl")
 	keys, pub, _ := pendingHandover(t, path)
 	sealer := newSealer(t, keys)
@@ -132,15 +150,47 @@ func TestHandedOverLogRotates(t *testing.T) {
 	}
 	require.NoError(t, sink.Close())
 	require.NoError(t, sealer.Close(bg))
+	return path, pub, keys
+}
+
+// In a log that starts from a handover, line N is leaf N: a problem names
+// the lines as the file holds them, not counting the note's leaf.
+func TestHandedOverTrailProblemsNameLines(t *testing.T) {
+	t.Run("a segment missing", func(t *testing.T) {
+		path, pub, keys := handedOverTrail(t)
+		seg := handedOverSegment(t, path, keys, 2)
+		require.NoError(t, os.Remove(filepath.Join(filepath.Dir(path), seg.Name)))
+		res := checkTrail(t, path, pub)
+		require.Contains(t, strings.Join(res.Failures, "\n"),
+			fmt.Sprintf("segment %s (lines %d-%d of the log) is missing", seg.Name, seg.First, seg.First+seg.Count-1))
+		require.Contains(t, strings.Join(res.Failures, "\n"),
+			fmt.Sprintf("but the part before ends at line %d: lines %d-%d are missing", seg.First-1, seg.First, seg.First+seg.Count-1))
+	})
+	t.Run("a line edited", func(t *testing.T) {
+		path, pub, keys := handedOverTrail(t)
+		seg := handedOverSegment(t, path, keys, 2)
+		file := filepath.Join(filepath.Dir(path), seg.Name)
+		b, err := os.ReadFile(file)
+		require.NoError(t, err)
+		second := strings.SplitAfter(string(b), "\n")[1]
+		edited := strings.Replace(string(b), second, strings.Replace(second, `"n"`, `"m"`, 1), 1)
+		require.NotEqual(t, string(b), edited)
+		require.NoError(t, os.WriteFile(file, []byte(edited), 0o600))
+		res := checkTrail(t, path, pub)
+		failures := strings.Join(res.Failures, "\n")
+		require.Contains(t, failures, fmt.Sprintf("%s:2: this line (line %d of the log) is not the one the newest checkpoint (40 lines) holds there", file, seg.First+1))
+		require.NotContains(t, failures, "41 lines")
+	})
+}
+
+// handedOverSegment is the record of the i-th closed segment of the
+// handed-over log at path (1 is the first; 0 is the handover record).
+func handedOverSegment(t *testing.T, path string, keys *Keys, i int) SegmentRecord {
+	t.Helper()
 	sl, err := LoadSegmentLog(path, keys.Verifier)
 	require.NoError(t, err)
-	require.NotNil(t, sl.Genesis())
-	require.Greater(t, sl.Closed(), 2)
-	require.Equal(t, int64(1), sl.Segments[1].First)
-	res := checkTrail(t, path, pub)
-	require.Empty(t, res.Failures)
-	require.Equal(t, int64(40), res.Lines)
-	require.Equal(t, int64(41), res.Sealed)
+	require.Greater(t, len(sl.Segments), i+1)
+	return sl.Segments[i]
 }
 
 func TestSegmentLogRefusesAMisplacedHandoverRecord(t *testing.T) {

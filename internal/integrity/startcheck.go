@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"syscall"
 
 	"go.uber.org/zap"
@@ -171,4 +172,19 @@ func (s *Sealer) refuse(path string, err error) {
 			l.sealedDev, l.sealedIno = uint64(st.Dev), st.Ino
 		}
 	}
+}
+
+// Holds reports whether the log of path records seg as one of its closed
+// segments: retention counts only those toward max_backups. When the
+// records cannot be read it says yes, and Retire decides.
+func (s *Sealer) Holds(path string, seg filesink.Segment) bool {
+	s.sealMu.Lock()
+	defer s.sealMu.Unlock()
+	l := s.logFor(path)
+	var res sealResult
+	if err := l.loadSegmentLog(&res); err != nil {
+		return true
+	}
+	name := filepath.Base(seg.Plain)
+	return slices.ContainsFunc(l.segLog.Segments, func(r SegmentRecord) bool { return !r.Genesis && r.Name == name })
 }

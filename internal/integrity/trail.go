@@ -131,6 +131,7 @@ func (t *Trail) addRecorded(disk []filesink.Segment) map[string]bool {
 		onDisk[filepath.Base(s.Plain)] = s
 	}
 	sl, path := t.Log, t.Path
+	lead := sl.Lead() // with a handover leaf, line i is leaf i
 	recorded := map[string]bool{}
 	for i := range sl.Segments {
 		rec := &sl.Segments[i]
@@ -146,10 +147,10 @@ func (t *Trail) addRecorded(disk []filesink.Segment) map[string]bool {
 			t.Retired++
 		case isSymlink(filepath.Join(filepath.Dir(path), rec.Name)) || isSymlink(filepath.Join(filepath.Dir(path), rec.Name+filesink.ZstdSuffix)):
 			t.Problems = append(t.Problems, fmt.Sprintf("%s: segment %s (lines %d-%d of the log) is a symbolic link, not followed: the segment is not read",
-				path, rec.Name, rec.First+1, rec.End()))
+				path, rec.Name, rec.First+1-lead, rec.End()-lead))
 		default:
 			t.Problems = append(t.Problems, fmt.Sprintf("%s: segment %s (lines %d-%d of the log) is missing, and no retention record says it was removed",
-				path, rec.Name, rec.First+1, rec.End()))
+				path, rec.Name, rec.First+1-lead, rec.End()-lead))
 		}
 	}
 	return recorded
@@ -384,12 +385,14 @@ const errRootMismatch = "root mismatch"
 // reportBreak says why the part before rec's segment does not lead into
 // it. A part that failed is reported already.
 func (c *TrailChecker) reportBreak(p TrailPart, rec *SegmentRecord) {
+	lead := c.trail.Log.Lead()
 	switch n := c.tree.Size(); {
 	case n < rec.First:
-		c.fail("%s: starts at line %d of the log, but the part before ends at line %d: lines %d-%d are missing", p.Path, rec.First+1, n, n+1, rec.First)
+		c.fail("%s: starts at line %d of the log, but the part before ends at line %d: lines %d-%d are missing",
+			p.Path, rec.First+1-lead, n-lead, n+1-lead, rec.First-lead)
 	case len(c.res.Failures) > c.partFails:
 	case n > rec.First:
-		c.fail("%s: starts at line %d of the log, but the part before already ends at line %d: lines were added before it", p.Path, rec.First+1, n)
+		c.fail("%s: starts at line %d of the log, but the part before already ends at line %d: lines were added before it", p.Path, rec.First+1-lead, n-lead)
 	default:
 		c.fail("%s: its signed segment record starts from a tree the part before does not end in", p.Path)
 	}
@@ -435,7 +438,7 @@ func (c *TrailChecker) atSize() {
 		if c.tree.Root() != cp.Hash {
 			c.fail("%s: the log's first %d lines (up to line %d of this file) do not match the root hash of checkpoint #%d: "+
 				"a line was changed, added or removed in this file or in a segment before it",
-				c.trail.Parts[c.part].Path, cp.N, c.partN, c.cpNum)
+				c.trail.Parts[c.part].Path, cp.N-c.trail.Log.Lead(), c.partN, c.cpNum)
 			c.cpError = errRootMismatch
 			c.next = nil
 			return
@@ -485,7 +488,7 @@ func (c *TrailChecker) Finish() TrailResult {
 	}
 	if c.next != nil {
 		c.fail("%s: checkpoint #%d covers %d lines of the log but the trail has %d: lines or a segment were cut off the end",
-			c.trail.Path, c.cpNum, c.next.N, c.tree.Size())
+			c.trail.Path, c.cpNum, c.next.N-c.trail.Log.Lead(), max(c.tree.Size()-c.trail.Log.Lead(), 0))
 	}
 	if c.cpNum == 0 && c.cpError == "" {
 		c.fail("%s: no checkpoint: nothing is sealed yet", CheckpointsPath(c.trail.Path))

@@ -27,7 +27,14 @@ type WitnessResult struct {
 	// lines do not have. Whether the log key signed the changed lines
 	// again is for the log's own checkpoints to tell (ChangedMsg).
 	Changed bool
+	// Others names (up to maxOtherCosigners, sorted) the keys of the
+	// cosignatures read when none of them is by a witness key given: a
+	// wrong key file, not a missing cosignature.
+	Others []string
 }
+
+// maxOtherCosigners bounds WitnessResult.Others.
+const maxOtherCosigners = 8
 
 // ChangedMsg ends the message of a Changed failure: resigned says the
 // lines pass the log's own checkpoints, so the key holder signed them
@@ -62,8 +69,13 @@ type WitnessCheck struct {
 	// skipBelow is the size the tree started at: lines before it were
 	// removed by retention, and records below it cannot be checked.
 	skipBelow int64
-	vouched   map[string]int64
-	res       WitnessResult
+	// lead is the leaves before the log's first line (a handover's):
+	// messages count lines, so line i is leaf i.
+	lead    int64
+	vouched map[string]int64
+	others  map[string]bool
+	trusted bool // a cosignature by a key given was read
+	res     WitnessResult
 	// prover, for a segment checked alone, proves the tree at the
 	// segment's end in the cosigned checkpoints beyond it: for each
 	// witness the largest it cosigned (beyond), once all are read.
@@ -152,16 +164,33 @@ func (w *WitnessCheck) readUpTo(n int64) {
 	}
 }
 
-// cosigners names the trusted witnesses whose cosignature on rec verifies.
+// cosigners names the trusted witnesses whose cosignature on rec
+// verifies, and notes the keys of the others (the log's own excepted).
 func (w *WitnessCheck) cosigners(rec []byte) []string {
 	n, err := note.Open(rec, w.witnesses)
+	var unverified *note.UnverifiedNoteError
+	if errors.As(err, &unverified) {
+		n, err = unverified.Note, nil
+	}
 	if err != nil {
 		return nil
+	}
+	for _, s := range n.UnverifiedSigs {
+		if s.Name == w.logKey.Name() && s.Hash == w.logKey.KeyHash() {
+			continue
+		}
+		if w.others == nil {
+			w.others = map[string]bool{}
+		}
+		if id := fmt.Sprintf("%s+%08x", s.Name, s.Hash); len(w.others) < maxOtherCosigners || w.others[id] {
+			w.others[id] = true
+		}
 	}
 	var out []string
 	for _, s := range n.Sigs {
 		out = append(out, fmt.Sprintf("%s+%08x", s.Name, s.Hash))
 	}
+	w.trusted = w.trusted || len(out) > 0
 	return out
 }
 
@@ -169,6 +198,9 @@ func (w *WitnessCheck) cosigners(rec []byte) []string {
 // retention removed the segments before it, the tree starts from the
 // part's signed compact range, as the trail's checker does.
 func (w *WitnessCheck) StartPart(p TrailPart, sl *SegmentLog) {
+	if sl != nil {
+		w.lead = sl.Lead()
+	}
 	if w.tree.Size() != 0 {
 		return
 	}
@@ -206,11 +238,11 @@ func (w *WitnessCheck) settle(r witnessedRec) {
 		return
 	case r.c.N > w.tree.Size():
 		w.fail(0, r.num, "checkpoint #%d, which witnesses %v cosigned, covers %d lines, but the file has only %d: cut back",
-			r.num, r.signers, r.c.N, w.tree.Size())
+			r.num, r.signers, r.c.N-w.lead, max(w.tree.Size()-w.lead, 0))
 		return
 	case r.c.N > 0 && w.tree.Root() != r.c.Hash:
 		w.res.Changed = w.res.Failure == nil
-		w.fail(r.c.N, r.num, "the first %d lines do not match checkpoint #%d, which witnesses %v cosigned", r.c.N, r.num, r.signers)
+		w.fail(r.c.N-w.lead, r.num, "the first %d lines do not match checkpoint #%d, which witnesses %v cosigned", r.c.N-w.lead, r.num, r.signers)
 		return
 	}
 	for _, s := range r.signers {
@@ -234,7 +266,7 @@ func (w *WitnessCheck) proveBeyond() {
 		if !proven[r.num] {
 			if err := w.prover.Prove(w.tree.Size(), w.tree.Root(), r.c); err != nil {
 				w.fail(0, r.num, "checkpoint #%d, which witnesses %v cosigned, is not shown to hold the first %d lines: %v",
-					r.num, r.signers, w.tree.Size(), err)
+					r.num, r.signers, w.tree.Size()-w.lead, err)
 				return
 			}
 			proven[r.num] = true
@@ -259,6 +291,9 @@ func (w *WitnessCheck) Finish() WitnessResult {
 	slices.SortFunc(sizes, func(a, b int64) int { return cmp.Compare(b, a) })
 	if w.quorum > 0 && len(sizes) >= w.quorum {
 		w.res.Witnessed = sizes[w.quorum-1]
+	}
+	if !w.trusted {
+		w.res.Others = slices.Sorted(maps.Keys(w.others))
 	}
 	return w.res
 }

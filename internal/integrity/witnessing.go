@@ -3,10 +3,14 @@ package integrity
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
+	"slices"
+	"strings"
 	"sync"
 
 	"go.uber.org/zap"
@@ -48,6 +52,16 @@ type witnessing struct {
 	// retired is, per file seen, why it is refused as a retired log (nil:
 	// it is not one).
 	retired map[string]error
+	// recorded is, per file in retry, the checkpoint submitted and the
+	// cosignature lines the witnessed sidecar holds for it, by witness
+	// key: a round records it again only when another witness cosigns.
+	recorded map[string]recordedCosigs
+}
+
+type recordedCosigs struct {
+	n     int64
+	hash  tlog.Hash
+	lines map[string][]byte
 }
 
 // addWitnessRetries adds the files waiting for cosignatures to a round.
@@ -85,11 +99,16 @@ func (s *Sealer) witness(ctx context.Context, path string, l *fileLog) {
 	}
 	prove := func(old int64) (tlog.TreeProof, error) { return proveFromStore(path, last.N, old) }
 	cosigs, quorum := ws.Cosign(ctx, path, last.Origin, last.N, signed, prove)
-	if len(cosigs) > 0 {
-		if err := appendWitnessed(path, signed, cosigs); err != nil {
+	if merged := s.newCosigs(path, last, cosigs); merged.lines != nil {
+		all := slices.Collect(maps.Values(merged.lines))
+		slices.SortFunc(all, bytes.Compare)
+		if err := appendWitnessed(path, signed, all); err != nil {
 			s.set.Logger.Error("integrity: cosignatures received but not recorded (the checkpoint is submitted again)",
 				zap.String("path", path), zap.Error(err))
 			quorum = false
+		} else {
+			s.setRecorded(path, merged)
+			quorum = quorum || ws.Count(append(bytes.Clone(signed), bytes.Join(all, nil)...)) >= ws.Quorum()
 		}
 	}
 	if quorum {
@@ -97,6 +116,48 @@ func (s *Sealer) witness(ctx context.Context, path string, l *fileLog) {
 		return
 	}
 	s.setWitnessed(path, done, false)
+}
+
+// newCosigs merges a round's cosignature lines into those recorded for
+// path's checkpoint last. It returns the merged lines when a witness
+// cosigned last for the first time, else lines nil: nothing new to record.
+func (s *Sealer) newCosigs(path string, last Checkpoint, cosigs [][]byte) recordedCosigs {
+	s.wit.mu.Lock()
+	defer s.wit.mu.Unlock()
+	merged := recordedCosigs{n: last.N, hash: last.Hash, lines: map[string][]byte{}}
+	if prev, ok := s.wit.recorded[path]; ok && prev.n == last.N && prev.hash == last.Hash {
+		maps.Copy(merged.lines, prev.lines)
+	}
+	grew := false
+	for _, c := range cosigs {
+		if id := cosigner(c); merged.lines[id] == nil {
+			merged.lines[id], grew = c, true
+		}
+	}
+	if !grew {
+		merged.lines = nil
+	}
+	return merged
+}
+
+func (s *Sealer) setRecorded(path string, r recordedCosigs) {
+	s.wit.mu.Lock()
+	defer s.wit.mu.Unlock()
+	if s.wit.recorded == nil {
+		s.wit.recorded = map[string]recordedCosigs{}
+	}
+	s.wit.recorded[path] = r
+}
+
+// cosigner names the key a cosignature line is by: its name and key hash.
+func cosigner(line []byte) string {
+	f := strings.Fields(string(line))
+	if len(f) == 3 {
+		if sig, err := base64.StdEncoding.DecodeString(f[2]); err == nil && len(sig) >= 4 {
+			return fmt.Sprintf("%s+%08x", f[1], sig[:4])
+		}
+	}
+	return string(line)
 }
 
 func (s *Sealer) witnessDone(path string) (int64, bool) {
@@ -117,6 +178,7 @@ func (s *Sealer) setWitnessed(path string, n int64, upToDate bool) {
 	s.wit.done[path] = n
 	if upToDate {
 		delete(s.wit.retry, path)
+		delete(s.wit.recorded, path)
 	} else {
 		s.wit.retry[path] = true
 	}

@@ -1,0 +1,61 @@
+package filesink
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/klauspost/compress/zstd"
+)
+
+// errTwinDiffers marks a plain segment whose compressed copy holds other
+// bytes: one of them was changed, so neither is removed.
+var errTwinDiffers = errors.New("one of them was changed; both are kept")
+
+// sameAsCompressed reports, by streaming both, whether the plain segment
+// holds the bytes its compressed copy decompresses to.
+func sameAsCompressed(plain, compressed string) (bool, error) {
+	p, err := os.OpenFile(plain, os.O_RDONLY|noFollowFlag, 0)
+	if err != nil {
+		return false, err
+	}
+	defer func() { _ = p.Close() }()
+	c, err := os.OpenFile(compressed, os.O_RDONLY|noFollowFlag, 0)
+	if err != nil {
+		return false, err
+	}
+	defer func() { _ = c.Close() }()
+	dec, err := zstd.NewReader(bufio.NewReader(c), zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true),
+		zstd.WithDecoderMaxWindow(64<<20))
+	if err != nil {
+		return false, err
+	}
+	defer dec.Close()
+	return sameStreams(bufio.NewReader(p), dec)
+}
+
+// sameStreams compares two readers to their ends, a block at a time. A
+// stream that fails to decompress counts as different.
+func sameStreams(a, b io.Reader) (bool, error) {
+	bufA, bufB := make([]byte, 64<<10), make([]byte, 64<<10)
+	for {
+		na, errA := io.ReadFull(a, bufA)
+		nb, errB := io.ReadFull(b, bufB)
+		if !bytes.Equal(bufA[:na], bufB[:nb]) {
+			return false, nil
+		}
+		endA := errors.Is(errA, io.EOF) || errors.Is(errA, io.ErrUnexpectedEOF)
+		endB := errors.Is(errB, io.EOF) || errors.Is(errB, io.ErrUnexpectedEOF)
+		switch {
+		case errA != nil && !endA:
+			return false, fmt.Errorf("read: %w", errA)
+		case errB != nil && !endB:
+			return false, nil // the compressed copy does not decompress
+		case endA || endB:
+			return endA && endB, nil
+		}
+	}
+}

@@ -1,0 +1,68 @@
+package integrity
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/sandboxaudit/sandboxaudit/internal/filesink"
+)
+
+// Files put beside the segments under names that sort after the last
+// recorded one are not the log's: they do not count toward max_backups,
+// so they cannot make retention sign away the log's own segments early.
+func TestRetentionCountsOnlyTheLogsSegments(t *testing.T) {
+	k, _ := testKeys(t, "test")
+	path := filepath.Join(t.TempDir(), "events.jsonl")
+	sealer := newSealer(t, k)
+	var mu sync.Mutex
+	removed := 0
+	rot := &filesink.Rotation{MaxBytes: 100, MaxBackups: 3, BeforeRemove: sealer.Retire, Holds: sealer.Holds,
+		OnRemoved: func(string, filesink.Segment, string) { mu.Lock(); removed++; mu.Unlock() }}
+	sink, err := filesink.New(filesink.Options{Path: path, Rotation: rot, OnWrite: sealer.Wrote})
+	require.NoError(t, err)
+	require.NoError(t, sealer.SealAtStart(bg, path))
+	sealer.Watch(path)
+	for i := 0; i < 40; i += 4 {
+		require.NoError(t, sink.WriteBatch(bg, "s", []byte(lines(i, i+3))))
+		require.NoError(t, sealer.SealPending(bg))
+	}
+	segs, err := filesink.Segments(path)
+	require.NoError(t, err)
+	require.Len(t, segs, 3)
+	last := segs[len(segs)-1]
+	for seq := last.Seq + 1; seq <= last.Seq+3; seq++ {
+		name := filepath.Join(filepath.Dir(path), "events-"+last.Time.Format("20060102T150405Z")+"-"+
+			fmtSeq(seq)+".jsonl")
+		require.NoError(t, os.WriteFile(name, nil, 0o600))
+	}
+	mu.Lock()
+	before := removed
+	mu.Unlock()
+	require.NoError(t, sink.WriteBatch(bg, "s", []byte(lines(40, 43))))
+	require.NoError(t, sink.WriteBatch(bg, "s", []byte(lines(44, 47))))
+	require.Eventually(t, func() bool { mu.Lock(); defer mu.Unlock(); return removed > before }, time.Minute, 5*time.Millisecond)
+	require.NoError(t, sink.Close())
+	// The planted files are refused at the final seal, as they should be.
+	require.ErrorIs(t, sealer.Close(bg), ErrTampered)
+
+	mu.Lock()
+	defer mu.Unlock()
+	require.Equal(t, 1, removed-before, "one of the log's segments went, as without the files put beside them")
+	sl, err := LoadSegmentLog(path, k.Verifier)
+	require.NoError(t, err)
+	kept := 0
+	for _, r := range sl.Segments {
+		if _, err := os.Lstat(filepath.Join(filepath.Dir(path), r.Name)); err == nil {
+			kept++
+		}
+	}
+	require.Equal(t, 2, kept, "the two newest recorded segments stay, beside the two rotations not recorded yet")
+}
+
+func fmtSeq(n int64) string { return fmt.Sprintf("%06d", n) }
