@@ -446,6 +446,10 @@ func (s *Sink) logRecovery(path string, r spool.Recovery) {
 		s.set.Logger.Warn("spool offset not usable as stored; replay resumes from a safe offset (duplicates possible)",
 			zap.String("spool", path), zap.String("problem", r.OffsetProblem), zap.Int64("resume_offset", r.ResumeOffset))
 	}
+	for _, changed := range r.MadePrivate {
+		s.set.Logger.Warn("spool file was readable by others or owned by another user; made 0600 and this user's",
+			zap.String("spool", path), zap.String("changed", changed))
+	}
 	if r.OwnerSocketSkipped != nil {
 		s.set.Logger.Warn("spool owner socket not bound; the locks on the spool's files still keep a second collector out",
 			zap.String("spool", path), zap.Error(r.OwnerSocketSkipped))

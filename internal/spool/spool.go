@@ -102,6 +102,9 @@ type Recovery struct {
 	Adopted        bool
 	AdoptedKept    string
 	AdoptedKeptErr error
+	// MadePrivate says, per file, what Open changed to make the spool's
+	// files found readable by others 0600 and this user's.
+	MadePrivate []string
 	// OwnerSocketSkipped says why the owner socket (Linux) was not bound:
 	// the locks on the spool's files alone keep a second owner out.
 	OwnerSocketSkipped error
@@ -303,6 +306,12 @@ func (s *Spool) open() error {
 	}
 	s.f = f
 	if err := lockData(f, s.path); err != nil {
+		return err
+	}
+	if err := s.notePrivate(makePrivate(f, fi)); err != nil {
+		return err
+	}
+	if err := s.makeQuarantinePrivate(); err != nil {
 		return err
 	}
 	// Leftovers of a rewrite or sidecar update cut short by a crash; the
