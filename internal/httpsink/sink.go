@@ -447,7 +447,7 @@ func (s *Sink) logRecovery(path string, r spool.Recovery) {
 			zap.String("spool", path), zap.String("problem", r.OffsetProblem), zap.Int64("resume_offset", r.ResumeOffset))
 	}
 	for _, changed := range r.MadePrivate {
-		s.set.Logger.Warn("spool file was readable by others or owned by another user; made 0600 and this user's",
+		s.set.Logger.Warn("spool file was readable by others or owned by another user; made 0600 and this user's where the file system allows",
 			zap.String("spool", path), zap.String("changed", changed))
 	}
 	if r.OwnerSocketSkipped != nil {

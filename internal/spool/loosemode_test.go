@@ -42,3 +42,13 @@ func TestLooseSpoolFilesAreMadePrivateAtOpen(t *testing.T) {
 	require.Contains(t, s.Recovery().MadePrivate[0], "-rw-r--r--")
 	require.Contains(t, s.Recovery().MadePrivate[1], path+".quarantine")
 }
+
+// TestQuarantineNotAFileDoesNotStopOpen: a directory at the quarantine's
+// path is replay's to report, when it has a line to keep; Open goes on.
+func TestQuarantineNotAFileDoesNotStopOpen(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "spool.jsonl")
+	require.NoError(t, os.Mkdir(path+".quarantine", 0o755))
+	s := openSpool(t, Options{Path: path})
+	require.Empty(t, s.Recovery().MadePrivate)
+	require.NoError(t, s.Close())
+}

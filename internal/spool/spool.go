@@ -103,7 +103,8 @@ type Recovery struct {
 	AdoptedKept    string
 	AdoptedKeptErr error
 	// MadePrivate says, per file, what Open changed to make the spool's
-	// files found readable by others 0600 and this user's.
+	// files found readable by others 0600 and this user's, or why it
+	// could not.
 	MadePrivate []string
 	// OwnerSocketSkipped says why the owner socket (Linux) was not bound:
 	// the locks on the spool's files alone keep a second owner out.
@@ -308,12 +309,8 @@ func (s *Spool) open() error {
 	if err := lockData(f, s.path); err != nil {
 		return err
 	}
-	if err := s.notePrivate(makePrivate(f, fi)); err != nil {
-		return err
-	}
-	if err := s.makeQuarantinePrivate(); err != nil {
-		return err
-	}
+	s.notePrivate(makePrivate(f, fi))
+	s.makeQuarantinePrivate()
 	// Leftovers of a rewrite or sidecar update cut short by a crash; the
 	// real files are intact (both are only ever replaced by rename).
 	for _, p := range []string{s.compactPath, s.offsetPath + ".tmp"} {
