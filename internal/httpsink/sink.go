@@ -433,7 +433,11 @@ func (s *Sink) waitUntil() time.Time {
 
 // logRecovery says what opening the spool repaired, if anything.
 func (s *Sink) logRecovery(path string, r spool.Recovery) {
-	if r.TornBytes > 0 {
+	switch {
+	case r.TornBytes > 0 && r.TornNotKept != nil:
+		s.set.Logger.Warn("spool had an incomplete last line (crash mid-write) that could not be set aside; closed with a newline, so replay quarantines it, never sends it",
+			zap.String("spool", path), zap.Int64("bytes", r.TornBytes), zap.NamedError("not_kept", r.TornNotKept))
+	case r.TornBytes > 0:
 		s.set.Logger.Warn("spool had an incomplete last line (crash mid-write); set aside, not replayed",
 			zap.String("spool", path), zap.Int64("bytes", r.TornBytes), zap.String("kept_in", r.TornPath))
 	}

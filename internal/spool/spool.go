@@ -91,6 +91,10 @@ type Recovery struct {
 	// cut off the spool; it is kept in TornPath and never replayed.
 	TornBytes int64
 	TornPath  string
+	// TornNotKept says why the torn line could not be saved aside (a
+	// full disk): it was closed with a newline in the spool instead, so
+	// replay quarantines it like any damaged line, and TornPath is "".
+	TornNotKept error
 	// OffsetProblem says why the stored acknowledged offset was not used as
 	// is ("" when it was). ResumeOffset is where replay starts.
 	OffsetProblem string
@@ -368,7 +372,7 @@ func (s *Spool) cutTornTail(size int64) (int64, error) {
 	// Saved before truncating: a crash in between only means the tail is
 	// saved twice on the next Open.
 	if err := saveSection(torn, s.f, end, size-end); err != nil {
-		return 0, fmt.Errorf("spool %s: save torn tail: %w", s.path, err)
+		return s.closeTornTail(end, size, torn, err)
 	}
 	if err := s.f.Truncate(end); err != nil {
 		return 0, fmt.Errorf("spool %s: truncate torn tail: %w", s.path, err)
@@ -379,6 +383,24 @@ func (s *Spool) cutTornTail(size int64) (int64, error) {
 	s.recovery.TornBytes = size - end
 	s.recovery.TornPath = torn
 	return end, nil
+}
+
+// closeTornTail is cutTornTail's way out when the torn line cannot be
+// saved aside (saveErr, most often a full disk, which is also what cuts
+// appends short): the line (from end to size) is closed with a newline where it is, one byte
+// instead of a copy, so replay quarantines it like any damaged line and
+// the lines before it are still delivered. It returns the new size.
+func (s *Spool) closeTornTail(end, size int64, torn string, saveErr error) (int64, error) {
+	_ = os.Remove(torn) // what was written of it
+	if _, err := s.writeFn(s.f, []byte{'\n'}); err != nil {
+		return 0, fmt.Errorf("spool %s: save torn tail: %w; close it with a newline: %w", s.path, saveErr, err)
+	}
+	if err := s.syncFn(s.f); err != nil {
+		return 0, fmt.Errorf("spool %s: sync: %w", s.path, err)
+	}
+	s.recovery.TornBytes = size - end
+	s.recovery.TornNotKept = saveErr
+	return size + 1, nil
 }
 
 func saveSection(path string, src *os.File, off, n int64) error {
