@@ -428,6 +428,7 @@ func saveSection(path string, src *os.File, off, n int64) error {
 // offset was written for, so everything is resent.
 func (s *Spool) loadOffset() error {
 	rec, found, err := readOffset(s.offsetPath)
+	namesThisFile := err == nil && found && rec.Inode == s.ino
 	off := int64(0)
 	switch {
 	case err != nil:
@@ -459,9 +460,27 @@ func (s *Spool) loadOffset() error {
 	s.recovery.ResumeOffset = off
 	if !found || s.recovery.OffsetProblem != "" {
 		if err := writeOffset(s.offsetPath, offsetRecord{Inode: s.ino, Offset: off}); err != nil {
-			return fmt.Errorf("spool %s: %w", s.path, err)
+			return s.offsetNotWritten(err, namesThisFile)
 		}
 	}
+	return nil
+}
+
+// offsetNotWritten decides what a sidecar that Open could not write again
+// (writeErr: a full disk, most often) means. A spool with lines opens all
+// the same when the stored record can never pass for this file's (it is
+// missing, unreadable, or names another inode, which no new file gets
+// before the sidecar is corrected): replay saves it once it can, and
+// Upkeep says it is behind meanwhile, so the lines are still delivered.
+// A record naming this file with a wrong offset could be trusted by a
+// later Open once the file grows past it, so it stops Open, as does a new
+// spool's.
+func (s *Spool) offsetNotWritten(writeErr error, namesThisFile bool) error {
+	if s.end == 0 || namesThisFile {
+		return fmt.Errorf("spool %s: %w", s.path, writeErr)
+	}
+	s.sidecarStale = true
+	s.offsetBehind = fmt.Errorf("spool %s: offset %d not saved at start: %w", s.path, s.ack, writeErr)
 	return nil
 }
 

@@ -65,3 +65,48 @@ func fillDisk(t *testing.T, path string) {
 	}
 	t.Fatal("the file system never filled up")
 }
+
+// TestSidecarUnwritableAtOpenOnAFullDisk: a restart on a full disk after
+// a crash between a trim's rename and its sidecar update finds a sidecar
+// naming the old file, which Open cannot write again. The spool opens all
+// the same (its lines are replayed from the start), Upkeep says the offset
+// is not saved, and the first round after space is freed saves it.
+func TestSidecarUnwritableAtOpenOnAFullDisk(t *testing.T) {
+	mnt := filepath.Join(t.TempDir(), "small")
+	require.NoError(t, os.Mkdir(mnt, 0o700))
+	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", mnt).CombinedOutput(); err != nil {
+		t.Skipf("cannot mount a tmpfs (needs root): %v: %s", err, out)
+	}
+	t.Cleanup(func() { _ = exec.Command("umount", mnt).Run() })
+	path := filepath.Join(mnt, "spool.jsonl")
+	lines := eventLines(t, 1, 5)
+	writeSpool(t, path, lines)
+	require.NoError(t, os.WriteFile(path+".offset", []byte(`{"inode":1,"offset":0}`+"\n"), 0o600))
+	fillDisk(t, filepath.Join(mnt, "filler"))
+
+	s, err := Open(context.Background(), Options{Path: path, Check: CanonicalEvent})
+	require.NoError(t, err, "a full disk must not stop the spool from opening")
+	defer func() { require.NoError(t, s.Close()) }()
+	require.Contains(t, s.Recovery().OffsetProblem, "earlier spool file")
+	require.Error(t, s.Upkeep(), "the offset is not saved")
+
+	var got []byte
+	send := func(_ context.Context, batch []byte, _ int) error {
+		got = append(got, batch...)
+		return nil
+	}
+	_, err = s.Replay(context.Background(), 10, 1<<20, send)
+	require.NoError(t, err)
+	require.Equal(t, string(lines), string(got))
+
+	require.NoError(t, os.Remove(filepath.Join(mnt, "filler")))
+	_, err = s.Replay(context.Background(), 10, 1<<20, send)
+	require.NoError(t, err)
+	require.NoError(t, s.Upkeep(), "saved once there is space")
+	rec, found, err := readOffset(path + ".offset")
+	require.NoError(t, err)
+	require.True(t, found)
+	ino, err := inode(s.f)
+	require.NoError(t, err)
+	require.Equal(t, ino, rec.Inode, "the sidecar names the spool's file")
+}
