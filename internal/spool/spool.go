@@ -30,6 +30,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/sandboxaudit/sandboxaudit/internal/fsutil"
@@ -467,16 +468,18 @@ func (s *Spool) loadOffset() error {
 }
 
 // offsetNotWritten decides what a sidecar that Open could not write again
-// (writeErr: a full disk, most often) means. A spool with lines opens all
+// (writeErr) means. On a full disk, a spool with lines opens all
 // the same when the stored record can never pass for this file's (it is
 // missing, unreadable, or names another inode, which no new file gets
 // before the sidecar is corrected): replay saves it once it can, and
 // Upkeep says it is behind meanwhile, so the lines are still delivered.
 // A record naming this file with a wrong offset could be trusted by a
 // later Open once the file grows past it, so it stops Open, as does a new
-// spool's.
+// spool's, and any other error (a directory at the sidecar's path would
+// block every trim) too.
 func (s *Spool) offsetNotWritten(writeErr error, namesThisFile bool) error {
-	if s.end == 0 || namesThisFile {
+	full := errors.Is(writeErr, syscall.ENOSPC) || errors.Is(writeErr, syscall.EDQUOT)
+	if s.end == 0 || namesThisFile || !full {
 		return fmt.Errorf("spool %s: %w", s.path, writeErr)
 	}
 	s.sidecarStale = true

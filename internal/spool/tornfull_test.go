@@ -110,3 +110,14 @@ func TestSidecarUnwritableAtOpenOnAFullDisk(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, ino, rec.Inode, "the sidecar names the spool's file")
 }
+
+// TestSidecarPathNotAFileStillStopsOpen: a directory at the sidecar's path
+// is no full disk: it would block every trim, so Open refuses, naming it.
+func TestSidecarPathNotAFileStillStopsOpen(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "spool.jsonl")
+	writeSpool(t, path, eventLines(t, 1, 2))
+	require.NoError(t, os.Remove(path+".offset"))
+	require.NoError(t, os.Mkdir(path+".offset", 0o700))
+	_, err := Open(context.Background(), Options{Path: path, Check: CanonicalEvent})
+	require.ErrorContains(t, err, path+".offset")
+}
