@@ -191,4 +191,14 @@ func TestIntegrityStartWarnsWhenItRebuildsAStoreCutShort(t *testing.T) {
 	require.EqualValues(t, 22-3, fields["hashes_rebuilt"])
 	require.EqualValues(t, 12-2, fields["lines_rebuilt"])
 	require.Empty(t, checkFile(t, path, pubPath).StoreDamage, "the rebuilt store passes verify")
+
+	// A store that is not there at all is rebuilt without this warning:
+	// verify does not call a missing store damaged.
+	require.NoError(t, os.Remove(integrity.StorePath(path)))
+	tr, err = NewFactory().CreateTraces(context.Background(), set, cfg)
+	require.NoError(t, err)
+	require.NoError(t, tr.Start(context.Background(), componenttest.NewNopHost()))
+	require.NoError(t, tr.Shutdown(context.Background()))
+	require.Len(t, logs.FilterMessageSnippet("hash store was cut short").All(), 1, "%v", logs.All())
+	require.FileExists(t, integrity.StorePath(path))
 }
