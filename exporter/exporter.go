@@ -167,8 +167,12 @@ func (e *auditExporter) startHTTP(ctx context.Context, host component.Host, hc *
 		RedactValues:     clientSecretValues(&hc.ClientConfig),
 	}
 	if sc := hc.Spool.Get(); sc != nil {
+		// No line the sink spools is over max_line_bytes, so a longer one
+		// is damage, passed over unread; never below the default, so that
+		// lowering max_line_bytes does not quarantine lines spooled before.
 		sp, err := spool.Open(ctx, spool.Options{Path: sc.Path, MaxSize: sc.MaxSize,
-			Check: spool.CanonicalEvent, AdoptValid: true})
+			MaxLineBytes: max(e.cfg.MaxLineBytes, defaultMaxLineBytes),
+			Check:        spool.CanonicalEvent, AdoptValid: true})
 		if err != nil {
 			return nil, fmt.Errorf("http::spool::path: %w", err)
 		}
