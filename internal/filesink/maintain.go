@@ -191,15 +191,21 @@ func (m *maintainer) retain(path string) {
 	// Only the log's own segments (Holds) count toward MaxBackups, so files
 	// put beside them cannot push them out; the newest counts too, as it
 	// may be a rotation the log has not recorded yet.
+	// A segment dated ahead of the log is not the log's: it is passed over.
+	foreign := r.foreignAhead(path, segs)
+	newest := newestOwn(foreign)
 	held := make([]bool, len(segs))
 	excess := -r.MaxBackups
 	for i, seg := range segs {
-		held[i] = r.Holds == nil || i == len(segs)-1 || r.Holds(path, seg)
+		held[i] = !foreign[i] && (r.Holds == nil || i == newest || r.Holds(path, seg))
 		if held[i] {
 			excess++
 		}
 	}
 	for i, seg := range segs {
+		if foreign[i] {
+			continue
+		}
 		reason := ""
 		switch {
 		case r.MaxBackups > 0 && excess > 0:

@@ -60,6 +60,9 @@ type Rotation struct {
 	// OnRemoved is told of each segment retention removed, with the reason
 	// (RemovedMaxBackups or RemovedMaxAge).
 	OnRemoved func(path string, seg Segment, reason string)
+	// OnIgnored is told, once per sink, of a file named as a segment of
+	// path that naming and retention pass over (AheadOfLog).
+	OnIgnored func(path string, seg Segment)
 	// OnError is told of a rotation, compression or retention step that
 	// failed; no segment is lost by one, and it is tried again later.
 	OnError func(path string, err error)
@@ -266,8 +269,10 @@ func (s *Sink) renameToSegment(path string) (string, error) {
 	}
 	now := s.rot.clock().UTC().Truncate(time.Second)
 	seq := int64(1)
-	if len(segs) > 0 {
-		last := segs[len(segs)-1]
+	foreign := s.rot.foreignAhead(path, segs)
+	s.noteForeign(path, segs, foreign)
+	if i := newestOwn(foreign); i >= 0 {
+		last := segs[i]
 		seq = last.Seq + 1
 		if now.Before(last.Time) {
 			now = last.Time

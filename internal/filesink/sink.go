@@ -35,6 +35,9 @@ type Sink struct {
 	// compression and retention.
 	rot   *Rotation
 	maint *maintainer
+	// ignored holds the foreign segments OnIgnored was told of.
+	ignoredMu sync.Mutex
+	ignored   map[string]bool
 
 	mu      sync.Mutex
 	files   map[string]*openFile
