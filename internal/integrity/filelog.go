@@ -13,6 +13,7 @@ import (
 	"golang.org/x/mod/sumdb/tlog"
 
 	"github.com/sandboxaudit/sandboxaudit/internal/fsutil"
+	"github.com/sandboxaudit/sandboxaudit/internal/plural"
 )
 
 // fileLog is the sealer's memory of one audit file between seals. When the
@@ -447,9 +448,9 @@ func (l *fileLog) hashAll(audit *os.File, store *hashStore, size int64, res *sea
 func (l *fileLog) hashLines(r io.Reader, name string, store *hashStore) (int64, int64, error) {
 	had := store.n
 	if had < l.first {
-		return 0, 0, tampered(l.path, "the hash store holds %d lines, fewer than the %d of the closed segments: it was lost or cut. "+
+		return 0, 0, tampered(l.path, "the hash store holds %s, fewer than the %d of the closed segments: it was lost or cut. "+
 			"With the collector stopped, `sandboxaudit log rebuild-store --key NAME.pub %s` writes it again from the segments, "+
-			"checked against the signed checkpoints", had, l.first, l.path)
+			"checked against the signed checkpoints", plural.Count(had, "line"), l.first, l.path)
 	}
 	tree, err := l.treeAtFirst()
 	if err != nil {
@@ -495,17 +496,17 @@ func (l *fileLog) hashLines(r io.Reader, name string, store *hashStore) (int64, 
 	if i < had && l.hasLast && i >= l.last.N && (!checkRoot || rootAtLast == l.last.Hash) {
 		// Only lines no checkpoint signed are gone: hashed before a crash
 		// kept their checkpoint from being written, or not lines at all.
-		return 0, 0, tampered(l.path, "the hash store holds %d lines after the newest checkpoint (%d lines) that the file no longer has: "+
+		return 0, 0, tampered(l.path, "the hash store holds %s after the newest checkpoint (%s) that the file no longer has: "+
 			"they were removed after they were hashed, or the store was changed; the signed lines are intact. With the collector stopped, "+
 			"move %s aside: the collector writes the store of a log without closed segments again, and `sandboxaudit log rebuild-store` "+
-			"that of a rotated log", had-i, l.last.N-l.segLog.Lead(), filepath.Base(store.f.Name()))
+			"that of a rotated log", plural.Count(had-i, "line"), plural.Count(l.last.N-l.segLog.Lead(), "line"), filepath.Base(store.f.Name()))
 	}
 	if i < had {
-		return 0, 0, tampered(l.path, "the file has %d lines but %d were sealed (cut back or lines deleted)", i-l.first, had-l.first)
+		return 0, 0, tampered(l.path, "the file has %s but %d were sealed (cut back or lines deleted)", plural.Count(i-l.first, "line"), had-l.first)
 	}
 	if checkRoot {
 		if store.n < l.last.N {
-			return 0, 0, tampered(l.path, "the file has %d lines, fewer than the %d of the newest checkpoint", store.n-l.first, l.last.N-l.first)
+			return 0, 0, tampered(l.path, "the file has %s, fewer than the %d of the newest checkpoint", plural.Count(store.n-l.first, "line"), l.last.N-l.first)
 		}
 		if rootAtLast != l.last.Hash {
 			return 0, 0, tampered(l.path, "the first %d lines do not match the newest checkpoint's root hash", l.last.N-l.first)

@@ -39,7 +39,7 @@ func TestSealRefusesAStoreAheadOfTheFileNamingIt(t *testing.T) {
 
 	err = newSealer(t, k).Seal(bg, path)
 	require.ErrorIs(t, err, ErrTampered)
-	require.ErrorContains(t, err, "the hash store holds 1 lines after the newest checkpoint (6 lines) that the file no longer has")
+	require.ErrorContains(t, err, "the hash store holds 1 line after the newest checkpoint (6 lines) that the file no longer has")
 	require.ErrorContains(t, err, "the signed lines are intact")
 	require.NotContains(t, err.Error(), "were sealed")
 }
