@@ -57,7 +57,7 @@ func newAuditExporter(cfg *Config, set exporter.Settings) (*auditExporter, error
 		cfg:       cfg,
 		set:       set,
 		logger:    set.Logger,
-		telemetry: newTelemetry(tb),
+		telemetry: newTelemetry(tb, set.ID),
 		// One Mapper per component: it holds the per-session seq
 		// counters for spans that do not carry their seqs.
 		mapper: spanmap.NewMapper(0).WithMaxLineBytes(cfg.MaxLineBytes),

@@ -129,7 +129,7 @@ func (o sealObserver) CheckpointWritten(ctx context.Context) {
 }
 
 func (o sealObserver) SealLag(ctx context.Context, n int64) {
-	o.t.tb.SandboxauditExporterSealLagLines.Record(ctx, n)
+	o.t.tb.SandboxauditExporterSealLagLines.Record(ctx, n, o.t.gauge)
 }
 
 var _ integrity.Observer = sealObserver{}

@@ -31,7 +31,7 @@ func TestMetadataMatchesCode(t *testing.T) {
 	t.Cleanup(func() { require.NoError(t, tel.Shutdown(context.Background())) })
 	tb, err := metadata.NewTelemetryBuilder(tel.NewTelemetrySettings())
 	require.NoError(t, err)
-	tl := newTelemetry(tb)
+	tl := newTelemetry(tb, component.MustNewID("sandboxaudit"))
 	http := httpObserver{t: tl}
 	seal := sealObserver{t: tl}
 	ctx := context.Background()

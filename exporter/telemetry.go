@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync/atomic"
 
+	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
 
@@ -49,12 +50,17 @@ type telemetry struct {
 	skippedInvalidEvent   metric.AddOption
 	skippedLineTooLong    metric.AddOption
 
+	// gauge names this exporter on its gauges' points: the instruments are
+	// shared by every sandboxaudit exporter of the collector, and a gauge
+	// point without it would hold whichever exporter recorded last.
+	gauge metric.RecordOption
+
 	// seqEvictions is the span mapper's eviction count already added to
 	// seq_sessions_evicted.
 	seqEvictions cumulativeCount
 }
 
-func newTelemetry(tb *metadata.TelemetryBuilder) *telemetry {
+func newTelemetry(tb *metadata.TelemetryBuilder, id component.ID) *telemetry {
 	sink := func(v string) metric.AddOption {
 		return metric.WithAttributeSet(attribute.NewSet(attribute.String("sink", v)))
 	}
@@ -70,6 +76,7 @@ func newTelemetry(tb *metadata.TelemetryBuilder) *telemetry {
 		skippedNotAuditEvent:  reason(reasonNotAuditEvent),
 		skippedInvalidEvent:   reason(reasonInvalidEvent),
 		skippedLineTooLong:    reason(reasonLineTooLong),
+		gauge:                 metric.WithAttributeSet(attribute.NewSet(attribute.String("exporter", id.String()))),
 	}
 }
 
@@ -177,7 +184,7 @@ func (o httpObserver) Quarantined(ctx context.Context, n int) {
 
 func (o httpObserver) SpoolSize(bytes int64) {
 	// The callback has no context; the gauge needs none for its value.
-	o.t.tb.SandboxauditExporterSpoolSize.Record(context.Background(), bytes)
+	o.t.tb.SandboxauditExporterSpoolSize.Record(context.Background(), bytes, o.t.gauge)
 }
 
 // witnessCosigned counts a cosignature from the witness named w.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/component/componenttest"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
@@ -24,7 +25,7 @@ func TestTelemetryInstruments(t *testing.T) {
 	t.Cleanup(func() { require.NoError(t, tt.Shutdown(context.Background())) })
 	tb, err := metadata.NewTelemetryBuilder(tt.NewTelemetrySettings())
 	require.NoError(t, err)
-	tel := newTelemetry(tb)
+	tel := newTelemetry(tb, component.MustNewID("sandboxaudit"))
 	obs := httpObserver{t: tel}
 	ctx := context.Background()
 
@@ -88,7 +89,7 @@ func TestTelemetryInstruments(t *testing.T) {
 			Name:        "otelcol_sandboxaudit_exporter_spool_size",
 			Description: "Bytes held in the HTTP sink's spool, waiting for replay. [Alpha]",
 			Unit:        "By",
-			Data:        metricdata.Gauge[int64]{DataPoints: []metricdata.DataPoint[int64]{{Value: 1234}}},
+			Data:        metricdata.Gauge[int64]{DataPoints: []metricdata.DataPoint[int64]{{Attributes: attrs("exporter", "sandboxaudit"), Value: 1234}}},
 		},
 		{
 			Name:        "otelcol_sandboxaudit_exporter_items_skipped",

@@ -7,6 +7,7 @@ import (
 
 	"go.opentelemetry.io/collector/component"
 
+	"github.com/sandboxaudit/sandboxaudit/internal/httpsink"
 	"github.com/sandboxaudit/sandboxaudit/internal/secretlog"
 	"github.com/sandboxaudit/sandboxaudit/internal/witness"
 )
@@ -28,6 +29,8 @@ func (e *auditExporter) witnessPool(ctx context.Context, host component.Host, ic
 		if err != nil {
 			return nil, fmt.Errorf("file: integrity: witnesses::%d: %w", i, err)
 		}
+		// A witness's headers and auth go to its own host only.
+		client = httpsink.SafeRedirects(client)
 		secrets := secretlog.Secrets(wc.Endpoint, clientSecretValues(&wc))
 		redact := func(err error) error { return secretlog.TransportError(err, secrets) }
 		w, err := witness.NewWitness(wc.Endpoint, ic.Witnesses[i].PublicKey, client, redact)

@@ -131,7 +131,13 @@ func (r *sandboxReceiver) deliverEvents(ctx context.Context, events []auditevent
 		}
 	}
 	if r.pairs != nil {
-		if err := r.deliverPairs(ctx, events); err != nil {
+		err := r.deliverPairs(ctx, events)
+		if r.nextLogs == nil {
+			// The traces pipeline is the only consumer: its answer is the
+			// client's, and the events are counted by it.
+			r.countDelivery(ctx, len(events), err)
+		}
+		if err != nil {
 			if r.nextLogs == nil {
 				return refusedReply(err, textReply), false
 			}

@@ -162,6 +162,7 @@ func (r *sandboxReceiver) start(ctx context.Context, host component.Host) error 
 		return fmt.Errorf("creating HTTP server: %w", err)
 	}
 	r.server.Handler = r.outermost(r.server.Handler)
+	r.server.ErrorLog = serverErrorLog(r.set.Logger)
 	// confighttp leaves net/http's 1 MiB header bound and no connection
 	// limit: with both, memory is bounded whatever clients withhold.
 	r.server.MaxHeaderBytes = r.cfg.MaxRequestHeaderBytes

@@ -32,10 +32,13 @@ func (r *sandboxReceiver) countSpansDropped(ctx context.Context, n int) {
 }
 
 // registerPendingGauge reports the size of the pairing table; r.pairs must
-// be set.
+// be set. The point names the receiver: every sandboxaudit receiver of the
+// collector observes the one instrument, and a point without its id would
+// hold whichever observed last.
 func (r *sandboxReceiver) registerPendingGauge() error {
+	id := metric.WithAttributeSet(attribute.NewSet(attribute.String("receiver", r.set.ID.String())))
 	return r.tel.RegisterSandboxauditReceiverPairsPendingCallback(func(_ context.Context, o metric.Int64Observer) error {
-		o.Observe(int64(r.pairs.Len()))
+		o.Observe(int64(r.pairs.Len()), id)
 		return nil
 	})
 }

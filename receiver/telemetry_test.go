@@ -6,8 +6,13 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/component/componenttest"
+	"go.opentelemetry.io/collector/consumer/consumererror"
+	"go.opentelemetry.io/collector/consumer/consumertest"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
+
+	"github.com/sandboxaudit/sandboxaudit/receiver/internal/metadata"
 )
 
 // counterValues maps each data point's attributes (as "k=v,k=v") to its value.
@@ -66,4 +71,50 @@ func TestTelemetry(t *testing.T) {
 		total += v
 	}
 	assert.Equal(t, int64(4), total)
+}
+
+// A receiver in a traces pipeline alone counts the events it took as it
+// counts them for a logs pipeline: what the client was answered 200 for is
+// accepted, what the traces pipeline refused is refused.
+func TestTelemetryTracesPipelineAlone(t *testing.T) {
+	set, tel := recordingSettings(t)
+	tr := startReceiverWith(t, set, nil, new(consumertest.TracesSink))
+
+	status, _, _ := post(t, tr.eventsURL(), "application/x-ndjson", []byte(startJSON(1)+"\n"+finishJSON(1)+"\n"))
+	require.Equal(t, 200, status)
+	status, _, _ = post(t, tr.eventsURL(), "application/json", []byte(startJSON(2))) // waits for its finish
+	require.Equal(t, 200, status)
+	assert.Equal(t, map[string]int64{"": 3}, counterValues(t, tel, "otelcol_sandboxaudit_receiver_events_accepted"))
+}
+
+func TestTelemetryTracesPipelineAloneRefused(t *testing.T) {
+	set, tel := recordingSettings(t)
+	tr := startReceiverWith(t, set, nil, consumertest.NewErr(consumererror.NewPermanent(errors.New("broken"))))
+
+	status, _, _ := post(t, tr.eventsURL(), "application/x-ndjson", []byte(startJSON(1)+"\n"+finishJSON(1)+"\n"))
+	require.Equal(t, 500, status)
+	assert.Equal(t, map[string]int64{"reason=refused_permanent": 2},
+		counterValues(t, tel, "otelcol_sandboxaudit_receiver_events_refused"))
+}
+
+// Two sandboxaudit receivers in traces pipelines share the pairs_pending
+// instrument: each keeps its own point, by receiver id, so one's empty
+// table does not hide the other's waiting starts.
+func TestPairsPendingOfTwoReceivers(t *testing.T) {
+	set, tel := recordingSettings(t)
+	set.ID = component.MustNewIDWithName(metadata.Type.String(), "waiting")
+	waiting := startReceiverWith(t, set, nil, new(consumertest.TracesSink))
+	status, _, body := post(t, waiting.eventsURL(), "application/x-ndjson", []byte(startJSON(1)+"\n"+startJSON(2)+"\n"))
+	require.Equal(t, 200, status, body)
+	set.ID = component.MustNewIDWithName(metadata.Type.String(), "idle")
+	startReceiverWith(t, set, nil, new(consumertest.TracesSink))
+
+	m, err := tel.GetMetric("otelcol_sandboxaudit_receiver_pairs_pending")
+	require.NoError(t, err)
+	got := map[string]int64{}
+	for _, dp := range m.Data.(metricdata.Gauge[int64]).DataPoints {
+		v, _ := dp.Attributes.Value("receiver")
+		got[v.AsString()] += dp.Value
+	}
+	assert.Equal(t, map[string]int64{"sandboxaudit/waiting": 2, "sandboxaudit/idle": 0}, got)
 }

@@ -27,10 +27,10 @@ exporters:
       integrity:
         signing_key_file: %DIR%/signing.key
         witnesses:
-          - endpoint: https://witness:wit-s3cret@witness.example/add
+          - endpoint: https://witness:wit-s3cret@witness.example/add?sig=sig-s3cret&sv=2024
             public_key: witness.example+12345678+AQID
     http:
-      endpoint: https://user:end-s3cret@audit.example/v1/events
+      endpoint: https://user:end-s3cret@audit.example/v1/events?tenant=acme&token=tok-s3cret&api_key=api-s3cret
       proxy_url: http://proxy:prx-s3cret@proxy.example:3128
       headers:
         Authorization: Bearer hdr-s3cret
@@ -38,7 +38,7 @@ exporters:
         key_pem: "-----BEGIN PRIVATE KEY-----\nkey-s3cret\n-----END PRIVATE KEY-----"
         cert_pem: "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----"
   otlphttp:
-    endpoint: https://otlp:otl-s3cret@otlp.example:4318
+    endpoint: "https://otlp:otl-s3cret@otlp.example:4318?access_token=acc-s3cret"
 service:
   pipelines:
     logs:
@@ -46,7 +46,8 @@ service:
       exporters: [sandboxaudit, otlphttp]
 `
 
-var secrets = []string{"end-s3cret", "prx-s3cret", "wit-s3cret", "otl-s3cret", "hdr-s3cret", "key-s3cret"}
+var secrets = []string{"end-s3cret", "prx-s3cret", "wit-s3cret", "otl-s3cret", "hdr-s3cret", "key-s3cret",
+	"tok-s3cret", "api-s3cret", "sig-s3cret", "acc-s3cret"}
 
 func printConfig(t *testing.T, extra ...string) string {
 	t.Helper()
@@ -62,8 +63,9 @@ func printConfig(t *testing.T, extra ...string) string {
 }
 
 // TestPrintConfigHidesSecrets: print-config shows no password of a URL,
-// no header value and no key material, in YAML and in JSON; the URLs are
-// still there, with their user names.
+// no secret-named query value, no header value and no key material, in
+// YAML and in JSON; the URLs are still there, with their user names and
+// their other query values.
 func TestPrintConfigHidesSecrets(t *testing.T) {
 	for _, format := range []string{"yaml", "json"} {
 		t.Run(format, func(t *testing.T) {
@@ -71,11 +73,15 @@ func TestPrintConfigHidesSecrets(t *testing.T) {
 			for _, s := range secrets {
 				require.NotContains(t, out, s, "printed in clear")
 			}
+			amp := "&"
+			if format == "json" {
+				amp = `\u0026`
+			}
 			for _, u := range []string{
-				"https://user:xxxxx@audit.example/v1/events",
+				"https://user:xxxxx@audit.example/v1/events?tenant=acme" + amp + "token=xxxxx" + amp + "api_key=xxxxx",
 				"http://proxy:xxxxx@proxy.example:3128",
-				"https://witness:xxxxx@witness.example/add",
-				"https://otlp:xxxxx@otlp.example:4318",
+				"https://witness:xxxxx@witness.example/add?sig=xxxxx" + amp + "sv=2024",
+				"https://otlp:xxxxx@otlp.example:4318?access_token=xxxxx",
 			} {
 				require.Contains(t, out, u)
 			}
@@ -110,5 +116,24 @@ func TestRedactURLPasswordsAgreesWithRedacted(t *testing.T) {
 		want := u.Redacted()
 		require.Equal(t, "endpoint: "+want+"\n", string(redactURLPasswords([]byte("endpoint: "+raw+"\n"))), raw)
 		require.Equal(t, `"endpoint": "`+want+`",`, string(redactURLPasswords([]byte(`"endpoint": "`+raw+`",`))), raw)
+	}
+}
+
+// TestRedactURLQueries: a query value is hidden when its name says it is
+// a secret, in any case and percent-encoded; other values, fragments and
+// the quotes around a YAML or JSON string stay.
+func TestRedactURLQueries(t *testing.T) {
+	for raw, want := range map[string]string{
+		"endpoint: https://h/ingest?token=abc\n":                       "endpoint: https://h/ingest?token=xxxxx\n",
+		"endpoint: https://h/i?api_key=abc&region=eu\n":                "endpoint: https://h/i?api_key=xxxxx&region=eu\n",
+		"endpoint: https://h/i?region=eu;Access_Token=abc#top\n":       "endpoint: https://h/i?region=eu;Access_Token=xxxxx#top\n",
+		"endpoint: 'https://h/i?sig=abc&sv=1'\n":                       "endpoint: 'https://h/i?sig=xxxxx&sv=1'\n",
+		`"endpoint": "https://h/i?X-Amz-Signature=abc\u0026x=1",`:      `"endpoint": "https://h/i?X-Amz-Signature=xxxxx\u0026x=1",`,
+		"endpoint: https://h/i?api%5Fkey=abc&key=def&auth=ghi\n":       "endpoint: https://h/i?api%5Fkey=xxxxx&key=xxxxx&auth=xxxxx\n",
+		"endpoint: https://h/i?client_secret=abc&password=def\n":       "endpoint: https://h/i?client_secret=xxxxx&password=xxxxx\n",
+		"endpoint: https://h/i?q=token&keyboard=1&max_token=5&token\n": "endpoint: https://h/i?q=token&keyboard=1&max_token=5&token\n",
+		"schema_url: https://opentelemetry.io/schemas/1.40.0\n":        "schema_url: https://opentelemetry.io/schemas/1.40.0\n",
+	} {
+		require.Equal(t, want, string(redactURLQueries([]byte(raw))), raw)
 	}
 }

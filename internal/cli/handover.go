@@ -7,11 +7,14 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"golang.org/x/mod/sumdb/tlog"
 
+	"github.com/sandboxaudit/sandboxaudit/internal/httpsink"
 	"github.com/sandboxaudit/sandboxaudit/internal/integrity"
 	"github.com/sandboxaudit/sandboxaudit/internal/witness"
 )
@@ -42,7 +45,7 @@ func runLogHandover(ctx context.Context, args []string, s Streams) int {
 		_, _ = fmt.Fprintf(s.Stderr, "log handover: %v\n", err)
 		return exitUsage
 	}
-	pool, err := handoverWitnesses(witnesses)
+	pool, failures, err := handoverWitnesses(witnesses)
 	if err != nil {
 		_, _ = fmt.Fprintf(s.Stderr, "log handover: --witness: %v\n", err)
 		return exitUsage
@@ -52,7 +55,7 @@ func runLogHandover(ctx context.Context, args []string, s Streams) int {
 		return exitProblems
 	}
 	defer owner.Release()
-	if err := h.run(ctx, pool, s.Stdout); err != nil {
+	if err := h.run(ctx, pool, failures, s.Stdout); err != nil {
 		_, _ = fmt.Fprintf(s.Stderr, "log handover: %v\n", err)
 		return exitProblems
 	}
@@ -88,32 +91,63 @@ func loadHandoverKeys(keyFile, nextKeyFile, nextOrigin, path string) (*handover,
 	return &handover{path: abs, keys: keys, nextKey: nextText, nextOrigin: nextOrigin}, nil
 }
 
-// handoverWitnesses builds the witnesses from URL=W.vkey values; nil
-// when there are none.
-func handoverWitnesses(values []string) (*witness.Pool, error) {
+// handoverWitnesses builds the witnesses from URL=W.vkey values, and what
+// records why they do not cosign; nil when there are none.
+func handoverWitnesses(values []string) (*witness.Pool, *witnessFailures, error) {
 	if len(values) == 0 {
-		return nil, nil
+		return nil, nil, nil
 	}
 	var ws []*witness.Witness
-	for _, v := range values {
-		url, keyPath, ok := strings.Cut(v, "=")
-		if !ok || url == "" || keyPath == "" {
-			return nil, fmt.Errorf("%q is not SUBMISSION_URL=W.vkey", v)
+	for i, v := range values {
+		// The key file is after the last "=": the URL's query has its own.
+		// The value is never quoted, as the URL may hold a token.
+		cut := strings.LastIndexByte(v, '=')
+		if cut <= 0 || cut == len(v)-1 {
+			return nil, nil, fmt.Errorf("value %d is not SUBMISSION_URL=W.vkey (not shown: it could hold a credential)", i+1)
+		}
+		url, keyPath := v[:cut], v[cut+1:]
+		if err := httpsink.ValidateEndpoint(url); err != nil {
+			return nil, nil, fmt.Errorf("value %d: submission URL: %w", i+1, err)
 		}
 		text, _, err := loadWitnessKey(keyPath)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		w, err := witness.NewWitness(url, text, nil, nil)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		ws = append(ws, w)
 	}
-	return witness.NewPool(ws, len(ws), nil, nil)
+	failures := new(witnessFailures)
+	pool, err := witness.NewPool(ws, len(ws), nil, failures)
+	return pool, failures, err
 }
 
-func (h *handover) run(ctx context.Context, pool *witness.Pool, out io.Writer) error {
+// witnessFailures records why each witness did not cosign, by the reason
+// the collector's witness_failures metric gives: never a URL or an answer,
+// which may quote a token.
+type witnessFailures struct {
+	mu  sync.Mutex
+	why []string
+}
+
+func (f *witnessFailures) Cosigned(context.Context, string) {}
+
+func (f *witnessFailures) Failed(_ context.Context, name, reason string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.why = append(f.why, name+": "+reason)
+}
+
+func (f *witnessFailures) String() string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	slices.Sort(f.why)
+	return strings.Join(f.why, ", ")
+}
+
+func (h *handover) run(ctx context.Context, pool *witness.Pool, failures *witnessFailures, out io.Writer) error {
 	if _, err := os.Lstat(integrity.CheckpointsPath(h.path)); errors.Is(err, os.ErrNotExist) {
 		if _, err := os.Lstat(integrity.HandoverPath(h.path)); err == nil {
 			return fmt.Errorf("%s: nothing to hand over: its log was handed over already, and the note in %s starts the next one; "+
@@ -138,8 +172,8 @@ func (h *handover) run(ctx context.Context, pool *witness.Pool, out io.Writer) e
 			}
 		}
 		if !quorum {
-			return fmt.Errorf("the witnesses did not all cosign the final checkpoint (it is signed and in %s; run the same command again to finish the handover)",
-				integrity.CheckpointsPath(h.path))
+			return fmt.Errorf("the witnesses did not all cosign the final checkpoint (%s; it is signed and in %s; run the same command again to finish the handover)",
+				failures, integrity.CheckpointsPath(h.path))
 		}
 	}
 	// The new log's leaf 0 is this note: the collector started with the

@@ -570,6 +570,45 @@ func TestVerifyAloneInARetiredDirectory(t *testing.T) {
 	require.Equal(t, 1, res.code, res.stdout)
 }
 
+// --witness takes URL=W.vkey with the key after the last "=", so a
+// submission URL may carry a query; a value it refuses is never quoted,
+// since the URL may hold a token or a password.
+func TestLogHandoverWitnessValueNotQuoted(t *testing.T) {
+	path, keyPath, _ := sealedFixture(t)
+	dir := t.TempDir()
+	res := run(t, "", "keygen", "--name", "cli-next", "--out", dir)
+	require.Equal(t, 0, res.code, res.stderr)
+	next := filepath.Join(dir, "cli-next.pub")
+	for _, w := range []string{
+		"http://127.0.0.1:1/?token=hunter2=" + filepath.Join(dir, "missing.vkey"),
+		"https://user:hunter2@127.0.0.1:1/w",
+		"hunter2@127.0.0.1/w=" + filepath.Join(dir, "missing.vkey"),
+	} {
+		res := run(t, "", "log", "handover", "--signing-key", keyPath, "--next-key", next, "--witness", w, path)
+		require.Equal(t, 2, res.code, "%q: %s", w, res.stderr)
+		require.NotContains(t, res.stderr, "hunter2", "%q", w)
+	}
+	res = run(t, "", "log", "handover", "--signing-key", keyPath, "--next-key", next,
+		"--witness", "http://127.0.0.1:1/?token=hunter2="+filepath.Join(dir, "missing.vkey"), path)
+	require.Contains(t, res.stderr, "missing.vkey", "the key file is the part after the last =")
+}
+
+// A handover the witnesses did not all cosign says which witness failed
+// and why, by the reason the collector's metric uses.
+func TestLogHandoverSaysWhyAWitnessDidNotCosign(t *testing.T) {
+	path, oldKey, _, wkeys, fakes := witnessedFixture(t)
+	dir := t.TempDir()
+	res := run(t, "", "keygen", "--name", "cli-next", "--out", dir)
+	require.Equal(t, 0, res.code, res.stderr)
+	fakes[1].SetStatus(403)
+	res = run(t, "", "log", "handover", "--signing-key", oldKey, "--next-key", filepath.Join(dir, "cli-next.pub"),
+		"--witness", "http://127.0.0.1:1/?token=hunter2="+wkeys[0], "--witness", fakes[1].URL+"="+wkeys[1], path)
+	require.Equal(t, 1, res.code, res.stderr)
+	require.Contains(t, res.stderr, "w1.example/w: unreachable")
+	require.Contains(t, res.stderr, "w2.example/w: bad_signature")
+	require.NotContains(t, res.stderr, "hunter2")
+}
+
 // --alone over a directory that holds a log of another key (the log a
 // handover retired, checked with the new key) names each of its segments
 // as a problem and goes on, as for a segment no record names.

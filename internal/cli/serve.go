@@ -56,7 +56,7 @@ func runServe(ctx context.Context, args []string, s Streams) int {
 		_, _ = fmt.Fprintf(s.Stderr, "serve: %s\n", errorText(err))
 		return exitUsage
 	}
-	cfg := webview.Config{TraceURL: *traceURL, Options: trail.Options{Stdin: s.Stdin, Bad: badLineReporter("serve", s.Stderr)}}
+	cfg := webview.Config{TraceURL: *traceURL, Options: trail.Options{Stdin: s.Stdin, Bad: badLineReporter("serve", s.Stderr), Incomplete: incompleteReporter("serve", s.Stderr)}}
 	if *keyFile != "" {
 		if cfg.Key, err = integrity.LoadVerifierKey(*keyFile); err != nil {
 			_, _ = fmt.Fprintf(s.Stderr, "serve: --key: %s\n", errorText(err))

@@ -18,8 +18,8 @@ const showSynopsis = "show [--session ID] [--trace ID] [--span ID] [--op OP] [--
 func runShow(ctx context.Context, args []string, s Streams) int {
 	fs := newFlagSet("show", showSynopsis, s.Stderr)
 	session := fs.String("session", "", "only this session (UUID)")
-	traceID := fs.String("trace", "", "only operations of this trace id")
-	spanID := fs.String("span", "", "only the operation of this span id")
+	traceID := fs.String("trace", "", "only operations of this trace id, named by their start or their finish (hex in any case)")
+	spanID := fs.String("span", "", "only the operation of this span id (hex in any case; another id as written)")
 	op := fs.String("op", "", "only this operation ("+fmt.Sprint(auditevent.Ops())+")")
 	failed := fs.Bool("failed", false, "only operations whose finish has ok: false")
 	since := fs.String("since", "", "only operations that started at or after T (RFC 3339 time, a date, or a duration such as 2h meaning that long ago)")
@@ -48,7 +48,7 @@ func runShow(ctx context.Context, args []string, s Streams) int {
 	w := bufio.NewWriterSize(s.Stdout, 256<<10)
 	out.reset(w)
 	opts := trail.Options{Filter: f, KeepLines: out.needsLines(), SkipWhat: !out.needsWhat(), Stdin: s.Stdin,
-		Bad: badLineReporter("show", s.Stderr)}
+		Bad: badLineReporter("show", s.Stderr), Incomplete: incompleteReporter("show", s.Stderr)}
 	st, err := trail.ReadOps(ctx, sources, opts, out.op)
 	if err == nil {
 		err = out.end(st)
@@ -75,6 +75,14 @@ func runShow(ctx context.Context, args []string, s Streams) int {
 func badLineReporter(cmd string, stderr io.Writer) func(string, int64, string) {
 	return func(source string, line int64, reason string) {
 		_, _ = fmt.Fprintf(stderr, "%s: %s:%d: %s\n", cmd, displayText(source), line, reason)
+	}
+}
+
+// incompleteReporter notes a live file's last line left out: a writer is
+// appending it, so it is neither an event yet nor a problem.
+func incompleteReporter(cmd string, stderr io.Writer) func(string, int64) {
+	return func(source string, line int64) {
+		_, _ = fmt.Fprintf(stderr, "%s: %s:%d: skipped an incomplete last line (no newline yet: a writer is appending it)\n", cmd, displayText(source), line)
 	}
 }
 

@@ -2,6 +2,7 @@ package httpsink
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 
 	"github.com/google/uuid"
@@ -119,6 +120,18 @@ func TestValidateEndpoint(t *testing.T) {
 		require.Error(t, err)
 		require.NotContains(t, err.Error(), "hunter2")
 		require.NotContains(t, err.Error(), "sekrit")
+	}
+}
+
+// An endpoint written without its scheme is refused without quoting it: its
+// userinfo is then path text, or its user is taken for the scheme, and a
+// token is often the user (https://TOKEN@host, TOKEN:x-oauth-basic@host).
+func TestValidateEndpointWithoutSchemeQuotesNoUserinfo(t *testing.T) {
+	for _, endpoint := range []string{"hunter2@audit.example.com/v1", "hunter2:x-oauth-basic@audit.example.com/v1",
+		"Hunter2Token:@127.0.0.1:9/x", "hunter2@127.0.0.1:9"} {
+		err := ValidateEndpoint(endpoint)
+		require.Error(t, err, "%q", endpoint)
+		require.NotContains(t, strings.ToLower(err.Error()), "hunter2", "%q", endpoint)
 	}
 }
 

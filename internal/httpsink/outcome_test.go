@@ -380,3 +380,33 @@ func TestRedirects(t *testing.T) {
 		})
 	}
 }
+
+// A Retry-After beyond the longest pause is cut, and said once per outage:
+// the replayer meets it every round, and a line per round would fill the
+// log for as long as the outage lasts.
+func TestRetryAfterCutLoggedOncePerOutage(t *testing.T) {
+	f := newFixture(t, FormatNDJSON, true, func(s *Settings) { s.Retry.MaxInterval = 20 * time.Millisecond })
+	f.srv.setDefault(status(503, map[string]string{"Retry-After": "3600"}, ""))
+	f.start(t)
+	cuts := func() int {
+		return f.logs.FilterMessageSnippet("asked to wait longer than the replayer's longest pause").Len()
+	}
+	waitRequests := func(n int) {
+		t.Helper()
+		for i := 0; i < 500 && len(f.srv.all()) < n; i++ {
+			time.Sleep(10 * time.Millisecond)
+		}
+		require.GreaterOrEqual(t, len(f.srv.all()), n)
+	}
+
+	require.NoError(t, f.sink.Send(sendCtx(t), makeLines(t, uuid.New(), 1, 2, 10), 2))
+	waitRequests(6)
+	require.Equal(t, 1, cuts())
+
+	f.srv.setDefault(ok)
+	f.waitSpoolEmpty(t)
+	f.srv.setDefault(status(503, map[string]string{"Retry-After": "3600"}, ""))
+	require.NoError(t, f.sink.Send(sendCtx(t), makeLines(t, uuid.New(), 1, 2, 10), 2))
+	waitRequests(len(f.srv.all()) + 4)
+	require.Equal(t, 2, cuts(), "a new outage says it again")
+}

@@ -109,7 +109,7 @@ type statusClass int
 
 const (
 	// classRetry: 429, 5xx, or a 3xx we did not follow (see
-	// withSafeRedirects). The endpoint may take the same request shortly:
+	// SafeRedirects). The endpoint may take the same request shortly:
 	// retried with backoff, then spooled.
 	classRetry statusClass = iota
 	// classEndpoint: the endpoint refuses every request until its
@@ -153,12 +153,12 @@ func classify(code int) statusClass {
 	return classRetry
 }
 
-// withSafeRedirects returns a copy of c that follows a redirect only when it
+// SafeRedirects returns a copy of c that follows a redirect only when it
 // keeps the POST and its body (307, 308) and stays on the same host. Go
 // turns a POST into a body-less GET on 301/302/303, whose 2xx would be
 // taken for an acknowledgement of lines never sent; and the auth round
 // tripper would hand the token to whatever host a redirect names.
-func withSafeRedirects(c *http.Client) *http.Client {
+func SafeRedirects(c *http.Client) *http.Client {
 	cc := *c
 	prev := c.CheckRedirect
 	cc.CheckRedirect = func(req *http.Request, via []*http.Request) error {
@@ -195,7 +195,7 @@ type poster struct {
 
 func newPoster(set Settings) poster {
 	u, _ := url.Parse(set.Endpoint) // validated in withDefaults
-	p := poster{client: withSafeRedirects(set.Client), endpoint: set.Endpoint, safeURL: safeURL(u),
+	p := poster{client: SafeRedirects(set.Client), endpoint: set.Endpoint, safeURL: safeURL(u),
 		secrets: secretlog.Secrets(set.Endpoint, set.RedactValues), showBody: set.ShowResponseBody,
 		inFlight: newRequests()}
 	if set.Format == FormatEvent {

@@ -186,7 +186,13 @@ func ValidateEndpoint(endpoint string) error {
 		// *url.Error repeats the whole URL; keep only the cause.
 		return fmt.Errorf("not a valid URL: %w", errors.Unwrap(err))
 	}
-	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+	if u.Host == "" {
+		// Without "scheme://" a user is taken for the scheme, or the
+		// userinfo is path text ("TOKEN@host/v1"), and a token is often
+		// the user.
+		return errors.New("must be an absolute http:// or https:// URL (the value has no host and is not shown: it could hold a credential)")
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
 		return fmt.Errorf("must be an absolute http:// or https:// URL, got %q", safeURL(u))
 	}
 	return nil

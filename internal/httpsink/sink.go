@@ -68,6 +68,9 @@ type Sink struct {
 	stateMu   sync.Mutex
 	down      bool      // the last delivery attempt failed
 	notBefore time.Time // the server's Retry-After, for the replayer
+	// retryCut: this outage already logged a Retry-After cut to the
+	// longest pause; the replayer meets one every round.
+	retryCut bool
 
 	// ahead holds event-format lines the endpoint answered past the first
 	// one it did not, with their outcome (see replayEvents); Start loads it
@@ -382,10 +385,10 @@ func (s *Sink) markDown(cause error, notBefore time.Time) {
 	// A Retry-After is honoured up to the replayer's longest pause: one
 	// answer asking for a year (parseRetryAfter allows that much) must not
 	// hold every later event in the spool that long.
-	if limit := time.Now().Add(s.longestPause()); notBefore.After(limit) {
-		s.set.Logger.Warn("HTTP endpoint asked to wait longer than the replayer's longest pause (retry_on_failure.max_interval); retrying after that",
-			zap.String("endpoint", s.poster.safeURL), zap.Duration("asked", time.Until(notBefore).Round(time.Second)),
-			zap.Duration("retrying_in", s.longestPause()))
+	asked := notBefore
+	limit := time.Now().Add(s.longestPause())
+	cut := notBefore.After(limit)
+	if cut {
 		notBefore = limit
 	}
 	s.stateMu.Lock()
@@ -394,7 +397,14 @@ func (s *Sink) markDown(cause error, notBefore time.Time) {
 	if notBefore.After(s.notBefore) {
 		s.notBefore = notBefore
 	}
+	firstCut := cut && !s.retryCut
+	s.retryCut = s.retryCut || cut
 	s.stateMu.Unlock()
+	if firstCut {
+		s.set.Logger.Warn("HTTP endpoint asked to wait longer than the replayer's longest pause (retry_on_failure.max_interval); retrying after that",
+			zap.String("endpoint", s.poster.safeURL), zap.Duration("asked", time.Until(asked).Round(time.Second)),
+			zap.Duration("retrying_in", s.longestPause()))
+	}
 	// An endpoint refusal has its own ERROR line.
 	if !was && endpointRefusal(cause) == nil {
 		s.set.Logger.Warn("HTTP endpoint unavailable; spooling until it answers again",
@@ -407,6 +417,7 @@ func (s *Sink) markUp() {
 	was := s.down
 	s.down = false
 	s.notBefore = time.Time{}
+	s.retryCut = false
 	s.stateMu.Unlock()
 	if was {
 		s.set.Logger.Info("HTTP endpoint answers again; spool replayed",

@@ -1,6 +1,8 @@
 package integrity
 
 import (
+	"bufio"
+	"errors"
 	"fmt"
 	"os"
 	"testing"
@@ -49,4 +51,44 @@ func BenchmarkSeal(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// BenchmarkStartCheck1M is a sealer's first seal of a sealed
+// 1,000,000-line file (the collector's start: the file and its store read
+// whole), against verify's read of the same store (CheckStore).
+func BenchmarkStartCheck1M(b *testing.B) {
+	k, _ := testKeys(b, "bench")
+	path := auditPath(b)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		b.Fatal(err)
+	}
+	w := bufio.NewWriterSize(f, 1<<20)
+	for i := range 1_000_000 {
+		_, _ = fmt.Fprintf(w, `{"op":"exec","seq":%d,"session_id":"6f1c2a8e-3b4d-4e5f-9a0b-1c2d3e4f5a6b"}`+"\n", i)
+	}
+	if err := errors.Join(w.Flush(), f.Close()); err != nil {
+		b.Fatal(err)
+	}
+	if err := newSealer(b, k).Seal(bg, path); err != nil {
+		b.Fatal(err)
+	}
+	b.Run("seal-at-start", func(b *testing.B) {
+		for b.Loop() {
+			if err := newSealer(b, k).Seal(bg, path); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("verify-store", func(b *testing.B) {
+		_, cp, err := NewestSigned(path, k.Verifier)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for b.Loop() {
+			if err := CheckStore(path, cp); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }

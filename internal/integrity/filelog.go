@@ -58,6 +58,8 @@ type fileLog struct {
 	repairsLogged []string
 	// opened is set once a seal got as far as the sidecars.
 	opened bool
+	// repairs are the repairs of the seal running, for its result.
+	repairs []string
 
 	// first is the leaf index of the active file's first line: the lines
 	// of the closed segments in segLog come before it. segSize is the
@@ -95,6 +97,7 @@ func (l *fileLog) seal(ctx context.Context) (sealResult, error) {
 		l.broken, l.known, l.hasSigned, renewed = nil, false, false, true
 	}
 	res, err := l.sealOnce(ctx)
+	res.repaired, l.repairs = append(res.repaired, l.repairs...), nil
 	res.renewed = renewed
 	if errors.Is(err, ErrTampered) {
 		l.broken = err
@@ -443,76 +446,55 @@ func (l *fileLog) hashAll(audit *os.File, store *hashStore, size int64, res *sea
 // leaves up to the newest checkpoint are folded into a tree of their own,
 // started from the signed compact range at l.first (the store's interior
 // hashes are not trusted to stand for the lines), whose root must be the
-// checkpoint's. It returns the bytes of complete lines read and the leaf
+// checkpoint's. The store itself is walked as verify walks it (see
+// lineCheck). It returns the bytes of complete lines read and the leaf
 // index after the last one.
 func (l *fileLog) hashLines(r io.Reader, name string, store *hashStore) (int64, int64, error) {
-	had := store.n
-	if had < l.first {
+	if store.n < l.first {
 		return 0, 0, tampered(l.path, "the hash store holds %s, fewer than the %d of the closed segments: it was lost or cut. "+
 			"With the collector stopped, `sandboxaudit log rebuild-store --key NAME.pub %s` writes it again from the segments, "+
-			"checked against the signed checkpoints", plural.Count(had, "line"), l.first, l.path)
+			"checked against the signed checkpoints", plural.Count(store.n, "line"), l.first, l.path)
 	}
-	tree, err := l.treeAtFirst()
+	c, err := l.newLineCheck(store)
 	if err != nil {
 		return 0, 0, err
 	}
-	checkRoot := l.hasLast && l.last.N > l.first
-	var rootAtLast tlog.Hash
-	i := l.first
-	leaves := newLeafReader(store.f, store.stored)
-	lh := NewLeafHasher(func(h tlog.Hash) error {
-		defer func() { i++ }()
-		if checkRoot && i < l.last.N {
-			tree.Push(h)
-			if tree.Size() == l.last.N {
-				rootAtLast = tree.Root()
-			}
-		}
-		if i < had {
-			want, err := leaves.leaf(i)
-			if err != nil {
-				return err
-			}
-			if want != h {
-				return tampered(l.path, "line %d differs from the hash sealed for it in %s: the line or that store was changed. "+
-					"`sandboxaudit verify --key` checks the lines against the signed checkpoints alone; if it passes, the store is what was damaged "+
-					"(it is derived data: move it aside; the collector rebuilds the store of a log without closed segments itself, "+
-					"and `sandboxaudit log rebuild-store` that of a rotated log, each checked against the signed checkpoints)", i-l.first+1, store.f.Name())
-			}
-			return nil
-		}
-		return store.add(h)
-	})
+	lh := NewLeafHasher(c.line)
 	if _, err := bufio.NewReaderSize(r, 256<<10).WriteTo(lh); err != nil {
 		if errors.Is(err, ErrTampered) {
 			return 0, 0, err
 		}
 		return 0, 0, fmt.Errorf("hash %s: %w", name, err)
 	}
-	if i < had && name != l.path {
-		return 0, 0, tampered(l.path, "the closed segment %s, which no segment record names, ends at line %d of the log, but %d lines were sealed: "+
+	if err := c.end(); err != nil {
+		return 0, 0, err
+	}
+	if err := l.judgeLines(name, c); err != nil {
+		return 0, 0, err
+	}
+	return lh.Complete(), c.i, nil
+}
+
+// judgeLines checks the lines c read against the store and the newest
+// checkpoint, then reports the store's damage, if any.
+func (l *fileLog) judgeLines(name string, c *lineCheck) error {
+	i, had := c.i, c.had
+	if i < had && c.storeErr == nil && name != l.path {
+		return tampered(l.path, "the closed segment %s, which no segment record names, ends at line %d of the log, but %d lines were sealed: "+
 			"lines were deleted from it, or the segment records before it are gone (%s removed or cut)", filepath.Base(name), i, had, filepath.Base(SegmentsPath(l.path)))
 	}
-	if i < had && l.hasLast && i >= l.last.N && (!checkRoot || rootAtLast == l.last.Hash) {
-		// Only lines no checkpoint signed are gone: hashed before a crash
-		// kept their checkpoint from being written, or not lines at all.
-		return 0, 0, tampered(l.path, "the hash store holds %s after the newest checkpoint (%s) that the file no longer has: "+
-			"they were removed after they were hashed, or the store was changed; the signed lines are intact. With the collector stopped, "+
-			"move %s aside: the collector writes the store of a log without closed segments again, and `sandboxaudit log rebuild-store` "+
-			"that of a rotated log", plural.Count(had-i, "line"), plural.Count(l.last.N-l.segLog.Lead(), "line"), filepath.Base(store.f.Name()))
+	if i < had && c.storeErr == nil {
+		return tampered(l.path, "the file has %s but %d were sealed (cut back or lines deleted)", plural.Count(i-l.first, "line"), had-l.first)
 	}
-	if i < had {
-		return 0, 0, tampered(l.path, "the file has %s but %d were sealed (cut back or lines deleted)", plural.Count(i-l.first, "line"), had-l.first)
-	}
-	if checkRoot {
-		if store.n < l.last.N {
-			return 0, 0, tampered(l.path, "the file has %s, fewer than the %d of the newest checkpoint", plural.Count(store.n-l.first, "line"), l.last.N-l.first)
+	if l.hasLast && l.last.N > l.first {
+		if i < l.last.N {
+			return tampered(l.path, "the file has %s, fewer than the %d of the newest checkpoint", plural.Count(i-l.first, "line"), l.last.N-l.first)
 		}
-		if rootAtLast != l.last.Hash {
-			return 0, 0, tampered(l.path, "the first %d lines do not match the newest checkpoint's root hash", l.last.N-l.first)
+		if c.rootAtLast != l.last.Hash {
+			return tampered(l.path, "the first %d lines do not match the newest checkpoint's root hash", l.last.N-l.first)
 		}
 	}
-	return lh.Complete(), i, nil
+	return c.storeErr
 }
 
 // hashNew appends the lines after the sealed offset.
@@ -603,29 +585,4 @@ func (l *fileLog) uncheckpoint(cps *os.File, cause error) error {
 		return errors.Join(cause, fmt.Errorf("cut the failed checkpoint back: %w", err))
 	}
 	return cause
-}
-
-// leafReader reads record hashes from a store file in increasing order
-// with one buffered sequential read instead of a pread per line.
-type leafReader struct {
-	r  *bufio.Reader
-	at int64 // stored-hash index the reader is at
-}
-
-func newLeafReader(f *os.File, count int64) *leafReader {
-	return &leafReader{r: bufio.NewReaderSize(io.NewSectionReader(f, 0, count*tlog.HashSize), 256<<10)}
-}
-
-// leaf returns record i's hash; i must not decrease between calls.
-func (l *leafReader) leaf(i int64) (tlog.Hash, error) {
-	var h tlog.Hash
-	idx := tlog.StoredHashIndex(0, i)
-	if _, err := l.r.Discard(int((idx - l.at) * tlog.HashSize)); err != nil {
-		return h, fmt.Errorf("read hash store: %w", err)
-	}
-	if _, err := io.ReadFull(l.r, h[:]); err != nil {
-		return h, fmt.Errorf("read hash store: %w", err)
-	}
-	l.at = idx + 1
-	return h, nil
 }

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"go.uber.org/zap/zapcore"
+	"golang.org/x/mod/sumdb/tlog"
 )
 
 // A collector given another key than the one that signed the log (the
@@ -23,10 +25,12 @@ func TestSealWithAnotherKeyNamesTheHandover(t *testing.T) {
 }
 
 // A hash store that holds lines after the newest checkpoint which the file
-// no longer has: the signed lines are intact, and the refusal says so
-// rather than that sealed lines were cut.
-func TestSealRefusesAStoreAheadOfTheFileNamingIt(t *testing.T) {
-	k, _ := testKeys(t, "test")
+// no longer has: nothing signs them and verify does not read them, so the
+// seal cuts the store back to the file, with a warning that says the
+// signed lines are intact, rather than refusing as if sealed lines were
+// cut.
+func TestSealCutsBackAStoreAheadOfTheFile(t *testing.T) {
+	k, pub := testKeys(t, "test")
 	path := auditPath(t)
 	appendLocked(t, path, lines(1, 6))
 	require.NoError(t, newSealer(t, k).Seal(bg, path))
@@ -36,10 +40,19 @@ func TestSealRefusesAStoreAheadOfTheFileNamingIt(t *testing.T) {
 	store, err := os.ReadFile(StorePath(longer))
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(StorePath(path), store, 0o600))
+	require.Empty(t, check(t, path, pub).StoreDamage)
 
-	err = newSealer(t, k).Seal(bg, path)
-	require.ErrorIs(t, err, ErrTampered)
-	require.ErrorContains(t, err, "the hash store holds 1 line after the newest checkpoint (6 lines) that the file no longer has")
-	require.ErrorContains(t, err, "the signed lines are intact")
-	require.NotContains(t, err.Error(), "were sealed")
+	s, logs := observedSealer(t, k, zapcore.WarnLevel)
+	require.NoError(t, s.Seal(bg, path))
+	warned := logs.FilterMessage("integrity: repaired crash damage").All()
+	require.Len(t, warned, 1)
+	require.Contains(t, warned[0].ContextMap()["repair"], "after the newest checkpoint, which nothing signs, disagree with the file from line 7 (the file ends at line 6)")
+	require.Contains(t, warned[0].ContextMap()["repair"], "the signed lines are intact")
+	fi, err := os.Stat(StorePath(path))
+	require.NoError(t, err)
+	require.Equal(t, tlog.StoredHashCount(6)*tlog.HashSize, fi.Size(), "cut back to the file's lines")
+	res := check(t, path, pub)
+	require.Nil(t, res.Failure)
+	require.Empty(t, res.StoreDamage)
+	require.EqualValues(t, 6, res.Sealed)
 }

@@ -154,6 +154,20 @@ func (s *hashStore) reset() error {
 	return nil
 }
 
+// cutTo cuts the store back to the hashes of its first n records; none
+// may be pending.
+func (s *hashStore) cutTo(n int64) error {
+	if len(s.pending) > 0 {
+		return fmt.Errorf("cut hash store back: %d hashes pending", len(s.pending))
+	}
+	stored := tlog.StoredHashCount(n)
+	if err := s.f.Truncate(stored * tlog.HashSize); err != nil {
+		return fmt.Errorf("cut hash store back: %w", err)
+	}
+	s.n, s.stored = n, stored
+	return nil
+}
+
 // size is the store's size in bytes once flushed.
 func (s *hashStore) size() int64 { return s.stored * tlog.HashSize }
 

@@ -57,38 +57,142 @@ func CheckStore(path string, cp Checkpoint) error {
 		return fmt.Errorf("it holds the hashes of %d lines, fewer than the %d of the newest checkpoint: it was cut",
 			recordsForHashCount(held), cp.N)
 	}
-	r := bufio.NewReaderSize(f, 64<<10)
-	next := func() (tlog.Hash, error) {
-		var h tlog.Hash
-		if _, err := io.ReadFull(r, h[:]); err != nil {
-			return h, fmt.Errorf("read %s: %w", StorePath(path), err)
-		}
-		return h, nil
+	w := newStoreWalker(f, tlog.StoredHashCount(cp.N), cp)
+	if cp.N == 0 {
+		return w.checkRoot()
 	}
-	tree := Frontier{}
 	for i := range cp.N {
-		h, err := next()
+		if _, err := w.leaf(i); err != nil {
+			return err
+		}
+	}
+	return w.finish()
+}
+
+// storeWalker reads a store's hashes in order, once, with one buffered
+// sequential read: it hands out the record hashes and checks every hash
+// over two subtrees against the hashes before it, and the tree of cp.N
+// records against cp's root. The sealer's full check and verify's share
+// it, so the two agree on what a damaged store is.
+type storeWalker struct {
+	r    *bufio.Reader
+	name string
+	held int64 // stored hashes the walk may read
+	at   int64 // stored-hash index read next
+	tree Frontier
+	cp   Checkpoint
+	// owed is set while the hashes the last record read completes are
+	// still to be read: they are checked only when the walk goes on, so
+	// a changed record hash is first compared with its line.
+	owed bool
+	buf  tlog.Hash
+}
+
+func newStoreWalker(f *os.File, held int64, cp Checkpoint) *storeWalker {
+	return &storeWalker{r: bufio.NewReaderSize(io.NewSectionReader(f, 0, held*tlog.HashSize), 256<<10),
+		name: f.Name(), held: held, cp: cp}
+}
+
+func (w *storeWalker) next() (tlog.Hash, error) {
+	// Read into the walker's own buffer: a local one escapes, through
+	// the io.Reader, to one allocation a hash.
+	if _, err := io.ReadFull(w.r, w.buf[:]); err != nil {
+		return tlog.Hash{}, fmt.Errorf("read %s: %w", w.name, err)
+	}
+	w.at++
+	return w.buf, nil
+}
+
+// leaf returns record i's hash; i must not decrease between calls.
+func (w *storeWalker) leaf(i int64) (tlog.Hash, error) {
+	for {
+		if err := w.settle(); err != nil {
+			return tlog.Hash{}, err
+		}
+		h, err := w.next()
+		if err != nil {
+			return h, err
+		}
+		w.tree.roots = append(w.tree.roots, h)
+		w.owed = true
+		if w.tree.n == i {
+			return h, nil
+		}
+	}
+}
+
+// settle reads the hashes the last record read completes, checking each
+// against the two below it (Frontier.Push's fold, one level at a time),
+// and the root when the tree has cp's size.
+func (w *storeWalker) settle() error {
+	if !w.owed {
+		return nil
+	}
+	w.owed = false
+	i := w.tree.n
+	for m, width := i, int64(2); m&1 == 1; m, width = m>>1, width*2 {
+		k := len(w.tree.roots)
+		w.tree.roots[k-2] = tlog.NodeHash(w.tree.roots[k-2], w.tree.roots[k-1])
+		w.tree.roots = w.tree.roots[:k-1]
+		h, err := w.next()
 		if err != nil {
 			return err
 		}
-		tree.roots = append(tree.roots, h)
-		// As in Frontier.Push, each trailing one bit of i completes a
-		// subtree; the store holds its hash next.
-		for m, width := i, int64(2); m&1 == 1; m, width = m>>1, width*2 {
-			k := len(tree.roots)
-			tree.roots[k-2] = tlog.NodeHash(tree.roots[k-2], tree.roots[k-1])
-			tree.roots = tree.roots[:k-1]
-			if h, err = next(); err != nil {
-				return err
-			}
-			if h != tree.roots[k-2] {
-				return fmt.Errorf("the hash it holds over lines %d-%d of the log is not the one their own hashes give: the store was changed", i+2-width, i+1)
-			}
+		if h != w.tree.roots[k-2] {
+			return &storeDamage{at: i, msg: fmt.Sprintf("the hash it holds over lines %d-%d of the log is not the one their own hashes give: the store was changed", i+2-width, i+1)}
 		}
-		tree.n++
 	}
-	if tree.Root() != cp.Hash {
-		return fmt.Errorf("its first %d lines do not have the root hash of the newest checkpoint: it is another log's store, or was changed", cp.N)
+	w.tree.n++
+	if w.tree.n == w.cp.N {
+		return w.checkRoot()
+	}
+	return nil
+}
+
+func (w *storeWalker) checkRoot() error {
+	if w.tree.Root() != w.cp.Hash {
+		return &storeDamage{at: w.cp.N - 1, msg: fmt.Sprintf("its first %d lines do not have the root hash of the newest checkpoint: it is another log's store, or was changed", w.cp.N)}
+	}
+	return nil
+}
+
+// storeDamage is a walk's finding that the store does not hold a tree, at
+// the hashes record at (a leaf index) completes: the sealer refuses it,
+// or cuts an unsigned tail back, where a failed read is only an error.
+type storeDamage struct {
+	at  int64
+	msg string
+}
+
+func (d *storeDamage) Error() string { return d.msg }
+
+// through checks the records before n and the hashes they complete.
+func (w *storeWalker) through(n int64) error {
+	for {
+		if err := w.settle(); err != nil {
+			return err
+		}
+		if w.tree.n >= n {
+			return nil
+		}
+		if _, err := w.leaf(w.tree.n); err != nil {
+			return err
+		}
+	}
+}
+
+// finish checks the hashes after the last record read.
+func (w *storeWalker) finish() error {
+	if err := w.settle(); err != nil {
+		return err
+	}
+	for w.at < w.held {
+		if _, err := w.leaf(w.tree.n); err != nil {
+			return err
+		}
+		if err := w.settle(); err != nil {
+			return err
+		}
 	}
 	return nil
 }

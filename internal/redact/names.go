@@ -126,6 +126,14 @@ func notValuePrefix(word string) bool {
 	return false
 }
 
+// SecretName reports whether a variable, flag, header, member or query
+// parameter name says its value is a secret (DB_PASSWORD, apiKey,
+// access_token, client-secret, auth), as the redactor judges names.
+func SecretName(name string) bool {
+	_, ok := classifyName(name)
+	return ok || isAuthName(name)
+}
+
 // classifyName reports whether a name says its value is a secret, and
 // which kind.
 func classifyName(name string) (Kind, bool) {

@@ -25,8 +25,9 @@ var zstdMagic = []byte{0x28, 0xb5, 0x2f, 0xfd}
 // is refused so the tool cannot hang on it; read a pipe as "-". A
 // compressed stream that does not decode to its end fails a read with a
 // *zstdread.DamagedError; an error reading the file is returned as it is.
-// br is reset to read the source (nil: a new buffer).
-func open(name string, stdin io.Reader, br *bufio.Reader) (io.ReadCloser, error) {
+// br is reset to read the source (nil: a new buffer). The bytes read go to
+// tap too, unless it is nil.
+func open(name string, stdin io.Reader, br *bufio.Reader, tap io.Writer) (io.ReadCloser, error) {
 	var rc io.ReadCloser
 	if name == StdinName {
 		rc = io.NopCloser(stdin)
@@ -47,10 +48,14 @@ func open(name string, stdin io.Reader, br *bufio.Reader) (io.ReadCloser, error)
 		}
 		rc = f
 	}
+	src := io.Reader(rc)
+	if tap != nil {
+		src = io.TeeReader(rc, tap)
+	}
 	if br == nil {
-		br = bufio.NewReaderSize(rc, 256<<10)
+		br = bufio.NewReaderSize(src, 256<<10)
 	} else {
-		br.Reset(rc)
+		br.Reset(src)
 	}
 	head, _ := br.Peek(len(zstdMagic))
 	if !bytes.Equal(head, zstdMagic) {

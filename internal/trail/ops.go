@@ -16,75 +16,188 @@ type opKey struct {
 // pairer gives each finish its start's seq as it streams by, so that the
 // sort puts the two side by side. It holds the operations in flight (a
 // start waiting for its finish: a seq) and the finishes read before their
-// start (their record), nothing else.
+// start (their record) up to a budget; over it, those finishes move to a
+// sort of their own (orphans), which pairs them at the end with the starts
+// read after them.
 type pairer struct {
 	inflight map[opKey]int64
 	early    map[opKey][]byte
+	// earlyBytes are the records early holds; over earlyMax they move to
+	// orphans.
+	earlyBytes, earlyMax int
 	// alone names the operations with a finish passed on at its own seq
-	// (no start met it); the grouper leaves out a copy of a finish it
-	// already passed for them.
+	// (no start met it) that a copy of may also be passed paired: the
+	// grouper leaves out a copy of a finish it already passed for them.
 	alone map[opKey]map[uint64]struct{}
-	sink  func([]byte) error
+	// paired has the keys of the finishes passed paired, evicted those of
+	// the finishes moved to orphans: filters, so a trail of finishes
+	// alone holds no entry per finish.
+	paired, evicted keyFilter
+	orphans         *sorter // nil until early first passes its budget
+	newSorter       func() *sorter
+	marker          []byte
+	sink            func([]byte) error
+	peak            int // the most finishes early held
 }
 
-func newPairer(sink func([]byte) error) *pairer {
-	return &pairer{inflight: map[opKey]int64{}, early: map[opKey][]byte{}, alone: map[opKey]map[uint64]struct{}{}, sink: sink}
+func newPairer(sink func([]byte) error, budget int, newSorter func() *sorter) *pairer {
+	return &pairer{inflight: map[opKey]int64{}, early: map[opKey][]byte{}, alone: map[opKey]map[uint64]struct{}{},
+		sink: sink, earlyMax: budget, newSorter: newSorter}
 }
 
-// sinkAlone passes on a finish no start met, at its own seq.
-func (p *pairer) sinkAlone(k opKey, f []byte) error {
-	if p.alone[k] == nil {
-		p.alone[k] = map[uint64]struct{}{}
+// sinkAlone passes on a finish no start met, at its own seq; copied tells
+// that a copy of it may be passed paired.
+func (p *pairer) sinkAlone(k opKey, f []byte, copied bool) error {
+	if copied || p.paired.has(k) {
+		if _, ok := p.alone[k]; !ok {
+			p.alone[k] = nil // its hashes, once the grouper passes one
+		}
 	}
 	return p.sink(f)
 }
 
 func setOpSeq(r []byte, seq int64) { binary.BigEndian.PutUint64(r[16:24], sortable(seq)) }
 
+// ownSeq puts a record's own seq in its opSeq.
+func ownSeq(r []byte) { copy(r[16:24], r[33:41]) }
+
+func keyOf(r []byte) opKey { return opKey{[16]byte(r[:16]), binary.BigEndian.Uint64(r[24:32])} }
+
 func (p *pairer) add(res *result, r []byte) error {
-	k := opKey{res.session, binary.BigEndian.Uint64(r[24:32])}
+	k := keyOf(r)
 	if res.phase == 0 {
 		if f, ok := p.early[k]; ok {
-			delete(p.early, k)
+			p.dropEarly(k, f)
 			setOpSeq(f, res.seq)
+			p.paired.add(k)
 			if err := p.sink(f); err != nil {
 				return err
 			}
 		} else {
 			p.inflight[k] = res.seq
+			if err := p.markStart(k, r); err != nil {
+				return err
+			}
 		}
 		return p.sink(r)
 	}
 	if seq, ok := p.inflight[k]; ok {
 		delete(p.inflight, k)
 		setOpSeq(r, seq)
+		p.paired.add(k)
 		return p.sink(r)
 	}
 	if old, ok := p.early[k]; ok {
 		// A second finish before any start: the first stays alone.
-		if err := p.sinkAlone(k, old); err != nil {
+		p.dropEarly(k, old)
+		if err := p.sinkAlone(k, old, true); err != nil {
 			return err
 		}
 	}
 	p.early[k] = append([]byte(nil), r...)
+	p.earlyBytes += len(r)
+	p.peak = max(p.peak, len(p.early))
+	if p.earlyBytes > p.earlyMax {
+		return p.evict()
+	}
 	return nil
 }
 
-// flush passes on the finishes whose start never came, at their own seq.
-func (p *pairer) flush() error {
+// close releases the orphans' runs.
+func (p *pairer) close() {
+	if p.orphans != nil {
+		p.orphans.close()
+	}
+}
+
+func (p *pairer) dropEarly(k opKey, f []byte) {
+	delete(p.early, k)
+	p.earlyBytes -= len(f)
+}
+
+// evict moves the finishes early holds to orphans, sorted by session and
+// span (opSeq zero): the starts read after them are marked there too.
+func (p *pairer) evict() error {
+	if p.orphans == nil {
+		p.orphans = p.newSorter()
+	}
 	for k, f := range p.early {
-		delete(p.early, k)
-		if err := p.sinkAlone(k, f); err != nil {
+		p.dropEarly(k, f)
+		setOpSeq(f, 0)
+		p.evicted.add(k)
+		if err := p.orphans.add(f); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// markStart copies a start no early finish met into orphans when a
+// finish of its operation may be there.
+func (p *pairer) markStart(k opKey, r []byte) error {
+	if p.orphans == nil || !p.evicted.has(k) {
+		return nil
+	}
+	p.marker = append(p.marker[:0], r...)
+	setOpSeq(p.marker, 0)
+	return p.orphans.add(p.marker)
+}
+
+// flush passes on the finishes whose start never came, at their own seq,
+// and those in orphans, paired with a start marked after them if any.
+func (p *pairer) flush() error {
+	if p.orphans == nil {
+		for k, f := range p.early {
+			p.dropEarly(k, f)
+			if err := p.sinkAlone(k, f, false); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if err := p.evict(); err != nil {
+		return err
+	}
+	var (
+		cur      opKey
+		have     bool
+		startSeq int64 // of the group's first start marked, -1: none yet
+		used     bool  // a finish of the group took it
+	)
+	return p.orphans.each(func(rec []byte) error {
+		b := append(p.marker[:0], rec...) // the sort's buffer is not ours to change
+		p.marker = b
+		k := keyOf(b)
+		if !have || k != cur {
+			cur, have, startSeq, used = k, true, -1, false
+		}
+		if b[32] == 0 { // a start marked: sunk already
+			if startSeq < 0 {
+				startSeq = int64(binary.BigEndian.Uint64(b[33:]) ^ 1<<63)
+			}
+			return nil
+		}
+		if startSeq >= 0 && !used {
+			used = true
+			setOpSeq(b, startSeq)
+			p.paired.add(k)
+			return p.sink(b)
+		}
+		ownSeq(b)
+		return p.sinkAlone(k, b, used)
+	})
 }
 
 // ReadOps reads the sources (file paths, "-" for Options.Stdin; see
 // Expand) and calls fn with each operation that passes the filter, in
 // session and seq order. The Op is valid only during the call.
 func ReadOps(ctx context.Context, sources []string, opts Options, fn func(*Op) error) (Stats, error) {
+	return readOps(ctx, sources, opts, fn, nil)
+}
+
+// readOps is ReadOps; seen, when set, is given the pairer (a test reads
+// what it held).
+func readOps(ctx context.Context, sources []string, opts Options, fn func(*Op) error, seen func(*pairer)) (Stats, error) {
 	runBytes := opts.RunBytes
 	if runBytes <= 0 {
 		runBytes = DefaultRunBytes
@@ -92,7 +205,11 @@ func ReadOps(ctx context.Context, sources []string, opts Options, fn func(*Op) e
 	st := Stats{Sources: len(sources)}
 	srt := newSorter(runBytes, opts.TempDir)
 	defer srt.close()
-	p := newPairer(srt.add)
+	p := newPairer(srt.add, runBytes/4, func() *sorter { return newSorter(runBytes/2, opts.TempDir) })
+	defer p.close()
+	if seen != nil {
+		seen(p)
+	}
 	sc := newScanner(sources, opts)
 	err := sc.each(ctx, &st, func(c *chunk, res *result) error {
 		return p.add(res, c.out[res.rec.off:res.rec.end])
@@ -190,9 +307,14 @@ func (g *grouper) repeatedFinish(b []byte) bool {
 	if len(g.alone) == 0 || len(b) < keyLen+bodyFixed || b[32] != 1 {
 		return false
 	}
-	seen, ok := g.alone[opKey{[16]byte(b[:16]), binary.BigEndian.Uint64(b[24:32])}]
+	k := keyOf(b)
+	seen, ok := g.alone[k]
 	if !ok {
 		return false
+	}
+	if seen == nil {
+		seen = map[uint64]struct{}{}
+		g.alone[k] = seen
 	}
 	h := binary.BigEndian.Uint64(b[keyLen+17:])
 	if _, dup := seen[h]; dup {
@@ -240,5 +362,44 @@ func (f *Filter) keeps(op *Op) bool {
 	if f.Grep != "" && (op.Start == nil || !op.Start.match) && (op.Finish == nil || !op.Finish.match) {
 		return false
 	}
+	if f.TraceID != "" && (op.Start == nil || !op.Start.traceMatch) && (op.Finish == nil || !op.Finish.traceMatch) {
+		return false
+	}
 	return true
+}
+
+// idMatches reports whether a trace or span id read from a line is the one
+// asked for: OTel ids are hex, the same whatever the case of its letters;
+// an id that is not hex (a span id of the Python SDK's own) is matched as
+// written.
+func idMatches(want, got string) bool {
+	if want == got {
+		return true
+	}
+	if len(want) != len(got) || !isHex(want) {
+		return false
+	}
+	for i := range len(want) {
+		if lowerASCII(want[i]) != lowerASCII(got[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func isHex(s string) bool {
+	for i := range len(s) {
+		c := lowerASCII(s[i])
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+func lowerASCII(c byte) byte {
+	if 'A' <= c && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
 }

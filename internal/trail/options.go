@@ -10,8 +10,8 @@ import (
 // Filter keeps the operations that match every field set.
 type Filter struct {
 	Session *uuid.UUID // nil: any (the nil UUID is a session id like another)
-	TraceID string
-	SpanID  string
+	TraceID string     // of either line; hex in any case
+	SpanID  string     // hex in any case; an id that is not hex, as written
 	Op      string
 	Failed  bool      // finished with ok false
 	Since   time.Time // the operation's first event at or after
@@ -38,9 +38,17 @@ type Options struct {
 	Workers int
 	// Stdin is read for the path "-".
 	Stdin io.Reader
+	// Tap, when set, is asked for a writer as each source is opened and
+	// gets the source's bytes as read, before decompression (nil: none),
+	// so a check over them is about what was read.
+	Tap func(source string) io.Writer
 	// Bad is told of every line that is not an event: its source, its
 	// number and why, never its text.
 	Bad func(source string, line int64, reason string)
+	// Incomplete is told of a last line left out as incomplete: the last
+	// line of an active file or of standard input, without its newline and
+	// not an event, which a writer is still appending.
+	Incomplete func(source string, line int64)
 }
 
 // DefaultRunBytes is the in-memory sort budget.
@@ -60,4 +68,5 @@ type Stats struct {
 	Open       int64 // of those, started and never finished
 	Failed     int64 // of those, finished with ok false
 	Duplicates int64 // repeated copies of an event left out
+	Incomplete int64 // incomplete last lines left out (Options.Incomplete)
 }

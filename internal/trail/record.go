@@ -33,6 +33,7 @@ const (
 	flagOK      = 1 << iota // finish ok
 	flagMatch               // the line holds --grep's text
 	flagPhaseOK             // phase is start or finish (always set)
+	flagTrace               // the line's trace id is --trace's
 )
 
 // Event is one event of an operation, as read.
@@ -49,6 +50,7 @@ type Event struct {
 	Source     int    // index into Reader.Sources
 	LineNum    int64
 	match      bool
+	traceMatch bool
 	hash       uint64 // of the line, to tell a repeated line from another event
 }
 
@@ -136,6 +138,9 @@ func appendRec(dst []byte, r *rec) []byte {
 	if r.ev.match {
 		flags |= flagMatch
 	}
+	if r.ev.traceMatch {
+		flags |= flagTrace
+	}
 	dst = append(dst, flags)
 	dst = binary.BigEndian.AppendUint64(dst, uint64(r.ev.TSMicros))
 	dst = binary.BigEndian.AppendUint64(dst, math.Float64bits(r.ev.DurationMS))
@@ -170,7 +175,7 @@ func decodeRec(b []byte, r *rec) bool {
 	r.order = binary.BigEndian.Uint64(b[41:])
 	r.ev.Source, r.ev.LineNum = int(r.order>>40), int64(r.order&(1<<40-1))
 	flags := b[keyLen]
-	r.ev.OK, r.ev.match = flags&flagOK != 0, flags&flagMatch != 0
+	r.ev.OK, r.ev.match, r.ev.traceMatch = flags&flagOK != 0, flags&flagMatch != 0, flags&flagTrace != 0
 	r.ev.TSMicros = int64(binary.BigEndian.Uint64(b[keyLen+1:]))
 	r.ev.DurationMS = math.Float64frombits(binary.BigEndian.Uint64(b[keyLen+9:]))
 	r.ev.hash = binary.BigEndian.Uint64(b[keyLen+17:])

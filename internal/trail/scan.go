@@ -8,8 +8,10 @@ import (
 	"hash/maphash"
 	"io"
 	"runtime"
+	"strings"
 	"sync"
 
+	"github.com/sandboxaudit/sandboxaudit/internal/filesink"
 	jsonl "github.com/sandboxaudit/sandboxaudit/internal/lines"
 	"github.com/sandboxaudit/sandboxaudit/internal/zstdread"
 )
@@ -29,11 +31,15 @@ type chunk struct {
 	// after this chunk's lines, at line damagedAt.
 	damaged   string
 	damagedAt int64
+	// openEnd: the chunk's last line is its source's last, without its
+	// newline, and the source may be being appended to.
+	openEnd bool
 }
 
 // result is what a worker found in one line.
 type result struct {
 	bad     string // why the line is not an event; "" when it is
+	torn    bool   // an incomplete last line (chunk.openEnd) left out
 	skip    bool   // left out by the filter
 	session [16]byte
 	spanID  string // views of the chunk's line: copy to keep
@@ -86,6 +92,13 @@ func (s *scanner) each(ctx context.Context, st *Stats, fn func(c *chunk, res *re
 		for i := range c.res {
 			res := &c.res[i]
 			st.Lines++
+			if res.torn {
+				st.Incomplete++
+				if s.opts.Incomplete != nil {
+					s.opts.Incomplete(s.names[c.src], c.nums[i])
+				}
+				continue
+			}
 			if res.bad != "" {
 				s.bad(st, c.src, c.nums[i], res.bad)
 				continue
@@ -166,7 +179,11 @@ func (s *scanner) readSource(ctx context.Context, src int, name string, work, or
 	if s.br == nil {
 		s.br = bufio.NewReaderSize(nil, 256<<10)
 	}
-	rc, err := open(name, s.opts.Stdin, s.br)
+	var tap io.Writer
+	if s.opts.Tap != nil {
+		tap = s.opts.Tap(name)
+	}
+	rc, err := open(name, s.opts.Stdin, s.br, tap)
 	if err != nil {
 		return err
 	}
@@ -179,6 +196,7 @@ func (s *scanner) readSource(ctx context.Context, src int, name string, work, or
 		s.lr.Reset(rc)
 	}
 	lr := s.lr
+	live := appendedTo(name)
 	c := s.newChunk(src)
 	send := func() error {
 		select {
@@ -207,6 +225,7 @@ func (s *scanner) readSource(ctx context.Context, src int, name string, work, or
 			return fmt.Errorf("%s: %w", name, err)
 		}
 		last = int64(ln.Num)
+		c.openEnd = !ln.Newline && !ln.TooLong && live
 		if ln.TooLong {
 			c.buf = append(c.buf, '\n') // an empty line, reported as too long below
 			c.ends = append(c.ends, -len(c.buf))
@@ -228,6 +247,16 @@ func (s *scanner) readSource(ctx context.Context, src int, name string, work, or
 	return nil
 }
 
+// appendedTo reports whether a writer may be appending to the source: an
+// active file or standard input, not a closed segment.
+func appendedTo(name string) bool {
+	if name == StdinName {
+		return true
+	}
+	_, segment := filesink.ActiveOf(name)
+	return !segment && !strings.HasSuffix(name, filesink.ZstdSuffix)
+}
+
 func (s *scanner) recycle(c *chunk) {
 	select {
 	case s.free <- c:
@@ -242,7 +271,7 @@ func (s *scanner) newChunk(src int) *chunk {
 	default:
 		c = &chunk{}
 	}
-	c.src, c.err, c.damaged, c.damagedAt = src, nil, "", 0
+	c.src, c.err, c.damaged, c.damagedAt, c.openEnd = src, nil, "", 0, false
 	c.buf, c.ends, c.nums, c.res, c.out = c.buf[:0], c.ends[:0], c.nums[:0], c.res[:0], c.out[:0]
 	c.done = make(chan struct{})
 	return c
@@ -269,13 +298,19 @@ func (s *scanner) decodeChunk(c *chunk, e *decoded, r *rec) {
 		}
 		if err := decodeLine(line, r, e, s.opts.KeepLines && !s.sumsOnly, s.grep, s.seed); err != nil {
 			res.bad = badReason(err)
+			if c.openEnd && i == len(c.ends)-1 {
+				res.bad, res.torn = "", true
+			}
 			c.res = append(c.res, res)
 			continue
 		}
 		res.session, res.spanID, res.traceID, res.phase = r.session, r.spanID, r.traceID, r.phase
 		res.seq, res.ts, res.tsText, res.ok = r.ev.Seq, r.ev.TSMicros, r.ev.TS, r.ev.OK
-		if (f.Session != nil && *f.Session != r.session) || (f.SpanID != "" && f.SpanID != r.spanID) ||
-			(f.TraceID != "" && f.TraceID != r.traceID) || (f.Op != "" && f.Op != r.op) {
+		// An operation's two lines share its span id and op, but may name
+		// different traces: the trace is matched per operation (keeps).
+		r.ev.traceMatch = f.TraceID != "" && idMatches(f.TraceID, r.traceID)
+		if (f.Session != nil && *f.Session != r.session) || (f.SpanID != "" && !idMatches(f.SpanID, r.spanID)) ||
+			(f.Op != "" && f.Op != r.op) {
 			res.skip = true
 			c.res = append(c.res, res)
 			continue

@@ -40,9 +40,17 @@ type pairKey struct {
 // uses a seq twice (a copy at-least-once delivery wrote, or another event
 // reusing the seq) cannot be summed on the fly without keeping every
 // line's hash: the sources are then read again as ReadOps reads them,
-// which leaves exact copies out, so the sums are show's. Standard input is
-// kept in a temporary file (deleted at once) for that second read.
+// which leaves exact copies out, so the sums are show's. So are they when
+// more finishes wait for their start than maxWaiting allows (a trail of
+// finishes alone), which ReadOps pairs within its budget. Standard input
+// is kept in a temporary file (deleted at once) for that second read.
 func ReadSessions(ctx context.Context, sources []string, opts Options) ([]Session, Stats, error) {
+	return readSessions(ctx, sources, opts, nil)
+}
+
+// readSessions is ReadSessions; held, when set, is told the most finishes
+// the first pass held waiting for their start (a test reads it).
+func readSessions(ctx context.Context, sources []string, opts Options, held *int) ([]Session, Stats, error) {
 	var again *keptInput
 	if slices.Contains(sources, StdinName) && opts.Stdin != nil {
 		again = &keptInput{}
@@ -52,7 +60,7 @@ func ReadSessions(ctx context.Context, sources []string, opts Options) ([]Sessio
 		}
 		opts.Stdin = io.TeeReader(opts.Stdin, again)
 	}
-	list, st, repeated, err := sumSessions(ctx, sources, opts)
+	list, st, repeated, err := sumSessions(ctx, sources, opts, held)
 	if err != nil || !repeated {
 		return list, st, err
 	}
@@ -83,18 +91,23 @@ func (k *keptInput) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// sumSessions is ReadSessions' one pass; repeated reports a seq used twice
-// in a session, whose sums are then not to be trusted.
-func sumSessions(ctx context.Context, sources []string, opts Options) ([]Session, Stats, bool, error) {
+// sumSessions is ReadSessions' one pass; again reports a seq used twice in
+// a session, or more finishes waiting for their start than maxWaiting
+// allows, whose sums are then left to the second pass.
+func sumSessions(ctx context.Context, sources []string, opts Options, held *int) ([]Session, Stats, bool, error) {
 	st := Stats{Sources: len(sources)}
 	sums := map[[16]byte]*Session{}
 	seqs := map[[16]byte]*seqset.Set{}
-	repeated := false
+	again := false
 	inflight := map[pairKey]struct{}{}
 	finished := map[pairKey]struct{}{} // finishes read before their start
+	limit := maxWaiting(opts.RunBytes)
 	sc := newScanner(sources, opts)
 	sc.sumsOnly = true
 	err := sc.each(ctx, &st, func(_ *chunk, res *result) error {
+		if again {
+			return nil // the lines are counted; the sums are the second pass's
+		}
 		s := sums[res.session]
 		if s == nil {
 			s = &Session{ID: res.session, First: res.ts, Last: res.ts}
@@ -104,14 +117,23 @@ func sumSessions(ctx context.Context, sources []string, opts Options) ([]Session
 			seqs[res.session] = &seqset.Set{}
 		}
 		if seqs[res.session].Add(res.seq) {
-			repeated = true
+			again = true
 		}
 		s.note(res)
 		countOp(s, res, inflight, finished)
+		if held != nil {
+			*held = max(*held, len(finished))
+		}
+		if len(finished) > limit {
+			// A trail of finishes alone: ReadOps pairs them within a budget.
+			again = true
+			clear(finished)
+			clear(inflight)
+		}
 		return nil
 	})
-	if err != nil {
-		return nil, st, false, err
+	if err != nil || again {
+		return nil, st, again, err
 	}
 	for k := range inflight {
 		sums[k.session].Open++
@@ -121,13 +143,22 @@ func sumSessions(ctx context.Context, sources []string, opts Options) ([]Session
 		out = append(out, *s)
 	}
 	sortSessions(out)
-	return out, st, repeated, nil
+	return out, st, false, nil
+}
+
+// maxWaiting bounds the finishes the first pass holds waiting for their
+// start (about 64 bytes each): an eighth of the sort's budget.
+func maxWaiting(runBytes int) int {
+	if runBytes <= 0 {
+		runBytes = DefaultRunBytes
+	}
+	return runBytes / 8 / 64
 }
 
 // sessionsFromOps sums up the sessions from ReadOps' operations. The
 // lines were counted, and bad ones reported, by the first pass (first).
 func sessionsFromOps(ctx context.Context, sources []string, opts Options, first Stats) ([]Session, Stats, error) {
-	opts.Bad, opts.KeepLines, opts.SkipWhat, opts.Filter = nil, false, true, Filter{}
+	opts.Bad, opts.Incomplete, opts.KeepLines, opts.SkipWhat, opts.Filter = nil, nil, false, true, Filter{}
 	var out []Session
 	st, err := ReadOps(ctx, sources, opts, func(o *Op) error {
 		if n := len(out); n == 0 || out[n-1].ID != uuid.UUID(o.Session) {
@@ -139,7 +170,7 @@ func sessionsFromOps(ctx context.Context, sources []string, opts Options, first 
 	if err != nil {
 		return nil, first, err
 	}
-	st.Lines, st.Bad = first.Lines, first.Bad
+	st.Lines, st.Bad, st.Incomplete = first.Lines, first.Bad, first.Incomplete
 	sortSessions(out)
 	return out, st, nil
 }

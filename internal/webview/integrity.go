@@ -1,7 +1,6 @@
 package webview
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -11,7 +10,6 @@ import (
 	"golang.org/x/mod/sumdb/note"
 
 	"github.com/sandboxaudit/sandboxaudit/internal/filesink"
-	"github.com/sandboxaudit/sandboxaudit/internal/fsutil"
 	"github.com/sandboxaudit/sandboxaudit/internal/integrity"
 	"github.com/sandboxaudit/sandboxaudit/internal/trail"
 )
@@ -32,13 +30,87 @@ type sealStatus struct {
 	Detail string
 }
 
-// checkSeals checks each source against its signed checkpoints, the way
-// verify --key does, when a key is given.
-func checkSeals(ctx context.Context, sources []string, key note.Verifier) []sealStatus {
-	out := make([]sealStatus, 0, len(sources))
+// sealChecks check each source against its signed checkpoints, the way
+// verify --key does, over the very bytes the view reads (trail.Options.Tap):
+// a file changed after the view read it cannot lend its seals to what the
+// view shows.
+type sealChecks struct {
+	list []*sealCheck
+	tap  map[string]*sealCheck // the sources to feed, until fed once
+}
+
+// sealCheck is one source's check: its status, or its checker when the
+// status waits for the source's bytes.
+type sealCheck struct {
+	st  sealStatus
+	c   *integrity.Checker
+	fed bool
+	err error // the checker's own failure, which stops it
+}
+
+// Write feeds the checker and never fails the read: a failure is the
+// check's verdict.
+func (k *sealCheck) Write(p []byte) (int, error) {
+	if k.err == nil {
+		_, k.err = k.c.Writer().Write(p)
+	}
+	return len(p), nil
+}
+
+// planSeals settles the status of each source that needs no reading and
+// opens a checker for the others.
+func planSeals(sources []string, key note.Verifier) *sealChecks {
+	sc := &sealChecks{tap: map[string]*sealCheck{}}
 	dirs := dirListings{}
 	for _, src := range sources {
-		out = append(out, checkSeal(ctx, src, key, dirs))
+		k := &sealCheck{st: sealStatus{Source: src}}
+		if !planSeal(&k.st, src, key, dirs) {
+			c, err := integrity.NewChecker(src, key)
+			if err != nil {
+				k.st.State, k.st.Detail = sealFailed, err.Error()
+			} else if _, dup := sc.tap[src]; !dup {
+				k.c = c
+				sc.tap[src] = k
+			} else {
+				_ = c.Close()
+				k.st.State, k.st.Detail = sealUnchecked, "named twice: its first reading is checked"
+			}
+		}
+		sc.list = append(sc.list, k)
+	}
+	return sc
+}
+
+// writer is the tap for one source: its checker, the first time it is
+// read, else nil.
+func (sc *sealChecks) writer(src string) io.Writer {
+	k, ok := sc.tap[src]
+	if !ok || k.fed {
+		return nil
+	}
+	k.fed = true
+	return k
+}
+
+// close releases the checkers.
+func (sc *sealChecks) close() {
+	for _, k := range sc.list {
+		if k.c != nil {
+			_ = k.c.Close()
+		}
+	}
+}
+
+// finish gives each source's status, once the view has read them, and
+// releases the checkers.
+func (sc *sealChecks) finish() []sealStatus {
+	defer sc.close()
+	out := make([]sealStatus, 0, len(sc.list))
+	for _, k := range sc.list {
+		if k.c != nil {
+			k.verdict()
+		}
+		out = append(out, k.st)
 	}
 	return out
 }
@@ -60,51 +132,52 @@ func (d dirListings) isTrail(src string) bool {
 	return integrity.IsTrail(src, len(g[src]))
 }
 
-func checkSeal(ctx context.Context, src string, key note.Verifier, dirs dirListings) sealStatus {
-	st := sealStatus{Source: src}
-	if src == trail.StdinName {
+// planSeal sets st when src's seals are not checked (standard input, a
+// rotated trail, no checkpoints, no key) and reports whether it did.
+func planSeal(st *sealStatus, src string, key note.Verifier, dirs dirListings) bool {
+	switch {
+	case src == trail.StdinName:
 		st.State, st.Detail = sealNotApplied, "standard input has no checkpoints beside it"
-		return st
-	}
-	if _, segment := filesink.ActiveOf(src); segment || dirs.isTrail(src) {
+	case isSegment(src) || dirs.isTrail(src):
 		// Rotated segments and their active file are one log: a file alone
 		// does not verify against its checkpoints.
 		st.State, st.Detail = sealUnchecked, "part of a rotated trail, whose segments are one log: check it with sandboxaudit verify --key NAME.pub"
-		return st
-	}
-	if _, err := os.Lstat(integrity.CheckpointsPath(src)); errors.Is(err, os.ErrNotExist) {
+	case noCheckpoints(src):
 		st.State, st.Detail = sealNone, "no signed checkpoints beside this file"
-		return st
-	}
-	if key == nil {
+	case key == nil:
 		st.State, st.Detail = sealUnchecked, "signed checkpoints are present; start serve with --key NAME.pub to check them"
-		return st
+	default:
+		return false
 	}
-	c, err := integrity.NewChecker(src, key)
-	if err != nil {
-		st.State, st.Detail = sealFailed, err.Error()
-		return st
-	}
-	defer func() { _ = c.Close() }()
-	f, _, err := fsutil.OpenRegular(src, os.O_RDONLY, 0)
-	if err != nil {
-		st.State, st.Detail = sealFailed, err.Error()
-		return st
-	}
-	defer func() { _ = f.Close() }()
-	if _, err := io.Copy(c.Writer(), fsutil.ContextReader(ctx, f)); err != nil {
-		st.State, st.Detail = sealFailed, err.Error()
-		return st
-	}
-	res := c.Finish()
+	return true
+}
+
+func isSegment(src string) bool {
+	_, segment := filesink.ActiveOf(src)
+	return segment
+}
+
+func noCheckpoints(src string) bool {
+	_, err := os.Lstat(integrity.CheckpointsPath(src))
+	return errors.Is(err, os.ErrNotExist)
+}
+
+// verdict sets the status from what the checker made of the bytes read.
+func (k *sealCheck) verdict() {
+	st := &k.st
+	res := k.c.Finish()
 	switch {
+	case !k.fed:
+		st.State, st.Detail = sealFailed, "the view did not read this file to check it"
+	case k.err != nil && (res.Failure == nil || res.Failure.Line == 0):
+		st.State, st.Detail = sealFailed, k.err.Error()
 	case res.Failure != nil && res.Failure.Line > 0:
 		st.State, st.Detail = sealFailed, fmt.Sprintf("line %d: %s", res.Failure.Line, res.Failure.Msg)
 	case res.Failure != nil:
 		st.State, st.Detail = sealFailed, res.Failure.Msg
 	case res.Checkpoints == 0:
 		st.State, st.Detail = sealFailed, "no checkpoint could be checked"
-	case !res.OriginNames(src):
+	case !res.OriginNames(k.st.Source):
 		st.State, st.Detail = sealFailed, fmt.Sprintf("the checkpoints name another file (origin %q)", res.Origin)
 	default:
 		st.State = sealVerified
@@ -113,5 +186,4 @@ func checkSeal(ctx context.Context, src string, key note.Verifier, dirs dirListi
 			st.Detail += fmt.Sprintf("; the %d line(s) after it are not sealed yet", n)
 		}
 	}
-	return st
 }

@@ -50,8 +50,14 @@ type Server struct {
 	names map[string]bool
 }
 
-// New reads the trail and checks its seals.
+// New reads the trail and checks its seals over the bytes it read.
 func New(ctx context.Context, cfg Config) (*Server, error) {
+	return newServer(ctx, cfg, nil)
+}
+
+// newServer is New; afterRead, when set, runs once the trail is read (a
+// test changes the files there).
+func newServer(ctx context.Context, cfg Config, afterRead func()) (*Server, error) {
 	tt, err := parseTraceURL(cfg.TraceURL)
 	if err != nil {
 		return nil, err
@@ -60,11 +66,18 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	ix, err := buildIndex(ctx, cfg.Sources, cfg.Options)
+	seals := planSeals(cfg.Sources, cfg.Key)
+	opts := cfg.Options
+	opts.Tap = seals.writer
+	ix, err := buildIndex(ctx, cfg.Sources, opts)
 	if err != nil {
+		seals.close()
 		return nil, err
 	}
-	return &Server{cfg: cfg, ix: ix, seals: checkSeals(ctx, cfg.Sources, cfg.Key), pages: pages, trace: tt}, nil
+	if afterRead != nil {
+		afterRead()
+	}
+	return &Server{cfg: cfg, ix: ix, seals: seals.finish(), pages: pages, trace: tt}, nil
 }
 
 // Stats are what reading the trail counted.

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"strings"
 
 	"filippo.io/torchwood"
@@ -39,11 +40,23 @@ func NewWitness(endpoint, vkey string, client *http.Client, redact func(error) e
 	}
 	return &Witness{
 		Name:     v.Name(),
-		url:      strings.TrimSuffix(endpoint, "/") + "/add-checkpoint",
+		url:      addCheckpointURL(endpoint),
 		verifier: v,
 		client:   client,
 		redact:   redact,
 	}, nil
+}
+
+// addCheckpointURL appends add-checkpoint to the prefix's path, so that a
+// query on the endpoint (an access token, say) stays a query.
+func addCheckpointURL(endpoint string) string {
+	u, err := url.Parse(endpoint)
+	if err != nil {
+		// Config validation refuses such an endpoint; the request names
+		// the error.
+		return strings.TrimSuffix(endpoint, "/") + "/add-checkpoint"
+	}
+	return u.JoinPath("add-checkpoint").String()
 }
 
 // ParseKey reads a witness's cosignature verifier key (C2SP signed-note

@@ -1,6 +1,7 @@
 package witness_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -147,4 +148,33 @@ func TestAddCheckpointTransportErrorIsRedacted(t *testing.T) {
 	require.Error(t, err)
 	require.NotContains(t, err.Error(), "s3cr3t")
 	require.Equal(t, "unreachable", witness.Reason(err))
+}
+
+// TestAddCheckpointKeepsTheEndpointsQuery: a submission prefix with a
+// query (an access token, say) gets add-checkpoint on its path, and the
+// query stays on the request.
+func TestAddCheckpointKeepsTheEndpointsQuery(t *testing.T) {
+	log := newTestLog(t, "example.com/log")
+	fw := witnesstest.Start(t, "witness.example/w1", log.verifier)
+	var path, query string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		path, query = r.URL.Path, r.URL.RawQuery
+		body, _ := io.ReadAll(r.Body)
+		resp, err := http.Post(fw.URL+"/add-checkpoint", "text/plain", bytes.NewReader(body))
+		if err != nil {
+			w.WriteHeader(http.StatusBadGateway)
+			return
+		}
+		defer resp.Body.Close()
+		w.WriteHeader(resp.StatusCode)
+		_, _ = io.Copy(w, resp.Body)
+	}))
+	defer srv.Close()
+	w, err := witness.NewWitness(srv.URL+"/w/?token=abc", fw.VKey, srv.Client(), nil)
+	require.NoError(t, err)
+	log.add(3, "a")
+	_, err = w.AddCheckpoint(context.Background(), 0, nil, log.checkpoint())
+	require.NoError(t, err)
+	require.Equal(t, "/w/add-checkpoint", path)
+	require.Equal(t, "token=abc", query)
 }

@@ -177,7 +177,7 @@ func NewTelemetryBuilder(settings component.TelemetrySettings, options ...Teleme
 	errs = errors.Join(errs, err)
 	builder.SandboxauditExporterWitnessFailures, err = builder.meter.Int64Counter(
 		"otelcol_sandboxaudit_exporter_witness_failures",
-		metric.WithDescription("Number of checkpoint submissions a witness refused or did not answer, by witness and reason; each is also logged at ERROR. [Alpha]"),
+		metric.WithDescription("Number of checkpoint submissions a witness refused or did not answer, by witness and reason; a failure is logged at ERROR when it differs from the last one logged for that witness and file. [Alpha]"),
 		metric.WithUnit("{submission}"),
 	)
 	errs = errors.Join(errs, err)

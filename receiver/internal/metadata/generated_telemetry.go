@@ -111,13 +111,13 @@ func NewTelemetryBuilder(settings component.TelemetrySettings, options ...Teleme
 	errs = errors.Join(errs, err)
 	builder.SandboxauditReceiverEventsAccepted, err = builder.meter.Int64Counter(
 		"otelcol_sandboxaudit_receiver_events_accepted",
-		metric.WithDescription("Number of audit events accepted by the next consumer [Alpha]"),
+		metric.WithDescription("Number of audit events accepted by the next consumer (the logs pipeline, or else the traces pipeline, whose pairing may hold a start until its finish) [Alpha]"),
 		metric.WithUnit("{event}"),
 	)
 	errs = errors.Join(errs, err)
 	builder.SandboxauditReceiverEventsRefused, err = builder.meter.Int64Counter(
 		"otelcol_sandboxaudit_receiver_events_refused",
-		metric.WithDescription("Number of audit events refused, by reason [Alpha]"),
+		metric.WithDescription("Number of audit events refused, by reason (invalid_span counts the malformed spans, which give no events) [Alpha]"),
 		metric.WithUnit("{event}"),
 	)
 	errs = errors.Join(errs, err)
