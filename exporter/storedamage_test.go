@@ -152,3 +152,53 @@ func storeTail(store []byte, lines [][]byte, bad int) []byte {
 	}
 	return tail
 }
+
+// A store cut short below the newest checkpoint is one verify --key calls
+// damaged; the start rebuilds it from the file, after which verify passes.
+// The WARN is what is left to tell an operator the store was cut.
+func TestIntegrityStartWarnsWhenItRebuildsAStoreCutShort(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "audit.jsonl")
+	keyPath, pubPath := writeKeys(t)
+	cfg := syncConfig()
+	withFile(cfg, path, auditevent.PolicyOverride{})
+	withIntegrity(cfg, keyPath)
+	te := startIntegrityExporters(t, cfg)
+	for range 3 {
+		require.NoError(t, te.traces.ConsumeTraces(context.Background(), buildTraces(t, sampleSpans()...)))
+	}
+	te.shutdown(t)
+	store, err := os.ReadFile(integrity.StorePath(path))
+	require.NoError(t, err)
+	require.Len(t, store, 22*tlog.HashSize, "12 lines hold 22 stored hashes")
+	require.NoError(t, os.WriteFile(integrity.StorePath(path), store[:3*tlog.HashSize], 0o600), "the hashes of 2 lines")
+	require.NotEmpty(t, checkFile(t, path, pubPath).StoreDamage, "verify calls the cut store damaged")
+
+	core, logs := observer.New(zapcore.WarnLevel)
+	set := exportertest.NewNopSettings(typ)
+	set.Logger = zap.New(core)
+	tr, err := NewFactory().CreateTraces(context.Background(), set, cfg)
+	require.NoError(t, err)
+	require.NoError(t, tr.Start(context.Background(), componenttest.NewNopHost()))
+	require.NoError(t, tr.Shutdown(context.Background()))
+
+	warned := logs.FilterMessageSnippet("hash store was cut short").All()
+	require.Len(t, warned, 1, "%v", logs.All())
+	fields := warned[0].ContextMap()
+	require.Equal(t, path, fields["path"])
+	require.Equal(t, integrity.StorePath(path), fields["store"])
+	require.EqualValues(t, 3, fields["hashes_held"])
+	require.EqualValues(t, 2, fields["lines_held"])
+	require.EqualValues(t, 22-3, fields["hashes_rebuilt"])
+	require.EqualValues(t, 12-2, fields["lines_rebuilt"])
+	require.Empty(t, checkFile(t, path, pubPath).StoreDamage, "the rebuilt store passes verify")
+
+	// A store that is not there at all is rebuilt without this warning:
+	// verify does not call a missing store damaged.
+	require.NoError(t, os.Remove(integrity.StorePath(path)))
+	tr, err = NewFactory().CreateTraces(context.Background(), set, cfg)
+	require.NoError(t, err)
+	require.NoError(t, tr.Start(context.Background(), componenttest.NewNopHost()))
+	require.NoError(t, tr.Shutdown(context.Background()))
+	require.Len(t, logs.FilterMessageSnippet("hash store was cut short").All(), 1, "%v", logs.All())
+	require.FileExists(t, integrity.StorePath(path))
+}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/sandboxaudit/sandboxaudit/internal/httpsink"
 	"github.com/sandboxaudit/sandboxaudit/internal/integrity"
+	"github.com/sandboxaudit/sandboxaudit/internal/secretlog"
 	"github.com/sandboxaudit/sandboxaudit/internal/witness"
 )
 
@@ -113,7 +114,7 @@ func handoverWitnesses(values []string) (*witness.Pool, *witnessFailures, error)
 		if err != nil {
 			return nil, nil, err
 		}
-		w, err := witness.NewWitness(url, text, nil, nil)
+		w, err := handoverWitness(url, text)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -122,6 +123,15 @@ func handoverWitnesses(values []string) (*witness.Pool, *witnessFailures, error)
 	failures := new(witnessFailures)
 	pool, err := witness.NewPool(ws, len(ws), nil, failures)
 	return pool, failures, err
+}
+
+// handoverWitness is the client of one witness. Its transport errors are
+// redacted as the collector's are: the URL's password and query values
+// (a token) never reach an error.
+func handoverWitness(url, vkey string) (*witness.Witness, error) {
+	secrets := secretlog.Secrets(url, nil)
+	redact := func(err error) error { return secretlog.TransportError(err, secrets) }
+	return witness.NewWitness(url, vkey, nil, redact)
 }
 
 // witnessFailures records why each witness did not cosign, by the reason

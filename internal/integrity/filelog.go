@@ -82,6 +82,16 @@ type sealResult struct {
 	renewed bool
 	// newLog: this seal signed a log's first checkpoint.
 	newLog string
+	// rebuilt is set when a store found cut short, below the newest
+	// checkpoint, was rebuilt from the file.
+	rebuilt *storeRebuild
+}
+
+// storeRebuild is what a rebuild of a store cut short held and wrote.
+type storeRebuild struct {
+	store                       string
+	heldHashes, heldLines       int64
+	rebuiltHashes, rebuiltLines int64
 }
 
 // seal brings the store up to the file's current end and appends a signed
@@ -169,9 +179,11 @@ func (l *fileLog) sealOnce(ctx context.Context) (sealResult, error) {
 		return res, nil
 	}
 
+	var rebuilt *storeRebuild
 	if l.known {
 		err = l.hashNew(audit, store, size, &res)
 	} else {
+		rebuilt = l.shortStore(store)
 		err = l.hashAll(audit, store, size, &res)
 	}
 	if err != nil {
@@ -180,6 +192,7 @@ func (l *fileLog) sealOnce(ctx context.Context) (sealResult, error) {
 	if err := store.flush(); err != nil {
 		return res, fmt.Errorf("%s: %w", l.path, err)
 	}
+	res.rebuilt = rebuilt
 	if store.n > l.last.N || !l.hasLast && store.n > 0 {
 		if err := l.checkpoint(store, cps, &res); err != nil {
 			return res, err
@@ -425,6 +438,17 @@ func (l *fileLog) checkStillSigned() error {
 	}
 	return tampered(l.path, "the newest checkpoint covered %d lines, the checkpoints sidecar now holds %s: signed history was removed",
 		l.signed.N, newest)
+}
+
+// shortStore describes the rebuild hashAll does when the store, found on
+// disk, holds fewer lines than the newest checkpoint: verify calls such a
+// store damaged, so the rebuild that makes it whole again is reported.
+func (l *fileLog) shortStore(store *hashStore) *storeRebuild {
+	if !store.found || !l.hasLast || store.n >= l.last.N {
+		return nil
+	}
+	return &storeRebuild{store: store.f.Name(), heldHashes: store.stored, heldLines: store.n,
+		rebuiltHashes: tlog.StoredHashCount(l.last.N) - store.stored, rebuiltLines: l.last.N - store.n}
 }
 
 // hashAll checks every line of the active file against the store (its

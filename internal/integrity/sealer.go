@@ -254,6 +254,14 @@ func (s *Sealer) sealPath(ctx context.Context, path string) error {
 			l.repairsLogged = append(l.repairsLogged, r)
 		}
 	}
+	if rb := res.rebuilt; rb != nil {
+		// verify --key called this store damaged; after the rebuild it
+		// passes, so the log is the one record that it was cut.
+		s.set.Logger.Warn("integrity: the hash store was cut short, below the newest checkpoint, and was rebuilt from the file",
+			zap.String("path", path), zap.String("store", rb.store),
+			zap.Int64("hashes_held", rb.heldHashes), zap.Int64("lines_held", rb.heldLines),
+			zap.Int64("hashes_rebuilt", rb.rebuiltHashes), zap.Int64("lines_rebuilt", rb.rebuiltLines))
+	}
 	if res.renewed {
 		s.set.Logger.Warn("integrity: a file refused before was replaced and its sidecars are gone (a rotation completed?); "+
 			"sealing starts a new tree. The tampering logged before still stands for the file that was there",

@@ -24,6 +24,9 @@ type hashStore struct {
 	pending []tlog.Hash
 	buf     []byte // flush's write buffer
 	scratch *storeScratch
+	// found: the store was on disk before this open, so a store holding
+	// fewer hashes than the newest checkpoint was cut, not created.
+	found bool
 }
 
 // storeScratch is the pending and write buffers, kept by the sealer from
@@ -38,6 +41,7 @@ type storeScratch struct {
 // while appending) is cut back: the records it held are hashed again from
 // the audit file.
 func openStore(path string, scratch *storeScratch) (*hashStore, bool, error) {
+	_, lerr := os.Lstat(path)
 	f, err := openNoFollow(path, os.O_RDWR|os.O_CREATE|noFollow, 0o600)
 	if err != nil {
 		return nil, false, fmt.Errorf("open hash store: %w", err)
@@ -57,7 +61,7 @@ func openStore(path string, scratch *storeScratch) (*hashStore, bool, error) {
 			return nil, false, fmt.Errorf("cut back torn hash store: %w", err)
 		}
 	}
-	return &hashStore{f: f, n: n, stored: valid, pending: scratch.pending[:0], buf: scratch.buf[:0], scratch: scratch}, cut, nil
+	return &hashStore{f: f, n: n, stored: valid, pending: scratch.pending[:0], buf: scratch.buf[:0], scratch: scratch, found: lerr == nil}, cut, nil
 }
 
 // recordsForHashCount is the largest n with StoredHashCount(n) <= count.

@@ -108,7 +108,7 @@ func TestSessionsOfFinishesWithoutStartsAreNotAllHeld(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, want, 3)
 	var held int
-	got, st, err := readSessions(context.Background(), []string{p}, Options{RunBytes: 64 << 10, TempDir: t.TempDir()}, &held)
+	got, st, err := readSessions(context.Background(), []string{p}, Options{RunBytes: 64 << 10, TempDir: t.TempDir()}, &sessionSeams{held: &held})
 	require.NoError(t, err)
 	assert.Equal(t, want, got)
 	assert.Equal(t, wantSt.Lines, st.Lines)

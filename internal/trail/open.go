@@ -26,8 +26,8 @@ var zstdMagic = []byte{0x28, 0xb5, 0x2f, 0xfd}
 // compressed stream that does not decode to its end fails a read with a
 // *zstdread.DamagedError; an error reading the file is returned as it is.
 // br is reset to read the source (nil: a new buffer). The bytes read go to
-// tap too, unless it is nil.
-func open(name string, stdin io.Reader, br *bufio.Reader, tap io.Writer) (io.ReadCloser, error) {
+// tap too, unless it is nil; ext bounds and counts them.
+func open(name string, stdin io.Reader, br *bufio.Reader, tap io.Writer, ext extent) (io.ReadCloser, error) {
 	var rc io.ReadCloser
 	if name == StdinName {
 		rc = io.NopCloser(stdin)
@@ -49,6 +49,12 @@ func open(name string, stdin io.Reader, br *bufio.Reader, tap io.Writer) (io.Rea
 		rc = f
 	}
 	src := io.Reader(rc)
+	if ext.limit >= 0 {
+		src = io.LimitReader(src, ext.limit)
+	}
+	if ext.count != nil {
+		src = &countingReader{r: src, n: ext.count}
+	}
 	if tap != nil {
 		src = io.TeeReader(rc, tap)
 	}
@@ -101,4 +107,23 @@ type closers struct {
 func (c closers) Close() error {
 	c.dec()
 	return c.file.Close()
+}
+
+// extent bounds a source's read (limit bytes; -1: to its end) and counts
+// the bytes read into count (nil: not counted), before decompression.
+type extent struct {
+	limit int64
+	count *int64
+}
+
+// countingReader adds the bytes read from r to *n.
+type countingReader struct {
+	r io.Reader
+	n *int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	k, err := c.r.Read(p)
+	*c.n += int64(k)
+	return k, err
 }

@@ -49,6 +49,13 @@ type Options struct {
 	// line of an active file or of standard input, without its newline and
 	// not an event, which a writer is still appending.
 	Incomplete func(source string, line int64)
+
+	// readBytes, when set, gets each source's bytes read (before
+	// decompression), by its index in the sources; bounds, when set,
+	// stops the read of each source a writer may append to at its
+	// entry, so a second read sees what a first one did.
+	readBytes []int64
+	bounds    []int64
 }
 
 // DefaultRunBytes is the in-memory sort budget.

@@ -183,7 +183,14 @@ func (s *scanner) readSource(ctx context.Context, src int, name string, work, or
 	if s.opts.Tap != nil {
 		tap = s.opts.Tap(name)
 	}
-	rc, err := open(name, s.opts.Stdin, s.br, tap)
+	ext := extent{limit: -1}
+	if s.opts.readBytes != nil {
+		ext.count = &s.opts.readBytes[src]
+	}
+	if s.opts.bounds != nil && name != StdinName && appendedTo(name) {
+		ext.limit = s.opts.bounds[src]
+	}
+	rc, err := open(name, s.opts.Stdin, s.br, tap, ext)
 	if err != nil {
 		return err
 	}

@@ -44,13 +44,26 @@ type pairKey struct {
 // more finishes wait for their start than maxWaiting allows (a trail of
 // finishes alone), which ReadOps pairs within its budget. Standard input
 // is kept in a temporary file (deleted at once) for that second read.
+// A live file is read the second time only as far as the first read
+// went, so both passes see the same lines.
 func ReadSessions(ctx context.Context, sources []string, opts Options) ([]Session, Stats, error) {
 	return readSessions(ctx, sources, opts, nil)
 }
 
-// readSessions is ReadSessions; held, when set, is told the most finishes
-// the first pass held waiting for their start (a test reads it).
-func readSessions(ctx context.Context, sources []string, opts Options, held *int) ([]Session, Stats, error) {
+// sessionSeams are a test's hooks into readSessions: held is told the
+// most finishes the first pass held waiting for their start; between runs
+// after the first pass when a second one follows.
+type sessionSeams struct {
+	held    *int
+	between func()
+}
+
+// readSessions is ReadSessions, with a test's seams (nil: none).
+func readSessions(ctx context.Context, sources []string, opts Options, seams *sessionSeams) ([]Session, Stats, error) {
+	var held *int
+	if seams != nil {
+		held = seams.held
+	}
 	var again *keptInput
 	if slices.Contains(sources, StdinName) && opts.Stdin != nil {
 		again = &keptInput{}
@@ -60,9 +73,15 @@ func readSessions(ctx context.Context, sources []string, opts Options, held *int
 		}
 		opts.Stdin = io.TeeReader(opts.Stdin, again)
 	}
+	read := make([]int64, len(sources))
+	opts.readBytes = read
 	list, st, repeated, err := sumSessions(ctx, sources, opts, held)
 	if err != nil || !repeated {
 		return list, st, err
+	}
+	opts.readBytes, opts.bounds = nil, read
+	if seams != nil && seams.between != nil {
+		seams.between()
 	}
 	if again != nil {
 		if again.err == nil {
