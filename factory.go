@@ -26,6 +26,7 @@ import (
 
 	sandboxauditencoding "github.com/sandboxaudit/sandboxaudit/encoding"
 	sandboxauditexporter "github.com/sandboxaudit/sandboxaudit/exporter"
+	"github.com/sandboxaudit/sandboxaudit/internal/kafkaexportcheck"
 	"github.com/sandboxaudit/sandboxaudit/internal/startupline"
 	"github.com/sandboxaudit/sandboxaudit/kafkaguardreceiver"
 	sandboxauditprocessor "github.com/sandboxaudit/sandboxaudit/processor"
@@ -95,7 +96,9 @@ func Components() (otelcol.Factories, error) {
 	}
 	factories.Exporters, err = otelcol.MakeFactoryMap[exporter.Factory](
 		debugexporter.NewFactory(),
-		kafkaexporter.NewFactory(),
+		// The contrib kafka exporter, its encoding checked against
+		// service::extensions before it starts.
+		kafkaexportcheck.NewFactory(EncodingExtensionFactory().Type()),
 		// otlphttp forwards the processor's spans to a tracing backend.
 		otlphttpexporter.NewFactory(),
 		ExporterFactory(),

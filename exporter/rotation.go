@@ -37,6 +37,10 @@ func (e *auditExporter) rotation(fc *FileConfig) *filesink.Rotation {
 			t.tb.SandboxauditExporterSegmentsRemoved.Add(context.Background(), 1,
 				metric.WithAttributeSet(attribute.NewSet(attribute.String("reason", reason))))
 		},
+		OnIgnored: func(path string, seg filesink.Segment) {
+			log.Warn("A file named as a segment is dated ahead of the clock and of the log's own segments; rotation and retention pass over it",
+				zap.String("path", path), zap.String("file", seg.Path))
+		},
 		OnError: func(path string, err error) {
 			log.Error("Rotation, compression or retention step failed; no segment was lost and the step is tried again",
 				zap.String("path", path), zap.Error(err))

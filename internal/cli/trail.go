@@ -13,6 +13,7 @@ import (
 
 	"github.com/sandboxaudit/sandboxaudit/internal/filesink"
 	"github.com/sandboxaudit/sandboxaudit/internal/integrity"
+	"github.com/sandboxaudit/sandboxaudit/internal/plural"
 	"github.com/sandboxaudit/sandboxaudit/internal/trail"
 	"github.com/sandboxaudit/sandboxaudit/internal/zstdread"
 )
@@ -257,9 +258,9 @@ func (v *verifier) checkUnsealed(path string, unsealed int64, parts []string) st
 		// A closed segment is no live file: its lines are sealed with its
 		// segment record, so unsealed lines in it read as forged ones.
 		v.sum.Problems++
-		_, _ = fmt.Fprintf(v.out, "%s: integrity: %d lines after the newest checkpoint are not sealed, and the closed segment %s holds some: "+
+		_, _ = fmt.Fprintf(v.out, "%s: integrity: %s after the newest checkpoint %s not sealed, and the closed segment %s holds some: "+
 			"no signed segment record counts them (lines appended, the segments sidecar cut, or a rotation not sealed yet); --allow-unsealed accepts the active file's last lines only\n",
-			path, unsealed, closed[0])
+			path, plural.Count(unsealed, "line"), plural.Pick(unsealed, "is", "are"), closed[0])
 		return ""
 	}
 	if lim.allows(unsealed, parts) {
@@ -270,8 +271,8 @@ func (v *verifier) checkUnsealed(path string, unsealed int64, parts []string) st
 	if lim.set() {
 		why = fmt.Sprintf("more than --allow-unsealed %s allows", lim.raw)
 	}
-	_, _ = fmt.Fprintf(v.out, "%s: integrity: %d lines after the newest checkpoint are not sealed (%s); "+
-		"--allow-unsealed COUNT|DURATION accepts a live file's last few\n", path, unsealed, why)
+	_, _ = fmt.Fprintf(v.out, "%s: integrity: %s after the newest checkpoint %s not sealed (%s); "+
+		"--allow-unsealed COUNT|DURATION accepts a live file's last few\n", path, plural.Count(unsealed, "line"), plural.Pick(unsealed, "is", "are"), why)
 	return ""
 }
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/sandboxaudit/sandboxaudit/internal/fsutil"
 	"github.com/sandboxaudit/sandboxaudit/internal/integrity"
+	"github.com/sandboxaudit/sandboxaudit/internal/plural"
 	"github.com/sandboxaudit/sandboxaudit/internal/witness"
 )
 
@@ -150,8 +151,8 @@ func (v *verifier) reportWitnessed(name string, at func(line int64) string, wc *
 			name, v.opts.witness.usedQuorum, len(v.opts.witness.verifiers), why)
 	case beyond > v.opts.witness.allowTail:
 		v.sum.Problems++
-		_, _ = fmt.Fprintf(v.out, "%s: witness: %d lines after the newest checkpoint the witnesses cosigned (line %d); "+
-			"--allow-unwitnessed N accepts up to N for a live file\n", name, beyond, res.Witnessed)
+		_, _ = fmt.Fprintf(v.out, "%s: witness: %s after the newest checkpoint the witnesses cosigned (line %d); "+
+			"--allow-unwitnessed N accepts up to N for a live file\n", name, plural.Count(beyond, "line"), res.Witnessed)
 	case beyond > 0:
 		_, _ = fmt.Fprintf(v.out, "%s: witness: accepting %d unwitnessed lines (--allow-unwitnessed %d)\n",
 			name, beyond, v.opts.witness.allowTail)

@@ -22,7 +22,8 @@ const noFollowFlag = unix.O_NOFOLLOW
 // scheduled at each rotation and when the sink first opens it, so a
 // compression cut short by a crash is finished after a restart.
 type maintainer struct {
-	rot *Rotation
+	rot   *Rotation
+	marks *ownMarks
 	// idle rotates the files whose Rotation.Interval ran out and returns
 	// how long until the next is due; nil without an interval.
 	idle func(context.Context) time.Duration
@@ -39,9 +40,9 @@ type maintainer struct {
 	done   chan struct{}
 }
 
-func newMaintainer(r *Rotation, idle func(context.Context) time.Duration) *maintainer {
+func newMaintainer(r *Rotation, marks *ownMarks, idle func(context.Context) time.Duration) *maintainer {
 	ctx, cancel := context.WithCancel(context.Background())
-	m := &maintainer{rot: r, idle: idle, queued: map[string]bool{}, wake: make(chan struct{}, 1), ctx: ctx, cancel: cancel, done: make(chan struct{})}
+	m := &maintainer{rot: r, marks: marks, idle: idle, queued: map[string]bool{}, wake: make(chan struct{}, 1), ctx: ctx, cancel: cancel, done: make(chan struct{})}
 	go m.loop()
 	return m
 }
@@ -180,26 +181,33 @@ var ErrForeignSegment = errors.New("a foreign or renamed segment")
 // foreign segment (ErrForeignSegment) is passed over and stays.
 func (m *maintainer) retain(path string) {
 	r := m.rot
-	if r.MaxBackups == 0 && r.MaxAge == 0 {
-		return
-	}
 	segs, err := Segments(path)
 	if err != nil {
+		return
+	}
+	recorded := m.recorded(path, segs)
+	if r.MaxBackups == 0 && r.MaxAge == 0 {
 		return
 	}
 	now := r.clock()
 	// Only the log's own segments (Holds) count toward MaxBackups, so files
 	// put beside them cannot push them out; the newest counts too, as it
-	// may be a rotation the log has not recorded yet.
+	// may be a rotation the log has not recorded yet. A segment dated ahead
+	// of the log is not the log's: it is passed over.
+	foreign := foreignAhead(segs, now, m.marks.get(path))
+	newest := newestOwn(foreign)
 	held := make([]bool, len(segs))
 	excess := -r.MaxBackups
-	for i, seg := range segs {
-		held[i] = r.Holds == nil || i == len(segs)-1 || r.Holds(path, seg)
+	for i := range segs {
+		held[i] = !foreign[i] && (r.Holds == nil || i == newest || recorded[i])
 		if held[i] {
 			excess++
 		}
 	}
 	for i, seg := range segs {
+		if foreign[i] {
+			continue
+		}
 		reason := ""
 		switch {
 		case r.MaxBackups > 0 && excess > 0:
@@ -223,6 +231,21 @@ func (m *maintainer) retain(path string) {
 			r.OnRemoved(path, seg, reason)
 		}
 	}
+}
+
+// recorded asks Holds which segments the log records, and remembers the
+// newest of them for naming (see ownMarks); all false without Holds.
+func (m *maintainer) recorded(path string, segs []Segment) []bool {
+	out := make([]bool, len(segs))
+	if m.rot.Holds == nil {
+		return out
+	}
+	for i, seg := range segs {
+		if out[i] = m.rot.Holds(path, seg); out[i] {
+			m.marks.raise(path, seg.Time)
+		}
+	}
+	return out
 }
 
 func (m *maintainer) remove(path string, seg Segment) error {

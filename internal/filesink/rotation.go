@@ -55,11 +55,15 @@ type Rotation struct {
 	// Holds, when set, says whether seg is one of the closed segments of
 	// path's log (integrity records them): only those, and the newest
 	// segment, count toward MaxBackups, so files put beside them cannot
-	// push the log's own out.
+	// push the log's own out; the newest it records also dates the log
+	// for naming (AheadOfLog). It is never asked under the writers' flock.
 	Holds func(path string, seg Segment) bool
 	// OnRemoved is told of each segment retention removed, with the reason
 	// (RemovedMaxBackups or RemovedMaxAge).
 	OnRemoved func(path string, seg Segment, reason string)
+	// OnIgnored is told, once per sink, of a file named as a segment of
+	// path that naming and retention pass over (AheadOfLog).
+	OnIgnored func(path string, seg Segment)
 	// OnError is told of a rotation, compression or retention step that
 	// failed; no segment is lost by one, and it is tried again later.
 	OnError func(path string, err error)
@@ -266,8 +270,12 @@ func (s *Sink) renameToSegment(path string) (string, error) {
 	}
 	now := s.rot.clock().UTC().Truncate(time.Second)
 	seq := int64(1)
-	if len(segs) > 0 {
-		last := segs[len(segs)-1]
+	// Under the writers' flock: the log's newest own segment is the one
+	// remembered, not asked of Holds.
+	foreign := foreignAhead(segs, s.rot.clock(), s.marks.get(path))
+	s.rot.noteForeign(s.marks, path, segs, foreign)
+	if i := newestOwn(foreign); i >= 0 {
+		last := segs[i]
 		seq = last.Seq + 1
 		if now.Before(last.Time) {
 			now = last.Time
@@ -277,6 +285,7 @@ func (s *Sink) renameToSegment(path string) (string, error) {
 	if err := renameNoReplace(path, seg); err != nil {
 		return "", fmt.Errorf("rotate %s to %s: %w", path, filepath.Base(seg), err)
 	}
+	s.marks.raise(path, now)
 	if s.fsync == FsyncNever {
 		return seg, nil // flushing is left to the kernel, as for the lines
 	}

@@ -35,6 +35,8 @@ type Sink struct {
 	// compression and retention.
 	rot   *Rotation
 	maint *maintainer
+	// marks is shared with maint: the log's newest own segment per path.
+	marks *ownMarks
 
 	mu      sync.Mutex
 	files   map[string]*openFile
@@ -107,7 +109,8 @@ func New(opts Options) (*Sink, error) {
 		if r.Interval > 0 {
 			idle = s.rotateIdle
 		}
-		s.maint = newMaintainer(r, idle)
+		s.marks = newOwnMarks()
+		s.maint = newMaintainer(r, s.marks, idle)
 		if t.static != "" {
 			// A compression a crash cut short is finished now, not at
 			// the first write.

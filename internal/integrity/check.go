@@ -9,6 +9,8 @@ import (
 
 	"golang.org/x/mod/sumdb/note"
 	"golang.org/x/mod/sumdb/tlog"
+
+	"github.com/sandboxaudit/sandboxaudit/internal/plural"
 )
 
 // Failure is the first integrity check an audit file failed: a line (from
@@ -222,7 +224,7 @@ func (c *Checker) failRoot(cp *Checkpoint) {
 		// not the one signed: the store was changed and cannot be trusted.
 		why = "the hash store does not match the signed checkpoints either, so it cannot tell which line"
 	case c.store != nil && c.storeLeaves() < cp.N:
-		why = fmt.Sprintf("the hash store holds only %d lines, so it cannot tell which line", c.storeLeaves())
+		why = fmt.Sprintf("the hash store holds only %s, so it cannot tell which line", plural.Count(c.storeLeaves(), "line"))
 	case c.store != nil:
 		why = "the hash store agrees with the file, so the store was rebuilt or changed too, " +
 			"or the checkpoints are another file's; it cannot tell which line"
@@ -294,13 +296,13 @@ func (c *Checker) Finish() CheckResult {
 		if c.hasher.Partial() {
 			torn = ", and a torn last line without its newline"
 		}
-		c.fail(c.tree.Size(), c.cpNum, "checkpoint #%d covers %d lines but the file has only %d complete ones%s (cut back, or lines deleted)",
-			c.cpNum, c.next.N, c.tree.Size(), torn)
+		c.fail(c.tree.Size(), c.cpNum, "checkpoint #%d covers %d lines but the file has only %s%s (cut back, or lines deleted)",
+			c.cpNum, c.next.N, plural.Count(c.tree.Size(), "complete one"), torn)
 	}
 	if c.res.Failure == nil && c.cpNum == 0 {
 		if n := c.storeLeaves(); n > 0 {
-			c.fail(0, 0, "no checkpoint in %s, but the hash store holds the hashes of %d lines: "+
-				"the checkpoints were removed, or the first seal was cut short", CheckpointsPath(c.path), n)
+			c.fail(0, 0, "no checkpoint in %s, but the hash store holds the hashes of %s: "+
+				"the checkpoints were removed, or the first seal was cut short", CheckpointsPath(c.path), plural.Count(n, "line"))
 		} else {
 			c.fail(0, 0, "no checkpoint in %s: nothing is sealed yet", CheckpointsPath(c.path))
 		}

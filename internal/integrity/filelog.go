@@ -13,6 +13,7 @@ import (
 	"golang.org/x/mod/sumdb/tlog"
 
 	"github.com/sandboxaudit/sandboxaudit/internal/fsutil"
+	"github.com/sandboxaudit/sandboxaudit/internal/plural"
 )
 
 // fileLog is the sealer's memory of one audit file between seals. When the
@@ -474,9 +475,9 @@ func (l *fileLog) hashAll(audit *os.File, store *hashStore, size int64, res *sea
 // index after the last one.
 func (l *fileLog) hashLines(r io.Reader, name string, store *hashStore) (int64, int64, error) {
 	if store.n < l.first {
-		return 0, 0, tampered(l.path, "the hash store holds %d lines, fewer than the %d of the closed segments: it was lost or cut. "+
+		return 0, 0, tampered(l.path, "the hash store holds %s, fewer than the %d of the closed segments: it was lost or cut. "+
 			"With the collector stopped, `sandboxaudit log rebuild-store --key NAME.pub %s` writes it again from the segments, "+
-			"checked against the signed checkpoints", store.n, l.first, l.path)
+			"checked against the signed checkpoints", plural.Count(store.n, "line"), l.first, l.path)
 	}
 	c, err := l.newLineCheck(store)
 	if err != nil {
@@ -507,11 +508,11 @@ func (l *fileLog) judgeLines(name string, c *lineCheck) error {
 			"lines were deleted from it, or the segment records before it are gone (%s removed or cut)", filepath.Base(name), i, had, filepath.Base(SegmentsPath(l.path)))
 	}
 	if i < had && c.storeErr == nil {
-		return tampered(l.path, "the file has %d lines but %d were sealed (cut back or lines deleted)", i-l.first, had-l.first)
+		return tampered(l.path, "the file has %s but %d were sealed (cut back or lines deleted)", plural.Count(i-l.first, "line"), had-l.first)
 	}
 	if l.hasLast && l.last.N > l.first {
 		if i < l.last.N {
-			return tampered(l.path, "the file has %d lines, fewer than the %d of the newest checkpoint", i-l.first, l.last.N-l.first)
+			return tampered(l.path, "the file has %s, fewer than the %d of the newest checkpoint", plural.Count(i-l.first, "line"), l.last.N-l.first)
 		}
 		if c.rootAtLast != l.last.Hash {
 			return tampered(l.path, "the first %d lines do not match the newest checkpoint's root hash", l.last.N-l.first)

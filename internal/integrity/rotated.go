@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"syscall"
+	"time"
 
 	"github.com/klauspost/compress/zstd"
 
@@ -152,14 +153,21 @@ func (l *fileLog) unrecorded() ([]filesink.Segment, error) {
 		recorded[r.Name] = true
 	}
 	from := 0
+	var newest time.Time
 	for i, s := range disk {
 		if recorded[filepath.Base(s.Plain)] {
 			from = i + 1
+			if s.Time.After(newest) {
+				newest = s.Time
+			}
 		}
 	}
+	// A name dated ahead of the clock and of the log is not a rotation of
+	// the log's (the file sink passes over it too).
+	now := time.Now()
 	var out []filesink.Segment
 	for _, s := range disk[from:] {
-		if !recorded[filepath.Base(s.Plain)] {
+		if !recorded[filepath.Base(s.Plain)] && !filesink.AheadOfLog(s, now, newest) {
 			out = append(out, s)
 		}
 	}

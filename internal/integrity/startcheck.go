@@ -12,6 +12,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/sandboxaudit/sandboxaudit/internal/filesink"
+	"github.com/sandboxaudit/sandboxaudit/internal/plural"
 )
 
 // ErrNoHistory is wrapped by the error for an audit file that holds lines
@@ -77,9 +78,9 @@ func (s *Sealer) checkSegmentsAtStart(path string) error {
 		return nil // the seal reports a bad sidecar
 	}
 	if !holdsData(CheckpointsPath(path)) {
-		return fmt.Errorf("%s: %w (%s records %d closed segments, but %s is missing or empty: it was removed). "+
+		return fmt.Errorf("%s: %w (%s records %s, but %s is missing or empty: it was removed). "+
 			"To start a new log over what it holds, run `sandboxaudit log reset --signing-key KEY %s`",
-			path, ErrNoHistory, SegmentsPath(path), sl.Closed(), CheckpointsPath(path), path)
+			path, ErrNoHistory, SegmentsPath(path), plural.Count(sl.Closed(), "closed segment"), CheckpointsPath(path), path)
 	}
 	dir := filepath.Dir(path)
 	for _, rec := range sl.Segments {
@@ -111,10 +112,10 @@ func CheckHistory(path string) error {
 	if len(segs) == 0 && !holdsALine(path) {
 		return nil
 	}
-	return fmt.Errorf("%s: %w (its sidecars %s, %s and %s are missing or empty, %d closed segments): "+
+	return fmt.Errorf("%s: %w (its sidecars %s, %s and %s are missing or empty, %s): "+
 		"it was cut back, replaced, or moved aside and back without them; it is not sealed as a new log. "+
 		"To start a new log over what it holds, run `sandboxaudit log reset --signing-key KEY %s`",
-		path, ErrNoHistory, StoreSuffix, CheckpointsSuffix, SegmentsSuffix, len(segs), path)
+		path, ErrNoHistory, StoreSuffix, CheckpointsSuffix, SegmentsSuffix, plural.Count(len(segs), "closed segment"), path)
 }
 
 // holdsALine reports whether the file at path holds a complete line.

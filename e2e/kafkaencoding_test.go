@@ -1,0 +1,31 @@
+package e2e
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestKafkaExporterEncodingNotInServiceExtensions: kafka-edge.yaml with
+// the sandboxaudit_encoding extension configured but left out of
+// service::extensions stops the collector at start, exit 1, naming the
+// exporter's encoding key and what is missing.
+func TestKafkaExporterEncodingNotInServiceExtensions(t *testing.T) {
+	requireE2E(t)
+	k := newKafkaTier(t)
+	cfg := k.edgeConfig(t)
+	const listed = "service:\n  extensions: [sandboxaudit_encoding]\n"
+	require.Contains(t, cfg, listed)
+	cfg = strings.Replace(cfg, listed, "service:\n", 1)
+	require.NoError(t, os.MkdirAll(k.edgeDir, 0o700))
+	path := filepath.Join(k.edgeDir, "config.yaml")
+	require.NoError(t, os.WriteFile(path, []byte(cfg), 0o600))
+	code, out := runCollector(t, k.edgeDir, "--config", path)
+	assert.Equal(t, 1, code, "%s", out)
+	assert.Regexp(t, `exporters::kafka::(logs|traces)::encoding: extension "sandboxaudit_encoding" is not in service::extensions`, out)
+	assert.NotContains(t, out, "audit lines to", "the collector never said it was ready")
+}
