@@ -88,9 +88,12 @@ func TestShutdownDuringReplayEndsTheRequest(t *testing.T) {
 	if err != nil {
 		require.ErrorIs(t, err, context.Canceled)
 	}
-	// The spool was let go: another owner may open it at once.
-	sp, err = spool.Open(ctx, spool.Options{Path: sc.Path})
-	require.NoError(t, err, "the spool is still held after Shutdown returned")
+	// The replayer lets the spool go once it has ended, which Shutdown,
+	// its context spent, does not wait for.
+	require.Eventually(t, func() bool {
+		sp, err = spool.Open(ctx, spool.Options{Path: sc.Path})
+		return err == nil
+	}, 10*time.Second, 10*time.Millisecond, "the spool is still held after Shutdown returned")
 	require.True(t, sp.Pending(), "the lines are still to be replayed")
 	require.NoError(t, sp.Close())
 	require.Equal(t, want, readLines(t, sc.Path))
