@@ -9,6 +9,8 @@ import (
 	"os"
 
 	"github.com/klauspost/compress/zstd"
+
+	"github.com/sandboxaudit/sandboxaudit/internal/zstdread"
 )
 
 // errTwinDiffers marks a plain segment whose compressed copy holds other
@@ -28,8 +30,7 @@ func sameAsCompressed(plain, compressed string) (bool, error) {
 		return false, err
 	}
 	defer func() { _ = c.Close() }()
-	dec, err := zstd.NewReader(bufio.NewReader(c), zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true),
-		zstd.WithDecoderMaxWindow(64<<20))
+	dec, err := zstdread.NewReader(bufio.NewReader(c), zstd.WithDecoderLowmem(true))
 	if err != nil {
 		return false, err
 	}
