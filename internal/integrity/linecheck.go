@@ -33,6 +33,10 @@ type lineCheck struct {
 	storeErr error
 }
 
+// rebuildStoreHint tells how a damaged store is written again.
+const rebuildStoreHint = "move it aside; the collector rebuilds the store of a log without closed segments itself, " +
+	"and `sandboxaudit log rebuild-store` that of a rotated log, each checked against the signed checkpoints"
+
 func (l *fileLog) newLineCheck(store *hashStore) (*lineCheck, error) {
 	tree, err := l.treeAtFirst()
 	if err != nil {
@@ -73,8 +77,7 @@ func (c *lineCheck) line(h tlog.Hash) error {
 		}
 		return tampered(l.path, "line %d differs from the hash sealed for it in %s: the line or that store was changed. "+
 			"`sandboxaudit verify --key` checks the lines against the signed checkpoints alone; if it passes, the store is what was damaged "+
-			"(it is derived data: move it aside; the collector rebuilds the store of a log without closed segments itself, "+
-			"and `sandboxaudit log rebuild-store` that of a rotated log, each checked against the signed checkpoints)", c.i-l.first+1, c.store.f.Name())
+			"(it is derived data: "+rebuildStoreHint+")", c.i-l.first+1, c.store.f.Name())
 	}
 	if !c.walked {
 		// Nothing is added over hashes not checked.
@@ -129,9 +132,7 @@ func (c *lineCheck) walkFailed(err error, next *tlog.Hash) error {
 		return c.cut(d.at, d.msg, next)
 	}
 	c.storeErr = tampered(c.l.path, "the hash store %s is damaged (%v); the lines may be intact: `sandboxaudit verify --key` checks them "+
-		"against the signed checkpoints alone. The store is derived data: move it aside; the collector rebuilds the store of a log "+
-		"without closed segments itself, and `sandboxaudit log rebuild-store` that of a rotated log, each checked against the signed checkpoints",
-		c.store.f.Name(), d.msg)
+		"against the signed checkpoints alone. The store is derived data: "+rebuildStoreHint, c.store.f.Name(), d.msg)
 	return nil
 }
 
