@@ -53,18 +53,7 @@ func TestIntegrityStartJudgesTheStoreAsVerifyDoes(t *testing.T) {
 		}, "", "disagree with the file from line 14 (the hash it holds over lines 13-14 of the log is not the one their own hashes give"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			path := filepath.Join(t.TempDir(), "audit.jsonl")
-			keyPath, pubPath := writeKeys(t)
-			cfg := syncConfig()
-			withFile(cfg, path, auditevent.PolicyOverride{})
-			withIntegrity(cfg, keyPath)
-			te := startIntegrityExporters(t, cfg)
-			for range 3 {
-				require.NoError(t, te.traces.ConsumeTraces(context.Background(), buildTraces(t, sampleSpans()...)))
-			}
-			te.shutdown(t)
-			store, err := os.ReadFile(integrity.StorePath(path))
-			require.NoError(t, err)
+			path, pubPath, cfg, store := sealThreeBatches(t)
 			require.Equal(t, tlog.StoredHashCount(12)*tlog.HashSize, int64(len(store)), "3 batches of 4 lines")
 			require.NoError(t, os.WriteFile(integrity.StorePath(path), tc.damage(t, store, path), 0o600))
 			damage := checkFile(t, path, pubPath).StoreDamage
@@ -157,18 +146,7 @@ func storeTail(store []byte, lines [][]byte, bad int) []byte {
 // damaged; the start rebuilds it from the file, after which verify passes.
 // The WARN is what is left to tell an operator the store was cut.
 func TestIntegrityStartWarnsWhenItRebuildsAStoreCutShort(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "audit.jsonl")
-	keyPath, pubPath := writeKeys(t)
-	cfg := syncConfig()
-	withFile(cfg, path, auditevent.PolicyOverride{})
-	withIntegrity(cfg, keyPath)
-	te := startIntegrityExporters(t, cfg)
-	for range 3 {
-		require.NoError(t, te.traces.ConsumeTraces(context.Background(), buildTraces(t, sampleSpans()...)))
-	}
-	te.shutdown(t)
-	store, err := os.ReadFile(integrity.StorePath(path))
-	require.NoError(t, err)
+	path, pubPath, cfg, store := sealThreeBatches(t)
 	require.Len(t, store, 22*tlog.HashSize, "12 lines hold 22 stored hashes")
 	require.NoError(t, os.WriteFile(integrity.StorePath(path), store[:3*tlog.HashSize], 0o600), "the hashes of 2 lines")
 	require.NotEmpty(t, checkFile(t, path, pubPath).StoreDamage, "verify calls the cut store damaged")
@@ -201,4 +179,24 @@ func TestIntegrityStartWarnsWhenItRebuildsAStoreCutShort(t *testing.T) {
 	require.NoError(t, tr.Shutdown(context.Background()))
 	require.Len(t, logs.FilterMessageSnippet("hash store was cut short").All(), 1, "%v", logs.All())
 	require.FileExists(t, integrity.StorePath(path))
+}
+
+// sealThreeBatches writes three sealed batches of four lines to an audit
+// file with integrity on, stops the exporter and returns the file's path,
+// the public key's path, the config and the hash store's bytes.
+func sealThreeBatches(t *testing.T) (path, pubPath string, cfg *Config, store []byte) {
+	t.Helper()
+	path = filepath.Join(t.TempDir(), "audit.jsonl")
+	keyPath, pubPath := writeKeys(t)
+	cfg = syncConfig()
+	withFile(cfg, path, auditevent.PolicyOverride{})
+	withIntegrity(cfg, keyPath)
+	te := startIntegrityExporters(t, cfg)
+	for range 3 {
+		require.NoError(t, te.traces.ConsumeTraces(context.Background(), buildTraces(t, sampleSpans()...)))
+	}
+	te.shutdown(t)
+	store, err := os.ReadFile(integrity.StorePath(path))
+	require.NoError(t, err)
+	return path, pubPath, cfg, store
 }
