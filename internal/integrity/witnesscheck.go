@@ -182,8 +182,8 @@ func (w *WitnessCheck) cosigners(rec []byte) []string {
 		if w.others == nil {
 			w.others = map[string]bool{}
 		}
-		if id := fmt.Sprintf("%s+%08x", s.Name, s.Hash); len(w.others) < maxOtherCosigners || w.others[id] {
-			w.others[id] = true
+		if len(w.others) < maxOtherCosigners {
+			w.others[fmt.Sprintf("%s+%08x", s.Name, s.Hash)] = true
 		}
 	}
 	var out []string
