@@ -115,8 +115,7 @@ func (k *keptInput) Write(p []byte) (int, error) {
 // allows, whose sums are then left to the second pass.
 func sumSessions(ctx context.Context, sources []string, opts Options, held *int) ([]Session, Stats, bool, error) {
 	st := Stats{Sources: len(sources)}
-	sums := map[[16]byte]*Session{}
-	seqs := map[[16]byte]*seqset.Set{}
+	sums := map[[16]byte]*sessionSum{}
 	again := false
 	inflight := map[pairKey]struct{}{}
 	finished := map[pairKey]struct{}{} // finishes read before their start
@@ -127,19 +126,18 @@ func sumSessions(ctx context.Context, sources []string, opts Options, held *int)
 		if again {
 			return nil // the lines are counted; the sums are the second pass's
 		}
-		s := sums[res.session]
-		if s == nil {
-			s = &Session{ID: res.session, First: res.ts, Last: res.ts}
-			s.FirstTS = strings.Clone(res.tsText)
-			s.LastTS = s.FirstTS
-			sums[res.session] = s
-			seqs[res.session] = &seqset.Set{}
+		sum := sums[res.session]
+		if sum == nil {
+			sum = &sessionSum{Session: Session{ID: res.session, First: res.ts, Last: res.ts}}
+			sum.FirstTS = strings.Clone(res.tsText)
+			sum.LastTS = sum.FirstTS
+			sums[res.session] = sum
 		}
-		if seqs[res.session].Add(res.seq) {
+		if sum.seqs.Add(res.seq) {
 			again = true
 		}
-		s.note(res)
-		countOp(s, res, inflight, finished)
+		sum.note(res)
+		countOp(&sum.Session, res, inflight, finished)
 		if held != nil {
 			*held = max(*held, len(finished))
 		}
@@ -159,10 +157,17 @@ func sumSessions(ctx context.Context, sources []string, opts Options, held *int)
 	}
 	out := make([]Session, 0, len(sums))
 	for _, s := range sums {
-		out = append(out, *s)
+		out = append(out, s.Session)
 	}
 	sortSessions(out)
 	return out, st, false, nil
+}
+
+// sessionSum is a session's sums as the first pass makes them, with the
+// seqs it has used.
+type sessionSum struct {
+	Session
+	seqs seqset.Set
 }
 
 // maxWaiting bounds the finishes the first pass holds waiting for their
