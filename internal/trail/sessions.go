@@ -128,9 +128,7 @@ func sumSessions(ctx context.Context, sources []string, opts Options, held *int)
 		}
 		sum := sums[res.session]
 		if sum == nil {
-			sum = &sessionSum{Session: Session{ID: res.session, First: res.ts, Last: res.ts}}
-			sum.FirstTS = strings.Clone(res.tsText)
-			sum.LastTS = sum.FirstTS
+			sum = &sessionSum{Session: Session{ID: res.session}}
 			sums[res.session] = sum
 		}
 		if sum.seqs.Add(res.seq) {
@@ -202,16 +200,9 @@ func sessionsFromOps(ctx context.Context, sources []string, opts Options, first 
 // AddOp counts an operation into the session's sums.
 func (s *Session) AddOp(o *Op) {
 	for _, e := range [2]*Event{o.Start, o.Finish} {
-		if e == nil {
-			continue
+		if e != nil {
+			s.noteEvent(e.TSMicros, e.TS)
 		}
-		if s.Events == 0 || e.TSMicros < s.First {
-			s.First, s.FirstTS = e.TSMicros, strings.Clone(e.TS)
-		}
-		if s.Events == 0 || e.TSMicros > s.Last {
-			s.Last, s.LastTS = e.TSMicros, strings.Clone(e.TS)
-		}
-		s.Events++
 	}
 	s.Ops++
 	if o.Failed() {
@@ -231,14 +222,24 @@ func sortSessions(list []Session) {
 	})
 }
 
-func (s *Session) note(res *result) {
+// noteEvent counts an event at ts (text: as written) into the session's
+// events and its first and last times.
+func (s *Session) noteEvent(ts int64, text string) {
+	first, last := s.Events == 0 || ts < s.First, s.Events == 0 || ts > s.Last
+	if first || last {
+		text = strings.Clone(text)
+	}
+	if first {
+		s.First, s.FirstTS = ts, text
+	}
+	if last {
+		s.Last, s.LastTS = ts, text
+	}
 	s.Events++
-	if res.ts < s.First {
-		s.First, s.FirstTS = res.ts, strings.Clone(res.tsText)
-	}
-	if res.ts > s.Last {
-		s.Last, s.LastTS = res.ts, strings.Clone(res.tsText)
-	}
+}
+
+func (s *Session) note(res *result) {
+	s.noteEvent(res.ts, res.tsText)
 	if s.TraceID == "" && res.traceID != "" {
 		s.TraceID = strings.Clone(res.traceID)
 	}
