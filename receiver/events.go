@@ -132,15 +132,15 @@ func (r *sandboxReceiver) deliverEvents(ctx context.Context, events []auditevent
 	}
 	if r.pairs != nil {
 		err := r.deliverPairs(ctx, events)
-		if r.nextLogs == nil {
+		switch {
+		case r.nextLogs == nil:
 			// The traces pipeline is the only consumer: its answer is the
 			// client's, and the events are counted by it.
 			r.countDelivery(ctx, len(events), err)
-		}
-		if err != nil {
-			if r.nextLogs == nil {
+			if err != nil {
 				return refusedReply(err, textReply), false
 			}
+		case err != nil:
 			// The audit records are delivered; the spans derived from them
 			// are a view that a retry could not restore (the retried events
 			// would be duplicates), so the loss is counted and logged.

@@ -26,53 +26,44 @@ func NewFactory(extensions ...component.Type) exporter.Factory {
 	for _, t := range extensions {
 		known[t] = true
 	}
-	check := func(set exporter.Settings, cfg component.Config, signal string) func(component.Host) error {
-		return func(host component.Host) error {
-			return checkEncoding(set.ID, signal, encodingOf(cfg.(*kafkaexporter.Config), signal), known, host)
-		}
-	}
 	return xexporter.NewFactory(inner.Type(), inner.CreateDefaultConfig,
-		xexporter.WithTraces(func(ctx context.Context, set exporter.Settings, cfg component.Config) (exporter.Traces, error) {
-			e, err := inner.CreateTraces(ctx, set, cfg)
-			if err != nil {
-				return nil, err
-			}
-			return traces{e, check(set, cfg, "traces")}, nil
-		}, inner.TracesStability()),
-		xexporter.WithLogs(func(ctx context.Context, set exporter.Settings, cfg component.Config) (exporter.Logs, error) {
-			e, err := inner.CreateLogs(ctx, set, cfg)
-			if err != nil {
-				return nil, err
-			}
-			return logs{e, check(set, cfg, "logs")}, nil
-		}, inner.LogsStability()),
-		xexporter.WithMetrics(func(ctx context.Context, set exporter.Settings, cfg component.Config) (exporter.Metrics, error) {
-			e, err := inner.CreateMetrics(ctx, set, cfg)
-			if err != nil {
-				return nil, err
-			}
-			return metrics{e, check(set, cfg, "metrics")}, nil
-		}, inner.MetricsStability()),
-		xexporter.WithProfiles(func(ctx context.Context, set exporter.Settings, cfg component.Config) (xexporter.Profiles, error) {
-			e, err := inner.CreateProfiles(ctx, set, cfg)
-			if err != nil {
-				return nil, err
-			}
-			return profiles{e, check(set, cfg, "profiles")}, nil
-		}, inner.ProfilesStability()),
+		xexporter.WithTraces(checked(inner.CreateTraces, "traces", known,
+			func(c *kafkaexporter.Config) string { return c.Traces.Encoding },
+			func(e exporter.Traces, check startCheck) exporter.Traces { return traces{e, check} }),
+			inner.TracesStability()),
+		xexporter.WithLogs(checked(inner.CreateLogs, "logs", known,
+			func(c *kafkaexporter.Config) string { return c.Logs.Encoding },
+			func(e exporter.Logs, check startCheck) exporter.Logs { return logs{e, check} }),
+			inner.LogsStability()),
+		xexporter.WithMetrics(checked(inner.CreateMetrics, "metrics", known,
+			func(c *kafkaexporter.Config) string { return c.Metrics.Encoding },
+			func(e exporter.Metrics, check startCheck) exporter.Metrics { return metrics{e, check} }),
+			inner.MetricsStability()),
+		xexporter.WithProfiles(checked(inner.CreateProfiles, "profiles", known,
+			func(c *kafkaexporter.Config) string { return c.Profiles.Encoding },
+			func(e xexporter.Profiles, check startCheck) xexporter.Profiles { return profiles{e, check} }),
+			inner.ProfilesStability()),
 	)
 }
 
-func encodingOf(cfg *kafkaexporter.Config, signal string) string {
-	switch signal {
-	case "traces":
-		return cfg.Traces.Encoding
-	case "logs":
-		return cfg.Logs.Encoding
-	case "metrics":
-		return cfg.Metrics.Encoding
+// checked wraps the contrib factory's create function of one signal so
+// that what it creates (wrapped by wrap) checks the signal's encoding at
+// Start.
+func checked[E any](
+	create func(context.Context, exporter.Settings, component.Config) (E, error),
+	signal string, known map[component.Type]bool, encoding func(*kafkaexporter.Config) string,
+	wrap func(E, startCheck) E,
+) func(context.Context, exporter.Settings, component.Config) (E, error) {
+	return func(ctx context.Context, set exporter.Settings, cfg component.Config) (E, error) {
+		e, err := create(ctx, set, cfg)
+		if err != nil {
+			var none E
+			return none, err
+		}
+		return wrap(e, func(host component.Host) error {
+			return checkEncoding(set.ID, signal, encoding(cfg.(*kafkaexporter.Config)), known, host)
+		}), nil
 	}
-	return cfg.Profiles.Encoding
 }
 
 // checkEncoding refuses an encoding that names an extension of a known

@@ -8,11 +8,15 @@ import (
 	"go.opentelemetry.io/collector/exporter/xexporter"
 )
 
+// startCheck is what an exporter checks at Start, before the contrib one
+// starts.
+type startCheck func(component.Host) error
+
 // Each wrapper checks the encoding, then starts the contrib exporter.
 
 type traces struct {
 	exporter.Traces
-	check func(component.Host) error
+	check startCheck
 }
 
 func (e traces) Start(ctx context.Context, host component.Host) error {
@@ -24,7 +28,7 @@ func (e traces) Start(ctx context.Context, host component.Host) error {
 
 type logs struct {
 	exporter.Logs
-	check func(component.Host) error
+	check startCheck
 }
 
 func (e logs) Start(ctx context.Context, host component.Host) error {
@@ -36,7 +40,7 @@ func (e logs) Start(ctx context.Context, host component.Host) error {
 
 type metrics struct {
 	exporter.Metrics
-	check func(component.Host) error
+	check startCheck
 }
 
 func (e metrics) Start(ctx context.Context, host component.Host) error {
@@ -48,7 +52,7 @@ func (e metrics) Start(ctx context.Context, host component.Host) error {
 
 type profiles struct {
 	xexporter.Profiles
-	check func(component.Host) error
+	check startCheck
 }
 
 func (e profiles) Start(ctx context.Context, host component.Host) error {

@@ -3,6 +3,7 @@ package spool
 import (
 	"fmt"
 	"os"
+	"strings"
 	"syscall"
 )
 
@@ -14,27 +15,26 @@ import (
 // was nothing to do), for the caller to log. A failure does not stop the
 // spool: a file system without modes (a CIFS mount) refuses chmod.
 func makePrivate(f *os.File, fi os.FileInfo) string {
-	var changed string
+	var changed []string
 	if perm := fi.Mode().Perm(); perm&0o077 != 0 {
-		changed = fmt.Sprintf("%s: mode %s made 0600", f.Name(), perm)
 		if err := f.Chmod(0o600); err != nil {
-			changed = fmt.Sprintf("%s: mode %s left as it is: %v", f.Name(), perm, err)
+			changed = append(changed, fmt.Sprintf("mode %s left as it is: %v", perm, err))
+		} else {
+			changed = append(changed, fmt.Sprintf("mode %s made 0600", perm))
 		}
 	}
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	if !ok || int(st.Uid) == os.Geteuid() {
-		return changed
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Geteuid() {
+		if err := f.Chown(os.Geteuid(), os.Getegid()); err != nil {
+			// Only root can take a file over; its owner can still read it.
+			changed = append(changed, fmt.Sprintf("owner %d left as it is: %v", st.Uid, err))
+		} else {
+			changed = append(changed, fmt.Sprintf("owner %d made %d", st.Uid, os.Geteuid()))
+		}
 	}
-	if changed == "" {
-		changed = f.Name() + ":"
-	} else {
-		changed += ","
+	if len(changed) == 0 {
+		return ""
 	}
-	if err := f.Chown(os.Geteuid(), os.Getegid()); err != nil {
-		// Only root can take a file over; its owner can still read it.
-		return changed + fmt.Sprintf(" owner %d left as it is: %v", st.Uid, err)
-	}
-	return changed + fmt.Sprintf(" owner %d made %d", st.Uid, os.Geteuid())
+	return f.Name() + ": " + strings.Join(changed, ", ")
 }
 
 // makeQuarantinePrivate applies makePrivate to a quarantine file found at

@@ -19,12 +19,7 @@ import (
 // from starting. No partial side file is left behind. Needs root to mount
 // a tmpfs; skipped otherwise.
 func TestTornTailOnAFullDiskStillOpens(t *testing.T) {
-	mnt := filepath.Join(t.TempDir(), "small")
-	require.NoError(t, os.Mkdir(mnt, 0o700))
-	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", mnt).CombinedOutput(); err != nil {
-		t.Skipf("cannot mount a tmpfs (needs root): %v: %s", err, out)
-	}
-	t.Cleanup(func() { _ = exec.Command("umount", mnt).Run() })
+	mnt := smallFS(t)
 	path := filepath.Join(mnt, "spool.jsonl")
 	intact := eventLines(t, 1, 5)
 	torn := bytes.Repeat([]byte("x"), 3000)
@@ -51,6 +46,19 @@ func TestTornTailOnAFullDiskStillOpens(t *testing.T) {
 	require.Equal(t, string(intact), string(got), "the intact lines, and never the torn one")
 }
 
+// smallFS mounts a 64 KiB tmpfs for the test and returns where; the test
+// is skipped without root.
+func smallFS(t *testing.T) string {
+	t.Helper()
+	mnt := filepath.Join(t.TempDir(), "small")
+	require.NoError(t, os.Mkdir(mnt, 0o700))
+	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", mnt).CombinedOutput(); err != nil {
+		t.Skipf("cannot mount a tmpfs (needs root): %v: %s", err, out)
+	}
+	t.Cleanup(func() { _ = exec.Command("umount", mnt).Run() })
+	return mnt
+}
+
 // fillDisk writes path until its file system is full.
 func fillDisk(t *testing.T, path string) {
 	t.Helper()
@@ -72,12 +80,7 @@ func fillDisk(t *testing.T, path string) {
 // the same (its lines are replayed from the start), Upkeep says the offset
 // is not saved, and the first round after space is freed saves it.
 func TestSidecarUnwritableAtOpenOnAFullDisk(t *testing.T) {
-	mnt := filepath.Join(t.TempDir(), "small")
-	require.NoError(t, os.Mkdir(mnt, 0o700))
-	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", mnt).CombinedOutput(); err != nil {
-		t.Skipf("cannot mount a tmpfs (needs root): %v: %s", err, out)
-	}
-	t.Cleanup(func() { _ = exec.Command("umount", mnt).Run() })
+	mnt := smallFS(t)
 	path := filepath.Join(mnt, "spool.jsonl")
 	lines := eventLines(t, 1, 5)
 	writeSpool(t, path, lines)

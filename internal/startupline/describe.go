@@ -143,10 +143,6 @@ func intakes(conf *confmap.Conf, receivers uses) []string {
 	var out []string
 	for _, id := range receivers.ids() {
 		switch id.Type() {
-		case kafkaType:
-			if in := kafkaIntake(conf, id, receivers[id]); in != "" {
-				out = append(out, in)
-			}
 		case otlp.Type():
 			cfg := otlp.CreateDefaultConfig().(*otlpreceiver.Config)
 			if !load(conf, "receivers", id, cfg) {
@@ -164,6 +160,10 @@ func intakes(conf *confmap.Conf, receivers uses) []string {
 			if load(conf, "receivers", id, cfg) {
 				s := cfg.ServerConfig
 				out = append(out, named("events", id)+" "+scheme(s.TLS.HasValue())+s.NetAddr.Endpoint+cfg.EventsPath)
+			}
+		default:
+			if in := kafkaIntake(conf, id, receivers[id]); in != "" {
+				out = append(out, in)
 			}
 		}
 	}

@@ -9,13 +9,9 @@ import (
 
 	"github.com/open-telemetry/opentelemetry-collector-contrib/exporter/kafkaexporter"
 	"github.com/open-telemetry/opentelemetry-collector-contrib/receiver/kafkareceiver"
+
+	sandboxauditencoding "github.com/sandboxaudit/sandboxaudit/encoding"
 )
-
-var kafkaType = component.MustNewType("kafka")
-
-// auditEncoding is the type of the extension that turns telemetry into
-// audit lines on Kafka.
-const auditEncoding = "sandboxaudit_encoding"
 
 // kafkaOutput names the topics a kafka exporter writes audit lines to, for
 // the signals it is used for: "kafka topic T at BROKERS". It is "" for
@@ -23,7 +19,7 @@ const auditEncoding = "sandboxaudit_encoding"
 func kafkaOutput(conf *confmap.Conf, id component.ID, signals map[string]bool) string {
 	f := kafkaexporter.NewFactory()
 	cfg := f.CreateDefaultConfig().(*kafkaexporter.Config)
-	if id.Type() != kafkaType || !load(conf, "exporters", id, cfg) {
+	if id.Type() != f.Type() || !load(conf, "exporters", id, cfg) {
 		return ""
 	}
 	var topics []string
@@ -39,11 +35,12 @@ func kafkaOutput(conf *confmap.Conf, id component.ID, signals map[string]bool) s
 }
 
 // kafkaIntake names the topics a kafka receiver consumes for the signals
-// it is used for, its brokers and its group.
+// it is used for, its brokers and its group. It is "" for another
+// receiver.
 func kafkaIntake(conf *confmap.Conf, id component.ID, signals map[string]bool) string {
 	f := kafkareceiver.NewFactory()
 	cfg := f.CreateDefaultConfig().(*kafkareceiver.Config)
-	if !load(conf, "receivers", id, cfg) {
+	if id.Type() != f.Type() || !load(conf, "receivers", id, cfg) {
 		return ""
 	}
 	var topics []string
@@ -62,7 +59,7 @@ func kafkaIntake(conf *confmap.Conf, id component.ID, signals map[string]bool) s
 
 func isAuditEncoding(encoding string) bool {
 	var id component.ID
-	return id.UnmarshalText([]byte(encoding)) == nil && id.Type().String() == auditEncoding
+	return id.UnmarshalText([]byte(encoding)) == nil && id.Type() == sandboxauditencoding.NewFactory().Type()
 }
 
 // topicsLabel is "kafka topic T" or "kafka topics T1,T2", each once, sorted.
