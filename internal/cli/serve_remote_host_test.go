@@ -1,13 +1,10 @@
 package cli
 
 import (
-	"context"
 	"net/http"
-	"net/http/httptest"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 
 	"github.com/sandboxaudit/sandboxaudit/internal/webview"
 )
@@ -18,28 +15,15 @@ import (
 // address (the way one reaches it on purpose), localhost, and the names
 // given with --allow-host; any other name gets 421.
 func TestServeBeyondLoopbackAnswersOnlyToAddressesAndNamesItWasGiven(t *testing.T) {
-	p := writeFile(t, "events.jsonl", canonLines(op(sessionA, "exec", "x", 1, 2)))
-	srv, err := webview.New(context.Background(), webview.Config{Sources: []string{p}})
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = srv.Close() })
-	srv.AllowRemoteHosts([]string{"Audit.Example"})
-	hs := httptest.NewServer(srv.Handler())
-	t.Cleanup(hs.Close)
-	for host, want := range map[string]int{
+	assertHostStatuses(t, func(srv *webview.Server) {
+		srv.AllowRemoteHosts([]string{"Audit.Example"})
+	}, map[string]int{
 		"192.0.2.7:8089": http.StatusOK, "192.0.2.7": http.StatusOK, "[2001:db8::7]:8089": http.StatusOK,
 		"127.0.0.1:8089": http.StatusOK, "localhost:8089": http.StatusOK,
 		"audit.example:8089": http.StatusOK, "AUDIT.EXAMPLE": http.StatusOK,
 		"attacker.example:8089": http.StatusMisdirectedRequest, "attacker.example": http.StatusMisdirectedRequest,
 		"audit.example.attacker.example": http.StatusMisdirectedRequest,
-	} {
-		req, err := http.NewRequest(http.MethodGet, hs.URL+"/", nil)
-		require.NoError(t, err)
-		req.Host = host
-		resp, err := http.DefaultClient.Do(req)
-		require.NoError(t, err)
-		_ = resp.Body.Close()
-		assert.Equal(t, want, resp.StatusCode, host)
-	}
+	})
 }
 
 func TestServeAllowHostNeedsAllowRemote(t *testing.T) {

@@ -148,6 +148,11 @@ func (t *tableWriter) traceLine(trace string) {
 	if trace != "" {
 		h = "  trace " + displayText(trace)
 	}
+	t.boldLine(h)
+}
+
+// boldLine writes a heading line, in bold when the output is colored.
+func (t *tableWriter) boldLine(h string) {
 	if t.color {
 		h = ansiBold + h + ansiReset
 	}
@@ -163,10 +168,7 @@ func (t *tableWriter) heading(o *trail.Op) {
 	if o.TraceID != "" {
 		h += "  trace " + displayText(o.TraceID)
 	}
-	if t.color {
-		h = ansiBold + h + ansiReset
-	}
-	_, _ = t.w.WriteString(h + "\n")
+	t.boldLine(h)
 	_, _ = t.w.WriteString(strings.TrimRight(strings.Join([]string{
 		pad("TIME", colTime), fmt.Sprintf("%*s", colSeq, "SEQ"), pad("OP", colOp), pad("COMMAND/PATH", colWhat),
 		pad("RESULT", colResult), fmt.Sprintf("%*s", colExit, "EXIT"), fmt.Sprintf("%10s", "DURATION"),

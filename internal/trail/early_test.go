@@ -2,8 +2,6 @@ package trail
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -32,9 +30,7 @@ func writeLinesFile(t *testing.T, lines ...[]string) string {
 			b.WriteString(l)
 		}
 	}
-	p := filepath.Join(t.TempDir(), "events.jsonl")
-	require.NoError(t, os.WriteFile(p, []byte(b.String()), 0o600))
-	return p
+	return writeFile(t, t.TempDir(), "events.jsonl", []byte(b.String()))
 }
 
 // A trail of finishes alone (their starts in a segment not read) is not

@@ -2,7 +2,6 @@ package trail
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -49,8 +48,7 @@ func TestRepeatedLinesAreShownOnce(t *testing.T) {
 	want, wantSt := readLines(t, []string{p}, Options{})
 	for name, lines := range repeatedTrails(t, content) {
 		t.Run(name, func(t *testing.T) {
-			q := filepath.Join(t.TempDir(), "events.jsonl")
-			require.NoError(t, os.WriteFile(q, []byte(strings.Join(lines, "")), 0o600))
+			q := writeLinesFile(t, lines)
 			for _, opts := range []Options{{}, {RunBytes: 4 << 10, TempDir: t.TempDir()}} {
 				got, st := readLines(t, []string{q}, opts)
 				assert.True(t, slices.Equal(want, got), "got %d line(s), want the trail's %d, each once and in order", len(got), len(want))
@@ -71,8 +69,7 @@ func TestRepeatedLinesAreCountedOnceInSessions(t *testing.T) {
 	require.NoError(t, err)
 	for name, lines := range repeatedTrails(t, content) {
 		t.Run(name, func(t *testing.T) {
-			q := filepath.Join(t.TempDir(), "events.jsonl")
-			require.NoError(t, os.WriteFile(q, []byte(strings.Join(lines, "")), 0o600))
+			q := writeLinesFile(t, lines)
 			got, _, err := ReadSessions(context.Background(), []string{q}, Options{})
 			require.NoError(t, err)
 			assert.Equal(t, want, got)

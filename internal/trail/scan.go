@@ -183,11 +183,12 @@ func (s *scanner) readSource(ctx context.Context, src int, name string, work, or
 	if s.opts.Tap != nil {
 		tap = s.opts.Tap(name)
 	}
+	live := appendedTo(name)
 	ext := extent{limit: -1}
 	if s.opts.readBytes != nil {
 		ext.count = &s.opts.readBytes[src]
 	}
-	if s.opts.bounds != nil && name != StdinName && appendedTo(name) {
+	if s.opts.bounds != nil && name != StdinName && live {
 		ext.limit = s.opts.bounds[src]
 	}
 	rc, err := open(name, s.opts.Stdin, s.br, tap, ext)
@@ -203,7 +204,6 @@ func (s *scanner) readSource(ctx context.Context, src int, name string, work, or
 		s.lr.Reset(rc)
 	}
 	lr := s.lr
-	live := appendedTo(name)
 	c := s.newChunk(src)
 	send := func() error {
 		select {

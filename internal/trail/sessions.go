@@ -115,8 +115,7 @@ func (k *keptInput) Write(p []byte) (int, error) {
 // allows, whose sums are then left to the second pass.
 func sumSessions(ctx context.Context, sources []string, opts Options, held *int) ([]Session, Stats, bool, error) {
 	st := Stats{Sources: len(sources)}
-	sums := map[[16]byte]*Session{}
-	seqs := map[[16]byte]*seqset.Set{}
+	sums := map[[16]byte]*sessionSum{}
 	again := false
 	inflight := map[pairKey]struct{}{}
 	finished := map[pairKey]struct{}{} // finishes read before their start
@@ -127,19 +126,16 @@ func sumSessions(ctx context.Context, sources []string, opts Options, held *int)
 		if again {
 			return nil // the lines are counted; the sums are the second pass's
 		}
-		s := sums[res.session]
-		if s == nil {
-			s = &Session{ID: res.session, First: res.ts, Last: res.ts}
-			s.FirstTS = strings.Clone(res.tsText)
-			s.LastTS = s.FirstTS
-			sums[res.session] = s
-			seqs[res.session] = &seqset.Set{}
+		sum := sums[res.session]
+		if sum == nil {
+			sum = &sessionSum{Session: Session{ID: res.session}}
+			sums[res.session] = sum
 		}
-		if seqs[res.session].Add(res.seq) {
+		if sum.seqs.Add(res.seq) {
 			again = true
 		}
-		s.note(res)
-		countOp(s, res, inflight, finished)
+		sum.note(res)
+		countOp(&sum.Session, res, inflight, finished)
 		if held != nil {
 			*held = max(*held, len(finished))
 		}
@@ -159,10 +155,17 @@ func sumSessions(ctx context.Context, sources []string, opts Options, held *int)
 	}
 	out := make([]Session, 0, len(sums))
 	for _, s := range sums {
-		out = append(out, *s)
+		out = append(out, s.Session)
 	}
 	sortSessions(out)
 	return out, st, false, nil
+}
+
+// sessionSum is a session's sums as the first pass makes them, with the
+// seqs it has used.
+type sessionSum struct {
+	Session
+	seqs seqset.Set
 }
 
 // maxWaiting bounds the finishes the first pass holds waiting for their
@@ -197,16 +200,9 @@ func sessionsFromOps(ctx context.Context, sources []string, opts Options, first 
 // AddOp counts an operation into the session's sums.
 func (s *Session) AddOp(o *Op) {
 	for _, e := range [2]*Event{o.Start, o.Finish} {
-		if e == nil {
-			continue
+		if e != nil {
+			s.noteEvent(e.TSMicros, e.TS)
 		}
-		if s.Events == 0 || e.TSMicros < s.First {
-			s.First, s.FirstTS = e.TSMicros, strings.Clone(e.TS)
-		}
-		if s.Events == 0 || e.TSMicros > s.Last {
-			s.Last, s.LastTS = e.TSMicros, strings.Clone(e.TS)
-		}
-		s.Events++
 	}
 	s.Ops++
 	if o.Failed() {
@@ -226,14 +222,24 @@ func sortSessions(list []Session) {
 	})
 }
 
-func (s *Session) note(res *result) {
+// noteEvent counts an event at ts (text: as written) into the session's
+// events and its first and last times.
+func (s *Session) noteEvent(ts int64, text string) {
+	first, last := s.Events == 0 || ts < s.First, s.Events == 0 || ts > s.Last
+	if first || last {
+		text = strings.Clone(text)
+	}
+	if first {
+		s.First, s.FirstTS = ts, text
+	}
+	if last {
+		s.Last, s.LastTS = ts, text
+	}
 	s.Events++
-	if res.ts < s.First {
-		s.First, s.FirstTS = res.ts, strings.Clone(res.tsText)
-	}
-	if res.ts > s.Last {
-		s.Last, s.LastTS = res.ts, strings.Clone(res.tsText)
-	}
+}
+
+func (s *Session) note(res *result) {
+	s.noteEvent(res.ts, res.tsText)
 	if s.TraceID == "" && res.traceID != "" {
 		s.TraceID = strings.Clone(res.traceID)
 	}

@@ -149,23 +149,29 @@ func (ix *index) ops(s *sessionIndex, offset, limit int, withLines bool) ([]opRe
 	dec := json.NewDecoder(r)
 	var out []opRecord
 	for i := block * blockOps; i < offset+limit && int64(i) < s.Ops; i++ {
-		var rec opRecord
-		if withLines && i >= offset { // the operations skipped to reach offset need no line
-			if err := dec.Decode(&rec); err != nil {
-				return nil, fmt.Errorf("view spool: %w", err)
-			}
-		} else {
-			var l listedRecord
-			if err := dec.Decode(&l); err != nil {
-				return nil, fmt.Errorf("view spool: %w", err)
-			}
-			rec = l.record()
+		// The operations skipped to reach offset need no line.
+		rec, err := decodeRecord(dec, withLines && i >= offset)
+		if err != nil {
+			return nil, fmt.Errorf("view spool: %w", err)
 		}
 		if i >= offset {
 			out = append(out, rec)
 		}
 	}
 	return out, nil
+}
+
+// decodeRecord reads the spool's next operation, with its lines only when
+// withLines.
+func decodeRecord(dec *json.Decoder, withLines bool) (opRecord, error) {
+	if withLines {
+		var rec opRecord
+		err := dec.Decode(&rec)
+		return rec, err
+	}
+	var l listedRecord
+	err := dec.Decode(&l)
+	return l.record(), err
 }
 
 func (ix *index) Close() error { return ix.spool.Close() }
