@@ -56,7 +56,7 @@ func open(name string, stdin io.Reader, br *bufio.Reader, tap io.Writer, ext ext
 		src = &countingReader{r: src, n: ext.count}
 	}
 	if tap != nil {
-		src = io.TeeReader(rc, tap)
+		src = io.TeeReader(src, tap)
 	}
 	if br == nil {
 		br = bufio.NewReaderSize(src, 256<<10)
