@@ -56,7 +56,12 @@ func addCheckpointURL(endpoint string) string {
 		// the error.
 		return strings.TrimSuffix(endpoint, "/") + "/add-checkpoint"
 	}
-	return u.JoinPath("add-checkpoint").String()
+	// Not JoinPath: it would also clean the prefix's own path.
+	u.Path = strings.TrimSuffix(u.Path, "/") + "/add-checkpoint"
+	if u.RawPath != "" {
+		u.RawPath = strings.TrimSuffix(u.RawPath, "/") + "/add-checkpoint"
+	}
+	return u.String()
 }
 
 // ParseKey reads a witness's cosignature verifier key (C2SP signed-note

@@ -170,11 +170,11 @@ func TestAddCheckpointKeepsTheEndpointsQuery(t *testing.T) {
 		_, _ = io.Copy(w, resp.Body)
 	}))
 	defer srv.Close()
-	w, err := witness.NewWitness(srv.URL+"/w/?token=abc", fw.VKey, srv.Client(), nil)
+	w, err := witness.NewWitness(srv.URL+"/a//w/?token=abc", fw.VKey, srv.Client(), nil)
 	require.NoError(t, err)
 	log.add(3, "a")
 	_, err = w.AddCheckpoint(context.Background(), 0, nil, log.checkpoint())
 	require.NoError(t, err)
-	require.Equal(t, "/w/add-checkpoint", path)
+	require.Equal(t, "/a//w/add-checkpoint", path, "the prefix's path as given")
 	require.Equal(t, "token=abc", query)
 }
