@@ -29,6 +29,11 @@ type maintainer struct {
 	idle func(context.Context) time.Duration
 	// zc is the loop's compressor, reused from segment to segment.
 	zc compressor
+	// differing holds the plain segments found to differ from their
+	// compressed copies, with what both files were then: one is reported
+	// again (and read again) only once either file changes. Only the loop
+	// uses it.
+	differing map[string]twinStamp
 
 	mu     sync.Mutex
 	queued map[string]bool
@@ -153,14 +158,23 @@ func (m *maintainer) dropPlainTwin(path string, seg Segment) {
 	if _, err := os.Lstat(seg.Plain); err != nil {
 		return
 	}
+	stamp := stampTwin(seg)
+	if prev, ok := m.differing[seg.Plain]; ok && prev == stamp {
+		return
+	}
 	switch same, err := sameAsCompressed(seg.Plain, seg.Path); {
 	case err != nil:
 		m.rot.fail(path, fmt.Errorf("compare plain segment %s with its compressed copy: %w", seg.Plain, err))
 		return
 	case !same:
+		if m.differing == nil {
+			m.differing = map[string]twinStamp{}
+		}
+		m.differing[seg.Plain] = stamp
 		m.rot.fail(path, fmt.Errorf("plain segment %s differs from its compressed copy %s: %w", seg.Plain, seg.Path, errTwinDiffers))
 		return
 	}
+	delete(m.differing, seg.Plain)
 	if err := os.Remove(seg.Plain); err != nil {
 		m.rot.fail(path, fmt.Errorf("remove %s, compressed already: %w", seg.Plain, err))
 		return
@@ -169,6 +183,24 @@ func (m *maintainer) dropPlainTwin(path string, seg Segment) {
 	if err := fsutil.SyncDir(filepath.Dir(seg.Plain)); err != nil {
 		m.rot.fail(path, fmt.Errorf("sync directory of %s: %w", seg.Plain, err))
 	}
+}
+
+// twinStamp is what a plain segment and its compressed copy were when
+// compared: sizes and modification times.
+type twinStamp struct {
+	plainSize, zstSize int64
+	plainTime, zstTime time.Time
+}
+
+func stampTwin(seg Segment) twinStamp {
+	var st twinStamp
+	if fi, err := os.Lstat(seg.Plain); err == nil {
+		st.plainSize, st.plainTime = fi.Size(), fi.ModTime()
+	}
+	if fi, err := os.Lstat(seg.Path); err == nil {
+		st.zstSize, st.zstTime = fi.Size(), fi.ModTime()
+	}
+	return st
 }
 
 // ErrForeignSegment is wrapped by a BeforeRemove error for a file named

@@ -666,3 +666,23 @@ func TestRotateByIntervalAfterARestartWithoutABatch(t *testing.T) {
 	require.Empty(t, parts[1], "the path holds a new, empty file")
 	require.Empty(t, ev.errors())
 }
+
+// TestAPlainTwinThatDiffersIsReportedOnce: each maintenance round looks
+// at the segments again; a pair that differs is read and reported once,
+// and again only when one of the two files changes.
+func TestAPlainTwinThatDiffersIsReportedOnce(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "events.jsonl")
+	plain := namerFor(path).name(time.Date(2026, 12, 6, 6, 0, 0, 0, time.UTC), 1)
+	require.NoError(t, os.WriteFile(plain, numberedLines(1, 10), 0o600))
+	require.NoError(t, writeZstd(context.Background(), bytes.NewReader(numberedLines(2, 11)), plain+ZstdSuffix))
+	var ev rotationEvents
+	m := &maintainer{rot: ev.hook(&Rotation{Compress: true})}
+	seg := Segment{Plain: plain, Path: plain + ZstdSuffix, Compressed: true}
+	m.dropPlainTwin(path, seg)
+	m.dropPlainTwin(path, seg)
+	require.Len(t, ev.errors(), 1, "the same pair reported again")
+	require.NoError(t, os.WriteFile(plain, numberedLines(1, 11), 0o600))
+	m.dropPlainTwin(path, seg)
+	require.Len(t, ev.errors(), 2, "a changed pair is looked at again")
+	require.FileExists(t, plain)
+}
