@@ -18,10 +18,13 @@ type opKey struct {
 // start waiting for its finish: a seq) and the finishes read before their
 // start (their record) up to a budget; over it, those finishes move to a
 // sort of their own (orphans), which pairs them at the end with the starts
-// read after them.
+// read after them. The operations in flight are bounded too: over
+// inflightMax they move to orphans as marked starts, and the finishes of
+// those operations follow them there.
 type pairer struct {
-	inflight map[opKey]int64
-	early    map[opKey][]byte
+	inflight    map[opKey]int64
+	inflightMax int
+	early       map[opKey][]byte
 	// earlyBytes are the records early holds; over earlyMax they move to
 	// orphans.
 	earlyBytes, earlyMax int
@@ -33,16 +36,22 @@ type pairer struct {
 	// the finishes moved to orphans: filters, so a trail of finishes
 	// alone holds no entry per finish.
 	paired, evicted keyFilter
-	orphans         *sorter // nil until early first passes its budget
-	newSorter       func() *sorter
-	marker          []byte
-	sink            func([]byte) error
-	peak            int // the most finishes early held
+	// moved has the keys of the starts moved from inflight to orphans.
+	moved        keyFilter
+	orphans      *sorter // nil until early first passes its budget
+	newSorter    func() *sorter
+	marker       []byte
+	sink         func([]byte) error
+	peak         int // the most finishes early held
+	peakInflight int // the most operations inflight held
 }
+
+// inflightBytes is about what an entry of inflight takes, map included.
+const inflightBytes = 64
 
 func newPairer(sink func([]byte) error, budget int, newSorter func() *sorter) *pairer {
 	return &pairer{inflight: map[opKey]int64{}, early: map[opKey][]byte{}, alone: map[opKey]map[uint64]struct{}{},
-		sink: sink, earlyMax: budget, newSorter: newSorter}
+		sink: sink, earlyMax: budget, inflightMax: max(1, budget/inflightBytes), newSorter: newSorter}
 }
 
 // sinkAlone passes on a finish no start met, at its own seq; copied tells
@@ -75,8 +84,14 @@ func (p *pairer) add(res *result, r []byte) error {
 			}
 		} else {
 			p.inflight[k] = res.seq
+			p.peakInflight = max(p.peakInflight, len(p.inflight))
 			if err := p.markStart(k, r); err != nil {
 				return err
+			}
+			if len(p.inflight) > p.inflightMax {
+				if err := p.moveInflight(); err != nil {
+					return err
+				}
 			}
 		}
 		return p.sink(r)
@@ -86,6 +101,9 @@ func (p *pairer) add(res *result, r []byte) error {
 		setOpSeq(r, seq)
 		p.paired.add(k)
 		return p.sink(r)
+	}
+	if p.moved.has(k) {
+		return p.evictFinish(k, r)
 	}
 	if old, ok := p.early[k]; ok {
 		// A second finish before any start: the first stays alone.
@@ -130,6 +148,43 @@ func (p *pairer) evict() error {
 		}
 	}
 	return nil
+}
+
+// moveInflight moves the operations in flight to orphans as marked
+// starts (the start itself is sunk already), where their finishes meet
+// them at the end.
+func (p *pairer) moveInflight() error {
+	if p.orphans == nil {
+		p.orphans = p.newSorter()
+	}
+	var m [keyLen]byte
+	for k, seq := range p.inflight {
+		copy(m[:16], k.session[:])
+		setOpSeq(m[:], 0)
+		binary.BigEndian.PutUint64(m[24:32], k.spanHash)
+		binary.BigEndian.PutUint64(m[33:41], sortable(seq))
+		p.moved.add(k)
+		if err := p.orphans.add(m[:]); err != nil {
+			return err
+		}
+	}
+	clear(p.inflight)
+	return nil
+}
+
+// evictFinish moves a finish whose start may be among those moved to
+// orphans there, with a finish of its operation that early holds.
+func (p *pairer) evictFinish(k opKey, r []byte) error {
+	if old, ok := p.early[k]; ok {
+		p.dropEarly(k, old)
+		setOpSeq(old, 0)
+		if err := p.orphans.add(old); err != nil {
+			return err
+		}
+	}
+	setOpSeq(r, 0)
+	p.evicted.add(k)
+	return p.orphans.add(r)
 }
 
 // markStart copies a start no early finish met into orphans when a

@@ -41,8 +41,9 @@ type pairKey struct {
 // reusing the seq) cannot be summed on the fly without keeping every
 // line's hash: the sources are then read again as ReadOps reads them,
 // which leaves exact copies out, so the sums are show's. So are they when
-// more finishes wait for their start than maxWaiting allows (a trail of
-// finishes alone), which ReadOps pairs within its budget. Standard input
+// more operations wait for their other event than maxWaiting allows (a
+// trail of finishes alone, or of starts alone), which ReadOps pairs within
+// its budget. Standard input
 // is kept in a temporary file (deleted at once) for that second read.
 // A live file is read the second time only as far as the first read
 // went, so both passes see the same lines.
@@ -51,7 +52,7 @@ func ReadSessions(ctx context.Context, sources []string, opts Options) ([]Sessio
 }
 
 // sessionSeams are a test's hooks into readSessions: held is told the
-// most finishes the first pass held waiting for their start; between runs
+// most operations the first pass held waiting for their other event; between runs
 // after the first pass when a second one follows.
 type sessionSeams struct {
 	held    *int
@@ -111,8 +112,8 @@ func (k *keptInput) Write(p []byte) (int, error) {
 }
 
 // sumSessions is ReadSessions' one pass; again reports a seq used twice in
-// a session, or more finishes waiting for their start than maxWaiting
-// allows, whose sums are then left to the second pass.
+// a session, or more operations waiting for their other event than
+// maxWaiting allows, whose sums are then left to the second pass.
 func sumSessions(ctx context.Context, sources []string, opts Options, held *int) ([]Session, Stats, bool, error) {
 	st := Stats{Sources: len(sources)}
 	sums := map[[16]byte]*sessionSum{}
@@ -136,11 +137,13 @@ func sumSessions(ctx context.Context, sources []string, opts Options, held *int)
 		}
 		sum.note(res)
 		countOp(&sum.Session, res, inflight, finished)
+		waiting := len(finished) + len(inflight)
 		if held != nil {
-			*held = max(*held, len(finished))
+			*held = max(*held, waiting)
 		}
-		if len(finished) > limit {
-			// A trail of finishes alone: ReadOps pairs them within a budget.
+		if waiting > limit {
+			// A trail of finishes alone, or of starts alone: ReadOps pairs
+			// them within a budget.
 			again = true
 			clear(finished)
 			clear(inflight)
@@ -168,8 +171,8 @@ type sessionSum struct {
 	seqs seqset.Set
 }
 
-// maxWaiting bounds the finishes the first pass holds waiting for their
-// start (about 64 bytes each): an eighth of the sort's budget.
+// maxWaiting bounds the operations the first pass holds waiting for their
+// other event (about 64 bytes each): an eighth of the sort's budget.
 func maxWaiting(runBytes int) int {
 	if runBytes <= 0 {
 		runBytes = DefaultRunBytes
