@@ -38,7 +38,7 @@ type pairer struct {
 	paired, evicted keyFilter
 	// moved has the keys of the starts moved from inflight to orphans.
 	moved        keyFilter
-	orphans      *sorter // nil until early first passes its budget
+	orphans      *sorter // nil until early or inflight first passes its budget
 	newSorter    func() *sorter
 	marker       []byte
 	sink         func([]byte) error
