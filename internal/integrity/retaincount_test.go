@@ -32,9 +32,14 @@ func TestRetentionCountsOnlyTheLogsSegments(t *testing.T) {
 		require.NoError(t, sink.WriteBatch(bg, "s", []byte(lines(i, i+3))))
 		require.NoError(t, sealer.SealPending(bg))
 	}
-	segs, err := filesink.Segments(path)
-	require.NoError(t, err)
-	require.Len(t, segs, 3)
+	// Retention runs after each rotation, off the writers' path: wait
+	// until it has brought the log down to max_backups.
+	var segs []filesink.Segment
+	require.Eventually(t, func() bool {
+		var err error
+		segs, err = filesink.Segments(path)
+		return err == nil && len(segs) == 3
+	}, time.Minute, 5*time.Millisecond, "retention keeps max_backups segments")
 	last := segs[len(segs)-1]
 	for seq := last.Seq + 1; seq <= last.Seq+3; seq++ {
 		name := filepath.Join(filepath.Dir(path), "events-"+last.Time.Format("20060102T150405Z")+"-"+
