@@ -1,10 +1,8 @@
 package main
 
 import (
-	"bytes"
 	"io"
 	"os"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -13,28 +11,12 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
+
+	"github.com/sandboxaudit/sandboxaudit/internal/testutil/syncbuf"
 )
 
-// syncBuffer is a buffer the timer's goroutine and the test share.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
-func boundLogger(limit time.Duration) (*zap.Logger, *syncBuffer, chan int) {
-	out, exited := &syncBuffer{}, make(chan int, 1)
+func boundLogger(limit time.Duration) (*zap.Logger, *syncbuf.Buffer, chan int) {
+	out, exited := &syncbuf.Buffer{}, make(chan int, 1)
 	b := newStopBound(limit, out, func(code int) { exited <- code })
 	core := zapcore.NewCore(zapcore.NewConsoleEncoder(zap.NewProductionEncoderConfig()), zapcore.AddSync(io.Discard), zapcore.InfoLevel)
 	return zap.New(core, b.LoggingOption()), out, exited
@@ -74,7 +56,7 @@ func TestStopBoundLeavesAReloadThatCompletes(t *testing.T) {
 // TestStopBoundArmsOnASignal: a SIGTERM arms the bound even when the
 // collector logs above Info and never says its shutdown began.
 func TestStopBoundArmsOnASignal(t *testing.T) {
-	out, exited := &syncBuffer{}, make(chan int, 1)
+	out, exited := &syncbuf.Buffer{}, make(chan int, 1)
 	b := newStopBound(10*time.Millisecond, out, func(code int) { exited <- code })
 	sig := make(chan os.Signal, 1)
 	b.ArmOn(sig)

@@ -1,14 +1,12 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -17,6 +15,7 @@ import (
 
 	"github.com/sandboxaudit/sandboxaudit/auditevent"
 	"github.com/sandboxaudit/sandboxaudit/internal/integrity"
+	"github.com/sandboxaudit/sandboxaudit/internal/testutil/syncbuf"
 	"github.com/sandboxaudit/sandboxaudit/internal/webview"
 )
 
@@ -120,24 +119,6 @@ func TestServeIntegrityStatus(t *testing.T) {
 	assert.Contains(t, body, "seal-failed")
 }
 
-// syncBuffer is a Stdout the serve goroutine writes while the test reads.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 func TestServeListenRules(t *testing.T) {
 	p := writeFile(t, "events.jsonl", canonLines(op(sessionA, "exec", "x", 1, 2)))
 	r := run(t, "", "serve", "--listen", "0.0.0.0:0", p)
@@ -153,7 +134,7 @@ func TestServeListenRules(t *testing.T) {
 	// Loopback: the view answers, and refuses a Host it does not go by
 	// (DNS rebinding).
 	ctx, cancel := context.WithCancel(context.Background())
-	out, errOut := &syncBuffer{}, &syncBuffer{}
+	out, errOut := &syncbuf.Buffer{}, &syncbuf.Buffer{}
 	done := make(chan int)
 	go func() {
 		done <- Run(ctx, []string{"serve", "--listen", "127.0.0.1:0", p}, Streams{Stdin: strings.NewReader(""), Stdout: out, Stderr: errOut})
@@ -180,7 +161,7 @@ func TestServeListenRules(t *testing.T) {
 
 	// Another address with --allow-remote: served, with a warning.
 	ctx, cancel = context.WithCancel(context.Background())
-	errOut = &syncBuffer{}
+	errOut = &syncbuf.Buffer{}
 	go func() {
 		done <- Run(ctx, []string{"serve", "--listen", "0.0.0.0:0", "--allow-remote", p}, Streams{Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: errOut})
 	}()
