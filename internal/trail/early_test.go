@@ -73,19 +73,7 @@ func TestFinishesReadBeforeTheirStartsPairAcrossTheBudget(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			q := writeLinesFile(t, lines...)
-			var pr *pairer
-			var got []string
-			st, err := readOps(context.Background(), []string{q}, Options{KeepLines: true, RunBytes: 64 << 10, TempDir: t.TempDir()}, func(o *Op) error {
-				for _, e := range []*Event{o.Start, o.Finish} {
-					if e == nil {
-						got = append(got, "missing\n")
-					} else {
-						got = append(got, string(e.Line))
-					}
-				}
-				return nil
-			}, func(p *pairer) { pr = p })
-			require.NoError(t, err)
+			got, st, pr := readPairs(t, q, Options{RunBytes: 64 << 10, TempDir: t.TempDir()})
 			assert.Equal(t, want, got)
 			assert.Equal(t, int64(3000), st.Ops)
 			assert.Zero(t, st.Open)
@@ -103,9 +91,7 @@ func TestSessionsOfFinishesWithoutStartsAreNotAllHeld(t *testing.T) {
 	want, wantSt, err := ReadSessions(context.Background(), []string{p}, Options{})
 	require.NoError(t, err)
 	require.Len(t, want, 3)
-	var held int
-	got, st, err := readSessions(context.Background(), []string{p}, Options{RunBytes: 64 << 10, TempDir: t.TempDir()}, &sessionSeams{held: &held})
-	require.NoError(t, err)
+	got, st, held := readSessionsBudgeted(t, p)
 	assert.Equal(t, want, got)
 	assert.Equal(t, wantSt.Lines, st.Lines)
 	assert.LessOrEqual(t, held, 200, "finishes held at once (the budget allows 128)")

@@ -29,6 +29,16 @@ func readPairs(t *testing.T, path string, opts Options) ([]string, Stats, *paire
 	return got, st, pr
 }
 
+// readSessionsBudgeted sums the sessions of the trail at path with a 64 KiB
+// budget, returning how many operations it held at once.
+func readSessionsBudgeted(t *testing.T, path string) ([]Session, Stats, int) {
+	t.Helper()
+	var held int
+	got, st, err := readSessions(context.Background(), []string{path}, Options{RunBytes: 64 << 10, TempDir: t.TempDir()}, &sessionSeams{held: &held})
+	require.NoError(t, err)
+	return got, st, held
+}
+
 // A trail of starts alone (a writer that crashed, or a hostile one) is
 // not held in memory operation by operation: the operations in flight stay
 // within a budget, and show's output is the in-memory read's.
@@ -84,9 +94,7 @@ func TestSessionsOfStartsWithoutFinishesAreNotAllHeld(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, want, 3)
 	require.Equal(t, 3000, inMem, "the in-memory read holds every start")
-	var held int
-	got, st, err := readSessions(context.Background(), []string{p}, Options{RunBytes: 64 << 10, TempDir: t.TempDir()}, &sessionSeams{held: &held})
-	require.NoError(t, err)
+	got, st, held := readSessionsBudgeted(t, p)
 	assert.Equal(t, want, got)
 	assert.Equal(t, wantSt.Lines, st.Lines)
 	assert.LessOrEqual(t, held, 200, "operations held at once (the budget allows 128)")
