@@ -15,9 +15,15 @@ import (
 	"github.com/sandboxaudit/sandboxaudit/internal/testutil/syncbuf"
 )
 
+// testBound is a stopBound that reports to out and sends its exit code on
+// exited.
+func testBound(limit time.Duration) (b *stopBound, out *syncbuf.Buffer, exited chan int) {
+	out, exited = &syncbuf.Buffer{}, make(chan int, 1)
+	return newStopBound(limit, out, func(code int) { exited <- code }), out, exited
+}
+
 func boundLogger(limit time.Duration) (*zap.Logger, *syncbuf.Buffer, chan int) {
-	out, exited := &syncbuf.Buffer{}, make(chan int, 1)
-	b := newStopBound(limit, out, func(code int) { exited <- code })
+	b, out, exited := testBound(limit)
 	core := zapcore.NewCore(zapcore.NewConsoleEncoder(zap.NewProductionEncoderConfig()), zapcore.AddSync(io.Discard), zapcore.InfoLevel)
 	return zap.New(core, b.LoggingOption()), out, exited
 }
@@ -56,8 +62,7 @@ func TestStopBoundLeavesAReloadThatCompletes(t *testing.T) {
 // TestStopBoundArmsOnASignal: a SIGTERM arms the bound even when the
 // collector logs above Info and never says its shutdown began.
 func TestStopBoundArmsOnASignal(t *testing.T) {
-	out, exited := &syncbuf.Buffer{}, make(chan int, 1)
-	b := newStopBound(10*time.Millisecond, out, func(code int) { exited <- code })
+	b, out, exited := testBound(10 * time.Millisecond)
 	sig := make(chan os.Signal, 1)
 	b.ArmOn(sig)
 	sig <- syscall.SIGTERM
