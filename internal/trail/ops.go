@@ -3,6 +3,7 @@ package trail
 import (
 	"context"
 	"encoding/binary"
+	"strings"
 )
 
 // opKey names an operation as the sort groups it: its session and its
@@ -428,33 +429,14 @@ func (f *Filter) keeps(op *Op) bool {
 // an id that is not hex (a span id of the Python SDK's own) is matched as
 // written.
 func idMatches(want, got string) bool {
-	if want == got {
-		return true
-	}
-	if len(want) != len(got) || !isHex(want) {
-		return false
-	}
-	for i := range len(want) {
-		if lowerASCII(want[i]) != lowerASCII(got[i]) {
-			return false
-		}
-	}
-	return true
+	return want == got || len(want) == len(got) && isHex(want) && strings.EqualFold(want, got)
 }
 
 func isHex(s string) bool {
 	for i := range len(s) {
-		c := lowerASCII(s[i])
-		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+		if c := s[i]; (c < '0' || c > '9') && (c < 'a' || c > 'f') && (c < 'A' || c > 'F') {
 			return false
 		}
 	}
 	return true
-}
-
-func lowerASCII(c byte) byte {
-	if 'A' <= c && c <= 'Z' {
-		return c + 'a' - 'A'
-	}
-	return c
 }
