@@ -43,9 +43,7 @@ func runSessions(ctx context.Context, args []string, s Streams) int {
 		_, _ = fmt.Fprintf(s.Stderr, "sessions: %s\n", errorText(err))
 		return exitProblems
 	}
-	if st.Duplicates > 0 {
-		_, _ = fmt.Fprintf(s.Stderr, "sessions: %d repeated line(s) (the same bytes again, as at-least-once delivery writes them) counted once\n", st.Duplicates)
-	}
+	reportRepeated(s.Stderr, "sessions", "counted once", st.Duplicates)
 	if st.Bad > 0 {
 		_, _ = fmt.Fprintf(s.Stderr, "sessions: %d line(s) are not audit events and were left out\n", st.Bad)
 		return exitProblems

@@ -60,9 +60,7 @@ func runShow(ctx context.Context, args []string, s Streams) int {
 		_, _ = fmt.Fprintf(s.Stderr, "show: %s\n", errorText(err))
 		return exitProblems
 	}
-	if st.Duplicates > 0 {
-		_, _ = fmt.Fprintf(s.Stderr, "show: %d repeated line(s) (the same bytes again, as at-least-once delivery writes them) shown once\n", st.Duplicates)
-	}
+	reportRepeated(s.Stderr, "show", "shown once", st.Duplicates)
 	if st.Bad > 0 {
 		_, _ = fmt.Fprintf(s.Stderr, "show: %d line(s) are not audit events and were left out\n", st.Bad)
 		return exitProblems
@@ -75,6 +73,14 @@ func runShow(ctx context.Context, args []string, s Streams) int {
 func badLineReporter(cmd string, stderr io.Writer) func(string, int64, string) {
 	return func(source string, line int64, reason string) {
 		_, _ = fmt.Fprintf(stderr, "%s: %s:%d: %s\n", cmd, displayText(source), line, reason)
+	}
+}
+
+// reportRepeated notes the n repeated lines a command left out; done says
+// what became of each ("shown once").
+func reportRepeated(stderr io.Writer, cmd, done string, n int64) {
+	if n > 0 {
+		_, _ = fmt.Fprintf(stderr, "%s: %d repeated line(s) (the same bytes again, as at-least-once delivery writes them) %s\n", cmd, n, done)
 	}
 }
 
