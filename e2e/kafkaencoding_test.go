@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -22,8 +21,7 @@ func TestKafkaExporterEncodingNotInServiceExtensions(t *testing.T) {
 	require.Contains(t, cfg, listed)
 	cfg = strings.Replace(cfg, listed, "service:\n", 1)
 	require.NoError(t, os.MkdirAll(k.edgeDir, 0o700))
-	path := filepath.Join(k.edgeDir, "config.yaml")
-	require.NoError(t, os.WriteFile(path, []byte(cfg), 0o600))
+	path := writeConfig(t, k.edgeDir, cfg)
 	code, out := runCollector(t, k.edgeDir, "--config", path)
 	assert.Equal(t, 1, code, "%s", out)
 	assert.Regexp(t, `exporters::kafka::(logs|traces)::encoding: extension "sandboxaudit_encoding" is not in service::extensions`, out)

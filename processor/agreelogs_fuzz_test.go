@@ -1,7 +1,6 @@
 package sandboxauditprocessor
 
 import (
-	"math"
 	"strings"
 	"testing"
 
@@ -12,7 +11,6 @@ import (
 	"github.com/sandboxaudit/sandboxaudit/auditevent"
 	"github.com/sandboxaudit/sandboxaudit/internal/logmap"
 	"github.com/sandboxaudit/sandboxaudit/internal/payloadpolicy"
-	"github.com/sandboxaudit/sandboxaudit/internal/redact"
 )
 
 // fuzzRecord is an audit event record with body and, when not nil, raw
@@ -43,7 +41,6 @@ func FuzzLogBackendAgreesWithTheRedactedFile(f *testing.F) {
 	cfg.PayloadPolicy.IncludeExecOutput = auditevent.Ptr(true)
 	table, err := payloadpolicy.NewTable(auditevent.PolicySet{Default: cfg.PayloadPolicy})
 	require.NoError(f, err)
-	keepAll := auditevent.Policy{IncludeExecOutput: true, MaxStdoutChars: math.MaxInt32, MaxStderrChars: math.MaxInt32, IncludeWriteLen: true}
 
 	f.Fuzz(func(t *testing.T, body string, stdout []byte) {
 		got := records(processLogs(t, cfg, fuzzRecord(body, stdout))).At(0)
@@ -54,11 +51,10 @@ func FuzzLogBackendAgreesWithTheRedactedFile(f *testing.F) {
 			require.False(t, has)
 			return
 		}
-		var cuts redact.Counts
-		file := string(table.Get(e.Op).AppendLine(nil, &e, &cuts))
+		file := fileLine(table, &e)
 		require.Equal(t, file, got.Body().Str()+"\n")
 		back, _, err := logmap.FromLogRecord(got)
 		require.NoError(t, err)
-		require.Equal(t, file, string(keepAll.AppendLine(nil, &back)))
+		require.Equal(t, file, string(keepAll().AppendLine(nil, &back)))
 	})
 }

@@ -23,7 +23,6 @@ import (
 // processed record, read back and written with nothing cut, gives that
 // line again, so its attributes add nothing to it.
 func TestLogBackendSeesWhatTheFileHolds(t *testing.T) {
-	keepAll := payloadpolicy.Policy{Policy: auditevent.Policy{IncludeExecOutput: true, MaxStdoutChars: math.MaxInt32, MaxStderrChars: math.MaxInt32, IncludeWriteLen: true}}
 	for _, include := range []bool{false, true} {
 		for _, writeLen := range []bool{false, true} {
 			for _, redactOn := range []bool{false, true} {
@@ -42,13 +41,12 @@ func TestLogBackendSeesWhatTheFileHolds(t *testing.T) {
 					for i := range in.Len() {
 						e, _, err := logmap.FromLogRecord(in.At(i))
 						require.NoError(t, err)
-						var cuts redact.Counts
-						file := string(table.Get(e.Op).AppendLine(nil, &e, &cuts))
+						file := fileLine(table, &e)
 						assert.Equal(t, file, out.At(i).Body().Str()+"\n")
 
 						back, _, err := logmap.FromLogRecord(out.At(i))
 						require.NoError(t, err)
-						assert.Equal(t, file, string(keepAll.AppendLine(nil, &back, nil)))
+						assert.Equal(t, file, string(keepAll().AppendLine(nil, &back)))
 					}
 				})
 			}
@@ -82,8 +80,20 @@ func TestLogBackendAgreesWithoutEventIDOrTS(t *testing.T) {
 			got := records(processLogs(t, cfg, ld)).At(0)
 			e, _, err := logmap.FromLogRecord(records(in).At(0))
 			require.NoError(t, err)
-			file := string(table.Get(e.Op).AppendLine(nil, &e, nil))
+			file := fileLine(table, &e)
 			assert.Equal(t, file, got.Body().Str()+"\n", "%s (record time set: %v)", body, stamped)
 		}
 	}
+}
+
+// fileLine is the line the audit exporter writes for e under table.
+func fileLine(table *payloadpolicy.Table, e *auditevent.Event) string {
+	var cuts redact.Counts
+	return string(table.Get(e.Op).AppendLine(nil, e, &cuts))
+}
+
+// keepAll is the policy that writes an event whole: read back from a
+// processed record, it gives the line the record's body holds.
+func keepAll() auditevent.Policy {
+	return auditevent.Policy{IncludeExecOutput: true, MaxStdoutChars: math.MaxInt32, MaxStderrChars: math.MaxInt32, IncludeWriteLen: true}
 }

@@ -34,7 +34,7 @@ func TestGenAIAttributesByDefault(t *testing.T) {
 func TestGenAIAttributesOff(t *testing.T) {
 	r := newRecorder(t)
 	s := r.session(t, sandboxtrace.WithGenAIAttributes(false))
-	require.NoError(t, s.Read(context.Background(), "/w", nil, func(context.Context) error { return nil }))
+	require.NoError(t, s.Read(context.Background(), "/w", nil, nothing))
 	a := attrs(r.only(t))
 	for _, k := range genAIKeys {
 		assert.NotContains(t, a, k)
@@ -44,7 +44,7 @@ func TestGenAIAttributesOff(t *testing.T) {
 func TestGenAIToolNameIsTheSpanName(t *testing.T) {
 	r := newRecorder(t)
 	s := r.session(t)
-	require.NoError(t, s.Read(context.Background(), "/w", nil, func(context.Context) error { return nil }))
+	require.NoError(t, s.Read(context.Background(), "/w", nil, nothing))
 	span := r.only(t)
 	assert.Equal(t, span.Name, attrs(span)["gen_ai.tool.name"].AsString())
 }

@@ -18,7 +18,6 @@ import (
 func TestOpsMatchThePythonSession(t *testing.T) {
 	boom := errors.New("boom")
 	ctx := context.Background()
-	nothing := func(context.Context) error { return nil }
 	failing := func(context.Context) error { return boom }
 	tests := []struct {
 		name          string

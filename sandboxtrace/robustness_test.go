@@ -160,7 +160,7 @@ func TestSyncWithExpiredCallerDeadlineSaysSo(t *testing.T) {
 		sandboxtrace.WithDelivery(sandboxtrace.DeliverySync), sandboxtrace.WithSyncTimeout(time.Hour))
 	ctx, cancel := context.WithDeadline(context.Background(), time.Now().Add(-time.Second))
 	defer cancel()
-	err := s.Read(ctx, "/x", nil, func(context.Context) error { return nil })
+	err := s.Read(ctx, "/x", nil, nothing)
 	require.ErrorIs(t, err, sandboxtrace.ErrStartNotRecorded)
 	require.ErrorIs(t, err, context.DeadlineExceeded)
 	assert.NotContains(t, err.Error(), "sync timeout")
@@ -177,7 +177,7 @@ func TestBestEffortRecordAfterShutdownIsCounted(t *testing.T) {
 		rec := newRecorder(t)
 		s := rec.session(t, sandboxtrace.WithLogExporter(&logSink{}))
 		require.NoError(t, s.Shutdown(context.Background()))
-		require.NoError(t, s.Read(context.Background(), "/x", nil, func(context.Context) error { return nil }))
+		require.NoError(t, s.Read(context.Background(), "/x", nil, nothing))
 		require.Len(t, h.all(), 1)
 		assert.Contains(t, h.all()[0].Error(), "1 log record(s) lost")
 	})
@@ -187,9 +187,9 @@ func TestBestEffortRecordAfterShutdownIsCounted(t *testing.T) {
 		lp := sdklog.NewLoggerProvider(sdklog.WithProcessor(proc))
 		rec := newRecorder(t)
 		s := rec.session(t, sandboxtrace.WithLoggerProvider(lp))
-		require.NoError(t, s.Read(context.Background(), "/a", nil, func(context.Context) error { return nil }))
+		require.NoError(t, s.Read(context.Background(), "/a", nil, nothing))
 		require.NoError(t, lp.Shutdown(context.Background()))
-		require.NoError(t, s.Read(context.Background(), "/b", nil, func(context.Context) error { return nil }))
+		require.NoError(t, s.Read(context.Background(), "/b", nil, nothing))
 		assert.Equal(t, uint64(1), proc.Lost())
 		assert.NotEmpty(t, h.all())
 	})
@@ -238,7 +238,7 @@ func TestUnsampledOperationsAreReported(t *testing.T) {
 			s, err := sandboxtrace.NewSession(ctx, tp)
 			require.NoError(t, err)
 			for range 3 {
-				require.NoError(t, s.Read(ctx, "/a", nil, func(context.Context) error { return nil }))
+				require.NoError(t, s.Read(ctx, "/a", nil, nothing))
 			}
 			assert.Empty(t, exp.GetSpans())
 			errs := h.all()
@@ -254,7 +254,7 @@ func TestUnsampledOperationsAreReported(t *testing.T) {
 		s, err := sandboxtrace.NewSession(context.Background(), tp, sandboxtrace.WithLogExporter(sink),
 			sandboxtrace.WithDelivery(sandboxtrace.DeliverySyncFinish))
 		require.NoError(t, err)
-		require.NoError(t, s.Read(context.Background(), "/a", nil, func(context.Context) error { return nil }))
+		require.NoError(t, s.Read(context.Background(), "/a", nil, nothing))
 		require.NoError(t, s.Shutdown(context.Background()))
 		assert.Len(t, sink.records(), 2, "start and finish")
 		assert.Empty(t, h.all(), "nothing is lost")
@@ -275,7 +275,7 @@ func TestOperationsAfterTheTracerProviderShutDownAreReported(t *testing.T) {
 			require.NoError(t, err)
 			require.NoError(t, tp.Shutdown(context.Background()))
 			for range 2 {
-				require.NoError(t, s.Read(context.Background(), "/a", nil, func(context.Context) error { return nil }))
+				require.NoError(t, s.Read(context.Background(), "/a", nil, nothing))
 			}
 			require.NoError(t, s.Shutdown(context.Background()))
 			errs := h.all()

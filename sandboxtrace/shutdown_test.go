@@ -125,7 +125,7 @@ func TestGracefulShutdownSendsTheWaitingRecords(t *testing.T) {
 	s := rec.session(t, sandboxtrace.WithLogExporter(exp))
 	const ops = sandboxtrace.DefaultLogBatchSize + sandboxtrace.DefaultLogQueueSize + 1
 	wait := emitUntilBlocked(t, ops, sinkStuck, func() {
-		_ = s.Read(context.Background(), "/x", nil, func(context.Context) error { return nil })
+		_ = s.Read(context.Background(), "/x", nil, nothing)
 	})
 	require.NoError(t, shutDownThenOpen(t, exp, "sdk/log.(*LoggerProvider).Shutdown", s.Shutdown))
 	assert.Len(t, exp.records(), wait())
@@ -161,7 +161,7 @@ func TestSessionShutdownReleasesAWaitingOperation(t *testing.T) {
 	// One export stuck, a full queue, then one more that waits.
 	const ops = sandboxtrace.DefaultLogBatchSize + sandboxtrace.DefaultLogQueueSize + 1
 	wait := emitUntilBlocked(t, ops, stubbornStuck, func() {
-		_ = s.Read(context.Background(), "/x", nil, func(context.Context) error { return nil })
+		_ = s.Read(context.Background(), "/x", nil, nothing)
 	})
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
@@ -181,7 +181,7 @@ func TestSessionShutdownWithSpentContextShutsThePipelineDown(t *testing.T) {
 			exp := &logSink{}
 			rec := newRecorder(t)
 			s := rec.session(t, sandboxtrace.WithLogExporter(exp), sandboxtrace.WithDelivery(delivery))
-			require.NoError(t, s.Read(context.Background(), "/x", nil, func(context.Context) error { return nil }))
+			require.NoError(t, s.Read(context.Background(), "/x", nil, nothing))
 			ctx, cancel := context.WithCancel(context.Background())
 			cancel()
 			require.ErrorIs(t, s.Shutdown(ctx), context.Canceled)
@@ -217,7 +217,7 @@ func TestBestEffortExporterPanicIsALoss(t *testing.T) {
 	lp := sdklog.NewLoggerProvider(sdklog.WithProcessor(p))
 	rec := newRecorder(t)
 	s := rec.session(t, sandboxtrace.WithLoggerProvider(lp))
-	require.NoError(t, s.Read(context.Background(), "/x", nil, func(context.Context) error { return nil }))
+	require.NoError(t, s.Read(context.Background(), "/x", nil, nothing))
 	err := p.ForceFlush(context.Background())
 	_ = lp.Shutdown(context.Background())
 	var texts []string

@@ -106,7 +106,7 @@ func TestSyncDeliveryLeavesTheFinishToTheSpan(t *testing.T) {
 	rec := newRecorder(t)
 	sink := &logSink{}
 	s := rec.session(t, sandboxtrace.WithLogExporter(sink), sandboxtrace.WithDelivery(sandboxtrace.DeliverySync))
-	require.NoError(t, s.Stop(context.Background(), func(context.Context) error { return nil }))
+	require.NoError(t, s.Stop(context.Background(), nothing))
 	assert.Len(t, sink.records(), 1, "sync: the start only")
 }
 
@@ -128,7 +128,7 @@ func TestSyncFinishWithoutSpansPairsStartAndFinish(t *testing.T) {
 	s, err := sandboxtrace.NewSession(context.Background(), noop.NewTracerProvider(),
 		sandboxtrace.WithLogExporter(sink), sandboxtrace.WithDelivery(sandboxtrace.DeliverySyncFinish))
 	require.NoError(t, err)
-	require.NoError(t, s.Read(context.Background(), "/w/a", nil, func(context.Context) error { return nil }))
+	require.NoError(t, s.Read(context.Background(), "/w/a", nil, nothing))
 	require.NoError(t, s.Shutdown(context.Background()))
 	recs := sink.records()
 	require.Len(t, recs, 2)

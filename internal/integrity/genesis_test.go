@@ -140,14 +140,8 @@ func handedOverTrail(t *testing.T) (string, string, *Keys) {
 	keys, pub, _ := pendingHandover(t, path)
 	sealer := newSealer(t, keys)
 	rot := &filesink.Rotation{MaxBytes: 100}
-	sink, err := filesink.New(filesink.Options{Path: path, Rotation: rot, OnWrite: sealer.Wrote})
-	require.NoError(t, err)
-	require.NoError(t, sealer.SealAtStart(bg, path))
-	sealer.Watch(path)
-	for i := 0; i < 40; i += 4 {
-		require.NoError(t, sink.WriteBatch(bg, "s", []byte(lines(i, i+3))))
-		require.NoError(t, sealer.SealPending(bg))
-	}
+	sink := sealedSink(t, path, rot, sealer)
+	writeSealed(t, sink, sealer, 0, 40)
 	require.NoError(t, sink.Close())
 	require.NoError(t, sealer.Close(bg))
 	return path, pub, keys

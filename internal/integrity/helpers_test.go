@@ -11,6 +11,8 @@ import (
 	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest/observer"
 	"golang.org/x/sys/unix"
+
+	"github.com/sandboxaudit/sandboxaudit/internal/filesink"
 )
 
 // testKeys writes a fresh key pair into a temp dir and loads it.
@@ -62,6 +64,35 @@ func newSealer(t testing.TB, k *Keys) *Sealer {
 		t.Fatal(err)
 	}
 	return s
+}
+
+// sealedSink opens a file sink at path rotating by rot, whose writes
+// sealer seals; the sealer has checked the log at start and watches it.
+func sealedSink(t testing.TB, path string, rot *filesink.Rotation, sealer *Sealer) *filesink.Sink {
+	t.Helper()
+	sink, err := filesink.New(filesink.Options{Path: path, Rotation: rot, OnWrite: sealer.Wrote})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sealer.SealAtStart(bg, path); err != nil {
+		t.Fatal(err)
+	}
+	sealer.Watch(path)
+	return sink
+}
+
+// writeSealed writes lines from up to to in batches of four, sealing
+// after each batch.
+func writeSealed(t testing.TB, sink *filesink.Sink, sealer *Sealer, from, to int) {
+	t.Helper()
+	for i := from; i < to; i += 4 {
+		if err := sink.WriteBatch(bg, "s", []byte(lines(i, i+3))); err != nil {
+			t.Fatal(err)
+		}
+		if err := sealer.SealPending(bg); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
 
 // observedSealer is a sealer whose log entries at level and above are

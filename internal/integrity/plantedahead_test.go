@@ -27,17 +27,10 @@ func TestPlantedFutureSegmentIsNotSealed(t *testing.T) {
 		OnRotate:  func(_, seg string) { mu.Lock(); rotated = append(rotated, filepath.Base(seg)); mu.Unlock() },
 		OnIgnored: func(_ string, seg filesink.Segment) { mu.Lock(); ignored = append(ignored, seg.Path); mu.Unlock() },
 		OnError:   func(_ string, err error) { mu.Lock(); rotErrs = append(rotErrs, err.Error()); mu.Unlock() }}
-	sink, err := filesink.New(filesink.Options{Path: path, Rotation: rot, OnWrite: sealer.Wrote})
-	require.NoError(t, err)
-	require.NoError(t, sealer.SealAtStart(bg, path))
-	sealer.Watch(path)
-	require.NoError(t, sink.WriteBatch(bg, "s", []byte(lines(0, 3))))
-	require.NoError(t, sealer.SealPending(bg))
+	sink := sealedSink(t, path, rot, sealer)
+	writeSealed(t, sink, sealer, 0, 4)
 	require.NoError(t, os.WriteFile(planted, []byte(lines(1000, 1000)), 0o600))
-	for i := 4; i < 80; i += 4 {
-		require.NoError(t, sink.WriteBatch(bg, "s", []byte(lines(i, i+3))))
-		require.NoError(t, sealer.SealPending(bg))
-	}
+	writeSealed(t, sink, sealer, 4, 80)
 	require.NoError(t, sink.Close())
 	require.NoError(t, sealer.Close(bg))
 

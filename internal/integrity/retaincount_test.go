@@ -24,14 +24,8 @@ func TestRetentionCountsOnlyTheLogsSegments(t *testing.T) {
 	removed := 0
 	rot := &filesink.Rotation{MaxBytes: 100, MaxBackups: 3, BeforeRemove: sealer.Retire, Holds: sealer.Holds,
 		OnRemoved: func(string, filesink.Segment, string) { mu.Lock(); removed++; mu.Unlock() }}
-	sink, err := filesink.New(filesink.Options{Path: path, Rotation: rot, OnWrite: sealer.Wrote})
-	require.NoError(t, err)
-	require.NoError(t, sealer.SealAtStart(bg, path))
-	sealer.Watch(path)
-	for i := 0; i < 40; i += 4 {
-		require.NoError(t, sink.WriteBatch(bg, "s", []byte(lines(i, i+3))))
-		require.NoError(t, sealer.SealPending(bg))
-	}
+	sink := sealedSink(t, path, rot, sealer)
+	writeSealed(t, sink, sealer, 0, 40)
 	// Retention runs after each rotation, off the writers' path: wait
 	// until it has brought the log down to max_backups.
 	var segs []filesink.Segment

@@ -25,17 +25,8 @@ func TestRetentionPassesOverAForeignSegment(t *testing.T) {
 	var rotErrs []string
 	rot := &filesink.Rotation{MaxBytes: 100, MaxBackups: 3, BeforeRemove: sealer.Retire,
 		OnError: func(_ string, err error) { mu.Lock(); rotErrs = append(rotErrs, err.Error()); mu.Unlock() }}
-	sink, err := filesink.New(filesink.Options{Path: path, Rotation: rot, OnWrite: sealer.Wrote})
-	require.NoError(t, err)
-	require.NoError(t, sealer.SealAtStart(bg, path))
-	sealer.Watch(path)
-	write := func(from, to int) {
-		for i := from; i < to; i += 4 {
-			require.NoError(t, sink.WriteBatch(bg, "s", []byte(lines(i, i+3))))
-			require.NoError(t, sealer.SealPending(bg))
-		}
-	}
-	write(0, 40)
+	sink := sealedSink(t, path, rot, sealer)
+	writeSealed(t, sink, sealer, 0, 40)
 	segs, err := filesink.Segments(path)
 	require.NoError(t, err)
 	require.GreaterOrEqual(t, len(segs), 2)
@@ -45,7 +36,7 @@ func TestRetentionPassesOverAForeignSegment(t *testing.T) {
 		strings.TrimPrefix(filepath.Base(segs[0].Path), "events-"+segs[0].Time.Format("20060102T150405Z")))
 	require.NoError(t, os.WriteFile(foreign, data, 0o600))
 
-	write(40, 200)
+	writeSealed(t, sink, sealer, 40, 200)
 	require.NoError(t, sink.Close())
 	require.NoError(t, sealer.Close(bg))
 	segs, err = filesink.Segments(path)

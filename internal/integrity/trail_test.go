@@ -39,10 +39,7 @@ func rotatedTrail(t testing.TB, total int, compress bool, retention int) (string
 	rot := &filesink.Rotation{MaxBytes: 100, Compress: compress, MaxBackups: retention, BeforeRemove: sealer.Retire}
 	var rotErrs []error
 	rot.OnError = func(_ string, err error) { rotErrs = append(rotErrs, err) }
-	sink, err := filesink.New(filesink.Options{Path: path, Rotation: rot, OnWrite: sealer.Wrote})
-	require.NoError(t, err)
-	require.NoError(t, sealer.SealAtStart(bg, path))
-	sealer.Watch(path)
+	sink := sealedSink(t, path, rot, sealer)
 	for i := 0; i < total; i += 4 {
 		require.NoError(t, sink.WriteBatch(bg, "s", []byte(lines(i, min(i+3, total-1)))))
 		if i%12 == 0 {

@@ -14,10 +14,7 @@ import (
 // Set-Cookie's attributes stay.
 func TestCookies(t *testing.T) {
 	r := mustNew(t, DefaultSettings())
-	for _, tc := range []struct {
-		in, want string
-		cuts     int
-	}{
+	assertCountedCuts(t, r, []countedCut{
 		{"Cookie: session=abc123; theme=dark", "Cookie: session=[REDACTED:cookie]; theme=[REDACTED:cookie]", 2},
 		{"> cookie: sid=s%3Axyz.Q1w2\r\n> Accept: */*", "> cookie: sid=[REDACTED:cookie]\r\n> Accept: */*", 1},
 		{"Set-Cookie: id=a3fWa; Expires=Thu, 21 Oct 2027 07:28:00 GMT; Path=/; Domain=example.com; Max-Age=3600; Secure; HttpOnly; SameSite=Lax",
@@ -32,22 +29,12 @@ func TestCookies(t *testing.T) {
 		{"map[Cookie:[sid=abc] Accept:[*/*]]", "map[Cookie:[sid=[REDACTED:cookie]] Accept:[*/*]]", 1},
 		{`document.cookie = "sid=abc; path=/; max-age=60";`, `document.cookie = "sid=[REDACTED:cookie]; path=/; max-age=60";`, 1},
 		{"Cookie: auth=" + jwt, "Cookie: auth=[REDACTED:jwt]", 1},
-	} {
-		var c Counts
-		got, _ := r.String(tc.in, &c)
-		assert.Equal(t, tc.want, got)
-		assert.Equal(t, tc.cuts, c.Total(), "%q: counts %v", tc.in, c)
-		_, changed := r.String(got, nil)
-		assert.False(t, changed, "idempotent: %q", got)
-	}
-	for _, s := range []string{
+	})
+	assertKept(t, r,
 		"cookie jar", "Set-Cookie header missing", "curl -b cookies.txt -c cookies.txt https://x",
 		"error reading cookie: file not found", "git checkout -b feature/cookies", "Cookie: $COOKIE",
 		"cookies=3", "the Cookie: header is empty",
-	} {
-		got, changed := r.String(s, nil)
-		assert.False(t, changed, "%q became %q", s, got)
-	}
+	)
 }
 
 // TestCookiesInData: header maps and curl's argv in data.

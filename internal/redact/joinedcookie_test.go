@@ -15,33 +15,20 @@ import (
 // -bench=.) and -b joined to a word without '=' stay.
 func TestJoinedCookieFlag(t *testing.T) {
 	r := mustNew(t, DefaultSettings())
-	for _, tc := range []struct {
-		in, want string
-		cuts     int
-	}{
+	assertCountedCuts(t, r, []countedCut{
 		{"curl -bsid=abc https://x", "curl -bsid=[REDACTED:cookie] https://x", 1},
 		{"curl -b'sid=abc' https://x", "curl -b'sid=[REDACTED:cookie]' https://x", 1},
 		{`curl -b"sid=abc; t=1" https://x`, `curl -b"sid=[REDACTED:cookie]; t=[REDACTED:cookie]" https://x`, 2},
 		{`sh -c "/usr/bin/curl -s -bsession.id=abc https://x"`, `sh -c "/usr/bin/curl -s -bsession.id=[REDACTED:cookie] https://x"`, 1},
 		{`{"c":"curl -b\"sid=abc\" x"}`, `{"c":"curl -b\"sid=[REDACTED:cookie]\" x"}`, 1},
 		{"curl --cookie=sid=abc https://x", "curl --cookie=sid=[REDACTED:cookie] https://x", 1},
-	} {
-		var c Counts
-		got, _ := r.String(tc.in, &c)
-		assert.Equal(t, tc.want, got)
-		assert.Equal(t, tc.cuts, c.Total(), "%q: counts %v", tc.in, c)
-		_, changed := r.String(got, nil)
-		assert.False(t, changed, "idempotent: %q", got)
-	}
-	for _, s := range []string{
+	})
+	assertKept(t, r,
 		"ls -bla /tmp", "grep -b foo f", "tar -bz 20 -cf x.tar d", "gcc -bsomething x.c",
 		"go test -bench=. -benchtime=10x ./...", "go build -buildmode=pie -buildvcs=false",
 		"curl -bjar.txt https://x", "curl https://x\ngo test -bench=.", "mycurl -bsid=abc",
 		"x=-bsid=abc curl", "curl -b= https://x",
-	} {
-		got, changed := r.String(s, nil)
-		assert.False(t, changed, "%q became %q", s, got)
-	}
+	)
 }
 
 // TestJoinedCookieFlagInData: the same in data, as an argv element after

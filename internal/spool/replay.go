@@ -346,7 +346,7 @@ func (s *Spool) rewrite() error {
 	// it would become the spool in silence, its lines replayed after a
 	// restart. Only the directory's writers can plant one, and they could
 	// replace the spool itself as well; the checks make either show.
-	if !s.namesFile(s.compactPath, tmp) {
+	if !namesFile(s.lstatFn, s.compactPath, tmp) {
 		return fmt.Errorf("%s was replaced while the spool was written into it; the spool file is kept as it was", s.compactPath)
 	}
 	if err := os.Rename(s.compactPath, s.path); err != nil {
@@ -354,7 +354,7 @@ func (s *Spool) rewrite() error {
 	}
 	done = true
 	s.takeFileLocked(tmp, ino, s.end-ack) // the old file was renamed over
-	if !s.namesFile(s.path, tmp) {
+	if !namesFile(s.lstatFn, s.path, tmp) {
 		// The open file holds the lines; appends are refused as for a
 		// path taken by another file (pathGoneLocked).
 		return fmt.Errorf("spool %s, renamed into place from %s, %w", s.path, s.compactPath, errPathTaken)
@@ -366,9 +366,10 @@ func (s *Spool) rewrite() error {
 	return s.saveStartOffsetLocked()
 }
 
-// namesFile reports whether the name (not followed) is the open file f.
-func (s *Spool) namesFile(name string, f *os.File) bool {
-	at, err := s.lstatFn(name)
+// namesFile reports whether the name (not followed, through lstat) is the
+// open file f.
+func namesFile(lstat func(string) (os.FileInfo, error), name string, f *os.File) bool {
+	at, err := lstat(name)
 	if err != nil {
 		return false
 	}

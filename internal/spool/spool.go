@@ -274,11 +274,7 @@ func lockOwner(path string) (f *os.File, created bool, err error) {
 // while it is still the file at its path; as it is locked, no owner holds
 // it.
 func removeOwnLock(lock *os.File) {
-	fi, err := lock.Stat()
-	if err != nil {
-		return
-	}
-	if at, err := os.Lstat(lock.Name()); err == nil && os.SameFile(fi, at) {
+	if namesFile(os.Lstat, lock.Name(), lock) {
 		_ = os.Remove(lock.Name())
 	}
 }

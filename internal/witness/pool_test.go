@@ -176,18 +176,12 @@ func TestNewPoolRefusesABadQuorum(t *testing.T) {
 func TestPoolRestsAnUnreachableWitness(t *testing.T) {
 	log := newTestLog(t, "example.com/log")
 	w1 := witnesstest.Start(t, "witness.example/w1", log.verifier)
-	var mu sync.Mutex
-	calls := 0
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		calls++
-		mu.Unlock()
+	srv, calls := countingServer(t, func(w http.ResponseWriter, _ *http.Request) {
 		conn, _, err := w.(http.Hijacker).Hijack()
 		if err == nil {
 			_ = conn.Close() // no answer at all
 		}
-	}))
-	defer srv.Close()
+	})
 	down, err := witness.NewWitness(srv.URL, w1.VKey, nil, nil)
 	require.NoError(t, err)
 	core, logs := observer.New(zapcore.InfoLevel)
@@ -199,9 +193,7 @@ func TestPoolRestsAnUnreachableWitness(t *testing.T) {
 		_, quorum := p.Cosign(context.Background(), "f", log.origin, log.n, log.checkpoint(), log.prover())
 		require.False(t, quorum)
 	}
-	mu.Lock()
-	require.Equal(t, 1, calls, "asked once, then rested")
-	mu.Unlock()
+	require.Equal(t, 1, calls(), "asked once, then rested")
 	require.Equal(t, map[string]int{"witness.example/w1/unreachable": 3}, obs.failed)
 	errs := logs.FilterLevelExact(zapcore.ErrorLevel).All()
 	require.Len(t, errs, 1)
@@ -214,19 +206,13 @@ func TestPoolRestsAnUnreachableWitness(t *testing.T) {
 func TestPoolRestsAWitnessThatOutlastsTheRound(t *testing.T) {
 	log := newTestLog(t, "example.com/log")
 	w1 := witnesstest.Start(t, "witness.example/w1", log.verifier)
-	var mu sync.Mutex
-	calls := 0
-	srv := httptest.NewServer(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		calls++
-		mu.Unlock()
+	srv, calls := countingServer(t, func(_ http.ResponseWriter, r *http.Request) {
 		_, _ = io.Copy(io.Discard, r.Body) // the server watches the connection once the body is read
 		select {                           // hangs until the client gives up
 		case <-r.Context().Done():
 		case <-time.After(30 * time.Second):
 		}
-	}))
-	defer srv.Close()
+	})
 	hanging, err := witness.NewWitness(srv.URL, w1.VKey, nil, nil)
 	require.NoError(t, err)
 	obs := &countingObserver{cosigned: map[string]int{}, failed: map[string]int{}}
@@ -239,7 +225,24 @@ func TestPoolRestsAWitnessThatOutlastsTheRound(t *testing.T) {
 		cancel()
 		require.False(t, quorum)
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	require.Equal(t, 1, calls, "asked once, then rested")
+	require.Equal(t, 1, calls(), "asked once, then rested")
+}
+
+// countingServer serves h and reports how many requests it has had.
+func countingServer(t *testing.T, h http.HandlerFunc) (*httptest.Server, func() int) {
+	t.Helper()
+	var mu sync.Mutex
+	calls := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		calls++
+		mu.Unlock()
+		h(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	return srv, func() int {
+		mu.Lock()
+		defer mu.Unlock()
+		return calls
+	}
 }
