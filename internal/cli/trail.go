@@ -254,13 +254,14 @@ func (v *verifier) checkUnsealed(path string, unsealed int64, parts []string) st
 		return ""
 	}
 	lim := v.opts.allowUnsealed
+	notSealed := plural.Count(unsealed, "line") + " after the newest checkpoint " + plural.Pick(unsealed, "is", "are") + " not sealed"
 	if closed := closedParts(path, parts); len(closed) > 0 {
 		// A closed segment is no live file: its lines are sealed with its
 		// segment record, so unsealed lines in it read as forged ones.
 		v.sum.Problems++
-		_, _ = fmt.Fprintf(v.out, "%s: integrity: %s after the newest checkpoint %s not sealed, and the closed segment %s holds some: "+
+		_, _ = fmt.Fprintf(v.out, "%s: integrity: %s, and the closed segment %s holds some: "+
 			"no signed segment record counts them (lines appended, the segments sidecar cut, or a rotation not sealed yet); --allow-unsealed accepts the active file's last lines only\n",
-			path, plural.Count(unsealed, "line"), plural.Pick(unsealed, "is", "are"), closed[0])
+			path, notSealed, closed[0])
 		return ""
 	}
 	if lim.allows(unsealed, parts) {
@@ -271,8 +272,8 @@ func (v *verifier) checkUnsealed(path string, unsealed int64, parts []string) st
 	if lim.set() {
 		why = fmt.Sprintf("more than --allow-unsealed %s allows", lim.raw)
 	}
-	_, _ = fmt.Fprintf(v.out, "%s: integrity: %s after the newest checkpoint %s not sealed (%s); "+
-		"--allow-unsealed COUNT|DURATION accepts a live file's last few\n", path, plural.Count(unsealed, "line"), plural.Pick(unsealed, "is", "are"), why)
+	_, _ = fmt.Fprintf(v.out, "%s: integrity: %s (%s); "+
+		"--allow-unsealed COUNT|DURATION accepts a live file's last few\n", path, notSealed, why)
 	return ""
 }
 
