@@ -30,7 +30,7 @@ commands:
   canon                      read event JSON lines on stdin, write canonical lines to stdout
   verify [--allow-open] [--allow-duplicates] FILE|DIR...
          [--key NAME.pub [--allow-renamed] [--allow-unsealed COUNT|DURATION]
-          [--alone] [--checkpoint FILE]...
+          [--strict] [--alone] [--checkpoint FILE]...
           [--witness W.vkey]... [--quorum K] [--allow-unwitnessed N]]
                              check audit files (rotated and compressed segments, or a trail's
                              directory): canonical lines, ids, seqs, start/finish pairs;
@@ -39,6 +39,7 @@ commands:
                              against the one log's signed checkpoints and segment records
                              (--allow-renamed: checkpoints naming another file only warn;
                              --allow-unsealed: a live file's last lines, not yet checkpointed;
+                             --strict: a damaged or missing hash store is a problem;
                              --alone: each closed segment by itself, across the ones not read;
                              --checkpoint: also prove the lines in a checkpoint kept elsewhere);
                              --witness accepts only lines the witnesses' quorum cosigned

@@ -48,3 +48,20 @@ func TestLogHelpExitsZero(t *testing.T) {
 	require.Equal(t, exitUsage, run(t, "", "log").code)
 	require.Equal(t, exitUsage, run(t, "", "log", "nosuch").code)
 }
+
+// The top-level usage names every flag each command takes, so a reader of
+// `sandboxaudit -h` is not missing one that `<command> -h` lists.
+func TestUsageNamesEveryFlag(t *testing.T) {
+	top := run(t, "").stderr
+	for _, cmd := range [][]string{
+		{"canon"}, {"verify"}, {"log", "reset"}, {"log", "handover"}, {"log", "rebuild-store"},
+		{"show"}, {"sessions"}, {"serve"}, {"keygen"}, {"prove"}, {"verify-proof"}, {"replay"},
+	} {
+		res := run(t, "", append(cmd, "-h")...)
+		for _, f := range regexp.MustCompile(`(?m)^  -(\S+)`).FindAllStringSubmatch(res.stderr, -1) {
+			if !strings.Contains(top, "--"+f[1]+" ") && !strings.Contains(top, "--"+f[1]+"]") {
+				t.Errorf("the usage of %s does not name --%s", cmd, f[1])
+			}
+		}
+	}
+}
