@@ -113,7 +113,7 @@ func CheckHistory(path string) error {
 		return nil
 	}
 	return fmt.Errorf("%s: %w (its sidecars %s, %s and %s are missing or empty, %s): "+
-		"it was cut back, replaced, or moved aside and back without them; it is not sealed as a new log. "+
+		"it was written before integrity was turned on, or cut back, replaced, or moved aside and back without its sidecars; it is not sealed as a new log. "+
 		"To start a new log over what it holds, run `sandboxaudit log reset --signing-key KEY %s`",
 		path, ErrNoHistory, StoreSuffix, CheckpointsSuffix, SegmentsSuffix, plural.Count(len(segs), "closed segment"), path)
 }

@@ -348,6 +348,19 @@ func TestStartRefusesAFileWithoutHistory(t *testing.T) {
 	require.True(t, os.IsNotExist(statErr), "a refused start wrote a sidecar")
 }
 
+// The likeliest file without a history is one written before integrity was
+// turned on (the quick start's, say): the refusal names that case first, so
+// an operator does not read it as tampering, and gives the command.
+func TestStartRefusalNamesAFileWrittenWithoutIntegrity(t *testing.T) {
+	k, _ := testKeys(t, "test")
+	path := auditPath(t)
+	appendLocked(t, path, lines(1, 2))
+	err := newSealer(t, k).SealAtStart(bg, path)
+	require.ErrorIs(t, err, ErrNoHistory)
+	require.ErrorContains(t, err, "written before integrity was turned on")
+	require.ErrorContains(t, err, "sandboxaudit log reset --signing-key KEY "+path)
+}
+
 // A file cut back while the collector was stopped, sidecars kept, is
 // refused at start.
 // At start, a rotated log whose checkpoints sidecar was removed is
