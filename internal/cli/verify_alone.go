@@ -35,7 +35,7 @@ func aloneArgs(args []string) ([]string, error) {
 			out = append(out, segs...)
 			continue
 		}
-		if _, ok := filesink.ActiveOf(a); !ok {
+		if !filesink.IsSegment(a) {
 			if statErr != nil {
 				return nil, statErr
 			}

@@ -138,7 +138,7 @@ func planSeal(st *sealStatus, src string, key note.Verifier, dirs dirListings) b
 	switch {
 	case src == trail.StdinName:
 		st.State, st.Detail = sealNotApplied, "standard input has no checkpoints beside it"
-	case isSegment(src) || dirs.isTrail(src):
+	case filesink.IsSegment(src) || dirs.isTrail(src):
 		// Rotated segments and their active file are one log: a file alone
 		// does not verify against its checkpoints.
 		st.State, st.Detail = sealUnchecked, "part of a rotated trail, whose segments are one log: check it with sandboxaudit verify --key NAME.pub"
@@ -150,11 +150,6 @@ func planSeal(st *sealStatus, src string, key note.Verifier, dirs dirListings) b
 		return false
 	}
 	return true
-}
-
-func isSegment(src string) bool {
-	_, segment := filesink.ActiveOf(src)
-	return segment
 }
 
 func noCheckpoints(src string) bool {
