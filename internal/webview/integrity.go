@@ -11,6 +11,7 @@ import (
 
 	"github.com/sandboxaudit/sandboxaudit/internal/filesink"
 	"github.com/sandboxaudit/sandboxaudit/internal/integrity"
+	"github.com/sandboxaudit/sandboxaudit/internal/plural"
 	"github.com/sandboxaudit/sandboxaudit/internal/trail"
 )
 
@@ -178,7 +179,7 @@ func (k *sealCheck) verdict() {
 		st.State = sealVerified
 		st.Detail = fmt.Sprintf("verified through checkpoint #%d: lines 1-%d of %d are sealed", res.Checkpoints, res.Sealed, res.Lines)
 		if n := res.Lines - res.Sealed; n > 0 {
-			st.Detail += fmt.Sprintf("; the %d line(s) after it are not sealed yet", n)
+			st.Detail += fmt.Sprintf("; the %s after it %s not sealed yet", plural.Count(n, "line"), plural.Pick(n, "is", "are"))
 		}
 	}
 }
