@@ -329,7 +329,7 @@ func TestReplayLeftoverSpoolByHand(t *testing.T) {
 	code, out := runCLI(t, "replay", spoolPath, "--endpoint", "http://"+n.centralAddr+"/v1/sandbox/events",
 		"--header", "Authorization=Bearer e2e-secret-token")
 	require.Equal(t, 0, code, "replay:\n%s", indent(out))
-	assert.Contains(t, out, "sent 12 line(s)")
+	assert.Contains(t, out, "sent 12 lines")
 	assert.NotContains(t, out, "e2e-secret-token")
 	assert.Equal(t, int64(0), pendingBytes(t, spoolPath))
 

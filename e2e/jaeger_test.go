@@ -208,7 +208,7 @@ func TestJaegerCorrelation(t *testing.T) {
 
 		code, out = runCLI(t, "show", "--trace", span.TraceID, "--span", span.SpanID, auditPath)
 		require.Equal(t, 0, code, out)
-		require.Contains(t, out, "1 operation(s)")
+		require.Contains(t, out, "1 operation:")
 	}
 	require.Positive(t, ops)
 	t.Logf("%d operations correlated both ways with Jaeger %s", ops, jaeger)

@@ -352,7 +352,7 @@ func (c *IntegrityConfig) validateWitnesses() error {
 			errs = append(errs, fmt.Errorf("%spublic_key: %w", prefix, err))
 			continue
 		}
-		id := fmt.Sprintf("%s+%08x", v.Name(), v.KeyHash())
+		id := integrity.KeyID(v.Name(), v.KeyHash())
 		if j, dup := seen[id]; dup {
 			errs = append(errs, fmt.Errorf("%spublic_key: the same witness as witnesses::%d (%s); a witness counts once toward the quorum", prefix, j, v.Name()))
 			continue

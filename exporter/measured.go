@@ -14,19 +14,24 @@ import (
 // largest events against max_line_bytes, so that the sinks encode those
 // copies instead of redacting the events again. It holds at most budget
 // bytes of encoded copies; an event past that is redacted again when
-// written.
+// written. The copies are looked up by key: their number grows with the
+// push (redaction can shrink a large event to a short line), and every
+// event of the push is looked up.
 type measured struct {
-	copies []measuredCopy
+	copies map[copyKey]*measuredCopy
 	budget int
 }
 
-// measuredCopy is the copy of the event ref names under one sink's
-// policies, and the cuts that made it.
-type measuredCopy struct {
+// copyKey names an event under one sink's policies.
+type copyKey struct {
 	policies *payloadpolicy.Table
 	ref      eventRef
-	out      auditevent.Event
-	cuts     redact.Counts
+}
+
+// measuredCopy is an event's redacted copy and the cuts that made it.
+type measuredCopy struct {
+	out  auditevent.Event
+	cuts redact.Counts
 }
 
 // eventRef names an event across copies of its struct (the duplicate
@@ -54,12 +59,17 @@ func (m *measured) lineLen(policies *payloadpolicy.Table, pol payloadpolicy.Poli
 	if !pol.Redacts(ev) {
 		return pol.Policy.LineLen(ev) - 1
 	}
-	c := measuredCopy{policies: policies, ref: refOf(ev)}
+	c := &measuredCopy{}
 	c.out = pol.Apply(ev, &c.cuts)
 	n := auditevent.EncodedLen(&c.out)
 	if n <= m.budget {
 		m.budget -= n
-		m.copies = append(m.copies, c)
+		if m.copies == nil {
+			m.copies = map[copyKey]*measuredCopy{}
+		}
+		if k := (copyKey{policies, refOf(ev)}); m.copies[k] == nil {
+			m.copies[k] = c // an event listed twice redacts the same: one copy serves both
+		}
 	}
 	return n
 }
@@ -68,14 +78,11 @@ func (m *measured) lineLen(policies *payloadpolicy.Table, pol payloadpolicy.Poli
 // copy's, counting its cuts, when there is one.
 func (m *measured) appendLine(dst []byte, policies *payloadpolicy.Table, pol payloadpolicy.Policy, ev *auditevent.Event, cuts *redact.Counts) []byte {
 	if m != nil && len(m.copies) > 0 {
-		ref := refOf(ev)
-		for i := range m.copies {
-			if c := &m.copies[i]; c.policies == policies && c.ref == ref {
-				if cuts != nil {
-					cuts.Add(&c.cuts)
-				}
-				return auditevent.AppendLine(dst, &c.out)
+		if c := m.copies[copyKey{policies, refOf(ev)}]; c != nil {
+			if cuts != nil {
+				cuts.Add(&c.cuts)
 			}
+			return auditevent.AppendLine(dst, &c.out)
 		}
 	}
 	return pol.AppendLine(dst, ev, cuts)

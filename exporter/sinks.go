@@ -12,6 +12,7 @@ import (
 	"github.com/sandboxaudit/sandboxaudit/internal/filesink"
 	"github.com/sandboxaudit/sandboxaudit/internal/httpsink"
 	"github.com/sandboxaudit/sandboxaudit/internal/payloadpolicy"
+	"github.com/sandboxaudit/sandboxaudit/internal/plural"
 	"github.com/sandboxaudit/sandboxaudit/internal/redact"
 )
 
@@ -109,7 +110,7 @@ func (f *fileTarget) write(ctx context.Context, events []auditevent.Event, t *te
 		n := len(groups.members(g))
 		if err := f.sink.WriteBatch(ctx, sid.String(), buf[start:ends[g]]); err != nil {
 			t.dropped(ctx, fileDropReason(err), n)
-			errs = append(errs, fmt.Errorf("file: session %s: %d event(s) not written: %w", sid, n, err))
+			errs = append(errs, fmt.Errorf("file: session %s: %s not written: %w", sid, plural.Count(n, "event"), err))
 		} else {
 			t.written(ctx, sinkFile, n)
 			f.ids.written(events, groups.members(g))
@@ -124,7 +125,7 @@ func (f *fileTarget) write(ctx context.Context, events []auditevent.Event, t *te
 func (f *fileTarget) writeLines(ctx context.Context, events []auditevent.Event, lines []byte, t *telemetry) error {
 	if err := f.sink.WriteBatch(ctx, events[0].SessionID.String(), lines); err != nil {
 		t.dropped(ctx, fileDropReason(err), len(events))
-		return fmt.Errorf("file: %d event(s) not written: %w", len(events), err)
+		return fmt.Errorf("file: %s not written: %w", plural.Count(len(events), "event"), err)
 	}
 	t.written(ctx, sinkFile, len(events))
 	f.ids.written(events, nil)

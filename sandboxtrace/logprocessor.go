@@ -10,6 +10,8 @@ import (
 
 	"go.opentelemetry.io/otel"
 	sdklog "go.opentelemetry.io/otel/sdk/log"
+
+	"github.com/sandboxaudit/sandboxaudit/internal/plural"
 )
 
 // Defaults of NewLogProcessor.
@@ -296,5 +298,5 @@ func exportRecovering(ctx context.Context, exp sdklog.Exporter, records []sdklog
 // lose counts n lost records and describes the loss.
 func (p *LogProcessor) lose(n int, cause error) error {
 	total := p.lost.Add(uint64(n))
-	return fmt.Errorf("sandboxtrace: %d log record(s) lost (%d in total): %w", n, total, cause)
+	return fmt.Errorf("sandboxtrace: %s lost (%d in total): %w", plural.Count(n, "log record"), total, cause)
 }

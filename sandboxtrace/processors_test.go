@@ -90,19 +90,19 @@ func TestLogProcessorCountsAndReportsLosses(t *testing.T) {
 	emitN(lp, 3) // a full batch: exported (and lost) by the worker
 	emitN(lp, 2)
 	err := p.ForceFlush(context.Background())
-	require.ErrorContains(t, err, "2 log record(s) lost (5 in total)")
+	require.ErrorContains(t, err, "2 log records lost (5 in total)")
 	require.ErrorContains(t, err, "collector said no")
 	require.NoError(t, p.Shutdown(context.Background()))
 	var r sdklog.Record
-	require.ErrorContains(t, p.OnEmit(context.Background(), &r), "1 log record(s) lost (6 in total)")
+	require.ErrorContains(t, p.OnEmit(context.Background(), &r), "1 log record lost (6 in total)")
 	assert.Equal(t, uint64(6), p.Lost())
 
 	var texts []string
 	for _, e := range h.all() {
 		texts = append(texts, e.Error())
 	}
-	assert.Contains(t, texts, "sandboxtrace: 3 log record(s) lost (3 in total): collector said no")
-	assert.Contains(t, texts, "sandboxtrace: 2 log record(s) lost (5 in total): collector said no")
+	assert.Contains(t, texts, "sandboxtrace: 3 log records lost (3 in total): collector said no")
+	assert.Contains(t, texts, "sandboxtrace: 2 log records lost (5 in total): collector said no")
 }
 
 // failingSpans is a span exporter that always fails.
@@ -130,7 +130,7 @@ func TestSpanProcessorReportsLostSpans(t *testing.T) {
 			texts = append(texts, e.Error())
 		}
 	}
-	assert.Equal(t, []string{"sandboxtrace: 1 span(s) lost (1 in total): backend down"}, texts)
+	assert.Equal(t, []string{"sandboxtrace: 1 span lost (1 in total): backend down"}, texts)
 }
 
 func TestSpanProcessorBlocksInsteadOfDropping(t *testing.T) {

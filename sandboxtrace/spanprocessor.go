@@ -6,6 +6,8 @@ import (
 	"sync/atomic"
 
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+
+	"github.com/sandboxaudit/sandboxaudit/internal/plural"
 )
 
 // NewSpanProcessor returns the SDK's BatchSpanProcessor for exp configured
@@ -34,7 +36,7 @@ func (c *countingSpanExporter) ExportSpans(ctx context.Context, spans []sdktrace
 		err := c.SpanExporter.ExportSpans(ctx, part)
 		if err != nil {
 			total := c.lost.Add(uint64(len(part)))
-			err = fmt.Errorf("sandboxtrace: %d span(s) lost (%d in total): %w", len(part), total, err)
+			err = fmt.Errorf("sandboxtrace: %s lost (%d in total): %w", plural.Count(len(part), "span"), total, err)
 		}
 		return err
 	})

@@ -5,6 +5,7 @@ import (
 	"os"
 	"syscall"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/stretchr/testify/assert"
@@ -44,19 +45,24 @@ func TestStopBoundExitsWhenAShutdownHangs(t *testing.T) {
 }
 
 // TestStopBoundLeavesAReloadThatCompletes: a SIGHUP reload shuts the
-// service down and starts it again; once it runs, nothing exits.
+// service down and starts it again; once it runs, nothing exits. In a
+// synctest bubble the bound's timer runs on the bubble's clock: the sleep
+// passes it at once, and Wait lets a timer that fired finish its exit.
 func TestStopBoundLeavesAReloadThatCompletes(t *testing.T) {
-	log, out, exited := boundLogger(50 * time.Millisecond)
-	log.Info(shutdownMessage)
-	log.Info(readyMessage)
-	log.Info("some other message")
-	time.Sleep(200 * time.Millisecond) // four times the bound: an exit would have come
-	select {
-	case code := <-exited:
-		t.Fatalf("exited %d after a reload that completed", code)
-	default:
-	}
-	require.Empty(t, out.String())
+	synctest.Test(t, func(t *testing.T) {
+		log, out, exited := boundLogger(50 * time.Millisecond)
+		log.Info(shutdownMessage)
+		log.Info(readyMessage)
+		log.Info("some other message")
+		time.Sleep(200 * time.Millisecond) // four times the bound
+		synctest.Wait()
+		select {
+		case code := <-exited:
+			t.Fatalf("exited %d after a reload that completed", code)
+		default:
+		}
+		require.Empty(t, out.String())
+	})
 }
 
 // TestStopBoundArmsOnASignal: a SIGTERM arms the bound even when the

@@ -11,6 +11,7 @@ import (
 
 	"github.com/sandboxaudit/sandboxaudit/auditevent"
 	"github.com/sandboxaudit/sandboxaudit/internal/lines"
+	"github.com/sandboxaudit/sandboxaudit/internal/plural"
 )
 
 // runCanon rewrites event JSON lines from stdin as canonical lines. A bad
@@ -33,7 +34,7 @@ func runCanon(ctx context.Context, args []string, s Streams) int {
 		return exitProblems
 	}
 	if bad > 0 {
-		_, _ = fmt.Fprintf(s.Stderr, "canon: %d bad line(s) skipped\n", bad)
+		_, _ = fmt.Fprintf(s.Stderr, "canon: %s skipped\n", plural.Count(bad, "bad line"))
 		return exitProblems
 	}
 	return exitOK

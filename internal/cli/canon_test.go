@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/sandboxaudit/sandboxaudit/auditevent"
+	"github.com/sandboxaudit/sandboxaudit/internal/plural"
 	"github.com/sandboxaudit/sandboxaudit/internal/testutil/conformance"
 	"github.com/sandboxaudit/sandboxaudit/internal/testutil/redacttest"
 )
@@ -42,7 +43,7 @@ func TestCanonGoodAndBadLines(t *testing.T) {
 	assert.True(t, strings.HasPrefix(errLines[0], "line 3: seq: "), errLines[0])
 	assert.True(t, strings.HasPrefix(errLines[1], "line 5: "), errLines[1])
 	assert.True(t, strings.HasPrefix(errLines[2], "line 6: op: "), errLines[2])
-	assert.Equal(t, "canon: 3 bad line(s) skipped", errLines[3])
+	assert.Equal(t, "canon: 3 bad lines skipped", errLines[3])
 }
 
 func TestCanonAllGood(t *testing.T) {
@@ -106,7 +107,7 @@ func TestCanonConformance(t *testing.T) {
 		}
 		assert.Contains(t, "\n"+r.stderr, "\n"+prefix, "reject on line %d", num)
 	}
-	assert.Contains(t, r.stderr, fmt.Sprintf("canon: %d bad line(s) skipped", len(wantErr)))
+	assert.Contains(t, r.stderr, "canon: "+plural.Count(len(wantErr), "bad line")+" skipped")
 }
 
 func TestCanonUsage(t *testing.T) {
@@ -158,7 +159,7 @@ func TestCanonManyChunksKeepOrder(t *testing.T) {
 	for i, ln := range wantBad {
 		assert.True(t, strings.HasPrefix(errLines[i], fmt.Sprintf("line %d: ", ln)), "report %d: %s", i, errLines[i])
 	}
-	assert.Equal(t, fmt.Sprintf("canon: %d bad line(s) skipped", len(wantBad)), errLines[len(wantBad)])
+	assert.Equal(t, "canon: "+plural.Count(len(wantBad), "bad line")+" skipped", errLines[len(wantBad)])
 }
 
 // A failing stdout stops canon with an error instead of hanging the

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/sandboxaudit/sandboxaudit/internal/plural"
 )
 
 // parseInterspersed parses flags that may come after positional arguments
@@ -103,7 +105,7 @@ func (h *headerFlag) Set(s string) error {
 // check reports malformed values after parsing, without showing them.
 func (h *headerFlag) check() error {
 	if h.malformed > 0 {
-		return fmt.Errorf("--header: %d value(s) not in KEY=VALUE form (values not shown)", h.malformed)
+		return fmt.Errorf("--header: %s not in KEY=VALUE form (values not shown)", plural.Count(h.malformed, "value"))
 	}
 	return nil
 }

@@ -22,7 +22,7 @@ func TestAFailedFinishWithoutItsStartIsShownAsFailed(t *testing.T) {
 	r := run(t, "", "show", p)
 	require.Equal(t, exitOK, r.code, r.stderr)
 	assert.Regexp(t, `(?m)^\S+ +2 exec +NO START; FAIL exec_timeout +\S+$`, r.stdout)
-	assert.Contains(t, r.stdout, "1 operation(s): 1 failed, 0 open")
+	assert.Contains(t, r.stdout, "1 operation: 1 failed, 0 open")
 
 	hs := startView(t, webview.Config{Sources: []string{p}})
 	for _, path := range []string{"/session/" + sessionA.String(), "/session/" + sessionA.String() + "/op/0"} {

@@ -17,6 +17,7 @@ import (
 
 	"github.com/sandboxaudit/sandboxaudit/internal/fsutil"
 	"github.com/sandboxaudit/sandboxaudit/internal/httpsink"
+	"github.com/sandboxaudit/sandboxaudit/internal/plural"
 )
 
 // replay sends the spool file through the same client stack the exporter
@@ -35,9 +36,10 @@ func replay(ctx context.Context, o replayOptions, s Streams) int {
 		_, _ = fmt.Fprintf(s.Stderr, "replay: %v\n", err)
 		return exitProblems
 	}
-	_, _ = fmt.Fprintf(s.Stdout, "replay: sent %d line(s) from %s to %s\n", sent, o.spool, redactURL(o.endpoint))
+	_, _ = fmt.Fprintf(s.Stdout, "replay: sent %s from %s to %s\n", plural.Count(sent, "line"), o.spool, redactURL(o.endpoint))
 	if n := damaged.n.Load(); n > 0 {
-		_, _ = fmt.Fprintf(s.Stderr, "replay: %d damaged line(s) were not valid audit events and were not sent; they are in %s.quarantine\n", n, o.spool)
+		_, _ = fmt.Fprintf(s.Stderr, "replay: %s %s in %s.quarantine\n", plural.Count(n, "damaged line"),
+			plural.Pick(n, "was not a valid audit event and was not sent; it is", "were not valid audit events and were not sent; they are"), o.spool)
 		return exitProblems
 	}
 	return exitOK

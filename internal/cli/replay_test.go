@@ -113,8 +113,8 @@ func TestReplaySetsDamagedLinesAside(t *testing.T) {
 
 	r := run(t, "", "replay", path, "--endpoint", srv.URL)
 	require.Equal(t, exitProblems, r.code, r.stderr)
-	assert.Contains(t, r.stdout, "sent 2 line(s)")
-	assert.Contains(t, r.stderr, "1 damaged line(s)")
+	assert.Contains(t, r.stdout, "sent 2 lines")
+	assert.Contains(t, r.stderr, "1 damaged line was not a valid audit event and was not sent; it is in")
 	assert.Contains(t, r.stderr, path+".quarantine")
 	require.Len(t, rc.requests(), 1)
 	assert.Equal(t, content[first+1:], rc.requests()[0].body)
@@ -133,7 +133,7 @@ func TestReplayNDJSON(t *testing.T) {
 
 	r := run(t, "", "replay", path, "--endpoint", srv.URL+"/v1/sandbox/events", "--header", "X-Audit-Token="+secret)
 	require.Equal(t, exitOK, r.code, r.stderr)
-	assert.Contains(t, r.stdout, "sent 3 line(s)")
+	assert.Contains(t, r.stdout, "sent 3 lines")
 	assert.NotContains(t, r.stdout+r.stderr, secret)
 
 	var got strings.Builder
@@ -148,7 +148,7 @@ func TestReplayNDJSON(t *testing.T) {
 	before := len(rc.requests())
 	r = run(t, "", "replay", path, "--endpoint", srv.URL+"/v1/sandbox/events")
 	require.Equal(t, exitOK, r.code, r.stderr)
-	assert.Contains(t, r.stdout, "sent 0 line(s)")
+	assert.Contains(t, r.stdout, "sent 0 lines")
 	assert.Len(t, rc.requests(), before)
 }
 
@@ -243,7 +243,7 @@ func TestReplayRefusesASpoolInUse(t *testing.T) {
 	// Once the owner is gone, the same command sends everything.
 	r = run(t, "", "replay", path, "--endpoint", srv.URL)
 	require.Equal(t, exitOK, r.code, r.stderr)
-	assert.Contains(t, r.stdout, "sent 3 line(s)")
+	assert.Contains(t, r.stdout, "sent 3 lines")
 }
 
 func TestReplayTLS(t *testing.T) {
@@ -261,7 +261,7 @@ func TestReplayTLS(t *testing.T) {
 
 	r = run(t, "", "replay", path, "--endpoint", srv.URL, "--insecure-skip-verify")
 	require.Equal(t, exitOK, r.code, r.stderr)
-	assert.Contains(t, r.stdout, "sent 3 line(s)")
+	assert.Contains(t, r.stdout, "sent 3 lines")
 }
 
 func TestReplayTLSWithCAFile(t *testing.T) {
@@ -309,7 +309,10 @@ func TestReplayUsage(t *testing.T) {
 		})
 	}
 
-	r := run(t, "", "replay", path+".missing", "--endpoint", "http://127.0.0.1:1")
+	r := run(t, "", "replay", path, "--endpoint", "http://127.0.0.1:1", "--header", "Authorization: Bearer "+secret)
+	assert.Contains(t, r.stderr, "--header: 1 value not in KEY=VALUE form")
+
+	r = run(t, "", "replay", path+".missing", "--endpoint", "http://127.0.0.1:1")
 	assert.Equal(t, exitProblems, r.code)
 	assert.Contains(t, r.stderr, "missing")
 	_, err := os.Stat(path + ".missing")

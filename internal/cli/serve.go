@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/sandboxaudit/sandboxaudit/internal/integrity"
+	"github.com/sandboxaudit/sandboxaudit/internal/plural"
 	"github.com/sandboxaudit/sandboxaudit/internal/trail"
 	"github.com/sandboxaudit/sandboxaudit/internal/webview"
 )
@@ -85,7 +86,8 @@ func runServe(ctx context.Context, args []string, s Streams) int {
 		_, _ = fmt.Fprintf(s.Stderr, "serve: WARNING: listening on %s, not loopback: anyone who reaches this address reads the whole trail, without authentication\n", ln.Addr())
 	}
 	st := srv.Stats()
-	_, _ = fmt.Fprintf(s.Stdout, "serve: http://%s/ (read-only; %d operation(s), %d bad line(s); interrupt to stop)\n", ln.Addr(), st.Ops, st.Bad)
+	_, _ = fmt.Fprintf(s.Stdout, "serve: http://%s/ (read-only; %s, %s; interrupt to stop)\n", ln.Addr(),
+		plural.Count(st.Ops, "operation"), plural.Count(st.Bad, "bad line"))
 	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,
 		WriteTimeout: 60 * time.Second, IdleTimeout: 60 * time.Second, MaxHeaderBytes: 64 << 10}
 	errc := make(chan error, 1)

@@ -34,6 +34,8 @@ func TestServeRefusesAnOffsetPastTheEnd(t *testing.T) {
 		assert.Equal(t, http.StatusBadRequest, code, path)
 		assert.Contains(t, body, "offset:", path)
 	}
+	_, _, body := get(t, hs.URL+"/?offset=1")
+	assert.Contains(t, body, "past the end of the list (1 row)")
 	for _, path := range []string{"/?offset=0", session + "?offset=2"} {
 		code, _, body := get(t, hs.URL+path)
 		assert.Equal(t, http.StatusOK, code, "%s: %s", path, body)

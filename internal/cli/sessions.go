@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/sandboxaudit/sandboxaudit/internal/plural"
 	"github.com/sandboxaudit/sandboxaudit/internal/trail"
 )
 
@@ -45,7 +46,7 @@ func runSessions(ctx context.Context, args []string, s Streams) int {
 	}
 	reportRepeated(s.Stderr, "sessions", "counted once", st.Duplicates)
 	if st.Bad > 0 {
-		_, _ = fmt.Fprintf(s.Stderr, "sessions: %d line(s) are not audit events and were left out\n", st.Bad)
+		_, _ = fmt.Fprintf(s.Stderr, "sessions: %s\n", notAuditEvents(st.Bad))
 		return exitProblems
 	}
 	return exitOK
@@ -61,7 +62,7 @@ func writeSessionsTable(w *bufio.Writer, list []trail.Session) {
 		row(s.ID.String(), pad(displayCut(s.FirstTS, colTime), colTime), pad(displayCut(s.LastTS, colTime), colTime),
 			fmt.Sprintf("%7d", s.Ops), fmt.Sprintf("%7d", s.Failures), fmt.Sprintf("%5d", s.Open), displayCut(s.TraceID, 32))
 	}
-	_, _ = fmt.Fprintf(w, "%d session(s)\n", len(list))
+	_, _ = fmt.Fprintf(w, "%s\n", plural.Count(len(list), "session"))
 }
 
 // sessionJSON is a session row of --output jsonl.

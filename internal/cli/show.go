@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/sandboxaudit/sandboxaudit/auditevent"
+	"github.com/sandboxaudit/sandboxaudit/internal/plural"
 	"github.com/sandboxaudit/sandboxaudit/internal/trail"
 )
 
@@ -62,7 +63,7 @@ func runShow(ctx context.Context, args []string, s Streams) int {
 	}
 	reportRepeated(s.Stderr, "show", "shown once", st.Duplicates)
 	if st.Bad > 0 {
-		_, _ = fmt.Fprintf(s.Stderr, "show: %d line(s) are not audit events and were left out\n", st.Bad)
+		_, _ = fmt.Fprintf(s.Stderr, "show: %s\n", notAuditEvents(st.Bad))
 		return exitProblems
 	}
 	return exitOK
@@ -76,11 +77,16 @@ func badLineReporter(cmd string, stderr io.Writer) func(string, int64, string) {
 	}
 }
 
+// notAuditEvents words the n bad lines a command left out.
+func notAuditEvents(n int64) string {
+	return plural.Count(n, "line") + plural.Pick(n, " is not an audit event and was", " are not audit events and were") + " left out"
+}
+
 // reportRepeated notes the n repeated lines a command left out; done says
 // what became of each ("shown once").
 func reportRepeated(stderr io.Writer, cmd, done string, n int64) {
 	if n > 0 {
-		_, _ = fmt.Fprintf(stderr, "%s: %d repeated line(s) (the same bytes again, as at-least-once delivery writes them) %s\n", cmd, n, done)
+		_, _ = fmt.Fprintf(stderr, "%s: %s (the same bytes again, as at-least-once delivery writes them) %s\n", cmd, plural.Count(n, "repeated line"), done)
 	}
 }
 

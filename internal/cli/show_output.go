@@ -11,6 +11,7 @@ import (
 	"github.com/google/uuid"
 	"golang.org/x/term"
 
+	"github.com/sandboxaudit/sandboxaudit/internal/plural"
 	"github.com/sandboxaudit/sandboxaudit/internal/trail"
 )
 
@@ -207,7 +208,7 @@ func (t *tableWriter) end(st trail.Stats) error {
 	if t.any {
 		_ = t.w.WriteByte('\n')
 	}
-	_, err := fmt.Fprintf(t.w, "%d operation(s): %d failed, %d open\n", st.Ops, st.Failed, st.Open)
+	_, err := fmt.Fprintf(t.w, "%s: %d failed, %d open\n", plural.Count(st.Ops, "operation"), st.Failed, st.Open)
 	return err
 }
 

@@ -128,7 +128,7 @@ func TestShowPairsInSeqOrder(t *testing.T) {
 	require.Equal(t, exitOK, tbl.code, tbl.stderr)
 	assert.Contains(t, tbl.stdout, "session "+sessionA.String()+"  trace 4bf92f3577b34da6a3ce929d0e0e4736")
 	assert.Contains(t, tbl.stdout, "echo x")
-	assert.Contains(t, tbl.stdout, "6 operation(s): 0 failed, 0 open")
+	assert.Contains(t, tbl.stdout, "6 operations: 0 failed, 0 open")
 	assert.NotContains(t, tbl.stdout, "\x1b[", "no color off a terminal")
 	rows := 0
 	for _, l := range strings.Split(tbl.stdout, "\n") {
@@ -230,7 +230,7 @@ func TestShowTableOpenFailedAndOrphan(t *testing.T) {
 	assert.Regexp(t, `(?m)^2026-03-14T16:00:00Z +3 exec +make café +FAIL exec_nonzero +2 +1\.5ms$`, r.stdout)
 	assert.Regexp(t, `(?m)^2026-03-14T17:00:00Z +5 write +/workspace/out\.txt +OPEN \(no finish\)$`, r.stdout)
 	assert.Regexp(t, `(?m)^2026-03-14T18:00:00Z +8 read +/etc/hosts +NO START \(finish only\) +1\.5ms$`, r.stdout)
-	assert.Contains(t, r.stdout, "4 operation(s): 1 failed, 1 open")
+	assert.Contains(t, r.stdout, "4 operations: 1 failed, 1 open")
 }
 
 func TestShowCutsAndEscapesFields(t *testing.T) {
@@ -260,7 +260,7 @@ func TestShowBadLinesNamedNotQuoted(t *testing.T) {
 	assert.Contains(t, r.stderr, p+":4: blank line")
 	assert.NotContains(t, r.stderr, "hunter2")
 	assert.NotContains(t, r.stderr, "\x1b")
-	assert.Contains(t, r.stderr, "3 line(s) are not audit events")
+	assert.Contains(t, r.stderr, "3 lines are not audit events and were left out")
 
 	st := run(t, content, "sessions", "-")
 	assert.Equal(t, exitProblems, st.code)
@@ -307,7 +307,7 @@ func TestShowDirectoryOfSegments(t *testing.T) {
 
 	ss := run(t, "", "sessions", dir)
 	require.Equal(t, exitOK, ss.code, ss.stderr)
-	assert.Contains(t, ss.stdout, "2 session(s)")
+	assert.Contains(t, ss.stdout, "2 sessions")
 }
 
 func TestSessions(t *testing.T) {

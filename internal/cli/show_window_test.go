@@ -25,5 +25,5 @@ func TestShowRefusesAnEmptyTimeWindow(t *testing.T) {
 	}
 	r := run(t, "", "show", "--since", "2026-03-14", "--until", "2026-03-15", p)
 	assert.Equal(t, exitOK, r.code, r.stderr)
-	assert.Contains(t, r.stdout, "1 operation(s)")
+	assert.Contains(t, r.stdout, "1 operation:")
 }

@@ -35,7 +35,7 @@ func aloneArgs(args []string) ([]string, error) {
 			out = append(out, segs...)
 			continue
 		}
-		if _, ok := filesink.ActiveOf(a); !ok {
+		if !filesink.IsSegment(a) {
 			if statErr != nil {
 				return nil, statErr
 			}
@@ -153,8 +153,8 @@ func (v *verifier) reportAloneHandover(path, segment string, proofs []integrity.
 			break
 		}
 	}
-	_, _ = fmt.Fprintf(v.out, "%s: handover: the log was retired by its final checkpoint at %d lines; it goes on as %q, signed by %s+%08x%s\n",
-		segment, h.N-lead, h.NextOrigin, next.Name(), next.KeyHash(), in)
+	_, _ = fmt.Fprintf(v.out, "%s: handover: the log was retired by its final checkpoint at %d lines; it goes on as %q, signed by %s%s\n",
+		segment, h.N-lead, h.NextOrigin, integrity.KeyID(next.Name(), next.KeyHash()), in)
 }
 
 // reportProofs prints which checkpoint holds each recorded segment read.

@@ -103,8 +103,8 @@ func (v *verifier) checkHandover(name string, leaves, lead int64) {
 	v.handovers.retired[h.Origin] = name
 	v.handovers.genesis[h.NextOrigin] = integrity.GenesisLeaf(st.Signed)
 	v.handovers.from[h.NextOrigin] = name
-	_, _ = fmt.Fprintf(v.out, "%s: handover: final at %d lines; the log goes on as %q, signed by %s+%08x\n",
-		name, h.N-lead, h.NextOrigin, next.Name(), next.KeyHash())
+	_, _ = fmt.Fprintf(v.out, "%s: handover: final at %d lines; the log goes on as %q, signed by %s\n",
+		name, h.N-lead, h.NextOrigin, integrity.KeyID(next.Name(), next.KeyHash()))
 }
 
 // handoverOrder puts each retired log before the log its final checkpoint

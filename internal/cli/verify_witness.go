@@ -64,7 +64,7 @@ func (w *witnessFlags) load(hasKey bool) error {
 		if err != nil {
 			return fmt.Errorf("--witness: %w", err)
 		}
-		id := fmt.Sprintf("%s+%08x", v.Name(), v.KeyHash())
+		id := integrity.KeyID(v.Name(), v.KeyHash())
 		if first, dup := seen[id]; dup {
 			return fmt.Errorf("--witness: %s is the same witness key as %s (%s); give each witness once", p, first, v.Name())
 		}

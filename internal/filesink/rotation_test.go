@@ -293,6 +293,8 @@ func TestRotationPerTemplatedFile(t *testing.T) {
 		require.NoError(t, err)
 		require.False(t, match(segs[0].Path), "a segment is not a file the template gives")
 		require.True(t, IsSegmentOf(segs[0].Path, path))
+		require.True(t, IsSegment(segs[0].Path))
+		require.False(t, IsSegment(path), "the active file is not a segment")
 	}
 }
 

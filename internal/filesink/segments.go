@@ -179,6 +179,13 @@ func ActiveOf(file string) (string, bool) {
 	return active, ok
 }
 
+// IsSegment reports whether file is named as a closed segment of some
+// audit file, compressed or not.
+func IsSegment(file string) bool {
+	_, ok := ActiveOf(file)
+	return ok
+}
+
 // ParseSegment returns the audit file a closed segment belongs to and the
 // segment its name describes, so that a caller listing a directory once
 // can group its segments without listing it again per audit file.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/sandboxaudit/sandboxaudit/internal/plural"
 	"github.com/sandboxaudit/sandboxaudit/internal/spool"
 )
 
@@ -47,12 +48,12 @@ func ReplayFile(ctx context.Context, path string, set Settings, adopt bool) (sen
 	}()
 	sent, err = sp.Replay(ctx, sk.set.MaxBatchLines, sk.set.MaxBatchBytes, sk.replayFileBatch)
 	if err != nil {
-		return sent, fmt.Errorf("%d line(s) sent, then: %w", sent, err)
+		return sent, fmt.Errorf("%s sent, then: %w", plural.Count(sent, "line"), err)
 	}
 	if err := sp.Upkeep(); err != nil {
 		// The run cannot resume where it stopped: say so, not success.
-		return sent, fmt.Errorf("%d line(s) sent, but the spool could not save its offset or trim itself "+
-			"(a second run may send some again): %w", sent, err)
+		return sent, fmt.Errorf("%s sent, but the spool could not save its offset or trim itself "+
+			"(a second run may send some again): %w", plural.Count(sent, "line"), err)
 	}
 	return sent, nil
 }

@@ -10,6 +10,7 @@ import (
 	"go.opentelemetry.io/collector/consumer/consumererror"
 	"go.uber.org/zap"
 
+	"github.com/sandboxaudit/sandboxaudit/internal/plural"
 	"github.com/sandboxaudit/sandboxaudit/internal/spool"
 )
 
@@ -37,7 +38,7 @@ type RefusedError struct {
 }
 
 func (e *RefusedError) Error() string {
-	return fmt.Sprintf("%d line(s) neither delivered nor spooled (%s): %v", e.Remaining, e.Reason, e.Err)
+	return fmt.Sprintf("%s neither delivered nor spooled (%s): %v", plural.Count(e.Remaining, "line"), e.Reason, e.Err)
 }
 
 func (e *RefusedError) Unwrap() error { return e.Err }
@@ -303,7 +304,7 @@ func (s *Sink) spoolLines(ctx context.Context, lines []byte, n int, cause error)
 		s.set.Logger.Error("HTTP delivery failed and the spool refused the lines; handed back to the queue",
 			zap.String("reason", reason), zap.Int("lines", n), zap.Int64("spool_bytes", s.spool.Size()),
 			zap.NamedError("spool_error", err), zap.NamedError("delivery_error", cause))
-		return fmt.Errorf("spool %d line(s): %w", n, err)
+		return fmt.Errorf("spool %s: %w", plural.Count(n, "line"), err)
 	}
 	s.set.Observer.Spooled(ctx, n)
 	s.set.Logger.Debug("lines spooled", zap.Int("lines", n), zap.NamedError("delivery_error", cause))

@@ -140,13 +140,13 @@ func describeNoteError(err error, v note.Verifier) error {
 	if errors.As(err, &unverified) {
 		var names []string
 		for _, s := range unverified.Note.UnverifiedSigs {
-			names = append(names, fmt.Sprintf("%s+%08x", s.Name, s.Hash))
+			names = append(names, KeyID(s.Name, s.Hash))
 		}
-		return fmt.Errorf("%w %s+%08x (signed by %v)", ErrNotSignedBy, v.Name(), v.KeyHash(), names)
+		return fmt.Errorf("%w %s (signed by %v)", ErrNotSignedBy, KeyID(v.Name(), v.KeyHash()), names)
 	}
 	var invalid *note.InvalidSignatureError
 	if errors.As(err, &invalid) {
-		return fmt.Errorf("signature of key %s+%08x does not match the checkpoint", v.Name(), v.KeyHash())
+		return fmt.Errorf("signature of key %s does not match the checkpoint", KeyID(v.Name(), v.KeyHash()))
 	}
 	return fmt.Errorf("malformed signed note: %w", err)
 }

@@ -81,8 +81,8 @@ func parsePendingHandover(path string, signed []byte, v note.Verifier) (Handover
 	}
 	next, _ := note.NewVerifier(h.NextKey) // ParseHandover checked it
 	if next.Name() != v.Name() || next.KeyHash() != v.KeyHash() {
-		return Handover{}, fmt.Errorf("%s hands the log over to the key %s+%08x, not to this signing key %s+%08x",
-			HandoverPath(path), next.Name(), next.KeyHash(), v.Name(), v.KeyHash())
+		return Handover{}, fmt.Errorf("%s hands the log over to the key %s, not to this signing key %s",
+			HandoverPath(path), KeyID(next.Name(), next.KeyHash()), KeyID(v.Name(), v.KeyHash()))
 	}
 	return h, nil
 }

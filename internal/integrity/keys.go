@@ -25,6 +25,12 @@ type Keys struct {
 	Verifier note.Verifier
 }
 
+// KeyID names a note key the way messages and reports show it: its name
+// and key hash, "name+1a2b3c4d". Two keys with one name differ by the hash.
+func KeyID(name string, hash uint32) string {
+	return fmt.Sprintf("%s+%08x", name, hash)
+}
+
 // LoadSigningKey reads a note signer key ("PRIVATE+KEY+name+hash+base64")
 // from path. The file must not be readable or writable by group or others.
 // Errors never contain the key material.

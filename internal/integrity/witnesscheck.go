@@ -183,12 +183,12 @@ func (w *WitnessCheck) cosigners(rec []byte) []string {
 			w.others = map[string]bool{}
 		}
 		if len(w.others) < maxOtherCosigners {
-			w.others[fmt.Sprintf("%s+%08x", s.Name, s.Hash)] = true
+			w.others[KeyID(s.Name, s.Hash)] = true
 		}
 	}
 	var out []string
 	for _, s := range n.Sigs {
-		out = append(out, fmt.Sprintf("%s+%08x", s.Name, s.Hash))
+		out = append(out, KeyID(s.Name, s.Hash))
 	}
 	w.trusted = w.trusted || len(out) > 0
 	return out

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -154,7 +155,7 @@ func cosigner(line []byte) string {
 	f := strings.Fields(string(line))
 	if len(f) == 3 {
 		if sig, err := base64.StdEncoding.DecodeString(f[2]); err == nil && len(sig) >= 4 {
-			return fmt.Sprintf("%s+%08x", f[1], sig[:4])
+			return KeyID(f[1], binary.BigEndian.Uint32(sig))
 		}
 	}
 	return string(line)

@@ -80,7 +80,7 @@ func open(name string, stdin io.Reader, br *bufio.Reader, tap io.Writer, ext ext
 // file rotated away, before the next one was created, is the newest
 // closed segment beside it.
 func movedTo(name string) string {
-	if _, ok := filesink.ActiveOf(name); ok {
+	if filesink.IsSegment(name) {
 		if strings.HasSuffix(name, filesink.ZstdSuffix) {
 			return ""
 		}

@@ -260,8 +260,8 @@ func appendedTo(name string) bool {
 	if name == StdinName {
 		return true
 	}
-	_, segment := filesink.ActiveOf(name)
-	return !segment && !strings.HasSuffix(name, filesink.ZstdSuffix)
+	// Not only segments: the sink writes plain, so no .zst is appended to.
+	return !filesink.IsSegment(name) && !strings.HasSuffix(name, filesink.ZstdSuffix)
 }
 
 func (s *scanner) recycle(c *chunk) {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/sandboxaudit/sandboxaudit/internal/filesink"
 	"github.com/sandboxaudit/sandboxaudit/internal/integrity"
+	"github.com/sandboxaudit/sandboxaudit/internal/plural"
 	"github.com/sandboxaudit/sandboxaudit/internal/trail"
 )
 
@@ -138,7 +139,7 @@ func planSeal(st *sealStatus, src string, key note.Verifier, dirs dirListings) b
 	switch {
 	case src == trail.StdinName:
 		st.State, st.Detail = sealNotApplied, "standard input has no checkpoints beside it"
-	case isSegment(src) || dirs.isTrail(src):
+	case filesink.IsSegment(src) || dirs.isTrail(src):
 		// Rotated segments and their active file are one log: a file alone
 		// does not verify against its checkpoints.
 		st.State, st.Detail = sealUnchecked, "part of a rotated trail, whose segments are one log: check it with sandboxaudit verify --key NAME.pub"
@@ -150,11 +151,6 @@ func planSeal(st *sealStatus, src string, key note.Verifier, dirs dirListings) b
 		return false
 	}
 	return true
-}
-
-func isSegment(src string) bool {
-	_, segment := filesink.ActiveOf(src)
-	return segment
 }
 
 func noCheckpoints(src string) bool {
@@ -183,7 +179,7 @@ func (k *sealCheck) verdict() {
 		st.State = sealVerified
 		st.Detail = fmt.Sprintf("verified through checkpoint #%d: lines 1-%d of %d are sealed", res.Checkpoints, res.Sealed, res.Lines)
 		if n := res.Lines - res.Sealed; n > 0 {
-			st.Detail += fmt.Sprintf("; the %d line(s) after it are not sealed yet", n)
+			st.Detail += fmt.Sprintf("; the %s after it %s not sealed yet", plural.Count(n, "line"), plural.Pick(n, "is", "are"))
 		}
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/sandboxaudit/sandboxaudit/auditevent"
+	"github.com/sandboxaudit/sandboxaudit/internal/plural"
 	"github.com/sandboxaudit/sandboxaudit/internal/safetext"
 	"github.com/sandboxaudit/sandboxaudit/internal/trail"
 )
@@ -44,7 +45,7 @@ func page(q url.Values, def, total int) (offset, limit int, err error) {
 			return 0, 0, fmt.Errorf("offset: want a whole number from 0")
 		}
 		if offset > 0 && offset >= total {
-			return 0, 0, fmt.Errorf("offset: past the end of the list (%d row(s))", total)
+			return 0, 0, fmt.Errorf("offset: past the end of the list (%s)", plural.Count(total, "row"))
 		}
 	}
 	return offset, limit, nil

@@ -219,9 +219,14 @@ func CountCosignatures(msg []byte, verifiers []note.Verifier) int {
 	if err != nil {
 		return 0
 	}
-	seen := map[string]bool{}
+	// A key is its name and hash; one key signing twice counts once.
+	type keyID struct {
+		name string
+		hash uint32
+	}
+	seen := map[keyID]bool{}
 	for _, s := range n.Sigs {
-		seen[fmt.Sprintf("%s+%08x", s.Name, s.Hash)] = true
+		seen[keyID{s.Name, s.Hash}] = true
 	}
 	return len(seen)
 }
