@@ -9,15 +9,12 @@ import (
 	"github.com/sandboxaudit/sandboxaudit/semconv"
 )
 
-// redactAttrs cuts secrets from both data attributes, the error message,
-// and decoded output the producer sent as text. Raw output was decoded and
-// redacted by applyOutput.
+// redactAttrs cuts secrets from both data attributes and the error message.
+// Exec output, raw or text, was redacted by applyOutput.
 func redactAttrs(attrs pcommon.Map, r *redact.Redactor, cuts *redact.Counts) {
 	redactData(attrs, semconv.AttrStartData, r, cuts)
 	redactData(attrs, semconv.AttrFinishData, r, cuts)
-	for _, key := range [...]string{semconv.AttrErrorMessage, semconv.AttrExecStdout, semconv.AttrExecStderr} {
-		redactStr(attrs, key, r, cuts)
-	}
+	redactStr(attrs, semconv.AttrErrorMessage, r, cuts)
 }
 
 // redactSpan cuts secrets from the span fields its events are made of
