@@ -71,14 +71,18 @@ func redactData(attrs pcommon.Map, key string, r *redact.Redactor, cuts *redact.
 }
 
 // redactJSONText redacts the text v holds as the exporter redacts an
-// event's data when it is a JSON object, and as plain text otherwise.
+// event's data when it is a JSON object, and as plain text otherwise. A
+// JSON object passes as the canonical text the exporter reads, even when
+// nothing is cut: of a key named twice that text keeps the last copy, and
+// the earlier one, never scanned, may hold a secret.
 func redactJSONText(v pcommon.Value, r *redact.Redactor, cuts *redact.Counts) {
 	d, err := auditevent.ParseDataString(v.Str())
 	if err != nil {
 		redactText(v, r, cuts)
 		return
 	}
-	if red, changed := r.Data(d, cuts); changed {
+	red, changed := r.Data(d, cuts)
+	if changed || string(red.Bytes()) != v.Str() {
 		v.SetStr(red.String())
 	}
 }
