@@ -45,6 +45,7 @@ func FuzzBackendAgreesWithTheRedactedFile(f *testing.F) {
 		"token=ghp_R8sTq2VwXyZ1aBcDeFgHiJkLmNoPqRsTuV4w", "password: hunter2", []byte("AKIAQX4TZ7LMN2PB5RWS\n"), "x")
 	f.Add("not json password=x", "", "", "Bearer abcdefghijklmnop0123456789", []byte(nil), "")
 	f.Add(`{"a":1}`, "", "", "", []byte("password=hunter2hunter2 and more"), "") // cut inside a marker
+	f.Add(`{"a":"ghp_R8sTq2VwXyZ1aBcDeFgHiJkLmNoPqRsTuV4w","a":1}`, "", "", "", []byte(nil), "") // a key named twice
 	// Each input runs under one of four policies: with and without the
 	// write length, and output kept whole or cut short, where the cut may
 	// land inside a marker.
@@ -77,7 +78,17 @@ func FuzzBackendAgreesWithTheRedactedFile(f *testing.F) {
 		for i := range evs {
 			file = table.Get("exec").AppendLine(file, &evs[i], &cuts)
 		}
-		backend := lines(t, process(t, cfg, fuzzSpan(startData, finishData, errMsg, status, stdout, stderr)), keepAll)
-		require.Equal(t, string(file), backend)
+		processed := process(t, cfg, fuzzSpan(startData, finishData, errMsg, status, stdout, stderr))
+		require.Equal(t, string(file), lines(t, processed, keepAll))
+		// The data attributes hold the objects the lines hold, as text:
+		// nothing the mapping leaves out, such as a key's earlier copy.
+		attrs := processed.ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0).Attributes()
+		for _, key := range []string{"sandbox.start_data", "sandbox.finish_data"} {
+			if v, ok := attrs.Get(key); ok {
+				d, err := auditevent.ParseDataString(v.Str())
+				require.NoError(t, err, key)
+				require.Equal(t, d.String(), v.Str(), key)
+			}
+		}
 	})
 }
