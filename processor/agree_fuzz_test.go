@@ -44,7 +44,7 @@ func FuzzBackendAgreesWithTheRedactedFile(f *testing.F) {
 	f.Add(`{"command":["curl","-H","Authorization: Bearer abcdefghijklmnop0123456789"]}`, `{"env":{"DB_PASSWORD":"hunter2-Xq9"}}`,
 		"token=ghp_R8sTq2VwXyZ1aBcDeFgHiJkLmNoPqRsTuV4w", "password: hunter2", []byte("AKIAQX4TZ7LMN2PB5RWS\n"), "x")
 	f.Add("not json password=x", "", "", "Bearer abcdefghijklmnop0123456789", []byte(nil), "")
-	f.Add(`{"a":1}`, "", "", "", []byte("password=hunter2hunter2 and more"), "") // cut inside a marker
+	f.Add(`{"a":1}`, "", "", "", []byte("password=hunter2hunter2 and more"), "")                 // cut inside a marker
 	f.Add(`{"a":"ghp_R8sTq2VwXyZ1aBcDeFgHiJkLmNoPqRsTuV4w","a":1}`, "", "", "", []byte(nil), "") // a key named twice
 	// Each input runs under one of four policies: with and without the
 	// write length, and output kept whole or cut short, where the cut may
