@@ -179,3 +179,18 @@ func TestUnmarshalTracesMismatchedPair(t *testing.T) {
 		assert.Equal(t, msg, eventLines(t, td), edit)
 	}
 }
+
+// TestUnmarshalTracesRepeatedStart: a start line twice in one message (a
+// client's resend inside one batch) becomes one span, as the exporter
+// writes a start id once; UnmarshalLogs keeps both records.
+func TestUnmarshalTracesRepeatedStart(t *testing.T) {
+	ext := newExt(t, &Config{}, nil)
+	msg := goodStart + "\n" + goodStart + "\n" + goodFinish + "\n"
+	td, err := ext.UnmarshalTraces([]byte(msg))
+	require.NoError(t, err)
+	assert.Equal(t, 1, td.SpanCount())
+	assert.Equal(t, goodStart+"\n"+goodFinish+"\n", eventLines(t, td))
+	ld, err := ext.UnmarshalLogs([]byte(msg))
+	require.NoError(t, err)
+	assert.Equal(t, 3, ld.LogRecordCount())
+}

@@ -166,9 +166,10 @@ func validUUID(s string) bool {
 }
 
 // applyOutput: output excluded removes the raw and decoded attributes;
-// included replaces raw bytes by their decoded, cut text. Raw bytes that do
-// not decode (a bad base64 string) are removed with the decoded text, which
-// they may have been meant to replace.
+// included replaces raw bytes by their decoded, redacted, cut text, or
+// redacts the text there is without them. Raw bytes that do not decode (a
+// bad base64 string) are removed with the decoded text, which they may have
+// been meant to replace.
 func applyOutput(attrs pcommon.Map, s output, pol payloadpolicy.Policy, cuts *redact.Counts) {
 	if !pol.IncludeExecOutput {
 		attrs.Remove(s.raw)
@@ -176,18 +177,31 @@ func applyOutput(attrs pcommon.Map, s output, pol payloadpolicy.Policy, cuts *re
 		return
 	}
 	v, ok := attrs.Get(s.raw)
-	if !ok {
-		return // text without raw bytes stays (docs/format.md, "The payload policy")
+	if ok {
+		b, err := spanmap.DecodeExecOutput(v)
+		attrs.Remove(s.raw)
+		switch {
+		case err != nil:
+			attrs.Remove(s.decoded)
+			return
+		case b != nil:
+			putDecoded(attrs, s, b, pol, cuts)
+			return
+		}
+		// An empty value is no output, as the exporter reads it.
 	}
-	b, err := spanmap.DecodeExecOutput(v)
-	attrs.Remove(s.raw)
-	switch {
-	case err != nil:
-		attrs.Remove(s.decoded)
-		return
-	case b == nil: // an empty value is no output, as the exporter reads it
-		return
+	// Text without raw bytes stays (docs/format.md, "The payload policy"),
+	// redacted as the exporter redacts it.
+	if pol.Redactor != nil {
+		redactStr(attrs, s.decoded, pol.Redactor, cuts)
 	}
+}
+
+// putDecoded replaces the stream's text by the raw bytes b decoded, redacted
+// and cut. The cut text is not scanned again: it may end inside a marker or
+// a header name, which a second pass would cut differently from the
+// exporter.
+func putDecoded(attrs pcommon.Map, s output, b []byte, pol payloadpolicy.Policy, cuts *redact.Counts) {
 	if pol.Redactor != nil {
 		attrs.PutStr(s.decoded, pol.Redactor.Output(b, s.max(pol.Policy), cuts))
 		return

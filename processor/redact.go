@@ -9,15 +9,12 @@ import (
 	"github.com/sandboxaudit/sandboxaudit/semconv"
 )
 
-// redactAttrs cuts secrets from both data attributes, the error message,
-// and decoded output the producer sent as text. Raw output was decoded and
-// redacted by applyOutput.
+// redactAttrs cuts secrets from both data attributes and the error message.
+// Exec output, raw or text, was redacted by applyOutput.
 func redactAttrs(attrs pcommon.Map, r *redact.Redactor, cuts *redact.Counts) {
 	redactData(attrs, semconv.AttrStartData, r, cuts)
 	redactData(attrs, semconv.AttrFinishData, r, cuts)
-	for _, key := range [...]string{semconv.AttrErrorMessage, semconv.AttrExecStdout, semconv.AttrExecStderr} {
-		redactStr(attrs, key, r, cuts)
-	}
+	redactStr(attrs, semconv.AttrErrorMessage, r, cuts)
 }
 
 // redactSpan cuts secrets from the span fields its events are made of
@@ -74,14 +71,18 @@ func redactData(attrs pcommon.Map, key string, r *redact.Redactor, cuts *redact.
 }
 
 // redactJSONText redacts the text v holds as the exporter redacts an
-// event's data when it is a JSON object, and as plain text otherwise.
+// event's data when it is a JSON object, and as plain text otherwise. A
+// JSON object passes as the canonical text the exporter reads, even when
+// nothing is cut: of a key named twice that text keeps the last copy, and
+// the earlier one, never scanned, may hold a secret.
 func redactJSONText(v pcommon.Value, r *redact.Redactor, cuts *redact.Counts) {
 	d, err := auditevent.ParseDataString(v.Str())
 	if err != nil {
 		redactText(v, r, cuts)
 		return
 	}
-	if red, changed := r.Data(d, cuts); changed {
+	red, changed := r.Data(d, cuts)
+	if changed || string(red.Bytes()) != v.Str() {
 		v.SetStr(red.String())
 	}
 }

@@ -1,6 +1,7 @@
 package spanmap
 
 import (
+	"encoding/binary"
 	"testing"
 	"time"
 
@@ -67,6 +68,15 @@ func lines(evs []auditevent.Event) []string {
 		out[i] = string(auditevent.Line(&evs[i]))
 	}
 	return out
+}
+
+// withSpanID gives span the span id n, so that its events are other
+// events than those of a span with another n.
+func withSpanID(span ptrace.Span, n uint64) ptrace.Span {
+	var id pcommon.SpanID
+	binary.BigEndian.PutUint64(id[:], n)
+	span.SetSpanID(id)
+	return span
 }
 
 func mapOne(t testing.TB, m *Mapper, span ptrace.Span) []auditevent.Event {

@@ -27,7 +27,9 @@ const DefaultMaxSessions = 10_000
 // double with an integral value is accepted, as some SDKs send every
 // number as a double; strings are refused, as the intake refuses them). A
 // missing seq is assigned per session in arrival order: one more than the
-// highest seq seen or assigned for that session, from 1. The counters are
+// highest seq seen or assigned for that session, from 1; an event mapped
+// again (same session and event id) within the last assignedWindow events
+// given a seq gets the one it got. The counters are
 // kept for at most maxSessions sessions, least recently used out; an
 // evicted session starts again at 1, so its assigned seqs can repeat. Size
 // maxSessions above the sessions active at once, and use one Mapper per
@@ -358,10 +360,10 @@ func (m *Mapper) assignSeqs(session uuid.UUID, seqs *spanSeqs, start, finish *au
 	e := m.seqs.touch(session)
 	ok := true
 	if start != nil {
-		start.Seq, ok = e.seq(seqs.start, seqs.hasStart)
+		start.Seq, ok = m.seqs.seqOf(e, start.EventID, seqs.start, seqs.hasStart)
 	}
 	if finish != nil && ok {
-		finish.Seq, ok = e.seq(seqs.finish, seqs.hasFinish)
+		finish.Seq, ok = m.seqs.seqOf(e, finish.EventID, seqs.finish, seqs.hasFinish)
 	}
 	if !ok {
 		return attrErr("span", "no seq left to assign: the session's highest seq is the largest int64", nil)

@@ -219,12 +219,14 @@ func TestDerivedEventIDStable(t *testing.T) {
 
 func TestSeqAssignedPerSessionInArrivalOrder(t *testing.T) {
 	m := NewMapper(10)
+	var n uint64
 	seqsOf := func(session string, attrs map[string]any) []int64 {
 		a := map[string]any{semconv.AttrSessionID: session}
 		for k, v := range attrs {
 			a[k] = v
 		}
-		evs := mapOne(t, m, sandboxSpan(t, a))
+		n++
+		evs := mapOne(t, m, withSpanID(sandboxSpan(t, a), n))
 		out := make([]int64, len(evs))
 		for i := range evs {
 			out[i] = evs[i].Seq
@@ -246,11 +248,33 @@ func TestSeqAssignedPerSessionInArrivalOrder(t *testing.T) {
 	assert.Zero(t, m.SeqEvictions())
 }
 
+// TestSeqOfAMappedSpanIsKept: a span mapped again (an exporter's retry)
+// gets the seqs it got, so the copy is exact; other spans go on from the
+// session's counter. Past the window, a span is new again.
+func TestSeqOfAMappedSpanIsKept(t *testing.T) {
+	m := NewMapper(10)
+	seqs := func(id uint64) [2]int64 {
+		evs := mapOne(t, m, withSpanID(sandboxSpan(t, nil), id))
+		return [2]int64{evs[0].Seq, evs[1].Seq}
+	}
+	assert.Equal(t, [2]int64{1, 2}, seqs(1))
+	assert.Equal(t, [2]int64{3, 4}, seqs(2))
+	assert.Equal(t, [2]int64{1, 2}, seqs(1), "mapped again")
+	assert.Equal(t, [2]int64{5, 6}, seqs(3))
+	for id := uint64(4); id < 4+assignedWindow/2-2; id++ { // span 1 leaves the window, span 2 stays
+		seqs(id)
+	}
+	assert.Equal(t, [2]int64{3, 4}, seqs(2), "the last window's events")
+	assert.Equal(t, [2]int64{2 + assignedWindow + 1, 2 + assignedWindow + 2}, seqs(1), "out of the window")
+}
+
 func TestSeqCountersEvictLeastRecentlyUsed(t *testing.T) {
 	m := NewMapper(2)
 	sessionC := "11111111-2222-4333-8444-555555555555"
+	var n uint64
 	seq := func(session string) int64 {
-		evs := mapOne(t, m, sandboxSpan(t, map[string]any{semconv.AttrSessionID: session}))
+		n++
+		evs := mapOne(t, m, withSpanID(sandboxSpan(t, map[string]any{semconv.AttrSessionID: session}), n))
 		return evs[0].Seq
 	}
 	assert.Equal(t, int64(1), seq(sessionA))
@@ -276,7 +300,7 @@ func TestSeqConcurrent(t *testing.T) {
 			td := ptrace.NewTraces()
 			spans := td.ResourceSpans().AppendEmpty().ScopeSpans().AppendEmpty().Spans()
 			for i := 0; i < perWorker; i++ {
-				sandboxSpan(t, nil).CopyTo(spans.AppendEmpty())
+				withSpanID(sandboxSpan(t, nil), uint64(w*perWorker+i+1)).CopyTo(spans.AppendEmpty())
 			}
 			evs, st := m.AppendTraces(nil, td)
 			assert.Equal(t, 2*perWorker, st.Events)
