@@ -81,6 +81,7 @@ const (
 	cutCookies            // its cookies' values: a Cookie member, curl's -b value
 	cutSetCookie          // its cookie's value: a Set-Cookie member
 	cutJoined             // its cookies' values after -b: curl's -bNAME=VALUE element
+	scanShell             // nothing: it is a shell line (see scanner.shell), in every pass
 )
 
 // maxPasses bounds the passes over one string. A cut can make a new
@@ -94,7 +95,7 @@ const maxPasses = 4
 func (r *Redactor) redact(s string, kind Kind, first firstCut, c *Counts) (string, bool) {
 	changed := false
 	for pass := 0; pass < maxPasses; pass++ {
-		if pass > 0 {
+		if pass > 0 && first != scanShell {
 			first = scanOnly
 		}
 		out, cut := r.pass(s, kind, first, c)
@@ -109,7 +110,7 @@ func (r *Redactor) redact(s string, kind Kind, first firstCut, c *Counts) (strin
 // pass makes one pass of the built-in detectors, then one of the user
 // patterns.
 func (r *Redactor) pass(s string, kind Kind, first firstCut, c *Counts) (string, bool) {
-	sc := scanner{s: s, keys: r.keys}
+	sc := scanner{s: s, keys: r.keys, shell: first == scanShell}
 	switch first {
 	case cutWhole:
 		sc.cutValue(0, len(s), kind)
@@ -316,6 +317,9 @@ func (v *dataVisitor) visit(site *auditevent.StringSite, s string) (string, bool
 	if v.curl && site.HasPrev && joinedCookiePair(s) {
 		return v.r.redact(s, 0, cutJoined, v.c)
 	}
+	if shellLine(site) {
+		return v.r.redact(s, 0, scanShell, v.c)
+	}
 	if n := len(site.Keys); n > 0 {
 		last := site.Keys[n-1]
 		if first, ok := headerCut(last); ok {
@@ -326,6 +330,31 @@ func (v *dataVisitor) visit(site *auditevent.StringSite, s string) (string, bool
 		}
 	}
 	return v.r.redact(s, 0, scanOnly, v.c)
+}
+
+// shellLine reports whether the string at site is a shell line: the
+// command of an exec (a shell runs a command given as one string) or the
+// script after a shell's -c (bash -lc). Its NAME=value start is a prefix
+// assignment, PGPASSWORD=x psql ..., whose value ends at a blank.
+func shellLine(site *auditevent.StringSite) bool {
+	if site.HasPrev {
+		return scriptFlag(site.Prev)
+	}
+	return len(site.Keys) == 1 && site.Keys[0] == "command"
+}
+
+// scriptFlag reports whether an argv element is -c, alone or ending a
+// cluster of short flags (-lc, -euxc), as shells take a script.
+func scriptFlag(arg string) bool {
+	if len(arg) < 2 || arg[0] != '-' || arg[len(arg)-1] != 'c' {
+		return false
+	}
+	for i := 1; i < len(arg); i++ {
+		if !isLower(arg[i]) {
+			return false
+		}
+	}
+	return true
 }
 
 // headerCut is the first cut for the value of a member named as a header

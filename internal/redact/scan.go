@@ -49,6 +49,9 @@ type scanner struct {
 	// whether one starts on the line at curlTo (see curlBefore).
 	curlTo int
 	curlOn bool
+	// shell: the string is a shell line, so a NAME=value at its start is
+	// not an argv element's whole value (see startsString).
+	shell bool
 	// probe: only report whether a detector might cut anything, looser
 	// than scan (see Redactor.mayCut); hit is the answer.
 	probe, hit bool
@@ -437,8 +440,12 @@ func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\
 
 // startsString reports whether the run at i begins the string, flag dashes
 // aside: an argv element or an env entry, whose value is the rest of the
-// line.
+// line. A shell line splits its words at blanks: NAME=value at its start
+// is a prefix assignment before a command.
 func (sc *scanner) startsString(i int) bool {
+	if sc.shell && i == 0 {
+		return false
+	}
 	for k := 0; k < i; k++ {
 		if sc.s[k] != '-' {
 			return false
