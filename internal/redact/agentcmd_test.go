@@ -40,3 +40,61 @@ func TestShellLinePrefixAssignment(t *testing.T) {
 			`{"command":["tool","--password=[REDACTED:password]"]}`},
 	})
 }
+
+// TestToolPasswordFlags: the short flags that take a password in the tools
+// agents run with one (mysql -pX, docker login -p X, sshpass, redis-cli -a,
+// ssh-keygen -N, curl -u user:password ...) are cut after the tool's word,
+// on a line or in an argv; the same letters of other commands stay.
+func TestToolPasswordFlags(t *testing.T) {
+	r := mustNew(t, DefaultSettings())
+	const pw = "S3cretPw0rd"
+	const cut = "[REDACTED:password]"
+	for _, tc := range []struct{ in, want string }{
+		{"mysql -u root -p" + pw + " mydb", "mysql -u root -p" + cut + " mydb"},
+		{"/usr/bin/mysqldump -uroot -p'" + pw + "' db > d.sql", "/usr/bin/mysqldump -uroot -p'" + cut + "' db > d.sql"},
+		{"docker login -u alice -p " + pw + " registry.example.com", "docker login -u alice -p " + cut + " registry.example.com"},
+		{"az login --service-principal -u app -p " + pw + " --tenant t", "az login --service-principal -u app -p " + cut + " --tenant t"},
+		{"sshpass -p " + pw + " ssh -p 2222 host", "sshpass -p " + cut + " ssh -p 2222 host"},
+		{"redis-cli -h cache -a " + pw + " ping", "redis-cli -h cache -a " + cut + " ping"},
+		{"ssh-keygen -p -P old" + pw + " -N new" + pw + " -f key", "ssh-keygen -p -P " + cut + " -N " + cut + " -f key"},
+		{"openssl enc -aes-256-cbc -k " + pw + " -in f", "openssl enc -aes-256-cbc -k " + cut + " -in f"},
+		{"unzip -P " + pw + " backup.zip && 7z x -p" + pw + " b.7z", "unzip -P " + cut + " backup.zip && 7z x -p" + cut + " b.7z"},
+		{"ldapsearch -x -D cn=admin -w " + pw + " -s sub", "ldapsearch -x -D cn=admin -w " + cut + " -s sub"},
+		{"mongosh -u admin -p " + pw + " --authenticationDatabase admin", "mongosh -u admin -p " + cut + " --authenticationDatabase admin"},
+		{"curl -u admin:" + pw + " http://localhost:8080/api", "curl -u admin:" + cut + " http://localhost:8080/api"},
+		{"curl -s --user 'admin:" + pw + "' http://x", "curl -s --user 'admin:" + cut + "' http://x"},
+		{"curl -u " + ghToken + ":x-oauth-basic https://api.github.com", "curl -u [REDACTED:github_token]:" + cut + " https://api.github.com"},
+		{"sqlcmd -S db -U sa -P " + pw + " -Q 'select 1'", "sqlcmd -S db -U sa -P " + cut + " -Q 'select 1'"},
+		// other commands' -p, -a, -u, -k, -w, -N, -P
+		{"mkdir -p /tmp/a && ssh -p 2222 host && docker run -p 8080:80 nginx", ""},
+		{"mysql -u root -p mydb", ""},
+		{"mysql -u root -p\nls -a /tmp", ""},
+		{"docker login -u alice --password-stdin registry.example.com", ""},
+		{"login -p -h host alice", ""},
+		{"mysql -h db -e 'select 1'; ssh -p 22 h", ""},
+		{"curl -u alice https://x", ""},
+		{"curl -u alice:$PASSWORD https://x", ""},
+		{"git add -u && head -n 5 f && grep -w word f && ls -a", ""},
+		{"use mysql -p to be prompted", ""},
+	} {
+		want := tc.want
+		if want == "" {
+			want = tc.in
+		}
+		got, _ := r.String(tc.in, nil)
+		assert.Equal(t, want, got, "from %q", tc.in)
+	}
+	assertData(t, r, []dataCase{
+		{`{"command":["mysql","-uroot","-p` + pw + `","db"]}`, `{"command":["mysql","-uroot","-p` + cut + `","db"]}`},
+		{`{"command":["docker","login","-u","alice","-p","` + pw + `","r.example.com"]}`, `{"command":["docker","login","-u","alice","-p","` + cut + `","r.example.com"]}`},
+		{`{"command":["sshpass","-p","` + pw + `","ssh","h"]}`, `{"command":["sshpass","-p","` + cut + `","ssh","h"]}`},
+		{`{"command":["redis-cli","-a","` + pw + `","ping"]}`, `{"command":["redis-cli","-a","` + cut + `","ping"]}`},
+		{`{"command":["curl","-u","alice:` + pw + `","https://x"]}`, `{"command":["curl","-u","alice:` + cut + `","https://x"]}`},
+		{`{"command":["curl","--user","alice:` + pw + `","https://x"]}`, `{"command":["curl","--user","alice:` + cut + `","https://x"]}`},
+		{`{"command":["bash","-lc","mysql -uroot -p` + pw + ` db < dump.sql"]}`, `{"command":["bash","-lc","mysql -uroot -p` + cut + ` db < dump.sql"]}`},
+		{`{"command":["mkdir","-p","/tmp/a"]}`, `{"command":["mkdir","-p","/tmp/a"]}`},
+		{`{"command":["mysql","-p","db"]}`, `{"command":["mysql","-p","db"]}`},
+		{`{"command":["docker","run","-p","8080:80","nginx"]}`, `{"command":["docker","run","-p","8080:80","nginx"]}`},
+		{`{"a":["mysql"],"b":["-p","x"]}`, `{"a":["mysql"],"b":["-p","x"]}`},
+	})
+}

@@ -40,6 +40,8 @@ func TestHostileLongText(t *testing.T) {
 		{"Set-Cookie: a=1; Path=/; a=1 ", "Set-Cookie: a=[REDACTED:cookie]; Path=/; a=1 "},
 		{`curl -b "a=1;b=2" -b f `, `curl -b "a=[REDACTED:cookie];b=[REDACTED:cookie]" -b f `},
 		{"curl -bsid=1 ", "curl -bsid=[REDACTED:cookie] "},
+		{"mysql -pX -p -u a:b ", "mysql -p[REDACTED:password] -p -u a:b "},
+		{"curl -u a:b -p x ", "curl -u a:[REDACTED:password] -p x "},
 		{"go -bench=. ", "go -bench=. "},
 		{"Cookie: Cookie: a", "Cookie: Cookie: a"},
 		{`Cookie: a="b c", d=e `, `Cookie: a="[REDACTED:cookie]", d=[REDACTED:cookie] `},

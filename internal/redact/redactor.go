@@ -75,13 +75,15 @@ func (r *Redactor) String(s string, c *Counts) (string, bool) {
 type firstCut uint8
 
 const (
-	scanOnly     firstCut = iota
-	cutWhole              // all of it: the value of a name that says secret
-	cutHeader             // its credential: the value of an Authorization member
-	cutCookies            // its cookies' values: a Cookie member, curl's -b value
-	cutSetCookie          // its cookie's value: a Set-Cookie member
-	cutJoined             // its cookies' values after -b: curl's -bNAME=VALUE element
-	scanShell             // nothing: it is a shell line (see scanner.shell), in every pass
+	scanOnly        firstCut = iota
+	cutWhole                 // all of it: the value of a name that says secret
+	cutHeader                // its credential: the value of an Authorization member
+	cutCookies               // its cookies' values: a Cookie member, curl's -b value
+	cutSetCookie             // its cookie's value: a Set-Cookie member
+	cutJoined                // its cookies' values after -b: curl's -bNAME=VALUE element
+	scanShell                // nothing: it is a shell line (see scanner.shell), in every pass
+	cutJoinedFlag            // all after its first two bytes: mysql's -pSECRET element
+	cutUserPassword          // all after its first ':': curl's -u user:password
 )
 
 // maxPasses bounds the passes over one string. A cut can make a new
@@ -122,6 +124,12 @@ func (r *Redactor) pass(s string, kind Kind, first firstCut, c *Counts) (string,
 		sc.cookies(0, cookieSet)
 	case cutJoined:
 		sc.cookies(len("-b"), cookieList)
+	case cutJoinedFlag:
+		sc.cutValue(len("-p"), len(s), kind)
+	case cutUserPassword:
+		if k := strings.IndexByte(s, ':'); k >= 0 {
+			sc.cutValue(k+1, len(s), kind)
+		}
 	}
 	if len(sc.spans) == 0 {
 		sc.scan()
@@ -271,7 +279,7 @@ func (r *Redactor) mayCut(text []byte) bool {
 	}
 	// The prefilter also passes text with a backslash, in the same pass.
 	s := unsafe.String(unsafe.SliceData(text), len(text))
-	if len(r.keys) == 0 && !mayTrigger(s) {
+	if len(r.keys) == 0 && !mayTrigger(s) && !mayHaveToolFlag(s) {
 		return false
 	}
 	if bytes.IndexByte(text, '\\') >= 0 {
@@ -293,6 +301,9 @@ type dataVisitor struct {
 	// curl: an element of the array being walked runs curl, so a later
 	// -bNAME=VALUE element is its cookie flag.
 	curl bool
+	// tool: the last element of the array being walked that is a tool
+	// whose flags take a password (see tool).
+	tool tool
 }
 
 type nameKind struct {
@@ -303,6 +314,7 @@ type nameKind struct {
 
 func (v *dataVisitor) visit(site *auditevent.StringSite, s string) (string, bool) {
 	v.curl = v.curl && site.HasPrev || isCurl(s)
+	v.tool = argvTool(v.tool, s, !site.HasPrev)
 	if k, ok := v.underSecretName(site.Keys); ok {
 		return v.r.redact(s, k, cutWhole, v.c)
 	}
@@ -313,6 +325,9 @@ func (v *dataVisitor) visit(site *auditevent.StringSite, s string) (string, bool
 		if isCookieFlag(site.Prev) {
 			return v.r.redact(s, 0, cutCookies, v.c)
 		}
+	}
+	if first, ok := argvToolCut(v.tool, site.Prev, s, site.HasPrev); ok {
+		return v.r.redact(s, KindPassword, first, v.c)
 	}
 	if v.curl && site.HasPrev && joinedCookiePair(s) {
 		return v.r.redact(s, 0, cutJoined, v.c)

@@ -49,6 +49,11 @@ type scanner struct {
 	// whether one starts on the line at curlTo (see curlBefore).
 	curlTo int
 	curlOn bool
+	// tool is the command whose flags the scan is in, as far as toolTo
+	// (see toolAt); toolWords counts the words of its command so far.
+	tool      tool
+	toolTo    int
+	toolWords int
 	// shell: the string is a shell line, so a NAME=value at its start is
 	// not an argv element's whole value (see startsString).
 	shell bool
@@ -212,6 +217,11 @@ func (sc *scanner) run(i, j int) int {
 	}
 	if s[i] == '-' && j-i >= 2 && s[i+1] == 'b' {
 		if end, ok := sc.joinedCookies(i); ok {
+			return end
+		}
+	}
+	if s[i] == '-' && j-i >= 2 && (toolFlagLetter(s[i+1]) || j-i == len("--user") && s[i:j] == "--user") {
+		if end, ok := sc.toolFlag(i, j); ok {
 			return end
 		}
 	}
