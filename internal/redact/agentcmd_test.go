@@ -98,3 +98,31 @@ func TestToolPasswordFlags(t *testing.T) {
 		{`{"a":["mysql"],"b":["-p","x"]}`, `{"a":["mysql"],"b":["-p","x"]}`},
 	})
 }
+
+// TestNamesAgentsMeet: Rails' SECRET_KEY_BASE, MYSQL_PWD and DB_PWD are
+// secrets; PWD and OLDPWD are the working directory. openssl's pass:SECRET
+// keeps its scheme, and its env:, file:, fd: and stdin arguments say where
+// the secret is without holding it.
+func TestNamesAgentsMeet(t *testing.T) {
+	r := mustNew(t, DefaultSettings())
+	for _, tc := range []struct{ in, want string }{
+		{"SECRET_KEY_BASE=9f8e7d6c5b4a", "SECRET_KEY_BASE=[REDACTED:secret]"},
+		{"export MYSQL_PWD=hunter2x", "export MYSQL_PWD=[REDACTED:password]"},
+		{"db_pwd: hunter2x", "db_pwd: [REDACTED:password]"},
+		{"PWD=/app\nOLDPWD=/home\npwd: /app", ""},
+		{"openssl rsa -in k.pem -passin pass:hunter2x -out k2.pem", "openssl rsa -in k.pem -passin pass:[REDACTED:password] -out k2.pem"},
+		{"openssl rsa -passin env:KEY_PASS -passout file:/run/pw -pass fd:3 -passin stdin", ""},
+	} {
+		want := tc.want
+		if want == "" {
+			want = tc.in
+		}
+		got, _ := r.String(tc.in, nil)
+		assert.Equal(t, want, got, "from %q", tc.in)
+	}
+	assertData(t, r, []dataCase{
+		{`{"env":{"MYSQL_PWD":"hunter2x","PWD":"/app"}}`, `{"env":{"MYSQL_PWD":"[REDACTED:password]","PWD":"/app"}}`},
+		{`{"command":["openssl","rsa","-passin","pass:hunter2x","-passout","env:OUT_PW"]}`,
+			`{"command":["openssl","rsa","-passin","pass:[REDACTED:password]","-passout","env:OUT_PW"]}`},
+	})
+}

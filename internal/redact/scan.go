@@ -675,8 +675,11 @@ func (sc *scanner) valueToCut(i, j int) (Kind, bool) {
 // secret (empty, a variable reference, a file path); a value in a known
 // format is cut as that format.
 func (sc *scanner) cutValue(lo, hi int, kind Kind) int {
+	if strings.HasPrefix(sc.s[lo:hi], opensslPass) {
+		lo += len(opensslPass) // openssl -passin pass:SECRET: the scheme stays
+	}
 	v := sc.s[lo:hi]
-	if !plausibleValue(v) {
+	if !plausibleValue(v) || passSource(v) {
 		return max(hi, markerEnd(sc.s, lo)) // a value cut already is skipped whole
 	}
 	if substitution(sc.s, lo, hi) {
@@ -803,6 +806,27 @@ func plausibleValue(v string) bool {
 		return len(v) > 1 && !strings.HasPrefix(v, "{{") // "{" alone opens a JSON object
 	}
 	return !isPath(v)
+}
+
+// opensslPass starts a pass phrase argument of openssl (-passin, -passout,
+// -pass) that holds the secret itself.
+const opensslPass = "pass:"
+
+// passSource reports whether v is one of openssl's other pass phrase
+// arguments, which say where the secret is: env:VAR, file:PATH, fd:N,
+// stdin.
+func passSource(v string) bool {
+	switch {
+	case v == "stdin":
+		return true
+	case strings.HasPrefix(v, "env:"):
+		return len(v) > len("env:") && isReference("$"+v[len("env:"):])
+	case strings.HasPrefix(v, "file:"):
+		return len(v) > len("file:") && !strings.ContainsAny(v, " \t")
+	case strings.HasPrefix(v, "fd:"):
+		return len(v) > len("fd:") && strings.TrimLeft(v[len("fd:"):], "0123456789") == ""
+	}
+	return false
 }
 
 // maxSubstitution bounds the text read for the end of a command
