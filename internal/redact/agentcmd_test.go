@@ -126,3 +126,23 @@ func TestNamesAgentsMeet(t *testing.T) {
 			`{"command":["openssl","rsa","-passin","pass:[REDACTED:password]","-passout","env:OUT_PW"]}`},
 	})
 }
+
+// TestAuthorizationInPython: a Python f-string (or b'', r'') after an
+// Authorization name is a literal whose prefix is no credential; a
+// placeholder inside it stays, a token is cut.
+func TestAuthorizationInPython(t *testing.T) {
+	r := mustNew(t, DefaultSettings())
+	for _, tc := range []struct{ in, want string }{
+		{`headers = {"Authorization": f"Bearer {token}"}`, ""},
+		{`headers={"Authorization": f"token {os.environ['GITHUB_TOKEN']}"}`, ""},
+		{`h = {"Authorization": f"Bearer abcdef0123456789xyz"}`, `h = {"Authorization": f"Bearer [REDACTED:bearer_token]"}`},
+		{`h = {'Authorization': b'Basic dXNlcjpwYXNzd29yZA=='}`, `h = {'Authorization': b'Basic [REDACTED:basic_auth]'}`},
+	} {
+		want := tc.want
+		if want == "" {
+			want = tc.in
+		}
+		got, _ := r.String(tc.in, nil)
+		assert.Equal(t, want, got, "from %q", tc.in)
+	}
+}

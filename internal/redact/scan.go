@@ -979,6 +979,7 @@ func (sc *scanner) authorization(v int) int {
 	}
 	s := sc.s
 	v = skipBlanks(s, v)
+	v += literalPrefix(s, v)
 	if v < len(s) && (s[v] == '"' || s[v] == '\'') {
 		v++
 	} else if v+1 < len(s) && s[v] == '\\' && s[v+1] == '"' {
@@ -1024,6 +1025,20 @@ func (sc *scanner) authorization(v int) int {
 		sc.add(c, e, KindAuthorization)
 	}
 	return e
+}
+
+// literalPrefix is the length of a Python string literal's prefix at v
+// (f"Bearer {token}", b'…'), or 0: the prefix is no credential.
+func literalPrefix(s string, v int) int {
+	for n := 1; n <= 2 && v+n < len(s); n++ {
+		if c := s[v+n-1] | 0x20; c != 'f' && c != 'r' && c != 'b' && c != 'u' {
+			return 0
+		}
+		if s[v+n] == '"' || s[v+n] == '\'' {
+			return n
+		}
+	}
+	return 0
 }
 
 // bareBearer cuts "Bearer <token>" outside an Authorization header when the
