@@ -6,6 +6,7 @@ import (
 	"github.com/stretchr/testify/assert"
 
 	"github.com/sandboxaudit/sandboxaudit/auditevent"
+	"github.com/sandboxaudit/sandboxaudit/internal/testutil/redacttest"
 )
 
 // dataCase is a data object and what redaction makes of it.
@@ -127,7 +128,7 @@ func TestNamesAgentsMeet(t *testing.T) {
 	})
 }
 
-// TestAuthorizationInPython: a Python f-string (or b'', r'') after an
+// TestAuthorizationInPython: a Python f-string (or a bytes or raw one) after an
 // Authorization name is a literal whose prefix is no credential; a
 // placeholder inside it stays, a token is cut.
 func TestAuthorizationInPython(t *testing.T) {
@@ -144,5 +145,32 @@ func TestAuthorizationInPython(t *testing.T) {
 		}
 		got, _ := r.String(tc.in, nil)
 		assert.Equal(t, want, got, "from %q", tc.in)
+	}
+}
+
+// TestPackageRegistryTokens: npm and PyPI tokens, which agents meet when
+// they publish, are cut wherever they stand, as their own kinds.
+func TestPackageRegistryTokens(t *testing.T) {
+	r := mustNew(t, DefaultSettings())
+	npm, pypi := redacttest.NPMToken, redacttest.PyPIToken
+	for _, tc := range []struct {
+		in, want string
+		kind     Kind
+	}{
+		{"//registry.npmjs.org/:_authToken=" + npm + "\n", "//registry.npmjs.org/:_authToken=[REDACTED:npm_token]\n", KindNPMToken},
+		{"echo " + npm + " > t", "echo [REDACTED:npm_token] > t", KindNPMToken},
+		{"twine upload -u __token__ -p " + pypi + " dist/*", "twine upload -u __token__ -p [REDACTED:pypi_token] dist/*", KindPyPIToken},
+		{"[pypi]\n  username = __token__\n  password = " + pypi + "\n", "[pypi]\n  username = __token__\n  password = [REDACTED:pypi_token]\n", KindPyPIToken},
+		{"uv publish --token " + pypi, "uv publish --token [REDACTED:pypi_token]", KindPyPIToken},
+		{"x " + pypi + " y", "x [REDACTED:pypi_token] y", KindPyPIToken},
+	} {
+		var c Counts
+		got, _ := r.String(tc.in, &c)
+		assert.Equal(t, tc.want, got, "from %q", tc.in)
+		assert.Equal(t, 1, c[tc.kind], "counts %v", c)
+	}
+	for _, s := range []string{"npm_config_cache=/tmp/npm", "npm_package_version_1234567890abcdefghij", "pypi-simple-index", "pip install pypi-AgE"} {
+		got, changed := r.String(s, nil)
+		assert.False(t, changed, "%q became %q", s, got)
 	}
 }
