@@ -43,6 +43,8 @@ func FuzzBackendAgreesWithTheRedactedFile(f *testing.F) {
 	f.Add(`{"command":["curl","-H","Authorization: Bearer abcdefghijklmnop0123456789"]}`, `{"env":{"DB_PASSWORD":"hunter2-Xq9"}}`,
 		"token=ghp_R8sTq2VwXyZ1aBcDeFgHiJkLmNoPqRsTuV4w", "password: hunter2", []byte("AKIAQX4TZ7LMN2PB5RWS\n"), "x")
 	f.Add("not json password=x", "", "", "Bearer abcdefghijklmnop0123456789", []byte(nil), "")
+	f.Add(`{"command":["bash","-lc","PGPASSWORD=pw psql -h db; mysql -uroot -ppw db"]}`, `{"command":["curl","-u","a:pw","-x"]}`,
+		"sshpass -p pw ssh -p 22 h", "openssl rsa -passin pass:pw", []byte("docker login -u a -p pw\n"), "redis-cli -a pw")
 	var cfgs [2]*Config
 	var tables [2]*payloadpolicy.Table
 	for i, writeLen := range []bool{true, false} {
