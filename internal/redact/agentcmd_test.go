@@ -77,6 +77,7 @@ func TestToolPasswordFlags(t *testing.T) {
 		{"curl -u alice:$PASSWORD https://x", ""},
 		{"git add -u && head -n 5 f && grep -w word f && ls -a", ""},
 		{"use mysql -p to be prompted", ""},
+		{"gh auth login -p ssh -h github.com && gh auth login -p https", ""},
 	} {
 		want := tc.want
 		if want == "" {
@@ -97,6 +98,7 @@ func TestToolPasswordFlags(t *testing.T) {
 		{`{"command":["mysql","-p","db"]}`, `{"command":["mysql","-p","db"]}`},
 		{`{"command":["docker","run","-p","8080:80","nginx"]}`, `{"command":["docker","run","-p","8080:80","nginx"]}`},
 		{`{"a":["mysql"],"b":["-p","x"]}`, `{"a":["mysql"],"b":["-p","x"]}`},
+		{`{"command":["gh","auth","login","-p","ssh"]}`, `{"command":["gh","auth","login","-p","ssh"]}`},
 	})
 }
 

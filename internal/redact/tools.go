@@ -103,6 +103,12 @@ func (t tool) form(name string) flagForm {
 	return noFlag
 }
 
+// notValue reports whether the word after t's password flag is some other
+// flag's argument: gh auth login -p ssh is gh's git protocol.
+func (t tool) notValue(w string) bool {
+	return t == toolLogin && (w == "ssh" || w == "https")
+}
+
 func formIf(ok bool, f flagForm) flagForm {
 	if ok {
 		return f
@@ -184,7 +190,7 @@ func (sc *scanner) toolFlag(i, j int) (int, bool) {
 		return 0, false
 	}
 	lo, hi := valueExtent(s, v, false)
-	if !joined && lo == v && isUsageWord(s[lo:hi]) {
+	if !joined && lo == v && (isUsageWord(s[lo:hi]) || sc.tool.notValue(s[lo:hi])) {
 		return hi, true
 	}
 	if sc.tool == toolSSHPass {
@@ -233,7 +239,7 @@ func argvToolCut(t tool, prev, s string, hasPrev bool) (firstCut, bool) {
 	if hasPrev && !strings.HasPrefix(s, "-") && len(prev) >= 2 && prev[0] == '-' {
 		switch t.form(trimDashes(prev)) {
 		case joinedOrNext, nextOnly:
-			if len(prev) == 2 {
+			if len(prev) == 2 && !t.notValue(s) {
 				return cutWhole, true
 			}
 		case userColon:
