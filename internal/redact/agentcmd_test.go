@@ -78,6 +78,8 @@ func TestToolPasswordFlags(t *testing.T) {
 		{"git add -u && head -n 5 f && grep -w word f && ls -a", ""},
 		{"use mysql -p to be prompted", ""},
 		{"gh auth login -p ssh -h github.com && gh auth login -p https", ""},
+		{"ldapsearch -x -H ldap://h -b dc=example,dc=com '(uid=x)'", ""},
+		{"ldapsearch -b dc=x; curl -b sid=abc https://x", "ldapsearch -b dc=x; curl -b sid=[REDACTED:cookie] https://x"},
 	} {
 		want := tc.want
 		if want == "" {
@@ -99,6 +101,7 @@ func TestToolPasswordFlags(t *testing.T) {
 		{`{"command":["docker","run","-p","8080:80","nginx"]}`, `{"command":["docker","run","-p","8080:80","nginx"]}`},
 		{`{"a":["mysql"],"b":["-p","x"]}`, `{"a":["mysql"],"b":["-p","x"]}`},
 		{`{"command":["gh","auth","login","-p","ssh"]}`, `{"command":["gh","auth","login","-p","ssh"]}`},
+		{`{"command":["ldapsearch","-b","dc=example,dc=com"]}`, `{"command":["ldapsearch","-b","dc=example,dc=com"]}`},
 	})
 }
 

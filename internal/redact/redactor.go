@@ -322,7 +322,7 @@ func (v *dataVisitor) visit(site *auditevent.StringSite, s string) (string, bool
 		if k, ok := v.sc.flagNeedsValue(site.Prev); ok {
 			return v.r.redact(s, k, cutWhole, v.c)
 		}
-		if isCookieFlag(site.Prev) {
+		if isCookieFlag(site.Prev) && !v.tool.ownsB() {
 			return v.r.redact(s, 0, cutCookies, v.c)
 		}
 	}

@@ -294,7 +294,7 @@ func (sc *scanner) colonAfterName(i, j int) int {
 func (sc *scanner) blankAfterName(i, j int) int {
 	s := sc.s
 	if s[i] == '-' {
-		if isCookieFlag(s[i:j]) {
+		if isCookieFlag(s[i:j]) && !sc.toolAt(i).ownsB() {
 			return sc.cookies(j, cookieList)
 		}
 		return sc.flagValue(i, j)

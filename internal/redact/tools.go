@@ -109,6 +109,10 @@ func (t tool) notValue(w string) bool {
 	return t == toolLogin && (w == "ssh" || w == "https")
 }
 
+// ownsB reports whether -b after t's word is t's own flag, not curl's
+// cookie flag (ldapsearch -b dc=example,dc=com is a base DN).
+func (t tool) ownsB() bool { return t != noTool && t != toolCurl }
+
 func formIf(ok bool, f flagForm) flagForm {
 	if ok {
 		return f
