@@ -179,3 +179,36 @@ func TestPackageRegistryTokens(t *testing.T) {
 		assert.False(t, changed, "%q became %q", s, got)
 	}
 }
+
+// TestConfigSet: "config set NAME VALUE" stores a secret under a name that
+// is no flag (aws configure set, npm/yarn/git config set); the value after
+// a secret name there is cut, other settings stay.
+func TestConfigSet(t *testing.T) {
+	r := mustNew(t, DefaultSettings())
+	for _, tc := range []struct{ in, want string }{
+		{"aws configure set aws_secret_access_key " + awsSecret + " --profile dev", "aws configure set aws_secret_access_key [REDACTED:aws_secret_key] --profile dev"},
+		{"npm config set //registry.npmjs.org/:_authToken abc123def456", "npm config set //registry.npmjs.org/:_authToken [REDACTED:token]"},
+		{"yarn config set npmAuthToken abc123def456 -H", "yarn config set npmAuthToken [REDACTED:token] -H"},
+		{"git config set --global user.password hunter2x", "git config set --global user.password [REDACTED:password]"},
+		{"aws configure set region us-east-1 && npm config set registry https://r.example.com", ""},
+		{"aws configure set aws_access_key_id " + awsKeyID, "aws configure set aws_access_key_id [REDACTED:aws_access_key]"},
+		{"please set token value in the UI", ""},
+	} {
+		want := tc.want
+		if want == "" {
+			want = tc.in
+		}
+		got, _ := r.String(tc.in, nil)
+		assert.Equal(t, want, got, "from %q", tc.in)
+	}
+	assertData(t, r, []dataCase{
+		{`{"command":["aws","configure","set","aws_secret_access_key","` + awsSecret + `"]}`,
+			`{"command":["aws","configure","set","aws_secret_access_key","[REDACTED:aws_secret_key]"]}`},
+		{`{"command":["npm","config","set","//registry.npmjs.org/:_authToken","abc123def456"]}`,
+			`{"command":["npm","config","set","//registry.npmjs.org/:_authToken","[REDACTED:token]"]}`},
+		{`{"command":["aws","configure","set","region","us-east-1"]}`, `{"command":["aws","configure","set","region","us-east-1"]}`},
+		{`{"command":["aws","configure","set","aws_secret_access_key"]}`, `{"command":["aws","configure","set","aws_secret_access_key"]}`},
+		{`{"a":["config","set"],"b":["token","x"]}`, `{"a":["config","set"],"b":["token","x"]}`},
+		{`{"command":["git","config","set","--global","user.password","hunter2x"]}`, `{"command":["git","config","set","--global","user.password","[REDACTED:password]"]}`},
+	})
+}

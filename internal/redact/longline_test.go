@@ -42,6 +42,7 @@ func TestHostileLongText(t *testing.T) {
 		{"curl -bsid=1 ", "curl -bsid=[REDACTED:cookie] "},
 		{"mysql -pX -p -u a:b ", "mysql -p[REDACTED:password] -p -u a:b "},
 		{"curl -u a:b -p x ", "curl -u a:[REDACTED:password] -p x "},
+		{"config set --x password pw ", "config set --x password [REDACTED:password] "},
 		{"go -bench=. ", "go -bench=. "},
 		{"Cookie: Cookie: a", "Cookie: Cookie: a"},
 		{`Cookie: a="b c", d=e `, `Cookie: a="[REDACTED:cookie]", d=[REDACTED:cookie] `},

@@ -304,6 +304,8 @@ type dataVisitor struct {
 	// tool: the last element of the array being walked that is a tool
 	// whose flags take a password (see tool).
 	tool tool
+	// cfg: how far the array being walked is through config set NAME.
+	cfg configSet
 }
 
 type nameKind struct {
@@ -315,6 +317,16 @@ type nameKind struct {
 func (v *dataVisitor) visit(site *auditevent.StringSite, s string) (string, bool) {
 	v.curl = v.curl && site.HasPrev || isCurl(s)
 	v.tool = argvTool(v.tool, s, !site.HasPrev)
+	cfg := v.cfg
+	if !site.HasPrev {
+		cfg = noConfigSet
+	}
+	v.cfg = cfg.next(s)
+	if cfg == sawName && !strings.HasPrefix(s, "-") {
+		if k, ok := v.sc.secretName(site.Prev); ok {
+			return v.r.redact(s, k, cutWhole, v.c)
+		}
+	}
 	if k, ok := v.underSecretName(site.Keys); ok {
 		return v.r.redact(s, k, cutWhole, v.c)
 	}

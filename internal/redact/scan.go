@@ -104,6 +104,8 @@ func (sc *scanner) scan() {
 					sc.probeFlag(i + 1)
 				case ':':
 					sc.probeName(i)
+				case 's':
+					sc.probeConfigSet(i)
 				}
 			}
 			i++
@@ -312,7 +314,7 @@ func (sc *scanner) blankAfterName(i, j int) int {
 	if k+1 < len(s) && s[k] == ':' && s[k+1] == '=' {
 		return sc.colonEquals(i, j, k+2)
 	}
-	if netrcPassword(s, i, j) {
+	if netrcPassword(s, i, j) || hasSecretStem(s[i:j]) && configSetBefore(s, i) {
 		return sc.flagValue(i, j)
 	}
 	return j
