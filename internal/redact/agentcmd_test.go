@@ -212,3 +212,32 @@ func TestConfigSet(t *testing.T) {
 		{`{"command":["git","config","set","--global","user.password","hunter2x"]}`, `{"command":["git","config","set","--global","user.password","[REDACTED:password]"]}`},
 	})
 }
+
+// TestAzureSAS: the signature of an Azure shared access signature grants
+// its access alone; it is cut from SAS URLs (azcopy) and connection
+// strings, and a sig parameter of another query stays.
+func TestAzureSAS(t *testing.T) {
+	r := mustNew(t, DefaultSettings())
+	const sig = "abcDEF123%2Bxyz%2F0%3D"
+	for _, tc := range []struct{ in, want string }{
+		{`azcopy copy f "https://acct.blob.core.windows.net/c/f?sv=2022-11-02&ss=b&srt=o&sp=rwc&se=2026-01-01T00:00:00Z&sig=` + sig + `"`,
+			`azcopy copy f "https://acct.blob.core.windows.net/c/f?sv=2022-11-02&ss=b&srt=o&sp=rwc&se=2026-01-01T00:00:00Z&sig=[REDACTED:token]"`},
+		{"https://a.blob.core.windows.net/c?sp=r&st=2026&sv=2022-11-02&sr=c&sig=" + sig + "&x=1",
+			"https://a.blob.core.windows.net/c?sp=r&st=2026&sv=2022-11-02&sr=c&sig=[REDACTED:token]&x=1"},
+		{"BlobEndpoint=https://a.blob.core.windows.net/;SharedAccessSignature=sv=2022-11-02&ss=b&sig=" + sig,
+			"BlobEndpoint=https://a.blob.core.windows.net/;SharedAccessSignature=sv=2022-11-02&ss=b&sig=[REDACTED:token]"},
+		{"https://example.com/img?w=10&sig=abc123", ""},
+		{"gpg --verify x.sig=1", ""},
+	} {
+		want := tc.want
+		if want == "" {
+			want = tc.in
+		}
+		got, _ := r.String(tc.in, nil)
+		assert.Equal(t, want, got, "from %q", tc.in)
+	}
+	assertData(t, r, []dataCase{
+		{`{"command":["azcopy","copy","f","https://a.blob.core.windows.net/c?sv=2022-11-02&sig=` + sig + `"]}`,
+			`{"command":["azcopy","copy","f","https://a.blob.core.windows.net/c?sv=2022-11-02&sig=[REDACTED:token]"]}`},
+	})
+}

@@ -43,6 +43,8 @@ func TestHostileLongText(t *testing.T) {
 		{"mysql -pX -p -u a:b ", "mysql -p[REDACTED:password] -p -u a:b "},
 		{"curl -u a:b -p x ", "curl -u a:[REDACTED:password] -p x "},
 		{"config set --x password pw ", "config set --x password [REDACTED:password] "},
+		{"?sv=1&sig=a%2Bb ", "?sv=1&sig=[REDACTED:token] "},
+		{"&sv=1&sig=a&sig=", "&sv=1&sig=[REDACTED:token]&sig="},
 		{"go -bench=. ", "go -bench=. "},
 		{"Cookie: Cookie: a", "Cookie: Cookie: a"},
 		{`Cookie: a="b c", d=e `, `Cookie: a="[REDACTED:cookie]", d=[REDACTED:cookie] `},

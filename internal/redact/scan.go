@@ -238,6 +238,9 @@ func (sc *scanner) run(i, j int) int {
 		if form, ok := cookieAssignment(s[i:j]); ok {
 			return sc.cookies(j+1, form)
 		}
+		if end, ok := sc.sasSignature(i, j, j+1); ok {
+			return end
+		}
 		return sc.assignment(i, j, j+1, sc.startsString(i))
 	case ':':
 		return sc.colonAfterName(i, j)
