@@ -36,6 +36,13 @@ func configSetBefore(s string, i int) bool {
 	return isConfigWord(cfg)
 }
 
+// afterSet reports whether the scan passed a word "set" shortly before i,
+// as configSetBefore needs: most words are far from one, and are not read
+// back.
+func (sc *scanner) afterSet(i int) bool {
+	return sc.setEnd > 0 && i-sc.setEnd <= maxConfigWord+maxConfigFlags*(len("configure")+2)
+}
+
 // wordBefore is the blank-delimited word that ends before the blanks
 // before w, and its start; a word longer than a config word is not read
 // whole (it is no word configSetBefore looks for).

@@ -54,6 +54,8 @@ type scanner struct {
 	tool      tool
 	toolTo    int
 	toolWords int
+	// setEnd ends the last word "set" the scan passed (see afterSet).
+	setEnd int
 	// shell: the string is a shell line, so a NAME=value at its start is
 	// not an argv element's whole value (see startsString).
 	shell bool
@@ -222,6 +224,9 @@ func (sc *scanner) run(i, j int) int {
 			return end
 		}
 	}
+	if j-i == len("set") && s[i:j] == "set" {
+		sc.setEnd = j
+	}
 	if s[i] == '-' && j-i >= 2 && (toolFlagLetter(s[i+1]) || j-i == len("--user") && s[i:j] == "--user") {
 		if end, ok := sc.toolFlag(i, j); ok {
 			return end
@@ -317,7 +322,7 @@ func (sc *scanner) blankAfterName(i, j int) int {
 	if k+1 < len(s) && s[k] == ':' && s[k+1] == '=' {
 		return sc.colonEquals(i, j, k+2)
 	}
-	if netrcPassword(s, i, j) || hasSecretStem(s[i:j]) && configSetBefore(s, i) {
+	if netrcPassword(s, i, j) || sc.afterSet(i) && hasSecretStem(s[i:j]) && configSetBefore(s, i) {
 		return sc.flagValue(i, j)
 	}
 	return j

@@ -263,10 +263,10 @@ func argvToolCut(t tool, prev, s string, hasPrev bool) (firstCut, bool) {
 }
 
 // mayHaveToolFlag reports whether text holds a flag that a tool's password
-// may follow or be joined to: a '-' starting a word, then one of the
-// tools' flag letters or --user. The prefilter's automaton has no bits
-// left for it, and the letters are common (mkdir -p): the probe then looks
-// for the tool.
+// may follow or be joined to (a '-' starting a word, then one of the
+// tools' flag letters or --user) and a tool's word. The prefilter's
+// automaton has no bits left for it; the letters are common (mkdir -p),
+// so the words are looked for only after a flag is found.
 func mayHaveToolFlag(s string) bool {
 	for i := 0; ; {
 		k := strings.IndexByte(s[i:], '-')
@@ -276,8 +276,25 @@ func mayHaveToolFlag(s string) bool {
 		k += i
 		if k+1 < len(s) && k > 0 && strings.IndexByte(" \t\"'", s[k-1]) >= 0 &&
 			(toolFlagLetter(s[k+1]) || strings.HasPrefix(s[k+1:], "-user")) {
-			return true
+			return hasToolWord(s)
 		}
 		i = k + 1
 	}
+}
+
+// hasToolWord reports whether a word of s names a tool, login included
+// wherever it stands.
+func hasToolWord(s string) bool {
+	for i := 0; i < len(s); {
+		if !wordByte[s[i]] {
+			i++
+			continue
+		}
+		e := runEnd(s, i)
+		if toolOf(s[i:e], false) != noTool {
+			return true
+		}
+		i = e
+	}
+	return false
 }
