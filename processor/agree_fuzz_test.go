@@ -46,6 +46,8 @@ func FuzzBackendAgreesWithTheRedactedFile(f *testing.F) {
 	f.Add("not json password=x", "", "", "Bearer abcdefghijklmnop0123456789", []byte(nil), "")
 	f.Add(`{"a":1}`, "", "", "", []byte("password=hunter2hunter2 and more"), "")                 // cut inside a marker
 	f.Add(`{"a":"ghp_R8sTq2VwXyZ1aBcDeFgHiJkLmNoPqRsTuV4w","a":1}`, "", "", "", []byte(nil), "") // a key named twice
+	f.Add(`{"command":["bash","-lc","PGPASSWORD=pw psql -h db; mysql -uroot -ppw db"]}`, `{"command":["curl","-u","a:pw","-x"]}`,
+		"sshpass -p pw ssh -p 22 h", "openssl rsa -passin pass:pw", []byte("docker login -u a -p pw\n"), "redis-cli -a pw")
 	// Each input runs under one of four policies: with and without the
 	// write length, and output kept whole or cut short, where the cut may
 	// land inside a marker.

@@ -33,6 +33,7 @@ var worstLines = map[string]string{
 	"base64 pem":    "LS0tLS1CRUdJTiBQUklWQVRFIEtFWS0tLS0tCk1JSUV2UUlCQURBTkJna3Foa2lHOXcwQkFRRUZBQVND\n",
 	"colors":        "\x1b[01;31m\x1b[K",
 	"slack paths":   "https://hooks.slack.com/services/",
+	"tool flags":    "mysql -pX -p ",
 }
 
 // BenchmarkLongLine redacts 1 MiB and 4 MiB lines of each worst case: the

@@ -214,7 +214,7 @@ func TestPassNames(t *testing.T) {
 		{"DBPASS=hunter2", "DBPASS=[REDACTED:password]"},
 		{"PassWord=hunter2", "PassWord=[REDACTED:password]"},
 		{`{"passPhrase": "correct horse"}`, `{"passPhrase": "[REDACTED:password]"}`},
-		{"openssl pkcs12 -export -passout pass:hunter2 -passin pass:hunter3", "openssl pkcs12 -export -passout [REDACTED:password] -passin [REDACTED:password]"},
+		{"openssl pkcs12 -export -passout pass:hunter2 -passin pass:hunter3", "openssl pkcs12 -export -passout pass:[REDACTED:password] -passin pass:[REDACTED:password]"},
 	} {
 		var c Counts
 		got, _ := r.String(tc.in, &c)

@@ -50,9 +50,21 @@ func formatAt(s string, i, j int) (int, Kind, bool) {
 		}
 	case strings.HasPrefix(r, "sk-") && n >= 3+32 && hasDigitAndLetter(r[3:]):
 		return j, KindOpenAIKey, true
+	case n == len("npm_")+36 && strings.HasPrefix(r, "npm_") && alnumOnly(r[4:]):
+		return j, KindNPMToken, true
+	case n >= minPyPIToken && strings.HasPrefix(r, pypiPrefix):
+		return j, KindPyPIToken, true
 	}
 	return 0, 0, false
 }
+
+// pypiPrefix starts every PyPI API token: pypi- and base64 of the
+// macaroon's first bytes.
+const pypiPrefix = "pypi-AgE"
+
+// minPyPIToken is the shortest run taken for a PyPI token; real ones run to
+// well over a hundred characters.
+const minPyPIToken = 64
 
 // isVaultPrefix: HashiCorp Vault's service, batch and recovery token
 // prefixes, each followed by a dot and the token's body.

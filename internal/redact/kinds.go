@@ -20,6 +20,8 @@ const (
 	KindGoogleAPIKey
 	KindHuggingFaceToken
 	KindVaultToken
+	KindNPMToken
+	KindPyPIToken
 	KindPEMPrivateKey
 	KindURLPassword
 	KindPassword
@@ -36,7 +38,7 @@ const (
 var kindNames = [numKinds]string{
 	"authorization", "bearer_token", "basic_auth", "cookie", "jwt", "aws_access_key", "aws_secret_key",
 	"github_token", "gitlab_token", "slack_token", "openai_key", "stripe_key",
-	"google_api_key", "huggingface_token", "vault_token", "pem_private_key", "url_password",
+	"google_api_key", "huggingface_token", "vault_token", "npm_token", "pypi_token", "pem_private_key", "url_password",
 	"password", "secret", "token", "api_key", "credential", "private_key", "custom_key", "custom_pattern",
 }
 

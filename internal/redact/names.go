@@ -90,7 +90,7 @@ func secretWord(word string) (Kind, bool) {
 		suffix string
 		kind   Kind
 	}{
-		{"password", KindPassword}, {"passwd", KindPassword}, {"passphrase", KindPassword}, {"pass", KindPassword},
+		{"password", KindPassword}, {"passwd", KindPassword}, {"passphrase", KindPassword}, {"pass", KindPassword}, {"pwd", KindPassword},
 		{"secret", KindSecret}, {"token", KindToken}, {"apikey", KindAPIKey},
 		{"credential", KindCredential}, {"credentials", KindCredential},
 	} {
@@ -109,6 +109,7 @@ func valueSuffix(word string) bool {
 	switch word {
 	case "key", "keys", "value", "val", "data", "string", "str", "text", "b64", "base64", "hex",
 		"raw", "plain", "plaintext", "access", "id", "encoded", "enc",
+		"base",           // Rails' SECRET_KEY_BASE
 		"word", "phrase": // PassWord, PassPhrase
 		return true
 	}
@@ -125,6 +126,10 @@ func notValuePrefix(word string) bool {
 	}
 	return false
 }
+
+// workingDir reports whether a one-word name is the shell's working
+// directory (PWD, OLDPWD), not a password as MYSQL_PWD is.
+func workingDir(word string) bool { return word == "pwd" || word == "oldpwd" }
 
 // SecretName reports whether a variable, flag, header, member or query
 // parameter name says its value is a secret (DB_PASSWORD, apiKey,
@@ -144,7 +149,7 @@ func classifyName(name string) (Kind, bool) {
 	if !w.split(name) {
 		return 0, false
 	}
-	if notValuePrefix(w.word(0)) {
+	if notValuePrefix(w.word(0)) || w.count == 1 && workingDir(w.word(0)) {
 		return 0, false
 	}
 	// The value is the secret only when the name ends in a secret word or
@@ -187,7 +192,7 @@ func classifyName(name string) (Kind, bool) {
 	return kind, true
 }
 
-// hasSecretStem reports whether name holds pass, secret, token, key or
+// hasSecretStem reports whether name holds pass, pwd, secret, token, key or
 // credential in any case: every name classifyName accepts holds one (apikey
 // and "private key" hold key), and most names (command, cwd, exit_code)
 // fail this cheap test.
@@ -197,6 +202,9 @@ func hasSecretStem(name string) bool {
 		switch name[i] | 0x20 { // ASCII letters to lower case
 		case 'p':
 			stem = "pass"
+			if hasPrefixFold(name[i:], "pwd") {
+				return true
+			}
 		case 's':
 			stem = "secret"
 		case 't':

@@ -4,8 +4,8 @@ import "strings"
 
 // The probe's prefilter rules out, in one table-driven pass, text in which
 // no built-in detector can fire. Each detector needs one of:
-//   - a secret name, which holds pass, secret, token, key or credential
-//     (hasSecretStem), or is authorization or auth;
+//   - a secret name, which holds pass, pwd, secret, token, key or
+//     credential (hasSecretStem), or is authorization or auth;
 //   - bearer followed by a token;
 //   - a fixed-format token: a run of at least minTriggerRun word bytes,
 //     a PEM "-----BEGIN" or a JWT "eyJ";
@@ -13,7 +13,8 @@ import "strings"
 //   - a cookie: a Cookie or Set-Cookie name, curl's --cookie, or its -b
 //     before a quote, a blank or a joined cookie name.
 // So text with none of the trigrams below (in any case) and no long run
-// has nothing to cut. The user's names and patterns are not covered: with
+// has nothing to cut ("pas" and "pwd" share one, which also passes "pad"
+// and "pws"). The user's names and patterns are not covered: with
 // either, the full probe runs.
 
 // minTriggerRun is the shortest run a fixed-format detector matches (a
@@ -28,7 +29,7 @@ const minTriggerRun = 15
 // before a quote, a blank, a letter or a digit share one, which also
 // passes a few texts no detector needs (":b ", "-//", "-bla").
 var triggerTrigrams = [...][3]string{
-	{"p", "a", "s"}, {"s", "e", "c"}, {"t", "o", "k"}, {"k", "e", "y"}, {"c", "r", "e"}, {"a", "u", "t"},
+	{"p", "aw", "sd"}, {"s", "e", "c"}, {"t", "o", "k"}, {"k", "e", "y"}, {"c", "r", "e"}, {"a", "u", "t"},
 	{"b", "e", "a"}, {"e", "y", "j"}, {"-", "-", "-"}, {"c", "o", "o"}, {":-", "/b", `/" '` + cookieNameStart},
 }
 

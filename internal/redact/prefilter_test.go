@@ -25,11 +25,12 @@ func TestPrefilterPassesEveryTrigger(t *testing.T) {
 		`"-----BEGIN RSA PRIVATE KEY-----\nx"`, `"eyJhbGciOi.eyJzdWIiOi.sig"`,
 		`"xoxb-12345678901"`, `{"a":{"db password":"x"}}`, `{"a":{"db.Secret":"x"}}`, `"AKIAABCDEFGHIJKLMNOP"`, `["--passwd","x"]`,
 		`{"Cookie":"a=b"}`, `"set-cookie: a=b"`, `["curl","-b","a=b"]`, `["--cookie","a=b"]`, `"curl -b a=b"`,
+		`["mysql","-pX"]`, `["sshpass","-p","x"]`, `"redis-cli -a x"`, `["curl","--user","a:b"]`, `"curl -u a:b"`,
 	} {
 		if !probeHits(s) {
 			t.Errorf("%q: the probe finds nothing; the case is no trigger", s)
 		}
-		if !mayTrigger(s) {
+		if !mayTrigger(s) && !mayHaveToolFlag(s) {
 			t.Errorf("%q: prefilter rules out a hit", s)
 		}
 	}
@@ -53,7 +54,7 @@ func FuzzPrefilter(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		may := mayTrigger(s)
-		if !may && probeHits(s) {
+		if !may && !mayHaveToolFlag(s) && probeHits(s) {
 			t.Fatalf("prefilter ruled out a probe hit in %q", s)
 		}
 		if want := naiveTrigger(s); may != want {

@@ -75,12 +75,15 @@ func (r *Redactor) String(s string, c *Counts) (string, bool) {
 type firstCut uint8
 
 const (
-	scanOnly     firstCut = iota
-	cutWhole              // all of it: the value of a name that says secret
-	cutHeader             // its credential: the value of an Authorization member
-	cutCookies            // its cookies' values: a Cookie member, curl's -b value
-	cutSetCookie          // its cookie's value: a Set-Cookie member
-	cutJoined             // its cookies' values after -b: curl's -bNAME=VALUE element
+	scanOnly        firstCut = iota
+	cutWhole                 // all of it: the value of a name that says secret
+	cutHeader                // its credential: the value of an Authorization member
+	cutCookies               // its cookies' values: a Cookie member, curl's -b value
+	cutSetCookie             // its cookie's value: a Set-Cookie member
+	cutJoined                // its cookies' values after -b: curl's -bNAME=VALUE element
+	scanShell                // nothing: it is a shell line (see scanner.shell), in every pass
+	cutJoinedFlag            // all after its first two bytes: mysql's -pSECRET element
+	cutUserPassword          // all after its first ':': curl's -u user:password
 )
 
 // maxPasses bounds the passes over one string. A cut can make a new
@@ -94,7 +97,7 @@ const maxPasses = 4
 func (r *Redactor) redact(s string, kind Kind, first firstCut, c *Counts) (string, bool) {
 	changed := false
 	for pass := 0; pass < maxPasses; pass++ {
-		if pass > 0 {
+		if pass > 0 && first != scanShell {
 			first = scanOnly
 		}
 		out, cut := r.pass(s, kind, first, c)
@@ -109,7 +112,7 @@ func (r *Redactor) redact(s string, kind Kind, first firstCut, c *Counts) (strin
 // pass makes one pass of the built-in detectors, then one of the user
 // patterns.
 func (r *Redactor) pass(s string, kind Kind, first firstCut, c *Counts) (string, bool) {
-	sc := scanner{s: s, keys: r.keys}
+	sc := scanner{s: s, keys: r.keys, shell: first == scanShell}
 	switch first {
 	case cutWhole:
 		sc.cutValue(0, len(s), kind)
@@ -121,6 +124,12 @@ func (r *Redactor) pass(s string, kind Kind, first firstCut, c *Counts) (string,
 		sc.cookies(0, cookieSet)
 	case cutJoined:
 		sc.cookies(len("-b"), cookieList)
+	case cutJoinedFlag:
+		sc.cutValue(len("-p"), len(s), kind)
+	case cutUserPassword:
+		if k := strings.IndexByte(s, ':'); k >= 0 {
+			sc.cutValue(k+1, len(s), kind)
+		}
 	}
 	if len(sc.spans) == 0 {
 		sc.scan()
@@ -270,7 +279,7 @@ func (r *Redactor) mayCut(text []byte) bool {
 	}
 	// The prefilter also passes text with a backslash, in the same pass.
 	s := unsafe.String(unsafe.SliceData(text), len(text))
-	if len(r.keys) == 0 && !mayTrigger(s) {
+	if len(r.keys) == 0 && !mayTrigger(s) && !mayHaveToolFlag(s) {
 		return false
 	}
 	if bytes.IndexByte(text, '\\') >= 0 {
@@ -292,6 +301,11 @@ type dataVisitor struct {
 	// curl: an element of the array being walked runs curl, so a later
 	// -bNAME=VALUE element is its cookie flag.
 	curl bool
+	// tool: the last element of the array being walked that is a tool
+	// whose flags take a password (see tool).
+	tool tool
+	// cfg: how far the array being walked is through config set NAME.
+	cfg configSet
 }
 
 type nameKind struct {
@@ -302,6 +316,17 @@ type nameKind struct {
 
 func (v *dataVisitor) visit(site *auditevent.StringSite, s string) (string, bool) {
 	v.curl = v.curl && site.HasPrev || isCurl(s)
+	v.tool = argvTool(v.tool, s, !site.HasPrev)
+	cfg := v.cfg
+	if !site.HasPrev {
+		cfg = noConfigSet
+	}
+	v.cfg = cfg.next(s)
+	if cfg == sawName && !strings.HasPrefix(s, "-") {
+		if k, ok := v.sc.secretName(site.Prev); ok {
+			return v.r.redact(s, k, cutWhole, v.c)
+		}
+	}
 	if k, ok := v.underSecretName(site.Keys); ok {
 		return v.r.redact(s, k, cutWhole, v.c)
 	}
@@ -309,12 +334,18 @@ func (v *dataVisitor) visit(site *auditevent.StringSite, s string) (string, bool
 		if k, ok := v.sc.flagNeedsValue(site.Prev); ok {
 			return v.r.redact(s, k, cutWhole, v.c)
 		}
-		if isCookieFlag(site.Prev) {
+		if isCookieFlag(site.Prev) && !v.tool.ownsB() {
 			return v.r.redact(s, 0, cutCookies, v.c)
 		}
 	}
+	if first, ok := argvToolCut(v.tool, site.Prev, s, site.HasPrev); ok {
+		return v.r.redact(s, KindPassword, first, v.c)
+	}
 	if v.curl && site.HasPrev && joinedCookiePair(s) {
 		return v.r.redact(s, 0, cutJoined, v.c)
+	}
+	if shellLine(site) {
+		return v.r.redact(s, 0, scanShell, v.c)
 	}
 	if n := len(site.Keys); n > 0 {
 		last := site.Keys[n-1]
@@ -326,6 +357,31 @@ func (v *dataVisitor) visit(site *auditevent.StringSite, s string) (string, bool
 		}
 	}
 	return v.r.redact(s, 0, scanOnly, v.c)
+}
+
+// shellLine reports whether the string at site is a shell line: the
+// command of an exec (a shell runs a command given as one string) or the
+// script after a shell's -c (bash -lc). Its NAME=value start is a prefix
+// assignment, PGPASSWORD=x psql ..., whose value ends at a blank.
+func shellLine(site *auditevent.StringSite) bool {
+	if site.HasPrev {
+		return scriptFlag(site.Prev)
+	}
+	return len(site.Keys) == 1 && site.Keys[0] == "command"
+}
+
+// scriptFlag reports whether an argv element is -c, alone or ending a
+// cluster of short flags (-lc, -euxc), as shells take a script.
+func scriptFlag(arg string) bool {
+	if len(arg) < 2 || arg[0] != '-' || arg[len(arg)-1] != 'c' {
+		return false
+	}
+	for i := 1; i < len(arg); i++ {
+		if !isLower(arg[i]) {
+			return false
+		}
+	}
+	return true
 }
 
 // headerCut is the first cut for the value of a member named as a header

@@ -49,6 +49,16 @@ type scanner struct {
 	// whether one starts on the line at curlTo (see curlBefore).
 	curlTo int
 	curlOn bool
+	// tool is the command whose flags the scan is in, as far as toolTo
+	// (see toolAt); toolWords counts the words of its command so far.
+	tool      tool
+	toolTo    int
+	toolWords int
+	// setEnd ends the last word "set" the scan passed (see afterSet).
+	setEnd int
+	// shell: the string is a shell line, so a NAME=value at its start is
+	// not an argv element's whole value (see startsString).
+	shell bool
 	// probe: only report whether a detector might cut anything, looser
 	// than scan (see Redactor.mayCut); hit is the answer.
 	probe, hit bool
@@ -96,6 +106,8 @@ func (sc *scanner) scan() {
 					sc.probeFlag(i + 1)
 				case ':':
 					sc.probeName(i)
+				case 's':
+					sc.probeConfigSet(i)
 				}
 			}
 			i++
@@ -212,6 +224,14 @@ func (sc *scanner) run(i, j int) int {
 			return end
 		}
 	}
+	if j-i == len("set") && s[i:j] == "set" {
+		sc.setEnd = j
+	}
+	if s[i] == '-' && j-i >= 2 && (toolFlagLetter(s[i+1]) || j-i == len("--user") && s[i:j] == "--user") {
+		if end, ok := sc.toolFlag(i, j); ok {
+			return end
+		}
+	}
 	if j >= len(s) {
 		return j
 	}
@@ -222,6 +242,9 @@ func (sc *scanner) run(i, j int) int {
 		}
 		if form, ok := cookieAssignment(s[i:j]); ok {
 			return sc.cookies(j+1, form)
+		}
+		if end, ok := sc.sasSignature(i, j, j+1); ok {
+			return end
 		}
 		return sc.assignment(i, j, j+1, sc.startsString(i))
 	case ':':
@@ -281,7 +304,7 @@ func (sc *scanner) colonAfterName(i, j int) int {
 func (sc *scanner) blankAfterName(i, j int) int {
 	s := sc.s
 	if s[i] == '-' {
-		if isCookieFlag(s[i:j]) {
+		if isCookieFlag(s[i:j]) && !sc.toolAt(i).ownsB() {
 			return sc.cookies(j, cookieList)
 		}
 		return sc.flagValue(i, j)
@@ -299,7 +322,7 @@ func (sc *scanner) blankAfterName(i, j int) int {
 	if k+1 < len(s) && s[k] == ':' && s[k+1] == '=' {
 		return sc.colonEquals(i, j, k+2)
 	}
-	if netrcPassword(s, i, j) {
+	if netrcPassword(s, i, j) || sc.afterSet(i) && hasSecretStem(s[i:j]) && configSetBefore(s, i) {
 		return sc.flagValue(i, j)
 	}
 	return j
@@ -437,8 +460,12 @@ func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\
 
 // startsString reports whether the run at i begins the string, flag dashes
 // aside: an argv element or an env entry, whose value is the rest of the
-// line.
+// line. A shell line splits its words at blanks: NAME=value at its start
+// is a prefix assignment before a command.
 func (sc *scanner) startsString(i int) bool {
+	if sc.shell && i == 0 {
+		return false
+	}
 	for k := 0; k < i; k++ {
 		if sc.s[k] != '-' {
 			return false
@@ -658,8 +685,11 @@ func (sc *scanner) valueToCut(i, j int) (Kind, bool) {
 // secret (empty, a variable reference, a file path); a value in a known
 // format is cut as that format.
 func (sc *scanner) cutValue(lo, hi int, kind Kind) int {
+	if strings.HasPrefix(sc.s[lo:hi], opensslPass) {
+		lo += len(opensslPass) // openssl -passin pass:SECRET: the scheme stays
+	}
 	v := sc.s[lo:hi]
-	if !plausibleValue(v) {
+	if !plausibleValue(v) || passSource(v) {
 		return max(hi, markerEnd(sc.s, lo)) // a value cut already is skipped whole
 	}
 	if substitution(sc.s, lo, hi) {
@@ -786,6 +816,27 @@ func plausibleValue(v string) bool {
 		return len(v) > 1 && !strings.HasPrefix(v, "{{") // "{" alone opens a JSON object
 	}
 	return !isPath(v)
+}
+
+// opensslPass starts a pass phrase argument of openssl (-passin, -passout,
+// -pass) that holds the secret itself.
+const opensslPass = "pass:"
+
+// passSource reports whether v is one of openssl's other pass phrase
+// arguments, which say where the secret is: env:VAR, file:PATH, fd:N,
+// stdin.
+func passSource(v string) bool {
+	switch {
+	case v == "stdin":
+		return true
+	case strings.HasPrefix(v, "env:"):
+		return len(v) > len("env:") && isReference("$"+v[len("env:"):])
+	case strings.HasPrefix(v, "file:"):
+		return len(v) > len("file:") && !strings.ContainsAny(v, " \t")
+	case strings.HasPrefix(v, "fd:"):
+		return len(v) > len("fd:") && strings.TrimLeft(v[len("fd:"):], "0123456789") == ""
+	}
+	return false
 }
 
 // maxSubstitution bounds the text read for the end of a command
@@ -938,6 +989,7 @@ func (sc *scanner) authorization(v int) int {
 	}
 	s := sc.s
 	v = skipBlanks(s, v)
+	v += literalPrefix(s, v)
 	if v < len(s) && (s[v] == '"' || s[v] == '\'') {
 		v++
 	} else if v+1 < len(s) && s[v] == '\\' && s[v+1] == '"' {
@@ -983,6 +1035,20 @@ func (sc *scanner) authorization(v int) int {
 		sc.add(c, e, KindAuthorization)
 	}
 	return e
+}
+
+// literalPrefix is the length of a Python string literal's prefix at v
+// (f"Bearer {token}", b'…'), or 0: the prefix is no credential.
+func literalPrefix(s string, v int) int {
+	for n := 1; n <= 2 && v+n < len(s); n++ {
+		if c := s[v+n-1] | 0x20; c != 'f' && c != 'r' && c != 'b' && c != 'u' {
+			return 0
+		}
+		if s[v+n] == '"' || s[v+n] == '\'' {
+			return n
+		}
+	}
+	return 0
 }
 
 // bareBearer cuts "Bearer <token>" outside an Authorization header when the

@@ -16,6 +16,8 @@ var (
 	GoogleAPIKey = "AIza" + "SyA1b2C3d4E5f6G7h8I9j0KlMnOpQrSt-_w"
 	HFToken      = "hf_" + "AbCdEfGhIjKlMnOpQrStUvWxYz01234567"
 	VaultToken   = "hvs." + "CAESIJ1b2C3d4E5f6G7h8I9j0KlMnOpQrStUvWxYz0123456789abGh4K"
+	NPMToken     = "npm_" + "Xq7Zl1Mn3Op5Qr7St9Uv2Wx4Yz6Ab8Cd0Ef2"
+	PyPIToken    = "pypi-" + "AgEIcHlwaS5vcmcCJDk1ZTc0ZjRiLTc3YjMtNDY0Yy1hMzBmLWM4ZDFiN2E0ZjE2OAACKlsz"
 	AWSKeyID     = "AKIA" + "QX4TZ7LMN2PB5RWS"
 	AWSSecret    = "q8Zt3Lm9Xw2" + "Vb7Nc4Rk1Jp6Hs5Gd0Fa/Ey+Tu"
 	JWT          = "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9" + "." + "eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9lIn0" + "." + "SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c"
@@ -50,7 +52,7 @@ const (
 func Secrets() []string {
 	return []string{GitHubToken, GitHubPAT, GitLabToken, SlackToken, OpenAIKey, AWSKeyID, AWSSecret, JWT,
 		BearerToken, BasicAuth, CookieVal, PEMBody, URLPassword, Password, APIKey, CustomKeyVal, CustomMatch,
-		SecretVal, TokenVal, Credential, PrivateKey, OtherAuth, StripeKey, GoogleAPIKey, HFToken, VaultToken, RegistryAuth, JSONSecret}
+		SecretVal, TokenVal, Credential, PrivateKey, OtherAuth, StripeKey, GoogleAPIKey, HFToken, VaultToken, NPMToken, PyPIToken, RegistryAuth, JSONSecret}
 }
 
 // Argv is a command line with a secret of every kind, flags and their
@@ -107,7 +109,7 @@ func Text() string {
 		"DB_PASSWORD=" + Password + " psql",
 		"X-Api-Key: " + APIKey,
 		UserKey + "=" + CustomKeyVal,
-		"tokens " + GitHubToken + " " + GitHubPAT + " " + GitLabToken + " " + SlackToken + " " + OpenAIKey + " " + StripeKey + " " + GoogleAPIKey + " " + HFToken + " " + VaultToken + " " + JWT + " " + CustomMatch,
+		"tokens " + GitHubToken + " " + GitHubPAT + " " + GitLabToken + " " + SlackToken + " " + OpenAIKey + " " + StripeKey + " " + GoogleAPIKey + " " + HFToken + " " + VaultToken + " " + NPMToken + " " + PyPIToken + " " + JWT + " " + CustomMatch,
 		PEMBlock,
 		"",
 	}, "\n")
