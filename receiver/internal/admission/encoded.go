@@ -125,6 +125,23 @@ func decodedReader(req *http.Request) io.Reader {
 	return req.Body
 }
 
+// lz4DecoderBytes is what an lz4 decoder allocates before its first
+// decoded byte: a block buffer and a buffer for a compressed block, at most
+// 8 MiB each (a legacy frame's blocks; a frame's are at most 4 MiB), the
+// compressed one with its bound of 1/255 over plus 16.
+const lz4DecoderBytes = 8<<20 + 8<<20 + 8<<20/255 + 16
+
+// decoderBytes is the memory the decoder of req's body holds apart from
+// the body's buffers, reserved with them. Only lz4's is counted: it takes
+// megabytes per body whatever the body holds; the other decoders take at
+// most a block (128 KiB) or a window of what they decoded.
+func decoderBytes(req *http.Request) int64 {
+	if b, _ := req.Context().Value(encodedKey{}).(*encodedBody); b != nil && b.encoding == "lz4" {
+		return lz4DecoderBytes
+	}
+	return 0
+}
+
 func known(encoding string) string {
 	if slices.Contains(knownEncodings[:], encoding) {
 		return encoding

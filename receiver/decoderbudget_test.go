@@ -1,0 +1,77 @@
+package sandboxauditreceiver
+
+import (
+	"bufio"
+	"bytes"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/pierrec/lz4/v4"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/consumer/consumertest"
+)
+
+// lz4FrameHeader opens an lz4 frame of independent 4 MiB blocks: magic,
+// FLG (version 01, block independence), BD (4 MiB) and the header
+// checksum (the second byte of the descriptor's xxh32).
+var lz4FrameHeader = []byte{0x04, 0x22, 0x4d, 0x18, 0x60, 0x70, 0x73}
+
+// TestLZ4DecoderBuffersAreBudgeted: an lz4 decoder takes a block buffer
+// and a compressed-block buffer (4 MiB each for this frame, 8 MiB in a
+// legacy frame) before it hands the body a byte. A client that sent a
+// frame header and most of a compressed block held those megabytes with
+// nothing reserved, so a few hundred such connections took gigabytes past
+// max_inflight_bytes. The buffers are reserved before the decoder runs: the
+// body holds them, and a second one past the budget gets 503.
+func TestLZ4DecoderBuffersAreBudgeted(t *testing.T) {
+	tr := startReceiver(t, new(consumertest.LogsSink), nil, func(c *Config) {
+		c.ServerConfig.MaxRequestBodySize = 4 << 20
+		c.MaxInflightBytes = 24 << 20
+	})
+	// A compressed block said to be 4 MiB - 1 bytes long, 1 MiB of it sent.
+	partial := append(append(bytes.Clone(lz4FrameHeader), 0xff, 0xff, 0x3f, 0x00), make([]byte, 1<<20)...)
+	openBody(t, tr, 4<<20, partial, "Content-Encoding: lz4\r\n")
+
+	reserved := func() bool {
+		used, _ := tr.r.admit.InUse()
+		return used >= 8<<20
+	}
+	for i := 0; i < 500 && !reserved(); i++ {
+		time.Sleep(10 * time.Millisecond)
+	}
+	used, _ := tr.r.admit.InUse()
+	require.GreaterOrEqual(t, used, int64(8<<20), "the decoder's buffers are not reserved")
+
+	second := openBody(t, tr, 4<<20, partial, "Content-Encoding: lz4\r\n")
+	require.NoError(t, second.SetReadDeadline(time.Now().Add(10*time.Second)))
+	resp, err := http.ReadResponse(bufio.NewReader(second), nil)
+	require.NoError(t, err, "a second lz4 body past the budget is not answered")
+	_ = resp.Body.Close()
+	assert.Equal(t, http.StatusServiceUnavailable, resp.StatusCode)
+	assert.Equal(t, "5", resp.Header.Get("Retry-After"))
+}
+
+// TestLZ4BodyIsAccepted: with its decoder's buffers reserved, a small lz4
+// batch is still taken whole, and the reservation is given back.
+func TestLZ4BodyIsAccepted(t *testing.T) {
+	sink := new(consumertest.LogsSink)
+	tr := startReceiver(t, sink, nil)
+	var body bytes.Buffer
+	w := lz4.NewWriter(&body)
+	_, err := w.Write([]byte(startJSON(1) + "\n" + finishJSON(1) + "\n"))
+	require.NoError(t, err)
+	require.NoError(t, w.Close())
+
+	req, err := http.NewRequest(http.MethodPost, tr.eventsURL(), &body)
+	require.NoError(t, err)
+	req.Header.Set("Content-Type", contentTypeNDJSON)
+	req.Header.Set("Content-Encoding", "lz4")
+	status, _, msg := do(t, req)
+	require.Equal(t, http.StatusOK, status, msg)
+	assert.Equal(t, 2, sink.LogRecordCount())
+	used, peak := tr.r.admit.InUse()
+	assert.Zero(t, used)
+	assert.GreaterOrEqual(t, peak, int64(16<<20), "the decoder's buffers were reserved")
+}
