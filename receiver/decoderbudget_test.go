@@ -53,6 +53,31 @@ func TestLZ4DecoderBuffersAreBudgeted(t *testing.T) {
 	assert.Equal(t, "5", resp.Header.Get("Retry-After"))
 }
 
+// TestZstdDecoderBlockIsBudgeted: a zstd decoder reads a whole compressed
+// block, up to 128 KiB, before the body gets a byte of it. A client that
+// sent a frame header and most of a block held that with nothing reserved,
+// on each of max_connections connections. It is reserved first.
+func TestZstdDecoderBlockIsBudgeted(t *testing.T) {
+	tr := startReceiver(t, new(consumertest.LogsSink), nil)
+	// Magic, no content size, an 8 MiB window; a compressed block said to be
+	// 128 KiB - 1 bytes long, 100 KiB of it sent.
+	header := []byte{0x28, 0xb5, 0x2f, 0xfd, 0x00, 0x68}
+	const size = 128<<10 - 1
+	block := uint32(size<<3 | 2<<1)
+	partial := append(append(header, byte(block), byte(block>>8), byte(block>>16)), make([]byte, 100<<10)...)
+	openBody(t, tr, 1<<20, partial, "Content-Encoding: zstd\r\n")
+
+	reserved := func() bool {
+		used, _ := tr.r.admit.InUse()
+		return used >= 128<<10
+	}
+	for i := 0; i < 500 && !reserved(); i++ {
+		time.Sleep(10 * time.Millisecond)
+	}
+	used, _ := tr.r.admit.InUse()
+	assert.GreaterOrEqual(t, used, int64(128<<10), "the decoder's block is not reserved")
+}
+
 // TestLZ4BodyIsAccepted: with its decoder's buffers reserved, a small lz4
 // batch is still taken whole, and the reservation is given back.
 func TestLZ4BodyIsAccepted(t *testing.T) {

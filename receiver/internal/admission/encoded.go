@@ -131,13 +131,27 @@ func decodedReader(req *http.Request) io.Reader {
 // compressed one with its bound of 1/255 over plus 16.
 const lz4DecoderBytes = 8<<20 + 8<<20 + 8<<20/255 + 16
 
+// zstdDecoderBytes is what a zstd decoder fills before the body gets a
+// byte of a block: the compressed block, its literals and the block
+// decoded into the window, 128 KiB each, and as much again for its tables
+// and the window's overrun. The rest of the window holds what the body
+// already took, which its buffers count.
+const zstdDecoderBytes = 4 * 128 << 10
+
 // decoderBytes is the memory the decoder of req's body holds apart from
-// the body's buffers, reserved with them. Only lz4's is counted: it takes
-// megabytes per body whatever the body holds; the other decoders take at
-// most a block (128 KiB) or a window of what they decoded.
+// the body's buffers, reserved with them: blocks the decoder reads whole
+// before it hands on any byte of them. gzip, deflate and zlib stream (a
+// 32 KiB window); snappy is reserved as it is inflated (see Read).
 func decoderBytes(req *http.Request) int64 {
-	if b, _ := req.Context().Value(encodedKey{}).(*encodedBody); b != nil && b.encoding == "lz4" {
+	b, _ := req.Context().Value(encodedKey{}).(*encodedBody)
+	if b == nil {
+		return 0
+	}
+	switch b.encoding {
+	case "lz4":
 		return lz4DecoderBytes
+	case "zstd":
+		return zstdDecoderBytes
 	}
 	return 0
 }
