@@ -134,8 +134,9 @@ const lz4DecoderBytes = 8<<20 + 8<<20 + 8<<20/255 + 16
 // zstdDecoderBytes is what a zstd decoder fills before the body gets a
 // byte of a block: the compressed block, its literals and the block
 // decoded into the window, 128 KiB each, and as much again for its tables
-// and the window's overrun. The rest of the window holds what the body
-// already took, which its buffers count.
+// and the window's overrun. The rest of the window is a second copy of
+// what the body already took, not reserved apart: a zstd body may hold up
+// to twice its buffers.
 const zstdDecoderBytes = 4 * 128 << 10
 
 // decoderBytes is the memory the decoder of req's body holds apart from
