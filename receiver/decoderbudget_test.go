@@ -34,15 +34,7 @@ func TestLZ4DecoderBuffersAreBudgeted(t *testing.T) {
 	partial := append(append(bytes.Clone(lz4FrameHeader), 0xff, 0xff, 0x3f, 0x00), make([]byte, 1<<20)...)
 	openBody(t, tr, 4<<20, partial, "Content-Encoding: lz4\r\n")
 
-	reserved := func() bool {
-		used, _ := tr.r.admit.InUse()
-		return used >= 8<<20
-	}
-	for i := 0; i < 500 && !reserved(); i++ {
-		time.Sleep(10 * time.Millisecond)
-	}
-	used, _ := tr.r.admit.InUse()
-	require.GreaterOrEqual(t, used, int64(8<<20), "the decoder's buffers are not reserved")
+	waitReserved(t, tr, 8<<20)
 
 	second := openBody(t, tr, 4<<20, partial, "Content-Encoding: lz4\r\n")
 	require.NoError(t, second.SetReadDeadline(time.Now().Add(10*time.Second)))
@@ -66,16 +58,21 @@ func TestZstdDecoderBlockIsBudgeted(t *testing.T) {
 	block := uint32(size<<3 | 2<<1)
 	partial := append(append(header, byte(block), byte(block>>8), byte(block>>16)), make([]byte, 100<<10)...)
 	openBody(t, tr, 1<<20, partial, "Content-Encoding: zstd\r\n")
+	waitReserved(t, tr, 128<<10)
+}
 
-	reserved := func() bool {
-		used, _ := tr.r.admit.InUse()
-		return used >= 128<<10
-	}
-	for i := 0; i < 500 && !reserved(); i++ {
-		time.Sleep(10 * time.Millisecond)
-	}
-	used, _ := tr.r.admit.InUse()
-	assert.GreaterOrEqual(t, used, int64(128<<10), "the decoder's block is not reserved")
+// TestFramedSnappyDecoderChunkIsBudgeted: an x-snappy-framed decoder reads
+// a whole chunk, up to 76 KiB compressed, into a buffer beside its 64 KiB
+// of decoded bytes before the body gets a byte of it; a client that sent
+// most of a chunk held them with nothing reserved. They are reserved
+// first.
+func TestFramedSnappyDecoderChunkIsBudgeted(t *testing.T) {
+	tr := startReceiver(t, new(consumertest.LogsSink), nil)
+	size := 76000
+	partial := append([]byte{0xff, 0x06, 0x00, 0x00, 's', 'N', 'a', 'P', 'p', 'Y', 0x00, byte(size), byte(size >> 8), byte(size >> 16)},
+		make([]byte, 70000)...)
+	openBody(t, tr, 1<<20, partial, "Content-Encoding: x-snappy-framed\r\n")
+	waitReserved(t, tr, 128<<10)
 }
 
 // TestLZ4BodyIsAccepted: with its decoder's buffers reserved, a small lz4
@@ -99,4 +96,19 @@ func TestLZ4BodyIsAccepted(t *testing.T) {
 	used, peak := tr.r.admit.InUse()
 	assert.Zero(t, used)
 	assert.GreaterOrEqual(t, peak, int64(16<<20), "the decoder's buffers were reserved")
+}
+
+// waitReserved waits, for a few seconds at most, until the receiver's
+// budgets hold at least want bytes: what a decoder stalled on a partial
+// block takes.
+func waitReserved(t *testing.T, tr *testReceiver, want int64) {
+	t.Helper()
+	for range 500 {
+		if used, _ := tr.r.admit.InUse(); used >= want {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	used, _ := tr.r.admit.InUse()
+	require.GreaterOrEqual(t, used, want, "the decoder's buffers are not reserved")
 }

@@ -139,10 +139,15 @@ const lz4DecoderBytes = 8<<20 + 8<<20 + 8<<20/255 + 16
 // to twice its buffers.
 const zstdDecoderBytes = 4 * 128 << 10
 
+// framedSnappyDecoderBytes is what an x-snappy-framed decoder fills before
+// the body gets a byte of a chunk: the chunk, up to the bound of a 64 KiB
+// block compressed plus its checksum, and the 64 KiB it decodes to.
+const framedSnappyDecoderBytes = 32 + 64<<10 + 64<<10/6 + 4 + 64<<10
+
 // decoderBytes is the memory the decoder of req's body holds apart from
 // the body's buffers, reserved with them: blocks the decoder reads whole
 // before it hands on any byte of them. gzip, deflate and zlib stream (a
-// 32 KiB window); snappy is reserved as it is inflated (see Read).
+// 32 KiB window); a snappy block is reserved as it is inflated (see Read).
 func decoderBytes(req *http.Request) int64 {
 	b, _ := req.Context().Value(encodedKey{}).(*encodedBody)
 	if b == nil {
@@ -153,6 +158,8 @@ func decoderBytes(req *http.Request) int64 {
 		return lz4DecoderBytes
 	case "zstd":
 		return zstdDecoderBytes
+	case "x-snappy-framed":
+		return framedSnappyDecoderBytes
 	}
 	return 0
 }
