@@ -3,6 +3,8 @@ package sandboxauditreceiver
 import (
 	"bufio"
 	"bytes"
+	"compress/gzip"
+	"io"
 	"net/http"
 	"testing"
 	"time"
@@ -111,4 +113,30 @@ func waitReserved(t *testing.T, tr *testReceiver, want int64) {
 	}
 	used, _ := tr.r.admit.InUse()
 	require.GreaterOrEqual(t, used, want, "the decoder's buffers are not reserved")
+}
+
+// TestCompressedBodyThatDecodesToNothingIsCut: a gzip body of empty
+// deflate blocks brings bytes at any rate pacing asks for, yet decodes to
+// nothing, so it holds no budget: clients that sent such bodies on every
+// connection kept the others waiting for one until read_timeout. A
+// streamed compressed body must decode to about as much as arrives; this
+// one is refused (400) once it is 64 KiB behind.
+func TestCompressedBodyThatDecodesToNothingIsCut(t *testing.T) {
+	tr := startReceiver(t, new(consumertest.LogsSink), nil, func(c *Config) {
+		c.ServerConfig.ReadTimeout = time.Minute
+		c.ServerConfig.WriteTimeout = time.Minute
+	})
+	var body bytes.Buffer
+	zw := gzip.NewWriter(&body)
+	for body.Len() < 200<<10 {
+		require.NoError(t, zw.Flush()) // an empty stored block each
+	}
+	conn := openBody(t, tr, 1<<20, body.Bytes(), "Content-Encoding: gzip\r\n")
+	require.NoError(t, conn.SetReadDeadline(time.Now().Add(10*time.Second)))
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	require.NoError(t, err, "a body decoding to nothing is not answered before read_timeout")
+	msg, _ := io.ReadAll(resp.Body)
+	_ = resp.Body.Close()
+	assert.Equal(t, http.StatusBadRequest, resp.StatusCode, string(msg))
+	assert.Contains(t, string(msg), "decodes to")
 }

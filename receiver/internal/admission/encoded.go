@@ -3,6 +3,7 @@ package admission // import "github.com/sandboxaudit/sandboxaudit/receiver/inter
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"slices"
@@ -36,21 +37,52 @@ var knownEncodings = [...]string{"gzip", "deflate", "zlib", "zstd", "lz4", "snap
 type encodedBody struct {
 	io.ReadCloser
 	encoding string
+	// lead is how far the bytes that arrived may run ahead of those
+	// decoded (0: unbounded); see streamLead.
+	lead int64
 
-	mu  sync.Mutex // a decoder may read from a goroutine of its own
-	err error
+	mu           sync.Mutex // a decoder may read from a goroutine of its own
+	err          error
+	raw, decoded int64
+}
+
+// streamLead is how far what arrives of a gzip, deflate or zlib body may
+// run ahead of what it decoded to: a stored block (64 KiB) and the
+// decoder's read-ahead (4 KiB). Such a body holds no budget for bytes that
+// decode to nothing (empty blocks), so without it a client could hold
+// every connection, at min_body_rate, with bodies holding no budget. The
+// block decoders (zstd, lz4, x-snappy-framed) reserve their blocks instead.
+const streamLead = 64<<10 + 4<<10 + 512
+
+// errDecodesToLittle: see streamLead.
+type errDecodesToLittle struct {
+	encoding     string
+	raw, decoded int64
+}
+
+func (e *errDecodesToLittle) Error() string {
+	return fmt.Sprintf("the %s body decodes to too little: %d bytes arrived, %d decoded", e.encoding, e.raw, e.decoded)
 }
 
 func (b *encodedBody) Read(p []byte) (int, error) {
 	n, err := b.ReadCloser.Read(p)
-	if err != nil && !errors.Is(err, io.EOF) {
-		b.mu.Lock()
-		if b.err == nil {
-			b.err = err
-		}
-		b.mu.Unlock()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.raw += int64(n)
+	if err == nil && b.lead > 0 && b.raw-b.decoded > b.lead {
+		err = &errDecodesToLittle{encoding: b.encoding, raw: b.raw, decoded: b.decoded}
+	}
+	if err != nil && !errors.Is(err, io.EOF) && b.err == nil {
+		b.err = err
 	}
 	return n, err
+}
+
+// addDecoded counts n bytes decoded from the body.
+func (b *encodedBody) addDecoded(n int) {
+	b.mu.Lock()
+	b.decoded += int64(n)
+	b.mu.Unlock()
 }
 
 // blame is the error to answer for err, an error reading the decoded
@@ -86,6 +118,10 @@ func TrackEncoding(req *http.Request) *http.Request {
 		return req
 	}
 	b := &encodedBody{ReadCloser: req.Body, encoding: known(req.Header.Get("Content-Encoding"))}
+	switch b.encoding {
+	case "gzip", "deflate", "zlib":
+		b.lead = streamLead
+	}
 	req = req.WithContext(context.WithValue(req.Context(), encodedKey{}, b))
 	req.Body = b
 	return req
@@ -110,6 +146,7 @@ type decodedBody struct {
 
 func (d decodedBody) Read(p []byte) (int, error) {
 	n, err := d.Reader.Read(p)
+	d.enc.addDecoded(n)
 	if err != nil && !errors.Is(err, io.EOF) {
 		err = d.enc.blame(err)
 	}
