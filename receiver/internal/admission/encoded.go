@@ -55,13 +55,10 @@ type encodedBody struct {
 const streamLead = 64<<10 + 4<<10 + 512
 
 // errDecodesToLittle: see streamLead.
-type errDecodesToLittle struct {
-	encoding     string
-	raw, decoded int64
-}
+type errDecodesToLittle struct{ raw, decoded int64 }
 
 func (e *errDecodesToLittle) Error() string {
-	return fmt.Sprintf("the %s body decodes to too little: %d bytes arrived, %d decoded", e.encoding, e.raw, e.decoded)
+	return fmt.Sprintf("%d bytes arrived and decode to %d; a body must decode to about as much as arrives", e.raw, e.decoded)
 }
 
 func (b *encodedBody) Read(p []byte) (int, error) {
@@ -70,7 +67,7 @@ func (b *encodedBody) Read(p []byte) (int, error) {
 	defer b.mu.Unlock()
 	b.raw += int64(n)
 	if err == nil && b.lead > 0 && b.raw-b.decoded > b.lead {
-		err = &errDecodesToLittle{encoding: b.encoding, raw: b.raw, decoded: b.decoded}
+		err = &DecodeError{Encoding: b.encoding, Err: &errDecodesToLittle{raw: b.raw, decoded: b.decoded}}
 	}
 	if err != nil && !errors.Is(err, io.EOF) && b.err == nil {
 		b.err = err
