@@ -48,7 +48,8 @@ type encodedBody struct {
 
 // streamLead is how far what arrives of a gzip, deflate or zlib body may
 // run ahead of what it decoded to: a stored block (64 KiB) and the
-// decoder's read-ahead (4 KiB). Such a body holds no budget for bytes that
+// decoder's read-ahead (4 KiB), beside a quarter of what it decoded to
+// (fixed Huffman codes stretch random bytes by an eighth). Such a body holds no budget for bytes that
 // decode to nothing (empty blocks), so without it a client could hold
 // every connection, at min_body_rate, with bodies holding no budget. The
 // block decoders (zstd, lz4, x-snappy-framed) reserve their blocks instead.
@@ -66,7 +67,7 @@ func (b *encodedBody) Read(p []byte) (int, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.raw += int64(n)
-	if err == nil && b.lead > 0 && b.raw-b.decoded > b.lead {
+	if err == nil && b.lead > 0 && b.raw-b.decoded-b.decoded/4 > b.lead {
 		err = &DecodeError{Encoding: b.encoding, Err: &errDecodesToLittle{raw: b.raw, decoded: b.decoded}}
 	}
 	if err != nil && !errors.Is(err, io.EOF) && b.err == nil {
