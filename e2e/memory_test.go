@@ -29,8 +29,8 @@ const rssCollectorEnv = "SANDBOXAUDIT_RSS_COLLECTOR"
 // file exporter, defaults otherwise) per attack and checks its peak
 // resident memory, VmHWM from /proc/<pid>/status, against a bound: 100
 // connections that announce a 20 MiB body and send one byte; 100
-// concurrent gzip bombs; 100 concurrent snappy blocks; 16 concurrent
-// 19 MiB events. The bounds are
+// concurrent gzip bombs; 100 concurrent snappy blocks; 200 lz4 bodies
+// stalled in a block; 16 concurrent 19 MiB events. The bounds are
 // about twice the peaks measured on a quiet machine (48, 184 and 623 MiB,
 // idle 46), so that a noisy one does not fail them, and far below what an
 // intake that holds every announced or inflated body reaches (GiBs).
@@ -49,6 +49,7 @@ func TestHostileClientsPeakRSS(t *testing.T) {
 		{"100 x Content-Length 20 MiB, 1 byte sent", slowBodies, 128 * mib},
 		{"100 concurrent gzip bombs", gzipBombs, 512 * mib},
 		{"100 concurrent snappy blocks", snappyBlocks, 512 * mib},
+		{"200 lz4 bodies stalled in a 4 MiB block", lz4StalledBlocks, 256 * mib},
 		{"16 concurrent 19 MiB events", bigEvents, 1280 * mib},
 	} {
 		t.Run(attack.name, func(t *testing.T) {
@@ -96,6 +97,32 @@ func slowBodies(t *testing.T, addr string) {
 		conns = append(conns, c)
 		_, err = fmt.Fprintf(c, "POST /v1/sandbox/events HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-ndjson\r\nContent-Length: 20971520\r\n\r\n{")
 		require.NoError(t, err)
+	}
+	time.Sleep(3 * time.Second)
+	for _, c := range conns {
+		_ = c.Close()
+	}
+}
+
+// lz4StalledBlocks opens 200 connections that each send an lz4 frame
+// header and 3.5 MiB of a compressed block said to be 4 MiB long, holds
+// them 3 s, then closes them. Each decoder holds two 4 MiB buffers: 1.6 GiB
+// if they were not reserved from the budget (at most 8 bodies fit it).
+func lz4StalledBlocks(t *testing.T, addr string) {
+	// Magic, FLG (version 01, independent blocks), BD (4 MiB), header
+	// checksum; then a block length of 4 MiB - 1 (compressed).
+	head := []byte{0x04, 0x22, 0x4d, 0x18, 0x60, 0x70, 0x73, 0xff, 0xff, 0x3f, 0x00}
+	block := make([]byte, 3584<<10)
+	var conns []net.Conn
+	for range 200 {
+		c, err := net.Dial("tcp", addr)
+		require.NoError(t, err)
+		conns = append(conns, c)
+		_, err = fmt.Fprintf(c, "POST /v1/sandbox/events HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-ndjson\r\nContent-Encoding: lz4\r\nContent-Length: 4194400\r\n\r\n%s", head)
+		require.NoError(t, err)
+		// Refused ones are closed before all of it is sent.
+		_ = c.SetWriteDeadline(time.Now().Add(5 * time.Second))
+		_, _ = c.Write(block)
 	}
 	time.Sleep(3 * time.Second)
 	for _, c := range conns {

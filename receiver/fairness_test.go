@@ -3,7 +3,9 @@ package sandboxauditreceiver
 import (
 	"bufio"
 	"bytes"
+	"net"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -52,4 +54,36 @@ func TestStalledSmallBodyIsCutFast(t *testing.T) {
 	require.NoError(t, err, "answered within seconds, not read_timeout's minute")
 	assert.Contains(t, status, " 408 ")
 	t.Logf("cut after %s", time.Since(start).Round(time.Millisecond))
+}
+
+// TestStalledTinyBodiesFreeTheirConnections: a body of 4 KiB or less
+// holds no budget while it stalls, but it holds a connection, and a
+// request in flight is never evicted. Clients that sent a few bytes of
+// such bodies on every connection kept every other client waiting until
+// read_timeout; they are cut at small_body_timeout (408), and the waiting
+// client is served.
+func TestStalledTinyBodiesFreeTheirConnections(t *testing.T) {
+	tr := startReceiver(t, new(consumertest.LogsSink), nil, func(c *Config) {
+		c.ServerConfig.ReadTimeout = time.Minute
+		c.ServerConfig.WriteTimeout = time.Minute
+		c.MaxConnections = 2
+		c.SmallBodyTimeout = 300 * time.Millisecond
+	})
+	var stalled []net.Conn
+	for range 2 {
+		conn := openBody(t, tr, 100, []byte(`{"ver`), "")
+		require.NoError(t, conn.SetReadDeadline(time.Now().Add(10*time.Second)))
+		stalled = append(stalled, conn)
+	}
+
+	client := &http.Client{Timeout: 10 * time.Second}
+	resp, err := client.Post(tr.eventsURL(), contentTypeJSON, strings.NewReader(startJSON(1)))
+	require.NoError(t, err, "a client waiting behind stalled bodies is served within seconds")
+	_ = resp.Body.Close()
+	assert.Equal(t, http.StatusOK, resp.StatusCode)
+	for _, conn := range stalled {
+		status, err := bufio.NewReader(conn).ReadString('\n')
+		require.NoError(t, err)
+		assert.Contains(t, status, " 408 ")
+	}
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -116,4 +117,23 @@ func TestCharsetRefusalSaysCharset(t *testing.T) {
 	status, _, answer := post(t, tr.eventsURL(), "text/plain; charset=latin1", []byte("{}"))
 	assert.Equal(t, http.StatusUnsupportedMediaType, status)
 	assert.NotContains(t, answer, "charset", "the type is what is wrong there")
+}
+
+// TestLongChunkLineIsNamed: a chunk-size line over net/http's 4096 bytes
+// (a huge chunk extension) was answered "header line too long", which
+// sent the client looking at its headers; the answer names the chunk line.
+func TestLongChunkLineIsNamed(t *testing.T) {
+	tr := startReceiver(t, new(consumertest.LogsSink), nil)
+	conn := dial(t, tr)
+	require.NoError(t, conn.SetDeadline(time.Now().Add(10*time.Second)))
+	_, err := fmt.Fprintf(conn, "POST %s HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n5;%s\r\n",
+		tr.r.cfg.EventsPath, strings.Repeat("e", 5000))
+	require.NoError(t, err)
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	require.NoError(t, err)
+	body, _ := io.ReadAll(resp.Body)
+	_ = resp.Body.Close()
+	assert.Equal(t, http.StatusBadRequest, resp.StatusCode)
+	assert.Contains(t, string(body), "chunk-size line")
+	assert.NotContains(t, string(body), "header")
 }

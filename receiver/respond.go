@@ -181,6 +181,10 @@ func readErrorReply(err error) (int, string, string) {
 	if _, ok := errors.AsType[*admission.DecodeError](err); ok {
 		return http.StatusBadRequest, outcomeDecompressFailure, "cannot read request body: " + err.Error()
 	}
+	if errors.Is(err, http.ErrLineTooLong) {
+		// net/http's words, "header line too long", point at the headers.
+		return http.StatusBadRequest, outcomeMalformed, "cannot read request body: a chunk-size line (Transfer-Encoding: chunked) is over 4096 bytes"
+	}
 	return http.StatusBadRequest, outcomeMalformed, "cannot read request body: " + err.Error()
 }
 

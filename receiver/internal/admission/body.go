@@ -112,7 +112,13 @@ func (rb *Body) hold(n int64) error {
 func (c *Controller) Read(req *http.Request, rb *Body) error {
 	defer func() { _ = req.Body.Close() }() // read or refused: nothing more is wanted
 	*rb = Body{c: c, pool: c.large, addr: ClientAddr(req)}
-	if c.small(req) {
+	decoder := decoderBytes(req)
+	if decoder > 0 {
+		// Before the decoder reads: it allocates them with its first block.
+		if err := rb.hold(decoder); err != nil {
+			return rb.fail(err)
+		}
+	} else if c.small(req) {
 		rb.pool, rb.small = c.smalls, true
 	}
 	if err := rb.readFrom(decodedReader(req)); err != nil {

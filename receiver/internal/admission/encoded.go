@@ -3,6 +3,7 @@ package admission // import "github.com/sandboxaudit/sandboxaudit/receiver/inter
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"slices"
@@ -36,21 +37,50 @@ var knownEncodings = [...]string{"gzip", "deflate", "zlib", "zstd", "lz4", "snap
 type encodedBody struct {
 	io.ReadCloser
 	encoding string
+	// lead is how far the bytes that arrived may run ahead of those
+	// decoded (0: unbounded); see streamLead.
+	lead int64
 
-	mu  sync.Mutex // a decoder may read from a goroutine of its own
-	err error
+	mu           sync.Mutex // a decoder may read from a goroutine of its own
+	err          error
+	raw, decoded int64
+}
+
+// streamLead is how far what arrives of a gzip, deflate or zlib body may
+// run ahead of what it decoded to: a stored block (64 KiB) and the
+// decoder's read-ahead (4 KiB), beside a quarter of what it decoded to
+// (fixed Huffman codes stretch random bytes by an eighth). Such a body holds no budget for bytes that
+// decode to nothing (empty blocks), so without it a client could hold
+// every connection, at min_body_rate, with bodies holding no budget. The
+// block decoders (zstd, lz4, x-snappy-framed) reserve their blocks instead.
+const streamLead = 64<<10 + 4<<10 + 512
+
+// errDecodesToLittle: see streamLead.
+type errDecodesToLittle struct{ raw, decoded int64 }
+
+func (e *errDecodesToLittle) Error() string {
+	return fmt.Sprintf("%d bytes arrived and decode to %d; a body must decode to about as much as arrives", e.raw, e.decoded)
 }
 
 func (b *encodedBody) Read(p []byte) (int, error) {
 	n, err := b.ReadCloser.Read(p)
-	if err != nil && !errors.Is(err, io.EOF) {
-		b.mu.Lock()
-		if b.err == nil {
-			b.err = err
-		}
-		b.mu.Unlock()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.raw += int64(n)
+	if err == nil && b.lead > 0 && b.raw-b.decoded-b.decoded/4 > b.lead {
+		err = &DecodeError{Encoding: b.encoding, Err: &errDecodesToLittle{raw: b.raw, decoded: b.decoded}}
+	}
+	if err != nil && !errors.Is(err, io.EOF) && b.err == nil {
+		b.err = err
 	}
 	return n, err
+}
+
+// addDecoded counts n bytes decoded from the body.
+func (b *encodedBody) addDecoded(n int) {
+	b.mu.Lock()
+	b.decoded += int64(n)
+	b.mu.Unlock()
 }
 
 // blame is the error to answer for err, an error reading the decoded
@@ -86,6 +116,10 @@ func TrackEncoding(req *http.Request) *http.Request {
 		return req
 	}
 	b := &encodedBody{ReadCloser: req.Body, encoding: known(req.Header.Get("Content-Encoding"))}
+	switch b.encoding {
+	case "gzip", "deflate", "zlib":
+		b.lead = streamLead
+	}
 	req = req.WithContext(context.WithValue(req.Context(), encodedKey{}, b))
 	req.Body = b
 	return req
@@ -110,6 +144,7 @@ type decodedBody struct {
 
 func (d decodedBody) Read(p []byte) (int, error) {
 	n, err := d.Reader.Read(p)
+	d.enc.addDecoded(n)
 	if err != nil && !errors.Is(err, io.EOF) {
 		err = d.enc.blame(err)
 	}
@@ -123,6 +158,45 @@ func decodedReader(req *http.Request) io.Reader {
 		return decodedBody{Reader: req.Body, enc: b}
 	}
 	return req.Body
+}
+
+// lz4DecoderBytes is what an lz4 decoder allocates before its first
+// decoded byte: a block buffer and a buffer for a compressed block, at most
+// 8 MiB each (a legacy frame's blocks; a frame's are at most 4 MiB), the
+// compressed one with its bound of 1/255 over plus 16.
+const lz4DecoderBytes = 8<<20 + 8<<20 + 8<<20/255 + 16
+
+// zstdDecoderBytes is what a zstd decoder fills before the body gets a
+// byte of a block: the compressed block, its literals and the block
+// decoded into the window, 128 KiB each, and as much again for its tables
+// and the window's overrun. The rest of the window is a second copy of
+// what the body already took, not reserved apart: a zstd body may hold up
+// to twice its buffers.
+const zstdDecoderBytes = 4 * 128 << 10
+
+// framedSnappyDecoderBytes is what an x-snappy-framed decoder fills before
+// the body gets a byte of a chunk: the chunk, up to the bound of a 64 KiB
+// block compressed plus its checksum, and the 64 KiB it decodes to.
+const framedSnappyDecoderBytes = 32 + 64<<10 + 64<<10/6 + 4 + 64<<10
+
+// decoderBytes is the memory the decoder of req's body holds apart from
+// the body's buffers, reserved with them: blocks the decoder reads whole
+// before it hands on any byte of them. gzip, deflate and zlib stream (a
+// 32 KiB window); a snappy block is reserved as it is inflated (see Read).
+func decoderBytes(req *http.Request) int64 {
+	b, _ := req.Context().Value(encodedKey{}).(*encodedBody)
+	if b == nil {
+		return 0
+	}
+	switch b.encoding {
+	case "lz4":
+		return lz4DecoderBytes
+	case "zstd":
+		return zstdDecoderBytes
+	case "x-snappy-framed":
+		return framedSnappyDecoderBytes
+	}
+	return 0
 }
 
 func known(encoding string) string {

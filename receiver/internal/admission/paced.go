@@ -51,7 +51,14 @@ func (c *Controller) Pace(w http.ResponseWriter, req *http.Request, grace time.D
 	compressed := compressed(req)
 	if !compressed && req.ContentLength >= 0 && req.ContentLength <= FirstBuffer {
 		// Held in the first buffer, which is reserved only once filled or
-		// ended: stalling, it holds no budget. (The usual single event.)
+		// ended: stalling, it holds no budget. (The usual single event.) It
+		// holds a connection, which is never taken from a request in
+		// flight: one deadline, set once, frees it at the small-body
+		// timeout.
+		if t := c.settings.SmallBodyTimeout; t > 0 && c.small(req) && (end.IsZero() || now.Add(t).Before(end)) {
+			_ = http.NewResponseController(w).SetReadDeadline(now.Add(t))
+			return req
+		}
 		c.answerInTime(w, end)
 		return req
 	}
