@@ -12,6 +12,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/sandboxaudit/sandboxaudit/internal/plural"
+	"github.com/sandboxaudit/sandboxaudit/internal/safetext"
 	"github.com/sandboxaudit/sandboxaudit/internal/trail"
 )
 
@@ -269,17 +270,21 @@ func (j *jsonWriter) end(trail.Stats) error {
 	return err
 }
 
+// eventJSON is an event's line as JSON text for a terminal: a line not in
+// canonical form may hold characters that act on one (see jsonString).
 func eventJSON(e *trail.Event) string {
 	if e == nil {
 		return "null"
 	}
-	return strings.TrimSuffix(string(e.Line), "\n")
+	return safetext.EscapeJSON(strings.TrimSuffix(string(e.Line), "\n"))
 }
 
-// jsonString quotes s as JSON (Go's %q is not JSON for every input).
+// jsonString quotes s as JSON (Go's %q is not JSON for every input), with
+// the characters that act on a terminal or hide there (C1 controls, bidi
+// overrides, …) as JSON escapes: the same value, shown safely.
 func jsonString(s string) string {
 	b, _ := jsonMarshalString(s)
-	return b
+	return safetext.EscapeJSON(b)
 }
 
 func jsonNullable(s string) string {
