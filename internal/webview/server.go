@@ -139,7 +139,7 @@ func (s *Server) hostAllowed(host string) bool {
 func parsePages() (map[string]*template.Template, error) {
 	pages := map[string]*template.Template{}
 	for _, name := range []string{"sessions", "session", "op"} {
-		t, err := template.New(name).Funcs(template.FuncMap{"shown": safetext.Escape, "shownJSON": safetext.EscapeJSON,
+		t, err := template.New(name).Funcs(template.FuncMap{"shown": safetext.Escape, "shownField": shownField, "shownJSON": safetext.EscapeJSON,
 			"cutNote": func(t shownJSONText, page map[string]any) cutNote { return cutNote{t, page} }}).ParseFS(assets, "assets/base.html", "assets/pager.html", "assets/"+name+".html")
 		if err != nil {
 			return nil, err
