@@ -76,3 +76,23 @@ func TestShowJSONEscapesRawLine(t *testing.T) {
 	require.Len(t, ops, 1)
 	assert.Equal(t, "x"+hostileTrace, ops[0].Start.Data.Command, "the same value")
 }
+
+// A trace id of kilobytes (the receiver takes any string) is cut in the
+// table's session heading and trace line as in its cells, so it cannot
+// flood the terminal and push earlier rows out of its scrollback.
+func TestShowTableCutsALongTraceID(t *testing.T) {
+	trace := strings.Repeat("t", 10000)
+	s, f := op(sessionA, "exec", "span-a", 1, 2)
+	s.TraceID, f.TraceID = auditevent.Ptr(trace), auditevent.Ptr(trace)
+	s2, f2 := op(sessionA, "exec", "span-b", 3, 4)
+	s2.TraceID, f2.TraceID = auditevent.Ptr(trace+"2"), auditevent.Ptr(trace+"2")
+	r := run(t, "", "show", writeFile(t, "events.jsonl", canonLines(s, f, s2, f2)))
+	require.Equal(t, exitOK, r.code, r.stderr)
+	lines := strings.Split(r.stdout, "\n")
+	for _, l := range lines {
+		assert.LessOrEqual(t, len(l), 200, "a line of %d bytes: %.80q…", len(l), l)
+	}
+	assert.Contains(t, r.stdout, "session "+sessionA.String()+"  trace tttt", "the heading names the trace")
+	assert.Contains(t, r.stdout, "  trace tttt", "the trace line too")
+	assert.Equal(t, 2, strings.Count(r.stdout, "t…\n"), "both cut visibly")
+}

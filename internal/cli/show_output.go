@@ -54,6 +54,9 @@ const (
 	colWhat   = 44
 	colResult = 28
 	colExit   = 5
+	// colTrace bounds a trace id in a heading: an OTel id takes 32, and
+	// the receiver takes any string, which could flood the terminal.
+	colTrace = 64
 )
 
 const (
@@ -148,7 +151,7 @@ func (t *tableWriter) traceLine(trace string) {
 	t.trace = trace
 	h := "  no trace"
 	if trace != "" {
-		h = "  trace " + displayText(trace)
+		h = "  trace " + displayCut(trace, colTrace)
 	}
 	t.boldLine(h)
 }
@@ -168,7 +171,7 @@ func (t *tableWriter) heading(o *trail.Op) {
 	t.any, t.session, t.trace = true, o.Session, o.TraceID
 	h := "session " + uuid.UUID(o.Session).String()
 	if o.TraceID != "" {
-		h += "  trace " + displayText(o.TraceID)
+		h += "  trace " + displayCut(o.TraceID, colTrace)
 	}
 	t.boldLine(h)
 	_, _ = t.w.WriteString(strings.TrimRight(strings.Join([]string{
