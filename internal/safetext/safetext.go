@@ -50,20 +50,25 @@ const noRune rune = -1
 // JSON text a backslash always begins an escape, so none is misread. A
 // newline, a tab or a carriage return stays too: JSON text holds them
 // only as whitespace between values (indented JSON, a CRLF line end).
-// Text with nothing to show is returned as it is.
+// A variation selector with nothing to change (see idleSelector) is a
+// JSON escape too. Text with nothing to show is returned as it is.
 func EscapeJSON(s string) string {
-	i := strings.IndexFunc(s, unsafeInJSON)
+	i := strings.IndexFunc(s, mayShowInJSON)
 	if i < 0 {
 		return s
 	}
 	b := make([]byte, 0, len(s)+16)
 	b = append(b, s[:i]...)
+	prev := noRune
+	if i > 0 {
+		prev, _ = utf8.DecodeLastRuneInString(s[:i])
+	}
 	for i < len(s) {
 		r, n := utf8.DecodeRuneInString(s[i:])
 		switch {
 		case r == utf8.RuneError && n == 1:
 			b = fmt.Appendf(b, `\x%02x`, s[i])
-		case !unsafeInJSON(r):
+		case !unsafeInJSON(r) && !idleSelector(prev, r):
 			b = append(b, s[i:i+n]...)
 		case r > 0xffff:
 			hi, lo := utf16.EncodeRune(r)
@@ -71,7 +76,7 @@ func EscapeJSON(s string) string {
 		default:
 			b = fmt.Appendf(b, `\u%04x`, r)
 		}
-		i += n
+		i, prev = i+n, r
 	}
 	return string(b)
 }
@@ -154,6 +159,9 @@ func idleSelector(prev, r rune) bool {
 	}
 	return false
 }
+
+// mayShowInJSON reports whether EscapeJSON may show r as an escape.
+func mayShowInJSON(r rune) bool { return unsafeInJSON(r) || isSelector(r) }
 
 // unsafeInJSON is unsafeRune but for JSON's whitespace, which an escape
 // would turn into text that is not JSON.

@@ -35,3 +35,15 @@ func TestEscapeVariationSelectors(t *testing.T) {
 		}
 	}
 }
+
+func TestEscapeJSONVariationSelectors(t *testing.T) {
+	for in, want := range map[string]string{
+		"{\"a\":\"ls\ufe0f\"}":                 `{"a":"ls\ufe0f"}`,
+		"[\"\U0001F600\U000e0100\U000e0101\"]": "[\"\U0001F600" + `\udb40\udd00\udb40\udd01"]`,
+		"{\"a\":\"\u2764\ufe0f\"}":             "{\"a\":\"\u2764\ufe0f\"}",
+	} {
+		if got := EscapeJSON(in); got != want {
+			t.Errorf("EscapeJSON(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
