@@ -51,7 +51,7 @@ func TestServePagesEscapeAndPage(t *testing.T) {
 
 	code, h, body := get(t, hs.URL+"/")
 	require.Equal(t, http.StatusOK, code)
-	assert.Equal(t, "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; form-action 'none'; frame-ancestors 'none'; base-uri 'none'",
+	assert.Equal(t, "default-src 'none'; style-src 'self'; form-action 'none'; frame-ancestors 'none'; base-uri 'none'",
 		h.Get("Content-Security-Policy"))
 	assert.Equal(t, "nosniff", h.Get("X-Content-Type-Options"))
 	assert.Contains(t, body, sessionA.String())

@@ -2,12 +2,14 @@ package cli
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
 
 	"github.com/sandboxaudit/sandboxaudit/internal/plural"
+	"github.com/sandboxaudit/sandboxaudit/internal/safetext"
 	"github.com/sandboxaudit/sandboxaudit/internal/trail"
 )
 
@@ -77,14 +79,19 @@ type sessionJSON struct {
 	TraceID    *string `json:"trace_id"`
 }
 
+// writeSessionsJSONL writes a row per session, its trace id with the
+// characters that act on a terminal as JSON escapes (see jsonString).
 func writeSessionsJSONL(w *bufio.Writer, list []trail.Session) {
-	enc := json.NewEncoder(w)
+	var line bytes.Buffer
+	enc := json.NewEncoder(&line)
 	for _, s := range list {
 		row := sessionJSON{SessionID: s.ID.String(), First: s.FirstTS, Last: s.LastTS, Operations: s.Ops,
 			Failures: s.Failures, Open: s.Open, Events: s.Events}
 		if s.TraceID != "" {
 			row.TraceID = &s.TraceID
 		}
+		line.Reset()
 		_ = enc.Encode(row)
+		_, _ = w.WriteString(safetext.EscapeJSON(line.String()))
 	}
 }

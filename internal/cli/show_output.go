@@ -12,6 +12,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/sandboxaudit/sandboxaudit/internal/plural"
+	"github.com/sandboxaudit/sandboxaudit/internal/safetext"
 	"github.com/sandboxaudit/sandboxaudit/internal/trail"
 )
 
@@ -53,6 +54,9 @@ const (
 	colWhat   = 44
 	colResult = 28
 	colExit   = 5
+	// colTrace bounds a trace id in a heading: an OTel id takes 32, and
+	// the receiver takes any string, which could flood the terminal.
+	colTrace = 64
 )
 
 const (
@@ -147,7 +151,7 @@ func (t *tableWriter) traceLine(trace string) {
 	t.trace = trace
 	h := "  no trace"
 	if trace != "" {
-		h = "  trace " + displayText(trace)
+		h = "  trace " + displayCut(trace, colTrace)
 	}
 	t.boldLine(h)
 }
@@ -167,7 +171,7 @@ func (t *tableWriter) heading(o *trail.Op) {
 	t.any, t.session, t.trace = true, o.Session, o.TraceID
 	h := "session " + uuid.UUID(o.Session).String()
 	if o.TraceID != "" {
-		h += "  trace " + displayText(o.TraceID)
+		h += "  trace " + displayCut(o.TraceID, colTrace)
 	}
 	t.boldLine(h)
 	_, _ = t.w.WriteString(strings.TrimRight(strings.Join([]string{
@@ -269,17 +273,21 @@ func (j *jsonWriter) end(trail.Stats) error {
 	return err
 }
 
+// eventJSON is an event's line as JSON text for a terminal: a line not in
+// canonical form may hold characters that act on one (see jsonString).
 func eventJSON(e *trail.Event) string {
 	if e == nil {
 		return "null"
 	}
-	return strings.TrimSuffix(string(e.Line), "\n")
+	return safetext.EscapeJSON(strings.TrimSuffix(string(e.Line), "\n"))
 }
 
-// jsonString quotes s as JSON (Go's %q is not JSON for every input).
+// jsonString quotes s as JSON (Go's %q is not JSON for every input), with
+// the characters that act on a terminal or hide there (C1 controls, bidi
+// overrides, …) as JSON escapes: the same value, shown safely.
 func jsonString(s string) string {
 	b, _ := jsonMarshalString(s)
-	return b
+	return safetext.EscapeJSON(b)
 }
 
 func jsonNullable(s string) string {

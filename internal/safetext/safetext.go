@@ -18,21 +18,30 @@ import (
 // \u202e, \u200b, \U000e0041, \xff). A backslash is always shown as \\,
 // even in text that needs no other escape, so the text of an escape never
 // looks like the character it names: the result reads back, as a Go
-// string literal, to exactly s. Other text is left as it is.
+// string literal, to exactly s. A variation selector that has nothing to
+// change (see idleSelector) is shown as an escape too. Other text is left
+// as it is.
 func Escape(s string) string {
-	i := strings.IndexFunc(s, shownAsEscape)
+	i := strings.IndexFunc(s, mayShowAsEscape)
 	if i < 0 {
 		return s
 	}
 	b := make([]byte, 0, len(s)+16)
 	b = append(b, s[:i]...)
+	prev := noRune
+	if i > 0 {
+		prev, _ = utf8.DecodeLastRuneInString(s[:i])
+	}
 	for i < len(s) {
 		var n int
-		b, n = appendShown(b, s[i:])
+		b, prev, n = appendShown(b, s[i:], prev)
 		i += n
 	}
 	return string(b)
 }
+
+// noRune stands for no character before the first one.
+const noRune rune = -1
 
 // EscapeJSON returns the JSON text s with the characters Escape shows as
 // escapes written as JSON escapes (\u202e; a surrogate pair above
@@ -41,20 +50,25 @@ func Escape(s string) string {
 // JSON text a backslash always begins an escape, so none is misread. A
 // newline, a tab or a carriage return stays too: JSON text holds them
 // only as whitespace between values (indented JSON, a CRLF line end).
-// Text with nothing to show is returned as it is.
+// A variation selector with nothing to change (see idleSelector) is a
+// JSON escape too. Text with nothing to show is returned as it is.
 func EscapeJSON(s string) string {
-	i := strings.IndexFunc(s, unsafeInJSON)
+	i := strings.IndexFunc(s, mayShowInJSON)
 	if i < 0 {
 		return s
 	}
 	b := make([]byte, 0, len(s)+16)
 	b = append(b, s[:i]...)
+	prev := noRune
+	if i > 0 {
+		prev, _ = utf8.DecodeLastRuneInString(s[:i])
+	}
 	for i < len(s) {
 		r, n := utf8.DecodeRuneInString(s[i:])
 		switch {
 		case r == utf8.RuneError && n == 1:
 			b = fmt.Appendf(b, `\x%02x`, s[i])
-		case !unsafeInJSON(r):
+		case !unsafeInJSON(r) && !idleSelector(prev, r):
 			b = append(b, s[i:i+n]...)
 		case r > 0xffff:
 			hi, lo := utf16.EncodeRune(r)
@@ -62,7 +76,7 @@ func EscapeJSON(s string) string {
 		default:
 			b = fmt.Appendf(b, `\u%04x`, r)
 		}
-		i += n
+		i, prev = i+n, r
 	}
 	return string(b)
 }
@@ -79,11 +93,11 @@ func EscapeCut(s string, width int) string {
 		return e
 	}
 	b := make([]byte, 0, width+8)
-	used := 0
+	used, prev := 0, noRune
 	for i := 0; i < len(s); {
 		k := len(b)
 		var n int
-		b, n = appendShown(b, s[i:])
+		b, prev, n = appendShown(b, s[i:], prev)
 		if used += utf8.RuneCount(b[k:]); used > width-1 {
 			b = b[:k]
 			break
@@ -93,28 +107,61 @@ func EscapeCut(s string, width int) string {
 	return string(b) + "…"
 }
 
-// appendShown appends the first character of s as Escape shows it and
-// returns how many bytes of s it took.
-func appendShown(b []byte, s string) ([]byte, int) {
+// appendShown appends the first character of s as Escape shows it, prev
+// being the character before it, and returns it and how many bytes of s
+// it took.
+func appendShown(b []byte, s string, prev rune) ([]byte, rune, int) {
 	r, n := utf8.DecodeRuneInString(s)
 	switch {
 	case r == utf8.RuneError && n == 1:
-		return fmt.Appendf(b, `\x%02x`, s[0]), n
+		return fmt.Appendf(b, `\x%02x`, s[0]), r, n
 	case r == '\\':
-		return append(b, `\\`...), n
+		return append(b, `\\`...), r, n
 	case r == '\n':
-		return append(b, `\n`...), n
+		return append(b, `\n`...), r, n
 	case r == '\t':
-		return append(b, `\t`...), n
-	case r < 0x80 && unsafeRune(r):
-		return fmt.Appendf(b, `\x%02x`, r), n
-	case r > 0xffff && unsafeRune(r):
-		return fmt.Appendf(b, `\U%08x`, r), n
-	case unsafeRune(r):
-		return fmt.Appendf(b, `\u%04x`, r), n
+		return append(b, `\t`...), r, n
+	case !unsafeRune(r) && !idleSelector(prev, r):
+		return append(b, s[:n]...), r, n
+	case r < 0x80:
+		return fmt.Appendf(b, `\x%02x`, r), r, n
+	case r > 0xffff:
+		return fmt.Appendf(b, `\U%08x`, r), r, n
 	}
-	return append(b, s[:n]...), n
+	return fmt.Appendf(b, `\u%04x`, r), r, n
 }
+
+// mayShowAsEscape reports whether Escape may show r as an escape: a
+// variation selector is, or not, by the character before it.
+func mayShowAsEscape(r rune) bool { return shownAsEscape(r) || isSelector(r) }
+
+// isSelector reports whether r is a variation selector (Unicode's
+// Variation_Selector property).
+func isSelector(r rune) bool {
+	return r >= 0xfe00 && r <= 0xfe0f || r >= 0xe0100 && r <= 0xe01ef || r >= 0x180b && r <= 0x180d || r == 0x180f
+}
+
+// idleSelector reports whether r is a variation selector with nothing to
+// change after prev, so drawn as nothing: at the start, after another
+// selector or a character shown as an escape, after ASCII but a keycap
+// base (0-9, #, *), and an ideographic one (U+E0100 and up) after
+// anything but a Han ideograph. A run of them can carry a hidden payload.
+func idleSelector(prev, r rune) bool {
+	switch {
+	case !isSelector(r):
+		return false
+	case prev == noRune || isSelector(prev) || shownAsEscape(prev):
+		return true
+	case r >= 0xe0100:
+		return !unicode.Is(unicode.Han, prev)
+	case prev < 0x80:
+		return !(prev >= '0' && prev <= '9' || prev == '#' || prev == '*')
+	}
+	return false
+}
+
+// mayShowInJSON reports whether EscapeJSON may show r as an escape.
+func mayShowInJSON(r rune) bool { return unsafeInJSON(r) || isSelector(r) }
 
 // unsafeInJSON is unsafeRune but for JSON's whitespace, which an escape
 // would turn into text that is not JSON.

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/sandboxaudit/sandboxaudit/internal/safetext"
 )
 
 // maxShownBytes bounds the text of a line, and of its data, that an
@@ -11,6 +13,15 @@ import (
 // HTML escapes a quote fivefold, and a browser chokes on a page of
 // hundreds of megabytes.
 const maxShownBytes = 1 << 20
+
+// maxFieldChars bounds a field of a page (a span or trace id, an exit
+// code), as the trail bounds a command or path: the receiver takes an id
+// of megabytes, which a page would repeat in every row and link.
+const maxFieldChars = 1024
+
+// shownField is an untrusted field as shown (safetext.Escape), cut to
+// maxFieldChars between escapes, ending in "…" when cut.
+func shownField(s string) string { return safetext.EscapeCut(s, maxFieldChars) }
 
 // shownJSONText is JSON text for a page: whole, or its beginning when it
 // is longer than maxShownBytes.
@@ -50,7 +61,11 @@ func cutJSONText(b []byte, n int) shownJSONText {
 }
 
 // shellQuoted is s between single quotes for a POSIX shell, so that a
-// command a page suggests cannot run text from the trail.
+// command a page suggests cannot run text from the trail. A quote in s
+// becomes '"'"', with no backslash: the page shows the text through
+// safetext.Escape, which doubles a backslash, and '\'' would come out
+// as '\\'', which ends the quoting. Escape adds no quote, so what the
+// page shows stays one argument.
 func shellQuoted(s string) string {
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+	return "'" + strings.ReplaceAll(s, "'", `'"'"'`) + "'"
 }

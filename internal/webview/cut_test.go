@@ -31,5 +31,5 @@ func TestCutJSONText(t *testing.T) {
 		assert.Equal(t, len(c.in), got.Len)
 		assert.Equal(t, len(c.in) > c.n, got.Cut)
 	}
-	assert.Equal(t, `'it'\''s; rm -rf ~'`, shellQuoted("it's; rm -rf ~"))
+	assert.Equal(t, `'it'"'"'s; rm -rf ~'`, shellQuoted("it's; rm -rf ~"))
 }

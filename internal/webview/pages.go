@@ -267,6 +267,9 @@ func (s *Server) opPage(w http.ResponseWriter, r *http.Request) {
 		"Back":       fmt.Sprintf("/session/%s?offset=%d", si.ID, n/defaultOps*defaultOps),
 		"ShownBytes": maxShownBytes, "SpanArg": shellQuoted(o.SpanID),
 	}
+	if o.Finish != nil && o.Finish.Exit != "" {
+		data["Exit"] = cutJSONText([]byte(o.Finish.Exit), maxFieldChars)
+	}
 	var blocks []dataBlock
 	if o.Start != nil {
 		data["StartLine"] = cutJSONText(bytes.TrimSuffix(o.Start.Line, []byte("\n")), maxShownBytes)

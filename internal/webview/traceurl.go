@@ -30,12 +30,13 @@ func parseTraceURL(tmpl string) (*traceTemplate, error) {
 	return &traceTemplate{tmpl: tmpl}, nil
 }
 
-// link is the URL for a trace and span; "" without a template or a trace.
+// link is the URL for a trace and span; "" without a template or a trace,
+// or when an id is longer than a page shows (no backend has such an id).
 // The ids come from the trail and are untrusted: every byte but the
 // unreserved ones is percent-encoded, so an id means itself in a path and
 // in a query alike and cannot add a segment or a parameter.
 func (t *traceTemplate) link(traceID, spanID string) string {
-	if t == nil || traceID == "" {
+	if t == nil || traceID == "" || len(traceID) > maxFieldChars || len(spanID) > maxFieldChars {
 		return ""
 	}
 	return strings.NewReplacer("{trace_id}", escapeID(traceID), "{span_id}", escapeID(spanID)).Replace(t.tmpl)

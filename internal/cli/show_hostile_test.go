@@ -1,0 +1,98 @@
+package cli
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/sandboxaudit/sandboxaudit/auditevent"
+)
+
+// hostileIDs are ids a hostile agent may write: C1 controls (CSI, OSC 52
+// and its string terminator as U+009B, U+009D, U+009C, which some
+// terminals obey in UTF-8), a bidirectional override, a zero-width space.
+const (
+	hostileSpan  = "sp\u009b2J\u202e\u200bx"
+	hostileTrace = "\u009d52;c;cm0K\u009c\u202etrace"
+)
+
+// rawOnTerminal reports the first character of out that acts on a
+// terminal or hides there: the JSON output must spell it as an escape.
+func rawOnTerminal(out string) string {
+	for _, r := range out {
+		if r != '\n' && (r < 0x20 || r >= 0x7f && r <= 0x9f || r == '\u202e' || r == '\u200b') {
+			return string(r)
+		}
+	}
+	return ""
+}
+
+func hostileIDTrail(t *testing.T) string {
+	t.Helper()
+	s, f := op(sessionA, "exec", hostileSpan, 1, 2)
+	s.TraceID, f.TraceID = auditevent.Ptr(hostileTrace), auditevent.Ptr(hostileTrace)
+	return writeFile(t, "events.jsonl", canonLines(s, f))
+}
+
+func TestShowJSONEscapesHostileIDs(t *testing.T) {
+	r := run(t, "", "show", "--output", "json", hostileIDTrail(t))
+	require.Equal(t, exitOK, r.code, r.stderr)
+	assert.Empty(t, rawOnTerminal(r.stdout), "raw control or invisible character in %q", r.stdout)
+	var ops []map[string]any
+	require.NoError(t, json.Unmarshal([]byte(r.stdout), &ops), "still JSON")
+	require.Len(t, ops, 1)
+	assert.Equal(t, hostileSpan, ops[0]["span_id"], "the same value")
+	assert.Equal(t, hostileTrace, ops[0]["trace_id"])
+}
+
+func TestSessionsJSONLEscapesHostileTrace(t *testing.T) {
+	r := run(t, "", "sessions", "--output", "jsonl", hostileIDTrail(t))
+	require.Equal(t, exitOK, r.code, r.stderr)
+	assert.Empty(t, rawOnTerminal(r.stdout), "raw control or invisible character in %q", r.stdout)
+	var row sessionJSON
+	require.NoError(t, json.Unmarshal([]byte(strings.TrimSpace(r.stdout)), &row), "still JSON")
+	require.NotNil(t, row.TraceID)
+	assert.Equal(t, hostileTrace, *row.TraceID, "the same value")
+}
+
+// A line not in canonical form (written by hand) may hold the characters
+// raw: --output json still shows them as escapes of the same JSON.
+func TestShowJSONEscapesRawLine(t *testing.T) {
+	line := `{"version":1,"event_id":"2ac3b151-5ff2-5d73-8d15-ad030caba803","ts":"2026-03-14T15:09:26Z",` +
+		`"session_id":"` + sessionA.String() + `","seq":1,"op":"exec","phase":"start","span_id":"s",` +
+		`"parent_span_id":null,"trace_id":null,"data":{"command":"x` + hostileTrace + `"}}` + "\n"
+	r := run(t, "", "show", "--output", "json", writeFile(t, "events.jsonl", line))
+	require.Equal(t, exitOK, r.code, r.stderr)
+	assert.Empty(t, rawOnTerminal(r.stdout), "raw control or invisible character in %q", r.stdout)
+	var ops []struct {
+		Start struct {
+			Data struct{ Command string }
+		}
+	}
+	require.NoError(t, json.Unmarshal([]byte(r.stdout), &ops), "still JSON")
+	require.Len(t, ops, 1)
+	assert.Equal(t, "x"+hostileTrace, ops[0].Start.Data.Command, "the same value")
+}
+
+// A trace id of kilobytes (the receiver takes any string) is cut in the
+// table's session heading and trace line as in its cells, so it cannot
+// flood the terminal and push earlier rows out of its scrollback.
+func TestShowTableCutsALongTraceID(t *testing.T) {
+	trace := strings.Repeat("t", 10000)
+	s, f := op(sessionA, "exec", "span-a", 1, 2)
+	s.TraceID, f.TraceID = auditevent.Ptr(trace), auditevent.Ptr(trace)
+	s2, f2 := op(sessionA, "exec", "span-b", 3, 4)
+	s2.TraceID, f2.TraceID = auditevent.Ptr(trace+"2"), auditevent.Ptr(trace+"2")
+	r := run(t, "", "show", writeFile(t, "events.jsonl", canonLines(s, f, s2, f2)))
+	require.Equal(t, exitOK, r.code, r.stderr)
+	lines := strings.Split(r.stdout, "\n")
+	for _, l := range lines {
+		assert.LessOrEqual(t, len(l), 200, "a line of %d bytes: %.80q…", len(l), l)
+	}
+	assert.Contains(t, r.stdout, "session "+sessionA.String()+"  trace tttt", "the heading names the trace")
+	assert.Contains(t, r.stdout, "  trace tttt", "the trace line too")
+	assert.Equal(t, 2, strings.Count(r.stdout, "t…\n"), "both cut visibly")
+}
