@@ -20,6 +20,20 @@ func assertData(t *testing.T, r *Redactor, cases []dataCase) {
 	}
 }
 
+// assertStrings redacts each case's text as a string; an empty want means
+// the text stays as it is.
+func assertStrings(t *testing.T, r *Redactor, cases []dataCase) {
+	t.Helper()
+	for _, tc := range cases {
+		want := tc.want
+		if want == "" {
+			want = tc.in
+		}
+		got, _ := r.String(tc.in, nil)
+		assert.Equal(t, want, got, "from %q", tc.in)
+	}
+}
+
 // TestShellLinePrefixAssignment: an exec's command given as one string,
 // and the script after a shell's -c, are shell lines: a secret assigned
 // before the command (PGPASSWORD=x psql ...) ends at the blank, and the
@@ -50,7 +64,7 @@ func TestToolPasswordFlags(t *testing.T) {
 	r := mustNew(t, DefaultSettings())
 	const pw = "S3cretPw0rd"
 	const cut = "[REDACTED:password]"
-	for _, tc := range []struct{ in, want string }{
+	assertStrings(t, r, []dataCase{
 		{"mysql -u root -p" + pw + " mydb", "mysql -u root -p" + cut + " mydb"},
 		{"/usr/bin/mysqldump -uroot -p'" + pw + "' db > d.sql", "/usr/bin/mysqldump -uroot -p'" + cut + "' db > d.sql"},
 		{"docker login -u alice -p " + pw + " registry.example.com", "docker login -u alice -p " + cut + " registry.example.com"},
@@ -80,14 +94,7 @@ func TestToolPasswordFlags(t *testing.T) {
 		{"gh auth login -p ssh -h github.com && gh auth login -p https", ""},
 		{"ldapsearch -x -H ldap://h -b dc=example,dc=com '(uid=x)'", ""},
 		{"ldapsearch -b dc=x; curl -b sid=abc https://x", "ldapsearch -b dc=x; curl -b sid=[REDACTED:cookie] https://x"},
-	} {
-		want := tc.want
-		if want == "" {
-			want = tc.in
-		}
-		got, _ := r.String(tc.in, nil)
-		assert.Equal(t, want, got, "from %q", tc.in)
-	}
+	})
 	assertData(t, r, []dataCase{
 		{`{"command":["mysql","-uroot","-p` + pw + `","db"]}`, `{"command":["mysql","-uroot","-p` + cut + `","db"]}`},
 		{`{"command":["docker","login","-u","alice","-p","` + pw + `","r.example.com"]}`, `{"command":["docker","login","-u","alice","-p","` + cut + `","r.example.com"]}`},
@@ -111,21 +118,14 @@ func TestToolPasswordFlags(t *testing.T) {
 // the secret is without holding it.
 func TestNamesAgentsMeet(t *testing.T) {
 	r := mustNew(t, DefaultSettings())
-	for _, tc := range []struct{ in, want string }{
+	assertStrings(t, r, []dataCase{
 		{"SECRET_KEY_BASE=9f8e7d6c5b4a", "SECRET_KEY_BASE=[REDACTED:secret]"},
 		{"export MYSQL_PWD=hunter2x", "export MYSQL_PWD=[REDACTED:password]"},
 		{"db_pwd: hunter2x", "db_pwd: [REDACTED:password]"},
 		{"PWD=/app\nOLDPWD=/home\npwd: /app", ""},
 		{"openssl rsa -in k.pem -passin pass:hunter2x -out k2.pem", "openssl rsa -in k.pem -passin pass:[REDACTED:password] -out k2.pem"},
 		{"openssl rsa -passin env:KEY_PASS -passout file:/run/pw -pass fd:3 -passin stdin", ""},
-	} {
-		want := tc.want
-		if want == "" {
-			want = tc.in
-		}
-		got, _ := r.String(tc.in, nil)
-		assert.Equal(t, want, got, "from %q", tc.in)
-	}
+	})
 	assertData(t, r, []dataCase{
 		{`{"env":{"MYSQL_PWD":"hunter2x","PWD":"/app"}}`, `{"env":{"MYSQL_PWD":"[REDACTED:password]","PWD":"/app"}}`},
 		{`{"command":["openssl","rsa","-passin","pass:hunter2x","-passout","env:OUT_PW"]}`,
@@ -138,19 +138,12 @@ func TestNamesAgentsMeet(t *testing.T) {
 // placeholder inside it stays, a token is cut.
 func TestAuthorizationInPython(t *testing.T) {
 	r := mustNew(t, DefaultSettings())
-	for _, tc := range []struct{ in, want string }{
+	assertStrings(t, r, []dataCase{
 		{`headers = {"Authorization": f"Bearer {token}"}`, ""},
 		{`headers={"Authorization": f"token {os.environ['GITHUB_TOKEN']}"}`, ""},
 		{`h = {"Authorization": f"Bearer abcdef0123456789xyz"}`, `h = {"Authorization": f"Bearer [REDACTED:bearer_token]"}`},
 		{`h = {'Authorization': b'Basic dXNlcjpwYXNzd29yZA=='}`, `h = {'Authorization': b'Basic [REDACTED:basic_auth]'}`},
-	} {
-		want := tc.want
-		if want == "" {
-			want = tc.in
-		}
-		got, _ := r.String(tc.in, nil)
-		assert.Equal(t, want, got, "from %q", tc.in)
-	}
+	})
 }
 
 // TestPackageRegistryTokens: npm and PyPI tokens, which agents meet when
@@ -185,7 +178,7 @@ func TestPackageRegistryTokens(t *testing.T) {
 // a secret name there is cut, other settings stay.
 func TestConfigSet(t *testing.T) {
 	r := mustNew(t, DefaultSettings())
-	for _, tc := range []struct{ in, want string }{
+	assertStrings(t, r, []dataCase{
 		{"aws configure set aws_secret_access_key " + awsSecret + " --profile dev", "aws configure set aws_secret_access_key [REDACTED:aws_secret_key] --profile dev"},
 		{"npm config set //registry.npmjs.org/:_authToken abc123def456", "npm config set //registry.npmjs.org/:_authToken [REDACTED:token]"},
 		{"yarn config set npmAuthToken abc123def456 -H", "yarn config set npmAuthToken [REDACTED:token] -H"},
@@ -193,14 +186,7 @@ func TestConfigSet(t *testing.T) {
 		{"aws configure set region us-east-1 && npm config set registry https://r.example.com", ""},
 		{"aws configure set aws_access_key_id " + awsKeyID, "aws configure set aws_access_key_id [REDACTED:aws_access_key]"},
 		{"please set token value in the UI", ""},
-	} {
-		want := tc.want
-		if want == "" {
-			want = tc.in
-		}
-		got, _ := r.String(tc.in, nil)
-		assert.Equal(t, want, got, "from %q", tc.in)
-	}
+	})
 	assertData(t, r, []dataCase{
 		{`{"command":["aws","configure","set","aws_secret_access_key","` + awsSecret + `"]}`,
 			`{"command":["aws","configure","set","aws_secret_access_key","[REDACTED:aws_secret_key]"]}`},
@@ -219,7 +205,7 @@ func TestConfigSet(t *testing.T) {
 func TestAzureSAS(t *testing.T) {
 	r := mustNew(t, DefaultSettings())
 	const sig = "abcDEF123%2Bxyz%2F0%3D"
-	for _, tc := range []struct{ in, want string }{
+	assertStrings(t, r, []dataCase{
 		{`azcopy copy f "https://acct.blob.core.windows.net/c/f?sv=2022-11-02&ss=b&srt=o&sp=rwc&se=2026-01-01T00:00:00Z&sig=` + sig + `"`,
 			`azcopy copy f "https://acct.blob.core.windows.net/c/f?sv=2022-11-02&ss=b&srt=o&sp=rwc&se=2026-01-01T00:00:00Z&sig=[REDACTED:token]"`},
 		{"https://a.blob.core.windows.net/c?sp=r&st=2026&sv=2022-11-02&sr=c&sig=" + sig + "&x=1",
@@ -228,14 +214,7 @@ func TestAzureSAS(t *testing.T) {
 			"BlobEndpoint=https://a.blob.core.windows.net/;SharedAccessSignature=sv=2022-11-02&ss=b&sig=[REDACTED:token]"},
 		{"https://example.com/img?w=10&sig=abc123", ""},
 		{"gpg --verify x.sig=1", ""},
-	} {
-		want := tc.want
-		if want == "" {
-			want = tc.in
-		}
-		got, _ := r.String(tc.in, nil)
-		assert.Equal(t, want, got, "from %q", tc.in)
-	}
+	})
 	assertData(t, r, []dataCase{
 		{`{"command":["azcopy","copy","f","https://a.blob.core.windows.net/c?sv=2022-11-02&sig=` + sig + `"]}`,
 			`{"command":["azcopy","copy","f","https://a.blob.core.windows.net/c?sv=2022-11-02&sig=[REDACTED:token]"]}`},
