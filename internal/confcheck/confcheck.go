@@ -10,7 +10,10 @@ package confcheck
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"reflect"
+	"slices"
+	"strconv"
 	"time"
 
 	"go.opentelemetry.io/collector/confmap"
@@ -26,19 +29,41 @@ func Unmarshal(conf *confmap.Conf, cfg any) error {
 }
 
 // Numbers compares every number written in conf with what cfg, decoded
-// from it, holds at the same key.
+// from it, holds at the same key, list elements included.
 func Numbers(conf *confmap.Conf, cfg any) error {
 	decoded := confmap.New()
 	if err := decoded.Marshal(cfg); err != nil {
 		return nil // nothing to compare with; the decoder's own checks stand
 	}
 	var errs []error
-	for _, key := range conf.AllKeys() {
-		if err := checkNumber(conf.Get(key), decoded.Get(key)); err != nil {
-			errs = append(errs, fmt.Errorf("%s: %w", key, err))
+	compare(nil, conf.ToStringMap(), decoded.ToStringMap(), &errs)
+	return errors.Join(errs...)
+}
+
+// compare walks written and held side by side, into maps by key and into
+// lists by index (conf's flat keys stop at a list: a witness's timeout
+// of 5 went unchecked), and checks each number written.
+func compare(path []string, written, held any, errs *[]error) {
+	switch w := written.(type) {
+	case map[string]any:
+		h, _ := held.(map[string]any)
+		for _, k := range slices.Sorted(maps.Keys(w)) {
+			compare(with(path, k), w[k], h[k], errs)
+		}
+	case []any:
+		h, _ := held.([]any)
+		for i, e := range w {
+			var he any
+			if i < len(h) {
+				he = h[i]
+			}
+			compare(with(path, strconv.Itoa(i)), e, he, errs)
+		}
+	default:
+		if err := checkNumber(written, held); err != nil {
+			*errs = append(*errs, fmt.Errorf("%s: %w", joinPath(path), err))
 		}
 	}
-	return errors.Join(errs...)
 }
 
 func checkNumber(written, held any) error {

@@ -18,8 +18,9 @@ type inner struct {
 }
 
 type outer struct {
-	Inner inner `mapstructure:"inner"`
-	Limit int   `mapstructure:"limit"`
+	Inner inner   `mapstructure:"inner"`
+	Limit int     `mapstructure:"limit"`
+	List  []inner `mapstructure:"list"`
 }
 
 func decode(t *testing.T, raw map[string]any) error {
@@ -41,6 +42,11 @@ func TestNumbersRefusesWhatTheDecoderChanges(t *testing.T) {
 		"negative unsigned": {map[string]any{"inner": map[string]any{"count": -1}}, nil},
 		"bare duration":     {map[string]any{"inner": map[string]any{"timeout": 30}}, []string{"inner::timeout: a duration needs a unit"}},
 		"float duration":    {map[string]any{"inner": map[string]any{"timeout": 1.5}}, []string{"inner::timeout: a duration needs a unit"}},
+		// A list's elements (the exporter's witnesses) are checked too,
+		// each by its index.
+		"bare duration in a list": {map[string]any{"list": []any{map[string]any{"timeout": "1s"}, map[string]any{"timeout": 5}}},
+			[]string{"list::1::timeout: a duration needs a unit"}},
+		"fraction in a list": {map[string]any{"list": []any{map[string]any{"max_size": 0.9}}}, []string{"list::0::max_size: must be a whole number"}},
 	} {
 		t.Run(name, func(t *testing.T) {
 			conf := confmap.NewFromStringMap(tc.raw)
@@ -64,6 +70,7 @@ func TestNumbersAcceptsWhatTheDecoderKeeps(t *testing.T) {
 		"inner": map[string]any{"timeout": "30s", "max_size": 1e3, "count": 7, "ratio": 0.5, "name": "1.5"},
 	}))
 	require.NoError(t, decode(t, map[string]any{"inner": map[string]any{"timeout": 0}}), "0 needs no unit")
+	require.NoError(t, decode(t, map[string]any{"list": []any{map[string]any{"timeout": "5s", "max_size": 4}}}))
 }
 
 func TestUnmarshalNamesAnUnknownKeyByItsPath(t *testing.T) {
