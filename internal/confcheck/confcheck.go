@@ -3,7 +3,8 @@
 // became 1, and a spool's max_size of 0.9 became 0, unbounded), a number
 // beyond its range (1e23 wrapped to a negative), and a duration without a
 // unit (30 was 30 nanoseconds, so a request timeout of 30 let nothing
-// through). Each error names the key. It also names an unknown key by its
+// through), and a list of expressions written as one string with a comma
+// (split there). Each error names the key. It also names an unknown key by its
 // path, where the decoder would name a Go type.
 package confcheck
 
@@ -25,7 +26,20 @@ func Unmarshal(conf *confmap.Conf, cfg any) error {
 	if err := conf.Unmarshal(cfg); err != nil {
 		return refusal(conf, cfg, err)
 	}
-	return Numbers(conf, cfg)
+	return errors.Join(Numbers(conf, cfg), splitLists(conf, cfg))
+}
+
+// splitLists refuses a list tagged `confcheck:"whole"` (regular
+// expressions, where a comma is part of an item: [0-9]{20,40}) written as
+// one string with a comma, which the decoder splits into items there. The
+// value is not shown: an expression may be written to match a secret.
+func splitLists(conf *confmap.Conf, cfg any) error {
+	var errs []error
+	for _, p := range splitPaths(conf.ToStringMap(), reflect.TypeOf(cfg)) {
+		errs = append(errs, fmt.Errorf("%s: one string is split at each comma into several items; "+
+			"write the list in YAML, one item each (- item, or [\"item\"])", joinPath(p)))
+	}
+	return errors.Join(errs...)
 }
 
 // Numbers compares every number written in conf with what cfg, decoded

@@ -145,3 +145,38 @@ func TestUnmarshalBadDurationNamesNoGoPackage(t *testing.T) {
 		assert.NotContains(t, err.Error(), "time: ", v)
 	}
 }
+
+type expressions struct {
+	Patterns []string `mapstructure:"patterns" confcheck:"whole"`
+	Names    []string `mapstructure:"names"`
+	Nested   []struct {
+		Allow []string `mapstructure:"allow" confcheck:"whole"`
+	} `mapstructure:"nested"`
+}
+
+// A list tagged whole (regular expressions) written as one string is
+// refused when it holds a comma: the decoder splits it there, so
+// "[0-9]{20,40}" became "[0-9]{20" and "40}", two literals that redact
+// nothing. The value is not shown: it may be written to match a secret.
+func TestUnmarshalRefusesAWholeListSplitAtCommas(t *testing.T) {
+	var cfg expressions
+	err := Unmarshal(confmap.NewFromStringMap(map[string]any{
+		"patterns": "SECRET[0-9]{20,40}",
+		"nested":   []any{map[string]any{"allow": "a,b"}},
+	}), &cfg)
+	require.Error(t, err)
+	assert.ErrorContains(t, err, "patterns: one string is split at each comma")
+	assert.ErrorContains(t, err, "nested::0::allow: one string is split at each comma")
+	assert.NotContains(t, err.Error(), "SECRET")
+
+	for name, raw := range map[string]map[string]any{
+		"a list":                   {"patterns": []any{"[0-9]{20,40}"}},
+		"one string without comma": {"patterns": "token-[a-z]+"},
+		"an untagged list":         {"names": "a,b"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			var cfg expressions
+			require.NoError(t, Unmarshal(confmap.NewFromStringMap(raw), &cfg))
+		})
+	}
+}
