@@ -61,3 +61,40 @@ func TestTLSFileThatCannotLoadNamesTheKey(t *testing.T) {
 		require.NoError(t, lg.Shutdown(context.Background()))
 	}
 }
+
+// TestTLSFileThatCannotLoadLeavesNothingOnDisk: a start refused for a TLS
+// file (the HTTP sink's or a witness's) makes no directory, lock or spool:
+// the TLS files load before the sinks open. It made the sealed file's
+// directories and its sealer lock.
+func TestTLSFileThatCannotLoadLeavesNothingOnDisk(t *testing.T) {
+	keyPath, _ := writeKeys(t)
+	missing := filepath.Join(t.TempDir(), "missing.pem")
+	for name, setTLS := range map[string]func(*Config){
+		"http": func(cfg *Config) { cfg.HTTP.Get().ClientConfig.TLS.CAFile = missing },
+		"witness": func(cfg *Config) {
+			ic := cfg.File.Get().Integrity.Get()
+			w := WitnessConfig{PublicKey: "unused"}
+			w.ClientConfig.Endpoint = "https://127.0.0.1:9/w"
+			w.ClientConfig.TLS.CAFile = missing
+			ic.Witnesses = append(ic.Witnesses, w)
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			cfg := syncConfig()
+			withFile(cfg, filepath.Join(dir, "audit", "events.jsonl"), auditevent.PolicyOverride{})
+			withIntegrity(cfg, keyPath)
+			hc := withHTTP(cfg, "https://127.0.0.1:9/v1/sandbox/events", "ndjson", auditevent.PolicyOverride{})
+			hc.Spool.GetOrInsertDefault().Path = filepath.Join(dir, "spool", "spool.jsonl")
+			setTLS(cfg)
+			lg, err := NewFactory().CreateLogs(context.Background(), exportertestSettings(), cfg)
+			require.NoError(t, err)
+			err = lg.Start(context.Background(), nopHost())
+			require.ErrorContains(t, err, "tls: ")
+			require.NoError(t, lg.Shutdown(context.Background()))
+			entries, err := os.ReadDir(dir)
+			require.NoError(t, err)
+			require.Empty(t, entries, "a refused start left files behind")
+		})
+	}
+}
