@@ -88,6 +88,9 @@ func (e *auditExporter) Start(ctx context.Context, host component.Host) (err err
 	if err := e.loadTLS(ctx); err != nil {
 		return err
 	}
+	if err := e.checkQueueStorage(host); err != nil {
+		return err
+	}
 	if fc := e.cfg.File.Get(); fc != nil {
 		// Before the sealer, which would sign another exporter's spool
 		// and leave its sidecars there.
@@ -169,6 +172,20 @@ func (e *auditExporter) loadTLS(ctx context.Context) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// checkQueueStorage refuses a sending_queue storage extension that does
+// not run, naming the key. exporterhelper finds out only after this
+// exporter's Start, once the sinks had made their files.
+func (e *auditExporter) checkQueueStorage(host component.Host) error {
+	qc := e.cfg.QueueConfig.Get()
+	if qc == nil || qc.StorageID == nil {
+		return nil
+	}
+	if _, ok := host.GetExtensions()[*qc.StorageID]; !ok {
+		return fmt.Errorf("sending_queue::storage: the extension %s is not running (list it under service::extensions)", qc.StorageID)
+	}
+	return nil
 }
 
 func (e *auditExporter) startHTTP(ctx context.Context, host component.Host, hc *HTTPConfig) (*httpTarget, error) {

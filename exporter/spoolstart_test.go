@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/component"
 
 	"github.com/sandboxaudit/sandboxaudit/auditevent"
 )
@@ -97,4 +98,28 @@ func TestTLSFileThatCannotLoadLeavesNothingOnDisk(t *testing.T) {
 			require.Empty(t, entries, "a refused start left files behind")
 		})
 	}
+}
+
+// TestQueueStorageNotRunningLeavesNothingOnDisk: a sending_queue whose
+// storage extension does not run refuses the start naming the key, before
+// a sink opens. exporterhelper looks for it only after the exporter's own
+// start, which had made the audit directory and the spool.
+func TestQueueStorageNotRunningLeavesNothingOnDisk(t *testing.T) {
+	dir := t.TempDir()
+	cfg := syncConfig()
+	withFile(cfg, filepath.Join(dir, "audit", "events.jsonl"), auditevent.PolicyOverride{})
+	hc := withHTTP(cfg, "http://127.0.0.1:9/v1/sandbox/events", "ndjson", auditevent.PolicyOverride{})
+	hc.Spool.GetOrInsertDefault().Path = filepath.Join(dir, "spool", "spool.jsonl")
+	storage := component.MustNewID("file_storage")
+	cfg.QueueConfig.GetOrInsertDefault().StorageID = &storage
+	require.NoError(t, cfg.Validate())
+	lg, err := NewFactory().CreateLogs(context.Background(), exportertestSettings(), cfg)
+	require.NoError(t, err)
+	err = lg.Start(context.Background(), nopHost())
+	require.ErrorContains(t, err, "sending_queue::storage: ")
+	require.ErrorContains(t, err, "file_storage")
+	require.NoError(t, lg.Shutdown(context.Background()))
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	require.Empty(t, entries, "a refused start left files behind")
 }
