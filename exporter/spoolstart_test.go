@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/component"
@@ -122,4 +123,18 @@ func TestQueueStorageNotRunningLeavesNothingOnDisk(t *testing.T) {
 	entries, err := os.ReadDir(dir)
 	require.NoError(t, err)
 	require.Empty(t, entries, "a refused start left files behind")
+}
+
+// TestSpoolThatIsASymlinkIsRefusedByValidate: the spool never opens a
+// symbolic link in its place, so validate refuses one as start would.
+func TestSpoolThatIsASymlinkIsRefusedByValidate(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "target.jsonl")
+	require.NoError(t, os.WriteFile(target, nil, 0o600))
+	link := filepath.Join(dir, "spool.jsonl")
+	require.NoError(t, os.Symlink(target, link))
+	sc := SpoolConfig{Path: link, ReplayInterval: time.Second}
+	require.ErrorContains(t, sc.Validate(), "path: "+link+" is a symbolic link")
+	sc.Path = target
+	require.NoError(t, sc.Validate())
 }
