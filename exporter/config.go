@@ -403,10 +403,14 @@ func validateClient(prefix string, cc *confighttp.ClientConfig) error {
 // minReplayInterval is the shortest replay_interval taken.
 const minReplayInterval = 10 * time.Millisecond
 
-// checkSpoolPath refuses what the spool would refuse to open at start: a
-// directory, a symbolic link or another non-regular file in its place.
+// checkSpoolPath refuses a placeholder, which the spool would take as
+// part of a file name, and what the spool would refuse to open at start:
+// a directory, a symbolic link or another non-regular file in its place.
 // A path that does not exist yet is made at start.
 func checkSpoolPath(path string) error {
+	if filesink.HasPlaceholder(path) {
+		return errors.New("the spool is one file; {session_id} and {session_id_hex} are expanded only in file::path")
+	}
 	fi, err := os.Lstat(path)
 	switch {
 	case err != nil:
