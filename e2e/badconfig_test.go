@@ -67,3 +67,28 @@ service:
 	assert.Contains(t, out, `Error: cannot start pipelines: failed to start "kafka" receiver: `)
 	assert.Contains(t, out, ca)
 }
+
+// TestRefusalNamesTheKeysOfSquashedSections: the binary names http::tls
+// and timeout as a configuration writes them, once, not by the Go fields
+// that hold them (clientconfig::tls, timeoutconfig).
+func TestRefusalNamesTheKeysOfSquashedSections(t *testing.T) {
+	requireE2E(t)
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "bad.yaml")
+	require.NoError(t, os.WriteFile(cfg, []byte(`receivers:
+  sandboxaudit: {endpoint: 127.0.0.1:0}
+exporters:
+  sandboxaudit:
+    http: {endpoint: "http://127.0.0.1:9/x", tls: {ca_file: /a, ca_pem: xx}}
+    timeout: -5s
+service:
+  pipelines:
+    logs: {receivers: [sandboxaudit], exporters: [sandboxaudit]}
+`), 0o600))
+	code, out := runCollector(t, dir, "validate", "--config", cfg)
+	assert.Equal(t, 1, code, "%s", out)
+	assert.Equal(t, 1, strings.Count(out, "exporters::sandboxaudit::http: tls: provide either a CA file or the PEM-encoded string"), "%s", out)
+	assert.Contains(t, out, "exporters::sandboxaudit: timeout value must be greater than or equal to 0")
+	assert.NotContains(t, out, "config::")
+	assert.NotContains(t, out, "timeoutconfig")
+}

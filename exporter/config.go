@@ -403,11 +403,35 @@ func validateClient(prefix string, cc *confighttp.ClientConfig) error {
 // minReplayInterval is the shortest replay_interval taken.
 const minReplayInterval = 10 * time.Millisecond
 
+// checkSpoolPath refuses a placeholder, which the spool would take as
+// part of a file name, and what the spool would refuse to open at start:
+// a directory, a symbolic link or another non-regular file in its place.
+// A path that does not exist yet is made at start.
+func checkSpoolPath(path string) error {
+	if filesink.HasPlaceholder(path) {
+		return errors.New("the spool is one file; {session_id} and {session_id_hex} are expanded only in file::path")
+	}
+	fi, err := os.Lstat(path)
+	switch {
+	case err != nil:
+		return nil
+	case fi.IsDir():
+		return fmt.Errorf("%s is a directory; name a file in it", path)
+	case fi.Mode()&os.ModeSymlink != 0:
+		return fmt.Errorf("%s is a symbolic link, which the spool never opens; name the file itself", path)
+	case !fi.Mode().IsRegular():
+		return fmt.Errorf("%s is not a regular file (%s)", path, fi.Mode().Type())
+	}
+	return nil
+}
+
 // Validate checks the spool keys.
 func (c *SpoolConfig) Validate() error {
 	var errs []error
 	if c.Path == "" {
 		errs = append(errs, errors.New("path: must be set"))
+	} else if err := checkSpoolPath(c.Path); err != nil {
+		errs = append(errs, fmt.Errorf("path: %w", err))
 	}
 	if c.MaxSize < 0 {
 		errs = append(errs, fmt.Errorf("max_size: must be >= 0, got %d", c.MaxSize))

@@ -338,6 +338,10 @@ func badConfigs() []badConfig {
 		{name: "http_bare_timeout", unmarshal: true, want: []string{"http::timeout: a duration needs a unit"}},
 		{name: "spool_fractional_max_size", unmarshal: true, want: []string{"http::spool::max_size: must be a whole number within range (got 0.9)"}},
 		{name: "policy_number_out_of_range", unmarshal: true, want: []string{"payload_policy::max_stdout_chars: must be a whole number within range"}},
+		{name: "redact_pattern_split", unmarshal: true, want: []string{"payload_policy_by_op::exec::redact::patterns: one string is split at each comma"}},
+		{name: "spool_existing_directory", want: []string{"http: spool: path: ./testdata is a directory; name a file in it"}},
+		{name: "spool_placeholder", want: []string{"http: spool: path: the spool is one file; {session_id} and {session_id_hex} are expanded only in file::path"}},
+		{name: "witness_bare_timeout", unmarshal: true, want: []string{"file::integrity::witnesses::0::timeout: a duration needs a unit"}},
 	}
 }
 

@@ -85,6 +85,12 @@ func (e *auditExporter) Start(ctx context.Context, host component.Host) (err err
 			err = errors.Join(err, e.closeSinks(ctx))
 		}
 	}()
+	if err := e.loadTLS(ctx); err != nil {
+		return err
+	}
+	if err := e.checkQueueStorage(host); err != nil {
+		return err
+	}
 	if fc := e.cfg.File.Get(); fc != nil {
 		// Before the sealer, which would sign another exporter's spool
 		// and leave its sidecars there.
@@ -145,12 +151,44 @@ func (e *auditExporter) Start(ctx context.Context, host component.Host) (err err
 	return nil
 }
 
-func (e *auditExporter) startHTTP(ctx context.Context, host component.Host, hc *HTTPConfig) (*httpTarget, error) {
-	// Loaded here first so that a file that cannot load names its key;
-	// ToClient's error does not.
-	if _, err := hc.ClientConfig.TLS.LoadTLSConfig(ctx); err != nil {
-		return nil, fmt.Errorf("http::tls: %w", err)
+// loadTLS loads the TLS files of the HTTP sink and of each witness before
+// a sink opens, so that a file that cannot load refuses the start with
+// nothing made on disk (the audit file's directories, locks, a spool),
+// and names its key; ToClient's error does not.
+func (e *auditExporter) loadTLS(ctx context.Context) error {
+	var errs []error
+	if hc := e.cfg.HTTP.Get(); hc != nil {
+		if _, err := hc.ClientConfig.TLS.LoadTLSConfig(ctx); err != nil {
+			errs = append(errs, fmt.Errorf("http::tls: %w", err))
+		}
 	}
+	if fc := e.cfg.File.Get(); fc != nil {
+		if ic := fc.Integrity.Get(); ic != nil {
+			for i := range ic.Witnesses {
+				if _, err := ic.Witnesses[i].ClientConfig.TLS.LoadTLSConfig(ctx); err != nil {
+					errs = append(errs, fmt.Errorf("file: integrity: witnesses::%d::tls: %w", i, err))
+				}
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// checkQueueStorage refuses a sending_queue storage extension that does
+// not run, naming the key. exporterhelper finds out only after this
+// exporter's Start, once the sinks had made their files.
+func (e *auditExporter) checkQueueStorage(host component.Host) error {
+	qc := e.cfg.QueueConfig.Get()
+	if qc == nil || qc.StorageID == nil {
+		return nil
+	}
+	if _, ok := host.GetExtensions()[*qc.StorageID]; !ok {
+		return fmt.Errorf("sending_queue::storage: the extension %s is not running (list it under service::extensions)", qc.StorageID)
+	}
+	return nil
+}
+
+func (e *auditExporter) startHTTP(ctx context.Context, host component.Host, hc *HTTPConfig) (*httpTarget, error) {
 	client, err := hc.ClientConfig.ToClient(ctx, host.GetExtensions(), e.set.TelemetrySettings)
 	if err != nil {
 		return nil, fmt.Errorf("http: %w", err)

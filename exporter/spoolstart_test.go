@@ -5,8 +5,10 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/component"
 
 	"github.com/sandboxaudit/sandboxaudit/auditevent"
 )
@@ -60,4 +62,79 @@ func TestTLSFileThatCannotLoadNamesTheKey(t *testing.T) {
 		require.ErrorContains(t, err, "http::tls: ")
 		require.NoError(t, lg.Shutdown(context.Background()))
 	}
+}
+
+// TestTLSFileThatCannotLoadLeavesNothingOnDisk: a start refused for a TLS
+// file (the HTTP sink's or a witness's) makes no directory, lock or spool:
+// the TLS files load before the sinks open. It made the sealed file's
+// directories and its sealer lock.
+func TestTLSFileThatCannotLoadLeavesNothingOnDisk(t *testing.T) {
+	keyPath, _ := writeKeys(t)
+	missing := filepath.Join(t.TempDir(), "missing.pem")
+	for name, setTLS := range map[string]func(*Config){
+		"http": func(cfg *Config) { cfg.HTTP.Get().ClientConfig.TLS.CAFile = missing },
+		"witness": func(cfg *Config) {
+			ic := cfg.File.Get().Integrity.Get()
+			w := WitnessConfig{PublicKey: "unused"}
+			w.ClientConfig.Endpoint = "https://127.0.0.1:9/w"
+			w.ClientConfig.TLS.CAFile = missing
+			ic.Witnesses = append(ic.Witnesses, w)
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			cfg := syncConfig()
+			withFile(cfg, filepath.Join(dir, "audit", "events.jsonl"), auditevent.PolicyOverride{})
+			withIntegrity(cfg, keyPath)
+			hc := withHTTP(cfg, "https://127.0.0.1:9/v1/sandbox/events", "ndjson", auditevent.PolicyOverride{})
+			hc.Spool.GetOrInsertDefault().Path = filepath.Join(dir, "spool", "spool.jsonl")
+			setTLS(cfg)
+			lg, err := NewFactory().CreateLogs(context.Background(), exportertestSettings(), cfg)
+			require.NoError(t, err)
+			err = lg.Start(context.Background(), nopHost())
+			require.ErrorContains(t, err, "tls: ")
+			require.NoError(t, lg.Shutdown(context.Background()))
+			entries, err := os.ReadDir(dir)
+			require.NoError(t, err)
+			require.Empty(t, entries, "a refused start left files behind")
+		})
+	}
+}
+
+// TestQueueStorageNotRunningLeavesNothingOnDisk: a sending_queue whose
+// storage extension does not run refuses the start naming the key, before
+// a sink opens. exporterhelper looks for it only after the exporter's own
+// start, which had made the audit directory and the spool.
+func TestQueueStorageNotRunningLeavesNothingOnDisk(t *testing.T) {
+	dir := t.TempDir()
+	cfg := syncConfig()
+	withFile(cfg, filepath.Join(dir, "audit", "events.jsonl"), auditevent.PolicyOverride{})
+	hc := withHTTP(cfg, "http://127.0.0.1:9/v1/sandbox/events", "ndjson", auditevent.PolicyOverride{})
+	hc.Spool.GetOrInsertDefault().Path = filepath.Join(dir, "spool", "spool.jsonl")
+	storage := component.MustNewID("file_storage")
+	cfg.QueueConfig.GetOrInsertDefault().StorageID = &storage
+	require.NoError(t, cfg.Validate())
+	lg, err := NewFactory().CreateLogs(context.Background(), exportertestSettings(), cfg)
+	require.NoError(t, err)
+	err = lg.Start(context.Background(), nopHost())
+	require.ErrorContains(t, err, "sending_queue::storage: ")
+	require.ErrorContains(t, err, "file_storage")
+	require.NoError(t, lg.Shutdown(context.Background()))
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	require.Empty(t, entries, "a refused start left files behind")
+}
+
+// TestSpoolThatIsASymlinkIsRefusedByValidate: the spool never opens a
+// symbolic link in its place, so validate refuses one as start would.
+func TestSpoolThatIsASymlinkIsRefusedByValidate(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "target.jsonl")
+	require.NoError(t, os.WriteFile(target, nil, 0o600))
+	link := filepath.Join(dir, "spool.jsonl")
+	require.NoError(t, os.Symlink(target, link))
+	sc := SpoolConfig{Path: link, ReplayInterval: time.Second}
+	require.ErrorContains(t, sc.Validate(), "path: "+link+" is a symbolic link")
+	sc.Path = target
+	require.NoError(t, sc.Validate())
 }

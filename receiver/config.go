@@ -289,8 +289,10 @@ func validatePath(key, p string) error {
 		return fmt.Errorf("%s: must not be empty", key)
 	case !strings.HasPrefix(p, "/"):
 		return fmt.Errorf("%s: must start with \"/\" (got %q)", key, p)
-	case strings.ContainsAny(p, "?# \t\r\n{}"):
-		return fmt.Errorf("%s: must be a plain URL path without query, fragment, spaces or braces (got %q)", key, p)
+	case strings.ContainsAny(p, "?# \t\r\n{}%"):
+		// The server unescapes a request's path before it matches: "%41"
+		// is served as "A", and an invalid escape is never reached.
+		return fmt.Errorf("%s: must be a plain URL path without query, fragment, spaces, braces or percent escapes (got %q)", key, p)
 	case path.Clean(p) != p:
 		return fmt.Errorf("%s: must be a clean path (got %q, want %q)", key, p, path.Clean(p))
 	}

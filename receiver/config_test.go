@@ -104,6 +104,7 @@ func TestValidateNamesBadKeys(t *testing.T) {
 	}{
 		{"bad_paths", []string{`traces_path: must start with "/"`, `events_path: must be a clean path`}},
 		{"same_paths", []string{"events_path: must differ from traces_path"}},
+		{"escaped_path", []string{`events_path: must be a plain URL path without query, fragment, spaces, braces or percent escapes (got "/v1/%zz/events")`}},
 		{"bad_pairing", []string{"max_pending: must be positive", "max_pending_bytes: must be positive", "pending_timeout: must be positive", "sweep_interval: must not be negative"}},
 		{"bad_window", []string{"dedupe::window: must be positive"}},
 		{"empty_endpoint", []string{"endpoint: must not be empty"}},

@@ -29,7 +29,12 @@ func main() {
 	signal.Notify(stop, syscall.SIGTERM, os.Interrupt)
 	bound.ArmOn(stop)
 	if err := newCommand(settings, os.Args[1:]).Execute(); err != nil {
-		fmt.Fprintln(os.Stderr, "Error:", err)
+		factories, ferr := settings.Factories()
+		if ferr != nil {
+			fmt.Fprintln(os.Stderr, "Error:", err)
+			os.Exit(1)
+		}
+		fmt.Fprintln(os.Stderr, "Error:", errorText(err, factories))
 		os.Exit(1)
 	}
 }

@@ -18,8 +18,9 @@ type inner struct {
 }
 
 type outer struct {
-	Inner inner `mapstructure:"inner"`
-	Limit int   `mapstructure:"limit"`
+	Inner inner   `mapstructure:"inner"`
+	Limit int     `mapstructure:"limit"`
+	List  []inner `mapstructure:"list"`
 }
 
 func decode(t *testing.T, raw map[string]any) error {
@@ -41,6 +42,11 @@ func TestNumbersRefusesWhatTheDecoderChanges(t *testing.T) {
 		"negative unsigned": {map[string]any{"inner": map[string]any{"count": -1}}, nil},
 		"bare duration":     {map[string]any{"inner": map[string]any{"timeout": 30}}, []string{"inner::timeout: a duration needs a unit"}},
 		"float duration":    {map[string]any{"inner": map[string]any{"timeout": 1.5}}, []string{"inner::timeout: a duration needs a unit"}},
+		// A list's elements (the exporter's witnesses) are checked too,
+		// each by its index.
+		"bare duration in a list": {map[string]any{"list": []any{map[string]any{"timeout": "1s"}, map[string]any{"timeout": 5}}},
+			[]string{"list::1::timeout: a duration needs a unit"}},
+		"fraction in a list": {map[string]any{"list": []any{map[string]any{"max_size": 0.9}}}, []string{"list::0::max_size: must be a whole number"}},
 	} {
 		t.Run(name, func(t *testing.T) {
 			conf := confmap.NewFromStringMap(tc.raw)
@@ -64,6 +70,7 @@ func TestNumbersAcceptsWhatTheDecoderKeeps(t *testing.T) {
 		"inner": map[string]any{"timeout": "30s", "max_size": 1e3, "count": 7, "ratio": 0.5, "name": "1.5"},
 	}))
 	require.NoError(t, decode(t, map[string]any{"inner": map[string]any{"timeout": 0}}), "0 needs no unit")
+	require.NoError(t, decode(t, map[string]any{"list": []any{map[string]any{"timeout": "5s", "max_size": 4}}}))
 }
 
 func TestUnmarshalNamesAnUnknownKeyByItsPath(t *testing.T) {
@@ -136,5 +143,40 @@ func TestUnmarshalBadDurationNamesNoGoPackage(t *testing.T) {
 		require.Error(t, err, v)
 		assert.ErrorContains(t, err, "timeout", v)
 		assert.NotContains(t, err.Error(), "time: ", v)
+	}
+}
+
+type expressions struct {
+	Patterns []string `mapstructure:"patterns" confcheck:"whole"`
+	Names    []string `mapstructure:"names"`
+	Nested   []struct {
+		Allow []string `mapstructure:"allow" confcheck:"whole"`
+	} `mapstructure:"nested"`
+}
+
+// A list tagged whole (regular expressions) written as one string is
+// refused when it holds a comma: the decoder splits it there, so
+// "[0-9]{20,40}" became "[0-9]{20" and "40}", two literals that redact
+// nothing. The value is not shown: it may be written to match a secret.
+func TestUnmarshalRefusesAWholeListSplitAtCommas(t *testing.T) {
+	var cfg expressions
+	err := Unmarshal(confmap.NewFromStringMap(map[string]any{
+		"patterns": "SECRET[0-9]{20,40}",
+		"nested":   []any{map[string]any{"allow": "a,b"}},
+	}), &cfg)
+	require.Error(t, err)
+	assert.ErrorContains(t, err, "patterns: one string is split at each comma")
+	assert.ErrorContains(t, err, "nested::0::allow: one string is split at each comma")
+	assert.NotContains(t, err.Error(), "SECRET")
+
+	for name, raw := range map[string]map[string]any{
+		"a list":                   {"patterns": []any{"[0-9]{20,40}"}},
+		"one string without comma": {"patterns": "token-[a-z]+"},
+		"an untagged list":         {"names": "a,b"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			var cfg expressions
+			require.NoError(t, Unmarshal(confmap.NewFromStringMap(raw), &cfg))
+		})
 	}
 }

@@ -10,18 +10,19 @@ import (
 )
 
 // structKeys are the keys a struct type takes: its fields by tag name,
-// squashed structs' fields included, and whether a ",remain" field takes
-// every other key.
+// squashed structs' fields included, whether a ",remain" field takes
+// every other key, and the keys of lists tagged `confcheck:"whole"`.
 type structKeys struct {
 	fields map[string]reflect.Type
 	remain bool
+	whole  map[string]bool
 }
 
 // keysOf reads t's mapstructure tags as the collector's decoder does:
 // names match exactly, an untagged field goes by its Go name, an
 // unexported field takes no key, and only a ",squash" tag squashes.
 func keysOf(t reflect.Type) structKeys {
-	keys := structKeys{fields: map[string]reflect.Type{}}
+	keys := structKeys{fields: map[string]reflect.Type{}, whole: map[string]bool{}}
 	addKeys(t, &keys)
 	return keys
 }
@@ -42,6 +43,7 @@ func addKeys(t reflect.Type, keys *structKeys) {
 			keys.fields[f.Name] = f.Type
 		default:
 			keys.fields[name] = f.Type
+			keys.whole[name] = f.Tag.Get("confcheck") == "whole"
 		}
 	}
 }

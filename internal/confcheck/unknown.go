@@ -37,14 +37,35 @@ func unknownErrors(paths [][]string) []error {
 // the walk stops and the decoder's own check stands.
 func unknownPaths(raw any, t reflect.Type) [][]string {
 	var out [][]string
-	walk(nil, raw, t, &out)
+	walk(nil, raw, t, func(path []string, k string, _ any, keys structKeys) {
+		if _, known := keys.fields[k]; !known && !keys.remain {
+			out = append(out, with(path, k))
+		}
+	})
 	return out
 }
 
-func walk(path []string, raw any, t reflect.Type, out *[][]string) {
+// splitPaths walks raw beside t like unknownPaths and returns the path of
+// each list tagged `confcheck:"whole"` written as one string with a comma,
+// which the decoder would split there.
+func splitPaths(raw any, t reflect.Type) [][]string {
+	var out [][]string
+	walk(nil, raw, t, func(path []string, k string, v any, keys structKeys) {
+		if s, isString := v.(string); isString && keys.whole[k] && strings.Contains(s, ",") {
+			out = append(out, with(path, k))
+		}
+	})
+	return out
+}
+
+// visitor sees each key k of a struct's map at path, with its value v and
+// the keys the struct takes.
+type visitor func(path []string, k string, v any, keys structKeys)
+
+func walk(path []string, raw any, t reflect.Type, visit visitor) {
 	t = deref(t)
 	if inner, ok := optionalValue(t); ok {
-		walk(path, withoutEnabled(raw), inner, out)
+		walk(path, withoutEnabled(raw), inner, visit)
 		return
 	}
 	// The decoder hands only a map to a type's own Unmarshal; a list
@@ -55,29 +76,26 @@ func walk(path []string, raw any, t reflect.Type, out *[][]string) {
 	switch t.Kind() {
 	case reflect.Struct:
 		if m, ok := raw.(map[string]any); ok && tagMapped(t) {
-			walkStruct(path, m, keysOf(t), out)
+			walkStruct(path, m, keysOf(t), visit)
 		}
 	case reflect.Slice, reflect.Array:
 		list, _ := raw.([]any)
 		for i, elem := range list {
-			walk(with(path, strconv.Itoa(i)), elem, t.Elem(), out)
+			walk(with(path, strconv.Itoa(i)), elem, t.Elem(), visit)
 		}
 	case reflect.Map:
 		m, _ := raw.(map[string]any)
 		for _, k := range slices.Sorted(maps.Keys(m)) {
-			walk(with(path, k), m[k], t.Elem(), out)
+			walk(with(path, k), m[k], t.Elem(), visit)
 		}
 	}
 }
 
-func walkStruct(path []string, m map[string]any, keys structKeys, out *[][]string) {
+func walkStruct(path []string, m map[string]any, keys structKeys, visit visitor) {
 	for _, k := range slices.Sorted(maps.Keys(m)) {
-		ft, known := keys.fields[k]
-		switch {
-		case known:
-			walk(with(path, k), m[k], ft, out)
-		case !keys.remain:
-			*out = append(*out, with(path, k))
+		visit(path, k, m[k], keys)
+		if ft, known := keys.fields[k]; known {
+			walk(with(path, k), m[k], ft, visit)
 		}
 	}
 }

@@ -26,6 +26,12 @@ type pathTemplate struct {
 	static string
 }
 
+// HasPlaceholder reports whether path holds a placeholder the sink
+// expands, for keys that take a plain path only.
+func HasPlaceholder(path string) bool {
+	return strings.Contains(path, "{"+phSessionID+"}") || strings.Contains(path, "{"+phSessionIDHex+"}")
+}
+
 // ValidatePath reports whether path is a file path or path template the
 // sink accepts. The error does not name the key (the caller does).
 func ValidatePath(path string) error {

@@ -60,9 +60,10 @@ func compile(p string) (*regexp.Regexp, error) {
 	return re, nil
 }
 
-// loadHashKey reads a hash key file: a regular file (no symlink), mode
-// 0600 or stricter, at least minHashKeyLen bytes once surrounding
-// whitespace is trimmed. Errors never show the key.
+// loadHashKey reads a hash key file: a regular file (a symbolic link to
+// one is followed, as for a mounted secret), mode 0600 or stricter, at
+// least minHashKeyLen bytes once surrounding whitespace is trimmed.
+// Errors never show the key.
 func loadHashKey(path string) ([]byte, error) {
 	if path == "" {
 		return nil, errors.New("must not be empty")

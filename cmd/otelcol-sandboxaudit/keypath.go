@@ -1,0 +1,98 @@
+package main
+
+import (
+	"maps"
+	"reflect"
+	"slices"
+	"strings"
+
+	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/otelcol"
+)
+
+// errorText is err as main prints it, with the keys of squashed sections
+// named as a configuration writes them. The collector's validation names
+// a squashed field by its Go name in lower case ("exporters::sandboxaudit::
+// http: clientconfig::tls" for http::tls, "timeoutconfig" for timeout),
+// a key no configuration holds; those segments are taken out. A line that
+// only repeats the end of an earlier one (configtls validates its squashed
+// Config twice) is dropped, so each key is named once.
+func errorText(err error, factories otelcol.Factories) string {
+	msg := err.Error()
+	for _, name := range squashedNames(factories) {
+		msg = strings.NewReplacer(
+			"::"+name+"::", "::", "::"+name+": ", ": ",
+			": "+name+"::", ": ", ": "+name+": ", ": ",
+		).Replace(msg)
+		msg = strings.ReplaceAll(msg, "\n"+name+"::", "\n")
+	}
+	var lines []string
+	for line := range strings.SplitSeq(msg, "\n") {
+		repeated := slices.ContainsFunc(lines, func(earlier string) bool {
+			return line != "" && strings.HasSuffix(earlier, " "+line)
+		})
+		if !repeated {
+			lines = append(lines, line)
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// squashedNames are the names the collector's validation gives the
+// squashed fields of the distribution's component configurations (their
+// Go names in lower case), less any that is also a key somewhere.
+func squashedNames(factories otelcol.Factories) []string {
+	squashed, keys := map[string]bool{}, map[string]bool{}
+	seen := map[reflect.Type]bool{}
+	var walk func(t reflect.Type)
+	walk = func(t reflect.Type) {
+		for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice || t.Kind() == reflect.Array || t.Kind() == reflect.Map {
+			t = t.Elem()
+		}
+		if t.Kind() != reflect.Struct || seen[t] {
+			return
+		}
+		seen[t] = true
+		for i := range t.NumField() {
+			f := t.Field(i)
+			name, opts, _ := strings.Cut(f.Tag.Get("mapstructure"), ",")
+			switch {
+			case name != "":
+				keys[name] = true
+			case f.IsExported() && slices.Contains(strings.Split(opts, ","), "squash"):
+				squashed[strings.ToLower(f.Name)] = true
+			}
+			walk(f.Type)
+		}
+	}
+	for _, f := range allFactories(factories) {
+		walk(reflect.TypeOf(f.CreateDefaultConfig()))
+	}
+	var out []string
+	for _, name := range slices.Sorted(maps.Keys(squashed)) {
+		if !keys[name] {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+func allFactories(f otelcol.Factories) []component.Factory {
+	var out []component.Factory
+	for _, r := range f.Receivers {
+		out = append(out, r)
+	}
+	for _, p := range f.Processors {
+		out = append(out, p)
+	}
+	for _, e := range f.Exporters {
+		out = append(out, e)
+	}
+	for _, e := range f.Extensions {
+		out = append(out, e)
+	}
+	for _, c := range f.Connectors {
+		out = append(out, c)
+	}
+	return out
+}

@@ -1,0 +1,56 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/sandboxaudit/sandboxaudit"
+)
+
+// TestRefusalNamesKeysNotGoFields: the collector names a squashed
+// section's field by its Go name (clientconfig::tls for http::tls,
+// serverconfig::tls for the receiver's tls, timeoutconfig for timeout),
+// which no configuration holds; what main prints names the keys.
+func TestRefusalNamesKeysNotGoFields(t *testing.T) {
+	cfg := filepath.Join(t.TempDir(), "config.yaml")
+	require.NoError(t, os.WriteFile(cfg, []byte(`receivers:
+  sandboxaudit: {endpoint: 127.0.0.1:8088, tls: {ca_file: /a}}
+exporters:
+  sandboxaudit:
+    file: {path: ./audit/events.jsonl}
+    http: {endpoint: "http://127.0.0.1:9/x", tls: {ca_file: /a, ca_pem: xx}}
+    timeout: -5s
+service:
+  pipelines:
+    logs: {receivers: [sandboxaudit], exporters: [sandboxaudit]}
+`), 0o600))
+	err := validate(t, "--config", cfg)
+	require.Error(t, err)
+	settings := sandboxaudit.CollectorSettings()
+	factories, ferr := settings.Factories()
+	require.NoError(t, ferr)
+	msg := errorText(err, factories)
+	for _, want := range []string{
+		"receivers::sandboxaudit::tls: TLS configuration must include both certificate and key",
+		"exporters::sandboxaudit::http: tls: provide either a CA file or the PEM-encoded string",
+		"exporters::sandboxaudit: timeout value must be greater than or equal to 0",
+	} {
+		assert.Contains(t, msg, want)
+	}
+	for _, field := range []string{"clientconfig", "serverconfig", "timeoutconfig"} {
+		assert.NotContains(t, msg, field)
+	}
+}
+
+func TestSquashedNamesAreNoKeys(t *testing.T) {
+	settings := sandboxaudit.CollectorSettings()
+	factories, err := settings.Factories()
+	require.NoError(t, err)
+	names := squashedNames(factories)
+	assert.Subset(t, names, []string{"clientconfig", "serverconfig", "timeoutconfig"})
+	assert.NotContains(t, names, "tls", "a real key is never taken out")
+}
