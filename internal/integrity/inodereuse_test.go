@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/sandboxaudit/sandboxaudit/internal/filesink"
+	"github.com/sandboxaudit/sandboxaudit/internal/testutil/openfds"
 )
 
 // A file's inode number is reused once the file is gone: ext4 gives the
@@ -39,4 +40,15 @@ func TestInodeReusedByTheNextFileIsNotTheSealedFile(t *testing.T) {
 	require.Equal(t, int64(16), res.Lines)
 	require.Equal(t, int64(16), res.Sealed)
 	require.NoError(t, newSealer(t, k).SealAtStart(bg, path), "a restart refused the trail")
+}
+
+// The descriptor kept of the file sealed last goes with the sealer.
+func TestSealerCloseLetsTheSealedFileGo(t *testing.T) {
+	k, _ := testKeys(t, "test")
+	path := filepath.Join(t.TempDir(), "events.jsonl")
+	appendLocked(t, path, lines(1, 4))
+	s := newSealer(t, k)
+	require.NoError(t, s.Seal(bg, path))
+	require.NoError(t, s.Close(bg))
+	require.Zero(t, openfds.Under(t, filepath.Dir(path)))
 }
