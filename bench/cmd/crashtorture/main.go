@@ -105,6 +105,9 @@ type proc struct {
 	cmd                  *exec.Cmd
 	done                 chan struct{}
 	starts               int
+	// startWait bounds the wait for it to listen (default a minute): a
+	// start seals what the last run left unsealed first.
+	startWait time.Duration
 }
 
 func (t *torture) start(ctx context.Context, p *proc) error {
@@ -137,7 +140,11 @@ func (t *torture) spawn(p *proc) error {
 
 func (t *torture) waitListening(ctx context.Context, p *proc) error {
 	cmd, done := p.cmd, p.done
-	deadline := time.Now().Add(60 * time.Second)
+	wait := p.startWait
+	if wait == 0 {
+		wait = time.Minute
+	}
+	deadline := time.Now().Add(wait)
 	for {
 		select {
 		case <-done:
@@ -151,7 +158,7 @@ func (t *torture) waitListening(ctx context.Context, p *proc) error {
 		if time.Now().After(deadline) || ctx.Err() != nil {
 			_ = cmd.Process.Kill()
 			<-done
-			return fmt.Errorf("%s did not listen on %s within 60 s", p.name, p.addr)
+			return fmt.Errorf("%s did not listen on %s within %s", p.name, p.addr, wait)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
@@ -234,6 +241,17 @@ func (t *torture) run(ctx context.Context) error {
 	} else if t.o.mode != "file" {
 		return fmt.Errorf("-mode %q: want file or http", t.o.mode)
 	}
+	defer func() { // whatever failed, no collector outlives the run
+		for _, p := range []*proc{edge, central} {
+			if p != nil && p.cmd != nil {
+				select {
+				case <-p.done:
+				default:
+					t.kill(p)
+				}
+			}
+		}
+	}()
 	edge.cfg = filepath.Join(edge.dir, "config.yaml")
 	if err := writeConfig(edge.cfg, edgeAddr, exporter); err != nil {
 		return err
@@ -314,7 +332,8 @@ func (t *torture) run(ctx context.Context) error {
 			// check sees what a restart leaves, and report the stop.
 			stopErrs = append(stopErrs, err)
 			fmt.Println("note:", err, "- starting it once more to seal what it left")
-			if err := t.start(ctx, p); err != nil {
+			p.startWait = 10 * time.Minute
+			if err := t.start(context.Background(), p); err != nil {
 				return err
 			}
 			stopErrs = append(stopErrs, t.stop(p))
