@@ -13,6 +13,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
+
+	"github.com/sandboxaudit/sandboxaudit/internal/testutil/openfds"
 )
 
 const testSession = "6ba7b810-9dad-41d1-80b4-00c04fd430c8"
@@ -209,24 +211,6 @@ func TestWriteAfterClose(t *testing.T) {
 	require.NoError(t, s.Close(), "second Close is a no-op")
 }
 
-// openFDsUnder counts this process's descriptors pointing below dir, read
-// from /proc so the check does not trust the cache's own bookkeeping.
-func openFDsUnder(t *testing.T, dir string) int {
-	t.Helper()
-	entries, err := os.ReadDir("/proc/self/fd")
-	if err != nil {
-		t.Skipf("cannot list /proc/self/fd: %v", err)
-	}
-	n := 0
-	for _, e := range entries {
-		target, err := os.Readlink(filepath.Join("/proc/self/fd", e.Name()))
-		if err == nil && strings.HasPrefix(target, dir+string(filepath.Separator)) {
-			n++
-		}
-	}
-	return n
-}
-
 func TestOpenFilesStayBounded(t *testing.T) {
 	dir := t.TempDir()
 	const maxOpen = 3
@@ -240,9 +224,9 @@ func TestOpenFilesStayBounded(t *testing.T) {
 	// Sequential: the cache fills to the bound and stays there.
 	for _, id := range sessions {
 		require.NoError(t, s.WriteBatch(context.Background(), id, []byte("{\"seq\":0}\n")))
-		require.LessOrEqual(t, openFDsUnder(t, dir), maxOpen)
+		require.LessOrEqual(t, openfds.Under(t, dir), maxOpen)
 	}
-	require.Equal(t, maxOpen, openFDsUnder(t, dir))
+	require.Equal(t, maxOpen, openfds.Under(t, dir))
 	require.Equal(t, maxOpen, cachedFiles(s))
 
 	// Concurrent: 8 writers over 20 files. /proc cannot be sampled
@@ -263,10 +247,10 @@ func TestOpenFilesStayBounded(t *testing.T) {
 	wg.Wait()
 	require.LessOrEqual(t, s.peak.Load(), int64(maxOpen))
 	require.Equal(t, int64(maxOpen), s.live.Load())
-	require.Equal(t, maxOpen, openFDsUnder(t, dir))
+	require.Equal(t, maxOpen, openfds.Under(t, dir))
 
 	require.NoError(t, s.Close())
-	require.Equal(t, 0, openFDsUnder(t, dir))
+	require.Equal(t, 0, openfds.Under(t, dir))
 
 	// Every write landed: 20 first lines plus 8*200.
 	total := 0
@@ -320,7 +304,7 @@ func TestAcquireWaitsForSlotAndHonoursContext(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("writer was not woken when the slot was released")
 	}
-	require.Equal(t, 1, openFDsUnder(t, dir))
+	require.Equal(t, 1, openfds.Under(t, dir))
 }
 
 func TestOpenErrorIsReportedAndRetried(t *testing.T) {

@@ -11,6 +11,7 @@ import (
 	"syscall"
 
 	"golang.org/x/mod/sumdb/tlog"
+	"golang.org/x/sys/unix"
 
 	"github.com/sandboxaudit/sandboxaudit/internal/fsutil"
 	"github.com/sandboxaudit/sandboxaudit/internal/plural"
@@ -26,8 +27,12 @@ type fileLog struct {
 	keys    *Keys
 	scratch *storeScratch // the sealer's, shared by its files (one seal at a time)
 
-	known     bool
-	dev, ino  uint64
+	known    bool
+	dev, ino uint64
+	// held keeps the file dev and ino name open: a removed file's inode
+	// number is given to the next new file (ext4 does at once), which
+	// would then pass for the file sealed last.
+	held      *os.File
 	off       int64 // audit file bytes sealed
 	storeSize int64
 	cpSize    int64
@@ -278,7 +283,7 @@ func (l *fileLog) lockedSize(ctx context.Context, audit *os.File) (size int64, t
 		}
 	}
 	if ok {
-		l.dev, l.ino = uint64(st.Dev), st.Ino
+		l.identify(audit, uint64(st.Dev), st.Ino)
 	}
 	size = fi.Size()
 	if l.known && size < l.off {
@@ -305,6 +310,31 @@ func (l *fileLog) lock(ctx context.Context, audit *os.File) (unlock func(), lock
 		return func() {}, false, nil
 	}
 	return nil, false, fmt.Errorf("lock %s: %w", l.path, err)
+}
+
+// identify remembers f as the file at the path, by device and inode, and
+// keeps a descriptor of it open so that neither is given to another file
+// meanwhile. Without a descriptor (none left) the file stays unknown: the
+// next seal checks it whole.
+func (l *fileLog) identify(f *os.File, dev, ino uint64) {
+	if l.held != nil && dev == l.dev && ino == l.ino {
+		return
+	}
+	l.forgetIdentity()
+	fd, err := unix.FcntlInt(f.Fd(), unix.F_DUPFD_CLOEXEC, 0)
+	if err != nil {
+		l.known = false
+		return
+	}
+	l.held, l.dev, l.ino = os.NewFile(uintptr(fd), f.Name()), dev, ino
+}
+
+// forgetIdentity lets the file identified last go.
+func (l *fileLog) forgetIdentity() {
+	if l.held != nil {
+		_ = l.held.Close()
+	}
+	l.held, l.dev, l.ino = nil, 0, 0
 }
 
 func endsTorn(audit *os.File, size int64) (bool, error) {

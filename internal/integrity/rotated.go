@@ -220,7 +220,7 @@ func (l *fileLog) sealSegment(ctx context.Context, seg filesink.Segment, store *
 	l.segLog.Segments = append(l.segLog.Segments, rec)
 	l.storeSize = store.size()
 	l.setFirst(last)
-	l.dev, l.ino = 0, 0
+	l.forgetIdentity()
 	return nil
 }
 

@@ -176,6 +176,7 @@ func (s *Sealer) Close(ctx context.Context) error {
 	for _, l := range s.logs {
 		l.owner.Release()
 		l.owner = nil
+		l.forgetIdentity()
 	}
 	return err
 }
@@ -331,6 +332,7 @@ func (s *Sealer) forget(may func(path string) bool) {
 		}
 		l.owner.Release()
 		l.owner = nil
+		l.forgetIdentity()
 		if l.broken == nil {
 			delete(s.logs, path)
 		}
