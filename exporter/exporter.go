@@ -414,7 +414,7 @@ func (e *auditExporter) checkLines(ctx context.Context, events []auditevent.Even
 			continue
 		}
 		if m == nil {
-			m = &measured{budget: limit}
+			m = &measured{copies: map[copyKey]*measuredCopy{}, budget: limit}
 		}
 		n := e.lineLen(&events[i], m)
 		if n <= limit {

@@ -59,17 +59,17 @@ func (m *measured) lineLen(policies *payloadpolicy.Table, pol payloadpolicy.Poli
 	if !pol.Redacts(ev) {
 		return pol.Policy.LineLen(ev) - 1
 	}
+	k := copyKey{policies, refOf(ev)}
+	if c := m.copies[k]; c != nil {
+		// An event listed twice redacts the same: one copy serves both.
+		return auditevent.EncodedLen(&c.out)
+	}
 	c := &measuredCopy{}
 	c.out = pol.Apply(ev, &c.cuts)
 	n := auditevent.EncodedLen(&c.out)
 	if n <= m.budget {
 		m.budget -= n
-		if m.copies == nil {
-			m.copies = map[copyKey]*measuredCopy{}
-		}
-		if k := (copyKey{policies, refOf(ev)}); m.copies[k] == nil {
-			m.copies[k] = c // an event listed twice redacts the same: one copy serves both
-		}
+		m.copies[k] = c
 	}
 	return n
 }

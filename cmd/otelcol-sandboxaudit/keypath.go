@@ -14,28 +14,37 @@ import (
 // named as a configuration writes them. The collector's validation names
 // a squashed field by its Go name in lower case ("exporters::sandboxaudit::
 // http: clientconfig::tls" for http::tls, "timeoutconfig" for timeout),
-// a key no configuration holds; those segments are taken out. A line that
-// only repeats the end of an earlier one (configtls validates its squashed
-// Config twice) is dropped, so each key is named once.
+// a key no configuration holds; those segments are taken out. configtls
+// validates its squashed Config twice, so a line that named a squashed
+// field and then only repeats the end of an earlier one is dropped. Any
+// other line stays: a component's second error is a line without its
+// path, which may read like the end of another component's.
 func errorText(err error, factories otelcol.Factories) string {
-	msg := err.Error()
-	for _, name := range squashedNames(factories) {
-		msg = strings.NewReplacer(
-			"::"+name+"::", "::", "::"+name+": ", ": ",
-			": "+name+"::", ": ", ": "+name+": ", ": ",
-		).Replace(msg)
-		msg = strings.ReplaceAll(msg, "\n"+name+"::", "\n")
-	}
+	names := squashedNames(factories)
 	var lines []string
-	for line := range strings.SplitSeq(msg, "\n") {
-		repeated := slices.ContainsFunc(lines, func(earlier string) bool {
-			return line != "" && strings.HasSuffix(earlier, " "+line)
+	for raw := range strings.SplitSeq(err.Error(), "\n") {
+		line := withoutSquashed(raw, names)
+		repeated := line != raw && slices.ContainsFunc(lines, func(earlier string) bool {
+			return strings.HasSuffix(earlier, " "+line)
 		})
 		if !repeated {
 			lines = append(lines, line)
 		}
 	}
 	return strings.Join(lines, "\n")
+}
+
+// withoutSquashed is line without the path segments that name squashed
+// fields, one name at a time so that nested ones all go.
+func withoutSquashed(line string, names []string) string {
+	for _, name := range names {
+		line = strings.NewReplacer(
+			"::"+name+"::", "::", "::"+name+": ", ": ",
+			": "+name+"::", ": ", ": "+name+": ", ": ",
+		).Replace(line)
+		line = strings.TrimPrefix(line, name+"::")
+	}
+	return line
 }
 
 // squashedNames are the names the collector's validation gives the

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
@@ -53,4 +54,19 @@ func TestSquashedNamesAreNoKeys(t *testing.T) {
 	names := squashedNames(factories)
 	assert.Subset(t, names, []string{"clientconfig", "serverconfig", "timeoutconfig"})
 	assert.NotContains(t, names, "tls", "a real key is never taken out")
+}
+
+// TestErrorTextKeepsAnotherComponentsError: a component's second error
+// is printed on a line of its own, without the component's path; one that
+// reads like the end of another component's line is still its own error
+// (here sandboxaudit's proxy_url), and is kept. Only a line that named a
+// squashed field can be configtls's second report of the same error.
+func TestErrorTextKeepsAnotherComponentsError(t *testing.T) {
+	settings := sandboxaudit.CollectorSettings()
+	factories, err := settings.Factories()
+	require.NoError(t, err)
+	msg := "exporters::sandboxaudit/a::http: proxy_url: not a valid absolute URL\n" +
+		"exporters::sandboxaudit::http: endpoint: must be an absolute http:// or https:// URL\n" +
+		"proxy_url: not a valid absolute URL"
+	assert.Equal(t, msg, errorText(errors.New(msg), factories))
 }

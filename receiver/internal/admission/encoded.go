@@ -40,6 +40,9 @@ type encodedBody struct {
 	// lead is how far the bytes that arrived may run ahead of those
 	// decoded (0: unbounded); see streamLead.
 	lead int64
+	// decoder is what the body's decoder holds apart from its buffers
+	// (see decoderBytes).
+	decoder int64
 
 	mu           sync.Mutex // a decoder may read from a goroutine of its own
 	err          error
@@ -47,12 +50,13 @@ type encodedBody struct {
 }
 
 // streamLead is how far what arrives of a gzip, deflate or zlib body may
-// run ahead of what it decoded to: a stored block (64 KiB) and the
-// decoder's read-ahead (4 KiB), beside a quarter of what it decoded to
-// (fixed Huffman codes stretch random bytes by an eighth). Such a body holds no budget for bytes that
-// decode to nothing (empty blocks), so without it a client could hold
-// every connection, at min_body_rate, with bodies holding no budget. The
-// block decoders (zstd, lz4, x-snappy-framed) reserve their blocks instead.
+// run ahead of what it decoded to: a stored block (64 KiB), the decoder's
+// read-ahead (4 KiB) and headers, beside a quarter of what it decoded to
+// (fixed Huffman codes stretch random bytes by an eighth). Such a body
+// holds no budget for bytes that decode to nothing (empty blocks), so
+// without it a client could hold every connection, at min_body_rate, with
+// bodies holding no budget. The block decoders (zstd, lz4,
+// x-snappy-framed) reserve their blocks instead (decoderBytes).
 const streamLead = 64<<10 + 4<<10 + 512
 
 // errDecodesToLittle: see streamLead.
@@ -119,6 +123,12 @@ func TrackEncoding(req *http.Request) *http.Request {
 	switch b.encoding {
 	case "gzip", "deflate", "zlib":
 		b.lead = streamLead
+	case "lz4":
+		b.decoder = lz4DecoderBytes
+	case "zstd":
+		b.decoder = zstdDecoderBytes
+	case "x-snappy-framed":
+		b.decoder = framedSnappyDecoderBytes
 	}
 	req = req.WithContext(context.WithValue(req.Context(), encodedKey{}, b))
 	req.Body = b
@@ -184,17 +194,8 @@ const framedSnappyDecoderBytes = 32 + 64<<10 + 64<<10/6 + 4 + 64<<10
 // before it hands on any byte of them. gzip, deflate and zlib stream (a
 // 32 KiB window); a snappy block is reserved as it is inflated (see Read).
 func decoderBytes(req *http.Request) int64 {
-	b, _ := req.Context().Value(encodedKey{}).(*encodedBody)
-	if b == nil {
-		return 0
-	}
-	switch b.encoding {
-	case "lz4":
-		return lz4DecoderBytes
-	case "zstd":
-		return zstdDecoderBytes
-	case "x-snappy-framed":
-		return framedSnappyDecoderBytes
+	if b, _ := req.Context().Value(encodedKey{}).(*encodedBody); b != nil {
+		return b.decoder
 	}
 	return 0
 }

@@ -11,28 +11,25 @@ import (
 const DefaultBodyGrace = 5 * time.Second
 
 // pacedBody cuts a request body that stops arriving, or arrives slower
-// than the minimum rate over a sliding window, or (a small body) takes
-// longer than its timeout: before each read the connection's deadline is
-// set to the earliest of these, never past read_timeout. A client that
-// stalls holds its share of the budget for a window, not for the whole
-// read_timeout.
+// than the minimum rate over a sliding window: before each read the
+// connection's deadline is set to the earlier of the window's and end,
+// never past read_timeout. A client that stalls holds its share of the
+// budget for a window, not for the whole read_timeout.
 type pacedBody struct {
 	io.ReadCloser
 	rc   *http.ResponseController
-	rate *rateWindow // nil: only end applies
-	end  time.Time   // zero: none
+	rate *rateWindow
+	end  time.Time // zero: none
 }
 
 func (b *pacedBody) Read(p []byte) (int, error) {
-	d := b.end
-	if b.rate != nil {
-		if w := b.rate.deadline(); d.IsZero() || w.Before(d) {
-			d = w
-		}
+	d := b.rate.deadline()
+	if !b.end.IsZero() && b.end.Before(d) {
+		d = b.end
 	}
 	_ = b.rc.SetReadDeadline(d) // unsupported (a test recorder): read_timeout still holds
 	n, err := b.ReadCloser.Read(p)
-	if n > 0 && b.rate != nil {
+	if n > 0 {
 		b.rate.add(time.Now(), n)
 	}
 	return n, err
@@ -49,32 +46,24 @@ func (c *Controller) Pace(w http.ResponseWriter, req *http.Request, grace time.D
 	now := time.Now()
 	end := c.bodyEnd(now)
 	compressed := compressed(req)
-	if !compressed && req.ContentLength >= 0 && req.ContentLength <= FirstBuffer {
-		// Held in the first buffer, which is reserved only once filled or
-		// ended: stalling, it holds no budget. (The usual single event.) It
-		// holds a connection, which is never taken from a request in
-		// flight: one deadline, set once, frees it at the small-body
-		// timeout.
-		if t := c.settings.SmallBodyTimeout; t > 0 && c.small(req) && (end.IsZero() || now.Add(t).Before(end)) {
-			_ = http.NewResponseController(w).SetReadDeadline(now.Add(t))
-			return req
-		}
+	small := !compressed && c.small(req)
+	if t := c.settings.SmallBodyTimeout; small && t > 0 && (end.IsZero() || now.Add(t).Before(end)) {
+		// One deadline, set once, for all its reads. A body within the
+		// first buffer holds no budget while it stalls (see FirstBuffer),
+		// but it holds a connection, which is never taken from a request
+		// in flight: the deadline frees it too.
+		_ = http.NewResponseController(w).SetReadDeadline(now.Add(t))
+		return req
+	}
+	// A body held in the first buffer, reserved only once filled or ended,
+	// holds no budget while it stalls (the usual single event): it is not
+	// paced. Nor is a small body: read_timeout alone, as the server applies it.
+	held := !compressed && req.ContentLength >= 0 && req.ContentLength <= FirstBuffer
+	if small || held || c.settings.MinBodyRate <= 0 {
 		c.answerInTime(w, end)
 		return req
 	}
-	b := &pacedBody{ReadCloser: req.Body, rc: http.NewResponseController(w), end: end}
-	switch t := c.settings.SmallBodyTimeout; {
-	case !compressed && c.small(req) && t > 0:
-		if b.end.IsZero() || now.Add(t).Before(b.end) {
-			b.end = now.Add(t)
-		}
-	case (compressed || !c.small(req)) && c.settings.MinBodyRate > 0:
-		b.rate = newRateWindow(now, c.settings.MinBodyRate, grace)
-	default: // read_timeout alone, as the server applies it
-		c.answerInTime(w, end)
-		return req
-	}
-	req.Body = b
+	req.Body = &pacedBody{ReadCloser: req.Body, rc: http.NewResponseController(w), rate: newRateWindow(now, c.settings.MinBodyRate, grace), end: end}
 	return req
 }
 
