@@ -145,14 +145,14 @@ func (sc *scanner) toolAt(i int) tool {
 		c := s[k]
 		switch {
 		case c == '\n' || c == '\r' || c == ';' || c == '|' || c == '&':
-			sc.tool, sc.toolWords = noTool, 0
+			sc.tool, sc.toolMid = noTool, false
 			k++
 		case wordByte[c] && (k == 0 || !wordByte[s[k-1]] && s[k-1] != '.'):
 			e := min(runEnd(s, k), i)
-			if t := toolOf(s[k:e], sc.toolWords == 0); t != noTool {
+			if t := toolOf(s[k:e], !sc.toolMid); t != noTool {
 				sc.tool = t
 			}
-			sc.toolWords++
+			sc.toolMid = true
 			k = e
 		default:
 			k++
