@@ -20,8 +20,9 @@ import (
 // The command an operation's page suggests for a long line is text an
 // investigator pastes into a shell. A span id holding a quote must stay
 // one argument once shown: showing doubles a backslash, so a quote
-// escaped as '\'' would come out as '\\'' and end the quoting, and the
-// rest of the id would run as commands.
+// escaped the usual way (quote, backslash, quote, quote) would show two
+// backslashes and end the quoting, and the rest of the id would run as
+// commands.
 func TestServeSuggestedCommandKeepsAHostileSpanQuoted(t *testing.T) {
 	dir := t.TempDir()
 	span := "x'; touch INJECTED; '"

@@ -218,5 +218,7 @@ func TestAzureSAS(t *testing.T) {
 	assertData(t, r, []dataCase{
 		{`{"command":["azcopy","copy","f","https://a.blob.core.windows.net/c?sv=2022-11-02&sig=` + sig + `"]}`,
 			`{"command":["azcopy","copy","f","https://a.blob.core.windows.net/c?sv=2022-11-02&sig=[REDACTED:token]"]}`},
+		// No scheme, no secret name, no long run: only sv= lets it past the prefilter.
+		{`{"path":"/c/f?sv=2022-11-02&sig=ab%2Bc"}`, `{"path":"/c/f?sv=2022-11-02&sig=[REDACTED:token]"}`},
 	})
 }

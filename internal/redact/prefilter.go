@@ -12,6 +12,7 @@ import "strings"
 //   - a URL password after "://";
 //   - a cookie: a Cookie or Set-Cookie name, curl's --cookie, or its -b
 //     before a quote, a blank or a joined cookie name.
+//   - an Azure SAS signature: sv= earlier in its query.
 // So text with none of the trigrams below (in any case) and no long run
 // has nothing to cut ("pas" and "pwd" share one, which also passes "pad"
 // and "pws"). The user's names and patterns are not covered: with
@@ -27,9 +28,10 @@ const minTriggerRun = 15
 // bytes may fold onto a trigger too, which only costs a full probe). The
 // automaton has no bits for one more pattern, so "://" and curl's -b
 // before a quote, a blank, a letter or a digit share one, which also
-// passes a few texts no detector needs (":b ", "-//", "-bla").
+// passes a few texts no detector needs (":b ", "-//", "-bla"); "aut" and
+// "sv=" share one the same way ("su=", "avt").
 var triggerTrigrams = [...][3]string{
-	{"p", "aw", "sd"}, {"s", "e", "c"}, {"t", "o", "k"}, {"k", "e", "y"}, {"c", "r", "e"}, {"a", "u", "t"},
+	{"p", "aw", "sd"}, {"s", "e", "c"}, {"t", "o", "k"}, {"k", "e", "y"}, {"c", "r", "e"}, {"as", "uv", "t="},
 	{"b", "e", "a"}, {"e", "y", "j"}, {"-", "-", "-"}, {"c", "o", "o"}, {":-", "/b", `/" '` + cookieNameStart},
 }
 

@@ -25,7 +25,7 @@ func TestPrefilterPassesEveryTrigger(t *testing.T) {
 		`"-----BEGIN RSA PRIVATE KEY-----\nx"`, `"eyJhbGciOi.eyJzdWIiOi.sig"`,
 		`"xoxb-12345678901"`, `{"a":{"db password":"x"}}`, `{"a":{"db.Secret":"x"}}`, `"AKIAABCDEFGHIJKLMNOP"`, `["--passwd","x"]`,
 		`{"Cookie":"a=b"}`, `"set-cookie: a=b"`, `["curl","-b","a=b"]`, `["--cookie","a=b"]`, `"curl -b a=b"`,
-		`["mysql","-pX"]`, `["sshpass","-p","x"]`, `"redis-cli -a x"`, `["curl","--user","a:b"]`, `"curl -u a:b"`,
+		`["mysql","-pX"]`, `["sshpass","-p","x"]`, `"redis-cli -a x"`, `["curl","--user","a:b"]`, `"curl -u a:b"`, `"/c?sv=1&sig=a"`,
 	} {
 		if !probeHits(s) {
 			t.Errorf("%q: the probe finds nothing; the case is no trigger", s)

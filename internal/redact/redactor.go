@@ -83,7 +83,7 @@ const (
 	cutJoined                // its cookies' values after -b: curl's -bNAME=VALUE element
 	scanShell                // nothing: it is a shell line (see scanner.shell), in every pass
 	cutJoinedFlag            // all after its first two bytes: mysql's -pSECRET element
-	cutUserPassword          // all after its first ':': curl's -u user:password
+	cutUserPassword          // its password after the first ':', as scanner.userPassword: curl's -u user:password
 )
 
 // maxPasses bounds the passes over one string. A cut can make a new
@@ -127,9 +127,7 @@ func (r *Redactor) pass(s string, kind Kind, first firstCut, c *Counts) (string,
 	case cutJoinedFlag:
 		sc.cutValue(len("-p"), len(s), kind)
 	case cutUserPassword:
-		if k := strings.IndexByte(s, ':'); k >= 0 {
-			sc.cutValue(k+1, len(s), kind)
-		}
+		sc.userPassword(0, 0, len(s))
 	}
 	if len(sc.spans) == 0 {
 		sc.scan()

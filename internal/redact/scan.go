@@ -50,10 +50,10 @@ type scanner struct {
 	curlTo int
 	curlOn bool
 	// tool is the command whose flags the scan is in, as far as toolTo
-	// (see toolAt); toolWords counts the words of its command so far.
-	tool      tool
-	toolTo    int
-	toolWords int
+	// (see toolAt); toolMid says its command has a word already.
+	tool    tool
+	toolTo  int
+	toolMid bool
 	// setEnd ends the last word "set" the scan passed (see afterSet).
 	setEnd int
 	// shell: the string is a shell line, so a NAME=value at its start is

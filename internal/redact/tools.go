@@ -121,8 +121,19 @@ func formIf(ok bool, f flagForm) flagForm {
 }
 
 // toolFlagLetter holds the letters of the tools' short flags: only a flag
-// with one of them is looked at further.
-func toolFlagLetter(c byte) bool { return strings.IndexByte("pawkuNP", c) >= 0 }
+// with one of them is looked at further. A switch, not a search of a
+// string: it runs at every flag of every event (see mayHaveToolFlag).
+func toolFlagLetter(c byte) bool {
+	switch c {
+	case 'p', 'a', 'w', 'k', 'u', 'N', 'P':
+		return true
+	}
+	return false
+}
+
+// wordEdge reports whether c may stand next to a flag word: a blank or a
+// quote (-p"x", "-p" as an argv element).
+func wordEdge(c byte) bool { return c == ' ' || c == '\t' || c == '"' || c == '\'' }
 
 // toolAt is the tool whose flags the flag at i belongs to: the last tool
 // word before i on its line and in its command (';', '|' and '&' start
@@ -134,14 +145,14 @@ func (sc *scanner) toolAt(i int) tool {
 		c := s[k]
 		switch {
 		case c == '\n' || c == '\r' || c == ';' || c == '|' || c == '&':
-			sc.tool, sc.toolWords = noTool, 0
+			sc.tool, sc.toolMid = noTool, false
 			k++
 		case wordByte[c] && (k == 0 || !wordByte[s[k-1]] && s[k-1] != '.'):
 			e := min(runEnd(s, k), i)
-			if t := toolOf(s[k:e], sc.toolWords == 0); t != noTool {
+			if t := toolOf(s[k:e], !sc.toolMid); t != noTool {
 				sc.tool = t
 			}
-			sc.toolWords++
+			sc.toolMid = true
 			k = e
 		default:
 			k++
@@ -156,14 +167,14 @@ func (sc *scanner) toolAt(i int) tool {
 // flag (-pSECRET, -p'SECRET') or the next word (-p SECRET).
 func (sc *scanner) toolFlag(i, j int) (int, bool) {
 	s := sc.s
-	if i > 0 && strings.IndexByte(" \t\"'", s[i-1]) < 0 {
+	if i > 0 && !wordEdge(s[i-1]) {
 		return 0, false // inside a word: a-p
 	}
 	name, joined := s[i+1:i+2], false
 	switch {
 	case s[i+1] == '-': // --user, its value after a blank
 		name = s[i+2 : j]
-		if j < len(s) && strings.IndexByte(" \t\"'", s[j]) < 0 {
+		if j < len(s) && !wordEdge(s[j]) {
 			return 0, false
 		}
 	case j-i > 2:
@@ -274,7 +285,7 @@ func mayHaveToolFlag(s string) bool {
 			return false
 		}
 		k += i
-		if k+1 < len(s) && k > 0 && strings.IndexByte(" \t\"'", s[k-1]) >= 0 &&
+		if k+1 < len(s) && k > 0 && wordEdge(s[k-1]) &&
 			(toolFlagLetter(s[k+1]) || strings.HasPrefix(s[k+1:], "-user")) {
 			return hasToolWord(s)
 		}

@@ -260,7 +260,7 @@ func appendedTo(name string) bool {
 	if name == StdinName {
 		return true
 	}
-	// Not only segments: the sink writes plain, so no .zst is appended to.
+	// Nor a .zst file that is no segment: the sink appends plain text only.
 	return !filesink.IsSegment(name) && !strings.HasSuffix(name, filesink.ZstdSuffix)
 }
 

@@ -63,9 +63,10 @@ func cutJSONText(b []byte, n int) shownJSONText {
 // shellQuoted is s between single quotes for a POSIX shell, so that a
 // command a page suggests cannot run text from the trail. A quote in s
 // becomes '"'"', with no backslash: the page shows the text through
-// safetext.Escape, which doubles a backslash, and '\'' would come out
-// as '\\'', which ends the quoting. Escape adds no quote, so what the
-// page shows stays one argument.
+// safetext.Escape, which doubles a backslash, so the usual quote,
+// backslash, quote, quote would show two backslashes and end the
+// quoting. Escape adds no quote, so what the page shows stays one
+// argument.
 func shellQuoted(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'"'"'`) + "'"
 }

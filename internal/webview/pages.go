@@ -147,8 +147,8 @@ func (s *Server) sessionsPage(w http.ResponseWriter, r *http.Request) {
 		seals = append(seals, sealRow{sealStatus: st, Class: strings.ReplaceAll(st.State, " ", "-")})
 	}
 	s.render(w, "sessions", map[string]any{
-		"Title": "Sessions", "Sources": len(s.cfg.Sources), "Seals": seals, "Stats": s.ix.stats,
-		"Total": len(list), "Columns": cols, "Desc": desc, "Rows": rows,
+		"Title": "Sessions", "Sources": int64(len(s.cfg.Sources)), "Seals": seals, "Stats": s.ix.stats,
+		"Total": int64(len(list)), "Columns": cols, "Desc": desc, "Rows": rows,
 		"Pager": makePager("/", url.Values{"sort": {key}, "desc": {q.Get("desc")}}, offset, limit, len(list)),
 	})
 }
@@ -226,7 +226,7 @@ func (s *Server) sessionPage(w http.ResponseWriter, r *http.Request) {
 		})
 	}
 	s.render(w, "session", map[string]any{
-		"Title": "Session " + si.ID.String(), "Sources": len(s.cfg.Sources), "ID": si.ID.String(), "S": si.Session, "MoreTraces": si.MoreTraces,
+		"Title": "Session " + si.ID.String(), "Sources": int64(len(s.cfg.Sources)), "ID": si.ID.String(), "S": si.Session, "MoreTraces": si.MoreTraces,
 		"TraceHref": s.trace.link(si.TraceID, ""), "Rows": rows,
 		"AxisFrom": microsText(t0), "AxisTo": microsText(t1), "AxisSpan": durationMS(float64(span) / 1000),
 		"Pager": makePager("/session/"+si.ID.String(), url.Values{}, offset, limit, int(si.Ops)),
@@ -261,7 +261,7 @@ func (s *Server) opPage(w http.ResponseWriter, r *http.Request) {
 	}
 	o := toOp(&ops[0])
 	data := map[string]any{
-		"Title": o.Op + " " + strconv.FormatInt(o.First().Seq, 10), "Sources": len(s.cfg.Sources),
+		"Title": o.Op + " " + strconv.FormatInt(o.First().Seq, 10), "Sources": int64(len(s.cfg.Sources)),
 		"Session": si.ID.String(), "Op": o, "Seq": o.First().Seq, "Result": resultText(o), "Class": classOf(o),
 		"Duration": durationText(o), "TraceHref": s.trace.link(o.TraceID, o.SpanID),
 		"Back":       fmt.Sprintf("/session/%s?offset=%d", si.ID, n/defaultOps*defaultOps),

@@ -13,6 +13,7 @@ import (
 
 	"golang.org/x/mod/sumdb/note"
 
+	"github.com/sandboxaudit/sandboxaudit/internal/plural"
 	"github.com/sandboxaudit/sandboxaudit/internal/safetext"
 	"github.com/sandboxaudit/sandboxaudit/internal/trail"
 )
@@ -140,6 +141,7 @@ func parsePages() (map[string]*template.Template, error) {
 	pages := map[string]*template.Template{}
 	for _, name := range []string{"sessions", "session", "op"} {
 		t, err := template.New(name).Funcs(template.FuncMap{"shown": safetext.Escape, "shownField": shownField, "shownJSON": safetext.EscapeJSON,
+			"count": plural.Count[int64], "pick": plural.Pick[int64],
 			"cutNote": func(t shownJSONText, page map[string]any) cutNote { return cutNote{t, page} }}).ParseFS(assets, "assets/base.html", "assets/pager.html", "assets/"+name+".html")
 		if err != nil {
 			return nil, err

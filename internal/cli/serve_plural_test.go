@@ -1,0 +1,36 @@
+package cli
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/sandboxaudit/sandboxaudit/internal/webview"
+)
+
+// The pages' counts are worded as the commands word them: "1 operation",
+// "2 operations", not "operation(s)".
+func TestServeWordsCountsSingularOrPlural(t *testing.T) {
+	s1, f1 := op(sessionA, "exec", "span-1", 1, 2)
+	s2, f2 := op(sessionA, "exec", "span-2", 3, 4)
+	one := writeFile(t, "one.jsonl", canonLines(s1, f1)+"not an event\n")
+	two := writeFile(t, "two.jsonl", canonLines(s1, f1, s2, f2))
+	for _, c := range []struct {
+		src  string
+		want []string
+	}{
+		{one, []string{"1 session, 1 operation:", "1 line is not an audit event", "read-only view of 1 source<"}},
+		{two, []string{"1 session, 2 operations:", "read-only view of 1 source<"}},
+	} {
+		hs := startView(t, webview.Config{Sources: []string{c.src}})
+		code, _, body := get(t, hs.URL+"/")
+		require.Equal(t, 200, code)
+		for _, w := range c.want {
+			assert.Contains(t, body, w)
+		}
+		assert.NotContains(t, body, "(s)")
+		_, _, body = get(t, hs.URL+"/session/"+sessionA.String())
+		assert.NotContains(t, body, "(s)")
+	}
+}
