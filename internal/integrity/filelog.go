@@ -100,8 +100,8 @@ type storeRebuild struct {
 }
 
 // seal brings the store up to the file's current end and appends a signed
-// checkpoint when the tree grew.
-func (l *fileLog) seal(ctx context.Context) (sealResult, error) {
+// checkpoint when the tree grew, or, with open, when the log has none.
+func (l *fileLog) seal(ctx context.Context, open bool) (sealResult, error) {
 	renewed := false
 	if l.broken != nil {
 		if !l.renewed() {
@@ -111,7 +111,7 @@ func (l *fileLog) seal(ctx context.Context) (sealResult, error) {
 		// yet) must not stop sealing for good once it is complete.
 		l.broken, l.known, l.hasSigned, renewed = nil, false, false, true
 	}
-	res, err := l.sealOnce(ctx)
+	res, err := l.sealOnce(ctx, open)
 	res.repaired, l.repairs = append(res.repaired, l.repairs...), nil
 	res.renewed = renewed
 	if errors.Is(err, ErrTampered) {
@@ -120,10 +120,12 @@ func (l *fileLog) seal(ctx context.Context) (sealResult, error) {
 	return res, err
 }
 
-func (l *fileLog) sealOnce(ctx context.Context) (sealResult, error) {
+func (l *fileLog) sealOnce(ctx context.Context, open bool) (sealResult, error) {
 	var res sealResult
 	if _, err := os.Lstat(l.path); errors.Is(err, os.ErrNotExist) && !l.hasSegments() {
-		return res, l.checkNoAuditFile()
+		if done, err := l.withoutFile(open); done {
+			return res, err
+		}
 	}
 	if l.known && !l.pathIsSealedFile() {
 		// Replaced or rotated: the sidecars are read again too.
@@ -165,7 +167,7 @@ func (l *fileLog) sealOnce(ctx context.Context) (sealResult, error) {
 	audit, err := openNoFollow(l.path, os.O_RDWR|os.O_APPEND|noFollow, 0)
 	if errors.Is(err, os.ErrNotExist) {
 		// Rotated, and nothing written since: every leaf is in a segment.
-		return res, l.finishWithoutActive(store, cps, &res)
+		return res, l.finishWithoutActive(store, cps, open, &res)
 	}
 	if err != nil {
 		return res, err // the *PathError names the file
@@ -198,7 +200,7 @@ func (l *fileLog) sealOnce(ctx context.Context) (sealResult, error) {
 		return res, fmt.Errorf("%s: %w", l.path, err)
 	}
 	res.rebuilt = rebuilt
-	if store.n > l.last.N || !l.hasLast && store.n > 0 {
+	if store.n > l.last.N || !l.hasLast && (store.n > 0 || open) {
 		if err := l.checkpoint(store, cps, &res); err != nil {
 			return res, err
 		}
@@ -213,14 +215,22 @@ func (l *fileLog) sealOnce(ctx context.Context) (sealResult, error) {
 	return res, nil
 }
 
-// checkNoAuditFile: a missing file is fine only when its sidecars hold
-// nothing either (never written, or rotated away together with them).
-func (l *fileLog) checkNoAuditFile() error {
-	if p := l.sidecarWithData(); p != "" {
-		return tampered(l.path, "the audit file is missing but %s holds sealed data", filepath.Base(p))
+// withoutFile decides a seal whose path has no file and no closed
+// segments: done, with the seal's error, or not done, the seal goes on.
+// A hash store with data is refused. A checkpoints sidecar with data is
+// read by the seal: a log whose checkpoints sign no line yet goes on
+// (finishWithoutActive). Neither: the path was never written, or rotated
+// away with its sidecars; an explicit seal (open) goes on to sign a new
+// log's first checkpoint before the file sink makes the file.
+func (l *fileLog) withoutFile(open bool) (done bool, err error) {
+	switch {
+	case holdsData(StorePath(l.path)):
+		return true, tampered(l.path, "the audit file is missing but %s holds sealed data", filepath.Base(StorePath(l.path)))
+	case holdsData(CheckpointsPath(l.path)):
+		return false, nil
 	}
 	l.known, l.hasSigned = false, false
-	return nil
+	return !open, nil
 }
 
 // sidecarWithData returns the first of the file's sidecars that holds

@@ -16,6 +16,7 @@ import (
 
 	"github.com/sandboxaudit/sandboxaudit/internal/filesink"
 	"github.com/sandboxaudit/sandboxaudit/internal/fsutil"
+	"github.com/sandboxaudit/sandboxaudit/internal/plural"
 	"github.com/sandboxaudit/sandboxaudit/internal/zstdread"
 )
 
@@ -321,12 +322,20 @@ func (l *fileLog) appendSegmentRecord(rec SegmentRecord) error {
 }
 
 // finishWithoutActive ends a seal whose path has no file: rotated, and
-// nothing written since. The store may hold no leaf beyond the segments.
-func (l *fileLog) finishWithoutActive(store *hashStore, cps *os.File, res *sealResult) error {
+// nothing written since, or a new log whose file the file sink has not
+// made yet. Neither the store nor the checkpoints may hold a leaf beyond
+// the segments.
+func (l *fileLog) finishWithoutActive(store *hashStore, cps *os.File, open bool, res *sealResult) error {
 	if store.n > l.first {
 		return tampered(l.path, "the audit file is missing but %d of its lines were sealed", store.n-l.first)
 	}
-	if store.n > l.last.N {
+	if l.hasLast && l.last.N > l.first && !l.hasSegments() {
+		return tampered(l.path, "the audit file is missing but its newest checkpoint signs %s", plural.Count(l.last.N-l.first, "line"))
+	}
+	if err := store.flush(); err != nil { // a handover's leaf 0
+		return fmt.Errorf("%s: %w", l.path, err)
+	}
+	if store.n > l.last.N || !l.hasLast && open {
 		if err := l.checkpoint(store, cps, res); err != nil {
 			return err
 		}

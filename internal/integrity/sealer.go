@@ -116,11 +116,14 @@ func (s *Sealer) Rotated(path string) { s.Wrote(path, 0) }
 
 // Seal seals path now: on start, so that the lines written since the last
 // checkpoint (before a crash, or by another writer) are sealed, and a
-// disagreement is found before anything is added.
+// disagreement is found before anything is added. A log without any
+// checkpoint gets its first one, of 0 lines when it holds none yet: a
+// collector killed before its first round then finds, at its next start,
+// signed history that the file extends, not lines without any.
 func (s *Sealer) Seal(ctx context.Context, path string) error {
 	s.sealMu.Lock()
 	defer s.sealMu.Unlock()
-	return s.sealPath(ctx, path)
+	return s.sealPath(ctx, path, true)
 }
 
 // Watch makes every round seal path even when this process wrote nothing
@@ -205,7 +208,7 @@ func (s *Sealer) SealPending(ctx context.Context) error {
 			// the locks of those sealed before go as it proceeds.
 			s.forgetIdle(map[string]int64{})
 		}
-		if err := s.sealPath(ctx, path); err != nil {
+		if err := s.sealPath(ctx, path, false); err != nil {
 			// The lines stay in the lag: they are not covered.
 			errs = append(errs, err)
 			if ctx.Err() != nil {
@@ -232,8 +235,9 @@ func (s *Sealer) requeue(path string, n int64) {
 	s.mu.Unlock()
 }
 
-// sealPath seals one file; called with sealMu held.
-func (s *Sealer) sealPath(ctx context.Context, path string) error {
+// sealPath seals one file; open: a log without a checkpoint gets one
+// (see Seal). Called with sealMu held.
+func (s *Sealer) sealPath(ctx context.Context, path string, open bool) error {
 	if err := s.refuseRetired(path); err != nil {
 		return err
 	}
@@ -246,7 +250,7 @@ func (s *Sealer) sealPath(ctx context.Context, path string) error {
 		return err
 	}
 	wasBroken := l.broken != nil
-	res, err := l.seal(ctx)
+	res, err := l.seal(ctx, open)
 	for _, r := range res.repaired {
 		// Once per episode: a seal that fails after its repair (a full
 		// disk) finds and repairs the same damage every interval.
