@@ -264,8 +264,10 @@ func TestIntegritySurvivesSIGKILL(t *testing.T) {
 	collectorLines := pairLines(uuid.MustParse("6f1c2a8e-3b4d-4e5f-9a0b-1c2d3e4f5a6b"), 100)
 	postLines(t, sandboxAddr, collectorLines[:100])
 	deadline := time.Now().Add(deliveryTimeout)
-	for fi, err := os.Stat(auditPath + ".checkpoints"); err != nil || fi.Size() == 0; fi, err = os.Stat(auditPath + ".checkpoints") {
-		require.True(t, time.Now().Before(deadline), "no checkpoint after %s", deliveryTimeout)
+	// The log's first checkpoint, of 0 lines, is signed at start: wait
+	// for one of the lines written.
+	for sizes := checkpointSizes(t, auditPath, pubPath); sizes[len(sizes)-1] == 0; sizes = checkpointSizes(t, auditPath, pubPath) {
+		require.True(t, time.Now().Before(deadline), "no checkpoint of lines after %s", deliveryTimeout)
 		time.Sleep(pollInterval)
 	}
 	postLines(t, sandboxAddr, collectorLines[100:])

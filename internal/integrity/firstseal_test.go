@@ -6,6 +6,9 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/sandboxaudit/sandboxaudit/internal/witness"
+	"github.com/sandboxaudit/sandboxaudit/internal/witness/witnesstest"
 )
 
 func TestKilledBeforeTheFirstSealStartsAgain(t *testing.T) {
@@ -90,4 +93,30 @@ func TestHandedOverLogKilledBeforeTheFirstSeal(t *testing.T) {
 	res := checkTrail(t, path, pub)
 	require.Empty(t, res.Failures)
 	require.Equal(t, int64(4), res.Sealed)
+}
+
+// A new log's checkpoint of 0 lines is not submitted to the witnesses;
+// its first checkpoint of lines is, and is cosigned.
+func TestEmptyCheckpointIsNotWitnessed(t *testing.T) {
+	k, _ := testKeys(t, "test")
+	fake := witnesstest.Start(t, "w1.example/w", k.Verifier)
+	w, err := witness.NewWitness(fake.URL, fake.VKey, nil, nil)
+	require.NoError(t, err)
+	pool, err := witness.NewPool([]*witness.Witness{w}, 1, nil, nil)
+	require.NoError(t, err)
+	sealer, err := NewSealer(Settings{Keys: k, Interval: 1e9, CallerOwns: true, Witnesses: pool})
+	require.NoError(t, err)
+	defer func() { require.NoError(t, sealer.Close(bg)) }()
+
+	path := auditPath(t)
+	require.NoError(t, sealer.SealAtStart(bg, path))
+	require.Equal(t, 1, countRecords(t, CheckpointsPath(path)))
+	require.Zero(t, fake.Requests())
+	require.NoFileExists(t, WitnessedPath(path))
+
+	appendLocked(t, path, lines(1, 2))
+	sealer.Wrote(path, 2)
+	require.NoError(t, sealer.SealPending(bg))
+	require.Equal(t, 1, fake.Requests())
+	require.Equal(t, 1, countRecords(t, WitnessedPath(path)))
 }
