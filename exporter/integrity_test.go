@@ -125,14 +125,16 @@ func TestIntegrityIntervalCheckpoints(t *testing.T) {
 	te := startIntegrityExporters(t, cfg)
 	require.NoError(t, te.traces.ConsumeTraces(context.Background(), buildTraces(t, sampleSpans()...)))
 	// Wait (bounded) for the interval checkpoint, before shutdown.
+	v, err := integrity.LoadVerifierKey(pubPath)
+	require.NoError(t, err)
 	require.Eventually(t, func() bool {
-		b, _ := os.ReadFile(integrity.CheckpointsPath(path))
-		return len(b) > 0
+		_, c, err := integrity.NewestSigned(path, v)
+		return err == nil && c.N > 0
 	}, 10*time.Second, 10*time.Millisecond)
 	te.shutdown(t)
 	res := checkFile(t, path, pubPath)
 	require.Nil(t, res.Failure)
-	require.Equal(t, 1, res.Checkpoints, "nothing new at shutdown: no second checkpoint")
+	require.Equal(t, 2, res.Checkpoints, "the start's, of 0 lines, and the interval's; nothing new at shutdown")
 }
 
 func TestIntegrityRefusesTamperedFileAtStart(t *testing.T) {

@@ -104,10 +104,12 @@ func TestAFileWithIntegrityAtAnotherExportersSpoolLeavesTheSpoolAlone(t *testing
 
 // The owner lock stays on disk after a collector whose file exporter
 // sealed nothing stopped (its start failed, say, because a spool at the
-// same path was refused). Alone, with no signed log beside it and no
-// sealer holding it, it does not make the path an audit file: a spool
-// configured there afterwards starts. While a sealer holds it, or once
-// the log has sidecars, the spool is still refused.
+// same path was refused), or once the log's other sidecars are moved
+// away. Alone, with no signed log beside it and no sealer holding it, it
+// does not make the path an audit file: a spool configured there
+// afterwards starts. While a sealer holds it, or while the log has
+// sidecars (the new log's first checkpoint, signed at start), the spool
+// is still refused.
 func TestASpoolBesideALeftOwnerLockStarts(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "events.jsonl")
@@ -117,7 +119,11 @@ func TestASpoolBesideALeftOwnerLockStarts(t *testing.T) {
 	require.NoError(t, confmap.Validate(spooled))
 	require.ErrorContains(t, startAnother(t, spooled), "http::spool::path: "+path, "a sealer holds the lock")
 	held.shutdown(t)
+	require.ErrorContains(t, startAnother(t, spooled), "http::spool::path: "+path, "the log has sidecars")
 
-	require.NoFileExists(t, integrity.CheckpointsPath(path), "nothing was sealed")
+	for _, sidecar := range []string{integrity.StorePath(path), integrity.CheckpointsPath(path)} {
+		require.NoError(t, os.Remove(sidecar))
+	}
+	require.FileExists(t, integrity.OwnerLockPath(path))
 	require.NoError(t, startAnother(t, spooled))
 }
