@@ -3,6 +3,7 @@ package e2e
 import (
 	"fmt"
 	"net"
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -11,10 +12,12 @@ import (
 )
 
 // TestSpoolStartsBesideALeftSealerLock: a collector sealing a file fails
-// at start after its exporter made the file's .sealer.lock (its receiver's
-// address is taken); the lock file stays on disk. A collector configured
-// afterwards with its spool at that path starts: a lock file no sealer
-// holds, with no signed log beside it, is not an audit file.
+// at start after its exporter made the file's .sealer.lock and signed the
+// new log's first checkpoint (its receiver's address is taken); the lock
+// file stays on disk. A spool at that path is refused while the signed
+// log lies beside it; once its sidecars are moved away, a collector with
+// its spool at that path starts: a lock file no sealer holds, with no
+// signed log beside it, is not an audit file.
 func TestSpoolStartsBesideALeftSealerLock(t *testing.T) {
 	requireE2E(t)
 	dir := t.TempDir()
@@ -37,6 +40,10 @@ service:
 `, taken.Addr(), path, filepath.Join(dir, "keys", "e2e.key"))
 	res := startRefused(t, dir, sealed)
 	require.FileExists(t, path+".sealer.lock", "the exporter starts before the receiver; the collector said: %s", res)
+	require.FileExists(t, path+".checkpoints", "the new log's first checkpoint")
+	for _, suffix := range []string{".tlog", ".checkpoints"} {
+		require.NoError(t, os.Rename(path+suffix, path+".old"+suffix))
+	}
 
 	addr := freeAddr(t)
 	spoolOnly := fmt.Sprintf(`receivers:

@@ -28,9 +28,10 @@ func checkFileIsNoSpool(fc *FileConfig) error {
 // checkSpoolIsNoSealedFile refuses a spool at a sealed audit file, another
 // exporter's or this one's: the spool would take the audit lines for its
 // own, send them away and trim them. The file is sealed when its log has
-// sidecars, or when a sealer holds its owner lock. The lock file alone
-// stays after a sealer that signed nothing (a start that failed), and
-// does not make the path an audit file.
+// sidecars (a new log's first checkpoint, of 0 lines, included), or when
+// a sealer holds its owner lock. The lock file alone stays after a sealer
+// that signed nothing (a start refused), or once the log's sidecars were
+// moved away, and does not make the path an audit file.
 func checkSpoolIsNoSealedFile(sc *SpoolConfig) error {
 	lock := integrity.OwnerLockPath(sc.Path)
 	if _, err := os.Lstat(lock); err != nil {
