@@ -72,6 +72,12 @@ type fileLog struct {
 	first   int64
 	segLog  *SegmentLog
 	segSize int64
+
+	// mark is how far the store is checked (see storeMark); nil: walk
+	// it from its first hash.
+	mark *storeMark
+	// walked counts the store hashes the walks read, for the tests.
+	walked int64
 }
 
 // sealResult is what one seal did.
@@ -114,6 +120,9 @@ func (l *fileLog) seal(ctx context.Context) (sealResult, error) {
 	res, err := l.sealOnce(ctx)
 	res.repaired, l.repairs = append(res.repaired, l.repairs...), nil
 	res.renewed = renewed
+	if err != nil {
+		l.mark = nil // what the seal left in the store is checked again
+	}
 	if errors.Is(err, ErrTampered) {
 		l.broken = err
 	}
@@ -205,6 +214,7 @@ func (l *fileLog) sealOnce(ctx context.Context) (sealResult, error) {
 	}
 	l.storeSize = store.size()
 	l.known = true
+	l.markStore(store)
 	l.signed, l.hasSigned = l.last, l.hasLast
 	l.sealedDev, l.sealedIno = l.dev, l.ino
 	if torn {
@@ -513,6 +523,7 @@ func (l *fileLog) hashLines(r io.Reader, name string, store *hashStore) (int64, 
 	if err != nil {
 		return 0, 0, err
 	}
+	defer func() { l.walked += c.walker.read }()
 	lh := NewLeafHasher(c.line)
 	if _, err := bufio.NewReaderSize(r, 256<<10).WriteTo(lh); err != nil {
 		if errors.Is(err, ErrTampered) {

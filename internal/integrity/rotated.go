@@ -219,6 +219,7 @@ func (l *fileLog) sealSegment(ctx context.Context, seg filesink.Segment, store *
 	}
 	l.segLog.Segments = append(l.segLog.Segments, rec)
 	l.storeSize = store.size()
+	l.markStore(store)
 	l.setFirst(last)
 	l.forgetIdentity()
 	return nil
@@ -333,6 +334,7 @@ func (l *fileLog) finishWithoutActive(store *hashStore, cps *os.File, res *sealR
 	}
 	l.storeSize = store.size()
 	l.known = false
+	l.markStore(store)
 	l.signed, l.hasSigned = l.last, l.hasLast
 	return nil
 }

@@ -1,0 +1,88 @@
+package integrity
+
+import (
+	"errors"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"golang.org/x/mod/sumdb/tlog"
+
+	"github.com/sandboxaudit/sandboxaudit/internal/filesink"
+)
+
+// rotatingLog is a sealed log of held lines whose file sink rotates
+// before every 4-line batch.
+func rotatingLog(t *testing.T, held int) (*Sealer, *filesink.Sink, string, []byte) {
+	t.Helper()
+	k, _ := testKeys(t, "test")
+	path := auditPath(t)
+	writeNumbered(t, path, held)
+	sealer := newSealer(t, k)
+	require.NoError(t, sealer.Seal(bg, path))
+	batch := []byte(lines(0, 3))
+	sink := sealedSink(t, path, &filesink.Rotation{MaxBytes: int64(len(batch))}, sealer)
+	t.Cleanup(func() { _ = sink.Close() })
+	return sealer, sink, path, batch
+}
+
+// A rotation's seal checks the closed segment and the new file against
+// the store: it reads the segment's hashes and those added since, not
+// the store from its first hash, whose size grows with the log's age.
+func TestRotationSealReadsOnlyTheHashesOfItsSegment(t *testing.T) {
+	sealer, sink, path, batch := rotatingLog(t, 2000)
+	l := sealer.logs[path]
+	for i := range 6 {
+		before := l.walked
+		require.NoError(t, sink.WriteBatch(bg, "s", batch))
+		require.NoError(t, sealer.SealPending(bg))
+		seg := l.segLog.Segments[len(l.segLog.Segments)-1]
+		require.Equal(t, int64(2000+4*(i+1)), l.last.N, "the new file's lines are sealed")
+		bound := tlog.StoredHashCount(l.last.N) - tlog.StoredHashCount(seg.First)
+		require.LessOrEqual(t, l.walked-before, bound,
+			"rotation %d read more of the store than the hashes from its segment's first line (%d) on", i, seg.First)
+	}
+}
+
+// A store changed in place since the sealer checked it, at its size, is
+// read from its first hash again at the next rotation, as at start: a
+// hash over two subtrees that is not theirs is refused there.
+func TestRotationSealChecksAStoreChangedSince(t *testing.T) {
+	sealer, sink, path, batch := rotatingLog(t, 200)
+	l := sealer.logs[path]
+	for range 2 {
+		require.NoError(t, sink.WriteBatch(bg, "s", batch))
+		require.NoError(t, sealer.SealPending(bg))
+	}
+	require.NotNil(t, l.mark, "the sealer walks on from where it checked")
+	before, err := os.ReadFile(CheckpointsPath(path))
+	require.NoError(t, err)
+
+	// Stored hash 2 is the one over lines 1 and 2. Rewritten until the
+	// store's change time moves on (it ticks coarser than a write).
+	f, err := os.OpenFile(StorePath(path), os.O_WRONLY, 0)
+	require.NoError(t, err)
+	defer func() { _ = f.Close() }()
+	bad := make([]byte, tlog.HashSize)
+	for i := 0; ; i++ {
+		_, err := f.WriteAt(bad, 2*tlog.HashSize)
+		require.NoError(t, err)
+		st, ok := statStore(&hashStore{f: f})
+		require.True(t, ok)
+		if st.Ctim != l.mark.changed {
+			break
+		}
+		require.Less(t, i, 5000, "the store's change time did not move on")
+		time.Sleep(time.Millisecond)
+	}
+
+	require.NoError(t, sink.WriteBatch(bg, "s", batch))
+	err = sealer.SealPending(bg)
+	require.True(t, errors.Is(err, ErrTampered), "SealPending = %v, want tampering", err)
+	require.True(t, strings.Contains(err.Error(), "is damaged") && strings.Contains(err.Error(), "lines 1-2"), "%v", err)
+	after, err := os.ReadFile(CheckpointsPath(path))
+	require.NoError(t, err)
+	require.Equal(t, before, after, "nothing is signed over the damaged store")
+}
