@@ -74,8 +74,10 @@ type fileLog struct {
 	segSize int64
 
 	// mark is how far the store is checked (see storeMark); nil: walk
-	// it from its first hash.
-	mark *storeMark
+	// it from its first hash. walkedStore: a walk of the seal running
+	// checked the store.
+	mark        *storeMark
+	walkedStore bool
 	// walked counts the store hashes the walks read, for the tests.
 	walked int64
 }
@@ -151,6 +153,7 @@ func (l *fileLog) sealOnce(ctx context.Context) (sealResult, error) {
 	if l.known && store.size() != l.storeSize {
 		l.known = false // changed behind our back: check everything
 	}
+	l.startSeal(store)
 
 	cps, err := openNoFollow(CheckpointsPath(l.path), os.O_RDWR|os.O_CREATE|os.O_APPEND|noFollow, 0o600)
 	if err != nil {
@@ -537,6 +540,7 @@ func (l *fileLog) hashLines(r io.Reader, name string, store *hashStore) (int64, 
 	if err := l.judgeLines(name, c); err != nil {
 		return 0, 0, err
 	}
+	l.walkedStore = true
 	return lh.Complete(), c.i, nil
 }
 

@@ -2,8 +2,10 @@ package integrity
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -48,41 +50,57 @@ func TestRotationSealReadsOnlyTheHashesOfItsSegment(t *testing.T) {
 
 // A store changed in place since the sealer checked it, at its size, is
 // read from its first hash again at the next rotation, as at start: a
-// hash over two subtrees that is not theirs is refused there.
+// hash over two subtrees that is not theirs is refused there. So it is
+// when a seal without a rotation (lines another writer appended) came
+// between: that seal reads no store hash, and must not pass the change
+// off as checked.
 func TestRotationSealChecksAStoreChangedSince(t *testing.T) {
-	sealer, sink, path, batch := rotatingLog(t, 200)
-	l := sealer.logs[path]
-	for range 2 {
-		require.NoError(t, sink.WriteBatch(bg, "s", batch))
-		require.NoError(t, sealer.SealPending(bg))
-	}
-	require.NotNil(t, l.mark, "the sealer walks on from where it checked")
-	before, err := os.ReadFile(CheckpointsPath(path))
-	require.NoError(t, err)
+	for _, sealBetween := range []bool{false, true} {
+		t.Run(fmt.Sprintf("seal-between=%v", sealBetween), func(t *testing.T) {
+			sealer, sink, path, batch := rotatingLog(t, 200)
+			l := sealer.logs[path]
+			for range 2 {
+				require.NoError(t, sink.WriteBatch(bg, "s", batch))
+				require.NoError(t, sealer.SealPending(bg))
+			}
+			require.NotNil(t, l.mark, "the sealer walks on from where it checked")
+			damageStoreHash(t, path, 2, l.mark.changed) // the hash over lines 1 and 2
+			if sealBetween {
+				appendLocked(t, path, lines(1000, 1000))
+				require.NoError(t, sealer.SealPending(bg), "the change is off the consistency proof's path")
+			}
+			before, err := os.ReadFile(CheckpointsPath(path))
+			require.NoError(t, err)
 
-	// Stored hash 2 is the one over lines 1 and 2. Rewritten until the
-	// store's change time moves on (it ticks coarser than a write).
+			require.NoError(t, sink.WriteBatch(bg, "s", batch))
+			err = sealer.SealPending(bg)
+			require.True(t, errors.Is(err, ErrTampered), "SealPending = %v, want tampering", err)
+			require.True(t, strings.Contains(err.Error(), "is damaged") && strings.Contains(err.Error(), "lines 1-2"), "%v", err)
+			after, err := os.ReadFile(CheckpointsPath(path))
+			require.NoError(t, err)
+			require.Equal(t, before, after, "nothing is signed over the damaged store")
+		})
+	}
+}
+
+// damageStoreHash zeroes stored hash idx of path's store in place,
+// rewriting it until the store's change time is no longer was (it ticks
+// coarser than a write).
+func damageStoreHash(t *testing.T, path string, idx int64, was syscall.Timespec) {
+	t.Helper()
 	f, err := os.OpenFile(StorePath(path), os.O_WRONLY, 0)
 	require.NoError(t, err)
 	defer func() { _ = f.Close() }()
 	bad := make([]byte, tlog.HashSize)
 	for i := 0; ; i++ {
-		_, err := f.WriteAt(bad, 2*tlog.HashSize)
+		_, err := f.WriteAt(bad, idx*tlog.HashSize)
 		require.NoError(t, err)
 		st, ok := statStore(&hashStore{f: f})
 		require.True(t, ok)
-		if st.Ctim != l.mark.changed {
-			break
+		if st.Ctim != was {
+			return
 		}
 		require.Less(t, i, 5000, "the store's change time did not move on")
 		time.Sleep(time.Millisecond)
 	}
-
-	require.NoError(t, sink.WriteBatch(bg, "s", batch))
-	err = sealer.SealPending(bg)
-	require.True(t, errors.Is(err, ErrTampered), "SealPending = %v, want tampering", err)
-	require.True(t, strings.Contains(err.Error(), "is damaged") && strings.Contains(err.Error(), "lines 1-2"), "%v", err)
-	after, err := os.ReadFile(CheckpointsPath(path))
-	require.NoError(t, err)
-	require.Equal(t, before, after, "nothing is signed over the damaged store")
 }
