@@ -104,3 +104,20 @@ func damageStoreHash(t *testing.T, path string, idx int64, was syscall.Timespec)
 		time.Sleep(time.Millisecond)
 	}
 }
+
+// A start after a backlog of rotations (a collector killed while behind)
+// reads the store whole once, for the first file it checks, and walks on
+// from there for the others, not once for every segment.
+func TestStartReadsTheStoreOnceForABacklogOfSegments(t *testing.T) {
+	sealer, sink, path, batch := rotatingLog(t, 2000)
+	for range 6 {
+		require.NoError(t, sink.WriteBatch(bg, "s", batch)) // not sealed: a backlog
+	}
+	restarted := newSealer(t, sealer.set.Keys)
+	require.NoError(t, restarted.SealAtStart(bg, path))
+	l := restarted.logs[path]
+	require.Equal(t, int64(2000+6*4), l.last.N)
+	require.Equal(t, 6, l.segLog.Closed(), "the file of 2000 lines and five of the batches are closed segments, recorded")
+	whole := tlog.StoredHashCount(l.last.N)
+	require.LessOrEqual(t, l.walked, whole+whole/4, "the store was read %.1f times", float64(l.walked)/float64(whole))
+}
