@@ -72,6 +72,14 @@ type fileLog struct {
 	first   int64
 	segLog  *SegmentLog
 	segSize int64
+
+	// mark is how far the store is checked (see storeMark); nil: walk
+	// it from its first hash. walkedStore: a walk of the seal running
+	// checked the store.
+	mark        *storeMark
+	walkedStore bool
+	// walked counts the store hashes the walks read, for the tests.
+	walked int64
 }
 
 // sealResult is what one seal did.
@@ -114,6 +122,9 @@ func (l *fileLog) seal(ctx context.Context, open bool) (sealResult, error) {
 	res, err := l.sealOnce(ctx, open)
 	res.repaired, l.repairs = append(res.repaired, l.repairs...), nil
 	res.renewed = renewed
+	if err != nil {
+		l.mark = nil // what the seal left in the store is checked again
+	}
 	if errors.Is(err, ErrTampered) {
 		l.broken = err
 	}
@@ -144,6 +155,7 @@ func (l *fileLog) sealOnce(ctx context.Context, open bool) (sealResult, error) {
 	if l.known && store.size() != l.storeSize {
 		l.known = false // changed behind our back: check everything
 	}
+	l.startSeal(store)
 
 	cps, err := openNoFollow(CheckpointsPath(l.path), os.O_RDWR|os.O_CREATE|os.O_APPEND|noFollow, 0o600)
 	if err != nil {
@@ -207,6 +219,7 @@ func (l *fileLog) sealOnce(ctx context.Context, open bool) (sealResult, error) {
 	}
 	l.storeSize = store.size()
 	l.known = true
+	l.markStore(store)
 	l.signed, l.hasSigned = l.last, l.hasLast
 	l.sealedDev, l.sealedIno = l.dev, l.ino
 	if torn {
@@ -523,6 +536,7 @@ func (l *fileLog) hashLines(r io.Reader, name string, store *hashStore) (int64, 
 	if err != nil {
 		return 0, 0, err
 	}
+	defer func() { l.walked += c.walker.read }()
 	lh := NewLeafHasher(c.line)
 	if _, err := bufio.NewReaderSize(r, 256<<10).WriteTo(lh); err != nil {
 		if errors.Is(err, ErrTampered) {
@@ -536,6 +550,7 @@ func (l *fileLog) hashLines(r io.Reader, name string, store *hashStore) (int64, 
 	if err := l.judgeLines(name, c); err != nil {
 		return 0, 0, err
 	}
+	l.walkedStore = true
 	return lh.Complete(), c.i, nil
 }
 

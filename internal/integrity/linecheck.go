@@ -9,12 +9,13 @@ import (
 
 // lineCheck is hashLines' state while it reads a file's lines against the
 // store. The store is walked from its first hash, as verify walks it
-// (storeWalker): damage in its signed part, up to the newest checkpoint,
-// refuses the file, for verify calls that store damaged too. Its hashes
-// after the checkpoint are signed by nothing and verify does not read
-// them: where they disagree with the file or with each other (a crash
-// before the checkpoint, a file cut back after them), the store is cut
-// back there and the lines after are hashed again, with a warning.
+// (storeWalker), or on from what this sealer checked before (storeMark):
+// damage in its signed part, up to the newest checkpoint, refuses the
+// file, for verify calls that store damaged too. Its hashes after the
+// checkpoint are signed by nothing and verify does not read them: where
+// they disagree with the file or with each other (a crash before the
+// checkpoint, a file cut back after them), the store is cut back there
+// and the lines after are hashed again, with a warning.
 type lineCheck struct {
 	l      *fileLog
 	store  *hashStore
@@ -47,7 +48,7 @@ func (l *fileLog) newLineCheck(store *hashStore) (*lineCheck, error) {
 	if l.hasLast {
 		cp, signed = l.last, max(l.last.N, l.first)
 	}
-	return &lineCheck{l: l, store: store, walker: newStoreWalker(store.f, store.stored, cp), tree: tree,
+	return &lineCheck{l: l, store: store, walker: l.storeWalker(store, cp), tree: tree,
 		had: store.n, signed: signed, i: l.first}, nil
 }
 

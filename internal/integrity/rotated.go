@@ -220,6 +220,7 @@ func (l *fileLog) sealSegment(ctx context.Context, seg filesink.Segment, store *
 	}
 	l.segLog.Segments = append(l.segLog.Segments, rec)
 	l.storeSize = store.size()
+	l.markStore(store)
 	l.setFirst(last)
 	l.forgetIdentity()
 	return nil
@@ -342,6 +343,7 @@ func (l *fileLog) finishWithoutActive(store *hashStore, cps *os.File, open bool,
 	}
 	l.storeSize = store.size()
 	l.known = false
+	l.markStore(store)
 	l.signed, l.hasSigned = l.last, l.hasLast
 	return nil
 }

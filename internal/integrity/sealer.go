@@ -177,9 +177,7 @@ func (s *Sealer) Close(ctx context.Context) error {
 	s.sealMu.Lock()
 	defer s.sealMu.Unlock()
 	for _, l := range s.logs {
-		l.owner.Release()
-		l.owner = nil
-		l.forgetIdentity()
+		l.letGo()
 	}
 	return err
 }
@@ -334,13 +332,20 @@ func (s *Sealer) forget(may func(path string) bool) {
 		if !may(path) {
 			continue
 		}
-		l.owner.Release()
-		l.owner = nil
-		l.forgetIdentity()
+		l.letGo()
 		if l.broken == nil {
 			delete(s.logs, path)
 		}
 	}
+}
+
+// letGo lets l's owner lock and open file go. Another sealer may then
+// change the store: its next walk starts from the first hash.
+func (l *fileLog) letGo() {
+	l.owner.Release()
+	l.owner = nil
+	l.forgetIdentity()
+	l.mark = nil
 }
 
 // holdsLockOf reports whether the lock file at path's lock path is one
@@ -374,6 +379,7 @@ func (s *Sealer) own(l *fileLog) error {
 			zap.String("path", l.path), zap.String("lock", OwnerLockPath(l.path)))
 		l.owner.Release()
 		l.owner = nil
+		l.mark = nil
 	}
 	o, err := s.set.lockLog(l.path)
 	if errors.Is(err, ErrLogOwned) {

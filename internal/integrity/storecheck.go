@@ -81,12 +81,41 @@ type storeWalker struct {
 	// a changed record hash is first compared with its line.
 	owed bool
 	buf  tlog.Hash
+	// checked: the records before it, and the hashes they complete, were
+	// checked by an earlier walk of this store (storeMark), whose right
+	// edge tree starts from. leaf hands their hashes out unchecked.
+	checked int64
+	read    int64 // hashes read or skipped
 }
 
 func newStoreWalker(f *os.File, held int64, cp Checkpoint) *storeWalker {
-	return &storeWalker{r: bufio.NewReaderSize(io.NewSectionReader(f, 0, held*tlog.HashSize), 256<<10),
-		name: f.Name(), held: held, cp: cp}
+	return newStoreWalkerFrom(f, held, cp, 0, Frontier{})
 }
+
+// newStoreWalkerFrom walks on from the tree edge, whose records and the
+// hashes they complete were checked (storeMark): it reads the hashes from
+// record first's on, and checks only those after edge. cp.N must not be
+// below edge's size.
+func newStoreWalkerFrom(f *os.File, held int64, cp Checkpoint, first int64, edge Frontier) *storeWalker {
+	from := tlog.StoredHashCount(min(first, edge.n))
+	edge.roots = append([]tlog.Hash(nil), edge.roots...) // the walk folds them
+	return &storeWalker{r: bufio.NewReaderSize(io.NewSectionReader(f, from*tlog.HashSize, (held-from)*tlog.HashSize), 256<<10),
+		name: f.Name(), held: held, at: from, tree: edge, cp: cp, checked: edge.n}
+}
+
+// skipTo passes over the hashes before stored-hash index at.
+func (w *storeWalker) skipTo(at int64) error {
+	if n := at - w.at; n > 0 {
+		if _, err := w.r.Discard(int(n * tlog.HashSize)); err != nil {
+			return fmt.Errorf("read %s: %w", w.name, err)
+		}
+		w.at, w.read = at, w.read+n
+	}
+	return nil
+}
+
+// resume passes over the checked records the walk has not read.
+func (w *storeWalker) resume() error { return w.skipTo(tlog.StoredHashCount(w.checked)) }
 
 func (w *storeWalker) next() (tlog.Hash, error) {
 	// Read into the walker's own buffer: a local one escapes, through
@@ -95,11 +124,21 @@ func (w *storeWalker) next() (tlog.Hash, error) {
 		return tlog.Hash{}, fmt.Errorf("read %s: %w", w.name, err)
 	}
 	w.at++
+	w.read++
 	return w.buf, nil
 }
 
 // leaf returns record i's hash; i must not decrease between calls.
 func (w *storeWalker) leaf(i int64) (tlog.Hash, error) {
+	if i < w.checked {
+		if err := w.skipTo(tlog.StoredHashCount(i)); err != nil {
+			return tlog.Hash{}, err
+		}
+		return w.next()
+	}
+	if err := w.resume(); err != nil {
+		return tlog.Hash{}, err
+	}
 	for {
 		if err := w.settle(); err != nil {
 			return tlog.Hash{}, err
@@ -163,6 +202,9 @@ func (d *storeDamage) Error() string { return d.msg }
 
 // through checks the records before n and the hashes they complete.
 func (w *storeWalker) through(n int64) error {
+	if err := w.resume(); err != nil {
+		return err
+	}
 	for {
 		if err := w.settle(); err != nil {
 			return err
@@ -178,6 +220,9 @@ func (w *storeWalker) through(n int64) error {
 
 // finish checks the hashes after the last record read.
 func (w *storeWalker) finish() error {
+	if err := w.resume(); err != nil {
+		return err
+	}
 	if err := w.settle(); err != nil {
 		return err
 	}
