@@ -339,12 +339,17 @@ func (s *Sealer) forget(may func(path string) bool) {
 	}
 }
 
-// letGo lets l's owner lock and open file go. Another sealer may then
-// change the store: its next walk starts from the first hash.
+// letGo lets l's owner lock and open file go.
 func (l *fileLog) letGo() {
+	l.releaseOwner()
+	l.forgetIdentity()
+}
+
+// releaseOwner lets l's owner lock go. Another sealer may then change the
+// store: its next walk starts from the first hash.
+func (l *fileLog) releaseOwner() {
 	l.owner.Release()
 	l.owner = nil
-	l.forgetIdentity()
 	l.mark = nil
 }
 
@@ -377,9 +382,7 @@ func (s *Sealer) own(l *fileLog) error {
 		}
 		s.set.Logger.Warn("integrity: the owner lock file was removed or replaced while this collector held it; taking it again",
 			zap.String("path", l.path), zap.String("lock", OwnerLockPath(l.path)))
-		l.owner.Release()
-		l.owner = nil
-		l.mark = nil
+		l.releaseOwner()
 	}
 	o, err := s.set.lockLog(l.path)
 	if errors.Is(err, ErrLogOwned) {
