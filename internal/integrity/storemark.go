@@ -20,7 +20,10 @@ import (
 // a signed root is the only one that folds to it. It holds only while the
 // store's change time is the one the mark saw: a write by anyone else
 // since (the kernel sets the change time; no one can set it back) has the
-// walk start from the first hash again, and a seal that reads no store
+// walk start from the first hash again. Where the change time ticks
+// coarser than writes (before Linux 6.13, or a file made anew at the
+// inode number), a write in the tick of the seal's own goes unseen until
+// the next start reads the store whole. A seal that reads no store
 // hash (the file sealed last grew) carries a mark over only when it held
 // as the seal began. It is dropped when a seal fails and when the owner
 // lock is let go.
