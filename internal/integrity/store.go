@@ -3,6 +3,7 @@ package integrity
 import (
 	"fmt"
 	"os"
+	"syscall"
 
 	"golang.org/x/mod/sumdb/tlog"
 )
@@ -27,6 +28,12 @@ type hashStore struct {
 	// found: the store was on disk before this open, so a store holding
 	// fewer hashes than the newest checkpoint was cut, not created.
 	found bool
+	// seen is the file's change time as this process last saw it: as the
+	// seal began (startSeal), then after each write of its own. foreign:
+	// a write found it changed, so someone else wrote the store between
+	// (see storeMark).
+	seen    syscall.Timespec
+	foreign bool
 }
 
 // storeScratch is the pending and write buffers, kept by the sealer from
@@ -141,7 +148,10 @@ func (s *hashStore) flush() error {
 		buf = append(buf, s.pending[i][:]...)
 	}
 	s.buf = buf
-	if _, err := s.f.WriteAt(buf, s.stored*tlog.HashSize); err != nil {
+	s.beforeWrite()
+	_, err := s.f.WriteAt(buf, s.stored*tlog.HashSize)
+	s.afterWrite()
+	if err != nil {
 		return fmt.Errorf("write hash store: %w", err)
 	}
 	s.stored += int64(len(s.pending))
@@ -151,7 +161,10 @@ func (s *hashStore) flush() error {
 
 // reset empties the store.
 func (s *hashStore) reset() error {
-	if err := s.f.Truncate(0); err != nil {
+	s.beforeWrite()
+	err := s.f.Truncate(0)
+	s.afterWrite()
+	if err != nil {
 		return fmt.Errorf("empty hash store: %w", err)
 	}
 	s.n, s.stored, s.pending = 0, 0, s.pending[:0]
@@ -165,7 +178,10 @@ func (s *hashStore) cutTo(n int64) error {
 		return fmt.Errorf("cut hash store back: %d hashes pending", len(s.pending))
 	}
 	stored := tlog.StoredHashCount(n)
-	if err := s.f.Truncate(stored * tlog.HashSize); err != nil {
+	s.beforeWrite()
+	err := s.f.Truncate(stored * tlog.HashSize)
+	s.afterWrite()
+	if err != nil {
 		return fmt.Errorf("cut hash store back: %w", err)
 	}
 	s.n, s.stored = n, stored
@@ -178,4 +194,20 @@ func (s *hashStore) size() int64 { return s.stored * tlog.HashSize }
 func (s *hashStore) close() error {
 	s.scratch.pending, s.scratch.buf = s.pending[:0], s.buf[:0]
 	return s.f.Close()
+}
+
+// beforeWrite notes a write by someone else since the store was last seen.
+func (s *hashStore) beforeWrite() {
+	if st, ok := statStore(s); !ok || st.Ctim != s.seen {
+		s.foreign = true
+	}
+}
+
+// afterWrite sees the change time the store's own write gave it.
+func (s *hashStore) afterWrite() {
+	if st, ok := statStore(s); ok {
+		s.seen = st.Ctim
+	} else {
+		s.foreign = true
+	}
 }

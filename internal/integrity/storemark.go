@@ -25,8 +25,10 @@ import (
 // inode number), a write in the tick of the seal's own goes unseen until
 // the next start reads the store whole. A seal that reads no store
 // hash (the file sealed last grew) carries a mark over only when it held
-// as the seal began. It is dropped when a seal fails and when the owner
-// lock is let go.
+// as the seal began. No seal takes one when the store changed between
+// its own writes (hashStore.foreign): a write by someone else while the
+// seal ran would pass for the seal's. It is dropped when a seal fails and
+// when the owner lock is let go.
 type storeMark struct {
 	dev, ino uint64
 	changed  syscall.Timespec
@@ -43,7 +45,7 @@ func (l *fileLog) markStore(store *hashStore) {
 		return // a seal that reads no store hash does not vouch for a change
 	}
 	l.mark = nil
-	if !l.hasLast || l.last.N != store.n || store.n == 0 || len(store.pending) > 0 {
+	if store.foreign || !l.hasLast || l.last.N != store.n || store.n == 0 || len(store.pending) > 0 {
 		return
 	}
 	st, ok := statStore(store)
@@ -58,12 +60,20 @@ func (l *fileLog) markStore(store *hashStore) {
 	if err != nil || tree.Root() != l.last.Hash {
 		return
 	}
-	l.mark = &storeMark{dev: uint64(st.Dev), ino: st.Ino, changed: st.Ctim, tree: tree}
+	// The change time seen after the seal's last write, not now: a write
+	// by anyone else since must not pass for the seal's.
+	l.mark = &storeMark{dev: uint64(st.Dev), ino: st.Ino, changed: store.seen, tree: tree}
 }
 
-// startSeal drops a mark the store no longer matches, as a seal begins.
+// startSeal drops a mark the store no longer matches, as a seal begins,
+// and sees the store's change time for its writes to compare.
 func (l *fileLog) startSeal(store *hashStore) {
 	l.walkedStore = false
+	st, ok := statStore(store)
+	if ok {
+		store.seen = st.Ctim
+	}
+	store.foreign = !ok
 	if l.mark != nil && !l.markUnchanged(store) {
 		l.mark = nil
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"golang.org/x/mod/sumdb/tlog"
+	"golang.org/x/sys/unix"
 
 	"github.com/sandboxaudit/sandboxaudit/internal/filesink"
 )
@@ -120,4 +121,55 @@ func TestStartReadsTheStoreOnceForABacklogOfSegments(t *testing.T) {
 	require.Equal(t, 6, l.segLog.Closed(), "the file of 2000 lines and five of the batches are closed segments, recorded")
 	whole := tlog.StoredHashCount(l.last.N)
 	require.LessOrEqual(t, l.walked, whole+whole/4, "the store was read %.1f times", float64(l.walked)/float64(whole))
+}
+
+// A store written by someone else while a seal runs, before the seal's
+// own write, is read from its first hash again at the next rotation: the
+// seal's write must not pass the change off as its own. The writer's
+// flock holds the seal between its open of the store and its write.
+func TestRotationSealChecksAStoreChangedDuringASeal(t *testing.T) {
+	sealer, sink, path, batch := rotatingLog(t, 200)
+	l := sealer.logs[path]
+	for range 2 {
+		require.NoError(t, sink.WriteBatch(bg, "s", batch))
+		require.NoError(t, sealer.SealPending(bg))
+	}
+	require.NotNil(t, l.mark, "the sealer walks on from where it checked")
+	was := l.mark.changed
+
+	w, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	require.NoError(t, err)
+	defer func() { _ = w.Close() }()
+	require.NoError(t, unix.Flock(int(w.Fd()), unix.LOCK_EX))
+	_, err = w.WriteString(lines(1000, 1000))
+	require.NoError(t, err)
+	opened := openCount(t, path)
+	done := make(chan error, 1)
+	go func() { done <- sealer.SealPending(bg) }()
+	for i := 0; openCount(t, path) == opened; i++ {
+		require.Less(t, i, 5000, "the seal did not open the file")
+		time.Sleep(time.Millisecond)
+	}
+	damageStoreHash(t, path, 2, was) // the hash over lines 1 and 2
+	require.NoError(t, unix.Flock(int(w.Fd()), unix.LOCK_UN))
+	require.NoError(t, <-done, "the change is off the consistency proof's path")
+
+	require.NoError(t, sink.WriteBatch(bg, "s", batch))
+	err = sealer.SealPending(bg)
+	require.True(t, errors.Is(err, ErrTampered), "SealPending = %v, want tampering", err)
+	require.True(t, strings.Contains(err.Error(), "is damaged") && strings.Contains(err.Error(), "lines 1-2"), "%v", err)
+}
+
+// openCount counts this process's descriptors of path.
+func openCount(t *testing.T, path string) int {
+	t.Helper()
+	fds, err := os.ReadDir("/proc/self/fd")
+	require.NoError(t, err)
+	n := 0
+	for _, fd := range fds {
+		if target, err := os.Readlink("/proc/self/fd/" + fd.Name()); err == nil && target == path {
+			n++
+		}
+	}
+	return n
 }
