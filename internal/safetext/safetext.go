@@ -155,10 +155,13 @@ func idleSelector(prev, r rune) bool {
 	case r >= 0xe0100:
 		return !unicode.Is(unicode.Han, prev)
 	case prev < 0x80:
-		return !(prev >= '0' && prev <= '9' || prev == '#' || prev == '*')
+		return !isKeycapBase(prev)
 	}
 	return false
 }
+
+// isKeycapBase reports whether r can take the keycap selector (0-9, #, *).
+func isKeycapBase(r rune) bool { return r >= '0' && r <= '9' || r == '#' || r == '*' }
 
 // mayShowInJSON reports whether EscapeJSON may show r as an escape.
 func mayShowInJSON(r rune) bool { return unsafeInJSON(r) || isSelector(r) }
