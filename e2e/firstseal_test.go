@@ -71,3 +71,37 @@ func TestKilledBeforeTheFirstSealStartsAgain(t *testing.T) {
 	require.Contains(t, out, "integrity: lines=10 sealed=10 unsealed=0 checkpoints=2")
 	require.Equal(t, []int64{0, 10}, checkpointSizes(t, auditPath, pubPath))
 }
+
+// TestTemplatedFileKilledBeforeItsFirstSeal: with a templated path, a new
+// session's file gets its first checkpoint, of 0 lines, before its first
+// line. A collector SIGKILLed before the round that seals the lines
+// leaves history the file extends: the restart seals them, and the trail
+// verifies with the key.
+func TestTemplatedFileKilledBeforeItsFirstSeal(t *testing.T) {
+	requireE2E(t)
+	dir := t.TempDir()
+	keyPath, pubPath := keygen(t, dir)
+	sandboxAddr := freeAddr(t)
+	const sid = "6f1c2a8e-3b4d-4e5f-9a0b-1c2d3e4f5a6b"
+	template := filepath.Join(dir, "audit", "{session_id}.jsonl")
+	auditPath := filepath.Join(dir, "audit", sid+".jsonl")
+	// No round within the test: only the file's creation and the start seal.
+	cfg := integrityConfig(sandboxAddr, template, keyPath, "1h")
+	col := startCollector(t, "collector", dir, cfg, sandboxAddr)
+	postLines(t, sandboxAddr, pairLines(uuid.MustParse(sid), 5))
+	waitLines(t, auditPath, 10)
+	require.Equal(t, []int64{0}, checkpointSizes(t, auditPath, pubPath), "the new file's first checkpoint, signed before its first line")
+	require.NoError(t, col.cmd.Process.Kill())
+	<-col.done
+
+	code, out := runCLI(t, "verify", "--key", pubPath, auditPath)
+	require.NotEqual(t, 0, code, out)
+	require.Contains(t, out, "integrity: lines=10 sealed=0 unsealed=10 checkpoints=1")
+
+	col2 := startCollector(t, "collector-restarted", filepath.Join(dir, "restart"), cfg, sandboxAddr)
+	col2.stop(t)
+	code, out = runCLI(t, "verify", "--key", pubPath, auditPath)
+	require.Equal(t, 0, code, out)
+	require.Contains(t, out, "integrity: lines=10 sealed=10 unsealed=0 checkpoints=2")
+	require.Equal(t, []int64{0, 10}, checkpointSizes(t, auditPath, pubPath))
+}

@@ -107,7 +107,10 @@ func (e *auditExporter) Start(ctx context.Context, host component.Host) (err err
 			if e.sealer, err = e.startIntegrity(ctx, host, fc, ic); err != nil {
 				return err
 			}
-			opts.OnWrite = e.sealer.Wrote
+			// A new file's first checkpoint, of 0 lines, is signed before
+			// its first line: a collector killed before the next round
+			// leaves history that the file extends.
+			opts.OnWrite, opts.BeforeCreate = e.sealer.Wrote, e.sealer.SealNew
 			if opts.Rotation != nil {
 				// Retention signs what it removes before it removes it, and
 				// counts only the log's own segments.

@@ -29,8 +29,9 @@ type Sink struct {
 	writeFn func(*os.File, []byte) (int, error)
 	syncFn  func(*os.File) error
 	lockFn  func(context.Context, int) error
-	// onWrite is Options.OnWrite.
-	onWrite func(path string, lines int)
+	// onWrite and beforeCreate are Options.OnWrite and BeforeCreate.
+	onWrite      func(path string, lines int)
+	beforeCreate func(ctx context.Context, path string) error
 	// rot is Options.Rotation (nil: no rotation); maint runs its
 	// compression and retention.
 	rot   *Rotation
@@ -92,17 +93,18 @@ func New(opts Options) (*Sink, error) {
 		return nil, fmt.Errorf("path: %w", err)
 	}
 	s := &Sink{
-		rot:     opts.Rotation,
-		tmpl:    t,
-		fsync:   opts.Fsync,
-		max:     opts.MaxOpenFiles,
-		writeFn: opts.writeFn,
-		syncFn:  opts.syncFn,
-		lockFn:  opts.lockFn,
-		onWrite: opts.OnWrite,
-		files:   make(map[string]*openFile),
-		lru:     list.New(),
-		wake:    make(chan struct{}),
+		rot:          opts.Rotation,
+		tmpl:         t,
+		fsync:        opts.Fsync,
+		max:          opts.MaxOpenFiles,
+		writeFn:      opts.writeFn,
+		syncFn:       opts.syncFn,
+		lockFn:       opts.lockFn,
+		onWrite:      opts.OnWrite,
+		beforeCreate: opts.BeforeCreate,
+		files:        make(map[string]*openFile),
+		lru:          list.New(),
+		wake:         make(chan struct{}),
 	}
 	if r := opts.Rotation; r != nil {
 		var idle func(context.Context) time.Duration
@@ -193,6 +195,22 @@ func (s *Sink) open(of *openFile) (*os.File, os.FileInfo, error) {
 		return nil, nil, fmt.Errorf("stat %s: %w", of.path, err)
 	}
 	return f, fi, nil
+}
+
+// openFirst opens of's file for the sink's first use of its path, calling
+// BeforeCreate first when the file is not there. Only of.mu is held: the
+// hook (the sealer) may take the file's flock, and other writers of the
+// path wait on of.mu until the file is open.
+func (s *Sink) openFirst(ctx context.Context, of *openFile) (*os.File, os.FileInfo, error) {
+	if s.beforeCreate != nil {
+		// Any other stat error is the open's to report.
+		if _, err := os.Lstat(of.path); errors.Is(err, os.ErrNotExist) {
+			if err := s.beforeCreate(ctx, of.path); err != nil {
+				return nil, nil, fmt.Errorf("before creating %s: %w", of.path, err)
+			}
+		}
+	}
+	return s.open(of)
 }
 
 // reopen replaces of's descriptor with one for the file at of.path
@@ -312,7 +330,7 @@ func (s *Sink) acquire(ctx context.Context, path string) (*openFile, error) {
 		s.files[path] = of
 		s.mu.Unlock()
 
-		of.f, of.ident, of.err = s.open(of)
+		of.f, of.ident, of.err = s.openFirst(ctx, of)
 		if of.err == nil {
 			s.countOpen()
 			if s.rot != nil {

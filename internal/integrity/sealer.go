@@ -126,6 +126,18 @@ func (s *Sealer) Seal(ctx context.Context, path string) error {
 	return s.sealPath(ctx, path, true)
 }
 
+// SealNew seals a file the file sink is about to make (its BeforeCreate
+// hook), as Seal does: a new log, a templated path's new session, gets its
+// first checkpoint, of 0 lines, before its first line. It waits for a
+// round in progress. The remembered files stay within their bound, as at
+// start: many sessions may begin within one interval.
+func (s *Sealer) SealNew(ctx context.Context, path string) error {
+	s.sealMu.Lock()
+	defer s.sealMu.Unlock()
+	defer s.forgetIdle(map[string]int64{path: 0})
+	return s.sealPath(ctx, path, true)
+}
+
 // Watch makes every round seal path even when this process wrote nothing
 // to it, so lines another writer (the Python sink) appends are checkpointed
 // within an interval too. The exporter watches a plain (untemplated) path.
