@@ -89,3 +89,26 @@ func TestBeforeCreateFailureFailsTheWrite(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// A symlink planted for a session's directory is refused before
+// BeforeCreate runs: the hook (the sealer, which writes sidecars beside
+// the file) never writes through it.
+func TestBeforeCreateNotThroughASymlinkedDirectory(t *testing.T) {
+	dir, elsewhere := t.TempDir(), t.TempDir()
+	const sid = "6f1c2a8e-3b4d-4e5f-9a0b-1c2d3e4f5a6b"
+	if err := os.Symlink(elsewhere, filepath.Join(dir, sid)); err != nil {
+		t.Fatal(err)
+	}
+	var calls createCalls
+	s, err := New(Options{Path: filepath.Join(dir, "{session_id}", "events.jsonl"), BeforeCreate: calls.hook})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = s.Close() }()
+	if err := s.WriteBatch(context.Background(), sid, []byte("{}\n")); !errors.Is(err, ErrSymlink) {
+		t.Fatalf("write error %v, want ErrSymlink", err)
+	}
+	if len(calls.paths) != 0 {
+		t.Fatalf("BeforeCreate calls %v, want none", calls.paths)
+	}
+}

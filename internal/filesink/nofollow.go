@@ -44,8 +44,10 @@ var ErrSpoolFile = errors.New("the file is an HTTP sink's spool (it has .offset 
 // is refused with ErrSymlink, never followed. base itself is the
 // operator's configuration and may be, or lie under, a symlink. With
 // durable set, new directory entries are synced so a freshly created file
-// survives a power loss together with its data.
-func openInside(base, path string, durable bool) (*os.File, error) {
+// survives a power loss together with its data. beforeCreate, when set,
+// runs when the file is not there, after the directories are open: a
+// symlinked directory is refused before it runs.
+func openInside(base, path string, durable bool, beforeCreate func() error) (*os.File, error) {
 	rel, err := filepath.Rel(base, path)
 	if err != nil || !filepath.IsLocal(rel) {
 		return nil, fmt.Errorf("%s is not inside %s", path, base)
@@ -75,7 +77,7 @@ func openInside(base, path string, durable bool) (*os.File, error) {
 		_ = unix.Close(dirfd)
 		dirfd, dir = fd, filepath.Join(dir, e)
 	}
-	return openFileAt(dirfd, dir, elems[len(elems)-1], path, durable)
+	return openFileAt(dirfd, dir, elems[len(elems)-1], path, durable, beforeCreate)
 }
 
 // openDirAt opens (creating if missing) the directory name inside dirfd,
@@ -101,10 +103,19 @@ func openDirAt(dirfd int, dir, name string, durable bool) (int, error) {
 }
 
 // openFileAt opens the file name inside dirfd for appending, creating it
-// 0600, refusing a symlink.
-func openFileAt(dirfd int, dir, name, path string, durable bool) (*os.File, error) {
+// 0600 (after beforeCreate, when set), refusing a symlink.
+func openFileAt(dirfd int, dir, name, path string, durable bool, beforeCreate func() error) (*os.File, error) {
 	if isSpoolAt(dirfd, name) {
 		return nil, fmt.Errorf("open %s: %w", path, ErrSpoolFile)
+	}
+	if beforeCreate != nil {
+		var st unix.Stat_t
+		// Any other error is the open's to report.
+		if err := unix.Fstatat(dirfd, name, &st, unix.AT_SYMLINK_NOFOLLOW); errors.Is(err, unix.ENOENT) {
+			if err := beforeCreate(); err != nil {
+				return nil, fmt.Errorf("before creating %s: %w", path, err)
+			}
+		}
 	}
 	// O_RDWR rather than O_WRONLY: repairTail reads the last byte.
 	const flags = unix.O_RDWR | unix.O_APPEND | unix.O_NOFOLLOW | unix.O_CLOEXEC

@@ -65,8 +65,10 @@ type Options struct {
 	// session, a plain path's new log); an error fails the write, and the
 	// file is not made. The integrity sealer signs the new log's first
 	// checkpoint here, so no line lands in a file without signed history.
-	// It runs with no flock held and is not called for the file a
-	// rotation makes at the path, nor for a file reopened under a writer.
+	// It runs with no flock held, once the sink has made and opened the
+	// file's directories (a symlink on the way is refused first), and is
+	// not called for the file a rotation makes at the path, nor for a file
+	// reopened under a writer.
 	BeforeCreate func(ctx context.Context, path string) error
 	// Rotation, when set, rotates, compresses and retires the files.
 	Rotation *Rotation

@@ -182,10 +182,10 @@ func (of *openFile) sizeIfCurrent() (int64, bool, error) {
 	return pi.Size(), os.SameFile(of.ident, pi), nil
 }
 
-// open opens of's file at of.path (creating it as a first open would) and
-// records its identity.
-func (s *Sink) open(of *openFile) (*os.File, os.FileInfo, error) {
-	f, err := openInside(s.tmpl.base, of.path, s.fsync != FsyncNever)
+// open opens of's file at of.path (creating it as a first open would,
+// after beforeCreate when set) and records its identity.
+func (s *Sink) open(of *openFile, beforeCreate func() error) (*os.File, os.FileInfo, error) {
+	f, err := openInside(s.tmpl.base, of.path, s.fsync != FsyncNever, beforeCreate)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -202,22 +202,17 @@ func (s *Sink) open(of *openFile) (*os.File, os.FileInfo, error) {
 // hook (the sealer) may take the file's flock, and other writers of the
 // path wait on of.mu until the file is open.
 func (s *Sink) openFirst(ctx context.Context, of *openFile) (*os.File, os.FileInfo, error) {
-	if s.beforeCreate != nil {
-		// Any other stat error is the open's to report.
-		if _, err := os.Lstat(of.path); errors.Is(err, os.ErrNotExist) {
-			if err := s.beforeCreate(ctx, of.path); err != nil {
-				return nil, nil, fmt.Errorf("before creating %s: %w", of.path, err)
-			}
-		}
+	if s.beforeCreate == nil {
+		return s.open(of, nil)
 	}
-	return s.open(of)
+	return s.open(of, func() error { return s.beforeCreate(ctx, of.path) })
 }
 
 // reopen replaces of's descriptor with one for the file at of.path
 // (creating it as a first open would). Called with of.mu held and a
 // reference on of, so nothing else closes or uses the old descriptor.
 func (s *Sink) reopen(of *openFile) error {
-	f, fi, err := s.open(of)
+	f, fi, err := s.open(of, nil)
 	if err != nil {
 		return err
 	}
