@@ -66,6 +66,8 @@ type Sealer struct {
 	// noFlockWarned: the warning that the file system has no flock was
 	// logged, once for all the files of the exporter's path.
 	noFlockWarned bool
+	// closed: Close let the owner locks go; SealNew takes no new one.
+	closed bool
 
 	stop chan struct{}
 	done chan struct{}
@@ -126,14 +128,22 @@ func (s *Sealer) Seal(ctx context.Context, path string) error {
 	return s.sealPath(ctx, path, true)
 }
 
+// ErrSealerClosed is returned by SealNew after Close.
+var ErrSealerClosed = errors.New("the sealer is closed")
+
 // SealNew seals a file the file sink is about to make (its BeforeCreate
 // hook), as Seal does: a new log, a templated path's new session, gets its
 // first checkpoint, of 0 lines, before its first line. It waits for a
 // round in progress. The remembered files stay within their bound, as at
-// start: many sessions may begin within one interval.
+// start: many sessions may begin within one interval. After Close it
+// fails: a write still in flight at shutdown makes no file that no
+// checkpoint covers, and takes no owner lock that nothing lets go.
 func (s *Sealer) SealNew(ctx context.Context, path string) error {
 	s.sealMu.Lock()
 	defer s.sealMu.Unlock()
+	if s.closed {
+		return fmt.Errorf("%s: %w", path, ErrSealerClosed)
+	}
 	defer s.forgetIdle(map[string]int64{path: 0})
 	return s.sealPath(ctx, path, true)
 }
@@ -188,6 +198,7 @@ func (s *Sealer) Close(ctx context.Context) error {
 	err := s.SealPending(ctx)
 	s.sealMu.Lock()
 	defer s.sealMu.Unlock()
+	s.closed = true
 	for _, l := range s.logs {
 		l.letGo()
 	}

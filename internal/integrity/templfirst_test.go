@@ -53,3 +53,16 @@ func TestManyNewSessionFilesKilledBeforeTheFirstRound(t *testing.T) {
 		require.Equal(t, [2]int64{3, 0}, [2]int64{res.Sealed, res.Unsealed}, f)
 	}
 }
+
+// A write still in flight when the sealer closes makes no file: SealNew
+// fails, and takes no owner lock that nothing would let go.
+func TestSealNewAfterCloseFails(t *testing.T) {
+	k, _ := testKeys(t, "test")
+	s, err := NewSealer(Settings{Keys: k, Interval: 1e9})
+	require.NoError(t, err)
+	require.NoError(t, s.Close(bg))
+	path := auditPath(t)
+	require.ErrorIs(t, s.SealNew(bg, path), ErrSealerClosed)
+	require.NoFileExists(t, OwnerLockPath(path))
+	require.NoFileExists(t, CheckpointsPath(path))
+}
