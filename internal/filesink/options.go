@@ -60,9 +60,10 @@ type Options struct {
 	// file got how many lines (the integrity sealer's hook). It runs on the
 	// writer's goroutine after the lock is released, so it must be quick.
 	OnWrite func(path string, lines int)
-	// BeforeCreate, when set, is called before the sink makes a file that
-	// is not there at its first open by this sink (a templated path's new
-	// session, a plain path's new log); an error fails the write, and the
+	// BeforeCreate, when set, is called before the sink makes a file it
+	// finds missing when it opens the path for writing (a templated path's
+	// new session, a plain path's new log, a file removed while the sink
+	// had it closed for MaxOpenFiles); an error fails the write, and the
 	// file is not made. The integrity sealer signs the new log's first
 	// checkpoint here, so no line lands in a file without signed history.
 	// It runs with no flock held, once the sink has made and opened the
