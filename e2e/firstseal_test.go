@@ -39,6 +39,27 @@ func checkpointSizes(t *testing.T, auditPath, pubPath string) []int64 {
 	}
 }
 
+// killThenRestartSeals SIGKILLs col, whose 10 lines in auditPath no round
+// sealed, and checks that verify finds them unsealed after the first
+// checkpoint (of 0 lines), and that a restart seals them so the file
+// verifies.
+func killThenRestartSeals(t *testing.T, col *collector, dir, cfg, sandboxAddr, auditPath, pubPath string) {
+	t.Helper()
+	require.NoError(t, col.cmd.Process.Kill())
+	<-col.done
+
+	code, out := runCLI(t, "verify", "--key", pubPath, auditPath)
+	require.NotEqual(t, 0, code, out)
+	require.Contains(t, out, "integrity: lines=10 sealed=0 unsealed=10 checkpoints=1")
+
+	col2 := startCollector(t, "collector-restarted", filepath.Join(dir, "restart"), cfg, sandboxAddr)
+	col2.stop(t)
+	code, out = runCLI(t, "verify", "--key", pubPath, auditPath)
+	require.Equal(t, 0, code, out)
+	require.Contains(t, out, "integrity: lines=10 sealed=10 unsealed=0 checkpoints=2")
+	require.Equal(t, []int64{0, 10}, checkpointSizes(t, auditPath, pubPath))
+}
+
 // TestKilledBeforeTheFirstSealStartsAgain: a collector with integrity on
 // is SIGKILLed after it wrote its first lines and before its first round
 // sealed them. The log's first checkpoint (of 0 lines) was signed at
@@ -57,19 +78,7 @@ func TestKilledBeforeTheFirstSealStartsAgain(t *testing.T) {
 
 	postLines(t, sandboxAddr, pairLines(uuid.MustParse("6f1c2a8e-3b4d-4e5f-9a0b-1c2d3e4f5a6b"), 5))
 	waitLines(t, auditPath, 10)
-	require.NoError(t, col.cmd.Process.Kill())
-	<-col.done
-
-	code, out := runCLI(t, "verify", "--key", pubPath, auditPath)
-	require.NotEqual(t, 0, code, out)
-	require.Contains(t, out, "integrity: lines=10 sealed=0 unsealed=10 checkpoints=1")
-
-	col2 := startCollector(t, "collector-restarted", filepath.Join(dir, "restart"), cfg, sandboxAddr)
-	col2.stop(t)
-	code, out = runCLI(t, "verify", "--key", pubPath, auditPath)
-	require.Equal(t, 0, code, out)
-	require.Contains(t, out, "integrity: lines=10 sealed=10 unsealed=0 checkpoints=2")
-	require.Equal(t, []int64{0, 10}, checkpointSizes(t, auditPath, pubPath))
+	killThenRestartSeals(t, col, dir, cfg, sandboxAddr, auditPath, pubPath)
 }
 
 // TestTemplatedFileKilledBeforeItsFirstSeal: with a templated path, a new
@@ -91,17 +100,5 @@ func TestTemplatedFileKilledBeforeItsFirstSeal(t *testing.T) {
 	postLines(t, sandboxAddr, pairLines(uuid.MustParse(sid), 5))
 	waitLines(t, auditPath, 10)
 	require.Equal(t, []int64{0}, checkpointSizes(t, auditPath, pubPath), "the new file's first checkpoint, signed before its first line")
-	require.NoError(t, col.cmd.Process.Kill())
-	<-col.done
-
-	code, out := runCLI(t, "verify", "--key", pubPath, auditPath)
-	require.NotEqual(t, 0, code, out)
-	require.Contains(t, out, "integrity: lines=10 sealed=0 unsealed=10 checkpoints=1")
-
-	col2 := startCollector(t, "collector-restarted", filepath.Join(dir, "restart"), cfg, sandboxAddr)
-	col2.stop(t)
-	code, out = runCLI(t, "verify", "--key", pubPath, auditPath)
-	require.Equal(t, 0, code, out)
-	require.Contains(t, out, "integrity: lines=10 sealed=10 unsealed=0 checkpoints=2")
-	require.Equal(t, []int64{0, 10}, checkpointSizes(t, auditPath, pubPath))
+	killThenRestartSeals(t, col, dir, cfg, sandboxAddr, auditPath, pubPath)
 }
