@@ -102,7 +102,7 @@ func (e *auditExporter) Start(ctx context.Context, host component.Host) (err err
 		if err := filesink.CheckWritable(fc.Path, fc.Rotation.HasValue()); err != nil {
 			return fmt.Errorf("file::path: %w", err)
 		}
-		opts := filesink.Options{Path: fc.Path, Fsync: fc.Fsync, MaxOpenFiles: fc.MaxOpenFiles, Rotation: e.rotation(fc)}
+		opts := filesink.Options{Path: fc.Path, Fsync: fc.Fsync, MaxOpenFiles: fc.MaxOpenFiles, Rotation: e.rotation(fc), OnTornTail: e.logTornTail}
 		if ic := fc.Integrity.Get(); ic != nil {
 			if e.sealer, err = e.startIntegrity(ctx, host, fc, ic); err != nil {
 				return err

@@ -35,21 +35,36 @@ func (s *Sink) commit(ctx context.Context, of *openFile, own *groupcommit.Batch)
 		limit = 0
 	}
 	group := of.queue.Group(limit)
-	if s.rot != nil && size == 0 {
-		// An empty file's segment begins with its first line.
-		of.since = s.rot.clock()
-	}
-	if s.rotationDue(of, size, group) {
-		// Between two groups, under the lock: no batch is ever split.
-		if f, size, locked, err = s.rotateLocked(ctx, of, f, size, locked); err != nil {
-			groupcommit.FinishAll(group, err)
-			return
-		}
+	f, size, locked, err = s.ready(ctx, of, f, size, locked, group)
+	if err != nil {
+		groupcommit.FinishAll(group, err)
+		return
 	}
 	if locked {
 		defer fsutil.Unlock(int(f.Fd()))
 	}
-	of.end = s.appendGroup(f, size, of.end, group)
+	of.end = s.appendGroup(f, size, group)
+}
+
+// ready readies of's file, locked (when locked) and size bytes long, for
+// group: a torn last line is cut off first, so that no segment ends in one,
+// then the file is rotated when due, between two groups, under the lock:
+// no batch is ever split. On error the lock is released.
+func (s *Sink) ready(ctx context.Context, of *openFile, f *os.File, size int64, locked bool, group []*groupcommit.Batch) (*os.File, int64, bool, error) {
+	size, err := s.repairTail(f, size, of.end)
+	if err == nil && s.rot != nil && size == 0 {
+		// An empty file's segment begins with its first line.
+		of.since = s.rot.clock()
+	}
+	if err == nil && s.rotationDue(of, size, group) {
+		if f, size, locked, err = s.rotateLocked(ctx, of, f, size, locked); err == nil {
+			size, err = s.repairTail(f, size, of.end)
+		}
+	}
+	if err != nil && locked {
+		fsutil.Unlock(int(f.Fd()))
+	}
+	return f, size, locked, err
 }
 
 // lockCurrent takes flock on of's file and returns it with its size. A
@@ -98,16 +113,16 @@ func (s *Sink) lockCurrent(ctx context.Context, of *openFile) (*os.File, int64, 
 // alone, so no reader trips over a torn fragment and the caller's retry
 // writes it whole. If the shared sync fails, every batch of the group is
 // cut back and fails: the pages the kernel lost may be any of theirs.
-// ours is the size our previous append left (see repairTail); it returns
-// the one this group leaves, -1 if any batch failed.
-func (s *Sink) appendGroup(f *os.File, size, ours int64, group []*groupcommit.Batch) int64 {
+// size ends in a whole line (see ready); it returns the size this group
+// leaves, -1 if any batch failed.
+func (s *Sink) appendGroup(f *os.File, size int64, group []*groupcommit.Batch) int64 {
 	end := size           // the file's size after the batches written so far
 	synced := group[:0:0] // the batches written, which wait for the sync
 	cut := false
 	for i, b := range group {
-		next, err := s.appendOne(f, end, ours, len(synced) > 0, b.Data)
+		err := s.appendBody(f, b.Data)
 		if err == nil {
-			end = next
+			end += int64(len(b.Data))
 			synced = append(synced, b)
 			continue
 		}
@@ -115,7 +130,7 @@ func (s *Sink) appendGroup(f *os.File, size, ours int64, group []*groupcommit.Ba
 		made, err := s.undo(f, end, err, s.fsync == FsyncAlways)
 		b.Finish(err)
 		cut = true
-		if !made { // a fragment may follow end: the rest waits for repairTail
+		if !made { // a fragment may follow end: the next group's repairTail cuts it
 			groupcommit.FinishAll(group[i+1:], fmt.Errorf("not written after a failed undo in %s: %v", f.Name(), err))
 			break
 		}
@@ -132,20 +147,6 @@ func (s *Sink) appendGroup(f *os.File, size, ours int64, group []*groupcommit.Ba
 		return -1
 	}
 	return end
-}
-
-// appendOne appends one batch at size, the file's size, and returns the
-// size after it. It first closes a torn last line, unless a batch of ours,
-// ending in a newline, ends the file (afterOurs, or size is ours: see
-// repairTail).
-func (s *Sink) appendOne(f *os.File, size, ours int64, afterOurs bool, data []byte) (int64, error) {
-	if !afterOurs {
-		var err error
-		if size, err = s.repairTail(f, size, ours); err != nil {
-			return 0, err
-		}
-	}
-	return size + int64(len(data)), s.appendBody(f, data)
 }
 
 // appendBody writes one batch per the fsync mode (with FsyncAlways, a sync
@@ -170,7 +171,7 @@ func (s *Sink) appendBody(f *os.File, data []byte) error {
 // undo cuts f back to size, the length it had before the failed append,
 // syncing the cut when sync is set. It returns whether the cut was made and
 // cause joined with any failure of it. If the cut fails, the next append's
-// repairTail still closes a torn fragment with a newline.
+// repairTail still cuts a torn fragment off.
 func (s *Sink) undo(f *os.File, size int64, cause error, sync bool) (cut bool, err error) {
 	if err := f.Truncate(size); err != nil {
 		return false, errors.Join(cause, fmt.Errorf("undo partial batch in %s (truncate to %d bytes): %w", f.Name(), size, err))

@@ -71,6 +71,10 @@ type Options struct {
 	// not called for the file a rotation makes at the path, nor for a file
 	// reopened under a writer.
 	BeforeCreate func(ctx context.Context, path string) error
+	// OnTornTail, when set, is told of each torn last line (a writer
+	// killed mid-write) the sink cut off a file before writing to it, and
+	// where the line is kept. It runs under the writers' lock.
+	OnTornTail func(path string, torn fsutil.TornTail)
 	// Rotation, when set, rotates, compresses and retires the files.
 	Rotation *Rotation
 

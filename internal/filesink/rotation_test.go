@@ -175,6 +175,28 @@ func TestRotateBySizeKeepsBatchesWhole(t *testing.T) {
 	}
 }
 
+// TestRotationNeverClosesATornLineIntoASegment: a file due for rotation
+// whose last line is torn (a writer killed mid-write) has the line cut off
+// and kept aside before it is rotated, so the segment holds whole lines.
+func TestRotationNeverClosesATornLineIntoASegment(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "events.jsonl")
+	whole := numberedLines(0, 20) // past MaxBytes
+	torn := `{"n":21,"pad":"xx`
+	require.NoError(t, os.WriteFile(path, append(slices.Clone(whole), torn...), 0o600))
+	var ev rotationEvents
+	s, err := New(Options{Path: path, Rotation: ev.hook(&Rotation{MaxBytes: 1000})})
+	require.NoError(t, err)
+	next := numberedLines(100, 102)
+	require.NoError(t, s.WriteBatch(context.Background(), testSession, next))
+	require.NoError(t, s.Close())
+	require.Empty(t, ev.errors())
+
+	segs, parts := readTrail(t, path)
+	require.Len(t, segs, 1)
+	require.Equal(t, [][]byte{whole, next}, parts)
+	requireTornKept(t, path, torn)
+}
+
 func startsABatch(p []byte, batches [][]byte) bool {
 	for _, b := range batches {
 		if bytes.HasPrefix(p, b) {

@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/sandboxaudit/sandboxaudit/internal/fsutil"
 	"github.com/sandboxaudit/sandboxaudit/internal/groupcommit"
 )
 
@@ -29,9 +30,11 @@ type Sink struct {
 	writeFn func(*os.File, []byte) (int, error)
 	syncFn  func(*os.File) error
 	lockFn  func(context.Context, int) error
-	// onWrite and beforeCreate are Options.OnWrite and BeforeCreate.
+	// onWrite, beforeCreate and onTornTail are Options.OnWrite,
+	// BeforeCreate and OnTornTail.
 	onWrite      func(path string, lines int)
 	beforeCreate func(ctx context.Context, path string) error
+	onTornTail   func(path string, torn fsutil.TornTail)
 	// rot is Options.Rotation (nil: no rotation); maint runs its
 	// compression and retention.
 	rot   *Rotation
@@ -102,6 +105,7 @@ func New(opts Options) (*Sink, error) {
 		lockFn:       opts.lockFn,
 		onWrite:      opts.OnWrite,
 		beforeCreate: opts.BeforeCreate,
+		onTornTail:   opts.OnTornTail,
 		files:        make(map[string]*openFile),
 		lru:          list.New(),
 		wake:         make(chan struct{}),
@@ -228,27 +232,24 @@ func (s *Sink) reopen(of *openFile) error {
 	return nil
 }
 
-// repairTail terminates a torn last line left by a writer that died
+// repairTail cuts off a torn last line left by a writer that died
 // mid-write, so it cannot swallow the next line, and returns the file's new
-// size. Called under the lock, with the file's size and end, the size our
-// own last append to this file left (ending in a newline), or -1. When the
-// size is still end the read is skipped: other writers only append (a torn
-// line would have grown the file) or cut back to a size they saw, which is
-// at or past our end.
+// size (see fsutil.CutTornTail; Options.OnTornTail is told). Called under
+// the lock, with the file's size and end, the size our own last append to
+// this file left (ending in a newline), or -1. When the size is still end
+// the read is skipped: other writers only append (a torn line would have
+// grown the file) or cut back to a size they saw, which is at or past our
+// end.
 func (s *Sink) repairTail(f *os.File, size, end int64) (int64, error) {
 	if size == 0 || size == end {
 		return size, nil
 	}
-	var last [1]byte
-	if _, err := f.ReadAt(last[:], size-1); err != nil {
-		// Opened write-only we cannot read; the file was opened O_RDWR, so
-		// this is a real I/O error.
-		return size, fmt.Errorf("read tail of %s: %w", f.Name(), err)
+	// Opened O_RDWR, not write-only, so that the tail can be read.
+	size, torn, err := fsutil.CutTornTail(f, f.Name(), size, func(b []byte) error { return s.writeAll(f, b) })
+	if torn.Bytes > 0 && s.onTornTail != nil {
+		s.onTornTail(f.Name(), torn)
 	}
-	if last[0] == '\n' {
-		return size, nil
-	}
-	return size + 1, s.writeAll(f, []byte{'\n'})
+	return size, err
 }
 
 // writeAll loops over short writes; with O_APPEND each chunk lands at the

@@ -2,6 +2,7 @@ package filesink
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -14,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
 
+	"github.com/sandboxaudit/sandboxaudit/internal/fsutil"
 	"github.com/sandboxaudit/sandboxaudit/internal/testutil/openfds"
 )
 
@@ -107,22 +109,47 @@ func TestWriteAllFsyncModes(t *testing.T) {
 	}
 }
 
-func TestWriteTerminatesTornTail(t *testing.T) {
+// TestWriteCutsTornTail: a torn last line (a writer killed mid-write) is
+// cut off before the next write and kept aside, so the file holds only
+// whole lines and the line is not lost.
+func TestWriteCutsTornTail(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "x.jsonl")
 	require.NoError(t, os.WriteFile(path, []byte("{\"ok\":1}\n{\"torn"), 0o600))
-	s, err := New(Options{Path: path})
+	var told []fsutil.TornTail
+	s, err := New(Options{Path: path, OnTornTail: func(p string, torn fsutil.TornTail) {
+		require.Equal(t, path, p)
+		told = append(told, torn)
+	}})
 	require.NoError(t, err)
 	require.NoError(t, s.WriteBatch(context.Background(), testSession, []byte("{\"n\":1}\n")))
 	require.NoError(t, s.Close())
 	got, err := os.ReadFile(path)
 	require.NoError(t, err)
-	require.Equal(t, "{\"ok\":1}\n{\"torn\n{\"n\":1}\n", string(got))
+	require.Equal(t, "{\"ok\":1}\n{\"n\":1}\n", string(got))
+	kept := requireTornKept(t, path, "{\"torn")
+	require.Equal(t, []fsutil.TornTail{{Bytes: 6, KeptIn: kept}}, told)
 }
 
-// TestWriteTerminatesTornTailAfterOurs: between two of our writes to the
-// open file, another writer leaves a torn line (appended, or after cutting
-// the file back); the next write closes it rather than joining it.
-func TestWriteTerminatesTornTailAfterOurs(t *testing.T) {
+// requireTornKept checks that path's one torn line, want, is kept in a
+// private side file beside it, and returns that file.
+func requireTornKept(t *testing.T, path, want string) string {
+	t.Helper()
+	kept, err := filepath.Glob(path + fsutil.TornSuffix + "*")
+	require.NoError(t, err)
+	require.Len(t, kept, 1)
+	got, err := os.ReadFile(kept[0])
+	require.NoError(t, err)
+	require.Equal(t, want, string(got))
+	fi, err := os.Lstat(kept[0])
+	require.NoError(t, err)
+	require.Equal(t, os.FileMode(0o600), fi.Mode())
+	return kept[0]
+}
+
+// TestWriteCutsTornTailAfterOurs: between two of our writes to the open
+// file, another writer leaves a torn line (appended, or after cutting the
+// file back); the next write cuts it off rather than joining it.
+func TestWriteCutsTornTailAfterOurs(t *testing.T) {
 	for name, other := range map[string]func(*os.File) error{
 		"appended": func(f *os.File) error { _, err := f.WriteString("{\"torn"); return err },
 		"cut back, then appended": func(f *os.File) error {
@@ -156,16 +183,18 @@ func TestWriteTerminatesTornTailAfterOurs(t *testing.T) {
 			require.NoError(t, s.Close())
 			got, err := os.ReadFile(path)
 			require.NoError(t, err)
-			require.Equal(t, string(before)+"\n{\"n\":2}\n", string(got))
+			torn := before[bytes.LastIndexByte(before, '\n')+1:]
+			require.Equal(t, string(before[:len(before)-len(torn)])+"{\"n\":2}\n", string(got))
+			requireTornKept(t, path, string(torn))
 		})
 	}
 }
 
-// TestWriteTerminatesTornTailInAReplacedFile: the file is renamed away and
+// TestWriteCutsTornTailInAReplacedFile: the file is renamed away and
 // another takes its path, as long as ours was and ending in a torn line;
 // the size alone would say nothing changed, so the write must see the new
-// file and close its line.
-func TestWriteTerminatesTornTailInAReplacedFile(t *testing.T) {
+// file and cut its line off.
+func TestWriteCutsTornTailInAReplacedFile(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "x.jsonl")
 	s, err := New(Options{Path: path, Fsync: FsyncNever})
 	require.NoError(t, err)
@@ -178,7 +207,8 @@ func TestWriteTerminatesTornTailInAReplacedFile(t *testing.T) {
 	require.NoError(t, s.Close())
 	got, err := os.ReadFile(path)
 	require.NoError(t, err)
-	require.Equal(t, torn+"\n{\"n\":2}\n", string(got))
+	require.Equal(t, "{\"n\":2}\n", string(got))
+	requireTornKept(t, path, torn)
 }
 
 func TestWriteHonoursContextWhileLocked(t *testing.T) {

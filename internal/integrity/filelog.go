@@ -368,11 +368,10 @@ func endsTorn(audit *os.File, size int64) (bool, error) {
 	return last[0] != '\n', nil
 }
 
-// closeTornTail ends a torn last line with a newline, as the file sink's
-// next append would, so that it becomes a line of its own (sealed at the
-// next seal) rather than the start of the next writer's line. It runs only
-// after the file passed the seal's checks, and only if no writer has
-// touched the tail since.
+// closeTornTail cuts a torn last line off (fsutil.CutTornTail), as the file
+// sink's next append would, so that it never becomes the start of the next
+// writer's line nor a line of the log. It runs only after the file passed
+// the seal's checks, and only if no writer has touched the tail since.
 func (l *fileLog) closeTornTail(ctx context.Context, audit *os.File, size int64, res *sealResult) error {
 	unlock, locked, err := l.lock(ctx, audit)
 	if err != nil || !locked {
@@ -384,16 +383,21 @@ func (l *fileLog) closeTornTail(ctx context.Context, audit *os.File, size int64,
 		return err
 	}
 	if fi.Size() != size {
-		return nil // a writer appended since, and closed it itself
+		return nil // a writer appended since, and cut it itself
 	}
-	if torn, err := endsTorn(audit, size); err != nil || !torn {
-		return err
+	_, err = cutTorn(audit, l.path, size, res)
+	return err
+}
+
+// cutTorn cuts the torn last line off f (size bytes long, locked), notes it
+// in res, and returns f's new size.
+func cutTorn(f *os.File, name string, size int64, res *sealResult) (int64, error) {
+	write := func(b []byte) error { _, err := f.Write(b); return err }
+	size, torn, err := fsutil.CutTornTail(f, name, size, write)
+	if torn.Bytes > 0 {
+		res.repaired = append(res.repaired, fmt.Sprintf("%s: %s", filepath.Base(name), torn))
 	}
-	if _, err := audit.Write([]byte{'\n'}); err != nil {
-		return fmt.Errorf("close torn last line: %w", err)
-	}
-	res.repaired = append(res.repaired, "closed a torn last line with a newline")
-	return nil
+	return size, err
 }
 
 // loadCheckpoints reads the sidecar when it changed since the last seal:

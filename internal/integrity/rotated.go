@@ -250,14 +250,8 @@ func (l *fileLog) hashPlainSegment(ctx context.Context, name string, store *hash
 	}
 	size := fi.Size()
 	if locked && size > 0 {
-		if torn, err := endsTorn(f, size); err != nil {
+		if size, err = cutTorn(f, name, size, res); err != nil {
 			return 0, err
-		} else if torn {
-			if _, err := f.Write([]byte{'\n'}); err != nil {
-				return 0, fmt.Errorf("close torn last line of %s: %w", name, err)
-			}
-			res.repaired = append(res.repaired, "closed a torn last line of segment "+filepath.Base(name))
-			size++
 		}
 	}
 	st, ok := fi.Sys().(*syscall.Stat_t)

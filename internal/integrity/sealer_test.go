@@ -3,6 +3,7 @@ package integrity
 import (
 	"errors"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -10,6 +11,8 @@ import (
 	"go.uber.org/zap/zaptest/observer"
 	"golang.org/x/mod/sumdb/note"
 	"golang.org/x/mod/sumdb/tlog"
+
+	"github.com/sandboxaudit/sandboxaudit/internal/fsutil"
 )
 
 func TestSealTwoWritersThenCheck(t *testing.T) {
@@ -72,19 +75,27 @@ func TestRestartSealsLinesSinceLastCheckpoint(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The whole lines are sealed at once, and the torn tail, once the file
-	// has passed the checks, is closed into a line of its own.
-	if res := check(t, path, pub); res.Failure != nil || res.Sealed != 7 {
+	// has passed the checks, is cut off and kept aside: it was never
+	// acknowledged, and the file holds only whole lines.
+	if res := check(t, path, pub); res.Failure != nil || res.Sealed != 7 || res.Lines != 7 {
 		t.Fatalf("check = %+v failure %v", res, res.Failure)
 	}
 	data, _ := os.ReadFile(path)
-	if !strings.HasSuffix(string(data), "{\"n\":8,\"tor\n") {
-		t.Fatalf("torn tail not closed: %q", data[len(data)-20:])
+	if want := lines(1, 7); string(data) != want {
+		t.Fatalf("file = %q, want %q", data, want)
 	}
-	// The next seal seals it.
+	kept, _ := filepath.Glob(path + fsutil.TornSuffix + "*")
+	if len(kept) != 1 {
+		t.Fatalf("torn line kept in %v", kept)
+	}
+	if b, _ := os.ReadFile(kept[0]); string(b) != `{"n":8,"tor` {
+		t.Fatalf("kept %q", b)
+	}
+	// The next seal has nothing new to seal, and the trail verifies.
 	if err := restarted.Seal(bg, path); err != nil {
 		t.Fatal(err)
 	}
-	if res := check(t, path, pub); res.Failure != nil || res.Sealed != 8 {
+	if res := check(t, path, pub); res.Failure != nil || res.Sealed != 7 {
 		t.Fatalf("check = %+v failure %v", res, res.Failure)
 	}
 }

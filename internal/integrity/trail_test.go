@@ -15,6 +15,7 @@ import (
 	"go.uber.org/zap/zapcore"
 
 	"github.com/sandboxaudit/sandboxaudit/internal/filesink"
+	"github.com/sandboxaudit/sandboxaudit/internal/fsutil"
 )
 
 // checkTrail streams every part of path's trail through a TrailChecker.
@@ -445,4 +446,36 @@ func TestRestartRecordsASegmentRotatedBeforeTheKill(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, filepath.Base(next), sl.Segments[len(sl.Segments)-1].Name)
 	require.Equal(t, int64(104), sl.End())
+}
+
+// A segment whose last line is torn (a writer that had the path open before
+// the rotation was killed mid-line) has the line cut off and kept beside it
+// when it is sealed, so the trail holds whole lines and verifies.
+func TestSealCutsATornLineOffASegment(t *testing.T) {
+	path, pub, k := rotatedTrail(t, 100, false, 0)
+	segs, err := filesink.Segments(path)
+	require.NoError(t, err)
+	last := segs[len(segs)-1]
+	const torn = `{"n":104,"to`
+	appendLocked(t, path, lines(100, 103)+torn)
+	next := strings.Replace(last.Path, fmt.Sprintf("-%06d.", last.Seq), fmt.Sprintf("-%06d.", last.Seq+1), 1)
+	require.NoError(t, os.Rename(path, next))
+	appendLocked(t, path, lines(105, 106))
+
+	s := newSealer(t, k)
+	require.NoError(t, s.SealAtStart(bg, path))
+	require.NoError(t, s.Close(bg))
+	res := checkTrail(t, path, pub)
+	require.Empty(t, res.Failures)
+	require.Equal(t, int64(106), res.Lines)
+	require.Equal(t, int64(106), res.Sealed)
+	seg, err := os.ReadFile(next)
+	require.NoError(t, err)
+	require.True(t, strings.HasSuffix(string(seg), lines(99, 103)), "%q", seg)
+	kept, err := filepath.Glob(next + fsutil.TornSuffix + "*")
+	require.NoError(t, err)
+	require.Len(t, kept, 1)
+	b, err := os.ReadFile(kept[0])
+	require.NoError(t, err)
+	require.Equal(t, torn, string(b))
 }

@@ -25,13 +25,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"os"
 	"path/filepath"
 	"sync"
 	"syscall"
-	"time"
 
 	"github.com/sandboxaudit/sandboxaudit/internal/fsutil"
 	"github.com/sandboxaudit/sandboxaudit/internal/groupcommit"
@@ -353,69 +351,25 @@ func (s *Spool) checkIsSpool(fi os.FileInfo) error {
 }
 
 // cutTornTail moves bytes after the last '\n' (an append cut short by a
-// crash) to a side file and truncates them away. It returns the new size.
+// crash) to a side file and truncates them away (see fsutil.CutTornTail).
+// It returns the new size.
 func (s *Spool) cutTornTail(size int64) (int64, error) {
-	if size == 0 {
-		return 0, nil
+	write := func(b []byte) error {
+		_, err := s.writeFn(s.f, b)
+		return err
 	}
-	end, err := fsutil.LastLineEnd(s.f, size)
+	end, torn, err := fsutil.CutTornTail(s.f, s.path, size, write)
 	if err != nil {
-		return 0, fmt.Errorf("spool %s: scan: %w", s.path, err)
+		return 0, fmt.Errorf("spool %s: %w", s.path, err)
 	}
-	if end == size {
-		return size, nil
-	}
-	torn := fmt.Sprintf("%s.torn-%d", s.path, time.Now().UnixNano())
-	// Saved before truncating: a crash in between only means the tail is
-	// saved twice on the next Open.
-	if err := saveSection(torn, s.f, end, size-end); err != nil {
-		return s.closeTornTail(end, size, torn, err)
-	}
-	if err := s.f.Truncate(end); err != nil {
-		return 0, fmt.Errorf("spool %s: truncate torn tail: %w", s.path, err)
-	}
-	if err := s.f.Sync(); err != nil {
-		return 0, fmt.Errorf("spool %s: sync: %w", s.path, err)
-	}
-	s.recovery.TornBytes = size - end
-	s.recovery.TornPath = torn
-	return end, nil
-}
-
-// closeTornTail is cutTornTail's way out when the torn line cannot be
-// saved aside (saveErr, most often a full disk, which is also what cuts
-// appends short): the line (from end to size) is closed with a newline where it is, one byte
-// instead of a copy, so replay quarantines it like any damaged line and
-// the lines before it are still delivered. It returns the new size.
-func (s *Spool) closeTornTail(end, size int64, torn string, saveErr error) (int64, error) {
-	_ = os.Remove(torn) // what was written of it
-	if _, err := s.writeFn(s.f, []byte{'\n'}); err != nil {
-		return 0, fmt.Errorf("spool %s: save torn tail: %w; close it with a newline: %w", s.path, saveErr, err)
+	if torn.Bytes == 0 {
+		return end, nil
 	}
 	if err := s.syncFn(s.f); err != nil {
 		return 0, fmt.Errorf("spool %s: sync: %w", s.path, err)
 	}
-	s.recovery.TornBytes = size - end
-	s.recovery.TornNotKept = saveErr
-	return size + 1, nil
-}
-
-func saveSection(path string, src *os.File, off, n int64) error {
-	f, _, err := openFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL)
-	if err != nil {
-		return err
-	}
-	_, err = io.Copy(f, io.NewSectionReader(src, off, n))
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = fsutil.SyncDir(filepath.Dir(path))
-	}
-	return err
+	s.recovery.TornBytes, s.recovery.TornPath, s.recovery.TornNotKept = torn.Bytes, torn.KeptIn, torn.NotKept
+	return end, nil
 }
 
 // loadOffset validates the sidecar against the file. Whenever the stored

@@ -1,0 +1,20 @@
+package sandboxauditexporter // import "github.com/sandboxaudit/sandboxaudit/exporter"
+
+import (
+	"go.uber.org/zap"
+
+	"github.com/sandboxaudit/sandboxaudit/internal/fsutil"
+)
+
+// logTornTail reports a torn last line the file sink cut off a file before
+// writing to it (a writer killed mid-write): never its bytes, which are an
+// event's and may hold what the payload policy let through.
+func (e *auditExporter) logTornTail(path string, torn fsutil.TornTail) {
+	if torn.KeptIn == "" {
+		e.logger.Warn("A torn last line (a writer killed mid-write) could not be saved aside, so it was closed with a newline where it is; verify will report it",
+			zap.String("path", path), zap.Int64("bytes", torn.Bytes), zap.NamedError("not_kept", torn.NotKept))
+		return
+	}
+	e.logger.Warn("Cut a torn last line (a writer killed mid-write, never acknowledged) off the audit file before writing to it",
+		zap.String("path", path), zap.Int64("bytes", torn.Bytes), zap.String("kept_in", torn.KeptIn))
+}

@@ -1,0 +1,104 @@
+package fsutil
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// TornSuffix is put, with the time in Unix nanoseconds, after the name of a
+// file whose unfinished last line CutTornTail moved aside.
+const TornSuffix = ".torn-"
+
+// TornTail says what CutTornTail did with an unfinished last line.
+type TornTail struct {
+	// Bytes is the line's size; 0 when the file ended with a newline.
+	Bytes int64
+	// KeptIn names the private file the line was moved to. It is "" when
+	// the line could not be saved aside (NotKept says why) and was closed
+	// with a newline where it is instead.
+	KeptIn  string
+	NotKept error
+}
+
+// CutTornTail deals with bytes after the last '\n' of the first size bytes
+// of f, named name: a line a writer killed mid-write left unfinished. That
+// line was never acknowledged (its write never returned), so it is moved to
+// a new private file, name+TornSuffix+<unix ns>, synced, and cut off f; the
+// file then holds only whole lines and verifies. If it cannot be saved
+// aside (most often a full disk, which is also what cuts appends short), it
+// is closed with a newline where it is, by write, so that it never joins the
+// next line. The caller holds the writers' lock and syncs f. It returns f's
+// new size.
+func CutTornTail(f *os.File, name string, size int64, write func([]byte) error) (int64, TornTail, error) {
+	return cutTornTail(f, name, fmt.Sprintf("%s%s%d", name, TornSuffix, time.Now().UnixNano()), size, write)
+}
+
+// cutTornTail is CutTornTail with the side file's name given.
+func cutTornTail(f *os.File, name, side string, size int64, write func([]byte) error) (int64, TornTail, error) {
+	if size == 0 {
+		return 0, TornTail{}, nil
+	}
+	var last [1]byte
+	if _, err := f.ReadAt(last[:], size-1); err != nil {
+		return size, TornTail{}, fmt.Errorf("read tail of %s: %w", name, err)
+	}
+	if last[0] == '\n' {
+		return size, TornTail{}, nil
+	}
+	end, err := LastLineEnd(f, size)
+	if err != nil {
+		return size, TornTail{}, fmt.Errorf("find the torn last line of %s: %w", name, err)
+	}
+	t := TornTail{Bytes: size - end, KeptIn: side}
+	// Saved before the cut: a crash in between only means it is saved twice.
+	if t.NotKept = saveSection(t.KeptIn, f, end, t.Bytes); t.NotKept != nil {
+		t.KeptIn = ""
+		if err := write([]byte{'\n'}); err != nil {
+			return size, t, fmt.Errorf("save the torn last line of %s aside: %w; close it with a newline: %w", name, t.NotKept, err)
+		}
+		return size + 1, t, nil
+	}
+	if err := f.Truncate(end); err != nil {
+		return size, TornTail{}, fmt.Errorf("cut the torn last line off %s: %w", name, err)
+	}
+	return end, t, nil
+}
+
+// saveSection copies n bytes of src from off to a new private file at path,
+// durably. On failure what it wrote of the file is removed (but never what
+// was at path before).
+func saveSection(path string, src *os.File, off, n int64) (err error) {
+	f, _, err := OpenRegular(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|unix.O_NOFOLLOW, 0o600)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			_ = os.Remove(path)
+		}
+	}()
+	_, err = io.Copy(f, io.NewSectionReader(src, off, n))
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = SyncDir(filepath.Dir(path))
+	}
+	return err
+}
+
+// String describes what was done, for a log line or a repair note.
+func (t TornTail) String() string {
+	if t.KeptIn != "" {
+		return fmt.Sprintf("cut a torn last line (%d bytes) off; it is kept in %s", t.Bytes, filepath.Base(t.KeptIn))
+	}
+	return fmt.Sprintf("closed a torn last line (%d bytes) with a newline; it could not be saved aside: %v", t.Bytes, t.NotKept)
+}

@@ -1,0 +1,85 @@
+package fsutil
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestCutTornTail(t *testing.T) {
+	long := strings.Repeat("x", 200<<10) // past LastLineEnd's 64 KiB chunk
+	for name, c := range map[string]struct{ whole, torn string }{
+		"empty":                  {"", ""},
+		"whole lines":            {"{\"a\":1}\n{\"b\":2}\n", ""},
+		"torn after lines":       {"{\"a\":1}\n", "{\"b\":"},
+		"only a torn line":       {"", "{\"b\":"},
+		"long torn line":         {"{\"a\":1}\n", "{\"b\":\"" + long},
+		"torn after a long line": {"{\"a\":\"" + long + "\"}\n", "{"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "events.jsonl")
+			require.NoError(t, os.WriteFile(path, []byte(c.whole+c.torn), 0o600))
+			f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND, 0)
+			require.NoError(t, err)
+			defer func() { _ = f.Close() }()
+			wrote := false
+			size, torn, err := CutTornTail(f, path, int64(len(c.whole+c.torn)), func([]byte) error { wrote = true; return nil })
+			require.NoError(t, err)
+			require.False(t, wrote, "saved aside, not closed in place")
+			require.Equal(t, int64(len(c.whole)), size)
+			got, err := os.ReadFile(path)
+			require.NoError(t, err)
+			require.Equal(t, c.whole, string(got))
+			kept, err := filepath.Glob(path + TornSuffix + "*")
+			require.NoError(t, err)
+			if c.torn == "" {
+				require.Equal(t, TornTail{}, torn)
+				require.Empty(t, kept)
+				return
+			}
+			require.Equal(t, int64(len(c.torn)), torn.Bytes)
+			require.NoError(t, torn.NotKept)
+			require.Equal(t, []string{torn.KeptIn}, kept)
+			saved, err := os.ReadFile(torn.KeptIn)
+			require.NoError(t, err)
+			require.Equal(t, c.torn, string(saved))
+			fi, err := os.Lstat(torn.KeptIn)
+			require.NoError(t, err)
+			require.Equal(t, os.FileMode(0o600), fi.Mode())
+			require.Contains(t, torn.String(), filepath.Base(torn.KeptIn))
+		})
+	}
+}
+
+// A torn line that cannot be saved aside (here its side file's name is
+// taken by a directory) is closed with a newline where it is.
+func TestCutTornTailClosesWhatItCannotSave(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "events.jsonl")
+	require.NoError(t, os.WriteFile(path, []byte("{\"a\":1}\n{\"b\""), 0o600))
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND, 0)
+	require.NoError(t, err)
+	defer func() { _ = f.Close() }()
+	side := path + TornSuffix + "1"
+	require.NoError(t, os.Mkdir(side, 0o700))
+	var closed []byte
+	size, torn, err := cutTornTail(f, path, side, 12, func(b []byte) error {
+		closed = append(closed, b...)
+		_, err := f.Write(b)
+		return err
+	})
+	require.NoError(t, err)
+	require.Equal(t, "\n", string(closed))
+	require.Equal(t, int64(13), size)
+	require.DirExists(t, side, "what was there is left alone")
+	require.Equal(t, int64(4), torn.Bytes)
+	require.Empty(t, torn.KeptIn)
+	require.Error(t, torn.NotKept)
+	require.Contains(t, torn.String(), "could not be saved aside")
+	got, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.Equal(t, "{\"a\":1}\n{\"b\"\n", string(got))
+}
