@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/sandboxaudit/sandboxaudit/internal/filesink"
+	"github.com/sandboxaudit/sandboxaudit/internal/fsutil"
 	"github.com/sandboxaudit/sandboxaudit/internal/integrity"
 	"github.com/sandboxaudit/sandboxaudit/internal/plural"
 	"github.com/sandboxaudit/sandboxaudit/internal/trail"
@@ -51,7 +52,11 @@ func trailArgs(args []string) ([]string, *trailListing, error) {
 			if err != nil {
 				return err
 			}
-			if d.Type().IsRegular() && !trail.IsSidecar(p) {
+			switch {
+			case !d.Type().IsRegular() || trail.IsSidecar(p):
+			case fsutil.IsTornKept(p):
+				l.torn = append(l.torn, p)
+			default:
 				found = append(found, p)
 			}
 			return nil
@@ -76,6 +81,7 @@ func trailArgs(args []string) ([]string, *trailListing, error) {
 type trailListing struct {
 	groups filesink.SegmentGroups
 	listed map[string]bool // audit paths found in a listed directory
+	torn   []string        // torn lines kept aside (fsutil.CutTornTail)
 }
 
 // segments are path's closed segments, oldest first: from the listing
@@ -354,6 +360,7 @@ func expandArgs(args []string, key bool) ([]string, *trailListing, error) {
 		return trailArgs(args)
 	}
 	var out []string
+	all := &trailListing{}
 	for _, a := range args {
 		if a == "-" { // stdin
 			out = append(out, a)
@@ -373,8 +380,9 @@ func expandArgs(args []string, key bool) ([]string, *trailListing, error) {
 				out = append(out, part.Path)
 			}
 		}
+		all.torn = append(all.torn, l.torn...)
 	}
-	return out, &trailListing{}, nil
+	return out, all, nil
 }
 
 // checkTrailParts reads tr's parts into tc, with wc (nil without

@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -93,6 +94,21 @@ func saveSection(path string, src *os.File, off, n int64) (err error) {
 		err = SyncDir(filepath.Dir(path))
 	}
 	return err
+}
+
+// IsTornKept reports whether name is a file CutTornTail kept a torn line
+// in (its name ends in TornSuffix and digits).
+func IsTornKept(name string) bool {
+	i := strings.LastIndex(name, TornSuffix)
+	if i < 0 || i+len(TornSuffix) == len(name) {
+		return false
+	}
+	for _, c := range name[i+len(TornSuffix):] {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // String describes what was done, for a log line or a repair note.

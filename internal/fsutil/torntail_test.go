@@ -83,3 +83,16 @@ func TestCutTornTailClosesWhatItCannotSave(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "{\"a\":1}\n{\"b\"\n", string(got))
 }
+
+func TestIsTornKept(t *testing.T) {
+	for name, want := range map[string]bool{
+		"/a/events.jsonl.torn-1796618487841304661":    true,
+		"events-20261207T044129Z-000907.jsonl.torn-1": true,
+		"/a/events.jsonl":          false,
+		"/a/events.jsonl.torn-":    false,
+		"/a/events.jsonl.torn-12x": false,
+		"/a/events.torn-1.jsonl":   false,
+	} {
+		require.Equal(t, want, IsTornKept(name), name)
+	}
+}
