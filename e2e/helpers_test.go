@@ -76,7 +76,7 @@ func runMain(m *testing.M) int {
 	return m.Run()
 }
 
-func requireE2E(t *testing.T) {
+func requireE2E(t testing.TB) {
 	t.Helper()
 	if os.Getenv(envVar) != "1" {
 		t.Skipf("end-to-end test skipped: set %s=1 to run it (make e2e); it builds the binaries and runs collectors on loopback ports", envVar)
@@ -87,13 +87,13 @@ func requireE2E(t *testing.T) {
 // ago. Another process could take it before the collector binds it; the
 // collector then fails to start and the test says so. A test that needs
 // several addresses before it starts anything takes them with freeAddrs.
-func freeAddr(t *testing.T) string {
+func freeAddr(t testing.TB) string {
 	t.Helper()
 	return freeAddrs(t, 1)[0]
 }
 
 // freeAddrs returns n distinct free loopback addresses (loopback.FreeAddrs).
-func freeAddrs(t *testing.T, n int) []string {
+func freeAddrs(t testing.TB, n int) []string {
 	t.Helper()
 	addrs, err := loopback.FreeAddrs(n)
 	require.NoError(t, err)
@@ -339,7 +339,7 @@ func indent(s string) string {
 	return "  " + strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n  ")
 }
 
-func mustRead(t *testing.T, path string) []byte {
+func mustRead(t testing.TB, path string) []byte {
 	t.Helper()
 	b, err := os.ReadFile(path)
 	require.NoError(t, err)

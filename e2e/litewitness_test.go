@@ -31,7 +31,7 @@ type litewitness struct {
 // witnessTool finds litewitness or witnessctl: $SANDBOXAUDIT_<NAME> (upper
 // case), then PATH, then $HOME/go/bin (where .ci/run installs them). A
 // missing tool skips the test, except under CI, where it fails.
-func witnessTool(t *testing.T, name string) string {
+func witnessTool(t testing.TB, name string) string {
 	t.Helper()
 	if p := os.Getenv("SANDBOXAUDIT_" + strings.ToUpper(name)); p != "" {
 		return p
@@ -60,7 +60,7 @@ func fileExists(p string) bool {
 // startLitewitness makes an ed25519 key with ssh-keygen, loads it into a
 // dedicated ssh-agent and starts litewitness named name on a free
 // loopback port. Cleanup stops both.
-func startLitewitness(t *testing.T, name string) *litewitness {
+func startLitewitness(t testing.TB, name string) *litewitness {
 	t.Helper()
 	lw, ctl := witnessTool(t, "litewitness"), witnessTool(t, "witnessctl")
 	for _, tool := range []string{"ssh-keygen", "ssh-agent", "ssh-add"} {
@@ -125,7 +125,7 @@ func startLitewitness(t *testing.T, name string) *litewitness {
 
 // addLog registers a log origin and its note verifier key (a .pub file's
 // text) with witnessctl, as an operator would.
-func (w *litewitness) addLog(t *testing.T, origin, pubPath string) {
+func (w *litewitness) addLog(t testing.TB, origin, pubPath string) {
 	t.Helper()
 	vkey := strings.TrimSpace(string(mustRead(t, pubPath)))
 	runTool(t, nil, w.ctl, "add-log", "-db", w.db, "-origin", origin)
@@ -155,7 +155,7 @@ func (w *litewitness) waitSize(t *testing.T, origin string, n int64) {
 	waitFor(t, "the witness to cosign the checkpoint", func() bool { return w.size(t, origin) == n })
 }
 
-func runTool(t *testing.T, env []string, name string, args ...string) string {
+func runTool(t testing.TB, env []string, name string, args ...string) string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), deliveryTimeout)
 	defer cancel()
@@ -167,7 +167,7 @@ func runTool(t *testing.T, env []string, name string, args ...string) string {
 	return out.String()
 }
 
-func waitFor(t *testing.T, what string, ok func() bool) {
+func waitFor(t testing.TB, what string, ok func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(deliveryTimeout)
 	for !ok() {

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -136,6 +137,7 @@ type holdingProxy struct {
 	held    chan struct{} // closed at the first held request
 	release chan struct{}
 	once    sync.Once
+	holding atomic.Int32 // requests held now
 }
 
 func startHoldingProxy(t *testing.T, target string) (*holdingProxy, string) {
@@ -150,6 +152,8 @@ func startHoldingProxy(t *testing.T, target string) (*holdingProxy, string) {
 		hold := hp.hold
 		hp.mu.Unlock()
 		if hold {
+			hp.holding.Add(1)
+			defer hp.holding.Add(-1)
 			hp.once.Do(func() { close(hp.held) })
 			select {
 			case <-hp.release:

@@ -62,7 +62,10 @@ type Sealer struct {
 	sealMu  sync.Mutex // one seal round at a time
 	logs    map[string]*fileLog
 	scratch storeScratch
-	wit     witnessing
+	// witnessMu: one round's witness requests at a time, made without
+	// sealMu (see witnessAll). Taken before sealMu, never after.
+	witnessMu sync.Mutex
+	wit       witnessing
 	// noFlockWarned: the warning that the file system has no flock was
 	// logged, once for all the files of the exporter's path.
 	noFlockWarned bool
@@ -123,9 +126,21 @@ func (s *Sealer) Rotated(path string) { s.Wrote(path, 0) }
 // collector killed before its first round then finds, at its next start,
 // signed history that the file extends, not lines without any.
 func (s *Sealer) Seal(ctx context.Context, path string) error {
+	w, err := s.sealOpen(ctx, path)
+	if err != nil {
+		return err
+	}
+	s.witnessAll(ctx, []witnessed{w})
+	return nil
+}
+
+func (s *Sealer) sealOpen(ctx context.Context, path string) (witnessed, error) {
 	s.sealMu.Lock()
 	defer s.sealMu.Unlock()
-	return s.sealPath(ctx, path, true)
+	if err := s.sealPath(ctx, path, true); err != nil {
+		return witnessed{}, err
+	}
+	return s.newestLocked(path), nil
 }
 
 // ErrSealerClosed is returned by SealNew after Close.
@@ -134,7 +149,9 @@ var ErrSealerClosed = errors.New("the sealer is closed")
 // SealNew seals a file the file sink is about to make (its BeforeCreate
 // hook), as Seal does: a new log, a templated path's new session, gets its
 // first checkpoint, of 0 lines, before its first line. It waits for a
-// round in progress. The remembered files stay within their bound, as at
+// round's seals in progress, not for its witnesses, and asks none itself:
+// the next round submits what the file's first batch adds. The
+// remembered files stay within their bound, as at
 // start: many sessions may begin within one interval. After Close it
 // fails: a write still in flight at shutdown makes no file that no
 // checkpoint covers, and takes no owner lock that nothing lets go.
@@ -187,7 +204,7 @@ func (s *Sealer) loop(roundCtx context.Context) {
 // so a clean shutdown always leaves a checkpoint over the whole file, then
 // lets the owner locks go. That final round submits the newest checkpoints
 // to the witnesses within ctx; one they did not cosign is submitted again
-// at the next start.
+// at the next start. No witness request is in flight once it returns.
 func (s *Sealer) Close(ctx context.Context) error {
 	if s.stop != nil {
 		s.endRound()
@@ -196,6 +213,8 @@ func (s *Sealer) Close(ctx context.Context) error {
 		s.stop = nil
 	}
 	err := s.SealPending(ctx)
+	s.witnessMu.Lock() // after any Seal's requests; none start after
+	defer s.witnessMu.Unlock()
 	s.sealMu.Lock()
 	defer s.sealMu.Unlock()
 	s.closed = true
@@ -205,8 +224,9 @@ func (s *Sealer) Close(ctx context.Context) error {
 	return err
 }
 
-// SealPending seals every file written since the last round and returns
-// the errors joined (each is also logged).
+// SealPending seals every file written since the last round, then
+// submits their newest checkpoints to the witnesses, and returns the
+// errors joined (each is also logged).
 func (s *Sealer) SealPending(ctx context.Context) error {
 	s.mu.Lock()
 	batch := s.pending
@@ -219,9 +239,18 @@ func (s *Sealer) SealPending(ctx context.Context) error {
 	if len(batch) == 0 {
 		return nil
 	}
+	sealed, err := s.sealBatch(ctx, batch)
+	s.witnessAll(ctx, sealed)
+	return err
+}
+
+// sealBatch seals the files of a round under sealMu and returns the
+// newest checkpoint of each file it sealed, for the witnesses.
+func (s *Sealer) sealBatch(ctx context.Context, batch map[string]int64) ([]witnessed, error) {
 	s.sealMu.Lock()
 	defer s.sealMu.Unlock()
 	var errs []error
+	var toWitness []witnessed
 	sealed := 0
 	for path, n := range batch {
 		if sealed++; sealed%(maxIdleLogs/4) == 0 {
@@ -237,6 +266,7 @@ func (s *Sealer) SealPending(ctx context.Context) error {
 			}
 			continue
 		}
+		toWitness = append(toWitness, s.newestLocked(path))
 		s.mu.Lock()
 		s.lag -= n
 		lag := s.lag
@@ -246,7 +276,7 @@ func (s *Sealer) SealPending(ctx context.Context) error {
 		}
 	}
 	s.forgetIdle(batch)
-	return errors.Join(errs...)
+	return toWitness, errors.Join(errs...)
 }
 
 // requeue puts path back among the files the next round seals.
@@ -322,7 +352,6 @@ func (s *Sealer) sealPath(ctx context.Context, path string, open bool) error {
 			s.set.Observer.CheckpointWritten(ctx)
 		}
 	}
-	s.witness(ctx, path, l)
 	return nil
 }
 
@@ -345,6 +374,7 @@ func (s *Sealer) logFor(path string) *fileLog {
 func (s *Sealer) forgetIdle(keep map[string]int64) {
 	s.forget(func(path string) bool { _, ok := keep[path]; return !ok })
 	s.forget(func(string) bool { return true })
+	s.forgetWitnessed()
 }
 
 func (s *Sealer) forget(may func(path string) bool) {

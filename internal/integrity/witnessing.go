@@ -74,31 +74,89 @@ func (s *Sealer) addWitnessRetries(batch map[string]int64) {
 	}
 }
 
-// witness submits the newest checkpoint of l to the witnesses unless the
+// witnessed is a file's newest checkpoint when a round sealed it.
+type witnessed struct {
+	path string
+	last Checkpoint
+}
+
+// newestLocked returns path's newest checkpoint; called with sealMu held.
+func (s *Sealer) newestLocked(path string) witnessed {
+	w := witnessed{path: path}
+	if l := s.logs[path]; l != nil && l.hasLast {
+		w.last = l.last
+	}
+	return w
+}
+
+// witnessAll submits the newest checkpoints of the files a round sealed
+// to the witnesses. It holds witnessMu, not sealMu: a new file's first
+// checkpoint (SealNew) and the next seals do not wait for a witness that
+// is slow or hangs. One round's requests at a time, each with the file's
+// newest checkpoint when it is submitted, so a witness never sees a
+// file's checkpoints out of order. After Close it submits nothing.
+func (s *Sealer) witnessAll(ctx context.Context, sealed []witnessed) {
+	// A checkpoint of 0 lines is not submitted: a seal that makes only
+	// that one (a new log) does not wait for the round's requests.
+	sealed = slices.DeleteFunc(sealed, func(w witnessed) bool { return w.last.N == 0 })
+	if s.set.Witnesses == nil || len(sealed) == 0 {
+		return
+	}
+	s.witnessMu.Lock()
+	defer s.witnessMu.Unlock()
+	for _, w := range sealed {
+		last, ok := s.toSubmit(w)
+		if !ok {
+			return
+		}
+		s.witness(ctx, w.path, last)
+	}
+}
+
+// toSubmit returns the newest checkpoint of w's file: the sealer's when it
+// still remembers the file (a later seal may have signed a newer one),
+// else w's. ok is false after Close.
+func (s *Sealer) toSubmit(w witnessed) (last Checkpoint, ok bool) {
+	s.sealMu.Lock()
+	defer s.sealMu.Unlock()
+	if s.closed {
+		return Checkpoint{}, false
+	}
+	if l := s.logs[w.path]; l != nil && l.hasLast {
+		return l.last, true
+	}
+	return w.last, true
+}
+
+// witness submits the checkpoint last of path to the witnesses unless the
 // quorum cosigned it already, and records what they return. A witness
 // that refuses is logged by Witnesses; the checkpoint stays in the
 // checkpoints sidecar either way, and the next round submits it again.
-// Called with sealMu held, after a good seal.
-func (s *Sealer) witness(ctx context.Context, path string, l *fileLog) {
+// Called with witnessMu held, not sealMu.
+func (s *Sealer) witness(ctx context.Context, path string, last Checkpoint) {
 	ws := s.set.Witnesses
-	if ws == nil || !l.hasLast || l.last.N == 0 {
+	if last.N == 0 {
 		return
 	}
 	done, ok := s.witnessDone(path)
 	if !ok {
-		done = s.loadWitnessed(path, l.last)
+		done = s.loadWitnessed(path, last)
 	}
-	if done >= l.last.N {
+	if done >= last.N {
 		s.setWitnessed(path, done, true)
 		return
 	}
-	last := l.last
-	signed, err := SignCheckpoint(last, l.keys.Signer)
+	signed, err := SignCheckpoint(last, s.set.Keys.Signer)
 	if err != nil {
 		s.set.Logger.Error("integrity: checkpoint not submitted to witnesses", zap.String("path", path), zap.Error(err))
 		return
 	}
-	prove := func(old int64) (tlog.TreeProof, error) { return proveFromStore(path, last.N, old) }
+	prove := func(old int64) (tlog.TreeProof, error) {
+		// Under sealMu: a seal may repair or rebuild the store.
+		s.sealMu.Lock()
+		defer s.sealMu.Unlock()
+		return proveFromStore(path, last.N, old)
+	}
 	cosigs, quorum := ws.Cosign(ctx, path, last.Origin, last.N, signed, prove)
 	if merged := s.newCosigs(path, last, cosigs); merged.lines != nil {
 		all := slices.Collect(maps.Values(merged.lines))
@@ -169,7 +227,7 @@ func (s *Sealer) witnessDone(path string) (int64, bool) {
 }
 
 // setWitnessed records the newest size the quorum cosigned for path, and
-// whether nothing newer waits; it forgets idle files beyond the bound.
+// whether nothing newer waits.
 func (s *Sealer) setWitnessed(path string, n int64, upToDate bool) {
 	s.wit.mu.Lock()
 	defer s.wit.mu.Unlock()
@@ -183,6 +241,14 @@ func (s *Sealer) setWitnessed(path string, n int64, upToDate bool) {
 	} else {
 		s.wit.retry[path] = true
 	}
+}
+
+// forgetWitnessed forgets the cosigned sizes of idle files beyond the
+// bound (read again from the witnessed sidecar when next needed); called
+// with sealMu held.
+func (s *Sealer) forgetWitnessed() {
+	s.wit.mu.Lock()
+	defer s.wit.mu.Unlock()
 	for p := range s.wit.done {
 		if len(s.wit.done) <= maxIdleLogs {
 			break
