@@ -135,6 +135,9 @@ func (e *DirectLogExporter) Export(ctx context.Context, records []sdklog.Record)
 // ended before answering gets an exact copy, which verify reports as a
 // duplicate.
 func (e *DirectLogExporter) post(ctx context.Context, body []byte, mayRetry bool) error {
+	if e.conn != nil && e.idleInput() {
+		e.closeConn()
+	}
 	reused := e.conn != nil
 	if !reused {
 		if err := e.dial(ctx); err != nil {
@@ -167,6 +170,19 @@ func (e *DirectLogExporter) post(ctx context.Context, body []byte, mayRetry bool
 		return e.post(ctx, body, false)
 	}
 	return err
+}
+
+// idleInput reports whether the idle connection has input: a reply nobody
+// asked for (read as the next request's, it would acknowledge records the
+// collector never saw) or the collector's close. Either way the next
+// request goes on a new connection. Reads have no deadline here: the last
+// request's may have passed, and a passed one hides the socket.
+func (e *DirectLogExporter) idleInput() bool {
+	if e.br.Buffered() > 0 {
+		return true
+	}
+	_ = e.conn.SetReadDeadline(time.Time{})
+	return hasInput(e.conn)
 }
 
 // staleConnError: the connection failed before any byte of the reply.

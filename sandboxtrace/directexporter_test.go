@@ -358,3 +358,76 @@ func TestDirectLogExporterShutdownEndsAnExportInFlight(t *testing.T) {
 	assert.ErrorContains(t, err, "shut down")
 	assert.Error(t, exp.Export(context.Background(), oneRecord()), "an export after Shutdown")
 }
+
+// A reply nobody asked for (a broken proxy answering one request twice)
+// waits on the idle connection: it must not be read as the next request's
+// acknowledgement. The next export goes on a new connection, where the
+// server answers it.
+func TestDirectLogExporterIgnoresAnUnsolicitedReply(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	var (
+		mu    sync.Mutex
+		conns []net.Conn
+	)
+	t.Cleanup(func() {
+		_ = ln.Close()
+		mu.Lock()
+		defer mu.Unlock()
+		for _, c := range conns {
+			_ = c.Close()
+		}
+	})
+	const ok = "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n"
+	sentTwice := make(chan struct{})
+	var answered atomic.Int32
+	readRequest := func(br *bufio.Reader) bool {
+		req, err := http.ReadRequest(br)
+		if err != nil {
+			return false
+		}
+		_, err = io.Copy(io.Discard, req.Body)
+		return err == nil
+	}
+	go func() {
+		for n := 0; ; n++ {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			conns = append(conns, c)
+			mu.Unlock()
+			go func(first bool) {
+				br := bufio.NewReader(c)
+				if first {
+					if readRequest(br) {
+						answered.Add(1)
+						_, _ = c.Write([]byte(ok + ok))
+					}
+					close(sentTwice)
+					readRequest(br) // and never answer it
+					return
+				}
+				for readRequest(br) {
+					answered.Add(1)
+					if _, err := c.Write([]byte(ok)); err != nil {
+						return
+					}
+				}
+			}(n == 0)
+		}
+	}()
+
+	exp, err := sandboxtrace.NewDirectLogExporter("http://" + ln.Addr().String() + "/v1/logs")
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = exp.Shutdown(context.Background()) })
+	var r sdklog.Record
+	r.SetBody(attribute.StringValue("start"))
+	require.NoError(t, exp.Export(context.Background(), []sdklog.Record{r}))
+	<-sentTwice
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	require.NoError(t, exp.Export(ctx, []sdklog.Record{r}))
+	assert.Equal(t, int32(2), answered.Load(), "the second export's acknowledgement is the server's answer to it")
+}
