@@ -113,8 +113,9 @@ func NewSyncLogProcessor(exp sdklog.Exporter, timeout time.Duration) *SyncLogPro
 }
 
 // OnEmit exports r and waits for the result, within the emitter's sync
-// timeout. The result goes to the emitter's ack; without one (a record
-// not from a session) it is returned.
+// timeout. The result goes to the emitter's ack, keeping a failure another
+// SyncLogProcessor of the provider reported first; without an ack (a
+// record not from a session) it is returned.
 func (p *SyncLogProcessor) OnEmit(ctx context.Context, r *sdklog.Record) error {
 	a, _ := ctx.Value(ackKey{}).(*ack)
 	timeout := p.timeout
@@ -126,7 +127,12 @@ func (p *SyncLogProcessor) OnEmit(ctx context.Context, r *sdklog.Record) error {
 		err = errSyncTimedOut
 	}
 	if a != nil {
-		a.done, a.synced, a.err = true, true, err
+		a.done, a.synced = true, true
+		// With two SyncLogProcessors on one provider, the second's
+		// success must not hide the first's failure.
+		if a.err == nil {
+			a.err = err
+		}
 		return nil // the caller gets it and fails the operation
 	}
 	return err
