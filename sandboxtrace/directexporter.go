@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"mime"
 	"net"
 	"net/http"
 	"net/url"
@@ -16,7 +17,10 @@ import (
 
 	sdklog "go.opentelemetry.io/otel/sdk/log"
 	collogs "go.opentelemetry.io/proto/otlp/collector/logs/v1"
+	spb "google.golang.org/genproto/googleapis/rpc/status"
 	"google.golang.org/protobuf/proto"
+
+	"github.com/sandboxaudit/sandboxaudit/internal/safetext"
 )
 
 // maxKeptRequest is the largest request buffer kept between exports: many
@@ -255,7 +259,10 @@ func (e *DirectLogExporter) roundTrip(body []byte) error {
 // checkReply turns the collector's answer into the export's result.
 func checkReply(resp *http.Response, reply []byte) error {
 	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("log endpoint: %s: %.200s", resp.Status, reply)
+		if msg := refusalMessage(resp, reply); msg != "" {
+			return fmt.Errorf("log endpoint: %s: %s", resp.Status, msg)
+		}
+		return fmt.Errorf("log endpoint: %s", resp.Status)
 	}
 	var r collogs.ExportLogsServiceResponse
 	if err := proto.Unmarshal(reply, &r); err != nil {
@@ -265,6 +272,21 @@ func checkReply(resp *http.Response, reply []byte) error {
 		return fmt.Errorf("log endpoint rejected %d log records: %s", ps.GetRejectedLogRecords(), ps.GetErrorMessage())
 	}
 	return nil
+}
+
+// refusalMessage is what an error quotes of a refusal: the message of the
+// google.rpc.Status a collector answers with, escaped and cut. Any other
+// body is left out: a proxy's error page may quote the request, whose
+// records the collector has not redacted yet.
+func refusalMessage(resp *http.Response, reply []byte) string {
+	if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt != "application/x-protobuf" {
+		return ""
+	}
+	var st spb.Status
+	if proto.Unmarshal(reply, &st) != nil {
+		return ""
+	}
+	return safetext.EscapeCut(st.GetMessage(), 200)
 }
 
 func (e *DirectLogExporter) closeConn() {

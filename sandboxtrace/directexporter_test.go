@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -20,6 +21,7 @@ import (
 	sdklog "go.opentelemetry.io/otel/sdk/log"
 	collogs "go.opentelemetry.io/proto/otlp/collector/logs/v1"
 	logspb "go.opentelemetry.io/proto/otlp/logs/v1"
+	spb "google.golang.org/genproto/googleapis/rpc/status"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/sandboxaudit/sandboxaudit/auditevent"
@@ -142,7 +144,14 @@ func TestDirectLogExporterCarriesASessionsRecords(t *testing.T) {
 
 func TestDirectLogExporterFailsClosed(t *testing.T) {
 	ls := newLogsServer(t, func(w http.ResponseWriter) {
-		http.Error(w, "disk full", http.StatusServiceUnavailable)
+		// As the collector refuses: a google.rpc.Status.
+		b, err := proto.Marshal(&spb.Status{Code: 14, Message: "disk full"})
+		if err != nil {
+			panic(err)
+		}
+		w.Header().Set("Content-Type", "application/x-protobuf")
+		w.WriteHeader(http.StatusServiceUnavailable)
+		_, _ = w.Write(b)
 	})
 	rec := newRecorder(t)
 	s := rec.session(t, sandboxtrace.WithLogExporter(newDirect(t, ls.srv.URL+"/v1/logs")),
@@ -158,6 +167,33 @@ func TestDirectLogExporterFailsClosed(t *testing.T) {
 	assert.ErrorContains(t, err, "disk full")
 	assert.False(t, ran, "the operation must not run")
 	require.NoError(t, s.Shutdown(context.Background()))
+}
+
+// A refusal whose body is not the collector's Status (a proxy's page, which
+// may echo the request and its records, not yet redacted) is not quoted.
+func TestDirectLogExporterKeepsAnEchoOutOfErrors(t *testing.T) {
+	for _, contentType := range []string{"text/plain", "application/x-protobuf"} {
+		ls := newLogsServer(t, nil)
+		ls.srv.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			// It quotes the record it refuses, as error pages quote input.
+			body, _ := io.ReadAll(r.Body)
+			var req collogs.ExportLogsServiceRequest
+			_ = proto.Unmarshal(body, &req)
+			line := req.GetResourceLogs()[0].GetScopeLogs()[0].GetLogRecords()[0].GetBody().GetStringValue()
+			w.Header().Set("Content-Type", contentType)
+			w.WriteHeader(http.StatusBadRequest)
+			_, _ = io.WriteString(w, `{"data":`+line[strings.Index(line, `"data":`)+7:])
+		})
+		rec := newRecorder(t)
+		s := rec.session(t, sandboxtrace.WithLogExporter(newDirect(t, ls.srv.URL+"/v1/logs")),
+			sandboxtrace.WithDelivery(sandboxtrace.DeliverySync))
+		_, err := s.Exec(context.Background(), sandboxtrace.ExecRequest{Command: []string{"curl", "-H", "token: s3cret"}},
+			func(context.Context) (sandboxtrace.ExecResult, error) { return sandboxtrace.ExecResult{}, nil })
+		require.ErrorIs(t, err, sandboxtrace.ErrStartNotRecorded)
+		assert.ErrorContains(t, err, "400 Bad Request")
+		assert.NotContains(t, err.Error(), "s3cret", contentType)
+		require.NoError(t, s.Shutdown(context.Background()))
+	}
 }
 
 // capture is a log processor that keeps the records it is given.
