@@ -37,10 +37,10 @@ const maxDirectReply = 64 << 10
 // connection: no goroutine of its own, no per-request timer, no retry
 // queue. It is meant to sit behind a SyncLogProcessor, which exports one
 // batch at a time and bounds each export (its context ends the request).
-// A reply other than 200, or a partial success that rejects records, is an
-// error: the operation fails closed. Use it for the lowest latency per
-// sync operation; otlploghttp offers TLS settings, proxies, compression
-// and retries that it does not.
+// A reply other than 200, a 200 that is not OTLP protobuf, or a partial
+// success that rejects records, is an error: the operation fails closed.
+// Use it for the lowest latency per sync operation; otlploghttp offers TLS
+// settings, proxies, compression and retries that it does not.
 type DirectLogExporter struct {
 	addr, host, path string
 	tls              *tls.Config // nil: plain HTTP
@@ -264,6 +264,12 @@ func checkReply(resp *http.Response, reply []byte) error {
 		}
 		return fmt.Errorf("log endpoint: %s", resp.Status)
 	}
+	// An OTLP endpoint answers in the request's encoding; a 200 from
+	// anything else (an endpoint set to the wrong service) acknowledges
+	// nothing.
+	if !isProtobuf(resp) {
+		return fmt.Errorf("log endpoint: %s is not an OTLP reply (Content-Type %q)", resp.Status, safetext.EscapeCut(resp.Header.Get("Content-Type"), 60))
+	}
 	var r collogs.ExportLogsServiceResponse
 	if err := proto.Unmarshal(reply, &r); err != nil {
 		return fmt.Errorf("log endpoint: reading the reply: %w", err)
@@ -279,7 +285,7 @@ func checkReply(resp *http.Response, reply []byte) error {
 // body is left out: a proxy's error page may quote the request, whose
 // records the collector has not redacted yet.
 func refusalMessage(resp *http.Response, reply []byte) string {
-	if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt != "application/x-protobuf" {
+	if !isProtobuf(resp) {
 		return ""
 	}
 	var st spb.Status
@@ -287,6 +293,12 @@ func refusalMessage(resp *http.Response, reply []byte) string {
 		return ""
 	}
 	return safetext.EscapeCut(st.GetMessage(), 200)
+}
+
+// isProtobuf reports whether resp's body is declared OTLP protobuf.
+func isProtobuf(resp *http.Response) bool {
+	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	return mt == "application/x-protobuf"
 }
 
 func (e *DirectLogExporter) closeConn() {

@@ -196,6 +196,25 @@ func TestDirectLogExporterKeepsAnEchoOutOfErrors(t *testing.T) {
 	}
 }
 
+// A server that answers every request 200 with no body (a health check's
+// handler, a placeholder proxy: an endpoint set to the wrong service) is
+// not an OTLP endpoint: its 200 acknowledges nothing.
+func TestDirectLogExporterNeedsAnOTLPReply(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+	}))
+	t.Cleanup(srv.Close)
+	rec := newRecorder(t)
+	s := rec.session(t, sandboxtrace.WithLogExporter(newDirect(t, srv.URL+"/v1/logs")),
+		sandboxtrace.WithDelivery(sandboxtrace.DeliverySync))
+	ran := false
+	err := s.Read(context.Background(), "/w/a", nil, func(context.Context) error { ran = true; return nil })
+	require.ErrorIs(t, err, sandboxtrace.ErrStartNotRecorded)
+	assert.ErrorContains(t, err, "not an OTLP reply")
+	assert.False(t, ran, "the operation must not run")
+	require.NoError(t, s.Shutdown(context.Background()))
+}
+
 // capture is a log processor that keeps the records it is given.
 type capture struct{ got []sdklog.Record }
 
@@ -414,7 +433,7 @@ func TestDirectLogExporterIgnoresAnUnsolicitedReply(t *testing.T) {
 			_ = c.Close()
 		}
 	})
-	const ok = "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n"
+	const ok = "HTTP/1.1 200 OK\r\nContent-Type: application/x-protobuf\r\nContent-Length: 0\r\n\r\n"
 	sentTwice := make(chan struct{})
 	var answered atomic.Int32
 	readRequest := func(br *bufio.Reader) bool {
