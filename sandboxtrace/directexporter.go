@@ -259,10 +259,14 @@ func (e *DirectLogExporter) roundTrip(body []byte) error {
 // checkReply turns the collector's answer into the export's result.
 func checkReply(resp *http.Response, reply []byte) error {
 	if resp.StatusCode != http.StatusOK {
+		err := fmt.Errorf("log endpoint: %s", resp.Status)
 		if msg := refusalMessage(resp, reply); msg != "" {
-			return fmt.Errorf("log endpoint: %s: %s", resp.Status, msg)
+			err = fmt.Errorf("log endpoint: %s: %s", resp.Status, msg)
 		}
-		return fmt.Errorf("log endpoint: %s", resp.Status)
+		if resp.StatusCode == http.StatusBadRequest || resp.StatusCode == http.StatusRequestEntityTooLarge {
+			return &refusedError{err}
+		}
+		return err
 	}
 	// An OTLP endpoint answers in the request's encoding; a 200 from
 	// anything else (an endpoint set to the wrong service) acknowledges
@@ -279,6 +283,14 @@ func checkReply(resp *http.Response, reply []byte) error {
 	}
 	return nil
 }
+
+// refusedError is a request the collector refused whole for its content
+// (400, 413): it wrote none of its records, so they can go again in
+// smaller requests without making copies.
+type refusedError struct{ err error }
+
+func (r *refusedError) Error() string { return r.err.Error() }
+func (r *refusedError) Unwrap() error { return r.err }
 
 // refusalMessage is what an error quotes of a refusal: the message of the
 // google.rpc.Status a collector answers with, escaped and cut. Any other

@@ -200,3 +200,50 @@ func TestSyncFinishHoldsThroughKilledCollectors(t *testing.T) {
 	code, out := runCLI(t, "verify", "--key", pubPath, "--allow-duplicates", "--allow-open", auditDir)
 	require.Equal(t, 0, code, "verify:\n%s", indent(string(tail([]byte(out), 4000))))
 }
+
+// TestSyncSessionOverMaxLineBytesFailsAlone: one session's exec carries a
+// command over the collector's max_line_bytes, among fifteen sessions
+// sharing its DirectLogExporter pipeline. The collector refuses each
+// request that holds its start whole; only that session's operations
+// fail, the others' records going again without it.
+func TestSyncSessionOverMaxLineBytesFailsAlone(t *testing.T) {
+	requireE2E(t)
+	dir := t.TempDir()
+	addr := freeAddr(t)
+	auditPath := filepath.Join(dir, "audit", "events.jsonl")
+	col := startCollector(t, "collector", dir, collectorYAML{otlpAddr: addr,
+		exporter: "max_line_bytes: 65536\nfile:\n  path: " + auditPath}.String(), addr)
+	logExp, err := sandboxtrace.NewDirectLogExporter("http://" + addr + "/v1/logs")
+	require.NoError(t, err)
+	lp := sdklog.NewLoggerProvider(sdklog.WithProcessor(sandboxtrace.NewSyncLogProcessor(logExp, 0)))
+	ss := syncSessions(t, sdktrace.NewTracerProvider(), lp, 16)
+	huge := strings.Repeat("x", 100_000)
+	errs := make([][]error, len(ss))
+	var wg sync.WaitGroup
+	for i, s := range ss {
+		cmd := []string{"true"}
+		if i == 0 {
+			cmd = []string{"echo", huge}
+		}
+		wg.Go(func() {
+			for range 100 {
+				_, err := s.Exec(context.Background(), sandboxtrace.ExecRequest{Command: cmd},
+					func(context.Context) (sandboxtrace.ExecResult, error) { return sandboxtrace.ExecResult{}, nil })
+				errs[i] = append(errs[i], err)
+			}
+		})
+	}
+	wg.Wait()
+	require.NoError(t, lp.Shutdown(context.Background()))
+	col.stop(t)
+	for _, err := range errs[0] {
+		require.ErrorIs(t, err, sandboxtrace.ErrStartNotRecorded)
+		require.ErrorContains(t, err, "400 Bad Request")
+	}
+	for i := 1; i < len(ss); i++ {
+		for _, err := range errs[i] {
+			require.NoError(t, err, "session %d", i)
+		}
+	}
+	require.Equal(t, 15*100*2, countLines(t, auditPath), "each other operation's start and finish")
+}
