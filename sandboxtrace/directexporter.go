@@ -263,7 +263,10 @@ func checkReply(resp *http.Response, reply []byte) error {
 		if msg := refusalMessage(resp, reply); msg != "" {
 			err = fmt.Errorf("log endpoint: %s: %s", resp.Status, msg)
 		}
-		if resp.StatusCode == http.StatusBadRequest || resp.StatusCode == http.StatusRequestEntityTooLarge {
+		// The collector's 400 carries its Status; a proxy's (a plain
+		// request at a TLS port, say) is no verdict on the records.
+		if resp.StatusCode == http.StatusRequestEntityTooLarge ||
+			resp.StatusCode == http.StatusBadRequest && isProtobuf(resp) {
 			return &refusedError{err}
 		}
 		return err
@@ -284,9 +287,9 @@ func checkReply(resp *http.Response, reply []byte) error {
 	return nil
 }
 
-// refusedError is a request the collector refused whole for its content
-// (400, 413): it wrote none of its records, so they can go again in
-// smaller requests without making copies.
+// refusedError is a request refused whole for its content (the
+// collector's 400, a 413): none of its records were written, so they can
+// go again in smaller requests without making copies.
 type refusedError struct{ err error }
 
 func (r *refusedError) Error() string { return r.err.Error() }
