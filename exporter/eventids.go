@@ -1,7 +1,10 @@
 package sandboxauditexporter // import "github.com/sandboxaudit/sandboxaudit/exporter"
 
 import (
+	"context"
+	"fmt"
 	"sync/atomic"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -111,6 +114,9 @@ func (f *sinkIDs) written(events []auditevent.Event, idx []int) {
 type startIDs struct {
 	w        *idwindow.Window[uuid.UUID]
 	finishes atomic.Bool
+	// waiting, when set, is told when a batch starts waiting for another
+	// write of its ids (the exporter logs it).
+	waiting func()
 }
 
 // finishAhead records that a logs-path batch carries finish events.
@@ -135,12 +141,16 @@ func newStartIDs() *startIDs {
 	return &startIDs{w: newEventIDWindow()}
 }
 
-// filter removes, in place, the start events whose id is already in the
-// window, adds the others' ids and returns the kept events, the ids it
-// added (to forget if the write fails, so a retry writes them) and how many
-// events it removed. Two allocations per batch: the ids (compacted in place
-// to the added ones) and their fresh flags.
-func (s *startIDs) filter(events []auditevent.Event) (kept []auditevent.Event, added []uuid.UUID, dropped int) {
+// filter removes, in place, the windowed events whose id is already in the
+// window, reserves the others' ids and returns the kept events, the ids it
+// reserved (to commit once the write succeeded, or release when it failed)
+// and how many events it removed. While another write holds one of the ids
+// (the copy that came first, still being written), filter waits for its
+// outcome: answering this copy as a duplicate before the first is written
+// would acknowledge an event that a failed write then loses. Two
+// allocations per batch: the ids (compacted in place to the reserved ones)
+// and their dup flags.
+func (s *startIDs) filter(ctx context.Context, events []auditevent.Event) (kept []auditevent.Event, held []uuid.UUID, dropped int, err error) {
 	finishes := s.finishes.Load()
 	n := 0
 	for i := range events {
@@ -149,7 +159,7 @@ func (s *startIDs) filter(events []auditevent.Event) (kept []auditevent.Event, a
 		}
 	}
 	if n == 0 {
-		return events, nil, 0
+		return events, nil, 0, nil
 	}
 	ids := make([]uuid.UUID, 0, n)
 	for i := range events {
@@ -157,19 +167,21 @@ func (s *startIDs) filter(events []auditevent.Event) (kept []auditevent.Event, a
 			ids = append(ids, events[i].EventID)
 		}
 	}
-	fresh := make([]bool, n)
-	s.w.AddNew(ids, fresh)
-	added = ids[:0]
-	k, w := 0, 0 // next fresh flag, events kept so far
+	dup := make([]bool, n)
+	if err := s.reserve(ctx, ids, dup); err != nil {
+		return nil, nil, 0, err
+	}
+	held = ids[:0]
+	k, w := 0, 0 // next dup flag, events kept so far
 	for i := range events {
 		if s.windowed(&events[i], finishes) {
-			ok := fresh[k]
+			d := dup[k]
 			k++
-			if !ok {
+			if d {
 				dropped++
 				continue
 			}
-			added = append(added, events[i].EventID)
+			held = append(held, events[i].EventID)
 		}
 		// Moved only once one was dropped: an event is a few hundred
 		// bytes, and most batches drop none.
@@ -179,12 +191,46 @@ func (s *startIDs) filter(events []auditevent.Event) (kept []auditevent.Event, a
 		w++
 	}
 	clear(events[w:])
-	return events[:w], added, dropped
+	return events[:w], held, dropped, nil
 }
 
-// forget removes ids added by a write that failed.
-func (s *startIDs) forget(ids []uuid.UUID) {
-	if len(ids) > 0 {
-		s.w.Remove(ids...)
+// reserve reserves ids (see idwindow.Window.Reserve), waiting until no
+// other write holds any of them, or until ctx ends.
+func (s *startIDs) reserve(ctx context.Context, ids []uuid.UUID, dup []bool) error {
+	if s.w.Reserve(ids, dup) {
+		return nil
 	}
+	if s.waiting != nil {
+		s.waiting()
+	}
+	// Polled, as fsutil.Lock polls a lock: a copy racing its first is rare,
+	// and the first write ends within its own push's bound.
+	delay := 20 * time.Microsecond
+	timer := time.NewTimer(delay)
+	defer timer.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("waiting for another request's write of the same events: %w", ctx.Err())
+		case <-timer.C:
+		}
+		if s.w.Reserve(ids, dup) {
+			return nil
+		}
+		delay = min(2*delay, 2*time.Millisecond)
+		timer.Reset(delay)
+	}
+}
+
+// done ends the reservation of ids held by a write: written ones join the
+// window, and after a failure they are free, so a retry writes them.
+func (s *startIDs) done(ids []uuid.UUID, err error) {
+	if len(ids) == 0 {
+		return
+	}
+	if err != nil {
+		s.w.Release(ids...)
+		return
+	}
+	s.w.Commit(ids...)
 }

@@ -3,6 +3,7 @@ package sandboxauditexporter
 import (
 	"context"
 	"encoding/binary"
+	"errors"
 	"path/filepath"
 	"testing"
 
@@ -72,13 +73,17 @@ func TestStartIDsForgetAfterAFailedWrite(t *testing.T) {
 		{EventID: a, Phase: auditevent.PhaseStart}, // same batch, second copy
 		{EventID: b, Phase: auditevent.PhaseStart},
 	}
-	kept, added, dropped := s.filter(events)
+	ctx := context.Background()
+	kept, held, dropped, err := s.filter(ctx, events)
+	require.NoError(t, err)
 	require.Len(t, kept, 3)
 	assert.Equal(t, 1, dropped)
-	assert.Equal(t, []uuid.UUID{a, b}, added)
+	assert.Equal(t, []uuid.UUID{a, b}, held)
 
-	s.forget(added) // the write failed: a retry must write both again
-	kept, _, dropped = s.filter([]auditevent.Event{{EventID: a, Phase: auditevent.PhaseStart}, {EventID: b, Phase: auditevent.PhaseStart}})
+	s.done(held, errors.New("write failed")) // a retry must write both again
+	kept, held, dropped, err = s.filter(ctx, []auditevent.Event{{EventID: a, Phase: auditevent.PhaseStart}, {EventID: b, Phase: auditevent.PhaseStart}})
+	require.NoError(t, err)
+	s.done(held, nil)
 	assert.Len(t, kept, 2)
 	assert.Zero(t, dropped)
 	assert.Equal(t, eventIDWindow, s.w.Size())
@@ -105,9 +110,11 @@ func BenchmarkStartIDsFilter(b *testing.B) {
 		for i := range work {
 			work[i] = auditevent.Event{EventID: next(), Phase: auditevent.Phase(1 + i%2)}
 		}
-		if kept, _, _ := s.filter(work); len(kept) != 512 {
-			b.Fatal(len(kept))
+		kept, held, _, err := s.filter(context.Background(), work)
+		if err != nil || len(kept) != 512 {
+			b.Fatal(len(kept), err)
 		}
+		s.done(held, nil)
 	}
 }
 
@@ -125,7 +132,9 @@ func TestStartIDsFilterKeepsOrder(t *testing.T) {
 		ev(3, auditevent.PhaseStart), ev(4, auditevent.PhaseFinish),
 		ev(5, auditevent.PhaseStart), ev(6, auditevent.PhaseFinish),
 	}
-	kept, added, dropped := s.filter(events)
+	kept, added, dropped, err := s.filter(context.Background(), events)
+	require.NoError(t, err)
+	s.done(added, nil)
 	var keptIDs []uuid.UUID
 	for _, e := range kept {
 		keptIDs = append(keptIDs, e.EventID)
@@ -137,7 +146,8 @@ func TestStartIDsFilterKeepsOrder(t *testing.T) {
 
 	// The same batch again: every start is now known.
 	again := []auditevent.Event{ev(1, auditevent.PhaseStart), ev(2, auditevent.PhaseFinish)}
-	kept, added, dropped = s.filter(again)
+	kept, added, dropped, err = s.filter(context.Background(), again)
+	require.NoError(t, err)
 	assert.Len(t, kept, 1)
 	assert.Equal(t, id(2), kept[0].EventID)
 	assert.Empty(t, added)

@@ -63,6 +63,9 @@ func newAuditExporter(cfg *Config, set exporter.Settings) (*auditExporter, error
 		mapper: spanmap.NewMapper(0).WithMaxLineBytes(cfg.MaxLineBytes),
 		starts: newStartIDs(),
 	}
+	e.starts.waiting = func() {
+		e.logger.Debug("Waiting for another request's write of the same events")
+	}
 	if fc := cfg.File.Get(); fc != nil {
 		if e.filePolicy, err = newSinkPolicies(cfg, fc.PayloadPolicy); err != nil {
 			return nil, fmt.Errorf("sandboxaudit exporter: file: %w", err)
@@ -276,21 +279,23 @@ func (e *auditExporter) closeSinks(ctx context.Context) error {
 // the other sink from getting the batch; the errors are returned joined.
 //
 // A start event whose id was written recently is left out
-// (docs/guarantees.md, "Duplicates"); when the write fails, the ids it
-// recorded are forgotten so a retry writes them.
+// (docs/guarantees.md, "Duplicates"), and one whose other copy is being
+// written waits for that write; when the write fails, the ids it held are
+// let go so a retry writes them.
 func (e *auditExporter) writeEvents(ctx context.Context, events []auditevent.Event) error {
 	m, err := e.checkLines(ctx, events)
 	if err != nil {
 		return err
 	}
-	events, added, dups := e.starts.filter(events)
+	events, held, dups, err := e.starts.filter(ctx, events)
+	if err != nil {
+		return err
+	}
 	if dups > 0 {
 		e.logger.Debug("Left out start events already written", zap.Int("events", dups))
 	}
 	err = e.writeFiltered(ctx, events, m)
-	if err != nil {
-		e.starts.forget(added)
-	}
+	e.starts.done(held, err)
 	return err
 }
 

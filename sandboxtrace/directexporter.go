@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"mime"
 	"net"
 	"net/http"
 	"net/url"
@@ -16,7 +17,10 @@ import (
 
 	sdklog "go.opentelemetry.io/otel/sdk/log"
 	collogs "go.opentelemetry.io/proto/otlp/collector/logs/v1"
+	spb "google.golang.org/genproto/googleapis/rpc/status"
 	"google.golang.org/protobuf/proto"
+
+	"github.com/sandboxaudit/sandboxaudit/internal/safetext"
 )
 
 // maxKeptRequest is the largest request buffer kept between exports: many
@@ -33,10 +37,10 @@ const maxDirectReply = 64 << 10
 // connection: no goroutine of its own, no per-request timer, no retry
 // queue. It is meant to sit behind a SyncLogProcessor, which exports one
 // batch at a time and bounds each export (its context ends the request).
-// A reply other than 200, or a partial success that rejects records, is an
-// error: the operation fails closed. Use it for the lowest latency per
-// sync operation; otlploghttp offers TLS settings, proxies, compression
-// and retries that it does not.
+// A reply other than 200, a 200 that is not OTLP protobuf, or a partial
+// success that rejects records, is an error: the operation fails closed.
+// Use it for the lowest latency per sync operation; otlploghttp offers TLS
+// settings, proxies, compression and retries that it does not.
 type DirectLogExporter struct {
 	addr, host, path string
 	tls              *tls.Config // nil: plain HTTP
@@ -135,6 +139,9 @@ func (e *DirectLogExporter) Export(ctx context.Context, records []sdklog.Record)
 // ended before answering gets an exact copy, which verify reports as a
 // duplicate.
 func (e *DirectLogExporter) post(ctx context.Context, body []byte, mayRetry bool) error {
+	if e.conn != nil && e.idleInput() {
+		e.closeConn()
+	}
 	reused := e.conn != nil
 	if !reused {
 		if err := e.dial(ctx); err != nil {
@@ -167,6 +174,19 @@ func (e *DirectLogExporter) post(ctx context.Context, body []byte, mayRetry bool
 		return e.post(ctx, body, false)
 	}
 	return err
+}
+
+// idleInput reports whether the idle connection has input: a reply nobody
+// asked for (read as the next request's, it would acknowledge records the
+// collector never saw) or the collector's close. Either way the next
+// request goes on a new connection. Reads have no deadline here: the last
+// request's may have passed, and a passed one hides the socket.
+func (e *DirectLogExporter) idleInput() bool {
+	if e.br.Buffered() > 0 {
+		return true
+	}
+	_ = e.conn.SetReadDeadline(time.Time{})
+	return hasInput(e.conn)
 }
 
 // staleConnError: the connection failed before any byte of the reply.
@@ -239,7 +259,23 @@ func (e *DirectLogExporter) roundTrip(body []byte) error {
 // checkReply turns the collector's answer into the export's result.
 func checkReply(resp *http.Response, reply []byte) error {
 	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("log endpoint: %s: %.200s", resp.Status, reply)
+		err := fmt.Errorf("log endpoint: %s", resp.Status)
+		if msg := refusalMessage(resp, reply); msg != "" {
+			err = fmt.Errorf("log endpoint: %s: %s", resp.Status, msg)
+		}
+		// The collector's 400 carries its Status; a proxy's (a plain
+		// request at a TLS port, say) is no verdict on the records.
+		if resp.StatusCode == http.StatusRequestEntityTooLarge ||
+			resp.StatusCode == http.StatusBadRequest && isProtobuf(resp) {
+			return &refusedError{err}
+		}
+		return err
+	}
+	// An OTLP endpoint answers in the request's encoding; a 200 from
+	// anything else (an endpoint set to the wrong service) acknowledges
+	// nothing.
+	if !isProtobuf(resp) {
+		return fmt.Errorf("log endpoint: %s is not an OTLP reply (Content-Type %q)", resp.Status, safetext.EscapeCut(resp.Header.Get("Content-Type"), 60))
 	}
 	var r collogs.ExportLogsServiceResponse
 	if err := proto.Unmarshal(reply, &r); err != nil {
@@ -249,6 +285,35 @@ func checkReply(resp *http.Response, reply []byte) error {
 		return fmt.Errorf("log endpoint rejected %d log records: %s", ps.GetRejectedLogRecords(), ps.GetErrorMessage())
 	}
 	return nil
+}
+
+// refusedError is a request refused whole for its content (the
+// collector's 400, a 413): none of its records were written, so they can
+// go again in smaller requests without making copies.
+type refusedError struct{ err error }
+
+func (r *refusedError) Error() string { return r.err.Error() }
+func (r *refusedError) Unwrap() error { return r.err }
+
+// refusalMessage is what an error quotes of a refusal: the message of the
+// google.rpc.Status a collector answers with, escaped and cut. Any other
+// body is left out: a proxy's error page may quote the request, whose
+// records the collector has not redacted yet.
+func refusalMessage(resp *http.Response, reply []byte) string {
+	if !isProtobuf(resp) {
+		return ""
+	}
+	var st spb.Status
+	if proto.Unmarshal(reply, &st) != nil {
+		return ""
+	}
+	return safetext.EscapeCut(st.GetMessage(), 200)
+}
+
+// isProtobuf reports whether resp's body is declared OTLP protobuf.
+func isProtobuf(resp *http.Response) bool {
+	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	return mt == "application/x-protobuf"
 }
 
 func (e *DirectLogExporter) closeConn() {

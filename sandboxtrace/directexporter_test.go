@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -20,6 +21,7 @@ import (
 	sdklog "go.opentelemetry.io/otel/sdk/log"
 	collogs "go.opentelemetry.io/proto/otlp/collector/logs/v1"
 	logspb "go.opentelemetry.io/proto/otlp/logs/v1"
+	spb "google.golang.org/genproto/googleapis/rpc/status"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/sandboxaudit/sandboxaudit/auditevent"
@@ -142,7 +144,14 @@ func TestDirectLogExporterCarriesASessionsRecords(t *testing.T) {
 
 func TestDirectLogExporterFailsClosed(t *testing.T) {
 	ls := newLogsServer(t, func(w http.ResponseWriter) {
-		http.Error(w, "disk full", http.StatusServiceUnavailable)
+		// As the collector refuses: a google.rpc.Status.
+		b, err := proto.Marshal(&spb.Status{Code: 14, Message: "disk full"})
+		if err != nil {
+			panic(err)
+		}
+		w.Header().Set("Content-Type", "application/x-protobuf")
+		w.WriteHeader(http.StatusServiceUnavailable)
+		_, _ = w.Write(b)
 	})
 	rec := newRecorder(t)
 	s := rec.session(t, sandboxtrace.WithLogExporter(newDirect(t, ls.srv.URL+"/v1/logs")),
@@ -156,6 +165,52 @@ func TestDirectLogExporterFailsClosed(t *testing.T) {
 	require.ErrorIs(t, err, sandboxtrace.ErrStartNotRecorded)
 	assert.ErrorContains(t, err, "503")
 	assert.ErrorContains(t, err, "disk full")
+	assert.False(t, ran, "the operation must not run")
+	require.NoError(t, s.Shutdown(context.Background()))
+}
+
+// A refusal whose body is not the collector's Status (a proxy's page, which
+// may echo the request and its records, not yet redacted) is not quoted.
+func TestDirectLogExporterKeepsAnEchoOutOfErrors(t *testing.T) {
+	for _, contentType := range []string{"text/plain", "application/x-protobuf"} {
+		ls := newLogsServer(t, nil)
+		ls.srv.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			// It quotes the record it refuses, as error pages quote input.
+			body, _ := io.ReadAll(r.Body)
+			var req collogs.ExportLogsServiceRequest
+			_ = proto.Unmarshal(body, &req)
+			line := req.GetResourceLogs()[0].GetScopeLogs()[0].GetLogRecords()[0].GetBody().GetStringValue()
+			w.Header().Set("Content-Type", contentType)
+			w.WriteHeader(http.StatusBadRequest)
+			_, _ = io.WriteString(w, `{"data":`+line[strings.Index(line, `"data":`)+7:])
+		})
+		rec := newRecorder(t)
+		s := rec.session(t, sandboxtrace.WithLogExporter(newDirect(t, ls.srv.URL+"/v1/logs")),
+			sandboxtrace.WithDelivery(sandboxtrace.DeliverySync))
+		_, err := s.Exec(context.Background(), sandboxtrace.ExecRequest{Command: []string{"curl", "-H", "token: s3cret"}},
+			func(context.Context) (sandboxtrace.ExecResult, error) { return sandboxtrace.ExecResult{}, nil })
+		require.ErrorIs(t, err, sandboxtrace.ErrStartNotRecorded)
+		assert.ErrorContains(t, err, "400 Bad Request")
+		assert.NotContains(t, err.Error(), "s3cret", contentType)
+		require.NoError(t, s.Shutdown(context.Background()))
+	}
+}
+
+// A server that answers every request 200 with no body (a health check's
+// handler, a placeholder proxy: an endpoint set to the wrong service) is
+// not an OTLP endpoint: its 200 acknowledges nothing.
+func TestDirectLogExporterNeedsAnOTLPReply(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+	}))
+	t.Cleanup(srv.Close)
+	rec := newRecorder(t)
+	s := rec.session(t, sandboxtrace.WithLogExporter(newDirect(t, srv.URL+"/v1/logs")),
+		sandboxtrace.WithDelivery(sandboxtrace.DeliverySync))
+	ran := false
+	err := s.Read(context.Background(), "/w/a", nil, func(context.Context) error { ran = true; return nil })
+	require.ErrorIs(t, err, sandboxtrace.ErrStartNotRecorded)
+	assert.ErrorContains(t, err, "not an OTLP reply")
 	assert.False(t, ran, "the operation must not run")
 	require.NoError(t, s.Shutdown(context.Background()))
 }
@@ -357,4 +412,77 @@ func TestDirectLogExporterShutdownEndsAnExportInFlight(t *testing.T) {
 	require.Error(t, err, "the export in flight was answered, not ended by Shutdown")
 	assert.ErrorContains(t, err, "shut down")
 	assert.Error(t, exp.Export(context.Background(), oneRecord()), "an export after Shutdown")
+}
+
+// A reply nobody asked for (a broken proxy answering one request twice)
+// waits on the idle connection: it must not be read as the next request's
+// acknowledgement. The next export goes on a new connection, where the
+// server answers it.
+func TestDirectLogExporterIgnoresAnUnsolicitedReply(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	var (
+		mu    sync.Mutex
+		conns []net.Conn
+	)
+	t.Cleanup(func() {
+		_ = ln.Close()
+		mu.Lock()
+		defer mu.Unlock()
+		for _, c := range conns {
+			_ = c.Close()
+		}
+	})
+	const ok = "HTTP/1.1 200 OK\r\nContent-Type: application/x-protobuf\r\nContent-Length: 0\r\n\r\n"
+	sentTwice := make(chan struct{})
+	var answered atomic.Int32
+	readRequest := func(br *bufio.Reader) bool {
+		req, err := http.ReadRequest(br)
+		if err != nil {
+			return false
+		}
+		_, err = io.Copy(io.Discard, req.Body)
+		return err == nil
+	}
+	go func() {
+		for n := 0; ; n++ {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			conns = append(conns, c)
+			mu.Unlock()
+			go func(first bool) {
+				br := bufio.NewReader(c)
+				if first {
+					if readRequest(br) {
+						answered.Add(1)
+						_, _ = c.Write([]byte(ok + ok))
+					}
+					close(sentTwice)
+					readRequest(br) // and never answer it
+					return
+				}
+				for readRequest(br) {
+					answered.Add(1)
+					if _, err := c.Write([]byte(ok)); err != nil {
+						return
+					}
+				}
+			}(n == 0)
+		}
+	}()
+
+	exp, err := sandboxtrace.NewDirectLogExporter("http://" + ln.Addr().String() + "/v1/logs")
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = exp.Shutdown(context.Background()) })
+	var r sdklog.Record
+	r.SetBody(attribute.StringValue("start"))
+	require.NoError(t, exp.Export(context.Background(), []sdklog.Record{r}))
+	<-sentTwice
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	require.NoError(t, exp.Export(ctx, []sdklog.Record{r}))
+	assert.Equal(t, int32(2), answered.Load(), "the second export's acknowledgement is the server's answer to it")
 }

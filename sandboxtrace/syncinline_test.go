@@ -45,6 +45,7 @@ func (b *bodiesServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	b.mu.Unlock()
+	w.Header().Set("Content-Type", "application/x-protobuf") // an empty ExportLogsServiceResponse
 }
 
 func startBodiesServer(t *testing.T, hold chan struct{}) (*bodiesServer, string) {

@@ -113,8 +113,9 @@ func NewSyncLogProcessor(exp sdklog.Exporter, timeout time.Duration) *SyncLogPro
 }
 
 // OnEmit exports r and waits for the result, within the emitter's sync
-// timeout. The result goes to the emitter's ack; without one (a record
-// not from a session) it is returned.
+// timeout. The result goes to the emitter's ack, keeping a failure another
+// SyncLogProcessor of the provider reported first; without an ack (a
+// record not from a session) it is returned.
 func (p *SyncLogProcessor) OnEmit(ctx context.Context, r *sdklog.Record) error {
 	a, _ := ctx.Value(ackKey{}).(*ack)
 	timeout := p.timeout
@@ -126,7 +127,12 @@ func (p *SyncLogProcessor) OnEmit(ctx context.Context, r *sdklog.Record) error {
 		err = errSyncTimedOut
 	}
 	if a != nil {
-		a.done, a.synced, a.err = true, true, err
+		a.done, a.synced = true, true
+		// With two SyncLogProcessors on one provider, the second's
+		// success must not hide the first's failure.
+		if a.err == nil {
+			a.err = err
+		}
 		return nil // the caller gets it and fails the operation
 	}
 	return err
@@ -277,14 +283,46 @@ func (p *SyncLogProcessor) takeLocked(batch []*syncRecord) []*syncRecord {
 // export sends batch and hands each record its outcome; a panic in the
 // exporter fails the batch instead of the process.
 func (p *SyncLogProcessor) export(batch []*syncRecord) {
-	err := p.exportRecords(batch)
+	p.exportSplitting(batch)
 	p.mu.Lock()
 	p.inflight = nil // the watchdog no longer expires them
 	p.busy = false
 	p.mu.Unlock()
-	for _, sr := range batch {
-		sr.result <- err
+}
+
+// exportSplitting exports batch and hands each record its outcome. A batch
+// the collector refused whole for its content (refusedError: it wrote
+// none of it) goes again in halves, so a record it cannot take (an event
+// over its max_line_bytes) fails alone, not with the records of the other
+// sessions that shared its request. Records whose wait ended are left out.
+func (p *SyncLogProcessor) exportSplitting(batch []*syncRecord) {
+	err := p.exportRecords(batch)
+	var refused *refusedError
+	if err == nil || len(batch) < 2 || !errors.As(err, &refused) {
+		for _, sr := range batch {
+			sr.result <- err
+		}
+		return
 	}
+	half := len(batch) / 2
+	for _, part := range [][]*syncRecord{batch[:half], batch[half:]} {
+		if part = p.waited(part); len(part) > 0 {
+			p.exportSplitting(part)
+		}
+	}
+}
+
+// waited returns the records of batch whose emitters still wait.
+func (p *SyncLogProcessor) waited(batch []*syncRecord) []*syncRecord {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	out := make([]*syncRecord, 0, len(batch))
+	for _, sr := range batch {
+		if !sr.expired {
+			out = append(out, sr)
+		}
+	}
+	return out
 }
 
 func (p *SyncLogProcessor) exportRecords(batch []*syncRecord) error {

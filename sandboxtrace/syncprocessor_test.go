@@ -220,3 +220,35 @@ func TestSyncDeliveryOnAProviderWithoutOurProcessors(t *testing.T) {
 	require.ErrorIs(t, err, ErrStartNotRecorded)
 	assert.ErrorContains(t, err, "shut down")
 }
+
+// refusingLogs is a log exporter whose every export fails.
+type refusingLogs struct{}
+
+func (refusingLogs) Export(context.Context, []sdklog.Record) error { return errors.New("refused") }
+func (refusingLogs) Shutdown(context.Context) error                { return nil }
+func (refusingLogs) ForceFlush(context.Context) error              { return nil }
+
+// A provider with two SyncLogProcessors (two collectors, say) acknowledges
+// a record only when both exported it: one's success does not hide the
+// other's failure, whichever comes first.
+func TestSyncDeliveryThroughTwoProcessorsNeedsBoth(t *testing.T) {
+	tp := sdktrace.NewTracerProvider()
+	defer func() { require.NoError(t, tp.Shutdown(context.Background())) }()
+	for _, refusedFirst := range []bool{true, false} {
+		accepted := newGateLogs()
+		close(accepted.open)
+		procs := []sdklog.Processor{NewSyncLogProcessor(refusingLogs{}, 0), NewSyncLogProcessor(accepted, 0)}
+		if !refusedFirst {
+			procs[0], procs[1] = procs[1], procs[0]
+		}
+		lp := sdklog.NewLoggerProvider(sdklog.WithProcessor(procs[0]), sdklog.WithProcessor(procs[1]))
+		s, err := NewSession(context.Background(), tp, WithLoggerProvider(lp), WithDelivery(DeliverySync))
+		require.NoError(t, err)
+		called := false
+		err = s.Do(context.Background(), "read", nil, func(context.Context, *Op) error { called = true; return nil })
+		require.ErrorIs(t, err, ErrStartNotRecorded, "refused first: %v", refusedFirst)
+		assert.False(t, called)
+		require.NoError(t, s.Shutdown(context.Background()))
+		require.NoError(t, lp.Shutdown(context.Background()))
+	}
+}

@@ -1,8 +1,8 @@
 package idwindow
 
 // Reserve is for an action that must happen once per key and may fail: it
-// sets dup[i] for each keys[i] the window holds and reserves the others for
-// the caller, who then either Commits them (done: they join the window) or
+// sets dup[i] for each keys[i] the window holds or that repeats an earlier
+// key of keys, and reserves the others for the caller, who then either Commits them (done: they join the window) or
 // Releases them (failed: a retry may try again). While reserved, a key is
 // neither in the window nor free: when another caller holds one of keys,
 // Reserve reserves nothing, leaves dup all false and returns false, so a
@@ -22,9 +22,16 @@ func (w *Window[K]) Reserve(keys []K, dup []bool) bool {
 		w.reserved = make(map[K]struct{}, len(keys))
 	}
 	for i, k := range keys {
-		if !dup[i] {
-			w.reserved[k] = struct{}{}
+		if dup[i] {
+			continue
 		}
+		// None of keys was reserved before this loop: a key reserved now
+		// repeats an earlier one.
+		if _, ok := w.reserved[k]; ok {
+			dup[i] = true
+			continue
+		}
+		w.reserved[k] = struct{}{}
 	}
 	return true
 }

@@ -74,3 +74,14 @@ func TestReservations(t *testing.T) {
 	assert.Equal(t, []bool{false, true, true}, dup)
 	assert.Equal(t, 3, w.Len())
 }
+
+func TestReserveMarksARepeatWithinTheKeys(t *testing.T) {
+	w, err := New[int](10)
+	require.NoError(t, err)
+	w.Commit(1)
+	dup := make([]bool, 5)
+	require.True(t, w.Reserve([]int{2, 1, 2, 3, 1}, dup))
+	assert.Equal(t, []bool{false, true, true, false, true}, dup, "one reservation per key")
+	w.Release(2, 3)
+	require.True(t, w.Reserve([]int{2, 3}, dup[:2]), "both free again")
+}
