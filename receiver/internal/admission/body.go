@@ -18,7 +18,8 @@ type Body struct {
 	more    []*[]byte // pooled buffers after the first; b is then a copy of them all
 	held    int64     // reserved now
 	buffers int64     // reserved for the body's buffers, the floor of held
-	window  int64     // reserved for a zstd decoder's window while reading, part of held
+	window  int64     // reserved for a zstd decoder's windows while reading, part of held
+	ring    int64     // the largest of those windows
 	c       *Controller
 	pool    *Budget    // the budget of the body's size class
 	addr    netip.Addr // the client's, which the reservation is counted to
@@ -47,7 +48,7 @@ func (rb *Body) Recycle() {
 // Done gives the reservation back.
 func (rb *Body) Done() {
 	rb.pool.Release(rb.addr, rb.held)
-	rb.held, rb.buffers, rb.window = 0, 0, 0
+	rb.held, rb.buffers, rb.window, rb.ring = 0, 0, 0, 0
 }
 
 // Settle makes the reservation need, the bytes of the canonical lines a
@@ -104,18 +105,21 @@ func (rb *Body) hold(n int64) error {
 	return nil
 }
 
-// holdWindow makes the reservation for a zstd decoder's window n bytes,
-// if more than it holds: the decoder keeps one window, the largest its
-// frames declared.
+// holdWindow reserves a zstd frame's window of n bytes, if larger than
+// any before: the decoder reuses its window for a frame that fits it, and
+// allocates a new one for a frame that does not. The one it drops is
+// garbage, not free, so each stays reserved: a body of frames whose
+// windows grow step by step cannot make hundreds of megabytes of them.
 func (rb *Body) holdWindow(n int64) error {
-	if n <= rb.window {
+	if n <= rb.ring {
 		return nil
 	}
-	if !rb.pool.Reserve(rb.addr, n-rb.window) {
+	if !rb.pool.Reserve(rb.addr, n) {
 		return ErrOverBudget
 	}
-	rb.held += n - rb.window
-	rb.window = n
+	rb.held += n
+	rb.window += n
+	rb.ring = n
 	return nil
 }
 
@@ -128,10 +132,10 @@ func (rb *Body) holdWindow(n int64) error {
 // nothing.
 func (c *Controller) Read(req *http.Request, rb *Body) error {
 	err := c.read(req, rb)
-	// The decoder is closed: its window is given back with it.
+	// The decoder is closed: its windows are given back with it.
 	rb.pool.Release(rb.addr, rb.window)
 	rb.held -= rb.window
-	rb.window = 0
+	rb.window, rb.ring = 0, 0
 	return err
 }
 

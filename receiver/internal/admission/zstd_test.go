@@ -70,10 +70,11 @@ func TestZstdFramesFindEachWindow(t *testing.T) {
 	}
 }
 
-// TestZstdReservesTheLargestWindow: a body's decoder keeps one window, the
-// largest of its frames': the reservation grows to it, once, and is given
-// back when the body has been read. The body decodes whole.
-func TestZstdReservesTheLargestWindow(t *testing.T) {
+// TestZstdReservesEachLargerWindow: a body's decoder reuses its window for
+// a frame that fits it: a smaller window after a larger one reserves
+// nothing more, and all is given back when the body has been read. The
+// body decodes whole.
+func TestZstdReservesEachLargerWindow(t *testing.T) {
 	plain, body, _ := zstdStream(t)
 	c := New(Settings{MaxInflightBytes: 64 << 20, MaxBodyBytes: 20 << 20})
 	req := zstdRequest(t, body, 20<<20)
@@ -81,8 +82,9 @@ func TestZstdReservesTheLargestWindow(t *testing.T) {
 	require.NoError(t, c.Read(req, &rb))
 	assert.Equal(t, plain, rb.Bytes())
 	_, peak := c.InUse()
-	assert.GreaterOrEqual(t, peak, zstdWindowBytes(8<<20)+zstdDecoderBytes)
-	assert.Less(t, peak, zstdWindowBytes(8<<20)+zstdDecoderBytes+int64(len(plain))+2*MaxBuffer, "windows are not added up")
+	windows := zstdWindowBytes(zstd.MinWindowSize) + zstdWindowBytes(8<<20)
+	assert.GreaterOrEqual(t, peak, windows+zstdDecoderBytes)
+	assert.Less(t, peak, windows+zstdDecoderBytes+int64(len(plain))+2*MaxBuffer, "a window that fits the last is reserved again")
 	used, _ := c.InUse()
 	assert.Equal(t, rb.held, used)
 	assert.Less(t, used, int64(8<<20), "the window is held after the body was read")
@@ -186,4 +188,24 @@ func TestZstdWindowOverBudget(t *testing.T) {
 	require.ErrorIs(t, err, ErrOverBudget)
 	used, _ := c.InUse()
 	assert.Zero(t, used)
+}
+
+// TestZstdGrowingWindowsAddUp: a decoder allocates a new window for each
+// frame whose window is larger than the last, and the last one is garbage,
+// not free. A body of empty frames whose windows grow from 1 KiB to 8 MiB
+// makes about 90 MiB of them: each is reserved, so it does not fit a
+// 32 MiB budget, though its largest window does.
+func TestZstdGrowingWindowsAddUp(t *testing.T) {
+	var body []byte
+	for wd := byte(0); wd <= 13<<3; wd++ {
+		// No content size, the window; an empty last raw block.
+		body = append(body, 0x28, 0xb5, 0x2f, 0xfd, 0x00, wd, 0x01, 0x00, 0x00)
+	}
+	c := New(Settings{MaxInflightBytes: 32 << 20, MaxBodyBytes: 1 << 20})
+	var rb Body
+	err := c.Read(zstdRequest(t, body, 1<<20), &rb)
+	require.ErrorIs(t, err, ErrOverBudget)
+	used, peak := c.InUse()
+	assert.Zero(t, used)
+	assert.Greater(t, peak, int64(24<<20))
 }
