@@ -30,7 +30,8 @@ const rssCollectorEnv = "SANDBOXAUDIT_RSS_COLLECTOR"
 // resident memory, VmHWM from /proc/<pid>/status, against a bound: 100
 // connections that announce a 20 MiB body and send one byte; 100
 // concurrent gzip bombs; 100 concurrent snappy blocks; 200 lz4 bodies
-// stalled in a block; 16 concurrent 19 MiB events. The bounds are
+// stalled in a block; four waves of 150 zstd bodies stalled in their
+// windows; 16 concurrent 19 MiB events. The bounds are
 // about twice the peaks measured on a quiet machine (48, 184 and 623 MiB,
 // idle 46), so that a noisy one does not fail them, and far below what an
 // intake that holds every announced or inflated body reaches (GiBs).
@@ -50,6 +51,7 @@ func TestHostileClientsPeakRSS(t *testing.T) {
 		{"100 concurrent gzip bombs", gzipBombs, 512 * mib},
 		{"100 concurrent snappy blocks", snappyBlocks, 512 * mib},
 		{"200 lz4 bodies stalled in a 4 MiB block", lz4StalledBlocks, 256 * mib},
+		{"4 x 150 zstd bodies stalled in 4 to 20 MiB windows", zstdStalledWindows, 256 * mib},
 		{"16 concurrent 19 MiB events", bigEvents, 1280 * mib},
 	} {
 		t.Run(attack.name, func(t *testing.T) {
@@ -127,6 +129,39 @@ func lz4StalledBlocks(t *testing.T, addr string) {
 	time.Sleep(3 * time.Second)
 	for _, c := range conns {
 		_ = c.Close()
+	}
+}
+
+// zstdStalledWindows opens 150 connections that each send a zstd frame
+// header and RLE blocks decoding to 512 KiB, holds them 2 s, closes them,
+// and does so four times, with windows of 4, 8, 16 and 20 MiB (an encoder
+// that does not know the content's size declares 8 MiB; 20 MiB is
+// max_request_body_size). Each decoder allocates its whole window, and
+// memory reused for one is cleared, every page of it: with the windows not
+// reserved from the budget, up to 120 bodies a wave fit it, and the
+// collector peaked at 220 to 410 MiB (100 to 210 MiB with them reserved).
+func zstdStalledWindows(t *testing.T, addr string) {
+	for _, window := range []byte{12 << 3, 13 << 3, 14 << 3, 14<<3 | 2} {
+		// Magic, no content size, the window; then four RLE blocks of
+		// 128 KiB.
+		body := []byte{0x28, 0xb5, 0x2f, 0xfd, 0x00, window}
+		for range 4 {
+			h := uint32(128<<10)<<3 | 1<<1
+			body = append(body, byte(h), byte(h>>8), byte(h>>16), '\n')
+		}
+		var conns []net.Conn
+		for range 150 {
+			c, err := net.Dial("tcp", addr)
+			require.NoError(t, err)
+			conns = append(conns, c)
+			_ = c.SetWriteDeadline(time.Now().Add(5 * time.Second))
+			_, err = fmt.Fprintf(c, "POST /v1/sandbox/events HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-ndjson\r\nContent-Encoding: zstd\r\nContent-Length: 1048576\r\n\r\n%s", body)
+			require.NoError(t, err)
+		}
+		time.Sleep(2 * time.Second)
+		for _, c := range conns {
+			_ = c.Close()
+		}
 	}
 }
 

@@ -150,6 +150,11 @@ func (r *sandboxReceiver) start(ctx context.Context, host component.Host) error 
 		// whole, unpaced, before any budget sees it.
 		opts = append(opts, confighttp.WithDecoder(admission.EncodingSnappy, passCompressed))
 	}
+	if r.cfg.decodes("zstd") {
+		// Unpooled, its windows reserved by admission: confighttp's
+		// pooled decoders keep theirs between requests, unreserved.
+		opts = append(opts, confighttp.WithDecoder("zstd", admission.Zstd(r.cfg.maxBodySize())))
+	}
 	for _, enc := range []string{"deflate", "zlib"} {
 		// A decoder given here is taken whatever compression_algorithms
 		// says: only the codings it lists get one.

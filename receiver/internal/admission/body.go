@@ -18,6 +18,8 @@ type Body struct {
 	more    []*[]byte // pooled buffers after the first; b is then a copy of them all
 	held    int64     // reserved now
 	buffers int64     // reserved for the body's buffers, the floor of held
+	window  int64     // reserved for a zstd decoder's windows while reading, part of held
+	ring    int64     // the largest of those windows
 	c       *Controller
 	pool    *Budget    // the budget of the body's size class
 	addr    netip.Addr // the client's, which the reservation is counted to
@@ -46,7 +48,7 @@ func (rb *Body) Recycle() {
 // Done gives the reservation back.
 func (rb *Body) Done() {
 	rb.pool.Release(rb.addr, rb.held)
-	rb.held, rb.buffers = 0, 0
+	rb.held, rb.buffers, rb.window, rb.ring = 0, 0, 0, 0
 }
 
 // Settle makes the reservation need, the bytes of the canonical lines a
@@ -103,15 +105,44 @@ func (rb *Body) hold(n int64) error {
 	return nil
 }
 
+// holdWindow reserves a zstd frame's window of n bytes, if larger than
+// any before: the decoder reuses its window for a frame that fits it, and
+// allocates a new one for a frame that does not. The one it drops is
+// garbage, not free, so each stays reserved: a body of frames whose
+// windows grow step by step cannot make hundreds of megabytes of them.
+func (rb *Body) holdWindow(n int64) error {
+	if n <= rb.ring {
+		return nil
+	}
+	if !rb.pool.Reserve(rb.addr, n) {
+		return ErrOverBudget
+	}
+	rb.held += n
+	rb.window += n
+	rb.ring = n
+	return nil
+}
+
 // Read reads the whole request body into rb. Each buffer after the first
 // is reserved from the budget before data is read into it, the first once
-// it is filled; past the budget it stops with ErrOverBudget (a 503 asking
-// the client to retry). On success the caller must call rb.Done, and may
+// it is filled, and a zstd frame's window before the decoder reads the
+// frame; past the budget it stops with ErrOverBudget (a 503 asking the
+// client to retry). On success the caller must call rb.Done, and may
 // Recycle as soon as nothing refers to the body's bytes; on error rb holds
 // nothing.
 func (c *Controller) Read(req *http.Request, rb *Body) error {
+	err := c.read(req, rb)
+	// The decoder is closed: its windows are given back with it.
+	rb.pool.Release(rb.addr, rb.window)
+	rb.held -= rb.window
+	rb.window, rb.ring = 0, 0
+	return err
+}
+
+func (c *Controller) read(req *http.Request, rb *Body) error {
 	defer func() { _ = req.Body.Close() }() // read or refused: nothing more is wanted
 	*rb = Body{c: c, pool: c.large, addr: ClientAddr(req)}
+	watchZstd(req, rb.holdWindow, ZstdMaxWindow(c.settings.MaxBodyBytes))
 	decoder := decoderBytes(req)
 	if decoder > 0 {
 		// Before the decoder reads: it allocates them with its first block.

@@ -43,6 +43,9 @@ type encodedBody struct {
 	// decoder is what the body's decoder holds apart from its buffers
 	// (see decoderBytes).
 	decoder int64
+	// frames follows a zstd body's frames for their windows, once the
+	// body is read (see watchZstd); nil before and for other codings.
+	frames *zstdFrames
 
 	mu           sync.Mutex // a decoder may read from a goroutine of its own
 	err          error
@@ -68,6 +71,11 @@ func (e *errDecodesToLittle) Error() string {
 
 func (b *encodedBody) Read(p []byte) (int, error) {
 	n, err := b.ReadCloser.Read(p)
+	if b.frames != nil {
+		if ferr := b.frames.scan(p[:n]); ferr != nil {
+			n, err = 0, ferr // the decoder gets none of a frame refused
+		}
+	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.raw += int64(n)
@@ -177,17 +185,23 @@ func decodedReader(req *http.Request) io.Reader {
 const lz4DecoderBytes = 8<<20 + 8<<20 + 8<<20/255 + 16
 
 // zstdDecoderBytes is what a zstd decoder fills before the body gets a
-// byte of a block: the compressed block, its literals and the block
-// decoded into the window, 128 KiB each, and as much again for its tables
-// and the window's overrun. The rest of the window is a second copy of
-// what the body already took, not reserved apart: a zstd body may hold up
-// to twice its buffers.
+// byte of a block, beside its window (reserved by frame, see zstdFrames):
+// the compressed block, its literals and its sequences, 128 KiB each, and
+// as much again for its tables.
 const zstdDecoderBytes = 4 * 128 << 10
 
 // framedSnappyDecoderBytes is what an x-snappy-framed decoder fills before
 // the body gets a byte of a chunk: the chunk, up to the bound of a 64 KiB
 // block compressed plus its checksum, and the 64 KiB it decodes to.
 const framedSnappyDecoderBytes = 32 + 64<<10 + 64<<10/6 + 4 + 64<<10
+
+// watchZstd has the windows of req's body's frames, if zstd, reserved by
+// hold before the decoder reads them, and refused over max.
+func watchZstd(req *http.Request, hold func(int64) error, max int64) {
+	if b, _ := req.Context().Value(encodedKey{}).(*encodedBody); b != nil && b.encoding == "zstd" {
+		b.frames = &zstdFrames{hold: hold, max: max}
+	}
+}
 
 // decoderBytes is the memory the decoder of req's body holds apart from
 // the body's buffers, reserved with them: blocks the decoder reads whole
