@@ -7,9 +7,11 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"testing"
 
 	"github.com/klauspost/compress/zstd"
+	"github.com/sandboxaudit/sandboxaudit/internal/testutil/heaptest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -208,4 +210,28 @@ func TestZstdGrowingWindowsAddUp(t *testing.T) {
 	used, peak := c.InUse()
 	assert.Zero(t, used)
 	assert.Greater(t, peak, int64(24<<20))
+}
+
+// TestZstdWindowIsGarbageOnceRead: Read gives the windows' reservation
+// back once the body is read, while the request goes on (its events are
+// decoded, wait for the pipeline, are answered). So the window must be
+// garbage by then, not held by the closed decoder the request still
+// refers to.
+func TestZstdWindowIsGarbageOnceRead(t *testing.T) {
+	// No content size, an 8 MiB window; a last raw block of 1000 bytes.
+	body := []byte{0x28, 0xb5, 0x2f, 0xfd, 0x00, 13 << 3, 0x41, 0x1f, 0x00}
+	body = append(body, bytes.Repeat([]byte{'\n'}, 1000)...)
+	c := New(Settings{MaxInflightBytes: 64 << 20, MaxBodyBytes: 1 << 20})
+	heap := heaptest.Start()
+	req := zstdRequest(t, body, 1<<20)
+	var rb Body
+	require.NoError(t, c.Read(req, &rb))
+	require.Len(t, rb.Bytes(), 1000)
+	rb.Recycle()
+	retained := heap.Stop().Retained
+	runtime.KeepAlive(req)
+	assert.Less(t, retained, int64(4<<20), "the request still holds the decoder's 8 MiB window, unreserved")
+	rb.Done()
+	used, _ := c.InUse()
+	assert.Zero(t, used)
 }
