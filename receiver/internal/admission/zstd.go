@@ -40,16 +40,29 @@ func Zstd(maxBody int64) func(io.ReadCloser) (io.ReadCloser, error) {
 		if err != nil {
 			return nil, err
 		}
-		return zstdBody{dec}, nil
+		return &zstdBody{dec}, nil
 	}
 }
 
 // zstdBody is a zstd decoder as a body; closing it frees the decoder (the
 // server closes the body beneath).
-type zstdBody struct{ *zstd.Decoder }
+type zstdBody struct{ dec *zstd.Decoder }
 
-func (z zstdBody) Close() error {
-	z.Decoder.Close()
+func (z *zstdBody) Read(p []byte) (int, error) {
+	if z.dec == nil {
+		return 0, zstd.ErrDecoderClosed
+	}
+	return z.dec.Read(p)
+}
+
+// Close drops the decoder as well: a closed one keeps its last window, and
+// the request, which still refers to its body, lives on past the window's
+// reservation (see Controller.Read).
+func (z *zstdBody) Close() error {
+	if z.dec != nil {
+		z.dec.Close()
+		z.dec = nil
+	}
 	return nil
 }
 
