@@ -140,3 +140,36 @@ func TestWithheldBodyIs408(t *testing.T) {
 	assert.Contains(t, string(answer), "read_timeout")
 	assert.Zero(t, logs.LogRecordCount())
 }
+
+// TestBodyCutBetweenFramesIsRefused: a zstd or lz4 body whose transfer
+// stops where a frame ends (its Content-Length, or its last chunk, still
+// to come) is refused as cut short, though the decoder takes the end of
+// its input there for the end of the stream: the first frame's lines are
+// not delivered.
+func TestBodyCutBetweenFramesIsRefused(t *testing.T) {
+	for _, enc := range []string{"zstd", "lz4"} {
+		first := compressAs(t, enc, ndjsonBody("first", 3))
+		whole := append(bytes.Clone(first), compressAs(t, enc, ndjsonBody("second", 3))...)
+		for name, c := range map[string]struct{ head, body string }{
+			"content-length": {
+				head: fmt.Sprintf("Content-Length: %d\r\n", len(whole)),
+				body: string(first),
+			},
+			"chunked": {
+				head: "Transfer-Encoding: chunked\r\n",
+				body: fmt.Sprintf("%x\r\n%s\r\n", len(first), first), // no terminating 0-chunk
+			},
+		} {
+			logs := new(consumertest.LogsSink)
+			tr := startReceiver(t, logs, nil)
+			head := fmt.Sprintf("POST %s HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-ndjson\r\nContent-Encoding: %s\r\n%s\r\n",
+				tr.r.cfg.EventsPath, enc, c.head)
+			status, answer := sendCutShort(t, tr, head, []byte(c.body))
+			assert.Equal(t, http.StatusBadRequest, status, "%s, %s: %s", enc, name, answer)
+			assert.Equal(t, "cannot read request body: unexpected EOF\n", answer, "%s, %s", enc, name)
+			assert.Zero(t, logs.LogRecordCount(), "%s, %s: lines of a cut body delivered", enc, name)
+			used, _ := tr.r.admit.InUse()
+			assert.Zero(t, used, "%s, %s", enc, name)
+		}
+	}
+}

@@ -2,13 +2,16 @@ package admission
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"runtime"
 	"testing"
+	"testing/iotest"
 
 	"github.com/klauspost/compress/zstd"
 	"github.com/sandboxaudit/sandboxaudit/internal/testutil/heaptest"
@@ -120,7 +123,13 @@ func TestZstdWindowOverMax(t *testing.T) {
 // handler: watched beneath the zstd decoder for bodies of at most maxBody.
 func zstdRequest(t *testing.T, z []byte, maxBody int64) *http.Request {
 	t.Helper()
-	req := httptest.NewRequest(http.MethodPost, "/v1/events", bytes.NewReader(z))
+	return zstdRequestFrom(t, bytes.NewReader(z), maxBody)
+}
+
+// zstdRequestFrom is zstdRequest with its compressed body read from r.
+func zstdRequestFrom(t *testing.T, r io.Reader, maxBody int64) *http.Request {
+	t.Helper()
+	req := httptest.NewRequest(http.MethodPost, "/v1/events", r)
 	req.Header.Set("Content-Encoding", "zstd")
 	req = TrackEncoding(req)
 	dec, err := Zstd(maxBody)(req.Body)
@@ -234,4 +243,21 @@ func TestZstdWindowIsGarbageOnceRead(t *testing.T) {
 	rb.Done()
 	used, _ := c.InUse()
 	assert.Zero(t, used)
+}
+
+// TestZstdBodyCutBetweenFramesIsCutShort: a transfer that fails where a
+// frame ends (the client gone between two frames) is a body cut short,
+// though the decoder takes it for the end of the stream; the windows
+// reserved are given back.
+func TestZstdBodyCutBetweenFramesIsCutShort(t *testing.T) {
+	_, body, _ := zstdStream(t)
+	for name, err := range map[string]error{"cut short": io.ErrUnexpectedEOF, "cancelled": context.Canceled} {
+		c := New(Settings{MaxInflightBytes: 64 << 20, MaxBodyBytes: 20 << 20})
+		raw := io.MultiReader(bytes.NewReader(body), iotest.ErrReader(err))
+		var rb Body
+		require.ErrorIs(t, c.Read(zstdRequestFrom(t, raw, 20<<20), &rb), err, name)
+		used, peak := c.InUse()
+		assert.Zero(t, used, name)
+		assert.Greater(t, peak, int64(8<<20), "%s: the windows were reserved", name)
+	}
 }
