@@ -100,13 +100,17 @@ func (b *encodedBody) addDecoded(n int) {
 // arrive, err itself if the decoded body is over max_request_body_size,
 // else a DecodeError.
 func (b *encodedBody) blame(err error) error {
-	b.mu.Lock()
-	raw := b.err
-	b.mu.Unlock()
-	if raw != nil {
+	if raw := b.failed(); raw != nil {
 		return raw
 	}
 	return decodeError(b.encoding, err)
+}
+
+// failed is the first error reading the compressed bytes, nil if none.
+func (b *encodedBody) failed() error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.err
 }
 
 // decodeError wraps err, an error of a decoder, in a DecodeError, unless
@@ -163,7 +167,14 @@ type decodedBody struct {
 func (d decodedBody) Read(p []byte) (int, error) {
 	n, err := d.Reader.Read(p)
 	d.enc.addDecoded(n)
-	if err != nil && !errors.Is(err, io.EOF) {
+	switch {
+	case errors.Is(err, io.EOF):
+		// A zstd decoder takes a transfer cut where a frame ends (its
+		// input's unexpected EOF) for the end of its stream.
+		if raw := d.enc.failed(); raw != nil {
+			err = raw
+		}
+	case err != nil:
 		err = d.enc.blame(err)
 	}
 	return n, err
