@@ -101,7 +101,8 @@ func TestZstdWindowOverTheBoundIsRefused(t *testing.T) {
 			assert.Contains(t, answer, "max_request_body_size", name)
 		}
 	}
-	_, peak := tr.r.admit.InUse()
+	used, peak := tr.r.admit.InUse()
+	assert.Zero(t, used)
 	assert.Less(t, peak, int64(8<<20), "a window refused was reserved")
 }
 

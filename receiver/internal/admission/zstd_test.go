@@ -151,6 +151,8 @@ func TestZstdContentOverMax(t *testing.T) {
 	require.True(t, ok, "%v", err)
 	assert.Equal(t, uint64(1<<40), we.Window)
 	assert.Contains(t, err.Error(), "content size")
+	used, _ := c.InUse()
+	assert.Zero(t, used)
 }
 
 // TestZstdLongestFrameHeader: a header with a window, a 4-byte dictionary
