@@ -486,3 +486,24 @@ func TestDirectLogExporterIgnoresAnUnsolicitedReply(t *testing.T) {
 	require.NoError(t, exp.Export(ctx, []sdklog.Record{r}))
 	assert.Equal(t, int32(2), answered.Load(), "the second export's acknowledgement is the server's answer to it")
 }
+
+// A partial success's message is quoted as a refusal's is: escaped and
+// cut, so a long one (a backend quoting the records it rejects) does not
+// carry them, or a terminal's control sequences, into the error.
+func TestDirectLogExporterCutsAPartialSuccessMessage(t *testing.T) {
+	msg := "\x1b[2J rejected: " + strings.Repeat("x", 10_000)
+	ls := newLogsServer(t, func(w http.ResponseWriter) {
+		b, err := proto.Marshal(&collogs.ExportLogsServiceResponse{PartialSuccess: &collogs.ExportLogsPartialSuccess{
+			RejectedLogRecords: 1, ErrorMessage: msg,
+		}})
+		if err != nil {
+			panic(err)
+		}
+		w.Header().Set("Content-Type", "application/x-protobuf")
+		_, _ = w.Write(b)
+	})
+	err := newDirect(t, ls.srv.URL+"/v1/logs").Export(context.Background(), oneRecord())
+	require.Error(t, err)
+	assert.ErrorContains(t, err, `rejected 1 log records: \x1b[2J rejected: xxx`)
+	assert.Less(t, len(err.Error()), 300)
+}
