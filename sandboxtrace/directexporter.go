@@ -282,7 +282,8 @@ func checkReply(resp *http.Response, reply []byte) error {
 		return fmt.Errorf("log endpoint: reading the reply: %w", err)
 	}
 	if ps := r.GetPartialSuccess(); ps.GetRejectedLogRecords() > 0 {
-		return fmt.Errorf("log endpoint rejected %d log records: %s", ps.GetRejectedLogRecords(), ps.GetErrorMessage())
+		// Quoted as a refusal's Status is: a backend may quote the records.
+		return fmt.Errorf("log endpoint rejected %d log records: %s", ps.GetRejectedLogRecords(), safetext.EscapeCut(ps.GetErrorMessage(), 200))
 	}
 	return nil
 }
