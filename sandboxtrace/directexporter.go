@@ -258,10 +258,12 @@ func (e *DirectLogExporter) roundTrip(body []byte) error {
 
 // checkReply turns the collector's answer into the export's result.
 func checkReply(resp *http.Response, reply []byte) error {
+	// The reason phrase is the server's text, of any length.
+	status := safetext.EscapeCut(resp.Status, 60)
 	if resp.StatusCode != http.StatusOK {
-		err := fmt.Errorf("log endpoint: %s", resp.Status)
+		err := fmt.Errorf("log endpoint: %s", status)
 		if msg := refusalMessage(resp, reply); msg != "" {
-			err = fmt.Errorf("log endpoint: %s: %s", resp.Status, msg)
+			err = fmt.Errorf("log endpoint: %s: %s", status, msg)
 		}
 		// The collector's 400 carries its Status; a proxy's (a plain
 		// request at a TLS port, say) is no verdict on the records.
@@ -275,7 +277,7 @@ func checkReply(resp *http.Response, reply []byte) error {
 	// anything else (an endpoint set to the wrong service) acknowledges
 	// nothing.
 	if !isProtobuf(resp) {
-		return fmt.Errorf("log endpoint: %s is not an OTLP reply (Content-Type %q)", resp.Status, safetext.EscapeCut(resp.Header.Get("Content-Type"), 60))
+		return fmt.Errorf("log endpoint: %s is not an OTLP reply (Content-Type %q)", status, safetext.EscapeCut(resp.Header.Get("Content-Type"), 60))
 	}
 	var r collogs.ExportLogsServiceResponse
 	if err := proto.Unmarshal(reply, &r); err != nil {
