@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"os"
 	"strconv"
 	"sync"
 	"time"
@@ -182,11 +183,24 @@ func (e *DirectLogExporter) post(ctx context.Context, body []byte, mayRetry bool
 // request goes on a new connection. Reads have no deadline here: the last
 // request's may have passed, and a passed one hides the socket.
 func (e *DirectLogExporter) idleInput() bool {
-	if e.br.Buffered() > 0 {
+	if e.br.Buffered() > 0 || e.tlsInput() {
 		return true
 	}
 	_ = e.conn.SetReadDeadline(time.Time{})
 	return hasInput(e.conn)
+}
+
+// tlsInput reports whether a TLS connection holds records it read from
+// the socket along with the last reply: neither e.br nor the socket shows
+// them. A read whose deadline has passed returns them without touching
+// the socket, and a TLS read's timeout leaves the connection usable.
+func (e *DirectLogExporter) tlsInput() bool {
+	if _, ok := e.conn.(*tls.Conn); !ok {
+		return false
+	}
+	_ = e.conn.SetReadDeadline(time.Unix(1, 0))
+	_, err := e.br.Peek(1)
+	return !errors.Is(err, os.ErrDeadlineExceeded)
 }
 
 // staleConnError: the connection failed before any byte of the reply.

@@ -149,4 +149,8 @@ func TestDirectLogExporterIgnoresAnUnsolicitedReplyOverTLS(t *testing.T) {
 	defer cancel()
 	require.NoError(t, exp.Export(ctx, []sdklog.Record{r}))
 	assert.Equal(t, int32(2), answered.Load(), "the second export's acknowledgement is the server's answer to it")
+	require.NoError(t, exp.Export(ctx, []sdklog.Record{r}))
+	mu.Lock()
+	defer mu.Unlock()
+	assert.Len(t, conns, 2, "a connection with nothing to read is kept")
 }
