@@ -86,7 +86,7 @@ type syncRecord struct {
 	result chan error
 	// Guarded by the processor's mu.
 	taken   bool // in an export
-	expired bool // errSyncDeadline was sent
+	expired bool // its wait is over: errSyncDeadline was sent, or its ctx ended
 }
 
 // NewSyncLogProcessor returns a started SyncLogProcessor exporting to exp.
@@ -184,6 +184,9 @@ func (p *SyncLogProcessor) send(ctx context.Context, r *sdklog.Record, timeout t
 		p.mu.Unlock()
 		return err
 	}
+	// Its wait is over, by deadline or by ctx: a refused request's halves
+	// leave it out, as its operation is told it was not recorded.
+	sr.expired = true
 	p.mu.Unlock()
 	select {
 	case got := <-sr.result: // it answered as time ran out
