@@ -5,7 +5,9 @@ import (
 	"encoding/binary"
 	"errors"
 	"path/filepath"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/assert"
@@ -152,4 +154,51 @@ func TestStartIDsFilterKeepsOrder(t *testing.T) {
 	assert.Equal(t, id(2), kept[0].EventID)
 	assert.Empty(t, added)
 	assert.Equal(t, 1, dropped)
+}
+
+// A batch waiting for another write of its ids holds none of them, so two
+// batches carrying the same ids in opposite order, or a span's start and
+// finish in two batches, never wait on each other: a third batch takes an
+// id the waiter also wants while the waiter waits. A hang would end at
+// the contexts' deadlines and fail the test.
+func TestStartIDsWaiterHoldsNothing(t *testing.T) {
+	s := newStartIDs()
+	s.finishes.Store(true)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	start, finish, other := uuid.New(), uuid.New(), uuid.New()
+	ev := func(id uuid.UUID, ph auditevent.Phase) auditevent.Event {
+		return auditevent.Event{EventID: id, Phase: ph}
+	}
+
+	_, heldA, _, err := s.filter(ctx, []auditevent.Event{ev(start, auditevent.PhaseStart), ev(finish, auditevent.PhaseFinish)})
+	require.NoError(t, err)
+
+	waiting := make(chan struct{})
+	var once sync.Once
+	s.waiting = func() { once.Do(func() { close(waiting) }) }
+	type result struct {
+		kept []auditevent.Event
+		held []uuid.UUID
+		err  error
+	}
+	b := make(chan result, 1)
+	go func() {
+		kept, held, _, err := s.filter(ctx, []auditevent.Event{
+			ev(finish, auditevent.PhaseFinish), ev(other, auditevent.PhaseStart), ev(start, auditevent.PhaseStart),
+		})
+		b <- result{kept, held, err}
+	}()
+	<-waiting
+
+	_, heldC, _, err := s.filter(ctx, []auditevent.Event{ev(other, auditevent.PhaseStart)})
+	require.NoError(t, err, "the waiter holds nothing")
+	s.done(heldC, nil)
+	s.done(heldA, errors.New("write failed"))
+
+	got := <-b
+	require.NoError(t, got.err)
+	assert.Equal(t, []uuid.UUID{finish, start}, got.held, "the failed write's ids go to the waiter; the written one is a duplicate")
+	assert.Len(t, got.kept, 2)
+	s.done(got.held, nil)
 }

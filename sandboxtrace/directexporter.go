@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"os"
 	"strconv"
 	"sync"
 	"time"
@@ -182,11 +183,24 @@ func (e *DirectLogExporter) post(ctx context.Context, body []byte, mayRetry bool
 // request goes on a new connection. Reads have no deadline here: the last
 // request's may have passed, and a passed one hides the socket.
 func (e *DirectLogExporter) idleInput() bool {
-	if e.br.Buffered() > 0 {
+	if e.br.Buffered() > 0 || e.tlsInput() {
 		return true
 	}
 	_ = e.conn.SetReadDeadline(time.Time{})
 	return hasInput(e.conn)
+}
+
+// tlsInput reports whether a TLS connection holds records it read from
+// the socket along with the last reply: neither e.br nor the socket shows
+// them. A read whose deadline has passed returns them without touching
+// the socket, and a TLS read's timeout leaves the connection usable.
+func (e *DirectLogExporter) tlsInput() bool {
+	if _, ok := e.conn.(*tls.Conn); !ok {
+		return false
+	}
+	_ = e.conn.SetReadDeadline(time.Unix(1, 0))
+	_, err := e.br.Peek(1)
+	return !errors.Is(err, os.ErrDeadlineExceeded)
 }
 
 // staleConnError: the connection failed before any byte of the reply.
@@ -258,10 +272,12 @@ func (e *DirectLogExporter) roundTrip(body []byte) error {
 
 // checkReply turns the collector's answer into the export's result.
 func checkReply(resp *http.Response, reply []byte) error {
+	// The reason phrase is the server's text, of any length.
+	status := safetext.EscapeCut(resp.Status, 60)
 	if resp.StatusCode != http.StatusOK {
-		err := fmt.Errorf("log endpoint: %s", resp.Status)
+		err := fmt.Errorf("log endpoint: %s", status)
 		if msg := refusalMessage(resp, reply); msg != "" {
-			err = fmt.Errorf("log endpoint: %s: %s", resp.Status, msg)
+			err = fmt.Errorf("log endpoint: %s: %s", status, msg)
 		}
 		// The collector's 400 carries its Status; a proxy's (a plain
 		// request at a TLS port, say) is no verdict on the records.
@@ -275,14 +291,15 @@ func checkReply(resp *http.Response, reply []byte) error {
 	// anything else (an endpoint set to the wrong service) acknowledges
 	// nothing.
 	if !isProtobuf(resp) {
-		return fmt.Errorf("log endpoint: %s is not an OTLP reply (Content-Type %q)", resp.Status, safetext.EscapeCut(resp.Header.Get("Content-Type"), 60))
+		return fmt.Errorf("log endpoint: %s is not an OTLP reply (Content-Type %q)", status, safetext.EscapeCut(resp.Header.Get("Content-Type"), 60))
 	}
 	var r collogs.ExportLogsServiceResponse
 	if err := proto.Unmarshal(reply, &r); err != nil {
 		return fmt.Errorf("log endpoint: reading the reply: %w", err)
 	}
 	if ps := r.GetPartialSuccess(); ps.GetRejectedLogRecords() > 0 {
-		return fmt.Errorf("log endpoint rejected %d log records: %s", ps.GetRejectedLogRecords(), ps.GetErrorMessage())
+		// Quoted as a refusal's Status is: a backend may quote the records.
+		return fmt.Errorf("log endpoint rejected %d log records: %s", ps.GetRejectedLogRecords(), safetext.EscapeCut(ps.GetErrorMessage(), 200))
 	}
 	return nil
 }

@@ -486,3 +486,47 @@ func TestDirectLogExporterIgnoresAnUnsolicitedReply(t *testing.T) {
 	require.NoError(t, exp.Export(ctx, []sdklog.Record{r}))
 	assert.Equal(t, int32(2), answered.Load(), "the second export's acknowledgement is the server's answer to it")
 }
+
+// A partial success's message is quoted as a refusal's is: escaped and
+// cut, so a long one (a backend quoting the records it rejects) does not
+// carry them, or a terminal's control sequences, into the error.
+func TestDirectLogExporterCutsAPartialSuccessMessage(t *testing.T) {
+	msg := "\x1b[2J rejected: " + strings.Repeat("x", 10_000)
+	ls := newLogsServer(t, func(w http.ResponseWriter) {
+		b, err := proto.Marshal(&collogs.ExportLogsServiceResponse{PartialSuccess: &collogs.ExportLogsPartialSuccess{
+			RejectedLogRecords: 1, ErrorMessage: msg,
+		}})
+		if err != nil {
+			panic(err)
+		}
+		w.Header().Set("Content-Type", "application/x-protobuf")
+		_, _ = w.Write(b)
+	})
+	err := newDirect(t, ls.srv.URL+"/v1/logs").Export(context.Background(), oneRecord())
+	require.Error(t, err)
+	assert.ErrorContains(t, err, `rejected 1 log records: \x1b[2J rejected: xxx`)
+	assert.Less(t, len(err.Error()), 300)
+}
+
+// The status line's reason phrase is the server's own text: a proxy's may
+// be long or carry control sequences, so the error escapes and cuts it.
+func TestDirectLogExporterEscapesTheReasonPhrase(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = ln.Close() })
+	go func() {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		if req, err := http.ReadRequest(bufio.NewReader(c)); err == nil {
+			_, _ = io.Copy(io.Discard, req.Body)
+			_, _ = io.WriteString(c, "HTTP/1.1 502 \x1b[2J"+strings.Repeat("x", 10_000)+"\r\nContent-Length: 0\r\n\r\n")
+		}
+	}()
+	err = newDirect(t, "http://"+ln.Addr().String()+"/v1/logs").Export(context.Background(), oneRecord())
+	require.Error(t, err)
+	assert.ErrorContains(t, err, `502 \x1b[2Jxxx`)
+	assert.Less(t, len(err.Error()), 300)
+}

@@ -86,7 +86,7 @@ type syncRecord struct {
 	result chan error
 	// Guarded by the processor's mu.
 	taken   bool // in an export
-	expired bool // errSyncDeadline was sent
+	expired bool // its wait is over: errSyncDeadline was sent, or its ctx ended
 }
 
 // NewSyncLogProcessor returns a started SyncLogProcessor exporting to exp.
@@ -184,6 +184,9 @@ func (p *SyncLogProcessor) send(ctx context.Context, r *sdklog.Record, timeout t
 		p.mu.Unlock()
 		return err
 	}
+	// Its wait is over, by deadline or by ctx: a refused request's halves
+	// leave it out, as its operation is told it was not recorded.
+	sr.expired = true
 	p.mu.Unlock()
 	select {
 	case got := <-sr.result: // it answered as time ran out
@@ -283,7 +286,7 @@ func (p *SyncLogProcessor) takeLocked(batch []*syncRecord) []*syncRecord {
 // export sends batch and hands each record its outcome; a panic in the
 // exporter fails the batch instead of the process.
 func (p *SyncLogProcessor) export(batch []*syncRecord) {
-	p.exportSplitting(batch)
+	p.exportSplitting(batch, time.Now().Add(p.timeout))
 	p.mu.Lock()
 	p.inflight = nil // the watchdog no longer expires them
 	p.busy = false
@@ -295,8 +298,10 @@ func (p *SyncLogProcessor) export(batch []*syncRecord) {
 // none of it) goes again in halves, so a record it cannot take (an event
 // over its max_line_bytes) fails alone, not with the records of the other
 // sessions that shared its request. Records whose wait ended are left out.
-func (p *SyncLogProcessor) exportSplitting(batch []*syncRecord) {
-	err := p.exportRecords(batch)
+// The halves share the export's bound, deadline: an emitter exporting
+// inline waits for them, and its timeout only covers one export.
+func (p *SyncLogProcessor) exportSplitting(batch []*syncRecord, deadline time.Time) {
+	err := p.exportRecords(batch, deadline)
 	var refused *refusedError
 	if err == nil || len(batch) < 2 || !errors.As(err, &refused) {
 		for _, sr := range batch {
@@ -306,8 +311,16 @@ func (p *SyncLogProcessor) exportSplitting(batch []*syncRecord) {
 	}
 	half := len(batch) / 2
 	for _, part := range [][]*syncRecord{batch[:half], batch[half:]} {
-		if part = p.waited(part); len(part) > 0 {
-			p.exportSplitting(part)
+		part = p.waited(part)
+		if len(part) > 0 && !time.Now().Before(deadline) {
+			err = errors.Join(p.timeoutError(), err)
+			for _, sr := range part {
+				sr.result <- err
+			}
+			continue
+		}
+		if len(part) > 0 {
+			p.exportSplitting(part, deadline)
 		}
 	}
 }
@@ -325,7 +338,8 @@ func (p *SyncLogProcessor) waited(batch []*syncRecord) []*syncRecord {
 	return out
 }
 
-func (p *SyncLogProcessor) exportRecords(batch []*syncRecord) error {
+// exportRecords exports batch, cancelled at deadline.
+func (p *SyncLogProcessor) exportRecords(batch []*syncRecord, deadline time.Time) error {
 	records := make([]sdklog.Record, len(batch))
 	for i, sr := range batch {
 		records[i] = sr.r
@@ -334,7 +348,7 @@ func (p *SyncLogProcessor) exportRecords(batch []*syncRecord) error {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	defer cancel(nil)
 	p.mu.Lock()
-	p.watch.exportDeadline, p.watch.cancelExport = time.Now().Add(p.timeout), cancel
+	p.watch.exportDeadline, p.watch.cancelExport = deadline, cancel
 	p.watch.arm(p.watch.exportDeadline)
 	p.mu.Unlock()
 	defer func() {
@@ -345,9 +359,14 @@ func (p *SyncLogProcessor) exportRecords(batch []*syncRecord) error {
 	err := exportRecovering(ctx, p.exp, records)
 	if err != nil && errors.Is(context.Cause(ctx), context.DeadlineExceeded) {
 		// the bound, not the caller, ended it
-		err = errors.Join(fmt.Errorf("export timeout %s exceeded: %w", p.timeout, context.DeadlineExceeded), err)
+		err = errors.Join(p.timeoutError(), err)
 	}
 	return err
+}
+
+// timeoutError is an export's bound passing.
+func (p *SyncLogProcessor) timeoutError() error {
+	return fmt.Errorf("export timeout %s exceeded: %w", p.timeout, context.DeadlineExceeded)
 }
 
 // Enabled reports true: every record is wanted.
