@@ -3,6 +3,7 @@ package integrity
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -233,4 +234,37 @@ func TestRoundsSubmitAFilesCheckpointsInOrder(t *testing.T) {
 	require.Zero(t, logs.Len(), "%v", logs.All())
 	require.Equal(t, 1, countRecords(t, WitnessedPath(path)))
 	require.Equal(t, int64(6), h.fake.Size(c.Origin))
+}
+
+// A checkpoint the key's holder appends while a round's witness request
+// is held is refused by the next seal (it signs more lines than the file
+// holds); the round then submits the checkpoint its own seal signed,
+// never one that a seal refused.
+func TestARoundDoesNotSubmitACheckpointASealRefused(t *testing.T) {
+	k, _ := testKeys(t, "test")
+	h := startHeldWitness(t, k.Verifier)
+	dir := t.TempDir()
+	s := witnessedSealer(t, k, dir, h, nil)
+	defer func() { require.NoError(t, s.Close(bg)) }()
+	paths := []string{sealedEmpty(t, s, dir, "a.jsonl", 3), sealedEmpty(t, s, dir, "b.jsonl", 3)}
+	round := make(chan error, 1)
+	go func() { round <- s.SealPending(bg) }()
+	h.waitArrived(t)
+	other := paths[0]
+	origin := originOf(k.Signer.Name(), other, dir)
+	if len(h.submitted(origin)) > 0 {
+		other, origin = paths[1], originOf(k.Signer.Name(), paths[1], dir) // the held request is a's
+	}
+
+	forged, err := SignCheckpoint(Checkpoint{Origin: origin, N: 4}, k.Signer)
+	require.NoError(t, err)
+	f, err := os.OpenFile(CheckpointsPath(other), os.O_WRONLY|os.O_APPEND, 0)
+	require.NoError(t, err)
+	_, err = f.Write(AppendRecord(nil, forged))
+	require.NoError(t, errors.Join(err, f.Close()))
+	require.ErrorIs(t, s.Seal(bg, other), ErrTampered)
+
+	h.release()
+	require.NoError(t, <-round)
+	require.Equal(t, []int64{3}, h.submitted(origin), "the checkpoint the round signed, not the refused one")
 }
