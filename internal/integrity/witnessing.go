@@ -113,17 +113,18 @@ func (s *Sealer) witnessAll(ctx context.Context, sealed []witnessed) {
 	}
 }
 
-// toSubmit returns the newest checkpoint of w's file: the sealer's when it
-// still remembers the file (a later seal may have signed a newer one),
-// else w's. ok is false after Close.
+// toSubmit returns the newest checkpoint of w's file that a good seal
+// left: the one a later seal signed when newer, else w's. Not the log's
+// newest read: a seal that read a checkpoint and then refused the file
+// (one the key's holder appended) leaves it there. ok is false after Close.
 func (s *Sealer) toSubmit(w witnessed) (last Checkpoint, ok bool) {
 	s.sealMu.Lock()
 	defer s.sealMu.Unlock()
 	if s.closed {
 		return Checkpoint{}, false
 	}
-	if l := s.logs[w.path]; l != nil && l.hasLast {
-		return l.last, true
+	if l := s.logs[w.path]; l != nil && l.hasSigned && l.signed.N > w.last.N {
+		return l.signed, true
 	}
 	return w.last, true
 }
