@@ -268,3 +268,33 @@ func TestARoundDoesNotSubmitACheckpointASealRefused(t *testing.T) {
 	require.NoError(t, <-round)
 	require.Equal(t, []int64{3}, h.submitted(origin), "the checkpoint the round signed, not the refused one")
 }
+
+// The cosigned sizes the sealer remembers stay within the idle files'
+// bound after a round: those of idle files (here, as many as the bound,
+// cosigned before) give way to those the round's requests add.
+func TestWitnessedSizesKeepTheIdleBound(t *testing.T) {
+	k, _ := testKeys(t, "test")
+	fake := witnesstest.Start(t, "w1.example/w", k.Verifier)
+	w, err := witness.NewWitness(fake.URL, fake.VKey, nil, nil)
+	require.NoError(t, err)
+	pool, err := witness.NewPool([]*witness.Witness{w}, 1, nil, nil)
+	require.NoError(t, err)
+	dir := t.TempDir()
+	s, err := NewSealer(Settings{Keys: k, Interval: time.Hour, OriginBase: dir, CallerOwns: true, Witnesses: pool})
+	require.NoError(t, err)
+	defer func() { require.NoError(t, s.Close(bg)) }()
+	for i := range maxIdleLogs {
+		s.setWitnessed(filepath.Join(dir, "idle", fmt.Sprint(i)), 1, true)
+	}
+	const files = 300
+	for i := range files {
+		p := sessionFile(dir, i)
+		appendLocked(t, p, lines(1, 1))
+		s.Wrote(p, 1)
+	}
+	require.NoError(t, s.SealPending(bg))
+	require.Equal(t, int64(1), fake.Size(originOf(k.Signer.Name(), sessionFile(dir, files-1), dir)), "the round's files were cosigned")
+	s.wit.mu.Lock()
+	defer s.wit.mu.Unlock()
+	require.LessOrEqual(t, len(s.wit.done), maxIdleLogs)
+}
