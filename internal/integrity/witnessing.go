@@ -111,6 +111,10 @@ func (s *Sealer) witnessAll(ctx context.Context, sealed []witnessed) {
 		}
 		s.witness(ctx, w.path, last)
 	}
+	// The round's seals forgot idle files before these sizes were added.
+	s.sealMu.Lock()
+	defer s.sealMu.Unlock()
+	s.forgetWitnessed()
 }
 
 // toSubmit returns the newest checkpoint of w's file that a good seal
