@@ -92,9 +92,10 @@ func (s *Sealer) newestLocked(path string) witnessed {
 // witnessAll submits the newest checkpoints of the files a round sealed
 // to the witnesses. It holds witnessMu, not sealMu: a new file's first
 // checkpoint (SealNew) and the next seals do not wait for a witness that
-// is slow or hangs. One round's requests at a time, each with the file's
-// newest checkpoint when it is submitted, so a witness never sees a
-// file's checkpoints out of order. After Close it submits nothing.
+// is slow or hangs. One round's requests at a time, each with the newest
+// checkpoint a good seal of the file left when it is submitted, so a
+// witness never sees a file's checkpoints out of order, nor one a seal
+// refused. After Close it submits nothing.
 func (s *Sealer) witnessAll(ctx context.Context, sealed []witnessed) {
 	// A checkpoint of 0 lines is not submitted: a seal that makes only
 	// that one (a new log) does not wait for the round's requests.
