@@ -262,7 +262,16 @@ func TestARoundDoesNotSubmitACheckpointASealRefused(t *testing.T) {
 	require.NoError(t, err)
 	_, err = f.Write(AppendRecord(nil, forged))
 	require.NoError(t, errors.Join(err, f.Close()))
-	require.ErrorIs(t, s.Seal(bg, other), ErrTampered)
+	refused := make(chan error, 1)
+	go func() { refused <- s.Seal(bg, other) }() // were it not refused, it would wait for the round
+	select {
+	case err = <-refused:
+	case <-time.After(10 * time.Second):
+		h.release()
+		<-refused
+		t.Fatal("the seal of the file with the appended checkpoint was not refused")
+	}
+	require.ErrorIs(t, err, ErrTampered)
 
 	h.release()
 	require.NoError(t, <-round)
