@@ -92,9 +92,10 @@ func (s *Sealer) newestLocked(path string) witnessed {
 // witnessAll submits the newest checkpoints of the files a round sealed
 // to the witnesses. It holds witnessMu, not sealMu: a new file's first
 // checkpoint (SealNew) and the next seals do not wait for a witness that
-// is slow or hangs. One round's requests at a time, each with the file's
-// newest checkpoint when it is submitted, so a witness never sees a
-// file's checkpoints out of order. After Close it submits nothing.
+// is slow or hangs. One round's requests at a time, each with the newest
+// checkpoint a good seal of the file left when it is submitted, so a
+// witness never sees a file's checkpoints out of order, nor one a seal
+// refused. After Close it submits nothing.
 func (s *Sealer) witnessAll(ctx context.Context, sealed []witnessed) {
 	// A checkpoint of 0 lines is not submitted: a seal that makes only
 	// that one (a new log) does not wait for the round's requests.
@@ -111,19 +112,24 @@ func (s *Sealer) witnessAll(ctx context.Context, sealed []witnessed) {
 		}
 		s.witness(ctx, w.path, last)
 	}
+	// The round's seals forgot idle files before these sizes were added.
+	s.sealMu.Lock()
+	defer s.sealMu.Unlock()
+	s.forgetWitnessed()
 }
 
-// toSubmit returns the newest checkpoint of w's file: the sealer's when it
-// still remembers the file (a later seal may have signed a newer one),
-// else w's. ok is false after Close.
+// toSubmit returns the newest checkpoint of w's file that a good seal
+// left: the one a later seal signed when newer, else w's. Not the log's
+// newest read: a seal that read a checkpoint and then refused the file
+// (one the key's holder appended) leaves it there. ok is false after Close.
 func (s *Sealer) toSubmit(w witnessed) (last Checkpoint, ok bool) {
 	s.sealMu.Lock()
 	defer s.sealMu.Unlock()
 	if s.closed {
 		return Checkpoint{}, false
 	}
-	if l := s.logs[w.path]; l != nil && l.hasLast {
-		return l.last, true
+	if l := s.logs[w.path]; l != nil && l.hasSigned && l.signed.N > w.last.N {
+		return l.signed, true
 	}
 	return w.last, true
 }

@@ -3,6 +3,7 @@ package integrity
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -233,4 +234,76 @@ func TestRoundsSubmitAFilesCheckpointsInOrder(t *testing.T) {
 	require.Zero(t, logs.Len(), "%v", logs.All())
 	require.Equal(t, 1, countRecords(t, WitnessedPath(path)))
 	require.Equal(t, int64(6), h.fake.Size(c.Origin))
+}
+
+// A checkpoint the key's holder appends while a round's witness request
+// is held is refused by the next seal (it signs more lines than the file
+// holds); the round then submits the checkpoint its own seal signed,
+// never one that a seal refused.
+func TestARoundDoesNotSubmitACheckpointASealRefused(t *testing.T) {
+	k, _ := testKeys(t, "test")
+	h := startHeldWitness(t, k.Verifier)
+	dir := t.TempDir()
+	s := witnessedSealer(t, k, dir, h, nil)
+	defer func() { require.NoError(t, s.Close(bg)) }()
+	paths := []string{sealedEmpty(t, s, dir, "a.jsonl", 3), sealedEmpty(t, s, dir, "b.jsonl", 3)}
+	round := make(chan error, 1)
+	go func() { round <- s.SealPending(bg) }()
+	h.waitArrived(t)
+	other := paths[0]
+	origin := originOf(k.Signer.Name(), other, dir)
+	if len(h.submitted(origin)) > 0 {
+		other, origin = paths[1], originOf(k.Signer.Name(), paths[1], dir) // the held request is a's
+	}
+
+	forged, err := SignCheckpoint(Checkpoint{Origin: origin, N: 4}, k.Signer)
+	require.NoError(t, err)
+	f, err := os.OpenFile(CheckpointsPath(other), os.O_WRONLY|os.O_APPEND, 0)
+	require.NoError(t, err)
+	_, err = f.Write(AppendRecord(nil, forged))
+	require.NoError(t, errors.Join(err, f.Close()))
+	refused := make(chan error, 1)
+	go func() { refused <- s.Seal(bg, other) }() // were it not refused, it would wait for the round
+	select {
+	case err = <-refused:
+	case <-time.After(10 * time.Second):
+		h.release()
+		<-refused
+		t.Fatal("the seal of the file with the appended checkpoint was not refused")
+	}
+	require.ErrorIs(t, err, ErrTampered)
+
+	h.release()
+	require.NoError(t, <-round)
+	require.Equal(t, []int64{3}, h.submitted(origin), "the checkpoint the round signed, not the refused one")
+}
+
+// The cosigned sizes the sealer remembers stay within the idle files'
+// bound after a round: those of idle files (here, as many as the bound,
+// cosigned before) give way to those the round's requests add.
+func TestWitnessedSizesKeepTheIdleBound(t *testing.T) {
+	k, _ := testKeys(t, "test")
+	fake := witnesstest.Start(t, "w1.example/w", k.Verifier)
+	w, err := witness.NewWitness(fake.URL, fake.VKey, nil, nil)
+	require.NoError(t, err)
+	pool, err := witness.NewPool([]*witness.Witness{w}, 1, nil, nil)
+	require.NoError(t, err)
+	dir := t.TempDir()
+	s, err := NewSealer(Settings{Keys: k, Interval: time.Hour, OriginBase: dir, CallerOwns: true, Witnesses: pool})
+	require.NoError(t, err)
+	defer func() { require.NoError(t, s.Close(bg)) }()
+	for i := range maxIdleLogs {
+		s.setWitnessed(filepath.Join(dir, "idle", fmt.Sprint(i)), 1, true)
+	}
+	const files = 300
+	for i := range files {
+		p := sessionFile(dir, i)
+		appendLocked(t, p, lines(1, 1))
+		s.Wrote(p, 1)
+	}
+	require.NoError(t, s.SealPending(bg))
+	require.Equal(t, int64(1), fake.Size(originOf(k.Signer.Name(), sessionFile(dir, files-1), dir)), "the round's files were cosigned")
+	s.wit.mu.Lock()
+	defer s.wit.mu.Unlock()
+	require.LessOrEqual(t, len(s.wit.done), maxIdleLogs)
 }
