@@ -85,3 +85,24 @@ func TestReserveMarksARepeatWithinTheKeys(t *testing.T) {
 	w.Release(2, 3)
 	require.True(t, w.Reserve([]int{2, 3}, dup[:2]), "both free again")
 }
+
+// A reservation lives in the table: it survives the rebuilds that adds of
+// other keys make, stays out of the window meanwhile, and is still held.
+func TestReservationSurvivesRebuilds(t *testing.T) {
+	w, err := New[int](4) // 8 slots: a rebuild every few adds
+	require.NoError(t, err)
+	dup := make([]bool, 2)
+	require.True(t, w.Reserve([]int{100, 101}, dup))
+	for n := range 50 {
+		w.Commit(n)
+		require.False(t, w.Contains(100), "a reserved key is not in the window")
+	}
+	assert.False(t, w.Reserve([]int{7, 101}, make([]bool, 2)), "still reserved after the rebuilds")
+	w.Commit(100)
+	w.Release(101)
+	assert.True(t, w.Contains(100))
+	assert.False(t, w.Contains(101))
+	require.True(t, w.Reserve([]int{100, 101}, dup))
+	assert.Equal(t, []bool{true, false}, dup)
+	assert.Equal(t, 4, w.Len(), "the window holds size keys; the reservation is not one of them")
+}
