@@ -291,8 +291,38 @@ func (m *maintainer) remove(path string, seg Segment) error {
 			return fmt.Errorf("retention: remove %s: %w", p, err)
 		}
 	}
+	if err := removeTornKept(path, seg); err != nil {
+		return err
+	}
 	if err := fsutil.SyncDir(filepath.Dir(seg.Path)); err != nil {
 		return fmt.Errorf("retention: sync directory of %s: %w", seg.Path, err)
+	}
+	return nil
+}
+
+// removeTornKept removes the torn lines kept aside (fsutil.CutTornTail)
+// that belong to seg or an older segment of path: seg's own, and the
+// active file's cut before seg was closed. seg.Time is in whole seconds, so
+// a line cut in its last second stays rather than one of the next
+// segment's go.
+func removeTornKept(path string, seg Segment) error {
+	dir := filepath.Dir(seg.Path)
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return fmt.Errorf("retention: list %s: %w", dir, err)
+	}
+	for _, e := range ents {
+		file, at, ok := fsutil.ParseTornKept(e.Name())
+		if !ok || !e.Type().IsRegular() {
+			continue
+		}
+		if file != filepath.Base(seg.Plain) && (file != filepath.Base(path) || !at.Before(seg.Time)) {
+			continue
+		}
+		p := filepath.Join(dir, e.Name())
+		if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("retention: remove %s: %w", p, err)
+		}
 	}
 	return nil
 }

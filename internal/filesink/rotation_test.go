@@ -17,6 +17,8 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 	"github.com/stretchr/testify/require"
+
+	"github.com/sandboxaudit/sandboxaudit/internal/fsutil"
 )
 
 // fakeClock is a settable clock for Rotation.now.
@@ -709,4 +711,42 @@ func TestAPlainTwinThatDiffersIsReportedOnce(t *testing.T) {
 	m.dropPlainTwin(path, seg)
 	require.Len(t, ev.errors(), 2, "a changed pair is looked at again")
 	require.FileExists(t, plain)
+}
+
+// TestRetentionRemovesTheSegmentsTornLines: the torn lines kept aside for
+// a segment (<segment>.torn-<ns>, by the sealer) and for the active file
+// before that segment was closed go with it; one kept after it stays.
+func TestRetentionRemovesTheSegmentsTornLines(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "events.jsonl")
+	clock := &fakeClock{t: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)}
+	var ev rotationEvents
+	r := ev.hook(&Rotation{MaxBytes: 1, MaxBackups: 1})
+	clock.drive(r)
+	s, err := New(Options{Path: path, Rotation: r})
+	require.NoError(t, err)
+	ctx := context.Background()
+	for i := range 2 {
+		require.NoError(t, s.WriteBatch(ctx, testSession, numberedLines(i, i)))
+		clock.add(time.Hour)
+	}
+	segs, err := Segments(path)
+	require.NoError(t, err)
+	require.Len(t, segs, 1)
+	before := segs[0].Time.Add(-time.Second).UnixNano()
+	gone := []string{
+		fmt.Sprintf("%s%s%d", segs[0].Plain, fsutil.TornSuffix, before),
+		fmt.Sprintf("%s%s%d", path, fsutil.TornSuffix, before),
+	}
+	stays := fmt.Sprintf("%s%s%d", path, fsutil.TornSuffix, segs[0].Time.Add(time.Second).UnixNano())
+	for _, p := range append(gone, stays) {
+		require.NoError(t, os.WriteFile(p, []byte("{\"torn"), 0o600))
+	}
+	require.NoError(t, s.WriteBatch(ctx, testSession, numberedLines(2, 2)))
+	require.Eventually(t, func() bool { ev.mu.Lock(); defer ev.mu.Unlock(); return len(ev.removed) == 1 }, time.Minute, 5*time.Millisecond)
+	require.NoError(t, s.Close())
+	require.Empty(t, ev.errors())
+	for _, p := range gone {
+		require.NoFileExists(t, p)
+	}
+	require.FileExists(t, stays)
 }

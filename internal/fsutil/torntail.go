@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -133,16 +134,25 @@ func saveSection(path string, src *os.File, off, n int64) (err error) {
 // IsTornKept reports whether name is a file CutTornTail kept a torn line
 // in (its name ends in TornSuffix and digits).
 func IsTornKept(name string) bool {
+	_, _, ok := ParseTornKept(name)
+	return ok
+}
+
+// ParseTornKept returns, for a file CutTornTail kept a torn line in, the
+// file the line was cut off and when.
+func ParseTornKept(name string) (file string, at time.Time, ok bool) {
 	i := strings.LastIndex(name, TornSuffix)
 	if i < 0 || i+len(TornSuffix) == len(name) {
-		return false
+		return "", time.Time{}, false
 	}
+	var ns int64
 	for _, c := range name[i+len(TornSuffix):] {
-		if c < '0' || c > '9' {
-			return false
+		if c < '0' || c > '9' || ns > (math.MaxInt64-9)/10 {
+			return "", time.Time{}, false
 		}
+		ns = ns*10 + int64(c-'0')
 	}
-	return true
+	return name[:i], time.Unix(0, ns), true
 }
 
 // String describes what was done, for a log line or a repair note.

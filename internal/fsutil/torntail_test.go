@@ -96,3 +96,12 @@ func TestIsTornKept(t *testing.T) {
 		require.Equal(t, want, IsTornKept(name), name)
 	}
 }
+
+func TestParseTornKept(t *testing.T) {
+	file, at, ok := ParseTornKept("/a/events.jsonl.torn-1796618487841304661")
+	require.True(t, ok)
+	require.Equal(t, "/a/events.jsonl", file)
+	require.Equal(t, int64(1796618487841304661), at.UnixNano())
+	_, _, ok = ParseTornKept("/a/events.jsonl.torn-99999999999999999999")
+	require.False(t, ok, "past int64")
+}
