@@ -116,7 +116,7 @@ func New(opts Options) (*Sink, error) {
 			idle = s.rotateIdle
 		}
 		s.marks = newOwnMarks()
-		s.maint = newMaintainer(r, s.marks, idle)
+		s.maint = newMaintainer(r, s.marks, idle, opts.OnTornTail)
 		if t.static != "" {
 			// A compression a crash cut short is finished now, not at
 			// the first write.
