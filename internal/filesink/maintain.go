@@ -353,6 +353,9 @@ func removeTornKept(path string, seg Segment) error {
 			continue
 		}
 		p := filepath.Join(dir, e.Name())
+		if kept, err := fsutil.IsTornKeptFile(p); err != nil || !kept {
+			continue // another session's audit file named like one
+		}
 		if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return fmt.Errorf("retention: remove %s: %w", p, err)
 		}

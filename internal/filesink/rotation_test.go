@@ -741,6 +741,9 @@ func TestRetentionRemovesTheSegmentsTornLines(t *testing.T) {
 	for _, p := range append(gone, stays) {
 		require.NoError(t, os.WriteFile(p, []byte("{\"torn"), 0o600))
 	}
+	// A session's audit file named like one (whole lines) is not one.
+	audit := fmt.Sprintf("%s%s%d", path, fsutil.TornSuffix, before-1)
+	require.NoError(t, os.WriteFile(audit, []byte("{\"n\":1}\n"), 0o600))
 	require.NoError(t, s.WriteBatch(ctx, testSession, numberedLines(2, 2)))
 	require.Eventually(t, func() bool { ev.mu.Lock(); defer ev.mu.Unlock(); return len(ev.removed) == 1 }, time.Minute, 5*time.Millisecond)
 	require.NoError(t, s.Close())
@@ -749,6 +752,7 @@ func TestRetentionRemovesTheSegmentsTornLines(t *testing.T) {
 		require.NoFileExists(t, p)
 	}
 	require.FileExists(t, stays)
+	require.FileExists(t, audit)
 }
 
 // TestCompressionCutsATornLineOffTheSegment: a writer that had the path

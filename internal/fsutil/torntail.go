@@ -1,6 +1,7 @@
 package fsutil
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -136,6 +137,35 @@ func saveSection(path string, src *os.File, off, n int64) (err error) {
 func IsTornKept(name string) bool {
 	_, _, ok := ParseTornKept(name)
 	return ok
+}
+
+// IsTornKeptFile reports whether the file at path is one CutTornTail kept
+// a torn line in: named so (IsTornKept), a regular file (not followed
+// through a symlink), and holding no newline, as a torn line never does.
+// An audit file named like one (a session id ending in .torn-<digits>)
+// holds whole lines, so it is not taken for one.
+func IsTornKeptFile(path string) (bool, error) {
+	if !IsTornKept(filepath.Base(path)) {
+		return false, nil
+	}
+	f, _, err := OpenRegular(path, os.O_RDONLY|unix.O_NOFOLLOW, 0)
+	if err != nil {
+		return false, err
+	}
+	defer func() { _ = f.Close() }()
+	buf := make([]byte, 64<<10)
+	for {
+		n, err := f.Read(buf)
+		if bytes.IndexByte(buf[:n], '\n') >= 0 {
+			return false, nil
+		}
+		if errors.Is(err, io.EOF) {
+			return true, nil
+		}
+		if err != nil {
+			return false, err
+		}
+	}
 }
 
 // ParseTornKept returns, for a file CutTornTail kept a torn line in, the
