@@ -44,7 +44,7 @@ func CutTornTail(f *os.File, name string, size int64, write func([]byte) error) 
 
 // ErrTornUnlocked is TornTail.NotKept for a line CloseTornTail closed:
 // without the writers' lock its writer may still be writing it.
-var ErrTornUnlocked = errors.New("not cut off without the writers' lock (no flock here): its writer may still be writing it")
+var ErrTornUnlocked = errors.New("no writers' lock (no flock here): its writer may still be writing it")
 
 // CloseTornTail closes an unfinished last line of the first size bytes of
 // f with a newline where it is, by write, so that it never joins the next
@@ -101,7 +101,7 @@ func tornStart(f *os.File, name string, size int64) (int64, error) {
 // newline by write, and returns the new size.
 func closeTorn(name string, size int64, t TornTail, write func([]byte) error) (int64, TornTail, error) {
 	if err := write([]byte{'\n'}); err != nil {
-		return size, t, fmt.Errorf("%w; close the torn last line of %s with a newline: %w", t.NotKept, name, err)
+		return size, t, fmt.Errorf("keep the torn last line of %s aside: %w; close it with a newline: %w", name, t.NotKept, err)
 	}
 	return size + 1, t, nil
 }
