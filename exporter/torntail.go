@@ -11,7 +11,7 @@ import (
 // event's and may hold what the payload policy let through.
 func (e *auditExporter) logTornTail(path string, torn fsutil.TornTail) {
 	if torn.KeptIn == "" {
-		e.logger.Warn("A torn last line (a writer killed mid-write) could not be saved aside, so it was closed with a newline where it is; verify will report it",
+		e.logger.Warn("A torn last line (a writer killed mid-write) was not cut off and kept aside (not_kept says why), so it was closed with a newline where it is; verify will report it",
 			zap.String("path", path), zap.Int64("bytes", torn.Bytes), zap.NamedError("not_kept", torn.NotKept))
 		return
 	}

@@ -54,7 +54,7 @@ func trailArgs(args []string) ([]string, *trailListing, error) {
 			}
 			switch {
 			case !d.Type().IsRegular() || trail.IsSidecar(p):
-			case fsutil.IsTornKept(p):
+			case isTornKept(p):
 				l.torn = append(l.torn, p)
 			default:
 				found = append(found, p)
@@ -78,6 +78,14 @@ func trailArgs(args []string) ([]string, *trailListing, error) {
 // trailListing holds the closed segments found by listing verify's
 // directory arguments, so that a directory of many audit files (one per
 // session) is not listed again for each.
+// isTornKept reports whether p is a torn line kept aside
+// (fsutil.IsTornKeptFile); one that cannot be read is read as an audit
+// file, so that verify reports why.
+func isTornKept(p string) bool {
+	kept, err := fsutil.IsTornKeptFile(p)
+	return kept && err == nil
+}
+
 type trailListing struct {
 	groups filesink.SegmentGroups
 	listed map[string]bool // audit paths found in a listed directory

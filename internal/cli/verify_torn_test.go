@@ -31,3 +31,20 @@ func TestVerifyDirectorySkipsATornLineKeptAside(t *testing.T) {
 	require.Equal(t, exitProblems, r.code, r.stdout+r.stderr)
 	require.True(t, strings.Contains(r.stdout, other), r.stdout)
 }
+
+// TestVerifyDirectoryReadsAnAuditFileNamedLikeATornLine: a session's audit
+// file can be named like a kept torn line (a template ending in
+// {session_id}, a session id ending in .torn-<digits>); it holds whole
+// lines, which a kept torn line never does, so verify reads it, problems
+// included, rather than pass over it.
+func TestVerifyDirectoryReadsAnAuditFileNamedLikeATornLine(t *testing.T) {
+	s1, f1 := op(sessionA, "exec", "00f067aa0ba902b7", 1, 2)
+	active := writeFile(t, "events.jsonl", canonLines(s1, f1))
+	named := filepath.Join(filepath.Dir(active), "sess.torn-1796618487841304661")
+	require.NoError(t, os.WriteFile(named, []byte("{oops\n"), 0o600))
+
+	r := run(t, "", "verify", filepath.Dir(active))
+	require.Equal(t, exitProblems, r.code, r.stdout+r.stderr)
+	require.Contains(t, r.stdout, named)
+	require.NotContains(t, r.stderr, "skipping")
+}

@@ -29,6 +29,8 @@ type maintainer struct {
 	idle func(context.Context) time.Duration
 	// zc is the loop's compressor, reused from segment to segment.
 	zc compressor
+	// onTornTail is Options.OnTornTail.
+	onTornTail func(path string, torn fsutil.TornTail)
 	// differing holds the plain segments found to differ from their
 	// compressed copies, with what both files were then: one is reported
 	// again (and read again) only once either file changes. Only the loop
@@ -45,9 +47,9 @@ type maintainer struct {
 	done   chan struct{}
 }
 
-func newMaintainer(r *Rotation, marks *ownMarks, idle func(context.Context) time.Duration) *maintainer {
+func newMaintainer(r *Rotation, marks *ownMarks, idle func(context.Context) time.Duration, onTornTail func(string, fsutil.TornTail)) *maintainer {
 	ctx, cancel := context.WithCancel(context.Background())
-	m := &maintainer{rot: r, marks: marks, idle: idle, queued: map[string]bool{}, wake: make(chan struct{}, 1), ctx: ctx, cancel: cancel, done: make(chan struct{})}
+	m := &maintainer{rot: r, marks: marks, idle: idle, onTornTail: onTornTail, queued: map[string]bool{}, wake: make(chan struct{}, 1), ctx: ctx, cancel: cancel, done: make(chan struct{})}
 	go m.loop()
 	return m
 }
@@ -138,7 +140,7 @@ func (m *maintainer) maintain(ctx context.Context, path string) time.Duration {
 				m.dropPlainTwin(path, seg)
 				continue
 			}
-			wait, err := compressSegment(ctx, &m.zc, seg, r.clock(), r.grace)
+			wait, err := compressSegment(ctx, &m.zc, seg, r.clock(), r.grace, m.onTornTail)
 			if err != nil && ctx.Err() == nil {
 				r.fail(path, err)
 			}
@@ -291,19 +293,84 @@ func (m *maintainer) remove(path string, seg Segment) error {
 			return fmt.Errorf("retention: remove %s: %w", p, err)
 		}
 	}
+	if err := removeTornKept(path, seg); err != nil {
+		return err
+	}
 	if err := fsutil.SyncDir(filepath.Dir(seg.Path)); err != nil {
 		return fmt.Errorf("retention: sync directory of %s: %w", seg.Path, err)
 	}
 	return nil
 }
 
+// openSegment opens a plain segment to compress, read-write so that a torn
+// last line can be cut off it, or read-only (writable false) when it is
+// not ours to write.
+func openSegment(name string) (f *os.File, writable bool, err error) {
+	f, err = os.OpenFile(name, os.O_RDWR|noFollowFlag, 0)
+	if errors.Is(err, os.ErrPermission) || errors.Is(err, unix.EROFS) {
+		f, err = os.OpenFile(name, os.O_RDONLY|noFollowFlag, 0)
+		return f, false, err
+	}
+	return f, err == nil, err
+}
+
+// cutSegmentTail cuts a torn last line off in, a plain segment size bytes
+// long, under the writers' lock (fsutil.CutTornTail), and makes the cut
+// durable before the compressed copy is: a plain twin left by a crash must
+// match it (see dropPlainTwin).
+func cutSegmentTail(in *os.File, size int64, onTorn func(string, fsutil.TornTail)) error {
+	write := func(b []byte) error { _, err := in.WriteAt(b, size); return err }
+	_, torn, err := fsutil.CutTornTail(in, in.Name(), size, write)
+	if torn.Bytes == 0 || err != nil {
+		return err
+	}
+	if onTorn != nil {
+		onTorn(in.Name(), torn)
+	}
+	if err := in.Sync(); err != nil {
+		return fmt.Errorf("sync after cutting its torn last line: %w", err)
+	}
+	return nil
+}
+
+// removeTornKept removes the torn lines kept aside (fsutil.CutTornTail)
+// that belong to seg or an older segment of path: seg's own, and the
+// active file's cut before seg was closed. seg.Time is in whole seconds, so
+// a line cut in its last second stays rather than one of the next
+// segment's go.
+func removeTornKept(path string, seg Segment) error {
+	dir := filepath.Dir(seg.Path)
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return fmt.Errorf("retention: list %s: %w", dir, err)
+	}
+	for _, e := range ents {
+		file, at, ok := fsutil.ParseTornKept(e.Name())
+		if !ok || !e.Type().IsRegular() {
+			continue
+		}
+		if file != filepath.Base(seg.Plain) && (file != filepath.Base(path) || !at.Before(seg.Time)) {
+			continue
+		}
+		p := filepath.Join(dir, e.Name())
+		if kept, err := fsutil.IsTornKeptFile(p); err != nil || !kept {
+			continue // another session's audit file named like one
+		}
+		if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("retention: remove %s: %w", p, err)
+		}
+	}
+	return nil
+}
+
 // compressSegment writes seg as a zstd frame beside it, durably (temp
 // file, fsync, rename, fsync of the directory), then removes the plain
-// file. It holds the writers' flock on the plain file meanwhile. A
-// segment written to within grace is left for later: it returns how long
-// to wait.
-func compressSegment(ctx context.Context, zc *compressor, seg Segment, now time.Time, grace time.Duration) (time.Duration, error) {
-	in, err := os.OpenFile(seg.Plain, os.O_RDONLY|noFollowFlag, 0)
+// file. It holds the writers' flock on the plain file meanwhile, and first
+// cuts off a torn last line a writer that had the path open before the
+// rotation left (see cutSegmentTail; onTorn is told). A segment written to
+// within grace is left for later: it returns how long to wait.
+func compressSegment(ctx context.Context, zc *compressor, seg Segment, now time.Time, grace time.Duration, onTorn func(string, fsutil.TornTail)) (time.Duration, error) {
+	in, writable, err := openSegment(seg.Plain)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return 0, nil // retention, or another sink, got there first
@@ -311,7 +378,10 @@ func compressSegment(ctx context.Context, zc *compressor, seg Segment, now time.
 		return 0, fmt.Errorf("compress %s: %w", seg.Plain, err)
 	}
 	defer func() { _ = in.Close() }()
-	if err := fsutil.Lock(ctx, int(in.Fd())); err != nil && !errors.Is(err, fsutil.ErrLockUnsupported) {
+	locked := true
+	if err := fsutil.Lock(ctx, int(in.Fd())); errors.Is(err, fsutil.ErrLockUnsupported) {
+		locked = false
+	} else if err != nil {
 		return 0, fmt.Errorf("compress %s: lock: %w", seg.Plain, err)
 	}
 	defer fsutil.Unlock(int(in.Fd()))
@@ -326,6 +396,12 @@ func compressSegment(ctx context.Context, zc *compressor, seg Segment, now time.
 	}
 	if _, err := os.Lstat(seg.Plain); err != nil {
 		return 0, nil // removed while we waited for the lock
+	}
+	if locked && writable {
+		// Without the lock its writer may still be writing it: left as is.
+		if err := cutSegmentTail(in, fi.Size(), onTorn); err != nil {
+			return 0, fmt.Errorf("compress %s: %w", seg.Plain, err)
+		}
 	}
 	dst := seg.Plain + ZstdSuffix
 	if err := zc.write(ctx, in, dst); err != nil {

@@ -73,7 +73,8 @@ type Options struct {
 	BeforeCreate func(ctx context.Context, path string) error
 	// OnTornTail, when set, is told of each torn last line (a writer
 	// killed mid-write) the sink cut off a file before writing to it, and
-	// where the line is kept. It runs under the writers' lock.
+	// where the line is kept, or closed with a newline (not kept). It runs
+	// under the writers' lock, when the file system has flock.
 	OnTornTail func(path string, torn fsutil.TornTail)
 	// Rotation, when set, rotates, compresses and retires the files.
 	Rotation *Rotation

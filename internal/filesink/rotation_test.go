@@ -17,6 +17,8 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 	"github.com/stretchr/testify/require"
+
+	"github.com/sandboxaudit/sandboxaudit/internal/fsutil"
 )
 
 // fakeClock is a settable clock for Rotation.now.
@@ -510,7 +512,7 @@ func TestCompressesASegmentWrittenBeforeTheClockWentBack(t *testing.T) {
 	require.NoError(t, os.WriteFile(seg.Plain, numberedLines(1, 5), 0o600))
 	ahead := now.Add(24 * time.Hour)
 	require.NoError(t, os.Chtimes(seg.Plain, ahead, ahead))
-	wait, err := compressSegment(context.Background(), &compressor{}, seg, now, time.Second)
+	wait, err := compressSegment(context.Background(), &compressor{}, seg, now, time.Second, nil)
 	require.NoError(t, err)
 	require.Zero(t, wait)
 	segs, err := Segments(path)
@@ -525,7 +527,7 @@ func TestCompressesASegmentWrittenBeforeTheClockWentBack(t *testing.T) {
 	require.NoError(t, os.WriteFile(seg.Plain, numberedLines(6, 9), 0o600))
 	soon := now.Add(500 * time.Millisecond)
 	require.NoError(t, os.Chtimes(seg.Plain, soon, soon))
-	wait, err = compressSegment(context.Background(), &compressor{}, seg, now, time.Second)
+	wait, err = compressSegment(context.Background(), &compressor{}, seg, now, time.Second, nil)
 	require.NoError(t, err)
 	require.Equal(t, 1500*time.Millisecond, wait)
 }
@@ -709,4 +711,83 @@ func TestAPlainTwinThatDiffersIsReportedOnce(t *testing.T) {
 	m.dropPlainTwin(path, seg)
 	require.Len(t, ev.errors(), 2, "a changed pair is looked at again")
 	require.FileExists(t, plain)
+}
+
+// TestRetentionRemovesTheSegmentsTornLines: the torn lines kept aside for
+// a segment (<segment>.torn-<ns>, by the sealer) and for the active file
+// before that segment was closed go with it; one kept after it stays.
+func TestRetentionRemovesTheSegmentsTornLines(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "events.jsonl")
+	clock := &fakeClock{t: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)}
+	var ev rotationEvents
+	r := ev.hook(&Rotation{MaxBytes: 1, MaxBackups: 1})
+	clock.drive(r)
+	s, err := New(Options{Path: path, Rotation: r})
+	require.NoError(t, err)
+	ctx := context.Background()
+	for i := range 2 {
+		require.NoError(t, s.WriteBatch(ctx, testSession, numberedLines(i, i)))
+		clock.add(time.Hour)
+	}
+	segs, err := Segments(path)
+	require.NoError(t, err)
+	require.Len(t, segs, 1)
+	before := segs[0].Time.Add(-time.Second).UnixNano()
+	gone := []string{
+		fmt.Sprintf("%s%s%d", segs[0].Plain, fsutil.TornSuffix, before),
+		fmt.Sprintf("%s%s%d", path, fsutil.TornSuffix, before),
+	}
+	stays := fmt.Sprintf("%s%s%d", path, fsutil.TornSuffix, segs[0].Time.Add(time.Second).UnixNano())
+	for _, p := range append(gone, stays) {
+		require.NoError(t, os.WriteFile(p, []byte("{\"torn"), 0o600))
+	}
+	// A session's audit file named like one (whole lines) is not one.
+	audit := fmt.Sprintf("%s%s%d", path, fsutil.TornSuffix, before-1)
+	require.NoError(t, os.WriteFile(audit, []byte("{\"n\":1}\n"), 0o600))
+	require.NoError(t, s.WriteBatch(ctx, testSession, numberedLines(2, 2)))
+	require.Eventually(t, func() bool { ev.mu.Lock(); defer ev.mu.Unlock(); return len(ev.removed) == 1 }, time.Minute, 5*time.Millisecond)
+	require.NoError(t, s.Close())
+	require.Empty(t, ev.errors())
+	for _, p := range gone {
+		require.NoFileExists(t, p)
+	}
+	require.FileExists(t, stays)
+	require.FileExists(t, audit)
+}
+
+// TestCompressionCutsATornLineOffTheSegment: a writer that had the path
+// open before the rotation (the Python sink), killed mid-line, leaves the
+// closed segment's last line torn; compression cuts it off and keeps it
+// aside first, so the compressed segment holds only whole lines.
+func TestCompressionCutsATornLineOffTheSegment(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "events.jsonl")
+	seg := filepath.Join(filepath.Dir(path), "events-20261201T000000Z-000001.jsonl")
+	whole := numberedLines(0, 3)
+	const torn = `{"n":4,"pad":"xx`
+	require.NoError(t, os.WriteFile(seg, append(slices.Clone(whole), torn...), 0o600))
+	old := time.Now().Add(-time.Hour)
+	require.NoError(t, os.Chtimes(seg, old, old))
+	var ev rotationEvents
+	r := ev.hook(&Rotation{MaxBytes: 1 << 20, Compress: true})
+	r.grace = time.Millisecond
+	var mu sync.Mutex
+	var told []string
+	s, err := New(Options{Path: path, Rotation: r, OnTornTail: func(p string, torn fsutil.TornTail) {
+		mu.Lock()
+		defer mu.Unlock()
+		told = append(told, fmt.Sprint(p, " ", torn.Bytes, " ", torn.KeptIn != ""))
+	}})
+	require.NoError(t, err)
+	require.NoError(t, s.WriteBatch(context.Background(), testSession, numberedLines(5, 5)))
+	require.Eventually(t, func() bool { _, err := os.Stat(seg + ZstdSuffix); return err == nil }, time.Minute, 5*time.Millisecond)
+	require.NoError(t, s.Close())
+	mu.Lock()
+	require.Equal(t, []string{fmt.Sprint(seg, " ", len(torn), " true")}, told)
+	mu.Unlock()
+	require.Empty(t, ev.errors())
+	segs, parts := readTrail(t, path)
+	require.Len(t, segs, 1)
+	require.True(t, segs[0].Compressed)
+	require.Equal(t, string(whole), string(parts[0]))
+	requireTornKept(t, seg, torn)
 }

@@ -116,7 +116,7 @@ func New(opts Options) (*Sink, error) {
 			idle = s.rotateIdle
 		}
 		s.marks = newOwnMarks()
-		s.maint = newMaintainer(r, s.marks, idle)
+		s.maint = newMaintainer(r, s.marks, idle, opts.OnTornTail)
 		if t.static != "" {
 			// A compression a crash cut short is finished now, not at
 			// the first write.
@@ -234,18 +234,23 @@ func (s *Sink) reopen(of *openFile) error {
 
 // repairTail cuts off a torn last line left by a writer that died
 // mid-write, so it cannot swallow the next line, and returns the file's new
-// size (see fsutil.CutTornTail; Options.OnTornTail is told). Called under
-// the lock, with the file's size and end, the size our own last append to
-// this file left (ending in a newline), or -1. When the size is still end
-// the read is skipped: other writers only append (a torn line would have
-// grown the file) or cut back to a size they saw, which is at or past our
-// end.
-func (s *Sink) repairTail(f *os.File, size, end int64) (int64, error) {
+// size (see fsutil.CutTornTail; Options.OnTornTail is told). Called with
+// the file's size and end, the size our own last append to this file left
+// (ending in a newline), or -1. When the size is still end the read is
+// skipped: other writers only append (a torn line would have grown the
+// file) or cut back to a size they saw, which is at or past our end.
+// Without the lock (locked false) the line is closed with a newline
+// instead (fsutil.CloseTornTail): its writer may still be writing it.
+func (s *Sink) repairTail(f *os.File, size, end int64, locked bool) (int64, error) {
 	if size == 0 || size == end {
 		return size, nil
 	}
+	repair := fsutil.CutTornTail
+	if !locked {
+		repair = fsutil.CloseTornTail
+	}
 	// Opened O_RDWR, not write-only, so that the tail can be read.
-	size, torn, err := fsutil.CutTornTail(f, f.Name(), size, func(b []byte) error { return s.writeAll(f, b) })
+	size, torn, err := repair(f, f.Name(), size, func(b []byte) error { return s.writeAll(f, b) })
 	if torn.Bytes > 0 && s.onTornTail != nil {
 		s.onTornTail(f.Name(), torn)
 	}

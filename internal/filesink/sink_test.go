@@ -352,3 +352,33 @@ func TestOpenErrorIsReportedAndRetried(t *testing.T) {
 	require.NoError(t, os.Remove(filepath.Join(dir, "blocker")))
 	require.NoError(t, s.WriteBatch(context.Background(), "blocker", []byte("{}\n")), "open is retried")
 }
+
+// TestWriteWithoutFlockClosesTornTailInPlace: without flock (a file system
+// that lacks it) another writer may still be writing the unfinished last
+// line, or append whole lines between our read and a cut, so the sink never
+// cuts bytes off: it closes the line with a newline where it is, as the
+// sealer leaves such a tail alone, and keeps nothing aside.
+func TestWriteWithoutFlockClosesTornTailInPlace(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "x.jsonl")
+	const before = "{\"ok\":1}\n{\"torn"
+	require.NoError(t, os.WriteFile(path, []byte(before), 0o600))
+	var told []fsutil.TornTail
+	s, err := New(Options{
+		Path:       path,
+		OnTornTail: func(_ string, torn fsutil.TornTail) { told = append(told, torn) },
+		lockFn:     func(context.Context, int) error { return fsutil.ErrLockUnsupported },
+	})
+	require.NoError(t, err)
+	require.NoError(t, s.WriteBatch(context.Background(), testSession, []byte("{\"n\":1}\n")))
+	require.NoError(t, s.Close())
+	got, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.Equal(t, before+"\n{\"n\":1}\n", string(got), "no byte removed")
+	kept, err := filepath.Glob(path + fsutil.TornSuffix + "*")
+	require.NoError(t, err)
+	require.Empty(t, kept)
+	require.Len(t, told, 1)
+	require.Equal(t, int64(6), told[0].Bytes)
+	require.Empty(t, told[0].KeptIn)
+	require.ErrorIs(t, told[0].NotKept, fsutil.ErrTornUnlocked)
+}

@@ -1,8 +1,11 @@
 package fsutil
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -39,35 +42,68 @@ func CutTornTail(f *os.File, name string, size int64, write func([]byte) error) 
 	return cutTornTail(f, name, fmt.Sprintf("%s%s%d", name, TornSuffix, time.Now().UnixNano()), size, write)
 }
 
+// ErrTornUnlocked is TornTail.NotKept for a line CloseTornTail closed:
+// without the writers' lock its writer may still be writing it.
+var ErrTornUnlocked = errors.New("no writers' lock (no flock here): its writer may still be writing it")
+
+// CloseTornTail closes an unfinished last line of the first size bytes of
+// f with a newline where it is, by write, so that it never joins the next
+// line, and returns f's new size. It is for a writer without the writers'
+// lock (a file system without flock): another writer may still be writing
+// the line, or append whole lines before a cut, so no byte is removed.
+func CloseTornTail(f *os.File, name string, size int64, write func([]byte) error) (int64, TornTail, error) {
+	end, err := tornStart(f, name, size)
+	if err != nil || end == size {
+		return size, TornTail{}, err
+	}
+	return closeTorn(name, size, TornTail{Bytes: size - end, NotKept: ErrTornUnlocked}, write)
+}
+
 // cutTornTail is CutTornTail with the side file's name given.
 func cutTornTail(f *os.File, name, side string, size int64, write func([]byte) error) (int64, TornTail, error) {
-	if size == 0 {
-		return 0, TornTail{}, nil
-	}
-	var last [1]byte
-	if _, err := f.ReadAt(last[:], size-1); err != nil {
-		return size, TornTail{}, fmt.Errorf("read tail of %s: %w", name, err)
-	}
-	if last[0] == '\n' {
-		return size, TornTail{}, nil
-	}
-	end, err := LastLineEnd(f, size)
-	if err != nil {
-		return size, TornTail{}, fmt.Errorf("find the torn last line of %s: %w", name, err)
+	end, err := tornStart(f, name, size)
+	if err != nil || end == size {
+		return size, TornTail{}, err
 	}
 	t := TornTail{Bytes: size - end, KeptIn: side}
 	// Saved before the cut: a crash in between only means it is saved twice.
 	if t.NotKept = saveSection(t.KeptIn, f, end, t.Bytes); t.NotKept != nil {
 		t.KeptIn = ""
-		if err := write([]byte{'\n'}); err != nil {
-			return size, t, fmt.Errorf("save the torn last line of %s aside: %w; close it with a newline: %w", name, t.NotKept, err)
-		}
-		return size + 1, t, nil
+		return closeTorn(name, size, t, write)
 	}
 	if err := f.Truncate(end); err != nil {
 		return size, TornTail{}, fmt.Errorf("cut the torn last line off %s: %w", name, err)
 	}
 	return end, t, nil
+}
+
+// tornStart returns where the unfinished last line of the first size bytes
+// of f starts: size when they end with a newline (or are none).
+func tornStart(f *os.File, name string, size int64) (int64, error) {
+	if size == 0 {
+		return 0, nil
+	}
+	var last [1]byte
+	if _, err := f.ReadAt(last[:], size-1); err != nil {
+		return size, fmt.Errorf("read tail of %s: %w", name, err)
+	}
+	if last[0] == '\n' {
+		return size, nil
+	}
+	end, err := LastLineEnd(f, size)
+	if err != nil {
+		return size, fmt.Errorf("find the torn last line of %s: %w", name, err)
+	}
+	return end, nil
+}
+
+// closeTorn closes t, the torn last line of the size bytes of name, with a
+// newline by write, and returns the new size.
+func closeTorn(name string, size int64, t TornTail, write func([]byte) error) (int64, TornTail, error) {
+	if err := write([]byte{'\n'}); err != nil {
+		return size, t, fmt.Errorf("keep the torn last line of %s aside: %w; close it with a newline: %w", name, t.NotKept, err)
+	}
+	return size + 1, t, nil
 }
 
 // saveSection copies n bytes of src from off to a new private file at path,
@@ -99,16 +135,54 @@ func saveSection(path string, src *os.File, off, n int64) (err error) {
 // IsTornKept reports whether name is a file CutTornTail kept a torn line
 // in (its name ends in TornSuffix and digits).
 func IsTornKept(name string) bool {
-	i := strings.LastIndex(name, TornSuffix)
-	if i < 0 || i+len(TornSuffix) == len(name) {
-		return false
+	_, _, ok := ParseTornKept(name)
+	return ok
+}
+
+// IsTornKeptFile reports whether the file at path is one CutTornTail kept
+// a torn line in: named so (IsTornKept), a regular file (not followed
+// through a symlink), and holding no newline, as a torn line never does.
+// An audit file named like one (a session id ending in .torn-<digits>)
+// holds whole lines, so it is not taken for one.
+func IsTornKeptFile(path string) (bool, error) {
+	if !IsTornKept(filepath.Base(path)) {
+		return false, nil
 	}
-	for _, c := range name[i+len(TornSuffix):] {
-		if c < '0' || c > '9' {
-			return false
+	f, _, err := OpenRegular(path, os.O_RDONLY|unix.O_NOFOLLOW, 0)
+	if err != nil {
+		return false, err
+	}
+	defer func() { _ = f.Close() }()
+	buf := make([]byte, 64<<10)
+	for {
+		n, err := f.Read(buf)
+		if bytes.IndexByte(buf[:n], '\n') >= 0 {
+			return false, nil
+		}
+		if errors.Is(err, io.EOF) {
+			return true, nil
+		}
+		if err != nil {
+			return false, err
 		}
 	}
-	return true
+}
+
+// ParseTornKept returns, for a file CutTornTail kept a torn line in, the
+// file the line was cut off and when.
+func ParseTornKept(name string) (file string, at time.Time, ok bool) {
+	i := strings.LastIndex(name, TornSuffix)
+	if i < 0 || i+len(TornSuffix) == len(name) {
+		return "", time.Time{}, false
+	}
+	var ns int64
+	for _, c := range name[i+len(TornSuffix):] {
+		if c < '0' || c > '9' || ns > (math.MaxInt64-9)/10 {
+			return "", time.Time{}, false
+		}
+		ns = ns*10 + int64(c-'0')
+	}
+	return name[:i], time.Unix(0, ns), true
 }
 
 // String describes what was done, for a log line or a repair note.

@@ -96,3 +96,37 @@ func TestIsTornKept(t *testing.T) {
 		require.Equal(t, want, IsTornKept(name), name)
 	}
 }
+
+func TestParseTornKept(t *testing.T) {
+	file, at, ok := ParseTornKept("/a/events.jsonl.torn-1796618487841304661")
+	require.True(t, ok)
+	require.Equal(t, "/a/events.jsonl", file)
+	require.Equal(t, int64(1796618487841304661), at.UnixNano())
+	_, _, ok = ParseTornKept("/a/events.jsonl.torn-99999999999999999999")
+	require.False(t, ok, "past int64")
+}
+
+func TestIsTornKeptFile(t *testing.T) {
+	dir := t.TempDir()
+	for name, c := range map[string]struct {
+		content string
+		want    bool
+	}{
+		"events.jsonl.torn-1": {"{\"b\":", true},
+		"events.jsonl.torn-2": {strings.Repeat("x", 200<<10), true},
+		"events.jsonl.torn-3": {"{\"a\":1}\n", false},
+		"events.jsonl.torn-4": {strings.Repeat("x", 100<<10) + "\n", false},
+		"events.jsonl":        {"{\"b\":", false},
+	} {
+		p := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(p, []byte(c.content), 0o600))
+		got, err := IsTornKeptFile(p)
+		require.NoError(t, err, name)
+		require.Equal(t, c.want, got, name)
+	}
+	link := filepath.Join(dir, "x.jsonl.torn-5")
+	require.NoError(t, os.Symlink(filepath.Join(dir, "events.jsonl.torn-1"), link))
+	got, err := IsTornKeptFile(link)
+	require.Error(t, err, "a symlink is not followed")
+	require.False(t, got)
+}
