@@ -3,6 +3,8 @@ package sandboxauditexporter // import "github.com/sandboxaudit/sandboxaudit/exp
 import (
 	"context"
 	"fmt"
+	"slices"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -117,7 +119,16 @@ type startIDs struct {
 	// waiting, when set, is told when a batch starts waiting for another
 	// write of its ids (the exporter logs it).
 	waiting func()
+
+	// mu is held across a batch's add to w and its flight's entry, and
+	// across a failed write's removal from w and its flight's exit, so no
+	// batch sees an id in w without seeing whether it is still in flight.
+	mu      sync.Mutex
+	flights map[*flight]struct{}
 }
+
+// flight is the ids a write added to the window before writing them.
+type flight struct{ ids []uuid.UUID }
 
 // finishAhead records that a logs-path batch carries finish events.
 func (s *startIDs) finishAhead(events []auditevent.Event) {
@@ -138,19 +149,19 @@ func (s *startIDs) windowed(e *auditevent.Event, finishes bool) bool {
 }
 
 func newStartIDs() *startIDs {
-	return &startIDs{w: newEventIDWindow()}
+	return &startIDs{w: newEventIDWindow(), flights: map[*flight]struct{}{}}
 }
 
 // filter removes, in place, the windowed events whose id is already in the
-// window, reserves the others' ids and returns the kept events, the ids it
-// reserved (to commit once the write succeeded, or release when it failed)
-// and how many events it removed. While another write holds one of the ids
-// (the copy that came first, still being written), filter waits for its
-// outcome: answering this copy as a duplicate before the first is written
-// would acknowledge an event that a failed write then loses. Two
-// allocations per batch: the ids (compacted in place to the reserved ones)
-// and their dup flags.
-func (s *startIDs) filter(ctx context.Context, events []auditevent.Event) (kept []auditevent.Event, held []uuid.UUID, dropped int, err error) {
+// window, adds the others' ids and returns the kept events, the write's
+// flight (for done, once the write succeeded or failed) and how many events
+// it removed. While another write has one of the ids in flight (the copy
+// that came first, still being written), filter waits for its outcome:
+// answering this copy as a duplicate before the first is written would
+// acknowledge an event that a failed write then loses. Three allocations
+// per batch: the ids (compacted in place to the added ones), their fresh
+// flags and the flight.
+func (s *startIDs) filter(ctx context.Context, events []auditevent.Event) (kept []auditevent.Event, f *flight, dropped int, err error) {
 	finishes := s.finishes.Load()
 	n := 0
 	for i := range events {
@@ -167,21 +178,19 @@ func (s *startIDs) filter(ctx context.Context, events []auditevent.Event) (kept 
 			ids = append(ids, events[i].EventID)
 		}
 	}
-	dup := make([]bool, n)
-	if err := s.reserve(ctx, ids, dup); err != nil {
+	fresh := make([]bool, n)
+	if f, err = s.add(ctx, ids, fresh); err != nil {
 		return nil, nil, 0, err
 	}
-	held = ids[:0]
-	k, w := 0, 0 // next dup flag, events kept so far
+	k, w := 0, 0 // next fresh flag, events kept so far
 	for i := range events {
 		if s.windowed(&events[i], finishes) {
-			d := dup[k]
+			ok := fresh[k]
 			k++
-			if d {
+			if !ok {
 				dropped++
 				continue
 			}
-			held = append(held, events[i].EventID)
 		}
 		// Moved only once one was dropped: an event is a few hundred
 		// bytes, and most batches drop none.
@@ -191,14 +200,14 @@ func (s *startIDs) filter(ctx context.Context, events []auditevent.Event) (kept 
 		w++
 	}
 	clear(events[w:])
-	return events[:w], held, dropped, nil
+	return events[:w], f, dropped, nil
 }
 
-// reserve reserves ids (see idwindow.Window.Reserve), waiting until no
-// other write holds any of them, or until ctx ends.
-func (s *startIDs) reserve(ctx context.Context, ids []uuid.UUID, dup []bool) error {
-	if s.w.Reserve(ids, dup) {
-		return nil
+// add adds ids to the window as a flight (see tryAdd), waiting until no
+// other write has any of them in flight, or until ctx ends.
+func (s *startIDs) add(ctx context.Context, ids []uuid.UUID, fresh []bool) (*flight, error) {
+	if f, ok := s.tryAdd(ids, fresh); ok {
+		return f, nil
 	}
 	if s.waiting != nil {
 		s.waiting()
@@ -211,26 +220,79 @@ func (s *startIDs) reserve(ctx context.Context, ids []uuid.UUID, dup []bool) err
 	for {
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("waiting for another request's write of the same events: %w", ctx.Err())
+			return nil, fmt.Errorf("waiting for another request's write of the same events: %w", ctx.Err())
 		case <-timer.C:
 		}
-		if s.w.Reserve(ids, dup) {
-			return nil
+		if f, ok := s.tryAdd(ids, fresh); ok {
+			return f, nil
 		}
 		delay = min(2*delay, 2*time.Millisecond)
 		timer.Reset(delay)
 	}
 }
 
-// done ends the reservation of ids held by a write: written ones join the
-// window, and after a failure they are free, so a retry writes them.
-func (s *startIDs) done(ids []uuid.UUID, err error) {
-	if len(ids) == 0 {
+// tryAdd adds to the window each of ids it lacks, setting fresh[i] for
+// those, and returns them as a flight (ids is compacted in place to them).
+// If another flight holds one of the ids the window had, it adds nothing,
+// leaves fresh all false and returns false. A batch pays for the flights
+// only when it has an id the window held: the common batch adds as a plain
+// AddNew does.
+func (s *startIDs) tryAdd(ids []uuid.UUID, fresh []bool) (*flight, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.w.AddNew(ids, fresh)
+	if s.heldInFlight(ids, fresh) {
+		var added []uuid.UUID
+		for i, ok := range fresh {
+			if ok {
+				added = append(added, ids[i])
+			}
+		}
+		s.w.Remove(added...)
+		clear(fresh)
+		return nil, false
+	}
+	added := ids[:0]
+	for i, ok := range fresh {
+		if ok {
+			added = append(added, ids[i])
+		}
+	}
+	f := &flight{ids: added}
+	s.flights[f] = struct{}{}
+	return f, true
+}
+
+// heldInFlight reports whether an id the window had (not fresh) belongs to
+// another write's flight; with s.mu held.
+func (s *startIDs) heldInFlight(ids []uuid.UUID, fresh []bool) bool {
+	if len(s.flights) == 0 || !slices.Contains(fresh, false) {
+		return false
+	}
+	inFlight := make(map[uuid.UUID]struct{})
+	for f := range s.flights {
+		for _, id := range f.ids {
+			inFlight[id] = struct{}{}
+		}
+	}
+	for i, ok := range fresh {
+		if _, held := inFlight[ids[i]]; !ok && held {
+			return true
+		}
+	}
+	return false
+}
+
+// done ends a write's flight: its ids stay in the window when it was
+// written, and leave it after a failure, so a retry writes them.
+func (s *startIDs) done(f *flight, err error) {
+	if f == nil {
 		return
 	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	if err != nil {
-		s.w.Release(ids...)
-		return
+		s.w.Remove(f.ids...)
 	}
-	s.w.Commit(ids...)
+	delete(s.flights, f)
 }

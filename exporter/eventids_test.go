@@ -80,7 +80,7 @@ func TestStartIDsForgetAfterAFailedWrite(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, kept, 3)
 	assert.Equal(t, 1, dropped)
-	assert.Equal(t, []uuid.UUID{a, b}, held)
+	assert.Equal(t, []uuid.UUID{a, b}, flightIDs(held))
 
 	s.done(held, errors.New("write failed")) // a retry must write both again
 	kept, held, dropped, err = s.filter(ctx, []auditevent.Event{{EventID: a, Phase: auditevent.PhaseStart}, {EventID: b, Phase: auditevent.PhaseStart}})
@@ -142,7 +142,7 @@ func TestStartIDsFilterKeepsOrder(t *testing.T) {
 		keptIDs = append(keptIDs, e.EventID)
 	}
 	assert.Equal(t, []uuid.UUID{id(1), id(2), id(4), id(5), id(6)}, keptIDs)
-	assert.Equal(t, []uuid.UUID{id(1), id(5)}, added)
+	assert.Equal(t, []uuid.UUID{id(1), id(5)}, flightIDs(added))
 	assert.Equal(t, 1, dropped)
 	assert.Equal(t, auditevent.Event{}, events[5], "the freed slot keeps nothing alive")
 
@@ -152,7 +152,7 @@ func TestStartIDsFilterKeepsOrder(t *testing.T) {
 	require.NoError(t, err)
 	assert.Len(t, kept, 1)
 	assert.Equal(t, id(2), kept[0].EventID)
-	assert.Empty(t, added)
+	assert.Empty(t, flightIDs(added))
 	assert.Equal(t, 1, dropped)
 }
 
@@ -179,7 +179,7 @@ func TestStartIDsWaiterHoldsNothing(t *testing.T) {
 	s.waiting = func() { once.Do(func() { close(waiting) }) }
 	type result struct {
 		kept []auditevent.Event
-		held []uuid.UUID
+		held *flight
 		err  error
 	}
 	b := make(chan result, 1)
@@ -198,7 +198,15 @@ func TestStartIDsWaiterHoldsNothing(t *testing.T) {
 
 	got := <-b
 	require.NoError(t, got.err)
-	assert.Equal(t, []uuid.UUID{finish, start}, got.held, "the failed write's ids go to the waiter; the written one is a duplicate")
+	assert.Equal(t, []uuid.UUID{finish, start}, flightIDs(got.held), "the failed write's ids go to the waiter; the written one is a duplicate")
 	assert.Len(t, got.kept, 2)
 	s.done(got.held, nil)
+}
+
+// flightIDs are the ids f added to the window (none for no flight).
+func flightIDs(f *flight) []uuid.UUID {
+	if f == nil {
+		return nil
+	}
+	return f.ids
 }

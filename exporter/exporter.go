@@ -287,7 +287,7 @@ func (e *auditExporter) writeEvents(ctx context.Context, events []auditevent.Eve
 	if err != nil {
 		return err
 	}
-	events, held, dups, err := e.starts.filter(ctx, events)
+	events, flight, dups, err := e.starts.filter(ctx, events)
 	if err != nil {
 		return err
 	}
@@ -295,7 +295,7 @@ func (e *auditExporter) writeEvents(ctx context.Context, events []auditevent.Eve
 		e.logger.Debug("Left out start events already written", zap.Int("events", dups))
 	}
 	err = e.writeFiltered(ctx, events, m)
-	e.starts.done(held, err)
+	e.starts.done(flight, err)
 	return err
 }
 
