@@ -519,7 +519,7 @@ func TestDirectLogExporterEscapesTheReasonPhrase(t *testing.T) {
 		if err != nil {
 			return
 		}
-		defer c.Close()
+		defer func() { _ = c.Close() }()
 		if req, err := http.ReadRequest(bufio.NewReader(c)); err == nil {
 			_, _ = io.Copy(io.Discard, req.Body)
 			_, _ = io.WriteString(c, "HTTP/1.1 502 \x1b[2J"+strings.Repeat("x", 10_000)+"\r\nContent-Length: 0\r\n\r\n")
