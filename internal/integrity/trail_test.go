@@ -423,23 +423,7 @@ func TestStartRefusesACutBackTrail(t *testing.T) {
 // lines as the active file's): the restart seals the segment into the log
 // and records it, and the trail verifies as one log.
 func TestRestartRecordsASegmentRotatedBeforeTheKill(t *testing.T) {
-	path, pub, k := rotatedTrail(t, 100, false, 0)
-	segs, err := filesink.Segments(path)
-	require.NoError(t, err)
-	last := segs[len(segs)-1]
-	// More lines after the last seal, then the rename the sink does.
-	appendLocked(t, path, lines(100, 103))
-	next := strings.Replace(last.Path, fmt.Sprintf("-%06d.", last.Seq), fmt.Sprintf("-%06d.", last.Seq+1), 1)
-	require.NoError(t, os.Rename(path, next))
-	appendLocked(t, path, lines(104, 105)) // a writer goes on in a new file
-
-	s := newSealer(t, k)
-	require.NoError(t, s.SealAtStart(bg, path))
-	require.NoError(t, s.Close(bg))
-	res := checkTrail(t, path, pub)
-	require.Empty(t, res.Failures)
-	require.Equal(t, int64(106), res.Lines)
-	require.Equal(t, int64(106), res.Sealed)
+	path, pub, next := restartAfterAnUnsealedRotation(t, lines(100, 103), lines(104, 105))
 	v, err := LoadVerifierKey(pub)
 	require.NoError(t, err)
 	sl, err := LoadSegmentLog(path, v)
@@ -452,23 +436,8 @@ func TestRestartRecordsASegmentRotatedBeforeTheKill(t *testing.T) {
 // the rotation was killed mid-line) has the line cut off and kept beside it
 // when it is sealed, so the trail holds whole lines and verifies.
 func TestSealCutsATornLineOffASegment(t *testing.T) {
-	path, pub, k := rotatedTrail(t, 100, false, 0)
-	segs, err := filesink.Segments(path)
-	require.NoError(t, err)
-	last := segs[len(segs)-1]
 	const torn = `{"n":104,"to`
-	appendLocked(t, path, lines(100, 103)+torn)
-	next := strings.Replace(last.Path, fmt.Sprintf("-%06d.", last.Seq), fmt.Sprintf("-%06d.", last.Seq+1), 1)
-	require.NoError(t, os.Rename(path, next))
-	appendLocked(t, path, lines(105, 106))
-
-	s := newSealer(t, k)
-	require.NoError(t, s.SealAtStart(bg, path))
-	require.NoError(t, s.Close(bg))
-	res := checkTrail(t, path, pub)
-	require.Empty(t, res.Failures)
-	require.Equal(t, int64(106), res.Lines)
-	require.Equal(t, int64(106), res.Sealed)
+	_, _, next := restartAfterAnUnsealedRotation(t, lines(100, 103)+torn, lines(105, 106))
 	seg, err := os.ReadFile(next)
 	require.NoError(t, err)
 	require.True(t, strings.HasSuffix(string(seg), lines(99, 103)), "%q", seg)
@@ -478,4 +447,31 @@ func TestSealCutsATornLineOffASegment(t *testing.T) {
 	b, err := os.ReadFile(kept[0])
 	require.NoError(t, err)
 	require.Equal(t, torn, string(b))
+}
+
+// restartAfterAnUnsealedRotation writes a rotated trail of 100 lines, then,
+// as a collector killed before its next seal would leave it, appends before
+// to the active file, renames it to the next segment as the sink does and
+// appends after to a new active file. A new sealer's start seals it all,
+// and the trail must verify with 106 lines sealed. It returns the audit
+// path, the public key and the new segment.
+func restartAfterAnUnsealedRotation(t *testing.T, before, after string) (path, pub, next string) {
+	t.Helper()
+	path, pub, k := rotatedTrail(t, 100, false, 0)
+	segs, err := filesink.Segments(path)
+	require.NoError(t, err)
+	last := segs[len(segs)-1]
+	appendLocked(t, path, before)
+	next = strings.Replace(last.Path, fmt.Sprintf("-%06d.", last.Seq), fmt.Sprintf("-%06d.", last.Seq+1), 1)
+	require.NoError(t, os.Rename(path, next))
+	appendLocked(t, path, after)
+
+	s := newSealer(t, k)
+	require.NoError(t, s.SealAtStart(bg, path))
+	require.NoError(t, s.Close(bg))
+	res := checkTrail(t, path, pub)
+	require.Empty(t, res.Failures)
+	require.Equal(t, int64(106), res.Lines)
+	require.Equal(t, int64(106), res.Sealed)
+	return path, pub, next
 }
