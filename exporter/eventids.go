@@ -242,25 +242,25 @@ func (s *startIDs) tryAdd(ids []uuid.UUID, fresh []bool) (*flight, bool) {
 	defer s.mu.Unlock()
 	s.w.AddNew(ids, fresh)
 	if s.heldInFlight(ids, fresh) {
-		var added []uuid.UUID
-		for i, ok := range fresh {
-			if ok {
-				added = append(added, ids[i])
-			}
-		}
-		s.w.Remove(added...)
+		// A new slice: ids stays whole for the next try.
+		s.w.Remove(freshOnly(nil, ids, fresh)...)
 		clear(fresh)
 		return nil, false
 	}
-	added := ids[:0]
-	for i, ok := range fresh {
-		if ok {
-			added = append(added, ids[i])
-		}
-	}
-	f := &flight{ids: added}
+	f := &flight{ids: freshOnly(ids[:0], ids, fresh)}
 	s.flights[f] = struct{}{}
 	return f, true
+}
+
+// freshOnly appends to dst the ids whose fresh flag is set; dst may be
+// ids[:0] (each id is read before its place is written).
+func freshOnly(dst, ids []uuid.UUID, fresh []bool) []uuid.UUID {
+	for i, ok := range fresh {
+		if ok {
+			dst = append(dst, ids[i])
+		}
+	}
+	return dst
 }
 
 // heldInFlight reports whether an id the window had (not fresh) belongs to
