@@ -77,17 +77,25 @@ func cutTornTail(f *os.File, name, side string, size int64, write func([]byte) e
 	return end, t, nil
 }
 
-// tornStart returns where the unfinished last line of the first size bytes
-// of f starts: size when they end with a newline (or are none).
-func tornStart(f *os.File, name string, size int64) (int64, error) {
+// EndsTorn reports whether the first size bytes of f end other than with
+// a newline: in an unfinished line. None (size 0) do not.
+func EndsTorn(f *os.File, size int64) (bool, error) {
 	if size == 0 {
-		return 0, nil
+		return false, nil
 	}
 	var last [1]byte
 	if _, err := f.ReadAt(last[:], size-1); err != nil {
-		return size, fmt.Errorf("read tail of %s: %w", name, err)
+		return false, err
 	}
-	if last[0] == '\n' {
+	return last[0] != '\n', nil
+}
+
+// tornStart returns where the unfinished last line of the first size bytes
+// of f starts: size when they end with a newline (or are none).
+func tornStart(f *os.File, name string, size int64) (int64, error) {
+	if torn, err := EndsTorn(f, size); err != nil {
+		return size, fmt.Errorf("read tail of %s: %w", name, err)
+	} else if !torn {
 		return size, nil
 	}
 	end, err := LastLineEnd(f, size)

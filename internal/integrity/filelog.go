@@ -317,8 +317,10 @@ func (l *fileLog) lockedSize(ctx context.Context, audit *os.File) (size int64, t
 		// left for the next seal rather than closed under its writer.
 		return size, false, nil
 	}
-	torn, err = endsTorn(audit, size)
-	return size, torn, err
+	if torn, err = fsutil.EndsTorn(audit, size); err != nil {
+		return size, false, fmt.Errorf("read tail: %w", err)
+	}
+	return size, torn, nil
 }
 
 // lock takes the writers' flock. A file system without flock is sealed
@@ -358,14 +360,6 @@ func (l *fileLog) forgetIdentity() {
 		_ = l.held.Close()
 	}
 	l.held, l.dev, l.ino = nil, 0, 0
-}
-
-func endsTorn(audit *os.File, size int64) (bool, error) {
-	var last [1]byte
-	if _, err := audit.ReadAt(last[:], size-1); err != nil {
-		return false, fmt.Errorf("read tail: %w", err)
-	}
-	return last[0] != '\n', nil
 }
 
 // closeTornTail cuts a torn last line off (fsutil.CutTornTail), as the file

@@ -6,9 +6,6 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
-
-	"github.com/sandboxaudit/sandboxaudit/internal/witness"
-	"github.com/sandboxaudit/sandboxaudit/internal/witness/witnesstest"
 )
 
 func TestKilledBeforeTheFirstSealStartsAgain(t *testing.T) {
@@ -99,11 +96,7 @@ func TestHandedOverLogKilledBeforeTheFirstSeal(t *testing.T) {
 // its first checkpoint of lines is, and is cosigned.
 func TestEmptyCheckpointIsNotWitnessed(t *testing.T) {
 	k, _ := testKeys(t, "test")
-	fake := witnesstest.Start(t, "w1.example/w", k.Verifier)
-	w, err := witness.NewWitness(fake.URL, fake.VKey, nil, nil)
-	require.NoError(t, err)
-	pool, err := witness.NewPool([]*witness.Witness{w}, 1, nil, nil)
-	require.NoError(t, err)
+	fake, pool := fakeWitnessPool(t, k)
 	sealer, err := NewSealer(Settings{Keys: k, Interval: 1e9, CallerOwns: true, Witnesses: pool})
 	require.NoError(t, err)
 	defer func() { require.NoError(t, sealer.Close(bg)) }()

@@ -287,11 +287,7 @@ func TestARoundDoesNotSubmitACheckpointASealRefused(t *testing.T) {
 // cosigned before) give way to those the round's requests add.
 func TestWitnessedSizesKeepTheIdleBound(t *testing.T) {
 	k, _ := testKeys(t, "test")
-	fake := witnesstest.Start(t, "w1.example/w", k.Verifier)
-	w, err := witness.NewWitness(fake.URL, fake.VKey, nil, nil)
-	require.NoError(t, err)
-	pool, err := witness.NewPool([]*witness.Witness{w}, 1, nil, nil)
-	require.NoError(t, err)
+	fake, pool := fakeWitnessPool(t, k)
 	dir := t.TempDir()
 	s, err := NewSealer(Settings{Keys: k, Interval: time.Hour, OriginBase: dir, CallerOwns: true, Witnesses: pool})
 	require.NoError(t, err)
@@ -310,4 +306,16 @@ func TestWitnessedSizesKeepTheIdleBound(t *testing.T) {
 	s.wit.mu.Lock()
 	defer s.wit.mu.Unlock()
 	require.LessOrEqual(t, len(s.wit.done), maxIdleLogs)
+}
+
+// fakeWitnessPool starts a fake witness on 127.0.0.1 that cosigns k's
+// checkpoints and returns it with a pool of it alone (quorum 1).
+func fakeWitnessPool(t *testing.T, k *Keys) (*witnesstest.Fake, *witness.Pool) {
+	t.Helper()
+	fake := witnesstest.Start(t, "w1.example/w", k.Verifier)
+	w, err := witness.NewWitness(fake.URL, fake.VKey, nil, nil)
+	require.NoError(t, err)
+	pool, err := witness.NewPool([]*witness.Witness{w}, 1, nil, nil)
+	require.NoError(t, err)
+	return fake, pool
 }

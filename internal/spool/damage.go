@@ -85,7 +85,7 @@ func (s *Spool) reconcileLocked() (os.FileInfo, error) {
 		return nil, fmt.Errorf("spool %s: stat: %w", s.path, err)
 	}
 	size := fi.Size()
-	torn, err := endsTorn(s.f, size)
+	torn, err := fsutil.EndsTorn(s.f, size)
 	if err != nil {
 		return nil, fmt.Errorf("spool %s: read its last byte: %w", s.path, err)
 	}
@@ -111,19 +111,6 @@ func (s *Spool) reconcileLocked() (os.FileInfo, error) {
 	return fi, nil
 }
 
-// endsTorn reports whether the first size bytes of f end other than with a
-// newline.
-func endsTorn(f *os.File, size int64) (bool, error) {
-	if size == 0 {
-		return false, nil
-	}
-	var b [1]byte
-	if _, err := f.ReadAt(b[:], size-1); err != nil {
-		return false, err
-	}
-	return b[0] != '\n', nil
-}
-
 // quarantine copies the n bytes at off of f, a bad line, to the
 // quarantine file beside the spool and returns its path. The file is
 // bounded like the spool (MaxSize): a line that would take it past that is
@@ -139,7 +126,7 @@ func (s *Spool) quarantine(f *os.File, off, n int64) (string, error) {
 	}
 	_, err = io.Copy(q, io.NewSectionReader(f, off, n))
 	if err == nil {
-		if ok, terr := endsTorn(f, off+n); terr != nil || ok {
+		if ok, terr := fsutil.EndsTorn(f, off+n); terr != nil || ok {
 			_, err = q.Write([]byte{'\n'}) // one line per bad line
 		}
 	}
