@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -67,7 +68,7 @@ func cutTornTail(f *os.File, name, side string, size int64, write func([]byte) e
 	}
 	t := TornTail{Bytes: size - end, KeptIn: side}
 	// Saved before the cut: a crash in between only means it is saved twice.
-	if t.NotKept = saveSection(t.KeptIn, f, end, t.Bytes); t.NotKept != nil {
+	if t.NotKept = saveSection(name, t.KeptIn, f, end, t.Bytes); t.NotKept != nil {
 		t.KeptIn = ""
 		return closeTorn(name, size, t, write)
 	}
@@ -114,17 +115,36 @@ func closeTorn(name string, size int64, t TornTail, write func([]byte) error) (i
 	return size + 1, t, nil
 }
 
-// saveSection copies n bytes of src from off to a new private file at path,
-// durably. On failure what it wrote of the file is removed (but never what
-// was at path before).
-func saveSection(path string, src *os.File, off, n int64) (err error) {
-	f, _, err := OpenRegular(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|unix.O_NOFOLLOW, 0o600)
+// ErrTornDirMoved is TornTail.NotKept when the directory at the path of
+// the file being cut no longer holds that file: the directory, or one
+// above it, was replaced (a symlink put in its place could lead anywhere),
+// so no side file is created through it.
+var ErrTornDirMoved = errors.New("its directory no longer holds it (replaced or symlinked meanwhile); the side file is not created there")
+
+// saveSection copies n bytes of src (at name) from off to a new private
+// file at side, beside it, durably. The side file is created through a
+// handle on src's directory, checked to hold src itself, with O_EXCL and
+// O_NOFOLLOW: a directory swapped for a symlink, or anything (a symlink
+// too) already at side's name, is refused, never followed. On failure what
+// it wrote is removed (but never what was there before).
+func saveSection(name, side string, src *os.File, off, n int64) (err error) {
+	if filepath.Dir(side) != filepath.Dir(name) {
+		return fmt.Errorf("side file %s is not beside %s", side, name)
+	}
+	dirfd, err := openDirHolding(src, name)
 	if err != nil {
 		return err
 	}
+	defer func() { _ = unix.Close(dirfd) }()
+	base := filepath.Base(side)
+	fd, err := unix.Openat(dirfd, base, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
+	if err != nil {
+		return &os.PathError{Op: "create", Path: side, Err: err}
+	}
+	f := os.NewFile(uintptr(fd), side)
 	defer func() {
 		if err != nil {
-			_ = os.Remove(path)
+			_ = unix.Unlinkat(dirfd, base, 0)
 		}
 	}()
 	_, err = io.Copy(f, io.NewSectionReader(src, off, n))
@@ -135,7 +155,44 @@ func saveSection(path string, src *os.File, off, n int64) (err error) {
 		err = cerr
 	}
 	if err == nil {
-		err = SyncDir(filepath.Dir(path))
+		if err = unix.Fsync(dirfd); err != nil {
+			err = fmt.Errorf("sync directory %s: %w", filepath.Dir(side), err)
+		}
+	}
+	return err
+}
+
+// openDirHolding opens the directory of name, src's path, and checks that
+// it holds src there (same device and inode, not a symlink to it); it
+// returns the directory's descriptor.
+func openDirHolding(src *os.File, name string) (int, error) {
+	dir := filepath.Dir(name)
+	dirfd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return -1, &os.PathError{Op: "open", Path: dir, Err: err}
+	}
+	if err := sameFileAt(dirfd, filepath.Base(name), src); err != nil {
+		_ = unix.Close(dirfd)
+		return -1, fmt.Errorf("%s: %w", name, err)
+	}
+	return dirfd, nil
+}
+
+// sameFileAt reports, as ErrTornDirMoved, that the entry base of dirfd is
+// not src's file.
+func sameFileAt(dirfd int, base string, src *os.File) error {
+	fi, err := src.Stat()
+	if err != nil {
+		return err
+	}
+	want, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return fmt.Errorf("no device and inode for %s", fi.Name())
+	}
+	var got unix.Stat_t
+	err = unix.Fstatat(dirfd, base, &got, unix.AT_SYMLINK_NOFOLLOW)
+	if errors.Is(err, unix.ENOENT) || err == nil && (uint64(got.Dev) != uint64(want.Dev) || uint64(got.Ino) != uint64(want.Ino)) {
+		return ErrTornDirMoved
 	}
 	return err
 }

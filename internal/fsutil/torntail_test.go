@@ -84,6 +84,100 @@ func TestCutTornTailClosesWhatItCannotSave(t *testing.T) {
 	require.Equal(t, "{\"a\":1}\n{\"b\"\n", string(got))
 }
 
+// tornFile writes whole+torn to dir/name and opens it as a writer does.
+func tornFile(t *testing.T, dir, name, content string) (string, *os.File) {
+	t.Helper()
+	path := filepath.Join(dir, name)
+	require.NoError(t, os.WriteFile(path, []byte(content), 0o600))
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND, 0)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = f.Close() })
+	return path, f
+}
+
+// appendTo is the write a caller gives CutTornTail.
+func appendTo(f *os.File) func([]byte) error {
+	return func(b []byte) error { _, err := f.Write(b); return err }
+}
+
+// A directory swapped for a symlink after the file was opened is not
+// followed: the side file would land wherever it leads. The line is closed
+// with a newline where it is instead.
+func TestCutTornTailRefusesSwappedDirectory(t *testing.T) {
+	for name, decoy := range map[string]bool{"nothing there": false, "another file there": true} {
+		t.Run(name, func(t *testing.T) {
+			root := t.TempDir()
+			require.NoError(t, os.Mkdir(filepath.Join(root, "s1"), 0o700))
+			path, f := tornFile(t, filepath.Join(root, "s1"), "events.jsonl", "{\"a\":1}\n{\"b\"")
+			elsewhere := filepath.Join(root, "elsewhere")
+			require.NoError(t, os.Mkdir(elsewhere, 0o700))
+			if decoy {
+				require.NoError(t, os.WriteFile(filepath.Join(elsewhere, "events.jsonl"), nil, 0o600))
+			}
+			require.NoError(t, os.Rename(filepath.Join(root, "s1"), filepath.Join(root, "moved")))
+			require.NoError(t, os.Symlink(elsewhere, filepath.Join(root, "s1")))
+
+			size, torn, err := CutTornTail(f, path, 12, appendTo(f))
+			require.NoError(t, err)
+			require.ErrorIs(t, torn.NotKept, ErrTornDirMoved)
+			require.Empty(t, torn.KeptIn)
+			require.Equal(t, int64(13), size, "closed with a newline")
+			kept, err := filepath.Glob(filepath.Join(elsewhere, "*"+TornSuffix+"*"))
+			require.NoError(t, err)
+			require.Empty(t, kept, "nothing created through the symlink")
+			got, err := os.ReadFile(filepath.Join(root, "moved", "events.jsonl"))
+			require.NoError(t, err)
+			require.Equal(t, "{\"a\":1}\n{\"b\"\n", string(got))
+		})
+	}
+}
+
+// The side file lands beside the file when its directory is reached
+// through a symlink that still leads to it (an operator's symlinked base).
+func TestCutTornTailThroughSymlinkedDirectory(t *testing.T) {
+	root := t.TempDir()
+	require.NoError(t, os.Mkdir(filepath.Join(root, "real"), 0o700))
+	require.NoError(t, os.Symlink(filepath.Join(root, "real"), filepath.Join(root, "base")))
+	path, f := tornFile(t, filepath.Join(root, "base"), "events.jsonl", "{\"a\":1}\n{\"b\"")
+	size, torn, err := CutTornTail(f, path, 12, appendTo(f))
+	require.NoError(t, err)
+	require.NoError(t, torn.NotKept)
+	require.Equal(t, int64(8), size)
+	require.FileExists(t, filepath.Join(root, "real", filepath.Base(torn.KeptIn)))
+}
+
+// A symlink already at the side file's name is not followed, whether it
+// leads to an existing file or to none (O_CREAT alone would create it).
+func TestCutTornTailRefusesPlantedSideSymlink(t *testing.T) {
+	for name, exists := range map[string]bool{"to a file": true, "dangling": false} {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			path, f := tornFile(t, dir, "events.jsonl", "{\"a\":1}\n{\"b\"")
+			target := filepath.Join(t.TempDir(), "target")
+			if exists {
+				require.NoError(t, os.WriteFile(target, []byte("theirs"), 0o600))
+			}
+			side := path + TornSuffix + "1"
+			require.NoError(t, os.Symlink(target, side))
+
+			size, torn, err := cutTornTail(f, path, side, 12, appendTo(f))
+			require.NoError(t, err)
+			require.Error(t, torn.NotKept)
+			require.Equal(t, int64(13), size, "closed with a newline")
+			fi, err := os.Lstat(side)
+			require.NoError(t, err)
+			require.Equal(t, os.ModeSymlink, fi.Mode().Type(), "the symlink is left alone")
+			if !exists {
+				require.NoFileExists(t, target)
+				return
+			}
+			got, err := os.ReadFile(target)
+			require.NoError(t, err)
+			require.Equal(t, "theirs", string(got))
+		})
+	}
+}
+
 func TestIsTornKept(t *testing.T) {
 	for name, want := range map[string]bool{
 		"/a/events.jsonl.torn-1796618487841304661":    true,
