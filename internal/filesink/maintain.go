@@ -36,6 +36,9 @@ type maintainer struct {
 	// again (and read again) only once either file changes. Only the loop
 	// uses it.
 	differing map[string]twinStamp
+	// readDir lists a directory for retention's kept torn lines; nil is
+	// os.ReadDir (a test counts the listings).
+	readDir func(string) ([]os.DirEntry, error)
 
 	mu     sync.Mutex
 	queued map[string]bool
@@ -238,6 +241,7 @@ func (m *maintainer) retain(path string) {
 			excess++
 		}
 	}
+	torn := tornKept{dir: filepath.Dir(path), readDir: m.readDir}
 	for i, seg := range segs {
 		if foreign[i] {
 			continue
@@ -254,7 +258,13 @@ func (m *maintainer) retain(path string) {
 		if held[i] {
 			excess--
 		}
-		if err := m.remove(path, seg); err != nil {
+		// A segment the log did not record when Holds was asked was sealed
+		// since (BeforeRemove accepted it): the seal may have cut a torn
+		// line off it after the listing.
+		if r.Holds != nil && !recorded[i] {
+			torn.stale = true
+		}
+		if err := m.remove(path, seg, &torn); err != nil {
 			r.fail(path, err)
 			if errors.Is(err, ErrForeignSegment) {
 				continue // not the log's to remove; the log's own go on
@@ -282,7 +292,9 @@ func (m *maintainer) recorded(path string, segs []Segment) []bool {
 	return out
 }
 
-func (m *maintainer) remove(path string, seg Segment) error {
+// remove removes seg, its compressed copy's temp file and the torn lines
+// kept for it (torn, listed once per retention pass).
+func (m *maintainer) remove(path string, seg Segment, torn *tornKept) error {
 	if m.rot.BeforeRemove != nil {
 		if err := m.rot.BeforeRemove(path, seg); err != nil {
 			return fmt.Errorf("retention kept %s: %w", filepath.Base(seg.Path), err)
@@ -293,7 +305,7 @@ func (m *maintainer) remove(path string, seg Segment) error {
 			return fmt.Errorf("retention: remove %s: %w", p, err)
 		}
 	}
-	if err := removeTornKept(path, seg); err != nil {
+	if err := torn.remove(path, seg); err != nil {
 		return err
 	}
 	if err := fsutil.SyncDir(filepath.Dir(seg.Path)); err != nil {
@@ -333,33 +345,77 @@ func cutSegmentTail(in *os.File, size int64, onTorn func(string, fsutil.TornTail
 	return nil
 }
 
-// removeTornKept removes the torn lines kept aside (fsutil.CutTornTail)
-// that belong to seg or an older segment of path: seg's own, and the
-// active file's cut before seg was closed. seg.Time is in whole seconds, so
-// a line cut in its last second stays rather than one of the next
-// segment's go.
-func removeTornKept(path string, seg Segment) error {
-	dir := filepath.Dir(seg.Path)
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		return fmt.Errorf("retention: list %s: %w", dir, err)
+// tornKept is the torn lines kept aside (fsutil.CutTornTail) in a
+// directory, by the file each was cut off. Retention lists it once per
+// pass, at its first removal (after Holds was asked: a seal's cut comes
+// before its record), not once per segment it removes.
+type tornKept struct {
+	dir     string
+	readDir func(string) ([]os.DirEntry, error)
+	byFile  map[string][]tornLine // nil until listed
+	stale   bool                  // list again before the next removal
+}
+
+// tornLine is one kept torn line: its file's name and when it was cut.
+type tornLine struct {
+	name string
+	at   time.Time
+}
+
+// list reads the directory into byFile.
+func (k *tornKept) list() error {
+	read := k.readDir
+	if read == nil {
+		read = os.ReadDir
 	}
+	ents, err := read(k.dir)
+	if err != nil {
+		return fmt.Errorf("retention: list %s: %w", k.dir, err)
+	}
+	k.byFile, k.stale = map[string][]tornLine{}, false
 	for _, e := range ents {
 		file, at, ok := fsutil.ParseTornKept(e.Name())
-		if !ok || !e.Type().IsRegular() {
-			continue
-		}
-		if file != filepath.Base(seg.Plain) && (file != filepath.Base(path) || !at.Before(seg.Time)) {
-			continue
-		}
-		p := filepath.Join(dir, e.Name())
-		if kept, err := fsutil.IsTornKeptFile(p); err != nil || !kept {
-			continue // another session's audit file named like one
-		}
-		if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return fmt.Errorf("retention: remove %s: %w", p, err)
+		if ok && e.Type().IsRegular() {
+			k.byFile[file] = append(k.byFile[file], tornLine{name: e.Name(), at: at})
 		}
 	}
+	return nil
+}
+
+// remove removes the torn lines kept for seg or an older segment of path:
+// seg's own, and the active file's cut before seg was closed. seg.Time is
+// in whole seconds, so a line cut in its last second stays rather than one
+// of the next segment's go.
+func (k *tornKept) remove(path string, seg Segment) error {
+	if k.byFile == nil || k.stale {
+		if err := k.list(); err != nil {
+			return err
+		}
+	}
+	own := filepath.Base(seg.Plain)
+	if err := k.removeLines(own, func(tornLine) bool { return true }); err != nil {
+		return err
+	}
+	return k.removeLines(filepath.Base(path), func(l tornLine) bool { return l.at.Before(seg.Time) })
+}
+
+// removeLines removes file's kept torn lines that match, and forgets them.
+func (k *tornKept) removeLines(file string, match func(tornLine) bool) error {
+	var left []tornLine
+	for _, l := range k.byFile[file] {
+		if !match(l) {
+			left = append(left, l)
+			continue
+		}
+		p := filepath.Join(k.dir, l.name)
+		if kept, err := fsutil.IsTornKeptFile(p); err != nil || !kept {
+			continue // another session's audit file named like one; forgotten too
+		}
+		if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("retention: remove %s: %w", p, err) // ends the pass
+		}
+	}
+	k.byFile[file] = left
 	return nil
 }
 
