@@ -113,6 +113,36 @@ func TestRetentionFindsATornLineSealedDuringThePass(t *testing.T) {
 	require.NoFileExists(t, sealed)
 }
 
+// TestRetentionKeepsTornLinesWithTheirSegment: max_days does not apply to
+// a kept torn line by its own date; it goes with the segment it was cut
+// from. The active file's, cut after the newest segment closed, stay while
+// the active file does, however old (docs/history.md).
+func TestRetentionKeepsTornLinesWithTheirSegment(t *testing.T) {
+	t0 := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
+	path, segs := retainDir(t, 2, t0)
+	gone := keepTorn(t, path, segs[0].Time.Add(-time.Minute))
+	ofSeg2 := keepTorn(t, path, segs[0].Time.Add(time.Minute))
+	ofActive := keepTorn(t, path, segs[1].Time.Add(time.Minute))
+
+	var ev rotationEvents
+	r := ev.hook(&Rotation{MaxAge: 24 * time.Hour})
+	r.now = func() time.Time { return segs[0].Time.Add(24*time.Hour + 30*time.Minute) }
+	m := &maintainer{rot: r, marks: newOwnMarks()}
+	m.retain(path)
+	require.Empty(t, ev.errors())
+	require.Equal(t, []string{filepath.Base(segs[0].Path) + ":" + RemovedMaxAge}, ev.removed)
+	require.NoFileExists(t, gone)
+	require.FileExists(t, ofSeg2, "older than max_days, but its segment is kept")
+	require.FileExists(t, ofActive)
+
+	r.now = func() time.Time { return segs[1].Time.Add(25 * time.Hour) }
+	m.retain(path)
+	require.Empty(t, ev.errors())
+	require.Len(t, ev.removed, 2)
+	require.NoFileExists(t, ofSeg2, "gone with its segment")
+	require.FileExists(t, ofActive, "the active file is kept, and so is its torn line")
+}
+
 // BenchmarkRetentionPass is one retention pass removing 63 segments from a
 // directory that also holds 10,000 other sessions' files (a {session_id}
 // path): the kept torn lines are listed once per pass (listings/op).
