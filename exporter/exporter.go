@@ -294,10 +294,16 @@ func (e *auditExporter) writeEvents(ctx context.Context, events []auditevent.Eve
 	if dups > 0 {
 		e.logger.Debug("Left out start events already written", zap.Int("events", dups))
 	}
+	// err stays errSinkPanicked if a sink panics: done then lets the ids
+	// go, so the client's resend is written, and the panic goes on.
+	err = errSinkPanicked
+	defer func() { e.starts.done(flight, err) }()
 	err = e.writeFiltered(ctx, events, m)
-	e.starts.done(flight, err)
 	return err
 }
+
+// errSinkPanicked ends the flight of a write a sink panicked in.
+var errSinkPanicked = errors.New("a sink panicked")
 
 func (e *auditExporter) writeFiltered(ctx context.Context, events []auditevent.Event, m *measured) error {
 	if len(events) == 0 {
