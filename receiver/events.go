@@ -217,19 +217,6 @@ func (r *sandboxReceiver) markDuplicates(ctx context.Context, ids []uuid.UUID) (
 	if !r.dedupe.Reserve(ids, dup) {
 		return nil, nil, 0, false
 	}
-	if len(ids) > 1 {
-		batch := make(map[uuid.UUID]struct{}, len(ids))
-		for i, id := range ids {
-			if dup[i] {
-				continue
-			}
-			if _, ok := batch[id]; ok {
-				dup[i] = true
-				continue
-			}
-			batch[id] = struct{}{}
-		}
-	}
 	held = ids[:0] // in place: the caller is done with ids
 	for i, id := range ids {
 		if !dup[i] {
