@@ -20,7 +20,8 @@ import (
 // A part that got no reply (the collector refused the connection, reset it
 // or closed it before answering, as while it restarts) is sent again, with
 // backoff from 100 ms to 2 s, until the export's timeout
-// (sdktrace.WithExportTimeout, 30 s by default). A reply is never sent
+// (sdktrace.WithExportTimeout, 30 s by default; without one, for 30 s).
+// Meanwhile new spans wait in the queue. A reply is never sent
 // again: a refusal (a 400, say) is final, and the 429, 502, 503 and 504
 // that otlptracehttp retries itself are not retried twice.
 func NewSpanProcessor(exp sdktrace.SpanExporter, opts ...sdktrace.BatchSpanProcessorOption) sdktrace.SpanProcessor {
