@@ -27,13 +27,13 @@ type syncOp struct {
 	err                  error // what the operation returned
 }
 
-// syncSessions opens n DeliverySyncFinish sessions over lp.
-func syncSessions(t *testing.T, tp trace.TracerProvider, lp *sdklog.LoggerProvider, n int) []*sandboxtrace.Session {
+// syncSessions opens n sessions with delivery d over lp.
+func syncSessions(t *testing.T, tp trace.TracerProvider, lp *sdklog.LoggerProvider, d sandboxtrace.Delivery, n int) []*sandboxtrace.Session {
 	t.Helper()
 	ss := make([]*sandboxtrace.Session, n)
 	for i := range ss {
 		s, err := sandboxtrace.NewSession(context.Background(), tp, sandboxtrace.WithLoggerProvider(lp),
-			sandboxtrace.WithDelivery(sandboxtrace.DeliverySyncFinish), sandboxtrace.WithSyncTimeout(time.Second))
+			sandboxtrace.WithDelivery(d), sandboxtrace.WithSyncTimeout(time.Second))
 		require.NoError(t, err)
 		ss[i] = s
 	}
@@ -182,7 +182,7 @@ func TestSyncFinishHoldsThroughKilledCollectors(t *testing.T) {
 
 	stop := make(chan struct{})
 	done := make(chan []syncOp)
-	ss := syncSessions(t, tp, lp, 16)
+	ss := syncSessions(t, tp, lp, sandboxtrace.DeliverySyncFinish, 16)
 	go func() { done <- runExecs(ss, stop) }()
 	col = disturb(t, col, 4, dir, cfg, addr)
 	close(stop)
@@ -216,7 +216,7 @@ func TestSyncSessionOverMaxLineBytesFailsAlone(t *testing.T) {
 	logExp, err := sandboxtrace.NewDirectLogExporter("http://" + addr + "/v1/logs")
 	require.NoError(t, err)
 	lp := sdklog.NewLoggerProvider(sdklog.WithProcessor(sandboxtrace.NewSyncLogProcessor(logExp, 0)))
-	ss := syncSessions(t, sdktrace.NewTracerProvider(), lp, 16)
+	ss := syncSessions(t, sdktrace.NewTracerProvider(), lp, sandboxtrace.DeliverySyncFinish, 16)
 	huge := strings.Repeat("x", 100_000)
 	errs := make([][]error, len(ss))
 	var wg sync.WaitGroup

@@ -265,7 +265,9 @@ func run(ctx context.Context, cfg config, getenv func(string) string, out io.Wri
 	logRec := &logErrRecorder{Exporter: logExp}
 	tp := sdktrace.NewTracerProvider(
 		// Blocks instead of dropping when its queue is full.
-		sdktrace.WithSpanProcessor(sandboxtrace.NewSpanProcessor(rec)),
+		// -timeout bounds each export, the retries of a refused or cut
+		// connection included.
+		sdktrace.WithSpanProcessor(sandboxtrace.NewSpanProcessor(rec, sdktrace.WithExportTimeout(cfg.timeout))),
 		// An audit trail wants every span.
 		sdktrace.WithSampler(sdktrace.AlwaysSample()))
 
@@ -413,21 +415,30 @@ func simulate(ctx context.Context, tp trace.TracerProvider, cfg config, logs sdk
 }
 
 // errRecorder remembers export failures that the batch processor would
-// otherwise only pass to the global error handler.
+// otherwise only pass to the global error handler. NewSpanProcessor sends a
+// batch again after a refused or cut connection, so a failure counts only
+// while no later attempt of the same batch (by its first span) succeeded.
 type errRecorder struct {
 	sdktrace.SpanExporter
-	mu    sync.Mutex
-	errs  []error
-	count int
+	mu      sync.Mutex
+	pending map[sdktrace.ReadOnlySpan]error
+	count   int
 }
 
 func (r *errRecorder) ExportSpans(ctx context.Context, spans []sdktrace.ReadOnlySpan) error {
 	err := r.SpanExporter.ExportSpans(ctx, spans)
+	if len(spans) == 0 {
+		return err
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if err != nil {
-		r.errs = append(r.errs, fmt.Errorf("export %d spans: %w", len(spans), err))
+		if r.pending == nil {
+			r.pending = map[sdktrace.ReadOnlySpan]error{}
+		}
+		r.pending[spans[0]] = fmt.Errorf("export %d spans: %w", len(spans), err)
 	} else {
+		delete(r.pending, spans[0])
 		r.count += len(spans)
 	}
 	return err
@@ -436,7 +447,11 @@ func (r *errRecorder) ExportSpans(ctx context.Context, spans []sdktrace.ReadOnly
 func (r *errRecorder) err() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return errors.Join(r.errs...)
+	errs := make([]error, 0, len(r.pending))
+	for _, err := range r.pending {
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
 }
 
 func (r *errRecorder) exported() int {

@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -203,6 +204,28 @@ func TestRunFailsWhenExportIsRefused(t *testing.T) {
 	assert.Contains(t, err.Error(), "export")
 	assert.NotContains(t, out.String(), "exported", "no success line after a failed export")
 	assert.Contains(t, out.String(), "session_id=", "ids are still printed for the record")
+}
+
+// A span request cut before any reply (a collector killed as it reads)
+// costs nothing: NewSpanProcessor sends it again, and the run succeeds.
+func TestRunSurvivesACutSpanRequest(t *testing.T) {
+	srv := newOTLPServer(t, http.StatusOK)
+	var cut atomic.Bool
+	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, "/v1/traces") && cut.CompareAndSwap(false, true) {
+			if conn, _, err := http.NewResponseController(w).Hijack(); err == nil {
+				_ = conn.Close()
+			}
+			return
+		}
+		srv.Config.Handler.ServeHTTP(w, r)
+	}))
+	t.Cleanup(front.Close)
+	var out bytes.Buffer
+	require.NoError(t, run(context.Background(), testConfig(t, "-endpoint", strings.TrimPrefix(front.URL, "http://")), noEnv, &out))
+	assert.True(t, cut.Load(), "a span request was cut")
+	assert.Len(t, srv.spans(), 6) // two execs share a name
+	assert.Contains(t, out.String(), "exported 7 spans\n")
 }
 
 func TestExplicitInsecureFalseOverridesLoopbackDefault(t *testing.T) {

@@ -25,7 +25,8 @@
 // and with DeliverySyncFinish it also returns only once the collector
 // acknowledged its finish event.
 // NewSpanProcessor and NewLogProcessor block instead of dropping and report
-// every unavoidable loss to the OTel error handler.
+// every unavoidable loss to the OTel error handler; NewSpanProcessor sends an
+// export that got no reply (a collector restarting) again until its timeout.
 //
 // Exec output is not recorded unless the session is created with
 // WithOutputCapture; it then travels base64-encoded on the span and the
