@@ -41,25 +41,11 @@ func (r *sandboxReceiver) serveTraces(req *http.Request) reply {
 		return readFailure(err, otlpReply)
 	}
 	defer reqBody.Done()
-	format := formatProtobuf
-	if ct == contentTypeJSON {
-		format = formatJSON
+	objects, rp, ok := settleTraces(&reqBody, ct, otlpReply)
+	if !ok {
+		return rp
 	}
 	ctx := req.Context()
-	// Before decoding, as the event intake does: a span's data full of
-	// escapes makes lines up to six times the body, decoded OTLP holds a
-	// copy of it besides, and its spans and attributes cost up to a
-	// hundred times the bytes they take.
-	objects := admission.OTLPBound(reqBody.Bytes(), ct == contentTypeProtobuf)
-	if objects > reqBody.Limit() {
-		reqBody.Recycle()
-		return otlpReply(http.StatusRequestEntityTooLarge, outcomeTooLarge,
-			"the request holds more spans and attributes than max_inflight_bytes can decode; send fewer per request")
-	}
-	if err := reqBody.Settle(admission.EscapeBound(reqBody.Bytes()) + objects); err != nil {
-		reqBody.Recycle()
-		return readFailure(err, otlpReply)
-	}
 	leave, err := r.decoding.Enter(ctx, len(reqBody.Bytes()))
 	if err != nil {
 		reqBody.Recycle()
@@ -67,16 +53,58 @@ func (r *sandboxReceiver) serveTraces(req *http.Request) reply {
 	}
 	leave = sync.OnceFunc(leave)
 	defer leave() // a traces-only pipeline counts no lines
+	format := otlpFormat(ct)
 	td, err := decodeTraces(&reqBody, format)
 	if err != nil {
 		return otlpReply(http.StatusBadRequest, outcomeMalformed, otlpDecodeMessage(err))
 	}
+	return r.deliverTraces(ctx, td, &reqBody, objects, ct, otlpReply, leave)
+}
 
+// settleTraces bounds what decoding the body costs and settles the
+// body's admission on it; objects is the bound of the decoded request
+// (OTLPBound). Unless ok, the request must be answered with rp instead.
+//
+// Before decoding, as the event intake does: a span's data full of
+// escapes makes lines up to six times the body, decoded OTLP holds a
+// copy of it besides, and its spans and attributes cost up to a
+// hundred times the bytes they take.
+func settleTraces(reqBody *admission.Body, ct string, otlpReply replyBuilder) (objects int64, rp reply, ok bool) {
+	objects = admission.OTLPBound(reqBody.Bytes(), ct == contentTypeProtobuf)
+	if objects > reqBody.Limit() {
+		reqBody.Recycle()
+		return 0, otlpReply(http.StatusRequestEntityTooLarge, outcomeTooLarge,
+			"the request holds more spans and attributes than max_inflight_bytes can decode; send fewer per request"), false
+	}
+	if err := reqBody.Settle(admission.EscapeBound(reqBody.Bytes()) + objects); err != nil {
+		reqBody.Recycle()
+		return 0, readFailure(err, otlpReply), false
+	}
+	return objects, reply{}, true
+}
+
+// otlpFormat names a request's OTLP encoding: how it is decoded, and the
+// format its metrics count it under.
+func otlpFormat(ct string) string {
+	if ct == contentTypeJSON {
+		return formatJSON
+	}
+	return formatProtobuf
+}
+
+// deliverTraces hands the decoded spans to the logs pipeline (as events)
+// and to the traces pipeline, and answers with the export response.
+// leave ends the request's decoding admission; objects is as for
+// settleTraces.
+func (r *sandboxReceiver) deliverTraces(ctx context.Context, td ptrace.Traces, reqBody *admission.Body, objects int64,
+	ct string, otlpReply replyBuilder, leave func(),
+) reply {
+	format := otlpFormat(ct)
 	resp := ptraceotlp.NewExportResponse()
 	if r.nextLogs == nil {
 		leave()
 	} else {
-		held, rp, ok := r.tracesToEvents(ctx, td, &reqBody, objects, format, resp, otlpReply, leave)
+		held, rp, ok := r.tracesToEvents(ctx, td, reqBody, objects, format, resp, otlpReply, leave)
 		// Held to the end of the request, as the event intake holds its own.
 		defer r.release(held)
 		if !ok {

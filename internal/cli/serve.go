@@ -3,7 +3,9 @@ package cli
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"regexp"
@@ -23,50 +25,18 @@ var hostName = regexp.MustCompile(`^(?i)[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-
 
 // runServe serves a read-only web view of a trail until interrupted.
 func runServe(ctx context.Context, args []string, s Streams) int {
-	fs := newFlagSet("serve", serveSynopsis, s.Stderr)
-	listen := fs.String("listen", "127.0.0.1:8089", "address to listen on (loopback unless --allow-remote)")
-	traceURL := fs.String("trace-url", "", "link to each operation's trace, e.g. http://127.0.0.1:16686/trace/{trace_id}?uiFind={span_id}")
-	keyFile := fs.String("key", "", "verifier key (NAME.pub): check sealed files against their signed checkpoints")
-	allowRemote := fs.Bool("allow-remote", false, "allow --listen on an address other than loopback (anyone who reaches it reads the trail)")
-	var allowHosts []string
-	fs.Func("allow-host", "with --allow-remote: a host name the view answers to besides its IP addresses and localhost (repeatable)", func(v string) error {
-		if !hostName.MatchString(v) {
-			return fmt.Errorf("%q is not a host name", displayText(v))
-		}
-		allowHosts = append(allowHosts, v)
-		return nil
-	})
+	fs, f := newServeFlags(s.Stderr)
 	paths, status, ok := parseCommand(fs, args, func(r []string) bool { return len(r) > 0 })
 	if !ok {
 		return status
 	}
-	loopback, err := isLoopback(*listen)
-	if err != nil {
-		_, _ = fmt.Fprintf(s.Stderr, "serve: --listen: %s\n", errorText(err))
-		return exitUsage
+	loopback, code := f.check(s.Stderr)
+	if code != exitOK {
+		return code
 	}
-	if len(allowHosts) > 0 && !*allowRemote {
-		_, _ = fmt.Fprintf(s.Stderr, "serve: --allow-host needs --allow-remote: on loopback the view answers only to its own address\n")
-		return exitUsage
-	}
-	if !loopback && !*allowRemote {
-		_, _ = fmt.Fprintf(s.Stderr, "serve: --listen %s is not a loopback address: the view shows the whole trail to anyone who reaches it; add --allow-remote to mean it\n", *listen)
-		return exitUsage
-	}
-	if err := webview.CheckTraceURL(*traceURL); err != nil {
-		_, _ = fmt.Fprintf(s.Stderr, "serve: %s\n", errorText(err))
-		return exitUsage
-	}
-	cfg := webview.Config{TraceURL: *traceURL, Options: trail.Options{Stdin: s.Stdin, Bad: badLineReporter("serve", s.Stderr), Incomplete: incompleteReporter("serve", s.Stderr)}}
-	if *keyFile != "" {
-		if cfg.Key, err = integrity.LoadVerifierKey(*keyFile); err != nil {
-			_, _ = fmt.Fprintf(s.Stderr, "serve: --key: %s\n", errorText(err))
-			return exitUsage
-		}
-	}
-	if cfg.Sources, err = trail.Expand(paths); err != nil {
-		_, _ = fmt.Fprintf(s.Stderr, "serve: %s\n", errorText(err))
-		return exitProblems
+	cfg, code := f.viewConfig(paths, s)
+	if code != exitOK {
+		return code
 	}
 	srv, err := webview.New(ctx, cfg)
 	if err != nil {
@@ -74,7 +44,7 @@ func runServe(ctx context.Context, args []string, s Streams) int {
 		return exitProblems
 	}
 	defer func() { _ = srv.Close() }()
-	ln, err := net.Listen("tcp", *listen)
+	ln, err := net.Listen("tcp", f.listen)
 	if err != nil {
 		_, _ = fmt.Fprintf(s.Stderr, "serve: --listen: %s\n", errorText(err))
 		return exitProblems
@@ -82,16 +52,90 @@ func runServe(ctx context.Context, args []string, s Streams) int {
 	if loopback {
 		srv.AllowHosts(ln.Addr())
 	} else {
-		srv.AllowRemoteHosts(allowHosts)
+		srv.AllowRemoteHosts(f.allowHosts)
 		_, _ = fmt.Fprintf(s.Stderr, "serve: WARNING: listening on %s, not loopback: anyone who reaches this address reads the whole trail, without authentication\n", ln.Addr())
 	}
 	st := srv.Stats()
 	_, _ = fmt.Fprintf(s.Stdout, "serve: http://%s/ (read-only; %s, %s; interrupt to stop)\n", ln.Addr(),
 		plural.Count(st.Ops, "operation"), plural.Count(st.Bad, "bad line"))
-	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,
+	return serveView(ctx, srv.Handler(), ln, s.Stderr)
+}
+
+// serveFlags are serve's command-line flags, as parsed.
+type serveFlags struct {
+	listen, traceURL, keyFile string
+	allowRemote               bool
+	allowHosts                []string
+}
+
+// newServeFlags registers serve's flags on a new flag set.
+func newServeFlags(stderr io.Writer) (*flag.FlagSet, *serveFlags) {
+	f := &serveFlags{}
+	fs := newFlagSet("serve", serveSynopsis, stderr)
+	fs.StringVar(&f.listen, "listen", "127.0.0.1:8089", "address to listen on (loopback unless --allow-remote)")
+	fs.StringVar(&f.traceURL, "trace-url", "", "link to each operation's trace, e.g. http://127.0.0.1:16686/trace/{trace_id}?uiFind={span_id}")
+	fs.StringVar(&f.keyFile, "key", "", "verifier key (NAME.pub): check sealed files against their signed checkpoints")
+	fs.BoolVar(&f.allowRemote, "allow-remote", false, "allow --listen on an address other than loopback (anyone who reaches it reads the trail)")
+	fs.Func("allow-host", "with --allow-remote: a host name the view answers to besides its IP addresses and localhost (repeatable)", func(v string) error {
+		if !hostName.MatchString(v) {
+			return fmt.Errorf("%q is not a host name", displayText(v))
+		}
+		f.allowHosts = append(f.allowHosts, v)
+		return nil
+	})
+	return fs, f
+}
+
+// check refuses a listen address off loopback without --allow-remote,
+// and a trace URL template that does not parse. A status other than
+// exitOK ends the run, its reason on stderr.
+func (f *serveFlags) check(stderr io.Writer) (loopback bool, status int) {
+	loopback, err := isLoopback(f.listen)
+	if err != nil {
+		_, _ = fmt.Fprintf(stderr, "serve: --listen: %s\n", errorText(err))
+		return false, exitUsage
+	}
+	if len(f.allowHosts) > 0 && !f.allowRemote {
+		_, _ = fmt.Fprintf(stderr, "serve: --allow-host needs --allow-remote: on loopback the view answers only to its own address\n")
+		return false, exitUsage
+	}
+	if !loopback && !f.allowRemote {
+		_, _ = fmt.Fprintf(stderr, "serve: --listen %s is not a loopback address: the view shows the whole trail to anyone who reaches it; add --allow-remote to mean it\n", f.listen)
+		return false, exitUsage
+	}
+	if err := webview.CheckTraceURL(f.traceURL); err != nil {
+		_, _ = fmt.Fprintf(stderr, "serve: %s\n", errorText(err))
+		return false, exitUsage
+	}
+	return loopback, exitOK
+}
+
+// viewConfig loads the key and lists the trail's files for the view. A
+// status other than exitOK ends the run, its reason on stderr.
+func (f *serveFlags) viewConfig(paths []string, s Streams) (webview.Config, int) {
+	cfg := webview.Config{TraceURL: f.traceURL, Options: trail.Options{Stdin: s.Stdin, Bad: badLineReporter("serve", s.Stderr), Incomplete: incompleteReporter("serve", s.Stderr)}}
+	var err error
+	if f.keyFile != "" {
+		if cfg.Key, err = integrity.LoadVerifierKey(f.keyFile); err != nil {
+			_, _ = fmt.Fprintf(s.Stderr, "serve: --key: %s\n", errorText(err))
+			return cfg, exitUsage
+		}
+	}
+	if cfg.Sources, err = trail.Expand(paths); err != nil {
+		_, _ = fmt.Fprintf(s.Stderr, "serve: %s\n", errorText(err))
+		return cfg, exitProblems
+	}
+	return cfg, exitOK
+}
+
+// serveView serves h on ln until the server fails or ctx ends, then
+// gives requests in flight a few seconds to finish.
+func serveView(ctx context.Context, h http.Handler, ln net.Listener, stderr io.Writer) int {
+	hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,
 		WriteTimeout: 60 * time.Second, IdleTimeout: 60 * time.Second, MaxHeaderBytes: 64 << 10}
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
+	var err error
 	select {
 	case err = <-errc:
 	case <-ctx.Done():
@@ -100,7 +144,7 @@ func runServe(ctx context.Context, args []string, s Streams) int {
 		cancel()
 	}
 	if err != nil && !errors.Is(err, http.ErrServerClosed) {
-		_, _ = fmt.Fprintf(s.Stderr, "serve: %s\n", errorText(err))
+		_, _ = fmt.Fprintf(stderr, "serve: %s\n", errorText(err))
 		return exitProblems
 	}
 	return exitOK

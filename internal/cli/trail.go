@@ -195,12 +195,7 @@ func (v *verifier) verifyTrail(ctx context.Context, path string, segs []filesink
 	tr := integrity.OpenListedTrail(path, v.opts.key, segs)
 	tc, err := integrity.NewTrailChecker(tr, v.opts.key)
 	if err != nil {
-		if err := v.verifyParts(ctx, segmentParts(path, segs), nil); err != nil {
-			return err
-		}
-		v.sum.Problems++
-		_, _ = fmt.Fprintf(v.out, "%s: integrity: %v (no checkpoint to check against)\n", path, err)
-		return nil
+		return v.verifyTrailNotSealed(ctx, path, segs, err)
 	}
 	defer func() { _ = tc.Close() }()
 	if tr.Retired > 0 {
@@ -225,6 +220,29 @@ func (v *verifier) verifyTrail(ctx context.Context, path string, segs []filesink
 		witnessed = v.reportWitnessed(path, at, wc, lead, len(res.Failures) == 0)
 	}
 	v.checkHandover(path, res.First+res.Lines, lead)
+	v.reportTrail(path, tr, tc, res, given, lead, witnessed)
+	return nil
+}
+
+// verifyTrailNotSealed runs the plain checks on a trail the checker could
+// not open (cause says why), and counts the missing seal as a problem.
+func (v *verifier) verifyTrailNotSealed(ctx context.Context, path string, segs []filesink.Segment, cause error) error {
+	if err := v.verifyParts(ctx, segmentParts(path, segs), nil); err != nil {
+		return err
+	}
+	v.sum.Problems++
+	_, _ = fmt.Fprintf(v.out, "%s: integrity: %v (no checkpoint to check against)\n", path, cause)
+	return nil
+}
+
+// reportTrail reports what the integrity checks of a trail found: the
+// failures, a renamed origin, the hash store, the retired segments, the
+// proofs and the given checkpoints, then the counts. lead is 1 when
+// leaf 0 is a handover note; witnessed is the leaves the witnesses'
+// quorum cosigned (-1: no witnesses).
+func (v *verifier) reportTrail(path string, tr *integrity.Trail, tc *integrity.TrailChecker, res integrity.TrailResult,
+	given []int, lead, witnessed int64,
+) {
 	for _, f := range res.Failures {
 		v.sum.Problems++
 		_, _ = fmt.Fprintf(v.out, "integrity: %s\n", f)
@@ -242,6 +260,11 @@ func (v *verifier) verifyTrail(ctx context.Context, path string, segs []filesink
 	v.reportRetired(path, tr, lead)
 	v.reportProofs(res.Proofs, lead, witnessed)
 	v.reportGiven(path, res.Given, given, lead)
+	v.reportTrailCounts(path, tr, res, lead)
+}
+
+// reportTrailCounts prints a trail's integrity summary line.
+func (v *verifier) reportTrailCounts(path string, tr *integrity.Trail, res integrity.TrailResult, lead int64) {
 	allowed := v.checkUnsealed(path, res.Unsealed, res.UnsealedParts)
 	upTo := ""
 	if len(res.Failures) > 0 {
@@ -250,7 +273,6 @@ func (v *verifier) verifyTrail(ctx context.Context, path string, segs []filesink
 	firstLine := res.First + 1 - lead // with a handover leaf, line i is leaf i
 	_, _ = fmt.Fprintf(v.out, "%s: integrity: trail segments=%d retired=%d first_line=%d lines=%d sealed=%d unsealed=%d%s checkpoints=%d%s\n",
 		path, len(tr.Parts)-activeCount(tr), tr.Retired, firstLine, res.Lines, max(res.Sealed-lead, 0), res.Unsealed, allowed, res.Checkpoints, upTo)
-	return nil
 }
 
 func activeCount(tr *integrity.Trail) int {

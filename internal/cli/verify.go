@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"hash/maphash"
 	"io"
@@ -24,36 +25,12 @@ import (
 
 // runVerify checks audit files and exits non-zero when it finds problems.
 func runVerify(ctx context.Context, args []string, s Streams) int {
-	fs := newFlagSet("verify", "verify [--allow-open] [--allow-duplicates] [--key NAME.pub [--allow-renamed] [--allow-unsealed COUNT|DURATION] [--strict] [--alone] [--checkpoint FILE]... "+
-		"[--witness W.vkey]... [--quorum K] [--allow-unwitnessed N]] FILE|DIR... (\"-\" reads stdin)", s.Stderr)
-	allowOpen := fs.Bool("allow-open", false, "accept start events without a finish (operations still running, or a file still being written)")
-	allowDups := fs.Bool("allow-duplicates", false,
-		"accept exact copies of an earlier line (same session, seq and event_id, same bytes), which at-least-once delivery can write")
-	keyFile := fs.String("key", "", "verifier key (sandboxaudit keygen's NAME.pub): also check every line against the file's signed checkpoints")
-	allowRenamed := fs.Bool("allow-renamed", false,
-		"with --key, accept a file whose checkpoints name another file (renamed or moved with its sidecars) with a warning; "+
-			"without it that fails, since it is also what a file swapped for another sealed with the same key looks like")
-	var unsealed unsealedLimit
-	fs.Var(&unsealed, "allow-unsealed",
-		"with --key, accept lines after the newest checkpoint: up to COUNT lines, or lines in files written within DURATION "+
-			"(a live file's last lines); without it any unsealed line is a problem, as a forged appended line reads the same")
-	alone := fs.Bool("alone", false,
-		"with --key, verify each closed segment named (or below a directory named) alone, without the rest of its trail: "+
-			"its lines against its signed record, then a consistency proof from the hash store to the newest checkpoint spans the segments not read")
-	var given listFlag
-	fs.Var(&given, "checkpoint",
-		"with --key, a signed checkpoint kept elsewhere (an auditor's copy, a witness's), repeatable: "+
-			"also prove the log read extends it (its first N lines have its root), or, with --alone, each segment read is in it")
-	strict := fs.Bool("strict", false,
-		"with --key, count a hash store that is damaged or not used as a problem, not a warning: "+
-			"the lines are checked without it, but --alone, prove and the collector's next start of a rotated log need it")
-	var wf witnessFlags
-	wf.register(fs)
+	fs, f := newVerifyFlags(s.Stderr)
 	files, err := parseInterspersed(fs, args)
 	if err != nil {
 		return flagStatus(err)
 	}
-	if err := wf.load(*keyFile != ""); err != nil {
+	if err := f.witness.load(f.keyFile != ""); err != nil {
 		_, _ = fmt.Fprintf(s.Stderr, "verify: %v\n", err)
 		return exitUsage
 	}
@@ -62,43 +39,100 @@ func runVerify(ctx context.Context, args []string, s Streams) int {
 		return exitUsage
 	}
 	files = dropSidecars(files, s.Stderr)
-	opts := verifyOptions{allowOpen: *allowOpen, allowDuplicates: *allowDups, allowRenamed: *allowRenamed, allowUnsealed: unsealed, witness: wf, strict: *strict}
-	if *keyFile != "" {
-		if opts.key, err = integrity.LoadVerifierKey(*keyFile); err != nil {
-			_, _ = fmt.Fprintf(s.Stderr, "verify: --key: %v\n", err)
-			return exitUsage
-		}
-		opts.givenFiles = given
-		if opts.given, err = loadGivenCheckpoints(given, opts.key); err != nil {
-			_, _ = fmt.Fprintf(s.Stderr, "verify: --checkpoint: %v\n", err)
-			return exitUsage
-		}
-		if slices.Contains(files, "-") {
-			_, _ = fmt.Fprintln(s.Stderr, "verify: --key needs files, not stdin: the checkpoints are read from beside the file")
-			return exitUsage
-		}
-	}
-	if len(given) > 0 && opts.key == nil {
-		_, _ = fmt.Fprintln(s.Stderr, "verify: --checkpoint needs --key: the checkpoint is checked against the log's key")
-		return exitUsage
-	}
-	if opts.key == nil && (*strict || unsealed.set() || *allowRenamed) {
-		// Without --key nothing they loosen or tighten is checked: an OK
-		// would read as if the integrity checks had passed.
-		_, _ = fmt.Fprintln(s.Stderr, "verify: --strict, --allow-unsealed and --allow-renamed need --key: they concern the integrity checks, which --key turns on")
-		return exitUsage
-	}
-	if *alone && opts.key == nil {
-		_, _ = fmt.Fprintln(s.Stderr, "verify: --alone needs --key: a segment alone is checked against its signed record and checkpoints")
-		return exitUsage
-	}
-	files, listing, code := verifyFiles(files, *alone, opts.key != nil, s.Stderr)
+	opts, code := f.options(files, s.Stderr)
 	if code != exitOK {
 		return code
 	}
+	files, listing, code := verifyFiles(files, f.alone, opts.key != nil, s.Stderr)
+	if code != exitOK {
+		return code
+	}
+	return verifyAndReport(ctx, files, f.alone, listing, opts, s)
+}
+
+// verifyFlags are verify's command-line flags, as parsed.
+type verifyFlags struct {
+	allowOpen, allowDups, allowRenamed bool
+	keyFile                            string
+	unsealed                           unsealedLimit
+	alone                              bool
+	given                              listFlag
+	strict                             bool
+	witness                            witnessFlags
+}
+
+// newVerifyFlags registers verify's flags on a new flag set.
+func newVerifyFlags(stderr io.Writer) (*flag.FlagSet, *verifyFlags) {
+	f := &verifyFlags{}
+	fs := newFlagSet("verify", "verify [--allow-open] [--allow-duplicates] [--key NAME.pub [--allow-renamed] [--allow-unsealed COUNT|DURATION] [--strict] [--alone] [--checkpoint FILE]... "+
+		"[--witness W.vkey]... [--quorum K] [--allow-unwitnessed N]] FILE|DIR... (\"-\" reads stdin)", stderr)
+	fs.BoolVar(&f.allowOpen, "allow-open", false, "accept start events without a finish (operations still running, or a file still being written)")
+	fs.BoolVar(&f.allowDups, "allow-duplicates", false,
+		"accept exact copies of an earlier line (same session, seq and event_id, same bytes), which at-least-once delivery can write")
+	fs.StringVar(&f.keyFile, "key", "", "verifier key (sandboxaudit keygen's NAME.pub): also check every line against the file's signed checkpoints")
+	fs.BoolVar(&f.allowRenamed, "allow-renamed", false,
+		"with --key, accept a file whose checkpoints name another file (renamed or moved with its sidecars) with a warning; "+
+			"without it that fails, since it is also what a file swapped for another sealed with the same key looks like")
+	fs.Var(&f.unsealed, "allow-unsealed",
+		"with --key, accept lines after the newest checkpoint: up to COUNT lines, or lines in files written within DURATION "+
+			"(a live file's last lines); without it any unsealed line is a problem, as a forged appended line reads the same")
+	fs.BoolVar(&f.alone, "alone", false,
+		"with --key, verify each closed segment named (or below a directory named) alone, without the rest of its trail: "+
+			"its lines against its signed record, then a consistency proof from the hash store to the newest checkpoint spans the segments not read")
+	fs.Var(&f.given, "checkpoint",
+		"with --key, a signed checkpoint kept elsewhere (an auditor's copy, a witness's), repeatable: "+
+			"also prove the log read extends it (its first N lines have its root), or, with --alone, each segment read is in it")
+	fs.BoolVar(&f.strict, "strict", false,
+		"with --key, count a hash store that is damaged or not used as a problem, not a warning: "+
+			"the lines are checked without it, but --alone, prove and the collector's next start of a rotated log need it")
+	f.witness.register(fs)
+	return fs, f
+}
+
+// options loads the key and the given checkpoints, and refuses the flags
+// that need --key without it. A status other than exitOK ends the run,
+// its reason on stderr.
+func (f *verifyFlags) options(files []string, stderr io.Writer) (verifyOptions, int) {
+	opts := verifyOptions{allowOpen: f.allowOpen, allowDuplicates: f.allowDups, allowRenamed: f.allowRenamed, allowUnsealed: f.unsealed, witness: f.witness, strict: f.strict}
+	if f.keyFile != "" {
+		var err error
+		if opts.key, err = integrity.LoadVerifierKey(f.keyFile); err != nil {
+			_, _ = fmt.Fprintf(stderr, "verify: --key: %v\n", err)
+			return opts, exitUsage
+		}
+		opts.givenFiles = f.given
+		if opts.given, err = loadGivenCheckpoints(f.given, opts.key); err != nil {
+			_, _ = fmt.Fprintf(stderr, "verify: --checkpoint: %v\n", err)
+			return opts, exitUsage
+		}
+		if slices.Contains(files, "-") {
+			_, _ = fmt.Fprintln(stderr, "verify: --key needs files, not stdin: the checkpoints are read from beside the file")
+			return opts, exitUsage
+		}
+	}
+	if len(f.given) > 0 && opts.key == nil {
+		_, _ = fmt.Fprintln(stderr, "verify: --checkpoint needs --key: the checkpoint is checked against the log's key")
+		return opts, exitUsage
+	}
+	if opts.key == nil && (f.strict || f.unsealed.set() || f.allowRenamed) {
+		// Without --key nothing they loosen or tighten is checked: an OK
+		// would read as if the integrity checks had passed.
+		_, _ = fmt.Fprintln(stderr, "verify: --strict, --allow-unsealed and --allow-renamed need --key: they concern the integrity checks, which --key turns on")
+		return opts, exitUsage
+	}
+	if f.alone && opts.key == nil {
+		_, _ = fmt.Fprintln(stderr, "verify: --alone needs --key: a segment alone is checked against its signed record and checkpoints")
+		return opts, exitUsage
+	}
+	return opts, exitOK
+}
+
+// verifyAndReport checks the files and prints the summary line and the
+// verdict.
+func verifyAndReport(ctx context.Context, files []string, alone bool, listing *trailListing, opts verifyOptions, s Streams) int {
 	v := newVerifier(s.Stdout, opts)
 	defer v.dropStdinSpool()
-	if err := v.verifyAll(ctx, files, *alone, listing, s.Stdin); err != nil {
+	if err := v.verifyAll(ctx, files, alone, listing, s.Stdin); err != nil {
 		_, _ = fmt.Fprintf(s.Stderr, "verify: %v\n", err)
 		return exitProblems
 	}

@@ -17,12 +17,7 @@ func (v *verifier) verifySealed(ctx context.Context, name string, f *os.File) er
 	c, err := integrity.NewChecker(name, v.opts.key)
 	if err != nil {
 		// No sidecar: nothing sealed. Still run the plain checks.
-		if err := v.verifyReader(ctx, name, f); err != nil {
-			return fmt.Errorf("%s: %w", name, err)
-		}
-		v.sum.Problems++
-		_, _ = fmt.Fprintf(v.out, "%s: integrity: %v (no checkpoint to check against)\n", name, err)
-		return nil
+		return v.verifyNotSealed(ctx, name, f, err)
 	}
 	defer func() { _ = c.Close() }()
 	given := v.proveAlso(c)
@@ -43,6 +38,25 @@ func (v *verifier) verifySealed(ctx context.Context, name string, f *os.File) er
 		v.reportWitnessed(name, func(n int64) string { return fmt.Sprintf("%s:%d", name, n) }, wc, 0, res.Failure == nil)
 	}
 	v.checkHandover(name, res.Lines, 0)
+	v.reportSealed(name, res, given)
+	return nil
+}
+
+// verifyNotSealed runs the plain checks on a file the checker could not
+// open (cause says why), and counts the missing seal as a problem.
+func (v *verifier) verifyNotSealed(ctx context.Context, name string, f *os.File, cause error) error {
+	if err := v.verifyReader(ctx, name, f); err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	v.sum.Problems++
+	_, _ = fmt.Fprintf(v.out, "%s: integrity: %v (no checkpoint to check against)\n", name, cause)
+	return nil
+}
+
+// reportSealed reports what the integrity checks of a file found: the
+// failure, a renamed origin, the hash store, the given checkpoints, then
+// the counts. given maps res.Given to --checkpoint's files.
+func (v *verifier) reportSealed(name string, res integrity.CheckResult, given []int) {
 	if fl := res.Failure; fl != nil {
 		v.sum.Problems++
 		switch {
@@ -63,6 +77,11 @@ func (v *verifier) verifySealed(ctx context.Context, name string, f *os.File) er
 	v.reportStore(name, res.StoreUnused, res.StoreDamage, intact,
 		"Put a regular file back, or remove it and "+rebuild, "Move it aside and "+rebuild)
 	v.reportGiven(name, res.Given, given, 0)
+	v.reportSealedCounts(name, res)
+}
+
+// reportSealedCounts prints a file's integrity summary line.
+func (v *verifier) reportSealedCounts(name string, res integrity.CheckResult) {
 	// After a failure the counts stop at it: "checkpoints=0" beside "checkpoint #1" read as if none
 	// had been found.
 	upTo := ""
@@ -75,7 +94,6 @@ func (v *verifier) verifySealed(ctx context.Context, name string, f *os.File) er
 	}
 	_, _ = fmt.Fprintf(v.out, "%s: integrity: lines=%d sealed=%d unsealed=%d%s checkpoints=%d%s\n",
 		name, res.Lines, res.Sealed, res.Lines-res.Sealed, allowed, res.Checkpoints, upTo)
-	return nil
 }
 
 // reportRenamed reports a file, or a trail, whose checkpoints name

@@ -256,24 +256,34 @@ func (s *Sink) Send(ctx context.Context, lines []byte, n int) error {
 	if d.rest == nil {
 		return permErr
 	}
-
-	done := n - d.restN
-	refusal := endpointRefusal(d.err)
 	if s.spool == nil {
-		reason := ReasonNoSpool
-		if refusal != nil {
-			reason = ReasonEndpointRefused
-			s.logEndpointRefused(refusal, "live", zap.Int("lines", d.restN),
-				zap.String("outcome", "no spool: handed back to the caller"))
-		} else {
-			s.set.Logger.Warn("HTTP delivery failed and no spool is configured; lines handed back to the caller",
-				zap.String("endpoint", s.poster.safeURL), zap.Int("lines", d.restN), zap.Error(d.err))
-		}
-		s.set.Observer.Refused(ctx, d.restN, reason)
-		// permErr is not wrapped: wrapping would make the whole error
-		// permanent and the refused lines would be dropped upstream.
-		return &RefusedError{Reason: reason, Done: done, Remaining: d.restN, Err: joinText(d.err, d.permErr)}
+		return s.handBack(ctx, &d, n)
 	}
+	return s.spoolRest(ctx, &d, n, permErr)
+}
+
+// handBack refuses the lines d did not deliver, without a spool to keep
+// them: the caller gets them back in a *RefusedError.
+func (s *Sink) handBack(ctx context.Context, d *delivery, n int) error {
+	reason := ReasonNoSpool
+	if refusal := endpointRefusal(d.err); refusal != nil {
+		reason = ReasonEndpointRefused
+		s.logEndpointRefused(refusal, "live", zap.Int("lines", d.restN),
+			zap.String("outcome", "no spool: handed back to the caller"))
+	} else {
+		s.set.Logger.Warn("HTTP delivery failed and no spool is configured; lines handed back to the caller",
+			zap.String("endpoint", s.poster.safeURL), zap.Int("lines", d.restN), zap.Error(d.err))
+	}
+	s.set.Observer.Refused(ctx, d.restN, reason)
+	// permErr is not wrapped: wrapping would make the whole error
+	// permanent and the refused lines would be dropped upstream.
+	return &RefusedError{Reason: reason, Done: n - d.restN, Remaining: d.restN, Err: joinText(d.err, d.permErr)}
+}
+
+// spoolRest spools the lines d did not deliver, marking the endpoint
+// down when it said so; permErr is what Send returns once they are kept.
+func (s *Sink) spoolRest(ctx context.Context, d *delivery, n int, permErr error) error {
+	refusal := endpointRefusal(d.err)
 	if refusal != nil {
 		s.logEndpointRefused(refusal, "live", zap.Int("lines", d.restN),
 			zap.String("outcome", "spooled; replayed with backoff until the endpoint accepts them"))
@@ -287,7 +297,7 @@ func (s *Sink) Send(ctx context.Context, lines []byte, n int) error {
 		s.markDown(d.err, d.notBefore)
 	}
 	if err := s.spoolLines(ctx, d.rest, d.restN, d.err); err != nil {
-		return &RefusedError{Reason: spoolReason(err), Done: done, Remaining: d.restN, Err: joinText(err, d.permErr)}
+		return &RefusedError{Reason: spoolReason(err), Done: n - d.restN, Remaining: d.restN, Err: joinText(err, d.permErr)}
 	}
 	return permErr
 }

@@ -131,6 +131,7 @@ func (l *fileLog) seal(ctx context.Context, open bool) (sealResult, error) {
 	return res, err
 }
 
+// sealOnce is one seal: the closed segments first, then the active file.
 func (l *fileLog) sealOnce(ctx context.Context, open bool) (sealResult, error) {
 	var res sealResult
 	if _, err := os.Lstat(l.path); errors.Is(err, os.ErrNotExist) && !l.hasSegments() {
@@ -143,11 +144,36 @@ func (l *fileLog) sealOnce(ctx context.Context, open bool) (sealResult, error) {
 		l.known = false
 	}
 
-	store, cut, err := openStore(StorePath(l.path), l.scratch)
+	store, err := l.openSealStore(&res)
 	if err != nil {
-		return res, fmt.Errorf("%s: %w", l.path, err)
+		return res, err
 	}
 	defer func() { _ = store.close() }()
+	cps, err := l.openCheckpoints(store, &res)
+	if err != nil {
+		return res, err
+	}
+	defer func() { _ = cps.Close() }()
+
+	// The closed segments first: their lines come before the active
+	// file's in the log.
+	if err := l.sealSegments(ctx, store, cps, &res); err != nil {
+		return res, err
+	}
+	// Not returned in one statement with res: the call fills res, and
+	// the order of the two is not specified.
+	err = l.sealActive(ctx, store, cps, open, &res)
+	return res, err
+}
+
+// openSealStore opens the hash store for a seal and starts the seal's
+// walk of it. A store cut back, or changed since the last seal, makes
+// the seal check everything again.
+func (l *fileLog) openSealStore(res *sealResult) (*hashStore, error) {
+	store, cut, err := openStore(StorePath(l.path), l.scratch)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", l.path, err)
+	}
 	if cut {
 		res.repaired = append(res.repaired, "cut a torn hash store tail back; its records are hashed again from the file")
 		l.known = false
@@ -156,76 +182,95 @@ func (l *fileLog) sealOnce(ctx context.Context, open bool) (sealResult, error) {
 		l.known = false // changed behind our back: check everything
 	}
 	l.startSeal(store)
+	return store, nil
+}
 
+// openCheckpoints opens the checkpoints sidecar and reads it; the caller
+// closes the file it returns.
+func (l *fileLog) openCheckpoints(store *hashStore, res *sealResult) (*os.File, error) {
 	cps, err := openNoFollow(CheckpointsPath(l.path), os.O_RDWR|os.O_CREATE|os.O_APPEND|noFollow, 0o600)
 	if err != nil {
-		return res, fmt.Errorf("open checkpoints of %s: %w", l.path, err)
+		return nil, fmt.Errorf("open checkpoints of %s: %w", l.path, err)
 	}
-	defer func() { _ = cps.Close() }()
-	if err := l.loadCheckpoints(cps, &res); err != nil {
-		return res, err
+	if err := l.loadCheckpoints(cps, res); err != nil {
+		_ = cps.Close()
+		return nil, err
 	}
 	if !l.opened && !l.hasLast {
 		res.unsigned = store.n // found so: not a first seal of ours that failed
 	}
 	l.opened = true
+	return cps, nil
+}
 
-	// The closed segments first: their lines come before the active
-	// file's in the log.
-	if err := l.sealSegments(ctx, store, cps, &res); err != nil {
-		return res, err
-	}
-
+// sealActive hashes the active file's new lines under its lock and signs
+// them. Without an active file (rotated, nothing written since) every
+// leaf is in a segment.
+func (l *fileLog) sealActive(ctx context.Context, store *hashStore, cps *os.File, open bool, res *sealResult) error {
 	audit, err := openNoFollow(l.path, os.O_RDWR|os.O_APPEND|noFollow, 0)
 	if errors.Is(err, os.ErrNotExist) {
-		// Rotated, and nothing written since: every leaf is in a segment.
-		return res, l.finishWithoutActive(store, cps, open, &res)
+		return l.finishWithoutActive(store, cps, open, res)
 	}
 	if err != nil {
-		return res, err // the *PathError names the file
+		return err // the *PathError names the file
 	}
 	defer func() { _ = audit.Close() }()
 
 	was := [2]uint64{l.dev, l.ino}
 	size, torn, err := l.lockedSize(ctx, audit)
 	if err != nil {
-		return res, err
+		return err
 	}
 	if (was != [2]uint64{l.dev, l.ino}) && l.rotatedSince() {
 		// Rotated between the segments' seal and this open: the file
 		// opened comes after a segment not sealed yet. Next round.
 		l.known = false
-		return res, nil
+		return nil
 	}
-
-	var rebuilt *storeRebuild
-	if l.known {
-		err = l.hashNew(audit, store, size, &res)
-	} else {
-		rebuilt = l.shortStore(store)
-		err = l.hashAll(audit, store, size, &res)
+	if err := l.hashActive(audit, store, size, res); err != nil {
+		return err
 	}
-	if err != nil {
-		return res, err
-	}
-	if err := store.flush(); err != nil {
-		return res, fmt.Errorf("%s: %w", l.path, err)
-	}
-	res.rebuilt = rebuilt
 	if store.n > l.last.N || !l.hasLast && (store.n > 0 || open) {
-		if err := l.checkpoint(store, cps, &res); err != nil {
-			return res, err
+		if err := l.checkpoint(store, cps, res); err != nil {
+			return err
 		}
 	}
+	l.sealedActive(store)
+	if torn {
+		return l.closeTornTail(ctx, audit, size, res)
+	}
+	return nil
+}
+
+// hashActive hashes the active file up to size into the store: only the
+// new lines when the file is as the last seal left it, else all of them.
+func (l *fileLog) hashActive(audit *os.File, store *hashStore, size int64, res *sealResult) error {
+	var rebuilt *storeRebuild
+	var err error
+	if l.known {
+		err = l.hashNew(audit, store, size, res)
+	} else {
+		rebuilt = l.shortStore(store)
+		err = l.hashAll(audit, store, size, res)
+	}
+	if err != nil {
+		return err
+	}
+	if err := store.flush(); err != nil {
+		return fmt.Errorf("%s: %w", l.path, err)
+	}
+	res.rebuilt = rebuilt
+	return nil
+}
+
+// sealedActive remembers the file, store and checkpoint a good seal
+// left, so the next seal hashes only what comes after.
+func (l *fileLog) sealedActive(store *hashStore) {
 	l.storeSize = store.size()
 	l.known = true
 	l.markStore(store)
 	l.signed, l.hasSigned = l.last, l.hasLast
 	l.sealedDev, l.sealedIno = l.dev, l.ino
-	if torn {
-		return res, l.closeTornTail(ctx, audit, size, &res)
-	}
-	return res, nil
 }
 
 // withoutFile decides a seal whose path has no file and no closed

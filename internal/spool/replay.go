@@ -306,42 +306,74 @@ func (s *Spool) rewrite() error {
 	f, ack, end := s.f, s.ack, s.end
 	s.mu.Unlock()
 
-	tmp, _, err := openFile(s.compactPath, os.O_RDWR|os.O_CREATE|os.O_TRUNC|os.O_APPEND)
+	// Copy the bulk without blocking Append...
+	tmp, err := s.startCompact(f, ack, end)
 	if err != nil {
 		return err
 	}
 	done := false
 	defer func() {
 		if !done {
-			_ = tmp.Close()
-			_ = os.Remove(s.compactPath)
+			s.dropCompact(tmp)
 		}
 	}()
-	if err := lockData(tmp, s.path); err != nil {
-		return err
-	}
-	// Copy the bulk without blocking Append...
-	if _, err := io.Copy(tmp, io.NewSectionReader(f, ack, end-ack)); err != nil {
-		return err
-	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
 		return ErrClosed
 	}
 	// ...then, with Append held off, whatever arrived meanwhile.
-	if s.end > end {
-		if _, err := io.Copy(tmp, io.NewSectionReader(f, end, s.end-end)); err != nil {
-			return err
-		}
-	}
-	if err := tmp.Sync(); err != nil {
-		return err
-	}
-	ino, err := inode(tmp)
+	ino, err := s.finishCompactLocked(tmp, f, end)
 	if err != nil {
 		return err
 	}
+	if err := s.renameCompactLocked(tmp); err != nil {
+		return err
+	}
+	done = true
+	return s.adoptCompactLocked(tmp, ino, s.end-ack)
+}
+
+// startCompact creates the temporary file of a rewrite, locked as the
+// spool's data, and copies f's bytes from ack to end into it.
+func (s *Spool) startCompact(f *os.File, ack, end int64) (*os.File, error) {
+	tmp, _, err := openFile(s.compactPath, os.O_RDWR|os.O_CREATE|os.O_TRUNC|os.O_APPEND)
+	if err != nil {
+		return nil, err
+	}
+	if err := lockData(tmp, s.path); err != nil {
+		s.dropCompact(tmp)
+		return nil, err
+	}
+	if _, err := io.Copy(tmp, io.NewSectionReader(f, ack, end-ack)); err != nil {
+		s.dropCompact(tmp)
+		return nil, err
+	}
+	return tmp, nil
+}
+
+// dropCompact closes and removes a rewrite's temporary file, not renamed.
+func (s *Spool) dropCompact(tmp *os.File) {
+	_ = tmp.Close()
+	_ = os.Remove(s.compactPath)
+}
+
+// finishCompactLocked copies what f got past end into tmp and syncs it,
+// and returns tmp's inode. Called with mu held.
+func (s *Spool) finishCompactLocked(tmp, f *os.File, end int64) (uint64, error) {
+	if s.end > end {
+		if _, err := io.Copy(tmp, io.NewSectionReader(f, end, s.end-end)); err != nil {
+			return 0, err
+		}
+	}
+	if err := tmp.Sync(); err != nil {
+		return 0, err
+	}
+	return inode(tmp)
+}
+
+// renameCompactLocked renames tmp over the spool. Called with mu held.
+func (s *Spool) renameCompactLocked(tmp *os.File) error {
 	// The rename goes by name: a file planted at the temporary name before
 	// it would become the spool in silence, its lines replayed after a
 	// restart. Only the directory's writers can plant one, and they could
@@ -349,11 +381,14 @@ func (s *Spool) rewrite() error {
 	if !namesFile(s.lstatFn, s.compactPath, tmp) {
 		return fmt.Errorf("%s was replaced while the spool was written into it; the spool file is kept as it was", s.compactPath)
 	}
-	if err := os.Rename(s.compactPath, s.path); err != nil {
-		return err
-	}
-	done = true
-	s.takeFileLocked(tmp, ino, s.end-ack) // the old file was renamed over
+	return os.Rename(s.compactPath, s.path)
+}
+
+// adoptCompactLocked makes tmp, renamed over the spool with pending bytes
+// and inode ino, the spool's file, and saves its start offset once the
+// rename is durable. Called with mu held.
+func (s *Spool) adoptCompactLocked(tmp *os.File, ino uint64, pending int64) error {
+	s.takeFileLocked(tmp, ino, pending) // the old file was renamed over
 	if !namesFile(s.lstatFn, s.path, tmp) {
 		// The open file holds the lines; appends are refused as for a
 		// path taken by another file (pathGoneLocked).

@@ -175,7 +175,20 @@ func (s *scanner) read(ctx context.Context, work, order chan<- *chunk) error {
 	return nil
 }
 
+// readSource splits one source into chunks, in reading order.
 func (s *scanner) readSource(ctx context.Context, src int, name string, work, order chan<- *chunk) error {
+	live := appendedTo(name)
+	rc, err := s.openSource(src, name, live)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = rc.Close() }() // read-only
+	return s.fillChunks(ctx, src, name, live, s.lineReader(rc), work, order)
+}
+
+// openSource opens a source through the scanner's read buffer, with the
+// tap, the byte count and the bound the options ask for.
+func (s *scanner) openSource(src int, name string, live bool) (io.ReadCloser, error) {
 	if s.br == nil {
 		s.br = bufio.NewReaderSize(nil, 256<<10)
 	}
@@ -183,7 +196,6 @@ func (s *scanner) readSource(ctx context.Context, src int, name string, work, or
 	if s.opts.Tap != nil {
 		tap = s.opts.Tap(name)
 	}
-	live := appendedTo(name)
 	ext := extent{limit: -1}
 	if s.opts.readBytes != nil {
 		ext.count = &s.opts.readBytes[src]
@@ -191,30 +203,25 @@ func (s *scanner) readSource(ctx context.Context, src int, name string, work, or
 	if s.opts.bounds != nil && name != StdinName && live {
 		ext.limit = s.opts.bounds[src]
 	}
-	rc, err := open(name, s.opts.Stdin, s.br, tap, ext)
-	if err != nil {
-		return err
-	}
-	defer func() { _ = rc.Close() }() // read-only
+	return open(name, s.opts.Stdin, s.br, tap, ext)
+}
+
+// lineReader points the scanner's line reader, made once, at r.
+func (s *scanner) lineReader(r io.Reader) *jsonl.Reader {
 	if s.lr == nil {
 		// Larger than open's buffer, so that most reads go past it to
 		// the file instead of being copied through it.
-		s.lr = jsonl.NewReader(rc, 1<<20, maxLineBytes)
+		s.lr = jsonl.NewReader(r, 1<<20, maxLineBytes)
 	} else {
-		s.lr.Reset(rc)
+		s.lr.Reset(r)
 	}
-	lr := s.lr
+	return s.lr
+}
+
+// fillChunks gathers the source's lines into chunks and sends each when
+// full. The loop stays whole in one function: it runs once a line.
+func (s *scanner) fillChunks(ctx context.Context, src int, name string, live bool, lr *jsonl.Reader, work, order chan<- *chunk) error {
 	c := s.newChunk(src)
-	send := func() error {
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case order <- c:
-		}
-		work <- c
-		c = s.newChunk(src)
-		return nil
-	}
 	var last int64
 	for {
 		ln, err := lr.Next()
@@ -226,7 +233,7 @@ func (s *scanner) readSource(ctx context.Context, src int, name string, work, or
 			// the other sources are still read.
 			c.damaged = err.Error()
 			c.damagedAt = last + 1
-			return send()
+			return s.send(ctx, c, work, order)
 		}
 		if err != nil {
 			return fmt.Errorf("%s: %w", name, err)
@@ -242,15 +249,28 @@ func (s *scanner) readSource(ctx context.Context, src int, name string, work, or
 		}
 		c.nums = append(c.nums, int64(ln.Num))
 		if len(c.ends) >= chunkLines || len(c.buf) >= chunkBytes {
-			if err := send(); err != nil {
+			if err := s.send(ctx, c, work, order); err != nil {
 				return err
 			}
+			c = s.newChunk(src)
 		}
 	}
 	if len(c.ends) > 0 {
-		return send()
+		return s.send(ctx, c, work, order)
 	}
 	s.recycle(c)
+	return nil
+}
+
+// send takes c's place in the reading order, unless ctx ends first, then
+// hands c to the workers.
+func (s *scanner) send(ctx context.Context, c *chunk, work, order chan<- *chunk) error {
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case order <- c:
+	}
+	work <- c
 	return nil
 }
 
