@@ -74,7 +74,9 @@ func WithLogExportTimeout(d time.Duration) LogProcessorOption {
 // sdktrace.WithBlocking. A record can still be lost when its export fails
 // (an exporter that panics included) or when it is emitted after Shutdown;
 // each loss is counted and reported to the OTel error handler (otel.Handle)
-// with the running total.
+// with the running total. An export the collector refused whole (a 400 or
+// 413) goes again in halves within its timeout, so only the records it
+// refuses are lost.
 type LogProcessor struct {
 	exp       sdklog.Exporter
 	queueSize int
@@ -265,23 +267,29 @@ func (p *LogProcessor) drain(batch []sdklog.Record) ([]sdklog.Record, error) {
 // loses its part's records, which is reported.
 func (p *LogProcessor) export(batch []sdklog.Record) ([]sdklog.Record, error) {
 	size := func(i int) int { return recordSize(&batch[i]) }
-	err := exportInParts(batch, size, func(part []sdklog.Record) error {
-		err := p.exportBatch(part)
-		if err != nil {
-			err = p.lose(len(part), err)
-			otel.Handle(err)
-		}
-		return err
-	})
+	err := exportInParts(batch, size, p.exportPart)
 	clear(batch)
 	return batch[:0], err
 }
 
-// exportBatch runs one bounded Export.
-func (p *LogProcessor) exportBatch(batch []sdklog.Record) error {
+// exportPart runs one bounded Export of part. A part the collector refused
+// whole goes again in halves (halving) within the same bound, so one
+// record it cannot take loses only itself.
+func (p *LogProcessor) exportPart(part []sdklog.Record) error {
 	ctx, cancel := context.WithTimeout(context.Background(), p.timeout)
 	defer cancel()
-	return exportRecovering(ctx, p.exp, batch)
+	h := halving[sdklog.Record]{
+		send: func(part []sdklog.Record) error { return exportRecovering(ctx, p.exp, part) },
+		settle: func(part []sdklog.Record, err error) error {
+			if err != nil {
+				err = p.lose(len(part), err)
+				otel.Handle(err)
+			}
+			return err
+		},
+		next: untilDone[sdklog.Record](ctx),
+	}
+	return h.export(part)
 }
 
 // exportRecovering is exp.Export, where a panic in the exporter fails the

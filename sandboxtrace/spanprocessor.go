@@ -22,16 +22,20 @@ import (
 // backoff from 100 ms to 2 s, until the export's timeout
 // (sdktrace.WithExportTimeout, 30 s by default; without one, for 30 s).
 // Meanwhile new spans wait in the queue. A reply is never sent
-// again: a refusal (a 400, say) is final, and the 429, 502, 503 and 504
-// that otlptracehttp retries itself are not retried twice.
+// again: the 429, 502, 503 and 504 that otlptracehttp retries itself are
+// not retried twice. A part the collector refused whole (a 400 or 413: one
+// span it cannot write, say over its max_line_bytes, and it writes none)
+// goes again in halves, down to single spans, within the same timeout:
+// only the spans it refuses are lost.
 func NewSpanProcessor(exp sdktrace.SpanExporter, opts ...sdktrace.BatchSpanProcessorOption) sdktrace.SpanProcessor {
 	all := append([]sdktrace.BatchSpanProcessorOption{sdktrace.WithBlocking()}, opts...)
 	return sdktrace.NewBatchSpanProcessor(&countingSpanExporter{SpanExporter: exp}, all...)
 }
 
 // countingSpanExporter sends a batch in parts of at most ExportBytes, sends
-// a part again while it got no reply (exportRetrying), and counts the spans
-// of failed exports. The batch processor hands the returned error to
+// a part again while it got no reply (exportRetrying), sends the halves of
+// a part the collector refused whole (halving), and counts the spans of
+// failed exports. The batch processor hands the returned error to
 // otel.Handle, so the count reaches the error handler with each loss.
 type countingSpanExporter struct {
 	sdktrace.SpanExporter
@@ -39,13 +43,23 @@ type countingSpanExporter struct {
 }
 
 func (c *countingSpanExporter) ExportSpans(ctx context.Context, spans []sdktrace.ReadOnlySpan) error {
+	h := halving[sdktrace.ReadOnlySpan]{
+		send: func(part []sdktrace.ReadOnlySpan) error {
+			return exportRetrying(ctx, func(ctx context.Context) error { return c.SpanExporter.ExportSpans(ctx, part) })
+		},
+		settle: c.settle,
+		next:   untilDone[sdktrace.ReadOnlySpan](ctx),
+	}
 	size := func(i int) int { return spanSize(spans[i]) }
-	return exportInParts(spans, size, func(part []sdktrace.ReadOnlySpan) error {
-		err := exportRetrying(ctx, func(ctx context.Context) error { return c.SpanExporter.ExportSpans(ctx, part) })
-		if err != nil {
-			total := c.lost.Add(uint64(len(part)))
-			err = fmt.Errorf("sandboxtrace: %s lost (%d in total): %w", plural.Count(len(part), "span"), total, err)
-		}
-		return err
-	})
+	return exportInParts(spans, size, h.export)
+}
+
+// settle counts the spans of part lost to err, if any, and describes the
+// loss.
+func (c *countingSpanExporter) settle(part []sdktrace.ReadOnlySpan, err error) error {
+	if err == nil {
+		return nil
+	}
+	total := c.lost.Add(uint64(len(part)))
+	return fmt.Errorf("sandboxtrace: %s lost (%d in total): %w", plural.Count(len(part), "span"), total, err)
 }

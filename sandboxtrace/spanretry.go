@@ -24,10 +24,10 @@ const (
 )
 
 // exportRetrying calls export, and again while it fails in transport
-// (unreachableError) and ctx leaves time for the next pause. A reply, a
-// refusal among them, is never sent again: the exporter already retried
-// what its protocol calls retryable. The items stay the caller's; nothing
-// is copied.
+// (unreachableError) and ctx leaves time for the next pause. A reply is
+// never sent again as it was: the exporter already retried what its
+// protocol calls retryable, and a refusal goes again in halves (halving).
+// The items stay the caller's; nothing is copied.
 func exportRetrying(ctx context.Context, export func(context.Context) error) error {
 	giveUp := time.Now().Add(maxRetryTime)
 	if d, ok := ctx.Deadline(); ok {

@@ -294,35 +294,30 @@ func (p *SyncLogProcessor) export(batch []*syncRecord) {
 }
 
 // exportSplitting exports batch and hands each record its outcome. A batch
-// the collector refused whole for its content (refusedError: it wrote
-// none of it) goes again in halves, so a record it cannot take (an event
-// over its max_line_bytes) fails alone, not with the records of the other
-// sessions that shared its request. Records whose wait ended are left out.
-// The halves share the export's bound, deadline: an emitter exporting
-// inline waits for them, and its timeout only covers one export.
+// the collector refused whole for its content goes again in halves
+// (halving), so a record it cannot take (an event over its
+// max_line_bytes) fails alone, not with the records of the other sessions
+// that shared its request. Records whose wait ended are left out. The
+// halves share the export's bound, deadline: an emitter exporting inline
+// waits for them, and its timeout only covers one export.
 func (p *SyncLogProcessor) exportSplitting(batch []*syncRecord, deadline time.Time) {
-	err := p.exportRecords(batch, deadline)
-	var refused *refusedError
-	if err == nil || len(batch) < 2 || !errors.As(err, &refused) {
-		for _, sr := range batch {
-			sr.result <- err
-		}
-		return
-	}
-	half := len(batch) / 2
-	for _, part := range [][]*syncRecord{batch[:half], batch[half:]} {
-		part = p.waited(part)
-		if len(part) > 0 && !time.Now().Before(deadline) {
-			err = errors.Join(p.timeoutError(), err)
+	h := halving[*syncRecord]{
+		send: func(part []*syncRecord) error { return p.exportRecords(part, deadline) },
+		settle: func(part []*syncRecord, err error) error {
 			for _, sr := range part {
 				sr.result <- err
 			}
-			continue
-		}
-		if len(part) > 0 {
-			p.exportSplitting(part, deadline)
-		}
+			return nil
+		},
+		next: func(half []*syncRecord, refusal error) ([]*syncRecord, error) {
+			half = p.waited(half)
+			if len(half) > 0 && !time.Now().Before(deadline) {
+				return half, errors.Join(p.timeoutError(), refusal)
+			}
+			return half, nil
+		},
 	}
+	_ = h.export(batch)
 }
 
 // waited returns the records of batch whose emitters still wait.
