@@ -117,3 +117,39 @@ func httpGet(t *testing.T, url string) string {
 	require.Equal(t, http.StatusOK, resp.StatusCode, "GET %s", url)
 	return string(b)
 }
+
+// TestREADMEPortFlagsRun runs the command the README gives for a machine
+// whose default ports are taken, as written but for the three ports, which
+// it moves to free ones: the default configuration starts on them with
+// its self-metrics off, so a taken 8888 does not stop it either.
+func TestREADMEPortFlagsRun(t *testing.T) {
+	requireE2E(t)
+	readme, err := os.ReadFile(filepath.Join("..", "README.md"))
+	require.NoError(t, err)
+	const prefix = "bin/otelcol-sandboxaudit --set "
+	start := strings.Index(string(readme), prefix)
+	require.GreaterOrEqual(t, start, 0, "README.md gives the --set command for taken ports")
+	end := strings.Index(string(readme[start:]), "\n```")
+	require.Positive(t, end)
+	args := strings.Fields(strings.ReplaceAll(string(readme[start:start+end]), "\\\n", " "))[1:]
+
+	addrs := freeAddrs(t, 3)
+	grpcAddr, httpAddr, sandboxAddr := addrs[0], addrs[1], addrs[2]
+	for i, a := range args {
+		args[i] = strings.NewReplacer("127.0.0.1:18088", sandboxAddr, "127.0.0.1:14317", grpcAddr,
+			"127.0.0.1:14318", httpAddr).Replace(a)
+	}
+	require.Contains(t, args, "receivers::sandboxaudit::endpoint="+sandboxAddr, "the README moves the event intake: %q", args)
+	require.Contains(t, args, "receivers::otlp::protocols::grpc::endpoint="+grpcAddr, "%q", args)
+	require.Contains(t, args, "receivers::otlp::protocols::http::endpoint="+httpAddr, "%q", args)
+
+	dir := t.TempDir()
+	col := startCollectorArgs(t, bins.collector, "readme-ports", dir, args, grpcAddr, httpAddr, sandboxAddr)
+	auditPath := filepath.Join(dir, "audit", "events.jsonl")
+	assert.Equal(t, []string{"sandboxaudit: audit lines to " + auditPath +
+		"; intake OTLP/gRPC " + grpcAddr + ", OTLP/HTTP http://" + httpAddr + ", events http://" + sandboxAddr + "/v1/sandbox/events" +
+		"; self-metrics off"}, startupLines(t, col))
+	postProxyEvents(t, sandboxAddr)
+	require.Equal(t, len(proxyEvents), countLines(t, auditPath))
+	col.stop(t)
+}

@@ -125,11 +125,19 @@ func startCollectorBinary(t *testing.T, bin, name, dir, config string, addrs ...
 	require.NoError(t, os.MkdirAll(dir, 0o700))
 	cfgPath := filepath.Join(dir, "config.yaml")
 	require.NoError(t, os.WriteFile(cfgPath, []byte(config), 0o600))
+	return startCollectorArgs(t, bin, name, dir, []string{"--config", cfgPath}, addrs...)
+}
+
+// startCollectorArgs starts the collector binary bin in dir with the
+// command-line arguments args, and waits as startCollector does.
+func startCollectorArgs(t *testing.T, bin, name, dir string, args []string, addrs ...string) *collector {
+	t.Helper()
+	require.NoError(t, os.MkdirAll(dir, 0o700))
 	logPath := filepath.Join(dir, "collector.log")
 	logFile, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	require.NoError(t, err)
 
-	cmd := exec.Command(bin, "--config", cfgPath)
+	cmd := exec.Command(bin, args...)
 	cmd.Dir = dir
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	require.NoError(t, cmd.Start())

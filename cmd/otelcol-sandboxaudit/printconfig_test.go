@@ -92,10 +92,20 @@ func TestPrintConfigHidesSecrets(t *testing.T) {
 }
 
 // TestPrintConfigUnredactedShowsAll: --mode unredacted is asked for in
-// so many words, and shows the configuration as written.
+// so many words, and shows the configuration as written, but for the
+// opaque values (headers, key material) inside the exporter's optional
+// sections: the collector marshals an optional section without the
+// unredacted option, and docs/operations.md says so.
 func TestPrintConfigUnredactedShowsAll(t *testing.T) {
 	out := printConfig(t, "--mode", "unredacted")
+	for _, s := range []string{"end-s3cret", "tok-s3cret", "prx-s3cret", "wit-s3cret", "otl-s3cret", "acc-s3cret"} {
+		require.Contains(t, out, s, "a plain string is shown")
+	}
 	require.Contains(t, out, "https://user:end-s3cret@audit.example/v1/events")
+	for _, s := range []string{"hdr-s3cret", "key-s3cret"} {
+		require.NotContains(t, out, s, "an opaque value in an optional section stays hidden")
+	}
+	require.Contains(t, out, "[REDACTED]")
 }
 
 // TestRedactURLPasswordsAgreesWithRedacted: each URL comes out as

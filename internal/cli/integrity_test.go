@@ -184,6 +184,32 @@ func TestVerifyKeyDetectsTampering(t *testing.T) {
 	}
 }
 
+// A checkpoint of one line is worded in the singular: the tamper-evidence
+// walkthrough gets one when a seal falls between its two posts.
+func TestVerifyKeyNamesOneSealedLine(t *testing.T) {
+	dir := t.TempDir()
+	res := run(t, "", "keygen", "--name", "cli-test", "--out", filepath.Join(dir, "keys"))
+	require.Equal(t, 0, res.code, res.stderr)
+	keys, err := integrity.LoadSigningKey(filepath.Join(dir, "keys", "cli-test.key"))
+	require.NoError(t, err)
+	path := filepath.Join(dir, "audit.jsonl")
+	s, f := op(sessionA, "exec", "a000000000000001", 1, 2)
+	sealer, err := integrity.NewSealer(integrity.Settings{Keys: keys, Interval: 1e9})
+	require.NoError(t, err)
+	appendFlocked(t, path, canonLines(s))
+	require.NoError(t, sealer.Seal(context.Background(), path))
+	appendFlocked(t, path, canonLines(f))
+	require.NoError(t, sealer.Seal(context.Background(), path))
+	require.NoError(t, sealer.Close(context.Background()))
+
+	ls := fileLines(t, path)
+	ls[0] = strings.Replace(ls[0], `"exec"`, `"read"`, 1)
+	writeLines(t, path, ls)
+	res = run(t, "", "verify", "--key", filepath.Join(dir, "keys", "cli-test.pub"), path)
+	require.Equal(t, exitProblems, res.code, res.stdout)
+	require.Contains(t, res.stdout, ":1: integrity: line 1: changed, removed or moved; the first line does not match the root hash of checkpoint #1\n")
+}
+
 // A damaged hash store (derived data) with the lines and checkpoints
 // intact is a warning naming the store, not a failure pointing at the
 // checkpoints: the collector's refusal tells the operator that a passing

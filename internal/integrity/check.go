@@ -213,8 +213,8 @@ func (c *Checker) failRoot(cp *Checkpoint) {
 	}
 	storeSigned := c.storeMatches(cp)
 	if c.firstDiff >= from && storeSigned {
-		c.fail(c.firstDiff, c.cpNum, "line %d: changed, removed or moved; the first %d lines do not match the root hash of checkpoint #%d",
-			c.firstDiff, cp.N, c.cpNum)
+		c.fail(c.firstDiff, c.cpNum, "line %d: changed, removed or moved; the %s %s not match the root hash of checkpoint #%d",
+			c.firstDiff, plural.First(cp.N, "line"), plural.Pick(cp.N, "does", "do"), c.cpNum)
 		return
 	}
 	why := "no hash store to tell which line"

@@ -613,7 +613,8 @@ func (l *fileLog) judgeLines(name string, c *lineCheck) error {
 			return tampered(l.path, "the file has %s, fewer than the %d of the newest checkpoint", plural.Count(i-l.first, "line"), l.last.N-l.first)
 		}
 		if c.rootAtLast != l.last.Hash {
-			return tampered(l.path, "the first %d lines do not match the newest checkpoint's root hash", l.last.N-l.first)
+			n := l.last.N - l.first
+			return tampered(l.path, "the %s %s not match the newest checkpoint's root hash", plural.First(n, "line"), plural.Pick(n, "does", "do"))
 		}
 	}
 	return c.storeErr

@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+
+	"github.com/sandboxaudit/sandboxaudit/internal/plural"
 )
 
 // GivenProof is what verify found of a checkpoint given from elsewhere (an
@@ -62,9 +64,10 @@ func (g *givenSet) reach(tree *Frontier, path string, where func() string) {
 			continue
 		}
 		if tree.Root() != c.cp.Hash {
-			c.proof.Problem = fmt.Sprintf("the checkpoint given (%d lines) is not of the history %s holds: its first %d lines (%s) "+
-				"do not have the checkpoint's root hash, so they were changed, or the history was rewritten and sealed again with the key",
-				c.cp.N-g.lead, path, c.cp.N-g.lead, where())
+			n := c.cp.N - g.lead
+			c.proof.Problem = fmt.Sprintf("the checkpoint given (%s) is not of the history %s holds: its %s (%s) "+
+				"%s not have the checkpoint's root hash, so %s changed, or the history was rewritten and sealed again with the key",
+				plural.Count(n, "line"), path, plural.First(n, "line"), where(), plural.Pick(n, "does", "do"), plural.Pick(n, "it was", "they were"))
 		}
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"golang.org/x/mod/sumdb/tlog"
 
 	"github.com/sandboxaudit/sandboxaudit/internal/fsutil"
+	"github.com/sandboxaudit/sandboxaudit/internal/plural"
 )
 
 // ErrStoreNotRebuilt is wrapped by every refusal of RebuildStore: the
@@ -246,8 +247,8 @@ func (rb *rebuilder) add(h tlog.Hash) error {
 				return err
 			}
 			if root != c.Hash {
-				return refusal(rb.path, "the first %d lines of the log (up to %s) do not give the root hash of the checkpoint of that size: "+
-					"%s or a file before it was changed", c.N, rb.file, rb.file)
+				return refusal(rb.path, "the %s of the log (up to %s) %s not give the root hash of the checkpoint of that size: "+
+					"%s or a file before it was changed", plural.First(c.N, "line"), rb.file, plural.Pick(c.N, "does", "do"), rb.file)
 			}
 		}
 		rb.next++

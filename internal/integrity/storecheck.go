@@ -10,6 +10,7 @@ import (
 	"golang.org/x/mod/sumdb/tlog"
 
 	"github.com/sandboxaudit/sandboxaudit/internal/fsutil"
+	"github.com/sandboxaudit/sandboxaudit/internal/plural"
 )
 
 // errNoStore is CheckStore's error for a store that is not there.
@@ -185,7 +186,8 @@ func (w *storeWalker) settle() error {
 
 func (w *storeWalker) checkRoot() error {
 	if w.tree.Root() != w.cp.Hash {
-		return &storeDamage{at: w.cp.N - 1, msg: fmt.Sprintf("its first %d lines do not have the root hash of the newest checkpoint: it is another log's store, or was changed", w.cp.N)}
+		return &storeDamage{at: w.cp.N - 1, msg: fmt.Sprintf("its %s %s not have the root hash of the newest checkpoint: it is another log's store, or was changed",
+			plural.First(w.cp.N, "line"), plural.Pick(w.cp.N, "does", "do"))}
 	}
 	return nil
 }

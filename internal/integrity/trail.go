@@ -13,6 +13,7 @@ import (
 	"golang.org/x/mod/sumdb/tlog"
 
 	"github.com/sandboxaudit/sandboxaudit/internal/filesink"
+	"github.com/sandboxaudit/sandboxaudit/internal/plural"
 	"github.com/sandboxaudit/sandboxaudit/internal/zstdread"
 )
 
@@ -436,9 +437,10 @@ func (c *TrailChecker) atSize() {
 	for c.next != nil && c.next.N == c.tree.Size() {
 		cp := c.next
 		if c.tree.Root() != cp.Hash {
-			c.fail("%s: the log's first %d lines (up to line %d of this file) do not match the root hash of checkpoint #%d: "+
+			n := cp.N - c.trail.Log.Lead()
+			c.fail("%s: the log's %s (up to line %d of this file) %s not match the root hash of checkpoint #%d: "+
 				"a line was changed, added or removed in this file or in a segment before it",
-				c.trail.Parts[c.part].Path, cp.N-c.trail.Log.Lead(), c.partN, c.cpNum)
+				c.trail.Parts[c.part].Path, plural.First(n, "line"), c.partN, plural.Pick(n, "does", "do"), c.cpNum)
 			c.cpError = errRootMismatch
 			c.next = nil
 			return

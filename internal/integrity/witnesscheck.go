@@ -12,6 +12,8 @@ import (
 
 	"golang.org/x/mod/sumdb/note"
 	"golang.org/x/mod/sumdb/tlog"
+
+	"github.com/sandboxaudit/sandboxaudit/internal/plural"
 )
 
 // WitnessResult is what WitnessCheck found.
@@ -242,7 +244,8 @@ func (w *WitnessCheck) settle(r witnessedRec) {
 		return
 	case r.c.N > 0 && w.tree.Root() != r.c.Hash:
 		w.res.Changed = w.res.Failure == nil
-		w.fail(r.c.N-w.lead, r.num, "the first %d lines do not match checkpoint #%d, which witnesses %v cosigned", r.c.N-w.lead, r.num, r.signers)
+		n := r.c.N - w.lead
+		w.fail(n, r.num, "the %s %s not match checkpoint #%d, which witnesses %v cosigned", plural.First(n, "line"), plural.Pick(n, "does", "do"), r.num, r.signers)
 		return
 	}
 	for _, s := range r.signers {
@@ -265,8 +268,8 @@ func (w *WitnessCheck) proveBeyond() {
 		r := w.beyond[s]
 		if !proven[r.num] {
 			if err := w.prover.Prove(w.tree.Size(), w.tree.Root(), r.c); err != nil {
-				w.fail(0, r.num, "checkpoint #%d, which witnesses %v cosigned, is not shown to hold the first %d lines: %v",
-					r.num, r.signers, w.tree.Size()-w.lead, err)
+				w.fail(0, r.num, "checkpoint #%d, which witnesses %v cosigned, is not shown to hold the %s: %v",
+					r.num, r.signers, plural.First(w.tree.Size()-w.lead, "line"), err)
 				return
 			}
 			proven[r.num] = true

@@ -14,6 +14,14 @@ func Count[N Integer](n N, noun string) string {
 	return strconv.FormatInt(int64(n), 10) + " " + Pick(n, noun, noun+"s")
 }
 
+// First words the first n of a noun: "first line", "first 2 lines".
+func First[N Integer](n N, noun string) string {
+	if n == 1 {
+		return "first " + noun
+	}
+	return "first " + Count(n, noun)
+}
+
 // Pick returns one when n is 1, otherwise many.
 func Pick[N Integer](n N, one, many string) string {
 	if n == 1 {

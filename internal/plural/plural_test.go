@@ -12,4 +12,6 @@ func TestCount(t *testing.T) {
 	require.Equal(t, "2 closed segments", Count(uint64(2), "closed segment"))
 	require.Equal(t, "is", Pick(1, "is", "are"))
 	require.Equal(t, "are", Pick(3, "is", "are"))
+	require.Equal(t, "first line", First(int64(1), "line"))
+	require.Equal(t, "first 2 lines", First(2, "line"))
 }
