@@ -27,6 +27,8 @@
 // NewSpanProcessor and NewLogProcessor block instead of dropping and report
 // every unavoidable loss to the OTel error handler; NewSpanProcessor sends an
 // export that got no reply (a collector restarting) again until its timeout.
+// Their errors give a reply body that otlptracehttp or otlploghttp quote as
+// its length only: a collector or a proxy may echo the request there.
 //
 // Exec output is not recorded unless the session is created with
 // WithOutputCapture; it then travels base64-encoded on the span and the

@@ -293,14 +293,15 @@ func (p *LogProcessor) exportPart(part []sdklog.Record) error {
 }
 
 // exportRecovering is exp.Export, where a panic in the exporter fails the
-// export instead of ending the process from a processor's worker.
+// export instead of ending the process from a processor's worker. Its
+// error quotes no reply body (scrubReply): both log processors hand it on.
 func exportRecovering(ctx context.Context, exp sdklog.Exporter, records []sdklog.Record) (err error) {
 	defer func() {
 		if v := recover(); v != nil {
 			err = fmt.Errorf("log exporter panicked: %v", v)
 		}
 	}()
-	return exp.Export(ctx, records)
+	return scrubReply(exp.Export(ctx, records))
 }
 
 // lose counts n lost records and describes the loss.

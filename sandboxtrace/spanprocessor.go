@@ -36,7 +36,8 @@ func NewSpanProcessor(exp sdktrace.SpanExporter, opts ...sdktrace.BatchSpanProce
 // a part again while it got no reply (exportRetrying), sends the halves of
 // a part the collector refused whole (halving), and counts the spans of
 // failed exports. The batch processor hands the returned error to
-// otel.Handle, so the count reaches the error handler with each loss.
+// otel.Handle, so the count reaches the error handler with each loss; it
+// quotes no reply body (scrubReply).
 type countingSpanExporter struct {
 	sdktrace.SpanExporter
 	lost atomic.Uint64
@@ -45,7 +46,9 @@ type countingSpanExporter struct {
 func (c *countingSpanExporter) ExportSpans(ctx context.Context, spans []sdktrace.ReadOnlySpan) error {
 	h := halving[sdktrace.ReadOnlySpan]{
 		send: func(part []sdktrace.ReadOnlySpan) error {
-			return exportRetrying(ctx, func(ctx context.Context) error { return c.SpanExporter.ExportSpans(ctx, part) })
+			return exportRetrying(ctx, func(ctx context.Context) error {
+				return scrubReply(c.SpanExporter.ExportSpans(ctx, part))
+			})
 		},
 		settle: c.settle,
 		next:   untilDone[sdktrace.ReadOnlySpan](ctx),
