@@ -212,58 +212,26 @@ func (t *torture) fileSink(path string) string {
 `, path, t.o.maxBackups, t.key)
 }
 
+// topology is a run's collectors (central only with -mode http), and
+// where the trail and the edge's spool are.
+type topology struct {
+	edge, central *proc
+	audit, spool  string
+}
+
 func (t *torture) run(ctx context.Context) error {
 	t.acked = map[string]string{}
-	edgeAddr, err := freeAddr()
+	top, err := t.configure()
 	if err != nil {
 		return err
 	}
-	edge := &proc{name: "edge", addr: edgeAddr, dir: filepath.Join(t.o.dir, "edge")}
-	var central *proc
-	audit := filepath.Join(t.o.dir, "edge", "audit", "events.jsonl")
-	spool := filepath.Join(t.o.dir, "edge", "spool", "spool.jsonl")
-	exporter := t.fileSink(audit)
-	if t.o.mode == "http" {
-		centralAddr, err := freeAddr()
-		if err != nil {
-			return err
-		}
-		central = &proc{name: "central", addr: centralAddr, dir: filepath.Join(t.o.dir, "central")}
-		audit = filepath.Join(central.dir, "audit", "events.jsonl")
-		central.cfg = filepath.Join(central.dir, "config.yaml")
-		if err := writeConfig(central.cfg, centralAddr, t.fileSink(audit)); err != nil {
-			return err
-		}
-		exporter = fmt.Sprintf(`    timeout: 5s
-    retry_on_failure: {enabled: true, initial_interval: 50ms, max_interval: 200ms, max_elapsed_time: 1s}
-    http:
-      endpoint: http://%s/v1/sandbox/events
-      spool: {path: %s, replay_interval: 100ms}
-`, centralAddr, spool)
-	} else if t.o.mode != "file" {
-		return fmt.Errorf("-mode %q: want file or http", t.o.mode)
-	}
-	defer func() { // whatever failed, no collector outlives the run
-		for _, p := range []*proc{edge, central} {
-			if p != nil && p.cmd != nil {
-				select {
-				case <-p.done:
-				default:
-					t.kill(p)
-				}
-			}
-		}
-	}()
-	edge.cfg = filepath.Join(edge.dir, "config.yaml")
-	if err := writeConfig(edge.cfg, edgeAddr, exporter); err != nil {
-		return err
-	}
-	if central != nil {
-		if err := t.start(ctx, central); err != nil {
+	defer t.killAll(top.edge, top.central) // whatever failed, no collector outlives the run
+	if top.central != nil {
+		if err := t.start(ctx, top.central); err != nil {
 			return err
 		}
 	}
-	if err := t.start(ctx, edge); err != nil {
+	if err := t.start(ctx, top.edge); err != nil {
 		return err
 	}
 
@@ -271,60 +239,146 @@ func (t *torture) run(ctx context.Context) error {
 	var wg sync.WaitGroup
 	for c := range t.o.clients {
 		wg.Add(1)
-		go func() { defer wg.Done(); t.client(loadCtx, c, edgeAddr) }()
+		go func() { defer wg.Done(); t.client(loadCtx, c, top.edge.addr) }()
 	}
-	var roundErr error
-	for r := range t.o.rounds {
-		if ctx.Err() != nil {
-			roundErr = fmt.Errorf("budget spent after %d rounds", r)
-			break
-		}
-		time.Sleep(time.Duration(rand.Int64N(int64(t.o.maxDelay) + 1)))
-		victim := edge
-		if central != nil && r%3 == 2 {
-			victim = central // the downstream dies too: the edge spools, then replays
-		}
-		t.kill(victim)
-		t.mu.Lock()
-		n := len(t.acked)
-		t.mu.Unlock()
-		fmt.Printf("round %d: killed %s; %d events acknowledged\n", r+1, victim.name, n)
-		if central != nil && victim == central && rand.IntN(2) == 0 {
-			// Keep it down a while so that the edge spools.
-			time.Sleep(time.Duration(rand.Int64N(int64(t.o.maxDelay) + 1)))
-		}
-		if t.o.snapshots {
-			snapshot(victim.dir, r)
-		}
-		if rand.IntN(4) == 0 {
-			// Kill it again while it starts: the checks and repairs at
-			// start (store, compression left over, torn tails) must
-			// survive a kill too.
-			if err := t.spawn(victim); err != nil {
-				roundErr = err
-				break
-			}
-			time.Sleep(time.Duration(rand.Int64N(int64(time.Second))))
-			t.kill(victim)
-			fmt.Printf("round %d: killed %s again while it started\n", r+1, victim.name)
-		}
-		if err := t.start(ctx, victim); err != nil {
-			roundErr = fmt.Errorf("round %d: %w", r+1, err)
-			break
-		}
-	}
+	roundErr := t.rounds(ctx, top.edge, top.central)
 	stopLoad()
 	wg.Wait()
 	if roundErr != nil {
 		return roundErr
 	}
-	if central != nil {
-		if err := waitDrained(ctx, spool); err != nil {
+	if top.central != nil {
+		if err := waitDrained(ctx, top.spool); err != nil {
 			return err
 		}
 	}
-	var stopErrs []error
-	for _, p := range []*proc{edge, central} {
+	stopErrs, err := t.stopAll(top.edge, top.central)
+	if err != nil {
+		return err
+	}
+	return errors.Join(t.check(top.audit), errors.Join(stopErrs...))
+}
+
+// configure picks the collectors' addresses and writes their
+// configurations: with -mode http, the edge's HTTP sink spools for a
+// central collector that writes the trail.
+func (t *torture) configure() (topology, error) {
+	edgeAddr, err := freeAddr()
+	if err != nil {
+		return topology{}, err
+	}
+	top := topology{
+		edge:  &proc{name: "edge", addr: edgeAddr, dir: filepath.Join(t.o.dir, "edge")},
+		audit: filepath.Join(t.o.dir, "edge", "audit", "events.jsonl"),
+		spool: filepath.Join(t.o.dir, "edge", "spool", "spool.jsonl"),
+	}
+	exporter := t.fileSink(top.audit)
+	if t.o.mode == "http" {
+		if exporter, err = t.configureCentral(&top); err != nil {
+			return topology{}, err
+		}
+	} else if t.o.mode != "file" {
+		return topology{}, fmt.Errorf("-mode %q: want file or http", t.o.mode)
+	}
+	top.edge.cfg = filepath.Join(top.edge.dir, "config.yaml")
+	if err := writeConfig(top.edge.cfg, edgeAddr, exporter); err != nil {
+		return topology{}, err
+	}
+	return top, nil
+}
+
+// configureCentral writes the central collector's configuration, moves
+// the trail there, and returns the edge's exporter that spools for it.
+func (t *torture) configureCentral(top *topology) (string, error) {
+	centralAddr, err := freeAddr()
+	if err != nil {
+		return "", err
+	}
+	central := &proc{name: "central", addr: centralAddr, dir: filepath.Join(t.o.dir, "central")}
+	top.central = central
+	top.audit = filepath.Join(central.dir, "audit", "events.jsonl")
+	central.cfg = filepath.Join(central.dir, "config.yaml")
+	if err := writeConfig(central.cfg, centralAddr, t.fileSink(top.audit)); err != nil {
+		return "", err
+	}
+	return fmt.Sprintf(`    timeout: 5s
+    retry_on_failure: {enabled: true, initial_interval: 50ms, max_interval: 200ms, max_elapsed_time: 1s}
+    http:
+      endpoint: http://%s/v1/sandbox/events
+      spool: {path: %s, replay_interval: 100ms}
+`, centralAddr, top.spool), nil
+}
+
+// killAll kills each collector still running.
+func (t *torture) killAll(procs ...*proc) {
+	for _, p := range procs {
+		if p != nil && p.cmd != nil {
+			select {
+			case <-p.done:
+			default:
+				t.kill(p)
+			}
+		}
+	}
+}
+
+// rounds runs the kill rounds while the clients post, until -rounds or
+// the budget ends.
+func (t *torture) rounds(ctx context.Context, edge, central *proc) error {
+	for r := range t.o.rounds {
+		if ctx.Err() != nil {
+			return fmt.Errorf("budget spent after %d rounds", r)
+		}
+		if err := t.round(ctx, r, edge, central); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// round kills a collector at a random moment (central every third round,
+// when there is one) and starts it again, a quarter of the time after
+// killing it once more while it starts.
+func (t *torture) round(ctx context.Context, r int, edge, central *proc) error {
+	time.Sleep(time.Duration(rand.Int64N(int64(t.o.maxDelay) + 1)))
+	victim := edge
+	if central != nil && r%3 == 2 {
+		victim = central // the downstream dies too: the edge spools, then replays
+	}
+	t.kill(victim)
+	t.mu.Lock()
+	n := len(t.acked)
+	t.mu.Unlock()
+	fmt.Printf("round %d: killed %s; %d events acknowledged\n", r+1, victim.name, n)
+	if central != nil && victim == central && rand.IntN(2) == 0 {
+		// Keep it down a while so that the edge spools.
+		time.Sleep(time.Duration(rand.Int64N(int64(t.o.maxDelay) + 1)))
+	}
+	if t.o.snapshots {
+		snapshot(victim.dir, r)
+	}
+	if rand.IntN(4) == 0 {
+		// Kill it again while it starts: the checks and repairs at
+		// start (store, compression left over, torn tails) must
+		// survive a kill too.
+		if err := t.spawn(victim); err != nil {
+			return err
+		}
+		time.Sleep(time.Duration(rand.Int64N(int64(time.Second))))
+		t.kill(victim)
+		fmt.Printf("round %d: killed %s again while it started\n", r+1, victim.name)
+	}
+	if err := t.start(ctx, victim); err != nil {
+		return fmt.Errorf("round %d: %w", r+1, err)
+	}
+	return nil
+}
+
+// stopAll stops each collector with SIGTERM. A stop that fails is
+// returned in stopErrs, after one more start and stop; err is a failure
+// of that start.
+func (t *torture) stopAll(procs ...*proc) (stopErrs []error, err error) {
+	for _, p := range procs {
 		if p == nil {
 			continue
 		}
@@ -336,12 +390,12 @@ func (t *torture) run(ctx context.Context) error {
 			fmt.Println("note:", err, "- starting it once more to seal what it left")
 			p.startWait = 10 * time.Minute
 			if err := t.start(context.Background(), p); err != nil {
-				return err
+				return nil, err
 			}
 			stopErrs = append(stopErrs, t.stop(p))
 		}
 	}
-	return errors.Join(t.check(audit), errors.Join(stopErrs...))
+	return stopErrs, nil
 }
 
 // snapshot copies dir to dir.snap-<round>, removing the one three rounds
