@@ -499,79 +499,116 @@ func (t *torture) check(audit string) error {
 	if err != nil {
 		return err
 	}
-	var problems []string
-	seen := map[string]string{}
-	where := map[string]string{}
-	dups, lines, files := 0, 0, 0
-	var fragments []fragment
+	sc := trailScan{seen: map[string]string{}, where: map[string]string{}}
+	base := strings.TrimSuffix(filepath.Base(audit), ".jsonl")
 	for _, e := range ents {
-		name := e.Name()
-		base := strings.TrimSuffix(filepath.Base(audit), ".jsonl")
-		if strings.HasPrefix(name, base) && strings.Contains(name, fsutil.TornSuffix) {
-			b, err := os.ReadFile(filepath.Join(dir, name))
-			if err != nil {
-				return err
-			}
-			fragments = append(fragments, fragment{name, string(b)})
-			continue
-		}
-		if !strings.HasPrefix(name, base) || !(strings.HasSuffix(name, ".jsonl") || strings.HasSuffix(name, ".jsonl.zst")) {
-			continue
-		}
-		path := filepath.Join(dir, name)
-		var raw []byte
-		if strings.HasSuffix(name, ".zst") {
-			out, err := exec.Command("zstd", "-dc", path).Output()
-			if err != nil {
-				problems = append(problems, fmt.Sprintf("zstd -d %s: %v", name, err))
-				continue
-			}
-			raw = out
-		} else if raw, err = os.ReadFile(path); err != nil {
+		if err := sc.readFile(dir, e.Name(), base); err != nil {
 			return err
 		}
-		files++
-		if len(raw) > 0 && raw[len(raw)-1] != '\n' {
-			problems = append(problems, fmt.Sprintf("%s ends in a torn line", name))
-		}
-		for i, l := range strings.Split(strings.TrimSuffix(string(raw), "\n"), "\n") {
-			if l == "" && len(raw) == 0 {
-				continue
-			}
-			lines++
-			m := eventIDPattern.FindStringSubmatch(l)
-			if m == nil {
-				problems = append(problems, fmt.Sprintf("%s:%d: a line that is not an event (%d bytes)", name, i+1, len(l)))
-				continue
-			}
-			if prev, ok := seen[m[1]]; ok {
-				dups++
-				if prev != l {
-					problems = append(problems, fmt.Sprintf("%s:%d: duplicate of %s (%s) is not an exact copy", name, i+1, m[1], where[m[1]]))
-				}
-				continue
-			}
-			seen[m[1]] = l
-			where[m[1]] = fmt.Sprintf("%s:%d", name, i+1)
-		}
 	}
-	problems = append(problems, checkFragments(fragments, seen)...)
+	problems := append(sc.problems, checkFragments(sc.fragments, sc.seen)...)
+	problems = append(problems, t.checkAcked(&sc)...)
+	problems = append(problems, t.verify(dir)...)
+	if len(problems) > 0 {
+		return errors.New(strings.Join(problems, "\n"))
+	}
+	return nil
+}
+
+// trailScan is what check read of the trail's files.
+type trailScan struct {
+	seen               map[string]string // event id → its line
+	where              map[string]string // event id → file:line where it was first seen
+	dups, lines, files int
+	fragments          []fragment
+	problems           []string
+}
+
+// readFile reads the trail's file name (its name starting with base) in
+// dir: a .torn- fragment, or a segment, .zst ones through `zstd -d`.
+func (sc *trailScan) readFile(dir, name, base string) error {
+	if strings.HasPrefix(name, base) && strings.Contains(name, fsutil.TornSuffix) {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			return err
+		}
+		sc.fragments = append(sc.fragments, fragment{name, string(b)})
+		return nil
+	}
+	if !strings.HasPrefix(name, base) || !(strings.HasSuffix(name, ".jsonl") || strings.HasSuffix(name, ".jsonl.zst")) {
+		return nil
+	}
+	path := filepath.Join(dir, name)
+	var raw []byte
+	var err error
+	if strings.HasSuffix(name, ".zst") {
+		out, err := exec.Command("zstd", "-dc", path).Output()
+		if err != nil {
+			sc.problems = append(sc.problems, fmt.Sprintf("zstd -d %s: %v", name, err))
+			return nil
+		}
+		raw = out
+	} else if raw, err = os.ReadFile(path); err != nil {
+		return err
+	}
+	sc.files++
+	if len(raw) > 0 && raw[len(raw)-1] != '\n' {
+		sc.problems = append(sc.problems, fmt.Sprintf("%s ends in a torn line", name))
+	}
+	sc.scanLines(name, raw)
+	return nil
+}
+
+// scanLines checks each line of file name (raw) is an event, and each
+// duplicate an exact copy of the line first seen.
+func (sc *trailScan) scanLines(name string, raw []byte) {
+	for i, l := range strings.Split(strings.TrimSuffix(string(raw), "\n"), "\n") {
+		if l == "" && len(raw) == 0 {
+			continue
+		}
+		sc.lines++
+		m := eventIDPattern.FindStringSubmatch(l)
+		if m == nil {
+			sc.problems = append(sc.problems, fmt.Sprintf("%s:%d: a line that is not an event (%d bytes)", name, i+1, len(l)))
+			continue
+		}
+		if prev, ok := sc.seen[m[1]]; ok {
+			sc.dups++
+			if prev != l {
+				sc.problems = append(sc.problems, fmt.Sprintf("%s:%d: duplicate of %s (%s) is not an exact copy", name, i+1, m[1], sc.where[m[1]]))
+			}
+			continue
+		}
+		sc.seen[m[1]] = l
+		sc.where[m[1]] = fmt.Sprintf("%s:%d", name, i+1)
+	}
+}
+
+// checkAcked prints the scan's counts and reports acknowledged events the
+// trail lacks (only noted with retention on, which may remove them).
+func (t *torture) checkAcked(sc *trailScan) []string {
 	var lost []string
 	for id := range t.acked {
-		if _, ok := seen[id]; !ok {
+		if _, ok := sc.seen[id]; !ok {
 			lost = append(lost, id)
 		}
 	}
 	sort.Strings(lost)
-	fmt.Printf("check: %d files, %d lines, %d acknowledged events, %d duplicates, %d missing\n", files, lines, len(t.acked), dups, len(lost))
-	if len(lost) > 0 {
-		msg := fmt.Sprintf("%d acknowledged events missing, first %s", len(lost), lost[0])
-		if t.o.maxBackups > 0 {
-			fmt.Println("note (retention on):", msg)
-		} else {
-			problems = append(problems, msg)
-		}
+	fmt.Printf("check: %d files, %d lines, %d acknowledged events, %d duplicates, %d missing\n", sc.files, sc.lines, len(t.acked), sc.dups, len(lost))
+	if len(lost) == 0 {
+		return nil
 	}
+	msg := fmt.Sprintf("%d acknowledged events missing, first %s", len(lost), lost[0])
+	if t.o.maxBackups > 0 {
+		fmt.Println("note (retention on):", msg)
+		return nil
+	}
+	return []string{msg}
+}
+
+// verify runs `sandboxaudit verify --key` on dir, with --strict too.
+func (t *torture) verify(dir string) []string {
+	var problems []string
 	for _, args := range [][]string{
 		{"verify", "--key", t.pub, "--allow-duplicates", dir},
 		{"verify", "--key", t.pub, "--allow-duplicates", "--strict", dir},
@@ -582,10 +619,7 @@ func (t *torture) check(audit string) error {
 			problems = append(problems, fmt.Sprintf("sandboxaudit %s: %v\n%s", strings.Join(args, " "), err, lastLines(string(out), 30)))
 		}
 	}
-	if len(problems) > 0 {
-		return errors.New(strings.Join(problems, "\n"))
-	}
-	return nil
+	return problems
 }
 
 // fragment is a torn last line cut off the trail and kept in a .torn- file
