@@ -75,16 +75,25 @@ func ProcessorFactory() processor.Factory {
 // kafka exporter, the batch and memory_limiter processors, the debug
 // exporter, and the standard self-telemetry. Each call builds new factories.
 func Components() (otelcol.Factories, error) {
-	var err error
 	factories := otelcol.Factories{Telemetry: otelconftelemetry.NewFactory()}
+	if err := addFactories(&factories); err != nil {
+		return otelcol.Factories{}, err
+	}
+	addModules(&factories)
+	return factories, nil
+}
 
+// addFactories fills in the distribution's receiver, processor, exporter
+// and extension factories.
+func addFactories(factories *otelcol.Factories) error {
+	var err error
 	factories.Receivers, err = otelcol.MakeFactoryMap[receiver.Factory](
 		otlpreceiver.NewFactory(),
 		kafkaguardreceiver.NewFactory(),
 		ReceiverFactory(),
 	)
 	if err != nil {
-		return otelcol.Factories{}, err
+		return err
 	}
 	factories.Processors, err = otelcol.MakeFactoryMap[processor.Factory](
 		batchprocessor.NewFactory(),
@@ -92,7 +101,7 @@ func Components() (otelcol.Factories, error) {
 		ProcessorFactory(),
 	)
 	if err != nil {
-		return otelcol.Factories{}, err
+		return err
 	}
 	factories.Exporters, err = otelcol.MakeFactoryMap[exporter.Factory](
 		debugexporter.NewFactory(),
@@ -104,7 +113,7 @@ func Components() (otelcol.Factories, error) {
 		ExporterFactory(),
 	)
 	if err != nil {
-		return otelcol.Factories{}, err
+		return err
 	}
 	factories.Extensions, err = otelcol.MakeFactoryMap[extension.Factory](
 		// So that the receiver's and exporter's `auth` keys can be used
@@ -113,10 +122,12 @@ func Components() (otelcol.Factories, error) {
 		bearertokenauthextension.NewFactory(),
 		EncodingExtensionFactory(),
 	)
-	if err != nil {
-		return otelcol.Factories{}, err
-	}
+	return err
+}
 
+// addModules names the module of each factory, for the collector's
+// components command.
+func addModules(factories *otelcol.Factories) {
 	own := Module + " v" + Version
 	collector := func(path string) string { return "go.opentelemetry.io/collector/" + path + " " + CollectorVersion }
 	contrib := func(path string) string {
@@ -149,7 +160,6 @@ func Components() (otelcol.Factories, error) {
 		bearertokenauthextension.NewFactory().Type(): contrib("extension/bearertokenauthextension"),
 		EncodingExtensionFactory().Type():            own,
 	}
-	return factories, nil
 }
 
 // BuildInfo describes the otelcol-sandboxaudit binary.

@@ -95,57 +95,13 @@ func (e *auditExporter) Start(ctx context.Context, host component.Host) (err err
 		return err
 	}
 	if fc := e.cfg.File.Get(); fc != nil {
-		// Before the sealer, which would sign another exporter's spool
-		// and leave its sidecars there.
-		if err := checkFileIsNoSpool(fc); err != nil {
+		if err := e.startFile(ctx, host, fc); err != nil {
 			return err
 		}
-		// Here, not in Validate: `validate` may run as another user, or on
-		// a machine without the directory.
-		if err := filesink.CheckWritable(fc.Path, fc.Rotation.HasValue()); err != nil {
-			return fmt.Errorf("file::path: %w", err)
-		}
-		opts := filesink.Options{Path: fc.Path, Fsync: fc.Fsync, MaxOpenFiles: fc.MaxOpenFiles, Rotation: e.rotation(fc), OnTornTail: e.logTornTail}
-		if ic := fc.Integrity.Get(); ic != nil {
-			if e.sealer, err = e.startIntegrity(ctx, host, fc, ic); err != nil {
-				return err
-			}
-			// A new file's first checkpoint, of 0 lines, is signed before
-			// its first line: a collector killed before the next round
-			// leaves history that the file extends.
-			opts.OnWrite, opts.BeforeCreate = e.sealer.Wrote, e.sealer.SealNew
-			if opts.Rotation != nil {
-				// Retention signs what it removes before it removes it, and
-				// counts only the log's own segments.
-				opts.Rotation.BeforeRemove, opts.Rotation.Holds = e.sealer.Retire, e.sealer.Holds
-				// A rotation on time, with no batch, is sealed too.
-				logRotation, sealer := opts.Rotation.OnRotate, e.sealer
-				opts.Rotation.OnRotate = func(path, segment string) {
-					logRotation(path, segment)
-					sealer.Rotated(path)
-				}
-			}
-		}
-		sink, err := filesink.New(opts)
-		if err != nil {
-			return fmt.Errorf("file: %w", err)
-		}
-		e.file = newFileTarget(sink, fc.Path, e.filePolicy)
-		e.warnLooseMode(fc.Path)
 	}
 	if hc := e.cfg.HTTP.Get(); hc != nil {
-		if sc := hc.Spool.Get(); sc != nil {
-			if err := checkSpoolIsNoSealedFile(sc); err != nil {
-				return err
-			}
-		}
-		target, err := e.startHTTP(ctx, host, hc)
-		if err != nil {
+		if err := e.startHTTPSink(ctx, host, hc); err != nil {
 			return err
-		}
-		e.http = target
-		if e.file != nil {
-			e.file.ids, e.http.ids = newSinkIDs(), newSinkIDs()
 		}
 	}
 	if fc := e.cfg.File.Get(); fc != nil {
@@ -153,6 +109,75 @@ func (e *auditExporter) Start(ctx context.Context, host component.Host) (err err
 		if err := checkFileIsNoSpool(fc); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// startFile checks the audit file's path, starts its sealer when it has
+// integrity, and opens the file sink.
+func (e *auditExporter) startFile(ctx context.Context, host component.Host, fc *FileConfig) error {
+	// Before the sealer, which would sign another exporter's spool
+	// and leave its sidecars there.
+	if err := checkFileIsNoSpool(fc); err != nil {
+		return err
+	}
+	// Here, not in Validate: `validate` may run as another user, or on
+	// a machine without the directory.
+	if err := filesink.CheckWritable(fc.Path, fc.Rotation.HasValue()); err != nil {
+		return fmt.Errorf("file::path: %w", err)
+	}
+	opts := filesink.Options{Path: fc.Path, Fsync: fc.Fsync, MaxOpenFiles: fc.MaxOpenFiles, Rotation: e.rotation(fc), OnTornTail: e.logTornTail}
+	if ic := fc.Integrity.Get(); ic != nil {
+		var err error
+		if e.sealer, err = e.startIntegrity(ctx, host, fc, ic); err != nil {
+			return err
+		}
+		e.hookSealer(&opts)
+	}
+	sink, err := filesink.New(opts)
+	if err != nil {
+		return fmt.Errorf("file: %w", err)
+	}
+	e.file = newFileTarget(sink, fc.Path, e.filePolicy)
+	e.warnLooseMode(fc.Path)
+	return nil
+}
+
+// hookSealer has the file sink tell e.sealer of each write, new file,
+// rotation and retired segment.
+func (e *auditExporter) hookSealer(opts *filesink.Options) {
+	// A new file's first checkpoint, of 0 lines, is signed before
+	// its first line: a collector killed before the next round
+	// leaves history that the file extends.
+	opts.OnWrite, opts.BeforeCreate = e.sealer.Wrote, e.sealer.SealNew
+	if opts.Rotation == nil {
+		return
+	}
+	// Retention signs what it removes before it removes it, and
+	// counts only the log's own segments.
+	opts.Rotation.BeforeRemove, opts.Rotation.Holds = e.sealer.Retire, e.sealer.Holds
+	// A rotation on time, with no batch, is sealed too.
+	logRotation, sealer := opts.Rotation.OnRotate, e.sealer
+	opts.Rotation.OnRotate = func(path, segment string) {
+		logRotation(path, segment)
+		sealer.Rotated(path)
+	}
+}
+
+// startHTTPSink checks the HTTP sink's spool and starts the sink.
+func (e *auditExporter) startHTTPSink(ctx context.Context, host component.Host, hc *HTTPConfig) error {
+	if sc := hc.Spool.Get(); sc != nil {
+		if err := checkSpoolIsNoSealedFile(sc); err != nil {
+			return err
+		}
+	}
+	target, err := e.startHTTP(ctx, host, hc)
+	if err != nil {
+		return err
+	}
+	e.http = target
+	if e.file != nil {
+		e.file.ids, e.http.ids = newSinkIDs(), newSinkIDs()
 	}
 	return nil
 }

@@ -137,40 +137,9 @@ func (r *sandboxReceiver) start(ctx context.Context, host component.Host) error 
 			return fmt.Errorf("sandboxaudit receiver %s: registering pending gauge: %w", r.set.ID, err)
 		}
 	}
-
-	mux := http.NewServeMux()
-	mux.Handle(r.cfg.TracesPath, r.handler(endpointTraces, r.serveTraces))
-	mux.Handle(r.cfg.EventsPath, r.handler(endpointEvents, r.serveEvents))
-
-	var err error
-	opts := []confighttp.ToServerOption{confighttp.WithErrorHandler(r.errorHandler)}
-	if r.cfg.snappyEnabled() {
-		// A snappy block is passed on compressed, for admission to read
-		// within the budget and inflate: confighttp's decoder reads it
-		// whole, unpaced, before any budget sees it.
-		opts = append(opts, confighttp.WithDecoder(admission.EncodingSnappy, passCompressed))
+	if err := r.newServer(ctx, host); err != nil {
+		return err
 	}
-	if r.cfg.decodes("zstd") {
-		// Unpooled, its windows reserved by admission: confighttp's
-		// pooled decoders keep theirs between requests, unreserved.
-		opts = append(opts, confighttp.WithDecoder("zstd", admission.Zstd(r.cfg.maxBodySize())))
-	}
-	for _, enc := range []string{"deflate", "zlib"} {
-		// A decoder given here is taken whatever compression_algorithms
-		// says: only the codings it lists get one.
-		if r.cfg.decodes(enc) {
-			opts = append(opts, confighttp.WithDecoder(enc, admission.Deflate))
-		}
-	}
-	r.server, err = r.cfg.ServerConfig.ToServer(ctx, host.GetExtensions(), r.set.TelemetrySettings, mux, opts...)
-	if err != nil {
-		return fmt.Errorf("creating HTTP server: %w", err)
-	}
-	r.server.Handler = r.outermost(r.server.Handler)
-	r.server.ErrorLog = serverErrorLog(r.set.Logger)
-	// confighttp leaves net/http's 1 MiB header bound and no connection
-	// limit: with both, memory is bounded whatever clients withhold.
-	r.server.MaxHeaderBytes = r.cfg.MaxRequestHeaderBytes
 	// The collector names the component; the error names the key.
 	ln, shared, err := r.listen(ctx)
 	if err != nil {
@@ -193,6 +162,51 @@ func (r *sandboxReceiver) start(ctx context.Context, host component.Host) error 
 		r.wg.Go(r.sweepLoop)
 	}
 	return nil
+}
+
+// newServer makes r.server, serving both paths, with its decoders and
+// bounds; it does not listen yet.
+func (r *sandboxReceiver) newServer(ctx context.Context, host component.Host) error {
+	mux := http.NewServeMux()
+	mux.Handle(r.cfg.TracesPath, r.handler(endpointTraces, r.serveTraces))
+	mux.Handle(r.cfg.EventsPath, r.handler(endpointEvents, r.serveEvents))
+
+	var err error
+	r.server, err = r.cfg.ServerConfig.ToServer(ctx, host.GetExtensions(), r.set.TelemetrySettings, mux, r.serverOptions()...)
+	if err != nil {
+		return fmt.Errorf("creating HTTP server: %w", err)
+	}
+	r.server.Handler = r.outermost(r.server.Handler)
+	r.server.ErrorLog = serverErrorLog(r.set.Logger)
+	// confighttp leaves net/http's 1 MiB header bound and no connection
+	// limit: with both, memory is bounded whatever clients withhold.
+	r.server.MaxHeaderBytes = r.cfg.MaxRequestHeaderBytes
+	return nil
+}
+
+// serverOptions are confighttp's options for the server: its error
+// handler and the decoders admission paces.
+func (r *sandboxReceiver) serverOptions() []confighttp.ToServerOption {
+	opts := []confighttp.ToServerOption{confighttp.WithErrorHandler(r.errorHandler)}
+	if r.cfg.snappyEnabled() {
+		// A snappy block is passed on compressed, for admission to read
+		// within the budget and inflate: confighttp's decoder reads it
+		// whole, unpaced, before any budget sees it.
+		opts = append(opts, confighttp.WithDecoder(admission.EncodingSnappy, passCompressed))
+	}
+	if r.cfg.decodes("zstd") {
+		// Unpooled, its windows reserved by admission: confighttp's
+		// pooled decoders keep theirs between requests, unreserved.
+		opts = append(opts, confighttp.WithDecoder("zstd", admission.Zstd(r.cfg.maxBodySize())))
+	}
+	for _, enc := range []string{"deflate", "zlib"} {
+		// A decoder given here is taken whatever compression_algorithms
+		// says: only the codings it lists get one.
+		if r.cfg.decodes(enc) {
+			opts = append(opts, confighttp.WithDecoder(enc, admission.Deflate))
+		}
+	}
+	return opts
 }
 
 // listen opens the server's listener as confighttp's ToListener does, with

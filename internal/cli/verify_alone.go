@@ -67,23 +67,8 @@ func aloneDirSegments(dir string) ([]string, error) {
 // the hash store to the newest checkpoint (with --witness, to the
 // cosigned checkpoints too).
 func (v *verifier) verifySegmentAlone(ctx context.Context, segment string) error {
-	tr, err := integrity.OpenSegmentAlone(segment, v.opts.key)
-	switch {
-	case errors.Is(err, integrity.ErrNotRecorded):
-		// A stray file in the directory: a problem, and the other
-		// segments are still checked.
-		v.sum.Problems++
-		_, _ = fmt.Fprintf(v.out, "%s: integrity: %v\n", segment, strings.TrimPrefix(err.Error(), segment+": "))
-		return nil
-	case errors.Is(err, integrity.ErrNotSignedBy):
-		// Another key's log (one a handover retired, or the one it went
-		// on as): a problem for its segments, and the others are checked.
-		v.sum.Problems++
-		_, _ = fmt.Fprintf(v.out, "%s: integrity: %v: --alone checks a segment with --key only; "+
-			"verify the trail without --alone to follow a key handover\n", segment, err)
-		return nil
-	}
-	if err != nil {
+	tr, reported, err := v.openSegmentAlone(segment)
+	if err != nil || reported {
 		return err
 	}
 	tc, err := integrity.NewTrailChecker(tr, v.opts.key)
@@ -106,7 +91,39 @@ func (v *verifier) verifySegmentAlone(ctx context.Context, segment string) error
 	if err := v.checkTrailParts(ctx, tc, tr, wc); err != nil {
 		return err
 	}
-	res := tc.Finish()
+	v.reportAlone(segment, tr, tc.Finish(), wc)
+	return nil
+}
+
+// openSegmentAlone opens segment's trail for --alone. A segment with no
+// record, or of another key's log, is a problem it prints (reported),
+// and the other segments are still checked.
+func (v *verifier) openSegmentAlone(segment string) (tr *integrity.Trail, reported bool, err error) {
+	tr, err = integrity.OpenSegmentAlone(segment, v.opts.key)
+	switch {
+	case errors.Is(err, integrity.ErrNotRecorded):
+		// A stray file in the directory: a problem, and the other
+		// segments are still checked.
+		v.sum.Problems++
+		_, _ = fmt.Fprintf(v.out, "%s: integrity: %v\n", segment, strings.TrimPrefix(err.Error(), segment+": "))
+		return nil, true, nil
+	case errors.Is(err, integrity.ErrNotSignedBy):
+		// Another key's log (one a handover retired, or the one it went
+		// on as): a problem for its segments, and the others are checked.
+		v.sum.Problems++
+		_, _ = fmt.Fprintf(v.out, "%s: integrity: %v: --alone checks a segment with --key only; "+
+			"verify the trail without --alone to follow a key handover\n", segment, err)
+		return nil, true, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	return tr, false, nil
+}
+
+// reportAlone prints the failures, witness result, proofs, handover and
+// summary line of a segment checked alone.
+func (v *verifier) reportAlone(segment string, tr *integrity.Trail, res integrity.TrailResult, wc *integrity.WitnessCheck) {
 	for _, f := range res.Failures {
 		v.sum.Problems++
 		_, _ = fmt.Fprintf(v.out, "integrity: %s\n", f)
@@ -125,7 +142,6 @@ func (v *verifier) verifySegmentAlone(ctx context.Context, segment string) error
 	}
 	_, _ = fmt.Fprintf(v.out, "%s: integrity: alone first_line=%d lines=%d newest=%d checkpoints=%d%s%s\n",
 		segment, rec.First+1-lead, res.Lines, max(res.Sealed-lead, 0), res.Checkpoints, notRead(rec.First-lead, rec.End()-lead, res.Sealed-lead), upTo)
-	return nil
 }
 
 // reportAloneHandover names, for a segment of a log handed over (one in

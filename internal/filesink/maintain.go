@@ -227,32 +227,16 @@ func (m *maintainer) retain(path string) {
 		return
 	}
 	now := r.clock()
-	// Only the log's own segments (Holds) count toward MaxBackups, so files
-	// put beside them cannot push them out; the newest counts too, as it
-	// may be a rotation the log has not recorded yet. A segment dated ahead
-	// of the log is not the log's: it is passed over.
+	// A segment dated ahead of the log is not the log's: it is passed over.
 	foreign := foreignAhead(segs, now, m.marks.get(path))
-	newest := newestOwn(foreign)
-	held := make([]bool, len(segs))
-	excess := -r.MaxBackups
-	for i := range segs {
-		held[i] = !foreign[i] && (r.Holds == nil || i == newest || recorded[i])
-		if held[i] {
-			excess++
-		}
-	}
+	held, excess := r.heldSegments(foreign, recorded)
 	torn := tornKept{dir: filepath.Dir(path), readDir: m.readDir}
 	for i, seg := range segs {
 		if foreign[i] {
 			continue
 		}
-		reason := ""
-		switch {
-		case r.MaxBackups > 0 && excess > 0:
-			reason = RemovedMaxBackups
-		case r.MaxAge > 0 && now.Sub(seg.Time) > r.MaxAge:
-			reason = RemovedMaxAge
-		default:
+		reason := r.removalReason(seg, excess, now)
+		if reason == "" {
 			return
 		}
 		if held[i] {
@@ -264,17 +248,54 @@ func (m *maintainer) retain(path string) {
 		if r.Holds != nil && !recorded[i] {
 			torn.stale = true
 		}
-		if err := m.remove(path, seg, &torn); err != nil {
-			r.fail(path, err)
-			if errors.Is(err, ErrForeignSegment) {
-				continue // not the log's to remove; the log's own go on
-			}
+		if !m.removeSegment(path, seg, reason, &torn) {
 			return
 		}
-		if r.OnRemoved != nil {
-			r.OnRemoved(path, seg, reason)
+	}
+}
+
+// heldSegments says which segments count toward MaxBackups, and by how
+// many they exceed it. Only the log's own segments (Holds) count, so
+// files put beside them cannot push them out; the newest counts too, as
+// it may be a rotation the log has not recorded yet.
+func (r *Rotation) heldSegments(foreign, recorded []bool) (held []bool, excess int) {
+	newest := newestOwn(foreign)
+	held = make([]bool, len(foreign))
+	excess = -r.MaxBackups
+	for i := range foreign {
+		held[i] = !foreign[i] && (r.Holds == nil || i == newest || recorded[i])
+		if held[i] {
+			excess++
 		}
 	}
+	return held, excess
+}
+
+// removalReason is why seg goes (RemovedMaxBackups or RemovedMaxAge) while
+// the log's held segments exceed MaxBackups by excess; "" when it stays.
+func (r *Rotation) removalReason(seg Segment, excess int, now time.Time) string {
+	switch {
+	case r.MaxBackups > 0 && excess > 0:
+		return RemovedMaxBackups
+	case r.MaxAge > 0 && now.Sub(seg.Time) > r.MaxAge:
+		return RemovedMaxAge
+	default:
+		return ""
+	}
+}
+
+// removeSegment removes seg for reason and says whether the round goes
+// on: after a failed or refused removal it stops, but for a foreign
+// segment, which is not the log's to remove.
+func (m *maintainer) removeSegment(path string, seg Segment, reason string, torn *tornKept) bool {
+	if err := m.remove(path, seg, torn); err != nil {
+		m.rot.fail(path, err)
+		return errors.Is(err, ErrForeignSegment)
+	}
+	if m.rot.OnRemoved != nil {
+		m.rot.OnRemoved(path, seg, reason)
+	}
+	return true
 }
 
 // recorded asks Holds which segments the log records, and remembers the

@@ -454,52 +454,74 @@ func (l *fileLog) loadCheckpoints(cps *os.File, res *sealResult) error {
 	l.hasLast = false
 	nr := NewNoteReader(io.NewSectionReader(cps, 0, fi.Size()))
 	for i := 1; ; i++ {
-		rec, err := nr.Next()
-		if err == io.EOF {
+		rec, done, err := l.nextCheckpoint(cps, nr, i, res)
+		if err != nil {
+			return err
+		}
+		if done {
 			break
 		}
-		if errors.Is(err, ErrTornRecord) && l.hasSigned && nr.Offset() != l.ownTear {
-			// Only a crash of an earlier process tears a record; while we
-			// run, one is someone else's doing: refused, never cut.
-			if serr := l.checkStillSigned(); serr != nil {
-				return serr
-			}
-			return tampered(l.path, "checkpoint #%d: %v", i, err)
+		if err := l.addCheckpoint(i, rec); err != nil {
+			return err
 		}
-		if errors.Is(err, ErrTornRecord) {
-			l.ownTear = -1
-			if err := cps.Truncate(nr.Offset()); err != nil {
-				return fmt.Errorf("cut torn checkpoint of %s: %w", l.path, err)
-			}
-			res.repaired = append(res.repaired, "cut off a torn last checkpoint record")
-			break
-		}
-		if err != nil {
-			return tampered(l.path, "checkpoint #%d: %v", i, err)
-		}
-		c, err := OpenCheckpoint(rec, l.keys.Verifier)
-		if err != nil && i == 1 && errors.Is(err, ErrNotSignedBy) {
-			return tampered(l.path, "checkpoint #1: %v: the log was signed with another key: "+
-				"a log's key is changed with `sandboxaudit log handover`, run with the key that signed it", err)
-		}
-		if err != nil {
-			return tampered(l.path, "checkpoint #%d: %v", i, err)
-		}
-		if l.hasLast && (c.N < l.last.N || c.Origin != l.last.Origin) {
-			return tampered(l.path, "checkpoint #%d (origin %q, size %d) does not extend the one before (origin %q, size %d)",
-				i, c.Origin, c.N, l.last.Origin, l.last.N)
-		}
-		// Every later checkpoint has the first one's origin (above), so
-		// the first is the only one to check.
-		if !l.hasLast {
-			if err := l.checkOrigin(c); err != nil {
-				return err
-			}
-		}
-		l.last, l.hasLast = c, true
 	}
 	l.cpSize = nr.Offset()
 	return l.checkStillSigned()
+}
+
+// nextCheckpoint reads record i of the sidecar cps; done at its end, or
+// once a torn last record left by an earlier process is cut off.
+func (l *fileLog) nextCheckpoint(cps *os.File, nr *NoteReader, i int, res *sealResult) (rec []byte, done bool, err error) {
+	rec, err = nr.Next()
+	if err == io.EOF {
+		return nil, true, nil
+	}
+	if errors.Is(err, ErrTornRecord) && l.hasSigned && nr.Offset() != l.ownTear {
+		// Only a crash of an earlier process tears a record; while we
+		// run, one is someone else's doing: refused, never cut.
+		if serr := l.checkStillSigned(); serr != nil {
+			return nil, false, serr
+		}
+		return nil, false, tampered(l.path, "checkpoint #%d: %v", i, err)
+	}
+	if errors.Is(err, ErrTornRecord) {
+		l.ownTear = -1
+		if err := cps.Truncate(nr.Offset()); err != nil {
+			return nil, false, fmt.Errorf("cut torn checkpoint of %s: %w", l.path, err)
+		}
+		res.repaired = append(res.repaired, "cut off a torn last checkpoint record")
+		return nil, true, nil
+	}
+	if err != nil {
+		return nil, false, tampered(l.path, "checkpoint #%d: %v", i, err)
+	}
+	return rec, false, nil
+}
+
+// addCheckpoint checks that record i, rec, is signed by our key and
+// extends the checkpoint before it, and makes it the last one.
+func (l *fileLog) addCheckpoint(i int, rec []byte) error {
+	c, err := OpenCheckpoint(rec, l.keys.Verifier)
+	if err != nil && i == 1 && errors.Is(err, ErrNotSignedBy) {
+		return tampered(l.path, "checkpoint #1: %v: the log was signed with another key: "+
+			"a log's key is changed with `sandboxaudit log handover`, run with the key that signed it", err)
+	}
+	if err != nil {
+		return tampered(l.path, "checkpoint #%d: %v", i, err)
+	}
+	if l.hasLast && (c.N < l.last.N || c.Origin != l.last.Origin) {
+		return tampered(l.path, "checkpoint #%d (origin %q, size %d) does not extend the one before (origin %q, size %d)",
+			i, c.Origin, c.N, l.last.Origin, l.last.N)
+	}
+	// Every later checkpoint has the first one's origin (above), so
+	// the first is the only one to check.
+	if !l.hasLast {
+		if err := l.checkOrigin(c); err != nil {
+			return err
+		}
+	}
+	l.last, l.hasLast = c, true
+	return nil
 }
 
 // checkOrigin refuses checkpoints that name another file: a file sealed

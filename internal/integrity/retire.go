@@ -48,43 +48,14 @@ func RetireLog(path string, v note.Verifier, now time.Time, next []byte) (string
 	if err != nil {
 		return "", fmt.Errorf("%s: %w", SegmentsPath(path), err)
 	}
-	to, dir, err := unfinishedRetiredName(path)
+	to, dir, err := retiredName(path, now, len(segs) > 0 || sl.Closed() > 0)
 	if err != nil {
 		return "", err
 	}
-	if to == "" {
-		if to, err = freeRetiredName(path, now); err != nil {
-			return "", err
-		}
-		dir = len(segs) > 0 || sl.Closed() > 0
-		if dir {
-			if err := os.Mkdir(to, 0o700); err != nil {
-				return "", fmt.Errorf("retire %s: %w", path, err)
-			}
-		}
-	}
-	dest := func(f string) string { return to + f[len(path):] }
-	retired := to
-	// The segments first, the file and its other sidecars next, the
-	// checkpoints last: until then the path still reads as the log
-	// being retired.
-	var files []string
-	if dir {
-		dest = func(f string) string { return filepath.Join(to, filepath.Base(f)) }
-		retired = filepath.Join(to, filepath.Base(path))
-		for _, s := range segs {
-			files = append(files, s.Path, s.Plain, s.Plain+filesink.ZstdSuffix+".tmp")
-		}
-	}
+	dest, retired := retiredDest(path, to, dir)
 	// A handover note that is next already stays: a killed run wrote it.
 	kept := isNote(HandoverPath(path), next)
-	for _, suffix := range LogFileSuffixes() {
-		if suffix == CheckpointsSuffix || suffix == HandoverSuffix && kept {
-			continue
-		}
-		files = append(files, path+suffix)
-	}
-	for _, f := range files {
+	for _, f := range filesToRetire(path, segs, dir, kept) {
 		if err := os.Rename(f, dest(f)); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return "", fmt.Errorf("retire %s: %w", f, err)
 		}
@@ -103,6 +74,55 @@ func RetireLog(path string, v note.Verifier, now time.Time, next []byte) (string
 		}
 	}
 	return retired, fsutil.SyncDir(filepath.Dir(path))
+}
+
+// retiredName returns the name path's log retires to, and whether it is
+// a directory: the one a killed run began, or else a free one, made as
+// a directory when rotated is set.
+func retiredName(path string, now time.Time, rotated bool) (to string, dir bool, err error) {
+	to, dir, err = unfinishedRetiredName(path)
+	if err != nil || to != "" {
+		return to, dir, err
+	}
+	if to, err = freeRetiredName(path, now); err != nil {
+		return "", false, err
+	}
+	if rotated {
+		if err := os.Mkdir(to, 0o700); err != nil {
+			return "", false, fmt.Errorf("retire %s: %w", path, err)
+		}
+	}
+	return to, rotated, nil
+}
+
+// retiredDest returns where each of path's files goes when it retires
+// to to, and the retired audit file's name.
+func retiredDest(path, to string, dir bool) (dest func(string) string, retired string) {
+	if dir {
+		return func(f string) string { return filepath.Join(to, filepath.Base(f)) }, filepath.Join(to, filepath.Base(path))
+	}
+	return func(f string) string { return to + f[len(path):] }, to
+}
+
+// filesToRetire lists the files that move before the checkpoints
+// sidecar, in order: the segments first (of a rotated log, dir), the
+// file and its other sidecars next; the checkpoints move last, since
+// until then the path still reads as the log being retired. kept: the
+// handover note stays.
+func filesToRetire(path string, segs []filesink.Segment, dir, kept bool) []string {
+	var files []string
+	if dir {
+		for _, s := range segs {
+			files = append(files, s.Path, s.Plain, s.Plain+filesink.ZstdSuffix+".tmp")
+		}
+	}
+	for _, suffix := range LogFileSuffixes() {
+		if suffix == CheckpointsSuffix || suffix == HandoverSuffix && kept {
+			continue
+		}
+		files = append(files, path+suffix)
+	}
+	return files
 }
 
 // isNote reports whether the file at p holds exactly the note want.

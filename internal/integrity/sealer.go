@@ -302,6 +302,24 @@ func (s *Sealer) sealPath(ctx context.Context, path string, open bool) error {
 	}
 	wasBroken := l.broken != nil
 	res, err := l.seal(ctx, open)
+	s.logSealWarnings(path, l, res)
+	if err != nil {
+		// Once per cause: a file that fails the same way every interval
+		// (a symlink planted for its store) must not flood the log.
+		if (!wasBroken || res.renewed) && err.Error() != l.lastErr {
+			s.set.Logger.Error("integrity: file not sealed", zap.String("path", path), zap.Error(err))
+		}
+		l.lastErr = err.Error()
+		return err
+	}
+	l.lastErr, l.repairsLogged = "", nil
+	s.reportSealed(ctx, path, res)
+	return nil
+}
+
+// logSealWarnings logs what a seal of l repaired, rebuilt or started
+// afresh, whether or not the seal then succeeded.
+func (s *Sealer) logSealWarnings(path string, l *fileLog, res sealResult) {
 	for _, r := range res.repaired {
 		// Once per episode: a seal that fails after its repair (a full
 		// disk) finds and repairs the same damage every interval.
@@ -331,16 +349,11 @@ func (s *Sealer) sealPath(ctx context.Context, path string, open bool) error {
 			"verify --key cannot tell what changed before this seal (a witness or a copy of the checkpoints can)",
 			zap.String("path", path), zap.Int64("lines", res.unsigned))
 	}
-	if err != nil {
-		// Once per cause: a file that fails the same way every interval
-		// (a symlink planted for its store) must not flood the log.
-		if (!wasBroken || res.renewed) && err.Error() != l.lastErr {
-			s.set.Logger.Error("integrity: file not sealed", zap.String("path", path), zap.Error(err))
-		}
-		l.lastErr = err.Error()
-		return err
-	}
-	l.lastErr, l.repairsLogged = "", nil
+}
+
+// reportSealed logs a new log's origin and counts what a successful
+// seal signed.
+func (s *Sealer) reportSealed(ctx context.Context, path string, res sealResult) {
 	if res.newLog != "" {
 		s.set.Logger.Info("integrity: started a new log", zap.String("path", path), zap.String("origin", res.newLog))
 	}
@@ -352,7 +365,6 @@ func (s *Sealer) sealPath(ctx context.Context, path string, open bool) error {
 			s.set.Observer.CheckpointWritten(ctx)
 		}
 	}
-	return nil
 }
 
 // logFor returns the sealer's memory of path, made on first use; called

@@ -171,16 +171,9 @@ func openWith(ctx context.Context, opts Options, listen ownerListen) (*Spool, er
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if opts.Path == "" {
-		return nil, errors.New("the spool path is empty")
-	}
-	if opts.MaxSize < 0 || opts.CompactBytes < 0 || opts.MaxLineBytes < 0 {
-		return nil, fmt.Errorf("spool max size (%d), compact bytes (%d) and max line bytes (%d) must be >= 0",
-			opts.MaxSize, opts.CompactBytes, opts.MaxLineBytes)
-	}
-	path, err := filepath.Abs(opts.Path)
+	path, err := spoolPath(opts)
 	if err != nil {
-		return nil, fmt.Errorf("spool %s: %w", opts.Path, err)
+		return nil, err
 	}
 	// Sync each parent that gained an entry, so the spool's directory
 	// survives a power loss along with the data written into it.
@@ -191,6 +184,36 @@ func openWith(ctx context.Context, opts Options, listen ownerListen) (*Spool, er
 	if err != nil {
 		return nil, fmt.Errorf("spool %s: create its directory: %w", path, err)
 	}
+	s := newSpool(path, opts)
+	// Checked before the lock file is made, so a refused path leaves
+	// nothing behind; open checks the file it opens again.
+	if err := s.checkExistingFile(); err != nil {
+		return nil, err
+	}
+	if err := s.lockAndOpen(listen); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// spoolPath checks opts and returns the spool's absolute path.
+func spoolPath(opts Options) (string, error) {
+	if opts.Path == "" {
+		return "", errors.New("the spool path is empty")
+	}
+	if opts.MaxSize < 0 || opts.CompactBytes < 0 || opts.MaxLineBytes < 0 {
+		return "", fmt.Errorf("spool max size (%d), compact bytes (%d) and max line bytes (%d) must be >= 0",
+			opts.MaxSize, opts.CompactBytes, opts.MaxLineBytes)
+	}
+	path, err := filepath.Abs(opts.Path)
+	if err != nil {
+		return "", fmt.Errorf("spool %s: %w", opts.Path, err)
+	}
+	return path, nil
+}
+
+// newSpool builds the unopened Spool at path, filling in defaults.
+func newSpool(path string, opts Options) *Spool {
 	s := &Spool{
 		path:           path,
 		offsetPath:     path + ".offset",
@@ -215,21 +238,31 @@ func openWith(ctx context.Context, opts Options, listen ownerListen) (*Spool, er
 	if s.maxLine <= 0 {
 		s.maxLine = DefaultMaxLineBytes
 	}
-	// Checked before the lock file is made, so a refused path leaves
-	// nothing behind; open checks the file it opens again.
-	if fi, err := os.Lstat(path); err == nil {
-		if !fi.Mode().IsRegular() {
-			return nil, fmt.Errorf("spool %s is %w (%s): the spool opens no symlink, FIFO or directory in its place", path, fsutil.ErrNotRegular, fi.Mode().Type())
-		}
-		if err := s.checkIsSpool(fi); err != nil {
-			return nil, err
-		}
+	return s
+}
+
+// checkExistingFile refuses a file at the spool's path that is not a
+// regular file or not a spool.
+func (s *Spool) checkExistingFile() error {
+	fi, err := os.Lstat(s.path)
+	if err != nil {
+		return nil // nothing there yet; open reports any other failure
 	}
-	lockCreated := false
-	if s.lock, lockCreated, err = lockOwner(path + ".lock"); err != nil {
-		return nil, err
+	if !fi.Mode().IsRegular() {
+		return fmt.Errorf("spool %s is %w (%s): the spool opens no symlink, FIFO or directory in its place", s.path, fsutil.ErrNotRegular, fi.Mode().Type())
 	}
-	s.owner, s.recovery.OwnerSocketSkipped, err = holdOwnerName(path, listen)
+	return s.checkIsSpool(fi)
+}
+
+// lockAndOpen takes the .lock file and the owner name, then opens the
+// spool; on failure it lets go of whatever it took.
+func (s *Spool) lockAndOpen(listen ownerListen) error {
+	var lockCreated bool
+	var err error
+	if s.lock, lockCreated, err = lockOwner(s.path + ".lock"); err != nil {
+		return err
+	}
+	s.owner, s.recovery.OwnerSocketSkipped, err = holdOwnerName(s.path, listen)
 	if err == nil {
 		err = s.open()
 	}
@@ -242,9 +275,9 @@ func openWith(ctx context.Context, opts Options, listen ownerListen) (*Spool, er
 		}
 		_ = s.lock.Close()
 		_ = s.owner.release()
-		return nil, err
+		return err
 	}
-	return s, nil
+	return nil
 }
 
 // lockOwner opens and locks the .lock file at path, making it when there

@@ -177,6 +177,7 @@ type timelineRow struct {
 	X, W                               string
 }
 
+// sessionPage serves one page of a session's ops, laid out on a timeline.
 func (s *Server) sessionPage(w http.ResponseWriter, r *http.Request) {
 	si, ok := s.session(w, r)
 	if !ok {
@@ -192,7 +193,19 @@ func (s *Server) sessionPage(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "could not read the trail's spool", http.StatusInternalServerError)
 		return
 	}
-	var t0, t1 int64
+	t0, t1 := timelineBounds(si, ops)
+	span := max(t1-t0, 1)
+	s.render(w, "session", map[string]any{
+		"Title": "Session " + si.ID.String(), "Sources": int64(len(s.cfg.Sources)), "ID": si.ID.String(), "S": si.Session, "MoreTraces": si.MoreTraces,
+		"TraceHref": s.trace.link(si.TraceID, ""), "Rows": timelineRows(si, ops, offset, t0, t1),
+		"AxisFrom": microsText(t0), "AxisTo": microsText(t1), "AxisSpan": durationMS(float64(span) / 1000),
+		"Pager": makePager("/session/"+si.ID.String(), url.Values{}, offset, limit, int(si.Ops)),
+	})
+}
+
+// timelineBounds is the time the page's ops span, in microseconds: an
+// op still open lasts until the session's end.
+func timelineBounds(si *sessionIndex, ops []opRecord) (t0, t1 int64) {
 	for i := range ops {
 		o := toOp(&ops[i])
 		start, end := o.First().TSMicros, endOf(o)
@@ -206,6 +219,12 @@ func (s *Server) sessionPage(w http.ResponseWriter, r *http.Request) {
 			t1 = end
 		}
 	}
+	return t0, t1
+}
+
+// timelineRows lays the page's ops (from offset on) out on the timeline
+// from t0 to t1, in thousandths of its width.
+func timelineRows(si *sessionIndex, ops []opRecord, offset int, t0, t1 int64) []timelineRow {
 	span := max(t1-t0, 1)
 	rows := make([]timelineRow, 0, len(ops))
 	for i := range ops {
@@ -225,12 +244,7 @@ func (s *Server) sessionPage(w http.ResponseWriter, r *http.Request) {
 			X: strconv.FormatFloat(min(x, 998), 'f', 2, 64), W: strconv.FormatFloat(wd, 'f', 2, 64),
 		})
 	}
-	s.render(w, "session", map[string]any{
-		"Title": "Session " + si.ID.String(), "Sources": int64(len(s.cfg.Sources)), "ID": si.ID.String(), "S": si.Session, "MoreTraces": si.MoreTraces,
-		"TraceHref": s.trace.link(si.TraceID, ""), "Rows": rows,
-		"AxisFrom": microsText(t0), "AxisTo": microsText(t1), "AxisSpan": durationMS(float64(span) / 1000),
-		"Pager": makePager("/session/"+si.ID.String(), url.Values{}, offset, limit, int(si.Ops)),
-	})
+	return rows
 }
 
 type dataBlock struct {

@@ -151,24 +151,14 @@ func (p *Pool) firstOfItsKind(key knownKey, err error) bool {
 func (p *Pool) submit(ctx context.Context, i int, origin string, n int64, signed []byte, prove Prover) ([]byte, error) {
 	w := p.witnesses[i]
 	key := knownKey{witness: i, origin: origin}
-	p.mu.Lock()
-	old := p.known[key]
-	d, isDown := p.down[i]
-	p.mu.Unlock()
-	if isDown && time.Now().Before(d.until) {
-		return nil, d.err
+	old, err := p.knownSize(key)
+	if err != nil {
+		return nil, err
 	}
 	for range maxConflicts + 1 {
-		if old > n {
-			return nil, fmt.Errorf("the witness cosigned a tree of %d lines, more than this log's %d: "+
-				"the log was cut back, or another log signs with this origin and key (%w)", old, n, &ConflictError{Size: old})
-		}
-		var proof tlog.TreeProof
-		if old > 0 && old < n {
-			var err error
-			if proof, err = prove(old); err != nil {
-				return nil, fmt.Errorf("%w from size %d: %w", errNoProof, old, err)
-			}
+		proof, err := proofFrom(old, n, prove)
+		if err != nil {
+			return nil, err
 		}
 		line, err := w.AddCheckpoint(ctx, old, proof, signed)
 		if err != nil && errors.Is(ctx.Err(), context.Canceled) {
@@ -177,11 +167,7 @@ func (p *Pool) submit(ctx context.Context, i int, origin string, n int64, signed
 			return nil, fmt.Errorf("%w (the checkpoint is submitted again)", err)
 		}
 		if err != nil && Reason(err) == "unreachable" {
-			err = fmt.Errorf("%w (not asked again for %s)", err, downFor)
-			p.mu.Lock()
-			p.down[i] = downWitness{until: time.Now().Add(downFor), err: err}
-			p.mu.Unlock()
-			return nil, err
+			return nil, p.markDown(i, err)
 		}
 		var ce *ConflictError
 		if errors.As(err, &ce) {
@@ -194,16 +180,63 @@ func (p *Pool) submit(ctx context.Context, i int, origin string, n int64, signed
 		if err != nil {
 			return nil, err
 		}
-		p.mu.Lock()
-		if len(p.known) >= maxLogged {
-			clear(p.known) // each origin learns its size again from a 409
-		}
-		p.known[key] = n
-		delete(p.down, i)
-		p.mu.Unlock()
+		p.markCosigned(key, n)
 		return line, nil
 	}
 	return nil, fmt.Errorf("the witness answered 409 Conflict %d times in a row", maxConflicts+1)
+}
+
+// knownSize is the tree size the witness of key last cosigned for its
+// origin (0: not known), or the error that marked that witness down
+// while it stays down.
+func (p *Pool) knownSize(key knownKey) (int64, error) {
+	p.mu.Lock()
+	old := p.known[key]
+	d, isDown := p.down[key.witness]
+	p.mu.Unlock()
+	if isDown && time.Now().Before(d.until) {
+		return 0, d.err
+	}
+	return old, nil
+}
+
+// proofFrom proves the log of n lines extends the witness's tree of old
+// lines (none is needed from an empty or the same tree).
+func proofFrom(old, n int64, prove Prover) (tlog.TreeProof, error) {
+	if old > n {
+		return nil, fmt.Errorf("the witness cosigned a tree of %d lines, more than this log's %d: "+
+			"the log was cut back, or another log signs with this origin and key (%w)", old, n, &ConflictError{Size: old})
+	}
+	if old <= 0 || old == n {
+		return nil, nil
+	}
+	proof, err := prove(old)
+	if err != nil {
+		return nil, fmt.Errorf("%w from size %d: %w", errNoProof, old, err)
+	}
+	return proof, nil
+}
+
+// markDown keeps witness i from being asked again for downFor after err
+// found it unreachable, and returns err saying so.
+func (p *Pool) markDown(i int, err error) error {
+	err = fmt.Errorf("%w (not asked again for %s)", err, downFor)
+	p.mu.Lock()
+	p.down[i] = downWitness{until: time.Now().Add(downFor), err: err}
+	p.mu.Unlock()
+	return err
+}
+
+// markCosigned remembers that key's witness cosigned a tree of n lines,
+// and that it is up.
+func (p *Pool) markCosigned(key knownKey, n int64) {
+	p.mu.Lock()
+	if len(p.known) >= maxLogged {
+		clear(p.known) // each origin learns its size again from a 409
+	}
+	p.known[key] = n
+	delete(p.down, key.witness)
+	p.mu.Unlock()
 }
 
 // Count returns how many of the pool's witnesses validly cosigned the

@@ -53,6 +53,12 @@ type timing struct {
 	out       []byte
 }
 
+// command is one command the bench times.
+type command struct {
+	name string
+	argv []string
+}
+
 func run(ctx context.Context, cli, python, ref string, n, rounds int) error {
 	if n <= 0 || rounds <= 0 {
 		return errors.New("events and rounds must be > 0")
@@ -63,71 +69,104 @@ func run(ctx context.Context, cli, python, ref string, n, rounds int) error {
 	}
 	defer os.RemoveAll(dir)
 	in := filepath.Join(dir, "bodies.jsonl")
-	body := bodies(n)
-	if err := os.WriteFile(in, body, 0o600); err != nil {
+	if err := writeInput(in, n); err != nil {
 		return err
 	}
-	fmt.Printf("input: %d HttpProxySink bodies, %.1f MB; %d CPUs\n", n, float64(len(body))/1e6, runtime.NumCPU())
 	fmt.Printf("%-5s %-20s %8s %8s %8s %11s\n", "round", "command", "wall s", "CPU s", "loop s", "events/s")
 
-	cmds := []struct {
-		name string
-		argv []string
-	}{
+	cmds := []command{
 		{"sandboxaudit canon", []string{cli, "canon"}},
 		{"python stand-in", []string{python, ref}},
 	}
-	walls := make([][]float64, len(cmds))
-	cpus := make([][]float64, len(cmds))
-	var loops, empties []float64
-	var outs [][]byte
+	res := results{walls: make([][]float64, len(cmds)), cpus: make([][]float64, len(cmds))}
 	empty := filepath.Join(dir, "empty.jsonl")
 	if err := os.WriteFile(empty, nil, 0o600); err != nil {
 		return err
 	}
 	for r := 1; r <= rounds; r++ {
-		// canon on no input: its start-up and exit, to take out of its
-		// wall time for the loop-with-loop comparison.
-		e, err := timeCommand(ctx, cmds[0].argv, empty)
-		if err != nil {
-			return fmt.Errorf("%s on no input: %w", cmds[0].name, err)
-		}
-		empties = append(empties, e.wall.Seconds())
-		for i, c := range cmds {
-			t, err := timeCommand(ctx, c.argv, in)
-			if err != nil {
-				return fmt.Errorf("%s: %w", c.name, err)
-			}
-			walls[i] = append(walls[i], t.wall.Seconds())
-			cpus[i] = append(cpus[i], t.cpu.Seconds())
-			loop := "-"
-			if t.loop > 0 {
-				loops = append(loops, t.loop.Seconds())
-				loop = fmt.Sprintf("%.3f", t.loop.Seconds())
-			}
-			fmt.Printf("%-5d %-20s %8.3f %8.3f %8s %11.0f\n", r, c.name, t.wall.Seconds(), t.cpu.Seconds(), loop, float64(n)/t.wall.Seconds())
-			if r == 1 {
-				outs = append(outs, t.out)
-			}
+		if err := res.round(ctx, r, cmds, in, empty, n); err != nil {
+			return err
 		}
 	}
+	if err := res.checkOutputs(n); err != nil {
+		return err
+	}
+	res.report(n)
+	return nil
+}
+
+// writeInput writes n HttpProxySink bodies to in and says what it holds.
+func writeInput(in string, n int) error {
+	body := bodies(n)
+	if err := os.WriteFile(in, body, 0o600); err != nil {
+		return err
+	}
+	fmt.Printf("input: %d HttpProxySink bodies, %.1f MB; %d CPUs\n", n, float64(len(body))/1e6, runtime.NumCPU())
+	return nil
+}
+
+// results are the rounds' timings, indexed by command as cmds is (canon
+// first), and the first round's outputs.
+type results struct {
+	walls, cpus    [][]float64
+	loops, empties []float64
+	outs           [][]byte
+}
+
+// round r times canon on no input, then each command on in (n events).
+func (res *results) round(ctx context.Context, r int, cmds []command, in, empty string, n int) error {
+	// canon on no input: its start-up and exit, to take out of its
+	// wall time for the loop-with-loop comparison.
+	e, err := timeCommand(ctx, cmds[0].argv, empty)
+	if err != nil {
+		return fmt.Errorf("%s on no input: %w", cmds[0].name, err)
+	}
+	res.empties = append(res.empties, e.wall.Seconds())
+	for i, c := range cmds {
+		t, err := timeCommand(ctx, c.argv, in)
+		if err != nil {
+			return fmt.Errorf("%s: %w", c.name, err)
+		}
+		res.walls[i] = append(res.walls[i], t.wall.Seconds())
+		res.cpus[i] = append(res.cpus[i], t.cpu.Seconds())
+		loop := "-"
+		if t.loop > 0 {
+			res.loops = append(res.loops, t.loop.Seconds())
+			loop = fmt.Sprintf("%.3f", t.loop.Seconds())
+		}
+		fmt.Printf("%-5d %-20s %8.3f %8.3f %8s %11.0f\n", r, c.name, t.wall.Seconds(), t.cpu.Seconds(), loop, float64(n)/t.wall.Seconds())
+		if r == 1 {
+			res.outs = append(res.outs, t.out)
+		}
+	}
+	return nil
+}
+
+// checkOutputs checks that both commands wrote the same n lines.
+func (res *results) checkOutputs(n int) error {
+	outs := res.outs
 	if !bytes.Equal(outs[0], outs[1]) {
 		return fmt.Errorf("outputs differ (%d vs %d bytes): %s", len(outs[0]), len(outs[1]), firstDiff(outs[0], outs[1]))
 	}
 	if got := bytes.Count(outs[0], []byte{'\n'}); got != n {
 		return fmt.Errorf("%d output lines, want %d", got, n)
 	}
-	ours, py := median(walls[0]), median(walls[1])
+	return nil
+}
+
+// report prints the medians: process with process, then loop with loop
+// when the stand-in reported its loop time.
+func (res *results) report(n int) {
+	ours, py := median(res.walls[0]), median(res.walls[1])
 	fmt.Printf("\noutputs identical (%d lines)\n", n)
 	fmt.Printf("process with process, wall: canon %.3f s (%.0f events/s), python %.3f s (%.0f events/s); ratio %.1fx\n",
 		ours, float64(n)/ours, py, float64(n)/py, py/ours)
-	fmt.Printf("process with process, CPU:  canon %.3f s, python %.3f s; ratio %.1fx\n", median(cpus[0]), median(cpus[1]), median(cpus[1])/median(cpus[0]))
-	if len(loops) > 0 {
-		pl, start := median(loops), median(empties)
+	fmt.Printf("process with process, CPU:  canon %.3f s, python %.3f s; ratio %.1fx\n", median(res.cpus[0]), median(res.cpus[1]), median(res.cpus[1])/median(res.cpus[0]))
+	if len(res.loops) > 0 {
+		pl, start := median(res.loops), median(res.empties)
 		fmt.Printf("loop with loop: python's loop alone (no interpreter start, no imports) %.3f s; canon %.3f s less its %.3f s on no input = %.3f s; ratio %.1fx\n",
 			pl, ours, start, ours-start, pl/(ours-start))
 	}
-	return nil
 }
 
 func timeCommand(ctx context.Context, argv []string, input string) (timing, error) {

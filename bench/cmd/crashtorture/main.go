@@ -212,58 +212,26 @@ func (t *torture) fileSink(path string) string {
 `, path, t.o.maxBackups, t.key)
 }
 
+// topology is a run's collectors (central only with -mode http), and
+// where the trail and the edge's spool are.
+type topology struct {
+	edge, central *proc
+	audit, spool  string
+}
+
 func (t *torture) run(ctx context.Context) error {
 	t.acked = map[string]string{}
-	edgeAddr, err := freeAddr()
+	top, err := t.configure()
 	if err != nil {
 		return err
 	}
-	edge := &proc{name: "edge", addr: edgeAddr, dir: filepath.Join(t.o.dir, "edge")}
-	var central *proc
-	audit := filepath.Join(t.o.dir, "edge", "audit", "events.jsonl")
-	spool := filepath.Join(t.o.dir, "edge", "spool", "spool.jsonl")
-	exporter := t.fileSink(audit)
-	if t.o.mode == "http" {
-		centralAddr, err := freeAddr()
-		if err != nil {
-			return err
-		}
-		central = &proc{name: "central", addr: centralAddr, dir: filepath.Join(t.o.dir, "central")}
-		audit = filepath.Join(central.dir, "audit", "events.jsonl")
-		central.cfg = filepath.Join(central.dir, "config.yaml")
-		if err := writeConfig(central.cfg, centralAddr, t.fileSink(audit)); err != nil {
-			return err
-		}
-		exporter = fmt.Sprintf(`    timeout: 5s
-    retry_on_failure: {enabled: true, initial_interval: 50ms, max_interval: 200ms, max_elapsed_time: 1s}
-    http:
-      endpoint: http://%s/v1/sandbox/events
-      spool: {path: %s, replay_interval: 100ms}
-`, centralAddr, spool)
-	} else if t.o.mode != "file" {
-		return fmt.Errorf("-mode %q: want file or http", t.o.mode)
-	}
-	defer func() { // whatever failed, no collector outlives the run
-		for _, p := range []*proc{edge, central} {
-			if p != nil && p.cmd != nil {
-				select {
-				case <-p.done:
-				default:
-					t.kill(p)
-				}
-			}
-		}
-	}()
-	edge.cfg = filepath.Join(edge.dir, "config.yaml")
-	if err := writeConfig(edge.cfg, edgeAddr, exporter); err != nil {
-		return err
-	}
-	if central != nil {
-		if err := t.start(ctx, central); err != nil {
+	defer t.killAll(top.edge, top.central) // whatever failed, no collector outlives the run
+	if top.central != nil {
+		if err := t.start(ctx, top.central); err != nil {
 			return err
 		}
 	}
-	if err := t.start(ctx, edge); err != nil {
+	if err := t.start(ctx, top.edge); err != nil {
 		return err
 	}
 
@@ -271,60 +239,146 @@ func (t *torture) run(ctx context.Context) error {
 	var wg sync.WaitGroup
 	for c := range t.o.clients {
 		wg.Add(1)
-		go func() { defer wg.Done(); t.client(loadCtx, c, edgeAddr) }()
+		go func() { defer wg.Done(); t.client(loadCtx, c, top.edge.addr) }()
 	}
-	var roundErr error
-	for r := range t.o.rounds {
-		if ctx.Err() != nil {
-			roundErr = fmt.Errorf("budget spent after %d rounds", r)
-			break
-		}
-		time.Sleep(time.Duration(rand.Int64N(int64(t.o.maxDelay) + 1)))
-		victim := edge
-		if central != nil && r%3 == 2 {
-			victim = central // the downstream dies too: the edge spools, then replays
-		}
-		t.kill(victim)
-		t.mu.Lock()
-		n := len(t.acked)
-		t.mu.Unlock()
-		fmt.Printf("round %d: killed %s; %d events acknowledged\n", r+1, victim.name, n)
-		if central != nil && victim == central && rand.IntN(2) == 0 {
-			// Keep it down a while so that the edge spools.
-			time.Sleep(time.Duration(rand.Int64N(int64(t.o.maxDelay) + 1)))
-		}
-		if t.o.snapshots {
-			snapshot(victim.dir, r)
-		}
-		if rand.IntN(4) == 0 {
-			// Kill it again while it starts: the checks and repairs at
-			// start (store, compression left over, torn tails) must
-			// survive a kill too.
-			if err := t.spawn(victim); err != nil {
-				roundErr = err
-				break
-			}
-			time.Sleep(time.Duration(rand.Int64N(int64(time.Second))))
-			t.kill(victim)
-			fmt.Printf("round %d: killed %s again while it started\n", r+1, victim.name)
-		}
-		if err := t.start(ctx, victim); err != nil {
-			roundErr = fmt.Errorf("round %d: %w", r+1, err)
-			break
-		}
-	}
+	roundErr := t.rounds(ctx, top.edge, top.central)
 	stopLoad()
 	wg.Wait()
 	if roundErr != nil {
 		return roundErr
 	}
-	if central != nil {
-		if err := waitDrained(ctx, spool); err != nil {
+	if top.central != nil {
+		if err := waitDrained(ctx, top.spool); err != nil {
 			return err
 		}
 	}
-	var stopErrs []error
-	for _, p := range []*proc{edge, central} {
+	stopErrs, err := t.stopAll(top.edge, top.central)
+	if err != nil {
+		return err
+	}
+	return errors.Join(t.check(top.audit), errors.Join(stopErrs...))
+}
+
+// configure picks the collectors' addresses and writes their
+// configurations: with -mode http, the edge's HTTP sink spools for a
+// central collector that writes the trail.
+func (t *torture) configure() (topology, error) {
+	edgeAddr, err := freeAddr()
+	if err != nil {
+		return topology{}, err
+	}
+	top := topology{
+		edge:  &proc{name: "edge", addr: edgeAddr, dir: filepath.Join(t.o.dir, "edge")},
+		audit: filepath.Join(t.o.dir, "edge", "audit", "events.jsonl"),
+		spool: filepath.Join(t.o.dir, "edge", "spool", "spool.jsonl"),
+	}
+	exporter := t.fileSink(top.audit)
+	if t.o.mode == "http" {
+		if exporter, err = t.configureCentral(&top); err != nil {
+			return topology{}, err
+		}
+	} else if t.o.mode != "file" {
+		return topology{}, fmt.Errorf("-mode %q: want file or http", t.o.mode)
+	}
+	top.edge.cfg = filepath.Join(top.edge.dir, "config.yaml")
+	if err := writeConfig(top.edge.cfg, edgeAddr, exporter); err != nil {
+		return topology{}, err
+	}
+	return top, nil
+}
+
+// configureCentral writes the central collector's configuration, moves
+// the trail there, and returns the edge's exporter that spools for it.
+func (t *torture) configureCentral(top *topology) (string, error) {
+	centralAddr, err := freeAddr()
+	if err != nil {
+		return "", err
+	}
+	central := &proc{name: "central", addr: centralAddr, dir: filepath.Join(t.o.dir, "central")}
+	top.central = central
+	top.audit = filepath.Join(central.dir, "audit", "events.jsonl")
+	central.cfg = filepath.Join(central.dir, "config.yaml")
+	if err := writeConfig(central.cfg, centralAddr, t.fileSink(top.audit)); err != nil {
+		return "", err
+	}
+	return fmt.Sprintf(`    timeout: 5s
+    retry_on_failure: {enabled: true, initial_interval: 50ms, max_interval: 200ms, max_elapsed_time: 1s}
+    http:
+      endpoint: http://%s/v1/sandbox/events
+      spool: {path: %s, replay_interval: 100ms}
+`, centralAddr, top.spool), nil
+}
+
+// killAll kills each collector still running.
+func (t *torture) killAll(procs ...*proc) {
+	for _, p := range procs {
+		if p != nil && p.cmd != nil {
+			select {
+			case <-p.done:
+			default:
+				t.kill(p)
+			}
+		}
+	}
+}
+
+// rounds runs the kill rounds while the clients post, until -rounds or
+// the budget ends.
+func (t *torture) rounds(ctx context.Context, edge, central *proc) error {
+	for r := range t.o.rounds {
+		if ctx.Err() != nil {
+			return fmt.Errorf("budget spent after %d rounds", r)
+		}
+		if err := t.round(ctx, r, edge, central); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// round kills a collector at a random moment (central every third round,
+// when there is one) and starts it again, a quarter of the time after
+// killing it once more while it starts.
+func (t *torture) round(ctx context.Context, r int, edge, central *proc) error {
+	time.Sleep(time.Duration(rand.Int64N(int64(t.o.maxDelay) + 1)))
+	victim := edge
+	if central != nil && r%3 == 2 {
+		victim = central // the downstream dies too: the edge spools, then replays
+	}
+	t.kill(victim)
+	t.mu.Lock()
+	n := len(t.acked)
+	t.mu.Unlock()
+	fmt.Printf("round %d: killed %s; %d events acknowledged\n", r+1, victim.name, n)
+	if central != nil && victim == central && rand.IntN(2) == 0 {
+		// Keep it down a while so that the edge spools.
+		time.Sleep(time.Duration(rand.Int64N(int64(t.o.maxDelay) + 1)))
+	}
+	if t.o.snapshots {
+		snapshot(victim.dir, r)
+	}
+	if rand.IntN(4) == 0 {
+		// Kill it again while it starts: the checks and repairs at
+		// start (store, compression left over, torn tails) must
+		// survive a kill too.
+		if err := t.spawn(victim); err != nil {
+			return err
+		}
+		time.Sleep(time.Duration(rand.Int64N(int64(time.Second))))
+		t.kill(victim)
+		fmt.Printf("round %d: killed %s again while it started\n", r+1, victim.name)
+	}
+	if err := t.start(ctx, victim); err != nil {
+		return fmt.Errorf("round %d: %w", r+1, err)
+	}
+	return nil
+}
+
+// stopAll stops each collector with SIGTERM. A stop that fails is
+// returned in stopErrs, after one more start and stop; err is a failure
+// of that start.
+func (t *torture) stopAll(procs ...*proc) (stopErrs []error, err error) {
+	for _, p := range procs {
 		if p == nil {
 			continue
 		}
@@ -336,12 +390,12 @@ func (t *torture) run(ctx context.Context) error {
 			fmt.Println("note:", err, "- starting it once more to seal what it left")
 			p.startWait = 10 * time.Minute
 			if err := t.start(context.Background(), p); err != nil {
-				return err
+				return nil, err
 			}
 			stopErrs = append(stopErrs, t.stop(p))
 		}
 	}
-	return errors.Join(t.check(audit), errors.Join(stopErrs...))
+	return stopErrs, nil
 }
 
 // snapshot copies dir to dir.snap-<round>, removing the one three rounds
@@ -445,79 +499,116 @@ func (t *torture) check(audit string) error {
 	if err != nil {
 		return err
 	}
-	var problems []string
-	seen := map[string]string{}
-	where := map[string]string{}
-	dups, lines, files := 0, 0, 0
-	var fragments []fragment
+	sc := trailScan{seen: map[string]string{}, where: map[string]string{}}
+	base := strings.TrimSuffix(filepath.Base(audit), ".jsonl")
 	for _, e := range ents {
-		name := e.Name()
-		base := strings.TrimSuffix(filepath.Base(audit), ".jsonl")
-		if strings.HasPrefix(name, base) && strings.Contains(name, fsutil.TornSuffix) {
-			b, err := os.ReadFile(filepath.Join(dir, name))
-			if err != nil {
-				return err
-			}
-			fragments = append(fragments, fragment{name, string(b)})
-			continue
-		}
-		if !strings.HasPrefix(name, base) || !(strings.HasSuffix(name, ".jsonl") || strings.HasSuffix(name, ".jsonl.zst")) {
-			continue
-		}
-		path := filepath.Join(dir, name)
-		var raw []byte
-		if strings.HasSuffix(name, ".zst") {
-			out, err := exec.Command("zstd", "-dc", path).Output()
-			if err != nil {
-				problems = append(problems, fmt.Sprintf("zstd -d %s: %v", name, err))
-				continue
-			}
-			raw = out
-		} else if raw, err = os.ReadFile(path); err != nil {
+		if err := sc.readFile(dir, e.Name(), base); err != nil {
 			return err
 		}
-		files++
-		if len(raw) > 0 && raw[len(raw)-1] != '\n' {
-			problems = append(problems, fmt.Sprintf("%s ends in a torn line", name))
-		}
-		for i, l := range strings.Split(strings.TrimSuffix(string(raw), "\n"), "\n") {
-			if l == "" && len(raw) == 0 {
-				continue
-			}
-			lines++
-			m := eventIDPattern.FindStringSubmatch(l)
-			if m == nil {
-				problems = append(problems, fmt.Sprintf("%s:%d: a line that is not an event (%d bytes)", name, i+1, len(l)))
-				continue
-			}
-			if prev, ok := seen[m[1]]; ok {
-				dups++
-				if prev != l {
-					problems = append(problems, fmt.Sprintf("%s:%d: duplicate of %s (%s) is not an exact copy", name, i+1, m[1], where[m[1]]))
-				}
-				continue
-			}
-			seen[m[1]] = l
-			where[m[1]] = fmt.Sprintf("%s:%d", name, i+1)
-		}
 	}
-	problems = append(problems, checkFragments(fragments, seen)...)
+	problems := append(sc.problems, checkFragments(sc.fragments, sc.seen)...)
+	problems = append(problems, t.checkAcked(&sc)...)
+	problems = append(problems, t.verify(dir)...)
+	if len(problems) > 0 {
+		return errors.New(strings.Join(problems, "\n"))
+	}
+	return nil
+}
+
+// trailScan is what check read of the trail's files.
+type trailScan struct {
+	seen               map[string]string // event id → its line
+	where              map[string]string // event id → file:line where it was first seen
+	dups, lines, files int
+	fragments          []fragment
+	problems           []string
+}
+
+// readFile reads the trail's file name (its name starting with base) in
+// dir: a .torn- fragment, or a segment, .zst ones through `zstd -d`.
+func (sc *trailScan) readFile(dir, name, base string) error {
+	if strings.HasPrefix(name, base) && strings.Contains(name, fsutil.TornSuffix) {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			return err
+		}
+		sc.fragments = append(sc.fragments, fragment{name, string(b)})
+		return nil
+	}
+	if !strings.HasPrefix(name, base) || !(strings.HasSuffix(name, ".jsonl") || strings.HasSuffix(name, ".jsonl.zst")) {
+		return nil
+	}
+	path := filepath.Join(dir, name)
+	var raw []byte
+	var err error
+	if strings.HasSuffix(name, ".zst") {
+		out, err := exec.Command("zstd", "-dc", path).Output()
+		if err != nil {
+			sc.problems = append(sc.problems, fmt.Sprintf("zstd -d %s: %v", name, err))
+			return nil
+		}
+		raw = out
+	} else if raw, err = os.ReadFile(path); err != nil {
+		return err
+	}
+	sc.files++
+	if len(raw) > 0 && raw[len(raw)-1] != '\n' {
+		sc.problems = append(sc.problems, fmt.Sprintf("%s ends in a torn line", name))
+	}
+	sc.scanLines(name, raw)
+	return nil
+}
+
+// scanLines checks each line of file name (raw) is an event, and each
+// duplicate an exact copy of the line first seen.
+func (sc *trailScan) scanLines(name string, raw []byte) {
+	for i, l := range strings.Split(strings.TrimSuffix(string(raw), "\n"), "\n") {
+		if l == "" && len(raw) == 0 {
+			continue
+		}
+		sc.lines++
+		m := eventIDPattern.FindStringSubmatch(l)
+		if m == nil {
+			sc.problems = append(sc.problems, fmt.Sprintf("%s:%d: a line that is not an event (%d bytes)", name, i+1, len(l)))
+			continue
+		}
+		if prev, ok := sc.seen[m[1]]; ok {
+			sc.dups++
+			if prev != l {
+				sc.problems = append(sc.problems, fmt.Sprintf("%s:%d: duplicate of %s (%s) is not an exact copy", name, i+1, m[1], sc.where[m[1]]))
+			}
+			continue
+		}
+		sc.seen[m[1]] = l
+		sc.where[m[1]] = fmt.Sprintf("%s:%d", name, i+1)
+	}
+}
+
+// checkAcked prints the scan's counts and reports acknowledged events the
+// trail lacks (only noted with retention on, which may remove them).
+func (t *torture) checkAcked(sc *trailScan) []string {
 	var lost []string
 	for id := range t.acked {
-		if _, ok := seen[id]; !ok {
+		if _, ok := sc.seen[id]; !ok {
 			lost = append(lost, id)
 		}
 	}
 	sort.Strings(lost)
-	fmt.Printf("check: %d files, %d lines, %d acknowledged events, %d duplicates, %d missing\n", files, lines, len(t.acked), dups, len(lost))
-	if len(lost) > 0 {
-		msg := fmt.Sprintf("%d acknowledged events missing, first %s", len(lost), lost[0])
-		if t.o.maxBackups > 0 {
-			fmt.Println("note (retention on):", msg)
-		} else {
-			problems = append(problems, msg)
-		}
+	fmt.Printf("check: %d files, %d lines, %d acknowledged events, %d duplicates, %d missing\n", sc.files, sc.lines, len(t.acked), sc.dups, len(lost))
+	if len(lost) == 0 {
+		return nil
 	}
+	msg := fmt.Sprintf("%d acknowledged events missing, first %s", len(lost), lost[0])
+	if t.o.maxBackups > 0 {
+		fmt.Println("note (retention on):", msg)
+		return nil
+	}
+	return []string{msg}
+}
+
+// verify runs `sandboxaudit verify --key` on dir, with --strict too.
+func (t *torture) verify(dir string) []string {
+	var problems []string
 	for _, args := range [][]string{
 		{"verify", "--key", t.pub, "--allow-duplicates", dir},
 		{"verify", "--key", t.pub, "--allow-duplicates", "--strict", dir},
@@ -528,10 +619,7 @@ func (t *torture) check(audit string) error {
 			problems = append(problems, fmt.Sprintf("sandboxaudit %s: %v\n%s", strings.Join(args, " "), err, lastLines(string(out), 30)))
 		}
 	}
-	if len(problems) > 0 {
-		return errors.New(strings.Join(problems, "\n"))
-	}
-	return nil
+	return problems
 }
 
 // fragment is a torn last line cut off the trail and kept in a .torn- file

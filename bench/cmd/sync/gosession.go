@@ -48,58 +48,98 @@ type goLoad struct {
 // counted until the spans are flushed: they are part of each operation's
 // cost.
 func (l goLoad) run(ctx context.Context, col *collector) (run, error) {
+	var done cleanups
+	defer done.run()
+	tp, err := l.tracerProvider(ctx, col)
+	if err != nil {
+		return run{}, err
+	}
+	done.add(func() { _ = tp.Shutdown(context.WithoutCancel(ctx)) })
+	sessions, err := l.startSessions(ctx, col, tp, &done)
+	if err != nil {
+		return run{}, err
+	}
+	if err := tp.ForceFlush(ctx); err != nil {
+		return run{}, err
+	}
+	return l.measure(ctx, col, tp, sessions)
+}
+
+// cleanups are the shutdowns of a run's pipelines and sessions, run last
+// first, as defers in one function would be.
+type cleanups []func()
+
+func (c *cleanups) add(f func()) { *c = append(*c, f) }
+
+func (c *cleanups) run() {
+	for i := len(*c) - 1; i >= 0; i-- {
+		(*c)[i]()
+	}
+}
+
+// tracerProvider sends spans to col through sandboxtrace's batch span
+// processor and an otlptracehttp exporter.
+func (l goLoad) tracerProvider(ctx context.Context, col *collector) (*sdktrace.TracerProvider, error) {
 	spanOpts := []otlptracehttp.Option{otlptracehttp.WithEndpoint(col.otlpAddr), otlptracehttp.WithInsecure()}
 	if l.gzip {
 		spanOpts = append(spanOpts, otlptracehttp.WithCompression(otlptracehttp.GzipCompression))
 	}
 	spanExp, err := otlptracehttp.New(ctx, spanOpts...)
 	if err != nil {
-		return run{}, err
+		return nil, err
 	}
-	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(sandboxtrace.NewSpanProcessor(spanExp)),
-		sdktrace.WithSampler(sdktrace.AlwaysSample()))
-	defer func() { _ = tp.Shutdown(context.WithoutCancel(ctx)) }()
+	return sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(sandboxtrace.NewSpanProcessor(spanExp)),
+		sdktrace.WithSampler(sdktrace.AlwaysSample())), nil
+}
+
+// startSessions starts l.sessions sessions, each with its log pipeline
+// (or the shared one), and runs one warm-up operation in each; done gets
+// their shutdowns.
+func (l goLoad) startSessions(ctx context.Context, col *collector, tp *sdktrace.TracerProvider, done *cleanups) ([]*sandboxtrace.Session, error) {
 	sessions := make([]*sandboxtrace.Session, l.sessions)
 	var client *http.Client
 	if l.pooled {
 		t := http.DefaultTransport.(*http.Transport).Clone()
 		t.MaxIdleConnsPerHost = l.sessions
 		client = &http.Client{Transport: t}
-		defer client.CloseIdleConnections()
+		done.add(client.CloseIdleConnections)
 	}
 	var shared *sdklog.LoggerProvider
 	if l.shared {
 		logExp, err := l.logExporter(ctx, col, client)
 		if err != nil {
-			return run{}, err
+			return nil, err
 		}
 		shared = sdklog.NewLoggerProvider(sdklog.WithProcessor(sandboxtrace.NewSyncLogProcessor(logExp, 0)))
-		defer func() { _ = shared.Shutdown(context.WithoutCancel(ctx)) }()
+		done.add(func() { _ = shared.Shutdown(context.WithoutCancel(ctx)) })
 	}
 	for i := range sessions {
 		logOpt := sandboxtrace.WithLoggerProvider(shared)
 		if shared == nil {
 			logExp, err := l.logExporter(ctx, col, client)
 			if err != nil {
-				return run{}, err
+				return nil, err
 			}
 			logOpt = sandboxtrace.WithLogExporter(logExp)
 		}
 		s, err := sandboxtrace.NewSession(ctx, tp, sandboxtrace.WithBackend("bench"),
 			logOpt, sandboxtrace.WithDelivery(l.delivery))
 		if err != nil {
-			return run{}, err
+			return nil, err
 		}
-		defer func() { _ = s.Shutdown(context.WithoutCancel(ctx)) }()
+		done.add(func() { _ = s.Shutdown(context.WithoutCancel(ctx)) })
 		sessions[i] = s
 		if _, err := execOp(ctx, s); err != nil {
-			return run{}, fmt.Errorf("warm-up: %w", err)
+			return nil, fmt.Errorf("warm-up: %w", err)
 		}
 	}
-	if err := tp.ForceFlush(ctx); err != nil {
-		return run{}, err
-	}
+	return sessions, nil
+}
 
+// measure runs l.ops operations in each session, all sessions at once,
+// and returns their durations with the client's and collector's CPU,
+// counted until the spans are flushed.
+func (l goLoad) measure(ctx context.Context, col *collector, tp *sdktrace.TracerProvider, sessions []*sandboxtrace.Session) (run, error) {
 	r := run{ops: l.sessions * l.ops}
 	cpu0, err := col.col.CPU()
 	if err != nil {
