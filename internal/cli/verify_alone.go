@@ -14,6 +14,7 @@ import (
 	"github.com/sandboxaudit/sandboxaudit/internal/filesink"
 	"github.com/sandboxaudit/sandboxaudit/internal/fsutil"
 	"github.com/sandboxaudit/sandboxaudit/internal/integrity"
+	"github.com/sandboxaudit/sandboxaudit/internal/plural"
 )
 
 // errNotAlone marks an --alone argument that is neither a closed
@@ -178,13 +179,16 @@ func (v *verifier) reportAloneHandover(path, segment string, proofs []integrity.
 // --witness).
 func (v *verifier) reportProofs(proofs []integrity.SegmentProof, lead, witnessed int64) {
 	for _, p := range proofs {
-		how := "the lines after them lead to its root"
+		first := max(p.First+1-lead, 1)
+		n := p.End - lead - first + 1
+		lines, are := plural.Lines(first, p.End-lead), plural.Pick(n, "is", "are")
+		how := "the lines after " + plural.Pick(n, "it", "them") + " lead to its root"
 		if !p.ByLines {
 			how = "a consistency proof from the hash store, checked against its signed root"
 		}
 		if p.Given {
-			_, _ = fmt.Fprintf(v.out, "%s: integrity: lines %d-%d of the log are in the checkpoint given (%d lines): %s\n",
-				p.Path, max(p.First+1-lead, 1), p.End-lead, p.Size-lead, how)
+			_, _ = fmt.Fprintf(v.out, "%s: integrity: %s of the log %s in the checkpoint given (%s): %s\n",
+				p.Path, lines, are, plural.Count(p.Size-lead, "line"), how)
 			continue
 		}
 		wit := ""
@@ -194,8 +198,8 @@ func (v *verifier) reportProofs(proofs []integrity.SegmentProof, lead, witnessed
 		case witnessed >= 0:
 			wit = "; not witnessed"
 		}
-		_, _ = fmt.Fprintf(v.out, "%s: integrity: lines %d-%d of the log are in checkpoint #%d (%d lines, the newest): %s%s\n",
-			p.Path, max(p.First+1-lead, 1), p.End-lead, p.Checkpoint, p.Size-lead, how, wit)
+		_, _ = fmt.Fprintf(v.out, "%s: integrity: %s of the log %s in checkpoint #%d (%s, the newest): %s%s\n",
+			p.Path, lines, are, p.Checkpoint, plural.Count(p.Size-lead, "line"), how, wit)
 	}
 }
 
@@ -259,8 +263,9 @@ func (v *verifier) reportRetired(path string, tr *integrity.Trail, lead int64) {
 		}
 		end = r.End()
 	}
-	_, _ = fmt.Fprintf(v.out, "%s: integrity: lines %d-%d of the log were removed by retention (%d segments, each named in a signed retention record)\n",
-		path, max(first+1-lead, 1), end-lead, tr.Retired)
+	from := max(first+1-lead, 1)
+	_, _ = fmt.Fprintf(v.out, "%s: integrity: %s of the log %s removed by retention (%s, each named in a signed retention record)\n",
+		path, plural.Lines(from, end-lead), plural.Pick(end-lead-from+1, "was", "were"), plural.Count(tr.Retired, "segment"))
 }
 
 // maxGivenCheckpoints bounds --checkpoint: each is proven for every

@@ -229,8 +229,8 @@ func (c *Checker) failRoot(cp *Checkpoint) {
 		why = "the hash store agrees with the file, so the store was rebuilt or changed too, " +
 			"or the checkpoints are another file's; it cannot tell which line"
 	}
-	c.fail(from, c.cpNum, "lines %d-%d: changed, removed or moved; they do not match the root hash of checkpoint #%d (%s)",
-		from, cp.N, c.cpNum, why)
+	c.fail(from, c.cpNum, "%s: changed, removed or moved; %s not match the root hash of checkpoint #%d (%s)",
+		plural.Lines(from, cp.N), plural.Pick(cp.N-from+1, "it does", "they do"), c.cpNum, why)
 }
 
 // storeLeaves is how many lines the store holds hashes of.

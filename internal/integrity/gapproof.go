@@ -13,6 +13,7 @@ import (
 	"golang.org/x/mod/sumdb/tlog"
 
 	"github.com/sandboxaudit/sandboxaudit/internal/filesink"
+	"github.com/sandboxaudit/sandboxaudit/internal/plural"
 )
 
 // A segment verifies alone, across a gap (docs/history.md, "Verify"): its
@@ -181,7 +182,7 @@ func (c *TrailChecker) proveSegments() {
 			prover = OpenTreeProver(c.trail.Path)
 		}
 		if err := prover.Prove(s.end, s.root, newest); err != nil {
-			c.fail("%s: lines %d-%d of the log are not shown to be in checkpoint #%d, the newest: %v", s.path, s.first+1-lead, s.end-lead, num, err)
+			c.fail("%s: %s of the log %s not shown to be in checkpoint #%d, the newest: %v", s.path, plural.Lines(s.first+1-lead, s.end-lead), plural.Pick(s.end-s.first, "is", "are"), num, err)
 			continue
 		}
 		c.res.Proofs = append(c.res.Proofs, proof)
@@ -251,7 +252,7 @@ func (c *TrailChecker) proveGiven() {
 	for _, cp := range c.given {
 		for _, s := range c.segEnds {
 			if err := prover.Prove(s.end, s.root, cp); err != nil {
-				c.fail("%s: lines %d-%d of the log are not shown to be in the checkpoint given (%d lines): %v", s.path, s.first+1-lead, s.end-lead, cp.N-lead, err)
+				c.fail("%s: %s of the log %s not shown to be in the checkpoint given (%s): %v", s.path, plural.Lines(s.first+1-lead, s.end-lead), plural.Pick(s.end-s.first, "is", "are"), plural.Count(cp.N-lead, "line"), err)
 				continue
 			}
 			c.res.Proofs = append(c.res.Proofs, SegmentProof{Path: s.path, First: s.first, End: s.end, Size: cp.N, Given: true})

@@ -184,9 +184,9 @@ func checkNothingRetired(path string, t *Trail) error {
 			end = max(end, r.End())
 		}
 	}
-	return refusal(path, "retention removed %s (lines %d-%d of the log); the store needs a hash for every line from the first, "+
+	return refusal(path, "retention removed %s (%s of the log); the store needs a hash for every line from the first, "+
 		"and those lines are gone. The trail still verifies with `sandboxaudit verify --key`; to seal on, "+
-		"`sandboxaudit log reset --signing-key KEY %s` starts a new log", strings.Join(gone, ", "), lead+1, end, path)
+		"`sandboxaudit log reset --signing-key KEY %s` starts a new log", strings.Join(gone, ", "), plural.Lines(lead+1, end), path)
 }
 
 // rebuilder hashes a trail's lines into a store, checking them against the

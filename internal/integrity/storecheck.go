@@ -174,7 +174,7 @@ func (w *storeWalker) settle() error {
 			return err
 		}
 		if h != w.tree.roots[k-2] {
-			return &storeDamage{at: i, msg: fmt.Sprintf("the hash it holds over lines %d-%d of the log is not the one their own hashes give: the store was changed", i+2-width, i+1)}
+			return &storeDamage{at: i, msg: fmt.Sprintf("the hash it holds over %s of the log is not the one their own hashes give: the store was changed", plural.Lines(i+2-width, i+1))}
 		}
 	}
 	w.tree.n++

@@ -147,11 +147,11 @@ func (t *Trail) addRecorded(disk []filesink.Segment) map[string]bool {
 		case sl.Retired[rec.Name].Retired:
 			t.Retired++
 		case isSymlink(filepath.Join(filepath.Dir(path), rec.Name)) || isSymlink(filepath.Join(filepath.Dir(path), rec.Name+filesink.ZstdSuffix)):
-			t.Problems = append(t.Problems, fmt.Sprintf("%s: segment %s (lines %d-%d of the log) is a symbolic link, not followed: the segment is not read",
-				path, rec.Name, rec.First+1-lead, rec.End()-lead))
+			t.Problems = append(t.Problems, fmt.Sprintf("%s: segment %s (%s of the log) is a symbolic link, not followed: the segment is not read",
+				path, rec.Name, plural.Lines(rec.First+1-lead, rec.End()-lead)))
 		default:
-			t.Problems = append(t.Problems, fmt.Sprintf("%s: segment %s (lines %d-%d of the log) is missing, and no retention record says it was removed",
-				path, rec.Name, rec.First+1-lead, rec.End()-lead))
+			t.Problems = append(t.Problems, fmt.Sprintf("%s: segment %s (%s of the log) is missing, and no retention record says it was removed",
+				path, rec.Name, plural.Lines(rec.First+1-lead, rec.End()-lead)))
 		}
 	}
 	return recorded
@@ -389,8 +389,8 @@ func (c *TrailChecker) reportBreak(p TrailPart, rec *SegmentRecord) {
 	lead := c.trail.Log.Lead()
 	switch n := c.tree.Size(); {
 	case n < rec.First:
-		c.fail("%s: starts at line %d of the log, but the part before ends at line %d: lines %d-%d are missing",
-			p.Path, rec.First+1-lead, n-lead, n+1-lead, rec.First-lead)
+		c.fail("%s: starts at line %d of the log, but the part before ends at line %d: %s %s missing",
+			p.Path, rec.First+1-lead, n-lead, plural.Lines(n+1-lead, rec.First-lead), plural.Pick(rec.First-n, "is", "are"))
 	case len(c.res.Failures) > c.partFails:
 	case n > rec.First:
 		c.fail("%s: starts at line %d of the log, but the part before already ends at line %d: lines were added before it", p.Path, rec.First+1-lead, n-lead)

@@ -22,6 +22,14 @@ func First[N Integer](n N, noun string) string {
 	return "first " + Count(n, noun)
 }
 
+// Lines words the lines from to to, both counted: "line 5", "lines 5-9".
+func Lines[N Integer](from, to N) string {
+	if from == to {
+		return "line " + strconv.FormatInt(int64(from), 10)
+	}
+	return "lines " + strconv.FormatInt(int64(from), 10) + "-" + strconv.FormatInt(int64(to), 10)
+}
+
 // Pick returns one when n is 1, otherwise many.
 func Pick[N Integer](n N, one, many string) string {
 	if n == 1 {

@@ -14,4 +14,6 @@ func TestCount(t *testing.T) {
 	require.Equal(t, "are", Pick(3, "is", "are"))
 	require.Equal(t, "first line", First(int64(1), "line"))
 	require.Equal(t, "first 2 lines", First(2, "line"))
+	require.Equal(t, "line 5", Lines(int64(5), 5))
+	require.Equal(t, "lines 5-9", Lines(5, 9))
 }
