@@ -153,3 +153,17 @@ func TestValidateClientEchoesNoSecret(t *testing.T) {
 		require.NoError(t, ValidateClient("http::", proxy, func(func(string, string) bool) {}, 0), proxy)
 	}
 }
+
+// TestValidateEndpointRefusesAPortNoDialReaches: url.Parse takes any
+// digits for a port, so without this check every request fails with
+// "invalid port" while the collector says it is ready.
+func TestValidateEndpointRefusesAPortNoDialReaches(t *testing.T) {
+	for _, endpoint := range []string{"http://127.0.0.1:99999/x", "https://audit.example.com:0/v1", "http://[::1]:65536"} {
+		require.ErrorContains(t, ValidateEndpoint(endpoint), "port", "%q", endpoint)
+	}
+	require.NoError(t, ValidateEndpoint("http://127.0.0.1:65535/x"))
+	noHeaders := func(func(string, string) bool) {}
+	err := ValidateClient("http::", "http://u:hunter2@127.0.0.1:70000", noHeaders, 0)
+	require.ErrorContains(t, err, "http::proxy_url: port 70000 is out of range")
+	require.NotContains(t, err.Error(), "hunter2")
+}
