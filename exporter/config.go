@@ -404,12 +404,16 @@ func validateClient(prefix string, cc *confighttp.ClientConfig) error {
 const minReplayInterval = 10 * time.Millisecond
 
 // checkSpoolPath refuses a placeholder, which the spool would take as
-// part of a file name, and what the spool would refuse to open at start:
+// part of a file name, a path naming no file, and what the spool would
+// refuse to open at start:
 // a directory, a symbolic link or another non-regular file in its place.
 // A path that does not exist yet is made at start.
 func checkSpoolPath(path string) error {
 	if filesink.HasPlaceholder(path) {
 		return errors.New("the spool is one file; {session_id} and {session_id_hex} are expanded only in file::path")
+	}
+	if err := filesink.CheckFileName(path); err != nil {
+		return err
 	}
 	fi, err := os.Lstat(path)
 	switch {

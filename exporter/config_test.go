@@ -341,6 +341,10 @@ func badConfigs() []badConfig {
 		{name: "redact_pattern_split", unmarshal: true, want: []string{"payload_policy_by_op::exec::redact::patterns: one string is split at each comma"}},
 		{name: "spool_existing_directory", want: []string{"http: spool: path: ./testdata is a directory; name a file in it"}},
 		{name: "spool_placeholder", want: []string{"http: spool: path: the spool is one file; {session_id} and {session_id_hex} are expanded only in file::path"}},
+		{name: "file_dot_path", want: []string{"file: path: ", `"./audit/missing/." names a directory`}},
+		{name: "file_dotdot_path", want: []string{"file: path: ", `"./audit/missing/sub/.." names a directory`}},
+		{name: "spool_directory_path", want: []string{"http: spool: path: ", `"./spool/missing/" names a directory`}},
+		{name: "spool_nul_path", want: []string{"http: spool: path: contains a NUL byte"}},
 		{name: "witness_bare_timeout", unmarshal: true, want: []string{"file::integrity::witnesses::0::timeout: a duration needs a unit"}},
 	}
 }

@@ -138,15 +138,26 @@ func elementPattern(elem string) *regexp.Regexp {
 	return regexp.MustCompile(b.String())
 }
 
+// CheckFileName refuses a path that cannot name a file whatever exists:
+// one holding a NUL, or naming a directory (a trailing "/", a last
+// element "." or ".."), which filepath.Clean would otherwise turn into the
+// name of a file. The error does not name the key (the caller does).
+func CheckFileName(path string) error {
+	if strings.IndexByte(path, 0) >= 0 {
+		return errors.New("contains a NUL byte")
+	}
+	if last := path[strings.LastIndexByte(path, '/')+1:]; last == "" || last == "." || last == ".." {
+		return fmt.Errorf("%q names a directory, not a file", path)
+	}
+	return nil
+}
+
 func parseTemplate(raw string) (pathTemplate, error) {
 	if raw == "" {
 		return pathTemplate{}, errors.New("must be set")
 	}
-	if strings.IndexByte(raw, 0) >= 0 {
-		return pathTemplate{}, errors.New("contains a NUL byte")
-	}
-	if strings.HasSuffix(raw, "/") {
-		return pathTemplate{}, fmt.Errorf("%q names a directory, not a file", raw)
+	if err := CheckFileName(raw); err != nil {
+		return pathTemplate{}, err
 	}
 	if err := checkPlaceholders(raw); err != nil {
 		return pathTemplate{}, err
