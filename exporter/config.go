@@ -310,11 +310,26 @@ func (c *FileConfig) Validate() error {
 	// would; the error gains the key here.
 	if err := filesink.ValidatePath(c.Path); err != nil {
 		errs = append(errs, fmt.Errorf("path: %w", err))
+	} else if err := filesink.CheckNameLength(c.Path, c.nameGrowth()); err != nil {
+		errs = append(errs, fmt.Errorf("path: %w", err))
 	}
 	if c.MaxOpenFiles < 0 {
 		errs = append(errs, fmt.Errorf("max_open_files: must be >= 0, got %d", c.MaxOpenFiles))
 	}
 	return errors.Join(errs...)
+}
+
+// nameGrowth is the most the names made beside the audit file (rotated
+// segments, integrity sidecars) add to its name.
+func (c *FileConfig) nameGrowth() int {
+	growth := 0
+	if c.Rotation.HasValue() {
+		growth = filesink.SegmentNameGrowth
+	}
+	if c.Integrity.HasValue() {
+		growth = max(growth, integrity.NameGrowth)
+	}
+	return growth
 }
 
 // Validate checks the integrity keys. The signing key is loaded here so a

@@ -1,8 +1,10 @@
 package sandboxauditexporter
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -23,6 +25,7 @@ import (
 	"github.com/sandboxaudit/sandboxaudit/exporter/internal/metadata"
 	"github.com/sandboxaudit/sandboxaudit/internal/filesink"
 	"github.com/sandboxaudit/sandboxaudit/internal/httpsink"
+	"github.com/sandboxaudit/sandboxaudit/internal/integrity"
 	"github.com/sandboxaudit/sandboxaudit/internal/testutil/configtest"
 )
 
@@ -420,4 +423,48 @@ func TestTLSFileThatIsAFIFOIsRefused(t *testing.T) {
 	hc.ClientConfig.Endpoint = "https://127.0.0.1:9/x"
 	hc.ClientConfig.TLS.CAFile = fifo
 	require.ErrorContains(t, confmap.Validate(cfg), "tls::ca_file: "+fifo+" is not a regular file")
+}
+
+// TestFileNameLongerThanADirectoryEntryIsRefused: a file name no file
+// system takes (each placeholder counted as the session id it becomes,
+// and the room rotated segments and integrity sidecars add to it) passed
+// validate and start, then failed every batch with "file name too long".
+func TestFileNameLongerThanADirectoryEntryIsRefused(t *testing.T) {
+	dir := t.TempDir()
+	name := func(n int) string { return strings.Repeat("a", n) }
+	for _, tc := range []struct {
+		path      string
+		rotation  bool
+		integrity bool
+		ok        bool
+	}{
+		{path: name(255), ok: true},
+		{path: name(256)},
+		{path: name(219) + "{session_id}", ok: true},
+		{path: name(220) + "{session_id}"},
+		{path: name(223) + "{session_id_hex}", ok: true},
+		{path: name(224) + "{session_id_hex}"},
+		{path: name(256) + "/{session_id}.jsonl"},
+		{path: "{session_id}/" + name(256)},
+		{path: name(255 - filesink.SegmentNameGrowth), rotation: true, ok: true},
+		{path: name(256 - filesink.SegmentNameGrowth), rotation: true},
+		{path: name(255 - integrity.NameGrowth), integrity: true, ok: true},
+		{path: name(256 - integrity.NameGrowth), integrity: true},
+	} {
+		fc := FileConfig{Path: filepath.Join(dir, tc.path)}
+		if tc.rotation {
+			fc.Rotation = configoptional.Some(RotationConfig{MaxMegabytes: 1})
+		}
+		if tc.integrity {
+			fc.Integrity = configoptional.Some(IntegrityConfig{})
+		}
+		err := fc.Validate()
+		if tc.ok {
+			assert.NotContains(t, fmt.Sprint(err), "path:", "%d bytes: %s", len(tc.path), tc.path)
+			continue
+		}
+		require.ErrorContains(t, err, "path: ", "%d bytes: %s", len(tc.path), tc.path)
+		assert.ErrorContains(t, err, "longer than the 255 bytes a file name may have")
+		assert.Less(t, len(err.Error()), 400, "the error shows the start of a long name only")
+	}
 }
