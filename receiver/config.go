@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"math"
 	"net"
 	"path"
 	"slices"
@@ -68,6 +69,10 @@ const (
 	// minRequestHeaderBytes leaves room for a request line with a long
 	// path and the usual headers.
 	minRequestHeaderBytes = 1 << 10
+	// maxRequestHeaderBytes keeps the bound and what net/http adds to it
+	// (4096 bytes, 320 for HTTP/2, whose limit is a uint32) from wrapping
+	// to a bound that refuses every request with 431.
+	maxRequestHeaderBytes = math.MaxUint32 - 4096
 
 	// defaultShutdownGrace is how long requests in flight get to finish
 	// at shutdown before their connections are closed.
@@ -233,6 +238,8 @@ func (cfg *Config) Validate() error {
 	}
 	if cfg.MaxRequestHeaderBytes < minRequestHeaderBytes {
 		errs = errors.Join(errs, fmt.Errorf("max_request_header_bytes: must be at least %d (got %d)", minRequestHeaderBytes, cfg.MaxRequestHeaderBytes))
+	} else if int64(cfg.MaxRequestHeaderBytes) > maxRequestHeaderBytes {
+		errs = errors.Join(errs, fmt.Errorf("max_request_header_bytes: must be at most %d (got %d)", int64(maxRequestHeaderBytes), cfg.MaxRequestHeaderBytes))
 	}
 	if cfg.MinBodyRate < 0 {
 		errs = errors.Join(errs, fmt.Errorf("min_body_rate: must not be negative (got %d)", cfg.MinBodyRate))
