@@ -109,6 +109,8 @@ func TestValidateNamesBadKeys(t *testing.T) {
 		{"bad_window", []string{"dedupe::window: must be positive"}},
 		{"empty_endpoint", []string{"endpoint: must not be empty"}},
 		{"bad_conn_limits", []string{"max_request_header_bytes: must be at least 1024 (got 100)", "max_connections: must be positive (got 0)", "min_body_rate: must not be negative (got -1)"}},
+		{"tiny_timeouts", []string{"read_timeout: must be 0 or at least 100ms, got 1ns",
+			"read_header_timeout: must be 0 or at least 100ms, got 1ms", "write_timeout: must be 0 or at least 100ms, got 99ms"}},
 		{"huge_header_bound", []string{"max_request_header_bytes: must be at most 4294963199 (got 9223372036854775807)"}},
 		{"h2_header_bound", []string{"max_request_header_bytes: must be at most 4294963199 (got 4294967296)"}},
 		{"bad_small_bodies", []string{"small_body_inflight_bytes: must be greater than small_body_bytes (65536), so that one small body fits (got 65536)", "small_body_timeout: must be >= 0, got -1s"}},
