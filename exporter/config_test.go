@@ -348,6 +348,8 @@ func badConfigs() []badConfig {
 		{name: "file_dotdot_path", want: []string{"file: path: ", `"./audit/missing/sub/.." names a directory`}},
 		{name: "spool_directory_path", want: []string{"http: spool: path: ", `"./spool/missing/" names a directory`}},
 		{name: "spool_nul_path", want: []string{"http: spool: path: contains a NUL byte"}},
+		{name: "file_control_path", want: []string{"file: path: holds the control character 0x0a at byte 20"}},
+		{name: "spool_control_path", want: []string{"http: spool: path: holds the control character 0x09 at byte 8"}},
 		{name: "witness_bare_timeout", unmarshal: true, want: []string{"file::integrity::witnesses::0::timeout: a duration needs a unit"}},
 	}
 }
