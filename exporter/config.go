@@ -284,10 +284,28 @@ func (cfg *Config) checkSpoolIsNotAuditFile() error {
 	if filePath == spoolPath || sameEntry(filePath, spoolPath) {
 		return fmt.Errorf("http::spool::path: must not be the file sink's file %q (the spool would send it away and trim it)", fc.Path)
 	}
-	if match, err := filesink.Matcher(filePath); err == nil && match(spoolPath) {
+	if match, err := filesink.Matcher(resolveDirs(filePath)); err == nil && match(resolveDirs(spoolPath)) {
 		return fmt.Errorf("http::spool::path: must not be a file of the file sink's path %q (the spool would send it away and trim it)", fc.Path)
 	}
 	return nil
+}
+
+// resolveDirs is the absolute path with the symbolic links of its longest
+// existing directory resolved, so a template's directory and a spool's
+// compare equal however each is reached. The elements below, a template's
+// placeholders among them, are kept as written.
+func resolveDirs(path string) string {
+	dir, rest := filepath.Dir(path), filepath.Base(path)
+	for {
+		if real, err := filepath.EvalSymlinks(dir); err == nil {
+			return filepath.Join(real, rest)
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return path
+		}
+		dir, rest = parent, filepath.Join(filepath.Base(dir), rest)
+	}
 }
 
 // sameEntry reports whether a and b name the same entry of the same

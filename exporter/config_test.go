@@ -400,6 +400,31 @@ func TestSpoolThroughASymlinkIsTheAuditFile(t *testing.T) {
 	require.NoError(t, confmap.Validate(cfg))
 }
 
+// TestSpoolThroughASymlinkIsASessionFile: a spool path that reaches a
+// file of a templated path through a symlinked directory, either way
+// round, is refused like the same path: it was refused only when written
+// through the template's own directory.
+func TestSpoolThroughASymlinkIsASessionFile(t *testing.T) {
+	dir := t.TempDir()
+	alias := filepath.Join(t.TempDir(), "alias")
+	require.NoError(t, os.Symlink(dir, alias))
+	const session = "6f1c2a8e-3b4d-4e5f-9a0b-1c2d3e4f5a6b.jsonl"
+	for _, tc := range []struct{ file, spool string }{
+		{filepath.Join(dir, "{session_id}.jsonl"), filepath.Join(alias, session)},
+		{filepath.Join(alias, "{session_id}.jsonl"), filepath.Join(dir, session)},
+	} {
+		cfg := NewFactory().CreateDefaultConfig().(*Config)
+		cfg.File.GetOrInsertDefault().Path = tc.file
+		hc := cfg.HTTP.GetOrInsertDefault()
+		hc.ClientConfig.Endpoint = "http://127.0.0.1:9/x"
+		hc.Spool.GetOrInsertDefault().Path = tc.spool
+		require.ErrorContains(t, confmap.Validate(cfg), "http::spool::path: must not be a file of the file sink's path", tc.spool)
+
+		hc.Spool.Get().Path = filepath.Join(filepath.Dir(tc.spool), "spool.jsonl")
+		require.NoError(t, confmap.Validate(cfg))
+	}
+}
+
 // TestBadConfigTableIsComplete keeps testdata and the table in step: every
 // entry of config_bad.yaml has an expected error, and the other way round.
 func TestBadConfigTableIsComplete(t *testing.T) {
