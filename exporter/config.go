@@ -261,6 +261,32 @@ func (cfg *Config) Validate() error {
 	if cfg.MaxLineBytes < minLineBytes {
 		errs = append(errs, fmt.Errorf("max_line_bytes: must be at least %d, room for an event's fixed fields (got %d)", minLineBytes, cfg.MaxLineBytes))
 	}
+	errs = append(errs, checkRetry(&cfg.RetryConfig))
+	return errors.Join(errs...)
+}
+
+// minRetryInterval is the shortest retry_on_failure interval taken, the
+// spool's replay_interval floor.
+const minRetryInterval = 10 * time.Millisecond
+
+// checkRetry refuses retries that never wait, which configretry takes: the
+// HTTP sink would send each failed request again in a loop (4,000 requests
+// in 3 s to an endpoint answering 503) until max_elapsed_time.
+func checkRetry(c *configretry.BackOffConfig) error {
+	if !c.Enabled {
+		return nil
+	}
+	var errs []error
+	if c.InitialInterval < minRetryInterval {
+		errs = append(errs, fmt.Errorf("retry_on_failure::initial_interval: must be at least %s when retries are enabled, got %s", minRetryInterval, c.InitialInterval))
+	}
+	if c.MaxInterval != 0 && c.MaxInterval < minRetryInterval {
+		errs = append(errs, fmt.Errorf("retry_on_failure::max_interval: must be 0 (no cap) or at least %s, got %s", minRetryInterval, c.MaxInterval))
+	}
+	if c.Multiplier < 1 {
+		// Below 1 each wait is shorter than the one before.
+		errs = append(errs, fmt.Errorf("retry_on_failure::multiplier: must be at least 1, got %g", c.Multiplier))
+	}
 	return errors.Join(errs...)
 }
 

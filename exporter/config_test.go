@@ -350,6 +350,8 @@ func badConfigs() []badConfig {
 		{name: "spool_nul_path", want: []string{"http: spool: path: contains a NUL byte"}},
 		{name: "file_control_path", want: []string{"file: path: holds the control character 0x0a at byte 20"}},
 		{name: "spool_control_path", want: []string{"http: spool: path: holds the control character 0x09 at byte 8"}},
+		{name: "retry_without_a_wait", want: []string{"retry_on_failure::initial_interval: must be at least 10ms when retries are enabled, got 1ns",
+			"retry_on_failure::max_interval: must be 0 (no cap) or at least 10ms, got 1ms", "retry_on_failure::multiplier: must be at least 1, got 0.5"}},
 		{name: "witness_bare_timeout", unmarshal: true, want: []string{"file::integrity::witnesses::0::timeout: a duration needs a unit"}},
 	}
 }
