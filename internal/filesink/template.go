@@ -143,15 +143,19 @@ func elementPattern(elem string) *regexp.Regexp {
 // CheckFileName refuses a path that cannot name a file whatever exists:
 // one holding a NUL, or naming a directory (a trailing "/", a last
 // element "." or ".."), which filepath.Clean would otherwise turn into the
-// name of a file. It refuses a control character too, never meant: a
-// trailing newline from an environment variable names a file nobody
-// looks for. The error does not name the key (the caller does).
+// name of a file. It refuses what is never meant either: a control
+// character (a trailing newline from an environment variable names a file
+// nobody looks for) and a leading "~/", which only a shell expands. The
+// error does not name the key (the caller does).
 func CheckFileName(path string) error {
 	if strings.IndexByte(path, 0) >= 0 {
 		return errors.New("contains a NUL byte")
 	}
 	if i := strings.IndexFunc(path, func(r rune) bool { return r < 0x20 || r == 0x7f }); i >= 0 {
 		return fmt.Errorf("holds the control character 0x%02x at byte %d", path[i], i)
+	}
+	if strings.HasPrefix(path, "~/") {
+		return fmt.Errorf("%q begins with \"~/\", which is not expanded; write the home directory's path", path)
 	}
 	if last := path[strings.LastIndexByte(path, '/')+1:]; last == "" || last == "." || last == ".." {
 		return fmt.Errorf("%q names a directory, not a file", path)
