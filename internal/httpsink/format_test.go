@@ -167,3 +167,18 @@ func TestValidateEndpointRefusesAPortNoDialReaches(t *testing.T) {
 	require.ErrorContains(t, err, "http::proxy_url: port 70000 is out of range")
 	require.NotContains(t, err.Error(), "hunter2")
 }
+
+// TestValidateClientRefusesHeadersTheSinkSets: a configured header
+// replaces the request's own, so Content-Type: text/plain or
+// Content-Encoding: gzip (on a body that is not) reached the endpoint,
+// which answers 415 or 400, and the sink then drops the lines as refused
+// content.
+func TestValidateClientRefusesHeadersTheSinkSets(t *testing.T) {
+	for _, name := range []string{"Content-Type", "content-encoding", "Content-Length", "Transfer-Encoding"} {
+		headers := func(yield func(string, string) bool) { yield(name, "x") }
+		err := ValidateClient("http::", "", headers, 0)
+		require.ErrorContains(t, err, "http::headers: "+name+": set by the sink for each request", name)
+	}
+	headers := func(yield func(string, string) bool) { yield("Authorization", "Bearer x") }
+	require.NoError(t, ValidateClient("http::", "", headers, 0))
+}

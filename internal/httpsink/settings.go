@@ -252,8 +252,22 @@ func CheckHeader(name, value string) error {
 		return errors.New(badHeaderName(name))
 	case !httpguts.ValidHeaderFieldValue(value):
 		return fmt.Errorf("%s: the value holds a character a header cannot carry (a newline or a control)", name)
+	case describesBody(name):
+		// A configured header replaces the request's own: the endpoint
+		// would answer 415 or 400, and the lines be dropped as refused.
+		return fmt.Errorf("%s: set by the sink for each request, from format and compression; a value here would contradict the body", name)
 	}
 	return nil
+}
+
+// describesBody reports whether the header name describes the body the
+// sink sends, so that only the sink sets it.
+func describesBody(name string) bool {
+	switch http.CanonicalHeaderKey(name) {
+	case "Content-Type", "Content-Encoding", "Content-Length", "Transfer-Encoding":
+		return true
+	}
+	return false
 }
 
 // badHeaderName says why name is not a header name, showing only the token
