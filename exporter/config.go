@@ -249,12 +249,16 @@ func (cfg *Config) Validate() error {
 		errs = append(errs, err)
 	}
 	errs = append(errs, payloadpolicy.CheckRedact(cfg.PayloadPolicy, cfg.PayloadPolicyByOp))
+	sinks := map[string]auditevent.PolicyOverride{}
 	if fc := cfg.File.Get(); fc != nil {
 		errs = append(errs, payloadpolicy.CheckLevel("file::payload_policy", fc.PayloadPolicy))
+		sinks["file::payload_policy"] = fc.PayloadPolicy
 	}
 	if hc := cfg.HTTP.Get(); hc != nil {
 		errs = append(errs, payloadpolicy.CheckLevel("http::payload_policy", hc.PayloadPolicy))
+		sinks["http::payload_policy"] = hc.PayloadPolicy
 	}
+	errs = append(errs, payloadpolicy.CheckRedactUsed(cfg.PayloadPolicy, cfg.PayloadPolicyByOp, sinks))
 	if err := cfg.checkSpoolIsNotAuditFile(); err != nil {
 		errs = append(errs, err)
 	}

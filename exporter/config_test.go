@@ -353,6 +353,7 @@ func badConfigs() []badConfig {
 		{name: "retry_without_a_wait", want: []string{"retry_on_failure::initial_interval: must be at least 10ms when retries are enabled, got 1ns",
 			"retry_on_failure::max_interval: must be 0 (no cap) or at least 10ms, got 1ms", "retry_on_failure::multiplier: must be at least 1, got 0.5"}},
 		{name: "file_tilde_path", want: []string{`file: path: "~/audit/events.jsonl" begins with "~/", which is not expanded`}},
+		{name: "redact_patterns_never_apply", want: []string{"payload_policy_by_op::exec::redact: patterns written, but redaction is off (redact.enabled: false) wherever this level applies"}},
 		{name: "witness_bare_timeout", unmarshal: true, want: []string{"file::integrity::witnesses::0::timeout: a duration needs a unit"}},
 	}
 }
