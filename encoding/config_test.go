@@ -50,4 +50,7 @@ func TestConfigErrorsNameTheKey(t *testing.T) {
 	_, err = loadConfig(t, "negative")
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "payload_policy: max_stdout_chars: must be >= 0, got -1")
+
+	_, err = loadConfig(t, "unused_patterns")
+	require.ErrorContains(t, err, "payload_policy::redact: keys written, but redaction is off")
 }

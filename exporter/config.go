@@ -249,17 +249,47 @@ func (cfg *Config) Validate() error {
 		errs = append(errs, err)
 	}
 	errs = append(errs, payloadpolicy.CheckRedact(cfg.PayloadPolicy, cfg.PayloadPolicyByOp))
+	sinks := map[string]auditevent.PolicyOverride{}
 	if fc := cfg.File.Get(); fc != nil {
 		errs = append(errs, payloadpolicy.CheckLevel("file::payload_policy", fc.PayloadPolicy))
+		sinks["file::payload_policy"] = fc.PayloadPolicy
 	}
 	if hc := cfg.HTTP.Get(); hc != nil {
 		errs = append(errs, payloadpolicy.CheckLevel("http::payload_policy", hc.PayloadPolicy))
+		sinks["http::payload_policy"] = hc.PayloadPolicy
 	}
+	errs = append(errs, payloadpolicy.CheckRedactUsed(cfg.PayloadPolicy, cfg.PayloadPolicyByOp, sinks))
 	if err := cfg.checkSpoolIsNotAuditFile(); err != nil {
 		errs = append(errs, err)
 	}
 	if cfg.MaxLineBytes < minLineBytes {
 		errs = append(errs, fmt.Errorf("max_line_bytes: must be at least %d, room for an event's fixed fields (got %d)", minLineBytes, cfg.MaxLineBytes))
+	}
+	errs = append(errs, checkRetry(&cfg.RetryConfig))
+	return errors.Join(errs...)
+}
+
+// minRetryInterval is the shortest retry_on_failure interval taken, the
+// spool's replay_interval floor.
+const minRetryInterval = 10 * time.Millisecond
+
+// checkRetry refuses retries that never wait, which configretry takes: the
+// HTTP sink would send each failed request again in a loop (4,000 requests
+// in 3 s to an endpoint answering 503) until max_elapsed_time.
+func checkRetry(c *configretry.BackOffConfig) error {
+	if !c.Enabled {
+		return nil
+	}
+	var errs []error
+	if c.InitialInterval < minRetryInterval {
+		errs = append(errs, fmt.Errorf("retry_on_failure::initial_interval: must be at least %s when retries are enabled, got %s", minRetryInterval, c.InitialInterval))
+	}
+	if c.MaxInterval != 0 && c.MaxInterval < minRetryInterval {
+		errs = append(errs, fmt.Errorf("retry_on_failure::max_interval: must be 0 (no cap) or at least %s, got %s", minRetryInterval, c.MaxInterval))
+	}
+	if c.Multiplier < 1 {
+		// Below 1 each wait is shorter than the one before.
+		errs = append(errs, fmt.Errorf("retry_on_failure::multiplier: must be at least 1, got %g", c.Multiplier))
 	}
 	return errors.Join(errs...)
 }
@@ -284,10 +314,28 @@ func (cfg *Config) checkSpoolIsNotAuditFile() error {
 	if filePath == spoolPath || sameEntry(filePath, spoolPath) {
 		return fmt.Errorf("http::spool::path: must not be the file sink's file %q (the spool would send it away and trim it)", fc.Path)
 	}
-	if match, err := filesink.Matcher(filePath); err == nil && match(spoolPath) {
+	if match, err := filesink.Matcher(resolveDirs(filePath)); err == nil && match(resolveDirs(spoolPath)) {
 		return fmt.Errorf("http::spool::path: must not be a file of the file sink's path %q (the spool would send it away and trim it)", fc.Path)
 	}
 	return nil
+}
+
+// resolveDirs is the absolute path with the symbolic links of its longest
+// existing directory resolved, so a template's directory and a spool's
+// compare equal however each is reached. The elements below, a template's
+// placeholders among them, are kept as written.
+func resolveDirs(path string) string {
+	dir, rest := filepath.Dir(path), filepath.Base(path)
+	for {
+		if real, err := filepath.EvalSymlinks(dir); err == nil {
+			return filepath.Join(real, rest)
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return path
+		}
+		dir, rest = parent, filepath.Join(filepath.Base(dir), rest)
+	}
 }
 
 // sameEntry reports whether a and b name the same entry of the same
@@ -310,11 +358,26 @@ func (c *FileConfig) Validate() error {
 	// would; the error gains the key here.
 	if err := filesink.ValidatePath(c.Path); err != nil {
 		errs = append(errs, fmt.Errorf("path: %w", err))
+	} else if err := filesink.CheckNameLength(c.Path, c.nameGrowth()); err != nil {
+		errs = append(errs, fmt.Errorf("path: %w", err))
 	}
 	if c.MaxOpenFiles < 0 {
 		errs = append(errs, fmt.Errorf("max_open_files: must be >= 0, got %d", c.MaxOpenFiles))
 	}
 	return errors.Join(errs...)
+}
+
+// nameGrowth is the most the names made beside the audit file (rotated
+// segments, integrity sidecars) add to its name.
+func (c *FileConfig) nameGrowth() int {
+	growth := 0
+	if c.Rotation.HasValue() {
+		growth = filesink.SegmentNameGrowth
+	}
+	if c.Integrity.HasValue() {
+		growth = max(growth, integrity.NameGrowth)
+	}
+	return growth
 }
 
 // Validate checks the integrity keys. The signing key is loaded here so a
@@ -404,12 +467,16 @@ func validateClient(prefix string, cc *confighttp.ClientConfig) error {
 const minReplayInterval = 10 * time.Millisecond
 
 // checkSpoolPath refuses a placeholder, which the spool would take as
-// part of a file name, and what the spool would refuse to open at start:
+// part of a file name, a path naming no file, and what the spool would
+// refuse to open at start:
 // a directory, a symbolic link or another non-regular file in its place.
 // A path that does not exist yet is made at start.
 func checkSpoolPath(path string) error {
 	if filesink.HasPlaceholder(path) {
 		return errors.New("the spool is one file; {session_id} and {session_id_hex} are expanded only in file::path")
+	}
+	if err := filesink.CheckFileName(path); err != nil {
+		return err
 	}
 	fi, err := os.Lstat(path)
 	switch {

@@ -1,8 +1,10 @@
 package sandboxauditexporter
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -23,6 +25,7 @@ import (
 	"github.com/sandboxaudit/sandboxaudit/exporter/internal/metadata"
 	"github.com/sandboxaudit/sandboxaudit/internal/filesink"
 	"github.com/sandboxaudit/sandboxaudit/internal/httpsink"
+	"github.com/sandboxaudit/sandboxaudit/internal/integrity"
 	"github.com/sandboxaudit/sandboxaudit/internal/testutil/configtest"
 )
 
@@ -341,6 +344,16 @@ func badConfigs() []badConfig {
 		{name: "redact_pattern_split", unmarshal: true, want: []string{"payload_policy_by_op::exec::redact::patterns: one string is split at each comma"}},
 		{name: "spool_existing_directory", want: []string{"http: spool: path: ./testdata is a directory; name a file in it"}},
 		{name: "spool_placeholder", want: []string{"http: spool: path: the spool is one file; {session_id} and {session_id_hex} are expanded only in file::path"}},
+		{name: "file_dot_path", want: []string{"file: path: ", `"./audit/missing/." names a directory`}},
+		{name: "file_dotdot_path", want: []string{"file: path: ", `"./audit/missing/sub/.." names a directory`}},
+		{name: "spool_directory_path", want: []string{"http: spool: path: ", `"./spool/missing/" names a directory`}},
+		{name: "spool_nul_path", want: []string{"http: spool: path: contains a NUL byte"}},
+		{name: "file_control_path", want: []string{"file: path: holds the control character 0x0a at byte 20"}},
+		{name: "spool_control_path", want: []string{"http: spool: path: holds the control character 0x09 at byte 8"}},
+		{name: "retry_without_a_wait", want: []string{"retry_on_failure::initial_interval: must be at least 10ms when retries are enabled, got 1ns",
+			"retry_on_failure::max_interval: must be 0 (no cap) or at least 10ms, got 1ms", "retry_on_failure::multiplier: must be at least 1, got 0.5"}},
+		{name: "file_tilde_path", want: []string{`file: path: "~/audit/events.jsonl" begins with "~/", which is not expanded`}},
+		{name: "redact_patterns_never_apply", want: []string{"payload_policy_by_op::exec::redact: patterns written, but redaction is off (redact.enabled: false) wherever this level applies"}},
 		{name: "witness_bare_timeout", unmarshal: true, want: []string{"file::integrity::witnesses::0::timeout: a duration needs a unit"}},
 	}
 }
@@ -391,6 +404,31 @@ func TestSpoolThroughASymlinkIsTheAuditFile(t *testing.T) {
 	require.NoError(t, confmap.Validate(cfg))
 }
 
+// TestSpoolThroughASymlinkIsASessionFile: a spool path that reaches a
+// file of a templated path through a symlinked directory, either way
+// round, is refused like the same path: it was refused only when written
+// through the template's own directory.
+func TestSpoolThroughASymlinkIsASessionFile(t *testing.T) {
+	dir := t.TempDir()
+	alias := filepath.Join(t.TempDir(), "alias")
+	require.NoError(t, os.Symlink(dir, alias))
+	const session = "6f1c2a8e-3b4d-4e5f-9a0b-1c2d3e4f5a6b.jsonl"
+	for _, tc := range []struct{ file, spool string }{
+		{filepath.Join(dir, "{session_id}.jsonl"), filepath.Join(alias, session)},
+		{filepath.Join(alias, "{session_id}.jsonl"), filepath.Join(dir, session)},
+	} {
+		cfg := NewFactory().CreateDefaultConfig().(*Config)
+		cfg.File.GetOrInsertDefault().Path = tc.file
+		hc := cfg.HTTP.GetOrInsertDefault()
+		hc.ClientConfig.Endpoint = "http://127.0.0.1:9/x"
+		hc.Spool.GetOrInsertDefault().Path = tc.spool
+		require.ErrorContains(t, confmap.Validate(cfg), "http::spool::path: must not be a file of the file sink's path", tc.spool)
+
+		hc.Spool.Get().Path = filepath.Join(filepath.Dir(tc.spool), "spool.jsonl")
+		require.NoError(t, confmap.Validate(cfg))
+	}
+}
+
 // TestBadConfigTableIsComplete keeps testdata and the table in step: every
 // entry of config_bad.yaml has an expected error, and the other way round.
 func TestBadConfigTableIsComplete(t *testing.T) {
@@ -416,4 +454,48 @@ func TestTLSFileThatIsAFIFOIsRefused(t *testing.T) {
 	hc.ClientConfig.Endpoint = "https://127.0.0.1:9/x"
 	hc.ClientConfig.TLS.CAFile = fifo
 	require.ErrorContains(t, confmap.Validate(cfg), "tls::ca_file: "+fifo+" is not a regular file")
+}
+
+// TestFileNameLongerThanADirectoryEntryIsRefused: a file name no file
+// system takes (each placeholder counted as the session id it becomes,
+// and the room rotated segments and integrity sidecars add to it) passed
+// validate and start, then failed every batch with "file name too long".
+func TestFileNameLongerThanADirectoryEntryIsRefused(t *testing.T) {
+	dir := t.TempDir()
+	name := func(n int) string { return strings.Repeat("a", n) }
+	for _, tc := range []struct {
+		path      string
+		rotation  bool
+		integrity bool
+		ok        bool
+	}{
+		{path: name(255), ok: true},
+		{path: name(256)},
+		{path: name(219) + "{session_id}", ok: true},
+		{path: name(220) + "{session_id}"},
+		{path: name(223) + "{session_id_hex}", ok: true},
+		{path: name(224) + "{session_id_hex}"},
+		{path: name(256) + "/{session_id}.jsonl"},
+		{path: "{session_id}/" + name(256)},
+		{path: name(255 - filesink.SegmentNameGrowth), rotation: true, ok: true},
+		{path: name(256 - filesink.SegmentNameGrowth), rotation: true},
+		{path: name(255 - integrity.NameGrowth), integrity: true, ok: true},
+		{path: name(256 - integrity.NameGrowth), integrity: true},
+	} {
+		fc := FileConfig{Path: filepath.Join(dir, tc.path)}
+		if tc.rotation {
+			fc.Rotation = configoptional.Some(RotationConfig{MaxMegabytes: 1})
+		}
+		if tc.integrity {
+			fc.Integrity = configoptional.Some(IntegrityConfig{})
+		}
+		err := fc.Validate()
+		if tc.ok {
+			assert.NotContains(t, fmt.Sprint(err), "path:", "%d bytes: %s", len(tc.path), tc.path)
+			continue
+		}
+		require.ErrorContains(t, err, "path: ", "%d bytes: %s", len(tc.path), tc.path)
+		assert.ErrorContains(t, err, "longer than the 255 bytes a file name may have")
+		assert.Less(t, len(err.Error()), 400, "the error shows the start of a long name only")
+	}
 }

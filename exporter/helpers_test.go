@@ -125,7 +125,7 @@ func syncConfig() *Config {
 	cfg := createDefaultConfig().(*Config)
 	cfg.RetryConfig = configretry.BackOffConfig{
 		Enabled:         true,
-		InitialInterval: 5 * time.Millisecond,
+		InitialInterval: 10 * time.Millisecond,
 		Multiplier:      2,
 		MaxInterval:     20 * time.Millisecond,
 		MaxElapsedTime:  100 * time.Millisecond,

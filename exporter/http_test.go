@@ -177,7 +177,7 @@ func TestNoDuplicateFileLinesOnHTTPFailure(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "events.jsonl")
 	cfg := createDefaultConfig().(*Config)
 	cfg.QueueConfig.GetOrInsertDefault()
-	cfg.RetryConfig.InitialInterval = 5 * time.Millisecond
+	cfg.RetryConfig.InitialInterval = 10 * time.Millisecond
 	cfg.RetryConfig.MaxElapsedTime = 50 * time.Millisecond
 	withFile(cfg, path, auditevent.PolicyOverride{})
 	withHTTP(cfg, rec.srv.URL, "ndjson", auditevent.PolicyOverride{})

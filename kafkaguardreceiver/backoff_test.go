@@ -30,6 +30,9 @@ func TestKafkaReceiverRefusesAnErrorBackoffWithoutADelay(t *testing.T) {
 		{"no initial_interval", func(b *configretry.BackOffConfig) { b.InitialInterval = 0 }, "error_backoff::initial_interval: must be positive"},
 		{"no max_interval", func(b *configretry.BackOffConfig) { b.MaxInterval = 0 }, "error_backoff::max_interval: must be positive"},
 		{"multiplier below 1", func(b *configretry.BackOffConfig) { b.Multiplier = 0.5 }, "error_backoff::multiplier: must be at least 1"},
+		// A nanosecond is a tight loop too.
+		{"initial_interval of 1ns", func(b *configretry.BackOffConfig) { b.InitialInterval = time.Nanosecond }, "error_backoff::initial_interval: must be at least 10ms, got 1ns"},
+		{"max_interval of 1ms", func(b *configretry.BackOffConfig) { b.MaxInterval = time.Millisecond }, "error_backoff::max_interval: must be at least 10ms, got 1ms"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			b := good

@@ -38,5 +38,6 @@ func (cfg *Config) Unmarshal(conf *confmap.Conf) error { return confcheck.Unmars
 // Validate checks the op keys and the redact sections; the other policy
 // keys validate themselves.
 func (cfg *Config) Validate() error {
-	return errors.Join(payloadpolicy.CheckOps(cfg.PayloadPolicyByOp), payloadpolicy.CheckRedact(cfg.PayloadPolicy, cfg.PayloadPolicyByOp))
+	return errors.Join(payloadpolicy.CheckOps(cfg.PayloadPolicyByOp), payloadpolicy.CheckRedact(cfg.PayloadPolicy, cfg.PayloadPolicyByOp),
+		payloadpolicy.CheckRedactUsed(cfg.PayloadPolicy, cfg.PayloadPolicyByOp, nil))
 }

@@ -121,6 +121,8 @@ func TestConfigErrorsNameTheKey(t *testing.T) {
 	require.ErrorContains(t, err, "payload_policy_by_op: unknown op \"frobnicate\"")
 	err = confmap.Validate(loadConfig(t, "negative"))
 	require.ErrorContains(t, err, "max_stderr_chars")
+	err = confmap.Validate(loadConfig(t, "unused_patterns"))
+	require.ErrorContains(t, err, "payload_policy_by_op::exec::redact: patterns written, but redaction is off")
 	require.NoError(t, confmap.Validate(loadConfig(t, "exec_output")))
 	require.NoError(t, confmap.Validate(createDefaultConfig()))
 }

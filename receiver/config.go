@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"math"
 	"net"
 	"path"
 	"slices"
@@ -68,6 +69,14 @@ const (
 	// minRequestHeaderBytes leaves room for a request line with a long
 	// path and the usual headers.
 	minRequestHeaderBytes = 1 << 10
+	// maxRequestHeaderBytes keeps the bound and what net/http adds to it
+	// (4096 bytes, 320 for HTTP/2, whose limit is a uint32) from wrapping
+	// to a bound that refuses every request with 431.
+	maxRequestHeaderBytes = math.MaxUint32 - 4096
+
+	// minServerTimeout is the shortest read_timeout, read_header_timeout
+	// and write_timeout taken (0 aside).
+	minServerTimeout = 100 * time.Millisecond
 
 	// defaultShutdownGrace is how long requests in flight get to finish
 	// at shutdown before their connections are closed.
@@ -210,17 +219,11 @@ func (cfg *Config) Validate() error {
 	} else if err := checkEndpoint(cfg.ServerConfig.NetAddr); err != nil {
 		errs = errors.Join(errs, err)
 	}
-	if cfg.ServerConfig.ReadTimeout < 0 {
-		errs = errors.Join(errs, fmt.Errorf("read_timeout: must be >= 0, got %s", cfg.ServerConfig.ReadTimeout))
-	}
-	if cfg.ServerConfig.ReadHeaderTimeout < 0 {
-		errs = errors.Join(errs, fmt.Errorf("read_header_timeout: must be >= 0, got %s", cfg.ServerConfig.ReadHeaderTimeout))
-	}
+	errs = errors.Join(errs, checkServerTimeout("read_timeout", cfg.ServerConfig.ReadTimeout),
+		checkServerTimeout("read_header_timeout", cfg.ServerConfig.ReadHeaderTimeout),
+		checkServerTimeout("write_timeout", cfg.ServerConfig.WriteTimeout))
 	if tls := cfg.ServerConfig.TLS.Get(); tls != nil {
 		errs = errors.Join(errs, fsutil.CheckFiles(tlsFiles(tls)))
-	}
-	if cfg.ServerConfig.WriteTimeout < 0 {
-		errs = errors.Join(errs, fmt.Errorf("write_timeout: must be >= 0, got %s", cfg.ServerConfig.WriteTimeout))
 	}
 	if ka := cfg.ServerConfig.Keepalive.Get(); ka != nil && ka.IdleTimeout < 0 {
 		errs = errors.Join(errs, fmt.Errorf("keepalive::idle_timeout: must be >= 0, got %s", ka.IdleTimeout))
@@ -233,6 +236,8 @@ func (cfg *Config) Validate() error {
 	}
 	if cfg.MaxRequestHeaderBytes < minRequestHeaderBytes {
 		errs = errors.Join(errs, fmt.Errorf("max_request_header_bytes: must be at least %d (got %d)", minRequestHeaderBytes, cfg.MaxRequestHeaderBytes))
+	} else if int64(cfg.MaxRequestHeaderBytes) > maxRequestHeaderBytes {
+		errs = errors.Join(errs, fmt.Errorf("max_request_header_bytes: must be at most %d (got %d)", int64(maxRequestHeaderBytes), cfg.MaxRequestHeaderBytes))
 	}
 	if cfg.MinBodyRate < 0 {
 		errs = errors.Join(errs, fmt.Errorf("min_body_rate: must not be negative (got %d)", cfg.MinBodyRate))
@@ -264,6 +269,19 @@ func (cfg *Config) Validate() error {
 		errs = errors.Join(errs, fmt.Errorf("dedupe::window: must be at most %d, whose table takes up to 960 MB (got %d)", maxDedupeWindow, cfg.Dedupe.Window))
 	}
 	return errs
+}
+
+// checkServerTimeout refuses a negative server timeout, and one so short
+// that it cuts every client rather than a stalled one: with write_timeout:
+// 1ms each event was written and its client got no answer, and retried.
+func checkServerTimeout(key string, d time.Duration) error {
+	switch {
+	case d < 0:
+		return fmt.Errorf("%s: must be >= 0, got %s", key, d)
+	case d > 0 && d < minServerTimeout:
+		return fmt.Errorf("%s: must be 0 or at least %s, got %s", key, minServerTimeout, d)
+	}
+	return nil
 }
 
 // validateSmallBodies checks the keys of the small-body class.

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+
+	"github.com/sandboxaudit/sandboxaudit/internal/safetext"
 )
 
 const (
@@ -138,15 +140,35 @@ func elementPattern(elem string) *regexp.Regexp {
 	return regexp.MustCompile(b.String())
 }
 
+// CheckFileName refuses a path that cannot name a file whatever exists:
+// one holding a NUL, or naming a directory (a trailing "/", a last
+// element "." or ".."), which filepath.Clean would otherwise turn into the
+// name of a file. It refuses what is never meant either: a control
+// character (a trailing newline from an environment variable names a file
+// nobody looks for) and a leading "~/", which only a shell expands. The
+// error does not name the key (the caller does).
+func CheckFileName(path string) error {
+	if strings.IndexByte(path, 0) >= 0 {
+		return errors.New("contains a NUL byte")
+	}
+	if i := strings.IndexFunc(path, func(r rune) bool { return r < 0x20 || r == 0x7f }); i >= 0 {
+		return fmt.Errorf("holds the control character 0x%02x at byte %d", path[i], i)
+	}
+	if strings.HasPrefix(path, "~/") {
+		return fmt.Errorf("%q begins with \"~/\", which is not expanded; write the home directory's path", path)
+	}
+	if last := path[strings.LastIndexByte(path, '/')+1:]; last == "" || last == "." || last == ".." {
+		return fmt.Errorf("%q names a directory, not a file", path)
+	}
+	return nil
+}
+
 func parseTemplate(raw string) (pathTemplate, error) {
 	if raw == "" {
 		return pathTemplate{}, errors.New("must be set")
 	}
-	if strings.IndexByte(raw, 0) >= 0 {
-		return pathTemplate{}, errors.New("contains a NUL byte")
-	}
-	if strings.HasSuffix(raw, "/") {
-		return pathTemplate{}, fmt.Errorf("%q names a directory, not a file", raw)
+	if err := CheckFileName(raw); err != nil {
+		return pathTemplate{}, err
 	}
 	if err := checkPlaceholders(raw); err != nil {
 		return pathTemplate{}, err
@@ -256,6 +278,51 @@ func checkSessionID(id string) error {
 		if c := id[i]; c == '/' || c == '\\' || c < 0x20 || c == 0x7f {
 			return fmt.Errorf("session id contains byte 0x%02x at byte %d, not allowed in a path", c, i)
 		}
+	}
+	return nil
+}
+
+// nameMax is the longest name a directory entry may have (NAME_MAX on
+// Linux and on the other systems the sink builds for).
+const nameMax = 255
+
+// sampleSessionID stands for every session id in a length check: ids are
+// canonical UUIDs, all of one length.
+const sampleSessionID = "00000000-0000-0000-0000-000000000000"
+
+// SegmentNameGrowth is how much longer than its file's name a closed
+// segment's name gets: the time and number, then .zst.tmp while it is
+// compressed (numbers past 999999 add a digit each, not counted).
+const SegmentNameGrowth = len("-") + len(segmentTimeLayout) + len("-000001") + len(ZstdSuffix) + len(tmpSuffix)
+
+// CheckNameLength refuses a path with an element longer than a directory
+// entry may be, each placeholder counted as the session id it becomes,
+// and the file's name counted with growth, the most the names made beside
+// it add (segments, sidecars): no file of it could ever be made, so every
+// batch would fail. The error does not name the key (the caller does).
+func CheckNameLength(path string, growth int) error {
+	t, err := parseTemplate(path)
+	if err != nil {
+		return err
+	}
+	elems := strings.Split(t.static, string(filepath.Separator))
+	if t.static == "" {
+		elems = append(strings.Split(t.base, string(filepath.Separator)), t.rest...)
+	}
+	r := strings.NewReplacer("{"+phSessionIDHex+"}", strings.ReplaceAll(sampleSessionID, "-", ""), "{"+phSessionID+"}", sampleSessionID)
+	for i, e := range elems {
+		n, extra := len(r.Replace(e)), 0
+		if i == len(elems)-1 {
+			extra = growth
+		}
+		if n+extra <= nameMax {
+			continue
+		}
+		shown := safetext.EscapeCut(e, 40)
+		if extra == 0 {
+			return fmt.Errorf("\"%s\" is %d bytes, longer than the %d bytes a file name may have", shown, n, nameMax)
+		}
+		return fmt.Errorf("\"%s\" is %d bytes, and with the %d that rotated segments or integrity sidecars add to it, longer than the %d bytes a file name may have", shown, n, extra, nameMax)
 	}
 	return nil
 }

@@ -25,6 +25,9 @@ func TestNewRejectsBadTemplates(t *testing.T) {
 		{dir + "/{session_id}/./x.jsonl", `element "."`},
 		{dir + "/{session_id}//x.jsonl", `element ""`},
 		{dir + "/a\x00b.jsonl", "NUL"},
+		{dir + "/events.jsonl\n", "control character 0x0a"},
+		{dir + "/x/.", "names a directory"},
+		{dir + "/{session_id}/..", "names a directory"},
 	} {
 		_, err := New(Options{Path: tc.path})
 		require.Error(t, err, tc.path)

@@ -153,3 +153,32 @@ func TestValidateClientEchoesNoSecret(t *testing.T) {
 		require.NoError(t, ValidateClient("http::", proxy, func(func(string, string) bool) {}, 0), proxy)
 	}
 }
+
+// TestValidateEndpointRefusesAPortNoDialReaches: url.Parse takes any
+// digits for a port, so without this check every request fails with
+// "invalid port" while the collector says it is ready.
+func TestValidateEndpointRefusesAPortNoDialReaches(t *testing.T) {
+	for _, endpoint := range []string{"http://127.0.0.1:99999/x", "https://audit.example.com:0/v1", "http://[::1]:65536"} {
+		require.ErrorContains(t, ValidateEndpoint(endpoint), "port", "%q", endpoint)
+	}
+	require.NoError(t, ValidateEndpoint("http://127.0.0.1:65535/x"))
+	noHeaders := func(func(string, string) bool) {}
+	err := ValidateClient("http::", "http://u:hunter2@127.0.0.1:70000", noHeaders, 0)
+	require.ErrorContains(t, err, "http::proxy_url: port 70000 is out of range")
+	require.NotContains(t, err.Error(), "hunter2")
+}
+
+// TestValidateClientRefusesHeadersTheSinkSets: a configured header
+// replaces the request's own, so Content-Type: text/plain or
+// Content-Encoding: gzip (on a body that is not) reached the endpoint,
+// which answers 415 or 400, and the sink then drops the lines as refused
+// content.
+func TestValidateClientRefusesHeadersTheSinkSets(t *testing.T) {
+	for _, name := range []string{"Content-Type", "content-encoding", "Content-Length", "Transfer-Encoding"} {
+		headers := func(yield func(string, string) bool) { yield(name, "x") }
+		err := ValidateClient("http::", "", headers, 0)
+		require.ErrorContains(t, err, "http::headers: "+name+": set by the sink for each request", name)
+	}
+	headers := func(yield func(string, string) bool) { yield("Authorization", "Bearer x") }
+	require.NoError(t, ValidateClient("http::", "", headers, 0))
+}

@@ -34,6 +34,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -195,6 +196,20 @@ func ValidateEndpoint(endpoint string) error {
 	if u.Scheme != "http" && u.Scheme != "https" {
 		return fmt.Errorf("must be an absolute http:// or https:// URL, got %q", safeURL(u))
 	}
+	return checkPort(u)
+}
+
+// checkPort refuses a port no connection can reach: url.Parse takes any
+// digits, and each request would then fail with "invalid port". The
+// port is only digits, so showing it shows no secret.
+func checkPort(u *url.URL) error {
+	p := u.Port()
+	if p == "" {
+		return nil
+	}
+	if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
+		return fmt.Errorf("port %s is out of range (1 to 65535)", p)
+	}
 	return nil
 }
 
@@ -214,6 +229,8 @@ func ValidateClient[V ~string](prefix, proxyURL string, headers iter.Seq2[string
 		} else if !slices.Contains([]string{"http", "https", "socks5", "socks5h"}, u.Scheme) || u.Host == "" {
 			// "user:pw@host:port" parses, with "user" as its scheme.
 			errs = append(errs, errors.New(prefix+"proxy_url: must be an http://, https://, socks5:// or socks5h:// URL with a host"))
+		} else if err := checkPort(u); err != nil {
+			errs = append(errs, fmt.Errorf("%sproxy_url: %w", prefix, err))
 		}
 	}
 	for name, value := range headers {
@@ -235,8 +252,22 @@ func CheckHeader(name, value string) error {
 		return errors.New(badHeaderName(name))
 	case !httpguts.ValidHeaderFieldValue(value):
 		return fmt.Errorf("%s: the value holds a character a header cannot carry (a newline or a control)", name)
+	case describesBody(name):
+		// A configured header replaces the request's own: the endpoint
+		// would answer 415 or 400, and the lines be dropped as refused.
+		return fmt.Errorf("%s: set by the sink for each request, from format and compression; a value here would contradict the body", name)
 	}
 	return nil
+}
+
+// describesBody reports whether the header name describes the body the
+// sink sends, so that only the sink sets it.
+func describesBody(name string) bool {
+	switch http.CanonicalHeaderKey(name) {
+	case "Content-Type", "Content-Encoding", "Content-Length", "Transfer-Encoding":
+		return true
+	}
+	return false
 }
 
 // badHeaderName says why name is not a header name, showing only the token

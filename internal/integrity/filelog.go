@@ -26,6 +26,8 @@ type fileLog struct {
 	origin  string // for a new tree; see checkOrigin
 	keys    *Keys
 	scratch *storeScratch // the sealer's, shared by its files (one seal at a time)
+	// syncAudit makes the audit file's lines durable (Settings.syncAudit).
+	syncAudit func(*os.File) error
 
 	known    bool
 	dev, ino uint64
@@ -231,6 +233,13 @@ func (l *fileLog) sealActive(ctx context.Context, store *hashStore, cps *os.File
 		return err
 	}
 	if store.n > l.last.N || !l.hasLast && (store.n > 0 || open) {
+		// The lines reach the disk before a checkpoint covers them: with
+		// the file sink's fsync: never (or another writer's lines) a
+		// power cut would leave the file shorter than its signed log,
+		// which reads as lines removed.
+		if err := l.syncAudit(audit); err != nil {
+			return fmt.Errorf("sync %s before its checkpoint: %w", l.path, err)
+		}
 		if err := l.checkpoint(store, cps, res); err != nil {
 			return err
 		}

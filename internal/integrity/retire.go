@@ -161,6 +161,11 @@ func unfinishedRetiredName(path string) (to string, dir bool, err error) {
 	return "", false, nil
 }
 
+// NameGrowth is the most the sealer adds to an audit file's name: the
+// checkpoints sidecar of a log retired after a handover,
+// PATH.retired-<time>-100.checkpoints (see freeRetiredName).
+const NameGrowth = len(".retired-") + len("20060102T150405Z") + len("-100") + len(CheckpointsSuffix)
+
 // freeRetiredName is the first PATH.retired-<time>[-N] no file uses.
 func freeRetiredName(path string, now time.Time) (string, error) {
 	base := path + ".retired-" + now.UTC().Format("20060102T150405Z")

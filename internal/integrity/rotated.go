@@ -255,13 +255,23 @@ func (l *fileLog) hashPlainSegment(ctx context.Context, name string, store *hash
 		}
 	}
 	st, ok := fi.Sys().(*syscall.Stat_t)
+	var last int64
 	if l.known && ok && uint64(st.Dev) == l.dev && st.Ino == l.ino && size >= l.off {
 		// The store held this file's lines and no more (l.known).
-		err := hashRange(f, l.off, size, NewLeafHasher(store.add))
-		return store.n, err
+		err = hashRange(f, l.off, size, NewLeafHasher(store.add))
+		last = store.n
+	} else {
+		_, last, err = l.hashLines(io.NewSectionReader(f, 0, size), name, store)
 	}
-	_, last, err := l.hashLines(io.NewSectionReader(f, 0, size), name, store)
-	return last, err
+	if err != nil {
+		return 0, err
+	}
+	// As for the active file: the segment's lines reach the disk before
+	// the checkpoint at its end covers them.
+	if err := l.syncAudit(f); err != nil {
+		return 0, fmt.Errorf("sync %s before its checkpoint: %w", name, err)
+	}
+	return last, nil
 }
 
 // hashCompressed checks a compressed segment's lines against the store

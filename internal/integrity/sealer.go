@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"go.uber.org/zap"
+
+	"github.com/sandboxaudit/sandboxaudit/internal/fsutil"
 )
 
 // maxIdleLogs bounds the files the sealer remembers between seals (a
@@ -45,6 +47,9 @@ type Settings struct {
 	// lockLog takes a path's owner lock (lockLogMkdir); a test stands in
 	// for a file system without flock.
 	lockLog func(path string) (*OwnerLock, error)
+	// syncAudit makes an audit file's lines durable before a checkpoint
+	// covers them (fsutil.Fdatasync); a test watches when it runs.
+	syncAudit func(*os.File) error
 }
 
 // Sealer keeps the Merkle trees and checkpoints of the audit files a file
@@ -92,6 +97,9 @@ func NewSealer(set Settings) (*Sealer, error) {
 	}
 	if set.lockLog == nil {
 		set.lockLog = lockLogMkdir
+	}
+	if set.syncAudit == nil {
+		set.syncAudit = fsutil.Fdatasync
 	}
 	return &Sealer{
 		set:     set,
@@ -372,7 +380,7 @@ func (s *Sealer) reportSealed(ctx context.Context, path string, res sealResult) 
 func (s *Sealer) logFor(path string) *fileLog {
 	l := s.logs[path]
 	if l == nil {
-		l = &fileLog{path: path, keys: s.set.Keys, scratch: &s.scratch, ownTear: -1,
+		l = &fileLog{path: path, keys: s.set.Keys, scratch: &s.scratch, ownTear: -1, syncAudit: s.set.syncAudit,
 			origin: originOf(s.set.Keys.Signer.Name(), path, s.set.OriginBase)}
 		s.logs[path] = l
 	}

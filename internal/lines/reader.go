@@ -7,6 +7,7 @@ import (
 	"bufio"
 	"errors"
 	"io"
+	"math"
 )
 
 // Reader yields lines one at a time. Unlike bufio.Scanner it survives an
@@ -23,8 +24,10 @@ type Reader struct {
 // bufSize <= 0). Lines longer than maxBytes, newline excluded, are
 // reported as too long; maxBytes <= 0 means no bound.
 func NewReader(r io.Reader, bufSize, maxBytes int) *Reader {
-	if maxBytes <= 0 {
-		maxBytes = int(^uint(0)>>1) - 1
+	// One below the largest int: the bound is compared with a line and
+	// its newline, maxBytes+1, which must not wrap.
+	if maxBytes <= 0 || maxBytes == math.MaxInt {
+		maxBytes = math.MaxInt - 1
 	}
 	if bufSize <= 0 {
 		return &Reader{r: bufio.NewReader(r), max: maxBytes}

@@ -3,6 +3,7 @@ package lines
 import (
 	"errors"
 	"io"
+	"math"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -92,4 +93,18 @@ func TestReaderResetStartsTheNextStreamClean(t *testing.T) {
 		{1, strings.Repeat("w", 40), strings.Repeat("w", 40) + "\n", true, false, 41},
 		{2, "end", "end", false, false, 3},
 	}, readAll(t, lr))
+}
+
+// TestReaderTakesTheLargestBound: a bound of math.MaxInt wrapped when the
+// newline was added to it, and every line read as too long (the spool, given
+// max_line_bytes: 9223372036854775807, quarantined each line it held).
+func TestReaderTakesTheLargestBound(t *testing.T) {
+	long := strings.Repeat("z", 100)
+	for _, bufSize := range []int{16, 0} {
+		all := readAll(t, NewReader(strings.NewReader("abc\n"+long+"\n"), bufSize, math.MaxInt))
+		assert.Equal(t, []got{
+			{1, "abc", "abc\n", true, false, 4},
+			{2, long, long + "\n", true, false, 101},
+		}, all, "buffer %d", bufSize)
+	}
 }

@@ -37,7 +37,8 @@ func (cfg *Config) Unmarshal(conf *confmap.Conf) error { return confcheck.Unmars
 // sections; the other policy keys validate themselves (confmap prefixes
 // their errors with the key path).
 func (cfg *Config) Validate() error {
-	return errors.Join(CheckOps(cfg.PayloadPolicyByOp), CheckRedact(cfg.PayloadPolicy, cfg.PayloadPolicyByOp))
+	return errors.Join(CheckOps(cfg.PayloadPolicyByOp), CheckRedact(cfg.PayloadPolicy, cfg.PayloadPolicyByOp),
+		CheckRedactUsed(cfg.PayloadPolicy, cfg.PayloadPolicyByOp, nil))
 }
 
 // CheckOps refuses an op key that format version 1 does not define, naming

@@ -57,3 +57,32 @@ func mustTable(t *testing.T, set auditevent.PolicySet) *Table {
 	require.NoError(t, err)
 	return tab
 }
+
+// TestCheckRedactUsedNamesALevelThatNeverApplies: a level that writes
+// patterns (or keys, allow, hash_key_file) where redaction is off for
+// every op and sink it reaches was taken, and its patterns never cut
+// anything: payload_policy: {redact: {enabled: false}} under
+// payload_policy_by_op: {exec: {redact: {patterns: [...]}}} wrote exec's
+// secrets in clear.
+func TestCheckRedactUsedNamesALevelThatNeverApplies(t *testing.T) {
+	off := auditevent.PolicyOverride{Redact: auditevent.RedactOverride{Enabled: auditevent.Ptr(false)}}
+	on := auditevent.PolicyOverride{Redact: auditevent.RedactOverride{Enabled: auditevent.Ptr(true)}}
+	pats := auditevent.PolicyOverride{Redact: auditevent.RedactOverride{Patterns: []string{"secret"}}}
+	offPats := auditevent.PolicyOverride{Redact: auditevent.RedactOverride{Enabled: auditevent.Ptr(false), Keys: []string{"k"}}}
+	noSink := map[string]auditevent.PolicyOverride{"": {}}
+
+	err := CheckRedactUsed(off, map[string]auditevent.PolicyOverride{"exec": pats}, noSink)
+	require.EqualError(t, err, "payload_policy_by_op::exec::redact: patterns written, but redaction is off (redact.enabled: false) wherever this level applies, so they never apply")
+	err = CheckRedactUsed(offPats, nil, noSink)
+	require.EqualError(t, err, "payload_policy::redact: keys written, but redaction is off (redact.enabled: false) wherever this level applies, so they never apply")
+	err = CheckRedactUsed(auditevent.PolicyOverride{}, nil, map[string]auditevent.PolicyOverride{"file::payload_policy": offPats})
+	require.EqualError(t, err, "file::payload_policy::redact: keys written, but redaction is off (redact.enabled: false) wherever this level applies, so they never apply")
+
+	// Used somewhere: an op or a sink turns redaction back on.
+	require.NoError(t, CheckRedactUsed(offPats, map[string]auditevent.PolicyOverride{"exec": on}, noSink))
+	require.NoError(t, CheckRedactUsed(offPats, nil, map[string]auditevent.PolicyOverride{"file::payload_policy": {}, "http::payload_policy": on}))
+	require.NoError(t, CheckRedactUsed(pats, map[string]auditevent.PolicyOverride{"exec": off}, noSink))
+	// A list written empty clears the level below; nothing is left unused.
+	empty := auditevent.PolicyOverride{Redact: auditevent.RedactOverride{Enabled: auditevent.Ptr(false), Patterns: []string{}}}
+	require.NoError(t, CheckRedactUsed(empty, nil, noSink))
+}

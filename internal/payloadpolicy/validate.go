@@ -2,7 +2,9 @@ package payloadpolicy
 
 import (
 	"errors"
+	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/sandboxaudit/sandboxaudit/auditevent"
 	"github.com/sandboxaudit/sandboxaudit/internal/redact"
@@ -27,4 +29,68 @@ func CheckRedact(def auditevent.PolicyOverride, byOp map[string]auditevent.Polic
 // CheckLevel checks the redact section of the level at key.
 func CheckLevel(key string, o auditevent.PolicyOverride) error {
 	return redact.Validate(key+"::redact::", o.Redact)
+}
+
+// CheckRedactUsed refuses a level that writes redact patterns, keys,
+// allow or hash_key_file where redaction is off for every op and sink the
+// level reaches: they would never cut anything, and whoever wrote them
+// expects them to. sinks maps each sink level's key to its level; a
+// component without sink levels passes one empty level under "".
+func CheckRedactUsed(def auditevent.PolicyOverride, byOp, sinks map[string]auditevent.PolicyOverride) error {
+	if len(sinks) == 0 {
+		sinks = map[string]auditevent.PolicyOverride{"": {}}
+	}
+	var usedDefault bool
+	usedOp := map[string]bool{}
+	usedSink := map[string]bool{}
+	for key, sink := range sinks {
+		set := auditevent.PolicySet{Default: def, ByOp: byOp, Sink: sink}
+		for _, op := range append(auditevent.Ops(), "") {
+			if RedactSettings(set, op).Enabled {
+				usedDefault, usedOp[op], usedSink[key] = true, true, true
+			}
+		}
+	}
+	errs := []error{unusedLevel("payload_policy", def, usedDefault)}
+	for _, op := range sortedKeys(byOp) {
+		errs = append(errs, unusedLevel("payload_policy_by_op::"+op, byOp[op], usedOp[op]))
+	}
+	for _, key := range sortedKeys(sinks) {
+		errs = append(errs, unusedLevel(key, sinks[key], usedSink[key]))
+	}
+	return errors.Join(errs...)
+}
+
+// unusedLevel names the redact keys with content that the level at key
+// writes, when redaction is off wherever it applies (used false).
+func unusedLevel(key string, o auditevent.PolicyOverride, used bool) error {
+	if used {
+		return nil
+	}
+	var written []string
+	for _, k := range []struct {
+		name string
+		set  bool
+	}{
+		{"patterns", len(o.Redact.Patterns) > 0}, {"keys", len(o.Redact.Keys) > 0},
+		{"allow", len(o.Redact.Allow) > 0}, {"hash_key_file", o.Redact.HashKeyFile != nil},
+	} {
+		if k.set {
+			written = append(written, k.name)
+		}
+	}
+	if len(written) == 0 {
+		return nil
+	}
+	return fmt.Errorf("%s::redact: %s written, but redaction is off (redact.enabled: false) wherever this level applies, so they never apply",
+		key, strings.Join(written, ", "))
+}
+
+func sortedKeys(m map[string]auditevent.PolicyOverride) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }

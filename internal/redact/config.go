@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"regexp/syntax"
 	"slices"
 	"strings"
 
@@ -54,10 +55,41 @@ func compile(p string) (*regexp.Regexp, error) {
 	if err != nil {
 		return nil, fmt.Errorf("not an RE2 expression: %w", err)
 	}
-	if re.MatchString("") {
-		return nil, fmt.Errorf("%q matches the empty string", p)
+	// Parsed again for its tree: Compile keeps none. It parsed once, so
+	// it parses again.
+	if tree, err := syntax.Parse(p, syntax.Perl); err == nil && matchesEmpty(tree) {
+		return nil, fmt.Errorf("%q can match an empty string", p)
 	}
 	return re, nil
+}
+
+// matchesEmpty reports whether re can match zero bytes somewhere in some
+// text: an empty match cuts nothing as a pattern and keeps every cut as an
+// allow expression. re.MatchString("") misses `\b`, which matches no
+// empty text but the empty string beside every word; here every
+// assertion counts as matching, whatever surrounds it.
+func matchesEmpty(re *syntax.Regexp) bool {
+	switch re.Op {
+	case syntax.OpEmptyMatch, syntax.OpBeginLine, syntax.OpEndLine, syntax.OpBeginText, syntax.OpEndText,
+		syntax.OpWordBoundary, syntax.OpNoWordBoundary, syntax.OpStar, syntax.OpQuest:
+		return true
+	case syntax.OpLiteral:
+		return len(re.Rune) == 0
+	case syntax.OpCapture, syntax.OpPlus:
+		return matchesEmpty(re.Sub[0])
+	case syntax.OpRepeat:
+		return re.Min == 0 || matchesEmpty(re.Sub[0])
+	case syntax.OpConcat:
+		for _, sub := range re.Sub {
+			if !matchesEmpty(sub) {
+				return false
+			}
+		}
+		return true
+	case syntax.OpAlternate:
+		return slices.ContainsFunc(re.Sub, matchesEmpty)
+	}
+	return false // a character, a class, any character, no match
 }
 
 // loadHashKey reads a hash key file: a regular file (a symbolic link to

@@ -152,6 +152,11 @@ func (r *Redactor) patternSpans(s string) []span {
 		}
 		for _, m := range re.FindAllStringSubmatchIndex(s, -1) {
 			lo, hi := m[2*group], m[2*group+1]
+			if lo < 0 {
+				// An alternative without the group matched: the
+				// match is all there is to cut.
+				lo, hi = m[0], m[1]
+			}
 			if lo < hi && !overlaps(markers, lo, hi) {
 				spans = append(spans, span{lo, hi, KindCustomPattern})
 			}

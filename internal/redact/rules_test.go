@@ -1,6 +1,7 @@
 package redact
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -59,7 +60,7 @@ func TestValidateNamesKeyAndIndex(t *testing.T) {
 		want string
 	}{
 		{auditevent.RedactOverride{Patterns: []string{"ok", "(x"}}, `p::patterns[1]: not an RE2 expression`},
-		{auditevent.RedactOverride{Patterns: []string{"a*"}}, `p::patterns[0]: "a*" matches the empty string`},
+		{auditevent.RedactOverride{Patterns: []string{"a*"}}, `p::patterns[0]: "a*" can match an empty string`},
 		{auditevent.RedactOverride{Allow: []string{""}}, `p::allow[0]: empty pattern`},
 		{auditevent.RedactOverride{Keys: []string{"--"}}, `p::keys[0]: "--" has no letter or digit`},
 		{auditevent.RedactOverride{HashKeyFile: &loose}, `p::hash_key_file: ` + loose + ` has mode 0644`},
@@ -176,4 +177,28 @@ func TestDataAuthorizationMember(t *testing.T) {
 	assert.Equal(t, 1, c[KindAuthorization])
 	_, changed = r.Data(got, nil)
 	assert.False(t, changed)
+}
+
+// TestEmptyMatchingAnywhereIsRefused: `\b` matches nothing in "" but an
+// empty string beside every word, so as an allow expression it kept every
+// secret in clear, and as a pattern it never cut.
+func TestEmptyMatchingAnywhereIsRefused(t *testing.T) {
+	for _, p := range []string{`\b`, `(?m)$`, `\b|x*`, `(?:\A)`, `\b\B`} {
+		err := Validate("p::", auditevent.RedactOverride{Allow: []string{p}, Patterns: []string{p}})
+		require.ErrorContains(t, err, fmt.Sprintf("p::patterns[0]: %q can match an empty string", p))
+		require.ErrorContains(t, err, fmt.Sprintf("p::allow[0]: %q can match an empty string", p))
+	}
+	for _, p := range []string{`\bkey\b`, `x+`, `(?m)^secret=(\S+)$`, `a{1,3}\b`} {
+		require.NoError(t, Validate("p::", auditevent.RedactOverride{Allow: []string{p}, Patterns: []string{p}}), p)
+	}
+}
+
+// TestPatternAlternativeWithoutTheGroupCutsItsMatch: the first capture
+// group is cut when it takes part in the match; a match of an alternative
+// without it (`token=(\S+)|AKIA…`) is cut whole, where nothing was cut.
+func TestPatternAlternativeWithoutTheGroupCutsItsMatch(t *testing.T) {
+	r := mustNew(t, Settings{Enabled: true, Patterns: []string{`tok=(\w+)|ZZ[0-9]{4}`}})
+	got, changed := r.String("tok=abc ZZ1234 done", nil)
+	assert.True(t, changed)
+	assert.Equal(t, "tok=[REDACTED:custom_pattern] [REDACTED:custom_pattern] done", got)
 }

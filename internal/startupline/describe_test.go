@@ -162,3 +162,33 @@ service:
 	assert.Equal(t, "sandboxaudit: audit lines to /srv/audit/events.jsonl"+
 		"; intake kafka topics other,sandbox-audit at 127.0.0.1:9092 (group sandboxaudit-central); self-metrics off", central)
 }
+
+// TestDescribeNamesWhereATopicIsChosenPerBatch: with topic_from_attribute
+// or topic_from_metadata_key the kafka exporter sends a batch to the topic
+// its data names; the line said every audit line went to the configured
+// topic.
+func TestDescribeNamesWhereATopicIsChosenPerBatch(t *testing.T) {
+	edge := Describe(conf(t, `
+extensions:
+  sandboxaudit_encoding:
+receivers:
+  otlp:
+    protocols:
+      http:
+        endpoint: 127.0.0.1:4318
+exporters:
+  kafka:
+    brokers: [127.0.0.1:9092]
+    topic_from_attribute: tenant
+    traces: {topic: sandbox-audit, encoding: sandboxaudit_encoding}
+    logs: {topic: sandbox-audit, encoding: sandboxaudit_encoding, topic_from_metadata_key: x-topic}
+service:
+  telemetry: {metrics: {level: none}}
+  pipelines:
+    traces: {receivers: [otlp], exporters: [kafka]}
+    logs: {receivers: [otlp], exporters: [kafka]}
+`))
+	assert.Equal(t, "sandboxaudit: audit lines to kafka topic sandbox-audit, or the one a batch names"+
+		" (metadata key x-topic, resource attribute tenant), at 127.0.0.1:9092"+
+		"; intake OTLP/HTTP http://127.0.0.1:4318; self-metrics off", edge)
+}

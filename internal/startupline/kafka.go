@@ -22,16 +22,30 @@ func kafkaOutput(conf *confmap.Conf, id component.ID, signals map[string]bool) s
 	if id.Type() != f.Type() || !load(conf, "exporters", id, cfg) {
 		return ""
 	}
-	var topics []string
+	var topics, chosen []string
 	for signal, section := range map[string]kafkaexporter.SignalConfig{"logs": cfg.Logs, "traces": cfg.Traces} {
 		if signals[signal] && isAuditEncoding(section.Encoding) {
 			topics = append(topics, section.Topic)
+			if section.TopicFromMetadataKey != "" {
+				chosen = append(chosen, "metadata key "+section.TopicFromMetadataKey)
+			}
 		}
 	}
 	if len(topics) == 0 {
 		return ""
 	}
-	return named(topicsLabel(topics), id) + " at " + strings.Join(cfg.ClientConfig.Brokers, ",")
+	// In the exporter's order: client metadata, then a resource attribute.
+	slices.Sort(chosen)
+	chosen = slices.Compact(chosen)
+	if cfg.TopicFromAttribute != "" {
+		chosen = append(chosen, "resource attribute "+cfg.TopicFromAttribute)
+	}
+	label := named(topicsLabel(topics), id)
+	if len(chosen) > 0 {
+		// The exporter sends a batch to the topic its data names, if any.
+		label += ", or the one a batch names (" + strings.Join(chosen, ", ") + "),"
+	}
+	return label + " at " + strings.Join(cfg.ClientConfig.Brokers, ",")
 }
 
 // kafkaIntake names the topics a kafka receiver consumes for the signals
