@@ -79,8 +79,11 @@ type Sealer struct {
 
 	stop chan struct{}
 	done chan struct{}
-	// endRound cancels the round the loop is running: Close does not wait
-	// for a witness that hangs (its checkpoint is submitted again).
+	// witnessEnded is closed when witnessLoop ends (nil: none runs).
+	witnessEnded chan struct{}
+	// endRound cancels the round the loop is running and the witness
+	// requests in flight: Close does not wait for a witness that hangs
+	// (its checkpoint is submitted again).
 	endRound context.CancelFunc
 }
 
@@ -106,6 +109,7 @@ func NewSealer(set Settings) (*Sealer, error) {
 		pending: map[string]int64{},
 		watched: map[string]bool{},
 		logs:    map[string]*fileLog{},
+		wit:     witnessing{wake: make(chan struct{}, 1)},
 	}, nil
 }
 
@@ -182,15 +186,22 @@ func (s *Sealer) Watch(path string) {
 	s.mu.Unlock()
 }
 
-// Start runs the interval loop until Close.
+// Start runs the interval loop until Close and, with witnesses, the
+// goroutine that submits what the loop's rounds seal (witnessLoop).
 func (s *Sealer) Start() {
 	s.stop = make(chan struct{})
 	s.done = make(chan struct{})
 	roundCtx, endRound := context.WithCancel(context.Background())
 	s.endRound = endRound
+	if s.set.Witnesses != nil {
+		s.witnessEnded = make(chan struct{})
+		go s.witnessLoop(roundCtx)
+	}
 	go s.loop(roundCtx)
 }
 
+// loop seals every interval and hands the witnesses' part to witnessLoop:
+// a witness that is slow or hangs does not hold up the next seals.
 func (s *Sealer) loop(roundCtx context.Context) {
 	defer close(s.done)
 	t := time.NewTicker(s.set.Interval)
@@ -200,24 +211,33 @@ func (s *Sealer) loop(roundCtx context.Context) {
 		case <-s.stop:
 			return
 		case <-t.C:
-			ctx, cancel := context.WithTimeout(roundCtx, s.set.Interval*10+10*time.Second)
-			_ = s.SealPending(ctx)
+			ctx, cancel := context.WithTimeout(roundCtx, s.roundTimeout())
+			sealed, _ := s.sealRound(ctx)
 			cancel()
+			s.queueWitness(sealed)
 		}
 	}
 }
 
-// Close stops the loop, cancelling the round it runs (a witness request in
-// flight ends at once), and seals what was written since the last round,
-// so a clean shutdown always leaves a checkpoint over the whole file, then
-// lets the owner locks go. That final round submits the newest checkpoints
-// to the witnesses within ctx; one they did not cosign is submitted again
-// at the next start. No witness request is in flight once it returns.
+// roundTimeout bounds a round's seals, and a witness round, in the loop.
+func (s *Sealer) roundTimeout() time.Duration { return s.set.Interval*10 + 10*time.Second }
+
+// Close stops the loop and witnessLoop, cancelling the round and the
+// witness requests in flight (they end at once), and seals what was
+// written since the last round, so a clean shutdown always leaves a
+// checkpoint over the whole file, then lets the owner locks go. That final
+// round submits the newest checkpoints to the witnesses within ctx, those
+// of files the loop sealed and witnessLoop had not submitted yet included;
+// one they did not cosign is submitted again at the next start. No witness
+// request is in flight once it returns.
 func (s *Sealer) Close(ctx context.Context) error {
 	if s.stop != nil {
 		s.endRound()
 		close(s.stop)
 		<-s.done
+		if s.witnessEnded != nil {
+			<-s.witnessEnded
+		}
 		s.stop = nil
 	}
 	err := s.SealPending(ctx)
@@ -233,9 +253,19 @@ func (s *Sealer) Close(ctx context.Context) error {
 }
 
 // SealPending seals every file written since the last round, then
-// submits their newest checkpoints to the witnesses, and returns the
-// errors joined (each is also logged).
+// submits their newest checkpoints to the witnesses, with those of files
+// queued for witnessLoop and not submitted yet, and returns the errors
+// joined (each is also logged).
 func (s *Sealer) SealPending(ctx context.Context) error {
+	sealed, err := s.sealRound(ctx)
+	s.witnessAll(ctx, s.takeQueued(sealed))
+	return err
+}
+
+// sealRound seals every file written since the last round, watched, or
+// waiting for cosignatures, and returns the newest checkpoint of each
+// file it sealed, for the witnesses.
+func (s *Sealer) sealRound(ctx context.Context) ([]witnessed, error) {
 	s.mu.Lock()
 	batch := s.pending
 	s.pending = map[string]int64{}
@@ -245,11 +275,9 @@ func (s *Sealer) SealPending(ctx context.Context) error {
 	s.mu.Unlock()
 	s.addWitnessRetries(batch)
 	if len(batch) == 0 {
-		return nil
+		return nil, nil
 	}
-	sealed, err := s.sealBatch(ctx, batch)
-	s.witnessAll(ctx, sealed)
-	return err
+	return s.sealBatch(ctx, batch)
 }
 
 // sealBatch seals the files of a round under sealMu and returns the

@@ -57,6 +57,12 @@ type witnessing struct {
 	// cosignature lines the witnessed sidecar holds for it, by witness
 	// key: a round records it again only when another witness cosigns.
 	recorded map[string]recordedCosigs
+	// queued is, per file, the checkpoint the newest of the loop's rounds
+	// sealed, while witnessLoop has not taken it: rounds sealed while a
+	// witness round is in flight are submitted together once it ends.
+	queued map[string]witnessed
+	// wake tells witnessLoop that queued holds files (buffer of one).
+	wake chan struct{}
 }
 
 type recordedCosigs struct {
@@ -87,6 +93,64 @@ func (s *Sealer) newestLocked(path string) witnessed {
 		w.last = l.last
 	}
 	return w
+}
+
+// queueWitness hands the files a loop round sealed to witnessLoop, each
+// with the checkpoint it left, a later round's replacing an earlier's.
+func (s *Sealer) queueWitness(sealed []witnessed) {
+	if s.set.Witnesses == nil || len(sealed) == 0 {
+		return
+	}
+	s.wit.mu.Lock()
+	if s.wit.queued == nil {
+		s.wit.queued = map[string]witnessed{}
+	}
+	for _, w := range sealed {
+		s.wit.queued[w.path] = w
+	}
+	s.wit.mu.Unlock()
+	select {
+	case s.wit.wake <- struct{}{}:
+	default: // woken already: it takes the whole queue
+	}
+}
+
+// takeQueued empties the queue and returns its files, with sealed's
+// (sealed since, so newer) in place of theirs.
+func (s *Sealer) takeQueued(sealed []witnessed) []witnessed {
+	s.wit.mu.Lock()
+	queued := s.wit.queued
+	s.wit.queued = nil
+	s.wit.mu.Unlock()
+	if len(queued) == 0 {
+		return sealed
+	}
+	for _, w := range sealed {
+		queued[w.path] = w
+	}
+	return slices.Collect(maps.Values(queued))
+}
+
+// witnessLoop submits the files the loop's rounds queue, one witness round
+// at a time (witnessAll), until Close. The loop does not wait for it: a
+// witness that is slow or hangs delays cosignatures, not seals. Rounds
+// sealed meanwhile are coalesced: each file once, with its newest good
+// checkpoint (toSubmit).
+func (s *Sealer) witnessLoop(roundCtx context.Context) {
+	defer close(s.witnessEnded)
+	for {
+		select {
+		case <-s.stop:
+			return
+		case <-s.wit.wake:
+		}
+		if roundCtx.Err() != nil {
+			return // Close submits what is queued
+		}
+		ctx, cancel := context.WithTimeout(roundCtx, s.roundTimeout())
+		s.witnessAll(ctx, s.takeQueued(nil))
+		cancel()
+	}
 }
 
 // witnessAll submits the newest checkpoints of the files a round sealed
