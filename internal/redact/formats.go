@@ -37,10 +37,20 @@ func formatAt(s string, i, j int) (int, Kind, bool) {
 		}
 	case 'A':
 		return upperAAt(s, i, j)
+	case 'P':
+		return postmanAt(r, j)
+	case 'S':
+		if len(r) == 2 { // SG, before a dot
+			return sendgridAt(s, i, j)
+		}
+	case 'd':
+		return dAt(s, i, j)
 	case 'g':
 		return gAt(s, i, j)
 	case 'h':
 		return hAt(s, i, j)
+	case 'l':
+		return linearAt(r, j)
 	case 'n':
 		if len(r) == len("npm_")+36 && strings.HasPrefix(r, "npm_") && alnumOnly(r[4:]) {
 			return j, KindNPMToken, true
@@ -50,15 +60,15 @@ func formatAt(s string, i, j int) (int, Kind, bool) {
 	case 'r':
 		return stripeAt(r, j)
 	case 's':
-		return sAt(r, j)
+		return sAt(s, i, j)
 	case 'x':
 		return slackAt(r, j)
 	}
 	return 0, 0, false
 }
 
-// upperAAt: AWS access key ids (AKIA, ASIA) and Google API keys (AIza and
-// 35).
+// upperAAt: AWS access key ids (AKIA, ASIA), Google API keys (AIza and
+// 35), age secret keys and Atlassian API tokens.
 func upperAAt(s string, i, j int) (int, Kind, bool) {
 	r := s[i:j]
 	n := len(r)
@@ -67,12 +77,18 @@ func upperAAt(s string, i, j int) (int, Kind, bool) {
 		return j, KindAWSAccessKey, true
 	case n == 39 && strings.HasPrefix(r, "AIza"):
 		return j, KindGoogleAPIKey, true
+	case n == len(agePrefix)+58 && strings.HasPrefix(r, agePrefix) && bech32Upper(r[len(agePrefix):]):
+		return j, KindAgeSecretKey, true
+	case strings.HasPrefix(r, "ATATT3"):
+		if end := atlassianEnd(s, i); end-i >= len("ATATT3")+minAtlassianTail {
+			return end, KindAtlassianToken, true
+		}
 	}
 	return 0, 0, false
 }
 
 // gAt: GitHub's classic (ghp_, gho_, ghu_, ghs_, ghr_) and fine-grained
-// tokens and GitLab's tokens.
+// tokens, GitLab's tokens and Grafana's.
 func gAt(s string, i, j int) (int, Kind, bool) {
 	r := s[i:j]
 	n := len(r)
@@ -85,6 +101,7 @@ func gAt(s string, i, j int) (int, Kind, bool) {
 		if p := gitlabPrefix(r); p > 0 && n-p >= 20 {
 			return dottedEnd(s, j), KindGitLabToken, true
 		}
+		return grafanaAt(s, i, j)
 	}
 	return 0, 0, false
 }
@@ -104,11 +121,13 @@ func hAt(s string, i, j int) (int, Kind, bool) {
 	return 0, 0, false
 }
 
-// pAt: PyPI tokens.
+// pAt: PyPI tokens and Pulumi access tokens (pul- and 40 hex).
 func pAt(r string, j int) (int, Kind, bool) {
 	switch {
 	case len(r) >= minPyPIToken && strings.HasPrefix(r, pypiPrefix):
 		return j, KindPyPIToken, true
+	case len(r) == len("pul-")+40 && strings.HasPrefix(r, "pul-") && hexOnly(r[4:]):
+		return j, KindPulumiToken, true
 	}
 	return 0, 0, false
 }
@@ -133,13 +152,26 @@ func slackAt(r string, j int) (int, Kind, bool) {
 	return 0, 0, false
 }
 
-// sAt: Stripe's secret keys and OpenAI's (and Anthropic's) sk- keys.
-func sAt(r string, j int) (int, Kind, bool) {
+// sAt: Stripe's secret keys, OpenAI's (and Anthropic's) sk- keys,
+// Shopify's shpat_, shpca_, shppa_, shpss_ and 32 hex; Sentry's
+// sntryu_ and 64 hex (user tokens) and sntrys_ and base64 of a JSON
+// object and its secret (organization tokens).
+func sAt(s string, i, j int) (int, Kind, bool) {
+	r := s[i:j]
+	n := len(r)
 	switch {
 	case strings.HasPrefix(r, "sk_"):
 		return stripeAt(r, j)
-	case strings.HasPrefix(r, "sk-") && len(r) >= 3+32 && hasDigitAndLetter(r[3:]):
+	case strings.HasPrefix(r, "sk-") && n >= 3+32 && hasDigitAndLetter(r[3:]):
 		return j, KindOpenAIKey, true
+	case n == 6+32 && strings.HasPrefix(r, "shp") && r[5] == '_' && isShopifyType(r[3:5]) && hexOnly(r[6:]):
+		return j, KindShopifyToken, true
+	case n == 7+64 && strings.HasPrefix(r, "sntryu_") && hexOnly(r[7:]):
+		return j, KindSentryToken, true
+	case strings.HasPrefix(r, "sntrys_eyJ"):
+		if end := sentryOrgEnd(s, i+len("sntrys_")); end-i >= len("sntrys_")+minSentryOrgTail {
+			return end, KindSentryToken, true
+		}
 	}
 	return 0, 0, false
 }
