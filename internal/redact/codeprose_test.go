@@ -42,7 +42,7 @@ func TestSecretsNextToCodeStillCut(t *testing.T) {
 		{"  \"api_key\": \"sk-live-abc\"  and more", "  \"api_key\": \"[REDACTED:api_key]\"  and more"},
 		{"\tsmtpPass = hunter2\n", "\tsmtpPass = [REDACTED:password]\n"},
 		{"VAULT_TOKEN = hvs.CAESIJmQ0ZjE4ZjA4LWE3NmQtNGI4YS05\n", "VAULT_TOKEN = [REDACTED:vault_token]\n"},
-		{"DOPPLER_TOKEN = dp.st.prd.aB3dE5fG7hI9jK1lM3nO5pQ7rS9tU1vW3xY5zA7bC9\n", "DOPPLER_TOKEN = [REDACTED:token]\n"},
+		{"DOPPLER_TOKEN = dp.st.prd.aB3dE5fG7hI9jK1lM3nO5pQ7rS9tU1vW3xY5zA7bC9\n", "DOPPLER_TOKEN = [REDACTED:doppler_token]\n"},
 		{"password = 0xdeadbeefcafe0123456789\n", "password = [REDACTED:password]\n"},
 		{"password = Nonesuch\n", "password = [REDACTED:password]\n"},
 		{"\tpassword = &hunter2\n", "\tpassword = [REDACTED:password]\n"},

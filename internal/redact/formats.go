@@ -13,20 +13,87 @@ func wholeFormat(v string) (Kind, bool) {
 }
 
 // formatAt checks the fixed-format detectors on the run s[i:j], which starts
-// at a word boundary, and returns the end of the cut.
+// at a word boundary, and returns the end of the cut. It dispatches on the
+// run's first byte (a jump table), so a run's cost does not grow with the
+// number of formats: a hash, a UUID or base64 is ruled out by the few
+// formats that share its first byte.
 func formatAt(s string, i, j int) (int, Kind, bool) {
+	r := s[i:j]
+	if len(r) == 0 {
+		return 0, 0, false
+	}
+	switch r[0] {
+	case '-':
+		if strings.HasPrefix(r, "-----") {
+			return pemAt(s, i)
+		}
+	case 'e':
+		if strings.HasPrefix(r, "eyJ") {
+			return jwtAt(s, i, j)
+		}
+	case 'L':
+		if strings.HasPrefix(r, pemBase64Prefix) {
+			return pemBase64At(s, i)
+		}
+	case 'A':
+		return upperAAt(s, i, j)
+	case 'P':
+		return postmanAt(r, j)
+	case 'S':
+		if len(r) == 2 { // SG, before a dot
+			return sendgridAt(s, i, j)
+		}
+	case 'd':
+		return dAt(s, i, j)
+	case 'g':
+		return gAt(s, i, j)
+	case 'h':
+		return hAt(s, i, j)
+	case 'l':
+		return linearAt(r, j)
+	case 'n':
+		if len(r) == len("npm_")+36 && strings.HasPrefix(r, "npm_") && alnumOnly(r[4:]) {
+			return j, KindNPMToken, true
+		}
+	case 'p':
+		return pAt(r, j)
+	case 'r':
+		return stripeAt(r, j)
+	case 's':
+		return sAt(s, i, j)
+	case 'x':
+		return slackAt(r, j)
+	}
+	return 0, 0, false
+}
+
+// upperAAt: AWS access key ids (AKIA, ASIA), Google API keys (AIza and
+// 35), age secret keys and Atlassian API tokens.
+func upperAAt(s string, i, j int) (int, Kind, bool) {
 	r := s[i:j]
 	n := len(r)
 	switch {
-	case strings.HasPrefix(r, "-----"):
-		return pemAt(s, i)
-	case strings.HasPrefix(r, "eyJ"):
-		return jwtAt(s, i, j)
-	case strings.HasPrefix(r, pemBase64Prefix):
-		return pemBase64At(s, i)
 	case n == 20 && isAWSKeyID(r):
 		return j, KindAWSAccessKey, true
-	case n >= 40 && len(r) > 4 && r[0] == 'g' && r[1] == 'h' && strings.IndexByte("pousr", r[2]) >= 0 && r[3] == '_' && alnumOnly(r[4:]):
+	case n == 39 && strings.HasPrefix(r, "AIza"):
+		return j, KindGoogleAPIKey, true
+	case n == len(agePrefix)+58 && strings.HasPrefix(r, agePrefix) && bech32Upper(r[len(agePrefix):]):
+		return j, KindAgeSecretKey, true
+	case strings.HasPrefix(r, "ATATT3"):
+		if end := atlassianEnd(s, i); end-i >= len("ATATT3")+minAtlassianTail {
+			return end, KindAtlassianToken, true
+		}
+	}
+	return 0, 0, false
+}
+
+// gAt: GitHub's classic (ghp_, gho_, ghu_, ghs_, ghr_) and fine-grained
+// tokens, GitLab's tokens and Grafana's.
+func gAt(s string, i, j int) (int, Kind, bool) {
+	r := s[i:j]
+	n := len(r)
+	switch {
+	case n >= 40 && r[1] == 'h' && strings.IndexByte("pousr", r[2]) >= 0 && r[3] == '_' && alnumOnly(r[4:]):
 		return j, KindGitHubToken, true
 	case strings.HasPrefix(r, "github_pat_") && n >= len("github_pat_")+22:
 		return j, KindGitHubToken, true
@@ -34,26 +101,77 @@ func formatAt(s string, i, j int) (int, Kind, bool) {
 		if p := gitlabPrefix(r); p > 0 && n-p >= 20 {
 			return dottedEnd(s, j), KindGitLabToken, true
 		}
-	case strings.HasPrefix(r, "xox") && n >= 15 && strings.IndexByte("abposer", r[3]) >= 0 && r[4] == '-':
-		return j, KindSlackToken, true
-	case strings.HasPrefix(r, "xapp-") && n >= 15:
-		return j, KindSlackToken, true
-	case n >= 8+24 && (r[0] == 's' || r[0] == 'r') && r[1] == 'k' && r[2] == '_' && (r[3:8] == "live_" || r[3:8] == "test_") && alnumOnly(r[8:]):
-		return j, KindStripeKey, true // secret or restricted, live or test mode
-	case n == 39 && strings.HasPrefix(r, "AIza"):
-		return j, KindGoogleAPIKey, true
+		return grafanaAt(s, i, j)
+	}
+	return 0, 0, false
+}
+
+// hAt: Hugging Face tokens and Vault tokens (hvs. and its body).
+func hAt(s string, i, j int) (int, Kind, bool) {
+	r := s[i:j]
+	n := len(r)
+	switch {
 	case n >= 3+34 && strings.HasPrefix(r, "hf_") && alnumOnly(r[3:]):
 		return j, KindHuggingFaceToken, true
 	case n == 3 && isVaultPrefix(r) && j < len(s) && s[j] == '.':
 		if end := runEnd(s, j+1); end-(j+1) >= 24 {
 			return end, KindVaultToken, true
 		}
+	}
+	return 0, 0, false
+}
+
+// pAt: PyPI tokens and Pulumi access tokens (pul- and 40 hex).
+func pAt(r string, j int) (int, Kind, bool) {
+	switch {
+	case len(r) >= minPyPIToken && strings.HasPrefix(r, pypiPrefix):
+		return j, KindPyPIToken, true
+	case len(r) == len("pul-")+40 && strings.HasPrefix(r, "pul-") && hexOnly(r[4:]):
+		return j, KindPulumiToken, true
+	}
+	return 0, 0, false
+}
+
+// stripeAt: Stripe's secret (sk_) and restricted (rk_) keys, live or test
+// mode.
+func stripeAt(r string, j int) (int, Kind, bool) {
+	if len(r) >= 8+24 && r[1] == 'k' && r[2] == '_' && (r[3:8] == "live_" || r[3:8] == "test_") && alnumOnly(r[8:]) {
+		return j, KindStripeKey, true
+	}
+	return 0, 0, false
+}
+
+// slackAt: Slack's xox?- tokens and app-level xapp- tokens.
+func slackAt(r string, j int) (int, Kind, bool) {
+	switch {
+	case strings.HasPrefix(r, "xox") && len(r) >= 15 && strings.IndexByte("abposer", r[3]) >= 0 && r[4] == '-':
+		return j, KindSlackToken, true
+	case strings.HasPrefix(r, "xapp-") && len(r) >= 15:
+		return j, KindSlackToken, true
+	}
+	return 0, 0, false
+}
+
+// sAt: Stripe's secret keys, OpenAI's (and Anthropic's) sk- keys,
+// Shopify's shpat_, shpca_, shppa_, shpss_ and 32 hex; Sentry's
+// sntryu_ and 64 hex (user tokens) and sntrys_ and base64 of a JSON
+// object and its secret (organization tokens).
+func sAt(s string, i, j int) (int, Kind, bool) {
+	r := s[i:j]
+	n := len(r)
+	switch {
+	case strings.HasPrefix(r, "sk_"):
+		return stripeAt(r, j)
 	case strings.HasPrefix(r, "sk-") && n >= 3+32 && hasDigitAndLetter(r[3:]):
 		return j, KindOpenAIKey, true
-	case n == len("npm_")+36 && strings.HasPrefix(r, "npm_") && alnumOnly(r[4:]):
-		return j, KindNPMToken, true
-	case n >= minPyPIToken && strings.HasPrefix(r, pypiPrefix):
-		return j, KindPyPIToken, true
+	case n == 6+32 && strings.HasPrefix(r, "shp") && r[5] == '_' && isShopifyType(r[3:5]) && hexOnly(r[6:]):
+		return j, KindShopifyToken, true
+	case n == 7+64 && strings.HasPrefix(r, "sntryu_") && hexOnly(r[7:]):
+		return j, KindSentryToken, true
+	case strings.HasPrefix(r, "sntrys_eyJ"):
+		if end := sentryOrgEnd(s, i+len("sntrys_")); end-i >= len("sntrys_")+minSentryOrgTail {
+			return end, KindSentryToken, true
+		}
 	}
 	return 0, 0, false
 }

@@ -22,6 +22,19 @@ const (
 	KindVaultToken
 	KindNPMToken
 	KindPyPIToken
+	KindDigitalOceanToken
+	KindSendGridKey
+	KindShopifyToken
+	KindDatabricksToken
+	KindGrafanaToken
+	KindSentryToken
+	KindAgeSecretKey
+	KindLinearKey
+	KindPulumiToken
+	KindDopplerToken
+	KindPostmanKey
+	KindAtlassianToken
+	KindDockerHubToken
 	KindPEMPrivateKey
 	KindURLPassword
 	KindPassword
@@ -38,7 +51,10 @@ const (
 var kindNames = [numKinds]string{
 	"authorization", "bearer_token", "basic_auth", "cookie", "jwt", "aws_access_key", "aws_secret_key",
 	"github_token", "gitlab_token", "slack_token", "openai_key", "stripe_key",
-	"google_api_key", "huggingface_token", "vault_token", "npm_token", "pypi_token", "pem_private_key", "url_password",
+	"google_api_key", "huggingface_token", "vault_token", "npm_token", "pypi_token",
+	"digitalocean_token", "sendgrid_key", "shopify_token", "databricks_token", "grafana_token", "sentry_token",
+	"age_secret_key", "linear_key", "pulumi_token", "doppler_token", "postman_key", "atlassian_token", "dockerhub_token",
+	"pem_private_key", "url_password",
 	"password", "secret", "token", "api_key", "credential", "private_key", "custom_key", "custom_pattern",
 }
 

@@ -144,7 +144,7 @@ func plainRun(s string, i, j int) bool {
 	case '>':
 		return i == 0 || s[i-1] != '<'
 	case '.':
-		return n != 3 || s[i] != 'h' // hvs.: a Vault token
+		return !dottedPrefix(s, i, j)
 	case '\\':
 		return j+1 >= len(s) || s[j+1] != '"'
 	}
@@ -210,7 +210,7 @@ func isHex(c byte) bool { return isDigit(c) || c >= 'a' && c <= 'f' || c >= 'A' 
 // run handles the run s[i:j] and returns where scanning goes on.
 func (sc *scanner) run(i, j int) int {
 	s := sc.s
-	if j-i >= minFormatRun || s[i] == 'e' || s[i] == '-' || j-i == 3 && s[i] == 'h' {
+	if j-i >= minFormatRun || s[i] == 'e' || s[i] == '-' {
 		if end, k, ok := formatAt(s, i, j); ok {
 			sc.add(i, end, k)
 			return end
@@ -236,6 +236,14 @@ func (sc *scanner) run(i, j int) int {
 		return j
 	}
 	switch s[j] {
+	case '.':
+		// a token whose prefix holds a dot (hvs., SG., dp.)
+		if dottedPrefix(s, i, j) {
+			if end, k, ok := formatAt(s, i, j); ok {
+				sc.add(i, end, k)
+				return end
+			}
+		}
 	case '=':
 		if j+1 < len(s) && s[j+1] == '=' {
 			return j + 2

@@ -19,25 +19,39 @@ var (
 	NPMToken     = "npm_" + "Xq7Zl1Mn3Op5Qr7St9Uv2Wx4Yz6Ab8Cd0Ef2"
 	PyPIToken    = "pypi-" + "AgEIcHlwaS5vcmcCJDk1ZTc0ZjRiLTc3YjMtNDY0Yy1hMzBmLWM4ZDFiN2E0ZjE2OAACKlsz"
 	AWSKeyID     = "AKIA" + "QX4TZ7LMN2PB5RWS"
-	AWSSecret    = "q8Zt3Lm9Xw2" + "Vb7Nc4Rk1Jp6Hs5Gd0Fa/Ey+Tu"
-	JWT          = "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9" + "." + "eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9lIn0" + "." + "SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c"
-	BearerToken  = "b3aR3r" + "9f8e7d6c5b4a39281706"
-	BasicAuth    = "YWxpY2U6" + "czNjcjN0LVBhNTU="
-	CookieVal    = "s%3A" + "Qx7vR2mK9pL4.tZ"
-	PEMBody      = "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW" + "QyNTUxOQAAACDqZk2Vd9xq"
-	PEMBlock     = "-----BEGIN " + "OPENSSH PRIVATE KEY-----\n" + PEMBody + "\n-----END " + "OPENSSH PRIVATE KEY-----"
-	URLPassword  = "s3cr3t-" + "Pa55w0rd"
-	Password     = "hunter2-" + "Xq9"
-	APIKey       = "k3y-" + "0123abcdZ"
-	CustomKeyVal = "int-" + "auth-77Qz"
-	SecretVal    = "cl13nt-" + "s3cr3t-Qv"
-	TokenVal     = "t0k3n-" + "Vq81Lx"
-	Credential   = "cr3d-" + "Zk7Pw2"
-	PrivateKey   = "pr1v-" + "Mx4Nb8"
-	RegistryAuth = "Ym9iOnIz" + "Z2lzdHJ5LVB3MDk=" // base64 of user:password, as in Docker's config.json
-	JSONSecret   = "j50n-" + "Sc7Rq"
-	OtherAuth    = "0th3r-" + "Au7hZ9"
-	CustomMatch  = "INTERNAL-" + "493027"
+	// Other vendors' tokens, one of each kind.
+	DigitalOceanToken = "dop_v1_" + "a4c123b1612dd272d1371c17149d439536b3216fdaeeb975729fae923d5a4fd1"
+	SendGridKey       = "SG." + "Jors_6ILi8IHn5kxsC7tVO." + "_HbkQfyy_KV5zjR3j1twdTKWTddB-XhkAS1voQG6yyz"
+	ShopifyToken      = "shpat_" + "c3fc1626e53a13043b026c48bbf33fef"
+	DatabricksToken   = "dapi" + "f9243a8f506b40928b5b7a767c76fb00"
+	GrafanaToken      = "glsa_" + "yReQMsm9Wcz7uW9XFOGOeMVNen5n1Ae6_b23c6f5d"
+	SentryToken       = "sntryu_" + "a2cec255404e4fb440034d6608697a8d41bed440e50454f31af3176813e02ea6"
+	AgeSecretKey      = "AGE-SECRET-KEY-1" + "HFSGAWXEL2W2ME46VK59HP4AUPC4JY8WX9S3ZT3GMSEFL593RTMY3P9S9W"
+	LinearKey         = "lin_api_" + "EQ3HdAVja76RnIChtP8HKQDLM7ToThwNScgrLRWz"
+	PulumiToken       = "pul-" + "081006f7e3dfc967a64cb14028d512c9791e558e"
+	DopplerToken      = "dp.pt." + "AQX9VjUPC94TNWLAVYFeRgpMPgxAFQ0FJZlCZBTToOF"
+	PostmanKey        = "PMAK-" + "072014b3ce107f80e222f828-767efc2f91624a8940f1f836f99eee3692"
+	AtlassianToken    = "ATATT3" + "8Cl6J5ixaaJLShuQjOud_-yDUA-5zmS1swoPqApryPZBlgvIyxJu2jGjNGkTfi3oYv2DzaKG05Rk-GQV81rkmghzem9yPVUJa_c5q52RYfLWrLoevhZC0x0awirH_juQbLifxz53nCQE28-AJy75fNcTTN6KFAQdEmQg3OMJmYxhcABm6=8A7F770D"
+	DockerHubToken    = "dckr_pat_" + "nHCY_1Kgd2vd_Er1uyZAlIa_ZnY"
+	AWSSecret         = "q8Zt3Lm9Xw2" + "Vb7Nc4Rk1Jp6Hs5Gd0Fa/Ey+Tu"
+	JWT               = "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9" + "." + "eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9lIn0" + "." + "SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c"
+	BearerToken       = "b3aR3r" + "9f8e7d6c5b4a39281706"
+	BasicAuth         = "YWxpY2U6" + "czNjcjN0LVBhNTU="
+	CookieVal         = "s%3A" + "Qx7vR2mK9pL4.tZ"
+	PEMBody           = "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW" + "QyNTUxOQAAACDqZk2Vd9xq"
+	PEMBlock          = "-----BEGIN " + "OPENSSH PRIVATE KEY-----\n" + PEMBody + "\n-----END " + "OPENSSH PRIVATE KEY-----"
+	URLPassword       = "s3cr3t-" + "Pa55w0rd"
+	Password          = "hunter2-" + "Xq9"
+	APIKey            = "k3y-" + "0123abcdZ"
+	CustomKeyVal      = "int-" + "auth-77Qz"
+	SecretVal         = "cl13nt-" + "s3cr3t-Qv"
+	TokenVal          = "t0k3n-" + "Vq81Lx"
+	Credential        = "cr3d-" + "Zk7Pw2"
+	PrivateKey        = "pr1v-" + "Mx4Nb8"
+	RegistryAuth      = "Ym9iOnIz" + "Z2lzdHJ5LVB3MDk=" // base64 of user:password, as in Docker's config.json
+	JSONSecret        = "j50n-" + "Sc7Rq"
+	OtherAuth         = "0th3r-" + "Au7hZ9"
+	CustomMatch       = "INTERNAL-" + "493027"
 )
 
 // UserPattern and UserKey are the user rules that cut CustomMatch and
@@ -50,9 +64,15 @@ const (
 // Secrets lists every sample's secret text, none of which may survive
 // redaction.
 func Secrets() []string {
-	return []string{GitHubToken, GitHubPAT, GitLabToken, SlackToken, OpenAIKey, AWSKeyID, AWSSecret, JWT,
+	return append([]string{GitHubToken, GitHubPAT, GitLabToken, SlackToken, OpenAIKey, AWSKeyID, AWSSecret, JWT,
 		BearerToken, BasicAuth, CookieVal, PEMBody, URLPassword, Password, APIKey, CustomKeyVal, CustomMatch,
-		SecretVal, TokenVal, Credential, PrivateKey, OtherAuth, StripeKey, GoogleAPIKey, HFToken, VaultToken, NPMToken, PyPIToken, RegistryAuth, JSONSecret}
+		SecretVal, TokenVal, Credential, PrivateKey, OtherAuth, StripeKey, GoogleAPIKey, HFToken, VaultToken, NPMToken, PyPIToken, RegistryAuth, JSONSecret}, VendorTokens()...)
+}
+
+// VendorTokens lists the samples of the other vendors' formats.
+func VendorTokens() []string {
+	return []string{DigitalOceanToken, SendGridKey, ShopifyToken, DatabricksToken, GrafanaToken, SentryToken,
+		AgeSecretKey, LinearKey, PulumiToken, DopplerToken, PostmanKey, AtlassianToken, DockerHubToken}
 }
 
 // Argv is a command line with a secret of every kind, flags and their
@@ -109,6 +129,7 @@ func Text() string {
 		"DB_PASSWORD=" + Password + " psql",
 		"X-Api-Key: " + APIKey,
 		UserKey + "=" + CustomKeyVal,
+		"vendors " + strings.Join(VendorTokens(), " "),
 		"tokens " + GitHubToken + " " + GitHubPAT + " " + GitLabToken + " " + SlackToken + " " + OpenAIKey + " " + StripeKey + " " + GoogleAPIKey + " " + HFToken + " " + VaultToken + " " + NPMToken + " " + PyPIToken + " " + JWT + " " + CustomMatch,
 		PEMBlock,
 		"",
