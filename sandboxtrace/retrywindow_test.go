@@ -58,3 +58,11 @@ func TestSpanRetriesShareOneWindowWithoutExportTimeout(t *testing.T) {
 	require.ErrorIs(t, err, syscall.ECONNREFUSED)
 	assert.Equal(t, map[string]int{"a": 2, "b": 2}, exp.sent, "each span sent with the batch, then once in its half")
 }
+
+// The attempts are counted in the error, in the singular for one.
+func TestExportRetryingCountsAttempts(t *testing.T) {
+	refused := &net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED}
+	err := exportRetrying(context.Background(), time.Now(), func(context.Context) error { return refused })
+	require.ErrorIs(t, err, refused)
+	assert.Equal(t, "1 attempt: dial tcp: connection refused", err.Error())
+}

@@ -8,6 +8,8 @@ import (
 	"math/rand/v2"
 	"net"
 	"time"
+
+	"github.com/sandboxaudit/sandboxaudit/internal/plural"
 )
 
 // Span exports that got no reply go again after a pause that starts at
@@ -50,7 +52,7 @@ func exportRetrying(ctx context.Context, giveUp time.Time, export func(context.C
 		}
 		wait := pause/2 + rand.N(pause/2+1) // spread, so clients do not return in step
 		if time.Until(giveUp) < wait || !sleep(ctx, wait) {
-			return fmt.Errorf("%d attempts: %w", attempt, err)
+			return fmt.Errorf("%s: %w", plural.Count(attempt, "attempt"), err)
 		}
 		pause = min(2*pause, maxRetryPause)
 	}
