@@ -9,8 +9,6 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
-	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
-	sdklog "go.opentelemetry.io/otel/sdk/log"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace"
 
@@ -34,17 +32,9 @@ func TestSpanOverMaxLineBytesFailsAlone(t *testing.T) {
 			"file:\n  path: %s", filepath.Join(auditDir, "{session_id}.jsonl"))}.String(), addr)
 
 	ctx := context.Background()
-	spanExp, err := otlptracehttp.New(ctx, otlptracehttp.WithEndpoint(addr), otlptracehttp.WithInsecure())
-	require.NoError(t, err)
 	// No batch goes before the ForceFlush below: the spans share one.
-	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(
-		sandboxtrace.NewSpanProcessor(spanExp, sdktrace.WithBatchTimeout(time.Hour))),
-		sdktrace.WithSampler(sdktrace.AlwaysSample()))
-	logExp, err := sandboxtrace.NewDirectLogExporter("http://" + addr + "/v1/logs")
-	require.NoError(t, err)
-	lp := sdklog.NewLoggerProvider(sdklog.WithProcessor(sandboxtrace.NewSyncLogProcessor(logExp, time.Second)))
+	tp, lp := syncProviders(t, addr, sdktrace.WithBatchTimeout(time.Hour))
 
-	sessions := map[string]bool{}
 	var ops []syncOp
 	huge := []byte(strings.Repeat("x", 100_000))
 	for i := range 16 {
@@ -63,16 +53,15 @@ func TestSpanOverMaxLineBytesFailsAlone(t *testing.T) {
 		require.NoError(t, o.err, "the start is small")
 		require.NoError(t, s.Shutdown(ctx))
 		ops = append(ops, o)
-		sessions[o.session] = true
 	}
-	err = tp.ForceFlush(ctx)
+	err := tp.ForceFlush(ctx)
 	require.ErrorContains(t, err, "sandboxtrace: 1 span lost (1 in total): ")
 	require.ErrorContains(t, err, "400 Bad Request")
 	require.NoError(t, tp.Shutdown(ctx))
 	require.NoError(t, lp.Shutdown(ctx))
 	col.stop(t)
 
-	starts, finishes := trailBySpan(t, auditDir, sessions)
+	starts, finishes := trailBySpan(t, auditDir, opSessions(ops))
 	for i, o := range ops {
 		require.Contains(t, starts, o.span, "session %d's start", i)
 		if i == 0 {

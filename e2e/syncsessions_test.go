@@ -27,6 +27,30 @@ type syncOp struct {
 	err                  error // what the operation returned
 }
 
+// syncProviders are the providers of sync sessions against the collector
+// at addr, as the README sets them up: spans through otlptracehttp behind
+// sandboxtrace.NewSpanProcessor (with opts), records through a
+// DirectLogExporter behind a SyncLogProcessor.
+func syncProviders(t *testing.T, addr string, opts ...sdktrace.BatchSpanProcessorOption) (*sdktrace.TracerProvider, *sdklog.LoggerProvider) {
+	t.Helper()
+	spanExp, err := otlptracehttp.New(context.Background(), otlptracehttp.WithEndpoint(addr), otlptracehttp.WithInsecure())
+	require.NoError(t, err)
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(sandboxtrace.NewSpanProcessor(spanExp, opts...)),
+		sdktrace.WithSampler(sdktrace.AlwaysSample()))
+	logExp, err := sandboxtrace.NewDirectLogExporter("http://" + addr + "/v1/logs")
+	require.NoError(t, err)
+	return tp, sdklog.NewLoggerProvider(sdklog.WithProcessor(sandboxtrace.NewSyncLogProcessor(logExp, time.Second)))
+}
+
+// opSessions is the set of the sessions ops ran in.
+func opSessions(ops []syncOp) map[string]bool {
+	sessions := map[string]bool{}
+	for _, o := range ops {
+		sessions[o.session] = true
+	}
+	return sessions
+}
+
 // syncSessions opens n sessions with delivery d over lp.
 func syncSessions(t *testing.T, tp trace.TracerProvider, lp *sdklog.LoggerProvider, d sandboxtrace.Delivery, n int) []*sandboxtrace.Session {
 	t.Helper()
@@ -172,13 +196,7 @@ func TestSyncFinishHoldsThroughKilledCollectors(t *testing.T) {
 	col := startCollector(t, "collector", filepath.Join(dir, "0"), cfg, addr)
 
 	ctx := context.Background()
-	spanExp, err := otlptracehttp.New(ctx, otlptracehttp.WithEndpoint(addr), otlptracehttp.WithInsecure())
-	require.NoError(t, err)
-	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(sandboxtrace.NewSpanProcessor(spanExp)),
-		sdktrace.WithSampler(sdktrace.AlwaysSample()))
-	logExp, err := sandboxtrace.NewDirectLogExporter("http://" + addr + "/v1/logs")
-	require.NoError(t, err)
-	lp := sdklog.NewLoggerProvider(sdklog.WithProcessor(sandboxtrace.NewSyncLogProcessor(logExp, time.Second)))
+	tp, lp := syncProviders(t, addr)
 
 	stop := make(chan struct{})
 	done := make(chan []syncOp)
@@ -191,11 +209,7 @@ func TestSyncFinishHoldsThroughKilledCollectors(t *testing.T) {
 	_ = tp.Shutdown(ctx) // spans in flight at a kill are lost, and reported
 	col.stop(t)
 
-	sessions := map[string]bool{}
-	for _, o := range ops {
-		sessions[o.session] = true
-	}
-	starts, finishes := trailBySpan(t, auditDir, sessions)
+	starts, finishes := trailBySpan(t, auditDir, opSessions(ops))
 	checkSyncOps(t, ops, starts, finishes)
 	code, out := runCLI(t, "verify", "--key", pubPath, "--allow-duplicates", "--allow-open", auditDir)
 	require.Equal(t, 0, code, "verify:\n%s", indent(string(tail([]byte(out), 4000))))

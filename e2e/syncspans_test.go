@@ -8,8 +8,6 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
-	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
-	sdklog "go.opentelemetry.io/otel/sdk/log"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
 	"github.com/sandboxaudit/sandboxaudit/sandboxtrace"
@@ -32,16 +30,9 @@ func TestSyncSpansHoldThroughKilledCollectors(t *testing.T) {
 	col := startCollector(t, "collector", filepath.Join(dir, "0"), cfg, addr)
 
 	ctx := context.Background()
-	spanExp, err := otlptracehttp.New(ctx, otlptracehttp.WithEndpoint(addr), otlptracehttp.WithInsecure())
-	require.NoError(t, err)
 	// A short batch timeout sends spans while the collector is away in
 	// every round, not only in some.
-	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(
-		sandboxtrace.NewSpanProcessor(spanExp, sdktrace.WithBatchTimeout(100*time.Millisecond))),
-		sdktrace.WithSampler(sdktrace.AlwaysSample()))
-	logExp, err := sandboxtrace.NewDirectLogExporter("http://" + addr + "/v1/logs")
-	require.NoError(t, err)
-	lp := sdklog.NewLoggerProvider(sdklog.WithProcessor(sandboxtrace.NewSyncLogProcessor(logExp, time.Second)))
+	tp, lp := syncProviders(t, addr, sdktrace.WithBatchTimeout(100*time.Millisecond))
 
 	stop := make(chan struct{})
 	done := make(chan []syncOp)
@@ -54,11 +45,7 @@ func TestSyncSpansHoldThroughKilledCollectors(t *testing.T) {
 	require.NoError(t, tp.Shutdown(ctx))
 	col.stop(t)
 
-	sessions := map[string]bool{}
-	for _, o := range ops {
-		sessions[o.session] = true
-	}
-	starts, finishes := trailBySpan(t, auditDir, sessions)
+	starts, finishes := trailBySpan(t, auditDir, opSessions(ops))
 	checkSyncOps(t, ops, starts, finishes)
 	// A start the collector wrote but could not acknowledge before its
 	// kill has no finish: its operation never ran (checkSyncOps).

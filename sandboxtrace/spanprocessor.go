@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync/atomic"
+	"time"
 
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
@@ -41,12 +42,17 @@ func NewSpanProcessor(exp sdktrace.SpanExporter, opts ...sdktrace.BatchSpanProce
 type countingSpanExporter struct {
 	sdktrace.SpanExporter
 	lost atomic.Uint64
+	// retryFor bounds the retries of an export without a deadline; 0 is
+	// maxRetryTime (a test shortens it).
+	retryFor time.Duration
 }
 
 func (c *countingSpanExporter) ExportSpans(ctx context.Context, spans []sdktrace.ReadOnlySpan) error {
+	// One bound for the whole export: its parts and halves share it.
+	giveUp := retryUntil(ctx, c.retryFor)
 	h := halving[sdktrace.ReadOnlySpan]{
 		send: func(part []sdktrace.ReadOnlySpan) error {
-			return exportRetrying(ctx, func(ctx context.Context) error {
+			return exportRetrying(ctx, giveUp, func(ctx context.Context) error {
 				return scrubReply(c.SpanExporter.ExportSpans(ctx, part))
 			})
 		},

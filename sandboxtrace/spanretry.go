@@ -8,6 +8,8 @@ import (
 	"math/rand/v2"
 	"net"
 	"time"
+
+	"github.com/sandboxaudit/sandboxaudit/internal/plural"
 )
 
 // Span exports that got no reply go again after a pause that starts at
@@ -23,16 +25,25 @@ const (
 	maxRetryTime = 30 * time.Second
 )
 
-// exportRetrying calls export, and again while it fails in transport
-// (unreachableError) and ctx leaves time for the next pause. A reply is
-// never sent again as it was: the exporter already retried what its
-// protocol calls retryable, and a refusal goes again in halves (halving).
-// The items stay the caller's; nothing is copied.
-func exportRetrying(ctx context.Context, export func(context.Context) error) error {
-	giveUp := time.Now().Add(maxRetryTime)
+// retryUntil is when the retries of an export bounded by ctx end: its
+// deadline, else retryFor (0: maxRetryTime) from now.
+func retryUntil(ctx context.Context, retryFor time.Duration) time.Time {
 	if d, ok := ctx.Deadline(); ok {
-		giveUp = d
+		return d
 	}
+	if retryFor <= 0 {
+		retryFor = maxRetryTime
+	}
+	return time.Now().Add(retryFor)
+}
+
+// exportRetrying calls export, and again while it fails in transport
+// (unreachableError) and there is time for the next pause before giveUp
+// (retryUntil) and ctx ends. A reply is never sent again as it was: the
+// exporter already retried what its protocol calls retryable, and a
+// refusal goes again in halves (halving). The items stay the caller's;
+// nothing is copied.
+func exportRetrying(ctx context.Context, giveUp time.Time, export func(context.Context) error) error {
 	pause := firstRetryPause
 	for attempt := 1; ; attempt++ {
 		err := export(ctx)
@@ -41,7 +52,7 @@ func exportRetrying(ctx context.Context, export func(context.Context) error) err
 		}
 		wait := pause/2 + rand.N(pause/2+1) // spread, so clients do not return in step
 		if time.Until(giveUp) < wait || !sleep(ctx, wait) {
-			return fmt.Errorf("%d attempts: %w", attempt, err)
+			return fmt.Errorf("%s: %w", plural.Count(attempt, "attempt"), err)
 		}
 		pause = min(2*pause, maxRetryPause)
 	}

@@ -50,18 +50,11 @@ func TestWitnessRetriesRecordACheckpointOnce(t *testing.T) {
 	require.Equal(t, 2, countRecords(t, WitnessedPath(path)))
 }
 
-// countRecords is the number of records in a note sidecar.
+// countRecords is the number of records in a note sidecar, which must
+// exist.
 func countRecords(t *testing.T, sidecar string) int {
 	t.Helper()
-	f, err := os.Open(sidecar)
+	_, err := os.Stat(sidecar)
 	require.NoError(t, err)
-	defer func() { _ = f.Close() }()
-	nr := NewNoteReader(f)
-	n := 0
-	for {
-		if _, err := nr.Next(); err != nil {
-			return n
-		}
-		n++
-	}
+	return records(sidecar)
 }
