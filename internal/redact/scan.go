@@ -178,10 +178,17 @@ func csiEnd(s string, i int) int {
 }
 
 // escapeLen is the length of the escape at s[i] when a backslash before it
-// escapes it (\n, \t, \u00e9 in JSON text): the word that follows starts
-// after it.
+// escapes it (\n, \t, \u00e9 in JSON text), or of the two hex digits
+// after a '%' that encode ASCII punctuation or a blank (%3D, %22, %20 in a
+// URL-encoded query or form): the word that follows starts after it.
 func escapeLen(s string, i int) int {
-	if i == 0 || s[i-1] != '\\' || !oddBackslashes(s, i) {
+	if i == 0 {
+		return 0
+	}
+	if s[i-1] == '%' {
+		return percentLen(s, i)
+	}
+	if s[i-1] != '\\' || !oddBackslashes(s, i) {
 		return 0
 	}
 	switch s[i] {
@@ -193,6 +200,25 @@ func escapeLen(s string, i int) int {
 		}
 	}
 	return 0
+}
+
+// percentLen is 2 when s[i:i+2] are the hex digits of a percent-encoded
+// byte that no word holds. Only ASCII counts, so the digits start with 0
+// to 7 and a word after a bare '%' (50%dapi…) is not taken for one.
+func percentLen(s string, i int) int {
+	if i+1 >= len(s) || s[i] < '0' || s[i] > '7' || !isHex(s[i+1]) {
+		return 0
+	}
+	lo := s[i+1] | 0x20 // a-f in either case
+	if lo >= 'a' {
+		lo -= 'a' - 10
+	} else {
+		lo -= '0'
+	}
+	if wordByte[(s[i]-'0')<<4|lo] {
+		return 0
+	}
+	return 2
 }
 
 // oddBackslashes reports whether the backslashes just before s[i] are odd
