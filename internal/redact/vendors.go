@@ -115,6 +115,12 @@ func isShopifyType(t string) bool { return t == "at" || t == "ca" || t == "pa" |
 // an underscore and a 43-character secret.
 const minSentryOrgTail = 80
 
+// wordEnd is the end of the word, dotted parts and all, that the base64
+// text ending at i stops in: base64 runs over '/' and '+' into a word glued
+// after it (…=/xoxb-…), and a cut that stopped inside that word would leave
+// its rest (a token's body) in clear.
+func wordEnd(s string, i int) int { return dottedEnd(s, runEnd(s, i)) }
+
 // sentryOrgEnd is the end of the base64 text at i, underscores in it.
 func sentryOrgEnd(s string, i int) int {
 	for i < len(s) && (base64Byte(s[i]) || s[i] == '_') {
@@ -136,7 +142,7 @@ func grafanaAt(s string, i, j int) (int, Kind, bool) {
 			end++
 		}
 		if end-(i+4) >= 32 {
-			return end, KindGrafanaToken, true
+			return wordEnd(s, end), KindGrafanaToken, true
 		}
 	case len(r) == 5+32+1+8 && strings.HasPrefix(r, "glsa_") && r[37] == '_' && alnumOnly(r[5:37]) && hexOnly(r[38:]):
 		return j, KindGrafanaToken, true

@@ -111,6 +111,26 @@ func TestVendorNearMisses(t *testing.T) {
 	}
 }
 
+// TestBase64TokenEndsAtWordEnd: a token whose base64 runs over '/' and
+// '+' (Grafana's glc_, Sentry's sntrys_) into a word glued after it is cut
+// to that word's end, so no token after it is left half in clear.
+func TestBase64TokenEndsAtWordEnd(t *testing.T) {
+	r := mustNew(t, DefaultSettings())
+	glc := "glc_" + "eyJvIjoiMTIzNDU2IiwibiI6InN0YWNrLTk4NzY1NC1pbnRlZ3JhdGlvbi1teXRva2VuIiwiayI6ImFCM2RFNWZHN2hJOWpLMWxNM25PNXBRNyIsIm0iOnsiciI6InVzIn19"
+	sntrys := "sntrys_" + "eyJpYXQiOjE3MzM1NTAwMDAuMTIzLCJ1cmwiOiJodHRwczovL3NlbnRyeS5pbyIsInJlZ2lvbl91cmwiOiJodHRwczovL3VzLnNlbnRyeS5pbyIsIm9yZyI6ImFjbWUifQ==_" + "sRcgizeg8Psh4487Q7j58M1cIaHZcUEqPbENqTyH5xJ"
+	for _, tc := range []struct{ in, want string }{
+		{"tokens: " + glc + "/" + redacttest.SlackToken + "\n", "tokens: [REDACTED:grafana_token]\n"},
+		{"tokens: " + glc + "+" + redacttest.GitLabToken + " ok", "tokens: [REDACTED:grafana_token] ok"},
+		{"tokens: " + glc + "/" + redacttest.VaultToken + " ok", "tokens: [REDACTED:grafana_token] ok"},
+		{"tokens: " + sntrys + "/" + redacttest.SlackToken + " ok", "tokens: [REDACTED:sentry_token] ok"},
+		{"tokens: " + sntrys + "/" + redacttest.DopplerToken + " ok", "tokens: [REDACTED:sentry_token] ok"},
+		{glc + ". Next", "[REDACTED:grafana_token]. Next"},
+	} {
+		got, _ := r.String(tc.in, nil)
+		assert.Equal(t, tc.want, got, "from %q", tc.in)
+	}
+}
+
 // TestAnthropicKeysAreOpenAIKind: Anthropic's API and admin keys (sk-ant-…)
 // fall under openai_key's sk- format.
 func TestAnthropicKeysAreOpenAIKind(t *testing.T) {
