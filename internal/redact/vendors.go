@@ -59,7 +59,8 @@ func sendgridAt(s string, i, j int) (int, Kind, bool) {
 
 // dAt: DigitalOcean's dop_v1_, doo_v1_, dor_v1_ and 64 hex (personal,
 // OAuth and refresh tokens), Databricks' dapi and 32 hex (a -N suffix
-// kept), Docker Hub's dckr_pat_ and dckr_oat_ and 27 or more base64url, and
+// kept), Docker Hub's dckr_pat_ and dckr_oat_ and 27 or more base64url
+// (not a lower-case name), and
 // Doppler's dp.TYPE. tokens.
 func dAt(s string, i, j int) (int, Kind, bool) {
 	r := s[i:j]
@@ -69,12 +70,24 @@ func dAt(s string, i, j int) (int, Kind, bool) {
 		return j, KindDigitalOceanToken, true
 	case strings.HasPrefix(r, "dapi") && (n == 4+32 || n == 4+32+2 && r[36] == '-' && isDigit(r[37])) && hexOnly(r[4:36]):
 		return j, KindDatabricksToken, true
-	case n >= 9+27 && (strings.HasPrefix(r, "dckr_pat_") || strings.HasPrefix(r, "dckr_oat_")):
+	case n >= 9+27 && (strings.HasPrefix(r, "dckr_pat_") || strings.HasPrefix(r, "dckr_oat_")) && hasUpperOrDigit(r[9:]):
 		return j, KindDockerHubToken, true
 	case r == "dp":
 		return dopplerAt(s, j)
 	}
 	return 0, 0, false
+}
+
+// hasUpperOrDigit: r holds an upper-case letter or a digit, as 27 random
+// base64url characters all but surely do; a snake_case name after the
+// prefix (dckr_pat_rotation_schedule_for_ci) does not.
+func hasUpperOrDigit(r string) bool {
+	for i := 0; i < len(r); i++ {
+		if isUpper(r[i]) || isDigit(r[i]) {
+			return true
+		}
+	}
+	return false
 }
 
 // dopplerTypes are Doppler's token types: personal, service, CLI, service

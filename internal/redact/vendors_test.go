@@ -104,6 +104,7 @@ func TestVendorNearMisses(t *testing.T) {
 		"PMAK-" + "072014b3ce107f80e222f828", "PMAK-" + "072014b3ce107f80e222f828_767efc2f91624a8940f1f836f99eee3692", "XPMAK-" + "072014b3ce107f80e222f828-767efc2f91624a8940f1f836f99eee3692",
 		"ATATT3" + strings.Repeat("xFfGF0", 20), "ATATT3xFfGF0", "MATATT3" + strings.Repeat("xFfGF0", 31),
 		"dckr_pat_" + "nHCY_1Kgd2vd_Er1uyZAlIa_Zn", "dckr_pat_", "xdckr_pat_" + "nHCY_1Kgd2vd_Er1uyZAlIa_ZnY",
+		"dckr_pat_rotation_schedule_for_ci_runners", "export dckr_oat_environment_variable_name=1",
 		"/usr/share/doc/dapi/README", "--dp.pt.flag", "SG.", "dp.",
 	} {
 		got, changed := r.String(s, nil)
