@@ -79,9 +79,12 @@ func (sc *scanner) scan() {
 		c := s[i]
 		switch {
 		case wordByte[c]:
-			if k := escapeLen(s, i); k > 0 {
-				i += k // \n, \u00e9: the word starts after the escape
-				continue
+			// the test before the call keeps most words from paying for it
+			if i > 0 && (s[i-1] == '\\' || s[i-1] == '%') {
+				if k := escapeLen(s, i); k > 0 {
+					i += k // \n, \u00e9, %3D: the word starts after the escape
+					continue
+				}
 			}
 			j := i + 1
 			for j < len(s) && wordByte[s[j]] {
