@@ -181,15 +181,17 @@ func csiEnd(s string, i int) int {
 }
 
 // escapeLen is the length of the escape at s[i] when a backslash before it
-// escapes it (\n, \t, \u00e9 in JSON text), or of the two hex digits
-// after a '%' that encode ASCII punctuation or a blank (%3D, %22, %20 in a
-// URL-encoded query or form): the word that follows starts after it.
+// escapes it (\n, \t, \u00e9 in JSON text; \x22 or \042 for ASCII
+// punctuation or a blank in a web server's log, a Python bytes repr or
+// echo -e), or of the two hex digits after a '%' that encode ASCII
+// punctuation or a blank (%3D, %22, %20 in a URL-encoded query or form):
+// the word that follows starts after it.
 func escapeLen(s string, i int) int {
 	if i == 0 {
 		return 0
 	}
 	if s[i-1] == '%' {
-		return percentLen(s, i)
+		return hexPunctLen(s, i)
 	}
 	if s[i-1] != '\\' || !oddBackslashes(s, i) {
 		return 0
@@ -201,14 +203,22 @@ func escapeLen(s string, i int) int {
 		if i+5 <= len(s) && isHex(s[i+1]) && isHex(s[i+2]) && isHex(s[i+3]) && isHex(s[i+4]) {
 			return 5
 		}
+	case 'x':
+		if hexPunctLen(s, i+1) > 0 {
+			return 3
+		}
+	case '0', '1':
+		if i+2 < len(s) && isOctal(s[i+1]) && isOctal(s[i+2]) && !wordByte[(s[i]-'0')<<6|(s[i+1]-'0')<<3|(s[i+2]-'0')] {
+			return 3
+		}
 	}
 	return 0
 }
 
-// percentLen is 2 when s[i:i+2] are the hex digits of a percent-encoded
-// byte that no word holds. Only ASCII counts, so the digits start with 0
-// to 7 and a word after a bare '%' (50%dapi…) is not taken for one.
-func percentLen(s string, i int) int {
+// hexPunctLen is 2 when s[i:i+2] are the hex digits of an escaped byte that
+// no word holds. Only ASCII counts, so the digits start with 0 to 7 and a
+// word after a bare '%' (50%dapi…) is not taken for one.
+func hexPunctLen(s string, i int) int {
 	if i+1 >= len(s) || s[i] < '0' || s[i] > '7' || !isHex(s[i+1]) {
 		return 0
 	}
@@ -223,6 +233,8 @@ func percentLen(s string, i int) int {
 	}
 	return 2
 }
+
+func isOctal(c byte) bool { return c >= '0' && c <= '7' }
 
 // oddBackslashes reports whether the backslashes just before s[i] are odd
 // in number: the last one escapes s[i] ("\\n" is a backslash, then n).
