@@ -31,6 +31,13 @@ func TestJSONTextWithEscapes(t *testing.T) {
 		{"tab escape", `"\t` + redacttest.SlackToken + `"`, `"\t[REDACTED:slack_token]"`},
 		{"unicode escape", `{"url":"https://h/x?a=1\u0026api_key=` + redacttest.APIKey + `"}`, `{"url":"https://h/x?a=1\u0026api_key=[REDACTED:api_key]"}`},
 		{"unicode escape before a token", `"\u003c` + redacttest.GitLabToken + `\u003e"`, `"\u003c[REDACTED:gitlab_token]\u003e"`},
+		{"percent-encoded equals before a token", "https://h/login?next=%2Fcb%3Ftoken%3D" + redacttest.GitHubToken + "%26x%3D1", "https://h/login?next=%2Fcb%3Ftoken%3D[REDACTED:github_token]%26x%3D1"},
+		{"percent-encoded quote around a token", "data=%7B%22k%22%3A%22" + redacttest.DatabricksToken + "%22%7D", "data=%7B%22k%22%3A%22[REDACTED:databricks_token]%22%7D"},
+		{"hex escape before a token", `"GET / HTTP/1.1" 200 "\x22` + redacttest.GitHubToken + `\x22"`, `"GET / HTTP/1.1" 200 "\x22[REDACTED:github_token]\x22"`},
+		{"hex escape in a bytes repr", `b'\x3d` + redacttest.DatabricksToken + `'`, `b'\x3d[REDACTED:databricks_token]'`},
+		{"octal escape before a token", `\042` + redacttest.SlackToken + `\042`, `\042[REDACTED:slack_token]\042`},
+		{"bare percent before a token", "50%" + redacttest.DatabricksToken, "50%[REDACTED:databricks_token]"},
+		{"percent-encoded blank before a token", "q=deploy%20with%20" + redacttest.SlackToken, "q=deploy%20with%20[REDACTED:slack_token]"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, _ := r.String(tc.in, nil)
@@ -41,7 +48,7 @@ func TestJSONTextWithEscapes(t *testing.T) {
 	}
 	// an escaped backslash before a letter is no escape: the letter starts
 	// the word
-	for _, s := range []string{`"C:\\new\\` + `token_path"`, `{"path":"C:\\temp\\notes.txt"}`} {
+	for _, s := range []string{`"C:\\new\\` + `token_path"`, `{"path":"C:\\temp\\notes.txt"}`, "100%deadbeef0123456789abcdef0123456789", "printf '%08x%s' 3f9a1c2b7d4e5f60718293a4b5c6d7e8", "%41KIA" + redacttest.AWSKeyID[4:], `\x41KIA` + redacttest.AWSKeyID[4:], `\101KIA` + redacttest.AWSKeyID[4:]} {
 		got, changed := r.String(s, nil)
 		assert.False(t, changed, "%q became %q", s, got)
 	}

@@ -170,7 +170,7 @@ func sAt(s string, i, j int) (int, Kind, bool) {
 		return j, KindSentryToken, true
 	case strings.HasPrefix(r, "sntrys_eyJ"):
 		if end := sentryOrgEnd(s, i+len("sntrys_")); end-i >= len("sntrys_")+minSentryOrgTail {
-			return end, KindSentryToken, true
+			return wordEnd(s, end), KindSentryToken, true
 		}
 	}
 	return 0, 0, false

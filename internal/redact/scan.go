@@ -79,9 +79,12 @@ func (sc *scanner) scan() {
 		c := s[i]
 		switch {
 		case wordByte[c]:
-			if k := escapeLen(s, i); k > 0 {
-				i += k // \n, \u00e9: the word starts after the escape
-				continue
+			// the test before the call keeps most words from paying for it
+			if i > 0 && (s[i-1] == '\\' || s[i-1] == '%') {
+				if k := escapeLen(s, i); k > 0 {
+					i += k // \n, \u00e9, %3D: the word starts after the escape
+					continue
+				}
 			}
 			j := i + 1
 			for j < len(s) && wordByte[s[j]] {
@@ -178,10 +181,19 @@ func csiEnd(s string, i int) int {
 }
 
 // escapeLen is the length of the escape at s[i] when a backslash before it
-// escapes it (\n, \t, \u00e9 in JSON text): the word that follows starts
-// after it.
+// escapes it (\n, \t, \u00e9 in JSON text; \x22 or \042 for ASCII
+// punctuation or a blank in a web server's log, a Python bytes repr or
+// echo -e), or of the two hex digits after a '%' that encode ASCII
+// punctuation or a blank (%3D, %22, %20 in a URL-encoded query or form):
+// the word that follows starts after it.
 func escapeLen(s string, i int) int {
-	if i == 0 || s[i-1] != '\\' || !oddBackslashes(s, i) {
+	if i == 0 {
+		return 0
+	}
+	if s[i-1] == '%' {
+		return hexPunctLen(s, i)
+	}
+	if s[i-1] != '\\' || !oddBackslashes(s, i) {
 		return 0
 	}
 	switch s[i] {
@@ -191,9 +203,38 @@ func escapeLen(s string, i int) int {
 		if i+5 <= len(s) && isHex(s[i+1]) && isHex(s[i+2]) && isHex(s[i+3]) && isHex(s[i+4]) {
 			return 5
 		}
+	case 'x':
+		if hexPunctLen(s, i+1) > 0 {
+			return 3
+		}
+	case '0', '1':
+		if i+2 < len(s) && isOctal(s[i+1]) && isOctal(s[i+2]) && !wordByte[(s[i]-'0')<<6|(s[i+1]-'0')<<3|(s[i+2]-'0')] {
+			return 3
+		}
 	}
 	return 0
 }
+
+// hexPunctLen is 2 when s[i:i+2] are the hex digits of an escaped byte that
+// no word holds. Only ASCII counts, so the digits start with 0 to 7 and a
+// word after a bare '%' (50%dapi…) is not taken for one.
+func hexPunctLen(s string, i int) int {
+	if i+1 >= len(s) || s[i] < '0' || s[i] > '7' || !isHex(s[i+1]) {
+		return 0
+	}
+	lo := s[i+1] | 0x20 // a-f in either case
+	if lo >= 'a' {
+		lo -= 'a' - 10
+	} else {
+		lo -= '0'
+	}
+	if wordByte[(s[i]-'0')<<4|lo] {
+		return 0
+	}
+	return 2
+}
+
+func isOctal(c byte) bool { return c >= '0' && c <= '7' }
 
 // oddBackslashes reports whether the backslashes just before s[i] are odd
 // in number: the last one escapes s[i] ("\\n" is a backslash, then n).

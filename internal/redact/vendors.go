@@ -59,7 +59,8 @@ func sendgridAt(s string, i, j int) (int, Kind, bool) {
 
 // dAt: DigitalOcean's dop_v1_, doo_v1_, dor_v1_ and 64 hex (personal,
 // OAuth and refresh tokens), Databricks' dapi and 32 hex (a -N suffix
-// kept), Docker Hub's dckr_pat_ and dckr_oat_ and 27 or more base64url, and
+// kept), Docker Hub's dckr_pat_ and dckr_oat_ and 27 or more base64url
+// (not a lower-case name), and
 // Doppler's dp.TYPE. tokens.
 func dAt(s string, i, j int) (int, Kind, bool) {
 	r := s[i:j]
@@ -69,12 +70,24 @@ func dAt(s string, i, j int) (int, Kind, bool) {
 		return j, KindDigitalOceanToken, true
 	case strings.HasPrefix(r, "dapi") && (n == 4+32 || n == 4+32+2 && r[36] == '-' && isDigit(r[37])) && hexOnly(r[4:36]):
 		return j, KindDatabricksToken, true
-	case n >= 9+27 && (strings.HasPrefix(r, "dckr_pat_") || strings.HasPrefix(r, "dckr_oat_")):
+	case n >= 9+27 && (strings.HasPrefix(r, "dckr_pat_") || strings.HasPrefix(r, "dckr_oat_")) && hasUpperOrDigit(r[9:]):
 		return j, KindDockerHubToken, true
 	case r == "dp":
 		return dopplerAt(s, j)
 	}
 	return 0, 0, false
+}
+
+// hasUpperOrDigit: r holds an upper-case letter or a digit, as 27 random
+// base64url characters all but surely do; a snake_case name after the
+// prefix (dckr_pat_rotation_schedule_for_ci) does not.
+func hasUpperOrDigit(r string) bool {
+	for i := 0; i < len(r); i++ {
+		if isUpper(r[i]) || isDigit(r[i]) {
+			return true
+		}
+	}
+	return false
 }
 
 // dopplerTypes are Doppler's token types: personal, service, CLI, service
@@ -115,6 +128,12 @@ func isShopifyType(t string) bool { return t == "at" || t == "ca" || t == "pa" |
 // an underscore and a 43-character secret.
 const minSentryOrgTail = 80
 
+// wordEnd is the end of the word, dotted parts and all, that the base64
+// text ending at i stops in: base64 runs over '/' and '+' into a word glued
+// after it (…=/xoxb-…), and a cut that stopped inside that word would leave
+// its rest (a token's body) in clear.
+func wordEnd(s string, i int) int { return dottedEnd(s, runEnd(s, i)) }
+
 // sentryOrgEnd is the end of the base64 text at i, underscores in it.
 func sentryOrgEnd(s string, i int) int {
 	for i < len(s) && (base64Byte(s[i]) || s[i] == '_') {
@@ -136,7 +155,7 @@ func grafanaAt(s string, i, j int) (int, Kind, bool) {
 			end++
 		}
 		if end-(i+4) >= 32 {
-			return end, KindGrafanaToken, true
+			return wordEnd(s, end), KindGrafanaToken, true
 		}
 	case len(r) == 5+32+1+8 && strings.HasPrefix(r, "glsa_") && r[37] == '_' && alnumOnly(r[5:37]) && hexOnly(r[38:]):
 		return j, KindGrafanaToken, true

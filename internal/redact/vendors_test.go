@@ -104,10 +104,31 @@ func TestVendorNearMisses(t *testing.T) {
 		"PMAK-" + "072014b3ce107f80e222f828", "PMAK-" + "072014b3ce107f80e222f828_767efc2f91624a8940f1f836f99eee3692", "XPMAK-" + "072014b3ce107f80e222f828-767efc2f91624a8940f1f836f99eee3692",
 		"ATATT3" + strings.Repeat("xFfGF0", 20), "ATATT3xFfGF0", "MATATT3" + strings.Repeat("xFfGF0", 31),
 		"dckr_pat_" + "nHCY_1Kgd2vd_Er1uyZAlIa_Zn", "dckr_pat_", "xdckr_pat_" + "nHCY_1Kgd2vd_Er1uyZAlIa_ZnY",
+		"dckr_pat_rotation_schedule_for_ci_runners", "export dckr_oat_environment_variable_name=1",
 		"/usr/share/doc/dapi/README", "--dp.pt.flag", "SG.", "dp.",
 	} {
 		got, changed := r.String(s, nil)
 		assert.False(t, changed, "%q became %q", s, got)
+	}
+}
+
+// TestBase64TokenEndsAtWordEnd: a token whose base64 runs over '/' and
+// '+' (Grafana's glc_, Sentry's sntrys_) into a word glued after it is cut
+// to that word's end, so no token after it is left half in clear.
+func TestBase64TokenEndsAtWordEnd(t *testing.T) {
+	r := mustNew(t, DefaultSettings())
+	glc := "glc_" + "eyJvIjoiMTIzNDU2IiwibiI6InN0YWNrLTk4NzY1NC1pbnRlZ3JhdGlvbi1teXRva2VuIiwiayI6ImFCM2RFNWZHN2hJOWpLMWxNM25PNXBRNyIsIm0iOnsiciI6InVzIn19"
+	sntrys := "sntrys_" + "eyJpYXQiOjE3MzM1NTAwMDAuMTIzLCJ1cmwiOiJodHRwczovL3NlbnRyeS5pbyIsInJlZ2lvbl91cmwiOiJodHRwczovL3VzLnNlbnRyeS5pbyIsIm9yZyI6ImFjbWUifQ==_" + "sRcgizeg8Psh4487Q7j58M1cIaHZcUEqPbENqTyH5xJ"
+	for _, tc := range []struct{ in, want string }{
+		{"tokens: " + glc + "/" + redacttest.SlackToken + "\n", "tokens: [REDACTED:grafana_token]\n"},
+		{"tokens: " + glc + "+" + redacttest.GitLabToken + " ok", "tokens: [REDACTED:grafana_token] ok"},
+		{"tokens: " + glc + "/" + redacttest.VaultToken + " ok", "tokens: [REDACTED:grafana_token] ok"},
+		{"tokens: " + sntrys + "/" + redacttest.SlackToken + " ok", "tokens: [REDACTED:sentry_token] ok"},
+		{"tokens: " + sntrys + "/" + redacttest.DopplerToken + " ok", "tokens: [REDACTED:sentry_token] ok"},
+		{glc + ". Next", "[REDACTED:grafana_token]. Next"},
+	} {
+		got, _ := r.String(tc.in, nil)
+		assert.Equal(t, tc.want, got, "from %q", tc.in)
 	}
 }
 
