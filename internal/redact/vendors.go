@@ -78,6 +78,22 @@ func dAt(s string, i, j int) (int, Kind, bool) {
 	return 0, 0, false
 }
 
+// randomCase: r holds a digit or at least 8 upper-case letters, as 40
+// random letters and digits all but surely do (about 5 in 10^9 miss); a
+// camelCase name (computeLongestIncreasingSubsequenceLengths) does not.
+func randomCase(r string) bool {
+	upper := 0
+	for i := 0; i < len(r); i++ {
+		switch {
+		case isDigit(r[i]):
+			return true
+		case isUpper(r[i]):
+			upper++
+		}
+	}
+	return upper >= 8
+}
+
 // hasUpperOrDigit: r holds an upper-case letter or a digit, as 27 random
 // base64url characters all but surely do; a snake_case name after the
 // prefix (dckr_pat_rotation_schedule_for_ci) does not.
@@ -115,7 +131,7 @@ func dopplerAt(s string, j int) (int, Kind, bool) {
 		b = end + 1 // the config's name
 		end = runEnd(s, b)
 	}
-	if end-b < 40 || end-b > 44 || !alnumOnly(s[b:end]) {
+	if end-b < 40 || end-b > 44 || !alnumOnly(s[b:end]) || !randomCase(s[b:end]) {
 		return 0, 0, false
 	}
 	return end, KindDopplerToken, true

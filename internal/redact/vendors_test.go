@@ -37,6 +37,7 @@ var vendorTokens = []struct {
 	{redacttest.DopplerToken, KindDopplerToken},
 	{"dp.st." + "dev." + "l9h2wJq5ty4mYwUufJSunpJC01t5gobuszgI6hwg", KindDopplerToken},
 	{"dp.sa." + "l9h2wJq5ty4mYwUufJSunpJC01t5gobuszgI6hwgAbc", KindDopplerToken},
+	{"dp.pt." + "AQXVjUPCTNWLAVYFeRgpMPgxAFQFJZlCZBTToOFabq", KindDopplerToken}, // no digit, upper case as random as a token's
 	{redacttest.PostmanKey, KindPostmanKey},
 	{redacttest.AtlassianToken, KindAtlassianToken},
 	{redacttest.DockerHubToken, KindDockerHubToken},
@@ -100,6 +101,7 @@ func TestVendorNearMisses(t *testing.T) {
 		"lin_api_" + "EQ3HdAVja76RnIChtP8HKQDLM7ToThwNScgrLRW", "lin_api_version_header_name_in_the_client_sdk", "lin_api_" + "ResolveIssueStateTransitionForTeamMember", "berlin_api_" + strings.Repeat("Ab1", 13) + "C",
 		"pul-" + hex40[:39], "pul-" + strings.Repeat("xyz0", 10), "apul-" + hex40,
 		"dp.pt.short", "dp.xx." + "AQX9VjUPC94TNWLAVYFeRgpMPgxAFQ0FJZlCZBTToOF", "dp.pt." + "AQX9VjUPC94TNWLAVYFeRgpMPgxAFQ0FJZlCZBTToOF12",
+		"dp.st.computeLongestIncreasingSubsequenceLengths", "dp.sa.resolveServiceAccountTokenForEnvironmentX",
 		"python3 -m dp.pt.run", "rdp.pt." + "AQX9VjUPC94TNWLAVYFeRgpMPgxAFQ0FJZlCZBTToOF",
 		"PMAK-" + "072014b3ce107f80e222f828", "PMAK-" + "072014b3ce107f80e222f828_767efc2f91624a8940f1f836f99eee3692", "XPMAK-" + "072014b3ce107f80e222f828-767efc2f91624a8940f1f836f99eee3692",
 		"ATATT3" + strings.Repeat("xFfGF0", 20), "ATATT3xFfGF0", "MATATT3" + strings.Repeat("xFfGF0", 31),
