@@ -282,7 +282,7 @@ func (p *LogProcessor) exportPart(part []sdklog.Record) error {
 		send: func(part []sdklog.Record) error { return exportRecovering(ctx, p.exp, part) },
 		settle: func(part []sdklog.Record, err error) error {
 			if err != nil {
-				err = p.lose(len(part), err)
+				err = p.lose(lostOf(len(part), err), err)
 				otel.Handle(err)
 			}
 			return err

@@ -6,6 +6,10 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 )
 
 // halving sends items in one request and, when the collector refuses it
@@ -58,16 +62,49 @@ func untilDone[T any](ctx context.Context) func(half []T, refusal error) ([]T, e
 
 // refusedWhole reports whether err is a request the collector refused
 // whole for its content, a 400 or 413: DirectLogExporter's refusedError,
-// or otlptracehttp's or otlploghttp's error for that reply. Those give the
+// otlptracehttp's or otlploghttp's error for that reply, or the gRPC
+// exporters' status for it (grpcRefused). The HTTP exporters give the
 // status only in their text ("failed to send to URL: 400 Bad Request
 // (body: …)"), so it is read from the error in the chain that begins so:
 // a reply body quoted in another error cannot pass for one.
 func refusedWhole(err error) bool {
 	var refused *refusedError
-	return errors.As(err, &refused) || anyInChain(err, func(e error) bool {
+	return errors.As(err, &refused) || grpcRefused(err) || anyInChain(err, func(e error) bool {
 		code := otlpHTTPStatus(e.Error())
 		return code == http.StatusBadRequest || code == http.StatusRequestEntityTooLarge
 	})
+}
+
+// grpcRefused reports whether err carries the gRPC status of a request
+// refused for its content, which otlptracegrpc and otlploggrpc do not
+// retry: InvalidArgument, the collector's answer to an exporter's refusal
+// (its 400), or ResourceExhausted without RetryInfo, a message over the
+// server's max_recv_msg_size_mib (its 413). Every other code is left
+// whole: the exporters retry Unavailable, ResourceExhausted with
+// RetryInfo and the like themselves, and Internal, FailedPrecondition or
+// PermissionDenied say nothing of the items.
+func grpcRefused(err error) bool {
+	s, ok := status.FromError(err)
+	if !ok || s == nil {
+		return false
+	}
+	switch s.Code() {
+	case codes.InvalidArgument:
+		return true
+	case codes.ResourceExhausted:
+		return !hasRetryInfo(s)
+	}
+	return false
+}
+
+// hasRetryInfo reports whether s asks to be sent again later.
+func hasRetryInfo(s *status.Status) bool {
+	for _, d := range s.Details() {
+		if _, ok := d.(*errdetails.RetryInfo); ok {
+			return true
+		}
+	}
+	return false
 }
 
 // otlpHTTPStatus is the reply status of an otlptracehttp or otlploghttp

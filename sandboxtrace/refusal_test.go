@@ -93,6 +93,12 @@ func (c *pickyCollector) decode(path string, body []byte) (names []string, refus
 	}
 	var req coltrace.ExportTraceServiceRequest
 	_ = proto.Unmarshal(body, &req)
+	return spanNames(&req)
+}
+
+// spanNames returns the names of req's spans, and whether one is marked
+// refuseKey.
+func spanNames(req *coltrace.ExportTraceServiceRequest) (names []string, refused bool) {
 	for _, rs := range req.GetResourceSpans() {
 		for _, ss := range rs.GetScopeSpans() {
 			for _, sp := range ss.GetSpans() {
@@ -132,6 +138,12 @@ func tenSpans(t *testing.T, addr string, opts ...sdktrace.BatchSpanProcessorOpti
 	exp, err := otlptracehttp.New(context.Background(), otlptracehttp.WithEndpoint(addr),
 		otlptracehttp.WithInsecure(), otlptracehttp.WithRetry(otlptracehttp.RetryConfig{Enabled: false}))
 	require.NoError(t, err)
+	return tenSpansTo(t, exp, opts...)
+}
+
+// tenSpansTo is tenSpans through exp.
+func tenSpansTo(t *testing.T, exp sdktrace.SpanExporter, opts ...sdktrace.BatchSpanProcessorOption) *sdktrace.TracerProvider {
+	t.Helper()
 	opts = append([]sdktrace.BatchSpanProcessorOption{sdktrace.WithBatchTimeout(time.Hour)}, opts...)
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(sandboxtrace.NewSpanProcessor(exp, opts...)))
 	t.Cleanup(func() { _ = tp.Shutdown(context.Background()) })

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 
+	"google.golang.org/grpc/status"
+
 	"github.com/sandboxaudit/sandboxaudit/internal/safetext"
 )
 
@@ -37,9 +39,10 @@ func (e *replyError) Unwrap() error { return e.err }
 
 // scrubReply is the exporter's error as sandboxtrace hands it on, to
 // otel.Handle and to callers: every export's error passes here first.
-// Each body the exporter quotes is shown as its length, a partial success
-// message is cut, and control characters are escaped. An error that
-// quotes no reply, or was scrubbed already, is returned as it is.
+// Each body or gRPC status message the exporter quotes is shown as its
+// length, a partial success message is cut, and control characters are
+// escaped. An error that quotes no reply, or was scrubbed already, is
+// returned as it is.
 func scrubReply(err error) error {
 	var done *replyError
 	if err == nil || errors.As(err, &done) {
@@ -66,6 +69,8 @@ func replyQuotes(err error) []quote {
 	var bodies, partials []quote
 	anyInChain(err, func(e error) bool {
 		if q, ok := bodyQuote(e); ok {
+			bodies = append(bodies, q)
+		} else if q, ok := statusQuote(e); ok {
 			bodies = append(bodies, q)
 		} else if q, ok := partialQuote(e); ok {
 			partials = append(partials, q)
@@ -99,6 +104,25 @@ func bodyQuote(e error) (quote, bool) {
 	return quote{}, false
 }
 
+// statusQuote recognises the gRPC exporters' error for a reply that is not
+// a success, "rpc error: code = InvalidArgument desc = MESSAGE", and shows
+// the message as its length, as a body is: it is the collector's text (its
+// exporter's error: the OTLP receiver answers with it) or a proxy's, and
+// may quote the records. The code stays.
+func statusQuote(e error) (quote, bool) {
+	g, ok := e.(interface{ GRPCStatus() *status.Status })
+	if !ok || errors.Unwrap(e) != nil {
+		return quote{}, false
+	}
+	msg := g.GRPCStatus().Message()
+	text := e.Error()
+	head, ok := strings.CutSuffix(text, msg)
+	if msg == "" || !ok {
+		return quote{}, false
+	}
+	return quote{text, fmt.Sprintf("%s%d bytes, not shown", head, len(msg))}, true
+}
+
 // shownBody is what is shown of the exporters' "body: …": its length.
 func shownBody(body string) string {
 	reply := strings.TrimPrefix(body, bodyPrefix)
@@ -116,14 +140,13 @@ func partialQuote(e error) (quote, bool) {
 		return quote{}, false
 	}
 	text := e.Error()
-	rest, ok := strings.CutPrefix(text, partialPrefix)
-	i := strings.LastIndex(rest, " (")
-	if !ok || i < 0 || !strings.HasSuffix(rest, " rejected)") {
+	m, tail, ok := splitPartial(text)
+	if !ok {
 		return quote{}, false
 	}
-	msg := []rune(rest[:i])
+	msg := []rune(m)
 	if len(msg) <= partialWidth {
 		return quote{text, text}, true // kept, to be escaped
 	}
-	return quote{text, partialPrefix + string(msg[:partialWidth-1]) + "…" + rest[i:]}, true
+	return quote{text, partialPrefix + string(msg[:partialWidth-1]) + "…" + tail}, true
 }

@@ -12,6 +12,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 )
 
 // retryableShape is shaped as the exporters' error for a 429, 502, 503
@@ -51,6 +53,12 @@ func TestScrubReply(t *testing.T) {
 			text: `OTLP partial success: line\n\x1b[2J too long (1 spans rejected)`},
 		{err: errors.New("OTLP partial success: " + strings.Repeat("x", 300) + " (3 log records rejected)"),
 			text: "OTLP partial success: " + strings.Repeat("x", 199) + "… (3 log records rejected)"},
+		// A gRPC status message is the collector's text: its length only.
+		{err: fmt.Errorf("traces export: %w", errors.Join(nil, status.Error(codes.InvalidArgument, "echo: secret\x1b"))),
+			text:    "traces export: rpc error: code = InvalidArgument desc = 13 bytes, not shown",
+			refusal: true},
+		{err: fmt.Errorf("max retry time elapsed: %w", status.Error(codes.Unavailable, "echo: secret")),
+			text: "max retry time elapsed: rpc error: code = Unavailable desc = 12 bytes, not shown"},
 	} {
 		got := scrubReply(c.err)
 		assert.Equal(t, c.text, got.Error())
@@ -71,6 +79,7 @@ func TestScrubReplyLeavesOtherErrors(t *testing.T) {
 		fmt.Errorf("traces export: %w", refused),
 		errors.New("body: not an exporter's"),
 		fmt.Errorf("log endpoint: 400 Bad Request: %w", errors.New("body: x")),
+		fmt.Errorf("traces export: %w", status.Error(codes.Unavailable, "")),
 	} {
 		assert.Equal(t, err, scrubReply(err))
 	}

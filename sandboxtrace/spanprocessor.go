@@ -63,12 +63,13 @@ func (c *countingSpanExporter) ExportSpans(ctx context.Context, spans []sdktrace
 	return exportInParts(spans, size, h.export)
 }
 
-// settle counts the spans of part lost to err, if any, and describes the
-// loss.
+// settle counts the spans of part lost to err, if any (of a partial
+// success, the rejected ones only), and describes the loss.
 func (c *countingSpanExporter) settle(part []sdktrace.ReadOnlySpan, err error) error {
 	if err == nil {
 		return nil
 	}
-	total := c.lost.Add(uint64(len(part)))
-	return fmt.Errorf("sandboxtrace: %s lost (%d in total): %w", plural.Count(len(part), "span"), total, err)
+	n := lostOf(len(part), err)
+	total := c.lost.Add(uint64(n))
+	return fmt.Errorf("sandboxtrace: %s lost (%d in total): %w", plural.Count(n, "span"), total, err)
 }

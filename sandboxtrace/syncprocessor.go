@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"go.opentelemetry.io/otel"
 	sdklog "go.opentelemetry.io/otel/sdk/log"
 )
 
@@ -304,6 +305,7 @@ func (p *SyncLogProcessor) exportSplitting(batch []*syncRecord, deadline time.Ti
 	h := halving[*syncRecord]{
 		send: func(part []*syncRecord) error { return p.exportRecords(part, deadline) },
 		settle: func(part []*syncRecord, err error) error {
+			err = acknowledged(err)
 			for _, sr := range part {
 				sr.result <- err
 			}
@@ -318,6 +320,20 @@ func (p *SyncLogProcessor) exportSplitting(batch []*syncRecord, deadline time.Ti
 		},
 	}
 	_ = h.export(batch)
+}
+
+// acknowledged is the outcome for each record of an export that returned
+// err. A partial success that rejected nothing is the collector's warning:
+// it wrote every record, so it is reported and acknowledges them. One that
+// rejected some fails every record of the request closed, as the reply
+// does not say which were rejected, and an operation must not run unless
+// its start event was written.
+func acknowledged(err error) error {
+	if n, ok := rejectedOnly(err); ok && n <= 0 {
+		otel.Handle(err)
+		return nil
+	}
+	return err
 }
 
 // waited returns the records of batch whose emitters still wait.
