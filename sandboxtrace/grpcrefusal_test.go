@@ -14,7 +14,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/exporters/otlp/otlplog/otlploggrpc"
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracegrpc"
+	"go.opentelemetry.io/otel/log"
 	sdklog "go.opentelemetry.io/otel/sdk/log"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	collogs "go.opentelemetry.io/proto/otlp/collector/logs/v1"
@@ -226,4 +228,71 @@ func TestSyncLogProcessorPartialSuccess(t *testing.T) {
 		require.Len(t, h.all(), 1, "the warning is reported")
 		assert.ErrorContains(t, h.all()[0], "records rejected (0 logs rejected)")
 	}
+}
+
+// grpcLogCollector is an OTLP/gRPC logs endpoint that refuses a request
+// with a record marked refuseKey (InvalidArgument), and keeps the bodies
+// of the records of the others.
+type grpcLogCollector struct {
+	collogs.UnimplementedLogsServiceServer
+
+	mu      sync.Mutex
+	written []string
+}
+
+func (c *grpcLogCollector) Export(_ context.Context, req *collogs.ExportLogsServiceRequest) (*collogs.ExportLogsServiceResponse, error) {
+	var bodies []string
+	refused := false
+	for _, rl := range req.GetResourceLogs() {
+		for _, sl := range rl.GetScopeLogs() {
+			for _, lr := range sl.GetLogRecords() {
+				bodies = append(bodies, lr.GetBody().GetStringValue())
+				for _, kv := range lr.GetAttributes() {
+					refused = refused || kv.GetKey() == refuseKey
+				}
+			}
+		}
+	}
+	if refused {
+		return nil, status.Error(codes.InvalidArgument, "line over max_line_bytes")
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.written = append(c.written, bodies...)
+	return &collogs.ExportLogsServiceResponse{}, nil
+}
+
+// NewLogProcessor with otlploggrpc loses only the record the collector
+// refuses, as with otlploghttp.
+func TestLogProcessorGRPCRefusedRecordFailsAlone(t *testing.T) {
+	catchOTelErrors(t)
+	col := &grpcLogCollector{}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	srv := grpc.NewServer()
+	collogs.RegisterLogsServiceServer(srv, col)
+	go func() { _ = srv.Serve(l) }()
+	t.Cleanup(srv.Stop)
+	exp, err := otlploggrpc.New(context.Background(), otlploggrpc.WithEndpoint(l.Addr().String()),
+		otlploggrpc.WithInsecure(), otlploggrpc.WithRetry(otlploggrpc.RetryConfig{Enabled: false}))
+	require.NoError(t, err)
+	p := sandboxtrace.NewLogProcessor(exp, sandboxtrace.WithLogExportInterval(time.Hour))
+	lp := sdklog.NewLoggerProvider(sdklog.WithProcessor(p))
+	for _, b := range []string{"a", "b", "bad", "c", "d"} {
+		var r log.Record
+		r.SetBody(attribute.StringValue(b))
+		if b == "bad" {
+			r.AddAttributes(attribute.Bool(refuseKey, true))
+		}
+		lp.Logger("t").Emit(context.Background(), r)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), flushBound)
+	defer cancel()
+	err = lp.ForceFlush(ctx)
+	require.ErrorContains(t, err, "sandboxtrace: 1 log record lost (1 in total): ")
+	require.ErrorContains(t, err, "code = InvalidArgument")
+	require.NoError(t, lp.Shutdown(ctx))
+	col.mu.Lock()
+	defer col.mu.Unlock()
+	assert.Equal(t, []string{"a", "b", "c", "d"}, col.written)
 }
