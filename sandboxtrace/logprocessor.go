@@ -75,8 +75,10 @@ func WithLogExportTimeout(d time.Duration) LogProcessorOption {
 // (an exporter that panics included) or when it is emitted after Shutdown;
 // each loss is counted and reported to the OTel error handler (otel.Handle)
 // with the running total. An export the collector refused whole (a 400 or
-// 413) goes again in halves within its timeout, so only the records it
-// refuses are lost.
+// 413, over gRPC InvalidArgument or ResourceExhausted without RetryInfo)
+// goes again in halves within its timeout, so only the records it refuses
+// are lost. Of a partial success, only the records it rejected are
+// counted.
 type LogProcessor struct {
 	exp       sdklog.Exporter
 	queueSize int
