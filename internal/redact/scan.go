@@ -191,6 +191,9 @@ func escapeLen(s string, i int) int {
 		return 0
 	}
 	if s[i-1] == '%' {
+		if s[i] == '2' && i+1 < len(s) && s[i+1] == '5' && hexPunctLen(s, i+2) > 0 {
+			return 4 // %253D: a query encoded twice
+		}
 		return hexPunctLen(s, i)
 	}
 	if s[i-1] != '\\' || !oddBackslashes(s, i) {
