@@ -34,6 +34,8 @@ var worstLines = map[string]string{
 	"colors":        "\x1b[01;31m\x1b[K",
 	"slack paths":   "https://hooks.slack.com/services/",
 	"tool flags":    "mysql -pX -p ",
+	"encoded query": "%3Fpassword%3Dx%26",
+	"encoded urls":  "https%3A%2F%2Fa%3A",
 }
 
 // BenchmarkLongLine redacts 1 MiB and 4 MiB lines of each worst case: the

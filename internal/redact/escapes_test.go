@@ -36,6 +36,7 @@ func TestJSONTextWithEscapes(t *testing.T) {
 		{"hex escape before a token", `"GET / HTTP/1.1" 200 "\x22` + redacttest.GitHubToken + `\x22"`, `"GET / HTTP/1.1" 200 "\x22[REDACTED:github_token]\x22"`},
 		{"hex escape in a bytes repr", `b'\x3d` + redacttest.DatabricksToken + `'`, `b'\x3d[REDACTED:databricks_token]'`},
 		{"octal escape before a token", `\042` + redacttest.SlackToken + `\042`, `\042[REDACTED:slack_token]\042`},
+		{"percent-encoded equals encoded twice before a token", "q=x%253D" + redacttest.GitHubToken, "q=x%253D[REDACTED:github_token]"},
 		{"bare percent before a token", "50%" + redacttest.DatabricksToken, "50%[REDACTED:databricks_token]"},
 		{"percent-encoded blank before a token", "q=deploy%20with%20" + redacttest.SlackToken, "q=deploy%20with%20[REDACTED:slack_token]"},
 	} {

@@ -13,10 +13,12 @@ import "strings"
 //   - a cookie: a Cookie or Set-Cookie name, curl's --cookie, or its -b
 //     before a quote, a blank or a joined cookie name.
 //   - an Azure SAS signature: sv= earlier in its query.
+//   - a URL password in an encoded URL, after "%3A%2F%2F" or, encoded
+//     twice, "%253A%252F%252F".
 // So text with none of the trigrams below (in any case) and no long run
-// has nothing to cut ("pas" and "pwd" share one, which also passes "pad"
-// and "pws"). The user's names and patterns are not covered: with
-// either, the full probe runs.
+// has nothing to cut ("pas", "pwd", "%2f" and "%25" share one, which also
+// passes "pad", "pws", "%2d" and the like). The user's names and patterns
+// are not covered: with either, the full probe runs.
 
 // minTriggerRun is the shortest run a fixed-format detector matches (a
 // Slack token: xox?- plus 10).
@@ -31,7 +33,7 @@ const minTriggerRun = 15
 // passes a few texts no detector needs (":b ", "-//", "-bla"); "aut" and
 // "sv=" share one the same way ("su=", "avt").
 var triggerTrigrams = [...][3]string{
-	{"p", "aw", "sd"}, {"s", "e", "c"}, {"t", "o", "k"}, {"k", "e", "y"}, {"c", "r", "e"}, {"as", "uv", "t="},
+	{"p%", "aw2", "sdf5"}, {"s", "e", "c"}, {"t", "o", "k"}, {"k", "e", "y"}, {"c", "r", "e"}, {"as", "uv", "t="},
 	{"b", "e", "a"}, {"e", "y", "j"}, {"-", "-", "-"}, {"c", "o", "o"}, {":-", "/b", `/" '` + cookieNameStart},
 }
 

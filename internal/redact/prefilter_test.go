@@ -26,6 +26,7 @@ func TestPrefilterPassesEveryTrigger(t *testing.T) {
 		`"xoxb-12345678901"`, `{"a":{"db password":"x"}}`, `{"a":{"db.Secret":"x"}}`, `"AKIAABCDEFGHIJKLMNOP"`, `["--passwd","x"]`,
 		`{"Cookie":"a=b"}`, `"set-cookie: a=b"`, `["curl","-b","a=b"]`, `["--cookie","a=b"]`, `"curl -b a=b"`,
 		`["mysql","-pX"]`, `["sshpass","-p","x"]`, `"redis-cli -a x"`, `["curl","--user","a:b"]`, `"curl -u a:b"`, `"/c?sv=1&sig=a"`,
+		`"https%3A%2F%2Fa%3Ab%40h"`, `"https%253A%252F%252Fa%253Ab%2540h"`,
 	} {
 		if !probeHits(s) {
 			t.Errorf("%q: the probe finds nothing; the case is no trigger", s)

@@ -130,7 +130,8 @@ func (sc *scanner) scan() {
 
 // plainRun reports whether run would pass over the run s[i:j] without a
 // look: too short for a format, no flag, no JWT or Bearer start, and not
-// followed by what makes it a name. Most words of most text are plain.
+// followed by what makes it a name, plain or percent-encoded. Most words
+// of most text are plain.
 func plainRun(s string, i, j int) bool {
 	n := j - i
 	if n >= minFormatRun || s[i] == '-' || n == 6 || (s[i] == 'e' && n >= 10) {
@@ -151,7 +152,9 @@ func plainRun(s string, i, j int) bool {
 	case '\\':
 		return j+1 >= len(s) || s[j+1] != '"'
 	}
-	return true
+	// an escape may encode '=' (see encodedAfterRun); looked at there, so
+	// that this stays a leaf without a frame
+	return s[j] != '%'
 }
 
 // colonAfter is the index after a ':' at k, blanks before it skipped
@@ -191,6 +194,9 @@ func escapeLen(s string, i int) int {
 		return 0
 	}
 	if s[i-1] == '%' {
+		if s[i] == '2' && i+1 < len(s) && s[i+1] == '5' && hexPunctLen(s, i+2) > 0 {
+			return 4 // %253D: a query encoded twice
+		}
 		return hexPunctLen(s, i)
 	}
 	if s[i-1] != '\\' || !oddBackslashes(s, i) {
@@ -319,6 +325,9 @@ func (sc *scanner) run(i, j int) int {
 		}
 	case ' ', '\t':
 		return sc.blankAfterName(i, j)
+	}
+	if s[j] == '%' {
+		return sc.encodedAfterRun(i, j) // outside the switch, as in plainRun
 	}
 	return j
 }
@@ -773,17 +782,23 @@ func valueExtent(s string, v int, toEOL bool) (int, int) {
 		return v, lineEnd(s, v)
 	}
 	end := v
-	for end < len(s) {
-		c := s[end]
-		if c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '"' || c == '\'' || c == '&' || c == ';' || c == ',' || c == '[' || c == esc {
-			break
-		}
+	for end < len(s) && !endsValue(s[end]) && s[end] != '[' && s[end] != esc {
 		end++
 	}
 	if k := strings.IndexAny(s[v:end], "}]"); k > 0 && jsonScalar(s[v:v+k]) {
 		end = v + k // "pin": 1234} in JSON text: the brace closes the object
 	}
 	return v, end
+}
+
+// endsValue reports whether c, plain or percent-encoded, ends a value
+// inside text: a blank, a quote, '&', ';' or ','.
+func endsValue(c byte) bool {
+	switch c {
+	case ' ', '\t', '\n', '\r', '"', '\'', '&', ';', ',':
+		return true
+	}
+	return false
 }
 
 // jsonScalar reports whether v is a JSON literal or a number.
