@@ -24,11 +24,14 @@
 // DeliverySync the operation runs only once the collector acknowledged it,
 // and with DeliverySyncFinish it also returns only once the collector
 // acknowledged its finish event.
-// NewSpanProcessor and NewLogProcessor block instead of dropping and report
-// every unavoidable loss to the OTel error handler; NewSpanProcessor sends an
-// export that got no reply (a collector restarting) again until its timeout.
-// Their errors give a reply body that otlptracehttp or otlploghttp quote as
-// its length only: a collector or a proxy may echo the request there.
+// NewSpanProcessor and NewLogProcessor block instead of dropping, and report
+// every loss they cannot prevent to the OTel error handler. NewSpanProcessor
+// sends an export that got no reply (a collector restarting) again until its
+// timeout. NewSpanProcessor, NewLogProcessor and SyncLogProcessor send a
+// request the collector refused whole again in halves, so only the span or
+// record it cannot take is lost. Their errors give a reply body or a gRPC
+// status message as its length only: a collector or a proxy may echo the
+// request there. README.md, "Failed exports", has the rules per exporter.
 //
 // Exec output is not recorded unless the session is created with
 // WithOutputCapture; it then travels base64-encoded on the span and the

@@ -78,7 +78,8 @@ func WithLogExportTimeout(d time.Duration) LogProcessorOption {
 // 413, over gRPC InvalidArgument or ResourceExhausted without RetryInfo)
 // goes again in halves within its timeout, so only the records it refuses
 // are lost. Of a partial success, only the records it rejected are
-// counted.
+// counted lost. An export that got no reply is not sent again
+// (otlploggrpc retries Unavailable itself).
 type LogProcessor struct {
 	exp       sdklog.Exporter
 	queueSize int

@@ -22,15 +22,15 @@ import (
 // or closed it before answering, as while it restarts) is sent again, with
 // backoff from 100 ms to 2 s, until the export's timeout
 // (sdktrace.WithExportTimeout, 30 s by default; without one, for 30 s).
-// Meanwhile new spans wait in the queue. A reply is never sent
-// again: the 429, 502, 503 and 504 that otlptracehttp retries itself, and
-// the Unavailable (a refused connection included) that otlptracegrpc
-// retries itself, are not retried twice. A part the collector refused
-// whole (a 400 or 413, over gRPC InvalidArgument or ResourceExhausted
-// without RetryInfo: one span it cannot write, say over its
-// max_line_bytes, and it writes none) goes again in halves, down to
+// Meanwhile new spans wait in the queue. A part that got a reply never
+// goes again whole: neither the 429, 502, 503 and 504 that otlptracehttp
+// retries itself nor the Unavailable (a refused connection included) that
+// otlptracegrpc retries itself is retried twice. A part the collector
+// refused whole (a 400 or 413, over gRPC InvalidArgument or
+// ResourceExhausted without RetryInfo: one span it cannot write, say over
+// its max_line_bytes, and it writes none) goes again in halves, down to
 // single spans, within the same timeout: only the spans it refuses are
-// lost. Of a partial success, only the spans it rejected are counted.
+// lost. Of a partial success, only the spans it rejected are counted lost.
 func NewSpanProcessor(exp sdktrace.SpanExporter, opts ...sdktrace.BatchSpanProcessorOption) sdktrace.SpanProcessor {
 	all := append([]sdktrace.BatchSpanProcessorOption{sdktrace.WithBlocking()}, opts...)
 	return sdktrace.NewBatchSpanProcessor(&countingSpanExporter{SpanExporter: exp}, all...)

@@ -48,6 +48,15 @@ var errNoSyncProcessor = errors.New("the logger provider has no SyncLogProcessor
 // commit: one session's record never waits on a timer, and many sessions
 // sharing one processor share its requests. Build a LoggerProvider with it
 // and give that to every session with WithLoggerProvider.
+//
+// An export the collector refused whole (a 400 or 413, over gRPC
+// InvalidArgument or ResourceExhausted without RetryInfo) goes again in
+// halves within the export's timeout, so a record it cannot take fails
+// alone. A partial success that rejected records fails every record of its
+// request, as the reply does not say which; one that rejected none is
+// reported and acknowledges them. The processor sends nothing again after
+// a transport error: its records fail (DirectLogExporter itself sends a
+// request once more when its kept-alive connection closed as it went).
 type SyncLogProcessor struct {
 	exp       sdklog.Exporter
 	timeout   time.Duration // bounds an emitter's wait, and each Export
