@@ -171,6 +171,7 @@ fuzz:
 
 ## lint: gofmt, go vet, staticcheck and golangci-lint (installed from the module proxy)
 lint: vet
+	$(GO) mod tidy -diff
 	$(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) ./...
 	$(GO) run github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_VERSION) run --max-same-issues 0 --max-issues-per-linter 0 ./...
 
