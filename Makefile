@@ -169,7 +169,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzTopField$$' -fuzztime $(FUZZTIME) ./internal/trail/
 	$(GO) test -run '^$$' -fuzz '^FuzzLightScan$$' -fuzztime $(FUZZTIME) ./internal/trail/
 
-## lint: gofmt, go vet, staticcheck and golangci-lint (installed from the module proxy)
+## lint: gofmt, go vet, a tidy go.mod, staticcheck and golangci-lint (installed from the module proxy)
 lint: vet
 	$(GO) mod tidy -diff
 	$(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) ./...
