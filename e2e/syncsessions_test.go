@@ -181,10 +181,12 @@ func checkSyncOps(t *testing.T, ops []syncOp, starts, finishes map[string]audite
 // sessions share one DirectLogExporter pipeline against a collector that
 // writes a file per session, rotates it every second and seals it, and
 // that is SIGKILLed, stopped past the sync timeout (SIGSTOP) and restarted
-// under them. Every operation whose function ran has its start in the
-// trail, every one that returned nil its finish too, both with its span's
-// trace and span ids; every other one failed with the documented error;
-// each duplicate is an exact copy; and verify --key passes.
+// under them. A record that meets a refused or cut connection goes again
+// within its 1 s sync timeout. Every operation whose function ran has its
+// start in the trail, every one that returned nil its finish too, both
+// with its span's trace and span ids; every other one failed with the
+// documented error; each duplicate is an exact copy; and verify --key
+// passes.
 func TestSyncFinishHoldsThroughKilledCollectors(t *testing.T) {
 	requireE2E(t)
 	dir := t.TempDir()

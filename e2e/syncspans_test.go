@@ -17,8 +17,9 @@ import (
 // whose finishes ride in their spans (otlptracehttp behind
 // sandboxtrace.NewSpanProcessor, as the README sets it up), run against a
 // collector that is SIGKILLed, stopped (SIGSTOP) and restarted under them.
-// The span exports that meet a refused or cut connection go again once the
-// collector is back: every operation whose function ran has its start and
+// The span exports and the start records that meet a refused or cut
+// connection go again once the collector is back (a record only within its
+// 1 s sync timeout; past it the operation fails closed): every operation whose function ran has its start and
 // its finish in the trail, and verify passes.
 func TestSyncSpansHoldThroughKilledCollectors(t *testing.T) {
 	requireE2E(t)

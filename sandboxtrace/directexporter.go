@@ -16,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"go.opentelemetry.io/otel"
 	sdklog "go.opentelemetry.io/otel/sdk/log"
 	collogs "go.opentelemetry.io/proto/otlp/collector/logs/v1"
 	spb "google.golang.org/genproto/googleapis/rpc/status"
@@ -40,6 +41,8 @@ const maxDirectReply = 64 << 10
 // batch at a time and bounds each export (its context ends the request).
 // A reply other than 200, a 200 that is not OTLP protobuf, or a partial
 // success that rejects records, is an error: the operation fails closed.
+// A partial success that rejects none is a warning, reported to the OTel
+// error handler (otel.Handle).
 // Use it for the lowest latency per sync operation; otlploghttp offers TLS
 // settings, proxies, compression and retries that it does not.
 type DirectLogExporter struct {
@@ -299,7 +302,11 @@ func checkReply(resp *http.Response, reply []byte) error {
 	}
 	if ps := r.GetPartialSuccess(); ps.GetRejectedLogRecords() > 0 {
 		// Quoted as a refusal's Status is: a backend may quote the records.
-		return fmt.Errorf("log endpoint rejected %d log records: %s", ps.GetRejectedLogRecords(), safetext.EscapeCut(ps.GetErrorMessage(), 200))
+		return fmt.Errorf("log endpoint rejected %d log records: %s", ps.GetRejectedLogRecords(), safetext.EscapeCut(ps.GetErrorMessage(), partialWidth))
+	} else if msg := ps.GetErrorMessage(); msg != "" {
+		// A warning: every record was written. Reported as the OTel
+		// exporters' partial success is, and quoted as a refusal's.
+		otel.Handle(fmt.Errorf("log endpoint: %s%s (0 log records rejected)", partialPrefix, safetext.EscapeCut(msg, partialWidth)))
 	}
 	return nil
 }

@@ -26,8 +26,9 @@
 // acknowledged its finish event.
 // NewSpanProcessor and NewLogProcessor block instead of dropping, and report
 // every loss they cannot prevent to the OTel error handler. NewSpanProcessor
-// sends an export that got no reply (a collector restarting) again until its
-// timeout. NewSpanProcessor, NewLogProcessor and SyncLogProcessor send a
+// and NewLogProcessor send an export that got no reply (a collector
+// restarting) again until its timeout; SyncLogProcessor does so while the
+// operation waits, within its sync timeout. NewSpanProcessor, NewLogProcessor and SyncLogProcessor send a
 // request the collector refused whole again in halves, so only the span or
 // record it cannot take is lost. Their errors give a reply body or a gRPC
 // status message as its length only: a collector or a proxy may echo the

@@ -78,8 +78,10 @@ func WithLogExportTimeout(d time.Duration) LogProcessorOption {
 // 413, over gRPC InvalidArgument or ResourceExhausted without RetryInfo)
 // goes again in halves within its timeout, so only the records it refuses
 // are lost. Of a partial success, only the records it rejected are
-// counted lost. An export that got no reply is not sent again
-// (otlploggrpc retries Unavailable itself).
+// counted lost. An export that got no reply (the collector refused the
+// connection, reset it or closed it before answering, as while it
+// restarts) goes again, with backoff from 100 ms to 2 s, within its
+// timeout (WithLogExportTimeout); meanwhile new records wait in the queue.
 type LogProcessor struct {
 	exp       sdklog.Exporter
 	queueSize int
@@ -275,14 +277,20 @@ func (p *LogProcessor) export(batch []sdklog.Record) ([]sdklog.Record, error) {
 	return batch[:0], err
 }
 
-// exportPart runs one bounded Export of part. A part the collector refused
-// whole goes again in halves (halving) within the same bound, so one
-// record it cannot take loses only itself.
+// exportPart runs one bounded Export of part. A part that got no reply
+// goes again (exportRetrying), and a part the collector refused whole
+// goes again in halves (halving), both within the same bound: a collector
+// restart loses nothing, and one record it cannot take loses only itself.
 func (p *LogProcessor) exportPart(part []sdklog.Record) error {
 	ctx, cancel := context.WithTimeout(context.Background(), p.timeout)
 	defer cancel()
+	giveUp := retryUntil(ctx, 0)
 	h := halving[sdklog.Record]{
-		send: func(part []sdklog.Record) error { return exportRecovering(ctx, p.exp, part) },
+		send: func(part []sdklog.Record) error {
+			return exportRetrying(ctx, giveUp, func(ctx context.Context) error {
+				return exportRecovering(ctx, p.exp, part)
+			})
+		},
 		settle: func(part []sdklog.Record, err error) error {
 			if err != nil {
 				err = p.lose(lostOf(len(part), err), err)

@@ -54,9 +54,12 @@ var errNoSyncProcessor = errors.New("the logger provider has no SyncLogProcessor
 // halves within the export's timeout, so a record it cannot take fails
 // alone. A partial success that rejected records fails every record of its
 // request, as the reply does not say which; one that rejected none is
-// reported and acknowledges them. The processor sends nothing again after
-// a transport error: its records fail (DirectLogExporter itself sends a
-// request once more when its kept-alive connection closed as it went).
+// reported and acknowledges them. An export that got no reply (the
+// collector refused the connection, reset it or closed it before
+// answering, as while it restarts) goes again, with backoff from 100 ms to
+// 2 s, while its emitters wait and within the export's timeout: an
+// operation waits out a short restart, and fails closed when its sync
+// timeout ends. A request that got a reply never goes again whole.
 type SyncLogProcessor struct {
 	exp       sdklog.Exporter
 	timeout   time.Duration // bounds an emitter's wait, and each Export
@@ -312,7 +315,7 @@ func (p *SyncLogProcessor) export(batch []*syncRecord) {
 // waits for them, and its timeout only covers one export.
 func (p *SyncLogProcessor) exportSplitting(batch []*syncRecord, deadline time.Time) {
 	h := halving[*syncRecord]{
-		send: func(part []*syncRecord) error { return p.exportRecords(part, deadline) },
+		send: func(part []*syncRecord) error { return p.sendRetrying(part, deadline) },
 		settle: func(part []*syncRecord, err error) error {
 			err = acknowledged(err)
 			for _, sr := range part {
@@ -329,6 +332,27 @@ func (p *SyncLogProcessor) exportSplitting(batch []*syncRecord, deadline time.Ti
 		},
 	}
 	_ = h.export(batch)
+}
+
+// sendRetrying exports part, and again while it got no reply
+// (exportRetrying: a collector restarting) and some of its emitters still
+// wait, until deadline: an operation waits out a short restart and still
+// fails closed when its timeout ends. A retry leaves out the records whose
+// wait ended, as their operations were told they were not recorded.
+func (p *SyncLogProcessor) sendRetrying(part []*syncRecord, deadline time.Time) error {
+	retry := false
+	// The pauses need no ctx of their own: deadline bounds them, and a
+	// Shutdown that cannot wait shuts the exporter down, which fails the
+	// next attempt for good.
+	return exportRetrying(context.Background(), deadline, func(context.Context) error {
+		if retry {
+			if part = p.waited(part); len(part) == 0 {
+				return errSyncDeadline // no one waits: nothing goes again
+			}
+		}
+		retry = true
+		return p.exportRecords(part, deadline)
+	})
 }
 
 // acknowledged is the outcome for each record of an export that returned
