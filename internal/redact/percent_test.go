@@ -102,5 +102,6 @@ func TestPercentEncodedFirstByte(t *testing.T) {
 		{"q=password%253D%2540" + pw, "q=password%253D[REDACTED:password]", 1},
 	})
 	assertKept(t, r, "password=%APPDATA%", "password=%DB_PASS%", "q=password%3D%24DB_PASSWORD",
-		"q=password%3D%2524DB_PASSWORD", "password=%25")
+		"q=password%3D%2524DB_PASSWORD", "password=%25",
+		"password=%20", "password=%22%22")
 }

@@ -876,8 +876,9 @@ func plausibleValue(v string) bool {
 	switch v[0] {
 	case '%':
 		// a percent-encoded first byte (%2B, %21, %2540) starts a form's
-		// value, not a %VAR%; an encoded '$' or '%' still starts a reference
-		if b, n := pctByte(v, 0); n > 0 && v[1] <= '7' && !wordByte[b] && b != '$' && b != '%' {
+		// value, not a %VAR%; an encoded '$' or '%' still starts a
+		// reference, and an encoded blank or quote no value
+		if b, n := pctByte(v, 0); n > 0 && v[1] <= '7' && !wordByte[b] && b != '$' && b != '%' && !endsValue(b) {
 			return true
 		}
 		return !isReference(v)
