@@ -179,7 +179,15 @@ func (p *SyncLogProcessor) send(ctx context.Context, r *sdklog.Record, timeout t
 	}
 	p.mu.Unlock()
 	if len(batch) > 0 {
+		// Its wait ends with ctx here too: a retry leaves its record out
+		// (sendRetrying), rather than running on to the export's bound.
+		stop := context.AfterFunc(ctx, func() {
+			p.mu.Lock()
+			sr.expired = true
+			p.mu.Unlock()
+		})
 		p.lead(batch)
+		stop()
 	} else {
 		p.wakeWorker()
 	}
@@ -188,6 +196,9 @@ func (p *SyncLogProcessor) send(ctx context.Context, r *sdklog.Record, timeout t
 	case err = <-sr.result:
 		if !errors.Is(err, errSyncDeadline) {
 			return err
+		}
+		if ctx.Err() != nil { // left out of a retry as its ctx ended
+			err = contextEnded(ctx.Err())
 		}
 	case <-ctx.Done():
 		err = contextEnded(ctx.Err())

@@ -56,3 +56,51 @@ func TestSyncRetryDoesNotAcknowledgeARecordLeftOut(t *testing.T) {
 	assert.NoError(t, <-kept.result)
 	assert.ErrorIs(t, <-left.result, errSyncDeadline)
 }
+
+// awayCtxExporter ends with its ctx (so an emitter exports inline) and
+// finds the collector away on every export. Its first export runs first.
+type awayCtxExporter struct {
+	first func()
+	calls int
+}
+
+func (e *awayCtxExporter) endsWithContext() {}
+
+func (e *awayCtxExporter) Export(context.Context, []sdklog.Record) error {
+	if e.calls++; e.calls == 1 {
+		e.first()
+	}
+	return &net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED}
+}
+
+func (e *awayCtxExporter) Shutdown(context.Context) error   { return nil }
+func (e *awayCtxExporter) ForceFlush(context.Context) error { return nil }
+
+// An emitter exporting its own record inline stops waiting when its ctx
+// ends, as one waiting on the worker does: its record is not sent again,
+// and it is told its ctx ended rather than waiting out the sync timeout.
+func TestSyncInlineRetryEndsWithTheEmittersContext(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	exp := &awayCtxExporter{}
+	p := NewSyncLogProcessor(exp, time.Minute)
+	t.Cleanup(func() { require.NoError(t, p.Shutdown(context.Background())) })
+	exp.first = func() {
+		cancel()
+		// The ctx's end reaches the record before the attempt fails.
+		for range 1000 {
+			p.mu.Lock()
+			ended := len(p.inflight) == 1 && p.inflight[0].expired
+			p.mu.Unlock()
+			if ended {
+				return
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}
+
+	var r sdklog.Record
+	err := p.send(ctx, &r, time.Minute)
+
+	require.ErrorIs(t, err, context.Canceled)
+	assert.Equal(t, 1, exp.calls, "the record is not sent again")
+}
