@@ -90,13 +90,14 @@ type LogProcessor struct {
 	timeout   time.Duration
 
 	// mu orders OnEmit's enqueue against Shutdown, so no record enters the
-	// queue after the worker's final drain. stopping is closed when
+	// queue after the worker's final drain. stopping ends when
 	// Shutdown's ctx ends, so an emitter waiting on a full queue behind a
-	// stuck export gives up its read lock then.
-	mu       sync.RWMutex
-	stopped  bool
-	stopping chan struct{}
-	stopOnce sync.Once
+	// stuck export gives up its read lock then, and the export in flight
+	// stops retrying.
+	mu        sync.RWMutex
+	stopped   bool
+	stopping  context.Context
+	beginStop context.CancelFunc
 
 	queue chan sdklog.Record
 	flush chan chan error
@@ -114,7 +115,6 @@ func NewLogProcessor(exp sdklog.Exporter, opts ...LogProcessorOption) *LogProces
 		interval:  DefaultLogExportInterval,
 		timeout:   DefaultLogExportTimeout,
 		flush:     make(chan chan error),
-		stopping:  make(chan struct{}),
 		stop:      make(chan struct{}),
 		done:      make(chan struct{}),
 	}
@@ -122,6 +122,7 @@ func NewLogProcessor(exp sdklog.Exporter, opts ...LogProcessorOption) *LogProces
 		opt(p)
 	}
 	p.queue = make(chan sdklog.Record, p.queueSize)
+	p.stopping, p.beginStop = context.WithCancel(context.Background())
 	go p.run()
 	return p
 }
@@ -148,15 +149,9 @@ func (p *LogProcessor) OnEmit(ctx context.Context, r *sdklog.Record) error {
 	select {
 	case p.queue <- rec:
 		return nil
-	case <-p.stopping:
+	case <-p.stopping.Done():
 		return p.lose(1, errProcessorShutdown)
 	}
-}
-
-// beginStop lets emitters waiting on a full queue go (their records are
-// lost, counted).
-func (p *LogProcessor) beginStop() {
-	p.stopOnce.Do(func() { close(p.stopping) })
 }
 
 // Enabled reports true: every record is wanted.
@@ -182,8 +177,9 @@ func (p *LogProcessor) ForceFlush(ctx context.Context) error {
 
 // Shutdown exports what is queued and shuts the exporter down. Emitters
 // waiting on a full queue get room as the worker exports; if ctx ends
-// first they are let go, their records lost (counted). Records emitted
-// after Shutdown are lost (counted and reported).
+// first they are let go, their records lost (counted), and the export in
+// flight ends without another attempt. Records emitted after Shutdown are
+// lost (counted and reported).
 func (p *LogProcessor) Shutdown(ctx context.Context) error {
 	defer context.AfterFunc(ctx, p.beginStop)()
 	p.mu.Lock() // once the emitters in progress have queued or given up
@@ -282,7 +278,9 @@ func (p *LogProcessor) export(batch []sdklog.Record) ([]sdklog.Record, error) {
 // goes again in halves (halving), both within the same bound: a collector
 // restart loses nothing, and one record it cannot take loses only itself.
 func (p *LogProcessor) exportPart(part []sdklog.Record) error {
-	ctx, cancel := context.WithTimeout(context.Background(), p.timeout)
+	// Shutdown's ctx ending ends it: Shutdown has returned, and the
+	// worker must not retry for the rest of the timeout behind it.
+	ctx, cancel := context.WithTimeout(p.stopping, p.timeout)
 	defer cancel()
 	giveUp := retryUntil(ctx, 0)
 	h := halving[sdklog.Record]{

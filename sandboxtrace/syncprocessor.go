@@ -100,6 +100,7 @@ type syncRecord struct {
 	// Guarded by the processor's mu.
 	taken   bool // in an export
 	expired bool // its wait is over: errSyncDeadline was sent, or its ctx ended
+	left    bool // left out of a request sent again (sendRetrying)
 }
 
 // NewSyncLogProcessor returns a started SyncLogProcessor exporting to exp.
@@ -178,7 +179,15 @@ func (p *SyncLogProcessor) send(ctx context.Context, r *sdklog.Record, timeout t
 	}
 	p.mu.Unlock()
 	if len(batch) > 0 {
+		// Its wait ends with ctx here too: a retry leaves its record out
+		// (sendRetrying), rather than running on to the export's bound.
+		stop := context.AfterFunc(ctx, func() {
+			p.mu.Lock()
+			sr.expired = true
+			p.mu.Unlock()
+		})
 		p.lead(batch)
+		stop()
 	} else {
 		p.wakeWorker()
 	}
@@ -187,6 +196,9 @@ func (p *SyncLogProcessor) send(ctx context.Context, r *sdklog.Record, timeout t
 	case err = <-sr.result:
 		if !errors.Is(err, errSyncDeadline) {
 			return err
+		}
+		if ctx.Err() != nil { // left out of a retry as its ctx ended
+			err = contextEnded(ctx.Err())
 		}
 	case <-ctx.Done():
 		err = contextEnded(ctx.Err())
@@ -318,8 +330,15 @@ func (p *SyncLogProcessor) exportSplitting(batch []*syncRecord, deadline time.Ti
 		send: func(part []*syncRecord) error { return p.sendRetrying(part, deadline) },
 		settle: func(part []*syncRecord, err error) error {
 			err = acknowledged(err)
+			p.mu.Lock()
+			defer p.mu.Unlock()
 			for _, sr := range part {
-				sr.result <- err
+				if sr.left {
+					// Not in the request that got err: a success is not its.
+					sr.result <- errSyncDeadline
+				} else {
+					sr.result <- err
+				}
 			}
 			return nil
 		},
@@ -346,7 +365,7 @@ func (p *SyncLogProcessor) sendRetrying(part []*syncRecord, deadline time.Time) 
 	// next attempt for good.
 	return exportRetrying(context.Background(), deadline, func(context.Context) error {
 		if retry {
-			if part = p.waited(part); len(part) == 0 {
+			if part = p.leaveOut(part); len(part) == 0 {
 				return errSyncDeadline // no one waits: nothing goes again
 			}
 		}
@@ -376,6 +395,22 @@ func (p *SyncLogProcessor) waited(batch []*syncRecord) []*syncRecord {
 	out := make([]*syncRecord, 0, len(batch))
 	for _, sr := range batch {
 		if !sr.expired {
+			out = append(out, sr)
+		}
+	}
+	return out
+}
+
+// leaveOut returns the records of batch whose emitters still wait, and
+// marks the others left out of the request that goes again.
+func (p *SyncLogProcessor) leaveOut(batch []*syncRecord) []*syncRecord {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	out := make([]*syncRecord, 0, len(batch))
+	for _, sr := range batch {
+		if sr.expired {
+			sr.left = true
+		} else {
 			out = append(out, sr)
 		}
 	}

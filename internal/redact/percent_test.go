@@ -88,3 +88,20 @@ func TestPercentEncodedNearMisses(t *testing.T) {
 	d := `{"command":["curl","https://h/?next=%2Fcb%3Fpassword_length%3D8"],"url":"https%3A%2F%2Fhost%3A8443"}`
 	assertData(t, r, []dataCase{{d, d}})
 }
+
+// TestPercentEncodedFirstByte: a value that starts with an encoded
+// punctuation byte (a form-encoded password "+…" or "!…") is cut; only an
+// encoded '$' or '%' starts a reference that stays, as %VAR% does.
+func TestPercentEncodedFirstByte(t *testing.T) {
+	r := mustNew(t, DefaultSettings())
+	const pw = "hunter2" + "Xq9z" // letters and digits only, as a reference's name
+	assertCountedCuts(t, r, []countedCut{
+		{"https://h/login?user=bob&password=%2B" + pw + "&x=1",
+			"https://h/login?user=bob&password=[REDACTED:password]&x=1", 1},
+		{"q=password%3D%21" + pw + "%26x%3D1", "q=password%3D[REDACTED:password]%26x%3D1", 1},
+		{"q=password%253D%2540" + pw, "q=password%253D[REDACTED:password]", 1},
+	})
+	assertKept(t, r, "password=%APPDATA%", "password=%DB_PASS%", "q=password%3D%24DB_PASSWORD",
+		"q=password%3D%2524DB_PASSWORD", "password=%25",
+		"password=%20", "password=%22%22")
+}

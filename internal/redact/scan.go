@@ -874,7 +874,15 @@ func plausibleValue(v string) bool {
 		return false
 	}
 	switch v[0] {
-	case '$', '%':
+	case '%':
+		// a percent-encoded first byte (%2B, %21, %2540) starts a form's
+		// value, not a %VAR%; an encoded '$' or '%' still starts a
+		// reference, and an encoded blank or quote no value
+		if b, n := pctByte(v, 0); n > 0 && v[1] <= '7' && !wordByte[b] && b != '$' && b != '%' && !endsValue(b) {
+			return true
+		}
+		return !isReference(v)
+	case '$':
 		return !isReference(v)
 	case '{':
 		return len(v) > 1 && !strings.HasPrefix(v, "{{") // "{" alone opens a JSON object
