@@ -102,7 +102,7 @@ func TestSpanProcessorGRPCRefusedSpanFailsAlone(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			h := catchOTelErrors(t)
 			col := &grpcCollector{answer: refuseMarked(refusal)}
-			err := waitFlush(t, flush(col.tenSpans(t)))
+			err := waitDone(t, "ForceFlush", flush(col.tenSpans(t)))
 			require.ErrorContains(t, err, "sandboxtrace: 1 span lost (1 in total): ")
 			require.ErrorContains(t, err, "code = "+name+" desc = ")
 			assert.NotContains(t, err.Error(), echoedSecret)
@@ -128,7 +128,7 @@ func TestSpanProcessorGRPCDoesNotSplitUnlessRefused(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			col := &grpcCollector{answer: func([]string, bool) (*coltrace.ExportTraceServiceResponse, error) { return nil, fail }}
 			tp := col.tenSpans(t, sdktrace.WithExportTimeout(300*time.Millisecond))
-			err := waitFlush(t, flush(tp))
+			err := waitDone(t, "ForceFlush", flush(tp))
 			require.ErrorContains(t, err, "sandboxtrace: 10 spans lost (10 in total): ")
 			requests, written := col.seen()
 			assert.Empty(t, written)
@@ -168,7 +168,7 @@ func TestSpanProcessorPartialSuccessCountsTheRejected(t *testing.T) {
 			"http": func(t *testing.T) *sdktrace.TracerProvider { return tenSpans(t, httpCol.start(t)) },
 		} {
 			t.Run(name+suffix, func(t *testing.T) {
-				err := waitFlush(t, flush(tp(t)))
+				err := waitDone(t, "ForceFlush", flush(tp(t)))
 				require.ErrorContains(t, err, tc.want)
 				require.ErrorContains(t, err, " spans rejected)")
 				assert.Equal(t, 1, strings.Count(err.Error(), "lost"), "one request, one loss")

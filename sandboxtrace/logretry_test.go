@@ -113,17 +113,6 @@ func startSandbox(s *sandboxtrace.Session) (<-chan error, *atomic.Bool) {
 	return done, ran
 }
 
-func waitOp(t *testing.T, done <-chan error) error {
-	t.Helper()
-	select {
-	case err := <-done:
-		return err
-	case <-time.After(2 * flushBound):
-		t.Fatal("the operation did not return")
-		return nil
-	}
-}
-
 // A sync operation waits out a collector restart within its sync timeout:
 // its start record goes again while the port refuses connections, and the
 // operation runs once the collector acknowledged it.
@@ -141,7 +130,7 @@ func TestSyncOperationWaitsOutACollectorRestart(t *testing.T) {
 	require.NoError(t, err)
 	ls := logsServerOn(t, l)
 
-	require.NoError(t, waitOp(t, done))
+	require.NoError(t, waitDone(t, "the operation", done))
 	assert.True(t, ran.Load())
 	assert.Len(t, ls.records(), 1)
 }
@@ -179,7 +168,7 @@ func TestSyncDirectOperationWaitsOutCutConnections(t *testing.T) {
 	t.Cleanup(func() { _ = s.Shutdown(context.Background()) })
 
 	done, ran := startSandbox(s)
-	require.NoError(t, waitOp(t, done))
+	require.NoError(t, waitDone(t, "the operation", done))
 	assert.True(t, ran.Load())
 	assert.Greater(t, cut.cuts.Load(), int32(3))
 	assert.Len(t, ls.records(), 1)
@@ -193,7 +182,7 @@ func TestSyncOperationFailsClosedWhileTheCollectorStaysAway(t *testing.T) {
 	t.Cleanup(func() { _ = s.Shutdown(context.Background()) })
 
 	done, ran := startSandbox(s)
-	err := waitOp(t, done)
+	err := waitDone(t, "the operation", done)
 	require.ErrorIs(t, err, sandboxtrace.ErrStartNotRecorded)
 	assert.ErrorIs(t, err, syscall.ECONNREFUSED)
 	assert.False(t, ran.Load())

@@ -163,7 +163,7 @@ func tenSpansTo(t *testing.T, exp sdktrace.SpanExporter, opts ...sdktrace.BatchS
 func TestSpanProcessorRefusedSpanFailsAlone(t *testing.T) {
 	h := catchOTelErrors(t)
 	col := &pickyCollector{}
-	err := waitFlush(t, flush(tenSpans(t, col.start(t))))
+	err := waitDone(t, "ForceFlush", flush(tenSpans(t, col.start(t))))
 	require.ErrorContains(t, err, "sandboxtrace: 1 span lost (1 in total): ")
 	require.ErrorContains(t, err, "400 Bad Request")
 	requests, written := col.seen()
@@ -198,7 +198,7 @@ func TestSpanProcessorDoesNotSplitUnlessRefused(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			col := &pickyCollector{fail: fail}
 			tp := tenSpans(t, col.start(t), sdktrace.WithExportTimeout(300*time.Millisecond))
-			err := waitFlush(t, flush(tp))
+			err := waitDone(t, "ForceFlush", flush(tp))
 			require.ErrorContains(t, err, "sandboxtrace: 10 spans lost (10 in total): ")
 			requests, written := col.seen()
 			assert.Empty(t, written)
@@ -224,7 +224,7 @@ func TestSpanProcessorSplitsWithinTheExportTimeout(t *testing.T) {
 		}
 	}}
 	tp := tenSpans(t, col.start(t), sdktrace.WithExportTimeout(300*time.Millisecond))
-	err := waitFlush(t, flush(tp))
+	err := waitDone(t, "ForceFlush", flush(tp))
 	require.ErrorContains(t, err, "sandboxtrace: 5 spans lost (5 in total): ")
 	require.ErrorContains(t, err, "sandboxtrace: 5 spans lost (10 in total): ")
 	require.ErrorContains(t, err, "400 Bad Request")

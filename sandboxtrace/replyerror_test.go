@@ -141,7 +141,7 @@ func TestSpanProcessorErrorsLeaveOutTheReplyBody(t *testing.T) {
 			t.Cleanup(func() { _ = tp.Shutdown(context.Background()) })
 			_, sp := tp.Tracer("t").Start(context.Background(), "flushed")
 			sp.End()
-			err = waitFlush(t, flush(tp))
+			err = waitDone(t, "ForceFlush", flush(tp))
 			checkScrubbed(t, c, err)
 			assert.ErrorContains(t, err, "sandboxtrace: 1 span lost (1 in total): ")
 			// The batch processor's worker hands its export's error to

@@ -111,13 +111,15 @@ func flush(tp *sdktrace.TracerProvider) <-chan error {
 	return done
 }
 
-func waitFlush(t *testing.T, done <-chan error) error {
+// waitDone returns what done gives, or fails the test when what (a
+// flush, an operation) did not return within twice flushBound.
+func waitDone(t *testing.T, what string, done <-chan error) error {
 	t.Helper()
 	select {
 	case err := <-done:
 		return err
 	case <-time.After(2 * flushBound):
-		t.Fatal("ForceFlush did not return")
+		t.Fatalf("%s did not return", what)
 		return nil
 	}
 }
@@ -149,7 +151,7 @@ func TestSpanProcessorSendsAgainWhileTheCollectorIsAway(t *testing.T) {
 	srv := &spansServer{}
 	srv.serve(t, l)
 
-	require.NoError(t, waitFlush(t, done))
+	require.NoError(t, waitDone(t, "ForceFlush", done))
 	requests, names := srv.seen()
 	assert.Equal(t, 1, requests)
 	assert.Equal(t, []string{"op"}, names)
@@ -168,7 +170,7 @@ func TestSpanProcessorDoesNotSendARefusalAgain(t *testing.T) {
 	srv.serve(t, l)
 
 	var dials atomic.Int32
-	err = waitFlush(t, flush(oneSpan(t, l.Addr().String(), countingDials(&dials))))
+	err = waitDone(t, "ForceFlush", flush(oneSpan(t, l.Addr().String(), countingDials(&dials))))
 	require.ErrorContains(t, err, "sandboxtrace: 1 span lost (1 in total): ")
 	require.ErrorContains(t, err, "400 Bad Request")
 	requests, _ := srv.seen()
@@ -196,7 +198,7 @@ func TestSpanProcessorSendsAgainAfterACutConnection(t *testing.T) {
 	srv.serve(t, l)
 
 	var dials atomic.Int32
-	require.NoError(t, waitFlush(t, flush(oneSpan(t, l.Addr().String(), countingDials(&dials)))))
+	require.NoError(t, waitDone(t, "ForceFlush", flush(oneSpan(t, l.Addr().String(), countingDials(&dials)))))
 	requests, names := srv.seen()
 	assert.Equal(t, 2, requests)
 	assert.Equal(t, []string{"op"}, names, "the second request's")
@@ -212,7 +214,7 @@ func TestSpanProcessorRetriesWithinTheExportTimeout(t *testing.T) {
 
 	var dials atomic.Int32
 	tp := oneSpan(t, addr, countingDials(&dials), sdktrace.WithExportTimeout(500*time.Millisecond))
-	err = waitFlush(t, flush(tp))
+	err = waitDone(t, "ForceFlush", flush(tp))
 	require.ErrorContains(t, err, "sandboxtrace: 1 span lost (1 in total): ")
 	require.ErrorContains(t, err, "attempts: ")
 	require.ErrorIs(t, err, syscall.ECONNREFUSED)
