@@ -2,17 +2,11 @@ package cli
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/x509"
-	"crypto/x509/pkix"
 	"encoding/pem"
 	"errors"
 	"fmt"
 	"io"
 	"log"
-	"math/big"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -21,12 +15,12 @@ import (
 	"sync"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/sandboxaudit/sandboxaudit/internal/spool"
+	"github.com/sandboxaudit/sandboxaudit/internal/testutil/tlstest"
 )
 
 // recorder is an HTTP endpoint that keeps what it was sent.
@@ -273,7 +267,9 @@ func TestReplayTLSWithCAFile(t *testing.T) {
 	path, content := spoolFixture(t)
 
 	// A CA that did not sign the server's certificate is refused ...
-	wrongCA := writeFile(t, "wrong-ca.pem", string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: selfSignedCA(t)})))
+	// (httptest servers all share one built-in certificate, so a fresh one
+	// stands in for the wrong CA.)
+	wrongCA := writeFile(t, "wrong-ca.pem", string(tlstest.New(t).CertPEM))
 	r := run(t, "", "replay", path, "--endpoint", srv.URL, "--retry-for", "0", "--ca-file", wrongCA)
 	assert.Equal(t, exitProblems, r.code)
 	assert.Empty(t, rc.requests())
@@ -317,27 +313,6 @@ func TestReplayUsage(t *testing.T) {
 	assert.Contains(t, r.stderr, "missing")
 	_, err := os.Stat(path + ".missing")
 	assert.True(t, os.IsNotExist(err), "replay must not create a missing spool")
-}
-
-// selfSignedCA returns the DER certificate of a fresh CA (httptest servers
-// all share one built-in certificate, so another one cannot serve as the
-// wrong CA).
-func selfSignedCA(t *testing.T) []byte {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	require.NoError(t, err)
-	tmpl := &x509.Certificate{
-		SerialNumber:          big.NewInt(1),
-		Subject:               pkix.Name{CommonName: "sandboxaudit test CA"},
-		NotBefore:             time.Now().Add(-time.Hour),
-		NotAfter:              time.Now().Add(time.Hour),
-		IsCA:                  true,
-		BasicConstraintsValid: true,
-		KeyUsage:              x509.KeyUsageCertSign,
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	require.NoError(t, err)
-	return der
 }
 
 // TestReplayRefusesBadFlagsUpFront: a FIFO as --ca-file (the client's read
