@@ -271,7 +271,7 @@ func (cfg *Config) Validate() error {
 
 // minRetryInterval is the shortest retry_on_failure interval taken, the
 // spool's replay_interval floor.
-const minRetryInterval = 10 * time.Millisecond
+const minRetryInterval = minReplayInterval
 
 // checkRetry refuses retries that never wait, which configretry takes: the
 // HTTP sink would send each failed request again in a loop (4,000 requests

@@ -3,6 +3,8 @@ package payloadpolicy
 import (
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -52,10 +54,10 @@ func CheckRedactUsed(def auditevent.PolicyOverride, byOp, sinks map[string]audit
 		}
 	}
 	errs := []error{unusedLevel("payload_policy", def, usedDefault)}
-	for _, op := range sortedKeys(byOp) {
+	for _, op := range slices.Sorted(maps.Keys(byOp)) {
 		errs = append(errs, unusedLevel("payload_policy_by_op::"+op, byOp[op], usedOp[op]))
 	}
-	for _, key := range sortedKeys(sinks) {
+	for _, key := range slices.Sorted(maps.Keys(sinks)) {
 		errs = append(errs, unusedLevel(key, sinks[key], usedSink[key]))
 	}
 	return errors.Join(errs...)
@@ -84,13 +86,4 @@ func unusedLevel(key string, o auditevent.PolicyOverride, used bool) error {
 	}
 	return fmt.Errorf("%s::redact: %s written, but redaction is off (redact.enabled: false) wherever this level applies, so they never apply",
 		key, strings.Join(written, ", "))
-}
-
-func sortedKeys(m map[string]auditevent.PolicyOverride) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

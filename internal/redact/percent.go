@@ -86,6 +86,11 @@ func (sc *scanner) encodedAssignment(i, j, v int) int {
 	return sc.cutValue(v, end, kind)
 }
 
+// encodedAuthorityEnd holds the bytes, plain or encoded, that end an
+// encoded URL's authority: urlPassword's, and '&', which ends the query
+// parameter the URL is encoded in.
+const encodedAuthorityEnd = "/?#\"' \t\r\n<>[]&"
+
 // encodedURLPassword cuts the password of an encoded URL's userinfo
 // (user%3Apassword%40host), the authority starting at a. The authority
 // ends where a plain one does, or at an encoded '/', '?', '#', '&' or a
@@ -94,13 +99,13 @@ func (sc *scanner) encodedURLPassword(a int) int {
 	s := sc.s
 	colon, at, atEnd := -1, -1, 0
 	end := a
-	for end < len(s) && strings.IndexByte("/?#\"' \t\r\n<>[]&", s[end]) < 0 {
+	for end < len(s) && strings.IndexByte(encodedAuthorityEnd, s[end]) < 0 {
 		b, n := pctByte(s, end)
 		if n == 0 {
 			end++
 			continue
 		}
-		if strings.IndexByte("/?#\"' \t\r\n<>[]&", b) >= 0 {
+		if strings.IndexByte(encodedAuthorityEnd, b) >= 0 {
 			break
 		}
 		switch {

@@ -228,13 +228,7 @@ func hexPunctLen(s string, i int) int {
 	if i+1 >= len(s) || s[i] < '0' || s[i] > '7' || !isHex(s[i+1]) {
 		return 0
 	}
-	lo := s[i+1] | 0x20 // a-f in either case
-	if lo >= 'a' {
-		lo -= 'a' - 10
-	} else {
-		lo -= '0'
-	}
-	if wordByte[(s[i]-'0')<<4|lo] {
+	if wordByte[(s[i]-'0')<<4|unhex(s[i+1])] {
 		return 0
 	}
 	return 2

@@ -1,6 +1,9 @@
 package redact
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // The formats of vendors other than the common ones formatAt reads itself.
 // Each has a fixed prefix and a fixed or long tail, so that words, paths,
@@ -118,11 +121,7 @@ func dopplerAt(s string, j int) (int, Kind, bool) {
 	}
 	t := runEnd(s, j+1)
 	typ := s[j+1 : t]
-	known := false
-	for _, p := range dopplerTypes {
-		known = known || typ == p
-	}
-	if !known || t >= len(s) || s[t] != '.' {
+	if !slices.Contains(dopplerTypes[:], typ) || t >= len(s) || s[t] != '.' {
 		return 0, 0, false
 	}
 	b := t + 1
