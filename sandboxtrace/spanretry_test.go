@@ -130,23 +130,12 @@ func waitDone(t *testing.T, what string, done <-chan error) error {
 // port takes it.
 func TestSpanProcessorSendsAgainWhileTheCollectorIsAway(t *testing.T) {
 	h := catchOTelErrors(t)
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	addr := l.Addr().String()
-	require.NoError(t, l.Close()) // the port refuses connections now
+	addr := closedPort(t)
 
 	var dials atomic.Int32
 	done := flush(oneSpan(t, addr, countingDials(&dials)))
-	deadline := time.Now().Add(flushBound)
-	for dials.Load() < 3 {
-		select {
-		case err := <-done:
-			t.Fatalf("the export ended after %d refused dials: %v", dials.Load(), err)
-		case <-time.After(10 * time.Millisecond):
-		}
-		require.True(t, time.Now().Before(deadline), "no second dial")
-	}
-	l, err = net.Listen("tcp", addr) // the collector is back
+	waitDials(t, &dials, 3, done)
+	l, err := net.Listen("tcp", addr) // the collector is back
 	require.NoError(t, err)
 	srv := &spansServer{}
 	srv.serve(t, l)
@@ -207,14 +196,9 @@ func TestSpanProcessorSendsAgainAfterACutConnection(t *testing.T) {
 // The retries end with the export's timeout, and the spans are reported
 // lost with the number of attempts.
 func TestSpanProcessorRetriesWithinTheExportTimeout(t *testing.T) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	addr := l.Addr().String()
-	require.NoError(t, l.Close())
-
 	var dials atomic.Int32
-	tp := oneSpan(t, addr, countingDials(&dials), sdktrace.WithExportTimeout(500*time.Millisecond))
-	err = waitDone(t, "ForceFlush", flush(tp))
+	tp := oneSpan(t, closedPort(t), countingDials(&dials), sdktrace.WithExportTimeout(500*time.Millisecond))
+	err := waitDone(t, "ForceFlush", flush(tp))
 	require.ErrorContains(t, err, "sandboxtrace: 1 span lost (1 in total): ")
 	require.ErrorContains(t, err, "attempts: ")
 	require.ErrorIs(t, err, syscall.ECONNREFUSED)
