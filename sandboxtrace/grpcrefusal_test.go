@@ -235,18 +235,7 @@ type grpcLogCollector struct {
 }
 
 func (c *grpcLogCollector) Export(_ context.Context, req *collogs.ExportLogsServiceRequest) (*collogs.ExportLogsServiceResponse, error) {
-	var bodies []string
-	refused := false
-	for _, rl := range req.GetResourceLogs() {
-		for _, sl := range rl.GetScopeLogs() {
-			for _, lr := range sl.GetLogRecords() {
-				bodies = append(bodies, lr.GetBody().GetStringValue())
-				for _, kv := range lr.GetAttributes() {
-					refused = refused || kv.GetKey() == refuseKey
-				}
-			}
-		}
-	}
+	bodies, refused := logBodies(req)
 	if refused {
 		return nil, status.Error(codes.InvalidArgument, "line over max_line_bytes")
 	}

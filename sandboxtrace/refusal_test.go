@@ -79,21 +79,27 @@ func (c *pickyCollector) decode(path string, body []byte) (names []string, refus
 	if path == "/v1/logs" {
 		var req collogs.ExportLogsServiceRequest
 		_ = proto.Unmarshal(body, &req)
-		for _, rl := range req.GetResourceLogs() {
-			for _, sl := range rl.GetScopeLogs() {
-				for _, lr := range sl.GetLogRecords() {
-					names = append(names, lr.GetBody().GetStringValue())
-					for _, kv := range lr.GetAttributes() {
-						refused = refused || kv.GetKey() == refuseKey
-					}
-				}
-			}
-		}
-		return names, refused
+		return logBodies(&req)
 	}
 	var req coltrace.ExportTraceServiceRequest
 	_ = proto.Unmarshal(body, &req)
 	return spanNames(&req)
+}
+
+// logBodies returns the bodies of req's records, and whether one is
+// marked refuseKey.
+func logBodies(req *collogs.ExportLogsServiceRequest) (bodies []string, refused bool) {
+	for _, rl := range req.GetResourceLogs() {
+		for _, sl := range rl.GetScopeLogs() {
+			for _, lr := range sl.GetLogRecords() {
+				bodies = append(bodies, lr.GetBody().GetStringValue())
+				for _, kv := range lr.GetAttributes() {
+					refused = refused || kv.GetKey() == refuseKey
+				}
+			}
+		}
+	}
+	return bodies, refused
 }
 
 // spanNames returns the names of req's spans, and whether one is marked

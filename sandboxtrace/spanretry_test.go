@@ -48,14 +48,9 @@ func (s *spansServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if s.reply != nil && s.reply(w, n) {
 		return
 	}
+	names, _ := spanNames(&req)
 	s.mu.Lock()
-	for _, rs := range req.GetResourceSpans() {
-		for _, ss := range rs.GetScopeSpans() {
-			for _, sp := range ss.GetSpans() {
-				s.names = append(s.names, sp.GetName())
-			}
-		}
-	}
+	s.names = append(s.names, names...)
 	s.mu.Unlock()
 	w.Header().Set("Content-Type", "application/x-protobuf")
 }
