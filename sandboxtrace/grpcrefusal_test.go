@@ -165,7 +165,7 @@ func TestSpanProcessorPartialSuccessCountsTheRejected(t *testing.T) {
 		}}
 		for name, tp := range map[string]func(t *testing.T) *sdktrace.TracerProvider{
 			"grpc": func(t *testing.T) *sdktrace.TracerProvider { return grpcCol.tenSpans(t) },
-			"http": func(t *testing.T) *sdktrace.TracerProvider { return tenSpans(t, httpCol.start(t)) },
+			"http": func(t *testing.T) *sdktrace.TracerProvider { return tenSpans(t, startServer(t, httpCol)) },
 		} {
 			t.Run(name+suffix, func(t *testing.T) {
 				err := waitDone(t, "ForceFlush", flush(tp(t)))
@@ -192,7 +192,7 @@ func logPartialCollector(rejected int64) *pickyCollector {
 // whole request.
 func TestLogProcessorPartialSuccessCountsTheRejected(t *testing.T) {
 	catchOTelErrors(t)
-	exp := logExporter(t, echoCase{}, logPartialCollector(1).start(t))
+	exp := logExporter(t, echoCase{}, startServer(t, logPartialCollector(1)))
 	p := sandboxtrace.NewLogProcessor(exp, sandboxtrace.WithLogExportInterval(time.Hour))
 	lp := sdklog.NewLoggerProvider(sdklog.WithProcessor(p))
 	emitN(lp, 5)
@@ -209,7 +209,7 @@ func TestLogProcessorPartialSuccessCountsTheRejected(t *testing.T) {
 func TestSyncLogProcessorPartialSuccess(t *testing.T) {
 	for rejected, fails := range map[int64]bool{0: false, 1: true} {
 		h := catchOTelErrors(t)
-		p := sandboxtrace.NewSyncLogProcessor(logExporter(t, echoCase{}, logPartialCollector(rejected).start(t)), flushBound)
+		p := sandboxtrace.NewSyncLogProcessor(logExporter(t, echoCase{}, startServer(t, logPartialCollector(rejected))), flushBound)
 		var r sdklog.Record
 		r.SetBody(attribute.StringValue("start"))
 		err := p.OnEmit(context.Background(), &r)

@@ -61,11 +61,21 @@ func (s *spansServer) seen() (requests int, names []string) {
 	return s.requests, append([]string(nil), s.names...)
 }
 
-// serve serves s on l until the test ends.
-func (s *spansServer) serve(t *testing.T, l net.Listener) {
-	srv := &http.Server{Handler: s, ReadHeaderTimeout: flushBound}
+// serveOn serves h on l until the test ends.
+func serveOn(t *testing.T, l net.Listener, h http.Handler) {
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: flushBound}
 	go func() { _ = srv.Serve(l) }()
 	t.Cleanup(func() { _ = srv.Close() })
+}
+
+// startServer serves h on 127.0.0.1 until the test ends, and returns its
+// address.
+func startServer(t *testing.T, h http.Handler) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	serveOn(t, l, h)
+	return l.Addr().String()
 }
 
 // countingDials is an HTTP client that counts its dials.
@@ -133,7 +143,7 @@ func TestSpanProcessorSendsAgainWhileTheCollectorIsAway(t *testing.T) {
 	l, err := net.Listen("tcp", addr) // the collector is back
 	require.NoError(t, err)
 	srv := &spansServer{}
-	srv.serve(t, l)
+	serveOn(t, l, srv)
 
 	require.NoError(t, waitDone(t, "ForceFlush", done))
 	requests, names := srv.seen()
@@ -145,16 +155,13 @@ func TestSpanProcessorSendsAgainWhileTheCollectorIsAway(t *testing.T) {
 // A reply is final: a 400 (the collector refused the spans' content) is
 // not sent again, and the spans are reported lost.
 func TestSpanProcessorDoesNotSendARefusalAgain(t *testing.T) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
 	srv := &spansServer{reply: func(w http.ResponseWriter, _ int) bool {
 		http.Error(w, "no", http.StatusBadRequest)
 		return true
 	}}
-	srv.serve(t, l)
 
 	var dials atomic.Int32
-	err = waitDone(t, "ForceFlush", flush(oneSpan(t, l.Addr().String(), countingDials(&dials))))
+	err := waitDone(t, "ForceFlush", flush(oneSpan(t, startServer(t, srv), countingDials(&dials))))
 	require.ErrorContains(t, err, "sandboxtrace: 1 span lost (1 in total): ")
 	require.ErrorContains(t, err, "400 Bad Request")
 	requests, _ := srv.seen()
@@ -167,8 +174,6 @@ func TestSpanProcessorDoesNotSendARefusalAgain(t *testing.T) {
 // arrive twice, as here; the collector writes a span's start once and its
 // finish as an exact copy (docs/guarantees.md, "Duplicates").
 func TestSpanProcessorSendsAgainAfterACutConnection(t *testing.T) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
 	srv := &spansServer{reply: func(w http.ResponseWriter, n int) bool {
 		if n > 1 {
 			return false
@@ -179,10 +184,9 @@ func TestSpanProcessorSendsAgainAfterACutConnection(t *testing.T) {
 		}
 		return true
 	}}
-	srv.serve(t, l)
 
 	var dials atomic.Int32
-	require.NoError(t, waitDone(t, "ForceFlush", flush(oneSpan(t, l.Addr().String(), countingDials(&dials)))))
+	require.NoError(t, waitDone(t, "ForceFlush", flush(oneSpan(t, startServer(t, srv), countingDials(&dials)))))
 	requests, names := srv.seen()
 	assert.Equal(t, 2, requests)
 	assert.Equal(t, []string{"op"}, names, "the second request's")
