@@ -66,16 +66,24 @@ func (c *grpcCollector) seen() (requests []int, written []string) {
 // otlptracegrpc with its own retries off.
 func (c *grpcCollector) tenSpans(t *testing.T, opts ...sdktrace.BatchSpanProcessorOption) *sdktrace.TracerProvider {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	srv := grpc.NewServer()
-	coltrace.RegisterTraceServiceServer(srv, c)
-	go func() { _ = srv.Serve(l) }()
-	t.Cleanup(srv.Stop)
-	exp, err := otlptracegrpc.New(context.Background(), otlptracegrpc.WithEndpoint(l.Addr().String()),
+	addr := startGRPC(t, func(srv *grpc.Server) { coltrace.RegisterTraceServiceServer(srv, c) })
+	exp, err := otlptracegrpc.New(context.Background(), otlptracegrpc.WithEndpoint(addr),
 		otlptracegrpc.WithInsecure(), otlptracegrpc.WithRetry(otlptracegrpc.RetryConfig{Enabled: false}))
 	require.NoError(t, err)
 	return tenSpansTo(t, exp, opts...)
+}
+
+// startGRPC serves a gRPC server with what register adds on 127.0.0.1
+// until the test ends, and returns its address.
+func startGRPC(t *testing.T, register func(*grpc.Server)) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	srv := grpc.NewServer()
+	register(srv)
+	go func() { _ = srv.Serve(l) }()
+	t.Cleanup(srv.Stop)
+	return l.Addr().String()
 }
 
 // refuseMarked answers a request with a marked span with err, as the
@@ -250,13 +258,8 @@ func (c *grpcLogCollector) Export(_ context.Context, req *collogs.ExportLogsServ
 func TestLogProcessorGRPCRefusedRecordFailsAlone(t *testing.T) {
 	catchOTelErrors(t)
 	col := &grpcLogCollector{}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	srv := grpc.NewServer()
-	collogs.RegisterLogsServiceServer(srv, col)
-	go func() { _ = srv.Serve(l) }()
-	t.Cleanup(srv.Stop)
-	exp, err := otlploggrpc.New(context.Background(), otlploggrpc.WithEndpoint(l.Addr().String()),
+	addr := startGRPC(t, func(srv *grpc.Server) { collogs.RegisterLogsServiceServer(srv, col) })
+	exp, err := otlploggrpc.New(context.Background(), otlploggrpc.WithEndpoint(addr),
 		otlploggrpc.WithInsecure(), otlploggrpc.WithRetry(otlploggrpc.RetryConfig{Enabled: false}))
 	require.NoError(t, err)
 	p := sandboxtrace.NewLogProcessor(exp, sandboxtrace.WithLogExportInterval(time.Hour))
