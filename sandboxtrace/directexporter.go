@@ -275,9 +275,8 @@ func (e *DirectLogExporter) roundTrip(body []byte) error {
 
 // checkReply turns the collector's answer into the export's result.
 func checkReply(resp *http.Response, reply []byte) error {
-	// The reason phrase is the server's text, of any length.
-	status := safetext.EscapeCut(resp.Status, 60)
 	if resp.StatusCode != http.StatusOK {
+		status := shownStatus(resp)
 		err := fmt.Errorf("log endpoint: %s", status)
 		if msg := refusalMessage(resp, reply); msg != "" {
 			err = fmt.Errorf("log endpoint: %s: %s", status, msg)
@@ -294,7 +293,7 @@ func checkReply(resp *http.Response, reply []byte) error {
 	// anything else (an endpoint set to the wrong service) acknowledges
 	// nothing.
 	if !isProtobuf(resp) {
-		return fmt.Errorf("log endpoint: %s is not an OTLP reply (Content-Type %q)", status, safetext.EscapeCut(resp.Header.Get("Content-Type"), 60))
+		return fmt.Errorf("log endpoint: %s is not an OTLP reply (Content-Type %q)", shownStatus(resp), safetext.EscapeCut(resp.Header.Get("Content-Type"), 60))
 	}
 	var r collogs.ExportLogsServiceResponse
 	if err := proto.Unmarshal(reply, &r); err != nil {
@@ -309,6 +308,12 @@ func checkReply(resp *http.Response, reply []byte) error {
 		otel.Handle(fmt.Errorf("log endpoint: %s%s (0 log records rejected)", partialPrefix, safetext.EscapeCut(msg, partialWidth)))
 	}
 	return nil
+}
+
+// shownStatus is resp's status as an error quotes it: the reason phrase
+// is the server's text, of any length. Only a failed export needs it.
+func shownStatus(resp *http.Response) string {
+	return safetext.EscapeCut(resp.Status, 60)
 }
 
 // refusedError is a request refused whole for its content (the

@@ -66,16 +66,24 @@ func (c *grpcCollector) seen() (requests []int, written []string) {
 // otlptracegrpc with its own retries off.
 func (c *grpcCollector) tenSpans(t *testing.T, opts ...sdktrace.BatchSpanProcessorOption) *sdktrace.TracerProvider {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	srv := grpc.NewServer()
-	coltrace.RegisterTraceServiceServer(srv, c)
-	go func() { _ = srv.Serve(l) }()
-	t.Cleanup(srv.Stop)
-	exp, err := otlptracegrpc.New(context.Background(), otlptracegrpc.WithEndpoint(l.Addr().String()),
+	addr := startGRPC(t, func(srv *grpc.Server) { coltrace.RegisterTraceServiceServer(srv, c) })
+	exp, err := otlptracegrpc.New(context.Background(), otlptracegrpc.WithEndpoint(addr),
 		otlptracegrpc.WithInsecure(), otlptracegrpc.WithRetry(otlptracegrpc.RetryConfig{Enabled: false}))
 	require.NoError(t, err)
 	return tenSpansTo(t, exp, opts...)
+}
+
+// startGRPC serves a gRPC server with what register adds on 127.0.0.1
+// until the test ends, and returns its address.
+func startGRPC(t *testing.T, register func(*grpc.Server)) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	srv := grpc.NewServer()
+	register(srv)
+	go func() { _ = srv.Serve(l) }()
+	t.Cleanup(srv.Stop)
+	return l.Addr().String()
 }
 
 // refuseMarked answers a request with a marked span with err, as the
@@ -165,7 +173,7 @@ func TestSpanProcessorPartialSuccessCountsTheRejected(t *testing.T) {
 		}}
 		for name, tp := range map[string]func(t *testing.T) *sdktrace.TracerProvider{
 			"grpc": func(t *testing.T) *sdktrace.TracerProvider { return grpcCol.tenSpans(t) },
-			"http": func(t *testing.T) *sdktrace.TracerProvider { return tenSpans(t, httpCol.start(t)) },
+			"http": func(t *testing.T) *sdktrace.TracerProvider { return tenSpans(t, startServer(t, httpCol)) },
 		} {
 			t.Run(name+suffix, func(t *testing.T) {
 				err := waitDone(t, "ForceFlush", flush(tp(t)))
@@ -192,7 +200,7 @@ func logPartialCollector(rejected int64) *pickyCollector {
 // whole request.
 func TestLogProcessorPartialSuccessCountsTheRejected(t *testing.T) {
 	catchOTelErrors(t)
-	exp := logExporter(t, echoCase{}, logPartialCollector(1).start(t))
+	exp := logExporter(t, echoCase{}, startServer(t, logPartialCollector(1)))
 	p := sandboxtrace.NewLogProcessor(exp, sandboxtrace.WithLogExportInterval(time.Hour))
 	lp := sdklog.NewLoggerProvider(sdklog.WithProcessor(p))
 	emitN(lp, 5)
@@ -209,7 +217,7 @@ func TestLogProcessorPartialSuccessCountsTheRejected(t *testing.T) {
 func TestSyncLogProcessorPartialSuccess(t *testing.T) {
 	for rejected, fails := range map[int64]bool{0: false, 1: true} {
 		h := catchOTelErrors(t)
-		p := sandboxtrace.NewSyncLogProcessor(logExporter(t, echoCase{}, logPartialCollector(rejected).start(t)), flushBound)
+		p := sandboxtrace.NewSyncLogProcessor(logExporter(t, echoCase{}, startServer(t, logPartialCollector(rejected))), flushBound)
 		var r sdklog.Record
 		r.SetBody(attribute.StringValue("start"))
 		err := p.OnEmit(context.Background(), &r)
@@ -235,18 +243,7 @@ type grpcLogCollector struct {
 }
 
 func (c *grpcLogCollector) Export(_ context.Context, req *collogs.ExportLogsServiceRequest) (*collogs.ExportLogsServiceResponse, error) {
-	var bodies []string
-	refused := false
-	for _, rl := range req.GetResourceLogs() {
-		for _, sl := range rl.GetScopeLogs() {
-			for _, lr := range sl.GetLogRecords() {
-				bodies = append(bodies, lr.GetBody().GetStringValue())
-				for _, kv := range lr.GetAttributes() {
-					refused = refused || kv.GetKey() == refuseKey
-				}
-			}
-		}
-	}
+	bodies, refused := logBodies(req)
 	if refused {
 		return nil, status.Error(codes.InvalidArgument, "line over max_line_bytes")
 	}
@@ -261,13 +258,8 @@ func (c *grpcLogCollector) Export(_ context.Context, req *collogs.ExportLogsServ
 func TestLogProcessorGRPCRefusedRecordFailsAlone(t *testing.T) {
 	catchOTelErrors(t)
 	col := &grpcLogCollector{}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	srv := grpc.NewServer()
-	collogs.RegisterLogsServiceServer(srv, col)
-	go func() { _ = srv.Serve(l) }()
-	t.Cleanup(srv.Stop)
-	exp, err := otlploggrpc.New(context.Background(), otlploggrpc.WithEndpoint(l.Addr().String()),
+	addr := startGRPC(t, func(srv *grpc.Server) { collogs.RegisterLogsServiceServer(srv, col) })
+	exp, err := otlploggrpc.New(context.Background(), otlploggrpc.WithEndpoint(addr),
 		otlploggrpc.WithInsecure(), otlploggrpc.WithRetry(otlploggrpc.RetryConfig{Enabled: false}))
 	require.NoError(t, err)
 	p := sandboxtrace.NewLogProcessor(exp, sandboxtrace.WithLogExportInterval(time.Hour))

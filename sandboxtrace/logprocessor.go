@@ -282,23 +282,20 @@ func (p *LogProcessor) exportPart(part []sdklog.Record) error {
 	// worker must not retry for the rest of the timeout behind it.
 	ctx, cancel := context.WithTimeout(p.stopping, p.timeout)
 	defer cancel()
-	giveUp := retryUntil(ctx, 0)
-	h := halving[sdklog.Record]{
-		send: func(part []sdklog.Record) error {
-			return exportRetrying(ctx, giveUp, func(ctx context.Context) error {
-				return exportRecovering(ctx, p.exp, part)
-			})
-		},
-		settle: func(part []sdklog.Record, err error) error {
-			if err != nil {
-				err = p.lose(lostOf(len(part), err), err)
-				otel.Handle(err)
-			}
-			return err
-		},
-		next: untilDone[sdklog.Record](ctx),
-	}
+	h := retryingHalving(ctx, retryUntil(ctx, 0), func(ctx context.Context, part []sdklog.Record) error {
+		return exportRecovering(ctx, p.exp, part)
+	}, p.settle)
 	return h.export(part)
+}
+
+// settle counts the records of part lost to err, if any (of a partial
+// success, the rejected ones only), and reports the loss.
+func (p *LogProcessor) settle(part []sdklog.Record, err error) error {
+	if err != nil {
+		err = p.lose(lostOf(len(part), err), err)
+		otel.Handle(err)
+	}
+	return err
 }
 
 // exportRecovering is exp.Export, where a panic in the exporter fails the

@@ -18,6 +18,7 @@ import (
 	collogs "go.opentelemetry.io/proto/otlp/collector/logs/v1"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/sandboxaudit/sandboxaudit/internal/testutil/loopback"
 	"github.com/sandboxaudit/sandboxaudit/sandboxtrace"
 )
 
@@ -25,11 +26,9 @@ import (
 // the test listens on it again.
 func closedPort(t *testing.T) string {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	addrs, err := loopback.FreeAddrs(1)
 	require.NoError(t, err)
-	addr := l.Addr().String()
-	require.NoError(t, l.Close())
-	return addr
+	return addrs[0]
 }
 
 // logsServerOn is a logsServer listening on l.

@@ -2,8 +2,6 @@ package sandboxtrace
 
 import (
 	"context"
-	"net"
-	"syscall"
 	"testing"
 	"time"
 
@@ -22,7 +20,7 @@ func (e *awayLogExporter) Export(context.Context, []sdklog.Record) error {
 	case e.first <- struct{}{}:
 	default:
 	}
-	return &net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED}
+	return refusedDial()
 }
 
 func (e *awayLogExporter) Shutdown(context.Context) error   { return nil }

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc/codes"
@@ -47,6 +48,19 @@ func (h halving[T]) export(items []T) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// retryingHalving is the halving of an export bounded by ctx whose every
+// request goes again while it gets no reply (exportRetrying), until
+// giveUp: the span and log processors share it.
+func retryingHalving[T any](ctx context.Context, giveUp time.Time, export func(context.Context, []T) error, settle func([]T, error) error) halving[T] {
+	return halving[T]{
+		send: func(part []T) error {
+			return exportRetrying(ctx, giveUp, func(ctx context.Context) error { return export(ctx, part) })
+		},
+		settle: settle,
+		next:   untilDone[T](ctx),
+	}
 }
 
 // untilDone is a halving's next for an export bounded by ctx: halves go

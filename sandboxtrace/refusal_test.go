@@ -3,7 +3,6 @@ package sandboxtrace_test
 import (
 	"context"
 	"io"
-	"net"
 	"net/http"
 	"slices"
 	"sync"
@@ -79,21 +78,27 @@ func (c *pickyCollector) decode(path string, body []byte) (names []string, refus
 	if path == "/v1/logs" {
 		var req collogs.ExportLogsServiceRequest
 		_ = proto.Unmarshal(body, &req)
-		for _, rl := range req.GetResourceLogs() {
-			for _, sl := range rl.GetScopeLogs() {
-				for _, lr := range sl.GetLogRecords() {
-					names = append(names, lr.GetBody().GetStringValue())
-					for _, kv := range lr.GetAttributes() {
-						refused = refused || kv.GetKey() == refuseKey
-					}
-				}
-			}
-		}
-		return names, refused
+		return logBodies(&req)
 	}
 	var req coltrace.ExportTraceServiceRequest
 	_ = proto.Unmarshal(body, &req)
 	return spanNames(&req)
+}
+
+// logBodies returns the bodies of req's records, and whether one is
+// marked refuseKey.
+func logBodies(req *collogs.ExportLogsServiceRequest) (bodies []string, refused bool) {
+	for _, rl := range req.GetResourceLogs() {
+		for _, sl := range rl.GetScopeLogs() {
+			for _, lr := range sl.GetLogRecords() {
+				bodies = append(bodies, lr.GetBody().GetStringValue())
+				for _, kv := range lr.GetAttributes() {
+					refused = refused || kv.GetKey() == refuseKey
+				}
+			}
+		}
+	}
+	return bodies, refused
 }
 
 // spanNames returns the names of req's spans, and whether one is marked
@@ -116,17 +121,6 @@ func (c *pickyCollector) seen() (requests []int, written []string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return slices.Clone(c.requests), slices.Clone(c.written)
-}
-
-// start serves c on 127.0.0.1 until the test ends, and returns its address.
-func (c *pickyCollector) start(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	srv := &http.Server{Handler: c, ReadHeaderTimeout: flushBound}
-	go func() { _ = srv.Serve(l) }()
-	t.Cleanup(func() { _ = srv.Close() })
-	return l.Addr().String()
 }
 
 // tenSpans ends spans s0 … s9 on a provider exporting through
@@ -163,7 +157,7 @@ func tenSpansTo(t *testing.T, exp sdktrace.SpanExporter, opts ...sdktrace.BatchS
 func TestSpanProcessorRefusedSpanFailsAlone(t *testing.T) {
 	h := catchOTelErrors(t)
 	col := &pickyCollector{}
-	err := waitDone(t, "ForceFlush", flush(tenSpans(t, col.start(t))))
+	err := waitDone(t, "ForceFlush", flush(tenSpans(t, startServer(t, col))))
 	require.ErrorContains(t, err, "sandboxtrace: 1 span lost (1 in total): ")
 	require.ErrorContains(t, err, "400 Bad Request")
 	requests, written := col.seen()
@@ -197,7 +191,7 @@ func TestSpanProcessorDoesNotSplitUnlessRefused(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			col := &pickyCollector{fail: fail}
-			tp := tenSpans(t, col.start(t), sdktrace.WithExportTimeout(300*time.Millisecond))
+			tp := tenSpans(t, startServer(t, col), sdktrace.WithExportTimeout(300*time.Millisecond))
 			err := waitDone(t, "ForceFlush", flush(tp))
 			require.ErrorContains(t, err, "sandboxtrace: 10 spans lost (10 in total): ")
 			requests, written := col.seen()
@@ -223,7 +217,7 @@ func TestSpanProcessorSplitsWithinTheExportTimeout(t *testing.T) {
 		case <-time.After(flushBound):
 		}
 	}}
-	tp := tenSpans(t, col.start(t), sdktrace.WithExportTimeout(300*time.Millisecond))
+	tp := tenSpans(t, startServer(t, col), sdktrace.WithExportTimeout(300*time.Millisecond))
 	err := waitDone(t, "ForceFlush", flush(tp))
 	require.ErrorContains(t, err, "sandboxtrace: 5 spans lost (5 in total): ")
 	require.ErrorContains(t, err, "sandboxtrace: 5 spans lost (10 in total): ")
@@ -238,7 +232,7 @@ func TestSpanProcessorSplitsWithinTheExportTimeout(t *testing.T) {
 func TestLogProcessorRefusedRecordFailsAlone(t *testing.T) {
 	catchOTelErrors(t)
 	col := &pickyCollector{}
-	exp, err := otlploghttp.New(context.Background(), otlploghttp.WithEndpoint(col.start(t)),
+	exp, err := otlploghttp.New(context.Background(), otlploghttp.WithEndpoint(startServer(t, col)),
 		otlploghttp.WithInsecure(), otlploghttp.WithRetry(otlploghttp.RetryConfig{Enabled: false}))
 	require.NoError(t, err)
 	p := sandboxtrace.NewLogProcessor(exp, sandboxtrace.WithLogExportInterval(time.Hour))

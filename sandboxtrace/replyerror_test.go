@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"strings"
 	"testing"
@@ -45,17 +44,6 @@ func (s echoingServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	_, _ = fmt.Fprintf(buf, "HTTP/1.1 %s\r\nContent-Type: text/plain\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s",
 		s.status, len(echoBody), echoBody)
 	_ = buf.Flush()
-}
-
-// start serves s on 127.0.0.1 until the test ends, and returns its address.
-func (s echoingServer) start(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	srv := &http.Server{Handler: s, ReadHeaderTimeout: flushBound}
-	go func() { _ = srv.Serve(l) }()
-	t.Cleanup(func() { _ = srv.Close() })
-	return l.Addr().String()
 }
 
 // echoCase is a reply and what the errors must say of it.
@@ -133,7 +121,7 @@ func TestSpanProcessorErrorsLeaveOutTheReplyBody(t *testing.T) {
 			if c.retry {
 				retry = quickRetry
 			}
-			exp, err := otlptracehttp.New(context.Background(), otlptracehttp.WithEndpoint(echoingServer{c.status}.start(t)),
+			exp, err := otlptracehttp.New(context.Background(), otlptracehttp.WithEndpoint(startServer(t, echoingServer{c.status})),
 				otlptracehttp.WithInsecure(), otlptracehttp.WithRetry(retry))
 			require.NoError(t, err)
 			tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(
@@ -173,7 +161,7 @@ func TestLogProcessorErrorsLeaveOutTheReplyBody(t *testing.T) {
 	for name, c := range echoCases {
 		t.Run(name, func(t *testing.T) {
 			h := catchOTelErrors(t)
-			p := sandboxtrace.NewLogProcessor(logExporter(t, c, echoingServer{c.status}.start(t)),
+			p := sandboxtrace.NewLogProcessor(logExporter(t, c, startServer(t, echoingServer{c.status})),
 				sandboxtrace.WithLogExportInterval(time.Hour))
 			lp := sdklog.NewLoggerProvider(sdklog.WithProcessor(p))
 			var r log.Record
@@ -199,7 +187,7 @@ func TestSyncLogProcessorErrorsLeaveOutTheReplyBody(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			h := catchOTelErrors(t)
 			lp := sdklog.NewLoggerProvider(sdklog.WithProcessor(
-				sandboxtrace.NewSyncLogProcessor(logExporter(t, c, echoingServer{c.status}.start(t)), flushBound)))
+				sandboxtrace.NewSyncLogProcessor(logExporter(t, c, startServer(t, echoingServer{c.status})), flushBound)))
 			t.Cleanup(func() { _ = lp.Shutdown(context.Background()) })
 			rec := newRecorder(t)
 

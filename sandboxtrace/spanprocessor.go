@@ -52,16 +52,9 @@ type countingSpanExporter struct {
 
 func (c *countingSpanExporter) ExportSpans(ctx context.Context, spans []sdktrace.ReadOnlySpan) error {
 	// One bound for the whole export: its parts and halves share it.
-	giveUp := retryUntil(ctx, c.retryFor)
-	h := halving[sdktrace.ReadOnlySpan]{
-		send: func(part []sdktrace.ReadOnlySpan) error {
-			return exportRetrying(ctx, giveUp, func(ctx context.Context) error {
-				return scrubReply(c.SpanExporter.ExportSpans(ctx, part))
-			})
-		},
-		settle: c.settle,
-		next:   untilDone[sdktrace.ReadOnlySpan](ctx),
-	}
+	h := retryingHalving(ctx, retryUntil(ctx, c.retryFor), func(ctx context.Context, part []sdktrace.ReadOnlySpan) error {
+		return scrubReply(c.SpanExporter.ExportSpans(ctx, part))
+	}, c.settle)
 	size := func(i int) int { return spanSize(spans[i]) }
 	return exportInParts(spans, size, h.export)
 }

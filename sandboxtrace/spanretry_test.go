@@ -48,14 +48,9 @@ func (s *spansServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if s.reply != nil && s.reply(w, n) {
 		return
 	}
+	names, _ := spanNames(&req)
 	s.mu.Lock()
-	for _, rs := range req.GetResourceSpans() {
-		for _, ss := range rs.GetScopeSpans() {
-			for _, sp := range ss.GetSpans() {
-				s.names = append(s.names, sp.GetName())
-			}
-		}
-	}
+	s.names = append(s.names, names...)
 	s.mu.Unlock()
 	w.Header().Set("Content-Type", "application/x-protobuf")
 }
@@ -66,11 +61,21 @@ func (s *spansServer) seen() (requests int, names []string) {
 	return s.requests, append([]string(nil), s.names...)
 }
 
-// serve serves s on l until the test ends.
-func (s *spansServer) serve(t *testing.T, l net.Listener) {
-	srv := &http.Server{Handler: s, ReadHeaderTimeout: flushBound}
+// serveOn serves h on l until the test ends.
+func serveOn(t *testing.T, l net.Listener, h http.Handler) {
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: flushBound}
 	go func() { _ = srv.Serve(l) }()
 	t.Cleanup(func() { _ = srv.Close() })
+}
+
+// startServer serves h on 127.0.0.1 until the test ends, and returns its
+// address.
+func startServer(t *testing.T, h http.Handler) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	serveOn(t, l, h)
+	return l.Addr().String()
 }
 
 // countingDials is an HTTP client that counts its dials.
@@ -130,26 +135,15 @@ func waitDone(t *testing.T, what string, done <-chan error) error {
 // port takes it.
 func TestSpanProcessorSendsAgainWhileTheCollectorIsAway(t *testing.T) {
 	h := catchOTelErrors(t)
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	addr := l.Addr().String()
-	require.NoError(t, l.Close()) // the port refuses connections now
+	addr := closedPort(t)
 
 	var dials atomic.Int32
 	done := flush(oneSpan(t, addr, countingDials(&dials)))
-	deadline := time.Now().Add(flushBound)
-	for dials.Load() < 3 {
-		select {
-		case err := <-done:
-			t.Fatalf("the export ended after %d refused dials: %v", dials.Load(), err)
-		case <-time.After(10 * time.Millisecond):
-		}
-		require.True(t, time.Now().Before(deadline), "no second dial")
-	}
-	l, err = net.Listen("tcp", addr) // the collector is back
+	waitDials(t, &dials, 3, done)
+	l, err := net.Listen("tcp", addr) // the collector is back
 	require.NoError(t, err)
 	srv := &spansServer{}
-	srv.serve(t, l)
+	serveOn(t, l, srv)
 
 	require.NoError(t, waitDone(t, "ForceFlush", done))
 	requests, names := srv.seen()
@@ -161,16 +155,13 @@ func TestSpanProcessorSendsAgainWhileTheCollectorIsAway(t *testing.T) {
 // A reply is final: a 400 (the collector refused the spans' content) is
 // not sent again, and the spans are reported lost.
 func TestSpanProcessorDoesNotSendARefusalAgain(t *testing.T) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
 	srv := &spansServer{reply: func(w http.ResponseWriter, _ int) bool {
 		http.Error(w, "no", http.StatusBadRequest)
 		return true
 	}}
-	srv.serve(t, l)
 
 	var dials atomic.Int32
-	err = waitDone(t, "ForceFlush", flush(oneSpan(t, l.Addr().String(), countingDials(&dials))))
+	err := waitDone(t, "ForceFlush", flush(oneSpan(t, startServer(t, srv), countingDials(&dials))))
 	require.ErrorContains(t, err, "sandboxtrace: 1 span lost (1 in total): ")
 	require.ErrorContains(t, err, "400 Bad Request")
 	requests, _ := srv.seen()
@@ -183,8 +174,6 @@ func TestSpanProcessorDoesNotSendARefusalAgain(t *testing.T) {
 // arrive twice, as here; the collector writes a span's start once and its
 // finish as an exact copy (docs/guarantees.md, "Duplicates").
 func TestSpanProcessorSendsAgainAfterACutConnection(t *testing.T) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
 	srv := &spansServer{reply: func(w http.ResponseWriter, n int) bool {
 		if n > 1 {
 			return false
@@ -195,10 +184,9 @@ func TestSpanProcessorSendsAgainAfterACutConnection(t *testing.T) {
 		}
 		return true
 	}}
-	srv.serve(t, l)
 
 	var dials atomic.Int32
-	require.NoError(t, waitDone(t, "ForceFlush", flush(oneSpan(t, l.Addr().String(), countingDials(&dials)))))
+	require.NoError(t, waitDone(t, "ForceFlush", flush(oneSpan(t, startServer(t, srv), countingDials(&dials)))))
 	requests, names := srv.seen()
 	assert.Equal(t, 2, requests)
 	assert.Equal(t, []string{"op"}, names, "the second request's")
@@ -207,14 +195,9 @@ func TestSpanProcessorSendsAgainAfterACutConnection(t *testing.T) {
 // The retries end with the export's timeout, and the spans are reported
 // lost with the number of attempts.
 func TestSpanProcessorRetriesWithinTheExportTimeout(t *testing.T) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	addr := l.Addr().String()
-	require.NoError(t, l.Close())
-
 	var dials atomic.Int32
-	tp := oneSpan(t, addr, countingDials(&dials), sdktrace.WithExportTimeout(500*time.Millisecond))
-	err = waitDone(t, "ForceFlush", flush(tp))
+	tp := oneSpan(t, closedPort(t), countingDials(&dials), sdktrace.WithExportTimeout(500*time.Millisecond))
+	err := waitDone(t, "ForceFlush", flush(tp))
 	require.ErrorContains(t, err, "sandboxtrace: 1 span lost (1 in total): ")
 	require.ErrorContains(t, err, "attempts: ")
 	require.ErrorIs(t, err, syscall.ECONNREFUSED)

@@ -38,6 +38,11 @@ func (e *refusingThenAway) ExportSpans(_ context.Context, spans []sdktrace.ReadO
 	case 2:
 		time.Sleep(e.stall)
 	}
+	return refusedDial()
+}
+
+// refusedDial is the error of a dial the collector's port refused.
+func refusedDial() error {
 	return &net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED}
 }
 
@@ -61,7 +66,7 @@ func TestSpanRetriesShareOneWindowWithoutExportTimeout(t *testing.T) {
 
 // The attempts are counted in the error, in the singular for one.
 func TestExportRetryingCountsAttempts(t *testing.T) {
-	refused := &net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED}
+	refused := refusedDial()
 	err := exportRetrying(context.Background(), time.Now(), func(context.Context) error { return refused })
 	require.ErrorIs(t, err, refused)
 	assert.Equal(t, "1 attempt: dial tcp: connection refused", err.Error())

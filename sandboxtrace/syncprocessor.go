@@ -100,7 +100,7 @@ type syncRecord struct {
 	// Guarded by the processor's mu.
 	taken   bool // in an export
 	expired bool // its wait is over: errSyncDeadline was sent, or its ctx ended
-	left    bool // left out of a request sent again (sendRetrying)
+	left    bool // left out of a request sent again (leaveOut)
 }
 
 // NewSyncLogProcessor returns a started SyncLogProcessor exporting to exp.
@@ -343,7 +343,7 @@ func (p *SyncLogProcessor) exportSplitting(batch []*syncRecord, deadline time.Ti
 			return nil
 		},
 		next: func(half []*syncRecord, refusal error) ([]*syncRecord, error) {
-			half = p.waited(half)
+			half = p.leaveOut(half)
 			if len(half) > 0 && !time.Now().Before(deadline) {
 				return half, errors.Join(p.timeoutError(), refusal)
 			}
@@ -388,21 +388,9 @@ func acknowledged(err error) error {
 	return err
 }
 
-// waited returns the records of batch whose emitters still wait.
-func (p *SyncLogProcessor) waited(batch []*syncRecord) []*syncRecord {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	out := make([]*syncRecord, 0, len(batch))
-	for _, sr := range batch {
-		if !sr.expired {
-			out = append(out, sr)
-		}
-	}
-	return out
-}
-
 // leaveOut returns the records of batch whose emitters still wait, and
-// marks the others left out of the request that goes again.
+// marks the others left out of the request that goes again: a retry, or a
+// refused request's half.
 func (p *SyncLogProcessor) leaveOut(batch []*syncRecord) []*syncRecord {
 	p.mu.Lock()
 	defer p.mu.Unlock()

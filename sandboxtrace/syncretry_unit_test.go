@@ -2,8 +2,6 @@ package sandboxtrace
 
 import (
 	"context"
-	"net"
-	"syscall"
 	"testing"
 	"time"
 
@@ -24,7 +22,7 @@ func (e *awayOnceLogExporter) Export(_ context.Context, records []sdklog.Record)
 	e.sizes = append(e.sizes, len(records))
 	if len(e.sizes) == 1 {
 		e.between()
-		return &net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED}
+		return refusedDial()
 	}
 	return nil
 }
@@ -70,7 +68,7 @@ func (e *awayCtxExporter) Export(context.Context, []sdklog.Record) error {
 	if e.calls++; e.calls == 1 {
 		e.first()
 	}
-	return &net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED}
+	return refusedDial()
 }
 
 func (e *awayCtxExporter) Shutdown(context.Context) error   { return nil }
