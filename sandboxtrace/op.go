@@ -196,38 +196,15 @@ func (o *Op) Finish(opts FinishOptions) error {
 	if !o.finished.CompareAndSwap(false, true) {
 		return nil
 	}
-	o.mu.Lock()
-	data, stdout, stderr, notOK := o.finishData, o.stdout, o.stderr, o.notOK || opts.NotOK
-	o.mu.Unlock()
-	if opts.Data != nil {
-		data = opts.Data
-	}
-	if opts.Err != nil {
-		// As the reference: a failed operation's finish data is its start
-		// data; what was set for a success does not survive.
-		data = nil
-	}
-	if opts.Stdout != nil {
-		stdout = opts.Stdout
-	}
-	if opts.Stderr != nil {
-		stderr = opts.Stderr
-	}
-
+	in := o.finishInputs(opts)
 	var problems []error
-	finishData := o.startData
-	if data != nil {
-		fd, err := marshalData(data)
-		if err != nil {
-			problems = append(problems, fmt.Errorf("sandboxtrace: %s finish data: %w", o.op, err))
-			finishData = nil
-		} else {
-			finishData = fd
-		}
+	finishData, err := o.finishDataOf(in.data)
+	if err != nil {
+		problems = append(problems, err)
 	}
 
 	seq, ts := o.s.nextEvent()
-	fin := finishEvent{seq: seq, ts: ts, id: uuid.New(), ok: opts.Err == nil && !notOK,
+	fin := finishEvent{seq: seq, ts: ts, id: uuid.New(), ok: opts.Err == nil && !in.notOK,
 		durationMS: float64(ts.Sub(o.runStart)) / float64(time.Millisecond), data: finishData}
 	attrs := make([]attribute.KeyValue, 0, 12)
 	attrs = append(attrs,
@@ -238,36 +215,15 @@ func (o *Op) Finish(opts FinishOptions) error {
 	)
 	if finishData != nil {
 		attrs = append(attrs, attribute.String(semconv.AttrFinishData, string(finishData)))
-		attrs = appendFlatCopies(attrs, data)
+		attrs = appendFlatCopies(attrs, in.data)
 	}
-	if o.s.captureOutput {
-		if stdout != nil {
-			fin.stdout = cutOutput(stdout, o.s.maxOutputBytes)
-			attrs = append(attrs, attribute.String(semconv.AttrExecStdoutBytes, base64.StdEncoding.EncodeToString(fin.stdout)))
-		}
-		if stderr != nil {
-			fin.stderr = cutOutput(stderr, o.s.maxOutputBytes)
-			attrs = append(attrs, attribute.String(semconv.AttrExecStderrBytes, base64.StdEncoding.EncodeToString(fin.stderr)))
-		}
-	}
+	attrs = o.appendOutput(attrs, &fin, in)
 	if opts.Err != nil {
-		f := safeFieldsOf(opts.Err)
-		if err := checkCode(f.code); err != nil {
+		var err error
+		if attrs, err = o.appendError(attrs, &fin, opts.Err); err != nil {
 			problems = append(problems, err)
-			f.code = ""
 		}
-		attrs = append(attrs,
-			attribute.String(semconv.AttrErrorType, f.typ),
-			attribute.String(semconv.AttrErrorMessage, f.message))
-		if f.code != "" {
-			attrs = append(attrs, attribute.String(semconv.AttrErrorCode, f.code))
-		}
-		if f.retryable != nil {
-			attrs = append(attrs, attribute.Bool(semconv.AttrErrorRetryable, *f.retryable))
-		}
-		fin.err = &f
-		o.span.SetStatus(codes.Error, f.message)
-	} else if notOK {
+	} else if in.notOK {
 		// No description: the mapping would read it as error_message.
 		o.span.SetStatus(codes.Error, "")
 	}
@@ -280,6 +236,87 @@ func (o *Op) Finish(opts FinishOptions) error {
 	}
 	o.span.End(trace.WithTimestamp(ts))
 	return errors.Join(problems...)
+}
+
+// finishInputs are what Finish writes: what the Op was given while it ran,
+// overridden by the options.
+type finishInputs struct {
+	data           map[string]any
+	stdout, stderr []byte
+	notOK          bool
+}
+
+func (o *Op) finishInputs(opts FinishOptions) finishInputs {
+	o.mu.Lock()
+	in := finishInputs{data: o.finishData, stdout: o.stdout, stderr: o.stderr, notOK: o.notOK || opts.NotOK}
+	o.mu.Unlock()
+	if opts.Data != nil {
+		in.data = opts.Data
+	}
+	if opts.Err != nil {
+		// As the reference: a failed operation's finish data is its start
+		// data; what was set for a success does not survive.
+		in.data = nil
+	}
+	if opts.Stdout != nil {
+		in.stdout = opts.Stdout
+	}
+	if opts.Stderr != nil {
+		in.stderr = opts.Stderr
+	}
+	return in
+}
+
+// finishDataOf is the finish line's data: the start data unless other data
+// was given, and none when that data does not marshal.
+func (o *Op) finishDataOf(data map[string]any) ([]byte, error) {
+	if data == nil {
+		return o.startData, nil
+	}
+	fd, err := marshalData(data)
+	if err != nil {
+		return nil, fmt.Errorf("sandboxtrace: %s finish data: %w", o.op, err)
+	}
+	return fd, nil
+}
+
+// appendOutput records captured output, cut to the session's bound, when
+// the session captures it.
+func (o *Op) appendOutput(attrs []attribute.KeyValue, fin *finishEvent, in finishInputs) []attribute.KeyValue {
+	if !o.s.captureOutput {
+		return attrs
+	}
+	if in.stdout != nil {
+		fin.stdout = cutOutput(in.stdout, o.s.maxOutputBytes)
+		attrs = append(attrs, attribute.String(semconv.AttrExecStdoutBytes, base64.StdEncoding.EncodeToString(fin.stdout)))
+	}
+	if in.stderr != nil {
+		fin.stderr = cutOutput(in.stderr, o.s.maxOutputBytes)
+		attrs = append(attrs, attribute.String(semconv.AttrExecStderrBytes, base64.StdEncoding.EncodeToString(fin.stderr)))
+	}
+	return attrs
+}
+
+// appendError records a failed operation's error fields and the span's
+// status; a code that is not one of the reference's is left out and reported.
+func (o *Op) appendError(attrs []attribute.KeyValue, fin *finishEvent, opErr error) ([]attribute.KeyValue, error) {
+	f := safeFieldsOf(opErr)
+	err := checkCode(f.code)
+	if err != nil {
+		f.code = ""
+	}
+	attrs = append(attrs,
+		attribute.String(semconv.AttrErrorType, f.typ),
+		attribute.String(semconv.AttrErrorMessage, f.message))
+	if f.code != "" {
+		attrs = append(attrs, attribute.String(semconv.AttrErrorCode, f.code))
+	}
+	if f.retryable != nil {
+		attrs = append(attrs, attribute.Bool(semconv.AttrErrorRetryable, *f.retryable))
+	}
+	fin.err = &f
+	o.span.SetStatus(codes.Error, f.message)
+	return attrs, err
 }
 
 // marshalData encodes data as canonical JSON object text with the core's
