@@ -161,41 +161,64 @@ func (p *SyncLogProcessor) send(ctx context.Context, r *sdklog.Record, timeout t
 		return contextEnded(err) // nothing was sent: the operation must not run
 	}
 	sr := &syncRecord{r: r.Clone(), size: recordSize(r), deadline: time.Now().Add(timeout), result: make(chan error, 2)}
+	batch, err := p.enqueue(sr, timeout)
+	if err != nil {
+		return err
+	}
+	if len(batch) > 0 {
+		p.leadUntil(ctx, sr, batch)
+	} else {
+		p.wakeWorker()
+	}
+	answered, err := awaitResult(ctx, sr)
+	if answered {
+		return err
+	}
+	return p.withdraw(sr, err)
+}
+
+// enqueue adds a record to the waiting ones and returns the batch this
+// emitter exports inline, if it may.
+func (p *SyncLogProcessor) enqueue(sr *syncRecord, timeout time.Duration) ([]*syncRecord, error) {
 	p.mu.Lock()
+	defer p.mu.Unlock()
 	if p.stopped {
-		p.mu.Unlock()
-		return errProcessorShutdown
+		return nil, errProcessorShutdown
 	}
 	p.waiting = append(p.waiting, sr)
 	p.watch.arm(sr.deadline)
 	// The export's bound must not outlast this emitter's, as its wait
 	// cannot end before the export does.
-	var batch []*syncRecord
-	if p.inline && !p.busy && timeout >= p.timeout {
-		batch = p.takeLocked(nil)
-		if len(batch) > 0 {
-			p.leaders.Add(1) // before stopped is set, so before Wait
-		}
+	if !p.inline || p.busy || timeout < p.timeout {
+		return nil, nil
 	}
-	p.mu.Unlock()
+	batch := p.takeLocked(nil)
 	if len(batch) > 0 {
-		// Its wait ends with ctx here too: a retry leaves its record out
-		// (sendRetrying), rather than running on to the export's bound.
-		stop := context.AfterFunc(ctx, func() {
-			p.mu.Lock()
-			sr.expired = true
-			p.mu.Unlock()
-		})
-		p.lead(batch)
-		stop()
-	} else {
-		p.wakeWorker()
+		p.leaders.Add(1) // before stopped is set, so before Wait
 	}
-	var err error
+	return batch, nil
+}
+
+// leadUntil exports a batch on the emitter's goroutine. Its wait ends with
+// ctx here too: a retry leaves its record out (sendRetrying), rather than
+// running on to the export's bound.
+func (p *SyncLogProcessor) leadUntil(ctx context.Context, sr *syncRecord, batch []*syncRecord) {
+	stop := context.AfterFunc(ctx, func() {
+		p.mu.Lock()
+		sr.expired = true
+		p.mu.Unlock()
+	})
+	p.lead(batch)
+	stop()
+}
+
+// awaitResult waits for a record's answer or its ctx; answered is false
+// when the wait ended by deadline or ctx, with err saying which.
+func awaitResult(ctx context.Context, sr *syncRecord) (answered bool, err error) {
 	select {
 	case err = <-sr.result:
 		if !errors.Is(err, errSyncDeadline) {
-			return err
+			return true, err
 		}
 		if ctx.Err() != nil { // left out of a retry as its ctx ended
 			err = contextEnded(ctx.Err())
@@ -203,18 +226,24 @@ func (p *SyncLogProcessor) send(ctx context.Context, r *sdklog.Record, timeout t
 	case <-ctx.Done():
 		err = contextEnded(ctx.Err())
 	}
+	return false, err
+}
+
+// withdraw takes back a record whose wait is over, so that no later
+// request acknowledges it; an answer that came as time ran out still counts.
+func (p *SyncLogProcessor) withdraw(sr *syncRecord, err error) error {
 	p.mu.Lock()
 	if !sr.taken {
 		p.waiting = slices.DeleteFunc(p.waiting, func(w *syncRecord) bool { return w == sr })
 		p.mu.Unlock()
 		return err
 	}
-	// Its wait is over, by deadline or by ctx: a refused request's halves
-	// leave it out, as its operation is told it was not recorded.
+	// A refused request's halves leave it out, as its operation is told
+	// it was not recorded.
 	sr.expired = true
 	p.mu.Unlock()
 	select {
-	case got := <-sr.result: // it answered as time ran out
+	case got := <-sr.result:
 		if got == nil {
 			return nil
 		}
