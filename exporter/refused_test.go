@@ -51,3 +51,28 @@ func TestAllRefusedBatchFailsPermanently(t *testing.T) {
 	_, statErr := os.Stat(path)
 	assert.True(t, os.IsNotExist(statErr), "nothing was written")
 }
+
+// TestNamedRecordWithoutTextBodyIsRefused: a record named as an audit event
+// whose body is not its line as text (a map of its fields here) is a
+// malformed event, not an ordinary log record: a batch of only such records
+// wrote nothing and fails permanently, naming the body, rather than
+// answering success for records that were skipped.
+func TestNamedRecordWithoutTextBodyIsRefused(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "events.jsonl")
+	cfg := syncConfig()
+	withFile(cfg, path, auditevent.PolicyOverride{})
+	te := startExporters(t, cfg)
+
+	ld := plog.NewLogs()
+	lr := ld.ResourceLogs().AppendEmpty().ScopeLogs().AppendEmpty().LogRecords().AppendEmpty()
+	lr.SetEventName("sandbox.session.start")
+	lr.Body().SetEmptyMap().PutStr("op", "exec")
+	err := te.logs.ConsumeLogs(context.Background(), ld)
+	require.Error(t, err)
+	assert.True(t, consumererror.IsPermanent(err), "%v", err)
+	assert.Contains(t, err.Error(), "body: string_type")
+	assert.Equal(t, int64(1), te.counter(t, "otelcol_sandboxaudit_exporter_items_skipped", "reason", "invalid_event"))
+
+	_, statErr := os.Stat(path)
+	assert.True(t, os.IsNotExist(statErr), "nothing was written")
+}

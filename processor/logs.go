@@ -49,7 +49,7 @@ func (p *spanPolicy) applyRecord(lr plog.LogRecord, cuts *redact.Counts) {
 		pol = p.policies.Get(e.Op)
 		line := pol.AppendLine(nil, &e, cuts)
 		lr.Body().SetStr(string(line[:len(line)-1]))
-	case errors.Is(err, logmap.ErrNotAuditEvent) && !isEventName(lr):
+	case errors.Is(err, logmap.ErrNotAuditEvent):
 		k := readKeys(attrs)
 		if !k.governed {
 			return
@@ -71,10 +71,4 @@ func redactBody(body pcommon.Value, r *redact.Redactor, cuts *redact.Counts) {
 	if r != nil && body.Type() == pcommon.ValueTypeStr {
 		redactJSONText(body, r, cuts)
 	}
-}
-
-// isEventName reports whether lr is named as an audit event.
-func isEventName(lr plog.LogRecord) bool {
-	_, ok := logmap.EventPhase(lr.EventName())
-	return ok
 }

@@ -238,3 +238,29 @@ func TestTracesDownstreamRefusal(t *testing.T) {
 		})
 	}
 }
+
+// TestTracesZeroSpanIDsAreRejected: a hand-built OTLP/JSON request that
+// leaves the ids out sends sandbox spans with all-zero ids. Their event ids
+// would be derived alike, so the second operation was dropped as a
+// duplicate of the first after a 200; both are rejected instead, and the
+// client is told why.
+func TestTracesZeroSpanIDsAreRejected(t *testing.T) {
+	logs := new(consumertest.LogsSink)
+	tr := startReceiver(t, logs, nil)
+	td := ptrace.NewTraces()
+	spans := td.ResourceSpans().AppendEmpty().ScopeSpans().AppendEmpty().Spans()
+	for _, op := range []string{"exec", "write"} {
+		s := spans.AppendEmpty()
+		s.SetStartTimestamp(pcommon.NewTimestampFromTime(testStart))
+		s.SetEndTimestamp(pcommon.NewTimestampFromTime(testStart.Add(time.Millisecond)))
+		s.Attributes().PutStr("sandbox.operation", op)
+		s.Attributes().PutStr("sandbox.session.id", uuid.NewString())
+	}
+	status, _, body := post(t, tr.tracesURL(), "application/json", marshalTraces(t, td, "application/json"))
+	require.Equal(t, http.StatusOK, status, body)
+	resp := ptraceotlp.NewExportResponse()
+	require.NoError(t, resp.UnmarshalJSON([]byte(body)))
+	assert.Equal(t, int64(2), resp.PartialSuccess().RejectedSpans())
+	assert.Contains(t, resp.PartialSuccess().ErrorMessage(), "span_id is all zero")
+	assert.Zero(t, logs.LogRecordCount())
+}

@@ -20,8 +20,8 @@ import (
 	"github.com/sandboxaudit/sandboxaudit/semconv"
 )
 
-// ErrNotAuditEvent marks a log record that is not an audit event (another
-// event name, or a body that is not a string). Callers skip and count it.
+// ErrNotAuditEvent marks a log record that is not an audit event: its event
+// name is not one of an audit event's. Callers skip and count it.
 var ErrNotAuditEvent = errors.New("not a sandbox audit event log record")
 
 // eventName returns the log event name of an event's phase.
@@ -98,7 +98,8 @@ func logTime(ts auditevent.Timestamp) pcommon.Timestamp {
 // FromLogRecord reads the event back from a record EventsToLogs made (or any
 // record as docs/format.md describes it). It returns ErrNotAuditEvent for
 // records that are not audit events, and a decode error (wrapping the
-// *auditevent.FieldError) for records that claim to be one but are not valid.
+// *auditevent.FieldError) for records that claim to be one by their event
+// name but are not valid, a body that is not a string included.
 // A body without event_id or ts takes them from the record, so that every
 // reader of one record makes the same event of it.
 // The raw exec output comes back from the bytes attributes (a standard base64
@@ -114,8 +115,15 @@ func FromLogRecord(lr plog.LogRecord) (e auditevent.Event, dropped, err error) {
 // fromLogRecord is FromLogRecord decoding with opts.
 func fromLogRecord(lr plog.LogRecord, opts auditevent.DecodeOptions) (e auditevent.Event, dropped, err error) {
 	phase, named := EventPhase(lr.EventName())
-	if !named || lr.Body().Type() != pcommon.ValueTypeStr {
+	if !named {
 		return auditevent.Event{}, nil, ErrNotAuditEvent
+	}
+	if t := lr.Body().Type(); t != pcommon.ValueTypeStr {
+		// Named as an event, it claims to be one: refused, not skipped, so
+		// its sender hears that nothing was written of it.
+		return auditevent.Event{}, nil, fmt.Errorf("%s log record body: %w", lr.EventName(), &auditevent.FieldError{
+			Type: "string_type", Msg: "the body is " + t.String() + ", not the event's line as a string",
+		})
 	}
 	var absent absentFields
 	opts.NewID, opts.Now = absent.newID, absent.now

@@ -180,10 +180,10 @@ func TestFromLogRecordNotAuditEvent(t *testing.T) {
 	tests := map[string]func(plog.LogRecord){
 		"no event name":    func(lr plog.LogRecord) { lr.SetEventName("") },
 		"other event name": func(lr plog.LogRecord) { lr.SetEventName("browser.page_view") },
-		"body not a string": func(lr plog.LogRecord) {
+		"other event name, body not a string": func(lr plog.LogRecord) {
+			lr.SetEventName("browser.page_view")
 			lr.Body().SetEmptyMap().PutStr("op", "exec")
 		},
-		"empty body": func(lr plog.LogRecord) { lr.Body().SetEmptyBytes() },
 	}
 	for name, mutate := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -224,6 +224,46 @@ func TestFromLogRecordInvalid(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestFromLogRecordNamedWithoutTextBody: a record named as an audit event
+// whose body is not text (a map of the event's fields, its line as bytes,
+// nothing) claims to be an event and is not a valid one: it is refused,
+// naming the body, so a client that sent only such records hears of it
+// instead of getting success for records nothing was written of.
+func TestFromLogRecordNamedWithoutTextBody(t *testing.T) {
+	e := decode(t, startLine)
+	tests := map[string]func(pcommon.Value){
+		"map":   func(v pcommon.Value) { v.SetEmptyMap().PutStr("op", "exec") },
+		"bytes": func(v pcommon.Value) { v.SetEmptyBytes().FromRaw([]byte(startLine)) },
+		"empty": func(v pcommon.Value) { pcommon.NewValueEmpty().CopyTo(v) },
+		"int":   func(v pcommon.Value) { v.SetInt(1) },
+	}
+	for name, set := range tests {
+		t.Run(name, func(t *testing.T) {
+			lr := logRecord(&e)
+			set(lr.Body())
+			_, _, err := FromLogRecord(lr)
+			require.Error(t, err)
+			assert.NotErrorIs(t, err, ErrNotAuditEvent)
+			var fe *auditevent.FieldError
+			require.ErrorAs(t, err, &fe)
+			assert.Empty(t, fe.Field, "the body as a whole")
+			assert.Equal(t, "string_type", fe.Type)
+			assert.Contains(t, err.Error(), semconv.EventSessionStart)
+
+			_, st := AppendLogs(nil, logsOf(lr))
+			assert.Equal(t, 1, st.Invalid)
+			assert.Zero(t, st.NotAudit)
+		})
+	}
+}
+
+// logsOf is a Logs holding a copy of lr alone.
+func logsOf(lr plog.LogRecord) plog.Logs {
+	ld := plog.NewLogs()
+	lr.CopyTo(ld.ResourceLogs().AppendEmpty().ScopeLogs().AppendEmpty().LogRecords().AppendEmpty())
+	return ld
 }
 
 // TestRoundTripVectors sends every valid event of the shared vectors through

@@ -264,20 +264,30 @@ func (as *attrSet) ts(i int, t pcommon.Timestamp, field string) (auditevent.Time
 	return ts, nil
 }
 
-func (as *attrSet) eventID(i int, traceID pcommon.TraceID, spanID pcommon.SpanID, phase auditevent.Phase, st *Stats) uuid.UUID {
+// eventID is the event id attribute i, or the one derived from the span's
+// ids. An all-zero span id (invalid in OTLP) names no span: every such
+// span of a trace would derive the same event ids and all but the first
+// would be dropped as duplicates, so deriving from one is refused. An
+// all-zero trace id alone is null trace_id; the span id still tells spans
+// apart.
+func (as *attrSet) eventID(i int, traceID pcommon.TraceID, spanID pcommon.SpanID, phase auditevent.Phase, st *Stats) (uuid.UUID, error) {
 	if as.has[i] {
 		if v := as.v[i]; v.Type() == pcommon.ValueTypeStr {
 			if id, err := auditevent.ParseUUID(v.Str()); err == nil {
-				return id
+				return id, nil
 			}
 		}
 		st.ignored(attrErr(attrNames[i], "not a UUID string, derived instead", nil))
+	}
+	if spanID.IsEmpty() {
+		return uuid.Nil, attrErr("span", "span_id is all zero, so "+attrNames[i]+
+			" cannot be derived from it: give the span an id or set the attribute", nil)
 	}
 	if !as.hasDerived {
 		as.derived.setHex(traceID, spanID, as.hexIDs)
 		as.hasDerived = true
 	}
-	return as.derived.id(phase)
+	return as.derived.id(phase), nil
 }
 
 // output reads a stream's raw exec output (slot raw) and its decoded text

@@ -335,8 +335,8 @@ func (as *attrSet) startEvent(e *auditevent.Event, data auditevent.Data, span pt
 	if e.TS, err = as.ts(aStartTS, span.StartTimestamp(), fieldStartTime); err != nil {
 		return err
 	}
-	e.EventID = as.eventID(aStartID, span.TraceID(), span.SpanID(), auditevent.PhaseStart, st)
-	return nil
+	e.EventID, err = as.eventID(aStartID, span.TraceID(), span.SpanID(), auditevent.PhaseStart, st)
+	return err
 }
 
 // finishEvent completes e, a copy of the common fields, as the span's
@@ -348,7 +348,9 @@ func (as *attrSet) finishEvent(e *auditevent.Event, data auditevent.Data, span p
 	if e.TS, err = as.ts(aFinishTS, span.EndTimestamp(), fieldEndTime); err != nil {
 		return err
 	}
-	e.EventID = as.eventID(aFinishID, span.TraceID(), span.SpanID(), auditevent.PhaseFinish, st)
+	if e.EventID, err = as.eventID(aFinishID, span.TraceID(), span.SpanID(), auditevent.PhaseFinish, st); err != nil {
+		return err
+	}
 	return as.finishFields(e, span, st)
 }
 

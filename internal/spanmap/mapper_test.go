@@ -435,6 +435,55 @@ func TestSpanWithOneIDForBothEventsIsRefused(t *testing.T) {
 	assert.Equal(t, 1, st.Invalid)
 }
 
+// TestZeroIDSpanWithoutEventIDsIsRefused: an all-zero span id (invalid in
+// OTLP, what a hand-built request sends when it leaves the ids out) names no
+// span, so the event ids derived from it would be the same for every such
+// span of a trace, and of every trace with a zero trace id: each after the
+// first would be taken for a duplicate and dropped. Such a span is refused,
+// unless it carries both event ids. (A zero trace id alone maps, to a null
+// trace_id: see TestSpanEventsFields.)
+func TestZeroIDSpanWithoutEventIDsIsRefused(t *testing.T) {
+	tests := []struct {
+		name      string
+		zeroTrace bool
+		attrs     map[string]any
+	}{
+		{"zero span id", false, nil},
+		{"both zero", true, nil},
+		{"both zero, finish id given", true, map[string]any{semconv.AttrFinishID: "11111111-2222-4333-8444-555555555555"}},
+		{"start id not a UUID", false, map[string]any{
+			semconv.AttrStartID: "not-a-uuid", semconv.AttrFinishID: "11111111-2222-4333-8444-555555555555",
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			span := sandboxSpan(t, tt.attrs)
+			if tt.zeroTrace {
+				span.SetTraceID(pcommon.NewTraceIDEmpty())
+			}
+			span.SetSpanID(pcommon.NewSpanIDEmpty())
+			var st Stats
+			evs, err := NewMapper(0).AppendSpanEvents(nil, span, &st)
+			var ae *AttrError
+			require.ErrorAs(t, err, &ae)
+			assert.Equal(t, "span", ae.Attr)
+			assert.Contains(t, err.Error(), semconv.AttrStartID)
+			assert.Empty(t, evs)
+			assert.Equal(t, 1, st.Invalid)
+		})
+	}
+	// Both event ids given: nothing is derived, so the span maps.
+	span := sandboxSpan(t, map[string]any{
+		semconv.AttrStartID:  "11111111-2222-4333-8444-555555555555",
+		semconv.AttrFinishID: "21111111-2222-4333-8444-555555555555",
+	})
+	span.SetTraceID(pcommon.NewTraceIDEmpty())
+	span.SetSpanID(pcommon.NewSpanIDEmpty())
+	start, finish := startFinish(t, mapOne(t, NewMapper(0), span))
+	assert.Equal(t, "11111111-2222-4333-8444-555555555555", start.EventID.String())
+	assert.Equal(t, "21111111-2222-4333-8444-555555555555", finish.EventID.String())
+}
+
 // TestSeqsPastInt64AreRefused: a session whose highest seq is the largest
 // int64 has no seq left to assign; a span that needs one is refused
 // instead of wrapping to a negative seq, and spans with explicit seqs
