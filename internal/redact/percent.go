@@ -11,7 +11,7 @@ import "strings"
 // signature are cut as in their plain forms.
 
 // maxEncodedName bounds a name whose encoded bytes are decoded; a longer
-// one is judged by its plain bytes alone.
+// one says no secret.
 const maxEncodedName = 64
 
 // pctByte decodes the escape at s[k], '%' and two hex digits or, for text
