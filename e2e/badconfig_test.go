@@ -19,7 +19,7 @@ func TestBadConfigFailsAtStartOnce(t *testing.T) {
 	cfg := filepath.Join(dir, "bad.yaml")
 	require.NoError(t, os.WriteFile(cfg, []byte(`receivers:
   sandboxaudit:
-    endpoint: 127.0.0.1:0
+    endpoint: `+freeAddr(t)+`
     max_pending: 0
 exporters:
   sandboxaudit:
@@ -76,7 +76,7 @@ func TestRefusalNamesTheKeysOfSquashedSections(t *testing.T) {
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "bad.yaml")
 	require.NoError(t, os.WriteFile(cfg, []byte(`receivers:
-  sandboxaudit: {endpoint: 127.0.0.1:0}
+  sandboxaudit: {endpoint: `+freeAddr(t)+`}
 exporters:
   sandboxaudit:
     http: {endpoint: "http://127.0.0.1:9/x", tls: {ca_file: /a, ca_pem: xx}}

@@ -63,7 +63,7 @@ func TestUnknownKeyIsNamedByItsPathByTheBinary(t *testing.T) {
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "typo.yaml")
 	require.NoError(t, os.WriteFile(cfg, []byte(`receivers:
-  sandboxaudit: {endpoint: 127.0.0.1:0, max_pendng: 5}
+  sandboxaudit: {endpoint: `+freeAddr(t)+`, max_pendng: 5}
 exporters:
   sandboxaudit:
     file:

@@ -169,14 +169,18 @@ const (
 	maxRotationDays      = int64(math.MaxInt64 / (24 * time.Hour))
 )
 
+// maxRotationInterval is a yearly rotation; a longer interval is a unit
+// slip, and 0 already means no time-based rotation.
+const maxRotationInterval = 366 * 24 * time.Hour
+
 // Validate checks the rotation keys.
 func (c *RotationConfig) Validate() error {
 	var errs []error
 	if c.MaxMegabytes < 0 || int64(c.MaxMegabytes) > maxRotationMegabytes {
 		errs = append(errs, fmt.Errorf("max_megabytes: must be between 0 and %d, got %d", int64(maxRotationMegabytes), c.MaxMegabytes))
 	}
-	if c.Interval < 0 || c.Interval > 0 && c.Interval < time.Second {
-		errs = append(errs, fmt.Errorf("interval: must be 0 (no time-based rotation) or at least 1s, got %s", c.Interval))
+	if c.Interval < 0 || c.Interval > 0 && c.Interval < time.Second || c.Interval > maxRotationInterval {
+		errs = append(errs, fmt.Errorf("interval: must be 0 (no time-based rotation) or between 1s and %s, got %s", maxRotationInterval, c.Interval))
 	}
 	if c.MaxBackups < 0 {
 		errs = append(errs, fmt.Errorf("max_backups: must be >= 0, got %d", c.MaxBackups))
@@ -270,17 +274,26 @@ func (cfg *Config) Validate() error {
 }
 
 // minRetryInterval is the shortest retry_on_failure interval taken, the
-// spool's replay_interval floor.
-const minRetryInterval = minReplayInterval
+// spool's replay_interval floor; maxRetryInterval is the longest
+// max_interval, the spool's replay_interval ceiling.
+const (
+	minRetryInterval = minReplayInterval
+	maxRetryInterval = maxReplayInterval
+)
 
 // checkRetry refuses retries that never wait, which configretry takes: the
 // HTTP sink would send each failed request again in a loop (4,000 requests
 // in 3 s to an endpoint answering 503) until max_elapsed_time.
 func checkRetry(c *configretry.BackOffConfig) error {
-	if !c.Enabled {
-		return nil
-	}
 	var errs []error
+	// max_interval is the spool replayer's longest pause, retries on or
+	// off: a year's would leave the spool undelivered.
+	if c.MaxInterval > maxRetryInterval {
+		errs = append(errs, fmt.Errorf("retry_on_failure::max_interval: must be at most %s, got %s", maxRetryInterval, c.MaxInterval))
+	}
+	if !c.Enabled {
+		return errors.Join(errs...)
+	}
 	if c.InitialInterval < minRetryInterval {
 		errs = append(errs, fmt.Errorf("retry_on_failure::initial_interval: must be at least %s when retries are enabled, got %s", minRetryInterval, c.InitialInterval))
 	}
@@ -390,17 +403,22 @@ func (c *IntegrityConfig) Validate() error {
 	} else if _, err := integrity.LoadSigningKey(c.SigningKeyFile); err != nil {
 		errs = append(errs, fmt.Errorf("signing_key_file: %w", err))
 	}
-	if c.CheckpointInterval < 0 || c.CheckpointInterval > 0 && c.CheckpointInterval < minCheckpointInterval {
+	if c.CheckpointInterval < 0 || c.CheckpointInterval > 0 && c.CheckpointInterval < minCheckpointInterval ||
+		c.CheckpointInterval > maxCheckpointInterval {
 		// A seal re-reads the sidecars and signs: every nanosecond spun a core.
-		errs = append(errs, fmt.Errorf("checkpoint_interval: must be 0 (the default, %s) or at least %s, got %s",
-			defaultCheckpointInterval, minCheckpointInterval, c.CheckpointInterval))
+		errs = append(errs, fmt.Errorf("checkpoint_interval: must be 0 (the default, %s) or between %s and %s, got %s",
+			defaultCheckpointInterval, minCheckpointInterval, maxCheckpointInterval, c.CheckpointInterval))
 	}
 	errs = append(errs, c.validateWitnesses())
 	return errors.Join(errs...)
 }
 
-// validateWitnesses checks each witness's endpoint, client keys and key,
-// and the quorum.
+// maxWitnessTimeout bounds one add-checkpoint request: a witness that
+// hangs longer holds back the cosignatures of every later checkpoint.
+const maxWitnessTimeout = 5 * time.Minute
+
+// validateWitnesses checks each witness's endpoint, client keys, timeout
+// and key, and the quorum.
 func (c *IntegrityConfig) validateWitnesses() error {
 	var errs []error
 	// A witness listed twice would count twice toward the quorum with
@@ -410,6 +428,9 @@ func (c *IntegrityConfig) validateWitnesses() error {
 		w := &c.Witnesses[i]
 		prefix := fmt.Sprintf("witnesses::%d::", i)
 		errs = append(errs, validateClient(prefix, &w.ClientConfig))
+		if w.ClientConfig.Timeout > maxWitnessTimeout {
+			errs = append(errs, fmt.Errorf("%stimeout: must be at most %s, got %s", prefix, maxWitnessTimeout, w.ClientConfig.Timeout))
+		}
 		v, err := witness.ParseKey(w.PublicKey)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%spublic_key: %w", prefix, err))
@@ -463,8 +484,13 @@ func validateClient(prefix string, cc *confighttp.ClientConfig) error {
 	return errors.Join(errs...)
 }
 
-// minReplayInterval is the shortest replay_interval taken.
-const minReplayInterval = 10 * time.Millisecond
+// minReplayInterval is the shortest replay_interval taken;
+// maxReplayInterval the longest, so that a spool is tried at least
+// hourly.
+const (
+	minReplayInterval = 10 * time.Millisecond
+	maxReplayInterval = time.Hour
+)
 
 // checkSpoolPath refuses a placeholder, which the spool would take as
 // part of a file name, a path naming no file, and what the spool would
@@ -509,6 +535,8 @@ func (c *SpoolConfig) Validate() error {
 	case c.ReplayInterval < minReplayInterval:
 		// The replayer looks at the spool this often even when it is empty.
 		errs = append(errs, fmt.Errorf("replay_interval: must be at least %s, got %s", minReplayInterval, c.ReplayInterval))
+	case c.ReplayInterval > maxReplayInterval:
+		errs = append(errs, fmt.Errorf("replay_interval: must be at most %s, got %s", maxReplayInterval, c.ReplayInterval))
 	}
 	return errors.Join(errs...)
 }

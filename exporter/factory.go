@@ -29,6 +29,9 @@ const (
 	defaultCheckpointInterval = time.Second
 	// minCheckpointInterval keeps an idle sealer from spinning.
 	minCheckpointInterval = 10 * time.Millisecond
+	// maxCheckpointInterval refuses a unit slip (years): lines would stay
+	// unsealed that long.
+	maxCheckpointInterval = 24 * time.Hour
 	// defaultQueueConsumers applies once a user enables sending_queue
 	// (it is off by default, see createDefaultConfig). It is 1 so batches
 	// reach the sinks in the order they were queued: the audit file then

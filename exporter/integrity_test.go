@@ -76,7 +76,7 @@ func TestIntegrityConfigErrorsNameTheKey(t *testing.T) {
 	err = confmap.Validate(cfg)
 	require.ErrorContains(t, err, "file: integrity: signing_key_file: ")
 	require.ErrorContains(t, err, "0640")
-	require.ErrorContains(t, err, "checkpoint_interval: must be 0 (the default, 1s) or at least 10ms, got -1s")
+	require.ErrorContains(t, err, "checkpoint_interval: must be 0 (the default, 1s) or between 10ms and 24h0m0s, got -1s")
 	require.NotContains(t, err.Error(), strings.TrimSpace(string(secret))[len("PRIVATE+KEY+"):])
 
 	// Each error of a witness's client names its own key, not only the
@@ -95,6 +95,19 @@ func TestIntegrityConfigErrorsNameTheKey(t *testing.T) {
 	require.ErrorContains(t, err, "file: integrity: witnesses::0::proxy_url: not a valid absolute URL\nwitnesses::0::timeout: must be >= 0, got -1s")
 	require.ErrorContains(t, err, "witnesses::0::public_key: not a witness cosignature key")
 	require.NotContains(t, err.Error(), "PROXYSECRET")
+
+	// Years, a slip of the unit: lines unsealed, cosignatures held back.
+	cm = confmap.NewFromStringMap(map[string]any{"file": map[string]any{
+		"path": filepath.Join(t.TempDir(), "a.jsonl"),
+		"integrity": map[string]any{"signing_key_file": keyPath, "checkpoint_interval": "8760h", "witnesses": []any{map[string]any{
+			"endpoint": "http://127.0.0.1:1/cp", "timeout": "8760h", "public_key": "w.example+00000000+BA==",
+		}}},
+	}})
+	cfg = createDefaultConfig()
+	require.NoError(t, cm.Unmarshal(&cfg))
+	err = confmap.Validate(cfg)
+	require.ErrorContains(t, err, "checkpoint_interval: must be 0 (the default, 1s) or between 10ms and 24h0m0s, got 8760h0m0s")
+	require.ErrorContains(t, err, "witnesses::0::timeout: must be at most 5m0s, got 8760h0m0s")
 
 	// Absent section: integrity is off.
 	off := createDefaultConfig()

@@ -85,6 +85,10 @@ const (
 	// minSweepInterval keeps a tiny pending_timeout from turning the sweeper
 	// into a busy loop.
 	minSweepInterval = 10 * time.Millisecond
+	// maxSweepInterval and maxPendingTimeout refuse a duration in years,
+	// a slip of the unit: starts would wait that long to leave.
+	maxSweepInterval  = 24 * time.Hour
+	maxPendingTimeout = 7 * 24 * time.Hour
 )
 
 // Config is the receiver's configuration.
@@ -256,13 +260,17 @@ func (cfg *Config) Validate() error {
 	if cfg.MaxPendingBytes <= 0 {
 		errs = errors.Join(errs, fmt.Errorf("max_pending_bytes: must be positive (got %d)", cfg.MaxPendingBytes))
 	}
-	if cfg.PendingTimeout <= 0 {
-		errs = errors.Join(errs, fmt.Errorf("pending_timeout: must be positive (got %s)", cfg.PendingTimeout))
+	if cfg.PendingTimeout <= 0 || cfg.PendingTimeout > maxPendingTimeout {
+		errs = errors.Join(errs, fmt.Errorf("pending_timeout: must be positive and at most %s (got %s)", maxPendingTimeout, cfg.PendingTimeout))
 	}
-	if cfg.SweepInterval < 0 {
-		errs = errors.Join(errs, fmt.Errorf("sweep_interval: must not be negative (got %s)", cfg.SweepInterval))
+	if cfg.SweepInterval < 0 || cfg.SweepInterval > maxSweepInterval {
+		errs = errors.Join(errs, fmt.Errorf("sweep_interval: must be between 0 and %s (got %s)", maxSweepInterval, cfg.SweepInterval))
 	}
-	if cfg.Dedupe.Enabled && cfg.Dedupe.Window <= 0 {
+	if cfg.Dedupe.Window < 0 {
+		// Refused with dedupe off too: turning it on would start from a
+		// value that was never checked.
+		errs = errors.Join(errs, fmt.Errorf("dedupe::window: must not be negative (got %d)", cfg.Dedupe.Window))
+	} else if cfg.Dedupe.Enabled && cfg.Dedupe.Window == 0 {
 		errs = errors.Join(errs, fmt.Errorf("dedupe::window: must be positive when dedupe is enabled (got %d)", cfg.Dedupe.Window))
 	}
 	if cfg.Dedupe.Enabled && cfg.Dedupe.Window > maxDedupeWindow {
@@ -359,8 +367,9 @@ func tlsFiles(tls *configtls.ServerConfig) map[string]string {
 	}
 }
 
-// checkEndpoint refuses a TCP endpoint that no listen could take: without
-// a port, a URL, or a port out of range.
+// checkEndpoint refuses a TCP endpoint that no listen could take (without
+// a port, a URL, a port out of range) and port 0, a random port no
+// client knows.
 func checkEndpoint(addr confignet.AddrConfig) error {
 	switch addr.Transport {
 	case "", confignet.TransportTypeTCP, confignet.TransportTypeTCP4, confignet.TransportTypeTCP6:
@@ -371,6 +380,8 @@ func checkEndpoint(addr confignet.AddrConfig) error {
 	if err == nil {
 		if n, convErr := strconv.Atoi(port); convErr == nil && (n < 0 || n > 65535) {
 			err = fmt.Errorf("port %s is out of range", port)
+		} else if convErr == nil && n == 0 {
+			return fmt.Errorf("endpoint: port 0 would listen on a random port no client knows; give a port, such as 127.0.0.1:8088 (got %q)", addr.Endpoint)
 		}
 	}
 	if err != nil {

@@ -41,6 +41,18 @@ func freeEndpoint(t testing.TB) string {
 	return addr
 }
 
+// validateOnPortZero validates cfg as a user's, with a port of its own in
+// place of port 0: validate refuses port 0, which here lets the kernel
+// pick a port the test then learns, with no race for it.
+func validateOnPortZero(t testing.TB, cfg *Config) {
+	t.Helper()
+	checked := *cfg
+	if host, port, err := net.SplitHostPort(cfg.ServerConfig.NetAddr.Endpoint); err == nil && port == "0" {
+		checked.ServerConfig.NetAddr.Endpoint = net.JoinHostPort(host, "8088")
+	}
+	require.NoError(t, confmap.Validate(&checked))
+}
+
 // testReceiver is a started receiver in a logs and/or traces pipeline.
 type testReceiver struct {
 	r   *sandboxReceiver
@@ -66,7 +78,7 @@ func startReceiverWith(t testing.TB, set receiver.Settings, logs consumer.Logs, 
 	for _, o := range opts {
 		o(cfg)
 	}
-	require.NoError(t, confmap.Validate(cfg))
+	validateOnPortZero(t, cfg)
 	ctx := context.Background()
 	var comps []component.Component
 	if logs != nil {

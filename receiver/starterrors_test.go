@@ -21,7 +21,7 @@ import (
 // startErr starts a logs receiver on cfg and returns Start's error.
 func startErr(t *testing.T, cfg *Config) error {
 	t.Helper()
-	require.NoError(t, confmap.Validate(cfg))
+	validateOnPortZero(t, cfg)
 	ctx := context.Background()
 	c, err := NewFactory().CreateLogs(ctx, receivertest.NewNopSettings(metadata.Type), cfg, new(consumertest.LogsSink))
 	require.NoError(t, err)
@@ -56,7 +56,8 @@ func TestStartErrorsNameTheKey(t *testing.T) {
 }
 
 // TestEndpointThatCannotBeListenedOnIsRefused: an endpoint without a port,
-// a URL or a port out of range is refused by validate, naming the key.
+// a URL, a port out of range or port 0 is refused by validate, naming the
+// key.
 func TestEndpointThatCannotBeListenedOnIsRefused(t *testing.T) {
 	for _, ep := range []string{"localhost", "http://127.0.0.1:8088", "127.0.0.1:99999", "127.0.0.1:-1"} {
 		cfg := createDefaultConfig().(*Config)
@@ -65,7 +66,15 @@ func TestEndpointThatCannotBeListenedOnIsRefused(t *testing.T) {
 		require.Error(t, err, ep)
 		assert.Contains(t, err.Error(), "endpoint: must be host:port", ep)
 	}
-	for _, ep := range []string{"127.0.0.1:0", "localhost:8088", ":8088", "[::1]:8088"} {
+	// Port 0 listens on a port the kernel picks, which no client knows.
+	for _, ep := range []string{"127.0.0.1:0", ":0", "localhost:00"} {
+		cfg := createDefaultConfig().(*Config)
+		cfg.ServerConfig.NetAddr.Endpoint = ep
+		err := confmap.Validate(cfg)
+		require.Error(t, err, ep)
+		assert.Contains(t, err.Error(), "endpoint: port 0 would listen on a random port no client knows", ep)
+	}
+	for _, ep := range []string{"localhost:8088", ":8088", "[::1]:8088", "127.0.0.1:http"} {
 		cfg := createDefaultConfig().(*Config)
 		cfg.ServerConfig.NetAddr.Endpoint = ep
 		assert.NoError(t, confmap.Validate(cfg), ep)

@@ -19,7 +19,7 @@ import (
 const secretsConfig = `
 receivers:
   sandboxaudit:
-    endpoint: 127.0.0.1:0
+    endpoint: 127.0.0.1:8088
 exporters:
   sandboxaudit:
     file:

@@ -49,3 +49,28 @@ func TestShowSkipsAnIncompleteLastLineOfALiveFile(t *testing.T) {
 	assert.Contains(t, r.stderr, seg+":4: not an audit event")
 	assert.False(t, strings.Contains(r.stderr, "incomplete"), r.stderr)
 }
+
+// TestIncompleteLastLineIsWhatIsNoEvent: the last line of a live file
+// without its newline is left out with a note whenever it is not an event,
+// JSON or not, by show and sessions alike; a whole event without its
+// newline is read as one.
+func TestIncompleteLastLineIsWhatIsNoEvent(t *testing.T) {
+	s1, f1 := op(sessionA, "exec", "a000000000000001", 1, 2)
+	whole := canonLines(s1)
+	for _, cmd := range []string{"show", "sessions"} {
+		json := writeFile(t, cmd+"-json.jsonl", whole+`{"a":1}`)
+		r := run(t, "", cmd, json)
+		assert.Equal(t, exitOK, r.code, r.stderr)
+		assert.Contains(t, r.stderr, cmd+": "+json+":2: skipped an incomplete last line")
+
+		event := writeFile(t, cmd+"-event.jsonl", whole+strings.TrimSuffix(canonLines(f1), "\n"))
+		r = run(t, "", cmd, "--output", "jsonl", event)
+		assert.Equal(t, exitOK, r.code, r.stderr)
+		assert.Empty(t, r.stderr)
+		if cmd == "show" {
+			assert.Equal(t, canonLines(s1, f1), r.stdout, "the finish without its newline is read")
+		} else {
+			assert.Contains(t, r.stdout, `"open":0`, "the finish without its newline closes the operation")
+		}
+	}
+}

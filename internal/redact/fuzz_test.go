@@ -14,7 +14,7 @@ import (
 // idempotent: a redacted string has nothing left to cut. The seed corpus is
 // in testdata/fuzz/FuzzRedact, plus the samples.
 func FuzzRedact(f *testing.F) {
-	for _, s := range append(redacttest.Argv(), redacttest.Text()) {
+	for _, s := range append(append(redacttest.Argv(), redacttest.Text()), encodedSeeds...) {
 		f.Add(s)
 	}
 	r, err := New(Settings{Enabled: true, Patterns: []string{redacttest.UserPattern}, Keys: []string{redacttest.UserKey}})
@@ -45,6 +45,12 @@ func FuzzRedact(f *testing.F) {
 	})
 }
 
+// encodedSeeds are the percent-encoded forms, a few cut short.
+var encodedSeeds = []string{
+	"q=%70assword%3Dpw%26x", "pass%77ord=pw", "%2570a%2573sword%25253Dpw", "h=Authorization%3A+Bearer+t%2Bk%3D",
+	"Cookie%3A%20a%3D1%3B%20b%3D2", "Set-Cookie%253A%2520a%253D1", "%3Fsv%3D1%26sig%3Da%252B", "%26sig%3D", "%7", "%257", "a%2525",
+}
+
 // FuzzRedactData: a redacted data object is still canonical JSON,
 // redacting it again changes nothing, and the probe that lets clean data
 // skip the walk never skips a cut.
@@ -55,6 +61,9 @@ func FuzzRedactData(f *testing.F) {
 		`{"é":"` + "\\u00e9 https://u:p@h" + `","n":1e400}`,
 	} {
 		f.Add(s)
+	}
+	for _, s := range encodedSeeds {
+		f.Add(`{"u":"` + s + `"}`)
 	}
 	r, err := New(Settings{Enabled: true, Patterns: []string{redacttest.UserPattern}, Keys: []string{redacttest.UserKey}})
 	if err != nil {

@@ -2,23 +2,70 @@ package redact
 
 import "strings"
 
-// A URL inside a query parameter is percent-encoded, once or twice:
-// next=%2Flogin%3Fpassword%3Dhunter2%26user%3Dbob,
+// A URL inside a query parameter is percent-encoded, once, twice or three
+// times: next=%2Flogin%3Fpassword%3Dhunter2%26user%3Dbob,
 // redirect=https%3A%2F%2Falice%3As3cret%40host. The scanner reaches such a
-// name as any run, followed by '%' (see plainRun); the value and the
-// userinfo are cut as in their plain forms.
+// name as any run followed by '%' (see plainRun), or at a '%' that encodes
+// its first letter (%70assword); the name is judged decoded, and the
+// value, the userinfo, an Authorization or cookie header and a SAS
+// signature are cut as in their plain forms.
+
+// maxEncodedName bounds a name whose encoded bytes are decoded; a longer
+// one says no secret.
+const maxEncodedName = 64
 
 // pctByte decodes the escape at s[k], '%' and two hex digits or, for text
-// encoded twice, "%25" and two, and gives the byte and the escape's
-// length; n is 0 when there is none.
+// encoded twice or three times, "%25" or "%2525" and two, and gives the
+// byte and the escape's length; n is 0 when there is none.
 func pctByte(s string, k int) (b byte, n int) {
 	if k+2 >= len(s) || s[k] != '%' || !isHex(s[k+1]) || !isHex(s[k+2]) {
 		return 0, 0
 	}
-	if s[k+1] == '2' && s[k+2] == '5' && k+4 < len(s) && isHex(s[k+3]) && isHex(s[k+4]) {
-		return unhex(s[k+3])<<4 | unhex(s[k+4]), 5
+	n = 3
+	for level := 0; level < 2 && s[k+n-2] == '2' && s[k+n-1] == '5' && k+n+1 < len(s) && isHex(s[k+n]) && isHex(s[k+n+1]); level++ {
+		n += 2 // "%25" encodes the '%' of the escape after it
 	}
-	return unhex(s[k+1])<<4 | unhex(s[k+2]), 3
+	return unhex(s[k+n-2])<<4 | unhex(s[k+n-1]), n
+}
+
+// encodedName is the name at i with its encoded word bytes decoded
+// (%70assword, pass%77ord), and its end. A name over maxEncodedName
+// decodes to "", which says nothing.
+func encodedName(s string, i int) (string, int) {
+	var buf [maxEncodedName]byte
+	n, k := 0, i
+	for k < len(s) {
+		c, w := s[k], 1
+		if !wordByte[c] {
+			if c, w = pctByte(s, k); w == 0 || !wordByte[c] {
+				break
+			}
+		}
+		if n == len(buf) {
+			return "", k
+		}
+		buf[n] = c
+		n, k = n+1, k+w
+	}
+	return string(buf[:n]), k
+}
+
+// mayHaveEncodedName reports whether s holds an escape that the
+// prefilter's trigrams do not see: an encoded word byte, which may spell
+// a secret name (%70assword), or the encoded '=' of a SAS version
+// (sv%3D).
+func mayHaveEncodedName(s string) bool {
+	for i := 0; ; {
+		k := strings.IndexByte(s[i:], '%')
+		if k < 0 {
+			return false
+		}
+		k += i
+		if b, n := pctByte(s, k); n > 0 && (wordByte[b] || b == '=' && k >= 2 && strings.EqualFold(s[k-2:k], "sv")) {
+			return true
+		}
+		i = k + 1
+	}
 }
 
 // unhex is the value of the hex digit c.
@@ -44,34 +91,59 @@ func encodedSlashes(s string, k int) (int, bool) {
 	return k, true
 }
 
-// encodedAfterRun handles the run s[i:j] followed by a percent escape: a
-// name and its encoded '=', or a scheme and its encoded "://".
+// encodedAfterRun handles the run s[i:j] (empty at a '%' that encodes a
+// name's first byte) followed by a percent escape: a name, decoded when
+// the escape is one of its bytes, and its '=' or encoded ':'; or a scheme
+// and its encoded "://". It returns the name's end when nothing is cut.
 func (sc *scanner) encodedAfterRun(i, j int) int {
-	b, n := pctByte(sc.s, j)
-	switch b {
-	case '=':
-		return sc.encodedAssignment(i, j, j+n)
-	case ':':
-		if a, ok := encodedSlashes(sc.s, j+n); ok {
-			return sc.encodedURLPassword(a)
+	s := sc.s
+	name, k := s[i:j], j
+	b, n := pctByte(s, j)
+	decoded := wordByte[b] && n > 0
+	if decoded {
+		name, k = encodedName(s, i)
+		if b, n = pctByte(s, k); k < len(s) && s[k] == '=' {
+			b, n = '=', 1
 		}
 	}
-	return j
+	switch b {
+	case '=':
+		if end, ok := sc.encodedSAS(name, i, k+n); ok {
+			return end
+		}
+		return sc.encodedAssignment(name, k, k+n)
+	case ':':
+		if !decoded {
+			if a, ok := encodedSlashes(s, k+n); ok {
+				return sc.encodedURLPassword(a)
+			}
+		}
+		if end, ok := sc.encodedHeader(name, k+n); ok {
+			return end
+		}
+	}
+	return k
 }
 
-// encodedAssignment cuts the value at v of a secret name s[i:j] whose '='
-// is encoded: up to the first byte, plain or encoded, that ends a value in
-// a query (endsValue), a marker or a terminal color. An encoded quote
-// around the value is left out, as a plain one is.
-func (sc *scanner) encodedAssignment(i, j, v int) int {
-	kind, ok := sc.valueToCut(i, j)
+// encodedAssignment cuts the value at v of a secret name whose '=' ends at
+// v, plain or encoded, in an encoded query; it returns j when the name
+// says no secret. An encoded quote around the value is left out, as a
+// plain one is.
+func (sc *scanner) encodedAssignment(name string, j, v int) int {
+	kind, ok := sc.nameToCut(name)
 	if !ok {
 		return j
 	}
-	s := sc.s
-	if b, n := pctByte(s, v); b == '"' || b == '\'' {
+	if b, n := pctByte(sc.s, v); b == '"' || b == '\'' {
 		v += n
 	}
+	return sc.cutValue(v, encodedValueEnd(sc.s, v), kind)
+}
+
+// encodedValueEnd is where the value at v in an encoded query ends: at the
+// first byte, plain or encoded, that ends a value in a query (endsValue),
+// or a marker or a terminal color.
+func encodedValueEnd(s string, v int) int {
 	end := v
 	for end < len(s) && !endsValue(s[end]) && s[end] != '[' && s[end] != esc {
 		if b, n := pctByte(s, end); n > 0 {
@@ -83,7 +155,7 @@ func (sc *scanner) encodedAssignment(i, j, v int) int {
 		}
 		end++
 	}
-	return sc.cutValue(v, end, kind)
+	return end
 }
 
 // encodedAuthorityEnd holds the bytes, plain or encoded, that end an
@@ -121,4 +193,171 @@ func (sc *scanner) encodedURLPassword(a int) int {
 	}
 	sc.add(colon, at, KindURLPassword)
 	return atEnd
+}
+
+// encodedSAS cuts the signature of an Azure SAS in an encoded URL
+// (%26sig%3D…, with sv%3D earlier in its query), as sasSignature does in
+// a plain one: name is "sig", starting at i, and its value starts at v.
+func (sc *scanner) encodedSAS(name string, i, v int) (int, bool) {
+	if name != "sig" || !encodedSASQuery(sc.s, i) {
+		return 0, false
+	}
+	return sc.cutValue(v, encodedValueEnd(sc.s, v), KindToken), true
+}
+
+// encodedSASQuery reports whether the parameter at i follows an '&',
+// plain or encoded, in a query with sv= before it, read decoded.
+func encodedSASQuery(s string, i int) bool {
+	// the '&' first: "%26", "%2526" and "%252526" end in 26
+	if i == 0 || s[i-1] != '&' && (i < 3 || s[i-2:i] != "26" || s[i-3] != '%' && s[i-3] != '5') {
+		return false
+	}
+	q := s[max(0, i-maxSASQuery):i]
+	d := make([]byte, 0, len(q))
+	for k := 0; k < len(q); {
+		if b, n := pctByte(q, k); n > 0 {
+			d, k = append(d, b), k+n
+			continue
+		}
+		d, k = append(d, q[k]), k+1
+	}
+	return len(d) > 0 && d[len(d)-1] == '&' && sasVersionBefore(string(d), len(d))
+}
+
+// encodedHeader handles a header name whose value, after an encoded ':',
+// holds credentials in a form of its own (Authorization, Cookie,
+// Set-Cookie), and reports whether name is one.
+func (sc *scanner) encodedHeader(name string, v int) (int, bool) {
+	if !isAuthorization(name) {
+		form, ok := cookieHeader(name)
+		if !ok {
+			return 0, false
+		}
+		return sc.encodedCookies(v, form), true
+	}
+	return sc.encodedAuthorization(v), true
+}
+
+// skipEncodedBlanks skips the blanks at v: plain, a form's '+' or encoded.
+func skipEncodedBlanks(s string, v int) int {
+	for v < len(s) {
+		if s[v] == ' ' || s[v] == '+' {
+			v++
+			continue
+		}
+		b, n := pctByte(s, v)
+		if n == 0 || b != ' ' && b != '\t' {
+			break
+		}
+		v += n
+	}
+	return v
+}
+
+// encodedCredentialEnd is the end of the credential at v, of token68
+// bytes, plain or encoded; a plain '+' is a form's blank.
+func encodedCredentialEnd(s string, v int) int {
+	for v < len(s) {
+		if c := s[v]; token68[c] && c != '+' {
+			v++
+			continue
+		}
+		b, n := pctByte(s, v)
+		if n == 0 || !token68[b] {
+			break
+		}
+		v += n
+	}
+	return v
+}
+
+// encodedAuthorization cuts the credentials of an encoded Authorization
+// header's value at v, as authorization does a plain one's: after a
+// scheme word, the credential, or for any scheme but Bearer and Basic the
+// rest of the value; without one, the single token.
+func (sc *scanner) encodedAuthorization(v int) int {
+	if sc.probe {
+		sc.hit = true
+		return v
+	}
+	s := sc.s
+	v = skipEncodedBlanks(s, v)
+	w := encodedCredentialEnd(s, v)
+	c := skipEncodedBlanks(s, w)
+	e := encodedCredentialEnd(s, c)
+	switch scheme := s[v:w]; {
+	case w == v:
+		return v
+	case c == w || e == c: // one word: the credential itself
+		if isScheme(scheme) {
+			return w
+		}
+		return sc.cutValue(v, w, KindAuthorization)
+	case strings.EqualFold(scheme, "bearer"):
+		sc.add(c, e, KindBearerToken)
+	case strings.EqualFold(scheme, "basic"):
+		sc.add(c, e, KindBasicAuth)
+	default: // token, Digest, AWS4-HMAC-SHA256 ...: to the value's plain end
+		for e < len(s) && !endsValue(s[e]) && s[e] != '[' {
+			e++
+		}
+		sc.add(c, e, KindAuthorization)
+	}
+	return e
+}
+
+// encodedCookies cuts the values of an encoded cookie string at v (the
+// value of an encoded Cookie or Set-Cookie header), as cookies does a
+// plain one's: pairs apart by ';' or ',', plain or encoded, each name
+// before an '=', plain or encoded, kept.
+func (sc *scanner) encodedCookies(v int, form cookieForm) int {
+	if sc.probe {
+		sc.hit = true
+		return v
+	}
+	s := sc.s
+	next := v
+	for p := skipEncodedBlanks(s, v); ; {
+		lo, ok := encodedCookieName(s, p)
+		if !ok {
+			return next
+		}
+		hi := encodedValueEnd(s, lo)
+		next = hi
+		if lo < hi {
+			next = max(hi, sc.cutValue(lo, hi, KindCookie))
+		}
+		if form == cookieSet || next >= len(s) {
+			return next
+		}
+		b, n := s[next], 1
+		if b == '%' {
+			b, n = pctByte(s, next)
+		}
+		if b != ';' && b != ',' {
+			return next
+		}
+		p = skipEncodedBlanks(s, next+n)
+	}
+}
+
+// encodedCookieName reads the cookie name at p, its bytes plain or
+// encoded, and gives where its value starts, after the '=' that ends it.
+func encodedCookieName(s string, p int) (int, bool) {
+	for k := p; k < len(s); {
+		c, w := s[k], 1
+		if c == '%' {
+			if c, w = pctByte(s, k); w == 0 {
+				return 0, false
+			}
+		}
+		switch {
+		case c == '=':
+			return k + w, k > p
+		case !cookieNameByte[c]:
+			return 0, false
+		}
+		k += w
+	}
+	return 0, false
 }

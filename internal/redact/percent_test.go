@@ -105,3 +105,92 @@ func TestPercentEncodedFirstByte(t *testing.T) {
 		"q=password%3D%2524DB_PASSWORD", "password=%25",
 		"password=%20", "password=%22%22")
 }
+
+// TestPercentEncodedNameLetters: a secret name with a letter
+// percent-encoded, once, twice or three times, is judged decoded, as its
+// plain form is, before a plain or an encoded '='.
+func TestPercentEncodedNameLetters(t *testing.T) {
+	r := mustNew(t, DefaultSettings())
+	pw := redacttest.Password
+	cases := []struct{ in, want string }{
+		{"q=%70assword%3D" + pw, "q=%70assword%3D[REDACTED:password]"},
+		{"q=pass%77ord=" + pw + "&x=1", "q=pass%77ord=[REDACTED:password]&x=1"},
+		{"q=pass%77ord%3D" + pw + "%26x%3D1", "q=pass%77ord%3D[REDACTED:password]%26x%3D1"},
+		{"%70assword=" + pw, "%70assword=[REDACTED:password]"},
+		{"next=%2Fcb%3F%70assword%3D" + pw + "%26a%3D1", "next=%2Fcb%3F%70assword%3D[REDACTED:password]%26a%3D1"},
+		{"q=%2570a%2573sword%253D" + pw, "q=%2570a%2573sword%253D[REDACTED:password]"},
+		{"q=%61pi%5Fkey%3D" + redacttest.APIKey, "q=%61pi%5Fkey%3D[REDACTED:api_key]"},
+		{"q=%54OKEN%3D" + redacttest.GitHubToken, "q=%54OKEN%3D[REDACTED:github_token]"},
+	}
+	for _, tc := range cases {
+		assertCountedCuts(t, r, []countedCut{{tc.in, tc.want, 1}})
+		assertData(t, r, []dataCase{{`{"u":"` + tc.in + `"}`, `{"u":"` + tc.want + `"}`}})
+	}
+	// names that say no secret stay, decoded as plain: padding, password_length
+	kept := []string{"q=password_length%3D8", "%70adding", "q=%70adding%3D8", "q=pass%77ord_length%3D8",
+		"q=%70asswordless%3Dtrue", "q=%70assword%3D%24DB_PASSWORD", "50%dapi", "%41%42%43", "%E2%80%99"}
+	assertKept(t, r, kept...)
+	for _, k := range kept {
+		d := `{"u":"` + k + `"}`
+		assertData(t, r, []dataCase{{d, d}})
+	}
+}
+
+// TestPercentEncodedHeaders: the credentials of an Authorization, Cookie
+// or Set-Cookie header in an encoded query (a header passed as a
+// parameter, a logged form) are cut as in the plain header.
+func TestPercentEncodedHeaders(t *testing.T) {
+	r := mustNew(t, DefaultSettings())
+	tok, ck := redacttest.BearerToken, "Qx7vR2mK9pL4tZ"
+	cases := []struct {
+		in, want string
+		cuts     int
+	}{
+		{"h=Authorization%3A%20Bearer%20" + tok + "%26x%3D1", "h=Authorization%3A%20Bearer%20[REDACTED:bearer_token]%26x%3D1", 1},
+		{"h=authorization%3A+Bearer+" + tok, "h=authorization%3A+Bearer+[REDACTED:bearer_token]", 1},
+		{"h=Authorization%253A%2520Bearer%2520" + tok, "h=Authorization%253A%2520Bearer%2520[REDACTED:bearer_token]", 1},
+		{"h=Proxy-Authorization%3A%20Basic%20" + redacttest.RegistryAuth[:12] + "%3D",
+			"h=Proxy-Authorization%3A%20Basic%20[REDACTED:basic_auth]", 1},
+		{"h=Authorization%3A%20" + tok, "h=Authorization%3A%20[REDACTED:authorization]", 1},
+		{"h=Cookie%3A%20sid%3D" + ck + "%3B%20theme%3Ddark&x=1", "h=Cookie%3A%20sid%3D[REDACTED:cookie]%3B%20theme%3D[REDACTED:cookie]&x=1", 2},
+		{"h=Set-Cookie%3A%20sid%3D" + ck + "%3B%20Path%3D%2F%3B%20HttpOnly", "h=Set-Cookie%3A%20sid%3D[REDACTED:cookie]%3B%20Path%3D%2F%3B%20HttpOnly", 1},
+		{"h=Cookie%253A%2520sid%253D" + ck, "h=Cookie%253A%2520sid%253D[REDACTED:cookie]", 1},
+	}
+	for _, tc := range cases {
+		assertCountedCuts(t, r, []countedCut{{tc.in, tc.want, tc.cuts}})
+		assertData(t, r, []dataCase{{`{"u":"` + tc.in + `"}`, `{"u":"` + tc.want + `"}`}})
+	}
+	assertKept(t, r, "h=Authorization%3A%20Bearer", "h=Cookie%3A%20none", "h=Accept%3A%20text%2Fhtml")
+}
+
+// TestPercentEncodedSASSignature: the sig of an Azure SAS inside an
+// encoded URL (%26sig%3D…, sv%3D before it) is cut as in a plain URL;
+// without sv it stays.
+func TestPercentEncodedSASSignature(t *testing.T) {
+	r := mustNew(t, DefaultSettings())
+	const sig = "lVxGm7Q2" + "kT9pR4w"
+	for _, tc := range []struct{ in, want string }{
+		{"u=https%3A%2F%2Fa.blob.core.windows.net%2Fc%2Fb%3Fsv%3D2022-11-02%26se%3D2030%26sig%3D" + sig + "%252Bx%253D%26x%3D1",
+			"u=https%3A%2F%2Fa.blob.core.windows.net%2Fc%2Fb%3Fsv%3D2022-11-02%26se%3D2030%26sig%3D[REDACTED:token]%26x%3D1"},
+		{"u=https%253A%252F%252Fa.blob.core.windows.net%252Fc%253Fsv%253D2022-11-02%2526sig%253D" + sig,
+			"u=https%253A%252F%252Fa.blob.core.windows.net%252Fc%253Fsv%253D2022-11-02%2526sig%253D[REDACTED:token]"},
+		{"q=c%3Fsv%3D2022%26sig%3DXk9%2Bq7Z%3D", "q=c%3Fsv%3D2022%26sig%3D[REDACTED:token]"}, // no other trigger
+	} {
+		assertCountedCuts(t, r, []countedCut{{tc.in, tc.want, 1}})
+		assertData(t, r, []dataCase{{`{"u":"` + tc.in + `"}`, `{"u":"` + tc.want + `"}`}})
+	}
+	assertKept(t, r, "q=c%3Fse%3D2022%26sig%3D"+sig, "q=c%3Fsv%3D2022%26xsig%3D"+sig)
+}
+
+// TestPercentEncodedThreeTimes: a query encoded three times (%25253D) is
+// read as once or twice.
+func TestPercentEncodedThreeTimes(t *testing.T) {
+	r := mustNew(t, DefaultSettings())
+	assertCountedCuts(t, r, []countedCut{
+		{"q=password%25253D" + redacttest.Password + "%252526x", "q=password%25253D[REDACTED:password]%252526x", 1},
+		{"q=x%25253D" + redacttest.GitHubToken, "q=x%25253D[REDACTED:github_token]", 1},
+		{"u=https%25253A%25252F%25252Fbob%25253A" + redacttest.URLPassword + "%252540h",
+			"u=https%25253A%25252F%25252Fbob%25253A[REDACTED:url_password]%252540h", 1},
+	})
+	assertKept(t, r, "q=password_length%25253D8")
+}

@@ -282,7 +282,7 @@ func (r *Redactor) mayCut(text []byte) bool {
 	}
 	// The prefilter also passes text with a backslash, in the same pass.
 	s := unsafe.String(unsafe.SliceData(text), len(text))
-	if len(r.keys) == 0 && !mayTrigger(s) && !mayHaveToolFlag(s) {
+	if len(r.keys) == 0 && !mayTrigger(s) && !mayHaveToolFlag(s) && !mayHaveEncodedName(s) {
 		return false
 	}
 	if bytes.IndexByte(text, '\\') >= 0 {

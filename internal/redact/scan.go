@@ -81,7 +81,7 @@ func (sc *scanner) scan() {
 		case wordByte[c]:
 			// the test before the call keeps most words from paying for it
 			if i > 0 && (s[i-1] == '\\' || s[i-1] == '%') {
-				if k := escapeLen(s, i); k > 0 {
+				if k := sc.afterEscape(i); k > 0 {
 					i += k // \n, \u00e9, %3D: the word starts after the escape
 					continue
 				}
@@ -157,6 +157,17 @@ func plainRun(s string, i, j int) bool {
 	return s[j] != '%'
 }
 
+// afterEscape handles a word at i after a backslash or a '%': it gives
+// the length of an escape that the word starts after (escapeLen), or of
+// what a name whose letter the '%' encodes (%70assword) covers, past the
+// cut of its value.
+func (sc *scanner) afterEscape(i int) int {
+	if b, n := pctByte(sc.s, i-1); n > 0 && wordByte[b] {
+		return sc.encodedAfterRun(i-1, i-1) - i
+	}
+	return escapeLen(sc.s, i)
+}
+
 // colonAfter is the index after a ':' at k, blanks before it skipped
 // ("name" : value), or -1.
 func colonAfter(s string, k int) int {
@@ -194,10 +205,11 @@ func escapeLen(s string, i int) int {
 		return 0
 	}
 	if s[i-1] == '%' {
-		if s[i] == '2' && i+1 < len(s) && s[i+1] == '5' && hexPunctLen(s, i+2) > 0 {
-			return 4 // %253D: a query encoded twice
+		n := 0 // %253D, %25253D: a query encoded twice or three times
+		for n < 4 && i+n+1 < len(s) && s[i+n] == '2' && s[i+n+1] == '5' && hexPunctLen(s, i+n+2) > 0 {
+			n += 2
 		}
-		return hexPunctLen(s, i)
+		return n + hexPunctLen(s, i+n)
 	}
 	if s[i-1] != '\\' || !oddBackslashes(s, i) {
 		return 0
@@ -721,8 +733,11 @@ func (sc *scanner) basicValue(j, v int, toEOL bool) int {
 
 // valueToCut reports the kind of secret the name s[i:j] announces and
 // whether its value is to be cut: a probe only notes that there is one.
-func (sc *scanner) valueToCut(i, j int) (Kind, bool) {
-	kind, ok := sc.secretName(trimDashes(sc.s[i:j]))
+func (sc *scanner) valueToCut(i, j int) (Kind, bool) { return sc.nameToCut(sc.s[i:j]) }
+
+// nameToCut is valueToCut for a name given decoded.
+func (sc *scanner) nameToCut(name string) (Kind, bool) {
+	kind, ok := sc.secretName(trimDashes(name))
 	if !ok {
 		return 0, false
 	}
