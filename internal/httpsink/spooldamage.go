@@ -24,6 +24,9 @@ func (s *Sink) spoolDamaged(path string, d spool.Damage) {
 	switch d.Kind {
 	case spool.DamageLine:
 		s.set.Observer.Quarantined(context.Background(), 1)
+		if u, ok := s.set.Observer.(UnkeptObserver); ok && d.Kept == "" {
+			u.NotKept(context.Background(), 1)
+		}
 		s.set.Logger.Error("spool line is not a valid audit event (torn, overwritten or with bytes inserted); "+
 			keptOrNot(d.Kept)+", never sent; replay goes on with the next line",
 			append(fields, zap.String("kept_in", d.Kept))...)
