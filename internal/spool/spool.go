@@ -404,6 +404,9 @@ func (s *Spool) cutTornTail(size int64) (int64, error) {
 	if err := s.syncFn(s.f); err != nil {
 		return 0, fmt.Errorf("spool %s: sync: %w", s.path, err)
 	}
+	if errors.Is(torn.NotKept, fsutil.ErrTornOverLimit) {
+		torn.NotKept = fmt.Errorf("%w (the spool's max size)", torn.NotKept)
+	}
 	s.recovery.TornBytes, s.recovery.TornPath, s.recovery.TornNotKept = torn.Bytes, torn.KeptIn, torn.NotKept
 	return end, nil
 }

@@ -27,6 +27,9 @@ func TestTornFilesStayWithinMaxSize(t *testing.T) {
 		require.NoError(t, err, "restart %d", i)
 		rec := s.Recovery()
 		require.Equal(t, int64(len(torn)), rec.TornBytes, "restart %d", i)
+		if rec.TornNotKept != nil {
+			require.ErrorContains(t, rec.TornNotKept, "max size")
+		}
 		var got []byte
 		_, err = s.Replay(context.Background(), 10, 1<<20, func(_ context.Context, batch []byte, _ int) error {
 			got = append(got, batch...)
