@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/url"
 	"sync/atomic"
 	"time"
@@ -14,6 +15,7 @@ import (
 	metricnoop "go.opentelemetry.io/otel/metric/noop"
 	tracenoop "go.opentelemetry.io/otel/trace/noop"
 	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
 
 	"github.com/sandboxaudit/sandboxaudit/internal/fsutil"
 	"github.com/sandboxaudit/sandboxaudit/internal/httpsink"
@@ -31,6 +33,7 @@ func replay(ctx context.Context, o replayOptions, s Streams) int {
 	}
 	damaged := &damageCount{}
 	set.Observer = damaged
+	set.Logger = stderrLogger(s.Stderr)
 	sent, err := httpsink.ReplayFile(ctx, o.spool, set, o.adopt)
 	if err != nil {
 		_, _ = fmt.Fprintf(s.Stderr, "replay: %v\n", err)
@@ -38,20 +41,44 @@ func replay(ctx context.Context, o replayOptions, s Streams) int {
 	}
 	_, _ = fmt.Fprintf(s.Stdout, "replay: sent %s from %s to %s\n", plural.Count(sent, "line"), o.spool, redactURL(o.endpoint))
 	if n := damaged.n.Load(); n > 0 {
-		_, _ = fmt.Fprintf(s.Stderr, "replay: %s %s in %s.quarantine\n", plural.Count(n, "damaged line"),
-			plural.Pick(n, "was not a valid audit event and was not sent; it is", "were not valid audit events and were not sent; they are"), o.spool)
+		_, _ = fmt.Fprintf(s.Stderr, "replay: %s %s; %s\n", plural.Count(n, "damaged line"),
+			plural.Pick(n, "was not a valid audit event and was not sent", "were not valid audit events and were not sent"),
+			whereKept(n, damaged.unkept.Load(), o.spool))
 		return exitProblems
 	}
 	return exitOK
 }
 
-// damageCount counts the spool lines set aside as damaged.
+// whereKept says where n damaged lines went, unkept of them nowhere.
+func whereKept(n, unkept int64, spool string) string {
+	switch unkept {
+	case 0:
+		return fmt.Sprintf("%s in %s.quarantine", plural.Pick(n, "it is", "they are"), spool)
+	case n:
+		return plural.Pick(n, "it", "they") + " could not be kept (the messages above say why)"
+	}
+	return fmt.Sprintf("%d of them could not be kept (the messages above say why), the others are in %s.quarantine", unkept, spool)
+}
+
+// stderrLogger logs the sink's warnings and errors to w, a line each: a
+// replay by hand has no other log, and what opening the spool mended (a
+// torn line cut off, a file adopted, an offset moved back) must be seen.
+func stderrLogger(w io.Writer) *zap.Logger {
+	enc := zapcore.NewConsoleEncoder(zapcore.EncoderConfig{
+		LevelKey: "level", MessageKey: "msg", EncodeLevel: zapcore.CapitalLevelEncoder, ConsoleSeparator: " ",
+	})
+	return zap.New(zapcore.NewCore(enc, zapcore.Lock(zapcore.AddSync(w)), zapcore.WarnLevel))
+}
+
+// damageCount counts the spool lines found damaged, and those of them the
+// quarantine file could not take.
 type damageCount struct {
 	httpsink.NopObserver
-	n atomic.Int64
+	n, unkept atomic.Int64
 }
 
 func (d *damageCount) Quarantined(_ context.Context, n int) { d.n.Add(int64(n)) }
+func (d *damageCount) NotKept(_ context.Context, n int)     { d.unkept.Add(int64(n)) }
 
 // settings builds the HTTP sink settings from the command line.
 func (o replayOptions) settings(ctx context.Context) (httpsink.Settings, error) {

@@ -40,7 +40,7 @@ type TornTail struct {
 // next line. The caller holds the writers' lock and syncs f. It returns f's
 // new size.
 func CutTornTail(f *os.File, name string, size int64, write func([]byte) error) (int64, TornTail, error) {
-	return cutTornTail(f, name, fmt.Sprintf("%s%s%d", name, TornSuffix, time.Now().UnixNano()), size, write)
+	return CutTornTailWithin(f, name, size, 0, write)
 }
 
 // ErrTornUnlocked is TornTail.NotKept for a line CloseTornTail closed:
@@ -60,9 +60,72 @@ func CloseTornTail(f *os.File, name string, size int64, write func([]byte) error
 	return closeTorn(name, size, TornTail{Bytes: size - end, NotKept: ErrTornUnlocked}, write)
 }
 
+// ErrTornOverLimit is TornTail.NotKept for a line CutTornTailWithin closed
+// where it is: keeping it would take the lines kept beside the file past
+// the limit.
+var ErrTornOverLimit = errors.New("the torn lines kept beside it would pass their limit")
+
+// CutTornTailWithin is CutTornTail keeping the side files of name, this
+// line's included, within limit bytes together (0: no limit). A line that
+// would take them past it is closed with a newline where it is, as one that
+// cannot be saved: a crash loop must not fill the disk with side files.
+func CutTornTailWithin(f *os.File, name string, size, limit int64, write func([]byte) error) (int64, TornTail, error) {
+	end, err := tornStart(f, name, size)
+	if err == nil && end < size && limit > 0 {
+		if notKept := tornOverLimit(name, size-end, limit); notKept != nil {
+			return closeTorn(name, size, TornTail{Bytes: size - end, NotKept: notKept}, write)
+		}
+	}
+	return cutTornFrom(f, name, fmt.Sprintf("%s%s%d", name, TornSuffix, time.Now().UnixNano()), size, end, err, write)
+}
+
+// tornOverLimit says why a torn line of n bytes is not kept beside name
+// under limit, or returns nil when it fits.
+func tornOverLimit(name string, n, limit int64) error {
+	kept, err := tornKeptBytes(name)
+	if err != nil {
+		return fmt.Errorf("measure the torn lines kept beside it: %w", err)
+	}
+	if kept+n > limit {
+		return fmt.Errorf("%w: %d bytes are kept, this line has %d, the limit is %d", ErrTornOverLimit, kept, n, limit)
+	}
+	return nil
+}
+
+// tornKeptBytes sums the sizes of the regular files beside name that
+// CutTornTail kept its torn lines in.
+func tornKeptBytes(name string) (int64, error) {
+	entries, err := os.ReadDir(filepath.Dir(name))
+	if err != nil {
+		return 0, err
+	}
+	var n int64
+	for _, e := range entries {
+		if file, _, ok := ParseTornKept(e.Name()); !ok || file != filepath.Base(name) {
+			continue
+		}
+		fi, err := e.Info()
+		if errors.Is(err, os.ErrNotExist) {
+			continue // removed meanwhile
+		}
+		if err != nil {
+			return 0, err
+		}
+		if fi.Mode().IsRegular() {
+			n += fi.Size()
+		}
+	}
+	return n, nil
+}
+
 // cutTornTail is CutTornTail with the side file's name given.
 func cutTornTail(f *os.File, name, side string, size int64, write func([]byte) error) (int64, TornTail, error) {
 	end, err := tornStart(f, name, size)
+	return cutTornFrom(f, name, side, size, end, err, write)
+}
+
+// cutTornFrom is cutTornTail once tornStart returned end and err.
+func cutTornFrom(f *os.File, name, side string, size, end int64, err error, write func([]byte) error) (int64, TornTail, error) {
 	if err != nil || end == size {
 		return size, TornTail{}, err
 	}

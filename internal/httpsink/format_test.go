@@ -171,8 +171,8 @@ func TestValidateEndpointRefusesAPortNoDialReaches(t *testing.T) {
 // TestValidateClientRefusesHeadersTheSinkSets: a configured header
 // replaces the request's own, so Content-Type: text/plain or
 // Content-Encoding: gzip (on a body that is not) reached the endpoint,
-// which answers 415 or 400, and the sink then drops the lines as refused
-// content.
+// which answers 415 to every request, or 400, and the sink then drops the
+// lines as refused content.
 func TestValidateClientRefusesHeadersTheSinkSets(t *testing.T) {
 	for _, name := range []string{"Content-Type", "content-encoding", "Content-Length", "Transfer-Encoding"} {
 		headers := func(yield func(string, string) bool) { yield(name, "x") }

@@ -47,6 +47,15 @@ type Observer interface {
 	Quarantined(ctx context.Context, n int)
 }
 
+// UnkeptObserver is an Observer that also counts, among the lines
+// Quarantined counts, those the quarantine file could not take (full, or
+// not a regular file): passed over and kept nowhere. A summary that says
+// where damaged lines went needs it.
+type UnkeptObserver interface {
+	Observer
+	NotKept(ctx context.Context, n int)
+}
+
 // NopObserver ignores everything.
 type NopObserver struct{}
 

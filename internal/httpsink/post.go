@@ -117,7 +117,7 @@ const (
 	// backoff; never dropped, so an expired token or a misrouted proxy
 	// cannot wipe a spool after an outage.
 	classEndpoint
-	// classContent: every other 4xx (400, 409, 411, 413, 415, 422, …).
+	// classContent: every other 4xx (400, 409, 413, 422, …).
 	// This content would fail forever: dropped visibly, so one bad batch
 	// cannot block the spool behind it.
 	classContent
@@ -144,7 +144,12 @@ func classify(code int) statusClass {
 		// a proxy or load balancer routed us to the wrong server
 		http.StatusMisdirectedRequest,
 		// the server wants another protocol (TLS)
-		http.StatusUpgradeRequired:
+		http.StatusUpgradeRequired,
+		// the request's shape: every request carries the same URL, headers,
+		// Content-Type (format) and Content-Encoding (compression), so these
+		// refuse the configuration, never one event
+		http.StatusNotAcceptable, http.StatusLengthRequired, http.StatusRequestURITooLong,
+		http.StatusUnsupportedMediaType, http.StatusRequestHeaderFieldsTooLarge:
 		return classEndpoint
 	}
 	if code >= 400 && code <= 499 {

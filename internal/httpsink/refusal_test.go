@@ -15,7 +15,7 @@ import (
 
 // endpointLevel are the answers that say "the endpoint refuses us", not
 // "this content is wrong" (written out, not taken from the code).
-var endpointLevel = []int{401, 403, 404, 405, 407, 408, 410, 421, 426}
+var endpointLevel = []int{401, 403, 404, 405, 406, 407, 408, 410, 411, 414, 415, 421, 426, 431}
 
 func TestStatusClasses(t *testing.T) {
 	for _, code := range endpointLevel {
@@ -24,7 +24,7 @@ func TestStatusClasses(t *testing.T) {
 		require.False(t, se.Permanent(), "%d", code)
 		require.True(t, se.Retryable(), "%d: may succeed once fixed", code)
 	}
-	for _, code := range []int{400, 402, 406, 409, 411, 412, 413, 414, 415, 416, 417, 422, 451} {
+	for _, code := range []int{400, 402, 409, 412, 413, 416, 417, 422, 451} {
 		se := &StatusError{Code: code}
 		require.True(t, se.Permanent(), "%d", code)
 		require.False(t, se.EndpointRefused(), "%d", code)

@@ -12,12 +12,13 @@
 //     have its lines spooled when its deadline ends.
 //   - A 4xx that says the endpoint refuses us whatever we send (expired
 //     token, missing permission, wrong path, misrouted proxy, http:// to
-//     a TLS port; classify lists the codes). The lines are not at fault: they are spooled at
+//     a TLS port, a Content-Type, Content-Encoding or headers it does not
+//     take; classify lists the codes). The lines are not at fault: they are spooled at
 //     once (no live retries), the replayer keeps them and backs off as for
 //     a 5xx, and each refused attempt is logged at ERROR with the status.
 //     Without a spool they are handed back to the caller. They are never
 //     dropped, so an expired token cannot wipe a spool.
-//   - Any other 4xx (400, 409, 411, 413, 415, 422, …): the endpoint refuses
+//   - Any other 4xx (400, 409, 413, 422, …): the endpoint refuses
 //     the content, which would fail forever; those lines are dropped
 //     visibly (error, ERROR log, Observer.Dropped with ReasonHTTP4xx), live
 //     and on replay, so they cannot block the spool behind them.
@@ -254,7 +255,8 @@ func CheckHeader(name, value string) error {
 		return fmt.Errorf("%s: the value holds a character a header cannot carry (a newline or a control)", name)
 	case describesBody(name):
 		// A configured header replaces the request's own: the endpoint
-		// would answer 415 or 400, and the lines be dropped as refused.
+		// would refuse every request (415), or drop the lines as refused
+		// content (400).
 		return fmt.Errorf("%s: set by the sink for each request, from format and compression; a value here would contradict the body", name)
 	}
 	return nil

@@ -24,8 +24,11 @@ func (s *Sink) spoolDamaged(path string, d spool.Damage) {
 	switch d.Kind {
 	case spool.DamageLine:
 		s.set.Observer.Quarantined(context.Background(), 1)
+		if u, ok := s.set.Observer.(UnkeptObserver); ok && d.Kept == "" {
+			u.NotKept(context.Background(), 1)
+		}
 		s.set.Logger.Error("spool line is not a valid audit event (torn, overwritten or with bytes inserted); "+
-			"set aside in the quarantine file, never sent; replay goes on with the next line",
+			keptOrNot(d.Kept)+", never sent; replay goes on with the next line",
 			append(fields, zap.String("kept_in", d.Kept))...)
 	case spool.DamageResized:
 		s.set.Logger.Warn("spool file was changed by something else (cut, or bytes inserted); "+
@@ -35,4 +38,13 @@ func (s *Sink) spoolDamaged(path string, d spool.Damage) {
 	default:
 		s.set.Logger.Warn("spool's .offset sidecar was missing; written again so a restart finds the spool", fields...)
 	}
+}
+
+// keptOrNot says where a damaged line went: the quarantine file, or
+// nowhere when that could not take it (problem says why).
+func keptOrNot(kept string) string {
+	if kept == "" {
+		return "not kept (the quarantine file could not take it: see problem)"
+	}
+	return "set aside in the quarantine file"
 }

@@ -384,14 +384,17 @@ func (s *Spool) checkIsSpool(fi os.FileInfo) error {
 }
 
 // cutTornTail moves bytes after the last '\n' (an append cut short by a
-// crash) to a side file and truncates them away (see fsutil.CutTornTail).
+// crash) to a side file and truncates them away, or closes them with a
+// newline when the side files would pass MaxSize (see
+// fsutil.CutTornTailWithin).
 // It returns the new size.
 func (s *Spool) cutTornTail(size int64) (int64, error) {
 	write := func(b []byte) error {
 		_, err := s.writeFn(s.f, b)
 		return err
 	}
-	end, torn, err := fsutil.CutTornTail(s.f, s.path, size, write)
+	// The side files share the quarantine's bound, MaxSize.
+	end, torn, err := fsutil.CutTornTailWithin(s.f, s.path, size, s.maxSize, write)
 	if err != nil {
 		return 0, fmt.Errorf("spool %s: %w", s.path, err)
 	}
@@ -400,6 +403,9 @@ func (s *Spool) cutTornTail(size int64) (int64, error) {
 	}
 	if err := s.syncFn(s.f); err != nil {
 		return 0, fmt.Errorf("spool %s: sync: %w", s.path, err)
+	}
+	if errors.Is(torn.NotKept, fsutil.ErrTornOverLimit) {
+		torn.NotKept = fmt.Errorf("%w (the spool's max size)", torn.NotKept)
 	}
 	s.recovery.TornBytes, s.recovery.TornPath, s.recovery.TornNotKept = torn.Bytes, torn.KeptIn, torn.NotKept
 	return end, nil
