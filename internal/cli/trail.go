@@ -201,7 +201,7 @@ func (v *verifier) verifyTrail(ctx context.Context, path string, segs []filesink
 	if tr.Retired > 0 {
 		v.afterRetention[len(v.files)] = true
 	}
-	wc, err := v.newWitnessCheck(path)
+	wc, err := v.newWitnessCheck(path, tc.Origin())
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}

@@ -22,7 +22,7 @@ func (v *verifier) verifySealed(ctx context.Context, name string, f *os.File) er
 	defer func() { _ = c.Close() }()
 	given := v.proveAlso(c)
 	sink := c.Writer()
-	wc, err := v.newWitnessCheck(name)
+	wc, err := v.newWitnessCheck(name, c.Origin())
 	if err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
