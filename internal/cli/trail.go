@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/sandboxaudit/sandboxaudit/internal/filesink"
@@ -53,7 +54,13 @@ func trailArgs(args []string) ([]string, *trailListing, error) {
 				return err
 			}
 			switch {
-			case !d.Type().IsRegular() || trail.IsSidecar(p):
+			case !d.Type().IsRegular():
+			case trail.IsSidecar(p):
+				// A log's history names its audit file even when the file
+				// and its segments were removed: verify finds them missing.
+				if owner, ok := logOfSidecar(p); ok {
+					found = append(found, owner)
+				}
 			case isTornKept(p):
 				l.torn = append(l.torn, p)
 			default:
@@ -73,6 +80,30 @@ func trailArgs(args []string) ([]string, *trailListing, error) {
 		}
 	}
 	return out, l, nil
+}
+
+// logOfSidecar returns the audit path whose signed history the sidecar p
+// holds (its checkpoints or segment records), unless p is a sidecar log
+// reset kept aside, whose audit file the new log goes on in.
+func logOfSidecar(p string) (string, bool) {
+	for _, suffix := range []string{integrity.CheckpointsSuffix, integrity.SegmentsSuffix} {
+		if owner, ok := strings.CutSuffix(p, suffix); ok && !isResetKept(owner) {
+			return owner, true
+		}
+	}
+	return "", false
+}
+
+// hasLogSidecar reports whether the audit path has a checkpoints or
+// segments sidecar (a symbolic link or other non-regular file included:
+// the checks name it).
+func hasLogSidecar(path string) bool {
+	for _, p := range []string{integrity.CheckpointsPath(path), integrity.SegmentsPath(path)} {
+		if _, err := os.Lstat(p); err == nil {
+			return true
+		}
+	}
+	return false
 }
 
 // trailListing holds the closed segments found by listing verify's
@@ -406,7 +437,11 @@ func expandArgs(args []string, key bool) ([]string, *trailListing, error) {
 			return nil, nil, err
 		}
 		for _, p := range paths {
-			for _, part := range segmentParts(p, l.listedSegments(p)) {
+			segs := l.listedSegments(p)
+			if _, err := os.Lstat(p); err != nil && len(segs) == 0 {
+				continue // only sidecars: without a key there is nothing to read
+			}
+			for _, part := range segmentParts(p, segs) {
 				out = append(out, part.Path)
 			}
 		}
