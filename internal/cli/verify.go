@@ -285,7 +285,14 @@ type verifier struct {
 	givenUsed map[int]bool
 	// compressed marks the inputs read decompressed.
 	compressed map[string]bool
+	// listed counts the problems listed, by file (maxListedProblems).
+	listed map[int]int
 }
+
+// maxListedProblems bounds the problems listed for one file: a compressed
+// segment of 72 KB decompresses to two billion blank lines, each a
+// problem, and would print as many. All are counted in problems=.
+const maxListedProblems = 1000
 
 type sessionState struct {
 	seqs  seqset.Set
@@ -308,7 +315,8 @@ type location struct {
 
 func newVerifier(out io.Writer, opts verifyOptions) *verifier {
 	return &verifier{out: out, opts: opts, seed: maphash.MakeSeed(), sessions: map[uuid.UUID]*sessionState{},
-		afterRetention: map[int]bool{}, alone: map[int]bool{}, givenUsed: map[int]bool{}, compressed: map[string]bool{}}
+		afterRetention: map[int]bool{}, alone: map[int]bool{}, givenUsed: map[int]bool{}, compressed: map[string]bool{},
+		listed: map[int]int{}}
 }
 
 func (v *verifier) where(at location) string {
@@ -317,7 +325,15 @@ func (v *verifier) where(at location) string {
 
 func (v *verifier) problem(at location, format string, args ...any) {
 	v.sum.Problems++
-	_, _ = fmt.Fprintf(v.out, "%s: %s\n", v.where(at), fmt.Sprintf(format, args...))
+	n := v.listed[at.file] + 1
+	v.listed[at.file] = n
+	switch {
+	case n <= maxListedProblems:
+		_, _ = fmt.Fprintf(v.out, "%s: %s\n", v.where(at), fmt.Sprintf(format, args...))
+	case n == maxListedProblems+1:
+		_, _ = fmt.Fprintf(v.out, "%s: more than %d problems: the others are counted in problems=, not listed\n",
+			v.files[at.file], maxListedProblems)
+	}
 }
 
 // verifyPath checks one file; "-" is stdin. An unreadable file is an error
