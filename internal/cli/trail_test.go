@@ -112,6 +112,13 @@ func TestVerifyTrailRefusesAttacks(t *testing.T) {
 			last := data[bytes.LastIndexByte(data[:len(data)-1], '\n')+1:]
 			compressTo(t, segs[1].Path, append(data, bytes.Replace(last, []byte(`"seq":`), []byte(`"seq":9`), 1)...))
 		}, "its signed segment record"},
+		{"segment records cut, the lines whole", func(t *testing.T, path string, _ []filesink.Segment) {
+			b, err := os.ReadFile(integrity.SegmentsPath(path))
+			require.NoError(t, err)
+			sig := bytes.Index(b, []byte("\n\n\u2014 ")) + 2 // the first record's signature
+			first := sig + bytes.Index(b[sig:], []byte("\n\n")) + 2
+			require.NoError(t, os.WriteFile(integrity.SegmentsPath(path), b[:first], 0o600))
+		}, "which no segment record names, ends at line"},
 		{"active file cut back", func(t *testing.T, path string, _ []filesink.Segment) {
 			require.NoError(t, os.Truncate(path, 0))
 		}, "cut off the end"},
