@@ -287,6 +287,8 @@ type verifier struct {
 	compressed map[string]bool
 	// listed counts the problems listed, by file (maxListedProblems).
 	listed map[int]int
+	// repeatOf finds the repeat a copy of a line waits with (repeats.go).
+	repeatOf map[repeatSig]int
 }
 
 // maxListedProblems bounds the problems listed for one file: a compressed
@@ -316,7 +318,7 @@ type location struct {
 func newVerifier(out io.Writer, opts verifyOptions) *verifier {
 	return &verifier{out: out, opts: opts, seed: maphash.MakeSeed(), sessions: map[uuid.UUID]*sessionState{},
 		afterRetention: map[int]bool{}, alone: map[int]bool{}, givenUsed: map[int]bool{}, compressed: map[string]bool{},
-		listed: map[int]int{}}
+		listed: map[int]int{}, repeatOf: map[repeatSig]int{}}
 }
 
 func (v *verifier) where(at location) string {
@@ -324,15 +326,21 @@ func (v *verifier) where(at location) string {
 }
 
 func (v *verifier) problem(at location, format string, args ...any) {
-	v.sum.Problems++
-	n := v.listed[at.file] + 1
-	v.listed[at.file] = n
-	switch {
-	case n <= maxListedProblems:
+	if v.listed[at.file] < maxListedProblems {
 		_, _ = fmt.Fprintf(v.out, "%s: %s\n", v.where(at), fmt.Sprintf(format, args...))
-	case n == maxListedProblems+1:
+	}
+	v.unlisted(at.file, 1)
+}
+
+// unlisted counts n problems of file beyond those problem lists, and says
+// once that the file has more than are listed.
+func (v *verifier) unlisted(file, n int) {
+	v.sum.Problems += n
+	before := v.listed[file]
+	v.listed[file] = before + n
+	if before <= maxListedProblems && before+n > maxListedProblems {
 		_, _ = fmt.Fprintf(v.out, "%s: more than %d problems: the others are counted in problems=, not listed\n",
-			v.files[at.file], maxListedProblems)
+			v.files[file], maxListedProblems)
 	}
 }
 
@@ -438,7 +446,7 @@ func (v *verifier) track(at location, ev *auditevent.Event, line []byte) {
 	}
 	half := spanHalf{phase: ev.Phase, op: ev.Op, seq: ev.Seq, at: at}
 	if ss.seqs.Add(ev.Seq) {
-		v.repeats = append(v.repeats, repeat{
+		v.addRepeat(repeat{
 			session: ev.SessionID, spanID: ev.SpanID, half: half,
 			eventID: ev.EventID, hash: maphash.Bytes(v.seed, line),
 		})
