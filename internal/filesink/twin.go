@@ -17,9 +17,11 @@ import (
 // bytes: one of them was changed, so neither is removed.
 var errTwinDiffers = errors.New("one of them was changed; both are kept")
 
-// sameAsCompressed reports, by streaming both, whether the plain segment
-// holds the bytes its compressed copy decompresses to.
-func sameAsCompressed(plain, compressed string) (bool, error) {
+// SameAsCompressed reports, by streaming both, whether the plain segment
+// holds the bytes its compressed copy decompresses to. It stops at the
+// first difference, so a plain copy that is a sparse terabyte costs no
+// more than the compressed copy. A copy that does not decompress differs.
+func SameAsCompressed(plain, compressed string) (bool, error) {
 	p, err := os.OpenFile(plain, os.O_RDONLY|noFollowFlag, 0)
 	if err != nil {
 		return false, err
