@@ -10,6 +10,7 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 
+	"github.com/sandboxaudit/sandboxaudit/internal/fsutil"
 	"github.com/sandboxaudit/sandboxaudit/internal/zstdread"
 )
 
@@ -22,12 +23,13 @@ var errTwinDiffers = errors.New("one of them was changed; both are kept")
 // first difference, so a plain copy that is a sparse terabyte costs no
 // more than the compressed copy. A copy that does not decompress differs.
 func SameAsCompressed(plain, compressed string) (bool, error) {
-	p, err := os.OpenFile(plain, os.O_RDONLY|noFollowFlag, 0)
+	// A FIFO put in either's place must not hang the caller (verify).
+	p, _, err := fsutil.OpenRegular(plain, os.O_RDONLY|noFollowFlag, 0)
 	if err != nil {
 		return false, err
 	}
 	defer func() { _ = p.Close() }()
-	c, err := os.OpenFile(compressed, os.O_RDONLY|noFollowFlag, 0)
+	c, _, err := fsutil.OpenRegular(compressed, os.O_RDONLY|noFollowFlag, 0)
 	if err != nil {
 		return false, err
 	}
