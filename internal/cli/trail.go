@@ -48,8 +48,15 @@ func trailArgs(args []string) ([]string, *trailListing, error) {
 			add(a)
 			continue
 		}
+		root := a
+		if li, err := os.Lstat(a); err == nil && li.Mode()&fs.ModeSymlink != 0 {
+			// Named through a link: the directory it names is read (the
+			// walk below it still leaves links out); the walk would
+			// otherwise stop at the link and find nothing to verify.
+			root = a + string(filepath.Separator)
+		}
 		var found []string
-		err = filepath.WalkDir(a, func(p string, d fs.DirEntry, err error) error {
+		err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 			if err != nil {
 				return err
 			}

@@ -90,6 +90,16 @@ func TestVerifyTrailDirectory(t *testing.T) {
 	res = run(t, "", "verify", dir)
 	require.Equal(t, 0, res.code, res.stdout+res.stderr)
 	require.Contains(t, res.stdout, fmt.Sprintf("files=%d lines=%d", len(segs)+1, n))
+
+	// A directory named through a symbolic link (a volume mount) is read
+	// as the directory, with the key and without, not found empty.
+	link := filepath.Join(t.TempDir(), "audit")
+	require.NoError(t, os.Symlink(dir, link))
+	for _, args := range [][]string{{"verify", "--key", pub, link}, {"verify", link}} {
+		res = run(t, "", args...)
+		require.Equal(t, 0, res.code, res.stdout+res.stderr)
+		require.Contains(t, res.stdout, fmt.Sprintf("files=%d lines=%d", len(segs)+1, n))
+	}
 }
 
 func TestVerifyTrailRefusesAttacks(t *testing.T) {
