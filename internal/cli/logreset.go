@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"time"
 
 	"github.com/sandboxaudit/sandboxaudit/internal/integrity"
@@ -77,6 +78,14 @@ func runLogReset(ctx context.Context, args []string, s Streams) int {
 	}
 	return exitOK
 }
+
+// resetKept matches the name log reset keeps an old log's sidecars under,
+// without the sidecar's suffix (PATH.reset-<time>).
+var resetKept = regexp.MustCompile(`\.reset-\d{8}T\d{6}Z$`)
+
+// isResetKept reports whether owner is the PATH.reset-<time> of sidecars
+// log reset kept aside: no audit file goes with them.
+func isResetKept(owner string) bool { return resetKept.MatchString(owner) }
 
 // moveSidecarsAside renames each sidecar of path to
 // PATH.reset-<time><suffix>, never over an existing file.

@@ -26,6 +26,43 @@ type repeat struct {
 	half    spanHalf
 	eventID uuid.UUID
 	hash    uint64 // maphash of the line's bytes under the run's seed
+	// copies are where the later copies of this line are (the same
+	// repeatSig), at most maxListedProblems; more counts the others. A
+	// small compressed segment holds millions of copies of one line.
+	copies []location
+	more   int
+}
+
+// repeatSig is what settles a repeat, its place aside: copies of one line
+// settle alike.
+type repeatSig struct {
+	session uuid.UUID
+	spanID  string
+	phase   auditevent.Phase
+	op      string
+	seq     int64
+	eventID uuid.UUID
+	hash    uint64
+}
+
+func (r *repeat) sig() repeatSig {
+	return repeatSig{r.session, r.spanID, r.half.phase, r.half.op, r.half.seq, r.eventID, r.hash}
+}
+
+// addRepeat sets r aside, with the repeat it is a copy of when there is one.
+func (v *verifier) addRepeat(r repeat) {
+	sig := r.sig()
+	i, ok := v.repeatOf[sig]
+	if !ok {
+		v.repeatOf[sig] = len(v.repeats)
+		v.repeats = append(v.repeats, r)
+		return
+	}
+	if first := &v.repeats[i]; len(first.copies) < maxListedProblems {
+		first.copies = append(first.copies, r.half.at)
+	} else {
+		first.more++
+	}
 }
 
 type seqKey struct {
@@ -57,10 +94,39 @@ func (v *verifier) settleRepeats(ctx context.Context) error {
 		return err
 	}
 	for _, r := range v.repeats {
-		v.settle(r, firsts[seqKey{r.session, r.half.seq}])
+		first := firsts[seqKey{r.session, r.half.seq}]
+		v.settle(r, first)
+		for _, at := range r.copies {
+			c := r
+			c.half.at = at
+			v.settle(c, first)
+		}
+		v.settleMore(r, first)
 	}
-	v.repeats = nil
+	v.repeats, v.repeatOf = nil, map[repeatSig]int{}
 	return nil
+}
+
+// settleMore counts the copies of r beyond those kept, as settle would:
+// an exact copy of the first line is a duplicate; any other reuse is a
+// problem, and, its span's half of that phase paired by the copies kept
+// before it, a second event of that phase too.
+func (v *verifier) settleMore(r repeat, first *firstLine) {
+	if r.more == 0 {
+		return
+	}
+	file, n := r.copies[len(r.copies)-1].file, r.more
+	switch {
+	case first.found && first.eventID == r.eventID && first.hash == r.hash:
+		v.sum.Duplicates += n
+		if !v.opts.allowDuplicates {
+			v.unlisted(file, n)
+		}
+	case r.spanID == "":
+		v.unlisted(file, n)
+	default:
+		v.unlisted(file, 2*n)
+	}
 }
 
 func (v *verifier) settle(r repeat, first *firstLine) {

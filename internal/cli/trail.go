@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/sandboxaudit/sandboxaudit/internal/filesink"
@@ -47,13 +48,26 @@ func trailArgs(args []string) ([]string, *trailListing, error) {
 			add(a)
 			continue
 		}
+		root := a
+		if li, err := os.Lstat(a); err == nil && li.Mode()&fs.ModeSymlink != 0 {
+			// Named through a link: the directory it names is read (the
+			// walk below it still leaves links out); the walk would
+			// otherwise stop at the link and find nothing to verify.
+			root = a + string(filepath.Separator)
+		}
 		var found []string
-		err = filepath.WalkDir(a, func(p string, d fs.DirEntry, err error) error {
+		err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 			if err != nil {
 				return err
 			}
 			switch {
-			case !d.Type().IsRegular() || trail.IsSidecar(p):
+			case !d.Type().IsRegular():
+			case trail.IsSidecar(p):
+				// A log's history names its audit file even when the file
+				// and its segments were removed: verify finds them missing.
+				if owner, ok := logOfSidecar(p); ok {
+					found = append(found, owner)
+				}
 			case isTornKept(p):
 				l.torn = append(l.torn, p)
 			default:
@@ -73,6 +87,30 @@ func trailArgs(args []string) ([]string, *trailListing, error) {
 		}
 	}
 	return out, l, nil
+}
+
+// logOfSidecar returns the audit path whose signed history the sidecar p
+// holds (its checkpoints or segment records), unless p is a sidecar log
+// reset kept aside, whose audit file the new log goes on in.
+func logOfSidecar(p string) (string, bool) {
+	for _, suffix := range []string{integrity.CheckpointsSuffix, integrity.SegmentsSuffix} {
+		if owner, ok := strings.CutSuffix(p, suffix); ok && !isResetKept(owner) {
+			return owner, true
+		}
+	}
+	return "", false
+}
+
+// hasLogSidecar reports whether the audit path has a checkpoints or
+// segments sidecar (a symbolic link or other non-regular file included:
+// the checks name it).
+func hasLogSidecar(path string) bool {
+	for _, p := range []string{integrity.CheckpointsPath(path), integrity.SegmentsPath(path)} {
+		if _, err := os.Lstat(p); err == nil {
+			return true
+		}
+	}
+	return false
 }
 
 // trailListing holds the closed segments found by listing verify's
@@ -201,7 +239,7 @@ func (v *verifier) verifyTrail(ctx context.Context, path string, segs []filesink
 	if tr.Retired > 0 {
 		v.afterRetention[len(v.files)] = true
 	}
-	wc, err := v.newWitnessCheck(path)
+	wc, err := v.newWitnessCheck(path, tc.Origin())
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
@@ -406,7 +444,11 @@ func expandArgs(args []string, key bool) ([]string, *trailListing, error) {
 			return nil, nil, err
 		}
 		for _, p := range paths {
-			for _, part := range segmentParts(p, l.listedSegments(p)) {
+			segs := l.listedSegments(p)
+			if _, err := os.Lstat(p); err != nil && len(segs) == 0 {
+				continue // only sidecars: without a key there is nothing to read
+			}
+			for _, part := range segmentParts(p, segs) {
 				out = append(out, part.Path)
 			}
 		}

@@ -44,6 +44,10 @@ func TestVerifyListsADirectoryOfManyAuditFilesOnce(t *testing.T) {
 	}
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "g.jsonl.segments"), nil, 0o600))
 	require.True(t, l.hasSegments(filepath.Join(dir, "g.jsonl")), "a segments sidecar alone")
+	// With a key, a log's sidecar names its audit path, found missing.
+	paths, _, err = expandArgs([]string{dir}, true)
+	require.NoError(t, err)
+	require.Equal(t, in("a.jsonl", "b.jsonl", "c.jsonl", "d.jsonl", "g.jsonl", "notes.txt", "sub/e.jsonl"), paths)
 
 	// A segment named alone stands for its audit file, listed for it.
 	paths, l, err = expandArgs(in("b-20261206T010000Z-000001.jsonl.zst"), true)

@@ -90,6 +90,16 @@ func TestVerifyTrailDirectory(t *testing.T) {
 	res = run(t, "", "verify", dir)
 	require.Equal(t, 0, res.code, res.stdout+res.stderr)
 	require.Contains(t, res.stdout, fmt.Sprintf("files=%d lines=%d", len(segs)+1, n))
+
+	// A directory named through a symbolic link (a volume mount) is read
+	// as the directory, with the key and without, not found empty.
+	link := filepath.Join(t.TempDir(), "audit")
+	require.NoError(t, os.Symlink(dir, link))
+	for _, args := range [][]string{{"verify", "--key", pub, link}, {"verify", link}} {
+		res = run(t, "", args...)
+		require.Equal(t, 0, res.code, res.stdout+res.stderr)
+		require.Contains(t, res.stdout, fmt.Sprintf("files=%d lines=%d", len(segs)+1, n))
+	}
 }
 
 func TestVerifyTrailRefusesAttacks(t *testing.T) {
@@ -112,6 +122,13 @@ func TestVerifyTrailRefusesAttacks(t *testing.T) {
 			last := data[bytes.LastIndexByte(data[:len(data)-1], '\n')+1:]
 			compressTo(t, segs[1].Path, append(data, bytes.Replace(last, []byte(`"seq":`), []byte(`"seq":9`), 1)...))
 		}, "its signed segment record"},
+		{"segment records cut, the lines whole", func(t *testing.T, path string, _ []filesink.Segment) {
+			b, err := os.ReadFile(integrity.SegmentsPath(path))
+			require.NoError(t, err)
+			sig := bytes.Index(b, []byte("\n\n\u2014 ")) + 2 // the first record's signature
+			first := sig + bytes.Index(b[sig:], []byte("\n\n")) + 2
+			require.NoError(t, os.WriteFile(integrity.SegmentsPath(path), b[:first], 0o600))
+		}, "which no segment record names, ends at line"},
 		{"active file cut back", func(t *testing.T, path string, _ []filesink.Segment) {
 			require.NoError(t, os.Truncate(path, 0))
 		}, "cut off the end"},

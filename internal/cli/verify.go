@@ -285,7 +285,16 @@ type verifier struct {
 	givenUsed map[int]bool
 	// compressed marks the inputs read decompressed.
 	compressed map[string]bool
+	// listed counts the problems listed, by file (maxListedProblems).
+	listed map[int]int
+	// repeatOf finds the repeat a copy of a line waits with (repeats.go).
+	repeatOf map[repeatSig]int
 }
+
+// maxListedProblems bounds the problems listed for one file: a compressed
+// segment of 72 KB decompresses to two billion blank lines, each a
+// problem, and would print as many. All are counted in problems=.
+const maxListedProblems = 1000
 
 type sessionState struct {
 	seqs  seqset.Set
@@ -308,7 +317,8 @@ type location struct {
 
 func newVerifier(out io.Writer, opts verifyOptions) *verifier {
 	return &verifier{out: out, opts: opts, seed: maphash.MakeSeed(), sessions: map[uuid.UUID]*sessionState{},
-		afterRetention: map[int]bool{}, alone: map[int]bool{}, givenUsed: map[int]bool{}, compressed: map[string]bool{}}
+		afterRetention: map[int]bool{}, alone: map[int]bool{}, givenUsed: map[int]bool{}, compressed: map[string]bool{},
+		listed: map[int]int{}, repeatOf: map[repeatSig]int{}}
 }
 
 func (v *verifier) where(at location) string {
@@ -316,8 +326,22 @@ func (v *verifier) where(at location) string {
 }
 
 func (v *verifier) problem(at location, format string, args ...any) {
-	v.sum.Problems++
-	_, _ = fmt.Fprintf(v.out, "%s: %s\n", v.where(at), fmt.Sprintf(format, args...))
+	if v.listed[at.file] < maxListedProblems {
+		_, _ = fmt.Fprintf(v.out, "%s: %s\n", v.where(at), fmt.Sprintf(format, args...))
+	}
+	v.unlisted(at.file, 1)
+}
+
+// unlisted counts n problems of file beyond those problem lists, and says
+// once that the file has more than are listed.
+func (v *verifier) unlisted(file, n int) {
+	v.sum.Problems += n
+	before := v.listed[file]
+	v.listed[file] = before + n
+	if before <= maxListedProblems && before+n > maxListedProblems {
+		_, _ = fmt.Fprintf(v.out, "%s: more than %d problems: the others are counted in problems=, not listed\n",
+			v.files[file], maxListedProblems)
+	}
 }
 
 // verifyPath checks one file; "-" is stdin. An unreadable file is an error
@@ -334,6 +358,13 @@ func (v *verifier) verifyPath(ctx context.Context, name string, stdin io.Reader)
 		return v.verifyParts(ctx, []integrity.TrailPart{{Path: name, Compressed: true}}, nil)
 	}
 	f, err := openRegular(name)
+	if errors.Is(err, os.ErrNotExist) && v.opts.key != nil && hasLogSidecar(name) {
+		// The file is gone, its signed history is not: every line the
+		// checkpoints sign is missing (none, for a log of 0 lines whose
+		// file is not made yet).
+		_, _ = fmt.Fprintf(v.out, "%s: integrity: the audit file is missing, but its signed history is there: it is checked as an empty file\n", name)
+		return v.verifySealed(ctx, name, strings.NewReader(""))
+	}
 	if err != nil {
 		return err
 	}
@@ -415,7 +446,7 @@ func (v *verifier) track(at location, ev *auditevent.Event, line []byte) {
 	}
 	half := spanHalf{phase: ev.Phase, op: ev.Op, seq: ev.Seq, at: at}
 	if ss.seqs.Add(ev.Seq) {
-		v.repeats = append(v.repeats, repeat{
+		v.addRepeat(repeat{
 			session: ev.SessionID, spanID: ev.SpanID, half: half,
 			eventID: ev.EventID, hash: maphash.Bytes(v.seed, line),
 		})

@@ -77,7 +77,7 @@ func (v *verifier) verifySegmentAlone(ctx context.Context, segment string) error
 		return fmt.Errorf("%s: %w", tr.Path, err)
 	}
 	defer func() { _ = tc.Close() }()
-	wc, err := v.newWitnessCheck(tr.Path)
+	wc, err := v.newWitnessCheck(tr.Path, tc.Origin())
 	if err != nil {
 		return fmt.Errorf("%s: %w", tr.Path, err)
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/sandboxaudit/sandboxaudit/internal/integrity"
 )
@@ -12,7 +11,7 @@ import (
 // verifySealed runs the plain checks and the integrity checks in one pass:
 // the bytes the line reader consumes are teed into the checker, which folds
 // the Merkle tree as they go by, so memory stays flat in the file size.
-func (v *verifier) verifySealed(ctx context.Context, name string, f *os.File) error {
+func (v *verifier) verifySealed(ctx context.Context, name string, f io.Reader) error {
 	defer v.followHandover(name)()
 	c, err := integrity.NewChecker(name, v.opts.key)
 	if err != nil {
@@ -22,7 +21,7 @@ func (v *verifier) verifySealed(ctx context.Context, name string, f *os.File) er
 	defer func() { _ = c.Close() }()
 	given := v.proveAlso(c)
 	sink := c.Writer()
-	wc, err := v.newWitnessCheck(name)
+	wc, err := v.newWitnessCheck(name, c.Origin())
 	if err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
@@ -44,7 +43,7 @@ func (v *verifier) verifySealed(ctx context.Context, name string, f *os.File) er
 
 // verifyNotSealed runs the plain checks on a file the checker could not
 // open (cause says why), and counts the missing seal as a problem.
-func (v *verifier) verifyNotSealed(ctx context.Context, name string, f *os.File, cause error) error {
+func (v *verifier) verifyNotSealed(ctx context.Context, name string, f io.Reader, cause error) error {
 	if err := v.verifyReader(ctx, name, f); err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}

@@ -280,3 +280,16 @@ func TestFilesMustBeRegular(t *testing.T) {
 		assert.Contains(t, r.stdout+r.stderr, "not a regular file", "%v", args)
 	}
 }
+
+// A file of many bad lines lists the first maxListedProblems of them and
+// counts the rest: a small compressed segment can hold billions.
+func TestVerifyListsABoundedNumberOfProblemsPerFile(t *testing.T) {
+	a := writeFile(t, "a.jsonl", strings.Repeat("\n", maxListedProblems+500))
+	b := writeFile(t, "b.jsonl", "\n\n")
+	r := run(t, "", "verify", a, b)
+	require.Equal(t, exitProblems, r.code, r.stderr)
+	require.Equal(t, maxListedProblems+1, strings.Count(r.stdout, a+":"), "the first problems, then one line for the rest")
+	require.Contains(t, r.stdout, fmt.Sprintf("%s: more than %d problems: the others are counted in problems=, not listed\n", a, maxListedProblems))
+	require.Contains(t, r.stdout, b+":1: blank line\n"+b+":2: blank line\n", "each file has its own bound")
+	require.Contains(t, r.stdout, fmt.Sprintf("problems=%d ", maxListedProblems+502))
+}

@@ -108,12 +108,13 @@ func loadWitnessKey(path string) (string, note.Verifier, error) {
 }
 
 // newWitnessCheck opens the witness check of one file, or returns nil
-// when verify has no witness keys.
-func (v *verifier) newWitnessCheck(name string) (*integrity.WitnessCheck, error) {
+// when verify has no witness keys. origin is the log's, from its own
+// checkpoints.
+func (v *verifier) newWitnessCheck(name, origin string) (*integrity.WitnessCheck, error) {
 	if len(v.opts.witness.verifiers) == 0 {
 		return nil, nil
 	}
-	return integrity.NewWitnessCheck(name, v.opts.key, v.opts.witness.verifiers, v.opts.witness.usedQuorum)
+	return integrity.NewWitnessCheck(name, origin, v.opts.key, v.opts.witness.verifiers, v.opts.witness.usedQuorum)
 }
 
 // reportWitnessed prints one file's witness result and counts its problems.

@@ -283,3 +283,40 @@ func TestVerifyWitnessNamesTheKeysThatCosigned(t *testing.T) {
 	require.Contains(t, res.stdout, ", w2.example/w+")
 	require.Contains(t, res.stdout, "): check the --witness key files")
 }
+
+// A witness cosigns a tree of one origin: the key holder who rewrites a
+// log, has the same witnesses cosign the rewritten lines under another
+// origin (a path they never saw, so any tree is consistent), and puts
+// those cosignatures beside the log, has them vouch for nothing.
+func TestVerifyWitnessRefusesAnotherLogsCosignatures(t *testing.T) {
+	path, keyPath, pubPath, wkeys, fakes := witnessedFixture(t)
+	ls := fileLines(t, path)
+	ls[3] = strings.Replace(ls[3], `"duration_ms":1.5`, `"duration_ms":9.5`, 1)
+
+	other := filepath.Join(filepath.Dir(path), "other.jsonl")
+	writeLines(t, other, ls)
+	keys, err := integrity.LoadSigningKey(keyPath)
+	require.NoError(t, err)
+	var ws []*witness.Witness
+	for _, f := range fakes {
+		w, err := witness.NewWitness(f.URL, f.VKey, nil, nil)
+		require.NoError(t, err)
+		ws = append(ws, w)
+	}
+	pool, err := witness.NewPool(ws, 2, nil, nil)
+	require.NoError(t, err)
+	sealer, err := integrity.NewSealer(integrity.Settings{Keys: keys, Interval: 1e9, Witnesses: pool})
+	require.NoError(t, err)
+	require.NoError(t, sealer.Seal(context.Background(), other))
+	require.NoError(t, sealer.Close(context.Background()))
+
+	writeLines(t, path, ls)
+	reseal(t, path, keyPath, true)
+	b, err := os.ReadFile(integrity.WitnessedPath(other))
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(integrity.WitnessedPath(path), b, 0o600))
+
+	res := run(t, "", "verify", "--key", pubPath, "--witness", wkeys[0], "--witness", wkeys[1], path)
+	require.Equal(t, exitProblems, res.code, res.stdout+res.stderr)
+	require.Contains(t, res.stdout, `witness: cosigned checkpoint #1 is of the log "cli-test/other.jsonl", not of this log "cli-test/audit.jsonl"`)
+}

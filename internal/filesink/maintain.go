@@ -167,7 +167,7 @@ func (m *maintainer) dropPlainTwin(path string, seg Segment) {
 	if prev, ok := m.differing[seg.Plain]; ok && prev == stamp {
 		return
 	}
-	switch same, err := sameAsCompressed(seg.Plain, seg.Path); {
+	switch same, err := SameAsCompressed(seg.Plain, seg.Path); {
 	case err != nil:
 		m.rot.fail(path, fmt.Errorf("compare plain segment %s with its compressed copy: %w", seg.Plain, err))
 		return

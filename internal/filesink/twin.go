@@ -10,6 +10,7 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 
+	"github.com/sandboxaudit/sandboxaudit/internal/fsutil"
 	"github.com/sandboxaudit/sandboxaudit/internal/zstdread"
 )
 
@@ -17,15 +18,18 @@ import (
 // bytes: one of them was changed, so neither is removed.
 var errTwinDiffers = errors.New("one of them was changed; both are kept")
 
-// sameAsCompressed reports, by streaming both, whether the plain segment
-// holds the bytes its compressed copy decompresses to.
-func sameAsCompressed(plain, compressed string) (bool, error) {
-	p, err := os.OpenFile(plain, os.O_RDONLY|noFollowFlag, 0)
+// SameAsCompressed reports, by streaming both, whether the plain segment
+// holds the bytes its compressed copy decompresses to. It stops at the
+// first difference, so a plain copy that is a sparse terabyte costs no
+// more than the compressed copy. A copy that does not decompress differs.
+func SameAsCompressed(plain, compressed string) (bool, error) {
+	// A FIFO put in either's place must not hang the caller (verify).
+	p, _, err := fsutil.OpenRegular(plain, os.O_RDONLY|noFollowFlag, 0)
 	if err != nil {
 		return false, err
 	}
 	defer func() { _ = p.Close() }()
-	c, err := os.OpenFile(compressed, os.O_RDONLY|noFollowFlag, 0)
+	c, _, err := fsutil.OpenRegular(compressed, os.O_RDONLY|noFollowFlag, 0)
 	if err != nil {
 		return false, err
 	}

@@ -19,7 +19,7 @@ import (
 
 // ErrTornRecord means the sidecar ends inside a record (a crash while it was
 // being appended).
-var ErrTornRecord = errors.New("torn checkpoint record at the end of the file")
+var ErrTornRecord = errors.New("torn record at the end of the file")
 
 // noteReadBuffer bounds one line of a record: a note's lines are an origin,
 // a size, a hash and signatures, each far shorter.
@@ -50,7 +50,7 @@ func (nr *NoteReader) Next() ([]byte, error) {
 		line, err := nr.r.ReadSlice('\n')
 		consumed += int64(len(line))
 		if len(rec)+len(line) > maxCheckpointBytes {
-			return nil, fmt.Errorf("checkpoint record at byte %d is longer than %d bytes", nr.off, maxCheckpointBytes)
+			return nil, fmt.Errorf("the record at byte %d is longer than %d bytes", nr.off, maxCheckpointBytes)
 		}
 		if err != nil {
 			if errors.Is(err, io.EOF) && consumed == 0 {
@@ -63,20 +63,20 @@ func (nr *NoteReader) Next() ([]byte, error) {
 				// No note line is this long, and it was not cut short by a
 				// crash: more follows it. Taken for torn, it had the
 				// collector cut every later checkpoint away.
-				return nil, fmt.Errorf("checkpoint record at byte %d has a line longer than %d bytes", nr.off, noteReadBuffer)
+				return nil, fmt.Errorf("the record at byte %d has a line longer than %d bytes", nr.off, noteReadBuffer)
 			}
 			return nil, err
 		}
 		blank := len(line) == 1
 		switch {
 		case blank && len(rec) == 0:
-			return nil, fmt.Errorf("checkpoint record at byte %d starts with a blank line", nr.off)
+			return nil, fmt.Errorf("the record at byte %d starts with a blank line", nr.off)
 		case blank && !inSigs:
 			inSigs = true
 			rec = append(rec, line...)
 		case blank:
 			if bytes.HasSuffix(rec, []byte("\n\n")) {
-				return nil, fmt.Errorf("checkpoint record at byte %d has no signature", nr.off)
+				return nil, fmt.Errorf("the record at byte %d has no signature", nr.off)
 			}
 			nr.off += consumed
 			return rec, nil

@@ -185,6 +185,9 @@ func TestTrailAttacks(t *testing.T) {
 			require.NoError(t, os.Rename(segs[2].Path, elsewhere))
 			require.NoError(t, os.Symlink(elsewhere, segs[2].Path))
 		}, "is a symbolic link, not followed"},
+		{"segment records removed, the lines whole", func(t *testing.T, path string, _ []filesink.Segment) {
+			require.NoError(t, os.Remove(SegmentsPath(path)))
+		}, "which no segment record names, ends at line 12 of the log, but 100 lines were sealed"},
 		{"segment records removed and a segment dropped", func(t *testing.T, path string, segs []filesink.Segment) {
 			require.NoError(t, os.Remove(SegmentsPath(path)))
 			require.NoError(t, os.Remove(segs[0].Path))

@@ -1,11 +1,8 @@
 package integrity
 
 import (
-	"bytes"
-	"crypto/sha256"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 
 	"github.com/sandboxaudit/sandboxaudit/internal/filesink"
@@ -28,30 +25,12 @@ func twinProblem(s filesink.Segment) string {
 	if err != nil || !fi.Mode().IsRegular() {
 		return fmt.Sprintf("%s: beside compressed segment %s, and not a regular file", s.Plain, s.Path)
 	}
-	plain, err := digest(TrailPart{Path: s.Plain})
+	same, err := filesink.SameAsCompressed(s.Plain, s.Path)
 	if err != nil {
 		return fmt.Sprintf("%s: %v", s.Plain, err)
 	}
-	packed, err := digest(TrailPart{Path: s.Path, Compressed: true})
-	if err != nil {
-		return fmt.Sprintf("%s: %v", s.Path, err)
-	}
-	if !bytes.Equal(plain, packed) {
+	if !same {
 		return fmt.Sprintf("%s: a plain copy of compressed segment %s that differs from it: one of them was changed", s.Plain, s.Path)
 	}
 	return ""
-}
-
-// digest is the SHA-256 of the part's lines, decompressed.
-func digest(p TrailPart) ([]byte, error) {
-	r, err := p.Open()
-	if err != nil {
-		return nil, err
-	}
-	defer func() { _ = r.Close() }()
-	h := sha256.New()
-	if _, err := io.Copy(h, r); err != nil {
-		return nil, err
-	}
-	return h.Sum(nil), nil
 }

@@ -60,6 +60,7 @@ func (r WitnessResult) ChangedMsg(resigned bool) string {
 // size: records are read as the file reaches their size.
 type WitnessCheck struct {
 	logKey    note.Verifier
+	origin    string // the log's, from its own checkpoints ("": unknown)
 	witnesses note.Verifiers
 	quorum    int
 	file      *os.File
@@ -92,9 +93,13 @@ type witnessedRec struct {
 }
 
 // NewWitnessCheck opens the witnessed sidecar of the audit file at path.
-// A missing sidecar is no error: nothing is witnessed.
-func NewWitnessCheck(path string, logKey note.Verifier, witnesses []note.Verifier, quorum int) (*WitnessCheck, error) {
-	w := &WitnessCheck{logKey: logKey, witnesses: note.VerifierList(witnesses...), quorum: quorum, vouched: map[string]int64{}}
+// A missing sidecar is no error: nothing is witnessed. origin is the log's,
+// as its own checkpoints name it: a witness cosigns a tree of one origin,
+// so a record of another (the same key's other log, which a witness that
+// never saw it cosigns at any tree) vouches for nothing here. An empty
+// origin (the log's checkpoints unreadable, which fails the log) skips it.
+func NewWitnessCheck(path, origin string, logKey note.Verifier, witnesses []note.Verifier, quorum int) (*WitnessCheck, error) {
+	w := &WitnessCheck{logKey: logKey, origin: origin, witnesses: note.VerifierList(witnesses...), quorum: quorum, vouched: map[string]int64{}}
 	f, _, err := openRegular(WitnessedPath(path), os.O_RDONLY|noFollow, 0)
 	switch {
 	case err == nil:
@@ -155,6 +160,10 @@ func (w *WitnessCheck) readUpTo(n int64) {
 		c, err := OpenCheckpoint(rec, w.logKey)
 		if err != nil {
 			w.fail(0, num, "cosigned checkpoint #%d: %v", num, err)
+			return
+		}
+		if w.origin != "" && c.Origin != w.origin {
+			w.fail(0, num, "cosigned checkpoint #%d is of the log %q, not of this log %q", num, c.Origin, w.origin)
 			return
 		}
 		if c.N < w.lastSize {
