@@ -65,3 +65,18 @@ func redactionOff() *Config {
 	cfg.PayloadPolicy.Redact.Enabled = auditevent.Ptr(false)
 	return cfg
 }
+
+// TestLogsGovernedMapBodyLosesItsOutputMembers: the event's fields as a
+// map body, as a logging bridge sends a structured message, lose the
+// output members too.
+func TestLogsGovernedMapBodyLosesItsOutputMembers(t *testing.T) {
+	ld, lr := oneRecord()
+	lr.SetEventName("app.exec")
+	m := lr.Body().SetEmptyMap()
+	m.PutStr("op", "exec")
+	m.PutStr("stdout", "EXEC-STDOUT")
+	m.PutEmptyBytes("stderr").FromRaw([]byte("EXEC-STDERR"))
+	putSandbox(lr.Attributes(), "exec")
+	got := records(processLogs(t, createDefaultConfig().(*Config), ld)).At(0).Body()
+	assert.Equal(t, map[string]any{"op": "exec"}, got.AsRaw())
+}

@@ -79,12 +79,19 @@ func setLine(body pcommon.Value, pol payloadpolicy.Policy, e *auditevent.Event, 
 	body.SetStr(string(line[:len(line)-1]))
 }
 
-// applyBody applies the policy without exec output to a text body that
-// reaches the backend with no audit line made of it: a JSON object loses
+// applyBody applies the policy without exec output to a body that reaches
+// the backend with no audit line made of it: a JSON object or a map loses
 // its top-level stdout and stderr members, where an event holds its
-// output, and secrets are cut as from a data attribute.
+// output, and secrets are cut from text as from a data attribute.
 func applyBody(body pcommon.Value, r *redact.Redactor, cuts *redact.Counts) {
-	if body.Type() != pcommon.ValueTypeStr {
+	switch body.Type() {
+	case pcommon.ValueTypeMap:
+		// The fields as a map, as a logging bridge sends a structured
+		// message: its output goes, the rest cannot be cut in place.
+		body.Map().RemoveIf(func(k string, _ pcommon.Value) bool { return k == "stdout" || k == "stderr" })
+		return
+	case pcommon.ValueTypeStr:
+	default:
 		return
 	}
 	d, err := auditevent.ParseDataString(body.Str())
