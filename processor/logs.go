@@ -7,6 +7,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
 
+	"github.com/sandboxaudit/sandboxaudit/auditevent"
 	"github.com/sandboxaudit/sandboxaudit/internal/logmap"
 	"github.com/sandboxaudit/sandboxaudit/internal/payloadpolicy"
 	"github.com/sandboxaudit/sandboxaudit/internal/redact"
@@ -36,10 +37,11 @@ func (p *spanPolicy) processLogs(ctx context.Context, ld plog.Logs) (plog.Logs, 
 // the output the policy lets through, so the output attributes, raw or
 // text, go. A record named as an audit event that does not map gets no
 // line from the exporter: its body is emptied and its exec output removed.
-// Any other record the policy governs (readKeys) is treated as a span: the
-// policy applies to the payload attributes it carries under their sandbox
-// names, without exec output, which reaches no audit line; secrets in its
-// text body are cut.
+// Any other record is treated as a span the exporter writes no line for:
+// a body that is an event line becomes that line without exec output;
+// otherwise, when the policy governs the record (readKeys), the payload
+// attributes it carries under their sandbox names get the policy without
+// exec output, and its text body loses its output members and secrets.
 func (p *spanPolicy) applyRecord(lr plog.LogRecord, cuts *redact.Counts) {
 	attrs := lr.Attributes()
 	e, _, err := logmap.FromLogRecord(lr)
@@ -47,15 +49,20 @@ func (p *spanPolicy) applyRecord(lr plog.LogRecord, cuts *redact.Counts) {
 	switch {
 	case err == nil:
 		pol = p.policies.Get(e.Op)
-		line := pol.AppendLine(nil, &e, cuts)
-		lr.Body().SetStr(string(line[:len(line)-1]))
+		setLine(lr.Body(), pol, &e, cuts)
 	case errors.Is(err, logmap.ErrNotAuditEvent):
+		if e, ok := logmap.EventInBody(lr); ok {
+			pol = p.policies.Get(e.Op)
+			pol.IncludeExecOutput = false
+			setLine(lr.Body(), pol, &e, cuts)
+			break
+		}
 		k := readKeys(attrs)
 		if !k.governed {
 			return
 		}
 		pol = p.policies.Get(k.op)
-		redactBody(lr.Body(), pol.Redactor, cuts)
+		applyBody(lr.Body(), pol.Redactor, cuts)
 	default:
 		pcommon.NewValueEmpty().CopyTo(lr.Body())
 		pol = p.policies.Get(readKeys(attrs).op)
@@ -65,10 +72,43 @@ func (p *spanPolicy) applyRecord(lr plog.LogRecord, cuts *redact.Counts) {
 	applyAttrs(attrs, pol, cuts)
 }
 
-// redactBody cuts secrets from a text body that reaches the backend with
-// no audit line made of it, as from a data attribute.
-func redactBody(body pcommon.Value, r *redact.Redactor, cuts *redact.Counts) {
-	if r != nil && body.Type() == pcommon.ValueTypeStr {
-		redactJSONText(body, r, cuts)
+// setLine sets body to the line the exporter writes of e under pol,
+// without the newline.
+func setLine(body pcommon.Value, pol payloadpolicy.Policy, e *auditevent.Event, cuts *redact.Counts) {
+	line := pol.AppendLine(nil, e, cuts)
+	body.SetStr(string(line[:len(line)-1]))
+}
+
+// applyBody applies the policy without exec output to a body that reaches
+// the backend with no audit line made of it: a JSON object or a map loses
+// its top-level stdout and stderr members, where an event holds its
+// output, and secrets are cut from text as from a data attribute.
+func applyBody(body pcommon.Value, r *redact.Redactor, cuts *redact.Counts) {
+	switch body.Type() {
+	case pcommon.ValueTypeMap:
+		// The fields as a map, as a logging bridge sends a structured
+		// message: its output goes, the rest cannot be cut in place.
+		body.Map().RemoveIf(func(k string, _ pcommon.Value) bool { return k == "stdout" || k == "stderr" })
+		return
+	case pcommon.ValueTypeStr:
+	default:
+		return
+	}
+	d, err := auditevent.ParseDataString(body.Str())
+	if err != nil {
+		if r != nil {
+			redactText(body, r, cuts)
+		}
+		return
+	}
+	out := d.Without("stdout").Without("stderr")
+	removed := len(out.Bytes()) != len(d.Bytes())
+	if r != nil {
+		// Set even when nothing is cut: of a key named twice the canonical
+		// text keeps the last copy, and the earlier one may hold a secret.
+		out, _ = r.Data(out, cuts)
+	}
+	if removed || r != nil && out.String() != body.Str() {
+		body.SetStr(out.String())
 	}
 }

@@ -1,6 +1,8 @@
 package sandboxauditprocessor // import "github.com/sandboxaudit/sandboxaudit/processor"
 
 import (
+	"slices"
+
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
@@ -9,12 +11,14 @@ import (
 	"github.com/sandboxaudit/sandboxaudit/semconv"
 )
 
-// redactAttrs cuts secrets from both data attributes and the error message.
-// Exec output, raw or text, was redacted by applyOutput.
+// redactAttrs cuts secrets from both data attributes, the error message and
+// the copies of data values. Exec output, raw or text, was redacted by
+// applyOutput.
 func redactAttrs(attrs pcommon.Map, r *redact.Redactor, cuts *redact.Counts) {
 	redactData(attrs, semconv.AttrStartData, r, cuts)
 	redactData(attrs, semconv.AttrFinishData, r, cuts)
 	redactStr(attrs, semconv.AttrErrorMessage, r, cuts)
+	redactFlatCopies(attrs, r, cuts)
 }
 
 // redactSpan cuts secrets from the span fields its events are made of
@@ -38,27 +42,39 @@ const (
 
 // redactExceptions cuts secrets from the exception events an OTel SDK adds
 // when it records an error: their message is the status message's, which
-// the exporter's error_message may come from. Every copy of a key named
-// twice is cut; a value that is not text is removed, as in text.
+// the exporter's error_message may come from.
 func redactExceptions(events ptrace.SpanEventSlice, r *redact.Redactor, cuts *redact.Counts) {
 	for i := range events.Len() {
 		ev := events.At(i)
-		if ev.Name() != exceptionEvent {
-			continue
+		if ev.Name() == exceptionEvent {
+			redactEveryCopy(ev.Attributes(), r, cuts, exceptionMessage, exceptionStacktrace)
 		}
-		ev.Attributes().RemoveIf(func(k string, v pcommon.Value) bool {
-			if k != exceptionMessage && k != exceptionStacktrace {
-				return false
-			}
-			switch v.Type() {
-			case pcommon.ValueTypeStr:
-				redactText(v, r, cuts)
-			case pcommon.ValueTypeSlice, pcommon.ValueTypeMap, pcommon.ValueTypeBytes:
-				return true
-			}
-			return false
-		})
 	}
+}
+
+// redactFlatCopies cuts secrets from the attributes sandboxtrace copies
+// from an operation's data (appendFlatCopies): the exporter cuts them from
+// the data, and a backend shows the copy. The numeric copies hold none.
+func redactFlatCopies(attrs pcommon.Map, r *redact.Redactor, cuts *redact.Counts) {
+	redactEveryCopy(attrs, r, cuts, semconv.AttrServerAddress)
+}
+
+// redactEveryCopy cuts secrets from every copy of the attributes keys name
+// (OTLP can carry a key twice, and a backend may show either copy). A value
+// that is not text is removed, as in text.
+func redactEveryCopy(attrs pcommon.Map, r *redact.Redactor, cuts *redact.Counts, keys ...string) {
+	attrs.RemoveIf(func(k string, v pcommon.Value) bool {
+		if !slices.Contains(keys, k) {
+			return false
+		}
+		switch v.Type() {
+		case pcommon.ValueTypeStr:
+			redactText(v, r, cuts)
+		case pcommon.ValueTypeSlice, pcommon.ValueTypeMap, pcommon.ValueTypeBytes:
+			return true
+		}
+		return false
+	})
 }
 
 // redactData redacts a data attribute as the exporter redacts an event's

@@ -185,3 +185,21 @@ func rawOutput(a attr, key string) ([]byte, error) {
 	}
 	return b, nil
 }
+
+// EventInBody reads the event a record's text body holds, whatever the
+// record's event name: an event line under another name, or none, as a log
+// shipper tailing a JSONL file sends it. Fields left out take the defaults
+// FromLogRecord gives them. ok is false for a body that is not an event.
+// The exporter writes no line for such a record (ErrNotAuditEvent); the
+// processor reads it to keep the output in it from a backend.
+func EventInBody(lr plog.LogRecord) (e auditevent.Event, ok bool) {
+	if lr.Body().Type() != pcommon.ValueTypeStr {
+		return auditevent.Event{}, false
+	}
+	var absent absentFields
+	opts := auditevent.DecodeOptions{NewID: absent.newID, Now: absent.now}
+	if opts.DecodeStringInto(lr.Body().Str(), &e) != nil || absent.fill(&e, lr) != nil {
+		return auditevent.Event{}, false
+	}
+	return e, true
+}
