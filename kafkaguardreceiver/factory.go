@@ -40,15 +40,17 @@ func NewFactory() receiver.Factory {
 }
 
 // guard wraps the contrib factory's create function of one signal so that
-// it refuses the signal without topics and an error_backoff that never
-// waits, and what it creates checks the signal's encoding at Start.
+// it refuses the signal without topics, an error_backoff that never waits
+// and an audit intake that skips messages, and what it creates checks the
+// signal's encoding at Start.
 func guard[N any, R component.Component](
 	create func(context.Context, receiver.Settings, component.Config, N) (R, error),
 	signal string, section func(*kafkareceiver.Config) kafkareceiver.TopicEncodingConfig,
 ) func(context.Context, receiver.Settings, component.Config, N) (R, error) {
 	return func(ctx context.Context, set receiver.Settings, cfg component.Config, next N) (R, error) {
 		c := cfg.(*kafkareceiver.Config)
-		if err := errors.Join(checkTopics(signal, section(c).Topics), checkBackOff(c.ErrorBackOff)); err != nil {
+		if err := errors.Join(checkTopics(signal, section(c).Topics), checkBackOff(c.ErrorBackOff),
+			checkAuditIntake(signal, section(c).Encoding, c)); err != nil {
 			var none R
 			return none, err
 		}
