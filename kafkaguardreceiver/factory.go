@@ -5,7 +5,9 @@
 // file that is not there), the collector logs the error and then never
 // exits: the receiver's Shutdown waits for a consume loop that never ran.
 // Refused before it starts, or shut down as soon as its start fails, it
-// lets the collector exit at once.
+// lets the collector exit at once. It also refuses, when created, settings
+// that consume nothing or skip messages without a word, and never logs a
+// message's value.
 //
 // It registers as `kafka`; a collector build lists it instead of the
 // contrib receiver.
