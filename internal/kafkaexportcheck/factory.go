@@ -47,17 +47,21 @@ func NewFactory(extensions ...component.Type) exporter.Factory {
 }
 
 // checked wraps the contrib factory's create function of one signal so
-// that what it creates (wrapped by wrap) checks the signal's encoding at
-// Start.
+// that it refuses the signal on a topic another signal fills with a known
+// extension's encoding, and what it creates (wrapped by wrap) checks the
+// signal's encoding at Start.
 func checked[E any](
 	create func(context.Context, exporter.Settings, component.Config) (E, error),
 	signal string, known map[component.Type]bool, encoding func(*kafkaexporter.Config) string,
 	wrap func(E, startCheck) E,
 ) func(context.Context, exporter.Settings, component.Config) (E, error) {
 	return func(ctx context.Context, set exporter.Settings, cfg component.Config) (E, error) {
+		var none E
+		if err := checkSharedTopic(set.ID, signal, cfg.(*kafkaexporter.Config), known); err != nil {
+			return none, err
+		}
 		e, err := create(ctx, set, cfg)
 		if err != nil {
-			var none E
 			return none, err
 		}
 		return wrap(e, func(host component.Host) error {
@@ -69,8 +73,8 @@ func checked[E any](
 // checkEncoding refuses an encoding that names an extension of a known
 // type that the service does not run.
 func checkEncoding(id component.ID, signal, encoding string, known map[component.Type]bool, host component.Host) error {
-	var ext component.ID
-	if ext.UnmarshalText([]byte(encoding)) != nil || !known[ext.Type()] {
+	ext, ok := knownExtension(encoding, known)
+	if !ok {
 		return nil // a built-in encoding, or one the exporter itself judges
 	}
 	if _, ok := host.GetExtensions()[ext]; ok {
