@@ -52,7 +52,7 @@ func guard[N any, R component.Component](
 	return func(ctx context.Context, set receiver.Settings, cfg component.Config, next N) (R, error) {
 		c := cfg.(*kafkareceiver.Config)
 		if err := errors.Join(checkTopics(signal, section(c).Topics), checkBackOff(c.ErrorBackOff),
-			checkAuditIntake(signal, section(c).Encoding, c)); err != nil {
+			checkAuditIntake(signal, section(c).Encoding, c), checkSharedTopics(signal, c)); err != nil {
 			var none R
 			return none, err
 		}

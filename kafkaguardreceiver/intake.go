@@ -3,6 +3,7 @@ package kafkaguardreceiver
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	"go.opentelemetry.io/collector/component"
 
@@ -39,4 +40,32 @@ func checkAuditIntake(signal, encoding string, c *kafkareceiver.Config) error {
 func isAuditEncoding(encoding string) bool {
 	var id component.ID
 	return id.UnmarshalText([]byte(encoding)) == nil && id.Type() == sandboxauditencoding.NewFactory().Type()
+}
+
+// checkSharedTopics refuses a signal that reads, with another encoding, a
+// topic some other signal reads with sandboxaudit_encoding: each signal is
+// a member of the same group, so the topic's partitions are split between
+// them, and the messages the other member gets are refused and skipped.
+func checkSharedTopics(signal string, c *kafkareceiver.Config) error {
+	sections := map[string]kafkareceiver.TopicEncodingConfig{
+		"logs": c.Logs, "traces": c.Traces, "metrics": c.Metrics, "profiles": c.Profiles,
+	}
+	own := sections[signal]
+	if isAuditEncoding(own.Encoding) {
+		return nil
+	}
+	for _, other := range []string{"logs", "traces", "metrics", "profiles"} {
+		s := sections[other]
+		if other == signal || !isAuditEncoding(s.Encoding) {
+			continue
+		}
+		for _, topic := range own.Topics {
+			if slices.Contains(s.Topics, topic) {
+				return fmt.Errorf("kafka receiver: %s::encoding: %q reads topic %q, which %s reads with %s: "+
+					"the topic's messages would be split between the two, and the ones read as %s refused and skipped",
+					signal, own.Encoding, topic, other, s.Encoding, own.Encoding)
+			}
+		}
+	}
+	return nil
 }

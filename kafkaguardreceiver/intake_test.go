@@ -61,3 +61,26 @@ func TestKafkaReceiverRefusesAnAuditIntakeThatSkipsMessages(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, r.Shutdown(context.Background()))
 }
+
+// TestKafkaReceiverRefusesAnotherEncodingOnTheAuditTopic: a central whose
+// traces read sandbox-audit with the default otlp_proto beside logs read
+// with sandboxaudit_encoding runs two members of one group on the topic:
+// the messages given to the traces member are refused and skipped as bad
+// OTLP, and their lines never reach the file. It is refused when the
+// receiver is created, naming the key.
+func TestKafkaReceiverRefusesAnotherEncodingOnTheAuditTopic(t *testing.T) {
+	f := NewFactory()
+	cfg := f.CreateDefaultConfig().(*kafkareceiver.Config)
+	cfg.ConsumerConfig.InitialOffset = "earliest"
+	cfg.MessageMarking.After = true
+	cfg.Logs = kafkareceiver.TopicEncodingConfig{Topics: []string{"sandbox-audit"}, Encoding: "sandboxaudit_encoding"}
+	cfg.Traces.Topics = []string{"other", "sandbox-audit"}
+	_, err := f.CreateTraces(context.Background(), receivertest.NewNopSettings(f.Type()), cfg, consumertest.NewNop())
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `kafka receiver: traces::encoding: "otlp_proto" reads topic "sandbox-audit", which logs reads with sandboxaudit_encoding`)
+
+	cfg.Traces.Topics = []string{"other"}
+	r, err := f.CreateTraces(context.Background(), receivertest.NewNopSettings(f.Type()), cfg, consumertest.NewNop())
+	require.NoError(t, err)
+	require.NoError(t, r.Shutdown(context.Background()))
+}
