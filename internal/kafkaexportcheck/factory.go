@@ -8,6 +8,7 @@ package kafkaexportcheck // import "github.com/sandboxaudit/sandboxaudit/interna
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"go.opentelemetry.io/collector/component"
@@ -48,8 +49,9 @@ func NewFactory(extensions ...component.Type) exporter.Factory {
 
 // checked wraps the contrib factory's create function of one signal so
 // that it refuses the signal on a topic another signal fills with a known
-// extension's encoding, and what it creates (wrapped by wrap) checks the
-// signal's encoding at Start.
+// extension's encoding, and a sending_queue in front of such an encoding,
+// and what it creates (wrapped by wrap) checks the signal's encoding at
+// Start.
 func checked[E any](
 	create func(context.Context, exporter.Settings, component.Config) (E, error),
 	signal string, known map[component.Type]bool, encoding func(*kafkaexporter.Config) string,
@@ -57,7 +59,9 @@ func checked[E any](
 ) func(context.Context, exporter.Settings, component.Config) (E, error) {
 	return func(ctx context.Context, set exporter.Settings, cfg component.Config) (E, error) {
 		var none E
-		if err := checkSharedTopic(set.ID, signal, cfg.(*kafkaexporter.Config), known); err != nil {
+		c := cfg.(*kafkaexporter.Config)
+		if err := errors.Join(checkSharedTopic(set.ID, signal, c, known),
+			checkQueue(set.ID, signal, encoding(c), c, known)); err != nil {
 			return none, err
 		}
 		e, err := create(ctx, set, cfg)

@@ -7,6 +7,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/config/configoptional"
+	"go.opentelemetry.io/collector/exporter/exporterhelper"
 	"go.opentelemetry.io/collector/exporter/exportertest"
 
 	"github.com/open-telemetry/opentelemetry-collector-contrib/exporter/kafkaexporter"
@@ -26,6 +28,7 @@ func TestExporterRefusesAnotherEncodingOnTheAuditTopic(t *testing.T) {
 
 	cfg := f.CreateDefaultConfig().(*kafkaexporter.Config)
 	cfg.Logs = kafkaexporter.SignalConfig{Topic: "sandbox-audit", Encoding: "sandboxaudit_encoding"}
+	cfg.QueueBatchConfig = configoptional.None[exporterhelper.QueueBatchConfig]()
 	cfg.Traces.Topic = "sandbox-audit" // encoding left at otlp_proto
 	_, err := f.CreateTraces(context.Background(), set, cfg)
 	require.Error(t, err)
