@@ -103,6 +103,12 @@ type DecodeOptions struct {
 	// NewID supplies the default event_id (the reference uses uuid4).
 	// Nil means uuid.NewRandom.
 	NewID func() (uuid.UUID, error)
+
+	// NoIDDefaults refuses an event without event_id or ts (a "missing"
+	// *FieldError) instead of making them up: for lines that are read
+	// again, as from a Kafka topic, where each read must give the same
+	// event.
+	NoIDDefaults bool
 }
 
 // Decode reads and validates one event from JSON: the body the Python
@@ -396,7 +402,7 @@ func (o DecodeOptions) decodeCommon(d *decoder, e *Event) error {
 
 // eventID reads event_id, or makes the default one.
 func (o DecodeOptions) eventID(d *decoder) (uuid.UUID, error) {
-	if d.slots[fEventID].present {
+	if d.slots[fEventID].present || o.NoIDDefaults {
 		return d.uuid(fEventID)
 	}
 	newID := o.NewID
@@ -412,7 +418,7 @@ func (o DecodeOptions) eventID(d *decoder) (uuid.UUID, error) {
 
 // ts reads ts, or takes the current time.
 func (o DecodeOptions) ts(d *decoder) (Timestamp, error) {
-	if d.slots[fTS].present {
+	if d.slots[fTS].present || o.NoIDDefaults {
 		return d.timestamp(fTS)
 	}
 	now := time.Now

@@ -53,6 +53,8 @@ receivers:
     brokers: [`+freeAddr(t)+`]
     tls: {ca_file: `+ca+`}
     logs: {topics: [sandbox-audit], encoding: sandboxaudit_encoding}
+    initial_offset: earliest
+    message_marking: {after: true}
 exporters:
   sandboxaudit:
     file: {path: `+filepath.Join(dir, "events.jsonl")+`}

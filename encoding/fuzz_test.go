@@ -55,9 +55,9 @@ func FuzzUnmarshalLogs(f *testing.F) {
 // panics; a refused message gives no spans and a redacted error; an accepted
 // one gives spans that the exporter's mapping turns back into the message's
 // events: every distinct line, none more often than the message has it (a
-// start repeated while it waits for its finish is a retry, kept once). A
-// line that lacks event_id or ts gets a new one at each decode, so the lines
-// are compared only when each is canonical. Seeds: testdata/fuzz/FuzzUnmarshalTraces.
+// start repeated while it waits for its finish is a retry, kept once). The
+// lines are compared only when each is canonical: a line in another
+// spelling comes back canonical. Seeds: testdata/fuzz/FuzzUnmarshalTraces.
 func FuzzUnmarshalTraces(f *testing.F) {
 	f.Add([]byte(goodStart + "\n" + goodFinish + "\n"))
 	ext := newExt(f, execOutputConfig(), nil)

@@ -33,9 +33,10 @@ func (m *messageError) Is(target error) bool { return target == ErrInvalidMessag
 func (m *messageError) Unwrap() error { return m.le }
 
 // UnmarshalLogs reads canonical lines (any valid event JSON, one per line:
-// the receiver's ndjson intake rules) into one audit log record per event,
-// as docs/format.md ("Inside the collector") describes it, in order. A
-// single bad line refuses the whole message.
+// the receiver's ndjson intake rules, except that event_id and ts are
+// required) into one audit log record per event, as docs/format.md
+// ("Inside the collector") describes it, in order. A single bad line
+// refuses the whole message.
 func (e *encodingExtension) UnmarshalLogs(buf []byte) (plog.Logs, error) {
 	events, err := e.decode(buf)
 	if err != nil {
@@ -85,7 +86,9 @@ func pairWithin(events []auditevent.Event) []pairing.Pair {
 // decode reads the message's events and counts them, or counts the refusal.
 func (e *encodingExtension) decode(buf []byte) ([]auditevent.Event, error) {
 	ctx := context.Background()
-	events, err := ndjson.Decode(buf, nil)
+	// A message is read again after a rebalance or a crash: a line must
+	// decode to the same event each time, so no id or ts is made up.
+	events, err := ndjson.DecodeWith(buf, nil, auditevent.DecodeOptions{NoIDDefaults: true})
 	if err != nil {
 		e.telemetry.tb.SandboxauditEncodingMessagesRejected.Add(ctx, 1)
 		var le *ndjson.LineError

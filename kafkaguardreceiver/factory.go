@@ -5,7 +5,9 @@
 // file that is not there), the collector logs the error and then never
 // exits: the receiver's Shutdown waits for a consume loop that never ran.
 // Refused before it starts, or shut down as soon as its start fails, it
-// lets the collector exit at once.
+// lets the collector exit at once. It also refuses, when created, settings
+// that consume nothing or skip messages without a word, and never logs a
+// message's value.
 //
 // It registers as `kafka`; a collector build lists it instead of the
 // contrib receiver.
@@ -40,18 +42,21 @@ func NewFactory() receiver.Factory {
 }
 
 // guard wraps the contrib factory's create function of one signal so that
-// it refuses the signal without topics and an error_backoff that never
-// waits, and what it creates checks the signal's encoding at Start.
+// it refuses the signal without topics, an error_backoff that never waits
+// and an audit intake that skips messages, and what it creates logs no
+// message value and checks the signal's encoding at Start.
 func guard[N any, R component.Component](
 	create func(context.Context, receiver.Settings, component.Config, N) (R, error),
 	signal string, section func(*kafkareceiver.Config) kafkareceiver.TopicEncodingConfig,
 ) func(context.Context, receiver.Settings, component.Config, N) (R, error) {
 	return func(ctx context.Context, set receiver.Settings, cfg component.Config, next N) (R, error) {
 		c := cfg.(*kafkareceiver.Config)
-		if err := errors.Join(checkTopics(signal, section(c).Topics), checkBackOff(c.ErrorBackOff)); err != nil {
+		if err := errors.Join(checkTopics(signal, section(c).Topics), checkBackOff(c.ErrorBackOff),
+			checkAuditIntake(signal, section(c).Encoding, c), checkSharedTopics(signal, c)); err != nil {
 			var none R
 			return none, err
 		}
+		set.Logger = withoutMessageValues(set.Logger)
 		r, err := create(ctx, set, cfg, next)
 		if err != nil {
 			return r, err

@@ -8,6 +8,7 @@ package kafkaexportcheck // import "github.com/sandboxaudit/sandboxaudit/interna
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"go.opentelemetry.io/collector/component"
@@ -47,7 +48,9 @@ func NewFactory(extensions ...component.Type) exporter.Factory {
 }
 
 // checked wraps the contrib factory's create function of one signal so
-// that what it creates (wrapped by wrap) checks the signal's encoding at
+// that it refuses the signal on a topic another signal fills with a known
+// extension's encoding, and a sending_queue in front of such an encoding,
+// and what it creates (wrapped by wrap) checks the signal's encoding at
 // Start.
 func checked[E any](
 	create func(context.Context, exporter.Settings, component.Config) (E, error),
@@ -55,9 +58,14 @@ func checked[E any](
 	wrap func(E, startCheck) E,
 ) func(context.Context, exporter.Settings, component.Config) (E, error) {
 	return func(ctx context.Context, set exporter.Settings, cfg component.Config) (E, error) {
+		var none E
+		c := cfg.(*kafkaexporter.Config)
+		if err := errors.Join(checkSharedTopic(set.ID, signal, c, known),
+			checkQueue(set.ID, signal, encoding(c), c, known)); err != nil {
+			return none, err
+		}
 		e, err := create(ctx, set, cfg)
 		if err != nil {
-			var none E
 			return none, err
 		}
 		return wrap(e, func(host component.Host) error {
@@ -69,8 +77,8 @@ func checked[E any](
 // checkEncoding refuses an encoding that names an extension of a known
 // type that the service does not run.
 func checkEncoding(id component.ID, signal, encoding string, known map[component.Type]bool, host component.Host) error {
-	var ext component.ID
-	if ext.UnmarshalText([]byte(encoding)) != nil || !known[ext.Type()] {
+	ext, ok := knownExtension(encoding, known)
+	if !ok {
 		return nil // a built-in encoding, or one the exporter itself judges
 	}
 	if _, ok := host.GetExtensions()[ext]; ok {

@@ -61,7 +61,11 @@ const maxPrealloc = 4096
 // with a *LineError: the sender gets one clear answer and nothing of the
 // batch is delivered.
 func Decode(body []byte, dst []auditevent.Event) ([]auditevent.Event, error) {
-	var opts auditevent.DecodeOptions
+	return DecodeWith(body, dst, auditevent.DecodeOptions{})
+}
+
+// DecodeWith is Decode with the given defaults (opts).
+func DecodeWith(body []byte, dst []auditevent.Event, opts auditevent.DecodeOptions) ([]auditevent.Event, error) {
 	if dst == nil {
 		// Events are large; growing the slice would copy them repeatedly.
 		// Sized by lines, but never past what the body could hold (a body

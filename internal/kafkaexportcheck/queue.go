@@ -1,0 +1,23 @@
+package kafkaexportcheck
+
+import (
+	"fmt"
+
+	"go.opentelemetry.io/collector/component"
+
+	"github.com/open-telemetry/opentelemetry-collector-contrib/exporter/kafkaexporter"
+)
+
+// checkQueue refuses the contrib default of an in-memory sending_queue for
+// a signal that writes a known extension's encoding (audit lines): the
+// queue answers the client before Kafka has the lines, so a crash of the
+// collector loses what it held, and a message Kafka refuses (too large)
+// is dropped after the client was told it was taken.
+func checkQueue(id component.ID, signal string, encoding string, cfg *kafkaexporter.Config, known map[component.Type]bool) error {
+	if _, ok := knownExtension(encoding, known); !ok || !cfg.QueueBatchConfig.HasValue() {
+		return nil
+	}
+	return fmt.Errorf("exporters::%s::sending_queue::enabled: must be false when %s::encoding is %s "+
+		"(the queue answers the client before Kafka has the lines: a crash loses them, and a refusal never reaches the client)",
+		id, signal, encoding)
+}

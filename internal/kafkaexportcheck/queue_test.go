@@ -1,0 +1,45 @@
+package kafkaexportcheck
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/config/configoptional"
+	"go.opentelemetry.io/collector/exporter/exporterhelper"
+	"go.opentelemetry.io/collector/exporter/exportertest"
+
+	"github.com/open-telemetry/opentelemetry-collector-contrib/exporter/kafkaexporter"
+)
+
+// TestExporterRefusesAQueueInFrontOfAuditLines: the kafka exporter's
+// sending_queue is on by default, in memory: it answers the client before
+// Kafka has the lines, so a crash of the edge loses what it held, and a
+// message Kafka refuses (too large) is dropped after the client was told
+// it was taken. With sandboxaudit_encoding it is refused when the
+// exporter is created, naming the key.
+func TestExporterRefusesAQueueInFrontOfAuditLines(t *testing.T) {
+	f := NewFactory(component.MustNewType("sandboxaudit_encoding"))
+	set := exportertest.NewNopSettings(f.Type())
+	set.ID = component.NewID(f.Type())
+
+	cfg := f.CreateDefaultConfig().(*kafkaexporter.Config)
+	cfg.Logs.Encoding = "sandboxaudit_encoding"
+	_, err := f.CreateLogs(context.Background(), set, cfg)
+	require.Error(t, err)
+	assert.Equal(t, "exporters::kafka::sending_queue::enabled: must be false when logs::encoding is sandboxaudit_encoding "+
+		"(the queue answers the client before Kafka has the lines: a crash loses them, and a refusal never reaches the client)", err.Error())
+
+	cfg.QueueBatchConfig = configoptional.None[exporterhelper.QueueBatchConfig]()
+	e, err := f.CreateLogs(context.Background(), set, cfg)
+	require.NoError(t, err)
+	require.NoError(t, e.Shutdown(context.Background()))
+
+	// Other encodings keep the contrib default.
+	cfg = f.CreateDefaultConfig().(*kafkaexporter.Config)
+	e, err = f.CreateLogs(context.Background(), set, cfg)
+	require.NoError(t, err)
+	require.NoError(t, e.Shutdown(context.Background()))
+}

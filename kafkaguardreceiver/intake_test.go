@@ -1,0 +1,86 @@
+package kafkaguardreceiver
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/consumer/consumertest"
+	"go.opentelemetry.io/collector/receiver/receivertest"
+
+	"github.com/open-telemetry/opentelemetry-collector-contrib/receiver/kafkareceiver"
+)
+
+// TestKafkaReceiverRefusesAnAuditIntakeThatSkipsMessages: read with
+// sandboxaudit_encoding, the receiver's defaults leave gaps in the trail
+// without a word: `initial_offset: latest` starts a group that has no
+// commit at the end of the topic, past the lines it holds, and
+// `message_marking::after: false` commits a message before its lines are
+// written, so a crash or a failed write loses them. Both are refused when
+// the receiver is created, naming the key; other encodings keep the
+// contrib defaults.
+func TestKafkaReceiverRefusesAnAuditIntakeThatSkipsMessages(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		set  func(*kafkareceiver.Config)
+		want string
+	}{
+		{"the defaults", func(*kafkareceiver.Config) {}, "kafka receiver: initial_offset: must be earliest when logs::encoding is sandboxaudit_encoding"},
+		{"initial_offset latest", func(c *kafkareceiver.Config) { c.MessageMarking.After = true },
+			"kafka receiver: initial_offset: must be earliest when logs::encoding is sandboxaudit_encoding"},
+		{"message_marking::after false", func(c *kafkareceiver.Config) { c.ConsumerConfig.InitialOffset = "earliest" },
+			"kafka receiver: message_marking::after: must be true when logs::encoding is sandboxaudit_encoding"},
+		{"a named extension", func(c *kafkareceiver.Config) { c.Logs.Encoding = "sandboxaudit_encoding/central" },
+			"kafka receiver: initial_offset: must be earliest when logs::encoding is sandboxaudit_encoding/central"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f := NewFactory()
+			cfg := f.CreateDefaultConfig().(*kafkareceiver.Config)
+			cfg.Logs.Encoding = "sandboxaudit_encoding"
+			c.set(cfg)
+			_, err := f.CreateLogs(context.Background(), receivertest.NewNopSettings(f.Type()), cfg, consumertest.NewNop())
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), c.want)
+		})
+	}
+
+	f := NewFactory()
+	cfg := f.CreateDefaultConfig().(*kafkareceiver.Config)
+	cfg.Logs.Encoding = "sandboxaudit_encoding"
+	cfg.ConsumerConfig.InitialOffset = "earliest"
+	cfg.MessageMarking.After = true
+	r, err := f.CreateLogs(context.Background(), receivertest.NewNopSettings(f.Type()), cfg, consumertest.NewNop())
+	require.NoError(t, err)
+	require.NoError(t, r.Shutdown(context.Background()))
+
+	// Another encoding, or a signal no pipeline reads with the extension.
+	cfg = f.CreateDefaultConfig().(*kafkareceiver.Config)
+	cfg.Traces.Encoding = "sandboxaudit_encoding"
+	r, err = f.CreateLogs(context.Background(), receivertest.NewNopSettings(f.Type()), cfg, consumertest.NewNop())
+	require.NoError(t, err)
+	require.NoError(t, r.Shutdown(context.Background()))
+}
+
+// TestKafkaReceiverRefusesAnotherEncodingOnTheAuditTopic: a central whose
+// traces read sandbox-audit with the default otlp_proto beside logs read
+// with sandboxaudit_encoding runs two members of one group on the topic:
+// the messages given to the traces member are refused and skipped as bad
+// OTLP, and their lines never reach the file. It is refused when the
+// receiver is created, naming the key.
+func TestKafkaReceiverRefusesAnotherEncodingOnTheAuditTopic(t *testing.T) {
+	f := NewFactory()
+	cfg := f.CreateDefaultConfig().(*kafkareceiver.Config)
+	cfg.ConsumerConfig.InitialOffset = "earliest"
+	cfg.MessageMarking.After = true
+	cfg.Logs = kafkareceiver.TopicEncodingConfig{Topics: []string{"sandbox-audit"}, Encoding: "sandboxaudit_encoding"}
+	cfg.Traces.Topics = []string{"other", "sandbox-audit"}
+	_, err := f.CreateTraces(context.Background(), receivertest.NewNopSettings(f.Type()), cfg, consumertest.NewNop())
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `kafka receiver: traces::encoding: "otlp_proto" reads topic "sandbox-audit", which logs reads with sandboxaudit_encoding`)
+
+	cfg.Traces.Topics = []string{"other"}
+	r, err := f.CreateTraces(context.Background(), receivertest.NewNopSettings(f.Type()), cfg, consumertest.NewNop())
+	require.NoError(t, err)
+	require.NoError(t, r.Shutdown(context.Background()))
+}
