@@ -72,6 +72,7 @@ type FinishOptions struct {
 // An unknown op or data that cannot be encoded as JSON is a programming
 // error: Start then records nothing and returns an error.
 func (s *Session) Start(ctx context.Context, op string, data map[string]any) (context.Context, *Op, error) {
+	ctx = orBackground(ctx)
 	if !auditevent.IsOp(op) {
 		return ctx, nil, fmt.Errorf("sandboxtrace: unknown operation %q (want one of %v)", op, auditevent.Ops())
 	}

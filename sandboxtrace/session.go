@@ -113,6 +113,7 @@ func NewSession(ctx context.Context, tp trace.TracerProvider, opts ...Option) (*
 	if tp == nil {
 		return nil, errors.New("sandboxtrace: NewSession needs a TracerProvider, got nil")
 	}
+	ctx = orBackground(ctx)
 	var cfg config
 	for _, opt := range opts {
 		opt(&cfg)
@@ -160,7 +161,7 @@ func (s *Session) TraceID() trace.TraceID { return s.root.SpanContext().TraceID(
 // Context returns ctx carrying the session's root span, for callers that want
 // their own spans inside the session's trace.
 func (s *Session) Context(ctx context.Context) context.Context {
-	return trace.ContextWithSpan(ctx, s.root)
+	return trace.ContextWithSpan(orBackground(ctx), s.root)
 }
 
 // End ends the session's root span. Operations recorded afterwards still
@@ -176,6 +177,7 @@ func (s *Session) End() {
 // is shut down all the same. The TracerProvider and a LoggerProvider given
 // with WithLoggerProvider stay the caller's to shut down.
 func (s *Session) Shutdown(ctx context.Context) error {
+	ctx = orBackground(ctx)
 	s.End()
 	if s.logs.provider == nil {
 		return nil
@@ -190,6 +192,15 @@ func (s *Session) Shutdown(ctx context.Context) error {
 		return fmt.Errorf("sandboxtrace: shut down the start-event log pipeline: %w", err)
 	}
 	return nil
+}
+
+// orBackground is ctx, or context.Background for a nil ctx, as the OTel SDK
+// takes one: a caller's nil must not panic in the middle of an operation.
+func orBackground(ctx context.Context) context.Context {
+	if ctx == nil {
+		return context.Background()
+	}
+	return ctx
 }
 
 // reportUnsampled reports that the provider does not sample the session's

@@ -474,6 +474,7 @@ func (p *SyncLogProcessor) Enabled(context.Context, sdklog.EnabledParameters) bo
 // shutdownExporter for a spent ctx), which ends an export in flight.
 // Records emitted afterwards fail.
 func (p *SyncLogProcessor) Shutdown(ctx context.Context) error {
+	ctx = orBackground(ctx)
 	var err error
 	p.shutOnce.Do(func() {
 		p.mu.Lock()
@@ -499,7 +500,9 @@ func (p *SyncLogProcessor) Shutdown(ctx context.Context) error {
 
 // ForceFlush flushes the exporter: a sync record has left when its emit
 // returns.
-func (p *SyncLogProcessor) ForceFlush(ctx context.Context) error { return p.exp.ForceFlush(ctx) }
+func (p *SyncLogProcessor) ForceFlush(ctx context.Context) error {
+	return p.exp.ForceFlush(orBackground(ctx))
+}
 
 // errSyncTimedOut is an emitter's sync timeout passing; it is a
 // context.DeadlineExceeded for callers that test for one.

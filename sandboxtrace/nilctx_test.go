@@ -1,0 +1,44 @@
+package sandboxtrace_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/otel/trace/noop"
+
+	"github.com/sandboxaudit/sandboxaudit/sandboxtrace"
+)
+
+// A nil ctx, which the OTel SDK takes as context.Background, records the
+// operation instead of panicking in the caller's process.
+func TestNilContextIsBackground(t *testing.T) {
+	var nilCtx context.Context //nolint:staticcheck // the careless caller under test
+	for _, d := range []sandboxtrace.Delivery{sandboxtrace.DeliveryBestEffort, sandboxtrace.DeliverySyncFinish} {
+		t.Run(d.String(), func(t *testing.T) {
+			rec := newRecorder(t)
+			sink := &logSink{}
+			s, err := sandboxtrace.NewSession(nilCtx, rec.tp, sandboxtrace.WithLogExporter(sink), sandboxtrace.WithDelivery(d))
+			require.NoError(t, err)
+			require.NoError(t, s.Read(nilCtx, "/a", nil, nothing))
+			ctx, o, err := s.Start(nilCtx, "exec", nil)
+			require.NoError(t, err)
+			require.NotNil(t, ctx)
+			require.NoError(t, o.Finish(sandboxtrace.FinishOptions{}))
+			require.NotNil(t, s.Context(nilCtx))
+			require.NoError(t, s.Shutdown(nilCtx))
+			assert.Len(t, rec.ops(), 2)
+			assert.NotEmpty(t, sink.records())
+		})
+	}
+	_, err := sandboxtrace.NewSession(nilCtx, noop.NewTracerProvider())
+	require.NoError(t, err)
+
+	lp := sandboxtrace.NewLogProcessor(&logSink{})
+	require.NoError(t, lp.ForceFlush(nilCtx))
+	require.NoError(t, lp.Shutdown(nilCtx))
+	sp := sandboxtrace.NewSyncLogProcessor(&logSink{}, 0)
+	require.NoError(t, sp.ForceFlush(nilCtx))
+	require.NoError(t, sp.Shutdown(nilCtx))
+}
