@@ -232,8 +232,8 @@ func (o *Op) Finish(opts FinishOptions) error {
 	if err := o.writeAheadFinish(fin); err != nil {
 		problems = append(problems, fmt.Errorf("sandboxtrace: %s: %w", o.op, err))
 	}
-	if o.span.SpanContext().IsValid() && !o.s.finishAhead() {
-		o.s.checkProviderUp()
+	if !o.s.finishAhead() {
+		o.s.checkSpanKept(o.span)
 	}
 	o.span.End(trace.WithTimestamp(ts))
 	return errors.Join(problems...)

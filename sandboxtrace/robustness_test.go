@@ -17,6 +17,7 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
+	"go.opentelemetry.io/otel/trace/noop"
 
 	"github.com/sandboxaudit/sandboxaudit/sandboxtrace"
 )
@@ -286,6 +287,46 @@ func TestOperationsAfterTheTracerProviderShutDownAreReported(t *testing.T) {
 			}
 			require.Len(t, errs, 1, "reported once per session")
 			assert.Contains(t, errs[0].Error(), "TracerProvider is shut down")
+		})
+	}
+}
+
+// A session started on a TracerProvider that records no spans (shut down
+// already, a no-op provider, the global one before it is set) sends its
+// start records ahead, but its spans, and so its finish events, are dropped:
+// every operation would read as open. The session reports it once. A no-op
+// provider without a log pipeline records nothing on purpose: no report.
+func TestSessionsOnAProviderThatRecordsNoSpansAreReported(t *testing.T) {
+	shut := sdktrace.NewTracerProvider()
+	require.NoError(t, shut.Shutdown(context.Background()))
+	for name, c := range map[string]struct {
+		tp     trace.TracerProvider
+		logs   bool
+		report bool
+	}{
+		"shut down, with logs":    {shut, true, true},
+		"shut down, without logs": {shut, false, true},
+		"no-op, with logs":        {noop.NewTracerProvider(), true, true},
+		"no-op, without logs":     {noop.NewTracerProvider(), false, false},
+	} {
+		t.Run(name, func(t *testing.T) {
+			h := catchOTelErrors(t)
+			var opts []sandboxtrace.Option
+			if c.logs {
+				opts = append(opts, sandboxtrace.WithLogExporter(&logSink{}))
+			}
+			s, err := sandboxtrace.NewSession(context.Background(), c.tp, opts...)
+			require.NoError(t, err)
+			for range 2 {
+				require.NoError(t, s.Read(context.Background(), "/a", nil, nothing))
+			}
+			require.NoError(t, s.Shutdown(context.Background()))
+			if !c.report {
+				assert.Empty(t, h.all())
+				return
+			}
+			require.Len(t, h.all(), 1, "reported once per session")
+			assert.Contains(t, h.all()[0].Error(), "finish events")
 		})
 	}
 }

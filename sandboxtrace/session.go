@@ -227,6 +227,26 @@ func (s *Session) checkProviderUp() {
 	})
 }
 
+// checkSpanKept reports, once, that span will not be exported, and with it
+// the finish event it carries: its provider shut down (see checkProviderUp),
+// or records no spans at all (shut down before the session began, a no-op
+// provider, the global one before it is set). A no-op provider without a
+// log pipeline is tracing turned off on purpose: nothing is half-recorded.
+func (s *Session) checkSpanKept(span trace.Span) {
+	if span.SpanContext().IsValid() {
+		s.checkProviderUp()
+		return
+	}
+	if _, off := s.tp.(noop.TracerProvider); off && s.logs.logger == nil {
+		return
+	}
+	s.providerDown.Do(func() {
+		otel.Handle(fmt.Errorf("sandboxtrace: session %s: the TracerProvider records no spans (it is shut down, "+
+			"or a no-op provider), so operation spans are dropped with their finish events: give the session "+
+			"a recording provider and shut it down after the session", s.idText))
+	})
+}
+
 // finishAhead reports whether finish events go as log records too
 // (DeliverySyncFinish), so a span that is not exported loses none.
 func (s *Session) finishAhead() bool {
