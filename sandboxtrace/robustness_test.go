@@ -330,3 +330,34 @@ func TestSessionsOnAProviderThatRecordsNoSpansAreReported(t *testing.T) {
 		})
 	}
 }
+
+// A span attribute count limit (OTEL_SPAN_ATTRIBUTE_COUNT_LIMIT) makes the
+// SDK drop the finish attributes set last without a word: the collector
+// then writes the start data as the finish data, or null error fields for a
+// failure. The session reports it once.
+func TestDroppedSpanAttributesAreReported(t *testing.T) {
+	for name, limit := range map[string]int{"limited": 12, "default": 0} {
+		t.Run(name, func(t *testing.T) {
+			h := catchOTelErrors(t)
+			exp := tracetest.NewInMemoryExporter()
+			limits := sdktrace.NewSpanLimits()
+			if limit > 0 {
+				limits.AttributeCountLimit = limit
+			}
+			tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(exp), sdktrace.WithRawSpanLimits(limits))
+			s, err := sandboxtrace.NewSession(context.Background(), tp)
+			require.NoError(t, err)
+			for range 2 {
+				_, err = s.Exec(context.Background(), sandboxtrace.ExecRequest{Command: []string{"false"}},
+					runs(sandboxtrace.ExecResult{ExitCode: 1}, nil))
+				require.NoError(t, err)
+			}
+			if limit == 0 {
+				assert.Empty(t, h.all())
+				return
+			}
+			require.Len(t, h.all(), 1, "reported once per session")
+			assert.Contains(t, h.all()[0].Error(), "attribute count limit")
+		})
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/log"
 	sdklog "go.opentelemetry.io/otel/sdk/log"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace"
 	"go.opentelemetry.io/otel/trace/noop"
 
@@ -93,6 +94,8 @@ type Session struct {
 	unsampled sync.Once
 	// providerDown reports, once, spans ended after tp shut down.
 	providerDown sync.Once
+	// attrsDropped reports, once, attributes tp's span limits dropped.
+	attrsDropped sync.Once
 
 	// logs emits the write-ahead start records and, when the session
 	// built it, is the pipeline it must shut down.
@@ -244,6 +247,22 @@ func (s *Session) checkSpanKept(span trace.Span) {
 		otel.Handle(fmt.Errorf("sandboxtrace: session %s: the TracerProvider records no spans (it is shut down, "+
 			"or a no-op provider), so operation spans are dropped with their finish events: give the session "+
 			"a recording provider and shut it down after the session", s.idText))
+	})
+}
+
+// checkAttributesKept reports, once, that the SDK dropped attributes of an
+// operation span: an attribute count limit drops the newest keys, which are
+// the finish's, without a word, and the collector then writes the start data
+// as the finish data, or a failure without its error fields.
+func (s *Session) checkAttributesKept(span trace.Span) {
+	ro, ok := span.(sdktrace.ReadOnlySpan)
+	if !ok || ro.DroppedAttributes() == 0 {
+		return
+	}
+	s.attrsDropped.Do(func() {
+		otel.Handle(fmt.Errorf("sandboxtrace: session %s: the span attribute count limit dropped %d attributes "+
+			"of a %s span, so its events are written wrong: remove the TracerProvider's attribute count limit",
+			s.idText, ro.DroppedAttributes(), ro.Name()))
 	})
 }
 
