@@ -2,6 +2,7 @@ package sandboxtrace_test
 
 import (
 	"context"
+	"errors"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -41,4 +42,24 @@ func TestNilContextIsBackground(t *testing.T) {
 	sp := sandboxtrace.NewSyncLogProcessor(&logSink{}, 0)
 	require.NoError(t, sp.ForceFlush(nilCtx))
 	require.NoError(t, sp.Shutdown(nilCtx))
+}
+
+// Start returns a nil *Op when it fails (here: sync delivery with the
+// collector away). A caller who defers Finish before checking the error
+// gets an error from it, not a panic.
+func TestANilOpFromAFailedStartDoesNotPanic(t *testing.T) {
+	rec := newRecorder(t)
+	sink := &logSink{fail: errors.New("connection refused")}
+	s := rec.session(t, sandboxtrace.WithLogExporter(sink), sandboxtrace.WithDelivery(sandboxtrace.DeliverySync))
+	_, o, err := s.Start(context.Background(), "exec", nil)
+	require.ErrorIs(t, err, sandboxtrace.ErrStartNotRecorded)
+	require.Nil(t, o)
+	o.SetFinishData(map[string]any{"a": 1})
+	o.SetOutput([]byte("x"), nil)
+	o.SetNotOK()
+	o.Span().SetAttributes()
+	o.Span().End()
+	require.Error(t, o.Finish(sandboxtrace.FinishOptions{}))
+	require.NoError(t, s.Shutdown(context.Background()))
+	assert.Empty(t, rec.ops())
 }
