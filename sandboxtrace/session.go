@@ -41,7 +41,9 @@ type config struct {
 }
 
 // WithSessionID sets the session id. Without it (or with uuid.Nil) a random
-// (version 4) id is generated, as the Python SDK does.
+// (version 4) id is generated, as the Python SDK does. Each Session numbers
+// its events from 1: two Sessions with one id reuse seqs, so keep one
+// Session per sandbox session.
 func WithSessionID(id uuid.UUID) Option {
 	return func(c *config) { c.sessionID = id }
 }
