@@ -7,6 +7,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	sdklog "go.opentelemetry.io/otel/sdk/log"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/trace"
 	"go.opentelemetry.io/otel/trace/noop"
 
 	"github.com/sandboxaudit/sandboxaudit/sandboxtrace"
@@ -62,4 +65,30 @@ func TestANilOpFromAFailedStartDoesNotPanic(t *testing.T) {
 	require.Error(t, o.Finish(sandboxtrace.FinishOptions{}))
 	require.NoError(t, s.Shutdown(context.Background()))
 	assert.Empty(t, rec.ops())
+}
+
+// A provider or exporter variable left nil (set only when a flag is on,
+// say) reaches NewSession as a typed nil: it is refused by name, as an
+// untyped nil TracerProvider is, instead of panicking at the first
+// operation or at Shutdown.
+func TestNewSessionRefusesTypedNils(t *testing.T) {
+	rec := newRecorder(t)
+	var tp *sdktrace.TracerProvider
+	var lp *sdklog.LoggerProvider
+	var exp *sandboxtrace.DirectLogExporter
+	for name, c := range map[string]struct {
+		tp   trace.TracerProvider
+		opts []sandboxtrace.Option
+	}{
+		"TracerProvider":     {tp, nil},
+		"WithLoggerProvider": {rec.tp, []sandboxtrace.Option{sandboxtrace.WithLoggerProvider(lp)}},
+		"WithLogExporter":    {rec.tp, []sandboxtrace.Option{sandboxtrace.WithLogExporter(exp)}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			s, err := sandboxtrace.NewSession(context.Background(), c.tp, c.opts...)
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), name)
+			assert.Nil(t, s)
+		})
+	}
 }

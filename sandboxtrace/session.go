@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -115,7 +116,7 @@ type Session struct {
 // NewSession starts a session: it creates the session's root span with tp's
 // tracer for ScopeName. Call End when the session is over.
 func NewSession(ctx context.Context, tp trace.TracerProvider, opts ...Option) (*Session, error) {
-	if tp == nil {
+	if isNil(tp) {
 		return nil, errors.New("sandboxtrace: NewSession needs a TracerProvider, got nil")
 	}
 	ctx = orBackground(ctx)
@@ -197,6 +198,20 @@ func (s *Session) Shutdown(ctx context.Context) error {
 		return fmt.Errorf("sandboxtrace: shut down the start-event log pipeline: %w", err)
 	}
 	return nil
+}
+
+// isNil reports whether v is nil or holds a nil pointer, map, func or
+// chan: a provider variable never set, whose methods would panic at first
+// use.
+func isNil(v any) bool {
+	if v == nil {
+		return true
+	}
+	switch rv := reflect.ValueOf(v); rv.Kind() {
+	case reflect.Pointer, reflect.Map, reflect.Func, reflect.Chan, reflect.Slice, reflect.Interface:
+		return rv.IsNil()
+	}
+	return false
 }
 
 // orBackground is ctx, or context.Background for a nil ctx, as the OTel SDK
