@@ -109,7 +109,7 @@ type LogProcessor struct {
 // NewLogProcessor returns a started LogProcessor exporting to exp.
 func NewLogProcessor(exp sdklog.Exporter, opts ...LogProcessorOption) *LogProcessor {
 	p := &LogProcessor{
-		exp:       exp,
+		exp:       logExporterOrMissing(exp),
 		queueSize: DefaultLogQueueSize,
 		batchSize: DefaultLogBatchSize,
 		interval:  DefaultLogExportInterval,

@@ -112,14 +112,14 @@ func NewSyncLogProcessor(exp sdklog.Exporter, timeout time.Duration) *SyncLogPro
 		timeout = DefaultSyncTimeout
 	}
 	p := &SyncLogProcessor{
-		exp:       exp,
+		exp:       logExporterOrMissing(exp),
 		timeout:   timeout,
 		batchSize: DefaultSyncBatchSize,
 		wake:      make(chan struct{}, 1),
 		stop:      make(chan struct{}),
 		done:      make(chan struct{}),
 	}
-	_, p.inline = exp.(ctxBoundExporter)
+	_, p.inline = p.exp.(ctxBoundExporter)
 	p.watch.timer = time.AfterFunc(time.Hour, p.expire)
 	p.watch.timer.Stop()
 	go p.run()
