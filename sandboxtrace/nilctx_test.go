@@ -18,7 +18,7 @@ import (
 // A nil ctx, which the OTel SDK takes as context.Background, records the
 // operation instead of panicking in the caller's process.
 func TestNilContextIsBackground(t *testing.T) {
-	var nilCtx context.Context //nolint:staticcheck // the careless caller under test
+	var nilCtx context.Context // the careless caller under test
 	for _, d := range []sandboxtrace.Delivery{sandboxtrace.DeliveryBestEffort, sandboxtrace.DeliverySyncFinish} {
 		t.Run(d.String(), func(t *testing.T) {
 			rec := newRecorder(t)
