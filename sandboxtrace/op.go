@@ -252,7 +252,7 @@ func (o *Op) Finish(opts FinishOptions) error {
 		o.span.SetStatus(codes.Error, "")
 	}
 	o.span.SetAttributes(attrs...)
-	o.s.checkAttributesKept(o.span)
+	o.s.checkAttributesKept(o.span, attrs, len(o.startData))
 	if err := o.writeAheadFinish(fin); err != nil {
 		problems = append(problems, fmt.Errorf("sandboxtrace: %s: %w", o.op, err))
 	}

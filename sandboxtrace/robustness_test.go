@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -358,6 +359,36 @@ func TestDroppedSpanAttributesAreReported(t *testing.T) {
 			}
 			require.Len(t, h.all(), 1, "reported once per session")
 			assert.Contains(t, h.all()[0].Error(), "attribute count limit")
+		})
+	}
+}
+
+// An attribute value length limit (OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT)
+// cuts long values without a word: a cut error message is written cut, a
+// cut data JSON makes the span unreadable. The session reports it once.
+func TestCutSpanAttributesAreReported(t *testing.T) {
+	for name, limit := range map[string]int{"limited": 40, "default": 0} {
+		t.Run(name, func(t *testing.T) {
+			h := catchOTelErrors(t)
+			limits := sdktrace.NewSpanLimits()
+			if limit > 0 {
+				limits.AttributeValueLengthLimit = limit
+			}
+			tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(tracetest.NewInMemoryExporter()), sdktrace.WithRawSpanLimits(limits))
+			s, err := sandboxtrace.NewSession(context.Background(), tp)
+			require.NoError(t, err)
+			for range 2 {
+				err = s.Read(context.Background(), "/a", nil, func(context.Context) error {
+					return errors.New(strings.Repeat("permission denied ", 5))
+				})
+				require.Error(t, err)
+			}
+			if limit == 0 {
+				assert.Empty(t, h.all())
+				return
+			}
+			require.Len(t, h.all(), 1, "reported once per session")
+			assert.Contains(t, h.all()[0].Error(), "value length limit")
 		})
 	}
 }

@@ -97,8 +97,9 @@ type Session struct {
 	unsampled sync.Once
 	// providerDown reports, once, spans ended after tp shut down.
 	providerDown sync.Once
-	// attrsDropped reports, once, attributes tp's span limits dropped.
-	attrsDropped sync.Once
+	// attrsDropped and attrsCut report, once each, attributes tp's span
+	// limits dropped or cut.
+	attrsDropped, attrsCut sync.Once
 
 	// logs emits the write-ahead start records and, when the session
 	// built it, is the pipeline it must shut down.
@@ -267,20 +268,51 @@ func (s *Session) checkSpanKept(span trace.Span) {
 	})
 }
 
-// checkAttributesKept reports, once, that the SDK dropped attributes of an
-// operation span: an attribute count limit drops the newest keys, which are
-// the finish's, without a word, and the collector then writes the start data
-// as the finish data, or a failure without its error fields.
-func (s *Session) checkAttributesKept(span trace.Span) {
+// checkAttributesKept reports, once each, that the SDK's span limits lost
+// attributes of an operation span without a word. A count limit drops the
+// newest keys, the finish's: the collector then writes the start data as
+// the finish data, or a failure without its error fields. A value length
+// limit cuts long values (set: the finish's, startLen: the start data's): a
+// cut message is written cut, a cut data JSON makes the span unreadable.
+func (s *Session) checkAttributesKept(span trace.Span, set []attribute.KeyValue, startLen int) {
 	ro, ok := span.(sdktrace.ReadOnlySpan)
-	if !ok || ro.DroppedAttributes() == 0 {
+	if !ok {
 		return
 	}
-	s.attrsDropped.Do(func() {
-		otel.Handle(fmt.Errorf("sandboxtrace: session %s: the span attribute count limit dropped %d attributes "+
-			"of a %s span, so its events are written wrong: remove the TracerProvider's attribute count limit",
-			s.idText, ro.DroppedAttributes(), ro.Name()))
-	})
+	if n := ro.DroppedAttributes(); n > 0 {
+		s.attrsDropped.Do(func() {
+			otel.Handle(fmt.Errorf("sandboxtrace: session %s: the span attribute count limit dropped %d attributes "+
+				"of a %s span, so its events are written wrong: remove the TracerProvider's attribute count limit",
+				s.idText, n, ro.Name()))
+		})
+	}
+	if key := cutAttribute(ro.Attributes(), set, startLen); key != "" {
+		s.attrsCut.Do(func() {
+			otel.Handle(fmt.Errorf("sandboxtrace: session %s: the span attribute value length limit cut %s of a %s "+
+				"span, so its events are written wrong or lost: remove the TracerProvider's attribute value length limit",
+				s.idText, key, ro.Name()))
+		})
+	}
+}
+
+// cutAttribute names the first string attribute the span holds shorter
+// than it was set: one of set, or the start data (startLen long). "" if none.
+func cutAttribute(held, set []attribute.KeyValue, startLen int) attribute.Key {
+	for _, h := range held {
+		if h.Value.Type() != attribute.STRING {
+			continue
+		}
+		n := len(h.Value.AsString())
+		if h.Key == semconv.AttrStartData && n < startLen {
+			return h.Key
+		}
+		for _, kv := range set {
+			if kv.Key == h.Key && kv.Value.Type() == attribute.STRING && n < len(kv.Value.AsString()) {
+				return h.Key
+			}
+		}
+	}
+	return ""
 }
 
 // finishAhead reports whether finish events go as log records too
