@@ -128,6 +128,7 @@ func (s *Session) Start(ctx context.Context, op string, data map[string]any) (co
 	// The duration counts from here, as the reference's t0 is taken once
 	// its start event is emitted: a sync round trip is not run time.
 	o.runStart = time.Now()
+	s.open.Add(1)
 	return opCtx, o, nil
 }
 
@@ -220,6 +221,7 @@ func (o *Op) Finish(opts FinishOptions) error {
 	if !o.finished.CompareAndSwap(false, true) {
 		return nil
 	}
+	o.s.open.Add(-1)
 	in := o.finishInputs(opts)
 	var problems []error
 	finishData, err := o.finishDataOf(in.data)

@@ -18,6 +18,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 	"go.opentelemetry.io/otel/trace/noop"
 
+	"github.com/sandboxaudit/sandboxaudit/internal/plural"
 	"github.com/sandboxaudit/sandboxaudit/semconv"
 )
 
@@ -108,6 +109,11 @@ type Session struct {
 	delivery    Delivery
 	syncTimeout time.Duration
 
+	// open counts the operations started and not finished, which the
+	// first Shutdown reports.
+	open       atomic.Int64
+	openReport sync.Once
+
 	// mu makes each event's seq and timestamp one step, so seq order and
 	// time order agree even when operations run concurrently.
 	mu      sync.Mutex
@@ -177,7 +183,8 @@ func (s *Session) End() {
 	s.endOnce.Do(func() { s.root.End() })
 }
 
-// Shutdown ends the session (see End) and, when the session built its own
+// Shutdown ends the session (see End), reports operations started and not
+// finished to the OTel error handler, and, when the session built its own
 // log pipeline (WithLogExporter), exports the queued start records and shuts
 // that pipeline down. If ctx ends first, operations still waiting to queue
 // their records are let go (the records are lost, counted) and the pipeline
@@ -186,6 +193,7 @@ func (s *Session) End() {
 func (s *Session) Shutdown(ctx context.Context) error {
 	ctx = orBackground(ctx)
 	s.End()
+	s.reportOpen()
 	if s.logs.provider == nil {
 		return nil
 	}
@@ -213,6 +221,19 @@ func isNil(v any) bool {
 		return rv.IsNil()
 	}
 	return false
+}
+
+// reportOpen reports the operations started and not finished: their spans
+// never end, so their finish events are never recorded, and without a log
+// pipeline their start events neither.
+func (s *Session) reportOpen() {
+	s.openReport.Do(func() {
+		if n := s.open.Load(); n > 0 {
+			otel.Handle(fmt.Errorf("sandboxtrace: session %s: %s not finished at Shutdown: their finish events "+
+				"are not recorded until Op.Finish (their start events too, without a log pipeline)",
+				s.idText, plural.Count(n, "operation")))
+		}
+	})
 }
 
 // orBackground is ctx, or context.Background for a nil ctx, as the OTel SDK
