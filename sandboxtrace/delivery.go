@@ -136,8 +136,15 @@ func (c *config) logPipeline() (logPipeline, error) {
 	return lp, nil
 }
 
-// checkDelivery refuses write-ahead options that do not go together.
+// checkDelivery refuses write-ahead options that are nil or do not go
+// together.
 func (c *config) checkDelivery() error {
+	if c.loggerProvider != nil && isNil(c.loggerProvider) {
+		return errors.New("sandboxtrace: WithLoggerProvider: got a nil provider")
+	}
+	if c.logExporter != nil && isNil(c.logExporter) {
+		return errors.New("sandboxtrace: WithLogExporter: got a nil exporter")
+	}
 	if c.loggerProvider != nil && c.logExporter != nil {
 		return errors.New("sandboxtrace: WithLoggerProvider and WithLogExporter are exclusive")
 	}

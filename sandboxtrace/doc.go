@@ -43,5 +43,7 @@
 //
 // Data and output travel as attribute strings: do not configure an attribute
 // value length limit on the TracerProvider (the SDK default has none), or
-// [semconv.AttrStartData] would be cut to invalid JSON.
+// [semconv.AttrStartData] would be cut to invalid JSON; nor an attribute
+// count limit, which drops the finish attributes. A session reports either
+// once.
 package sandboxtrace

@@ -2,6 +2,7 @@ package sandboxtrace
 
 import (
 	"context"
+	"maps"
 	"time"
 
 	"github.com/sandboxaudit/sandboxaudit/semconv"
@@ -82,13 +83,16 @@ func stringsAny(ss []string) []any {
 // finish data is then the start data.
 func (s *Session) Exec(ctx context.Context, req ExecRequest, run func(ctx context.Context) (ExecResult, error)) (ExecResult, error) {
 	var res ExecResult
-	err := s.Do(ctx, "exec", req.data(), func(ctx context.Context, o *Op) error {
+	// One snapshot for both events, as the reference adds the exit code to
+	// its start dict: run may change the command slice in place.
+	start := req.data()
+	err := s.Do(ctx, "exec", start, func(ctx context.Context, o *Op) error {
 		var err error
 		res, err = run(ctx)
 		if err != nil {
 			return err
 		}
-		fd := req.data()
+		fd := maps.Clone(start)
 		fd["exit_code"] = res.ExitCode
 		fd[semconv.AttrProcessExitCode] = res.ExitCode
 		o.SetFinishData(fd)

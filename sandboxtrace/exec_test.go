@@ -142,3 +142,25 @@ func TestOutputIgnoredWithoutCapture(t *testing.T) {
 	assert.NotContains(t, a, "sandbox.exec.stdout_bytes")
 	assert.NotContains(t, a, "sandbox.exec.stderr_bytes")
 }
+
+// The finish data is the start data plus the exit code, as the reference
+// builds it from its start dict: a command slice the run function changes
+// in place (resolving argv[0], say) does not change what the finish says
+// was started.
+func TestExecFinishDataIsTheStartsSnapshot(t *testing.T) {
+	r := newRecorder(t)
+	s := r.session(t)
+	cmd := []string{"ls", "-la"}
+	user := "agent"
+	req := sandboxtrace.ExecRequest{Command: cmd, User: &user}
+	_, err := s.Exec(context.Background(), req, func(context.Context) (sandboxtrace.ExecResult, error) {
+		cmd[0] = "/bin/ls"
+		user = "root"
+		return sandboxtrace.ExecResult{}, nil
+	})
+	require.NoError(t, err)
+	a := attrs(r.only(t))
+	assert.Equal(t, `{"command":["ls","-la"],"shell":false,"timeout_s":null,"user":"agent"}`, a["sandbox.start_data"].AsString())
+	assert.Equal(t, `{"command":["ls","-la"],"exit_code":0,"process.exit.code":0,"shell":false,"timeout_s":null,"user":"agent"}`,
+		a["sandbox.finish_data"].AsString())
+}

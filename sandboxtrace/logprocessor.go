@@ -109,7 +109,7 @@ type LogProcessor struct {
 // NewLogProcessor returns a started LogProcessor exporting to exp.
 func NewLogProcessor(exp sdklog.Exporter, opts ...LogProcessorOption) *LogProcessor {
 	p := &LogProcessor{
-		exp:       exp,
+		exp:       logExporterOrMissing(exp),
 		queueSize: DefaultLogQueueSize,
 		batchSize: DefaultLogBatchSize,
 		interval:  DefaultLogExportInterval,
@@ -159,6 +159,7 @@ func (p *LogProcessor) Enabled(context.Context, sdklog.EnabledParameters) bool {
 
 // ForceFlush exports every queued record, then flushes the exporter.
 func (p *LogProcessor) ForceFlush(ctx context.Context) error {
+	ctx = orBackground(ctx)
 	reply := make(chan error, 1)
 	select {
 	case p.flush <- reply:
@@ -181,6 +182,7 @@ func (p *LogProcessor) ForceFlush(ctx context.Context) error {
 // flight ends without another attempt. Records emitted after Shutdown are
 // lost (counted and reported).
 func (p *LogProcessor) Shutdown(ctx context.Context) error {
+	ctx = orBackground(ctx)
 	defer context.AfterFunc(ctx, p.beginStop)()
 	p.mu.Lock() // once the emitters in progress have queued or given up
 	already := p.stopped

@@ -20,7 +20,9 @@ import (
 )
 
 // Op is one operation in flight: its start event is recorded, its finish
-// event is recorded by Finish. Its methods are safe for concurrent use.
+// event is recorded by Finish. Its methods are safe for concurrent use, and
+// on the nil *Op a failed Start returns: they do nothing, and Finish returns
+// errNilOp.
 type Op struct {
 	s      *Session
 	op     string
@@ -40,6 +42,10 @@ type Op struct {
 
 	finished atomic.Bool
 }
+
+// errNilOp is Finish on the nil *Op of a failed Start (a deferred Finish
+// written before the error check): nothing was started, so nothing ends.
+var errNilOp = errors.New("sandboxtrace: Finish on a nil Op: its Start failed, so there is nothing to finish")
 
 // FinishOptions describe an operation's outcome. Zero values mean "as
 // recorded so far": finish data set with SetFinishData, else the start data.
@@ -72,6 +78,7 @@ type FinishOptions struct {
 // An unknown op or data that cannot be encoded as JSON is a programming
 // error: Start then records nothing and returns an error.
 func (s *Session) Start(ctx context.Context, op string, data map[string]any) (context.Context, *Op, error) {
+	ctx = orBackground(ctx)
 	if !auditevent.IsOp(op) {
 		return ctx, nil, fmt.Errorf("sandboxtrace: unknown operation %q (want one of %v)", op, auditevent.Ops())
 	}
@@ -121,6 +128,7 @@ func (s *Session) Start(ctx context.Context, op string, data map[string]any) (co
 	// The duration counts from here, as the reference's t0 is taken once
 	// its start event is emitted: a sync round trip is not run time.
 	o.runStart = time.Now()
+	s.open.Add(1)
 	return opCtx, o, nil
 }
 
@@ -159,11 +167,19 @@ func (s *Session) Do(ctx context.Context, op string, startData map[string]any, f
 // Span returns the operation's span, to add events or attributes or to
 // start children from. Its End does nothing (Finish ends it); called
 // before Finish, it is reported to the OTel error handler.
-func (o *Op) Span() trace.Span { return opSpan{Span: o.span, o: o} }
+func (o *Op) Span() trace.Span {
+	if o == nil {
+		return trace.SpanFromContext(context.Background()) // a no-op span
+	}
+	return opSpan{Span: o.span, o: o}
+}
 
 // SetFinishData sets the finish event's data (a FinishOptions.Data passed to
 // Finish takes precedence).
 func (o *Op) SetFinishData(data map[string]any) {
+	if o == nil {
+		return
+	}
 	o.mu.Lock()
 	o.finishData = data
 	o.mu.Unlock()
@@ -172,6 +188,9 @@ func (o *Op) SetFinishData(data map[string]any) {
 // SetOutput sets the raw exec output (FinishOptions.Stdout/Stderr passed to
 // Finish take precedence).
 func (o *Op) SetOutput(stdout, stderr []byte) {
+	if o == nil {
+		return
+	}
 	o.mu.Lock()
 	o.stdout, o.stderr = stdout, stderr
 	o.mu.Unlock()
@@ -180,6 +199,9 @@ func (o *Op) SetOutput(stdout, stderr []byte) {
 // SetNotOK marks the operation as not ok without an error (see
 // FinishOptions.NotOK).
 func (o *Op) SetNotOK() {
+	if o == nil {
+		return
+	}
 	o.mu.Lock()
 	o.notOK = true
 	o.mu.Unlock()
@@ -193,9 +215,13 @@ func (o *Op) SetNotOK() {
 // as start") or when an *Error carries a code that is not a reference
 // ErrorCode (recorded without the code). The span is ended either way.
 func (o *Op) Finish(opts FinishOptions) error {
+	if o == nil {
+		return errNilOp
+	}
 	if !o.finished.CompareAndSwap(false, true) {
 		return nil
 	}
+	o.s.open.Add(-1)
 	in := o.finishInputs(opts)
 	var problems []error
 	finishData, err := o.finishDataOf(in.data)
@@ -228,11 +254,12 @@ func (o *Op) Finish(opts FinishOptions) error {
 		o.span.SetStatus(codes.Error, "")
 	}
 	o.span.SetAttributes(attrs...)
+	o.s.checkAttributesKept(o.span, attrs, len(o.startData))
 	if err := o.writeAheadFinish(fin); err != nil {
 		problems = append(problems, fmt.Errorf("sandboxtrace: %s: %w", o.op, err))
 	}
-	if o.span.SpanContext().IsValid() && !o.s.finishAhead() {
-		o.s.checkProviderUp()
+	if !o.s.finishAhead() {
+		o.s.checkSpanKept(o.span)
 	}
 	o.span.End(trace.WithTimestamp(ts))
 	return errors.Join(problems...)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -17,6 +18,7 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
+	"go.opentelemetry.io/otel/trace/noop"
 
 	"github.com/sandboxaudit/sandboxaudit/sandboxtrace"
 )
@@ -286,6 +288,107 @@ func TestOperationsAfterTheTracerProviderShutDownAreReported(t *testing.T) {
 			}
 			require.Len(t, errs, 1, "reported once per session")
 			assert.Contains(t, errs[0].Error(), "TracerProvider is shut down")
+		})
+	}
+}
+
+// A session started on a TracerProvider that records no spans (shut down
+// already, a no-op provider, the global one before it is set) sends its
+// start records ahead, but its spans, and so its finish events, are dropped:
+// every operation would read as open. The session reports it once. A no-op
+// provider without a log pipeline records nothing on purpose: no report.
+func TestSessionsOnAProviderThatRecordsNoSpansAreReported(t *testing.T) {
+	shut := sdktrace.NewTracerProvider()
+	require.NoError(t, shut.Shutdown(context.Background()))
+	for name, c := range map[string]struct {
+		tp     trace.TracerProvider
+		logs   bool
+		report bool
+	}{
+		"shut down, with logs":    {shut, true, true},
+		"shut down, without logs": {shut, false, true},
+		"no-op, with logs":        {noop.NewTracerProvider(), true, true},
+		"no-op, without logs":     {noop.NewTracerProvider(), false, false},
+	} {
+		t.Run(name, func(t *testing.T) {
+			h := catchOTelErrors(t)
+			var opts []sandboxtrace.Option
+			if c.logs {
+				opts = append(opts, sandboxtrace.WithLogExporter(&logSink{}))
+			}
+			s, err := sandboxtrace.NewSession(context.Background(), c.tp, opts...)
+			require.NoError(t, err)
+			for range 2 {
+				require.NoError(t, s.Read(context.Background(), "/a", nil, nothing))
+			}
+			require.NoError(t, s.Shutdown(context.Background()))
+			if !c.report {
+				assert.Empty(t, h.all())
+				return
+			}
+			require.Len(t, h.all(), 1, "reported once per session")
+			assert.Contains(t, h.all()[0].Error(), "finish events")
+		})
+	}
+}
+
+// A span attribute count limit (OTEL_SPAN_ATTRIBUTE_COUNT_LIMIT) makes the
+// SDK drop the finish attributes set last without a word: the collector
+// then writes the start data as the finish data, or null error fields for a
+// failure. The session reports it once.
+func TestDroppedSpanAttributesAreReported(t *testing.T) {
+	for name, limit := range map[string]int{"limited": 12, "default": 0} {
+		t.Run(name, func(t *testing.T) {
+			h := catchOTelErrors(t)
+			exp := tracetest.NewInMemoryExporter()
+			limits := sdktrace.NewSpanLimits()
+			if limit > 0 {
+				limits.AttributeCountLimit = limit
+			}
+			tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(exp), sdktrace.WithRawSpanLimits(limits))
+			s, err := sandboxtrace.NewSession(context.Background(), tp)
+			require.NoError(t, err)
+			for range 2 {
+				_, err = s.Exec(context.Background(), sandboxtrace.ExecRequest{Command: []string{"false"}},
+					runs(sandboxtrace.ExecResult{ExitCode: 1}, nil))
+				require.NoError(t, err)
+			}
+			if limit == 0 {
+				assert.Empty(t, h.all())
+				return
+			}
+			require.Len(t, h.all(), 1, "reported once per session")
+			assert.Contains(t, h.all()[0].Error(), "attribute count limit")
+		})
+	}
+}
+
+// An attribute value length limit (OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT)
+// cuts long values without a word: a cut error message is written cut, a
+// cut data JSON makes the span unreadable. The session reports it once.
+func TestCutSpanAttributesAreReported(t *testing.T) {
+	for name, limit := range map[string]int{"limited": 40, "default": 0} {
+		t.Run(name, func(t *testing.T) {
+			h := catchOTelErrors(t)
+			limits := sdktrace.NewSpanLimits()
+			if limit > 0 {
+				limits.AttributeValueLengthLimit = limit
+			}
+			tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(tracetest.NewInMemoryExporter()), sdktrace.WithRawSpanLimits(limits))
+			s, err := sandboxtrace.NewSession(context.Background(), tp)
+			require.NoError(t, err)
+			for range 2 {
+				err = s.Read(context.Background(), "/a", nil, func(context.Context) error {
+					return errors.New(strings.Repeat("permission denied ", 5))
+				})
+				require.Error(t, err)
+			}
+			if limit == 0 {
+				assert.Empty(t, h.all())
+				return
+			}
+			require.Len(t, h.all(), 1, "reported once per session")
+			assert.Contains(t, h.all()[0].Error(), "value length limit")
 		})
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -13,9 +14,11 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/log"
 	sdklog "go.opentelemetry.io/otel/sdk/log"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace"
 	"go.opentelemetry.io/otel/trace/noop"
 
+	"github.com/sandboxaudit/sandboxaudit/internal/plural"
 	"github.com/sandboxaudit/sandboxaudit/semconv"
 )
 
@@ -40,7 +43,9 @@ type config struct {
 }
 
 // WithSessionID sets the session id. Without it (or with uuid.Nil) a random
-// (version 4) id is generated, as the Python SDK does.
+// (version 4) id is generated, as the Python SDK does. Each Session numbers
+// its events from 1: two Sessions with one id reuse seqs, so keep one
+// Session per sandbox session.
 func WithSessionID(id uuid.UUID) Option {
 	return func(c *config) { c.sessionID = id }
 }
@@ -93,6 +98,9 @@ type Session struct {
 	unsampled sync.Once
 	// providerDown reports, once, spans ended after tp shut down.
 	providerDown sync.Once
+	// attrsDropped and attrsCut report, once each, attributes tp's span
+	// limits dropped or cut.
+	attrsDropped, attrsCut sync.Once
 
 	// logs emits the write-ahead start records and, when the session
 	// built it, is the pipeline it must shut down.
@@ -100,6 +108,11 @@ type Session struct {
 	logProc     atomic.Pointer[LogProcessor] // counts best-effort records lost after shutdown
 	delivery    Delivery
 	syncTimeout time.Duration
+
+	// open counts the operations started and not finished, which the
+	// first Shutdown reports.
+	open       atomic.Int64
+	openReport sync.Once
 
 	// mu makes each event's seq and timestamp one step, so seq order and
 	// time order agree even when operations run concurrently.
@@ -110,9 +123,10 @@ type Session struct {
 // NewSession starts a session: it creates the session's root span with tp's
 // tracer for ScopeName. Call End when the session is over.
 func NewSession(ctx context.Context, tp trace.TracerProvider, opts ...Option) (*Session, error) {
-	if tp == nil {
+	if isNil(tp) {
 		return nil, errors.New("sandboxtrace: NewSession needs a TracerProvider, got nil")
 	}
+	ctx = orBackground(ctx)
 	var cfg config
 	for _, opt := range opts {
 		opt(&cfg)
@@ -160,7 +174,7 @@ func (s *Session) TraceID() trace.TraceID { return s.root.SpanContext().TraceID(
 // Context returns ctx carrying the session's root span, for callers that want
 // their own spans inside the session's trace.
 func (s *Session) Context(ctx context.Context) context.Context {
-	return trace.ContextWithSpan(ctx, s.root)
+	return trace.ContextWithSpan(orBackground(ctx), s.root)
 }
 
 // End ends the session's root span. Operations recorded afterwards still
@@ -169,14 +183,17 @@ func (s *Session) End() {
 	s.endOnce.Do(func() { s.root.End() })
 }
 
-// Shutdown ends the session (see End) and, when the session built its own
+// Shutdown ends the session (see End), reports operations started and not
+// finished to the OTel error handler, and, when the session built its own
 // log pipeline (WithLogExporter), exports the queued start records and shuts
 // that pipeline down. If ctx ends first, operations still waiting to queue
 // their records are let go (the records are lost, counted) and the pipeline
 // is shut down all the same. The TracerProvider and a LoggerProvider given
 // with WithLoggerProvider stay the caller's to shut down.
 func (s *Session) Shutdown(ctx context.Context) error {
+	ctx = orBackground(ctx)
 	s.End()
+	s.reportOpen()
 	if s.logs.provider == nil {
 		return nil
 	}
@@ -190,6 +207,42 @@ func (s *Session) Shutdown(ctx context.Context) error {
 		return fmt.Errorf("sandboxtrace: shut down the start-event log pipeline: %w", err)
 	}
 	return nil
+}
+
+// isNil reports whether v is nil or holds a nil pointer, map, func or
+// chan: a provider variable never set, whose methods would panic at first
+// use.
+func isNil(v any) bool {
+	if v == nil {
+		return true
+	}
+	switch rv := reflect.ValueOf(v); rv.Kind() {
+	case reflect.Pointer, reflect.Map, reflect.Func, reflect.Chan, reflect.Slice, reflect.Interface:
+		return rv.IsNil()
+	}
+	return false
+}
+
+// reportOpen reports the operations started and not finished: their spans
+// never end, so their finish events are never recorded, and without a log
+// pipeline their start events neither.
+func (s *Session) reportOpen() {
+	s.openReport.Do(func() {
+		if n := s.open.Load(); n > 0 {
+			otel.Handle(fmt.Errorf("sandboxtrace: session %s: %s not finished at Shutdown: their finish events "+
+				"are not recorded until Op.Finish (their start events too, without a log pipeline)",
+				s.idText, plural.Count(n, "operation")))
+		}
+	})
+}
+
+// orBackground is ctx, or context.Background for a nil ctx, as the OTel SDK
+// takes one: a caller's nil must not panic in the middle of an operation.
+func orBackground(ctx context.Context) context.Context {
+	if ctx == nil {
+		return context.Background()
+	}
+	return ctx
 }
 
 // reportUnsampled reports that the provider does not sample the session's
@@ -214,6 +267,73 @@ func (s *Session) checkProviderUp() {
 		otel.Handle(fmt.Errorf("sandboxtrace: session %s: the TracerProvider is shut down, so operation spans "+
 			"ending now are dropped with their finish events: shut it down after the session", s.idText))
 	})
+}
+
+// checkSpanKept reports, once, that span will not be exported, and with it
+// the finish event it carries: its provider shut down (see checkProviderUp),
+// or records no spans at all (shut down before the session began, a no-op
+// provider, the global one before it is set). A no-op provider without a
+// log pipeline is tracing turned off on purpose: nothing is half-recorded.
+func (s *Session) checkSpanKept(span trace.Span) {
+	if span.SpanContext().IsValid() {
+		s.checkProviderUp()
+		return
+	}
+	if _, off := s.tp.(noop.TracerProvider); off && s.logs.logger == nil {
+		return
+	}
+	s.providerDown.Do(func() {
+		otel.Handle(fmt.Errorf("sandboxtrace: session %s: the TracerProvider records no spans (it is shut down, "+
+			"or a no-op provider), so operation spans are dropped with their finish events: give the session "+
+			"a recording provider and shut it down after the session", s.idText))
+	})
+}
+
+// checkAttributesKept reports, once each, that the SDK's span limits lost
+// attributes of an operation span without a word. A count limit drops the
+// newest keys, the finish's: the collector then writes the start data as
+// the finish data, or a failure without its error fields. A value length
+// limit cuts long values (set: the finish's, startLen: the start data's): a
+// cut message is written cut, a cut data JSON makes the span unreadable.
+func (s *Session) checkAttributesKept(span trace.Span, set []attribute.KeyValue, startLen int) {
+	ro, ok := span.(sdktrace.ReadOnlySpan)
+	if !ok {
+		return
+	}
+	if n := ro.DroppedAttributes(); n > 0 {
+		s.attrsDropped.Do(func() {
+			otel.Handle(fmt.Errorf("sandboxtrace: session %s: the span attribute count limit dropped %d attributes "+
+				"of a %s span, so its events are written wrong: remove the TracerProvider's attribute count limit",
+				s.idText, n, ro.Name()))
+		})
+	}
+	if key := cutAttribute(ro.Attributes(), set, startLen); key != "" {
+		s.attrsCut.Do(func() {
+			otel.Handle(fmt.Errorf("sandboxtrace: session %s: the span attribute value length limit cut %s of a %s "+
+				"span, so its events are written wrong or lost: remove the TracerProvider's attribute value length limit",
+				s.idText, key, ro.Name()))
+		})
+	}
+}
+
+// cutAttribute names the first string attribute the span holds shorter
+// than it was set: one of set, or the start data (startLen long). "" if none.
+func cutAttribute(held, set []attribute.KeyValue, startLen int) attribute.Key {
+	for _, h := range held {
+		if h.Value.Type() != attribute.STRING {
+			continue
+		}
+		n := len(h.Value.AsString())
+		if h.Key == semconv.AttrStartData && n < startLen {
+			return h.Key
+		}
+		for _, kv := range set {
+			if kv.Key == h.Key && kv.Value.Type() == attribute.STRING && n < len(kv.Value.AsString()) {
+				return h.Key
+			}
+		}
+	}
+	return ""
 }
 
 // finishAhead reports whether finish events go as log records too

@@ -230,3 +230,36 @@ func TestBestEffortExporterPanicIsALoss(t *testing.T) {
 	assert.Contains(t, strings.Join(texts, "\n"), "log exporter panicked: exporter bug")
 	assert.Equal(t, uint64(1), p.Lost())
 }
+
+// An operation started and never finished (a Start whose Finish a caller
+// forgot, on a path that returns early) has a span that never ends: its
+// finish is never recorded, and without a log pipeline its start neither.
+// Shutdown says how many are open; with none open it says nothing.
+func TestSessionShutdownReportsOperationsNotFinished(t *testing.T) {
+	for name, logs := range map[string]bool{"with logs": true, "without logs": false} {
+		t.Run(name, func(t *testing.T) {
+			h := catchOTelErrors(t)
+			var opts []sandboxtrace.Option
+			if logs {
+				opts = append(opts, sandboxtrace.WithLogExporter(&logSink{}))
+			}
+			rec := newRecorder(t)
+			s := rec.session(t, opts...)
+			_, done, err := s.Start(context.Background(), "read", nil)
+			require.NoError(t, err)
+			require.NoError(t, done.Finish(sandboxtrace.FinishOptions{}))
+			_, _, err = s.Start(context.Background(), "exec", nil) // never finished
+			require.NoError(t, err)
+			require.NoError(t, s.Shutdown(context.Background()))
+			require.NoError(t, s.Shutdown(context.Background()))
+			require.Len(t, h.all(), 1, "reported by the first Shutdown only")
+			assert.Contains(t, h.all()[0].Error(), "1 operation not finished")
+
+			h2 := catchOTelErrors(t)
+			s2 := rec.session(t, opts...)
+			require.NoError(t, s2.Read(context.Background(), "/a", nil, nothing))
+			require.NoError(t, s2.Shutdown(context.Background()))
+			assert.Empty(t, h2.all())
+		})
+	}
+}

@@ -33,7 +33,7 @@ import (
 // lost. Of a partial success, only the spans it rejected are counted lost.
 func NewSpanProcessor(exp sdktrace.SpanExporter, opts ...sdktrace.BatchSpanProcessorOption) sdktrace.SpanProcessor {
 	all := append([]sdktrace.BatchSpanProcessorOption{sdktrace.WithBlocking()}, opts...)
-	return sdktrace.NewBatchSpanProcessor(&countingSpanExporter{SpanExporter: exp}, all...)
+	return sdktrace.NewBatchSpanProcessor(&countingSpanExporter{SpanExporter: spanExporterOrMissing(exp)}, all...)
 }
 
 // countingSpanExporter sends a batch in parts of at most ExportBytes, sends

@@ -8,8 +8,8 @@ import (
 // StreamLen is the number of bytes left in r from its current position,
 // without consuming them: for an io.Seeker it seeks to the end and back, as
 // the Python SDK's best-effort stream length does. It reports false when r
-// cannot seek or a seek fails or panics; r's position is then as it was, or
-// as far as the failed seek left it. A position beyond the end leaves 0
+// cannot seek or a seek fails or panics; r's position is then put back
+// where it was, unless seeking back fails too. A position beyond the end leaves 0
 // bytes (Python records the negative difference). A text stream is measured in bytes, not
 // characters: Go readers carry bytes.
 func StreamLen(r io.Reader) (n int64, ok bool) {
@@ -26,11 +26,14 @@ func StreamLen(r io.Reader) (n int64, ok bool) {
 		}
 	}()
 	pos, err := s.Seek(0, io.SeekCurrent)
-	if err != nil {
+	if err != nil || pos < 0 {
 		return 0, false
 	}
 	end, err := s.Seek(0, io.SeekEnd)
 	if err != nil {
+		// The seek may have moved before it failed; the operation must
+		// still read the stream from where it was.
+		_, _ = s.Seek(pos, io.SeekStart)
 		return 0, false
 	}
 	if _, err := s.Seek(pos, io.SeekStart); err != nil {

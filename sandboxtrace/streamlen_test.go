@@ -3,6 +3,7 @@ package sandboxtrace_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -126,4 +127,32 @@ func TestStreamLenOfAReaderWhoseSeekPanics(t *testing.T) {
 	a := attrs(r.only(t))
 	assert.Equal(t, `{"path":"/w/a","user":null}`, a["sandbox.start_data"].AsString())
 	assert.Equal(t, "panic", a["error.type"].AsString())
+}
+
+// endFails is a reader whose Seek to the end moves there and then fails, as
+// a reader wrapping a remote object can: measuring it must still hand the
+// operation the stream where it was.
+type endFails struct{ *bytes.Reader }
+
+func (r endFails) Seek(off int64, whence int) (int64, error) {
+	n, err := r.Reader.Seek(off, whence)
+	if whence == io.SeekEnd {
+		return n, errors.New("stat: permission denied")
+	}
+	return n, err
+}
+
+func TestStreamLenPutsBackAReaderWhoseSeekToTheEndFails(t *testing.T) {
+	r := newRecorder(t)
+	s := r.session(t)
+	var got []byte
+	err := s.WriteStream(context.Background(), "/w/a", nil, endFails{bytes.NewReader([]byte("content"))},
+		func(_ context.Context, r io.Reader) error {
+			var err error
+			got, err = io.ReadAll(r)
+			return err
+		})
+	require.NoError(t, err)
+	assert.Equal(t, "content", string(got), "the operation reads the whole stream")
+	assert.Equal(t, `{"path":"/w/a","user":null}`, attrs(r.only(t))["sandbox.start_data"].AsString())
 }

@@ -112,14 +112,14 @@ func NewSyncLogProcessor(exp sdklog.Exporter, timeout time.Duration) *SyncLogPro
 		timeout = DefaultSyncTimeout
 	}
 	p := &SyncLogProcessor{
-		exp:       exp,
+		exp:       logExporterOrMissing(exp),
 		timeout:   timeout,
 		batchSize: DefaultSyncBatchSize,
 		wake:      make(chan struct{}, 1),
 		stop:      make(chan struct{}),
 		done:      make(chan struct{}),
 	}
-	_, p.inline = exp.(ctxBoundExporter)
+	_, p.inline = p.exp.(ctxBoundExporter)
 	p.watch.timer = time.AfterFunc(time.Hour, p.expire)
 	p.watch.timer.Stop()
 	go p.run()
@@ -474,6 +474,7 @@ func (p *SyncLogProcessor) Enabled(context.Context, sdklog.EnabledParameters) bo
 // shutdownExporter for a spent ctx), which ends an export in flight.
 // Records emitted afterwards fail.
 func (p *SyncLogProcessor) Shutdown(ctx context.Context) error {
+	ctx = orBackground(ctx)
 	var err error
 	p.shutOnce.Do(func() {
 		p.mu.Lock()
@@ -499,7 +500,9 @@ func (p *SyncLogProcessor) Shutdown(ctx context.Context) error {
 
 // ForceFlush flushes the exporter: a sync record has left when its emit
 // returns.
-func (p *SyncLogProcessor) ForceFlush(ctx context.Context) error { return p.exp.ForceFlush(ctx) }
+func (p *SyncLogProcessor) ForceFlush(ctx context.Context) error {
+	return p.exp.ForceFlush(orBackground(ctx))
+}
 
 // errSyncTimedOut is an emitter's sync timeout passing; it is a
 // context.DeadlineExceeded for callers that test for one.

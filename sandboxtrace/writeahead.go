@@ -2,7 +2,6 @@ package sandboxtrace
 
 import (
 	"context"
-	"crypto/rand"
 	"encoding/hex"
 	"fmt"
 	"time"
@@ -144,8 +143,11 @@ func (s *Session) startEventOf(sc, parent trace.SpanContext, st startEvent) audi
 	return ev
 }
 
+// noSpanIDPrefix starts the span id of an operation without a span, as the
+// Python SDK names one: sandbox_op_ and a random UUID's hex.
+const noSpanIDPrefix = "sandbox_op_"
+
 func randomSpanID() string {
-	var b [8]byte
-	_, _ = rand.Read(b[:])
-	return hex.EncodeToString(b[:])
+	id := uuid.New()
+	return noSpanIDPrefix + hex.EncodeToString(id[:])
 }

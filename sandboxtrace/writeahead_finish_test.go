@@ -123,6 +123,7 @@ func TestParseDelivery(t *testing.T) {
 // A provider that records nothing (the global default, a no-op) gives the
 // operation no span ids; the start and finish records must still name one
 // span, or the trail shows an open operation and a finish without a start.
+// The id is shaped as the Python SDK's without a span: sandbox_op_<hex>.
 func TestSyncFinishWithoutSpansPairsStartAndFinish(t *testing.T) {
 	sink := &logSink{}
 	s, err := sandboxtrace.NewSession(context.Background(), noop.NewTracerProvider(),
@@ -137,4 +138,6 @@ func TestSyncFinishWithoutSpansPairsStartAndFinish(t *testing.T) {
 	require.Equal(t, auditevent.PhaseFinish, fin.Phase)
 	assert.NotEmpty(t, start.SpanID)
 	assert.Equal(t, start.SpanID, fin.SpanID, "start and finish of one operation")
+	assert.Regexp(t, `^sandbox_op_[0-9a-f]{32}$`, start.SpanID)
+	assert.Nil(t, start.TraceID)
 }
