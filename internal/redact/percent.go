@@ -254,6 +254,15 @@ func skipEncodedBlanks(s string, v int) int {
 	return v
 }
 
+// skipEncodedQuote skips an encoded double quote at v, one that opens or
+// closes a quoted value (a cookie's, an Authorization header's).
+func skipEncodedQuote(s string, v int) int {
+	if b, n := pctByte(s, v); b == '"' {
+		return v + n
+	}
+	return v
+}
+
 // encodedCredentialEnd is the end of the credential at v, of token68
 // bytes, plain or encoded; a plain '+' is a form's blank.
 func encodedCredentialEnd(s string, v int) int {
@@ -281,7 +290,7 @@ func (sc *scanner) encodedAuthorization(v int) int {
 		return v
 	}
 	s := sc.s
-	v = skipEncodedBlanks(s, v)
+	v = skipEncodedQuote(s, skipEncodedBlanks(s, v))
 	w := encodedCredentialEnd(s, v)
 	c := skipEncodedBlanks(s, w)
 	e := encodedCredentialEnd(s, c)
@@ -322,10 +331,16 @@ func (sc *scanner) encodedCookies(v int, form cookieForm) int {
 		if !ok {
 			return next
 		}
+		at := lo
+		lo = skipEncodedQuote(s, lo)
+		quoted := lo > at
 		hi := encodedValueEnd(s, lo)
 		next = hi
 		if lo < hi {
 			next = max(hi, sc.cutValue(lo, hi, KindCookie))
+		}
+		if quoted && next < len(s) {
+			next = skipEncodedQuote(s, next) // the quote that closes it
 		}
 		if form == cookieSet || next >= len(s) {
 			return next
