@@ -388,12 +388,12 @@ func BenchmarkFromLogRecord(b *testing.B) {
 // name, blanks before the object included; other text is not one.
 func TestEventInBody(t *testing.T) {
 	for body, want := range map[string]bool{
-		startLine:                 true,
-		"\n\t " + startLine:       true,
-		"GET /health 200":         false,
-		`{"op":"exec"}`:           false,
-		"":                        false,
-		"[" + startLine + "]":     false,
+		startLine:             true,
+		"\n\t " + startLine:   true,
+		"GET /health 200":     false,
+		`{"op":"exec"}`:       false,
+		"":                    false,
+		"[" + startLine + "]": false,
 	} {
 		lr := plog.NewLogRecord()
 		lr.SetEventName("app.line")
