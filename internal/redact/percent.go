@@ -282,8 +282,8 @@ func encodedCredentialEnd(s string, v int) int {
 
 // encodedAuthorization cuts the credentials of an encoded Authorization
 // header's value at v, as authorization does a plain one's: after a
-// scheme word, the credential, or for any scheme but Bearer and Basic the
-// rest of the value; without one, the single token.
+// scheme word, the credential, or for any scheme but Bearer, Basic and
+// token the rest of the value; without one, the single token.
 func (sc *scanner) encodedAuthorization(v int) int {
 	if sc.probe {
 		sc.hit = true
@@ -306,7 +306,9 @@ func (sc *scanner) encodedAuthorization(v int) int {
 		sc.add(c, e, KindBearerToken)
 	case strings.EqualFold(scheme, "basic"):
 		sc.add(c, e, KindBasicAuth)
-	default: // token, Digest, AWS4-HMAC-SHA256 ...: to the value's plain end
+	case strings.EqualFold(scheme, "token"):
+		sc.add(c, e, KindAuthorization)
+	default: // Digest, AWS4-HMAC-SHA256 ...: to the value's plain end
 		for e < len(s) && !endsValue(s[e]) && s[e] != '[' {
 			e++
 		}

@@ -182,6 +182,18 @@ func TestPercentEncodedHeadersQuoted(t *testing.T) {
 	}
 }
 
+// TestPercentEncodedTokenScheme: an encoded Authorization header of the
+// token scheme loses its credential alone, as the plain header does; the
+// query's later parameters stay.
+func TestPercentEncodedTokenScheme(t *testing.T) {
+	r := mustNew(t, DefaultSettings())
+	tok := redacttest.BearerToken
+	assertCountedCuts(t, r, []countedCut{
+		{"h=Authorization%3A%20token%20" + tok + "%26x%3D1", "h=Authorization%3A%20token%20[REDACTED:authorization]%26x%3D1", 1},
+		{"Authorization: token " + tok + "&x=1", "Authorization: token [REDACTED:authorization]&x=1", 1},
+	})
+}
+
 // TestPercentEncodedSASSignature: the sig of an Azure SAS inside an
 // encoded URL (%26sig%3D…, sv%3D before it) is cut as in a plain URL;
 // without sv it stays.
