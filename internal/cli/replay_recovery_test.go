@@ -5,7 +5,6 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -42,11 +41,7 @@ func TestReplaySaysADamagedLineWasNotKept(t *testing.T) {
 	srv := httptest.NewServer(rc)
 	defer srv.Close()
 	path, content := spoolFixture(t)
-	f, err := os.OpenFile(path, os.O_WRONLY, 0)
-	require.NoError(t, err)
-	first := strings.Index(content, "\n")
-	_, err = f.WriteAt([]byte(strings.Repeat("\x00", first)), 0)
-	require.NoError(t, errors.Join(err, f.Close()))
+	damageFirstLine(t, path, content)
 	target := filepath.Join(t.TempDir(), "elsewhere")
 	require.NoError(t, os.WriteFile(target, nil, 0o600))
 	require.NoError(t, os.Symlink(target, path+".quarantine"))

@@ -65,6 +65,18 @@ func spoolFixture(t *testing.T) (path, content string) {
 	return path, content
 }
 
+// damageFirstLine overwrites the first line of the spool at path, holding
+// content, with NUL bytes, and returns that line's length.
+func damageFirstLine(t *testing.T, path, content string) int {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	require.NoError(t, err)
+	first := strings.Index(content, "\n")
+	_, err = f.WriteAt([]byte(strings.Repeat("\x00", first)), 0)
+	require.NoError(t, errors.Join(err, f.Close()))
+	return first
+}
+
 // TestReplayRefusesAFileThatIsNotASpool: an audit file named by mistake
 // (it has lines and no .offset sidecar) is left as it is, and the message
 // says how to replay another program's spool; with --adopt it is sent and
@@ -99,11 +111,7 @@ func TestReplaySetsDamagedLinesAside(t *testing.T) {
 	srv := httptest.NewServer(rc)
 	defer srv.Close()
 	path, content := spoolFixture(t)
-	f, err := os.OpenFile(path, os.O_WRONLY, 0)
-	require.NoError(t, err)
-	first := strings.Index(content, "\n")
-	_, err = f.WriteAt([]byte(strings.Repeat("\x00", first)), 0)
-	require.NoError(t, errors.Join(err, f.Close()))
+	first := damageFirstLine(t, path, content)
 
 	r := run(t, "", "replay", path, "--endpoint", srv.URL)
 	require.Equal(t, exitProblems, r.code, r.stderr)

@@ -27,18 +27,14 @@ func witnessedFixture(t *testing.T) (path, keyPath, pubPath string, wkeys []stri
 	keyPath, pubPath = filepath.Join(dir, "keys", "cli-test.key"), filepath.Join(dir, "keys", "cli-test.pub")
 	keys, err := integrity.LoadSigningKey(keyPath)
 	require.NoError(t, err)
-	var ws []*witness.Witness
 	for i, name := range []string{"w1.example/w", "w2.example/w"} {
 		f := witnesstest.Start(t, name, keys.Verifier)
 		fakes = append(fakes, f)
-		w, err := witness.NewWitness(f.URL, f.VKey, nil, nil)
-		require.NoError(t, err)
-		ws = append(ws, w)
 		p := filepath.Join(dir, "keys", "w"+string(rune('1'+i))+".vkey")
 		require.NoError(t, os.WriteFile(p, []byte(f.VKey+"\n"), 0o644))
 		wkeys = append(wkeys, p)
 	}
-	pool, err := witness.NewPool(ws, 2, nil, nil)
+	pool, err := witness.NewPool(witnesstest.Witnesses(t, fakes...), 2, nil, nil)
 	require.NoError(t, err)
 	path = filepath.Join(dir, "audit.jsonl")
 	s1, f1 := op(sessionA, "exec", "a000000000000001", 1, 2)
@@ -297,13 +293,7 @@ func TestVerifyWitnessRefusesAnotherLogsCosignatures(t *testing.T) {
 	writeLines(t, other, ls)
 	keys, err := integrity.LoadSigningKey(keyPath)
 	require.NoError(t, err)
-	var ws []*witness.Witness
-	for _, f := range fakes {
-		w, err := witness.NewWitness(f.URL, f.VKey, nil, nil)
-		require.NoError(t, err)
-		ws = append(ws, w)
-	}
-	pool, err := witness.NewPool(ws, 2, nil, nil)
+	pool, err := witness.NewPool(witnesstest.Witnesses(t, fakes...), 2, nil, nil)
 	require.NoError(t, err)
 	sealer, err := integrity.NewSealer(integrity.Settings{Keys: keys, Interval: 1e9, Witnesses: pool})
 	require.NoError(t, err)

@@ -17,13 +17,7 @@ import (
 func TestWitnessRetriesRecordACheckpointOnce(t *testing.T) {
 	k, _ := testKeys(t, "test")
 	fakes := []*witnesstest.Fake{witnesstest.Start(t, "w1.example/w", k.Verifier), witnesstest.Start(t, "w2.example/w", k.Verifier)}
-	var ws []*witness.Witness
-	for _, f := range fakes {
-		w, err := witness.NewWitness(f.URL, f.VKey, nil, nil)
-		require.NoError(t, err)
-		ws = append(ws, w)
-	}
-	pool, err := witness.NewPool(ws, 2, nil, nil)
+	pool, err := witness.NewPool(witnesstest.Witnesses(t, fakes...), 2, nil, nil)
 	require.NoError(t, err)
 	sealer, err := NewSealer(Settings{Keys: k, Interval: 1e9, CallerOwns: true, Witnesses: pool})
 	require.NoError(t, err)

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 	"unsafe"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
@@ -193,7 +194,9 @@ func rawOutput(a attr, key string) ([]byte, error) {
 // The exporter writes no line for such a record (ErrNotAuditEvent); the
 // processor reads it to keep the output in it from a backend.
 func EventInBody(lr plog.LogRecord) (e auditevent.Event, ok bool) {
-	if lr.Body().Type() != pcommon.ValueTypeStr {
+	// Most bodies a processor sees are plain text: only a JSON object can
+	// be an event, so the rest are not decoded (and no error made of them).
+	if lr.Body().Type() != pcommon.ValueTypeStr || !isObjectText(lr.Body().Str()) {
 		return auditevent.Event{}, false
 	}
 	var absent absentFields
@@ -202,4 +205,11 @@ func EventInBody(lr plog.LogRecord) (e auditevent.Event, ok bool) {
 		return auditevent.Event{}, false
 	}
 	return e, true
+}
+
+// isObjectText reports whether s, past the blanks JSON allows, opens an
+// object.
+func isObjectText(s string) bool {
+	s = strings.TrimLeft(s, " \t\r\n")
+	return s != "" && s[0] == '{'
 }

@@ -383,3 +383,25 @@ func BenchmarkFromLogRecord(b *testing.B) {
 		}
 	}
 }
+
+// TestEventInBody: a text body is read as an event whatever the record's
+// name, blanks before the object included; other text is not one.
+func TestEventInBody(t *testing.T) {
+	for body, want := range map[string]bool{
+		startLine:             true,
+		"\n\t " + startLine:   true,
+		"GET /health 200":     false,
+		`{"op":"exec"}`:       false,
+		"":                    false,
+		"[" + startLine + "]": false,
+	} {
+		lr := plog.NewLogRecord()
+		lr.SetEventName("app.line")
+		lr.Body().SetStr(body)
+		e, ok := EventInBody(lr)
+		assert.Equal(t, want, ok, "%.20q", body)
+		if want {
+			assert.Equal(t, "write", e.Op)
+		}
+	}
+}

@@ -254,6 +254,15 @@ func skipEncodedBlanks(s string, v int) int {
 	return v
 }
 
+// skipEncodedQuote skips an encoded double quote at v, one that opens or
+// closes a quoted value (a cookie's, an Authorization header's).
+func skipEncodedQuote(s string, v int) int {
+	if b, n := pctByte(s, v); b == '"' {
+		return v + n
+	}
+	return v
+}
+
 // encodedCredentialEnd is the end of the credential at v, of token68
 // bytes, plain or encoded; a plain '+' is a form's blank.
 func encodedCredentialEnd(s string, v int) int {
@@ -273,15 +282,15 @@ func encodedCredentialEnd(s string, v int) int {
 
 // encodedAuthorization cuts the credentials of an encoded Authorization
 // header's value at v, as authorization does a plain one's: after a
-// scheme word, the credential, or for any scheme but Bearer and Basic the
-// rest of the value; without one, the single token.
+// scheme word, the credential, or for any scheme but Bearer, Basic and
+// token the rest of the value; without one, the single token.
 func (sc *scanner) encodedAuthorization(v int) int {
 	if sc.probe {
 		sc.hit = true
 		return v
 	}
 	s := sc.s
-	v = skipEncodedBlanks(s, v)
+	v = skipEncodedQuote(s, skipEncodedBlanks(s, v))
 	w := encodedCredentialEnd(s, v)
 	c := skipEncodedBlanks(s, w)
 	e := encodedCredentialEnd(s, c)
@@ -297,7 +306,9 @@ func (sc *scanner) encodedAuthorization(v int) int {
 		sc.add(c, e, KindBearerToken)
 	case strings.EqualFold(scheme, "basic"):
 		sc.add(c, e, KindBasicAuth)
-	default: // token, Digest, AWS4-HMAC-SHA256 ...: to the value's plain end
+	case strings.EqualFold(scheme, "token"):
+		sc.add(c, e, KindAuthorization)
+	default: // Digest, AWS4-HMAC-SHA256 ...: to the value's plain end
 		for e < len(s) && !endsValue(s[e]) && s[e] != '[' {
 			e++
 		}
@@ -322,10 +333,16 @@ func (sc *scanner) encodedCookies(v int, form cookieForm) int {
 		if !ok {
 			return next
 		}
+		at := lo
+		lo = skipEncodedQuote(s, lo)
+		quoted := lo > at
 		hi := encodedValueEnd(s, lo)
 		next = hi
 		if lo < hi {
 			next = max(hi, sc.cutValue(lo, hi, KindCookie))
+		}
+		if quoted && next < len(s) {
+			next = skipEncodedQuote(s, next) // the quote that closes it
 		}
 		if form == cookieSet || next >= len(s) {
 			return next

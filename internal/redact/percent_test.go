@@ -163,6 +163,37 @@ func TestPercentEncodedHeaders(t *testing.T) {
 	assertKept(t, r, "h=Authorization%3A%20Bearer", "h=Cookie%3A%20none", "h=Accept%3A%20text%2Fhtml")
 }
 
+// TestPercentEncodedHeadersQuoted: a quoted cookie value or Authorization
+// value, its quotes encoded, is cut as the plain quoted one is; the quotes
+// stay.
+func TestPercentEncodedHeadersQuoted(t *testing.T) {
+	r := mustNew(t, DefaultSettings())
+	tok, ck := redacttest.BearerToken, "Qx7vR2mK9pL4tZ"
+	cases := []countedCut{
+		{"h=Cookie%3A%20sid%3D%22" + ck + "%22%3B%20theme%3D%22" + ck + "%22",
+			"h=Cookie%3A%20sid%3D%22[REDACTED:cookie]%22%3B%20theme%3D%22[REDACTED:cookie]%22", 2},
+		{"h=Set-Cookie%3A%20sid%3D%22" + ck + "%22%3B%20Path%3D%2F", "h=Set-Cookie%3A%20sid%3D%22[REDACTED:cookie]%22%3B%20Path%3D%2F", 1},
+		{"h=Cookie%253A%2520sid%253D%2522" + ck + "%2522", "h=Cookie%253A%2520sid%253D%2522[REDACTED:cookie]%2522", 1},
+		{"h=Authorization%3A%20%22Bearer%20" + tok + "%22", "h=Authorization%3A%20%22Bearer%20[REDACTED:bearer_token]%22", 1},
+	}
+	assertCountedCuts(t, r, cases)
+	for _, tc := range cases {
+		assertData(t, r, []dataCase{{`{"u":"` + tc.in + `"}`, `{"u":"` + tc.want + `"}`}})
+	}
+}
+
+// TestPercentEncodedTokenScheme: an encoded Authorization header of the
+// token scheme loses its credential alone, as the plain header does; the
+// query's later parameters stay.
+func TestPercentEncodedTokenScheme(t *testing.T) {
+	r := mustNew(t, DefaultSettings())
+	tok := redacttest.BearerToken
+	assertCountedCuts(t, r, []countedCut{
+		{"h=Authorization%3A%20token%20" + tok + "%26x%3D1", "h=Authorization%3A%20token%20[REDACTED:authorization]%26x%3D1", 1},
+		{"Authorization: token " + tok + "&x=1", "Authorization: token [REDACTED:authorization]&x=1", 1},
+	})
+}
+
 // TestPercentEncodedSASSignature: the sig of an Azure SAS inside an
 // encoded URL (%26sig%3D…, sv%3D before it) is cut as in a plain URL;
 // without sv it stays.

@@ -31,7 +31,7 @@ func BenchmarkCosign(b *testing.B) {
 			for i := range n {
 				fakes = append(fakes, witnesstest.Start(b, fmt.Sprintf("w%d.example/w", i), log.verifier))
 			}
-			p, err := witness.NewPool(witnesses(b, fakes), n, nil, nil)
+			p, err := witness.NewPool(witnesstest.Witnesses(b, fakes...), n, nil, nil)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -54,7 +54,7 @@ func BenchmarkCosign(b *testing.B) {
 		b.ResetTimer()
 		for range b.N {
 			b.StopTimer()
-			p, err := witness.NewPool(witnesses(b, []*witnesstest.Fake{fake}), 1, nil, nil)
+			p, err := witness.NewPool(witnesstest.Witnesses(b, fake), 1, nil, nil)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -67,16 +67,4 @@ func BenchmarkCosign(b *testing.B) {
 		}
 		b.ReportMetric(float64(fake.Requests())/float64(b.N), "roundtrips/checkpoint")
 	})
-}
-
-func witnesses(b *testing.B, fakes []*witnesstest.Fake) []*witness.Witness {
-	var ws []*witness.Witness
-	for _, f := range fakes {
-		w, err := witness.NewWitness(f.URL, f.VKey, nil, nil)
-		if err != nil {
-			b.Fatal(err)
-		}
-		ws = append(ws, w)
-	}
-	return ws
 }

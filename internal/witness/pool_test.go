@@ -38,15 +38,9 @@ func (o *countingObserver) Failed(_ context.Context, w, reason string) {
 
 func newPool(t *testing.T, quorum int, fakes ...*witnesstest.Fake) (*witness.Pool, *countingObserver, *observer.ObservedLogs) {
 	t.Helper()
-	var ws []*witness.Witness
-	for _, f := range fakes {
-		w, err := witness.NewWitness(f.URL, f.VKey, nil, nil)
-		require.NoError(t, err)
-		ws = append(ws, w)
-	}
 	core, logs := observer.New(zapcore.InfoLevel)
 	obs := &countingObserver{cosigned: map[string]int{}, failed: map[string]int{}}
-	p, err := witness.NewPool(ws, quorum, zap.New(core), obs)
+	p, err := witness.NewPool(witnesstest.Witnesses(t, fakes...), quorum, zap.New(core), obs)
 	require.NoError(t, err)
 	return p, obs, logs
 }

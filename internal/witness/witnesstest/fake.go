@@ -57,6 +57,20 @@ func Start(t testing.TB, name string, logKey note.Verifier) *Fake {
 	return f
 }
 
+// Witnesses are clients of fakes, in their order, to build a pool of.
+func Witnesses(t testing.TB, fakes ...*Fake) []*witness.Witness {
+	t.Helper()
+	ws := make([]*witness.Witness, 0, len(fakes))
+	for _, f := range fakes {
+		w, err := witness.NewWitness(f.URL, f.VKey, nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ws = append(ws, w)
+	}
+	return ws
+}
+
 // SetStatus makes every later request answer status (0: normal again).
 func (f *Fake) SetStatus(status int) {
 	f.mu.Lock()
