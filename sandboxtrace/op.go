@@ -254,7 +254,6 @@ func (o *Op) Finish(opts FinishOptions) error {
 		o.span.SetStatus(codes.Error, "")
 	}
 	o.span.SetAttributes(attrs...)
-	o.s.checkAttributesKept(o.span, attrs, len(o.startData))
 	if err := o.writeAheadFinish(fin); err != nil {
 		problems = append(problems, fmt.Errorf("sandboxtrace: %s: %w", o.op, err))
 	}
@@ -262,6 +261,9 @@ func (o *Op) Finish(opts FinishOptions) error {
 		o.s.checkSpanKept(o.span)
 	}
 	o.span.End(trace.WithTimestamp(ts))
+	// After End, which dedupes the attributes: read before it, they would be
+	// deduped twice, with a map per Finish.
+	o.s.checkAttributesKept(o.span, attrs, o.startData)
 	return errors.Join(problems...)
 }
 
