@@ -222,7 +222,7 @@ func isNil(v any) bool {
 		return true
 	}
 	switch rv := reflect.ValueOf(v); rv.Kind() {
-	case reflect.Pointer, reflect.Map, reflect.Func, reflect.Chan, reflect.Slice, reflect.Interface:
+	case reflect.Pointer, reflect.Map, reflect.Func, reflect.Chan:
 		return rv.IsNil()
 	}
 	return false
