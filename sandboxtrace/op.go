@@ -261,8 +261,8 @@ func (o *Op) Finish(opts FinishOptions) error {
 		o.s.checkSpanKept(o.span)
 	}
 	o.span.End(trace.WithTimestamp(ts))
-	// After End, which dedupes the attributes: read before it, they would be
-	// deduped twice, with a map per Finish.
+	// After End: the SDK dedupes the attributes (with a map) when they are
+	// first read, and End reads them only for its span processors.
 	o.s.checkAttributesKept(o.span, attrs, o.startData)
 	return errors.Join(problems...)
 }
