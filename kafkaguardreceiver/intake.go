@@ -3,7 +3,9 @@ package kafkaguardreceiver
 import (
 	"errors"
 	"fmt"
+	"regexp"
 	"slices"
+	"strings"
 
 	"go.opentelemetry.io/collector/component"
 
@@ -59,13 +61,55 @@ func checkSharedTopics(signal string, c *kafkareceiver.Config) error {
 		if other == signal || !isAuditEncoding(s.Encoding) {
 			continue
 		}
-		for _, topic := range own.Topics {
-			if slices.Contains(s.Topics, topic) {
-				return fmt.Errorf("kafka receiver: %s::encoding: %q reads topic %q, which %s reads with %s: "+
-					"the topic's messages would be split between the two, and the ones read as %s refused and skipped",
-					signal, own.Encoding, topic, other, s.Encoding, own.Encoding)
-			}
+		if topic, ok := sharedTopic(own, s); ok {
+			return fmt.Errorf("kafka receiver: %s::encoding: %q reads topic %q, which %s reads with %s: "+
+				"the topic's messages would be split between the two, and the ones read as %s refused and skipped",
+				signal, own.Encoding, topic, other, s.Encoding, own.Encoding)
 		}
 	}
 	return nil
+}
+
+// sharedTopic is a topic both a and b read. A signal whose topics are
+// regexes (one starts with ^, as the receiver takes them) reads each topic
+// one of them matches anywhere in its name and no exclude_topics entry
+// matches; two regex signals share a topic when they list the same regex.
+func sharedTopic(a, b kafkareceiver.TopicEncodingConfig) (string, bool) {
+	switch {
+	case !isRegex(b.Topics):
+		return firstRead(a, b.Topics)
+	case !isRegex(a.Topics):
+		return firstRead(b, a.Topics)
+	}
+	for _, t := range a.Topics {
+		if slices.Contains(b.Topics, t) {
+			return t, true
+		}
+	}
+	return "", false
+}
+
+// firstRead is the first of names that c reads.
+func firstRead(c kafkareceiver.TopicEncodingConfig, names []string) (string, bool) {
+	for _, name := range names {
+		if isRegex(c.Topics) && matchesAny(c.Topics, name) && !matchesAny(c.ExcludeTopics, name) ||
+			!isRegex(c.Topics) && slices.Contains(c.Topics, name) {
+			return name, true
+		}
+	}
+	return "", false
+}
+
+// isRegex reports whether the receiver takes topics as regexes.
+func isRegex(topics []string) bool {
+	return slices.ContainsFunc(topics, func(t string) bool { return strings.HasPrefix(t, "^") })
+}
+
+// matchesAny reports whether one of patterns matches name; one that does
+// not compile is the Kafka client's to refuse at start.
+func matchesAny(patterns []string, name string) bool {
+	return slices.ContainsFunc(patterns, func(p string) bool {
+		re, err := regexp.Compile(p)
+		return err == nil && re.MatchString(name)
+	})
 }

@@ -84,3 +84,40 @@ func TestKafkaReceiverRefusesAnotherEncodingOnTheAuditTopic(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, r.Shutdown(context.Background()))
 }
+
+// TestKafkaReceiverRefusesAnotherEncodingOnTheAuditTopicByRegex: a signal
+// whose topics are regexes (one starts with ^) reads every topic one of
+// them matches, the audit topic included unless exclude_topics leaves it
+// out; the messages it gets of the audit topic are refused and skipped.
+func TestKafkaReceiverRefusesAnotherEncodingOnTheAuditTopicByRegex(t *testing.T) {
+	for _, c := range []struct {
+		name          string
+		audit, traces []string
+		excludeTraces []string
+		want          string
+	}{
+		{"the other signal's regex", []string{"sandbox-audit"}, []string{"^sandbox-.*"}, nil, `reads topic "sandbox-audit"`},
+		{"the audit signal's regex", []string{"^sandbox-.*"}, []string{"sandbox-audit"}, nil, `reads topic "sandbox-audit"`},
+		{"a regex left unanchored", []string{"sandbox-audit"}, []string{"^otlp_spans$", "audit"}, nil, `reads topic "sandbox-audit"`},
+		{"excluded", []string{"sandbox-audit"}, []string{"^sandbox-.*"}, []string{"^sandbox-audit$"}, ""},
+		{"no match", []string{"sandbox-audit"}, []string{"^otlp_.*"}, nil, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f := NewFactory()
+			cfg := f.CreateDefaultConfig().(*kafkareceiver.Config)
+			cfg.ConsumerConfig.InitialOffset = "earliest"
+			cfg.MessageMarking.After = true
+			cfg.Logs = kafkareceiver.TopicEncodingConfig{Topics: c.audit, Encoding: "sandboxaudit_encoding"}
+			cfg.Traces.Topics = c.traces
+			cfg.Traces.ExcludeTopics = c.excludeTraces
+			r, err := f.CreateTraces(context.Background(), receivertest.NewNopSettings(f.Type()), cfg, consumertest.NewNop())
+			if c.want == "" {
+				require.NoError(t, err)
+				require.NoError(t, r.Shutdown(context.Background()))
+				return
+			}
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), `kafka receiver: traces::encoding: "otlp_proto" `+c.want)
+		})
+	}
+}

@@ -53,3 +53,32 @@ func TestProcessorsWithANilExporterReportLosses(t *testing.T) {
 		require.NoError(t, lp.Shutdown(context.Background()))
 	})
 }
+
+// fanOut sends each export to all of its exporters; none is a valid set.
+type fanOut []sdklog.Exporter
+
+func (f fanOut) Export(ctx context.Context, rs []sdklog.Record) error {
+	for _, e := range f {
+		if err := e.Export(ctx, rs); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (fanOut) Shutdown(context.Context) error   { return nil }
+func (fanOut) ForceFlush(context.Context) error { return nil }
+
+// A nil slice exporter is a usable value (ranging over it does nothing),
+// unlike a nil pointer: it is not taken for a missing exporter.
+func TestANilSliceExporterIsNotMissing(t *testing.T) {
+	h := catchOTelErrors(t)
+	p := sandboxtrace.NewLogProcessor(fanOut(nil))
+	lp := sdklog.NewLoggerProvider(sdklog.WithProcessor(p))
+	s := newRecorder(t).session(t, sandboxtrace.WithLoggerProvider(lp))
+	require.NoError(t, s.Read(context.Background(), "/a", nil, nothing))
+	require.NoError(t, p.Shutdown(context.Background()))
+	require.NoError(t, lp.Shutdown(context.Background()))
+	assert.Zero(t, p.Lost())
+	assert.Empty(t, h.all())
+}

@@ -254,7 +254,6 @@ func (o *Op) Finish(opts FinishOptions) error {
 		o.span.SetStatus(codes.Error, "")
 	}
 	o.span.SetAttributes(attrs...)
-	o.s.checkAttributesKept(o.span, attrs, len(o.startData))
 	if err := o.writeAheadFinish(fin); err != nil {
 		problems = append(problems, fmt.Errorf("sandboxtrace: %s: %w", o.op, err))
 	}
@@ -262,6 +261,9 @@ func (o *Op) Finish(opts FinishOptions) error {
 		o.s.checkSpanKept(o.span)
 	}
 	o.span.End(trace.WithTimestamp(ts))
+	// After End: the SDK dedupes the attributes (with a map) when they are
+	// first read, and End reads them only for its span processors.
+	o.s.checkAttributesKept(o.span, attrs, o.startData)
 	return errors.Join(problems...)
 }
 

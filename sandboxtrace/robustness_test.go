@@ -392,3 +392,25 @@ func TestCutSpanAttributesAreReported(t *testing.T) {
 		})
 	}
 }
+
+// A session checks a span's attributes only for a value longer than any it
+// found intact; a cut value after operations whose values all fit is
+// still reported.
+func TestCutSpanAttributesAreReportedAfterOperationsThatFit(t *testing.T) {
+	h := catchOTelErrors(t)
+	limits := sdktrace.NewSpanLimits()
+	limits.AttributeValueLengthLimit = 40
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(tracetest.NewInMemoryExporter()), sdktrace.WithRawSpanLimits(limits))
+	s, err := sandboxtrace.NewSession(context.Background(), tp)
+	require.NoError(t, err)
+	for range 2 {
+		require.NoError(t, s.Read(context.Background(), "/a", nil, nothing))
+	}
+	assert.Empty(t, h.all(), "every value fits")
+	err = s.Read(context.Background(), "/a", nil, func(context.Context) error {
+		return errors.New(strings.Repeat("permission denied ", 5))
+	})
+	require.Error(t, err)
+	require.Len(t, h.all(), 1)
+	assert.Contains(t, h.all()[0].Error(), "value length limit")
+}

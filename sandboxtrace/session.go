@@ -8,6 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
 	"go.opentelemetry.io/otel"
@@ -101,6 +102,10 @@ type Session struct {
 	// attrsDropped and attrsCut report, once each, attributes tp's span
 	// limits dropped or cut.
 	attrsDropped, attrsCut sync.Once
+	// keptChars is the most characters of a value a check found intact:
+	// the value length limit counts characters, so it is at least that, and
+	// a value of no more bytes cannot have been cut.
+	keptChars atomic.Int64
 
 	// logs emits the write-ahead start records and, when the session
 	// built it, is the pipeline it must shut down.
@@ -217,7 +222,7 @@ func isNil(v any) bool {
 		return true
 	}
 	switch rv := reflect.ValueOf(v); rv.Kind() {
-	case reflect.Pointer, reflect.Map, reflect.Func, reflect.Chan, reflect.Slice, reflect.Interface:
+	case reflect.Pointer, reflect.Map, reflect.Func, reflect.Chan:
 		return rv.IsNil()
 	}
 	return false
@@ -293,26 +298,64 @@ func (s *Session) checkSpanKept(span trace.Span) {
 // attributes of an operation span without a word. A count limit drops the
 // newest keys, the finish's: the collector then writes the start data as
 // the finish data, or a failure without its error fields. A value length
-// limit cuts long values (set: the finish's, startLen: the start data's): a
-// cut message is written cut, a cut data JSON makes the span unreadable.
-func (s *Session) checkAttributesKept(span trace.Span, set []attribute.KeyValue, startLen int) {
+// limit cuts long values (set: the finish's, start: the start data): a cut
+// message is written cut, a cut data JSON makes the span unreadable. The
+// span's attributes are read only when a value is longer than any found
+// intact before.
+func (s *Session) checkAttributesKept(span trace.Span, set []attribute.KeyValue, start []byte) {
 	ro, ok := span.(sdktrace.ReadOnlySpan)
 	if !ok {
 		return
 	}
-	if n := ro.DroppedAttributes(); n > 0 {
+	dropped := ro.DroppedAttributes()
+	if dropped > 0 {
 		s.attrsDropped.Do(func() {
 			otel.Handle(fmt.Errorf("sandboxtrace: session %s: the span attribute count limit dropped %d attributes "+
 				"of a %s span, so its events are written wrong: remove the TracerProvider's attribute count limit",
-				s.idText, n, ro.Name()))
+				s.idText, dropped, ro.Name()))
 		})
 	}
-	if key := cutAttribute(ro.Attributes(), set, startLen); key != "" {
+	if int64(longestValue(set, start)) <= s.keptChars.Load() {
+		return
+	}
+	if key := cutAttribute(ro.Attributes(), set, len(start)); key != "" {
 		s.attrsCut.Do(func() {
 			otel.Handle(fmt.Errorf("sandboxtrace: session %s: the span attribute value length limit cut %s of a %s "+
 				"span, so its events are written wrong or lost: remove the TracerProvider's attribute value length limit",
 				s.idText, key, ro.Name()))
 		})
+		return
+	}
+	if dropped == 0 { // a dropped value was not held, so not found intact
+		s.noteKept(set, start)
+	}
+}
+
+// longestValue is the byte length of the longest string in set or start.
+func longestValue(set []attribute.KeyValue, start []byte) int {
+	n := len(start)
+	for _, kv := range set {
+		if kv.Value.Type() == attribute.STRING {
+			n = max(n, len(kv.Value.AsString()))
+		}
+	}
+	return n
+}
+
+// noteKept raises keptChars to the most characters of a string in set or
+// start, all found intact.
+func (s *Session) noteKept(set []attribute.KeyValue, start []byte) {
+	n := int64(utf8.RuneCount(start))
+	for _, kv := range set {
+		if kv.Value.Type() == attribute.STRING {
+			n = max(n, int64(utf8.RuneCountInString(kv.Value.AsString())))
+		}
+	}
+	for {
+		old := s.keptChars.Load()
+		if n <= old || s.keptChars.CompareAndSwap(old, n) {
+			return
+		}
 	}
 }
 

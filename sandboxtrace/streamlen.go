@@ -8,10 +8,11 @@ import (
 // StreamLen is the number of bytes left in r from its current position,
 // without consuming them: for an io.Seeker it seeks to the end and back, as
 // the Python SDK's best-effort stream length does. It reports false when r
-// cannot seek or a seek fails or panics; r's position is then put back
-// where it was, unless seeking back fails too. A position beyond the end leaves 0
-// bytes (Python records the negative difference). A text stream is measured in bytes, not
-// characters: Go readers carry bytes.
+// cannot seek or a seek fails or panics; after a failed seek to the end,
+// r's position is put back where it was, unless seeking back fails too. A
+// position beyond the end leaves 0 bytes (Python records the negative
+// difference). A text stream is measured in bytes, not characters: Go
+// readers carry bytes.
 func StreamLen(r io.Reader) (n int64, ok bool) {
 	s, ok := r.(io.Seeker)
 	if !ok {

@@ -29,7 +29,7 @@ func TestExporterRefusesAQueueInFrontOfAuditLines(t *testing.T) {
 	cfg.Logs.Encoding = "sandboxaudit_encoding"
 	_, err := f.CreateLogs(context.Background(), set, cfg)
 	require.Error(t, err)
-	assert.Equal(t, "exporters::kafka::sending_queue::enabled: must be false when logs::encoding is sandboxaudit_encoding "+
+	assert.Equal(t, "exporters::kafka::sending_queue::enabled: must be false (or wait_for_result true) when logs::encoding is sandboxaudit_encoding "+
 		"(the queue answers the client before Kafka has the lines: a crash loses them, and a refusal never reaches the client)", err.Error())
 
 	cfg.QueueBatchConfig = configoptional.None[exporterhelper.QueueBatchConfig]()
@@ -40,6 +40,22 @@ func TestExporterRefusesAQueueInFrontOfAuditLines(t *testing.T) {
 	// Other encodings keep the contrib default.
 	cfg = f.CreateDefaultConfig().(*kafkaexporter.Config)
 	e, err = f.CreateLogs(context.Background(), set, cfg)
+	require.NoError(t, err)
+	require.NoError(t, e.Shutdown(context.Background()))
+}
+
+// TestExporterTakesAQueueThatWaitsForTheResult: with wait_for_result the
+// queue answers the client only once the export is done, with its error,
+// so a crash loses nothing that was answered: it is not refused.
+func TestExporterTakesAQueueThatWaitsForTheResult(t *testing.T) {
+	f := NewFactory(component.MustNewType("sandboxaudit_encoding"))
+	set := exportertest.NewNopSettings(f.Type())
+	set.ID = component.NewID(f.Type())
+
+	cfg := f.CreateDefaultConfig().(*kafkaexporter.Config)
+	cfg.Logs.Encoding = "sandboxaudit_encoding"
+	cfg.QueueBatchConfig.Get().WaitForResult = true
+	e, err := f.CreateLogs(context.Background(), set, cfg)
 	require.NoError(t, err)
 	require.NoError(t, e.Shutdown(context.Background()))
 }
