@@ -61,8 +61,11 @@ type Sealer struct {
 
 	mu      sync.Mutex
 	pending map[string]int64 // lines written per path since its last seal
-	lag     int64
-	watched map[string]bool // sealed every round, written or not
+	// replaced: paths whose file the sink found moved away or replaced
+	// under it, with the bytes that file held (see Replaced).
+	replaced map[string]int64
+	lag      int64
+	watched  map[string]bool // sealed every round, written or not
 
 	sealMu  sync.Mutex // one seal round at a time
 	logs    map[string]*fileLog
@@ -105,11 +108,12 @@ func NewSealer(set Settings) (*Sealer, error) {
 		set.syncAudit = fsutil.Fdatasync
 	}
 	return &Sealer{
-		set:     set,
-		pending: map[string]int64{},
-		watched: map[string]bool{},
-		logs:    map[string]*fileLog{},
-		wit:     witnessing{wake: make(chan struct{}, 1)},
+		set:      set,
+		pending:  map[string]int64{},
+		replaced: map[string]int64{},
+		watched:  map[string]bool{},
+		logs:     map[string]*fileLog{},
+		wit:      witnessing{wake: make(chan struct{}, 1)},
 	}, nil
 }
 
@@ -124,6 +128,28 @@ func (s *Sealer) Wrote(path string, lines int) {
 	if s.set.Observer != nil {
 		s.set.Observer.SealLag(context.Background(), lag)
 	}
+}
+
+// Replaced records that the file the sink was writing at path, holding
+// size bytes, was moved away, removed or replaced by someone else: its
+// lines after the newest checkpoint left the log. The next seal of path
+// refuses it while its sidecars hold the log (see fileLog.replaced). It is
+// the file sink's OnReplaced hook.
+func (s *Sealer) Replaced(path string, size int64) {
+	s.mu.Lock()
+	s.replaced[path] = size
+	s.pending[path] += 0
+	s.mu.Unlock()
+}
+
+// takeReplaced returns and clears what Replaced recorded for path (0:
+// nothing).
+func (s *Sealer) takeReplaced(path string) int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	size := s.replaced[path]
+	delete(s.replaced, path)
+	return size
 }
 
 // Rotated records that the file sink rotated path: the next round seals
@@ -335,6 +361,9 @@ func (s *Sealer) sealPath(ctx context.Context, path string, open bool) error {
 		}
 		l.lastErr = err.Error()
 		return err
+	}
+	if size := s.takeReplaced(path); size > 0 {
+		l.replaced = size
 	}
 	wasBroken := l.broken != nil
 	res, err := l.seal(ctx, open)
