@@ -172,7 +172,28 @@ func (l *fileLog) unrecorded() ([]filesink.Segment, error) {
 			out = append(out, s)
 		}
 	}
-	return out, nil
+	return l.fromSealedFile(out), nil
+}
+
+// fromSealedFile drops the segments before the one that is the file
+// sealed last: a rotation renames the active file, so a file named as a
+// segment that sorts before it was never this log's (put there by
+// someone), and verify names it as foreign. Without that file among them
+// (compressed meanwhile, or none sealed yet) segs stay as they are.
+func (l *fileLog) fromSealedFile(segs []filesink.Segment) []filesink.Segment {
+	if l.held == nil {
+		return segs
+	}
+	for i, s := range segs {
+		fi, err := os.Lstat(s.Plain)
+		if err != nil || s.Compressed {
+			continue
+		}
+		if st, ok := fi.Sys().(*syscall.Stat_t); ok && uint64(st.Dev) == l.dev && st.Ino == l.ino {
+			return segs[i:]
+		}
+	}
+	return segs
 }
 
 // rotatedSince reports whether a segment not recorded yet is on disk.
