@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"syscall"
 	"time"
 
@@ -394,10 +393,23 @@ func (l *fileLog) retire(seg filesink.Segment) error {
 			return nil
 		}
 	}
-	pending, err := l.unrecorded()
-	if err == nil && !slices.ContainsFunc(pending, func(p filesink.Segment) bool { return p.Plain == seg.Plain }) {
+	// Compared with the newest record, not found in a listing of the
+	// directory: retention asks of every file put there, one by one.
+	if newest, ok := l.newestRecorded(); ok && filesink.CompareSegments(seg, newest) < 0 {
 		return fmt.Errorf("%s: no segment record names it, yet it sorts before the last recorded segment: %w; "+
 			"it is left for verify to report (move it out of the directory)", name, filesink.ErrForeignSegment)
 	}
 	return fmt.Errorf("%s is not sealed into the log of %s yet", name, l.path)
+}
+
+// newestRecorded is the segment the newest segment record names, beside
+// the path; false without one.
+func (l *fileLog) newestRecorded() (filesink.Segment, bool) {
+	for i := len(l.segLog.Segments) - 1; i >= 0; i-- {
+		if r := l.segLog.Segments[i]; !r.Genesis {
+			_, seg, ok := filesink.ParseSegment(filepath.Join(filepath.Dir(l.path), r.Name))
+			return seg, ok
+		}
+	}
+	return filesink.Segment{}, false
 }
