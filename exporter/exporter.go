@@ -162,7 +162,7 @@ func (e *auditExporter) hookSealer(opts *filesink.Options) {
 	logRotation, sealer := opts.Rotation.OnRotate, e.sealer
 	opts.Rotation.OnRotate = func(path, segment string) {
 		logRotation(path, segment)
-		sealer.Rotated(path)
+		sealer.Rotated(path, segment)
 	}
 }
 

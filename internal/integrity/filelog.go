@@ -28,6 +28,9 @@ type fileLog struct {
 	scratch *storeScratch // the sealer's, shared by its files (one seal at a time)
 	// syncAudit makes the audit file's lines durable (Settings.syncAudit).
 	syncAudit func(*os.File) error
+	// rotation asks the sealer about the sink's reported rotations
+	// (Sealer.rotation); nil in tests that make a fileLog directly.
+	rotation func(name string, done bool) (tracked, reported bool)
 
 	known    bool
 	dev, ino uint64

@@ -119,11 +119,55 @@ func (l *fileLog) sealSegments(ctx context.Context, store *hashStore, cps *os.Fi
 		return err
 	}
 	for _, seg := range pending {
+		if !l.rotatedBySink(ctx, seg) {
+			continue // put there by someone: verify names it
+		}
 		if err := l.sealSegment(ctx, seg, store, cps, res); err != nil {
 			return err
 		}
+		if l.rotation != nil {
+			l.rotation(filepath.Base(seg.Plain), true)
+		}
 	}
 	return nil
+}
+
+// rotatedBySink reports whether seg is a rotation of the log's: one the
+// file sink reported, or the file sealed last. Before the sink reported
+// any rotation of the path in this process (a segment rotated before a
+// crash), every segment after the last recorded one is taken. The sink
+// reports a rotation under the writers' flock on the renamed file, so a
+// plain segment not reported yet is asked about again once that flock is
+// free.
+func (l *fileLog) rotatedBySink(ctx context.Context, seg filesink.Segment) bool {
+	if l.rotation == nil {
+		return true
+	}
+	name := filepath.Base(seg.Plain)
+	if tracked, reported := l.rotation(name, false); !tracked || reported {
+		return true
+	}
+	if l.isSealedFile(seg) {
+		return true
+	}
+	if !seg.Compressed {
+		l.waitForRotation(ctx, seg.Plain)
+	}
+	_, reported := l.rotation(name, false)
+	return reported
+}
+
+// waitForRotation takes and lets go the writers' flock on a plain
+// segment: a rotation in progress holds it until the sink has reported it.
+func (l *fileLog) waitForRotation(ctx context.Context, name string) {
+	f, err := openNoFollow(name, os.O_RDONLY|noFollow, 0)
+	if err != nil {
+		return
+	}
+	defer func() { _ = f.Close() }()
+	if unlock, _, err := l.lock(ctx, f); err == nil {
+		unlock()
+	}
 }
 
 // pathIsSealedFile reports whether the file at the path is the one the
@@ -180,19 +224,25 @@ func (l *fileLog) unrecorded() ([]filesink.Segment, error) {
 // someone), and verify names it as foreign. Without that file among them
 // (compressed meanwhile, or none sealed yet) segs stay as they are.
 func (l *fileLog) fromSealedFile(segs []filesink.Segment) []filesink.Segment {
-	if l.held == nil {
-		return segs
-	}
 	for i, s := range segs {
-		fi, err := os.Lstat(s.Plain)
-		if err != nil || s.Compressed {
-			continue
-		}
-		if st, ok := fi.Sys().(*syscall.Stat_t); ok && uint64(st.Dev) == l.dev && st.Ino == l.ino {
+		if l.isSealedFile(s) {
 			return segs[i:]
 		}
 	}
 	return segs
+}
+
+// isSealedFile reports whether seg is, still plain, the file sealed last.
+func (l *fileLog) isSealedFile(seg filesink.Segment) bool {
+	if l.held == nil || seg.Compressed {
+		return false
+	}
+	fi, err := os.Lstat(seg.Plain)
+	if err != nil {
+		return false
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	return ok && uint64(st.Dev) == l.dev && st.Ino == l.ino
 }
 
 // rotatedSince reports whether a segment not recorded yet is on disk.
