@@ -31,6 +31,9 @@ type fileLog struct {
 	// rotation asks the sealer about the sink's reported rotations
 	// (Sealer.rotation); nil in tests that make a fileLog directly.
 	rotation func(name string, done bool) (tracked, reported bool)
+	// reported lists the segments the sink reported and the sealer has
+	// not recorded (Sealer.reportedRotations); nil with rotation.
+	reported func() []string
 
 	known    bool
 	dev, ino uint64

@@ -129,6 +129,28 @@ func (l *fileLog) sealSegments(ctx context.Context, store *hashStore, cps *os.Fi
 			l.rotation(filepath.Base(seg.Plain), true)
 		}
 	}
+	return l.checkReportedOnDisk()
+}
+
+// checkReportedOnDisk refuses the log when a segment the sink made is gone
+// before the sealer recorded it: its acknowledged lines would be missing
+// from the log without a trace, the new file's lines following the
+// segment before it. Compression keeps one of its two names at all times.
+func (l *fileLog) checkReportedOnDisk() error {
+	if l.reported == nil {
+		return nil
+	}
+	for _, name := range l.reported() {
+		plain := filepath.Join(filepath.Dir(l.path), name)
+		if _, err := os.Lstat(plain); err == nil {
+			continue
+		}
+		if _, err := os.Lstat(plain + filesink.ZstdSuffix); err == nil {
+			continue
+		}
+		return tampered(l.path, "the closed segment %s, made by a rotation of this collector, is gone before it was sealed: "+
+			"its lines are not in the log", name)
+	}
 	return nil
 }
 

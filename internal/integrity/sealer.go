@@ -174,6 +174,18 @@ func (s *Sealer) Rotated(path, segment string) {
 	s.Wrote(path, 0)
 }
 
+// reportedRotations returns the segments of path the sink reported and
+// the sealer has not recorded yet.
+func (s *Sealer) reportedRotations(path string) []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []string
+	for name := range s.rotations[path] {
+		out = append(out, name)
+	}
+	return out
+}
+
 // rotation reports whether the sink reports path's rotations (tracked)
 // and whether it reported the segment named name; done forgets name, once
 // recorded.
@@ -470,7 +482,8 @@ func (s *Sealer) logFor(path string) *fileLog {
 	if l == nil {
 		l = &fileLog{path: path, keys: s.set.Keys, scratch: &s.scratch, ownTear: -1, syncAudit: s.set.syncAudit,
 			origin:   originOf(s.set.Keys.Signer.Name(), path, s.set.OriginBase),
-			rotation: func(name string, done bool) (bool, bool) { return s.rotation(path, name, done) }}
+			rotation: func(name string, done bool) (bool, bool) { return s.rotation(path, name, done) },
+			reported: func() []string { return s.reportedRotations(path) }}
 		s.logs[path] = l
 	}
 	return l
