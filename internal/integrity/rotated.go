@@ -132,6 +132,13 @@ func (l *fileLog) sealSegments(ctx context.Context, store *hashStore, cps *os.Fi
 	return l.checkReportedOnDisk()
 }
 
+// isRegular reports whether name is a regular file, not followed: the
+// segments are listed so (filesink.Segments).
+func isRegular(name string) bool {
+	fi, err := os.Lstat(name)
+	return err == nil && fi.Mode().IsRegular()
+}
+
 // checkReportedOnDisk refuses the log when a segment the sink made is gone
 // before the sealer recorded it: its acknowledged lines would be missing
 // from the log without a trace, the new file's lines following the
@@ -142,10 +149,7 @@ func (l *fileLog) checkReportedOnDisk() error {
 	}
 	for _, name := range l.reported() {
 		plain := filepath.Join(filepath.Dir(l.path), name)
-		if _, err := os.Lstat(plain); err == nil {
-			continue
-		}
-		if _, err := os.Lstat(plain + filesink.ZstdSuffix); err == nil {
+		if isRegular(plain) || isRegular(plain+filesink.ZstdSuffix) {
 			continue
 		}
 		return tampered(l.path, "the closed segment %s, made by a rotation of this collector, is gone before it was sealed: "+

@@ -17,6 +17,14 @@ import (
 // it, and the acknowledged lines were gone from a log that verified. The
 // sealer refuses the log when a reported segment is gone unrecorded.
 func TestSegmentRemovedBeforeItsSealIsRefused(t *testing.T) {
+	for _, symlink := range []bool{false, true} {
+		t.Run(map[bool]string{false: "removed", true: "a symlink in its place"}[symlink], func(t *testing.T) {
+			segmentRemovedBeforeItsSeal(t, symlink)
+		})
+	}
+}
+
+func segmentRemovedBeforeItsSeal(t *testing.T, symlink bool) {
 	k, _ := testKeys(t, "test")
 	dir := t.TempDir()
 	path := filepath.Join(dir, "events.jsonl")
@@ -35,6 +43,9 @@ func TestSegmentRemovedBeforeItsSealIsRefused(t *testing.T) {
 	}
 	require.Len(t, segs, 2)
 	require.NoError(t, os.Remove(segs[1].Path))
+	if symlink {
+		require.NoError(t, os.Symlink(segs[0].Path, segs[1].Path))
+	}
 	require.NoError(t, sink.WriteBatch(bg, "s", []byte(lines(900, 903))))
 	err := sealer.SealPending(bg)
 	require.True(t, errors.Is(err, ErrTampered) && strings.Contains(err.Error(), "is gone before it was sealed"), "SealPending = %v", err)
