@@ -248,6 +248,7 @@ func TestPercentEncodedJSONMember(t *testing.T) {
 		{"v=%7B%22%70assword%22%3A%22" + pw + "%22%7D", "v=%7B%22%70assword%22%3A%22[REDACTED:password]%22%7D", 1},
 		{"v=%7B%22Authorization%22%3A%22Bearer%20" + redacttest.BearerToken + "%22%7D",
 			"v=%7B%22Authorization%22%3A%22Bearer%20[REDACTED:bearer_token]%22%7D", 1},
+		{"v=%7B%22auth%22%3A%22" + url.QueryEscape(redacttest.RegistryAuth) + "%22%7D", "v=%7B%22auth%22%3A%22[REDACTED:basic_auth]%22%7D", 1},
 	}
 	assertCountedCuts(t, r, cases)
 	for _, tc := range cases {
@@ -267,7 +268,7 @@ func TestPercentEncodedJSONMember(t *testing.T) {
 	kept := []string{
 		"v=%7B%22password_length%22%3A8%7D", "v=%7B%22token_file%22%3A%22%2Ftmp%2Fx%22%7D", "v=%7B%22max_tokens%22%3A512%7D",
 		"v=%7B%22password%22%3A%22%24DB_PASSWORD%22%7D", "v=%7B%22password%22%3Anull%7D", "v=%7B%22password%22%3A%22%22%7D",
-		"v=the%20%22pageToken%22%3A%20A%20page%20token", "v=%22password%22%20is%20required",
+		"v=the%20%22pageToken%22%3A%20A%20page%20token", "v=%22password%22%20is%20required", "v=%7B%22auth%22%3A%22dXNlcg%3D%3D%22%7D",
 	}
 	assertKept(t, r, kept...)
 	for _, k := range kept {
@@ -291,6 +292,7 @@ func TestPercentEncodedColon(t *testing.T) {
 		{"q=%22X-Api-Key%3A%20" + pw + "%22%20-v", "q=%22X-Api-Key%3A%20[REDACTED:api_key]%22%20-v", 1},
 		{"q=password%253A%2520" + pw + "%2526x%253D1", "q=password%253A%2520[REDACTED:password]%2526x%253D1", 1},
 		{"q=%70assword%3A" + pw, "q=%70assword%3A[REDACTED:password]", 1},
+		{"q=auth%3A%20" + url.QueryEscape(redacttest.RegistryAuth), "q=auth%3A%20[REDACTED:basic_auth]", 1},
 		{"q=x%20apiKey%3A%3D%20%22" + pw + "%22", "q=x%20apiKey%3A%3D%20%22[REDACTED:api_key]%22", 1},
 		{"query=mutation%20%7Blogin(user%3A%20%22bob%22%2C%20password%3A%20%22" + pw + "%22)%7D",
 			"query=mutation%20%7Blogin(user%3A%20%22bob%22%2C%20password%3A%20%22[REDACTED:password]%22)%7D", 1},

@@ -177,14 +177,44 @@ func (sc *scanner) encodedQuotedName(name string, i, k int, q byte, n int) int {
 		return end
 	}
 	kind, ok := sc.nameToCut(name)
-	if !ok {
+	if !ok && !isAuthName(name) {
 		return k
 	}
 	lo, hi, quoted := encodedQuotedExtent(s, v)
 	if !quoted {
 		lo, hi = v, encodedScalarEnd(s, v)
 	}
+	if !ok {
+		return sc.encodedBasicValue(k, lo, hi)
+	}
 	return sc.cutValue(lo, hi, kind)
+}
+
+// encodedBasicValue cuts the value s[lo:hi] of an auth name (ending at
+// k) when, decoded, it is a Basic credential, as basicValue does a plain
+// one's; a probe only notes that it may be one.
+func (sc *scanner) encodedBasicValue(k, lo, hi int) int {
+	if sc.probe {
+		sc.hit = true
+		return k
+	}
+	if hi-lo > 3*maxBasicCredential {
+		return k
+	}
+	s := sc.s
+	d := make([]byte, 0, hi-lo)
+	for p := lo; p < hi; {
+		if b, n := pctByte(s, p); n > 0 {
+			d, p = append(d, b), p+n
+			continue
+		}
+		d, p = append(d, s[p]), p+1
+	}
+	if !basicCredential(string(d)) {
+		return k
+	}
+	sc.add(lo, hi, KindBasicAuth)
+	return hi
 }
 
 // encodedLineEnd is where the rest of an encoded line at v ends: where
@@ -228,7 +258,7 @@ func (sc *scanner) encodedColon(name string, i, k, v int) int {
 		return k
 	}
 	kind, ok := sc.nameToCut(name)
-	if !ok {
+	if !ok && !isAuthName(name) {
 		return k
 	}
 	v = skipEncodedBlanks(s, v)
@@ -239,6 +269,9 @@ func (sc *scanner) encodedColon(name string, i, k, v int) int {
 		}
 		open, _ := pctBefore(s, i) // "X-Api-Key: x" quoted whole
 		lo, hi = v, encodedLineEnd(s, v, open == '"' || open == '\'')
+	}
+	if !ok {
+		return sc.encodedBasicValue(k, lo, hi)
 	}
 	return sc.cutValue(lo, hi, kind)
 }
