@@ -8,13 +8,19 @@ package redact
 // at a line's start (colonAfterName) or as an object's member.
 
 // pctBefore decodes the escape that ends just before k, as pctByte would
-// read it from its '%'; n is 0 when there is none.
+// read it from its '%'; n is 0 when there is none. Encoded twice, the
+// escape ends in "%25" and the two digits (%2522): a '5' three bytes back
+// says to look further.
 func pctBefore(s string, k int) (b byte, n int) {
-	for n = 7; n >= 3; n -= 2 { // the longest first: %252522 before %22
-		if k >= n {
+	for n = 3; n <= 7 && k >= n; n += 2 {
+		if s[k-n] == '%' {
 			if b, m := pctByte(s, k-n); m == n {
 				return b, n
 			}
+			return 0, 0
+		}
+		if s[k-n] != '5' || k < n+2 || s[k-n-1] != '2' {
+			return 0, 0
 		}
 	}
 	return 0, 0
@@ -246,6 +252,11 @@ func encodedLineEnd(s string, v int, quoted bool) int {
 // (Go's apiKey := "x"), a quoted value.
 func (sc *scanner) encodedColon(name string, i, k, v int) int {
 	s := sc.s
+	// the name first: most names say no secret, at one look
+	kind, ok := sc.nameToCut(name)
+	if !ok && !isAuthName(name) {
+		return k
+	}
 	member := false
 	if b, n := pctByte(s, v); b == '=' {
 		v, member = v+n, true
@@ -255,10 +266,6 @@ func (sc *scanner) encodedColon(name string, i, k, v int) int {
 	line := sc.encodedLineStart(i)
 	member = member || encodedMemberStart(s, i)
 	if !line && !member {
-		return k
-	}
-	kind, ok := sc.nameToCut(name)
-	if !ok && !isAuthName(name) {
 		return k
 	}
 	v = skipEncodedBlanks(s, v)
