@@ -36,6 +36,8 @@ var worstLines = map[string]string{
 	"tool flags":    "mysql -pX -p ",
 	"encoded query": "%3Fpassword%3Dx%26",
 	"encoded urls":  "https%3A%2F%2Fa%3A",
+	"encoded json":  "%22password%22%3A%22x%5C%22",
+	"encoded colon": "%0Apassword%3A%20x",
 }
 
 // BenchmarkLongLine redacts 1 MiB and 4 MiB lines of each worst case: the

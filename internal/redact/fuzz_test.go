@@ -49,6 +49,8 @@ func FuzzRedact(f *testing.F) {
 var encodedSeeds = []string{
 	"q=%70assword%3Dpw%26x", "pass%77ord=pw", "%2570a%2573sword%25253Dpw", "h=Authorization%3A+Bearer+t%2Bk%3D",
 	"Cookie%3A%20a%3D1%3B%20b%3D2", "Set-Cookie%253A%2520a%253D1", "%3Fsv%3D1%26sig%3Da%252B", "%26sig%3D", "%7", "%257", "a%2525",
+	"v=%7B%22password%22%3A%22p%5C%22w%22%7D", "%257B%2522token%2522%253A%2522t", "%22pin%22%3A1%7D%22password%22%3A",
+	"q=password%3A%20pw%0Ax", "%2C%20password%3A%20%22pw", "%22X-Api-Key%3A+k%22", "apiKey%3A%3D%27k%27",
 }
 
 // FuzzRedactData: a redacted data object is still canonical JSON,

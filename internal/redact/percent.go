@@ -93,8 +93,9 @@ func encodedSlashes(s string, k int) (int, bool) {
 
 // encodedAfterRun handles the run s[i:j] (empty at a '%' that encodes a
 // name's first byte) followed by a percent escape: a name, decoded when
-// the escape is one of its bytes, and its '=' or encoded ':'; or a scheme
-// and its encoded "://". It returns the name's end when nothing is cut.
+// the escape is one of its bytes, and its '=', encoded ':' or closing
+// encoded quote; or a scheme and its encoded "://". It returns the name's
+// end when nothing is cut.
 func (sc *scanner) encodedAfterRun(i, j int) int {
 	s := sc.s
 	name, k := s[i:j], j
@@ -121,6 +122,9 @@ func (sc *scanner) encodedAfterRun(i, j int) int {
 		if end, ok := sc.encodedHeader(name, k+n); ok {
 			return end
 		}
+		return sc.encodedColon(name, i, k, k+n)
+	case '"', '\'':
+		return sc.encodedQuotedName(name, i, k, b, n)
 	}
 	return k
 }

@@ -5,6 +5,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/sandboxaudit/sandboxaudit/internal/testutil/redacttest"
 )
 
@@ -224,4 +227,97 @@ func TestPercentEncodedThreeTimes(t *testing.T) {
 			"u=https%25253A%25252F%25252Fbob%25253A[REDACTED:url_password]%252540h", 1},
 	})
 	assertKept(t, r, "q=password_length%25253D8")
+}
+
+// TestPercentEncodedJSONMember: JSON inside an encoded query or form body
+// (a GraphQL GET request's variables, an OAuth state blob) loses a secret
+// member's value, as the plain JSON text does; the name is judged as in
+// its plain form.
+func TestPercentEncodedJSONMember(t *testing.T) {
+	r := mustNew(t, DefaultSettings())
+	pw, key := redacttest.Password, redacttest.APIKey
+	cases := []countedCut{
+		{"variables=%7B%22password%22%3A%22" + pw + "%22%7D", "variables=%7B%22password%22%3A%22[REDACTED:password]%22%7D", 1},
+		{"state=%7B%22api_key%22%3A%20%22" + key + "%22%2C%22n%22%3A1%7D",
+			"state=%7B%22api_key%22%3A%20%22[REDACTED:api_key]%22%2C%22n%22%3A1%7D", 1},
+		{"state=%7b%22client_secret%22%3a+%22" + pw + "%22%7d", "state=%7b%22client_secret%22%3a+%22[REDACTED:secret]%22%7d", 1},
+		{"v=%257B%2522password%2522%253A%2522" + pw + "%2522%257D", "v=%257B%2522password%2522%253A%2522[REDACTED:password]%2522%257D", 1},
+		{"v=%7B%22password%22:%22" + pw + "%22%7D", "v=%7B%22password%22:%22[REDACTED:password]%22%7D", 1}, // encodeURI keeps ':'
+		{"v=%7B%22password%22%3A%22a%5C%22b" + pw + "%22%7D", "v=%7B%22password%22%3A%22[REDACTED:password]%22%7D", 1},
+		{"v=%7B%22pin%22%3A1%2C%22password%22%3A12345678%7D", "v=%7B%22pin%22%3A1%2C%22password%22%3A[REDACTED:password]%7D", 1},
+		{"v=%7B%22%70assword%22%3A%22" + pw + "%22%7D", "v=%7B%22%70assword%22%3A%22[REDACTED:password]%22%7D", 1},
+		{"v=%7B%22Authorization%22%3A%22Bearer%20" + redacttest.BearerToken + "%22%7D",
+			"v=%7B%22Authorization%22%3A%22Bearer%20[REDACTED:bearer_token]%22%7D", 1},
+		{"v=%7B%22auth%22%3A%22" + url.QueryEscape(redacttest.RegistryAuth) + "%22%7D", "v=%7B%22auth%22%3A%22[REDACTED:basic_auth]%22%7D", 1},
+	}
+	assertCountedCuts(t, r, cases)
+	for _, tc := range cases {
+		plain, err := url.PathUnescape(tc.in)
+		require.NoError(t, err)
+		if strings.Contains(tc.in, "%25") {
+			plain, err = url.PathUnescape(plain)
+			require.NoError(t, err)
+		}
+		got, changed := r.String(plain, nil)
+		assert.True(t, changed, "the plain form %q is cut too: %q", plain, got)
+		assertData(t, r, []dataCase{
+			{`{"u":"` + tc.in + `"}`, `{"u":"` + tc.want + `"}`},
+			{`{"command":["curl","-v","https://h/graphql?` + tc.in + `"]}`, `{"command":["curl","-v","https://h/graphql?` + tc.want + `"]}`},
+		})
+	}
+	kept := []string{
+		"v=%7B%22password_length%22%3A8%7D", "v=%7B%22token_file%22%3A%22%2Ftmp%2Fx%22%7D", "v=%7B%22max_tokens%22%3A512%7D",
+		"v=%7B%22password%22%3A%22%24DB_PASSWORD%22%7D", "v=%7B%22password%22%3Anull%7D", "v=%7B%22password%22%3A%22%22%7D",
+		"v=the%20%22pageToken%22%3A%20A%20page%20token", "v=%22password%22%20is%20required", "v=%7B%22auth%22%3A%22dXNlcg%3D%3D%22%7D",
+	}
+	assertKept(t, r, kept...)
+	for _, k := range kept {
+		d := `{"u":"` + k + `"}`
+		assertData(t, r, []dataCase{{d, d}})
+	}
+}
+
+// TestPercentEncodedColon: a secret name before an encoded ':' is cut
+// where the plain "name: value" is: at the start of the decoded text (a
+// parameter's value, after an encoded line break), the rest of its line;
+// as an object's member (a GraphQL query's arguments), a quoted value.
+func TestPercentEncodedColon(t *testing.T) {
+	r := mustNew(t, DefaultSettings())
+	pw := redacttest.Password
+	cases := []countedCut{
+		{"password%3A" + pw, "password%3A[REDACTED:password]", 1},
+		{"q=token%3A%20" + redacttest.APIKey + "&x=1", "q=token%3A%20[REDACTED:token]&x=1", 1},
+		{"q=token%3A%20" + redacttest.GitHubToken, "q=token%3A%20[REDACTED:github_token]", 1},
+		{"body=a%3A%201%0Apassword%3A%20correct%20horse%0Ab%3A%202", "body=a%3A%201%0Apassword%3A%20[REDACTED:password]%0Ab%3A%202", 1},
+		{"q=%22X-Api-Key%3A%20" + pw + "%22%20-v", "q=%22X-Api-Key%3A%20[REDACTED:api_key]%22%20-v", 1},
+		{"q=password%253A%2520" + pw + "%2526x%253D1", "q=password%253A%2520[REDACTED:password]%2526x%253D1", 1},
+		{"q=%70assword%3A" + pw, "q=%70assword%3A[REDACTED:password]", 1},
+		{"q=auth%3A%20" + url.QueryEscape(redacttest.RegistryAuth), "q=auth%3A%20[REDACTED:basic_auth]", 1},
+		{"q=x%20apiKey%3A%3D%20%22" + pw + "%22", "q=x%20apiKey%3A%3D%20%22[REDACTED:api_key]%22", 1},
+		{"query=mutation%20%7Blogin(user%3A%20%22bob%22%2C%20password%3A%20%22" + pw + "%22)%7D",
+			"query=mutation%20%7Blogin(user%3A%20%22bob%22%2C%20password%3A%20%22[REDACTED:password]%22)%7D", 1},
+	}
+	assertCountedCuts(t, r, cases)
+	for _, tc := range cases {
+		assertData(t, r, []dataCase{
+			{`{"u":"` + tc.in + `"}`, `{"u":"` + tc.want + `"}`},
+			{`{"command":["curl","-v","https://h/x?` + tc.in + `"]}`, `{"command":["curl","-v","https://h/x?` + tc.want + `"]}`},
+		})
+	}
+	// as in plain text: a name inside a sentence, one that says no secret,
+	// a reference, code
+	kept := []string{
+		"q=error%3A%20bad%20password%3A%20too%20short", "q=password_length%3A8", "q=passwordless%3Atrue",
+		"q=password%3A%24DB_PASSWORD", "q=password%3A", "q=x%20password%3A%3Dgetpass()", "query=%7Blogin(password%3A%20getpass())%7D",
+	}
+	for _, k := range kept {
+		plain, err := url.PathUnescape(strings.TrimPrefix(k, "q="))
+		require.NoError(t, err)
+		assertKept(t, r, plain)
+	}
+	assertKept(t, r, kept...)
+	for _, k := range kept {
+		d := `{"u":"` + k + `"}`
+		assertData(t, r, []dataCase{{d, d}})
+	}
 }
