@@ -30,12 +30,11 @@ type Sink struct {
 	writeFn func(*os.File, []byte) (int, error)
 	syncFn  func(*os.File) error
 	lockFn  func(context.Context, int) error
-	// onWrite, beforeCreate, onTornTail and onReplaced are
-	// Options.OnWrite, BeforeCreate, OnTornTail and OnReplaced.
+	// onWrite, beforeCreate and onTornTail are Options.OnWrite,
+	// BeforeCreate and OnTornTail.
 	onWrite      func(path string, lines int)
 	beforeCreate func(ctx context.Context, path string) error
 	onTornTail   func(path string, torn fsutil.TornTail)
-	onReplaced   func(path string, size int64)
 	// rot is Options.Rotation (nil: no rotation); maint runs its
 	// compression and retention.
 	rot   *Rotation
@@ -107,7 +106,6 @@ func New(opts Options) (*Sink, error) {
 		onWrite:      opts.OnWrite,
 		beforeCreate: opts.BeforeCreate,
 		onTornTail:   opts.OnTornTail,
-		onReplaced:   opts.OnReplaced,
 		files:        make(map[string]*openFile),
 		lru:          list.New(),
 		wake:         make(chan struct{}),
