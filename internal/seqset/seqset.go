@@ -96,6 +96,26 @@ func (s *Set) merge() {
 // Range is the seqs Lo..Hi, both included.
 type Range struct{ Lo, Hi int64 }
 
+// Len is how many seqs r holds, stopping at the largest int64.
+func (r Range) Len() int64 {
+	d := uint64(r.Hi) - uint64(r.Lo) // Hi >= Lo: no wrap
+	if d >= math.MaxInt64 {
+		return math.MaxInt64
+	}
+	return int64(d) + 1
+}
+
+// Lowest is the set's lowest seq; false when it is empty.
+func (s *Set) Lowest() (int64, bool) {
+	if len(s.loose) > 0 {
+		s.merge()
+	}
+	if len(s.ranges) == 0 {
+		return 0, false
+	}
+	return s.ranges[0].lo, true
+}
+
 // Gaps reports the seqs the set lacks from 1 (or its lowest seq, when
 // lower: seqs start at 1) up to its highest: how many, and the first limit
 // ranges of them. The count is exact however many ranges there are, and
@@ -112,14 +132,14 @@ func (s *Set) Gaps(limit int) (missing int64, first []Range) {
 		if lo > hi {
 			return
 		}
-		n := uint64(hi) - uint64(lo) + 1 // no overflow: hi-lo fits in uint64
-		if n == 0 || n > uint64(math.MaxInt64-missing) {
+		r := Range{lo, hi}
+		if n := r.Len(); n > math.MaxInt64-missing {
 			missing = math.MaxInt64
 		} else {
-			missing += int64(n)
+			missing += n
 		}
 		if len(first) < limit {
-			first = append(first, Range{lo, hi})
+			first = append(first, r)
 		}
 	}
 	if lo := s.ranges[0].lo; lo > 1 {
