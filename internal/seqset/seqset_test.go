@@ -100,3 +100,18 @@ func TestGapsEveryOther(t *testing.T) {
 	assert.Equal(t, int64(99_999), missing)
 	assert.Equal(t, []Range{{2, 2}, {4, 4}, {6, 6}}, first)
 }
+
+func TestLowestAndLen(t *testing.T) {
+	var s Set
+	_, ok := s.Lowest()
+	assert.False(t, ok, "empty")
+	for _, n := range []int64{9, 7, 8} { // 7 and 8 wait as loose seqs
+		s.Add(n)
+	}
+	low, ok := s.Lowest()
+	assert.True(t, ok)
+	assert.Equal(t, int64(7), low)
+	assert.Equal(t, int64(1), Range{5, 5}.Len())
+	assert.Equal(t, int64(3), Range{-1, 1}.Len())
+	assert.Equal(t, int64(1<<63-1), Range{-1 << 63, 1<<63 - 1}.Len(), "saturates")
+}
