@@ -28,15 +28,15 @@ const usage = `usage: sandboxaudit <command> [arguments]
 
 commands:
   canon                      read event JSON lines on stdin, write canonical lines to stdout
-  verify [--allow-open] [--allow-duplicates] [--allow-gaps] FILE|DIR...
+  verify [--allow-open] [--allow-duplicates] [--require-contiguous] FILE|DIR...
          [--key NAME.pub [--allow-renamed] [--allow-unsealed COUNT|DURATION]
           [--strict] [--alone] [--checkpoint FILE]...
           [--witness W.vkey]... [--quorum K] [--allow-unwitnessed N]]
                              check audit files (rotated and compressed segments, or a trail's
                              directory): canonical lines, ids, seqs, start/finish pairs;
                              --allow-duplicates accepts exact resent copies of an event;
-                             --allow-gaps accepts seqs missing from a session (a trail split
-                             across files checked apart) with a note;
+                             seqs missing from a session are warnings, problems with
+                             --require-contiguous;
                              --key also checks every line, over every segment in order,
                              against the one log's signed checkpoints and segment records
                              (--allow-renamed: checkpoints naming another file only warn;

@@ -455,8 +455,7 @@ func TestVerifyFollowsTwoHandovers(t *testing.T) {
 // and verify with the first key follows into the witnessed new log.
 func TestHandedOverLogIsWitnessed(t *testing.T) {
 	path, retired, oldPub, newKey, wkey := witnessedNewLog(t)
-	// The new log alone: the session's first seqs are in the retired log.
-	res := run(t, "", "verify", "--key", strings.TrimSuffix(newKey, ".key")+".pub", "--witness", wkey, "--allow-gaps", path)
+	res := run(t, "", "verify", "--key", strings.TrimSuffix(newKey, ".key")+".pub", "--witness", wkey, path)
 	require.Equal(t, 0, res.code, res.stdout+res.stderr)
 	require.Contains(t, res.stdout, "witness: lines=2 witnessed=2 unwitnessed=0")
 

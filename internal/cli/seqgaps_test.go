@@ -104,19 +104,18 @@ func TestSessionsMissingSeqs(t *testing.T) {
 
 func TestVerifyMissingSeqs(t *testing.T) {
 	first, second := gapFiles(t)
-	lineA := "session " + sessionA.String() + ": seqs 5–6 are not in the files read (lost, or in files not given"
 	r := run(t, "", "verify", first, second)
-	assert.Equal(t, exitProblems, r.code, r.stdout)
-	assert.Contains(t, r.stdout, lineA+"; --allow-gaps accepts a trail split across files given apart)\n")
-	assert.NotContains(t, r.stdout, "session "+sessionB.String(), "B's lines are all there, across the files")
-	assert.Contains(t, r.stdout, "problems=1 duplicates=0 missing=2\nFAILED\n")
-
-	r = run(t, "", "verify", "--allow-gaps", first, second)
 	assert.Equal(t, exitOK, r.code, r.stdout)
-	assert.Contains(t, r.stdout, "session "+sessionA.String()+": note: seqs 5–6 are not in the files read (lost, or in files not given)\n")
+	assert.Contains(t, r.stdout, "session "+sessionA.String()+": warning: seqs 5–6 are not in the files read (lost, or in files not given)\n")
+	assert.NotContains(t, r.stdout, "session "+sessionB.String(), "B's lines are all there, across the files")
 	assert.Contains(t, r.stdout, "problems=0 duplicates=0 missing=2\nOK\n")
 
-	r = run(t, "", "verify", second)
+	r = run(t, "", "verify", "--require-contiguous", first, second)
+	assert.Equal(t, exitProblems, r.code, r.stdout)
+	assert.Contains(t, r.stdout, "session "+sessionA.String()+": seqs 5–6 are not in the files read (lost, or in files not given)\n")
+	assert.Contains(t, r.stdout, "problems=1 duplicates=0 missing=2\nFAILED\n")
+
+	r = run(t, "", "verify", "--require-contiguous", second)
 	assert.Equal(t, exitProblems, r.code, r.stdout)
 	assert.Contains(t, r.stdout, "session "+sessionB.String()+": seqs 1–2, 5–6 are not in the files read")
 	assert.Contains(t, r.stdout, "problems=1 duplicates=0 missing=4\n")
@@ -124,7 +123,7 @@ func TestVerifyMissingSeqs(t *testing.T) {
 	// Copies of a line are no hole; a single seq reads as one.
 	copies := filepath.Join(t.TempDir(), "copies.jsonl")
 	writeAt(t, copies, opLines(sessionC, 1, 2)+opLines(sessionC, 1, 2, 4, 5))
-	r = run(t, "", "verify", "--allow-duplicates", copies)
+	r = run(t, "", "verify", "--allow-duplicates", "--require-contiguous", copies)
 	assert.Equal(t, exitProblems, r.code, r.stdout)
 	assert.Contains(t, r.stdout, "session "+sessionC.String()+": seq 3 is not in the files read")
 	assert.Contains(t, r.stdout, "problems=1 duplicates=2 missing=1\n")
@@ -149,17 +148,18 @@ func TestMissingSeqsBounded(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "[[2,2],[4,4],[6,6],[8,8],[10,10]]", string(ranges))
 
-	r := run(t, "", "verify", p)
+	r := run(t, "", "verify", "--require-contiguous", p)
 	assert.Equal(t, exitProblems, r.code)
 	assert.Contains(t, r.stdout, fmt.Sprintf("session %s: seqs 2, 4, 6, 8, 10 and %d more (%d in all) are not in the files read", sessionA, missing-5, missing))
 	assert.Contains(t, r.stdout, fmt.Sprintf("problems=1 duplicates=0 missing=%d\n", missing))
 }
 
 // With --key, a session whose first seqs were in segments retention
-// removed is a note, not a problem: the signed log records the removal.
+// removed is a note, not a problem even with --require-contiguous: the
+// signed log records the removal.
 func TestVerifyMissingSeqsAfterRetention(t *testing.T) {
 	path, _, pub, _ := retainedFixture(t, 30, 4)
-	r := run(t, "", "verify", "--key", pub, filepath.Dir(path))
+	r := run(t, "", "verify", "--key", pub, "--require-contiguous", filepath.Dir(path))
 	assert.Equal(t, exitOK, r.code, r.stdout+r.stderr)
 	assert.Contains(t, r.stdout, "note: seqs 1–")
 	assert.Contains(t, r.stdout, "they were in a segment retention removed")

@@ -53,7 +53,7 @@ func runVerify(ctx context.Context, args []string, s Streams) int {
 // verifyFlags are verify's command-line flags, as parsed.
 type verifyFlags struct {
 	allowOpen, allowDups, allowRenamed bool
-	allowGaps                          bool
+	requireContiguous                  bool
 	keyFile                            string
 	unsealed                           unsealedLimit
 	alone                              bool
@@ -65,14 +65,14 @@ type verifyFlags struct {
 // newVerifyFlags registers verify's flags on a new flag set.
 func newVerifyFlags(stderr io.Writer) (*flag.FlagSet, *verifyFlags) {
 	f := &verifyFlags{}
-	fs := newFlagSet("verify", "verify [--allow-open] [--allow-duplicates] [--allow-gaps] [--key NAME.pub [--allow-renamed] [--allow-unsealed COUNT|DURATION] [--strict] [--alone] [--checkpoint FILE]... "+
+	fs := newFlagSet("verify", "verify [--allow-open] [--allow-duplicates] [--require-contiguous] [--key NAME.pub [--allow-renamed] [--allow-unsealed COUNT|DURATION] [--strict] [--alone] [--checkpoint FILE]... "+
 		"[--witness W.vkey]... [--quorum K] [--allow-unwitnessed N]] FILE|DIR... (\"-\" reads stdin)", stderr)
 	fs.BoolVar(&f.allowOpen, "allow-open", false, "accept start events without a finish (operations still running, or a file still being written)")
 	fs.BoolVar(&f.allowDups, "allow-duplicates", false,
 		"accept exact copies of an earlier line (same session, seq and event_id, same bytes), which at-least-once delivery can write")
-	fs.BoolVar(&f.allowGaps, "allow-gaps", false,
-		"accept seqs missing from a session (from 1 to its highest seq read) with a note: "+
-			"a trail split across files checked apart; without it they are problems, as lost lines read the same")
+	fs.BoolVar(&f.requireContiguous, "require-contiguous", false,
+		"count seqs missing from a session (from 1 to its highest seq read) as problems, not warnings: "+
+			"for a trail whose every file is given and whose producers never fail an event closed")
 	fs.StringVar(&f.keyFile, "key", "", "verifier key (sandboxaudit keygen's NAME.pub): also check every line against the file's signed checkpoints")
 	fs.BoolVar(&f.allowRenamed, "allow-renamed", false,
 		"with --key, accept a file whose checkpoints name another file (renamed or moved with its sidecars) with a warning; "+
@@ -97,7 +97,7 @@ func newVerifyFlags(stderr io.Writer) (*flag.FlagSet, *verifyFlags) {
 // that need --key without it. A status other than exitOK ends the run,
 // its reason on stderr.
 func (f *verifyFlags) options(files []string, stderr io.Writer) (verifyOptions, int) {
-	opts := verifyOptions{allowOpen: f.allowOpen, allowDuplicates: f.allowDups, allowGaps: f.allowGaps, allowRenamed: f.allowRenamed, allowUnsealed: f.unsealed, witness: f.witness, strict: f.strict}
+	opts := verifyOptions{allowOpen: f.allowOpen, allowDuplicates: f.allowDups, requireContiguous: f.requireContiguous, allowRenamed: f.allowRenamed, allowUnsealed: f.unsealed, witness: f.witness, strict: f.strict}
 	if f.keyFile != "" {
 		var err error
 		if opts.key, err = integrity.LoadVerifierKey(f.keyFile); err != nil {
@@ -235,7 +235,8 @@ type summary struct {
 	// (problems unless allowed).
 	Duplicates int
 	// Missing counts the seqs missing from the sessions (from 1 to each
-	// one's highest): problems unless allowed, one per session.
+	// one's highest): warnings, or one problem per session with
+	// --require-contiguous.
 	Missing  int64
 	Problems int
 }
@@ -244,8 +245,8 @@ type summary struct {
 type verifyOptions struct {
 	allowOpen       bool
 	allowDuplicates bool
-	// allowGaps makes seqs missing from a session notes.
-	allowGaps bool
+	// requireContiguous makes seqs missing from a session problems.
+	requireContiguous bool
 	// key, when set, adds the integrity checks (docs/tamper-evidence.md).
 	key note.Verifier
 	// allowRenamed makes checkpoints naming another file a warning.

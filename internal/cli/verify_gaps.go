@@ -20,9 +20,12 @@ const maxGapRanges = 5
 // reportGaps says, per session, which seqs from 1 to its highest no line
 // read carries: without --key they are the only trace of lines lost (a
 // topic's retention, a best-effort sender, an edit), with it of those lost
-// before the collector wrote them. They are problems unless --allow-gaps,
-// notes where the rest of the session may be in a segment not read
-// (--alone) or one retention removed (its lowest seqs only). Sessions are
+// before the collector wrote them. They are warnings, since a trail whose
+// lines are all there has them too (an operation failed closed in sync
+// delivery took its seq, a session split across two gateways' files checked
+// apart); problems with --require-contiguous; notes where the rest of the
+// session may be in a segment not read (--alone) or one retention removed
+// (its lowest seqs only). Sessions are
 // taken in the order their first line was read, so output is stable.
 func (v *verifier) reportGaps() {
 	type gapped struct {
@@ -53,11 +56,11 @@ func (v *verifier) reportGaps() {
 			line = fmt.Sprintf("session %s: note: %s; they may be in a segment not read (--alone)", g.id, what)
 		case v.afterRetention[g.first.file] && g.missing == g.lowest-1:
 			line = fmt.Sprintf("session %s: note: %s; they were in a segment retention removed", g.id, what)
-		case v.opts.allowGaps:
-			line = fmt.Sprintf("session %s: note: %s (lost, or in files not given)", g.id, what)
-		default:
+		case v.opts.requireContiguous:
 			v.sum.Problems++
-			line = fmt.Sprintf("session %s: %s (lost, or in files not given; --allow-gaps accepts a trail split across files given apart)", g.id, what)
+			line = fmt.Sprintf("session %s: %s (lost, or in files not given)", g.id, what)
+		default:
+			line = fmt.Sprintf("session %s: warning: %s (lost, or in files not given)", g.id, what)
 		}
 		if listed++; listed <= maxListedProblems {
 			_, _ = fmt.Fprintln(v.out, line)

@@ -220,7 +220,7 @@ func TestVerifyDuplicatesReported(t *testing.T) {
 
 func TestVerifyUsageMentionsAllowDuplicates(t *testing.T) {
 	r := run(t, "", "help")
-	assert.Contains(t, r.stdout, "verify [--allow-open] [--allow-duplicates] [--allow-gaps] FILE|DIR...")
+	assert.Contains(t, r.stdout, "verify [--allow-open] [--allow-duplicates] [--require-contiguous] FILE|DIR...")
 	r = run(t, "", "verify", "-h")
 	assert.Equal(t, exitOK, r.code)
 	assert.Contains(t, r.stderr, "-allow-duplicates")
