@@ -28,13 +28,15 @@ const usage = `usage: sandboxaudit <command> [arguments]
 
 commands:
   canon                      read event JSON lines on stdin, write canonical lines to stdout
-  verify [--allow-open] [--allow-duplicates] FILE|DIR...
+  verify [--allow-open] [--allow-duplicates] [--require-contiguous] FILE|DIR...
          [--key NAME.pub [--allow-renamed] [--allow-unsealed COUNT|DURATION]
           [--strict] [--alone] [--checkpoint FILE]...
           [--witness W.vkey]... [--quorum K] [--allow-unwitnessed N]]
                              check audit files (rotated and compressed segments, or a trail's
                              directory): canonical lines, ids, seqs, start/finish pairs;
                              --allow-duplicates accepts exact resent copies of an event;
+                             seqs missing from a session are warnings, problems with
+                             --require-contiguous;
                              --key also checks every line, over every segment in order,
                              against the one log's signed checkpoints and segment records
                              (--allow-renamed: checkpoints naming another file only warn;
@@ -61,7 +63,7 @@ commands:
                              or - for stdin; jsonl writes the lines unchanged
   sessions [--output table|jsonl] PATH...
                              one row per session: first and last time, operations, failures,
-                             open operations, trace id
+                             open operations, seqs missing below its highest, trace id
   serve [--listen 127.0.0.1:8089] [--trace-url TEMPLATE] [--key NAME.pub]
         [--allow-remote [--allow-host NAME]...] PATH...
                              a read-only web view of a trail (loopback unless --allow-remote)

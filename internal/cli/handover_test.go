@@ -194,7 +194,7 @@ func handOverRotated(t *testing.T) (path, retired, oldPub, newKey string) {
 		require.ErrorIs(t, err, os.ErrNotExist, suffix)
 	}
 	newKey = filepath.Join(dir, "next.key")
-	st, fin := op(sessionB, "stop", "b000000000000999", 241, 242)
+	st, fin := op(sessionB, "stop", "b000000000000999", 121, 122) // the session goes on
 	appendFlocked(t, path, canonLines(st, fin))
 	require.NoError(t, sealWith(t, path, newKey))
 	return path, retired, oldPub, newKey

@@ -81,7 +81,7 @@ func TestLogRebuildStoreAfterLoss(t *testing.T) {
 		Rotation: &filesink.Rotation{MaxBytes: 4 << 10, BeforeRemove: sealer.Retire}})
 	require.NoError(t, err)
 	for i := range 3 {
-		s, f := op(sessionA, "exec", fmt.Sprintf("c%015d", i), int64(100+2*i), int64(101+2*i))
+		s, f := op(sessionA, "exec", fmt.Sprintf("c%015d", i), lines/2+1+int64(2*i), lines/2+2+int64(2*i)) // the session goes on
 		require.NoError(t, sink.WriteBatch(ctx, sessionA.String(), []byte(canonLines(s, f))))
 		require.NoError(t, sealer.SealPending(ctx))
 	}

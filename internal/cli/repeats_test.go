@@ -24,10 +24,10 @@ func TestVerifyKeepsCopiesOfOneLineOnce(t *testing.T) {
 	r := run(t, "", "verify", p)
 	require.Equal(t, exitProblems, r.code, r.stderr)
 	require.Contains(t, r.stdout, p+":2: seq 1 used twice in session "+sessionA.String()+": duplicate of "+p+":1 ")
-	require.Contains(t, r.stdout, fmt.Sprintf("open=0 problems=%d duplicates=%d\n", n-1, n-1))
+	require.Contains(t, r.stdout, fmt.Sprintf("open=0 problems=%d duplicates=%d missing=0\n", n-1, n-1))
 	r = run(t, "", "verify", "--allow-duplicates", p)
 	require.Equal(t, exitOK, r.code, r.stdout)
-	require.Contains(t, r.stdout, fmt.Sprintf("open=0 problems=0 duplicates=%d\n", n-1))
+	require.Contains(t, r.stdout, fmt.Sprintf("open=0 problems=0 duplicates=%d missing=0\n", n-1))
 }
 
 // Copies of a line that reuses a seq, beyond those kept, count as the kept
@@ -41,5 +41,5 @@ func TestVerifyCountsEveryCopyOfAReuse(t *testing.T) {
 	r := run(t, "", "verify", p)
 	require.Equal(t, exitProblems, r.code, r.stderr)
 	// n reuses, n-1 second starts, and the copy left open.
-	require.Contains(t, r.stdout, fmt.Sprintf("open=1 problems=%d duplicates=0\n", 2*n))
+	require.Contains(t, r.stdout, fmt.Sprintf("open=1 problems=%d duplicates=0 missing=0\n", 2*n))
 }

@@ -59,12 +59,21 @@ func writeSessionsTable(w *bufio.Writer, list []trail.Session) {
 		_, _ = w.WriteString(strings.TrimRight(strings.Join(cols, " "), " ") + "\n")
 	}
 	row(pad("SESSION", 36), pad("FIRST", colTime), pad("LAST", colTime),
-		fmt.Sprintf("%7s", "OPS"), fmt.Sprintf("%7s", "FAILED"), fmt.Sprintf("%5s", "OPEN"), "TRACE")
+		fmt.Sprintf("%7s", "OPS"), fmt.Sprintf("%7s", "FAILED"), fmt.Sprintf("%5s", "OPEN"), fmt.Sprintf("%7s", "MISSING"), "TRACE")
 	for _, s := range list {
 		row(s.ID.String(), pad(displayCut(s.FirstTS, colTime), colTime), pad(displayCut(s.LastTS, colTime), colTime),
-			fmt.Sprintf("%7d", s.Ops), fmt.Sprintf("%7d", s.Failures), fmt.Sprintf("%5d", s.Open), displayCut(s.TraceID, 32))
+			fmt.Sprintf("%7d", s.Ops), fmt.Sprintf("%7d", s.Failures), fmt.Sprintf("%5d", s.Open), fmt.Sprintf("%7s", missingCell(s.Missing)), displayCut(s.TraceID, 32))
 	}
 	_, _ = fmt.Fprintf(w, "%s\n", plural.Count(len(list), "session"))
+}
+
+// missingCell is the MISSING column: blank for none, so the sessions
+// with holes stand out.
+func missingCell(n int64) string {
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprint(n)
 }
 
 // sessionJSON is a session row of --output jsonl.
@@ -77,6 +86,10 @@ type sessionJSON struct {
 	Open       int64   `json:"open"`
 	Events     int64   `json:"events"`
 	TraceID    *string `json:"trace_id"`
+	// MissingSeqs counts the seqs below the highest read that no line
+	// read carries; MissingRanges are the first of them, [lo, hi] each.
+	MissingSeqs   int64      `json:"missing_seqs"`
+	MissingRanges [][2]int64 `json:"missing_ranges"`
 }
 
 // writeSessionsJSONL writes a row per session, its trace id with the
@@ -86,7 +99,10 @@ func writeSessionsJSONL(w *bufio.Writer, list []trail.Session) {
 	enc := json.NewEncoder(&line)
 	for _, s := range list {
 		row := sessionJSON{SessionID: s.ID.String(), First: s.FirstTS, Last: s.LastTS, Operations: s.Ops,
-			Failures: s.Failures, Open: s.Open, Events: s.Events}
+			Failures: s.Failures, Open: s.Open, Events: s.Events, MissingSeqs: s.Missing, MissingRanges: [][2]int64{}}
+		for _, r := range s.MissingRanges {
+			row.MissingRanges = append(row.MissingRanges, [2]int64{r.Lo, r.Hi})
+		}
 		if s.TraceID != "" {
 			row.TraceID = &s.TraceID
 		}

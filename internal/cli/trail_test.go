@@ -167,7 +167,7 @@ func TestVerifyTrailRefusesAttacks(t *testing.T) {
 // --allow-unsealed, bounded by count or by time, and the output says so.
 func TestVerifyAllowUnsealed(t *testing.T) {
 	path, _, pub, _ := rotatedFixture(t, 20)
-	s, f := op(sessionA, "exec", "f000000000000001", 9001, 9002)
+	s, f := op(sessionA, "exec", "f000000000000001", 41, 42)
 	appendFlocked(t, path, canonLines(s, f))
 	dir := filepath.Dir(path)
 	for _, tc := range []struct {
@@ -201,7 +201,7 @@ func TestVerifyAllowUnsealed(t *testing.T) {
 // duration: its unsealed lines are not a live file's.
 func TestVerifyAllowUnsealedNotInAFileFromTheFuture(t *testing.T) {
 	path, _, pub, _ := rotatedFixture(t, 20)
-	s, f := op(sessionA, "exec", "f000000000000001", 9001, 9002)
+	s, f := op(sessionA, "exec", "f000000000000001", 41, 42)
 	appendFlocked(t, path, canonLines(s, f))
 	ahead := time.Now().Add(24 * time.Hour)
 	require.NoError(t, os.Chtimes(path, ahead, ahead))
@@ -235,7 +235,7 @@ func TestVerifyAllowUnsealedNotInAClosedSegment(t *testing.T) {
 			active, err := os.ReadFile(path)
 			require.NoError(t, err)
 			require.NoError(t, os.Truncate(path, 0))
-			s, f := op(sessionA, "exec", "f000000000000001", 9001, 9002)
+			s, f := op(sessionA, "exec", "f000000000000001", 41, 42)
 			compressTo(t, newest.Path, append(append(data, active...), canonLines(s, f)...))
 
 			res := run(t, "", "verify", "--key", pub, "--allow-unsealed", "10", filepath.Dir(path))

@@ -53,6 +53,7 @@ func runVerify(ctx context.Context, args []string, s Streams) int {
 // verifyFlags are verify's command-line flags, as parsed.
 type verifyFlags struct {
 	allowOpen, allowDups, allowRenamed bool
+	requireContiguous                  bool
 	keyFile                            string
 	unsealed                           unsealedLimit
 	alone                              bool
@@ -64,11 +65,14 @@ type verifyFlags struct {
 // newVerifyFlags registers verify's flags on a new flag set.
 func newVerifyFlags(stderr io.Writer) (*flag.FlagSet, *verifyFlags) {
 	f := &verifyFlags{}
-	fs := newFlagSet("verify", "verify [--allow-open] [--allow-duplicates] [--key NAME.pub [--allow-renamed] [--allow-unsealed COUNT|DURATION] [--strict] [--alone] [--checkpoint FILE]... "+
+	fs := newFlagSet("verify", "verify [--allow-open] [--allow-duplicates] [--require-contiguous] [--key NAME.pub [--allow-renamed] [--allow-unsealed COUNT|DURATION] [--strict] [--alone] [--checkpoint FILE]... "+
 		"[--witness W.vkey]... [--quorum K] [--allow-unwitnessed N]] FILE|DIR... (\"-\" reads stdin)", stderr)
 	fs.BoolVar(&f.allowOpen, "allow-open", false, "accept start events without a finish (operations still running, or a file still being written)")
 	fs.BoolVar(&f.allowDups, "allow-duplicates", false,
 		"accept exact copies of an earlier line (same session, seq and event_id, same bytes), which at-least-once delivery can write")
+	fs.BoolVar(&f.requireContiguous, "require-contiguous", false,
+		"count seqs missing from a session (from 1 to its highest seq read) as problems, not warnings: "+
+			"for a trail whose every file is given and whose producers never fail an event closed")
 	fs.StringVar(&f.keyFile, "key", "", "verifier key (sandboxaudit keygen's NAME.pub): also check every line against the file's signed checkpoints")
 	fs.BoolVar(&f.allowRenamed, "allow-renamed", false,
 		"with --key, accept a file whose checkpoints name another file (renamed or moved with its sidecars) with a warning; "+
@@ -93,7 +97,7 @@ func newVerifyFlags(stderr io.Writer) (*flag.FlagSet, *verifyFlags) {
 // that need --key without it. A status other than exitOK ends the run,
 // its reason on stderr.
 func (f *verifyFlags) options(files []string, stderr io.Writer) (verifyOptions, int) {
-	opts := verifyOptions{allowOpen: f.allowOpen, allowDuplicates: f.allowDups, allowRenamed: f.allowRenamed, allowUnsealed: f.unsealed, witness: f.witness, strict: f.strict}
+	opts := verifyOptions{allowOpen: f.allowOpen, allowDuplicates: f.allowDups, requireContiguous: f.requireContiguous, allowRenamed: f.allowRenamed, allowUnsealed: f.unsealed, witness: f.witness, strict: f.strict}
 	if f.keyFile != "" {
 		var err error
 		if opts.key, err = integrity.LoadVerifierKey(f.keyFile); err != nil {
@@ -142,10 +146,10 @@ func verifyAndReport(ctx context.Context, files []string, alone bool, listing *t
 		return exitProblems
 	}
 	sum := v.finish()
-	// duplicates= comes last so the line still starts as it did before the
-	// field existed (scripts and tests match on that prefix).
-	_, _ = fmt.Fprintf(s.Stdout, "files=%d lines=%d events=%d sessions=%d open=%d problems=%d duplicates=%d\n",
-		sum.Files, sum.Lines, sum.Events, sum.Sessions, sum.Open, sum.Problems, sum.Duplicates)
+	// duplicates= and missing= come last so the line still starts as it
+	// did before the fields existed (scripts and tests match on that prefix).
+	_, _ = fmt.Fprintf(s.Stdout, "files=%d lines=%d events=%d sessions=%d open=%d problems=%d duplicates=%d missing=%d\n",
+		sum.Files, sum.Lines, sum.Events, sum.Sessions, sum.Open, sum.Problems, sum.Duplicates, sum.Missing)
 	if sum.Problems > 0 {
 		_, _ = fmt.Fprintln(s.Stdout, "FAILED")
 		return exitProblems
@@ -230,13 +234,19 @@ type summary struct {
 	// Duplicates counts lines that are exact copies of an earlier line
 	// (problems unless allowed).
 	Duplicates int
-	Problems   int
+	// Missing counts the seqs missing from the sessions (from 1 to each
+	// one's highest): warnings, or one problem per session with
+	// --require-contiguous.
+	Missing  int64
+	Problems int
 }
 
 // verifyOptions are verify's flags.
 type verifyOptions struct {
 	allowOpen       bool
 	allowDuplicates bool
+	// requireContiguous makes seqs missing from a session problems.
+	requireContiguous bool
 	// key, when set, adds the integrity checks (docs/tamper-evidence.md).
 	key note.Verifier
 	// allowRenamed makes checkpoints naming another file a warning.
@@ -299,6 +309,7 @@ const maxListedProblems = 1000
 type sessionState struct {
 	seqs  seqset.Set
 	spans map[string]*spanHalf
+	first location // the session's first line read
 }
 
 // spanHalf is the event of a span seen so far; complete spans are dropped
@@ -441,7 +452,7 @@ func (v *verifier) checkLine(at location, ln lines.Line) {
 func (v *verifier) track(at location, ev *auditevent.Event, line []byte) {
 	ss := v.sessions[ev.SessionID]
 	if ss == nil {
-		ss = &sessionState{spans: map[string]*spanHalf{}}
+		ss = &sessionState{spans: map[string]*spanHalf{}, first: at}
 		v.sessions[ev.SessionID] = ss
 	}
 	half := spanHalf{phase: ev.Phase, op: ev.Op, seq: ev.Seq, at: at}
@@ -524,6 +535,7 @@ func (v *verifier) finish() summary {
 				u.span, u.half.op, u.half.seq, u.session)
 		}
 	}
+	v.reportGaps()
 	v.sum.Sessions = len(v.sessions)
 	return v.sum
 }

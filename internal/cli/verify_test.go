@@ -37,7 +37,7 @@ func TestVerifyGood(t *testing.T) {
 	p := writeFile(t, "audit.jsonl", goodSession())
 	r := run(t, "", "verify", p)
 	assert.Equal(t, exitOK, r.code, r.stdout+r.stderr)
-	assert.Equal(t, "files=1 lines=8 events=8 sessions=2 open=0 problems=0 duplicates=0\nOK\n", r.stdout)
+	assert.Equal(t, "files=1 lines=8 events=8 sessions=2 open=0 problems=0 duplicates=0 missing=0\nOK\n", r.stdout)
 }
 
 func TestVerifyReferenceLines(t *testing.T) {
@@ -69,7 +69,7 @@ func TestVerifySplitFilesOutOfOrder(t *testing.T) {
 	p2 := writeFile(t, "a.jsonl", canonLines(s))
 	r := run(t, "", "verify", p1, p2)
 	assert.Equal(t, exitOK, r.code, r.stdout)
-	assert.Contains(t, r.stdout, "files=2 lines=2 events=2 sessions=1 open=0 problems=0 duplicates=0")
+	assert.Contains(t, r.stdout, "files=2 lines=2 events=2 sessions=1 open=0 problems=0 duplicates=0 missing=0")
 }
 
 func TestVerifyProblems(t *testing.T) {
@@ -150,12 +150,12 @@ func TestVerifyAllowOpen(t *testing.T) {
 
 	r := run(t, "", "verify", p)
 	assert.Equal(t, exitProblems, r.code)
-	assert.Contains(t, r.stdout, "open=1 problems=1 duplicates=0")
+	assert.Contains(t, r.stdout, "open=1 problems=1 duplicates=0 missing=0")
 
 	// The flag may follow the file name.
 	r = run(t, "", "verify", p, "--allow-open")
 	assert.Equal(t, exitOK, r.code, r.stdout)
-	assert.Contains(t, r.stdout, "files=1 lines=3 events=3 sessions=1 open=1 problems=0 duplicates=0\nOK\n")
+	assert.Contains(t, r.stdout, "files=1 lines=3 events=3 sessions=1 open=1 problems=0 duplicates=0 missing=0\nOK\n")
 }
 
 func TestVerifyStdinAndErrors(t *testing.T) {
@@ -190,14 +190,14 @@ func TestVerifyDuplicatesAllowed(t *testing.T) {
 	// start.
 	r := run(t, "", "verify", a, b, "--allow-duplicates")
 	assert.Equal(t, exitOK, r.code, r.stdout)
-	assert.Equal(t, "files=2 lines=7 events=7 sessions=1 open=0 problems=0 duplicates=3\nOK\n", r.stdout)
+	assert.Equal(t, "files=2 lines=7 events=7 sessions=1 open=0 problems=0 duplicates=3 missing=0\nOK\n", r.stdout)
 
 	// Three copies of one start: two duplicates, still one pair.
 	s1, f1 := op(sessionA, "exec", "span-1", 1, 2)
 	p := writeFile(t, "triple.jsonl", canonLines(s1, s1, f1, s1))
 	r = run(t, "", "verify", "--allow-duplicates", p)
 	assert.Equal(t, exitOK, r.code, r.stdout)
-	assert.Equal(t, "files=1 lines=4 events=4 sessions=1 open=0 problems=0 duplicates=2\nOK\n", r.stdout)
+	assert.Equal(t, "files=1 lines=4 events=4 sessions=1 open=0 problems=0 duplicates=2 missing=0\nOK\n", r.stdout)
 }
 
 func TestVerifyDuplicatesReported(t *testing.T) {
@@ -214,13 +214,13 @@ func TestVerifyDuplicatesReported(t *testing.T) {
 		assert.Contains(t, got[i], "duplicate of "+of[i]+" ")
 		assert.Contains(t, got[i], "--allow-duplicates")
 	}
-	assert.Equal(t, "files=2 lines=7 events=7 sessions=1 open=0 problems=3 duplicates=3", got[3])
+	assert.Equal(t, "files=2 lines=7 events=7 sessions=1 open=0 problems=3 duplicates=3 missing=0", got[3])
 	assert.Equal(t, "FAILED", got[4])
 }
 
 func TestVerifyUsageMentionsAllowDuplicates(t *testing.T) {
 	r := run(t, "", "help")
-	assert.Contains(t, r.stdout, "verify [--allow-open] [--allow-duplicates] FILE|DIR...")
+	assert.Contains(t, r.stdout, "verify [--allow-open] [--allow-duplicates] [--require-contiguous] FILE|DIR...")
 	r = run(t, "", "verify", "-h")
 	assert.Equal(t, exitOK, r.code)
 	assert.Contains(t, r.stderr, "-allow-duplicates")
@@ -248,7 +248,7 @@ func TestVerifyRepeatsFarApart(t *testing.T) {
 		// The reuse is paired like a first line: span-0 is complete, so it
 		// is a start left open; the exact copy takes no part.
 		assert.Contains(t, r.stdout, where+":6002: start without a finish: span_id \"span-0\"")
-		assert.Contains(t, r.stdout, "lines=6002 events=6002 sessions=1 open=1 problems=3 duplicates=1\nFAILED\n")
+		assert.Contains(t, r.stdout, "lines=6002 events=6002 sessions=1 open=1 problems=3 duplicates=1 missing=0\nFAILED\n")
 	}
 }
 

@@ -4,6 +4,7 @@ package seqset
 
 import (
 	"maps"
+	"math"
 	"slices"
 )
 
@@ -90,4 +91,62 @@ func (s *Set) merge() {
 	}
 	s.ranges = append([]seqRange(nil), out...) // drop the spare capacity
 	s.loose = nil
+}
+
+// Range is the seqs Lo..Hi, both included.
+type Range struct{ Lo, Hi int64 }
+
+// Len is how many seqs r holds, stopping at the largest int64.
+func (r Range) Len() int64 {
+	d := uint64(r.Hi) - uint64(r.Lo) // Hi >= Lo: no wrap
+	if d >= math.MaxInt64 {
+		return math.MaxInt64
+	}
+	return int64(d) + 1
+}
+
+// Lowest is the set's lowest seq; false when it is empty.
+func (s *Set) Lowest() (int64, bool) {
+	if len(s.loose) > 0 {
+		s.merge()
+	}
+	if len(s.ranges) == 0 {
+		return 0, false
+	}
+	return s.ranges[0].lo, true
+}
+
+// Gaps reports the seqs the set lacks from 1 (or its lowest seq, when
+// lower: seqs start at 1) up to its highest: how many, and the first limit
+// ranges of them. The count is exact however many ranges there are, and
+// saturates at the largest int64; only limit ranges are kept, so a
+// session with many holes adds no memory beyond the set's own.
+func (s *Set) Gaps(limit int) (missing int64, first []Range) {
+	if len(s.loose) > 0 {
+		s.merge()
+	}
+	if len(s.ranges) == 0 {
+		return 0, nil
+	}
+	note := func(lo, hi int64) {
+		if lo > hi {
+			return
+		}
+		r := Range{lo, hi}
+		if n := r.Len(); n > math.MaxInt64-missing {
+			missing = math.MaxInt64
+		} else {
+			missing += n
+		}
+		if len(first) < limit {
+			first = append(first, r)
+		}
+	}
+	if lo := s.ranges[0].lo; lo > 1 {
+		note(1, lo-1)
+	}
+	for i := 1; i < len(s.ranges); i++ {
+		note(s.ranges[i-1].hi+1, s.ranges[i].lo-1)
+	}
+	return missing, first
 }

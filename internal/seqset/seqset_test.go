@@ -60,3 +60,58 @@ func TestSeqSetMatchesMap(t *testing.T) {
 		})
 	}
 }
+
+func TestGaps(t *testing.T) {
+	cases := []struct {
+		name    string
+		seqs    []int64
+		missing int64
+		first   []Range
+	}{
+		{"none", nil, 0, nil},
+		{"contiguous", []int64{1, 2, 3}, 0, nil},
+		{"from zero", []int64{0, 1, 2}, 0, nil},
+		{"leading", []int64{4, 5}, 3, []Range{{1, 3}}},
+		{"inner, out of order", []int64{9, 1, 2, 3, 7}, 4, []Range{{4, 6}, {8, 8}}},
+		{"capped", []int64{1, 3, 5, 7, 9, 11}, 5, []Range{{2, 2}, {4, 4}}},
+		{"saturates", []int64{-1 << 63, 1<<63 - 1}, 1<<63 - 1, []Range{{-1<<63 + 1, 1<<63 - 2}}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var s Set
+			for _, n := range c.seqs {
+				s.Add(n)
+			}
+			missing, first := s.Gaps(2)
+			assert.Equal(t, c.missing, missing)
+			assert.Equal(t, c.first, first)
+		})
+	}
+}
+
+// TestGapsEveryOther counts the holes of a long session missing every
+// other seq exactly, while keeping only the ranges asked for.
+func TestGapsEveryOther(t *testing.T) {
+	var s Set
+	for n := int64(1); n <= 200_000; n += 2 {
+		s.Add(n)
+	}
+	missing, first := s.Gaps(3)
+	assert.Equal(t, int64(99_999), missing)
+	assert.Equal(t, []Range{{2, 2}, {4, 4}, {6, 6}}, first)
+}
+
+func TestLowestAndLen(t *testing.T) {
+	var s Set
+	_, ok := s.Lowest()
+	assert.False(t, ok, "empty")
+	for _, n := range []int64{9, 7, 8} { // 7 and 8 wait as loose seqs
+		s.Add(n)
+	}
+	low, ok := s.Lowest()
+	assert.True(t, ok)
+	assert.Equal(t, int64(7), low)
+	assert.Equal(t, int64(1), Range{5, 5}.Len())
+	assert.Equal(t, int64(3), Range{-1, 1}.Len())
+	assert.Equal(t, int64(1<<63-1), Range{-1 << 63, 1<<63 - 1}.Len(), "saturates")
+}

@@ -26,7 +26,16 @@ type Session struct {
 	Failures int64 // finished with ok false
 	Open     int64 // started and never finished
 	Events   int64
+	// Missing counts the seqs from 1 to the highest read that no line
+	// read carries: lost lines, or lines in files not read.
+	Missing int64
+	// MissingRanges are the first MaxMissingRanges ranges of them.
+	MissingRanges []seqset.Range
 }
+
+// MaxMissingRanges bounds the ranges of missing seqs a Session keeps;
+// the rest are counted in Missing.
+const MaxMissingRanges = 5
 
 // pairKey names an operation: its session and span id.
 type pairKey struct {
@@ -158,6 +167,7 @@ func sumSessions(ctx context.Context, sources []string, opts Options, held *int)
 	}
 	out := make([]Session, 0, len(sums))
 	for _, s := range sums {
+		s.Missing, s.MissingRanges = s.seqs.Gaps(MaxMissingRanges)
 		out = append(out, s.Session)
 	}
 	sortSessions(out)
@@ -185,16 +195,30 @@ func maxWaiting(runBytes int) int {
 func sessionsFromOps(ctx context.Context, sources []string, opts Options, first Stats) ([]Session, Stats, error) {
 	opts.Bad, opts.Incomplete, opts.KeepLines, opts.SkipWhat, opts.Filter = nil, nil, false, true, Filter{}
 	var out []Session
+	var seqs seqset.Set // the current session's: ReadOps gives a session's operations together
+	gaps := func() {
+		if n := len(out); n > 0 {
+			out[n-1].Missing, out[n-1].MissingRanges = seqs.Gaps(MaxMissingRanges)
+		}
+		seqs = seqset.Set{}
+	}
 	st, err := ReadOps(ctx, sources, opts, func(o *Op) error {
 		if n := len(out); n == 0 || out[n-1].ID != uuid.UUID(o.Session) {
+			gaps()
 			out = append(out, Session{ID: o.Session})
 		}
 		out[len(out)-1].AddOp(o)
+		for _, e := range [2]*Event{o.Start, o.Finish} {
+			if e != nil {
+				seqs.Add(e.Seq)
+			}
+		}
 		return nil
 	})
 	if err != nil {
 		return nil, first, err
 	}
+	gaps()
 	st.Lines, st.Bad, st.Incomplete = first.Lines, first.Bad, first.Incomplete
 	sortSessions(out)
 	return out, st, nil

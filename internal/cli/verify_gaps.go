@@ -1,0 +1,99 @@
+package cli
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/google/uuid"
+
+	"github.com/sandboxaudit/sandboxaudit/internal/plural"
+	"github.com/sandboxaudit/sandboxaudit/internal/seqset"
+)
+
+// maxGapRanges bounds the ranges of missing seqs a session's line names;
+// the rest are counted.
+const maxGapRanges = 5
+
+// reportGaps says, per session, which seqs from 1 to its highest no line
+// read carries: without --key they are the only trace of lines lost (a
+// topic's retention, a best-effort sender, an edit), with it of those lost
+// before the collector wrote them. They are warnings, since a trail whose
+// lines are all there has them too (an operation failed closed in sync
+// delivery took its seq, a session split across two gateways' files checked
+// apart); problems with --require-contiguous; notes where the rest of the
+// session may be in a segment not read (--alone) or one retention removed
+// (its lowest seqs only). Sessions are
+// taken in the order their first line was read, so output is stable.
+func (v *verifier) reportGaps() {
+	type gapped struct {
+		id      uuid.UUID
+		first   location
+		missing int64
+		ranges  []seqset.Range
+		lowest  int64
+	}
+	var list []gapped
+	for id, ss := range v.sessions {
+		missing, ranges := ss.seqs.Gaps(maxGapRanges)
+		if missing > 0 {
+			lowest, _ := ss.seqs.Lowest()
+			list = append(list, gapped{id, ss.first, missing, ranges, lowest})
+		}
+	}
+	slices.SortFunc(list, func(a, b gapped) int {
+		return cmp.Or(cmp.Compare(a.first.file, b.first.file), cmp.Compare(a.first.line, b.first.line))
+	})
+	listed := 0
+	for _, g := range list {
+		v.sum.Missing = addSaturating(v.sum.Missing, g.missing)
+		what := describeGaps(g.missing, g.ranges) + " not in the files read"
+		var line string
+		switch {
+		case v.alone[g.first.file]:
+			line = fmt.Sprintf("session %s: note: %s; they may be in a segment not read (--alone)", g.id, what)
+		case v.afterRetention[g.first.file] && g.missing == g.lowest-1:
+			line = fmt.Sprintf("session %s: note: %s; they were in a segment retention removed", g.id, what)
+		case v.opts.requireContiguous:
+			v.sum.Problems++
+			line = fmt.Sprintf("session %s: %s (lost, or in files not given)", g.id, what)
+		default:
+			line = fmt.Sprintf("session %s: warning: %s (lost, or in files not given)", g.id, what)
+		}
+		if listed++; listed <= maxListedProblems {
+			_, _ = fmt.Fprintln(v.out, line)
+		} else if listed == maxListedProblems+1 {
+			_, _ = fmt.Fprintf(v.out, "more than %d sessions miss seqs: the others are counted in missing=, not listed\n", maxListedProblems)
+		}
+	}
+}
+
+// describeGaps names the missing seqs: "seq 4 is", "seqs 4–6, 9 are",
+// "seqs 2, 4, 6, 8, 10 and 99994 more (99999 in all) are".
+func describeGaps(missing int64, ranges []seqset.Range) string {
+	parts := make([]string, 0, len(ranges))
+	var named int64
+	for _, r := range ranges {
+		named = addSaturating(named, r.Len())
+		if r.Lo == r.Hi {
+			parts = append(parts, fmt.Sprint(r.Lo))
+		} else {
+			parts = append(parts, fmt.Sprintf("%d–%d", r.Lo, r.Hi))
+		}
+	}
+	text := strings.Join(parts, ", ")
+	if missing > named {
+		text += fmt.Sprintf(" and %d more (%d in all)", missing-named, missing)
+	}
+	return plural.Pick(missing, "seq ", "seqs ") + text + plural.Pick(missing, " is", " are")
+}
+
+// addSaturating adds two counts of seqs, stopping at the largest int64.
+func addSaturating(a, b int64) int64 {
+	if b > math.MaxInt64-a {
+		return math.MaxInt64
+	}
+	return a + b
+}
