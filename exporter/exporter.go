@@ -150,6 +150,8 @@ func (e *auditExporter) hookSealer(opts *filesink.Options) {
 	// its first line: a collector killed before the next round
 	// leaves history that the file extends.
 	opts.OnWrite, opts.BeforeCreate = e.sealer.Wrote, e.sealer.SealNew
+	// A file moved away under the sink took acknowledged lines with it.
+	opts.OnReplaced = e.sealer.Replaced
 	if opts.Rotation == nil {
 		return
 	}
@@ -160,7 +162,7 @@ func (e *auditExporter) hookSealer(opts *filesink.Options) {
 	logRotation, sealer := opts.Rotation.OnRotate, e.sealer
 	opts.Rotation.OnRotate = func(path, segment string) {
 		logRotation(path, segment)
-		sealer.Rotated(path)
+		sealer.Rotated(path, segment)
 	}
 }
 

@@ -99,6 +99,10 @@ func (s *Sink) lockCurrent(ctx context.Context, of *openFile) (*os.File, int64, 
 		case reopens == maxReopens:
 			return nil, 0, false, fmt.Errorf("%s was replaced %d times during one write", of.path, maxReopens)
 		}
+		if of.end > 0 && s.onReplaced != nil {
+			// Lines we appended, acknowledged, left the path with it.
+			s.onReplaced(of.path, of.end)
+		}
 		if err := s.reopen(of); err != nil {
 			return nil, 0, false, err
 		}

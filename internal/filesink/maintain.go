@@ -138,7 +138,11 @@ func (m *maintainer) maintain(ctx context.Context, path string) time.Duration {
 	}
 	var again time.Duration
 	if r.Compress {
-		for _, seg := range segs {
+		notOurs := m.notTheLogs(path, segs)
+		for i, seg := range segs {
+			if notOurs[i] {
+				continue // retention leaves it too, and says so
+			}
 			if seg.Compressed {
 				m.dropPlainTwin(path, seg)
 				continue
@@ -154,6 +158,27 @@ func (m *maintainer) maintain(ctx context.Context, path string) time.Duration {
 	}
 	m.retain(path)
 	return again
+}
+
+// notTheLogs says which segments are not the log's, as retention tells
+// them: dated ahead of the log, or (with Holds) not recorded yet sorting
+// before one that is. Compression leaves those files as they were put.
+func (m *maintainer) notTheLogs(path string, segs []Segment) []bool {
+	out := foreignAhead(segs, m.rot.clock(), m.marks.get(path))
+	if m.rot.Holds == nil {
+		return out
+	}
+	recorded := m.recorded(path, segs)
+	last := -1
+	for i, r := range recorded {
+		if r {
+			last = i
+		}
+	}
+	for i := range segs {
+		out[i] = out[i] || !recorded[i] && i < last
+	}
+	return out
 }
 
 // dropPlainTwin removes a plain segment whose compressed copy was made

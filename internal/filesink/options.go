@@ -76,6 +76,13 @@ type Options struct {
 	// where the line is kept, or closed with a newline (not kept). It runs
 	// under the writers' lock, when the file system has flock.
 	OnTornTail func(path string, torn fsutil.TornTail)
+	// OnReplaced, when set, is told that the file the sink last appended
+	// to at path was moved away, removed or replaced by someone else
+	// (not by the sink's rotation), and how many bytes it held after that
+	// append. The sink goes on in the file now at the path; the sealer
+	// refuses to take that file for the log's continuation. It runs on
+	// the writer's goroutine with no flock held.
+	OnReplaced func(path string, size int64)
 	// Rotation, when set, rotates, compresses and retires the files.
 	Rotation *Rotation
 

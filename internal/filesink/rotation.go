@@ -257,6 +257,9 @@ func (s *Sink) rotateLocked(ctx context.Context, of *openFile, f *os.File, size 
 		fsutil.Unlock(int(f.Fd()))
 	}
 	of.since = s.rot.clock()
+	// Moved away by us: lockCurrent reopens the path without telling
+	// OnReplaced.
+	of.end = -1
 	s.maint.schedule(of.path)
 	return s.lockCurrent(ctx, of)
 }

@@ -151,10 +151,14 @@ func sortedSegments(byName map[string]Segment) []Segment {
 	for _, s := range byName {
 		out = append(out, s)
 	}
-	slices.SortFunc(out, func(a, b Segment) int {
-		return cmp.Or(cmp.Compare(a.Seq, b.Seq), a.Time.Compare(b.Time), cmp.Compare(a.Plain, b.Plain))
-	})
+	slices.SortFunc(out, CompareSegments)
 	return out
+}
+
+// CompareSegments orders two segments of one audit file in rotation order:
+// by sequence number, then time, then name.
+func CompareSegments(a, b Segment) int {
+	return cmp.Or(cmp.Compare(a.Seq, b.Seq), a.Time.Compare(b.Time), cmp.Compare(a.Plain, b.Plain))
 }
 
 // IsSegmentOf reports whether file (absolute) is a closed segment of the

@@ -30,11 +30,12 @@ type Sink struct {
 	writeFn func(*os.File, []byte) (int, error)
 	syncFn  func(*os.File) error
 	lockFn  func(context.Context, int) error
-	// onWrite, beforeCreate and onTornTail are Options.OnWrite,
-	// BeforeCreate and OnTornTail.
+	// onWrite, beforeCreate, onTornTail and onReplaced are
+	// Options.OnWrite, BeforeCreate, OnTornTail and OnReplaced.
 	onWrite      func(path string, lines int)
 	beforeCreate func(ctx context.Context, path string) error
 	onTornTail   func(path string, torn fsutil.TornTail)
+	onReplaced   func(path string, size int64)
 	// rot is Options.Rotation (nil: no rotation); maint runs its
 	// compression and retention.
 	rot   *Rotation
@@ -106,6 +107,7 @@ func New(opts Options) (*Sink, error) {
 		onWrite:      opts.OnWrite,
 		beforeCreate: opts.BeforeCreate,
 		onTornTail:   opts.OnTornTail,
+		onReplaced:   opts.OnReplaced,
 		files:        make(map[string]*openFile),
 		lru:          list.New(),
 		wake:         make(chan struct{}),

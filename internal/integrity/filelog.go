@@ -28,6 +28,12 @@ type fileLog struct {
 	scratch *storeScratch // the sealer's, shared by its files (one seal at a time)
 	// syncAudit makes the audit file's lines durable (Settings.syncAudit).
 	syncAudit func(*os.File) error
+	// rotation asks the sealer about the sink's reported rotations
+	// (Sealer.rotation); nil in tests that make a fileLog directly.
+	rotation func(name string, done bool) (tracked, reported bool)
+	// reported lists the segments the sink reported and the sealer has
+	// not recorded (Sealer.reportedRotations); nil with rotation.
+	reported func() []string
 
 	known    bool
 	dev, ino uint64
@@ -58,6 +64,9 @@ type fileLog struct {
 	// broken is the tampering found; the file is not sealed again in this
 	// process.
 	broken error
+	// replaced is the size of the file the sink was writing when it found
+	// it moved away or replaced (0: none since the last seal).
+	replaced int64
 	// lastErr is the error the last seal logged, if it failed.
 	lastErr string
 	// repairsLogged are the repairs logged since the last seal that
@@ -113,6 +122,9 @@ type storeRebuild struct {
 // checkpoint when the tree grew, or, with open, when the log has none.
 func (l *fileLog) seal(ctx context.Context, open bool) (sealResult, error) {
 	renewed := false
+	if l.replaced > 0 {
+		l.broken = l.movedAway()
+	}
 	if l.broken != nil {
 		if !l.renewed() {
 			return sealResult{}, l.broken
@@ -298,6 +310,24 @@ func (l *fileLog) withoutFile(open bool) (done bool, err error) {
 	}
 	l.known, l.hasSigned = false, false
 	return !open, nil
+}
+
+// movedAway is the tampering when the file the sink was writing was moved
+// away or replaced while the sidecars still hold the log: the lines it
+// held after the newest checkpoint are gone from the trail, and a new file
+// at the path must not pass for the log's continuation. Without data in
+// the sidecars (moved with the file) the path starts a new log, as after
+// any rotation of file and sidecars together.
+func (l *fileLog) movedAway() error {
+	size := l.replaced
+	l.replaced = 0
+	if l.sidecarWithData() == "" {
+		return l.broken
+	}
+	return tampered(l.path, "the file the collector was writing (%d bytes) was moved away, removed or replaced "+
+		"while the log goes on in %s: the lines it held after the newest checkpoint are no longer in the trail, "+
+		"and the file now at the path is not sealed as the log's continuation",
+		size, filepath.Base(CheckpointsPath(l.path)))
 }
 
 // sidecarWithData returns the first of the file's sidecars that holds

@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"syscall"
 	"time"
 
@@ -120,11 +119,81 @@ func (l *fileLog) sealSegments(ctx context.Context, store *hashStore, cps *os.Fi
 		return err
 	}
 	for _, seg := range pending {
+		if !l.rotatedBySink(ctx, seg) {
+			continue // put there by someone: verify names it
+		}
 		if err := l.sealSegment(ctx, seg, store, cps, res); err != nil {
 			return err
 		}
+		if l.rotation != nil {
+			l.rotation(filepath.Base(seg.Plain), true)
+		}
+	}
+	return l.checkReportedOnDisk()
+}
+
+// isRegular reports whether name is a regular file, not followed: the
+// segments are listed so (filesink.Segments).
+func isRegular(name string) bool {
+	fi, err := os.Lstat(name)
+	return err == nil && fi.Mode().IsRegular()
+}
+
+// checkReportedOnDisk refuses the log when a segment the sink made is gone
+// before the sealer recorded it: its acknowledged lines would be missing
+// from the log without a trace, the new file's lines following the
+// segment before it. Compression keeps one of its two names at all times.
+func (l *fileLog) checkReportedOnDisk() error {
+	if l.reported == nil {
+		return nil
+	}
+	for _, name := range l.reported() {
+		plain := filepath.Join(filepath.Dir(l.path), name)
+		if isRegular(plain) || isRegular(plain+filesink.ZstdSuffix) {
+			continue
+		}
+		return tampered(l.path, "the closed segment %s, made by a rotation of this collector, is gone before it was sealed: "+
+			"its lines are not in the log", name)
 	}
 	return nil
+}
+
+// rotatedBySink reports whether seg is a rotation of the log's: one the
+// file sink reported, or the file sealed last. Before the sink reported
+// any rotation of the path in this process (a segment rotated before a
+// crash), every segment after the last recorded one is taken. The sink
+// reports a rotation under the writers' flock on the renamed file, so a
+// plain segment not reported yet is asked about again once that flock is
+// free.
+func (l *fileLog) rotatedBySink(ctx context.Context, seg filesink.Segment) bool {
+	if l.rotation == nil {
+		return true
+	}
+	name := filepath.Base(seg.Plain)
+	if tracked, reported := l.rotation(name, false); !tracked || reported {
+		return true
+	}
+	if l.isSealedFile(seg) {
+		return true
+	}
+	if !seg.Compressed {
+		l.waitForRotation(ctx, seg.Plain)
+	}
+	_, reported := l.rotation(name, false)
+	return reported
+}
+
+// waitForRotation takes and lets go the writers' flock on a plain
+// segment: a rotation in progress holds it until the sink has reported it.
+func (l *fileLog) waitForRotation(ctx context.Context, name string) {
+	f, err := openNoFollow(name, os.O_RDONLY|noFollow, 0)
+	if err != nil {
+		return
+	}
+	defer func() { _ = f.Close() }()
+	if unlock, _, err := l.lock(ctx, f); err == nil {
+		unlock()
+	}
 }
 
 // pathIsSealedFile reports whether the file at the path is the one the
@@ -172,7 +241,34 @@ func (l *fileLog) unrecorded() ([]filesink.Segment, error) {
 			out = append(out, s)
 		}
 	}
-	return out, nil
+	return l.fromSealedFile(out), nil
+}
+
+// fromSealedFile drops the segments before the one that is the file
+// sealed last: a rotation renames the active file, so a file named as a
+// segment that sorts before it was never this log's (put there by
+// someone), and verify names it as foreign. Without that file among them
+// (compressed meanwhile, or none sealed yet) segs stay as they are.
+func (l *fileLog) fromSealedFile(segs []filesink.Segment) []filesink.Segment {
+	for i, s := range segs {
+		if l.isSealedFile(s) {
+			return segs[i:]
+		}
+	}
+	return segs
+}
+
+// isSealedFile reports whether seg is, still plain, the file sealed last.
+func (l *fileLog) isSealedFile(seg filesink.Segment) bool {
+	if l.held == nil || seg.Compressed {
+		return false
+	}
+	fi, err := os.Lstat(seg.Plain)
+	if err != nil {
+		return false
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	return ok && uint64(st.Dev) == l.dev && st.Ino == l.ino
 }
 
 // rotatedSince reports whether a segment not recorded yet is on disk.
@@ -373,10 +469,23 @@ func (l *fileLog) retire(seg filesink.Segment) error {
 			return nil
 		}
 	}
-	pending, err := l.unrecorded()
-	if err == nil && !slices.ContainsFunc(pending, func(p filesink.Segment) bool { return p.Plain == seg.Plain }) {
+	// Compared with the newest record, not found in a listing of the
+	// directory: retention asks of every file put there, one by one.
+	if newest, ok := l.newestRecorded(); ok && filesink.CompareSegments(seg, newest) < 0 {
 		return fmt.Errorf("%s: no segment record names it, yet it sorts before the last recorded segment: %w; "+
 			"it is left for verify to report (move it out of the directory)", name, filesink.ErrForeignSegment)
 	}
 	return fmt.Errorf("%s is not sealed into the log of %s yet", name, l.path)
+}
+
+// newestRecorded is the segment the newest segment record names, beside
+// the path; false without one.
+func (l *fileLog) newestRecorded() (filesink.Segment, bool) {
+	for i := len(l.segLog.Segments) - 1; i >= 0; i-- {
+		if r := l.segLog.Segments[i]; !r.Genesis {
+			_, seg, ok := filesink.ParseSegment(filepath.Join(filepath.Dir(l.path), r.Name))
+			return seg, ok
+		}
+	}
+	return filesink.Segment{}, false
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"sync"
 	"time"
@@ -61,8 +62,14 @@ type Sealer struct {
 
 	mu      sync.Mutex
 	pending map[string]int64 // lines written per path since its last seal
-	lag     int64
-	watched map[string]bool // sealed every round, written or not
+	// replaced: paths whose file the sink found moved away or replaced
+	// under it, with the bytes that file held (see Replaced).
+	replaced map[string]int64
+	// rotations: per path, the segments the file sink reported making
+	// (Rotated) and the sealer has not recorded yet.
+	rotations map[string]map[string]bool
+	lag       int64
+	watched   map[string]bool // sealed every round, written or not
 
 	sealMu  sync.Mutex // one seal round at a time
 	logs    map[string]*fileLog
@@ -105,11 +112,13 @@ func NewSealer(set Settings) (*Sealer, error) {
 		set.syncAudit = fsutil.Fdatasync
 	}
 	return &Sealer{
-		set:     set,
-		pending: map[string]int64{},
-		watched: map[string]bool{},
-		logs:    map[string]*fileLog{},
-		wit:     witnessing{wake: make(chan struct{}, 1)},
+		set:       set,
+		pending:   map[string]int64{},
+		replaced:  map[string]int64{},
+		rotations: map[string]map[string]bool{},
+		watched:   map[string]bool{},
+		logs:      map[string]*fileLog{},
+		wit:       witnessing{wake: make(chan struct{}, 1)},
 	}, nil
 }
 
@@ -126,10 +135,70 @@ func (s *Sealer) Wrote(path string, lines int) {
 	}
 }
 
-// Rotated records that the file sink rotated path: the next round seals
-// and records the closed segment even when no line follows (a rotation
-// on time, with no batch). It is the sink's Rotation.OnRotate hook.
-func (s *Sealer) Rotated(path string) { s.Wrote(path, 0) }
+// Replaced records that the file the sink was writing at path, holding
+// size bytes, was moved away, removed or replaced by someone else: its
+// lines after the newest checkpoint left the log. The next seal of path
+// refuses it while its sidecars hold the log (see fileLog.replaced). It is
+// the file sink's OnReplaced hook.
+func (s *Sealer) Replaced(path string, size int64) {
+	s.mu.Lock()
+	s.replaced[path] = size
+	s.pending[path] += 0
+	s.mu.Unlock()
+}
+
+// takeReplaced returns and clears what Replaced recorded for path (0:
+// nothing).
+func (s *Sealer) takeReplaced(path string) int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	size := s.replaced[path]
+	delete(s.replaced, path)
+	return size
+}
+
+// Rotated records that the file sink rotated path to segment: the next
+// round seals and records the closed segment even when no line follows (a
+// rotation on time, with no batch). Once the sink reports rotations of a
+// path, the sealer records only the segments it reported (and the file it
+// sealed last): a file named as a segment that someone put beside them is
+// not the log's. It is the sink's Rotation.OnRotate hook, called under the
+// writers' flock on the renamed file.
+func (s *Sealer) Rotated(path, segment string) {
+	s.mu.Lock()
+	if s.rotations[path] == nil {
+		s.rotations[path] = map[string]bool{}
+	}
+	s.rotations[path][filepath.Base(segment)] = true
+	s.mu.Unlock()
+	s.Wrote(path, 0)
+}
+
+// reportedRotations returns the segments of path the sink reported and
+// the sealer has not recorded yet.
+func (s *Sealer) reportedRotations(path string) []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []string
+	for name := range s.rotations[path] {
+		out = append(out, name)
+	}
+	return out
+}
+
+// rotation reports whether the sink reports path's rotations (tracked)
+// and whether it reported the segment named name; done forgets name, once
+// recorded.
+func (s *Sealer) rotation(path, name string, done bool) (tracked, reported bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	names, tracked := s.rotations[path]
+	reported = names[name]
+	if done {
+		delete(names, name)
+	}
+	return tracked, reported
+}
 
 // Seal seals path now: on start, so that the lines written since the last
 // checkpoint (before a crash, or by another writer) are sealed, and a
@@ -336,6 +405,9 @@ func (s *Sealer) sealPath(ctx context.Context, path string, open bool) error {
 		l.lastErr = err.Error()
 		return err
 	}
+	if size := s.takeReplaced(path); size > 0 {
+		l.replaced = size
+	}
 	wasBroken := l.broken != nil
 	res, err := l.seal(ctx, open)
 	s.logSealWarnings(path, l, res)
@@ -409,7 +481,9 @@ func (s *Sealer) logFor(path string) *fileLog {
 	l := s.logs[path]
 	if l == nil {
 		l = &fileLog{path: path, keys: s.set.Keys, scratch: &s.scratch, ownTear: -1, syncAudit: s.set.syncAudit,
-			origin: originOf(s.set.Keys.Signer.Name(), path, s.set.OriginBase)}
+			origin:   originOf(s.set.Keys.Signer.Name(), path, s.set.OriginBase),
+			rotation: func(name string, done bool) (bool, bool) { return s.rotation(path, name, done) },
+			reported: func() []string { return s.reportedRotations(path) }}
 		s.logs[path] = l
 	}
 	return l

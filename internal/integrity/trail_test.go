@@ -103,7 +103,7 @@ func TestIdleRotationIsSealed(t *testing.T) {
 	sealer := newSealer(t, k)
 	rotated := make(chan string, 8)
 	rot := &filesink.Rotation{Interval: 50 * time.Millisecond, OnRotate: func(p, seg string) {
-		sealer.Rotated(p)
+		sealer.Rotated(p, seg)
 		rotated <- seg
 	}}
 	var rotErrs []error

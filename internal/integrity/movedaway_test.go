@@ -1,0 +1,49 @@
+package integrity
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/sandboxaudit/sandboxaudit/internal/filesink"
+)
+
+// The active file moved out of the directory while none of its lines was
+// sealed yet: the file sink makes a new file at the path, and the sealer
+// went on to sign that one as the log's continuation, so the acknowledged
+// lines of the file moved away left the trail without a trace. The file
+// sealed last, gone from the path without a rotation, is refused.
+func TestActiveFileMovedAwayWithUnsealedLinesIsRefused(t *testing.T) {
+	k, pub := testKeys(t, "test")
+	path := auditPath(t)
+	s := newSealer(t, k)
+	sink, err := filesink.New(filesink.Options{Path: path, OnWrite: s.Wrote, OnReplaced: s.Replaced, BeforeCreate: s.SealNew})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SealAtStart(bg, path); err != nil {
+		t.Fatal(err)
+	}
+	s.Watch(path)
+	// The log's first checkpoint is of 0 lines; lines 1-4 are not
+	// sealed when the file goes.
+	if err := sink.WriteBatch(bg, "s", []byte(lines(1, 4))); err != nil {
+		t.Fatal(err)
+	}
+	away := filepath.Join(t.TempDir(), "away.jsonl")
+	if err := os.Rename(path, away); err != nil {
+		t.Fatal(err)
+	}
+	if err := sink.WriteBatch(bg, "s", []byte(lines(5, 8))); err != nil {
+		t.Fatal(err)
+	}
+	err = s.SealPending(bg)
+	if !errors.Is(err, ErrTampered) || !strings.Contains(err.Error(), "moved away") {
+		t.Fatalf("SealPending = %v, want the file moved away refused", err)
+	}
+	if res := check(t, path, pub); res.Sealed != 0 {
+		t.Fatalf("check = %+v: the new file was sealed as the log's continuation", res)
+	}
+}
