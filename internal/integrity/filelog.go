@@ -237,8 +237,11 @@ func (l *fileLog) sealActive(ctx context.Context, store *hashStore, cps *os.File
 	}
 	if (was != [2]uint64{l.dev, l.ino}) && l.rotatedSince() {
 		// Rotated between the segments' seal and this open: the file
-		// opened comes after a segment not sealed yet. Next round.
+		// opened comes after a segment not sealed yet. Next round. It
+		// is not the file sealed last: held, it would make the next
+		// round pass over the segment before it (fromSealedFile).
 		l.known = false
+		l.forgetIdentity()
 		return nil
 	}
 	if err := l.hashActive(audit, store, size, res); err != nil {

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"syscall"
 	"time"
 
@@ -247,15 +248,33 @@ func (l *fileLog) unrecorded() ([]filesink.Segment, error) {
 // fromSealedFile drops the segments before the one that is the file
 // sealed last: a rotation renames the active file, so a file named as a
 // segment that sorts before it was never this log's (put there by
-// someone), and verify names it as foreign. Without that file among them
-// (compressed meanwhile, or none sealed yet) segs stay as they are.
+// someone), and verify names it as foreign. One the file sink reported
+// making stays: it is the log's wherever it sorts, and sealing it out of
+// order is refused loudly rather than its lines left out. Without that
+// file among them (compressed meanwhile, or none sealed yet) segs stay as
+// they are.
 func (l *fileLog) fromSealedFile(segs []filesink.Segment) []filesink.Segment {
-	for i, s := range segs {
-		if l.isSealedFile(s) {
-			return segs[i:]
+	at := slices.IndexFunc(segs, l.isSealedFile)
+	if at <= 0 {
+		return segs
+	}
+	out := make([]filesink.Segment, 0, len(segs))
+	for _, s := range segs[:at] {
+		if l.reportedBySink(s) {
+			out = append(out, s)
 		}
 	}
-	return segs
+	return append(out, segs[at:]...)
+}
+
+// reportedBySink reports whether the file sink reported making seg and
+// the sealer has not recorded it yet.
+func (l *fileLog) reportedBySink(seg filesink.Segment) bool {
+	if l.rotation == nil {
+		return false
+	}
+	_, reported := l.rotation(filepath.Base(seg.Plain), false)
+	return reported
 }
 
 // isSealedFile reports whether seg is, still plain, the file sealed last.
