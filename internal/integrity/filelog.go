@@ -235,7 +235,7 @@ func (l *fileLog) sealActive(ctx context.Context, store *hashStore, cps *os.File
 	if err != nil {
 		return err
 	}
-	if (was != [2]uint64{l.dev, l.ino}) && l.rotatedSince() {
+	if (was != [2]uint64{l.dev, l.ino}) && l.rotatedSince(ctx) {
 		// Rotated between the segments' seal and this open: the file
 		// opened comes after a segment not sealed yet. Next round. It
 		// is not the file sealed last: held, it would make the next

@@ -115,14 +115,11 @@ func (l *fileLog) sealSegments(ctx context.Context, store *hashStore, cps *os.Fi
 	if l.known && l.pathIsSealedFile() {
 		return nil
 	}
-	pending, err := l.unrecorded()
+	pending, err := l.ownUnrecorded(ctx)
 	if err != nil {
 		return err
 	}
 	for _, seg := range pending {
-		if !l.rotatedBySink(ctx, seg) {
-			continue // put there by someone: verify names it
-		}
 		if err := l.sealSegment(ctx, seg, store, cps, res); err != nil {
 			return err
 		}
@@ -290,9 +287,22 @@ func (l *fileLog) isSealedFile(seg filesink.Segment) bool {
 	return ok && uint64(st.Dev) == l.dev && st.Ino == l.ino
 }
 
-// rotatedSince reports whether a segment not recorded yet is on disk.
-func (l *fileLog) rotatedSince() bool {
-	pending, err := l.unrecorded()
+// ownUnrecorded lists the segments not recorded yet that are rotations
+// of the log's (rotatedBySink), in order. The others were put there by
+// someone: verify names them.
+func (l *fileLog) ownUnrecorded(ctx context.Context) ([]filesink.Segment, error) {
+	segs, err := l.unrecorded()
+	if err != nil {
+		return nil, err
+	}
+	return slices.DeleteFunc(segs, func(s filesink.Segment) bool { return !l.rotatedBySink(ctx, s) }), nil
+}
+
+// rotatedSince reports whether a rotation of the log's not recorded yet
+// is on disk. A file put there by someone does not count: the next round
+// would pass over it again, and the active file would never be sealed.
+func (l *fileLog) rotatedSince(ctx context.Context) bool {
+	pending, err := l.ownUnrecorded(ctx)
 	return err != nil || len(pending) > 0
 }
 
