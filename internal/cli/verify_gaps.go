@@ -3,7 +3,6 @@ package cli
 import (
 	"cmp"
 	"fmt"
-	"math"
 	"slices"
 	"strings"
 
@@ -11,11 +10,8 @@ import (
 
 	"github.com/sandboxaudit/sandboxaudit/internal/plural"
 	"github.com/sandboxaudit/sandboxaudit/internal/seqset"
+	"github.com/sandboxaudit/sandboxaudit/internal/trail"
 )
-
-// maxGapRanges bounds the ranges of missing seqs a session's line names;
-// the rest are counted.
-const maxGapRanges = 5
 
 // reportGaps says, per session, which seqs from 1 to its highest no line
 // read carries: without --key they are the only trace of lines lost (a
@@ -37,7 +33,7 @@ func (v *verifier) reportGaps() {
 	}
 	var list []gapped
 	for id, ss := range v.sessions {
-		missing, ranges := ss.seqs.Gaps(maxGapRanges)
+		missing, ranges := ss.seqs.Gaps(trail.MaxMissingRanges) // as sessions shows them
 		if missing > 0 {
 			lowest, _ := ss.seqs.Lowest()
 			list = append(list, gapped{id, ss.first, missing, ranges, lowest})
@@ -48,7 +44,7 @@ func (v *verifier) reportGaps() {
 	})
 	listed := 0
 	for _, g := range list {
-		v.sum.Missing = addSaturating(v.sum.Missing, g.missing)
+		v.sum.Missing = seqset.AddSaturating(v.sum.Missing, g.missing)
 		what := describeGaps(g.missing, g.ranges) + " not in the files read"
 		var line string
 		switch {
@@ -76,7 +72,7 @@ func describeGaps(missing int64, ranges []seqset.Range) string {
 	parts := make([]string, 0, len(ranges))
 	var named int64
 	for _, r := range ranges {
-		named = addSaturating(named, r.Len())
+		named = seqset.AddSaturating(named, r.Len())
 		if r.Lo == r.Hi {
 			parts = append(parts, fmt.Sprint(r.Lo))
 		} else {
@@ -88,12 +84,4 @@ func describeGaps(missing int64, ranges []seqset.Range) string {
 		text += fmt.Sprintf(" and %d more (%d in all)", missing-named, missing)
 	}
 	return plural.Pick(missing, "seq ", "seqs ") + text + plural.Pick(missing, " is", " are")
-}
-
-// addSaturating adds two counts of seqs, stopping at the largest int64.
-func addSaturating(a, b int64) int64 {
-	if b > math.MaxInt64-a {
-		return math.MaxInt64
-	}
-	return a + b
 }

@@ -133,11 +133,7 @@ func (s *Set) Gaps(limit int) (missing int64, first []Range) {
 			return
 		}
 		r := Range{lo, hi}
-		if n := r.Len(); n > math.MaxInt64-missing {
-			missing = math.MaxInt64
-		} else {
-			missing += n
-		}
+		missing = AddSaturating(missing, r.Len())
 		if len(first) < limit {
 			first = append(first, r)
 		}
@@ -149,4 +145,13 @@ func (s *Set) Gaps(limit int) (missing int64, first []Range) {
 		note(s.ranges[i-1].hi+1, s.ranges[i].lo-1)
 	}
 	return missing, first
+}
+
+// AddSaturating adds two counts of seqs (not negative), stopping at the
+// largest int64.
+func AddSaturating(a, b int64) int64 {
+	if b > math.MaxInt64-a {
+		return math.MaxInt64
+	}
+	return a + b
 }
