@@ -53,16 +53,11 @@ func (sc *scanner) encodedLineStart(i int) bool {
 	if sc.probe {
 		return true // a string of data text may start anywhere
 	}
-	s := sc.s
-	k := skipBlanksBack(s, i, true)
+	k := skipBlanksBack(sc.s, i, true)
 	if k == 0 {
 		return true
 	}
-	c := s[k-1]
-	if b, n := pctBefore(s, k); n > 0 {
-		c = b
-	}
-	switch c {
+	switch byteBefore(sc.s, k) {
 	case '\n', '\r', '=', '?', '&':
 		return true
 	}
@@ -77,11 +72,16 @@ func encodedMemberStart(s string, i int) bool {
 	if k == 0 {
 		return false
 	}
-	c := s[k-1]
-	if b, n := pctBefore(s, k); n > 0 {
-		c = b
-	}
+	c := byteBefore(s, k)
 	return c == '{' || c == ',' || c == '('
+}
+
+// byteBefore is the byte, plain or encoded, that ends at k (k > 0).
+func byteBefore(s string, k int) byte {
+	if b, n := pctBefore(s, k); n > 0 {
+		return b
+	}
+	return s[k-1]
 }
 
 // encodedQuoteAt reports the quote, plain or encoded, at v and its length.
