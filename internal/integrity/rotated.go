@@ -141,11 +141,17 @@ func isRegular(name string) bool {
 // before the sealer recorded it: its acknowledged lines would be missing
 // from the log without a trace, the new file's lines following the
 // segment before it. Compression keeps one of its two names at all times.
+// A report that came after its segment was recorded (without flock
+// nothing orders the two) is spent here: retention may remove the file.
 func (l *fileLog) checkReportedOnDisk() error {
 	if l.reported == nil {
 		return nil
 	}
 	for _, name := range l.reported() {
+		if slices.ContainsFunc(l.segLog.Segments, func(r SegmentRecord) bool { return r.Name == name }) {
+			l.rotation(name, true)
+			continue
+		}
 		plain := filepath.Join(filepath.Dir(l.path), name)
 		if isRegular(plain) || isRegular(plain+filesink.ZstdSuffix) {
 			continue
