@@ -298,7 +298,8 @@ func (sc *scanner) encodedAuthorization(v int) int {
 	w := encodedCredentialEnd(s, v)
 	c := skipEncodedBlanks(s, w)
 	e := encodedCredentialEnd(s, c)
-	switch scheme := s[v:w]; {
+	scheme := s[v:w]
+	switch kind, ok := schemeKind(scheme); {
 	case w == v:
 		return v
 	case c == w || e == c: // one word: the credential itself
@@ -306,12 +307,8 @@ func (sc *scanner) encodedAuthorization(v int) int {
 			return w
 		}
 		return sc.cutValue(v, w, KindAuthorization)
-	case strings.EqualFold(scheme, "bearer"):
-		sc.add(c, e, KindBearerToken)
-	case strings.EqualFold(scheme, "basic"):
-		sc.add(c, e, KindBasicAuth)
-	case strings.EqualFold(scheme, "token"):
-		sc.add(c, e, KindAuthorization)
+	case ok:
+		sc.add(c, e, kind)
 	default: // Digest, AWS4-HMAC-SHA256 ...: to the value's plain end
 		for e < len(s) && !endsValue(s[e]) && s[e] != '[' {
 			e++

@@ -1098,24 +1098,34 @@ func (sc *scanner) authorization(v int) int {
 		sc.add(v, w, KindAuthorization)
 		return w
 	}
-	scheme := s[v:w]
+	if kind, ok := schemeKind(s[v:w]); ok {
+		sc.add(c, e, kind)
+		return e
+	}
+	// Digest, AWS4-HMAC-SHA256 ...: parameters to a quote or the end of
+	// the line, looked for only as far as the first of them
+	e = len(s)
+	if q := strings.IndexAny(s[c:], "\"'\r\n"); q >= 0 {
+		e = c + q
+	}
+	e = lineEnd(s[:e], c)
+	sc.add(c, e, KindAuthorization)
+	return e
+}
+
+// schemeKind is the kind of the one credential after an Authorization
+// scheme that takes a single one (Bearer, Basic, token); false for any
+// other scheme, whose parameters run on.
+func schemeKind(scheme string) (Kind, bool) {
 	switch {
 	case strings.EqualFold(scheme, "bearer"):
-		sc.add(c, e, KindBearerToken)
+		return KindBearerToken, true
 	case strings.EqualFold(scheme, "basic"):
-		sc.add(c, e, KindBasicAuth)
+		return KindBasicAuth, true
 	case strings.EqualFold(scheme, "token"):
-		sc.add(c, e, KindAuthorization)
-	default: // Digest, AWS4-HMAC-SHA256 ...: parameters to a quote or the end
-		// of the line, looked for only as far as the first of them
-		e = len(s)
-		if q := strings.IndexAny(s[c:], "\"'\r\n"); q >= 0 {
-			e = c + q
-		}
-		e = lineEnd(s[:e], c)
-		sc.add(c, e, KindAuthorization)
+		return KindAuthorization, true
 	}
-	return e
+	return 0, false
 }
 
 // literalPrefix is the length of a Python string literal's prefix at v
