@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/google/uuid"
 
@@ -69,19 +68,5 @@ func (v *verifier) reportGaps() {
 // describeGaps names the missing seqs: "seq 4 is", "seqs 4–6, 9 are",
 // "seqs 2, 4, 6, 8, 10 and 99994 more (99999 in all) are".
 func describeGaps(missing int64, ranges []seqset.Range) string {
-	parts := make([]string, 0, len(ranges))
-	var named int64
-	for _, r := range ranges {
-		named = seqset.AddSaturating(named, r.Len())
-		if r.Lo == r.Hi {
-			parts = append(parts, fmt.Sprint(r.Lo))
-		} else {
-			parts = append(parts, fmt.Sprintf("%d–%d", r.Lo, r.Hi))
-		}
-	}
-	text := strings.Join(parts, ", ")
-	if missing > named {
-		text += fmt.Sprintf(" and %d more (%d in all)", missing-named, missing)
-	}
-	return plural.Pick(missing, "seq ", "seqs ") + text + plural.Pick(missing, " is", " are")
+	return plural.Pick(missing, "seq ", "seqs ") + seqset.Describe(missing, ranges) + plural.Pick(missing, " is", " are")
 }

@@ -3,9 +3,11 @@
 package seqset
 
 import (
+	"fmt"
 	"maps"
 	"math"
 	"slices"
+	"strings"
 )
 
 // Set is the set of seqs one session has used. A writer hands seqs out
@@ -154,4 +156,24 @@ func AddSaturating(a, b int64) int64 {
 		return math.MaxInt64
 	}
 	return a + b
+}
+
+// Describe names missing seqs from Gaps: "4", "4–6, 9",
+// "2, 4, 6, 8, 10 and 99994 more (99999 in all)".
+func Describe(missing int64, ranges []Range) string {
+	parts := make([]string, 0, len(ranges))
+	var named int64
+	for _, r := range ranges {
+		named = AddSaturating(named, r.Len())
+		if r.Lo == r.Hi {
+			parts = append(parts, fmt.Sprint(r.Lo))
+		} else {
+			parts = append(parts, fmt.Sprintf("%d–%d", r.Lo, r.Hi))
+		}
+	}
+	text := strings.Join(parts, ", ")
+	if missing > named {
+		text += fmt.Sprintf(" and %d more (%d in all)", missing-named, missing)
+	}
+	return text
 }
