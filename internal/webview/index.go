@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/sandboxaudit/sandboxaudit/internal/seqset"
 	"github.com/sandboxaudit/sandboxaudit/internal/trail"
 )
 
@@ -37,6 +38,10 @@ type sessionIndex struct {
 	MoreTraces bool
 	// Span of time its operations cover, for the timeline's axis.
 	end int64
+	// seqs are its seqs while ReadOps gives its operations (together);
+	// then only Missing and MissingRanges are kept, so memory stays one
+	// entry per session.
+	seqs *seqset.Set
 }
 
 // index is the trail, sorted once at start into a spool file of
@@ -65,7 +70,8 @@ func buildIndex(ctx context.Context, sources []string, opts trail.Options) (*ind
 	st, err := trail.ReadOps(ctx, sources, opts, func(o *trail.Op) error {
 		id := uuid.UUID(o.Session)
 		if cur == nil || cur.ID != id {
-			cur = &sessionIndex{Session: trail.Session{ID: id}}
+			cur.gaps()
+			cur = &sessionIndex{Session: trail.Session{ID: id}, seqs: &seqset.Set{}}
 			ix.sessions = append(ix.sessions, cur)
 			ix.byID[id] = cur
 		}
@@ -75,6 +81,7 @@ func buildIndex(ctx context.Context, sources []string, opts trail.Options) (*ind
 		cur.add(o)
 		return enc.Encode(opRecord{SpanID: o.SpanID, TraceID: o.TraceID, Op: o.Op, What: o.What, Start: o.Start, Finish: o.Finish})
 	})
+	cur.gaps()
 	if err == nil {
 		err = cw.w.Flush()
 	}
@@ -95,6 +102,21 @@ func (s *sessionIndex) add(o *trail.Op) {
 	if end := endOf(o); end > s.end {
 		s.end = end
 	}
+	for _, e := range [2]*trail.Event{o.Start, o.Finish} {
+		if e != nil {
+			s.seqs.Add(e.Seq)
+		}
+	}
+}
+
+// gaps counts the session's missing seqs as sessions does, once its
+// operations are all read, and drops its seqs.
+func (s *sessionIndex) gaps() {
+	if s == nil || s.seqs == nil {
+		return
+	}
+	s.Missing, s.MissingRanges = s.seqs.Gaps(trail.MaxMissingRanges)
+	s.seqs = nil
 }
 
 // endOf is when an operation ended: its finish, else its start.

@@ -15,6 +15,7 @@ import (
 	"github.com/sandboxaudit/sandboxaudit/auditevent"
 	"github.com/sandboxaudit/sandboxaudit/internal/plural"
 	"github.com/sandboxaudit/sandboxaudit/internal/safetext"
+	"github.com/sandboxaudit/sandboxaudit/internal/seqset"
 	"github.com/sandboxaudit/sandboxaudit/internal/trail"
 )
 
@@ -80,6 +81,8 @@ type sessionRow struct {
 	trail.Session
 	Href, TraceHref string
 	MoreTraces      bool
+	// MissingText names the first missing seqs, for the Missing cell's title.
+	MissingText string
 }
 
 type sealRow struct {
@@ -98,6 +101,7 @@ var sortKeys = []struct {
 	{"ops", "Operations", func(a, b *sessionIndex) int { return cmp.Compare(a.Ops, b.Ops) }},
 	{"failures", "Failures", func(a, b *sessionIndex) int { return cmp.Compare(a.Failures, b.Failures) }},
 	{"open", "Open", func(a, b *sessionIndex) int { return cmp.Compare(a.Open, b.Open) }},
+	{"missing", "Missing", func(a, b *sessionIndex) int { return cmp.Compare(a.Missing, b.Missing) }},
 }
 
 func (s *Server) sessionsPage(w http.ResponseWriter, r *http.Request) {
@@ -118,7 +122,7 @@ func (s *Server) sessionsPage(w http.ResponseWriter, r *http.Request) {
 		return k.key == key
 	})
 	if i < 0 {
-		http.Error(w, "sort: want one of session, first, last, ops, failures, open", http.StatusBadRequest)
+		http.Error(w, "sort: want one of session, first, last, ops, failures, open, missing", http.StatusBadRequest)
 		return
 	}
 	list := slices.Clone(s.ix.sessions)
@@ -140,7 +144,8 @@ func (s *Server) sessionsPage(w http.ResponseWriter, r *http.Request) {
 	var rows []sessionRow
 	for _, si := range list[min(offset, len(list)):min(offset+limit, len(list))] {
 		rows = append(rows, sessionRow{Session: si.Session, Href: "/session/" + si.ID.String(),
-			TraceHref: s.trace.link(si.TraceID, ""), MoreTraces: si.MoreTraces})
+			TraceHref: s.trace.link(si.TraceID, ""), MoreTraces: si.MoreTraces,
+			MissingText: missingText(si.Missing, si.MissingRanges)})
 	}
 	var seals []sealRow
 	for _, st := range s.seals {
@@ -151,6 +156,15 @@ func (s *Server) sessionsPage(w http.ResponseWriter, r *http.Request) {
 		"Total": int64(len(list)), "Columns": cols, "Desc": desc, "Rows": rows,
 		"Pager": makePager("/", url.Values{"sort": {key}, "desc": {q.Get("desc")}}, offset, limit, len(list)),
 	})
+}
+
+// missingText is the Missing cell's title: which seqs no line read
+// carries ("" when none).
+func missingText(missing int64, ranges []seqset.Range) string {
+	if missing == 0 {
+		return ""
+	}
+	return plural.Pick(missing, "seq ", "seqs ") + seqset.Describe(missing, ranges) + " not in the files read"
 }
 
 // session finds the session the path names; false after answering 400/404.
