@@ -134,3 +134,45 @@ func check(t testing.TB, path, pubPath string) CheckResult {
 }
 
 var bg = context.Background()
+
+// reportedRotation rotates past 100 bytes and reports each rotation to
+// sealer, as the exporter wires the two.
+func reportedRotation(sealer *Sealer) *filesink.Rotation {
+	return &filesink.Rotation{MaxBytes: 100, OnRotate: func(p, seg string) { sealer.Rotated(p, seg) }}
+}
+
+// writeUntilRotated writes lines from from on, in batches of four and
+// without sealing, until the sink has rotated; it returns the segments and
+// the next line's number.
+func writeUntilRotated(t testing.TB, sink *filesink.Sink, path string, from int) ([]filesink.Segment, int) {
+	t.Helper()
+	before, err := filesink.Segments(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	segs, n := before, from
+	for ; len(segs) == len(before) && n < from+360; n += 4 {
+		if err := sink.WriteBatch(bg, "s", []byte(lines(n, n+3))); err != nil {
+			t.Fatal(err)
+		}
+		if segs, err = filesink.Segments(path); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(segs) == len(before) {
+		t.Fatal("the sink did not rotate")
+	}
+	return segs, n
+}
+
+// plantNextSegment puts a file named as the segment after newest beside
+// it, holding one forged line, and returns its path.
+func plantNextSegment(t testing.TB, newest filesink.Segment) string {
+	t.Helper()
+	planted := filepath.Join(filepath.Dir(newest.Plain),
+		"events-"+newest.Time.Format("20060102T150405Z")+"-"+fmtSeq(newest.Seq+1)+".jsonl")
+	if err := os.WriteFile(planted, []byte(lines(1000, 1001)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return planted
+}

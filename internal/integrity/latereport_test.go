@@ -19,8 +19,7 @@ func TestLateRotationReportOfARecordedSegment(t *testing.T) {
 	k, _ := testKeys(t, "test")
 	path := filepath.Join(t.TempDir(), "events.jsonl")
 	sealer := newSealer(t, k)
-	rot := &filesink.Rotation{MaxBytes: 100, OnRotate: func(p, seg string) { sealer.Rotated(p, seg) }}
-	sink := sealedSink(t, path, rot, sealer)
+	sink := sealedSink(t, path, reportedRotation(sealer), sealer)
 	writeSealed(t, sink, sealer, 0, 40)
 	segs, err := filesink.Segments(path)
 	require.NoError(t, err)

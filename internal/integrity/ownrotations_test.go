@@ -31,8 +31,7 @@ func TestOwnRotationsRacingASealAreAllRecorded(t *testing.T) {
 		}
 		return f.Sync()
 	}
-	rot := &filesink.Rotation{MaxBytes: 100, OnRotate: func(p, seg string) { sealer.Rotated(p, seg) }}
-	sink := sealedSink(t, path, rot, sealer)
+	sink := sealedSink(t, path, reportedRotation(sealer), sealer)
 	n := 0
 	// rotate writes a batch of more than 100 bytes: the sink rotates the
 	// file before it, and the batch starts the next file.

@@ -1,13 +1,10 @@
 package integrity
 
 import (
-	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
-
-	"github.com/sandboxaudit/sandboxaudit/internal/filesink"
 )
 
 // A file named as the segment after the one the sink had just rotated,
@@ -17,25 +14,12 @@ import (
 // again the next round. The lines acknowledged after it stayed unsealed.
 func TestPlantedNextSegmentLeavesTheActiveFileSealed(t *testing.T) {
 	k, _ := testKeys(t, "test")
-	dir := t.TempDir()
-	path := filepath.Join(dir, "events.jsonl")
+	path := filepath.Join(t.TempDir(), "events.jsonl")
 	sealer := newSealer(t, k)
-	rot := &filesink.Rotation{MaxBytes: 100, OnRotate: func(p, seg string) { sealer.Rotated(p, seg) }}
-	sink := sealedSink(t, path, rot, sealer)
+	sink := sealedSink(t, path, reportedRotation(sealer), sealer)
 	writeSealed(t, sink, sealer, 0, 40)
-	before, err := filesink.Segments(path)
-	require.NoError(t, err)
-	// Write without sealing until the sink rotates.
-	segs, n := before, 40
-	for ; len(segs) == len(before) && n < 400; n += 4 {
-		require.NoError(t, sink.WriteBatch(bg, "s", []byte(lines(n, n+3))))
-		segs, err = filesink.Segments(path)
-		require.NoError(t, err)
-	}
-	require.Greater(t, len(segs), len(before), "the sink rotated")
-	newest := segs[len(segs)-1]
-	planted := filepath.Join(dir, "events-"+newest.Time.Format("20060102T150405Z")+"-"+fmtSeq(newest.Seq+1)+".jsonl")
-	require.NoError(t, os.WriteFile(planted, []byte(lines(1000, 1001)), 0o600))
+	segs, n := writeUntilRotated(t, sink, path, 40)
+	plantNextSegment(t, segs[len(segs)-1])
 	require.NoError(t, sealer.SealPending(bg))
 	require.NoError(t, sink.WriteBatch(bg, "s", []byte(lines(n, n))))
 	n++

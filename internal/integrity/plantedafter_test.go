@@ -1,7 +1,6 @@
 package integrity
 
 import (
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -15,26 +14,13 @@ import (
 // the log's segments: its forged lines were signed, and verify passed
 // them. Only the segments the file sink reports making are the log's.
 func TestPlantedNextSegmentIsNotSealed(t *testing.T) {
-	k, pub := testKeys(t, "test")
-	dir := t.TempDir()
-	path := filepath.Join(dir, "events.jsonl")
+	k, _ := testKeys(t, "test")
+	path := filepath.Join(t.TempDir(), "events.jsonl")
 	sealer := newSealer(t, k)
-	rot := &filesink.Rotation{MaxBytes: 100, OnRotate: func(p, seg string) { sealer.Rotated(p, seg) }}
-	sink := sealedSink(t, path, rot, sealer)
+	sink := sealedSink(t, path, reportedRotation(sealer), sealer)
 	writeSealed(t, sink, sealer, 0, 40)
-	before, err := filesink.Segments(path)
-	require.NoError(t, err)
-	// Write without sealing until the sink rotates.
-	segs := before
-	for i := 40; len(segs) == len(before) && i < 400; i += 4 {
-		require.NoError(t, sink.WriteBatch(bg, "s", []byte(lines(i, i+3))))
-		segs, err = filesink.Segments(path)
-		require.NoError(t, err)
-	}
-	require.Greater(t, len(segs), len(before), "the sink rotated")
-	newest := segs[len(segs)-1]
-	planted := filepath.Join(dir, "events-"+newest.Time.Format("20060102T150405Z")+"-"+fmtSeq(newest.Seq+1)+".jsonl")
-	require.NoError(t, os.WriteFile(planted, []byte(lines(1000, 1001)), 0o600))
+	segs, _ := writeUntilRotated(t, sink, path, 40)
+	planted := plantNextSegment(t, segs[len(segs)-1])
 	require.NoError(t, sealer.SealPending(bg))
 	_, seg, ok := filesink.ParseSegment(planted)
 	require.True(t, ok)
@@ -42,5 +28,4 @@ func TestPlantedNextSegmentIsNotSealed(t *testing.T) {
 	writeSealed(t, sink, sealer, 400, 440)
 	require.NoError(t, sink.Close())
 	require.NoError(t, sealer.Close(bg))
-	_ = pub
 }

@@ -29,8 +29,7 @@ func segmentRemovedBeforeItsSeal(t *testing.T, symlink bool) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "events.jsonl")
 	sealer := newSealer(t, k)
-	rot := &filesink.Rotation{MaxBytes: 100, OnRotate: func(p, seg string) { sealer.Rotated(p, seg) }}
-	sink := sealedSink(t, path, rot, sealer)
+	sink := sealedSink(t, path, reportedRotation(sealer), sealer)
 	writeSealed(t, sink, sealer, 0, 8)
 	// Two rotations without a seal: the second segment holds no line the
 	// sealer read.
