@@ -6,10 +6,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/config/configoptional"
 	"go.opentelemetry.io/collector/exporter/exporterhelper"
-	"go.opentelemetry.io/collector/exporter/exportertest"
 
 	"github.com/open-telemetry/opentelemetry-collector-contrib/exporter/kafkaexporter"
 )
@@ -21,9 +19,7 @@ import (
 // it was taken. With sandboxaudit_encoding it is refused when the
 // exporter is created, naming the key.
 func TestExporterRefusesAQueueInFrontOfAuditLines(t *testing.T) {
-	f := NewFactory(component.MustNewType("sandboxaudit_encoding"))
-	set := exportertest.NewNopSettings(f.Type())
-	set.ID = component.NewID(f.Type())
+	f, set := guardedFactory()
 
 	cfg := f.CreateDefaultConfig().(*kafkaexporter.Config)
 	cfg.Logs.Encoding = "sandboxaudit_encoding"
@@ -48,9 +44,7 @@ func TestExporterRefusesAQueueInFrontOfAuditLines(t *testing.T) {
 // queue answers the client only once the export is done, with its error,
 // so a crash loses nothing that was answered: it is not refused.
 func TestExporterTakesAQueueThatWaitsForTheResult(t *testing.T) {
-	f := NewFactory(component.MustNewType("sandboxaudit_encoding"))
-	set := exportertest.NewNopSettings(f.Type())
-	set.ID = component.NewID(f.Type())
+	f, set := guardedFactory()
 
 	cfg := f.CreateDefaultConfig().(*kafkaexporter.Config)
 	cfg.Logs.Encoding = "sandboxaudit_encoding"

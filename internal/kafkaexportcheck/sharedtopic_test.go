@@ -6,10 +6,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/config/configoptional"
 	"go.opentelemetry.io/collector/exporter/exporterhelper"
-	"go.opentelemetry.io/collector/exporter/exportertest"
 
 	"github.com/open-telemetry/opentelemetry-collector-contrib/exporter/kafkaexporter"
 )
@@ -21,10 +19,7 @@ import (
 // span's lines are lost while the edge answers success. It is refused when
 // the exporter is created, naming the key.
 func TestExporterRefusesAnotherEncodingOnTheAuditTopic(t *testing.T) {
-	enc := component.MustNewType("sandboxaudit_encoding")
-	f := NewFactory(enc)
-	set := exportertest.NewNopSettings(f.Type())
-	set.ID = component.NewID(f.Type())
+	f, set := guardedFactory()
 
 	cfg := f.CreateDefaultConfig().(*kafkaexporter.Config)
 	cfg.Logs = kafkaexporter.SignalConfig{Topic: "sandbox-audit", Encoding: "sandboxaudit_encoding"}
