@@ -228,6 +228,9 @@ func (h *handover) finalCheckpoint(ctx context.Context) ([]byte, integrity.Check
 	if err != nil {
 		return nil, integrity.Checkpoint{}, fmt.Errorf("%s: %w", h.path, err)
 	}
+	if err := h.checkNextOrigin(last.Origin); err != nil {
+		return nil, integrity.Checkpoint{}, err
+	}
 	note := integrity.Handover{Checkpoint: last, NextKey: h.nextKey, NextOrigin: h.nextOrigin}
 	signed, err := integrity.SignHandover(note, h.keys.Signer)
 	if err != nil {
@@ -237,4 +240,24 @@ func (h *handover) finalCheckpoint(ctx context.Context) ([]byte, integrity.Check
 		return nil, integrity.Checkpoint{}, fmt.Errorf("%s: %w", h.path, err)
 	}
 	return signed, last, nil
+}
+
+// checkNextOrigin refuses a next origin the chain has used already: the
+// retiring log's (a new key made with the old key's name gets it by
+// default), or that of the log it was handed over from. A witness holds
+// one key and one tree per origin, and verify reads a second log of a
+// retired origin as the retired key going on.
+func (h *handover) checkNextOrigin(origin string) error {
+	what := ""
+	switch h.nextOrigin {
+	case origin:
+		what = "the log being retired"
+	case integrity.HandoverNoteOrigin(h.path):
+		what = "the log it was handed over from"
+	default:
+		return nil
+	}
+	return fmt.Errorf("--next-origin: %q is the origin of %s; the new log needs one of its own (a witness holds one key "+
+		"and one tree per origin): give another --next-origin, or make the new key with another --name. Nothing was handed over",
+		h.nextOrigin, what)
 }

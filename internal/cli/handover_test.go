@@ -626,3 +626,43 @@ func TestVerifyAloneGoesOnPastAnotherKeysSegments(t *testing.T) {
 	}
 	require.Contains(t, res.stdout, "--alone checks a segment with --key only; verify the trail without --alone to follow a key handover")
 }
+
+// A new key made with the retiring key's name gets, by default, the
+// retiring log's origin; so does --next-origin naming it. A witness holds
+// one key and one tree per origin, and verify reads a second log of a
+// retired origin as the old key going on: the handover is refused before
+// its final checkpoint is signed, and the path keeps its log.
+func TestLogHandoverRefusesTheRetiringOrigin(t *testing.T) {
+	path, keyPath, pubPath := sealedFixture(t)
+	dir := t.TempDir()
+	res := run(t, "", "keygen", "--name", "cli-test", "--out", dir)
+	require.Equal(t, 0, res.code, res.stderr)
+	other := run(t, "", "keygen", "--name", "cli-test-2027", "--out", dir)
+	require.Equal(t, 0, other.code, other.stderr)
+	for _, args := range [][]string{
+		{"--next-key", filepath.Join(dir, "cli-test.pub")},
+		{"--next-key", filepath.Join(dir, "cli-test-2027.pub"), "--next-origin", "cli-test/audit.jsonl"},
+	} {
+		res := run(t, "", append(append([]string{"log", "handover", "--signing-key", keyPath}, args...), path)...)
+		require.Equal(t, 1, res.code, res.stdout+res.stderr)
+		require.Contains(t, res.stderr, `--next-origin: "cli-test/audit.jsonl" is the origin of the log being retired`)
+		require.FileExists(t, path)
+		require.NoFileExists(t, integrity.HandoverPath(path))
+		res = run(t, "", "verify", "--key", pubPath, path)
+		require.Equal(t, 0, res.code, "no final checkpoint was signed: %s", res.stdout)
+	}
+}
+
+// Nor may a chain go back to the origin of the log the retiring one was
+// handed over from.
+func TestLogHandoverRefusesThePreviousOrigin(t *testing.T) {
+	path, _, _, midKey, _ := handedOver(t)
+	dir := t.TempDir()
+	res := run(t, "", "keygen", "--name", "cli-test-2028", "--out", dir)
+	require.Equal(t, 0, res.code, res.stderr)
+	res = run(t, "", "log", "handover", "--signing-key", midKey, "--next-key", filepath.Join(dir, "cli-test-2028.pub"),
+		"--next-origin", "cli-test/audit.jsonl", path)
+	require.Equal(t, 1, res.code, res.stdout+res.stderr)
+	require.Contains(t, res.stderr, `--next-origin: "cli-test/audit.jsonl" is the origin of the log it was handed over from`)
+	require.FileExists(t, path)
+}

@@ -1,6 +1,7 @@
 package integrity
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -65,6 +66,18 @@ func readHandoverNote(path string) (signed []byte, ok bool, err error) {
 		return nil, false, fmt.Errorf("%s: longer than %d bytes", HandoverPath(path), maxHandoverNote)
 	}
 	return signed, true, nil
+}
+
+// HandoverNoteOrigin is the origin of the log the handover note beside
+// path retired ("" when there is none), read without a key: log handover
+// keeps a chain from going back to it.
+func HandoverNoteOrigin(path string) string {
+	signed, ok, err := readHandoverNote(path)
+	if err != nil || !ok {
+		return ""
+	}
+	origin, _, _ := bytes.Cut(signed, []byte("\n"))
+	return string(origin)
 }
 
 // parsePendingHandover reads a handover note's text without its
