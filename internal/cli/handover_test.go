@@ -666,3 +666,24 @@ func TestLogHandoverRefusesThePreviousOrigin(t *testing.T) {
 	require.Contains(t, res.stderr, `--next-origin: "cli-test/audit.jsonl" is the origin of the log it was handed over from`)
 	require.FileExists(t, path)
 }
+
+// The handover note copied beside another path starts a second log from
+// the same handover, signed by the new key: a fork of the chain, which
+// verify refuses whichever of the two it reads second.
+func TestVerifyRefusesTwoLogsFromOneHandover(t *testing.T) {
+	path, retired, oldPub, newKey, _ := handedOver(t)
+	other := filepath.Join(t.TempDir(), filepath.Base(path))
+	note, err := os.ReadFile(integrity.HandoverPath(path))
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(integrity.HandoverPath(other), note, 0o600))
+	startNewLog(t, other, newKey)
+	for _, args := range [][]string{{retired, path, other}, {other, path, retired}} {
+		res := run(t, "", append([]string{"verify", "--key", oldPub, "--allow-open", "--allow-duplicates"}, args...)...)
+		require.Equal(t, 1, res.code, res.stdout)
+		second, first := other, path
+		if args[0] == other {
+			second, first = path, other
+		}
+		require.Contains(t, res.stdout, second+": handover: a second log starts from the handover of "+retired+" (the first is "+first+")")
+	}
+}

@@ -23,6 +23,9 @@ type handovers struct {
 	// to the retired file it came from.
 	genesis map[string]tlog.Hash
 	from    map[string]string
+	// started maps the origin a handover names to the file whose log was
+	// found to start from it: a second one is a fork of the chain.
+	started map[string]string
 }
 
 // followHandover makes the key a handover named for the origin of the
@@ -59,7 +62,13 @@ func (v *verifier) checkGenesis(name, origin string) {
 		why = fmt.Sprintf("its handover record names the log %q", g.Origin)
 	case g.EndRange[0] != want:
 		why = "its first leaf is the hash of another note"
+	case v.handovers.started[origin] != "":
+		v.sum.Problems++
+		_, _ = fmt.Fprintf(v.out, "%s: handover: a second log starts from the handover of %s (the first is %s): "+
+			"one handover starts one log\n", name, from, v.handovers.started[origin])
+		return
 	default:
+		v.handovers.started[origin] = name
 		_, _ = fmt.Fprintf(v.out, "%s: handover: the log starts from the handover of %s\n", name, from)
 		return
 	}
@@ -98,6 +107,7 @@ func (v *verifier) checkHandover(name string, leaves, lead int64) {
 	if v.handovers.next == nil {
 		v.handovers.next, v.handovers.retired = map[string]note.Verifier{}, map[string]string{}
 		v.handovers.genesis, v.handovers.from = map[string]tlog.Hash{}, map[string]string{}
+		v.handovers.started = map[string]string{}
 	}
 	v.handovers.next[h.NextOrigin] = next
 	v.handovers.retired[h.Origin] = name
