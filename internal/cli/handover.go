@@ -158,11 +158,9 @@ func (f *witnessFailures) String() string {
 }
 
 func (h *handover) run(ctx context.Context, pool *witness.Pool, failures *witnessFailures, out io.Writer) error {
-	if _, err := os.Lstat(integrity.CheckpointsPath(h.path)); errors.Is(err, os.ErrNotExist) {
-		if _, err := os.Lstat(integrity.HandoverPath(h.path)); err == nil {
-			return fmt.Errorf("%s: nothing to hand over: its log was handed over already, and the note in %s starts the next one; "+
-				"start the collector with the new key, then hand that log over", h.path, integrity.HandoverPath(h.path))
-		}
+	if handedOverAlready(h.path) {
+		return fmt.Errorf("%s: nothing to hand over: its log was handed over already, and the note in %s starts the next one; "+
+			"start the collector with the new key, then hand that log over", h.path, integrity.HandoverPath(h.path))
 	}
 	sl, err := integrity.LoadSegmentLog(h.path, h.keys.Verifier)
 	if err != nil {
@@ -202,6 +200,18 @@ func (h *handover) run(ctx context.Context, pool *witness.Pool, failures *witnes
 		retired, where, h.path)
 	_, _ = fmt.Fprintf(out, "log handover: the new log starts from the note in %s\n", integrity.HandoverPath(h.path))
 	return nil
+}
+
+// handedOverAlready reports whether path holds a handover's note and no
+// checkpoint of the next log yet: its checkpoints sidecar is missing, or
+// empty as a start refused with the retired key leaves it.
+func handedOverAlready(path string) bool {
+	fi, err := os.Lstat(integrity.CheckpointsPath(path))
+	if err == nil && fi.Size() > 0 || err != nil && !errors.Is(err, os.ErrNotExist) {
+		return false
+	}
+	_, err = os.Lstat(integrity.HandoverPath(path))
+	return err == nil
 }
 
 // finalCheckpoint seals the log with the key being retired and signs its

@@ -687,3 +687,19 @@ func TestVerifyRefusesTwoLogsFromOneHandover(t *testing.T) {
 		require.Contains(t, res.stdout, second+": handover: a second log starts from the handover of "+retired+" (the first is "+first+")")
 	}
 }
+
+// A collector started with the retired key after the handover refuses the
+// note, leaving empty sidecars at the path; running the handover again
+// still says it was done, not that the note names another key.
+func TestLogHandoverAgainAfterARefusedStart(t *testing.T) {
+	path, _, oldPub, _, _ := handOver(t)
+	oldKey := strings.TrimSuffix(oldPub, ".pub") + ".key"
+	require.ErrorContains(t, sealWith(t, path, oldKey), "hands the log over to the key cli-test-2027+")
+	require.FileExists(t, integrity.CheckpointsPath(path))
+	dir := t.TempDir()
+	res := run(t, "", "keygen", "--name", "cli-test-2027", "--out", dir)
+	require.Equal(t, 0, res.code, res.stderr)
+	res = run(t, "", "log", "handover", "--signing-key", oldKey, "--next-key", filepath.Join(dir, "cli-test-2027.pub"), path)
+	require.Equal(t, 1, res.code, res.stdout+res.stderr)
+	require.Contains(t, res.stderr, path+": nothing to hand over: its log was handed over already")
+}
