@@ -544,6 +544,10 @@ func (l *fileLog) nextCheckpoint(cps *os.File, nr *NoteReader, i int, res *sealR
 // extends the checkpoint before it, and makes it the last one.
 func (l *fileLog) addCheckpoint(i int, rec []byte) error {
 	c, err := OpenCheckpoint(rec, l.keys.Verifier)
+	if err != nil && i == 1 && errors.Is(err, ErrNotSignedBy) && handsOverTo(l.path, l.keys.Verifier) {
+		return tampered(l.path, "checkpoint #1: %v: the log was signed with another key, and its checkpoints end with "+
+			"a final one naming this key: %s, with the key that signed it", err, finishHandover)
+	}
 	if err != nil && i == 1 && errors.Is(err, ErrNotSignedBy) {
 		return tampered(l.path, "checkpoint #1: %v: the log was signed with another key: "+
 			"a log's key is changed with `sandboxaudit log handover`, run with the key that signed it", err)

@@ -162,7 +162,8 @@ func (s *Sealer) refuseRetired(path string) error {
 	st, rerr := ReadHandover(path, s.set.Keys.Verifier)
 	if rerr == nil && st.Final != nil {
 		err = fmt.Errorf("%s: %w (final checkpoint at %d lines; the log goes on as %q): "+
-			"the collector does not sign a retired log", path, ErrRetired, st.Final.N, st.Final.NextOrigin)
+			"the collector does not sign a retired log; %s, then the collector starts with the key it names, %s",
+			path, ErrRetired, st.Final.N, st.Final.NextOrigin, finishHandover, keyIDOf(st.Final.NextKey))
 		s.set.Logger.Error("integrity: file not sealed", zap.String("path", path), zap.Error(err))
 	}
 	s.wit.mu.Lock()
@@ -172,6 +173,41 @@ func (s *Sealer) refuseRetired(path string) error {
 	}
 	s.wit.retired[path] = err
 	return err
+}
+
+// finishHandover is what a log whose checkpoints end with a final one at
+// the audit path needs: the handover to move it aside.
+const finishHandover = "a handover that stopped midway is finished by running `sandboxaudit log handover` again"
+
+// keyIDOf is the name+hash of a verifier key ParseHandover accepted.
+func keyIDOf(vkey string) string {
+	v, err := note.NewVerifier(vkey)
+	if err != nil {
+		return vkey
+	}
+	return KeyID(v.Name(), v.KeyHash())
+}
+
+// handsOverTo reports whether the checkpoints of path, read without a
+// key, hold a final checkpoint naming v: the log of a handover to v that
+// was not moved aside. It only chooses what an error advises.
+func handsOverTo(path string, v note.Verifier) bool {
+	f, _, err := openRegular(CheckpointsPath(path), os.O_RDONLY|noFollow, 0)
+	if err != nil {
+		return false
+	}
+	defer func() { _ = f.Close() }()
+	nr := NewNoteReader(f)
+	for {
+		rec, err := nr.Next()
+		if err != nil {
+			return false
+		}
+		text, _, _ := cutNoteText(rec)
+		if h, ok, err := ParseHandover(text); ok && err == nil && keyIDOf(h.NextKey) == KeyID(v.Name(), v.KeyHash()) {
+			return true
+		}
+	}
 }
 
 // FirstOrigin is the origin of the first record of the checkpoints sidecar

@@ -2,6 +2,7 @@ package integrity
 
 import (
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -55,4 +56,31 @@ func TestSealCutsBackAStoreAheadOfTheFile(t *testing.T) {
 	require.Nil(t, res.Failure)
 	require.Empty(t, res.StoreDamage)
 	require.EqualValues(t, 6, res.Sealed)
+}
+
+// A handover that stopped before it moved the retired log aside leaves
+// the final checkpoint at the path. A collector started there, with the
+// retired key or with the new one, is told to finish the handover.
+func TestSealAnUnfinishedHandoverSaysToFinishIt(t *testing.T) {
+	k, _ := testKeys(t, "test")
+	path := auditPath(t)
+	appendLocked(t, path, lines(1, 6))
+	require.NoError(t, newSealer(t, k).Seal(bg, path))
+	next, nextPub := testKeys(t, "next")
+	nextKey, err := os.ReadFile(nextPub)
+	require.NoError(t, err)
+	_, last, err := NewestSigned(path, k.Verifier)
+	require.NoError(t, err)
+	h := Handover{Checkpoint: last, NextKey: strings.TrimSpace(string(nextKey)), NextOrigin: "next/events.jsonl"}
+	signed, err := SignHandover(h, k.Signer)
+	require.NoError(t, err)
+	require.NoError(t, AppendHandover(path, signed))
+
+	const finish = "a handover that stopped midway is finished by running `sandboxaudit log handover` again"
+	err = newSealer(t, k).Seal(bg, path)
+	require.ErrorIs(t, err, ErrRetired)
+	require.ErrorContains(t, err, finish+", then the collector starts with the key it names, next+")
+	err = newSealer(t, next).Seal(bg, path)
+	require.ErrorIs(t, err, ErrTampered)
+	require.ErrorContains(t, err, "its checkpoints end with a final one naming this key: "+finish+", with the key that signed it")
 }
