@@ -703,3 +703,18 @@ func TestLogHandoverAgainAfterARefusedStart(t *testing.T) {
 	require.Equal(t, 1, res.code, res.stdout+res.stderr)
 	require.Contains(t, res.stderr, path+": nothing to hand over: its log was handed over already")
 }
+
+// The new log read without the retired one: with the new key it passes,
+// and with the first key it fails, and either way verify says that the
+// link to the history before it was not checked and how to check it.
+func TestVerifyNamesAHandoverNotFollowed(t *testing.T) {
+	path, _, oldPub, newKey, _ := handedOver(t)
+	const hint = ": handover: the log starts from a handover note that no retired log read names, so its link to " +
+		"the history before it is not checked: give the retired log too (or the directory that holds it), with the first key"
+	res := run(t, "", "verify", "--key", strings.TrimSuffix(newKey, ".key")+".pub", "--allow-open", path)
+	require.Equal(t, 0, res.code, res.stdout)
+	require.Contains(t, res.stdout, path+hint)
+	res = run(t, "", "verify", "--key", oldPub, "--allow-open", path)
+	require.Equal(t, 1, res.code, res.stdout)
+	require.Contains(t, res.stdout, path+hint)
+}

@@ -36,7 +36,7 @@ func (v *verifier) followHandover(name string) func() {
 	origin := integrity.FirstOrigin(name)
 	k, ok := v.handovers.next[origin]
 	if !ok {
-		return func() {}
+		return func() { v.noteUnfollowed(name) }
 	}
 	before := v.opts.key
 	v.opts.key = k
@@ -44,6 +44,18 @@ func (v *verifier) followHandover(name string) func() {
 		v.checkGenesis(name, origin)
 		v.opts.key = before
 	}
+}
+
+// noteUnfollowed says, of a log whose leaf 0 is a handover note that no
+// retired log read named, that the note was not checked, and how to
+// check it: not a problem by itself (the new key may be the one given),
+// but the link to the history before the log is not proven.
+func (v *verifier) noteUnfollowed(name string) {
+	if !integrity.StartsFromHandover(name) {
+		return
+	}
+	_, _ = fmt.Fprintf(v.out, "%s: handover: the log starts from a handover note that no retired log read names, so its link to "+
+		"the history before it is not checked: give the retired log too (or the directory that holds it), with the first key\n", name)
 }
 
 // checkGenesis refuses a log that a handover names but whose leaf 0 is

@@ -153,6 +153,11 @@ func (l *fileLog) startFromHandover(store *hashStore) error {
 	return store.add(leaf)
 }
 
+// StartsFromHandover reports whether the log at path starts from a
+// handover note, read without a key: verify says when it did not follow
+// the note.
+func StartsFromHandover(path string) bool { return handoverLead(path) == 1 }
+
 // handoverLead is 1 when the log at path starts from a handover note (its
 // segments sidecar's first record says so), else 0. It is read without a
 // key: Prove checks the proof it builds against the signed checkpoint.
