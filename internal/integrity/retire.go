@@ -48,7 +48,7 @@ func RetireLog(path string, v note.Verifier, now time.Time, next []byte) (string
 	if err != nil {
 		return "", fmt.Errorf("%s: %w", SegmentsPath(path), err)
 	}
-	to, dir, err := retiredName(path, now, len(segs) > 0 || sl.Closed() > 0)
+	to, dir, err := retiredName(path, segs, now, len(segs) > 0 || sl.Closed() > 0)
 	if err != nil {
 		return "", err
 	}
@@ -79,8 +79,8 @@ func RetireLog(path string, v note.Verifier, now time.Time, next []byte) (string
 // retiredName returns the name path's log retires to, and whether it is
 // a directory: the one a killed run began, or else a free one, made as
 // a directory when rotated is set.
-func retiredName(path string, now time.Time, rotated bool) (to string, dir bool, err error) {
-	to, dir, err = unfinishedRetiredName(path)
+func retiredName(path string, segs []filesink.Segment, now time.Time, rotated bool) (to string, dir bool, err error) {
+	to, dir, err = unfinishedRetiredName(path, segs)
 	if err != nil || to != "" {
 		return to, dir, err
 	}
@@ -135,9 +135,12 @@ func isNote(p string, want []byte) bool {
 }
 
 // unfinishedRetiredName finds a retirement of path that a killed run
-// began: a PATH.retired-* name without its checkpoints sidecar. dir says
+// began: a PATH.retired-* name without its checkpoints sidecar, where no
+// file still at the path (segs its closed segments) would go over one
+// already there. An older retired log whose checkpoints were archived
+// apart is therefore never taken for one, nor written over. dir says
 // whether it is a directory (a rotated log).
-func unfinishedRetiredName(path string) (to string, dir bool, err error) {
+func unfinishedRetiredName(path string, segs []filesink.Segment) (to string, dir bool, err error) {
 	matches, err := filepath.Glob(path + ".retired-*")
 	if err != nil {
 		return "", false, err
@@ -147,18 +150,33 @@ func unfinishedRetiredName(path string) (to string, dir bool, err error) {
 		if err != nil {
 			continue
 		}
-		switch {
-		case fi.IsDir():
-			if _, err := os.Lstat(filepath.Join(m, filepath.Base(path)+CheckpointsSuffix)); errors.Is(err, os.ErrNotExist) {
-				return m, true, nil
-			}
-		case fi.Mode().IsRegular() && !strings.ContainsRune(m[len(path+".retired-"):], '.'):
-			if _, err := os.Lstat(CheckpointsPath(m)); errors.Is(err, os.ErrNotExist) {
-				return m, false, nil
-			}
+		dir := fi.IsDir()
+		if !dir && (!fi.Mode().IsRegular() || strings.ContainsRune(m[len(path+".retired-"):], '.')) {
+			continue
 		}
+		dest, retired := retiredDest(path, m, dir)
+		if exists(CheckpointsPath(retired)) || collides(filesToRetire(path, segs, dir, true), dest) {
+			continue
+		}
+		return m, dir, nil
 	}
 	return "", false, nil
+}
+
+// collides reports whether any of files, still there, would go over a
+// file at its destination.
+func collides(files []string, dest func(string) string) bool {
+	for _, f := range files {
+		if exists(f) && exists(dest(f)) {
+			return true
+		}
+	}
+	return false
+}
+
+func exists(p string) bool {
+	_, err := os.Lstat(p)
+	return err == nil
 }
 
 // NameGrowth is the most the sealer adds to an audit file's name: the

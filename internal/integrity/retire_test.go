@@ -110,3 +110,37 @@ func writeTemp(t *testing.T, name, content string) string {
 	require.NoError(t, os.WriteFile(name, []byte(content), 0o600))
 	return name
 }
+
+// A retired log whose checkpoints sidecar was archived elsewhere is not
+// a retirement a killed run began: the next handover at the path takes a
+// name of its own and never writes over the older log's files.
+func TestRetireKeepsAnOlderRetiredLogWithoutItsCheckpoints(t *testing.T) {
+	for _, rotated := range []bool{false, true} {
+		t.Run(fmt.Sprintf("rotated=%v", rotated), func(t *testing.T) {
+			k, _ := testKeys(t, "test")
+			path := filepath.Join(t.TempDir(), "events.jsonl")
+			if rotated {
+				path, _, k = rotatedTrail(t, 20, false, 0)
+			} else {
+				appendLocked(t, path, lines(0, 3))
+				require.NoError(t, newSealer(t, k).Seal(bg, path))
+			}
+			handOverLog(t, path, k)
+			first, err := RetireLog(path, k.Verifier, time.Date(2027, 1, 1, 0, 0, 0, 0, time.UTC), nil)
+			require.NoError(t, err)
+			require.NoError(t, os.Remove(CheckpointsPath(first))) // archived apart
+			kept, err := os.ReadFile(first)
+			require.NoError(t, err)
+
+			appendLocked(t, path, lines(100, 101))
+			require.NoError(t, newSealer(t, k).Seal(bg, path))
+			handOverLog(t, path, k)
+			second, err := RetireLog(path, k.Verifier, time.Date(2028, 1, 1, 0, 0, 0, 0, time.UTC), nil)
+			require.NoError(t, err)
+			require.Equal(t, path+".retired-20280101T000000Z", second)
+			after, err := os.ReadFile(first)
+			require.NoError(t, err)
+			require.Equal(t, string(kept), string(after), "the older retired log is left as it was")
+		})
+	}
+}
