@@ -94,7 +94,8 @@ func parsePendingHandover(path string, signed []byte, v note.Verifier) (Handover
 	}
 	next, _ := note.NewVerifier(h.NextKey) // ParseHandover checked it
 	if next.Name() != v.Name() || next.KeyHash() != v.KeyHash() {
-		return Handover{}, fmt.Errorf("%s hands the log over to the key %s, not to this signing key %s",
+		return Handover{}, fmt.Errorf("%s hands the log over to the key %s, not to this signing key %s: "+
+			"the collector starts the new log with that key (file.integrity.signing_key_file)",
 			HandoverPath(path), KeyID(next.Name(), next.KeyHash()), KeyID(v.Name(), v.KeyHash()))
 	}
 	return h, nil

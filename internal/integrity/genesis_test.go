@@ -106,6 +106,8 @@ func TestSealerFinishesAHandoverStartCutShort(t *testing.T) {
 	require.Equal(t, int64(3), res.Sealed)
 }
 
+// A collector started with another key than the one the note names (the
+// retired key, the configuration not changed) is told which key to give.
 func TestSealerRefusesAHandoverToAnotherKey(t *testing.T) {
 	path := auditPath(t)
 	pendingHandover(t, path)
@@ -113,6 +115,7 @@ func TestSealerRefusesAHandoverToAnotherKey(t *testing.T) {
 	appendLocked(t, path, lines(0, 1))
 	err := newSealer(t, other).Seal(bg, path)
 	require.ErrorContains(t, err, "hands the log over to the key next+")
+	require.ErrorContains(t, err, "the collector starts the new log with that key (file.integrity.signing_key_file)")
 	require.False(t, holdsData(CheckpointsPath(path)), "nothing signed")
 }
 
