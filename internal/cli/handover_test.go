@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"crypto/sha256"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -717,4 +718,24 @@ func TestVerifyNamesAHandoverNotFollowed(t *testing.T) {
 	res = run(t, "", "verify", "--key", oldPub, "--allow-open", path)
 	require.Equal(t, 1, res.code, res.stdout)
 	require.Contains(t, res.stdout, path+hint)
+}
+
+// The retired key starting the path again, after the new log was removed:
+// the file sorts before the retired one in its directory, and verify
+// still reads it as the retired log going on, in whatever order.
+func TestVerifyRefusesTheRetiredOriginReadFirst(t *testing.T) {
+	path, retired, oldPub, _, _ := handedOver(t)
+	for _, suffix := range integrity.LogFileSuffixes() {
+		if err := os.Remove(path + suffix); !errors.Is(err, os.ErrNotExist) {
+			require.NoError(t, err)
+		}
+	}
+	s, f := op(sessionA, "stop", "a000000000000009", 7, 8)
+	appendFlocked(t, path, canonLines(s, f))
+	require.NoError(t, sealWith(t, path, strings.TrimSuffix(oldPub, ".pub")+".key"))
+	for _, args := range [][]string{{path, retired}, {retired, path}} { // path sorts first in their directory
+		res := run(t, "", append([]string{"verify", "--key", oldPub, "--allow-open"}, args...)...)
+		require.Equal(t, 1, res.code, "%v: %s", args, res.stdout)
+		require.Contains(t, res.stdout, path+`: handover: this file goes on with the log "cli-test/audit.jsonl", which `+retired+" retired")
+	}
 }

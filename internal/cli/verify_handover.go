@@ -26,6 +26,9 @@ type handovers struct {
 	// started maps the origin a handover names to the file whose log was
 	// found to start from it: a second one is a fork of the chain.
 	started map[string]string
+	// origins maps each origin read to the first file whose log has it:
+	// a retired log read after another file of its origin is refused too.
+	origins map[string]string
 }
 
 // followHandover makes the key a handover named for the origin of the
@@ -98,12 +101,21 @@ func (v *verifier) checkHandover(name string, leaves, lead int64) {
 		return
 	}
 	if from, ok := v.handovers.retired[st.Origin]; ok && st.Origin != "" {
-		v.sum.Problems++
-		_, _ = fmt.Fprintf(v.out, "%s: handover: this file goes on with the log %q, which %s retired with its final checkpoint\n",
-			name, st.Origin, from)
+		v.reportGoesOn(name, st.Origin, from)
 		return
 	}
 	h := v.finalCheckpoint(name, st)
+	first, seen := v.handovers.origins[st.Origin]
+	switch {
+	case st.Origin == "":
+	case !seen:
+		if v.handovers.origins == nil {
+			v.handovers.origins = map[string]string{}
+		}
+		v.handovers.origins[st.Origin] = name
+	case h != nil && first != name:
+		v.reportGoesOn(first, st.Origin, name) // read first, as its name sorts first
+	}
 	if h == nil {
 		return
 	}
@@ -127,6 +139,14 @@ func (v *verifier) checkHandover(name string, leaves, lead int64) {
 	v.handovers.from[h.NextOrigin] = name
 	_, _ = fmt.Fprintf(v.out, "%s: handover: final at %d lines; the log goes on as %q, signed by %s\n",
 		name, h.N-lead, h.NextOrigin, integrity.KeyID(next.Name(), next.KeyHash()))
+}
+
+// reportGoesOn reports the file name whose log goes on with the origin
+// that the file from retired.
+func (v *verifier) reportGoesOn(name, origin, from string) {
+	v.sum.Problems++
+	_, _ = fmt.Fprintf(v.out, "%s: handover: this file goes on with the log %q, which %s retired with its final checkpoint\n",
+		name, origin, from)
 }
 
 // handoverOrder puts each retired log before the log its final checkpoint
