@@ -34,7 +34,7 @@ func runLogHandover(ctx context.Context, args []string, s Streams) int {
 	fs := newFlagSet("log handover", handoverSynopsis, s.Stderr)
 	keyFile := fs.String("signing-key", "", "the key being retired (file.integrity.signing_key_file until now)")
 	nextKeyFile := fs.String("next-key", "", "the new key's verifier key (NAME.pub of the new signing key)")
-	nextOrigin := fs.String("next-origin", "", "the new log's origin (default: <new key name>/<file name>, as the collector names it)")
+	nextOrigin := fs.String("next-origin", "", "the new log's origin (default: the retiring log's, with the new key's name for the old one's)")
 	var witnesses listFlag
 	fs.Var(&witnesses, "witness", "a witness to cosign the final checkpoint, as SUBMISSION_URL=W.vkey (repeatable)")
 	rest, status, ok := parseCommand(fs, args, func(r []string) bool { return len(r) == 1 && *keyFile != "" && *nextKeyFile != "" })
@@ -67,7 +67,8 @@ type handover struct {
 	path       string
 	keys       *integrity.Keys
 	nextKey    string
-	nextOrigin string
+	nextName   string // the new key's name
+	nextOrigin string // "" until the retiring log's origin gives the default
 }
 
 func loadHandoverKeys(keyFile, nextKeyFile, nextOrigin, path string) (*handover, error) {
@@ -86,10 +87,7 @@ func loadHandoverKeys(keyFile, nextKeyFile, nextOrigin, path string) (*handover,
 	if err != nil {
 		return nil, err
 	}
-	if nextOrigin == "" {
-		nextOrigin = next.Name() + "/" + filepath.Base(abs)
-	}
-	return &handover{path: abs, keys: keys, nextKey: nextText, nextOrigin: nextOrigin}, nil
+	return &handover{path: abs, keys: keys, nextKey: nextText, nextName: next.Name(), nextOrigin: nextOrigin}, nil
 }
 
 // handoverWitnesses builds the witnesses from URL=W.vkey values, and what
@@ -221,6 +219,7 @@ func handedOverAlready(path string) bool {
 func (h *handover) finalCheckpoint(ctx context.Context) ([]byte, integrity.Checkpoint, error) {
 	st, err := integrity.ReadHandover(h.path, h.keys.Verifier)
 	if err == nil && st.Final != nil {
+		h.defaultNextOrigin(st.Final.Origin)
 		if st.After > 0 || st.Final.NextKey != h.nextKey || st.Final.NextOrigin != h.nextOrigin {
 			return nil, integrity.Checkpoint{}, fmt.Errorf("%s: the log was handed over already, to the key %s and the origin %q",
 				h.path, st.Final.NextKey, st.Final.NextOrigin)
@@ -238,6 +237,7 @@ func (h *handover) finalCheckpoint(ctx context.Context) ([]byte, integrity.Check
 	if err != nil {
 		return nil, integrity.Checkpoint{}, fmt.Errorf("%s: %w", h.path, err)
 	}
+	h.defaultNextOrigin(last.Origin)
 	if err := h.checkNextOrigin(last.Origin); err != nil {
 		return nil, integrity.Checkpoint{}, err
 	}
@@ -250,6 +250,23 @@ func (h *handover) finalCheckpoint(ctx context.Context) ([]byte, integrity.Check
 		return nil, integrity.Checkpoint{}, fmt.Errorf("%s: %w", h.path, err)
 	}
 	return signed, last, nil
+}
+
+// defaultNextOrigin sets the next origin, when none was given, from the
+// retiring log's origin: its key name swapped for the new key's, as the
+// collector names a file's log. Below a templated directory the origin
+// holds the session's directories, which keep one session's log from
+// passing for another's; "<new key name>/<file name>" alone would drop
+// them. An origin not of that shape gives "<new key name>/<file name>".
+func (h *handover) defaultNextOrigin(origin string) {
+	if h.nextOrigin != "" {
+		return
+	}
+	rest, ok := strings.CutPrefix(origin, h.keys.Signer.Name()+"/")
+	if !ok || rest == "" {
+		rest = filepath.Base(h.path)
+	}
+	h.nextOrigin = h.nextName + "/" + rest
 }
 
 // checkNextOrigin refuses a next origin the chain has used already: the

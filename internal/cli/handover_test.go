@@ -739,3 +739,35 @@ func TestVerifyRefusesTheRetiredOriginReadFirst(t *testing.T) {
 		require.Contains(t, res.stdout, path+`: handover: this file goes on with the log "cli-test/audit.jsonl", which `+retired+" retired")
 	}
 }
+
+// A file below a templated directory has an origin that holds its
+// directories, so that one session's directory swapped for another's is
+// caught. Its next log keeps them by default: the retiring origin with the
+// new key's name, not the file name alone that every session shares.
+func TestLogHandoverKeepsATemplatedOriginsDirectories(t *testing.T) {
+	_, keyPath, _ := sealedFixture(t)
+	base := t.TempDir()
+	path := filepath.Join(base, "sess-1", "audit.jsonl")
+	require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o700))
+	s, f := op(sessionA, "exec", "a000000000000001", 1, 2)
+	appendFlocked(t, path, canonLines(s, f))
+	keys, err := integrity.LoadSigningKey(keyPath)
+	require.NoError(t, err)
+	sealer, err := integrity.NewSealer(integrity.Settings{Keys: keys, Interval: 1e9, OriginBase: base})
+	require.NoError(t, err)
+	require.NoError(t, sealer.Seal(context.Background(), path))
+	require.NoError(t, sealer.Close(context.Background()))
+
+	dir := t.TempDir()
+	res := run(t, "", "keygen", "--name", "cli-test-2027", "--out", dir)
+	require.Equal(t, 0, res.code, res.stderr)
+	res = run(t, "", "log", "handover", "--signing-key", keyPath, "--next-key", filepath.Join(dir, "cli-test-2027.pub"), path)
+	require.Equal(t, 0, res.code, res.stdout+res.stderr)
+	require.Contains(t, res.stdout, `the log "cli-test/sess-1/audit.jsonl" ends at 2 lines; its final checkpoint names the key cli-test-2027+`)
+	require.Contains(t, res.stdout, `and the origin "cli-test-2027/sess-1/audit.jsonl"`)
+	retired := retiredOf(t, path)
+	startNewLog(t, path, filepath.Join(dir, "cli-test-2027.key"))
+	res = run(t, "", "verify", "--key", strings.TrimSuffix(keyPath, ".key")+".pub", "--allow-open", retired, path)
+	require.Equal(t, 0, res.code, res.stdout)
+	require.Contains(t, res.stdout, path+": handover: the log starts from the handover of ")
+}
