@@ -745,9 +745,32 @@ func TestVerifyRefusesTheRetiredOriginReadFirst(t *testing.T) {
 // caught. Its next log keeps them by default: the retiring origin with the
 // new key's name, not the file name alone that every session shares.
 func TestLogHandoverKeepsATemplatedOriginsDirectories(t *testing.T) {
-	_, keyPath, _ := sealedFixture(t)
+	path, retired, oldPub := handedOverSession(t)
+	res := run(t, "", "verify", "--key", oldPub, "--allow-open", retired, path)
+	require.Equal(t, 0, res.code, res.stdout)
+	require.Contains(t, res.stdout, path+": handover: the log starts from the handover of ")
+
+	// The new log moved to another session's directory, with its sidecars.
+	moved := filepath.Join(filepath.Dir(filepath.Dir(path)), "sess-2", filepath.Base(path))
+	require.NoError(t, os.MkdirAll(filepath.Dir(moved), 0o700))
+	for _, suffix := range integrity.LogFileSuffixes() {
+		if err := os.Rename(path+suffix, moved+suffix); !errors.Is(err, os.ErrNotExist) {
+			require.NoError(t, err)
+		}
+	}
+	res = run(t, "", "verify", "--key", oldPub, "--allow-open", retired, moved)
+	require.Equal(t, 1, res.code, res.stdout)
+	require.Contains(t, res.stdout, moved+`: integrity: the checkpoints name another file (origin "cli-test-2027/sess-1/audit.jsonl")`)
+}
+
+// handedOverSession seals a file below a templated directory, base/sess-1,
+// hands it over to a new key with the default next origin, and starts the
+// new log. It returns the path, the retired file and the first public key.
+func handedOverSession(t *testing.T) (path, retired, oldPub string) {
+	t.Helper()
+	_, keyPath, oldPub := sealedFixture(t)
 	base := t.TempDir()
-	path := filepath.Join(base, "sess-1", "audit.jsonl")
+	path = filepath.Join(base, "sess-1", "audit.jsonl")
 	require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o700))
 	s, f := op(sessionA, "exec", "a000000000000001", 1, 2)
 	appendFlocked(t, path, canonLines(s, f))
@@ -765,9 +788,7 @@ func TestLogHandoverKeepsATemplatedOriginsDirectories(t *testing.T) {
 	require.Equal(t, 0, res.code, res.stdout+res.stderr)
 	require.Contains(t, res.stdout, `the log "cli-test/sess-1/audit.jsonl" ends at 2 lines; its final checkpoint names the key cli-test-2027+`)
 	require.Contains(t, res.stdout, `and the origin "cli-test-2027/sess-1/audit.jsonl"`)
-	retired := retiredOf(t, path)
+	retired = retiredOf(t, path)
 	startNewLog(t, path, filepath.Join(dir, "cli-test-2027.key"))
-	res = run(t, "", "verify", "--key", strings.TrimSuffix(keyPath, ".key")+".pub", "--allow-open", retired, path)
-	require.Equal(t, 0, res.code, res.stdout)
-	require.Contains(t, res.stdout, path+": handover: the log starts from the handover of ")
+	return path, retired, oldPub
 }

@@ -219,14 +219,17 @@ func (c *TrailChecker) Origin() string {
 
 // OriginNames reports whether the log's origin names the trail's path, as
 // CheckResult.OriginNames does for a file. A log that started from a
-// handover names the origin its note gave it, and a rotated log retired
-// by a handover is named as at the path it left.
+// handover names the origin its note gave it: one of the collector's
+// shape (<key name>/<file>, a templated file's directories included) must
+// name the path all the same, so that a session's log swapped for
+// another's is caught; another origin (--next-origin) names none. A
+// rotated log retired by a handover is named as at the path it left.
 func (c *TrailChecker) OriginNames() bool {
 	origin := c.Origin()
 	if origin == "" {
 		return true
 	}
-	if g := c.trail.Log.Genesis(); g != nil && g.Origin == origin {
+	if g := c.trail.Log.Genesis(); g != nil && g.Origin == origin && !strings.HasPrefix(origin, c.verifier.Name()+"/") {
 		return true
 	}
 	path := c.trail.Path
