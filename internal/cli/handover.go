@@ -51,6 +51,12 @@ func runLogHandover(ctx context.Context, args []string, s Streams) int {
 		_, _ = fmt.Fprintf(s.Stderr, "log handover: --witness: %v\n", err)
 		return exitUsage
 	}
+	if live, retired := integrity.RetiredFrom(h.path); retired {
+		// Its final checkpoint would read as a handover that stopped
+		// midway, and the run would move the retired log again.
+		_, _ = fmt.Fprintf(s.Stderr, "log handover: %s: a handover retired this log already; it goes on at %s: hand that path over\n", h.path, live)
+		return exitProblems
+	}
 	owner, ok := lockLog("log handover", h.path, s.Stderr)
 	if !ok {
 		return exitProblems

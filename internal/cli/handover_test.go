@@ -792,3 +792,24 @@ func handedOverSession(t *testing.T) (path, retired, oldPub string) {
 	startNewLog(t, path, filepath.Join(dir, "cli-test-2027.key"))
 	return path, retired, oldPub
 }
+
+// The handover run again on the retired file (named by mistake for the
+// path) finds its final checkpoint, which names the same key and origin,
+// but it is not a handover that stopped midway: nothing is moved again,
+// and no note is written beside it.
+func TestLogHandoverRefusesARetiredFile(t *testing.T) {
+	path, keyPath, _ := sealedFixture(t)
+	dir := t.TempDir()
+	res := run(t, "", "keygen", "--name", "cli-test-2027", "--out", dir)
+	require.Equal(t, 0, res.code, res.stderr)
+	args := []string{"log", "handover", "--signing-key", keyPath, "--next-key", filepath.Join(dir, "cli-test-2027.pub")}
+	res = run(t, "", append(args, path)...)
+	require.Equal(t, 0, res.code, res.stdout+res.stderr)
+	retired := retiredOf(t, path)
+	res = run(t, "", append(args, retired)...)
+	require.Equal(t, 1, res.code, res.stdout+res.stderr)
+	require.Contains(t, res.stderr, retired+": a handover retired this log already; it goes on at "+path)
+	matches, err := filepath.Glob(retired + ".*")
+	require.NoError(t, err)
+	require.ElementsMatch(t, []string{retired + ".checkpoints", retired + ".tlog"}, matches)
+}

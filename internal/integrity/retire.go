@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"time"
 
@@ -177,6 +178,24 @@ func collides(files []string, dest func(string) string) bool {
 func exists(p string) bool {
 	_, err := os.Lstat(p)
 	return err == nil
+}
+
+// retiredSuffix matches the suffix of a retired log's name (see
+// freeRetiredName).
+var retiredSuffix = regexp.MustCompile(`\.retired-\d{8}T\d{6}Z(-\d+)?$`)
+
+// RetiredFrom reports whether path is an audit file a handover retired,
+// and the path its log left: PATH.retired-<time>[-N], or PATH's name in
+// a directory of that name (a rotated log).
+func RetiredFrom(path string) (string, bool) {
+	if loc := retiredSuffix.FindStringIndex(path); loc != nil && loc[0] > 0 && !strings.HasSuffix(path[:loc[0]], string(filepath.Separator)) {
+		return path[:loc[0]], true
+	}
+	dir := filepath.Dir(path)
+	if loc := retiredSuffix.FindStringIndex(dir); loc != nil && filepath.Base(dir[:loc[0]]) == filepath.Base(path) {
+		return dir[:loc[0]], true
+	}
+	return "", false
 }
 
 // NameGrowth is the most the sealer adds to an audit file's name: the

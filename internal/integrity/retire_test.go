@@ -144,3 +144,19 @@ func TestRetireKeepsAnOlderRetiredLogWithoutItsCheckpoints(t *testing.T) {
 		})
 	}
 }
+
+func TestRetiredFrom(t *testing.T) {
+	for _, c := range []struct{ path, live string }{
+		{"/a/events.jsonl.retired-20270101T000000Z", "/a/events.jsonl"},
+		{"/a/events.jsonl.retired-20270101T000000Z-2", "/a/events.jsonl"},
+		{"/a/events.jsonl.retired-20270101T000000Z/events.jsonl", "/a/events.jsonl"},
+		{"/a/events.jsonl", ""},
+		{"/a/events.jsonl.retired-later", ""},
+		{"/a/.retired-20270101T000000Z", ""},
+		{"/a/events.jsonl.retired-20270101T000000Z/other.jsonl", ""},
+	} {
+		live, ok := RetiredFrom(c.path)
+		require.Equal(t, c.live != "", ok, c.path)
+		require.Equal(t, c.live, live, c.path)
+	}
+}
