@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -115,6 +116,11 @@ func handoverWitnesses(values []string) (*witness.Pool, *witnessFailures, error)
 			return nil, nil, fmt.Errorf("value %d: submission URL: %w", i+1, err)
 		}
 		text, _, err := loadWitnessKey(keyPath)
+		if err != nil && cutInQuery(url) {
+			// A value without its "=W.vkey" puts the query's token here.
+			return nil, nil, fmt.Errorf("value %d: the key file after its last \"=\" cannot be read "+
+				"(not shown: it could be the URL's query): %w", i+1, pathless(err))
+		}
 		if err != nil {
 			return nil, nil, err
 		}
@@ -127,6 +133,33 @@ func handoverWitnesses(values []string) (*witness.Pool, *witnessFailures, error)
 	failures := new(witnessFailures)
 	pool, err := witness.NewPool(ws, len(ws), nil, failures)
 	return pool, failures, err
+}
+
+// cutInQuery reports whether the last "=" of a --witness value was the
+// one of the URL's last query parameter: the value lacks its "=W.vkey",
+// and what was taken for the key file is that parameter's value.
+func cutInQuery(url string) bool {
+	i := strings.LastIndexByte(url, '?')
+	if i < 0 {
+		return false
+	}
+	param := url[i+1:]
+	if j := strings.LastIndexByte(param, '&'); j >= 0 {
+		param = param[j+1:]
+	}
+	return !strings.Contains(param, "=")
+}
+
+// pathless is err without the file name it quotes.
+func pathless(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	if inner := errors.Unwrap(err); inner != nil {
+		return inner
+	}
+	return errors.New("not a witness key file")
 }
 
 // handoverWitness is the client of one witness. Its transport errors are

@@ -59,7 +59,11 @@ func (w *witnessFlags) load(hasKey bool) error {
 	}
 	// A key given twice would count twice toward the quorum.
 	seen := make(map[string]string, len(w.files))
-	for _, p := range w.files {
+	for i, p := range w.files {
+		if strings.Contains(p, "://") {
+			// The handover's SUBMISSION_URL=W.vkey given here by mistake.
+			return fmt.Errorf("--witness: value %d is a URL: give the witness's key file (W.vkey) (not shown: it could hold a credential)", i+1)
+		}
 		_, v, err := loadWitnessKey(p)
 		if err != nil {
 			return fmt.Errorf("--witness: %w", err)
