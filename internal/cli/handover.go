@@ -283,7 +283,7 @@ func (h *handover) finalCheckpoint(ctx context.Context) ([]byte, integrity.Check
 	note := integrity.Handover{Checkpoint: last, NextKey: h.nextKey, NextOrigin: h.nextOrigin}
 	signed, err := integrity.SignHandover(note, h.keys.Signer)
 	if err != nil {
-		return nil, integrity.Checkpoint{}, err
+		return nil, integrity.Checkpoint{}, fmt.Errorf("%w (--next-origin); nothing was handed over", err)
 	}
 	if err := integrity.AppendHandover(h.path, signed); err != nil {
 		return nil, integrity.Checkpoint{}, fmt.Errorf("%s: %w", h.path, err)

@@ -813,3 +813,21 @@ func TestLogHandoverRefusesARetiredFile(t *testing.T) {
 	require.NoError(t, err)
 	require.ElementsMatch(t, []string{retired + ".checkpoints", retired + ".tlog"}, matches)
 }
+
+// An origin the final checkpoint could not carry is refused before the
+// final checkpoint is signed, with the flag named.
+func TestLogHandoverRefusesAnUnreadableOrigin(t *testing.T) {
+	path, keyPath, _ := sealedFixture(t)
+	dir := t.TempDir()
+	res := run(t, "", "keygen", "--name", "cli-test-2027", "--out", dir)
+	require.Equal(t, 0, res.code, res.stderr)
+	for _, origin := range []string{"a\rb", strings.Repeat("x", 5000)} {
+		res := run(t, "", "log", "handover", "--signing-key", keyPath, "--next-key", filepath.Join(dir, "cli-test-2027.pub"),
+			"--next-origin", origin, path)
+		require.Equal(t, 1, res.code, res.stdout+res.stderr)
+		require.Contains(t, res.stderr, "log handover: next origin: ")
+		require.Contains(t, res.stderr, "(--next-origin); nothing was handed over")
+		require.FileExists(t, path)
+		require.NoFileExists(t, integrity.HandoverPath(path))
+	}
+}

@@ -7,6 +7,8 @@ import (
 	"io"
 	"os"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"go.uber.org/zap"
 	"golang.org/x/mod/sumdb/note"
@@ -46,14 +48,29 @@ func SignHandover(h Handover, s note.Signer) ([]byte, error) {
 	if _, err := note.NewVerifier(h.NextKey); err != nil {
 		return nil, fmt.Errorf("next key: %w", err)
 	}
-	if h.NextOrigin == "" || strings.ContainsAny(h.NextOrigin, "\n") {
-		return nil, errors.New("next origin: must be one non-empty line")
+	if err := checkNextOrigin(h.NextOrigin); err != nil {
+		return nil, err
 	}
 	msg, err := note.Sign(&note.Note{Text: string(h.Format())}, s)
 	if err != nil {
 		return nil, fmt.Errorf("sign handover: %w", err)
 	}
+	// The final checkpoint is signed once: one verify could not read
+	// back would leave the retired log failing for good.
+	if _, err := NewNoteReader(bytes.NewReader(AppendRecord(nil, msg))).Next(); err != nil {
+		return nil, fmt.Errorf("next origin: the final checkpoint would not read back (%w); give a shorter origin", err)
+	}
 	return msg, nil
+}
+
+// checkNextOrigin refuses an origin a note cannot carry: empty, not
+// UTF-8, or holding a control character (a note's text has none but its
+// newlines).
+func checkNextOrigin(origin string) error {
+	if origin == "" || !utf8.ValidString(origin) || strings.IndexFunc(origin, unicode.IsControl) >= 0 {
+		return errors.New("next origin: must be one non-empty line of printable UTF-8")
+	}
+	return nil
 }
 
 // ParseHandover reads the extension lines of a checkpoint's text: ok is

@@ -160,3 +160,19 @@ func TestRetiredFrom(t *testing.T) {
 		require.Equal(t, c.live, live, c.path)
 	}
 }
+
+// A next origin that verify could not read back in the final checkpoint
+// (a control character, or longer than a line it reads) is refused
+// before anything is signed: the handover could not be made again.
+func TestSignHandoverRefusesAnOriginVerifyCannotRead(t *testing.T) {
+	k, pub := testKeys(t, "test")
+	next, err := os.ReadFile(pub)
+	require.NoError(t, err)
+	c := Checkpoint{Origin: "test/events.jsonl", N: 1}
+	for _, origin := range []string{"a\rb", "a\tb", "a\x00b", "\xff", strings.Repeat("x", 5000)} {
+		_, err := SignHandover(Handover{Checkpoint: c, NextKey: strings.TrimSpace(string(next)), NextOrigin: origin}, k.Signer)
+		require.ErrorContains(t, err, "next origin: ", "%.20q", origin)
+	}
+	_, err = SignHandover(Handover{Checkpoint: c, NextKey: strings.TrimSpace(string(next)), NextOrigin: "next.example/a b"}, k.Signer)
+	require.NoError(t, err)
+}
