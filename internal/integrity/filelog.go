@@ -163,6 +163,9 @@ func (l *fileLog) sealOnce(ctx context.Context, open bool) (sealResult, error) {
 		return res, err
 	}
 	defer func() { _ = store.close() }()
+	if err := l.checkHandoverRecord(store); err != nil {
+		return res, err
+	}
 	cps, err := l.openCheckpoints(store, &res)
 	if err != nil {
 		return res, err

@@ -159,6 +159,26 @@ func (l *fileLog) startFromHandover(store *hashStore) error {
 // the note.
 func StartsFromHandover(path string) bool { return handoverLead(path) == 1 }
 
+// checkHandoverRecord refuses a log that started from the handover note
+// beside it but whose segments sidecar, which records the note as leaf 0,
+// is gone or empty (it looks unneeded beside a file that never rotated):
+// the hash store's leaf 0 is the note's hash. Read on, the log would fail
+// as if a line, or its origin, had been changed.
+func (l *fileLog) checkHandoverRecord(store *hashStore) error {
+	if store.n == 0 || holdsData(SegmentsPath(l.path)) {
+		return nil
+	}
+	signed, ok, err := readHandoverNote(l.path)
+	if err != nil || !ok {
+		return nil // the seal reports a note it cannot read, if it needs it
+	}
+	if leaf, err := store.hashAt(0); err != nil || leaf != GenesisLeaf(signed) {
+		return nil
+	}
+	return tampered(l.path, "the log starts from the handover note in %s, but the segments sidecar that records it as leaf 0 "+
+		"is missing or empty: put %s back", HandoverPath(l.path), SegmentsPath(l.path))
+}
+
 // handoverLead is 1 when the log at path starts from a handover note (its
 // segments sidecar's first record says so), else 0. It is read without a
 // key: Prove checks the proof it builds against the signed checkpoint.

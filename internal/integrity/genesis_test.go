@@ -231,3 +231,19 @@ func TestProveALogThatStartsFromAHandover(t *testing.T) {
 	_, err := Prove(path, 8)
 	require.ErrorContains(t, err, "the newest checkpoint covers lines 1-7")
 }
+
+// A log that started from the note, whose segments sidecar (the record of
+// its leaf 0) was removed, as one that looks unneeded beside a file that
+// never rotated: the seal is refused, naming the missing record, not as
+// a line changed or cut.
+func TestSealerNamesAHandoverRecordGone(t *testing.T) {
+	path := auditPath(t)
+	keys, _, _ := pendingHandover(t, path)
+	appendLocked(t, path, lines(0, 1))
+	require.NoError(t, newSealer(t, keys).Seal(bg, path))
+	require.NoError(t, os.Remove(SegmentsPath(path)))
+	err := newSealer(t, keys).Seal(bg, path)
+	require.ErrorIs(t, err, ErrTampered)
+	require.ErrorContains(t, err, "the log starts from the handover note in "+HandoverPath(path)+
+		", but the segments sidecar that records it as leaf 0 is missing or empty: put "+SegmentsPath(path)+" back")
+}
