@@ -247,3 +247,18 @@ func TestSealerNamesAHandoverRecordGone(t *testing.T) {
 	require.ErrorContains(t, err, "the log starts from the handover note in "+HandoverPath(path)+
 		", but the segments sidecar that records it as leaf 0 is missing or empty: put "+SegmentsPath(path)+" back")
 }
+
+// A bundle's first-leaf is not signed: the only leaf a log's line 1 can
+// follow is the handover note, leaf 0. Any other value would let the
+// bundle name a line by another number (line 2 claimed as line 1).
+func TestBundleFirstLeafIsTheHandoverNotesOnly(t *testing.T) {
+	path := auditPath(t)
+	keys, _, _ := pendingHandover(t, path)
+	appendLocked(t, path, lines(0, 3))
+	require.NoError(t, newSealer(t, keys).Seal(bg, path))
+	b, err := Prove(path, 2)
+	require.NoError(t, err)
+	text := strings.Replace(string(b.Format()), "line 2\nfirst-leaf 1\n", "line 1\nfirst-leaf 2\n", 1)
+	_, err = ParseBundle([]byte(text))
+	require.ErrorContains(t, err, `line 3 must be "first-leaf 1" (a log that starts from a handover note), got "first-leaf 2"`)
+}

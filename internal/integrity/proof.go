@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"strconv"
 
@@ -79,9 +78,11 @@ func ParseBundle(data []byte) (*Bundle, error) {
 	b.Line = n
 	line, rest = cutLine(rest)
 	if bytes.HasPrefix(line, []byte("first-leaf ")) {
+		// Not signed: leaf 0 is a handover note or line 1, nothing else,
+		// or the bundle could give its line any number.
 		f, err := numberAfter(line, "first-leaf ")
-		if err != nil || f < 1 || f > math.MaxInt64-n {
-			return nil, fmt.Errorf("proof bundle: line 3 must be \"first-leaf F\" with F >= 1, got %q", line)
+		if err != nil || f != 1 {
+			return nil, fmt.Errorf("proof bundle: line 3 must be \"first-leaf 1\" (a log that starts from a handover note), got %q", line)
 		}
 		b.First = f
 		line, rest = cutLine(rest)
