@@ -239,15 +239,18 @@ func (h *handover) run(ctx context.Context, pool *witness.Pool, failures *witnes
 	return nil
 }
 
-// handedOverAlready reports whether path holds a handover's note and no
-// checkpoint of the next log yet: its checkpoints sidecar is missing, or
-// empty as a start refused with the retired key leaves it.
+// handedOverAlready reports whether path holds a handover's note and the
+// next log has not started: neither a checkpoint nor its handover record
+// (the checkpoints sidecar may be empty, as a start refused with the
+// retired key leaves it).
 func handedOverAlready(path string) bool {
-	fi, err := os.Lstat(integrity.CheckpointsPath(path))
-	if err == nil && fi.Size() > 0 || err != nil && !errors.Is(err, os.ErrNotExist) {
-		return false
+	for _, p := range []string{integrity.CheckpointsPath(path), integrity.SegmentsPath(path)} {
+		fi, err := os.Lstat(p)
+		if err == nil && fi.Size() > 0 || err != nil && !errors.Is(err, os.ErrNotExist) {
+			return false
+		}
 	}
-	_, err = os.Lstat(integrity.HandoverPath(path))
+	_, err := os.Lstat(integrity.HandoverPath(path))
 	return err == nil
 }
 

@@ -831,3 +831,17 @@ func TestLogHandoverRefusesAnUnreadableOrigin(t *testing.T) {
 		require.NoFileExists(t, integrity.HandoverPath(path))
 	}
 }
+
+// A new log whose collector was killed before its first checkpoint holds
+// its handover record and an empty checkpoints sidecar: it did start, and
+// is handed over again like any other.
+func TestLogHandoverOfANewLogKilledBeforeItsFirstCheckpoint(t *testing.T) {
+	path, _, _, newKey, _ := handedOver(t)
+	require.NoError(t, os.Truncate(integrity.CheckpointsPath(path), 0))
+	dir := t.TempDir()
+	res := run(t, "", "keygen", "--name", "cli-test-2028", "--out", dir)
+	require.Equal(t, 0, res.code, res.stderr)
+	res = run(t, "", "log", "handover", "--signing-key", newKey, "--next-key", filepath.Join(dir, "cli-test-2028.pub"), path)
+	require.Equal(t, 0, res.code, res.stdout+res.stderr)
+	require.Contains(t, res.stdout, `the log "cli-test-2027/audit.jsonl" ends at 2 lines`)
+}
