@@ -40,6 +40,7 @@ $(BIN)/gotestsum:
 unit:
 	$(GO) test -count=1 ./...
 
+## e2e: the end-to-end tests alone: they build the binaries and run collectors on loopback
 e2e:
 	SANDBOXAUDIT_E2E=1 $(GO) test -count=1 -timeout 10m -v ./e2e/...
 
@@ -194,8 +195,8 @@ install:
 	echo "installed sandboxaudit and otelcol-sandboxaudit in $$dir"; \
 	case ":$$PATH:" in *":$$dir:"*) ;; *) echo "$$dir is not on PATH: export PATH=\"$$dir:\$$PATH\"";; esac
 
-## (no CONFIG: the embedded default — loopback receivers, ./audit/events.jsonl)
 ## run: build and start the collector; CONFIG=path uses another configuration
+## (no CONFIG: the embedded default — loopback receivers, ./audit/events.jsonl)
 run: build
 	./$(BIN)/otelcol-sandboxaudit $(if $(CONFIG),--config $(CONFIG))
 

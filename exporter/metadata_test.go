@@ -54,6 +54,7 @@ func TestMetadataMatchesCode(t *testing.T) {
 		func() { http.Replayed(ctx, 1) },
 		func() { http.SpoolSize(1) },
 		func() { http.Quarantined(ctx, 1) },
+		func() { http.AdoptedNotKept(ctx, 1) },
 		func() { seal.LinesSealed(ctx, 1) },
 		func() { seal.CheckpointWritten(ctx) },
 		func() { seal.SealLag(ctx, 1) },

@@ -182,6 +182,10 @@ func (o httpObserver) Quarantined(ctx context.Context, n int) {
 	o.t.tb.SandboxauditExporterSpoolLinesQuarantined.Add(ctx, int64(n))
 }
 
+func (o httpObserver) AdoptedNotKept(ctx context.Context, n int) {
+	o.t.tb.SandboxauditExporterSpoolAdoptionsNotKept.Add(ctx, int64(n))
+}
+
 func (o httpObserver) SpoolSize(bytes int64) {
 	// The callback has no context; the gauge needs none for its value.
 	o.t.tb.SandboxauditExporterSpoolSize.Record(context.Background(), bytes, o.t.gauge)

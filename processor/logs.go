@@ -82,13 +82,23 @@ func setLine(body pcommon.Value, pol payloadpolicy.Policy, e *auditevent.Event, 
 // applyBody applies the policy without exec output to a body that reaches
 // the backend with no audit line made of it: a JSON object or a map loses
 // its top-level stdout and stderr members, where an event holds its
-// output, and secrets are cut from text as from a data attribute.
+// output, and secrets are cut from text as from a data attribute, and from
+// a map's or a list's strings at every depth as from a JSON body's.
 func applyBody(body pcommon.Value, r *redact.Redactor, cuts *redact.Counts) {
 	switch body.Type() {
 	case pcommon.ValueTypeMap:
 		// The fields as a map, as a logging bridge sends a structured
-		// message: its output goes, the rest cannot be cut in place.
+		// message: its output goes, and its strings are cut as the same
+		// members of a JSON body.
 		body.Map().RemoveIf(func(k string, _ pcommon.Value) bool { return k == "stdout" || k == "stderr" })
+		if r != nil {
+			redactTree(body, r, cuts)
+		}
+		return
+	case pcommon.ValueTypeSlice:
+		if r != nil {
+			redactTree(body, r, cuts)
+		}
 		return
 	case pcommon.ValueTypeStr:
 	default:

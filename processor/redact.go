@@ -131,3 +131,58 @@ func text(attrs pcommon.Map, key string) (pcommon.Value, bool) {
 	}
 	return pcommon.NewValueEmpty(), false
 }
+
+// redactTree cuts secrets from the string values of a map or list at every
+// depth, each as Data cuts the same value in JSON text: the member names
+// above it, and a list's string element before it, give it its context.
+// Names stay, as in JSON; a value that is neither text, map nor list holds
+// no text to cut.
+func redactTree(v pcommon.Value, r *redact.Redactor, cuts *redact.Counts) {
+	w := treeWalker{vs: r.Values(cuts)}
+	w.site.Keys = w.keys[:0]
+	w.value(v)
+}
+
+// treeWalker hands a tree's strings to Values.Visit with the site
+// auditevent.Data.MapStrings would give the same value.
+type treeWalker struct {
+	vs   *redact.Values
+	site auditevent.StringSite
+	keys [8]string
+}
+
+// value walks v and returns its text as it was, when it is text.
+func (w *treeWalker) value(v pcommon.Value) (string, bool) {
+	switch v.Type() {
+	case pcommon.ValueTypeMap:
+		w.members(v.Map())
+	case pcommon.ValueTypeSlice:
+		w.elements(v.Slice())
+	case pcommon.ValueTypeStr:
+		s := v.Str()
+		if red, changed := w.vs.Visit(&w.site, s); changed {
+			v.SetStr(red)
+		}
+		return s, true
+	}
+	return "", false
+}
+
+func (w *treeWalker) members(m pcommon.Map) {
+	for k, v := range m.All() {
+		w.site.Keys = append(w.site.Keys, k)
+		w.site.HasPrev = false
+		w.value(v)
+		w.site.Keys = w.site.Keys[:len(w.site.Keys)-1]
+	}
+}
+
+func (w *treeWalker) elements(s pcommon.Slice) {
+	var prev string
+	hasPrev := false
+	for _, e := range s.All() {
+		w.site.Prev, w.site.HasPrev = prev, hasPrev
+		prev, hasPrev = w.value(e)
+	}
+	w.site.HasPrev = false
+}

@@ -108,7 +108,9 @@ func (s *Session) Start(ctx context.Context, op string, data map[string]any) (co
 		trace.WithTimestamp(ts),
 		trace.WithLinks(links...),
 		trace.WithAttributes(attrs...))
-	if sc := span.SpanContext(); sc.IsValid() && !sc.IsSampled() && !s.finishAhead() {
+	// A no-op provider's span carries the caller's flags: checkSpanKept
+	// reports that provider.
+	if sc := span.SpanContext(); sc.IsValid() && !sc.IsSampled() && !s.finishAhead() && !s.noopProvider {
 		s.reportUnsampled()
 	}
 	st := startEvent{op: op, seq: seq, ts: ts, id: startID, data: startData}

@@ -297,18 +297,35 @@ func TestOperationsAfterTheTracerProviderShutDownAreReported(t *testing.T) {
 // start records ahead, but its spans, and so its finish events, are dropped:
 // every operation would read as open. The session reports it once. A no-op
 // provider without a log pipeline records nothing on purpose: no report.
+// That holds for the deprecated trace.NewNoopTracerProvider too, and under
+// a caller's trace, where a no-op provider's spans carry the caller's span
+// context as a shut-down provider's never do.
 func TestSessionsOnAProviderThatRecordsNoSpansAreReported(t *testing.T) {
 	shut := sdktrace.NewTracerProvider()
 	require.NoError(t, shut.Shutdown(context.Background()))
+	caller := trace.ContextWithRemoteSpanContext(context.Background(), trace.NewSpanContext(trace.SpanContextConfig{
+		TraceID: trace.TraceID{1}, SpanID: trace.SpanID{2}, TraceFlags: trace.FlagsSampled, Remote: true}))
+	unsampled := trace.ContextWithRemoteSpanContext(context.Background(), trace.NewSpanContext(trace.SpanContextConfig{
+		TraceID: trace.TraceID{1}, SpanID: trace.SpanID{2}, Remote: true}))
+	//lint:ignore SA1019 the deprecated provider is what these cases are about
+	deprecated := trace.NewNoopTracerProvider()
 	for name, c := range map[string]struct {
 		tp     trace.TracerProvider
+		ctx    context.Context
 		logs   bool
-		report bool
+		report string
 	}{
-		"shut down, with logs":    {shut, true, true},
-		"shut down, without logs": {shut, false, true},
-		"no-op, with logs":        {noop.NewTracerProvider(), true, true},
-		"no-op, without logs":     {noop.NewTracerProvider(), false, false},
+		"shut down, with logs":                         {shut, context.Background(), true, "records no spans"},
+		"shut down, without logs":                      {shut, context.Background(), false, "records no spans"},
+		"no-op, with logs":                             {noop.NewTracerProvider(), context.Background(), true, "records no spans"},
+		"no-op, without logs":                          {noop.NewTracerProvider(), context.Background(), false, ""},
+		"no-op under a trace, with logs":               {noop.NewTracerProvider(), caller, true, "records no spans"},
+		"no-op under a trace, without logs":            {noop.NewTracerProvider(), caller, false, ""},
+		"no-op under an unsampled trace, with logs":    {noop.NewTracerProvider(), unsampled, true, "records no spans"},
+		"no-op under an unsampled trace, without logs": {noop.NewTracerProvider(), unsampled, false, ""},
+		"deprecated no-op, with logs":                  {deprecated, context.Background(), true, "records no spans"},
+		"deprecated no-op, without logs":               {deprecated, context.Background(), false, ""},
+		"deprecated no-op under a trace, no logs":      {deprecated, caller, false, ""},
 	} {
 		t.Run(name, func(t *testing.T) {
 			h := catchOTelErrors(t)
@@ -316,18 +333,19 @@ func TestSessionsOnAProviderThatRecordsNoSpansAreReported(t *testing.T) {
 			if c.logs {
 				opts = append(opts, sandboxtrace.WithLogExporter(&logSink{}))
 			}
-			s, err := sandboxtrace.NewSession(context.Background(), c.tp, opts...)
+			s, err := sandboxtrace.NewSession(c.ctx, c.tp, opts...)
 			require.NoError(t, err)
 			for range 2 {
-				require.NoError(t, s.Read(context.Background(), "/a", nil, nothing))
+				require.NoError(t, s.Read(c.ctx, "/a", nil, nothing))
 			}
 			require.NoError(t, s.Shutdown(context.Background()))
-			if !c.report {
+			if c.report == "" {
 				assert.Empty(t, h.all())
 				return
 			}
 			require.Len(t, h.all(), 1, "reported once per session")
 			assert.Contains(t, h.all()[0].Error(), "finish events")
+			assert.Contains(t, h.all()[0].Error(), c.report)
 		})
 	}
 }

@@ -97,6 +97,8 @@ type Session struct {
 	endOnce sync.Once
 	// unsampled reports, once, operation spans the provider drops.
 	unsampled sync.Once
+	// noopProvider: tp records nothing by design (isNoopProvider).
+	noopProvider bool
 	// providerDown reports, once, spans ended after tp shut down.
 	providerDown sync.Once
 	// attrsDropped and attrsCut report, once each, attributes tp's span
@@ -149,6 +151,7 @@ func NewSession(ctx context.Context, tp trace.TracerProvider, opts ...Option) (*
 		syncTimeout:    cfg.syncTimeout,
 		tp:             tp,
 		tracer:         tp.Tracer(ScopeName),
+		noopProvider:   isNoopProvider(tp),
 		id:             cfg.sessionID,
 		idText:         cfg.sessionID.String(),
 		backend:        cfg.backend,
@@ -260,6 +263,21 @@ func (s *Session) reportUnsampled() {
 	})
 }
 
+// isNoopProvider reports whether tp is a no-op provider by design: the noop
+// package's, or the deprecated trace.NewNoopTracerProvider's (its type is
+// unexported; its value is the only one of it, so it is compared). Another
+// provider that records nothing (shut down, or one of a third party that
+// hands out no-op tracers) cannot be told from it by its spans: both carry
+// no span context, or the caller's.
+func isNoopProvider(tp trace.TracerProvider) bool {
+	switch tp.(type) {
+	case noop.TracerProvider, *noop.TracerProvider:
+		return true
+	}
+	//lint:ignore SA1019 recognizes the deprecated provider callers still pass
+	return tp == trace.NewNoopTracerProvider()
+}
+
 // checkProviderUp reports, once, that the TracerProvider is shut down: the
 // SDK drops spans ended afterwards without a word, and with them the finish
 // events (all the events, without a log pipeline) of operations ending now.
@@ -279,12 +297,14 @@ func (s *Session) checkProviderUp() {
 // or records no spans at all (shut down before the session began, a no-op
 // provider, the global one before it is set). A no-op provider without a
 // log pipeline is tracing turned off on purpose: nothing is half-recorded.
+// A no-op provider's span carries the caller's span context when there is
+// one, so its provider, not the span, says it records nothing.
 func (s *Session) checkSpanKept(span trace.Span) {
-	if span.SpanContext().IsValid() {
-		s.checkProviderUp()
+	switch {
+	case s.noopProvider && s.logs.logger == nil:
 		return
-	}
-	if _, off := s.tp.(noop.TracerProvider); off && s.logs.logger == nil {
+	case !s.noopProvider && span.SpanContext().IsValid():
+		s.checkProviderUp()
 		return
 	}
 	s.providerDown.Do(func() {

@@ -16,8 +16,15 @@ import (
 // the baseline never syncs, so a host whose sync latency has moved (the
 // neighbours' I/O) can move the ratio; the probe shows whether it did.
 func SyncProbe(dir string, writes, size int) (time.Duration, error) {
-	if writes <= 0 || size <= 0 {
-		return 0, fmt.Errorf("sync probe: writes and size must be > 0, got %d and %d", writes, size)
+	return SyncProbeAfter(dir, writes, size, 0)
+}
+
+// SyncProbeAfter is SyncProbe with a pause of gap before each append, as a
+// collector meets a sync request: on a VM an fdatasync issued after the
+// vCPU sat idle takes longer than one issued back to back.
+func SyncProbeAfter(dir string, writes, size int, gap time.Duration) (time.Duration, error) {
+	if writes <= 0 || size <= 0 || gap < 0 {
+		return 0, fmt.Errorf("sync probe: writes and size must be > 0 and gap >= 0, got %d, %d and %v", writes, size, gap)
 	}
 	f, err := os.CreateTemp(dir, "syncprobe-")
 	if err != nil {
@@ -36,6 +43,9 @@ func SyncProbe(dir string, writes, size int) (time.Duration, error) {
 	}
 	d := make([]time.Duration, 0, writes)
 	for range writes {
+		if gap > 0 {
+			time.Sleep(gap)
+		}
 		if _, err := f.Write(buf); err != nil {
 			return 0, fmt.Errorf("sync probe: %s: %w", filepath.Base(f.Name()), err)
 		}

@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -53,14 +55,50 @@ func TestLogHelpExitsZero(t *testing.T) {
 // `sandboxaudit -h` is not missing one that `<command> -h` lists.
 func TestUsageNamesEveryFlag(t *testing.T) {
 	top := run(t, "").stderr
-	for _, cmd := range [][]string{
+	for _, cmd := range commands() {
+		for _, f := range flagsOf(t, cmd) {
+			if !strings.Contains(top, "--"+f+" ") && !strings.Contains(top, "--"+f+"]") {
+				t.Errorf("the usage of %s does not name --%s", cmd, f)
+			}
+		}
+	}
+}
+
+// commands are the CLI's commands and log's subcommands.
+func commands() [][]string {
+	return [][]string{
 		{"canon"}, {"verify"}, {"log", "reset"}, {"log", "handover"}, {"log", "rebuild-store"},
 		{"show"}, {"sessions"}, {"serve"}, {"keygen"}, {"prove"}, {"verify-proof"}, {"replay"},
-	} {
-		res := run(t, "", append(cmd, "-h")...)
-		for _, f := range regexp.MustCompile(`(?m)^  -(\S+)`).FindAllStringSubmatch(res.stderr, -1) {
-			if !strings.Contains(top, "--"+f[1]+" ") && !strings.Contains(top, "--"+f[1]+"]") {
-				t.Errorf("the usage of %s does not name --%s", cmd, f[1])
+	}
+}
+
+// flagsOf gives the flags a command's -h lists, without their dashes.
+func flagsOf(t *testing.T, cmd []string) []string {
+	t.Helper()
+	res := run(t, "", append(cmd, "-h")...)
+	var flags []string
+	for _, f := range regexp.MustCompile(`(?m)^  -(\S+)`).FindAllStringSubmatch(res.stderr, -1) {
+		flags = append(flags, f[1])
+	}
+	return flags
+}
+
+// Every flag a command takes is named, as --flag, in the README or
+// docs/: a reader of the docs is not missing one that -h lists.
+func TestDocsNameEveryFlag(t *testing.T) {
+	root := filepath.Join("..", "..")
+	docs, err := filepath.Glob(filepath.Join(root, "docs", "*.md"))
+	require.NoError(t, err)
+	var text strings.Builder
+	for _, p := range append(docs, filepath.Join(root, "README.md")) {
+		b, err := os.ReadFile(p)
+		require.NoError(t, err)
+		text.Write(b)
+	}
+	for _, cmd := range commands() {
+		for _, f := range flagsOf(t, cmd) {
+			if !regexp.MustCompile(`--` + regexp.QuoteMeta(f) + `([^a-z0-9-]|$)`).MatchString(text.String()) {
+				t.Errorf("neither README.md nor docs/ names %s --%s", strings.Join(cmd, " "), f)
 			}
 		}
 	}

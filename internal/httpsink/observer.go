@@ -45,6 +45,10 @@ type Observer interface {
 	// Quarantined counts spooled lines that were not valid events (torn,
 	// garbage, bytes inserted) and were set aside instead of sent.
 	Quarantined(ctx context.Context, n int)
+	// AdoptedNotKept counts spool files adopted at start (lines, no
+	// sidecar) whose file as found could not be kept under a second name:
+	// replay trims their lines once sent, keeping no copy.
+	AdoptedNotKept(ctx context.Context, n int)
 }
 
 // UnkeptObserver is an Observer that also counts, among the lines
@@ -68,3 +72,4 @@ func (NopObserver) Dropped(context.Context, int, string) {}
 func (NopObserver) Refused(context.Context, int, string) {}
 func (NopObserver) SpoolSize(int64)                      {}
 func (NopObserver) Quarantined(context.Context, int)     {}
+func (NopObserver) AdoptedNotKept(context.Context, int)  {}

@@ -248,6 +248,7 @@ func makeLines(t testing.TB, session uuid.UUID, from, to int64, pad int) []byte 
 type obsStats struct {
 	sent, spooled, replayed int
 	quarantined             int
+	adoptedNotKept          int
 	dropped, refused        map[string]int
 	lastSpoolSize           int64
 }
@@ -283,6 +284,12 @@ func (o *recObserver) SpoolSize(b int64) { o.mu.Lock(); o.s.lastSpoolSize = b; o
 func (o *recObserver) Quarantined(_ context.Context, n int) {
 	o.mu.Lock()
 	o.s.quarantined += n
+	o.mu.Unlock()
+}
+
+func (o *recObserver) AdoptedNotKept(_ context.Context, n int) {
+	o.mu.Lock()
+	o.s.adoptedNotKept += n
 	o.mu.Unlock()
 }
 

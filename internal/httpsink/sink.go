@@ -442,6 +442,25 @@ func (s *Sink) waitUntil() time.Time {
 	return s.notBefore
 }
 
+// logAdopted says that opening the spool adopted a file without a
+// sidecar, and, as an ERROR that is counted, when the file as found was not
+// kept: replay then trims its lines once sent, and no copy is left.
+func (s *Sink) logAdopted(path string, r spool.Recovery) {
+	const adopted = "spool had lines but no .offset sidecar; every line is a valid audit event, so it is taken as this exporter's spool and replayed from its start " +
+		"(duplicates possible). "
+	switch {
+	case !r.Adopted:
+	case r.AdoptedKeptErr != nil && r.AdoptedKept == "":
+		s.set.Logger.Error(adopted+"The file as found could not be kept under a second name: replay trims its lines once sent, and no copy is left. "+
+			"Delete the .adopted- copies you know were the spool to make room",
+			zap.String("spool", path), zap.NamedError("not_kept", r.AdoptedKeptErr))
+		s.set.Observer.AdoptedNotKept(context.Background(), 1)
+	default:
+		s.set.Logger.Warn(adopted+"The file as found is kept under a second name; delete it once you know it was the spool",
+			zap.String("spool", path), zap.String("kept_as", r.AdoptedKept), zap.NamedError("not_kept", r.AdoptedKeptErr))
+	}
+}
+
 // logRecovery says what opening the spool repaired, if anything.
 func (s *Sink) logRecovery(path string, r spool.Recovery) {
 	switch {
@@ -452,11 +471,7 @@ func (s *Sink) logRecovery(path string, r spool.Recovery) {
 		s.set.Logger.Warn("spool had an incomplete last line (crash mid-write); set aside, not replayed",
 			zap.String("spool", path), zap.Int64("bytes", r.TornBytes), zap.String("kept_in", r.TornPath))
 	}
-	if r.Adopted {
-		s.set.Logger.Warn("spool had lines but no .offset sidecar; every line is a valid audit event, so it is taken as this exporter's spool and replayed from its start "+
-			"(duplicates possible). The file as found is kept under a second name; delete it once you know it was the spool",
-			zap.String("spool", path), zap.String("kept_as", r.AdoptedKept), zap.NamedError("not_kept", r.AdoptedKeptErr))
-	}
+	s.logAdopted(path, r)
 	if r.OffsetProblem != "" {
 		s.set.Logger.Warn("spool offset not usable as stored; replay resumes from a safe offset (duplicates possible)",
 			zap.String("spool", path), zap.String("problem", r.OffsetProblem), zap.Int64("resume_offset", r.ResumeOffset))

@@ -125,8 +125,50 @@ func (sc *scanner) encodedAfterRun(i, j int) int {
 		return sc.encodedColon(name, i, k, k+n)
 	case '"', '\'':
 		return sc.encodedQuotedName(name, i, k, b, n)
+	case ' ', '\t':
+		return sc.encodedBlankEquals(name, i, k)
 	}
 	return k
+}
+
+// encodedBlankEquals handles a name (decoded, from i to k) before encoded
+// blanks and an '=', plain or encoded (password%20%3D%20x, a form body's
+// "password = x"), as blankAfterName does a plain one: at the start of the
+// decoded text, the rest of its line or a quoted value; elsewhere (code),
+// a quoted value only. "==" is a comparison.
+func (sc *scanner) encodedBlankEquals(name string, i, k int) int {
+	s := sc.s
+	v, ok := encodedEquals(s, skipEncodedBlanks(s, k))
+	if !ok {
+		return k
+	}
+	if _, twice := encodedEquals(s, v); twice {
+		return k
+	}
+	kind, ok := sc.nameToCut(name)
+	if !ok {
+		return k
+	}
+	v = skipEncodedBlanks(s, v)
+	lo, hi, quoted := encodedQuotedExtent(s, v)
+	if !quoted {
+		if !sc.encodedLineStart(i) {
+			return k // x = getpass(): code
+		}
+		lo, hi = v, encodedLineEnd(s, v, false)
+	}
+	return sc.cutValue(lo, hi, kind)
+}
+
+// encodedEquals gives the index after an '=', plain or encoded, at k.
+func encodedEquals(s string, k int) (int, bool) {
+	if k < len(s) && s[k] == '=' {
+		return k + 1, true
+	}
+	if b, n := pctByte(s, k); b == '=' {
+		return k + n, true
+	}
+	return k, false
 }
 
 // encodedAssignment cuts the value at v of a secret name whose '=' ends at

@@ -321,3 +321,43 @@ func TestPercentEncodedColon(t *testing.T) {
 		assertData(t, r, []dataCase{{d, d}})
 	}
 }
+
+// TestPercentEncodedBlankBeforeEquals: an encoded "name = value" (a form
+// body's or a query's password%20%3D%20…) is cut as the plain one is: at
+// the start of the decoded text, the rest of its line; in code, a quoted
+// value only; "==" is a comparison.
+func TestPercentEncodedBlankBeforeEquals(t *testing.T) {
+	r := mustNew(t, DefaultSettings())
+	pw := redacttest.Password
+	cases := []countedCut{
+		{"q=password%20%3D%20" + pw, "q=password%20%3D%20[REDACTED:password]", 1},
+		{"q=password%20%3D%20" + pw + "&x=1", "q=password%20%3D%20[REDACTED:password]&x=1", 1},
+		{"q=password%20%3D" + pw + "%26x%3D1", "q=password%20%3D[REDACTED:password]%26x%3D1", 1},
+		{"body=a%3D1%0Apassword%20%3D%20" + pw + "%0Ab%3D2", "body=a%3D1%0Apassword%20%3D%20[REDACTED:password]%0Ab%3D2", 1},
+		{"q=%70assword%09%3D%09" + pw, "q=%70assword%09%3D%09[REDACTED:password]", 1},
+		{"q=password%2520%253D%2520" + pw + "%2526x%253D1", "q=password%2520%253D%2520[REDACTED:password]%2526x%253D1", 1},
+		{"q=token%20%3D%20" + redacttest.GitHubToken, "q=token%20%3D%20[REDACTED:github_token]", 1},
+		{"q=const%20apiKey%20%3D%20%22" + pw + "%22%3B", "q=const%20apiKey%20%3D%20%22[REDACTED:api_key]%22%3B", 1},
+	}
+	assertCountedCuts(t, r, cases)
+	for _, tc := range cases {
+		assertData(t, r, []dataCase{
+			{`{"u":"` + tc.in + `"}`, `{"u":"` + tc.want + `"}`},
+			{`{"command":["curl","-d","` + tc.in + `","https://h/x"]}`, `{"command":["curl","-d","` + tc.want + `","https://h/x"]}`},
+		})
+	}
+	kept := []string{
+		"q=if%20password%20%3D%3D%20" + pw, "q=x%20password%20%3D%20getpass()", "q=password_length%20%3D%208",
+		"q=password%20%3D%20%24DB_PASSWORD", "q=password%20%3D%20", "q=password%20is%20" + pw,
+	}
+	for _, k := range kept {
+		plain, err := url.PathUnescape(strings.TrimPrefix(k, "q="))
+		require.NoError(t, err)
+		assertKept(t, r, plain)
+	}
+	assertKept(t, r, kept...)
+	for _, k := range kept {
+		d := `{"u":"` + k + `"}`
+		assertData(t, r, []dataCase{{d, d}})
+	}
+}

@@ -263,9 +263,26 @@ func (r *Redactor) MayCut(d auditevent.Data) bool { return r.mayCut(d.Bytes()) }
 
 // walk redacts every string value of d, one by one.
 func (r *Redactor) walk(d auditevent.Data, c *Counts) (auditevent.Data, bool) {
-	v := &dataVisitor{r: r, c: c, sc: scanner{keys: r.keys}}
-	v.names = v.buf[:0]
-	return d.MapStrings(v.visit)
+	return d.MapStrings(r.Values(c).Visit)
+}
+
+// Values redacts the string values of one tree of members and lists held
+// other than as JSON text (a log record's map body) as Data redacts them:
+// Visit each string value where it sits, in order, a list's elements one
+// after another, site set as MapStrings sets it.
+type Values struct{ v dataVisitor }
+
+// Values starts the redaction of one tree's values; c counts the cuts.
+func (r *Redactor) Values(c *Counts) *Values {
+	vs := &Values{v: dataVisitor{r: r, c: c, sc: scanner{keys: r.keys}}}
+	vs.v.names = vs.v.buf[:0]
+	return vs
+}
+
+// Visit returns s, the string value at site, with every secret cut, and
+// whether anything was.
+func (vs *Values) Visit(site *auditevent.StringSite, s string) (string, bool) {
+	return vs.v.visit(site, s)
 }
 
 // mayCut reports whether redacting the data object whose canonical text is

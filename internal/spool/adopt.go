@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/sandboxaudit/sandboxaudit/internal/fsutil"
@@ -45,20 +46,84 @@ func (s *Spool) adoptIfValid() error {
 	}
 }
 
+// ErrAdoptedOverLimit is wrapped by Recovery.AdoptedKeptErr when another
+// copy of an adopted file would take the .adopted- copies past MaxSize.
+var ErrAdoptedOverLimit = errors.New("the .adopted- copies would exceed the spool's max size")
+
+// adoptedSuffix names the copies keepAdopted makes: <spool>.adopted-<unixnano>.
+const adoptedSuffix = ".adopted-"
+
 // keepAdopted links the file about to be adopted to
 // <spool>.adopted-<unixnano>: replay trims the spool by writing a new file
 // over its name, so the linked one keeps every line it held. It returns
 // the link's path, or why there is none (the spool is adopted all the
-// same: refusing it would stop the collector taking events).
+// same: refusing it would stop the collector taking events). A copy that
+// already names this file is kept instead of a second one; nothing removes
+// the copies, so, as the torn lines, they share the bound MaxSize.
 func (s *Spool) keepAdopted() (string, error) {
-	kept := fmt.Sprintf("%s.adopted-%d", s.path, time.Now().UnixNano())
-	if err := os.Link(s.path, kept); err != nil {
+	fi, err := os.Lstat(s.path)
+	if err != nil {
+		return "", err
+	}
+	same, kept, n, err := s.adoptedCopies(fi)
+	if err != nil {
+		return "", fmt.Errorf("measure the copies kept beside it: %w", err)
+	}
+	if same != "" {
+		return same, nil
+	}
+	if s.maxSize > 0 && kept+fi.Size() > s.maxSize {
+		return "", fmt.Errorf("%w: %d bytes are kept in %d of them, this file has %d, the limit is %d",
+			ErrAdoptedOverLimit, kept, n, fi.Size(), s.maxSize)
+	}
+	copyPath := fmt.Sprintf("%s%s%d", s.path, adoptedSuffix, time.Now().UnixNano())
+	if err := os.Link(s.path, copyPath); err != nil {
 		return "", err
 	}
 	if err := fsutil.SyncDir(filepath.Dir(s.path)); err != nil {
-		return kept, err
+		return copyPath, err
 	}
-	return kept, nil
+	return copyPath, nil
+}
+
+// adoptedCopies finds the regular files keepAdopted made beside the spool:
+// the one that is the file fi describes (same), if any, and the bytes and
+// number of the distinct files among them (links of one file count once).
+func (s *Spool) adoptedCopies(fi os.FileInfo) (same string, bytes int64, n int, err error) {
+	dir := filepath.Dir(s.path)
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return "", 0, 0, err
+	}
+	prefix := filepath.Base(s.path) + adoptedSuffix
+	seen := map[[2]uint64]bool{}
+	for _, e := range entries {
+		if !isAdoptedCopy(e.Name(), prefix) {
+			continue
+		}
+		cfi, err := e.Info()
+		if errors.Is(err, os.ErrNotExist) || err == nil && !cfi.Mode().IsRegular() {
+			continue // removed meanwhile, or not a copy
+		}
+		if err != nil {
+			return "", 0, 0, err
+		}
+		if same == "" && os.SameFile(cfi, fi) {
+			same = filepath.Join(dir, e.Name())
+		}
+		id := fileID(cfi)
+		if !seen[id] {
+			seen[id] = true
+			bytes += cfi.Size()
+		}
+	}
+	return same, bytes, len(seen), nil
+}
+
+// isAdoptedCopy says whether name is prefix followed by digits.
+func isAdoptedCopy(name, prefix string) bool {
+	ns, ok := strings.CutPrefix(name, prefix)
+	return ok && ns != "" && strings.Trim(ns, "0123456789") == ""
 }
 
 // vet says why a whole line may not be sent, or "".

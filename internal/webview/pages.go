@@ -212,8 +212,8 @@ func (s *Server) sessionPage(w http.ResponseWriter, r *http.Request) {
 	s.render(w, "session", map[string]any{
 		"Title": "Session " + si.ID.String(), "Sources": int64(len(s.cfg.Sources)), "ID": si.ID.String(), "S": si.Session, "MoreTraces": si.MoreTraces,
 		"TraceHref": s.trace.link(si.TraceID, ""), "Rows": timelineRows(si, ops, offset, t0, t1),
-		"AxisFrom": microsText(t0), "AxisTo": microsText(t1), "AxisSpan": durationMS(float64(span) / 1000),
-		"Pager": makePager("/session/"+si.ID.String(), url.Values{}, offset, limit, int(si.Ops)),
+		"MissingSeqs": seqset.Describe(si.Missing, si.MissingRanges), "AxisFrom": microsText(t0), "AxisTo": microsText(t1),
+		"AxisSpan": durationMS(float64(span) / 1000), "Pager": makePager("/session/"+si.ID.String(), url.Values{}, offset, limit, int(si.Ops)),
 	})
 }
 

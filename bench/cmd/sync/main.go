@@ -15,8 +15,8 @@
 // net/http server in another process, the floor of two round trips
 // ("/idle": each after a pause, as in an operation). It prints per-operation
 // p50/p99, operations/s, CPU per operation (client and collector), one
-// session against many, an fdatasync probe on the same disk, and the
-// ratios.
+// session against many, fdatasync probes on the same disk (back to back,
+// and each after a pause), and the ratios.
 package main
 
 import (
@@ -211,6 +211,12 @@ func round(ctx context.Context, c config, r int, res results) error {
 		if err != nil {
 			return err
 		}
+		// And after a pause, as the collector meets each sync of a
+		// single session: the client's turn between two requests.
+		probeIdle, err := proc.SyncProbeAfter(c.dir, probeWrites, probeBytes, idleGap)
+		if err != nil {
+			return err
+		}
 		host0, err := proc.ReadHostTimes()
 		if err != nil {
 			return err
@@ -220,7 +226,7 @@ func round(ctx context.Context, c config, r int, res results) error {
 			return fmt.Errorf("%s/%s: %w\n%s", s.name, s.fsync, err, col.col.Stderr())
 		}
 		m.name = s.name + "/" + s.fsync
-		m.probe = probe
+		m.probe, m.probeIdle = probe, probeIdle
 		if host1, err := proc.ReadHostTimes(); err == nil {
 			m.idle, _ = host1.Since(host0)
 		}

@@ -42,6 +42,7 @@ type TelemetryBuilder struct {
 	SandboxauditExporterSegmentsRemoved       metric.Int64Counter
 	SandboxauditExporterSegmentsRotated       metric.Int64Counter
 	SandboxauditExporterSeqSessionsEvicted    metric.Int64Counter
+	SandboxauditExporterSpoolAdoptionsNotKept metric.Int64Counter
 	SandboxauditExporterSpoolLinesQuarantined metric.Int64Counter
 	SandboxauditExporterSpoolSize             metric.Int64Gauge
 	SandboxauditExporterWitnessCosignatures   metric.Int64Counter
@@ -155,6 +156,12 @@ func NewTelemetryBuilder(settings component.TelemetrySettings, options ...Teleme
 		"otelcol_sandboxaudit_exporter_seq_sessions_evicted",
 		metric.WithDescription("Number of sessions whose seq counter was dropped to keep within the span mapper's bound; seqs then assigned to that session's spans without seq attributes start again at 1 and may repeat. [Alpha]"),
 		metric.WithUnit("{session}"),
+	)
+	errs = errors.Join(errs, err)
+	builder.SandboxauditExporterSpoolAdoptionsNotKept, err = builder.meter.Int64Counter(
+		"otelcol_sandboxaudit_exporter_spool_adoptions_not_kept",
+		metric.WithDescription("Number of files the HTTP sink's spool adopted at start (lines, no .offset sidecar) without keeping the file as found under a second name (the .adopted- copies at the spool's max size, or the link failed); replay trims their lines once sent. [Alpha]"),
+		metric.WithUnit("{file}"),
 	)
 	errs = errors.Join(errs, err)
 	builder.SandboxauditExporterSpoolLinesQuarantined, err = builder.meter.Int64Counter(
