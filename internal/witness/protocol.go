@@ -80,10 +80,11 @@ func ParseConflictSize(body []byte) (int64, error) {
 }
 
 // parseSize reads a tree size: ASCII decimal, no sign, no leading zero.
+// The bytes are not quoted: an endpoint may echo the request's headers.
 func parseSize(s []byte) (int64, error) {
 	n, err := strconv.ParseInt(string(s), 10, 64)
 	if err != nil || n < 0 || strconv.FormatInt(n, 10) != string(s) {
-		return 0, fmt.Errorf("%q is not a canonical tree size", truncate(s))
+		return 0, fmt.Errorf("%d bytes that are not a canonical tree size (decimal digits, no sign, no leading zero)", len(s))
 	}
 	return n, nil
 }
@@ -98,7 +99,7 @@ func SplitSignatureLines(body []byte) ([][]byte, error) {
 		return nil, fmt.Errorf("signature lines: %d bytes, limit %d", len(body), maxBodyBytes)
 	}
 	var out [][]byte
-	for len(body) > 0 {
+	for num := 1; len(body) > 0; num++ {
 		i := bytes.IndexByte(body, '\n')
 		if i < 0 {
 			return nil, errors.New("signature line without a newline")
@@ -106,17 +107,10 @@ func SplitSignatureLines(body []byte) ([][]byte, error) {
 		line := body[:i+1]
 		body = body[i+1:]
 		if !bytes.HasPrefix(line, []byte(sigPrefix)) {
-			return nil, fmt.Errorf("%q is not a note signature line", truncate(line))
+			// Not quoted: an endpoint may echo the request's headers.
+			return nil, fmt.Errorf("line %d is not a note signature line", num)
 		}
 		out = append(out, line)
 	}
 	return out, nil
-}
-
-// truncate shortens untrusted bytes quoted in an error.
-func truncate(b []byte) []byte {
-	if len(b) > 40 {
-		return b[:40]
-	}
-	return b
 }
