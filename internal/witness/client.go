@@ -126,6 +126,8 @@ func Reason(err error) string {
 		return "refused"
 	case errors.Is(err, errBadCosignature):
 		return "bad_cosignature"
+	case errors.Is(err, errBadConflict):
+		return "conflict"
 	case errors.Is(err, errNoProof):
 		return "inconsistent"
 	}
@@ -134,6 +136,7 @@ func Reason(err error) string {
 
 var (
 	errBadCosignature = errors.New("the witness's answer holds no valid cosignature by its key")
+	errBadConflict    = errors.New("409 Conflict with an unreadable size")
 	// errNoProof: this log cannot prove its tree consistent with the size
 	// the witness cosigned (its hash store is short or damaged).
 	errNoProof = errors.New("no consistency proof")
@@ -166,7 +169,8 @@ func (w *Witness) AddCheckpoint(ctx context.Context, old int64, proof tlog.TreeP
 	case http.StatusConflict:
 		size, err := ParseConflictSize(answer)
 		if err != nil {
-			return nil, fmt.Errorf("409 Conflict with an unreadable size: %w", err)
+			// The witness answered: not a witness to rest as unreachable.
+			return nil, fmt.Errorf("%w: %w", errBadConflict, err)
 		}
 		return nil, &ConflictError{Size: size}
 	}

@@ -4,9 +4,11 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"go.uber.org/zap"
 
 	"github.com/sandboxaudit/sandboxaudit/internal/witness"
 	"github.com/sandboxaudit/sandboxaudit/internal/witness/witnesstest"
@@ -39,4 +41,29 @@ func TestAnswerBytesAreNotShown(t *testing.T) {
 		require.Error(t, err)
 		require.NotContains(t, err.Error(), "s3cr3t", "%d %q", tc.status, tc.body)
 	}
+}
+
+// A 409 whose body is no size is the witness's answer, not a witness that
+// cannot be reached: counted as a conflict, and asked again next round.
+func TestUnreadableConflictIsNotUnreachable(t *testing.T) {
+	log := newTestLog(t, "example.com/log")
+	log.add(3, "a")
+	fw := witnesstest.Start(t, "witness.example/w1", log.verifier)
+	srv, calls := countingServer(t, func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "text/x.tlog.size")
+		w.WriteHeader(http.StatusConflict)
+		_, _ = io.WriteString(w, strings.Repeat("9", 100)+"\n")
+	})
+	w, err := witness.NewWitness(srv.URL, fw.VKey, srv.Client(), nil)
+	require.NoError(t, err)
+	obs := &countingObserver{cosigned: map[string]int{}, failed: map[string]int{}}
+	p, err := witness.NewPool([]*witness.Witness{w}, 1, zap.NewNop(), obs)
+	require.NoError(t, err)
+	for range 2 {
+		_, quorum := p.Cosign(context.Background(), "f", log.origin, log.n, log.checkpoint(), log.prover())
+		require.False(t, quorum)
+	}
+	require.Equal(t, map[string]int{"witness.example/w1/conflict": 2}, obs.failed)
+	require.Equal(t, 2, calls(), "not rested as unreachable")
 }
