@@ -421,9 +421,13 @@ const maxWitnessTimeout = 5 * time.Minute
 // and key, and the quorum.
 func (c *IntegrityConfig) validateWitnesses() error {
 	var errs []error
-	// A witness listed twice would count twice toward the quorum with
-	// one cosignature.
-	seen := make(map[string]int, len(c.Witnesses))
+	// A witness listed twice, or its key under two names, would count
+	// twice toward the quorum with one cosignature.
+	type first struct {
+		i    int
+		name string
+	}
+	seen := make(map[string]first, len(c.Witnesses))
 	for i := range c.Witnesses {
 		w := &c.Witnesses[i]
 		prefix := fmt.Sprintf("witnesses::%d::", i)
@@ -436,12 +440,12 @@ func (c *IntegrityConfig) validateWitnesses() error {
 			errs = append(errs, fmt.Errorf("%spublic_key: %w", prefix, err))
 			continue
 		}
-		id := integrity.KeyID(v.Name(), v.KeyHash())
-		if j, dup := seen[id]; dup {
-			errs = append(errs, fmt.Errorf("%spublic_key: the same witness as witnesses::%d (%s); a witness counts once toward the quorum", prefix, j, v.Name()))
+		key := witness.PublicKey(v)
+		if f, dup := seen[key]; dup {
+			errs = append(errs, fmt.Errorf("%spublic_key: the same witness as witnesses::%d (%s); a witness counts once toward the quorum", prefix, f.i, f.name))
 			continue
 		}
-		seen[id] = i
+		seen[key] = first{i, v.Name()}
 	}
 	if c.WitnessQuorum < 0 || c.WitnessQuorum > len(c.Witnesses) {
 		errs = append(errs, fmt.Errorf("witness_quorum: must be between 0 (all) and the %d witnesses, got %d",

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"filippo.io/torchwood"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/component/componenttest"
 	"go.opentelemetry.io/collector/config/confighttp"
@@ -131,6 +132,27 @@ func TestWitnessConfigRefusesTheSameWitnessTwice(t *testing.T) {
 		{ClientConfig: confighttp.ClientConfig{Endpoint: "http://127.0.0.1:2"}, PublicKey: " " + fw.VKey + "\n"},
 	}
 	err := confmap.Validate(cfg)
+	require.ErrorContains(t, err, "witnesses::1::public_key: the same witness as witnesses::0 (witness.example/w1)")
+}
+
+// One witness key under two names: a cosignature/v1 signs no name, so
+// one witness's cosignature would verify under both and meet a quorum of
+// two.
+func TestWitnessConfigRefusesOneKeyUnderTwoNames(t *testing.T) {
+	keyPath, _ := writeKeys(t)
+	fw := witnesstest.Start(t, "witness.example/w1", nil)
+	v, err := witness.ParseKey(fw.VKey)
+	require.NoError(t, err)
+	alias, err := torchwood.NewCosignatureVerifierFromKey("witness.example/alias", v.PublicKey())
+	require.NoError(t, err)
+	cfg := syncConfig()
+	withFile(cfg, filepath.Join(t.TempDir(), "a.jsonl"), auditevent.PolicyOverride{})
+	ic := withIntegrity(cfg, keyPath)
+	ic.Witnesses = []WitnessConfig{
+		{ClientConfig: confighttp.ClientConfig{Endpoint: "http://127.0.0.1:1"}, PublicKey: fw.VKey},
+		{ClientConfig: confighttp.ClientConfig{Endpoint: "http://127.0.0.1:2"}, PublicKey: alias.String()},
+	}
+	err = confmap.Validate(cfg)
 	require.ErrorContains(t, err, "witnesses::1::public_key: the same witness as witnesses::0 (witness.example/w1)")
 }
 

@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 
+	"filippo.io/torchwood"
 	"golang.org/x/mod/sumdb/note"
 
 	"github.com/sandboxaudit/sandboxaudit/internal/fsutil"
@@ -57,18 +58,20 @@ func (w *witnessFlags) load(hasKey bool) error {
 	if len(w.files) > maxWitnesses {
 		return fmt.Errorf("--witness: %d keys, limit %d", len(w.files), maxWitnesses)
 	}
-	// A key given twice would count twice toward the quorum.
-	seen := make(map[string]string, len(w.files))
+	// A key given twice, or under two names, would count twice toward
+	// the quorum.
+	type first struct{ path, name string }
+	seen := make(map[string]first, len(w.files))
 	for _, p := range w.files {
 		_, v, err := loadWitnessKey(p)
 		if err != nil {
 			return fmt.Errorf("--witness: %w", err)
 		}
-		id := integrity.KeyID(v.Name(), v.KeyHash())
-		if first, dup := seen[id]; dup {
-			return fmt.Errorf("--witness: %s is the same witness key as %s (%s); give each witness once", p, first, v.Name())
+		key := witness.PublicKey(v)
+		if f, dup := seen[key]; dup {
+			return fmt.Errorf("--witness: %s is the same witness key as %s (%s); give each witness once", p, f.path, f.name)
 		}
-		seen[id] = p
+		seen[key] = first{p, v.Name()}
 		w.verifiers = append(w.verifiers, v)
 	}
 	w.usedQuorum = w.quorum
@@ -87,7 +90,7 @@ func (w *witnessFlags) load(hasKey bool) error {
 // loadWitnessKey reads a witness's verifier key once and returns its text
 // with the verifier, so a caller that passes the text on sends the key that
 // was checked.
-func loadWitnessKey(path string) (string, note.Verifier, error) {
+func loadWitnessKey(path string) (string, *torchwood.CosignatureVerifier, error) {
 	f, _, err := fsutil.OpenRegular(path, os.O_RDONLY, 0)
 	if err != nil {
 		return "", nil, err

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"filippo.io/torchwood"
 	"github.com/stretchr/testify/require"
 
 	"github.com/sandboxaudit/sandboxaudit/internal/filesink"
@@ -154,11 +155,30 @@ func TestVerifyWitnessFlagErrors(t *testing.T) {
 		{[]string{"--key", pubPath, "--witness", pubPath, path}, "not a witness cosignature key"},
 		{[]string{"--key", pubPath, "--witness", wkeys[0], "--witness", wkeys[1], "--witness", copyFile(t, wkeys[0]), path},
 			"is the same witness key as " + wkeys[0] + " (w1.example/w)"},
+		// One key under another name: a cosignature signs no name, so
+		// one witness's would count twice.
+		{[]string{"--key", pubPath, "--witness", wkeys[0], "--witness", aliasKeyFile(t, wkeys[0], "alias.example/w"), path},
+			"is the same witness key as " + wkeys[0] + " (w1.example/w)"},
 	} {
 		res := run(t, "", append([]string{"verify"}, tc.args...)...)
 		require.Equal(t, 2, res.code, "%v: %s", tc.args, res.stdout)
 		require.Contains(t, res.stderr, tc.want)
 	}
+}
+
+// aliasKeyFile writes the witness key of vkeyPath under another name to a
+// new file.
+func aliasKeyFile(t *testing.T, vkeyPath, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(vkeyPath)
+	require.NoError(t, err)
+	v, err := witness.ParseKey(string(b))
+	require.NoError(t, err)
+	alias, err := torchwood.NewCosignatureVerifierFromKey(name, v.PublicKey())
+	require.NoError(t, err)
+	p := filepath.Join(t.TempDir(), "alias.vkey")
+	require.NoError(t, os.WriteFile(p, []byte(alias.String()+"\n"), 0o644))
+	return p
 }
 
 // copyFile copies path to a new file in a fresh directory.

@@ -74,6 +74,15 @@ func ParseKey(vkey string) (*torchwood.CosignatureVerifier, error) {
 	return v, nil
 }
 
+// PublicKey is the key v's cosignatures verify with, whatever its name
+// (the vkey's base64 part). A cosignature/v1 signs no name: one key given
+// under two names verifies one witness's cosignature as two.
+func PublicKey(v *torchwood.CosignatureVerifier) string {
+	_, rest, _ := strings.Cut(v.String(), "+")
+	_, key, _ := strings.Cut(rest, "+")
+	return key
+}
+
 // Verifier is the witness's cosignature verifier.
 func (w *Witness) Verifier() note.Verifier { return w.verifier }
 
