@@ -48,8 +48,13 @@ type witnessing struct {
 	// by the quorum and recorded in its witnessed sidecar.
 	done map[string]int64
 	// retry holds files whose newest checkpoint lacks the quorum: every
-	// round submits it again, written to or not.
+	// round submits it again, written to or not. At most maxIdleLogs: a
+	// witness that refuses every session of a templated path must not
+	// make each round seal and submit every file ever written.
 	retry map[string]bool
+	// retryFullWarned: the files beyond retry's bound were warned about,
+	// once until retry empties.
+	retryFullWarned bool
 	// retired is, per file seen, why it is refused as a retired log (nil:
 	// it is not one).
 	retired map[string]error
@@ -305,11 +310,24 @@ func (s *Sealer) setWitnessed(path string, n int64, upToDate bool) {
 		s.wit.done, s.wit.retry = map[string]int64{}, map[string]bool{}
 	}
 	s.wit.done[path] = n
-	if upToDate {
+	switch {
+	case upToDate:
 		delete(s.wit.retry, path)
 		delete(s.wit.recorded, path)
-	} else {
+		if len(s.wit.retry) == 0 {
+			s.wit.retryFullWarned = false
+		}
+	case s.wit.retry[path] || len(s.wit.retry) < maxIdleLogs:
 		s.wit.retry[path] = true
+	default:
+		// Submitted again when the file is next written to.
+		delete(s.wit.recorded, path)
+		if !s.wit.retryFullWarned {
+			s.wit.retryFullWarned = true
+			s.set.Logger.Warn(fmt.Sprintf("integrity: %d files wait for the witnesses' cosignatures; the checkpoints of more "+
+				"are no longer submitted again every round, only when their file is next written to (warned once)", maxIdleLogs),
+				zap.String("path", path))
+		}
 	}
 }
 
