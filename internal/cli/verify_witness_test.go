@@ -330,3 +330,39 @@ func TestVerifyWitnessRefusesAnotherLogsCosignatures(t *testing.T) {
 	require.Equal(t, exitProblems, res.code, res.stdout+res.stderr)
 	require.Contains(t, res.stdout, `witness: cosigned checkpoint #1 is of the log "cli-test/other.jsonl", not of this log "cli-test/audit.jsonl"`)
 }
+
+// Five ML-DSA-44 witnesses: each cosignature line is about 3 KB, so a
+// cosigned record holds more than a checkpoint's 16 KiB. The sealer
+// records it whole, and verify reads it.
+func TestVerifyWitnessReadsLargeCosignatures(t *testing.T) {
+	dir := t.TempDir()
+	res := run(t, "", "keygen", "--name", "cli-test", "--out", filepath.Join(dir, "keys"))
+	require.Equal(t, 0, res.code, res.stderr)
+	keys, err := integrity.LoadSigningKey(filepath.Join(dir, "keys", "cli-test.key"))
+	require.NoError(t, err)
+	args := []string{"verify", "--key", filepath.Join(dir, "keys", "cli-test.pub")}
+	var fakes []*witnesstest.Fake
+	for i := range 5 {
+		f := witnesstest.StartMLDSA(t, fmt.Sprintf("w%d.example/pq", i), keys.Verifier)
+		fakes = append(fakes, f)
+		p := filepath.Join(dir, "keys", fmt.Sprintf("w%d.vkey", i))
+		require.NoError(t, os.WriteFile(p, []byte(f.VKey+"\n"), 0o644))
+		args = append(args, "--witness", p)
+	}
+	pool, err := witness.NewPool(witnesstest.Witnesses(t, fakes...), 5, nil, nil)
+	require.NoError(t, err)
+	path := filepath.Join(dir, "audit.jsonl")
+	s1, f1 := op(sessionA, "exec", "a000000000000001", 1, 2)
+	appendFlocked(t, path, canonLines(s1, f1))
+	sealer, err := integrity.NewSealer(integrity.Settings{Keys: keys, Interval: 1e9, Witnesses: pool})
+	require.NoError(t, err)
+	require.NoError(t, sealer.Seal(context.Background(), path))
+	require.NoError(t, sealer.Close(context.Background()))
+	fi, err := os.Stat(integrity.WitnessedPath(path))
+	require.NoError(t, err)
+	require.Greater(t, fi.Size(), int64(16<<10), "the record is larger than a checkpoint may be")
+
+	res = run(t, "", append(args, path)...)
+	require.Equal(t, 0, res.code, res.stdout+res.stderr)
+	require.Contains(t, res.stdout, "witness: lines=2 witnessed=2 unwitnessed=0 records=1 quorum=5/5")
+}

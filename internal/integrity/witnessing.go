@@ -356,7 +356,7 @@ func (s *Sealer) loadWitnessed(path string, last Checkpoint) int64 {
 	}
 	defer func() { _ = f.Close() }()
 	want := last.Format()
-	nr := NewNoteReader(f)
+	nr := newWitnessedReader(f)
 	for {
 		rec, err := nr.Next()
 		if err != nil {
@@ -421,7 +421,15 @@ func (r storeFileReader) ReadHashes(indexes []int64) ([]tlog.Hash, error) {
 
 // OpenWitnessed verifies one witnessed record: the log's signature by
 // logKey, and the checkpoint it carries; the cosignatures are counted by
-// the caller with the witness keys it trusts.
+// the caller with the witness keys it trusts. The record may be larger
+// than a checkpoint note (maxWitnessedBytes): its cosignature lines.
 func OpenWitnessed(rec []byte, logKey note.Verifier) (Checkpoint, error) {
-	return OpenCheckpoint(rec, logKey)
+	if len(rec) > maxWitnessedBytes {
+		return Checkpoint{}, fmt.Errorf("cosigned checkpoint: %d bytes, limit %d", len(rec), maxWitnessedBytes)
+	}
+	n, err := note.Open(rec, note.VerifierList(logKey))
+	if err != nil {
+		return Checkpoint{}, describeNoteError(err, logKey)
+	}
+	return ParseCheckpoint([]byte(n.Text))
 }
