@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
 
 	"github.com/sandboxaudit/sandboxaudit/internal/witness"
 	"github.com/sandboxaudit/sandboxaudit/internal/witness/witnesstest"
@@ -66,4 +67,25 @@ func TestUnreadableConflictIsNotUnreachable(t *testing.T) {
 	}
 	require.Equal(t, map[string]int{"witness.example/w1/conflict": 2}, obs.failed)
 	require.Equal(t, 2, calls(), "not rested as unreachable")
+}
+
+// A witness ahead of a log that was cut back: every round refuses the same
+// way while the log grows toward the witness's size, and is logged once.
+func TestWitnessAheadIsLoggedOnce(t *testing.T) {
+	log := newTestLog(t, "example.com/log")
+	w1 := witnesstest.Start(t, "witness.example/w1", log.verifier)
+	p, _, _ := newPool(t, 1, w1)
+	log.add(8, "a")
+	_, quorum := p.Cosign(context.Background(), "f", log.origin, log.n, log.checkpoint(), log.prover())
+	require.True(t, quorum)
+
+	short := &testLog{t: t, origin: log.origin, signer: log.signer, verifier: log.verifier}
+	restarted, obs, logs := newPool(t, 1, w1)
+	for range 3 {
+		short.add(1, "b")
+		_, quorum = restarted.Cosign(context.Background(), "f", short.origin, short.n, short.checkpoint(), short.prover())
+		require.False(t, quorum)
+	}
+	require.Equal(t, map[string]int{"witness.example/w1/conflict": 3}, obs.failed)
+	require.Len(t, logs.FilterLevelExact(zapcore.ErrorLevel).All(), 1)
 }
