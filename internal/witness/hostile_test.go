@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
+	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/sandboxaudit/sandboxaudit/internal/witness"
 	"github.com/sandboxaudit/sandboxaudit/internal/witness/witnesstest"
@@ -87,5 +88,30 @@ func TestWitnessAheadIsLoggedOnce(t *testing.T) {
 		require.False(t, quorum)
 	}
 	require.Equal(t, map[string]int{"witness.example/w1/conflict": 3}, obs.failed)
+	require.Len(t, logs.FilterLevelExact(zapcore.ErrorLevel).All(), 1)
+}
+
+// A witness whose 409 body is other junk every round: one cause, logged
+// once.
+func TestJunkConflictIsLoggedOnce(t *testing.T) {
+	log := newTestLog(t, "example.com/log")
+	log.add(3, "a")
+	fw := witnesstest.Start(t, "witness.example/w1", log.verifier)
+	round := 0
+	srv, _ := countingServer(t, func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		round++
+		w.WriteHeader(http.StatusConflict)
+		_, _ = io.WriteString(w, strings.Repeat("x", round)+"\n")
+	})
+	w, err := witness.NewWitness(srv.URL, fw.VKey, srv.Client(), nil)
+	require.NoError(t, err)
+	core, logs := observer.New(zapcore.InfoLevel)
+	p, err := witness.NewPool([]*witness.Witness{w}, 1, zap.New(core), nil)
+	require.NoError(t, err)
+	for range 3 {
+		_, quorum := p.Cosign(context.Background(), "f", log.origin, log.n, log.checkpoint(), log.prover())
+		require.False(t, quorum)
+	}
 	require.Len(t, logs.FilterLevelExact(zapcore.ErrorLevel).All(), 1)
 }

@@ -80,11 +80,12 @@ func ParseConflictSize(body []byte) (int64, error) {
 }
 
 // parseSize reads a tree size: ASCII decimal, no sign, no leading zero.
-// The bytes are not quoted: an endpoint may echo the request's headers.
+// The bytes are not quoted (an endpoint may echo the request's headers),
+// nor counted: other junk each time is one cause, logged once.
 func parseSize(s []byte) (int64, error) {
 	n, err := strconv.ParseInt(string(s), 10, 64)
 	if err != nil || n < 0 || strconv.FormatInt(n, 10) != string(s) {
-		return 0, fmt.Errorf("%d bytes that are not a canonical tree size (decimal digits, no sign, no leading zero)", len(s))
+		return 0, errors.New("not a canonical tree size (decimal digits, no sign, no leading zero)")
 	}
 	return n, nil
 }
@@ -99,7 +100,7 @@ func SplitSignatureLines(body []byte) ([][]byte, error) {
 		return nil, fmt.Errorf("signature lines: %d bytes, limit %d", len(body), maxBodyBytes)
 	}
 	var out [][]byte
-	for num := 1; len(body) > 0; num++ {
+	for len(body) > 0 {
 		i := bytes.IndexByte(body, '\n')
 		if i < 0 {
 			return nil, errors.New("signature line without a newline")
@@ -108,7 +109,7 @@ func SplitSignatureLines(body []byte) ([][]byte, error) {
 		body = body[i+1:]
 		if !bytes.HasPrefix(line, []byte(sigPrefix)) {
 			// Not quoted: an endpoint may echo the request's headers.
-			return nil, fmt.Errorf("line %d is not a note signature line", num)
+			return nil, errors.New("a line is not a note signature line")
 		}
 		out = append(out, line)
 	}
