@@ -9,11 +9,16 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 
 	"filippo.io/torchwood"
 	"golang.org/x/mod/sumdb/note"
 	"golang.org/x/mod/sumdb/tlog"
 )
+
+// DefaultTimeout bounds one add-checkpoint request unless configured: a
+// witness that hangs must not hold a seal round, nor a command, for ever.
+const DefaultTimeout = 10 * time.Second
 
 // Witness is one witness: where its add-checkpoint endpoint is, and the
 // key its cosignatures must verify with.
