@@ -447,6 +447,10 @@ func (c *IntegrityConfig) validateWitnesses() error {
 		}
 		seen[key] = first{i, v.Name()}
 	}
+	if len(c.Witnesses) > witness.MaxWitnesses {
+		// verify takes no more keys: the cosignatures could not be checked.
+		errs = append(errs, fmt.Errorf("witnesses: %d witnesses, limit %d", len(c.Witnesses), witness.MaxWitnesses))
+	}
 	if c.WitnessQuorum < 0 || c.WitnessQuorum > len(c.Witnesses) {
 		errs = append(errs, fmt.Errorf("witness_quorum: must be between 0 (all) and the %d witnesses, got %d",
 			len(c.Witnesses), c.WitnessQuorum))

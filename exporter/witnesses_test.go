@@ -2,6 +2,7 @@ package sandboxauditexporter
 
 import (
 	"context"
+	"crypto/ed25519"
 	"fmt"
 	"net"
 	"net/http"
@@ -154,6 +155,24 @@ func TestWitnessConfigRefusesOneKeyUnderTwoNames(t *testing.T) {
 	}
 	err = confmap.Validate(cfg)
 	require.ErrorContains(t, err, "witnesses::1::public_key: the same witness as witnesses::0 (witness.example/w1)")
+}
+
+// More witnesses than verify takes keys: their cosignatures could never
+// be checked.
+func TestWitnessConfigRefusesMoreWitnessesThanVerifyTakes(t *testing.T) {
+	keyPath, _ := writeKeys(t)
+	cfg := syncConfig()
+	withFile(cfg, filepath.Join(t.TempDir(), "a.jsonl"), auditevent.PolicyOverride{})
+	ic := withIntegrity(cfg, keyPath)
+	for i := range witness.MaxWitnesses + 1 {
+		pub, _, err := ed25519.GenerateKey(nil)
+		require.NoError(t, err)
+		v, err := torchwood.NewCosignatureVerifierFromKey(fmt.Sprintf("w%d.example/w", i), pub)
+		require.NoError(t, err)
+		ic.Witnesses = append(ic.Witnesses, WitnessConfig{ClientConfig: confighttp.ClientConfig{Endpoint: "http://127.0.0.1:1"}, PublicKey: v.String()})
+	}
+	err := confmap.Validate(cfg)
+	require.ErrorContains(t, err, "witnesses: 65 witnesses, limit 64")
 }
 
 func lastWitnessedRecord(t *testing.T, path string) []byte {

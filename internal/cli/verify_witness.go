@@ -17,10 +17,6 @@ import (
 	"github.com/sandboxaudit/sandboxaudit/internal/witness"
 )
 
-// maxWitnesses bounds --witness: a quorum of more would be unusual, and
-// each key is checked against every cosigned record.
-const maxWitnesses = 64
-
 // witnessFlags are verify's witness options.
 type witnessFlags struct {
 	files      listFlag
@@ -55,8 +51,8 @@ func (w *witnessFlags) load(hasKey bool) error {
 	if !hasKey {
 		return errors.New("--witness needs --key (the log's key signs the checkpoints the witnesses cosign)")
 	}
-	if len(w.files) > maxWitnesses {
-		return fmt.Errorf("--witness: %d keys, limit %d", len(w.files), maxWitnesses)
+	if len(w.files) > witness.MaxWitnesses {
+		return fmt.Errorf("--witness: %d keys, limit %d", len(w.files), witness.MaxWitnesses)
 	}
 	// A key given twice, or under two names, would count twice toward
 	// the quorum.

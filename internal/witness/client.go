@@ -16,6 +16,11 @@ import (
 	"golang.org/x/mod/sumdb/tlog"
 )
 
+// MaxWitnesses bounds the witnesses of a log, and verify's --witness keys:
+// a quorum of more would be unusual, each key is checked against every
+// cosigned record, and a note holds at most 100 signatures.
+const MaxWitnesses = 64
+
 // DefaultTimeout bounds one add-checkpoint request unless configured: a
 // witness that hangs must not hold a seal round, nor a command, for ever.
 const DefaultTimeout = 10 * time.Second
