@@ -145,7 +145,7 @@ func Reason(err error) string {
 		return "refused"
 	case errors.Is(err, errBadCosignature):
 		return "bad_cosignature"
-	case errors.Is(err, errBadConflict):
+	case errors.Is(err, errBadConflict), errors.Is(err, errConflicts):
 		return "conflict"
 	case errors.Is(err, errNoProof):
 		return "inconsistent"
@@ -156,6 +156,9 @@ func Reason(err error) string {
 var (
 	errBadCosignature = errors.New("the witness's answer holds no valid cosignature by its key")
 	errBadConflict    = errors.New("409 Conflict with an unreadable size")
+	// errConflicts: each retry from the size a 409 named got another 409
+	// (the sizes are not shown: each round would be another cause).
+	errConflicts = errors.New("the witness answered 409 Conflict, each time with another size")
 	// errNoProof: this log cannot prove its tree consistent with the size
 	// the witness cosigned (its hash store is short or damaged).
 	errNoProof = errors.New("no consistency proof")

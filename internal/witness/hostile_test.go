@@ -2,6 +2,7 @@ package witness_test
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -114,4 +115,28 @@ func TestJunkConflictIsLoggedOnce(t *testing.T) {
 		require.False(t, quorum)
 	}
 	require.Len(t, logs.FilterLevelExact(zapcore.ErrorLevel).All(), 1)
+}
+
+// A witness that names another size in every 409: given up after a few,
+// and counted as a conflict, not as a witness that cannot be reached.
+func TestConflictLoopIsAConflict(t *testing.T) {
+	log := newTestLog(t, "example.com/log")
+	log.add(9, "a")
+	fw := witnesstest.Start(t, "witness.example/w1", log.verifier)
+	size := 0
+	srv, calls := countingServer(t, func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		size = size%8 + 1
+		w.WriteHeader(http.StatusConflict)
+		_, _ = fmt.Fprintf(w, "%d\n", size)
+	})
+	w, err := witness.NewWitness(srv.URL, fw.VKey, srv.Client(), nil)
+	require.NoError(t, err)
+	obs := &countingObserver{cosigned: map[string]int{}, failed: map[string]int{}}
+	p, err := witness.NewPool([]*witness.Witness{w}, 1, zap.NewNop(), obs)
+	require.NoError(t, err)
+	_, quorum := p.Cosign(context.Background(), "f", log.origin, log.n, log.checkpoint(), log.prover())
+	require.False(t, quorum)
+	require.Equal(t, 4, calls(), "given up after a few")
+	require.Equal(t, map[string]int{"witness.example/w1/conflict": 1}, obs.failed)
 }

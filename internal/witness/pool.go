@@ -183,7 +183,7 @@ func (p *Pool) submit(ctx context.Context, i int, origin string, n int64, signed
 		p.markCosigned(key, n)
 		return line, nil
 	}
-	return nil, fmt.Errorf("the witness answered 409 Conflict %d times in a row", maxConflicts+1)
+	return nil, fmt.Errorf("%w: %d in a row", errConflicts, maxConflicts+1)
 }
 
 // knownSize is the tree size the witness of key last cosigned for its
