@@ -432,6 +432,11 @@ func (c *IntegrityConfig) validateWitnesses() error {
 		w := &c.Witnesses[i]
 		prefix := fmt.Sprintf("witnesses::%d::", i)
 		errs = append(errs, validateClient(prefix, &w.ClientConfig))
+		if w.ClientConfig.Compression.IsCompressed() {
+			// The protocol's body is plain text: a witness would refuse
+			// every request with 400.
+			errs = append(errs, fmt.Errorf("%scompression: a witness reads the request body as plain text; remove %q", prefix, w.ClientConfig.Compression))
+		}
 		if w.ClientConfig.Timeout > maxWitnessTimeout {
 			errs = append(errs, fmt.Errorf("%stimeout: must be at most %s, got %s", prefix, maxWitnessTimeout, w.ClientConfig.Timeout))
 		}

@@ -175,6 +175,19 @@ func TestWitnessConfigRefusesMoreWitnessesThanVerifyTakes(t *testing.T) {
 	require.ErrorContains(t, err, "witnesses: 65 witnesses, limit 64")
 }
 
+// A compressed request body is one no witness reads (the protocol's body
+// is plain text): every request would be refused with 400.
+func TestWitnessConfigRefusesCompression(t *testing.T) {
+	keyPath, _ := writeKeys(t)
+	fw := witnesstest.Start(t, "witness.example/w1", nil)
+	cfg := syncConfig()
+	withFile(cfg, filepath.Join(t.TempDir(), "a.jsonl"), auditevent.PolicyOverride{})
+	ic := withIntegrity(cfg, keyPath)
+	ic.Witnesses = []WitnessConfig{{ClientConfig: confighttp.ClientConfig{Endpoint: fw.URL, Compression: "gzip"}, PublicKey: fw.VKey}}
+	err := confmap.Validate(cfg)
+	require.ErrorContains(t, err, "witnesses::0::compression: ")
+}
+
 func lastWitnessedRecord(t *testing.T, path string) []byte {
 	t.Helper()
 	f, err := os.Open(integrity.WitnessedPath(path))
