@@ -437,8 +437,13 @@ func (c *IntegrityConfig) validateWitnesses() error {
 			// every request with 400.
 			errs = append(errs, fmt.Errorf("%scompression: a witness reads the request body as plain text; remove %q", prefix, w.ClientConfig.Compression))
 		}
-		if w.ClientConfig.Timeout > maxWitnessTimeout {
+		switch round := integrity.RoundTimeout(c.interval()); {
+		case w.ClientConfig.Timeout > maxWitnessTimeout:
 			errs = append(errs, fmt.Errorf("%stimeout: must be at most %s, got %s", prefix, maxWitnessTimeout, w.ClientConfig.Timeout))
+		case w.ClientConfig.Timeout > round:
+			// The round's deadline would end the request first.
+			errs = append(errs, fmt.Errorf("%stimeout: %s is longer than a witness round may take (checkpoint_interval × 10 + 10s = %s)",
+				prefix, w.ClientConfig.Timeout, round))
 		}
 		v, err := witness.ParseKey(w.PublicKey)
 		if err != nil {

@@ -289,7 +289,11 @@ func (s *Sealer) loop(roundCtx context.Context) {
 }
 
 // roundTimeout bounds a round's seals, and a witness round, in the loop.
-func (s *Sealer) roundTimeout() time.Duration { return s.set.Interval*10 + 10*time.Second }
+func (s *Sealer) roundTimeout() time.Duration { return RoundTimeout(s.set.Interval) }
+
+// RoundTimeout bounds a round's seals, and a witness round with each of
+// its requests, for a checkpoint interval.
+func RoundTimeout(interval time.Duration) time.Duration { return interval*10 + 10*time.Second }
 
 // Close stops the loop and witnessLoop, cancelling the round and the
 // witness requests in flight (they end at once), and seals what was
