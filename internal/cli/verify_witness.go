@@ -144,7 +144,12 @@ func (v *verifier) reportWitnessed(name string, at func(line int64) string, wc *
 		v.sum.Problems++
 		why := "nothing in this file is witnessed (the witnessed sidecar was removed, or the witnesses never cosigned)"
 		if len(res.Others) > 0 {
-			why = "the witnessed sidecar holds cosignatures only by keys not given (" + strings.Join(res.Others, ", ") +
+			// The names are the sidecar's: anyone's who can write it.
+			others := make([]string, len(res.Others))
+			for i, o := range res.Others {
+				others[i] = displayText(o)
+			}
+			why = "the witnessed sidecar holds cosignatures only by keys not given (" + strings.Join(others, ", ") +
 				"): check the --witness key files"
 		}
 		_, _ = fmt.Fprintf(v.out, "%s: witness: no checkpoint is cosigned by %d of the %d witnesses: %s\n",

@@ -300,6 +300,33 @@ func TestVerifyWitnessNamesTheKeysThatCosigned(t *testing.T) {
 	require.Contains(t, res.stdout, "): check the --witness key files")
 }
 
+// The key names verify shows from the witnessed sidecar are anyone's who
+// can write it: a name with a bidirectional override is shown escaped, so
+// it cannot reorder what the terminal shows.
+func TestVerifyWitnessEscapesTheNamesItShows(t *testing.T) {
+	path, _, pubPath, wkeys, _ := witnessedFixture(t)
+	b, err := os.ReadFile(integrity.WitnessedPath(path))
+	require.NoError(t, err)
+	b = []byte(strings.ReplaceAll(string(b), "\u2014 w2.example/w ", "\u2014 w2.example/\u202ew "))
+	require.NoError(t, os.WriteFile(integrity.WitnessedPath(path), b, 0o600))
+	other := filepath.Join(t.TempDir(), "w3.vkey")
+	keys, err := integrity.LoadVerifierKey(pubPath)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(other, []byte(witnesstest.Start(t, "w3.example/w", keys).VKey+"\n"), 0o644))
+	res := run(t, "", "verify", "--key", pubPath, "--witness", other, path)
+	require.Equal(t, 1, res.code, res.stdout)
+	require.Contains(t, res.stdout, "w2.example/\\u202ew+")
+	require.NotContains(t, res.stdout, "\u202e")
+
+	// A record the log's key did not sign names the keys that did.
+	b = []byte(strings.ReplaceAll(string(b), "\u2014 cli-test ", "\u2014 cli-\u202etest "))
+	require.NoError(t, os.WriteFile(integrity.WitnessedPath(path), b, 0o600))
+	res = run(t, "", "verify", "--key", pubPath, "--witness", wkeys[0], path)
+	require.Equal(t, 1, res.code, res.stdout)
+	require.Contains(t, res.stdout, "cli-\\u202etest+")
+	require.NotContains(t, res.stdout, "\u202e")
+}
+
 // A witness cosigns a tree of one origin: the key holder who rewrites a
 // log, has the same witnesses cosign the rewritten lines under another
 // origin (a path they never saw, so any tree is consistent), and puts
