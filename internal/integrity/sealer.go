@@ -284,6 +284,7 @@ func (s *Sealer) loop(roundCtx context.Context) {
 			sealed, _ := s.sealRound(ctx)
 			cancel()
 			s.queueWitness(sealed)
+			s.queueRetries()
 		}
 	}
 }
@@ -331,13 +332,14 @@ func (s *Sealer) Close(ctx context.Context) error {
 // joined (each is also logged).
 func (s *Sealer) SealPending(ctx context.Context) error {
 	sealed, err := s.sealRound(ctx)
+	s.queueRetries()
 	s.witnessAll(ctx, s.takeQueued(sealed))
 	return err
 }
 
-// sealRound seals every file written since the last round, watched, or
-// waiting for cosignatures, and returns the newest checkpoint of each
-// file it sealed, for the witnesses.
+// sealRound seals every file written since the last round or watched,
+// and returns the newest checkpoint of each file it sealed, for the
+// witnesses.
 func (s *Sealer) sealRound(ctx context.Context) ([]witnessed, error) {
 	s.mu.Lock()
 	batch := s.pending
@@ -346,7 +348,6 @@ func (s *Sealer) sealRound(ctx context.Context) ([]witnessed, error) {
 		batch[p] += 0
 	}
 	s.mu.Unlock()
-	s.addWitnessRetries(batch)
 	if len(batch) == 0 {
 		return nil, nil
 	}

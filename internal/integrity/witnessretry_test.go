@@ -1,7 +1,9 @@
 package integrity
 
 import (
+	"context"
 	"net/http"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -39,4 +41,34 @@ func TestWitnessRetriesKeepTheIdleBound(t *testing.T) {
 	require.LessOrEqual(t, retry, maxIdleLogs)
 	require.LessOrEqual(t, recorded, maxIdleLogs)
 	require.Len(t, logs.FilterMessageSnippet("no longer submitted again").All(), 1)
+}
+
+// lagCalls counts the seal-lag reports, one per file a round seals.
+type lagCalls struct{ n atomic.Int64 }
+
+func (c *lagCalls) LinesSealed(context.Context, int64) {}
+func (c *lagCalls) CheckpointWritten(context.Context)  {}
+func (c *lagCalls) SealLag(context.Context, int64)     { c.n.Add(1) }
+
+// A file waiting for cosignatures that nothing writes to is submitted
+// again every round without being sealed again: the rounds do not hold
+// the seal lock over every idle file a refusing witness leaves waiting.
+func TestWitnessRetriesAreNotSealedAgain(t *testing.T) {
+	k, _ := testKeys(t, "test")
+	fake, pool := fakeWitnessPool(t, k)
+	fake.SetStatus(http.StatusNotFound)
+	calls := &lagCalls{}
+	s, err := NewSealer(Settings{Keys: k, Interval: time.Hour, CallerOwns: true, Witnesses: pool, Observer: calls})
+	require.NoError(t, err)
+	defer func() { require.NoError(t, s.Close(bg)) }()
+	path := auditPath(t)
+	appendLocked(t, path, lines(1, 3))
+	s.Wrote(path, 3)
+	require.NoError(t, s.SealPending(bg))
+	asked, sealed := fake.Requests(), calls.n.Load()
+	for range 3 {
+		require.NoError(t, s.SealPending(bg))
+	}
+	require.Equal(t, asked+3, fake.Requests(), "submitted again every round")
+	require.Equal(t, sealed, calls.n.Load(), "not sealed again")
 }
