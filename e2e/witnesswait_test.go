@@ -28,7 +28,7 @@ func TestWitnessHeldDoesNotHoldANewSession(t *testing.T) {
 	cfg := collectorYAML{
 		sandboxAddr: sandboxAddr, // no batch processor: a 200 means written
 		exporter: fmt.Sprintf("file:\n  path: %s\n  integrity:\n    signing_key_file: %s\n    checkpoint_interval: 200ms\n"+
-			"    witnesses:\n      - endpoint: %s\n        public_key: %s\n        timeout: 1m\n",
+			"    witnesses:\n      - endpoint: %s\n        public_key: %s\n        timeout: 12s\n", // the round's bound
 			filepath.Join(base, "{session_id}", "events.jsonl"), keyPath, proxyURL, lw.vkey),
 	}.String()
 	col := startCollector(t, "collector", dir, cfg, sandboxAddr)

@@ -421,27 +421,45 @@ const maxWitnessTimeout = 5 * time.Minute
 // and key, and the quorum.
 func (c *IntegrityConfig) validateWitnesses() error {
 	var errs []error
-	// A witness listed twice would count twice toward the quorum with
-	// one cosignature.
-	seen := make(map[string]int, len(c.Witnesses))
+	// A witness listed twice, or its key under two names, would count
+	// twice toward the quorum with one cosignature.
+	type first struct {
+		i    int
+		name string
+	}
+	seen := make(map[string]first, len(c.Witnesses))
 	for i := range c.Witnesses {
 		w := &c.Witnesses[i]
 		prefix := fmt.Sprintf("witnesses::%d::", i)
 		errs = append(errs, validateClient(prefix, &w.ClientConfig))
-		if w.ClientConfig.Timeout > maxWitnessTimeout {
+		if w.ClientConfig.Compression.IsCompressed() {
+			// The protocol's body is plain text: a witness would refuse
+			// every request with 400.
+			errs = append(errs, fmt.Errorf("%scompression: a witness reads the request body as plain text; remove %q", prefix, w.ClientConfig.Compression))
+		}
+		switch round := integrity.RoundTimeout(c.interval()); {
+		case w.ClientConfig.Timeout > maxWitnessTimeout:
 			errs = append(errs, fmt.Errorf("%stimeout: must be at most %s, got %s", prefix, maxWitnessTimeout, w.ClientConfig.Timeout))
+		case w.ClientConfig.Timeout > round:
+			// The round's deadline would end the request first.
+			errs = append(errs, fmt.Errorf("%stimeout: %s is longer than a witness round may take (checkpoint_interval × 10 + 10s = %s)",
+				prefix, w.ClientConfig.Timeout, round))
 		}
 		v, err := witness.ParseKey(w.PublicKey)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%spublic_key: %w", prefix, err))
 			continue
 		}
-		id := integrity.KeyID(v.Name(), v.KeyHash())
-		if j, dup := seen[id]; dup {
-			errs = append(errs, fmt.Errorf("%spublic_key: the same witness as witnesses::%d (%s); a witness counts once toward the quorum", prefix, j, v.Name()))
+		key := witness.PublicKey(v)
+		if f, dup := seen[key]; dup {
+			errs = append(errs, fmt.Errorf("%spublic_key: the same witness as witnesses::%d (%s); a witness counts once toward the quorum", prefix, f.i, f.name))
 			continue
 		}
-		seen[id] = i
+		seen[key] = first{i, v.Name()}
+	}
+	if len(c.Witnesses) > witness.MaxWitnesses {
+		// verify takes no more keys: the cosignatures could not be checked.
+		errs = append(errs, fmt.Errorf("witnesses: %d witnesses, limit %d", len(c.Witnesses), witness.MaxWitnesses))
 	}
 	if c.WitnessQuorum < 0 || c.WitnessQuorum > len(c.Witnesses) {
 		errs = append(errs, fmt.Errorf("witness_quorum: must be between 0 (all) and the %d witnesses, got %d",

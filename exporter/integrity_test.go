@@ -109,6 +109,19 @@ func TestIntegrityConfigErrorsNameTheKey(t *testing.T) {
 	require.ErrorContains(t, err, "checkpoint_interval: must be 0 (the default, 1s) or between 10ms and 24h0m0s, got 8760h0m0s")
 	require.ErrorContains(t, err, "witnesses::0::timeout: must be at most 5m0s, got 8760h0m0s")
 
+	// A request ends with its witness round at the latest (checkpoint_interval
+	// × 10 + 10s): a longer timeout would never be waited for.
+	cm = confmap.NewFromStringMap(map[string]any{"file": map[string]any{
+		"path": filepath.Join(t.TempDir(), "a.jsonl"),
+		"integrity": map[string]any{"signing_key_file": keyPath, "witnesses": []any{map[string]any{
+			"endpoint": "http://127.0.0.1:1/cp", "timeout": "30s", "public_key": "w.example+00000000+BA==",
+		}}},
+	}})
+	cfg = createDefaultConfig()
+	require.NoError(t, cm.Unmarshal(&cfg))
+	require.ErrorContains(t, confmap.Validate(cfg),
+		"witnesses::0::timeout: 30s is longer than a witness round may take (checkpoint_interval × 10 + 10s = 20s)")
+
 	// Absent section: integrity is off.
 	off := createDefaultConfig()
 	require.NoError(t, confmap.NewFromStringMap(map[string]any{"file": map[string]any{"path": "x.jsonl"}}).Unmarshal(&off))

@@ -3,7 +3,6 @@ package sandboxauditexporter // import "github.com/sandboxaudit/sandboxaudit/exp
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"go.opentelemetry.io/collector/component"
 
@@ -12,18 +11,13 @@ import (
 	"github.com/sandboxaudit/sandboxaudit/internal/witness"
 )
 
-// defaultWitnessTimeout bounds one add-checkpoint request when the
-// witness's timeout is 0: a witness that hangs must not hold the seal
-// round.
-const defaultWitnessTimeout = 10 * time.Second
-
 // witnessPool builds the witnesses' clients.
 func (e *auditExporter) witnessPool(ctx context.Context, host component.Host, ic *IntegrityConfig) (*witness.Pool, error) {
 	ws := make([]*witness.Witness, 0, len(ic.Witnesses))
 	for i := range ic.Witnesses {
 		wc := ic.Witnesses[i].ClientConfig
 		if wc.Timeout == 0 {
-			wc.Timeout = defaultWitnessTimeout
+			wc.Timeout = witness.DefaultTimeout
 		}
 		client, err := wc.ToClient(ctx, host.GetExtensions(), e.set.TelemetrySettings)
 		if err != nil {

@@ -2,6 +2,7 @@ package sandboxauditexporter
 
 import (
 	"context"
+	"crypto/ed25519"
 	"fmt"
 	"net"
 	"net/http"
@@ -10,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"filippo.io/torchwood"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/component/componenttest"
 	"go.opentelemetry.io/collector/config/confighttp"
@@ -132,6 +134,58 @@ func TestWitnessConfigRefusesTheSameWitnessTwice(t *testing.T) {
 	}
 	err := confmap.Validate(cfg)
 	require.ErrorContains(t, err, "witnesses::1::public_key: the same witness as witnesses::0 (witness.example/w1)")
+}
+
+// One witness key under two names: a cosignature/v1 signs no name, so
+// one witness's cosignature would verify under both and meet a quorum of
+// two.
+func TestWitnessConfigRefusesOneKeyUnderTwoNames(t *testing.T) {
+	keyPath, _ := writeKeys(t)
+	fw := witnesstest.Start(t, "witness.example/w1", nil)
+	v, err := witness.ParseKey(fw.VKey)
+	require.NoError(t, err)
+	alias, err := torchwood.NewCosignatureVerifierFromKey("witness.example/alias", v.PublicKey())
+	require.NoError(t, err)
+	cfg := syncConfig()
+	withFile(cfg, filepath.Join(t.TempDir(), "a.jsonl"), auditevent.PolicyOverride{})
+	ic := withIntegrity(cfg, keyPath)
+	ic.Witnesses = []WitnessConfig{
+		{ClientConfig: confighttp.ClientConfig{Endpoint: "http://127.0.0.1:1"}, PublicKey: fw.VKey},
+		{ClientConfig: confighttp.ClientConfig{Endpoint: "http://127.0.0.1:2"}, PublicKey: alias.String()},
+	}
+	err = confmap.Validate(cfg)
+	require.ErrorContains(t, err, "witnesses::1::public_key: the same witness as witnesses::0 (witness.example/w1)")
+}
+
+// More witnesses than verify takes keys: their cosignatures could never
+// be checked.
+func TestWitnessConfigRefusesMoreWitnessesThanVerifyTakes(t *testing.T) {
+	keyPath, _ := writeKeys(t)
+	cfg := syncConfig()
+	withFile(cfg, filepath.Join(t.TempDir(), "a.jsonl"), auditevent.PolicyOverride{})
+	ic := withIntegrity(cfg, keyPath)
+	for i := range witness.MaxWitnesses + 1 {
+		pub, _, err := ed25519.GenerateKey(nil)
+		require.NoError(t, err)
+		v, err := torchwood.NewCosignatureVerifierFromKey(fmt.Sprintf("w%d.example/w", i), pub)
+		require.NoError(t, err)
+		ic.Witnesses = append(ic.Witnesses, WitnessConfig{ClientConfig: confighttp.ClientConfig{Endpoint: "http://127.0.0.1:1"}, PublicKey: v.String()})
+	}
+	err := confmap.Validate(cfg)
+	require.ErrorContains(t, err, "witnesses: 65 witnesses, limit 64")
+}
+
+// A compressed request body is one no witness reads (the protocol's body
+// is plain text): every request would be refused with 400.
+func TestWitnessConfigRefusesCompression(t *testing.T) {
+	keyPath, _ := writeKeys(t)
+	fw := witnesstest.Start(t, "witness.example/w1", nil)
+	cfg := syncConfig()
+	withFile(cfg, filepath.Join(t.TempDir(), "a.jsonl"), auditevent.PolicyOverride{})
+	ic := withIntegrity(cfg, keyPath)
+	ic.Witnesses = []WitnessConfig{{ClientConfig: confighttp.ClientConfig{Endpoint: fw.URL, Compression: "gzip"}, PublicKey: fw.VKey}}
+	err := confmap.Validate(cfg)
+	require.ErrorContains(t, err, "witnesses::0::compression: ")
 }
 
 func lastWitnessedRecord(t *testing.T, path string) []byte {

@@ -78,7 +78,7 @@ func TestShutdownCancelsWitnessRequestInFlight(t *testing.T) {
 	ic.CheckpointInterval = 20 * time.Millisecond
 	cc := confighttp.NewDefaultClientConfig()
 	cc.Endpoint = front.URL
-	cc.Timeout = maxWitnessTimeout // only a cancellation ends the hanging request
+	cc.Timeout = integrity.RoundTimeout(ic.CheckpointInterval) // only a cancellation ends the hanging request
 	ic.Witnesses = append(ic.Witnesses, WitnessConfig{ClientConfig: cc, PublicKey: fw.VKey})
 
 	te := startWitnessedExporters(t, cfg, zap.NewNop())

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -164,11 +165,13 @@ func pathless(err error) error {
 
 // handoverWitness is the client of one witness. Its transport errors are
 // redacted as the collector's are: the URL's password and query values
-// (a token) never reach an error.
+// (a token) never reach an error. A request is bounded by the collector's
+// default witness timeout, and follows redirects as its requests do.
 func handoverWitness(url, vkey string) (*witness.Witness, error) {
 	secrets := secretlog.Secrets(url, nil)
 	redact := func(err error) error { return secretlog.TransportError(err, secrets) }
-	return witness.NewWitness(url, vkey, nil, redact)
+	client := httpsink.SafeRedirects(&http.Client{Timeout: witness.DefaultTimeout})
+	return witness.NewWitness(url, vkey, client, redact)
 }
 
 // witnessFailures records why each witness did not cosign, by the reason

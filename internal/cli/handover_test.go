@@ -1,14 +1,19 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -844,4 +849,39 @@ func TestLogHandoverOfANewLogKilledBeforeItsFirstCheckpoint(t *testing.T) {
 	res = run(t, "", "log", "handover", "--signing-key", newKey, "--next-key", filepath.Join(dir, "cli-test-2028.pub"), path)
 	require.Equal(t, 0, res.code, res.stdout+res.stderr)
 	require.Contains(t, res.stdout, `the log "cli-test-2027/audit.jsonl" ends at 2 lines`)
+}
+
+// A witness that takes the request and never answers: the handover gives
+// up on it after the witness timeout, as the collector does, and says so.
+func TestLogHandoverDoesNotWaitForeverForAWitness(t *testing.T) {
+	path, oldKey, _, wkeys, fakes := witnessedFixture(t)
+	dir := t.TempDir()
+	res := run(t, "", "keygen", "--name", "cli-next", "--out", dir)
+	require.Equal(t, 0, res.code, res.stderr)
+	quit := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		select {
+		case <-quit:
+		case <-r.Context().Done():
+		}
+	}))
+	defer srv.Close()
+	defer close(quit) // before Close, which waits for the handler
+	// No deadline on the command's context, as from a script.
+	var stderr bytes.Buffer
+	done := make(chan int, 1)
+	go func() {
+		done <- Run(context.Background(), []string{"log", "handover", "--signing-key", oldKey, "--next-key", filepath.Join(dir, "cli-next.pub"),
+			"--witness", srv.URL + "=" + wkeys[0], "--witness", fakes[1].URL + "=" + wkeys[1], path},
+			Streams{Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: &stderr})
+	}()
+	var code int
+	select {
+	case code = <-done:
+	case <-time.After(60 * time.Second):
+		t.Fatal("log handover waited for the witness past its timeout")
+	}
+	require.Equal(t, 1, code, stderr.String())
+	require.Contains(t, stderr.String(), "w1.example/w: unreachable")
 }

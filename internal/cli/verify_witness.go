@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 
+	"filippo.io/torchwood"
 	"golang.org/x/mod/sumdb/note"
 
 	"github.com/sandboxaudit/sandboxaudit/internal/fsutil"
@@ -15,10 +16,6 @@ import (
 	"github.com/sandboxaudit/sandboxaudit/internal/plural"
 	"github.com/sandboxaudit/sandboxaudit/internal/witness"
 )
-
-// maxWitnesses bounds --witness: a quorum of more would be unusual, and
-// each key is checked against every cosigned record.
-const maxWitnesses = 64
 
 // witnessFlags are verify's witness options.
 type witnessFlags struct {
@@ -54,11 +51,13 @@ func (w *witnessFlags) load(hasKey bool) error {
 	if !hasKey {
 		return errors.New("--witness needs --key (the log's key signs the checkpoints the witnesses cosign)")
 	}
-	if len(w.files) > maxWitnesses {
-		return fmt.Errorf("--witness: %d keys, limit %d", len(w.files), maxWitnesses)
+	if len(w.files) > witness.MaxWitnesses {
+		return fmt.Errorf("--witness: %d keys, limit %d", len(w.files), witness.MaxWitnesses)
 	}
-	// A key given twice would count twice toward the quorum.
-	seen := make(map[string]string, len(w.files))
+	// A key given twice, or under two names, would count twice toward
+	// the quorum.
+	type first struct{ path, name string }
+	seen := make(map[string]first, len(w.files))
 	for i, p := range w.files {
 		if strings.Contains(p, "://") {
 			// The handover's SUBMISSION_URL=W.vkey given here by mistake.
@@ -68,11 +67,11 @@ func (w *witnessFlags) load(hasKey bool) error {
 		if err != nil {
 			return fmt.Errorf("--witness: %w", err)
 		}
-		id := integrity.KeyID(v.Name(), v.KeyHash())
-		if first, dup := seen[id]; dup {
-			return fmt.Errorf("--witness: %s is the same witness key as %s (%s); give each witness once", p, first, v.Name())
+		key := witness.PublicKey(v)
+		if f, dup := seen[key]; dup {
+			return fmt.Errorf("--witness: %s is the same witness key as %s (%s); give each witness once", p, f.path, f.name)
 		}
-		seen[id] = p
+		seen[key] = first{p, v.Name()}
 		w.verifiers = append(w.verifiers, v)
 	}
 	w.usedQuorum = w.quorum
@@ -91,7 +90,7 @@ func (w *witnessFlags) load(hasKey bool) error {
 // loadWitnessKey reads a witness's verifier key once and returns its text
 // with the verifier, so a caller that passes the text on sends the key that
 // was checked.
-func loadWitnessKey(path string) (string, note.Verifier, error) {
+func loadWitnessKey(path string) (string, *torchwood.CosignatureVerifier, error) {
 	f, _, err := fsutil.OpenRegular(path, os.O_RDONLY, 0)
 	if err != nil {
 		return "", nil, err
@@ -149,7 +148,12 @@ func (v *verifier) reportWitnessed(name string, at func(line int64) string, wc *
 		v.sum.Problems++
 		why := "nothing in this file is witnessed (the witnessed sidecar was removed, or the witnesses never cosigned)"
 		if len(res.Others) > 0 {
-			why = "the witnessed sidecar holds cosignatures only by keys not given (" + strings.Join(res.Others, ", ") +
+			// The names are the sidecar's: anyone's who can write it.
+			others := make([]string, len(res.Others))
+			for i, o := range res.Others {
+				others[i] = displayText(o)
+			}
+			why = "the witnessed sidecar holds cosignatures only by keys not given (" + strings.Join(others, ", ") +
 				"): check the --witness key files"
 		}
 		_, _ = fmt.Fprintf(v.out, "%s: witness: no checkpoint is cosigned by %d of the %d witnesses: %s\n",

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"filippo.io/torchwood"
 	"github.com/stretchr/testify/require"
 
 	"github.com/sandboxaudit/sandboxaudit/internal/filesink"
@@ -154,11 +155,30 @@ func TestVerifyWitnessFlagErrors(t *testing.T) {
 		{[]string{"--key", pubPath, "--witness", pubPath, path}, "not a witness cosignature key"},
 		{[]string{"--key", pubPath, "--witness", wkeys[0], "--witness", wkeys[1], "--witness", copyFile(t, wkeys[0]), path},
 			"is the same witness key as " + wkeys[0] + " (w1.example/w)"},
+		// One key under another name: a cosignature signs no name, so
+		// one witness's would count twice.
+		{[]string{"--key", pubPath, "--witness", wkeys[0], "--witness", aliasKeyFile(t, wkeys[0], "alias.example/w"), path},
+			"is the same witness key as " + wkeys[0] + " (w1.example/w)"},
 	} {
 		res := run(t, "", append([]string{"verify"}, tc.args...)...)
 		require.Equal(t, 2, res.code, "%v: %s", tc.args, res.stdout)
 		require.Contains(t, res.stderr, tc.want)
 	}
+}
+
+// aliasKeyFile writes the witness key of vkeyPath under another name to a
+// new file.
+func aliasKeyFile(t *testing.T, vkeyPath, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(vkeyPath)
+	require.NoError(t, err)
+	v, err := witness.ParseKey(string(b))
+	require.NoError(t, err)
+	alias, err := torchwood.NewCosignatureVerifierFromKey(name, v.PublicKey())
+	require.NoError(t, err)
+	p := filepath.Join(t.TempDir(), "alias.vkey")
+	require.NoError(t, os.WriteFile(p, []byte(alias.String()+"\n"), 0o644))
+	return p
 }
 
 // copyFile copies path to a new file in a fresh directory.
@@ -280,6 +300,33 @@ func TestVerifyWitnessNamesTheKeysThatCosigned(t *testing.T) {
 	require.Contains(t, res.stdout, "): check the --witness key files")
 }
 
+// The key names verify shows from the witnessed sidecar are anyone's who
+// can write it: a name with a bidirectional override is shown escaped, so
+// it cannot reorder what the terminal shows.
+func TestVerifyWitnessEscapesTheNamesItShows(t *testing.T) {
+	path, _, pubPath, wkeys, _ := witnessedFixture(t)
+	b, err := os.ReadFile(integrity.WitnessedPath(path))
+	require.NoError(t, err)
+	b = []byte(strings.ReplaceAll(string(b), "\u2014 w2.example/w ", "\u2014 w2.example/\u202ew "))
+	require.NoError(t, os.WriteFile(integrity.WitnessedPath(path), b, 0o600))
+	other := filepath.Join(t.TempDir(), "w3.vkey")
+	keys, err := integrity.LoadVerifierKey(pubPath)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(other, []byte(witnesstest.Start(t, "w3.example/w", keys).VKey+"\n"), 0o644))
+	res := run(t, "", "verify", "--key", pubPath, "--witness", other, path)
+	require.Equal(t, 1, res.code, res.stdout)
+	require.Contains(t, res.stdout, "w2.example/\\u202ew+")
+	require.NotContains(t, res.stdout, "\u202e")
+
+	// A record the log's key did not sign names the keys that did.
+	b = []byte(strings.ReplaceAll(string(b), "\u2014 cli-test ", "\u2014 cli-\u202etest "))
+	require.NoError(t, os.WriteFile(integrity.WitnessedPath(path), b, 0o600))
+	res = run(t, "", "verify", "--key", pubPath, "--witness", wkeys[0], path)
+	require.Equal(t, 1, res.code, res.stdout)
+	require.Contains(t, res.stdout, "cli-\\u202etest+")
+	require.NotContains(t, res.stdout, "\u202e")
+}
+
 // A witness cosigns a tree of one origin: the key holder who rewrites a
 // log, has the same witnesses cosign the rewritten lines under another
 // origin (a path they never saw, so any tree is consistent), and puts
@@ -309,4 +356,40 @@ func TestVerifyWitnessRefusesAnotherLogsCosignatures(t *testing.T) {
 	res := run(t, "", "verify", "--key", pubPath, "--witness", wkeys[0], "--witness", wkeys[1], path)
 	require.Equal(t, exitProblems, res.code, res.stdout+res.stderr)
 	require.Contains(t, res.stdout, `witness: cosigned checkpoint #1 is of the log "cli-test/other.jsonl", not of this log "cli-test/audit.jsonl"`)
+}
+
+// Five ML-DSA-44 witnesses: each cosignature line is about 3 KB, so a
+// cosigned record holds more than a checkpoint's 16 KiB. The sealer
+// records it whole, and verify reads it.
+func TestVerifyWitnessReadsLargeCosignatures(t *testing.T) {
+	dir := t.TempDir()
+	res := run(t, "", "keygen", "--name", "cli-test", "--out", filepath.Join(dir, "keys"))
+	require.Equal(t, 0, res.code, res.stderr)
+	keys, err := integrity.LoadSigningKey(filepath.Join(dir, "keys", "cli-test.key"))
+	require.NoError(t, err)
+	args := []string{"verify", "--key", filepath.Join(dir, "keys", "cli-test.pub")}
+	var fakes []*witnesstest.Fake
+	for i := range 5 {
+		f := witnesstest.StartMLDSA(t, fmt.Sprintf("w%d.example/pq", i), keys.Verifier)
+		fakes = append(fakes, f)
+		p := filepath.Join(dir, "keys", fmt.Sprintf("w%d.vkey", i))
+		require.NoError(t, os.WriteFile(p, []byte(f.VKey+"\n"), 0o644))
+		args = append(args, "--witness", p)
+	}
+	pool, err := witness.NewPool(witnesstest.Witnesses(t, fakes...), 5, nil, nil)
+	require.NoError(t, err)
+	path := filepath.Join(dir, "audit.jsonl")
+	s1, f1 := op(sessionA, "exec", "a000000000000001", 1, 2)
+	appendFlocked(t, path, canonLines(s1, f1))
+	sealer, err := integrity.NewSealer(integrity.Settings{Keys: keys, Interval: 1e9, Witnesses: pool})
+	require.NoError(t, err)
+	require.NoError(t, sealer.Seal(context.Background(), path))
+	require.NoError(t, sealer.Close(context.Background()))
+	fi, err := os.Stat(integrity.WitnessedPath(path))
+	require.NoError(t, err)
+	require.Greater(t, fi.Size(), int64(16<<10), "the record is larger than a checkpoint may be")
+
+	res = run(t, "", append(args, path)...)
+	require.Equal(t, 0, res.code, res.stdout+res.stderr)
+	require.Contains(t, res.stdout, "witness: lines=2 witnessed=2 unwitnessed=0 records=1 quorum=5/5")
 }

@@ -26,15 +26,29 @@ var ErrTornRecord = errors.New("torn record at the end of the file")
 const noteReadBuffer = 4096
 
 // NoteReader reads the signed notes of a checkpoints sidecar one at a time,
-// with memory bounded by maxCheckpointBytes.
+// with memory bounded by maxCheckpointBytes (a witnessed sidecar's by
+// maxWitnessedBytes).
 type NoteReader struct {
 	r   *bufio.Reader
 	off int64 // bytes consumed so far
+	max int   // bytes of one record
 }
 
 // NewNoteReader reads records from r.
 func NewNoteReader(r io.Reader) *NoteReader {
-	return &NoteReader{r: bufio.NewReaderSize(r, noteReadBuffer)}
+	return &NoteReader{r: bufio.NewReaderSize(r, noteReadBuffer), max: maxCheckpointBytes}
+}
+
+// maxWitnessedBytes bounds one record of a witnessed sidecar: a checkpoint
+// and up to the 100 signature lines note.Open takes. An ML-DSA-44
+// cosignature line is about 3 KB, so five exceed a checkpoint's bound.
+const maxWitnessedBytes = maxCheckpointBytes + 100*noteReadBuffer
+
+// newWitnessedReader reads the records of a witnessed sidecar from r.
+func newWitnessedReader(r io.Reader) *NoteReader {
+	nr := NewNoteReader(r)
+	nr.max = maxWitnessedBytes
+	return nr
 }
 
 // Offset is the number of bytes of the complete records returned so far.
@@ -49,8 +63,8 @@ func (nr *NoteReader) Next() ([]byte, error) {
 	for {
 		line, err := nr.r.ReadSlice('\n')
 		consumed += int64(len(line))
-		if len(rec)+len(line) > maxCheckpointBytes {
-			return nil, fmt.Errorf("the record at byte %d is longer than %d bytes", nr.off, maxCheckpointBytes)
+		if len(rec)+len(line) > nr.max {
+			return nil, fmt.Errorf("the record at byte %d is longer than %d bytes", nr.off, nr.max)
 		}
 		if err != nil {
 			if errors.Is(err, io.EOF) && consumed == 0 {

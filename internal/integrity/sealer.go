@@ -284,12 +284,17 @@ func (s *Sealer) loop(roundCtx context.Context) {
 			sealed, _ := s.sealRound(ctx)
 			cancel()
 			s.queueWitness(sealed)
+			s.queueRetries()
 		}
 	}
 }
 
 // roundTimeout bounds a round's seals, and a witness round, in the loop.
-func (s *Sealer) roundTimeout() time.Duration { return s.set.Interval*10 + 10*time.Second }
+func (s *Sealer) roundTimeout() time.Duration { return RoundTimeout(s.set.Interval) }
+
+// RoundTimeout bounds a round's seals, and a witness round with each of
+// its requests, for a checkpoint interval.
+func RoundTimeout(interval time.Duration) time.Duration { return interval*10 + 10*time.Second }
 
 // Close stops the loop and witnessLoop, cancelling the round and the
 // witness requests in flight (they end at once), and seals what was
@@ -327,13 +332,14 @@ func (s *Sealer) Close(ctx context.Context) error {
 // joined (each is also logged).
 func (s *Sealer) SealPending(ctx context.Context) error {
 	sealed, err := s.sealRound(ctx)
+	s.queueRetries()
 	s.witnessAll(ctx, s.takeQueued(sealed))
 	return err
 }
 
-// sealRound seals every file written since the last round, watched, or
-// waiting for cosignatures, and returns the newest checkpoint of each
-// file it sealed, for the witnesses.
+// sealRound seals every file written since the last round or watched,
+// and returns the newest checkpoint of each file it sealed, for the
+// witnesses.
 func (s *Sealer) sealRound(ctx context.Context) ([]witnessed, error) {
 	s.mu.Lock()
 	batch := s.pending
@@ -342,7 +348,6 @@ func (s *Sealer) sealRound(ctx context.Context) ([]witnessed, error) {
 		batch[p] += 0
 	}
 	s.mu.Unlock()
-	s.addWitnessRetries(batch)
 	if len(batch) == 0 {
 		return nil, nil
 	}

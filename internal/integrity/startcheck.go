@@ -25,7 +25,9 @@ var ErrNoHistory = errors.New("the audit file holds lines but has no signed hist
 // SealAtStart is Seal for the collector's start: a path that holds lines
 // (in its file or in closed segments) while none of its sidecars holds
 // anything is refused with ErrNoHistory instead of being sealed as a new
-// log.
+// log. Its newest checkpoint is queued for the witnesses (witnessLoop,
+// once Start runs, or Close), not submitted: a witness that hangs must not
+// hold up the collector's start, nor its receivers.
 func (s *Sealer) SealAtStart(ctx context.Context, path string) error {
 	defer s.keepIdleBound(path)
 	if err := s.ownAtStart(path); err != nil {
@@ -40,7 +42,12 @@ func (s *Sealer) SealAtStart(ctx context.Context, path string) error {
 		s.refuse(path, err)
 		return err
 	}
-	return s.Seal(ctx, path)
+	w, err := s.sealOpen(ctx, path)
+	if err != nil {
+		return err
+	}
+	s.queueWitness([]witnessed{w})
+	return nil
 }
 
 // ownAtStart takes the path's owner lock before anything is read, so

@@ -103,7 +103,7 @@ func NewWitnessCheck(path, origin string, logKey note.Verifier, witnesses []note
 	f, _, err := openRegular(WitnessedPath(path), os.O_RDONLY|noFollow, 0)
 	switch {
 	case err == nil:
-		w.file, w.notes = f, NewNoteReader(f)
+		w.file, w.notes = f, newWitnessedReader(f)
 	case !errors.Is(err, os.ErrNotExist):
 		return nil, fmt.Errorf("open witnessed checkpoints: %w", err)
 	}
@@ -157,7 +157,7 @@ func (w *WitnessCheck) readUpTo(n int64) {
 			w.fail(0, num, "cosigned checkpoint #%d: %v", num, err)
 			return
 		}
-		c, err := OpenCheckpoint(rec, w.logKey)
+		c, err := OpenWitnessed(rec, w.logKey)
 		if err != nil {
 			w.fail(0, num, "cosigned checkpoint #%d: %v", num, err)
 			return

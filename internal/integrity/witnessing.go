@@ -47,9 +47,16 @@ type witnessing struct {
 	// done is, per audit file, the size of the newest checkpoint cosigned
 	// by the quorum and recorded in its witnessed sidecar.
 	done map[string]int64
-	// retry holds files whose newest checkpoint lacks the quorum: every
-	// round submits it again, written to or not.
-	retry map[string]bool
+	// retry holds, per file whose newest checkpoint lacks the quorum,
+	// that checkpoint: every round submits it again, written to or not,
+	// without sealing the file again (a file written to is sealed, and
+	// its newer checkpoint submitted). At most maxIdleLogs: a witness
+	// that refuses every session of a templated path must not make each
+	// round submit every file ever written.
+	retry map[string]Checkpoint
+	// retryFullWarned: the files beyond retry's bound were warned about,
+	// once until retry empties.
+	retryFullWarned bool
 	// retired is, per file seen, why it is refused as a retired log (nil:
 	// it is not one).
 	retired map[string]error
@@ -71,12 +78,30 @@ type recordedCosigs struct {
 	lines map[string][]byte
 }
 
-// addWitnessRetries adds the files waiting for cosignatures to a round.
-func (s *Sealer) addWitnessRetries(batch map[string]int64) {
+// queueRetries queues the files waiting for cosignatures for witnessLoop,
+// each with the checkpoint submitted last, unless a round queued a newer
+// one already.
+func (s *Sealer) queueRetries() {
+	if s.set.Witnesses == nil {
+		return
+	}
 	s.wit.mu.Lock()
-	defer s.wit.mu.Unlock()
-	for p := range s.wit.retry {
-		batch[p] += 0
+	if len(s.wit.retry) == 0 {
+		s.wit.mu.Unlock()
+		return
+	}
+	if s.wit.queued == nil {
+		s.wit.queued = map[string]witnessed{}
+	}
+	for p, c := range s.wit.retry {
+		if _, newer := s.wit.queued[p]; !newer {
+			s.wit.queued[p] = witnessed{path: p, last: c}
+		}
+	}
+	s.wit.mu.Unlock()
+	select {
+	case s.wit.wake <- struct{}{}:
+	default:
 	}
 }
 
@@ -213,7 +238,7 @@ func (s *Sealer) witness(ctx context.Context, path string, last Checkpoint) {
 		done = s.loadWitnessed(path, last)
 	}
 	if done >= last.N {
-		s.setWitnessed(path, done, true)
+		s.setWitnessed(path, done, last, true)
 		return
 	}
 	signed, err := SignCheckpoint(last, s.set.Keys.Signer)
@@ -241,10 +266,10 @@ func (s *Sealer) witness(ctx context.Context, path string, last Checkpoint) {
 		}
 	}
 	if quorum {
-		s.setWitnessed(path, last.N, true)
+		s.setWitnessed(path, last.N, last, true)
 		return
 	}
-	s.setWitnessed(path, done, false)
+	s.setWitnessed(path, done, last, false)
 }
 
 // newCosigs merges a round's cosignature lines into those recorded for
@@ -297,19 +322,32 @@ func (s *Sealer) witnessDone(path string) (int64, bool) {
 }
 
 // setWitnessed records the newest size the quorum cosigned for path, and
-// whether nothing newer waits.
-func (s *Sealer) setWitnessed(path string, n int64, upToDate bool) {
+// whether nothing newer waits: else last, the checkpoint submitted, waits.
+func (s *Sealer) setWitnessed(path string, n int64, last Checkpoint, upToDate bool) {
 	s.wit.mu.Lock()
 	defer s.wit.mu.Unlock()
 	if s.wit.done == nil {
-		s.wit.done, s.wit.retry = map[string]int64{}, map[string]bool{}
+		s.wit.done, s.wit.retry = map[string]int64{}, map[string]Checkpoint{}
 	}
 	s.wit.done[path] = n
-	if upToDate {
+	switch {
+	case upToDate:
 		delete(s.wit.retry, path)
 		delete(s.wit.recorded, path)
-	} else {
-		s.wit.retry[path] = true
+		if len(s.wit.retry) == 0 {
+			s.wit.retryFullWarned = false
+		}
+	case len(s.wit.retry) < maxIdleLogs || hasKey(s.wit.retry, path):
+		s.wit.retry[path] = last
+	default:
+		// Submitted again when the file is next written to.
+		delete(s.wit.recorded, path)
+		if !s.wit.retryFullWarned {
+			s.wit.retryFullWarned = true
+			s.set.Logger.Warn(fmt.Sprintf("integrity: %d files wait for the witnesses' cosignatures; the checkpoints of more "+
+				"are no longer submitted again every round, only when their file is next written to (warned once)", maxIdleLogs),
+				zap.String("path", path))
+		}
 	}
 }
 
@@ -323,7 +361,7 @@ func (s *Sealer) forgetWitnessed() {
 		if len(s.wit.done) <= maxIdleLogs {
 			break
 		}
-		if _, kept := s.logs[p]; !kept && !s.wit.retry[p] {
+		if _, kept := s.logs[p]; !kept && !hasKey(s.wit.retry, p) {
 			delete(s.wit.done, p)
 		}
 	}
@@ -338,7 +376,7 @@ func (s *Sealer) loadWitnessed(path string, last Checkpoint) int64 {
 	}
 	defer func() { _ = f.Close() }()
 	want := last.Format()
-	nr := NewNoteReader(f)
+	nr := newWitnessedReader(f)
 	for {
 		rec, err := nr.Next()
 		if err != nil {
@@ -403,7 +441,20 @@ func (r storeFileReader) ReadHashes(indexes []int64) ([]tlog.Hash, error) {
 
 // OpenWitnessed verifies one witnessed record: the log's signature by
 // logKey, and the checkpoint it carries; the cosignatures are counted by
-// the caller with the witness keys it trusts.
+// the caller with the witness keys it trusts. The record may be larger
+// than a checkpoint note (maxWitnessedBytes): its cosignature lines.
 func OpenWitnessed(rec []byte, logKey note.Verifier) (Checkpoint, error) {
-	return OpenCheckpoint(rec, logKey)
+	if len(rec) > maxWitnessedBytes {
+		return Checkpoint{}, fmt.Errorf("cosigned checkpoint: %d bytes, limit %d", len(rec), maxWitnessedBytes)
+	}
+	n, err := note.Open(rec, note.VerifierList(logKey))
+	if err != nil {
+		return Checkpoint{}, describeNoteError(err, logKey)
+	}
+	return ParseCheckpoint([]byte(n.Text))
+}
+
+func hasKey[V any](m map[string]V, k string) bool {
+	_, ok := m[k]
+	return ok
 }

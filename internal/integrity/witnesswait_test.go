@@ -293,7 +293,7 @@ func TestWitnessedSizesKeepTheIdleBound(t *testing.T) {
 	require.NoError(t, err)
 	defer func() { require.NoError(t, s.Close(bg)) }()
 	for i := range maxIdleLogs {
-		s.setWitnessed(filepath.Join(dir, "idle", fmt.Sprint(i)), 1, true)
+		s.setWitnessed(filepath.Join(dir, "idle", fmt.Sprint(i)), 1, Checkpoint{}, true)
 	}
 	const files = 300
 	for i := range files {

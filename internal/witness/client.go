@@ -9,11 +9,21 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 
 	"filippo.io/torchwood"
 	"golang.org/x/mod/sumdb/note"
 	"golang.org/x/mod/sumdb/tlog"
 )
+
+// MaxWitnesses bounds the witnesses of a log, and verify's --witness keys:
+// a quorum of more would be unusual, each key is checked against every
+// cosigned record, and a note holds at most 100 signatures.
+const MaxWitnesses = 64
+
+// DefaultTimeout bounds one add-checkpoint request unless configured: a
+// witness that hangs must not hold a seal round, nor a command, for ever.
+const DefaultTimeout = 10 * time.Second
 
 // Witness is one witness: where its add-checkpoint endpoint is, and the
 // key its cosignatures must verify with.
@@ -74,6 +84,15 @@ func ParseKey(vkey string) (*torchwood.CosignatureVerifier, error) {
 	return v, nil
 }
 
+// PublicKey is the key v's cosignatures verify with, whatever its name
+// (the vkey's base64 part). A cosignature/v1 signs no name: one key given
+// under two names verifies one witness's cosignature as two.
+func PublicKey(v *torchwood.CosignatureVerifier) string {
+	_, rest, _ := strings.Cut(v.String(), "+")
+	_, key, _ := strings.Cut(rest, "+")
+	return key
+}
+
 // Verifier is the witness's cosignature verifier.
 func (w *Witness) Verifier() note.Verifier { return w.verifier }
 
@@ -126,6 +145,8 @@ func Reason(err error) string {
 		return "refused"
 	case errors.Is(err, errBadCosignature):
 		return "bad_cosignature"
+	case errors.Is(err, errBadConflict), errors.Is(err, errConflicts):
+		return "conflict"
 	case errors.Is(err, errNoProof):
 		return "inconsistent"
 	}
@@ -134,6 +155,10 @@ func Reason(err error) string {
 
 var (
 	errBadCosignature = errors.New("the witness's answer holds no valid cosignature by its key")
+	errBadConflict    = errors.New("409 Conflict with an unreadable size")
+	// errConflicts: each retry from the size a 409 named got another 409
+	// (the sizes are not shown: each round would be another cause).
+	errConflicts = errors.New("the witness answered 409 Conflict, each time with another size")
 	// errNoProof: this log cannot prove its tree consistent with the size
 	// the witness cosigned (its hash store is short or damaged).
 	errNoProof = errors.New("no consistency proof")
@@ -166,7 +191,8 @@ func (w *Witness) AddCheckpoint(ctx context.Context, old int64, proof tlog.TreeP
 	case http.StatusConflict:
 		size, err := ParseConflictSize(answer)
 		if err != nil {
-			return nil, fmt.Errorf("409 Conflict with an unreadable size: %w", err)
+			// The witness answered: not a witness to rest as unreachable.
+			return nil, fmt.Errorf("%w: %w", errBadConflict, err)
 		}
 		return nil, &ConflictError{Size: size}
 	}

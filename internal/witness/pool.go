@@ -183,7 +183,7 @@ func (p *Pool) submit(ctx context.Context, i int, origin string, n int64, signed
 		p.markCosigned(key, n)
 		return line, nil
 	}
-	return nil, fmt.Errorf("the witness answered 409 Conflict %d times in a row", maxConflicts+1)
+	return nil, fmt.Errorf("%w: %d in a row", errConflicts, maxConflicts+1)
 }
 
 // knownSize is the tree size the witness of key last cosigned for its
@@ -204,8 +204,10 @@ func (p *Pool) knownSize(key knownKey) (int64, error) {
 // lines (none is needed from an empty or the same tree).
 func proofFrom(old, n int64, prove Prover) (tlog.TreeProof, error) {
 	if old > n {
-		return nil, fmt.Errorf("the witness cosigned a tree of %d lines, more than this log's %d: "+
-			"the log was cut back, or another log signs with this origin and key (%w)", old, n, &ConflictError{Size: old})
+		// n is not in the message (the log names the size): a log that
+		// grows back toward old is refused the same way, logged once.
+		return nil, fmt.Errorf("the witness cosigned a tree of %d lines, more than this checkpoint's: "+
+			"the log was cut back, or another log signs with this origin and key (%w)", old, &ConflictError{Size: old})
 	}
 	if old <= 0 || old == n {
 		return nil, nil

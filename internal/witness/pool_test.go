@@ -133,7 +133,8 @@ func TestPoolCutBackLogIsRefused(t *testing.T) {
 	_, quorum = restarted.Cosign(context.Background(), "f", short.origin, short.n, short.checkpoint(), short.prover())
 	require.False(t, quorum)
 	require.Equal(t, map[string]int{"witness.example/w1/conflict": 1}, obs.failed)
-	require.Contains(t, logs.All()[0].ContextMap()["error"], "more than this log's 5")
+	require.Contains(t, logs.All()[0].ContextMap()["error"], "a tree of 8 lines, more than this checkpoint's")
+	require.Equal(t, int64(5), logs.All()[0].ContextMap()["size"])
 }
 
 // One witness of two down, quorum 1: cosigned, and the one down is an

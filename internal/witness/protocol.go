@@ -80,10 +80,12 @@ func ParseConflictSize(body []byte) (int64, error) {
 }
 
 // parseSize reads a tree size: ASCII decimal, no sign, no leading zero.
+// The bytes are not quoted (an endpoint may echo the request's headers),
+// nor counted: other junk each time is one cause, logged once.
 func parseSize(s []byte) (int64, error) {
 	n, err := strconv.ParseInt(string(s), 10, 64)
 	if err != nil || n < 0 || strconv.FormatInt(n, 10) != string(s) {
-		return 0, fmt.Errorf("%q is not a canonical tree size", truncate(s))
+		return 0, errors.New("not a canonical tree size (decimal digits, no sign, no leading zero)")
 	}
 	return n, nil
 }
@@ -106,17 +108,10 @@ func SplitSignatureLines(body []byte) ([][]byte, error) {
 		line := body[:i+1]
 		body = body[i+1:]
 		if !bytes.HasPrefix(line, []byte(sigPrefix)) {
-			return nil, fmt.Errorf("%q is not a note signature line", truncate(line))
+			// Not quoted: an endpoint may echo the request's headers.
+			return nil, errors.New("a line is not a note signature line")
 		}
 		out = append(out, line)
 	}
 	return out, nil
-}
-
-// truncate shortens untrusted bytes quoted in an error.
-func truncate(b []byte) []byte {
-	if len(b) > 40 {
-		return b[:40]
-	}
-	return b
 }

@@ -5,7 +5,9 @@
 package witnesstest
 
 import (
+	"crypto"
 	"crypto/ed25519"
+	"crypto/mldsa"
 	"crypto/rand"
 	"errors"
 	"fmt"
@@ -46,6 +48,22 @@ func Start(t testing.TB, name string, logKey note.Verifier) *Fake {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return start(t, name, logKey, priv)
+}
+
+// StartMLDSA is Start with an ML-DSA-44 key: its cosignature lines are
+// about 3 KB each, an Ed25519 one's about 120 bytes.
+func StartMLDSA(t testing.TB, name string, logKey note.Verifier) *Fake {
+	t.Helper()
+	priv, err := mldsa.GenerateKey(mldsa.MLDSA44())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return start(t, name, logKey, priv)
+}
+
+func start(t testing.TB, name string, logKey note.Verifier, priv crypto.Signer) *Fake {
+	t.Helper()
 	s, err := torchwood.NewCosignatureSigner(name, priv)
 	if err != nil {
 		t.Fatal(err)
