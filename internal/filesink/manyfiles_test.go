@@ -67,3 +67,43 @@ func maintained(paths []string) bool {
 	}
 	return true
 }
+
+// TestRotationNamesTheNextSegmentWithoutListing: under the writers' flock
+// a rotation names its segment after the one it made last, without
+// listing the directory (a {session_id} path's directory holds thousands
+// of files); once another process rotated the file, it lists again, so
+// no sequence number is made twice.
+func TestRotationNamesTheNextSegmentWithoutListing(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "events.jsonl")
+	listed := 0
+	var ev rotationEvents
+	r := ev.hook(&Rotation{MaxBytes: 1, readDir: countingReadDir(&listed)})
+	s, err := New(Options{Path: path, Rotation: r})
+	require.NoError(t, err)
+	s.maint.stop() // only the writers' listings are counted
+	ctx := context.Background()
+	for i := range 6 {
+		require.NoError(t, s.WriteBatch(ctx, testSession, numberedLines(i, i)))
+	}
+	require.Equal(t, 1, listed, "the first rotation lists; the next four name after it")
+
+	// Another process rotates the file, as a second rotating writer would.
+	segs, err := Segments(path)
+	require.NoError(t, err)
+	last := segs[len(segs)-1]
+	require.NoError(t, os.Rename(path, namerFor(path).name(last.Time.Add(time.Second), last.Seq+1)))
+	require.NoError(t, os.WriteFile(path, numberedLines(6, 6), 0o600))
+	for i := 7; i < 9; i++ {
+		require.NoError(t, s.WriteBatch(ctx, testSession, numberedLines(i, i)))
+	}
+	require.NoError(t, s.Close())
+	require.Equal(t, 2, listed, "listed again after another process rotated")
+	segs, err = Segments(path)
+	require.NoError(t, err)
+	for i, seg := range segs {
+		require.Equal(t, int64(i+1), seg.Seq, "%s", seg.Path)
+	}
+	require.Len(t, segs, 8)
+	require.Empty(t, ev.errors())
+}
