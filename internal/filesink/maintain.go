@@ -152,9 +152,6 @@ func (m *maintainer) maintain(ctx context.Context, path string, l *listings) tim
 		}
 		return 0
 	}
-	// A rotation named after the segment it made last lists nothing:
-	// a file dated ahead put beside the segments since is told of here.
-	r.noteForeign(m.marks, path, segs, foreignAhead(segs, r.clock(), m.marks.get(path)))
 	var again time.Duration
 	if r.Compress {
 		segs, again = m.compressAll(ctx, path, segs, l.tornOf(path))

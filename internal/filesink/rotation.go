@@ -77,9 +77,6 @@ type Rotation struct {
 	// birth, when set, stands in for the file system's creation time
 	// (a test whose clock is not the file system's sets it).
 	birth func(*os.File) (time.Time, bool)
-	// readDir, when set, stands in for os.ReadDir when a rotation lists
-	// the segments (a test counts the listings).
-	readDir func(string) ([]os.DirEntry, error)
 }
 
 // idleWait bounds the interval timer's next wait: never a busy loop, and
@@ -258,51 +255,49 @@ func (s *Sink) rotateIfDue(ctx context.Context, of *openFile) time.Duration {
 // appended there and the failure reported, since rotation never costs a
 // line.
 func (s *Sink) rotateLocked(ctx context.Context, of *openFile, f *os.File, size int64, locked bool) (*os.File, int64, bool, error) {
-	seg, err := s.renameToSegment(of.path, of.made)
+	seg, err := s.renameToSegment(of.path)
 	if err != nil {
 		s.rot.fail(of.path, err)
 		return f, size, locked, nil
 	}
 	if s.rot.OnRotate != nil {
-		s.rot.OnRotate(of.path, seg.Plain)
+		s.rot.OnRotate(of.path, seg)
 	}
 	if locked {
 		fsutil.Unlock(int(f.Fd()))
 	}
 	of.since = s.rot.clock()
-	// Moved away by us: the path is reopened without telling OnReplaced,
-	// now, so that a later reopen (another process moved the new file
-	// away) forgets the segment made.
+	// Moved away by us: lockCurrent reopens the path without telling
+	// OnReplaced.
 	of.end = -1
 	s.maint.schedule(of.path)
-	if err := s.reopen(of); err != nil {
-		return nil, 0, false, err
-	}
-	of.made = seg
 	return s.lockCurrent(ctx, of)
 }
 
 // renameToSegment renames the file at path to its next segment name and
-// makes the rename durable. made is the segment this sink made of path at
-// its last rotation while no other process rotated it since (Seq 0 when
-// unknown): the next is named after it without listing the directory,
-// which under the writers' flock would cost each rotation the size of a
-// directory that a {session_id} path fills with thousands of files.
-func (s *Sink) renameToSegment(path string, made Segment) (Segment, error) {
-	now := s.rot.clock().UTC().Truncate(time.Second)
-	last, err := s.newestSegment(path, made)
+// makes the rename durable.
+func (s *Sink) renameToSegment(path string) (string, error) {
+	segs, err := Segments(path)
 	if err != nil {
-		return Segment{}, err
+		return "", fmt.Errorf("rotate %s: %w", path, err)
 	}
-	seq := last.Seq + 1
-	if now.Before(last.Time) {
-		now = last.Time
+	now := s.rot.clock().UTC().Truncate(time.Second)
+	seq := int64(1)
+	// Under the writers' flock: the log's newest own segment is the one
+	// remembered, not asked of Holds.
+	foreign := foreignAhead(segs, s.rot.clock(), s.marks.get(path))
+	s.rot.noteForeign(s.marks, path, segs, foreign)
+	if i := newestOwn(foreign); i >= 0 {
+		last := segs[i]
+		seq = last.Seq + 1
+		if now.Before(last.Time) {
+			now = last.Time
+		}
 	}
-	name := namerFor(path).name(now, seq)
-	if err := renameNoReplace(path, name); err != nil {
-		return Segment{}, fmt.Errorf("rotate %s to %s: %w", path, filepath.Base(name), err)
+	seg := namerFor(path).name(now, seq)
+	if err := renameNoReplace(path, seg); err != nil {
+		return "", fmt.Errorf("rotate %s to %s: %w", path, filepath.Base(seg), err)
 	}
-	seg := Segment{Path: name, Plain: name, Seq: seq, Time: now}
 	s.marks.raise(path, now)
 	if s.fsync == FsyncNever {
 		return seg, nil // flushing is left to the kernel, as for the lines
@@ -313,30 +308,6 @@ func (s *Sink) renameToSegment(path string, made Segment) (Segment, error) {
 		s.rot.fail(path, fmt.Errorf("sync directory after rotating %s: %w", path, err))
 	}
 	return seg, nil
-}
-
-// newestSegment is the log's newest own segment of path (Seq 0: none):
-// made when known, otherwise the newest listed but those dated ahead.
-func (s *Sink) newestSegment(path string, made Segment) (Segment, error) {
-	if made.Seq > 0 {
-		return made, nil
-	}
-	readDir := s.rot.readDir
-	if readDir == nil {
-		readDir = os.ReadDir
-	}
-	segs, err := newListings(readDir).segments(path)
-	if err != nil {
-		return Segment{}, fmt.Errorf("rotate %s: %w", path, err)
-	}
-	// Under the writers' flock: the log's newest own segment is the one
-	// remembered, not asked of Holds.
-	foreign := foreignAhead(segs, s.rot.clock(), s.marks.get(path))
-	s.rot.noteForeign(s.marks, path, segs, foreign)
-	if i := newestOwn(foreign); i >= 0 {
-		return segs[i], nil
-	}
-	return Segment{}, nil
 }
 
 // renameNoReplace renames from to to, failing if to exists.

@@ -83,10 +83,6 @@ type openFile struct {
 	// since is when the file's segment began (rotation, or first open),
 	// for Rotation.Interval; guarded by mu.
 	since time.Time
-	// made is the segment the last rotation made of path, while f is the
-	// file that rotation opened at the path (Seq 0 otherwise); guarded by
-	// mu.
-	made Segment
 }
 
 // New validates opts and returns a Sink. No file is opened until the first
@@ -227,9 +223,7 @@ func (s *Sink) reopen(of *openFile) error {
 		return err
 	}
 	old := of.f
-	// Another process may have rotated the path: the next rotation lists
-	// its segments.
-	of.f, of.ident, of.end, of.made = f, fi, -1, Segment{}
+	of.f, of.ident, of.end = f, fi, -1
 	if err := old.Close(); err != nil {
 		// Like an evicted file's: reported by Close, not by this write,
 		// whose lines go to the new file regardless.
