@@ -63,3 +63,42 @@ func TestIntervalTimerPassesOverAFileAnotherProcessKeepsLocked(t *testing.T) {
 	require.NoError(t, s.Close())
 	require.Empty(t, ev.errors(), "a busy lock is no failure")
 }
+
+// TestCompressionPassesOverASegmentAnotherProcessKeepsLocked: a closed
+// segment whose flock an outside process keeps is left plain and looked
+// at again later, rather than waited for by the one goroutine that
+// compresses and retires every file's segments.
+func TestCompressionPassesOverASegmentAnotherProcessKeepsLocked(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "events.jsonl")
+	t0 := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
+	plain := namerFor(path).name(t0, 1)
+	require.NoError(t, os.WriteFile(plain, numberedLines(1, 3), 0o600))
+	seg, ok := namerFor(path).parse(filepath.Base(plain))
+	require.True(t, ok)
+	holder, err := os.Open(plain)
+	require.NoError(t, err)
+	defer func() { _ = holder.Close() }()
+	require.NoError(t, unix.Flock(int(holder.Fd()), unix.LOCK_EX))
+
+	type result struct {
+		wait time.Duration
+		err  error
+	}
+	done := make(chan result, 1)
+	go func() {
+		wait, err := compressSegment(context.Background(), &compressor{}, seg, t0.Add(time.Hour), time.Second, nil)
+		done <- result{wait, err}
+	}()
+	var res result
+	select {
+	case res = <-done:
+	case <-time.After(10 * time.Second):
+		require.NoError(t, unix.Flock(int(holder.Fd()), unix.LOCK_UN)) // let it return
+		<-done
+		t.Fatal("compression waited for the lock another process holds")
+	}
+	require.NoError(t, res.err)
+	require.Positive(t, res.wait, "looked at again later")
+	require.FileExists(t, plain)
+	require.NoFileExists(t, plain+ZstdSuffix)
+}

@@ -544,9 +544,17 @@ func compressSegment(ctx context.Context, zc *compressor, seg Segment, now time.
 	}
 	defer func() { _ = in.Close() }()
 	locked := true
-	if err := fsutil.Lock(ctx, int(in.Fd())); errors.Is(err, fsutil.ErrLockUnsupported) {
+	lctx, cancel := context.WithTimeout(ctx, idleLockWait)
+	err = fsutil.Lock(lctx, int(in.Fd()))
+	cancel()
+	switch {
+	case errors.Is(err, fsutil.ErrLockUnsupported):
 		locked = false
-	} else if err != nil {
+	case errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil:
+		// Another process holds it: the one goroutine that looks after
+		// every file's segments does not wait for it.
+		return max(grace, time.Second), nil
+	case err != nil:
 		return 0, fmt.Errorf("compress %s: lock: %w", seg.Plain, err)
 	}
 	defer fsutil.Unlock(int(in.Fd()))
