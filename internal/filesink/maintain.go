@@ -36,6 +36,8 @@ type maintainer struct {
 	// again (and read again) only once either file changes. Only the loop
 	// uses it.
 	differing map[string]twinStamp
+	// retry is, per path, the wait after its last failed compression.
+	retry map[string]time.Duration
 	// readDir lists a directory for segments and kept torn lines; nil is
 	// os.ReadDir (a test counts the listings).
 	readDir func(string) ([]os.DirEntry, error)
@@ -154,16 +156,21 @@ func (m *maintainer) maintain(ctx context.Context, path string, l *listings) tim
 	}
 	var again time.Duration
 	if r.Compress {
-		segs, again = m.compressAll(ctx, path, segs, l.tornOf(path))
+		var failed bool
+		segs, again, failed = m.compressAll(ctx, path, segs, l.tornOf(path))
+		if retry := m.retryAfter(path, failed); retry > 0 && (again == 0 || retry < again) {
+			again = retry
+		}
 	}
 	m.retainSegs(path, segs, l.tornOf(path))
 	return again
 }
 
 // compressAll compresses path's closed segments but those not the log's,
-// and returns them as they are now, with when to look again (0: never).
-// A torn line cut off one makes torn's listing stale.
-func (m *maintainer) compressAll(ctx context.Context, path string, segs []Segment, torn *tornKept) ([]Segment, time.Duration) {
+// and returns them as they are now, with when to look again (0: never)
+// and whether a compression failed. A torn line cut off one makes torn's
+// listing stale.
+func (m *maintainer) compressAll(ctx context.Context, path string, segs []Segment, torn *tornKept) ([]Segment, time.Duration, bool) {
 	r := m.rot
 	onTorn := func(p string, tt fsutil.TornTail) {
 		torn.stale = true
@@ -172,6 +179,7 @@ func (m *maintainer) compressAll(ctx context.Context, path string, segs []Segmen
 		}
 	}
 	var again time.Duration
+	failed := false
 	notOurs := m.notTheLogs(path, segs)
 	now := segs[:0:0]
 	for i, seg := range segs {
@@ -187,6 +195,7 @@ func (m *maintainer) compressAll(ctx context.Context, path string, segs []Segmen
 		wait, err := compressSegment(ctx, &m.zc, seg, r.clock(), r.grace, onTorn)
 		if err != nil && ctx.Err() == nil {
 			r.fail(path, err)
+			failed = true
 		}
 		if wait > 0 && (again == 0 || wait < again) {
 			again = wait
@@ -195,7 +204,7 @@ func (m *maintainer) compressAll(ctx context.Context, path string, segs []Segmen
 			now = append(now, seg)
 		}
 	}
-	return now, again
+	return now, again, failed
 }
 
 // segmentNow is seg as it is on disk after a compression step: compressed
@@ -587,4 +596,28 @@ func compressSegment(ctx context.Context, zc *compressor, seg Segment, now time.
 		return 0, fmt.Errorf("sync directory of %s: %w", seg.Plain, err)
 	}
 	return 0, nil
+}
+
+// A path whose compression failed is looked at again after
+// compressRetryMin, then at waits that double up to compressRetryMax: a
+// full disk frees up long before the next rotation may come, and a
+// failure that lasts is not logged every minute.
+const (
+	compressRetryMin = time.Minute
+	compressRetryMax = time.Hour
+)
+
+// retryAfter is when path is looked at again after a round whose
+// compression failed (failed) or not: 0 once it works.
+func (m *maintainer) retryAfter(path string, failed bool) time.Duration {
+	if !failed {
+		delete(m.retry, path)
+		return 0
+	}
+	if m.retry == nil {
+		m.retry = map[string]time.Duration{}
+	}
+	d := min(max(2*m.retry[path], compressRetryMin), compressRetryMax)
+	m.retry[path] = d
+	return d
 }
