@@ -27,6 +27,9 @@ type maintainer struct {
 	// idle rotates the files whose Rotation.Interval ran out and returns
 	// how long until the next is due; nil without an interval.
 	idle func(context.Context) time.Duration
+	// forget drops a path's mark unless the sink holds its file open;
+	// nil keeps every mark.
+	forget func(path string)
 	// zc is the loop's compressor, reused from segment to segment.
 	zc compressor
 	// onTornTail is Options.OnTornTail.
@@ -52,9 +55,9 @@ type maintainer struct {
 	done   chan struct{}
 }
 
-func newMaintainer(r *Rotation, marks *ownMarks, idle func(context.Context) time.Duration, onTornTail func(string, fsutil.TornTail)) *maintainer {
+func newMaintainer(r *Rotation, marks *ownMarks, idle func(context.Context) time.Duration, forget func(string), onTornTail func(string, fsutil.TornTail)) *maintainer {
 	ctx, cancel := context.WithCancel(context.Background())
-	m := &maintainer{rot: r, marks: marks, idle: idle, onTornTail: onTornTail, queued: map[string]bool{}, wake: make(chan struct{}, 1), ctx: ctx, cancel: cancel, done: make(chan struct{})}
+	m := &maintainer{rot: r, marks: marks, idle: idle, forget: forget, onTornTail: onTornTail, queued: map[string]bool{}, wake: make(chan struct{}, 1), ctx: ctx, cancel: cancel, done: make(chan struct{})}
 	go m.loop()
 	return m
 }
@@ -163,6 +166,9 @@ func (m *maintainer) maintain(ctx context.Context, path string, l *listings) tim
 		}
 	}
 	m.retainSegs(path, segs, l.tornOf(path))
+	if m.forget != nil {
+		m.forget(path) // Holds raised it for a file that may be closed
+	}
 	return again
 }
 

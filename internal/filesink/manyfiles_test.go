@@ -67,3 +67,39 @@ func maintained(paths []string) bool {
 	}
 	return true
 }
+
+// TestOwnMarksKeepOnlyOpenFiles: the newest own segment remembered per
+// path (for a clock set back) is kept while the sink holds the file open;
+// a {session_id} path's sessions come and go by the million over a
+// collector's life, and a mark per session ever seen grew without end. A
+// path opened again is looked after as at a start.
+func TestOwnMarksKeepOnlyOpenFiles(t *testing.T) {
+	dir := t.TempDir()
+	var ev rotationEvents
+	r := ev.hook(&Rotation{MaxBytes: 1})
+	s, err := New(Options{Path: filepath.Join(dir, "{session_id}.jsonl"), MaxOpenFiles: 4, Rotation: r})
+	require.NoError(t, err)
+	ctx := context.Background()
+	for i := range 40 {
+		id := fmt.Sprintf("00000000-0000-4000-8000-%012d", i)
+		for b := range 2 {
+			require.NoError(t, s.WriteBatch(ctx, id, numberedLines(b, b)))
+		}
+	}
+	s.maint.stop()
+	s.mu.Lock()
+	open := len(s.files)
+	var stray []string
+	for path := range s.marks.newest {
+		if s.files[path] == nil {
+			stray = append(stray, path)
+		}
+	}
+	s.mu.Unlock()
+	require.Empty(t, stray, "marks for files no longer open")
+	require.LessOrEqual(t, open, 4)
+	require.Len(t, ev.rotated, 40)
+	require.NoError(t, s.Close())
+	require.Empty(t, s.marks.newest)
+	require.Empty(t, ev.errors())
+}
