@@ -51,6 +51,15 @@ func (o *ownMarks) raise(path string, t time.Time) {
 	}
 }
 
+// forget drops path's mark: the sink no longer holds its file open, and
+// a {session_id} path's sessions come and go by the million. A path
+// opened again is looked after as at a start.
+func (o *ownMarks) forget(path string) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	delete(o.newest, path)
+}
+
 // firstWarning reports whether seg is reported for the first time.
 func (o *ownMarks) firstWarning(seg Segment) bool {
 	o.mu.Lock()

@@ -27,6 +27,9 @@ type maintainer struct {
 	// idle rotates the files whose Rotation.Interval ran out and returns
 	// how long until the next is due; nil without an interval.
 	idle func(context.Context) time.Duration
+	// forget drops a path's mark unless the sink holds its file open;
+	// nil keeps every mark.
+	forget func(path string)
 	// zc is the loop's compressor, reused from segment to segment.
 	zc compressor
 	// onTornTail is Options.OnTornTail.
@@ -36,7 +39,9 @@ type maintainer struct {
 	// again (and read again) only once either file changes. Only the loop
 	// uses it.
 	differing map[string]twinStamp
-	// readDir lists a directory for retention's kept torn lines; nil is
+	// retry is, per path, the wait after its last failed compression.
+	retry map[string]time.Duration
+	// readDir lists a directory for segments and kept torn lines; nil is
 	// os.ReadDir (a test counts the listings).
 	readDir func(string) ([]os.DirEntry, error)
 
@@ -50,9 +55,9 @@ type maintainer struct {
 	done   chan struct{}
 }
 
-func newMaintainer(r *Rotation, marks *ownMarks, idle func(context.Context) time.Duration, onTornTail func(string, fsutil.TornTail)) *maintainer {
+func newMaintainer(r *Rotation, marks *ownMarks, idle func(context.Context) time.Duration, forget func(string), onTornTail func(string, fsutil.TornTail)) *maintainer {
 	ctx, cancel := context.WithCancel(context.Background())
-	m := &maintainer{rot: r, marks: marks, idle: idle, onTornTail: onTornTail, queued: map[string]bool{}, wake: make(chan struct{}, 1), ctx: ctx, cancel: cancel, done: make(chan struct{})}
+	m := &maintainer{rot: r, marks: marks, idle: idle, forget: forget, onTornTail: onTornTail, queued: map[string]bool{}, wake: make(chan struct{}, 1), ctx: ctx, cancel: cancel, done: make(chan struct{})}
 	go m.loop()
 	return m
 }
@@ -105,31 +110,47 @@ func (m *maintainer) loop() {
 		case <-tick:
 			timer.Reset(m.rot.idleWait(m.idle(m.ctx)))
 		}
-		for {
-			m.mu.Lock()
-			if len(m.order) == 0 {
-				m.mu.Unlock()
-				break
-			}
-			path := m.order[0]
-			m.order = m.order[1:]
-			delete(m.queued, path)
-			m.mu.Unlock()
-			if m.ctx.Err() != nil {
+		for paths := m.takeQueued(); len(paths) > 0; paths = m.takeQueued() {
+			if !m.round(paths) {
 				return
-			}
-			if again := m.maintain(m.ctx, path); again > 0 {
-				time.AfterFunc(again, func() { m.schedule(path) })
 			}
 		}
 	}
 }
 
-// maintain compresses path's closed segments and applies retention. It
-// returns when to look again (a segment too fresh to compress), or 0.
-func (m *maintainer) maintain(ctx context.Context, path string) time.Duration {
+// takeQueued returns the paths scheduled so far, in order, and empties
+// the queue.
+func (m *maintainer) takeQueued() []string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	paths := m.order
+	m.order = nil
+	clear(m.queued)
+	return paths
+}
+
+// round looks after paths with one listing per directory (see
+// dirListing); false when the maintainer stops. A path scheduled during
+// the round is looked after in the next, with a listing of its own.
+func (m *maintainer) round(paths []string) bool {
+	l := newListings(m.readDir)
+	for _, path := range paths {
+		if m.ctx.Err() != nil {
+			return false
+		}
+		if again := m.maintain(m.ctx, path, l); again > 0 {
+			time.AfterFunc(again, func() { m.schedule(path) })
+		}
+	}
+	return true
+}
+
+// maintain compresses path's closed segments and applies retention, from
+// the listing l. It returns when to look again (a segment too fresh to
+// compress), or 0.
+func (m *maintainer) maintain(ctx context.Context, path string, l *listings) time.Duration {
 	r := m.rot
-	segs, err := Segments(path)
+	segs, err := l.segments(path)
 	if err != nil {
 		if !errors.Is(err, os.ErrNotExist) {
 			r.fail(path, err)
@@ -138,26 +159,69 @@ func (m *maintainer) maintain(ctx context.Context, path string) time.Duration {
 	}
 	var again time.Duration
 	if r.Compress {
-		notOurs := m.notTheLogs(path, segs)
-		for i, seg := range segs {
-			if notOurs[i] {
-				continue // retention leaves it too, and says so
-			}
-			if seg.Compressed {
-				m.dropPlainTwin(path, seg)
-				continue
-			}
-			wait, err := compressSegment(ctx, &m.zc, seg, r.clock(), r.grace, m.onTornTail)
-			if err != nil && ctx.Err() == nil {
-				r.fail(path, err)
-			}
-			if wait > 0 && (again == 0 || wait < again) {
-				again = wait
-			}
+		var failed bool
+		segs, again, failed = m.compressAll(ctx, path, segs, l.tornOf(path))
+		if retry := m.retryAfter(path, failed); retry > 0 && (again == 0 || retry < again) {
+			again = retry
 		}
 	}
-	m.retain(path)
+	m.retainSegs(path, segs, l.tornOf(path))
+	if m.forget != nil {
+		m.forget(path) // Holds raised it for a file that may be closed
+	}
 	return again
+}
+
+// compressAll compresses path's closed segments but those not the log's,
+// and returns them as they are now, with when to look again (0: never)
+// and whether a compression failed. A torn line cut off one makes torn's
+// listing stale.
+func (m *maintainer) compressAll(ctx context.Context, path string, segs []Segment, torn *tornKept) ([]Segment, time.Duration, bool) {
+	r := m.rot
+	onTorn := func(p string, tt fsutil.TornTail) {
+		torn.stale = true
+		if m.onTornTail != nil {
+			m.onTornTail(p, tt)
+		}
+	}
+	var again time.Duration
+	failed := false
+	notOurs := m.notTheLogs(path, segs)
+	now := segs[:0:0]
+	for i, seg := range segs {
+		if notOurs[i] {
+			now = append(now, seg)
+			continue // retention leaves it too, and says so
+		}
+		if seg.Compressed {
+			m.dropPlainTwin(path, seg)
+			now = append(now, seg)
+			continue
+		}
+		wait, err := compressSegment(ctx, &m.zc, seg, r.clock(), r.grace, onTorn)
+		if err != nil && ctx.Err() == nil {
+			r.fail(path, err)
+			failed = true
+		}
+		if wait > 0 && (again == 0 || wait < again) {
+			again = wait
+		}
+		if seg, ok := segmentNow(seg); ok {
+			now = append(now, seg)
+		}
+	}
+	return now, again, failed
+}
+
+// segmentNow is seg as it is on disk after a compression step: compressed
+// once its .zst is there, plain while it is not, gone when neither is.
+func segmentNow(seg Segment) (Segment, bool) {
+	if _, err := os.Lstat(seg.Plain + ZstdSuffix); err == nil {
+		seg.Path, seg.Compressed = seg.Plain+ZstdSuffix, true
+		return seg, true
+	}
+	_, err := os.Lstat(seg.Plain)
+	return seg, err == nil
 }
 
 // notTheLogs says which segments are not the log's, as retention tells
@@ -242,11 +306,18 @@ var ErrForeignSegment = errors.New("a foreign or renamed segment")
 // stops the round, so a newer segment never goes while an older stays. A
 // foreign segment (ErrForeignSegment) is passed over and stays.
 func (m *maintainer) retain(path string) {
-	r := m.rot
-	segs, err := Segments(path)
-	if err != nil {
-		return
+	l := newListings(m.readDir)
+	if segs, err := l.segments(path); err == nil {
+		m.retainSegs(path, segs, l.tornOf(path))
 	}
+}
+
+// retainSegs is retain on path's segments segs, as a listing found them;
+// torn is that listing's kept torn lines. With Holds, the torn lines are
+// listed again at the first removal, after Holds was asked: a seal cuts a
+// torn line off a segment before the log records it.
+func (m *maintainer) retainSegs(path string, segs []Segment, torn *tornKept) {
+	r := m.rot
 	recorded := m.recorded(path, segs)
 	if r.MaxBackups == 0 && r.MaxAge == 0 {
 		return
@@ -255,7 +326,9 @@ func (m *maintainer) retain(path string) {
 	// A segment dated ahead of the log is not the log's: it is passed over.
 	foreign := foreignAhead(segs, now, m.marks.get(path))
 	held, excess := r.heldSegments(foreign, recorded)
-	torn := tornKept{dir: filepath.Dir(path), readDir: m.readDir}
+	if r.Holds != nil {
+		torn = &tornKept{dir: filepath.Dir(path), readDir: m.readDir}
+	}
 	for i, seg := range segs {
 		if foreign[i] {
 			continue
@@ -273,7 +346,7 @@ func (m *maintainer) retain(path string) {
 		if r.Holds != nil && !recorded[i] {
 			torn.stale = true
 		}
-		if !m.removeSegment(path, seg, reason, &torn) {
+		if !m.removeSegment(path, seg, reason, torn) {
 			return
 		}
 	}
@@ -418,6 +491,12 @@ func (k *tornKept) list() error {
 	if err != nil {
 		return fmt.Errorf("retention: list %s: %w", k.dir, err)
 	}
+	k.fill(ents)
+	return nil
+}
+
+// fill takes the kept torn lines of a listing of the directory.
+func (k *tornKept) fill(ents []os.DirEntry) {
 	k.byFile, k.stale = map[string][]tornLine{}, false
 	for _, e := range ents {
 		file, at, ok := fsutil.ParseTornKept(e.Name())
@@ -425,7 +504,6 @@ func (k *tornKept) list() error {
 			k.byFile[file] = append(k.byFile[file], tornLine{name: e.Name(), at: at})
 		}
 	}
-	return nil
 }
 
 // remove removes the torn lines kept for seg or an older segment of path:
@@ -481,9 +559,17 @@ func compressSegment(ctx context.Context, zc *compressor, seg Segment, now time.
 	}
 	defer func() { _ = in.Close() }()
 	locked := true
-	if err := fsutil.Lock(ctx, int(in.Fd())); errors.Is(err, fsutil.ErrLockUnsupported) {
+	lctx, cancel := context.WithTimeout(ctx, idleLockWait)
+	err = fsutil.Lock(lctx, int(in.Fd()))
+	cancel()
+	switch {
+	case errors.Is(err, fsutil.ErrLockUnsupported):
 		locked = false
-	} else if err != nil {
+	case errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil:
+		// Another process holds it: the one goroutine that looks after
+		// every file's segments does not wait for it.
+		return max(grace, time.Second), nil
+	case err != nil:
 		return 0, fmt.Errorf("compress %s: lock: %w", seg.Plain, err)
 	}
 	defer fsutil.Unlock(int(in.Fd()))
@@ -516,4 +602,28 @@ func compressSegment(ctx context.Context, zc *compressor, seg Segment, now time.
 		return 0, fmt.Errorf("sync directory of %s: %w", seg.Plain, err)
 	}
 	return 0, nil
+}
+
+// A path whose compression failed is looked at again after
+// compressRetryMin, then at waits that double up to compressRetryMax: a
+// full disk frees up long before the next rotation may come, and a
+// failure that lasts is not logged every minute.
+const (
+	compressRetryMin = time.Minute
+	compressRetryMax = time.Hour
+)
+
+// retryAfter is when path is looked at again after a round whose
+// compression failed (failed) or not: 0 once it works.
+func (m *maintainer) retryAfter(path string, failed bool) time.Duration {
+	if !failed {
+		delete(m.retry, path)
+		return 0
+	}
+	if m.retry == nil {
+		m.retry = map[string]time.Duration{}
+	}
+	d := min(max(2*m.retry[path], compressRetryMin), compressRetryMax)
+	m.retry[path] = d
+	return d
 }

@@ -206,6 +206,11 @@ func (s *Sink) openPlainPath(ctx context.Context) {
 	}
 }
 
+// idleLockWait bounds the interval timer's wait for a file's flock: a
+// process holding it long must not hold up the other files' rotation, nor
+// the compression and retention behind the timer on its goroutine.
+const idleLockWait = 100 * time.Millisecond
+
 // rotateIfDue rotates of's file if its interval ran out, under of.mu (no
 // batch meanwhile) and the writers' flock, and returns how long until it
 // is due again. An empty file is not rotated: its segment begins now.
@@ -219,7 +224,12 @@ func (s *Sink) rotateIfDue(ctx context.Context, of *openFile) time.Duration {
 	if wait := r.Interval - r.clock().Sub(of.since); wait > 0 {
 		return wait
 	}
-	f, size, locked, err := s.lockCurrent(ctx, of)
+	lctx, cancel := context.WithTimeout(ctx, idleLockWait)
+	f, size, locked, err := s.lockCurrent(lctx, of)
+	cancel()
+	if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
+		return 0 // another process holds the lock: looked at again soon
+	}
 	if err == nil && size == 0 {
 		of.since = r.clock()
 	} else if err == nil {

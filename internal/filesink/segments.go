@@ -78,13 +78,14 @@ func (n segmentNamer) parse(name string) (Segment, bool) {
 // never makes them, so a reader must see the one it did not make.
 func Segments(path string) ([]Segment, error) {
 	n := namerFor(path)
-	entries, err := os.ReadDir(n.dir)
+	entries, err := readDirUnsorted(n.dir)
 	if err != nil {
 		return nil, fmt.Errorf("list segments of %s: %w", path, err)
 	}
 	byName := map[string]Segment{}
+	prefix := n.stem + "-" // what every name parse takes begins with
 	for _, e := range entries {
-		if !e.Type().IsRegular() {
+		if !e.Type().IsRegular() || !strings.HasPrefix(e.Name(), prefix) {
 			continue // never a symlink or a directory
 		}
 		if s, ok := n.parse(e.Name()); ok {

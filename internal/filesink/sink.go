@@ -118,7 +118,7 @@ func New(opts Options) (*Sink, error) {
 			idle = s.rotateIdle
 		}
 		s.marks = newOwnMarks()
-		s.maint = newMaintainer(r, s.marks, idle, opts.OnTornTail)
+		s.maint = newMaintainer(r, s.marks, idle, s.forgetIfClosed, opts.OnTornTail)
 		if t.static != "" {
 			// A compression a crash cut short is finished now, not at
 			// the first write.
@@ -380,6 +380,7 @@ func (s *Sink) dropLocked(of *openFile) {
 	if s.files[of.path] == of {
 		delete(s.files, of.path)
 		s.lru.Remove(of.elem)
+		s.forgetMark(of.path)
 	}
 	if of.refs == 0 && of.f != nil {
 		s.live.Add(-1)
@@ -387,6 +388,25 @@ func (s *Sink) dropLocked(of *openFile) {
 			s.errs = append(s.errs, fmt.Errorf("close %s: %w", of.path, err))
 		}
 		of.f = nil
+	}
+}
+
+// forgetIfClosed drops path's own mark unless its file is in the cache:
+// a writer raises it only while it holds the file there.
+func (s *Sink) forgetIfClosed(path string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.files[path] == nil {
+		s.forgetMark(path)
+	}
+}
+
+// forgetMark drops a templated path's own mark (see ownMarks.forget); a
+// plain path's is one, kept for the sink's life, so that its first
+// rotation after a start already knows the log's newest segment.
+func (s *Sink) forgetMark(path string) {
+	if s.marks != nil && s.tmpl.static == "" {
+		s.marks.forget(path)
 	}
 }
 
