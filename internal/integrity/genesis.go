@@ -139,23 +139,3 @@ func (l *fileLog) startFromHandover(store *hashStore) error {
 	l.setFirst(1)
 	return store.add(leaf)
 }
-
-// handoverLead is 1 when the log at path starts from a handover note (its
-// segments sidecar's first record says so), else 0. It is read without a
-// key: Prove checks the proof it builds against the signed checkpoint.
-func handoverLead(path string) int64 {
-	f, _, err := openRegular(SegmentsPath(path), os.O_RDONLY|noFollow, 0)
-	if err != nil {
-		return 0
-	}
-	defer func() { _ = f.Close() }()
-	rec, err := NewNoteReader(f).Next()
-	if err != nil {
-		return 0
-	}
-	text, _, _ := cutNoteText(rec)
-	if r, err := parseSegmentRecord(string(text)); err == nil && r.Genesis {
-		return 1
-	}
-	return 0
-}

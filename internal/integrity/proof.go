@@ -33,8 +33,9 @@ const maxProofHashes = 64
 //	<the audit line, with its newline>
 //	<the signed checkpoint note>
 //
-// first-leaf is there when the file's line 1 is not the tree's leaf 0 (a
-// log that starts from a handover note).
+// first-leaf is there when the file's line 1 is not the tree's leaf 0: a
+// closed segment, the active file of a rotated log, or a log that starts
+// from a handover note.
 type Bundle struct {
 	Line int64 // from 1
 	// First is the leaf index of the file's line 1.
@@ -143,27 +144,34 @@ func VerifyBundle(b *Bundle, v note.Verifier) (Checkpoint, error) {
 	return cp, nil
 }
 
-// Prove builds the bundle for line (from 1) of the audit file at path,
-// against the newest checkpoint in its sidecar. It checks the line and the
-// store against that checkpoint first, so it never hands out a proof that
-// cannot verify.
+// Prove builds the bundle for line (from 1) of the audit file at path, or
+// of one of its closed segments, against the newest checkpoint in the
+// audit file's sidecar. It checks the line and the store against that
+// checkpoint first, so it never hands out a proof that cannot verify.
 func Prove(path string, line int64) (*Bundle, error) {
 	if _, err := os.Stat(path); err != nil {
 		return nil, err // names the audit file, not its sidecar
 	}
-	signed, cp, err := newestCheckpoint(path)
+	part, err := locatePart(path)
 	if err != nil {
 		return nil, err
 	}
-	first := handoverLead(path)
+	signed, cp, err := newestCheckpoint(part.log)
+	if err != nil {
+		return nil, err
+	}
+	if part.count >= 0 && line > part.count {
+		return nil, fmt.Errorf("line %d: the segment's record covers lines 1-%d", line, part.count)
+	}
+	first := part.first
 	if line < 1 || first+line > cp.N {
 		return nil, fmt.Errorf("line %d: the newest checkpoint covers lines 1-%d", line, cp.N-first)
 	}
-	record, err := readLine(path, line)
+	record, err := readLine(part.file, line)
 	if err != nil {
 		return nil, err
 	}
-	st, _, err := openRegular(StorePath(path), os.O_RDONLY|noFollow, 0)
+	st, _, err := openRegular(StorePath(part.log), os.O_RDONLY|noFollow, 0)
 	if err != nil {
 		return nil, fmt.Errorf("open hash store: %w", err)
 	}
@@ -225,9 +233,9 @@ func newestCheckpoint(path string) ([]byte, Checkpoint, error) {
 	return last, cp, nil
 }
 
-// readLine returns line n (from 1) of path with its newline.
-func readLine(path string, n int64) ([]byte, error) {
-	f, _, err := openRegular(path, os.O_RDONLY|noFollow, 0)
+// readLine returns line n (from 1) of part with its newline.
+func readLine(part TrailPart, n int64) ([]byte, error) {
+	f, err := part.Open()
 	if err != nil {
 		return nil, err
 	}
