@@ -9,6 +9,7 @@ import (
 	"golang.org/x/mod/sumdb/note"
 
 	"github.com/sandboxaudit/sandboxaudit/internal/integrity"
+	"github.com/sandboxaudit/sandboxaudit/internal/plural"
 )
 
 const rebuildSynopsis = "log rebuild-store --key NAME.pub|--signing-key NAME.key PATH"
@@ -52,10 +53,25 @@ func rebuildLockedStore(ctx context.Context, lock lockFunc, path string, v note.
 		}
 		return exitProblems
 	}
-	_, _ = fmt.Fprintf(s.Stdout, "log rebuild-store: %s: wrote %s: %d leaves from %d files; the first %d match the newest checkpoint (origin %q), "+
-		"%d after it are left for the collector to seal\n",
-		path, res.Store, res.Leaves, res.Parts, res.Signed, res.Checkpoint.Origin, res.Leaves-res.Signed)
+	_, _ = fmt.Fprintf(s.Stdout, "log rebuild-store: %s: wrote %s: %s from %s; %s the newest checkpoint (origin %q), "+
+		"%s for the collector to seal\n",
+		path, res.Store, leaves(res.Leaves), plural.Count(res.Parts, "file"),
+		plural.Pick(res.Signed, "the first matches", fmt.Sprintf("the first %d match", res.Signed)),
+		res.Checkpoint.Origin, unsealedLeft(res.Leaves-res.Signed))
 	return exitOK
+}
+
+func leaves(n int64) string { return plural.Pick(n, "1 leaf", fmt.Sprintf("%d leaves", n)) }
+
+// unsealedLeft words the n leaves past the newest checkpoint.
+func unsealedLeft(n int64) string {
+	switch n {
+	case 0:
+		return "none after it is left"
+	case 1:
+		return "1 after it is left"
+	}
+	return fmt.Sprintf("%d after it are left", n)
 }
 
 func rebuildVerifier(pubFile, keyFile string) (note.Verifier, error) {

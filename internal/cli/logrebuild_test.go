@@ -215,3 +215,13 @@ func TestLogRebuildStoreReplacesASymlinkAtTheStore(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, orig, got)
 }
+
+// A log that never rotated is one file, worded so.
+func TestLogRebuildStoreOfOneFile(t *testing.T) {
+	path, _, pub := sealedFixture(t)
+	require.NoError(t, os.Remove(integrity.StorePath(path)))
+	res := run(t, "", "log", "rebuild-store", "--key", pub, path)
+	require.Equal(t, 0, res.code, res.stderr)
+	require.Contains(t, res.stdout, ": 8 leaves from 1 file; the first 8 match the newest checkpoint")
+	require.Contains(t, res.stdout, "), none after it is left for the collector to seal")
+}
