@@ -226,5 +226,5 @@ func TestProveALogThatStartsFromAHandover(t *testing.T) {
 		require.Error(t, err)
 	}
 	_, err := Prove(path, 8)
-	require.ErrorContains(t, err, "the newest checkpoint covers lines 1-7")
+	require.ErrorContains(t, err, "the newest checkpoint covers lines 1-7 of this file")
 }

@@ -13,6 +13,8 @@ import (
 
 	"golang.org/x/mod/sumdb/note"
 	"golang.org/x/mod/sumdb/tlog"
+
+	"github.com/sandboxaudit/sandboxaudit/internal/plural"
 )
 
 const bundleHeader = "sandboxaudit inclusion proof v1\n"
@@ -160,12 +162,15 @@ func Prove(path string, line int64) (*Bundle, error) {
 	if err != nil {
 		return nil, err
 	}
-	if part.count >= 0 && line > part.count {
-		return nil, fmt.Errorf("line %d: the segment's record covers lines 1-%d", line, part.count)
+	first, covered := part.first, cp.N-part.first
+	if part.count >= 0 {
+		covered = min(covered, part.count)
 	}
-	first := part.first
-	if line < 1 || first+line > cp.N {
-		return nil, fmt.Errorf("line %d: the newest checkpoint covers lines 1-%d", line, cp.N-first)
+	if covered < 1 {
+		return nil, fmt.Errorf("line %d: the newest checkpoint covers none of this file's lines", line)
+	}
+	if line < 1 || line > covered {
+		return nil, fmt.Errorf("line %d: the newest checkpoint covers %s of this file", line, plural.Lines(1, covered))
 	}
 	record, err := readLine(part.file, line)
 	if err != nil {

@@ -30,7 +30,7 @@ func TestProveALineOfARotatedLog(t *testing.T) {
 				for line := int64(1); ; line++ {
 					b, err := Prove(file, line)
 					if err != nil {
-						require.ErrorContains(t, err, "covers lines 1-", "%s line %d", file, line)
+						require.ErrorContains(t, err, "covers line", "%s line %d", file, line)
 						break
 					}
 					parsed, err := ParseBundle(b.Format())
@@ -61,4 +61,14 @@ func TestProveRefusesASegmentNoRecordNames(t *testing.T) {
 	// The active file's lines come after it, at leaves not known yet.
 	_, err = Prove(path, 1)
 	require.ErrorContains(t, err, filepath.Base(planted)+", rotated before this file's lines, is not recorded in")
+}
+
+// A file no checkpoint covers a line of is worded so, not as lines 1-0.
+func TestProveAFileNoCheckpointCovers(t *testing.T) {
+	k, _ := testKeys(t, "test")
+	path := auditPath(t)
+	appendLocked(t, path, "")
+	require.NoError(t, newSealer(t, k).Seal(bg, path))
+	_, err := Prove(path, 1)
+	require.EqualError(t, err, "line 1: the newest checkpoint covers none of this file's lines")
 }
