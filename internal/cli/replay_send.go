@@ -2,9 +2,13 @@ package cli
 
 import (
 	"context"
+	"crypto/x509"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/url"
+	"os"
 	"sync/atomic"
 	"time"
 
@@ -96,6 +100,9 @@ func (o replayOptions) settings(ctx context.Context) (httpsink.Settings, error) 
 	if err := fsutil.CheckFiles(map[string]string{"--ca-file": o.caFile}); err != nil {
 		return httpsink.Settings{}, err
 	}
+	if err := checkCAFile(o.caFile); err != nil {
+		return httpsink.Settings{}, err
+	}
 	cc := confighttp.NewDefaultClientConfig()
 	cc.Endpoint = o.endpoint
 	cc.Timeout = o.timeout
@@ -131,6 +138,27 @@ func (o replayOptions) settings(ctx context.Context) (httpsink.Settings, error) 
 		Format:   format,
 		Retry:    retry,
 	}, nil
+}
+
+// checkCAFile reads --ca-file as the client will, so that a missing file
+// or one without a certificate is named by its flag, not as the HTTP
+// client's failure.
+func checkCAFile(name string) error {
+	if name == "" {
+		return nil
+	}
+	b, err := os.ReadFile(name)
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err // the path is named once, below
+		}
+		return fmt.Errorf("--ca-file %s: %w", name, err)
+	}
+	if !x509.NewCertPool().AppendCertsFromPEM(b) {
+		return fmt.Errorf("--ca-file %s: no PEM certificate in it", name)
+	}
+	return nil
 }
 
 // redactURL shows scheme, host and path: userinfo and query may hold

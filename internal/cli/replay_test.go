@@ -345,3 +345,16 @@ func TestReplayRefusesBadFlagsUpFront(t *testing.T) {
 	assert.NotContains(t, r.stderr, secret)
 	assert.Empty(t, rc.requests())
 }
+
+// A --ca-file that is missing or holds no certificate is named by its
+// flag, not as the HTTP client's failure.
+func TestReplayNamesABadCAFile(t *testing.T) {
+	path, _ := spoolFixture(t)
+	notPEM := writeFile(t, "ca.pem", "not a certificate\n")
+	for _, ca := range []string{filepath.Join(t.TempDir(), "missing.pem"), notPEM} {
+		r := run(t, "", "replay", path, "--endpoint", "https://127.0.0.1:1", "--ca-file", ca)
+		require.Equal(t, exitUsage, r.code, r.stderr)
+		assert.Contains(t, r.stderr, "replay: --ca-file "+ca+": ")
+		assert.NotContains(t, r.stderr, "http client")
+	}
+}
