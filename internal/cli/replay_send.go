@@ -24,6 +24,7 @@ import (
 	"github.com/sandboxaudit/sandboxaudit/internal/fsutil"
 	"github.com/sandboxaudit/sandboxaudit/internal/httpsink"
 	"github.com/sandboxaudit/sandboxaudit/internal/plural"
+	"github.com/sandboxaudit/sandboxaudit/internal/spool"
 )
 
 // replay sends the spool file through the same client stack the exporter
@@ -39,6 +40,11 @@ func replay(ctx context.Context, o replayOptions, s Streams) int {
 	set.Observer = damaged
 	set.Logger = stderrLogger(s.Stderr)
 	sent, err := httpsink.ReplayFile(ctx, o.spool, set, o.adopt)
+	if errors.Is(err, spool.ErrLocked) {
+		_, _ = fmt.Fprintf(s.Stderr, "replay: %v; a running collector (its http.spool) or another replay holds it: stop that first, "+
+			"or let it deliver the lines\n", err)
+		return exitProblems
+	}
 	if err != nil {
 		_, _ = fmt.Fprintf(s.Stderr, "replay: %v\n", err)
 		return exitProblems

@@ -235,6 +235,7 @@ func TestReplayRefusesASpoolInUse(t *testing.T) {
 	r := run(t, "", "replay", path, "--endpoint", srv.URL)
 	assert.Equal(t, exitProblems, r.code)
 	assert.Contains(t, r.stderr, "in use")
+	assert.Contains(t, r.stderr, "a running collector (its http.spool) or another replay holds it: stop that first")
 	assert.Empty(t, rc.requests())
 	require.NoError(t, owner.Close())
 
