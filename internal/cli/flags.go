@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/sandboxaudit/sandboxaudit/internal/plural"
 )
@@ -161,3 +162,32 @@ func (h *headerFlag) check() error {
 	}
 	return nil
 }
+
+// durationFlag is a time.Duration flag whose error says what a duration
+// looks like: the flag package's says only "parse error". Its usage text
+// must hold `duration`, back-quoted, for -h to show the kind.
+type durationFlag struct{ d *time.Duration }
+
+func durationVar(fs *flag.FlagSet, d *time.Duration, name string, value time.Duration, usage string) {
+	*d = value
+	fs.Var(durationFlag{d}, name, usage)
+}
+
+func (f durationFlag) String() string {
+	if f.d == nil {
+		return time.Duration(0).String()
+	}
+	return f.d.String()
+}
+
+func (f durationFlag) Set(s string) error {
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return errors.New("a duration needs a unit, like 10s, 2m or 1h30m")
+	}
+	*f.d = d
+	return nil
+}
+
+// Get makes it a flag.Getter: one value, refused when given twice.
+func (f durationFlag) Get() any { return *f.d }
