@@ -112,6 +112,13 @@ func parseCommand(fs *flag.FlagSet, args []string, complete func(rest []string) 
 	return rest, exitOK, true
 }
 
+// isSet reports whether the command line gave the flag name.
+func isSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
+}
+
 // flagStatus maps a flag parsing error to an exit status: asking for help is
 // not a failure.
 func flagStatus(err error) int {

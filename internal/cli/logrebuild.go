@@ -21,9 +21,13 @@ func runLogRebuildStore(ctx context.Context, args []string, s Streams) int {
 	fs := newFlagSet("log rebuild-store", rebuildSynopsis, s.Stderr)
 	pubFile := fs.String("key", "", "the log's verifier key (sandboxaudit keygen's NAME.pub)")
 	keyFile := fs.String("signing-key", "", "or the collector's signing key (file.integrity.signing_key_file); only its verifier key is used")
-	rest, status, ok := parseCommand(fs, args, func(r []string) bool { return len(r) == 1 && (*pubFile == "") != (*keyFile == "") })
+	rest, status, ok := parseCommand(fs, args, func(r []string) bool { return len(r) == 1 && (*pubFile != "" || *keyFile != "") })
 	if !ok {
 		return status
+	}
+	if *pubFile != "" && *keyFile != "" {
+		_, _ = fmt.Fprintln(s.Stderr, "log rebuild-store: give --key or --signing-key, not both")
+		return exitUsage
 	}
 	v, err := rebuildVerifier(*pubFile, *keyFile)
 	if err != nil {

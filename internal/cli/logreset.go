@@ -22,6 +22,9 @@ func runLog(ctx context.Context, args []string, s Streams) int {
 	case len(args) > 0 && args[0] == "rebuild-store":
 		return runLogRebuildStore(ctx, args[1:], s)
 	}
+	if len(args) > 0 && !isHelp(args[0]) {
+		_, _ = fmt.Fprintf(s.Stderr, "log: unknown subcommand %q\n", args[0])
+	}
 	_, _ = fmt.Fprintln(s.Stderr, "usage: sandboxaudit log reset --signing-key NAME.key PATH\n       sandboxaudit "+handoverSynopsis+
 		"\n       sandboxaudit "+rebuildSynopsis)
 	if len(args) == 1 && isHelp(args[0]) {

@@ -21,6 +21,10 @@ func runProve(_ context.Context, args []string, s Streams) int {
 	if !ok {
 		return status
 	}
+	if !isSet(fs, "line") {
+		_, _ = fmt.Fprintln(s.Stderr, "prove: --line is required: the number of the line to prove, from 1")
+		return exitUsage
+	}
 	if *line < 1 {
 		_, _ = fmt.Fprintf(s.Stderr, "prove: --line must be a line number from 1, got %d\n", *line)
 		return exitUsage
