@@ -67,7 +67,8 @@ func runLogReset(ctx context.Context, args []string, s Streams) int {
 		_, _ = fmt.Fprintf(s.Stderr, "log reset: %v\n", err)
 		return exitProblems
 	}
-	sealer, err := integrity.NewSealer(integrity.Settings{Keys: keys, Interval: time.Second, CallerOwns: true})
+	// What the seal mends (a torn last line cut off) is logged on stderr.
+	sealer, err := integrity.NewSealer(integrity.Settings{Keys: keys, Interval: time.Second, CallerOwns: true, Logger: stderrLogger(s.Stderr)})
 	if err == nil {
 		err = sealer.Seal(ctx, path)
 	}
