@@ -72,3 +72,23 @@ func TestProveAFileNoCheckpointCovers(t *testing.T) {
 	_, err := Prove(path, 1)
 	require.EqualError(t, err, "line 1: the newest checkpoint covers none of this file's lines")
 }
+
+// After retention removed the oldest segments, the active file's lines
+// still sit after every recorded segment, the removed ones included.
+func TestProveAfterRetention(t *testing.T) {
+	const total = 40
+	path, _, k := rotatedTrail(t, total, false, 2)
+	segs, err := filesink.Segments(path)
+	require.NoError(t, err)
+	require.Len(t, segs, 2)
+	sl, err := LoadSegmentLog(path, k.Verifier)
+	require.NoError(t, err)
+	require.NotEmpty(t, sl.Retired)
+	first := sl.End()
+	b, err := Prove(path, 1)
+	require.NoError(t, err)
+	require.Equal(t, first, b.First)
+	_, err = VerifyBundle(b, k.Verifier)
+	require.NoError(t, err)
+	require.Equal(t, lines(int(first), int(first)), string(b.Record))
+}
