@@ -81,6 +81,7 @@ func ParseBundle(data []byte) (*Bundle, error) {
 	}
 	b.Line = n
 	line, rest = cutLine(rest)
+	proofLine := 3 // the "proof K" line's number
 	if bytes.HasPrefix(line, []byte("first-leaf ")) {
 		f, err := numberAfter(line, "first-leaf ")
 		if err != nil || f < 1 || f > math.MaxInt64-n {
@@ -88,10 +89,11 @@ func ParseBundle(data []byte) (*Bundle, error) {
 		}
 		b.First = f
 		line, rest = cutLine(rest)
+		proofLine++
 	}
 	k, err := numberAfter(line, "proof ")
 	if err != nil || k > maxProofHashes {
-		return nil, fmt.Errorf("proof bundle: line 3 must be \"proof K\" with K <= %d, got %q", maxProofHashes, line)
+		return nil, fmt.Errorf("proof bundle: line %d must be \"proof K\" with K <= %d, got %q", proofLine, maxProofHashes, line)
 	}
 	for i := range k {
 		line, rest = cutLine(rest)

@@ -92,3 +92,12 @@ func TestProveAfterRetention(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, lines(int(first), int(first)), string(b.Record))
 }
+
+// A bundle's errors name its lines as they are numbered with a first-leaf
+// line, which bundles of a rotated log carry.
+func TestParseBundleNumbersLinesAfterFirstLeaf(t *testing.T) {
+	_, err := ParseBundle([]byte("sandboxaudit inclusion proof v1\nline 2\nfirst-leaf 8\nproof x\n"))
+	require.ErrorContains(t, err, `line 4 must be "proof K"`)
+	_, err = ParseBundle([]byte("sandboxaudit inclusion proof v1\nline 2\nproof x\n"))
+	require.ErrorContains(t, err, `line 3 must be "proof K"`)
+}
