@@ -238,3 +238,17 @@ func TestLogRebuildStoreRemovesATemporaryAKilledRunLeft(t *testing.T) {
 	require.Equal(t, 0, res.code, res.stderr)
 	require.Empty(t, tempStores(t, path))
 }
+
+// A directory where the store goes cannot be replaced: it is refused up
+// front, saying what to do, before the trail is read.
+func TestLogRebuildStoreRefusesADirectoryAtTheStore(t *testing.T) {
+	path, _, pub := sealedFixture(t)
+	store := integrity.StorePath(path)
+	require.NoError(t, os.Remove(store))
+	require.NoError(t, os.Mkdir(store, 0o700))
+	res := run(t, "", "log", "rebuild-store", "--key", pub, path)
+	require.Equal(t, exitProblems, res.code, res.stdout)
+	require.Contains(t, res.stderr, store+" is a directory: move it aside and run the command again")
+	require.Contains(t, res.stderr, "nothing was written")
+	require.Empty(t, tempStores(t, path))
+}

@@ -44,6 +44,10 @@ func RebuildStore(ctx context.Context, owner *OwnerLock, path string, v note.Ver
 	if owner == nil {
 		return Rebuilt{}, fmt.Errorf("%s: rebuild the hash store under the owner lock", path)
 	}
+	// A rename cannot replace a directory: say so before reading the trail.
+	if fi, err := os.Lstat(StorePath(path)); err == nil && fi.IsDir() {
+		return Rebuilt{}, refusal(path, "%s is a directory: move it aside and run the command again", StorePath(path))
+	}
 	cps, err := readSignedCheckpoints(path, v)
 	if err != nil {
 		return Rebuilt{}, err
