@@ -359,3 +359,33 @@ func TestReplayNamesABadCAFile(t *testing.T) {
 		assert.NotContains(t, r.stderr, "http client")
 	}
 }
+
+// An audit file replayed with --adopt by mistake (the refusal suggests the
+// flag) is sent and trimmed, but the file as found stays under a second
+// name, as when the collector adopts a spool, and stderr names it.
+func TestReplayAdoptKeepsTheFileAsFound(t *testing.T) {
+	rc := &recorder{}
+	srv := httptest.NewServer(rc)
+	defer srv.Close()
+	s1, f1 := op(sessionA, "exec", "span-1", 1, 2)
+	content := canonLines(s1, f1)
+	path := writeFile(t, "events.jsonl", content)
+
+	r := run(t, "", "replay", path, "--endpoint", srv.URL, "--adopt")
+	require.Equal(t, exitOK, r.code, r.stderr)
+	kept, err := filepath.Glob(path + ".adopted-*")
+	require.NoError(t, err)
+	require.Len(t, kept, 1, r.stderr)
+	assert.Contains(t, r.stderr, kept[0])
+	assert.Contains(t, r.stderr, "it is taken as a spool, as --adopt asks")
+	got, err := os.ReadFile(kept[0])
+	require.NoError(t, err)
+	assert.Equal(t, content, string(got))
+
+	// A spool with its sidecar is not copied again.
+	r = run(t, "", "replay", path, "--endpoint", srv.URL, "--adopt")
+	require.Equal(t, exitOK, r.code, r.stderr)
+	again, err := filepath.Glob(path + ".adopted-*")
+	require.NoError(t, err)
+	assert.Equal(t, kept, again)
+}

@@ -453,7 +453,11 @@ func (s *Sink) logRecovery(path string, r spool.Recovery) {
 			zap.String("spool", path), zap.Int64("bytes", r.TornBytes), zap.String("kept_in", r.TornPath))
 	}
 	if r.Adopted {
-		s.set.Logger.Warn("spool had lines but no .offset sidecar; every line is a valid audit event, so it is taken as this exporter's spool and replayed from its start "+
+		why := "every line is a valid audit event, so it is taken as this exporter's spool"
+		if r.AdoptAsked {
+			why = "it is taken as a spool, as --adopt asks"
+		}
+		s.set.Logger.Warn("spool had lines but no .offset sidecar; "+why+" and replayed from its start "+
 			"(duplicates possible). The file as found is kept under a second name; delete it once you know it was the spool",
 			zap.String("spool", path), zap.String("kept_as", r.AdoptedKept), zap.NamedError("not_kept", r.AdoptedKeptErr))
 	}
