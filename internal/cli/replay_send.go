@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"net/url"
 	"os"
+	"path/filepath"
 	"sync/atomic"
 	"time"
 
@@ -23,6 +24,7 @@ import (
 
 	"github.com/sandboxaudit/sandboxaudit/internal/fsutil"
 	"github.com/sandboxaudit/sandboxaudit/internal/httpsink"
+	"github.com/sandboxaudit/sandboxaudit/internal/integrity"
 	"github.com/sandboxaudit/sandboxaudit/internal/plural"
 	"github.com/sandboxaudit/sandboxaudit/internal/spool"
 )
@@ -35,6 +37,10 @@ func replay(ctx context.Context, o replayOptions, s Streams) int {
 	if err != nil {
 		_, _ = fmt.Fprintf(s.Stderr, "replay: %v\n", err)
 		return exitUsage
+	}
+	if side := logSidecarOf(o.spool); side != "" {
+		_, _ = fmt.Fprintf(s.Stderr, "replay: %s is an audit file (it has %s), not a spool; nothing was sent\n", o.spool, side)
+		return exitProblems
 	}
 	damaged := &damageCount{}
 	set.Observer = damaged
@@ -57,6 +63,18 @@ func replay(ctx context.Context, o replayOptions, s Streams) int {
 		return exitProblems
 	}
 	return exitOK
+}
+
+// logSidecarOf names a signed log's sidecar beside path, which no spool
+// has: path is an audit file, which replay would send and trim, --adopt
+// or not; "" when there is none.
+func logSidecarOf(path string) string {
+	for _, suffix := range integrity.LogSidecarSuffixes() {
+		if _, err := os.Lstat(path + suffix); err == nil {
+			return filepath.Base(path + suffix)
+		}
+	}
+	return ""
 }
 
 // whereKept says where n damaged lines went, unkept of them nowhere.

@@ -19,6 +19,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/sandboxaudit/sandboxaudit/internal/integrity"
 	"github.com/sandboxaudit/sandboxaudit/internal/spool"
 	"github.com/sandboxaudit/sandboxaudit/internal/testutil/tlstest"
 )
@@ -388,4 +389,19 @@ func TestReplayAdoptKeepsTheFileAsFound(t *testing.T) {
 	again, err := filepath.Glob(path + ".adopted-*")
 	require.NoError(t, err)
 	assert.Equal(t, kept, again)
+}
+
+// A file with a signed log's sidecars is an audit file, whatever --adopt
+// says: replay refuses it and sends nothing.
+func TestReplayAdoptRefusesASealedAuditFile(t *testing.T) {
+	rc := &recorder{}
+	srv := httptest.NewServer(rc)
+	defer srv.Close()
+	path, _, _ := sealedFixture(t)
+	before := readFile(t, path)
+	r := run(t, "", "replay", path, "--endpoint", srv.URL, "--adopt")
+	require.Equal(t, exitProblems, r.code, r.stderr)
+	assert.Contains(t, r.stderr, "replay: "+path+" is an audit file (it has "+filepath.Base(integrity.StorePath(path))+"), not a spool; nothing was sent")
+	assert.Empty(t, rc.requests())
+	assert.Equal(t, before, readFile(t, path))
 }
