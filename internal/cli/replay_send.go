@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"net"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -52,7 +53,7 @@ func replay(ctx context.Context, o replayOptions, s Streams) int {
 		return exitProblems
 	}
 	if err != nil {
-		_, _ = fmt.Fprintf(s.Stderr, "replay: %v\n", err)
+		_, _ = fmt.Fprintf(s.Stderr, "replay: %v%s\n", err, timeoutHint(err, o.timeout))
 		return exitProblems
 	}
 	_, _ = fmt.Fprintf(s.Stdout, "replay: sent %s from %s to %s\n", plural.Count(sent, "line"), o.spool, redactURL(o.endpoint))
@@ -73,6 +74,16 @@ func logSidecarOf(path string) string {
 		if _, err := os.Lstat(path + suffix); err == nil {
 			return filepath.Base(path + suffix)
 		}
+	}
+	return ""
+}
+
+// timeoutHint names --timeout when err is a request that took longer: the
+// client's own words ("context deadline exceeded") do not.
+func timeoutHint(err error, timeout time.Duration) string {
+	var ne net.Error
+	if errors.Is(err, context.DeadlineExceeded) || errors.As(err, &ne) && ne.Timeout() {
+		return fmt.Sprintf(" (no answer within --timeout %s; raise it for a slow endpoint)", timeout)
 	}
 	return ""
 }

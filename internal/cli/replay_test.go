@@ -405,3 +405,17 @@ func TestReplayAdoptRefusesASealedAuditFile(t *testing.T) {
 	assert.Empty(t, rc.requests())
 	assert.Equal(t, before, readFile(t, path))
 }
+
+// An endpoint that does not answer in time is named as the --timeout
+// expiring, whether it stalls on the headers or on the body.
+func TestReplaySaysTheTimeoutExpired(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body) // then the server sees the client go
+		<-r.Context().Done()               // never answers; the client's timeout ends it
+	}))
+	defer srv.Close()
+	path, _ := spoolFixture(t)
+	r := run(t, "", "replay", path, "--endpoint", srv.URL, "--timeout", "50ms", "--retry-for", "0")
+	require.Equal(t, exitProblems, r.code, r.stderr)
+	assert.Contains(t, r.stderr, "no answer within --timeout 50ms")
+}
