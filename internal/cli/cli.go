@@ -7,6 +7,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"time"
 )
 
 // Exit statuses. Problems found in the input and usage errors are kept apart
@@ -113,5 +114,34 @@ func Run(ctx context.Context, args []string, s Streams) int {
 	default:
 		_, _ = fmt.Fprintf(s.Stderr, "sandboxaudit: unknown command %q\n\n%s", args[0], usage)
 		return exitUsage
+	}
+}
+
+// RunUntilInterrupted is Run, bounded once ctx is done: a command blocked
+// reading stdin (a terminal, a stalled pipe) cannot see the interrupt, and
+// the caller has taken SIGINT and SIGTERM over from their default. When
+// the command has not returned grace after ctx is done, it says so on
+// stderr and returns exitProblems; the command is left to the process's
+// exit.
+func RunUntilInterrupted(ctx context.Context, args []string, s Streams, grace time.Duration) int {
+	done := make(chan int, 1)
+	go func() { done <- Run(ctx, args, s) }()
+	select {
+	case code := <-done:
+		return code
+	case <-ctx.Done():
+	}
+	t := time.NewTimer(grace)
+	defer t.Stop()
+	select {
+	case code := <-done:
+		return code
+	case <-t.C:
+		name := "the command"
+		if len(args) > 0 {
+			name = args[0]
+		}
+		_, _ = fmt.Fprintf(s.Stderr, "sandboxaudit: interrupted; %s did not stop within %s (blocked reading its input?), so it was ended\n", name, grace)
+		return exitProblems
 	}
 }

@@ -36,8 +36,25 @@ func missingLog(path string) bool {
 	return err == nil && len(segs) == 0 || errors.Is(err, os.ErrNotExist)
 }
 
+// segmentOfLog returns the audit file of which path is a closed segment,
+// when a log is there: the commands would start a second log over the
+// segment, its sidecars beside it. A path named like a segment that has
+// checkpoints of its own is a log.
+func segmentOfLog(path string) (string, bool) {
+	active, ok := filesink.ActiveOf(path)
+	if !ok || missingLog(active) {
+		return "", false
+	}
+	_, err := os.Lstat(integrity.CheckpointsPath(path))
+	return active, errors.Is(err, os.ErrNotExist)
+}
+
 // lockLogWith is lockLog with the lock taken by lock.
 func lockLogWith(lock lockFunc, cmd, path string, stderr io.Writer) (*integrity.OwnerLock, bool) {
+	if active, ok := segmentOfLog(path); ok {
+		_, _ = fmt.Fprintf(stderr, "%s: %s is a closed segment of %s: name the audit file; nothing was written\n", cmd, displayText(path), displayText(active))
+		return nil, false
+	}
 	if missingLog(path) {
 		_, _ = fmt.Fprintf(stderr, "%s: %s: no audit file, closed segment or sidecar of one here (a typo?); nothing was written\n", cmd, displayText(path))
 		return nil, false

@@ -10,6 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/sandboxaudit/sandboxaudit/internal/filesink"
 	"github.com/sandboxaudit/sandboxaudit/internal/integrity"
 )
 
@@ -103,4 +104,34 @@ func TestLogRebuildStoreWarnsWithoutFlock(t *testing.T) {
 	require.Equal(t, exitOK, code, errOut.String())
 	require.Equal(t, "log rebuild-store: the file system has no flock: make sure no collector is sealing "+path+"\n", errOut.String())
 	require.Contains(t, out.String(), "log rebuild-store: "+path+": wrote ")
+}
+
+// A closed segment named instead of its audit file is refused: reset would
+// start a second log over one segment of the first, and write its
+// sidecars beside the segment.
+func TestLogCommandsRefuseASegment(t *testing.T) {
+	path, keyPath, pub, _ := rotatedFixture(t, 17)
+	segs, err := filesink.Segments(path)
+	require.NoError(t, err)
+	seg := segs[1].Path
+	dir := t.TempDir()
+	res := run(t, "", "keygen", "--name", "cli-next", "--out", dir)
+	require.Equal(t, 0, res.code, res.stderr)
+	for _, args := range [][]string{
+		{"log", "rebuild-store", "--key", pub, seg},
+		{"log", "reset", "--signing-key", keyPath, seg},
+		{"log", "handover", "--signing-key", keyPath, "--next-key", filepath.Join(dir, "cli-next.pub"), seg},
+	} {
+		res := run(t, "", args...)
+		require.Equal(t, exitProblems, res.code, "%v: %s", args, res.stdout+res.stderr)
+		require.Contains(t, res.stderr, seg+" is a closed segment of "+path+": name the audit file; nothing was written", "%v", args)
+		require.Equal(t, map[string]string{"": string(readFile(t, seg))}, sidecarBytes(t, seg), "%v: no sidecar beside the segment", args)
+	}
+}
+
+func readFile(t *testing.T, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(name)
+	require.NoError(t, err)
+	return b
 }

@@ -9,6 +9,7 @@ import (
 	"golang.org/x/mod/sumdb/note"
 
 	"github.com/sandboxaudit/sandboxaudit/internal/integrity"
+	"github.com/sandboxaudit/sandboxaudit/internal/plural"
 )
 
 const rebuildSynopsis = "log rebuild-store --key NAME.pub|--signing-key NAME.key PATH"
@@ -20,9 +21,13 @@ func runLogRebuildStore(ctx context.Context, args []string, s Streams) int {
 	fs := newFlagSet("log rebuild-store", rebuildSynopsis, s.Stderr)
 	pubFile := fs.String("key", "", "the log's verifier key (sandboxaudit keygen's NAME.pub)")
 	keyFile := fs.String("signing-key", "", "or the collector's signing key (file.integrity.signing_key_file); only its verifier key is used")
-	rest, status, ok := parseCommand(fs, args, func(r []string) bool { return len(r) == 1 && (*pubFile == "") != (*keyFile == "") })
+	rest, status, ok := parseCommand(fs, args, func(r []string) bool { return len(r) == 1 && (*pubFile != "" || *keyFile != "") })
 	if !ok {
 		return status
+	}
+	if *pubFile != "" && *keyFile != "" {
+		_, _ = fmt.Fprintln(s.Stderr, "log rebuild-store: give --key or --signing-key, not both")
+		return exitUsage
 	}
 	v, err := rebuildVerifier(*pubFile, *keyFile)
 	if err != nil {
@@ -52,10 +57,25 @@ func rebuildLockedStore(ctx context.Context, lock lockFunc, path string, v note.
 		}
 		return exitProblems
 	}
-	_, _ = fmt.Fprintf(s.Stdout, "log rebuild-store: %s: wrote %s: %d leaves from %d files; the first %d match the newest checkpoint (origin %q), "+
-		"%d after it are left for the collector to seal\n",
-		path, res.Store, res.Leaves, res.Parts, res.Signed, res.Checkpoint.Origin, res.Leaves-res.Signed)
+	_, _ = fmt.Fprintf(s.Stdout, "log rebuild-store: %s: wrote %s: %s from %s; %s the newest checkpoint (origin %q), "+
+		"%s for the collector to seal\n",
+		path, res.Store, leaves(res.Leaves), plural.Count(res.Parts, "file"),
+		plural.Pick(res.Signed, "the first matches", fmt.Sprintf("the first %d match", res.Signed)),
+		res.Checkpoint.Origin, unsealedLeft(res.Leaves-res.Signed))
 	return exitOK
+}
+
+func leaves(n int64) string { return plural.Pick(n, "1 leaf", fmt.Sprintf("%d leaves", n)) }
+
+// unsealedLeft words the n leaves past the newest checkpoint.
+func unsealedLeft(n int64) string {
+	switch n {
+	case 0:
+		return "none after it is left"
+	case 1:
+		return "1 after it is left"
+	}
+	return fmt.Sprintf("%d after it are left", n)
 }
 
 func rebuildVerifier(pubFile, keyFile string) (note.Verifier, error) {

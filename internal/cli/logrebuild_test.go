@@ -215,3 +215,40 @@ func TestLogRebuildStoreReplacesASymlinkAtTheStore(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, orig, got)
 }
+
+// A log that never rotated is one file, worded so.
+func TestLogRebuildStoreOfOneFile(t *testing.T) {
+	path, _, pub := sealedFixture(t)
+	require.NoError(t, os.Remove(integrity.StorePath(path)))
+	res := run(t, "", "log", "rebuild-store", "--key", pub, path)
+	require.Equal(t, 0, res.code, res.stderr)
+	require.Contains(t, res.stdout, ": 8 leaves from 1 file; the first 8 match the newest checkpoint")
+	require.Contains(t, res.stdout, "), none after it is left for the collector to seal")
+}
+
+// A run killed while it wrote (SIGKILL, a crash) leaves its temporary
+// store; the next run, holding the owner lock no other run can hold,
+// removes it rather than letting a store's worth of bytes pile up per kill.
+func TestLogRebuildStoreRemovesATemporaryAKilledRunLeft(t *testing.T) {
+	path, _, pub := sealedFixture(t)
+	require.NoError(t, os.Remove(integrity.StorePath(path)))
+	stale := filepath.Join(filepath.Dir(path), "."+filepath.Base(integrity.StorePath(path))+".rebuild-123")
+	require.NoError(t, os.WriteFile(stale, make([]byte, 4096), 0o600))
+	res := run(t, "", "log", "rebuild-store", "--key", pub, path)
+	require.Equal(t, 0, res.code, res.stderr)
+	require.Empty(t, tempStores(t, path))
+}
+
+// A directory where the store goes cannot be replaced: it is refused up
+// front, saying what to do, before the trail is read.
+func TestLogRebuildStoreRefusesADirectoryAtTheStore(t *testing.T) {
+	path, _, pub := sealedFixture(t)
+	store := integrity.StorePath(path)
+	require.NoError(t, os.Remove(store))
+	require.NoError(t, os.Mkdir(store, 0o700))
+	res := run(t, "", "log", "rebuild-store", "--key", pub, path)
+	require.Equal(t, exitProblems, res.code, res.stdout)
+	require.Contains(t, res.stderr, store+" is a directory: move it aside and run the command again")
+	require.Contains(t, res.stderr, "nothing was written")
+	require.Empty(t, tempStores(t, path))
+}

@@ -22,6 +22,9 @@ func runLog(ctx context.Context, args []string, s Streams) int {
 	case len(args) > 0 && args[0] == "rebuild-store":
 		return runLogRebuildStore(ctx, args[1:], s)
 	}
+	if len(args) > 0 && !isHelp(args[0]) {
+		_, _ = fmt.Fprintf(s.Stderr, "log: unknown subcommand %q\n", args[0])
+	}
 	_, _ = fmt.Fprintln(s.Stderr, "usage: sandboxaudit log reset --signing-key NAME.key PATH\n       sandboxaudit "+handoverSynopsis+
 		"\n       sandboxaudit "+rebuildSynopsis)
 	if len(args) == 1 && isHelp(args[0]) {
@@ -64,7 +67,8 @@ func runLogReset(ctx context.Context, args []string, s Streams) int {
 		_, _ = fmt.Fprintf(s.Stderr, "log reset: %v\n", err)
 		return exitProblems
 	}
-	sealer, err := integrity.NewSealer(integrity.Settings{Keys: keys, Interval: time.Second, CallerOwns: true})
+	// What the seal mends (a torn last line cut off) is logged on stderr.
+	sealer, err := integrity.NewSealer(integrity.Settings{Keys: keys, Interval: time.Second, CallerOwns: true, Logger: stderrLogger(s.Stderr)})
 	if err == nil {
 		err = sealer.Seal(ctx, path)
 	}

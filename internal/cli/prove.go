@@ -21,6 +21,10 @@ func runProve(_ context.Context, args []string, s Streams) int {
 	if !ok {
 		return status
 	}
+	if !isSet(fs, "line") {
+		_, _ = fmt.Fprintln(s.Stderr, "prove: --line is required: the number of the line to prove, from 1")
+		return exitUsage
+	}
 	if *line < 1 {
 		_, _ = fmt.Fprintf(s.Stderr, "prove: --line must be a line number from 1, got %d\n", *line)
 		return exitUsage
@@ -56,12 +60,21 @@ func runVerifyProof(_ context.Context, args []string, s Streams) int {
 	if err == nil {
 		var cp integrity.Checkpoint
 		if cp, err = integrity.VerifyBundle(b, v); err == nil {
-			_, _ = fmt.Fprintf(s.Stdout, "OK: line %d is in %s at tree size %d, signed by %s\n", b.Line, cp.Origin, cp.N, v.Name())
+			_, _ = fmt.Fprintf(s.Stdout, "OK: line %d%s is in %s at tree size %d, signed by %s\n", b.Line, leafNote(b), cp.Origin, cp.N, v.Name())
 			return exitOK
 		}
 	}
 	_, _ = fmt.Fprintf(s.Stdout, "%s: %v\nFAILED\n", rest[0], err)
 	return exitProblems
+}
+
+// leafNote places a line whose file does not start the log (a segment,
+// a rotated log's active file) at its leaf, as the bundle's first-leaf says.
+func leafNote(b *integrity.Bundle) string {
+	if b.First == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" of its file (the log's leaf %d)", b.First+b.Line-1)
 }
 
 func readBounded(name string, stdin io.Reader) ([]byte, error) {

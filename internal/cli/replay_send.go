@@ -2,9 +2,15 @@ package cli
 
 import (
 	"context"
+	"crypto/x509"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"net"
 	"net/url"
+	"os"
+	"path/filepath"
 	"sync/atomic"
 	"time"
 
@@ -19,7 +25,9 @@ import (
 
 	"github.com/sandboxaudit/sandboxaudit/internal/fsutil"
 	"github.com/sandboxaudit/sandboxaudit/internal/httpsink"
+	"github.com/sandboxaudit/sandboxaudit/internal/integrity"
 	"github.com/sandboxaudit/sandboxaudit/internal/plural"
+	"github.com/sandboxaudit/sandboxaudit/internal/spool"
 )
 
 // replay sends the spool file through the same client stack the exporter
@@ -31,12 +39,21 @@ func replay(ctx context.Context, o replayOptions, s Streams) int {
 		_, _ = fmt.Fprintf(s.Stderr, "replay: %v\n", err)
 		return exitUsage
 	}
+	if side := logSidecarOf(o.spool); side != "" {
+		_, _ = fmt.Fprintf(s.Stderr, "replay: %s is an audit file (it has %s), not a spool; nothing was sent\n", o.spool, side)
+		return exitProblems
+	}
 	damaged := &damageCount{}
 	set.Observer = damaged
 	set.Logger = stderrLogger(s.Stderr)
 	sent, err := httpsink.ReplayFile(ctx, o.spool, set, o.adopt)
+	if errors.Is(err, spool.ErrLocked) {
+		_, _ = fmt.Fprintf(s.Stderr, "replay: %v; a running collector (its http.spool) or another replay holds it: stop that first, "+
+			"or let it deliver the lines\n", err)
+		return exitProblems
+	}
 	if err != nil {
-		_, _ = fmt.Fprintf(s.Stderr, "replay: %v\n", err)
+		_, _ = fmt.Fprintf(s.Stderr, "replay: %v%s\n", err, timeoutHint(err, o.timeout))
 		return exitProblems
 	}
 	_, _ = fmt.Fprintf(s.Stdout, "replay: sent %s from %s to %s\n", plural.Count(sent, "line"), o.spool, redactURL(o.endpoint))
@@ -47,6 +64,28 @@ func replay(ctx context.Context, o replayOptions, s Streams) int {
 		return exitProblems
 	}
 	return exitOK
+}
+
+// logSidecarOf names a signed log's sidecar beside path, which no spool
+// has: path is an audit file, which replay would send and trim, --adopt
+// or not; "" when there is none.
+func logSidecarOf(path string) string {
+	for _, suffix := range integrity.LogSidecarSuffixes() {
+		if _, err := os.Lstat(path + suffix); err == nil {
+			return filepath.Base(path + suffix)
+		}
+	}
+	return ""
+}
+
+// timeoutHint names --timeout when err is a request that took longer: the
+// client's own words ("context deadline exceeded") do not.
+func timeoutHint(err error, timeout time.Duration) string {
+	var ne net.Error
+	if errors.Is(err, context.DeadlineExceeded) || errors.As(err, &ne) && ne.Timeout() {
+		return fmt.Sprintf(" (no answer within --timeout %s; raise it for a slow endpoint)", timeout)
+	}
+	return ""
 }
 
 // whereKept says where n damaged lines went, unkept of them nowhere.
@@ -96,6 +135,9 @@ func (o replayOptions) settings(ctx context.Context) (httpsink.Settings, error) 
 	if err := fsutil.CheckFiles(map[string]string{"--ca-file": o.caFile}); err != nil {
 		return httpsink.Settings{}, err
 	}
+	if err := checkCAFile(o.caFile); err != nil {
+		return httpsink.Settings{}, err
+	}
 	cc := confighttp.NewDefaultClientConfig()
 	cc.Endpoint = o.endpoint
 	cc.Timeout = o.timeout
@@ -131,6 +173,27 @@ func (o replayOptions) settings(ctx context.Context) (httpsink.Settings, error) 
 		Format:   format,
 		Retry:    retry,
 	}, nil
+}
+
+// checkCAFile reads --ca-file as the client will, so that a missing file
+// or one without a certificate is named by its flag, not as the HTTP
+// client's failure.
+func checkCAFile(name string) error {
+	if name == "" {
+		return nil
+	}
+	b, err := os.ReadFile(name)
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err // the path is named once, below
+		}
+		return fmt.Errorf("--ca-file %s: %w", name, err)
+	}
+	if !x509.NewCertPool().AppendCertsFromPEM(b) {
+		return fmt.Errorf("--ca-file %s: no PEM certificate in it", name)
+	}
+	return nil
 }
 
 // redactURL shows scheme, host and path: userinfo and query may hold

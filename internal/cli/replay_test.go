@@ -19,6 +19,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/sandboxaudit/sandboxaudit/internal/integrity"
 	"github.com/sandboxaudit/sandboxaudit/internal/spool"
 	"github.com/sandboxaudit/sandboxaudit/internal/testutil/tlstest"
 )
@@ -235,6 +236,7 @@ func TestReplayRefusesASpoolInUse(t *testing.T) {
 	r := run(t, "", "replay", path, "--endpoint", srv.URL)
 	assert.Equal(t, exitProblems, r.code)
 	assert.Contains(t, r.stderr, "in use")
+	assert.Contains(t, r.stderr, "a running collector (its http.spool) or another replay holds it: stop that first")
 	assert.Empty(t, rc.requests())
 	require.NoError(t, owner.Close())
 
@@ -344,4 +346,76 @@ func TestReplayRefusesBadFlagsUpFront(t *testing.T) {
 	assert.Contains(t, r.stderr, `--header: the header name "Authorization" is followed by`)
 	assert.NotContains(t, r.stderr, secret)
 	assert.Empty(t, rc.requests())
+}
+
+// A --ca-file that is missing or holds no certificate is named by its
+// flag, not as the HTTP client's failure.
+func TestReplayNamesABadCAFile(t *testing.T) {
+	path, _ := spoolFixture(t)
+	notPEM := writeFile(t, "ca.pem", "not a certificate\n")
+	for _, ca := range []string{filepath.Join(t.TempDir(), "missing.pem"), notPEM} {
+		r := run(t, "", "replay", path, "--endpoint", "https://127.0.0.1:1", "--ca-file", ca)
+		require.Equal(t, exitUsage, r.code, r.stderr)
+		assert.Contains(t, r.stderr, "replay: --ca-file "+ca+": ")
+		assert.NotContains(t, r.stderr, "http client")
+	}
+}
+
+// An audit file replayed with --adopt by mistake (the refusal suggests the
+// flag) is sent and trimmed, but the file as found stays under a second
+// name, as when the collector adopts a spool, and stderr names it.
+func TestReplayAdoptKeepsTheFileAsFound(t *testing.T) {
+	rc := &recorder{}
+	srv := httptest.NewServer(rc)
+	defer srv.Close()
+	s1, f1 := op(sessionA, "exec", "span-1", 1, 2)
+	content := canonLines(s1, f1)
+	path := writeFile(t, "events.jsonl", content)
+
+	r := run(t, "", "replay", path, "--endpoint", srv.URL, "--adopt")
+	require.Equal(t, exitOK, r.code, r.stderr)
+	kept, err := filepath.Glob(path + ".adopted-*")
+	require.NoError(t, err)
+	require.Len(t, kept, 1, r.stderr)
+	assert.Contains(t, r.stderr, kept[0])
+	assert.Contains(t, r.stderr, "it is taken as a spool, as --adopt asks")
+	got, err := os.ReadFile(kept[0])
+	require.NoError(t, err)
+	assert.Equal(t, content, string(got))
+
+	// A spool with its sidecar is not copied again.
+	r = run(t, "", "replay", path, "--endpoint", srv.URL, "--adopt")
+	require.Equal(t, exitOK, r.code, r.stderr)
+	again, err := filepath.Glob(path + ".adopted-*")
+	require.NoError(t, err)
+	assert.Equal(t, kept, again)
+}
+
+// A file with a signed log's sidecars is an audit file, whatever --adopt
+// says: replay refuses it and sends nothing.
+func TestReplayAdoptRefusesASealedAuditFile(t *testing.T) {
+	rc := &recorder{}
+	srv := httptest.NewServer(rc)
+	defer srv.Close()
+	path, _, _ := sealedFixture(t)
+	before := readFile(t, path)
+	r := run(t, "", "replay", path, "--endpoint", srv.URL, "--adopt")
+	require.Equal(t, exitProblems, r.code, r.stderr)
+	assert.Contains(t, r.stderr, "replay: "+path+" is an audit file (it has "+filepath.Base(integrity.StorePath(path))+"), not a spool; nothing was sent")
+	assert.Empty(t, rc.requests())
+	assert.Equal(t, before, readFile(t, path))
+}
+
+// An endpoint that does not answer in time is named as the --timeout
+// expiring, whether it stalls on the headers or on the body.
+func TestReplaySaysTheTimeoutExpired(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body) // then the server sees the client go
+		<-r.Context().Done()               // never answers; the client's timeout ends it
+	}))
+	defer srv.Close()
+	path, _ := spoolFixture(t)
+	r := run(t, "", "replay", path, "--endpoint", srv.URL, "--timeout", "50ms", "--retry-for", "0")
+	require.Equal(t, exitProblems, r.code, r.stderr)
+	assert.Contains(t, r.stderr, "no answer within --timeout 50ms")
 }

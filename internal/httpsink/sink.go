@@ -446,8 +446,11 @@ func (s *Sink) waitUntil() time.Time {
 // sidecar, and, as an ERROR that is counted, when the file as found was not
 // kept: replay then trims its lines once sent, and no copy is left.
 func (s *Sink) logAdopted(path string, r spool.Recovery) {
-	const adopted = "spool had lines but no .offset sidecar; every line is a valid audit event, so it is taken as this exporter's spool and replayed from its start " +
-		"(duplicates possible). "
+	why := "every line is a valid audit event, so it is taken as this exporter's spool"
+	if r.AdoptAsked {
+		why = "it is taken as a spool, as --adopt asks"
+	}
+	adopted := "spool had lines but no .offset sidecar; " + why + " and replayed from its start (duplicates possible). "
 	switch {
 	case !r.Adopted:
 	case r.AdoptedKeptErr != nil && r.AdoptedKept == "":

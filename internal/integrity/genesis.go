@@ -157,7 +157,10 @@ func (l *fileLog) startFromHandover(store *hashStore) error {
 // StartsFromHandover reports whether the log at path starts from a
 // handover note, read without a key: verify says when it did not follow
 // the note.
-func StartsFromHandover(path string) bool { return handoverLead(path) == 1 }
+func StartsFromHandover(path string) bool {
+	recs, err := readSegmentRecords(path)
+	return err == nil && len(recs) > 0 && recs[0].Genesis
+}
 
 // checkHandoverRecord refuses a log that started from the handover note
 // beside it but whose segments sidecar, which records the note as leaf 0,
@@ -177,24 +180,4 @@ func (l *fileLog) checkHandoverRecord(store *hashStore) error {
 	}
 	return tampered(l.path, "the log starts from the handover note in %s, but the segments sidecar that records it as leaf 0 "+
 		"is missing or empty: put %s back", HandoverPath(l.path), SegmentsPath(l.path))
-}
-
-// handoverLead is 1 when the log at path starts from a handover note (its
-// segments sidecar's first record says so), else 0. It is read without a
-// key: Prove checks the proof it builds against the signed checkpoint.
-func handoverLead(path string) int64 {
-	f, _, err := openRegular(SegmentsPath(path), os.O_RDONLY|noFollow, 0)
-	if err != nil {
-		return 0
-	}
-	defer func() { _ = f.Close() }()
-	rec, err := NewNoteReader(f).Next()
-	if err != nil {
-		return 0
-	}
-	text, _, _ := cutNoteText(rec)
-	if r, err := parseSegmentRecord(string(text)); err == nil && r.Genesis {
-		return 1
-	}
-	return 0
 }

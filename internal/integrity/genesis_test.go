@@ -229,7 +229,7 @@ func TestProveALogThatStartsFromAHandover(t *testing.T) {
 		require.Error(t, err)
 	}
 	_, err := Prove(path, 8)
-	require.ErrorContains(t, err, "the newest checkpoint covers lines 1-7")
+	require.ErrorContains(t, err, "the newest checkpoint covers lines 1-7 of this file")
 }
 
 // A log that started from the note, whose segments sidecar (the record of

@@ -12,6 +12,8 @@ import (
 
 	"golang.org/x/mod/sumdb/note"
 	"golang.org/x/mod/sumdb/tlog"
+
+	"github.com/sandboxaudit/sandboxaudit/internal/plural"
 )
 
 const bundleHeader = "sandboxaudit inclusion proof v1\n"
@@ -32,8 +34,9 @@ const maxProofHashes = 64
 //	<the audit line, with its newline>
 //	<the signed checkpoint note>
 //
-// first-leaf is there when the file's line 1 is not the tree's leaf 0 (a
-// log that starts from a handover note).
+// first-leaf is there when the file's line 1 is not the tree's leaf 0: a
+// closed segment, the active file of a rotated log, or a log that starts
+// from a handover note.
 type Bundle struct {
 	Line int64 // from 1
 	// First is the leaf index of the file's line 1.
@@ -77,6 +80,7 @@ func ParseBundle(data []byte) (*Bundle, error) {
 	}
 	b.Line = n
 	line, rest = cutLine(rest)
+	proofLine := 3 // the "proof K" line's number
 	if bytes.HasPrefix(line, []byte("first-leaf ")) {
 		// Not signed: leaf 0 is a handover note or line 1, nothing else,
 		// or the bundle could give its line any number.
@@ -86,10 +90,11 @@ func ParseBundle(data []byte) (*Bundle, error) {
 		}
 		b.First = f
 		line, rest = cutLine(rest)
+		proofLine++
 	}
 	k, err := numberAfter(line, "proof ")
 	if err != nil || k > maxProofHashes {
-		return nil, fmt.Errorf("proof bundle: line 3 must be \"proof K\" with K <= %d, got %q", maxProofHashes, line)
+		return nil, fmt.Errorf("proof bundle: line %d must be \"proof K\" with K <= %d, got %q", proofLine, maxProofHashes, line)
 	}
 	for i := range k {
 		line, rest = cutLine(rest)
@@ -144,27 +149,37 @@ func VerifyBundle(b *Bundle, v note.Verifier) (Checkpoint, error) {
 	return cp, nil
 }
 
-// Prove builds the bundle for line (from 1) of the audit file at path,
-// against the newest checkpoint in its sidecar. It checks the line and the
-// store against that checkpoint first, so it never hands out a proof that
-// cannot verify.
+// Prove builds the bundle for line (from 1) of the audit file at path, or
+// of one of its closed segments, against the newest checkpoint in the
+// audit file's sidecar. It checks the line and the store against that
+// checkpoint first, so it never hands out a proof that cannot verify.
 func Prove(path string, line int64) (*Bundle, error) {
 	if _, err := os.Stat(path); err != nil {
 		return nil, err // names the audit file, not its sidecar
 	}
-	signed, cp, err := newestCheckpoint(path)
+	part, err := locatePart(path)
 	if err != nil {
 		return nil, err
 	}
-	first := handoverLead(path)
-	if line < 1 || first+line > cp.N {
-		return nil, fmt.Errorf("line %d: the newest checkpoint covers lines 1-%d", line, cp.N-first)
-	}
-	record, err := readLine(path, line)
+	signed, cp, err := newestCheckpoint(part.log)
 	if err != nil {
 		return nil, err
 	}
-	st, _, err := openRegular(StorePath(path), os.O_RDONLY|noFollow, 0)
+	first, covered := part.first, cp.N-part.first
+	if part.count >= 0 {
+		covered = min(covered, part.count)
+	}
+	if covered < 1 {
+		return nil, fmt.Errorf("line %d: the newest checkpoint covers none of this file's lines", line)
+	}
+	if line < 1 || line > covered {
+		return nil, fmt.Errorf("line %d: the newest checkpoint covers %s of this file", line, plural.Lines(1, covered))
+	}
+	record, err := readLine(part.file, line)
+	if err != nil {
+		return nil, err
+	}
+	st, _, err := openRegular(StorePath(part.log), os.O_RDONLY|noFollow, 0)
 	if err != nil {
 		return nil, fmt.Errorf("open hash store: %w", err)
 	}
@@ -226,9 +241,9 @@ func newestCheckpoint(path string) ([]byte, Checkpoint, error) {
 	return last, cp, nil
 }
 
-// readLine returns line n (from 1) of path with its newline.
-func readLine(path string, n int64) ([]byte, error) {
-	f, _, err := openRegular(path, os.O_RDONLY|noFollow, 0)
+// readLine returns line n (from 1) of part with its newline.
+func readLine(part TrailPart, n int64) ([]byte, error) {
+	f, err := part.Open()
 	if err != nil {
 		return nil, err
 	}

@@ -44,6 +44,10 @@ func RebuildStore(ctx context.Context, owner *OwnerLock, path string, v note.Ver
 	if owner == nil {
 		return Rebuilt{}, fmt.Errorf("%s: rebuild the hash store under the owner lock", path)
 	}
+	// A rename cannot replace a directory: say so before reading the trail.
+	if fi, err := os.Lstat(StorePath(path)); err == nil && fi.IsDir() {
+		return Rebuilt{}, refusal(path, "%s is a directory: move it aside and run the command again", StorePath(path))
+	}
 	cps, err := readSignedCheckpoints(path, v)
 	if err != nil {
 		return Rebuilt{}, err
@@ -94,7 +98,9 @@ func hashTrail(ctx context.Context, path string, t *Trail, cps []Checkpoint, f *
 // link at the store's path, never its target.
 func replaceStore(path string, fill func(*os.File) error) error {
 	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(StorePath(path))+".rebuild-*")
+	prefix := "." + filepath.Base(StorePath(path)) + ".rebuild-"
+	removeStaleTemps(dir, prefix)
+	tmp, err := os.CreateTemp(dir, prefix+"*")
 	if err != nil {
 		return fmt.Errorf("create the new hash store: %w", err)
 	}
@@ -125,6 +131,21 @@ func replaceStore(path string, fill func(*os.File) error) error {
 		return fmt.Errorf("sync %s: %w", dir, err)
 	}
 	return nil
+}
+
+// removeStaleTemps removes the temporary stores in dir a killed run left.
+// The caller holds the owner lock, so no other run is writing one. What
+// cannot be removed stays: it holds up nothing.
+func removeStaleTemps(dir, prefix string) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), prefix) && e.Type().IsRegular() {
+			_ = os.Remove(filepath.Join(dir, e.Name()))
+		}
+	}
 }
 
 func refusal(path, format string, args ...any) error {

@@ -175,6 +175,7 @@ func collides(files []string, dest func(string) string) bool {
 	return false
 }
 
+// exists reports whether something, a symlink too, is at p.
 func exists(p string) bool {
 	_, err := os.Lstat(p)
 	return err == nil

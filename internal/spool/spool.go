@@ -65,7 +65,8 @@ type Options struct {
 	CompactBytes int64
 	// Adopt opens a file that holds lines but no offset sidecar as a spool
 	// (replayed from its start and trimmed) instead of refusing it with
-	// ErrNotASpool: for an operator who knows the sidecar was lost.
+	// ErrNotASpool: for an operator who knows the sidecar was lost. The
+	// file as found is kept, as with AdoptValid.
 	Adopt bool
 	// AdoptValid adopts such a file only when every whole line passes
 	// Check (Recovery.Adopted says it did): a spool whose sidecar was
@@ -98,11 +99,13 @@ type Recovery struct {
 	// is ("" when it was). ResumeOffset is where replay starts.
 	OffsetProblem string
 	ResumeOffset  int64
-	// Adopted is set when a file with lines, all valid, and no sidecar
-	// was taken as a spool (Options.AdoptValid). AdoptedKept is a second
+	// Adopted is set when a file with lines and no sidecar was taken as a
+	// spool (Options.Adopt, or Options.AdoptValid with every line valid;
+	// AdoptAsked tells them apart). AdoptedKept is a second
 	// name of the file as it was found, which replay does not trim, or
 	// AdoptedKeptErr why there is none.
 	Adopted        bool
+	AdoptAsked     bool
 	AdoptedKept    string
 	AdoptedKeptErr error
 	// MadePrivate says, per file, what Open changed to make the spool's
@@ -367,12 +370,20 @@ func (s *Spool) open() error {
 // file is someone else's, an audit file reached through a symlink or a
 // second exporter's spool path, and replaying it would trim it away.
 func (s *Spool) checkIsSpool(fi os.FileInfo) error {
-	if fi.Size() == 0 || s.adopt {
+	if fi.Size() == 0 {
 		return nil
 	}
 	_, err := os.Lstat(s.offsetPath)
 	switch {
 	case err == nil:
+		return nil
+	case s.adopt:
+		if errors.Is(err, os.ErrNotExist) {
+			// Adopted on the operator's word, kept as found all the same:
+			// the word may be wrong (an audit file).
+			s.recovery.Adopted, s.recovery.AdoptAsked = true, true
+			s.recovery.AdoptedKept, s.recovery.AdoptedKeptErr = s.keepAdopted()
+		}
 		return nil
 	case errors.Is(err, os.ErrNotExist) && s.adoptValid:
 		return s.adoptIfValid()
