@@ -248,10 +248,9 @@ func TestSealerNamesAHandoverRecordGone(t *testing.T) {
 		", but the segments sidecar that records it as leaf 0 is missing or empty: put "+SegmentsPath(path)+" back")
 }
 
-// A bundle's first-leaf is not signed: the only leaf a log's line 1 can
-// follow is the handover note, leaf 0. Any other value would let the
-// bundle name a line by another number (line 2 claimed as line 1).
-func TestBundleFirstLeafIsTheHandoverNotesOnly(t *testing.T) {
+// first-leaf is not signed: a bundle renumbered ("line 1, first-leaf 2"
+// for "line 2, first-leaf 1") still proves the same leaf, and only that.
+func TestRenumberedBundleProvesTheSameLeaf(t *testing.T) {
 	path := auditPath(t)
 	keys, _, _ := pendingHandover(t, path)
 	appendLocked(t, path, lines(0, 3))
@@ -259,6 +258,16 @@ func TestBundleFirstLeafIsTheHandoverNotesOnly(t *testing.T) {
 	b, err := Prove(path, 2)
 	require.NoError(t, err)
 	text := strings.Replace(string(b.Format()), "line 2\nfirst-leaf 1\n", "line 1\nfirst-leaf 2\n", 1)
-	_, err = ParseBundle([]byte(text))
-	require.ErrorContains(t, err, `line 3 must be "first-leaf 1" (a log that starts from a handover note), got "first-leaf 2"`)
+	renumbered, err := ParseBundle([]byte(text))
+	require.NoError(t, err)
+	require.Equal(t, b.First+b.Line, renumbered.First+renumbered.Line)
+	_, err = VerifyBundle(renumbered, keys.Verifier)
+	require.NoError(t, err)
+	renumbered.First++
+	_, err = VerifyBundle(renumbered, keys.Verifier)
+	require.ErrorContains(t, err, "is not proven by the checkpoint")
+	for _, bad := range []string{"first-leaf 0", "first-leaf 9223372036854775807", "first-leaf -1"} {
+		_, err = ParseBundle([]byte(strings.Replace(text, "first-leaf 2", bad, 1)))
+		require.ErrorContains(t, err, `line 3 must be "first-leaf F" with F >= 1`)
+	}
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"strconv"
 
@@ -82,11 +83,11 @@ func ParseBundle(data []byte) (*Bundle, error) {
 	line, rest = cutLine(rest)
 	proofLine := 3 // the "proof K" line's number
 	if bytes.HasPrefix(line, []byte("first-leaf ")) {
-		// Not signed: leaf 0 is a handover note or line 1, nothing else,
-		// or the bundle could give its line any number.
+		// Not signed: what the bundle proves is the leaf, first-leaf +
+		// line - 1; the line's number within its file rests on this value.
 		f, err := numberAfter(line, "first-leaf ")
-		if err != nil || f != 1 {
-			return nil, fmt.Errorf("proof bundle: line 3 must be \"first-leaf 1\" (a log that starts from a handover note), got %q", line)
+		if err != nil || f < 1 || f > math.MaxInt64-n {
+			return nil, fmt.Errorf("proof bundle: line 3 must be \"first-leaf F\" with F >= 1, got %q", line)
 		}
 		b.First = f
 		line, rest = cutLine(rest)
