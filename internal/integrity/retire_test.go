@@ -19,6 +19,12 @@ import (
 func handOverLog(t *testing.T, path string, k *Keys) string {
 	t.Helper()
 	_, nextPub := testKeys(t, "next")
+	return handOverLogTo(t, path, k, nextPub)
+}
+
+// handOverLogTo is handOverLog naming the verifier key in the file nextPub.
+func handOverLogTo(t *testing.T, path string, k *Keys, nextPub string) string {
+	t.Helper()
 	nextKey, err := os.ReadFile(nextPub)
 	require.NoError(t, err)
 	_, last, err := NewestSigned(path, k.Verifier)
