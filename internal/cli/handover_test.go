@@ -673,6 +673,26 @@ func TestLogHandoverRefusesThePreviousOrigin(t *testing.T) {
 	require.FileExists(t, path)
 }
 
+// Nor to that of an earlier log of the chain, retired beside the path: a
+// new key named as the first one was, two handovers on, would give it by
+// default.
+func TestLogHandoverRefusesAnEarlierOrigin(t *testing.T) {
+	path, retired1, _, midKey, _ := handedOver(t)
+	dir := t.TempDir()
+	res := run(t, "", "keygen", "--name", "cli-test-2028", "--out", dir)
+	require.Equal(t, 0, res.code, res.stderr)
+	res = run(t, "", "log", "handover", "--signing-key", midKey, "--next-key", filepath.Join(dir, "cli-test-2028.pub"), path)
+	require.Equal(t, 0, res.code, res.stdout+res.stderr)
+	startNewLog(t, path, filepath.Join(dir, "cli-test-2028.key"))
+	again := t.TempDir()
+	res = run(t, "", "keygen", "--name", "cli-test", "--out", again)
+	require.Equal(t, 0, res.code, res.stderr)
+	res = run(t, "", "log", "handover", "--signing-key", filepath.Join(dir, "cli-test-2028.key"), "--next-key", filepath.Join(again, "cli-test.pub"), path)
+	require.Equal(t, 1, res.code, res.stdout+res.stderr)
+	require.Contains(t, res.stderr, `--next-origin: "cli-test/audit.jsonl" is the origin of the log retired to `+retired1)
+	require.FileExists(t, path)
+}
+
 // The handover note copied beside another path starts a second log from
 // the same handover, signed by the new key: a fork of the chain, which
 // verify refuses whichever of the two it reads second.
