@@ -167,6 +167,22 @@ func TestRetiredFrom(t *testing.T) {
 	}
 }
 
+// RetiredLogs finds the retired audit files beside a path, a rotated
+// log's in its directory, and none of their sidecars or other names.
+func TestRetiredLogs(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "events.jsonl")
+	plain, numbered := path+".retired-20270101T000000Z", path+".retired-20270101T000000Z-2"
+	rotated := path + ".retired-20280101T000000Z"
+	require.NoError(t, os.Mkdir(rotated, 0o700))
+	for _, p := range []string{path, plain, CheckpointsPath(plain), numbered, path + ".retired-later",
+		filepath.Join(dir, "other.jsonl.retired-20270101T000000Z"), filepath.Join(rotated, "events.jsonl")} {
+		writeTemp(t, p, "")
+	}
+	require.ElementsMatch(t, []string{plain, numbered, filepath.Join(rotated, "events.jsonl")}, RetiredLogs(path))
+	require.Empty(t, RetiredLogs(filepath.Join(dir, "none.jsonl")))
+}
+
 // A next origin that verify could not read back in the final checkpoint
 // (a control character, or longer than a line it reads) is refused
 // before anything is signed: the handover could not be made again.
