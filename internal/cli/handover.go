@@ -114,6 +114,11 @@ func handoverWitnesses(values []string) (*witness.Pool, *witnessFailures, error)
 		}
 		url, keyPath := v[:cut], v[cut+1:]
 		if err := httpsink.ValidateEndpoint(url); err != nil {
+			if strings.ContainsRune(keyPath, '@') {
+				// The last "=" was in the userinfo (a padded token as the
+				// password), cut from its "@": the cause can quote it.
+				err = errors.New("not a valid URL (the cause is not shown: it could quote a password)")
+			}
 			return nil, nil, fmt.Errorf("value %d: submission URL: %w", i+1, err)
 		}
 		text, _, err := loadWitnessKey(keyPath)

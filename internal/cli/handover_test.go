@@ -576,6 +576,7 @@ func TestLogHandoverWitnessValueNotQuoted(t *testing.T) {
 	for _, w := range []string{
 		"http://127.0.0.1:1/?token=hunter2=" + filepath.Join(dir, "missing.vkey"),
 		"https://user:hunter2@127.0.0.1:1/w",
+		"https://user:hunter2=@127.0.0.1:1/w", // a padded token as the password
 		"hunter2@127.0.0.1/w=" + filepath.Join(dir, "missing.vkey"),
 	} {
 		res := run(t, "", "log", "handover", "--signing-key", keyPath, "--next-key", next, "--witness", w, path)
