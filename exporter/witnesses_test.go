@@ -48,6 +48,14 @@ func startWitnessedExporters(t *testing.T, cfg *Config, logger *zap.Logger) *int
 	return ie
 }
 
+// witnessConfig is the config of a sealed file sink, and its integrity
+// settings, for the witnesses a test adds.
+func witnessConfig(t *testing.T) (*Config, *IntegrityConfig) {
+	t.Helper()
+	cfg := sealedFileConfig(t, filepath.Join(t.TempDir(), "a.jsonl"))
+	return cfg, cfg.File.GetOrInsertDefault().Integrity.GetOrInsertDefault()
+}
+
 func withWitness(ic *IntegrityConfig, fw *witnesstest.Fake) {
 	cc := confighttp.NewDefaultClientConfig()
 	cc.Endpoint = fw.URL
@@ -109,10 +117,7 @@ func TestWitnessRefusalIsAnError(t *testing.T) {
 }
 
 func TestWitnessConfigErrorsNameTheKey(t *testing.T) {
-	keyPath, _ := writeKeys(t)
-	cfg := syncConfig()
-	withFile(cfg, filepath.Join(t.TempDir(), "a.jsonl"), auditevent.PolicyOverride{})
-	ic := withIntegrity(cfg, keyPath)
+	cfg, ic := witnessConfig(t)
 	ic.Witnesses = []WitnessConfig{{ClientConfig: confighttp.ClientConfig{Endpoint: "http://127.0.0.1:1"}, PublicKey: "nope"}}
 	ic.WitnessQuorum = 2
 	err := confmap.Validate(cfg)
@@ -123,11 +128,8 @@ func TestWitnessConfigErrorsNameTheKey(t *testing.T) {
 // The same witness listed twice would meet a quorum of two with one
 // cosignature.
 func TestWitnessConfigRefusesTheSameWitnessTwice(t *testing.T) {
-	keyPath, _ := writeKeys(t)
 	fw := witnesstest.Start(t, "witness.example/w1", nil)
-	cfg := syncConfig()
-	withFile(cfg, filepath.Join(t.TempDir(), "a.jsonl"), auditevent.PolicyOverride{})
-	ic := withIntegrity(cfg, keyPath)
+	cfg, ic := witnessConfig(t)
 	ic.Witnesses = []WitnessConfig{
 		{ClientConfig: confighttp.ClientConfig{Endpoint: "http://127.0.0.1:1"}, PublicKey: fw.VKey},
 		{ClientConfig: confighttp.ClientConfig{Endpoint: "http://127.0.0.1:2"}, PublicKey: " " + fw.VKey + "\n"},
@@ -140,15 +142,12 @@ func TestWitnessConfigRefusesTheSameWitnessTwice(t *testing.T) {
 // one witness's cosignature would verify under both and meet a quorum of
 // two.
 func TestWitnessConfigRefusesOneKeyUnderTwoNames(t *testing.T) {
-	keyPath, _ := writeKeys(t)
 	fw := witnesstest.Start(t, "witness.example/w1", nil)
 	v, err := witness.ParseKey(fw.VKey)
 	require.NoError(t, err)
 	alias, err := torchwood.NewCosignatureVerifierFromKey("witness.example/alias", v.PublicKey())
 	require.NoError(t, err)
-	cfg := syncConfig()
-	withFile(cfg, filepath.Join(t.TempDir(), "a.jsonl"), auditevent.PolicyOverride{})
-	ic := withIntegrity(cfg, keyPath)
+	cfg, ic := witnessConfig(t)
 	ic.Witnesses = []WitnessConfig{
 		{ClientConfig: confighttp.ClientConfig{Endpoint: "http://127.0.0.1:1"}, PublicKey: fw.VKey},
 		{ClientConfig: confighttp.ClientConfig{Endpoint: "http://127.0.0.1:2"}, PublicKey: alias.String()},
@@ -160,10 +159,7 @@ func TestWitnessConfigRefusesOneKeyUnderTwoNames(t *testing.T) {
 // More witnesses than verify takes keys: their cosignatures could never
 // be checked.
 func TestWitnessConfigRefusesMoreWitnessesThanVerifyTakes(t *testing.T) {
-	keyPath, _ := writeKeys(t)
-	cfg := syncConfig()
-	withFile(cfg, filepath.Join(t.TempDir(), "a.jsonl"), auditevent.PolicyOverride{})
-	ic := withIntegrity(cfg, keyPath)
+	cfg, ic := witnessConfig(t)
 	for i := range witness.MaxWitnesses + 1 {
 		pub, _, err := ed25519.GenerateKey(nil)
 		require.NoError(t, err)
@@ -178,11 +174,8 @@ func TestWitnessConfigRefusesMoreWitnessesThanVerifyTakes(t *testing.T) {
 // A compressed request body is one no witness reads (the protocol's body
 // is plain text): every request would be refused with 400.
 func TestWitnessConfigRefusesCompression(t *testing.T) {
-	keyPath, _ := writeKeys(t)
 	fw := witnesstest.Start(t, "witness.example/w1", nil)
-	cfg := syncConfig()
-	withFile(cfg, filepath.Join(t.TempDir(), "a.jsonl"), auditevent.PolicyOverride{})
-	ic := withIntegrity(cfg, keyPath)
+	cfg, ic := witnessConfig(t)
 	ic.Witnesses = []WitnessConfig{{ClientConfig: confighttp.ClientConfig{Endpoint: fw.URL, Compression: "gzip"}, PublicKey: fw.VKey}}
 	err := confmap.Validate(cfg)
 	require.ErrorContains(t, err, "witnesses::0::compression: ")

@@ -114,6 +114,11 @@ func handoverWitnesses(values []string) (*witness.Pool, *witnessFailures, error)
 		}
 		url, keyPath := v[:cut], v[cut+1:]
 		if err := httpsink.ValidateEndpoint(url); err != nil {
+			if strings.ContainsRune(keyPath, '@') {
+				// The last "=" was in the userinfo (a padded token as the
+				// password), cut from its "@": the cause can quote it.
+				err = errors.New("not a valid URL (the cause is not shown: it could quote a password)")
+			}
 			return nil, nil, fmt.Errorf("value %d: submission URL: %w", i+1, err)
 		}
 		text, _, err := loadWitnessKey(keyPath)
@@ -316,9 +321,10 @@ func (h *handover) defaultNextOrigin(origin string) {
 
 // checkNextOrigin refuses a next origin the chain has used already: the
 // retiring log's (a new key made with the old key's name gets it by
-// default), or that of the log it was handed over from. A witness holds
-// one key and one tree per origin, and verify reads a second log of a
-// retired origin as the retired key going on.
+// default), that of the log it was handed over from, or that of a log
+// retired beside the path (a key name used again later in the chain). A
+// witness holds one key and one tree per origin, and verify reads a
+// second log of a retired origin as the retired key going on.
 func (h *handover) checkNextOrigin(origin string) error {
 	what := ""
 	switch h.nextOrigin {
@@ -327,6 +333,14 @@ func (h *handover) checkNextOrigin(origin string) error {
 	case integrity.HandoverNoteOrigin(h.path):
 		what = "the log it was handed over from"
 	default:
+		for _, r := range integrity.RetiredLogs(h.path) {
+			if integrity.FirstOrigin(r) == h.nextOrigin {
+				what = "the log retired to " + r
+				break
+			}
+		}
+	}
+	if what == "" {
 		return nil
 	}
 	return fmt.Errorf("--next-origin: %q is the origin of %s; the new log needs one of its own (a witness holds one key "+

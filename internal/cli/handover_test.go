@@ -38,11 +38,8 @@ func handedOver(t *testing.T) (path, retired, oldPub, newKey string, wkeys []str
 func handOver(t *testing.T) (path, retired, oldPub, newKey string, wkeys []string) {
 	t.Helper()
 	path, oldKey, oldPub, wkeys, fakes := witnessedFixture(t)
-	dir := t.TempDir()
-	res := run(t, "", "keygen", "--name", "cli-test-2027", "--out", dir)
-	require.Equal(t, 0, res.code, res.stderr)
-	newKey, newPub := filepath.Join(dir, "cli-test-2027.key"), filepath.Join(dir, "cli-test-2027.pub")
-	res = run(t, "", "log", "handover", "--signing-key", oldKey, "--next-key", newPub,
+	newKey, newPub := keyFiles(t, "cli-test-2027")
+	res := run(t, "", "log", "handover", "--signing-key", oldKey, "--next-key", newPub,
 		"--witness", fakes[0].URL+"="+wkeys[0], "--witness", fakes[1].URL+"="+wkeys[1], path)
 	require.Equal(t, 0, res.code, res.stdout+res.stderr)
 	require.Contains(t, res.stdout, `ends at 8 lines; its final checkpoint names the key cli-test-2027+`)
@@ -178,10 +175,8 @@ func handOverRotated(t *testing.T) (path, retired, oldPub, newKey string) {
 	path, keyPath, oldPub, _ := rotatedFixture(t, 60)
 	segs, err := filesink.Segments(path)
 	require.NoError(t, err)
-	dir := t.TempDir()
-	res := run(t, "", "keygen", "--name", "next", "--out", dir)
-	require.Equal(t, 0, res.code, res.stderr)
-	res = run(t, "", "log", "handover", "--signing-key", keyPath, "--next-key", filepath.Join(dir, "next.pub"), path)
+	newKey, nextPub := keyFiles(t, "next")
+	res := run(t, "", "log", "handover", "--signing-key", keyPath, "--next-key", nextPub, path)
 	require.Equal(t, 0, res.code, res.stdout+res.stderr)
 	require.Contains(t, res.stdout, `the log "cli-test/events.jsonl" ends at 240 lines`, "the final checkpoint covers every segment")
 	matches, err := filepath.Glob(path + ".retired-*Z")
@@ -199,7 +194,6 @@ func handOverRotated(t *testing.T) (path, retired, oldPub, newKey string) {
 		_, err := os.Stat(path + suffix)
 		require.ErrorIs(t, err, os.ErrNotExist, suffix)
 	}
-	newKey = filepath.Join(dir, "next.key")
 	st, fin := op(sessionB, "stop", "b000000000000999", 121, 122) // the session goes on
 	appendFlocked(t, path, canonLines(st, fin))
 	require.NoError(t, sealWith(t, path, newKey))
@@ -407,12 +401,10 @@ func TestVerifyRefusesANewLogNotFromTheHandover(t *testing.T) {
 // collector with this key does not seal the path.
 func TestSealerRefusesANoteForAnotherKey(t *testing.T) {
 	path, _, _, _, _ := handOver(t)
-	dir := t.TempDir()
-	res := run(t, "", "keygen", "--name", "someone-else", "--out", dir)
-	require.Equal(t, 0, res.code, res.stderr)
+	nextKey, _ := keyFiles(t, "someone-else")
 	s, f := op(sessionB, "stop", "b000000000000009", 3, 4)
 	appendFlocked(t, path, canonLines(s, f))
-	err := sealWith(t, path, filepath.Join(dir, "someone-else.key"))
+	err := sealWith(t, path, nextKey)
 	require.ErrorContains(t, err, "audit.jsonl.handover hands the log over to the key cli-test-2027+")
 	_, err = os.Stat(path + ".checkpoints")
 	require.True(t, err != nil || fileSize(t, path+".checkpoints") == 0, "nothing signed")
@@ -429,10 +421,8 @@ func fileSize(t *testing.T, p string) int64 {
 // the middle log's final checkpoint counts its lines without its leaf 0.
 func TestVerifyFollowsTwoHandovers(t *testing.T) {
 	path, retired1, oldPub, midKey, _ := handedOver(t)
-	dir := t.TempDir()
-	res := run(t, "", "keygen", "--name", "cli-test-2028", "--out", dir)
-	require.Equal(t, 0, res.code, res.stderr)
-	res = run(t, "", "log", "handover", "--signing-key", midKey, "--next-key", filepath.Join(dir, "cli-test-2028.pub"), path)
+	nextKey, nextPub := keyFiles(t, "cli-test-2028")
+	res := run(t, "", "log", "handover", "--signing-key", midKey, "--next-key", nextPub, path)
 	require.Equal(t, 0, res.code, res.stdout+res.stderr)
 	require.Contains(t, res.stdout, `the log "cli-test-2027/audit.jsonl" ends at 2 lines`)
 	matches, err := filepath.Glob(path + ".retired-*.handover")
@@ -442,7 +432,7 @@ func TestVerifyFollowsTwoHandovers(t *testing.T) {
 	require.NotEqual(t, retired1, retired2)
 	s, f := op(sessionA, "stop", "a000000000000009", 7, 8)
 	appendFlocked(t, path, canonLines(s, f))
-	require.NoError(t, sealWith(t, path, filepath.Join(dir, "cli-test-2028.key")))
+	require.NoError(t, sealWith(t, path, nextKey))
 
 	res = run(t, "", "verify", "--key", oldPub, "--allow-open", retired1, retired2, path)
 	require.Equal(t, 0, res.code, res.stdout+res.stderr)
@@ -582,19 +572,18 @@ func TestVerifyAloneInARetiredDirectory(t *testing.T) {
 func TestLogHandoverWitnessValueNotQuoted(t *testing.T) {
 	path, keyPath, _ := sealedFixture(t)
 	dir := t.TempDir()
-	res := run(t, "", "keygen", "--name", "cli-next", "--out", dir)
-	require.Equal(t, 0, res.code, res.stderr)
-	next := filepath.Join(dir, "cli-next.pub")
+	_, next := keyFiles(t, "cli-next")
 	for _, w := range []string{
 		"http://127.0.0.1:1/?token=hunter2=" + filepath.Join(dir, "missing.vkey"),
 		"https://user:hunter2@127.0.0.1:1/w",
+		"https://user:hunter2=@127.0.0.1:1/w", // a padded token as the password
 		"hunter2@127.0.0.1/w=" + filepath.Join(dir, "missing.vkey"),
 	} {
 		res := run(t, "", "log", "handover", "--signing-key", keyPath, "--next-key", next, "--witness", w, path)
 		require.Equal(t, 2, res.code, "%q: %s", w, res.stderr)
 		require.NotContains(t, res.stderr, "hunter2", "%q", w)
 	}
-	res = run(t, "", "log", "handover", "--signing-key", keyPath, "--next-key", next,
+	res := run(t, "", "log", "handover", "--signing-key", keyPath, "--next-key", next,
 		"--witness", "http://127.0.0.1:1/?token=hunter2="+filepath.Join(dir, "missing.vkey"), path)
 	require.Contains(t, res.stderr, "missing.vkey", "the key file is the part after the last =")
 }
@@ -603,11 +592,9 @@ func TestLogHandoverWitnessValueNotQuoted(t *testing.T) {
 // and why, by the reason the collector's metric uses.
 func TestLogHandoverSaysWhyAWitnessDidNotCosign(t *testing.T) {
 	path, oldKey, _, wkeys, fakes := witnessedFixture(t)
-	dir := t.TempDir()
-	res := run(t, "", "keygen", "--name", "cli-next", "--out", dir)
-	require.Equal(t, 0, res.code, res.stderr)
+	_, nextPub := keyFiles(t, "cli-next")
 	fakes[1].SetStatus(403)
-	res = run(t, "", "log", "handover", "--signing-key", oldKey, "--next-key", filepath.Join(dir, "cli-next.pub"),
+	res := run(t, "", "log", "handover", "--signing-key", oldKey, "--next-key", nextPub,
 		"--witness", "http://127.0.0.1:1/?token=hunter2="+wkeys[0], "--witness", fakes[1].URL+"="+wkeys[1], path)
 	require.Equal(t, 1, res.code, res.stderr)
 	require.Contains(t, res.stderr, "w1.example/w: unreachable")
@@ -640,14 +627,11 @@ func TestVerifyAloneGoesOnPastAnotherKeysSegments(t *testing.T) {
 // its final checkpoint is signed, and the path keeps its log.
 func TestLogHandoverRefusesTheRetiringOrigin(t *testing.T) {
 	path, keyPath, pubPath := sealedFixture(t)
-	dir := t.TempDir()
-	res := run(t, "", "keygen", "--name", "cli-test", "--out", dir)
-	require.Equal(t, 0, res.code, res.stderr)
-	other := run(t, "", "keygen", "--name", "cli-test-2027", "--out", dir)
-	require.Equal(t, 0, other.code, other.stderr)
+	_, samePub := keyFiles(t, "cli-test")
+	_, otherPub := keyFiles(t, "cli-test-2027")
 	for _, args := range [][]string{
-		{"--next-key", filepath.Join(dir, "cli-test.pub")},
-		{"--next-key", filepath.Join(dir, "cli-test-2027.pub"), "--next-origin", "cli-test/audit.jsonl"},
+		{"--next-key", samePub},
+		{"--next-key", otherPub, "--next-origin", "cli-test/audit.jsonl"},
 	} {
 		res := run(t, "", append(append([]string{"log", "handover", "--signing-key", keyPath}, args...), path)...)
 		require.Equal(t, 1, res.code, res.stdout+res.stderr)
@@ -663,13 +647,27 @@ func TestLogHandoverRefusesTheRetiringOrigin(t *testing.T) {
 // handed over from.
 func TestLogHandoverRefusesThePreviousOrigin(t *testing.T) {
 	path, _, _, midKey, _ := handedOver(t)
-	dir := t.TempDir()
-	res := run(t, "", "keygen", "--name", "cli-test-2028", "--out", dir)
-	require.Equal(t, 0, res.code, res.stderr)
-	res = run(t, "", "log", "handover", "--signing-key", midKey, "--next-key", filepath.Join(dir, "cli-test-2028.pub"),
+	_, nextPub := keyFiles(t, "cli-test-2028")
+	res := run(t, "", "log", "handover", "--signing-key", midKey, "--next-key", nextPub,
 		"--next-origin", "cli-test/audit.jsonl", path)
 	require.Equal(t, 1, res.code, res.stdout+res.stderr)
 	require.Contains(t, res.stderr, `--next-origin: "cli-test/audit.jsonl" is the origin of the log it was handed over from`)
+	require.FileExists(t, path)
+}
+
+// Nor to that of an earlier log of the chain, retired beside the path: a
+// new key named as the first one was, two handovers on, would give it by
+// default.
+func TestLogHandoverRefusesAnEarlierOrigin(t *testing.T) {
+	path, retired1, _, midKey, _ := handedOver(t)
+	nextKey, nextPub := keyFiles(t, "cli-test-2028")
+	res := run(t, "", "log", "handover", "--signing-key", midKey, "--next-key", nextPub, path)
+	require.Equal(t, 0, res.code, res.stdout+res.stderr)
+	startNewLog(t, path, nextKey)
+	_, againPub := keyFiles(t, "cli-test")
+	res = run(t, "", "log", "handover", "--signing-key", nextKey, "--next-key", againPub, path)
+	require.Equal(t, 1, res.code, res.stdout+res.stderr)
+	require.Contains(t, res.stderr, `--next-origin: "cli-test/audit.jsonl" is the origin of the log retired to `+retired1)
 	require.FileExists(t, path)
 }
 
@@ -702,10 +700,8 @@ func TestLogHandoverAgainAfterARefusedStart(t *testing.T) {
 	oldKey := strings.TrimSuffix(oldPub, ".pub") + ".key"
 	require.ErrorContains(t, sealWith(t, path, oldKey), "hands the log over to the key cli-test-2027+")
 	require.FileExists(t, integrity.CheckpointsPath(path))
-	dir := t.TempDir()
-	res := run(t, "", "keygen", "--name", "cli-test-2027", "--out", dir)
-	require.Equal(t, 0, res.code, res.stderr)
-	res = run(t, "", "log", "handover", "--signing-key", oldKey, "--next-key", filepath.Join(dir, "cli-test-2027.pub"), path)
+	_, nextPub := keyFiles(t, "cli-test-2027")
+	res := run(t, "", "log", "handover", "--signing-key", oldKey, "--next-key", nextPub, path)
 	require.Equal(t, 1, res.code, res.stdout+res.stderr)
 	require.Contains(t, res.stderr, path+": nothing to hand over: its log was handed over already")
 }
@@ -786,15 +782,13 @@ func handedOverSession(t *testing.T) (path, retired, oldPub string) {
 	require.NoError(t, sealer.Seal(context.Background(), path))
 	require.NoError(t, sealer.Close(context.Background()))
 
-	dir := t.TempDir()
-	res := run(t, "", "keygen", "--name", "cli-test-2027", "--out", dir)
-	require.Equal(t, 0, res.code, res.stderr)
-	res = run(t, "", "log", "handover", "--signing-key", keyPath, "--next-key", filepath.Join(dir, "cli-test-2027.pub"), path)
+	nextKey, nextPub := keyFiles(t, "cli-test-2027")
+	res := run(t, "", "log", "handover", "--signing-key", keyPath, "--next-key", nextPub, path)
 	require.Equal(t, 0, res.code, res.stdout+res.stderr)
 	require.Contains(t, res.stdout, `the log "cli-test/sess-1/audit.jsonl" ends at 2 lines; its final checkpoint names the key cli-test-2027+`)
 	require.Contains(t, res.stdout, `and the origin "cli-test-2027/sess-1/audit.jsonl"`)
 	retired = retiredOf(t, path)
-	startNewLog(t, path, filepath.Join(dir, "cli-test-2027.key"))
+	startNewLog(t, path, nextKey)
 	return path, retired, oldPub
 }
 
@@ -804,11 +798,9 @@ func handedOverSession(t *testing.T) (path, retired, oldPub string) {
 // and no note is written beside it.
 func TestLogHandoverRefusesARetiredFile(t *testing.T) {
 	path, keyPath, _ := sealedFixture(t)
-	dir := t.TempDir()
-	res := run(t, "", "keygen", "--name", "cli-test-2027", "--out", dir)
-	require.Equal(t, 0, res.code, res.stderr)
-	args := []string{"log", "handover", "--signing-key", keyPath, "--next-key", filepath.Join(dir, "cli-test-2027.pub")}
-	res = run(t, "", append(args, path)...)
+	_, nextPub := keyFiles(t, "cli-test-2027")
+	args := []string{"log", "handover", "--signing-key", keyPath, "--next-key", nextPub}
+	res := run(t, "", append(args, path)...)
 	require.Equal(t, 0, res.code, res.stdout+res.stderr)
 	retired := retiredOf(t, path)
 	res = run(t, "", append(args, retired)...)
@@ -823,11 +815,9 @@ func TestLogHandoverRefusesARetiredFile(t *testing.T) {
 // final checkpoint is signed, with the flag named.
 func TestLogHandoverRefusesAnUnreadableOrigin(t *testing.T) {
 	path, keyPath, _ := sealedFixture(t)
-	dir := t.TempDir()
-	res := run(t, "", "keygen", "--name", "cli-test-2027", "--out", dir)
-	require.Equal(t, 0, res.code, res.stderr)
+	_, nextPub := keyFiles(t, "cli-test-2027")
 	for _, origin := range []string{"a\rb", strings.Repeat("x", 5000)} {
-		res := run(t, "", "log", "handover", "--signing-key", keyPath, "--next-key", filepath.Join(dir, "cli-test-2027.pub"),
+		res := run(t, "", "log", "handover", "--signing-key", keyPath, "--next-key", nextPub,
 			"--next-origin", origin, path)
 		require.Equal(t, 1, res.code, res.stdout+res.stderr)
 		require.Contains(t, res.stderr, "log handover: next origin: ")
@@ -843,10 +833,8 @@ func TestLogHandoverRefusesAnUnreadableOrigin(t *testing.T) {
 func TestLogHandoverOfANewLogKilledBeforeItsFirstCheckpoint(t *testing.T) {
 	path, _, _, newKey, _ := handedOver(t)
 	require.NoError(t, os.Truncate(integrity.CheckpointsPath(path), 0))
-	dir := t.TempDir()
-	res := run(t, "", "keygen", "--name", "cli-test-2028", "--out", dir)
-	require.Equal(t, 0, res.code, res.stderr)
-	res = run(t, "", "log", "handover", "--signing-key", newKey, "--next-key", filepath.Join(dir, "cli-test-2028.pub"), path)
+	_, nextPub := keyFiles(t, "cli-test-2028")
+	res := run(t, "", "log", "handover", "--signing-key", newKey, "--next-key", nextPub, path)
 	require.Equal(t, 0, res.code, res.stdout+res.stderr)
 	require.Contains(t, res.stdout, `the log "cli-test-2027/audit.jsonl" ends at 2 lines`)
 }
@@ -855,9 +843,7 @@ func TestLogHandoverOfANewLogKilledBeforeItsFirstCheckpoint(t *testing.T) {
 // up on it after the witness timeout, as the collector does, and says so.
 func TestLogHandoverDoesNotWaitForeverForAWitness(t *testing.T) {
 	path, oldKey, _, wkeys, fakes := witnessedFixture(t)
-	dir := t.TempDir()
-	res := run(t, "", "keygen", "--name", "cli-next", "--out", dir)
-	require.Equal(t, 0, res.code, res.stderr)
+	_, nextPub := keyFiles(t, "cli-next")
 	quit := make(chan struct{})
 	srv := httptest.NewServer(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
 		_, _ = io.Copy(io.Discard, r.Body)
@@ -872,7 +858,7 @@ func TestLogHandoverDoesNotWaitForeverForAWitness(t *testing.T) {
 	var stderr bytes.Buffer
 	done := make(chan int, 1)
 	go func() {
-		done <- Run(context.Background(), []string{"log", "handover", "--signing-key", oldKey, "--next-key", filepath.Join(dir, "cli-next.pub"),
+		done <- Run(context.Background(), []string{"log", "handover", "--signing-key", oldKey, "--next-key", nextPub,
 			"--witness", srv.URL + "=" + wkeys[0], "--witness", fakes[1].URL + "=" + wkeys[1], path},
 			Streams{Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: &stderr})
 	}()
@@ -884,4 +870,14 @@ func TestLogHandoverDoesNotWaitForeverForAWitness(t *testing.T) {
 	}
 	require.Equal(t, 1, code, stderr.String())
 	require.Contains(t, stderr.String(), "w1.example/w: unreachable")
+}
+
+// keyFiles makes the signing key name in a directory of its own, and
+// returns its key file and verifier key file.
+func keyFiles(t *testing.T, name string) (key, pub string) {
+	t.Helper()
+	dir := t.TempDir()
+	res := run(t, "", "keygen", "--name", name, "--out", dir)
+	require.Equal(t, 0, res.code, res.stderr)
+	return filepath.Join(dir, name+".key"), filepath.Join(dir, name+".pub")
 }

@@ -329,7 +329,7 @@ type location struct {
 func newVerifier(out io.Writer, opts verifyOptions) *verifier {
 	return &verifier{out: out, opts: opts, seed: maphash.MakeSeed(), sessions: map[uuid.UUID]*sessionState{},
 		afterRetention: map[int]bool{}, alone: map[int]bool{}, givenUsed: map[int]bool{}, compressed: map[string]bool{},
-		listed: map[int]int{}, repeatOf: map[repeatSig]int{}}
+		listed: map[int]int{}, repeatOf: map[repeatSig]int{}, handovers: newHandovers()}
 }
 
 func (v *verifier) where(at location) string {

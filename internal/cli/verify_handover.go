@@ -31,6 +31,11 @@ type handovers struct {
 	origins map[string]string
 }
 
+func newHandovers() handovers {
+	return handovers{next: map[string]note.Verifier{}, retired: map[string]string{}, genesis: map[string]tlog.Hash{},
+		from: map[string]string{}, started: map[string]string{}, origins: map[string]string{}}
+}
+
 // followHandover makes the key a handover named for the origin of the
 // file's checkpoints the key to check it with. The returned func checks
 // that the file's log starts from that handover note, then restores the
@@ -105,13 +110,9 @@ func (v *verifier) checkHandover(name string, leaves, lead int64) {
 		return
 	}
 	h := v.finalCheckpoint(name, st)
-	first, seen := v.handovers.origins[st.Origin]
-	switch {
+	switch first, seen := v.handovers.origins[st.Origin]; {
 	case st.Origin == "":
 	case !seen:
-		if v.handovers.origins == nil {
-			v.handovers.origins = map[string]string{}
-		}
 		v.handovers.origins[st.Origin] = name
 	case h != nil && first != name:
 		v.reportGoesOn(first, st.Origin, name) // read first, as its name sorts first
@@ -127,11 +128,6 @@ func (v *verifier) checkHandover(name string, leaves, lead int64) {
 	next, ok := v.nextKey(name, h)
 	if !ok {
 		return
-	}
-	if v.handovers.next == nil {
-		v.handovers.next, v.handovers.retired = map[string]note.Verifier{}, map[string]string{}
-		v.handovers.genesis, v.handovers.from = map[string]tlog.Hash{}, map[string]string{}
-		v.handovers.started = map[string]string{}
 	}
 	v.handovers.next[h.NextOrigin] = next
 	v.handovers.retired[h.Origin] = name

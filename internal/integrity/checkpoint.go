@@ -123,8 +123,14 @@ func SignCheckpoint(c Checkpoint, s note.Signer) ([]byte, error) {
 
 // OpenCheckpoint verifies a signed checkpoint note against v and parses it.
 func OpenCheckpoint(msg []byte, v note.Verifier) (Checkpoint, error) {
-	if len(msg) > maxCheckpointBytes {
-		return Checkpoint{}, fmt.Errorf("checkpoint note: %d bytes, limit %d", len(msg), maxCheckpointBytes)
+	return openCheckpoint(msg, v, "checkpoint note", maxCheckpointBytes)
+}
+
+// openCheckpoint is OpenCheckpoint for a note of at most limit bytes, what
+// naming it in the error that says it is longer.
+func openCheckpoint(msg []byte, v note.Verifier, what string, limit int) (Checkpoint, error) {
+	if len(msg) > limit {
+		return Checkpoint{}, fmt.Errorf("%s: %d bytes, limit %d", what, len(msg), limit)
 	}
 	n, err := note.Open(msg, note.VerifierList(v))
 	if err != nil {

@@ -2,7 +2,6 @@ package integrity
 
 import (
 	"os"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -67,17 +66,10 @@ func TestSealAnUnfinishedHandoverSaysToFinishIt(t *testing.T) {
 	appendLocked(t, path, lines(1, 6))
 	require.NoError(t, newSealer(t, k).Seal(bg, path))
 	next, nextPub := testKeys(t, "next")
-	nextKey, err := os.ReadFile(nextPub)
-	require.NoError(t, err)
-	_, last, err := NewestSigned(path, k.Verifier)
-	require.NoError(t, err)
-	h := Handover{Checkpoint: last, NextKey: strings.TrimSpace(string(nextKey)), NextOrigin: "next/events.jsonl"}
-	signed, err := SignHandover(h, k.Signer)
-	require.NoError(t, err)
-	require.NoError(t, AppendHandover(path, signed))
+	handOverLogTo(t, path, k, nextPub)
 
 	const finish = "a handover that stopped midway is finished by running `sandboxaudit log handover` again"
-	err = newSealer(t, k).Seal(bg, path)
+	err := newSealer(t, k).Seal(bg, path)
 	require.ErrorIs(t, err, ErrRetired)
 	require.ErrorContains(t, err, finish+", then the collector starts with the key it names, next+")
 	err = newSealer(t, next).Seal(bg, path)

@@ -199,6 +199,31 @@ func RetiredFrom(path string) (string, bool) {
 	return "", false
 }
 
+// RetiredLogs lists the retired audit files beside path, as RetireLog
+// names them: PATH.retired-<time>[-N], or PATH's name in a directory of
+// that name (a rotated log). Those moved elsewhere are not found.
+func RetiredLogs(path string) []string {
+	dir, base := filepath.Split(path)
+	entries, err := os.ReadDir(filepath.Clean(dir))
+	if err != nil {
+		return nil
+	}
+	var logs []string
+	for _, e := range entries {
+		name := e.Name()
+		rest, ok := strings.CutPrefix(name, base)
+		if loc := retiredSuffix.FindStringIndex(rest); !ok || loc == nil || loc[0] != 0 {
+			continue
+		}
+		p := filepath.Join(dir, name)
+		if e.IsDir() {
+			p = filepath.Join(p, base)
+		}
+		logs = append(logs, p)
+	}
+	return logs
+}
+
 // NameGrowth is the most the sealer adds to an audit file's name: the
 // checkpoints sidecar of a log retired after a handover,
 // PATH.retired-<time>-100.checkpoints (see freeRetiredName).

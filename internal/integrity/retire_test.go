@@ -19,6 +19,12 @@ import (
 func handOverLog(t *testing.T, path string, k *Keys) string {
 	t.Helper()
 	_, nextPub := testKeys(t, "next")
+	return handOverLogTo(t, path, k, nextPub)
+}
+
+// handOverLogTo is handOverLog naming the verifier key in the file nextPub.
+func handOverLogTo(t *testing.T, path string, k *Keys, nextPub string) string {
+	t.Helper()
 	nextKey, err := os.ReadFile(nextPub)
 	require.NoError(t, err)
 	_, last, err := NewestSigned(path, k.Verifier)
@@ -159,6 +165,22 @@ func TestRetiredFrom(t *testing.T) {
 		require.Equal(t, c.live != "", ok, c.path)
 		require.Equal(t, c.live, live, c.path)
 	}
+}
+
+// RetiredLogs finds the retired audit files beside a path, a rotated
+// log's in its directory, and none of their sidecars or other names.
+func TestRetiredLogs(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "events.jsonl")
+	plain, numbered := path+".retired-20270101T000000Z", path+".retired-20270101T000000Z-2"
+	rotated := path + ".retired-20280101T000000Z"
+	require.NoError(t, os.Mkdir(rotated, 0o700))
+	for _, p := range []string{path, plain, CheckpointsPath(plain), numbered, path + ".retired-later",
+		filepath.Join(dir, "other.jsonl.retired-20270101T000000Z"), filepath.Join(rotated, "events.jsonl")} {
+		writeTemp(t, p, "")
+	}
+	require.ElementsMatch(t, []string{plain, numbered, filepath.Join(rotated, "events.jsonl")}, RetiredLogs(path))
+	require.Empty(t, RetiredLogs(filepath.Join(dir, "none.jsonl")))
 }
 
 // A next origin that verify could not read back in the final checkpoint

@@ -444,14 +444,7 @@ func (r storeFileReader) ReadHashes(indexes []int64) ([]tlog.Hash, error) {
 // the caller with the witness keys it trusts. The record may be larger
 // than a checkpoint note (maxWitnessedBytes): its cosignature lines.
 func OpenWitnessed(rec []byte, logKey note.Verifier) (Checkpoint, error) {
-	if len(rec) > maxWitnessedBytes {
-		return Checkpoint{}, fmt.Errorf("cosigned checkpoint: %d bytes, limit %d", len(rec), maxWitnessedBytes)
-	}
-	n, err := note.Open(rec, note.VerifierList(logKey))
-	if err != nil {
-		return Checkpoint{}, describeNoteError(err, logKey)
-	}
-	return ParseCheckpoint([]byte(n.Text))
+	return openCheckpoint(rec, logKey, "cosigned checkpoint", maxWitnessedBytes)
 }
 
 func hasKey[V any](m map[string]V, k string) bool {

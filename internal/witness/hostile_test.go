@@ -9,9 +9,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
-	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
-	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/sandboxaudit/sandboxaudit/internal/witness"
 	"github.com/sandboxaudit/sandboxaudit/internal/witness/witnesstest"
@@ -33,14 +31,12 @@ func TestAnswerBytesAreNotShown(t *testing.T) {
 		{http.StatusConflict, "s3cr3t\n"},
 		{http.StatusConflict, "Authorization: Bearer s3cr3t"},
 	} {
-		srv, _ := countingServer(t, func(w http.ResponseWriter, r *http.Request) {
+		w, _ := witnessAt(t, fw.VKey, func(w http.ResponseWriter, r *http.Request) {
 			_, _ = io.Copy(io.Discard, r.Body)
 			w.WriteHeader(tc.status)
 			_, _ = io.WriteString(w, tc.body)
 		})
-		w, err := witness.NewWitness(srv.URL, fw.VKey, srv.Client(), nil)
-		require.NoError(t, err)
-		_, err = w.AddCheckpoint(context.Background(), 0, nil, log.checkpoint())
+		_, err := w.AddCheckpoint(context.Background(), 0, nil, log.checkpoint())
 		require.Error(t, err)
 		require.NotContains(t, err.Error(), "s3cr3t", "%d %q", tc.status, tc.body)
 	}
@@ -52,17 +48,13 @@ func TestUnreadableConflictIsNotUnreachable(t *testing.T) {
 	log := newTestLog(t, "example.com/log")
 	log.add(3, "a")
 	fw := witnesstest.Start(t, "witness.example/w1", log.verifier)
-	srv, calls := countingServer(t, func(w http.ResponseWriter, r *http.Request) {
+	w, calls := witnessAt(t, fw.VKey, func(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.Copy(io.Discard, r.Body)
 		w.Header().Set("Content-Type", "text/x.tlog.size")
 		w.WriteHeader(http.StatusConflict)
 		_, _ = io.WriteString(w, strings.Repeat("9", 100)+"\n")
 	})
-	w, err := witness.NewWitness(srv.URL, fw.VKey, srv.Client(), nil)
-	require.NoError(t, err)
-	obs := &countingObserver{cosigned: map[string]int{}, failed: map[string]int{}}
-	p, err := witness.NewPool([]*witness.Witness{w}, 1, zap.NewNop(), obs)
-	require.NoError(t, err)
+	p, obs, _ := poolOf(t, 1, w)
 	for range 2 {
 		_, quorum := p.Cosign(context.Background(), "f", log.origin, log.n, log.checkpoint(), log.prover())
 		require.False(t, quorum)
@@ -99,17 +91,13 @@ func TestJunkConflictIsLoggedOnce(t *testing.T) {
 	log.add(3, "a")
 	fw := witnesstest.Start(t, "witness.example/w1", log.verifier)
 	round := 0
-	srv, _ := countingServer(t, func(w http.ResponseWriter, r *http.Request) {
+	w, _ := witnessAt(t, fw.VKey, func(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.Copy(io.Discard, r.Body)
 		round++
 		w.WriteHeader(http.StatusConflict)
 		_, _ = io.WriteString(w, strings.Repeat("x", round)+"\n")
 	})
-	w, err := witness.NewWitness(srv.URL, fw.VKey, srv.Client(), nil)
-	require.NoError(t, err)
-	core, logs := observer.New(zapcore.InfoLevel)
-	p, err := witness.NewPool([]*witness.Witness{w}, 1, zap.New(core), nil)
-	require.NoError(t, err)
+	p, _, logs := poolOf(t, 1, w)
 	for range 3 {
 		_, quorum := p.Cosign(context.Background(), "f", log.origin, log.n, log.checkpoint(), log.prover())
 		require.False(t, quorum)
@@ -124,19 +112,25 @@ func TestConflictLoopIsAConflict(t *testing.T) {
 	log.add(9, "a")
 	fw := witnesstest.Start(t, "witness.example/w1", log.verifier)
 	size := 0
-	srv, calls := countingServer(t, func(w http.ResponseWriter, r *http.Request) {
+	w, calls := witnessAt(t, fw.VKey, func(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.Copy(io.Discard, r.Body)
 		size = size%8 + 1
 		w.WriteHeader(http.StatusConflict)
 		_, _ = fmt.Fprintf(w, "%d\n", size)
 	})
-	w, err := witness.NewWitness(srv.URL, fw.VKey, srv.Client(), nil)
-	require.NoError(t, err)
-	obs := &countingObserver{cosigned: map[string]int{}, failed: map[string]int{}}
-	p, err := witness.NewPool([]*witness.Witness{w}, 1, zap.NewNop(), obs)
-	require.NoError(t, err)
+	p, obs, _ := poolOf(t, 1, w)
 	_, quorum := p.Cosign(context.Background(), "f", log.origin, log.n, log.checkpoint(), log.prover())
 	require.False(t, quorum)
 	require.Equal(t, 4, calls(), "given up after a few")
 	require.Equal(t, map[string]int{"witness.example/w1/conflict": 1}, obs.failed)
+}
+
+// witnessAt is a witness with the key vkey whose endpoint h serves, and
+// how many requests it has had.
+func witnessAt(t *testing.T, vkey string, h http.HandlerFunc) (*witness.Witness, func() int) {
+	t.Helper()
+	srv, calls := countingServer(t, h)
+	w, err := witness.NewWitness(srv.URL, vkey, srv.Client(), nil)
+	require.NoError(t, err)
+	return w, calls
 }

@@ -38,9 +38,16 @@ func (o *countingObserver) Failed(_ context.Context, w, reason string) {
 
 func newPool(t *testing.T, quorum int, fakes ...*witnesstest.Fake) (*witness.Pool, *countingObserver, *observer.ObservedLogs) {
 	t.Helper()
+	return poolOf(t, quorum, witnesstest.Witnesses(t, fakes...)...)
+}
+
+// poolOf is a pool of ws that counts what each witness does and keeps
+// what it logs.
+func poolOf(t *testing.T, quorum int, ws ...*witness.Witness) (*witness.Pool, *countingObserver, *observer.ObservedLogs) {
+	t.Helper()
 	core, logs := observer.New(zapcore.InfoLevel)
 	obs := &countingObserver{cosigned: map[string]int{}, failed: map[string]int{}}
-	p, err := witness.NewPool(witnesstest.Witnesses(t, fakes...), quorum, zap.New(core), obs)
+	p, err := witness.NewPool(ws, quorum, zap.New(core), obs)
 	require.NoError(t, err)
 	return p, obs, logs
 }
@@ -179,10 +186,7 @@ func TestPoolRestsAnUnreachableWitness(t *testing.T) {
 	})
 	down, err := witness.NewWitness(srv.URL, w1.VKey, nil, nil)
 	require.NoError(t, err)
-	core, logs := observer.New(zapcore.InfoLevel)
-	obs := &countingObserver{cosigned: map[string]int{}, failed: map[string]int{}}
-	p, err := witness.NewPool([]*witness.Witness{down}, 1, zap.New(core), obs)
-	require.NoError(t, err)
+	p, obs, logs := poolOf(t, 1, down)
 	log.add(2, "a")
 	for range 3 {
 		_, quorum := p.Cosign(context.Background(), "f", log.origin, log.n, log.checkpoint(), log.prover())
@@ -210,9 +214,7 @@ func TestPoolRestsAWitnessThatOutlastsTheRound(t *testing.T) {
 	})
 	hanging, err := witness.NewWitness(srv.URL, w1.VKey, nil, nil)
 	require.NoError(t, err)
-	obs := &countingObserver{cosigned: map[string]int{}, failed: map[string]int{}}
-	p, err := witness.NewPool([]*witness.Witness{hanging}, 1, zap.NewNop(), obs)
-	require.NoError(t, err)
+	p, _, _ := poolOf(t, 1, hanging)
 	log.add(2, "a")
 	for range 3 {
 		ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
