@@ -27,21 +27,12 @@ func appendJSON(dst []byte, e *Event, data Data, stdout, stderr *string) []byte 
 	if finish {
 		dst = append(dst, `,"duration_ms":`...)
 		dst = appendPyFloat(dst, e.DurationMS)
-		dst = append(dst, `,"error_code":`...)
-		dst = appendOptQuoted(dst, e.ErrorCode)
-		dst = append(dst, `,"error_message":`...)
-		dst = appendOptQuoted(dst, e.ErrorMessage)
-		dst = append(dst, `,"error_retryable":`...)
-		switch {
-		case e.ErrorRetryable == nil:
-			dst = append(dst, "null"...)
-		case *e.ErrorRetryable:
-			dst = append(dst, "true"...)
-		default:
-			dst = append(dst, "false"...)
+		if e.ErrorCode == nil && e.ErrorMessage == nil && e.ErrorRetryable == nil && e.ErrorType == nil {
+			// Most finishes: one append for the four nulls.
+			dst = append(dst, noErrorFields...)
+		} else {
+			dst = appendErrorFields(dst, e)
 		}
-		dst = append(dst, `,"error_type":`...)
-		dst = appendOptQuoted(dst, e.ErrorType)
 	}
 	dst = append(dst, `,"event_id":`...)
 	dst = appendUUID(dst, e.EventID)
@@ -79,6 +70,29 @@ func appendJSON(dst []byte, e *Event, data Data, stdout, stderr *string) []byte 
 	dst = append(dst, `","version":`...)
 	dst = appendInt(dst, e.Version)
 	return append(dst, '}')
+}
+
+// noErrorFields is a finish line's error fields when it has none.
+const noErrorFields = `,"error_code":null,"error_message":null,"error_retryable":null,"error_type":null`
+
+// appendErrorFields writes a finish line's error fields, from error_code
+// to error_type.
+func appendErrorFields(dst []byte, e *Event) []byte {
+	dst = append(dst, `,"error_code":`...)
+	dst = appendOptQuoted(dst, e.ErrorCode)
+	dst = append(dst, `,"error_message":`...)
+	dst = appendOptQuoted(dst, e.ErrorMessage)
+	dst = append(dst, `,"error_retryable":`...)
+	switch {
+	case e.ErrorRetryable == nil:
+		dst = append(dst, "null"...)
+	case *e.ErrorRetryable:
+		dst = append(dst, "true"...)
+	default:
+		dst = append(dst, "false"...)
+	}
+	dst = append(dst, `,"error_type":`...)
+	return appendOptQuoted(dst, e.ErrorType)
 }
 
 // Line returns the canonical line for e as a new slice.
