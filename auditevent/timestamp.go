@@ -62,7 +62,9 @@ func (t Timestamp) appendText(dst []byte) []byte {
 	y, mo, d := civilDate(days)
 	// Python's years are 1 to 9999; a Go caller's time outside them keeps
 	// its last four digits rather than breaking the line.
-	y = (y%10_000 + 10_000) % 10_000
+	if y < 0 || y >= 10_000 {
+		y = (y%10_000 + 10_000) % 10_000
+	}
 	// Every event writes one: fixed offsets in room grown once, rather
 	// than an append (and its capacity check) per field.
 	n := len(dst)

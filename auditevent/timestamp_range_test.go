@@ -20,3 +20,22 @@ func TestTimestampFromTimeOverTheWholeRange(t *testing.T) {
 		assert.True(t, want.Equal(got.Time()), s)
 	}
 }
+
+// A Go caller's time outside the years a line can spell keeps the year's
+// last four digits, before year 0 as after 9999, so the line stays
+// parseable rather than growing a fifth digit or a sign.
+func TestTimestampOutsideFourDigitYearsKeepsLastFour(t *testing.T) {
+	for _, c := range []struct {
+		year int
+		want string
+	}{
+		{10_000, "0000-06-01T12:00:00Z"},
+		{12_345, "2345-06-01T12:00:00Z"},
+		{0, "0000-06-01T12:00:00Z"},
+		{-1, "9999-06-01T12:00:00Z"},
+		{9_999, "9999-06-01T12:00:00Z"},
+	} {
+		ts := TimestampFromTime(time.Date(c.year, 6, 1, 12, 0, 0, 0, time.UTC))
+		assert.Equal(t, c.want, ts.String(), "year %d", c.year)
+	}
+}
