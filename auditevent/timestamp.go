@@ -24,6 +24,13 @@ const (
 	tsNaive
 )
 
+// TimestampFromUnixNano is TimestampFromTime of the instant ns nanoseconds
+// after the Unix epoch, without building a time.Time: every span's two
+// times come as such counts.
+func TimestampFromUnixNano(ns int64) Timestamp {
+	return Timestamp{micros: floorDiv(ns, 1000), kind: tsUTC}
+}
+
 // TimestampFromTime converts t to a UTC timestamp truncated (not rounded) to
 // microseconds, which is how span times map to event times.
 func TimestampFromTime(t time.Time) Timestamp {

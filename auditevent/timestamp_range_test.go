@@ -1,6 +1,7 @@
 package auditevent
 
 import (
+	"math"
 	"testing"
 	"time"
 
@@ -37,5 +38,15 @@ func TestTimestampOutsideFourDigitYearsKeepsLastFour(t *testing.T) {
 	} {
 		ts := TimestampFromTime(time.Date(c.year, 6, 1, 12, 0, 0, 0, time.UTC))
 		assert.Equal(t, c.want, ts.String(), "year %d", c.year)
+	}
+}
+
+// TimestampFromUnixNano is TimestampFromTime of the same instant, before
+// the epoch as after it, on and off whole microseconds.
+func TestTimestampFromUnixNanoIsFromTime(t *testing.T) {
+	for _, ns := range []int64{0, 1, 999, 1000, 1001, -1, -999, -1000, -1001, 1_700_000_000_123_456_789,
+		-1_700_000_000_123_456_789, math.MaxInt64, math.MinInt64} {
+		want := TimestampFromTime(time.Unix(0, ns))
+		assert.Equal(t, want, TimestampFromUnixNano(ns), "%d ns", ns)
 	}
 }
