@@ -118,19 +118,19 @@ func appendMicroFloat(dst []byte, f float64) (out []byte, ok bool) {
 		dst = append(dst, '-')
 	}
 	whole, frac := uint64(n)/scale, uint64(n)%scale
-	dst = strconv.AppendUint(dst, whole, 10)
+	dst = appendInt(dst, int64(whole)) // below 10^9
 	if frac == 0 {
 		return append(dst, '.', '0'), true
 	}
-	var digits [6]byte
-	end := 0
-	for i := 5; i >= 0; i-- {
-		digits[i] = byte('0' + frac%10)
-		if frac%10 != 0 && end == 0 {
-			end = i + 1
-		}
-		frac /= 10
+	// The six digits in three pairs, then the trailing zeros cut: frac is
+	// not zero, so a digit other than '0' ends the cut.
+	digits := [7]byte{'.'}
+	for k, p := range [3]uint64{frac / 10_000, frac / 100 % 100, frac % 100} {
+		digits[1+2*k], digits[2+2*k] = twoDigits[2*p], twoDigits[2*p+1]
 	}
-	dst = append(dst, '.')
+	end := len(digits)
+	for digits[end-1] == '0' {
+		end--
+	}
 	return append(dst, digits[:end]...), true
 }

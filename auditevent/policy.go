@@ -101,9 +101,17 @@ func (p Policy) Apply(e *Event) Event {
 // as AppendLine of Apply's copy, without making the copy. Sinks encode
 // every event this way, so a policy that changes nothing costs nothing.
 func (p Policy) AppendLine(dst []byte, e *Event) []byte {
+	return p.AppendSpanLine(dst, e, nil)
+}
+
+// AppendSpanLine is AppendLine with the shared fields of e's span copied
+// from the line sl saw last, as AppendSpanLine (the function) does.
+func (p Policy) AppendSpanLine(dst []byte, e *Event, sl *SpanLines) []byte {
 	r := p.result(e)
-	dst = appendJSON(dst, e, r.data, r.stdout, r.stderr)
-	return append(dst, '\n')
+	dst = appendJSON(dst, e, r.data, r.stdout, r.stderr, sl)
+	dst = append(dst, '\n')
+	sl.wrote(dst)
+	return dst
 }
 
 // policyResult is what the policy makes of the fields it governs.

@@ -24,6 +24,13 @@ const (
 	tsNaive
 )
 
+// TimestampFromUnixNano is TimestampFromTime of the instant ns nanoseconds
+// after the Unix epoch, without building a time.Time: every span's two
+// times come as such counts.
+func TimestampFromUnixNano(ns int64) Timestamp {
+	return Timestamp{micros: floorDiv(ns, 1000), kind: tsUTC}
+}
+
 // TimestampFromTime converts t to a UTC timestamp truncated (not rounded) to
 // microseconds, which is how span times map to event times.
 func TimestampFromTime(t time.Time) Timestamp {
@@ -62,7 +69,9 @@ func (t Timestamp) appendText(dst []byte) []byte {
 	y, mo, d := civilDate(days)
 	// Python's years are 1 to 9999; a Go caller's time outside them keeps
 	// its last four digits rather than breaking the line.
-	y = (y%10_000 + 10_000) % 10_000
+	if y < 0 || y >= 10_000 {
+		y = (y%10_000 + 10_000) % 10_000
+	}
 	// Every event writes one: fixed offsets in room grown once, rather
 	// than an append (and its capacity check) per field.
 	n := len(dst)

@@ -1,6 +1,7 @@
 package auditevent
 
 import (
+	"math"
 	"testing"
 	"time"
 
@@ -18,5 +19,34 @@ func TestTimestampFromTimeOverTheWholeRange(t *testing.T) {
 		got := TimestampFromTime(want)
 		assert.Equal(t, s, got.String())
 		assert.True(t, want.Equal(got.Time()), s)
+	}
+}
+
+// A Go caller's time outside the years a line can spell keeps the year's
+// last four digits, before year 0 as after 9999, so the line stays
+// parseable rather than growing a fifth digit or a sign.
+func TestTimestampOutsideFourDigitYearsKeepsLastFour(t *testing.T) {
+	for _, c := range []struct {
+		year int
+		want string
+	}{
+		{10_000, "0000-06-01T12:00:00Z"},
+		{12_345, "2345-06-01T12:00:00Z"},
+		{0, "0000-06-01T12:00:00Z"},
+		{-1, "9999-06-01T12:00:00Z"},
+		{9_999, "9999-06-01T12:00:00Z"},
+	} {
+		ts := TimestampFromTime(time.Date(c.year, 6, 1, 12, 0, 0, 0, time.UTC))
+		assert.Equal(t, c.want, ts.String(), "year %d", c.year)
+	}
+}
+
+// TimestampFromUnixNano is TimestampFromTime of the same instant, before
+// the epoch as after it, on and off whole microseconds.
+func TestTimestampFromUnixNanoIsFromTime(t *testing.T) {
+	for _, ns := range []int64{0, 1, 999, 1000, 1001, -1, -999, -1000, -1001, 1_700_000_000_123_456_789,
+		-1_700_000_000_123_456_789, math.MaxInt64, math.MinInt64} {
+		want := TimestampFromTime(time.Unix(0, ns))
+		assert.Equal(t, want, TimestampFromUnixNano(ns), "%d ns", ns)
 	}
 }

@@ -76,14 +76,14 @@ func (m *measured) lineLen(policies *payloadpolicy.Table, pol payloadpolicy.Poli
 
 // appendLine appends ev's line under the sink's policies: the measured
 // copy's, counting its cuts, when there is one.
-func (m *measured) appendLine(dst []byte, policies *payloadpolicy.Table, pol payloadpolicy.Policy, ev *auditevent.Event, cuts *redact.Counts) []byte {
+func (m *measured) appendLine(dst []byte, policies *payloadpolicy.Table, pol payloadpolicy.Policy, ev *auditevent.Event, cuts *redact.Counts, sl *auditevent.SpanLines) []byte {
 	if m != nil && len(m.copies) > 0 {
 		if c := m.copies[copyKey{policies, refOf(ev)}]; c != nil {
 			if cuts != nil {
 				cuts.Add(&c.cuts)
 			}
-			return auditevent.AppendLine(dst, &c.out)
+			return auditevent.AppendSpanLine(dst, &c.out, sl)
 		}
 	}
-	return pol.AppendLine(dst, ev, cuts)
+	return pol.AppendSpanLine(dst, ev, cuts, sl)
 }

@@ -46,19 +46,21 @@ func (b *bufPool) put(buf *[]byte) {
 // redacted copy's when the policy redacts (the one m holds, if any); cuts
 // counts the cuts.
 func appendEvent(dst []byte, pc *payloadpolicy.Table, ev *auditevent.Event, cuts *redact.Counts, m *measured) []byte {
-	return m.appendLine(dst, pc, pc.Get(ev.Op), ev, cuts)
+	return m.appendLine(dst, pc, pc.Get(ev.Op), ev, cuts, nil)
 }
 
 // appendEvents encodes a batch under one sink's policy, looked up again
 // only where the op changes: a span's two events, and often a run of spans,
-// share one.
+// share one. A span's second line copies the fields it shares with the
+// first (auditevent.SpanLines).
 func appendEvents(dst []byte, pc *payloadpolicy.Table, events []auditevent.Event, cuts *redact.Counts, m *measured) []byte {
 	var p payloadpolicy.Policy
+	var sl auditevent.SpanLines
 	for i := range events {
 		if i == 0 || events[i].Op != events[i-1].Op {
 			p = pc.Get(events[i].Op)
 		}
-		dst = m.appendLine(dst, pc, p, &events[i], cuts)
+		dst = m.appendLine(dst, pc, p, &events[i], cuts, &sl)
 	}
 	return dst
 }

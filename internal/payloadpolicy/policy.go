@@ -60,11 +60,17 @@ func output(r *redact.Redactor, raw []byte, text *string, maxChars int, c *redac
 // redaction the policy is applied while encoding, so the event is not
 // copied.
 func (p Policy) AppendLine(dst []byte, e *auditevent.Event, c *redact.Counts) []byte {
+	return p.AppendSpanLine(dst, e, c, nil)
+}
+
+// AppendSpanLine is AppendLine with the fields e shares with the line sl
+// saw last copied from it (see auditevent.SpanLines); sl may be nil.
+func (p Policy) AppendSpanLine(dst []byte, e *auditevent.Event, c *redact.Counts, sl *auditevent.SpanLines) []byte {
 	if !p.Redacts(e) {
-		return p.Policy.AppendLine(dst, e)
+		return p.Policy.AppendSpanLine(dst, e, sl)
 	}
 	out := p.Apply(e, c)
-	return auditevent.AppendLine(dst, &out)
+	return auditevent.AppendSpanLine(dst, &out, sl)
 }
 
 // nothingToCut reports whether Apply would leave every field the line

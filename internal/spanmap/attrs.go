@@ -251,7 +251,7 @@ func (as *attrSet) ts(i int, t pcommon.Timestamp, field string) (auditevent.Time
 		if err := checkSpanTime(t, field); err != nil {
 			return auditevent.Timestamp{}, err
 		}
-		return auditevent.TimestampFromTime(t.AsTime()), nil
+		return auditevent.TimestampFromUnixNano(int64(t)), nil // checkSpanTime: within int64
 	}
 	s, err := as.str(i)
 	if err != nil {

@@ -357,8 +357,9 @@ func (as *attrSet) finishEvent(e *auditevent.Event, data auditevent.Data, span p
 // assignSeqs gives the events (either may be nil) their seqs under one
 // lock of the counters.
 func (m *Mapper) assignSeqs(session uuid.UUID, seqs *spanSeqs, start, finish *auditevent.Event) error {
+	// Unlocked without defer: this runs once per span, and nothing between
+	// can panic but on a broken invariant.
 	m.mu.Lock()
-	defer m.mu.Unlock()
 	e := m.seqs.touch(session)
 	ok := true
 	if start != nil {
@@ -367,6 +368,7 @@ func (m *Mapper) assignSeqs(session uuid.UUID, seqs *spanSeqs, start, finish *au
 	if finish != nil && ok {
 		finish.Seq, ok = m.seqs.seqOf(e, finish.EventID, seqs.finish, seqs.hasFinish)
 	}
+	m.mu.Unlock()
 	if !ok {
 		return attrErr("span", "no seq left to assign: the session's highest seq is the largest int64", nil)
 	}
