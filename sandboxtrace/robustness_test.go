@@ -308,7 +308,7 @@ func TestSessionsOnAProviderThatRecordsNoSpansAreReported(t *testing.T) {
 	unsampled := trace.ContextWithRemoteSpanContext(context.Background(), trace.NewSpanContext(trace.SpanContextConfig{
 		TraceID: trace.TraceID{1}, SpanID: trace.SpanID{2}, Remote: true}))
 	//lint:ignore SA1019 the deprecated provider is what these cases are about
-	deprecated := trace.NewNoopTracerProvider()
+	deprecated := trace.NewNoopTracerProvider() //nolint:staticcheck // the same reason, for golangci-lint
 	for name, c := range map[string]struct {
 		tp     trace.TracerProvider
 		ctx    context.Context

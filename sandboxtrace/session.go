@@ -275,7 +275,7 @@ func isNoopProvider(tp trace.TracerProvider) bool {
 		return true
 	}
 	//lint:ignore SA1019 recognizes the deprecated provider callers still pass
-	return tp == trace.NewNoopTracerProvider()
+	return tp == trace.NewNoopTracerProvider() //nolint:staticcheck // the same reason, for golangci-lint
 }
 
 // checkProviderUp reports, once, that the TracerProvider is shut down: the

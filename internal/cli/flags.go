@@ -51,7 +51,7 @@ func repeatedFlag(fs *flag.FlagSet, args []string) string {
 		if f == nil {
 			continue
 		}
-		if b, ok := f.Value.(interface{ IsBoolFlag() bool }); !hasValue && !(ok && b.IsBoolFlag()) {
+		if b, ok := f.Value.(interface{ IsBoolFlag() bool }); !hasValue && (!ok || !b.IsBoolFlag()) {
 			i++ // its value, whatever it looks like
 		}
 		if _, one := f.Value.(flag.Getter); !one {
