@@ -33,7 +33,7 @@ type maintainer struct {
 	// zc is the loop's compressor, reused from segment to segment.
 	zc compressor
 	// onTornTail is Options.OnTornTail.
-	onTornTail func(path string, torn fsutil.TornTail)
+	onTornTail func(path string, torn fsutil.TornTail, site TornSite)
 	// differing holds the plain segments found to differ from their
 	// compressed copies, with what both files were then: one is reported
 	// again (and read again) only once either file changes. Only the loop
@@ -55,7 +55,7 @@ type maintainer struct {
 	done   chan struct{}
 }
 
-func newMaintainer(r *Rotation, marks *ownMarks, idle func(context.Context) time.Duration, forget func(string), onTornTail func(string, fsutil.TornTail)) *maintainer {
+func newMaintainer(r *Rotation, marks *ownMarks, idle func(context.Context) time.Duration, forget func(string), onTornTail func(string, fsutil.TornTail, TornSite)) *maintainer {
 	ctx, cancel := context.WithCancel(context.Background())
 	m := &maintainer{rot: r, marks: marks, idle: idle, forget: forget, onTornTail: onTornTail, queued: map[string]bool{}, wake: make(chan struct{}, 1), ctx: ctx, cancel: cancel, done: make(chan struct{})}
 	go m.loop()
@@ -181,7 +181,7 @@ func (m *maintainer) compressAll(ctx context.Context, path string, segs []Segmen
 	onTorn := func(p string, tt fsutil.TornTail) {
 		torn.stale = true
 		if m.onTornTail != nil {
-			m.onTornTail(p, tt)
+			m.onTornTail(p, tt, TornInSegment)
 		}
 	}
 	var again time.Duration
