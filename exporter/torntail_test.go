@@ -7,9 +7,11 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/config/configoptional"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest/observer"
@@ -41,6 +43,7 @@ func TestTornTailIsCutAndLoggedWithoutItsBytes(t *testing.T) {
 	}
 	cut := logs.FilterMessageSnippet("Cut a torn last line").All()
 	require.Len(t, cut, 1)
+	assert.Contains(t, cut[0].Message, "off the audit file "+path+", before writing to it")
 	fields := cut[0].ContextMap()
 	assert.Equal(t, path, fields["path"])
 	assert.Equal(t, int64(len(torn)), fields["bytes"])
@@ -55,4 +58,32 @@ func TestTornTailIsCutAndLoggedWithoutItsBytes(t *testing.T) {
 			assert.NotContains(t, fmt.Sprint(k, "=", v), "hunter2")
 		}
 	}
+}
+
+// TestTornTailOfASegmentIsLoggedAsTheSegments: compression cuts a closed
+// segment's torn last line off before compressing it; the warning names
+// that segment and that situation, not the audit file and a write.
+func TestTornTailOfASegmentIsLoggedAsTheSegments(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "events.jsonl")
+	seg := filepath.Join(dir, "events-20260101T000000Z-000001.jsonl")
+	const torn = `{"data":{"stdout":"hunter2-secret`
+	require.NoError(t, os.WriteFile(seg, []byte("{\"n\":1}\n"+torn), 0o600))
+	old := time.Now().Add(-time.Hour)
+	require.NoError(t, os.Chtimes(seg, old, old))
+	cfg := createDefaultConfig().(*Config)
+	withFile(cfg, path, auditevent.PolicyOverride{})
+	cfg.File.Get().Rotation = configoptional.Some(RotationConfig{MaxMegabytes: 100, Compression: "zstd"})
+	core, logs := observer.New(zapcore.InfoLevel)
+	te := startExportersWithLogger(t, cfg, zap.New(core))
+
+	require.NoError(t, te.logs.ConsumeLogs(context.Background(), buildAuditLogs()))
+	require.Eventually(t, func() bool { return logs.FilterMessageSnippet("Cut a torn last line").Len() > 0 },
+		time.Minute, 5*time.Millisecond)
+	cut := logs.FilterMessageSnippet("Cut a torn last line").All()
+	require.Len(t, cut, 1)
+	assert.Contains(t, cut[0].Message, "off the closed segment "+seg+", before compressing it")
+	assert.NotContains(t, cut[0].Message, "audit file")
+	assert.Equal(t, seg, cut[0].ContextMap()["path"])
+	assert.NotContains(t, cut[0].Message, "hunter2")
 }

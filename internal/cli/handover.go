@@ -59,6 +59,7 @@ func runLogHandover(ctx context.Context, args []string, s Streams) int {
 		_, _ = fmt.Fprintf(s.Stderr, "log handover: %s: a handover retired this log already; it goes on at %s: hand that path over\n", h.path, live)
 		return exitProblems
 	}
+	h.warn = s.Stderr
 	owner, ok := lockLog("log handover", h.path, s.Stderr)
 	if !ok {
 		return exitProblems
@@ -75,8 +76,9 @@ type handover struct {
 	path       string
 	keys       *integrity.Keys
 	nextKey    string
-	nextName   string // the new key's name
-	nextOrigin string // "" until the retiring log's origin gives the default
+	nextName   string    // the new key's name
+	nextOrigin string    // "" until the retiring log's origin gives the default
+	warn       io.Writer // where the seal says what it mended
 }
 
 func loadHandoverKeys(keyFile, nextKeyFile, nextOrigin, path string) (*handover, error) {
@@ -276,11 +278,7 @@ func (h *handover) finalCheckpoint(ctx context.Context) ([]byte, integrity.Check
 		}
 		return st.Signed, st.Final.Checkpoint, nil
 	}
-	sealer, err := integrity.NewSealer(integrity.Settings{Keys: h.keys, Interval: time.Second, CallerOwns: true})
-	if err != nil {
-		return nil, integrity.Checkpoint{}, err
-	}
-	if err := sealer.Seal(ctx, h.path); err != nil {
+	if err := sealOnce(ctx, h.keys, h.path, h.warn); err != nil {
 		return nil, integrity.Checkpoint{}, fmt.Errorf("seal %s with the key being retired: %w", h.path, err)
 	}
 	_, last, err := integrity.NewestSigned(h.path, h.keys.Verifier)

@@ -2,7 +2,10 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
+	"os"
 	"regexp"
 
 	"github.com/sandboxaudit/sandboxaudit/internal/fsutil"
@@ -28,8 +31,12 @@ func runKeygen(_ context.Context, args []string, s Streams) int {
 	}
 	if _, err := fsutil.MkdirAll(*out); err != nil {
 		_, _ = fmt.Fprintf(s.Stderr, "keygen: --out: %v\n", err)
+		if errors.Is(err, fsutil.ErrNotDir) {
+			return exitUsage // a bad flag value: --out names a file
+		}
 		return exitProblems
 	}
+	warnSwappable(*out, s.Stderr)
 	keyPath, pubPath, err := integrity.GenerateKeyFiles(*out, *name)
 	if err != nil {
 		_, _ = fmt.Fprintf(s.Stderr, "keygen: %v\n", err)
@@ -37,4 +44,17 @@ func runKeygen(_ context.Context, args []string, s Streams) int {
 	}
 	_, _ = fmt.Fprintf(s.Stdout, "signing key (keep secret, mode 0600): %s\nverifier key: %s\n", keyPath, pubPath)
 	return exitOK
+}
+
+// warnSwappable warns when others can write to dir without its sticky bit:
+// they can then rename the key written there and put their own in its
+// place. The key is still written: it is 0600 and nobody else reads it,
+// and the operator may move it.
+func warnSwappable(dir string, stderr io.Writer) {
+	fi, err := os.Stat(dir)
+	if err != nil || fi.Mode().Perm()&0o002 == 0 || fi.Mode()&os.ModeSticky != 0 {
+		return
+	}
+	_, _ = fmt.Fprintf(stderr, "keygen: WARN --out %s is writable by everyone (mode %04o, no sticky bit): "+
+		"another user can swap the keys written there; move them to a directory only you can write to\n", dir, fi.Mode().Perm())
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -67,12 +68,7 @@ func runLogReset(ctx context.Context, args []string, s Streams) int {
 		_, _ = fmt.Fprintf(s.Stderr, "log reset: %v\n", err)
 		return exitProblems
 	}
-	// What the seal mends (a torn last line cut off) is logged on stderr.
-	sealer, err := integrity.NewSealer(integrity.Settings{Keys: keys, Interval: time.Second, CallerOwns: true, Logger: stderrLogger(s.Stderr)})
-	if err == nil {
-		err = sealer.Seal(ctx, path)
-	}
-	if err != nil {
+	if err := sealOnce(ctx, keys, path, s.Stderr); err != nil {
 		_, _ = fmt.Fprintf(s.Stderr, "log reset: seal %s: %v\n", path, err)
 		return exitProblems
 	}
@@ -81,6 +77,18 @@ func runLogReset(ctx context.Context, args []string, s Streams) int {
 		_, _ = fmt.Fprintf(s.Stdout, "log reset: kept the old %s as %s\n", filepath.Base(k[0]), k[1])
 	}
 	return exitOK
+}
+
+// sealOnce seals the log of path with keys, as the CLI's commands that
+// own the log do. What the seal mends (a torn last line cut off into
+// PATH.torn-<time>) is logged on warn: the file changes, and the operator
+// learns it and where the line is kept.
+func sealOnce(ctx context.Context, keys *integrity.Keys, path string, warn io.Writer) error {
+	sealer, err := integrity.NewSealer(integrity.Settings{Keys: keys, Interval: time.Second, CallerOwns: true, Logger: stderrLogger(warn)})
+	if err != nil {
+		return err
+	}
+	return sealer.Seal(ctx, path)
 }
 
 // resetKept matches the name log reset keeps an old log's sidecars under,

@@ -25,3 +25,17 @@ func TestLogResetSaysItCutATornLine(t *testing.T) {
 	require.Len(t, kept, 1)
 	require.Equal(t, `{"torn":`, string(readFile(t, kept[0])))
 }
+
+func TestLogHandoverSaysItCutATornLine(t *testing.T) {
+	path, oldKey, _, _, _ := witnessedFixture(t)
+	_, newPub := keyFiles(t, "cli-test-2027")
+	appendFlocked(t, path, `{"torn":`)
+	res := run(t, "", "log", "handover", "--signing-key", oldKey, "--next-key", newPub, path)
+	require.Equal(t, 0, res.code, res.stdout+res.stderr)
+	require.Contains(t, res.stderr, "WARN integrity: repaired crash damage")
+	require.Contains(t, res.stderr, "cut a torn last line (8 bytes) off; it is kept in audit.jsonl.torn-")
+	kept, err := filepath.Glob(path + ".torn-*")
+	require.NoError(t, err)
+	require.Len(t, kept, 1, "the torn line stays beside the path the new log starts at")
+	require.Equal(t, `{"torn":`, string(readFile(t, kept[0])))
+}

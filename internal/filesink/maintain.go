@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sync"
@@ -33,7 +34,7 @@ type maintainer struct {
 	// zc is the loop's compressor, reused from segment to segment.
 	zc compressor
 	// onTornTail is Options.OnTornTail.
-	onTornTail func(path string, torn fsutil.TornTail)
+	onTornTail func(path string, torn fsutil.TornTail, site TornSite)
 	// differing holds the plain segments found to differ from their
 	// compressed copies, with what both files were then: one is reported
 	// again (and read again) only once either file changes. Only the loop
@@ -44,6 +45,13 @@ type maintainer struct {
 	// readDir lists a directory for segments and kept torn lines; nil is
 	// os.ReadDir (a test counts the listings).
 	readDir func(string) ([]os.DirEntry, error)
+	// unremoved holds, per file, a removal of a segment's file that failed
+	// (see removeFile): the same failure is reported once, not each round.
+	// Only the loop uses it.
+	unremoved map[string]removalFailure
+	// unlink is os.Remove; a test makes it fail for a file (as on a file
+	// made immutable).
+	unlink func(string) error
 
 	mu     sync.Mutex
 	queued map[string]bool
@@ -55,7 +63,7 @@ type maintainer struct {
 	done   chan struct{}
 }
 
-func newMaintainer(r *Rotation, marks *ownMarks, idle func(context.Context) time.Duration, forget func(string), onTornTail func(string, fsutil.TornTail)) *maintainer {
+func newMaintainer(r *Rotation, marks *ownMarks, idle func(context.Context) time.Duration, forget func(string), onTornTail func(string, fsutil.TornTail, TornSite)) *maintainer {
 	ctx, cancel := context.WithCancel(context.Background())
 	m := &maintainer{rot: r, marks: marks, idle: idle, forget: forget, onTornTail: onTornTail, queued: map[string]bool{}, wake: make(chan struct{}, 1), ctx: ctx, cancel: cancel, done: make(chan struct{})}
 	go m.loop()
@@ -181,7 +189,7 @@ func (m *maintainer) compressAll(ctx context.Context, path string, segs []Segmen
 	onTorn := func(p string, tt fsutil.TornTail) {
 		torn.stale = true
 		if m.onTornTail != nil {
-			m.onTornTail(p, tt)
+			m.onTornTail(p, tt, TornInSegment)
 		}
 	}
 	var again time.Duration
@@ -256,6 +264,11 @@ func (m *maintainer) dropPlainTwin(path string, seg Segment) {
 	if prev, ok := m.differing[seg.Plain]; ok && prev == stamp {
 		return
 	}
+	if prev, ok := m.unremoved[seg.Plain]; ok && prev.stamp == stamp {
+		// Found the same before, and its removal failed: not read again.
+		_ = m.removeFile(path, seg, seg.Plain, "remove the plain copy of a compressed segment")
+		return
+	}
 	switch same, err := SameAsCompressed(seg.Plain, seg.Path); {
 	case err != nil:
 		m.rot.fail(path, fmt.Errorf("compare plain segment %s with its compressed copy: %w", seg.Plain, err))
@@ -269,8 +282,7 @@ func (m *maintainer) dropPlainTwin(path string, seg Segment) {
 		return
 	}
 	delete(m.differing, seg.Plain)
-	if err := os.Remove(seg.Plain); err != nil {
-		m.rot.fail(path, fmt.Errorf("remove %s, compressed already: %w", seg.Plain, err))
+	if err := m.removeFile(path, seg, seg.Plain, "remove the plain copy of a compressed segment"); err != nil {
 		return
 	}
 	_ = os.Remove(seg.Plain + ZstdSuffix + tmpSuffix)
@@ -387,7 +399,9 @@ func (r *Rotation) removalReason(seg Segment, excess int, now time.Time) string 
 // segment, which is not the log's to remove.
 func (m *maintainer) removeSegment(path string, seg Segment, reason string, torn *tornKept) bool {
 	if err := m.remove(path, seg, torn); err != nil {
-		m.rot.fail(path, err)
+		if !errors.As(err, new(reportedError)) {
+			m.rot.fail(path, err)
+		}
 		return errors.Is(err, ErrForeignSegment)
 	}
 	if m.rot.OnRemoved != nil {
@@ -412,16 +426,19 @@ func (m *maintainer) recorded(path string, segs []Segment) []bool {
 }
 
 // remove removes seg, its compressed copy's temp file and the torn lines
-// kept for it (torn, listed once per retention pass).
+// kept for it (torn, listed once per retention pass). A plain twin goes
+// before the compressed copy: when it cannot be removed (an immutable
+// file), the pair stays whole, rather than a plain file compression would
+// compress again each round.
 func (m *maintainer) remove(path string, seg Segment, torn *tornKept) error {
 	if m.rot.BeforeRemove != nil {
 		if err := m.rot.BeforeRemove(path, seg); err != nil {
 			return fmt.Errorf("retention kept %s: %w", filepath.Base(seg.Path), err)
 		}
 	}
-	for _, p := range []string{seg.Path, seg.Plain, seg.Plain + ZstdSuffix + tmpSuffix} {
-		if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return fmt.Errorf("retention: remove %s: %w", p, err)
+	for _, p := range []string{seg.Plain, seg.Path, seg.Plain + ZstdSuffix + tmpSuffix} {
+		if err := m.removeFile(path, seg, p, "retention: remove"); err != nil {
+			return err
 		}
 	}
 	if err := torn.remove(path, seg); err != nil {
@@ -431,6 +448,48 @@ func (m *maintainer) remove(path string, seg Segment, torn *tornKept) error {
 		return fmt.Errorf("retention: sync directory of %s: %w", seg.Path, err)
 	}
 	return nil
+}
+
+// reportedError is removeFile's error: reported already, or once before.
+type reportedError struct{ error }
+
+func (e reportedError) Unwrap() error { return e.error }
+
+// removalFailure is a failed removal of a segment's file: the cause, and
+// the segment's files as they were then.
+type removalFailure struct {
+	cause string
+	stamp twinStamp
+}
+
+// removeFile removes p, a file of path's segment seg; what says which
+// step does (the error's start). A failure is reported once: each round
+// tries again, and the same cause on the same files (an immutable file, a
+// read-only directory) is reported again only once either changes.
+func (m *maintainer) removeFile(path string, seg Segment, p, what string) error {
+	unlink := m.unlink
+	if unlink == nil {
+		unlink = os.Remove
+	}
+	err := unlink(p)
+	if err == nil || errors.Is(err, os.ErrNotExist) {
+		delete(m.unremoved, p)
+		return nil
+	}
+	f := removalFailure{cause: err.Error(), stamp: stampTwin(seg)}
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		f.cause = pe.Err.Error()
+	}
+	err = fmt.Errorf("%s %s: %w", what, p, err)
+	if prev, ok := m.unremoved[p]; !ok || prev != f {
+		if m.unremoved == nil {
+			m.unremoved = map[string]removalFailure{}
+		}
+		m.unremoved[p] = f
+		m.rot.fail(path, err)
+	}
+	return reportedError{err}
 }
 
 // openSegment opens a plain segment to compress, read-write so that a torn

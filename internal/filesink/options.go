@@ -72,10 +72,10 @@ type Options struct {
 	// reopened under a writer.
 	BeforeCreate func(ctx context.Context, path string) error
 	// OnTornTail, when set, is told of each torn last line (a writer
-	// killed mid-write) the sink cut off a file before writing to it, and
-	// where the line is kept, or closed with a newline (not kept). It runs
-	// under the writers' lock, when the file system has flock.
-	OnTornTail func(path string, torn fsutil.TornTail)
+	// killed mid-write) the sink cut off a file, which file and when (site),
+	// and where the line is kept, or closed with a newline (not kept). It
+	// runs under the writers' lock, when the file system has flock.
+	OnTornTail func(path string, torn fsutil.TornTail, site TornSite)
 	// OnReplaced, when set, is told that the file the sink last appended
 	// to at path was moved away, removed or replaced by someone else
 	// (not by the sink's rotation), and how many bytes it held after that
@@ -93,6 +93,16 @@ type Options struct {
 	syncFn  func(*os.File) error
 	lockFn  func(context.Context, int) error
 }
+
+// TornSite says where the sink found a torn last line it cut off.
+type TornSite int
+
+const (
+	// TornInAuditFile is the file at the path, before the sink appends to it.
+	TornInAuditFile TornSite = iota
+	// TornInSegment is a closed segment, before compression copies it.
+	TornInSegment
+)
 
 // Validate reports whether m is a known mode; "" is accepted as the default.
 func (m FsyncMode) Validate() error {

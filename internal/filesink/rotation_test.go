@@ -772,17 +772,17 @@ func TestCompressionCutsATornLineOffTheSegment(t *testing.T) {
 	r.grace = time.Millisecond
 	var mu sync.Mutex
 	var told []string
-	s, err := New(Options{Path: path, Rotation: r, OnTornTail: func(p string, torn fsutil.TornTail) {
+	s, err := New(Options{Path: path, Rotation: r, OnTornTail: func(p string, torn fsutil.TornTail, site TornSite) {
 		mu.Lock()
 		defer mu.Unlock()
-		told = append(told, fmt.Sprint(p, " ", torn.Bytes, " ", torn.KeptIn != ""))
+		told = append(told, fmt.Sprint(p, " ", torn.Bytes, " ", torn.KeptIn != "", " ", site == TornInSegment))
 	}})
 	require.NoError(t, err)
 	require.NoError(t, s.WriteBatch(context.Background(), testSession, numberedLines(5, 5)))
 	require.Eventually(t, func() bool { _, err := os.Stat(seg + ZstdSuffix); return err == nil }, time.Minute, 5*time.Millisecond)
 	require.NoError(t, s.Close())
 	mu.Lock()
-	require.Equal(t, []string{fmt.Sprint(seg, " ", len(torn), " true")}, told)
+	require.Equal(t, []string{fmt.Sprint(seg, " ", len(torn), " true true")}, told)
 	mu.Unlock()
 	require.Empty(t, ev.errors())
 	segs, parts := readTrail(t, path)

@@ -34,7 +34,7 @@ type Sink struct {
 	// Options.OnWrite, BeforeCreate, OnTornTail and OnReplaced.
 	onWrite      func(path string, lines int)
 	beforeCreate func(ctx context.Context, path string) error
-	onTornTail   func(path string, torn fsutil.TornTail)
+	onTornTail   func(path string, torn fsutil.TornTail, site TornSite)
 	onReplaced   func(path string, size int64)
 	// rot is Options.Rotation (nil: no rotation); maint runs its
 	// compression and retention.
@@ -254,7 +254,7 @@ func (s *Sink) repairTail(f *os.File, size, end int64, locked bool) (int64, erro
 	// Opened O_RDWR, not write-only, so that the tail can be read.
 	size, torn, err := repair(f, f.Name(), size, func(b []byte) error { return s.writeAll(f, b) })
 	if torn.Bytes > 0 && s.onTornTail != nil {
-		s.onTornTail(f.Name(), torn)
+		s.onTornTail(f.Name(), torn, TornInAuditFile)
 	}
 	return size, err
 }

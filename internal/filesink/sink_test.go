@@ -116,8 +116,9 @@ func TestWriteCutsTornTail(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "x.jsonl")
 	require.NoError(t, os.WriteFile(path, []byte("{\"ok\":1}\n{\"torn"), 0o600))
 	var told []fsutil.TornTail
-	s, err := New(Options{Path: path, OnTornTail: func(p string, torn fsutil.TornTail) {
+	s, err := New(Options{Path: path, OnTornTail: func(p string, torn fsutil.TornTail, site TornSite) {
 		require.Equal(t, path, p)
+		require.Equal(t, TornInAuditFile, site)
 		told = append(told, torn)
 	}})
 	require.NoError(t, err)
@@ -365,7 +366,7 @@ func TestWriteWithoutFlockClosesTornTailInPlace(t *testing.T) {
 	var told []fsutil.TornTail
 	s, err := New(Options{
 		Path:       path,
-		OnTornTail: func(_ string, torn fsutil.TornTail) { told = append(told, torn) },
+		OnTornTail: func(_ string, torn fsutil.TornTail, _ TornSite) { told = append(told, torn) },
 		lockFn:     func(context.Context, int) error { return fsutil.ErrLockUnsupported },
 	})
 	require.NoError(t, err)

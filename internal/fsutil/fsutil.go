@@ -15,9 +15,14 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"syscall"
 
 	"golang.org/x/sys/unix"
 )
+
+// ErrNotDir is MkdirAll's error when dir or a parent is a file: a caller
+// taking the directory from a flag tells it from a failure to create one.
+var ErrNotDir = errors.New("exists and is not a directory")
 
 // MkdirAll creates dir and its missing parents with mode 0700 (audit data
 // is private) and returns the directories it created, outermost first, so
@@ -29,11 +34,12 @@ func MkdirAll(dir string) ([]string, error) {
 		fi, err := os.Stat(d)
 		if err == nil {
 			if !fi.IsDir() {
-				return nil, fmt.Errorf("%s exists and is not a directory", d)
+				return nil, fmt.Errorf("%s %w", d, ErrNotDir)
 			}
 			break
 		}
-		if !errors.Is(err, os.ErrNotExist) {
+		// ENOTDIR: a parent is a file; the walk up names it.
+		if !errors.Is(err, os.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR) {
 			return nil, err
 		}
 		missing = append(missing, d)

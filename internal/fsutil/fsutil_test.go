@@ -42,8 +42,10 @@ func TestMkdirAllRefusesAFileInTheWay(t *testing.T) {
 
 	_, err := MkdirAll(blocker)
 	require.ErrorContains(t, err, "blocker exists and is not a directory")
+	require.ErrorIs(t, err, ErrNotDir)
 	_, err = MkdirAll(filepath.Join(blocker, "sub"))
-	require.ErrorContains(t, err, "not a directory")
+	require.ErrorContains(t, err, "blocker exists and is not a directory")
+	require.ErrorIs(t, err, ErrNotDir)
 }
 
 func TestSyncDirAndFdatasync(t *testing.T) {

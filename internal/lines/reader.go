@@ -16,9 +16,20 @@ import (
 type Reader struct {
 	r   *bufio.Reader
 	max int
-	buf []byte // a line longer than r's buffer is assembled here
-	n   int    // number of the line last returned, from 1
+	// A line longer than r's buffer is assembled in buf, then, once
+	// buf holds blockSize bytes, in more blocks of blockSize, copied
+	// into one slice of the line's size at its end: a line past the
+	// bound is held up to the bound and dropped, and a long line takes
+	// about twice its size, not the several times doubling a slice and
+	// copying it each time takes.
+	buf    []byte
+	blocks [][]byte
+	n      int // number of the line last returned, from 1
 }
+
+// blockSize is the size of the blocks a long line is assembled in, and
+// the most buf keeps between lines.
+const blockSize = 1 << 20
 
 // NewReader reads r with a buffer of bufSize bytes (bufio's default when
 // bufSize <= 0). Lines longer than maxBytes, newline excluded, are
@@ -39,7 +50,7 @@ func NewReader(r io.Reader, bufSize, maxBytes int) *Reader {
 // reading many small files would otherwise allocate them for each.
 func (lr *Reader) Reset(r io.Reader) {
 	lr.r.Reset(r)
-	lr.buf = lr.buf[:0]
+	lr.buf, lr.blocks = lr.buf[:0], nil
 	lr.n = 0
 }
 
@@ -75,25 +86,63 @@ func (lr *Reader) Next() (Line, error) {
 	}
 	size := int64(len(chunk))
 	tooLong := len(chunk) > lr.max+1 // +1: the newline itself
-	lr.buf = lr.buf[:0]
-	if !tooLong {
-		lr.buf = append(lr.buf, chunk...)
+	if cap(lr.buf) != blockSize {
+		// The first long line's block, kept; or the last long line's
+		// slice, handed out.
+		lr.buf = make([]byte, 0, blockSize)
 	}
+	lr.buf, lr.blocks = lr.buf[:0], nil
+	held := 0
 	for {
-		chunk, err = lr.r.ReadSlice('\n')
-		size += int64(len(chunk))
 		if !tooLong {
-			if len(lr.buf)+len(chunk) > lr.max+1 {
+			if held+len(chunk) > lr.max+1 {
 				tooLong = true
-				lr.buf = lr.buf[:0]
+				lr.buf, lr.blocks = lr.buf[:0], nil
 			} else {
-				lr.buf = append(lr.buf, chunk...)
+				lr.hold(chunk)
+				held += len(chunk)
 			}
 		}
 		if !errors.Is(err, bufio.ErrBufferFull) {
-			return lr.result(lr.buf, tooLong, size, err)
+			return lr.result(lr.assembled(held), tooLong, size, err)
 		}
+		chunk, err = lr.r.ReadSlice('\n')
+		size += int64(len(chunk))
 	}
+}
+
+// hold appends chunk to the line being assembled: to buf up to
+// blockSize, then to blocks of blockSize.
+func (lr *Reader) hold(chunk []byte) {
+	for len(chunk) > 0 {
+		last := &lr.buf
+		if len(lr.blocks) > 0 {
+			last = &lr.blocks[len(lr.blocks)-1]
+		}
+		room := blockSize - len(*last)
+		if room <= 0 {
+			lr.blocks = append(lr.blocks, make([]byte, 0, blockSize))
+			continue
+		}
+		n := min(room, len(chunk))
+		*last = append(*last, chunk[:n]...)
+		chunk = chunk[n:]
+	}
+}
+
+// assembled is the line held, held bytes, in one slice: buf when it
+// fits there, else a slice of its size the blocks are copied into.
+func (lr *Reader) assembled(held int) []byte {
+	if len(lr.blocks) == 0 {
+		return lr.buf
+	}
+	line := make([]byte, 0, held)
+	line = append(line, lr.buf...)
+	for _, b := range lr.blocks {
+		line = append(line, b...)
+	}
+	lr.buf, lr.blocks = line, nil
+	return line
 }
 
 // result makes the Line of raw (the line with its newline, if any; size
