@@ -44,6 +44,9 @@ type maintainer struct {
 	// readDir lists a directory for segments and kept torn lines; nil is
 	// os.ReadDir (a test counts the listings).
 	readDir func(string) ([]os.DirEntry, error)
+	// after runs f once d has passed and returns what stops it; nil is
+	// time.AfterFunc (a test holds the looks again itself).
+	after func(d time.Duration, f func()) (stop func() bool)
 
 	mu     sync.Mutex
 	queued map[string]bool
@@ -139,10 +142,19 @@ func (m *maintainer) round(paths []string) bool {
 			return false
 		}
 		if again := m.maintain(m.ctx, path, l); again > 0 {
-			time.AfterFunc(again, func() { m.schedule(path) })
+			m.lookAgain(path, again)
 		}
 	}
 	return true
+}
+
+// lookAgain schedules path once d has passed.
+func (m *maintainer) lookAgain(path string, d time.Duration) {
+	after := m.after
+	if after == nil {
+		after = func(d time.Duration, f func()) func() bool { return time.AfterFunc(d, f).Stop }
+	}
+	after(d, func() { m.schedule(path) })
 }
 
 // maintain compresses path's closed segments and applies retention, from
