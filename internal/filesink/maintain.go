@@ -47,6 +47,11 @@ type maintainer struct {
 	// after runs f once d has passed and returns what stops it; nil is
 	// time.AfterFunc (a test holds the looks again itself).
 	after func(d time.Duration, f func()) (stop func() bool)
+	// later stops each path's pending look again: a round looks at all
+	// of a path's segments, so its look again replaces the one before
+	// rather than adding a chain of them per rotation. Only the loop
+	// uses it, and stop once the loop is done.
+	later map[string]func() bool
 
 	mu     sync.Mutex
 	queued map[string]bool
@@ -90,6 +95,9 @@ func (m *maintainer) stop() {
 	}
 	m.cancel()
 	<-m.done
+	for _, stop := range m.later {
+		stop()
+	}
 }
 
 func (m *maintainer) loop() {
@@ -141,20 +149,29 @@ func (m *maintainer) round(paths []string) bool {
 		if m.ctx.Err() != nil {
 			return false
 		}
-		if again := m.maintain(m.ctx, path, l); again > 0 {
-			m.lookAgain(path, again)
-		}
+		m.lookAgain(path, m.maintain(m.ctx, path, l))
 	}
 	return true
 }
 
-// lookAgain schedules path once d has passed.
+// lookAgain schedules path once d has passed, in place of its pending
+// look again; d 0 leaves it none.
 func (m *maintainer) lookAgain(path string, d time.Duration) {
+	if stop := m.later[path]; stop != nil {
+		stop()
+		delete(m.later, path)
+	}
+	if d <= 0 {
+		return
+	}
 	after := m.after
 	if after == nil {
 		after = func(d time.Duration, f func()) func() bool { return time.AfterFunc(d, f).Stop }
 	}
-	after(d, func() { m.schedule(path) })
+	if m.later == nil {
+		m.later = map[string]func() bool{}
+	}
+	m.later[path] = after(d, func() { m.schedule(path) })
 }
 
 // maintain compresses path's closed segments and applies retention, from
