@@ -330,21 +330,14 @@ func stampTwin(seg Segment) twinStamp {
 // as a segment that is not one of the path's: retention passes over it.
 var ErrForeignSegment = errors.New("a foreign or renamed segment")
 
-// retain removes the oldest of the log's segments beyond MaxBackups and
-// those older than MaxAge, oldest first; a removal refused (BeforeRemove) or failed
-// stops the round, so a newer segment never goes while an older stays. A
-// foreign segment (ErrForeignSegment) is passed over and stays.
-func (m *maintainer) retain(path string) {
-	l := newListings(m.readDir)
-	if segs, err := l.segments(path); err == nil {
-		m.retainSegs(path, segs, l.tornOf(path))
-	}
-}
-
-// retainSegs is retain on path's segments segs, as a listing found them;
-// torn is that listing's kept torn lines. With Holds, the torn lines are
-// listed again at the first removal, after Holds was asked: a seal cuts a
-// torn line off a segment before the log records it.
+// retainSegs removes the oldest of the log's segments beyond MaxBackups
+// and those older than MaxAge, oldest first, from path's segments segs as
+// a listing found them; torn is that listing's kept torn lines. A removal
+// refused (BeforeRemove) or failed stops the round, so a newer segment
+// never goes while an older stays. A foreign segment (ErrForeignSegment)
+// is passed over and stays. With Holds, the torn lines are listed again
+// at the first removal, after Holds was asked: a seal cuts a torn line
+// off a segment before the log records it.
 func (m *maintainer) retainSegs(path string, segs []Segment, torn *tornKept) {
 	r := m.rot
 	recorded := m.recorded(path, segs)
