@@ -41,9 +41,12 @@ func AppendJSON(dst []byte, e *Event) []byte {
 // lines: a line is copied from only while the buffer still ends where it
 // did.
 type SpanLines struct {
-	op, span      string
-	parent, trace *string
-	session       uuid.UUID
+	op, span string
+	// parent and trace are the values, not the pointers: a caller may set
+	// what a pointer points to between lines.
+	parent, trace       string
+	hasParent, hasTrace bool
+	session             uuid.UUID
 	// runs are the three stretches of the last line's text that hold
 	// those fields, as offsets in the buffer.
 	runs [3][2]int
@@ -57,12 +60,24 @@ type SpanLines struct {
 func (sl *SpanLines) follows(dst []byte, e *Event) bool {
 	return sl != nil && sl.end == len(dst) && sl.base == unsafe.SliceData(dst) && sl.end > 0 &&
 		e.SessionID == sl.session && e.SpanID == sl.span && e.Op == sl.op &&
-		sameOpt(e.ParentSpanID, sl.parent) && sameOpt(e.TraceID, sl.trace)
+		sameOpt(e.ParentSpanID, sl.parent, sl.hasParent) && sameOpt(e.TraceID, sl.trace, sl.hasTrace)
 }
 
-// sameOpt reports whether two nullable strings are equal.
-func sameOpt(a, b *string) bool {
-	return a == b || a != nil && b != nil && *a == *b
+// sameOpt reports whether the nullable string a is the value v (when has)
+// or null (when not).
+func sameOpt(a *string, v string, has bool) bool {
+	if a == nil {
+		return !has
+	}
+	return has && *a == v
+}
+
+// optValue is a nullable string's value, and whether it has one.
+func optValue(a *string) (string, bool) {
+	if a == nil {
+		return "", false
+	}
+	return *a, true
 }
 
 // saw records the shared fields of the line just written, and where.
@@ -70,7 +85,9 @@ func (sl *SpanLines) saw(e *Event, runs [3][2]int) {
 	if sl == nil {
 		return
 	}
-	sl.op, sl.span, sl.parent, sl.trace, sl.session = e.Op, e.SpanID, e.ParentSpanID, e.TraceID, e.SessionID
+	sl.op, sl.span, sl.session = e.Op, e.SpanID, e.SessionID
+	sl.parent, sl.hasParent = optValue(e.ParentSpanID)
+	sl.trace, sl.hasTrace = optValue(e.TraceID)
 	sl.runs = runs
 }
 

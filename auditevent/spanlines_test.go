@@ -85,3 +85,23 @@ func TestSpanLinesCopyOnlyFromTheBufferTheyWrote(t *testing.T) {
 		t.Fatalf("after the buffer was cut back: %s, want %s", got[1:], want)
 	}
 }
+
+// A line is copied from only while the fields it holds are still e's: a
+// caller that sets the string a shared pointer points to between lines
+// (one variable reused for each span's trace id) gets its new value.
+func TestSpanLinesSeeAPointedToValueChange(t *testing.T) {
+	rng := rand.New(rand.NewPCG(47, 53))
+	first := randomEvent(rng)
+	parent, trace := "parent-1", "trace-1"
+	first.ParentSpanID, first.TraceID = &parent, &trace
+	second := first
+	second.Phase, second.Seq = PhaseFinish, first.Seq+1
+
+	var sl SpanLines
+	buf := AppendSpanLine(nil, &first, &sl)
+	parent, trace = "parent-2", "trace-2"
+	want := string(AppendLine(nil, &second))
+	if got := AppendSpanLine(buf, &second, &sl); string(got[len(buf):]) != want {
+		t.Fatalf("after the pointed-to values changed: %s, want %s", got[len(buf):], want)
+	}
+}

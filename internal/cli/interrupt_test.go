@@ -9,26 +9,9 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/sandboxaudit/sandboxaudit/internal/testutil/syncbuf"
 )
-
-// lockedWriter is a writer a command abandoned on interruption may still
-// write to while the test reads it.
-type lockedWriter struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (w *lockedWriter) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.b.Write(p)
-}
-
-func (w *lockedWriter) String() string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.b.String()
-}
 
 // readingPipe says when a command first reads it.
 type readingPipe struct {
@@ -52,7 +35,7 @@ func TestInterruptEndsACommandBlockedOnStdin(t *testing.T) {
 			stdin := &readingPipe{PipeReader: pr, reading: make(chan struct{})}
 			defer func() { _ = pw.Close() }() // lets the abandoned read go
 			ctx, cancel := context.WithCancel(context.Background())
-			stderr := &lockedWriter{}
+			stderr := &syncbuf.Buffer{} // the abandoned command may still write to it
 			done := make(chan int, 1)
 			go func() {
 				done <- RunUntilInterrupted(ctx, args, Streams{Stdin: stdin, Stdout: io.Discard, Stderr: stderr}, time.Millisecond)
@@ -72,7 +55,7 @@ func TestInterruptEndsACommandBlockedOnStdin(t *testing.T) {
 
 // A command that ends is not cut short: its own status is returned.
 func TestRunUntilInterruptedReturnsTheCommandsStatus(t *testing.T) {
-	stderr := &lockedWriter{}
+	stderr := &syncbuf.Buffer{}
 	code := RunUntilInterrupted(context.Background(), []string{"canon"},
 		Streams{Stdin: strings.NewReader("not json\n"), Stdout: io.Discard, Stderr: stderr}, time.Hour)
 	require.Equal(t, exitProblems, code)

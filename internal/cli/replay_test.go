@@ -66,6 +66,15 @@ func spoolFixture(t *testing.T) (path, content string) {
 	return path, content
 }
 
+// unspooledAuditFile writes an audit file (lines, no .offset sidecar), what
+// replay refuses without --adopt, and returns its path and content.
+func unspooledAuditFile(t *testing.T) (path, content string) {
+	t.Helper()
+	s1, f1 := op(sessionA, "exec", "span-1", 1, 2)
+	content = canonLines(s1, f1)
+	return writeFile(t, "events.jsonl", content), content
+}
+
 // damageFirstLine overwrites the first line of the spool at path, holding
 // content, with NUL bytes, and returns that line's length.
 func damageFirstLine(t *testing.T, path, content string) int {
@@ -86,9 +95,7 @@ func TestReplayRefusesAFileThatIsNotASpool(t *testing.T) {
 	rc := &recorder{}
 	srv := httptest.NewServer(rc)
 	defer srv.Close()
-	s1, f1 := op(sessionA, "exec", "span-1", 1, 2)
-	content := canonLines(s1, f1)
-	path := writeFile(t, "events.jsonl", content)
+	path, content := unspooledAuditFile(t)
 
 	r := run(t, "", "replay", path, "--endpoint", srv.URL)
 	require.Equal(t, exitProblems, r.code, r.stderr)
@@ -368,9 +375,7 @@ func TestReplayAdoptKeepsTheFileAsFound(t *testing.T) {
 	rc := &recorder{}
 	srv := httptest.NewServer(rc)
 	defer srv.Close()
-	s1, f1 := op(sessionA, "exec", "span-1", 1, 2)
-	content := canonLines(s1, f1)
-	path := writeFile(t, "events.jsonl", content)
+	path, content := unspooledAuditFile(t)
 
 	r := run(t, "", "replay", path, "--endpoint", srv.URL, "--adopt")
 	require.Equal(t, exitOK, r.code, r.stderr)

@@ -52,6 +52,14 @@ type maintainer struct {
 	// unlink is os.Remove; a test makes it fail for a file (as on a file
 	// made immutable).
 	unlink func(string) error
+	// after runs f once d has passed and returns what stops it; nil is
+	// time.AfterFunc (a test holds the looks again itself).
+	after func(d time.Duration, f func()) (stop func() bool)
+	// later stops each path's pending look again: a round looks at all
+	// of a path's segments, so its look again replaces the one before
+	// rather than adding a chain of them per rotation. Only the loop
+	// uses it, and stop once the loop is done.
+	later map[string]func() bool
 
 	mu     sync.Mutex
 	queued map[string]bool
@@ -95,6 +103,9 @@ func (m *maintainer) stop() {
 	}
 	m.cancel()
 	<-m.done
+	for _, stop := range m.later {
+		stop()
+	}
 }
 
 func (m *maintainer) loop() {
@@ -146,11 +157,29 @@ func (m *maintainer) round(paths []string) bool {
 		if m.ctx.Err() != nil {
 			return false
 		}
-		if again := m.maintain(m.ctx, path, l); again > 0 {
-			time.AfterFunc(again, func() { m.schedule(path) })
-		}
+		m.lookAgain(path, m.maintain(m.ctx, path, l))
 	}
 	return true
+}
+
+// lookAgain schedules path once d has passed, in place of its pending
+// look again; d 0 leaves it none.
+func (m *maintainer) lookAgain(path string, d time.Duration) {
+	if stop := m.later[path]; stop != nil {
+		stop()
+		delete(m.later, path)
+	}
+	if d <= 0 {
+		return
+	}
+	after := m.after
+	if after == nil {
+		after = func(d time.Duration, f func()) func() bool { return time.AfterFunc(d, f).Stop }
+	}
+	if m.later == nil {
+		m.later = map[string]func() bool{}
+	}
+	m.later[path] = after(d, func() { m.schedule(path) })
 }
 
 // maintain compresses path's closed segments and applies retention, from
@@ -313,21 +342,14 @@ func stampTwin(seg Segment) twinStamp {
 // as a segment that is not one of the path's: retention passes over it.
 var ErrForeignSegment = errors.New("a foreign or renamed segment")
 
-// retain removes the oldest of the log's segments beyond MaxBackups and
-// those older than MaxAge, oldest first; a removal refused (BeforeRemove) or failed
-// stops the round, so a newer segment never goes while an older stays. A
-// foreign segment (ErrForeignSegment) is passed over and stays.
-func (m *maintainer) retain(path string) {
-	l := newListings(m.readDir)
-	if segs, err := l.segments(path); err == nil {
-		m.retainSegs(path, segs, l.tornOf(path))
-	}
-}
-
-// retainSegs is retain on path's segments segs, as a listing found them;
-// torn is that listing's kept torn lines. With Holds, the torn lines are
-// listed again at the first removal, after Holds was asked: a seal cuts a
-// torn line off a segment before the log records it.
+// retainSegs removes the oldest of the log's segments beyond MaxBackups
+// and those older than MaxAge, oldest first, from path's segments segs as
+// a listing found them; torn is that listing's kept torn lines. A removal
+// refused (BeforeRemove) or failed stops the round, so a newer segment
+// never goes while an older stays. A foreign segment (ErrForeignSegment)
+// is passed over and stays. With Holds, the torn lines are listed again
+// at the first removal, after Holds was asked: a seal cuts a torn line
+// off a segment before the log records it.
 func (m *maintainer) retainSegs(path string, segs []Segment, torn *tornKept) {
 	r := m.rot
 	recorded := m.recorded(path, segs)

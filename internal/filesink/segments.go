@@ -174,8 +174,11 @@ func IsSegmentOf(file, path string) bool {
 }
 
 // segmentShape matches any segment name: stem, timestamp, sequence
-// number, extension, and .zst when compressed.
-var segmentShape = regexp.MustCompile(`^(.+)-(\d{8}T\d{6}Z)-(\d{6,})((?:\.[^.]+)?)(\.zst)?$`)
+// number, extension, and .zst when compressed. The extension is matched
+// lazily: a name ending in .zst alone is the compressed segment of a path
+// without an extension, not a plain one of a PATH.zst (an audit file is
+// plain JSONL).
+var segmentShape = regexp.MustCompile(`^(.+)-(\d{8}T\d{6}Z)-(\d{6,})((?:\.[^.]+)??)(\.zst)?$`)
 
 // ActiveOf returns the audit file a closed segment belongs to
 // (events-20261206T061500Z-000001.jsonl.zst: events.jsonl beside it).

@@ -158,7 +158,7 @@ func (l *fileLog) startFromHandover(store *hashStore) error {
 // handover note, read without a key: verify says when it did not follow
 // the note.
 func StartsFromHandover(path string) bool {
-	recs, err := readSegmentRecords(path)
+	recs, err := readSegmentRecordsUpTo(path, 1) // the sidecar holds a record per segment
 	return err == nil && len(recs) > 0 && recs[0].Genesis
 }
 

@@ -79,6 +79,12 @@ func locateActive(path string) (provenPart, error) {
 // readSegmentRecords reads the records of path's segments sidecar,
 // unverified; a missing sidecar has none.
 func readSegmentRecords(path string) ([]SegmentRecord, error) {
+	return readSegmentRecordsUpTo(path, -1)
+}
+
+// readSegmentRecordsUpTo is readSegmentRecords stopping after limit records
+// (limit < 0: all of them).
+func readSegmentRecordsUpTo(path string, limit int) ([]SegmentRecord, error) {
 	f, _, err := openRegular(SegmentsPath(path), os.O_RDONLY|noFollow, 0)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
@@ -89,7 +95,7 @@ func readSegmentRecords(path string) ([]SegmentRecord, error) {
 	defer func() { _ = f.Close() }()
 	var recs []SegmentRecord
 	nr := NewNoteReader(f)
-	for {
+	for len(recs) != limit {
 		msg, err := nr.Next()
 		if err == io.EOF || errors.Is(err, ErrTornRecord) {
 			return recs, nil
@@ -104,4 +110,5 @@ func readSegmentRecords(path string) ([]SegmentRecord, error) {
 		}
 		recs = append(recs, r)
 	}
+	return recs, nil
 }
