@@ -11,6 +11,7 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/log"
 	sdklog "go.opentelemetry.io/otel/sdk/log"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace"
 	"go.opentelemetry.io/otel/trace/noop"
 
@@ -171,4 +172,27 @@ func TestSyncFinishUnderACallersSpanWithoutSpansNamesNoSpan(t *testing.T) {
 	assert.Equal(t, ids[0], ids[1], "start and finish of one operation")
 	assert.Equal(t, ids[2], ids[3])
 	assert.NotEqual(t, ids[0], ids[2], "two operations, two ids")
+}
+
+// A provider shut down before the session began hands out no-op tracers:
+// under a caller's span, its operations name no span either, not the
+// caller's.
+func TestSyncFinishOnAShutDownProviderUnderACallersSpanNamesNoSpan(t *testing.T) {
+	tp := sdktrace.NewTracerProvider()
+	require.NoError(t, tp.Shutdown(context.Background()))
+	caller := trace.ContextWithRemoteSpanContext(context.Background(), trace.NewSpanContext(trace.SpanContextConfig{
+		TraceID: trace.TraceID{1}, SpanID: trace.SpanID{2}, TraceFlags: trace.FlagsSampled, Remote: true}))
+	sink := &logSink{}
+	s, err := sandboxtrace.NewSession(caller, tp,
+		sandboxtrace.WithLogExporter(sink), sandboxtrace.WithDelivery(sandboxtrace.DeliverySyncFinish))
+	require.NoError(t, err)
+	require.NoError(t, s.Read(caller, "/w/a", nil, nothing))
+	require.NoError(t, s.Shutdown(context.Background()))
+	recs := sink.records()
+	require.Len(t, recs, 2)
+	start, fin := bodyOf(t, recs[0]), bodyOf(t, recs[1])
+	assert.Regexp(t, `^sandbox_op_[0-9a-f]{32}$`, start.SpanID)
+	assert.Equal(t, start.SpanID, fin.SpanID)
+	assert.Nil(t, start.ParentSpanID)
+	assert.Nil(t, fin.TraceID)
 }
