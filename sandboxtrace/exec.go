@@ -3,6 +3,7 @@ package sandboxtrace
 import (
 	"context"
 	"maps"
+	"math/big"
 	"time"
 
 	"github.com/sandboxaudit/sandboxaudit/semconv"
@@ -56,13 +57,16 @@ func (r ExecRequest) data() map[string]any {
 	return map[string]any{"command": stringsAny(r.Command), "timeout_s": timeout, "shell": shell, "user": user}
 }
 
-// timeoutSeconds is d in seconds: an int64 when d is whole seconds, else a
-// float64.
+// timeoutSeconds is d in seconds: an int64 when d is whole seconds, else the
+// float64 nearest to d's exact decimal value, which is the float a Python
+// caller's literal gives (1.14s is 1.14). Duration.Seconds rounds twice and
+// can be one step off (1.1400000000000001).
 func timeoutSeconds(d time.Duration) any {
 	if d%time.Second == 0 {
 		return int64(d / time.Second)
 	}
-	return d.Seconds()
+	f, _ := new(big.Rat).SetFrac64(int64(d), int64(time.Second)).Float64()
+	return f
 }
 
 func stringsAny(ss []string) []any {

@@ -114,7 +114,7 @@ func (s *Session) Start(ctx context.Context, op string, data map[string]any) (co
 		s.reportUnsampled()
 	}
 	st := startEvent{op: op, seq: seq, ts: ts, id: startID, data: startData}
-	if !span.SpanContext().IsValid() {
+	if !ownSpan(span.SpanContext(), trace.SpanContextFromContext(parent)) {
 		st.noSpanID = randomSpanID()
 	}
 	if err := s.writeAhead(opCtx, parent, st); err != nil {
@@ -132,6 +132,14 @@ func (s *Session) Start(ctx context.Context, op string, data map[string]any) (co
 	o.runStart = time.Now()
 	s.open.Add(1)
 	return opCtx, o, nil
+}
+
+// ownSpan reports whether the provider gave the operation a span of its
+// own. A no-op tracer (a no-op or shut-down provider) hands out the parent's
+// span context, or none: taken as the operation's, it would name the parent
+// as the span and as its parent, and one span for every operation.
+func ownSpan(sc, parent trace.SpanContext) bool {
+	return sc.IsValid() && (sc.TraceID() != parent.TraceID() || sc.SpanID() != parent.SpanID())
 }
 
 // Do runs fn as operation op: it records the start event, calls fn, and

@@ -45,6 +45,14 @@ func TestParityWithThePythonSession(t *testing.T) {
 			`{"command":["ls"],"shell":false,"timeout_s":5,"user":null}`},
 		{"exec timeout=2.5", execWith(2500 * time.Millisecond), "sandbox.start_data",
 			`{"command":["ls"],"shell":false,"timeout_s":2.5,"user":null}`},
+		// Duration.Seconds adds the fraction to the whole seconds in two
+		// roundings: 1.14s would be 1.1400000000000001.
+		{"exec timeout=1.14", execWith(1140 * time.Millisecond), "sandbox.start_data",
+			`{"command":["ls"],"shell":false,"timeout_s":1.14,"user":null}`},
+		{"exec timeout=-1.118", execWith(-1118 * time.Millisecond), "sandbox.start_data",
+			`{"command":["ls"],"shell":false,"timeout_s":-1.118,"user":null}`},
+		{"exec timeout=1e-09", execWith(time.Nanosecond), "sandbox.start_data",
+			`{"command":["ls"],"shell":false,"timeout_s":1e-09,"user":null}`},
 		{"resolve host ' 127.0.0.1 '", resolve(" 127.0.0.1 "), "sandbox.finish_data",
 			`{"server.address":" 127.0.0.1 ","server.port":8080}`},
 		{"resolve host ::ffff:127.0.0.1", resolve("::ffff:127.0.0.1"), "sandbox.finish_data",

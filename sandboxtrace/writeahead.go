@@ -40,7 +40,7 @@ func (s *Session) writeAhead(ctx, parent context.Context, st startEvent) error {
 	ev := s.startEventOf(trace.SpanContextFromContext(ctx), trace.SpanContextFromContext(parent), st)
 	r := s.eventRecord(&ev, log.SeverityInfo)
 	a := &ack{timeout: s.syncTimeout}
-	s.logs.logger.Emit(withAck(ctx, a), r)
+	s.logs.logger.Emit(withAck(recordContext(ctx, st.noSpanID), a), r)
 	if !s.delivery.synchronous() {
 		s.checkQueued(a)
 		return nil
@@ -129,7 +129,7 @@ func (s *Session) startEventOf(sc, parent trace.SpanContext, st startEvent) audi
 		Phase:     auditevent.PhaseStart,
 		Data:      st.data,
 	}
-	if !sc.IsValid() {
+	if st.noSpanID != "" {
 		// A non-recording provider gives no span of its own; the record
 		// still needs a span id, as the Python SDK's events always have.
 		ev.SpanID = st.noSpanID
@@ -141,6 +141,16 @@ func (s *Session) startEventOf(sc, parent trace.SpanContext, st startEvent) audi
 		ev.ParentSpanID = auditevent.Ptr(parent.SpanID().String())
 	}
 	return ev
+}
+
+// recordContext is ctx for emitting a record of the operation: without a
+// span of its own (noSpanID set), the record carries no trace ids, as its
+// body names none.
+func recordContext(ctx context.Context, noSpanID string) context.Context {
+	if noSpanID != "" {
+		return trace.ContextWithSpanContext(ctx, trace.SpanContext{})
+	}
+	return ctx
 }
 
 // noSpanIDPrefix starts the span id of an operation without a span, as the

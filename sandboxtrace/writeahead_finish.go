@@ -47,7 +47,7 @@ func (o *Op) writeAheadFinish(fin finishEvent) error {
 		r.AddAttributes(attribute.ByteSlice(semconv.AttrExecStderrBytes, fin.stderr))
 	}
 	a := &ack{timeout: s.syncTimeout}
-	ctx := trace.ContextWithSpan(context.Background(), o.span)
+	ctx := recordContext(trace.ContextWithSpan(context.Background(), o.span), o.noSpanID)
 	s.logs.logger.Emit(withAck(ctx, a), r)
 	s.unseen(a)
 	return a.result(ErrFinishNotRecorded)
@@ -87,7 +87,7 @@ func (o *Op) finishEventOf(fin finishEvent) auditevent.Event {
 }
 
 func setFinishIDs(ev *auditevent.Event, sc, parent trace.SpanContext, noSpanID string) {
-	if !sc.IsValid() {
+	if noSpanID != "" {
 		ev.SpanID = noSpanID
 		return
 	}

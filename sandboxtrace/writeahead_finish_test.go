@@ -11,6 +11,8 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/log"
 	sdklog "go.opentelemetry.io/otel/sdk/log"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/trace"
 	"go.opentelemetry.io/otel/trace/noop"
 
 	"github.com/sandboxaudit/sandboxaudit/auditevent"
@@ -140,4 +142,57 @@ func TestSyncFinishWithoutSpansPairsStartAndFinish(t *testing.T) {
 	assert.Equal(t, start.SpanID, fin.SpanID, "start and finish of one operation")
 	assert.Regexp(t, `^sandbox_op_[0-9a-f]{32}$`, start.SpanID)
 	assert.Nil(t, start.TraceID)
+}
+
+// A no-op provider under a caller's span hands every operation the caller's
+// span context. Taken as the operation's own, each operation's records would
+// name the caller's span as both span and parent, and all the session's
+// operations one span, which the Python SDK never writes: they name no span.
+func TestSyncFinishUnderACallersSpanWithoutSpansNamesNoSpan(t *testing.T) {
+	caller := trace.ContextWithRemoteSpanContext(context.Background(), trace.NewSpanContext(trace.SpanContextConfig{
+		TraceID: trace.TraceID{1}, SpanID: trace.SpanID{2}, TraceFlags: trace.FlagsSampled, Remote: true}))
+	sink := &logSink{}
+	s, err := sandboxtrace.NewSession(caller, noop.NewTracerProvider(),
+		sandboxtrace.WithLogExporter(sink), sandboxtrace.WithDelivery(sandboxtrace.DeliverySyncFinish))
+	require.NoError(t, err)
+	require.NoError(t, s.Read(caller, "/w/a", nil, nothing))
+	require.NoError(t, s.Read(caller, "/w/b", nil, nothing))
+	require.NoError(t, s.Shutdown(context.Background()))
+	recs := sink.records()
+	require.Len(t, recs, 4)
+	var ids []string
+	for _, r := range recs {
+		ev := bodyOf(t, r)
+		assert.Regexp(t, `^sandbox_op_[0-9a-f]{32}$`, ev.SpanID)
+		assert.Nil(t, ev.TraceID)
+		assert.Nil(t, ev.ParentSpanID)
+		assert.False(t, r.SpanID().IsValid(), "the record names the span its body names: none")
+		ids = append(ids, ev.SpanID)
+	}
+	assert.Equal(t, ids[0], ids[1], "start and finish of one operation")
+	assert.Equal(t, ids[2], ids[3])
+	assert.NotEqual(t, ids[0], ids[2], "two operations, two ids")
+}
+
+// A provider shut down before the session began hands out no-op tracers:
+// under a caller's span, its operations name no span either, not the
+// caller's.
+func TestSyncFinishOnAShutDownProviderUnderACallersSpanNamesNoSpan(t *testing.T) {
+	tp := sdktrace.NewTracerProvider()
+	require.NoError(t, tp.Shutdown(context.Background()))
+	caller := trace.ContextWithRemoteSpanContext(context.Background(), trace.NewSpanContext(trace.SpanContextConfig{
+		TraceID: trace.TraceID{1}, SpanID: trace.SpanID{2}, TraceFlags: trace.FlagsSampled, Remote: true}))
+	sink := &logSink{}
+	s, err := sandboxtrace.NewSession(caller, tp,
+		sandboxtrace.WithLogExporter(sink), sandboxtrace.WithDelivery(sandboxtrace.DeliverySyncFinish))
+	require.NoError(t, err)
+	require.NoError(t, s.Read(caller, "/w/a", nil, nothing))
+	require.NoError(t, s.Shutdown(context.Background()))
+	recs := sink.records()
+	require.Len(t, recs, 2)
+	start, fin := bodyOf(t, recs[0]), bodyOf(t, recs[1])
+	assert.Regexp(t, `^sandbox_op_[0-9a-f]{32}$`, start.SpanID)
+	assert.Equal(t, start.SpanID, fin.SpanID)
+	assert.Nil(t, start.ParentSpanID)
+	assert.Nil(t, fin.TraceID)
 }
