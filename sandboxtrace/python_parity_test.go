@@ -16,7 +16,7 @@ import (
 func TestHostsAndPathsAsPythonWritesThem(t *testing.T) {
 	f, err := os.Open("testdata/python_parity.jsonl")
 	require.NoError(t, err)
-	defer f.Close()
+	defer func() { _ = f.Close() }()
 	var hosts, paths int
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
