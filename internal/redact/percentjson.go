@@ -257,12 +257,7 @@ func (sc *scanner) encodedColon(name string, i, k, v int) int {
 	if !ok && !isAuthName(name) {
 		return k
 	}
-	member := false
-	if b, n := pctByte(s, v); b == '=' {
-		v, member = v+n, true
-	} else if v < len(s) && s[v] == '=' {
-		v, member = v+1, true
-	}
+	v, member := encodedEquals(s, v) // ":=" in Go
 	line := sc.encodedLineStart(i)
 	member = member || encodedMemberStart(s, i)
 	if !line && !member {
