@@ -91,19 +91,19 @@ func applyBody(body pcommon.Value, r *redact.Redactor, cuts *redact.Counts) {
 		// message: its output goes, and its strings are cut as the same
 		// members of a JSON body.
 		body.Map().RemoveIf(func(k string, _ pcommon.Value) bool { return k == "stdout" || k == "stderr" })
-		if r != nil {
-			redactTree(body, r, cuts)
-		}
-		return
+		fallthrough
 	case pcommon.ValueTypeSlice:
 		if r != nil {
 			redactTree(body, r, cuts)
 		}
-		return
 	case pcommon.ValueTypeStr:
-	default:
-		return
+		applyTextBody(body, r, cuts)
 	}
+}
+
+// applyTextBody is applyBody for a text body: a JSON object's output
+// members go and its values are cut as data; other text is cut as text.
+func applyTextBody(body pcommon.Value, r *redact.Redactor, cuts *redact.Counts) {
 	d, err := auditevent.ParseDataString(body.Str())
 	if err != nil {
 		if r != nil {
