@@ -195,7 +195,7 @@ func spanTime(ts auditevent.Timestamp) (pcommon.Timestamp, bool) {
 		return pcommon.Timestamp(math.MaxInt64), false
 	}
 	t := pcommon.Timestamp(us * 1000)
-	return t, auditevent.TimestampFromTime(t.AsTime()) == ts
+	return t, auditevent.TimestampFromUnixNano(int64(t)) == ts // t is within int64
 }
 
 // startFromDuration is end minus durationMS, kept within [0, end].
