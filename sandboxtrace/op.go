@@ -114,7 +114,8 @@ func (s *Session) Start(ctx context.Context, op string, data map[string]any) (co
 		s.reportUnsampled()
 	}
 	st := startEvent{op: op, seq: seq, ts: ts, id: startID, data: startData}
-	if !ownSpan(span.SpanContext(), trace.SpanContextFromContext(parent)) {
+	parentSC := trace.SpanContextFromContext(parent)
+	if !ownSpan(span.SpanContext(), parentSC) {
 		st.noSpanID = randomSpanID()
 	}
 	if err := s.writeAhead(opCtx, parent, st); err != nil {
@@ -122,7 +123,7 @@ func (s *Session) Start(ctx context.Context, op string, data map[string]any) (co
 		// start event for an operation that never ran.
 		return ctx, nil, fmt.Errorf("sandboxtrace: %s: %w", op, err)
 	}
-	o := &Op{s: s, op: op, span: span, parent: trace.SpanContextFromContext(parent),
+	o := &Op{s: s, op: op, span: span, parent: parentSC,
 		noSpanID: st.noSpanID, startData: startData.Bytes()}
 	// The ctx holds the span as Op.Span hands it out, so that ending the
 	// ctx's span in the function cannot end it without its outcome.
