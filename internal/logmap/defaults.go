@@ -50,7 +50,7 @@ func (a *absentFields) fill(e *auditevent.Event, lr plog.LogRecord) error {
 			return &auditevent.FieldError{Field: "ts", Type: "missing",
 				Msg: fmt.Sprintf("absent, and the record's time (%d ns) is after 2262-04-11, the latest an event can hold", uint64(t))}
 		}
-		e.TS = auditevent.TimestampFromTime(time.Unix(0, int64(t)))
+		e.TS = auditevent.TimestampFromUnixNano(int64(t))
 	}
 	return nil
 }
