@@ -91,9 +91,10 @@ func sharedTopic(a, b kafkareceiver.TopicEncodingConfig) (string, bool) {
 
 // firstRead is the first of names that c reads.
 func firstRead(c kafkareceiver.TopicEncodingConfig, names []string) (string, bool) {
+	regex := isRegex(c.Topics)
 	for _, name := range names {
-		if isRegex(c.Topics) && matchesAny(c.Topics, name) && !matchesAny(c.ExcludeTopics, name) ||
-			!isRegex(c.Topics) && slices.Contains(c.Topics, name) {
+		if regex && matchesAny(c.Topics, name) && !matchesAny(c.ExcludeTopics, name) ||
+			!regex && slices.Contains(c.Topics, name) {
 			return name, true
 		}
 	}

@@ -293,21 +293,8 @@ func (m *maintainer) dropPlainTwin(path string, seg Segment) {
 	if prev, ok := m.differing[seg.Plain]; ok && prev == stamp {
 		return
 	}
-	if prev, ok := m.unremoved[seg.Plain]; ok && prev.stamp == stamp {
-		// Found the same before, and its removal failed: not read again.
-		_ = m.removeFile(path, seg, seg.Plain, "remove the plain copy of a compressed segment")
-		return
-	}
-	switch same, err := SameAsCompressed(seg.Plain, seg.Path); {
-	case err != nil:
-		m.rot.fail(path, fmt.Errorf("compare plain segment %s with its compressed copy: %w", seg.Plain, err))
-		return
-	case !same:
-		if m.differing == nil {
-			m.differing = map[string]twinStamp{}
-		}
-		m.differing[seg.Plain] = stamp
-		m.rot.fail(path, fmt.Errorf("plain segment %s differs from its compressed copy %s: %w", seg.Plain, seg.Path, errTwinDiffers))
+	// A pair found the same before, whose removal failed, is not read again.
+	if prev, ok := m.unremoved[seg.Plain]; (!ok || prev.stamp != stamp) && !m.sameTwin(path, seg, stamp) {
 		return
 	}
 	delete(m.differing, seg.Plain)
@@ -318,6 +305,24 @@ func (m *maintainer) dropPlainTwin(path string, seg Segment) {
 	if err := fsutil.SyncDir(filepath.Dir(seg.Plain)); err != nil {
 		m.rot.fail(path, fmt.Errorf("sync directory of %s: %w", seg.Plain, err))
 	}
+}
+
+// sameTwin compares seg's plain file with its compressed copy, stamped
+// stamp; a difference or a failed comparison is reported, false.
+func (m *maintainer) sameTwin(path string, seg Segment, stamp twinStamp) bool {
+	switch same, err := SameAsCompressed(seg.Plain, seg.Path); {
+	case err != nil:
+		m.rot.fail(path, fmt.Errorf("compare plain segment %s with its compressed copy: %w", seg.Plain, err))
+		return false
+	case !same:
+		if m.differing == nil {
+			m.differing = map[string]twinStamp{}
+		}
+		m.differing[seg.Plain] = stamp
+		m.rot.fail(path, fmt.Errorf("plain segment %s differs from its compressed copy %s: %w", seg.Plain, seg.Path, errTwinDiffers))
+		return false
+	}
+	return true
 }
 
 // twinStamp is what a plain segment and its compressed copy were when

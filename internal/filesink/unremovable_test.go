@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"os"
+	"path/filepath"
 	"syscall"
 	"testing"
 	"time"
@@ -55,4 +56,37 @@ func TestAnUnremovablePlainTwinKeepsThePairAndIsReportedOnce(t *testing.T) {
 	require.NoFileExists(t, zst)
 	require.Len(t, ev.removed, 1)
 	require.Empty(t, m.unremoved, "a removal that worked is forgotten")
+}
+
+// TestAPlainTwinRemovedOnARetryTidiesAsTheFirstTry: a plain twin whose
+// removal failed once is removed at a later round without being compared
+// again; that removal, like a first one, also removes the compression's
+// leftover temp file.
+func TestAPlainTwinRemovedOnARetryTidiesAsTheFirstTry(t *testing.T) {
+	t0 := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
+	path := filepath.Join(t.TempDir(), "events.jsonl")
+	plain := namerFor(path).name(t0, 1)
+	require.NoError(t, os.WriteFile(plain, numberedLines(1, 3), 0o600))
+	require.NoError(t, writeZstd(context.Background(), bytes.NewReader(numberedLines(1, 3)), plain+ZstdSuffix))
+	tmp := plain + ZstdSuffix + tmpSuffix
+	require.NoError(t, os.WriteFile(tmp, []byte("partial"), 0o600))
+
+	var ev rotationEvents
+	r := ev.hook(&Rotation{Compress: true})
+	r.now = func() time.Time { return t0.Add(2 * time.Hour) }
+	m := &maintainer{rot: r, marks: newOwnMarks(), unlink: func(p string) error {
+		if p == plain {
+			return &os.PathError{Op: "remove", Path: p, Err: syscall.EPERM}
+		}
+		return os.Remove(p)
+	}}
+	m.maintain(context.Background(), path, newListings(nil))
+	require.FileExists(t, plain)
+	require.FileExists(t, tmp)
+
+	m.unlink = nil
+	m.maintain(context.Background(), path, newListings(nil))
+	require.NoFileExists(t, plain)
+	require.FileExists(t, plain+ZstdSuffix)
+	require.NoFileExists(t, tmp, "the temp file goes with the plain twin")
 }

@@ -126,13 +126,7 @@ func fromLogRecord(lr plog.LogRecord, opts auditevent.DecodeOptions) (e auditeve
 			Type: "string_type", Msg: "the body is " + t.String() + ", not the event's line as a string",
 		})
 	}
-	var absent absentFields
-	opts.NewID, opts.Now = absent.newID, absent.now
-	err = opts.DecodeStringInto(lr.Body().Str(), &e)
-	if err == nil {
-		err = absent.fill(&e, lr)
-	}
-	if err != nil {
+	if err := decodeBody(lr, opts, &e); err != nil {
 		return auditevent.Event{}, nil, fmt.Errorf("%s log record body: %w", lr.EventName(), err)
 	}
 	if e.Phase != phase {
@@ -199,12 +193,21 @@ func EventInBody(lr plog.LogRecord) (e auditevent.Event, ok bool) {
 	if lr.Body().Type() != pcommon.ValueTypeStr || !isObjectText(lr.Body().Str()) {
 		return auditevent.Event{}, false
 	}
-	var absent absentFields
-	opts := auditevent.DecodeOptions{NewID: absent.newID, Now: absent.now}
-	if opts.DecodeStringInto(lr.Body().Str(), &e) != nil || absent.fill(&e, lr) != nil {
+	if decodeBody(lr, auditevent.DecodeOptions{}, &e) != nil {
 		return auditevent.Event{}, false
 	}
 	return e, true
+}
+
+// decodeBody decodes lr's text body into e with opts, the fields the body
+// leaves out taking the defaults the record gives them (absentFields).
+func decodeBody(lr plog.LogRecord, opts auditevent.DecodeOptions, e *auditevent.Event) error {
+	var absent absentFields
+	opts.NewID, opts.Now = absent.newID, absent.now
+	if err := opts.DecodeStringInto(lr.Body().Str(), e); err != nil {
+		return err
+	}
+	return absent.fill(e, lr)
 }
 
 // isObjectText reports whether s, past the blanks JSON allows, opens an

@@ -31,8 +31,7 @@ func (s *Spool) adoptIfValid() error {
 	for {
 		ln, err := lr.Next()
 		if errors.Is(err, io.EOF) || err == nil && !ln.Newline {
-			s.recovery.Adopted = true
-			s.recovery.AdoptedKept, s.recovery.AdoptedKeptErr = s.keepAdopted()
+			s.adopted(false)
 			return nil
 		}
 		if err != nil {
@@ -44,6 +43,13 @@ func (s *Spool) adoptIfValid() error {
 		}
 		off += ln.Size
 	}
+}
+
+// adopted records that the file was taken as a spool, on the operator's
+// word (asked) or because every line is valid, and keeps it as found.
+func (s *Spool) adopted(asked bool) {
+	s.recovery.Adopted, s.recovery.AdoptAsked = true, asked
+	s.recovery.AdoptedKept, s.recovery.AdoptedKeptErr = s.keepAdopted()
 }
 
 // ErrAdoptedOverLimit is wrapped by Recovery.AdoptedKeptErr when another

@@ -381,8 +381,7 @@ func (s *Spool) checkIsSpool(fi os.FileInfo) error {
 		if errors.Is(err, os.ErrNotExist) {
 			// Adopted on the operator's word, kept as found all the same:
 			// the word may be wrong (an audit file).
-			s.recovery.Adopted, s.recovery.AdoptAsked = true, true
-			s.recovery.AdoptedKept, s.recovery.AdoptedKeptErr = s.keepAdopted()
+			s.adopted(true)
 		}
 		return nil
 	case errors.Is(err, os.ErrNotExist) && s.adoptValid:
