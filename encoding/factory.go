@@ -17,3 +17,10 @@ func NewFactory() extension.Factory {
 func createExtension(_ context.Context, set extension.Settings, cfg component.Config) (extension.Extension, error) {
 	return newEncodingExtension(cfg.(*Config), set)
 }
+
+// Names reports whether a component's `encoding` value (an extension id,
+// such as `sandboxaudit_encoding/edge`) names this extension.
+func Names(encoding string) bool {
+	var id component.ID
+	return id.UnmarshalText([]byte(encoding)) == nil && id.Type() == metadata.Type
+}

@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strings"
 
-	"go.opentelemetry.io/collector/component"
 
 	"github.com/open-telemetry/opentelemetry-collector-contrib/receiver/kafkareceiver"
 
@@ -22,7 +21,7 @@ import (
 // commits a message before its lines are written, so a crash or a failed
 // write loses them.
 func checkAuditIntake(signal, encoding string, c *kafkareceiver.Config) error {
-	if !isAuditEncoding(encoding) {
+	if !sandboxauditencoding.Names(encoding) {
 		return nil
 	}
 	var errs []error
@@ -37,13 +36,6 @@ func checkAuditIntake(signal, encoding string, c *kafkareceiver.Config) error {
 	return errors.Join(errs...)
 }
 
-// isAuditEncoding reports whether encoding names a sandboxaudit_encoding
-// extension, under any name.
-func isAuditEncoding(encoding string) bool {
-	var id component.ID
-	return id.UnmarshalText([]byte(encoding)) == nil && id.Type() == sandboxauditencoding.NewFactory().Type()
-}
-
 // checkSharedTopics refuses a signal that reads, with another encoding, a
 // topic some other signal reads with sandboxaudit_encoding: each signal is
 // a member of the same group, so the topic's partitions are split between
@@ -53,12 +45,12 @@ func checkSharedTopics(signal string, c *kafkareceiver.Config) error {
 		"logs": c.Logs, "traces": c.Traces, "metrics": c.Metrics, "profiles": c.Profiles,
 	}
 	own := sections[signal]
-	if isAuditEncoding(own.Encoding) {
+	if sandboxauditencoding.Names(own.Encoding) {
 		return nil
 	}
 	for _, other := range []string{"logs", "traces", "metrics", "profiles"} {
 		s := sections[other]
-		if other == signal || !isAuditEncoding(s.Encoding) {
+		if other == signal || !sandboxauditencoding.Names(s.Encoding) {
 			continue
 		}
 		if topic, ok := sharedTopic(own, s); ok {

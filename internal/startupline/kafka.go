@@ -24,7 +24,7 @@ func kafkaOutput(conf *confmap.Conf, id component.ID, signals map[string]bool) s
 	}
 	var topics, chosen []string
 	for signal, section := range map[string]kafkaexporter.SignalConfig{"logs": cfg.Logs, "traces": cfg.Traces} {
-		if signals[signal] && isAuditEncoding(section.Encoding) {
+		if signals[signal] && sandboxauditencoding.Names(section.Encoding) {
 			topics = append(topics, section.Topic)
 			if section.TopicFromMetadataKey != "" {
 				chosen = append(chosen, "metadata key "+section.TopicFromMetadataKey)
@@ -69,11 +69,6 @@ func kafkaIntake(conf *confmap.Conf, id component.ID, signals map[string]bool) s
 		return ""
 	}
 	return named(topicsLabel(topics), id) + " at " + strings.Join(cfg.ClientConfig.Brokers, ",") + " (group " + cfg.ConsumerConfig.GroupID + ")"
-}
-
-func isAuditEncoding(encoding string) bool {
-	var id component.ID
-	return id.UnmarshalText([]byte(encoding)) == nil && id.Type() == sandboxauditencoding.NewFactory().Type()
 }
 
 // topicsLabel is "kafka topic T" or "kafka topics T1,T2", each once, sorted.
