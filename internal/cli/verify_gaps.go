@@ -68,5 +68,5 @@ func (v *verifier) reportGaps() {
 // describeGaps names the missing seqs: "seq 4 is", "seqs 4–6, 9 are",
 // "seqs 2, 4, 6, 8, 10 and 99994 more (99999 in all) are".
 func describeGaps(missing int64, ranges []seqset.Range) string {
-	return plural.Pick(missing, "seq ", "seqs ") + seqset.Describe(missing, ranges) + plural.Pick(missing, " is", " are")
+	return seqset.Name(missing, ranges) + plural.Pick(missing, " is", " are")
 }

@@ -209,20 +209,34 @@ func keyIDOf(vkey string) string {
 // key, hold a final checkpoint naming v: the log of a handover to v that
 // was not moved aside. It only chooses what an error advises.
 func handsOverTo(path string, v note.Verifier) bool {
+	want, found := KeyID(v.Name(), v.KeyHash()), false
+	eachCheckpointText(path, func(text []byte) bool {
+		h, ok, err := ParseHandover(text)
+		found = ok && err == nil && keyIDOf(h.NextKey) == want
+		return !found
+	})
+	return found
+}
+
+// eachCheckpointText gives fn the text of each record of path's
+// checkpoints sidecar, unverified, in order, until fn returns false. A
+// missing or damaged sidecar ends it early, without an error: its readers
+// only choose what to say.
+func eachCheckpointText(path string, fn func(text []byte) bool) {
 	f, _, err := openRegular(CheckpointsPath(path), os.O_RDONLY|noFollow, 0)
 	if err != nil {
-		return false
+		return
 	}
 	defer func() { _ = f.Close() }()
 	nr := NewNoteReader(f)
 	for {
 		rec, err := nr.Next()
-		if err != nil {
-			return false
+		if err != nil { // io.EOF, or a damaged sidecar: read no further
+			return
 		}
 		text, _, _ := cutNoteText(rec)
-		if h, ok, err := ParseHandover(text); ok && err == nil && keyIDOf(h.NextKey) == KeyID(v.Name(), v.KeyHash()) {
-			return true
+		if !fn(text) {
+			return
 		}
 	}
 }

@@ -256,18 +256,7 @@ func freeRetiredName(path string, now time.Time) (string, error) {
 // next origin its final checkpoint names ("" when it has none). verify
 // orders the logs by it; the signatures are checked when each is read.
 func HandoverLink(path string) (origin, next string) {
-	f, _, err := openRegular(CheckpointsPath(path), os.O_RDONLY|noFollow, 0)
-	if err != nil {
-		return "", ""
-	}
-	defer func() { _ = f.Close() }()
-	nr := NewNoteReader(f)
-	for {
-		rec, err := nr.Next()
-		if err != nil { // io.EOF, or a damaged sidecar: read no further
-			return origin, next
-		}
-		text, _, _ := cutNoteText(rec)
+	eachCheckpointText(path, func(text []byte) bool {
 		if origin == "" {
 			first, _, _ := bytes.Cut(text, []byte("\n"))
 			origin = string(first)
@@ -275,5 +264,7 @@ func HandoverLink(path string) (origin, next string) {
 		if h, ok, err := ParseHandover(text); ok && err == nil {
 			next = h.NextOrigin
 		}
-	}
+		return true
+	})
+	return origin, next
 }

@@ -8,6 +8,8 @@ import (
 	"math"
 	"slices"
 	"strings"
+
+	"github.com/sandboxaudit/sandboxaudit/internal/plural"
 )
 
 // Set is the set of seqs one session has used. A writer hands seqs out
@@ -156,6 +158,12 @@ func AddSaturating(a, b int64) int64 {
 		return math.MaxInt64
 	}
 	return a + b
+}
+
+// Name names missing seqs from Gaps with their noun: "seq 4",
+// "seqs 4–6, 9".
+func Name(missing int64, ranges []Range) string {
+	return plural.Pick(missing, "seq ", "seqs ") + Describe(missing, ranges)
 }
 
 // Describe names missing seqs from Gaps: "4", "4–6, 9",

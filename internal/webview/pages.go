@@ -164,7 +164,7 @@ func missingText(missing int64, ranges []seqset.Range) string {
 	if missing == 0 {
 		return ""
 	}
-	return plural.Pick(missing, "seq ", "seqs ") + seqset.Describe(missing, ranges) + " not in the files read"
+	return seqset.Name(missing, ranges) + " not in the files read"
 }
 
 // session finds the session the path names; false after answering 400/404.
