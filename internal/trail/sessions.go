@@ -198,7 +198,7 @@ func sessionsFromOps(ctx context.Context, sources []string, opts Options, first 
 	var seqs seqset.Set // the current session's: ReadOps gives a session's operations together
 	gaps := func() {
 		if n := len(out); n > 0 {
-			out[n-1].Missing, out[n-1].MissingRanges = seqs.Gaps(MaxMissingRanges)
+			out[n-1].SetMissing(&seqs)
 		}
 		seqs = seqset.Set{}
 	}
@@ -208,11 +208,7 @@ func sessionsFromOps(ctx context.Context, sources []string, opts Options, first 
 			out = append(out, Session{ID: o.Session})
 		}
 		out[len(out)-1].AddOp(o)
-		for _, e := range [2]*Event{o.Start, o.Finish} {
-			if e != nil {
-				seqs.Add(e.Seq)
-			}
-		}
+		o.AddSeqs(&seqs)
 		return nil
 	})
 	if err != nil {
@@ -222,6 +218,21 @@ func sessionsFromOps(ctx context.Context, sources []string, opts Options, first 
 	st.Lines, st.Bad, st.Incomplete = first.Lines, first.Bad, first.Incomplete
 	sortSessions(out)
 	return out, st, nil
+}
+
+// AddSeqs adds the seqs of the operation's events to set.
+func (o *Op) AddSeqs(set *seqset.Set) {
+	for _, e := range [2]*Event{o.Start, o.Finish} {
+		if e != nil {
+			set.Add(e.Seq)
+		}
+	}
+}
+
+// SetMissing counts the session's missing seqs from every seq it holds,
+// with the first MaxMissingRanges ranges, as sessions and serve show them.
+func (s *Session) SetMissing(seqs *seqset.Set) {
+	s.Missing, s.MissingRanges = seqs.Gaps(MaxMissingRanges)
 }
 
 // AddOp counts an operation into the session's sums.

@@ -102,11 +102,7 @@ func (s *sessionIndex) add(o *trail.Op) {
 	if end := endOf(o); end > s.end {
 		s.end = end
 	}
-	for _, e := range [2]*trail.Event{o.Start, o.Finish} {
-		if e != nil {
-			s.seqs.Add(e.Seq)
-		}
-	}
+	o.AddSeqs(s.seqs)
 }
 
 // gaps counts the session's missing seqs as sessions does, once its
@@ -115,7 +111,7 @@ func (s *sessionIndex) gaps() {
 	if s == nil || s.seqs == nil {
 		return
 	}
-	s.Missing, s.MissingRanges = s.seqs.Gaps(trail.MaxMissingRanges)
+	s.SetMissing(s.seqs)
 	s.seqs = nil
 }
 
