@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strings"
 
-
 	"github.com/open-telemetry/opentelemetry-collector-contrib/receiver/kafkareceiver"
 
 	sandboxauditencoding "github.com/sandboxaudit/sandboxaudit/encoding"
