@@ -27,12 +27,17 @@ func TestRetentionCountsOnlyTheLogsSegments(t *testing.T) {
 	sink := sealedSink(t, path, rot, sealer)
 	writeSealed(t, sink, sealer, 0, 40)
 	// Retention runs after each rotation, off the writers' path: wait
-	// until it has brought the log down to max_backups.
+	// until it has brought the log down to max_backups and reported the
+	// removal. Ten batches, two to a file, made four segments and the
+	// active file, so one went; a count read before it was reported
+	// would be one short.
 	var segs []filesink.Segment
 	require.Eventually(t, func() bool {
 		var err error
 		segs, err = filesink.Segments(path)
-		return err == nil && len(segs) == 3
+		mu.Lock()
+		defer mu.Unlock()
+		return err == nil && len(segs) == 3 && removed == 1
 	}, time.Minute, 5*time.Millisecond, "retention keeps max_backups segments")
 	last := segs[len(segs)-1]
 	for seq := last.Seq + 1; seq <= last.Seq+3; seq++ {
