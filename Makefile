@@ -14,7 +14,7 @@ GOTESTSUM_VERSION   ?= v1.13.0
 # unpacked offline copy (file:///…), see README "Development".
 VULNDB    ?= https://vuln.go.dev
 
-.PHONY: all test unit e2e e2e-jaeger vet bench bench-check bench-rotation bench-e2e bench-single bench-sync bench-roundtrip bench-canon bench-show fuzz lint vulncheck build install run clean
+.PHONY: all test unit e2e e2e-jaeger vet bench bench-check bench-rotation bench-e2e bench-e2e-zstd bench-single bench-sync bench-roundtrip bench-canon bench-show fuzz lint vulncheck build install run clean
 
 all: test
 
@@ -91,6 +91,16 @@ bench-e2e: build
 	cd bench && $(GO) build -mod=mod -o ../$(BIN)/otelcol-fileexporter ./cmd/otelcol-fileexporter
 	cd bench && $(GO) build -mod=mod -o ../$(BIN)/bench-e2e ./cmd/e2e
 	./$(BIN)/bench-e2e -ours $(BIN)/otelcol-sandboxaudit -baseline $(BIN)/otelcol-fileexporter \
+		-rounds $(BENCH_ROUNDS) -spans $(BENCH_SPANS) -per-request $(BENCH_PER_REQ) -workers $(BENCH_WORKERS) \
+		-shapes $(BENCH_SHAPES)
+
+## bench-e2e-zstd: the collector rotating every BENCH_ROTATE_MB MiB with zstd, rotating
+## without compression, and not rotating, same OTLP load, alternated; a compressing run
+## ends when its last segment is compressed, and that work counts in its CPU and time
+BENCH_ROTATE_MB ?= 16
+bench-e2e-zstd: build
+	cd bench && $(GO) build -mod=mod -o ../$(BIN)/bench-e2e ./cmd/e2e
+	./$(BIN)/bench-e2e -ours $(BIN)/otelcol-sandboxaudit -vs zstd -rotate-mb $(BENCH_ROTATE_MB) \
 		-rounds $(BENCH_ROUNDS) -spans $(BENCH_SPANS) -per-request $(BENCH_PER_REQ) -workers $(BENCH_WORKERS) \
 		-shapes $(BENCH_SHAPES)
 

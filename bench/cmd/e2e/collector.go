@@ -28,6 +28,10 @@ type target struct {
 	output string
 	// linesPerSpan, when set, is checked against the output file.
 	linesPerSpan int
+	// segmented is a rotating file sink: its lines are counted in every
+	// segment. compressed: its run ends when its closed segments are
+	// compressed.
+	segmented, compressed bool
 }
 
 // Both configurations use defaults apart from the service section (see
@@ -44,6 +48,26 @@ exporters:
       path: %[2]s
       fsync: ` + fsync + `
 ` + proc.Service("traces", "otlp", "sandboxaudit")
+}
+
+// rotatingConfig is oursConfig with rotation every mb MiB, compression
+// zstd or none; no retention, so every line stays to be counted.
+func rotatingConfig(fsync string, mb int, compression string) string {
+	return fmt.Sprintf(`receivers:
+  otlp:
+    protocols:
+      http:
+        endpoint: %%[1]s
+exporters:
+  sandboxaudit:
+    file:
+      path: %%[2]s
+      fsync: %s
+      rotation:
+        max_megabytes: %d
+        max_backups: 0
+        compression: %s
+`, fsync, mb, compression) + proc.Service("traces", "otlp", "sandboxaudit")
 }
 
 var baselineConfig = `receivers:
@@ -74,6 +98,27 @@ type measurement struct {
 	// sync is the median fdatasync of a 1 MB batch of lines in the scratch
 	// directory just before the run: ours waits for one per request.
 	sync time.Duration
+	// tail is how long a compressing collector took after the load to
+	// compress its last segments (a segment waits a second's grace
+	// first), and tailCPU the processor time it spent meanwhile. elapsed
+	// is the load's time plus tailCPU: the work left after the load is
+	// charged as if no core had been spare for it, its grace not at all.
+	tail, tailCPU time.Duration
+}
+
+// waitCompressed waits until the collector has compressed every closed
+// segment of out, records the wait in m and returns the collector's
+// processor time at its end (cpu is the time at its start).
+func waitCompressed(ctx context.Context, col *proc.Collector, out string, cpu time.Duration, m *measurement) (time.Duration, error) {
+	wctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
+	defer cancel()
+	var err error
+	if m.tail, err = proc.WaitCompressed(wctx, out); err != nil {
+		return cpu, err
+	}
+	after, err := col.CPU()
+	m.tailCPU = after - cpu
+	return after, err
 }
 
 func (m measurement) spansPerSec() float64 { return float64(m.spans) / m.elapsed.Seconds() }
@@ -122,14 +167,23 @@ func measure(ctx context.Context, t target, dir string, shape load.Shape, reqs [
 	if err != nil {
 		return m, err
 	}
+	if t.compressed {
+		if cpu1, err = waitCompressed(ctx, col, out, cpu1, &m); err != nil {
+			return m, err
+		}
+	}
 	if m.peakRSS, err = col.PeakRSS(); err != nil {
 		return m, err
 	}
-	m.elapsed, m.cpu = res.Elapsed, cpu1-cpu0
+	m.elapsed, m.cpu = res.Elapsed+m.tailCPU, cpu1-cpu0
 	if err := col.Stop(); err != nil { // a clean stop flushes the baseline's buffered writer
 		return m, err
 	}
-	if m.fileBytes, m.lines, err = proc.FileStats(out); err != nil {
+	stats := proc.FileStats
+	if t.segmented {
+		stats = proc.TrailStats
+	}
+	if m.fileBytes, m.lines, err = stats(out); err != nil {
 		return m, err
 	}
 	if t.linesPerSpan > 0 && m.lines != t.linesPerSpan*m.spans {

@@ -16,6 +16,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -35,6 +36,8 @@ func main() {
 		fsync    = flag.String("fsync", "batch", "fsync mode of the sandboxaudit file sink")
 		dir      = flag.String("dir", "", "scratch directory for configs and output files (default: a new temporary directory)")
 		shapes   = flag.String("shapes", "sandboxtrace,light", "span shapes to send, in order (sandboxtrace, light)")
+		vs       = flag.String("vs", "fileexporter", "what ours is compared with: fileexporter (the baseline binary), or zstd (ours rotating with zstd, ours rotating plain, ours without rotation)")
+		rotateMB = flag.Int("rotate-mb", 16, "with -vs zstd: the rotating collectors' max_megabytes")
 	)
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -43,7 +46,7 @@ func main() {
 	if err == nil {
 		err = run(ctx, config{
 			ours: *ours, baseline: *baseline, fsync: *fsync, dir: *dir, rounds: *rounds, workers: *workers,
-			shapes: sh,
+			shapes: sh, vs: *vs, rotateMB: *rotateMB,
 		})
 	}
 	if err != nil {
@@ -71,16 +74,46 @@ func parseShapes(list string, base load.Shape) ([]load.Shape, error) {
 }
 
 type config struct {
-	ours, baseline, fsync, dir string
-	rounds, workers            int
-	shapes                     []load.Shape
+	ours, baseline, fsync, dir, vs string
+	rounds, workers, rotateMB      int
+	shapes                         []load.Shape
+}
+
+// targetsFor returns the collectors a run compares: the last is the peer
+// every other one is measured against.
+func targetsFor(c config) ([]target, error) {
+	ours := target{name: "sandboxaudit", bin: c.ours, config: oursConfig(c.fsync), output: "audit.jsonl", linesPerSpan: 2}
+	switch c.vs {
+	case "fileexporter":
+		return []target{ours, {name: "fileexporter", bin: c.baseline, config: baselineConfig, output: "traces.json"}}, nil
+	case "zstd":
+		if c.rotateMB <= 0 {
+			return nil, fmt.Errorf("-rotate-mb must be > 0, got %d", c.rotateMB)
+		}
+		zstd := ours
+		zstd.name, zstd.config, zstd.segmented, zstd.compressed = "zstd", rotatingConfig(c.fsync, c.rotateMB, "zstd"), true, true
+		plain := zstd
+		plain.name, plain.config, plain.compressed = "rotate", rotatingConfig(c.fsync, c.rotateMB, "none"), false
+		ours.name = "no-rotation"
+		return []target{zstd, plain, ours}, nil
+	default:
+		return nil, fmt.Errorf("-vs: unknown peer %q (want fileexporter or zstd)", c.vs)
+	}
 }
 
 func run(ctx context.Context, c config) error {
 	if c.rounds <= 0 {
 		return fmt.Errorf("rounds must be > 0, got %d", c.rounds)
 	}
-	dir, cleanup, err := proc.Prepare(c.dir, "sandboxaudit-bench-", c.ours, c.baseline)
+	targets, err := targetsFor(c)
+	if err != nil {
+		return err
+	}
+	var bins []string
+	for _, t := range targets {
+		bins = append(bins, t.bin)
+	}
+	dir, cleanup, err := proc.Prepare(c.dir, "sandboxaudit-bench-", bins...)
 	if err != nil {
 		return err
 	}
@@ -95,10 +128,6 @@ func run(ctx context.Context, c config) error {
 			sh.Name(), sh.Spans, sh.PerRequest, len(reqs[i]), c.workers, sh.Sessions, runtime.NumCPU())
 	}
 
-	targets := []target{
-		{name: "sandboxaudit", bin: c.ours, config: oursConfig(c.fsync), output: "audit.jsonl", linesPerSpan: 2},
-		{name: "fileexporter", bin: c.baseline, config: baselineConfig, output: "traces.json"},
-	}
 	printHeader()
 	var results []measurement
 	for r := 1; r <= c.rounds; r++ {
@@ -121,17 +150,22 @@ func run(ctx context.Context, c config) error {
 				of = append(of, m)
 			}
 		}
-		printSummary(sh.Name(), of, targets[0].name, targets[1].name)
+		peer := targets[len(targets)-1].name
+		for _, t := range targets[:len(targets)-1] {
+			printSummary(sh.Name(), of, t.name, peer)
+		}
 	}
 	return nil
 }
 
-// roundOrder alternates which collector goes first (ABBA…): the machine
-// drifts over minutes, and a collector that always ran second would always
-// meet the state its peer left (page cache, disk writeback, a warm CPU).
+// roundOrder alternates the collectors' order (ABBA…): the machine drifts
+// over minutes, and a collector that always ran second would always meet
+// the state its peer left (page cache, disk writeback, a warm CPU).
 func roundOrder(targets []target, round int) []target {
 	if round%2 == 1 {
 		return targets
 	}
-	return []target{targets[1], targets[0]}
+	r := slices.Clone(targets)
+	slices.Reverse(r)
+	return r
 }

@@ -42,3 +42,34 @@ func TestParseShapes(t *testing.T) {
 		t.Fatalf("the error must quote the name without its spaces: %v", err)
 	}
 }
+
+func TestTargetsForZstdComparesRotatingCollectorsWithAPlainOne(t *testing.T) {
+	got, err := targetsFor(config{ours: "o", baseline: "b", fsync: "batch", vs: "zstd", rotateMB: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 3 || got[2].name != "no-rotation" || got[2].segmented || strings.Contains(got[2].config, "rotation") {
+		t.Fatalf("the peer is not ours without rotation: %+v", got)
+	}
+	if !got[0].compressed || got[1].compressed {
+		t.Fatalf("only the zstd target waits for compression: %+v", got)
+	}
+	for i, comp := range []string{"compression: zstd", "compression: none"} {
+		if !got[i].segmented || got[i].bin != "o" || !strings.Contains(got[i].config, comp) || !strings.Contains(got[i].config, "max_megabytes: 8") {
+			t.Fatalf("target %d: %+v", i, got[i])
+		}
+	}
+	if _, err := targetsFor(config{vs: "zstd"}); err == nil {
+		t.Fatal("-rotate-mb 0 accepted")
+	}
+	if _, err := targetsFor(config{vs: "gzip"}); err == nil {
+		t.Fatal("an unknown -vs accepted")
+	}
+}
+
+func TestRoundOrderReversesThreeTargets(t *testing.T) {
+	targets := []target{{name: "a"}, {name: "b"}, {name: "c"}}
+	if got := roundOrder(targets, 2); got[0].name != "c" || got[2].name != "a" || targets[0].name != "a" {
+		t.Fatalf("round 2: %v (argument now %v)", got, targets)
+	}
+}

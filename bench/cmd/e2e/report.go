@@ -8,12 +8,12 @@ import (
 )
 
 func printHeader() {
-	fmt.Printf("%-5s %-12s %-13s %10s %8s %14s %13s %11s %6s %6s %8s\n", "round", "shape", "collector", "spans/s", "CPU-s", "CPU-s/100k sp", "peak RSS MiB", "bytes/span", "idle%", "steal%", "sync ms")
+	fmt.Printf("%-5s %-12s %-13s %10s %8s %14s %13s %11s %6s %6s %8s %8s\n", "round", "shape", "collector", "spans/s", "CPU-s", "CPU-s/100k sp", "peak RSS MiB", "bytes/span", "idle%", "steal%", "sync ms", "tail ms")
 }
 
 func printRow(m measurement) {
-	fmt.Printf("%-5d %-12s %-13s %10.0f %8.2f %14.3f %13.1f %11.1f %6.1f %6.1f %8.2f\n",
-		m.round, m.shape, m.name, m.spansPerSec(), m.cpu.Seconds(), m.cpuPer100k(), float64(m.peakRSS)/(1<<20), m.bytesPerSpan(), 100*m.idle, 100*m.steal, syncMS(m))
+	fmt.Printf("%-5d %-12s %-13s %10.0f %8.2f %14.3f %13.1f %11.1f %6.1f %6.1f %8.2f %8.0f\n",
+		m.round, m.shape, m.name, m.spansPerSec(), m.cpu.Seconds(), m.cpuPer100k(), float64(m.peakRSS)/(1<<20), m.bytesPerSpan(), 100*m.idle, 100*m.steal, syncMS(m), float64(m.tail)/float64(time.Millisecond))
 }
 
 // printSummary gives one shape's medians per collector and the ratios of
