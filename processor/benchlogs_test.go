@@ -52,3 +52,41 @@ func BenchmarkProcessLogs(b *testing.B) {
 		})
 	}
 }
+
+// benchJSONLogs is 200 structured application log records, JSON objects
+// that are not events: 100 plain and 100 governed by the policy (they name
+// a sandbox session and operation), whose bodies are redacted.
+func benchJSONLogs() plog.Logs {
+	const body = `{"level":"info","time":"2026-03-14T15:09:26.535Z","logger":"http","msg":"request done",` +
+		`"method":"GET","path":"/health","status":200,"duration_ms":1.25,"request_id":"0b9d8c7e-6f5a-4b3c-8d2e-1f0a9b8c7d6e"}`
+	ld := plog.NewLogs()
+	records := ld.ResourceLogs().AppendEmpty().ScopeLogs().AppendEmpty().LogRecords()
+	for range 100 {
+		records.AppendEmpty().Body().SetStr(body)
+		lr := records.AppendEmpty()
+		lr.Body().SetStr(body)
+		putSandbox(lr.Attributes(), "exec")
+	}
+	return ld
+}
+
+// BenchmarkProcessJSONLogs is BenchmarkProcessLogs for benchJSONLogs: the
+// cost of reading bodies that are JSON but not events.
+func BenchmarkProcessJSONLogs(b *testing.B) {
+	for name, cfg := range benchConfigs() {
+		b.Run(name, func(b *testing.B) {
+			p := benchPolicy(b, cfg)
+			src := benchJSONLogs()
+			ld := plog.NewLogs()
+			b.ReportAllocs()
+			for b.Loop() {
+				b.StopTimer()
+				src.CopyTo(ld)
+				b.StartTimer()
+				if _, err := p.processLogs(context.Background(), ld); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

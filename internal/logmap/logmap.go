@@ -188,9 +188,10 @@ func rawOutput(a attr, key string) ([]byte, error) {
 // The exporter writes no line for such a record (ErrNotAuditEvent); the
 // processor reads it to keep the output in it from a backend.
 func EventInBody(lr plog.LogRecord) (e auditevent.Event, ok bool) {
-	// Most bodies a processor sees are plain text: only a JSON object can
-	// be an event, so the rest are not decoded (and no error made of them).
-	if lr.Body().Type() != pcommon.ValueTypeStr || !isObjectText(lr.Body().Str()) {
+	// Most bodies a processor sees are plain text or JSON logs of other
+	// kinds: only an object naming a phase can be an event, so the rest are
+	// not decoded (and no error made of them).
+	if lr.Body().Type() != pcommon.ValueTypeStr || !mayBeEvent(lr.Body().Str()) {
 		return auditevent.Event{}, false
 	}
 	if decodeBody(lr, auditevent.DecodeOptions{}, &e) != nil {
@@ -208,6 +209,14 @@ func decodeBody(lr plog.LogRecord, opts auditevent.DecodeOptions, e *auditevent.
 		return err
 	}
 	return absent.fill(e, lr)
+}
+
+// mayBeEvent reports whether s could decode as an event: a JSON object
+// with a "phase" member, which an event cannot lack. Without an escape
+// the key is spelled out whole; the only escape that makes a letter is
+// \uXXXX, so text holding one is left to the decoder.
+func mayBeEvent(s string) bool {
+	return isObjectText(s) && (strings.Contains(s, `"phase"`) || strings.Contains(s, `\u`))
 }
 
 // isObjectText reports whether s, past the blanks JSON allows, opens an
