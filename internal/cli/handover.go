@@ -271,6 +271,10 @@ func (h *handover) run(ctx context.Context, pool *witness.Pool, failures *witnes
 	_, _ = fmt.Fprintf(out, "log handover: retired file: %s (%s); start the collector with the new key to begin the new log at %s\n",
 		retired, where, h.path)
 	_, _ = fmt.Fprintf(out, "log handover: the new log starts from the note in %s\n", integrity.HandoverPath(h.path))
+	if _, err := os.Lstat(h.path); err == nil {
+		// RetireLog moves the file unless a killed run moved it already.
+		_, _ = fmt.Fprintf(out, "log handover: %s was made again while the handover was stopped: it stays, and its lines start the new log\n", h.path)
+	}
 	return nil
 }
 
