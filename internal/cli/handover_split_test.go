@@ -24,6 +24,12 @@ func TestLogHandoverResumesPastANewFileAtThePath(t *testing.T) {
 		newKey := killedHandover(t, path, keyPath, begun, []string{integrity.StorePath(path), path})
 		s, f := op(sessionB, "stop", "b000000000000009", 3, 4)
 		appendFlocked(t, path, canonLines(s, f))
+		// The collector, started with the new key, writes but never seals
+		// there: the path's checkpoints still end with the final one. Its
+		// refused start leaves an empty hash store, which stays at the
+		// path for the new log.
+		require.ErrorContains(t, sealWith(t, path, newKey), "a handover that stopped midway is finished by running `sandboxaudit log handover` again")
+		require.Zero(t, fileSize(t, integrity.StorePath(path)))
 		resumeHandover(t, path, keyPath, newKey, oldPub, begun, begun, canonLines(s, f), "lines=8 sealed=8")
 	})
 	t.Run("rotated, the collector's file sink writes", func(t *testing.T) {
