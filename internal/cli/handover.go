@@ -273,7 +273,7 @@ func (h *handover) run(ctx context.Context, pool *witness.Pool, failures *witnes
 	_, _ = fmt.Fprintf(out, "log handover: the new log starts from the note in %s\n", integrity.HandoverPath(h.path))
 	if _, err := os.Lstat(h.path); err == nil {
 		// RetireLog moves the file unless a killed run moved it already.
-		_, _ = fmt.Fprintf(out, "log handover: %s was made again while the handover was stopped: it stays, and its lines start the new log\n", h.path)
+		_, _ = fmt.Fprintf(out, "log handover: %s was made again after the handover moved the log's file: it stays, and its lines start the new log\n", h.path)
 	}
 	return nil
 }

@@ -87,7 +87,7 @@ func resumeHandover(t *testing.T, path, keyPath, newKey, oldPub, begun, retired,
 	res := run(t, "", "log", "handover", "--signing-key", keyPath, "--next-key", newPub, path)
 	require.Equal(t, 0, res.code, res.stdout+res.stderr)
 	require.Contains(t, res.stdout, "retired file: "+retired+" ")
-	require.Contains(t, res.stdout, "log handover: "+path+" was made again while the handover was stopped: it stays, and its lines start the new log")
+	require.Contains(t, res.stdout, "log handover: "+path+" was made again after the handover moved the log's file: it stays, and its lines start the new log")
 	require.Equal(t, want, string(readFile(t, path)), "the new file stays at the path")
 	require.NoError(t, sealWith(t, path, newKey))
 	res = run(t, "", "verify", "--key", oldPub, "--allow-open", begun, path)
