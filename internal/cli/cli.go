@@ -50,9 +50,10 @@ commands:
                              start a new log over an audit file the collector refuses
                              (no signed history); the old sidecars are kept
   log handover --signing-key OLD.key --next-key NEW.pub [--next-origin ORIGIN]
-         [--witness URL=W.vkey]... PATH
+         [--witness URL=W.vkey]... [--without-witnesses] PATH
                              replace the signing key: a final checkpoint names the next key,
                              and the old log is moved aside; run it with the collector stopped
+                             (a witnessed log needs --witness, or --without-witnesses)
   log rebuild-store --key NAME.pub|--signing-key NAME.key PATH
                              write a lost or cut hash store (PATH.tlog) again from the
                              segments and the file, checked against the signed log first;

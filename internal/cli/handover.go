@@ -23,7 +23,7 @@ import (
 )
 
 const handoverSynopsis = "log handover --signing-key OLD.key --next-key NEW.pub [--next-origin ORIGIN] " +
-	"[--witness URL=W.vkey]... PATH"
+	"[--witness URL=W.vkey]... [--without-witnesses] PATH"
 
 // runLogHandover retires the log of an audit path and hands it over to a new
 // key (docs/witnesses.md, "Key handover"): it seals the file with the old
@@ -39,6 +39,7 @@ func runLogHandover(ctx context.Context, args []string, s Streams) int {
 	nextOrigin := fs.String("next-origin", "", "the new log's origin (default: the retiring log's, with the new key's name for the old one's)")
 	var witnesses listFlag
 	fs.Var(&witnesses, "witness", "a witness to cosign the final checkpoint, as SUBMISSION_URL=W.vkey (repeatable)")
+	without := fs.Bool("without-witnesses", false, "hand a witnessed log over with its final checkpoint cosigned by no witness")
 	rest, status, ok := parseCommand(fs, args, func(r []string) bool { return len(r) == 1 && *keyFile != "" && *nextKeyFile != "" })
 	if !ok {
 		return status
@@ -51,6 +52,10 @@ func runLogHandover(ctx context.Context, args []string, s Streams) int {
 	pool, failures, err := handoverWitnesses(witnesses)
 	if err != nil {
 		_, _ = fmt.Fprintf(s.Stderr, "log handover: --witness: %v\n", err)
+		return exitUsage
+	}
+	if err := checkWitnessed(h.path, len(witnesses), *without); err != nil {
+		_, _ = fmt.Fprintf(s.Stderr, "log handover: %v\n", err)
 		return exitUsage
 	}
 	if live, retired := integrity.RetiredFrom(h.path); retired {
@@ -70,6 +75,26 @@ func runLogHandover(ctx context.Context, args []string, s Streams) int {
 		return exitProblems
 	}
 	return exitOK
+}
+
+// checkWitnessed refuses a handover of a witnessed log without its
+// witnesses, unless without says so: its final checkpoint, and the lines
+// sealed for it, would be cosigned by none, which a user who set up
+// witnesses does not expect. given is the number of --witness values.
+func checkWitnessed(path string, given int, without bool) error {
+	if without && given > 0 {
+		return errors.New("--without-witnesses and --witness exclude each other")
+	}
+	if without || given > 0 {
+		return nil
+	}
+	fi, err := os.Lstat(integrity.WitnessedPath(path))
+	if err != nil || fi.Size() == 0 {
+		return nil // no witness ever cosigned this log
+	}
+	return fmt.Errorf("%s: the log is witnessed (%s): give its witnesses (--witness SUBMISSION_URL=W.vkey, one each) to have them "+
+		"cosign the final checkpoint, or --without-witnesses to hand it over with that checkpoint cosigned by none",
+		path, integrity.WitnessedPath(path))
 }
 
 type handover struct {
@@ -246,6 +271,10 @@ func (h *handover) run(ctx context.Context, pool *witness.Pool, failures *witnes
 	_, _ = fmt.Fprintf(out, "log handover: retired file: %s (%s); start the collector with the new key to begin the new log at %s\n",
 		retired, where, h.path)
 	_, _ = fmt.Fprintf(out, "log handover: the new log starts from the note in %s\n", integrity.HandoverPath(h.path))
+	if _, err := os.Lstat(h.path); err == nil {
+		// RetireLog moves the file unless a killed run moved it already.
+		_, _ = fmt.Fprintf(out, "log handover: %s was made again after the handover moved the log's file: it stays, and its lines start the new log\n", h.path)
+	}
 	return nil
 }
 

@@ -30,7 +30,7 @@ func TestLogHandoverSaysItCutATornLine(t *testing.T) {
 	path, oldKey, _, _, _ := witnessedFixture(t)
 	_, newPub := keyFiles(t, "cli-test-2027")
 	appendFlocked(t, path, `{"torn":`)
-	res := run(t, "", "log", "handover", "--signing-key", oldKey, "--next-key", newPub, path)
+	res := run(t, "", "log", "handover", "--signing-key", oldKey, "--next-key", newPub, "--without-witnesses", path)
 	require.Equal(t, 0, res.code, res.stdout+res.stderr)
 	require.Contains(t, res.stderr, "WARN integrity: repaired crash damage")
 	require.Contains(t, res.stderr, "cut a torn last line (8 bytes) off; it is kept in audit.jsonl.torn-")

@@ -105,7 +105,7 @@ func (f *verifyFlags) options(files []string, stderr io.Writer) (verifyOptions, 
 			return opts, exitUsage
 		}
 		opts.givenFiles = f.given
-		if opts.given, err = loadGivenCheckpoints(f.given, opts.key); err != nil {
+		if opts.given, opts.givenOther, err = loadGivenCheckpoints(f.given, opts.key); err != nil {
 			_, _ = fmt.Fprintf(stderr, "verify: --checkpoint: %v\n", err)
 			return opts, exitUsage
 		}
@@ -261,6 +261,10 @@ type verifyOptions struct {
 	// of each must extend it (a segment alone must be in it).
 	given      []integrity.Checkpoint
 	givenFiles []string
+	// givenOther are the given checkpoints, by place, that --key did not
+	// sign: those of a log a handover started, opened when verify reads
+	// the final checkpoint that names their key (openGiven).
+	givenOther map[int]otherGiven
 }
 
 // verifier checks a stream of audit lines, possibly spread over several

@@ -272,36 +272,73 @@ func (v *verifier) reportRetired(path string, tr *integrity.Trail, lead int64) {
 // segment read.
 const maxGivenCheckpoints = 64
 
+// otherGiven is a --checkpoint checkpoint that --key did not sign: the
+// note, and why --key does not open it.
+type otherGiven struct {
+	note []byte
+	why  error
+}
+
 // loadGivenCheckpoints reads --checkpoint's files: each a signed
-// checkpoint note that the log's key verifies (cosignatures may follow).
-func loadGivenCheckpoints(files []string, key note.Verifier) ([]integrity.Checkpoint, error) {
+// checkpoint note (cosignatures may follow). Those the log's key verifies
+// are returned in place; one signed by another key only (a later log of a
+// handover chain) waits in other, its place holding no origin, until a
+// final checkpoint names its key (openGiven).
+func loadGivenCheckpoints(files []string, key note.Verifier) ([]integrity.Checkpoint, map[int]otherGiven, error) {
 	if len(files) > maxGivenCheckpoints {
-		return nil, fmt.Errorf("%d files, limit %d", len(files), maxGivenCheckpoints)
+		return nil, nil, fmt.Errorf("%d files, limit %d", len(files), maxGivenCheckpoints)
 	}
 	var out []integrity.Checkpoint
-	for _, name := range files {
-		f, _, err := fsutil.OpenRegular(name, os.O_RDONLY, 0)
+	other := map[int]otherGiven{}
+	for i, name := range files {
+		b, err := readGivenCheckpoint(name)
 		if err != nil {
-			return nil, err
-		}
-		// One byte past the limit lets OpenCheckpoint name an oversized note.
-		b, err := io.ReadAll(io.LimitReader(f, maxCheckpointFile+1))
-		_ = f.Close() // read-only: a close error loses nothing
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
-		}
-		// A record copied from the checkpoints sidecar keeps the blank
-		// line that parts records there; the signature does not cover it.
-		if len(b) <= maxCheckpointFile {
-			b = append(bytes.TrimRight(b, "\n"), '\n')
+			return nil, nil, err
 		}
 		cp, err := integrity.OpenCheckpoint(b, key)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
+		if errors.Is(err, integrity.ErrNotSignedBy) {
+			other[i] = otherGiven{note: b, why: err}
+		} else if err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", name, err)
 		}
 		out = append(out, cp)
 	}
-	return out, nil
+	return out, other, nil
+}
+
+// readGivenCheckpoint reads one --checkpoint file.
+func readGivenCheckpoint(name string) ([]byte, error) {
+	f, _, err := fsutil.OpenRegular(name, os.O_RDONLY, 0)
+	if err != nil {
+		return nil, err
+	}
+	// One byte past the limit lets OpenCheckpoint name an oversized note.
+	b, err := io.ReadAll(io.LimitReader(f, maxCheckpointFile+1))
+	_ = f.Close() // read-only: a close error loses nothing
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	// A record copied from the checkpoints sidecar keeps the blank
+	// line that parts records there; the signature does not cover it.
+	if len(b) <= maxCheckpointFile {
+		b = append(bytes.TrimRight(b, "\n"), '\n')
+	}
+	return b, nil
+}
+
+// openGiven opens the --checkpoint checkpoints that --key did not sign
+// with the key a verified final checkpoint names for the log origin: one
+// of that log is then proven as any other (proveAlso), since verify
+// checks a retired log before the log it hands over to.
+func (v *verifier) openGiven(origin string, key note.Verifier) {
+	for i, o := range v.opts.givenOther {
+		cp, err := integrity.OpenCheckpoint(o.note, key)
+		if err != nil || cp.Origin != origin {
+			continue
+		}
+		v.opts.given[i] = cp
+		delete(v.opts.givenOther, i)
+	}
 }
 
 // maxCheckpointFile is above the largest checkpoint note OpenCheckpoint
@@ -358,6 +395,13 @@ func (v *verifier) reportGiven(path string, proofs []integrity.GivenProof, ids [
 // log no file verified belongs to.
 func (v *verifier) reportUnusedGiven() {
 	for i, cp := range v.opts.given {
+		if o, ok := v.opts.givenOther[i]; ok {
+			v.sum.Problems++
+			_, _ = fmt.Fprintf(v.out, "%s: integrity: the checkpoint given is %v, nor by a key that a final checkpoint read "+
+				"hands over to: give the retired logs before it (or their directory), or --key of the key that signed it\n",
+				v.opts.givenFiles[i], o.why)
+			continue
+		}
 		if !v.givenUsed[i] {
 			v.sum.Problems++
 			_, _ = fmt.Fprintf(v.out, "%s: integrity: the checkpoint given is of the log %q, and no file verified is of that log\n", v.opts.givenFiles[i], cp.Origin)

@@ -130,6 +130,7 @@ func (v *verifier) checkHandover(name string, leaves, lead int64) {
 		return
 	}
 	v.handovers.next[h.NextOrigin] = next
+	v.openGiven(h.NextOrigin, next)
 	v.handovers.retired[h.Origin] = name
 	v.handovers.genesis[h.NextOrigin] = integrity.GenesisLeaf(st.Signed)
 	v.handovers.from[h.NextOrigin] = name

@@ -160,8 +160,8 @@ func (v *verifier) reportWitnessed(name string, at func(line int64) string, wc *
 			name, v.opts.witness.usedQuorum, len(v.opts.witness.verifiers), why)
 	case beyond > v.opts.witness.allowTail:
 		v.sum.Problems++
-		_, _ = fmt.Fprintf(v.out, "%s: witness: %s after the newest checkpoint the witnesses cosigned (line %d); "+
-			"--allow-unwitnessed N accepts up to N for a live file\n", name, plural.Count(beyond, "line"), res.Witnessed)
+		_, _ = fmt.Fprintf(v.out, "%s: witness: %s after the newest checkpoint the witnesses cosigned (line %d); %s\n",
+			name, plural.Count(beyond, "line"), res.Witnessed, unwitnessedHint(name))
 	case beyond > 0:
 		_, _ = fmt.Fprintf(v.out, "%s: witness: accepting %d unwitnessed lines (--allow-unwitnessed %d)\n",
 			name, beyond, v.opts.witness.allowTail)
@@ -169,4 +169,15 @@ func (v *verifier) reportWitnessed(name string, at func(line int64) string, wc *
 	_, _ = fmt.Fprintf(v.out, "%s: witness: lines=%d witnessed=%d unwitnessed=%d records=%d quorum=%d/%d\n",
 		name, res.Lines, res.Witnessed, beyond, res.Records, v.opts.witness.usedQuorum, len(v.opts.witness.verifiers))
 	return leaves
+}
+
+// unwitnessedHint says why a file has lines past its newest cosigned
+// checkpoint: a live file's tail the witnesses have not seen yet, or, in
+// a log a handover retired, a final checkpoint they never cosigned (a
+// handover with its final checkpoint submitted to none of them).
+func unwitnessedHint(name string) string {
+	if _, retired := integrity.RetiredFrom(name); retired {
+		return "the log was retired by a final checkpoint these witnesses did not cosign (log handover --without-witnesses)"
+	}
+	return "--allow-unwitnessed N accepts up to N for a live file"
 }

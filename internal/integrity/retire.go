@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"golang.org/x/mod/sumdb/note"
+	"golang.org/x/mod/sumdb/tlog"
 
 	"github.com/sandboxaudit/sandboxaudit/internal/filesink"
 	"github.com/sandboxaudit/sandboxaudit/internal/fsutil"
@@ -49,7 +50,11 @@ func RetireLog(path string, v note.Verifier, now time.Time, next []byte) (string
 	if err != nil {
 		return "", fmt.Errorf("%s: %w", SegmentsPath(path), err)
 	}
-	to, dir, err := retiredName(path, segs, now, len(segs) > 0 || sl.Closed() > 0)
+	var final *Checkpoint
+	if st, err := ReadHandover(path, v); err == nil && st.Final != nil {
+		final = &st.Final.Checkpoint
+	}
+	to, dir, err := retiredName(path, segs, now, len(segs) > 0 || sl.Closed() > 0, final)
 	if err != nil {
 		return "", err
 	}
@@ -57,6 +62,11 @@ func RetireLog(path string, v note.Verifier, now time.Time, next []byte) (string
 	// A handover note that is next already stays: a killed run wrote it.
 	kept := isNote(HandoverPath(path), next)
 	for _, f := range filesToRetire(path, segs, dir, kept) {
+		if exists(dest(f)) {
+			// A killed run moved this log's file there; the one at the
+			// path is new (a writer made it again), and stays.
+			continue
+		}
 		if err := os.Rename(f, dest(f)); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return "", fmt.Errorf("retire %s: %w", f, err)
 		}
@@ -79,9 +89,10 @@ func RetireLog(path string, v note.Verifier, now time.Time, next []byte) (string
 
 // retiredName returns the name path's log retires to, and whether it is
 // a directory: the one a killed run began, or else a free one, made as
-// a directory when rotated is set.
-func retiredName(path string, segs []filesink.Segment, now time.Time, rotated bool) (to string, dir bool, err error) {
-	to, dir, err = unfinishedRetiredName(path, segs)
+// a directory when rotated is set. final is the final checkpoint the
+// path's checkpoints end with (nil: none).
+func retiredName(path string, segs []filesink.Segment, now time.Time, rotated bool, final *Checkpoint) (to string, dir bool, err error) {
+	to, dir, err = unfinishedRetiredName(path, segs, final)
 	if err != nil || to != "" {
 		return to, dir, err
 	}
@@ -107,8 +118,10 @@ func retiredDest(path, to string, dir bool) (dest func(string) string, retired s
 
 // filesToRetire lists the files that move before the checkpoints
 // sidecar, in order: the segments first (of a rotated log, dir), the
-// file and its other sidecars next; the checkpoints move last, since
-// until then the path still reads as the log being retired. kept: the
+// hash store next, so that once the file has moved its store has too
+// (it tells this log's begun retirement from another log's), then the
+// file and its other sidecars; the checkpoints move last, since until
+// then the path still reads as the log being retired. kept: the
 // handover note stays.
 func filesToRetire(path string, segs []filesink.Segment, dir, kept bool) []string {
 	var files []string
@@ -117,8 +130,9 @@ func filesToRetire(path string, segs []filesink.Segment, dir, kept bool) []strin
 			files = append(files, s.Path, s.Plain, s.Plain+filesink.ZstdSuffix+".tmp")
 		}
 	}
+	files = append(files, StorePath(path))
 	for _, suffix := range LogFileSuffixes() {
-		if suffix == CheckpointsSuffix || suffix == HandoverSuffix && kept {
+		if suffix == StoreSuffix || suffix == CheckpointsSuffix || suffix == HandoverSuffix && kept {
 			continue
 		}
 		files = append(files, path+suffix)
@@ -138,10 +152,13 @@ func isNote(p string, want []byte) bool {
 // unfinishedRetiredName finds a retirement of path that a killed run
 // began: a PATH.retired-* name without its checkpoints sidecar, where no
 // file still at the path (segs its closed segments) would go over one
-// already there. An older retired log whose checkpoints were archived
-// apart is therefore never taken for one, nor written over. dir says
-// whether it is a directory (a rotated log).
-func unfinishedRetiredName(path string, segs []filesink.Segment) (to string, dir bool, err error) {
+// already there, or whose moved hash store holds the tree of final (the
+// path's final checkpoint): files at the path are then a writer's new
+// ones, made after the killed run moved the log's. An older retired log
+// whose checkpoints were archived apart is therefore never taken for
+// one, nor written over. dir says whether it is a directory (a rotated
+// log).
+func unfinishedRetiredName(path string, segs []filesink.Segment, final *Checkpoint) (to string, dir bool, err error) {
 	matches, err := filepath.Glob(path + ".retired-*")
 	if err != nil {
 		return "", false, err
@@ -156,7 +173,7 @@ func unfinishedRetiredName(path string, segs []filesink.Segment) (to string, dir
 			continue
 		}
 		dest, retired := retiredDest(path, m, dir)
-		if exists(CheckpointsPath(retired)) || collides(filesToRetire(path, segs, dir, true), dest) {
+		if exists(CheckpointsPath(retired)) || collides(filesToRetire(path, segs, dir, true), dest) && !storeHolds(retired, final) {
 			continue
 		}
 		return m, dir, nil
@@ -173,6 +190,21 @@ func collides(files []string, dest func(string) string) bool {
 		}
 	}
 	return false
+}
+
+// storeHolds reports whether the hash store of the audit file at path
+// holds the tree of c (nil: no).
+func storeHolds(path string, c *Checkpoint) bool {
+	if c == nil {
+		return false
+	}
+	f, err := openNoFollow(StorePath(path), os.O_RDONLY|noFollow, 0)
+	if err != nil {
+		return false
+	}
+	defer func() { _ = f.Close() }()
+	root, err := tlog.TreeHash(c.N, storeFileReader{f})
+	return err == nil && root == c.Hash
 }
 
 // exists reports whether something, a symlink too, is at p.

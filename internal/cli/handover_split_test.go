@@ -1,0 +1,97 @@
+package cli
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/sandboxaudit/sandboxaudit/internal/filesink"
+	"github.com/sandboxaudit/sandboxaudit/internal/integrity"
+)
+
+// A handover killed after it moved the audit file aside, before its
+// checkpoints sidecar: a writer that appends to the path then makes a new
+// file there. The run again finishes the handover into the retired name it
+// had begun, and the new file stays at the path, its lines the new log's.
+func TestLogHandoverResumesPastANewFileAtThePath(t *testing.T) {
+	t.Run("plain, the Python sink writes", func(t *testing.T) {
+		path, keyPath, oldPub := sealedFixture(t)
+		begun := path + ".retired-20270101T000000Z"
+		newKey := killedHandover(t, path, keyPath, begun, []string{integrity.StorePath(path), path})
+		s, f := op(sessionB, "stop", "b000000000000009", 3, 4)
+		appendFlocked(t, path, canonLines(s, f))
+		// The collector, started with the new key, writes but never seals
+		// there: the path's checkpoints still end with the final one. Its
+		// refused start leaves an empty hash store, which stays at the
+		// path for the new log.
+		require.ErrorContains(t, sealWith(t, path, newKey), "a handover that stopped midway is finished by running `sandboxaudit log handover` again")
+		require.Zero(t, fileSize(t, integrity.StorePath(path)))
+		resumeHandover(t, path, keyPath, newKey, oldPub, begun, begun, canonLines(s, f), "lines=8 sealed=8")
+	})
+	t.Run("rotated, the collector's file sink writes", func(t *testing.T) {
+		path, keyPath, oldPub, _ := rotatedFixture(t, 60)
+		segs, err := filesink.Segments(path)
+		require.NoError(t, err)
+		begun := path + ".retired-20270101T000000Z"
+		require.NoError(t, os.Mkdir(begun, 0o700))
+		moved := []string{integrity.StorePath(path), path}
+		for _, s := range segs {
+			moved = append(moved, s.Path)
+		}
+		newKey := killedHandover(t, path, keyPath, begun, moved)
+		sink, err := filesink.New(filesink.Options{Path: path})
+		require.NoError(t, err)
+		s, f := op(sessionB, "stop", "b000000000000999", 201, 202)
+		require.NoError(t, sink.WriteBatch(context.Background(), sessionB.String(), []byte(canonLines(s, f))))
+		require.NoError(t, sink.Close())
+		resumeHandover(t, path, keyPath, newKey, oldPub, begun, filepath.Join(begun, filepath.Base(path)), canonLines(s, f), "lines=240 sealed=240")
+	})
+}
+
+// killedHandover leaves path as a handover to cli-test-2027 killed midway
+// leaves it: the final checkpoint signed, the files moved into begun (a
+// directory, or the retired file's name). It returns the new key.
+func killedHandover(t *testing.T, path, keyPath, begun string, moved []string) string {
+	t.Helper()
+	keys, err := integrity.LoadSigningKey(keyPath)
+	require.NoError(t, err)
+	newKey, nextPub := keyFiles(t, "cli-test-2027")
+	next, err := os.ReadFile(nextPub)
+	require.NoError(t, err)
+	_, last, err := integrity.NewestSigned(path, keys.Verifier)
+	require.NoError(t, err)
+	signed, err := integrity.SignHandover(integrity.Handover{Checkpoint: last, NextKey: strings.TrimSpace(string(next)),
+		NextOrigin: "cli-test-2027/" + filepath.Base(path)}, keys.Signer)
+	require.NoError(t, err)
+	require.NoError(t, integrity.AppendHandover(path, signed))
+	for _, f := range moved {
+		to := begun + f[len(path):]
+		if fi, err := os.Stat(begun); err == nil && fi.IsDir() {
+			to = filepath.Join(begun, filepath.Base(f))
+		}
+		require.NoError(t, os.Rename(f, to))
+	}
+	return newKey
+}
+
+// resumeHandover runs the handover of path again and checks that it
+// finished into begun (retired the file there), left the writer's lines
+// (want) at the path, and that the new log, sealed, starts from it.
+func resumeHandover(t *testing.T, path, keyPath, newKey, oldPub, begun, retired, want, counts string) {
+	t.Helper()
+	newPub := strings.TrimSuffix(newKey, ".key") + ".pub"
+	res := run(t, "", "log", "handover", "--signing-key", keyPath, "--next-key", newPub, path)
+	require.Equal(t, 0, res.code, res.stdout+res.stderr)
+	require.Contains(t, res.stdout, "retired file: "+retired+" ")
+	require.Contains(t, res.stdout, "log handover: "+path+" was made again after the handover moved the log's file: it stays, and its lines start the new log")
+	require.Equal(t, want, string(readFile(t, path)), "the new file stays at the path")
+	require.NoError(t, sealWith(t, path, newKey))
+	res = run(t, "", "verify", "--key", oldPub, "--allow-open", begun, path)
+	require.Equal(t, 0, res.code, res.stdout+res.stderr)
+	require.Contains(t, res.stdout, counts)
+	require.Contains(t, res.stdout, path+": handover: the log starts from the handover of "+retired)
+}
