@@ -208,9 +208,10 @@ func (m *maintainer) maintain(ctx context.Context, path string, l *listings) tim
 	if r.Compress {
 		segs, again, failed = m.compressAll(ctx, path, segs, l.tornOf(path))
 	}
-	// A retention stopped is looked at again as a failed compression is:
-	// a segment made removable again goes without waiting for a rotation.
-	if !m.retainSegs(path, segs, l.tornOf(path)) {
+	// A retention stopped by a failed removal is looked at again as a
+	// failed compression is: a segment made removable again goes without
+	// waiting for a rotation. One BeforeRemove refused waits for one.
+	if err := m.retainSegs(path, segs, l.tornOf(path)); err != nil && !errors.As(err, new(refusedError)) {
 		failed = true
 	}
 	if retry := m.retryAfter(path, failed); retry > 0 && (again == 0 || retry < again) {
@@ -364,16 +365,16 @@ var ErrForeignSegment = errors.New("a foreign or renamed segment")
 // and those older than MaxAge, oldest first, from path's segments segs as
 // a listing found them; torn is that listing's kept torn lines. A removal
 // refused (BeforeRemove) or failed stops the round, so a newer segment
-// never goes while an older stays: it returns false then (see
-// retentionStopped). A foreign segment (ErrForeignSegment) is passed over
+// never goes while an older stays: it returns what stopped it then (see
+// retentionStopped), nil when it ran through. A foreign segment (ErrForeignSegment) is passed over
 // and stays. With Holds, the torn lines are listed again at the first
 // removal, after Holds was asked: a seal cuts a torn line off a segment
 // before the log records it.
-func (m *maintainer) retainSegs(path string, segs []Segment, torn *tornKept) bool {
+func (m *maintainer) retainSegs(path string, segs []Segment, torn *tornKept) error {
 	r := m.rot
 	recorded := m.recorded(path, segs)
 	if r.MaxBackups == 0 && r.MaxAge == 0 {
-		return true
+		return nil
 	}
 	now := r.clock()
 	// A segment dated ahead of the log is not the log's: it is passed over.
@@ -391,11 +392,11 @@ func (m *maintainer) retainSegs(path string, segs []Segment, torn *tornKept) boo
 		}
 		if err := m.removeSegment(path, segs[d.i], d.reason, torn); err != nil {
 			m.retentionStopped(path, segs[d.i], err, len(due)-k, now)
-			return false
+			return err
 		}
 	}
 	m.retentionRan(path)
-	return true
+	return nil
 }
 
 // dueSegment is a segment retention removes: its index, and why.
@@ -497,7 +498,7 @@ func (m *maintainer) recorded(path string, segs []Segment) []bool {
 func (m *maintainer) remove(path string, seg Segment, torn *tornKept) error {
 	if m.rot.BeforeRemove != nil {
 		if err := m.rot.BeforeRemove(path, seg); err != nil {
-			return fmt.Errorf("retention kept %s: %w", filepath.Base(seg.Path), err)
+			return refusedError{fmt.Errorf("retention kept %s: %w", filepath.Base(seg.Path), err)}
 		}
 	}
 	for _, p := range []string{seg.Plain, seg.Path, seg.Plain + ZstdSuffix + tmpSuffix} {
@@ -513,6 +514,11 @@ func (m *maintainer) remove(path string, seg Segment, torn *tornKept) error {
 	}
 	return nil
 }
+
+// refusedError is a removal BeforeRemove refused.
+type refusedError struct{ error }
+
+func (e refusedError) Unwrap() error { return e.error }
 
 // reportedError is removeFile's error, reported already: in this look at
 // the path, or in an earlier one (earlier), as the same failure on the

@@ -2,6 +2,7 @@ package filesink
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,11 +12,9 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
-	"golang.org/x/sys/unix"
-)
 
-// fsImmutableFL is FS_IMMUTABLE_FL, the flag chattr +i sets.
-const fsImmutableFL = 0x10
+	"github.com/sandboxaudit/sandboxaudit/internal/testutil/immutable"
+)
 
 // makeUnremovable makes files impossible to remove, as really as this user
 // can: their directory read-only for a user other than root, each file
@@ -24,58 +23,43 @@ const fsImmutableFL = 0x10
 // what undoes it; the test's cleanup undoes it too.
 func makeUnremovable(t *testing.T, m *maintainer, files ...string) func() {
 	t.Helper()
-	var undo func()
-	switch {
-	case os.Geteuid() != 0:
+	if os.Geteuid() != 0 {
 		dir := filepath.Dir(files[0])
 		require.NoError(t, os.Chmod(dir, 0o500))
-		undo = func() { require.NoError(t, os.Chmod(dir, 0o700)) }
-	case setImmutable(files[0], true) == nil:
+		var once sync.Once
+		undo := func() { once.Do(func() { require.NoError(t, os.Chmod(dir, 0o700)) }) }
+		t.Cleanup(undo)
+		return undo
+	}
+	var undos []func()
+	for _, f := range files {
+		undo, ok := immutable.Set(t, f)
+		if !ok {
+			break
+		}
+		undos = append(undos, undo)
+	}
+	if len(undos) == len(files) {
 		t.Log("running as root: the segments are made immutable")
-		for _, f := range files[1:] {
-			require.NoError(t, setImmutable(f, true))
-		}
-		undo = func() {
-			for _, f := range files {
-				require.NoError(t, setImmutable(f, false))
+		return func() {
+			for _, undo := range undos {
+				undo()
 			}
 		}
-	default:
-		t.Log("running as root without the right to make a file immutable: removal fails through the unlink hook")
-		stuck := map[string]bool{}
-		for _, f := range files {
-			stuck[f] = true
+	}
+	require.Empty(t, undos, "some files made immutable, not all")
+	t.Log("running as root without the right to make a file immutable: removal fails through the unlink hook")
+	stuck := map[string]bool{}
+	for _, f := range files {
+		stuck[f] = true
+	}
+	m.unlink = func(p string) error {
+		if stuck[p] {
+			return &os.PathError{Op: "remove", Path: p, Err: syscall.EACCES}
 		}
-		m.unlink = func(p string) error {
-			if stuck[p] {
-				return &os.PathError{Op: "remove", Path: p, Err: syscall.EACCES}
-			}
-			return os.Remove(p)
-		}
-		undo = func() { m.unlink = nil }
+		return os.Remove(p)
 	}
-	var once sync.Once
-	t.Cleanup(func() { once.Do(undo) })
-	return func() { once.Do(undo) }
-}
-
-// setImmutable sets or clears file's immutable flag (chattr +i, -i).
-func setImmutable(file string, on bool) error {
-	f, err := os.Open(file)
-	if err != nil {
-		return err
-	}
-	defer func() { _ = f.Close() }()
-	flags, err := unix.IoctlGetUint32(int(f.Fd()), unix.FS_IOC_GETFLAGS)
-	if err != nil {
-		return err
-	}
-	if on {
-		flags |= fsImmutableFL
-	} else {
-		flags &^= fsImmutableFL
-	}
-	return unix.IoctlSetPointerInt(int(f.Fd()), unix.FS_IOC_SETFLAGS, int(flags))
+	return func() { m.unlink = nil }
 }
 
 // stuckEvents records a Rotation's hooks for a stopped retention.
@@ -237,22 +221,60 @@ func TestARetentionStoppedAgainAfterRunningIsReportedAnew(t *testing.T) {
 	t0 := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
 	path, segs := retainDir(t, 2, t0)
 	ev := newStuckEvents(&Rotation{MaxBackups: 1}, segs[1].Time.Add(time.Minute))
-	m := &maintainer{rot: ev.rotation, marks: newOwnMarks()}
-	makeUnremovable(t, m, segs[0].Plain)
-	m.maintain(context.Background(), path, newListings(nil))
-	m.maintain(context.Background(), path, newListings(nil))
+	m := &maintainer{rot: ev.rotation, marks: newOwnMarks(), ctx: context.Background(),
+		after: func(time.Duration, func()) func() bool { return func() bool { return true } }}
+	round := func() { require.True(t, m.round([]string{path})) }
+	removable := makeUnremovable(t, m, segs[0].Plain)
+	round()
+	round()
 	require.Len(t, ev.errors(), 1)
 	require.Len(t, ev.still, 1)
 
+	removable()
 	require.NoError(t, os.Remove(segs[1].Plain))
-	m.maintain(context.Background(), path, newListings(nil))
+	removable = makeUnremovable(t, m, segs[0].Plain)
+	round()
 	require.Len(t, ev.resumed, 1, "one segment is within max_backups: retention runs through")
 	require.Empty(t, m.stopped.paths)
 
+	removable()
 	require.NoError(t, os.WriteFile(segs[1].Plain, numberedLines(2, 2), 0o600))
-	m.maintain(context.Background(), path, newListings(nil))
+	makeUnremovable(t, m, segs[0].Plain)
+	round()
 	require.Len(t, ev.errors(), 2, "a stop after running through is reported")
 	require.Len(t, ev.still, 1)
+
+	ev.clock = ev.clock.Add(time.Hour)
+	round()
+	require.Len(t, ev.stuck, 1)
+	require.Equal(t, 1, ev.stuck[0].Rounds, "the rounds of the earlier stop are not counted again")
+}
+
+// TestARefusedRemovalIsReportedEachRoundAndNotLookedAtAgain: a removal
+// BeforeRemove refuses (integrity has not sealed the segment yet) is
+// reported each round, as the refusal may change, and waits for the next
+// rotation rather than a look again of its own; a path that then runs
+// through is told as one that runs again.
+func TestARefusedRemovalIsReportedEachRoundAndNotLookedAtAgain(t *testing.T) {
+	t0 := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
+	path, segs := retainDir(t, 2, t0)
+	ev := newStuckEvents(&Rotation{MaxBackups: 1}, segs[1].Time.Add(time.Minute))
+	refusal := errors.New("not sealed into the log yet")
+	ev.rotation.BeforeRemove = func(string, Segment) error { return refusal }
+	m := &maintainer{rot: ev.rotation, marks: newOwnMarks()}
+	for range 2 {
+		require.Zero(t, m.maintain(context.Background(), path, newListings(nil)))
+	}
+	require.Len(t, ev.errors(), 2)
+	require.ErrorIs(t, ev.errors()[1], refusal)
+	require.Empty(t, ev.still)
+	require.Len(t, m.stopped.paths, 1)
+
+	ev.rotation.BeforeRemove = nil
+	m.maintain(context.Background(), path, newListings(nil))
+	require.Len(t, ev.removed, 1)
+	require.Len(t, ev.resumed, 1)
+	require.Equal(t, 2, ev.resumed[0].Rounds, "the rounds it stopped in")
 }
 
 // TestAStoppedPathWhoseDirectoryIsGoneIsForgotten: the state kept for a

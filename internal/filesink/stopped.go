@@ -70,8 +70,8 @@ func (m *maintainer) retentionStopped(path string, seg Segment, err error, due i
 		if m.stopped.paths == nil {
 			m.stopped.paths = map[string]*StoppedRetention{}
 		}
-		if len(m.stopped.paths) == 0 {
-			m.stopped.remindAt = now.Add(stuckReminder) // OnError was just told
+		if len(m.stopped.paths) == 0 { // OnError was just told
+			m.stopped.rounds, m.stopped.remindAt = 0, now.Add(stuckReminder)
 		}
 		st = &StoppedRetention{Path: path, Since: now}
 		m.stopped.paths[path] = st
