@@ -366,10 +366,10 @@ var ErrForeignSegment = errors.New("a foreign or renamed segment")
 // a listing found them; torn is that listing's kept torn lines. A removal
 // refused (BeforeRemove) or failed stops the round, so a newer segment
 // never goes while an older stays: it returns what stopped it then (see
-// retentionStopped), nil when it ran through. A foreign segment (ErrForeignSegment) is passed over
-// and stays. With Holds, the torn lines are listed again at the first
-// removal, after Holds was asked: a seal cuts a torn line off a segment
-// before the log records it.
+// retentionStopped), nil when it ran through. A foreign segment
+// (ErrForeignSegment) is passed over and stays. With Holds, the torn lines
+// are listed again at the first removal, after Holds was asked: a seal
+// cuts a torn line off a segment before the log records it.
 func (m *maintainer) retainSegs(path string, segs []Segment, torn *tornKept) error {
 	r := m.rot
 	recorded := m.recorded(path, segs)
@@ -541,7 +541,8 @@ type removalFailure struct {
 // removeFile removes p, a file of path's segment seg; what says which
 // step does (the error's start). A failure is reported once: each round
 // tries again, and the same cause on the same files (an immutable file, a
-// read-only directory) is reported again only once either changes.
+// read-only directory) is reported again only once either changes (a
+// retention it stops is counted each round: see retentionStopped).
 func (m *maintainer) removeFile(path string, seg Segment, p, what string) error {
 	unlink := m.unlink
 	if unlink == nil {
