@@ -198,8 +198,9 @@ func (m *maintainer) maintain(ctx context.Context, path string, l *listings) tim
 	if err != nil {
 		if !errors.Is(err, os.ErrNotExist) {
 			r.fail(path, err)
-		} else {
-			m.retentionRan(path) // its directory is gone
+		} else { // its directory is gone
+			m.retentionRan(path)
+			delete(m.retry, path)
 		}
 		return 0
 	}

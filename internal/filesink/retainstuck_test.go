@@ -285,9 +285,10 @@ func TestAStoppedPathWhoseDirectoryIsGoneIsForgotten(t *testing.T) {
 	ev := newStuckEvents(&Rotation{MaxBackups: 1}, segs[1].Time.Add(time.Minute))
 	m := &maintainer{rot: ev.rotation, marks: newOwnMarks()}
 	removable := makeUnremovable(t, m, segs[0].Plain)
-	m.maintain(context.Background(), path, newListings(nil))
+	require.Positive(t, m.maintain(context.Background(), path, newListings(nil)))
 	require.Len(t, m.stopped.paths, 1)
 	require.Len(t, m.unremoved, 1)
+	require.Len(t, m.retry, 1)
 
 	removable()
 	require.NoError(t, os.RemoveAll(filepath.Dir(path)))
@@ -296,4 +297,5 @@ func TestAStoppedPathWhoseDirectoryIsGoneIsForgotten(t *testing.T) {
 	require.Len(t, ev.resumed, 1)
 	require.Empty(t, m.stopped.paths)
 	require.Empty(t, m.unremoved)
+	require.Empty(t, m.retry, "its retry wait goes too")
 }
