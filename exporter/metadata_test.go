@@ -70,6 +70,9 @@ func TestMetadataMatchesCode(t *testing.T) {
 			r := e.rotation(&FileConfig{Rotation: configoptional.Some(RotationConfig{MaxMegabytes: 1})})
 			r.OnRotate("a", "b")
 			r.OnError("a", errors.New("x"))
+			r.OnStillStopped("a")
+			r.OnRetentionStuck(filesink.RetentionStuck{Paths: 1, Due: 1, Rounds: 1, Longest: filesink.StoppedRetention{Path: "a", Err: errors.New("x")}})
+			r.OnRetentionResumed(filesink.StoppedRetention{Path: "a"})
 			for _, reason := range []string{filesink.RemovedMaxBackups, filesink.RemovedMaxAge} {
 				r.OnRemoved("a", filesink.Segment{}, reason)
 			}

@@ -45,10 +45,15 @@ type maintainer struct {
 	// readDir lists a directory for segments and kept torn lines; nil is
 	// os.ReadDir (a test counts the listings).
 	readDir func(string) ([]os.DirEntry, error)
-	// unremoved holds, per file, a removal of a segment's file that failed
-	// (see removeFile): the same failure is reported once, not each round.
-	// Only the loop uses it.
-	unremoved map[string]removalFailure
+	// unremoved holds, per path and file, a removal of a segment's file
+	// that failed (see removeFile): the same failure is reported once, not
+	// each round. Only the loop uses it.
+	unremoved map[string]map[string]removalFailure
+	// pass counts maintain's looks at a path, so that a failure reported
+	// by one step of a look is told from one reported by an earlier look.
+	pass uint64
+	// stopped holds the paths whose retention stopped at a segment.
+	stopped stopped
 	// unlink is os.Remove; a test makes it fail for a file (as on a file
 	// made immutable).
 	unlink func(string) error
@@ -159,6 +164,7 @@ func (m *maintainer) round(paths []string) bool {
 		}
 		m.lookAgain(path, m.maintain(m.ctx, path, l))
 	}
+	m.remind(m.rot.clock()) // once all of the round's paths are seen
 	return true
 }
 
@@ -187,22 +193,31 @@ func (m *maintainer) lookAgain(path string, d time.Duration) {
 // compress), or 0.
 func (m *maintainer) maintain(ctx context.Context, path string, l *listings) time.Duration {
 	r := m.rot
+	m.pass++
 	segs, err := l.segments(path)
 	if err != nil {
 		if !errors.Is(err, os.ErrNotExist) {
 			r.fail(path, err)
+		} else { // its directory is gone
+			m.retentionRan(path)
+			delete(m.retry, path)
 		}
 		return 0
 	}
 	var again time.Duration
+	failed := false
 	if r.Compress {
-		var failed bool
 		segs, again, failed = m.compressAll(ctx, path, segs, l.tornOf(path))
-		if retry := m.retryAfter(path, failed); retry > 0 && (again == 0 || retry < again) {
-			again = retry
-		}
 	}
-	m.retainSegs(path, segs, l.tornOf(path))
+	// A retention stopped by a failed removal is looked at again as a
+	// failed compression is: a segment made removable again goes without
+	// waiting for a rotation. One BeforeRemove refused waits for one.
+	if err := m.retainSegs(path, segs, l.tornOf(path)); err != nil && !errors.As(err, new(refusedError)) {
+		failed = true
+	}
+	if retry := m.retryAfter(path, failed); retry > 0 && (again == 0 || retry < again) {
+		again = retry
+	}
 	if m.forget != nil {
 		m.forget(path) // Holds raised it for a file that may be closed
 	}
@@ -294,7 +309,7 @@ func (m *maintainer) dropPlainTwin(path string, seg Segment) {
 		return
 	}
 	// A pair found the same before, whose removal failed, is not read again.
-	if prev, ok := m.unremoved[seg.Plain]; (!ok || prev.stamp != stamp) && !m.sameTwin(path, seg, stamp) {
+	if prev, ok := m.unremoved[path][seg.Plain]; (!ok || prev.stamp != stamp) && !m.sameTwin(path, seg, stamp) {
 		return
 	}
 	delete(m.differing, seg.Plain)
@@ -351,44 +366,65 @@ var ErrForeignSegment = errors.New("a foreign or renamed segment")
 // and those older than MaxAge, oldest first, from path's segments segs as
 // a listing found them; torn is that listing's kept torn lines. A removal
 // refused (BeforeRemove) or failed stops the round, so a newer segment
-// never goes while an older stays. A foreign segment (ErrForeignSegment)
-// is passed over and stays. With Holds, the torn lines are listed again
-// at the first removal, after Holds was asked: a seal cuts a torn line
-// off a segment before the log records it.
-func (m *maintainer) retainSegs(path string, segs []Segment, torn *tornKept) {
+// never goes while an older stays: it returns what stopped it then (see
+// retentionStopped), nil when it ran through. A foreign segment
+// (ErrForeignSegment) is passed over and stays. With Holds, the torn lines
+// are listed again at the first removal, after Holds was asked: a seal
+// cuts a torn line off a segment before the log records it.
+func (m *maintainer) retainSegs(path string, segs []Segment, torn *tornKept) error {
 	r := m.rot
 	recorded := m.recorded(path, segs)
 	if r.MaxBackups == 0 && r.MaxAge == 0 {
-		return
+		return nil
 	}
 	now := r.clock()
 	// A segment dated ahead of the log is not the log's: it is passed over.
 	foreign := foreignAhead(segs, now, m.marks.get(path))
-	held, excess := r.heldSegments(foreign, recorded)
+	due := r.dueSegments(segs, foreign, recorded, now)
 	if r.Holds != nil {
 		torn = &tornKept{dir: filepath.Dir(path), readDir: m.readDir}
 	}
+	for k, d := range due {
+		// A segment the log did not record when Holds was asked was sealed
+		// since (BeforeRemove accepted it): the seal may have cut a torn
+		// line off it after the listing.
+		if r.Holds != nil && !recorded[d.i] {
+			torn.stale = true
+		}
+		if err := m.removeSegment(path, segs[d.i], d.reason, torn); err != nil {
+			m.retentionStopped(path, segs[d.i], err, len(due)-k, now)
+			return err
+		}
+	}
+	m.retentionRan(path)
+	return nil
+}
+
+// dueSegment is a segment retention removes: its index, and why.
+type dueSegment struct {
+	i      int
+	reason string
+}
+
+// dueSegments lists the segments of segs retention removes at now, oldest
+// first, passing over the foreign ones.
+func (r *Rotation) dueSegments(segs []Segment, foreign, recorded []bool, now time.Time) []dueSegment {
+	held, excess := r.heldSegments(foreign, recorded)
+	var due []dueSegment
 	for i, seg := range segs {
 		if foreign[i] {
 			continue
 		}
 		reason := r.removalReason(seg, excess, now)
 		if reason == "" {
-			return
+			break
 		}
 		if held[i] {
 			excess--
 		}
-		// A segment the log did not record when Holds was asked was sealed
-		// since (BeforeRemove accepted it): the seal may have cut a torn
-		// line off it after the listing.
-		if r.Holds != nil && !recorded[i] {
-			torn.stale = true
-		}
-		if !m.removeSegment(path, seg, reason, torn) {
-			return
-		}
+		due = append(due, dueSegment{i: i, reason: reason})
 	}
+	return due
 }
 
 // heldSegments says which segments count toward MaxBackups, and by how
@@ -421,20 +457,23 @@ func (r *Rotation) removalReason(seg Segment, excess int, now time.Time) string 
 	}
 }
 
-// removeSegment removes seg for reason and says whether the round goes
-// on: after a failed or refused removal it stops, but for a foreign
-// segment, which is not the log's to remove.
-func (m *maintainer) removeSegment(path string, seg Segment, reason string, torn *tornKept) bool {
+// removeSegment removes seg for reason and returns what stops the round:
+// a failed or refused removal, but for a foreign segment's, which is not
+// the log's to remove; nil when it goes on.
+func (m *maintainer) removeSegment(path string, seg Segment, reason string, torn *tornKept) error {
 	if err := m.remove(path, seg, torn); err != nil {
 		if !errors.As(err, new(reportedError)) {
 			m.rot.fail(path, err)
 		}
-		return errors.Is(err, ErrForeignSegment)
+		if errors.Is(err, ErrForeignSegment) {
+			return nil
+		}
+		return err
 	}
 	if m.rot.OnRemoved != nil {
 		m.rot.OnRemoved(path, seg, reason)
 	}
-	return true
+	return nil
 }
 
 // recorded asks Holds which segments the log records, and remembers the
@@ -460,7 +499,7 @@ func (m *maintainer) recorded(path string, segs []Segment) []bool {
 func (m *maintainer) remove(path string, seg Segment, torn *tornKept) error {
 	if m.rot.BeforeRemove != nil {
 		if err := m.rot.BeforeRemove(path, seg); err != nil {
-			return fmt.Errorf("retention kept %s: %w", filepath.Base(seg.Path), err)
+			return refusedError{fmt.Errorf("retention kept %s: %w", filepath.Base(seg.Path), err)}
 		}
 	}
 	for _, p := range []string{seg.Plain, seg.Path, seg.Plain + ZstdSuffix + tmpSuffix} {
@@ -477,22 +516,34 @@ func (m *maintainer) remove(path string, seg Segment, torn *tornKept) error {
 	return nil
 }
 
-// reportedError is removeFile's error: reported already, or once before.
-type reportedError struct{ error }
+// refusedError is a removal BeforeRemove refused.
+type refusedError struct{ error }
+
+func (e refusedError) Unwrap() error { return e.error }
+
+// reportedError is removeFile's error, reported already: in this look at
+// the path, or in an earlier one (earlier), as the same failure on the
+// same files.
+type reportedError struct {
+	error
+	earlier bool
+}
 
 func (e reportedError) Unwrap() error { return e.error }
 
-// removalFailure is a failed removal of a segment's file: the cause, and
-// the segment's files as they were then.
+// removalFailure is a failed removal of a segment's file: the cause, the
+// segment's files as they were then, and the pass that reported it.
 type removalFailure struct {
 	cause string
 	stamp twinStamp
+	pass  uint64
 }
 
 // removeFile removes p, a file of path's segment seg; what says which
 // step does (the error's start). A failure is reported once: each round
 // tries again, and the same cause on the same files (an immutable file, a
-// read-only directory) is reported again only once either changes.
+// read-only directory) is reported again only once either changes (a
+// retention it stops is counted each round: see retentionStopped).
 func (m *maintainer) removeFile(path string, seg Segment, p, what string) error {
 	unlink := m.unlink
 	if unlink == nil {
@@ -500,23 +551,30 @@ func (m *maintainer) removeFile(path string, seg Segment, p, what string) error 
 	}
 	err := unlink(p)
 	if err == nil || errors.Is(err, os.ErrNotExist) {
-		delete(m.unremoved, p)
+		delete(m.unremoved[path], p)
+		if len(m.unremoved[path]) == 0 {
+			delete(m.unremoved, path)
+		}
 		return nil
 	}
-	f := removalFailure{cause: err.Error(), stamp: stampTwin(seg)}
+	f := removalFailure{cause: err.Error(), stamp: stampTwin(seg), pass: m.pass}
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
 		f.cause = pe.Err.Error()
 	}
 	err = fmt.Errorf("%s %s: %w", what, p, err)
-	if prev, ok := m.unremoved[p]; !ok || prev != f {
-		if m.unremoved == nil {
-			m.unremoved = map[string]removalFailure{}
-		}
-		m.unremoved[p] = f
-		m.rot.fail(path, err)
+	if prev, ok := m.unremoved[path][p]; ok && prev.cause == f.cause && prev.stamp == f.stamp {
+		return reportedError{error: err, earlier: prev.pass != m.pass}
 	}
-	return reportedError{err}
+	if m.unremoved == nil {
+		m.unremoved = map[string]map[string]removalFailure{}
+	}
+	if m.unremoved[path] == nil {
+		m.unremoved[path] = map[string]removalFailure{}
+	}
+	m.unremoved[path][p] = f
+	m.rot.fail(path, err)
+	return reportedError{error: err}
 }
 
 // openSegment opens a plain segment to compress, read-write so that a torn

@@ -67,6 +67,19 @@ type Rotation struct {
 	// OnError is told of a rotation, compression or retention step that
 	// failed; no segment is lost by one, and it is tried again later.
 	OnError func(path string, err error)
+	// OnStillStopped is told of each round in which path's retention
+	// stops again at a failure OnError was told of in an earlier round
+	// (a segment file that still cannot be removed), which OnError is not
+	// told again.
+	OnStillStopped func(path string)
+	// OnRetentionStuck is told, at most once per stuckReminder (an hour)
+	// for the whole sink, of the paths whose retention stays stopped, when
+	// one of them stopped again since the last report: one summary rather
+	// than a line per path, as a templated path makes thousands.
+	OnRetentionStuck func(RetentionStuck)
+	// OnRetentionResumed is told when a path whose retention had stopped
+	// runs through a round again (or its segments are gone).
+	OnRetentionResumed func(StoppedRetention)
 
 	// now and grace are the clock and the quiet time a segment needs
 	// before it is compressed; idlePoll, when set, is how often the

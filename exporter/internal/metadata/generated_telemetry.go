@@ -136,7 +136,7 @@ func NewTelemetryBuilder(settings component.TelemetrySettings, options ...Teleme
 	errs = errors.Join(errs, err)
 	builder.SandboxauditExporterSegmentErrors, err = builder.meter.Int64Counter(
 		"otelcol_sandboxaudit_exporter_segment_errors",
-		metric.WithDescription("Number of rotation, compression and retention steps that failed (no segment is lost; the step is tried again). [Alpha]"),
+		metric.WithDescription("Number of rotation, compression and retention steps that failed (no segment is lost; the step is tried again); a retention stopped at a segment that cannot be removed counts once per round it stays stopped. [Alpha]"),
 		metric.WithUnit("{error}"),
 	)
 	errs = errors.Join(errs, err)
