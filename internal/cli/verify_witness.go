@@ -141,6 +141,12 @@ func (v *verifier) reportWitnessed(name string, at func(line int64) string, wc *
 			_, _ = fmt.Fprintf(v.out, "%s: witness: %s\n", integrity.WitnessedPath(name), msg)
 		}
 	}
+	if res.Future > 0 {
+		// Not a problem alone: the quorum, counted without them, says.
+		_, _ = fmt.Fprintf(v.out, "%s: witness: %s dated more than %s after this host's clock %s not counted (the first: %s); "+
+			"check the witness's clock\n", integrity.WitnessedPath(name), plural.Count(int64(res.Future), "cosignature"),
+			witness.MaxClockSkew, plural.Pick(int64(res.Future), "is", "are"), res.FirstFuture)
+	}
 	beyond := res.Lines - res.Witnessed
 	switch {
 	case res.Failure != nil:

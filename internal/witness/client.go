@@ -25,6 +25,12 @@ const MaxWitnesses = 64
 // witness that hangs must not hold a seal round, nor a command, for ever.
 const DefaultTimeout = 10 * time.Second
 
+// MaxClockSkew is how far after this host's clock a cosignature may be
+// dated. A C2SP cosignature carries the time the witness signed; one
+// dated later than that (a witness whose clock is wrong) would vouch for
+// a checkpoint's freshness long after it is stale, so it is refused.
+const MaxClockSkew = 10 * time.Minute
+
 // Witness is one witness: where its add-checkpoint endpoint is, and the
 // key its cosignatures must verify with.
 type Witness struct {
@@ -143,7 +149,7 @@ func Reason(err error) string {
 		return "inconsistent"
 	case errors.As(err, &re):
 		return "refused"
-	case errors.Is(err, errBadCosignature):
+	case errors.Is(err, errBadCosignature), errors.Is(err, errFutureCosignature):
 		return "bad_cosignature"
 	case errors.Is(err, errBadConflict), errors.Is(err, errConflicts):
 		return "conflict"
@@ -155,7 +161,11 @@ func Reason(err error) string {
 
 var (
 	errBadCosignature = errors.New("the witness's answer holds no valid cosignature by its key")
-	errBadConflict    = errors.New("409 Conflict with an unreadable size")
+	// errFutureCosignature is a bad answer too; the date is not shown, so
+	// the same cause is logged once.
+	errFutureCosignature = fmt.Errorf("the witness's cosignature is dated more than %s after this host's clock "+
+		"(check the witness's clock, and this host's)", MaxClockSkew)
+	errBadConflict = errors.New("409 Conflict with an unreadable size")
 	// errConflicts: each retry from the size a 409 named got another 409
 	// (the sizes are not shown: each round would be another cause).
 	errConflicts = errors.New("the witness answered 409 Conflict, each time with another size")
@@ -212,8 +222,18 @@ func (w *Witness) cosignature(signed, answer []byte) ([]byte, error) {
 	}
 	for _, s := range n.Sigs {
 		if s.Name == w.verifier.Name() && s.Hash == w.verifier.KeyHash() {
+			if Future(s, time.Now()) {
+				return nil, errFutureCosignature
+			}
 			return []byte(sigPrefix + s.Name + " " + s.Base64 + "\n"), nil
 		}
 	}
 	return nil, errBadCosignature
+}
+
+// Future reports whether the cosignature s is dated more than
+// MaxClockSkew after now (or its date cannot be read).
+func Future(s note.Signature, now time.Time) bool {
+	t, err := torchwood.CosignatureTimestamp(s)
+	return err != nil || t > now.Add(MaxClockSkew).Unix()
 }

@@ -248,7 +248,8 @@ func (p *Pool) Count(signed []byte) int {
 }
 
 // CountCosignatures returns how many of the verifiers validly signed msg,
-// a note; a note none of them signed counts 0.
+// a note; a note none of them signed counts 0, and a cosignature dated
+// more than MaxClockSkew after the clock does not count.
 func CountCosignatures(msg []byte, verifiers []note.Verifier) int {
 	n, err := note.Open(msg, note.VerifierList(verifiers...))
 	if err != nil {
@@ -260,8 +261,11 @@ func CountCosignatures(msg []byte, verifiers []note.Verifier) int {
 		hash uint32
 	}
 	seen := map[keyID]bool{}
+	now := time.Now()
 	for _, s := range n.Sigs {
-		seen[keyID{s.Name, s.Hash}] = true
+		if !Future(s, now) {
+			seen[keyID{s.Name, s.Hash}] = true
+		}
 	}
 	return len(seen)
 }
