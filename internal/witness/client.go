@@ -3,6 +3,7 @@ package witness
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"io"
@@ -97,6 +98,27 @@ func PublicKey(v *torchwood.CosignatureVerifier) string {
 	_, rest, _ := strings.Cut(v.String(), "+")
 	_, key, _ := strings.Cut(rest, "+")
 	return key
+}
+
+// SameKey reports whether the verifier keys a and b (name+hash+base64: a
+// log's note key or a witness's cosignature key) hold one public key,
+// whatever their names and algorithm bytes. A witness that signs with the
+// log's key vouches for nothing: the key's holder cosigns what it rewrote.
+func SameKey(a, b string) bool {
+	ka, okA := rawKey(a)
+	kb, okB := rawKey(b)
+	return okA && okB && bytes.Equal(ka, kb)
+}
+
+// rawKey is vkey's public key without its algorithm byte.
+func rawKey(vkey string) ([]byte, bool) {
+	_, rest, _ := strings.Cut(strings.TrimSpace(vkey), "+")
+	_, b64, _ := strings.Cut(rest, "+")
+	raw, err := base64.StdEncoding.DecodeString(b64)
+	if err != nil || len(raw) < 2 {
+		return nil, false
+	}
+	return raw[1:], true
 }
 
 // Verifier is the witness's cosignature verifier.
