@@ -34,6 +34,7 @@ func TestPoolRefusesACosignatureDatedInTheFuture(t *testing.T) {
 	require.Contains(t, errs[0].ContextMap()["error"], "dated more than 10m0s after this host's clock")
 
 	w1.SetClockSkew(witness.MaxClockSkew / 2)
+	p, _, _ = newPool(t, 1, w1) // the one before pauses the witness
 	cosigs, quorum = p.Cosign(context.Background(), "f", log.origin, log.n, log.checkpoint(), log.prover())
 	require.True(t, quorum)
 	require.Len(t, cosigs, 1)
