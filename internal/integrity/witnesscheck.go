@@ -210,7 +210,7 @@ func (w *WitnessCheck) cosigners(num int, rec []byte) []string {
 	var out []string
 	for _, s := range n.Sigs {
 		w.trusted = true
-		if witness.Future(s, w.now) {
+		if witness.DatedAhead(s, w.now) {
 			w.future(num, s)
 			continue
 		}

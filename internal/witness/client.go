@@ -244,7 +244,7 @@ func (w *Witness) cosignature(signed, answer []byte) ([]byte, error) {
 	}
 	for _, s := range n.Sigs {
 		if s.Name == w.verifier.Name() && s.Hash == w.verifier.KeyHash() {
-			if Future(s, time.Now()) {
+			if DatedAhead(s, time.Now()) {
 				return nil, errFutureCosignature
 			}
 			return []byte(sigPrefix + s.Name + " " + s.Base64 + "\n"), nil
@@ -253,9 +253,9 @@ func (w *Witness) cosignature(signed, answer []byte) ([]byte, error) {
 	return nil, errBadCosignature
 }
 
-// Future reports whether the cosignature s is dated more than
+// DatedAhead reports whether the cosignature s is dated more than
 // MaxClockSkew after now (or its date cannot be read).
-func Future(s note.Signature, now time.Time) bool {
+func DatedAhead(s note.Signature, now time.Time) bool {
 	t, err := torchwood.CosignatureTimestamp(s)
 	return err != nil || t > now.Add(MaxClockSkew).Unix()
 }

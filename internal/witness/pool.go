@@ -129,7 +129,8 @@ func (p *Pool) Verifiers() []note.Verifier {
 // Cosign submits the checkpoint (origin, size n, signed note) to every
 // witness at once and returns the cosignature lines received. Each
 // witness that refuses or cannot be reached is logged at ERROR (naming
-// path) and counted. quorum reports whether enough witnesses cosigned.
+// path) and counted, and paused (SetBackoff); one paused is not asked,
+// and counted with the failure that paused it. quorum reports whether enough witnesses cosigned.
 func (p *Pool) Cosign(ctx context.Context, path, origin string, n int64, signed []byte, prove func(old int64) (tlog.TreeProof, error)) (cosigs [][]byte, quorum bool) {
 	lines := make([][]byte, len(p.witnesses))
 	var wg sync.WaitGroup
@@ -344,7 +345,7 @@ func CountCosignatures(msg []byte, verifiers []note.Verifier) int {
 	seen := map[keyID]bool{}
 	now := time.Now()
 	for _, s := range n.Sigs {
-		if !Future(s, now) {
+		if !DatedAhead(s, now) {
 			seen[keyID{s.Name, s.Hash}] = true
 		}
 	}
