@@ -152,12 +152,7 @@ func (v *verifier) reportWitnessed(name string, at func(line int64) string, wc *
 			_, _ = fmt.Fprintf(v.out, "%s: witness: %s\n", integrity.WitnessedPath(name), msg)
 		}
 	}
-	if res.Future > 0 {
-		// Not a problem alone: the quorum, counted without them, says.
-		_, _ = fmt.Fprintf(v.out, "%s: witness: %s dated more than %s after this host's clock %s not counted (the first: %s); "+
-			"check the witness's clock\n", integrity.WitnessedPath(name), plural.Count(int64(res.Future), "cosignature"),
-			witness.MaxClockSkew, plural.Pick(int64(res.Future), "is", "are"), res.FirstFuture)
-	}
+	v.reportDatedAhead(name, res)
 	beyond := res.Lines - res.Witnessed
 	switch {
 	case res.Failure != nil:
@@ -186,4 +181,16 @@ func (v *verifier) reportWitnessed(name string, at func(line int64) string, wc *
 	_, _ = fmt.Fprintf(v.out, "%s: witness: lines=%d witnessed=%d unwitnessed=%d records=%d quorum=%d/%d\n",
 		name, res.Lines, res.Witnessed, beyond, res.Records, v.opts.witness.usedQuorum, len(v.opts.witness.verifiers))
 	return leaves
+}
+
+// reportDatedAhead names the cosignatures of name's witnessed sidecar
+// that are dated after this host's clock allows, which were not counted.
+// Not a problem alone: the quorum, counted without them, says.
+func (v *verifier) reportDatedAhead(name string, res integrity.WitnessResult) {
+	if res.Future == 0 {
+		return
+	}
+	_, _ = fmt.Fprintf(v.out, "%s: witness: %s dated more than %s after this host's clock %s not counted (the first: %s); "+
+		"check the witness's clock\n", integrity.WitnessedPath(name), plural.Count(int64(res.Future), "cosignature"),
+		witness.MaxClockSkew, plural.Pick(int64(res.Future), "is", "are"), res.FirstFuture)
 }
