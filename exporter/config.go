@@ -398,10 +398,13 @@ func (c *FileConfig) nameGrowth() int {
 // start with the key named; the error never shows the key.
 func (c *IntegrityConfig) Validate() error {
 	var errs []error
+	logKey := ""
 	if c.SigningKeyFile == "" {
 		errs = append(errs, errors.New("signing_key_file: must be set"))
-	} else if _, err := integrity.LoadSigningKey(c.SigningKeyFile); err != nil {
+	} else if keys, err := integrity.LoadSigningKey(c.SigningKeyFile); err != nil {
 		errs = append(errs, fmt.Errorf("signing_key_file: %w", err))
+	} else {
+		logKey = keys.VKey
 	}
 	if c.CheckpointInterval < 0 || c.CheckpointInterval > 0 && c.CheckpointInterval < minCheckpointInterval ||
 		c.CheckpointInterval > maxCheckpointInterval {
@@ -409,7 +412,7 @@ func (c *IntegrityConfig) Validate() error {
 		errs = append(errs, fmt.Errorf("checkpoint_interval: must be 0 (the default, %s) or between %s and %s, got %s",
 			defaultCheckpointInterval, minCheckpointInterval, maxCheckpointInterval, c.CheckpointInterval))
 	}
-	errs = append(errs, c.validateWitnesses())
+	errs = append(errs, c.validateWitnesses(logKey))
 	return errors.Join(errs...)
 }
 
@@ -418,8 +421,9 @@ func (c *IntegrityConfig) Validate() error {
 const maxWitnessTimeout = 5 * time.Minute
 
 // validateWitnesses checks each witness's endpoint, client keys, timeout
-// and key, and the quorum.
-func (c *IntegrityConfig) validateWitnesses() error {
+// and key (not logKey, the log's own verifier key; "": not loaded), and
+// the quorum.
+func (c *IntegrityConfig) validateWitnesses(logKey string) error {
 	var errs []error
 	// A witness listed twice, or its key under two names, would count
 	// twice toward the quorum with one cosignature.
@@ -444,6 +448,11 @@ func (c *IntegrityConfig) validateWitnesses() error {
 			// The round's deadline would end the request first.
 			errs = append(errs, fmt.Errorf("%stimeout: %s is longer than a witness round may take (checkpoint_interval × 10 + 10s = %s)",
 				prefix, w.ClientConfig.Timeout, round))
+		}
+		if logKey != "" && witness.SameKey(w.PublicKey, logKey) {
+			errs = append(errs, fmt.Errorf("%spublic_key: the log's own signing key (signing_key_file): a witness cosigns "+
+				"with a key of its own, or the key's holder could cosign what it rewrote", prefix))
+			continue
 		}
 		v, err := witness.ParseKey(w.PublicKey)
 		if err != nil {

@@ -37,6 +37,9 @@ func (e *auditExporter) witnessPool(ctx context.Context, host component.Host, ic
 	if err != nil {
 		return nil, fmt.Errorf("file: integrity: %w", err)
 	}
+	// A witness that keeps failing is asked again from the next round
+	// on, then less and less often: not once per waiting file and round.
+	pool.SetBackoff(witness.Backoff{First: ic.interval(), Limit: witness.MaxBackoff})
 	return pool, nil
 }
 

@@ -49,7 +49,7 @@ func runLogHandover(ctx context.Context, args []string, s Streams) int {
 		_, _ = fmt.Fprintf(s.Stderr, "log handover: %v\n", err)
 		return exitUsage
 	}
-	pool, failures, err := handoverWitnesses(witnesses)
+	pool, failures, err := handoverWitnesses(witnesses, h.keys.VKey)
 	if err != nil {
 		_, _ = fmt.Fprintf(s.Stderr, "log handover: --witness: %v\n", err)
 		return exitUsage
@@ -125,9 +125,10 @@ func loadHandoverKeys(keyFile, nextKeyFile, nextOrigin, path string) (*handover,
 	return &handover{path: abs, keys: keys, nextKey: nextText, nextName: next.Name(), nextOrigin: nextOrigin}, nil
 }
 
-// handoverWitnesses builds the witnesses from URL=W.vkey values, and what
-// records why they do not cosign; nil when there are none.
-func handoverWitnesses(values []string) (*witness.Pool, *witnessFailures, error) {
+// handoverWitnesses builds the witnesses from URL=W.vkey values, none with
+// the retiring key (logKey), and what records why they do not cosign; nil
+// when there are none.
+func handoverWitnesses(values []string, logKey string) (*witness.Pool, *witnessFailures, error) {
 	if len(values) == 0 {
 		return nil, nil, nil
 	}
@@ -148,7 +149,7 @@ func handoverWitnesses(values []string) (*witness.Pool, *witnessFailures, error)
 			}
 			return nil, nil, fmt.Errorf("value %d: submission URL: %w", i+1, err)
 		}
-		text, _, err := loadWitnessKey(keyPath)
+		text, _, err := loadWitnessKey(keyPath, logKey, "--signing-key")
 		if err != nil && cutInQuery(url) {
 			// A value without its "=W.vkey" puts the query's token here.
 			return nil, nil, fmt.Errorf("value %d: the key file after its last \"=\" cannot be read "+

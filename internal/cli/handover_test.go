@@ -150,6 +150,16 @@ func TestLogHandoverUsage(t *testing.T) {
 	res = run(t, "", "log", "handover", "--signing-key", keyPath, "--next-key", strings.TrimSuffix(keyPath, ".key")+".pub", path)
 	require.Equal(t, 2, res.code)
 	require.Contains(t, res.stderr, "--next-key: is the key being retired")
+
+	// The retiring key given as a witness's: it would cosign its own note.
+	dir := t.TempDir()
+	res = run(t, "", "keygen", "--name", "next", "--out", dir)
+	require.Equal(t, 0, res.code, res.stderr)
+	pub := strings.TrimSuffix(keyPath, ".key") + ".pub"
+	res = run(t, "", "log", "handover", "--signing-key", keyPath, "--next-key", filepath.Join(dir, "next.pub"),
+		"--witness", "http://127.0.0.1:1="+pub, path)
+	require.Equal(t, 2, res.code, res.stdout+res.stderr)
+	require.Contains(t, res.stderr, "holds the log's own key (--signing-key)")
 }
 
 // A retired log put back where the collector writes is not sealed on.

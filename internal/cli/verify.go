@@ -30,7 +30,7 @@ func runVerify(ctx context.Context, args []string, s Streams) int {
 	if err != nil {
 		return flagStatus(err)
 	}
-	if err := f.witness.load(f.keyFile != ""); err != nil {
+	if err := f.witness.load(f.keyFile); err != nil {
 		_, _ = fmt.Fprintf(s.Stderr, "verify: %v\n", err)
 		return exitUsage
 	}

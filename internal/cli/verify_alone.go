@@ -208,6 +208,7 @@ func (v *verifier) reportProofs(proofs []integrity.SegmentProof, lead, witnessed
 // when they reach its end.
 func (v *verifier) reportAloneWitnessed(path, segment string, wc *integrity.WitnessCheck, end, lead int64, sealedOK bool) int64 {
 	res := wc.Finish()
+	v.reportDatedAhead(path, res)
 	quorum := fmt.Sprintf("%d/%d", v.opts.witness.usedQuorum, len(v.opts.witness.verifiers))
 	switch {
 	case res.Failure != nil:

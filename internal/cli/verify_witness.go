@@ -40,8 +40,10 @@ func (w *witnessFlags) register(fs *flag.FlagSet) {
 		"with --witness, accept up to this many lines after the newest checkpoint the quorum cosigned (a live file's tail)")
 }
 
-// load reads the witness keys; an error is a usage error.
-func (w *witnessFlags) load(hasKey bool) error {
+// load reads the witness keys, none of which may be the log's own
+// (keyFile, --key); an error is a usage error.
+func (w *witnessFlags) load(keyFile string) error {
+	hasKey := keyFile != ""
 	if len(w.files) == 0 {
 		if w.quorum != 0 || w.allowTail != 0 {
 			return errors.New("--quorum and --allow-unwitnessed need --witness")
@@ -56,6 +58,11 @@ func (w *witnessFlags) load(hasKey bool) error {
 	}
 	// A key given twice, or under two names, would count twice toward
 	// the quorum.
+	logKey := ""
+	if hasKey {
+		// Unreadable: --key's own error says why, after this.
+		logKey, _, _ = integrity.ReadVerifierKey(keyFile)
+	}
 	type first struct{ path, name string }
 	seen := make(map[string]first, len(w.files))
 	for i, p := range w.files {
@@ -63,7 +70,7 @@ func (w *witnessFlags) load(hasKey bool) error {
 			// The handover's SUBMISSION_URL=W.vkey given here by mistake.
 			return fmt.Errorf("--witness: value %d is a URL: give the witness's key file (W.vkey) (not shown: it could hold a credential)", i+1)
 		}
-		_, v, err := loadWitnessKey(p)
+		_, v, err := loadWitnessKey(p, logKey, "--key")
 		if err != nil {
 			return fmt.Errorf("--witness: %w", err)
 		}
@@ -89,8 +96,9 @@ func (w *witnessFlags) load(hasKey bool) error {
 
 // loadWitnessKey reads a witness's verifier key once and returns its text
 // with the verifier, so a caller that passes the text on sends the key that
-// was checked.
-func loadWitnessKey(path string) (string, *torchwood.CosignatureVerifier, error) {
+// was checked. The log's own key (logKey, given as logFlag; "": none) is
+// refused: its holder could cosign what it rewrote.
+func loadWitnessKey(path, logKey, logFlag string) (string, *torchwood.CosignatureVerifier, error) {
 	f, _, err := fsutil.OpenRegular(path, os.O_RDONLY, 0)
 	if err != nil {
 		return "", nil, err
@@ -102,6 +110,9 @@ func loadWitnessKey(path string) (string, *torchwood.CosignatureVerifier, error)
 	}
 	if len(b) > 4096 {
 		return "", nil, fmt.Errorf("%s is larger than 4096 bytes: not a witness key", path)
+	}
+	if logKey != "" && witness.SameKey(string(b), logKey) {
+		return "", nil, fmt.Errorf("%s holds the log's own key (%s): a witness cosigns with a key of its own", path, logFlag)
 	}
 	v, err := witness.ParseKey(string(b))
 	if err != nil {
@@ -141,6 +152,7 @@ func (v *verifier) reportWitnessed(name string, at func(line int64) string, wc *
 			_, _ = fmt.Fprintf(v.out, "%s: witness: %s\n", integrity.WitnessedPath(name), msg)
 		}
 	}
+	v.reportDatedAhead(name, res)
 	beyond := res.Lines - res.Witnessed
 	switch {
 	case res.Failure != nil:
@@ -180,4 +192,16 @@ func unwitnessedHint(name string) string {
 		return "the log was retired by a final checkpoint these witnesses did not cosign (log handover --without-witnesses)"
 	}
 	return "--allow-unwitnessed N accepts up to N for a live file"
+}
+
+// reportDatedAhead names the cosignatures of name's witnessed sidecar
+// that are dated after this host's clock allows, which were not counted.
+// Not a problem alone: the quorum, counted without them, says.
+func (v *verifier) reportDatedAhead(name string, res integrity.WitnessResult) {
+	if res.Future == 0 {
+		return
+	}
+	_, _ = fmt.Fprintf(v.out, "%s: witness: %s dated more than %s after this host's clock %s not counted (the first: %s); "+
+		"check the witness's clock\n", integrity.WitnessedPath(name), plural.Count(int64(res.Future), "cosignature"),
+		witness.MaxClockSkew, plural.Pick(int64(res.Future), "is", "are"), res.FirstFuture)
 }

@@ -152,7 +152,7 @@ func TestVerifyWitnessFlagErrors(t *testing.T) {
 		{[]string{"--witness", wkeys[0], path}, "--witness needs --key"},
 		{[]string{"--key", pubPath, "--quorum", "1", path}, "--quorum and --allow-unwitnessed need --witness"},
 		{[]string{"--key", pubPath, "--witness", wkeys[0], "--quorum", "2", path}, "--quorum: must be between 1 and the 1 witnesses, got 2"},
-		{[]string{"--key", pubPath, "--witness", pubPath, path}, "not a witness cosignature key"},
+		{[]string{"--key", pubPath, "--witness", pubPath, path}, "holds the log's own key (--key)"},
 		{[]string{"--key", pubPath, "--witness", wkeys[0], "--witness", wkeys[1], "--witness", copyFile(t, wkeys[0]), path},
 			"is the same witness key as " + wkeys[0] + " (w1.example/w)"},
 		// One key under another name: a cosignature signs no name, so

@@ -23,6 +23,9 @@ const maxKeyFileBytes = 4096
 type Keys struct {
 	Signer   note.Signer
 	Verifier note.Verifier
+	// VKey is the verifier key's text (name+hash+base64), to tell the
+	// log's key given where another's is expected.
+	VKey string
 }
 
 // KeyID names a note key the way messages and reports show it: its name
@@ -53,7 +56,7 @@ func LoadSigningKey(path string) (*Keys, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: derived verifier key: %w", path, err)
 	}
-	return &Keys{Signer: signer, Verifier: v}, nil
+	return &Keys{Signer: signer, Verifier: v, VKey: vkey}, nil
 }
 
 // verifierKeyOf derives the verifier key from an Ed25519 signer key that

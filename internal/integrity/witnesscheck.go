@@ -9,11 +9,14 @@ import (
 	"math"
 	"os"
 	"slices"
+	"time"
 
+	"filippo.io/torchwood"
 	"golang.org/x/mod/sumdb/note"
 	"golang.org/x/mod/sumdb/tlog"
 
 	"github.com/sandboxaudit/sandboxaudit/internal/plural"
+	"github.com/sandboxaudit/sandboxaudit/internal/witness"
 )
 
 // WitnessResult is what WitnessCheck found.
@@ -33,6 +36,11 @@ type WitnessResult struct {
 	// cosignatures read when none of them is by a witness key given: a
 	// wrong key file, not a missing cosignature.
 	Others []string
+	// Future counts the cosignatures by keys given that are dated more
+	// than witness.MaxClockSkew after this host's clock, which are not
+	// counted; FirstFuture says where the first is.
+	Future      int
+	FirstFuture string
 }
 
 // maxOtherCosigners bounds WitnessResult.Others.
@@ -78,6 +86,7 @@ type WitnessCheck struct {
 	vouched map[string]int64
 	others  map[string]bool
 	trusted bool // a cosignature by a key given was read
+	now     time.Time
 	res     WitnessResult
 	// prover, for a segment checked alone, proves the tree at the
 	// segment's end in the cosigned checkpoints beyond it: for each
@@ -99,7 +108,7 @@ type witnessedRec struct {
 // never saw it cosigns at any tree) vouches for nothing here. An empty
 // origin (the log's checkpoints unreadable, which fails the log) skips it.
 func NewWitnessCheck(path, origin string, logKey note.Verifier, witnesses []note.Verifier, quorum int) (*WitnessCheck, error) {
-	w := &WitnessCheck{logKey: logKey, origin: origin, witnesses: note.VerifierList(witnesses...), quorum: quorum, vouched: map[string]int64{}}
+	w := &WitnessCheck{logKey: logKey, origin: origin, witnesses: note.VerifierList(witnesses...), quorum: quorum, vouched: map[string]int64{}, now: time.Now()}
 	f, _, err := openRegular(WitnessedPath(path), os.O_RDONLY|noFollow, 0)
 	switch {
 	case err == nil:
@@ -171,13 +180,14 @@ func (w *WitnessCheck) readUpTo(n int64) {
 			return
 		}
 		w.lastSize = c.N
-		w.pending = append(w.pending, witnessedRec{num: num, c: c, signers: w.cosigners(rec)})
+		w.pending = append(w.pending, witnessedRec{num: num, c: c, signers: w.cosigners(num, rec)})
 	}
 }
 
-// cosigners names the trusted witnesses whose cosignature on rec
-// verifies, and notes the keys of the others (the log's own excepted).
-func (w *WitnessCheck) cosigners(rec []byte) []string {
+// cosigners names the trusted witnesses whose cosignature on record num
+// verifies and is not dated in the future (those are noted), and notes
+// the keys of the others (the log's own excepted).
+func (w *WitnessCheck) cosigners(num int, rec []byte) []string {
 	n, err := note.Open(rec, w.witnesses)
 	var unverified *note.UnverifiedNoteError
 	if errors.As(err, &unverified) {
@@ -199,10 +209,28 @@ func (w *WitnessCheck) cosigners(rec []byte) []string {
 	}
 	var out []string
 	for _, s := range n.Sigs {
+		w.trusted = true
+		if witness.DatedAhead(s, w.now) {
+			w.future(num, s)
+			continue
+		}
 		out = append(out, KeyID(s.Name, s.Hash))
 	}
-	w.trusted = w.trusted || len(out) > 0
 	return out
+}
+
+// future notes a cosignature dated after the clock allows: the witness
+// did not sign it at a time that has come, so it vouches for nothing.
+func (w *WitnessCheck) future(num int, s note.Signature) {
+	w.res.Future++
+	if w.res.Future > 1 {
+		return
+	}
+	when := "at a time that cannot be read"
+	if t, err := torchwood.CosignatureTimestamp(s); err == nil {
+		when = time.Unix(t, 0).UTC().Format(time.RFC3339)
+	}
+	w.res.FirstFuture = fmt.Sprintf("cosigned checkpoint #%d, by %s, dated %s", num, KeyID(s.Name, s.Hash), when)
 }
 
 // StartPart is called before the first part of a trail is written: when

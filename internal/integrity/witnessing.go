@@ -8,8 +8,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"maps"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -233,6 +235,10 @@ func (s *Sealer) witness(ctx context.Context, path string, last Checkpoint) {
 	if last.N == 0 {
 		return
 	}
+	if dirGone(path) {
+		s.forgetGone(path, last)
+		return
+	}
 	done, ok := s.witnessDone(path)
 	if !ok {
 		done = s.loadWitnessed(path, last)
@@ -256,7 +262,12 @@ func (s *Sealer) witness(ctx context.Context, path string, last Checkpoint) {
 	if merged := s.newCosigs(path, last, cosigs); merged.lines != nil {
 		all := slices.Collect(maps.Values(merged.lines))
 		slices.SortFunc(all, bytes.Compare)
-		if err := appendWitnessed(path, signed, all); err != nil {
+		err := appendWitnessed(path, signed, all)
+		if err != nil && dirGone(path) {
+			s.forgetGone(path, last)
+			return
+		}
+		if err != nil {
 			s.set.Logger.Error("integrity: cosignatures received but not recorded (the checkpoint is submitted again)",
 				zap.String("path", path), zap.Error(err))
 			quorum = false
@@ -270,6 +281,30 @@ func (s *Sealer) witness(ctx context.Context, path string, last Checkpoint) {
 		return
 	}
 	s.setWitnessed(path, done, last, false)
+}
+
+// dirGone reports whether the directory of path was removed: nothing can
+// be recorded beside the file any more.
+func dirGone(path string) bool {
+	_, err := os.Lstat(filepath.Dir(path))
+	return errors.Is(err, fs.ErrNotExist)
+}
+
+// forgetGone forgets path, whose directory was removed, with the
+// checkpoint last waiting for cosignatures: submitted every round, it
+// would be logged every round and hold a place among the files waiting.
+// Forgotten, it is logged once.
+func (s *Sealer) forgetGone(path string, last Checkpoint) {
+	s.wit.mu.Lock()
+	delete(s.wit.retry, path)
+	delete(s.wit.recorded, path)
+	delete(s.wit.done, path)
+	if len(s.wit.retry) == 0 {
+		s.wit.retryFullWarned = false
+	}
+	s.wit.mu.Unlock()
+	s.set.Logger.Warn("integrity: the directory of a file whose checkpoint waits for the witnesses' cosignatures was removed; "+
+		"the checkpoint is no longer submitted", zap.String("path", path), zap.Int64("size", last.N))
 }
 
 // newCosigs merges a round's cosignature lines into those recorded for

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"os"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -19,6 +20,8 @@ func TestWitnessRetriesRecordACheckpointOnce(t *testing.T) {
 	fakes := []*witnesstest.Fake{witnesstest.Start(t, "w1.example/w", k.Verifier), witnesstest.Start(t, "w2.example/w", k.Verifier)}
 	pool, err := witness.NewPool(witnesstest.Witnesses(t, fakes...), 2, nil, nil)
 	require.NoError(t, err)
+	clock := &movedClock{}
+	pool.SetBackoff(clock.backoff())
 	sealer, err := NewSealer(Settings{Keys: k, Interval: 1e9, CallerOwns: true, Witnesses: pool})
 	require.NoError(t, err)
 	defer func() { require.NoError(t, sealer.Close(bg)) }()
@@ -34,8 +37,10 @@ func TestWitnessRetriesRecordACheckpointOnce(t *testing.T) {
 	require.Greater(t, fakes[0].Requests(), 3, "the checkpoint is submitted again every round")
 	require.Equal(t, 1, countRecords(t, WitnessedPath(path)), "the same cosignature is recorded once")
 
-	// The second witness back: the record it completes holds both.
+	// The second witness back, and asked once its pause is over: the
+	// record it completes holds both.
 	fakes[1].SetStatus(0)
+	clock.add(time.Hour)
 	require.NoError(t, sealer.SealPending(bg))
 	require.Equal(t, 2, countRecords(t, WitnessedPath(path)))
 	asked := fakes[0].Requests()

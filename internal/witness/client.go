@@ -3,6 +3,7 @@ package witness
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"io"
@@ -24,6 +25,12 @@ const MaxWitnesses = 64
 // DefaultTimeout bounds one add-checkpoint request unless configured: a
 // witness that hangs must not hold a seal round, nor a command, for ever.
 const DefaultTimeout = 10 * time.Second
+
+// MaxClockSkew is how far after this host's clock a cosignature may be
+// dated. A C2SP cosignature carries the time the witness signed; one
+// dated later than that (a witness whose clock is wrong) would vouch for
+// a checkpoint's freshness long after it is stale, so it is refused.
+const MaxClockSkew = 10 * time.Minute
 
 // Witness is one witness: where its add-checkpoint endpoint is, and the
 // key its cosignatures must verify with.
@@ -93,6 +100,27 @@ func PublicKey(v *torchwood.CosignatureVerifier) string {
 	return key
 }
 
+// SameKey reports whether the verifier keys a and b (name+hash+base64: a
+// log's note key or a witness's cosignature key) hold one public key,
+// whatever their names and algorithm bytes. A witness that signs with the
+// log's key vouches for nothing: the key's holder cosigns what it rewrote.
+func SameKey(a, b string) bool {
+	ka, okA := rawKey(a)
+	kb, okB := rawKey(b)
+	return okA && okB && bytes.Equal(ka, kb)
+}
+
+// rawKey is vkey's public key without its algorithm byte.
+func rawKey(vkey string) ([]byte, bool) {
+	_, rest, _ := strings.Cut(strings.TrimSpace(vkey), "+")
+	_, b64, _ := strings.Cut(rest, "+")
+	raw, err := base64.StdEncoding.DecodeString(b64)
+	if err != nil || len(raw) < 2 {
+		return nil, false
+	}
+	return raw[1:], true
+}
+
 // Verifier is the witness's cosignature verifier.
 func (w *Witness) Verifier() note.Verifier { return w.verifier }
 
@@ -143,7 +171,7 @@ func Reason(err error) string {
 		return "inconsistent"
 	case errors.As(err, &re):
 		return "refused"
-	case errors.Is(err, errBadCosignature):
+	case errors.Is(err, errBadCosignature), errors.Is(err, errFutureCosignature):
 		return "bad_cosignature"
 	case errors.Is(err, errBadConflict), errors.Is(err, errConflicts):
 		return "conflict"
@@ -155,7 +183,11 @@ func Reason(err error) string {
 
 var (
 	errBadCosignature = errors.New("the witness's answer holds no valid cosignature by its key")
-	errBadConflict    = errors.New("409 Conflict with an unreadable size")
+	// errFutureCosignature is a bad answer too; the date is not shown, so
+	// the same cause is logged once.
+	errFutureCosignature = fmt.Errorf("the witness's cosignature is dated more than %s after this host's clock "+
+		"(check the witness's clock, and this host's)", MaxClockSkew)
+	errBadConflict = errors.New("409 Conflict with an unreadable size")
 	// errConflicts: each retry from the size a 409 named got another 409
 	// (the sizes are not shown: each round would be another cause).
 	errConflicts = errors.New("the witness answered 409 Conflict, each time with another size")
@@ -212,8 +244,18 @@ func (w *Witness) cosignature(signed, answer []byte) ([]byte, error) {
 	}
 	for _, s := range n.Sigs {
 		if s.Name == w.verifier.Name() && s.Hash == w.verifier.KeyHash() {
+			if DatedAhead(s, time.Now()) {
+				return nil, errFutureCosignature
+			}
 			return []byte(sigPrefix + s.Name + " " + s.Base64 + "\n"), nil
 		}
 	}
 	return nil, errBadCosignature
+}
+
+// DatedAhead reports whether the cosignature s is dated more than
+// MaxClockSkew after now (or its date cannot be read).
+func DatedAhead(s note.Signature, now time.Time) bool {
+	t, err := torchwood.CosignatureTimestamp(s)
+	return err != nil || t > now.Add(MaxClockSkew).Unix()
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"sync"
 	"time"
 
@@ -20,9 +21,25 @@ const maxConflicts = 3
 // sizes remembered per origin.
 const maxLogged = 4096
 
-// downFor is how long a witness that could not be reached is not asked
-// again.
+// downFor is the shortest pause of a witness that could not be reached:
+// a round over many files does not wait for its timeout once per file.
 const downFor = 5 * time.Second
+
+// MaxBackoff is the longest pause of a witness that keeps failing: it is
+// asked again at least this often, so a cosignature comes soon after it
+// is back.
+const MaxBackoff = 10 * time.Minute
+
+// Backoff is how long a witness that failed is not asked again: First
+// after a failure, twice as long after each next one, up to Limit; a
+// cosignature ends it. A witness that refuses one log (403, 404, 422, a
+// 409 it keeps answering) pauses for that log; one that fails itself (no
+// answer, 5xx, a bad cosignature) pauses for every log.
+type Backoff struct {
+	First, Limit time.Duration
+	// Now stands for time.Now when set: a test moves the clock.
+	Now func() time.Time
+}
 
 // Prover returns the consistency proof from the tree of size old to the
 // checkpoint being submitted.
@@ -50,16 +67,18 @@ type Pool struct {
 	// logged is the error last logged per witness and origin: a witness
 	// that refuses every round the same way is logged once (and counted
 	// every time), and again once it has cosigned.
-	logged map[knownKey]string
-	// down is, per witness that could not be reached, until when it is
-	// not asked again and the error that stopped it: the seal round goes
-	// on without waiting for its timeout once per file.
-	down map[int]downWitness
+	logged  map[knownKey]string
+	backoff Backoff
+	// paused is, per witness and origin that failed (origin "": the
+	// witness for every origin), until when it is not asked again.
+	paused map[knownKey]pause
 }
 
-type downWitness struct {
+// pause is a witness's (or a witness's for one log) after a failure.
+type pause struct {
 	until time.Time
-	err   error
+	last  time.Duration // the next failure pauses twice as long
+	err   error         // what a checkpoint not submitted meanwhile fails with
 }
 
 type knownKey struct {
@@ -76,7 +95,23 @@ func NewPool(witnesses []*Witness, quorum int, logger *zap.Logger, observer Obse
 	if logger == nil {
 		logger = zap.NewNop()
 	}
-	return &Pool{witnesses: witnesses, quorum: quorum, logger: logger, observer: observer, known: map[knownKey]int64{}, logged: map[knownKey]string{}, down: map[int]downWitness{}}, nil
+	return &Pool{witnesses: witnesses, quorum: quorum, logger: logger, observer: observer, known: map[knownKey]int64{},
+		logged: map[knownKey]string{}, backoff: Backoff{First: downFor, Limit: MaxBackoff}, paused: map[knownKey]pause{}}, nil
+}
+
+// SetBackoff sets how long a witness that failed is not asked again (by
+// default from 5 s up to MaxBackoff). Call it before the first Cosign.
+func (p *Pool) SetBackoff(b Backoff) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.backoff = b
+}
+
+func (p *Pool) now() time.Time {
+	if p.backoff.Now != nil {
+		return p.backoff.Now()
+	}
+	return time.Now()
 }
 
 // Quorum is the number of cosignatures a checkpoint needs.
@@ -94,7 +129,8 @@ func (p *Pool) Verifiers() []note.Verifier {
 // Cosign submits the checkpoint (origin, size n, signed note) to every
 // witness at once and returns the cosignature lines received. Each
 // witness that refuses or cannot be reached is logged at ERROR (naming
-// path) and counted. quorum reports whether enough witnesses cosigned.
+// path) and counted, and paused (SetBackoff); one paused is not asked,
+// and counted with the failure that paused it. quorum reports whether enough witnesses cosigned.
 func (p *Pool) Cosign(ctx context.Context, path, origin string, n int64, signed []byte, prove func(old int64) (tlog.TreeProof, error)) (cosigs [][]byte, quorum bool) {
 	lines := make([][]byte, len(p.witnesses))
 	var wg sync.WaitGroup
@@ -147,28 +183,36 @@ func (p *Pool) firstOfItsKind(key knownKey, err error) bool {
 	return true
 }
 
-// submit runs add-checkpoint with one witness, following its 409 answers.
+// submit runs add-checkpoint with one witness, unless it is paused, and
+// pauses it when it fails.
 func (p *Pool) submit(ctx context.Context, i int, origin string, n int64, signed []byte, prove Prover) ([]byte, error) {
-	w := p.witnesses[i]
 	key := knownKey{witness: i, origin: origin}
 	old, err := p.knownSize(key)
 	if err != nil {
 		return nil, err
 	}
+	line, err := p.add(ctx, i, old, n, signed, prove)
+	switch {
+	case err == nil:
+		p.markCosigned(key, n)
+		return line, nil
+	case errors.Is(ctx.Err(), context.Canceled):
+		// Cancelled by us (the collector is stopping), which says
+		// nothing about the witness: it is not paused.
+		return nil, fmt.Errorf("%w (the checkpoint is submitted again)", err)
+	}
+	return nil, p.pause(key, err)
+}
+
+// add runs add-checkpoint from the size old, following the witness's 409
+// answers.
+func (p *Pool) add(ctx context.Context, i int, old, n int64, signed []byte, prove Prover) ([]byte, error) {
 	for range maxConflicts + 1 {
 		proof, err := proofFrom(old, n, prove)
 		if err != nil {
 			return nil, err
 		}
-		line, err := w.AddCheckpoint(ctx, old, proof, signed)
-		if err != nil && errors.Is(ctx.Err(), context.Canceled) {
-			// Cancelled by us (the collector is stopping), which says
-			// nothing about the witness: it is not marked down.
-			return nil, fmt.Errorf("%w (the checkpoint is submitted again)", err)
-		}
-		if err != nil && Reason(err) == "unreachable" {
-			return nil, p.markDown(i, err)
-		}
+		line, err := p.witnesses[i].AddCheckpoint(ctx, old, proof, signed)
 		var ce *ConflictError
 		if errors.As(err, &ce) {
 			if ce.Size == old {
@@ -177,27 +221,24 @@ func (p *Pool) submit(ctx context.Context, i int, origin string, n int64, signed
 			old = ce.Size
 			continue
 		}
-		if err != nil {
-			return nil, err
-		}
-		p.markCosigned(key, n)
-		return line, nil
+		return line, err
 	}
 	return nil, fmt.Errorf("%w: %d in a row", errConflicts, maxConflicts+1)
 }
 
 // knownSize is the tree size the witness of key last cosigned for its
-// origin (0: not known), or the error that marked that witness down
-// while it stays down.
+// origin (0: not known), or the error that paused that witness, for its
+// origin or for all, while the pause lasts.
 func (p *Pool) knownSize(key knownKey) (int64, error) {
+	now := p.now()
 	p.mu.Lock()
-	old := p.known[key]
-	d, isDown := p.down[key.witness]
-	p.mu.Unlock()
-	if isDown && time.Now().Before(d.until) {
-		return 0, d.err
+	defer p.mu.Unlock()
+	for _, k := range []knownKey{{witness: key.witness}, key} {
+		if pz, ok := p.paused[k]; ok && now.Before(pz.until) {
+			return 0, pz.err
+		}
 	}
-	return old, nil
+	return p.known[key], nil
 }
 
 // proofFrom proves the log of n lines extends the witness's tree of old
@@ -219,26 +260,67 @@ func proofFrom(old, n int64, prove Prover) (tlog.TreeProof, error) {
 	return proof, nil
 }
 
-// markDown keeps witness i from being asked again for downFor after err
-// found it unreachable, and returns err saying so.
-func (p *Pool) markDown(i int, err error) error {
-	err = fmt.Errorf("%w (not asked again for %s)", err, downFor)
+// pause keeps key's witness from being asked again, for key's origin or
+// for every one (failsItself), for the backoff's next pause, and returns
+// err saying so. The text is the same for every pause of one kind: a
+// cause is logged once, not once per doubling.
+func (p *Pool) pause(key knownKey, err error) error {
+	first := p.backoff.First
+	if Reason(err) == "unreachable" {
+		first = max(first, downFor)
+	}
+	if first <= 0 {
+		return err
+	}
+	limit := max(p.backoff.Limit, first)
+	if first == limit {
+		err = fmt.Errorf("%w (not asked again for %s)", err, first)
+	} else {
+		err = fmt.Errorf("%w (not asked again for %s, twice as long after each next failure, up to %s)", err, first, limit)
+	}
+	if failsItself(err) {
+		key.origin = ""
+	}
+	now := p.now()
 	p.mu.Lock()
-	p.down[i] = downWitness{until: time.Now().Add(downFor), err: err}
-	p.mu.Unlock()
+	defer p.mu.Unlock()
+	d := first
+	if prev, ok := p.paused[key]; ok {
+		d = min(max(prev.last*2, first), limit)
+	}
+	if len(p.paused) >= maxLogged {
+		clear(p.paused) // each pause starts again from the first
+	}
+	p.paused[key] = pause{until: now.Add(d), last: d, err: err}
 	return err
 }
 
+// failsItself reports whether err says the witness fails whatever the log
+// (no answer, a server error, a bad cosignature), not that it refuses
+// this log.
+func failsItself(err error) bool {
+	var re *RefusedError
+	if errors.As(err, &re) {
+		return re.Status >= http.StatusInternalServerError
+	}
+	switch Reason(err) {
+	case "unreachable", "bad_cosignature":
+		return true
+	}
+	return false
+}
+
 // markCosigned remembers that key's witness cosigned a tree of n lines,
-// and that it is up.
+// and ends its pauses.
 func (p *Pool) markCosigned(key knownKey, n int64) {
 	p.mu.Lock()
+	defer p.mu.Unlock()
 	if len(p.known) >= maxLogged {
 		clear(p.known) // each origin learns its size again from a 409
 	}
 	p.known[key] = n
-	delete(p.down, key.witness)
-	p.mu.Unlock()
+	delete(p.paused, key)
+	delete(p.paused, knownKey{witness: key.witness})
 }
 
 // Count returns how many of the pool's witnesses validly cosigned the
@@ -248,7 +330,8 @@ func (p *Pool) Count(signed []byte) int {
 }
 
 // CountCosignatures returns how many of the verifiers validly signed msg,
-// a note; a note none of them signed counts 0.
+// a note; a note none of them signed counts 0, and a cosignature dated
+// more than MaxClockSkew after the clock does not count.
 func CountCosignatures(msg []byte, verifiers []note.Verifier) int {
 	n, err := note.Open(msg, note.VerifierList(verifiers...))
 	if err != nil {
@@ -260,8 +343,11 @@ func CountCosignatures(msg []byte, verifiers []note.Verifier) int {
 		hash uint32
 	}
 	seen := map[keyID]bool{}
+	now := time.Now()
 	for _, s := range n.Sigs {
-		seen[keyID{s.Name, s.Hash}] = true
+		if !DatedAhead(s, now) {
+			seen[keyID{s.Name, s.Hash}] = true
+		}
 	}
 	return len(seen)
 }

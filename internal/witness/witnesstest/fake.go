@@ -9,6 +9,7 @@ import (
 	"crypto/ed25519"
 	"crypto/mldsa"
 	"crypto/rand"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -16,6 +17,7 @@ import (
 	"net/http/httptest"
 	"sync"
 	"testing"
+	"time"
 
 	"filippo.io/torchwood"
 	"golang.org/x/mod/sumdb/note"
@@ -31,6 +33,7 @@ type Fake struct {
 	VKey string
 
 	signer *torchwood.CosignatureSigner
+	priv   crypto.Signer
 	logKey note.Verifier
 
 	mu       sync.Mutex
@@ -38,6 +41,8 @@ type Fake struct {
 	requests int
 	// status, when set, answers every request with it.
 	status int
+	// skew dates the cosignatures that much after the clock (Ed25519).
+	skew time.Duration
 }
 
 // Start runs a fake witness named name that trusts logKey for every
@@ -68,7 +73,7 @@ func start(t testing.TB, name string, logKey note.Verifier, priv crypto.Signer) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := &Fake{VKey: s.Verifier().String(), signer: s, logKey: logKey, trees: map[string]tlog.Tree{}}
+	f := &Fake{VKey: s.Verifier().String(), signer: s, priv: priv, logKey: logKey, trees: map[string]tlog.Tree{}}
 	srv := httptest.NewServer(http.HandlerFunc(f.serve))
 	t.Cleanup(srv.Close)
 	f.URL = srv.URL
@@ -94,6 +99,53 @@ func (f *Fake) SetStatus(status int) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.status = status
+}
+
+// SetClockSkew dates every later cosignature skew after the clock, as a
+// witness whose clock is wrong would (0: the clock's time). Ed25519 only.
+func (f *Fake) SetClockSkew(skew time.Duration) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.skew = skew
+}
+
+// CosignatureLine is the witness's cosignature line on the checkpoint
+// text, dated as SetClockSkew says, without the protocol's checks.
+func (f *Fake) CosignatureLine(text string) ([]byte, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.cosign(text)
+}
+
+// cosign signs text; called with mu held.
+func (f *Fake) cosign(text string) ([]byte, error) {
+	var signer note.Signer = f.signer
+	if f.skew != 0 {
+		k, ok := f.priv.(ed25519.PrivateKey)
+		if !ok {
+			return nil, errors.New("a clock skew needs an Ed25519 witness")
+		}
+		signer = skewedSigner{CosignatureSigner: f.signer, key: k, at: time.Now().Add(f.skew)}
+	}
+	cosigned, err := note.Sign(&note.Note{Text: text}, signer)
+	if err != nil {
+		return nil, err
+	}
+	_, sigs, _ := cutLast(cosigned)
+	return sigs, nil
+}
+
+// skewedSigner signs a C2SP cosignature/v1 dated at, not now.
+type skewedSigner struct {
+	*torchwood.CosignatureSigner
+	key ed25519.PrivateKey
+	at  time.Time
+}
+
+func (s skewedSigner) Sign(msg []byte) ([]byte, error) {
+	t := uint64(s.at.Unix())
+	sig := binary.BigEndian.AppendUint64(nil, t)
+	return append(sig, ed25519.Sign(s.key, fmt.Appendf(nil, "cosignature/v1\ntime %d\n%s", t, msg))...), nil
 }
 
 // Requests is the number of add-checkpoint requests received.
@@ -170,11 +222,10 @@ func (f *Fake) add(body []byte) (cosig []byte, status int, known int64) {
 		return nil, http.StatusUnprocessableEntity, 0
 	}
 	f.trees[c.Origin] = c.Tree
-	cosigned, err := note.Sign(&note.Note{Text: n.Text}, f.signer)
+	sigs, err := f.cosign(n.Text)
 	if err != nil {
 		return nil, http.StatusInternalServerError, 0
 	}
-	_, sigs, _ := cutLast(cosigned)
 	return sigs, http.StatusOK, 0
 }
 

@@ -1,0 +1,112 @@
+package witness_test
+
+import (
+	"context"
+	"net/http"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"go.uber.org/zap/zapcore"
+
+	"github.com/sandboxaudit/sandboxaudit/internal/witness"
+	"github.com/sandboxaudit/sandboxaudit/internal/witness/witnesstest"
+)
+
+// A witness that keeps answering 5xx is not asked once per waiting file
+// and round: it pauses. Each checkpoint it is not asked about is still
+// counted as a failure, and its cause logged once per log.
+func TestPoolPausesAFailingWitness(t *testing.T) {
+	w1 := witnesstest.Start(t, "witness.example/w1", nil)
+	w1.SetStatus(http.StatusServiceUnavailable)
+	p, obs, logs := newPool(t, 1, w1)
+	for round := range 3 {
+		for _, origin := range []string{"example.com/a", "example.com/b"} {
+			log := newTestLog(t, origin)
+			log.add(2, "x")
+			_, quorum := p.Cosign(context.Background(), origin+".jsonl", origin, log.n, log.checkpoint(), log.prover())
+			require.False(t, quorum, "round %d", round)
+		}
+	}
+	require.Equal(t, 1, w1.Requests(), "asked once, then paused")
+	require.Equal(t, map[string]int{"witness.example/w1/refused": 6}, obs.failed)
+	require.Len(t, logs.FilterLevelExact(zapcore.ErrorLevel).All(), 2, "once per log")
+}
+
+// testClock is a clock a test moves.
+type testClock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *testClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *testClock) add(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+}
+
+// The pause starts at the backoff's first, doubles after each failure up
+// to its limit, and a cosignature ends it.
+func TestPoolPauseDoublesAndEndsOnACosignature(t *testing.T) {
+	log := newTestLog(t, "example.com/log")
+	w1 := witnesstest.Start(t, "witness.example/w1", log.verifier)
+	p, _, logs := newPool(t, 1, w1)
+	clock := &testClock{now: time.Unix(1_800_000_000, 0)}
+	p.SetBackoff(witness.Backoff{First: time.Minute, Limit: 4 * time.Minute, Now: clock.Now})
+	log.add(2, "a")
+	cosign := func() bool {
+		_, quorum := p.Cosign(context.Background(), "f", log.origin, log.n, log.checkpoint(), log.prover())
+		return quorum
+	}
+	w1.SetStatus(http.StatusInternalServerError)
+	asked := func(want int, after time.Duration) {
+		t.Helper()
+		clock.add(after)
+		cosign()
+		require.Equal(t, want, w1.Requests(), "after %s more", after)
+	}
+	asked(1, 0)
+	for _, pause := range []time.Duration{time.Minute, 2 * time.Minute, 4 * time.Minute, 4 * time.Minute} {
+		asked(w1.Requests(), pause-time.Second) // still paused
+		asked(w1.Requests()+1, time.Second)     // asked again, failed again
+	}
+	require.Contains(t, logs.All()[0].ContextMap()["error"], "not asked again for 1m0s, twice as long after each next failure, up to 4m0s")
+
+	w1.SetStatus(0)
+	clock.add(4 * time.Minute)
+	require.True(t, cosign())
+	w1.SetStatus(http.StatusInternalServerError)
+	log.add(1, "b")
+	asked(w1.Requests()+1, 0)
+	asked(w1.Requests()+1, time.Minute) // the pause started again from the first
+}
+
+// A witness that refuses one log (it does not know its origin) pauses
+// for that log only: it goes on cosigning the others every round.
+func TestPoolPausesARefusalForItsLogOnly(t *testing.T) {
+	log := newTestLog(t, "example.com/log")
+	w1 := witnesstest.Start(t, "witness.example/w1", log.verifier)
+	p, obs, _ := newPool(t, 1, w1)
+	log.add(8, "a")
+	_, quorum := p.Cosign(context.Background(), "f", log.origin, log.n, log.checkpoint(), log.prover())
+	require.True(t, quorum)
+	forged := &testLog{t: t, origin: log.origin, signer: log.signer, verifier: log.verifier}
+	forged.add(9, "x")
+	other := &testLog{t: t, origin: "example.com/other", signer: log.signer, verifier: log.verifier}
+	for round := range 3 {
+		_, quorum := p.Cosign(context.Background(), "f", forged.origin, forged.n, forged.checkpoint(), forged.prover())
+		require.False(t, quorum)
+		other.add(1, "o")
+		_, quorum = p.Cosign(context.Background(), "g", other.origin, other.n, other.checkpoint(), other.prover())
+		require.True(t, quorum, "round %d", round)
+	}
+	require.Equal(t, 2+3, w1.Requests(), "the rewritten log asked once, the other every round")
+	require.Equal(t, map[string]int{"witness.example/w1/inconsistent": 3}, obs.failed)
+}
