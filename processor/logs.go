@@ -82,8 +82,9 @@ func setLine(body pcommon.Value, pol payloadpolicy.Policy, e *auditevent.Event, 
 // applyBody applies the policy without exec output to a body that reaches
 // the backend with no audit line made of it: a JSON object or a map loses
 // its top-level stdout and stderr members, where an event holds its
-// output, and secrets are cut from text as from a data attribute, and from
-// a map's or a list's strings at every depth as from a JSON body's.
+// output, and secrets are cut from text (or bytes) as from a data
+// attribute, and from a map's or a list's strings and bytes at every depth
+// as from a JSON body's.
 func applyBody(body pcommon.Value, r *redact.Redactor, cuts *redact.Counts) {
 	switch body.Type() {
 	case pcommon.ValueTypeMap:
@@ -98,6 +99,20 @@ func applyBody(body pcommon.Value, r *redact.Redactor, cuts *redact.Counts) {
 		}
 	case pcommon.ValueTypeStr:
 		applyTextBody(body, r, cuts)
+	case pcommon.ValueTypeBytes:
+		applyBytesBody(body, r, cuts)
+	}
+}
+
+// applyBytesBody is applyTextBody for a body of bytes, which a backend
+// shows base64-encoded, hiding nothing. The result stays bytes, as the
+// bytes in a map body do (redactTree).
+func applyBytesBody(body pcommon.Value, r *redact.Redactor, cuts *redact.Counts) {
+	in := string(body.Bytes().AsRaw())
+	text := pcommon.NewValueStr(in)
+	applyTextBody(text, r, cuts)
+	if out := text.Str(); out != in {
+		body.Bytes().FromRaw([]byte(out))
 	}
 }
 

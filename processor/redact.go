@@ -132,11 +132,10 @@ func text(attrs pcommon.Map, key string) (pcommon.Value, bool) {
 	return pcommon.NewValueEmpty(), false
 }
 
-// redactTree cuts secrets from the string values of a map or list at every
-// depth, each as Data cuts the same value in JSON text: the member names
-// above it, and a list's string element before it, give it its context.
-// Names stay, as in JSON; a value that is neither text, map nor list holds
-// no text to cut.
+// redactTree cuts secrets from the string and bytes values of a map or
+// list at every depth, each as Data cuts the same value in JSON text: the
+// member names above it, and a list's text element before it, give it its
+// context. Names stay, as in JSON; numbers and booleans hold no text to cut.
 func redactTree(v pcommon.Value, r *redact.Redactor, cuts *redact.Counts) {
 	w := treeWalker{vs: r.Values(cuts)}
 	w.site.Keys = w.keys[:0]
@@ -162,6 +161,15 @@ func (w *treeWalker) value(v pcommon.Value) (string, bool) {
 		s := v.Str()
 		if red, changed := w.vs.Visit(&w.site, s); changed {
 			v.SetStr(red)
+		}
+		return s, true
+	case pcommon.ValueTypeBytes:
+		// A backend shows bytes base64-encoded, which hides nothing: they
+		// are cut as the same text, and stay bytes, so a field's type does
+		// not tell whether it held a secret.
+		s := string(v.Bytes().AsRaw())
+		if red, changed := w.vs.Visit(&w.site, s); changed {
+			v.Bytes().FromRaw([]byte(red))
 		}
 		return s, true
 	}

@@ -3,29 +3,33 @@ package sandboxtrace
 import (
 	"context"
 	"io"
+	"io/fs"
 )
 
 // StreamLen is the number of bytes left in r from its current position,
 // without consuming them: for an io.Seeker it seeks to the end and back, as
 // the Python SDK's best-effort stream length does. It reports false when r
-// cannot seek or a seek fails or panics; after a failed seek to the end,
-// r's position is put back where it was, unless seeking back fails too. A
-// position beyond the end leaves 0 bytes (Python records the negative
-// difference). A text stream is measured in bytes, not characters: Go
-// readers carry bytes.
+// cannot seek, is a directory, or a seek fails or panics; after a failed
+// seek to the end, r's position is put back where it was, unless seeking
+// back fails too. A position beyond the end leaves 0 bytes (Python records
+// the negative difference). A text stream is measured in bytes, not
+// characters: Go readers carry bytes.
 func StreamLen(r io.Reader) (n int64, ok bool) {
 	s, ok := r.(io.Seeker)
 	if !ok {
 		return 0, false
 	}
-	// A Seek that panics (a nil *bytes.Reader) leaves the length unknown,
-	// as the Python helper's except Exception does; the operation then
-	// meets the reader itself, and a panic there is recorded.
+	// A Seek or Stat that panics (a nil *bytes.Reader) leaves the length
+	// unknown, as the Python helper's except Exception does; the operation
+	// then meets the reader itself, and a panic there is recorded.
 	defer func() {
 		if recover() != nil {
 			n, ok = 0, false
 		}
 	}()
+	if isDir(r) {
+		return 0, false
+	}
 	pos, err := s.Seek(0, io.SeekCurrent)
 	if err != nil || pos < 0 {
 		return 0, false
@@ -41,6 +45,17 @@ func StreamLen(r io.Reader) (n int64, ok bool) {
 		return 0, false
 	}
 	return max(end-pos, 0), true
+}
+
+// isDir reports whether r is a directory opened as a file (an *os.File):
+// it seeks, but its end is no length (ext4 reports 2^63-1).
+func isDir(r io.Reader) bool {
+	f, ok := r.(interface{ Stat() (fs.FileInfo, error) })
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.IsDir()
 }
 
 // streamSize is StreamLen as the size argument of Write and

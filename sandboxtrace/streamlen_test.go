@@ -60,6 +60,19 @@ func TestStreamLen(t *testing.T) {
 	assert.Equal(t, "héllo", string(rest), "nothing consumed")
 }
 
+// TestStreamLenOfADirectoryIsUnknown: a directory opened as a file can
+// seek, but its end is no length (ext4 reports 2^63-1 for it, procfs 0):
+// it is unknown, as for a stream that cannot seek. Python cannot open one
+// as a stream, and its helper leaves the length out when it cannot tell.
+func TestStreamLenOfADirectoryIsUnknown(t *testing.T) {
+	dir, err := os.Open(t.TempDir())
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = dir.Close() })
+	n, ok := sandboxtrace.StreamLen(dir)
+	assert.False(t, ok, "length %d", n)
+	assert.EqualValues(t, 0, n)
+}
+
 func TestStreamFormsRecordTheRemainingLength(t *testing.T) {
 	ctx := context.Background()
 	cases := []struct {
@@ -80,6 +93,12 @@ func TestStreamFormsRecordTheRemainingLength(t *testing.T) {
 		}, "write", `{"bytes":0,"path":"/w/a","user":null}`},
 		{"write from a pipe", func(s *sandboxtrace.Session) error {
 			return s.WriteStream(ctx, "/w/a", nil, io.MultiReader(strings.NewReader("x")), consume)
+		}, "write", `{"path":"/w/a","user":null}`},
+		{"write from a directory", func(s *sandboxtrace.Session) error {
+			dir, err := os.Open(t.TempDir())
+			require.NoError(t, err)
+			defer func() { _ = dir.Close() }()
+			return s.WriteStream(ctx, "/w/a", nil, dir, func(context.Context, io.Reader) error { return nil })
 		}, "write", `{"path":"/w/a","user":null}`},
 		{"hydrate from a seekable reader", func(s *sandboxtrace.Session) error {
 			return s.HydrateWorkspaceStream(ctx, "/w", strings.NewReader("tarball"), consume)

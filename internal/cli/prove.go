@@ -77,6 +77,10 @@ func leafNote(b *integrity.Bundle) string {
 	return fmt.Sprintf(" of its file (the log's leaf %d)", b.First+b.Line-1)
 }
 
+// readBounded reads the bundle name names ("-": stdin), refusing one larger
+// than maxBundleBytes. A file's size is checked before it is read, so an
+// oversized one costs no memory; the read stays bounded for a file that
+// grows meanwhile, and for stdin.
 func readBounded(name string, stdin io.Reader) ([]byte, error) {
 	r := stdin
 	if name != "-" {
@@ -85,6 +89,9 @@ func readBounded(name string, stdin io.Reader) ([]byte, error) {
 			return nil, err
 		}
 		defer func() { _ = f.Close() }()
+		if fi, err := f.Stat(); err == nil && fi.Size() > maxBundleBytes {
+			return nil, tooLarge(name)
+		}
 		r = f
 	}
 	data, err := io.ReadAll(io.LimitReader(r, maxBundleBytes+1))
@@ -92,7 +99,11 @@ func readBounded(name string, stdin io.Reader) ([]byte, error) {
 		return nil, err
 	}
 	if len(data) > maxBundleBytes {
-		return nil, fmt.Errorf("%s: larger than %d bytes: not a proof bundle", name, maxBundleBytes)
+		return nil, tooLarge(name)
 	}
 	return data, nil
+}
+
+func tooLarge(name string) error {
+	return fmt.Errorf("%s: larger than %d bytes: not a proof bundle", name, maxBundleBytes)
 }
