@@ -551,10 +551,7 @@ func (m *maintainer) removeFile(path string, seg Segment, p, what string) error 
 	}
 	err := unlink(p)
 	if err == nil || errors.Is(err, os.ErrNotExist) {
-		delete(m.unremoved[path], p)
-		if len(m.unremoved[path]) == 0 {
-			delete(m.unremoved, path)
-		}
+		m.forgetUnremoved(path, p)
 		return nil
 	}
 	f := removalFailure{cause: err.Error(), stamp: stampTwin(seg), pass: m.pass}
@@ -575,6 +572,15 @@ func (m *maintainer) removeFile(path string, seg Segment, p, what string) error 
 	m.unremoved[path][p] = f
 	m.rot.fail(path, err)
 	return reportedError{error: err}
+}
+
+// forgetUnremoved drops the failed removal of path's file p, and path's
+// entry with its last one.
+func (m *maintainer) forgetUnremoved(path, p string) {
+	delete(m.unremoved[path], p)
+	if len(m.unremoved[path]) == 0 {
+		delete(m.unremoved, path)
+	}
 }
 
 // openSegment opens a plain segment to compress, read-write so that a torn
