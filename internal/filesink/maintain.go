@@ -198,6 +198,11 @@ func (m *maintainer) maintain(ctx context.Context, path string, l *listings) tim
 	if err != nil {
 		if !errors.Is(err, os.ErrNotExist) {
 			r.fail(path, err)
+			// A path looked at again for a failure stays so: a stopped
+			// retention may see no rotation again.
+			if _, retrying := m.retry[path]; retrying {
+				return m.retryAfter(path, true)
+			}
 		} else { // its directory is gone
 			m.retentionRan(path)
 			delete(m.retry, path)
