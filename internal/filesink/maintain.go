@@ -559,11 +559,12 @@ func (m *maintainer) removeFile(path string, seg Segment, p, what string) error 
 		m.forgetUnremoved(path, p)
 		return nil
 	}
-	f := removalFailure{cause: err.Error(), stamp: stampTwin(seg), pass: m.pass}
+	// The cause without the path, which the error names once, in front.
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
-		f.cause = pe.Err.Error()
+		err = pe.Err
 	}
+	f := removalFailure{cause: err.Error(), stamp: stampTwin(seg), pass: m.pass}
 	err = fmt.Errorf("%s %s: %w", what, p, err)
 	if prev, ok := m.unremoved[path][p]; ok && prev.cause == f.cause && prev.stamp == f.stamp {
 		return reportedError{error: err, earlier: prev.pass != m.pass}

@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -323,4 +325,21 @@ func TestAStoppedPathIsLookedAtAgainAfterAFailedListing(t *testing.T) {
 	m.maintain(context.Background(), path, newListings(nil))
 	require.Len(t, ev.still, 1, "the round after stops again, counted")
 	require.Len(t, m.stopped.paths, 1)
+}
+
+// TestAFailedRemovalNamesTheFileOnce: the error of a segment file that
+// cannot be removed, logged and repeated in the hourly summary, names the
+// step and the file once, then the cause.
+func TestAFailedRemovalNamesTheFileOnce(t *testing.T) {
+	t0 := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
+	path, segs := retainDir(t, 2, t0)
+	ev := newStuckEvents(&Rotation{MaxBackups: 1}, segs[1].Time.Add(time.Minute))
+	m := &maintainer{rot: ev.rotation, marks: newOwnMarks()}
+	makeUnremovable(t, m, segs[0].Plain)
+	m.maintain(context.Background(), path, newListings(nil))
+	require.Len(t, ev.errors(), 1)
+	err := ev.errors()[0]
+	require.Equal(t, 1, strings.Count(err.Error(), segs[0].Plain), err.Error())
+	require.True(t, strings.HasPrefix(err.Error(), "retention: remove "+segs[0].Plain+": "), err.Error())
+	require.ErrorIs(t, err, fs.ErrPermission)
 }
