@@ -82,7 +82,7 @@ func TestAStoppedRetentionIsCountedEachRoundAndRemindedInTheLog(t *testing.T) {
 // TestAnImmutableSegmentKeepsCountingWhileLoggedOnce: an old segment made
 // immutable (chattr +i) stops retention. The collector logs it once, and
 // each later round (here the next rotation's) still counts in
-// segment_errors, so a rate alert keeps firing while the disk may fill.
+// segment_errors, so an alert on its increase keeps firing while the disk may fill.
 func TestAnImmutableSegmentKeepsCountingWhileLoggedOnce(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "events.jsonl")

@@ -198,6 +198,11 @@ func (m *maintainer) maintain(ctx context.Context, path string, l *listings) tim
 	if err != nil {
 		if !errors.Is(err, os.ErrNotExist) {
 			r.fail(path, err)
+			// A path looked at again for a failure stays so: a stopped
+			// retention may see no rotation again.
+			if _, retrying := m.retry[path]; retrying {
+				return m.retryAfter(path, true)
+			}
 		} else { // its directory is gone
 			m.retentionRan(path)
 			delete(m.retry, path)
@@ -551,17 +556,15 @@ func (m *maintainer) removeFile(path string, seg Segment, p, what string) error 
 	}
 	err := unlink(p)
 	if err == nil || errors.Is(err, os.ErrNotExist) {
-		delete(m.unremoved[path], p)
-		if len(m.unremoved[path]) == 0 {
-			delete(m.unremoved, path)
-		}
+		m.forgetUnremoved(path, p)
 		return nil
 	}
-	f := removalFailure{cause: err.Error(), stamp: stampTwin(seg), pass: m.pass}
+	// The cause without the path, which the error names once, in front.
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
-		f.cause = pe.Err.Error()
+		err = pe.Err
 	}
+	f := removalFailure{cause: err.Error(), stamp: stampTwin(seg), pass: m.pass}
 	err = fmt.Errorf("%s %s: %w", what, p, err)
 	if prev, ok := m.unremoved[path][p]; ok && prev.cause == f.cause && prev.stamp == f.stamp {
 		return reportedError{error: err, earlier: prev.pass != m.pass}
@@ -575,6 +578,15 @@ func (m *maintainer) removeFile(path string, seg Segment, p, what string) error 
 	m.unremoved[path][p] = f
 	m.rot.fail(path, err)
 	return reportedError{error: err}
+}
+
+// forgetUnremoved drops the failed removal of path's file p, and path's
+// entry with its last one.
+func (m *maintainer) forgetUnremoved(path, p string) {
+	delete(m.unremoved[path], p)
+	if len(m.unremoved[path]) == 0 {
+		delete(m.unremoved, path)
+	}
 }
 
 // openSegment opens a plain segment to compress, read-write so that a torn

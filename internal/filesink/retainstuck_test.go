@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -298,4 +300,46 @@ func TestAStoppedPathWhoseDirectoryIsGoneIsForgotten(t *testing.T) {
 	require.Empty(t, m.stopped.paths)
 	require.Empty(t, m.unremoved)
 	require.Empty(t, m.retry, "its retry wait goes too")
+}
+
+// TestAStoppedPathIsLookedAtAgainAfterAFailedListing: a listing of the
+// directory that fails (too many open files) is reported, and the path
+// whose retention stopped is still looked at again: its next round stops
+// again and is counted, rather than the path left unwatched until a
+// rotation that may never come.
+func TestAStoppedPathIsLookedAtAgainAfterAFailedListing(t *testing.T) {
+	t0 := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
+	path, segs := retainDir(t, 2, t0)
+	ev := newStuckEvents(&Rotation{MaxBackups: 1}, segs[1].Time.Add(time.Minute))
+	m := &maintainer{rot: ev.rotation, marks: newOwnMarks()}
+	makeUnremovable(t, m, segs[0].Plain)
+	first := m.maintain(context.Background(), path, newListings(nil))
+	require.Positive(t, first)
+
+	failing := func(string) ([]os.DirEntry, error) { return nil, syscall.EMFILE }
+	again := m.maintain(context.Background(), path, newListings(failing))
+	require.Len(t, ev.errors(), 2)
+	require.ErrorIs(t, ev.errors()[1], syscall.EMFILE)
+	require.Greater(t, again, first, "looked at again, the wait doubled")
+
+	m.maintain(context.Background(), path, newListings(nil))
+	require.Len(t, ev.still, 1, "the round after stops again, counted")
+	require.Len(t, m.stopped.paths, 1)
+}
+
+// TestAFailedRemovalNamesTheFileOnce: the error of a segment file that
+// cannot be removed, logged and repeated in the hourly summary, names the
+// step and the file once, then the cause.
+func TestAFailedRemovalNamesTheFileOnce(t *testing.T) {
+	t0 := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
+	path, segs := retainDir(t, 2, t0)
+	ev := newStuckEvents(&Rotation{MaxBackups: 1}, segs[1].Time.Add(time.Minute))
+	m := &maintainer{rot: ev.rotation, marks: newOwnMarks()}
+	makeUnremovable(t, m, segs[0].Plain)
+	m.maintain(context.Background(), path, newListings(nil))
+	require.Len(t, ev.errors(), 1)
+	err := ev.errors()[0]
+	require.Equal(t, 1, strings.Count(err.Error(), segs[0].Plain), err.Error())
+	require.True(t, strings.HasPrefix(err.Error(), "retention: remove "+segs[0].Plain+": "), err.Error())
+	require.ErrorIs(t, err, fs.ErrPermission)
 }

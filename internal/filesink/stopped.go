@@ -106,11 +106,8 @@ func (m *maintainer) retentionRan(path string) {
 func (m *maintainer) forgetGone(path string) {
 	for p := range m.unremoved[path] {
 		if _, err := os.Lstat(p); errors.Is(err, os.ErrNotExist) {
-			delete(m.unremoved[path], p)
+			m.forgetUnremoved(path, p)
 		}
-	}
-	if len(m.unremoved[path]) == 0 {
-		delete(m.unremoved, path)
 	}
 }
 
