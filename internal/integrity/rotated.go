@@ -484,33 +484,34 @@ func (l *fileLog) finishWithoutActive(store *hashStore, cps *os.File, open bool,
 }
 
 // retire records that retention removes seg: a signed retention record,
-// appended before the file goes. A segment not recorded yet is kept.
-func (l *fileLog) retire(seg filesink.Segment) error {
+// appended before the file goes; signed is false for a segment retired
+// already. A segment not recorded yet is kept.
+func (l *fileLog) retire(seg filesink.Segment) (signed bool, err error) {
 	var res sealResult
 	if err := l.loadSegmentLog(&res); err != nil {
-		return err
+		return false, err
 	}
 	name := filepath.Base(seg.Plain)
 	if _, done := l.segLog.Retired[name]; done {
-		return nil
+		return false, nil
 	}
 	for _, r := range l.segLog.Segments {
 		if r.Name == name {
 			ret := SegmentRecord{Origin: r.Origin, Name: name, First: r.First, Count: r.Count, Retired: true}
 			if err := l.appendSegmentRecord(ret); err != nil {
-				return err
+				return false, err
 			}
 			l.segLog.Retired[name] = ret
-			return nil
+			return true, nil
 		}
 	}
 	// Compared with the newest record, not found in a listing of the
 	// directory: retention asks of every file put there, one by one.
 	if newest, ok := l.newestRecorded(); ok && filesink.CompareSegments(seg, newest) < 0 {
-		return fmt.Errorf("%s: no segment record names it, yet it sorts before the last recorded segment: %w; "+
+		return false, fmt.Errorf("%s: no segment record names it, yet it sorts before the last recorded segment: %w; "+
 			"it is left for verify to report (move it out of the directory)", name, filesink.ErrForeignSegment)
 	}
-	return fmt.Errorf("%s is not sealed into the log of %s yet", name, l.path)
+	return false, fmt.Errorf("%s is not sealed into the log of %s yet", name, l.path)
 }
 
 // newestRecorded is the segment the newest segment record names, beside

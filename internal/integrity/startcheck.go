@@ -160,8 +160,9 @@ func (s *Sealer) Retire(path string, seg filesink.Segment) error {
 	if err := s.own(l); err != nil {
 		return err
 	}
-	if err := l.retire(seg); err != nil {
-		return err
+	signed, err := l.retire(seg)
+	if err != nil || !signed {
+		return err // one retired already: retention asks again while it cannot remove it
 	}
 	s.set.Logger.Info("integrity: signed the retention record of a closed segment", zap.String("path", path), zap.String("segment", seg.Path))
 	return nil
