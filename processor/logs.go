@@ -73,10 +73,16 @@ func (p *spanPolicy) applyRecord(lr plog.LogRecord, cuts *redact.Counts) {
 }
 
 // setLine sets body to the line the exporter writes of e under pol,
-// without the newline.
+// without the newline. A body of bytes stays bytes, as it does when cut
+// (applyBytesBody): the backend gets the type the shipper sent.
 func setLine(body pcommon.Value, pol payloadpolicy.Policy, e *auditevent.Event, cuts *redact.Counts) {
 	line := pol.AppendLine(nil, e, cuts)
-	body.SetStr(string(line[:len(line)-1]))
+	line = line[:len(line)-1]
+	if body.Type() == pcommon.ValueTypeBytes {
+		body.Bytes().FromRaw(line)
+		return
+	}
+	body.SetStr(string(line))
 }
 
 // applyBody applies the policy without exec output to a body that reaches

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"unicode/utf8"
 	"unsafe"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
@@ -100,7 +101,7 @@ func logTime(ts auditevent.Timestamp) pcommon.Timestamp {
 // record as docs/format.md describes it). It returns ErrNotAuditEvent for
 // records that are not audit events, and a decode error (wrapping the
 // *auditevent.FieldError) for records that claim to be one by their event
-// name but are not valid, a body that is not a string included.
+// name but are not valid, a body that is no line (bodyLine) included.
 // A body without event_id or ts takes them from the record, so that every
 // reader of one record makes the same event of it.
 // The raw exec output comes back from the bytes attributes (a standard base64
@@ -119,14 +120,14 @@ func fromLogRecord(lr plog.LogRecord, opts auditevent.DecodeOptions) (e auditeve
 	if !named {
 		return auditevent.Event{}, nil, ErrNotAuditEvent
 	}
-	if t := lr.Body().Type(); t != pcommon.ValueTypeStr {
-		// Named as an event, it claims to be one: refused, not skipped, so
-		// its sender hears that nothing was written of it.
-		return auditevent.Event{}, nil, fmt.Errorf("%s log record body: %w", lr.EventName(), &auditevent.FieldError{
-			Type: "string_type", Msg: "the body is " + t.String() + ", not the event's line as a string",
-		})
+	// Named as an event, it claims to be one: a body that is no line is
+	// refused, not skipped, so its sender hears that nothing was written
+	// of it.
+	line, err := bodyLine(lr.Body())
+	if err == nil {
+		err = decodeBody(lr, line, opts, &e)
 	}
-	if err := decodeBody(lr, opts, &e); err != nil {
+	if err != nil {
 		return auditevent.Event{}, nil, fmt.Errorf("%s log record body: %w", lr.EventName(), err)
 	}
 	if e.Phase != phase {
@@ -181,42 +182,75 @@ func rawOutput(a attr, key string) ([]byte, error) {
 	return b, nil
 }
 
-// EventInBody reads the event a record's text body holds, whatever the
-// record's event name: an event line under another name, or none, as a log
-// shipper tailing a JSONL file sends it. Fields left out take the defaults
-// FromLogRecord gives them. ok is false for a body that is not an event.
-// The exporter writes no line for such a record (ErrNotAuditEvent); the
-// processor reads it to keep the output in it from a backend.
+// EventInBody reads the event a record's body holds as text (bodyLine),
+// whatever the record's event name: an event line under another name, or
+// none, as a log shipper tailing a JSONL file sends it. Fields left out
+// take the defaults FromLogRecord gives them. ok is false for a body that
+// is not an event. The exporter writes no line for such a record
+// (ErrNotAuditEvent); the processor reads it to keep the output in it from
+// a backend.
 func EventInBody(lr plog.LogRecord) (e auditevent.Event, ok bool) {
 	// Most bodies a processor sees are plain text or JSON logs of other
 	// kinds: only an object naming a phase can be an event, so the rest are
-	// not decoded (and no error made of them).
-	if lr.Body().Type() != pcommon.ValueTypeStr || !mayBeEvent(lr.Body().Str()) {
+	// not decoded (and no error made of them), nor bytes copied.
+	if !mayBeEvent(lr.Body()) {
 		return auditevent.Event{}, false
 	}
-	if decodeBody(lr, auditevent.DecodeOptions{}, &e) != nil {
+	line, err := bodyLine(lr.Body())
+	if err != nil || decodeBody(lr, line, auditevent.DecodeOptions{}, &e) != nil {
 		return auditevent.Event{}, false
 	}
 	return e, true
 }
 
-// decodeBody decodes lr's text body into e with opts, the fields the body
-// leaves out taking the defaults the record gives them (absentFields).
-func decodeBody(lr plog.LogRecord, opts auditevent.DecodeOptions, e *auditevent.Event) error {
+// bodyLine is the text of a body that can hold an event's line: a string,
+// or bytes holding UTF-8 text (a log shipper's line left undecoded, as the
+// filelog receiver's `encoding: nop` leaves it), read as that string. Bytes
+// are copied once: the text and the event's data viewing it must not
+// change with the record. Other bodies, and bytes that are not UTF-8, hold
+// no line: the *auditevent.FieldError, naming no field, says why.
+func bodyLine(body pcommon.Value) (string, error) {
+	switch body.Type() {
+	case pcommon.ValueTypeStr:
+		return body.Str(), nil
+	case pcommon.ValueTypeBytes:
+		b := body.Bytes().AsRaw()
+		if !utf8.Valid(b) {
+			return "", &auditevent.FieldError{Type: "string_unicode", Msg: "the body is bytes that are not UTF-8 text"}
+		}
+		return unsafe.String(unsafe.SliceData(b), len(b)), nil
+	}
+	return "", &auditevent.FieldError{
+		Type: "string_type", Msg: "the body is " + body.Type().String() + ", not the event's line as a string or bytes",
+	}
+}
+
+// decodeBody decodes line, lr's body (bodyLine), into e with opts, the
+// fields the line leaves out taking the defaults the record gives them
+// (absentFields).
+func decodeBody(lr plog.LogRecord, line string, opts auditevent.DecodeOptions, e *auditevent.Event) error {
 	var absent absentFields
 	opts.NewID, opts.Now = absent.newID, absent.now
-	if err := opts.DecodeStringInto(lr.Body().Str(), e); err != nil {
+	if err := opts.DecodeStringInto(line, e); err != nil {
 		return err
 	}
 	return absent.fill(e, lr)
 }
 
-// mayBeEvent reports whether s could decode as an event: a JSON object
-// with a "phase" member, which an event cannot lack. Without an escape
-// the key is spelled out whole; the only escape that makes a letter is
-// \uXXXX, so text holding one is left to the decoder.
-func mayBeEvent(s string) bool {
-	return isObjectText(s) && (strings.Contains(s, `"phase"`) || strings.Contains(s, `\u`))
+// mayBeEvent reports whether body could decode as an event: text or bytes
+// holding a JSON object with a "phase" member, which an event cannot lack.
+// Without an escape the key is spelled out whole; the only escape that
+// makes a letter is \uXXXX, so text holding one is left to the decoder.
+// Bytes are read in place.
+func mayBeEvent(body pcommon.Value) bool {
+	switch body.Type() {
+	case pcommon.ValueTypeStr:
+		s := body.Str()
+		return isObjectText(s) && (strings.Contains(s, `"phase"`) || strings.Contains(s, `\u`))
+	case pcommon.ValueTypeBytes:
+		return mayBeEventBytes(body.Bytes())
+	}
+	return false
 }
 
 // isObjectText reports whether s, past the blanks JSON allows, opens an
@@ -224,4 +258,45 @@ func mayBeEvent(s string) bool {
 func isObjectText(s string) bool {
 	s = strings.TrimLeft(s, " \t\r\n")
 	return s != "" && s[0] == '{'
+}
+
+// mayBeEventBytes is mayBeEvent for bytes, which pcommon lends out only
+// as a copy or one byte at a time.
+func mayBeEventBytes(b pcommon.ByteSlice) bool {
+	i, n := 0, b.Len()
+	for i < n && isBlank(b.At(i)) {
+		i++
+	}
+	if i == n || b.At(i) != '{' {
+		return false
+	}
+	const key = `"phase"`
+	for ; i < n; i++ {
+		switch b.At(i) {
+		case '\\':
+			if i+1 < n && b.At(i+1) == 'u' {
+				return true
+			}
+		case '"':
+			if i+len(key) <= n && hasAt(b, i, key) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// isBlank reports whether c is a blank JSON allows between tokens.
+func isBlank(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\r' || c == '\n'
+}
+
+// hasAt reports whether b holds s at i; b must be long enough.
+func hasAt(b pcommon.ByteSlice, i int, s string) bool {
+	for j := range len(s) {
+		if b.At(i+j) != s[j] {
+			return false
+		}
+	}
+	return true
 }
