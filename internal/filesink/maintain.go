@@ -214,10 +214,11 @@ func (m *maintainer) maintain(ctx context.Context, path string, l *listings) tim
 	if r.Compress {
 		segs, again, failed = m.compressAll(ctx, path, segs, l.tornOf(path))
 	}
-	// A retention stopped by a failed removal is looked at again as a
-	// failed compression is: a segment made removable again goes without
-	// waiting for a rotation. One BeforeRemove refused waits for one.
-	if err := m.retainSegs(path, segs, l.tornOf(path)); err != nil && !errors.As(err, new(refusedError)) {
+	// A stopped retention is looked at again as a failed compression is: a
+	// segment made removable again, or sealed since BeforeRemove refused
+	// it, goes without waiting for a rotation, which a finished
+	// {session_id} file never gets.
+	if err := m.retainSegs(path, segs, l.tornOf(path)); err != nil {
 		failed = true
 	}
 	if retry := m.retryAfter(path, failed); retry > 0 && (again == 0 || retry < again) {
@@ -504,7 +505,7 @@ func (m *maintainer) recorded(path string, segs []Segment) []bool {
 func (m *maintainer) remove(path string, seg Segment, torn *tornKept) error {
 	if m.rot.BeforeRemove != nil {
 		if err := m.rot.BeforeRemove(path, seg); err != nil {
-			return refusedError{fmt.Errorf("retention kept %s: %w", filepath.Base(seg.Path), err)}
+			return fmt.Errorf("retention kept %s: %w", filepath.Base(seg.Path), err)
 		}
 	}
 	for _, p := range []string{seg.Plain, seg.Path, seg.Plain + ZstdSuffix + tmpSuffix} {
@@ -520,11 +521,6 @@ func (m *maintainer) remove(path string, seg Segment, torn *tornKept) error {
 	}
 	return nil
 }
-
-// refusedError is a removal BeforeRemove refused.
-type refusedError struct{ error }
-
-func (e refusedError) Unwrap() error { return e.error }
 
 // reportedError is removeFile's error, reported already: in this look at
 // the path, or in an earlier one (earlier), as the same failure on the

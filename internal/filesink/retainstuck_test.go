@@ -252,21 +252,24 @@ func TestARetentionStoppedAgainAfterRunningIsReportedAnew(t *testing.T) {
 	require.Equal(t, 1, ev.stuck[0].Rounds, "the rounds of the earlier stop are not counted again")
 }
 
-// TestARefusedRemovalIsReportedEachRoundAndNotLookedAtAgain: a removal
+// TestARefusedRemovalIsReportedEachRoundAndLookedAtAgain: a removal
 // BeforeRemove refuses (integrity has not sealed the segment yet) is
-// reported each round, as the refusal may change, and waits for the next
-// rotation rather than a look again of its own; a path that then runs
-// through is told as one that runs again.
-func TestARefusedRemovalIsReportedEachRoundAndNotLookedAtAgain(t *testing.T) {
+// reported each round, as the refusal may change, and looked at again at
+// doubling waits, as a failed removal is: a finished file sees no
+// rotation. A path that then runs through is told as one that runs again.
+func TestARefusedRemovalIsReportedEachRoundAndLookedAtAgain(t *testing.T) {
 	t0 := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
 	path, segs := retainDir(t, 2, t0)
 	ev := newStuckEvents(&Rotation{MaxBackups: 1}, segs[1].Time.Add(time.Minute))
 	refusal := errors.New("not sealed into the log yet")
 	ev.rotation.BeforeRemove = func(string, Segment) error { return refusal }
 	m := &maintainer{rot: ev.rotation, marks: newOwnMarks()}
+	var waits []time.Duration
 	for range 2 {
-		require.Zero(t, m.maintain(context.Background(), path, newListings(nil)))
+		waits = append(waits, m.maintain(context.Background(), path, newListings(nil)))
 	}
+	require.Equal(t, []time.Duration{compressRetryMin, 2 * compressRetryMin}, waits,
+		"looked at again, a finished file seeing no rotation, at doubling waits")
 	require.Len(t, ev.errors(), 2)
 	require.ErrorIs(t, ev.errors()[1], refusal)
 	require.Empty(t, ev.still)
