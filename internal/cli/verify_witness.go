@@ -159,7 +159,10 @@ func (v *verifier) reportWitnessed(name string, at func(line int64) string, wc *
 	case res.Witnessed == 0 && res.Lines > 0:
 		v.sum.Problems++
 		why := "nothing in this file is witnessed (the witnessed sidecar was removed, or the witnesses never cosigned)"
-		if len(res.Others) > 0 {
+		switch {
+		case res.Future > 0:
+			why = "the cosignatures dated ahead of this host's clock, named above, are not counted"
+		case len(res.Others) > 0:
 			// The names are the sidecar's: anyone's who can write it.
 			others := make([]string, len(res.Others))
 			for i, o := range res.Others {
