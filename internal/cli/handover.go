@@ -218,9 +218,16 @@ type witnessFailures struct {
 func (f *witnessFailures) Cosigned(context.Context, string) {}
 
 func (f *witnessFailures) Failed(_ context.Context, name, reason string) {
+	why := name + ": " + reason
+	if reason == "bad_cosignature" {
+		// The label covers a witness's clock ahead too, which a user
+		// would not read in it.
+		why += fmt.Sprintf(" (no valid cosignature by its key, or one dated more than %s after this host's clock: "+
+			"check the witness's clock, and this host's)", witness.MaxClockSkew)
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.why = append(f.why, name+": "+reason)
+	f.why = append(f.why, why)
 }
 
 func (f *witnessFailures) String() string {

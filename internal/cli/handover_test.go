@@ -612,6 +612,21 @@ func TestLogHandoverSaysWhyAWitnessDidNotCosign(t *testing.T) {
 	require.NotContains(t, res.stderr, "hunter2")
 }
 
+// A witness whose clock is ahead answers a cosignature dated past the
+// bound: the handover names it by its metric reason, and says what that
+// reason covers, the clock included.
+func TestLogHandoverSaysAWitnessClockMayBeAhead(t *testing.T) {
+	path, oldKey, _, wkeys, fakes := witnessedFixture(t)
+	_, nextPub := keyFiles(t, "cli-next")
+	fakes[1].SetClockSkew(time.Hour)
+	res := run(t, "", "log", "handover", "--signing-key", oldKey, "--next-key", nextPub,
+		"--witness", fakes[0].URL+"="+wkeys[0], "--witness", fakes[1].URL+"="+wkeys[1], path)
+	require.Equal(t, 1, res.code, res.stderr)
+	require.Contains(t, res.stderr, "w2.example/w: bad_cosignature (no valid cosignature by its key, or one dated more than "+
+		"10m0s after this host's clock: check the witness's clock, and this host's)")
+	require.NotContains(t, res.stderr, "w1.example/w")
+}
+
 // --alone over a directory that holds a log of another key (the log a
 // handover retired, checked with the new key) names each of its segments
 // as a problem and goes on, as for a segment no record names.
