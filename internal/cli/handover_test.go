@@ -836,6 +836,21 @@ func TestLogHandoverRefusesARetiredFile(t *testing.T) {
 	require.ElementsMatch(t, []string{retired + ".checkpoints", retired + ".tlog"}, matches)
 }
 
+// A witnessed retired file, named by mistake for the path without
+// --witness, is refused as retired: asking for its witnesses would send
+// the user to give them only to be refused again.
+func TestLogHandoverRefusesAWitnessedRetiredFileAsRetired(t *testing.T) {
+	path, retired, _, _, _ := handOver(t)
+	_, err := os.Stat(integrity.WitnessedPath(retired))
+	require.NoError(t, err)
+	keyPath := filepath.Join(filepath.Dir(path), "keys", "cli-test.key")
+	_, nextPub := keyFiles(t, "cli-test-2028")
+	res := run(t, "", "log", "handover", "--signing-key", keyPath, "--next-key", nextPub, retired)
+	require.Equal(t, 1, res.code, res.stdout+res.stderr)
+	require.Contains(t, res.stderr, retired+": a handover retired this log already; it goes on at "+path)
+	require.NotContains(t, res.stderr, "the log is witnessed")
+}
+
 // An origin the final checkpoint could not carry is refused before the
 // final checkpoint is signed, with the flag named.
 func TestLogHandoverRefusesAnUnreadableOrigin(t *testing.T) {
