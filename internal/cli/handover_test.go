@@ -101,12 +101,20 @@ func TestVerifyFollowsAHandover(t *testing.T) {
 
 func TestVerifyRefusesARetiredLogThatGrew(t *testing.T) {
 	t.Run("line appended to the retired file", func(t *testing.T) {
-		path, retired, oldPub, _, _ := handedOver(t)
+		path, retired, oldPub, _, wkeys := handedOver(t)
 		s, f := op(sessionA, "stop", "a000000000000009", 7, 8)
 		appendFlocked(t, retired, canonLines(s, f))
 		res := run(t, "", "verify", "--key", oldPub, "--allow-open", "--allow-unsealed", "10", retired, path)
 		require.Equal(t, 1, res.code, res.stdout)
 		require.Contains(t, res.stdout, retired+":9: handover: the log was retired at 8 lines by its final checkpoint, but the file has 10")
+
+		// The witnesses cosigned the final checkpoint: the lines past it
+		// are not said to be a handover without them.
+		res = run(t, "", "verify", "--key", oldPub, "--witness", wkeys[0], "--witness", wkeys[1], "--allow-open", "--allow-unsealed", "10", retired, path)
+		require.Equal(t, 1, res.code, res.stdout)
+		require.Contains(t, res.stdout, retired+": witness: 2 lines after the newest checkpoint the witnesses cosigned (line 8); "+
+			"they were added after the handover, past its final checkpoint, which these witnesses cosigned")
+		require.NotContains(t, res.stdout, "--without-witnesses")
 	})
 	t.Run("retired key seals on", func(t *testing.T) {
 		path, retired, oldPub, _, _ := handedOver(t)
