@@ -43,26 +43,22 @@ func (w *witnessFlags) register(fs *flag.FlagSet) {
 // load reads the witness keys, none of which may be the log's own
 // (keyFile, --key); an error is a usage error.
 func (w *witnessFlags) load(keyFile string) error {
-	hasKey := keyFile != ""
 	if len(w.files) == 0 {
 		if w.quorum != 0 || w.allowTail != 0 {
 			return errors.New("--quorum and --allow-unwitnessed need --witness")
 		}
 		return nil
 	}
-	if !hasKey {
+	if keyFile == "" {
 		return errors.New("--witness needs --key (the log's key signs the checkpoints the witnesses cosign)")
 	}
 	if len(w.files) > witness.MaxWitnesses {
 		return fmt.Errorf("--witness: %d keys, limit %d", len(w.files), witness.MaxWitnesses)
 	}
+	// Unreadable: --key's own error says why, after this.
+	logKey, _, _ := integrity.ReadVerifierKey(keyFile)
 	// A key given twice, or under two names, would count twice toward
 	// the quorum.
-	logKey := ""
-	if hasKey {
-		// Unreadable: --key's own error says why, after this.
-		logKey, _, _ = integrity.ReadVerifierKey(keyFile)
-	}
 	type first struct{ path, name string }
 	seen := make(map[string]first, len(w.files))
 	for i, p := range w.files {
