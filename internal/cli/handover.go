@@ -54,15 +54,15 @@ func runLogHandover(ctx context.Context, args []string, s Streams) int {
 		_, _ = fmt.Fprintf(s.Stderr, "log handover: --witness: %v\n", err)
 		return exitUsage
 	}
-	if err := checkWitnessed(h.path, len(witnesses), *without); err != nil {
-		_, _ = fmt.Fprintf(s.Stderr, "log handover: %v\n", err)
-		return exitUsage
-	}
 	if live, retired := integrity.RetiredFrom(h.path); retired {
 		// Its final checkpoint would read as a handover that stopped
 		// midway, and the run would move the retired log again.
 		_, _ = fmt.Fprintf(s.Stderr, "log handover: %s: a handover retired this log already; it goes on at %s: hand that path over\n", h.path, live)
 		return exitProblems
+	}
+	if err := checkWitnessed(h.path, len(witnesses), *without); err != nil {
+		_, _ = fmt.Fprintf(s.Stderr, "log handover: %v\n", err)
+		return exitUsage
 	}
 	h.warn = s.Stderr
 	owner, ok := lockLog("log handover", h.path, s.Stderr)
@@ -218,9 +218,16 @@ type witnessFailures struct {
 func (f *witnessFailures) Cosigned(context.Context, string) {}
 
 func (f *witnessFailures) Failed(_ context.Context, name, reason string) {
+	why := name + ": " + reason
+	if reason == "bad_cosignature" {
+		// The label covers a witness's clock ahead too, which a user
+		// would not read in it.
+		why += fmt.Sprintf(" (no valid cosignature by its key, or one dated more than %s after this host's clock: "+
+			"check the witness's clock, and this host's)", witness.MaxClockSkew)
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.why = append(f.why, name+": "+reason)
+	f.why = append(f.why, why)
 }
 
 func (f *witnessFailures) String() string {

@@ -8,9 +8,12 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"golang.org/x/mod/sumdb/tlog"
 
 	"github.com/sandboxaudit/sandboxaudit/internal/filesink"
 	"github.com/sandboxaudit/sandboxaudit/internal/integrity"
+	"github.com/sandboxaudit/sandboxaudit/internal/witness"
+	"github.com/sandboxaudit/sandboxaudit/internal/witness/witnesstest"
 )
 
 // A handover killed after it moved the audit file aside, before its
@@ -94,4 +97,44 @@ func resumeHandover(t *testing.T, path, keyPath, newKey, oldPub, begun, retired,
 	require.Equal(t, 0, res.code, res.stdout+res.stderr)
 	require.Contains(t, res.stdout, counts)
 	require.Contains(t, res.stdout, path+": handover: the log starts from the handover of "+retired)
+}
+
+// A witnessed handover killed after it moved the log's witnessed sidecar,
+// with the final checkpoint's cosignatures, aside: the run again has the
+// witnesses cosign the final checkpoint again, and those go into the
+// retired log too, not into a witnessed sidecar left at the path for the
+// new log (whose key did not sign them).
+func TestLogHandoverResumedWithItsWitnesses(t *testing.T) {
+	path, keyPath, oldPub, wkeys, fakes := witnessedFixture(t)
+	keys, err := integrity.LoadSigningKey(keyPath)
+	require.NoError(t, err)
+	_, newPub := keyFiles(t, "cli-test-2027")
+	next, err := os.ReadFile(newPub)
+	require.NoError(t, err)
+	_, last, err := integrity.NewestSigned(path, keys.Verifier)
+	require.NoError(t, err)
+	signed, err := integrity.SignHandover(integrity.Handover{Checkpoint: last, NextKey: strings.TrimSpace(string(next)),
+		NextOrigin: "cli-test-2027/" + filepath.Base(path)}, keys.Signer)
+	require.NoError(t, err)
+	require.NoError(t, integrity.AppendHandover(path, signed))
+	pool, err := witness.NewPool(witnesstest.Witnesses(t, fakes...), 2, nil, nil)
+	require.NoError(t, err)
+	prove := func(old int64) (tlog.TreeProof, error) { return integrity.ProveFromStore(path, last.N, old) }
+	cosigs, quorum := pool.Cosign(context.Background(), path, last.Origin, last.N, signed, prove)
+	require.True(t, quorum)
+	require.NoError(t, integrity.AppendWitnessed(path, signed, cosigs))
+	begun := path + ".retired-20270101T000000Z"
+	for _, f := range []string{integrity.StorePath(path), path, integrity.WitnessedPath(path)} {
+		require.NoError(t, os.Rename(f, begun+f[len(path):]))
+	}
+
+	res := run(t, "", "log", "handover", "--signing-key", keyPath, "--next-key", newPub,
+		"--witness", fakes[0].URL+"="+wkeys[0], "--witness", fakes[1].URL+"="+wkeys[1], path)
+	require.Equal(t, 0, res.code, res.stdout+res.stderr)
+	require.Contains(t, res.stdout, "retired file: "+begun+" ")
+	_, err = os.Lstat(integrity.WitnessedPath(path))
+	require.ErrorIs(t, err, os.ErrNotExist, "no witnessed sidecar of the retired log stays at the path")
+	res = run(t, "", "verify", "--key", oldPub, "--witness", wkeys[0], "--witness", wkeys[1], begun)
+	require.Equal(t, 0, res.code, res.stdout+res.stderr)
+	require.Contains(t, res.stdout, "witness: lines=8 witnessed=8 unwitnessed=0")
 }

@@ -101,12 +101,20 @@ func TestVerifyFollowsAHandover(t *testing.T) {
 
 func TestVerifyRefusesARetiredLogThatGrew(t *testing.T) {
 	t.Run("line appended to the retired file", func(t *testing.T) {
-		path, retired, oldPub, _, _ := handedOver(t)
+		path, retired, oldPub, _, wkeys := handedOver(t)
 		s, f := op(sessionA, "stop", "a000000000000009", 7, 8)
 		appendFlocked(t, retired, canonLines(s, f))
 		res := run(t, "", "verify", "--key", oldPub, "--allow-open", "--allow-unsealed", "10", retired, path)
 		require.Equal(t, 1, res.code, res.stdout)
 		require.Contains(t, res.stdout, retired+":9: handover: the log was retired at 8 lines by its final checkpoint, but the file has 10")
+
+		// The witnesses cosigned the final checkpoint: the lines past it
+		// are not said to be a handover without them.
+		res = run(t, "", "verify", "--key", oldPub, "--witness", wkeys[0], "--witness", wkeys[1], "--allow-open", "--allow-unsealed", "10", retired, path)
+		require.Equal(t, 1, res.code, res.stdout)
+		require.Contains(t, res.stdout, retired+": witness: 2 lines after the newest checkpoint the witnesses cosigned (line 8); "+
+			"they were added after the handover, past its final checkpoint, which these witnesses cosigned")
+		require.NotContains(t, res.stdout, "--without-witnesses")
 	})
 	t.Run("retired key seals on", func(t *testing.T) {
 		path, retired, oldPub, _, _ := handedOver(t)
@@ -612,6 +620,21 @@ func TestLogHandoverSaysWhyAWitnessDidNotCosign(t *testing.T) {
 	require.NotContains(t, res.stderr, "hunter2")
 }
 
+// A witness whose clock is ahead answers a cosignature dated past the
+// bound: the handover names it by its metric reason, and says what that
+// reason covers, the clock included.
+func TestLogHandoverSaysAWitnessClockMayBeAhead(t *testing.T) {
+	path, oldKey, _, wkeys, fakes := witnessedFixture(t)
+	_, nextPub := keyFiles(t, "cli-next")
+	fakes[1].SetClockSkew(time.Hour)
+	res := run(t, "", "log", "handover", "--signing-key", oldKey, "--next-key", nextPub,
+		"--witness", fakes[0].URL+"="+wkeys[0], "--witness", fakes[1].URL+"="+wkeys[1], path)
+	require.Equal(t, 1, res.code, res.stderr)
+	require.Contains(t, res.stderr, "w2.example/w: bad_cosignature (no valid cosignature by its key, or one dated more than "+
+		"10m0s after this host's clock: check the witness's clock, and this host's)")
+	require.NotContains(t, res.stderr, "w1.example/w")
+}
+
 // --alone over a directory that holds a log of another key (the log a
 // handover retired, checked with the new key) names each of its segments
 // as a problem and goes on, as for a segment no record names.
@@ -819,6 +842,21 @@ func TestLogHandoverRefusesARetiredFile(t *testing.T) {
 	matches, err := filepath.Glob(retired + ".*")
 	require.NoError(t, err)
 	require.ElementsMatch(t, []string{retired + ".checkpoints", retired + ".tlog"}, matches)
+}
+
+// A witnessed retired file, named by mistake for the path without
+// --witness, is refused as retired: asking for its witnesses would send
+// the user to give them only to be refused again.
+func TestLogHandoverRefusesAWitnessedRetiredFileAsRetired(t *testing.T) {
+	path, retired, _, _, _ := handOver(t)
+	_, err := os.Stat(integrity.WitnessedPath(retired))
+	require.NoError(t, err)
+	keyPath := filepath.Join(filepath.Dir(path), "keys", "cli-test.key")
+	_, nextPub := keyFiles(t, "cli-test-2028")
+	res := run(t, "", "log", "handover", "--signing-key", keyPath, "--next-key", nextPub, retired)
+	require.Equal(t, 1, res.code, res.stdout+res.stderr)
+	require.Contains(t, res.stderr, retired+": a handover retired this log already; it goes on at "+path)
+	require.NotContains(t, res.stderr, "the log is witnessed")
 }
 
 // An origin the final checkpoint could not carry is refused before the

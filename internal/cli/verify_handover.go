@@ -7,6 +7,7 @@ import (
 	"golang.org/x/mod/sumdb/tlog"
 
 	"github.com/sandboxaudit/sandboxaudit/internal/integrity"
+	"github.com/sandboxaudit/sandboxaudit/internal/witness"
 )
 
 // handovers is what verify learned of key handovers so far: files are
@@ -130,6 +131,7 @@ func (v *verifier) checkHandover(name string, leaves, lead int64) {
 		return
 	}
 	v.handovers.next[h.NextOrigin] = next
+	v.reportWitnessWithKey(name, h.NextKey, next)
 	v.openGiven(h.NextOrigin, next)
 	v.handovers.retired[h.Origin] = name
 	v.handovers.genesis[h.NextOrigin] = integrity.GenesisLeaf(st.Signed)
@@ -226,4 +228,18 @@ func (v *verifier) nextKey(name string, h *integrity.Handover) (note.Verifier, b
 		return nil, false
 	}
 	return next, true
+}
+
+// reportWitnessWithKey names, as a problem, a --witness key over nextKey
+// (next parsed), the key of the log the file at name hands over to: to
+// that log it is its own key, refused as --key's is (its holder could
+// cosign what it rewrote).
+func (v *verifier) reportWitnessWithKey(name, nextKey string, next note.Verifier) {
+	for i, wv := range v.opts.witness.verifiers {
+		if s, ok := wv.(fmt.Stringer); ok && witness.SameKey(s.String(), nextKey) {
+			v.sum.Problems++
+			_, _ = fmt.Fprintf(v.out, "%s: handover: the log it hands over to is signed by %s, which --witness %s holds too: "+
+				"a witness cosigns with a key of its own\n", name, integrity.KeyID(next.Name(), next.KeyHash()), v.opts.witness.files[i])
+		}
+	}
 }

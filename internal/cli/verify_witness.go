@@ -43,26 +43,22 @@ func (w *witnessFlags) register(fs *flag.FlagSet) {
 // load reads the witness keys, none of which may be the log's own
 // (keyFile, --key); an error is a usage error.
 func (w *witnessFlags) load(keyFile string) error {
-	hasKey := keyFile != ""
 	if len(w.files) == 0 {
 		if w.quorum != 0 || w.allowTail != 0 {
 			return errors.New("--quorum and --allow-unwitnessed need --witness")
 		}
 		return nil
 	}
-	if !hasKey {
+	if keyFile == "" {
 		return errors.New("--witness needs --key (the log's key signs the checkpoints the witnesses cosign)")
 	}
 	if len(w.files) > witness.MaxWitnesses {
 		return fmt.Errorf("--witness: %d keys, limit %d", len(w.files), witness.MaxWitnesses)
 	}
+	// Unreadable: --key's own error says why, after this.
+	logKey, _, _ := integrity.ReadVerifierKey(keyFile)
 	// A key given twice, or under two names, would count twice toward
 	// the quorum.
-	logKey := ""
-	if hasKey {
-		// Unreadable: --key's own error says why, after this.
-		logKey, _, _ = integrity.ReadVerifierKey(keyFile)
-	}
 	type first struct{ path, name string }
 	seen := make(map[string]first, len(w.files))
 	for i, p := range w.files {
@@ -159,7 +155,10 @@ func (v *verifier) reportWitnessed(name string, at func(line int64) string, wc *
 	case res.Witnessed == 0 && res.Lines > 0:
 		v.sum.Problems++
 		why := "nothing in this file is witnessed (the witnessed sidecar was removed, or the witnesses never cosigned)"
-		if len(res.Others) > 0 {
+		switch {
+		case res.Future > 0:
+			why = "the cosignatures dated ahead of this host's clock, named above, are not counted"
+		case len(res.Others) > 0:
 			// The names are the sidecar's: anyone's who can write it.
 			others := make([]string, len(res.Others))
 			for i, o := range res.Others {
@@ -173,7 +172,7 @@ func (v *verifier) reportWitnessed(name string, at func(line int64) string, wc *
 	case beyond > v.opts.witness.allowTail:
 		v.sum.Problems++
 		_, _ = fmt.Fprintf(v.out, "%s: witness: %s after the newest checkpoint the witnesses cosigned (line %d); %s\n",
-			name, plural.Count(beyond, "line"), res.Witnessed, unwitnessedHint(name))
+			name, plural.Count(beyond, "line"), res.Witnessed, v.unwitnessedHint(name, leaves))
 	case beyond > 0:
 		_, _ = fmt.Fprintf(v.out, "%s: witness: accepting %d unwitnessed lines (--allow-unwitnessed %d)\n",
 			name, beyond, v.opts.witness.allowTail)
@@ -184,14 +183,18 @@ func (v *verifier) reportWitnessed(name string, at func(line int64) string, wc *
 }
 
 // unwitnessedHint says why a file has lines past its newest cosigned
-// checkpoint: a live file's tail the witnesses have not seen yet, or, in
-// a log a handover retired, a final checkpoint they never cosigned (a
-// handover with its final checkpoint submitted to none of them).
-func unwitnessedHint(name string) string {
-	if _, retired := integrity.RetiredFrom(name); retired {
-		return "the log was retired by a final checkpoint these witnesses did not cosign (log handover --without-witnesses)"
+// checkpoint (witnessed leaves): a live file's tail the witnesses have not
+// seen yet, or, in a log a handover retired, a final checkpoint they
+// never cosigned (a handover with its final checkpoint submitted to none
+// of them), or lines added past the final checkpoint they cosigned.
+func (v *verifier) unwitnessedHint(name string, witnessed int64) string {
+	if _, retired := integrity.RetiredFrom(name); !retired {
+		return "--allow-unwitnessed N accepts up to N for a live file"
 	}
-	return "--allow-unwitnessed N accepts up to N for a live file"
+	if st, err := integrity.ReadHandover(name, v.opts.key); err == nil && st.Final != nil && witnessed >= st.Final.N {
+		return "they were added after the handover, past its final checkpoint, which these witnesses cosigned"
+	}
+	return "the log was retired by a final checkpoint these witnesses did not cosign (log handover --without-witnesses)"
 }
 
 // reportDatedAhead names the cosignatures of name's witnessed sidecar

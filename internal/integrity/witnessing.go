@@ -296,12 +296,8 @@ func dirGone(path string) bool {
 // Forgotten, it is logged once.
 func (s *Sealer) forgetGone(path string, last Checkpoint) {
 	s.wit.mu.Lock()
-	delete(s.wit.retry, path)
-	delete(s.wit.recorded, path)
+	s.wit.dropRetryLocked(path)
 	delete(s.wit.done, path)
-	if len(s.wit.retry) == 0 {
-		s.wit.retryFullWarned = false
-	}
 	s.wit.mu.Unlock()
 	s.set.Logger.Warn("integrity: the directory of a file whose checkpoint waits for the witnesses' cosignatures was removed; "+
 		"the checkpoint is no longer submitted", zap.String("path", path), zap.Int64("size", last.N))
@@ -367,11 +363,7 @@ func (s *Sealer) setWitnessed(path string, n int64, last Checkpoint, upToDate bo
 	s.wit.done[path] = n
 	switch {
 	case upToDate:
-		delete(s.wit.retry, path)
-		delete(s.wit.recorded, path)
-		if len(s.wit.retry) == 0 {
-			s.wit.retryFullWarned = false
-		}
+		s.wit.dropRetryLocked(path)
 	case len(s.wit.retry) < maxIdleLogs || hasKey(s.wit.retry, path):
 		s.wit.retry[path] = last
 	default:
@@ -383,6 +375,16 @@ func (s *Sealer) setWitnessed(path string, n int64, last Checkpoint, upToDate bo
 				"are no longer submitted again every round, only when their file is next written to (warned once)", maxIdleLogs),
 				zap.String("path", path))
 		}
+	}
+}
+
+// dropRetryLocked forgets path's checkpoint waiting for cosignatures, and
+// once none waits, that the bound was warned about; called with mu held.
+func (w *witnessing) dropRetryLocked(path string) {
+	delete(w.retry, path)
+	delete(w.recorded, path)
+	if len(w.retry) == 0 {
+		w.retryFullWarned = false
 	}
 }
 

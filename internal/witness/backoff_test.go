@@ -110,3 +110,21 @@ func TestPoolPausesARefusalForItsLogOnly(t *testing.T) {
 	require.Equal(t, 2+3, w1.Requests(), "the rewritten log asked once, the other every round")
 	require.Equal(t, map[string]int{"witness.example/w1/inconsistent": 3}, obs.failed)
 }
+
+// A round that ran out of its own time (its deadline passed while other
+// files were submitted) says nothing about a witness: it is asked again
+// at the next round, not paused as one that failed.
+func TestPoolDoesNotPauseAWitnessForTheRoundsDeadline(t *testing.T) {
+	log := newTestLog(t, "example.com/log")
+	w1 := witnesstest.Start(t, "witness.example/w1", log.verifier)
+	p, _, _ := newPool(t, 1, w1)
+	clock := &testClock{now: time.Unix(1_800_000_000, 0)}
+	p.SetBackoff(witness.Backoff{First: time.Minute, Limit: 4 * time.Minute, Now: clock.Now})
+	log.add(2, "a")
+	late, cancel := context.WithDeadline(context.Background(), time.Unix(1, 0))
+	defer cancel()
+	_, quorum := p.Cosign(late, "f", log.origin, log.n, log.checkpoint(), log.prover())
+	require.False(t, quorum)
+	_, quorum = p.Cosign(context.Background(), "f", log.origin, log.n, log.checkpoint(), log.prover())
+	require.True(t, quorum, "asked again at once")
+}

@@ -191,6 +191,11 @@ func (p *Pool) submit(ctx context.Context, i int, origin string, n int64, signed
 	if err != nil {
 		return nil, err
 	}
+	if err := ctx.Err(); err != nil {
+		// The round ran out of its time (or stops) before this request:
+		// that says nothing about the witness, which is not paused.
+		return nil, fmt.Errorf("not submitted: %w (the checkpoint is submitted again)", err)
+	}
 	line, err := p.add(ctx, i, old, n, signed, prove)
 	switch {
 	case err == nil:
