@@ -107,9 +107,16 @@ func (p *Pool) SetBackoff(b Backoff) {
 	p.backoff = b
 }
 
+// settings is the backoff, read under the lock SetBackoff writes it with.
+func (p *Pool) settings() Backoff {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.backoff
+}
+
 func (p *Pool) now() time.Time {
-	if p.backoff.Now != nil {
-		return p.backoff.Now()
+	if now := p.settings().Now; now != nil {
+		return now()
 	}
 	return time.Now()
 }
@@ -270,14 +277,15 @@ func proofFrom(old, n int64, prove Prover) (tlog.TreeProof, error) {
 // err saying so. The text is the same for every pause of one kind: a
 // cause is logged once, not once per doubling.
 func (p *Pool) pause(key knownKey, err error) error {
-	first := p.backoff.First
+	b := p.settings()
+	first := b.First
 	if Reason(err) == "unreachable" {
 		first = max(first, downFor)
 	}
 	if first <= 0 {
 		return err
 	}
-	limit := max(p.backoff.Limit, first)
+	limit := max(b.Limit, first)
 	if first == limit {
 		err = fmt.Errorf("%w (not asked again for %s)", err, first)
 	} else {
