@@ -61,7 +61,7 @@ func TestMetadataMatchesCode(t *testing.T) {
 		func() {
 			wo := witnessObserver{t: tl}
 			wo.Cosigned(ctx, "w.example/1")
-			for _, r := range []string{"conflict", "unknown_log", "bad_signature", "inconsistent", "refused", "bad_cosignature", "unreachable"} {
+			for _, r := range []string{"conflict", "unknown_log", "bad_signature", "inconsistent", "refused", "bad_cosignature", "dated_ahead", "unreachable"} {
 				wo.Failed(ctx, "w.example/1", r)
 			}
 		},

@@ -219,10 +219,8 @@ func (f *witnessFailures) Cosigned(context.Context, string) {}
 
 func (f *witnessFailures) Failed(_ context.Context, name, reason string) {
 	why := name + ": " + reason
-	if reason == "bad_cosignature" {
-		// The label covers a witness's clock ahead too, which a user
-		// would not read in it.
-		why += fmt.Sprintf(" (no valid cosignature by its key, or one dated more than %s after this host's clock: "+
+	if reason == "dated_ahead" {
+		why += fmt.Sprintf(" (its cosignature is dated more than %s after this host's clock: "+
 			"check the witness's clock, and this host's)", witness.MaxClockSkew)
 	}
 	f.mu.Lock()

@@ -621,8 +621,8 @@ func TestLogHandoverSaysWhyAWitnessDidNotCosign(t *testing.T) {
 }
 
 // A witness whose clock is ahead answers a cosignature dated past the
-// bound: the handover names it by its metric reason, and says what that
-// reason covers, the clock included.
+// bound: the handover names it by its metric reason, and says to check
+// the clocks.
 func TestLogHandoverSaysAWitnessClockMayBeAhead(t *testing.T) {
 	path, oldKey, _, wkeys, fakes := witnessedFixture(t)
 	_, nextPub := keyFiles(t, "cli-next")
@@ -630,7 +630,7 @@ func TestLogHandoverSaysAWitnessClockMayBeAhead(t *testing.T) {
 	res := run(t, "", "log", "handover", "--signing-key", oldKey, "--next-key", nextPub,
 		"--witness", fakes[0].URL+"="+wkeys[0], "--witness", fakes[1].URL+"="+wkeys[1], path)
 	require.Equal(t, 1, res.code, res.stderr)
-	require.Contains(t, res.stderr, "w2.example/w: bad_cosignature (no valid cosignature by its key, or one dated more than "+
+	require.Contains(t, res.stderr, "w2.example/w: dated_ahead (its cosignature is dated more than "+
 		"10m0s after this host's clock: check the witness's clock, and this host's)")
 	require.NotContains(t, res.stderr, "w1.example/w")
 }

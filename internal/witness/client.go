@@ -171,8 +171,10 @@ func Reason(err error) string {
 		return "inconsistent"
 	case errors.As(err, &re):
 		return "refused"
-	case errors.Is(err, errBadCosignature), errors.Is(err, errFutureCosignature):
+	case errors.Is(err, errBadCosignature):
 		return "bad_cosignature"
+	case errors.Is(err, errFutureCosignature):
+		return "dated_ahead"
 	case errors.Is(err, errBadConflict), errors.Is(err, errConflicts):
 		return "conflict"
 	case errors.Is(err, errNoProof):

@@ -28,7 +28,7 @@ func TestPoolRefusesACosignatureDatedInTheFuture(t *testing.T) {
 	cosigs, quorum := p.Cosign(context.Background(), "f", log.origin, log.n, log.checkpoint(), log.prover())
 	require.False(t, quorum)
 	require.Empty(t, cosigs)
-	require.Equal(t, map[string]int{"witness.example/w1/bad_cosignature": 1}, obs.failed)
+	require.Equal(t, map[string]int{"witness.example/w1/dated_ahead": 1}, obs.failed)
 	errs := logs.FilterLevelExact(zapcore.ErrorLevel).All()
 	require.Len(t, errs, 1)
 	require.Contains(t, errs[0].ContextMap()["error"], "dated more than 10m0s after this host's clock")

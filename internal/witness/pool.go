@@ -317,7 +317,7 @@ func failsItself(err error) bool {
 		return re.Status >= http.StatusInternalServerError
 	}
 	switch Reason(err) {
-	case "unreachable", "bad_cosignature":
+	case "unreachable", "bad_cosignature", "dated_ahead":
 		return true
 	}
 	return false
