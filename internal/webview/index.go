@@ -123,21 +123,24 @@ func endOf(o *trail.Op) int64 {
 	return o.Start.TSMicros
 }
 
-// listedRecord is an opRecord read without its lines, for a page that
-// lists operations: what it holds does not grow with the lines.
+// listedRecord is an opRecord read without its lines, ids and exit
+// codes, for a page that lists operations and shows none of them: what it
+// holds does not grow with them (the receiver takes an id of megabytes).
 type listedRecord struct {
-	SpanID  string       `json:"s"`
-	TraceID string       `json:"t,omitempty"`
+	SpanID  skipped      `json:"s"`
+	TraceID skipped      `json:"t,omitempty"`
 	Op      string       `json:"o"`
 	What    string       `json:"w,omitempty"`
 	Start   *listedEvent `json:"a,omitempty"`
 	Finish  *listedEvent `json:"b,omitempty"`
 }
 
-// listedEvent is a trail.Event whose line is skipped, not decoded.
+// listedEvent is a trail.Event whose line and exit code are skipped, not
+// decoded.
 type listedEvent struct {
 	trail.Event
 	Line skipped
+	Exit skipped
 }
 
 type skipped struct{}
@@ -145,7 +148,7 @@ type skipped struct{}
 func (*skipped) UnmarshalJSON([]byte) error { return nil }
 
 func (l *listedRecord) record() opRecord {
-	rec := opRecord{SpanID: l.SpanID, TraceID: l.TraceID, Op: l.Op, What: l.What}
+	rec := opRecord{Op: l.Op, What: l.What}
 	if l.Start != nil {
 		rec.Start = &l.Start.Event
 	}
@@ -156,8 +159,8 @@ func (l *listedRecord) record() opRecord {
 }
 
 // ops reads limit operations of s from the offset-th on, with their lines
-// or without them; the operations before offset in its block are skipped
-// without their lines.
+// or without them (and then without their ids and exit codes too); the
+// operations before offset in its block are skipped the same way.
 func (ix *index) ops(s *sessionIndex, offset, limit int, withLines bool) ([]opRecord, error) {
 	if offset < 0 || int64(offset) >= s.Ops || limit <= 0 {
 		return nil, nil
