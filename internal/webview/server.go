@@ -36,13 +36,23 @@ type Config struct {
 	Options  trail.Options // Stdin, TempDir, RunBytes; Bad is told of bad lines
 }
 
+// maxPages bounds the pages built at once: a page holds an operation's
+// lines (up to the reader's 64 MiB each) while it is built and sent, so
+// without a bound many requests at once would take that much each.
+const maxPages = 4
+
 // Server serves one trail, read once at start.
 type Server struct {
-	cfg   Config
-	ix    *index
-	seals []sealStatus
-	pages map[string]*template.Template
-	trace *traceTemplate
+	cfg Config
+	ix  *index
+	// slots holds a token per page being built and sent (maxPages).
+	slots chan struct{}
+	// waiting and building, when set (tests), run as a request waits for
+	// a slot and once it holds one.
+	waiting, building func()
+	seals             []sealStatus
+	pages             map[string]*template.Template
+	trace             *traceTemplate
 	// hosts are the Host header values accepted (loopback only): a page
 	// asked for by another name is a DNS rebinding attempt.
 	hosts map[string]bool
@@ -78,7 +88,7 @@ func newServer(ctx context.Context, cfg Config, afterRead func()) (*Server, erro
 	if afterRead != nil {
 		afterRead()
 	}
-	return &Server{cfg: cfg, ix: ix, seals: seals.finish(), pages: pages, trace: tt}, nil
+	return &Server{cfg: cfg, ix: ix, seals: seals.finish(), pages: pages, trace: tt, slots: make(chan struct{}, maxPages)}, nil
 }
 
 // Stats are what reading the trail counted.
@@ -154,12 +164,38 @@ func parsePages() (map[string]*template.Template, error) {
 // Handler serves the pages and the embedded stylesheet.
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET /{$}", s.sessionsPage)
-	mux.HandleFunc("GET /session/{id}", s.sessionPage)
-	mux.HandleFunc("GET /session/{id}/op/{n}", s.opPage)
+	mux.HandleFunc("GET /{$}", s.bounded(s.sessionsPage))
+	mux.HandleFunc("GET /session/{id}", s.bounded(s.sessionPage))
+	mux.HandleFunc("GET /session/{id}/op/{n}", s.bounded(s.opPage))
 	static, _ := fs.Sub(assets, "assets")
 	mux.Handle("GET /static/style.css", http.StripPrefix("/static/", http.FileServerFS(static)))
 	return s.guard(mux)
+}
+
+// bounded serves a page once one of the maxPages slots is free, so the
+// memory pages take is bounded however many requests come at once; a
+// request that ends while it waits gets 503.
+func (s *Server) bounded(page http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case s.slots <- struct{}{}:
+		default:
+			if s.waiting != nil {
+				s.waiting()
+			}
+			select {
+			case s.slots <- struct{}{}:
+			case <-r.Context().Done():
+				http.Error(w, "the view is busy building other pages", http.StatusServiceUnavailable)
+				return
+			}
+		}
+		defer func() { <-s.slots }()
+		if s.building != nil {
+			s.building()
+		}
+		page(w, r)
+	}
 }
 
 // guard sets the security headers, refuses anything but reading, and
