@@ -56,6 +56,9 @@ type Server struct {
 	// hosts are the Host header values accepted (loopback only): a page
 	// asked for by another name is a DNS rebinding attempt.
 	hosts map[string]bool
+	// token, when set (RequireToken), is what a request must show, in the
+	// cookie named cookie.
+	token, cookie string
 	// names are the host names a view beyond loopback answers to besides
 	// its addresses and localhost; nil (and hosts nil) accepts any.
 	names map[string]bool
@@ -198,8 +201,9 @@ func (s *Server) bounded(page http.HandlerFunc) http.HandlerFunc {
 	}
 }
 
-// guard sets the security headers, refuses anything but reading, and
-// refuses a Host a loopback view does not go by.
+// guard sets the security headers, refuses anything but reading,
+// refuses a Host the view does not go by, and a request without the
+// view's token.
 func (s *Server) guard(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h := w.Header()
@@ -219,6 +223,9 @@ func (s *Server) guard(next http.Handler) http.Handler {
 				msg = "this view answers only to an IP address, localhost or a name given with --allow-host (Host header not accepted)"
 			}
 			http.Error(w, msg, http.StatusMisdirectedRequest)
+			return
+		}
+		if !s.admitted(w, r) {
 			return
 		}
 		next.ServeHTTP(w, r)
