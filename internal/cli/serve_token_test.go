@@ -48,6 +48,10 @@ func TestServeAnswersOnlyWithItsToken(t *testing.T) {
 		_ = resp.Body.Close()
 		assert.Equal(t, http.StatusSeeOther, resp.StatusCode, page)
 		assert.Equal(t, want, resp.Header.Get("Location"), page)
+		cookie := resp.Header.Get("Set-Cookie")
+		assert.Contains(t, cookie, "HttpOnly", page)
+		assert.Contains(t, cookie, "SameSite=Lax", page)
+		assert.Contains(t, cookie, "Path=/", page)
 	}
 
 	browser := viewerClient(t)

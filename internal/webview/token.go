@@ -33,7 +33,11 @@ func (s *Server) admitted(w http.ResponseWriter, r *http.Request) bool {
 			http.Error(w, "this view needs the token in the address serve printed (token not accepted)", http.StatusForbidden)
 			return false
 		}
-		http.SetCookie(w, &http.Cookie{Name: s.cookie, Value: s.token, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
+		// Lax: a link to the view from another site (a chat, a ticket)
+		// opens it, while a page elsewhere that loads or fetches from the
+		// view sends no cookie; the view changes nothing, so a navigation
+		// from elsewhere can do nothing but show a page.
+		http.SetCookie(w, &http.Cookie{Name: s.cookie, Value: s.token, Path: "/", HttpOnly: true, SameSite: http.SameSiteLaxMode})
 		q.Del("token")
 		// Cleaned, so that a path of two slashes cannot name another host.
 		to := path.Clean("/" + r.URL.Path)
