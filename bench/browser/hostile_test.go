@@ -65,9 +65,12 @@ func hostileTrail(t *testing.T) string {
 // http(s).
 func TestServeHostileFieldsInChromium(t *testing.T) {
 	chromium := chromiumPath(t)
-	base := serve(t, buildCLI(t), hostileTrail(t))
+	base, printed := serve(t, buildCLI(t), hostileTrail(t))
 
 	ctx, dialogs := openChromium(t, chromium)
+	if err := chromedp.Do(ctx, chromedp.Navigate(printed), chromedp.WaitReady(chromedp.CSS("main"))); err != nil {
+		t.Fatalf("%s: %v", printed, err)
+	}
 
 	const markup = `img, script, iframe, object, embed, [onerror], [onload], a[href^="javascript"], a:not([href^="/"]):not([href^="http://127.0.0.1:16686/"])`
 	for _, path := range []string{"/", "/session/" + session, "/session/" + session + "/op/0", "/session/" + session + "/op/1"} {

@@ -98,8 +98,9 @@ func buildCLI(t *testing.T) string {
 }
 
 // serve starts sandboxaudit serve on a free loopback port and returns its
-// base URL.
-func serve(t *testing.T, bin, trail string) string {
+// base URL and the address it printed, whose token a browser trades for
+// the view's cookie.
+func serve(t *testing.T, bin, trail string) (base, printed string) {
 	t.Helper()
 	cmd := exec.Command(bin, "serve", "--listen", "127.0.0.1:0", "--trace-url", traceTemplate, trail)
 	stdout, err := cmd.StdoutPipe()
@@ -129,11 +130,12 @@ func serve(t *testing.T, bin, trail string) string {
 			t.Fatalf("serve said %q", l)
 		}
 		addr, _, _ := strings.Cut(rest, " ")
-		return "http://" + addr
+		origin, _, _ := strings.Cut(addr, "/")
+		return "http://" + origin, "http://" + addr
 	case <-time.After(60 * time.Second):
 		t.Fatal("serve did not start within 60 s")
 	}
-	return ""
+	return "", ""
 }
 
 func artifactDir(t *testing.T) string {
@@ -147,7 +149,7 @@ func artifactDir(t *testing.T) string {
 
 func TestServeInChromium(t *testing.T) {
 	chromium := chromiumPath(t)
-	base := serve(t, buildCLI(t), fixture(t))
+	base, printed := serve(t, buildCLI(t), fixture(t))
 	shots := artifactDir(t)
 
 	ctx, dialogs := openChromium(t, chromium)
@@ -184,8 +186,12 @@ func TestServeInChromium(t *testing.T) {
 		}
 	}
 
-	// The session list.
-	must(chromedp.Do(ctx, chromedp.Navigate(base+"/"), chromedp.WaitVisible(chromedp.CSS("table.sessions"))))
+	// The session list, at the address serve printed: its token becomes
+	// the view's cookie, and leaves the address bar.
+	must(chromedp.Do(ctx, chromedp.Navigate(printed), chromedp.WaitVisible(chromedp.CSS("table.sessions"))))
+	if at, err := chromedp.Run(ctx, chromedp.Evaluate[string](`location.href`)); err != nil || at != base+"/" {
+		t.Errorf("after the token: at %q (%v), want %q", at, err, base+"/")
+	}
 	listText, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("table.sessions")))
 	must(err)
 	if rows := count("table.sessions tbody tr"); rows != 1 || !strings.Contains(listText, session) {

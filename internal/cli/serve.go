@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"flag"
 	"fmt"
@@ -53,10 +54,14 @@ func runServe(ctx context.Context, args []string, s Streams) int {
 		srv.AllowHosts(ln.Addr())
 	} else {
 		srv.AllowRemoteHosts(f.allowHosts)
-		_, _ = fmt.Fprintf(s.Stderr, "serve: WARNING: listening on %s, not loopback: anyone who reaches this address reads the whole trail, without authentication\n", ln.Addr())
+		_, _ = fmt.Fprintf(s.Stderr, "serve: WARNING: listening on %s, not loopback: the view is plain HTTP, so its token crosses the network readable, and anyone who reads it reads the whole trail\n", ln.Addr())
 	}
+	// The token is for the investigator's browser: printed in the address
+	// on stdout, never in an error message.
+	token := rand.Text()
+	srv.RequireToken(token, ln.Addr())
 	st := srv.Stats()
-	_, _ = fmt.Fprintf(s.Stdout, "serve: http://%s/ (read-only; %s, %s; interrupt to stop)\n", ln.Addr(),
+	_, _ = fmt.Fprintf(s.Stdout, "serve: http://%s/?token=%s (read-only; %s, %s; interrupt to stop)\n", ln.Addr(), token,
 		plural.Count(st.Ops, "operation"), plural.Count(st.Bad, "bad line"))
 	return serveView(ctx, srv.Handler(), ln, s.Stderr)
 }

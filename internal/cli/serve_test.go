@@ -139,20 +139,16 @@ func TestServeListenRules(t *testing.T) {
 	go func() {
 		done <- Run(ctx, []string{"serve", "--listen", "127.0.0.1:0", p}, Streams{Stdin: strings.NewReader(""), Stdout: out, Stderr: errOut})
 	}()
-	var base string
-	for i := 0; i < 200 && base == ""; i++ {
-		if _, rest, ok := strings.Cut(out.String(), "http://"); ok {
-			base, _, _ = strings.Cut(rest, " ")
-		}
-		time.Sleep(25 * time.Millisecond)
-	}
-	require.NotEmpty(t, base, "serve said: %s %s", out.String(), errOut.String())
-	code, _, _ := get(t, "http://"+base+"/")
-	assert.Equal(t, http.StatusOK, code)
-	req, err := http.NewRequest(http.MethodGet, "http://"+base+"/", nil)
+	printed := printedAddress(t, out, errOut)
+	browser := viewerClient(t)
+	resp, err := browser.Get(printed)
+	require.NoError(t, err)
+	_ = resp.Body.Close()
+	assert.Equal(t, http.StatusOK, resp.StatusCode)
+	req, err := http.NewRequest(http.MethodGet, printed, nil)
 	require.NoError(t, err)
 	req.Host = "attacker.example:80"
-	resp, err := http.DefaultClient.Do(req)
+	resp, err = browser.Do(req)
 	require.NoError(t, err)
 	_ = resp.Body.Close()
 	assert.Equal(t, http.StatusMisdirectedRequest, resp.StatusCode)

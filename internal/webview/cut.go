@@ -23,6 +23,20 @@ const maxFieldChars = 1024
 // maxFieldChars between escapes, ending in "…" when cut.
 func shownField(s string) string { return safetext.EscapeCut(s, maxFieldChars) }
 
+// shownPrefix is the beginning of a field over maxFieldChars that
+// shownField shows the same as the whole field (its first maxFieldChars
+// characters, then "…"), and that is still too long to link.
+func shownPrefix(s string) string {
+	n := 0
+	for i := range s {
+		if n == maxFieldChars+1 {
+			return strings.Clone(s[:i])
+		}
+		n++
+	}
+	return s
+}
+
 // shownJSONText is JSON text for a page: whole, or its beginning when it
 // is longer than maxShownBytes.
 type shownJSONText struct {

@@ -1,6 +1,7 @@
 package webview
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -32,4 +33,22 @@ func TestCutJSONText(t *testing.T) {
 		assert.Equal(t, len(c.in) > c.n, got.Cut)
 	}
 	assert.Equal(t, `'it'"'"'s; rm -rf ~'`, shellQuoted("it's; rm -rf ~"))
+}
+
+// The beginning of a long field a session keeps shows as the whole field
+// does, and is still too long to link.
+func TestShownPrefix(t *testing.T) {
+	for _, s := range []string{
+		strings.Repeat("t", 5000),
+		strings.Repeat("é", 3000),
+		strings.Repeat("\u202e\x1b", 2000),
+		strings.Repeat("\xff", 2000),
+		strings.Repeat("❤️", 1500),
+	} {
+		p := shownPrefix(s)
+		assert.Less(t, len(p), 8*maxFieldChars)
+		assert.Greater(t, len(p), maxFieldChars)
+		assert.Equal(t, shownField(s), shownField(p))
+	}
+	assert.Equal(t, "short", shownPrefix("short"))
 }

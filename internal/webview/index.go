@@ -3,6 +3,7 @@ package webview
 import (
 	"bufio"
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -36,6 +37,10 @@ type sessionIndex struct {
 	// MoreTraces: some operation is in a trace other than TraceID, the
 	// session's first.
 	MoreTraces bool
+	// longTrace is the sum of the first trace id when it is over
+	// maxFieldChars: TraceID then keeps only the beginning a page shows,
+	// so an entry does not grow with the id.
+	longTrace *[sha256.Size]byte
 	// Span of time its operations cover, for the timeline's axis.
 	end int64
 	// seqs are its seqs while ReadOps gives its operations (together);
@@ -95,14 +100,27 @@ func buildIndex(ctx context.Context, sources []string, opts trail.Options) (*ind
 
 // add counts an operation into the session's sums.
 func (s *sessionIndex) add(o *trail.Op) {
+	first := s.TraceID == ""
 	s.AddOp(o)
-	if o.TraceID != "" && o.TraceID != s.TraceID {
+	if first && len(s.TraceID) > maxFieldChars {
+		sum := sha256.Sum256([]byte(s.TraceID))
+		s.longTrace, s.TraceID = &sum, shownPrefix(s.TraceID)
+	}
+	if o.TraceID != "" && !s.inFirstTrace(o.TraceID) {
 		s.MoreTraces = true
 	}
 	if end := endOf(o); end > s.end {
 		s.end = end
 	}
 	o.AddSeqs(s.seqs)
+}
+
+// inFirstTrace reports whether id is the session's first trace id.
+func (s *sessionIndex) inFirstTrace(id string) bool {
+	if s.longTrace == nil {
+		return id == s.TraceID
+	}
+	return len(id) > maxFieldChars && sha256.Sum256([]byte(id)) == *s.longTrace
 }
 
 // gaps counts the session's missing seqs as sessions does, once its
@@ -123,21 +141,24 @@ func endOf(o *trail.Op) int64 {
 	return o.Start.TSMicros
 }
 
-// listedRecord is an opRecord read without its lines, for a page that
-// lists operations: what it holds does not grow with the lines.
+// listedRecord is an opRecord read without its lines, ids and exit
+// codes, for a page that lists operations and shows none of them: what it
+// holds does not grow with them (the receiver takes an id of megabytes).
 type listedRecord struct {
-	SpanID  string       `json:"s"`
-	TraceID string       `json:"t,omitempty"`
+	SpanID  skipped      `json:"s"`
+	TraceID skipped      `json:"t,omitempty"`
 	Op      string       `json:"o"`
 	What    string       `json:"w,omitempty"`
 	Start   *listedEvent `json:"a,omitempty"`
 	Finish  *listedEvent `json:"b,omitempty"`
 }
 
-// listedEvent is a trail.Event whose line is skipped, not decoded.
+// listedEvent is a trail.Event whose line and exit code are skipped, not
+// decoded.
 type listedEvent struct {
 	trail.Event
 	Line skipped
+	Exit skipped
 }
 
 type skipped struct{}
@@ -145,7 +166,7 @@ type skipped struct{}
 func (*skipped) UnmarshalJSON([]byte) error { return nil }
 
 func (l *listedRecord) record() opRecord {
-	rec := opRecord{SpanID: l.SpanID, TraceID: l.TraceID, Op: l.Op, What: l.What}
+	rec := opRecord{Op: l.Op, What: l.What}
 	if l.Start != nil {
 		rec.Start = &l.Start.Event
 	}
@@ -156,8 +177,8 @@ func (l *listedRecord) record() opRecord {
 }
 
 // ops reads limit operations of s from the offset-th on, with their lines
-// or without them; the operations before offset in its block are skipped
-// without their lines.
+// or without them (and then without their ids and exit codes too); the
+// operations before offset in its block are skipped the same way.
 func (ix *index) ops(s *sessionIndex, offset, limit int, withLines bool) ([]opRecord, error) {
 	if offset < 0 || int64(offset) >= s.Ops || limit <= 0 {
 		return nil, nil

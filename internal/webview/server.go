@@ -36,16 +36,29 @@ type Config struct {
 	Options  trail.Options // Stdin, TempDir, RunBytes; Bad is told of bad lines
 }
 
+// maxPages bounds the pages built at once: a page holds an operation's
+// lines (up to the reader's 64 MiB each) while it is built and sent, so
+// without a bound many requests at once would take that much each.
+const maxPages = 4
+
 // Server serves one trail, read once at start.
 type Server struct {
-	cfg   Config
-	ix    *index
-	seals []sealStatus
-	pages map[string]*template.Template
-	trace *traceTemplate
+	cfg Config
+	ix  *index
+	// slots holds a token per page being built and sent (maxPages).
+	slots chan struct{}
+	// waiting and building, when set (tests), run as a request waits for
+	// a slot and once it holds one.
+	waiting, building func()
+	seals             []sealStatus
+	pages             map[string]*template.Template
+	trace             *traceTemplate
 	// hosts are the Host header values accepted (loopback only): a page
 	// asked for by another name is a DNS rebinding attempt.
 	hosts map[string]bool
+	// token, when set (RequireToken), is what a request must show, in the
+	// cookie named cookie.
+	token, cookie string
 	// names are the host names a view beyond loopback answers to besides
 	// its addresses and localhost; nil (and hosts nil) accepts any.
 	names map[string]bool
@@ -78,7 +91,7 @@ func newServer(ctx context.Context, cfg Config, afterRead func()) (*Server, erro
 	if afterRead != nil {
 		afterRead()
 	}
-	return &Server{cfg: cfg, ix: ix, seals: seals.finish(), pages: pages, trace: tt}, nil
+	return &Server{cfg: cfg, ix: ix, seals: seals.finish(), pages: pages, trace: tt, slots: make(chan struct{}, maxPages)}, nil
 }
 
 // Stats are what reading the trail counted.
@@ -154,16 +167,43 @@ func parsePages() (map[string]*template.Template, error) {
 // Handler serves the pages and the embedded stylesheet.
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET /{$}", s.sessionsPage)
-	mux.HandleFunc("GET /session/{id}", s.sessionPage)
-	mux.HandleFunc("GET /session/{id}/op/{n}", s.opPage)
+	mux.HandleFunc("GET /{$}", s.bounded(s.sessionsPage))
+	mux.HandleFunc("GET /session/{id}", s.bounded(s.sessionPage))
+	mux.HandleFunc("GET /session/{id}/op/{n}", s.bounded(s.opPage))
 	static, _ := fs.Sub(assets, "assets")
 	mux.Handle("GET /static/style.css", http.StripPrefix("/static/", http.FileServerFS(static)))
 	return s.guard(mux)
 }
 
-// guard sets the security headers, refuses anything but reading, and
-// refuses a Host a loopback view does not go by.
+// bounded serves a page once one of the maxPages slots is free, so the
+// memory pages take is bounded however many requests come at once; a
+// request that ends while it waits gets 503.
+func (s *Server) bounded(page http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case s.slots <- struct{}{}:
+		default:
+			if s.waiting != nil {
+				s.waiting()
+			}
+			select {
+			case s.slots <- struct{}{}:
+			case <-r.Context().Done():
+				http.Error(w, "the view is busy building other pages", http.StatusServiceUnavailable)
+				return
+			}
+		}
+		defer func() { <-s.slots }()
+		if s.building != nil {
+			s.building()
+		}
+		page(w, r)
+	}
+}
+
+// guard sets the security headers, refuses anything but reading,
+// refuses a Host the view does not go by, and a request without the
+// view's token.
 func (s *Server) guard(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h := w.Header()
@@ -183,6 +223,9 @@ func (s *Server) guard(next http.Handler) http.Handler {
 				msg = "this view answers only to an IP address, localhost or a name given with --allow-host (Host header not accepted)"
 			}
 			http.Error(w, msg, http.StatusMisdirectedRequest)
+			return
+		}
+		if !s.admitted(w, r) {
 			return
 		}
 		next.ServeHTTP(w, r)
