@@ -247,10 +247,8 @@ func (h *handover) run(ctx context.Context, pool *witness.Pool, failures *witnes
 	if pool != nil {
 		prove := func(old int64) (tlog.TreeProof, error) { return integrity.ProveFromStore(h.path, last.N, old) }
 		cosigs, quorum := pool.Cosign(ctx, h.path, last.Origin, last.N, signed, prove)
-		if len(cosigs) > 0 {
-			if err := integrity.AppendWitnessed(h.path, signed, cosigs); err != nil {
-				return err
-			}
+		if err := h.recordCosigs(signed, cosigs); err != nil {
+			return err
 		}
 		if !quorum {
 			return fmt.Errorf("the witnesses did not all cosign the final checkpoint (%s; it is signed and in %s; run the same command again to finish the handover)",
@@ -277,6 +275,19 @@ func (h *handover) run(ctx context.Context, pool *witness.Pool, failures *witnes
 		_, _ = fmt.Fprintf(out, "log handover: %s was made again after the handover moved the log's file: it stays, and its lines start the new log\n", h.path)
 	}
 	return nil
+}
+
+// recordCosigs appends the final checkpoint with its cosignatures to the
+// retiring log's witnessed sidecar, wherever a killed run moved it.
+func (h *handover) recordCosigs(signed []byte, cosigs [][]byte) error {
+	if len(cosigs) == 0 {
+		return nil
+	}
+	log, err := integrity.RetiringWitnessed(h.path, h.keys.Verifier)
+	if err != nil {
+		return fmt.Errorf("%s: %w", h.path, err)
+	}
+	return integrity.AppendWitnessed(log, signed, cosigs)
 }
 
 // handedOverAlready reports whether path holds a handover's note and the
