@@ -88,3 +88,17 @@ func TestLogHandoverRunAgainAfterItsFilesMovedKeepsTheCosignaturesWithTheRetired
 	require.Equal(t, 0, res.code, res.stdout+res.stderr)
 	require.Contains(t, res.stdout, retired+": witness: lines=8 witnessed=8 unwitnessed=0")
 }
+
+// A line appended to a retired log whose final checkpoint the witnesses
+// cosigned is past that checkpoint: verify --witness says so, not that
+// the witnesses did not cosign the final checkpoint.
+func TestVerifyWitnessNamesALineAddedAfterACosignedFinalCheckpoint(t *testing.T) {
+	_, retired, oldPub, _, wkeys := handOver(t)
+	s, _ := op(sessionA, "stop", "a000000000000009", 7, 8)
+	appendFlocked(t, retired, canonLines(s))
+	res := run(t, "", "verify", "--key", oldPub, "--witness", wkeys[0], "--witness", wkeys[1], retired)
+	require.Equal(t, 1, res.code, res.stdout)
+	require.Contains(t, res.stdout, retired+": witness: 1 line after the newest checkpoint the witnesses cosigned (line 8); "+
+		"it is the log's final checkpoint: the lines after it were added after the handover")
+	require.NotContains(t, res.stdout, "did not cosign")
+}

@@ -173,7 +173,7 @@ func (v *verifier) reportWitnessed(name string, at func(line int64) string, wc *
 	case beyond > v.opts.witness.allowTail:
 		v.sum.Problems++
 		_, _ = fmt.Fprintf(v.out, "%s: witness: %s after the newest checkpoint the witnesses cosigned (line %d); %s\n",
-			name, plural.Count(beyond, "line"), res.Witnessed, unwitnessedHint(name))
+			name, plural.Count(beyond, "line"), res.Witnessed, v.unwitnessedHint(name, leaves))
 	case beyond > 0:
 		_, _ = fmt.Fprintf(v.out, "%s: witness: accepting %d unwitnessed lines (--allow-unwitnessed %d)\n",
 			name, beyond, v.opts.witness.allowTail)
@@ -184,14 +184,18 @@ func (v *verifier) reportWitnessed(name string, at func(line int64) string, wc *
 }
 
 // unwitnessedHint says why a file has lines past its newest cosigned
-// checkpoint: a live file's tail the witnesses have not seen yet, or, in
-// a log a handover retired, a final checkpoint they never cosigned (a
-// handover with its final checkpoint submitted to none of them).
-func unwitnessedHint(name string) string {
-	if _, retired := integrity.RetiredFrom(name); retired {
-		return "the log was retired by a final checkpoint these witnesses did not cosign (log handover --without-witnesses)"
+// checkpoint (of leaves leaves): a live file's tail the witnesses have
+// not seen yet, or, in a log a handover retired, lines added after the
+// final checkpoint they cosigned, or a final checkpoint they never
+// cosigned (a handover with its final checkpoint submitted to none).
+func (v *verifier) unwitnessedHint(name string, leaves int64) string {
+	if _, retired := integrity.RetiredFrom(name); !retired {
+		return "--allow-unwitnessed N accepts up to N for a live file"
 	}
-	return "--allow-unwitnessed N accepts up to N for a live file"
+	if st, err := integrity.ReadHandover(name, v.opts.key); err == nil && st.Final != nil && leaves >= st.Final.N {
+		return "it is the log's final checkpoint: the lines after it were added after the handover"
+	}
+	return "the log was retired by a final checkpoint these witnesses did not cosign (log handover --without-witnesses)"
 }
 
 // reportDatedAhead names the cosignatures of name's witnessed sidecar
