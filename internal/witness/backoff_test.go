@@ -149,3 +149,31 @@ func TestPoolDoesNotAskAgainAWitnessThatCosignedTheCheckpoint(t *testing.T) {
 	require.True(t, quorum)
 	require.Equal(t, 2, w1.Requests(), "a new checkpoint is asked for")
 }
+
+// Rounds come every Round, and a request fails some time into its round
+// (a timeout, say): the round due when a pause ends asks the witness, not
+// the one after, so a pause of one round skips none and the doubling
+// counts rounds. A witness back up is asked again when the pause says.
+func TestPoolPauseEndsAtTheRoundDue(t *testing.T) {
+	log := newTestLog(t, "example.com/log")
+	w1 := witnesstest.Start(t, "witness.example/w1", log.verifier)
+	p, _, _ := newPool(t, 1, w1)
+	clock := &testClock{now: time.Unix(1_800_000_000, 0)}
+	p.SetBackoff(witness.Backoff{First: time.Minute, Limit: 10 * time.Minute, Round: time.Minute, Now: clock.Now})
+	log.add(2, "a")
+	w1.SetStatus(http.StatusServiceUnavailable)
+	// round submits at its start plus latency; the request fails then.
+	round := func(latency time.Duration) {
+		clock.add(latency)
+		p.Cosign(context.Background(), "f", log.origin, log.n, log.checkpoint(), log.prover())
+		clock.add(time.Minute - latency)
+	}
+	round(10 * time.Second) // fails: paused for one round
+	var asked []int
+	for range 8 {
+		round(0)
+		asked = append(asked, w1.Requests())
+	}
+	// Asked in the next round, then after pauses of 2 and 4 rounds.
+	require.Equal(t, []int{2, 2, 3, 3, 3, 3, 4, 4}, asked)
+}

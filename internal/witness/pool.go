@@ -38,6 +38,11 @@ const MaxBackoff = 10 * time.Minute
 // answer, 5xx, a bad cosignature) pauses for every log.
 type Backoff struct {
 	First, Limit time.Duration
+	// Round is how often the witness is asked (the checkpoint interval):
+	// a pause ends half a round early, so that the round due when it
+	// ends asks the witness, not the one after. A request fails some
+	// time into its round, which a pause counted from then would add.
+	Round time.Duration
 	// Now stands for time.Now when set: a test moves the clock.
 	Now func() time.Time
 }
@@ -254,7 +259,7 @@ func (p *Pool) knownSize(key knownKey) (int64, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for _, k := range []knownKey{{witness: key.witness}, key} {
-		if pz, ok := p.paused[k]; ok && now.Before(pz.until) {
+		if pz, ok := p.paused[k]; ok && now.Before(pz.until.Add(-p.backoff.Round/2)) {
 			return 0, pz.err
 		}
 	}
