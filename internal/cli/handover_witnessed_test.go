@@ -102,3 +102,15 @@ func TestVerifyWitnessNamesALineAddedAfterACosignedFinalCheckpoint(t *testing.T)
 		"it is the log's final checkpoint: the lines after it were added after the handover")
 	require.NotContains(t, res.stdout, "did not cosign")
 }
+
+// log handover refuses as a witness the key it hands the log over to, as
+// it refuses the retiring one: that key's holder signs the next log.
+func TestLogHandoverRefusesTheNextKeyAsAWitness(t *testing.T) {
+	path, oldKey, _, wkeys, fakes := witnessedFixture(t)
+	_, newPub := keyFiles(t, "cli-test-2027")
+	res := run(t, "", "log", "handover", "--signing-key", oldKey, "--next-key", newPub,
+		"--witness", fakes[0].URL+"="+wkeys[0], "--witness", fakes[1].URL+"="+newPub, path)
+	require.Equal(t, exitUsage, res.code, res.stdout+res.stderr)
+	require.Contains(t, res.stderr, "log handover: --witness: "+newPub+" holds the key the log is handed over to (--next-key): "+
+		"a witness cosigns with a key of its own")
+}

@@ -7,6 +7,7 @@ import (
 	"golang.org/x/mod/sumdb/tlog"
 
 	"github.com/sandboxaudit/sandboxaudit/internal/integrity"
+	"github.com/sandboxaudit/sandboxaudit/internal/witness"
 )
 
 // handovers is what verify learned of key handovers so far: files are
@@ -225,5 +226,19 @@ func (v *verifier) nextKey(name string, h *integrity.Handover) (note.Verifier, b
 		_, _ = fmt.Fprintf(v.out, "%s: handover: next key: %v\n", integrity.CheckpointsPath(name), err)
 		return nil, false
 	}
+	v.refuseNextKeyAsWitness(name, h.NextKey)
 	return next, true
+}
+
+// refuseNextKeyAsWitness reports a --witness key that is the key the log
+// at name is handed over to (nextKey): that key's holder signs the next
+// log, and could cosign what it rewrote there, as --key's could.
+func (v *verifier) refuseNextKeyAsWitness(name, nextKey string) {
+	for i, wv := range v.opts.witness.verifiers {
+		if key, ok := wv.(fmt.Stringer); ok && witness.SameKey(key.String(), nextKey) {
+			v.sum.Problems++
+			_, _ = fmt.Fprintf(v.out, "%s: handover: --witness %s holds the key the log is handed over to (%s): "+
+				"a witness cosigns with a key of its own\n", name, v.opts.witness.files[i], nextKey)
+		}
+	}
 }
