@@ -39,7 +39,7 @@ func (e *auditExporter) witnessPool(ctx context.Context, host component.Host, ic
 	}
 	// A witness that keeps failing is asked again from the next round
 	// on, then less and less often: not once per waiting file and round.
-	pool.SetBackoff(witness.Backoff{First: ic.interval(), Limit: witness.MaxBackoff})
+	pool.SetBackoff(witness.Backoff{First: ic.interval(), Limit: witness.MaxBackoff, Round: ic.interval()})
 	return pool, nil
 }
 

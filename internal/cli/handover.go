@@ -49,7 +49,7 @@ func runLogHandover(ctx context.Context, args []string, s Streams) int {
 		_, _ = fmt.Fprintf(s.Stderr, "log handover: %v\n", err)
 		return exitUsage
 	}
-	pool, failures, err := handoverWitnesses(witnesses, h.keys.VKey)
+	pool, failures, err := handoverWitnesses(witnesses, h.keys.VKey, h.nextKey)
 	if err != nil {
 		_, _ = fmt.Fprintf(s.Stderr, "log handover: --witness: %v\n", err)
 		return exitUsage
@@ -126,9 +126,9 @@ func loadHandoverKeys(keyFile, nextKeyFile, nextOrigin, path string) (*handover,
 }
 
 // handoverWitnesses builds the witnesses from URL=W.vkey values, none with
-// the retiring key (logKey), and what records why they do not cosign; nil
-// when there are none.
-func handoverWitnesses(values []string, logKey string) (*witness.Pool, *witnessFailures, error) {
+// the retiring key (logKey) or the next one (nextKey), and what records
+// why they do not cosign; nil when there are none.
+func handoverWitnesses(values []string, logKey, nextKey string) (*witness.Pool, *witnessFailures, error) {
 	if len(values) == 0 {
 		return nil, nil, nil
 	}
@@ -149,7 +149,8 @@ func handoverWitnesses(values []string, logKey string) (*witness.Pool, *witnessF
 			}
 			return nil, nil, fmt.Errorf("value %d: submission URL: %w", i+1, err)
 		}
-		text, _, err := loadWitnessKey(keyPath, logKey, "--signing-key")
+		text, _, err := loadWitnessKey(keyPath, ownKey{logKey, "the log's own key (--signing-key)"},
+			ownKey{nextKey, "the key the log is handed over to (--next-key)"})
 		if err != nil && cutInQuery(url) {
 			// A value without its "=W.vkey" puts the query's token here.
 			return nil, nil, fmt.Errorf("value %d: the key file after its last \"=\" cannot be read "+
@@ -252,10 +253,8 @@ func (h *handover) run(ctx context.Context, pool *witness.Pool, failures *witnes
 	if pool != nil {
 		prove := func(old int64) (tlog.TreeProof, error) { return integrity.ProveFromStore(h.path, last.N, old) }
 		cosigs, quorum := pool.Cosign(ctx, h.path, last.Origin, last.N, signed, prove)
-		if len(cosigs) > 0 {
-			if err := integrity.AppendWitnessed(h.path, signed, cosigs); err != nil {
-				return err
-			}
+		if err := h.recordCosigs(signed, cosigs); err != nil {
+			return err
 		}
 		if !quorum {
 			return fmt.Errorf("the witnesses did not all cosign the final checkpoint (%s; it is signed and in %s; run the same command again to finish the handover)",
@@ -282,6 +281,19 @@ func (h *handover) run(ctx context.Context, pool *witness.Pool, failures *witnes
 		_, _ = fmt.Fprintf(out, "log handover: %s was made again after the handover moved the log's file: it stays, and its lines start the new log\n", h.path)
 	}
 	return nil
+}
+
+// recordCosigs appends the final checkpoint with its cosignatures to the
+// retiring log's witnessed sidecar, wherever a killed run moved it.
+func (h *handover) recordCosigs(signed []byte, cosigs [][]byte) error {
+	if len(cosigs) == 0 {
+		return nil
+	}
+	log, err := integrity.RetiringWitnessed(h.path, h.keys.Verifier)
+	if err != nil {
+		return fmt.Errorf("%s: %w", h.path, err)
+	}
+	return integrity.AppendWitnessed(log, signed, cosigs)
 }
 
 // handedOverAlready reports whether path holds a handover's note and the

@@ -36,7 +36,7 @@ func TestLogHandoverKeepsWitnessSecretsOutOfItsOutput(t *testing.T) {
 // in the error a failed submission returns.
 func TestHandoverWitnessRedactsItsTransportErrors(t *testing.T) {
 	_, _, _, wkeys, _ := witnessedFixture(t)
-	vkey, _, err := loadWitnessKey(wkeys[0], "", "")
+	vkey, _, err := loadWitnessKey(wkeys[0])
 	require.NoError(t, err)
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)

@@ -83,7 +83,8 @@ func killedHandover(t *testing.T, path, keyPath, begun string, moved []string) s
 
 // resumeHandover runs the handover of path again and checks that it
 // finished into begun (retired the file there), left the writer's lines
-// (want) at the path, and that the new log, sealed, starts from it.
+// (want) at the path, and that the new log, sealed by the collector's
+// start, starts from it.
 func resumeHandover(t *testing.T, path, keyPath, newKey, oldPub, begun, retired, want, counts string) {
 	t.Helper()
 	newPub := strings.TrimSuffix(newKey, ".key") + ".pub"
@@ -92,7 +93,7 @@ func resumeHandover(t *testing.T, path, keyPath, newKey, oldPub, begun, retired,
 	require.Contains(t, res.stdout, "retired file: "+retired+" ")
 	require.Contains(t, res.stdout, "log handover: "+path+" was made again after the handover moved the log's file: it stays, and its lines start the new log")
 	require.Equal(t, want, string(readFile(t, path)), "the new file stays at the path")
-	require.NoError(t, sealWith(t, path, newKey))
+	require.NoError(t, sealAtStart(t, path, newKey), "the collector started with the new key seals the new file's lines")
 	res = run(t, "", "verify", "--key", oldPub, "--allow-open", begun, path)
 	require.Equal(t, 0, res.code, res.stdout+res.stderr)
 	require.Contains(t, res.stdout, counts)
@@ -137,4 +138,15 @@ func TestLogHandoverResumedWithItsWitnesses(t *testing.T) {
 	res = run(t, "", "verify", "--key", oldPub, "--witness", wkeys[0], "--witness", wkeys[1], begun)
 	require.Equal(t, 0, res.code, res.stdout+res.stderr)
 	require.Contains(t, res.stdout, "witness: lines=8 witnessed=8 unwitnessed=0")
+}
+
+// sealAtStart seals path once as the collector does at its start.
+func sealAtStart(t *testing.T, path, keyFile string) error {
+	t.Helper()
+	keys, err := integrity.LoadSigningKey(keyFile)
+	require.NoError(t, err)
+	sealer, err := integrity.NewSealer(integrity.Settings{Keys: keys, Interval: 1e9})
+	require.NoError(t, err)
+	defer func() { require.NoError(t, sealer.Close(context.Background())) }()
+	return sealer.SealAtStart(context.Background(), path)
 }

@@ -131,7 +131,6 @@ func (v *verifier) checkHandover(name string, leaves, lead int64) {
 		return
 	}
 	v.handovers.next[h.NextOrigin] = next
-	v.reportWitnessWithKey(name, h.NextKey, next)
 	v.openGiven(h.NextOrigin, next)
 	v.handovers.retired[h.Origin] = name
 	v.handovers.genesis[h.NextOrigin] = integrity.GenesisLeaf(st.Signed)
@@ -227,19 +226,19 @@ func (v *verifier) nextKey(name string, h *integrity.Handover) (note.Verifier, b
 		_, _ = fmt.Fprintf(v.out, "%s: handover: next key: %v\n", integrity.CheckpointsPath(name), err)
 		return nil, false
 	}
+	v.refuseNextKeyAsWitness(name, h.NextKey)
 	return next, true
 }
 
-// reportWitnessWithKey names, as a problem, a --witness key over nextKey
-// (next parsed), the key of the log the file at name hands over to: to
-// that log it is its own key, refused as --key's is (its holder could
-// cosign what it rewrote).
-func (v *verifier) reportWitnessWithKey(name, nextKey string, next note.Verifier) {
+// refuseNextKeyAsWitness reports a --witness key that is the key the log
+// at name is handed over to (nextKey): that key's holder signs the next
+// log, and could cosign what it rewrote there, as --key's could.
+func (v *verifier) refuseNextKeyAsWitness(name, nextKey string) {
 	for i, wv := range v.opts.witness.verifiers {
-		if s, ok := wv.(fmt.Stringer); ok && witness.SameKey(s.String(), nextKey) {
+		if key, ok := wv.(fmt.Stringer); ok && witness.SameKey(key.String(), nextKey) {
 			v.sum.Problems++
-			_, _ = fmt.Fprintf(v.out, "%s: handover: the log it hands over to is signed by %s, which --witness %s holds too: "+
-				"a witness cosigns with a key of its own\n", name, integrity.KeyID(next.Name(), next.KeyHash()), v.opts.witness.files[i])
+			_, _ = fmt.Fprintf(v.out, "%s: handover: --witness %s holds the key the log is handed over to (%s): "+
+				"a witness cosigns with a key of its own\n", name, v.opts.witness.files[i], nextKey)
 		}
 	}
 }

@@ -66,7 +66,7 @@ func (w *witnessFlags) load(keyFile string) error {
 			// The handover's SUBMISSION_URL=W.vkey given here by mistake.
 			return fmt.Errorf("--witness: value %d is a URL: give the witness's key file (W.vkey) (not shown: it could hold a credential)", i+1)
 		}
-		_, v, err := loadWitnessKey(p, logKey, "--key")
+		_, v, err := loadWitnessKey(p, ownKey{logKey, "the log's own key (--key)"})
 		if err != nil {
 			return fmt.Errorf("--witness: %w", err)
 		}
@@ -90,11 +90,15 @@ func (w *witnessFlags) load(keyFile string) error {
 	return nil
 }
 
+// ownKey is a log's key that no witness may hold (key "": none), and what
+// it is, for the error.
+type ownKey struct{ key, what string }
+
 // loadWitnessKey reads a witness's verifier key once and returns its text
 // with the verifier, so a caller that passes the text on sends the key that
-// was checked. The log's own key (logKey, given as logFlag; "": none) is
-// refused: its holder could cosign what it rewrote.
-func loadWitnessKey(path, logKey, logFlag string) (string, *torchwood.CosignatureVerifier, error) {
+// was checked. The log's own keys are refused: their holder could cosign
+// what it rewrote.
+func loadWitnessKey(path string, own ...ownKey) (string, *torchwood.CosignatureVerifier, error) {
 	f, _, err := fsutil.OpenRegular(path, os.O_RDONLY, 0)
 	if err != nil {
 		return "", nil, err
@@ -107,8 +111,10 @@ func loadWitnessKey(path, logKey, logFlag string) (string, *torchwood.Cosignatur
 	if len(b) > 4096 {
 		return "", nil, fmt.Errorf("%s is larger than 4096 bytes: not a witness key", path)
 	}
-	if logKey != "" && witness.SameKey(string(b), logKey) {
-		return "", nil, fmt.Errorf("%s holds the log's own key (%s): a witness cosigns with a key of its own", path, logFlag)
+	for _, k := range own {
+		if k.key != "" && witness.SameKey(string(b), k.key) {
+			return "", nil, fmt.Errorf("%s holds %s: a witness cosigns with a key of its own", path, k.what)
+		}
 	}
 	v, err := witness.ParseKey(string(b))
 	if err != nil {

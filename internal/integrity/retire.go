@@ -51,11 +51,7 @@ func RetireLog(path string, v note.Verifier, now time.Time, next []byte) (string
 	if err != nil {
 		return "", fmt.Errorf("%s: %w", SegmentsPath(path), err)
 	}
-	var final *Checkpoint
-	if st, err := ReadHandover(path, v); err == nil && st.Final != nil {
-		final = &st.Final.Checkpoint
-	}
-	to, dir, err := retiredName(path, segs, now, len(segs) > 0 || sl.Closed() > 0, final)
+	to, dir, err := retiredName(path, segs, now, len(segs) > 0 || sl.Closed() > 0, finalOf(path, v))
 	if err != nil {
 		return "", err
 	}
@@ -95,6 +91,35 @@ func RetireLog(path string, v note.Verifier, now time.Time, next []byte) (string
 		}
 	}
 	return retired, fsutil.SyncDir(filepath.Dir(path))
+}
+
+// RetiringWitnessed is the audit file whose witnessed sidecar is the one
+// of the log a handover retires from path: path, or the retired file a
+// run killed midway moved that sidecar with. The final checkpoint's
+// cosignatures go there: a run again after that move would otherwise
+// start a witnessed sidecar at the path, which stays for the new log and
+// holds the old one's checkpoint.
+func RetiringWitnessed(path string, v note.Verifier) (string, error) {
+	segs, err := filesink.Segments(path)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return "", err
+	}
+	to, dir, err := unfinishedRetiredName(path, segs, finalOf(path, v))
+	if err != nil || to == "" {
+		return path, err
+	}
+	if _, retired := retiredDest(path, to, dir); exists(WitnessedPath(retired)) {
+		return retired, nil
+	}
+	return path, nil
+}
+
+// finalOf is the final checkpoint path's checkpoints end with (nil: none).
+func finalOf(path string, v note.Verifier) *Checkpoint {
+	if st, err := ReadHandover(path, v); err == nil && st.Final != nil {
+		return &st.Final.Checkpoint
+	}
+	return nil
 }
 
 // retiredName returns the name path's log retires to, and whether it is

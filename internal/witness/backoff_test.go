@@ -128,3 +128,70 @@ func TestPoolDoesNotPauseAWitnessForTheRoundsDeadline(t *testing.T) {
 	_, quorum = p.Cosign(context.Background(), "f", log.origin, log.n, log.checkpoint(), log.prover())
 	require.True(t, quorum, "asked again at once")
 }
+
+// With one witness paused and the other cosigning, a checkpoint short of
+// the quorum is submitted every round; the witness that cosigned it is
+// not asked about it again (its cosignature is returned as received, not
+// counted again): else every waiting file would cost it a request each
+// round for as long as the other stays down.
+func TestPoolDoesNotAskAgainAWitnessThatCosignedTheCheckpoint(t *testing.T) {
+	log := newTestLog(t, "example.com/log")
+	w1 := witnesstest.Start(t, "witness.example/w1", log.verifier)
+	w2 := witnesstest.Start(t, "witness.example/w2", log.verifier)
+	w2.SetStatus(http.StatusServiceUnavailable)
+	p, obs, _ := newPool(t, 2, w1, w2)
+	clock := &testClock{now: time.Unix(1_800_000_000, 0)}
+	p.SetBackoff(witness.Backoff{First: time.Second, Limit: time.Minute, Now: clock.Now})
+	log.add(4, "a")
+	var first []byte
+	for round := range 5 {
+		cosigs, quorum := p.Cosign(context.Background(), "f", log.origin, log.n, log.checkpoint(), log.prover())
+		require.False(t, quorum, "round %d", round)
+		require.Len(t, cosigs, 1, "round %d: w1's cosignature", round)
+		if first == nil {
+			first = cosigs[0]
+		}
+		require.Equal(t, first, cosigs[0])
+		clock.add(time.Minute)
+	}
+	require.Equal(t, 1, w1.Requests(), "w1 cosigned the checkpoint once")
+	require.Equal(t, 1, obs.cosigned["witness.example/w1"])
+	require.Equal(t, 5, w2.Requests(), "w2 asked again after each pause")
+
+	w2.SetStatus(0)
+	cosigs, quorum := p.Cosign(context.Background(), "f", log.origin, log.n, log.checkpoint(), log.prover())
+	require.True(t, quorum)
+	require.Len(t, cosigs, 2)
+	log.add(1, "b")
+	_, quorum = p.Cosign(context.Background(), "f", log.origin, log.n, log.checkpoint(), log.prover())
+	require.True(t, quorum)
+	require.Equal(t, 2, w1.Requests(), "a new checkpoint is asked for")
+}
+
+// Rounds come every Round, and a request fails some time into its round
+// (a timeout, say): the round due when a pause ends asks the witness, not
+// the one after, so a pause of one round skips none and the doubling
+// counts rounds. A witness back up is asked again when the pause says.
+func TestPoolPauseEndsAtTheRoundDue(t *testing.T) {
+	log := newTestLog(t, "example.com/log")
+	w1 := witnesstest.Start(t, "witness.example/w1", log.verifier)
+	p, _, _ := newPool(t, 1, w1)
+	clock := &testClock{now: time.Unix(1_800_000_000, 0)}
+	p.SetBackoff(witness.Backoff{First: time.Minute, Limit: 10 * time.Minute, Round: time.Minute, Now: clock.Now})
+	log.add(2, "a")
+	w1.SetStatus(http.StatusServiceUnavailable)
+	// round submits at its start plus latency; the request fails then.
+	round := func(latency time.Duration) {
+		clock.add(latency)
+		p.Cosign(context.Background(), "f", log.origin, log.n, log.checkpoint(), log.prover())
+		clock.add(time.Minute - latency)
+	}
+	round(10 * time.Second) // fails: paused for one round
+	var asked []int
+	for range 8 {
+		round(0)
+		asked = append(asked, w1.Requests())
+	}
+	// Asked in the next round, then after pauses of 2 and 4 rounds.
+	require.Equal(t, []int{2, 2, 3, 3, 3, 3, 4, 4}, asked)
+}

@@ -2,6 +2,7 @@ package witness
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"net/http"
@@ -37,6 +38,11 @@ const MaxBackoff = 10 * time.Minute
 // answer, 5xx, a bad cosignature) pauses for every log.
 type Backoff struct {
 	First, Limit time.Duration
+	// Round is how often the witness is asked (the checkpoint interval):
+	// a pause ends half a round early, so that the round due when it
+	// ends asks the witness, not the one after. A request fails some
+	// time into its round, which a pause counted from then would add.
+	Round time.Duration
 	// Now stands for time.Now when set: a test moves the clock.
 	Now func() time.Time
 }
@@ -62,8 +68,10 @@ type Pool struct {
 	logger    *zap.Logger
 	observer  Observer
 
-	mu    sync.Mutex
-	known map[knownKey]int64
+	mu sync.Mutex
+	// known is, per witness and origin, the checkpoint that witness last
+	// cosigned.
+	known map[knownKey]cosigned
 	// logged is the error last logged per witness and origin: a witness
 	// that refuses every round the same way is logged once (and counted
 	// every time), and again once it has cosigned.
@@ -72,6 +80,17 @@ type Pool struct {
 	// paused is, per witness and origin that failed (origin "": the
 	// witness for every origin), until when it is not asked again.
 	paused map[knownKey]pause
+}
+
+// cosigned is a checkpoint a witness cosigned: its size, the signed
+// note's digest and the cosignature line. A checkpoint short of the
+// quorum is submitted every round; a witness that cosigned it is not
+// asked again, so one witness down does not cost the others a request per
+// waiting file and round.
+type cosigned struct {
+	n    int64
+	note [sha256.Size]byte
+	line []byte
 }
 
 // pause is a witness's (or a witness's for one log) after a failure.
@@ -95,7 +114,7 @@ func NewPool(witnesses []*Witness, quorum int, logger *zap.Logger, observer Obse
 	if logger == nil {
 		logger = zap.NewNop()
 	}
-	return &Pool{witnesses: witnesses, quorum: quorum, logger: logger, observer: observer, known: map[knownKey]int64{},
+	return &Pool{witnesses: witnesses, quorum: quorum, logger: logger, observer: observer, known: map[knownKey]cosigned{},
 		logged: map[knownKey]string{}, backoff: Backoff{First: downFor, Limit: MaxBackoff}, paused: map[knownKey]pause{}}, nil
 }
 
@@ -137,11 +156,17 @@ func (p *Pool) Verifiers() []note.Verifier {
 // witness at once and returns the cosignature lines received. Each
 // witness that refuses or cannot be reached is logged at ERROR (naming
 // path) and counted, and paused (SetBackoff); one paused is not asked,
-// and counted with the failure that paused it. quorum reports whether enough witnesses cosigned.
+// and counted with the failure that paused it. One that cosigned this
+// checkpoint last is not asked again: its line is returned as received.
+// quorum reports whether enough witnesses cosigned.
 func (p *Pool) Cosign(ctx context.Context, path, origin string, n int64, signed []byte, prove func(old int64) (tlog.TreeProof, error)) (cosigs [][]byte, quorum bool) {
 	lines := make([][]byte, len(p.witnesses))
 	var wg sync.WaitGroup
 	for i, w := range p.witnesses {
+		if line := p.cosignedAlready(knownKey{witness: i, origin: origin}, n, signed); line != nil {
+			lines[i] = line
+			continue
+		}
 		wg.Go(func() {
 			line, err := p.submit(ctx, i, origin, n, signed, prove)
 			if p.firstOfItsKind(knownKey{witness: i, origin: origin}, err) {
@@ -206,7 +231,7 @@ func (p *Pool) submit(ctx context.Context, i int, origin string, n int64, signed
 	line, err := p.add(ctx, i, old, n, signed, prove)
 	switch {
 	case err == nil:
-		p.markCosigned(key, n)
+		p.markCosigned(key, n, signed, line)
 		return line, nil
 	case errors.Is(ctx.Err(), context.Canceled):
 		// Cancelled by us (the collector is stopping), which says
@@ -246,11 +271,24 @@ func (p *Pool) knownSize(key knownKey) (int64, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for _, k := range []knownKey{{witness: key.witness}, key} {
-		if pz, ok := p.paused[k]; ok && now.Before(pz.until) {
+		if pz, ok := p.paused[k]; ok && now.Before(pz.until.Add(-p.backoff.Round/2)) {
 			return 0, pz.err
 		}
 	}
-	return p.known[key], nil
+	return p.known[key].n, nil
+}
+
+// cosignedAlready returns the cosignature line of the witness of key for
+// the checkpoint (size n, signed note) when it cosigned that checkpoint
+// last, else nil.
+func (p *Pool) cosignedAlready(key knownKey, n int64, signed []byte) []byte {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	c, ok := p.known[key]
+	if !ok || c.n != n || c.note != sha256.Sum256(signed) {
+		return nil
+	}
+	return c.line
 }
 
 // proofFrom proves the log of n lines extends the witness's tree of old
@@ -323,15 +361,15 @@ func failsItself(err error) bool {
 	return false
 }
 
-// markCosigned remembers that key's witness cosigned a tree of n lines,
-// and ends its pauses.
-func (p *Pool) markCosigned(key knownKey, n int64) {
+// markCosigned remembers that key's witness cosigned the checkpoint
+// signed, a tree of n lines, with line, and ends its pauses.
+func (p *Pool) markCosigned(key knownKey, n int64, signed, line []byte) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if len(p.known) >= maxLogged {
 		clear(p.known) // each origin learns its size again from a 409
 	}
-	p.known[key] = n
+	p.known[key] = cosigned{n: n, note: sha256.Sum256(signed), line: line}
 	delete(p.paused, key)
 	delete(p.paused, knownKey{witness: key.witness})
 }
