@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -59,15 +58,6 @@ func RetireLog(path string, v note.Verifier, now time.Time, next []byte) (string
 	// A handover note that is next already stays: a killed run wrote it.
 	kept := isNote(HandoverPath(path), next)
 	for _, f := range filesToRetire(path, segs, dir, kept) {
-		if f == WitnessedPath(path) && exists(dest(f)) {
-			// A killed run moved the log's there: the one at the path
-			// holds the cosignatures the run again got for the final
-			// checkpoint, which are the retired log's too.
-			if err := appendFileTo(f, dest(f)); err != nil {
-				return "", fmt.Errorf("retire %s: %w", f, err)
-			}
-			continue
-		}
 		if exists(dest(f)) {
 			// A killed run moved this log's file there; the one at the
 			// path is new (a writer made it again), and stays.
@@ -240,31 +230,6 @@ func storeHolds(path string, c *Checkpoint) bool {
 	defer func() { _ = f.Close() }()
 	root, err := tlog.TreeHash(c.N, storeFileReader{f})
 	return err == nil && root == c.Hash
-}
-
-// appendFileTo appends the file from to the file to, synced, then removes
-// from; nothing at from is nothing to append.
-func appendFileTo(from, to string) error {
-	src, err := openNoFollow(from, os.O_RDONLY|noFollow, 0)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	defer func() { _ = src.Close() }()
-	dst, err := openNoFollow(to, os.O_WRONLY|os.O_APPEND|noFollow, 0)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(dst, src); err != nil {
-		_ = dst.Close()
-		return fmt.Errorf("append to %s: %w", to, err)
-	}
-	if err := writeSynced(dst, nil, "append to "+to, "sync "+to); err != nil {
-		return err
-	}
-	return os.Remove(from)
 }
 
 // exists reports whether something, a symlink too, is at p.
