@@ -153,9 +153,14 @@ func FileStats(path string) (size int64, lines int, err error) {
 		return 0, 0, err
 	}
 	defer f.Close()
+	return readStats(f)
+}
+
+// readStats counts the bytes and the lines r gives up to its end.
+func readStats(r io.Reader) (size int64, lines int, err error) {
 	buf := make([]byte, 1<<20)
 	for {
-		n, err := f.Read(buf)
+		n, err := r.Read(buf)
 		size += int64(n)
 		lines += bytes.Count(buf[:n], []byte{'\n'})
 		if errors.Is(err, io.EOF) {

@@ -1,11 +1,8 @@
 package proc
 
 import (
-	"bytes"
 	"context"
-	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"time"
@@ -80,38 +77,22 @@ func segmentStats(s filesink.Segment) (size int64, lines int, err error) {
 	if !s.Compressed {
 		return FileStats(s.Path)
 	}
-	fi, err := os.Stat(s.Path)
-	if err != nil {
-		return 0, 0, err
-	}
 	f, err := os.Open(s.Path)
 	if err != nil {
 		return 0, 0, err
 	}
 	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return 0, 0, err
+	}
 	d, err := zstd.NewReader(f, zstd.WithDecoderConcurrency(1))
 	if err != nil {
 		return 0, 0, err
 	}
 	defer d.Close()
-	lines, err = countLines(d)
-	if err != nil {
+	if _, lines, err = readStats(d); err != nil {
 		return 0, 0, fmt.Errorf("read %s: %w", s.Path, err)
 	}
 	return fi.Size(), lines, nil
-}
-
-func countLines(r io.Reader) (int, error) {
-	buf := make([]byte, 1<<20)
-	lines := 0
-	for {
-		n, err := r.Read(buf)
-		lines += bytes.Count(buf[:n], []byte{'\n'})
-		if errors.Is(err, io.EOF) {
-			return lines, nil
-		}
-		if err != nil {
-			return lines, err
-		}
-	}
 }

@@ -80,7 +80,7 @@ func newServeFlags(stderr io.Writer) (*flag.FlagSet, *serveFlags) {
 	fs.StringVar(&f.listen, "listen", "127.0.0.1:8089", "address to listen on (loopback unless --allow-remote)")
 	fs.StringVar(&f.traceURL, "trace-url", "", "link to each operation's trace, e.g. http://127.0.0.1:16686/trace/{trace_id}?uiFind={span_id}")
 	fs.StringVar(&f.keyFile, "key", "", "verifier key (NAME.pub): check sealed files against their signed checkpoints")
-	fs.BoolVar(&f.allowRemote, "allow-remote", false, "allow --listen on an address other than loopback (anyone who reaches it reads the trail)")
+	fs.BoolVar(&f.allowRemote, "allow-remote", false, "allow --listen on an address other than loopback (plain HTTP: anyone who reads its traffic reads the token and the trail)")
 	fs.Func("allow-host", "with --allow-remote: a host name the view answers to besides its IP addresses and localhost (repeatable)", func(v string) error {
 		if !hostName.MatchString(v) {
 			return fmt.Errorf("%q is not a host name", displayText(v))
@@ -105,7 +105,7 @@ func (f *serveFlags) check(stderr io.Writer) (loopback bool, status int) {
 		return false, exitUsage
 	}
 	if !loopback && !f.allowRemote {
-		_, _ = fmt.Fprintf(stderr, "serve: --listen %s is not a loopback address: the view shows the whole trail to anyone who reaches it; add --allow-remote to mean it\n", f.listen)
+		_, _ = fmt.Fprintf(stderr, "serve: --listen %s is not a loopback address: the view is plain HTTP, so its token and the whole trail cross the network readable; add --allow-remote to mean it\n", f.listen)
 		return false, exitUsage
 	}
 	if err := webview.CheckTraceURL(f.traceURL); err != nil {

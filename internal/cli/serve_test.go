@@ -125,6 +125,12 @@ func TestServeListenRules(t *testing.T) {
 	assert.Equal(t, exitUsage, r.code)
 	assert.Contains(t, r.stderr, "not a loopback address")
 	assert.Contains(t, r.stderr, "--allow-remote")
+	// The view takes a token, but over plain HTTP: reaching it is not
+	// enough, reading its traffic is.
+	assert.Contains(t, r.stderr, "token")
+	assert.NotContains(t, r.stderr, "anyone who reaches it")
+	r = run(t, "", "serve", "--help")
+	assert.NotContains(t, r.stderr+r.stdout, "anyone who reaches it")
 	r = run(t, "", "serve", "--listen", "example.com:80", p)
 	assert.Equal(t, exitUsage, r.code)
 	r = run(t, "", "serve", "--trace-url", "javascript:alert(1)/{trace_id}", p)

@@ -40,9 +40,11 @@ func TestServeAnswersOnlyWithItsToken(t *testing.T) {
 	}
 
 	// The token is traded for the cookie by a redirect to the same page,
-	// which a path of two slashes cannot turn to another host.
+	// which a path of two slashes, or a backslash a browser reads as a
+	// slash, cannot turn to another host.
 	noFollow := &http.Client{Timeout: 30 * time.Second, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	for page, want := range map[string]string{"/?sort=ops&token=" + query: "/?sort=ops", "//attacker.example/?token=" + query: "/attacker.example"} {
+	for page, want := range map[string]string{"/?sort=ops&token=" + query: "/?sort=ops", "//attacker.example/?token=" + query: "/attacker.example",
+		"/%5Cattacker.example/?token=" + query: "/%5Cattacker.example"} {
 		resp, err := noFollow.Get(origin + page)
 		require.NoError(t, err)
 		_ = resp.Body.Close()

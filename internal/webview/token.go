@@ -39,8 +39,9 @@ func (s *Server) admitted(w http.ResponseWriter, r *http.Request) bool {
 		// from elsewhere can do nothing but show a page.
 		http.SetCookie(w, &http.Cookie{Name: s.cookie, Value: s.token, Path: "/", HttpOnly: true, SameSite: http.SameSiteLaxMode})
 		q.Del("token")
-		// Cleaned, so that a path of two slashes cannot name another host.
-		to := path.Clean("/" + r.URL.Path)
+		// Escaped and cleaned, so that neither a path of two slashes nor a
+		// backslash, which a browser reads as a slash, can name another host.
+		to := path.Clean("/" + r.URL.EscapedPath())
 		if len(q) > 0 {
 			to += "?" + q.Encode()
 		}
