@@ -34,7 +34,7 @@ type target struct {
 	segmented, compressed bool
 }
 
-// Both configurations use defaults apart from the service section (see
+// Every configuration uses defaults apart from the service section (see
 // proc.Service): no batch processor, no sending queue, synchronous exports.
 func oursConfig(fsync string) string {
 	return `receivers:
