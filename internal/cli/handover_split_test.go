@@ -60,17 +60,7 @@ func TestLogHandoverResumesPastANewFileAtThePath(t *testing.T) {
 // directory, or the retired file's name). It returns the new key.
 func killedHandover(t *testing.T, path, keyPath, begun string, moved []string) string {
 	t.Helper()
-	keys, err := integrity.LoadSigningKey(keyPath)
-	require.NoError(t, err)
-	newKey, nextPub := keyFiles(t, "cli-test-2027")
-	next, err := os.ReadFile(nextPub)
-	require.NoError(t, err)
-	_, last, err := integrity.NewestSigned(path, keys.Verifier)
-	require.NoError(t, err)
-	signed, err := integrity.SignHandover(integrity.Handover{Checkpoint: last, NextKey: strings.TrimSpace(string(next)),
-		NextOrigin: "cli-test-2027/" + filepath.Base(path)}, keys.Signer)
-	require.NoError(t, err)
-	require.NoError(t, integrity.AppendHandover(path, signed))
+	_, _, newKey, _ := appendFinal(t, path, keyPath)
 	for _, f := range moved {
 		to := begun + f[len(path):]
 		if fi, err := os.Stat(begun); err == nil && fi.IsDir() {
@@ -79,6 +69,26 @@ func killedHandover(t *testing.T, path, keyPath, begun string, moved []string) s
 		require.NoError(t, os.Rename(f, to))
 	}
 	return newKey
+}
+
+// appendFinal signs, with the key at keyPath, the final checkpoint of
+// path's log handing it over to a new cli-test-2027 key, and appends it
+// to path's checkpoints, as a handover's first step does. It returns the
+// signed note, the checkpoint it ends, and the new key's files.
+func appendFinal(t *testing.T, path, keyPath string) (signed []byte, last integrity.Checkpoint, newKey, newPub string) {
+	t.Helper()
+	keys, err := integrity.LoadSigningKey(keyPath)
+	require.NoError(t, err)
+	newKey, newPub = keyFiles(t, "cli-test-2027")
+	next, err := os.ReadFile(newPub)
+	require.NoError(t, err)
+	_, last, err = integrity.NewestSigned(path, keys.Verifier)
+	require.NoError(t, err)
+	signed, err = integrity.SignHandover(integrity.Handover{Checkpoint: last, NextKey: strings.TrimSpace(string(next)),
+		NextOrigin: "cli-test-2027/" + filepath.Base(path)}, keys.Signer)
+	require.NoError(t, err)
+	require.NoError(t, integrity.AppendHandover(path, signed))
+	return signed, last, newKey, newPub
 }
 
 // resumeHandover runs the handover of path again and checks that it
@@ -107,17 +117,7 @@ func resumeHandover(t *testing.T, path, keyPath, newKey, oldPub, begun, retired,
 // new log (whose key did not sign them).
 func TestLogHandoverResumedWithItsWitnesses(t *testing.T) {
 	path, keyPath, oldPub, wkeys, fakes := witnessedFixture(t)
-	keys, err := integrity.LoadSigningKey(keyPath)
-	require.NoError(t, err)
-	_, newPub := keyFiles(t, "cli-test-2027")
-	next, err := os.ReadFile(newPub)
-	require.NoError(t, err)
-	_, last, err := integrity.NewestSigned(path, keys.Verifier)
-	require.NoError(t, err)
-	signed, err := integrity.SignHandover(integrity.Handover{Checkpoint: last, NextKey: strings.TrimSpace(string(next)),
-		NextOrigin: "cli-test-2027/" + filepath.Base(path)}, keys.Signer)
-	require.NoError(t, err)
-	require.NoError(t, integrity.AppendHandover(path, signed))
+	signed, last, _, newPub := appendFinal(t, path, keyPath)
 	pool, err := witness.NewPool(witnesstest.Witnesses(t, fakes...), 2, nil, nil)
 	require.NoError(t, err)
 	prove := func(old int64) (tlog.TreeProof, error) { return integrity.ProveFromStore(path, last.N, old) }
