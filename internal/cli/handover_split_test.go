@@ -150,3 +150,34 @@ func sealAtStart(t *testing.T, path, keyFile string) error {
 	defer func() { require.NoError(t, sealer.Close(context.Background())) }()
 	return sealer.SealAtStart(context.Background(), path)
 }
+
+// A retired file put back at the path without its sidecars while the note
+// waits starts the new log as a writer's new file would, and verify names
+// it: the retired log's file is missing, or its lines are there twice.
+func TestVerifyNamesARetiredFilePutBackAsTheNewLog(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		put  func(t *testing.T, retired, path string)
+		want func(retired, path string) string
+	}{
+		{"moved", func(t *testing.T, retired, path string) { require.NoError(t, os.Rename(retired, path)) },
+			func(retired, _ string) string {
+				return retired + ": integrity: the audit file is missing, but its signed history is there"
+			}},
+		{"copied", func(t *testing.T, retired, path string) {
+			require.NoError(t, os.WriteFile(path, readFile(t, retired), 0o600))
+		}, func(retired, path string) string {
+			return path + ":1: seq 1 used twice in session " + sessionA.String() + ": duplicate of " + retired + ":1"
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path, retired, oldPub, newKey, _ := handOver(t)
+			tc.put(t, retired, path)
+			require.NoError(t, sealAtStart(t, path, newKey), "the note waits: the lines start the new log")
+			res := run(t, "", "verify", "--key", oldPub, "--allow-open", filepath.Dir(path))
+			require.Equal(t, 1, res.code, res.stdout+res.stderr)
+			require.Contains(t, res.stdout, path+": handover: the log starts from the handover of "+retired)
+			require.Contains(t, res.stdout, tc.want(retired, path))
+		})
+	}
+}
