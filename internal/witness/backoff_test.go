@@ -195,3 +195,23 @@ func TestPoolPauseEndsAtTheRoundDue(t *testing.T) {
 	// Asked in the next round, then after pauses of 2 and 4 rounds.
 	require.Equal(t, []int{2, 2, 3, 3, 3, 3, 4, 4}, asked)
 }
+
+// A checkpoint of the same size and origin as the one a witness cosigned,
+// over another tree (a log reset, or a fork), is no cosigned checkpoint:
+// the witness is asked, and its refusal stands.
+func TestPoolAsksAgainAboutAnotherTreeOfTheSameSize(t *testing.T) {
+	log := newTestLog(t, "example.com/log")
+	w1 := witnesstest.Start(t, "witness.example/w1", log.verifier)
+	p, _, _ := newPool(t, 1, w1)
+	log.add(4, "a")
+	_, quorum := p.Cosign(context.Background(), "f", log.origin, log.n, log.checkpoint(), log.prover())
+	require.True(t, quorum)
+
+	fork := *log
+	fork.hashes, fork.n = nil, 0
+	fork.add(4, "b")
+	cosigs, quorum := p.Cosign(context.Background(), "f", fork.origin, fork.n, fork.checkpoint(), fork.prover())
+	require.False(t, quorum)
+	require.Empty(t, cosigs, "no cosignature of the first tree stands for the second")
+	require.Equal(t, 2, w1.Requests(), "the witness is asked about the second tree")
+}
