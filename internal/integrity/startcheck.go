@@ -25,7 +25,7 @@ var ErrNoHistory = errors.New("the audit file holds lines but has no signed hist
 // SealAtStart is Seal for the collector's start: a path that holds lines
 // (in its file or in closed segments) while none of its sidecars holds
 // anything is refused with ErrNoHistory instead of being sealed as a new
-// log. Its newest checkpoint is queued for the witnesses (witnessLoop,
+// log, unless a handover's note waits there (CheckHistory). Its newest checkpoint is queued for the witnesses (witnessLoop,
 // once Start runs, or Close), not submitted: a witness that hangs must not
 // hold up the collector's start, nor its receivers.
 func (s *Sealer) SealAtStart(ctx context.Context, path string) error {
