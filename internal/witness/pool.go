@@ -41,7 +41,8 @@ type Backoff struct {
 	// Round is how often the witness is asked (the checkpoint interval):
 	// a pause ends half a round early, so that the round due when it
 	// ends asks the witness, not the one after. A request fails some
-	// time into its round, which a pause counted from then would add.
+	// time into its round, which a pause counted from then would add
+	// (up to half a round is taken off; a later failure skips a round).
 	Round time.Duration
 	// Now stands for time.Now when set: a test moves the clock.
 	Now func() time.Time
