@@ -2,6 +2,7 @@ package witness_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"sync"
 	"testing"
@@ -16,7 +17,8 @@ import (
 
 // A witness that keeps answering 5xx is not asked once per waiting file
 // and round: it pauses. Each checkpoint it is not asked about is still
-// counted as a failure, and its cause logged once per log.
+// counted as a failure, and its cause logged once for every log: it
+// fails itself, not one log.
 func TestPoolPausesAFailingWitness(t *testing.T) {
 	w1 := witnesstest.Start(t, "witness.example/w1", nil)
 	w1.SetStatus(http.StatusServiceUnavailable)
@@ -31,7 +33,42 @@ func TestPoolPausesAFailingWitness(t *testing.T) {
 	}
 	require.Equal(t, 1, w1.Requests(), "asked once, then paused")
 	require.Equal(t, map[string]int{"witness.example/w1/refused": 6}, obs.failed)
-	require.Len(t, logs.FilterLevelExact(zapcore.ErrorLevel).All(), 2, "once per log")
+	require.Len(t, logs.FilterLevelExact(zapcore.ErrorLevel).All(), 1, "once for every log")
+}
+
+// A witness down for many {session_id} logs is one ERROR, not one per log
+// (which the collector's log sampler would thin out, each never logged
+// again); once it cosigns again, its next failure is logged anew.
+func TestPoolLogsAWitnessThatFailsItselfOnceForAllLogs(t *testing.T) {
+	var ls []*testLog
+	for k := range 40 {
+		l := newTestLog(t, fmt.Sprintf("example.com/session-%d", k))
+		l.add(2, "x")
+		ls = append(ls, l)
+	}
+	w1 := witnesstest.Start(t, "witness.example/w1", ls[0].verifier)
+	w1.SetStatus(http.StatusServiceUnavailable)
+	p, obs, logs := newPool(t, 1, w1)
+	clock := &testClock{now: time.Unix(1_800_000_000, 0)}
+	p.SetBackoff(witness.Backoff{First: time.Second, Limit: time.Second, Now: clock.Now})
+	for _, l := range ls {
+		clock.add(2 * time.Second) // past each pause: every log's checkpoint asks
+		_, quorum := p.Cosign(context.Background(), l.origin+".jsonl", l.origin, l.n, l.checkpoint(), l.prover())
+		require.False(t, quorum)
+	}
+	require.Equal(t, 40, w1.Requests())
+	require.Equal(t, 40, obs.failed["witness.example/w1/refused"])
+	require.Len(t, logs.FilterLevelExact(zapcore.ErrorLevel).All(), 1, "one ERROR for the witness")
+
+	w1.SetStatus(0)
+	clock.add(2 * time.Second)
+	_, quorum := p.Cosign(context.Background(), ls[0].origin+".jsonl", ls[0].origin, ls[0].n, ls[0].checkpoint(), ls[0].prover())
+	require.True(t, quorum)
+	w1.SetStatus(http.StatusServiceUnavailable)
+	clock.add(2 * time.Second)
+	_, quorum = p.Cosign(context.Background(), ls[1].origin+".jsonl", ls[1].origin, ls[1].n, ls[1].checkpoint(), ls[1].prover())
+	require.False(t, quorum)
+	require.Len(t, logs.FilterLevelExact(zapcore.ErrorLevel).All(), 2, "down again after a cosignature: logged again")
 }
 
 // testClock is a clock a test moves.

@@ -170,7 +170,7 @@ func (p *Pool) Cosign(ctx context.Context, path, origin string, n int64, signed 
 		}
 		wg.Go(func() {
 			line, err := p.submit(ctx, i, origin, n, signed, prove)
-			if p.firstOfItsKind(knownKey{witness: i, origin: origin}, err) {
+			if p.firstOfItsKind(logKey(i, origin, err), err) {
 				p.logger.Error("integrity: witness did not cosign the checkpoint (it stays in the sidecar and is submitted again)",
 					zap.String("path", path), zap.String("witness", w.Name), zap.String("origin", origin),
 					zap.Int64("size", n), zap.Error(err))
@@ -196,13 +196,27 @@ func (p *Pool) Cosign(ctx context.Context, path, origin string, n int64, signed 
 	return cosigs, len(cosigs) >= p.quorum
 }
 
+// logKey is what a failure of witness i for origin is logged once per: a
+// witness that fails itself (no answer, a server error) fails every log
+// the same way, so it is logged once for all of them, not once per
+// {session_id} origin (thousands of lines the collector's log sampler
+// would thin out, each never logged again); a refusal of one log, per log.
+func logKey(i int, origin string, err error) knownKey {
+	if err != nil && failsItself(err) {
+		origin = ""
+	}
+	return knownKey{witness: i, origin: origin}
+}
+
 // firstOfItsKind reports whether err should be logged: it differs from
-// the last error logged for key. A success (nil) resets key.
+// the last error logged for key. A success (nil) resets key, and the
+// witness's failure for every log: it answers again.
 func (p *Pool) firstOfItsKind(key knownKey, err error) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if err == nil {
 		delete(p.logged, key)
+		delete(p.logged, knownKey{witness: key.witness})
 		return false
 	}
 	msg := err.Error()
