@@ -143,12 +143,7 @@ func TestLogHandoverResumedWithItsWitnesses(t *testing.T) {
 // sealAtStart seals path once as the collector does at its start.
 func sealAtStart(t *testing.T, path, keyFile string) error {
 	t.Helper()
-	keys, err := integrity.LoadSigningKey(keyFile)
-	require.NoError(t, err)
-	sealer, err := integrity.NewSealer(integrity.Settings{Keys: keys, Interval: 1e9})
-	require.NoError(t, err)
-	defer func() { require.NoError(t, sealer.Close(context.Background())) }()
-	return sealer.SealAtStart(context.Background(), path)
+	return sealFileOnce(t, path, keyFile, (*integrity.Sealer).SealAtStart)
 }
 
 // A retired file put back at the path without its sidecars while the note

@@ -76,12 +76,19 @@ func startNewLog(t *testing.T, path, keyFile string) {
 
 func sealWith(t *testing.T, path, keyFile string) error {
 	t.Helper()
+	return sealFileOnce(t, path, keyFile, (*integrity.Sealer).Seal)
+}
+
+// sealFileOnce seals path with a sealer of the key at keyFile, by seal (Seal,
+// or SealAtStart as the collector's start does), and closes it.
+func sealFileOnce(t *testing.T, path, keyFile string, seal func(*integrity.Sealer, context.Context, string) error) error {
+	t.Helper()
 	keys, err := integrity.LoadSigningKey(keyFile)
 	require.NoError(t, err)
 	sealer, err := integrity.NewSealer(integrity.Settings{Keys: keys, Interval: 1e9})
 	require.NoError(t, err)
 	defer func() { require.NoError(t, sealer.Close(context.Background())) }()
-	return sealer.Seal(context.Background(), path)
+	return seal(sealer, context.Background(), path)
 }
 
 // verify, given only the first key, follows the handover to the new log.
