@@ -21,7 +21,13 @@ func AppendLine(dst []byte, e *Event) []byte {
 // AppendSpanLine is AppendLine copying the fields e shares with the line
 // sl saw last, when e's span is that line's (see SpanLines); sl may be nil.
 func AppendSpanLine(dst []byte, e *Event, sl *SpanLines) []byte {
-	dst = appendJSON(dst, e, e.Data, e.Stdout, e.Stderr, sl)
+	return appendLine(dst, e, e.Data, e.Stdout, e.Stderr, sl)
+}
+
+// appendLine is appendJSON with the newline, after which sl (nil: none)
+// records where the line ends.
+func appendLine(dst []byte, e *Event, data Data, stdout, stderr *string, sl *SpanLines) []byte {
+	dst = appendJSON(dst, e, data, stdout, stderr, sl)
 	dst = append(dst, '\n')
 	sl.wrote(dst)
 	return dst

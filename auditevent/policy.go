@@ -108,10 +108,7 @@ func (p Policy) AppendLine(dst []byte, e *Event) []byte {
 // from the line sl saw last, as AppendSpanLine (the function) does.
 func (p Policy) AppendSpanLine(dst []byte, e *Event, sl *SpanLines) []byte {
 	r := p.result(e)
-	dst = appendJSON(dst, e, r.data, r.stdout, r.stderr, sl)
-	dst = append(dst, '\n')
-	sl.wrote(dst)
-	return dst
+	return appendLine(dst, e, r.data, r.stdout, r.stderr, sl)
 }
 
 // policyResult is what the policy makes of the fields it governs.

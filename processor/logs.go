@@ -74,7 +74,7 @@ func (p *spanPolicy) applyRecord(lr plog.LogRecord, cuts *redact.Counts) {
 
 // setLine sets body to the line the exporter writes of e under pol,
 // without the newline. A body of bytes stays bytes, as it does when cut
-// (applyBytesBody): the backend gets the type the shipper sent.
+// (applyBody): the backend gets the type the shipper sent.
 func setLine(body pcommon.Value, pol payloadpolicy.Policy, e *auditevent.Event, cuts *redact.Counts) {
 	line := pol.AppendLine(nil, e, cuts)
 	line = line[:len(line)-1]
@@ -104,42 +104,39 @@ func applyBody(body pcommon.Value, r *redact.Redactor, cuts *redact.Counts) {
 			redactTree(body, r, cuts)
 		}
 	case pcommon.ValueTypeStr:
-		applyTextBody(body, r, cuts)
-	case pcommon.ValueTypeBytes:
-		applyBytesBody(body, r, cuts)
-	}
-}
-
-// applyBytesBody is applyTextBody for a body of bytes, which a backend
-// shows base64-encoded, hiding nothing. The result stays bytes, as the
-// bytes in a map body do (redactTree).
-func applyBytesBody(body pcommon.Value, r *redact.Redactor, cuts *redact.Counts) {
-	in := string(body.Bytes().AsRaw())
-	text := pcommon.NewValueStr(in)
-	applyTextBody(text, r, cuts)
-	if out := text.Str(); out != in {
-		body.Bytes().FromRaw([]byte(out))
-	}
-}
-
-// applyTextBody is applyBody for a text body: a JSON object's output
-// members go and its values are cut as data; other text is cut as text.
-func applyTextBody(body pcommon.Value, r *redact.Redactor, cuts *redact.Counts) {
-	d, err := auditevent.ParseDataString(body.Str())
-	if err != nil {
-		if r != nil {
-			redactText(body, r, cuts)
+		if out, changed := cutText(body.Str(), r, cuts); changed {
+			body.SetStr(out)
 		}
-		return
+	case pcommon.ValueTypeBytes:
+		// A backend shows bytes base64-encoded, hiding nothing: they are
+		// cut as the text they hold, and stay bytes, as the bytes in a map
+		// body do (redactTree).
+		if out, changed := cutText(string(body.Bytes().AsRaw()), r, cuts); changed {
+			body.Bytes().FromRaw([]byte(out))
+		}
 	}
-	out := d.Without("stdout").Without("stderr")
-	removed := len(out.Bytes()) != len(d.Bytes())
+}
+
+// cutText is what applyBody makes of a text body s: a JSON object's output
+// members go and its values are cut as data; other text is cut as text.
+// changed reports whether the body is to become out.
+func cutText(s string, r *redact.Redactor, cuts *redact.Counts) (out string, changed bool) {
+	d, err := auditevent.ParseDataString(s)
+	if err != nil {
+		if r == nil {
+			return s, false
+		}
+		return r.String(s, cuts)
+	}
+	kept := d.Without("stdout").Without("stderr")
+	removed := len(kept.Bytes()) != len(d.Bytes())
 	if r != nil {
 		// Set even when nothing is cut: of a key named twice the canonical
 		// text keeps the last copy, and the earlier one may hold a secret.
-		out, _ = r.Data(out, cuts)
+		kept, _ = r.Data(kept, cuts)
 	}
-	if removed || r != nil && out.String() != body.Str() {
-		body.SetStr(out.String())
+	if removed || r != nil && kept.String() != s {
+		return kept.String(), true
 	}
+	return s, false
 }
