@@ -74,6 +74,16 @@ type stuckEvents struct {
 	rotation *Rotation
 }
 
+// twoSegmentsOneBackup is a path with two closed segments, retention
+// keeping one (its clock a minute past the newer), and a maintainer of it
+// that reports to the events.
+func twoSegmentsOneBackup(t *testing.T) (string, []Segment, *stuckEvents, *maintainer) {
+	t.Helper()
+	path, segs := retainDir(t, 2, time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC))
+	ev := newStuckEvents(&Rotation{MaxBackups: 1}, segs[1].Time.Add(time.Minute))
+	return path, segs, ev, &maintainer{rot: ev.rotation, marks: newOwnMarks()}
+}
+
 func newStuckEvents(r *Rotation, now time.Time) *stuckEvents {
 	e := &stuckEvents{clock: now}
 	e.rotation = e.hook(r)
@@ -285,10 +295,7 @@ func TestARefusedRemovalIsReportedEachRoundAndLookedAtAgain(t *testing.T) {
 // TestAStoppedPathWhoseDirectoryIsGoneIsForgotten: the state kept for a
 // stopped retention goes with the path's directory.
 func TestAStoppedPathWhoseDirectoryIsGoneIsForgotten(t *testing.T) {
-	t0 := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
-	path, segs := retainDir(t, 2, t0)
-	ev := newStuckEvents(&Rotation{MaxBackups: 1}, segs[1].Time.Add(time.Minute))
-	m := &maintainer{rot: ev.rotation, marks: newOwnMarks()}
+	path, segs, ev, m := twoSegmentsOneBackup(t)
 	removable := makeUnremovable(t, m, segs[0].Plain)
 	require.Positive(t, m.maintain(context.Background(), path, newListings(nil)))
 	require.Len(t, m.stopped.paths, 1)
@@ -311,10 +318,7 @@ func TestAStoppedPathWhoseDirectoryIsGoneIsForgotten(t *testing.T) {
 // again and is counted, rather than the path left unwatched until a
 // rotation that may never come.
 func TestAStoppedPathIsLookedAtAgainAfterAFailedListing(t *testing.T) {
-	t0 := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
-	path, segs := retainDir(t, 2, t0)
-	ev := newStuckEvents(&Rotation{MaxBackups: 1}, segs[1].Time.Add(time.Minute))
-	m := &maintainer{rot: ev.rotation, marks: newOwnMarks()}
+	path, segs, ev, m := twoSegmentsOneBackup(t)
 	makeUnremovable(t, m, segs[0].Plain)
 	first := m.maintain(context.Background(), path, newListings(nil))
 	require.Positive(t, first)
@@ -334,10 +338,7 @@ func TestAStoppedPathIsLookedAtAgainAfterAFailedListing(t *testing.T) {
 // cannot be removed, logged and repeated in the hourly summary, names the
 // step and the file once, then the cause.
 func TestAFailedRemovalNamesTheFileOnce(t *testing.T) {
-	t0 := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
-	path, segs := retainDir(t, 2, t0)
-	ev := newStuckEvents(&Rotation{MaxBackups: 1}, segs[1].Time.Add(time.Minute))
-	m := &maintainer{rot: ev.rotation, marks: newOwnMarks()}
+	path, segs, ev, m := twoSegmentsOneBackup(t)
 	makeUnremovable(t, m, segs[0].Plain)
 	m.maintain(context.Background(), path, newListings(nil))
 	require.Len(t, ev.errors(), 1)
