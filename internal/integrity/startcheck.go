@@ -111,16 +111,13 @@ func (s *Sealer) checkSegmentsAtStart(path string) error {
 // holds lines but none of its sidecars holds data, unless a handover's
 // note there waits for the new log.
 func CheckHistory(path string) error {
-	for _, p := range []string{StorePath(path), CheckpointsPath(path), SegmentsPath(path)} {
+	// A handover's note and no log yet: lines a writer made at the path
+	// after the handover moved the log's file start the new log, from
+	// the note (sealing checks that it names the key).
+	for _, p := range []string{StorePath(path), CheckpointsPath(path), SegmentsPath(path), HandoverPath(path)} {
 		if holdsData(p) {
 			return nil
 		}
-	}
-	if holdsData(HandoverPath(path)) {
-		// A handover's note and no log yet: lines a writer made at the
-		// path after the handover moved the log's file start the new
-		// log, from the note (sealing checks that it names the key).
-		return nil
 	}
 	segs, _ := filesink.Segments(path)
 	if len(segs) == 0 && !holdsALine(path) {

@@ -87,24 +87,14 @@ func (s *Sealer) queueRetries() {
 	if s.set.Witnesses == nil {
 		return
 	}
-	s.wit.mu.Lock()
-	if len(s.wit.retry) == 0 {
-		s.wit.mu.Unlock()
-		return
-	}
-	if s.wit.queued == nil {
-		s.wit.queued = map[string]witnessed{}
-	}
-	for p, c := range s.wit.retry {
-		if _, newer := s.wit.queued[p]; !newer {
-			s.wit.queued[p] = witnessed{path: p, last: c}
+	s.enqueue(func(queued map[string]witnessed) bool {
+		for p, c := range s.wit.retry {
+			if _, newer := queued[p]; !newer {
+				queued[p] = witnessed{path: p, last: c}
+			}
 		}
-	}
-	s.wit.mu.Unlock()
-	select {
-	case s.wit.wake <- struct{}{}:
-	default:
-	}
+		return len(s.wit.retry) > 0
+	})
 }
 
 // witnessed is a file's newest checkpoint when a round sealed it.
@@ -128,14 +118,26 @@ func (s *Sealer) queueWitness(sealed []witnessed) {
 	if s.set.Witnesses == nil || len(sealed) == 0 {
 		return
 	}
+	s.enqueue(func(queued map[string]witnessed) bool {
+		for _, w := range sealed {
+			queued[w.path] = w
+		}
+		return true
+	})
+}
+
+// enqueue lets add fill witnessLoop's queue under the lock, and wakes the
+// loop when add reports it queued something.
+func (s *Sealer) enqueue(add func(queued map[string]witnessed) bool) {
 	s.wit.mu.Lock()
 	if s.wit.queued == nil {
 		s.wit.queued = map[string]witnessed{}
 	}
-	for _, w := range sealed {
-		s.wit.queued[w.path] = w
-	}
+	added := add(s.wit.queued)
 	s.wit.mu.Unlock()
+	if !added {
+		return
+	}
 	select {
 	case s.wit.wake <- struct{}{}:
 	default: // woken already: it takes the whole queue

@@ -134,9 +134,10 @@ func (p *Pool) settings() Backoff {
 	return p.backoff
 }
 
-func (p *Pool) now() time.Time {
-	if now := p.settings().Now; now != nil {
-		return now()
+// now is b.Now(), or time.Now() when Now is unset.
+func (b Backoff) now() time.Time {
+	if b.Now != nil {
+		return b.Now()
 	}
 	return time.Now()
 }
@@ -282,11 +283,12 @@ func (p *Pool) add(ctx context.Context, i int, old, n int64, signed []byte, prov
 // origin (0: not known), or the error that paused that witness, for its
 // origin or for all, while the pause lasts.
 func (p *Pool) knownSize(key knownKey) (int64, error) {
-	now := p.now()
+	b := p.settings()
+	now := b.now()
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for _, k := range []knownKey{{witness: key.witness}, key} {
-		if pz, ok := p.paused[k]; ok && now.Before(pz.until.Add(-p.backoff.Round/2)) {
+		if pz, ok := p.paused[k]; ok && now.Before(pz.until.Add(-b.Round/2)) {
 			return 0, pz.err
 		}
 	}
@@ -347,7 +349,7 @@ func (p *Pool) pause(key knownKey, err error) error {
 	if failsItself(err) {
 		key.origin = ""
 	}
-	now := p.now()
+	now := b.now()
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	d := first
