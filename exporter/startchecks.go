@@ -40,10 +40,8 @@ func checkSpoolIsNoSealedFile(sc *SpoolConfig) error {
 	sealed := func(why string) error {
 		return fmt.Errorf("http::spool::path: %s is an audit file with a signed log (%s); name another file", sc.Path, why)
 	}
-	for _, suffix := range integrity.LogSidecarSuffixes() {
-		if _, err := os.Lstat(sc.Path + suffix); err == nil {
-			return sealed(filepath.Base(sc.Path+suffix) + " lies beside it")
-		}
+	if side := integrity.SidecarBeside(sc.Path); side != "" {
+		return sealed(side + " lies beside it")
 	}
 	held, err := integrity.LockLog(sc.Path)
 	switch {

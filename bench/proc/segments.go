@@ -7,9 +7,8 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/klauspost/compress/zstd"
-
 	"github.com/sandboxaudit/sandboxaudit/internal/filesink"
+	"github.com/sandboxaudit/sandboxaudit/internal/integrity"
 )
 
 // WaitCompressed waits until every closed segment of the audit file at
@@ -74,24 +73,16 @@ func TrailStats(path string) (size int64, lines int, err error) {
 }
 
 func segmentStats(s filesink.Segment) (size int64, lines int, err error) {
-	if !s.Compressed {
-		return FileStats(s.Path)
-	}
-	f, err := os.Open(s.Path)
+	fi, err := os.Lstat(s.Path)
 	if err != nil {
 		return 0, 0, err
 	}
-	defer f.Close()
-	fi, err := f.Stat()
+	r, err := integrity.TrailPart{Path: s.Path, Compressed: s.Compressed}.Open()
 	if err != nil {
 		return 0, 0, err
 	}
-	d, err := zstd.NewReader(f, zstd.WithDecoderConcurrency(1))
-	if err != nil {
-		return 0, 0, err
-	}
-	defer d.Close()
-	if _, lines, err = readStats(d); err != nil {
+	defer r.Close()
+	if _, lines, err = readStats(r); err != nil {
 		return 0, 0, fmt.Errorf("read %s: %w", s.Path, err)
 	}
 	return fi.Size(), lines, nil

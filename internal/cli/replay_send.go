@@ -10,7 +10,6 @@ import (
 	"net"
 	"net/url"
 	"os"
-	"path/filepath"
 	"sync/atomic"
 	"time"
 
@@ -39,7 +38,7 @@ func replay(ctx context.Context, o replayOptions, s Streams) int {
 		_, _ = fmt.Fprintf(s.Stderr, "replay: %v\n", err)
 		return exitUsage
 	}
-	if side := logSidecarOf(o.spool); side != "" {
+	if side := integrity.SidecarBeside(o.spool); side != "" {
 		_, _ = fmt.Fprintf(s.Stderr, "replay: %s is an audit file (it has %s), not a spool; nothing was sent\n", o.spool, side)
 		return exitProblems
 	}
@@ -64,18 +63,6 @@ func replay(ctx context.Context, o replayOptions, s Streams) int {
 		return exitProblems
 	}
 	return exitOK
-}
-
-// logSidecarOf names a signed log's sidecar beside path, which no spool
-// has: path is an audit file, which replay would send and trim, --adopt
-// or not; "" when there is none.
-func logSidecarOf(path string) string {
-	for _, suffix := range integrity.LogSidecarSuffixes() {
-		if _, err := os.Lstat(path + suffix); err == nil {
-			return filepath.Base(path + suffix)
-		}
-	}
-	return ""
 }
 
 // timeoutHint names --timeout when err is a request that took longer: the

@@ -446,13 +446,15 @@ func (s *Sink) waitUntil() time.Time {
 // sidecar, and, as an ERROR that is counted, when the file as found was not
 // kept: replay then trims its lines once sent, and no copy is left.
 func (s *Sink) logAdopted(path string, r spool.Recovery) {
+	if !r.Adopted {
+		return
+	}
 	why := "every line is a valid audit event, so it is taken as this exporter's spool"
 	if r.AdoptAsked {
 		why = "it is taken as a spool, as --adopt asks"
 	}
 	adopted := "spool had lines but no .offset sidecar; " + why + " and replayed from its start (duplicates possible). "
 	switch {
-	case !r.Adopted:
 	case r.AdoptedKeptErr != nil && r.AdoptedKept == "":
 		s.set.Logger.Error(adopted+"The file as found could not be kept under a second name: replay trims its lines once sent, and no copy is left. "+
 			"Delete the .adopted- copies you know were the spool to make room",

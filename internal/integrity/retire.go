@@ -27,6 +27,18 @@ func LogSidecarSuffixes() []string {
 // LogFileSuffixes are the audit file itself ("") and its log's sidecars.
 func LogFileSuffixes() []string { return append([]string{""}, LogSidecarSuffixes()...) }
 
+// SidecarBeside names (its base name) the first of a log's sidecars that
+// lies beside path, or "": no spool has one, so one shows path is an
+// audit file.
+func SidecarBeside(path string) string {
+	for _, suffix := range LogSidecarSuffixes() {
+		if _, err := os.Lstat(path + suffix); err == nil {
+			return filepath.Base(path + suffix)
+		}
+	}
+	return ""
+}
+
 // RetireLog moves the log of the audit path aside after its handover, so
 // that a new log starts at the path. The file and its sidecars become
 // PATH.retired-<time> (-2, -3... after another handover in the same
