@@ -46,12 +46,13 @@ func TestLogsBytesBodyIsReadAsItsText(t *testing.T) {
 }
 
 // TestLogsBytesBodyNotUTF8IsNoEvent: bytes that are not UTF-8 cannot be
-// a JSON event. Not named as one, they pass as any bytes body does; named
-// as one, the record is malformed and its body emptied, as a body that
-// does not decode is.
+// a JSON event. Not named as one, they are an event line that does not
+// decode and lose their output, as a line cut short does; named as one,
+// the record is malformed and its body emptied, as a body that does not
+// decode is.
 func TestLogsBytesBodyNotUTF8IsNoEvent(t *testing.T) {
 	notUTF8 := []byte(outputLine[:len(outputLine)-2] + "\xff\"}")
-	for name, want := range map[string]any{"": notUTF8, "sandbox.session.finish": nil} {
+	for name, want := range map[string]any{"": []byte(beforeOutput), "sandbox.session.finish": nil} {
 		ld, lr := oneRecord()
 		lr.SetEventName(name)
 		lr.Body().SetEmptyBytes().FromRaw(notUTF8)

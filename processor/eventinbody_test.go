@@ -19,12 +19,18 @@ import (
 // bodyCase is the body of a record not named as an audit event, and what
 // the processor makes of it (README, "Log records"): the line of the event
 // it holds, of phase; or, when it holds none, the body itself, or governed
-// on a record the policy governs (nil: the body as it is).
+// on a record the policy governs (nil: the body as it is); or, for an
+// event line that does not decode, cut: the text before its output, on
+// any record.
 type bodyCase struct {
 	set      func(pcommon.Value)
 	phase    string
 	governed any
+	cut      string
 }
+
+// beforeOutput is outputLine up to its first output member.
+var beforeOutput = outputLine[:strings.Index(outputLine, `"stdout"`)]
 
 func strBody(s string) func(pcommon.Value) { return func(v pcommon.Value) { v.SetStr(s) } }
 
@@ -58,8 +64,12 @@ var bodyCases = map[string]bodyCase{
 	"escape in a value":      {set: strBody(`{"msg":"caf\u00e9","stderr":"x"}`), governed: `{"msg":"caf\u00e9"}`},
 	"phase in a value":       {set: strBody(`{"msg":"the \"phase\" is start","stdout":"x"}`), governed: `{"msg":"the \"phase\" is start"}`},
 	"secret in a JSON log":   {set: strBody(`{"msg":"Authorization: Bearer abcdefghijklmnop0123456789"}`), governed: `{"msg":"Authorization: Bearer [REDACTED:bearer_token]"}`},
-	"cut short":              {set: strBody(outputLine[:len(outputLine)-1])},
-	"text after":             {set: strBody(outputLine + "x")},
+	"cut short":              {set: strBody(outputLine[:len(outputLine)-1]), cut: beforeOutput},
+	"cut in its output":      {set: strBody(outputLine[:strings.Index(outputLine, "STDOUT")]), cut: beforeOutput},
+	"cut before its output":  {set: strBody(beforeOutput), cut: beforeOutput},
+	"text after":             {set: strBody(outputLine + "x"), cut: beforeOutput},
+	"escaped key, cut short": {set: strBody(strings.Replace(outputLine, `"stdout"`, `"\u0073tdout"`, 1) + "x"), cut: beforeOutput},
+	"secret, cut short":      {set: strBody(startWithSecret[:len(startWithSecret)-1] + `,"stdout":"x`), cut: strings.Replace(startWithSecret[:len(startWithSecret)-1], "abcdefghijklmnop0123456789", "[REDACTED:bearer_token]", 1) + ","},
 	"in a list":              {set: strBody("[" + outputLine + "]")},
 	"unclosed":               {set: strBody(`{"phase":"start",`)},
 	"plain text":             {set: strBody("GET /health 200")},
@@ -67,7 +77,8 @@ var bodyCases = map[string]bodyCase{
 	"empty text":             {set: strBody("")},
 	"empty":                  {set: func(pcommon.Value) {}},
 	"bytes of an event line": {set: bytesBody(outputLine), phase: "finish"},
-	"bytes not UTF-8":        {set: bytesBody(strings.Replace(outputLine, "EXEC-STDOUT", "EXEC-\xff", 1))},
+	"bytes not UTF-8":        {set: bytesBody(strings.Replace(outputLine, "EXEC-STDOUT", "EXEC-\xff", 1)), cut: beforeOutput},
+	"bytes cut short":        {set: bytesBody(outputLine[:len(outputLine)-1]), cut: beforeOutput},
 	"map of event fields": {set: func(v pcommon.Value) {
 		m := v.SetEmptyMap()
 		m.PutStr("phase", "finish")
@@ -130,6 +141,11 @@ func wantBody(t *testing.T, table *payloadpolicy.Table, c bodyCase, in plog.LogR
 			return []byte(line) // bytes stay bytes
 		}
 		return line
+	case c.cut != "":
+		if in.Body().Type() == pcommon.ValueTypeBytes {
+			return []byte(c.cut)
+		}
+		return c.cut
 	case governed && c.governed != nil:
 		return c.governed
 	}

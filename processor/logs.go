@@ -51,7 +51,8 @@ func (p *spanPolicy) applyRecord(lr plog.LogRecord, cuts *redact.Counts) {
 		pol = p.policies.Get(e.Op)
 		setLine(lr.Body(), pol, &e, cuts)
 	case errors.Is(err, logmap.ErrNotAuditEvent):
-		if e, ok := logmap.EventInBody(lr); ok {
+		e, holds := logmap.ReadEventInBody(lr)
+		if holds == logmap.BodyEvent {
 			pol = p.policies.Get(e.Op)
 			pol.IncludeExecOutput = false
 			setLine(lr.Body(), pol, &e, cuts)
@@ -59,6 +60,9 @@ func (p *spanPolicy) applyRecord(lr plog.LogRecord, cuts *redact.Counts) {
 		}
 		k := readKeys(attrs)
 		if !k.governed {
+			if holds == logmap.BodyNotDecoded {
+				cutBrokenLine(lr.Body(), p.policies.Get(k.op).Redactor, cuts)
+			}
 			return
 		}
 		pol = p.policies.Get(k.op)
@@ -123,10 +127,17 @@ func applyBody(body pcommon.Value, r *redact.Redactor, cuts *redact.Counts) {
 func cutText(s string, r *redact.Redactor, cuts *redact.Counts) (out string, changed bool) {
 	d, err := auditevent.ParseDataString(s)
 	if err != nil {
+		// An object that does not parse may be an event line cut short,
+		// whose output cannot be told from the rest: it goes from its first
+		// output member on.
+		out, changed = cutAtOutput(s)
 		if r == nil {
-			return s, false
+			return out, changed
 		}
-		return r.String(s, cuts)
+		if cut, ok := r.String(out, cuts); ok {
+			return cut, true
+		}
+		return out, changed
 	}
 	kept := d.Without("stdout").Without("stderr")
 	removed := len(kept.Bytes()) != len(d.Bytes())

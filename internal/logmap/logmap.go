@@ -182,6 +182,21 @@ func rawOutput(a attr, key string) ([]byte, error) {
 	return b, nil
 }
 
+// BodyHolds is what a record's body holds, read as an event line.
+type BodyHolds uint8
+
+const (
+	// BodyNoEvent: the body cannot be an event line (it is no object
+	// naming a phase).
+	BodyNoEvent BodyHolds = iota
+	// BodyEvent: the body is an event line.
+	BodyEvent
+	// BodyNotDecoded: the body may be an event line but does not decode
+	// as one: an object that is no event, a line cut short or run on, or
+	// bytes that are not UTF-8.
+	BodyNotDecoded
+)
+
 // EventInBody reads the event a record's body holds as text (bodyLine),
 // whatever the record's event name: an event line under another name, or
 // none, as a log shipper tailing a JSONL file sends it. Fields left out
@@ -190,17 +205,25 @@ func rawOutput(a attr, key string) ([]byte, error) {
 // (ErrNotAuditEvent); the processor reads it to keep the output in it from
 // a backend.
 func EventInBody(lr plog.LogRecord) (e auditevent.Event, ok bool) {
+	e, holds := ReadEventInBody(lr)
+	return e, holds == BodyEvent
+}
+
+// ReadEventInBody is EventInBody, saying also whether a body that is no
+// event may be a broken one (BodyNotDecoded).
+func ReadEventInBody(lr plog.LogRecord) (auditevent.Event, BodyHolds) {
 	// Most bodies a processor sees are plain text or JSON logs of other
 	// kinds: only an object naming a phase can be an event, so the rest are
 	// not decoded (and no error made of them), nor bytes copied.
 	if !mayBeEvent(lr.Body()) {
-		return auditevent.Event{}, false
+		return auditevent.Event{}, BodyNoEvent
 	}
+	var e auditevent.Event
 	line, err := bodyLine(lr.Body())
 	if err != nil || decodeBody(lr, line, auditevent.DecodeOptions{}, &e) != nil {
-		return auditevent.Event{}, false
+		return auditevent.Event{}, BodyNotDecoded
 	}
-	return e, true
+	return e, BodyEvent
 }
 
 // bodyLine is the text of a body that can hold an event's line: a string,
