@@ -161,24 +161,14 @@ bench-show: build
 			/usr/bin/time -f "$$b $$c: wall %es, CPU %Us user + %Ss sys, peak RSS %M KB" $$b $$c "$$f" >/dev/null || exit 1; \
 	done; done; done
 
-## fuzz: each fuzz target for FUZZTIME (default 30s; CI does not fuzz)
+## fuzz: each fuzz target of every package for FUZZTIME (default 30s; CI does not fuzz)
 fuzz:
-	$(GO) test -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME) ./auditevent/
-	$(GO) test -run '^$$' -fuzz '^FuzzEncode$$' -fuzztime $(FUZZTIME) ./auditevent/
-	$(GO) test -run '^$$' -fuzz '^FuzzCanonCheck$$' -fuzztime $(FUZZTIME) ./auditevent/
-	$(GO) test -run '^$$' -fuzz '^FuzzScanLine$$' -fuzztime $(FUZZTIME) ./auditevent/
-	$(GO) test -run '^$$' -fuzz '^FuzzNDJSON$$' -fuzztime $(FUZZTIME) ./receiver/
-	$(GO) test -run '^$$' -fuzz '^FuzzOTLPBound$$' -fuzztime $(FUZZTIME) ./receiver/internal/admission/
-	$(GO) test -run '^$$' -fuzz '^FuzzUnmarshalLogs$$' -fuzztime $(FUZZTIME) ./encoding/
-	$(GO) test -run '^$$' -fuzz '^FuzzUnmarshalTraces$$' -fuzztime $(FUZZTIME) ./encoding/
-	$(GO) test -run '^$$' -fuzz '^FuzzBackendAgreesWithTheRedactedFile$$' -fuzztime $(FUZZTIME) ./processor/
-	$(GO) test -run '^$$' -fuzz '^FuzzUnknownKeys$$' -fuzztime $(FUZZTIME) ./exporter/
-	$(GO) test -run '^$$' -fuzz '^FuzzParseCheckpoint$$' -fuzztime $(FUZZTIME) ./internal/integrity/
-	$(GO) test -run '^$$' -fuzz '^FuzzParseBundle$$' -fuzztime $(FUZZTIME) ./internal/integrity/
-	$(GO) test -run '^$$' -fuzz '^FuzzNoteReader$$' -fuzztime $(FUZZTIME) ./internal/integrity/
-	$(GO) test -run '^$$' -fuzz '^FuzzReadOps$$' -fuzztime $(FUZZTIME) ./internal/trail/
-	$(GO) test -run '^$$' -fuzz '^FuzzTopField$$' -fuzztime $(FUZZTIME) ./internal/trail/
-	$(GO) test -run '^$$' -fuzz '^FuzzLightScan$$' -fuzztime $(FUZZTIME) ./internal/trail/
+	@for pkg in $$($(GO) list ./...); do \
+		for f in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz'); do \
+			echo "fuzz $$pkg $$f"; \
+			$(GO) test -run '^$$' -fuzz "^$$f\$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
+		done; \
+	done
 
 ## lint: gofmt, go vet, a tidy go.mod, staticcheck and golangci-lint (installed from the module proxy)
 lint: vet
