@@ -657,7 +657,8 @@ func TestVerifyAloneGoesOnPastAnotherKeysSegments(t *testing.T) {
 	for _, s := range segs {
 		require.Contains(t, res.stdout, s.Path+": integrity: "+integrity.SegmentsPath(retired)+": segment record #1: not signed by key next+")
 	}
-	require.Contains(t, res.stdout, "--alone checks a segment with --key only; verify the trail without --alone to follow a key handover")
+	require.Contains(t, res.stdout, "no handover note beside its log hands it over from --key: give --key of the key that signed it, "+
+		"or verify the trail, its retired logs included, without --alone, to follow every key handover")
 }
 
 // A new key made with the retiring key's name gets, by default, the

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -86,6 +87,10 @@ type sessionJSON struct {
 	Open       int64   `json:"open"`
 	Events     int64   `json:"events"`
 	TraceID    *string `json:"trace_id"`
+	// TraceIDBytes and TraceIDSHA256 describe a trace id longer than
+	// trail.MaxTraceIDChars characters, whose beginning TraceID is.
+	TraceIDBytes  int    `json:"trace_id_bytes,omitempty"`
+	TraceIDSHA256 string `json:"trace_id_sha256,omitempty"`
 	// MissingSeqs counts the seqs below the highest read that no line
 	// read carries; MissingRanges are the first of them, [lo, hi] each.
 	MissingSeqs   int64      `json:"missing_seqs"`
@@ -93,7 +98,8 @@ type sessionJSON struct {
 }
 
 // writeSessionsJSONL writes a row per session, its trace id with the
-// characters that act on a terminal as JSON escapes (see jsonString).
+// characters that act on a terminal as JSON escapes (see jsonString). A
+// long trace id is its beginning, with the whole id's length and hash.
 func writeSessionsJSONL(w *bufio.Writer, list []trail.Session) {
 	var line bytes.Buffer
 	enc := json.NewEncoder(&line)
@@ -105,6 +111,9 @@ func writeSessionsJSONL(w *bufio.Writer, list []trail.Session) {
 		}
 		if s.TraceID != "" {
 			row.TraceID = &s.TraceID
+		}
+		if s.LongTrace != nil {
+			row.TraceIDBytes, row.TraceIDSHA256 = s.LongTrace.Bytes, hex.EncodeToString(s.LongTrace.SHA256[:])
 		}
 		line.Reset()
 		_ = enc.Encode(row)

@@ -82,7 +82,8 @@ func newVerifyFlags(stderr io.Writer) (*flag.FlagSet, *verifyFlags) {
 			"(a live file's last lines); without it any unsealed line is a problem, as a forged appended line reads the same")
 	fs.BoolVar(&f.alone, "alone", false,
 		"with --key, verify each closed segment named (or below a directory named) alone, without the rest of its trail: "+
-			"its lines against its signed record, then a consistency proof from the hash store to the newest checkpoint spans the segments not read")
+			"its lines against its signed record, then a consistency proof from the hash store to the newest checkpoint spans the segments not read; "+
+			"a segment of a log handed over from --key's is checked with the key its handover note names")
 	fs.Var(&f.given, "checkpoint",
 		"with --key, a signed checkpoint kept elsewhere (an auditor's copy, a witness's), repeatable: "+
 			"also prove the log read extends it (its first N lines have its root), or, with --alone, each segment read is in it")

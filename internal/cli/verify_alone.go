@@ -68,9 +68,14 @@ func aloneDirSegments(dir string) ([]string, error) {
 // the hash store to the newest checkpoint (with --witness, to the
 // cosigned checkpoints too).
 func (v *verifier) verifySegmentAlone(ctx context.Context, segment string) error {
-	tr, reported, err := v.openSegmentAlone(segment)
+	tr, next, reported, err := v.openSegmentAlone(segment)
 	if err != nil || reported {
 		return err
+	}
+	if next != nil {
+		before := v.opts.key
+		v.opts.key = next
+		defer func() { v.opts.key = before }()
 	}
 	tc, err := integrity.NewTrailChecker(tr, v.opts.key)
 	if err != nil {
@@ -93,13 +98,19 @@ func (v *verifier) verifySegmentAlone(ctx context.Context, segment string) error
 		return err
 	}
 	v.reportAlone(segment, tr, tc.Finish(), wc)
+	if next == nil && tr.Log.Genesis() != nil {
+		_, _ = fmt.Fprintf(v.out, "%s: handover: the log starts from a handover note, and --key is the key it hands over to, "+
+			"so its link to the history before it is not checked: give the retiring key as --key to follow the note\n", segment)
+	}
 	return nil
 }
 
 // openSegmentAlone opens segment's trail for --alone. A segment with no
-// record, or of another key's log, is a problem it prints (reported),
-// and the other segments are still checked.
-func (v *verifier) openSegmentAlone(segment string) (tr *integrity.Trail, reported bool, err error) {
+// record is a problem it prints (reported), and the other segments are
+// still checked. A segment of a log another key signs is opened with the
+// key next that the log's handover note names, when --key signed that
+// note (openAcrossHandover).
+func (v *verifier) openSegmentAlone(segment string) (tr *integrity.Trail, next note.Verifier, reported bool, err error) {
 	tr, err = integrity.OpenSegmentAlone(segment, v.opts.key)
 	switch {
 	case errors.Is(err, integrity.ErrNotRecorded):
@@ -107,19 +118,58 @@ func (v *verifier) openSegmentAlone(segment string) (tr *integrity.Trail, report
 		// segments are still checked.
 		v.sum.Problems++
 		_, _ = fmt.Fprintf(v.out, "%s: integrity: %v\n", segment, strings.TrimPrefix(err.Error(), segment+": "))
-		return nil, true, nil
+		return nil, nil, true, nil
 	case errors.Is(err, integrity.ErrNotSignedBy):
-		// Another key's log (one a handover retired, or the one it went
-		// on as): a problem for its segments, and the others are checked.
-		v.sum.Problems++
-		_, _ = fmt.Fprintf(v.out, "%s: integrity: %v: --alone checks a segment with --key only; "+
-			"verify the trail without --alone to follow a key handover\n", segment, err)
-		return nil, true, nil
+		tr, next = v.openAcrossHandover(segment, err)
+		return tr, next, tr == nil, nil
 	}
 	if err != nil {
-		return nil, false, err
+		return nil, nil, false, err
 	}
-	return tr, false, nil
+	return tr, nil, false, nil
+}
+
+// openAcrossHandover opens a segment of a log that --key does not sign
+// (notSigned says so) with the key its handover note names: the note
+// beside the log (PATH.handover) must be a final checkpoint --key signed,
+// and the log's leaf 0 that note, as verify checks across a handover. It
+// follows one handover: the retired log is not read, so whether it went
+// on after its final checkpoint is verify's, without --alone. Anything
+// else is a problem it prints, and nil.
+func (v *verifier) openAcrossHandover(segment string, notSigned error) (*integrity.Trail, note.Verifier) {
+	path, _ := filesink.ActiveOf(segment) // OpenSegmentAlone took the name
+	h, signed, found, err := integrity.OpenHandoverNote(path, v.opts.key)
+	if !found || err != nil {
+		v.sum.Problems++
+		why := "no handover note beside its log hands it over from --key"
+		if err != nil {
+			why = fmt.Sprintf("nor does its log's handover note hand it over from --key (%v)", err)
+		}
+		_, _ = fmt.Fprintf(v.out, "%s: integrity: %v; %s: give --key of the key that signed it, "+
+			"or verify the trail, its retired logs included, without --alone, to follow every key handover\n", segment, notSigned, why)
+		return nil, nil
+	}
+	next, ok := v.nextKey(path, &h)
+	if !ok {
+		return nil, nil
+	}
+	tr, err := integrity.OpenSegmentAlone(segment, next)
+	if err != nil {
+		v.sum.Problems++
+		_, _ = fmt.Fprintf(v.out, "%s: integrity: %v\n", segment, err)
+		return nil, nil
+	}
+	notePath := integrity.HandoverPath(path)
+	if why := genesisProblem(tr.Log, nil, h.NextOrigin, integrity.GenesisLeaf(signed)); why != "" {
+		v.sum.Problems++
+		_, _ = fmt.Fprintf(v.out, "%s: handover: the log at %s does not start from the handover note in %s, which --key signed: %s\n",
+			segment, path, notePath, why)
+		return nil, nil
+	}
+	v.openGiven(h.NextOrigin, next)
+	_, _ = fmt.Fprintf(v.out, "%s: handover: the log starts from the handover note in %s, the final checkpoint of the log %q that --key signed; "+
+		"checked with the key it names, %s\n", segment, notePath, h.Origin, integrity.KeyID(next.Name(), next.KeyHash()))
+	return tr, next
 }
 
 // reportAlone prints the failures, witness result, proofs, handover and

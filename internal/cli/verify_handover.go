@@ -73,28 +73,36 @@ func (v *verifier) noteUnfollowed(name string) {
 func (v *verifier) checkGenesis(name, origin string) {
 	want, from := v.handovers.genesis[origin], v.handovers.from[origin]
 	sl, err := integrity.LoadSegmentLog(name, v.opts.key)
-	why := ""
-	switch g := sl.Genesis(); {
-	case err != nil:
-		why = err.Error()
-	case g == nil:
-		why = "its first leaf is its first line, not the handover note"
-	case g.Origin != origin:
-		why = fmt.Sprintf("its handover record names the log %q", g.Origin)
-	case g.EndRange[0] != want:
-		why = "its first leaf is the hash of another note"
+	why := genesisProblem(sl, err, origin, want)
+	switch {
+	case why != "":
+		v.sum.Problems++
+		_, _ = fmt.Fprintf(v.out, "%s: handover: the log at %s does not start from the handover of %s: %s\n", name, name, from, why)
 	case v.handovers.started[origin] != "":
 		v.sum.Problems++
 		_, _ = fmt.Fprintf(v.out, "%s: handover: a second log starts from the handover of %s (the first is %s): "+
 			"one handover starts one log\n", name, from, v.handovers.started[origin])
-		return
 	default:
 		v.handovers.started[origin] = name
 		_, _ = fmt.Fprintf(v.out, "%s: handover: the log starts from the handover of %s\n", name, from)
-		return
 	}
-	v.sum.Problems++
-	_, _ = fmt.Fprintf(v.out, "%s: handover: the log at %s does not start from the handover of %s: %s\n", name, name, from, why)
+}
+
+// genesisProblem says why the log whose segment records are sl (err: why
+// they did not load) does not start from the handover note whose leaf is
+// want and that names the log origin; "" when it does.
+func genesisProblem(sl *integrity.SegmentLog, err error, origin string, want tlog.Hash) string {
+	switch g := sl.Genesis(); {
+	case err != nil:
+		return err.Error()
+	case g == nil:
+		return "its first leaf is its first line, not the handover note"
+	case g.Origin != origin:
+		return fmt.Sprintf("its handover record names the log %q", g.Origin)
+	case g.EndRange[0] != want:
+		return "its first leaf is the hash of another note"
+	}
+	return ""
 }
 
 // checkHandover reports a retired log that went on after its final

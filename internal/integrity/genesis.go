@@ -80,6 +80,29 @@ func HandoverNoteOrigin(path string) string {
 	return string(origin)
 }
 
+// OpenHandoverNote reads the handover note the log at path starts from
+// (PATH.handover) and verifies it with v, the retiring key: a segment of
+// the log checked alone follows it to the key it names. found is false
+// when there is no note.
+func OpenHandoverNote(path string, v note.Verifier) (h Handover, signed []byte, found bool, err error) {
+	signed, found, err = readHandoverNote(path)
+	if err != nil || !found {
+		return Handover{}, nil, found, err
+	}
+	n, err := note.Open(signed, note.VerifierList(v))
+	if err != nil {
+		return Handover{}, nil, true, fmt.Errorf("%s: %w", HandoverPath(path), describeNoteError(err, v))
+	}
+	h, ok, err := ParseHandover([]byte(n.Text))
+	if err == nil && !ok {
+		err = errors.New("not a final checkpoint")
+	}
+	if err != nil {
+		return Handover{}, nil, true, fmt.Errorf("%s: %w", HandoverPath(path), err)
+	}
+	return h, signed, true, nil
+}
+
 // parsePendingHandover reads a handover note's text without its
 // signature (the retiring key is not the sealer's) and checks that it
 // hands the log over to v.

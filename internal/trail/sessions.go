@@ -16,16 +16,20 @@ import (
 
 // Session sums up one session.
 type Session struct {
-	ID       uuid.UUID
-	TraceID  string // the first trace id its events carry; "" when none does
-	First    int64  // earliest event time, Unix microseconds
-	Last     int64  // latest event time
-	FirstTS  string // as written in the line
-	LastTS   string
-	Ops      int64 // operations (a start, or a finish whose start is missing)
-	Failures int64 // finished with ok false
-	Open     int64 // started and never finished
-	Events   int64
+	ID uuid.UUID
+	// TraceID is the first trace id its events carry ("" when none
+	// does), or its first MaxTraceIDChars characters when LongTrace is
+	// set.
+	TraceID   string
+	LongTrace *LongTraceID
+	First     int64  // earliest event time, Unix microseconds
+	Last      int64  // latest event time
+	FirstTS   string // as written in the line
+	LastTS    string
+	Ops       int64 // operations (a start, or a finish whose start is missing)
+	Failures  int64 // finished with ok false
+	Open      int64 // started and never finished
+	Events    int64
 	// Missing counts the seqs from 1 to the highest read that no line
 	// read carries: lost lines, or lines in files not read.
 	Missing int64
@@ -250,7 +254,7 @@ func (s *Session) AddOp(o *Op) {
 		s.Open++
 	}
 	if s.TraceID == "" {
-		s.TraceID = strings.Clone(o.TraceID)
+		s.setTraceID(o.TraceID)
 	}
 }
 
@@ -279,7 +283,7 @@ func (s *Session) noteEvent(ts int64, text string) {
 func (s *Session) note(res *result) {
 	s.noteEvent(res.ts, res.tsText)
 	if s.TraceID == "" && res.traceID != "" {
-		s.TraceID = strings.Clone(res.traceID)
+		s.setTraceID(res.traceID)
 	}
 	if res.phase == 1 && !res.ok {
 		s.Failures++

@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/sandboxaudit/sandboxaudit/internal/safetext"
+	"github.com/sandboxaudit/sandboxaudit/internal/trail"
 )
 
 // maxShownBytes bounds the text of a line, and of its data, that an
@@ -16,25 +17,24 @@ const maxShownBytes = 1 << 20
 
 // maxFieldChars bounds a field of a page (a span or trace id, an exit
 // code), as the trail bounds a command or path: the receiver takes an id
-// of megabytes, which a page would repeat in every row and link.
-const maxFieldChars = 1024
+// of megabytes, which a page would repeat in every row and link. It is
+// the first trace id a session keeps, so a page shows that beginning as
+// it shows the whole id (shownTrace).
+const maxFieldChars = trail.MaxTraceIDChars
 
 // shownField is an untrusted field as shown (safetext.Escape), cut to
 // maxFieldChars between escapes, ending in "…" when cut.
 func shownField(s string) string { return safetext.EscapeCut(s, maxFieldChars) }
 
-// shownPrefix is the beginning of a field over maxFieldChars that
-// shownField shows the same as the whole field (its first maxFieldChars
-// characters, then "…"), and that is still too long to link.
-func shownPrefix(s string) string {
-	n := 0
-	for i := range s {
-		if n == maxFieldChars+1 {
-			return strings.Clone(s[:i])
-		}
-		n++
+// shownTrace is a session's first trace id as shownField shows the whole
+// id. Of a longer id the session keeps maxFieldChars characters, each
+// shown as at least one, so the cut falls inside them: the character
+// added after them only makes sure the cut shows.
+func shownTrace(s trail.Session) string {
+	if s.LongTrace == nil {
+		return shownField(s.TraceID)
 	}
-	return s
+	return shownField(s.TraceID + "…")
 }
 
 // shownJSONText is JSON text for a page: whole, or its beginning when it

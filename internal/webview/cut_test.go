@@ -5,6 +5,9 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/sandboxaudit/sandboxaudit/internal/trail"
 )
 
 // A cut falls between characters and never inside an escape, whose
@@ -35,20 +38,25 @@ func TestCutJSONText(t *testing.T) {
 	assert.Equal(t, `'it'"'"'s; rm -rf ~'`, shellQuoted("it's; rm -rf ~"))
 }
 
-// The beginning of a long field a session keeps shows as the whole field
-// does, and is still too long to link.
-func TestShownPrefix(t *testing.T) {
-	for _, s := range []string{
+// The beginning of a long trace id a session keeps shows as the whole id
+// does, and is not linked.
+func TestShownTrace(t *testing.T) {
+	tt := &traceTemplate{tmpl: "http://127.0.0.1:16686/trace/{trace_id}"}
+	for _, id := range []string{
 		strings.Repeat("t", 5000),
 		strings.Repeat("é", 3000),
 		strings.Repeat("\u202e\x1b", 2000),
 		strings.Repeat("\xff", 2000),
 		strings.Repeat("❤️", 1500),
 	} {
-		p := shownPrefix(s)
-		assert.Less(t, len(p), 8*maxFieldChars)
-		assert.Greater(t, len(p), maxFieldChars)
-		assert.Equal(t, shownField(s), shownField(p))
+		var s trail.Session
+		s.AddOp(&trail.Op{TraceID: id, Start: &trail.Event{}})
+		require.NotNil(t, s.LongTrace)
+		assert.Less(t, len(s.TraceID), 8*maxFieldChars)
+		assert.Equal(t, shownField(id), shownTrace(s))
+		assert.Empty(t, tt.sessionLink(&s))
 	}
-	assert.Equal(t, "short", shownPrefix("short"))
+	s := trail.Session{TraceID: "4bf92f3577b34da6a3ce929d0e0e4736"}
+	assert.Equal(t, "4bf92f3577b34da6a3ce929d0e0e4736", shownTrace(s))
+	assert.Equal(t, "http://127.0.0.1:16686/trace/4bf92f3577b34da6a3ce929d0e0e4736", tt.sessionLink(&s))
 }

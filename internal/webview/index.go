@@ -3,7 +3,6 @@ package webview
 import (
 	"bufio"
 	"context"
-	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -37,10 +36,6 @@ type sessionIndex struct {
 	// MoreTraces: some operation is in a trace other than TraceID, the
 	// session's first.
 	MoreTraces bool
-	// longTrace is the sum of the first trace id when it is over
-	// maxFieldChars: TraceID then keeps only the beginning a page shows,
-	// so an entry does not grow with the id.
-	longTrace *[sha256.Size]byte
 	// Span of time its operations cover, for the timeline's axis.
 	end int64
 	// seqs are its seqs while ReadOps gives its operations (together);
@@ -100,27 +95,14 @@ func buildIndex(ctx context.Context, sources []string, opts trail.Options) (*ind
 
 // add counts an operation into the session's sums.
 func (s *sessionIndex) add(o *trail.Op) {
-	first := s.TraceID == ""
 	s.AddOp(o)
-	if first && len(s.TraceID) > maxFieldChars {
-		sum := sha256.Sum256([]byte(s.TraceID))
-		s.longTrace, s.TraceID = &sum, shownPrefix(s.TraceID)
-	}
-	if o.TraceID != "" && !s.inFirstTrace(o.TraceID) {
+	if o.TraceID != "" && !s.InFirstTrace(o.TraceID) {
 		s.MoreTraces = true
 	}
 	if end := endOf(o); end > s.end {
 		s.end = end
 	}
 	o.AddSeqs(s.seqs)
-}
-
-// inFirstTrace reports whether id is the session's first trace id.
-func (s *sessionIndex) inFirstTrace(id string) bool {
-	if s.longTrace == nil {
-		return id == s.TraceID
-	}
-	return len(id) > maxFieldChars && sha256.Sum256([]byte(id)) == *s.longTrace
 }
 
 // gaps counts the session's missing seqs as sessions does, once its

@@ -144,7 +144,7 @@ func (s *Server) sessionsPage(w http.ResponseWriter, r *http.Request) {
 	var rows []sessionRow
 	for _, si := range list[min(offset, len(list)):min(offset+limit, len(list))] {
 		rows = append(rows, sessionRow{Session: si.Session, Href: "/session/" + si.ID.String(),
-			TraceHref: s.trace.link(si.TraceID, ""), MoreTraces: si.MoreTraces,
+			TraceHref: s.trace.sessionLink(&si.Session), MoreTraces: si.MoreTraces,
 			MissingText: missingText(si.Missing, si.MissingRanges)})
 	}
 	var seals []sealRow
@@ -211,7 +211,7 @@ func (s *Server) sessionPage(w http.ResponseWriter, r *http.Request) {
 	span := max(t1-t0, 1)
 	s.render(w, "session", map[string]any{
 		"Title": "Session " + si.ID.String(), "Sources": int64(len(s.cfg.Sources)), "ID": si.ID.String(), "S": si.Session, "MoreTraces": si.MoreTraces,
-		"TraceHref": s.trace.link(si.TraceID, ""), "Rows": timelineRows(si, ops, offset, t0, t1),
+		"TraceHref": s.trace.sessionLink(&si.Session), "Rows": timelineRows(si, ops, offset, t0, t1),
 		"MissingSeqs": seqset.Describe(si.Missing, si.MissingRanges), "AxisFrom": microsText(t0), "AxisTo": microsText(t1),
 		"AxisSpan": durationMS(float64(span) / 1000), "Pager": makePager("/session/"+si.ID.String(), url.Values{}, offset, limit, int(si.Ops)),
 	})

@@ -153,7 +153,7 @@ func (s *Server) hostAllowed(host string) bool {
 func parsePages() (map[string]*template.Template, error) {
 	pages := map[string]*template.Template{}
 	for _, name := range []string{"sessions", "session", "op"} {
-		t, err := template.New(name).Funcs(template.FuncMap{"shown": safetext.Escape, "shownField": shownField, "shownJSON": safetext.EscapeJSON,
+		t, err := template.New(name).Funcs(template.FuncMap{"shown": safetext.Escape, "shownField": shownField, "shownTrace": shownTrace, "shownJSON": safetext.EscapeJSON,
 			"count": plural.Count[int64], "pick": plural.Pick[int64],
 			"cutNote": func(t shownJSONText, page map[string]any) cutNote { return cutNote{t, page} }}).ParseFS(assets, "assets/base.html", "assets/pager.html", "assets/"+name+".html")
 		if err != nil {

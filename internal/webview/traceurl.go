@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+
+	"github.com/sandboxaudit/sandboxaudit/internal/trail"
 )
 
 // traceTemplate builds trace links from --trace-url.
@@ -40,6 +42,15 @@ func (t *traceTemplate) link(traceID, spanID string) string {
 		return ""
 	}
 	return strings.NewReplacer("{trace_id}", escapeID(traceID), "{span_id}", escapeID(spanID)).Replace(t.tmpl)
+}
+
+// sessionLink is the URL for a session's first trace; "" too when the
+// session keeps only the id's beginning (no backend has such an id).
+func (t *traceTemplate) sessionLink(s *trail.Session) string {
+	if s.LongTrace != nil {
+		return ""
+	}
+	return t.link(s.TraceID, "")
 }
 
 // escapeID percent-encodes every byte of s outside RFC 3986's unreserved
