@@ -191,6 +191,9 @@ func (l *fileLog) checkHandoverRecord(store *hashStore) error {
 // rewrote, as the log's own key's could. Only the notes found are known:
 // those of retired logs moved elsewhere are not.
 func HandedOverFrom(path string, wkeys ...string) (which int, note string) {
+	if len(wkeys) == 0 {
+		return -1, "" // no directory read for nothing
+	}
 	for _, p := range append([]string{path}, RetiredLogs(path)...) {
 		signed, ok, err := readHandoverNote(p)
 		if err != nil || !ok {
