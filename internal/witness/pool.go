@@ -165,9 +165,10 @@ func (p *Pool) Verifiers() []note.Verifier {
 // witness that refuses or cannot be reached is counted and paused
 // (SetBackoff); one paused is not asked, and counted with the failure that
 // paused it. Each cause is logged at ERROR (naming path): a witness's own
-// failure once for every log, a refusal once per log, and the logs a
-// witness refuses for one cause summed up (refusals.go). One that cosigned this
-// checkpoint last is not asked again: its line is returned as received.
+// failure once for every log; a refusal of one log at once for the first
+// log of its cause, the next logs of that cause summed up (refusals.go).
+// One that cosigned this checkpoint last is not asked again: its line is
+// returned as received.
 // quorum reports whether enough witnesses cosigned.
 func (p *Pool) Cosign(ctx context.Context, path, origin string, n int64, signed []byte, prove func(old int64) (tlog.TreeProof, error)) (cosigs [][]byte, quorum bool) {
 	lines := make([][]byte, len(p.witnesses))
