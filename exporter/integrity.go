@@ -47,7 +47,7 @@ func (e *auditExporter) startIntegrity(ctx context.Context, host component.Host,
 	if err != nil {
 		return nil, err
 	}
-	if err := sealAtStart(ctx, sealer, base, fc.Path); err != nil {
+	if err := sealAtStart(ctx, sealer, base, fc.Path, ic.retiredWitnessKey); err != nil {
 		// Nothing was written through it: Close only lets its owner
 		// locks go, so a collector started again can take them.
 		return nil, errors.Join(err, sealer.Close(ctx))
@@ -58,14 +58,18 @@ func (e *auditExporter) startIntegrity(ctx context.Context, host component.Host,
 
 // sealAtStart seals the plain path, which a second sealer (another
 // collector, or another exporter of this one, on the same file) cannot
-// take, or the files a templated path gave before.
-func sealAtStart(ctx context.Context, sealer *integrity.Sealer, base, path string) error {
+// take, or the files a templated path gave before. refuse is checked on
+// each file first: its error stops the start.
+func sealAtStart(ctx context.Context, sealer *integrity.Sealer, base, path string, refuse func(file string) error) error {
 	if strings.Contains(path, "{") {
-		return sealExisting(ctx, sealer, base, path)
+		return sealExisting(ctx, sealer, base, path, refuse)
 	}
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return fmt.Errorf("file: path: %w", err)
+	}
+	if err := refuse(abs); err != nil {
+		return err
 	}
 	if err := sealer.SealAtStart(ctx, abs); err != nil {
 		return fmt.Errorf("file: integrity: %w", err)
@@ -79,8 +83,9 @@ func sealAtStart(ctx context.Context, sealer *integrity.Sealer, base, path strin
 // and is a file the template gives. A rotated segment, or any other file
 // with a store, is left as it is: sealing it would sign lines appended to
 // it while the collector was down, which verify reports as unsealed.
-// WalkDir does not follow symlinks. Only a cancelled start is an error.
-func sealExisting(ctx context.Context, s *integrity.Sealer, base, template string) error {
+// WalkDir does not follow symlinks. Only a cancelled start, or refuse's
+// error for a file, is an error.
+func sealExisting(ctx context.Context, s *integrity.Sealer, base, template string, refuse func(file string) error) error {
 	given, err := filesink.Matcher(template)
 	if err != nil {
 		return fmt.Errorf("file: path: %w", err)
@@ -100,6 +105,9 @@ func sealExisting(ctx context.Context, s *integrity.Sealer, base, template strin
 			file = p
 		}
 		if given(file) && (isStore || !holdsStore(file)) {
+			if err := refuse(file); err != nil {
+				return err
+			}
 			_ = s.SealAtStart(ctx, file) // logged by the sealer
 		}
 		return ctx.Err()
@@ -140,4 +148,22 @@ func closeSealer(ctx context.Context, s *integrity.Sealer) error {
 		return fmt.Errorf("sandboxaudit exporter: integrity: final checkpoint: %w", err)
 	}
 	return nil
+}
+
+// retiredWitnessKey refuses a witness whose public_key signed a handover
+// note of the log at file (beside it, or beside a log retired there): a
+// key the log was handed over from, whose holder could cosign what it
+// rewrote. Checked at start, not in Validate: the notes are the audit
+// directory's files, as the sealer reads them, one per handed-over log.
+func (c *IntegrityConfig) retiredWitnessKey(file string) error {
+	keys := make([]string, len(c.Witnesses))
+	for i := range c.Witnesses {
+		keys[i] = c.Witnesses[i].PublicKey
+	}
+	i, note := integrity.HandedOverFrom(file, keys...)
+	if note == "" {
+		return nil
+	}
+	return fmt.Errorf("file: integrity: witnesses::%d::public_key: a key the log was handed over from (it signed %s): "+
+		"a witness cosigns with a key of its own, or the key's holder could cosign what it rewrote", i, note)
 }

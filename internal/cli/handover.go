@@ -49,7 +49,7 @@ func runLogHandover(ctx context.Context, args []string, s Streams) int {
 		_, _ = fmt.Fprintf(s.Stderr, "log handover: %v\n", err)
 		return exitUsage
 	}
-	pool, failures, err := handoverWitnesses(witnesses, h.keys.VKey, h.nextKey)
+	pool, failures, err := handoverWitnesses(witnesses, h.path, h.keys.VKey, h.nextKey)
 	if err != nil {
 		_, _ = fmt.Fprintf(s.Stderr, "log handover: --witness: %v\n", err)
 		return exitUsage
@@ -126,9 +126,10 @@ func loadHandoverKeys(keyFile, nextKeyFile, nextOrigin, path string) (*handover,
 }
 
 // handoverWitnesses builds the witnesses from URL=W.vkey values, none with
-// the retiring key (logKey) or the next one (nextKey), and what records
-// why they do not cosign; nil when there are none.
-func handoverWitnesses(values []string, logKey, nextKey string) (*witness.Pool, *witnessFailures, error) {
+// the retiring key (logKey), the next one (nextKey) or one the log at path
+// was handed over from, and what records why they do not cosign; nil when
+// there are none.
+func handoverWitnesses(values []string, path, logKey, nextKey string) (*witness.Pool, *witnessFailures, error) {
 	if len(values) == 0 {
 		return nil, nil, nil
 	}
@@ -158,6 +159,10 @@ func handoverWitnesses(values []string, logKey, nextKey string) (*witness.Pool, 
 		}
 		if err != nil {
 			return nil, nil, err
+		}
+		if _, from := integrity.HandedOverFrom(path, text); from != "" {
+			return nil, nil, fmt.Errorf("%s holds a key the log was handed over from (it signed %s): "+
+				"a witness cosigns with a key of its own", keyPath, from)
 		}
 		w, err := handoverWitness(url, text)
 		if err != nil {

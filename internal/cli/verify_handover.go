@@ -65,6 +65,26 @@ func (v *verifier) noteUnfollowed(name string) {
 	}
 	_, _ = fmt.Fprintf(v.out, "%s: handover: the log starts from a handover note that no retired log read names, so its link to "+
 		"the history before it is not checked: give the retired log too (or the directory that holds it), with the first key\n", name)
+	v.refuseRetiredKeyAsWitness(name)
+}
+
+// refuseRetiredKeyAsWitness reports a --witness key that signed a
+// handover note beside the log at name, or beside a log retired there: a
+// key the log was handed over from. Read from the first key on, every key
+// of the chain is --key or a next key, refused as such; read from a later
+// key, the keys before it are known only by the notes they signed.
+func (v *verifier) refuseRetiredKeyAsWitness(name string) {
+	for i, wv := range v.opts.witness.verifiers {
+		key, ok := wv.(fmt.Stringer)
+		if !ok {
+			continue
+		}
+		if _, from := integrity.HandedOverFrom(name, key.String()); from != "" {
+			v.sum.Problems++
+			_, _ = fmt.Fprintf(v.out, "%s: handover: --witness %s holds a key the log was handed over from (it signed %s): "+
+				"a witness cosigns with a key of its own\n", name, v.opts.witness.files[i], from)
+		}
+	}
 }
 
 // checkGenesis refuses a log that a handover names but whose leaf 0 is

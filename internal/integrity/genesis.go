@@ -10,6 +10,8 @@ import (
 
 	"golang.org/x/mod/sumdb/note"
 	"golang.org/x/mod/sumdb/tlog"
+
+	"github.com/sandboxaudit/sandboxaudit/internal/witness"
 )
 
 // A log handed over from another key starts from the handover note
@@ -203,4 +205,28 @@ func (l *fileLog) checkHandoverRecord(store *hashStore) error {
 	}
 	return tampered(l.path, "the log starts from the handover note in %s, but the segments sidecar that records it as leaf 0 "+
 		"is missing or empty: put %s back", HandoverPath(l.path), SegmentsPath(l.path))
+}
+
+// HandedOverFrom returns the first of the witness keys wkeys that holds
+// the public key of a handover note's signer, beside path or beside a log
+// retired there (its index, -1 when none), and that note's file: a key
+// the log was handed over from. Its holder could cosign what it
+// rewrote, as the log's own key's could. Only the notes found are known:
+// those of retired logs moved elsewhere are not.
+func HandedOverFrom(path string, wkeys ...string) (which int, note string) {
+	if len(wkeys) == 0 {
+		return -1, "" // no directory read for nothing
+	}
+	for _, p := range append([]string{path}, RetiredLogs(path)...) {
+		signed, ok, err := readHandoverNote(p)
+		if err != nil || !ok {
+			continue
+		}
+		for i, k := range wkeys {
+			if witness.SignedNote(signed, k) {
+				return i, HandoverPath(p)
+			}
+		}
+	}
+	return -1, ""
 }

@@ -252,3 +252,110 @@ func TestPoolAsksAgainAboutAnotherTreeOfTheSameSize(t *testing.T) {
 	require.Empty(t, cosigs, "no cosignature of the first tree stands for the second")
 	require.Equal(t, 2, w1.Requests(), "the witness is asked about the second tree")
 }
+
+// A witness that does not know the logs of a templated path refuses each
+// (404): the first is logged at once, naming its origin; the next are
+// summed up at most once a minute, with their count and one origin, not
+// one ERROR each; every refusal is still counted.
+func TestPoolSumsUpTheLogsAWitnessRefuses(t *testing.T) {
+	key := newTestLog(t, "example.com/key")
+	var ls []*testLog
+	for k := range 40 {
+		l := &testLog{t: t, origin: fmt.Sprintf("example.com/session-%d", k), signer: key.signer, verifier: key.verifier}
+		l.add(2, "x")
+		ls = append(ls, l)
+	}
+	w1 := witnesstest.Start(t, "witness.example/w1", key.verifier)
+	w1.SetStatus(http.StatusNotFound)
+	p, obs, logs := newPool(t, 1, w1)
+	clock := &testClock{now: time.Unix(1_800_000_000, 0)}
+	p.SetBackoff(witness.Backoff{First: time.Second, Limit: time.Second, Now: clock.Now})
+	cosignAll := func(ls []*testLog) {
+		t.Helper()
+		for _, l := range ls {
+			_, quorum := p.Cosign(context.Background(), l.origin+".jsonl", l.origin, l.n, l.checkpoint(), l.prover())
+			require.False(t, quorum)
+		}
+	}
+	cosignAll(ls[:30])
+	errs := logs.FilterLevelExact(zapcore.ErrorLevel).All()
+	require.Len(t, errs, 1, "the first log at once, the next summed up")
+	require.Equal(t, "example.com/session-0", errs[0].ContextMap()["origin"])
+	require.Contains(t, errs[0].ContextMap()["error"], "404")
+
+	clock.add(time.Minute)
+	cosignAll(ls) // 30 refused again (not news), 10 more
+	errs = logs.FilterLevelExact(zapcore.ErrorLevel).All()
+	require.Len(t, errs, 2)
+	sum := errs[1].ContextMap()
+	require.Contains(t, errs[1].Message, "more logs for the same cause")
+	require.Equal(t, "witness.example/w1", sum["witness"])
+	require.Equal(t, int64(29), sum["new_logs"], "the 29 refused after the first, within the minute")
+	require.Equal(t, int64(30), sum["logs_refused"])
+	require.Equal(t, "example.com/session-29", sum["origin"])
+	require.Contains(t, sum["error"], "404")
+
+	clock.add(time.Minute)
+	cosignAll(ls[:1])
+	errs = logs.FilterLevelExact(zapcore.ErrorLevel).All()
+	require.Len(t, errs, 3, "the 10 refused since, once the minute passed")
+	require.Equal(t, int64(10), errs[2].ContextMap()["new_logs"])
+	require.Equal(t, int64(40), errs[2].ContextMap()["logs_refused"])
+	require.Equal(t, 30+40+1, obs.failed["witness.example/w1/unknown_log"], "every refusal counted")
+}
+
+// A log a witness refused, then cosigned (the operator added it to the
+// witness), is said to be back: at once when it was the last one refused
+// for that cause, and its next refusal is logged at once again.
+func TestPoolSaysALogARefusingWitnessCosignsAgainIsBack(t *testing.T) {
+	log := newTestLog(t, "example.com/log")
+	log.add(2, "a")
+	w1 := witnesstest.Start(t, "witness.example/w1", log.verifier)
+	w1.SetStatus(http.StatusNotFound)
+	p, _, logs := newPool(t, 1, w1)
+	clock := &testClock{now: time.Unix(1_800_000_000, 0)}
+	p.SetBackoff(witness.Backoff{First: time.Second, Limit: time.Second, Now: clock.Now})
+	cosign := func() bool {
+		_, quorum := p.Cosign(context.Background(), "audit.jsonl", log.origin, log.n, log.checkpoint(), log.prover())
+		return quorum
+	}
+	require.False(t, cosign())
+	w1.SetStatus(0)
+	clock.add(2 * time.Second)
+	require.True(t, cosign())
+	infos := logs.FilterLevelExact(zapcore.InfoLevel).All()
+	require.Len(t, infos, 1)
+	require.Equal(t, "integrity: witness cosigns again logs it had refused", infos[0].Message)
+	require.Equal(t, "example.com/log", infos[0].ContextMap()["origin"])
+	require.Equal(t, int64(1), infos[0].ContextMap()["logs_back"])
+	require.Equal(t, int64(0), infos[0].ContextMap()["logs_refused"])
+
+	w1.SetStatus(http.StatusNotFound)
+	log.add(1, "b")
+	require.False(t, cosign())
+	require.Len(t, logs.FilterLevelExact(zapcore.ErrorLevel).All(), 2, "refused again: logged at once")
+}
+
+// A witness that failed for every log and cosigns again is said to be
+// back, once.
+func TestPoolSaysAWitnessThatFailedItselfIsBack(t *testing.T) {
+	log := newTestLog(t, "example.com/log")
+	log.add(2, "a")
+	w1 := witnesstest.Start(t, "witness.example/w1", log.verifier)
+	w1.SetStatus(http.StatusServiceUnavailable)
+	p, _, logs := newPool(t, 1, w1)
+	clock := &testClock{now: time.Unix(1_800_000_000, 0)}
+	p.SetBackoff(witness.Backoff{First: time.Second, Limit: time.Second, Now: clock.Now})
+	_, quorum := p.Cosign(context.Background(), "f", log.origin, log.n, log.checkpoint(), log.prover())
+	require.False(t, quorum)
+	w1.SetStatus(0)
+	for range 2 {
+		clock.add(2 * time.Second)
+		log.add(1, "b")
+		_, quorum = p.Cosign(context.Background(), "f", log.origin, log.n, log.checkpoint(), log.prover())
+		require.True(t, quorum)
+	}
+	infos := logs.FilterLevelExact(zapcore.InfoLevel).All()
+	require.Len(t, infos, 1)
+	require.Equal(t, "integrity: witness cosigns again (it had failed for every log)", infos[0].Message)
+}

@@ -3,6 +3,7 @@ package witness
 import (
 	"bytes"
 	"context"
+	"crypto/ed25519"
 	"encoding/base64"
 	"errors"
 	"fmt"
@@ -109,6 +110,39 @@ func SameKey(a, b string) bool {
 	kb, okB := rawKey(b)
 	return okA && okB && bytes.Equal(ka, kb)
 }
+
+// SignedNote reports whether the public key of wkey (a witness's
+// cosignature key, or any verifier key) signed msg, a signed note, as an
+// Ed25519 note key under whatever name: the witness holds a key that
+// signed the log, such as one the log was handed over from, whose
+// verifier key no file keeps (a note names only its signer's name and
+// key hash).
+func SignedNote(msg []byte, wkey string) bool {
+	raw, ok := rawKey(wkey)
+	if !ok || len(raw) != ed25519.PublicKeySize {
+		return false
+	}
+	_, err := note.Open(msg, note.VerifierList())
+	var unverified *note.UnverifiedNoteError
+	if !errors.As(err, &unverified) {
+		return false
+	}
+	key := base64.StdEncoding.EncodeToString(append([]byte{algEd25519}, raw...))
+	for _, s := range unverified.Note.UnverifiedSigs {
+		// NewVerifier refuses a hash that is not of this name and key.
+		v, err := note.NewVerifier(fmt.Sprintf("%s+%08x+%s", s.Name, s.Hash, key))
+		if err != nil {
+			continue
+		}
+		if _, err := note.Open(msg, note.VerifierList(v)); err == nil {
+			return true
+		}
+	}
+	return false
+}
+
+// algEd25519 is the signed-note algorithm byte of an Ed25519 key.
+const algEd25519 = 1
 
 // rawKey is vkey's public key without its algorithm byte.
 func rawKey(vkey string) ([]byte, bool) {

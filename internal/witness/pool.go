@@ -73,10 +73,15 @@ type Pool struct {
 	// known is, per witness and origin, the checkpoint that witness last
 	// cosigned.
 	known map[knownKey]cosigned
-	// logged is the error last logged per witness and origin: a witness
-	// that refuses every round the same way is logged once (and counted
-	// every time), and again once it has cosigned.
-	logged  map[knownKey]string
+	// down is, per witness that failed itself, the error logged: logged
+	// once for every log (and counted every time), and again once it has
+	// cosigned.
+	down map[int]string
+	// refused is, per witness and origin it refuses, the cause (the
+	// error's text); causes sums up the logs each witness refuses for each
+	// cause (refusals.go).
+	refused map[knownKey]string
+	causes  map[refusalKey]*refusals
 	backoff Backoff
 	// paused is, per witness and origin that failed (origin "": the
 	// witness for every origin), until when it is not asked again.
@@ -116,7 +121,8 @@ func NewPool(witnesses []*Witness, quorum int, logger *zap.Logger, observer Obse
 		logger = zap.NewNop()
 	}
 	return &Pool{witnesses: witnesses, quorum: quorum, logger: logger, observer: observer, known: map[knownKey]cosigned{},
-		logged: map[knownKey]string{}, backoff: Backoff{First: downFor, Limit: MaxBackoff}, paused: map[knownKey]pause{}}, nil
+		down: map[int]string{}, refused: map[knownKey]string{}, causes: map[refusalKey]*refusals{},
+		backoff: Backoff{First: downFor, Limit: MaxBackoff}, paused: map[knownKey]pause{}}, nil
 }
 
 // SetBackoff sets how long a witness that failed is not asked again (by
@@ -156,10 +162,13 @@ func (p *Pool) Verifiers() []note.Verifier {
 
 // Cosign submits the checkpoint (origin, size n, signed note) to every
 // witness at once and returns the cosignature lines received. Each
-// witness that refuses or cannot be reached is logged at ERROR (naming
-// path) and counted, and paused (SetBackoff); one paused is not asked,
-// and counted with the failure that paused it. One that cosigned this
-// checkpoint last is not asked again: its line is returned as received.
+// witness that refuses or cannot be reached is counted and paused
+// (SetBackoff); one paused is not asked, and counted with the failure that
+// paused it. Each cause is logged at ERROR (naming path): a witness's own
+// failure once for every log; a refusal of one log at once for the first
+// log of its cause, the next logs of that cause summed up (refusals.go).
+// One that cosigned this checkpoint last is not asked again: its line is
+// returned as received.
 // quorum reports whether enough witnesses cosigned.
 func (p *Pool) Cosign(ctx context.Context, path, origin string, n int64, signed []byte, prove func(old int64) (tlog.TreeProof, error)) (cosigs [][]byte, quorum bool) {
 	lines := make([][]byte, len(p.witnesses))
@@ -171,11 +180,7 @@ func (p *Pool) Cosign(ctx context.Context, path, origin string, n int64, signed 
 		}
 		wg.Go(func() {
 			line, err := p.submit(ctx, i, origin, n, signed, prove)
-			if p.firstOfItsKind(logKey(i, origin, err), err) {
-				p.logger.Error("integrity: witness did not cosign the checkpoint (it stays in the sidecar and is submitted again)",
-					zap.String("path", path), zap.String("witness", w.Name), zap.String("origin", origin),
-					zap.Int64("size", n), zap.Error(err))
-			}
+			logEntries(p.logger, p.record(i, w.Name, path, origin, n, err))
 			if err != nil {
 				if p.observer != nil {
 					p.observer.Failed(ctx, w.Name, Reason(err))
@@ -189,46 +194,13 @@ func (p *Pool) Cosign(ctx context.Context, path, origin string, n int64, signed 
 		})
 	}
 	wg.Wait()
+	logEntries(p.logger, p.summariesDue())
 	for _, l := range lines {
 		if l != nil {
 			cosigs = append(cosigs, l)
 		}
 	}
 	return cosigs, len(cosigs) >= p.quorum
-}
-
-// logKey is what a failure of witness i for origin is logged once per: a
-// witness that fails itself (no answer, a server error) fails every log
-// the same way, so it is logged once for all of them, not once per
-// {session_id} origin (thousands of lines the collector's log sampler
-// would thin out, each never logged again); a refusal of one log, per log.
-func logKey(i int, origin string, err error) knownKey {
-	if err != nil && failsItself(err) {
-		origin = ""
-	}
-	return knownKey{witness: i, origin: origin}
-}
-
-// firstOfItsKind reports whether err should be logged: it differs from
-// the last error logged for key. A success (nil) resets key, and the
-// witness's failure for every log: it answers again.
-func (p *Pool) firstOfItsKind(key knownKey, err error) bool {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if err == nil {
-		delete(p.logged, key)
-		delete(p.logged, knownKey{witness: key.witness})
-		return false
-	}
-	msg := err.Error()
-	if p.logged[key] == msg {
-		return false
-	}
-	if len(p.logged) >= maxLogged {
-		clear(p.logged)
-	}
-	p.logged[key] = msg
-	return true
 }
 
 // submit runs add-checkpoint with one witness, unless it is paused, and
