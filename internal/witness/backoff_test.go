@@ -359,3 +359,29 @@ func TestPoolSaysAWitnessThatFailedItselfIsBack(t *testing.T) {
 	require.Len(t, infos, 1)
 	require.Equal(t, "integrity: witness cosigns again (it had failed for every log)", infos[0].Message)
 }
+
+// TestPoolNamesEachLogAWitnessSaysWasRewritten: a 422 (the log's tree does
+// not extend what the witness cosigned) is what an attack on that log looks
+// like, so each log so refused is named at once, not summed up.
+func TestPoolNamesEachLogAWitnessSaysWasRewritten(t *testing.T) {
+	key := newTestLog(t, "example.com/key")
+	var ls []*testLog
+	for k := range 5 {
+		l := &testLog{t: t, origin: fmt.Sprintf("example.com/session-%d", k), signer: key.signer, verifier: key.verifier}
+		l.add(2, "x")
+		ls = append(ls, l)
+	}
+	w1 := witnesstest.Start(t, "witness.example/w1", key.verifier)
+	w1.SetStatus(http.StatusUnprocessableEntity)
+	p, _, logs := newPool(t, 1, w1)
+	for _, l := range ls {
+		_, quorum := p.Cosign(context.Background(), l.origin+".jsonl", l.origin, l.n, l.checkpoint(), l.prover())
+		require.False(t, quorum)
+	}
+	errs := logs.FilterLevelExact(zapcore.ErrorLevel).All()
+	require.Len(t, errs, len(ls), "one line per log")
+	for k, e := range errs {
+		require.Equal(t, ls[k].origin, e.ContextMap()["origin"])
+		require.Contains(t, e.ContextMap()["error"], "history rewritten")
+	}
+}

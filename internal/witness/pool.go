@@ -77,10 +77,10 @@ type Pool struct {
 	// once for every log (and counted every time), and again once it has
 	// cosigned.
 	down map[int]string
-	// refused is, per witness and origin it refuses, the cause (the
-	// error's text); causes sums up the logs each witness refuses for each
-	// cause (refusals.go).
-	refused map[knownKey]string
+	// refused is, per witness and origin it refuses, the cause the
+	// refusal is summed up under; causes sums up the logs each witness
+	// refuses for each cause (refusals.go).
+	refused map[knownKey]refusalKey
 	causes  map[refusalKey]*refusals
 	backoff Backoff
 	// paused is, per witness and origin that failed (origin "": the
@@ -121,7 +121,7 @@ func NewPool(witnesses []*Witness, quorum int, logger *zap.Logger, observer Obse
 		logger = zap.NewNop()
 	}
 	return &Pool{witnesses: witnesses, quorum: quorum, logger: logger, observer: observer, known: map[knownKey]cosigned{},
-		down: map[int]string{}, refused: map[knownKey]string{}, causes: map[refusalKey]*refusals{},
+		down: map[int]string{}, refused: map[knownKey]refusalKey{}, causes: map[refusalKey]*refusals{},
 		backoff: Backoff{First: downFor, Limit: MaxBackoff}, paused: map[knownKey]pause{}}, nil
 }
 

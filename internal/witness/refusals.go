@@ -13,10 +13,23 @@ import (
 const summaryEvery = time.Minute
 
 // refusalKey is one witness's refusal of logs for one cause (the error's
-// text).
+// text). A refusal saying a log's history was rewritten is that log's
+// alone (origin set): it is what an attack on the log looks like, so each
+// log so refused is named at once, never only counted in a summary.
 type refusalKey struct {
 	witness int
 	cause   string
+	origin  string
+}
+
+// refusalKeyOf is the cause witness i's refusal err of origin's log is
+// summed up under.
+func refusalKeyOf(i int, origin string, err error) refusalKey {
+	ck := refusalKey{witness: i, cause: err.Error()}
+	if Reason(err) == "inconsistent" {
+		ck.origin = origin
+	}
+	return ck
 }
 
 // refusals sums up what one witness refuses for one cause.
@@ -81,23 +94,22 @@ func notCosigned(name, path, origin string, n int64, err error) entry {
 // it); the first log of a cause is logged at once; more logs of that cause
 // are summed up at most every summaryEvery. Called with mu held.
 func (p *Pool) refusedLocked(i int, name, path, origin string, n int64, err error, now time.Time) []entry {
-	cause := err.Error()
+	ck := refusalKeyOf(i, origin, err)
 	key := knownKey{witness: i, origin: origin}
 	prev, had := p.refused[key]
-	if had && prev == cause {
+	if had && prev == ck {
 		return nil
 	}
 	var out []entry
 	if had {
-		out = p.leaveLocked(refusalKey{i, prev}, name, now)
+		out = p.leaveLocked(prev, name, now)
 	}
 	if len(p.refused) >= maxLogged {
 		// Each cause is logged at once again, from the next log refused.
 		clear(p.refused)
 		clear(p.causes)
 	}
-	p.refused[key] = cause
-	ck := refusalKey{witness: i, cause: cause}
+	p.refused[key] = ck
 	r := p.causes[ck]
 	if r == nil {
 		p.causes[ck] = &refusals{logs: 1, lastLine: now}
@@ -107,7 +119,7 @@ func (p *Pool) refusedLocked(i int, name, path, origin string, n int64, err erro
 	r.refused++
 	r.example = example{path: path, origin: origin}
 	if now.Sub(r.lastLine) >= summaryEvery {
-		out = append(out, r.summary(name, cause, now)...)
+		out = append(out, r.summary(name, ck.cause, now)...)
 	}
 	return out
 }
@@ -124,12 +136,11 @@ func (p *Pool) cosignedLocked(i int, name, path, origin string, now time.Time) [
 			fields: []zap.Field{zap.String("witness", name), zap.String("origin", origin), zap.String("path", path)}})
 	}
 	key := knownKey{witness: i, origin: origin}
-	cause, ok := p.refused[key]
+	ck, ok := p.refused[key]
 	if !ok {
 		return out
 	}
 	delete(p.refused, key)
-	ck := refusalKey{witness: i, cause: cause}
 	if r := p.causes[ck]; r != nil {
 		r.back++
 		r.backEx = example{path: path, origin: origin}
