@@ -196,3 +196,26 @@ func TestARememberedNameTakenIsNamedAfterAListing(t *testing.T) {
 	require.Equal(t, taken, segs[2].Path)
 	require.Empty(t, ev.errors())
 }
+
+// TestTemplatedFilesListOnceEach: each file of a {session_id} path lists
+// the directory it shares with the others at its first rotation only.
+func TestTemplatedFilesListOnceEach(t *testing.T) {
+	dir := t.TempDir()
+	var lists listCounter
+	var ev rotationEvents
+	r := ev.hook(&Rotation{MaxBytes: 1, readDir: lists.readDir})
+	s, err := New(Options{Path: filepath.Join(dir, "{session_id}.jsonl"), Rotation: r})
+	require.NoError(t, err)
+	ids := []string{testSession, "00000000-0000-4000-8000-000000000001", "00000000-0000-4000-8000-000000000002"}
+	for i := range 5 {
+		for _, id := range ids {
+			require.NoError(t, s.WriteBatch(context.Background(), id, numberedLines(i, i)))
+		}
+	}
+	require.NoError(t, s.Close())
+	require.Equal(t, len(ids), lists.count())
+	for _, id := range ids {
+		requireSeqs(t, filepath.Join(dir, id+".jsonl"), 4)
+	}
+	require.Empty(t, ev.errors())
+}
