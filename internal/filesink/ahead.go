@@ -31,10 +31,49 @@ type ownMarks struct {
 	mu     sync.Mutex
 	newest map[string]time.Time
 	warned map[string]bool // foreign segments OnIgnored was told of
+	// named is, per path, the segment the sink's last rotation made;
+	// stale marks the paths a maintenance listing found a segment
+	// sorting after it in (a file put there, named as a segment): the
+	// next rotation lists the directory rather than naming after named.
+	named map[string]Segment
+	stale map[string]bool
 }
 
 func newOwnMarks() *ownMarks {
-	return &ownMarks{newest: map[string]time.Time{}, warned: map[string]bool{}}
+	return &ownMarks{newest: map[string]time.Time{}, warned: map[string]bool{},
+		named: map[string]Segment{}, stale: map[string]bool{}}
+}
+
+// made records seg, the segment a rotation of path made.
+func (o *ownMarks) made(path string, seg Segment) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.named[path] = seg
+}
+
+// listed takes a listing of path's segments (segs, foreign marking those
+// dated ahead): one that would be named after, sorting after the segment
+// the sink made last, makes the next rotation list again.
+func (o *ownMarks) listed(path string, segs []Segment, foreign []bool) {
+	i := newestOwn(foreign)
+	if i < 0 {
+		return
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if named, ok := o.named[path]; ok && CompareSegments(segs[i], named) > 0 {
+		o.stale[path] = true
+	}
+}
+
+// takeStale reports whether a listing found a segment of path after the
+// one the sink made last since the last call, and forgets it.
+func (o *ownMarks) takeStale(path string) bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	stale := o.stale[path]
+	delete(o.stale, path)
+	return stale
 }
 
 func (o *ownMarks) get(path string) time.Time {
@@ -58,6 +97,8 @@ func (o *ownMarks) forget(path string) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	delete(o.newest, path)
+	delete(o.named, path)
+	delete(o.stale, path)
 }
 
 // firstWarning reports whether seg is reported for the first time.

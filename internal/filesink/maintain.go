@@ -209,6 +209,11 @@ func (m *maintainer) maintain(ctx context.Context, path string, l *listings) tim
 		}
 		return 0
 	}
+	// A rotation named after the segment it made last lists nothing: a
+	// file named as a segment put beside them since is found here.
+	foreign := foreignAhead(segs, r.clock(), m.marks.get(path))
+	r.noteForeign(m.marks, path, segs, foreign)
+	m.marks.listed(path, segs, foreign)
 	var again time.Duration
 	failed := false
 	if r.Compress {

@@ -90,6 +90,11 @@ type Rotation struct {
 	// birth, when set, stands in for the file system's creation time
 	// (a test whose clock is not the file system's sets it).
 	birth func(*os.File) (time.Time, bool)
+	// readDir, when set, lists a directory for a rotation's naming, and
+	// renamed is called right after a rotation's rename, under the
+	// directory's lock (tests count the listings and race a rotation).
+	readDir func(string) ([]os.DirEntry, error)
+	renamed func(path string)
 }
 
 // idleWait bounds the interval timer's next wait: never a busy loop, and
@@ -268,59 +273,189 @@ func (s *Sink) rotateIfDue(ctx context.Context, of *openFile) time.Duration {
 // appended there and the failure reported, since rotation never costs a
 // line.
 func (s *Sink) rotateLocked(ctx context.Context, of *openFile, f *os.File, size int64, locked bool) (*os.File, int64, bool, error) {
-	seg, err := s.renameToSegment(of.path)
+	seg, next, err := s.renameToSegment(ctx, of)
 	if err != nil {
 		s.rot.fail(of.path, err)
 		return f, size, locked, nil
 	}
 	if s.rot.OnRotate != nil {
-		s.rot.OnRotate(of.path, seg)
+		s.rot.OnRotate(of.path, seg.Plain)
 	}
 	if locked {
 		fsutil.Unlock(int(f.Fd()))
 	}
 	of.since = s.rot.clock()
-	// Moved away by us: lockCurrent reopens the path without telling
-	// OnReplaced.
+	// Moved away by us: lockCurrent reopens the path (when the rotation
+	// did not) without telling OnReplaced.
 	of.end = -1
+	if next.f != nil {
+		s.replaceFile(of, next.f, next.fi, seg)
+	}
 	s.maint.schedule(of.path)
 	return s.lockCurrent(ctx, of)
 }
 
-// renameToSegment renames the file at path to its next segment name and
-// makes the rename durable.
-func (s *Sink) renameToSegment(path string) (string, error) {
-	segs, err := Segments(path)
+// openedFile is a file a rotation opened at the path, with its identity.
+type openedFile struct {
+	f  *os.File
+	fi os.FileInfo
+}
+
+// renameToSegment renames of's file at the path to its next segment name
+// and makes the rename durable. It returns the segment made and, when no
+// other rotation can have come between (see lockDir), the file it then
+// opened at the path.
+func (s *Sink) renameToSegment(ctx context.Context, of *openFile) (Segment, openedFile, error) {
+	path := of.path
+	last, remembered, err := s.newestSegment(of)
 	if err != nil {
-		return "", fmt.Errorf("rotate %s: %w", path, err)
+		return Segment{}, openedFile{}, err
 	}
-	now := s.rot.clock().UTC().Truncate(time.Second)
-	seq := int64(1)
+	seg, next, err := s.renameAfter(ctx, path, last)
+	if remembered && errors.Is(err, unix.EEXIST) {
+		// A file put there under the name: named after a listing instead.
+		if last, _, err = s.listNewest(path); err != nil {
+			return Segment{}, openedFile{}, err
+		}
+		seg, next, err = s.renameAfter(ctx, path, last)
+	}
+	if err != nil {
+		return Segment{}, openedFile{}, err
+	}
+	s.marks.raise(path, seg.Time)
+	s.marks.made(path, seg)
+	if s.fsync == FsyncNever {
+		return seg, next, nil // flushing is left to the kernel, as for the lines
+	}
+	// One sync for the rename and the new file.
+	if err := fsutil.SyncDir(filepath.Dir(path)); err != nil {
+		// The rename happened: the segment exists, only its durability
+		// across a power loss is in doubt. The new file is opened again,
+		// durably, as a write's first open would, or its batch fails.
+		s.rot.fail(path, fmt.Errorf("sync directory after rotating %s: %w", path, err))
+		if next.f != nil {
+			_ = next.f.Close()
+			next = openedFile{}
+		}
+	}
+	return seg, next, nil
+}
+
+// newestSegment is the log's newest own segment of of's path (Seq 0:
+// none) and whether it is the one of's last rotation made (remembered):
+// naming after it spares a listing of the directory under the writers'
+// flock, which a {session_id} path fills with thousands of files.
+func (s *Sink) newestSegment(of *openFile) (Segment, bool, error) {
+	if of.made.Seq > 0 && !s.marks.takeStale(of.path) {
+		return of.made, true, nil
+	}
+	return s.listNewest(of.path)
+}
+
+// listNewest lists the directory for path's newest own segment.
+func (s *Sink) listNewest(path string) (Segment, bool, error) {
+	readDir := s.rot.readDir
+	if readDir == nil {
+		readDir = readDirUnsorted
+	}
+	s.marks.takeStale(path) // this listing is newer
+	segs, err := segmentsListed(path, readDir)
+	if err != nil {
+		return Segment{}, false, fmt.Errorf("rotate %s: %w", path, err)
+	}
 	// Under the writers' flock: the log's newest own segment is the one
 	// remembered, not asked of Holds.
 	foreign := foreignAhead(segs, s.rot.clock(), s.marks.get(path))
 	s.rot.noteForeign(s.marks, path, segs, foreign)
 	if i := newestOwn(foreign); i >= 0 {
-		last := segs[i]
-		seq = last.Seq + 1
-		if now.Before(last.Time) {
-			now = last.Time
+		return segs[i], false, nil
+	}
+	return Segment{}, false, nil
+}
+
+// renameAfter renames the file at path to the segment after last (Seq 0:
+// the first), under the directory's lock, and opens the new file at the
+// path before letting the lock go. The rename fails if the name is taken.
+func (s *Sink) renameAfter(ctx context.Context, path string, last Segment) (Segment, openedFile, error) {
+	now := s.rot.clock().UTC().Truncate(time.Second)
+	if now.Before(last.Time) {
+		now = last.Time
+	}
+	name := namerFor(path).name(now, last.Seq+1)
+	seg := Segment{Path: name, Plain: name, Seq: last.Seq + 1, Time: now}
+	unlock, locked, err := s.lockDir(ctx, filepath.Dir(path))
+	if err != nil {
+		return Segment{}, openedFile{}, fmt.Errorf("rotate %s: %w", path, err)
+	}
+	defer unlock()
+	if err := renameNoReplace(path, name); err != nil {
+		return Segment{}, openedFile{}, fmt.Errorf("rotate %s to %s: %w", path, filepath.Base(name), err)
+	}
+	if s.rot.renamed != nil {
+		s.rot.renamed(path)
+	}
+	var next openedFile
+	if locked {
+		next = s.openRotated(path)
+	}
+	return seg, next, nil
+}
+
+// openRotated opens the new file at path right after a rotation (made
+// durable by the rotation's sync), or nothing when that fails or the file
+// is no longer at the path: lockCurrent then reopens it, and reports.
+func (s *Sink) openRotated(path string) openedFile {
+	f, err := openInside(s.tmpl.base, path, false, nil)
+	if err != nil {
+		return openedFile{}
+	}
+	fi, err := f.Stat()
+	if err == nil {
+		if pi, lerr := os.Lstat(path); lerr == nil && os.SameFile(fi, pi) {
+			return openedFile{f: f, fi: fi}
 		}
 	}
-	seg := namerFor(path).name(now, seq)
-	if err := renameNoReplace(path, seg); err != nil {
-		return "", fmt.Errorf("rotate %s to %s: %w", path, filepath.Base(seg), err)
+	_ = f.Close()
+	return openedFile{}
+}
+
+// dirLockWait bounds a rotation's wait for its directory's lock, which
+// another rotation holds only for a rename and an open.
+const dirLockWait = time.Second
+
+// lockDir takes flock on dir for a rotation's rename and its open of the
+// new file, which every rotation of a file in dir (this process's and
+// another's) does under it. No other rotation of the path can then come
+// between the two, so the segment made is known to be the newest while
+// the file opened stays at the path. locked is false where the file
+// system has no flock on a directory (then no rotation there has it): the
+// rotation then opens nothing, and the next one lists.
+func (s *Sink) lockDir(ctx context.Context, dir string) (unlock func(), locked bool, err error) {
+	s.dirMu.Lock()
+	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		s.dirMu.Unlock()
+		return nil, false, fmt.Errorf("open directory %s to lock it: %w", dir, err)
 	}
-	s.marks.raise(path, now)
-	if s.fsync == FsyncNever {
-		return seg, nil // flushing is left to the kernel, as for the lines
+	lctx, cancel := context.WithTimeout(ctx, dirLockWait)
+	err = fsutil.Lock(lctx, fd)
+	cancel()
+	switch {
+	case err == nil:
+	case lctx.Err() != nil:
+		// Held past any rotation's few steps (a stopped process): this
+		// rotation waits for the next batch, and renames nothing meanwhile.
+		_ = unix.Close(fd)
+		s.dirMu.Unlock()
+		return nil, false, fmt.Errorf("lock directory %s: %w", dir, err)
+	default:
+		_ = unix.Close(fd)
+		return s.dirMu.Unlock, false, nil
 	}
-	if err := fsutil.SyncDir(filepath.Dir(path)); err != nil {
-		// The rename happened: the segment exists, only its durability
-		// across a power loss is in doubt.
-		s.rot.fail(path, fmt.Errorf("sync directory after rotating %s: %w", path, err))
-	}
-	return seg, nil
+	return func() {
+		_ = unix.Close(fd) // lets the lock go
+		s.dirMu.Unlock()
+	}, true, nil
 }
 
 // renameNoReplace renames from to to, failing if to exists.

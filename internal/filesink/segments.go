@@ -77,8 +77,13 @@ func (n segmentNamer) parse(name string) (Segment, bool) {
 // same sequence number are both listed, by time then name: the rotation
 // never makes them, so a reader must see the one it did not make.
 func Segments(path string) ([]Segment, error) {
+	return segmentsListed(path, readDirUnsorted)
+}
+
+// segmentsListed is Segments with readDir listing the directory.
+func segmentsListed(path string, readDir func(string) ([]os.DirEntry, error)) ([]Segment, error) {
 	n := namerFor(path)
-	entries, err := readDirUnsorted(n.dir)
+	entries, err := readDir(n.dir)
 	if err != nil {
 		return nil, fmt.Errorf("list segments of %s: %w", path, err)
 	}

@@ -43,6 +43,10 @@ type Sink struct {
 	// marks is shared with maint: the log's newest own segment per path.
 	marks *ownMarks
 
+	// dirMu lets one rotation at a time wait for a directory's lock
+	// (lockDir), so this sink's rotations queue here, not in flock polls.
+	dirMu sync.Mutex
+
 	mu      sync.Mutex
 	files   map[string]*openFile
 	lru     *list.List // of *openFile, most recently used at the front
@@ -83,6 +87,11 @@ type openFile struct {
 	// since is when the file's segment began (rotation, or first open),
 	// for Rotation.Interval; guarded by mu.
 	since time.Time
+	// made is the segment the last rotation made of path while f is the
+	// file that rotation opened at the path (Seq 0 otherwise): no other
+	// rotation came between, so the next is named after it without
+	// listing the directory. Guarded by mu.
+	made Segment
 }
 
 // New validates opts and returns a Sink. No file is opened until the first
@@ -222,8 +231,18 @@ func (s *Sink) reopen(of *openFile) error {
 	if err != nil {
 		return err
 	}
+	// Another process may have rotated the path: the next rotation lists
+	// its segments.
+	s.replaceFile(of, f, fi, Segment{})
+	return nil
+}
+
+// replaceFile puts f, whose identity is fi, in place of of's descriptor,
+// with made the segment of path a rotation made just before opening it
+// (Seq 0: none). Called with of.mu held and a reference on of.
+func (s *Sink) replaceFile(of *openFile, f *os.File, fi os.FileInfo, made Segment) {
 	old := of.f
-	of.f, of.ident, of.end = f, fi, -1
+	of.f, of.ident, of.end, of.made = f, fi, -1, made
 	if err := old.Close(); err != nil {
 		// Like an evicted file's: reported by Close, not by this write,
 		// whose lines go to the new file regardless.
@@ -231,7 +250,6 @@ func (s *Sink) reopen(of *openFile) error {
 		s.errs = append(s.errs, fmt.Errorf("close replaced %s: %w", of.path, err))
 		s.mu.Unlock()
 	}
-	return nil
 }
 
 // repairTail cuts off a torn last line left by a writer that died

@@ -1,0 +1,221 @@
+package filesink
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// listCounter counts a rotation's listings of the directory.
+type listCounter struct {
+	mu sync.Mutex
+	n  int
+}
+
+func (c *listCounter) readDir(dir string) ([]os.DirEntry, error) {
+	c.mu.Lock()
+	c.n++
+	c.mu.Unlock()
+	return os.ReadDir(dir)
+}
+
+func (c *listCounter) count() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.n
+}
+
+// requireSeqs checks that path's segments are numbered 1..n in order,
+// each number once.
+func requireSeqs(t *testing.T, path string, n int) []Segment {
+	t.Helper()
+	segs, err := Segments(path)
+	require.NoError(t, err)
+	require.Len(t, segs, n)
+	for i, seg := range segs {
+		require.Equal(t, int64(i+1), seg.Seq, "%s", filepath.Base(seg.Path))
+	}
+	return segs
+}
+
+// TestRotationNamesTheNextSegmentWithoutListing: under the writers' flock
+// a rotation names its segment after the one it made last, without
+// listing the directory (a {session_id} path's directory holds thousands
+// of files); once another process rotated the file, it lists again, so
+// no sequence number is made twice.
+func TestRotationNamesTheNextSegmentWithoutListing(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "events.jsonl")
+	var lists listCounter
+	var ev rotationEvents
+	r := ev.hook(&Rotation{MaxBytes: 1, readDir: lists.readDir})
+	s, err := New(Options{Path: path, Rotation: r})
+	require.NoError(t, err)
+	ctx := context.Background()
+	for i := range 6 {
+		require.NoError(t, s.WriteBatch(ctx, testSession, numberedLines(i, i)))
+	}
+	require.Equal(t, 1, lists.count(), "the first rotation lists; the next four name after it")
+
+	// Another process rotates the file, as a second rotating writer would.
+	last := requireSeqs(t, path, 5)[4]
+	require.NoError(t, os.Rename(path, namerFor(path).name(last.Time.Add(time.Second), last.Seq+1)))
+	require.NoError(t, os.WriteFile(path, numberedLines(6, 6), 0o600))
+	for i := 7; i < 9; i++ {
+		require.NoError(t, s.WriteBatch(ctx, testSession, numberedLines(i, i)))
+	}
+	require.NoError(t, s.Close())
+	require.Equal(t, 2, lists.count(), "listed again after another process rotated")
+	requireSeqs(t, path, 8)
+	require.Empty(t, ev.errors())
+}
+
+// TestARotationBetweenAnotherOnesRenameAndOpen: a second sink on the path
+// (another collector) rotates a file a writer made at the path right
+// after this sink's rename, before this sink opened the new file. The
+// directory's lock keeps it out until then, so this sink's next rotation
+// knows of its segment (it lists), and no number is made twice.
+func TestARotationBetweenAnotherOnesRenameAndOpen(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "events.jsonl")
+	other, err := New(Options{Path: path, Rotation: &Rotation{MaxBytes: 1}})
+	require.NoError(t, err)
+	ctx := context.Background()
+	var once sync.Once
+	var otherErr error
+	var ev rotationEvents
+	r := ev.hook(&Rotation{MaxBytes: 1})
+	// A minute a batch: this sink's names are never the other's.
+	clock := &fakeClock{t: time.Now()}
+	clock.drive(r)
+	r.renamed = func(string) {
+		once.Do(func() {
+			// A Python writer's line in the new file, then the other
+			// sink's batch, which rotates it first.
+			require.NoError(t, os.WriteFile(path, numberedLines(100, 100), 0o600))
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				otherErr = other.WriteBatch(ctx, testSession, numberedLines(101, 101))
+			}()
+			select {
+			case <-done: // it got in: the rotation's lock let it
+			case <-time.After(300 * time.Millisecond): // held off
+			}
+		})
+	}
+	s, err := New(Options{Path: path, Rotation: r})
+	require.NoError(t, err)
+	for i := range 5 {
+		require.NoError(t, s.WriteBatch(ctx, testSession, numberedLines(i, i)))
+		clock.add(time.Minute)
+	}
+	require.NoError(t, s.Close())
+	require.NoError(t, other.Close())
+	require.NoError(t, otherErr)
+	requireSeqs(t, path, 5)
+	require.Empty(t, ev.errors())
+}
+
+// TestAFileNamedAsALaterSegmentIsFollowed: a file named as a segment
+// after the one the sink made last, put there while it runs, is found by
+// the maintenance listing; the next rotation lists and names after it,
+// as a listing rotation always did. One dated ahead of the clock is
+// logged once (OnIgnored) and not named after.
+func TestAFileNamedAsALaterSegmentIsFollowed(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "events.jsonl")
+	var lists listCounter
+	var ev rotationEvents
+	r := ev.hook(&Rotation{MaxBytes: 1, readDir: lists.readDir})
+	var mu sync.Mutex
+	var warned []string
+	r.OnIgnored = func(_ string, seg Segment) { mu.Lock(); warned = append(warned, filepath.Base(seg.Path)); mu.Unlock() }
+	s, err := New(Options{Path: path, Rotation: r})
+	require.NoError(t, err)
+	ctx := context.Background()
+	for i := range 3 {
+		require.NoError(t, s.WriteBatch(ctx, testSession, numberedLines(i, i)))
+	}
+	require.Equal(t, 1, lists.count())
+	ahead := filepath.Join(dir, "events-29991231T000000Z-000099.jsonl")
+	require.NoError(t, os.WriteFile(ahead, numberedLines(90, 90), 0o600))
+	later := namerFor(path).name(time.Now(), 50)
+	require.NoError(t, os.WriteFile(later, numberedLines(50, 50), 0o600))
+	s.maint.schedule(path)
+	require.Eventually(t, func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return len(warned) == 1
+	}, 10*time.Second, 5*time.Millisecond, "the maintenance listing finds the file dated ahead")
+	require.Eventually(t, func() bool {
+		s.marks.mu.Lock()
+		defer s.marks.mu.Unlock()
+		return s.marks.stale[path]
+	}, 10*time.Second, 5*time.Millisecond, "and the later segment")
+	require.NoError(t, s.WriteBatch(ctx, testSession, numberedLines(3, 3)))
+	require.NoError(t, s.WriteBatch(ctx, testSession, numberedLines(4, 4)))
+	require.NoError(t, s.Close())
+	require.Equal(t, 2, lists.count(), "listed again once, then named after the segment made")
+	segs, err := Segments(path)
+	require.NoError(t, err)
+	var seqs []int64
+	for _, seg := range segs {
+		seqs = append(seqs, seg.Seq)
+	}
+	require.Equal(t, []int64{1, 2, 50, 51, 52, 99}, seqs)
+	require.Equal(t, []string{filepath.Base(ahead)}, warned, "logged once")
+	require.Empty(t, ev.errors())
+}
+
+// TestARememberedNameTakenIsNamedAfterAListing: a file put under the very
+// name the next segment would take makes the rotation list and name after
+// the newest segment, with no failure.
+func TestARememberedNameTakenIsNamedAfterAListing(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "events.jsonl")
+	clock := &fakeClock{t: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)}
+	var lists listCounter
+	var ev rotationEvents
+	r := ev.hook(&Rotation{MaxBytes: 1, readDir: lists.readDir})
+	clock.drive(r)
+	s, err := New(Options{Path: path, Rotation: r})
+	require.NoError(t, err)
+	ctx := context.Background()
+	for i := range 3 {
+		require.NoError(t, s.WriteBatch(ctx, testSession, numberedLines(i, i)))
+	}
+	taken := namerFor(path).name(clock.now(), 3)
+	require.NoError(t, os.WriteFile(taken, numberedLines(50, 50), 0o600))
+	require.NoError(t, s.WriteBatch(ctx, testSession, numberedLines(3, 3)))
+	require.NoError(t, s.Close())
+	require.Equal(t, 2, lists.count())
+	segs := requireSeqs(t, path, 4)
+	require.Equal(t, taken, segs[2].Path)
+	require.Empty(t, ev.errors())
+}
+
+// TestTemplatedFilesListOnceEach: each file of a {session_id} path lists
+// the directory it shares with the others at its first rotation only.
+func TestTemplatedFilesListOnceEach(t *testing.T) {
+	dir := t.TempDir()
+	var lists listCounter
+	var ev rotationEvents
+	r := ev.hook(&Rotation{MaxBytes: 1, readDir: lists.readDir})
+	s, err := New(Options{Path: filepath.Join(dir, "{session_id}.jsonl"), Rotation: r})
+	require.NoError(t, err)
+	ids := []string{testSession, "00000000-0000-4000-8000-000000000001", "00000000-0000-4000-8000-000000000002"}
+	for i := range 5 {
+		for _, id := range ids {
+			require.NoError(t, s.WriteBatch(context.Background(), id, numberedLines(i, i)))
+		}
+	}
+	require.NoError(t, s.Close())
+	require.Equal(t, len(ids), lists.count())
+	for _, id := range ids {
+		requireSeqs(t, filepath.Join(dir, id+".jsonl"), 4)
+	}
+	require.Empty(t, ev.errors())
+}
