@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -307,21 +308,30 @@ type openedFile struct {
 // opened at the path.
 func (s *Sink) renameToSegment(ctx context.Context, of *openFile) (Segment, openedFile, error) {
 	path := of.path
+	// Named before the directory's lock: no other rotation of the path
+	// can add a segment while this one holds the writers' flock on it.
 	last, remembered, err := s.newestSegment(of)
 	if err != nil {
 		return Segment{}, openedFile{}, err
 	}
-	seg, next, err := s.renameAfter(ctx, path, last)
+	unlock, locked := s.lockDir(ctx, filepath.Dir(path))
+	defer unlock()
+	seg, err := s.renameAfter(path, last)
 	if remembered && errors.Is(err, unix.EEXIST) {
 		// A file put there under the name: named after a listing instead.
 		if last, _, err = s.listNewest(path); err != nil {
 			return Segment{}, openedFile{}, err
 		}
-		seg, next, err = s.renameAfter(ctx, path, last)
+		seg, err = s.renameAfter(path, last)
 	}
 	if err != nil {
 		return Segment{}, openedFile{}, err
 	}
+	var next openedFile
+	if locked {
+		next = s.openRotated(path)
+	}
+	unlock()
 	s.marks.raise(path, seg.Time)
 	s.marks.made(path, seg)
 	if s.fsync == FsyncNever {
@@ -374,31 +384,20 @@ func (s *Sink) listNewest(path string) (Segment, bool, error) {
 }
 
 // renameAfter renames the file at path to the segment after last (Seq 0:
-// the first), under the directory's lock, and opens the new file at the
-// path before letting the lock go. The rename fails if the name is taken.
-func (s *Sink) renameAfter(ctx context.Context, path string, last Segment) (Segment, openedFile, error) {
+// the first). The rename fails if the name is taken.
+func (s *Sink) renameAfter(path string, last Segment) (Segment, error) {
 	now := s.rot.clock().UTC().Truncate(time.Second)
 	if now.Before(last.Time) {
 		now = last.Time
 	}
 	name := namerFor(path).name(now, last.Seq+1)
-	seg := Segment{Path: name, Plain: name, Seq: last.Seq + 1, Time: now}
-	unlock, locked, err := s.lockDir(ctx, filepath.Dir(path))
-	if err != nil {
-		return Segment{}, openedFile{}, fmt.Errorf("rotate %s: %w", path, err)
-	}
-	defer unlock()
 	if err := renameNoReplace(path, name); err != nil {
-		return Segment{}, openedFile{}, fmt.Errorf("rotate %s to %s: %w", path, filepath.Base(name), err)
+		return Segment{}, fmt.Errorf("rotate %s to %s: %w", path, filepath.Base(name), err)
 	}
 	if s.rot.renamed != nil {
 		s.rot.renamed(path)
 	}
-	var next openedFile
-	if locked {
-		next = s.openRotated(path)
-	}
-	return seg, next, nil
+	return Segment{Path: name, Plain: name, Seq: last.Seq + 1, Time: now}, nil
 }
 
 // openRotated opens the new file at path right after a rotation (made
@@ -426,36 +425,30 @@ const dirLockWait = time.Second
 // lockDir takes flock on dir for a rotation's rename and its open of the
 // new file, which every rotation of a file in dir (this process's and
 // another's) does under it. No other rotation of the path can then come
-// between the two, so the segment made is known to be the newest while
-// the file opened stays at the path. locked is false where the file
-// system has no flock on a directory (then no rotation there has it): the
-// rotation then opens nothing, and the next one lists.
-func (s *Sink) lockDir(ctx context.Context, dir string) (unlock func(), locked bool, err error) {
+// between the two, so the segment made is known to be the newest while the
+// file opened stays at the path. locked is false where the lock is not had
+// within dirLockWait: a file system without flock on a directory, or a
+// process holding it (any local user who can read the directory can). The
+// rotation then goes on, opens nothing, and the next one lists, so holding
+// the lock delays a rotation and never stops it. unlock may be called more
+// than once.
+func (s *Sink) lockDir(ctx context.Context, dir string) (unlock func(), locked bool) {
 	s.dirMu.Lock()
 	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
-		s.dirMu.Unlock()
-		return nil, false, fmt.Errorf("open directory %s to lock it: %w", dir, err)
+		return sync.OnceFunc(s.dirMu.Unlock), false
 	}
 	lctx, cancel := context.WithTimeout(ctx, dirLockWait)
 	err = fsutil.Lock(lctx, fd)
 	cancel()
-	switch {
-	case err == nil:
-	case lctx.Err() != nil:
-		// Held past any rotation's few steps (a stopped process): this
-		// rotation waits for the next batch, and renames nothing meanwhile.
+	if err != nil {
 		_ = unix.Close(fd)
-		s.dirMu.Unlock()
-		return nil, false, fmt.Errorf("lock directory %s: %w", dir, err)
-	default:
-		_ = unix.Close(fd)
-		return s.dirMu.Unlock, false, nil
+		return sync.OnceFunc(s.dirMu.Unlock), false
 	}
-	return func() {
+	return sync.OnceFunc(func() {
 		_ = unix.Close(fd) // lets the lock go
 		s.dirMu.Unlock()
-	}, true, nil
+	}), true
 }
 
 // renameNoReplace renames from to to, failing if to exists.

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/sandboxaudit/sandboxaudit/internal/fsutil"
 )
 
 // listCounter counts a rotation's listings of the directory.
@@ -217,5 +219,36 @@ func TestTemplatedFilesListOnceEach(t *testing.T) {
 	for _, id := range ids {
 		requireSeqs(t, filepath.Join(dir, id+".jsonl"), 4)
 	}
+	require.Empty(t, ev.errors())
+}
+
+// TestRotationGoesOnWhileAnotherHoldsTheDirectoryLock: any local user who
+// can read the directory can hold its flock. Each rotation then waits
+// dirLockWait, goes on by a listing and opens nothing, so holding the lock
+// delays rotation and never stops it, and no number is made twice.
+func TestRotationGoesOnWhileAnotherHoldsTheDirectoryLock(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "events.jsonl")
+	held, err := os.Open(dir)
+	require.NoError(t, err)
+	defer held.Close()
+	require.NoError(t, fsutil.TryLock(int(held.Fd())))
+	var lists listCounter
+	var ev rotationEvents
+	r := ev.hook(&Rotation{MaxBytes: 1, readDir: lists.readDir})
+	s, err := New(Options{Path: path, Rotation: r})
+	require.NoError(t, err)
+	ctx := context.Background()
+	for i := range 4 {
+		require.NoError(t, s.WriteBatch(ctx, testSession, numberedLines(i, i)))
+	}
+	require.Equal(t, 3, lists.count(), "each rotation names after a listing")
+	fsutil.Unlock(int(held.Fd()))
+	for i := 4; i < 7; i++ {
+		require.NoError(t, s.WriteBatch(ctx, testSession, numberedLines(i, i)))
+	}
+	require.NoError(t, s.Close())
+	require.Equal(t, 4, lists.count(), "once the lock is free, one listing, then from memory")
+	requireSeqs(t, path, 6)
 	require.Empty(t, ev.errors())
 }
