@@ -95,14 +95,24 @@ func OpenHandoverNote(path string, v note.Verifier) (h Handover, signed []byte, 
 	if err != nil {
 		return Handover{}, nil, true, fmt.Errorf("%s: %w", HandoverPath(path), describeNoteError(err, v))
 	}
-	h, ok, err := ParseHandover([]byte(n.Text))
+	h, err = parseHandoverNote(path, []byte(n.Text))
+	if err != nil {
+		return Handover{}, nil, true, err
+	}
+	return h, signed, true, nil
+}
+
+// parseHandoverNote parses the text of the handover note beside path,
+// which must be a final checkpoint.
+func parseHandoverNote(path string, text []byte) (Handover, error) {
+	h, ok, err := ParseHandover(text)
 	if err == nil && !ok {
 		err = errors.New("not a final checkpoint")
 	}
 	if err != nil {
-		return Handover{}, nil, true, fmt.Errorf("%s: %w", HandoverPath(path), err)
+		return Handover{}, fmt.Errorf("%s: %w", HandoverPath(path), err)
 	}
-	return h, signed, true, nil
+	return h, nil
 }
 
 // parsePendingHandover reads a handover note's text without its
@@ -110,12 +120,9 @@ func OpenHandoverNote(path string, v note.Verifier) (h Handover, signed []byte, 
 // hands the log over to v.
 func parsePendingHandover(path string, signed []byte, v note.Verifier) (Handover, error) {
 	text, _, _ := cutNoteText(signed)
-	h, ok, err := ParseHandover(text)
-	if err == nil && !ok {
-		err = errors.New("not a final checkpoint")
-	}
+	h, err := parseHandoverNote(path, text)
 	if err != nil {
-		return Handover{}, fmt.Errorf("%s: %w", HandoverPath(path), err)
+		return Handover{}, err
 	}
 	next, _ := note.NewVerifier(h.NextKey) // ParseHandover checked it
 	if next.Name() != v.Name() || next.KeyHash() != v.KeyHash() {
