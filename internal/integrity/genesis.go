@@ -221,19 +221,56 @@ func (l *fileLog) checkHandoverRecord(store *hashStore) error {
 // rewrote, as the log's own key's could. Only the notes found are known:
 // those of retired logs moved elsewhere are not.
 func HandedOverFrom(path string, wkeys ...string) (which int, note string) {
-	if len(wkeys) == 0 {
+	return NewHandedOverCheck(wkeys...).From(path)
+}
+
+// HandedOverCheck is HandedOverFrom for the many files of one start (a
+// templated path's): each directory is listed once, not once per file.
+type HandedOverCheck struct {
+	wkeys []string
+	// retired maps a directory to the retired logs in it, by the name of
+	// the file each left.
+	retired map[string]map[string][]string
+	readDir func(string) ([]os.DirEntry, error)
+}
+
+// NewHandedOverCheck checks files against the witness keys wkeys.
+func NewHandedOverCheck(wkeys ...string) *HandedOverCheck {
+	return &HandedOverCheck{wkeys: wkeys, retired: map[string]map[string][]string{}, readDir: os.ReadDir}
+}
+
+// From is HandedOverFrom(path, wkeys...).
+func (c *HandedOverCheck) From(path string) (which int, note string) {
+	if len(c.wkeys) == 0 {
 		return -1, "" // no directory read for nothing
 	}
-	for _, p := range append([]string{path}, RetiredLogs(path)...) {
+	for _, p := range append([]string{path}, c.retiredLogs(path)...) {
 		signed, ok, err := readHandoverNote(p)
 		if err != nil || !ok {
 			continue
 		}
-		for i, k := range wkeys {
+		for i, k := range c.wkeys {
 			if witness.SignedNote(signed, k) {
 				return i, HandoverPath(p)
 			}
 		}
 	}
 	return -1, ""
+}
+
+// retiredLogs is RetiredLogs(path), its directory listed once.
+func (c *HandedOverCheck) retiredLogs(path string) []string {
+	dir, base := filepath.Split(path)
+	byFile, ok := c.retired[dir]
+	if !ok {
+		byFile = map[string][]string{}
+		entries, _ := c.readDir(filepath.Clean(dir)) // unreadable: no retired log found, as RetiredLogs
+		for _, e := range entries {
+			if of, p, ok := retiredEntry(dir, e); ok {
+				byFile[of] = append(byFile[of], p)
+			}
+		}
+		c.retired[dir] = byFile
+	}
+	return byFile[base]
 }
