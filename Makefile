@@ -163,8 +163,9 @@ bench-show: build
 
 ## fuzz: each fuzz target of every package for FUZZTIME (default 30s; CI does not fuzz)
 fuzz:
-	@for pkg in $$($(GO) list ./...); do \
-		for f in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz'); do \
+	@pkgs=$$($(GO) list ./...) || exit 1; for pkg in $$pkgs; do \
+		fs=$$($(GO) test -list '^Fuzz' $$pkg) || exit 1; \
+		for f in $$(printf '%s\n' "$$fs" | grep '^Fuzz'); do \
 			echo "fuzz $$pkg $$f"; \
 			$(GO) test -run '^$$' -fuzz "^$$f\$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
 		done; \

@@ -47,7 +47,7 @@ func (e *auditExporter) startIntegrity(ctx context.Context, host component.Host,
 	if err != nil {
 		return nil, err
 	}
-	if err := sealAtStart(ctx, sealer, base, fc.Path, ic.retiredWitnessKey); err != nil {
+	if err := sealAtStart(ctx, sealer, base, fc.Path, ic.retiredWitnessKey()); err != nil {
 		// Nothing was written through it: Close only lets its owner
 		// locks go, so a collector started again can take them.
 		return nil, errors.Join(err, sealer.Close(ctx))
@@ -155,15 +155,19 @@ func closeSealer(ctx context.Context, s *integrity.Sealer) error {
 // key the log was handed over from, whose holder could cosign what it
 // rewrote. Checked at start, not in Validate: the notes are the audit
 // directory's files, as the sealer reads them, one per handed-over log.
-func (c *IntegrityConfig) retiredWitnessKey(file string) error {
+// One check serves the start, which lists each directory once.
+func (c *IntegrityConfig) retiredWitnessKey() func(file string) error {
 	keys := make([]string, len(c.Witnesses))
 	for i := range c.Witnesses {
 		keys[i] = c.Witnesses[i].PublicKey
 	}
-	i, note := integrity.HandedOverFrom(file, keys...)
-	if note == "" {
-		return nil
+	check := integrity.NewHandedOverCheck(keys...)
+	return func(file string) error {
+		i, note := check.From(file)
+		if note == "" {
+			return nil
+		}
+		return fmt.Errorf("file: integrity: witnesses::%d::public_key: a key the log was handed over from (it signed %s): "+
+			"a witness cosigns with a key of its own, or the key's holder could cosign what it rewrote", i, note)
 	}
-	return fmt.Errorf("file: integrity: witnesses::%d::public_key: a key the log was handed over from (it signed %s): "+
-		"a witness cosigns with a key of its own, or the key's holder could cosign what it rewrote", i, note)
 }

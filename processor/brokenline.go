@@ -37,6 +37,12 @@ func cutBrokenText(s string, r *redact.Redactor, cuts *redact.Counts) (out strin
 	if utf8.ValidString(s) && json.Valid([]byte(s)) {
 		return s, false
 	}
+	return cutUnparsed(s, r, cuts)
+}
+
+// cutUnparsed cuts s, text that does not parse as JSON, from its first
+// output member on (cutAtOutput), then its credentials as text.
+func cutUnparsed(s string, r *redact.Redactor, cuts *redact.Counts) (out string, changed bool) {
 	out, changed = cutAtOutput(s)
 	if r == nil {
 		return out, changed

@@ -130,14 +130,7 @@ func cutText(s string, r *redact.Redactor, cuts *redact.Counts) (out string, cha
 		// An object that does not parse may be an event line cut short,
 		// whose output cannot be told from the rest: it goes from its first
 		// output member on.
-		out, changed = cutAtOutput(s)
-		if r == nil {
-			return out, changed
-		}
-		if cut, ok := r.String(out, cuts); ok {
-			return cut, true
-		}
-		return out, changed
+		return cutUnparsed(s, r, cuts)
 	}
 	kept := d.Without("stdout").Without("stderr")
 	removed := len(kept.Bytes()) != len(d.Bytes())

@@ -101,6 +101,7 @@ func (v *verifier) verifySegmentAlone(ctx context.Context, segment string) error
 	if next == nil && tr.Log.Genesis() != nil {
 		_, _ = fmt.Fprintf(v.out, "%s: handover: the log starts from a handover note, and --key is the key it hands over to, "+
 			"so its link to the history before it is not checked: give the retiring key as --key to follow the note\n", segment)
+		v.refuseRetiredKeyAsWitness(tr.Path)
 	}
 	return nil
 }

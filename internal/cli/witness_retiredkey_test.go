@@ -58,3 +58,17 @@ func TestVerifyWitnessRefusesAKeyTheLogWasHandedOverFrom(t *testing.T) {
 	require.Contains(t, res.stdout, path+": handover: --witness "+retiredKey+" holds a key the log was handed over from (it signed "+
 		integrity.HandoverPath(path)+")")
 }
+
+// verify --alone given a segment of the new log with its own key reports
+// a --witness key that signed the handover note beside its log, as verify
+// of the whole log does.
+func TestVerifyAloneWitnessRefusesAKeyTheLogWasHandedOverFrom(t *testing.T) {
+	path, _, oldPub, newKey := handOverRotated(t)
+	segs := rotateNewLog(t, path, newKey, 30)
+	newPub := strings.TrimSuffix(newKey, ".key") + ".pub"
+	retiredKey := cosignatureKeyFile(t, oldPub, "witness.example/w3")
+	res := run(t, "", "verify", "--key", newPub, "--witness", retiredKey, "--quorum", "1", "--alone", segs[1].Path)
+	require.Equal(t, 1, res.code, res.stdout+res.stderr)
+	require.Contains(t, res.stdout, path+": handover: --witness "+retiredKey+" holds a key the log was handed over from (it signed "+
+		integrity.HandoverPath(path)+")")
+}

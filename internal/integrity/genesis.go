@@ -95,14 +95,24 @@ func OpenHandoverNote(path string, v note.Verifier) (h Handover, signed []byte, 
 	if err != nil {
 		return Handover{}, nil, true, fmt.Errorf("%s: %w", HandoverPath(path), describeNoteError(err, v))
 	}
-	h, ok, err := ParseHandover([]byte(n.Text))
+	h, err = parseHandoverNote(path, []byte(n.Text))
+	if err != nil {
+		return Handover{}, nil, true, err
+	}
+	return h, signed, true, nil
+}
+
+// parseHandoverNote parses the text of the handover note beside path,
+// which must be a final checkpoint.
+func parseHandoverNote(path string, text []byte) (Handover, error) {
+	h, ok, err := ParseHandover(text)
 	if err == nil && !ok {
 		err = errors.New("not a final checkpoint")
 	}
 	if err != nil {
-		return Handover{}, nil, true, fmt.Errorf("%s: %w", HandoverPath(path), err)
+		return Handover{}, fmt.Errorf("%s: %w", HandoverPath(path), err)
 	}
-	return h, signed, true, nil
+	return h, nil
 }
 
 // parsePendingHandover reads a handover note's text without its
@@ -110,12 +120,9 @@ func OpenHandoverNote(path string, v note.Verifier) (h Handover, signed []byte, 
 // hands the log over to v.
 func parsePendingHandover(path string, signed []byte, v note.Verifier) (Handover, error) {
 	text, _, _ := cutNoteText(signed)
-	h, ok, err := ParseHandover(text)
-	if err == nil && !ok {
-		err = errors.New("not a final checkpoint")
-	}
+	h, err := parseHandoverNote(path, text)
 	if err != nil {
-		return Handover{}, fmt.Errorf("%s: %w", HandoverPath(path), err)
+		return Handover{}, err
 	}
 	next, _ := note.NewVerifier(h.NextKey) // ParseHandover checked it
 	if next.Name() != v.Name() || next.KeyHash() != v.KeyHash() {
@@ -214,19 +221,56 @@ func (l *fileLog) checkHandoverRecord(store *hashStore) error {
 // rewrote, as the log's own key's could. Only the notes found are known:
 // those of retired logs moved elsewhere are not.
 func HandedOverFrom(path string, wkeys ...string) (which int, note string) {
-	if len(wkeys) == 0 {
+	return NewHandedOverCheck(wkeys...).From(path)
+}
+
+// HandedOverCheck is HandedOverFrom for the many files of one start (a
+// templated path's): each directory is listed once, not once per file.
+type HandedOverCheck struct {
+	wkeys []string
+	// retired maps a directory to the retired logs in it, by the name of
+	// the file each left.
+	retired map[string]map[string][]string
+	readDir func(string) ([]os.DirEntry, error)
+}
+
+// NewHandedOverCheck checks files against the witness keys wkeys.
+func NewHandedOverCheck(wkeys ...string) *HandedOverCheck {
+	return &HandedOverCheck{wkeys: wkeys, retired: map[string]map[string][]string{}, readDir: os.ReadDir}
+}
+
+// From is HandedOverFrom(path, wkeys...).
+func (c *HandedOverCheck) From(path string) (which int, note string) {
+	if len(c.wkeys) == 0 {
 		return -1, "" // no directory read for nothing
 	}
-	for _, p := range append([]string{path}, RetiredLogs(path)...) {
+	for _, p := range append([]string{path}, c.retiredLogs(path)...) {
 		signed, ok, err := readHandoverNote(p)
 		if err != nil || !ok {
 			continue
 		}
-		for i, k := range wkeys {
+		for i, k := range c.wkeys {
 			if witness.SignedNote(signed, k) {
 				return i, HandoverPath(p)
 			}
 		}
 	}
 	return -1, ""
+}
+
+// retiredLogs is RetiredLogs(path), its directory listed once.
+func (c *HandedOverCheck) retiredLogs(path string) []string {
+	dir, base := filepath.Split(path)
+	byFile, ok := c.retired[dir]
+	if !ok {
+		byFile = map[string][]string{}
+		entries, _ := c.readDir(filepath.Clean(dir)) // unreadable: no retired log found, as RetiredLogs
+		for _, e := range entries {
+			if of, p, ok := retiredEntry(dir, e); ok {
+				byFile[of] = append(byFile[of], p)
+			}
+		}
+		c.retired[dir] = byFile
+	}
+	return byFile[base]
 }

@@ -279,18 +279,26 @@ func RetiredLogs(path string) []string {
 	}
 	var logs []string
 	for _, e := range entries {
-		name := e.Name()
-		rest, ok := strings.CutPrefix(name, base)
-		if loc := retiredSuffix.FindStringIndex(rest); !ok || loc == nil || loc[0] != 0 {
-			continue
+		if of, p, ok := retiredEntry(dir, e); ok && of == base {
+			logs = append(logs, p)
 		}
-		p := filepath.Join(dir, name)
-		if e.IsDir() {
-			p = filepath.Join(p, base)
-		}
-		logs = append(logs, p)
 	}
 	return logs
+}
+
+// retiredEntry reports whether the entry e of dir is a retired audit file
+// (see RetiredLogs), the name of the file its log left (of) and its path.
+func retiredEntry(dir string, e os.DirEntry) (of, path string, ok bool) {
+	name := e.Name()
+	loc := retiredSuffix.FindStringIndex(name)
+	if loc == nil || loc[0] == 0 {
+		return "", "", false
+	}
+	of, path = name[:loc[0]], filepath.Join(dir, name)
+	if e.IsDir() {
+		path = filepath.Join(path, of)
+	}
+	return of, path, true
 }
 
 // NameGrowth is the most the sealer adds to an audit file's name: the

@@ -198,3 +198,47 @@ func TestSignHandoverRefusesAnOriginVerifyCannotRead(t *testing.T) {
 	_, err = SignHandover(Handover{Checkpoint: c, NextKey: strings.TrimSpace(string(next)), NextOrigin: "next.example/a b"}, k.Signer)
 	require.NoError(t, err)
 }
+
+// HandedOverCheck finds a witness key that signed the note of a log
+// retired beside any of a directory's files, listing the directory once
+// for all of them: a templated path's start checks thousands of files.
+func TestHandedOverCheckListsADirectoryOnce(t *testing.T) {
+	old, oldPub := testKeys(t, "old")
+	_, nextPub := testKeys(t, "next")
+	nextKey, err := os.ReadFile(nextPub)
+	require.NoError(t, err)
+	dir := t.TempDir()
+	b := filepath.Join(dir, "b.jsonl")
+	retired := b + ".retired-20270101T000000Z"
+	signed, err := SignHandover(Handover{Checkpoint: Checkpoint{Origin: "old/b.jsonl", N: 1},
+		NextKey: strings.TrimSpace(string(nextKey)), NextOrigin: "next/b.jsonl"}, old.Signer)
+	require.NoError(t, err)
+	require.NoError(t, WriteHandoverNote(retired, signed))
+	for _, p := range []string{filepath.Join(dir, "a.jsonl"), b, retired, filepath.Join(dir, "c.jsonl")} {
+		writeTemp(t, p, "")
+	}
+	pub, err := os.ReadFile(oldPub)
+	require.NoError(t, err)
+	witnessKey := strings.TrimSpace(string(pub))
+
+	check := NewHandedOverCheck("other+00000000+AQ==", witnessKey)
+	reads := 0
+	check.readDir = func(d string) ([]os.DirEntry, error) {
+		reads++
+		return os.ReadDir(d)
+	}
+	for _, name := range []string{"a.jsonl", "b.jsonl", "c.jsonl"} {
+		which, note := check.From(filepath.Join(dir, name))
+		if name == "b.jsonl" {
+			require.Equal(t, 1, which)
+			require.Equal(t, HandoverPath(retired), note)
+			continue
+		}
+		require.Equal(t, -1, which, name)
+		require.Empty(t, note, name)
+	}
+	require.Equal(t, 1, reads, "the directory is listed once")
+	which, note := HandedOverFrom(b, witnessKey)
+	require.Equal(t, 0, which)
+	require.Equal(t, HandoverPath(retired), note)
+}

@@ -12,6 +12,12 @@ import (
 	"github.com/sandboxaudit/sandboxaudit/auditevent"
 )
 
+// EventInBody is ReadEventInBody's event, and whether the body is one.
+func EventInBody(lr plog.LogRecord) (e auditevent.Event, ok bool) {
+	e, holds := ReadEventInBody(lr)
+	return e, holds == BodyEvent
+}
+
 // decodeEveryObject is EventInBody without its filter on "phase": every
 // text body that opens an object goes to the decoder. EventInBody must
 // answer as it does for every body.

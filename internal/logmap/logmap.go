@@ -197,20 +197,14 @@ const (
 	BodyNotDecoded
 )
 
-// EventInBody reads the event a record's body holds as text (bodyLine),
-// whatever the record's event name: an event line under another name, or
-// none, as a log shipper tailing a JSONL file sends it. Fields left out
-// take the defaults FromLogRecord gives them. ok is false for a body that
-// is not an event. The exporter writes no line for such a record
+// ReadEventInBody reads the event a record's body holds as text
+// (bodyLine), whatever the record's event name: an event line under
+// another name, or none, as a log shipper tailing a JSONL file sends it.
+// Fields left out take the defaults FromLogRecord gives them. A body that
+// is not an event is BodyNoEvent, or BodyNotDecoded when it may be a
+// broken one. The exporter writes no line for such a record
 // (ErrNotAuditEvent); the processor reads it to keep the output in it from
 // a backend.
-func EventInBody(lr plog.LogRecord) (e auditevent.Event, ok bool) {
-	e, holds := ReadEventInBody(lr)
-	return e, holds == BodyEvent
-}
-
-// ReadEventInBody is EventInBody, saying also whether a body that is no
-// event may be a broken one (BodyNotDecoded).
 func ReadEventInBody(lr plog.LogRecord) (auditevent.Event, BodyHolds) {
 	// Most bodies a processor sees are plain text or JSON logs of other
 	// kinds: only an object naming a phase can be an event, so the rest are

@@ -385,3 +385,35 @@ func TestPoolNamesEachLogAWitnessSaysWasRewritten(t *testing.T) {
 		require.Contains(t, e.ContextMap()["error"], "history rewritten")
 	}
 }
+
+// TestPoolNamesEachLogAWitnessHoldsAnotherTreeOf: a 409 naming the size
+// the log gave (the witness holds another tree of that size: history
+// rewritten or forked) is an attack on that log as a 422 is, so each log
+// so refused is named at once, even when the logs share a size.
+func TestPoolNamesEachLogAWitnessHoldsAnotherTreeOf(t *testing.T) {
+	key := newTestLog(t, "example.com/key")
+	var ls []*testLog
+	for k := range 5 {
+		l := &testLog{t: t, origin: fmt.Sprintf("example.com/session-%d", k), signer: key.signer, verifier: key.verifier}
+		l.add(2, "x")
+		ls = append(ls, l)
+	}
+	w1 := witnesstest.Start(t, "witness.example/w1", key.verifier)
+	p, _, logs := newPool(t, 1, w1)
+	for _, l := range ls {
+		_, quorum := p.Cosign(context.Background(), l.origin+".jsonl", l.origin, l.n, l.checkpoint(), l.prover())
+		require.True(t, quorum)
+	}
+	for _, l := range ls {
+		fork := &testLog{t: t, origin: l.origin, signer: key.signer, verifier: key.verifier}
+		fork.add(2, "y")
+		_, quorum := p.Cosign(context.Background(), fork.origin+".jsonl", fork.origin, fork.n, fork.checkpoint(), fork.prover())
+		require.False(t, quorum)
+	}
+	errs := logs.FilterLevelExact(zapcore.ErrorLevel).All()
+	require.Len(t, errs, len(ls), "one line per log")
+	for k, e := range errs {
+		require.Equal(t, ls[k].origin, e.ContextMap()["origin"])
+		require.Contains(t, e.ContextMap()["error"], "history rewritten or forked")
+	}
+}

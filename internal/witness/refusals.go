@@ -1,6 +1,7 @@
 package witness
 
 import (
+	"errors"
 	"time"
 
 	"go.uber.org/zap"
@@ -13,9 +14,11 @@ import (
 const summaryEvery = time.Minute
 
 // refusalKey is one witness's refusal of logs for one cause (the error's
-// text). A refusal saying a log's history was rewritten is that log's
-// alone (origin set): it is what an attack on the log looks like, so each
-// log so refused is named at once, never only counted in a summary.
+// text). A refusal saying a log's history was rewritten (a 422, or a 409
+// naming a tree this log's does not extend: forked, or cut back) is that
+// log's alone (origin set): it is what an attack on the log looks like,
+// so each log so refused is named at once, never only counted in a
+// summary, even when its text is another log's (the same size).
 type refusalKey struct {
 	witness int
 	cause   string
@@ -26,7 +29,8 @@ type refusalKey struct {
 // summed up under.
 func refusalKeyOf(i int, origin string, err error) refusalKey {
 	ck := refusalKey{witness: i, cause: err.Error()}
-	if Reason(err) == "inconsistent" {
+	var ce *ConflictError
+	if Reason(err) == "inconsistent" || errors.As(err, &ce) {
 		ck.origin = origin
 	}
 	return ck
