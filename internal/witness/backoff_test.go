@@ -258,13 +258,7 @@ func TestPoolAsksAgainAboutAnotherTreeOfTheSameSize(t *testing.T) {
 // summed up at most once a minute, with their count and one origin, not
 // one ERROR each; every refusal is still counted.
 func TestPoolSumsUpTheLogsAWitnessRefuses(t *testing.T) {
-	key := newTestLog(t, "example.com/key")
-	var ls []*testLog
-	for k := range 40 {
-		l := &testLog{t: t, origin: fmt.Sprintf("example.com/session-%d", k), signer: key.signer, verifier: key.verifier}
-		l.add(2, "x")
-		ls = append(ls, l)
-	}
+	key, ls := sessionLogs(t, 40)
 	w1 := witnesstest.Start(t, "witness.example/w1", key.verifier)
 	w1.SetStatus(http.StatusNotFound)
 	p, obs, logs := newPool(t, 1, w1)
@@ -364,13 +358,7 @@ func TestPoolSaysAWitnessThatFailedItselfIsBack(t *testing.T) {
 // not extend what the witness cosigned) is what an attack on that log looks
 // like, so each log so refused is named at once, not summed up.
 func TestPoolNamesEachLogAWitnessSaysWasRewritten(t *testing.T) {
-	key := newTestLog(t, "example.com/key")
-	var ls []*testLog
-	for k := range 5 {
-		l := &testLog{t: t, origin: fmt.Sprintf("example.com/session-%d", k), signer: key.signer, verifier: key.verifier}
-		l.add(2, "x")
-		ls = append(ls, l)
-	}
+	key, ls := sessionLogs(t, 5)
 	w1 := witnesstest.Start(t, "witness.example/w1", key.verifier)
 	w1.SetStatus(http.StatusUnprocessableEntity)
 	p, _, logs := newPool(t, 1, w1)
@@ -391,13 +379,7 @@ func TestPoolNamesEachLogAWitnessSaysWasRewritten(t *testing.T) {
 // rewritten or forked) is an attack on that log as a 422 is, so each log
 // so refused is named at once, even when the logs share a size.
 func TestPoolNamesEachLogAWitnessHoldsAnotherTreeOf(t *testing.T) {
-	key := newTestLog(t, "example.com/key")
-	var ls []*testLog
-	for k := range 5 {
-		l := &testLog{t: t, origin: fmt.Sprintf("example.com/session-%d", k), signer: key.signer, verifier: key.verifier}
-		l.add(2, "x")
-		ls = append(ls, l)
-	}
+	key, ls := sessionLogs(t, 5)
 	w1 := witnesstest.Start(t, "witness.example/w1", key.verifier)
 	p, _, logs := newPool(t, 1, w1)
 	for _, l := range ls {
@@ -416,4 +398,16 @@ func TestPoolNamesEachLogAWitnessHoldsAnotherTreeOf(t *testing.T) {
 		require.Equal(t, ls[k].origin, e.ContextMap()["origin"])
 		require.Contains(t, e.ContextMap()["error"], "history rewritten or forked")
 	}
+}
+
+// sessionLogs is n logs of two leaves, one per session of a templated
+// path (origins example.com/session-K), all signed by key.
+func sessionLogs(t *testing.T, n int) (key *testLog, ls []*testLog) {
+	key = newTestLog(t, "example.com/key")
+	for k := range n {
+		l := &testLog{t: t, origin: fmt.Sprintf("example.com/session-%d", k), signer: key.signer, verifier: key.verifier}
+		l.add(2, "x")
+		ls = append(ls, l)
+	}
+	return key, ls
 }
