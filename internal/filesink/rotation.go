@@ -197,7 +197,11 @@ func (s *Sink) rotateIdle(ctx context.Context) time.Duration {
 	s.mu.Unlock()
 	next := s.rot.Interval
 	for _, of := range held {
-		next = min(next, s.rotateIfDue(ctx, of))
+		// A stop ends the round: each rotation may wait dirLockWait for
+		// its directory, stop or not.
+		if ctx.Err() == nil {
+			next = min(next, s.rotateIfDue(ctx, of))
+		}
 		s.release(of)
 	}
 	return next
@@ -316,6 +320,7 @@ func (s *Sink) renameToSegment(ctx context.Context, of *openFile) (Segment, open
 	}
 	unlock, locked := s.lockDir(ctx, filepath.Dir(path))
 	defer unlock()
+	renaming := time.Now()
 	seg, err := s.renameAfter(path, last)
 	if remembered && errors.Is(err, unix.EEXIST) {
 		// A file put there under the name: named after a listing instead.
@@ -330,6 +335,13 @@ func (s *Sink) renameToSegment(ctx context.Context, of *openFile) (Segment, open
 	var next openedFile
 	if locked {
 		next = s.openRotated(path)
+	}
+	if next.f != nil && time.Since(renaming) >= dirLockWait {
+		// Stalled this long under the lock, another rotation may have
+		// given up waiting for it and rotated a file made at the path
+		// since the rename: the next rotation lists.
+		_ = next.f.Close()
+		next = openedFile{}
 	}
 	unlock()
 	s.marks.raise(path, seg.Time)
@@ -438,7 +450,10 @@ func (s *Sink) lockDir(ctx context.Context, dir string) (unlock func(), locked b
 	if err != nil {
 		return sync.OnceFunc(s.dirMu.Unlock), false
 	}
-	lctx, cancel := context.WithTimeout(ctx, dirLockWait)
+	// Never cut short by ctx: a rotation that went on without the lock
+	// sooner could come between another's rename and open, which that
+	// one only rules out by having been quicker than dirLockWait.
+	lctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), dirLockWait)
 	err = fsutil.Lock(lctx, fd)
 	cancel()
 	if err != nil {

@@ -252,3 +252,92 @@ func TestRotationGoesOnWhileAnotherHoldsTheDirectoryLock(t *testing.T) {
 	requireSeqs(t, path, 6)
 	require.Empty(t, ev.errors())
 }
+
+// holdListings keeps s's maintenance from listing until release: its
+// listing would find a segment made behind a rotation's back and make the
+// next rotation list, hiding what a test looks at.
+func holdListings(s *Sink) (release func()) {
+	held := make(chan struct{})
+	s.maint.readDir = func(dir string) ([]os.DirEntry, error) {
+		<-held
+		return os.ReadDir(dir)
+	}
+	return sync.OnceFunc(func() { close(held) })
+}
+
+// rotateBehind returns a Rotation.renamed hook that, at the first
+// rotation only, makes a file at the path (a Python writer's line) and has
+// other rotate it with ctx, waiting at most wait for that.
+func rotateBehind(ctx context.Context, t *testing.T, other *Sink, path string, wait time.Duration) func(string) {
+	var once sync.Once
+	return func(string) {
+		once.Do(func() {
+			require.NoError(t, os.WriteFile(path, numberedLines(100, 100), 0o600))
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				_ = other.WriteBatch(ctx, testSession, numberedLines(101, 101))
+			}()
+			select {
+			case <-done:
+			case <-time.After(wait):
+			}
+		})
+	}
+}
+
+// rotateWithAnotherBehind writes five batches, a minute apart on its
+// clock, through a sink whose first rotation has another sink rotate
+// behind it (rotateBehind), and returns the path's segments.
+func rotateWithAnotherBehind(t *testing.T, otherCtx context.Context, wait time.Duration) []Segment {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "events.jsonl")
+	other, err := New(Options{Path: path, Rotation: &Rotation{MaxBytes: 1}})
+	require.NoError(t, err)
+	var ev rotationEvents
+	r := ev.hook(&Rotation{MaxBytes: 1})
+	clock := &fakeClock{t: time.Now()}
+	clock.drive(r)
+	r.renamed = rotateBehind(otherCtx, t, other, path, wait)
+	s, err := New(Options{Path: path, Rotation: r})
+	require.NoError(t, err)
+	release := holdListings(s)
+	defer release()
+	for i := range 5 {
+		require.NoError(t, s.WriteBatch(context.Background(), testSession, numberedLines(i, i)))
+		clock.add(time.Minute)
+	}
+	release()
+	require.NoError(t, s.Close())
+	require.NoError(t, other.Close())
+	require.Empty(t, ev.errors())
+	segs, err := Segments(path)
+	require.NoError(t, err)
+	seen := map[int64]string{}
+	for _, seg := range segs {
+		require.NotContains(t, seen, seg.Seq, "%s and %s", seen[seg.Seq], filepath.Base(seg.Path))
+		seen[seg.Seq] = filepath.Base(seg.Path)
+	}
+	return segs
+}
+
+// TestARotationStalledBetweenItsRenameAndOpen: a rotation that holds the
+// directory's lock longer than dirLockWait between its rename and its
+// open (a stalled process) lets another collector's rotation go on
+// without the lock and rotate a file a writer made at the path meanwhile.
+// The stalled one then lists at its next rotation rather than naming
+// after the segment it made, which would make that number twice.
+func TestARotationStalledBetweenItsRenameAndOpen(t *testing.T) {
+	segs := rotateWithAnotherBehind(t, context.Background(), 10*dirLockWait)
+	require.Len(t, segs, 5, "the other sink's rotation among this one's four")
+}
+
+// TestACanceledRotationWaitsForTheDirectoryLock: a rotation whose batch
+// was canceled (a client that gave up) still waits for the directory's
+// lock, up to dirLockWait, so it cannot come between another rotation's
+// rename and open.
+func TestACanceledRotationWaitsForTheDirectoryLock(t *testing.T) {
+	canceled, cancel := context.WithCancel(context.Background())
+	cancel()
+	rotateWithAnotherBehind(t, canceled, dirLockWait/4)
+}
