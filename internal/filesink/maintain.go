@@ -752,7 +752,12 @@ func compressSegment(ctx context.Context, zc *compressor, seg Segment, now time.
 	if err := zc.write(ctx, in, dst); err != nil {
 		return 0, fmt.Errorf("compress %s: %w", seg.Plain, err)
 	}
-	if err := os.Remove(seg.Plain); err != nil {
+	if zc.written != nil {
+		zc.written(dst)
+	}
+	// Gone already: another collector on the path found the copy in place
+	// and removed the plain twin (dropPlainTwin), as this one would.
+	if err := os.Remove(seg.Plain); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return 0, fmt.Errorf("remove %s after compressing it: %w", seg.Plain, err)
 	}
 	if err := fsutil.SyncDir(filepath.Dir(seg.Plain)); err != nil {
