@@ -78,7 +78,7 @@ type maintainer struct {
 
 func newMaintainer(r *Rotation, marks *ownMarks, idle func(context.Context) time.Duration, forget func(string), onTornTail func(string, fsutil.TornTail, TornSite)) *maintainer {
 	ctx, cancel := context.WithCancel(context.Background())
-	m := &maintainer{rot: r, marks: marks, idle: idle, forget: forget, onTornTail: onTornTail, queued: map[string]bool{}, wake: make(chan struct{}, 1), ctx: ctx, cancel: cancel, done: make(chan struct{})}
+	m := &maintainer{rot: r, marks: marks, idle: idle, forget: forget, onTornTail: onTornTail, readDir: r.maintReadDir, queued: map[string]bool{}, wake: make(chan struct{}, 1), ctx: ctx, cancel: cancel, done: make(chan struct{})}
 	go m.loop()
 	return m
 }

@@ -96,6 +96,9 @@ type Rotation struct {
 	// directory's lock (tests count the listings and race a rotation).
 	readDir func(string) ([]os.DirEntry, error)
 	renamed func(path string)
+	// maintReadDir, when set, lists a directory for compression and
+	// retention (a test holds those listings back).
+	maintReadDir func(string) ([]os.DirEntry, error)
 }
 
 // idleWait bounds the interval timer's next wait: never a busy loop, and
@@ -445,24 +448,31 @@ const dirLockWait = time.Second
 // the lock delays a rotation and never stops it. unlock may be called more
 // than once.
 func (s *Sink) lockDir(ctx context.Context, dir string) (unlock func(), locked bool) {
-	s.dirMu.Lock()
-	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
-	if err != nil {
-		return sync.OnceFunc(s.dirMu.Unlock), false
-	}
 	// Never cut short by ctx: a rotation that went on without the lock
 	// sooner could come between another's rename and open, which that
-	// one only rules out by having been quicker than dirLockWait.
+	// one only rules out by having been quicker than dirLockWait. The
+	// wait for the turn counts: each rotation of a {session_id} path's
+	// files would otherwise add its wait to the next one's.
 	lctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), dirLockWait)
-	err = fsutil.Lock(lctx, fd)
-	cancel()
+	defer cancel()
+	select {
+	case s.dirTurn <- struct{}{}:
+	case <-lctx.Done():
+		return func() {}, false
+	}
+	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err == nil {
+		if err = fsutil.Lock(lctx, fd); err != nil {
+			_ = unix.Close(fd)
+		}
+	}
 	if err != nil {
-		_ = unix.Close(fd)
-		return sync.OnceFunc(s.dirMu.Unlock), false
+		<-s.dirTurn
+		return func() {}, false
 	}
 	return sync.OnceFunc(func() {
 		_ = unix.Close(fd) // lets the lock go
-		s.dirMu.Unlock()
+		<-s.dirTurn
 	}), true
 }
 

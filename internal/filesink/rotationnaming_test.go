@@ -253,12 +253,13 @@ func TestRotationGoesOnWhileAnotherHoldsTheDirectoryLock(t *testing.T) {
 	require.Empty(t, ev.errors())
 }
 
-// holdListings keeps s's maintenance from listing until release: its
-// listing would find a segment made behind a rotation's back and make the
-// next rotation list, hiding what a test looks at.
-func holdListings(s *Sink) (release func()) {
+// holdListings keeps the maintenance of a sink made with r from listing
+// until release: its listing would find a segment made behind a
+// rotation's back and make the next rotation list, hiding what a test
+// looks at.
+func holdListings(r *Rotation) (release func()) {
 	held := make(chan struct{})
-	s.maint.readDir = func(dir string) ([]os.DirEntry, error) {
+	r.maintReadDir = func(dir string) ([]os.DirEntry, error) {
 		<-held
 		return os.ReadDir(dir)
 	}
@@ -299,10 +300,10 @@ func rotateWithAnotherBehind(t *testing.T, otherCtx context.Context, wait time.D
 	clock := &fakeClock{t: time.Now()}
 	clock.drive(r)
 	r.renamed = rotateBehind(otherCtx, t, other, path, wait)
+	release := holdListings(r)
+	defer release()
 	s, err := New(Options{Path: path, Rotation: r})
 	require.NoError(t, err)
-	release := holdListings(s)
-	defer release()
 	for i := range 5 {
 		require.NoError(t, s.WriteBatch(context.Background(), testSession, numberedLines(i, i)))
 		clock.add(time.Minute)
@@ -340,4 +341,47 @@ func TestACanceledRotationWaitsForTheDirectoryLock(t *testing.T) {
 	canceled, cancel := context.WithCancel(context.Background())
 	cancel()
 	rotateWithAnotherBehind(t, canceled, dirLockWait/4)
+}
+
+// TestARotationWaitsForItsTurnAtMostDirLockWait: the sink's rotations take
+// turns at the directory's lock, and a turn counts toward the wait: with
+// the lock held by another process, or one rotation stalled under it,
+// every other rotation goes on within dirLockWait rather than queuing
+// behind the others' waits (a {session_id} path's files would each add
+// a second to the next one's batch).
+func TestARotationWaitsForItsTurnAtMostDirLockWait(t *testing.T) {
+	dir := t.TempDir()
+	var ev rotationEvents
+	r := ev.hook(&Rotation{MaxBytes: 1})
+	stalled := filepath.Join(dir, testSession+".jsonl")
+	other := "00000000-0000-4000-8000-000000000001"
+	var s *Sink
+	var once sync.Once
+	otherDone := false
+	r.renamed = func(path string) {
+		if path != stalled {
+			return
+		}
+		once.Do(func() {
+			done := make(chan error, 1)
+			go func() { done <- s.WriteBatch(context.Background(), other, numberedLines(11, 11)) }()
+			select {
+			case err := <-done:
+				require.NoError(t, err)
+				otherDone = true
+			case <-time.After(10 * dirLockWait):
+			}
+		})
+	}
+	s, err := New(Options{Path: filepath.Join(dir, "{session_id}.jsonl"), Rotation: r})
+	require.NoError(t, err)
+	ctx := context.Background()
+	require.NoError(t, s.WriteBatch(ctx, other, numberedLines(10, 10)))
+	require.NoError(t, s.WriteBatch(ctx, testSession, numberedLines(0, 0)))
+	require.NoError(t, s.WriteBatch(ctx, testSession, numberedLines(1, 1)))
+	require.NoError(t, s.Close())
+	require.True(t, otherDone, "the other file's rotation waited for the stalled one")
+	requireSeqs(t, stalled, 1)
+	requireSeqs(t, filepath.Join(dir, other+".jsonl"), 1)
+	require.Empty(t, ev.errors())
 }

@@ -43,9 +43,10 @@ type Sink struct {
 	// marks is shared with maint: the log's newest own segment per path.
 	marks *ownMarks
 
-	// dirMu lets one rotation at a time wait for a directory's lock
-	// (lockDir), so this sink's rotations queue here, not in flock polls.
-	dirMu sync.Mutex
+	// dirTurn lets one rotation at a time wait for a directory's lock
+	// (lockDir), so this sink's rotations queue here, not in flock polls;
+	// a send takes the turn.
+	dirTurn chan struct{}
 
 	mu      sync.Mutex
 	files   map[string]*openFile
@@ -118,6 +119,7 @@ func New(opts Options) (*Sink, error) {
 		onTornTail:   opts.OnTornTail,
 		onReplaced:   opts.OnReplaced,
 		files:        make(map[string]*openFile),
+		dirTurn:      make(chan struct{}, 1),
 		lru:          list.New(),
 		wake:         make(chan struct{}),
 	}
