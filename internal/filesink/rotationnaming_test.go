@@ -87,7 +87,7 @@ func TestARotationBetweenAnotherOnesRenameAndOpen(t *testing.T) {
 	require.NoError(t, err)
 	ctx := context.Background()
 	var once sync.Once
-	var otherErr error
+	otherErr := make(chan error, 1)
 	var ev rotationEvents
 	r := ev.hook(&Rotation{MaxBytes: 1})
 	// A minute a batch: this sink's names are never the other's.
@@ -101,7 +101,7 @@ func TestARotationBetweenAnotherOnesRenameAndOpen(t *testing.T) {
 			done := make(chan struct{})
 			go func() {
 				defer close(done)
-				otherErr = other.WriteBatch(ctx, testSession, numberedLines(101, 101))
+				otherErr <- other.WriteBatch(ctx, testSession, numberedLines(101, 101))
 			}()
 			select {
 			case <-done: // it got in: the rotation's lock let it
@@ -116,8 +116,8 @@ func TestARotationBetweenAnotherOnesRenameAndOpen(t *testing.T) {
 		clock.add(time.Minute)
 	}
 	require.NoError(t, s.Close())
+	require.NoError(t, <-otherErr)
 	require.NoError(t, other.Close())
-	require.NoError(t, otherErr)
 	requireSeqs(t, path, 5)
 	require.Empty(t, ev.errors())
 }
@@ -383,5 +383,46 @@ func TestARotationWaitsForItsTurnAtMostDirLockWait(t *testing.T) {
 	require.True(t, otherDone, "the other file's rotation waited for the stalled one")
 	requireSeqs(t, stalled, 1)
 	requireSeqs(t, filepath.Join(dir, other+".jsonl"), 1)
+	require.Empty(t, ev.errors())
+}
+
+// TestAFileOpenLongTriesTheHeldDirectoryLockBriefly: a rotation of a file
+// the sink has had open for dirLockWait cannot come between another
+// rotation's rename and open that the other one would not see (it took
+// that long), so with the directory's lock held by someone else it goes
+// on after a short try: the interval timer's round over many files does
+// not take a second per file.
+func TestAFileOpenLongTriesTheHeldDirectoryLockBriefly(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "events.jsonl")
+	held, err := os.Open(dir)
+	require.NoError(t, err)
+	defer held.Close()
+	require.NoError(t, fsutil.TryLock(int(held.Fd())))
+	var ev rotationEvents
+	// A wait no test outlasts: a rotation that takes it hangs the test.
+	r := ev.hook(&Rotation{MaxBytes: 1, lockWait: time.Hour})
+	s, err := New(Options{Path: path, Rotation: r})
+	require.NoError(t, err)
+	ctx := context.Background()
+	require.NoError(t, s.WriteBatch(ctx, testSession, numberedLines(0, 0)))
+	s.mu.Lock()
+	of := s.files[path]
+	s.mu.Unlock()
+	of.mu.Lock()
+	of.opened = of.opened.Add(-time.Hour) // open an hour already
+	of.mu.Unlock()
+	done := make(chan error, 1)
+	go func() { done <- s.WriteBatch(ctx, testSession, numberedLines(1, 1)) }()
+	select {
+	case err := <-done:
+		require.NoError(t, err)
+	case <-time.After(10 * dirLockWait):
+		fsutil.Unlock(int(held.Fd()))
+		<-done
+		t.Fatal("the rotation waited for the held lock as for a file just opened")
+	}
+	require.NoError(t, s.Close())
+	requireSeqs(t, path, 1)
 	require.Empty(t, ev.errors())
 }
