@@ -464,12 +464,11 @@ func (r *Rotation) dirWait(of *openFile) time.Duration {
 // another's) does under it. No other rotation of the path can then come
 // between the two, so the segment made is known to be the newest while the
 // file opened stays at the path. locked is false where the lock is not had
-// within wait (dirWait), the wait for this sink's turn at it included: a file
-// system without flock on a directory, or a process holding it (any local
-// user who can read the directory can). The
-// rotation then goes on, opens nothing, and the next one lists, so holding
-// the lock delays a rotation and never stops it. unlock may be called more
-// than once.
+// within wait (dirWait), the wait for this sink's turn at it included: a
+// file system without flock on a directory, or a process holding it (any
+// local user who can read the directory can). The rotation then goes on,
+// opens nothing, and the next one lists, so holding the lock delays a
+// rotation and never stops it. unlock may be called more than once.
 func (s *Sink) lockDir(ctx context.Context, dir string, wait time.Duration) (unlock func(), locked bool) {
 	// Never cut short by ctx: a rotation that went on without the lock
 	// sooner could come between another's rename and open, which that
