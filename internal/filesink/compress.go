@@ -48,6 +48,9 @@ type compressor struct {
 	enc *zstd.Encoder
 	buf []byte
 	rq  runQueue
+	// written, when set, is called once a compressed copy is in place,
+	// before the plain one is removed (a test races that removal).
+	written func(dst string)
 }
 
 // runQueue reads how many goroutines wait for a processor (a look costs

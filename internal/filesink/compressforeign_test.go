@@ -36,3 +36,29 @@ func TestCompressionLeavesAForeignSegment(t *testing.T) {
 	require.FileExists(t, foreign, "compression removed a file the log does not record")
 	require.NoFileExists(t, foreign+ZstdSuffix)
 }
+
+// TestCompressionWhoseTwinAnotherRemoved: two collectors on one path look
+// after its segments; one's listing finds the other's compressed copy in
+// place before that one removed the plain segment, and removes it as a
+// twin. The compression is done, not a failure.
+func TestCompressionWhoseTwinAnotherRemoved(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "events.jsonl")
+	t0 := time.Date(2026, 12, 6, 6, 0, 0, 0, time.UTC)
+	seg := Segment{Plain: namerFor(path).name(t0, 1)}
+	seg.Path = seg.Plain
+	require.NoError(t, os.WriteFile(seg.Plain, numberedLines(1, 5), 0o600))
+	require.NoError(t, os.Chtimes(seg.Plain, t0, t0))
+	zc := &compressor{written: func(dst string) {
+		same, err := SameAsCompressed(seg.Plain, dst)
+		require.NoError(t, err)
+		require.True(t, same)
+		require.NoError(t, os.Remove(seg.Plain))
+	}}
+	wait, err := compressSegment(context.Background(), zc, seg, t0.Add(time.Hour), time.Second, nil)
+	require.NoError(t, err)
+	require.Zero(t, wait)
+	segs, err := Segments(path)
+	require.NoError(t, err)
+	require.Len(t, segs, 1)
+	require.True(t, segs[0].Compressed)
+}

@@ -78,7 +78,7 @@ type maintainer struct {
 
 func newMaintainer(r *Rotation, marks *ownMarks, idle func(context.Context) time.Duration, forget func(string), onTornTail func(string, fsutil.TornTail, TornSite)) *maintainer {
 	ctx, cancel := context.WithCancel(context.Background())
-	m := &maintainer{rot: r, marks: marks, idle: idle, forget: forget, onTornTail: onTornTail, queued: map[string]bool{}, wake: make(chan struct{}, 1), ctx: ctx, cancel: cancel, done: make(chan struct{})}
+	m := &maintainer{rot: r, marks: marks, idle: idle, forget: forget, onTornTail: onTornTail, readDir: r.maintReadDir, queued: map[string]bool{}, wake: make(chan struct{}, 1), ctx: ctx, cancel: cancel, done: make(chan struct{})}
 	go m.loop()
 	return m
 }
@@ -752,7 +752,12 @@ func compressSegment(ctx context.Context, zc *compressor, seg Segment, now time.
 	if err := zc.write(ctx, in, dst); err != nil {
 		return 0, fmt.Errorf("compress %s: %w", seg.Plain, err)
 	}
-	if err := os.Remove(seg.Plain); err != nil {
+	if zc.written != nil {
+		zc.written(dst)
+	}
+	// Gone already: another collector on the path found the copy in place
+	// and removed the plain twin (dropPlainTwin), as this one would.
+	if err := os.Remove(seg.Plain); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return 0, fmt.Errorf("remove %s after compressing it: %w", seg.Plain, err)
 	}
 	if err := fsutil.SyncDir(filepath.Dir(seg.Plain)); err != nil {

@@ -96,6 +96,11 @@ type Rotation struct {
 	// directory's lock (tests count the listings and race a rotation).
 	readDir func(string) ([]os.DirEntry, error)
 	renamed func(path string)
+	// maintReadDir, when set, lists a directory for compression and
+	// retention (a test holds those listings back).
+	maintReadDir func(string) ([]os.DirEntry, error)
+	// lockWait, when set, stands in for dirLockWait.
+	lockWait time.Duration
 }
 
 // idleWait bounds the interval timer's next wait: never a busy loop, and
@@ -197,7 +202,11 @@ func (s *Sink) rotateIdle(ctx context.Context) time.Duration {
 	s.mu.Unlock()
 	next := s.rot.Interval
 	for _, of := range held {
-		next = min(next, s.rotateIfDue(ctx, of))
+		// A stop ends the round: each rotation may wait for its
+		// directory's lock, stop or not.
+		if ctx.Err() == nil {
+			next = min(next, s.rotateIfDue(ctx, of))
+		}
 		s.release(of)
 	}
 	return next
@@ -314,8 +323,9 @@ func (s *Sink) renameToSegment(ctx context.Context, of *openFile) (Segment, open
 	if err != nil {
 		return Segment{}, openedFile{}, err
 	}
-	unlock, locked := s.lockDir(ctx, filepath.Dir(path))
+	unlock, locked := s.lockDir(ctx, filepath.Dir(path), s.rot.dirWait(of))
 	defer unlock()
+	renaming := time.Now()
 	seg, err := s.renameAfter(path, last)
 	if remembered && errors.Is(err, unix.EEXIST) {
 		// A file put there under the name: named after a listing instead.
@@ -330,6 +340,13 @@ func (s *Sink) renameToSegment(ctx context.Context, of *openFile) (Segment, open
 	var next openedFile
 	if locked {
 		next = s.openRotated(path)
+	}
+	if next.f != nil && time.Since(renaming) >= s.rot.dirLockWait() {
+		// Stalled this long under the lock, another rotation may have
+		// given up waiting for it and rotated a file made at the path
+		// since the rename: the next rotation lists.
+		_ = next.f.Close()
+		next = openedFile{}
 	}
 	unlock()
 	s.marks.raise(path, seg.Time)
@@ -422,32 +439,62 @@ func (s *Sink) openRotated(path string) openedFile {
 // another rotation holds only for a rename and an open.
 const dirLockWait = time.Second
 
+func (r *Rotation) dirLockWait() time.Duration {
+	if r.lockWait > 0 {
+		return r.lockWait
+	}
+	return dirLockWait
+}
+
+// dirWait is how long a rotation of of's file waits for the directory's
+// lock before it goes on without it. Going on must not come between
+// another rotation's rename and open: that one renamed before the file now
+// at the path was made, so once this sink has had the file open for
+// dirLockWait, one still between the two has taken that long and lists at
+// its next rotation (renameToSegment). A try of idleLockWait is then
+// enough, so a lock held by someone else costs the interval timer's round
+// that much per file rather than a second.
+func (r *Rotation) dirWait(of *openFile) time.Duration {
+	full := r.dirLockWait()
+	return min(full, max(full-time.Since(of.opened), idleLockWait))
+}
+
 // lockDir takes flock on dir for a rotation's rename and its open of the
 // new file, which every rotation of a file in dir (this process's and
 // another's) does under it. No other rotation of the path can then come
 // between the two, so the segment made is known to be the newest while the
 // file opened stays at the path. locked is false where the lock is not had
-// within dirLockWait: a file system without flock on a directory, or a
-// process holding it (any local user who can read the directory can). The
-// rotation then goes on, opens nothing, and the next one lists, so holding
-// the lock delays a rotation and never stops it. unlock may be called more
-// than once.
-func (s *Sink) lockDir(ctx context.Context, dir string) (unlock func(), locked bool) {
-	s.dirMu.Lock()
-	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
-	if err != nil {
-		return sync.OnceFunc(s.dirMu.Unlock), false
+// within wait (dirWait), the wait for this sink's turn at it included: a
+// file system without flock on a directory, or a process holding it (any
+// local user who can read the directory can). The rotation then goes on,
+// opens nothing, and the next one lists, so holding the lock delays a
+// rotation and never stops it. unlock may be called more than once.
+func (s *Sink) lockDir(ctx context.Context, dir string, wait time.Duration) (unlock func(), locked bool) {
+	// Never cut short by ctx: a rotation that went on without the lock
+	// sooner could come between another's rename and open, which that
+	// one only rules out by having been quicker than dirLockWait. The
+	// wait for the turn counts: each rotation of a {session_id} path's
+	// files would otherwise add its wait to the next one's.
+	lctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), wait)
+	defer cancel()
+	select {
+	case s.dirTurn <- struct{}{}:
+	case <-lctx.Done():
+		return func() {}, false
 	}
-	lctx, cancel := context.WithTimeout(ctx, dirLockWait)
-	err = fsutil.Lock(lctx, fd)
-	cancel()
+	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err == nil {
+		if err = fsutil.Lock(lctx, fd); err != nil {
+			_ = unix.Close(fd)
+		}
+	}
 	if err != nil {
-		_ = unix.Close(fd)
-		return sync.OnceFunc(s.dirMu.Unlock), false
+		<-s.dirTurn
+		return func() {}, false
 	}
 	return sync.OnceFunc(func() {
 		_ = unix.Close(fd) // lets the lock go
-		s.dirMu.Unlock()
+		<-s.dirTurn
 	}), true
 }
 

@@ -87,7 +87,7 @@ func TestARotationBetweenAnotherOnesRenameAndOpen(t *testing.T) {
 	require.NoError(t, err)
 	ctx := context.Background()
 	var once sync.Once
-	var otherErr error
+	otherErr := make(chan error, 1)
 	var ev rotationEvents
 	r := ev.hook(&Rotation{MaxBytes: 1})
 	// A minute a batch: this sink's names are never the other's.
@@ -101,7 +101,7 @@ func TestARotationBetweenAnotherOnesRenameAndOpen(t *testing.T) {
 			done := make(chan struct{})
 			go func() {
 				defer close(done)
-				otherErr = other.WriteBatch(ctx, testSession, numberedLines(101, 101))
+				otherErr <- other.WriteBatch(ctx, testSession, numberedLines(101, 101))
 			}()
 			select {
 			case <-done: // it got in: the rotation's lock let it
@@ -116,8 +116,8 @@ func TestARotationBetweenAnotherOnesRenameAndOpen(t *testing.T) {
 		clock.add(time.Minute)
 	}
 	require.NoError(t, s.Close())
+	require.NoError(t, <-otherErr)
 	require.NoError(t, other.Close())
-	require.NoError(t, otherErr)
 	requireSeqs(t, path, 5)
 	require.Empty(t, ev.errors())
 }
@@ -250,5 +250,179 @@ func TestRotationGoesOnWhileAnotherHoldsTheDirectoryLock(t *testing.T) {
 	require.NoError(t, s.Close())
 	require.Equal(t, 4, lists.count(), "once the lock is free, one listing, then from memory")
 	requireSeqs(t, path, 6)
+	require.Empty(t, ev.errors())
+}
+
+// holdListings keeps the maintenance of a sink made with r from listing
+// until release: its listing would find a segment made behind a
+// rotation's back and make the next rotation list, hiding what a test
+// looks at.
+func holdListings(r *Rotation) (release func()) {
+	held := make(chan struct{})
+	r.maintReadDir = func(dir string) ([]os.DirEntry, error) {
+		<-held
+		return os.ReadDir(dir)
+	}
+	return sync.OnceFunc(func() { close(held) })
+}
+
+// rotateBehind returns a Rotation.renamed hook that, at the first
+// rotation only, makes a file at the path (a Python writer's line) and has
+// other rotate it with ctx, waiting at most wait for that.
+func rotateBehind(ctx context.Context, t *testing.T, other *Sink, path string, wait time.Duration) func(string) {
+	var once sync.Once
+	return func(string) {
+		once.Do(func() {
+			require.NoError(t, os.WriteFile(path, numberedLines(100, 100), 0o600))
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				_ = other.WriteBatch(ctx, testSession, numberedLines(101, 101))
+			}()
+			select {
+			case <-done:
+			case <-time.After(wait):
+			}
+		})
+	}
+}
+
+// rotateWithAnotherBehind writes five batches, a minute apart on its
+// clock, through a sink whose first rotation has another sink rotate
+// behind it (rotateBehind), and returns the path's segments.
+func rotateWithAnotherBehind(t *testing.T, otherCtx context.Context, wait time.Duration) []Segment {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "events.jsonl")
+	other, err := New(Options{Path: path, Rotation: &Rotation{MaxBytes: 1}})
+	require.NoError(t, err)
+	var ev rotationEvents
+	r := ev.hook(&Rotation{MaxBytes: 1})
+	clock := &fakeClock{t: time.Now()}
+	clock.drive(r)
+	r.renamed = rotateBehind(otherCtx, t, other, path, wait)
+	release := holdListings(r)
+	defer release()
+	s, err := New(Options{Path: path, Rotation: r})
+	require.NoError(t, err)
+	for i := range 5 {
+		require.NoError(t, s.WriteBatch(context.Background(), testSession, numberedLines(i, i)))
+		clock.add(time.Minute)
+	}
+	release()
+	require.NoError(t, s.Close())
+	require.NoError(t, other.Close())
+	require.Empty(t, ev.errors())
+	segs, err := Segments(path)
+	require.NoError(t, err)
+	seen := map[int64]string{}
+	for _, seg := range segs {
+		require.NotContains(t, seen, seg.Seq, "%s and %s", seen[seg.Seq], filepath.Base(seg.Path))
+		seen[seg.Seq] = filepath.Base(seg.Path)
+	}
+	return segs
+}
+
+// TestARotationStalledBetweenItsRenameAndOpen: a rotation that holds the
+// directory's lock longer than dirLockWait between its rename and its
+// open (a stalled process) lets another collector's rotation go on
+// without the lock and rotate a file a writer made at the path meanwhile.
+// The stalled one then lists at its next rotation rather than naming
+// after the segment it made, which would make that number twice.
+func TestARotationStalledBetweenItsRenameAndOpen(t *testing.T) {
+	segs := rotateWithAnotherBehind(t, context.Background(), 10*dirLockWait)
+	require.Len(t, segs, 5, "the other sink's rotation among this one's four")
+}
+
+// TestACanceledRotationWaitsForTheDirectoryLock: a rotation whose batch
+// was canceled (a client that gave up) still waits for the directory's
+// lock, up to dirLockWait, so it cannot come between another rotation's
+// rename and open.
+func TestACanceledRotationWaitsForTheDirectoryLock(t *testing.T) {
+	canceled, cancel := context.WithCancel(context.Background())
+	cancel()
+	rotateWithAnotherBehind(t, canceled, dirLockWait/4)
+}
+
+// TestARotationWaitsForItsTurnAtMostDirLockWait: the sink's rotations take
+// turns at the directory's lock, and a turn counts toward the wait: with
+// the lock held by another process, or one rotation stalled under it,
+// every other rotation goes on within dirLockWait rather than queuing
+// behind the others' waits (a {session_id} path's files would each add
+// a second to the next one's batch).
+func TestARotationWaitsForItsTurnAtMostDirLockWait(t *testing.T) {
+	dir := t.TempDir()
+	var ev rotationEvents
+	r := ev.hook(&Rotation{MaxBytes: 1})
+	stalled := filepath.Join(dir, testSession+".jsonl")
+	other := "00000000-0000-4000-8000-000000000001"
+	var s *Sink
+	var once sync.Once
+	otherDone := false
+	r.renamed = func(path string) {
+		if path != stalled {
+			return
+		}
+		once.Do(func() {
+			done := make(chan error, 1)
+			go func() { done <- s.WriteBatch(context.Background(), other, numberedLines(11, 11)) }()
+			select {
+			case err := <-done:
+				require.NoError(t, err)
+				otherDone = true
+			case <-time.After(10 * dirLockWait):
+			}
+		})
+	}
+	s, err := New(Options{Path: filepath.Join(dir, "{session_id}.jsonl"), Rotation: r})
+	require.NoError(t, err)
+	ctx := context.Background()
+	require.NoError(t, s.WriteBatch(ctx, other, numberedLines(10, 10)))
+	require.NoError(t, s.WriteBatch(ctx, testSession, numberedLines(0, 0)))
+	require.NoError(t, s.WriteBatch(ctx, testSession, numberedLines(1, 1)))
+	require.NoError(t, s.Close())
+	require.True(t, otherDone, "the other file's rotation waited for the stalled one")
+	requireSeqs(t, stalled, 1)
+	requireSeqs(t, filepath.Join(dir, other+".jsonl"), 1)
+	require.Empty(t, ev.errors())
+}
+
+// TestAFileOpenLongTriesTheHeldDirectoryLockBriefly: a rotation of a file
+// the sink has had open for dirLockWait cannot come between another
+// rotation's rename and open that the other one would not see (it took
+// that long), so with the directory's lock held by someone else it goes
+// on after a short try: the interval timer's round over many files does
+// not take a second per file.
+func TestAFileOpenLongTriesTheHeldDirectoryLockBriefly(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "events.jsonl")
+	held, err := os.Open(dir)
+	require.NoError(t, err)
+	defer held.Close()
+	require.NoError(t, fsutil.TryLock(int(held.Fd())))
+	var ev rotationEvents
+	// A wait no test outlasts: a rotation that takes it hangs the test.
+	r := ev.hook(&Rotation{MaxBytes: 1, lockWait: time.Hour})
+	s, err := New(Options{Path: path, Rotation: r})
+	require.NoError(t, err)
+	ctx := context.Background()
+	require.NoError(t, s.WriteBatch(ctx, testSession, numberedLines(0, 0)))
+	s.mu.Lock()
+	of := s.files[path]
+	s.mu.Unlock()
+	of.mu.Lock()
+	of.opened = of.opened.Add(-time.Hour) // open an hour already
+	of.mu.Unlock()
+	done := make(chan error, 1)
+	go func() { done <- s.WriteBatch(ctx, testSession, numberedLines(1, 1)) }()
+	select {
+	case err := <-done:
+		require.NoError(t, err)
+	case <-time.After(10 * dirLockWait):
+		fsutil.Unlock(int(held.Fd()))
+		<-done
+		t.Fatal("the rotation waited for the held lock as for a file just opened")
+	}
+	require.NoError(t, s.Close())
+	requireSeqs(t, path, 1)
 	require.Empty(t, ev.errors())
 }

@@ -75,7 +75,8 @@ func (n segmentNamer) parse(name string) (Segment, bool) {
 // first. A segment found both plain and compressed (a compression cut
 // short after its rename) is listed once, compressed. Two names with the
 // same sequence number are both listed, by time then name: the rotation
-// never makes them, so a reader must see the one it did not make.
+// makes one only after a file was put under its number with another time
+// since the last listing (see newestSegment), and a reader must see both.
 func Segments(path string) ([]Segment, error) {
 	return segmentsListed(path, readDirUnsorted)
 }

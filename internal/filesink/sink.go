@@ -43,9 +43,10 @@ type Sink struct {
 	// marks is shared with maint: the log's newest own segment per path.
 	marks *ownMarks
 
-	// dirMu lets one rotation at a time wait for a directory's lock
-	// (lockDir), so this sink's rotations queue here, not in flock polls.
-	dirMu sync.Mutex
+	// dirTurn lets one rotation at a time wait for a directory's lock
+	// (lockDir), so this sink's rotations queue here, not in flock polls;
+	// a send takes the turn.
+	dirTurn chan struct{}
 
 	mu      sync.Mutex
 	files   map[string]*openFile
@@ -92,6 +93,8 @@ type openFile struct {
 	// rotation came between, so the next is named after it without
 	// listing the directory. Guarded by mu.
 	made Segment
+	// opened is when f was opened (see Rotation.dirWait); guarded by mu.
+	opened time.Time
 }
 
 // New validates opts and returns a Sink. No file is opened until the first
@@ -118,6 +121,7 @@ func New(opts Options) (*Sink, error) {
 		onTornTail:   opts.OnTornTail,
 		onReplaced:   opts.OnReplaced,
 		files:        make(map[string]*openFile),
+		dirTurn:      make(chan struct{}, 1),
 		lru:          list.New(),
 		wake:         make(chan struct{}),
 	}
@@ -242,7 +246,7 @@ func (s *Sink) reopen(of *openFile) error {
 // (Seq 0: none). Called with of.mu held and a reference on of.
 func (s *Sink) replaceFile(of *openFile, f *os.File, fi os.FileInfo, made Segment) {
 	old := of.f
-	of.f, of.ident, of.end, of.made = f, fi, -1, made
+	of.f, of.ident, of.end, of.made, of.opened = f, fi, -1, made, time.Now()
 	if err := old.Close(); err != nil {
 		// Like an evicted file's: reported by Close, not by this write,
 		// whose lines go to the new file regardless.
@@ -352,6 +356,7 @@ func (s *Sink) acquire(ctx context.Context, path string) (*openFile, error) {
 		s.mu.Unlock()
 
 		of.f, of.ident, of.err = s.openFirst(ctx, of)
+		of.opened = time.Now()
 		if of.err == nil {
 			s.countOpen()
 			if s.rot != nil {
