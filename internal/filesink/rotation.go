@@ -327,10 +327,17 @@ func (s *Sink) renameToSegment(ctx context.Context, of *openFile) (Segment, open
 	defer unlock()
 	renaming := time.Now()
 	seg, err := s.renameAfter(path, last)
-	if remembered && errors.Is(err, unix.EEXIST) {
-		// A file put there under the name: named after a listing instead.
-		if last, _, err = s.listNewest(path); err != nil {
-			return Segment{}, openedFile{}, err
+	for try := 0; errors.Is(err, unix.EEXIST) && try < nameTries; try++ {
+		if remembered {
+			// A file put there under the name: named after a listing.
+			if last, _, err = s.listNewest(path); err != nil {
+				return Segment{}, openedFile{}, err
+			}
+			remembered = false
+		} else {
+			// Taken by what a listing passes over (a directory, a
+			// symlink): the number after it.
+			last = seg
 		}
 		seg, err = s.renameAfter(path, last)
 	}
@@ -400,21 +407,26 @@ func (s *Sink) listNewest(path string) (Segment, bool, error) {
 	return Segment{}, false, nil
 }
 
+// nameTries bounds the names a rotation tries past one that is taken.
+const nameTries = 8
+
 // renameAfter renames the file at path to the segment after last (Seq 0:
-// the first). The rename fails if the name is taken.
+// the first), which it returns, made or not. The rename fails if the name
+// is taken.
 func (s *Sink) renameAfter(path string, last Segment) (Segment, error) {
 	now := s.rot.clock().UTC().Truncate(time.Second)
 	if now.Before(last.Time) {
 		now = last.Time
 	}
 	name := namerFor(path).name(now, last.Seq+1)
+	seg := Segment{Path: name, Plain: name, Seq: last.Seq + 1, Time: now}
 	if err := renameNoReplace(path, name); err != nil {
-		return Segment{}, fmt.Errorf("rotate %s to %s: %w", path, filepath.Base(name), err)
+		return seg, fmt.Errorf("rotate %s to %s: %w", path, filepath.Base(name), err)
 	}
 	if s.rot.renamed != nil {
 		s.rot.renamed(path)
 	}
-	return Segment{Path: name, Plain: name, Seq: last.Seq + 1, Time: now}, nil
+	return seg, nil
 }
 
 // openRotated opens the new file at path right after a rotation (made

@@ -426,3 +426,37 @@ func TestAFileOpenLongTriesTheHeldDirectoryLockBriefly(t *testing.T) {
 	requireSeqs(t, path, 1)
 	require.Empty(t, ev.errors())
 }
+
+// TestANameTakenByADirectoryIsPassedOver: a directory or a symlink under
+// the next segment's name is passed over by a listing, so the rotation
+// takes the number after it rather than failing each time (a name planted
+// for every coming second would stop rotation for good).
+func TestANameTakenByADirectoryIsPassedOver(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "events.jsonl")
+	clock := &fakeClock{t: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)}
+	var ev rotationEvents
+	r := ev.hook(&Rotation{MaxBytes: 1})
+	clock.drive(r)
+	n := namerFor(path)
+	require.NoError(t, os.Mkdir(n.name(clock.now(), 1), 0o700)) // before the first rotation, which lists
+	s, err := New(Options{Path: path, Rotation: r})
+	require.NoError(t, err)
+	ctx := context.Background()
+	for i := range 3 {
+		require.NoError(t, s.WriteBatch(ctx, testSession, numberedLines(i, i)))
+	}
+	// Remembered now: the next names are taken by a directory and a symlink.
+	require.NoError(t, os.Mkdir(n.name(clock.now(), 4), 0o700))
+	require.NoError(t, os.Symlink(filepath.Join(dir, "elsewhere"), n.name(clock.now(), 5)))
+	require.NoError(t, s.WriteBatch(ctx, testSession, numberedLines(3, 3)))
+	require.NoError(t, s.Close())
+	segs, err := Segments(path)
+	require.NoError(t, err)
+	var seqs []int64
+	for _, seg := range segs {
+		seqs = append(seqs, seg.Seq)
+	}
+	require.Equal(t, []int64{2, 3, 6}, seqs)
+	require.Empty(t, ev.errors())
+}
