@@ -231,7 +231,7 @@ func TestRotationGoesOnWhileAnotherHoldsTheDirectoryLock(t *testing.T) {
 	path := filepath.Join(dir, "events.jsonl")
 	held, err := os.Open(dir)
 	require.NoError(t, err)
-	defer held.Close()
+	defer func() { _ = held.Close() }()
 	require.NoError(t, fsutil.TryLock(int(held.Fd())))
 	var lists listCounter
 	var ev rotationEvents
@@ -397,7 +397,7 @@ func TestAFileOpenLongTriesTheHeldDirectoryLockBriefly(t *testing.T) {
 	path := filepath.Join(dir, "events.jsonl")
 	held, err := os.Open(dir)
 	require.NoError(t, err)
-	defer held.Close()
+	defer func() { _ = held.Close() }()
 	require.NoError(t, fsutil.TryLock(int(held.Fd())))
 	var ev rotationEvents
 	// A wait no test outlasts: a rotation that takes it hangs the test.
@@ -419,8 +419,7 @@ func TestAFileOpenLongTriesTheHeldDirectoryLockBriefly(t *testing.T) {
 		require.NoError(t, err)
 	case <-time.After(10 * dirLockWait):
 		fsutil.Unlock(int(held.Fd()))
-		<-done
-		t.Fatal("the rotation waited for the held lock as for a file just opened")
+		t.Fatalf("the rotation waited for the held lock as for a file just opened (then: %v)", <-done)
 	}
 	require.NoError(t, s.Close())
 	requireSeqs(t, path, 1)
