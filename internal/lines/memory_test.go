@@ -65,3 +65,42 @@ func TestReaderHoldsALongLineAboutTwice(t *testing.T) {
 	require.Equal(t, bytes.Repeat([]byte("x"), size), ln.Text)
 	require.LessOrEqual(t, got, uint64(2*size+size/4), "bytes handed out assembling a line of %d", size)
 }
+
+// TestReaderKeepsItsFirstBlockAcrossLongLines: the block a long line is
+// first assembled in is kept for the next one, not handed out with the
+// line: each line past the block costs its own size and the blocks beyond
+// the first, not one more block.
+func TestReaderKeepsItsFirstBlockAcrossLongLines(t *testing.T) {
+	const size, buf, lines = 3*blockSize - 1, 64 << 10, 8 // with its newline, three blocks
+	line := append(bytes.Repeat([]byte("x"), size), '\n')
+	in := bytes.NewReader(bytes.Repeat(line, lines))
+	lr := NewReader(in, buf, 0)
+	first, err := lr.Next() // the block is made here
+	require.NoError(t, err)
+	require.Len(t, first.Text, size)
+	got := allocated(func() {
+		for range lines - 1 {
+			ln, err := lr.Next()
+			require.NoError(t, err)
+			require.Len(t, ln.Text, size)
+		}
+	})
+	perLine := got / (lines - 1)
+	require.LessOrEqual(t, perLine, uint64(size+(size-blockSize)+blockSize/2), "bytes handed out per line of %d", size)
+}
+
+// BenchmarkReaderLongLines reads lines three blocks long.
+func BenchmarkReaderLongLines(b *testing.B) {
+	line := append(bytes.Repeat([]byte("x"), 3*blockSize), '\n')
+	in := bytes.NewReader(line)
+	lr := NewReader(in, 64<<10, 0)
+	b.SetBytes(int64(len(line)))
+	b.ReportAllocs()
+	for b.Loop() {
+		in.Reset(line)
+		lr.Reset(in)
+		if _, err := lr.Next(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -86,10 +86,8 @@ func (lr *Reader) Next() (Line, error) {
 	}
 	size := int64(len(chunk))
 	tooLong := len(chunk) > lr.max+1 // +1: the newline itself
-	if cap(lr.buf) != blockSize {
-		// The first long line's block, kept; or the last long line's
-		// slice, handed out.
-		lr.buf = make([]byte, 0, blockSize)
+	if lr.buf == nil {
+		lr.buf = make([]byte, 0, blockSize) // the first long line's block, kept
 	}
 	lr.buf, lr.blocks = lr.buf[:0], nil
 	held := 0
@@ -131,7 +129,8 @@ func (lr *Reader) hold(chunk []byte) {
 }
 
 // assembled is the line held, held bytes, in one slice: buf when it
-// fits there, else a slice of its size the blocks are copied into.
+// fits there, else a slice of its size the blocks are copied into. buf
+// stays the reader's for the next long line.
 func (lr *Reader) assembled(held int) []byte {
 	if len(lr.blocks) == 0 {
 		return lr.buf
@@ -141,7 +140,7 @@ func (lr *Reader) assembled(held int) []byte {
 	for _, b := range lr.blocks {
 		line = append(line, b...)
 	}
-	lr.buf, lr.blocks = line, nil
+	lr.blocks = nil
 	return line
 }
 
