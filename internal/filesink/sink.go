@@ -30,12 +30,14 @@ type Sink struct {
 	writeFn func(*os.File, []byte) (int, error)
 	syncFn  func(*os.File) error
 	lockFn  func(context.Context, int) error
-	// onWrite, beforeCreate, onTornTail and onReplaced are
-	// Options.OnWrite, BeforeCreate, OnTornTail and OnReplaced.
+	// onWrite, beforeCreate, onTornTail, onReplaced and
+	// onRotatedByOther are the Options hooks of those names.
 	onWrite      func(path string, lines int)
 	beforeCreate func(ctx context.Context, path string) error
 	onTornTail   func(path string, torn fsutil.TornTail, site TornSite)
 	onReplaced   func(path string, size int64)
+	// onRotatedByOther: see Options.OnRotatedByOther.
+	onRotatedByOther func(path, segment string)
 	// rot is Options.Rotation (nil: no rotation); maint runs its
 	// compression and retention.
 	rot   *Rotation
@@ -109,21 +111,22 @@ func New(opts Options) (*Sink, error) {
 		return nil, fmt.Errorf("path: %w", err)
 	}
 	s := &Sink{
-		rot:          opts.Rotation,
-		tmpl:         t,
-		fsync:        opts.Fsync,
-		max:          opts.MaxOpenFiles,
-		writeFn:      opts.writeFn,
-		syncFn:       opts.syncFn,
-		lockFn:       opts.lockFn,
-		onWrite:      opts.OnWrite,
-		beforeCreate: opts.BeforeCreate,
-		onTornTail:   opts.OnTornTail,
-		onReplaced:   opts.OnReplaced,
-		files:        make(map[string]*openFile),
-		dirTurn:      make(chan struct{}, 1),
-		lru:          list.New(),
-		wake:         make(chan struct{}),
+		rot:              opts.Rotation,
+		tmpl:             t,
+		fsync:            opts.Fsync,
+		max:              opts.MaxOpenFiles,
+		writeFn:          opts.writeFn,
+		syncFn:           opts.syncFn,
+		lockFn:           opts.lockFn,
+		onWrite:          opts.OnWrite,
+		beforeCreate:     opts.BeforeCreate,
+		onTornTail:       opts.OnTornTail,
+		onReplaced:       opts.OnReplaced,
+		onRotatedByOther: opts.OnRotatedByOther,
+		files:            make(map[string]*openFile),
+		dirTurn:          make(chan struct{}, 1),
+		lru:              list.New(),
+		wake:             make(chan struct{}),
 	}
 	if r := opts.Rotation; r != nil {
 		var idle func(context.Context) time.Duration

@@ -34,6 +34,10 @@ type fileLog struct {
 	// reported lists the segments the sink reported and the sealer has
 	// not recorded (Sealer.reportedRotations); nil with rotation.
 	reported func() []string
+	// rotatedByOther records that another writer of the path rotated the
+	// file sealed last to the segment named name (Sealer.RotatedByOther);
+	// nil with rotation.
+	rotatedByOther func(name string)
 
 	known    bool
 	dev, ino uint64

@@ -177,14 +177,21 @@ func (l *fileLog) rotatedBySink(ctx context.Context, seg filesink.Segment) bool 
 	if tracked, reported := l.rotation(name, false); !tracked || reported {
 		return true
 	}
-	if l.isSealedFile(seg) {
-		return true
-	}
 	if !seg.Compressed {
 		l.waitForRotation(ctx, seg.Plain)
 	}
-	_, reported := l.rotation(name, false)
-	return reported
+	if _, reported := l.rotation(name, false); reported {
+		return true
+	}
+	if l.isSealedFile(seg) || l.sealedFileCompressedAs(seg) {
+		// Renamed, and no rotation of ours reported it once its flock
+		// was free: another writer of the path rotated it.
+		if l.rotatedByOther != nil {
+			l.rotatedByOther(name)
+		}
+		return true
+	}
+	return false
 }
 
 // waitForRotation takes and lets go the writers' flock on a plain
@@ -291,6 +298,21 @@ func (l *fileLog) isSealedFile(seg filesink.Segment) bool {
 	}
 	st, ok := fi.Sys().(*syscall.Stat_t)
 	return ok && uint64(st.Dev) == l.dev && st.Ino == l.ino
+}
+
+// sealedFileCompressedAs reports whether seg is the file sealed last,
+// compressed since: the file, held open, has no name left, and seg holds
+// its bytes.
+func (l *fileLog) sealedFileCompressedAs(seg filesink.Segment) bool {
+	if l.held == nil || !seg.Compressed {
+		return false
+	}
+	fi, err := l.held.Stat()
+	if err != nil {
+		return false
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	return ok && st.Nlink == 0 && filesink.SameFileAsCompressed(l.held, seg.Path)
 }
 
 // ownUnrecorded lists the segments not recorded yet that are rotations

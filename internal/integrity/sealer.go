@@ -68,8 +68,11 @@ type Sealer struct {
 	// rotations: per path, the segments the file sink reported making
 	// (Rotated) and the sealer has not recorded yet.
 	rotations map[string]map[string]bool
-	lag       int64
-	watched   map[string]bool // sealed every round, written or not
+	// rotatedByOthers: paths another writer rotates too (RotatedByOther),
+	// with whether that was logged at INFO yet.
+	rotatedByOthers map[string]bool
+	lag             int64
+	watched         map[string]bool // sealed every round, written or not
 
 	sealMu  sync.Mutex // one seal round at a time
 	logs    map[string]*fileLog
@@ -112,13 +115,14 @@ func NewSealer(set Settings) (*Sealer, error) {
 		set.syncAudit = fsutil.Fdatasync
 	}
 	return &Sealer{
-		set:       set,
-		pending:   map[string]int64{},
-		replaced:  map[string]int64{},
-		rotations: map[string]map[string]bool{},
-		watched:   map[string]bool{},
-		logs:      map[string]*fileLog{},
-		wit:       witnessing{wake: make(chan struct{}, 1)},
+		set:             set,
+		pending:         map[string]int64{},
+		replaced:        map[string]int64{},
+		rotations:       map[string]map[string]bool{},
+		rotatedByOthers: map[string]bool{},
+		watched:         map[string]bool{},
+		logs:            map[string]*fileLog{},
+		wit:             witnessing{wake: make(chan struct{}, 1)},
 	}, nil
 }
 
@@ -174,6 +178,29 @@ func (s *Sealer) Rotated(path, segment string) {
 	s.Wrote(path, 0)
 }
 
+// RotatedByOther records that another writer of path, a second
+// collector's file sink, rotated a file of the log to segment: the file
+// this process's sink appended to (its OnRotatedByOther hook), or the file
+// sealed last, found under a segment name no rotation of ours made. The
+// segment is the log's, sealed as the sink's own rotations are. Since the
+// other writer's rotations of files this process never wrote to are not
+// reported here, every segment after the last recorded one is then taken
+// as the log's, as before any rotation was reported (see rotation).
+func (s *Sealer) RotatedByOther(path, segment string) {
+	s.mu.Lock()
+	logged := s.rotatedByOthers[path]
+	s.rotatedByOthers[path] = true
+	s.mu.Unlock()
+	msg := "integrity: another writer of the path (a second collector) rotated a file of the log this collector seals; " +
+		"the segment is sealed into the log as a rotation"
+	if logged {
+		s.set.Logger.Debug(msg, zap.String("path", path), zap.String("segment", filepath.Base(segment)))
+	} else {
+		s.set.Logger.Info(msg+" (logged once per path, then at DEBUG)", zap.String("path", path), zap.String("segment", filepath.Base(segment)))
+	}
+	s.Rotated(path, segment)
+}
+
 // reportedRotations returns the segments of path the sink reported and
 // the sealer has not recorded yet.
 func (s *Sealer) reportedRotations(path string) []string {
@@ -194,6 +221,9 @@ func (s *Sealer) rotation(path, name string, done bool) (tracked, reported bool)
 	defer s.mu.Unlock()
 	names, tracked := s.rotations[path]
 	reported = names[name]
+	if _, shared := s.rotatedByOthers[path]; shared {
+		tracked = false
+	}
 	if done {
 		delete(names, name)
 	}
@@ -488,7 +518,10 @@ func (s *Sealer) logFor(path string) *fileLog {
 		l = &fileLog{path: path, keys: s.set.Keys, scratch: &s.scratch, ownTear: -1, syncAudit: s.set.syncAudit,
 			origin:   originOf(s.set.Keys.Signer.Name(), path, s.set.OriginBase),
 			rotation: func(name string, done bool) (bool, bool) { return s.rotation(path, name, done) },
-			reported: func() []string { return s.reportedRotations(path) }}
+			reported: func() []string { return s.reportedRotations(path) },
+			rotatedByOther: func(name string) {
+				s.RotatedByOther(path, filepath.Join(filepath.Dir(path), name))
+			}}
 		s.logs[path] = l
 	}
 	return l
