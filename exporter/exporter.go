@@ -153,7 +153,7 @@ func (e *auditExporter) hookSealer(opts *filesink.Options) {
 	// A file moved away under the sink took acknowledged lines with it.
 	opts.OnReplaced = e.sealer.Replaced
 	// A file another collector's sink rotated is a segment of the log.
-	opts.OnRotatedByOther = e.sealer.RotatedByOther
+	opts.OnRotatedByOther, opts.OnOpened = e.sealer.RotatedByOther, e.sealer.Opened
 	if opts.Rotation == nil {
 		return
 	}

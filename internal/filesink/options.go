@@ -90,6 +90,12 @@ type Options struct {
 	// rotated it. Such a file is not reported to OnReplaced. It runs on
 	// the writer's goroutine with no flock held.
 	OnRotatedByOther func(path, segment string)
+	// OnOpened, when set, is told of each file the sink opens at path (its
+	// first open, a reopen, the file a rotation opens), by its identity:
+	// the integrity sealer knows by it a file of the log that another
+	// writer of the path rotated before this sink wrote to it again. It
+	// runs on the writer's goroutine and must be quick.
+	OnOpened func(path string, fi os.FileInfo)
 	// Rotation, when set, rotates, compresses and retires the files.
 	Rotation *Rotation
 

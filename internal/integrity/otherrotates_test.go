@@ -26,7 +26,7 @@ func newTwoWriters(t *testing.T, k *Keys, sealer *Sealer) *twoWriters {
 	w := &twoWriters{path: filepath.Join(t.TempDir(), "events.jsonl"), sealer: sealer}
 	var err error
 	w.mine, err = filesink.New(filesink.Options{Path: w.path, Rotation: reportedRotation(sealer),
-		OnWrite: sealer.Wrote, OnReplaced: sealer.Replaced, OnRotatedByOther: sealer.RotatedByOther,
+		OnWrite: sealer.Wrote, OnReplaced: sealer.Replaced, OnRotatedByOther: sealer.RotatedByOther, OnOpened: sealer.Opened,
 		BeforeCreate: sealer.SealNew})
 	require.NoError(t, err)
 	require.NoError(t, sealer.SealAtStart(bg, w.path))
@@ -155,4 +155,89 @@ func (w *twoWriters) verify(t *testing.T, pub string) {
 	for _, s := range segs {
 		require.Empty(t, checkAlone(t, s.Path, pub).Failures, s.Path)
 	}
+}
+
+// The other collector rotates the file sealed last just as a round turns
+// from the closed segments to the active file: the round opens the new
+// file at the path, and the segment before it is the file it held. It
+// was passed over as foreign, and the new file's first line was checked
+// against the segment's hash: the log was refused as tampered with.
+func TestRotationByAnotherWriterAsARoundOpensTheActiveFile(t *testing.T) {
+	k, pub := testKeys(t, "test")
+	sealer, logs := observedSealer(t, k, zapcore.InfoLevel)
+	armed := false
+	var w *twoWriters
+	sealer.set.beforeActive = func() {
+		if !armed {
+			return
+		}
+		armed = false
+		before, err := filesink.Segments(w.path)
+		require.NoError(t, err)
+		for range 10 {
+			w.write(t, w.other)
+			if segs, err := filesink.Segments(w.path); err == nil && len(segs) > len(before) {
+				return
+			}
+		}
+		t.Fatal("the other collector's sink did not rotate")
+	}
+	w = newTwoWriters(t, k, sealer)
+	// The sealing collector's sink rotates once: from then on the sealer
+	// takes the segments its sink reports.
+	for range 4 {
+		w.write(t, w.mine)
+		require.NoError(t, sealer.SealPending(bg))
+	}
+	armed = true
+	require.NoError(t, sealer.SealPending(bg))
+	require.False(t, armed)
+	for range 3 {
+		w.write(t, w.other)
+		require.NoError(t, sealer.SealPending(bg))
+	}
+	w.close(t)
+	for _, e := range logs.All() {
+		require.Less(t, e.Level, zapcore.ErrorLevel, "logged: %s %v", e.Message, e.ContextMap())
+	}
+	w.verify(t, pub)
+}
+
+// The sealing collector's sink rotates, and the other collector rotates
+// the new file before the sealer's next round and before the sink writes
+// to it again: the segment is neither reported nor the file sealed last.
+// It was passed over as foreign, the file after it sealed in its place,
+// and the log refused once the sink reported it. It is the file the sink
+// opened at the path: another writer's rotation of a file of the log.
+func TestRotationByAnotherWriterOfTheSinksNewFile(t *testing.T) {
+	k, pub := testKeys(t, "test")
+	sealer, logs := observedSealer(t, k, zapcore.InfoLevel)
+	w := newTwoWriters(t, k, sealer)
+	w.write(t, w.mine)
+	require.NoError(t, sealer.SealPending(bg))
+	untilRotated := func(sink *filesink.Sink) {
+		t.Helper()
+		before, err := filesink.Segments(w.path)
+		require.NoError(t, err)
+		for range 10 {
+			w.write(t, sink)
+			if segs, err := filesink.Segments(w.path); err == nil && len(segs) > len(before) {
+				return
+			}
+		}
+		t.Fatal("the sink did not rotate")
+	}
+	untilRotated(w.mine)
+	untilRotated(w.other)
+	require.NoError(t, sealer.SealPending(bg))
+	for range 3 {
+		w.write(t, w.mine)
+		w.write(t, w.other)
+		require.NoError(t, sealer.SealPending(bg))
+	}
+	w.close(t)
+	for _, e := range logs.All() {
+		require.Less(t, e.Level, zapcore.ErrorLevel, "logged: %s %v", e.Message, e.ContextMap())
+	}
+	w.verify(t, pub)
 }

@@ -183,9 +183,10 @@ func (l *fileLog) rotatedBySink(ctx context.Context, seg filesink.Segment) bool 
 	if _, reported := l.rotation(name, false); reported {
 		return true
 	}
-	if l.isSealedFile(seg) || l.sealedFileCompressedAs(seg) {
-		// Renamed, and no rotation of ours reported it once its flock
-		// was free: another writer of the path rotated it.
+	if l.isHeldFile(seg) || l.isSinkFile(seg) {
+		// A file of the log, renamed, and no rotation of ours reported
+		// it once its flock was free: another writer of the path
+		// rotated it.
 		if l.rotatedByOther != nil {
 			l.rotatedByOther(name)
 		}
@@ -300,19 +301,46 @@ func (l *fileLog) isSealedFile(seg filesink.Segment) bool {
 	return ok && uint64(st.Dev) == l.dev && st.Ino == l.ino
 }
 
-// sealedFileCompressedAs reports whether seg is the file sealed last,
-// compressed since: the file, held open, has no name left, and seg holds
-// its bytes.
-func (l *fileLog) sealedFileCompressedAs(seg filesink.Segment) bool {
-	if l.held == nil || !seg.Compressed {
+// isHeldFile reports whether seg is the file sealed last, or the file
+// held before it (another writer rotated it as this seal opened the
+// path's new file): plain, by identity; compressed since, by its bytes,
+// once the file held has no name left.
+func (l *fileLog) isHeldFile(seg filesink.Segment) bool {
+	for _, f := range []*os.File{l.held, l.prevHeld} {
+		if f != nil && segmentIsFile(seg, f) {
+			return true
+		}
+	}
+	return false
+}
+
+// isSinkFile reports whether seg, plain, is the file the sink opened at
+// the path last: the sink may not have written to it since another
+// writer rotated it, nor the sealer sealed it.
+func (l *fileLog) isSinkFile(seg filesink.Segment) bool {
+	if l.sinkFile == nil || seg.Compressed {
 		return false
 	}
-	fi, err := l.held.Stat()
+	fi := l.sinkFile()
+	if fi == nil {
+		return false
+	}
+	si, err := os.Lstat(seg.Plain)
+	return err == nil && os.SameFile(fi, si)
+}
+
+// segmentIsFile reports whether seg is the open file f.
+func segmentIsFile(seg filesink.Segment, f *os.File) bool {
+	fi, err := f.Stat()
 	if err != nil {
 		return false
 	}
+	if !seg.Compressed {
+		si, err := os.Lstat(seg.Plain)
+		return err == nil && os.SameFile(fi, si)
+	}
 	st, ok := fi.Sys().(*syscall.Stat_t)
-	return ok && st.Nlink == 0 && filesink.SameFileAsCompressed(l.held, seg.Path)
+	return ok && st.Nlink == 0 && filesink.SameFileAsCompressed(f, seg.Path)
 }
 
 // ownUnrecorded lists the segments not recorded yet that are rotations

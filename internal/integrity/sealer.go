@@ -51,6 +51,9 @@ type Settings struct {
 	// syncAudit makes an audit file's lines durable before a checkpoint
 	// covers them (fsutil.Fdatasync); a test watches when it runs.
 	syncAudit func(*os.File) error
+	// beforeActive runs as a seal turns from the closed segments to the
+	// active file; a test rotates the file there.
+	beforeActive func()
 }
 
 // Sealer keeps the Merkle trees and checkpoints of the audit files a file
@@ -71,8 +74,10 @@ type Sealer struct {
 	// rotatedByOthers: paths another writer rotates too (RotatedByOther),
 	// with whether that was logged at INFO yet.
 	rotatedByOthers map[string]bool
-	lag             int64
-	watched         map[string]bool // sealed every round, written or not
+	// sinkFiles: per path, the file the sink opened there last (Opened).
+	sinkFiles map[string]os.FileInfo
+	lag       int64
+	watched   map[string]bool // sealed every round, written or not
 
 	sealMu  sync.Mutex // one seal round at a time
 	logs    map[string]*fileLog
@@ -120,6 +125,7 @@ func NewSealer(set Settings) (*Sealer, error) {
 		replaced:        map[string]int64{},
 		rotations:       map[string]map[string]bool{},
 		rotatedByOthers: map[string]bool{},
+		sinkFiles:       map[string]os.FileInfo{},
 		watched:         map[string]bool{},
 		logs:            map[string]*fileLog{},
 		wit:             witnessing{wake: make(chan struct{}, 1)},
@@ -199,6 +205,23 @@ func (s *Sealer) RotatedByOther(path, segment string) {
 		s.set.Logger.Info(msg+" (logged once per path, then at DEBUG)", zap.String("path", path), zap.String("segment", filepath.Base(segment)))
 	}
 	s.Rotated(path, segment)
+}
+
+// Opened records the file the sink opened at path, by its identity: a
+// segment that is that file, not reported as a rotation of this process,
+// is another writer's rotation of a file of the log (rotatedBySink). It
+// is the sink's OnOpened hook.
+func (s *Sealer) Opened(path string, fi os.FileInfo) {
+	s.mu.Lock()
+	s.sinkFiles[path] = fi
+	s.mu.Unlock()
+}
+
+// sinkFile returns the file the sink opened at path last, or nil.
+func (s *Sealer) sinkFile(path string) os.FileInfo {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.sinkFiles[path]
 }
 
 // reportedRotations returns the segments of path the sink reported and
@@ -516,9 +539,11 @@ func (s *Sealer) logFor(path string) *fileLog {
 	l := s.logs[path]
 	if l == nil {
 		l = &fileLog{path: path, keys: s.set.Keys, scratch: &s.scratch, ownTear: -1, syncAudit: s.set.syncAudit,
-			origin:   originOf(s.set.Keys.Signer.Name(), path, s.set.OriginBase),
-			rotation: func(name string, done bool) (bool, bool) { return s.rotation(path, name, done) },
-			reported: func() []string { return s.reportedRotations(path) },
+			beforeActive: s.set.beforeActive,
+			origin:       originOf(s.set.Keys.Signer.Name(), path, s.set.OriginBase),
+			rotation:     func(name string, done bool) (bool, bool) { return s.rotation(path, name, done) },
+			reported:     func() []string { return s.reportedRotations(path) },
+			sinkFile:     func() os.FileInfo { return s.sinkFile(path) },
 			rotatedByOther: func(name string) {
 				s.RotatedByOther(path, filepath.Join(filepath.Dir(path), name))
 			}}
