@@ -197,8 +197,10 @@ func (s *Sealer) RotatedByOther(path, segment string) {
 	logged := s.rotatedByOthers[path]
 	s.rotatedByOthers[path] = true
 	s.mu.Unlock()
-	msg := "integrity: another writer of the path (a second collector) rotated a file of the log this collector seals; " +
-		"the segment is sealed into the log as a rotation"
+	// Neutral about who seals: the collector that only writes the path
+	// (another holds its owner lock) reports the other's rotations too.
+	msg := "integrity: another writer of the path (a second collector) rotated a file of the log; " +
+		"the collector sealing the log seals the segment as a rotation"
 	if logged {
 		s.set.Logger.Debug(msg, zap.String("path", path), zap.String("segment", filepath.Base(segment)))
 	} else {
