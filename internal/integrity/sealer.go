@@ -575,8 +575,17 @@ func (s *Sealer) forget(may func(path string) bool) {
 		l.letGo()
 		if l.broken == nil {
 			delete(s.logs, path)
+			s.forgetSinkFile(path)
 		}
 	}
+}
+
+// forgetSinkFile drops what Opened recorded for path: a templated path
+// makes one file per session, and the sealer remembers a bounded number.
+func (s *Sealer) forgetSinkFile(path string) {
+	s.mu.Lock()
+	delete(s.sinkFiles, path)
+	s.mu.Unlock()
 }
 
 // letGo lets l's owner lock and open file go.
