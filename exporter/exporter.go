@@ -152,6 +152,8 @@ func (e *auditExporter) hookSealer(opts *filesink.Options) {
 	opts.OnWrite, opts.BeforeCreate = e.sealer.Wrote, e.sealer.SealNew
 	// A file moved away under the sink took acknowledged lines with it.
 	opts.OnReplaced = e.sealer.Replaced
+	// A file another collector's sink rotated is a segment of the log.
+	opts.OnRotatedByOther, opts.OnOpened = e.sealer.RotatedByOther, e.sealer.Opened
 	if opts.Rotation == nil {
 		return
 	}

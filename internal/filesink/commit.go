@@ -99,9 +99,9 @@ func (s *Sink) lockCurrent(ctx context.Context, of *openFile) (*os.File, int64, 
 		case reopens == maxReopens:
 			return nil, 0, false, fmt.Errorf("%s was replaced %d times during one write", of.path, maxReopens)
 		}
-		if of.end > 0 && s.onReplaced != nil {
+		if of.end > 0 {
 			// Lines we appended, acknowledged, left the path with it.
-			s.onReplaced(of.path, of.end)
+			s.leftThePath(of)
 		}
 		if err := s.reopen(of); err != nil {
 			return nil, 0, false, err

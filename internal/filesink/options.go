@@ -78,11 +78,24 @@ type Options struct {
 	OnTornTail func(path string, torn fsutil.TornTail, site TornSite)
 	// OnReplaced, when set, is told that the file the sink last appended
 	// to at path was moved away, removed or replaced by someone else
-	// (not by the sink's rotation), and how many bytes it held after that
+	// (not by a rotation, this sink's or another writer's: see
+	// OnRotatedByOther), and how many bytes it held after that
 	// append. The sink goes on in the file now at the path; the sealer
 	// refuses to take that file for the log's continuation. It runs on
 	// the writer's goroutine with no flock held.
 	OnReplaced func(path string, size int64)
+	// OnRotatedByOther, when set, is told that the file the sink last
+	// appended to at path now is the closed segment segment (its plain
+	// name): another writer of the path, a second collector's file sink,
+	// rotated it. Such a file is not reported to OnReplaced. It runs on
+	// the writer's goroutine with no flock held.
+	OnRotatedByOther func(path, segment string)
+	// OnOpened, when set, is told of each file the sink opens at path (its
+	// first open, a reopen, the file a rotation opens), by its identity:
+	// the integrity sealer knows by it a file of the log that another
+	// writer of the path rotated before this sink wrote to it again. It
+	// runs on the writer's goroutine and must be quick.
+	OnOpened func(path string, fi os.FileInfo)
 	// Rotation, when set, rotates, compresses and retires the files.
 	Rotation *Rotation
 

@@ -30,12 +30,16 @@ type Sink struct {
 	writeFn func(*os.File, []byte) (int, error)
 	syncFn  func(*os.File) error
 	lockFn  func(context.Context, int) error
-	// onWrite, beforeCreate, onTornTail and onReplaced are
-	// Options.OnWrite, BeforeCreate, OnTornTail and OnReplaced.
+	// onWrite, beforeCreate, onTornTail, onReplaced and
+	// onRotatedByOther are the Options hooks of those names.
 	onWrite      func(path string, lines int)
 	beforeCreate func(ctx context.Context, path string) error
 	onTornTail   func(path string, torn fsutil.TornTail, site TornSite)
 	onReplaced   func(path string, size int64)
+	// onRotatedByOther: see Options.OnRotatedByOther.
+	onRotatedByOther func(path, segment string)
+	// onOpened: see Options.OnOpened.
+	onOpened func(path string, fi os.FileInfo)
 	// rot is Options.Rotation (nil: no rotation); maint runs its
 	// compression and retention.
 	rot   *Rotation
@@ -109,21 +113,23 @@ func New(opts Options) (*Sink, error) {
 		return nil, fmt.Errorf("path: %w", err)
 	}
 	s := &Sink{
-		rot:          opts.Rotation,
-		tmpl:         t,
-		fsync:        opts.Fsync,
-		max:          opts.MaxOpenFiles,
-		writeFn:      opts.writeFn,
-		syncFn:       opts.syncFn,
-		lockFn:       opts.lockFn,
-		onWrite:      opts.OnWrite,
-		beforeCreate: opts.BeforeCreate,
-		onTornTail:   opts.OnTornTail,
-		onReplaced:   opts.OnReplaced,
-		files:        make(map[string]*openFile),
-		dirTurn:      make(chan struct{}, 1),
-		lru:          list.New(),
-		wake:         make(chan struct{}),
+		rot:              opts.Rotation,
+		tmpl:             t,
+		fsync:            opts.Fsync,
+		max:              opts.MaxOpenFiles,
+		writeFn:          opts.writeFn,
+		syncFn:           opts.syncFn,
+		lockFn:           opts.lockFn,
+		onWrite:          opts.OnWrite,
+		beforeCreate:     opts.BeforeCreate,
+		onTornTail:       opts.OnTornTail,
+		onReplaced:       opts.OnReplaced,
+		onRotatedByOther: opts.OnRotatedByOther,
+		onOpened:         opts.OnOpened,
+		files:            make(map[string]*openFile),
+		dirTurn:          make(chan struct{}, 1),
+		lru:              list.New(),
+		wake:             make(chan struct{}),
 	}
 	if r := opts.Rotation; r != nil {
 		var idle func(context.Context) time.Duration
@@ -241,12 +247,20 @@ func (s *Sink) reopen(of *openFile) error {
 	return nil
 }
 
+// opened tells OnOpened of of's file.
+func (s *Sink) opened(of *openFile) {
+	if s.onOpened != nil {
+		s.onOpened(of.path, of.ident)
+	}
+}
+
 // replaceFile puts f, whose identity is fi, in place of of's descriptor,
 // with made the segment of path a rotation made just before opening it
 // (Seq 0: none). Called with of.mu held and a reference on of.
 func (s *Sink) replaceFile(of *openFile, f *os.File, fi os.FileInfo, made Segment) {
 	old := of.f
 	of.f, of.ident, of.end, of.made, of.opened = f, fi, -1, made, time.Now()
+	s.opened(of)
 	if err := old.Close(); err != nil {
 		// Like an evicted file's: reported by Close, not by this write,
 		// whose lines go to the new file regardless.
@@ -359,6 +373,7 @@ func (s *Sink) acquire(ctx context.Context, path string) (*openFile, error) {
 		of.opened = time.Now()
 		if of.err == nil {
 			s.countOpen()
+			s.opened(of)
 			if s.rot != nil {
 				of.since = s.rot.segmentBegan(of.f, of.ident.Size())
 				s.maint.schedule(path)

@@ -29,6 +29,12 @@ func SameAsCompressed(plain, compressed string) (bool, error) {
 		return false, err
 	}
 	defer func() { _ = p.Close() }()
+	return sameAsCompressed(p, compressed)
+}
+
+// sameAsCompressed is SameAsCompressed for the plain bytes of r, read
+// from its start.
+func sameAsCompressed(r io.Reader, compressed string) (bool, error) {
 	c, _, err := fsutil.OpenRegular(compressed, os.O_RDONLY|noFollowFlag, 0)
 	if err != nil {
 		return false, err
@@ -39,7 +45,20 @@ func SameAsCompressed(plain, compressed string) (bool, error) {
 		return false, err
 	}
 	defer dec.Close()
-	return sameStreams(bufio.NewReader(p), dec)
+	return sameStreams(bufio.NewReader(r), dec)
+}
+
+// SameFileAsCompressed reports whether f, from its start, holds the
+// bytes the compressed segment decompresses to: whether an open file,
+// its plain name gone, is that segment. A failure to read either counts
+// as different.
+func SameFileAsCompressed(f *os.File, compressed string) bool {
+	fi, err := f.Stat()
+	if err != nil {
+		return false
+	}
+	same, err := sameAsCompressed(io.NewSectionReader(f, 0, fi.Size()), compressed)
+	return err == nil && same
 }
 
 // sameStreams compares two readers to their ends, a block at a time. A

@@ -34,18 +34,32 @@ type fileLog struct {
 	// reported lists the segments the sink reported and the sealer has
 	// not recorded (Sealer.reportedRotations); nil with rotation.
 	reported func() []string
+	// rotatedByOther records that another writer of the path rotated the
+	// file sealed last to the segment named name (Sealer.RotatedByOther);
+	// nil with rotation.
+	rotatedByOther func(name string)
+	// sinkFile is the file the sink opened at the path last
+	// (Sealer.Opened), or nil; nil with rotation.
+	sinkFile func() os.FileInfo
 
 	known    bool
 	dev, ino uint64
 	// held keeps the file dev and ino name open: a removed file's inode
 	// number is given to the next new file (ext4 does at once), which
 	// would then pass for the file sealed last.
-	held      *os.File
-	off       int64 // audit file bytes sealed
-	storeSize int64
-	cpSize    int64
-	last      Checkpoint
-	hasLast   bool
+	held *os.File
+	// prevHeld is the file held before, kept through the seal that found
+	// another file at the path: rotated by another writer of the path, it
+	// is known by it (rotatedBySink).
+	prevHeld *os.File
+	// beforeActive runs as a seal turns to the active file
+	// (Settings.beforeActive); nil but in tests.
+	beforeActive func()
+	off          int64 // audit file bytes sealed
+	storeSize    int64
+	cpSize       int64
+	last         Checkpoint
+	hasLast      bool
 	// sealedDev and sealedIno name the file the last good seal was of:
 	// the one whose history the sidecars held (see renewed).
 	sealedDev, sealedIno uint64
@@ -224,6 +238,10 @@ func (l *fileLog) openCheckpoints(store *hashStore, res *sealResult) (*os.File, 
 // them. Without an active file (rotated, nothing written since) every
 // leaf is in a segment.
 func (l *fileLog) sealActive(ctx context.Context, store *hashStore, cps *os.File, open bool, res *sealResult) error {
+	if l.beforeActive != nil {
+		l.beforeActive()
+	}
+	defer l.forgetPrevious()
 	audit, err := openNoFollow(l.path, os.O_RDWR|os.O_APPEND|noFollow, 0)
 	if errors.Is(err, os.ErrNotExist) {
 		return l.finishWithoutActive(store, cps, open, res)
@@ -435,7 +453,8 @@ func (l *fileLog) identify(f *os.File, dev, ino uint64) {
 	if l.held != nil && dev == l.dev && ino == l.ino {
 		return
 	}
-	l.forgetIdentity()
+	l.forgetPrevious()
+	l.prevHeld, l.held, l.dev, l.ino = l.held, nil, 0, 0
 	fd, err := unix.FcntlInt(f.Fd(), unix.F_DUPFD_CLOEXEC, 0)
 	if err != nil {
 		l.known = false
@@ -444,12 +463,21 @@ func (l *fileLog) identify(f *os.File, dev, ino uint64) {
 	l.held, l.dev, l.ino = os.NewFile(uintptr(fd), f.Name()), dev, ino
 }
 
-// forgetIdentity lets the file identified last go.
+// forgetIdentity lets the file identified last go, and the one before.
 func (l *fileLog) forgetIdentity() {
 	if l.held != nil {
 		_ = l.held.Close()
 	}
 	l.held, l.dev, l.ino = nil, 0, 0
+	l.forgetPrevious()
+}
+
+// forgetPrevious lets the file held before go.
+func (l *fileLog) forgetPrevious() {
+	if l.prevHeld != nil {
+		_ = l.prevHeld.Close()
+	}
+	l.prevHeld = nil
 }
 
 // closeTornTail cuts a torn last line off (fsutil.CutTornTail), as the file

@@ -177,14 +177,22 @@ func (l *fileLog) rotatedBySink(ctx context.Context, seg filesink.Segment) bool 
 	if tracked, reported := l.rotation(name, false); !tracked || reported {
 		return true
 	}
-	if l.isSealedFile(seg) {
-		return true
-	}
 	if !seg.Compressed {
 		l.waitForRotation(ctx, seg.Plain)
 	}
-	_, reported := l.rotation(name, false)
-	return reported
+	if _, reported := l.rotation(name, false); reported {
+		return true
+	}
+	if l.isHeldFile(seg) || l.isSinkFile(seg) {
+		// A file of the log, renamed, and no rotation of ours reported
+		// it once its flock was free: another writer of the path
+		// rotated it.
+		if l.rotatedByOther != nil {
+			l.rotatedByOther(name)
+		}
+		return true
+	}
+	return false
 }
 
 // waitForRotation takes and lets go the writers' flock on a plain
@@ -291,6 +299,48 @@ func (l *fileLog) isSealedFile(seg filesink.Segment) bool {
 	}
 	st, ok := fi.Sys().(*syscall.Stat_t)
 	return ok && uint64(st.Dev) == l.dev && st.Ino == l.ino
+}
+
+// isHeldFile reports whether seg is the file sealed last, or the file
+// held before it (another writer rotated it as this seal opened the
+// path's new file): plain, by identity; compressed since, by its bytes,
+// once the file held has no name left.
+func (l *fileLog) isHeldFile(seg filesink.Segment) bool {
+	for _, f := range []*os.File{l.held, l.prevHeld} {
+		if f != nil && segmentIsFile(seg, f) {
+			return true
+		}
+	}
+	return false
+}
+
+// isSinkFile reports whether seg, plain, is the file the sink opened at
+// the path last: the sink may not have written to it since another
+// writer rotated it, nor the sealer sealed it.
+func (l *fileLog) isSinkFile(seg filesink.Segment) bool {
+	if l.sinkFile == nil || seg.Compressed {
+		return false
+	}
+	fi := l.sinkFile()
+	if fi == nil {
+		return false
+	}
+	si, err := os.Lstat(seg.Plain)
+	return err == nil && os.SameFile(fi, si)
+}
+
+// segmentIsFile reports whether seg is the open file f.
+func segmentIsFile(seg filesink.Segment, f *os.File) bool {
+	fi, err := f.Stat()
+	if err != nil {
+		return false
+	}
+	if !seg.Compressed {
+		si, err := os.Lstat(seg.Plain)
+		return err == nil && os.SameFile(fi, si)
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	return ok && st.Nlink == 0 && filesink.SameFileAsCompressed(f, seg.Path)
 }
 
 // ownUnrecorded lists the segments not recorded yet that are rotations

@@ -51,6 +51,9 @@ type Settings struct {
 	// syncAudit makes an audit file's lines durable before a checkpoint
 	// covers them (fsutil.Fdatasync); a test watches when it runs.
 	syncAudit func(*os.File) error
+	// beforeActive runs as a seal turns from the closed segments to the
+	// active file; a test rotates the file there.
+	beforeActive func()
 }
 
 // Sealer keeps the Merkle trees and checkpoints of the audit files a file
@@ -68,6 +71,11 @@ type Sealer struct {
 	// rotations: per path, the segments the file sink reported making
 	// (Rotated) and the sealer has not recorded yet.
 	rotations map[string]map[string]bool
+	// rotatedByOthers: paths another writer rotates too (RotatedByOther),
+	// with whether that was logged at INFO yet.
+	rotatedByOthers map[string]bool
+	// sinkFiles: per path, the file the sink opened there last (Opened).
+	sinkFiles map[string]os.FileInfo
 	lag       int64
 	watched   map[string]bool // sealed every round, written or not
 
@@ -112,13 +120,15 @@ func NewSealer(set Settings) (*Sealer, error) {
 		set.syncAudit = fsutil.Fdatasync
 	}
 	return &Sealer{
-		set:       set,
-		pending:   map[string]int64{},
-		replaced:  map[string]int64{},
-		rotations: map[string]map[string]bool{},
-		watched:   map[string]bool{},
-		logs:      map[string]*fileLog{},
-		wit:       witnessing{wake: make(chan struct{}, 1)},
+		set:             set,
+		pending:         map[string]int64{},
+		replaced:        map[string]int64{},
+		rotations:       map[string]map[string]bool{},
+		rotatedByOthers: map[string]bool{},
+		sinkFiles:       map[string]os.FileInfo{},
+		watched:         map[string]bool{},
+		logs:            map[string]*fileLog{},
+		wit:             witnessing{wake: make(chan struct{}, 1)},
 	}, nil
 }
 
@@ -174,6 +184,48 @@ func (s *Sealer) Rotated(path, segment string) {
 	s.Wrote(path, 0)
 }
 
+// RotatedByOther records that another writer of path, a second
+// collector's file sink, rotated a file of the log to segment: the file
+// this process's sink appended to (its OnRotatedByOther hook), or the file
+// sealed last, found under a segment name no rotation of ours made. The
+// segment is the log's, sealed as the sink's own rotations are. Since the
+// other writer's rotations of files this process never wrote to are not
+// reported here, every segment after the last recorded one is then taken
+// as the log's, as before any rotation was reported (see rotation).
+func (s *Sealer) RotatedByOther(path, segment string) {
+	s.mu.Lock()
+	logged := s.rotatedByOthers[path]
+	s.rotatedByOthers[path] = true
+	s.mu.Unlock()
+	// Neutral about who seals: the collector that only writes the path
+	// (another holds its owner lock) reports the other's rotations too.
+	msg := "integrity: another writer of the path (a second collector) rotated a file of the log; " +
+		"the collector sealing the log seals the segment as a rotation"
+	if logged {
+		s.set.Logger.Debug(msg, zap.String("path", path), zap.String("segment", filepath.Base(segment)))
+	} else {
+		s.set.Logger.Info(msg+" (logged once per path, then at DEBUG)", zap.String("path", path), zap.String("segment", filepath.Base(segment)))
+	}
+	s.Rotated(path, segment)
+}
+
+// Opened records the file the sink opened at path, by its identity: a
+// segment that is that file, not reported as a rotation of this process,
+// is another writer's rotation of a file of the log (rotatedBySink). It
+// is the sink's OnOpened hook.
+func (s *Sealer) Opened(path string, fi os.FileInfo) {
+	s.mu.Lock()
+	s.sinkFiles[path] = fi
+	s.mu.Unlock()
+}
+
+// sinkFile returns the file the sink opened at path last, or nil.
+func (s *Sealer) sinkFile(path string) os.FileInfo {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.sinkFiles[path]
+}
+
 // reportedRotations returns the segments of path the sink reported and
 // the sealer has not recorded yet.
 func (s *Sealer) reportedRotations(path string) []string {
@@ -194,6 +246,9 @@ func (s *Sealer) rotation(path, name string, done bool) (tracked, reported bool)
 	defer s.mu.Unlock()
 	names, tracked := s.rotations[path]
 	reported = names[name]
+	if _, shared := s.rotatedByOthers[path]; shared {
+		tracked = false
+	}
 	if done {
 		delete(names, name)
 	}
@@ -486,9 +541,14 @@ func (s *Sealer) logFor(path string) *fileLog {
 	l := s.logs[path]
 	if l == nil {
 		l = &fileLog{path: path, keys: s.set.Keys, scratch: &s.scratch, ownTear: -1, syncAudit: s.set.syncAudit,
-			origin:   originOf(s.set.Keys.Signer.Name(), path, s.set.OriginBase),
-			rotation: func(name string, done bool) (bool, bool) { return s.rotation(path, name, done) },
-			reported: func() []string { return s.reportedRotations(path) }}
+			beforeActive: s.set.beforeActive,
+			origin:       originOf(s.set.Keys.Signer.Name(), path, s.set.OriginBase),
+			rotation:     func(name string, done bool) (bool, bool) { return s.rotation(path, name, done) },
+			reported:     func() []string { return s.reportedRotations(path) },
+			sinkFile:     func() os.FileInfo { return s.sinkFile(path) },
+			rotatedByOther: func(name string) {
+				s.RotatedByOther(path, filepath.Join(filepath.Dir(path), name))
+			}}
 		s.logs[path] = l
 	}
 	return l
@@ -515,8 +575,17 @@ func (s *Sealer) forget(may func(path string) bool) {
 		l.letGo()
 		if l.broken == nil {
 			delete(s.logs, path)
+			s.forgetSinkFile(path)
 		}
 	}
+}
+
+// forgetSinkFile drops what Opened recorded for path: a templated path
+// makes one file per session, and the sealer remembers a bounded number.
+func (s *Sealer) forgetSinkFile(path string) {
+	s.mu.Lock()
+	delete(s.sinkFiles, path)
+	s.mu.Unlock()
 }
 
 // letGo lets l's owner lock and open file go.

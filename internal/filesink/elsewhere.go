@@ -1,0 +1,60 @@
+package filesink
+
+import (
+	"os"
+	"syscall"
+)
+
+// leftThePath tells the hooks that of's file, holding lines this sink
+// appended, is no longer at the path. Found under one of the path's
+// segment names, another writer of the path (a second collector's sink)
+// rotated it, under the writers' flock as this sink does:
+// OnRotatedByOther. Otherwise it was moved away, removed or replaced:
+// OnReplaced.
+func (s *Sink) leftThePath(of *openFile) {
+	if seg, ok := rotatedByOther(of); ok {
+		if s.onRotatedByOther != nil {
+			s.onRotatedByOther(of.path, seg.Plain)
+		}
+		return
+	}
+	if s.onReplaced != nil {
+		s.onReplaced(of.path, of.end)
+	}
+}
+
+// rotatedByOther returns the closed segment of of.path that of's file now
+// is: a plain one by its identity, or, once the file is gone from the
+// directory (compressed, its plain name removed), a compressed one that
+// holds the same bytes. Newest first: a rotation made it lately.
+func rotatedByOther(of *openFile) (Segment, bool) {
+	segs, err := Segments(of.path)
+	if err != nil {
+		return Segment{}, false
+	}
+	gone := unlinked(of.f)
+	for i := len(segs) - 1; i >= 0; i-- {
+		seg := segs[i]
+		if !seg.Compressed {
+			fi, err := os.Lstat(seg.Plain)
+			if err == nil && os.SameFile(of.ident, fi) {
+				return seg, true
+			}
+			continue
+		}
+		if gone && SameFileAsCompressed(of.f, seg.Path) {
+			return seg, true
+		}
+	}
+	return Segment{}, false
+}
+
+// unlinked reports whether f's file has no name left in any directory.
+func unlinked(f *os.File) bool {
+	fi, err := f.Stat()
+	if err != nil {
+		return false
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	return ok && st.Nlink == 0
+}

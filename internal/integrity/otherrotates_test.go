@@ -1,0 +1,243 @@
+package integrity
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"go.uber.org/zap/zapcore"
+
+	"github.com/sandboxaudit/sandboxaudit/internal/filesink"
+)
+
+// twoWriters is a path written by two collectors' file sinks, both
+// rotating past 100 bytes: mine, whose sealer seals the log, and other,
+// whose sealer does not own it, so it only writes (and rotates).
+type twoWriters struct {
+	path        string
+	sealer      *Sealer
+	mine, other *filesink.Sink
+	n           int // the next line's number
+}
+
+func newTwoWriters(t *testing.T, k *Keys, sealer *Sealer) *twoWriters {
+	t.Helper()
+	w := &twoWriters{path: filepath.Join(t.TempDir(), "events.jsonl"), sealer: sealer}
+	var err error
+	w.mine, err = filesink.New(filesink.Options{Path: w.path, Rotation: reportedRotation(sealer),
+		OnWrite: sealer.Wrote, OnReplaced: sealer.Replaced, OnRotatedByOther: sealer.RotatedByOther, OnOpened: sealer.Opened,
+		BeforeCreate: sealer.SealNew})
+	require.NoError(t, err)
+	require.NoError(t, sealer.SealAtStart(bg, w.path))
+	sealer.Watch(w.path)
+	w.other, err = filesink.New(filesink.Options{Path: w.path, Rotation: &filesink.Rotation{MaxBytes: 100}})
+	require.NoError(t, err)
+	return w
+}
+
+func (w *twoWriters) write(t *testing.T, sink *filesink.Sink) {
+	t.Helper()
+	require.NoError(t, sink.WriteBatch(bg, "s", []byte(lines(w.n, w.n+3))))
+	w.n += 4
+}
+
+// Two collectors write one templated path: one seals a session's file,
+// the other only writes to it, and rotates it under the writers' flock
+// as the sealing collector's own sink would. The sealing collector's sink
+// found the file it appended to gone from the path and reported it moved
+// away: the sealer logged an ERROR and sealed the path no more in this
+// process. It is a rotation, sealed as one.
+func TestRotationByAnotherWriterIsSealedAsARotation(t *testing.T) {
+	k, pub := testKeys(t, "test")
+	sealer, logs := observedSealer(t, k, zapcore.InfoLevel)
+	w := newTwoWriters(t, k, sealer)
+	for round := range 6 {
+		w.write(t, w.mine)
+		w.write(t, w.other)
+		w.write(t, w.other)
+		w.write(t, w.mine)
+		if round%2 == 0 {
+			require.NoError(t, sealer.SealPending(bg))
+		}
+	}
+	w.close(t)
+	for _, e := range logs.All() {
+		require.Less(t, e.Level, zapcore.ErrorLevel, "logged: %s %v", e.Message, e.ContextMap())
+	}
+	require.NotEmpty(t, logs.FilterMessageSnippet("another writer of the path").All())
+	w.verify(t, pub)
+}
+
+// The other collector rotates the file sealed last, and the files after
+// it, while the sealing collector writes nothing: the file sealed last,
+// found under a segment name no rotation of its sink made (plain, or
+// compressed by the other collector since), tells the sealer that another
+// writer rotates the path, and the segments after it are the log's too.
+func TestRotationsByAnotherWriterAloneAreSealed(t *testing.T) {
+	for _, compressed := range []bool{false, true} {
+		t.Run(map[bool]string{false: "plain", true: "compressed"}[compressed], func(t *testing.T) {
+			k, pub := testKeys(t, "test")
+			sealer, logs := observedSealer(t, k, zapcore.InfoLevel)
+			w := newTwoWriters(t, k, sealer)
+			// The sealing collector's sink rotates once: from then on
+			// the sealer takes the segments its sink reports.
+			for range 4 {
+				w.write(t, w.mine)
+				require.NoError(t, sealer.SealPending(bg))
+			}
+			for range 3 {
+				for range 10 {
+					w.write(t, w.other)
+				}
+				if compressed {
+					compressUnrecorded(t, w.path, pub)
+				}
+				require.NoError(t, sealer.SealPending(bg))
+			}
+			w.close(t)
+			for _, e := range logs.All() {
+				require.Less(t, e.Level, zapcore.ErrorLevel, "logged: %s %v", e.Message, e.ContextMap())
+			}
+			w.verify(t, pub)
+		})
+	}
+}
+
+// compressUnrecorded compresses the plain segments of path no segment
+// record names yet, as the other collector's maintenance would.
+func compressUnrecorded(t *testing.T, path, pub string) {
+	t.Helper()
+	segs, err := filesink.Segments(path)
+	require.NoError(t, err)
+	v, err := LoadVerifierKey(pub)
+	require.NoError(t, err)
+	sl, err := LoadSegmentLog(path, v)
+	require.NoError(t, err)
+	recorded := map[string]bool{}
+	for _, r := range sl.Segments {
+		recorded[r.Name] = true
+	}
+	for _, s := range segs {
+		if s.Compressed || recorded[filepath.Base(s.Plain)] {
+			continue
+		}
+		require.NoError(t, filesink.CompressFile(bg, s.Plain, s.Path+filesink.ZstdSuffix))
+		require.NoError(t, os.Remove(s.Plain))
+	}
+}
+
+func (w *twoWriters) close(t *testing.T) {
+	t.Helper()
+	require.NoError(t, w.other.Close())
+	require.NoError(t, w.mine.Close())
+	require.NoError(t, w.sealer.Close(bg))
+}
+
+// verify checks that the trail, and each segment alone, verifies, with
+// every line written sealed.
+func (w *twoWriters) verify(t *testing.T, pub string) {
+	t.Helper()
+	segs, err := filesink.Segments(w.path)
+	require.NoError(t, err)
+	require.Greater(t, len(segs), 2)
+	v, err := LoadVerifierKey(pub)
+	require.NoError(t, err)
+	sl, err := LoadSegmentLog(w.path, v)
+	require.NoError(t, err)
+	require.Len(t, sl.Segments, len(segs), "every segment is recorded")
+	tr, err := OpenTrail(w.path, v)
+	require.NoError(t, err)
+	require.Empty(t, tr.Problems)
+	res := streamTrail(t, tr, v)
+	require.Empty(t, res.Failures)
+	require.EqualValues(t, w.n, res.Sealed, "every line is sealed")
+	for _, s := range segs {
+		require.Empty(t, checkAlone(t, s.Path, pub).Failures, s.Path)
+	}
+}
+
+// The other collector rotates the file sealed last just as a round turns
+// from the closed segments to the active file: the round opens the new
+// file at the path, and the segment before it is the file it held. It
+// was passed over as foreign, and the new file's first line was checked
+// against the segment's hash: the log was refused as tampered with.
+func TestRotationByAnotherWriterAsARoundOpensTheActiveFile(t *testing.T) {
+	k, pub := testKeys(t, "test")
+	sealer, logs := observedSealer(t, k, zapcore.InfoLevel)
+	armed := false
+	var w *twoWriters
+	sealer.set.beforeActive = func() {
+		if !armed {
+			return
+		}
+		armed = false
+		before, err := filesink.Segments(w.path)
+		require.NoError(t, err)
+		for range 10 {
+			w.write(t, w.other)
+			if segs, err := filesink.Segments(w.path); err == nil && len(segs) > len(before) {
+				return
+			}
+		}
+		t.Fatal("the other collector's sink did not rotate")
+	}
+	w = newTwoWriters(t, k, sealer)
+	// The sealing collector's sink rotates once: from then on the sealer
+	// takes the segments its sink reports.
+	for range 4 {
+		w.write(t, w.mine)
+		require.NoError(t, sealer.SealPending(bg))
+	}
+	armed = true
+	require.NoError(t, sealer.SealPending(bg))
+	require.False(t, armed)
+	for range 3 {
+		w.write(t, w.other)
+		require.NoError(t, sealer.SealPending(bg))
+	}
+	w.close(t)
+	for _, e := range logs.All() {
+		require.Less(t, e.Level, zapcore.ErrorLevel, "logged: %s %v", e.Message, e.ContextMap())
+	}
+	w.verify(t, pub)
+}
+
+// The sealing collector's sink rotates, and the other collector rotates
+// the new file before the sealer's next round and before the sink writes
+// to it again: the segment is neither reported nor the file sealed last.
+// It was passed over as foreign, the file after it sealed in its place,
+// and the log refused once the sink reported it. It is the file the sink
+// opened at the path: another writer's rotation of a file of the log.
+func TestRotationByAnotherWriterOfTheSinksNewFile(t *testing.T) {
+	k, pub := testKeys(t, "test")
+	sealer, logs := observedSealer(t, k, zapcore.InfoLevel)
+	w := newTwoWriters(t, k, sealer)
+	w.write(t, w.mine)
+	require.NoError(t, sealer.SealPending(bg))
+	untilRotated := func(sink *filesink.Sink) {
+		t.Helper()
+		before, err := filesink.Segments(w.path)
+		require.NoError(t, err)
+		for range 10 {
+			w.write(t, sink)
+			if segs, err := filesink.Segments(w.path); err == nil && len(segs) > len(before) {
+				return
+			}
+		}
+		t.Fatal("the sink did not rotate")
+	}
+	untilRotated(w.mine)
+	untilRotated(w.other)
+	require.NoError(t, sealer.SealPending(bg))
+	for range 3 {
+		w.write(t, w.mine)
+		w.write(t, w.other)
+		require.NoError(t, sealer.SealPending(bg))
+	}
+	w.close(t)
+	for _, e := range logs.All() {
+		require.Less(t, e.Level, zapcore.ErrorLevel, "logged: %s %v", e.Message, e.ContextMap())
+	}
+	w.verify(t, pub)
+}
