@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sync"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -323,39 +322,10 @@ func (s *Sink) renameToSegment(ctx context.Context, of *openFile) (Segment, open
 	if err != nil {
 		return Segment{}, openedFile{}, err
 	}
-	unlock, locked := s.lockDir(ctx, filepath.Dir(path), s.rot.dirWait(of))
-	defer unlock()
-	renaming := time.Now()
-	seg, err := s.renameAfter(path, last)
-	for try := 0; errors.Is(err, unix.EEXIST) && try < nameTries; try++ {
-		if remembered {
-			// A file put there under the name: named after a listing.
-			if last, _, err = s.listNewest(path); err != nil {
-				return Segment{}, openedFile{}, err
-			}
-			remembered = false
-		} else {
-			// Taken by what a listing passes over (a directory, a
-			// symlink): the number after it.
-			last = seg
-		}
-		seg, err = s.renameAfter(path, last)
-	}
+	seg, next, err := s.renameAndOpen(ctx, of, last, remembered)
 	if err != nil {
 		return Segment{}, openedFile{}, err
 	}
-	var next openedFile
-	if locked {
-		next = s.openRotated(path)
-	}
-	if next.f != nil && time.Since(renaming) >= s.rot.dirLockWait() {
-		// Stalled this long under the lock, another rotation may have
-		// given up waiting for it and rotated a file made at the path
-		// since the rename: the next rotation lists.
-		_ = next.f.Close()
-		next = openedFile{}
-	}
-	unlock()
 	s.marks.raise(path, seg.Time)
 	s.marks.made(path, seg)
 	if s.fsync == FsyncNever {
@@ -375,6 +345,52 @@ func (s *Sink) renameToSegment(ctx context.Context, of *openFile) (Segment, open
 	return seg, next, nil
 }
 
+// renameAndOpen renames of's file to the segment after last (renameNext)
+// and, under the directory's lock (lockDir), opens the new file at the
+// path.
+func (s *Sink) renameAndOpen(ctx context.Context, of *openFile, last Segment, remembered bool) (Segment, openedFile, error) {
+	unlock, locked := s.lockDir(ctx, filepath.Dir(of.path), s.rot.dirWait(of))
+	defer unlock()
+	renaming := time.Now()
+	seg, err := s.renameNext(of.path, last, remembered)
+	if err != nil || !locked {
+		return seg, openedFile{}, err
+	}
+	next := s.openRotated(of.path)
+	if next.f != nil && time.Since(renaming) >= s.rot.dirLockWait() {
+		// Stalled this long under the lock, another rotation may have
+		// given up waiting for it and rotated a file made at the path
+		// since the rename: the next rotation lists.
+		_ = next.f.Close()
+		next = openedFile{}
+	}
+	return seg, next, nil
+}
+
+// nameTries bounds the names a rotation tries past one that is taken.
+const nameTries = 8
+
+// renameNext renames the file at path to the segment after last
+// (remembered: the one this sink made last), passing over names taken.
+func (s *Sink) renameNext(path string, last Segment, remembered bool) (Segment, error) {
+	seg, err := s.renameAfter(path, last)
+	for try := 0; errors.Is(err, unix.EEXIST) && try < nameTries; try++ {
+		if remembered {
+			// A file put there under the name: named after a listing.
+			if last, err = s.listNewest(path); err != nil {
+				return Segment{}, err
+			}
+			remembered = false
+		} else {
+			// Taken by what a listing passes over (a directory, a
+			// symlink): the number after it.
+			last = seg
+		}
+		seg, err = s.renameAfter(path, last)
+	}
+	return seg, err
+}
+
 // newestSegment is the log's newest own segment of of's path (Seq 0:
 // none) and whether it is the one of's last rotation made (remembered):
 // naming after it spares a listing of the directory under the writers'
@@ -383,11 +399,12 @@ func (s *Sink) newestSegment(of *openFile) (Segment, bool, error) {
 	if of.made.Seq > 0 && !s.marks.takeStale(of.path) {
 		return of.made, true, nil
 	}
-	return s.listNewest(of.path)
+	last, err := s.listNewest(of.path)
+	return last, false, err
 }
 
 // listNewest lists the directory for path's newest own segment.
-func (s *Sink) listNewest(path string) (Segment, bool, error) {
+func (s *Sink) listNewest(path string) (Segment, error) {
 	readDir := s.rot.readDir
 	if readDir == nil {
 		readDir = readDirUnsorted
@@ -395,20 +412,17 @@ func (s *Sink) listNewest(path string) (Segment, bool, error) {
 	s.marks.takeStale(path) // this listing is newer
 	segs, err := segmentsListed(path, readDir)
 	if err != nil {
-		return Segment{}, false, fmt.Errorf("rotate %s: %w", path, err)
+		return Segment{}, fmt.Errorf("rotate %s: %w", path, err)
 	}
 	// Under the writers' flock: the log's newest own segment is the one
 	// remembered, not asked of Holds.
 	foreign := foreignAhead(segs, s.rot.clock(), s.marks.get(path))
 	s.rot.noteForeign(s.marks, path, segs, foreign)
 	if i := newestOwn(foreign); i >= 0 {
-		return segs[i], false, nil
+		return segs[i], nil
 	}
-	return Segment{}, false, nil
+	return Segment{}, nil
 }
-
-// nameTries bounds the names a rotation tries past one that is taken.
-const nameTries = 8
 
 // renameAfter renames the file at path to the segment after last (Seq 0:
 // the first), which it returns, made or not. The rename fails if the name
@@ -480,7 +494,7 @@ func (r *Rotation) dirWait(of *openFile) time.Duration {
 // file system without flock on a directory, or a process holding it (any
 // local user who can read the directory can). The rotation then goes on,
 // opens nothing, and the next one lists, so holding the lock delays a
-// rotation and never stops it. unlock may be called more than once.
+// rotation and never stops it.
 func (s *Sink) lockDir(ctx context.Context, dir string, wait time.Duration) (unlock func(), locked bool) {
 	// Never cut short by ctx: a rotation that went on without the lock
 	// sooner could come between another's rename and open, which that
@@ -504,10 +518,10 @@ func (s *Sink) lockDir(ctx context.Context, dir string, wait time.Duration) (unl
 		<-s.dirTurn
 		return func() {}, false
 	}
-	return sync.OnceFunc(func() {
+	return func() {
 		_ = unix.Close(fd) // lets the lock go
 		<-s.dirTurn
-	}), true
+	}, true
 }
 
 // renameNoReplace renames from to to, failing if to exists.
