@@ -444,21 +444,20 @@ func (s *Sink) renameAfter(path string, last Segment) (Segment, error) {
 }
 
 // openRotated opens the new file at path right after a rotation (made
-// durable by the rotation's sync), or nothing when that fails or the file
-// is no longer at the path: lockCurrent then reopens it, and reports.
+// durable by the rotation's sync), or nothing when that fails: lockCurrent
+// then reopens it, and reports. lockCurrent, which follows, also finds a
+// file no longer at the path, as it does before every batch.
 func (s *Sink) openRotated(path string) openedFile {
 	f, err := openInside(s.tmpl.base, path, false, nil)
 	if err != nil {
 		return openedFile{}
 	}
 	fi, err := f.Stat()
-	if err == nil {
-		if pi, lerr := os.Lstat(path); lerr == nil && os.SameFile(fi, pi) {
-			return openedFile{f: f, fi: fi}
-		}
+	if err != nil {
+		_ = f.Close()
+		return openedFile{}
 	}
-	_ = f.Close()
-	return openedFile{}
+	return openedFile{f: f, fi: fi}
 }
 
 // dirLockWait bounds a rotation's wait for its directory's lock, which
