@@ -98,8 +98,10 @@ type Rotation struct {
 	// maintReadDir, when set, lists a directory for compression and
 	// retention (a test holds those listings back).
 	maintReadDir func(string) ([]os.DirEntry, error)
-	// lockWait, when set, stands in for dirLockWait.
+	// lockWait, when set, stands in for dirLockWait, and syncDir for
+	// fsutil.SyncDir after a rotation (a test fails it).
 	lockWait time.Duration
+	syncDir  func(dir string) error
 }
 
 // idleWait bounds the interval timer's next wait: never a busy loop, and
@@ -280,10 +282,11 @@ func (s *Sink) rotateIfDue(ctx context.Context, of *openFile) time.Duration {
 // next segment name, and returns the new file at the path, locked, with
 // its size. A rename that fails leaves the file where it is: the group is
 // appended there and the failure reported, since rotation never costs a
-// line.
+// line. A new file whose directory entry may not be durable fails the
+// group, as at a first open.
 func (s *Sink) rotateLocked(ctx context.Context, of *openFile, f *os.File, size int64, locked bool) (*os.File, int64, bool, error) {
 	seg, next, err := s.renameToSegment(ctx, of)
-	if err != nil {
+	if seg.Seq == 0 {
 		s.rot.fail(of.path, err)
 		return f, size, locked, nil
 	}
@@ -301,6 +304,9 @@ func (s *Sink) rotateLocked(ctx context.Context, of *openFile, f *os.File, size 
 		s.replaceFile(of, next.f, next.fi, seg)
 	}
 	s.maint.schedule(of.path)
+	if err != nil {
+		return nil, 0, false, err
+	}
 	return s.lockCurrent(ctx, of)
 }
 
@@ -311,9 +317,10 @@ type openedFile struct {
 }
 
 // renameToSegment renames of's file at the path to its next segment name
-// and makes the rename durable. It returns the segment made and, when no
-// other rotation can have come between (see lockDir), the file it then
-// opened at the path.
+// and makes the rename durable. It returns the segment made (Seq 0: not
+// renamed) and, when no other rotation can have come between (see
+// lockDir), the file it then opened at the path, with an error when that
+// file's directory entry may not survive a power loss.
 func (s *Sink) renameToSegment(ctx context.Context, of *openFile) (Segment, openedFile, error) {
 	path := of.path
 	// Named before the directory's lock: no other rotation of the path
@@ -332,14 +339,18 @@ func (s *Sink) renameToSegment(ctx context.Context, of *openFile) (Segment, open
 		return seg, next, nil // flushing is left to the kernel, as for the lines
 	}
 	// One sync for the rename and the new file.
-	if err := fsutil.SyncDir(filepath.Dir(path)); err != nil {
+	dir := filepath.Dir(path)
+	if err := s.rot.syncDirAfter(dir); err != nil {
 		// The rename happened: the segment exists, only its durability
-		// across a power loss is in doubt. The new file is opened again,
-		// durably, as a write's first open would, or its batch fails.
+		// across a power loss is in doubt.
 		s.rot.fail(path, fmt.Errorf("sync directory after rotating %s: %w", path, err))
+		// The new file's too: synced again, as a write's first open of it
+		// would be (a reopen finds it there and does not), or its batch
+		// fails.
 		if next.f != nil {
-			_ = next.f.Close()
-			next = openedFile{}
+			if err := s.rot.syncDirAfter(dir); err != nil {
+				return seg, next, fmt.Errorf("sync directory for the new file %s: %w", path, err)
+			}
 		}
 	}
 	return seg, next, nil
@@ -458,6 +469,13 @@ func (s *Sink) openRotated(path string) openedFile {
 		return openedFile{}
 	}
 	return openedFile{f: f, fi: fi}
+}
+
+func (r *Rotation) syncDirAfter(dir string) error {
+	if r.syncDir != nil {
+		return r.syncDir(dir)
+	}
+	return fsutil.SyncDir(dir)
 }
 
 // dirLockWait bounds a rotation's wait for its directory's lock, which
