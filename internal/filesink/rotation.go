@@ -285,7 +285,7 @@ func (s *Sink) rotateIfDue(ctx context.Context, of *openFile) time.Duration {
 // line. A new file whose directory entry may not be durable fails the
 // group, as at a first open.
 func (s *Sink) rotateLocked(ctx context.Context, of *openFile, f *os.File, size int64, locked bool) (*os.File, int64, bool, error) {
-	seg, next, err := s.renameToSegment(ctx, of)
+	seg, next, err := s.renameToSegment(of)
 	if seg.Seq == 0 {
 		s.rot.fail(of.path, err)
 		return f, size, locked, nil
@@ -321,7 +321,7 @@ type openedFile struct {
 // renamed) and, when no other rotation can have come between (see
 // lockDir), the file it then opened at the path, with an error when that
 // file's directory entry may not survive a power loss.
-func (s *Sink) renameToSegment(ctx context.Context, of *openFile) (Segment, openedFile, error) {
+func (s *Sink) renameToSegment(of *openFile) (Segment, openedFile, error) {
 	path := of.path
 	// Named before the directory's lock: no other rotation of the path
 	// can add a segment while this one holds the writers' flock on it.
@@ -329,7 +329,7 @@ func (s *Sink) renameToSegment(ctx context.Context, of *openFile) (Segment, open
 	if err != nil {
 		return Segment{}, openedFile{}, err
 	}
-	seg, next, err := s.renameAndOpen(ctx, of, last, remembered)
+	seg, next, err := s.renameAndOpen(of, last, remembered)
 	if err != nil {
 		return Segment{}, openedFile{}, err
 	}
@@ -359,8 +359,8 @@ func (s *Sink) renameToSegment(ctx context.Context, of *openFile) (Segment, open
 // renameAndOpen renames of's file to the segment after last (renameNext)
 // and, under the directory's lock (lockDir), opens the new file at the
 // path.
-func (s *Sink) renameAndOpen(ctx context.Context, of *openFile, last Segment, remembered bool) (Segment, openedFile, error) {
-	unlock, locked := s.lockDir(ctx, filepath.Dir(of.path), s.rot.dirWait(of))
+func (s *Sink) renameAndOpen(of *openFile, last Segment, remembered bool) (Segment, openedFile, error) {
+	unlock, locked := s.lockDir(filepath.Dir(of.path), s.rot.dirWait(of))
 	defer unlock()
 	renaming := time.Now()
 	seg, err := s.renameNext(of.path, last, remembered)
@@ -512,13 +512,14 @@ func (r *Rotation) dirWait(of *openFile) time.Duration {
 // local user who can read the directory can). The rotation then goes on,
 // opens nothing, and the next one lists, so holding the lock delays a
 // rotation and never stops it.
-func (s *Sink) lockDir(ctx context.Context, dir string, wait time.Duration) (unlock func(), locked bool) {
-	// Never cut short by ctx: a rotation that went on without the lock
-	// sooner could come between another's rename and open, which that
-	// one only rules out by having been quicker than dirLockWait. The
-	// wait for the turn counts: each rotation of a {session_id} path's
-	// files would otherwise add its wait to the next one's.
-	lctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), wait)
+func (s *Sink) lockDir(dir string, wait time.Duration) (unlock func(), locked bool) {
+	// Not cut short by the batch's context (a rotation takes none): one
+	// that went on without the lock sooner could come between another's
+	// rename and open, which that one only rules out by having been
+	// quicker than dirLockWait. The wait for the turn counts: each
+	// rotation of a {session_id} path's files would otherwise add its
+	// wait to the next one's.
+	lctx, cancel := context.WithTimeout(context.Background(), wait)
 	defer cancel()
 	select {
 	case s.dirTurn <- struct{}{}:
