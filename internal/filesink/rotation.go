@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sync"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -99,8 +98,10 @@ type Rotation struct {
 	// maintReadDir, when set, lists a directory for compression and
 	// retention (a test holds those listings back).
 	maintReadDir func(string) ([]os.DirEntry, error)
-	// lockWait, when set, stands in for dirLockWait.
+	// lockWait, when set, stands in for dirLockWait, and syncDir for
+	// fsutil.SyncDir after a rotation (a test fails it).
 	lockWait time.Duration
+	syncDir  func(dir string) error
 }
 
 // idleWait bounds the interval timer's next wait: never a busy loop, and
@@ -281,10 +282,11 @@ func (s *Sink) rotateIfDue(ctx context.Context, of *openFile) time.Duration {
 // next segment name, and returns the new file at the path, locked, with
 // its size. A rename that fails leaves the file where it is: the group is
 // appended there and the failure reported, since rotation never costs a
-// line.
+// line. A new file whose directory entry may not be durable fails the
+// group, as at a first open.
 func (s *Sink) rotateLocked(ctx context.Context, of *openFile, f *os.File, size int64, locked bool) (*os.File, int64, bool, error) {
-	seg, next, err := s.renameToSegment(ctx, of)
-	if err != nil {
+	seg, next, err := s.renameToSegment(of)
+	if seg.Seq == 0 {
 		s.rot.fail(of.path, err)
 		return f, size, locked, nil
 	}
@@ -302,6 +304,9 @@ func (s *Sink) rotateLocked(ctx context.Context, of *openFile, f *os.File, size 
 		s.replaceFile(of, next.f, next.fi, seg)
 	}
 	s.maint.schedule(of.path)
+	if err != nil {
+		return nil, 0, false, err
+	}
 	return s.lockCurrent(ctx, of)
 }
 
@@ -312,10 +317,11 @@ type openedFile struct {
 }
 
 // renameToSegment renames of's file at the path to its next segment name
-// and makes the rename durable. It returns the segment made and, when no
-// other rotation can have come between (see lockDir), the file it then
-// opened at the path.
-func (s *Sink) renameToSegment(ctx context.Context, of *openFile) (Segment, openedFile, error) {
+// and makes the rename durable. It returns the segment made (Seq 0: not
+// renamed) and, when no other rotation can have come between (see
+// lockDir), the file it then opened at the path, with an error when that
+// file's directory entry may not survive a power loss.
+func (s *Sink) renameToSegment(of *openFile) (Segment, openedFile, error) {
 	path := of.path
 	// Named before the directory's lock: no other rotation of the path
 	// can add a segment while this one holds the writers' flock on it.
@@ -323,15 +329,67 @@ func (s *Sink) renameToSegment(ctx context.Context, of *openFile) (Segment, open
 	if err != nil {
 		return Segment{}, openedFile{}, err
 	}
-	unlock, locked := s.lockDir(ctx, filepath.Dir(path), s.rot.dirWait(of))
+	seg, next, err := s.renameAndOpen(of, last, remembered)
+	if err != nil {
+		return Segment{}, openedFile{}, err
+	}
+	s.marks.raise(path, seg.Time)
+	s.marks.made(path, seg)
+	if s.fsync == FsyncNever {
+		return seg, next, nil // flushing is left to the kernel, as for the lines
+	}
+	// One sync for the rename and the new file.
+	dir := filepath.Dir(path)
+	if err := s.rot.syncDirAfter(dir); err != nil {
+		// The rename happened: the segment exists, only its durability
+		// across a power loss is in doubt.
+		s.rot.fail(path, fmt.Errorf("sync directory after rotating %s: %w", path, err))
+		// The new file's too: synced again, as a write's first open of it
+		// would be (a reopen finds it there and does not), or its batch
+		// fails.
+		if next.f != nil {
+			if err := s.rot.syncDirAfter(dir); err != nil {
+				return seg, next, fmt.Errorf("sync directory for the new file %s: %w", path, err)
+			}
+		}
+	}
+	return seg, next, nil
+}
+
+// renameAndOpen renames of's file to the segment after last (renameNext)
+// and, under the directory's lock (lockDir), opens the new file at the
+// path.
+func (s *Sink) renameAndOpen(of *openFile, last Segment, remembered bool) (Segment, openedFile, error) {
+	unlock, locked := s.lockDir(filepath.Dir(of.path), s.rot.dirWait(of))
 	defer unlock()
 	renaming := time.Now()
+	seg, err := s.renameNext(of.path, last, remembered)
+	if err != nil || !locked {
+		return seg, openedFile{}, err
+	}
+	next := s.openRotated(of.path)
+	if next.f != nil && time.Since(renaming) >= s.rot.dirLockWait() {
+		// Stalled this long under the lock, another rotation may have
+		// given up waiting for it and rotated a file made at the path
+		// since the rename: the next rotation lists.
+		_ = next.f.Close()
+		next = openedFile{}
+	}
+	return seg, next, nil
+}
+
+// nameTries bounds the names a rotation tries past one that is taken.
+const nameTries = 8
+
+// renameNext renames the file at path to the segment after last
+// (remembered: the one this sink made last), passing over names taken.
+func (s *Sink) renameNext(path string, last Segment, remembered bool) (Segment, error) {
 	seg, err := s.renameAfter(path, last)
 	for try := 0; errors.Is(err, unix.EEXIST) && try < nameTries; try++ {
 		if remembered {
 			// A file put there under the name: named after a listing.
-			if last, _, err = s.listNewest(path); err != nil {
-				return Segment{}, openedFile{}, err
+			if last, err = s.listNewest(path); err != nil {
+				return Segment{}, err
 			}
 			remembered = false
 		} else {
@@ -341,38 +399,7 @@ func (s *Sink) renameToSegment(ctx context.Context, of *openFile) (Segment, open
 		}
 		seg, err = s.renameAfter(path, last)
 	}
-	if err != nil {
-		return Segment{}, openedFile{}, err
-	}
-	var next openedFile
-	if locked {
-		next = s.openRotated(path)
-	}
-	if next.f != nil && time.Since(renaming) >= s.rot.dirLockWait() {
-		// Stalled this long under the lock, another rotation may have
-		// given up waiting for it and rotated a file made at the path
-		// since the rename: the next rotation lists.
-		_ = next.f.Close()
-		next = openedFile{}
-	}
-	unlock()
-	s.marks.raise(path, seg.Time)
-	s.marks.made(path, seg)
-	if s.fsync == FsyncNever {
-		return seg, next, nil // flushing is left to the kernel, as for the lines
-	}
-	// One sync for the rename and the new file.
-	if err := fsutil.SyncDir(filepath.Dir(path)); err != nil {
-		// The rename happened: the segment exists, only its durability
-		// across a power loss is in doubt. The new file is opened again,
-		// durably, as a write's first open would, or its batch fails.
-		s.rot.fail(path, fmt.Errorf("sync directory after rotating %s: %w", path, err))
-		if next.f != nil {
-			_ = next.f.Close()
-			next = openedFile{}
-		}
-	}
-	return seg, next, nil
+	return seg, err
 }
 
 // newestSegment is the log's newest own segment of of's path (Seq 0:
@@ -383,11 +410,12 @@ func (s *Sink) newestSegment(of *openFile) (Segment, bool, error) {
 	if of.made.Seq > 0 && !s.marks.takeStale(of.path) {
 		return of.made, true, nil
 	}
-	return s.listNewest(of.path)
+	last, err := s.listNewest(of.path)
+	return last, false, err
 }
 
 // listNewest lists the directory for path's newest own segment.
-func (s *Sink) listNewest(path string) (Segment, bool, error) {
+func (s *Sink) listNewest(path string) (Segment, error) {
 	readDir := s.rot.readDir
 	if readDir == nil {
 		readDir = readDirUnsorted
@@ -395,20 +423,17 @@ func (s *Sink) listNewest(path string) (Segment, bool, error) {
 	s.marks.takeStale(path) // this listing is newer
 	segs, err := segmentsListed(path, readDir)
 	if err != nil {
-		return Segment{}, false, fmt.Errorf("rotate %s: %w", path, err)
+		return Segment{}, fmt.Errorf("rotate %s: %w", path, err)
 	}
 	// Under the writers' flock: the log's newest own segment is the one
 	// remembered, not asked of Holds.
 	foreign := foreignAhead(segs, s.rot.clock(), s.marks.get(path))
 	s.rot.noteForeign(s.marks, path, segs, foreign)
 	if i := newestOwn(foreign); i >= 0 {
-		return segs[i], false, nil
+		return segs[i], nil
 	}
-	return Segment{}, false, nil
+	return Segment{}, nil
 }
-
-// nameTries bounds the names a rotation tries past one that is taken.
-const nameTries = 8
 
 // renameAfter renames the file at path to the segment after last (Seq 0:
 // the first), which it returns, made or not. The rename fails if the name
@@ -430,21 +455,27 @@ func (s *Sink) renameAfter(path string, last Segment) (Segment, error) {
 }
 
 // openRotated opens the new file at path right after a rotation (made
-// durable by the rotation's sync), or nothing when that fails or the file
-// is no longer at the path: lockCurrent then reopens it, and reports.
+// durable by the rotation's sync), or nothing when that fails: lockCurrent
+// then reopens it, and reports. lockCurrent, which follows, also finds a
+// file no longer at the path, as it does before every batch.
 func (s *Sink) openRotated(path string) openedFile {
 	f, err := openInside(s.tmpl.base, path, false, nil)
 	if err != nil {
 		return openedFile{}
 	}
 	fi, err := f.Stat()
-	if err == nil {
-		if pi, lerr := os.Lstat(path); lerr == nil && os.SameFile(fi, pi) {
-			return openedFile{f: f, fi: fi}
-		}
+	if err != nil {
+		_ = f.Close()
+		return openedFile{}
 	}
-	_ = f.Close()
-	return openedFile{}
+	return openedFile{f: f, fi: fi}
+}
+
+func (r *Rotation) syncDirAfter(dir string) error {
+	if r.syncDir != nil {
+		return r.syncDir(dir)
+	}
+	return fsutil.SyncDir(dir)
 }
 
 // dirLockWait bounds a rotation's wait for its directory's lock, which
@@ -480,14 +511,15 @@ func (r *Rotation) dirWait(of *openFile) time.Duration {
 // file system without flock on a directory, or a process holding it (any
 // local user who can read the directory can). The rotation then goes on,
 // opens nothing, and the next one lists, so holding the lock delays a
-// rotation and never stops it. unlock may be called more than once.
-func (s *Sink) lockDir(ctx context.Context, dir string, wait time.Duration) (unlock func(), locked bool) {
-	// Never cut short by ctx: a rotation that went on without the lock
-	// sooner could come between another's rename and open, which that
-	// one only rules out by having been quicker than dirLockWait. The
-	// wait for the turn counts: each rotation of a {session_id} path's
-	// files would otherwise add its wait to the next one's.
-	lctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), wait)
+// rotation and never stops it.
+func (s *Sink) lockDir(dir string, wait time.Duration) (unlock func(), locked bool) {
+	// Not cut short by the batch's context (a rotation takes none): one
+	// that went on without the lock sooner could come between another's
+	// rename and open, which that one only rules out by having been
+	// quicker than dirLockWait. The wait for the turn counts: each
+	// rotation of a {session_id} path's files would otherwise add its
+	// wait to the next one's.
+	lctx, cancel := context.WithTimeout(context.Background(), wait)
 	defer cancel()
 	select {
 	case s.dirTurn <- struct{}{}:
@@ -504,10 +536,10 @@ func (s *Sink) lockDir(ctx context.Context, dir string, wait time.Duration) (unl
 		<-s.dirTurn
 		return func() {}, false
 	}
-	return sync.OnceFunc(func() {
+	return func() {
 		_ = unix.Close(fd) // lets the lock go
 		<-s.dirTurn
-	}), true
+	}, true
 }
 
 // renameNoReplace renames from to to, failing if to exists.
