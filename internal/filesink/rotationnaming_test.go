@@ -229,10 +229,7 @@ func TestTemplatedFilesListOnceEach(t *testing.T) {
 func TestRotationGoesOnWhileAnotherHoldsTheDirectoryLock(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "events.jsonl")
-	held, err := os.Open(dir)
-	require.NoError(t, err)
-	defer func() { _ = held.Close() }()
-	require.NoError(t, fsutil.TryLock(int(held.Fd())))
+	held := holdDirLock(t, dir)
 	var lists listCounter
 	var ev rotationEvents
 	r := ev.hook(&Rotation{MaxBytes: 1, readDir: lists.readDir})
@@ -395,10 +392,7 @@ func TestARotationWaitsForItsTurnAtMostDirLockWait(t *testing.T) {
 func TestAFileOpenLongTriesTheHeldDirectoryLockBriefly(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "events.jsonl")
-	held, err := os.Open(dir)
-	require.NoError(t, err)
-	defer func() { _ = held.Close() }()
-	require.NoError(t, fsutil.TryLock(int(held.Fd())))
+	held := holdDirLock(t, dir)
 	var ev rotationEvents
 	// A wait no test outlasts: a rotation that takes it hangs the test.
 	r := ev.hook(&Rotation{MaxBytes: 1, lockWait: time.Hour})
@@ -458,4 +452,15 @@ func TestANameTakenByADirectoryIsPassedOver(t *testing.T) {
 	}
 	require.Equal(t, []int64{2, 3, 6}, seqs)
 	require.Empty(t, ev.errors())
+}
+
+// holdDirLock takes dir's flock as another process would, until the test
+// ends.
+func holdDirLock(t *testing.T, dir string) *os.File {
+	t.Helper()
+	held, err := os.Open(dir)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = held.Close() })
+	require.NoError(t, fsutil.TryLock(int(held.Fd())))
+	return held
 }
