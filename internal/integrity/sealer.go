@@ -575,17 +575,24 @@ func (s *Sealer) forget(may func(path string) bool) {
 		l.letGo()
 		if l.broken == nil {
 			delete(s.logs, path)
-			s.forgetSinkFile(path)
+			s.forgetPath(path)
 		}
 	}
 }
 
-// forgetSinkFile drops what Opened recorded for path: a templated path
-// makes one file per session, and the sealer remembers a bounded number.
-func (s *Sealer) forgetSinkFile(path string) {
+// forgetPath drops what the sink's hooks recorded for path: a templated
+// path makes one file per session, and the sealer remembers a bounded
+// number. A rotation reported and not recorded yet is kept, with whether
+// another writer rotates the path; without one, the path is then sealed
+// as after a restart (see rotation).
+func (s *Sealer) forgetPath(path string) {
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	delete(s.sinkFiles, path)
-	s.mu.Unlock()
+	if len(s.rotations[path]) == 0 {
+		delete(s.rotations, path)
+		delete(s.rotatedByOthers, path)
+	}
 }
 
 // letGo lets l's owner lock and open file go.
