@@ -267,3 +267,20 @@ func TestPathsRotatedByAnotherWriterKeepTheIdleBound(t *testing.T) {
 	require.LessOrEqual(t, len(s.rotations), maxIdleLogs)
 	require.NoError(t, s.Close(bg))
 }
+
+// The collector that only writes a path (another holds its owner lock)
+// reports its sink's rotations, and the other's, that it never records:
+// it keeps none of them from one round to the next.
+func TestRotationsOfALogOwnedElsewhereAreNotKept(t *testing.T) {
+	k, _ := testKeys(t, "test")
+	path, owner, _ := sealedLog(t, k, 3)
+	defer func() { require.NoError(t, owner.Close(bg)) }()
+	s, _ := lockingSealer(t, k)
+	for i := range 3 {
+		s.Rotated(path, filepath.Join(filepath.Dir(path), fmt.Sprintf("mine-%d", i)))
+		s.RotatedByOther(path, filepath.Join(filepath.Dir(path), fmt.Sprintf("other-%d", i)))
+		require.ErrorIs(t, s.SealPending(bg), ErrLogOwned)
+	}
+	require.Empty(t, s.reportedRotations(path))
+	require.NoError(t, s.Close(bg))
+}

@@ -459,6 +459,9 @@ func (s *Sealer) sealPath(ctx context.Context, path string, open bool) error {
 	}
 	l := s.logFor(path)
 	if err := s.own(l); err != nil {
+		if errors.Is(err, ErrLogOwned) {
+			s.dropRotations(path)
+		}
 		if err.Error() != l.lastErr {
 			s.set.Logger.Error("integrity: file not sealed", zap.String("path", path), zap.Error(err))
 		}
@@ -578,6 +581,15 @@ func (s *Sealer) forget(may func(path string) bool) {
 			s.forgetPath(path)
 		}
 	}
+}
+
+// dropRotations drops the rotations of path the sink reported: another
+// collector seals the log, its segments with it, and the reports would
+// wait for a seal of this process's that does not come.
+func (s *Sealer) dropRotations(path string) {
+	s.mu.Lock()
+	delete(s.rotations, path)
+	s.mu.Unlock()
 }
 
 // forgetPath drops what the sink's hooks recorded for path: a templated
