@@ -71,8 +71,8 @@ type Sealer struct {
 	// rotations: per path, the segments the file sink reported making
 	// (Rotated) and the sealer has not recorded yet.
 	rotations map[string]map[string]bool
-	// rotatedByOthers: paths another writer rotates too (RotatedByOther),
-	// with whether that was logged at INFO yet.
+	// rotatedByOthers: paths another writer rotates too (RotatedByOther);
+	// the first report of each is logged at INFO.
 	rotatedByOthers map[string]bool
 	// sinkFiles: per path, the file the sink opened there last (Opened).
 	sinkFiles map[string]os.FileInfo
@@ -246,7 +246,7 @@ func (s *Sealer) rotation(path, name string, done bool) (tracked, reported bool)
 	defer s.mu.Unlock()
 	names, tracked := s.rotations[path]
 	reported = names[name]
-	if _, shared := s.rotatedByOthers[path]; shared {
+	if s.rotatedByOthers[path] {
 		tracked = false
 	}
 	if done {
