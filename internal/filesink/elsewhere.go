@@ -26,13 +26,19 @@ func (s *Sink) leftThePath(of *openFile) {
 // rotatedByOther returns the closed segment of of.path that of's file now
 // is: a plain one by its identity, or, once the file is gone from the
 // directory (compressed, its plain name removed), a compressed one that
-// holds the same bytes. Newest first: a rotation made it lately.
+// holds the same bytes. Newest first: a rotation made it lately. A
+// rotation renames a file whole: one cut below the bytes this sink
+// appended was cut back, whatever its name.
 func rotatedByOther(of *openFile) (Segment, bool) {
+	fi, err := of.f.Stat()
+	if err != nil || fi.Size() < of.end {
+		return Segment{}, false
+	}
 	segs, err := Segments(of.path)
 	if err != nil {
 		return Segment{}, false
 	}
-	gone := unlinked(of.f)
+	gone := unlinked(fi)
 	for i := len(segs) - 1; i >= 0; i-- {
 		seg := segs[i]
 		if !seg.Compressed {
@@ -49,12 +55,9 @@ func rotatedByOther(of *openFile) (Segment, bool) {
 	return Segment{}, false
 }
 
-// unlinked reports whether f's file has no name left in any directory.
-func unlinked(f *os.File) bool {
-	fi, err := f.Stat()
-	if err != nil {
-		return false
-	}
+// unlinked reports whether the file fi describes has no name left in any
+// directory.
+func unlinked(fi os.FileInfo) bool {
 	st, ok := fi.Sys().(*syscall.Stat_t)
 	return ok && st.Nlink == 0
 }

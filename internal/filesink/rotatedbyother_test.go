@@ -83,3 +83,26 @@ func TestFileMovedAwayIsNotTakenForARotation(t *testing.T) {
 	require.Equal(t, []string{path, path}, mine.replaced)
 	require.Empty(t, mine.others)
 }
+
+// A file cut back below the lines the sink appended, then given a segment
+// name (plain, or compressed with its plain name removed), is no rotation:
+// a rotation renames a file whole.
+func TestFileCutBackUnderASegmentNameIsNotTakenForARotation(t *testing.T) {
+	for _, compressed := range []bool{false, true} {
+		dir := t.TempDir()
+		path := filepath.Join(dir, "events.jsonl")
+		mine := newHooked(t, path)
+		ctx := context.Background()
+		require.NoError(t, mine.sink.WriteBatch(ctx, "s", []byte("{\"a\":1}\n{\"a\":2}\n")))
+		require.NoError(t, os.Truncate(path, int64(len("{\"a\":1}\n"))))
+		seg := filepath.Join(dir, "events-20261206T061500Z-000001.jsonl")
+		require.NoError(t, os.Rename(path, seg))
+		if compressed {
+			require.NoError(t, CompressFile(ctx, seg, seg+ZstdSuffix))
+			require.NoError(t, os.Remove(seg))
+		}
+		require.NoError(t, mine.sink.WriteBatch(ctx, "s", []byte("{\"a\":3}\n")))
+		require.Equal(t, []string{path}, mine.replaced, "compressed: %v", compressed)
+		require.Empty(t, mine.others, "compressed: %v", compressed)
+	}
+}

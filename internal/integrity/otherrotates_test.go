@@ -1,6 +1,7 @@
 package integrity
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -240,4 +241,46 @@ func TestRotationByAnotherWriterOfTheSinksNewFile(t *testing.T) {
 		require.Less(t, e.Level, zapcore.ErrorLevel, "logged: %s %v", e.Message, e.ContextMap())
 	}
 	w.verify(t, pub)
+}
+
+// A templated path makes a file per session: what the sealer keeps of the
+// paths another writer rotated stays within the idle bound too.
+func TestPathsRotatedByAnotherWriterKeepTheIdleBound(t *testing.T) {
+	k, _ := testKeys(t, "test")
+	s, _ := lockingSealer(t, k)
+	dir := t.TempDir()
+	const perRound = 100
+	const files = maxIdleLogs + perRound
+	for done := 0; done < files; {
+		for range min(perRound, files-done) {
+			p := sessionFile(dir, done)
+			appendLocked(t, p, lines(1, 3))
+			seg := filepath.Join(dir, fmt.Sprintf("s%06d-20200101T000000Z-000001.jsonl", done))
+			require.NoError(t, os.Rename(p, seg))
+			s.RotatedByOther(p, seg)
+			done++
+		}
+		require.NoError(t, s.SealPending(bg))
+	}
+	require.LessOrEqual(t, len(s.logs), maxIdleLogs)
+	require.LessOrEqual(t, len(s.rotatedByOthers), maxIdleLogs)
+	require.LessOrEqual(t, len(s.rotations), maxIdleLogs)
+	require.NoError(t, s.Close(bg))
+}
+
+// The collector that only writes a path (another holds its owner lock)
+// reports its sink's rotations, and the other's, that it never records:
+// it keeps none of them from one round to the next.
+func TestRotationsOfALogOwnedElsewhereAreNotKept(t *testing.T) {
+	k, _ := testKeys(t, "test")
+	path, owner, _ := sealedLog(t, k, 3)
+	defer func() { require.NoError(t, owner.Close(bg)) }()
+	s, _ := lockingSealer(t, k)
+	for i := range 3 {
+		s.Rotated(path, filepath.Join(filepath.Dir(path), fmt.Sprintf("mine-%d", i)))
+		s.RotatedByOther(path, filepath.Join(filepath.Dir(path), fmt.Sprintf("other-%d", i)))
+		require.ErrorIs(t, s.SealPending(bg), ErrLogOwned)
+	}
+	require.Empty(t, s.reportedRotations(path))
+	require.NoError(t, s.Close(bg))
 }

@@ -71,8 +71,8 @@ type Sealer struct {
 	// rotations: per path, the segments the file sink reported making
 	// (Rotated) and the sealer has not recorded yet.
 	rotations map[string]map[string]bool
-	// rotatedByOthers: paths another writer rotates too (RotatedByOther),
-	// with whether that was logged at INFO yet.
+	// rotatedByOthers: paths another writer rotates too (RotatedByOther);
+	// the first report of each is logged at INFO.
 	rotatedByOthers map[string]bool
 	// sinkFiles: per path, the file the sink opened there last (Opened).
 	sinkFiles map[string]os.FileInfo
@@ -246,7 +246,7 @@ func (s *Sealer) rotation(path, name string, done bool) (tracked, reported bool)
 	defer s.mu.Unlock()
 	names, tracked := s.rotations[path]
 	reported = names[name]
-	if _, shared := s.rotatedByOthers[path]; shared {
+	if s.rotatedByOthers[path] {
 		tracked = false
 	}
 	if done {
@@ -459,6 +459,9 @@ func (s *Sealer) sealPath(ctx context.Context, path string, open bool) error {
 	}
 	l := s.logFor(path)
 	if err := s.own(l); err != nil {
+		if errors.Is(err, ErrLogOwned) {
+			s.dropRotations(path)
+		}
 		if err.Error() != l.lastErr {
 			s.set.Logger.Error("integrity: file not sealed", zap.String("path", path), zap.Error(err))
 		}
@@ -575,17 +578,33 @@ func (s *Sealer) forget(may func(path string) bool) {
 		l.letGo()
 		if l.broken == nil {
 			delete(s.logs, path)
-			s.forgetSinkFile(path)
+			s.forgetPath(path)
 		}
 	}
 }
 
-// forgetSinkFile drops what Opened recorded for path: a templated path
-// makes one file per session, and the sealer remembers a bounded number.
-func (s *Sealer) forgetSinkFile(path string) {
+// dropRotations drops the rotations of path the sink reported: another
+// collector seals the log, its segments with it, and the reports would
+// wait for a seal of this process's that does not come.
+func (s *Sealer) dropRotations(path string) {
 	s.mu.Lock()
-	delete(s.sinkFiles, path)
+	delete(s.rotations, path)
 	s.mu.Unlock()
+}
+
+// forgetPath drops what the sink's hooks recorded for path: a templated
+// path makes one file per session, and the sealer remembers a bounded
+// number. A rotation reported and not recorded yet is kept, with whether
+// another writer rotates the path; without one, the path is then sealed
+// as after a restart (see rotation).
+func (s *Sealer) forgetPath(path string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.sinkFiles, path)
+	if len(s.rotations[path]) == 0 {
+		delete(s.rotations, path)
+		delete(s.rotatedByOthers, path)
+	}
 }
 
 // letGo lets l's owner lock and open file go.
