@@ -126,7 +126,8 @@ func (e *auditExporter) startFile(ctx context.Context, host component.Host, fc *
 	if err := filesink.CheckWritable(fc.Path, fc.Rotation.HasValue()); err != nil {
 		return fmt.Errorf("file::path: %w", err)
 	}
-	opts := filesink.Options{Path: fc.Path, Fsync: fc.Fsync, MaxOpenFiles: fc.MaxOpenFiles, Rotation: e.rotation(fc), OnTornTail: e.logTornTail}
+	opts := filesink.Options{Path: fc.Path, Fsync: fc.Fsync, MaxOpenFiles: fc.MaxOpenFiles, Rotation: e.rotation(fc), OnTornTail: e.logTornTail,
+		OnCutBack: e.logCutBack}
 	if ic := fc.Integrity.Get(); ic != nil {
 		var err error
 		if e.sealer, err = e.startIntegrity(ctx, host, fc, ic); err != nil {

@@ -88,6 +88,9 @@ func (s *Sink) lockCurrent(ctx context.Context, of *openFile) (*os.File, int64, 
 		}
 		size, current, err := of.sizeIfCurrent()
 		if err == nil && current {
+			if of.end > 0 && size < of.end {
+				s.cutBack(of, size)
+			}
 			return f, size, locked, nil
 		}
 		if locked {

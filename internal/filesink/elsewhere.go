@@ -23,6 +23,17 @@ func (s *Sink) leftThePath(of *openFile) {
 	}
 }
 
+// cutBack tells OnCutBack that of's file, still at the path, holds size
+// bytes where this sink's last append left it longer. The end is then
+// unknown, so the last byte is read (repairTail): the cut may have left a
+// line torn.
+func (s *Sink) cutBack(of *openFile, size int64) {
+	if s.onCutBack != nil {
+		s.onCutBack(of.path, of.end, size)
+	}
+	of.end = -1
+}
+
 // rotatedByOther returns the closed segment of of.path that of's file now
 // is: a plain one by its identity, or, once the file is gone from the
 // directory (compressed, its plain name removed), a compressed one that

@@ -84,6 +84,13 @@ type Options struct {
 	// refuses to take that file for the log's continuation. It runs on
 	// the writer's goroutine with no flock held.
 	OnReplaced func(path string, size int64)
+	// OnCutBack, when set, is told that the file the sink appends to at
+	// path was cut back by someone else below where its last append ended
+	// (from bytes) to to bytes: lines it acknowledged are gone. No writer
+	// of the path cuts below another's lines (a torn tail or a refused
+	// batch lies after them). The sink goes on at the file's new end. It
+	// runs on the writer's goroutine under the writers' flock.
+	OnCutBack func(path string, from, to int64)
 	// OnRotatedByOther, when set, is told that the file the sink last
 	// appended to at path now is the closed segment segment (its plain
 	// name): another writer of the path, a second collector's file sink,

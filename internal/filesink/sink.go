@@ -36,6 +36,8 @@ type Sink struct {
 	beforeCreate func(ctx context.Context, path string) error
 	onTornTail   func(path string, torn fsutil.TornTail, site TornSite)
 	onReplaced   func(path string, size int64)
+	// onCutBack: see Options.OnCutBack.
+	onCutBack func(path string, from, to int64)
 	// onRotatedByOther: see Options.OnRotatedByOther.
 	onRotatedByOther func(path, segment string)
 	// onOpened: see Options.OnOpened.
@@ -124,6 +126,7 @@ func New(opts Options) (*Sink, error) {
 		beforeCreate:     opts.BeforeCreate,
 		onTornTail:       opts.OnTornTail,
 		onReplaced:       opts.OnReplaced,
+		onCutBack:        opts.OnCutBack,
 		onRotatedByOther: opts.OnRotatedByOther,
 		onOpened:         opts.OnOpened,
 		files:            make(map[string]*openFile),

@@ -78,9 +78,9 @@ type fileLog struct {
 	// broken is the tampering found; the file is not sealed again in this
 	// process.
 	broken error
-	// replaced is the size of the file the sink was writing when it found
-	// it moved away or replaced (0: none since the last seal).
-	replaced int64
+	// replaced is what the sink found of the file it was writing: moved
+	// away, replaced or cut back (size 0: nothing since the last seal).
+	replaced loss
 	// lastErr is the error the last seal logged, if it failed.
 	lastErr string
 	// repairsLogged are the repairs logged since the last seal that
@@ -136,7 +136,7 @@ type storeRebuild struct {
 // checkpoint when the tree grew, or, with open, when the log has none.
 func (l *fileLog) seal(ctx context.Context, open bool) (sealResult, error) {
 	renewed := false
-	if l.replaced > 0 {
+	if l.replaced.size > 0 {
 		l.broken = l.movedAway()
 	}
 	if l.broken != nil {
@@ -336,22 +336,35 @@ func (l *fileLog) withoutFile(open bool) (done bool, err error) {
 	return !open, nil
 }
 
+// loss is what the file sink found of the file it was writing at a path:
+// moved away, removed or replaced, holding size bytes, or, with cut, cut
+// back from size to cutTo bytes in place.
+type loss struct {
+	size, cutTo int64
+	cut         bool
+}
+
 // movedAway is the tampering when the file the sink was writing was moved
-// away or replaced while the sidecars still hold the log: the lines it
-// held after the newest checkpoint are gone from the trail, and a new file
-// at the path must not pass for the log's continuation. Without data in
+// away, replaced or cut back while the sidecars still hold the log: the
+// lines it held after the newest checkpoint are gone from the trail, and
+// the file at the path must not pass for the log's continuation. Without data in
 // the sidecars (moved with the file) the path starts a new log, as after
 // any rotation of file and sidecars together.
 func (l *fileLog) movedAway() error {
-	size := l.replaced
-	l.replaced = 0
+	lost := l.replaced
+	l.replaced = loss{}
 	if l.sidecarWithData() == "" {
 		return l.broken
+	}
+	if lost.cut {
+		return tampered(l.path, "the file was cut back from %d to %d bytes under the collector: lines it had acknowledged "+
+			"are no longer in the trail, and the file is not sealed further, so that what is left does not pass for the log",
+			lost.size, lost.cutTo)
 	}
 	return tampered(l.path, "the file the collector was writing (%d bytes) was moved away, removed or replaced "+
 		"while the log goes on in %s: the lines it held after the newest checkpoint are no longer in the trail, "+
 		"and the file now at the path is not sealed as the log's continuation",
-		size, filepath.Base(CheckpointsPath(l.path)))
+		lost.size, filepath.Base(CheckpointsPath(l.path)))
 }
 
 // sidecarWithData returns the first of the file's sidecars that holds

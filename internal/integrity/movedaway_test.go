@@ -47,3 +47,37 @@ func TestActiveFileMovedAwayWithUnsealedLinesIsRefused(t *testing.T) {
 		t.Fatalf("check = %+v: the new file was sealed as the log's continuation", res)
 	}
 }
+
+// The active file cut back in place below lines the sink acknowledged,
+// none of them sealed yet: sealing what is left would hide the cut for
+// good, since the file still extends the newest checkpoint. The sink
+// reports it (OnCutBack) and the file is refused.
+func TestActiveFileCutBackUnderTheSinkIsRefused(t *testing.T) {
+	k, pub := testKeys(t, "test")
+	path := auditPath(t)
+	s := newSealer(t, k)
+	sink, err := filesink.New(filesink.Options{Path: path, OnWrite: s.Wrote, OnCutBack: s.CutBack, BeforeCreate: s.SealNew})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SealAtStart(bg, path); err != nil {
+		t.Fatal(err)
+	}
+	s.Watch(path)
+	if err := sink.WriteBatch(bg, "s", []byte(lines(1, 4))); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(path, int64(len(lines(1, 2)))); err != nil {
+		t.Fatal(err)
+	}
+	if err := sink.WriteBatch(bg, "s", []byte(lines(5, 8))); err != nil {
+		t.Fatal(err)
+	}
+	err = s.SealPending(bg)
+	if !errors.Is(err, ErrTampered) || !strings.Contains(err.Error(), "cut back from") {
+		t.Fatalf("SealPending = %v, want the file cut back refused", err)
+	}
+	if res := check(t, path, pub); res.Sealed != 0 {
+		t.Fatalf("check = %+v: what was left of the file was sealed as the log", res)
+	}
+}

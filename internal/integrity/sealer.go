@@ -65,9 +65,9 @@ type Sealer struct {
 
 	mu      sync.Mutex
 	pending map[string]int64 // lines written per path since its last seal
-	// replaced: paths whose file the sink found moved away or replaced
-	// under it, with the bytes that file held (see Replaced).
-	replaced map[string]int64
+	// replaced: paths whose file the sink found moved away, replaced or
+	// cut back under it (see Replaced and CutBack).
+	replaced map[string]loss
 	// rotations: per path, the segments the file sink reported making
 	// (Rotated) and the sealer has not recorded yet.
 	rotations map[string]map[string]bool
@@ -122,7 +122,7 @@ func NewSealer(set Settings) (*Sealer, error) {
 	return &Sealer{
 		set:             set,
 		pending:         map[string]int64{},
-		replaced:        map[string]int64{},
+		replaced:        map[string]loss{},
 		rotations:       map[string]map[string]bool{},
 		rotatedByOthers: map[string]bool{},
 		sinkFiles:       map[string]os.FileInfo{},
@@ -151,20 +151,33 @@ func (s *Sealer) Wrote(path string, lines int) {
 // refuses it while its sidecars hold the log (see fileLog.replaced). It is
 // the file sink's OnReplaced hook.
 func (s *Sealer) Replaced(path string, size int64) {
+	s.lost(path, loss{size: size})
+}
+
+// CutBack records that the file the sink was writing at path, still there,
+// was cut back by someone else from from to to bytes: lines it had
+// acknowledged are gone, and sealing what is left would hide that. The
+// next seal of path refuses the file, as a replaced one (see
+// fileLog.replaced). It is the file sink's OnCutBack hook.
+func (s *Sealer) CutBack(path string, from, to int64) {
+	s.lost(path, loss{size: from, cutTo: to, cut: true})
+}
+
+func (s *Sealer) lost(path string, l loss) {
 	s.mu.Lock()
-	s.replaced[path] = size
+	s.replaced[path] = l
 	s.pending[path] += 0
 	s.mu.Unlock()
 }
 
-// takeReplaced returns and clears what Replaced recorded for path (0:
-// nothing).
-func (s *Sealer) takeReplaced(path string) int64 {
+// takeReplaced returns and clears what Replaced or CutBack recorded for
+// path (size 0: nothing).
+func (s *Sealer) takeReplaced(path string) loss {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	size := s.replaced[path]
+	l := s.replaced[path]
 	delete(s.replaced, path)
-	return size
+	return l
 }
 
 // Rotated records that the file sink rotated path to segment: the next
@@ -468,8 +481,8 @@ func (s *Sealer) sealPath(ctx context.Context, path string, open bool) error {
 		l.lastErr = err.Error()
 		return err
 	}
-	if size := s.takeReplaced(path); size > 0 {
-		l.replaced = size
+	if lost := s.takeReplaced(path); lost.size > 0 {
+		l.replaced = lost
 	}
 	wasBroken := l.broken != nil
 	res, err := l.seal(ctx, open)

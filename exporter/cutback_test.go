@@ -1,0 +1,53 @@
+package sandboxauditexporter
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/pdata/plog"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+	"go.uber.org/zap/zaptest/observer"
+
+	"github.com/sandboxaudit/sandboxaudit/auditevent"
+)
+
+// TestAuditFileCutBackIsAnError: the audit file cut back by another
+// process below lines the collector acknowledged is logged at ERROR with
+// both sizes, and the next batch is written whole.
+func TestAuditFileCutBackIsAnError(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "events.jsonl")
+	cfg := createDefaultConfig().(*Config)
+	withFile(cfg, path, auditevent.PolicyOverride{})
+	core, logs := observer.New(zapcore.InfoLevel)
+	te := startExportersWithLogger(t, cfg, zap.New(core))
+	ctx := context.Background()
+	require.NoError(t, te.logs.ConsumeLogs(ctx, buildAuditLogs()))
+	fi, err := os.Stat(path)
+	require.NoError(t, err)
+	require.NoError(t, os.Truncate(path, 0))
+	require.NoError(t, te.logs.ConsumeLogs(ctx, anotherStart()))
+
+	cut := logs.FilterLevelExact(zapcore.ErrorLevel).FilterMessageSnippet("cut back by another process").All()
+	require.Len(t, cut, 1)
+	fields := cut[0].ContextMap()
+	assert.Equal(t, path, fields["path"])
+	assert.Equal(t, fi.Size(), fields["bytes_before"])
+	assert.Equal(t, int64(0), fields["bytes_now"])
+	require.Len(t, readLines(t, path), 1)
+}
+
+// anotherStart is a record of an exec start after buildAuditLogs's.
+func anotherStart() plog.Logs {
+	ld := plog.NewLogs()
+	r := ld.ResourceLogs().AppendEmpty().ScopeLogs().AppendEmpty().LogRecords().AppendEmpty()
+	r.SetEventName("sandbox.session.start")
+	body := strings.Replace(execStartJSON(), `"seq":1`, `"seq":3`, 1)
+	r.Body().SetStr(strings.Replace(body, "0b9d8c7e-6f5a-4b3c-8d2e-1f0a9b8c7d6e", "0b9d8c7e-6f5a-4b3c-8d2e-1f0a9b8c7d6f", 1))
+	return ld
+}

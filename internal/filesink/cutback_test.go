@@ -1,0 +1,63 @@
+package filesink
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestFileCutBackUnderTheSinkIsReported: a file cut back below the lines
+// the sink appended, while it stays at the path, lost acknowledged lines:
+// OnCutBack is told where the sink's last append ended and where the file
+// ends now, once, and the next batch goes on at the new end, after the
+// torn line the cut left is taken off.
+func TestFileCutBackUnderTheSinkIsReported(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "events.jsonl")
+	var mu sync.Mutex
+	var cuts [][2]int64
+	s, err := New(Options{Path: path, OnCutBack: func(p string, from, to int64) {
+		require.Equal(t, path, p)
+		mu.Lock()
+		cuts = append(cuts, [2]int64{from, to})
+		mu.Unlock()
+	}})
+	require.NoError(t, err)
+	ctx := context.Background()
+	first, second := numberedLines(0, 4), numberedLines(5, 5)
+	require.NoError(t, s.WriteBatch(ctx, testSession, first))
+	written := int64(len(first))
+	cutTo := written - int64(len(second))/2 // inside the last line
+	require.NoError(t, os.Truncate(path, cutTo))
+	require.NoError(t, s.WriteBatch(ctx, testSession, second))
+	require.NoError(t, s.WriteBatch(ctx, testSession, numberedLines(6, 6)))
+	require.NoError(t, s.Close())
+	require.Equal(t, [][2]int64{{written, cutTo}}, cuts, "told once")
+	got, err := os.ReadFile(path)
+	require.NoError(t, err)
+	lastWhole := int64(len(numberedLines(0, 3)))
+	require.Equal(t, string(first[:lastWhole])+string(second)+string(numberedLines(6, 6)), string(got),
+		"the torn line the cut left is taken off")
+}
+
+// TestAFileGrowingUnderTheSinkIsNoCut: other writers' lines after the
+// sink's (a Python writer, a second collector) are not a cut.
+func TestAFileGrowingUnderTheSinkIsNoCut(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "events.jsonl")
+	called := false
+	s, err := New(Options{Path: path, OnCutBack: func(string, int64, int64) { called = true }})
+	require.NoError(t, err)
+	ctx := context.Background()
+	require.NoError(t, s.WriteBatch(ctx, testSession, numberedLines(0, 1)))
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	require.NoError(t, err)
+	_, err = f.Write(numberedLines(2, 2))
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+	require.NoError(t, s.WriteBatch(ctx, testSession, numberedLines(3, 3)))
+	require.NoError(t, s.Close())
+	require.False(t, called)
+}
