@@ -19,19 +19,7 @@ func TestActiveFileMovedAwayWithUnsealedLinesIsRefused(t *testing.T) {
 	k, pub := testKeys(t, "test")
 	path := auditPath(t)
 	s := newSealer(t, k)
-	sink, err := filesink.New(filesink.Options{Path: path, OnWrite: s.Wrote, OnReplaced: s.Replaced, BeforeCreate: s.SealNew})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := s.SealAtStart(bg, path); err != nil {
-		t.Fatal(err)
-	}
-	s.Watch(path)
-	// The log's first checkpoint is of 0 lines; lines 1-4 are not
-	// sealed when the file goes.
-	if err := sink.WriteBatch(bg, "s", []byte(lines(1, 4))); err != nil {
-		t.Fatal(err)
-	}
+	sink := fourUnsealedLines(t, s, filesink.Options{Path: path, OnReplaced: s.Replaced})
 	away := filepath.Join(t.TempDir(), "away.jsonl")
 	if err := os.Rename(path, away); err != nil {
 		t.Fatal(err)
@@ -39,7 +27,7 @@ func TestActiveFileMovedAwayWithUnsealedLinesIsRefused(t *testing.T) {
 	if err := sink.WriteBatch(bg, "s", []byte(lines(5, 8))); err != nil {
 		t.Fatal(err)
 	}
-	err = s.SealPending(bg)
+	err := s.SealPending(bg)
 	if !errors.Is(err, ErrTampered) || !strings.Contains(err.Error(), "moved away") {
 		t.Fatalf("SealPending = %v, want the file moved away refused", err)
 	}
@@ -56,28 +44,38 @@ func TestActiveFileCutBackUnderTheSinkIsRefused(t *testing.T) {
 	k, pub := testKeys(t, "test")
 	path := auditPath(t)
 	s := newSealer(t, k)
-	sink, err := filesink.New(filesink.Options{Path: path, OnWrite: s.Wrote, OnCutBack: s.CutBack, BeforeCreate: s.SealNew})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := s.SealAtStart(bg, path); err != nil {
-		t.Fatal(err)
-	}
-	s.Watch(path)
-	if err := sink.WriteBatch(bg, "s", []byte(lines(1, 4))); err != nil {
-		t.Fatal(err)
-	}
+	sink := fourUnsealedLines(t, s, filesink.Options{Path: path, OnCutBack: s.CutBack})
 	if err := os.Truncate(path, int64(len(lines(1, 2)))); err != nil {
 		t.Fatal(err)
 	}
 	if err := sink.WriteBatch(bg, "s", []byte(lines(5, 8))); err != nil {
 		t.Fatal(err)
 	}
-	err = s.SealPending(bg)
+	err := s.SealPending(bg)
 	if !errors.Is(err, ErrTampered) || !strings.Contains(err.Error(), "cut back from") {
 		t.Fatalf("SealPending = %v, want the file cut back refused", err)
 	}
 	if res := check(t, path, pub); res.Sealed != 0 {
 		t.Fatalf("check = %+v: what was left of the file was sealed as the log", res)
 	}
+}
+
+// fourUnsealedLines is a sink with opts, sealed by s as the collector's is,
+// that wrote lines 1-4 after the log's first checkpoint (of 0 lines): none
+// of them is sealed yet.
+func fourUnsealedLines(t *testing.T, s *Sealer, opts filesink.Options) *filesink.Sink {
+	t.Helper()
+	opts.OnWrite, opts.BeforeCreate = s.Wrote, s.SealNew
+	sink, err := filesink.New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SealAtStart(bg, opts.Path); err != nil {
+		t.Fatal(err)
+	}
+	s.Watch(opts.Path)
+	if err := sink.WriteBatch(bg, "s", []byte(lines(1, 4))); err != nil {
+		t.Fatal(err)
+	}
+	return sink
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"go.uber.org/zap/zapcore"
+	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/sandboxaudit/sandboxaudit/internal/filesink"
 )
@@ -62,10 +63,7 @@ func TestRotationByAnotherWriterIsSealedAsARotation(t *testing.T) {
 			require.NoError(t, sealer.SealPending(bg))
 		}
 	}
-	w.close(t)
-	for _, e := range logs.All() {
-		require.Less(t, e.Level, zapcore.ErrorLevel, "logged: %s %v", e.Message, e.ContextMap())
-	}
+	w.closeQuiet(t, logs)
 	require.NotEmpty(t, logs.FilterMessageSnippet("another writer of the path").All())
 	w.verify(t, pub)
 }
@@ -96,10 +94,7 @@ func TestRotationsByAnotherWriterAloneAreSealed(t *testing.T) {
 				}
 				require.NoError(t, sealer.SealPending(bg))
 			}
-			w.close(t)
-			for _, e := range logs.All() {
-				require.Less(t, e.Level, zapcore.ErrorLevel, "logged: %s %v", e.Message, e.ContextMap())
-			}
+			w.closeQuiet(t, logs)
 			w.verify(t, pub)
 		})
 	}
@@ -136,6 +131,16 @@ func (w *twoWriters) close(t *testing.T) {
 }
 
 // verify checks that the trail, and each segment alone, verifies, with
+// closeQuiet closes both sinks and checks that nothing was logged at
+// ERROR or above.
+func (w *twoWriters) closeQuiet(t *testing.T, logs *observer.ObservedLogs) {
+	t.Helper()
+	w.close(t)
+	for _, e := range logs.All() {
+		require.Less(t, e.Level, zapcore.ErrorLevel, "logged: %s %v", e.Message, e.ContextMap())
+	}
+}
+
 // every line written sealed.
 func (w *twoWriters) verify(t *testing.T, pub string) {
 	t.Helper()
@@ -197,10 +202,7 @@ func TestRotationByAnotherWriterAsARoundOpensTheActiveFile(t *testing.T) {
 		w.write(t, w.other)
 		require.NoError(t, sealer.SealPending(bg))
 	}
-	w.close(t)
-	for _, e := range logs.All() {
-		require.Less(t, e.Level, zapcore.ErrorLevel, "logged: %s %v", e.Message, e.ContextMap())
-	}
+	w.closeQuiet(t, logs)
 	w.verify(t, pub)
 }
 
@@ -236,10 +238,7 @@ func TestRotationByAnotherWriterOfTheSinksNewFile(t *testing.T) {
 		w.write(t, w.other)
 		require.NoError(t, sealer.SealPending(bg))
 	}
-	w.close(t)
-	for _, e := range logs.All() {
-		require.Less(t, e.Level, zapcore.ErrorLevel, "logged: %s %v", e.Message, e.ContextMap())
-	}
+	w.closeQuiet(t, logs)
 	w.verify(t, pub)
 }
 
