@@ -130,7 +130,6 @@ func (w *twoWriters) close(t *testing.T) {
 	require.NoError(t, w.sealer.Close(bg))
 }
 
-// verify checks that the trail, and each segment alone, verifies, with
 // closeQuiet closes both sinks and checks that nothing was logged at
 // ERROR or above.
 func (w *twoWriters) closeQuiet(t *testing.T, logs *observer.ObservedLogs) {
@@ -141,6 +140,7 @@ func (w *twoWriters) closeQuiet(t *testing.T, logs *observer.ObservedLogs) {
 	}
 }
 
+// verify checks that the trail, and each segment alone, verifies, with
 // every line written sealed.
 func (w *twoWriters) verify(t *testing.T, pub string) {
 	t.Helper()
@@ -282,4 +282,33 @@ func TestRotationsOfALogOwnedElsewhereAreNotKept(t *testing.T) {
 	}
 	require.Empty(t, s.reportedRotations(path))
 	require.NoError(t, s.Close(bg))
+}
+
+// The other writer appends after this collector's sink last wrote to the
+// path and rotates on: a round seals a path its sink wrote or a rotation
+// was reported for, and a session's file is not watched as a plain path
+// is, so nothing made a round take those lines. The last round, at Close,
+// takes every path another writer rotates too.
+func TestTheLastRoundSealsWhatAnotherWriterAppended(t *testing.T) {
+	k, pub := testKeys(t, "test")
+	sealer, logs := observedSealer(t, k, zapcore.InfoLevel)
+	w := newTwoWriters(t, k, sealer)
+	sealer.mu.Lock()
+	delete(sealer.watched, w.path) // as a {session_id} file
+	sealer.mu.Unlock()
+	w.write(t, w.mine)
+	for range 10 { // until the other rotates the file mine wrote
+		w.write(t, w.other)
+		if segs, err := filesink.Segments(w.path); err == nil && len(segs) > 0 {
+			break
+		}
+	}
+	w.write(t, w.mine) // finds it rotated by the other
+	require.NoError(t, sealer.SealPending(bg))
+	require.NotEmpty(t, logs.FilterMessageSnippet("another writer of the path").All())
+	for range 4 { // rotating on, and lines after its last rotation
+		w.write(t, w.other)
+	}
+	w.closeQuiet(t, logs)
+	w.verify(t, pub)
 }

@@ -382,6 +382,7 @@ func (s *Sealer) Close(ctx context.Context) error {
 		}
 		s.stop = nil
 	}
+	s.sealShared()
 	err := s.SealPending(ctx)
 	s.witnessMu.Lock() // after any Seal's requests; none start after
 	defer s.witnessMu.Unlock()
@@ -392,6 +393,26 @@ func (s *Sealer) Close(ctx context.Context) error {
 		l.letGo()
 	}
 	return err
+}
+
+// sealShared makes the final round seal each path another writer of it (a
+// second collector) rotates too: the lines that writer appended since this
+// collector's sink last wrote there, or since its last rotation, are
+// sealed only when a round takes the path, and none comes after this one.
+func (s *Sealer) sealShared() {
+	s.sealMu.Lock()
+	owned := map[string]bool{}
+	for p, l := range s.logs {
+		owned[p] = l.owner != nil || s.set.CallerOwns
+	}
+	s.sealMu.Unlock()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for p := range s.rotatedByOthers {
+		if owned[p] { // another collector seals the others
+			s.pending[p] += 0
+		}
+	}
 }
 
 // SealPending seals every file written since the last round, then
