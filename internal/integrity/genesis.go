@@ -263,13 +263,7 @@ func (c *HandedOverCheck) retiredLogs(path string) []string {
 	dir, base := filepath.Split(path)
 	byFile, ok := c.retired[dir]
 	if !ok {
-		byFile = map[string][]string{}
-		entries, _ := c.readDir(filepath.Clean(dir)) // unreadable: no retired log found, as RetiredLogs
-		for _, e := range entries {
-			if of, p, ok := retiredEntry(dir, e); ok {
-				byFile[of] = append(byFile[of], p)
-			}
-		}
+		byFile = retiredInDir(c.readDir, dir)
 		c.retired[dir] = byFile
 	}
 	return byFile[base]

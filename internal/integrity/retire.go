@@ -273,17 +273,23 @@ func RetiredFrom(path string) (string, bool) {
 // that name (a rotated log). Those moved elsewhere are not found.
 func RetiredLogs(path string) []string {
 	dir, base := filepath.Split(path)
-	entries, err := os.ReadDir(filepath.Clean(dir))
+	return retiredInDir(os.ReadDir, dir)[base]
+}
+
+// retiredInDir lists the retired audit files in dir (see RetiredLogs) by
+// the name of the file each left; none when dir cannot be read.
+func retiredInDir(readDir func(string) ([]os.DirEntry, error), dir string) map[string][]string {
+	byFile := map[string][]string{}
+	entries, err := readDir(filepath.Clean(dir))
 	if err != nil {
-		return nil
+		return byFile
 	}
-	var logs []string
 	for _, e := range entries {
-		if of, p, ok := retiredEntry(dir, e); ok && of == base {
-			logs = append(logs, p)
+		if of, p, ok := retiredEntry(dir, e); ok {
+			byFile[of] = append(byFile[of], p)
 		}
 	}
-	return logs
+	return byFile
 }
 
 // retiredEntry reports whether the entry e of dir is a retired audit file
