@@ -49,8 +49,7 @@ func TestPoolLogsAWitnessThatFailsItselfOnceForAllLogs(t *testing.T) {
 	w1 := witnesstest.Start(t, "witness.example/w1", ls[0].verifier)
 	w1.SetStatus(http.StatusServiceUnavailable)
 	p, obs, logs := newPool(t, 1, w1)
-	clock := &testClock{now: time.Unix(1_800_000_000, 0)}
-	p.SetBackoff(witness.Backoff{First: time.Second, Limit: time.Second, Now: clock.Now})
+	clock := withClock(p, witness.Backoff{First: time.Second, Limit: time.Second})
 	for _, l := range ls {
 		clock.add(2 * time.Second) // past each pause: every log's checkpoint asks
 		_, quorum := p.Cosign(context.Background(), l.origin+".jsonl", l.origin, l.n, l.checkpoint(), l.prover())
@@ -77,6 +76,14 @@ type testClock struct {
 	now time.Time
 }
 
+// withClock sets p's backoff b, timed by a testClock it returns.
+func withClock(p *witness.Pool, b witness.Backoff) *testClock {
+	clock := &testClock{now: time.Unix(1_800_000_000, 0)}
+	b.Now = clock.Now
+	p.SetBackoff(b)
+	return clock
+}
+
 func (c *testClock) Now() time.Time {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -95,8 +102,7 @@ func TestPoolPauseDoublesAndEndsOnACosignature(t *testing.T) {
 	log := newTestLog(t, "example.com/log")
 	w1 := witnesstest.Start(t, "witness.example/w1", log.verifier)
 	p, _, logs := newPool(t, 1, w1)
-	clock := &testClock{now: time.Unix(1_800_000_000, 0)}
-	p.SetBackoff(witness.Backoff{First: time.Minute, Limit: 4 * time.Minute, Now: clock.Now})
+	clock := withClock(p, witness.Backoff{First: time.Minute, Limit: 4 * time.Minute})
 	log.add(2, "a")
 	cosign := func() bool {
 		_, quorum := p.Cosign(context.Background(), "f", log.origin, log.n, log.checkpoint(), log.prover())
@@ -155,8 +161,7 @@ func TestPoolDoesNotPauseAWitnessForTheRoundsDeadline(t *testing.T) {
 	log := newTestLog(t, "example.com/log")
 	w1 := witnesstest.Start(t, "witness.example/w1", log.verifier)
 	p, _, _ := newPool(t, 1, w1)
-	clock := &testClock{now: time.Unix(1_800_000_000, 0)}
-	p.SetBackoff(witness.Backoff{First: time.Minute, Limit: 4 * time.Minute, Now: clock.Now})
+	withClock(p, witness.Backoff{First: time.Minute, Limit: 4 * time.Minute})
 	log.add(2, "a")
 	late, cancel := context.WithDeadline(context.Background(), time.Unix(1, 0))
 	defer cancel()
@@ -177,8 +182,7 @@ func TestPoolDoesNotAskAgainAWitnessThatCosignedTheCheckpoint(t *testing.T) {
 	w2 := witnesstest.Start(t, "witness.example/w2", log.verifier)
 	w2.SetStatus(http.StatusServiceUnavailable)
 	p, obs, _ := newPool(t, 2, w1, w2)
-	clock := &testClock{now: time.Unix(1_800_000_000, 0)}
-	p.SetBackoff(witness.Backoff{First: time.Second, Limit: time.Minute, Now: clock.Now})
+	clock := withClock(p, witness.Backoff{First: time.Second, Limit: time.Minute})
 	log.add(4, "a")
 	var first []byte
 	for round := range 5 {
@@ -213,8 +217,7 @@ func TestPoolPauseEndsAtTheRoundDue(t *testing.T) {
 	log := newTestLog(t, "example.com/log")
 	w1 := witnesstest.Start(t, "witness.example/w1", log.verifier)
 	p, _, _ := newPool(t, 1, w1)
-	clock := &testClock{now: time.Unix(1_800_000_000, 0)}
-	p.SetBackoff(witness.Backoff{First: time.Minute, Limit: 10 * time.Minute, Round: time.Minute, Now: clock.Now})
+	clock := withClock(p, witness.Backoff{First: time.Minute, Limit: 10 * time.Minute, Round: time.Minute})
 	log.add(2, "a")
 	w1.SetStatus(http.StatusServiceUnavailable)
 	// round submits at its start plus latency; the request fails then.
@@ -262,8 +265,7 @@ func TestPoolSumsUpTheLogsAWitnessRefuses(t *testing.T) {
 	w1 := witnesstest.Start(t, "witness.example/w1", key.verifier)
 	w1.SetStatus(http.StatusNotFound)
 	p, obs, logs := newPool(t, 1, w1)
-	clock := &testClock{now: time.Unix(1_800_000_000, 0)}
-	p.SetBackoff(witness.Backoff{First: time.Second, Limit: time.Second, Now: clock.Now})
+	clock := withClock(p, witness.Backoff{First: time.Second, Limit: time.Second})
 	cosignAll := func(ls []*testLog) {
 		t.Helper()
 		for _, l := range ls {
@@ -307,8 +309,7 @@ func TestPoolSaysALogARefusingWitnessCosignsAgainIsBack(t *testing.T) {
 	w1 := witnesstest.Start(t, "witness.example/w1", log.verifier)
 	w1.SetStatus(http.StatusNotFound)
 	p, _, logs := newPool(t, 1, w1)
-	clock := &testClock{now: time.Unix(1_800_000_000, 0)}
-	p.SetBackoff(witness.Backoff{First: time.Second, Limit: time.Second, Now: clock.Now})
+	clock := withClock(p, witness.Backoff{First: time.Second, Limit: time.Second})
 	cosign := func() bool {
 		_, quorum := p.Cosign(context.Background(), "audit.jsonl", log.origin, log.n, log.checkpoint(), log.prover())
 		return quorum
@@ -338,8 +339,7 @@ func TestPoolSaysAWitnessThatFailedItselfIsBack(t *testing.T) {
 	w1 := witnesstest.Start(t, "witness.example/w1", log.verifier)
 	w1.SetStatus(http.StatusServiceUnavailable)
 	p, _, logs := newPool(t, 1, w1)
-	clock := &testClock{now: time.Unix(1_800_000_000, 0)}
-	p.SetBackoff(witness.Backoff{First: time.Second, Limit: time.Second, Now: clock.Now})
+	clock := withClock(p, witness.Backoff{First: time.Second, Limit: time.Second})
 	_, quorum := p.Cosign(context.Background(), "f", log.origin, log.n, log.checkpoint(), log.prover())
 	require.False(t, quorum)
 	w1.SetStatus(0)
