@@ -30,6 +30,10 @@ type handovers struct {
 	// origins maps each origin read to the first file whose log has it:
 	// a retired log read after another file of its origin is refused too.
 	origins map[string]string
+	// witnessFrom finds, per --witness key (by index), a handover note
+	// that key signed: one for the run, which lists each directory once
+	// per key, not once per segment read.
+	witnessFrom []*integrity.HandedOverCheck
 }
 
 func newHandovers() handovers {
@@ -74,17 +78,27 @@ func (v *verifier) noteUnfollowed(name string) {
 // of the chain is --key or a next key, refused as such; read from a later
 // key, the keys before it are known only by the notes they signed.
 func (v *verifier) refuseRetiredKeyAsWitness(name string) {
-	for i, wv := range v.opts.witness.verifiers {
-		key, ok := wv.(fmt.Stringer)
-		if !ok {
-			continue
-		}
-		if _, from := integrity.HandedOverFrom(name, key.String()); from != "" {
+	for i, c := range v.witnessFrom() {
+		if _, from := c.From(name); from != "" {
 			v.sum.Problems++
 			_, _ = fmt.Fprintf(v.out, "%s: handover: --witness %s holds a key the log was handed over from (it signed %s): "+
 				"a witness cosigns with a key of its own\n", name, v.opts.witness.files[i], from)
 		}
 	}
+}
+
+// witnessFrom is handovers.witnessFrom, built at its first use.
+func (v *verifier) witnessFrom() []*integrity.HandedOverCheck {
+	if v.handovers.witnessFrom == nil {
+		for _, wv := range v.opts.witness.verifiers {
+			var key []string
+			if k, ok := wv.(fmt.Stringer); ok {
+				key = append(key, k.String())
+			}
+			v.handovers.witnessFrom = append(v.handovers.witnessFrom, integrity.NewHandedOverCheck(key...))
+		}
+	}
+	return v.handovers.witnessFrom
 }
 
 // checkGenesis refuses a log that a handover names but whose leaf 0 is
