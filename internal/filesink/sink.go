@@ -213,14 +213,20 @@ func (of *openFile) sizeIfCurrent() (int64, bool, error) {
 // open opens of's file at of.path (creating it as a first open would,
 // after beforeCreate when set) and records its identity.
 func (s *Sink) open(of *openFile, beforeCreate func() error) (*os.File, os.FileInfo, error) {
-	f, err := openInside(s.tmpl.base, of.path, s.fsync != FsyncNever, beforeCreate)
+	return s.openAt(of.path, s.fsync != FsyncNever, beforeCreate)
+}
+
+// openAt opens the file at path inside the template's base (openInside)
+// and returns it with its identity.
+func (s *Sink) openAt(path string, durable bool, beforeCreate func() error) (*os.File, os.FileInfo, error) {
+	f, err := openInside(s.tmpl.base, path, durable, beforeCreate)
 	if err != nil {
 		return nil, nil, err
 	}
 	fi, err := f.Stat()
 	if err != nil {
 		_ = f.Close()
-		return nil, nil, fmt.Errorf("stat %s: %w", of.path, err)
+		return nil, nil, fmt.Errorf("stat %s: %w", path, err)
 	}
 	return f, fi, nil
 }
