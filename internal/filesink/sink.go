@@ -30,18 +30,15 @@ type Sink struct {
 	writeFn func(*os.File, []byte) (int, error)
 	syncFn  func(*os.File) error
 	lockFn  func(context.Context, int) error
-	// onWrite, beforeCreate, onTornTail, onReplaced and
-	// onRotatedByOther are the Options hooks of those names.
-	onWrite      func(path string, lines int)
-	beforeCreate func(ctx context.Context, path string) error
-	onTornTail   func(path string, torn fsutil.TornTail, site TornSite)
-	onReplaced   func(path string, size int64)
-	// onCutBack: see Options.OnCutBack.
-	onCutBack func(path string, from, to int64)
-	// onRotatedByOther: see Options.OnRotatedByOther.
+	// onWrite, beforeCreate, onTornTail, onReplaced, onCutBack,
+	// onRotatedByOther and onOpened are the Options hooks of those names.
+	onWrite          func(path string, lines int)
+	beforeCreate     func(ctx context.Context, path string) error
+	onTornTail       func(path string, torn fsutil.TornTail, site TornSite)
+	onReplaced       func(path string, size int64)
+	onCutBack        func(path string, from, to int64)
 	onRotatedByOther func(path, segment string)
-	// onOpened: see Options.OnOpened.
-	onOpened func(path string, fi os.FileInfo)
+	onOpened         func(path string, fi os.FileInfo)
 	// rot is Options.Rotation (nil: no rotation); maint runs its
 	// compression and retention.
 	rot   *Rotation
