@@ -53,8 +53,8 @@ func rotatedByOther(of *openFile) (Segment, bool) {
 	for i := len(segs) - 1; i >= 0; i-- {
 		seg := segs[i]
 		if !seg.Compressed {
-			fi, err := os.Lstat(seg.Plain)
-			if err == nil && os.SameFile(of.ident, fi) {
+			si, err := os.Lstat(seg.Plain)
+			if err == nil && os.SameFile(of.ident, si) {
 				return seg, true
 			}
 			continue

@@ -459,13 +459,8 @@ func (s *Sink) renameAfter(path string, last Segment) (Segment, error) {
 // then reopens it, and reports. lockCurrent, which follows, also finds a
 // file no longer at the path, as it does before every batch.
 func (s *Sink) openRotated(path string) openedFile {
-	f, err := openInside(s.tmpl.base, path, false, nil)
+	f, fi, err := s.openAt(path, false, nil)
 	if err != nil {
-		return openedFile{}
-	}
-	fi, err := f.Stat()
-	if err != nil {
-		_ = f.Close()
 		return openedFile{}
 	}
 	return openedFile{f: f, fi: fi}

@@ -30,18 +30,15 @@ type Sink struct {
 	writeFn func(*os.File, []byte) (int, error)
 	syncFn  func(*os.File) error
 	lockFn  func(context.Context, int) error
-	// onWrite, beforeCreate, onTornTail, onReplaced and
-	// onRotatedByOther are the Options hooks of those names.
-	onWrite      func(path string, lines int)
-	beforeCreate func(ctx context.Context, path string) error
-	onTornTail   func(path string, torn fsutil.TornTail, site TornSite)
-	onReplaced   func(path string, size int64)
-	// onCutBack: see Options.OnCutBack.
-	onCutBack func(path string, from, to int64)
-	// onRotatedByOther: see Options.OnRotatedByOther.
+	// onWrite, beforeCreate, onTornTail, onReplaced, onCutBack,
+	// onRotatedByOther and onOpened are the Options hooks of those names.
+	onWrite          func(path string, lines int)
+	beforeCreate     func(ctx context.Context, path string) error
+	onTornTail       func(path string, torn fsutil.TornTail, site TornSite)
+	onReplaced       func(path string, size int64)
+	onCutBack        func(path string, from, to int64)
 	onRotatedByOther func(path, segment string)
-	// onOpened: see Options.OnOpened.
-	onOpened func(path string, fi os.FileInfo)
+	onOpened         func(path string, fi os.FileInfo)
 	// rot is Options.Rotation (nil: no rotation); maint runs its
 	// compression and retention.
 	rot   *Rotation
@@ -213,14 +210,20 @@ func (of *openFile) sizeIfCurrent() (int64, bool, error) {
 // open opens of's file at of.path (creating it as a first open would,
 // after beforeCreate when set) and records its identity.
 func (s *Sink) open(of *openFile, beforeCreate func() error) (*os.File, os.FileInfo, error) {
-	f, err := openInside(s.tmpl.base, of.path, s.fsync != FsyncNever, beforeCreate)
+	return s.openAt(of.path, s.fsync != FsyncNever, beforeCreate)
+}
+
+// openAt opens the file at path inside the template's base (openInside)
+// and returns it with its identity.
+func (s *Sink) openAt(path string, durable bool, beforeCreate func() error) (*os.File, os.FileInfo, error) {
+	f, err := openInside(s.tmpl.base, path, durable, beforeCreate)
 	if err != nil {
 		return nil, nil, err
 	}
 	fi, err := f.Stat()
 	if err != nil {
 		_ = f.Close()
-		return nil, nil, fmt.Errorf("stat %s: %w", of.path, err)
+		return nil, nil, fmt.Errorf("stat %s: %w", path, err)
 	}
 	return f, fi, nil
 }
