@@ -20,16 +20,7 @@ import (
 // valid JSON is another application's log and stays as it is; bytes that
 // are not UTF-8 hold no event (the exporter refuses them) and are cut.
 func cutBrokenLine(body pcommon.Value, r *redact.Redactor, cuts *redact.Counts) {
-	switch body.Type() {
-	case pcommon.ValueTypeStr:
-		if out, changed := cutBrokenText(body.Str(), r, cuts); changed {
-			body.SetStr(out)
-		}
-	case pcommon.ValueTypeBytes:
-		if out, changed := cutBrokenText(string(body.Bytes().AsRaw()), r, cuts); changed {
-			body.Bytes().FromRaw([]byte(out))
-		}
-	}
+	cutTextBody(body, func(s string) (string, bool) { return cutBrokenText(s, r, cuts) })
 }
 
 // cutBrokenText is what cutBrokenLine makes of a text body s.

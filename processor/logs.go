@@ -107,15 +107,25 @@ func applyBody(body pcommon.Value, r *redact.Redactor, cuts *redact.Counts) {
 		if r != nil {
 			redactTree(body, r, cuts)
 		}
-	case pcommon.ValueTypeStr:
-		if out, changed := cutText(body.Str(), r, cuts); changed {
-			body.SetStr(out)
-		}
-	case pcommon.ValueTypeBytes:
+	case pcommon.ValueTypeStr, pcommon.ValueTypeBytes:
 		// A backend shows bytes base64-encoded, hiding nothing: they are
 		// cut as the text they hold, and stay bytes, as the bytes in a map
 		// body do (redactTree).
-		if out, changed := cutText(string(body.Bytes().AsRaw()), r, cuts); changed {
+		cutTextBody(body, func(s string) (string, bool) { return cutText(s, r, cuts) })
+	}
+}
+
+// cutTextBody sets a text or bytes body to what cut makes of the text it
+// holds, when cut changes it; bytes stay bytes. Other bodies stay as they
+// are.
+func cutTextBody(body pcommon.Value, cut func(s string) (out string, changed bool)) {
+	switch body.Type() {
+	case pcommon.ValueTypeStr:
+		if out, changed := cut(body.Str()); changed {
+			body.SetStr(out)
+		}
+	case pcommon.ValueTypeBytes:
+		if out, changed := cut(string(body.Bytes().AsRaw())); changed {
 			body.Bytes().FromRaw([]byte(out))
 		}
 	}
