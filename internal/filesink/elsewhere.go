@@ -49,21 +49,23 @@ func rotatedByOther(of *openFile) (Segment, bool) {
 	if err != nil {
 		return Segment{}, false
 	}
-	gone := unlinked(fi)
 	for i := len(segs) - 1; i >= 0; i-- {
-		seg := segs[i]
-		if !seg.Compressed {
-			si, err := os.Lstat(seg.Plain)
-			if err == nil && os.SameFile(of.ident, si) {
-				return seg, true
-			}
-			continue
-		}
-		if gone && SameFileAsCompressed(of.f, seg.Path) {
-			return seg, true
+		if SegmentIsFile(segs[i], of.f, fi) {
+			return segs[i], true
 		}
 	}
 	return Segment{}, false
+}
+
+// SegmentIsFile reports whether seg is the open file f, fi its Stat: a
+// plain segment by its identity, a compressed one, once f has no name
+// left (compressed, its plain name removed), by its bytes.
+func SegmentIsFile(seg Segment, f *os.File, fi os.FileInfo) bool {
+	if !seg.Compressed {
+		si, err := os.Lstat(seg.Plain)
+		return err == nil && os.SameFile(fi, si)
+	}
+	return unlinked(fi) && SameFileAsCompressed(f, seg.Path)
 }
 
 // unlinked reports whether the file fi describes has no name left in any

@@ -332,15 +332,7 @@ func (l *fileLog) isSinkFile(seg filesink.Segment) bool {
 // segmentIsFile reports whether seg is the open file f.
 func segmentIsFile(seg filesink.Segment, f *os.File) bool {
 	fi, err := f.Stat()
-	if err != nil {
-		return false
-	}
-	if !seg.Compressed {
-		si, err := os.Lstat(seg.Plain)
-		return err == nil && os.SameFile(fi, si)
-	}
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	return ok && st.Nlink == 0 && filesink.SameFileAsCompressed(f, seg.Path)
+	return err == nil && filesink.SegmentIsFile(seg, f, fi)
 }
 
 // ownUnrecorded lists the segments not recorded yet that are rotations
