@@ -3,6 +3,7 @@ package witness_test
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"testing"
 
 	"github.com/sandboxaudit/sandboxaudit/internal/witness"
@@ -67,4 +68,39 @@ func BenchmarkCosign(b *testing.B) {
 		}
 		b.ReportMetric(float64(fake.Requests())/float64(b.N), "roundtrips/checkpoint")
 	})
+}
+
+// BenchmarkCosignPausedAmongRewritten measures a round's Cosign of logs a
+// witness refused as rewritten (a 422 each: a cause per log, the witness
+// paused for each), the case where the pool's bookkeeping, not the
+// network, is the cost: a templated path's sessions after a witness lost
+// its state. One op is one log's Cosign.
+func BenchmarkCosignPausedAmongRewritten(b *testing.B) {
+	const logs = 2048
+	key := newTestLog(b, "example.com/key")
+	fake := witnesstest.Start(b, "w.example/w", key.verifier)
+	fake.SetStatus(http.StatusUnprocessableEntity)
+	p, err := witness.NewPool(witnesstest.Witnesses(b, fake), 1, nil, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ls := make([]*testLog, logs)
+	for k := range ls {
+		ls[k] = &testLog{t: b, origin: fmt.Sprintf("example.com/session-%d", k), signer: key.signer, verifier: key.verifier}
+		ls[k].add(2, "x")
+	}
+	cosign := func(l *testLog, signed []byte) {
+		if _, ok := p.Cosign(context.Background(), l.origin+".jsonl", l.origin, l.n, signed, l.prover()); ok {
+			b.Fatal("cosigned by a witness that refuses")
+		}
+	}
+	signed := make([][]byte, logs)
+	for k, l := range ls {
+		signed[k] = l.checkpoint()
+		cosign(l, signed[k])
+	}
+	b.ResetTimer()
+	for i := range b.N {
+		cosign(ls[i%logs], signed[i%logs])
+	}
 }

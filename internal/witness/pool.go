@@ -82,6 +82,10 @@ type Pool struct {
 	// refuses for each cause (refusals.go).
 	refused map[knownKey]refusalKey
 	causes  map[refusalKey]*refusals
+	// swept is when summariesDue last walked causes: a log refused as
+	// forked keeps a cause of its own, so the walk can be maxLogged long
+	// and is taken at most once per sweepEvery, not after every Cosign.
+	swept   time.Time
 	backoff Backoff
 	// paused is, per witness and origin that failed (origin "": the
 	// witness for every origin), until when it is not asked again.

@@ -13,6 +13,10 @@ import (
 // session, and a witness that knows none of them refuses thousands.
 const summaryEvery = time.Minute
 
+// sweepEvery is how often, at most, summariesDue looks for summaries due:
+// one is late by at most this much.
+const sweepEvery = time.Second
+
 // refusalKey is one witness's refusal of logs for one cause (the error's
 // text). A refusal saying a log's history was rewritten (a 422, or a 409
 // naming a tree this log's does not extend: forked, or cut back) is that
@@ -177,6 +181,10 @@ func (p *Pool) summariesDue() []entry {
 	now := p.settings().now()
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if now.Sub(p.swept) < sweepEvery {
+		return nil
+	}
+	p.swept = now
 	var out []entry
 	for ck, r := range p.causes {
 		if now.Sub(r.lastLine) >= summaryEvery {
