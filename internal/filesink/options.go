@@ -106,12 +106,14 @@ type Options struct {
 	// Rotation, when set, rotates, compresses and retires the files.
 	Rotation *Rotation
 
-	// writeFn, syncFn and lockFn replace (*os.File).Write,
-	// fsutil.Fdatasync and fsutil.Lock: the fault-injection seams for tests
-	// of failed writes, syncs and lock waits. nil means the real call.
-	writeFn func(*os.File, []byte) (int, error)
-	syncFn  func(*os.File) error
-	lockFn  func(context.Context, int) error
+	// writeFn, syncFn, syncDirFn and lockFn replace (*os.File).Write,
+	// fsutil.Fdatasync, fsutil.SyncDir and fsutil.Lock: the
+	// fault-injection seams for tests of failed writes, syncs and lock
+	// waits. nil means the real call.
+	writeFn   func(*os.File, []byte) (int, error)
+	syncFn    func(*os.File) error
+	syncDirFn func(dir string) error
+	lockFn    func(context.Context, int) error
 }
 
 // TornSite says where the sink found a torn last line it cut off.
@@ -161,6 +163,9 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if o.syncFn == nil {
 		o.syncFn = fsutil.Fdatasync
+	}
+	if o.syncDirFn == nil {
+		o.syncDirFn = fsutil.SyncDir
 	}
 	if o.lockFn == nil {
 		o.lockFn = fsutil.Lock
