@@ -37,9 +37,13 @@ func (d *dirSyncs) sync(dir string) error {
 
 // failing makes every sync fail (on) or none.
 func (d *dirSyncs) failing(on bool) {
+	d.failWhen(func(string) bool { return on })
+}
+
+func (d *dirSyncs) failWhen(fail func(dir string) bool) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	d.fail = func(string) bool { return on }
+	d.fail = fail
 }
 
 func (d *dirSyncs) count() int {
@@ -55,10 +59,10 @@ func (d *dirSyncs) syncedList() []string {
 	return slices.Clone(d.synced)
 }
 
-func dirSyncSink(t *testing.T, path string, mode FsyncMode, r *Rotation, max int) (*Sink, *dirSyncs) {
+func dirSyncSink(t *testing.T, path string, mode FsyncMode, r *Rotation, maxOpen int) (*Sink, *dirSyncs) {
 	t.Helper()
 	ds := &dirSyncs{}
-	s, err := New(Options{Path: path, Fsync: mode, Rotation: r, MaxOpenFiles: max, syncDirFn: ds.sync})
+	s, err := New(Options{Path: path, Fsync: mode, Rotation: r, MaxOpenFiles: maxOpen, syncDirFn: ds.sync})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = s.Close() })
 	return s, ds
@@ -116,9 +120,7 @@ func TestATemplatedFileSyncsItsNewDirectoriesBeforeItsBatch(t *testing.T) {
 	const other = "0e4a2a7c-3b1f-4c55-9d0e-7f6b5a4c3d2e"
 	s, ds := dirSyncSink(t, filepath.Join(base, "{session_id}", "events.jsonl"), FsyncBatch, nil, 1)
 	mine := filepath.Join(base, testSession)
-	ds.mu.Lock()
-	ds.fail = func(dir string) bool { return dir == mine }
-	ds.mu.Unlock()
+	ds.failWhen(func(dir string) bool { return dir == mine })
 	ctx := context.Background()
 	require.ErrorIs(t, s.WriteBatch(ctx, testSession, numberedLines(0, 1)), unix.EIO)
 	// Another session takes the only cache slot.
