@@ -43,6 +43,12 @@ func (s *Sink) commit(ctx context.Context, of *openFile, own *groupcommit.Batch)
 	if locked {
 		defer fsutil.Unlock(int(f.Fd()))
 	}
+	// Before the group is written: one that cannot be acknowledged is
+	// not written, so the callers' retries leave no duplicate.
+	if err := s.syncEntries(of); err != nil {
+		groupcommit.FinishAll(group, err)
+		return
+	}
 	of.end = s.appendGroup(f, size, group)
 }
 

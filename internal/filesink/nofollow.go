@@ -43,56 +43,65 @@ var ErrSpoolFile = errors.New("the file is an HTTP sink's spool (it has .offset 
 // symlink planted anywhere below base (even between a check and the open)
 // is refused with ErrSymlink, never followed. base itself is the
 // operator's configuration and may be, or lie under, a symlink. With
-// durable set, new directory entries are synced so a freshly created file
-// survives a power loss together with its data. beforeCreate, when set,
-// runs when the file is not there, after the directories are open: a
-// symlinked directory is refused before it runs.
-func openInside(base, path string, durable bool, beforeCreate func() error) (*os.File, error) {
+// syncDir set, each directory it makes an entry in (a directory or the
+// file) is synced at once, so a freshly created file survives a power loss
+// together with its data; those whose sync failed are returned, outermost
+// first, even on error, for the caller to sync before it acknowledges a
+// line in the file (see Sink.syncEntries). beforeCreate, when set, runs
+// when the file is not there, after the directories are open: a symlinked
+// directory is refused before it runs.
+func openInside(base, path string, syncDir func(string) error, beforeCreate func() error) (*os.File, []string, error) {
 	rel, err := filepath.Rel(base, path)
 	if err != nil || !filepath.IsLocal(rel) {
-		return nil, fmt.Errorf("%s is not inside %s", path, base)
+		return nil, nil, fmt.Errorf("%s is not inside %s", path, base)
+	}
+	var unsynced []string
+	made := func(dir string) {
+		if syncDir != nil && syncDir(dir) != nil {
+			unsynced = append(unsynced, dir)
+		}
 	}
 	created, err := fsutil.MkdirAll(base)
-	if err != nil {
-		return nil, fmt.Errorf("create directory %s: %w", base, err)
+	for _, d := range created {
+		made(filepath.Dir(d))
 	}
-	if durable {
-		if err := fsutil.SyncParents(created); err != nil {
-			return nil, fmt.Errorf("sync directory for %s: %w", base, err)
-		}
+	if err != nil {
+		return nil, unsynced, fmt.Errorf("create directory %s: %w", base, err)
 	}
 	dirfd, err := unix.Open(base, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
-		return nil, fmt.Errorf("open directory %s: %w", base, err)
+		return nil, unsynced, fmt.Errorf("open directory %s: %w", base, err)
 	}
 	defer func() { _ = unix.Close(dirfd) }()
 
 	elems := strings.Split(rel, string(filepath.Separator))
 	dir := base
 	for _, e := range elems[:len(elems)-1] {
-		fd, err := openDirAt(dirfd, dir, e, durable)
+		fd, err := openDirAt(dirfd, dir, e, made)
 		if err != nil {
-			return nil, err
+			return nil, unsynced, err
 		}
 		_ = unix.Close(dirfd)
 		dirfd, dir = fd, filepath.Join(dir, e)
 	}
-	return openFileAt(dirfd, dir, elems[len(elems)-1], path, durable, beforeCreate)
+	f, newFile, err := openFileAt(dirfd, dir, elems[len(elems)-1], path, beforeCreate)
+	if newFile {
+		made(dir)
+	}
+	return f, unsynced, err
 }
 
-// openDirAt opens (creating if missing) the directory name inside dirfd,
-// refusing a symlink.
-func openDirAt(dirfd int, dir, name string, durable bool) (int, error) {
+// openDirAt opens (creating if missing, then calling made with dir) the
+// directory name inside dirfd, refusing a symlink.
+func openDirAt(dirfd int, dir, name string, made func(dir string)) (int, error) {
 	const flags = unix.O_RDONLY | unix.O_DIRECTORY | unix.O_NOFOLLOW | unix.O_CLOEXEC
 	fd, err := unix.Openat(dirfd, name, flags, 0)
 	if errors.Is(err, unix.ENOENT) {
-		if err := unix.Mkdirat(dirfd, name, 0o700); err != nil && !errors.Is(err, unix.EEXIST) {
+		err = unix.Mkdirat(dirfd, name, 0o700)
+		if err == nil {
+			made(dir)
+		} else if !errors.Is(err, unix.EEXIST) {
 			return -1, fmt.Errorf("create directory %s: %w", filepath.Join(dir, name), err)
-		}
-		if durable {
-			if err := unix.Fsync(dirfd); err != nil {
-				return -1, fmt.Errorf("sync directory %s: %w", dir, err)
-			}
 		}
 		fd, err = unix.Openat(dirfd, name, flags, 0)
 	}
@@ -103,37 +112,31 @@ func openDirAt(dirfd int, dir, name string, durable bool) (int, error) {
 }
 
 // openFileAt opens the file name inside dirfd for appending, creating it
-// 0600 (after beforeCreate, when set), refusing a symlink.
-func openFileAt(dirfd int, dir, name, path string, durable bool, beforeCreate func() error) (*os.File, error) {
+// 0600 (after beforeCreate, when set; newFile), refusing a symlink.
+func openFileAt(dirfd int, dir, name, path string, beforeCreate func() error) (f *os.File, newFile bool, err error) {
 	if isSpoolAt(dirfd, name) {
-		return nil, fmt.Errorf("open %s: %w", path, ErrSpoolFile)
+		return nil, false, fmt.Errorf("open %s: %w", path, ErrSpoolFile)
 	}
 	if beforeCreate != nil {
 		var st unix.Stat_t
 		// Any other error is the open's to report.
 		if err := unix.Fstatat(dirfd, name, &st, unix.AT_SYMLINK_NOFOLLOW); errors.Is(err, unix.ENOENT) {
 			if err := beforeCreate(); err != nil {
-				return nil, fmt.Errorf("before creating %s: %w", path, err)
+				return nil, false, fmt.Errorf("before creating %s: %w", path, err)
 			}
 		}
 	}
 	// O_RDWR rather than O_WRONLY: repairTail reads the last byte.
 	const flags = unix.O_RDWR | unix.O_APPEND | unix.O_NOFOLLOW | unix.O_CLOEXEC
 	fd, err := unix.Openat(dirfd, name, flags|unix.O_CREAT|unix.O_EXCL, 0o600)
-	newFile := err == nil
+	newFile = err == nil
 	if errors.Is(err, unix.EEXIST) {
 		fd, err = unix.Openat(dirfd, name, flags, 0)
 	}
 	if err != nil {
-		return nil, openError(dirfd, dir, name, err)
+		return nil, false, openError(dirfd, dir, name, err)
 	}
-	if durable && newFile {
-		if err := unix.Fsync(dirfd); err != nil {
-			_ = unix.Close(fd)
-			return nil, fmt.Errorf("sync directory %s: %w", dir, err)
-		}
-	}
-	return os.NewFile(uintptr(fd), path), nil
+	return os.NewFile(uintptr(fd), path), newFile, nil
 }
 
 // openError names a refused symlink with ErrSymlink; other errors as they

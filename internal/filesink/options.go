@@ -25,9 +25,10 @@ const (
 	// FsyncBatch issues one write(2) per WriteBatch call and then an
 	// fdatasync; batches that queued for the file while another was being
 	// written share the next one (group commit). When WriteBatch returns
-	// nil the batch is durable. This is the default: it is as durable as
-	// FsyncAlways at the point the caller is told "done", at a fraction of
-	// the cost.
+	// nil the batch is durable, and so is the directory entry of a file
+	// the sink made (see Sink.syncEntries). This is the default: it is as
+	// durable as FsyncAlways at the point the caller is told "done", at a
+	// fraction of the cost.
 	FsyncBatch FsyncMode = "batch"
 	// FsyncAlways writes each line with its own write(2) followed by
 	// fdatasync, all under one flock hold (the batch stays contiguous in the
@@ -106,12 +107,14 @@ type Options struct {
 	// Rotation, when set, rotates, compresses and retires the files.
 	Rotation *Rotation
 
-	// writeFn, syncFn and lockFn replace (*os.File).Write,
-	// fsutil.Fdatasync and fsutil.Lock: the fault-injection seams for tests
-	// of failed writes, syncs and lock waits. nil means the real call.
-	writeFn func(*os.File, []byte) (int, error)
-	syncFn  func(*os.File) error
-	lockFn  func(context.Context, int) error
+	// writeFn, syncFn, syncDirFn and lockFn replace (*os.File).Write,
+	// fsutil.Fdatasync, fsutil.SyncDir and fsutil.Lock: the
+	// fault-injection seams for tests of failed writes, syncs and lock
+	// waits. nil means the real call.
+	writeFn   func(*os.File, []byte) (int, error)
+	syncFn    func(*os.File) error
+	syncDirFn func(dir string) error
+	lockFn    func(context.Context, int) error
 }
 
 // TornSite says where the sink found a torn last line it cut off.
@@ -161,6 +164,9 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if o.syncFn == nil {
 		o.syncFn = fsutil.Fdatasync
+	}
+	if o.syncDirFn == nil {
+		o.syncDirFn = fsutil.SyncDir
 	}
 	if o.lockFn == nil {
 		o.lockFn = fsutil.Lock

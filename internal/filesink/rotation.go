@@ -98,10 +98,8 @@ type Rotation struct {
 	// maintReadDir, when set, lists a directory for compression and
 	// retention (a test holds those listings back).
 	maintReadDir func(string) ([]os.DirEntry, error)
-	// lockWait, when set, stands in for dirLockWait, and syncDir for
-	// fsutil.SyncDir after a rotation (a test fails it).
+	// lockWait, when set, stands in for dirLockWait.
 	lockWait time.Duration
-	syncDir  func(dir string) error
 }
 
 // idleWait bounds the interval timer's next wait: never a busy loop, and
@@ -282,8 +280,8 @@ func (s *Sink) rotateIfDue(ctx context.Context, of *openFile) time.Duration {
 // next segment name, and returns the new file at the path, locked, with
 // its size. A rename that fails leaves the file where it is: the group is
 // appended there and the failure reported, since rotation never costs a
-// line. A new file whose directory entry may not be durable fails the
-// group, as at a first open.
+// line. A directory sync that fails leaves the rename and the new file to
+// the next batch's syncEntries, which fails it until one succeeds.
 func (s *Sink) rotateLocked(ctx context.Context, of *openFile, f *os.File, size int64, locked bool) (*os.File, int64, bool, error) {
 	seg, next, err := s.renameToSegment(of)
 	if seg.Seq == 0 {
@@ -304,9 +302,6 @@ func (s *Sink) rotateLocked(ctx context.Context, of *openFile, f *os.File, size 
 		s.replaceFile(of, next.f, next.fi, seg)
 	}
 	s.maint.schedule(of.path)
-	if err != nil {
-		return nil, 0, false, err
-	}
 	return s.lockCurrent(ctx, of)
 }
 
@@ -318,9 +313,8 @@ type openedFile struct {
 
 // renameToSegment renames of's file at the path to its next segment name
 // and makes the rename durable. It returns the segment made (Seq 0: not
-// renamed) and, when no other rotation can have come between (see
-// lockDir), the file it then opened at the path, with an error when that
-// file's directory entry may not survive a power loss.
+// renamed, with the error) and, when no other rotation can have come
+// between (see lockDir), the file it then opened at the path.
 func (s *Sink) renameToSegment(of *openFile) (Segment, openedFile, error) {
 	path := of.path
 	// Named before the directory's lock: no other rotation of the path
@@ -340,18 +334,13 @@ func (s *Sink) renameToSegment(of *openFile) (Segment, openedFile, error) {
 	}
 	// One sync for the rename and the new file.
 	dir := filepath.Dir(path)
-	if err := s.rot.syncDirAfter(dir); err != nil {
+	if err := s.syncDirFn(dir); err != nil {
 		// The rename happened: the segment exists, only its durability
-		// across a power loss is in doubt.
+		// across a power loss is in doubt. So is the new file's at the
+		// path, whoever makes it: no batch is acknowledged in it before
+		// a sync succeeds.
 		s.rot.fail(path, fmt.Errorf("sync directory after rotating %s: %w", path, err))
-		// The new file's too: synced again, as a write's first open of it
-		// would be (a reopen finds it there and does not), or its batch
-		// fails.
-		if next.f != nil {
-			if err := s.rot.syncDirAfter(dir); err != nil {
-				return seg, next, fmt.Errorf("sync directory for the new file %s: %w", path, err)
-			}
-		}
+		s.madeEntries(of, dir)
 	}
 	return seg, next, nil
 }
@@ -459,18 +448,11 @@ func (s *Sink) renameAfter(path string, last Segment) (Segment, error) {
 // then reopens it, and reports. lockCurrent, which follows, also finds a
 // file no longer at the path, as it does before every batch.
 func (s *Sink) openRotated(path string) openedFile {
-	f, fi, err := s.openAt(path, false, nil)
+	f, fi, _, err := s.openAt(path, nil, nil)
 	if err != nil {
 		return openedFile{}
 	}
 	return openedFile{f: f, fi: fi}
-}
-
-func (r *Rotation) syncDirAfter(dir string) error {
-	if r.syncDir != nil {
-		return r.syncDir(dir)
-	}
-	return fsutil.SyncDir(dir)
 }
 
 // dirLockWait bounds a rotation's wait for its directory's lock, which

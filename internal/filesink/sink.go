@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -25,11 +26,12 @@ type Sink struct {
 	tmpl  pathTemplate
 	fsync FsyncMode
 	max   int
-	// writeFn, syncFn and lockFn are write(2), fdatasync(2) and
-	// fsutil.Lock; tests put failing ones here.
-	writeFn func(*os.File, []byte) (int, error)
-	syncFn  func(*os.File) error
-	lockFn  func(context.Context, int) error
+	// writeFn, syncFn, syncDirFn and lockFn are write(2), fdatasync(2),
+	// fsutil.SyncDir and fsutil.Lock; tests put failing ones here.
+	writeFn   func(*os.File, []byte) (int, error)
+	syncFn    func(*os.File) error
+	syncDirFn func(dir string) error
+	lockFn    func(context.Context, int) error
 	// onWrite, beforeCreate, onTornTail, onReplaced, onCutBack,
 	// onRotatedByOther and onOpened are the Options hooks of those names.
 	onWrite          func(path string, lines int)
@@ -58,6 +60,10 @@ type Sink struct {
 	wake    chan struct{}
 	closed  bool
 	errs    []error // close errors of evicted files, reported by Close
+	// unsynced keeps, per path, the openFile.unsynced of a file dropped
+	// from the cache before a sync of them succeeded: the next open of
+	// the path finds its file there and would not know to sync them.
+	unsynced map[string][]string
 
 	// live counts descriptors actually open and peak is its high-water
 	// mark. Only TestOpenFilesStayBounded reads them: /proc cannot be
@@ -98,6 +104,12 @@ type openFile struct {
 	made Segment
 	// opened is when f was opened (see Rotation.dirWait); guarded by mu.
 	opened time.Time
+	// unsynced lists the directories holding a new entry of the file's
+	// (the file, a directory above it, a rotation's rename) that no sync
+	// has made durable yet, outermost first; a batch is acknowledged only
+	// once they are synced (syncEntries). nil with FsyncNever. Guarded by
+	// mu.
+	unsynced []string
 }
 
 // New validates opts and returns a Sink. No file is opened until the first
@@ -118,6 +130,7 @@ func New(opts Options) (*Sink, error) {
 		max:              opts.MaxOpenFiles,
 		writeFn:          opts.writeFn,
 		syncFn:           opts.syncFn,
+		syncDirFn:        opts.syncDirFn,
 		lockFn:           opts.lockFn,
 		onWrite:          opts.OnWrite,
 		beforeCreate:     opts.BeforeCreate,
@@ -127,6 +140,7 @@ func New(opts Options) (*Sink, error) {
 		onRotatedByOther: opts.OnRotatedByOther,
 		onOpened:         opts.OnOpened,
 		files:            make(map[string]*openFile),
+		unsynced:         make(map[string][]string),
 		dirTurn:          make(chan struct{}, 1),
 		lru:              list.New(),
 		wake:             make(chan struct{}),
@@ -208,24 +222,64 @@ func (of *openFile) sizeIfCurrent() (int64, bool, error) {
 }
 
 // open opens of's file at of.path (creating it as a first open would,
-// after beforeCreate when set) and records its identity.
+// after beforeCreate when set) and records its identity. A new entry
+// whose directory sync failed, even when the open then fails, joins
+// of.unsynced. Called with of.mu held.
 func (s *Sink) open(of *openFile, beforeCreate func() error) (*os.File, os.FileInfo, error) {
-	return s.openAt(of.path, s.fsync != FsyncNever, beforeCreate)
+	var syncDir func(string) error
+	if s.fsync != FsyncNever {
+		syncDir = s.syncDirFn
+	}
+	f, fi, unsynced, err := s.openAt(of.path, syncDir, beforeCreate)
+	s.madeEntries(of, unsynced...)
+	return f, fi, err
 }
 
 // openAt opens the file at path inside the template's base (openInside)
-// and returns it with its identity.
-func (s *Sink) openAt(path string, durable bool, beforeCreate func() error) (*os.File, os.FileInfo, error) {
-	f, err := openInside(s.tmpl.base, path, durable, beforeCreate)
+// and returns it with its identity and the directories whose new entries
+// syncDir failed to sync.
+func (s *Sink) openAt(path string, syncDir func(string) error, beforeCreate func() error) (*os.File, os.FileInfo, []string, error) {
+	f, unsynced, err := openInside(s.tmpl.base, path, syncDir, beforeCreate)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, unsynced, err
 	}
 	fi, err := f.Stat()
 	if err != nil {
 		_ = f.Close()
-		return nil, nil, fmt.Errorf("stat %s: %w", path, err)
+		return nil, nil, unsynced, fmt.Errorf("stat %s: %w", path, err)
 	}
-	return f, fi, nil
+	return f, fi, unsynced, nil
+}
+
+// madeEntries adds dirs, holding new entries of of's file that no sync
+// made durable, to those a batch syncs before it is acknowledged; with
+// FsyncNever flushing is left to the kernel, as for the lines. Called with
+// of.mu held.
+func (s *Sink) madeEntries(of *openFile, dirs ...string) {
+	if s.fsync == FsyncNever {
+		return
+	}
+	for _, d := range dirs {
+		if !slices.Contains(of.unsynced, d) {
+			of.unsynced = append(of.unsynced, d)
+		}
+	}
+}
+
+// syncEntries syncs the directories of of.unsynced, so that a power loss
+// cannot take the file (or its directory) with lines acknowledged in it.
+// One that fails stays, with those after it, for the next batch to try
+// again. Called with of.mu held; free once they are synced.
+func (s *Sink) syncEntries(of *openFile) error {
+	for len(of.unsynced) > 0 {
+		dir := of.unsynced[0]
+		if err := s.syncDirFn(dir); err != nil {
+			return fmt.Errorf("sync directory %s for the new entry of %s: %w", dir, of.path, err)
+		}
+		of.unsynced = of.unsynced[1:]
+	}
+	of.unsynced = nil
+	return nil
 }
 
 // openFirst opens of's file for the sink's first use of its path, calling
@@ -369,7 +423,8 @@ func (s *Sink) acquire(ctx context.Context, path string) (*openFile, error) {
 			}
 			continue
 		}
-		of := &openFile{path: path, refs: 1, end: -1}
+		of := &openFile{path: path, refs: 1, end: -1, unsynced: s.unsynced[path]}
+		delete(s.unsynced, path)
 		of.mu.Lock() // others wait on it until the file is open
 		of.elem = s.lru.PushFront(of)
 		s.files[path] = of
@@ -425,6 +480,9 @@ func (s *Sink) dropLocked(of *openFile) {
 		delete(s.files, of.path)
 		s.lru.Remove(of.elem)
 		s.forgetMark(of.path)
+		if len(of.unsynced) > 0 {
+			s.unsynced[of.path] = of.unsynced
+		}
 	}
 	if of.refs == 0 && of.f != nil {
 		s.live.Add(-1)
