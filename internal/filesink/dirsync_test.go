@@ -2,6 +2,7 @@ package filesink
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -179,4 +180,30 @@ func TestFsyncNeverSyncsNoDirectory(t *testing.T) {
 		require.NoError(t, s.WriteBatch(context.Background(), testSession, numberedLines(i, i)))
 	}
 	require.Zero(t, ds.count())
+}
+
+// TestUnsyncedDirectoriesKeptForEvictedFilesAreBounded: a disk failing
+// directory syncs while a templated path opens file after file keeps at
+// most maxUnsyncedPaths paths' directories; past it, every open syncs the
+// directories down to its file before a batch is acknowledged, so a path
+// no longer remembered still gets its entries synced.
+func TestUnsyncedDirectoriesKeptForEvictedFilesAreBounded(t *testing.T) {
+	base := t.TempDir()
+	s, ds := dirSyncSink(t, filepath.Join(base, "{session_id}", "events.jsonl"), FsyncBatch, nil, 1)
+	ds.failing(true)
+	ctx := context.Background()
+	session := func(i int) string { return fmt.Sprintf("00000000-0000-4000-8000-%012d", i) }
+	for i := range maxUnsyncedPaths + 2 {
+		require.ErrorIs(t, s.WriteBatch(ctx, session(i), numberedLines(0, 0)), unix.EIO)
+	}
+	s.mu.Lock()
+	kept := len(s.unsynced)
+	s.mu.Unlock()
+	require.LessOrEqual(t, kept, maxUnsyncedPaths)
+
+	ds.failing(false)
+	last := session(maxUnsyncedPaths)
+	require.NoError(t, s.WriteBatch(ctx, last, numberedLines(1, 1)))
+	require.Subset(t, ds.syncedList(), []string{base, filepath.Join(base, last)},
+		"a path no longer remembered syncs its directories before its batch")
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -63,7 +64,9 @@ type Sink struct {
 	// unsynced keeps, per path, the openFile.unsynced of a file dropped
 	// from the cache before a sync of them succeeded: the next open of
 	// the path finds its file there and would not know to sync them.
-	unsynced map[string][]string
+	// Past maxUnsyncedPaths, syncEveryOpen is set instead, for good.
+	unsynced      map[string][]string
+	syncEveryOpen bool
 
 	// live counts descriptors actually open and peak is its high-water
 	// mark. Only TestOpenFilesStayBounded reads them: /proc cannot be
@@ -425,6 +428,9 @@ func (s *Sink) acquire(ctx context.Context, path string) (*openFile, error) {
 		}
 		of := &openFile{path: path, refs: 1, end: -1, unsynced: s.unsynced[path]}
 		delete(s.unsynced, path)
+		if s.syncEveryOpen && s.fsync != FsyncNever {
+			of.unsynced = s.dirsToSync(path)
+		}
 		of.mu.Lock() // others wait on it until the file is open
 		of.elem = s.lru.PushFront(of)
 		s.files[path] = of
@@ -480,9 +486,7 @@ func (s *Sink) dropLocked(of *openFile) {
 		delete(s.files, of.path)
 		s.lru.Remove(of.elem)
 		s.forgetMark(of.path)
-		if len(of.unsynced) > 0 {
-			s.unsynced[of.path] = of.unsynced
-		}
+		s.keepUnsyncedLocked(of)
 	}
 	if of.refs == 0 && of.f != nil {
 		s.live.Add(-1)
@@ -491,6 +495,37 @@ func (s *Sink) dropLocked(of *openFile) {
 		}
 		of.f = nil
 	}
+}
+
+// maxUnsyncedPaths bounds Sink.unsynced: a disk that fails directory
+// syncs while a templated path opens file after file would grow it.
+const maxUnsyncedPaths = 4096
+
+// keepUnsyncedLocked keeps of's unsynced directories for the path's next
+// open; past maxUnsyncedPaths every later open of an existing file syncs
+// the directories from the base's parent down to it instead, which covers
+// whatever it could have lost. Called with s.mu held.
+func (s *Sink) keepUnsyncedLocked(of *openFile) {
+	switch {
+	case len(of.unsynced) == 0:
+	case len(s.unsynced) < maxUnsyncedPaths:
+		s.unsynced[of.path] = of.unsynced
+	default:
+		s.syncEveryOpen = true
+	}
+}
+
+// dirsToSync is what an open of the existing file at path syncs once
+// syncEveryOpen is set: each directory from the base's parent down to the
+// file's, outermost first.
+func (s *Sink) dirsToSync(path string) []string {
+	dirs := []string{filepath.Dir(s.tmpl.base)}
+	for d := filepath.Dir(path); d != s.tmpl.base && len(d) > len(s.tmpl.base); d = filepath.Dir(d) {
+		dirs = append(dirs, d)
+	}
+	dirs = append(dirs, s.tmpl.base)
+	slices.Reverse(dirs[1:])
+	return dirs
 }
 
 // forgetIfClosed drops path's own mark unless its file is in the cache:
