@@ -51,3 +51,25 @@ func anotherStart() plog.Logs {
 	r.Body().SetStr(strings.Replace(body, "0b9d8c7e-6f5a-4b3c-8d2e-1f0a9b8c7d6e", "0b9d8c7e-6f5a-4b3c-8d2e-1f0a9b8c7d6f", 1))
 	return ld
 }
+
+// TestATornLineACutLeftIsNotCalledAKilledWriters: the torn line a cut
+// inside an acknowledged line leaves is cut off with a WARN that names the
+// cut, not a writer killed before its line was acknowledged.
+func TestATornLineACutLeftIsNotCalledAKilledWriters(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "events.jsonl")
+	cfg := createDefaultConfig().(*Config)
+	withFile(cfg, path, auditevent.PolicyOverride{})
+	core, logs := observer.New(zapcore.InfoLevel)
+	te := startExportersWithLogger(t, cfg, zap.New(core))
+	ctx := context.Background()
+	require.NoError(t, te.logs.ConsumeLogs(ctx, buildAuditLogs()))
+	fi, err := os.Stat(path)
+	require.NoError(t, err)
+	require.NoError(t, os.Truncate(path, fi.Size()-5))
+	require.NoError(t, te.logs.ConsumeLogs(ctx, anotherStart()))
+
+	torn := logs.FilterLevelExact(zapcore.WarnLevel).FilterMessageSnippet("torn last line").All()
+	require.Len(t, torn, 1)
+	assert.Contains(t, torn[0].Message, "left by the cut below acknowledged lines")
+	assert.NotContains(t, torn[0].Message, "never acknowledged")
+}

@@ -57,14 +57,14 @@ func (s *Sink) commit(ctx context.Context, of *openFile, own *groupcommit.Batch)
 // then the file is rotated when due, between two groups, under the lock:
 // no batch is ever split. On error the lock is released.
 func (s *Sink) ready(ctx context.Context, of *openFile, f *os.File, size int64, locked bool, group []*groupcommit.Batch) (*os.File, int64, bool, error) {
-	size, err := s.repairTail(f, size, of.end, locked)
+	size, err := s.repairTail(of, f, size, locked)
 	if err == nil && s.rot != nil && size == 0 {
 		// An empty file's segment begins with its first line.
 		of.since = s.rot.clock()
 	}
 	if err == nil && s.rotationDue(of, size, group) {
 		if f, size, locked, err = s.rotateLocked(ctx, of, f, size, locked); err == nil {
-			size, err = s.repairTail(f, size, of.end, locked)
+			size, err = s.repairTail(of, f, size, locked)
 		}
 	}
 	if err != nil && locked {

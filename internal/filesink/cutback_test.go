@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/sandboxaudit/sandboxaudit/internal/fsutil"
 )
 
 // TestFileCutBackUnderTheSinkIsReported: a file cut back below the lines
@@ -19,10 +21,15 @@ func TestFileCutBackUnderTheSinkIsReported(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "events.jsonl")
 	var mu sync.Mutex
 	var cuts [][2]int64
+	var sites []TornSite
 	s, err := New(Options{Path: path, OnCutBack: func(p string, from, to int64) {
 		require.Equal(t, path, p)
 		mu.Lock()
 		cuts = append(cuts, [2]int64{from, to})
+		mu.Unlock()
+	}, OnTornTail: func(_ string, _ fsutil.TornTail, site TornSite) {
+		mu.Lock()
+		sites = append(sites, site)
 		mu.Unlock()
 	}})
 	require.NoError(t, err)
@@ -36,6 +43,7 @@ func TestFileCutBackUnderTheSinkIsReported(t *testing.T) {
 	require.NoError(t, s.WriteBatch(ctx, testSession, numberedLines(6, 6)))
 	require.NoError(t, s.Close())
 	require.Equal(t, [][2]int64{{written, cutTo}}, cuts, "told once")
+	require.Equal(t, []TornSite{TornAfterCutBack}, sites, "the torn line is the cut's, not a killed writer's")
 	got, err := os.ReadFile(path)
 	require.NoError(t, err)
 	lastWhole := int64(len(numberedLines(0, 3)))

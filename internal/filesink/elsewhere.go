@@ -31,7 +31,7 @@ func (s *Sink) cutBack(of *openFile, size int64) {
 	if s.onCutBack != nil {
 		s.onCutBack(of.path, of.end, size)
 	}
-	of.end = -1
+	of.end, of.cut = -1, true
 }
 
 // rotatedByOther returns the closed segment of of.path that of's file now

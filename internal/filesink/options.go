@@ -125,6 +125,10 @@ const (
 	TornInAuditFile TornSite = iota
 	// TornInSegment is a closed segment, before compression copies it.
 	TornInSegment
+	// TornAfterCutBack is the file at the path, found cut back below lines
+	// the sink had appended (Options.OnCutBack was told): the cut, not a
+	// killed writer, left the line torn.
+	TornAfterCutBack
 )
 
 // Validate reports whether m is a known mode; "" is accepted as the default.

@@ -113,6 +113,9 @@ type openFile struct {
 	// once they are synced (syncEntries). nil with FsyncNever. Guarded by
 	// mu.
 	unsynced []string
+	// cut is set when the file was found cut back (cutBack) and not yet
+	// read for the torn line the cut may have left; guarded by mu.
+	cut bool
 }
 
 // New validates opts and returns a Sink. No file is opened until the first
@@ -333,17 +336,22 @@ func (s *Sink) replaceFile(of *openFile, f *os.File, fi os.FileInfo, made Segmen
 	}
 }
 
-// repairTail cuts off a torn last line left by a writer that died
-// mid-write, so it cannot swallow the next line, and returns the file's new
-// size (see fsutil.CutTornTail; Options.OnTornTail is told). Called with
-// the file's size and end, the size our own last append to this file left
-// (ending in a newline), or -1. When the size is still end the read is
-// skipped: other writers only append (a torn line would have grown the
-// file) or cut back to a size they saw, which is at or past our end.
-// Without the lock (locked false) the line is closed with a newline
-// instead (fsutil.CloseTornTail): its writer may still be writing it.
-func (s *Sink) repairTail(f *os.File, size, end int64, locked bool) (int64, error) {
-	if size == 0 || size == end {
+// repairTail cuts off a torn last line of of's file f, left by a writer
+// that died mid-write or by a cut (see cutBack), so it cannot swallow the
+// next line, and returns the file's new size (see fsutil.CutTornTail;
+// Options.OnTornTail is told). Called with the file's size. When the size
+// is still of.end, the size our own last append to this file left (ending
+// in a newline), the read is skipped: other writers only append (a torn
+// line would have grown the file) or cut back to a size they saw, which is
+// at or past our end. Without the lock (locked false) the line is closed
+// with a newline instead (fsutil.CloseTornTail): its writer may still be
+// writing it.
+func (s *Sink) repairTail(of *openFile, f *os.File, size int64, locked bool) (int64, error) {
+	site := TornInAuditFile
+	if of.cut {
+		site, of.cut = TornAfterCutBack, false
+	}
+	if size == 0 || size == of.end {
 		return size, nil
 	}
 	repair := fsutil.CutTornTail
@@ -353,7 +361,7 @@ func (s *Sink) repairTail(f *os.File, size, end int64, locked bool) (int64, erro
 	// Opened O_RDWR, not write-only, so that the tail can be read.
 	size, torn, err := repair(f, f.Name(), size, func(b []byte) error { return s.writeAll(f, b) })
 	if torn.Bytes > 0 && s.onTornTail != nil {
-		s.onTornTail(f.Name(), torn, TornInAuditFile)
+		s.onTornTail(f.Name(), torn, site)
 	}
 	return size, err
 }
