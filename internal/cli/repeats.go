@@ -188,7 +188,7 @@ func scanFirsts(ctx context.Context, r io.Reader, file int, firsts map[seqKey]*f
 		if ln.TooLong || len(ln.Text) == 0 {
 			continue
 		}
-		ev, err := auditevent.Decode(ln.Text)
+		text, ev, _, err := eventOf(ln.Text)
 		if err != nil {
 			continue // reported in the first pass, never tracked
 		}
@@ -196,7 +196,7 @@ func scanFirsts(ctx context.Context, r io.Reader, file int, firsts map[seqKey]*f
 		if f == nil || f.found {
 			continue
 		}
-		*f = firstLine{found: true, hash: maphash.Bytes(seed, ln.Text), eventID: ev.EventID, at: location{file, ln.Num}}
+		*f = firstLine{found: true, hash: maphash.Bytes(seed, text), eventID: ev.EventID, at: location{file, ln.Num}}
 		left--
 	}
 	return left, nil

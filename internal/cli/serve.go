@@ -118,7 +118,7 @@ func (f *serveFlags) check(stderr io.Writer) (loopback bool, status int) {
 // viewConfig loads the key and lists the trail's files for the view. A
 // status other than exitOK ends the run, its reason on stderr.
 func (f *serveFlags) viewConfig(paths []string, s Streams) (webview.Config, int) {
-	cfg := webview.Config{TraceURL: f.traceURL, Options: trail.Options{Stdin: s.Stdin, Bad: badLineReporter("serve", s.Stderr), Incomplete: incompleteReporter("serve", s.Stderr)}}
+	cfg := webview.Config{TraceURL: f.traceURL, Options: readerOptions("serve", s)}
 	var err error
 	if f.keyFile != "" {
 		if cfg.Key, err = integrity.LoadVerifierKey(f.keyFile); err != nil {

@@ -31,8 +31,7 @@ func runSessions(ctx context.Context, args []string, s Streams) int {
 		_, _ = fmt.Fprintf(s.Stderr, "sessions: %s\n", errorText(err))
 		return exitProblems
 	}
-	opts := trail.Options{Stdin: s.Stdin, Bad: badLineReporter("sessions", s.Stderr), Incomplete: incompleteReporter("sessions", s.Stderr)}
-	list, st, err := trail.ReadSessions(ctx, sources, opts)
+	list, st, err := trail.ReadSessions(ctx, sources, readerOptions("sessions", s))
 	if err != nil {
 		_, _ = fmt.Fprintf(s.Stderr, "sessions: %s\n", errorText(err))
 		return exitProblems

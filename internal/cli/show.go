@@ -48,8 +48,8 @@ func runShow(ctx context.Context, args []string, s Streams) int {
 	}
 	w := bufio.NewWriterSize(s.Stdout, 256<<10)
 	out.reset(w)
-	opts := trail.Options{Filter: f, KeepLines: out.needsLines(), SkipWhat: !out.needsWhat(), Stdin: s.Stdin,
-		Bad: badLineReporter("show", s.Stderr), Incomplete: incompleteReporter("show", s.Stderr)}
+	opts := readerOptions("show", s)
+	opts.Filter, opts.KeepLines, opts.SkipWhat = f, out.needsLines(), !out.needsWhat()
 	st, err := trail.ReadOps(ctx, sources, opts, out.op)
 	if err == nil {
 		err = out.end(st)
@@ -67,6 +67,14 @@ func runShow(ctx context.Context, args []string, s Streams) int {
 		return exitProblems
 	}
 	return exitOK
+}
+
+// readerOptions are the options show, sessions and serve read a trail
+// with: standard input, and a report on stderr of each line that is not
+// an event, is left out as incomplete, or is read past a torn piece.
+func readerOptions(cmd string, s Streams) trail.Options {
+	return trail.Options{Stdin: s.Stdin, Bad: badLineReporter(cmd, s.Stderr), Incomplete: incompleteReporter(cmd, s.Stderr),
+		Joined: joinedReporter(cmd, s.Stderr)}
 }
 
 // badLineReporter names a bad line by file and number, never by its text:
@@ -95,6 +103,16 @@ func reportRepeated(stderr io.Writer, cmd, done string, n int64) {
 func incompleteReporter(cmd string, stderr io.Writer) func(string, int64) {
 	return func(source string, line int64) {
 		_, _ = fmt.Fprintf(stderr, "%s: %s:%d: skipped an incomplete last line (no newline yet: a writer is appending it)\n", cmd, displayText(source), line)
+	}
+}
+
+// joinedReporter warns of a line read past a torn piece: the event is
+// whole and read, but the piece before it is a write cut short (a writer
+// killed mid-line), named by its length, never quoted.
+func joinedReporter(cmd string, stderr io.Writer) func(string, int64, int) {
+	return func(source string, line int64, piece int) {
+		_, _ = fmt.Fprintf(stderr, "%s: %s:%d: warning: a torn piece of %s (a write cut short) comes before a whole event line; the event is read, the piece left out\n",
+			cmd, displayText(source), line, plural.Count(piece, "byte"))
 	}
 }
 

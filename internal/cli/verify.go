@@ -20,7 +20,9 @@ import (
 	"github.com/sandboxaudit/sandboxaudit/internal/filesink"
 	"github.com/sandboxaudit/sandboxaudit/internal/integrity"
 	"github.com/sandboxaudit/sandboxaudit/internal/lines"
+	"github.com/sandboxaudit/sandboxaudit/internal/plural"
 	"github.com/sandboxaudit/sandboxaudit/internal/seqset"
+	"github.com/sandboxaudit/sandboxaudit/internal/tornjoin"
 )
 
 // runVerify checks audit files and exits non-zero when it finds problems.
@@ -429,15 +431,18 @@ func (v *verifier) checkLine(at location, ln lines.Line) {
 		v.problem(at, "blank line")
 		return
 	}
-	ev, err := auditevent.Decode(ln.Text)
+	text, ev, piece, err := eventOf(ln.Text)
 	if err != nil {
 		v.problem(at, "%v", err)
 		return
 	}
+	if piece > 0 {
+		v.tornPiece(at, piece, &ev)
+	}
 	v.sum.Events++
 	v.buf = auditevent.AppendJSON(v.buf[:0], &ev)
-	if !bytes.Equal(v.buf, ln.Text) {
-		v.problem(at, "not canonical: %s", firstDifference(ln.Text, v.buf))
+	if !bytes.Equal(v.buf, text) {
+		v.problem(at, "not canonical: %s", firstDifference(text, v.buf))
 	}
 	if ev.Version != 1 {
 		v.problem(at, "version: %d, this tool knows version 1", ev.Version)
@@ -445,7 +450,38 @@ func (v *verifier) checkLine(at location, ln lines.Line) {
 	for _, p := range checkIDs(&ev) {
 		v.problem(at, "%s", p)
 	}
-	v.track(at, &ev, ln.Text)
+	v.track(at, &ev, text)
+}
+
+// eventOf decodes a line and, for one that is not an event, the whole
+// event line after a torn piece when it holds one (tornjoin.Find): text is
+// then that event line and piece the piece's length.
+func eventOf(line []byte) (text []byte, ev auditevent.Event, piece int, err error) {
+	if ev, err = auditevent.Decode(line); err == nil {
+		return line, ev, 0, nil
+	}
+	n, ok := tornjoin.Find(line)
+	if !ok {
+		return line, ev, 0, err
+	}
+	whole, wholeErr := auditevent.Decode(line[n:])
+	if wholeErr != nil {
+		return line, ev, 0, err // Find decoded it: not reached
+	}
+	return line[n:], whole, n, nil
+}
+
+// tornPiece reports a line that is a torn piece of n bytes followed by the
+// whole line of ev. The event is read and tracked, so its seq is not
+// missing; the piece is a problem, as is any torn piece left in a file
+// (the collector's own, closed where it is): a file at rest holds whole
+// lines, and with --key the line signed is the physical one, piece and
+// all. Pieces the collector cut off and kept aside are no part of the
+// trail, and are not read.
+func (v *verifier) tornPiece(at location, n int, ev *auditevent.Event) {
+	v.problem(at, "a torn piece of %s followed by a whole event line (session %s, seq %d): "+
+		"a writer killed mid-line, then another writer's line; the event is read",
+		plural.Count(n, "byte"), ev.SessionID, ev.Seq)
 }
 
 // track does the per-session checks: unique seqs, and start/finish pairs

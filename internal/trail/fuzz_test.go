@@ -12,7 +12,8 @@ import (
 )
 
 // FuzzReadOps reads arbitrary bytes as a trail: no panic, and every line
-// that comes out is one of the input's lines, unchanged.
+// that comes out is in the input, unchanged: one of its lines, or the whole
+// event line after a torn piece in one.
 func FuzzReadOps(f *testing.F) {
 	var seed bytes.Buffer
 	_, _ = genTrail(&seed, 2, 3)

@@ -2,6 +2,7 @@ package trail
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/sandboxaudit/sandboxaudit/internal/filesink"
 	jsonl "github.com/sandboxaudit/sandboxaudit/internal/lines"
+	"github.com/sandboxaudit/sandboxaudit/internal/tornjoin"
 	"github.com/sandboxaudit/sandboxaudit/internal/zstdread"
 )
 
@@ -40,6 +42,7 @@ type chunk struct {
 type result struct {
 	bad     string // why the line is not an event; "" when it is
 	torn    bool   // an incomplete last line (chunk.openEnd) left out
+	joined  int    // the torn piece's length before the event line read (tornjoin.Find); 0: none
 	skip    bool   // left out by the filter
 	session [16]byte
 	spanID  string // views of the chunk's line: copy to keep
@@ -102,6 +105,12 @@ func (s *scanner) each(ctx context.Context, st *Stats, fn func(c *chunk, res *re
 			if res.bad != "" {
 				s.bad(st, c.src, c.nums[i], res.bad)
 				continue
+			}
+			if res.joined > 0 {
+				st.Joined++
+				if s.opts.Joined != nil {
+					s.opts.Joined(s.names[c.src], c.nums[i], res.joined)
+				}
 			}
 			if res.skip {
 				continue
@@ -323,7 +332,8 @@ func (s *scanner) decodeChunk(c *chunk, e *decoded, r *rec) {
 			c.res = append(c.res, res)
 			continue
 		}
-		if err := decodeLine(line, r, e, s.opts.KeepLines && !s.sumsOnly, s.grep, s.seed); err != nil {
+		var err error
+		if res.joined, err = s.decodeJoined(line, r, e); err != nil {
 			res.bad = badReason(err)
 			if c.openEnd && i == len(c.ends)-1 {
 				res.bad, res.torn = "", true
@@ -358,4 +368,21 @@ func (s *scanner) decodeChunk(c *chunk, e *decoded, r *rec) {
 		res.rec = span{off: uint32(off), end: uint32(len(c.out))}
 		c.res = append(c.res, res)
 	}
+}
+
+// decodeJoined is decodeLine, and for a line that is not an event, the
+// whole event line after a torn piece when it holds one (tornjoin.Find):
+// it returns the piece's length then, and decodeLine's error when neither
+// is an event.
+func (s *scanner) decodeJoined(line []byte, r *rec, e *decoded) (int, error) {
+	keep := s.opts.KeepLines && !s.sumsOnly
+	err := decodeLine(line, r, e, keep, s.grep, s.seed)
+	if err == nil {
+		return 0, nil
+	}
+	n, ok := tornjoin.Find(bytes.TrimSuffix(line, []byte("\n")))
+	if !ok || decodeLine(line[n:], r, e, keep, s.grep, s.seed) != nil {
+		return 0, err
+	}
+	return n, nil
 }

@@ -197,7 +197,7 @@ func maxWaiting(runBytes int) int {
 // sessionsFromOps sums up the sessions from ReadOps' operations. The
 // lines were counted, and bad ones reported, by the first pass (first).
 func sessionsFromOps(ctx context.Context, sources []string, opts Options, first Stats) ([]Session, Stats, error) {
-	opts.Bad, opts.Incomplete, opts.KeepLines, opts.SkipWhat, opts.Filter = nil, nil, false, true, Filter{}
+	opts.Bad, opts.Incomplete, opts.Joined, opts.KeepLines, opts.SkipWhat, opts.Filter = nil, nil, nil, false, true, Filter{}
 	var out []Session
 	var seqs seqset.Set // the current session's: ReadOps gives a session's operations together
 	gaps := func() {
@@ -219,7 +219,7 @@ func sessionsFromOps(ctx context.Context, sources []string, opts Options, first 
 		return nil, first, err
 	}
 	gaps()
-	st.Lines, st.Bad, st.Incomplete = first.Lines, first.Bad, first.Incomplete
+	st.Lines, st.Bad, st.Incomplete, st.Joined = first.Lines, first.Bad, first.Incomplete, first.Joined
 	sortSessions(out)
 	return out, st, nil
 }

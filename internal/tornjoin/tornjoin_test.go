@@ -1,0 +1,102 @@
+package tornjoin
+
+import (
+	"bytes"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/sandboxaudit/sandboxaudit/auditevent"
+)
+
+var session = uuid.MustParse("6f1c2a8e-3b4d-4e5f-9a0b-1c2d3e4f5a6b")
+
+// event builds a finish event as a writer would record it; data is the
+// data object's JSON.
+func event(seq int64, data string) auditevent.Event {
+	return auditevent.Event{
+		Version:    1,
+		EventID:    uuid.NewSHA1(session, []byte{byte(seq)}),
+		TS:         auditevent.TimestampFromTime(time.Date(2026, 3, 14, 15, 9, 26, 535897000, time.UTC)),
+		SessionID:  session,
+		Seq:        seq,
+		Op:         "exec",
+		Phase:      auditevent.PhaseFinish,
+		SpanID:     "sandbox_op_5c1d",
+		Data:       auditevent.MustParseData(data),
+		OK:         true,
+		DurationMS: 1.5,
+		Stdout:     auditevent.Ptr(`{"data":{"nested":true},"event_id":"x"}`),
+	}
+}
+
+// line is the event's canonical line without its newline, as the encoder
+// writes it.
+func line(ev auditevent.Event) []byte { return auditevent.AppendJSON(nil, &ev) }
+
+// Every cut of a real line (the torn piece), joined to a whole real line,
+// gives back the whole line and the piece's length, even where the piece
+// holds objects of its own and JSON text in a string.
+func TestFindRecoversTheWholeLineAfterEveryCut(t *testing.T) {
+	torn := line(event(4, `{"command":["sh","-c","echo {\"data\":{}}"],"data":{"data":{"x":1}},"exit_code":0}`))
+	whole := line(event(5, `{"command":["true"],"exit_code":0}`))
+	require.Positive(t, bytes.Index(torn[1:], []byte(lineStart)), "the piece holds a decoy start")
+	require.Contains(t, string(torn), `"stdout":"{\"data\":{`, "and JSON text in a string")
+	for cut := 1; cut < len(torn); cut++ {
+		joined := append(append([]byte(nil), torn[:cut]...), whole...)
+		n, ok := Find(joined)
+		require.True(t, ok, "cut at %d", cut)
+		require.Equal(t, cut, n, "cut at %d", cut)
+		require.Equal(t, whole, joined[n:])
+	}
+}
+
+// A line that is an event by itself, or nothing like one, hides no line.
+func TestFindLeavesOtherLinesAlone(t *testing.T) {
+	whole := line(event(5, `{"exit_code":0}`))
+	nested := line(event(6, `{"event":`+string(whole)+`}`))
+	for name, text := range map[string][]byte{
+		"a whole line":               whole,
+		"a line holding one":         nested,
+		"junk with braces":           []byte(`not json {"a":1} {oops}`),
+		"a piece then a broken line": append([]byte(`{"data":{"com`), whole[:len(whole)-2]...),
+		"a piece then a line cut":    append([]byte(`{"data":{"com`), append(whole[:40:40], '}')...),
+		"a piece then a changed line": append([]byte(`{"data":{"com`),
+			bytes.Replace(whole, []byte(`"op":"exec"`), []byte(`"op": "exec"`), 1)...),
+		"empty":        nil,
+		"a lone brace": []byte("}"),
+	} {
+		_, ok := Find(text)
+		assert.False(t, ok, name)
+	}
+}
+
+// A line of nothing but braces, or of nothing but the start of a line,
+// costs a bounded number of checks.
+func TestFindIsBounded(t *testing.T) {
+	checks := 0
+	count := func(b []byte) bool { checks++; return isCanonicalEvent(b) }
+
+	braces := bytes.Repeat([]byte("{"), 1<<20)
+	_, ok := find(append(braces, '}'), count)
+	assert.False(t, ok)
+	assert.Zero(t, checks, "a brace alone starts no line")
+
+	starts := append(bytes.Repeat([]byte(lineStart), 1<<20/len(lineStart)), '}')
+	_, ok = find(starts, count)
+	assert.False(t, ok)
+	assert.Equal(t, MaxCandidates, checks)
+
+	// Past the bound a line is not looked for: the reader reports the
+	// line as it did before. (The piece's first start is at 0, never a
+	// candidate.)
+	whole := line(event(5, `{"exit_code":0}`))
+	_, ok = Find(append(bytes.Repeat([]byte(lineStart), MaxCandidates+1), whole...))
+	assert.False(t, ok)
+	n, ok := Find(append(bytes.Repeat([]byte(lineStart), MaxCandidates), whole...))
+	assert.True(t, ok)
+	assert.Equal(t, MaxCandidates*len(lineStart), n)
+}

@@ -1,0 +1,63 @@
+package trail
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/sandboxaudit/sandboxaudit/auditevent"
+)
+
+// A line that is a torn piece followed by a whole event line is read as
+// that event, the line unchanged, and reported to Options.Joined; the
+// last line of a live file so made is read too, not left out as
+// incomplete, as a whole event without its newline is.
+func TestTheWholeLineAfterATornPieceIsRead(t *testing.T) {
+	session := uuid.NewSHA1(uuid.NameSpaceOID, []byte("torn"))
+	at := time.Date(2026, 3, 14, 15, 0, 0, 0, time.UTC)
+	s1, f1 := genOp(session, 0, at)
+	s2, f2 := genOp(session, 1, at)
+	line := func(e auditevent.Event) string { return string(auditevent.AppendLine(nil, &e)) }
+	piece := line(s2)[:70]
+	for name, c := range map[string]struct {
+		content, last string
+		joinedAt      int64
+	}{
+		"mid-file":            {line(s1) + piece + line(f1) + line(s2) + line(f2), line(f1), 2},
+		"live file last line": {line(s1) + line(s2) + line(f2) + piece + line(f1)[:len(line(f1))-1], line(f1)[:len(line(f1))-1], 4},
+	} {
+		p := filepath.Join(t.TempDir(), "events.jsonl")
+		require.NoError(t, os.WriteFile(p, []byte(c.content), 0o600))
+		var joined []int64
+		opts := Options{KeepLines: true, Joined: func(source string, n int64, pieceBytes int) {
+			assert.Equal(t, p, source)
+			assert.Equal(t, len(piece), pieceBytes)
+			joined = append(joined, n)
+		}}
+		var lines []string
+		st, err := ReadOps(context.Background(), []string{p}, opts, func(o *Op) error {
+			lines = append(lines, string(o.Start.Line), string(o.Finish.Line))
+			return nil
+		})
+		require.NoError(t, err, name)
+		assert.Equal(t, []int64{c.joinedAt}, joined, name)
+		assert.Equal(t, Stats{Sources: 1, Lines: 4, Ops: 2, Joined: 1}, st, name)
+		assert.Equal(t, []string{line(s1), c.last, line(s2), line(f2)}, lines, name)
+
+		joined = nil
+		list, st, err := ReadSessions(context.Background(), []string{p}, opts)
+		require.NoError(t, err, name)
+		assert.Equal(t, []int64{c.joinedAt}, joined, name)
+		assert.Equal(t, int64(1), st.Joined, name)
+		require.Len(t, list, 1)
+		assert.Equal(t, int64(4), list[0].Events, name)
+		assert.Zero(t, list[0].Missing, name)
+		assert.Zero(t, list[0].Open, name)
+	}
+}
