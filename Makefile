@@ -11,7 +11,7 @@ GOLANGCI_VERSION    ?= v2.15.0
 GOVULNCHECK_VERSION ?= v1.9.0
 GOTESTSUM_VERSION   ?= v1.13.0
 # VULNDB: govulncheck's database; machines without the internet point it at an
-# unpacked offline copy (file:///…), see README "Development".
+# unpacked offline copy (file:///…), see docs/development.md.
 VULNDB    ?= https://vuln.go.dev
 
 .PHONY: all test unit e2e e2e-jaeger vet bench bench-check bench-rotation bench-e2e bench-e2e-zstd bench-single bench-sync bench-roundtrip bench-canon bench-show fuzz lint vulncheck build install run clean

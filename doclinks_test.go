@@ -148,3 +148,60 @@ func TestSlugOf(t *testing.T) {
 	assert.Equal(t, map[string]bool{"a": true, "a-1": true, "b": true},
 		anchorsOf("# A\n```\n# not a heading\n```\n## A\n### B\n"))
 }
+
+// docCitation is how a Go comment points a reader at a doc's section:
+// `docs/format.md, "Inside the collector"`, the path from the repository's
+// root or from the package's directory (a bare README is the package's
+// README.md). A comment's line breaks are read as spaces first, since a
+// citation may wrap.
+var (
+	docCitation  = regexp.MustCompile(`((?:[\w.-]+/)*[\w.-]+\.md|README),? "([^"]+)"`)
+	commentBreak = regexp.MustCompile(`\n\s*// ?`)
+)
+
+// headingsOf gives a markdown file's headings as written.
+func headingsOf(text string) map[string]bool {
+	headings := map[string]bool{}
+	for _, part := range unfenced(text) {
+		for _, m := range mdHeading.FindAllStringSubmatch(part, -1) {
+			headings[m[1]] = true
+		}
+	}
+	return headings
+}
+
+// TestCodeCitesDocHeadingsThatExist checks that every section a Go comment
+// cites (bench/ and tools/ included) is a heading of that doc, word for word,
+// so a reader sent there from the code finds it.
+func TestCodeCitesDocHeadingsThatExist(t *testing.T) {
+	cited := 0
+	require.NoError(t, filepath.WalkDir(".", func(p string, d os.DirEntry, err error) error {
+		switch {
+		case err != nil:
+			return err
+		case d.IsDir() && p != "." && (strings.HasPrefix(d.Name(), ".") || p == "bin" || d.Name() == "testdata"):
+			return filepath.SkipDir
+		case d.IsDir() || !strings.HasSuffix(p, ".go"):
+			return nil
+		}
+		src, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		for _, m := range docCitation.FindAllStringSubmatch(commentBreak.ReplaceAllString(string(src), " "), -1) {
+			cited++
+			name := strings.TrimSuffix(m[1], ".md") + ".md"
+			doc := filepath.Join(filepath.Dir(p), name)
+			if _, err := os.Stat(doc); err != nil {
+				doc = name
+			}
+			body, err := os.ReadFile(doc)
+			if !assert.NoError(t, err, "%s cites %s, which is not in the repository", p, m[1]) {
+				continue
+			}
+			assert.True(t, headingsOf(string(body))[m[2]], "%s cites %s, %q: no such heading", p, m[1], m[2])
+		}
+		return nil
+	}))
+	require.Greater(t, cited, 10, "the code cites docs/format.md's sections, among others")
+}

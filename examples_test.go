@@ -13,11 +13,11 @@ import (
 	"github.com/sandboxaudit/sandboxaudit/auditevent"
 )
 
-// TestREADMEExamplesAreValid loads each configuration the README shows
-// (testdata/examples) through the real factories and their Validate, and
-// checks that the README still shows it byte for byte, so neither can rot.
-func TestREADMEExamplesAreValid(t *testing.T) {
-	readme, err := os.ReadFile("README.md")
+// TestExamplesDocConfigsAreValid loads each configuration docs/examples.md
+// shows (testdata/examples) through the real factories and their Validate,
+// and checks that the doc still shows it byte for byte, so neither can rot.
+func TestExamplesDocConfigsAreValid(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join("docs", "examples.md"))
 	require.NoError(t, err)
 	paths, err := filepath.Glob(filepath.Join("testdata", "examples", "*.yaml"))
 	require.NoError(t, err)
@@ -28,8 +28,8 @@ func TestREADMEExamplesAreValid(t *testing.T) {
 		t.Run(filepath.Base(p), func(t *testing.T) {
 			body, err := os.ReadFile(abs)
 			require.NoError(t, err)
-			assert.True(t, strings.Contains(string(readme), "```yaml\n"+string(body)+"```\n"),
-				"README.md must show %s as it is, in a yaml block", p)
+			assert.True(t, strings.Contains(string(doc), "```yaml\n"+string(body)+"```\n"),
+				"docs/examples.md must show %s as it is, in a yaml block", p)
 			// Relative paths in the examples (./keys/audit.key) resolve
 			// against a scratch directory, where the signing key the
 			// integrity example names is made as its comment says.

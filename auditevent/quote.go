@@ -11,7 +11,7 @@ const hexDigits = "0123456789abcdef"
 // safeASCII[b] is true for bytes Python's json.dumps(ensure_ascii=True)
 // writes as themselves: U+0020..U+007E minus '"' and '\\'. DEL (U+007F) is
 // escaped, as the reference and its vectors escape it (docs/decisions.md,
-// "Where the contract was unclear"). The table covers every
+// "Where the contract was unclear, and what we chose"). The table covers every
 // byte value (false from 0x80) so that a loop needs one look per byte.
 var safeASCII = func() (t [256]bool) {
 	for b := 0x20; b < 0x7F; b++ {

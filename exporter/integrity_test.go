@@ -218,7 +218,7 @@ func (ie *integrityExporters) sum(t *testing.T, name string) int64 {
 }
 
 // TestIntegrityTemplatedPath, for an absolute and a relative path (the
-// README's examples are relative): one tree and one checkpoint chain per
+// examples in docs/examples.md are relative): one tree and one checkpoint chain per
 // session file, each named by its session's directory; at the next start,
 // lines another writer appended to a session file the collector no longer
 // writes are sealed too.

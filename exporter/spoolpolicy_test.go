@@ -17,8 +17,8 @@ import (
 // TestSpoolKeepsThePolicyItWasWrittenUnder: lines spooled under a policy
 // that kept exec output are final audit lines; after a restart with a
 // stricter HTTP policy they are replayed as they were spooled, and only
-// the lines taken afterwards follow the new policy (exporter README,
-// "Spool and policy changes").
+// the lines taken afterwards follow the new policy (docs/spool.md,
+// "Policy changes").
 func TestSpoolKeepsThePolicyItWasWrittenUnder(t *testing.T) {
 	rec := newRecorder(t, nil)
 	spool := filepath.Join(t.TempDir(), "spool.jsonl")

@@ -33,7 +33,8 @@ func SyncProbeAfter(dir string, writes, size int, gap time.Duration) (time.Durat
 	defer func() { _ = os.Remove(f.Name()) }()
 	defer func() { _ = f.Close() }()
 	// Lines, not a page-aligned block: aligned appends behave differently
-	// on this kind of VM (see the README's Performance section).
+	// on this kind of VM (bench/RESULTS.md, "End to end against the contrib
+	// fileexporter, and `canon` against Python").
 	buf := make([]byte, size)
 	for i := range buf {
 		buf[i] = 'x'

@@ -1,10 +1,10 @@
 // Command sandboxaudit is the operator tool for sandbox audit files:
 //
-//	sandboxaudit canon < events.jsonl > canonical.jsonl
-//	sandboxaudit verify [--allow-open] FILE...
-//	sandboxaudit replay SPOOL --endpoint URL [--format ndjson|event] [--header K=V]...
+//	sandboxaudit show audit/
+//	sandboxaudit verify audit/events.jsonl
+//	sandboxaudit serve audit/
 //
-// The work is done by internal/cli.
+// `sandboxaudit -h` lists every command. The work is done by internal/cli.
 package main
 
 import (

@@ -1,6 +1,8 @@
-// Package cli is the sandboxaudit operator tool: canonicalize event lines,
-// verify audit files, and replay a delivery spool by hand. cmd/sandboxaudit
-// only calls Run, so everything here is testable in-process.
+// Package cli is the sandboxaudit operator tool: read a trail (show,
+// sessions, serve), check it (verify, prove, verify-proof), canonicalize
+// event lines (canon), replay a delivery spool by hand (replay) and manage
+// signing keys and logs (keygen, log). cmd/sandboxaudit only calls Run, so
+// everything here is testable in-process.
 package cli
 
 import (

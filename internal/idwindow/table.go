@@ -87,7 +87,8 @@ const touchBlock = 64
 // is a miss, and loads that depend on nothing else are in flight together,
 // where the probes would wait for them one by one. Under the collector's
 // load this moved bench-e2e more than the probes' share of the CPU profile
-// suggests (README, Performance). A rebuild keeps the table's length, so a
+// suggests (bench/RESULTS.md, "End to end against the contrib fileexporter,
+// and `canon` against Python"). A rebuild keeps the table's length, so a
 // home stays valid while the block's keys are added.
 func (w *Window[K]) homes(keys []K) iter.Seq2[int, int] {
 	return func(yield func(i, home int) bool) {
