@@ -2,8 +2,8 @@
 // one physical line. A writer killed mid-line leaves a piece without its
 // newline; a writer that appends without looking at the last byte (the
 // Python JsonlOutboxSink) then writes its whole line after it, and the two
-// read as one line that is not an event (docs/guarantees.md, "A torn last
-// line"). The bytes of the second line are all there: readers recover it.
+// read as one line that is not an event (docs/guarantees.md,
+// "The file"). The bytes of the second line are all there: readers recover it.
 package tornjoin
 
 import (
