@@ -104,7 +104,7 @@ func TestServeIntegrityStatus(t *testing.T) {
 
 	hs := startView(t, webview.Config{Sources: []string{sealed, plain}, Key: key})
 	_, _, body := get(t, hs.URL+"/")
-	assert.Contains(t, body, "verified through checkpoint #2: lines 1-8 of 8 are sealed")
+	assert.Contains(t, body, "through checkpoint #2: lines 1-8 of 8 are sealed")
 	assert.Contains(t, body, "no signed checkpoints beside this file")
 
 	unchecked := startView(t, webview.Config{Sources: []string{sealed}})

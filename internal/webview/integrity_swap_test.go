@@ -70,6 +70,6 @@ func TestServeSealVerdictIsAboutTheBytesShown(t *testing.T) {
 	require.NoError(t, err)
 	body, _ = io.ReadAll(resp.Body)
 	_ = resp.Body.Close()
-	require.NotContains(t, string(body), "verified through")
+	require.NotContains(t, string(body), "through checkpoint")
 	require.Contains(t, string(body), "line 1:")
 }
