@@ -242,10 +242,13 @@ func jwtAt(s string, i, j int) (int, Kind, bool) {
 // of BEGIN lines costs linear time.
 const maxPEMLabel = 64
 
+// pemBegin starts a PEM BEGIN line, to the blank before its label.
+const pemBegin = "-----BEGIN"
+
 // pemAt cuts a PEM private-key block from its BEGIN line through its END
 // line; a block without an END (output cut short) is cut to the end.
 func pemAt(s string, i int) (int, Kind, bool) {
-	const begin = "-----BEGIN "
+	const begin = pemBegin + " "
 	if !strings.HasPrefix(s[i:], begin) {
 		return 0, 0, false
 	}

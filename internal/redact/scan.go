@@ -269,6 +269,14 @@ func (sc *scanner) run(i, j int) int {
 			return end
 		}
 	}
+	if p := j - len(pemBegin); p > i && strings.HasSuffix(s[i:j], pemBegin) {
+		// a BEGIN line joined to the word before it (`cat notes id_rsa`,
+		// notes without a final newline): '-' is a word byte
+		if end, k, ok := pemAt(s, p); ok {
+			sc.add(p, end, k)
+			return end
+		}
+	}
 	if j-i == 6 && strings.EqualFold(s[i:j], "bearer") {
 		return sc.bareBearer(j)
 	}
