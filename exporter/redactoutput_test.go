@@ -67,3 +67,19 @@ func tail(key string) string {
 	}
 	return ""
 }
+
+// TestCurlVerboseHeaders: curl -v prints each request header after "> "
+// and each response header after "< ", CRLF-terminated; a header whose
+// name says secret loses its value there as at a line's start. The other
+// headers, and a '>' that is no such prefix, stay.
+func TestCurlVerboseHeaders(t *testing.T) {
+	out := "* Connected to api.example.com\r\n> GET /v1/me HTTP/1.1\r\n> Host: api.example.com\r\n" +
+		"> X-Api-Key: " + "Tr0ub4dorhkPkenG5\r\n> PRIVATE-TOKEN: " + "q8Zr2LmN5pX7\r\n> user-agent: curl/8.5.0\r\n>\r\n" +
+		"< HTTP/1.1 200 OK\r\n< x-auth-token: " + "v9Yt3KcW1sQe\r\n< content-type: application/json\r\n"
+	want := "* Connected to api.example.com\r\n> GET /v1/me HTTP/1.1\r\n> Host: api.example.com\r\n" +
+		"> X-Api-Key: [REDACTED:api_key]\r\n> PRIVATE-TOKEN: [REDACTED:token]\r\n> user-agent: curl/8.5.0\r\n>\r\n" +
+		"< HTTP/1.1 200 OK\r\n< x-auth-token: [REDACTED:token]\r\n< content-type: application/json\r\n"
+	assert.Equal(t, want, writtenStdout(t, out))
+	kept := "if a > token: skip\n<b> password: see below\n>>token: x\n"
+	assert.Equal(t, kept, writtenStdout(t, kept), "a comparison, markup and a quote of a quote")
+}

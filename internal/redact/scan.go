@@ -547,8 +547,9 @@ func (sc *scanner) startsString(i int) bool {
 }
 
 // lineStart reports whether the run at i begins its line, after blanks, a
-// list dash, a quote or grep's file:12: prefix: a header or a YAML key, not
-// a word in a sentence ("failed to read token: ...").
+// list dash, a quote, grep's file:12: prefix or curl -v's "> " and "< ": a
+// header or a YAML key, not a word in a sentence ("failed to read token:
+// ...").
 func (sc *scanner) lineStart(i int) bool {
 	if sc.probe {
 		return true // a string of data text may start anywhere
@@ -559,6 +560,8 @@ func (sc *scanner) lineStart(i int) bool {
 			return true
 		case ':':
 			return grepPrefix(sc.s, k)
+		case '>', '<':
+			return curlVerbosePrefix(sc.s, k)
 		case '-':
 			if grepPrefix(sc.s, k) {
 				return true
@@ -569,6 +572,13 @@ func (sc *scanner) lineStart(i int) bool {
 		}
 	}
 	return true
+}
+
+// curlVerbosePrefix reports whether s[k] is the '>' or '<' that curl -v
+// puts, with a blank, before each request or response header it prints at
+// the start of a line.
+func curlVerbosePrefix(s string, k int) bool {
+	return (k == 0 || s[k-1] == '\n') && k+1 < len(s) && s[k+1] == ' '
 }
 
 // maxGrepPath bounds the file name read back from a grep prefix.
