@@ -83,3 +83,16 @@ func TestCurlVerboseHeaders(t *testing.T) {
 	kept := "if a > token: skip\n<b> password: see below\n>>token: x\n"
 	assert.Equal(t, kept, writtenStdout(t, kept), "a comparison, markup and a quote of a quote")
 }
+
+// TestConnectionStringPwd: ODBC and ADO.NET connection strings name the
+// password Pwd, after the ';' that parts their keys; it is cut there. PWD
+// elsewhere is the working directory and stays.
+func TestConnectionStringPwd(t *testing.T) {
+	out := "Driver={ODBC Driver 18 for SQL Server};Server=tcp:db,1433;Uid=sa;Pwd=" + "Tr0ub4dorhkPkenG5;Encrypt=yes\n" +
+		"Server=db; Database=app; User Id=sa; PWD=" + "q8Zr2LmN5pX7\n"
+	want := "Driver={ODBC Driver 18 for SQL Server};Server=tcp:db,1433;Uid=sa;Pwd=[REDACTED:password];Encrypt=yes\n" +
+		"Server=db; Database=app; User Id=sa; PWD=[REDACTED:password]\n"
+	assert.Equal(t, want, writtenStdout(t, out))
+	kept := "PWD=/home/agent/work\nOLDPWD=/home/agent\ncd src; pwd\n"
+	assert.Equal(t, kept, writtenStdout(t, kept), "the working directory")
+}

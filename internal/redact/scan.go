@@ -751,7 +751,30 @@ func (sc *scanner) basicValue(j, v int, toEOL bool) int {
 
 // valueToCut reports the kind of secret the name s[i:j] announces and
 // whether its value is to be cut: a probe only notes that there is one.
-func (sc *scanner) valueToCut(i, j int) (Kind, bool) { return sc.nameToCut(sc.s[i:j]) }
+func (sc *scanner) valueToCut(i, j int) (Kind, bool) {
+	if connStringPwd(sc.s, i, j) {
+		if sc.probe {
+			sc.hit = true
+			return 0, false
+		}
+		return KindPassword, true
+	}
+	return sc.nameToCut(sc.s[i:j])
+}
+
+// connStringPwd reports whether the name s[i:j] is the Pwd= of an ODBC or
+// ADO.NET connection string (";Uid=sa;Pwd=x;"): PWD alone is the working
+// directory, but not after the ';' that parts a connection string's keys.
+func connStringPwd(s string, i, j int) bool {
+	if j >= len(s) || s[j] != '=' || !strings.EqualFold(s[i:j], "pwd") {
+		return false
+	}
+	k := i
+	for k > 0 && (s[k-1] == ' ' || s[k-1] == '\t') {
+		k--
+	}
+	return k > 0 && s[k-1] == ';'
+}
 
 // nameToCut is valueToCut for a name given decoded.
 func (sc *scanner) nameToCut(name string) (Kind, bool) {
