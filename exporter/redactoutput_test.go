@@ -96,3 +96,29 @@ func TestConnectionStringPwd(t *testing.T) {
 	kept := "PWD=/home/agent/work\nOLDPWD=/home/agent\ncd src; pwd\n"
 	assert.Equal(t, kept, writtenStdout(t, kept), "the working directory")
 }
+
+// TestCurlUserWithEquals: curl takes --user=alice:password as it takes
+// --user alice:password; the password is cut in an argv element, in a
+// shell line and in output alike.
+func TestCurlUserWithEquals(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "events.jsonl")
+	cfg := syncConfig()
+	withFile(cfg, path, auditevent.PolicyOverride{})
+	te := startExporters(t, cfg)
+	data := `{"command":["curl","--user=alice:` + `Hunter2Hunter2x","https://api.example.com"],` +
+		`"script":["sh","-c","curl -s --user=bob:` + `q8Zr2LmN5pX7 https://x | jq ."]}`
+	ld := plog.NewLogs()
+	rec := ld.ResourceLogs().AppendEmpty().ScopeLogs().AppendEmpty().LogRecords().AppendEmpty()
+	rec.SetEventName("sandbox.session.finish")
+	rec.Body().SetStr(strings.Replace(execFinishJSON("null", "null"), `"data":{"exit_code":0}`, `"data":`+data, 1))
+	require.NoError(t, te.logs.ConsumeLogs(context.Background(), ld))
+	lines := readLines(t, path)
+	require.Len(t, lines, 1)
+	assert.Contains(t, lines[0], `"command":["curl","--user=alice:[REDACTED:password]","https://api.example.com"]`)
+	assert.Contains(t, lines[0], `"curl -s --user=bob:[REDACTED:password] https://x | jq ."`)
+
+	assert.Equal(t, "+ curl --user=carol:[REDACTED:password] https://x\n",
+		writtenStdout(t, "+ curl --user=carol:"+"v9Yt3KcW1sQe https://x\n"))
+	kept := "useradd --user=carol x\nls --user=x\n"
+	assert.Equal(t, kept, writtenStdout(t, kept), "another tool's --user, a user without a password")
+}

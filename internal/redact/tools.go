@@ -172,6 +172,8 @@ func (sc *scanner) toolFlag(i, j int) (int, bool) {
 	}
 	name, joined := s[i+1:i+2], false
 	switch {
+	case s[i+1] == '-' && j < len(s) && s[j] == '=': // --user=alice:pw
+		name, joined = s[i+2:j], true
 	case s[i+1] == '-': // --user, its value after a blank
 		name = s[i+2 : j]
 		if j < len(s) && !wordEdge(s[j]) {
@@ -193,6 +195,9 @@ func (sc *scanner) toolFlag(i, j int) (int, bool) {
 		return j, true
 	}
 	v := i + 2
+	if s[i+1] == '-' {
+		v = j + 1 // after --user=
+	}
 	if !joined {
 		if form == joinedOnly {
 			return j, true // mysql -p alone prompts: the next word is a database
@@ -261,6 +266,9 @@ func argvToolCut(t tool, prev, s string, hasPrev bool) (firstCut, bool) {
 			return cutUserPassword, true
 		}
 		return 0, false
+	}
+	if eq := strings.IndexByte(s, '='); eq > 2 && strings.HasPrefix(s, "--") && t.form(s[2:eq]) == userColon {
+		return cutUserPassword, true // --user=alice:password
 	}
 	if len(s) > 2 && s[0] == '-' && s[1] != '-' {
 		switch t.form(s[1:2]) {
