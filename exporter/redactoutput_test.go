@@ -122,3 +122,20 @@ func TestCurlUserWithEquals(t *testing.T) {
 	kept := "useradd --user=carol x\nls --user=x\n"
 	assert.Equal(t, kept, writtenStdout(t, kept), "another tool's --user, a user without a password")
 }
+
+// TestHeaderAfterEscapedLineBreak: http.client's debug output (requests
+// with HTTPConnection.debuglevel = 1) prints each request as a Python bytes
+// repr, its header lines apart by escaped CRLFs. A header whose name says
+// secret loses its value, to the next escaped line break; the other
+// headers stay. So does a key line of JSON text.
+func TestHeaderAfterEscapedLineBreak(t *testing.T) {
+	out := `send: b'GET /v1/me HTTP/1.1\r\nHost: api.example.com\r\nX-Api-Key: ` + `Tr0ub4dorhkPkenG5\r\nAccept: */*\r\n\r\n'` + "\n" +
+		`send: b'POST / HTTP/1.1\r\nX-Auth-Token: ` + `q8Zr2LmN5pX7'` + "\n" +
+		`{"log":"loaded config\npassword: ` + `v9Yt3KcW1sQe\nport: 5432"}` + "\n"
+	want := `send: b'GET /v1/me HTTP/1.1\r\nHost: api.example.com\r\nX-Api-Key: [REDACTED:api_key]\r\nAccept: */*\r\n\r\n'` + "\n" +
+		`send: b'POST / HTTP/1.1\r\nX-Auth-Token: [REDACTED:token]'` + "\n" +
+		`{"log":"loaded config\npassword: [REDACTED:password]\nport: 5432"}` + "\n"
+	assert.Equal(t, want, writtenStdout(t, out))
+	kept := `{"msg":"error\nfailed to read token: file not found\ntoken: $API_TOKEN"}` + "\n"
+	assert.Equal(t, kept, writtenStdout(t, kept), "a sentence, a reference")
+}

@@ -362,6 +362,9 @@ func (sc *scanner) colonAfterName(i, j int) int {
 	if q := openingQuote(s, i); q != 0 {
 		return sc.quotedHeader(i, j, q)
 	}
+	if escapedLineStart(s, dottedStart(s, i)) {
+		return sc.escapedLineValue(i, j, j+1)
+	}
 	if sc.lineStart(dottedStart(s, i)) {
 		return sc.assignment(i, j, j+1, true)
 	}
@@ -369,6 +372,44 @@ func (sc *scanner) colonAfterName(i, j int) int {
 		return sc.codeAssignment(i, j, j+1) // {password: "x"}
 	}
 	return j
+}
+
+// escapedLineStart reports whether the run at i follows an escaped line
+// break, blanks aside: a header in a Python bytes repr of a request
+// (http.client's "send: b'...\r\nX-Api-Key: v\r\n'") or a line of JSON text.
+func escapedLineStart(s string, i int) bool {
+	k := i
+	for k > 0 && (s[k-1] == ' ' || s[k-1] == '\t') {
+		k--
+	}
+	return k >= 2 && s[k-1] == 'n' && s[k-2] == '\\' && oddBackslashes(s, k-1)
+}
+
+// escapedLineValue cuts the value at v of the name s[i:j] after an escaped
+// line break, to the next escaped or plain line break or unescaped quote:
+// the rest of the repr or JSON string is other lines.
+func (sc *scanner) escapedLineValue(i, j, v int) int {
+	kind, ok := sc.valueToCut(i, j)
+	if !ok {
+		return j
+	}
+	lo := skipBlanks(sc.s, v)
+	hi := lo
+	for hi < len(sc.s) {
+		c := sc.s[hi]
+		if c == '\n' || c == '\r' || (c == '"' || c == '\'') && !oddBackslashes(sc.s, hi) {
+			break
+		}
+		if strings.HasPrefix(sc.s[hi:], markerPrefix) {
+			break
+		}
+		if (c == 'r' || c == 'n') && hi > lo && sc.s[hi-1] == '\\' && oddBackslashes(sc.s, hi) {
+			hi--
+			break
+		}
+		hi++
+	}
+	return sc.cutValue(lo, hi, kind)
 }
 
 // blankAfterName handles the run s[i:j] followed by a blank: a flag and
