@@ -139,3 +139,19 @@ func TestHeaderAfterEscapedLineBreak(t *testing.T) {
 	kept := `{"msg":"error\nfailed to read token: file not found\ntoken: $API_TOKEN"}` + "\n"
 	assert.Equal(t, kept, writtenStdout(t, kept), "a sentence, a reference")
 }
+
+// TestPgpassLines: `cat ~/.pgpass` prints host:port:database:user:password
+// lines (a field may be '*', a ':' in one is escaped); each password is
+// cut. Other lines with colons stay.
+func TestPgpassLines(t *testing.T) {
+	out := "db.internal:5432:prod:app:" + "Tr0ub4dorhkPkenG5\n" +
+		"*:*:*:replicator:" + "q8Zr2L\\:mN5pX7\r\n" +
+		"10.0.0.7:6432:*:postgres:" + "v9Yt3KcW1sQe"
+	want := "db.internal:5432:prod:app:[REDACTED:password]\n" +
+		"*:*:*:replicator:[REDACTED:password]\r\n" +
+		"10.0.0.7:6432:*:postgres:[REDACTED:password]"
+	assert.Equal(t, want, writtenStdout(t, out))
+	kept := "main.go:12:5: undefined: x\n10:30:00\naa:bb:cc:dd:ee\nfe80::1:2:3\n" +
+		"root:x:0:0:root:/root:/bin/bash\nhttp://db:5432/app:x\nat 12:30:45:01 ok\n"
+	assert.Equal(t, kept, writtenStdout(t, kept), "a compiler's message, a time, a MAC, an IPv6 address, /etc/passwd")
+}

@@ -353,6 +353,9 @@ func (sc *scanner) colonAfterName(i, j int) int {
 	if strings.HasPrefix(s[j:], "://") {
 		return j
 	}
+	if end, ok := sc.pgpassLine(i, j); ok {
+		return end
+	}
 	if end, ok := sc.credentialHeader(s[i:j], j+1); ok {
 		return end
 	}
@@ -1317,4 +1320,75 @@ func runEnd(s string, i int) int {
 		i++
 	}
 	return i
+}
+
+// maxPgpassHost bounds the host name read back from a .pgpass line.
+const maxPgpassHost = 255
+
+// pgpassLine handles the run s[i:j], followed by ':', when it ends the
+// first field of a line of a .pgpass file ("host:port:db:user:password",
+// cat ~/.pgpass) or follows only fields that are '*': it cuts the password and
+// reports the end of the line. Other text with colons (a compiler's
+// "file:12:5: msg", a time, a MAC address) has too many or too few fields,
+// a port that is no number, or blanks before the last field.
+func (sc *scanner) pgpassLine(i, j int) (int, bool) {
+	s := sc.s
+	ls := i
+	for ls > 0 && i-ls <= maxPgpassHost && hostByte(s[ls-1]) {
+		ls--
+	}
+	for n := 0; n < 3 && ls >= 2 && s[ls-1] == ':' && s[ls-2] == '*'; n++ {
+		ls -= 2 // *:*:*:user:password
+	}
+	if ls > 0 && s[ls-1] != '\n' || ls < i && s[ls] == '.' {
+		return 0, false
+	}
+	end := lineEnd(s, j)
+	var colons [4]int
+	n := 0
+	for k := ls; k < end; k++ {
+		if s[k] != ':' || oddBackslashes(s, k) {
+			continue
+		}
+		if n == len(colons) {
+			return 0, false // a sixth field
+		}
+		colons[n] = k
+		n++
+	}
+	if n != len(colons) || !pgpassFields(s[ls:colons[0]], s[colons[0]+1:colons[1]], s[colons[1]+1:colons[2]], s[colons[2]+1:colons[3]]) {
+		return 0, false
+	}
+	if sc.probe {
+		sc.hit = true
+		return end, true
+	}
+	return sc.cutValue(colons[3]+1, end, KindPassword), true
+}
+
+// pgpassFields reports whether the first four fields of a line are those
+// of a .pgpass entry: a host name or '*', a port or '*', and a database
+// and a user without blanks.
+func pgpassFields(host, port, db, user string) bool {
+	if host == "" || db == "" || user == "" || strings.ContainsAny(db+user, " \t") {
+		return false
+	}
+	if port == "*" {
+		return true
+	}
+	if port == "" || len(port) > 5 {
+		return false
+	}
+	for k := 0; k < len(port); k++ {
+		if !isDigit(port[k]) {
+			return false
+		}
+	}
+	return true
+}
+
+// hostByte reports whether c may be part of a host name or an IPv4
+// address.
+func hostByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || isDigit(c) || c == '.' || c == '-' || c == '_'
 }
