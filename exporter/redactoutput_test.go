@@ -155,3 +155,16 @@ func TestPgpassLines(t *testing.T) {
 		"root:x:0:0:root:/root:/bin/bash\nhttp://db:5432/app:x\nat 12:30:45:01 ok\n"
 	assert.Equal(t, kept, writtenStdout(t, kept), "a compiler's message, a time, a MAC, an IPv6 address, /etc/passwd")
 }
+
+// TestServiceBusSASToken: a Service Bus, Event Hubs or IoT Hub SAS token
+// is "SharedAccessSignature sr=…&sig=…&se=…&skn=…", without the storage
+// service's sv=; its signature is cut wherever it stands in the query.
+func TestServiceBusSASToken(t *testing.T) {
+	out := "SharedAccessSignature sr=sb%3A%2F%2Fns.servicebus.windows.net%2Fq&sig=" + "AbCdEf0123456789AbCdEf%3D&se=1700000000&skn=RootManageSharedAccessKey\n" +
+		"SharedAccessSignature sig=" + "Zy9XwV8uT7sR6qP5oN4m%2B%3D&se=1700000000&sr=hub.azure-devices.net\n"
+	want := "SharedAccessSignature sr=sb%3A%2F%2Fns.servicebus.windows.net%2Fq&sig=[REDACTED:token]&se=1700000000&skn=RootManageSharedAccessKey\n" +
+		"SharedAccessSignature sig=[REDACTED:token]&se=1700000000&sr=hub.azure-devices.net\n"
+	assert.Equal(t, want, writtenStdout(t, out))
+	kept := "curl 'https://example.com/?a=1&sig=v1'\n"
+	assert.Equal(t, kept, writtenStdout(t, kept), "a sig of another query")
+}

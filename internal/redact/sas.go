@@ -6,15 +6,22 @@ import "strings"
 // version parameter.
 const maxSASQuery = 512
 
+// sasScheme starts a Service Bus, Event Hubs or IoT Hub SAS token
+// (SharedAccessSignature sr=…&sig=…&se=…&skn=…), which has no sv=.
+const sasScheme = "SharedAccessSignature "
+
 // sasSignature cuts the signature of an Azure shared access signature, the
 // sig parameter (s[i:j] is "sig", its value at v) of a query that also
 // has sv= (the storage service version): ?sv=…&se=…&sig=SECRET in a URL or
-// after SharedAccessSignature= in a connection string. The signature alone
-// grants the access, so it is cut as a token; the other parameters stay.
-// It reports whether it cut.
+// after SharedAccessSignature= in a connection string; or of a query after
+// sasScheme. The signature alone grants the access, so it is cut as a
+// token; the other parameters stay. It reports whether it cut.
 func (sc *scanner) sasSignature(i, j, v int) (int, bool) {
 	s := sc.s
-	if j-i != 3 || s[i:j] != "sig" || i == 0 || s[i-1] != '&' || !sasVersionBefore(s, i) {
+	if j-i != 3 || s[i:j] != "sig" || i == 0 {
+		return 0, false
+	}
+	if !strings.HasSuffix(s[:i], sasScheme) && (s[i-1] != '&' || !sasVersionBefore(s, i)) {
 		return 0, false
 	}
 	lo, hi := v, v
@@ -27,8 +34,12 @@ func (sc *scanner) sasSignature(i, j, v int) (int, bool) {
 // sasVersionBefore reports whether the query that the parameter at i is in
 // holds sv= before it.
 func sasVersionBefore(s string, i int) bool {
-	q := s[max(0, i-maxSASQuery):i]
+	from := max(0, i-maxSASQuery)
+	q := s[from:i]
 	if k := strings.LastIndexAny(q, "?; \t\n\"'"); k >= 0 {
+		if strings.HasSuffix(s[:from+k+1], sasScheme) {
+			return true
+		}
 		q = q[k+1:]
 	}
 	return strings.HasPrefix(q, "sv=") || strings.Contains(q, "&sv=") || strings.HasPrefix(q, "SharedAccessSignature=sv=")
