@@ -168,3 +168,17 @@ func TestServiceBusSASToken(t *testing.T) {
 	kept := "curl 'https://example.com/?a=1&sig=v1'\n"
 	assert.Equal(t, kept, writtenStdout(t, kept), "a sig of another query")
 }
+
+// TestURLPasswordWithDelimiter: a generated password pasted unencoded into
+// a database URL may hold '/', '?' or '#'; it is cut to the '@' all the
+// same. A port before a path with an '@' in it is no password.
+func TestURLPasswordWithDelimiter(t *testing.T) {
+	out := "DATABASE_URL=postgres://app:" + "Xk9/q2Lm#Zp?7@db.internal:5432/prod\n" +
+		"redis-cli -u redis://:" + "aB3/cD4@cache:6379\n"
+	want := "DATABASE_URL=postgres://app:[REDACTED:url_password]@db.internal:5432/prod\n" +
+		"redis-cli -u redis://:[REDACTED:url_password]@cache:6379\n"
+	assert.Equal(t, want, writtenStdout(t, out))
+	kept := "https://medium.com:443/@writer\nhttp://localhost:3000/users/@me?x=1\nhttps://www.npmjs.com/package/@scope/pkg\n" +
+		"see http://a:b/c d@e\n"
+	assert.Equal(t, kept, writtenStdout(t, kept), "a port, a path with '@', a blank before the '@'")
+}

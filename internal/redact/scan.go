@@ -1264,15 +1264,53 @@ func (sc *scanner) urlPassword(a int) int {
 		if strings.EqualFold(s[a:end], "hooks.slack.com") {
 			return sc.slackWebhook(end)
 		}
-		return a
+		if at = delimitedUserinfoEnd(s, a, end); at < 0 {
+			return a
+		}
+	} else {
+		at += a
 	}
-	at += a
 	colon := strings.IndexByte(s[a:at], ':')
 	if colon < 0 {
 		return a // no password: the user part may itself be a token the detectors know
 	}
 	sc.add(a+colon+1, at, KindURLPassword)
 	return at + 1
+}
+
+// maxUserinfo bounds how far past a '/', '?' or '#' a URL's userinfo is
+// looked for.
+const maxUserinfo = 256
+
+// delimitedUserinfoEnd returns the '@' that ends the userinfo of the URL
+// whose authority starts at a, when the password holds a '/', '?' or '#'
+// (at end) unencoded, as a generated password pasted into a database URL
+// does (postgres://app:x/y#z@db/prod); -1 when there is none. The text
+// before the delimiter must be user:something, where something is no
+// port (https://host:8080/@me is a path).
+func delimitedUserinfoEnd(s string, a, end int) int {
+	colon := strings.IndexByte(s[a:end], ':')
+	if end >= len(s) || colon < 0 || s[end] != '/' && s[end] != '?' && s[end] != '#' || allDigits(s[a+colon+1:end]) {
+		return -1
+	}
+	for k := end; k < len(s) && k-end < maxUserinfo; k++ {
+		switch s[k] {
+		case '@':
+			return k
+		case '"', '\'', ' ', '\t', '\r', '\n', '<', '>':
+			return -1
+		}
+	}
+	return -1
+}
+
+func allDigits(s string) bool {
+	for k := 0; k < len(s); k++ {
+		if !isDigit(s[k]) {
+			return false
+		}
+	}
+	return true
 }
 
 // slackWebhook cuts the secret of a Slack webhook, the third segment of
