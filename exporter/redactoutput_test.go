@@ -152,8 +152,8 @@ func TestPgpassLines(t *testing.T) {
 		"10.0.0.7:6432:*:postgres:[REDACTED:password]"
 	assert.Equal(t, want, writtenStdout(t, out))
 	kept := "main.go:12:5: undefined: x\n10:30:00\naa:bb:cc:dd:ee\nfe80::1:2:3\n" +
-		"root:x:0:0:root:/root:/bin/bash\nhttp://db:5432/app:x\nat 12:30:45:01 ok\n"
-	assert.Equal(t, kept, writtenStdout(t, kept), "a compiler's message, a time, a MAC, an IPv6 address, /etc/passwd")
+		"root:x:0:0:root:/root:/bin/bash\nhttp://db:5432/app:x\nat 12:30:45:01 ok\nMakefile:12:all:build:test\n"
+	assert.Equal(t, kept, writtenStdout(t, kept), "a compiler's message, a time, a MAC, an IPv6 address, /etc/passwd, grep -n")
 }
 
 // TestServiceBusSASToken: a Service Bus, Event Hubs or IoT Hub SAS token

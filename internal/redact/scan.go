@@ -1405,8 +1405,8 @@ func (sc *scanner) pgpassLine(i, j int) (int, bool) {
 }
 
 // pgpassFields reports whether the first four fields of a line are those
-// of a .pgpass entry: a host name or '*', a port or '*', and a database
-// and a user without blanks.
+// of a .pgpass entry: a host name or '*', a port of 4 or 5 digits or '*',
+// and a database and a user without blanks.
 func pgpassFields(host, port, db, user string) bool {
 	if host == "" || db == "" || user == "" || strings.ContainsAny(db+user, " \t") {
 		return false
@@ -1414,8 +1414,8 @@ func pgpassFields(host, port, db, user string) bool {
 	if port == "*" {
 		return true
 	}
-	if port == "" || len(port) > 5 {
-		return false
+	if len(port) < 4 || len(port) > 5 {
+		return false // a database listens above 1023; grep's file:12: is a line number
 	}
 	for k := 0; k < len(port); k++ {
 		if !isDigit(port[k]) {
