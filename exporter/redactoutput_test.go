@@ -182,3 +182,19 @@ func TestURLPasswordWithDelimiter(t *testing.T) {
 		"see http://a:b/c d@e\n"
 	assert.Equal(t, kept, writtenStdout(t, kept), "a port, a path with '@', a blank before the '@'")
 }
+
+// TestQuotedAssignmentWithBlanks: NAME=value quoted as one argument may
+// hold a passphrase with blanks (docker run -e "…", and the + export '…'
+// lines of set -x); its value runs to the closing quote. Other pairs in
+// the quote, and names that say no secret, stay.
+func TestQuotedAssignmentWithBlanks(t *testing.T) {
+	out := "+ export 'DB_PASSWORD=" + "correct horse battery staple'\n" +
+		`docker run -e "POSTGRES_PASSWORD=` + `tr0ub4dor and 3" -e "MSG=hello world" postgres` + "\n" +
+		`helm install x --set "auth.password=` + `two words,replicas=2"` + "\n"
+	want := "+ export 'DB_PASSWORD=[REDACTED:password]'\n" +
+		`docker run -e "POSTGRES_PASSWORD=[REDACTED:password]" -e "MSG=hello world" postgres` + "\n" +
+		`helm install x --set "auth.password=[REDACTED:password],replicas=2"` + "\n"
+	assert.Equal(t, want, writtenStdout(t, out))
+	kept := `echo "PASSWORD=$DB_PASSWORD is set" 'token=' + tok` + "\n"
+	assert.Equal(t, kept, writtenStdout(t, kept), "a reference, an empty value")
+}

@@ -315,6 +315,11 @@ func (sc *scanner) run(i, j int) int {
 		if end, ok := sc.sasSignature(i, j, j+1); ok {
 			return end
 		}
+		if q := openingQuote(s, dottedStart(s, i)); q != 0 && !sc.startsString(i) {
+			if end, ok := sc.quotedAssignment(i, j, q); ok {
+				return end
+			}
+		}
 		return sc.assignment(i, j, j+1, sc.startsString(i))
 	case ':':
 		return sc.colonAfterName(i, j)
@@ -472,6 +477,36 @@ func (sc *scanner) quotedHeader(i, j int, q byte) int {
 	}
 	end = lineEnd(sc.s[:end], v)
 	return sc.cutValue(v, end, kind)
+}
+
+// quotedAssignment handles NAME=value quoted by q as one argument
+// (docker run -e "DB_PASSWORD=a b", set -x's + export 'TOKEN=a b'): the
+// value, a passphrase with blanks in it, ends at the closing quote, or
+// before at a '&', ';' or ',' that parts it from the next pair, a line
+// break or a marker. It reports whether the name says secret.
+func (sc *scanner) quotedAssignment(i, j int, q byte) (int, bool) {
+	kind, ok := sc.valueToCut(i, j)
+	if !ok {
+		return 0, false
+	}
+	s, v := sc.s, j+1
+	end := v
+	for end < len(s) && s[end] != q && strings.IndexByte("&;,\r\n", s[end]) < 0 && !strings.HasPrefix(s[end:], markerPrefix) {
+		end++
+	}
+	if end < len(s) && s[end] == q && oddBackslashes(s, end) {
+		return 0, false // an escaped quote: shell quoting this scan does not follow
+	}
+	switch {
+	case end == v:
+		return end, true // "token=" + tok: no value
+	case s[v] == '"' || s[v] == '\'':
+		return 0, false // a value quoted on its own: assignment reads it
+	}
+	if w := strings.IndexAny(s[v:end], " \t"); w > 0 && (!plausibleValue(s[v:v+w]) || passSource(s[v:v+w])) {
+		return 0, false // "PASSWORD=$DB_PASSWORD is set": a reference, then prose
+	}
+	return sc.cutValue(v, end, kind), true
 }
 
 // dottedStart is where the dotted name that the run at i ends starts
