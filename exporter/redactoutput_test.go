@@ -198,3 +198,16 @@ func TestQuotedAssignmentWithBlanks(t *testing.T) {
 	kept := `echo "PASSWORD=$DB_PASSWORD is set" 'token=' + tok` + "\n"
 	assert.Equal(t, kept, writtenStdout(t, kept), "a reference, an empty value")
 }
+
+// TestGoogleOAuthAccessToken: `gcloud auth print-access-token` prints a
+// Google OAuth access token, ya29. and base64url (a service account's in
+// parts apart by dots); it is cut bare, in output and on a command line.
+func TestGoogleOAuthAccessToken(t *testing.T) {
+	user := "ya29." + "a0AfB_byC1kQ9vLmN2pR7sT1uW4yZ-abcdefghijklmnopqrstuv0123456789"
+	sa := "ya29." + "c.c0ASRK0GaY7xQ2mLp9Vn4Rt6Wb8Zc1Df3Gh5Jk7Lm9Np"
+	out := user + "\n" + sa + "\ncurl -H \"X-Goog-User-Project: p\" -d @q.json https://x?access_token=" + user + "\n"
+	want := "[REDACTED:google_oauth_token]\n[REDACTED:google_oauth_token]\ncurl -H \"X-Goog-User-Project: p\" -d @q.json https://x?access_token=[REDACTED:google_oauth_token]\n"
+	assert.Equal(t, want, writtenStdout(t, out))
+	kept := "ya29.short\nya29.abcdefghijklmnopqrstuvwxyz\n"
+	assert.Equal(t, kept, writtenStdout(t, kept), "too short; lower-case words")
+}

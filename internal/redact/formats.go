@@ -63,6 +63,8 @@ func formatAt(s string, i, j int) (int, Kind, bool) {
 		return sAt(s, i, j)
 	case 'x':
 		return slackAt(r, j)
+	case 'y':
+		return googleOAuthAt(s, i, j)
 	}
 	return 0, 0, false
 }
@@ -356,4 +358,25 @@ func hasDigitAndLetter(r string) bool {
 		letter = letter || isLower(r[i]) || isUpper(r[i])
 	}
 	return digit && letter
+}
+
+// minGoogleOAuthBody is the fewest characters after "ya29." taken for a
+// Google OAuth access token; real ones have well over a hundred.
+const minGoogleOAuthBody = 20
+
+// googleOAuthAt: Google OAuth 2.0 access tokens, "ya29." and base64url, in
+// parts apart by dots for a service account's (ya29.c.b0A…), as
+// `gcloud auth print-access-token` prints them.
+func googleOAuthAt(s string, i, j int) (int, Kind, bool) {
+	if s[i:j] != "ya29" || j >= len(s) || s[j] != '.' {
+		return 0, 0, false
+	}
+	end := runEnd(s, j+1)
+	for end+1 < len(s) && s[end] == '.' && wordByte[s[end+1]] {
+		end = runEnd(s, end+1)
+	}
+	if end-(j+1) < minGoogleOAuthBody || !hasUpperOrDigit(s[j+1:end]) {
+		return 0, 0, false
+	}
+	return end, KindGoogleOAuthToken, true
 }

@@ -35,6 +35,7 @@ const (
 	KindPostmanKey
 	KindAtlassianToken
 	KindDockerHubToken
+	KindGoogleOAuthToken
 	KindPEMPrivateKey
 	KindURLPassword
 	KindPassword
@@ -54,6 +55,7 @@ var kindNames = [numKinds]string{
 	"google_api_key", "huggingface_token", "vault_token", "npm_token", "pypi_token",
 	"digitalocean_token", "sendgrid_key", "shopify_token", "databricks_token", "grafana_token", "sentry_token",
 	"age_secret_key", "linear_key", "pulumi_token", "doppler_token", "postman_key", "atlassian_token", "dockerhub_token",
+	"google_oauth_token",
 	"pem_private_key", "url_password",
 	"password", "secret", "token", "api_key", "credential", "private_key", "custom_key", "custom_pattern",
 }

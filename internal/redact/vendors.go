@@ -198,13 +198,16 @@ func hexOnly(r string) bool {
 }
 
 // dottedPrefix: the run s[i:j], followed by a '.', may start a token
-// whose prefix holds the dot (Vault's hvs., SendGrid's SG., Doppler's dp.).
+// whose prefix holds the dot (Vault's hvs., SendGrid's SG., Doppler's dp.,
+// Google's ya29.).
 func dottedPrefix(s string, i, j int) bool {
 	switch j - i {
 	case 2:
 		return s[i] == 'S' && s[i+1] == 'G' || s[i] == 'd' && s[i+1] == 'p'
 	case 3:
 		return s[i] == 'h'
+	case 4:
+		return s[i:j] == "ya29"
 	}
 	return false
 }
