@@ -33,6 +33,7 @@ var (
 	PostmanKey        = "PMAK-" + "072014b3ce107f80e222f828-767efc2f91624a8940f1f836f99eee3692"
 	AtlassianToken    = "ATATT3" + "8Cl6J5ixaaJLShuQjOud_-yDUA-5zmS1swoPqApryPZBlgvIyxJu2jGjNGkTfi3oYv2DzaKG05Rk-GQV81rkmghzem9yPVUJa_c5q52RYfLWrLoevhZC0x0awirH_juQbLifxz53nCQE28-AJy75fNcTTN6KFAQdEmQg3OMJmYxhcABm6=8A7F770D"
 	DockerHubToken    = "dckr_pat_" + "nHCY_1Kgd2vd_Er1uyZAlIa_ZnY"
+	GoogleOAuthToken  = "ya29." + "a0AfB_byC1kQ9vLmN2pR7sT1uW4yZ-Qx7vR2mK9pL4tZ0123"
 	AWSSecret         = "q8Zt3Lm9Xw2" + "Vb7Nc4Rk1Jp6Hs5Gd0Fa/Ey+Tu"
 	JWT               = "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9" + "." + "eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9lIn0" + "." + "SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c"
 	BearerToken       = "b3aR3r" + "9f8e7d6c5b4a39281706"
@@ -72,7 +73,7 @@ func Secrets() []string {
 // VendorTokens lists the samples of the other vendors' formats.
 func VendorTokens() []string {
 	return []string{DigitalOceanToken, SendGridKey, ShopifyToken, DatabricksToken, GrafanaToken, SentryToken,
-		AgeSecretKey, LinearKey, PulumiToken, DopplerToken, PostmanKey, AtlassianToken, DockerHubToken}
+		AgeSecretKey, LinearKey, PulumiToken, DopplerToken, PostmanKey, AtlassianToken, DockerHubToken, GoogleOAuthToken}
 }
 
 // Argv is a command line with a secret of every kind, flags and their
