@@ -78,6 +78,30 @@ func trailLines(t *testing.T, path string) (lines []string, segs []filesink.Segm
 // eventIDPattern finds a canonical line's event id.
 var eventIDPattern = regexp.MustCompile(`"event_id":"([0-9a-f-]{36})"`)
 
+// waitCompressed waits (bounded) until every closed segment of path is
+// compressed, with neither its plain file nor a temp file left: how long
+// that takes after a rotation depends on the host's load.
+func waitCompressed(t *testing.T, path string) {
+	t.Helper()
+	waitFor(t, "the compression of "+path+"'s segments", func() bool {
+		segs, err := filesink.Segments(path)
+		if err != nil {
+			return false
+		}
+		for _, s := range segs {
+			if !s.Compressed {
+				return false
+			}
+			for _, p := range []string{s.Plain, s.Plain + ".zst.tmp"} {
+				if _, err := os.Lstat(p); err == nil {
+					return false
+				}
+			}
+		}
+		return true
+	})
+}
+
 // eventID returns the event id of a whole canonical line, failing on a
 // torn one.
 func eventID(t *testing.T, l string) string {
@@ -133,8 +157,7 @@ func TestRotationUnderLoadIsOneVerifiableLog(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	require.NoError(t, py.Wait(), "python writer: %s", pyOut.String())
-	// Room for the last rotation's compression (a second's grace).
-	time.Sleep(1500 * time.Millisecond)
+	waitCompressed(t, auditPath) // the last rotation's, a second's grace after it
 	col.stop(t)
 
 	lines, segs := trailLines(t, auditPath)
@@ -290,7 +313,7 @@ func TestSIGKILLDuringRotationAndCompression(t *testing.T) {
 		<-col.done
 	}
 	col := startCollector(t, "collector-final", filepath.Join(dir, "final"), cfg, addr)
-	time.Sleep(1500 * time.Millisecond) // the restart's compression
+	waitCompressed(t, auditPath) // the restart's
 	col.stop(t)
 
 	lines, segs := trailLines(t, auditPath)
