@@ -290,9 +290,6 @@ func (s *Sink) rotateLocked(ctx context.Context, of *openFile, f *os.File, size 
 		s.rot.fail(of.path, err)
 		return f, size, locked, nil
 	}
-	if err := markClosed(seg.Plain); err != nil {
-		s.rot.fail(of.path, err)
-	}
 	if s.rot.OnRotate != nil {
 		s.rot.OnRotate(of.path, seg.Plain)
 	}
@@ -311,20 +308,6 @@ func (s *Sink) rotateLocked(ctx context.Context, of *openFile, f *os.File, size 
 		return nil, 0, false, err
 	}
 	return s.lockCurrent(ctx, of)
-}
-
-// markClosed sets the segment's times to now, under the writers' flock:
-// compression's grace then counts from the rotation, not from the last
-// write, so a writer that opened the path just before the rename and waits
-// for the lock still finds the segment there, however long the file was
-// quiet. Both times set to now need only write access (a Python writer's
-// file may be another user's).
-func markClosed(seg string) error {
-	now := []unix.Timespec{{Nsec: unix.UTIME_NOW}, {Nsec: unix.UTIME_NOW}}
-	if err := unix.UtimesNanoAt(unix.AT_FDCWD, seg, now, unix.AT_SYMLINK_NOFOLLOW); err != nil {
-		return fmt.Errorf("rotate: set the time of segment %s: %w", seg, err)
-	}
-	return nil
 }
 
 // openedFile is a file a rotation opened at the path, with its identity.
