@@ -78,12 +78,18 @@ func trailLines(t *testing.T, path string) (lines []string, segs []filesink.Segm
 // eventIDPattern finds a canonical line's event id.
 var eventIDPattern = regexp.MustCompile(`"event_id":"([0-9a-f-]{36})"`)
 
-// waitCompressed waits (bounded) until every closed segment of path is
-// compressed, with neither its plain file nor a temp file left: how long
-// that takes after a rotation depends on the host's load.
-func waitCompressed(t *testing.T, path string) {
+// waitRotatedAndCompressed waits (bounded) until the file at path is
+// empty and every closed segment is compressed, with neither its plain
+// file nor a temp file left. With no batch coming, a file with lines
+// rotates on the interval (a restarted collector's too, at any moment of
+// the wait) and each segment is compressed a grace later; how long that
+// takes depends on the host's load.
+func waitRotatedAndCompressed(t *testing.T, path string) {
 	t.Helper()
-	waitFor(t, "the compression of "+path+"'s segments", func() bool {
+	waitFor(t, "the rotation and compression of "+path, func() bool {
+		if fi, err := os.Stat(path); err == nil && fi.Size() > 0 {
+			return false
+		}
 		segs, err := filesink.Segments(path)
 		if err != nil {
 			return false
@@ -157,7 +163,7 @@ func TestRotationUnderLoadIsOneVerifiableLog(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	require.NoError(t, py.Wait(), "python writer: %s", pyOut.String())
-	waitCompressed(t, auditPath) // the last rotation's, a second's grace after it
+	waitRotatedAndCompressed(t, auditPath)
 	col.stop(t)
 
 	lines, segs := trailLines(t, auditPath)
@@ -313,7 +319,7 @@ func TestSIGKILLDuringRotationAndCompression(t *testing.T) {
 		<-col.done
 	}
 	col := startCollector(t, "collector-final", filepath.Join(dir, "final"), cfg, addr)
-	waitCompressed(t, auditPath) // the restart's
+	waitRotatedAndCompressed(t, auditPath) // the restart's rotation and compression
 	col.stop(t)
 
 	lines, segs := trailLines(t, auditPath)
