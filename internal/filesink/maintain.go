@@ -705,7 +705,7 @@ func (k *tornKept) removeLines(file string, match func(tornLine) bool) error {
 // file. It holds the writers' flock on the plain file meanwhile, and first
 // cuts off a torn last line a writer that had the path open before the
 // rotation left (see cutSegmentTail; onTorn is told). A segment written to
-// within grace is left for later: it returns how long to wait.
+// or rotated within grace is left for later: it returns how long to wait.
 func compressSegment(ctx context.Context, zc *compressor, seg Segment, now time.Time, grace time.Duration, onTorn func(string, fsutil.TornTail)) (time.Duration, error) {
 	in, writable, err := openSegment(seg.Plain)
 	if err != nil {
