@@ -55,6 +55,8 @@ func TestRotationNamesTheNextSegmentWithoutListing(t *testing.T) {
 	var lists listCounter
 	var ev rotationEvents
 	r := ev.hook(&Rotation{MaxBytes: 1, readDir: lists.readDir})
+	release := holdListings(r) // see TestRotationGoesOnWhileAnotherHoldsTheDirectoryLock
+	defer release()
 	s, err := New(Options{Path: path, Rotation: r})
 	require.NoError(t, err)
 	ctx := context.Background()
@@ -70,6 +72,7 @@ func TestRotationNamesTheNextSegmentWithoutListing(t *testing.T) {
 	for i := 7; i < 9; i++ {
 		require.NoError(t, s.WriteBatch(ctx, testSession, numberedLines(i, i)))
 	}
+	release()
 	require.NoError(t, s.Close())
 	require.Equal(t, 2, lists.count(), "listed again after another process rotated")
 	requireSeqs(t, path, 8)
@@ -206,6 +209,8 @@ func TestTemplatedFilesListOnceEach(t *testing.T) {
 	var lists listCounter
 	var ev rotationEvents
 	r := ev.hook(&Rotation{MaxBytes: 1, readDir: lists.readDir})
+	release := holdListings(r) // see TestRotationGoesOnWhileAnotherHoldsTheDirectoryLock
+	defer release()
 	s, err := New(Options{Path: filepath.Join(dir, "{session_id}.jsonl"), Rotation: r})
 	require.NoError(t, err)
 	ids := []string{testSession, "00000000-0000-4000-8000-000000000001", "00000000-0000-4000-8000-000000000002"}
@@ -214,6 +219,7 @@ func TestTemplatedFilesListOnceEach(t *testing.T) {
 			require.NoError(t, s.WriteBatch(context.Background(), id, numberedLines(i, i)))
 		}
 	}
+	release()
 	require.NoError(t, s.Close())
 	require.Equal(t, len(ids), lists.count())
 	for _, id := range ids {
@@ -233,6 +239,10 @@ func TestRotationGoesOnWhileAnotherHoldsTheDirectoryLock(t *testing.T) {
 	var lists listCounter
 	var ev rotationEvents
 	r := ev.hook(&Rotation{MaxBytes: 1, readDir: lists.readDir})
+	// A maintenance listing between a rotation's rename and its record of
+	// the segment made would make the next rotation list once more.
+	release := holdListings(r)
+	defer release()
 	s, err := New(Options{Path: path, Rotation: r})
 	require.NoError(t, err)
 	ctx := context.Background()
@@ -244,6 +254,7 @@ func TestRotationGoesOnWhileAnotherHoldsTheDirectoryLock(t *testing.T) {
 	for i := 4; i < 7; i++ {
 		require.NoError(t, s.WriteBatch(ctx, testSession, numberedLines(i, i)))
 	}
+	release()
 	require.NoError(t, s.Close())
 	require.Equal(t, 4, lists.count(), "once the lock is free, one listing, then from memory")
 	requireSeqs(t, path, 6)
