@@ -139,6 +139,14 @@ func TestAFileNamedAsALaterSegmentIsFollowed(t *testing.T) {
 	var mu sync.Mutex
 	var warned []string
 	r.OnIgnored = func(_ string, seg Segment) { mu.Lock(); warned = append(warned, filepath.Base(seg.Path)); mu.Unlock() }
+	// One maintenance listing, the one looked at, and none during a
+	// rotation: between its rename and its record of the segment made,
+	// one would make the next rotation list once more.
+	allow := make(chan struct{})
+	r.maintReadDir = func(d string) ([]os.DirEntry, error) {
+		<-allow
+		return os.ReadDir(d)
+	}
 	s, err := New(Options{Path: path, Rotation: r})
 	require.NoError(t, err)
 	ctx := context.Background()
@@ -151,6 +159,11 @@ func TestAFileNamedAsALaterSegmentIsFollowed(t *testing.T) {
 	later := namerFor(path).name(time.Now(), 50)
 	require.NoError(t, os.WriteFile(later, numberedLines(50, 50), 0o600))
 	s.maint.schedule(path)
+	select {
+	case allow <- struct{}{}:
+	case <-time.After(10 * time.Second):
+		t.Fatal("no maintenance listing")
+	}
 	require.Eventually(t, func() bool {
 		mu.Lock()
 		defer mu.Unlock()
@@ -163,6 +176,7 @@ func TestAFileNamedAsALaterSegmentIsFollowed(t *testing.T) {
 	}, 10*time.Second, 5*time.Millisecond, "and the later segment")
 	require.NoError(t, s.WriteBatch(ctx, testSession, numberedLines(3, 3)))
 	require.NoError(t, s.WriteBatch(ctx, testSession, numberedLines(4, 4)))
+	close(allow)
 	require.NoError(t, s.Close())
 	require.Equal(t, 2, lists.count(), "listed again once, then named after the segment made")
 	segs, err := Segments(path)
