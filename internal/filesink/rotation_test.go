@@ -399,7 +399,7 @@ func TestRotationUnderLoadWithPythonWriter(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, py, "-c", pyAppender, path, strconv.Itoa(pyLines), "200")
+	cmd := exec.CommandContext(ctx, py, "-c", pyAppender, path, strconv.Itoa(pyLines), "200", "take turns")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	require.NoError(t, cmd.Start())
