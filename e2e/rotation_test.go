@@ -78,6 +78,36 @@ func trailLines(t *testing.T, path string) (lines []string, segs []filesink.Segm
 // eventIDPattern finds a canonical line's event id.
 var eventIDPattern = regexp.MustCompile(`"event_id":"([0-9a-f-]{36})"`)
 
+// waitRotatedAndCompressed waits (bounded) until the file at path is
+// empty and every closed segment is compressed, with neither its plain
+// file nor a temp file left. With no batch coming, a file with lines
+// rotates on the interval (a restarted collector's too, at any moment of
+// the wait) and each segment is compressed a grace later; how long that
+// takes depends on the host's load.
+func waitRotatedAndCompressed(t *testing.T, path string) {
+	t.Helper()
+	waitFor(t, "the rotation and compression of "+path, func() bool {
+		if fi, err := os.Stat(path); err == nil && fi.Size() > 0 {
+			return false
+		}
+		segs, err := filesink.Segments(path)
+		if err != nil {
+			return false
+		}
+		for _, s := range segs {
+			if !s.Compressed {
+				return false
+			}
+			for _, p := range []string{s.Plain, s.Plain + ".zst.tmp"} {
+				if _, err := os.Lstat(p); err == nil {
+					return false
+				}
+			}
+		}
+		return true
+	})
+}
+
 // eventID returns the event id of a whole canonical line, failing on a
 // torn one.
 func eventID(t *testing.T, l string) string {
@@ -133,8 +163,7 @@ func TestRotationUnderLoadIsOneVerifiableLog(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	require.NoError(t, py.Wait(), "python writer: %s", pyOut.String())
-	// Room for the last rotation's compression (a second's grace).
-	time.Sleep(1500 * time.Millisecond)
+	waitRotatedAndCompressed(t, auditPath)
 	col.stop(t)
 
 	lines, segs := trailLines(t, auditPath)
@@ -290,7 +319,7 @@ func TestSIGKILLDuringRotationAndCompression(t *testing.T) {
 		<-col.done
 	}
 	col := startCollector(t, "collector-final", filepath.Join(dir, "final"), cfg, addr)
-	time.Sleep(1500 * time.Millisecond) // the restart's compression
+	waitRotatedAndCompressed(t, auditPath) // the restart's rotation and compression
 	col.stop(t)
 
 	lines, segs := trailLines(t, auditPath)

@@ -2,6 +2,7 @@ package filesink
 
 import (
 	"os"
+	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -18,4 +19,14 @@ func fileBirth(f *os.File) (time.Time, bool) {
 		return time.Time{}, false
 	}
 	return time.Unix(st.Btime.Sec, int64(st.Btime.Nsec)), true
+}
+
+// changeTime returns the inode's change time, which a rename sets: for a
+// segment whose rotation came after its last write, the rotation's time.
+func changeTime(fi os.FileInfo) (time.Time, bool) {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return time.Time{}, false
+	}
+	return time.Unix(st.Ctim.Unix()), true
 }

@@ -17,10 +17,14 @@ import (
 )
 
 // pyAppender appends lines the way the Python JsonlOutboxSink does: open in
-// append mode per line, flock(LOCK_EX), write, flush, unlock, close.
+// append mode per line, flock(LOCK_EX), write, flush, unlock, close. With
+// a fourth argument it waits, halfway, until another writer has appended
+// after its line or rotated the file (at most 60 s), so the writers surely
+// take turns however a loaded host schedules them.
 const pyAppender = `
-import fcntl, sys
+import fcntl, os, sys, time
 path, n, pad = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+turn = len(sys.argv) > 4
 for i in range(n):
     p = pad * 40 if i % 97 == 0 else pad  # a few long lines exceed Python's 8 KiB buffer
     line = '{"i":%d,"pad":"%s","w":"py"}\n' % (i, "x" * p)
@@ -28,7 +32,20 @@ for i in range(n):
         fcntl.flock(f.fileno(), fcntl.LOCK_EX)
         f.write(line)
         f.flush()
+        end, ino = f.tell(), os.fstat(f.fileno()).st_ino
         fcntl.flock(f.fileno(), fcntl.LOCK_UN)
+    if turn and i == n // 2:
+        deadline = time.monotonic() + 60
+        while True:  # until the file grew, or was rotated (by a write)
+            try:
+                st = os.stat(path)
+                if st.st_ino != ino or st.st_size > end:
+                    break
+            except FileNotFoundError:
+                pass
+            if time.monotonic() > deadline:
+                sys.exit("no other writer appended")
+            time.sleep(0.001)
 `
 
 // goBatches writes lines in batches through its own Sink (its own
@@ -126,7 +143,7 @@ func TestInteropWithPythonWriter(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, py, "-c", pyAppender, path, strconv.Itoa(pyLines), "300")
+	cmd := exec.CommandContext(ctx, py, "-c", pyAppender, path, strconv.Itoa(pyLines), "300", "take turns")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	require.NoError(t, cmd.Start())

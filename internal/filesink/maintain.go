@@ -705,7 +705,7 @@ func (k *tornKept) removeLines(file string, match func(tornLine) bool) error {
 // file. It holds the writers' flock on the plain file meanwhile, and first
 // cuts off a torn last line a writer that had the path open before the
 // rotation left (see cutSegmentTail; onTorn is told). A segment written to
-// within grace is left for later: it returns how long to wait.
+// or rotated within grace is left for later: it returns how long to wait.
 func compressSegment(ctx context.Context, zc *compressor, seg Segment, now time.Time, grace time.Duration, onTorn func(string, fsutil.TornTail)) (time.Duration, error) {
 	in, writable, err := openSegment(seg.Plain)
 	if err != nil {
@@ -734,10 +734,8 @@ func compressSegment(ctx context.Context, zc *compressor, seg Segment, now time.
 	if err != nil {
 		return 0, fmt.Errorf("compress %s: %w", seg.Plain, err)
 	}
-	// A time ahead of the clock by more than grace was written before the
-	// clock went back: no write came since, so the segment is quiet.
-	if quiet := now.Sub(fi.ModTime()); quiet < grace && quiet > -grace {
-		return grace - quiet, nil
+	if wait := untilQuiet(fi, now, grace); wait > 0 {
+		return wait, nil
 	}
 	if _, err := os.Lstat(seg.Plain); err != nil {
 		return 0, nil // removed while we waited for the lock
@@ -764,6 +762,26 @@ func compressSegment(ctx context.Context, zc *compressor, seg Segment, now time.
 		return 0, fmt.Errorf("sync directory of %s: %w", seg.Plain, err)
 	}
 	return 0, nil
+}
+
+// untilQuiet is how long to wait until the segment fi has been left alone
+// for grace: since its last write, and since its rotation, whose rename
+// sets the change time. A writer that opened the path just before the
+// rename may still be waiting for the lock to append its line, however
+// long the file was quiet before. A time ahead of the clock by more than
+// grace was set before the clock went back: nothing came since.
+func untilQuiet(fi os.FileInfo, now time.Time, grace time.Duration) time.Duration {
+	times := []time.Time{fi.ModTime()}
+	if changed, ok := changeTime(fi); ok {
+		times = append(times, changed)
+	}
+	var wait time.Duration
+	for _, t := range times {
+		if quiet := now.Sub(t); quiet < grace && quiet > -grace {
+			wait = max(wait, grace-quiet)
+		}
+	}
+	return wait
 }
 
 // A path whose compression failed is looked at again after

@@ -55,6 +55,8 @@ func TestRotationNamesTheNextSegmentWithoutListing(t *testing.T) {
 	var lists listCounter
 	var ev rotationEvents
 	r := ev.hook(&Rotation{MaxBytes: 1, readDir: lists.readDir})
+	release := holdListings(r) // see TestRotationGoesOnWhileAnotherHoldsTheDirectoryLock
+	defer release()
 	s, err := New(Options{Path: path, Rotation: r})
 	require.NoError(t, err)
 	ctx := context.Background()
@@ -70,6 +72,7 @@ func TestRotationNamesTheNextSegmentWithoutListing(t *testing.T) {
 	for i := 7; i < 9; i++ {
 		require.NoError(t, s.WriteBatch(ctx, testSession, numberedLines(i, i)))
 	}
+	release()
 	require.NoError(t, s.Close())
 	require.Equal(t, 2, lists.count(), "listed again after another process rotated")
 	requireSeqs(t, path, 8)
@@ -136,6 +139,14 @@ func TestAFileNamedAsALaterSegmentIsFollowed(t *testing.T) {
 	var mu sync.Mutex
 	var warned []string
 	r.OnIgnored = func(_ string, seg Segment) { mu.Lock(); warned = append(warned, filepath.Base(seg.Path)); mu.Unlock() }
+	// One maintenance listing, the one looked at, and none during a
+	// rotation: between its rename and its record of the segment made,
+	// one would make the next rotation list once more.
+	allow := make(chan struct{})
+	r.maintReadDir = func(d string) ([]os.DirEntry, error) {
+		<-allow
+		return os.ReadDir(d)
+	}
 	s, err := New(Options{Path: path, Rotation: r})
 	require.NoError(t, err)
 	ctx := context.Background()
@@ -148,6 +159,11 @@ func TestAFileNamedAsALaterSegmentIsFollowed(t *testing.T) {
 	later := namerFor(path).name(time.Now(), 50)
 	require.NoError(t, os.WriteFile(later, numberedLines(50, 50), 0o600))
 	s.maint.schedule(path)
+	select {
+	case allow <- struct{}{}:
+	case <-time.After(10 * time.Second):
+		t.Fatal("no maintenance listing")
+	}
 	require.Eventually(t, func() bool {
 		mu.Lock()
 		defer mu.Unlock()
@@ -160,6 +176,7 @@ func TestAFileNamedAsALaterSegmentIsFollowed(t *testing.T) {
 	}, 10*time.Second, 5*time.Millisecond, "and the later segment")
 	require.NoError(t, s.WriteBatch(ctx, testSession, numberedLines(3, 3)))
 	require.NoError(t, s.WriteBatch(ctx, testSession, numberedLines(4, 4)))
+	close(allow)
 	require.NoError(t, s.Close())
 	require.Equal(t, 2, lists.count(), "listed again once, then named after the segment made")
 	segs, err := Segments(path)
@@ -206,6 +223,8 @@ func TestTemplatedFilesListOnceEach(t *testing.T) {
 	var lists listCounter
 	var ev rotationEvents
 	r := ev.hook(&Rotation{MaxBytes: 1, readDir: lists.readDir})
+	release := holdListings(r) // see TestRotationGoesOnWhileAnotherHoldsTheDirectoryLock
+	defer release()
 	s, err := New(Options{Path: filepath.Join(dir, "{session_id}.jsonl"), Rotation: r})
 	require.NoError(t, err)
 	ids := []string{testSession, "00000000-0000-4000-8000-000000000001", "00000000-0000-4000-8000-000000000002"}
@@ -214,6 +233,7 @@ func TestTemplatedFilesListOnceEach(t *testing.T) {
 			require.NoError(t, s.WriteBatch(context.Background(), id, numberedLines(i, i)))
 		}
 	}
+	release()
 	require.NoError(t, s.Close())
 	require.Equal(t, len(ids), lists.count())
 	for _, id := range ids {
@@ -233,6 +253,10 @@ func TestRotationGoesOnWhileAnotherHoldsTheDirectoryLock(t *testing.T) {
 	var lists listCounter
 	var ev rotationEvents
 	r := ev.hook(&Rotation{MaxBytes: 1, readDir: lists.readDir})
+	// A maintenance listing between a rotation's rename and its record of
+	// the segment made would make the next rotation list once more.
+	release := holdListings(r)
+	defer release()
 	s, err := New(Options{Path: path, Rotation: r})
 	require.NoError(t, err)
 	ctx := context.Background()
@@ -244,6 +268,7 @@ func TestRotationGoesOnWhileAnotherHoldsTheDirectoryLock(t *testing.T) {
 	for i := 4; i < 7; i++ {
 		require.NoError(t, s.WriteBatch(ctx, testSession, numberedLines(i, i)))
 	}
+	release()
 	require.NoError(t, s.Close())
 	require.Equal(t, 4, lists.count(), "once the lock is free, one listing, then from memory")
 	requireSeqs(t, path, 6)

@@ -26,6 +26,10 @@ func TestReplayDoesNotResendWhenTheOffsetCannotBeSaved(t *testing.T) {
 	}
 	f.srv.up()
 	require.Eventually(t, func() bool { return len(f.srv.acceptedEvents(t)) >= 30 }, 10*time.Second, 10*time.Millisecond)
+	// The failed save is logged after the endpoint took the lines.
+	require.Eventually(t, func() bool {
+		return f.logs.FilterMessageSnippet("Spool could not save").FilterLevelExact(zapcore.ErrorLevel).Len() > 0
+	}, 10*time.Second, 10*time.Millisecond)
 	time.Sleep(20 * 20 * time.Millisecond) // twenty replay intervals, each a resend before
 	assert.Equal(t, seqRange(1, 30), seqs(f.srv.acceptedEvents(t)))
 	assert.Equal(t, 1, f.logs.FilterMessageSnippet("Spool could not save").FilterLevelExact(zapcore.ErrorLevel).Len())
