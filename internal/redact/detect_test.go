@@ -57,6 +57,8 @@ func TestDetectorsCutEachKind(t *testing.T) {
 		{"pem", "key:\n" + pemBlock + "\ndone", "key:\n[REDACTED:pem_private_key]\ndone", KindPEMPrivateKey},
 		{"pem cut short", "x " + pemBlock[:80], "x [REDACTED:pem_private_key]", KindPEMPrivateKey},
 		{"url password", "git clone https://alice:s3cr3t-Pa55@git.example.com/r.git", "git clone https://alice:[REDACTED:url_password]@git.example.com/r.git", KindURLPassword},
+		{"url password holding a '/' after URLs with none", "see http://a:b/c d@e, http://x:y/z and https://app:Xk9/q2#Z@db/p",
+			"see http://a:b/c d@e, http://x:y/z and https://app:[REDACTED:url_password]@db/p", KindURLPassword},
 		{"github token as a URL's user", "git clone https://" + ghToken + "@github.com/o/r.git", "git clone https://[REDACTED:github_token]@github.com/o/r.git", KindGitHubToken},
 		{"openai key as a URL's user", "curl https://" + openaiKey + "@api.example.com/v1", "curl https://[REDACTED:openai_key]@api.example.com/v1", KindOpenAIKey},
 		{"env password", "DB_PASSWORD=hunter2", "DB_PASSWORD=[REDACTED:password]", KindPassword},

@@ -62,6 +62,8 @@ type scanner struct {
 	// probe: only report whether a detector might cut anything, looser
 	// than scan (see Redactor.mayCut); hit is the answer.
 	probe, hit bool
+	// ats is what atAfter searched last.
+	ats atSearch
 }
 
 func (sc *scanner) add(lo, hi int, k Kind) {
@@ -1299,7 +1301,7 @@ func (sc *scanner) urlPassword(a int) int {
 		if strings.EqualFold(s[a:end], "hooks.slack.com") {
 			return sc.slackWebhook(end)
 		}
-		if at = delimitedUserinfoEnd(s, a, end); at < 0 {
+		if at = sc.delimitedUserinfoEnd(a, end); at < 0 {
 			return a
 		}
 	} else {
@@ -1323,20 +1325,47 @@ const maxUserinfo = 256
 // does (postgres://app:x/y#z@db/prod); -1 when there is none. The text
 // before the delimiter must be user:something, where something is no
 // port (https://host:8080/@me is a path).
-func delimitedUserinfoEnd(s string, a, end int) int {
+func (sc *scanner) delimitedUserinfoEnd(a, end int) int {
+	s := sc.s
 	colon := strings.IndexByte(s[a:end], ':')
 	if end >= len(s) || colon < 0 || s[end] != '/' && s[end] != '?' && s[end] != '#' || allDigits(s[a+colon+1:end]) {
 		return -1
 	}
-	for k := end; k < len(s) && k-end < maxUserinfo; k++ {
-		switch s[k] {
-		case '@':
-			return k
-		case '"', '\'', ' ', '\t', '\r', '\n', '<', '>':
-			return -1
-		}
+	at := sc.atAfter(end)
+	if at < 0 || at-end >= maxUserinfo || strings.ContainsAny(s[end:at], "\"' \t\r\n<>") {
+		return -1
 	}
+	return at
+}
+
+// atAfter returns the first '@' at or after k, -1 if none before
+// k+maxUserinfo. What it searched is remembered (ats), so that many URLs
+// on one line without one do not each search the same stretch again.
+func (sc *scanner) atAfter(k int) int {
+	c := &sc.ats
+	lim := min(len(sc.s), k+maxUserinfo)
+	switch {
+	case !c.set || k < c.from || c.at >= 0 && k > c.at || c.at < 0 && k > c.to:
+		*c = atSearch{set: true, from: k, to: k, at: -1}
+	case c.at >= 0:
+		return c.at // the first '@' at or after c.from, and k is between
+	}
+	if c.to >= lim {
+		return -1
+	}
+	if j := strings.IndexByte(sc.s[c.to:lim], '@'); j >= 0 {
+		c.at = c.to + j
+		return c.at
+	}
+	c.to = lim
 	return -1
+}
+
+// atSearch is what atAfter found: no '@' in s[from:to], or, when at is
+// not -1, the first '@' after from at at.
+type atSearch struct {
+	set          bool
+	from, to, at int
 }
 
 func allDigits(s string) bool {
