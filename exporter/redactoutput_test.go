@@ -146,9 +146,15 @@ func TestHeaderAfterEscapedLineBreak(t *testing.T) {
 func TestPgpassLines(t *testing.T) {
 	out := "db.internal:5432:prod:app:" + "Tr0ub4dorhkPkenG5\n" +
 		"*:*:*:replicator:" + "q8Zr2L\\:mN5pX7\r\n" +
+		"*:5432:prod:app:" + "Lk2Jh7Gf4Ds\n" +
+		"db.internal:*:prod:app:" + "Qw8Er5Ty2Ui\n" +
+		"*:*:prod:app:" + "Zx3Cv6Bn9Ma\n" +
 		"10.0.0.7:6432:*:postgres:" + "v9Yt3KcW1sQe"
 	want := "db.internal:5432:prod:app:[REDACTED:password]\n" +
 		"*:*:*:replicator:[REDACTED:password]\r\n" +
+		"*:5432:prod:app:[REDACTED:password]\n" +
+		"db.internal:*:prod:app:[REDACTED:password]\n" +
+		"*:*:prod:app:[REDACTED:password]\n" +
 		"10.0.0.7:6432:*:postgres:[REDACTED:password]"
 	assert.Equal(t, want, writtenStdout(t, out))
 	kept := "main.go:12:5: undefined: x\n10:30:00\naa:bb:cc:dd:ee\nfe80::1:2:3\n" +

@@ -1439,10 +1439,11 @@ func (sc *scanner) pgpassLine(i, j int) (int, bool) {
 	for ls > 0 && i-ls <= maxPgpassHost && hostByte(s[ls-1]) {
 		ls--
 	}
-	for n := 0; n < 3 && ls >= 2 && s[ls-1] == ':' && s[ls-2] == '*'; n++ {
+	stars := 0
+	for ; stars < 3 && ls >= 2 && s[ls-1] == ':' && s[ls-2] == '*'; stars++ {
 		ls -= 2 // *:*:*:user:password
 	}
-	if ls > 0 && s[ls-1] != '\n' || ls < i && s[ls] == '.' {
+	if ls > 0 && s[ls-1] != '\n' || ls < i && s[ls] == '.' || !pgpassPortFits(s, i, j, stars) {
 		return 0, false
 	}
 	end := lineEnd(s, j)
@@ -1466,6 +1467,28 @@ func (sc *scanner) pgpassLine(i, j int) (int, bool) {
 		return end, true
 	}
 	return sc.cutValue(colons[3]+1, end, KindPassword), true
+}
+
+// pgpassPortFits is a look at the port field before the line is read, so
+// that text with a word and a colon at a line's start ("key: value",
+// "INFO:") costs no read of the line: after a host (no '*' field before
+// the run s[i:j]) the port follows the run; after one '*' it is the run.
+func pgpassPortFits(s string, i, j, stars int) bool {
+	switch stars {
+	case 0:
+		k := j + 1
+		if k+1 < len(s) && s[k] == '*' && s[k+1] == ':' {
+			return true
+		}
+		n := 0
+		for n < 6 && k+n < len(s) && isDigit(s[k+n]) {
+			n++
+		}
+		return n >= 4 && n <= 5 && k+n < len(s) && s[k+n] == ':'
+	case 1:
+		return j-i >= 4 && j-i <= 5 && allDigits(s[i:j])
+	}
+	return true
 }
 
 // pgpassFields reports whether the first four fields of a line are those
