@@ -322,10 +322,11 @@ func (s *Sink) opened(of *openFile) {
 
 // replaceFile puts f, whose identity is fi, in place of of's descriptor,
 // with made the segment of path a rotation made just before opening it
-// (Seq 0: none). Called with of.mu held and a reference on of.
+// (Seq 0: none). Called with of.mu held and a reference on of. A cut
+// found in the old file (of.cut) left with it.
 func (s *Sink) replaceFile(of *openFile, f *os.File, fi os.FileInfo, made Segment) {
 	old := of.f
-	of.f, of.ident, of.end, of.made, of.opened = f, fi, -1, made, time.Now()
+	of.f, of.ident, of.end, of.made, of.opened, of.cut = f, fi, -1, made, time.Now(), false
 	s.opened(of)
 	if err := old.Close(); err != nil {
 		// Like an evicted file's: reported by Close, not by this write,
