@@ -513,7 +513,9 @@ const maxUnsyncedPaths = 4096
 // keepUnsyncedLocked keeps of's unsynced directories for the path's next
 // open; past maxUnsyncedPaths every later open of an existing file syncs
 // the directories from the base's parent down to it instead, which covers
-// whatever it could have lost. Called with s.mu held.
+// whatever it could have lost. Called with s.mu held, from dropLocked:
+// of.unsynced is read without of.mu, which nobody holds then (of has no
+// reference left) or its opener holds (acquire, when the open failed).
 func (s *Sink) keepUnsyncedLocked(of *openFile) {
 	switch {
 	case len(of.unsynced) == 0:
