@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -68,4 +69,68 @@ func TestAFileGrowingUnderTheSinkIsNoCut(t *testing.T) {
 	require.NoError(t, s.WriteBatch(ctx, testSession, numberedLines(3, 3)))
 	require.NoError(t, s.Close())
 	require.False(t, called)
+}
+
+// TestATornLineAfterAnIdleCutIsAKilledWriters: a cut the interval's
+// rotation finds goes with the file to its segment, and a cut to nothing
+// leaves no torn line: a torn line the next write finds at the path is a
+// killed writer's, not the cut's.
+func TestATornLineAfterAnIdleCutIsAKilledWriters(t *testing.T) {
+	for name, cut := range map[string]struct {
+		to       func(written int64) int64
+		segments int
+	}{
+		"inside the last line, rotated": {func(w int64) int64 { return w - 5 }, 1},
+		"to nothing, not rotated":       {func(int64) int64 { return 0 }, 0},
+	} {
+		t.Run(name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "events.jsonl")
+			sites := tornSitesAfterIdleCut(t, path, cut.to)
+			segs, err := Segments(path)
+			require.NoError(t, err)
+			require.Len(t, segs, cut.segments)
+			require.Equal(t, []TornSite{TornInAuditFile}, sites, "the torn line is a killed writer's")
+		})
+	}
+}
+
+// tornSitesAfterIdleCut writes lines to path, cuts the file back to
+// cutTo(written), lets the interval's rotation look at it, leaves a killed
+// writer's torn line, writes again, and returns the torn lines' sites.
+func tornSitesAfterIdleCut(t *testing.T, path string, cutTo func(written int64) int64) []TornSite {
+	t.Helper()
+	clock := &fakeClock{t: time.Date(2026, 12, 7, 6, 0, 0, 0, time.UTC)}
+	var ev rotationEvents
+	r := ev.hook(&Rotation{Interval: time.Hour})
+	clock.drive(r)
+	var mu sync.Mutex
+	var sites []TornSite
+	s, err := New(Options{Path: path, Rotation: r, OnTornTail: func(_ string, _ fsutil.TornTail, site TornSite) {
+		mu.Lock()
+		sites = append(sites, site)
+		mu.Unlock()
+	}})
+	require.NoError(t, err)
+	ctx := context.Background()
+	first := numberedLines(0, 4)
+	require.NoError(t, s.WriteBatch(ctx, testSession, first))
+	require.NoError(t, os.Truncate(path, cutTo(int64(len(first)))))
+	clock.add(time.Hour)
+	s.mu.Lock()
+	of := s.files[path]
+	of.refs++
+	s.mu.Unlock()
+	s.rotateIfDue(ctx, of)
+	s.release(of)
+
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	require.NoError(t, err)
+	_, err = f.WriteString(`{"data":{"cut short`)
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+	require.NoError(t, s.WriteBatch(ctx, testSession, numberedLines(5, 5)))
+	require.NoError(t, s.Close())
+	mu.Lock()
+	defer mu.Unlock()
+	return sites
 }

@@ -197,7 +197,7 @@ func TestUnsyncedDirectoriesKeptForEvictedFilesAreBounded(t *testing.T) {
 		require.ErrorIs(t, s.WriteBatch(ctx, session(i), numberedLines(0, 0)), unix.EIO)
 	}
 	s.mu.Lock()
-	kept := len(s.unsynced)
+	kept := len(s.dirty)
 	s.mu.Unlock()
 	require.LessOrEqual(t, kept, maxUnsyncedPaths)
 
@@ -206,4 +206,20 @@ func TestUnsyncedDirectoriesKeptForEvictedFilesAreBounded(t *testing.T) {
 	require.NoError(t, s.WriteBatch(ctx, last, numberedLines(1, 1)))
 	require.Subset(t, ds.syncedList(), []string{base, filepath.Join(base, last)},
 		"a path no longer remembered syncs its directories before its batch")
+}
+
+// TestAFileInADirectoryAnotherPathMadeWaitsForItsSync: a directory made
+// for one path whose entry's sync failed holds the other paths' files
+// too: none is acknowledged in until that sync succeeds.
+func TestAFileInADirectoryAnotherPathMadeWaitsForItsSync(t *testing.T) {
+	parent := t.TempDir()
+	base := filepath.Join(parent, "audit")
+	s, ds := dirSyncSink(t, filepath.Join(base, "{session_id}.jsonl"), FsyncBatch, nil, 0)
+	ds.failWhen(func(dir string) bool { return dir == parent })
+	ctx := context.Background()
+	require.ErrorIs(t, s.WriteBatch(ctx, testSession, numberedLines(0, 0)), unix.EIO)
+	const other = "0e4a2a7c-3b1f-4c55-9d0e-7f6b5a4c3d2e"
+	require.ErrorIs(t, s.WriteBatch(ctx, other, numberedLines(0, 0)), unix.EIO,
+		"the entry of the directory holding the file is not durable")
+	requireNotAckedUntilSynced(t, s, ds, other, filepath.Join(base, other+".jsonl"), parent)
 }

@@ -26,12 +26,12 @@ func (s *Sink) leftThePath(of *openFile) {
 // cutBack tells OnCutBack that of's file, still at the path, holds size
 // bytes where this sink's last append left it longer. The end is then
 // unknown, so the last byte is read (repairTail): the cut may have left a
-// line torn.
+// line torn; a cut to nothing cannot have (of.cut).
 func (s *Sink) cutBack(of *openFile, size int64) {
 	if s.onCutBack != nil {
 		s.onCutBack(of.path, of.end, size)
 	}
-	of.end, of.cut = -1, true
+	of.end, of.cut = -1, size > 0
 }
 
 // rotatedByOther returns the closed segment of of.path that of's file now

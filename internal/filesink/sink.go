@@ -61,11 +61,12 @@ type Sink struct {
 	wake    chan struct{}
 	closed  bool
 	errs    []error // close errors of evicted files, reported by Close
-	// unsynced keeps, per path, the openFile.unsynced of a file dropped
-	// from the cache before a sync of them succeeded: the next open of
-	// the path finds its file there and would not know to sync them.
+	// dirty holds the directories with a new entry whose sync failed
+	// and that no sync has made durable since: every open of a file below
+	// one syncs it before a batch is acknowledged (see open), whichever
+	// path made the entry, and whether or not its file is still cached.
 	// Past maxUnsyncedPaths, syncEveryOpen is set instead, for good.
-	unsynced      map[string][]string
+	dirty         map[string]struct{}
 	syncEveryOpen bool
 
 	// live counts descriptors actually open and peak is its high-water
@@ -109,9 +110,9 @@ type openFile struct {
 	opened time.Time
 	// unsynced lists the directories holding a new entry of the file's
 	// (the file, a directory above it, a rotation's rename) that no sync
-	// has made durable yet, outermost first; a batch is acknowledged only
-	// once they are synced (syncEntries). nil with FsyncNever. Guarded by
-	// mu.
+	// has made durable yet, or another path's new entry above it
+	// (Sink.dirty); a batch is acknowledged only once they are synced
+	// (syncEntries). nil with FsyncNever. Guarded by mu.
 	unsynced []string
 	// cut is set when the file was found cut back (cutBack) and not yet
 	// read for the torn line the cut may have left; guarded by mu.
@@ -146,7 +147,7 @@ func New(opts Options) (*Sink, error) {
 		onRotatedByOther: opts.OnRotatedByOther,
 		onOpened:         opts.OnOpened,
 		files:            make(map[string]*openFile),
-		unsynced:         make(map[string][]string),
+		dirty:            make(map[string]struct{}),
 		dirTurn:          make(chan struct{}, 1),
 		lru:              list.New(),
 		wake:             make(chan struct{}),
@@ -230,7 +231,8 @@ func (of *openFile) sizeIfCurrent() (int64, bool, error) {
 // open opens of's file at of.path (creating it as a first open would,
 // after beforeCreate when set) and records its identity. A new entry
 // whose directory sync failed, even when the open then fails, joins
-// of.unsynced. Called with of.mu held.
+// of.unsynced, as do the dirty directories above the file (Sink.dirty).
+// Called with of.mu held.
 func (s *Sink) open(of *openFile, beforeCreate func() error) (*os.File, os.FileInfo, error) {
 	var syncDir func(string) error
 	if s.fsync != FsyncNever {
@@ -238,7 +240,28 @@ func (s *Sink) open(of *openFile, beforeCreate func() error) (*os.File, os.FileI
 	}
 	f, fi, unsynced, err := s.openAt(of.path, syncDir, beforeCreate)
 	s.madeEntries(of, unsynced...)
+	s.madeEntries(of, s.dirtyAbove(of.path)...)
 	return f, fi, err
+}
+
+// dirtyAbove returns the dirty directories path lies below, or with
+// syncEveryOpen set, every directory that may be one (dirsToSync).
+func (s *Sink) dirtyAbove(path string) []string {
+	if s.fsync == FsyncNever {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.syncEveryOpen {
+		return s.dirsToSync(path)
+	}
+	var above []string
+	for d := range s.dirty {
+		if rel, err := filepath.Rel(d, path); err == nil && filepath.IsLocal(rel) {
+			above = append(above, d)
+		}
+	}
+	return above
 }
 
 // openAt opens the file at path inside the template's base (openInside)
@@ -259,15 +282,22 @@ func (s *Sink) openAt(path string, syncDir func(string) error, beforeCreate func
 
 // madeEntries adds dirs, holding new entries of of's file that no sync
 // made durable, to those a batch syncs before it is acknowledged; with
-// FsyncNever flushing is left to the kernel, as for the lines. Called with
-// of.mu held.
+// FsyncNever flushing is left to the kernel, as for the lines. They are
+// dirty (Sink.dirty) until synced. Called with of.mu held.
 func (s *Sink) madeEntries(of *openFile, dirs ...string) {
-	if s.fsync == FsyncNever {
+	if s.fsync == FsyncNever || len(dirs) == 0 {
 		return
 	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	for _, d := range dirs {
 		if !slices.Contains(of.unsynced, d) {
 			of.unsynced = append(of.unsynced, d)
+		}
+		if _, ok := s.dirty[d]; !ok && len(s.dirty) >= maxUnsyncedPaths {
+			s.syncEveryOpen = true
+		} else {
+			s.dirty[d] = struct{}{}
 		}
 	}
 }
@@ -283,6 +313,9 @@ func (s *Sink) syncEntries(of *openFile) error {
 			return fmt.Errorf("sync directory %s for the new entry of %s: %w", dir, of.path, err)
 		}
 		of.unsynced = of.unsynced[1:]
+		s.mu.Lock()
+		delete(s.dirty, dir)
+		s.mu.Unlock()
 	}
 	of.unsynced = nil
 	return nil
@@ -322,10 +355,11 @@ func (s *Sink) opened(of *openFile) {
 
 // replaceFile puts f, whose identity is fi, in place of of's descriptor,
 // with made the segment of path a rotation made just before opening it
-// (Seq 0: none). Called with of.mu held and a reference on of.
+// (Seq 0: none). Called with of.mu held and a reference on of. A cut
+// found in the old file (of.cut) left with it.
 func (s *Sink) replaceFile(of *openFile, f *os.File, fi os.FileInfo, made Segment) {
 	old := of.f
-	of.f, of.ident, of.end, of.made, of.opened = f, fi, -1, made, time.Now()
+	of.f, of.ident, of.end, of.made, of.opened, of.cut = f, fi, -1, made, time.Now(), false
 	s.opened(of)
 	if err := old.Close(); err != nil {
 		// Like an evicted file's: reported by Close, not by this write,
@@ -434,11 +468,7 @@ func (s *Sink) acquire(ctx context.Context, path string) (*openFile, error) {
 			}
 			continue
 		}
-		of := &openFile{path: path, refs: 1, end: -1, unsynced: s.unsynced[path]}
-		delete(s.unsynced, path)
-		if s.syncEveryOpen && s.fsync != FsyncNever {
-			of.unsynced = s.dirsToSync(path)
-		}
+		of := &openFile{path: path, refs: 1, end: -1}
 		of.mu.Lock() // others wait on it until the file is open
 		of.elem = s.lru.PushFront(of)
 		s.files[path] = of
@@ -494,7 +524,6 @@ func (s *Sink) dropLocked(of *openFile) {
 		delete(s.files, of.path)
 		s.lru.Remove(of.elem)
 		s.forgetMark(of.path)
-		s.keepUnsyncedLocked(of)
 	}
 	if of.refs == 0 && of.f != nil {
 		s.live.Add(-1)
@@ -505,23 +534,9 @@ func (s *Sink) dropLocked(of *openFile) {
 	}
 }
 
-// maxUnsyncedPaths bounds Sink.unsynced: a disk that fails directory
-// syncs while a templated path opens file after file would grow it.
+// maxUnsyncedPaths bounds Sink.dirty: a disk that fails directory syncs
+// while a templated path makes directory after directory would grow it.
 const maxUnsyncedPaths = 4096
-
-// keepUnsyncedLocked keeps of's unsynced directories for the path's next
-// open; past maxUnsyncedPaths every later open of an existing file syncs
-// the directories from the base's parent down to it instead, which covers
-// whatever it could have lost. Called with s.mu held.
-func (s *Sink) keepUnsyncedLocked(of *openFile) {
-	switch {
-	case len(of.unsynced) == 0:
-	case len(s.unsynced) < maxUnsyncedPaths:
-		s.unsynced[of.path] = of.unsynced
-	default:
-		s.syncEveryOpen = true
-	}
-}
 
 // dirsToSync is what an open of the existing file at path syncs once
 // syncEveryOpen is set: each directory from the base's parent down to the

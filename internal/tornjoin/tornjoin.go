@@ -12,11 +12,6 @@ import (
 	"github.com/sandboxaudit/sandboxaudit/auditevent"
 )
 
-// MaxCandidates bounds the places in one line checked as the start of a
-// whole event line, so that a hostile line costs at most this many linear
-// checks over reading it.
-const MaxCandidates = 64
-
 // lineStart is how every canonical event line begins: keys are sorted, so
 // data comes first, and it is always an object.
 const lineStart = `{"data":{`
@@ -24,9 +19,9 @@ const lineStart = `{"data":{`
 // Find reports where a whole canonical event line begins in text, a line
 // without its newline that is not itself an event: text[n:] is exactly a
 // line some writer wrote whole, and n > 0 is the length of the torn piece
-// before it. A canonical line has no proper suffix that is one (any "{"
-// inside it opens an object that closes before its end, or sits in a
-// string, whose quotes are escaped), so at most one place fits.
+// before it. The only place that fits is where the object that closes at
+// the end of text opens (openingOf), whatever the piece holds: one scan
+// and one check, however hostile the line.
 func Find(text []byte) (n int, ok bool) {
 	return find(text, isCanonicalEvent)
 }
@@ -34,25 +29,51 @@ func Find(text []byte) (n int, ok bool) {
 // find is Find with the check of a candidate given, so a test can count
 // the checks.
 func find(text []byte, whole func([]byte) bool) (int, bool) {
-	if len(text) < 2 || text[len(text)-1] != '}' {
+	i, ok := openingOf(text)
+	if !ok || i == 0 || !hasLineStart(text[i:]) || !whole(text[i:]) {
+		return 0, false
+	}
+	return i, true
+}
+
+// openingOf returns where the object that text ends with opens, read
+// backwards from its last byte. Read from the end, every byte of a JSON
+// value up to its opening brace is the value's own, so quotes (those not
+// escaped by an odd run of backslashes) and brackets are read as the
+// writer wrote them; the torn piece before it is never reached.
+func openingOf(text []byte) (int, bool) {
+	if len(text) == 0 || text[len(text)-1] != '}' {
 		return 0, false // no event line ends here
 	}
-	tried := 0
-	for i := 1; i < len(text) && tried < MaxCandidates; i++ {
-		j := bytes.IndexByte(text[i:], '{')
-		if j < 0 {
-			break
-		}
-		i += j
-		if !hasLineStart(text[i:]) {
+	depth, inString := 0, false
+	for i := len(text) - 1; i >= 0; i-- {
+		c := text[i]
+		if c == '"' && !escaped(text, i) {
+			inString = !inString
 			continue
 		}
-		tried++
-		if whole(text[i:]) {
-			return i, true
+		if inString {
+			continue
+		}
+		switch c {
+		case '}', ']':
+			depth++
+		case '{', '[':
+			if depth--; depth == 0 {
+				return i, c == '{'
+			}
 		}
 	}
 	return 0, false
+}
+
+// escaped reports whether the byte at i follows an odd run of backslashes.
+func escaped(text []byte, i int) bool {
+	run := 0
+	for i > 0 && text[i-1] == '\\' {
+		run, i = run+1, i-1
+	}
+	return run%2 == 1
 }
 
 func hasLineStart(b []byte) bool {
