@@ -317,8 +317,8 @@ func (sc *scanner) run(i, j int) int {
 		if end, ok := sc.sasSignature(i, j, j+1); ok {
 			return end
 		}
-		if q := openingQuote(s, dottedStart(s, i)); q != 0 && !sc.startsString(i) {
-			if end, ok := sc.quotedAssignment(i, j, q); ok {
+		if d := dottedStart(s, i); openingQuote(s, d) != 0 && !sc.startsString(i) && !opensScript(s, d-1) {
+			if end, ok := sc.quotedAssignment(i, j, s[d-1]); ok {
 				return end
 			}
 		}
@@ -509,6 +509,24 @@ func (sc *scanner) quotedAssignment(i, j int, q byte) (int, bool) {
 		return 0, false // "PASSWORD=$DB_PASSWORD is set": a reference, then prose
 	}
 	return sc.cutValue(v, end, kind), true
+}
+
+// maxScriptFlag bounds the flag read back before a quote (-c, -lc, -euxc).
+const maxScriptFlag = 8
+
+// opensScript reports whether the quote at q opens the script of a
+// shell's -c (bash -c "PGPASSWORD=x psql -h db"): a shell line, not one
+// argument, so its NAME=value ends at a blank and the command stays.
+func opensScript(s string, q int) bool {
+	e := q
+	for e > 0 && (s[e-1] == ' ' || s[e-1] == '\t') {
+		e--
+	}
+	k := e
+	for k > 0 && e-k < maxScriptFlag && !isSpace(s[k-1]) {
+		k--
+	}
+	return e < q && (k == 0 || isSpace(s[k-1])) && scriptFlag(s[k:e])
 }
 
 // dottedStart is where the dotted name that the run at i ends starts
