@@ -1450,7 +1450,7 @@ const maxPgpassHost = 255
 // cat ~/.pgpass) or follows only fields that are '*': it cuts the password and
 // reports the end of the line. Other text with colons (a compiler's
 // "file:12:5: msg", a time, a MAC address) has too many or too few fields,
-// a port that is no number, or blanks before the last field.
+// a port or user that says otherwise, or blanks before the last field.
 func (sc *scanner) pgpassLine(i, j int) (int, bool) {
 	s := sc.s
 	ls := i
@@ -1511,9 +1511,10 @@ func pgpassPortFits(s string, i, j, stars int) bool {
 
 // pgpassFields reports whether the first four fields of a line are those
 // of a .pgpass entry: a host name or '*', a port of 4 or 5 digits or '*',
-// and a database and a user without blanks.
+// a database and a user without blanks, the user no number (the minutes
+// of a time after grep's file:1234:, app.log:1234:12:00:00 up).
 func pgpassFields(host, port, db, user string) bool {
-	if host == "" || db == "" || user == "" || strings.ContainsAny(db+user, " \t") {
+	if host == "" || db == "" || user == "" || strings.ContainsAny(db+user, " \t") || allDigits(user) {
 		return false
 	}
 	if port == "*" {
