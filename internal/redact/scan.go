@@ -1520,15 +1520,8 @@ func pgpassFields(host, port, db, user string) bool {
 	if port == "*" {
 		return true
 	}
-	if len(port) < 4 || len(port) > 5 {
-		return false // a database listens above 1023; grep's file:12: is a line number
-	}
-	for k := 0; k < len(port); k++ {
-		if !isDigit(port[k]) {
-			return false
-		}
-	}
-	return true
+	// a database listens above 1023; grep's file:12: is a line number
+	return len(port) >= 4 && len(port) <= 5 && allDigits(port)
 }
 
 // hostByte reports whether c may be part of a host name or an IPv4
