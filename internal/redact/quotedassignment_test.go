@@ -21,3 +21,18 @@ func TestQuotedScriptAssignmentEndsAtABlank(t *testing.T) {
 		assert.Equal(t, want, got, in)
 	}
 }
+
+// TestQuotedAssignmentEndsBeforeTheNextPair: a quoted value with blanks
+// ends before a blank and the next NAME=, as at a ',' or '&': logfmt's
+// msg="token=… user=…" keeps its other pairs.
+func TestQuotedAssignmentEndsBeforeTheNextPair(t *testing.T) {
+	r := mustNew(t, DefaultSettings())
+	for in, want := range map[string]string{
+		`level=info msg="token=` + `abc123 refreshed for user=bob ip=10.0.0.1"`: `level=info msg="token=[REDACTED:token] user=bob ip=10.0.0.1"`,
+		`env "API_KEY=` + `two words" "DEBUG=1"`:                                `env "API_KEY=[REDACTED:api_key]" "DEBUG=1"`,
+		`docker run -e "DB_PASSWORD=` + `a b c.d=e" x`:                          `docker run -e "DB_PASSWORD=[REDACTED:password] c.d=e" x`,
+	} {
+		got, _ := r.String(in, nil)
+		assert.Equal(t, want, got, in)
+	}
+}

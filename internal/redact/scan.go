@@ -484,8 +484,8 @@ func (sc *scanner) quotedHeader(i, j int, q byte) int {
 // quotedAssignment handles NAME=value quoted by q as one argument
 // (docker run -e "DB_PASSWORD=a b", set -x's + export 'TOKEN=a b'): the
 // value, a passphrase with blanks in it, ends at the closing quote, or
-// before at a '&', ';' or ',' that parts it from the next pair, a line
-// break or a marker. It reports whether the name says secret.
+// before at a '&', ';' or ',' or a blank that parts it from the next pair,
+// a line break or a marker. It reports whether the name says secret.
 func (sc *scanner) quotedAssignment(i, j int, q byte) (int, bool) {
 	kind, ok := sc.valueToCut(i, j)
 	if !ok {
@@ -494,6 +494,9 @@ func (sc *scanner) quotedAssignment(i, j int, q byte) (int, bool) {
 	s, v := sc.s, j+1
 	end := v
 	for end < len(s) && s[end] != q && strings.IndexByte("&;,\r\n", s[end]) < 0 && !strings.HasPrefix(s[end:], markerPrefix) {
+		if (s[end] == ' ' || s[end] == '\t') && pairAt(s, end+1) {
+			break
+		}
 		end++
 	}
 	if end < len(s) && s[end] == q && oddBackslashes(s, end) {
@@ -509,6 +512,16 @@ func (sc *scanner) quotedAssignment(i, j int, q byte) (int, bool) {
 		return 0, false // "PASSWORD=$DB_PASSWORD is set": a reference, then prose
 	}
 	return sc.cutValue(v, end, kind), true
+}
+
+// pairAt reports whether a NAME= (a dotted one too) starts at k: the next
+// pair after a blank (logfmt's msg="token=… user=bob").
+func pairAt(s string, k int) bool {
+	e := runEnd(s, k)
+	for e > k && e+1 < len(s) && s[e] == '.' && wordByte[s[e+1]] {
+		e = runEnd(s, e+1)
+	}
+	return e > k && e < len(s) && s[e] == '='
 }
 
 // maxScriptFlag bounds the flag read back before a quote (-c, -lc, -euxc).
