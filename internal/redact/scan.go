@@ -1363,40 +1363,53 @@ func (sc *scanner) delimitedUserinfoEnd(a, end int) int {
 		return -1
 	}
 	at := sc.atAfter(end)
-	if at < 0 || at-end >= maxUserinfo || strings.ContainsAny(s[end:at], "\"' \t\r\n<>") {
+	if at < 0 || at-end >= maxUserinfo {
 		return -1
 	}
 	return at
 }
 
-// atAfter returns the first '@' at or after k, -1 if none before
-// k+maxUserinfo. What it searched is remembered (ats), so that many URLs
-// on one line without one do not each search the same stretch again.
+// userinfoStops end the text looked at for a userinfo's '@': the '@', and
+// the blanks, quotes and angle brackets that end a URL before it.
+const userinfoStops = "@\"' \t\r\n<>"
+
+// atAfter returns the first '@' at or after k, -1 if a blank, quote or
+// angle bracket comes first or none is before k+maxUserinfo. What it
+// searched is remembered (ats), so that many URLs on one line do not each
+// search the same stretch again.
 func (sc *scanner) atAfter(k int) int {
 	c := &sc.ats
 	lim := min(len(sc.s), k+maxUserinfo)
 	switch {
-	case !c.set || k < c.from || c.at >= 0 && k > c.at || c.at < 0 && k > c.to:
-		*c = atSearch{set: true, from: k, to: k, at: -1}
-	case c.at >= 0:
-		return c.at // the first '@' at or after c.from, and k is between
+	case !c.set || k < c.from || c.stop >= 0 && k > c.stop || c.stop < 0 && k > c.to:
+		*c = atSearch{set: true, from: k, to: k, stop: -1}
+	case c.stop >= 0:
+		return c.at(sc.s) // the first stop at or after c.from, and k is between
 	}
 	if c.to >= lim {
 		return -1
 	}
-	if j := strings.IndexByte(sc.s[c.to:lim], '@'); j >= 0 {
-		c.at = c.to + j
-		return c.at
+	if j := strings.IndexAny(sc.s[c.to:lim], userinfoStops); j >= 0 {
+		c.stop = c.to + j
+		return c.at(sc.s)
 	}
 	c.to = lim
 	return -1
 }
 
-// atSearch is what atAfter found: no '@' in s[from:to], or, when at is
-// not -1, the first '@' after from at at.
+// atSearch is what atAfter found: no stop in s[from:to], or, when stop
+// is not -1, the first after from at stop.
 type atSearch struct {
-	set          bool
-	from, to, at int
+	set            bool
+	from, to, stop int
+}
+
+// at is the stop found when it is an '@', else -1.
+func (c *atSearch) at(s string) int {
+	if s[c.stop] != '@' {
+		return -1
+	}
+	return c.stop
 }
 
 func allDigits(s string) bool {
