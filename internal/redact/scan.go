@@ -1355,12 +1355,15 @@ const maxUserinfo = 256
 // (at end) unencoded, as a generated password pasted into a database URL
 // does (postgres://app:x/y#z@db/prod); -1 when there is none. The text
 // before the delimiter must be user:something, where something is no
-// port (https://host:8080/@me is a path).
+// port, nor a reference to one (https://host:8080/@me is a path).
 func (sc *scanner) delimitedUserinfoEnd(a, end int) int {
 	s := sc.s
 	colon := strings.IndexByte(s[a:end], ':')
-	if end >= len(s) || colon < 0 || s[end] != '/' && s[end] != '?' && s[end] != '#' || allDigits(s[a+colon+1:end]) {
+	if end >= len(s) || colon < 0 || s[end] != '/' && s[end] != '?' && s[end] != '#' {
 		return -1
+	}
+	if p := s[a+colon+1 : end]; allDigits(p) || !plausibleValue(p) {
+		return -1 // a port, or one given as a reference (localhost:${PORT})
 	}
 	at := sc.atAfter(end)
 	if at < 0 || at-end >= maxUserinfo {
