@@ -13,11 +13,17 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+// skippedDir reports whether a walk of the repository passes over the
+// directory at p: hidden ones and bin/ (build output), and testdata/
+// unless withTestdata.
+func skippedDir(p string, d os.DirEntry, withTestdata bool) bool {
+	return d.IsDir() && p != "." && (strings.HasPrefix(d.Name(), ".") || p == "bin" || !withTestdata && d.Name() == "testdata")
+}
+
 // docFiles lists the markdown a newcomer reads: every .md file of the
 // repository (README, docs/, component READMEs and documentation.md,
 // bench/RESULTS.md, testdata's notes). CHANGELOG.md is left out: its entries
-// describe the tree as it was on their date. Hidden directories and bin/
-// (build output) are skipped.
+// describe the tree as it was on their date.
 func docFiles(t *testing.T) []string {
 	t.Helper()
 	var files []string
@@ -25,7 +31,7 @@ func docFiles(t *testing.T) []string {
 		switch {
 		case err != nil:
 			return err
-		case d.IsDir() && p != "." && (strings.HasPrefix(d.Name(), ".") || p == "bin"):
+		case skippedDir(p, d, true):
 			return filepath.SkipDir
 		case !d.IsDir() && strings.HasSuffix(p, ".md") && p != "CHANGELOG.md":
 			files = append(files, p)
@@ -179,7 +185,7 @@ func TestCodeCitesDocHeadingsThatExist(t *testing.T) {
 		switch {
 		case err != nil:
 			return err
-		case d.IsDir() && p != "." && (strings.HasPrefix(d.Name(), ".") || p == "bin" || d.Name() == "testdata"):
+		case skippedDir(p, d, false):
 			return filepath.SkipDir
 		case d.IsDir() || !strings.HasSuffix(p, ".go"):
 			return nil

@@ -43,7 +43,7 @@ func goDirs(t *testing.T) []string {
 		switch {
 		case err != nil:
 			return err
-		case d.IsDir() && p != "." && (strings.HasPrefix(d.Name(), ".") || p == "bin" || d.Name() == "testdata"):
+		case skippedDir(p, d, false):
 			return filepath.SkipDir
 		case d.IsDir() && p != ".":
 			if _, err := os.Stat(filepath.Join(p, "go.mod")); err == nil {
@@ -98,7 +98,7 @@ func TestDocsNameTestsThatExist(t *testing.T) {
 		switch {
 		case err != nil:
 			return err
-		case d.IsDir() && p != "." && (strings.HasPrefix(d.Name(), ".") || p == "bin"):
+		case skippedDir(p, d, true):
 			return filepath.SkipDir
 		case strings.HasSuffix(p, "_test.go"):
 			src, err := os.ReadFile(p)

@@ -317,8 +317,8 @@ func (sc *scanner) run(i, j int) int {
 		if end, ok := sc.sasSignature(i, j, j+1); ok {
 			return end
 		}
-		if q := openingQuote(s, dottedStart(s, i)); q != 0 && !sc.startsString(i) {
-			if end, ok := sc.quotedAssignment(i, j, q); ok {
+		if d := dottedStart(s, i); openingQuote(s, d) != 0 && !sc.startsString(i) && !opensScript(s, d-1) {
+			if end, ok := sc.quotedAssignment(i, j, s[d-1]); ok {
 				return end
 			}
 		}
@@ -484,8 +484,8 @@ func (sc *scanner) quotedHeader(i, j int, q byte) int {
 // quotedAssignment handles NAME=value quoted by q as one argument
 // (docker run -e "DB_PASSWORD=a b", set -x's + export 'TOKEN=a b'): the
 // value, a passphrase with blanks in it, ends at the closing quote, or
-// before at a '&', ';' or ',' that parts it from the next pair, a line
-// break or a marker. It reports whether the name says secret.
+// before at a '&', ';' or ',' or a blank that parts it from the next pair,
+// a line break or a marker. It reports whether the name says secret.
 func (sc *scanner) quotedAssignment(i, j int, q byte) (int, bool) {
 	kind, ok := sc.valueToCut(i, j)
 	if !ok {
@@ -494,6 +494,9 @@ func (sc *scanner) quotedAssignment(i, j int, q byte) (int, bool) {
 	s, v := sc.s, j+1
 	end := v
 	for end < len(s) && s[end] != q && strings.IndexByte("&;,\r\n", s[end]) < 0 && !strings.HasPrefix(s[end:], markerPrefix) {
+		if (s[end] == ' ' || s[end] == '\t') && pairAt(s, end+1) {
+			break
+		}
 		end++
 	}
 	if end < len(s) && s[end] == q && oddBackslashes(s, end) {
@@ -509,6 +512,34 @@ func (sc *scanner) quotedAssignment(i, j int, q byte) (int, bool) {
 		return 0, false // "PASSWORD=$DB_PASSWORD is set": a reference, then prose
 	}
 	return sc.cutValue(v, end, kind), true
+}
+
+// pairAt reports whether a NAME= (a dotted one too) starts at k: the next
+// pair after a blank (logfmt's msg="token=… user=bob").
+func pairAt(s string, k int) bool {
+	e := runEnd(s, k)
+	for e > k && e+1 < len(s) && s[e] == '.' && wordByte[s[e+1]] {
+		e = runEnd(s, e+1)
+	}
+	return e > k && e < len(s) && s[e] == '='
+}
+
+// maxScriptFlag bounds the flag read back before a quote (-c, -lc, -euxc).
+const maxScriptFlag = 8
+
+// opensScript reports whether the quote at q opens the script of a
+// shell's -c (bash -c "PGPASSWORD=x psql -h db"): a shell line, not one
+// argument, so its NAME=value ends at a blank and the command stays.
+func opensScript(s string, q int) bool {
+	e := q
+	for e > 0 && (s[e-1] == ' ' || s[e-1] == '\t') {
+		e--
+	}
+	k := e
+	for k > 0 && e-k < maxScriptFlag && !isSpace(s[k-1]) {
+		k--
+	}
+	return e < q && (k == 0 || isSpace(s[k-1])) && scriptFlag(s[k:e])
 }
 
 // dottedStart is where the dotted name that the run at i ends starts
@@ -1324,48 +1355,64 @@ const maxUserinfo = 256
 // (at end) unencoded, as a generated password pasted into a database URL
 // does (postgres://app:x/y#z@db/prod); -1 when there is none. The text
 // before the delimiter must be user:something, where something is no
-// port (https://host:8080/@me is a path).
+// port, nor a reference to one (https://host:8080/@me is a path).
 func (sc *scanner) delimitedUserinfoEnd(a, end int) int {
 	s := sc.s
 	colon := strings.IndexByte(s[a:end], ':')
-	if end >= len(s) || colon < 0 || s[end] != '/' && s[end] != '?' && s[end] != '#' || allDigits(s[a+colon+1:end]) {
+	if end >= len(s) || colon < 0 || s[end] != '/' && s[end] != '?' && s[end] != '#' {
 		return -1
 	}
+	if p := s[a+colon+1 : end]; allDigits(p) || !plausibleValue(p) {
+		return -1 // a port, or one given as a reference (localhost:${PORT})
+	}
 	at := sc.atAfter(end)
-	if at < 0 || at-end >= maxUserinfo || strings.ContainsAny(s[end:at], "\"' \t\r\n<>") {
+	if at < 0 || at-end >= maxUserinfo {
 		return -1
 	}
 	return at
 }
 
-// atAfter returns the first '@' at or after k, -1 if none before
-// k+maxUserinfo. What it searched is remembered (ats), so that many URLs
-// on one line without one do not each search the same stretch again.
+// userinfoStops end the text looked at for a userinfo's '@': the '@', and
+// the blanks, quotes and angle brackets that end a URL before it.
+const userinfoStops = "@\"' \t\r\n<>"
+
+// atAfter returns the first '@' at or after k, -1 if a blank, quote or
+// angle bracket comes first or none is before k+maxUserinfo. What it
+// searched is remembered (ats), so that many URLs on one line do not each
+// search the same stretch again.
 func (sc *scanner) atAfter(k int) int {
 	c := &sc.ats
 	lim := min(len(sc.s), k+maxUserinfo)
 	switch {
-	case !c.set || k < c.from || c.at >= 0 && k > c.at || c.at < 0 && k > c.to:
-		*c = atSearch{set: true, from: k, to: k, at: -1}
-	case c.at >= 0:
-		return c.at // the first '@' at or after c.from, and k is between
+	case !c.set || k < c.from || c.stop >= 0 && k > c.stop || c.stop < 0 && k > c.to:
+		*c = atSearch{set: true, from: k, to: k, stop: -1}
+	case c.stop >= 0:
+		return c.at(sc.s) // the first stop at or after c.from, and k is between
 	}
 	if c.to >= lim {
 		return -1
 	}
-	if j := strings.IndexByte(sc.s[c.to:lim], '@'); j >= 0 {
-		c.at = c.to + j
-		return c.at
+	if j := strings.IndexAny(sc.s[c.to:lim], userinfoStops); j >= 0 {
+		c.stop = c.to + j
+		return c.at(sc.s)
 	}
 	c.to = lim
 	return -1
 }
 
-// atSearch is what atAfter found: no '@' in s[from:to], or, when at is
-// not -1, the first '@' after from at at.
+// atSearch is what atAfter found: no stop in s[from:to], or, when stop
+// is not -1, the first after from at stop.
 type atSearch struct {
-	set          bool
-	from, to, at int
+	set            bool
+	from, to, stop int
+}
+
+// at is the stop found when it is an '@', else -1.
+func (c *atSearch) at(s string) int {
+	if s[c.stop] != '@' {
+		return -1
+	}
+	return c.stop
 }
 
 func allDigits(s string) bool {
@@ -1432,7 +1479,7 @@ const maxPgpassHost = 255
 // cat ~/.pgpass) or follows only fields that are '*': it cuts the password and
 // reports the end of the line. Other text with colons (a compiler's
 // "file:12:5: msg", a time, a MAC address) has too many or too few fields,
-// a port that is no number, or blanks before the last field.
+// a port or user that says otherwise, or blanks before the last field.
 func (sc *scanner) pgpassLine(i, j int) (int, bool) {
 	s := sc.s
 	ls := i
@@ -1493,23 +1540,17 @@ func pgpassPortFits(s string, i, j, stars int) bool {
 
 // pgpassFields reports whether the first four fields of a line are those
 // of a .pgpass entry: a host name or '*', a port of 4 or 5 digits or '*',
-// and a database and a user without blanks.
+// a database and a user without blanks, the user no number (the minutes
+// of a time after grep's file:1234:, app.log:1234:12:00:00 up).
 func pgpassFields(host, port, db, user string) bool {
-	if host == "" || db == "" || user == "" || strings.ContainsAny(db+user, " \t") {
+	if host == "" || db == "" || user == "" || strings.ContainsAny(db+user, " \t") || allDigits(user) {
 		return false
 	}
 	if port == "*" {
 		return true
 	}
-	if len(port) < 4 || len(port) > 5 {
-		return false // a database listens above 1023; grep's file:12: is a line number
-	}
-	for k := 0; k < len(port); k++ {
-		if !isDigit(port[k]) {
-			return false
-		}
-	}
-	return true
+	// a database listens above 1023; grep's file:12: is a line number
+	return len(port) >= 4 && len(port) <= 5 && allDigits(port)
 }
 
 // hostByte reports whether c may be part of a host name or an IPv4
