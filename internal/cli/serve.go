@@ -138,6 +138,9 @@ func (f *serveFlags) viewConfig(paths []string, s Streams) (webview.Config, int)
 func serveView(ctx context.Context, h http.Handler, ln net.Listener, stderr io.Writer) int {
 	hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,
 		WriteTimeout: 60 * time.Second, IdleTimeout: 60 * time.Second, MaxHeaderBytes: 64 << 10}
+	unused := &unusedConns{conns: map[net.Conn]struct{}{}}
+	hs.ConnState = unused.track
+	hs.RegisterOnShutdown(unused.closeAll) // after the listener is closed
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	var err error

@@ -2,8 +2,10 @@ package cli
 
 import (
 	"context"
+	"net"
 	"net/http"
 	"net/http/cookiejar"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -91,4 +93,29 @@ func viewerClient(t *testing.T) *http.Client {
 	jar, err := cookiejar.New(nil)
 	require.NoError(t, err)
 	return &http.Client{Jar: jar, Timeout: 30 * time.Second}
+}
+
+// TestServeStopsWithAConnectionThatSentNothing: a browser opens spare
+// connections it may never send a request on; stopping serve closes them
+// rather than wait for them, and serve exits 0.
+func TestServeStopsWithAConnectionThatSentNothing(t *testing.T) {
+	p := writeFile(t, "events.jsonl", canonLines(op(sessionA, "exec", "x", 1, 2)))
+	ctx, cancel := context.WithCancel(context.Background())
+	out, errOut := &syncbuf.Buffer{}, &syncbuf.Buffer{}
+	done := make(chan int)
+	go func() {
+		done <- Run(ctx, []string{"serve", "--listen", "127.0.0.1:0", p}, Streams{Stdin: strings.NewReader(""), Stdout: out, Stderr: errOut})
+	}()
+	u, err := url.Parse(printedAddress(t, out, errOut))
+	require.NoError(t, err)
+	spare, err := net.Dial("tcp", u.Host)
+	require.NoError(t, err)
+	defer func() { _ = spare.Close() }()
+	// The server has taken the connection once a request on another one
+	// is answered: it accepts in order.
+	resp, err := viewerClient(t).Get(u.String())
+	require.NoError(t, err)
+	_ = resp.Body.Close()
+	cancel()
+	assert.Equal(t, exitOK, <-done, errOut.String())
 }
