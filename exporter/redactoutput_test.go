@@ -11,6 +11,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/plog"
 
 	"github.com/sandboxaudit/sandboxaudit/auditevent"
+	"github.com/sandboxaudit/sandboxaudit/internal/testutil/redacttest"
 )
 
 // writtenStdout sends one exec finish record whose raw stdout is out
@@ -216,4 +217,18 @@ func TestGoogleOAuthAccessToken(t *testing.T) {
 	assert.Equal(t, want, writtenStdout(t, out))
 	kept := "ya29.short\nya29.abcdefghijklmnopqrstuvwxyz\n"
 	assert.Equal(t, kept, writtenStdout(t, kept), "too short; lower-case words")
+}
+
+// TestAIVendorKeys: the keys of the AI vendors an agent's sandbox tends to
+// hold beside OpenAI's and Anthropic's (Groq, xAI, Replicate, LangSmith)
+// are cut bare, in output and in an assignment; model and package names
+// with those prefixes stay.
+func TestAIVendorKeys(t *testing.T) {
+	out := redacttest.GroqKey + "\n" + redacttest.XAIKey + "\nusing " + redacttest.ReplicateToken + " now\n" +
+		"LANGCHAIN_ENDPOINT=x LS=" + redacttest.LangSmithKey + "\n"
+	want := "[REDACTED:groq_key]\n[REDACTED:xai_key]\nusing [REDACTED:replicate_token] now\n" +
+		"LANGCHAIN_ENDPOINT=x LS=[REDACTED:langsmith_key]\n"
+	assert.Equal(t, want, writtenStdout(t, out))
+	kept := "model xai-grok-2-latest via gsk_client\nr8_default lsv2_pt_config\n"
+	assert.Equal(t, kept, writtenStdout(t, kept), "names, not keys")
 }

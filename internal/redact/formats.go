@@ -50,7 +50,7 @@ func formatAt(s string, i, j int) (int, Kind, bool) {
 	case 'h':
 		return hAt(s, i, j)
 	case 'l':
-		return linearAt(r, j)
+		return lAt(r, j)
 	case 'n':
 		if len(r) == len("npm_")+36 && strings.HasPrefix(r, "npm_") && alnumOnly(r[4:]) {
 			return j, KindNPMToken, true
@@ -58,11 +58,11 @@ func formatAt(s string, i, j int) (int, Kind, bool) {
 	case 'p':
 		return pAt(r, j)
 	case 'r':
-		return stripeAt(r, j)
+		return rAt(r, j)
 	case 's':
 		return sAt(s, i, j)
 	case 'x':
-		return slackAt(r, j)
+		return xAt(r, j)
 	case 'y':
 		return googleOAuthAt(s, i, j)
 	}
@@ -99,6 +99,8 @@ func gAt(s string, i, j int) (int, Kind, bool) {
 		return j, KindGitHubToken, true
 	case strings.HasPrefix(r, "github_pat_") && n >= len("github_pat_")+22:
 		return j, KindGitHubToken, true
+	case n >= len("gsk_")+48 && strings.HasPrefix(r, "gsk_") && randomTail(r[4:]):
+		return j, KindGroqKey, true
 	case strings.HasPrefix(r, "gl"):
 		if p := gitlabPrefix(r); p > 0 && n-p >= 20 {
 			return dottedEnd(s, j), KindGitLabToken, true

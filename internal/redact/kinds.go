@@ -36,6 +36,10 @@ const (
 	KindAtlassianToken
 	KindDockerHubToken
 	KindGoogleOAuthToken
+	KindGroqKey
+	KindXAIKey
+	KindReplicateToken
+	KindLangSmithKey
 	KindPEMPrivateKey
 	KindURLPassword
 	KindPassword
@@ -55,7 +59,7 @@ var kindNames = [numKinds]string{
 	"google_api_key", "huggingface_token", "vault_token", "npm_token", "pypi_token",
 	"digitalocean_token", "sendgrid_key", "shopify_token", "databricks_token", "grafana_token", "sentry_token",
 	"age_secret_key", "linear_key", "pulumi_token", "doppler_token", "postman_key", "atlassian_token", "dockerhub_token",
-	"google_oauth_token",
+	"google_oauth_token", "groq_key", "xai_key", "replicate_token", "langsmith_key",
 	"pem_private_key", "url_password",
 	"password", "secret", "token", "api_key", "credential", "private_key", "custom_key", "custom_pattern",
 }

@@ -211,3 +211,39 @@ func dottedPrefix(s string, i, j int) bool {
 	}
 	return false
 }
+
+// The AI vendors' keys an agent's sandbox tends to hold, beside OpenAI's and
+// Anthropic's sk- keys: each a fixed prefix and a long random tail of
+// letters and digits, both among them (not a name).
+
+// lAt: LangSmith's lsv2_pt_ and lsv2_sk_ keys (32 hex, _, 10 hex) and
+// Linear's API keys.
+func lAt(r string, j int) (int, Kind, bool) {
+	const p = len("lsv2_pt_")
+	if len(r) >= p+32+1+8 && (strings.HasPrefix(r, "lsv2_pt_") || strings.HasPrefix(r, "lsv2_sk_")) &&
+		hexOnly(r[p:p+32]) && r[p+32] == '_' && hexOnly(r[p+33:]) {
+		return j, KindLangSmithKey, true
+	}
+	return linearAt(r, j)
+}
+
+// rAt: Replicate's r8_ API tokens (37 letters or digits) and Stripe's
+// restricted keys.
+func rAt(r string, j int) (int, Kind, bool) {
+	if len(r) >= len("r8_")+32 && strings.HasPrefix(r, "r8_") && randomTail(r[3:]) {
+		return j, KindReplicateToken, true
+	}
+	return stripeAt(r, j)
+}
+
+// xAt: xAI's xai- API keys (80 letters or digits) and Slack's tokens.
+func xAt(r string, j int) (int, Kind, bool) {
+	if len(r) >= len("xai-")+64 && strings.HasPrefix(r, "xai-") && randomTail(r[4:]) {
+		return j, KindXAIKey, true
+	}
+	return slackAt(r, j)
+}
+
+// randomTail reports whether a key's tail is letters and digits with both
+// among them.
+func randomTail(r string) bool { return alnumOnly(r) && hasDigitAndLetter(r) }

@@ -34,6 +34,10 @@ var (
 	AtlassianToken    = "ATATT3" + "8Cl6J5ixaaJLShuQjOud_-yDUA-5zmS1swoPqApryPZBlgvIyxJu2jGjNGkTfi3oYv2DzaKG05Rk-GQV81rkmghzem9yPVUJa_c5q52RYfLWrLoevhZC0x0awirH_juQbLifxz53nCQE28-AJy75fNcTTN6KFAQdEmQg3OMJmYxhcABm6=8A7F770D"
 	DockerHubToken    = "dckr_pat_" + "nHCY_1Kgd2vd_Er1uyZAlIa_ZnY"
 	GoogleOAuthToken  = "ya29." + "a0AfB_byC1kQ9vLmN2pR7sT1uW4yZ-Qx7vR2mK9pL4tZ0123"
+	GroqKey           = "gsk_" + "Qm7xT2vLp9Zr4Kc8Wn1Yb6Hd3Fs5Ja0Ge7Ru2Ti9Oe4Pw1Lq8Mz3Xv"
+	XAIKey            = "xai-" + "Ab3Cd5Ef7Gh9Ij1Kl3Mn5Op7Qr9St1Uv3Wx5Yz7Ab9Cd1Ef3Gh5Ij7Kl9Mn1Op3Qr5St7Uv9Wx1Yz3Ab5Cd7Ef9G"
+	ReplicateToken    = "r8_" + "Tq4Wm8Zp2Xr6Vn0Ks3Jd7Hb1Gf5Lc9Ya4Ne8Ru2"
+	LangSmithKey      = "lsv2_pt_" + "0f1e2d3c4b5a69788796a5b4c3d2e1f0" + "_" + "a1b2c3d4e5"
 	AWSSecret         = "q8Zt3Lm9Xw2" + "Vb7Nc4Rk1Jp6Hs5Gd0Fa/Ey+Tu"
 	JWT               = "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9" + "." + "eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9lIn0" + "." + "SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c"
 	BearerToken       = "b3aR3r" + "9f8e7d6c5b4a39281706"
@@ -73,7 +77,8 @@ func Secrets() []string {
 // VendorTokens lists the samples of the other vendors' formats.
 func VendorTokens() []string {
 	return []string{DigitalOceanToken, SendGridKey, ShopifyToken, DatabricksToken, GrafanaToken, SentryToken,
-		AgeSecretKey, LinearKey, PulumiToken, DopplerToken, PostmanKey, AtlassianToken, DockerHubToken, GoogleOAuthToken}
+		AgeSecretKey, LinearKey, PulumiToken, DopplerToken, PostmanKey, AtlassianToken, DockerHubToken, GoogleOAuthToken,
+		GroqKey, XAIKey, ReplicateToken, LangSmithKey}
 }
 
 // Argv is a command line with a secret of every kind, flags and their
