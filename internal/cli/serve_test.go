@@ -139,13 +139,7 @@ func TestServeListenRules(t *testing.T) {
 
 	// Loopback: the view answers, and refuses a Host it does not go by
 	// (DNS rebinding).
-	ctx, cancel := context.WithCancel(context.Background())
-	out, errOut := &syncbuf.Buffer{}, &syncbuf.Buffer{}
-	done := make(chan int)
-	go func() {
-		done <- Run(ctx, []string{"serve", "--listen", "127.0.0.1:0", p}, Streams{Stdin: strings.NewReader(""), Stdout: out, Stderr: errOut})
-	}()
-	printed := printedAddress(t, out, errOut)
+	printed, stop := serving(t, p)
 	browser := viewerClient(t)
 	resp, err := browser.Get(printed)
 	require.NoError(t, err)
@@ -158,12 +152,13 @@ func TestServeListenRules(t *testing.T) {
 	require.NoError(t, err)
 	_ = resp.Body.Close()
 	assert.Equal(t, http.StatusMisdirectedRequest, resp.StatusCode)
-	cancel()
-	assert.Equal(t, exitOK, <-done)
+	code, _ := stop()
+	assert.Equal(t, exitOK, code)
 
 	// Another address with --allow-remote: served, with a warning.
-	ctx, cancel = context.WithCancel(context.Background())
-	errOut = &syncbuf.Buffer{}
+	ctx, cancel := context.WithCancel(context.Background())
+	errOut := &syncbuf.Buffer{}
+	done := make(chan int)
 	go func() {
 		done <- Run(ctx, []string{"serve", "--listen", "0.0.0.0:0", "--allow-remote", p}, Streams{Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: errOut})
 	}()

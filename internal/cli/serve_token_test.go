@@ -7,6 +7,7 @@ import (
 	"net/http/cookiejar"
 	"net/url"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -22,14 +23,7 @@ import (
 // token; another user who finds the port, or guesses the token, gets 403.
 func TestServeAnswersOnlyWithItsToken(t *testing.T) {
 	p := writeFile(t, "events.jsonl", canonLines(op(sessionA, "exec", "x", 1, 2)))
-	ctx, cancel := context.WithCancel(context.Background())
-	out, errOut := &syncbuf.Buffer{}, &syncbuf.Buffer{}
-	done := make(chan int)
-	go func() {
-		done <- Run(ctx, []string{"serve", "--listen", "127.0.0.1:0", p}, Streams{Stdin: strings.NewReader(""), Stdout: out, Stderr: errOut})
-	}()
-	t.Cleanup(func() { cancel(); <-done })
-	printed := printedAddress(t, out, errOut)
+	printed, _ := serving(t, p)
 	origin, query, ok := strings.Cut(printed, "/?token=")
 	require.True(t, ok, "serve prints its address with a token: %s", printed)
 	require.GreaterOrEqual(t, len(query), 26, "the token is 128 bits or more")
@@ -100,13 +94,8 @@ func viewerClient(t *testing.T) *http.Client {
 // rather than wait for them, and serve exits 0.
 func TestServeStopsWithAConnectionThatSentNothing(t *testing.T) {
 	p := writeFile(t, "events.jsonl", canonLines(op(sessionA, "exec", "x", 1, 2)))
-	ctx, cancel := context.WithCancel(context.Background())
-	out, errOut := &syncbuf.Buffer{}, &syncbuf.Buffer{}
-	done := make(chan int)
-	go func() {
-		done <- Run(ctx, []string{"serve", "--listen", "127.0.0.1:0", p}, Streams{Stdin: strings.NewReader(""), Stdout: out, Stderr: errOut})
-	}()
-	u, err := url.Parse(printedAddress(t, out, errOut))
+	printed, stop := serving(t, p)
+	u, err := url.Parse(printed)
 	require.NoError(t, err)
 	spare, err := net.Dial("tcp", u.Host)
 	require.NoError(t, err)
@@ -116,6 +105,27 @@ func TestServeStopsWithAConnectionThatSentNothing(t *testing.T) {
 	resp, err := viewerClient(t).Get(u.String())
 	require.NoError(t, err)
 	_ = resp.Body.Close()
-	cancel()
-	assert.Equal(t, exitOK, <-done, errOut.String())
+	code, stderr := stop()
+	assert.Equal(t, exitOK, code, stderr)
+}
+
+// serving starts serve on a loopback port for the trail at p and returns
+// the address it printed, and stop, which ends it and returns its exit
+// code and stderr (at the test's end at the latest).
+func serving(t *testing.T, p string) (printed string, stop func() (int, string)) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	out, errOut := &syncbuf.Buffer{}, &syncbuf.Buffer{}
+	done := make(chan int, 1)
+	go func() {
+		done <- Run(ctx, []string{"serve", "--listen", "127.0.0.1:0", p}, Streams{Stdin: strings.NewReader(""), Stdout: out, Stderr: errOut})
+	}()
+	var once sync.Once
+	var code int
+	stop = func() (int, string) {
+		once.Do(func() { cancel(); code = <-done })
+		return code, errOut.String()
+	}
+	t.Cleanup(func() { stop() })
+	return printedAddress(t, out, errOut), stop
 }
