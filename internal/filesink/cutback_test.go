@@ -116,12 +116,7 @@ func tornSitesAfterIdleCut(t *testing.T, path string, cutTo func(written int64) 
 	require.NoError(t, s.WriteBatch(ctx, testSession, first))
 	require.NoError(t, os.Truncate(path, cutTo(int64(len(first)))))
 	clock.add(time.Hour)
-	s.mu.Lock()
-	of := s.files[path]
-	of.refs++
-	s.mu.Unlock()
-	s.rotateIfDue(ctx, of)
-	s.release(of)
+	rotateDue(ctx, s, path)
 
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
 	require.NoError(t, err)

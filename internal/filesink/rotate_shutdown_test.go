@@ -39,12 +39,7 @@ func rotateIdleOnce(t *testing.T, path string, after func(cancel context.CancelF
 	require.NoError(t, err)
 	require.NoError(t, s.WriteBatch(context.Background(), testSession, numberedLines(1, 2)))
 	clock.add(time.Hour)
-	s.mu.Lock()
-	of := s.files[path]
-	of.refs++
-	s.mu.Unlock()
-	s.rotateIfDue(ctx, of)
-	s.release(of)
+	rotateDue(ctx, s, path)
 	require.NoError(t, s.Close())
 	return ev.errors()
 }
@@ -82,4 +77,15 @@ func TestIdleRotationLockFailureReported(t *testing.T) {
 	errs := rotateIdleOnce(t, filepath.Join(t.TempDir(), "events.jsonl"), func(context.CancelFunc) error { return errLock })
 	require.Len(t, errs, 1)
 	require.ErrorIs(t, errs[0], errLock)
+}
+
+// rotateDue runs the interval timer's rotation of path's open file, as
+// the timer does: with a reference held.
+func rotateDue(ctx context.Context, s *Sink, path string) {
+	s.mu.Lock()
+	of := s.files[path]
+	of.refs++
+	s.mu.Unlock()
+	s.rotateIfDue(ctx, of)
+	s.release(of)
 }
