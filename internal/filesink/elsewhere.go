@@ -1,6 +1,7 @@
 package filesink
 
 import (
+	"io"
 	"os"
 	"syscall"
 )
@@ -65,7 +66,12 @@ func SegmentIsFile(seg Segment, f *os.File, fi os.FileInfo) bool {
 		si, err := os.Lstat(seg.Plain)
 		return err == nil && os.SameFile(fi, si)
 	}
-	return unlinked(fi) && SameFileAsCompressed(f, seg.Path)
+	if !unlinked(fi) {
+		return false
+	}
+	// Read to fi's size: a failure to read either counts as different.
+	same, err := sameAsCompressed(io.NewSectionReader(f, 0, fi.Size()), seg.Path)
+	return err == nil && same
 }
 
 // unlinked reports whether the file fi describes has no name left in any

@@ -48,19 +48,6 @@ func sameAsCompressed(r io.Reader, compressed string) (bool, error) {
 	return sameStreams(bufio.NewReader(r), dec)
 }
 
-// SameFileAsCompressed reports whether f, from its start, holds the
-// bytes the compressed segment decompresses to: whether an open file,
-// its plain name gone, is that segment. A failure to read either counts
-// as different.
-func SameFileAsCompressed(f *os.File, compressed string) bool {
-	fi, err := f.Stat()
-	if err != nil {
-		return false
-	}
-	same, err := sameAsCompressed(io.NewSectionReader(f, 0, fi.Size()), compressed)
-	return err == nil && same
-}
-
 // sameStreams compares two readers to their ends, a block at a time. A
 // stream that fails to decompress counts as different.
 func sameStreams(a, b io.Reader) (bool, error) {
