@@ -518,10 +518,11 @@ func (sc *scanner) quotedAssignment(i, j int, q byte) (int, bool) {
 // pair after a blank (logfmt's msg="token=… user=bob").
 func pairAt(s string, k int) bool {
 	e := runEnd(s, k)
-	for e > k && e+1 < len(s) && s[e] == '.' && wordByte[s[e+1]] {
-		e = runEnd(s, e+1)
+	if e == k {
+		return false
 	}
-	return e > k && e < len(s) && s[e] == '='
+	e = dottedEnd(s, e)
+	return e < len(s) && s[e] == '='
 }
 
 // maxScriptFlag bounds the flag read back before a quote (-c, -lc, -euxc).
