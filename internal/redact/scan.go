@@ -388,10 +388,7 @@ func (sc *scanner) colonAfterName(i, j int) int {
 // break, blanks aside: a header in a Python bytes repr of a request
 // (http.client's "send: b'...\r\nX-Api-Key: v\r\n'") or a line of JSON text.
 func escapedLineStart(s string, i int) bool {
-	k := i
-	for k > 0 && (s[k-1] == ' ' || s[k-1] == '\t') {
-		k--
-	}
+	k := blanksBefore(s, i)
 	return k >= 2 && s[k-1] == 'n' && s[k-2] == '\\' && oddBackslashes(s, k-1)
 }
 
@@ -532,10 +529,7 @@ const maxScriptFlag = 8
 // shell's -c (bash -c "PGPASSWORD=x psql -h db"): a shell line, not one
 // argument, so its NAME=value ends at a blank and the command stays.
 func opensScript(s string, q int) bool {
-	e := q
-	for e > 0 && (s[e-1] == ' ' || s[e-1] == '\t') {
-		e--
-	}
+	e := blanksBefore(s, q)
 	k := e
 	for k > 0 && e-k < maxScriptFlag && !isSpace(s[k-1]) {
 		k--
@@ -882,10 +876,7 @@ func connStringPwd(s string, i, j int) bool {
 	if j >= len(s) || s[j] != '=' || !strings.EqualFold(s[i:j], "pwd") {
 		return false
 	}
-	k := i
-	for k > 0 && (s[k-1] == ' ' || s[k-1] == '\t') {
-		k--
-	}
+	k := blanksBefore(s, i)
 	return k > 0 && s[k-1] == ';'
 }
 
@@ -1461,6 +1452,14 @@ func webhookSegmentEnd(s string, k int) int {
 func skipBlanks(s string, i int) int {
 	for i < len(s) && (s[i] == ' ' || s[i] == '\t') {
 		i++
+	}
+	return i
+}
+
+// blanksBefore is where the blanks that end at i start.
+func blanksBefore(s string, i int) int {
+	for i > 0 && (s[i-1] == ' ' || s[i-1] == '\t') {
+		i--
 	}
 	return i
 }
