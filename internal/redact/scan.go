@@ -860,11 +860,7 @@ func (sc *scanner) basicValue(j, v int, toEOL bool) int {
 // whether its value is to be cut: a probe only notes that there is one.
 func (sc *scanner) valueToCut(i, j int) (Kind, bool) {
 	if connStringPwd(sc.s, i, j) {
-		if sc.probe {
-			sc.hit = true
-			return 0, false
-		}
-		return KindPassword, true
+		return sc.toCut(KindPassword)
 	}
 	return sc.nameToCut(sc.s[i:j])
 }
@@ -886,6 +882,11 @@ func (sc *scanner) nameToCut(name string) (Kind, bool) {
 	if !ok {
 		return 0, false
 	}
+	return sc.toCut(kind)
+}
+
+// toCut reports a value of the kind as to be cut; a probe only notes it.
+func (sc *scanner) toCut(kind Kind) (Kind, bool) {
 	if sc.probe {
 		sc.hit = true
 		return 0, false
