@@ -1534,7 +1534,7 @@ func pgpassPortFits(s string, i, j, stars int) bool {
 		}
 		return n >= 4 && n <= 5 && k+n < len(s) && s[k+n] == ':'
 	case 1:
-		return j-i >= 4 && j-i <= 5 && allDigits(s[i:j])
+		return pgpassPort(s[i:j])
 	}
 	return true
 }
@@ -1550,9 +1550,12 @@ func pgpassFields(host, port, db, user string) bool {
 	if port == "*" {
 		return true
 	}
-	// a database listens above 1023; grep's file:12: is a line number
-	return len(port) >= 4 && len(port) <= 5 && allDigits(port)
+	return pgpassPort(port)
 }
+
+// pgpassPort reports whether p is a port of 4 or 5 digits: a database
+// listens above 1023; grep's file:12: is a line number.
+func pgpassPort(p string) bool { return len(p) >= 4 && len(p) <= 5 && allDigits(p) }
 
 // hostByte reports whether c may be part of a host name or an IPv4
 // address.
