@@ -1560,5 +1560,5 @@ func pgpassPort(p string) bool { return len(p) >= 4 && len(p) <= 5 && allDigits(
 // hostByte reports whether c may be part of a host name or an IPv4
 // address.
 func hostByte(c byte) bool {
-	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || isDigit(c) || c == '.' || c == '-' || c == '_'
+	return wordByte[c] || c == '.'
 }
