@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -26,14 +27,21 @@ func skippedDir(p string, d os.DirEntry, withTestdata bool) bool {
 // describe the tree as it was on their date.
 func docFiles(t *testing.T) []string {
 	t.Helper()
+	return slices.DeleteFunc(repoFiles(t, ".md", true), func(p string) bool { return p == "CHANGELOG.md" })
+}
+
+// repoFiles lists the files of the repository whose names end in suffix,
+// in the directories a walk does not pass over (skippedDir).
+func repoFiles(t *testing.T, suffix string, withTestdata bool) []string {
+	t.Helper()
 	var files []string
 	require.NoError(t, filepath.WalkDir(".", func(p string, d os.DirEntry, err error) error {
 		switch {
 		case err != nil:
 			return err
-		case skippedDir(p, d, true):
+		case skippedDir(p, d, withTestdata):
 			return filepath.SkipDir
-		case !d.IsDir() && strings.HasSuffix(p, ".md") && p != "CHANGELOG.md":
+		case !d.IsDir() && strings.HasSuffix(p, suffix):
 			files = append(files, p)
 		}
 		return nil
@@ -181,19 +189,9 @@ func headingsOf(text string) map[string]bool {
 // so a reader sent there from the code finds it.
 func TestCodeCitesDocHeadingsThatExist(t *testing.T) {
 	cited := 0
-	require.NoError(t, filepath.WalkDir(".", func(p string, d os.DirEntry, err error) error {
-		switch {
-		case err != nil:
-			return err
-		case skippedDir(p, d, false):
-			return filepath.SkipDir
-		case d.IsDir() || !strings.HasSuffix(p, ".go"):
-			return nil
-		}
+	for _, p := range repoFiles(t, ".go", false) {
 		src, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
+		require.NoError(t, err)
 		for _, m := range docCitation.FindAllStringSubmatch(commentBreak.ReplaceAllString(string(src), " "), -1) {
 			cited++
 			name := strings.TrimSuffix(m[1], ".md") + ".md"
@@ -207,7 +205,6 @@ func TestCodeCitesDocHeadingsThatExist(t *testing.T) {
 			}
 			assert.True(t, headingsOf(string(body))[m[2]], "%s cites %s, %q: no such heading", p, m[1], m[2])
 		}
-		return nil
-	}))
+	}
 	require.Greater(t, cited, 10, "the code cites docs/format.md's sections, among others")
 }

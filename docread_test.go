@@ -94,23 +94,13 @@ var (
 // some _test.go file, bench/'s module included.
 func TestDocsNameTestsThatExist(t *testing.T) {
 	funcs := map[string]bool{}
-	require.NoError(t, filepath.WalkDir(".", func(p string, d os.DirEntry, err error) error {
-		switch {
-		case err != nil:
-			return err
-		case skippedDir(p, d, true):
-			return filepath.SkipDir
-		case strings.HasSuffix(p, "_test.go"):
-			src, err := os.ReadFile(p)
-			if err != nil {
-				return err
-			}
-			for _, m := range testFunc.FindAllStringSubmatch(string(src), -1) {
-				funcs[m[1]] = true
-			}
+	for _, p := range repoFiles(t, "_test.go", true) {
+		src, err := os.ReadFile(p)
+		require.NoError(t, err)
+		for _, m := range testFunc.FindAllStringSubmatch(string(src), -1) {
+			funcs[m[1]] = true
 		}
-		return nil
-	}))
+	}
 	named := 0
 	for _, file := range docFiles(t) {
 		raw, err := os.ReadFile(file)

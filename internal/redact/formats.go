@@ -373,10 +373,7 @@ func googleOAuthAt(s string, i, j int) (int, Kind, bool) {
 	if s[i:j] != "ya29" || j >= len(s) || s[j] != '.' {
 		return 0, 0, false
 	}
-	end := runEnd(s, j+1)
-	for end+1 < len(s) && s[end] == '.' && wordByte[s[end+1]] {
-		end = runEnd(s, end+1)
-	}
+	end := wordEnd(s, j+1)
 	if end-(j+1) < minGoogleOAuthBody || !hasUpperOrDigit(s[j+1:end]) {
 		return 0, 0, false
 	}

@@ -388,10 +388,7 @@ func (sc *scanner) colonAfterName(i, j int) int {
 // break, blanks aside: a header in a Python bytes repr of a request
 // (http.client's "send: b'...\r\nX-Api-Key: v\r\n'") or a line of JSON text.
 func escapedLineStart(s string, i int) bool {
-	k := i
-	for k > 0 && (s[k-1] == ' ' || s[k-1] == '\t') {
-		k--
-	}
+	k := blanksBefore(s, i)
 	return k >= 2 && s[k-1] == 'n' && s[k-2] == '\\' && oddBackslashes(s, k-1)
 }
 
@@ -518,10 +515,11 @@ func (sc *scanner) quotedAssignment(i, j int, q byte) (int, bool) {
 // pair after a blank (logfmt's msg="token=… user=bob").
 func pairAt(s string, k int) bool {
 	e := runEnd(s, k)
-	for e > k && e+1 < len(s) && s[e] == '.' && wordByte[s[e+1]] {
-		e = runEnd(s, e+1)
+	if e == k {
+		return false
 	}
-	return e > k && e < len(s) && s[e] == '='
+	e = dottedEnd(s, e)
+	return e < len(s) && s[e] == '='
 }
 
 // maxScriptFlag bounds the flag read back before a quote (-c, -lc, -euxc).
@@ -531,10 +529,7 @@ const maxScriptFlag = 8
 // shell's -c (bash -c "PGPASSWORD=x psql -h db"): a shell line, not one
 // argument, so its NAME=value ends at a blank and the command stays.
 func opensScript(s string, q int) bool {
-	e := q
-	for e > 0 && (s[e-1] == ' ' || s[e-1] == '\t') {
-		e--
-	}
+	e := blanksBefore(s, q)
 	k := e
 	for k > 0 && e-k < maxScriptFlag && !isSpace(s[k-1]) {
 		k--
@@ -865,11 +860,7 @@ func (sc *scanner) basicValue(j, v int, toEOL bool) int {
 // whether its value is to be cut: a probe only notes that there is one.
 func (sc *scanner) valueToCut(i, j int) (Kind, bool) {
 	if connStringPwd(sc.s, i, j) {
-		if sc.probe {
-			sc.hit = true
-			return 0, false
-		}
-		return KindPassword, true
+		return sc.toCut(KindPassword)
 	}
 	return sc.nameToCut(sc.s[i:j])
 }
@@ -881,10 +872,7 @@ func connStringPwd(s string, i, j int) bool {
 	if j >= len(s) || s[j] != '=' || !strings.EqualFold(s[i:j], "pwd") {
 		return false
 	}
-	k := i
-	for k > 0 && (s[k-1] == ' ' || s[k-1] == '\t') {
-		k--
-	}
+	k := blanksBefore(s, i)
 	return k > 0 && s[k-1] == ';'
 }
 
@@ -894,6 +882,11 @@ func (sc *scanner) nameToCut(name string) (Kind, bool) {
 	if !ok {
 		return 0, false
 	}
+	return sc.toCut(kind)
+}
+
+// toCut reports a value of the kind as to be cut; a probe only notes it.
+func (sc *scanner) toCut(kind Kind) (Kind, bool) {
 	if sc.probe {
 		sc.hit = true
 		return 0, false
@@ -1464,6 +1457,14 @@ func skipBlanks(s string, i int) int {
 	return i
 }
 
+// blanksBefore is where the blanks that end at i start.
+func blanksBefore(s string, i int) int {
+	for i > 0 && (s[i-1] == ' ' || s[i-1] == '\t') {
+		i--
+	}
+	return i
+}
+
 func runEnd(s string, i int) int {
 	for i < len(s) && wordByte[s[i]] {
 		i++
@@ -1533,7 +1534,7 @@ func pgpassPortFits(s string, i, j, stars int) bool {
 		}
 		return n >= 4 && n <= 5 && k+n < len(s) && s[k+n] == ':'
 	case 1:
-		return j-i >= 4 && j-i <= 5 && allDigits(s[i:j])
+		return pgpassPort(s[i:j])
 	}
 	return true
 }
@@ -1549,12 +1550,15 @@ func pgpassFields(host, port, db, user string) bool {
 	if port == "*" {
 		return true
 	}
-	// a database listens above 1023; grep's file:12: is a line number
-	return len(port) >= 4 && len(port) <= 5 && allDigits(port)
+	return pgpassPort(port)
 }
+
+// pgpassPort reports whether p is a port of 4 or 5 digits: a database
+// listens above 1023; grep's file:12: is a line number.
+func pgpassPort(p string) bool { return len(p) >= 4 && len(p) <= 5 && allDigits(p) }
 
 // hostByte reports whether c may be part of a host name or an IPv4
 // address.
 func hostByte(c byte) bool {
-	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || isDigit(c) || c == '.' || c == '-' || c == '_'
+	return wordByte[c] || c == '.'
 }
