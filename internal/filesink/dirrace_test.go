@@ -49,17 +49,25 @@ func waitClosed(t *testing.T, ch <-chan struct{}, what string) {
 }
 
 // TestAFileUnderADirectoryWhoseEntrySyncIsUnderwayWaitsForASync: one
-// session's open makes the shared base directory and syncs its parent;
-// while that sync is under way, another session finds the directory there
-// and makes its file in it. That file's batch is acknowledged only after
-// a sync of the parent that began once the directory was there: its own,
-// not the first session's, which may yet fail.
+// session's open makes the shared base directory (and one above it) and
+// syncs the parent; while that sync is under way, another session finds
+// the directory there and makes its file in it. That file's batch is
+// acknowledged only after a sync of the parent that began once the
+// directory was there: its own, not the first session's, which may yet
+// fail.
 func TestAFileUnderADirectoryWhoseEntrySyncIsUnderwayWaitsForASync(t *testing.T) {
-	for _, parentSyncFails := range []bool{true, false} {
-		name := map[bool]string{true: "failing", false: "succeeding"}[parentSyncFails]
+	for _, tc := range []struct {
+		below           string
+		parentSyncFails bool
+	}{
+		{"audit", true}, {"audit", false},
+		{filepath.Join("made", "audit"), true}, {filepath.Join("made", "audit"), false},
+	} {
+		parentSyncFails := tc.parentSyncFails
+		name := tc.below + map[bool]string{true: "/failing", false: "/succeeding"}[parentSyncFails]
 		t.Run(name, func(t *testing.T) {
 			parent := t.TempDir()
-			base := filepath.Join(parent, "audit")
+			base := filepath.Join(parent, tc.below)
 			ds := &dirSyncs{}
 			ds.failWhen(func(dir string) bool { return parentSyncFails && dir == parent })
 			h := &heldSync{ds: ds, dir: parent, entered: make(chan struct{}), release: make(chan struct{})}

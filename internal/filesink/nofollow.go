@@ -38,20 +38,19 @@ func isSpoolAt(dirfd int, name string) bool {
 var ErrSpoolFile = errors.New("the file is an HTTP sink's spool (it has .offset and .lock sidecars); audit lines are not written into a spool")
 
 // newEntries makes each new entry openInside makes (a directory or the
-// file) durable at once: the entry is forgotten (no longer known durable)
-// before it is made, then its directory is synced, and the entry is listed
+// file) durable at once: forget is told of the entry before it is made
+// (see Sink.making), then its directory is synced, and the entry is listed
 // in durable, or its directory in unsynced when the sync failed. A nil
 // *newEntries makes nothing durable (fsync never, a rotation's open).
 type newEntries struct {
-	sync      func(dir string) error
-	forget    func(entry string)
-	outermost string   // the first entry made
-	durable   []string // outermost first
-	unsynced  []string // outermost first
+	sync     func(dir string) error
+	forget   func(entry string)
+	durable  []string // outermost first
+	unsynced []string // outermost first
 }
 
-// making is called before entry is made: no other open may take it for
-// durable until a sync after it succeeds.
+// making is called before entry is made, so that no other open takes it
+// for durable until a sync after it succeeds.
 func (n *newEntries) making(entry string) {
 	if n != nil {
 		n.forget(entry)
@@ -64,9 +63,6 @@ func (n *newEntries) made(entry string) {
 		return
 	}
 	n.forget(entry) // a file is only known made once its create succeeded
-	if n.outermost == "" {
-		n.outermost = entry
-	}
 	dir := filepath.Dir(entry)
 	if err := n.sync(dir); err != nil {
 		n.unsynced = append(n.unsynced, dir)
@@ -125,7 +121,12 @@ func openBase(base string, made *newEntries) (int, error) {
 		}
 		return dirfd, nil
 	}
-	made.making(base)
+	for d := base; ; d = filepath.Dir(d) {
+		if _, err := os.Stat(d); !errors.Is(err, os.ErrNotExist) || filepath.Dir(d) == d {
+			break
+		}
+		made.making(d)
+	}
 	created, err := fsutil.MkdirAll(base)
 	for _, d := range created {
 		made.made(d)

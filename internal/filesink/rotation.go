@@ -329,7 +329,7 @@ func (s *Sink) renameToSegment(of *openFile) (Segment, openedFile, error) {
 	}
 	if s.fsync != FsyncNever {
 		// Another file at the path; only this writer looks its entry up.
-		s.forget(path)
+		s.making(path)
 	}
 	s.marks.raise(path, seg.Time)
 	s.marks.made(path, seg)

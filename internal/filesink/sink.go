@@ -245,28 +245,16 @@ func (s *Sink) open(of *openFile, beforeCreate func() error) (*os.File, os.FileI
 	if s.fsync == FsyncNever {
 		return s.openAt(of.path, nil, beforeCreate)
 	}
-	made := &newEntries{sync: s.syncDirFn, forget: s.forget}
+	made := &newEntries{sync: s.syncDirFn, forget: s.making}
 	f, fi, err := s.openAt(of.path, made, beforeCreate)
 	for _, e := range made.durable {
 		s.remember(e, of.path, fi)
 	}
 	s.mustSync(of, made.unsynced...)
-	s.widen(made.outermost)
 	if err == nil {
 		s.mustSync(of, s.undurable(of.path, fi)...)
 	}
 	return f, fi, err
-}
-
-// widen makes entry, just made, the outermost undurable looks up when it
-// lies above it (a directory made above the base): until a sync of its
-// directory succeeds, no batch is acknowledged below it.
-func (s *Sink) widen(entry string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if entry != "" && len(entry) < len(s.top) {
-		s.top = entry
-	}
 }
 
 // undurable returns the directory of each entry from Sink.top down to
@@ -320,11 +308,18 @@ func (s *Sink) mustSync(of *openFile, dirs ...string) {
 	}
 }
 
-// forget drops entry from Sink.durable: it is about to be made again.
-func (s *Sink) forget(entry string) {
+// making drops entry, about to be made (again), from Sink.durable, until
+// a sync of its directory after it succeeds. An entry above the base (one
+// of its missing parents) becomes Sink.top, so that each open looks up
+// the entries from there down: until that sync, no batch is acknowledged
+// below it.
+func (s *Sink) making(entry string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	delete(s.durable, entry)
+	if len(entry) < len(s.top) {
+		s.top = entry
+	}
 }
 
 // remember records entry, found or made before a sync of its directory
