@@ -136,6 +136,7 @@ func TestARestartSyncsTheDirectoriesOfAFileItFindsOnce(t *testing.T) {
 			require.ErrorIs(t, crashed.WriteBatch(ctx, testSession, numberedLines(0, 0)), unix.EIO)
 			_, err := os.Stat(path)
 			require.NoError(t, err, "the file is made, its batch refused")
+			require.NoError(t, crashed.Close())
 
 			s, ds := dirSyncSink(t, tmpl, FsyncBatch, nil, 1)
 			ds.failing(true)
@@ -153,6 +154,32 @@ func TestARestartSyncsTheDirectoriesOfAFileItFindsOnce(t *testing.T) {
 			calls := ds.count()
 			require.NoError(t, s.WriteBatch(ctx, testSession, numberedLines(40, 40)))
 			require.Equal(t, calls, ds.count(), "no directory sync at a reopen after eviction")
+		})
+	}
+}
+
+// TestAFileAnotherWriterPutAtThePathSyncsItsDirectory: a file another
+// writer made at the path in place of the one the sink synced, found while
+// cached or at an open after an eviction, is one this process has not made
+// durable: its directory is synced before a batch is acknowledged in it.
+func TestAFileAnotherWriterPutAtThePathSyncsItsDirectory(t *testing.T) {
+	for _, evicted := range []bool{false, true} {
+		t.Run(map[bool]string{false: "cached", true: "evicted"}[evicted], func(t *testing.T) {
+			base := t.TempDir()
+			s, ds := dirSyncSink(t, filepath.Join(base, "{session_id}.jsonl"), FsyncBatch, nil, 1)
+			ctx := context.Background()
+			path := filepath.Join(base, testSession+".jsonl")
+			require.NoError(t, s.WriteBatch(ctx, testSession, numberedLines(0, 0)))
+			if evicted {
+				const other = "0e4a2a7c-3b1f-4c55-9d0e-7f6b5a4c3d2e"
+				require.NoError(t, s.WriteBatch(ctx, other, numberedLines(0, 0)))
+			}
+			// Another writer rotates the file and makes a new one.
+			require.NoError(t, os.Rename(path, path+".1"))
+			require.NoError(t, os.WriteFile(path, nil, 0o600))
+			ds.failing(true)
+			require.ErrorIs(t, s.WriteBatch(ctx, testSession, numberedLines(1, 1)), unix.EIO)
+			requireNotAckedUntilSynced(t, s, ds, testSession, path, base)
 		})
 	}
 }
