@@ -238,7 +238,7 @@ func (of *openFile) sizeIfCurrent() (int64, bool, error) {
 
 // open opens of's file at of.path (creating it as a first open would,
 // after beforeCreate when set) and records its identity. The directories
-// of the entries from the base down to the file that are not durable
+// of the entries from Sink.top down to the file that are not durable
 // (Sink.durable) join of.unsynced, as does a new entry's whose sync failed
 // even when the open then fails. Called with of.mu held.
 func (s *Sink) open(of *openFile, beforeCreate func() error) (*os.File, os.FileInfo, error) {
