@@ -455,20 +455,16 @@ func (v *verifier) checkLine(at location, ln lines.Line) {
 
 // eventOf decodes a line and, for one that is not an event, the whole
 // event line after a torn piece when it holds one (tornjoin.Find): text is
-// then that event line and piece the piece's length.
+// then that event line, decoded once by Find, and piece the piece's length.
 func eventOf(line []byte) (text []byte, ev auditevent.Event, piece int, err error) {
 	if ev, err = auditevent.Decode(line); err == nil {
 		return line, ev, 0, nil
 	}
-	n, ok := tornjoin.Find(line)
+	j, ok := tornjoin.Find(line)
 	if !ok {
 		return line, ev, 0, err
 	}
-	whole, wholeErr := auditevent.Decode(line[n:])
-	if wholeErr != nil {
-		return line, ev, 0, err // Find decoded it: not reached
-	}
-	return line[n:], whole, n, nil
+	return line[j.Piece:], j.Event, j.Piece, nil
 }
 
 // tornPiece reports a line that is a torn piece of n bytes followed by the

@@ -16,24 +16,35 @@ import (
 // data comes first, and it is always an object.
 const lineStart = `{"data":{`
 
+// A Join is a line that joins two writes: a torn piece, then a whole
+// event line another writer appended.
+type Join struct {
+	// Piece is the piece's length: the whole line is text[Piece:].
+	Piece int
+	// Event is the whole line's event, decoded once by Find's check.
+	Event auditevent.Event
+}
+
 // Find reports where a whole canonical event line begins in text, a line
-// without its newline that is not itself an event: text[n:] is exactly a
-// line some writer wrote whole, and n > 0 is the length of the torn piece
-// before it. The only place that fits is where the object that closes at
-// the end of text opens (openingOf), whatever the piece holds: one scan
-// and one check, however hostile the line.
-func Find(text []byte) (n int, ok bool) {
-	return find(text, isCanonicalEvent)
+// without its newline that is not itself an event: text[Piece:] is exactly
+// a line some writer wrote whole, and Piece > 0 is the length of the torn
+// piece before it. The only place that fits is where the object that
+// closes at the end of text opens (openingOf), whatever the piece holds:
+// one scan and one check, however hostile the line.
+func Find(text []byte) (Join, bool) {
+	return find(text, canonicalEvent)
 }
 
 // find is Find with the check of a candidate given, so a test can count
 // the checks.
-func find(text []byte, whole func([]byte) bool) (int, bool) {
+func find(text []byte, whole func([]byte, *auditevent.Event) bool) (Join, bool) {
+	var j Join
 	i, ok := openingOf(text)
-	if !ok || i == 0 || !hasLineStart(text[i:]) || !whole(text[i:]) {
-		return 0, false
+	if !ok || i == 0 || !hasLineStart(text[i:]) || !whole(text[i:], &j.Event) {
+		return Join{}, false
 	}
-	return i, true
+	j.Piece = i
+	return j, true
 }
 
 // openingOf returns where the object that text ends with opens, read
@@ -80,14 +91,13 @@ func hasLineStart(b []byte) bool {
 	return len(b) >= len(lineStart) && string(b[:len(lineStart)]) == lineStart
 }
 
-// isCanonicalEvent reports whether text (without its newline) is exactly
+// canonicalEvent reports whether text (without its newline) is exactly
 // the canonical line of the event it decodes to, as verify and the spool
-// check a line: decoded without made-up ids, encoded again, and equal byte
-// for byte.
-func isCanonicalEvent(text []byte) bool {
-	var ev auditevent.Event
-	if err := (auditevent.DecodeOptions{NoIDDefaults: true}).DecodeInto(text, &ev); err != nil {
+// check a line: decoded into ev without made-up ids, encoded again, and
+// equal byte for byte.
+func canonicalEvent(text []byte, ev *auditevent.Event) bool {
+	if err := (auditevent.DecodeOptions{NoIDDefaults: true}).DecodeInto(text, ev); err != nil {
 		return false
 	}
-	return bytes.Equal(auditevent.AppendJSON(make([]byte, 0, len(text)), &ev), text)
+	return bytes.Equal(auditevent.AppendJSON(make([]byte, 0, len(text)), ev), text)
 }

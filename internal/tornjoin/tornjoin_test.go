@@ -49,10 +49,11 @@ func TestFindRecoversTheWholeLineAfterEveryCut(t *testing.T) {
 	require.Contains(t, string(torn), `"stdout":"{\"data\":{`, "and JSON text in a string")
 	for cut := 1; cut < len(torn); cut++ {
 		joined := append(append([]byte(nil), torn[:cut]...), whole...)
-		n, ok := Find(joined)
+		j, ok := Find(joined)
 		require.True(t, ok, "cut at %d", cut)
-		require.Equal(t, cut, n, "cut at %d", cut)
-		require.Equal(t, whole, joined[n:])
+		require.Equal(t, cut, j.Piece, "cut at %d", cut)
+		require.Equal(t, whole, joined[j.Piece:])
+		require.Equal(t, whole, line(j.Event), "the event decoded is the line's")
 	}
 }
 
@@ -80,7 +81,7 @@ func TestFindLeavesOtherLinesAlone(t *testing.T) {
 // costs at most one check.
 func TestFindIsBounded(t *testing.T) {
 	checks := 0
-	count := func(b []byte) bool { checks++; return isCanonicalEvent(b) }
+	count := func(b []byte, ev *auditevent.Event) bool { checks++; return canonicalEvent(b, ev) }
 
 	braces := bytes.Repeat([]byte("{"), 1<<20)
 	_, ok := find(append(braces, '}'), count)
@@ -94,9 +95,9 @@ func TestFindIsBounded(t *testing.T) {
 
 	// However many starts the piece holds, the line after it is found.
 	whole := line(event(5, `{"exit_code":0}`))
-	n, ok := Find(append(bytes.Repeat([]byte(lineStart), 1000), whole...))
+	j, ok := Find(append(bytes.Repeat([]byte(lineStart), 1000), whole...))
 	assert.True(t, ok)
-	assert.Equal(t, 1000*len(lineStart), n)
+	assert.Equal(t, 1000*len(lineStart), j.Piece)
 }
 
 // A torn piece of a line whose data holds many objects that each begin
@@ -111,7 +112,7 @@ func TestFindRecoversAfterAPieceWithManyStarts(t *testing.T) {
 	whole := line(event(5, `{"exit_code":0}`))
 	cut := len(torn) - 200
 	require.Greater(t, bytes.Count(torn[1:cut], []byte(lineStart)), 100)
-	n, ok := Find(append(torn[:cut:cut], whole...))
+	j, ok := Find(append(torn[:cut:cut], whole...))
 	require.True(t, ok)
-	require.Equal(t, cut, n)
+	require.Equal(t, cut, j.Piece)
 }

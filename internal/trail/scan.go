@@ -371,18 +371,19 @@ func (s *scanner) decodeChunk(c *chunk, e *decoded, r *rec) {
 }
 
 // decodeJoined is decodeLine, and for a line that is not an event, the
-// whole event line after a torn piece when it holds one (tornjoin.Find):
-// it returns the piece's length then, and decodeLine's error when neither
-// is an event.
+// whole event line after a torn piece when it holds one (tornjoin.Find),
+// read from the event Find decoded: it returns the piece's length then,
+// and decodeLine's error when neither is an event.
 func (s *scanner) decodeJoined(line []byte, r *rec, e *decoded) (int, error) {
 	keep := s.opts.KeepLines && !s.sumsOnly
 	err := decodeLine(line, r, e, keep, s.grep, s.seed)
 	if err == nil {
 		return 0, nil
 	}
-	n, ok := tornjoin.Find(bytes.TrimSuffix(line, []byte("\n")))
-	if !ok || decodeLine(line[n:], r, e, keep, s.grep, s.seed) != nil {
+	j, ok := tornjoin.Find(bytes.TrimSuffix(line, []byte("\n")))
+	if !ok {
 		return 0, err
 	}
-	return n, nil
+	decodedLine(line[j.Piece:], &j.Event, r, keep, s.grep, s.seed)
+	return j.Piece, nil
 }
