@@ -106,13 +106,18 @@ func incompleteReporter(cmd string, stderr io.Writer) func(string, int64) {
 	}
 }
 
-// joinedReporter warns of a line read past a torn piece: the event is
-// whole and read, but the piece before it is a write cut short (a writer
-// killed mid-line), named by its length, never quoted.
-func joinedReporter(cmd string, stderr io.Writer) func(string, int64, int) {
-	return func(source string, line int64, piece int) {
-		_, _ = fmt.Fprintf(stderr, "%s: %s:%d: warning: a torn piece of %s (a write cut short) comes before a whole event line; the event is read, the piece left out\n",
-			cmd, displayText(source), line, plural.Count(piece, "byte"))
+// joinedReporter warns of a line read past a piece: the event is whole
+// and read, but the piece before it is a write cut short (a writer killed
+// mid-line, or before its newline), named by its length, never quoted.
+// A piece that lost only its newline is an event, read too.
+func joinedReporter(cmd string, stderr io.Writer) func(string, int64, int, bool) {
+	return func(source string, line int64, piece int, pieceRead bool) {
+		what, done := "a torn piece of "+plural.Count(piece, "byte"), "the event is read, the piece left out"
+		if pieceRead {
+			what, done = "an event line of "+plural.Count(piece, "byte")+" without its newline", "both events are read"
+		}
+		_, _ = fmt.Fprintf(stderr, "%s: %s:%d: warning: %s (a write cut short) comes before a whole event line; %s\n",
+			cmd, displayText(source), line, what, done)
 	}
 }
 
