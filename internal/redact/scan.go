@@ -317,8 +317,9 @@ func (sc *scanner) run(i, j int) int {
 		if end, ok := sc.sasSignature(i, j, j+1); ok {
 			return end
 		}
-		if d := dottedStart(s, i); openingQuote(s, d) != 0 && !sc.startsString(i) && !opensScript(s, d-1) {
-			if end, ok := sc.quotedAssignment(i, j, s[d-1]); ok {
+		// a dotted name is no shell variable (git -c "user.password=a b")
+		if d := dottedStart(s, i); openingQuote(s, d) != 0 && !sc.startsString(i) && (d < i || !opensScript(s, d-1)) {
+			if end, ok := sc.quotedAssignment(i, j, d-1); ok {
 				return end
 			}
 		}
@@ -478,17 +479,19 @@ func (sc *scanner) quotedHeader(i, j int, q byte) int {
 	return sc.cutValue(v, end, kind)
 }
 
-// quotedAssignment handles NAME=value quoted by q as one argument
-// (docker run -e "DB_PASSWORD=a b", set -x's + export 'TOKEN=a b'): the
-// value, a passphrase with blanks in it, ends at the closing quote, or
-// before at a '&', ';' or ',' or a blank that parts it from the next pair,
-// a line break or a marker. It reports whether the name says secret.
-func (sc *scanner) quotedAssignment(i, j int, q byte) (int, bool) {
+// quotedAssignment handles NAME=value quoted by the quote at qi as one
+// argument (docker run -e "DB_PASSWORD=a b", set -x's + export 'TOKEN=a
+// b'): the value, a passphrase with blanks in it, ends at the closing
+// quote, or before at a '&', ';' or ',' or a blank that parts it from the
+// next pair, a line break or a marker. It reports whether the name says
+// secret and is so quoted: ssh's remote command is a shell line (ssh host
+// "API_KEY=x ./deploy.sh"), whose value ends at a blank.
+func (sc *scanner) quotedAssignment(i, j, qi int) (int, bool) {
 	kind, ok := sc.valueToCut(i, j)
-	if !ok {
+	if !ok || commandRuns(sc.s, qi, "ssh") {
 		return 0, false
 	}
-	s, v := sc.s, j+1
+	s, v, q := sc.s, j+1, sc.s[qi]
 	end := v
 	for end < len(s) && s[end] != q && strings.IndexByte("&;,\r\n", s[end]) < 0 && !strings.HasPrefix(s[end:], markerPrefix) {
 		if (s[end] == ' ' || s[end] == '\t') && pairAt(s, end+1) {
@@ -534,7 +537,37 @@ func opensScript(s string, q int) bool {
 	for k > 0 && e-k < maxScriptFlag && !isSpace(s[k-1]) {
 		k--
 	}
-	return e < q && (k == 0 || isSpace(s[k-1])) && scriptFlag(s[k:e])
+	return e < q && (k == 0 || isSpace(s[k-1])) && scriptFlag(s[k:e]) && !commandRuns(s, k, "git")
+}
+
+// maxCommandRead bounds the text read back from an argument for the
+// command it belongs to.
+const maxCommandRead = 256
+
+// commandRuns reports whether the command that the argument at a belongs
+// to runs name: a word before a on its line, after the last ';', '|', '&'
+// or '(', is name or a path ending in it (ssh -p 2222 host "…", git -C
+// repo -c "…"). A quote before a in the command, or a command longer than
+// maxCommandRead, says no: the scan does not follow shell quoting, and
+// stops at the last argument's quote, so that each byte is read back once.
+func commandRuns(s string, a int, name string) bool {
+	b := a
+	for ; b > 0 && strings.IndexByte("\n\r;|&(", s[b-1]) < 0; b-- {
+		if a-b >= maxCommandRead || s[b-1] == '"' || s[b-1] == '\'' || s[b-1] == '`' {
+			return false
+		}
+	}
+	for k := skipBlanks(s, b); k < a; k = skipBlanks(s, k) {
+		e := k
+		for e < a && s[e] != ' ' && s[e] != '\t' {
+			e++
+		}
+		if w := s[k:e]; strings.HasSuffix(w, name) && (len(w) == len(name) || w[len(w)-len(name)-1] == '/') {
+			return true
+		}
+		k = e
+	}
+	return false
 }
 
 // dottedStart is where the dotted name that the run at i ends starts
