@@ -901,12 +901,49 @@ func (sc *scanner) valueToCut(i, j int) (Kind, bool) {
 // connStringPwd reports whether the name s[i:j] is the Pwd= of an ODBC or
 // ADO.NET connection string (";Uid=sa;Pwd=x;"): PWD alone is the working
 // directory, but not after the ';' that parts a connection string's keys.
+// In a shell line a ';' parts commands (cd /srv; PWD=/tmp make): the one
+// before it is no key=value pair, or the value is a directory that a
+// command follows.
 func connStringPwd(s string, i, j int) bool {
 	if j >= len(s) || s[j] != '=' || !strings.EqualFold(s[i:j], "pwd") {
 		return false
 	}
 	k := blanksBefore(s, i)
-	return k > 0 && s[k-1] == ';'
+	return k > 0 && s[k-1] == ';' && pairBefore(s, k-1) && !directoryThenCommand(s, j+1)
+}
+
+// maxConnPair bounds the text read back from a ';' for the key=value pair
+// before it.
+const maxConnPair = 512
+
+// pairBefore reports whether the text between the ';' at k and the ';',
+// quote or line break before it holds a '=': a connection string's pair
+// (Uid=sa, Driver={ODBC Driver 18}).
+func pairBefore(s string, k int) bool {
+	for b := k - 1; b >= 0 && k-b <= maxConnPair; b-- {
+		switch s[b] {
+		case '=':
+			return true
+		case ';', '"', '\'', '\n', '\r':
+			return false
+		}
+	}
+	return false
+}
+
+// directoryThenCommand reports whether the value at v is a path from the
+// root or home (/tmp, ~/work) followed by a blank and a word: PWD set for
+// the command after it.
+func directoryThenCommand(s string, v int) bool {
+	if v >= len(s) || s[v] != '/' && s[v] != '~' {
+		return false
+	}
+	e := v
+	for e < len(s) && (isAlnum(s[e]) || strings.IndexByte("/._-~", s[e]) >= 0) {
+		e++
+	}
+	k := skipBlanks(s, e)
+	return k > e && k < len(s) && s[k] != '\n' && s[k] != '\r'
 }
 
 // nameToCut is valueToCut for a name given decoded.
