@@ -27,6 +27,8 @@ func TestPrefilterPassesEveryTrigger(t *testing.T) {
 		`{"Cookie":"a=b"}`, `"set-cookie: a=b"`, `["curl","-b","a=b"]`, `["--cookie","a=b"]`, `"curl -b a=b"`,
 		`["mysql","-pX"]`, `["sshpass","-p","x"]`, `"redis-cli -a x"`, `["curl","--user","a:b"]`, `"curl -u a:b"`, `"/c?sv=1&sig=a"`,
 		`"https%3A%2F%2Fa%3Ab%40h"`, `"https%253A%252F%252Fa%253Ab%2540h"`,
+		`"db:5432:prod:app:pw"`, `"h:5432:_db:app:pw"`, `"*:*:*:app:pw"`, `"h:*:Db:app:pw"`,
+		`"SharedAccessSignature sr=h.azure-devices.net&sig=a&se=1&skn=k"`,
 	} {
 		if !probeHits(s) {
 			t.Errorf("%q: the probe finds nothing; the case is no trigger", s)

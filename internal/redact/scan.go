@@ -1561,10 +1561,10 @@ func (sc *scanner) pgpassLine(i, j int) (int, bool) {
 	for ; stars < 3 && ls >= 2 && s[ls-1] == ':' && s[ls-2] == '*'; stars++ {
 		ls -= 2 // *:*:*:user:password
 	}
-	if ls > 0 && s[ls-1] != '\n' || ls < i && s[ls] == '.' || !pgpassPortFits(s, i, j, stars) {
+	if ls > 0 && s[ls-1] != '\n' && !sc.stringStart(ls) || ls < i && s[ls] == '.' || !pgpassPortFits(s, i, j, stars) {
 		return 0, false
 	}
-	end := lineEnd(s, j)
+	end := lineEnd(s[:sc.stringEnd(j)], j)
 	var colons [4]int
 	n := 0
 	for k := ls; k < end; k++ {
@@ -1585,6 +1585,23 @@ func (sc *scanner) pgpassLine(i, j int) (int, bool) {
 		return end, true
 	}
 	return sc.cutValue(colons[3]+1, end, KindPassword), true
+}
+
+// stringStart reports whether a probe's data text has a string start at
+// k: after its opening quote (data text without escapes, where a closing
+// quote is never followed by a word byte).
+func (sc *scanner) stringStart(k int) bool { return sc.probe && sc.s[k-1] == '"' }
+
+// stringEnd is where the string that k is in ends in a probe's data text,
+// at its closing quote; elsewhere the end of the text.
+func (sc *scanner) stringEnd(k int) int {
+	if !sc.probe {
+		return len(sc.s)
+	}
+	if q := strings.IndexByte(sc.s[k:], '"'); q >= 0 {
+		return k + q
+	}
+	return len(sc.s)
 }
 
 // pgpassPortFits is a look at the port field before the line is read, so
@@ -1611,10 +1628,11 @@ func pgpassPortFits(s string, i, j, stars int) bool {
 
 // pgpassFields reports whether the first four fields of a line are those
 // of a .pgpass entry: a host name or '*', a port of 4 or 5 digits or '*',
-// a database and a user without blanks, the user no number (the minutes
-// of a time after grep's file:1234:, app.log:1234:12:00:00 up).
+// a database that starts as pgpassDBStart says and a user, both without
+// blanks, the user no number (the minutes of a time after grep's
+// file:1234:, app.log:1234:12:00:00 up).
 func pgpassFields(host, port, db, user string) bool {
-	if host == "" || db == "" || user == "" || strings.ContainsAny(db+user, " \t") || allDigits(user) {
+	if host == "" || db == "" || user == "" || !pgpassDBStart(db[0]) || strings.ContainsAny(db+user, " \t") || allDigits(user) {
 		return false
 	}
 	if port == "*" {
@@ -1622,6 +1640,11 @@ func pgpassFields(host, port, db, user string) bool {
 	}
 	return pgpassPort(port)
 }
+
+// pgpassDBStart reports whether c may start a .pgpass line's database: a
+// letter, '_' or '*', as the prefilter's trigram for the line holds it
+// (after a digit, a time's 12:30:00 is no trigger).
+func pgpassDBStart(c byte) bool { return isLower(c|0x20) || c == '_' || c == '*' }
 
 // pgpassPort reports whether p is a port of 4 or 5 digits: a database
 // listens above 1023; grep's file:12: is a line number.
