@@ -1395,6 +1395,9 @@ func (sc *scanner) urlPassword(a int) int {
 		if strings.EqualFold(s[a:end], "hooks.slack.com") {
 			return sc.slackWebhook(end)
 		}
+		if discordHost(s[a:end]) {
+			return sc.discordWebhook(end)
+		}
 		if at = sc.delimitedUserinfoEnd(a, end); at < 0 {
 			return a
 		}
@@ -1510,6 +1513,62 @@ func (sc *scanner) slackWebhook(p int) int {
 	}
 	sc.add(k, end, KindSlackToken)
 	return end
+}
+
+// discordHost reports whether host is Discord's API host: discord.com,
+// discordapp.com or one under them (ptb., canary.).
+func discordHost(host string) bool {
+	for _, d := range [...]string{"discord.com", "discordapp.com"} {
+		n := len(host) - len(d)
+		if n >= 0 && strings.EqualFold(host[n:], d) && (n == 0 || host[n-1] == '.') {
+			return true
+		}
+	}
+	return false
+}
+
+// discordWebhook cuts the token of a Discord webhook, the segment after
+// the webhook's id in the path at p (/api/webhooks/ID/token, or
+// /api/v10/webhooks/ID/token); what follows it (?wait=true, /messages/…)
+// stays. Each segment is read only to the next '/'.
+func (sc *scanner) discordWebhook(p int) int {
+	s := sc.s
+	k, ok := cutPrefix(s, p, "/api/")
+	if !ok {
+		return p
+	}
+	if k < len(s) && s[k] == 'v' {
+		e := k + 1
+		for e < len(s) && isDigit(s[e]) {
+			e++
+		}
+		if e == k+1 || e >= len(s) || s[e] != '/' {
+			return p
+		}
+		k = e + 1
+	}
+	if k, ok = cutPrefix(s, k, "webhooks/"); !ok {
+		return p
+	}
+	e := webhookSegmentEnd(s, k)
+	if e == k || e >= len(s) || s[e] != '/' || !allDigits(s[k:e]) {
+		return p
+	}
+	k = e + 1
+	end := webhookSegmentEnd(s, k)
+	if end == k || strings.HasPrefix(s[k:], markerPrefix) {
+		return max(end, markerEnd(s, k))
+	}
+	sc.add(k, end, KindDiscordWebhook)
+	return end
+}
+
+// cutPrefix is the index after prefix when s holds it at k.
+func cutPrefix(s string, k int, prefix string) (int, bool) {
+	if !strings.HasPrefix(s[k:], prefix) {
+		return k, false
+	}
+	return k + len(prefix), true
 }
 
 // webhookSegmentEnd is the end of the URL path segment at k.

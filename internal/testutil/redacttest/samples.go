@@ -59,6 +59,13 @@ var (
 	CustomMatch       = "INTERNAL-" + "493027"
 )
 
+// Samples of the formats cut inside a URL or a file, with their secret.
+var (
+	// DiscordWebhookToken is the token of DiscordWebhook, its last segment.
+	DiscordWebhookToken = "Xq7vR2mK9pL4tZ0" + "aBcDeFgHiJkLmNoPqRsTuVwXyZ_0123456789-AbCdEfGhIjKlMnOpQrStUv"
+	DiscordWebhook      = "https://discord.com/api/webhooks/1234567890123456789/" + DiscordWebhookToken
+)
+
 // UserPattern and UserKey are the user rules that cut CustomMatch and
 // CustomKeyVal.
 const (
@@ -71,7 +78,8 @@ const (
 func Secrets() []string {
 	return append([]string{GitHubToken, GitHubPAT, GitLabToken, SlackToken, OpenAIKey, AWSKeyID, AWSSecret, JWT,
 		BearerToken, BasicAuth, CookieVal, PEMBody, URLPassword, Password, APIKey, CustomKeyVal, CustomMatch,
-		SecretVal, TokenVal, Credential, PrivateKey, OtherAuth, StripeKey, GoogleAPIKey, HFToken, VaultToken, NPMToken, PyPIToken, RegistryAuth, JSONSecret}, VendorTokens()...)
+		SecretVal, TokenVal, Credential, PrivateKey, OtherAuth, StripeKey, GoogleAPIKey, HFToken, VaultToken, NPMToken, PyPIToken, RegistryAuth, JSONSecret,
+		DiscordWebhookToken}, VendorTokens()...)
 }
 
 // VendorTokens lists the samples of the other vendors' formats.
@@ -136,6 +144,7 @@ func Text() string {
 		"X-Api-Key: " + APIKey,
 		UserKey + "=" + CustomKeyVal,
 		"vendors " + strings.Join(VendorTokens(), " "),
+		"webhook " + DiscordWebhook,
 		"tokens " + GitHubToken + " " + GitHubPAT + " " + GitLabToken + " " + SlackToken + " " + OpenAIKey + " " + StripeKey + " " + GoogleAPIKey + " " + HFToken + " " + VaultToken + " " + NPMToken + " " + PyPIToken + " " + JWT + " " + CustomMatch,
 		PEMBlock,
 		"",
