@@ -270,6 +270,9 @@ func (sc *scanner) run(i, j int) int {
 			sc.add(i, end, k)
 			return end
 		}
+		if end, ok := sc.puttyKey(i, j); ok {
+			return end
+		}
 	}
 	if p := j - len(pemBegin); p > i && strings.HasSuffix(s[i:j], pemBegin) {
 		// a BEGIN line joined to the word before it (`cat notes id_rsa`,
