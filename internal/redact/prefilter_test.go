@@ -136,6 +136,7 @@ func TestPrefilterAtEveryOffset(t *testing.T) {
 		}
 	}
 	pieces := []string{`\`, "é", "\u212a", "\u212aey", "to\u212aen"} // multi-byte UTF-8, Kelvin sign folding to k
+	seen := map[string]bool{}
 	for _, g := range triggerTrigrams {
 		for _, a := range []byte(g[0]) {
 			for _, b := range []byte(g[1]) {
@@ -147,7 +148,10 @@ func TestPrefilterAtEveryOffset(t *testing.T) {
 								p[k] = byte(unicode.ToUpper(rune(p[k])))
 							}
 						}
-						pieces = append(pieces, string(p))
+						if !seen[string(p)] { // a byte without case gives one piece
+							seen[string(p)] = true
+							pieces = append(pieces, string(p))
+						}
 					}
 				}
 			}
