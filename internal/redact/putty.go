@@ -33,6 +33,9 @@ func (sc *scanner) puttyKey(i, j int) (int, bool) {
 		if strings.HasPrefix(s[k:], puttyPrivate) {
 			return sc.puttyPrivateLines(k + len(puttyPrivate))
 		}
+		if strings.HasPrefix(s[k:], puttyHeader) {
+			return 0, false // another file: each line is read for one header
+		}
 		if e := runEnd(s, k); e > k && e < len(s) && s[e] == ':' {
 			k = nextLine(s, e, maxPuTTYField) // Encryption:, Comment:, Argon2-Salt: …
 			continue
