@@ -17,15 +17,15 @@ const maxPuTTYHead = 8192
 // maxPuTTYField bounds a header field's line (a comment included).
 const maxPuTTYField = 1024
 
-// puttyKey handles the run s[i:j] when it is a key file's header and
-// reports whether it was: the lines below it are the file's fields
-// ("Name: value") and public lines (base64) up to Private-Lines: N, whose
-// N base64 lines below it are cut; a file cut short, as far as they go.
-// The lines may end in "\n" or "\r\n", plain or escaped (JSON text).
+// puttyKey handles the run s[i:j], as long as a header and its version
+// digit, when it is a key file's header, and reports whether it was: the
+// lines below it are the file's fields ("Name: value") and public lines
+// (base64) up to Private-Lines: N, whose N base64 lines below it are cut;
+// a file cut short, as far as they go. The lines may end in "\n" or
+// "\r\n", plain or escaped (JSON text).
 func (sc *scanner) puttyKey(i, j int) (int, bool) {
 	s := sc.s
-	if j-i != len(puttyHeader)+1 || !strings.HasPrefix(s[i:], puttyHeader) || s[j-1] != '2' && s[j-1] != '3' ||
-		j >= len(s) || s[j] != ':' {
+	if !strings.HasPrefix(s[i:], puttyHeader) || s[j-1] != '2' && s[j-1] != '3' || j >= len(s) || s[j] != ':' {
 		return 0, false
 	}
 	k := nextLine(s, j, maxPuTTYField)

@@ -270,8 +270,10 @@ func (sc *scanner) run(i, j int) int {
 			sc.add(i, end, k)
 			return end
 		}
-		if end, ok := sc.puttyKey(i, j); ok {
-			return end
+		if s[i] == 'P' && j-i == len(puttyHeader)+1 {
+			if end, ok := sc.puttyKey(i, j); ok {
+				return end
+			}
 		}
 	}
 	if p := j - len(pemBegin); p > i && strings.HasSuffix(s[i:j], pemBegin) {
@@ -1398,7 +1400,7 @@ func (sc *scanner) urlPassword(a int) int {
 		if strings.EqualFold(s[a:end], "hooks.slack.com") {
 			return sc.slackWebhook(end)
 		}
-		if discordHost(s[a:end]) {
+		if end-a >= len("discord.com") && s[end-1]|0x20 == 'm' && discordHost(s[a:end]) {
 			return sc.discordWebhook(end)
 		}
 		if at = sc.delimitedUserinfoEnd(a, end); at < 0 {
