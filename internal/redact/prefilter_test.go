@@ -51,7 +51,7 @@ func TestPrefilterPassesEveryTrigger(t *testing.T) {
 // nothing either.
 func FuzzPrefilter(f *testing.F) {
 	// The Kelvin sign folds to k in Unicode: names with it are no trigger.
-	seeds := []string{`{"a":"KEY","b":"eyJ"}`, "{\"to\u212aen\":\"abcdef\"}", "{\"\u212aey\":\"v\"}"}
+	seeds := []string{`{"a":"KEY","b":"eyJ"}`, "{\"to\u212aen\":\"abcdef\"}", "{\"\u212aey\":\"v\"}", `{"d":"h:5432:db:u:p"}`, `["*:*:*:u:p"]`}
 	for _, s := range append(redacttest.Argv(), append(seeds, redacttest.Text())...) {
 		f.Add(s)
 	}
