@@ -48,7 +48,12 @@ func TestSSHRemoteCommandAssignmentEndsAtABlank(t *testing.T) {
 		`ssh -p 2222 deploy@web1 'DB_PASSWORD=` + `s3cr3t make migrate'`: `ssh -p 2222 deploy@web1 'DB_PASSWORD=[REDACTED:password] make migrate'`,
 		`/usr/bin/ssh web1 "TOKEN=` + `abc123 ./run.sh --prod"`:          `/usr/bin/ssh web1 "TOKEN=[REDACTED:token] ./run.sh --prod"`,
 		`cd /srv && ssh web1 "TOKEN=` + `abc123 ./run.sh"`:               `cd /srv && ssh web1 "TOKEN=[REDACTED:token] ./run.sh"`,
-		// not ssh's: one argument, to the closing quote
+		`gcloud compute ssh vm --command="TOKEN=` + `abc123 ./run.sh"`:   `gcloud compute ssh vm --command="TOKEN=[REDACTED:token] ./run.sh"`,
+		// not ssh's command: one argument, to the closing quote (an
+		// argument of the remote words after the host, or of another
+		// command)
+		`ssh web1 docker run -e "DB_PASSWORD=` + `two words" x`:     `ssh web1 docker run -e "DB_PASSWORD=[REDACTED:password]" x`,
+		`ssh -i key -o A=b web1 env "API_KEY=` + `two words"`:       `ssh -i key -o A=b web1 env "API_KEY=[REDACTED:api_key]"`,
 		`ssh web1 ls; docker run -e "DB_PASSWORD=` + `two words" x`: `ssh web1 ls; docker run -e "DB_PASSWORD=[REDACTED:password]" x`,
 		`nossh "API_KEY=` + `two words" x`:                          `nossh "API_KEY=[REDACTED:api_key]" x`,
 	} {

@@ -493,7 +493,7 @@ func (sc *scanner) quotedHeader(i, j int, q byte) int {
 // "API_KEY=x ./deploy.sh"), whose value ends at a blank.
 func (sc *scanner) quotedAssignment(i, j, qi int) (int, bool) {
 	kind, ok := sc.valueToCut(i, j)
-	if !ok || commandRuns(sc.s, qi, "ssh") {
+	if !ok || sshCommandAt(sc.s, qi) {
 		return 0, false
 	}
 	s, v, q := sc.s, j+1, sc.s[qi]
@@ -542,24 +542,25 @@ func opensScript(s string, q int) bool {
 	for k > 0 && e-k < maxScriptFlag && !isSpace(s[k-1]) {
 		k--
 	}
-	return e < q && (k == 0 || isSpace(s[k-1])) && scriptFlag(s[k:e]) && !commandRuns(s, k, "git")
+	return e < q && (k == 0 || isSpace(s[k-1])) && scriptFlag(s[k:e]) && commandAfter(s, k, "git") < 0
 }
 
 // maxCommandRead bounds the text read back from an argument for the
 // command it belongs to.
 const maxCommandRead = 256
 
-// commandRuns reports whether the command that the argument at a belongs
-// to runs name: a word before a on its line, after the last ';', '|', '&'
-// or '(', is name or a path ending in it (ssh -p 2222 host "…", git -C
-// repo -c "…"). A quote before a in the command, or a command longer than
-// maxCommandRead, says no: the scan does not follow shell quoting, and
-// stops at the last argument's quote, so that each byte is read back once.
-func commandRuns(s string, a int, name string) bool {
+// commandAfter is where the arguments of name start when the command that
+// the argument at a belongs to runs it: a word before a on its line, after
+// the last ';', '|', '&' or '(', is name or a path ending in it (ssh -p
+// 2222 host "…", git -C repo -c "…"); -1 when it does not. A quote before
+// a in the command, or a command longer than maxCommandRead, says it does
+// not: the scan does not follow shell quoting, and stops at the last
+// argument's quote, so that each byte is read back once.
+func commandAfter(s string, a int, name string) int {
 	b := a
 	for ; b > 0 && strings.IndexByte("\n\r;|&(", s[b-1]) < 0; b-- {
 		if a-b >= maxCommandRead || s[b-1] == '"' || s[b-1] == '\'' || s[b-1] == '`' {
-			return false
+			return -1
 		}
 	}
 	for k := skipBlanks(s, b); k < a; k = skipBlanks(s, k) {
@@ -568,11 +569,37 @@ func commandRuns(s string, a int, name string) bool {
 			e++
 		}
 		if w := s[k:e]; strings.HasSuffix(w, name) && (len(w) == len(name) || w[len(w)-len(name)-1] == '/') {
-			return true
+			return e
 		}
 		k = e
 	}
-	return false
+	return -1
+}
+
+// sshArgFlags are ssh's flags that take the next word as their argument.
+const sshArgFlags = "BbcDEeFIiJLlmOopQRSWw"
+
+// sshCommandAt reports whether the quote at q opens ssh's remote command:
+// ssh runs, and its arguments before q are flags (and their arguments)
+// and one word, the host. After more words (ssh host docker run -e
+// "A=b c") the quote is an argument of theirs.
+func sshCommandAt(s string, q int) bool {
+	k := commandAfter(s, q, "ssh")
+	if k < 0 {
+		return false
+	}
+	hosts, skip := 0, false
+	for w := range strings.FieldsSeq(s[k:q]) {
+		switch {
+		case skip:
+			skip = false
+		case len(w) > 1 && w[0] == '-':
+			skip = len(w) == 2 && strings.IndexByte(sshArgFlags, w[1]) >= 0
+		default:
+			hosts++
+		}
+	}
+	return hosts == 1
 }
 
 // dottedStart is where the dotted name that the run at i ends starts
