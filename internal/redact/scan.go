@@ -833,8 +833,8 @@ func (sc *scanner) callValue(lo, hi int) bool {
 	if isCallValue(s[lo:hi]) {
 		return true
 	}
-	if !strings.HasPrefix(s[hi:], markerPrefix) {
-		return false
+	if lo == hi || !strings.HasPrefix(s[hi:], markerPrefix) {
+		return false // a call starts with its name
 	}
 	tail := s[hi:min(len(s), hi+maxCallTail)]
 	k := strings.IndexAny(tail, "\r\n")
