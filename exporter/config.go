@@ -449,6 +449,10 @@ func (c *IntegrityConfig) validateWitnesses(logKey string) error {
 			errs = append(errs, fmt.Errorf("%stimeout: %s is longer than a witness round may take (checkpoint_interval × 10 + 10s = %s)",
 				prefix, w.ClientConfig.Timeout, round))
 		}
+		if w.PublicKey == "" {
+			errs = append(errs, fmt.Errorf("%spublic_key: must be set", prefix))
+			continue
+		}
 		if logKey != "" && witness.SameKey(w.PublicKey, logKey) {
 			errs = append(errs, fmt.Errorf("%spublic_key: the log's own signing key (signing_key_file): a witness cosigns "+
 				"with a key of its own, or the key's holder could cosign what it rewrote", prefix))
