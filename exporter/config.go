@@ -294,13 +294,14 @@ func checkRetry(c *configretry.BackOffConfig) error {
 	if !c.Enabled {
 		return errors.Join(errs...)
 	}
-	if c.InitialInterval < minRetryInterval {
+	// A negative value configretry refuses itself, naming the key.
+	if c.InitialInterval >= 0 && c.InitialInterval < minRetryInterval {
 		errs = append(errs, fmt.Errorf("retry_on_failure::initial_interval: must be at least %s when retries are enabled, got %s", minRetryInterval, c.InitialInterval))
 	}
-	if c.MaxInterval != 0 && c.MaxInterval < minRetryInterval {
+	if c.MaxInterval > 0 && c.MaxInterval < minRetryInterval {
 		errs = append(errs, fmt.Errorf("retry_on_failure::max_interval: must be 0 (no cap) or at least %s, got %s", minRetryInterval, c.MaxInterval))
 	}
-	if c.Multiplier < 1 {
+	if c.Multiplier >= 0 && c.Multiplier < 1 {
 		// Below 1 each wait is shorter than the one before.
 		errs = append(errs, fmt.Errorf("retry_on_failure::multiplier: must be at least 1, got %g", c.Multiplier))
 	}
