@@ -1,6 +1,8 @@
 package main
 
 import (
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -64,4 +66,15 @@ service:
 	for line := range strings.SplitSeq(strings.TrimPrefix(msg, "invalid configuration: "), "\n") {
 		assert.Regexp(t, `^(receivers|processors|exporters|extensions)::sandboxaudit`, line)
 	}
+}
+
+// TestEachStartRefusalNamesItsComponent: errors a component's start joins
+// (two TLS files that cannot be read) each name the component.
+func TestEachStartRefusalNamesItsComponent(t *testing.T) {
+	factories, err := sandboxaudit.CollectorSettings().Factories()
+	require.NoError(t, err)
+	start := errors.Join(errors.New("http::tls::ca_file: open a: no such file"), errors.New("file: integrity: witnesses::0::tls::ca_file: open b: no such file"))
+	failed := fmt.Errorf("cannot start pipelines: %w", fmt.Errorf(`failed to start "sandboxaudit" exporter: %w`, start))
+	assert.Equal(t, `cannot start pipelines: failed to start "sandboxaudit" exporter: http::tls::ca_file: open a: no such file`+"\n"+
+		`failed to start "sandboxaudit" exporter: file: integrity: witnesses::0::tls::ca_file: open b: no such file`, errorText(failed, factories))
 }

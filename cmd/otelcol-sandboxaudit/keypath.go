@@ -38,20 +38,34 @@ func errorText(err error, factories otelcol.Factories) string {
 // keyLines is err's text as one line per joined error, each under the
 // paths of the errors that wrap it. The collector prefixes a section's
 // error with its path once, so the second error of a section's
-// errors.Join was a line naming no component. The wrapping above the
-// first join ("invalid configuration: ") is said once, on the first line.
+// errors.Join was a line naming no component. Of the wrapping above the
+// first join, what comes before the first text naming a component
+// ("invalid configuration: ", "cannot start pipelines: ") is said once,
+// on the first line.
 func keyLines(err error) []string {
-	lead := ""
+	var once, each string
 	for {
 		inner, head, ok := unwrapHead(err)
 		if !ok {
 			break
 		}
-		lead, err = lead+head, inner
+		if each == "" && !namesComponent(head) {
+			once += head
+		} else {
+			each += head
+		}
+		err = inner
 	}
-	lines := pathLines(err, "")
-	lines[0] = lead + lines[0]
+	lines := pathLines(err, each)
+	lines[0] = once + lines[0]
 	return lines
+}
+
+// namesComponent reports whether an error's head names a component: a
+// configuration path ("receivers::sandboxaudit: ") or a quoted id
+// (`failed to start "sandboxaudit" exporter: `).
+func namesComponent(head string) bool {
+	return strings.Contains(head, "::") || strings.Contains(head, `"`)
 }
 
 // pathLines is err's text under prefix, one element per joined error.
