@@ -112,6 +112,10 @@ func Run(ctx context.Context, args []string, s Streams) int {
 	case "verify-proof":
 		return runVerifyProof(ctx, args[1:], s)
 	case "help", "-h", "-help", "--help":
+		if len(args) > 1 && args[0] == "help" {
+			// `help CMD` is `CMD -h`, as in go and git.
+			return Run(ctx, append(args[1:], "-h"), s)
+		}
 		_, _ = fmt.Fprint(s.Stdout, usage)
 		return exitOK
 	default:
