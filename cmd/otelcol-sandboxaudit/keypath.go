@@ -45,8 +45,8 @@ func errorText(err error, factories otelcol.Factories) string {
 func keyLines(err error) []string {
 	var once, each string
 	for {
-		inner, head, ok := unwrapHead(err)
-		if !ok {
+		head, inner := splitHead(err)
+		if inner == nil {
 			break
 		}
 		if each == "" && !namesComponent(head) {
@@ -79,24 +79,25 @@ func pathLines(err error, prefix string) []string {
 			return lines
 		}
 	}
-	if inner, head, ok := unwrapHead(err); ok {
+	if head, inner := splitHead(err); inner != nil {
 		return pathLines(inner, prefix+head)
 	}
 	return []string{prefix + err.Error()}
 }
 
-// unwrapHead splits an error that only puts text before the error it
-// wraps ("path: %w") into that text and the wrapped error.
-func unwrapHead(err error) (inner error, head string, ok bool) {
+// splitHead splits an error that only puts text before the error it
+// wraps ("path: %w") into that text and the wrapped error; inner is nil
+// for any other error.
+func splitHead(err error) (head string, inner error) {
 	inner = errors.Unwrap(err)
 	if inner == nil {
-		return nil, "", false
+		return "", nil
 	}
-	head, ok = strings.CutSuffix(err.Error(), inner.Error())
+	head, ok := strings.CutSuffix(err.Error(), inner.Error())
 	if !ok || head != "" && !strings.HasSuffix(head, ": ") {
-		return nil, "", false
+		return "", nil
 	}
-	return inner, head, true
+	return head, inner
 }
 
 // withoutSquashed is line without the path segments that name squashed
