@@ -80,7 +80,7 @@ commands:
          [--timeout 10s] [--retry-for 30s] [--ca-file PEM] [--insecure-skip-verify] [--adopt]
                              send a delivery spool file to an HTTP endpoint
 
-Run "sandboxaudit <command> -h" for a command's flags.
+Run "sandboxaudit <command> -h" (or "sandboxaudit help <command>") for a command's flags.
 `
 
 // Run executes the command line args (without the program name) and returns
