@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -182,4 +183,58 @@ func TestAFileAnotherWriterPutAtThePathSyncsItsDirectory(t *testing.T) {
 			requireNotAckedUntilSynced(t, s, ds, testSession, path, base)
 		})
 	}
+}
+
+// TestASyncThatBeganBeforeAnEntryWasMadeAgainDoesNotMakeItDurable: the
+// base is removed while one session's sync of its parent is under way,
+// and another session makes it again, whose own sync of the parent fails.
+// The first sync ends after that, but began before the new entry was
+// there: a third session's file in the new base is not acknowledged in
+// before a sync of the parent succeeds.
+func TestASyncThatBeganBeforeAnEntryWasMadeAgainDoesNotMakeItDurable(t *testing.T) {
+	parent := t.TempDir()
+	base := filepath.Join(parent, "audit")
+	require.NoError(t, os.Mkdir(base, 0o700))
+	// The first sync of the parent is held, then succeeds; every later
+	// one fails.
+	ds := &dirSyncs{}
+	h := &heldSync{ds: ds, dir: parent, entered: make(chan struct{}), release: make(chan struct{})}
+	var releaseOnce sync.Once
+	release := func() { releaseOnce.Do(func() { close(h.release) }) }
+	t.Cleanup(release)
+	var parentSyncs atomic.Int32
+	syncDir := func(dir string) error {
+		if dir == parent && parentSyncs.Add(1) > 1 {
+			return unix.EIO
+		}
+		return h.sync(dir)
+	}
+	s, err := New(Options{Path: filepath.Join(base, "{session_id}.jsonl"), Fsync: FsyncBatch, syncDirFn: syncDir})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = s.Close() })
+	ctx := context.Background()
+
+	firstDone := make(chan struct{})
+	var firstErr error
+	go func() {
+		defer close(firstDone)
+		firstErr = s.WriteBatch(ctx, testSession, numberedLines(0, 0))
+	}()
+	t.Cleanup(func() {
+		release()
+		waitClosed(t, firstDone, "the first session's batch")
+	})
+	waitClosed(t, h.entered, "the first session's sync of the base's parent")
+
+	require.NoError(t, os.RemoveAll(base))
+	const second = "0e4a2a7c-3b1f-4c55-9d0e-7f6b5a4c3d2e"
+	require.ErrorIs(t, s.WriteBatch(ctx, second, numberedLines(0, 0)), unix.EIO,
+		"the base made again is not durable")
+	release()
+	waitClosed(t, firstDone, "the first session's batch")
+	require.NoError(t, firstErr)
+
+	const third = "1f5b3b8d-4c2a-4d66-8e1f-8a7c6b5d4e3f"
+	require.ErrorIs(t, s.WriteBatch(ctx, third, numberedLines(0, 0)), unix.EIO,
+		"no sync of the parent began after the base was made again")
 }

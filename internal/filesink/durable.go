@@ -2,6 +2,7 @@ package filesink
 
 import (
 	"fmt"
+	"hash/maphash"
 	"os"
 	"path/filepath"
 	"slices"
@@ -44,24 +45,42 @@ func (s *Sink) mustSync(of *openFile, dirs ...string) {
 }
 
 // making drops entry, about to be made (again), from Sink.durable, until
-// a sync of its directory after it succeeds. An entry above the base (one
-// of its missing parents) becomes Sink.top, so that each open looks up
-// the entries from there down: until that sync, no batch is acknowledged
-// below it.
-func (s *Sink) making(entry string) {
+// a sync of its directory after it succeeds, and returns the making's
+// generation (see remember). An entry above the base (one of its missing
+// parents) becomes Sink.top, so that each open looks up the entries from
+// there down: until that sync, no batch is acknowledged below it.
+func (s *Sink) making(entry string) uint64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	delete(s.durable, entry)
 	if len(entry) < len(s.top) {
 		s.top = entry
 	}
+	s.gen++
+	s.remade[s.bucket(entry)] = s.gen
+	return s.gen
+}
+
+// generation is the count of makings so far: a sync that begins now
+// holds the entries made up to it.
+func (s *Sink) generation() uint64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.gen
+}
+
+// bucket is entry's slot in Sink.remade. Called with s.mu held.
+func (s *Sink) bucket(entry string) uint64 {
+	return maphash.String(s.seed, entry) % uint64(len(s.remade))
 }
 
 // remember records entry, found or made before a sync of its directory
-// that succeeded, as durable; when entry is the file at path, with its
-// identity fi (nil: unknown, so not durable). Past maxDurable an
-// arbitrary entry is dropped first.
-func (s *Sink) remember(entry, path string, fi os.FileInfo) {
+// that began at generation since and succeeded, as durable; when entry is
+// the file at path, with its identity fi (nil: unknown, so not durable).
+// An entry (or one sharing its bucket) made again after since is left
+// out: that sync may have missed it. Past maxDurable an arbitrary entry
+// is dropped first.
+func (s *Sink) remember(entry, path string, fi os.FileInfo, since uint64) {
 	if entry == path && fi == nil {
 		return
 	}
@@ -70,6 +89,9 @@ func (s *Sink) remember(entry, path string, fi os.FileInfo) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.remade[s.bucket(entry)] > since {
+		return
+	}
 	if _, ok := s.durable[entry]; !ok && len(s.durable) >= s.maxDurable {
 		for e := range s.durable {
 			delete(s.durable, e)
@@ -98,12 +120,13 @@ func entryIn(dir, path string) string {
 func (s *Sink) syncEntries(of *openFile) error {
 	for len(of.unsynced) > 0 {
 		dir := of.unsynced[0]
+		since := s.generation()
 		if err := s.syncDirFn(dir); err != nil {
 			return fmt.Errorf("sync directory %s for the entry of %s: %w", dir, of.path, err)
 		}
 		of.unsynced = of.unsynced[1:]
 		if e := entryIn(dir, of.path); e != "" {
-			s.remember(e, of.path, of.ident)
+			s.remember(e, of.path, of.ident, since)
 		}
 	}
 	of.unsynced = nil

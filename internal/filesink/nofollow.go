@@ -44,9 +44,16 @@ var ErrSpoolFile = errors.New("the file is an HTTP sink's spool (it has .offset 
 // *newEntries makes nothing durable (fsync never, a rotation's open).
 type newEntries struct {
 	sync     func(dir string) error
-	forget   func(entry string)
-	durable  []string // outermost first
-	unsynced []string // outermost first
+	forget   func(entry string) uint64
+	durable  []madeEntry // outermost first
+	unsynced []string    // outermost first
+}
+
+// madeEntry is an entry made and synced, with the generation of its
+// making (see Sink.remember).
+type madeEntry struct {
+	entry string
+	since uint64
 }
 
 // making is called before entry is made, so that no other open takes it
@@ -62,13 +69,13 @@ func (n *newEntries) made(entry string) {
 	if n == nil {
 		return
 	}
-	n.forget(entry) // a file is only known made once its create succeeded
+	since := n.forget(entry) // a file is only known made once its create succeeded
 	dir := filepath.Dir(entry)
 	if err := n.sync(dir); err != nil {
 		n.unsynced = append(n.unsynced, dir)
 		return
 	}
-	n.durable = append(n.durable, entry)
+	n.durable = append(n.durable, madeEntry{entry, since})
 }
 
 // openInside opens path, which lies inside base, for appending, creating

@@ -327,15 +327,13 @@ func (s *Sink) renameToSegment(of *openFile) (Segment, openedFile, error) {
 	if err != nil {
 		return Segment{}, openedFile{}, err
 	}
-	if s.fsync != FsyncNever {
-		// Another file at the path; only this writer looks its entry up.
-		s.making(path)
-	}
 	s.marks.raise(path, seg.Time)
 	s.marks.made(path, seg)
 	if s.fsync == FsyncNever {
 		return seg, next, nil // flushing is left to the kernel, as for the lines
 	}
+	// Another file at the path; only this writer looks its entry up.
+	since := s.making(path)
 	// One sync for the rename and the new file.
 	dir := filepath.Dir(path)
 	if err := s.syncDirFn(dir); err != nil {
@@ -346,7 +344,7 @@ func (s *Sink) renameToSegment(of *openFile) (Segment, openedFile, error) {
 		s.rot.fail(path, fmt.Errorf("sync directory after rotating %s: %w", path, err))
 		s.mustSync(of, dir)
 	} else if next.f != nil {
-		s.remember(path, path, next.fi)
+		s.remember(path, path, next.fi, since)
 	}
 	return seg, next, nil
 }

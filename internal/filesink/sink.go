@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"io"
 	"os"
 	"sync"
@@ -72,6 +73,13 @@ type Sink struct {
 	// top is the outermost entry undurable looks up: the base, or a
 	// directory above it that this process made on the way to it.
 	top string
+	// gen counts makings (see making); remade holds, per bucket of
+	// entries (hashed with seed), the generation of the latest making of
+	// one, so that a sync which began before it does not mark the entry
+	// made durable (see remember).
+	gen    uint64
+	remade [remadeBuckets]uint64
+	seed   maphash.Seed
 
 	// live counts descriptors actually open and peak is its high-water
 	// mark. Only TestOpenFilesStayBounded reads them: /proc cannot be
@@ -154,6 +162,7 @@ func New(opts Options) (*Sink, error) {
 		durable:          make(map[string]os.FileInfo),
 		maxDurable:       maxDurable,
 		top:              t.base,
+		seed:             maphash.MakeSeed(),
 		dirTurn:          make(chan struct{}, 1),
 		lru:              list.New(),
 		wake:             make(chan struct{}),
@@ -246,7 +255,7 @@ func (s *Sink) open(of *openFile, beforeCreate func() error) (*os.File, os.FileI
 	made := &newEntries{sync: s.syncDirFn, forget: s.making}
 	f, fi, err := s.openAt(of.path, made, beforeCreate)
 	for _, e := range made.durable {
-		s.remember(e, of.path, fi)
+		s.remember(e.entry, of.path, fi, e.since)
 	}
 	s.mustSync(of, made.unsynced...)
 	if err == nil {
@@ -487,6 +496,10 @@ func (s *Sink) dropLocked(of *openFile) {
 // few MiB, where a {session_id} path's files would otherwise grow it for
 // the process's life.
 const maxDurable = 1 << 14
+
+// remadeBuckets sizes Sink.remade: an entry made while a sync of another
+// in its bucket is under way costs that other's next open a sync.
+const remadeBuckets = 1024
 
 // forgetIfClosed drops path's own mark unless its file is in the cache:
 // a writer raises it only while it holds the file there.
