@@ -73,13 +73,46 @@ func runShow(ctx context.Context, args []string, s Streams) int {
 // with: standard input, and a report on stderr of each line that is not
 // an event, is left out as incomplete, or is read past a torn piece.
 func readerOptions(cmd string, s Streams) trail.Options {
-	return trail.Options{Stdin: s.Stdin, Bad: badLineReporter(cmd, s.Stderr), Incomplete: incompleteReporter(cmd, s.Stderr),
-		Joined: joinedReporter(cmd, s.Stderr)}
+	return trail.Options{Stdin: s.Stdin, Bad: badLineReporter(cmd, s.Stderr), Damaged: damageReporter(cmd, s.Stderr),
+		Incomplete: incompleteReporter(cmd, s.Stderr), Joined: joinedReporter(cmd, s.Stderr)}
 }
 
 // badLineReporter names a bad line by file and number, never by its text:
-// the line may hold anything, terminal escapes included.
+// the line may hold anything, terminal escapes included. It names the
+// first maxListedProblems of a file, as verify does (a compressed segment
+// of kilobytes can hold billions of blank lines); the summary counts them
+// all.
 func badLineReporter(cmd string, stderr io.Writer) func(string, int64, string) {
+	naming := firstOfFile(cmd, stderr, "lines are not audit events: the others are counted, not named")
+	return func(source string, line int64, reason string) {
+		if naming(source) {
+			_, _ = fmt.Fprintf(stderr, "%s: %s:%d: %s\n", cmd, displayText(source), line, reason)
+		}
+	}
+}
+
+// firstOfFile reports whether a line of source is among the first
+// maxListedProblems of its file a reporter names; at the next one it says
+// so, more saying what the lines are and what became of the others.
+func firstOfFile(cmd string, stderr io.Writer, more string) func(source string) bool {
+	named := map[string]int{}
+	return func(source string) bool {
+		n := named[source]
+		if n > maxListedProblems {
+			return false
+		}
+		named[source] = n + 1
+		if n == maxListedProblems {
+			_, _ = fmt.Fprintf(stderr, "%s: %s: more than %d %s\n", cmd, displayText(source), maxListedProblems, more)
+			return false
+		}
+		return true
+	}
+}
+
+// damageReporter names a compressed file that cannot be read to its end,
+// however many of its lines were bad before.
+func damageReporter(cmd string, stderr io.Writer) func(string, int64, string) {
 	return func(source string, line int64, reason string) {
 		_, _ = fmt.Fprintf(stderr, "%s: %s:%d: %s\n", cmd, displayText(source), line, reason)
 	}
@@ -110,7 +143,11 @@ func incompleteReporter(cmd string, stderr io.Writer) func(string, int64) {
 // whole and read, but the piece before it is a write cut short (a writer
 // killed mid-line), named by its length, never quoted.
 func joinedReporter(cmd string, stderr io.Writer) func(string, int64, int) {
+	naming := firstOfFile(cmd, stderr, "lines begin with a torn piece: the others are read too, not named")
 	return func(source string, line int64, piece int) {
+		if !naming(source) {
+			return
+		}
 		_, _ = fmt.Fprintf(stderr, "%s: %s:%d: warning: a torn piece of %s (a write cut short) comes before a whole event line; the event is read, the piece left out\n",
 			cmd, displayText(source), line, plural.Count(piece, "byte"))
 	}
