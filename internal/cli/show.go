@@ -173,7 +173,7 @@ func showFilter(session, traceID, spanID, op string, failed bool, since, until, 
 	if f.Until, err = parseWhen(until, now); err != nil {
 		return f, fmt.Errorf("--until: %w", err)
 	}
-	if !f.Since.IsZero() && !f.Until.IsZero() && !f.Until.After(f.Since) {
+	if f.Since != nil && f.Until != nil && !f.Until.After(*f.Since) {
 		return f, fmt.Errorf("--until %s is not after --since %s: no operation can match (are the two swapped?)",
 			f.Until.UTC().Format(time.RFC3339Nano), f.Since.UTC().Format(time.RFC3339Nano))
 	}
@@ -181,22 +181,22 @@ func showFilter(session, traceID, spanID, op string, failed bool, since, until, 
 }
 
 // parseWhen reads a time: RFC 3339 (the lines' own ts form included), a
-// date (midnight UTC), or a duration before now.
-func parseWhen(s string, now time.Time) (time.Time, error) {
+// date (midnight UTC), or a duration before now; nil for "".
+func parseWhen(s string, now time.Time) (*time.Time, error) {
 	if s == "" {
-		return time.Time{}, nil
+		return nil, nil
 	}
 	if ts, err := auditevent.ParseTimestamp(s); err == nil {
-		return ts.Time(), nil
+		return auditevent.Ptr(ts.Time()), nil
 	}
 	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
-		return t, nil
+		return &t, nil
 	}
 	if t, err := time.Parse(time.DateOnly, s); err == nil {
-		return t, nil
+		return &t, nil
 	}
 	if d, err := time.ParseDuration(s); err == nil && d >= 0 {
-		return now.Add(-d), nil
+		return auditevent.Ptr(now.Add(-d)), nil
 	}
-	return time.Time{}, fmt.Errorf("want an RFC 3339 time (2026-03-14T15:09:26Z), a date (2026-03-14) or a duration (2h)")
+	return nil, fmt.Errorf("want an RFC 3339 time (2026-03-14T15:09:26Z), a date (2026-03-14) or a duration (2h)")
 }

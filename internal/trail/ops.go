@@ -409,10 +409,10 @@ func (f *Filter) keeps(op *Op) bool {
 		return false
 	}
 	first := op.First()
-	if !f.Since.IsZero() && first.TSMicros < f.Since.UnixMicro() {
+	if f.Since != nil && first.TSMicros < f.Since.UnixMicro() {
 		return false
 	}
-	if !f.Until.IsZero() && first.TSMicros >= f.Until.UnixMicro() {
+	if f.Until != nil && first.TSMicros >= f.Until.UnixMicro() {
 		return false
 	}
 	if f.Grep != "" && (op.Start == nil || !op.Start.match) && (op.Finish == nil || !op.Finish.match) {

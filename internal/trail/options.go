@@ -14,8 +14,8 @@ type Filter struct {
 	SpanID  string     // hex in any case; an id that is not hex, as written
 	Op      string
 	Failed  bool      // finished with ok false
-	Since   time.Time // the operation's first event at or after
-	Until   time.Time // the operation's first event before
+	Since   *time.Time // the operation's first event at or after; nil: any (the zero time is a time like another)
+	Until   *time.Time // the operation's first event before; nil: any
 	Grep    string    // in either line, as written or as the line escapes it
 }
 
