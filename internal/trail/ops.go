@@ -353,7 +353,12 @@ func (g *grouper) add(b []byte) error {
 	if g.op.What == "" || r.phase == 0 {
 		g.op.What = r.what
 	}
-	g.op.Session, g.op.SpanID, g.op.TraceID, g.op.Op = r.session, r.spanID, r.traceID, r.op
+	// The start's trace is the operation's, the first its lines carry:
+	// sessions sums a session's first trace from the lines as read.
+	if g.op.TraceID == "" || r.phase == 0 && r.traceID != "" {
+		g.op.TraceID = r.traceID
+	}
+	g.op.Session, g.op.SpanID, g.op.Op = r.session, r.spanID, r.op
 	return nil
 }
 
