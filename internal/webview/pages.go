@@ -377,14 +377,22 @@ func durationText(o *trail.Op) string {
 	return durationMS(o.Finish.DurationMS)
 }
 
+// durationMS is ms in the largest unit that keeps it short; a value of
+// more than a dozen digits (duration_ms is any finite number) in two
+// digits and an exponent.
 func durationMS(ms float64) string {
+	v, unit, prec := ms, " ms", 1
 	switch {
 	case ms >= 60_000:
-		return strconv.FormatFloat(ms/60_000, 'f', 1, 64) + " min"
+		v, unit = ms/60_000, " min"
 	case ms >= 1000:
-		return strconv.FormatFloat(ms/1000, 'f', 2, 64) + " s"
+		v, unit, prec = ms/1000, " s", 2
 	}
-	return strconv.FormatFloat(ms, 'f', 1, 64) + " ms"
+	text := strconv.FormatFloat(v, 'f', prec, 64)
+	if len(text) > 12 {
+		text = strconv.FormatFloat(v, 'g', 2, 64)
+	}
+	return text + unit
 }
 
 func microsText(us int64) string {
