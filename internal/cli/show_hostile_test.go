@@ -130,3 +130,15 @@ func TestServeShowsAHugeDurationShort(t *testing.T) {
 		assert.False(t, regexp.MustCompile(`[0-9]{20}`).MatchString(body), page)
 	}
 }
+
+// A ts of year 9999 with a negative offset is in year 10000 (UTC): the
+// timeline's axis names that year, not its last four digits.
+func TestServeTimelineAxisPastYear9999(t *testing.T) {
+	s, f := op(sessionA, "exec", "span-1", 1, 2)
+	var err error
+	f.TS, err = auditevent.ParseTimestamp("9999-12-31T23:59:59-23:59")
+	require.NoError(t, err)
+	hs := startView(t, webview.Config{Sources: []string{writeFile(t, "events.jsonl", canonLines(s, f))}})
+	_, _, body := get(t, hs.URL+"/session/"+sessionA.String())
+	assert.Contains(t, body, `to <span class="mono">10000-01-01T23:58:59Z</span>`)
+}

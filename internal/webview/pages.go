@@ -395,8 +395,15 @@ func durationMS(ms float64) string {
 	return text + unit
 }
 
+// microsText is an instant as a line writes it, or with its whole year
+// outside the four digits a line's year has (9999-12-31T23:59:59-23:59 is
+// in year 10000).
 func microsText(us int64) string {
-	return auditevent.TimestampFromTime(timeFromMicros(us)).String()
+	t := timeFromMicros(us)
+	if y := t.Year(); y < 0 || y > 9999 {
+		return t.Format("2006-01-02T15:04:05.999999Z07:00")
+	}
+	return auditevent.TimestampFromTime(t).String()
 }
 
 func timeFromMicros(us int64) time.Time { return time.UnixMicro(us).UTC() }
