@@ -25,7 +25,7 @@ func runShow(ctx context.Context, args []string, s Streams) int {
 	failed := fs.Bool("failed", false, "only operations whose finish has ok: false")
 	since := fs.String("since", "", "only operations that started at or after T (RFC 3339 time, a date, or a duration such as 2h meaning that long ago)")
 	until := fs.String("until", "", "only operations that started before T (as --since)")
-	grep := fs.String("grep", "", "only operations whose lines hold TEXT (as typed, or as the line escapes it)")
+	grep := fs.String("grep", "", "only operations whose lines hold TEXT (as typed, as the line escapes it, or as the table shows it)")
 	output := fs.String("output", "table", "table, jsonl (the lines unchanged: pipe into verify or canon) or json")
 	paths, status, ok := parseCommand(fs, args, func(r []string) bool { return len(r) > 0 })
 	if !ok {

@@ -142,3 +142,20 @@ func TestServeTimelineAxisPastYear9999(t *testing.T) {
 	_, _, body := get(t, hs.URL+"/session/"+sessionA.String())
 	assert.Contains(t, body, `to <span class="mono">10000-01-01T23:58:59Z</span>`)
 }
+
+// A command shows its escape character as \x1b, its tag characters as
+// \U000e0041, while the line writes \u001b and a surrogate pair: --grep
+// finds the text as the table shows it too.
+func TestShowGrepFindsTextAsTheTableShowsIt(t *testing.T) {
+	s, f := op(sessionA, "exec", "span-1", 1, 2)
+	s.Data = auditevent.MustParseData(`{"command":"printf '\u001b]8;;http://x/\u001b\\' \udb40\udc41 \"q\""}`)
+	other, otherF := op(sessionA, "exec", "span-2", 3, 4)
+	p := writeFile(t, "events.jsonl", canonLines(s, f, other, otherF))
+	r := run(t, "", "show", p)
+	require.Equal(t, exitOK, r.code, r.stderr)
+	require.Contains(t, r.stdout, `printf '\x1b]8;;http://x/\x1b\\'`)
+	for _, g := range []string{`\x1b]8;;http://x/\x1b\\'`, `\U000e0041 "q"`, "\x1b]8;;http", `\u001b]8`} {
+		r = run(t, "", "show", "--output", "jsonl", "--grep", g, p)
+		assert.Equal(t, canonLines(s, f), r.stdout, "--grep %q", g)
+	}
+}

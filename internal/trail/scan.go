@@ -64,7 +64,7 @@ const (
 type scanner struct {
 	opts    Options
 	names   []string
-	grep    [2][]byte
+	grep    [3][]byte
 	seed    maphash.Seed
 	free    chan *chunk // chunks to reuse, with their buffers grown
 	workers int
