@@ -57,6 +57,11 @@ func TestReadersNameAThousandBadLinesOfAFileThenCountThem(t *testing.T) {
 		assert.Regexp(t, cmd+`: \d+ lines are not audit events and were left out\n$`, r.stderr)
 		assert.Less(t, strings.Count(r.stderr, "\n"), maxListedProblems+10, cmd)
 	}
+	_, stop := serving(t, dir)
+	code, stderr := stop()
+	require.Equal(t, exitOK, code, stderr)
+	assert.Equal(t, maxListedProblems, strings.Count(stderr, ": not an audit event: ")+strings.Count(stderr, ": blank line\n"), "serve")
+	assert.True(t, strings.Contains(stderr, "the compressed segment cannot be read to its end"), "serve")
 }
 
 // A file of lines each after a torn piece warns of the first
