@@ -140,7 +140,7 @@ func TestServeTimelineAxisPastYear9999(t *testing.T) {
 	require.NoError(t, err)
 	hs := startView(t, webview.Config{Sources: []string{writeFile(t, "events.jsonl", canonLines(s, f))}})
 	_, _, body := get(t, hs.URL+"/session/"+sessionA.String())
-	assert.Contains(t, body, `to <span class="mono">10000-01-01T23:58:59Z</span>`)
+	assert.Contains(t, regexp.MustCompile(`Timeline of .*`).FindString(body), `to <span class="mono">10000-01-01T23:58:59Z</span>`)
 }
 
 // A command shows its escape character as \x1b, its tag characters as
@@ -158,4 +158,22 @@ func TestShowGrepFindsTextAsTheTableShowsIt(t *testing.T) {
 		r = run(t, "", "show", "--output", "jsonl", "--grep", g, p)
 		assert.Equal(t, canonLines(s, f), r.stdout, "--grep %q", g)
 	}
+}
+
+// A session before 1970 (a negative Unix time) ends at its last event:
+// its open operation runs to there, not to the epoch.
+func TestServeTimelineOfASessionBefore1970(t *testing.T) {
+	s, f := op(sessionA, "exec", "span-1", 1, 2)
+	open, _ := op(sessionA, "exec", "span-2", 3, 4)
+	var err error
+	for _, e := range []struct {
+		ev *auditevent.Event
+		ts string
+	}{{&s, "1960-01-01T00:00:00Z"}, {&f, "1960-01-01T00:00:01Z"}, {&open, "1960-01-01T00:00:02Z"}} {
+		e.ev.TS, err = auditevent.ParseTimestamp(e.ts)
+		require.NoError(t, err)
+	}
+	hs := startView(t, webview.Config{Sources: []string{writeFile(t, "events.jsonl", canonLines(s, f, open))}})
+	_, _, body := get(t, hs.URL+"/session/"+sessionA.String())
+	assert.Contains(t, regexp.MustCompile(`Timeline of .*`).FindString(body), `to <span class="mono">1960-01-01T00:00:02Z</span>`)
 }
