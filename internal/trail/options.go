@@ -13,10 +13,10 @@ type Filter struct {
 	TraceID string     // of either line; hex in any case
 	SpanID  string     // hex in any case; an id that is not hex, as written
 	Op      string
-	Failed  bool      // finished with ok false
+	Failed  bool       // finished with ok false
 	Since   *time.Time // the operation's first event at or after; nil: any (the zero time is a time like another)
 	Until   *time.Time // the operation's first event before; nil: any
-	Grep    string    // in either line, as written or as the line escapes it
+	Grep    string     // in either line, as written, as the line escapes it or as a table shows it
 }
 
 // Options control a read.
