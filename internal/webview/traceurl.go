@@ -29,6 +29,12 @@ func parseTraceURL(tmpl string) (*traceTemplate, error) {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, fmt.Errorf("--trace-url: want an http or https URL with {trace_id} (and optionally {span_id})")
 	}
+	// Filled otherwise, the template must name the same server: an id in
+	// the host or user name would let the trail choose where a click goes.
+	other, err := url.Parse(strings.NewReplacer("{trace_id}", "u", "{span_id}", "v").Replace(tmpl))
+	if err != nil || other.Host != u.Host || other.User.String() != u.User.String() {
+		return nil, fmt.Errorf("--trace-url: {trace_id} and {span_id} go in the URL's path, query or fragment, not its host")
+	}
 	return &traceTemplate{tmpl: tmpl}, nil
 }
 
