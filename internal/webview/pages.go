@@ -302,12 +302,12 @@ func (s *Server) opPage(w http.ResponseWriter, r *http.Request) {
 	if o.Start != nil {
 		data["StartLine"] = cutJSONText(bytes.TrimSuffix(o.Start.Line, []byte("\n")), maxShownBytes)
 		data["StartSource"] = s.sourceName(o.Start.Source)
-		blocks = append(blocks, dataBlock{"Start data", cutJSONText(prettyData(o.Start.Line), maxShownBytes)})
+		blocks = append(blocks, dataBlock{"Start data", prettyData(o.Start.Line)})
 	}
 	if o.Finish != nil {
 		data["FinishLine"] = cutJSONText(bytes.TrimSuffix(o.Finish.Line, []byte("\n")), maxShownBytes)
 		data["FinishSource"] = s.sourceName(o.Finish.Source)
-		blocks = append(blocks, dataBlock{"Finish data", cutJSONText(prettyData(o.Finish.Line), maxShownBytes)})
+		blocks = append(blocks, dataBlock{"Finish data", prettyData(o.Finish.Line)})
 	}
 	data["Data"] = blocks
 	s.render(w, "op", data)
@@ -324,19 +324,15 @@ func toOp(rec *opRecord) *trail.Op {
 	return &trail.Op{SpanID: rec.SpanID, TraceID: rec.TraceID, Op: rec.Op, What: rec.What, Start: rec.Start, Finish: rec.Finish}
 }
 
-// prettyData is a line's data object, indented.
-func prettyData(line []byte) []byte {
+// prettyData is a line's data object, indented, up to maxShownBytes.
+func prettyData(line []byte) shownJSONText {
 	var ev struct {
 		Data json.RawMessage `json:"data"`
 	}
 	if json.Unmarshal(line, &ev) != nil || len(ev.Data) == 0 {
-		return nil
+		return shownJSONText{}
 	}
-	var buf bytes.Buffer
-	if json.Indent(&buf, ev.Data, "", "  ") != nil {
-		return ev.Data
-	}
-	return buf.Bytes()
+	return indentedJSON(ev.Data, maxShownBytes)
 }
 
 func resultText(o *trail.Op) string {
