@@ -294,13 +294,14 @@ func checkRetry(c *configretry.BackOffConfig) error {
 	if !c.Enabled {
 		return errors.Join(errs...)
 	}
-	if c.InitialInterval < minRetryInterval {
+	// A negative value configretry refuses itself, naming the key.
+	if c.InitialInterval >= 0 && c.InitialInterval < minRetryInterval {
 		errs = append(errs, fmt.Errorf("retry_on_failure::initial_interval: must be at least %s when retries are enabled, got %s", minRetryInterval, c.InitialInterval))
 	}
-	if c.MaxInterval != 0 && c.MaxInterval < minRetryInterval {
+	if c.MaxInterval > 0 && c.MaxInterval < minRetryInterval {
 		errs = append(errs, fmt.Errorf("retry_on_failure::max_interval: must be 0 (no cap) or at least %s, got %s", minRetryInterval, c.MaxInterval))
 	}
-	if c.Multiplier < 1 {
+	if c.Multiplier >= 0 && c.Multiplier < 1 {
 		// Below 1 each wait is shorter than the one before.
 		errs = append(errs, fmt.Errorf("retry_on_failure::multiplier: must be at least 1, got %g", c.Multiplier))
 	}
@@ -448,6 +449,10 @@ func (c *IntegrityConfig) validateWitnesses(logKey string) error {
 			// The round's deadline would end the request first.
 			errs = append(errs, fmt.Errorf("%stimeout: %s is longer than a witness round may take (checkpoint_interval × 10 + 10s = %s)",
 				prefix, w.ClientConfig.Timeout, round))
+		}
+		if w.PublicKey == "" {
+			errs = append(errs, fmt.Errorf("%spublic_key: must be set", prefix))
+			continue
 		}
 		if logKey != "" && witness.SameKey(w.PublicKey, logKey) {
 			errs = append(errs, fmt.Errorf("%spublic_key: the log's own signing key (signing_key_file): a witness cosigns "+

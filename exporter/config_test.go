@@ -502,3 +502,17 @@ func TestFileNameLongerThanADirectoryEntryIsRefused(t *testing.T) {
 		assert.Less(t, len(err.Error()), 400, "the error shows the start of a long name only")
 	}
 }
+
+// TestNegativeRetryValueIsRefusedOnce: configretry refuses a negative
+// interval or multiplier itself; the exporter's own floor said so again
+// in other words, naming the key twice.
+func TestNegativeRetryValueIsRefusedOnce(t *testing.T) {
+	cfg := syncConfig()
+	withFile(cfg, filepath.Join(t.TempDir(), "events.jsonl"), auditevent.PolicyOverride{})
+	cfg.RetryConfig.InitialInterval, cfg.RetryConfig.MaxInterval, cfg.RetryConfig.Multiplier = -time.Second, -time.Second, -1
+	err := confmap.Validate(cfg)
+	require.Error(t, err)
+	for _, key := range []string{"initial_interval", "max_interval", "multiplier"} {
+		assert.Equal(t, 1, strings.Count(err.Error(), key), "%s in %s", key, err)
+	}
+}

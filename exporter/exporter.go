@@ -7,6 +7,7 @@ import (
 	"os"
 
 	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/config/configtls"
 	"go.opentelemetry.io/collector/consumer/consumererror"
 	"go.opentelemetry.io/collector/exporter"
 	"go.uber.org/zap"
@@ -16,6 +17,7 @@ import (
 	"github.com/sandboxaudit/sandboxaudit/auditevent"
 	"github.com/sandboxaudit/sandboxaudit/exporter/internal/metadata"
 	"github.com/sandboxaudit/sandboxaudit/internal/filesink"
+	"github.com/sandboxaudit/sandboxaudit/internal/fsutil"
 	"github.com/sandboxaudit/sandboxaudit/internal/httpsink"
 	"github.com/sandboxaudit/sandboxaudit/internal/integrity"
 	"github.com/sandboxaudit/sandboxaudit/internal/payloadpolicy"
@@ -194,20 +196,31 @@ func (e *auditExporter) startHTTPSink(ctx context.Context, host component.Host, 
 func (e *auditExporter) loadTLS(ctx context.Context) error {
 	var errs []error
 	if hc := e.cfg.HTTP.Get(); hc != nil {
-		if _, err := hc.ClientConfig.TLS.LoadTLSConfig(ctx); err != nil {
-			errs = append(errs, fmt.Errorf("http::tls: %w", err))
-		}
+		errs = append(errs, loadClientTLS(ctx, "http::", &hc.ClientConfig.TLS))
 	}
 	if fc := e.cfg.File.Get(); fc != nil {
 		if ic := fc.Integrity.Get(); ic != nil {
 			for i := range ic.Witnesses {
-				if _, err := ic.Witnesses[i].ClientConfig.TLS.LoadTLSConfig(ctx); err != nil {
-					errs = append(errs, fmt.Errorf("file: integrity: witnesses::%d::tls: %w", i, err))
-				}
+				errs = append(errs, loadClientTLS(ctx, fmt.Sprintf("file: integrity: witnesses::%d::", i), &ic.Witnesses[i].ClientConfig.TLS))
 			}
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// loadClientTLS loads one client's TLS files, each error naming its key
+// after prefix. Each file is read first, as the receiver does: the
+// loader's error names neither the key nor, once, the path.
+func loadClientTLS(ctx context.Context, prefix string, tls *configtls.ClientConfig) error {
+	if err := fsutil.CheckReadable(map[string]string{
+		prefix + "tls::ca_file": tls.CAFile, prefix + "tls::cert_file": tls.CertFile, prefix + "tls::key_file": tls.KeyFile,
+	}); err != nil {
+		return err
+	}
+	if _, err := tls.LoadTLSConfig(ctx); err != nil {
+		return fmt.Errorf("%stls: %w", prefix, err)
+	}
+	return nil
 }
 
 // checkQueueStorage refuses a sending_queue storage extension that does

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -47,11 +48,11 @@ func TestSpoolThatCannotOpenNamesTheKey(t *testing.T) {
 }
 
 // TestTLSFileThatCannotLoadNamesTheKey: a TLS file that is missing or not
-// PEM fails the start naming http::tls.
+// PEM fails the start naming its key, or http::tls.
 func TestTLSFileThatCannotLoadNamesTheKey(t *testing.T) {
 	notPEM := filepath.Join(t.TempDir(), "ca.pem")
 	require.NoError(t, os.WriteFile(notPEM, []byte("not a certificate"), 0o600))
-	for _, ca := range []string{filepath.Join(t.TempDir(), "missing.pem"), notPEM} {
+	for ca, want := range map[string]string{filepath.Join(t.TempDir(), "missing.pem"): "http::tls::ca_file: ", notPEM: "http::tls: "} {
 		cfg := syncConfig()
 		hc := withHTTP(cfg, "https://127.0.0.1:9/v1/sandbox/events", "ndjson", auditevent.PolicyOverride{})
 		hc.ClientConfig.TLS.CAFile = ca
@@ -59,7 +60,41 @@ func TestTLSFileThatCannotLoadNamesTheKey(t *testing.T) {
 		lg, err := NewFactory().CreateLogs(context.Background(), exportertestSettings(), cfg)
 		require.NoError(t, err)
 		err = lg.Start(context.Background(), nopHost())
-		require.ErrorContains(t, err, "http::tls: ")
+		require.ErrorContains(t, err, want)
+		require.NoError(t, lg.Shutdown(context.Background()))
+	}
+}
+
+// TestTLSFileThatCannotBeReadNamesItsKey: a TLS file that cannot be read
+// is refused naming its own key (http::tls::cert_file, a witness's
+// tls::ca_file) and its path once, as the receiver does; the TLS loader
+// named only the section, and its path twice.
+func TestTLSFileThatCannotBeReadNamesItsKey(t *testing.T) {
+	keyPath, _ := writeKeys(t)
+	missing := filepath.Join(t.TempDir(), "missing.pem")
+	for want, setTLS := range map[string]func(*Config){
+		"http::tls::cert_file: ": func(cfg *Config) {
+			tls := &cfg.HTTP.Get().ClientConfig.TLS
+			tls.CertFile, tls.KeyFile = missing, keyPath
+		},
+		"witnesses::0::tls::ca_file: ": func(cfg *Config) {
+			ic := withIntegrity(cfg, keyPath)
+			w := WitnessConfig{PublicKey: "unused"}
+			w.ClientConfig.Endpoint = "https://127.0.0.1:9/w"
+			w.ClientConfig.TLS.CAFile = missing
+			ic.Witnesses = append(ic.Witnesses, w)
+		},
+	} {
+		cfg := syncConfig()
+		withFile(cfg, filepath.Join(t.TempDir(), "events.jsonl"), auditevent.PolicyOverride{})
+		withHTTP(cfg, "https://127.0.0.1:9/v1/sandbox/events", "ndjson", auditevent.PolicyOverride{})
+		setTLS(cfg)
+		lg, err := NewFactory().CreateLogs(context.Background(), exportertestSettings(), cfg)
+		require.NoError(t, err)
+		err = lg.Start(context.Background(), nopHost())
+		require.ErrorContains(t, err, want)
+		require.ErrorIs(t, err, os.ErrNotExist)
+		require.Equal(t, 1, strings.Count(err.Error(), missing), err.Error())
 		require.NoError(t, lg.Shutdown(context.Background()))
 	}
 }
@@ -92,7 +127,7 @@ func TestTLSFileThatCannotLoadLeavesNothingOnDisk(t *testing.T) {
 			lg, err := NewFactory().CreateLogs(context.Background(), exportertestSettings(), cfg)
 			require.NoError(t, err)
 			err = lg.Start(context.Background(), nopHost())
-			require.ErrorContains(t, err, "tls: ")
+			require.ErrorContains(t, err, "tls::ca_file: ")
 			require.NoError(t, lg.Shutdown(context.Background()))
 			entries, err := os.ReadDir(dir)
 			require.NoError(t, err)

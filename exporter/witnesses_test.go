@@ -125,6 +125,14 @@ func TestWitnessConfigErrorsNameTheKey(t *testing.T) {
 	require.ErrorContains(t, err, "witness_quorum: must be between 0 (all) and the 1 witnesses, got 2")
 }
 
+// A witness without public_key (an unset ${env:W1_KEY}) is told so, not
+// that an empty key is malformed.
+func TestWitnessWithoutPublicKeyIsToldItMustBeSet(t *testing.T) {
+	cfg, ic := witnessConfig(t)
+	ic.Witnesses = []WitnessConfig{{ClientConfig: confighttp.ClientConfig{Endpoint: "http://127.0.0.1:1"}}}
+	require.ErrorContains(t, confmap.Validate(cfg), "witnesses::0::public_key: must be set")
+}
+
 // The same witness listed twice would meet a quorum of two with one
 // cosignature.
 func TestWitnessConfigRefusesTheSameWitnessTwice(t *testing.T) {

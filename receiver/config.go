@@ -247,6 +247,7 @@ func (cfg *Config) Validate() error {
 		errs = errors.Join(errs, fmt.Errorf("min_body_rate: must not be negative (got %d)", cfg.MinBodyRate))
 	}
 	errs = errors.Join(errs, cfg.validateSmallBodies())
+	errs = errors.Join(errs, checkCodings(cfg.ServerConfig.CompressionAlgorithms))
 	if cfg.MaxConnections <= 0 {
 		errs = errors.Join(errs, fmt.Errorf("max_connections: must be positive (got %d)", cfg.MaxConnections))
 	}
@@ -277,6 +278,21 @@ func (cfg *Config) Validate() error {
 		errs = errors.Join(errs, fmt.Errorf("dedupe::window: must be at most %d, whose table takes up to 960 MB (got %d)", maxDedupeWindow, cfg.Dedupe.Window))
 	}
 	return errs
+}
+
+// checkCodings refuses a compression_algorithms entry confighttp has no
+// decoder for: it takes the name with a nil decoder, and each request
+// that names it panics the handler, leaving the client without an answer.
+func checkCodings(algs []string) error {
+	// The Content-Encoding names confighttp decodes ("" and identity: none).
+	knownCodings := []string{"", "identity", "gzip", "zstd", "zlib", "deflate", "snappy", "lz4", "x-snappy-framed"}
+	var errs []error
+	for i, alg := range algs {
+		if !slices.Contains(knownCodings, alg) {
+			errs = append(errs, fmt.Errorf("compression_algorithms::%d: %q is not a coding the server decodes (%q)", i, alg, knownCodings[1:]))
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // checkServerTimeout refuses a negative server timeout, and one so short

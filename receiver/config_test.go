@@ -119,6 +119,8 @@ func TestValidateNamesBadKeys(t *testing.T) {
 		{"bad_small_bodies", []string{"small_body_inflight_bytes: must be greater than small_body_bytes (65536), so that one small body fits (got 65536)", "small_body_timeout: must be >= 0, got -1s"}},
 		{"negative_small_body", []string{"small_body_bytes: must not be negative (got -1)"}},
 		{"small_budget", []string{"max_inflight_bytes: must be greater than max_request_body_size (1048576)"}},
+		{"unknown_coding", []string{`compression_algorithms::1: "lzma" is not a coding the server decodes`,
+			`compression_algorithms::3: "GZIP" is not a coding the server decodes`}},
 		{"negative_timeouts", []string{"read_timeout: must be >= 0, got -1s", "read_header_timeout: must be >= 0, got -1s",
 			"write_timeout: must be >= 0, got -1s", "keepalive::idle_timeout: must be >= 0, got -1s"}},
 	}

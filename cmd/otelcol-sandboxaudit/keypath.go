@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"maps"
 	"reflect"
 	"slices"
@@ -10,28 +11,93 @@ import (
 	"go.opentelemetry.io/collector/otelcol"
 )
 
-// errorText is err as main prints it, with the keys of squashed sections
-// named as a configuration writes them. The collector's validation names
-// a squashed field by its Go name in lower case ("exporters::sandboxaudit::
-// http: clientconfig::tls" for http::tls, "timeoutconfig" for timeout),
-// a key no configuration holds; those segments are taken out. configtls
-// validates its squashed Config twice, so a line that named a squashed
-// field and then only repeats the end of an earlier one is dropped. Any
-// other line stays: a component's second error is a line without its
-// path, which may read like the end of another component's.
+// errorText is err as main prints it: one line per error, each under the
+// path of every error that wraps it (keyLines), with the keys of squashed
+// sections named as a configuration writes them. The collector's
+// validation names a squashed field by its Go name in lower case
+// ("exporters::sandboxaudit::http: clientconfig::tls" for http::tls,
+// "timeoutconfig" for timeout), a key no configuration holds; those
+// segments are taken out. configtls validates its squashed Config twice,
+// so a line that named a squashed field and then only repeats an earlier
+// one, or its end, is dropped. Any other line stays.
 func errorText(err error, factories otelcol.Factories) string {
 	names := squashedNames(factories)
 	var lines []string
-	for raw := range strings.SplitSeq(err.Error(), "\n") {
+	for raw := range strings.SplitSeq(strings.Join(keyLines(err), "\n"), "\n") {
 		line := withoutSquashed(raw, names)
 		repeated := line != raw && slices.ContainsFunc(lines, func(earlier string) bool {
-			return strings.HasSuffix(earlier, " "+line)
+			return earlier == line || strings.HasSuffix(earlier, " "+line)
 		})
 		if !repeated {
 			lines = append(lines, line)
 		}
 	}
 	return strings.Join(lines, "\n")
+}
+
+// keyLines is err's text as one line per joined error, each under the
+// paths of the errors that wrap it. The collector prefixes a section's
+// error with its path once, so the second error of a section's
+// errors.Join was a line naming no component. Of the wrapping above the
+// first join, what comes before the first text naming a component
+// ("invalid configuration: ", "cannot start pipelines: ") is said once,
+// on the first line.
+func keyLines(err error) []string {
+	var once, each string
+	for {
+		head, inner := splitHead(err)
+		if inner == nil {
+			break
+		}
+		if each == "" && !namesComponent(head) {
+			once += head
+		} else {
+			each += head
+		}
+		err = inner
+	}
+	lines := pathLines(err, each)
+	lines[0] = once + lines[0]
+	return lines
+}
+
+// namesComponent reports whether an error's head names a component: a
+// configuration path ("receivers::sandboxaudit: ") or a quoted id
+// (`failed to start "sandboxaudit" exporter: `).
+func namesComponent(head string) bool {
+	return strings.Contains(head, "::") || strings.Contains(head, `"`)
+}
+
+// pathLines is err's text under prefix, one element per joined error.
+func pathLines(err error, prefix string) []string {
+	if joined, ok := err.(interface{ Unwrap() []error }); ok {
+		var lines []string
+		for _, e := range joined.Unwrap() {
+			lines = append(lines, pathLines(e, prefix)...)
+		}
+		if len(lines) > 0 {
+			return lines
+		}
+	}
+	if head, inner := splitHead(err); inner != nil {
+		return pathLines(inner, prefix+head)
+	}
+	return []string{prefix + err.Error()}
+}
+
+// splitHead splits an error that only puts text before the error it
+// wraps ("path: %w") into that text and the wrapped error; inner is nil
+// for any other error.
+func splitHead(err error) (head string, inner error) {
+	inner = errors.Unwrap(err)
+	if inner == nil {
+		return "", nil
+	}
+	head, ok := strings.CutSuffix(err.Error(), inner.Error())
+	if !ok || head != "" && !strings.HasSuffix(head, ": ") {
+		return "", nil
+	}
+	return head, inner
 }
 
 // withoutSquashed is line without the path segments that name squashed

@@ -56,11 +56,11 @@ func TestSquashedNamesAreNoKeys(t *testing.T) {
 	assert.NotContains(t, names, "tls", "a real key is never taken out")
 }
 
-// TestErrorTextKeepsAnotherComponentsError: a component's second error
-// is printed on a line of its own, without the component's path; one that
-// reads like the end of another component's line is still its own error
-// (here sandboxaudit's proxy_url), and is kept. Only a line that named a
-// squashed field can be configtls's second report of the same error.
+// TestErrorTextKeepsAnotherComponentsError: a line that reads like the
+// end of another component's line is still its own error (here
+// sandboxaudit's proxy_url, in a text of several lines), and is kept. Only
+// a line that named a squashed field can be configtls's second report of
+// the same error.
 func TestErrorTextKeepsAnotherComponentsError(t *testing.T) {
 	settings := sandboxaudit.CollectorSettings()
 	factories, err := settings.Factories()

@@ -80,7 +80,7 @@ commands:
          [--timeout 10s] [--retry-for 30s] [--ca-file PEM] [--insecure-skip-verify] [--adopt]
                              send a delivery spool file to an HTTP endpoint
 
-Run "sandboxaudit <command> -h" for a command's flags.
+Run "sandboxaudit <command> -h" (or "sandboxaudit help <command>") for a command's flags.
 `
 
 // Run executes the command line args (without the program name) and returns
@@ -112,6 +112,10 @@ func Run(ctx context.Context, args []string, s Streams) int {
 	case "verify-proof":
 		return runVerifyProof(ctx, args[1:], s)
 	case "help", "-h", "-help", "--help":
+		if len(args) > 1 && args[0] == "help" {
+			// `help CMD` is `CMD -h`, as in go and git.
+			return Run(ctx, append(args[1:], "-h"), s)
+		}
 		_, _ = fmt.Fprint(s.Stdout, usage)
 		return exitOK
 	default:

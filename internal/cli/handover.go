@@ -369,6 +369,26 @@ func (h *handover) defaultNextOrigin(origin string) {
 	h.nextOrigin = h.nextName + "/" + rest
 }
 
+// logNamedBy returns the audit file whose log has the origin next, when
+// next names a file beside path the way origin names path (the collector's
+// "<key name>/<file>", below a templated directory with the directories
+// under its fixed part); "" when there is none. Such a log would be
+// checked with the new key, and fail.
+func logNamedBy(path, origin, next string) string {
+	_, rest, ok := strings.Cut(origin, "/")
+	_, nextRest, nextOK := strings.Cut(next, "/")
+	root, rootOK := strings.CutSuffix(filepath.ToSlash(path), "/"+rest)
+	if !ok || !nextOK || !rootOK || nextRest == "" {
+		return ""
+	}
+	root = filepath.FromSlash(root)
+	other := filepath.Join(root, filepath.FromSlash(nextRest))
+	if other == path || !strings.HasPrefix(other, root+string(filepath.Separator)) || integrity.FirstOrigin(other) != next {
+		return ""
+	}
+	return other
+}
+
 // checkNextOrigin refuses a next origin the chain has used already: the
 // retiring log's (a new key made with the old key's name gets it by
 // default), that of the log it was handed over from, or that of a log
@@ -388,6 +408,9 @@ func (h *handover) checkNextOrigin(origin string) error {
 				what = "the log retired to " + r
 				break
 			}
+		}
+		if other := logNamedBy(h.path, origin, h.nextOrigin); what == "" && other != "" {
+			what = "the log at " + other
 		}
 	}
 	if what == "" {

@@ -188,16 +188,18 @@ func scanFirsts(ctx context.Context, r io.Reader, file int, firsts map[seqKey]*f
 		if ln.TooLong || len(ln.Text) == 0 {
 			continue
 		}
-		text, ev, _, err := eventOf(ln.Text)
+		j, err := eventsOf(ln.Text)
 		if err != nil {
 			continue // reported in the first pass, never tracked
 		}
-		f := firsts[seqKey{ev.SessionID, ev.Seq}]
-		if f == nil || f.found {
-			continue
+		for text, ev := range j.Events(ln.Text) {
+			f := firsts[seqKey{ev.SessionID, ev.Seq}]
+			if f == nil || f.found {
+				continue
+			}
+			*f = firstLine{found: true, hash: maphash.Bytes(seed, text), eventID: ev.EventID, at: location{file, ln.Num}}
+			left--
 		}
-		*f = firstLine{found: true, hash: maphash.Bytes(seed, text), eventID: ev.EventID, at: location{file, ln.Num}}
-		left--
 	}
 	return left, nil
 }

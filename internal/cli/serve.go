@@ -167,8 +167,11 @@ func isLoopback(addr string) (bool, error) {
 	if _, err := net.LookupPort("tcp", port); err != nil {
 		return false, err
 	}
-	if host == "localhost" {
+	switch host {
+	case "localhost":
 		return true, nil
+	case "":
+		return false, fmt.Errorf("%q names no host; write 127.0.0.1:%s, or 0.0.0.0:%s for every interface", addr, port, port)
 	}
 	ip := net.ParseIP(host)
 	if ip == nil {

@@ -133,6 +133,11 @@ func TestServeListenRules(t *testing.T) {
 	assert.NotContains(t, r.stderr+r.stdout, "anyone who reaches it")
 	r = run(t, "", "serve", "--listen", "example.com:80", p)
 	assert.Equal(t, exitUsage, r.code)
+	// ":8089" (an unset ${HOST}) names no host: the refusal says which
+	// to write, not that "" is no IP address.
+	r = run(t, "", "serve", "--allow-remote", "--listen", ":8089", p)
+	assert.Equal(t, exitUsage, r.code)
+	assert.Contains(t, r.stderr, `--listen: ":8089" names no host; write 127.0.0.1:8089, or 0.0.0.0:8089 for every interface`)
 	r = run(t, "", "serve", "--trace-url", "javascript:alert(1)/{trace_id}", p)
 	assert.Equal(t, exitUsage, r.code)
 	assert.Contains(t, r.stderr, "--trace-url")

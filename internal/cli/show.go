@@ -139,17 +139,23 @@ func incompleteReporter(cmd string, stderr io.Writer) func(string, int64) {
 	}
 }
 
-// joinedReporter warns of a line read past a torn piece: the event is
-// whole and read, but the piece before it is a write cut short (a writer
-// killed mid-line), named by its length, never quoted.
-func joinedReporter(cmd string, stderr io.Writer) func(string, int64, int) {
-	naming := firstOfFile(cmd, stderr, "lines begin with a torn piece: the others are read too, not named")
-	return func(source string, line int64, piece int) {
+// joinedReporter warns of a line read past a piece: the event is whole
+// and read, but the piece before it is a write cut short (a writer killed
+// mid-line, or before its newline), named by its length, never quoted.
+// A piece that lost only its newline is an event, read too. It names the
+// first maxListedProblems of a file, as badLineReporter does.
+func joinedReporter(cmd string, stderr io.Writer) func(string, int64, int, bool) {
+	naming := firstOfFile(cmd, stderr, "lines begin with a piece cut short: the others are read too, not named")
+	return func(source string, line int64, piece int, pieceRead bool) {
 		if !naming(source) {
 			return
 		}
-		_, _ = fmt.Fprintf(stderr, "%s: %s:%d: warning: a torn piece of %s (a write cut short) comes before a whole event line; the event is read, the piece left out\n",
-			cmd, displayText(source), line, plural.Count(piece, "byte"))
+		what, done := "a torn piece of "+plural.Count(piece, "byte"), "the event is read, the piece left out"
+		if pieceRead {
+			what, done = "an event line of "+plural.Count(piece, "byte")+" without its newline", "both events are read"
+		}
+		_, _ = fmt.Fprintf(stderr, "%s: %s:%d: warning: %s (a write cut short) comes before a whole event line; %s\n",
+			cmd, displayText(source), line, what, done)
 	}
 }
 

@@ -81,7 +81,7 @@ func TestReadersNameAThousandTornPiecesOfAFile(t *testing.T) {
 		r := run(t, "", cmd, p)
 		require.Equal(t, exitOK, r.code, r.stderr)
 		assert.Equal(t, maxListedProblems, strings.Count(r.stderr, "warning: a torn piece"), cmd)
-		assert.True(t, strings.Contains(r.stderr, cmd+": "+p+": more than 1000 lines begin with a torn piece: the others are read too, not named\n"), cmd)
+		assert.True(t, strings.Contains(r.stderr, cmd+": "+p+": more than 1000 lines begin with a piece cut short: the others are read too, not named\n"), cmd)
 	}
 	r := run(t, "", "sessions", "--output", "jsonl", p)
 	assert.Contains(t, r.stdout, fmt.Sprintf(`"operations":%d,`, n))

@@ -83,7 +83,7 @@ func TestServeReadsTheWholeLineAfterATornPiece(t *testing.T) {
 
 	code, _, body := get(t, hs.URL+"/")
 	require.Equal(t, 200, code)
-	assert.Contains(t, body, "1 line begins with a torn piece")
+	assert.Contains(t, body, "1 line begins with a write cut short")
 	assert.NotContains(t, body, "not an audit event")
 	code, _, body = get(t, hs.URL+"/session/"+sessionA.String())
 	require.Equal(t, 200, code)
@@ -190,4 +190,96 @@ func TestALineWithoutAWholeLineIsStillBad(t *testing.T) {
 		assert.NotContains(t, r.stdout, "torn piece", name)
 		assert.Contains(t, r.stdout, "events=1 ", name)
 	}
+}
+
+// unended is a file where a writer was killed after the bytes of its line
+// of session B (seq 1) but before its newline, and another writer then
+// appended its whole line of session A (seq 4): line 4 holds both events.
+func unended() (content, first string) {
+	s1, f1 := op(sessionA, "exec", "a000000000000001", 1, 2)
+	s2, f2 := op(sessionA, "write", "a000000000000002", 3, 4)
+	bs, bf := op(sessionB, "exec", "b000000000000001", 1, 2)
+	bs.Data = tornData()
+	first = canonLines(bs)
+	return canonLines(s1, f1, s2) + strings.TrimSuffix(first, "\n") + canonLines(f2) + canonLines(bf), first
+}
+
+// A line that joins an event line without its newline to a whole event
+// line holds two events: show and sessions read both, warn of the line,
+// and succeed; show's jsonl gives the first its newline.
+func TestShowAndSessionsReadAnEventLineThatLostItsNewline(t *testing.T) {
+	content, first := unended()
+	p := writeFile(t, "events.jsonl", content)
+	warning := fmt.Sprintf("%s:4: warning: an event line of %d bytes without its newline (a write cut short) comes before a whole event line; both events are read",
+		p, len(first)-1)
+
+	r := run(t, "", "show", "--output", "jsonl", p)
+	assert.Equal(t, exitOK, r.code, r.stderr)
+	assert.Contains(t, r.stderr, "show: "+warning)
+	assert.NotContains(t, r.stderr, "torn piece")
+	assert.Contains(t, r.stdout, first, "the first line, given its newline")
+	assert.Equal(t, 6, strings.Count(r.stdout, "\n"))
+
+	r = run(t, "", "sessions", "--output", "jsonl", p)
+	assert.Equal(t, exitOK, r.code, r.stderr)
+	assert.Contains(t, r.stderr, "sessions: "+warning)
+	for id, events := range map[string]string{sessionA.String(): `"events":4`, sessionB.String(): `"events":2`} {
+		row := rowOf(t, r.stdout, id)
+		assert.Contains(t, row, events)
+		assert.Contains(t, row, `"missing_seqs":0`)
+		assert.Contains(t, row, `"open":0`)
+	}
+
+	var stderr bytes.Buffer
+	hs := startView(t, webview.Config{Sources: []string{p}, Options: readerOptions("serve", Streams{Stderr: &stderr})})
+	assert.Contains(t, stderr.String(), "serve: "+warning)
+	code, _, body := get(t, hs.URL+"/session/"+sessionB.String())
+	require.Equal(t, 200, code)
+	assert.Contains(t, body, `<span class="open">0 open</span>`, "the start is read")
+}
+
+// verify counts both events of the line, and reports it as a problem (a
+// file at rest holds one event a line); lines= counts physical lines, the
+// leaves --key checks, so events= is one more. Its second look for
+// repeated seqs reads the first event too: a later copy of it is its
+// duplicate.
+func TestVerifyCountsBothEventsOfALineThatLostItsNewline(t *testing.T) {
+	content, first := unended()
+	p := writeFile(t, "events.jsonl", content)
+	r := run(t, "", "verify", p)
+	assert.Equal(t, exitProblems, r.code, r.stdout)
+	assert.Contains(t, r.stdout, fmt.Sprintf("%s:4: an event line without its newline (session %s, seq 1) followed by a whole event line (session %s, seq 4)",
+		p, sessionB, sessionA))
+	assert.Contains(t, r.stdout, "files=1 lines=5 events=6 sessions=2 open=0 problems=1 duplicates=0 missing=0\n")
+	assert.NotContains(t, r.stdout, "torn piece")
+
+	p = writeFile(t, "events.jsonl", content+first)
+	r = run(t, "", "verify", p)
+	assert.Contains(t, r.stdout, fmt.Sprintf("%s:6: seq 1 used twice in session %s: duplicate of %s:4 ", p, sessionB, p))
+	assert.Contains(t, r.stdout, "problems=2 duplicates=1 missing=0\n", r.stdout)
+}
+
+// With --key the leaf is the physical line, both events and all: the
+// integrity check passes over the line whole, and counts it once.
+func TestVerifyKeySignsALineOfTwoEventsWhole(t *testing.T) {
+	dir := t.TempDir()
+	res := run(t, "", "keygen", "--name", "cli-test", "--out", filepath.Join(dir, "keys"))
+	require.Equal(t, 0, res.code, res.stderr)
+	keys, err := integrity.LoadSigningKey(filepath.Join(dir, "keys", "cli-test.key"))
+	require.NoError(t, err)
+	sealer, err := integrity.NewSealer(integrity.Settings{Keys: keys, Interval: 1e9})
+	require.NoError(t, err)
+	path := filepath.Join(dir, "audit.jsonl")
+	content, _ := unended()
+	appendFlocked(t, path, content)
+	require.NoError(t, sealer.Seal(context.Background(), path))
+	require.NoError(t, sealer.Close(context.Background()))
+
+	r := run(t, "", "verify", "--key", filepath.Join(dir, "keys", "cli-test.pub"), path)
+	assert.Equal(t, exitProblems, r.code, r.stdout)
+	assert.Contains(t, r.stdout, ":4: an event line without its newline")
+	assert.Contains(t, r.stdout, "lines=5 events=6 ")
+	assert.Contains(t, r.stdout, "problems=1 ")
+	assert.Contains(t, r.stdout, "integrity: lines=5 sealed=5 unsealed=0 checkpoints=1\n")
+	assert.NotContains(t, r.stdout, "integrity: line ")
 }

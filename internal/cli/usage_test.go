@@ -51,6 +51,19 @@ func TestLogHelpExitsZero(t *testing.T) {
 	require.Equal(t, exitUsage, run(t, "", "log", "nosuch").code)
 }
 
+// `help verify` is `verify -h`, as in go and git: it printed the
+// top-level usage. `help nosuch` is a usage error.
+func TestHelpCommandIsItsHelp(t *testing.T) {
+	for _, cmd := range commands() {
+		want := run(t, "", append(cmd, "-h")...)
+		got := run(t, "", append([]string{"help"}, cmd...)...)
+		require.Equal(t, want, got, cmd)
+	}
+	res := run(t, "", "help", "nosuch")
+	require.Equal(t, exitUsage, res.code)
+	require.Contains(t, res.stderr, `unknown command "nosuch"`)
+}
+
 // The top-level usage names every flag each command takes, so a reader of
 // `sandboxaudit -h` is not missing one that `<command> -h` lists.
 func TestUsageNamesEveryFlag(t *testing.T) {

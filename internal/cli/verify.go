@@ -431,57 +431,68 @@ func (v *verifier) checkLine(at location, ln lines.Line) {
 		v.problem(at, "blank line")
 		return
 	}
-	text, ev, piece, err := eventOf(ln.Text)
+	j, err := eventsOf(ln.Text)
 	if err != nil {
 		v.problem(at, "%v", err)
 		return
 	}
-	if piece > 0 {
-		v.tornPiece(at, piece, &ev)
+	if j.Piece > 0 {
+		v.joined(at, &j)
 	}
+	for text, ev := range j.Events(ln.Text) {
+		v.checkEvent(at, text, ev)
+	}
+}
+
+// checkEvent checks one event of the line at, text being its own line.
+func (v *verifier) checkEvent(at location, text []byte, ev *auditevent.Event) {
 	v.sum.Events++
-	v.buf = auditevent.AppendJSON(v.buf[:0], &ev)
+	v.buf = auditevent.AppendJSON(v.buf[:0], ev)
 	if !bytes.Equal(v.buf, text) {
 		v.problem(at, "not canonical: %s", firstDifference(text, v.buf))
 	}
 	if ev.Version != 1 {
 		v.problem(at, "version: %d, this tool knows version 1", ev.Version)
 	}
-	for _, p := range checkIDs(&ev) {
+	for _, p := range checkIDs(ev) {
 		v.problem(at, "%s", p)
 	}
-	v.track(at, &ev, text)
+	v.track(at, ev, text)
 }
 
-// eventOf decodes a line and, for one that is not an event, the whole
-// event line after a torn piece when it holds one (tornjoin.Find): text is
-// then that event line and piece the piece's length.
-func eventOf(line []byte) (text []byte, ev auditevent.Event, piece int, err error) {
-	if ev, err = auditevent.Decode(line); err == nil {
-		return line, ev, 0, nil
+// eventsOf decodes a line: the event it is, or for a line that is not an
+// event, the whole event line after a piece when it holds one
+// (tornjoin.Find), with the piece's event when the piece is one. Each
+// event is decoded once.
+func eventsOf(line []byte) (tornjoin.Join, error) {
+	ev, err := auditevent.Decode(line)
+	if err == nil {
+		return tornjoin.Join{Event: ev}, nil
 	}
-	n, ok := tornjoin.Find(line)
-	if !ok {
-		return line, ev, 0, err
+	if j, ok := tornjoin.Find(line); ok {
+		return j, nil
 	}
-	whole, wholeErr := auditevent.Decode(line[n:])
-	if wholeErr != nil {
-		return line, ev, 0, err // Find decoded it: not reached
-	}
-	return line[n:], whole, n, nil
+	return tornjoin.Join{}, err
 }
 
-// tornPiece reports a line that is a torn piece of n bytes followed by the
-// whole line of ev. The event is read and tracked, so its seq is not
-// missing; the piece is a problem, as is any torn piece left in a file
-// (the collector's own, closed where it is): a file at rest holds whole
-// lines, and with --key the line signed is the physical one, piece and
-// all. Pieces the collector cut off and kept aside are no part of the
+// joined reports a line that is a piece followed by a whole event line.
+// Every event in it is read and tracked, so its seq is not missing; the
+// line is a problem, as is any torn piece left in a file (the collector's
+// own, closed where it is): a file at rest holds whole lines, one event
+// each, and with --key the line signed is the physical one, both writes
+// and all. Pieces the collector cut off and kept aside are no part of the
 // trail, and are not read.
-func (v *verifier) tornPiece(at location, n int, ev *auditevent.Event) {
+func (v *verifier) joined(at location, j *tornjoin.Join) {
+	ev := &j.Event
+	if p := j.PieceEvent; p != nil {
+		v.problem(at, "an event line without its newline (session %s, seq %d) followed by a whole event line (session %s, seq %d): "+
+			"a writer killed before its newline, then another writer's line; both events are read",
+			p.SessionID, p.Seq, ev.SessionID, ev.Seq)
+		return
+	}
 	v.problem(at, "a torn piece of %s followed by a whole event line (session %s, seq %d): "+
 		"a writer killed mid-line, then another writer's line; the event is read",
-		plural.Count(n, "byte"), ev.SessionID, ev.Seq)
+		plural.Count(j.Piece, "byte"), ev.SessionID, ev.Seq)
 }
 
 // track does the per-session checks: unique seqs, and start/finish pairs

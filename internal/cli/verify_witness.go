@@ -180,8 +180,8 @@ func (v *verifier) reportWitnessed(name string, at func(line int64) string, wc *
 		_, _ = fmt.Fprintf(v.out, "%s: witness: %s after the newest checkpoint the witnesses cosigned (line %d); %s\n",
 			name, plural.Count(beyond, "line"), res.Witnessed, v.unwitnessedHint(name, leaves))
 	case beyond > 0:
-		_, _ = fmt.Fprintf(v.out, "%s: witness: accepting %d unwitnessed lines (--allow-unwitnessed %d)\n",
-			name, beyond, v.opts.witness.allowTail)
+		_, _ = fmt.Fprintf(v.out, "%s: witness: accepting %s (--allow-unwitnessed %d)\n",
+			name, plural.Count(beyond, "unwitnessed line"), v.opts.witness.allowTail)
 	}
 	_, _ = fmt.Fprintf(v.out, "%s: witness: lines=%d witnessed=%d unwitnessed=%d records=%d quorum=%d/%d\n",
 		name, res.Lines, res.Witnessed, beyond, res.Records, v.opts.witness.usedQuorum, len(v.opts.witness.verifiers))

@@ -1,10 +1,14 @@
 package cli
 
 import (
+	"context"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/sandboxaudit/sandboxaudit/internal/integrity"
 )
 
 // A count of one reads in the singular.
@@ -16,4 +20,19 @@ func TestVerifyOneUnsealedLineReadsSingular(t *testing.T) {
 	require.Equal(t, exitProblems, res.code, res.stdout)
 	require.Contains(t, res.stdout, ": integrity: 1 line after the newest checkpoint is not sealed (")
 	require.NotRegexp(t, `[^=\w]1 lines[^=]`, res.stdout)
+}
+
+// One unwitnessed line accepted reads in the singular too.
+func TestVerifyOneAcceptedUnwitnessedLineReadsSingular(t *testing.T) {
+	path, keyPath, pubPath, wkeys, _ := witnessedFixture(t)
+	s, _ := op(sessionB, "stop", "b000000000000009", 3, 4)
+	appendFlocked(t, path, canonLines(s))
+	keys, err := integrity.LoadSigningKey(keyPath)
+	require.NoError(t, err)
+	sealer, err := integrity.NewSealer(integrity.Settings{Keys: keys, Interval: time.Second})
+	require.NoError(t, err)
+	require.NoError(t, sealer.Seal(context.Background(), path))
+	res := run(t, "", "verify", "--allow-open", "--key", pubPath, "--witness", wkeys[0], "--witness", wkeys[1], "--allow-unwitnessed", "1", path)
+	require.Equal(t, 0, res.code, res.stdout)
+	require.Contains(t, res.stdout, "accepting 1 unwitnessed line (--allow-unwitnessed 1)")
 }

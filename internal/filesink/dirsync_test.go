@@ -182,44 +182,60 @@ func TestFsyncNeverSyncsNoDirectory(t *testing.T) {
 	require.Zero(t, ds.count())
 }
 
-// TestUnsyncedDirectoriesKeptForEvictedFilesAreBounded: a disk failing
-// directory syncs while a templated path opens file after file keeps at
-// most maxUnsyncedPaths paths' directories; past it, every open syncs the
-// directories down to its file before a batch is acknowledged, so a path
-// no longer remembered still gets its entries synced.
-func TestUnsyncedDirectoriesKeptForEvictedFilesAreBounded(t *testing.T) {
+// TestDurableEntriesAreBounded: the entries remembered durable stay
+// within maxDurable while a templated path opens file after file; a path
+// whose entries were dropped syncs its directories again at its next open
+// before a batch is acknowledged, and only then.
+func TestDurableEntriesAreBounded(t *testing.T) {
 	base := t.TempDir()
 	s, ds := dirSyncSink(t, filepath.Join(base, "{session_id}", "events.jsonl"), FsyncBatch, nil, 1)
-	ds.failing(true)
+	s.maxDurable = 8
 	ctx := context.Background()
 	session := func(i int) string { return fmt.Sprintf("00000000-0000-4000-8000-%012d", i) }
-	for i := range maxUnsyncedPaths + 2 {
-		require.ErrorIs(t, s.WriteBatch(ctx, session(i), numberedLines(0, 0)), unix.EIO)
+	const sessions = 12
+	for i := range sessions {
+		require.NoError(t, s.WriteBatch(ctx, session(i), numberedLines(0, 0)))
 	}
 	s.mu.Lock()
-	kept := len(s.dirty)
+	kept := len(s.durable)
 	s.mu.Unlock()
-	require.LessOrEqual(t, kept, maxUnsyncedPaths)
+	require.LessOrEqual(t, kept, s.maxDurable)
 
-	ds.failing(false)
-	last := session(maxUnsyncedPaths)
-	require.NoError(t, s.WriteBatch(ctx, last, numberedLines(1, 1)))
-	require.Subset(t, ds.syncedList(), []string{base, filepath.Join(base, last)},
-		"a path no longer remembered syncs its directories before its batch")
+	// Every session's entries are dropped: each open syncs its
+	// directories again, and after that none.
+	s.mu.Lock()
+	clear(s.durable)
+	s.mu.Unlock()
+	first := session(0)
+	before := len(ds.syncedList())
+	require.NoError(t, s.WriteBatch(ctx, first, numberedLines(1, 1)))
+	require.Equal(t, []string{filepath.Dir(base), base, filepath.Join(base, first)}, ds.syncedList()[before:])
+	require.NoError(t, s.WriteBatch(ctx, session(1), numberedLines(1, 1)))
+	calls := ds.count()
+	require.NoError(t, s.WriteBatch(ctx, first, numberedLines(2, 2)))
+	require.Equal(t, calls, ds.count(), "an open after an eviction syncs nothing")
 }
 
 // TestAFileInADirectoryAnotherPathMadeWaitsForItsSync: a directory made
-// for one path whose entry's sync failed holds the other paths' files
-// too: none is acknowledged in until that sync succeeds.
+// for one path whose entry's sync failed (the base, or one above it)
+// holds the other paths' files too, cached or not: none is acknowledged
+// in until that sync succeeds.
 func TestAFileInADirectoryAnotherPathMadeWaitsForItsSync(t *testing.T) {
-	parent := t.TempDir()
-	base := filepath.Join(parent, "audit")
-	s, ds := dirSyncSink(t, filepath.Join(base, "{session_id}.jsonl"), FsyncBatch, nil, 0)
-	ds.failWhen(func(dir string) bool { return dir == parent })
-	ctx := context.Background()
-	require.ErrorIs(t, s.WriteBatch(ctx, testSession, numberedLines(0, 0)), unix.EIO)
-	const other = "0e4a2a7c-3b1f-4c55-9d0e-7f6b5a4c3d2e"
-	require.ErrorIs(t, s.WriteBatch(ctx, other, numberedLines(0, 0)), unix.EIO,
-		"the entry of the directory holding the file is not durable")
-	requireNotAckedUntilSynced(t, s, ds, other, filepath.Join(base, other+".jsonl"), parent)
+	for _, below := range []string{"audit", filepath.Join("made", "audit")} {
+		t.Run(below, func(t *testing.T) {
+			parent := t.TempDir()
+			base := filepath.Join(parent, below)
+			s, ds := dirSyncSink(t, filepath.Join(base, "{session_id}.jsonl"), FsyncBatch, nil, 1)
+			ds.failWhen(func(dir string) bool { return dir == parent })
+			ctx := context.Background()
+			require.ErrorIs(t, s.WriteBatch(ctx, testSession, numberedLines(0, 0)), unix.EIO)
+			const other = "0e4a2a7c-3b1f-4c55-9d0e-7f6b5a4c3d2e"
+			// other takes the only cache slot.
+			require.ErrorIs(t, s.WriteBatch(ctx, other, numberedLines(0, 0)), unix.EIO,
+				"the entry of the directory holding the file is not durable")
+			require.ErrorIs(t, s.WriteBatch(ctx, testSession, numberedLines(0, 0)), unix.EIO,
+				"nor after an eviction")
+			requireNotAckedUntilSynced(t, s, ds, other, filepath.Join(base, other+".jsonl"), parent)
+		})
+	}
 }

@@ -37,40 +37,59 @@ func isSpoolAt(dirfd int, name string) bool {
 // file, so audit lines written there would be sent away and lost.
 var ErrSpoolFile = errors.New("the file is an HTTP sink's spool (it has .offset and .lock sidecars); audit lines are not written into a spool")
 
+// newEntries makes each new entry openInside makes (a directory or the
+// file) durable at once: forget is told of the entry before it is made
+// (see Sink.making), then its directory is synced, and the entry is listed
+// in durable, or its directory in unsynced when the sync failed. A nil
+// *newEntries makes nothing durable (fsync never, a rotation's open).
+type newEntries struct {
+	sync     func(dir string) error
+	forget   func(entry string)
+	durable  []string // outermost first
+	unsynced []string // outermost first
+}
+
+// making is called before entry is made, so that no other open takes it
+// for durable until a sync after it succeeds.
+func (n *newEntries) making(entry string) {
+	if n != nil {
+		n.forget(entry)
+	}
+}
+
+// made syncs the directory of entry, just made.
+func (n *newEntries) made(entry string) {
+	if n == nil {
+		return
+	}
+	n.forget(entry) // a file is only known made once its create succeeded
+	dir := filepath.Dir(entry)
+	if err := n.sync(dir); err != nil {
+		n.unsynced = append(n.unsynced, dir)
+		return
+	}
+	n.durable = append(n.durable, entry)
+}
+
 // openInside opens path, which lies inside base, for appending, creating
 // it 0600 and missing directories 0700 below base. Every step below base
 // is opened relative to its parent's descriptor with O_NOFOLLOW, so a
 // symlink planted anywhere below base (even between a check and the open)
 // is refused with ErrSymlink, never followed. base itself is the
-// operator's configuration and may be, or lie under, a symlink. With
-// syncDir set, each directory it makes an entry in (a directory or the
-// file) is synced at once, so a freshly created file survives a power loss
-// together with its data; those whose sync failed are returned, outermost
-// first, even on error, for the caller to sync before it acknowledges a
-// line in the file (see Sink.syncEntries). beforeCreate, when set, runs
-// when the file is not there, after the directories are open: a symlinked
-// directory is refused before it runs.
-func openInside(base, path string, syncDir func(string) error, beforeCreate func() error) (*os.File, []string, error) {
+// operator's configuration and may be, or lie under, a symlink. Each entry
+// it makes (a directory or the file) goes through made (see newEntries),
+// even when the open then fails, for the caller to sync what failed before
+// it acknowledges a line in the file (see Sink.syncEntries). beforeCreate,
+// when set, runs when the file is not there, after the directories are
+// open: a symlinked directory is refused before it runs.
+func openInside(base, path string, made *newEntries, beforeCreate func() error) (*os.File, error) {
 	rel, err := filepath.Rel(base, path)
 	if err != nil || !filepath.IsLocal(rel) {
-		return nil, nil, fmt.Errorf("%s is not inside %s", path, base)
+		return nil, fmt.Errorf("%s is not inside %s", path, base)
 	}
-	var unsynced []string
-	made := func(dir string) {
-		if syncDir != nil && syncDir(dir) != nil {
-			unsynced = append(unsynced, dir)
-		}
-	}
-	created, err := fsutil.MkdirAll(base)
-	for _, d := range created {
-		made(filepath.Dir(d))
-	}
+	dirfd, err := openBase(base, made)
 	if err != nil {
-		return nil, unsynced, fmt.Errorf("create directory %s: %w", base, err)
-	}
-	dirfd, err := unix.Open(base, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
-	if err != nil {
-		return nil, unsynced, fmt.Errorf("open directory %s: %w", base, err)
+		return nil, err
 	}
 	defer func() { _ = unix.Close(dirfd) }()
 
@@ -79,29 +98,62 @@ func openInside(base, path string, syncDir func(string) error, beforeCreate func
 	for _, e := range elems[:len(elems)-1] {
 		fd, err := openDirAt(dirfd, dir, e, made)
 		if err != nil {
-			return nil, unsynced, err
+			return nil, err
 		}
 		_ = unix.Close(dirfd)
 		dirfd, dir = fd, filepath.Join(dir, e)
 	}
 	f, newFile, err := openFileAt(dirfd, dir, elems[len(elems)-1], path, beforeCreate)
 	if newFile {
-		made(dir)
+		made.made(path)
 	}
-	return f, unsynced, err
+	return f, err
 }
 
-// openDirAt opens (creating if missing, then calling made with dir) the
-// directory name inside dirfd, refusing a symlink.
-func openDirAt(dirfd int, dir, name string, made func(dir string)) (int, error) {
+// openBase opens the directory base, making it and its missing parents
+// first when it is not there.
+func openBase(base string, made *newEntries) (int, error) {
+	const flags = unix.O_RDONLY | unix.O_DIRECTORY | unix.O_CLOEXEC
+	dirfd, err := unix.Open(base, flags, 0)
+	if !errors.Is(err, unix.ENOENT) {
+		if err != nil {
+			return -1, fmt.Errorf("open directory %s: %w", base, err)
+		}
+		return dirfd, nil
+	}
+	for d := base; ; d = filepath.Dir(d) {
+		if _, err := os.Stat(d); !errors.Is(err, os.ErrNotExist) || filepath.Dir(d) == d {
+			break
+		}
+		made.making(d)
+	}
+	created, err := fsutil.MkdirAll(base)
+	for _, d := range created {
+		made.made(d)
+	}
+	if err != nil {
+		return -1, fmt.Errorf("create directory %s: %w", base, err)
+	}
+	dirfd, err = unix.Open(base, flags, 0)
+	if err != nil {
+		return -1, fmt.Errorf("open directory %s: %w", base, err)
+	}
+	return dirfd, nil
+}
+
+// openDirAt opens (creating if missing, see newEntries) the directory
+// name inside dirfd, refusing a symlink.
+func openDirAt(dirfd int, dir, name string, made *newEntries) (int, error) {
 	const flags = unix.O_RDONLY | unix.O_DIRECTORY | unix.O_NOFOLLOW | unix.O_CLOEXEC
 	fd, err := unix.Openat(dirfd, name, flags, 0)
 	if errors.Is(err, unix.ENOENT) {
+		entry := filepath.Join(dir, name)
+		made.making(entry)
 		err = unix.Mkdirat(dirfd, name, 0o700)
 		if err == nil {
-			made(dir)
+			made.made(entry)
 		} else if !errors.Is(err, unix.EEXIST) {
-			return -1, fmt.Errorf("create directory %s: %w", filepath.Join(dir, name), err)
+			return -1, fmt.Errorf("create directory %s: %w", entry, err)
 		}
 		fd, err = unix.Openat(dirfd, name, flags, 0)
 	}

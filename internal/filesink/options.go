@@ -25,10 +25,10 @@ const (
 	// FsyncBatch issues one write(2) per WriteBatch call and then an
 	// fdatasync; batches that queued for the file while another was being
 	// written share the next one (group commit). When WriteBatch returns
-	// nil the batch is durable, and so is the directory entry of a file
-	// the sink made (see Sink.syncEntries). This is the default: it is as
-	// durable as FsyncAlways at the point the caller is told "done", at a
-	// fraction of the cost.
+	// nil the batch is durable, and so is each directory entry from the
+	// base down to the file (see Sink.syncEntries). This is the default:
+	// it is as durable as FsyncAlways at the point the caller is told
+	// "done", at a fraction of the cost.
 	FsyncBatch FsyncMode = "batch"
 	// FsyncAlways writes each line with its own write(2) followed by
 	// fdatasync, all under one flock hold (the batch stays contiguous in the

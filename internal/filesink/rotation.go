@@ -327,6 +327,10 @@ func (s *Sink) renameToSegment(of *openFile) (Segment, openedFile, error) {
 	if err != nil {
 		return Segment{}, openedFile{}, err
 	}
+	if s.fsync != FsyncNever {
+		// Another file at the path; only this writer looks its entry up.
+		s.making(path)
+	}
 	s.marks.raise(path, seg.Time)
 	s.marks.made(path, seg)
 	if s.fsync == FsyncNever {
@@ -340,7 +344,9 @@ func (s *Sink) renameToSegment(of *openFile) (Segment, openedFile, error) {
 		// path, whoever makes it: no batch is acknowledged in it before
 		// a sync succeeds.
 		s.rot.fail(path, fmt.Errorf("sync directory after rotating %s: %w", path, err))
-		s.madeEntries(of, dir)
+		s.mustSync(of, dir)
+	} else if next.f != nil {
+		s.remember(path, path, next.fi)
 	}
 	return seg, next, nil
 }
@@ -448,7 +454,7 @@ func (s *Sink) renameAfter(path string, last Segment) (Segment, error) {
 // then reopens it, and reports. lockCurrent, which follows, also finds a
 // file no longer at the path, as it does before every batch.
 func (s *Sink) openRotated(path string) openedFile {
-	f, fi, _, err := s.openAt(path, nil, nil)
+	f, fi, err := s.openAt(path, nil, nil)
 	if err != nil {
 		return openedFile{}
 	}

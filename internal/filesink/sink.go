@@ -8,8 +8,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
-	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -61,13 +59,19 @@ type Sink struct {
 	wake    chan struct{}
 	closed  bool
 	errs    []error // close errors of evicted files, reported by Close
-	// dirty holds the directories with a new entry whose sync failed
-	// and that no sync has made durable since: every open of a file below
-	// one syncs it before a batch is acknowledged (see open), whichever
-	// path made the entry, and whether or not its file is still cached.
-	// Past maxUnsyncedPaths, syncEveryOpen is set instead, for good.
-	dirty         map[string]struct{}
-	syncEveryOpen bool
+	// durable holds the entries (directories and files, by path) that
+	// this process made durable in their directory: a sync of it began
+	// after the entry was there. A file's entry holds the file's identity,
+	// a directory's nil. A batch is acknowledged in a file only once each
+	// entry from the base down to it is here (see undurable), so an open
+	// of a file the last run left, or below a directory another path is
+	// still making, syncs what it must first. Bounded by maxDurable: an
+	// entry dropped costs the next open below it a sync, nothing more.
+	durable    map[string]os.FileInfo
+	maxDurable int
+	// top is the outermost entry undurable looks up: the base, or a
+	// directory above it that this process made on the way to it.
+	top string
 
 	// live counts descriptors actually open and peak is its high-water
 	// mark. Only TestOpenFilesStayBounded reads them: /proc cannot be
@@ -108,11 +112,11 @@ type openFile struct {
 	made Segment
 	// opened is when f was opened (see Rotation.dirWait); guarded by mu.
 	opened time.Time
-	// unsynced lists the directories holding a new entry of the file's
-	// (the file, a directory above it, a rotation's rename) that no sync
-	// has made durable yet, or another path's new entry above it
-	// (Sink.dirty); a batch is acknowledged only once they are synced
-	// (syncEntries). nil with FsyncNever. Guarded by mu.
+	// unsynced lists the directories holding an entry from the base down
+	// to the file (one the sink made, a rotation's rename, one it found)
+	// that this process has not made durable yet (Sink.durable); a batch
+	// is acknowledged only once they are synced (syncEntries). nil with
+	// FsyncNever. Guarded by mu.
 	unsynced []string
 	// cut is set when the file was found cut back (cutBack) and not yet
 	// read for the torn line the cut may have left; guarded by mu.
@@ -147,7 +151,9 @@ func New(opts Options) (*Sink, error) {
 		onRotatedByOther: opts.OnRotatedByOther,
 		onOpened:         opts.OnOpened,
 		files:            make(map[string]*openFile),
-		dirty:            make(map[string]struct{}),
+		durable:          make(map[string]os.FileInfo),
+		maxDurable:       maxDurable,
+		top:              t.base,
 		dirTurn:          make(chan struct{}, 1),
 		lru:              list.New(),
 		wake:             make(chan struct{}),
@@ -229,96 +235,39 @@ func (of *openFile) sizeIfCurrent() (int64, bool, error) {
 }
 
 // open opens of's file at of.path (creating it as a first open would,
-// after beforeCreate when set) and records its identity. A new entry
-// whose directory sync failed, even when the open then fails, joins
-// of.unsynced, as do the dirty directories above the file (Sink.dirty).
-// Called with of.mu held.
+// after beforeCreate when set) and records its identity. The directories
+// of the entries from Sink.top down to the file that are not durable
+// (Sink.durable) join of.unsynced, as does a new entry's whose sync failed
+// even when the open then fails. Called with of.mu held.
 func (s *Sink) open(of *openFile, beforeCreate func() error) (*os.File, os.FileInfo, error) {
-	var syncDir func(string) error
-	if s.fsync != FsyncNever {
-		syncDir = s.syncDirFn
+	if s.fsync == FsyncNever {
+		return s.openAt(of.path, nil, beforeCreate)
 	}
-	f, fi, unsynced, err := s.openAt(of.path, syncDir, beforeCreate)
-	s.madeEntries(of, unsynced...)
-	s.madeEntries(of, s.dirtyAbove(of.path)...)
+	made := &newEntries{sync: s.syncDirFn, forget: s.making}
+	f, fi, err := s.openAt(of.path, made, beforeCreate)
+	for _, e := range made.durable {
+		s.remember(e, of.path, fi)
+	}
+	s.mustSync(of, made.unsynced...)
+	if err == nil {
+		s.mustSync(of, s.undurable(of.path, fi)...)
+	}
 	return f, fi, err
 }
 
-// dirtyAbove returns the dirty directories path lies below, or with
-// syncEveryOpen set, every directory that may be one (dirsToSync).
-func (s *Sink) dirtyAbove(path string) []string {
-	if s.fsync == FsyncNever {
-		return nil
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.syncEveryOpen {
-		return s.dirsToSync(path)
-	}
-	var above []string
-	for d := range s.dirty {
-		if rel, err := filepath.Rel(d, path); err == nil && filepath.IsLocal(rel) {
-			above = append(above, d)
-		}
-	}
-	return above
-}
-
-// openAt opens the file at path inside the template's base (openInside)
-// and returns it with its identity and the directories whose new entries
-// syncDir failed to sync.
-func (s *Sink) openAt(path string, syncDir func(string) error, beforeCreate func() error) (*os.File, os.FileInfo, []string, error) {
-	f, unsynced, err := openInside(s.tmpl.base, path, syncDir, beforeCreate)
+// openAt opens the file at path inside the template's base (openInside),
+// passing the entries it makes to made, and returns it with its identity.
+func (s *Sink) openAt(path string, made *newEntries, beforeCreate func() error) (*os.File, os.FileInfo, error) {
+	f, err := openInside(s.tmpl.base, path, made, beforeCreate)
 	if err != nil {
-		return nil, nil, unsynced, err
+		return nil, nil, err
 	}
 	fi, err := f.Stat()
 	if err != nil {
 		_ = f.Close()
-		return nil, nil, unsynced, fmt.Errorf("stat %s: %w", path, err)
+		return nil, nil, fmt.Errorf("stat %s: %w", path, err)
 	}
-	return f, fi, unsynced, nil
-}
-
-// madeEntries adds dirs, holding new entries of of's file that no sync
-// made durable, to those a batch syncs before it is acknowledged; with
-// FsyncNever flushing is left to the kernel, as for the lines. They are
-// dirty (Sink.dirty) until synced. Called with of.mu held.
-func (s *Sink) madeEntries(of *openFile, dirs ...string) {
-	if s.fsync == FsyncNever || len(dirs) == 0 {
-		return
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for _, d := range dirs {
-		if !slices.Contains(of.unsynced, d) {
-			of.unsynced = append(of.unsynced, d)
-		}
-		if _, ok := s.dirty[d]; !ok && len(s.dirty) >= maxUnsyncedPaths {
-			s.syncEveryOpen = true
-		} else {
-			s.dirty[d] = struct{}{}
-		}
-	}
-}
-
-// syncEntries syncs the directories of of.unsynced, so that a power loss
-// cannot take the file (or its directory) with lines acknowledged in it.
-// One that fails stays, with those after it, for the next batch to try
-// again. Called with of.mu held; free once they are synced.
-func (s *Sink) syncEntries(of *openFile) error {
-	for len(of.unsynced) > 0 {
-		dir := of.unsynced[0]
-		if err := s.syncDirFn(dir); err != nil {
-			return fmt.Errorf("sync directory %s for the new entry of %s: %w", dir, of.path, err)
-		}
-		of.unsynced = of.unsynced[1:]
-		s.mu.Lock()
-		delete(s.dirty, dir)
-		s.mu.Unlock()
-	}
-	of.unsynced = nil
-	return nil
+	return f, fi, nil
 }
 
 // openFirst opens of's file for the sink's first use of its path, calling
@@ -534,22 +483,10 @@ func (s *Sink) dropLocked(of *openFile) {
 	}
 }
 
-// maxUnsyncedPaths bounds Sink.dirty: a disk that fails directory syncs
-// while a templated path makes directory after directory would grow it.
-const maxUnsyncedPaths = 4096
-
-// dirsToSync is what an open of the existing file at path syncs once
-// syncEveryOpen is set: each directory from the base's parent down to the
-// file's, outermost first.
-func (s *Sink) dirsToSync(path string) []string {
-	dirs := []string{filepath.Dir(s.tmpl.base)}
-	for d := filepath.Dir(path); d != s.tmpl.base && len(d) > len(s.tmpl.base); d = filepath.Dir(d) {
-		dirs = append(dirs, d)
-	}
-	dirs = append(dirs, s.tmpl.base)
-	slices.Reverse(dirs[1:])
-	return dirs
-}
+// maxDurable bounds Sink.durable, a path and an identity per entry: a
+// few MiB, where a {session_id} path's files would otherwise grow it for
+// the process's life.
+const maxDurable = 1 << 14
 
 // forgetIfClosed drops path's own mark unless its file is in the cache:
 // a writer raises it only while it holds the file there.

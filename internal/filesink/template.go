@@ -50,7 +50,7 @@ func ValidatePath(path string) error {
 	case fi.IsDir():
 		return fmt.Errorf("%s is a directory; name a file in it", path)
 	case fi.Mode()&os.ModeSymlink != 0:
-		return fmt.Errorf("%s is a symbolic link, which the file sink never follows; name the file itself: %w", path, ErrSymlink)
+		return fmt.Errorf("%s: %w; name the file itself", path, ErrSymlink)
 	case !fi.Mode().IsRegular():
 		return fmt.Errorf("%s is not a regular file (%s)", path, fi.Mode().Type())
 	}

@@ -169,3 +169,15 @@ func TestMatcher(t *testing.T) {
 		assert.Equal(t, want, plain(file), file)
 	}
 }
+
+// TestValidatePathSaysSymlinkOnce: the refusal of a symlinked path is one
+// sentence, not the reason followed by ErrSymlink saying it again.
+func TestValidatePathSaysSymlinkOnce(t *testing.T) {
+	dir := t.TempDir()
+	link := filepath.Join(dir, "link.jsonl")
+	require.NoError(t, os.Symlink(filepath.Join(dir, "target.jsonl"), link))
+	err := ValidatePath(link)
+	require.ErrorIs(t, err, ErrSymlink)
+	require.Equal(t, 1, strings.Count(err.Error(), "symbolic link"), err.Error())
+	require.ErrorContains(t, err, "; name the file itself")
+}

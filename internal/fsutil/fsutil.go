@@ -11,10 +11,12 @@ package fsutil
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -126,7 +128,7 @@ func CheckFiles(files map[string]string) error {
 func OpenRegular(path string, flag int, perm os.FileMode) (*os.File, os.FileInfo, error) {
 	f, err := os.OpenFile(path, flag|unix.O_NONBLOCK, perm)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, withTildeHint(path, err)
 	}
 	fi, err := f.Stat()
 	if err == nil && !fi.Mode().IsRegular() {
@@ -137,6 +139,16 @@ func OpenRegular(path string, flag int, perm os.FileMode) (*os.File, os.FileInfo
 		return nil, nil, err
 	}
 	return f, fi, nil
+}
+
+// withTildeHint adds to a missing path's error that a leading "~/" was
+// taken as written: only a shell expands it, and a config or --key=~/…
+// leaves it as is.
+func withTildeHint(path string, err error) error {
+	if strings.HasPrefix(path, "~/") && errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf(`%w ("~/" is not expanded; write the home directory's path)`, err)
+	}
+	return err
 }
 
 // CheckReadable opens each file of files (config key → path; empty paths

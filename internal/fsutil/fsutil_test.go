@@ -99,3 +99,13 @@ func TestCheckFiles(t *testing.T) {
 	require.NotContains(t, err.Error(), "x:")
 	require.NoError(t, CheckFiles(map[string]string{"tls::key_file": regular}))
 }
+
+// TestOpenRegularSaysTildeIsNotExpanded: a key or TLS file written as
+// "~/keys/audit.key" (a config, or --key=~/… past the shell) was refused
+// only as missing, while the operator's home holds it.
+func TestOpenRegularSaysTildeIsNotExpanded(t *testing.T) {
+	t.Chdir(t.TempDir())
+	_, _, err := OpenRegular("~/keys/audit.key", os.O_RDONLY, 0)
+	require.ErrorIs(t, err, os.ErrNotExist)
+	require.ErrorContains(t, err, `"~/" is not expanded; write the home directory's path`)
+}

@@ -182,3 +182,18 @@ func TestValidateClientRefusesHeadersTheSinkSets(t *testing.T) {
 	headers := func(yield func(string, string) bool) { yield("Authorization", "Bearer x") }
 	require.NoError(t, ValidateClient("http::", "", headers, 0))
 }
+
+// TestValidateEndpointRefusesAnEmptyHostName: "http://${env:HOST}:8080"
+// with HOST unset is "http://:8080", which url.Parse takes and a dial
+// sends to this machine's port 8080, whoever listens there.
+func TestValidateEndpointRefusesAnEmptyHostName(t *testing.T) {
+	for _, endpoint := range []string{"http://:8080/x", "https://:443", "http://u:hunter2@:9/x"} {
+		err := ValidateEndpoint(endpoint)
+		require.ErrorContains(t, err, "no host name", "%q", endpoint)
+		require.NotContains(t, err.Error(), "hunter2")
+	}
+	noHeaders := func(func(string, string) bool) {}
+	err := ValidateClient("http::", "http://u:hunter2@:3128", noHeaders, 0)
+	require.ErrorContains(t, err, "http::proxy_url: must be an http://, https://, socks5:// or socks5h:// URL with a host")
+	require.NotContains(t, err.Error(), "hunter2")
+}

@@ -197,6 +197,10 @@ func ValidateEndpoint(endpoint string) error {
 	if u.Scheme != "http" && u.Scheme != "https" {
 		return fmt.Errorf("must be an absolute http:// or https:// URL, got %q", safeURL(u))
 	}
+	if u.Hostname() == "" {
+		// "http://:8080" (an unset ${env:HOST}) would dial this machine.
+		return fmt.Errorf("%q has no host name", safeURL(u))
+	}
 	return checkPort(u)
 }
 
@@ -227,7 +231,7 @@ func ValidateClient[V ~string](prefix, proxyURL string, headers iter.Seq2[string
 		// userinfo (`invalid port ":pa"`), so none is given.
 		if u, err := url.ParseRequestURI(proxyURL); err != nil {
 			errs = append(errs, errors.New(prefix+"proxy_url: not a valid absolute URL"))
-		} else if !slices.Contains([]string{"http", "https", "socks5", "socks5h"}, u.Scheme) || u.Host == "" {
+		} else if !slices.Contains([]string{"http", "https", "socks5", "socks5h"}, u.Scheme) || u.Hostname() == "" {
 			// "user:pw@host:port" parses, with "user" as its scheme.
 			errs = append(errs, errors.New(prefix+"proxy_url: must be an http://, https://, socks5:// or socks5h:// URL with a host"))
 		} else if err := checkPort(u); err != nil {

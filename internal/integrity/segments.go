@@ -256,6 +256,27 @@ func (sl *SegmentLog) matches(ret SegmentRecord) bool {
 	return false
 }
 
+// retiredBetween reports whether leaves from to end are exactly the
+// leaves of recorded segments retention removed, each by its record, and
+// every segment before them was removed by retention too: retention
+// removes the oldest first, so a gap after a segment it kept is not its.
+func (sl *SegmentLog) retiredBetween(from, end int64) bool {
+	at := int64(-1)
+	for _, s := range sl.Segments {
+		switch {
+		case s.Genesis || s.First >= end:
+			continue
+		case !sl.Retired[s.Name].Retired:
+			return false
+		case s.First == from:
+			at = s.End()
+		case at >= 0 && s.First == at:
+			at = s.End()
+		}
+	}
+	return at == end
+}
+
 // LoadSegmentLog reads the segments sidecar of path; a missing one is an
 // empty log.
 func LoadSegmentLog(path string, v note.Verifier) (*SegmentLog, error) {

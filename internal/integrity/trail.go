@@ -388,6 +388,9 @@ const errRootMismatch = "root mismatch"
 func (c *TrailChecker) reportBreak(p TrailPart, rec *SegmentRecord) {
 	lead := c.trail.Log.Lead()
 	switch n := c.tree.Size(); {
+	case n < rec.First && c.trail.Log.retiredBetween(n, rec.First):
+		// A segment retention removed was put back (from a backup): the
+		// lines between are gone by retention's signed records.
 	case n < rec.First:
 		c.fail("%s: starts at line %d of the log, but the part before ends at line %d: %s %s missing",
 			p.Path, rec.First+1-lead, n-lead, plural.Lines(n+1-lead, rec.First-lead), plural.Pick(rec.First-n, "is", "are"))

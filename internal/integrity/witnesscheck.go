@@ -233,28 +233,34 @@ func (w *WitnessCheck) future(num int, s note.Signature) {
 	w.res.FirstFuture = fmt.Sprintf("cosigned checkpoint #%d, by %s, dated %s", num, KeyID(s.Name, s.Hash), when)
 }
 
-// StartPart is called before the first part of a trail is written: when
+// StartPart is called before each part of a trail is written: when
 // retention removed the segments before it, the tree starts from the
 // part's signed compact range, as the trail's checker does.
 func (w *WitnessCheck) StartPart(p TrailPart, sl *SegmentLog) {
 	if sl != nil {
 		w.lead = sl.Lead()
 	}
-	if w.tree.Size() != 0 {
+	if n := w.tree.Size(); n != 0 {
+		if p.Record != nil && sl != nil && p.Record.First > n && sl.retiredBetween(n, p.Record.First) {
+			// A segment retention removed was put back: the segments
+			// retention removed after it are a gap to start after again.
+			w.startAt(p.Record.Start())
+		}
 		return
 	}
-	var t Frontier
-	var err error
 	switch {
 	case p.Record != nil && p.Record.First > 0:
-		t, err = p.Record.Start()
+		w.startAt(p.Record.Start())
 	case p.Record == nil && sl != nil && sl.End() > 0:
 		// Every recorded segment is gone, or the log's only record is its
 		// handover leaf: the part starts where the records end.
-		t, err = FrontierAt(sl.End(), sl.EndRange())
-	default:
-		return
+		w.startAt(FrontierAt(sl.End(), sl.EndRange()))
 	}
+}
+
+// startAt starts the tree at t, a signed compact range: the records of
+// the lines before it cannot be checked.
+func (w *WitnessCheck) startAt(t Frontier, err error) {
 	if err != nil {
 		return // the trail's checker reports it
 	}

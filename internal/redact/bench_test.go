@@ -38,6 +38,9 @@ var worstLines = map[string]string{
 	"encoded urls":  "https%3A%2F%2Fa%3A",
 	"encoded json":  "%22password%22%3A%22x%5C%22",
 	"encoded colon": "%0Apassword%3A%20x",
+	"ssh commands":  `ssh h "TOKEN=t ./x"; `,
+	"putty headers": "PuTTY-User-Key-" + "File-3: x\nA: b\nAAAA\n",
+	"discord paths": "https://discord.com/api/webhooks/1/",
 }
 
 // BenchmarkLongLine redacts 1 MiB and 4 MiB lines of each worst case: the

@@ -61,6 +61,7 @@ func FuzzRedactData(f *testing.F) {
 		`{"argv":["aws","--secret-access-key","x"],"env":{"DB_PASSWORD":"p"}}`,
 		`{"a":[["--token"],"v"],"b":{"c":{"api_key":[1,"k",null]}},"d":"Authorization: Bearer abcdefabcdef12345"}`,
 		`{"é":"` + "\\u00e9 https://u:p@h" + `","n":1e400}`,
+		`{"data":"db:5432:prod:app:pw","p":"h:*:Db:u:p"}`, `{"a":"*:*:*:u:p"}`,
 	} {
 		f.Add(s)
 	}

@@ -40,7 +40,9 @@ const (
 	KindXAIKey
 	KindReplicateToken
 	KindLangSmithKey
+	KindDiscordWebhook
 	KindPEMPrivateKey
+	KindPuTTYPrivateKey
 	KindURLPassword
 	KindPassword
 	KindSecret
@@ -60,7 +62,7 @@ var kindNames = [numKinds]string{
 	"digitalocean_token", "sendgrid_key", "shopify_token", "databricks_token", "grafana_token", "sentry_token",
 	"age_secret_key", "linear_key", "pulumi_token", "doppler_token", "postman_key", "atlassian_token", "dockerhub_token",
 	"google_oauth_token", "groq_key", "xai_key", "replicate_token", "langsmith_key",
-	"pem_private_key", "url_password",
+	"discord_webhook", "pem_private_key", "putty_private_key", "url_password",
 	"password", "secret", "token", "api_key", "credential", "private_key", "custom_key", "custom_pattern",
 }
 

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+
+	"github.com/sandboxaudit/sandboxaudit/internal/testutil/redacttest"
 )
 
 // TestHostileLongText feeds a few MiB of each rule's trigger, repeated
@@ -72,6 +74,17 @@ func TestHostileLongText(t *testing.T) {
 		{"password=f()", "password=f()"},
 		{`token = f("ghp_` + strings.Repeat("a", 36) + `")` + "\n", `token = f("[REDACTED:github_token]")` + "\n"},
 		{"\x1b[01;31m\x1b[Kghp_" + strings.Repeat("a", 36) + " ", "\x1b[01;31m\x1b[K[REDACTED:github_token] "},
+		{`ssh h "TOKEN=t ./x"; `, `ssh h "TOKEN=[REDACTED:token] ./x"; `},
+		{`x "TOKEN=t u" `, `x "TOKEN=[REDACTED:token]" `},
+		{`git -c "a.password=p w" x; `, `git -c "a.password=[REDACTED:password]" x; `},
+		{"cd /s; PWD=/tmp make; ", "cd /s; PWD=/tmp make; "},
+		{"Uid=sa;Pwd=pw;", "Uid=sa;Pwd=[REDACTED:password];"},
+		{"h:5432:db:u:pw\n", "h:5432:db:u:[REDACTED:password]\n"},
+		{"https://discord.com/api/webhooks/1/t ", "https://discord.com/api/webhooks/1/[REDACTED:discord_webhook] "},
+		{"https://discord.com/api/webhooks/", "https://discord.com/api/webhooks/"},
+		{redacttest.PuTTYKey, strings.Replace(redacttest.PuTTYKey, redacttest.PuTTYPrivate, "[REDACTED:putty_private_key]", 1)},
+		{"PuTTY-User-Key-" + "File-3: x\n", "PuTTY-User-Key-" + "File-3: x\n"},
+		{"PuTTY-User-Key-" + "File-3: x\nA: b\nAAAA\n", "PuTTY-User-Key-" + "File-3: x\nA: b\nAAAA\n"},
 	} {
 		n := hostileSize / len(tc.unit)
 		got, _ := r.String(strings.Repeat(tc.unit, n), nil)

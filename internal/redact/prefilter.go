@@ -15,6 +15,10 @@ import "strings"
 //   - an Azure SAS signature: sv= earlier in its query.
 //   - a URL password in an encoded URL, after "%3A%2F%2F" or, encoded
 //     twice, "%253A%252F%252F".
+//   - a .pgpass line: its port's last digit or '*', ':' and the first
+//     byte of its database, a letter, '_' or '*' (pgpassDBStart).
+//   - a Service Bus, Event Hubs or IoT Hub SAS token: its scheme,
+//     SharedAccessSignature, is a long run.
 // So text with none of the trigrams below (in any case) and no long run
 // has nothing to cut ("pas", "pwd", "%2f" and "%25" share one, which also
 // passes "pad", "pws", "%2d" and the like). The user's names and patterns
@@ -31,11 +35,18 @@ const minTriggerRun = 15
 // automaton has no bits for one more pattern, so "://" and curl's -b
 // before a quote, a blank, a letter or a digit share one, which also
 // passes a few texts no detector needs (":b ", "-//", "-bla"); "aut" and
-// "sv=" share one the same way ("su=", "avt").
+// "sv=" share one the same way ("su=", "avt"), and so do "bea" and "eyj"
+// ("bej", "eya"), which leaves one for a .pgpass line's "2:d" (a time's
+// "12:30" is none, nor a file:line:col).
 var triggerTrigrams = [...][3]string{
 	{"p%", "aw2", "sdf5"}, {"s", "e", "c"}, {"t", "o", "k"}, {"k", "e", "y"}, {"c", "r", "e"}, {"as", "uv", "t="},
-	{"b", "e", "a"}, {"e", "y", "j"}, {"-", "-", "-"}, {"c", "o", "o"}, {":-", "/b", `/" '` + cookieNameStart},
+	{"be", "ey", "aj"}, {"0123456789*", ":", pgpassDBFolded}, {"-", "-", "-"}, {"c", "o", "o"},
+	{":-", "/b", `/" '` + cookieNameStart},
 }
+
+// pgpassDBFolded holds the bytes a .pgpass database starts with
+// (pgpassDBStart), as compared: an underscore folds to 0x7f.
+const pgpassDBFolded = "abcdefghijklmnopqrstuvwxyz\x7f*"
 
 // cookieNameStart holds the bytes a cookie name joined to curl's -b
 // starts with in the trigger (-bsid=abc), as compared: an underscore folds

@@ -36,3 +36,47 @@ func TestQuotedAssignmentEndsBeforeTheNextPair(t *testing.T) {
 		assert.Equal(t, want, got, in)
 	}
 }
+
+// TestSSHRemoteCommandAssignmentEndsAtABlank: the quoted argument after
+// ssh's host is the remote command, a shell line: its NAME=value prefix
+// ends at a blank and the command after it stays. A quoted argument of
+// another command keeps its value to the closing quote.
+func TestSSHRemoteCommandAssignmentEndsAtABlank(t *testing.T) {
+	r := mustNew(t, DefaultSettings())
+	for in, want := range map[string]string{
+		`ssh host "API_KEY=` + `x ./deploy.sh"`:                          `ssh host "API_KEY=[REDACTED:api_key] ./deploy.sh"`,
+		`ssh -p 2222 deploy@web1 'DB_PASSWORD=` + `s3cr3t make migrate'`: `ssh -p 2222 deploy@web1 'DB_PASSWORD=[REDACTED:password] make migrate'`,
+		`/usr/bin/ssh web1 "TOKEN=` + `abc123 ./run.sh --prod"`:          `/usr/bin/ssh web1 "TOKEN=[REDACTED:token] ./run.sh --prod"`,
+		`cd /srv && ssh web1 "TOKEN=` + `abc123 ./run.sh"`:               `cd /srv && ssh web1 "TOKEN=[REDACTED:token] ./run.sh"`,
+		`gcloud compute ssh vm --command="TOKEN=` + `abc123 ./run.sh"`:   `gcloud compute ssh vm --command="TOKEN=[REDACTED:token] ./run.sh"`,
+		// not ssh's command: one argument, to the closing quote (an
+		// argument of the remote words after the host, or of another
+		// command)
+		`ssh web1 docker run -e "DB_PASSWORD=` + `two words" x`:     `ssh web1 docker run -e "DB_PASSWORD=[REDACTED:password]" x`,
+		`ssh -i key -o A=b web1 env "API_KEY=` + `two words"`:       `ssh -i key -o A=b web1 env "API_KEY=[REDACTED:api_key]"`,
+		`ssh web1 ls; docker run -e "DB_PASSWORD=` + `two words" x`: `ssh web1 ls; docker run -e "DB_PASSWORD=[REDACTED:password]" x`,
+		`nossh "API_KEY=` + `two words" x`:                          `nossh "API_KEY=[REDACTED:api_key]" x`,
+	} {
+		got, _ := r.String(in, nil)
+		assert.Equal(t, want, got, in)
+	}
+}
+
+// TestConfigFlagQuotedValueRunsToItsQuote: git's -c takes name=value, not
+// a script: a quoted value with blanks is cut to its closing quote, as
+// is one whose name is dotted (no shell variable has a dot). A shell's -c
+// still ends the value at a blank.
+func TestConfigFlagQuotedValueRunsToItsQuote(t *testing.T) {
+	r := mustNew(t, DefaultSettings())
+	for in, want := range map[string]string{
+		`git -c "user.password=` + `a b" push`:                     `git -c "user.password=[REDACTED:password]" push`,
+		`git -c 'credential.token=` + `a b c' fetch`:               `git -c 'credential.token=[REDACTED:token]' fetch`,
+		`git -C repo -c "name.password=` + `two words" pull`:       `git -C repo -c "name.password=[REDACTED:password]" pull`,
+		`/usr/bin/git -c "PASSWORD=` + `a b" clone x`:              `/usr/bin/git -c "PASSWORD=[REDACTED:password]" clone x`,
+		`tool -c "db.password=` + `a b"`:                           `tool -c "db.password=[REDACTED:password]"`,
+		`git pull && bash -c "GITHUB_TOKEN=` + `abc123 gh api /x"`: `git pull && bash -c "GITHUB_TOKEN=[REDACTED:token] gh api /x"`,
+	} {
+		got, _ := r.String(in, nil)
+		assert.Equal(t, want, got, in)
+	}
+}

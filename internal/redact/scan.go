@@ -270,6 +270,11 @@ func (sc *scanner) run(i, j int) int {
 			sc.add(i, end, k)
 			return end
 		}
+		if s[i] == 'P' && j-i == len(puttyHeader)+1 {
+			if end, ok := sc.puttyKey(i, j); ok {
+				return end
+			}
+		}
 	}
 	if p := j - len(pemBegin); p > i && strings.HasSuffix(s[i:j], pemBegin) {
 		// a BEGIN line joined to the word before it (`cat notes id_rsa`,
@@ -317,8 +322,9 @@ func (sc *scanner) run(i, j int) int {
 		if end, ok := sc.sasSignature(i, j, j+1); ok {
 			return end
 		}
-		if d := dottedStart(s, i); openingQuote(s, d) != 0 && !sc.startsString(i) && !opensScript(s, d-1) {
-			if end, ok := sc.quotedAssignment(i, j, s[d-1]); ok {
+		// a dotted name is no shell variable (git -c "user.password=a b")
+		if d := dottedStart(s, i); openingQuote(s, d) != 0 && !sc.startsString(i) && (d < i || !opensScript(s, d-1)) {
+			if end, ok := sc.quotedAssignment(i, j, d-1); ok {
 				return end
 			}
 		}
@@ -478,17 +484,19 @@ func (sc *scanner) quotedHeader(i, j int, q byte) int {
 	return sc.cutValue(v, end, kind)
 }
 
-// quotedAssignment handles NAME=value quoted by q as one argument
-// (docker run -e "DB_PASSWORD=a b", set -x's + export 'TOKEN=a b'): the
-// value, a passphrase with blanks in it, ends at the closing quote, or
-// before at a '&', ';' or ',' or a blank that parts it from the next pair,
-// a line break or a marker. It reports whether the name says secret.
-func (sc *scanner) quotedAssignment(i, j int, q byte) (int, bool) {
+// quotedAssignment handles NAME=value quoted by the quote at qi as one
+// argument (docker run -e "DB_PASSWORD=a b", set -x's + export 'TOKEN=a
+// b'): the value, a passphrase with blanks in it, ends at the closing
+// quote, or before at a '&', ';' or ',' or a blank that parts it from the
+// next pair, a line break or a marker. It reports whether the name says
+// secret and is so quoted: ssh's remote command is a shell line (ssh host
+// "API_KEY=x ./deploy.sh"), whose value ends at a blank.
+func (sc *scanner) quotedAssignment(i, j, qi int) (int, bool) {
 	kind, ok := sc.valueToCut(i, j)
-	if !ok {
+	if !ok || sshCommandAt(sc.s, qi) {
 		return 0, false
 	}
-	s, v := sc.s, j+1
+	s, v, q := sc.s, j+1, sc.s[qi]
 	end := v
 	for end < len(s) && s[end] != q && strings.IndexByte("&;,\r\n", s[end]) < 0 && !strings.HasPrefix(s[end:], markerPrefix) {
 		if (s[end] == ' ' || s[end] == '\t') && pairAt(s, end+1) {
@@ -534,7 +542,64 @@ func opensScript(s string, q int) bool {
 	for k > 0 && e-k < maxScriptFlag && !isSpace(s[k-1]) {
 		k--
 	}
-	return e < q && (k == 0 || isSpace(s[k-1])) && scriptFlag(s[k:e])
+	return e < q && (k == 0 || isSpace(s[k-1])) && scriptFlag(s[k:e]) && commandAfter(s, k, "git") < 0
+}
+
+// maxCommandRead bounds the text read back from an argument for the
+// command it belongs to.
+const maxCommandRead = 256
+
+// commandAfter is where the arguments of name start when the command that
+// the argument at a belongs to runs it: a word before a on its line, after
+// the last ';', '|', '&' or '(', is name or a path ending in it (ssh -p
+// 2222 host "…", git -C repo -c "…"); -1 when it does not. A quote before
+// a in the command, or a command longer than maxCommandRead, says it does
+// not: the scan does not follow shell quoting, and stops at the last
+// argument's quote, so that each byte is read back once.
+func commandAfter(s string, a int, name string) int {
+	b := a
+	for ; b > 0 && strings.IndexByte("\n\r;|&(", s[b-1]) < 0; b-- {
+		if a-b >= maxCommandRead || s[b-1] == '"' || s[b-1] == '\'' || s[b-1] == '`' {
+			return -1
+		}
+	}
+	for k := skipBlanks(s, b); k < a; k = skipBlanks(s, k) {
+		e := k
+		for e < a && s[e] != ' ' && s[e] != '\t' {
+			e++
+		}
+		if w := s[k:e]; strings.HasSuffix(w, name) && (len(w) == len(name) || w[len(w)-len(name)-1] == '/') {
+			return e
+		}
+		k = e
+	}
+	return -1
+}
+
+// sshArgFlags are ssh's flags that take the next word as their argument.
+const sshArgFlags = "BbcDEeFIiJLlmOopQRSWw"
+
+// sshCommandAt reports whether the quote at q opens ssh's remote command:
+// ssh runs, and its arguments before q are flags (and their arguments)
+// and one word, the host. After more words (ssh host docker run -e
+// "A=b c") the quote is an argument of theirs.
+func sshCommandAt(s string, q int) bool {
+	k := commandAfter(s, q, "ssh")
+	if k < 0 {
+		return false
+	}
+	hosts, skip := 0, false
+	for w := range strings.FieldsSeq(s[k:q]) {
+		switch {
+		case skip:
+			skip = false
+		case len(w) > 1 && w[0] == '-':
+			skip = len(w) == 2 && strings.IndexByte(sshArgFlags, w[1]) >= 0
+		default:
+			hosts++
+		}
+	}
+	return hosts == 1
 }
 
 // dottedStart is where the dotted name that the run at i ends starts
@@ -768,8 +833,8 @@ func (sc *scanner) callValue(lo, hi int) bool {
 	if isCallValue(s[lo:hi]) {
 		return true
 	}
-	if !strings.HasPrefix(s[hi:], markerPrefix) {
-		return false
+	if lo == hi || !strings.HasPrefix(s[hi:], markerPrefix) {
+		return false // a call starts with its name
 	}
 	tail := s[hi:min(len(s), hi+maxCallTail)]
 	k := strings.IndexAny(tail, "\r\n")
@@ -868,12 +933,49 @@ func (sc *scanner) valueToCut(i, j int) (Kind, bool) {
 // connStringPwd reports whether the name s[i:j] is the Pwd= of an ODBC or
 // ADO.NET connection string (";Uid=sa;Pwd=x;"): PWD alone is the working
 // directory, but not after the ';' that parts a connection string's keys.
+// In a shell line a ';' parts commands (cd /srv; PWD=/tmp make): the one
+// before it is no key=value pair, or the value is a directory that a
+// command follows.
 func connStringPwd(s string, i, j int) bool {
 	if j >= len(s) || s[j] != '=' || !strings.EqualFold(s[i:j], "pwd") {
 		return false
 	}
 	k := blanksBefore(s, i)
-	return k > 0 && s[k-1] == ';'
+	return k > 0 && s[k-1] == ';' && pairBefore(s, k-1) && !directoryThenCommand(s, j+1)
+}
+
+// maxConnPair bounds the text read back from a ';' for the key=value pair
+// before it.
+const maxConnPair = 512
+
+// pairBefore reports whether the text between the ';' at k and the ';',
+// quote or line break before it holds a '=': a connection string's pair
+// (Uid=sa, Driver={ODBC Driver 18}).
+func pairBefore(s string, k int) bool {
+	for b := k - 1; b >= 0 && k-b <= maxConnPair; b-- {
+		switch s[b] {
+		case '=':
+			return true
+		case ';', '"', '\'', '\n', '\r':
+			return false
+		}
+	}
+	return false
+}
+
+// directoryThenCommand reports whether the value at v is a path from the
+// root or home (/tmp, ~/work) followed by a blank and a word: PWD set for
+// the command after it.
+func directoryThenCommand(s string, v int) bool {
+	if v >= len(s) || s[v] != '/' && s[v] != '~' {
+		return false
+	}
+	e := v
+	for e < len(s) && (isAlnum(s[e]) || strings.IndexByte("/._-~", s[e]) >= 0) {
+		e++
+	}
+	k := skipBlanks(s, e)
+	return k > e && k < len(s) && s[k] != '\n' && s[k] != '\r'
 }
 
 // nameToCut is valueToCut for a name given decoded.
@@ -1325,6 +1427,9 @@ func (sc *scanner) urlPassword(a int) int {
 		if strings.EqualFold(s[a:end], "hooks.slack.com") {
 			return sc.slackWebhook(end)
 		}
+		if end-a >= len("discord.com") && s[end-1]|0x20 == 'm' && discordHost(s[a:end]) {
+			return sc.discordWebhook(end)
+		}
 		if at = sc.delimitedUserinfoEnd(a, end); at < 0 {
 			return a
 		}
@@ -1442,6 +1547,62 @@ func (sc *scanner) slackWebhook(p int) int {
 	return end
 }
 
+// discordHost reports whether host is Discord's API host: discord.com,
+// discordapp.com or one under them (ptb., canary.).
+func discordHost(host string) bool {
+	for _, d := range [...]string{"discord.com", "discordapp.com"} {
+		n := len(host) - len(d)
+		if n >= 0 && strings.EqualFold(host[n:], d) && (n == 0 || host[n-1] == '.') {
+			return true
+		}
+	}
+	return false
+}
+
+// discordWebhook cuts the token of a Discord webhook, the segment after
+// the webhook's id in the path at p (/api/webhooks/ID/token, or
+// /api/v10/webhooks/ID/token); what follows it (?wait=true, /messages/…)
+// stays. Each segment is read only to the next '/'.
+func (sc *scanner) discordWebhook(p int) int {
+	s := sc.s
+	k, ok := cutPrefix(s, p, "/api/")
+	if !ok {
+		return p
+	}
+	if k < len(s) && s[k] == 'v' {
+		e := k + 1
+		for e < len(s) && isDigit(s[e]) {
+			e++
+		}
+		if e == k+1 || e >= len(s) || s[e] != '/' {
+			return p
+		}
+		k = e + 1
+	}
+	if k, ok = cutPrefix(s, k, "webhooks/"); !ok {
+		return p
+	}
+	e := webhookSegmentEnd(s, k)
+	if e == k || e >= len(s) || s[e] != '/' || !allDigits(s[k:e]) {
+		return p
+	}
+	k = e + 1
+	end := webhookSegmentEnd(s, k)
+	if end == k || strings.HasPrefix(s[k:], markerPrefix) {
+		return max(end, markerEnd(s, k))
+	}
+	sc.add(k, end, KindDiscordWebhook)
+	return end
+}
+
+// cutPrefix is the index after prefix when s holds it at k.
+func cutPrefix(s string, k int, prefix string) (int, bool) {
+	if !strings.HasPrefix(s[k:], prefix) {
+		return k, false
+	}
+	return k + len(prefix), true
+}
+
 // webhookSegmentEnd is the end of the URL path segment at k.
 func webhookSegmentEnd(s string, k int) int {
 	for k < len(s) && strings.IndexByte("/?#\"' \t\r\n<>", s[k]) < 0 {
@@ -1491,10 +1652,10 @@ func (sc *scanner) pgpassLine(i, j int) (int, bool) {
 	for ; stars < 3 && ls >= 2 && s[ls-1] == ':' && s[ls-2] == '*'; stars++ {
 		ls -= 2 // *:*:*:user:password
 	}
-	if ls > 0 && s[ls-1] != '\n' || ls < i && s[ls] == '.' || !pgpassPortFits(s, i, j, stars) {
+	if ls > 0 && s[ls-1] != '\n' && !sc.stringStart(ls) || ls < i && s[ls] == '.' || !pgpassPortFits(s, i, j, stars) {
 		return 0, false
 	}
-	end := lineEnd(s, j)
+	end := lineEnd(s[:sc.stringEnd(j)], j)
 	var colons [4]int
 	n := 0
 	for k := ls; k < end; k++ {
@@ -1515,6 +1676,23 @@ func (sc *scanner) pgpassLine(i, j int) (int, bool) {
 		return end, true
 	}
 	return sc.cutValue(colons[3]+1, end, KindPassword), true
+}
+
+// stringStart reports whether a probe's data text has a string start at
+// k: after its opening quote (data text without escapes, where a closing
+// quote is never followed by a word byte).
+func (sc *scanner) stringStart(k int) bool { return sc.probe && sc.s[k-1] == '"' }
+
+// stringEnd is where the string that k is in ends in a probe's data text,
+// at its closing quote; elsewhere the end of the text.
+func (sc *scanner) stringEnd(k int) int {
+	if !sc.probe {
+		return len(sc.s)
+	}
+	if q := strings.IndexByte(sc.s[k:], '"'); q >= 0 {
+		return k + q
+	}
+	return len(sc.s)
 }
 
 // pgpassPortFits is a look at the port field before the line is read, so
@@ -1541,10 +1719,11 @@ func pgpassPortFits(s string, i, j, stars int) bool {
 
 // pgpassFields reports whether the first four fields of a line are those
 // of a .pgpass entry: a host name or '*', a port of 4 or 5 digits or '*',
-// a database and a user without blanks, the user no number (the minutes
-// of a time after grep's file:1234:, app.log:1234:12:00:00 up).
+// a database that starts as pgpassDBStart says and a user, both without
+// blanks, the user no number (the minutes of a time after grep's
+// file:1234:, app.log:1234:12:00:00 up).
 func pgpassFields(host, port, db, user string) bool {
-	if host == "" || db == "" || user == "" || strings.ContainsAny(db+user, " \t") || allDigits(user) {
+	if host == "" || db == "" || user == "" || !pgpassDBStart(db[0]) || strings.ContainsAny(db+user, " \t") || allDigits(user) {
 		return false
 	}
 	if port == "*" {
@@ -1552,6 +1731,11 @@ func pgpassFields(host, port, db, user string) bool {
 	}
 	return pgpassPort(port)
 }
+
+// pgpassDBStart reports whether c may start a .pgpass line's database: a
+// letter, '_' or '*', as the prefilter's trigram for the line holds it
+// (after a digit, a time's 12:30:00 is no trigger).
+func pgpassDBStart(c byte) bool { return isLower(c|0x20) || c == '_' || c == '*' }
 
 // pgpassPort reports whether p is a port of 4 or 5 digits: a database
 // listens above 1023; grep's file:12: is a line number.

@@ -25,6 +25,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net"
 	"os"
 	"path/filepath"
@@ -298,9 +299,18 @@ func lockOwner(path string) (f *os.File, created bool, err error) {
 		if f != nil {
 			_ = f.Close()
 		}
-		return nil, false, fmt.Errorf("spool lock %s: %w", path, err)
+		return nil, false, pathError("spool lock", path, err)
 	}
 	return f, created, nil
+}
+
+// pathError is err after what and path, naming path once: an
+// *fs.PathError of path gives only its operation and cause.
+func pathError(what, path string, err error) error {
+	if pe, ok := err.(*fs.PathError); ok && pe.Path == path {
+		return fmt.Errorf("%s %s: %s: %w", what, path, pe.Op, pe.Err)
+	}
+	return fmt.Errorf("%s %s: %w", what, path, err)
 }
 
 // removeOwnLock removes the .lock file an Open made and then was refused
@@ -338,7 +348,7 @@ func lockFile(f *os.File) error {
 func (s *Spool) open() error {
 	f, fi, err := openFile(s.path, os.O_RDWR|os.O_CREATE|os.O_APPEND)
 	if err != nil {
-		return fmt.Errorf("spool %s: open: %w", s.path, err)
+		return pathError("spool", s.path, err)
 	}
 	s.f = f
 	if err := lockData(f, s.path); err != nil {

@@ -49,11 +49,55 @@ func TestFindRecoversTheWholeLineAfterEveryCut(t *testing.T) {
 	require.Contains(t, string(torn), `"stdout":"{\"data\":{`, "and JSON text in a string")
 	for cut := 1; cut < len(torn); cut++ {
 		joined := append(append([]byte(nil), torn[:cut]...), whole...)
-		n, ok := Find(joined)
+		j, ok := Find(joined)
 		require.True(t, ok, "cut at %d", cut)
-		require.Equal(t, cut, n, "cut at %d", cut)
-		require.Equal(t, whole, joined[n:])
+		require.Equal(t, cut, j.Piece, "cut at %d", cut)
+		require.Equal(t, whole, joined[j.Piece:])
+		require.Equal(t, whole, line(j.Event), "the event decoded is the line's")
+		require.Nil(t, j.PieceEvent, "cut at %d", cut)
 	}
+}
+
+// A piece that is a whole line but for its newline (its writer killed
+// after the event's bytes) is read as an event too, before the line
+// after it; a piece that only looks like one (starts and ends as a line
+// does) is not.
+func TestFindReadsAPieceThatLostOnlyItsNewline(t *testing.T) {
+	first := event(4, `{"command":["sh","-c","echo {\"data\":{}}"],"data":{"data":{"x":1}}}`)
+	second := event(5, `{"exit_code":0}`)
+	joined := append(line(first), line(second)...)
+	j, ok := Find(joined)
+	require.True(t, ok)
+	require.Equal(t, len(line(first)), j.Piece)
+	require.NotNil(t, j.PieceEvent)
+	assert.Equal(t, line(first), line(*j.PieceEvent))
+	assert.Equal(t, line(second), line(j.Event))
+
+	var got [][]byte
+	for text, ev := range j.Events(joined) {
+		assert.Equal(t, text, line(*ev))
+		got = append(got, text)
+	}
+	assert.Equal(t, [][]byte{line(first), line(second)}, got, "in the order written")
+
+	lookalike := append([]byte(`{"data":{"x":1}}`), line(second)...)
+	j, ok = Find(lookalike)
+	require.True(t, ok)
+	assert.Nil(t, j.PieceEvent)
+	assert.Equal(t, len(`{"data":{"x":1}}`), j.Piece)
+}
+
+// A line that is one event yields it, whole.
+func TestEventsOfALineThatIsOneEvent(t *testing.T) {
+	ev := event(5, `{"exit_code":0}`)
+	j := Join{Event: ev}
+	n := 0
+	for text, got := range j.Events(line(ev)) {
+		assert.Equal(t, line(ev), text)
+		assert.Equal(t, ev, *got)
+		n++
+	}
+	assert.Equal(t, 1, n)
 }
 
 // A line that is an event by itself, or nothing like one, hides no line.
@@ -77,10 +121,10 @@ func TestFindLeavesOtherLinesAlone(t *testing.T) {
 }
 
 // A line of nothing but braces, or of nothing but the start of a line,
-// costs at most one check.
+// costs at most one check; any line at most two (the line, its piece).
 func TestFindIsBounded(t *testing.T) {
 	checks := 0
-	count := func(b []byte) bool { checks++; return isCanonicalEvent(b) }
+	count := func(b []byte, ev *auditevent.Event) bool { checks++; return canonicalEvent(b, ev) }
 
 	braces := bytes.Repeat([]byte("{"), 1<<20)
 	_, ok := find(append(braces, '}'), count)
@@ -94,9 +138,15 @@ func TestFindIsBounded(t *testing.T) {
 
 	// However many starts the piece holds, the line after it is found.
 	whole := line(event(5, `{"exit_code":0}`))
-	n, ok := Find(append(bytes.Repeat([]byte(lineStart), 1000), whole...))
+	j, ok := Find(append(bytes.Repeat([]byte(lineStart), 1000), whole...))
 	assert.True(t, ok)
-	assert.Equal(t, 1000*len(lineStart), n)
+	assert.Equal(t, 1000*len(lineStart), j.Piece)
+
+	// A piece that starts and ends as a line does is checked once more.
+	checks = 0
+	_, ok = find(append(starts, whole...), count)
+	assert.True(t, ok)
+	assert.Equal(t, 2, checks)
 }
 
 // A torn piece of a line whose data holds many objects that each begin
@@ -111,7 +161,7 @@ func TestFindRecoversAfterAPieceWithManyStarts(t *testing.T) {
 	whole := line(event(5, `{"exit_code":0}`))
 	cut := len(torn) - 200
 	require.Greater(t, bytes.Count(torn[1:cut], []byte(lineStart)), 100)
-	n, ok := Find(append(torn[:cut:cut], whole...))
+	j, ok := Find(append(torn[:cut:cut], whole...))
 	require.True(t, ok)
-	require.Equal(t, cut, n)
+	require.Equal(t, cut, j.Piece)
 }

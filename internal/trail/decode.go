@@ -65,6 +65,22 @@ func decodeLine(line []byte, r *rec, e *decoded, keepLine bool, grep [3][]byte, 
 			return err
 		}
 	}
+	readLine(line, r, keepLine, grep, seed)
+	return nil
+}
+
+// decodedLine is decodeLine for a line whose event ev was decoded already
+// (tornjoin.Find checked it): it is read from ev, not decoded again.
+func decodedLine(line []byte, ev *auditevent.Event, r *rec, keepLine bool, grep [3][]byte, seed maphash.Seed) {
+	r.light = nil
+	fromEvent(r, ev)
+	readLine(line, r, keepLine, grep, seed)
+}
+
+// readLine reads what decodeLine takes from the line itself, once its
+// event is read into r.
+func readLine(line []byte, r *rec, keepLine bool, grep [3][]byte, seed maphash.Seed) {
+	text := bytes.TrimSuffix(line, []byte("\n"))
 	r.what = "" // set by the caller when the sort needs it
 	r.ev.Exit = ""
 	r.at[strExit] = 0
@@ -81,7 +97,6 @@ func decodeLine(line []byte, r *rec, e *decoded, keepLine bool, grep [3][]byte, 
 	if keepLine {
 		r.ev.Line = line
 	}
-	return nil
 }
 
 // decoded is a worker's scratch space for decodeLine.
@@ -116,6 +131,12 @@ func fullLine(text []byte, r *rec, e *auditevent.Event) error {
 	if err := (auditevent.DecodeOptions{}).DecodeStringInto(view(text), e); err != nil {
 		return err
 	}
+	fromEvent(r, e)
+	return nil
+}
+
+// fromEvent reads a decoded event into r.
+func fromEvent(r *rec, e *auditevent.Event) {
 	r.session = e.SessionID
 	r.phase = 0
 	if e.Phase == auditevent.PhaseFinish {
@@ -130,7 +151,6 @@ func fullLine(text []byte, r *rec, e *auditevent.Event) error {
 	if e.ErrorCode != nil {
 		r.ev.ErrorCode = *e.ErrorCode
 	}
-	return nil
 }
 
 // view is b as a string without a copy: b must not change while the

@@ -53,10 +53,12 @@ type Options struct {
 	// line of an active file or of standard input, without its newline and
 	// not an event, which a writer is still appending.
 	Incomplete func(source string, line int64)
-	// Joined is told of a line read as the whole event line after a torn
-	// piece (a writer killed mid-line, then another appending after it):
-	// its source, its number and the piece's length in bytes.
-	Joined func(source string, line int64, pieceBytes int)
+	// Joined is told of a line read as the whole event line after a piece
+	// (a writer killed mid-line, or before its newline, then another
+	// appending after it): its source, its number, the piece's length in
+	// bytes, and pieceRead when the piece is itself a whole event line
+	// that lost only its newline, read as an event before the other.
+	Joined func(source string, line int64, pieceBytes int, pieceRead bool)
 
 	// readBytes, when set, gets each source's bytes read (before
 	// decompression), by its index in the sources; bounds, when set,
@@ -84,5 +86,5 @@ type Stats struct {
 	Failed     int64 // of those, finished with ok false
 	Duplicates int64 // repeated copies of an event left out
 	Incomplete int64 // incomplete last lines left out (Options.Incomplete)
-	Joined     int64 // lines read past a torn piece (Options.Joined)
+	Joined     int64 // lines read past a piece (Options.Joined)
 }

@@ -46,7 +46,7 @@ type Event struct {
 	ErrorCode  string // "" for null
 	Exit       string // data.exit_code of a finish, as JSON text; "" when absent
 	EventID    string
-	Line       []byte // the canonical line with its newline; nil unless Options.KeepLines; valid as the Op is
+	Line       []byte // the canonical line, with its newline when one follows it; nil unless Options.KeepLines; valid as the Op is
 	Source     int    // index into Reader.Sources
 	LineNum    int64
 	match      bool

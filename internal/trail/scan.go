@@ -22,11 +22,11 @@ import (
 // next chunks are read; the consumer takes chunks in reading order.
 type chunk struct {
 	src  int
-	buf  []byte  // the lines, each with its newline
-	ends []int   // end of each line in buf
-	nums []int64 // line numbers
-	res  []result
-	out  []byte // the encoded records
+	buf  []byte   // the lines, each with its newline
+	ends []int    // end of each line in buf
+	nums []int64  // line numbers
+	res  []result // one for each line, two for a line holding two events (addJoined)
+	out  []byte   // the encoded records
 	done chan struct{}
 	err  error
 	// damaged, when set, says why the source's compressed stream ends
@@ -38,21 +38,24 @@ type chunk struct {
 	openEnd bool
 }
 
-// result is what a worker found in one line.
+// result is what a worker found in one line, or one of its two events.
 type result struct {
-	bad     string // why the line is not an event; "" when it is
-	torn    bool   // an incomplete last line (chunk.openEnd) left out
-	joined  int    // the torn piece's length before the event line read (tornjoin.Find); 0: none
-	skip    bool   // left out by the filter
-	session [16]byte
-	spanID  string // views of the chunk's line: copy to keep
-	traceID string
-	phase   byte
-	seq     int64
-	ts      int64
-	tsText  string
-	ok      bool
-	rec     span // the encoded record in out, key's opSeq still unset
+	num       int64  // the line's number
+	bad       string // why the line is not an event; "" when it is
+	torn      bool   // an incomplete last line (chunk.openEnd) left out
+	joined    int    // the piece's length before the event line read (tornjoin.Find); 0: none
+	pieceRead bool   // with joined: the piece is an event too, the result before this one
+	piece     bool   // that result: its line is counted, and reported, with the next
+	skip      bool   // left out by the filter
+	session   [16]byte
+	spanID    string // views of the chunk's line: copy to keep
+	traceID   string
+	phase     byte
+	seq       int64
+	ts        int64
+	tsText    string
+	ok        bool
+	rec       span // the encoded record in out, key's opSeq still unset
 }
 
 const (
@@ -94,22 +97,24 @@ func (s *scanner) each(ctx context.Context, st *Stats, fn func(c *chunk, res *re
 	return s.run(ctx, func(c *chunk) error {
 		for i := range c.res {
 			res := &c.res[i]
-			st.Lines++
+			if !res.piece {
+				st.Lines++
+			}
 			if res.torn {
 				st.Incomplete++
 				if s.opts.Incomplete != nil {
-					s.opts.Incomplete(s.names[c.src], c.nums[i])
+					s.opts.Incomplete(s.names[c.src], res.num)
 				}
 				continue
 			}
 			if res.bad != "" {
-				s.bad(st, c.src, c.nums[i], res.bad)
+				s.bad(st, c.src, res.num, res.bad)
 				continue
 			}
 			if res.joined > 0 {
 				st.Joined++
 				if s.opts.Joined != nil {
-					s.opts.Joined(s.names[c.src], c.nums[i], res.joined)
+					s.opts.Joined(s.names[c.src], res.num, res.joined, res.pieceRead)
 				}
 			}
 			if res.skip {
@@ -327,9 +332,9 @@ func (s *scanner) newChunk(src int) *chunk {
 // decodeChunk decodes, filters and encodes every line of c.
 func (s *scanner) decodeChunk(c *chunk, e *decoded, r *rec) {
 	start := 0
-	f := &s.opts.Filter
+	keep := s.opts.KeepLines && !s.sumsOnly
 	for i, end := range c.ends {
-		var res result
+		res := result{num: c.nums[i]}
 		if end < 0 { // too long
 			start = -end
 			res.bad = fmt.Sprintf("line longer than %d bytes", maxLineBytes)
@@ -343,57 +348,67 @@ func (s *scanner) decodeChunk(c *chunk, e *decoded, r *rec) {
 			c.res = append(c.res, res)
 			continue
 		}
-		var err error
-		if res.joined, err = s.decodeJoined(line, r, e); err != nil {
-			res.bad = badReason(err)
-			if c.openEnd && i == len(c.ends)-1 {
-				res.bad, res.torn = "", true
-			}
-			c.res = append(c.res, res)
+		err := decodeLine(line, r, e, keep, s.grep, s.seed)
+		if err == nil {
+			s.addEvent(c, res, e, r)
 			continue
 		}
-		res.session, res.spanID, res.traceID, res.phase = r.session, r.spanID, r.traceID, r.phase
-		res.seq, res.ts, res.tsText, res.ok = r.ev.Seq, r.ev.TSMicros, r.ev.TS, r.ev.OK
-		// An operation's two lines share its span id and op, but may name
-		// different traces: the trace is matched per operation (keeps).
-		r.ev.traceMatch = f.TraceID != "" && idMatches(f.TraceID, r.traceID)
-		if (f.Session != nil && *f.Session != r.session) || (f.SpanID != "" && !idMatches(f.SpanID, r.spanID)) ||
-			(f.Op != "" && f.Op != r.op) {
-			res.skip = true
-			c.res = append(c.res, res)
+		if j, ok := tornjoin.Find(bytes.TrimSuffix(line, []byte("\n"))); ok {
+			s.addJoined(c, res, line, &j, e, r)
 			continue
 		}
-		if s.sumsOnly {
-			c.res = append(c.res, res)
-			continue
+		res.bad = badReason(err)
+		if c.openEnd && i == len(c.ends)-1 {
+			res.bad, res.torn = "", true
 		}
-		if !s.opts.SkipWhat { // decodeLine left r.what empty
-			e.what = appendWhat(e.what[:0], r.data, r.dataField)
-			r.what = view(e.what)
-		}
-		r.spanHash = hashSpan(s.seed, r.spanID)
-		r.order = orderOf(c.src, c.nums[i])
-		r.opSeq = r.ev.Seq
-		off := len(c.out)
-		c.out = appendRec(c.out, r)
-		res.rec = span{off: uint32(off), end: uint32(len(c.out))}
 		c.res = append(c.res, res)
 	}
 }
 
-// decodeJoined is decodeLine, and for a line that is not an event, the
-// whole event line after a torn piece when it holds one (tornjoin.Find):
-// it returns the piece's length then, and decodeLine's error when neither
-// is an event.
-func (s *scanner) decodeJoined(line []byte, r *rec, e *decoded) (int, error) {
+// addJoined adds the events of a line that is a piece followed by a whole
+// event line (tornjoin.Find), each read from the event Find decoded: the
+// piece's first when the piece is an event that lost only its newline,
+// then the whole line's, which reports the piece.
+func (s *scanner) addJoined(c *chunk, res result, line []byte, j *tornjoin.Join, e *decoded, r *rec) {
 	keep := s.opts.KeepLines && !s.sumsOnly
-	err := decodeLine(line, r, e, keep, s.grep, s.seed)
-	if err == nil {
-		return 0, nil
+	if j.PieceEvent != nil {
+		decodedLine(line[:j.Piece], j.PieceEvent, r, keep, s.grep, s.seed)
+		first := res
+		first.piece = true
+		s.addEvent(c, first, e, r)
 	}
-	n, ok := tornjoin.Find(bytes.TrimSuffix(line, []byte("\n")))
-	if !ok || decodeLine(line[n:], r, e, keep, s.grep, s.seed) != nil {
-		return 0, err
+	decodedLine(line[j.Piece:], &j.Event, r, keep, s.grep, s.seed)
+	res.joined, res.pieceRead = j.Piece, j.PieceEvent != nil
+	s.addEvent(c, res, e, r)
+}
+
+// addEvent filters and encodes the event read into r as res.
+func (s *scanner) addEvent(c *chunk, res result, e *decoded, r *rec) {
+	f := &s.opts.Filter
+	res.session, res.spanID, res.traceID, res.phase = r.session, r.spanID, r.traceID, r.phase
+	res.seq, res.ts, res.tsText, res.ok = r.ev.Seq, r.ev.TSMicros, r.ev.TS, r.ev.OK
+	// An operation's two lines share its span id and op, but may name
+	// different traces: the trace is matched per operation (keeps).
+	r.ev.traceMatch = f.TraceID != "" && idMatches(f.TraceID, r.traceID)
+	if (f.Session != nil && *f.Session != r.session) || (f.SpanID != "" && !idMatches(f.SpanID, r.spanID)) ||
+		(f.Op != "" && f.Op != r.op) {
+		res.skip = true
+		c.res = append(c.res, res)
+		return
 	}
-	return n, nil
+	if s.sumsOnly {
+		c.res = append(c.res, res)
+		return
+	}
+	if !s.opts.SkipWhat { // decodeLine left r.what empty
+		e.what = appendWhat(e.what[:0], r.data, r.dataField)
+		r.what = view(e.what)
+	}
+	r.spanHash = hashSpan(s.seed, r.spanID)
+	r.order = orderOf(c.src, res.num)
+	r.opSeq = r.ev.Seq
+	off := len(c.out)
+	c.out = appendRec(c.out, r)
+	res.rec = span{off: uint32(off), end: uint32(len(c.out))}
+	c.res = append(c.res, res)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -35,9 +36,10 @@ func TestTheWholeLineAfterATornPieceIsRead(t *testing.T) {
 		p := filepath.Join(t.TempDir(), "events.jsonl")
 		require.NoError(t, os.WriteFile(p, []byte(c.content), 0o600))
 		var joined []int64
-		opts := Options{KeepLines: true, Joined: func(source string, n int64, pieceBytes int) {
+		opts := Options{KeepLines: true, Joined: func(source string, n int64, pieceBytes int, pieceRead bool) {
 			assert.Equal(t, p, source)
 			assert.Equal(t, len(piece), pieceBytes)
+			assert.False(t, pieceRead)
 			joined = append(joined, n)
 		}}
 		var lines []string
@@ -59,5 +61,73 @@ func TestTheWholeLineAfterATornPieceIsRead(t *testing.T) {
 		assert.Equal(t, int64(4), list[0].Events, name)
 		assert.Zero(t, list[0].Missing, name)
 		assert.Zero(t, list[0].Open, name)
+	}
+}
+
+// A line that is a whole event line without its newline (its writer
+// killed before it) followed by another whole event line holds two
+// events: both are read, the first line unchanged but for the newline it
+// never had, and the line is reported to Options.Joined once, counted as
+// one line. A filter picks either event alone.
+func TestAnEventLineWithoutItsNewlineIsReadBeforeTheLineAfterIt(t *testing.T) {
+	session := uuid.NewSHA1(uuid.NameSpaceOID, []byte("unended"))
+	at := time.Date(2026, 3, 14, 15, 0, 0, 0, time.UTC)
+	s1, f1 := genOp(session, 0, at)
+	s2, f2 := genOp(session, 1, at)
+	line := func(e auditevent.Event) string { return string(auditevent.AppendLine(nil, &e)) }
+	unended := strings.TrimSuffix(line(s2), "\n")
+	for name, c := range map[string]struct {
+		content, last string
+		joinedAt      int64
+	}{
+		"mid-file":            {line(s1) + unended + line(f1) + line(f2), line(f1), 2},
+		"live file last line": {line(s1) + line(f2) + unended + line(f1)[:len(line(f1))-1], line(f1)[:len(line(f1))-1], 3},
+	} {
+		p := filepath.Join(t.TempDir(), "events.jsonl")
+		require.NoError(t, os.WriteFile(p, []byte(c.content), 0o600))
+		var joined []int64
+		opts := Options{KeepLines: true, Joined: func(source string, n int64, pieceBytes int, pieceRead bool) {
+			assert.Equal(t, p, source)
+			assert.Equal(t, len(unended), pieceBytes)
+			assert.True(t, pieceRead)
+			joined = append(joined, n)
+		}}
+		lines := map[string]bool{}
+		st, err := ReadOps(context.Background(), []string{p}, opts, func(o *Op) error {
+			for _, e := range []*Event{o.Start, o.Finish} {
+				if e != nil {
+					lines[string(e.Line)] = true
+				}
+			}
+			return nil
+		})
+		require.NoError(t, err, name)
+		assert.Equal(t, []int64{c.joinedAt}, joined, name)
+		assert.Equal(t, Stats{Sources: 1, Lines: 3, Ops: 2, Joined: 1}, st, name)
+		assert.Equal(t, map[string]bool{line(s1): true, c.last: true, unended: true, line(f2): true}, lines, name)
+
+		joined = nil
+		list, st, err := ReadSessions(context.Background(), []string{p}, opts)
+		require.NoError(t, err, name)
+		assert.Equal(t, []int64{c.joinedAt}, joined, name)
+		assert.Equal(t, int64(1), st.Joined, name)
+		assert.Equal(t, int64(3), st.Lines, name)
+		require.Len(t, list, 1)
+		assert.Equal(t, int64(4), list[0].Events, name)
+		assert.Zero(t, list[0].Missing, name)
+		assert.Zero(t, list[0].Open, name)
+
+		for _, want := range []auditevent.Event{s1, s2} {
+			opts.Filter = Filter{SpanID: want.SpanID}
+			var got []*Op
+			_, err := ReadOps(context.Background(), []string{p}, opts, func(o *Op) error {
+				got = append(got, o)
+				return nil
+			})
+			require.NoError(t, err, name)
+			require.Len(t, got, 1, name)
+			assert.Equal(t, want.SpanID, got[0].SpanID, name)
+			assert.False(t, got[0].Open(), name)
+		}
 	}
 }

@@ -59,6 +59,18 @@ var (
 	CustomMatch       = "INTERNAL-" + "493027"
 )
 
+// Samples of the formats cut inside a URL or a file, with their secret.
+var (
+	// DiscordWebhookToken is the token of DiscordWebhook, its last segment.
+	DiscordWebhookToken = "Xq7vR2mK9pL4tZ0" + "aBcDeFgHiJkLmNoPqRsTuVwXyZ_0123456789-AbCdEfGhIjKlMnOpQrStUv"
+	DiscordWebhook      = "https://discord.com/api/webhooks/1234567890123456789/" + DiscordWebhookToken
+	// PuTTYPrivate is the private line of PuTTYKey, a PuTTY key file.
+	PuTTYPrivate = "AAAAIHRlc3Qtb25seS1lZDI1NTE5LX" + "ByaXZhdGUta2V5LWJ5dGVzLXh5ejk="
+	PuTTYKey     = "PuTTY-User-Key-" + "File-3: ssh-ed25519\nEncryption: none\nComment: eddsa-key-20260101\nPublic-Lines: 2\n" +
+		"AAAAC3NzaC1lZDI1NTE5AAAAIDqZk2Vd9xqR8sTq2VwXyZ1aBcDeFgHiJkLmNoPq\nRsTuV4w=\n" +
+		"Private-Lines: 1\n" + PuTTYPrivate + "\nPrivate-MAC: 0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c4b5a69788796a5b4c3d2e1f0\n"
+)
+
 // UserPattern and UserKey are the user rules that cut CustomMatch and
 // CustomKeyVal.
 const (
@@ -71,7 +83,8 @@ const (
 func Secrets() []string {
 	return append([]string{GitHubToken, GitHubPAT, GitLabToken, SlackToken, OpenAIKey, AWSKeyID, AWSSecret, JWT,
 		BearerToken, BasicAuth, CookieVal, PEMBody, URLPassword, Password, APIKey, CustomKeyVal, CustomMatch,
-		SecretVal, TokenVal, Credential, PrivateKey, OtherAuth, StripeKey, GoogleAPIKey, HFToken, VaultToken, NPMToken, PyPIToken, RegistryAuth, JSONSecret}, VendorTokens()...)
+		SecretVal, TokenVal, Credential, PrivateKey, OtherAuth, StripeKey, GoogleAPIKey, HFToken, VaultToken, NPMToken, PyPIToken, RegistryAuth, JSONSecret,
+		DiscordWebhookToken, PuTTYPrivate}, VendorTokens()...)
 }
 
 // VendorTokens lists the samples of the other vendors' formats.
@@ -136,8 +149,9 @@ func Text() string {
 		"X-Api-Key: " + APIKey,
 		UserKey + "=" + CustomKeyVal,
 		"vendors " + strings.Join(VendorTokens(), " "),
+		"webhook " + DiscordWebhook,
 		"tokens " + GitHubToken + " " + GitHubPAT + " " + GitLabToken + " " + SlackToken + " " + OpenAIKey + " " + StripeKey + " " + GoogleAPIKey + " " + HFToken + " " + VaultToken + " " + NPMToken + " " + PyPIToken + " " + JWT + " " + CustomMatch,
 		PEMBlock,
-		"",
+		PuTTYKey,
 	}, "\n")
 }
