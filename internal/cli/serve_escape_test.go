@@ -155,3 +155,25 @@ func TestServeTraceLinkIDsCannotAddQueryParameters(t *testing.T) {
 	assert.Equal(t, "/trace/t&x=1", u.Path)
 	assert.Equal(t, url.Values{"uiFind": {"s&uiFind=other+x;y"}}, u.Query())
 }
+
+// An id of "." or ".." is a step in a URL's path, percent-encoded or not
+// (a browser reads %2e as a dot): a link holding one would name another
+// page of the tracing backend, so such an operation gets no link.
+func TestServeTraceLinkIDsCannotStepUpTheTemplatesPath(t *testing.T) {
+	for _, ids := range [][2]string{{"..", "00f067aa0ba902b7"}, {".", "00f067aa0ba902b7"}, {"4bf92f3577b34da6a3ce929d0e0e4736", ".."}} {
+		s, f := op(sessionA, "exec", ids[1], 1, 2)
+		s.TraceID, f.TraceID = auditevent.Ptr(ids[0]), auditevent.Ptr(ids[0])
+		p := writeFile(t, "events.jsonl", canonLines(s, f))
+		hs := startView(t, webview.Config{Sources: []string{p}, TraceURL: "http://127.0.0.1:16686/api/traces/{trace_id}/spans/{span_id}"})
+		for _, page := range []string{"/", "/session/" + sessionA.String(), "/session/" + sessionA.String() + "/op/0"} {
+			_, _, body := get(t, hs.URL+page)
+			for _, m := range regexp.MustCompile(`href="(http[^"]*)"`).FindAllStringSubmatch(body, -1) {
+				base, err := url.Parse("http://127.0.0.1:16686/")
+				require.NoError(t, err)
+				u, err := base.Parse(html.UnescapeString(m[1]))
+				require.NoError(t, err)
+				assert.Regexp(t, `^/api/traces/[^/]+/spans/[^/]*$`, u.Path, "%v %s: %s", ids, page, m[1])
+			}
+		}
+	}
+}

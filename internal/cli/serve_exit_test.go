@@ -7,6 +7,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/sandboxaudit/sandboxaudit/internal/webview"
 )
 
 // serve's exit statuses are the other commands': a trail that cannot be
@@ -29,4 +31,18 @@ func TestServeExitStatuses(t *testing.T) {
 	r = run(t, "", "serve", "--listen", "127.0.0.1:0", "--trace-url", "ftp://x/{trace_id}", p)
 	assert.Equal(t, exitUsage, r.code, r.stderr)
 	assert.Contains(t, r.stderr, "--trace-url")
+}
+
+// The ids fill a --trace-url's path or query: in its host (or its user
+// name) the trail would choose the server a click goes to.
+func TestServeRefusesATraceURLWithAnIDInItsHost(t *testing.T) {
+	p := writeFile(t, "events.jsonl", canonLines(op(sessionA, "exec", "x", 1, 2)))
+	for _, tmpl := range []string{"http://{trace_id}/", "http://{trace_id}.jaeger.example/trace", "https://jaeger.example:{span_id}/trace/{trace_id}",
+		"http://{span_id}@jaeger.example/trace/{trace_id}", "http://jaeger.{span_id}/trace/{trace_id}"} {
+		r := run(t, "", "serve", "--listen", "127.0.0.1:0", "--trace-url", tmpl, p)
+		assert.Equal(t, exitUsage, r.code, "%s: %s", tmpl, r.stderr)
+		assert.Contains(t, r.stderr, "--trace-url", tmpl)
+	}
+	assert.NoError(t, webview.CheckTraceURL("http://127.0.0.1:16686/trace/{trace_id}?uiFind={span_id}"))
+	assert.NoError(t, webview.CheckTraceURL("https://jaeger.example/search#{trace_id}"))
 }

@@ -115,3 +115,26 @@ func TestServeSessionsDoNotHoldLongTraceIDs(t *testing.T) {
 	require.Equal(t, http.StatusOK, code, body)
 	assert.Contains(t, body, "the first of its operations' traces")
 }
+
+// Indenting multiplies a line's length by its depth: data nested 190
+// deep holding 200,000 numbers is a line of 400 KB and 77 MB indented.
+// An operation's page shows the first MiB of it, and builds no more.
+func TestServeOperationPageDoesNotIndentMoreThanItShows(t *testing.T) {
+	const depth, items = 190, 200_000
+	s, _ := op(sessionA, "exec", "deep", 1, 2)
+	s.Data = auditevent.MustParseData(`{"a":` + strings.Repeat("[", depth) + strings.Repeat("1,", items-1) + "1" + strings.Repeat("]", depth) + `}`)
+	p := writeFile(t, "events.jsonl", canonLines(s))
+	hs := startView(t, webview.Config{Sources: []string{p}})
+	url := hs.URL + "/session/" + sessionA.String() + "/op/0"
+	code, _, body := get(t, url)
+	require.Equal(t, http.StatusOK, code, body)
+	assert.Contains(t, body, "… cut: 77")
+
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	code, _, _ = get(t, url)
+	runtime.ReadMemStats(&after)
+	require.Equal(t, http.StatusOK, code)
+	assert.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(32<<20), "one page of a 400 KB line")
+}

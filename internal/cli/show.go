@@ -25,7 +25,7 @@ func runShow(ctx context.Context, args []string, s Streams) int {
 	failed := fs.Bool("failed", false, "only operations whose finish has ok: false")
 	since := fs.String("since", "", "only operations that started at or after T (RFC 3339 time, a date, or a duration such as 2h meaning that long ago)")
 	until := fs.String("until", "", "only operations that started before T (as --since)")
-	grep := fs.String("grep", "", "only operations whose lines hold TEXT (as typed, or as the line escapes it)")
+	grep := fs.String("grep", "", "only operations whose lines hold TEXT (as typed, as the line escapes it, or as the table shows it)")
 	output := fs.String("output", "table", "table, jsonl (the lines unchanged: pipe into verify or canon) or json")
 	paths, status, ok := parseCommand(fs, args, func(r []string) bool { return len(r) > 0 })
 	if !ok {
@@ -73,13 +73,46 @@ func runShow(ctx context.Context, args []string, s Streams) int {
 // with: standard input, and a report on stderr of each line that is not
 // an event, is left out as incomplete, or is read past a torn piece.
 func readerOptions(cmd string, s Streams) trail.Options {
-	return trail.Options{Stdin: s.Stdin, Bad: badLineReporter(cmd, s.Stderr), Incomplete: incompleteReporter(cmd, s.Stderr),
-		Joined: joinedReporter(cmd, s.Stderr)}
+	return trail.Options{Stdin: s.Stdin, Bad: badLineReporter(cmd, s.Stderr), Damaged: damageReporter(cmd, s.Stderr),
+		Incomplete: incompleteReporter(cmd, s.Stderr), Joined: joinedReporter(cmd, s.Stderr)}
 }
 
 // badLineReporter names a bad line by file and number, never by its text:
-// the line may hold anything, terminal escapes included.
+// the line may hold anything, terminal escapes included. It names the
+// first maxListedProblems of a file, as verify does (a compressed segment
+// of kilobytes can hold billions of blank lines); the summary counts them
+// all.
 func badLineReporter(cmd string, stderr io.Writer) func(string, int64, string) {
+	naming := firstOfFile(cmd, stderr, "lines are not audit events: the others are counted, not named")
+	return func(source string, line int64, reason string) {
+		if naming(source) {
+			_, _ = fmt.Fprintf(stderr, "%s: %s:%d: %s\n", cmd, displayText(source), line, reason)
+		}
+	}
+}
+
+// firstOfFile reports whether a line of source is among the first
+// maxListedProblems of its file a reporter names; at the next one it says
+// so, more saying what the lines are and what became of the others.
+func firstOfFile(cmd string, stderr io.Writer, more string) func(source string) bool {
+	named := map[string]int{}
+	return func(source string) bool {
+		n := named[source]
+		if n > maxListedProblems {
+			return false
+		}
+		named[source] = n + 1
+		if n == maxListedProblems {
+			_, _ = fmt.Fprintf(stderr, "%s: %s: more than %d %s\n", cmd, displayText(source), maxListedProblems, more)
+			return false
+		}
+		return true
+	}
+}
+
+// damageReporter names a compressed file that cannot be read to its end,
+// however many of its lines were bad before.
+func damageReporter(cmd string, stderr io.Writer) func(string, int64, string) {
 	return func(source string, line int64, reason string) {
 		_, _ = fmt.Fprintf(stderr, "%s: %s:%d: %s\n", cmd, displayText(source), line, reason)
 	}
@@ -109,9 +142,14 @@ func incompleteReporter(cmd string, stderr io.Writer) func(string, int64) {
 // joinedReporter warns of a line read past a piece: the event is whole
 // and read, but the piece before it is a write cut short (a writer killed
 // mid-line, or before its newline), named by its length, never quoted.
-// A piece that lost only its newline is an event, read too.
+// A piece that lost only its newline is an event, read too. It names the
+// first maxListedProblems of a file, as badLineReporter does.
 func joinedReporter(cmd string, stderr io.Writer) func(string, int64, int, bool) {
+	naming := firstOfFile(cmd, stderr, "lines begin with a piece cut short: the others are read too, not named")
 	return func(source string, line int64, piece int, pieceRead bool) {
+		if !naming(source) {
+			return
+		}
 		what, done := "a torn piece of "+plural.Count(piece, "byte"), "the event is read, the piece left out"
 		if pieceRead {
 			what, done = "an event line of "+plural.Count(piece, "byte")+" without its newline", "both events are read"
@@ -141,7 +179,7 @@ func showFilter(session, traceID, spanID, op string, failed bool, since, until, 
 	if f.Until, err = parseWhen(until, now); err != nil {
 		return f, fmt.Errorf("--until: %w", err)
 	}
-	if !f.Since.IsZero() && !f.Until.IsZero() && !f.Until.After(f.Since) {
+	if f.Since != nil && f.Until != nil && !f.Until.After(*f.Since) {
 		return f, fmt.Errorf("--until %s is not after --since %s: no operation can match (are the two swapped?)",
 			f.Until.UTC().Format(time.RFC3339Nano), f.Since.UTC().Format(time.RFC3339Nano))
 	}
@@ -149,22 +187,22 @@ func showFilter(session, traceID, spanID, op string, failed bool, since, until, 
 }
 
 // parseWhen reads a time: RFC 3339 (the lines' own ts form included), a
-// date (midnight UTC), or a duration before now.
-func parseWhen(s string, now time.Time) (time.Time, error) {
+// date (midnight UTC), or a duration before now; nil for "".
+func parseWhen(s string, now time.Time) (*time.Time, error) {
 	if s == "" {
-		return time.Time{}, nil
+		return nil, nil
 	}
 	if ts, err := auditevent.ParseTimestamp(s); err == nil {
-		return ts.Time(), nil
+		return auditevent.Ptr(ts.Time()), nil
 	}
 	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
-		return t, nil
+		return &t, nil
 	}
 	if t, err := time.Parse(time.DateOnly, s); err == nil {
-		return t, nil
+		return &t, nil
 	}
 	if d, err := time.ParseDuration(s); err == nil && d >= 0 {
-		return now.Add(-d), nil
+		return auditevent.Ptr(now.Add(-d)), nil
 	}
-	return time.Time{}, fmt.Errorf("want an RFC 3339 time (2026-03-14T15:09:26Z), a date (2026-03-14) or a duration (2h)")
+	return nil, fmt.Errorf("want an RFC 3339 time (2026-03-14T15:09:26Z), a date (2026-03-14) or a duration (2h)")
 }

@@ -2,6 +2,8 @@ package cli
 
 import (
 	"encoding/json"
+	"html"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -9,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/sandboxaudit/sandboxaudit/auditevent"
+	"github.com/sandboxaudit/sandboxaudit/internal/webview"
 )
 
 // hostileIDs are ids a hostile agent may write: C1 controls (CSI, OSC 52
@@ -95,4 +98,82 @@ func TestShowTableCutsALongTraceID(t *testing.T) {
 	assert.Contains(t, r.stdout, "session "+sessionA.String()+"  trace tttt", "the heading names the trace")
 	assert.Contains(t, r.stdout, "  trace tttt", "the trace line too")
 	assert.Equal(t, 2, strings.Count(r.stdout, "t…\n"), "both cut visibly")
+}
+
+// duration_ms is any finite number: one of 300 digits keeps the
+// DURATION column to its width, in the exponent form that still reads
+// as the value.
+func TestShowTableKeepsAHugeDurationToItsColumn(t *testing.T) {
+	for _, tc := range []struct {
+		ms   float64
+		want string
+	}{{1e300, "1.7e+295m"}, {-1e300, "-1e+300ms"}, {1.7976931348623157e308, "3e+303m"}, {90_000, "1.5m"}, {-5, "-5.0ms"}} {
+		s, f := op(sessionA, "exec", "span-1", 1, 2)
+		f.DurationMS = tc.ms
+		r := run(t, "", "show", writeFile(t, "events.jsonl", canonLines(s, f)))
+		require.Equal(t, exitOK, r.code, r.stderr)
+		lines := strings.Split(r.stdout, "\n")
+		require.Greater(t, len(lines), 2, r.stdout)
+		assert.True(t, strings.HasSuffix(lines[2], " "+tc.want), "%v: %q", tc.ms, lines[2])
+		assert.LessOrEqual(t, len(lines[2]), len(lines[1]), "%v: the row is wider than the heading", tc.ms)
+	}
+}
+
+// serve shows such a duration in the same short form.
+func TestServeShowsAHugeDurationShort(t *testing.T) {
+	s, f := op(sessionA, "exec", "span-1", 1, 2)
+	f.DurationMS = 1e300
+	hs := startView(t, webview.Config{Sources: []string{writeFile(t, "events.jsonl", canonLines(s, f))}})
+	for _, page := range []string{"/session/" + sessionA.String(), "/session/" + sessionA.String() + "/op/0"} {
+		_, _, body := get(t, hs.URL+page)
+		assert.True(t, strings.Contains(html.UnescapeString(body), "1.7e+295 min"), page)
+		assert.False(t, regexp.MustCompile(`[0-9]{20}`).MatchString(body), page)
+	}
+}
+
+// A ts of year 9999 with a negative offset is in year 10000 (UTC): the
+// timeline's axis names that year, not its last four digits.
+func TestServeTimelineAxisPastYear9999(t *testing.T) {
+	s, f := op(sessionA, "exec", "span-1", 1, 2)
+	var err error
+	f.TS, err = auditevent.ParseTimestamp("9999-12-31T23:59:59-23:59")
+	require.NoError(t, err)
+	hs := startView(t, webview.Config{Sources: []string{writeFile(t, "events.jsonl", canonLines(s, f))}})
+	_, _, body := get(t, hs.URL+"/session/"+sessionA.String())
+	assert.Contains(t, regexp.MustCompile(`Timeline of .*`).FindString(body), `to <span class="mono">10000-01-01T23:58:59Z</span>`)
+}
+
+// A command shows its escape character as \x1b, its tag characters as
+// \U000e0041, while the line writes \u001b and a surrogate pair: --grep
+// finds the text as the table shows it too.
+func TestShowGrepFindsTextAsTheTableShowsIt(t *testing.T) {
+	s, f := op(sessionA, "exec", "span-1", 1, 2)
+	s.Data = auditevent.MustParseData(`{"command":"printf '\u001b]8;;http://x/\u001b\\' \udb40\udc41 \"q\""}`)
+	other, otherF := op(sessionA, "exec", "span-2", 3, 4)
+	p := writeFile(t, "events.jsonl", canonLines(s, f, other, otherF))
+	r := run(t, "", "show", p)
+	require.Equal(t, exitOK, r.code, r.stderr)
+	require.Contains(t, r.stdout, `printf '\x1b]8;;http://x/\x1b\\'`)
+	for _, g := range []string{`\x1b]8;;http://x/\x1b\\'`, `\U000e0041 "q"`, "\x1b]8;;http", `\u001b]8`} {
+		r = run(t, "", "show", "--output", "jsonl", "--grep", g, p)
+		assert.Equal(t, canonLines(s, f), r.stdout, "--grep %q", g)
+	}
+}
+
+// A session before 1970 (a negative Unix time) ends at its last event:
+// its open operation runs to there, not to the epoch.
+func TestServeTimelineOfASessionBefore1970(t *testing.T) {
+	s, f := op(sessionA, "exec", "span-1", 1, 2)
+	open, _ := op(sessionA, "exec", "span-2", 3, 4)
+	var err error
+	for _, e := range []struct {
+		ev *auditevent.Event
+		ts string
+	}{{&s, "1960-01-01T00:00:00Z"}, {&f, "1960-01-01T00:00:01Z"}, {&open, "1960-01-01T00:00:02Z"}} {
+		e.ev.TS, err = auditevent.ParseTimestamp(e.ts)
+		require.NoError(t, err)
+	}
+	hs := startView(t, webview.Config{Sources: []string{writeFile(t, "events.jsonl", canonLines(s, f, open))}})
+	_, _, body := get(t, hs.URL+"/session/"+sessionA.String())
+	assert.Contains(t, regexp.MustCompile(`Timeline of .*`).FindString(body), `to <span class="mono">1960-01-01T00:00:02Z</span>`)
 }

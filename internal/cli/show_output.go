@@ -48,12 +48,13 @@ func colorOn(w io.Writer) bool {
 
 // Column widths of the table; longer fields are cut with "…".
 const (
-	colTime   = 27
-	colSeq    = 7
-	colOp     = 20
-	colWhat   = 44
-	colResult = 28
-	colExit   = 5
+	colTime     = 27
+	colSeq      = 7
+	colOp       = 20
+	colWhat     = 44
+	colResult   = 28
+	colExit     = 5
+	colDuration = 10
 	// colTrace bounds a trace id in a heading: an OTel id takes 32, and
 	// the receiver takes any string, which could flood the terminal.
 	colTrace = 64
@@ -130,7 +131,7 @@ func (t *tableWriter) appendRow(b []byte, o *trail.Op) []byte {
 	}
 	b = appendRight(b, exit, colExit)
 	b = append(b, ' ')
-	b = appendRight(b, dur, 10)
+	b = appendRight(b, dur, colDuration)
 	for len(b) > start && b[len(b)-1] == ' ' {
 		b = b[:len(b)-1]
 	}
@@ -176,7 +177,7 @@ func (t *tableWriter) heading(o *trail.Op) {
 	t.boldLine(h)
 	_, _ = t.w.WriteString(strings.TrimRight(strings.Join([]string{
 		pad("TIME", colTime), fmt.Sprintf("%*s", colSeq, "SEQ"), pad("OP", colOp), pad("COMMAND/PATH", colWhat),
-		pad("RESULT", colResult), fmt.Sprintf("%*s", colExit, "EXIT"), fmt.Sprintf("%10s", "DURATION"),
+		pad("RESULT", colResult), fmt.Sprintf("%*s", colExit, "EXIT"), fmt.Sprintf("%*s", colDuration, "DURATION"),
 	}, " "), " ") + "\n")
 }
 
@@ -197,15 +198,22 @@ func resultText(o *trail.Op) string {
 	return "FAIL"
 }
 
-// appendDuration appends ms in the largest unit that keeps it short.
+// appendDuration appends ms in the largest unit that keeps it short; a
+// value too long for its column (duration_ms is any finite number) in
+// two digits and an exponent.
 func appendDuration(b []byte, ms float64) []byte {
+	v, unit, prec := ms, "ms", 1
 	switch {
 	case ms >= 60_000:
-		return append(strconv.AppendFloat(b, ms/60_000, 'f', 1, 64), 'm')
+		v, unit = ms/60_000, "m"
 	case ms >= 1000:
-		return append(strconv.AppendFloat(b, ms/1000, 'f', 2, 64), 's')
+		v, unit, prec = ms/1000, "s", 2
 	}
-	return append(strconv.AppendFloat(b, ms, 'f', 1, 64), "ms"...)
+	n := len(b)
+	if b = append(strconv.AppendFloat(b, v, 'f', prec, 64), unit...); len(b)-n > colDuration {
+		b = append(strconv.AppendFloat(b[:n], v, 'g', 2, 64), unit...)
+	}
+	return b
 }
 
 func (t *tableWriter) end(st trail.Stats) error {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"hash/maphash"
+	"strconv"
 	"strings"
 	"unsafe"
 
@@ -55,7 +56,7 @@ func problemOf(typ string) string {
 // it, is read by auditevent.ScanLine; any other line is decoded in full,
 // which accepts the same lines and words why a line is refused. r's strings
 // are views of the line, which must stay unchanged while r is used.
-func decodeLine(line []byte, r *rec, e *decoded, keepLine bool, grep [2][]byte, seed maphash.Seed) error {
+func decodeLine(line []byte, r *rec, e *decoded, keepLine bool, grep [3][]byte, seed maphash.Seed) error {
 	text := bytes.TrimSuffix(line, []byte("\n"))
 	r.light = &e.LineFields
 	if !scanLine(text, r, &e.LineFields) {
@@ -70,7 +71,7 @@ func decodeLine(line []byte, r *rec, e *decoded, keepLine bool, grep [2][]byte, 
 
 // decodedLine is decodeLine for a line whose event ev was decoded already
 // (tornjoin.Find checked it): it is read from ev, not decoded again.
-func decodedLine(line []byte, ev *auditevent.Event, r *rec, keepLine bool, grep [2][]byte, seed maphash.Seed) {
+func decodedLine(line []byte, ev *auditevent.Event, r *rec, keepLine bool, grep [3][]byte, seed maphash.Seed) {
 	r.light = nil
 	fromEvent(r, ev)
 	readLine(line, r, keepLine, grep, seed)
@@ -78,7 +79,7 @@ func decodedLine(line []byte, ev *auditevent.Event, r *rec, keepLine bool, grep 
 
 // readLine reads what decodeLine takes from the line itself, once its
 // event is read into r.
-func readLine(line []byte, r *rec, keepLine bool, grep [2][]byte, seed maphash.Seed) {
+func readLine(line []byte, r *rec, keepLine bool, grep [3][]byte, seed maphash.Seed) {
 	text := bytes.TrimSuffix(line, []byte("\n"))
 	r.what = "" // set by the caller when the sort needs it
 	r.ev.Exit = ""
@@ -92,7 +93,7 @@ func readLine(line []byte, r *rec, keepLine bool, grep [2][]byte, seed maphash.S
 		}
 	}
 	r.ev.hash = maphash.Bytes(seed, text)
-	r.ev.match = len(grep[0]) > 0 && (bytes.Contains(text, grep[0]) || bytes.Contains(text, grep[1]))
+	r.ev.match = len(grep[0]) > 0 && (bytes.Contains(text, grep[0]) || bytes.Contains(text, grep[1]) || bytes.Contains(text, grep[2]))
 	if keepLine {
 		r.ev.Line = line
 	}
@@ -323,16 +324,28 @@ func clip(s string, n int) string {
 
 func isRuneStart(b byte) bool { return b&0xc0 != 0x80 }
 
-// grepForms is the text as typed and as a canonical line escapes it
-// (non-ASCII as \uXXXX, quotes and backslashes escaped).
-func grepForms(text string) [2][]byte {
+// grepForms is the text as typed, as a canonical line escapes it
+// (non-ASCII as \uXXXX, quotes and backslashes escaped), and, when the
+// text reads as the tools show a field (safetext.Escape: \x1b, \u202e,
+// \\), the shown field as a line escapes it: what a table shows is found.
+func grepForms(text string) [3][]byte {
 	if text == "" {
-		return [2][]byte{}
+		return [3][]byte{}
 	}
-	escaped := text
-	if d, err := auditevent.MarshalData(map[string]any{"g": text}); err == nil {
-		b := d.Bytes() // {"g":"…"}
-		escaped = string(b[6 : len(b)-2])
+	escaped := lineEscaped(text)
+	shown := escaped
+	if raw, err := strconv.Unquote(`"` + strings.ReplaceAll(text, `"`, `\"`) + `"`); err == nil && raw != text {
+		shown = lineEscaped(raw)
 	}
-	return [2][]byte{[]byte(text), []byte(escaped)}
+	return [3][]byte{[]byte(text), []byte(escaped), []byte(shown)}
+}
+
+// lineEscaped is text as a canonical line writes it in a string.
+func lineEscaped(text string) string {
+	d, err := auditevent.MarshalData(map[string]any{"g": text})
+	if err != nil {
+		return text
+	}
+	b := d.Bytes() // {"g":"…"}
+	return string(b[6 : len(b)-2])
 }

@@ -353,7 +353,12 @@ func (g *grouper) add(b []byte) error {
 	if g.op.What == "" || r.phase == 0 {
 		g.op.What = r.what
 	}
-	g.op.Session, g.op.SpanID, g.op.TraceID, g.op.Op = r.session, r.spanID, r.traceID, r.op
+	// The start's trace is the operation's, the first its lines carry:
+	// sessions sums a session's first trace from the lines as read.
+	if g.op.TraceID == "" || r.phase == 0 && r.traceID != "" {
+		g.op.TraceID = r.traceID
+	}
+	g.op.Session, g.op.SpanID, g.op.Op = r.session, r.spanID, r.op
 	return nil
 }
 
@@ -409,10 +414,10 @@ func (f *Filter) keeps(op *Op) bool {
 		return false
 	}
 	first := op.First()
-	if !f.Since.IsZero() && first.TSMicros < f.Since.UnixMicro() {
+	if f.Since != nil && first.TSMicros < f.Since.UnixMicro() {
 		return false
 	}
-	if !f.Until.IsZero() && first.TSMicros >= f.Until.UnixMicro() {
+	if f.Until != nil && first.TSMicros >= f.Until.UnixMicro() {
 		return false
 	}
 	if f.Grep != "" && (op.Start == nil || !op.Start.match) && (op.Finish == nil || !op.Finish.match) {

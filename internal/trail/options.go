@@ -13,10 +13,10 @@ type Filter struct {
 	TraceID string     // of either line; hex in any case
 	SpanID  string     // hex in any case; an id that is not hex, as written
 	Op      string
-	Failed  bool      // finished with ok false
-	Since   time.Time // the operation's first event at or after
-	Until   time.Time // the operation's first event before
-	Grep    string    // in either line, as written or as the line escapes it
+	Failed  bool       // finished with ok false
+	Since   *time.Time // the operation's first event at or after; nil: any (the zero time is a time like another)
+	Until   *time.Time // the operation's first event before; nil: any
+	Grep    string     // in either line, as written, as the line escapes it or as a table shows it
 }
 
 // Options control a read.
@@ -45,6 +45,10 @@ type Options struct {
 	// Bad is told of every line that is not an event: its source, its
 	// number and why, never its text.
 	Bad func(source string, line int64, reason string)
+	// Damaged, when set, is told instead of Bad of a compressed source
+	// that cannot be read to its end, at most once a source: a caller
+	// that stops naming a source's bad lines still names its damage.
+	Damaged func(source string, line int64, reason string)
 	// Incomplete is told of a last line left out as incomplete: the last
 	// line of an active file or of standard input, without its newline and
 	// not an event, which a writer is still appending.

@@ -67,7 +67,7 @@ const (
 type scanner struct {
 	opts    Options
 	names   []string
-	grep    [2][]byte
+	grep    [3][]byte
 	seed    maphash.Seed
 	free    chan *chunk // chunks to reuse, with their buffers grown
 	workers int
@@ -125,7 +125,7 @@ func (s *scanner) each(ctx context.Context, st *Stats, fn func(c *chunk, res *re
 			}
 		}
 		if c.damaged != "" {
-			s.bad(st, c.src, c.damagedAt, c.damaged)
+			s.damaged(st, c.src, c.damagedAt, c.damaged)
 		}
 		return nil
 	})
@@ -138,6 +138,17 @@ func (s *scanner) bad(st *Stats, src int, line int64, reason string) {
 	if s.opts.Bad != nil {
 		s.opts.Bad(s.names[src], line, reason)
 	}
+}
+
+// damaged counts a compressed source's damage as a bad line and reports
+// it to Options.Damaged, or to Options.Bad without it.
+func (s *scanner) damaged(st *Stats, src int, line int64, reason string) {
+	if s.opts.Damaged == nil {
+		s.bad(st, src, line, reason)
+		return
+	}
+	st.Bad++
+	s.opts.Damaged(s.names[src], line, reason)
 }
 
 // run calls fn with every chunk, decoded, in reading order; fn must not

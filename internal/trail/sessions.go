@@ -197,7 +197,8 @@ func maxWaiting(runBytes int) int {
 // sessionsFromOps sums up the sessions from ReadOps' operations. The
 // lines were counted, and bad ones reported, by the first pass (first).
 func sessionsFromOps(ctx context.Context, sources []string, opts Options, first Stats) ([]Session, Stats, error) {
-	opts.Bad, opts.Incomplete, opts.Joined, opts.KeepLines, opts.SkipWhat, opts.Filter = nil, nil, nil, false, true, Filter{}
+	opts.Bad, opts.Damaged, opts.Incomplete, opts.Joined = nil, nil, nil, nil
+	opts.KeepLines, opts.SkipWhat, opts.Filter = false, true, Filter{}
 	var out []Session
 	var seqs seqset.Set // the current session's: ReadOps gives a session's operations together
 	gaps := func() {

@@ -84,3 +84,85 @@ func cutJSONText(b []byte, n int) shownJSONText {
 func shellQuoted(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'"'"'`) + "'"
 }
+
+// indentedJSON is the JSON text src indented as json.Indent(dst, src, "",
+// "  ") indents it, cut as cutJSONText cuts it to n bytes. Indenting
+// multiplies a text's length by its depth (200 levels make a line of
+// 24 MiB gigabytes long), so only the first n bytes and a few more are
+// built; the rest is counted. src is valid JSON (the reader decoded it).
+func indentedJSON(src []byte, n int) shownJSONText {
+	in := indenter{keep: n + utf8.UTFMax}
+	for _, c := range src {
+		in.byte(c)
+	}
+	cut := cutJSONText(in.out, n)
+	cut.Len, cut.Cut = in.total, in.total > n
+	return cut
+}
+
+// indenter writes JSON text indented, keeping the first keep bytes.
+type indenter struct {
+	out             []byte
+	keep, total     int
+	depth           int
+	str, esc, after bool // in a string, after its backslash, after an opening bracket
+}
+
+func (in *indenter) byte(c byte) {
+	switch {
+	case in.str:
+		in.str = in.esc || c != '"'
+		in.esc = !in.esc && c == '\\'
+		in.put(c)
+		return
+	case c == ' ' || c == '\t' || c == '\n' || c == '\r':
+		return
+	case in.after && c != ']' && c != '}':
+		in.after = false
+		in.newline()
+	}
+	switch c {
+	case '"':
+		in.str = true
+		in.put(c)
+	case '{', '[':
+		in.put(c)
+		in.after = true
+		in.depth++
+	case '}', ']':
+		in.depth--
+		if in.after {
+			in.after = false // {} and [] stay on one line
+		} else {
+			in.newline()
+		}
+		in.put(c)
+	case ',':
+		in.put(c)
+		in.newline()
+	case ':':
+		in.put(c)
+		in.put(' ')
+	default:
+		in.put(c)
+	}
+}
+
+func (in *indenter) newline() {
+	in.put('\n')
+	for i := range in.depth {
+		if len(in.out) >= in.keep {
+			in.total += 2 * (in.depth - i) // counted, not built
+			return
+		}
+		in.put(' ')
+		in.put(' ')
+	}
+}
+
+func (in *indenter) put(c byte) {
+	in.total++
+	if len(in.out) < in.keep {
+		in.out = append(in.out, c)
+	}
+}

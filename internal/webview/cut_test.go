@@ -1,6 +1,8 @@
 package webview
 
 import (
+	"bytes"
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -59,4 +61,21 @@ func TestShownTrace(t *testing.T) {
 	s := trail.Session{TraceID: "4bf92f3577b34da6a3ce929d0e0e4736"}
 	assert.Equal(t, "4bf92f3577b34da6a3ce929d0e0e4736", shownTrace(s))
 	assert.Equal(t, "http://127.0.0.1:16686/trace/4bf92f3577b34da6a3ce929d0e0e4736", tt.sessionLink(&s))
+}
+
+// indentedJSON indents as json.Indent does, and cuts as cutJSONText cuts
+// the whole indented text, counting its length without building it.
+func TestIndentedJSONIsJSONIndentCut(t *testing.T) {
+	for _, src := range []string{
+		`{}`, `[]`, `{"a":[]}`, `{ "a" : [ ] , "b" : { } }`, `[1,2,[3,[4,{"x":null}]]]`,
+		`{"s":"a,b:[c]{d}\"e\\","t":"\u202e\\\"","u":true,"v":-1.5e+10}`,
+		"\n\t{\"a\":\r\n[1 , 2]}", `"just a string"`, `12`, `{"é":"❤️"}`,
+		`{"a":` + strings.Repeat("[", 50) + strings.Repeat("1,", 40) + "1" + strings.Repeat("]", 50) + `}`,
+	} {
+		var want bytes.Buffer
+		require.NoError(t, json.Indent(&want, []byte(src), "", "  "), src)
+		for _, n := range []int{0, 1, 5, 17, 60, 200, 1000, want.Len(), want.Len() + 1, 1 << 20} {
+			assert.Equal(t, cutJSONText(want.Bytes(), n), indentedJSON([]byte(src), n), "%s at %d", src, n)
+		}
+	}
 }

@@ -99,7 +99,7 @@ func (s *sessionIndex) add(o *trail.Op) {
 	if o.TraceID != "" && !s.InFirstTrace(o.TraceID) {
 		s.MoreTraces = true
 	}
-	if end := endOf(o); end > s.end {
+	if end := endOf(o); s.Ops == 1 || end > s.end { // AddOp counted o: 1 is the first
 		s.end = end
 	}
 	o.AddSeqs(s.seqs)

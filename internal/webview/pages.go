@@ -302,12 +302,12 @@ func (s *Server) opPage(w http.ResponseWriter, r *http.Request) {
 	if o.Start != nil {
 		data["StartLine"] = cutJSONText(bytes.TrimSuffix(o.Start.Line, []byte("\n")), maxShownBytes)
 		data["StartSource"] = s.sourceName(o.Start.Source)
-		blocks = append(blocks, dataBlock{"Start data", cutJSONText(prettyData(o.Start.Line), maxShownBytes)})
+		blocks = append(blocks, dataBlock{"Start data", prettyData(o.Start.Line)})
 	}
 	if o.Finish != nil {
 		data["FinishLine"] = cutJSONText(bytes.TrimSuffix(o.Finish.Line, []byte("\n")), maxShownBytes)
 		data["FinishSource"] = s.sourceName(o.Finish.Source)
-		blocks = append(blocks, dataBlock{"Finish data", cutJSONText(prettyData(o.Finish.Line), maxShownBytes)})
+		blocks = append(blocks, dataBlock{"Finish data", prettyData(o.Finish.Line)})
 	}
 	data["Data"] = blocks
 	s.render(w, "op", data)
@@ -324,19 +324,15 @@ func toOp(rec *opRecord) *trail.Op {
 	return &trail.Op{SpanID: rec.SpanID, TraceID: rec.TraceID, Op: rec.Op, What: rec.What, Start: rec.Start, Finish: rec.Finish}
 }
 
-// prettyData is a line's data object, indented.
-func prettyData(line []byte) []byte {
+// prettyData is a line's data object, indented, up to maxShownBytes.
+func prettyData(line []byte) shownJSONText {
 	var ev struct {
 		Data json.RawMessage `json:"data"`
 	}
 	if json.Unmarshal(line, &ev) != nil || len(ev.Data) == 0 {
-		return nil
+		return shownJSONText{}
 	}
-	var buf bytes.Buffer
-	if json.Indent(&buf, ev.Data, "", "  ") != nil {
-		return ev.Data
-	}
-	return buf.Bytes()
+	return indentedJSON(ev.Data, maxShownBytes)
 }
 
 func resultText(o *trail.Op) string {
@@ -377,18 +373,33 @@ func durationText(o *trail.Op) string {
 	return durationMS(o.Finish.DurationMS)
 }
 
+// durationMS is ms in the largest unit that keeps it short; a value of
+// more than a dozen digits (duration_ms is any finite number) in two
+// digits and an exponent.
 func durationMS(ms float64) string {
+	v, unit, prec := ms, " ms", 1
 	switch {
 	case ms >= 60_000:
-		return strconv.FormatFloat(ms/60_000, 'f', 1, 64) + " min"
+		v, unit = ms/60_000, " min"
 	case ms >= 1000:
-		return strconv.FormatFloat(ms/1000, 'f', 2, 64) + " s"
+		v, unit, prec = ms/1000, " s", 2
 	}
-	return strconv.FormatFloat(ms, 'f', 1, 64) + " ms"
+	text := strconv.FormatFloat(v, 'f', prec, 64)
+	if len(text) > 12 {
+		text = strconv.FormatFloat(v, 'g', 2, 64)
+	}
+	return text + unit
 }
 
+// microsText is an instant as a line writes it, or with its whole year
+// outside the four digits a line's year has (9999-12-31T23:59:59-23:59 is
+// in year 10000).
 func microsText(us int64) string {
-	return auditevent.TimestampFromTime(timeFromMicros(us)).String()
+	t := timeFromMicros(us)
+	if y := t.Year(); y < 0 || y > 9999 {
+		return t.Format("2006-01-02T15:04:05.999999Z07:00")
+	}
+	return auditevent.TimestampFromTime(t).String()
 }
 
 func timeFromMicros(us int64) time.Time { return time.UnixMicro(us).UTC() }

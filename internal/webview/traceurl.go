@@ -29,6 +29,12 @@ func parseTraceURL(tmpl string) (*traceTemplate, error) {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, fmt.Errorf("--trace-url: want an http or https URL with {trace_id} (and optionally {span_id})")
 	}
+	// Filled otherwise, the template must name the same server: an id in
+	// the host or user name would let the trail choose where a click goes.
+	other, err := url.Parse(strings.NewReplacer("{trace_id}", "u", "{span_id}", "v").Replace(tmpl))
+	if err != nil || other.Host != u.Host || other.User.String() != u.User.String() {
+		return nil, fmt.Errorf("--trace-url: {trace_id} and {span_id} go in the URL's path, query or fragment, not its host")
+	}
 	return &traceTemplate{tmpl: tmpl}, nil
 }
 
@@ -36,9 +42,12 @@ func parseTraceURL(tmpl string) (*traceTemplate, error) {
 // or when an id is longer than a page shows (no backend has such an id).
 // The ids come from the trail and are untrusted: every byte but the
 // unreserved ones is percent-encoded, so an id means itself in a path and
-// in a query alike and cannot add a segment or a parameter.
+// in a query alike and cannot add a segment or a parameter. An id "." or
+// ".." gets no link: in a path it would step up it, encoded or not (a
+// browser reads %2e as a dot).
 func (t *traceTemplate) link(traceID, spanID string) string {
-	if t == nil || traceID == "" || len(traceID) > maxFieldChars || len(spanID) > maxFieldChars {
+	if t == nil || traceID == "" || len(traceID) > maxFieldChars || len(spanID) > maxFieldChars ||
+		dotSegment(traceID) || dotSegment(spanID) {
 		return ""
 	}
 	return strings.NewReplacer("{trace_id}", escapeID(traceID), "{span_id}", escapeID(spanID)).Replace(t.tmpl)
@@ -52,6 +61,9 @@ func (t *traceTemplate) sessionLink(s *trail.Session) string {
 	}
 	return t.link(s.TraceID, "")
 }
+
+// dotSegment reports whether an id is a path step, "." or "..".
+func dotSegment(id string) bool { return id == "." || id == ".." }
 
 // escapeID percent-encodes every byte of s outside RFC 3986's unreserved
 // set (letters, digits, - . _ ~).
