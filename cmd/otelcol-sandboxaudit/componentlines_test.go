@@ -78,3 +78,15 @@ func TestEachStartRefusalNamesItsComponent(t *testing.T) {
 	assert.Equal(t, `cannot start pipelines: failed to start "sandboxaudit" exporter: http::tls::ca_file: open a: no such file`+"\n"+
 		`failed to start "sandboxaudit" exporter: file: integrity: witnesses::0::tls::ca_file: open b: no such file`, errorText(failed, factories))
 }
+
+// TestErrorWrappingTwoKeepsItsText: an error that wraps two with text
+// around them ("…: %w; close it with a newline: %w", as closing a torn
+// audit file's last line reports) is one error, not a join: it is printed
+// whole, under its component.
+func TestErrorWrappingTwoKeepsItsText(t *testing.T) {
+	factories, err := sandboxaudit.CollectorSettings().Factories()
+	require.NoError(t, err)
+	two := fmt.Errorf("keep the torn last line of a aside: %w; close it with a newline: %w", errors.New("no room"), errors.New("read-only"))
+	failed := fmt.Errorf("cannot start pipelines: %w", fmt.Errorf(`failed to start "sandboxaudit" exporter: file: %w`, two))
+	assert.Equal(t, failed.Error(), errorText(failed, factories))
+}
