@@ -84,8 +84,10 @@ func pathLines(err error, prefix string) []string {
 }
 
 // joinedErrors are the errors err joins when its text is only theirs, a
-// line each (errors.Join); nil for any other error, such as one wrapping
-// two with text around them ("…: %w; …: %w"), whose text would be lost.
+// line each (errors.Join) or "; " between them (multierr, which the
+// collector combines a start error and its shutdown's with); nil for any
+// other error, such as one wrapping two with text around them
+// ("…: %w; close it with a newline: %w"), whose text would be lost.
 func joinedErrors(err error) []error {
 	joined, ok := err.(interface{ Unwrap() []error })
 	if !ok {
@@ -96,7 +98,7 @@ func joinedErrors(err error) []error {
 	for i, e := range errs {
 		texts[i] = e.Error()
 	}
-	if strings.Join(texts, "\n") != err.Error() {
+	if text := err.Error(); text != strings.Join(texts, "\n") && text != strings.Join(texts, "; ") {
 		return nil
 	}
 	return errs
