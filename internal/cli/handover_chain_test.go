@@ -136,6 +136,13 @@ func TestVerifyTrustsAChainOfHandedOverKeys(t *testing.T) {
 	// from moved aside with it, and names the second key.)
 	retired := retiredFiles(t, tr.path("sess-1"))
 	require.Len(t, retired, 2)
+	// The second log, retired, read first: its final checkpoint, signed by
+	// the second key, before the note it started from, which names that
+	// key. It is read again once the chain holds the second key.
+	res = run(t, "", "verify", "--key", tr.firstPub, "--allow-open", retired[1], tr.path("sess-4"))
+	require.Equal(t, 0, res.code, res.stdout)
+	require.Contains(t, res.stdout, tr.path("sess-4")+": handover: signed by "+keyID(t, lastPub))
+
 	require.NoError(t, os.Rename(integrity.HandoverPath(retired[1]), filepath.Join(t.TempDir(), "moved.handover")))
 	res = run(t, "", "verify", "--key", tr.firstPub, "--allow-open", retired[1], tr.path("sess-4"))
 	require.Equal(t, 1, res.code, res.stdout)

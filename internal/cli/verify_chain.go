@@ -14,14 +14,16 @@ import (
 // note verified with a key already trusted names as its next key
 // (FIRST -> K2 -> K3 ...). A templated path's session file made after a
 // handover starts a log of the new key that no note names by origin: the
-// chain lets verify --key FIRST check it (docs/witnesses.md, "Verify").
+// chain lets verify --key FIRST check it (docs/witnesses.md, "The keys a
+// handover names").
 // It is learned before any log is read, from the handover notes only:
 // the final checkpoints of the logs given and the PATH.handover notes
 // beside them.
 type keyChain struct {
 	keys []chainKey // keys[0] is --key
 	// pending are the paths (by place) whose notes no trusted key
-	// verified yet: read again once the chain grows, never kept.
+	// verified yet: their notes are read again once the chain grows, and
+	// never kept meanwhile.
 	pending []int
 	// witnessChecked marks the keys (by place) whose refusal as a
 	// --witness was checked.
