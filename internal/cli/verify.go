@@ -78,7 +78,8 @@ func newVerifyFlags(stderr io.Writer) (*flag.FlagSet, *verifyFlags) {
 	fs.BoolVar(&f.requireContiguous, "require-contiguous", false,
 		"count seqs missing from a session (from 1 to its highest seq read) as problems, not warnings: "+
 			"for a trail whose every file is given and whose producers never fail an event closed")
-	fs.StringVar(&f.keyFile, "key", "", "verifier key (sandboxaudit keygen's NAME.pub): also check every line against the file's signed checkpoints")
+	fs.StringVar(&f.keyFile, "key", "", "verifier key (sandboxaudit keygen's NAME.pub): also check every line against the file's signed checkpoints, "+
+		"signed by it or by a key a handover it signed names, in turn")
 	fs.BoolVar(&f.allowRenamed, "allow-renamed", false,
 		"with --key, accept a file whose checkpoints name another file (renamed or moved with its sidecars) with a warning; "+
 			"without it that fails, since it is also what a file swapped for another sealed with the same key looks like")
