@@ -49,7 +49,14 @@ func (v *verifier) followHandover(name string) func() {
 	origin := integrity.FirstOrigin(name)
 	k, ok := v.handovers.next[origin]
 	if !ok {
-		return func() { v.noteUnfollowed(name) }
+		restore, ok := v.followChain(name, origin)
+		if !ok {
+			return func() { v.noteUnfollowed(name) }
+		}
+		return func() {
+			v.noteUnfollowed(name)
+			restore()
+		}
 	}
 	before := v.opts.key
 	v.opts.key = k
@@ -193,8 +200,9 @@ func (v *verifier) reportGoesOn(name, origin, from string) {
 // hands over to, wherever either was named or found, and keeps the order
 // given otherwise. The links are read from the checkpoints unverified: the
 // order only decides which key checks a log, and every signature is still
-// checked when the log is read.
-func handoverOrder(paths []string) []string {
+// checked when the log is read. chain, when not nil, learns the keys the
+// handover notes read on the way name.
+func handoverOrder(paths []string, chain *keyChain) []string {
 	origin := make([]string, len(paths))
 	next := make([]string, len(paths))
 	first := map[string]int{} // origin -> the first path whose log has it
@@ -202,7 +210,11 @@ func handoverOrder(paths []string) []string {
 		if p == "-" {
 			continue // stdin: no log beside it
 		}
-		origin[i], next[i] = integrity.HandoverLink(p)
+		links := integrity.ReadHandoverLinks(p)
+		origin[i], next[i] = links.Origin, links.Next
+		if chain != nil {
+			chain.learn(i, links.Notes)
+		}
 		if _, dup := first[origin[i]]; origin[i] != "" && !dup {
 			first[origin[i]] = i
 		}
@@ -216,6 +228,9 @@ func handoverOrder(paths []string) []string {
 		if j, ok := first[nx]; ok && nx != "" && j != i && before[j] < 0 {
 			before[j] = i
 		}
+	}
+	if chain != nil {
+		chain.settle(paths)
 	}
 	out := make([]string, 0, len(paths))
 	done := make([]bool, len(paths))
