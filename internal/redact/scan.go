@@ -322,13 +322,16 @@ func (sc *scanner) run(i, j int) int {
 		if end, ok := sc.sasSignature(i, j, j+1); ok {
 			return end
 		}
-		// a dotted name is no shell variable (git -c "user.password=a b")
-		if d := dottedStart(s, i); openingQuote(s, d) != 0 && !sc.startsString(i) && (d < i || !opensScript(s, d-1)) {
+		// a dotted name is no shell variable (git -c "user.password=a b"),
+		// and the argv element it starts is none of a shell's script
+		// (["git", "-c", "user.password=a b"])
+		d := dottedStart(s, i)
+		if openingQuote(s, d) != 0 && !sc.startsString(i) && (d < i || !opensScript(s, d-1)) {
 			if end, ok := sc.quotedAssignment(i, j, d-1); ok {
 				return end
 			}
 		}
-		return sc.assignment(i, j, j+1, sc.startsString(i))
+		return sc.assignment(i, j, j+1, sc.startsString(i) || d < i && strings.TrimLeft(s[:d], "-") == "")
 	case ':':
 		return sc.colonAfterName(i, j)
 	case '"', '\'':
