@@ -256,8 +256,15 @@ func (sl *SegmentLog) matches(ret SegmentRecord) bool {
 	return false
 }
 
+// retiredAfter reports whether the recorded segments from leaf n on, at
+// least one, are all gone by retention (retiredBetween): the active file's
+// lines start after them.
+func (sl *SegmentLog) retiredAfter(n int64) bool {
+	return n < sl.End() && sl.retiredBetween(n, sl.End())
+}
+
 // retiredBetween reports whether leaves from to end, end a recorded
-// segment's first, are exactly the leaves of recorded segments retention
+// segment's first or the records' end, are exactly the leaves of recorded segments retention
 // removed, each by its record, and every segment before them was removed
 // by retention too: retention removes the oldest first, so a gap after a
 // segment it kept is not its. The records are contiguous (ReadSegmentLog),
