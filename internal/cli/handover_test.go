@@ -139,7 +139,7 @@ func TestVerifyRefusesARetiredLogThatGrew(t *testing.T) {
 		require.NoError(t, integrity.AppendHandover(retired, next))
 		res := run(t, "", "verify", "--key", oldPub, "--allow-open", retired, path)
 		require.Equal(t, 1, res.code, res.stdout)
-		require.Contains(t, res.stdout, "1 checkpoints were signed after the final one: the retired log went on")
+		require.Contains(t, res.stdout, "1 checkpoint was signed after the final one: the retired log went on")
 	})
 	t.Run("retired key starts the path again", func(t *testing.T) {
 		path, retired, oldPub, _, _ := handedOver(t)

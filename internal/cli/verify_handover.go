@@ -7,6 +7,7 @@ import (
 	"golang.org/x/mod/sumdb/tlog"
 
 	"github.com/sandboxaudit/sandboxaudit/internal/integrity"
+	"github.com/sandboxaudit/sandboxaudit/internal/plural"
 	"github.com/sandboxaudit/sandboxaudit/internal/witness"
 )
 
@@ -172,8 +173,8 @@ func (v *verifier) checkHandover(name string, leaves, lead int64) {
 	}
 	if leaves > h.N {
 		v.sum.Problems++
-		_, _ = fmt.Fprintf(v.out, "%s:%d: handover: the log was retired at %d lines by its final checkpoint, but the file has %d: "+
-			"lines were added after the handover\n", name, h.N-lead+1, h.N-lead, leaves-lead)
+		_, _ = fmt.Fprintf(v.out, "%s:%d: handover: the log was retired at %s by its final checkpoint, but the file has %d: "+
+			"lines were added after the handover\n", name, h.N-lead+1, plural.Count(h.N-lead, "line"), leaves-lead)
 	}
 	next, ok := v.nextKey(name, h)
 	if !ok {
@@ -184,8 +185,8 @@ func (v *verifier) checkHandover(name string, leaves, lead int64) {
 	v.handovers.retired[h.Origin] = name
 	v.handovers.genesis[h.NextOrigin] = integrity.GenesisLeaf(st.Signed)
 	v.handovers.from[h.NextOrigin] = name
-	_, _ = fmt.Fprintf(v.out, "%s: handover: final at %d lines; the log goes on as %q, signed by %s\n",
-		name, h.N-lead, h.NextOrigin, integrity.KeyID(next.Name(), next.KeyHash()))
+	_, _ = fmt.Fprintf(v.out, "%s: handover: final at %s; the log goes on as %q, signed by %s\n",
+		name, plural.Count(h.N-lead, "line"), h.NextOrigin, integrity.KeyID(next.Name(), next.KeyHash()))
 }
 
 // reportGoesOn reports the file name whose log goes on with the origin
@@ -268,8 +269,8 @@ func (v *verifier) readHandover(name string) (integrity.HandoverState, bool) {
 func (v *verifier) finalCheckpoint(name string, st integrity.HandoverState) *integrity.Handover {
 	if st.Final != nil && st.After > 0 {
 		v.sum.Problems++
-		_, _ = fmt.Fprintf(v.out, "%s: handover: %d checkpoints were signed after the final one: the retired log went on\n",
-			integrity.CheckpointsPath(name), st.After)
+		_, _ = fmt.Fprintf(v.out, "%s: handover: %s %s signed after the final one: the retired log went on\n",
+			integrity.CheckpointsPath(name), plural.Count(st.After, "checkpoint"), plural.Pick(st.After, "was", "were"))
 	}
 	return st.Final
 }
