@@ -278,6 +278,63 @@ func TestWitnessKeyHandover(t *testing.T) {
 	require.Contains(t, out, "handover: the log was retired at 8 lines by its final checkpoint, but the file has 9")
 }
 
+// TestWitnessKeyHandoverTemplated: a witnessed templated path
+// (audit/{session_id}/events.jsonl) is handed over file by file, and the
+// collector then makes a new session's file with the new key. verify on
+// the directory, given the first key, trusts the key the handovers name,
+// checks the new session's log and its cosignatures with it, and passes.
+func TestWitnessKeyHandoverTemplated(t *testing.T) {
+	requireE2E(t)
+	lw := startLitewitness(t, "e2e.example/witness")
+	dir := t.TempDir()
+	keyPath, pubPath := keygen(t, dir)
+	wkey := writeWitnessKey(t, dir, lw)
+	sandboxAddr := freeAddr(t)
+	auditDir := filepath.Join(dir, "audit")
+	template := filepath.Join(auditDir, "{session_id}", "events.jsonl")
+	sessions := []uuid.UUID{
+		uuid.MustParse("6f1c2a8e-3b4d-4e5f-9a0b-1c2d3e4f5a6b"),
+		uuid.MustParse("7f1c2a8e-3b4d-4e5f-9a0b-1c2d3e4f5a6b"),
+		uuid.MustParse("22222222-3333-4444-8555-666666666666"), // made after the handover
+	}
+	path := func(i int) string { return filepath.Join(auditDir, sessions[i].String(), "events.jsonl") }
+	origin := func(key string, i int) string { return key + "/" + sessions[i].String() + "/events.jsonl" }
+	col := startCollector(t, "collector", dir, witnessedConfig(sandboxAddr, template, keyPath, "http://"+lw.addr, lw.vkey), sandboxAddr)
+	for i := range 2 {
+		lw.addLog(t, origin("e2e-audit", i), pubPath)
+		postLines(t, sandboxAddr, pairLines(sessions[i], 2))
+		waitLines(t, path(i), 4)
+		lw.waitSize(t, origin("e2e-audit", i), 4)
+	}
+	col.stop(t)
+
+	newKey, newPub, _ := handOver(t, dir, keyPath, path(0), lw, wkey)
+	code, out := runCLI(t, "log", "handover", "--signing-key", keyPath, "--next-key", newPub,
+		"--witness", "http://"+lw.addr+"="+wkey, path(1))
+	require.Equal(t, 0, code, out)
+
+	for i := range sessions {
+		lw.addLog(t, origin("e2e-audit-2027", i), newPub)
+	}
+	col2 := startCollector(t, "collector2", filepath.Join(dir, "second"),
+		witnessedConfig(sandboxAddr, template, newKey, "http://"+lw.addr, lw.vkey), sandboxAddr)
+	postLines(t, sandboxAddr, pairLines(sessions[2], 2))
+	waitLines(t, path(2), 4)
+	lw.waitSize(t, origin("e2e-audit-2027", 2), 4)
+	col2.stop(t)
+
+	code, out = runCLI(t, "verify", "--key", pubPath, "--witness", wkey, auditDir)
+	require.Equal(t, 0, code, out)
+	require.Contains(t, out, path(2)+": handover: signed by e2e-audit-2027+")
+	require.Contains(t, out, path(2)+": witness: lines=4 witnessed=4 unwitnessed=0")
+	require.Contains(t, out, `handover: final at 4 lines; the log goes on as "`+origin("e2e-audit-2027", 1)+`"`)
+
+	// The new key alone fails the retired logs, as before.
+	code, out = runCLI(t, "verify", "--key", newPub, auditDir)
+	require.Equal(t, 1, code, out)
+	require.Contains(t, out, "not signed by key e2e-audit-2027+")
+}
+
 // TestWitnessKeyHandoverRotated: a witnessed log that rotates on time and
 // compresses its segments is handed over whole; verify on the directory,
 // given the first key, orders the retired log before the new one, follows

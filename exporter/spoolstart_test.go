@@ -10,6 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/confmap"
 
 	"github.com/sandboxaudit/sandboxaudit/auditevent"
 )
@@ -172,4 +173,21 @@ func TestSpoolThatIsASymlinkIsRefusedByValidate(t *testing.T) {
 	require.ErrorContains(t, sc.Validate(), "path: "+link+" is a symbolic link")
 	sc.Path = target
 	require.NoError(t, sc.Validate())
+}
+
+// TestInsecureTLSFilesAreNotRead: with tls::insecure and no CA the TLS
+// loader reads no file, so a cert_file and key_file left in the
+// configuration (a template's, for another environment) do not stop the
+// start.
+func TestInsecureTLSFilesAreNotRead(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "missing.pem")
+	cfg := syncConfig()
+	hc := withHTTP(cfg, "http://127.0.0.1:9/v1/sandbox/events", "ndjson", auditevent.PolicyOverride{})
+	hc.ClientConfig.TLS.Insecure = true
+	hc.ClientConfig.TLS.CertFile, hc.ClientConfig.TLS.KeyFile = missing, missing
+	require.NoError(t, confmap.Validate(cfg))
+	lg, err := NewFactory().CreateLogs(context.Background(), exportertestSettings(), cfg)
+	require.NoError(t, err)
+	require.NoError(t, lg.Start(context.Background(), nopHost()))
+	require.NoError(t, lg.Shutdown(context.Background()))
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.uber.org/multierr"
 
 	"github.com/sandboxaudit/sandboxaudit"
 )
@@ -77,4 +78,30 @@ func TestEachStartRefusalNamesItsComponent(t *testing.T) {
 	failed := fmt.Errorf("cannot start pipelines: %w", fmt.Errorf(`failed to start "sandboxaudit" exporter: %w`, start))
 	assert.Equal(t, `cannot start pipelines: failed to start "sandboxaudit" exporter: http::tls::ca_file: open a: no such file`+"\n"+
 		`failed to start "sandboxaudit" exporter: file: integrity: witnesses::0::tls::ca_file: open b: no such file`, errorText(failed, factories))
+}
+
+// TestErrorWrappingTwoKeepsItsText: an error that wraps two with text
+// around them ("…: %w; close it with a newline: %w", as closing a torn
+// audit file's last line reports) is one error, not a join: it is printed
+// whole, under its component.
+func TestErrorWrappingTwoKeepsItsText(t *testing.T) {
+	factories, err := sandboxaudit.CollectorSettings().Factories()
+	require.NoError(t, err)
+	two := fmt.Errorf("keep the torn last line of a aside: %w; close it with a newline: %w", errors.New("no room"), errors.New("read-only"))
+	failed := fmt.Errorf("cannot start pipelines: %w", fmt.Errorf(`failed to start "sandboxaudit" exporter: file: %w`, two))
+	assert.Equal(t, failed.Error(), errorText(failed, factories))
+}
+
+// TestStartRefusalWithAShutdownErrorNamesItsComponent: the collector
+// combines a start error with its shutdown's (multierr, "a; b"); the start
+// error's lines each still name the component.
+func TestStartRefusalWithAShutdownErrorNamesItsComponent(t *testing.T) {
+	factories, err := sandboxaudit.CollectorSettings().Factories()
+	require.NoError(t, err)
+	start := errors.Join(errors.New("http::tls::ca_file: open a: no such file"), errors.New("file: integrity: witnesses::0::tls::ca_file: open b: no such file"))
+	failed := multierr.Combine(fmt.Errorf("cannot start pipelines: %w", fmt.Errorf(`failed to start "sandboxaudit" exporter: %w`, start)),
+		errors.New("failed to shutdown pipelines: x"))
+	assert.Equal(t, `cannot start pipelines: failed to start "sandboxaudit" exporter: http::tls::ca_file: open a: no such file`+"\n"+
+		`cannot start pipelines: failed to start "sandboxaudit" exporter: file: integrity: witnesses::0::tls::ca_file: open b: no such file`+"\n"+
+		"failed to shutdown pipelines: x", errorText(failed, factories))
 }

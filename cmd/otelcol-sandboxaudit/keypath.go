@@ -70,19 +70,38 @@ func namesComponent(head string) bool {
 
 // pathLines is err's text under prefix, one element per joined error.
 func pathLines(err error, prefix string) []string {
-	if joined, ok := err.(interface{ Unwrap() []error }); ok {
+	if errs := joinedErrors(err); len(errs) > 0 {
 		var lines []string
-		for _, e := range joined.Unwrap() {
+		for _, e := range errs {
 			lines = append(lines, pathLines(e, prefix)...)
 		}
-		if len(lines) > 0 {
-			return lines
-		}
+		return lines
 	}
 	if head, inner := splitHead(err); inner != nil {
 		return pathLines(inner, prefix+head)
 	}
 	return []string{prefix + err.Error()}
+}
+
+// joinedErrors are the errors err joins when its text is only theirs, a
+// line each (errors.Join) or "; " between them (multierr, which the
+// collector combines a start error and its shutdown's with); nil for any
+// other error, such as one wrapping two with text around them
+// ("…: %w; close it with a newline: %w"), whose text would be lost.
+func joinedErrors(err error) []error {
+	joined, ok := err.(interface{ Unwrap() []error })
+	if !ok {
+		return nil
+	}
+	errs := joined.Unwrap()
+	texts := make([]string, len(errs))
+	for i, e := range errs {
+		texts[i] = e.Error()
+	}
+	if text := err.Error(); text != strings.Join(texts, "\n") && text != strings.Join(texts, "; ") {
+		return nil
+	}
+	return errs
 }
 
 // splitHead splits an error that only puts text before the error it

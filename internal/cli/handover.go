@@ -18,6 +18,7 @@ import (
 
 	"github.com/sandboxaudit/sandboxaudit/internal/httpsink"
 	"github.com/sandboxaudit/sandboxaudit/internal/integrity"
+	"github.com/sandboxaudit/sandboxaudit/internal/plural"
 	"github.com/sandboxaudit/sandboxaudit/internal/secretlog"
 	"github.com/sandboxaudit/sandboxaudit/internal/witness"
 )
@@ -273,8 +274,8 @@ func (h *handover) run(ctx context.Context, pool *witness.Pool, failures *witnes
 	if err != nil {
 		return err
 	}
-	_, _ = fmt.Fprintf(out, "log handover: the log \"%s\" ends at %d lines; its final checkpoint names the key %s and the origin \"%s\"\n",
-		last.Origin, last.N-lead, h.nextKey, h.nextOrigin)
+	_, _ = fmt.Fprintf(out, "log handover: the log \"%s\" ends at %s; its final checkpoint names the key %s and the origin \"%s\"\n",
+		last.Origin, plural.Count(last.N-lead, "line"), h.nextKey, h.nextOrigin)
 	where := "with its sidecars"
 	if filepath.Base(retired) == filepath.Base(h.path) {
 		where = "with its sidecars and closed segments, in " + filepath.Dir(retired)

@@ -41,7 +41,14 @@ func TestVerifyGivenCheckpointsAcrossHandovers(t *testing.T) {
 	require.Contains(t, res.stdout, retired2+": integrity: lines 1-2 of the log are in the checkpoint given in "+mid+" (2 lines)")
 
 	// One that no key of the chain signed is a problem, named; so is one
-	// of a later log when the retired log that names its key is not read.
+	// of a later log when no note read names its key: not the retired log
+	// before it, nor the note beside it (which the middle key signed, and
+	// which, read, names the key: the first retired log names the middle
+	// one).
+	res = run(t, "", "verify", "--key", oldPub, "--allow-open", "--checkpoint", live, retired1, path)
+	require.Equal(t, 0, res.code, res.stdout+res.stderr)
+	require.Contains(t, res.stdout, path+": integrity: lines 1-2 of the log are in the checkpoint given in "+live+" (2 lines)")
+	require.NoError(t, os.Rename(integrity.HandoverPath(path), filepath.Join(t.TempDir(), "moved.handover")))
 	otherKey, _ := keyFiles(t, "cli-other")
 	keys, err := integrity.LoadSigningKey(otherKey)
 	require.NoError(t, err)

@@ -139,7 +139,7 @@ func TestVerifyRefusesARetiredLogThatGrew(t *testing.T) {
 		require.NoError(t, integrity.AppendHandover(retired, next))
 		res := run(t, "", "verify", "--key", oldPub, "--allow-open", retired, path)
 		require.Equal(t, 1, res.code, res.stdout)
-		require.Contains(t, res.stdout, "1 checkpoints were signed after the final one: the retired log went on")
+		require.Contains(t, res.stdout, "1 checkpoint was signed after the final one: the retired log went on")
 	})
 	t.Run("retired key starts the path again", func(t *testing.T) {
 		path, retired, oldPub, _, _ := handedOver(t)
@@ -748,8 +748,9 @@ func TestLogHandoverAgainAfterARefusedStart(t *testing.T) {
 }
 
 // The new log read without the retired one: with the new key it passes,
-// and with the first key it fails, and either way verify says that the
-// link to the history before it was not checked and how to check it.
+// and with the first key too (the note beside it, which the first key
+// signed, names the new key), and either way verify says that the link to
+// the history before it was not checked and how to check it.
 func TestVerifyNamesAHandoverNotFollowed(t *testing.T) {
 	path, _, oldPub, newKey, _ := handedOver(t)
 	const hint = ": handover: the log starts from a handover note that no retired log read names, so its link to " +
@@ -758,8 +759,17 @@ func TestVerifyNamesAHandoverNotFollowed(t *testing.T) {
 	require.Equal(t, 0, res.code, res.stdout)
 	require.Contains(t, res.stdout, path+hint)
 	res = run(t, "", "verify", "--key", oldPub, "--allow-open", path)
+	require.Equal(t, 0, res.code, res.stdout)
+	require.Contains(t, res.stdout, path+": handover: signed by cli-test-2027+")
+	require.Contains(t, res.stdout, "the next key of the handover note in "+path+".handover, which cli-test+")
+	require.Contains(t, res.stdout, path+hint)
+
+	// A note the first key did not sign names the key to no one.
+	require.NoError(t, os.Remove(path+".handover"))
+	res = run(t, "", "verify", "--key", oldPub, "--allow-open", path)
 	require.Equal(t, 1, res.code, res.stdout)
 	require.Contains(t, res.stdout, path+hint)
+	require.Contains(t, res.stdout, "not signed by key cli-test+")
 }
 
 // The retired key starting the path again, after the new log was removed:

@@ -47,7 +47,10 @@ func runVerify(ctx context.Context, args []string, s Streams) int {
 	if code != exitOK {
 		return code
 	}
-	files, listing, code := verifyFiles(files, f.alone, opts.key != nil, s.Stderr)
+	if opts.key != nil && !f.alone {
+		opts.chain = newKeyChain(opts.key)
+	}
+	files, listing, code := verifyFiles(files, f.alone, opts.key != nil, opts.chain, s.Stderr)
 	if code != exitOK {
 		return code
 	}
@@ -77,7 +80,8 @@ func newVerifyFlags(stderr io.Writer) (*flag.FlagSet, *verifyFlags) {
 	fs.BoolVar(&f.requireContiguous, "require-contiguous", false,
 		"count seqs missing from a session (from 1 to its highest seq read) as problems, not warnings: "+
 			"for a trail whose every file is given and whose producers never fail an event closed")
-	fs.StringVar(&f.keyFile, "key", "", "verifier key (sandboxaudit keygen's NAME.pub): also check every line against the file's signed checkpoints")
+	fs.StringVar(&f.keyFile, "key", "", "verifier key (sandboxaudit keygen's NAME.pub): also check every line against the file's signed checkpoints, "+
+		"signed by it or by a key a handover it signed names, in turn")
 	fs.BoolVar(&f.allowRenamed, "allow-renamed", false,
 		"with --key, accept a file whose checkpoints name another file (renamed or moved with its sidecars) with a warning; "+
 			"without it that fails, since it is also what a file swapped for another sealed with the same key looks like")
@@ -165,9 +169,10 @@ func verifyAndReport(ctx context.Context, files []string, alone bool, listing *t
 
 // verifyFiles turns verify's arguments into the files to check, in
 // order: with alone the closed segments, else the files and trails below
-// the directories named. A status other than exitOK ends the run, its
-// reason on stderr.
-func verifyFiles(args []string, alone, key bool, stderr io.Writer) ([]string, *trailListing, int) {
+// the directories named. chain, when not nil, learns the keys the
+// handover notes beside them name. A status other than exitOK ends the
+// run, its reason on stderr.
+func verifyFiles(args []string, alone, key bool, chain *keyChain, stderr io.Writer) ([]string, *trailListing, int) {
 	if alone {
 		files, err := aloneArgs(args)
 		if err != nil || len(files) == 0 {
@@ -177,7 +182,7 @@ func verifyFiles(args []string, alone, key bool, stderr io.Writer) ([]string, *t
 			}
 			return nil, nil, exitUsage
 		}
-		return handoverOrder(files), &trailListing{}, exitOK
+		return handoverOrder(files, nil), &trailListing{}, exitOK
 	}
 	files, listing, err := expandArgs(args, key)
 	if err != nil {
@@ -185,7 +190,7 @@ func verifyFiles(args []string, alone, key bool, stderr io.Writer) ([]string, *t
 		return nil, nil, exitProblems
 	}
 	if key {
-		files = handoverOrder(files)
+		files = handoverOrder(files, chain)
 	}
 	for _, p := range listing.torn {
 		// Not a problem: the line was never acknowledged (docs/guarantees.md).
@@ -270,6 +275,9 @@ type verifyOptions struct {
 	// sign: those of a log a handover started, opened when verify reads
 	// the final checkpoint that names their key (openGiven).
 	givenOther map[int]otherGiven
+	// chain is the keys trusted from key on, by the handover notes read
+	// (verify_chain.go); nil with --alone, which follows one note.
+	chain *keyChain
 }
 
 // verifier checks a stream of audit lines, possibly spread over several

@@ -221,8 +221,8 @@ func (v *verifier) reportAloneHandover(path, segment string, proofs []integrity.
 			break
 		}
 	}
-	_, _ = fmt.Fprintf(v.out, "%s: handover: the log was retired by its final checkpoint at %d lines; it goes on as \"%s\", signed by %s%s\n",
-		segment, h.N-lead, h.NextOrigin, integrity.KeyID(next.Name(), next.KeyHash()), in)
+	_, _ = fmt.Fprintf(v.out, "%s: handover: the log was retired by its final checkpoint at %s; it goes on as \"%s\", signed by %s%s\n",
+		segment, plural.Count(h.N-lead, "line"), h.NextOrigin, integrity.KeyID(next.Name(), next.KeyHash()), in)
 }
 
 // reportProofs prints which checkpoint holds each recorded segment read.

@@ -7,6 +7,7 @@ import (
 	"golang.org/x/mod/sumdb/tlog"
 
 	"github.com/sandboxaudit/sandboxaudit/internal/integrity"
+	"github.com/sandboxaudit/sandboxaudit/internal/plural"
 	"github.com/sandboxaudit/sandboxaudit/internal/witness"
 )
 
@@ -49,7 +50,14 @@ func (v *verifier) followHandover(name string) func() {
 	origin := integrity.FirstOrigin(name)
 	k, ok := v.handovers.next[origin]
 	if !ok {
-		return func() { v.noteUnfollowed(name) }
+		restore, ok := v.followChain(name, origin)
+		if !ok {
+			return func() { v.noteUnfollowed(name) }
+		}
+		return func() {
+			v.noteUnfollowed(name)
+			restore()
+		}
 	}
 	before := v.opts.key
 	v.opts.key = k
@@ -165,8 +173,8 @@ func (v *verifier) checkHandover(name string, leaves, lead int64) {
 	}
 	if leaves > h.N {
 		v.sum.Problems++
-		_, _ = fmt.Fprintf(v.out, "%s:%d: handover: the log was retired at %d lines by its final checkpoint, but the file has %d: "+
-			"lines were added after the handover\n", name, h.N-lead+1, h.N-lead, leaves-lead)
+		_, _ = fmt.Fprintf(v.out, "%s:%d: handover: the log was retired at %s by its final checkpoint, but the file has %d: "+
+			"lines were added after the handover\n", name, h.N-lead+1, plural.Count(h.N-lead, "line"), leaves-lead)
 	}
 	next, ok := v.nextKey(name, h)
 	if !ok {
@@ -177,8 +185,8 @@ func (v *verifier) checkHandover(name string, leaves, lead int64) {
 	v.handovers.retired[h.Origin] = name
 	v.handovers.genesis[h.NextOrigin] = integrity.GenesisLeaf(st.Signed)
 	v.handovers.from[h.NextOrigin] = name
-	_, _ = fmt.Fprintf(v.out, "%s: handover: final at %d lines; the log goes on as \"%s\", signed by %s\n",
-		name, h.N-lead, h.NextOrigin, integrity.KeyID(next.Name(), next.KeyHash()))
+	_, _ = fmt.Fprintf(v.out, "%s: handover: final at %s; the log goes on as \"%s\", signed by %s\n",
+		name, plural.Count(h.N-lead, "line"), h.NextOrigin, integrity.KeyID(next.Name(), next.KeyHash()))
 }
 
 // reportGoesOn reports the file name whose log goes on with the origin
@@ -193,8 +201,9 @@ func (v *verifier) reportGoesOn(name, origin, from string) {
 // hands over to, wherever either was named or found, and keeps the order
 // given otherwise. The links are read from the checkpoints unverified: the
 // order only decides which key checks a log, and every signature is still
-// checked when the log is read.
-func handoverOrder(paths []string) []string {
+// checked when the log is read. chain, when not nil, learns the keys the
+// handover notes read on the way name.
+func handoverOrder(paths []string, chain *keyChain) []string {
 	origin := make([]string, len(paths))
 	next := make([]string, len(paths))
 	first := map[string]int{} // origin -> the first path whose log has it
@@ -202,7 +211,11 @@ func handoverOrder(paths []string) []string {
 		if p == "-" {
 			continue // stdin: no log beside it
 		}
-		origin[i], next[i] = integrity.HandoverLink(p)
+		links := integrity.ReadHandoverLinks(p)
+		origin[i], next[i] = links.Origin, links.Next
+		if chain != nil {
+			chain.learn(i, links.Notes)
+		}
 		if _, dup := first[origin[i]]; origin[i] != "" && !dup {
 			first[origin[i]] = i
 		}
@@ -216,6 +229,9 @@ func handoverOrder(paths []string) []string {
 		if j, ok := first[nx]; ok && nx != "" && j != i && before[j] < 0 {
 			before[j] = i
 		}
+	}
+	if chain != nil {
+		chain.settle(paths)
 	}
 	out := make([]string, 0, len(paths))
 	done := make([]bool, len(paths))
@@ -253,8 +269,8 @@ func (v *verifier) readHandover(name string) (integrity.HandoverState, bool) {
 func (v *verifier) finalCheckpoint(name string, st integrity.HandoverState) *integrity.Handover {
 	if st.Final != nil && st.After > 0 {
 		v.sum.Problems++
-		_, _ = fmt.Fprintf(v.out, "%s: handover: %d checkpoints were signed after the final one: the retired log went on\n",
-			integrity.CheckpointsPath(name), st.After)
+		_, _ = fmt.Fprintf(v.out, "%s: handover: %s %s signed after the final one: the retired log went on\n",
+			integrity.CheckpointsPath(name), plural.Count(st.After, "checkpoint"), plural.Pick(st.After, "was", "were"))
 	}
 	return st.Final
 }

@@ -60,7 +60,7 @@ func TestVerifyAllTakesDashAsStdin(t *testing.T) {
 	require.NoError(t, err)
 	v := newVerifier(&out, verifyOptions{key: key})
 	defer v.dropStdinSpool()
-	files, listing, code := verifyFiles([]string{"-"}, false, true, &out)
+	files, listing, code := verifyFiles([]string{"-"}, false, true, nil, &out)
 	require.Equal(t, exitOK, code, out.String())
 	require.Equal(t, []string{"-"}, files)
 	require.NoError(t, v.verifyAll(context.Background(), files, false, listing, strings.NewReader(stdin)), out.String())

@@ -36,3 +36,21 @@ func TestVerifyOneAcceptedUnwitnessedLineReadsSingular(t *testing.T) {
 	require.Equal(t, 0, res.code, res.stdout)
 	require.Contains(t, res.stdout, "accepting 1 unwitnessed line (--allow-unwitnessed 1)")
 }
+
+// A log of one line handed over reads in the singular.
+func TestHandoverOfOneLineReadsSingular(t *testing.T) {
+	dir := t.TempDir()
+	oldKey, oldPub := keyFiles(t, "cli-test")
+	_, nextPub := keyFiles(t, "cli-test-2027")
+	path := filepath.Join(dir, "audit.jsonl")
+	s, _ := op(sessionA, "exec", "a000000000000001", 1, 2)
+	appendFlocked(t, path, canonLines(s))
+	require.NoError(t, sealWith(t, path, oldKey))
+
+	res := run(t, "", "log", "handover", "--signing-key", oldKey, "--next-key", nextPub, path)
+	require.Equal(t, 0, res.code, res.stdout+res.stderr)
+	require.Contains(t, res.stdout, `the log "cli-test/audit.jsonl" ends at 1 line;`)
+	res = run(t, "", "verify", "--key", oldPub, "--allow-open", retiredOf(t, path))
+	require.Contains(t, res.stdout, `: handover: final at 1 line; the log goes on as`)
+	require.NotRegexp(t, `[^=\w]1 lines[^=]`, res.stdout)
+}

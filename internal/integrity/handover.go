@@ -223,6 +223,11 @@ func handsOverTo(path string, v note.Verifier) bool {
 // missing or damaged sidecar ends it early, without an error: its readers
 // only choose what to say.
 func eachCheckpointText(path string, fn func(text []byte) bool) {
+	eachCheckpoint(path, func(_, text []byte) bool { return fn(text) })
+}
+
+// eachCheckpoint is eachCheckpointText, giving fn each signed record too.
+func eachCheckpoint(path string, fn func(rec, text []byte) bool) {
 	f, _, err := openRegular(CheckpointsPath(path), os.O_RDONLY|noFollow, 0)
 	if err != nil {
 		return
@@ -235,7 +240,7 @@ func eachCheckpointText(path string, fn func(text []byte) bool) {
 			return
 		}
 		text, _, _ := cutNoteText(rec)
-		if !fn(text) {
+		if !fn(rec, text) {
 			return
 		}
 	}
@@ -244,17 +249,24 @@ func eachCheckpointText(path string, fn func(text []byte) bool) {
 // FirstOrigin is the origin of the first record of the checkpoints sidecar
 // of path, unverified: it says which key verify should try.
 func FirstOrigin(path string) string {
+	origin, _, _ := bytes.Cut(FirstSigned(path), []byte("\n"))
+	return string(origin)
+}
+
+// FirstSigned is the first record of the checkpoints sidecar of path,
+// unverified (nil when there is none): verify tries its signature with
+// the keys it trusts.
+func FirstSigned(path string) []byte {
 	f, _, err := openRegular(CheckpointsPath(path), os.O_RDONLY|noFollow, 0)
 	if err != nil {
-		return ""
+		return nil
 	}
 	defer func() { _ = f.Close() }()
 	rec, err := NewNoteReader(f).Next()
 	if err != nil {
-		return ""
+		return nil
 	}
-	origin, _, _ := bytes.Cut(rec, []byte("\n"))
-	return string(origin)
+	return rec
 }
 
 // AppendHandover appends a signed handover note to the checkpoints sidecar

@@ -53,3 +53,27 @@ func TestRetentionRecordOutOfOrderIsAGap(t *testing.T) {
 	res := checkTrail(t, path, pub)
 	require.Contains(t, strings.Join(res.Failures, "\n"), "are missing")
 }
+
+// Retention may remove every closed segment (by age): one put back then
+// comes before the active file, whose lines start where the records end.
+func TestRetainedTrailWithOnlyARestoredSegment(t *testing.T) {
+	path, pub, k := rotatedTrail(t, 200, true, 0)
+	segs, err := filesink.Segments(path)
+	require.NoError(t, err)
+	require.Greater(t, len(segs), 2)
+	kept := readZstdFile(t, segs[0].Path)
+
+	s := newSealer(t, k)
+	for _, seg := range segs {
+		require.NoError(t, s.Retire(path, seg))
+		require.NoError(t, os.Remove(seg.Path))
+	}
+	require.NoError(t, s.Close(bg))
+	res := checkTrail(t, path, pub)
+	require.Empty(t, res.Failures, "every segment retired")
+
+	writeZstdFile(t, segs[0].Path, kept)
+	res = checkTrail(t, path, pub)
+	require.Empty(t, res.Failures)
+	require.Equal(t, int64(200), res.Sealed)
+}

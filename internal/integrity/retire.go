@@ -334,20 +334,50 @@ func freeRetiredName(path string, now time.Time) (string, error) {
 	return "", fmt.Errorf("%s and 99 names after it exist already", base)
 }
 
-// HandoverLink reads, without checking a signature, what ties the log of
-// the audit path to others: the origin of its first checkpoint, and the
-// next origin its final checkpoint names ("" when it has none). verify
-// orders the logs by it; the signatures are checked when each is read.
-func HandoverLink(path string) (origin, next string) {
-	eachCheckpointText(path, func(text []byte) bool {
-		if origin == "" {
+// HandoverLinks is what ties the log of an audit path to others, read
+// without checking a signature: verify orders the logs by it, and learns
+// from its notes which keys a handover names; every signature is checked
+// where it is used.
+type HandoverLinks struct {
+	// Origin is the origin of the log's first checkpoint, and Next the
+	// next origin its final checkpoint names ("" when it has none).
+	Origin, Next string
+	// Notes are the handover notes beside the log: its final checkpoints
+	// (at most maxLinkNotes), then the note it starts from
+	// (PATH.handover).
+	Notes []NoteFile
+}
+
+// NoteFile is a signed note and the file it was read from.
+type NoteFile struct {
+	Path   string
+	Signed []byte
+}
+
+// maxLinkNotes bounds the final checkpoints HandoverLinks keeps of one
+// log: it has one, and the checkpoints after it are problems verify
+// reports; a few let a note the key did not sign stand beside the one it
+// did.
+const maxLinkNotes = 4
+
+// ReadHandoverLinks reads the handover links of the log at path.
+func ReadHandoverLinks(path string) HandoverLinks {
+	var l HandoverLinks
+	eachCheckpoint(path, func(rec, text []byte) bool {
+		if l.Origin == "" {
 			first, _, _ := bytes.Cut(text, []byte("\n"))
-			origin = string(first)
+			l.Origin = string(first)
 		}
 		if h, ok, err := ParseHandover(text); ok && err == nil {
-			next = h.NextOrigin
+			l.Next = h.NextOrigin
+			if len(l.Notes) < maxLinkNotes {
+				l.Notes = append(l.Notes, NoteFile{Path: CheckpointsPath(path), Signed: rec})
+			}
 		}
 		return true
 	})
-	return origin, next
+	if signed, ok, err := readHandoverNote(path); err == nil && ok {
+		l.Notes = append(l.Notes, NoteFile{Path: HandoverPath(path), Signed: signed})
+	}
+	return l
 }

@@ -63,7 +63,8 @@ func TestRetireRotatedLog(t *testing.T) {
 	require.NoError(t, err)
 	require.NotNil(t, st.Final)
 	require.Equal(t, int64(100), st.Final.N)
-	origin, nextOrigin := HandoverLink(retired)
+	links := ReadHandoverLinks(retired)
+	origin, nextOrigin := links.Origin, links.Next
 	require.Equal(t, "test/events.jsonl", origin)
 	require.Equal(t, next, nextOrigin)
 

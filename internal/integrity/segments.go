@@ -256,25 +256,31 @@ func (sl *SegmentLog) matches(ret SegmentRecord) bool {
 	return false
 }
 
-// retiredBetween reports whether leaves from to end are exactly the
-// leaves of recorded segments retention removed, each by its record, and
-// every segment before them was removed by retention too: retention
-// removes the oldest first, so a gap after a segment it kept is not its.
+// retiredAfter reports whether the recorded segments from leaf n on, at
+// least one, are all gone by retention (retiredBetween): the active file's
+// lines start after them.
+func (sl *SegmentLog) retiredAfter(n int64) bool {
+	return n < sl.End() && sl.retiredBetween(n, sl.End())
+}
+
+// retiredBetween reports whether leaves from to end, end a recorded
+// segment's first or the records' end, are exactly the leaves of recorded segments retention
+// removed, each by its record, and every segment before them was removed
+// by retention too: retention removes the oldest first, so a gap after a
+// segment it kept is not its. The records are contiguous (ReadSegmentLog),
+// so from need only start one.
 func (sl *SegmentLog) retiredBetween(from, end int64) bool {
-	at := int64(-1)
+	starts := false
 	for _, s := range sl.Segments {
-		switch {
-		case s.Genesis || s.First >= end:
+		if s.Genesis || s.First >= end {
 			continue
-		case !sl.Retired[s.Name].Retired:
-			return false
-		case s.First == from:
-			at = s.End()
-		case at >= 0 && s.First == at:
-			at = s.End()
 		}
+		if !sl.Retired[s.Name].Retired {
+			return false
+		}
+		starts = starts || s.First == from
 	}
-	return at == end
+	return starts
 }
 
 // LoadSegmentLog reads the segments sidecar of path; a missing one is an

@@ -349,17 +349,21 @@ func (c *TrailChecker) BeginPart(i int) {
 		}
 		c.skipBefore(rec.First)
 	}
-	if !c.started && p.Record == nil && len(c.trail.Log.Segments) > 0 {
-		// Every recorded segment is gone: the active part starts where
-		// the last one ended.
-		sl := c.trail.Log
+	if sl := c.trail.Log; p.Record == nil && len(sl.Segments) > 0 && (!c.started || sl.retiredAfter(c.tree.Size())) {
+		// Every recorded segment is gone, or every one after a segment put
+		// back (by retention): the active part starts where the last one
+		// ended.
+		if c.started {
+			c.run++
+		} else {
+			c.res.First = sl.End()
+		}
 		t, err := FrontierAt(sl.End(), sl.EndRange())
 		if err != nil {
 			c.fail("%s: %v", p.Path, err)
 		}
 		c.tree = t
 		c.startedAt(err)
-		c.res.First = sl.End()
 		c.skipBefore(sl.End())
 	}
 	c.started = true

@@ -240,18 +240,13 @@ func (w *WitnessCheck) StartPart(p TrailPart, sl *SegmentLog) {
 	if sl != nil {
 		w.lead = sl.Lead()
 	}
-	if n := w.tree.Size(); n != 0 {
-		if p.Record != nil && sl != nil && p.Record.First > n && sl.retiredBetween(n, p.Record.First) {
-			// A segment retention removed was put back: the segments
-			// retention removed after it are a gap to start after again.
-			w.startAt(p.Record.Start())
-		}
-		return
-	}
+	// After a segment retention removed was put back, the segments
+	// retention removed after it are a gap to start after again.
+	n := w.tree.Size()
 	switch {
-	case p.Record != nil && p.Record.First > 0:
+	case p.Record != nil && p.Record.First > 0 && (n == 0 || p.Record.First > n && sl != nil && sl.retiredBetween(n, p.Record.First)):
 		w.startAt(p.Record.Start())
-	case p.Record == nil && sl != nil && sl.End() > 0:
+	case p.Record == nil && sl != nil && sl.End() > 0 && (n == 0 || sl.retiredAfter(n)):
 		// Every recorded segment is gone, or the log's only record is its
 		// handover leaf: the part starts where the records end.
 		w.startAt(FrontierAt(sl.End(), sl.EndRange()))

@@ -37,3 +37,16 @@ func TestDiscordWebhook(t *testing.T) {
 		"https://discord.com/api/vx/webhooks/123456789012345678/"+tok,
 	)
 }
+
+// TestWebhookWithAPort: a webhook URL that names its port (:443) is cut as
+// one without, Slack's and Discord's.
+func TestWebhookWithAPort(t *testing.T) {
+	r := mustNew(t, DefaultSettings())
+	assertCountedCuts(t, r, []countedCut{
+		{"https://discord.com:443/api/webhooks/1234567890123456789/" + redacttest.DiscordWebhookToken,
+			"https://discord.com:443/api/webhooks/1234567890123456789/[REDACTED:discord_webhook]", 1},
+		{"https://hooks.slack.com:443/services/T0000000/B0000000/" + "XXXXXXXXXXXXXXXXXXXXXXXX",
+			"https://hooks.slack.com:443/services/T0000000/B0000000/[REDACTED:slack_token]", 1},
+	})
+	assertKept(t, r, "https://discord.com:443/channels/1234567890123456789/1234567890123456789")
+}

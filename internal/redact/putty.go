@@ -22,7 +22,8 @@ const maxPuTTYField = 1024
 // lines below it are the file's fields ("Name: value") and public lines
 // (base64) up to Private-Lines: N, whose N base64 lines below it are cut;
 // a file cut short, as far as they go. The lines may end in "\n" or
-// "\r\n", plain or escaped (JSON text).
+// "\r\n", plain or escaped (JSON text), and be indented (a YAML block
+// scalar, a heredoc).
 func (sc *scanner) puttyKey(i, j int) (int, bool) {
 	s := sc.s
 	if !strings.HasPrefix(s[i:], puttyHeader) || s[j-1] != '2' && s[j-1] != '3' || j >= len(s) || s[j] != ':' {
@@ -30,6 +31,7 @@ func (sc *scanner) puttyKey(i, j int) (int, bool) {
 	}
 	k := nextLine(s, j, maxPuTTYField)
 	for k >= 0 && k-i < maxPuTTYHead {
+		k = skipBlanks(s, k)
 		if strings.HasPrefix(s[k:], puttyPrivate) {
 			return sc.puttyPrivateLines(k + len(puttyPrivate))
 		}
@@ -69,8 +71,10 @@ func (sc *scanner) puttyPrivateLines(v int) (int, bool) {
 	if n == 0 || lb == 0 {
 		return 0, false
 	}
-	lo, hi := e+lb, e+lb
+	lo := skipBlanks(s, e+lb)
+	hi := lo
 	for k := lo; n > 0; n-- {
+		k = skipBlanks(s, k)
 		end := k
 		for end < len(s) && base64Byte(s[end]) {
 			end++

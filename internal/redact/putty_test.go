@@ -69,3 +69,24 @@ func TestPuTTYPrivateKey(t *testing.T) {
 func jsonString(s string) string {
 	return `"` + strings.NewReplacer("\n", `\n`, "\r", `\r`, `"`, `\"`).Replace(s) + `"`
 }
+
+// TestIndentedPuTTYPrivateKey: a key file in a YAML block scalar (an
+// Ansible variable, a Kubernetes secret's stringData) has its lines
+// indented; its private lines are cut, as a PEM block's are.
+func TestIndentedPuTTYPrivateKey(t *testing.T) {
+	r := mustNew(t, DefaultSettings())
+	indent := func(s string) string {
+		return strings.TrimSuffix(strings.ReplaceAll("  "+s, "\n", "\n  "), "  ")
+	}
+	v3 := redacttest.PuTTYKey
+	want3 := strings.Replace(v3, redacttest.PuTTYPrivate, "[REDACTED:putty_private_key]", 1)
+	assertCountedCuts(t, r, []countedCut{
+		{"ppk: |\n" + indent(v3) + "user: me\n", "ppk: |\n" + indent(want3) + "user: me\n", 1},
+		{"ppk: |\n\t" + strings.ReplaceAll(strings.TrimSuffix(v3, "\n"), "\n", "\n\t"),
+			"ppk: |\n\t" + strings.ReplaceAll(strings.TrimSuffix(want3, "\n"), "\n", "\n\t"), 1},
+	})
+	got, _ := r.String(strings.ReplaceAll(indent(puttyV2RSA), "  \r\n", "\r\n"), nil)
+	assert.NotContains(t, got, "Vb7Nc4Rk1Jp6Hs5Gd0Fa")
+	assert.NotContains(t, got, "Gf5Lc8Ya1Ne4Ru7Tq0Wm3")
+	assert.NotContains(t, got, "Ya9Ne2Ru5Tq8Wm1Zp4Xr")
+}

@@ -80,3 +80,16 @@ func TestConfigFlagQuotedValueRunsToItsQuote(t *testing.T) {
 		assert.Equal(t, want, got, in)
 	}
 }
+
+// TestDottedAssignmentArgvElementCutWhole: git's -c in an argv array takes
+// name=value as one element; a dotted name's value, blanks and all, is the
+// rest of the element, as an undotted one's is.
+func TestDottedAssignmentArgvElementCutWhole(t *testing.T) {
+	r := mustNew(t, DefaultSettings())
+	assertData(t, r, []dataCase{
+		{`{"argv":["git","-c","user.password=` + `two words","push"]}`,
+			`{"argv":["git","-c","user.password=[REDACTED:password]","push"]}`},
+		{`{"argv":["java","-Dspring.datasource.password=` + `a b","-jar","app.jar"]}`,
+			`{"argv":["java","-Dspring.datasource.password=[REDACTED:password]","-jar","app.jar"]}`},
+	})
+}

@@ -322,13 +322,16 @@ func (sc *scanner) run(i, j int) int {
 		if end, ok := sc.sasSignature(i, j, j+1); ok {
 			return end
 		}
-		// a dotted name is no shell variable (git -c "user.password=a b")
-		if d := dottedStart(s, i); openingQuote(s, d) != 0 && !sc.startsString(i) && (d < i || !opensScript(s, d-1)) {
+		// a dotted name is no shell variable (git -c "user.password=a b"),
+		// and the argv element it starts is none of a shell's script
+		// (["git", "-c", "user.password=a b"])
+		d := dottedStart(s, i)
+		if openingQuote(s, d) != 0 && !sc.startsString(i) && (d < i || !opensScript(s, d-1)) {
 			if end, ok := sc.quotedAssignment(i, j, d-1); ok {
 				return end
 			}
 		}
-		return sc.assignment(i, j, j+1, sc.startsString(i))
+		return sc.assignment(i, j, j+1, sc.startsString(i) || d < i && strings.TrimLeft(s[:d], "-") == "")
 	case ':':
 		return sc.colonAfterName(i, j)
 	case '"', '\'':
@@ -1424,10 +1427,11 @@ func (sc *scanner) urlPassword(a int) int {
 	}
 	at := strings.LastIndexByte(s[a:end], '@')
 	if at < 0 {
-		if strings.EqualFold(s[a:end], "hooks.slack.com") {
+		host := withoutPort(s[a:end])
+		if strings.EqualFold(host, "hooks.slack.com") {
 			return sc.slackWebhook(end)
 		}
-		if end-a >= len("discord.com") && s[end-1]|0x20 == 'm' && discordHost(s[a:end]) {
+		if len(host) >= len("discord.com") && host[len(host)-1]|0x20 == 'm' && discordHost(host) {
 			return sc.discordWebhook(end)
 		}
 		if at = sc.delimitedUserinfoEnd(a, end); at < 0 {
@@ -1545,6 +1549,15 @@ func (sc *scanner) slackWebhook(p int) int {
 	}
 	sc.add(k, end, KindSlackToken)
 	return end
+}
+
+// withoutPort is the host of an authority without userinfo, its port
+// (hooks.slack.com:443) left off.
+func withoutPort(authority string) string {
+	if c := strings.LastIndexByte(authority, ':'); c >= 0 && allDigits(authority[c+1:]) {
+		return authority[:c]
+	}
+	return authority
 }
 
 // discordHost reports whether host is Discord's API host: discord.com,
