@@ -1,7 +1,9 @@
 package cli
 
 import (
+	"bytes"
 	"encoding/json"
+	"io"
 	"strings"
 	"unicode/utf8"
 
@@ -15,6 +17,32 @@ func displayText(s string) string { return safetext.Escape(s) }
 // errorText is an error's message made safe for a terminal: it may name a
 // file, whose name is untrusted text too.
 func errorText(err error) string { return safetext.Escape(err.Error()) }
+
+// shownLines writes a command's messages to a terminal: each Write is one
+// message (fmt.Fprintf writes once), shown as displayText shows text but
+// for the newline that ends it. A file name, a field or an error's text in
+// a message can then neither act on the terminal nor begin a line of its
+// own, and no print site has to remember it.
+type shownLines struct{ w io.Writer }
+
+func (l shownLines) Write(p []byte) (int, error) {
+	text, nl := bytes.CutSuffix(p, []byte("\n"))
+	shown := displayText(string(text))
+	if nl {
+		shown += "\n"
+	}
+	if _, err := io.WriteString(l.w, shown); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// shown is s for a command that prints messages only (no trail lines, no
+// JSON): stdout and stderr through shownLines. A command takes it once its
+// flags are parsed, since a usage text is several lines in one Write.
+func (s Streams) shown() Streams {
+	return Streams{Stdin: s.Stdin, Stdout: shownLines{s.Stdout}, Stderr: shownLines{s.Stderr}}
+}
 
 // displayCut is displayText(s) cut to width characters, only between
 // escapes (see safetext.EscapeCut).

@@ -45,6 +45,7 @@ func runLogHandover(ctx context.Context, args []string, s Streams) int {
 	if !ok {
 		return status
 	}
+	s = s.shown() // the messages name files and the log's origins
 	h, err := loadHandoverKeys(*keyFile, *nextKeyFile, *nextOrigin, rest[0])
 	if err != nil {
 		_, _ = fmt.Fprintf(s.Stderr, "log handover: %v\n", err)
@@ -273,7 +274,7 @@ func (h *handover) run(ctx context.Context, pool *witness.Pool, failures *witnes
 	if err != nil {
 		return err
 	}
-	_, _ = fmt.Fprintf(out, "log handover: the log %q ends at %s; its final checkpoint names the key %s and the origin %q\n",
+	_, _ = fmt.Fprintf(out, "log handover: the log \"%s\" ends at %s; its final checkpoint names the key %s and the origin \"%s\"\n",
 		last.Origin, plural.Count(last.N-lead, "line"), h.nextKey, h.nextOrigin)
 	where := "with its sidecars"
 	if filepath.Base(retired) == filepath.Base(h.path) {
@@ -326,7 +327,7 @@ func (h *handover) finalCheckpoint(ctx context.Context) ([]byte, integrity.Check
 	if err == nil && st.Final != nil {
 		h.defaultNextOrigin(st.Final.Origin)
 		if st.After > 0 || st.Final.NextKey != h.nextKey || st.Final.NextOrigin != h.nextOrigin {
-			return nil, integrity.Checkpoint{}, fmt.Errorf("%s: the log was handed over already, to the key %s and the origin %q",
+			return nil, integrity.Checkpoint{}, fmt.Errorf("%s: the log was handed over already, to the key %s and the origin \"%s\"",
 				h.path, st.Final.NextKey, st.Final.NextOrigin)
 		}
 		return st.Signed, st.Final.Checkpoint, nil
@@ -417,7 +418,7 @@ func (h *handover) checkNextOrigin(origin string) error {
 	if what == "" {
 		return nil
 	}
-	return fmt.Errorf("--next-origin: %q is the origin of %s; the new log needs one of its own (a witness holds one key "+
+	return fmt.Errorf("--next-origin: \"%s\" is the origin of %s; the new log needs one of its own (a witness holds one key "+
 		"and one tree per origin): give another --next-origin, or make the new key with another --name. Nothing was handed over",
 		h.nextOrigin, what)
 }

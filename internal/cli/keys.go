@@ -26,6 +26,7 @@ func runKeygen(_ context.Context, args []string, s Streams) int {
 	if !ok {
 		return status
 	}
+	s = s.shown() // --out's path resolves through symbolic links on disk
 	if !keyName.MatchString(*name) {
 		_, _ = fmt.Fprintf(s.Stderr, "keygen: --name %q: use 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit\n", *name)
 		return exitUsage
@@ -43,7 +44,8 @@ func runKeygen(_ context.Context, args []string, s Streams) int {
 		_, _ = fmt.Fprintf(s.Stderr, "keygen: %v\n", err)
 		return exitProblems
 	}
-	_, _ = fmt.Fprintf(s.Stdout, "signing key (keep secret, mode 0600): %s\nverifier key: %s\n", keyPath, pubPath)
+	_, _ = fmt.Fprintf(s.Stdout, "signing key (keep secret, mode 0600): %s\n", keyPath)
+	_, _ = fmt.Fprintf(s.Stdout, "verifier key: %s\n", pubPath)
 	return exitOK
 }
 

@@ -52,15 +52,15 @@ func segmentOfLog(path string) (string, bool) {
 // lockLogWith is lockLog with the lock taken by lock.
 func lockLogWith(lock lockFunc, cmd, path string, stderr io.Writer) (*integrity.OwnerLock, bool) {
 	if active, ok := segmentOfLog(path); ok {
-		_, _ = fmt.Fprintf(stderr, "%s: %s is a closed segment of %s: name the audit file; nothing was written\n", cmd, displayText(path), displayText(active))
+		_, _ = fmt.Fprintf(stderr, "%s: %s is a closed segment of %s: name the audit file; nothing was written\n", cmd, path, active)
 		return nil, false
 	}
 	if missingLog(path) {
-		_, _ = fmt.Fprintf(stderr, "%s: %s: no audit file, closed segment or sidecar of one here (a typo?); nothing was written\n", cmd, displayText(path))
+		_, _ = fmt.Fprintf(stderr, "%s: %s: no audit file, closed segment or sidecar of one here (a typo?); nothing was written\n", cmd, path)
 		return nil, false
 	}
 	if fi, err := os.Lstat(path); err == nil && !fi.Mode().IsRegular() {
-		_, _ = fmt.Fprintf(stderr, "%s: %s is not a regular file (%s): name the audit file itself; nothing was written\n", cmd, displayText(path), fi.Mode().Type())
+		_, _ = fmt.Fprintf(stderr, "%s: %s is not a regular file (%s): name the audit file itself; nothing was written\n", cmd, path, fi.Mode().Type())
 		return nil, false
 	}
 	owner, err := lock(path)

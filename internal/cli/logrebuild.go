@@ -25,6 +25,7 @@ func runLogRebuildStore(ctx context.Context, args []string, s Streams) int {
 	if !ok {
 		return status
 	}
+	s = s.shown() // the messages name files and the log's origin
 	if *pubFile != "" && *keyFile != "" {
 		_, _ = fmt.Fprintln(s.Stderr, "log rebuild-store: give --key or --signing-key, not both")
 		return exitUsage
@@ -57,7 +58,7 @@ func rebuildLockedStore(ctx context.Context, lock lockFunc, path string, v note.
 		}
 		return exitProblems
 	}
-	_, _ = fmt.Fprintf(s.Stdout, "log rebuild-store: %s: wrote %s: %s from %s; %s the newest checkpoint (origin %q), "+
+	_, _ = fmt.Fprintf(s.Stdout, "log rebuild-store: %s: wrote %s: %s from %s; %s the newest checkpoint (origin \"%s\"), "+
 		"%s for the collector to seal\n",
 		path, res.Store, leaves(res.Leaves), plural.Count(res.Parts, "file"),
 		plural.Pick(res.Signed, "the first matches", fmt.Sprintf("the first %d match", res.Signed)),

@@ -48,6 +48,7 @@ func runLogReset(ctx context.Context, args []string, s Streams) int {
 	if !ok {
 		return status
 	}
+	s = s.shown() // the messages name files found on disk
 	keys, err := integrity.LoadSigningKey(*keyFile)
 	if err != nil {
 		_, _ = fmt.Fprintf(s.Stderr, "log reset: --signing-key: %v\n", err)

@@ -21,6 +21,9 @@ func runProve(_ context.Context, args []string, s Streams) int {
 	if !ok {
 		return status
 	}
+	// The bundle goes to stdout as it is, for verify-proof; the messages
+	// name the file and quote what it holds.
+	s.Stderr = shownLines{s.Stderr}
 	if !isSet(fs, "line") {
 		_, _ = fmt.Fprintln(s.Stderr, "prove: --line is required: the number of the line to prove, from 1")
 		return exitUsage
@@ -46,6 +49,7 @@ func runVerifyProof(_ context.Context, args []string, s Streams) int {
 	if !ok {
 		return status
 	}
+	s = s.shown() // the origin and the errors are the bundle's text
 	v, err := integrity.LoadVerifierKey(*keyFile)
 	if err != nil {
 		_, _ = fmt.Fprintf(s.Stderr, "verify-proof: --key: %v\n", err)
@@ -64,7 +68,8 @@ func runVerifyProof(_ context.Context, args []string, s Streams) int {
 			return exitOK
 		}
 	}
-	_, _ = fmt.Fprintf(s.Stdout, "%s: %v\nFAILED\n", rest[0], err)
+	_, _ = fmt.Fprintf(s.Stdout, "%s: %v\n", rest[0], err)
+	_, _ = fmt.Fprintln(s.Stdout, "FAILED")
 	return exitProblems
 }
 

@@ -34,6 +34,7 @@ func runReplay(ctx context.Context, args []string, s Streams) int {
 	if err != nil {
 		return flagStatus(err)
 	}
+	s = s.shown() // the messages name the spool and what its lines hold
 	if err := o.headers.check(); err != nil {
 		_, _ = fmt.Fprintf(s.Stderr, "replay: %v\n", err)
 		return exitUsage

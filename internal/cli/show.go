@@ -19,8 +19,8 @@ const showSynopsis = "show [--session ID] [--trace ID] [--span ID] [--op OP] [--
 func runShow(ctx context.Context, args []string, s Streams) int {
 	fs := newFlagSet("show", showSynopsis, s.Stderr)
 	session := fs.String("session", "", "only this session (UUID)")
-	traceID := fs.String("trace", "", "only operations of this trace id, named by their start or their finish (hex in any case)")
-	spanID := fs.String("span", "", "only the operation of this span id (hex in any case; another id as written)")
+	traceID := fs.String("trace", "", "only operations of this trace id, named by their start or their finish (hex in any case; another id as written or as the tools show it)")
+	spanID := fs.String("span", "", "only the operation of this span id (hex in any case; another id as written or as the tools show it)")
 	op := fs.String("op", "", "only this operation ("+fmt.Sprint(auditevent.Ops())+")")
 	failed := fs.Bool("failed", false, "only operations whose finish has ok: false")
 	since := fs.String("since", "", "only operations that started at or after T (RFC 3339 time, a date, or a duration such as 2h meaning that long ago)")

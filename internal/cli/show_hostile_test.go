@@ -177,3 +177,20 @@ func TestServeTimelineOfASessionBefore1970(t *testing.T) {
 	_, _, body := get(t, hs.URL+"/session/"+sessionA.String())
 	assert.Contains(t, regexp.MustCompile(`Timeline of .*`).FindString(body), `to <span class="mono">1960-01-01T00:00:02Z</span>`)
 }
+
+// An id holding characters shown as escapes is found by the text shown
+// (verify's report, show's table), as --grep finds it, and as written.
+func TestShowFindsHostileIDsByTheirShownForm(t *testing.T) {
+	p := hostileIDTrail(t)
+	for _, args := range [][]string{
+		{"--span", displayText(hostileSpan)}, {"--span", hostileSpan},
+		{"--trace", displayText(hostileTrace)}, {"--trace", hostileTrace},
+	} {
+		r := run(t, "", append(append([]string{"show", "--output", "jsonl"}, args...), p)...)
+		require.Equal(t, exitOK, r.code, r.stderr)
+		assert.Equal(t, 2, strings.Count(r.stdout, "\n"), "%q finds the operation", args)
+	}
+	r := run(t, "", "show", "--output", "jsonl", "--span", displayText(hostileSpan)+"y", p)
+	require.Equal(t, exitOK, r.code, r.stderr)
+	assert.Empty(t, r.stdout)
+}

@@ -32,6 +32,8 @@ func runVerify(ctx context.Context, args []string, s Streams) int {
 	if err != nil {
 		return flagStatus(err)
 	}
+	// Every line from here names files, and many quote what they hold.
+	s = s.shown()
 	if err := f.witness.load(f.keyFile); err != nil {
 		_, _ = fmt.Fprintf(s.Stderr, "verify: %v\n", err)
 		return exitUsage
@@ -538,7 +540,7 @@ func (v *verifier) pair(ss *sessionState, session uuid.UUID, spanID string, half
 	}
 	at := half.at
 	if other.phase == half.phase {
-		v.problem(at, "second %s event for span_id %q in session %s (first at %s)",
+		v.problem(at, "second %s event for span_id \"%s\" in session %s (first at %s)",
 			half.phase, spanID, session, v.where(other.at))
 		return
 	}
@@ -548,11 +550,11 @@ func (v *verifier) pair(ss *sessionState, session uuid.UUID, spanID string, half
 		start, finish = finish, other
 	}
 	if start.op != finish.op {
-		v.problem(at, "span_id %q: start op %q (at %s) but finish op %q (at %s)",
+		v.problem(at, "span_id \"%s\": start op %q (at %s) but finish op %q (at %s)",
 			spanID, start.op, v.where(start.at), finish.op, v.where(finish.at))
 	}
 	if finish.seq <= start.seq {
-		v.problem(at, "span_id %q: finish seq %d (at %s) not above start seq %d (at %s)",
+		v.problem(at, "span_id \"%s\": finish seq %d (at %s) not above start seq %d (at %s)",
 			spanID, finish.seq, v.where(finish.at), start.seq, v.where(start.at))
 	}
 }
@@ -576,22 +578,22 @@ func (v *verifier) finish() summary {
 	})
 	for _, u := range left {
 		if v.alone[u.half.at.file] {
-			_, _ = fmt.Fprintf(v.out, "%s: note: %s without its other half: span_id %q in session %s; it may be in a segment not read (--alone)\n",
+			_, _ = fmt.Fprintf(v.out, "%s: note: %s without its other half: span_id \"%s\" in session %s; it may be in a segment not read (--alone)\n",
 				v.where(u.half.at), u.half.phase, u.span, u.session)
 			continue
 		}
 		if u.half.phase == auditevent.PhaseFinish && v.afterRetention[u.half.at.file] {
-			_, _ = fmt.Fprintf(v.out, "%s: note: finish without a start: span_id %q in session %s; its start was in a segment retention removed\n",
+			_, _ = fmt.Fprintf(v.out, "%s: note: finish without a start: span_id \"%s\" in session %s; its start was in a segment retention removed\n",
 				v.where(u.half.at), u.span, u.session)
 			continue
 		}
 		if u.half.phase == auditevent.PhaseFinish {
-			v.problem(u.half.at, "finish without a start: span_id %q in session %s", u.span, u.session)
+			v.problem(u.half.at, "finish without a start: span_id \"%s\" in session %s", u.span, u.session)
 			continue
 		}
 		v.sum.Open++
 		if !v.opts.allowOpen {
-			v.problem(u.half.at, "start without a finish: span_id %q (op %s, seq %d) in session %s (use --allow-open for a live file)",
+			v.problem(u.half.at, "start without a finish: span_id \"%s\" (op %s, seq %d) in session %s (use --allow-open for a live file)",
 				u.span, u.half.op, u.half.seq, u.session)
 		}
 	}
@@ -615,7 +617,8 @@ func excerpt(b []byte, i int) string {
 	const before, after = 16, 24
 	lo := max(i-before, 0)
 	hi := min(i+after, len(b))
-	s := fmt.Sprintf("%q", b[lo:hi])
+	// Quoted as it is: v.out shows whatever it holds as escapes.
+	s := `"` + string(b[lo:hi]) + `"`
 	if i >= len(b) {
 		s += " (end of line)"
 	}

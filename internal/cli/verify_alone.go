@@ -168,7 +168,7 @@ func (v *verifier) openAcrossHandover(segment string, notSigned error) (*integri
 		return nil, nil
 	}
 	v.openGiven(h.NextOrigin, next)
-	_, _ = fmt.Fprintf(v.out, "%s: handover: the log starts from the handover note in %s, the final checkpoint of the log %q that --key signed; "+
+	_, _ = fmt.Fprintf(v.out, "%s: handover: the log starts from the handover note in %s, the final checkpoint of the log \"%s\" that --key signed; "+
 		"checked with the key it names, %s\n", segment, notePath, h.Origin, integrity.KeyID(next.Name(), next.KeyHash()))
 	return tr, next
 }
@@ -221,7 +221,7 @@ func (v *verifier) reportAloneHandover(path, segment string, proofs []integrity.
 			break
 		}
 	}
-	_, _ = fmt.Fprintf(v.out, "%s: handover: the log was retired by its final checkpoint at %s; it goes on as %q, signed by %s%s\n",
+	_, _ = fmt.Fprintf(v.out, "%s: handover: the log was retired by its final checkpoint at %s; it goes on as \"%s\", signed by %s%s\n",
 		segment, plural.Count(h.N-lead, "line"), h.NextOrigin, integrity.KeyID(next.Name(), next.KeyHash()), in)
 }
 
@@ -456,7 +456,7 @@ func (v *verifier) reportUnusedGiven() {
 		}
 		if !v.givenUsed[i] {
 			v.sum.Problems++
-			_, _ = fmt.Fprintf(v.out, "%s: integrity: the checkpoint given is of the log %q, and no file verified is of that log\n", v.opts.givenFiles[i], cp.Origin)
+			_, _ = fmt.Fprintf(v.out, "%s: integrity: the checkpoint given is of the log \"%s\", and no file verified is of that log\n", v.opts.givenFiles[i], cp.Origin)
 		}
 	}
 }

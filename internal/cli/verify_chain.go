@@ -158,7 +158,7 @@ func (v *verifier) checkChainOrigin(name, origin string, k chainKey) {
 		return
 	}
 	v.sum.Problems++
-	_, _ = fmt.Fprintf(v.out, "%s: handover: signed by %s, the next key of a handover note, but its checkpoints name the log %q, "+
+	_, _ = fmt.Fprintf(v.out, "%s: handover: signed by %s, the next key of a handover note, but its checkpoints name the log \"%s\", "+
 		"not one of that key (\"%s/…\"), as the collector names its logs\n",
 		name, integrity.KeyID(k.v.Name(), k.v.KeyHash()), origin, k.v.Name())
 }

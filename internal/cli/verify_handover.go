@@ -140,7 +140,7 @@ func genesisProblem(sl *integrity.SegmentLog, err error, origin string, want tlo
 	case g == nil:
 		return "its first leaf is its first line, not the handover note"
 	case g.Origin != origin:
-		return fmt.Sprintf("its handover record names the log %q", g.Origin)
+		return fmt.Sprintf("its handover record names the log \"%s\"", g.Origin)
 	case g.EndRange[0] != want:
 		return "its first leaf is the hash of another note"
 	}
@@ -185,7 +185,7 @@ func (v *verifier) checkHandover(name string, leaves, lead int64) {
 	v.handovers.retired[h.Origin] = name
 	v.handovers.genesis[h.NextOrigin] = integrity.GenesisLeaf(st.Signed)
 	v.handovers.from[h.NextOrigin] = name
-	_, _ = fmt.Fprintf(v.out, "%s: handover: final at %s; the log goes on as %q, signed by %s\n",
+	_, _ = fmt.Fprintf(v.out, "%s: handover: final at %s; the log goes on as \"%s\", signed by %s\n",
 		name, plural.Count(h.N-lead, "line"), h.NextOrigin, integrity.KeyID(next.Name(), next.KeyHash()))
 }
 
@@ -193,7 +193,7 @@ func (v *verifier) checkHandover(name string, leaves, lead int64) {
 // that the file from retired.
 func (v *verifier) reportGoesOn(name, origin, from string) {
 	v.sum.Problems++
-	_, _ = fmt.Fprintf(v.out, "%s: handover: this file goes on with the log %q, which %s retired with its final checkpoint\n",
+	_, _ = fmt.Fprintf(v.out, "%s: handover: this file goes on with the log \"%s\", which %s retired with its final checkpoint\n",
 		name, origin, from)
 }
 

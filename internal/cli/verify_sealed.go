@@ -103,7 +103,7 @@ func (v *verifier) reportRenamed(name, origin string) {
 		v.sum.Problems++
 		level, more = "", ", or renamed or moved with its sidecars (--allow-renamed accepts that)"
 	}
-	_, _ = fmt.Fprintf(v.out, "%s: integrity: %sthe checkpoints name another file (origin %q): "+
+	_, _ = fmt.Fprintf(v.out, "%s: integrity: %sthe checkpoints name another file (origin \"%s\"): "+
 		"this file may have been swapped for another sealed with the same key%s\n", name, level, origin, more)
 }
 

@@ -165,12 +165,9 @@ func (v *verifier) reportWitnessed(name string, at func(line int64) string, wc *
 		case res.Future > 0:
 			why = "the cosignatures dated ahead of this host's clock, named above, are not counted"
 		case len(res.Others) > 0:
-			// The names are the sidecar's: anyone's who can write it.
-			others := make([]string, len(res.Others))
-			for i, o := range res.Others {
-				others[i] = displayText(o)
-			}
-			why = "the witnessed sidecar holds cosignatures only by keys not given (" + strings.Join(others, ", ") +
+			// The names are the sidecar's, anyone's who can write it:
+			// v.out shows them escaped.
+			why = "the witnessed sidecar holds cosignatures only by keys not given (" + strings.Join(res.Others, ", ") +
 				"): check the --witness key files"
 		}
 		_, _ = fmt.Fprintf(v.out, "%s: witness: no checkpoint is cosigned by %d of the %d witnesses: %s\n",

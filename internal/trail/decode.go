@@ -334,11 +334,35 @@ func grepForms(text string) [3][]byte {
 	}
 	escaped := lineEscaped(text)
 	shown := escaped
-	if raw, err := strconv.Unquote(`"` + strings.ReplaceAll(text, `"`, `\"`) + `"`); err == nil && raw != text {
+	if raw, ok := shownField(text); ok {
 		shown = lineEscaped(raw)
 	}
 	return [3][]byte{[]byte(text), []byte(escaped), []byte(shown)}
 }
+
+// shownField reads text back as the field the tools show that way
+// (safetext.Escape's escapes read as a Go string literal's), when it
+// holds an escape.
+func shownField(text string) (string, bool) {
+	raw, err := strconv.Unquote(`"` + strings.ReplaceAll(text, `"`, `\"`) + `"`)
+	return raw, err == nil && raw != text
+}
+
+// idForms is an id asked for as typed and as the field it reads as when
+// the tools show it escaped (shownField): an id copied from show's table
+// or verify's report finds its operation, as --grep's text does.
+type idForms [2]string
+
+func newIDForms(id string) idForms {
+	f := idForms{id, id}
+	if raw, ok := shownField(id); ok {
+		f[1] = raw
+	}
+	return f
+}
+
+// match reports whether the id read from a line is the one asked for.
+func (f idForms) match(got string) bool { return idMatches(f[0], got) || f[1] != f[0] && f[1] == got }
 
 // lineEscaped is text as a canonical line writes it in a string.
 func lineEscaped(text string) string {

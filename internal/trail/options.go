@@ -10,8 +10,8 @@ import (
 // Filter keeps the operations that match every field set.
 type Filter struct {
 	Session *uuid.UUID // nil: any (the nil UUID is a session id like another)
-	TraceID string     // of either line; hex in any case
-	SpanID  string     // hex in any case; an id that is not hex, as written
+	TraceID string     // of either line; hex in any case; also as a table shows it
+	SpanID  string     // hex in any case; an id that is not hex, as written or as a table shows it
 	Op      string
 	Failed  bool       // finished with ok false
 	Since   *time.Time // the operation's first event at or after; nil: any (the zero time is a time like another)

@@ -74,6 +74,8 @@ type scanner struct {
 	// sumsOnly skips what only the sort needs (the record, the command):
 	// ReadSessions.
 	sumsOnly bool
+	// span and trace are the Filter's ids, in both their forms.
+	span, trace idForms
 	// The read loop's buffers, reset for each source in turn: a trail of
 	// many small files would otherwise allocate 1.25 MB for each.
 	br *bufio.Reader
@@ -85,7 +87,8 @@ func newScanner(names []string, opts Options) *scanner {
 	if w <= 0 {
 		w = runtime.GOMAXPROCS(0)
 	}
-	return &scanner{opts: opts, names: names, grep: grepForms(opts.Filter.Grep), seed: maphash.MakeSeed(), workers: w,
+	return &scanner{opts: opts, names: names, grep: grepForms(opts.Filter.Grep),
+		span: newIDForms(opts.Filter.SpanID), trace: newIDForms(opts.Filter.TraceID), seed: maphash.MakeSeed(), workers: w,
 		free: make(chan *chunk, 4*w+2)}
 }
 
@@ -389,8 +392,8 @@ func (s *scanner) addEvent(c *chunk, res result, e *decoded, r *rec) {
 	res.seq, res.ts, res.tsText, res.ok = r.ev.Seq, r.ev.TSMicros, r.ev.TS, r.ev.OK
 	// An operation's two lines share its span id and op, but may name
 	// different traces: the trace is matched per operation (keeps).
-	r.ev.traceMatch = f.TraceID != "" && idMatches(f.TraceID, r.traceID)
-	if (f.Session != nil && *f.Session != r.session) || (f.SpanID != "" && !idMatches(f.SpanID, r.spanID)) ||
+	r.ev.traceMatch = f.TraceID != "" && s.trace.match(r.traceID)
+	if (f.Session != nil && *f.Session != r.session) || (f.SpanID != "" && !s.span.match(r.spanID)) ||
 		(f.Op != "" && f.Op != r.op) {
 		res.skip = true
 		c.res = append(c.res, res)
