@@ -12,6 +12,8 @@ import (
 
 	"golang.org/x/mod/sumdb/note"
 	"golang.org/x/mod/sumdb/tlog"
+
+	"github.com/sandboxaudit/sandboxaudit/internal/safetext"
 )
 
 // maxCheckpointBytes bounds one signed checkpoint note; a real one is about
@@ -146,9 +148,9 @@ func describeNoteError(err error, v note.Verifier) error {
 	if errors.As(err, &unverified) {
 		var names []string
 		for _, s := range unverified.Note.UnverifiedSigs {
-			// The file's: whoever prints this escapes it (a name may
-			// hold a bidirectional override).
-			names = append(names, KeyID(s.Name, s.Hash))
+			// The file's, shown in a terminal: escaped, so a name cannot
+			// reorder what it shows.
+			names = append(names, safetext.Escape(KeyID(s.Name, s.Hash)))
 		}
 		return fmt.Errorf("%w %s (signed by %v)", ErrNotSignedBy, KeyID(v.Name(), v.KeyHash()), names)
 	}
