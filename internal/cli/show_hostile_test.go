@@ -177,3 +177,19 @@ func TestServeTimelineOfASessionBefore1970(t *testing.T) {
 	_, _, body := get(t, hs.URL+"/session/"+sessionA.String())
 	assert.Contains(t, regexp.MustCompile(`Timeline of .*`).FindString(body), `to <span class="mono">1960-01-01T00:00:02Z</span>`)
 }
+
+// TEXT is read as the table shows a field only when the table shows
+// some field so: a Windows path typed as is (C:\x64) finds that path, not
+// the text its backslashes would spell as a Go literal (C:d).
+func TestShowGrepReadsOnlyTheTablesEscapes(t *testing.T) {
+	s, f := op(sessionA, "exec", "span-1", 1, 2)
+	s.Data = auditevent.MustParseData(`{"command":"type C:\\x64\\notes.txt"}`)
+	other, otherF := op(sessionA, "exec", "span-2", 3, 4)
+	other.Data = auditevent.MustParseData(`{"command":"type C:d"}`)
+	p := writeFile(t, "events.jsonl", canonLines(s, f, other, otherF))
+	for _, g := range []string{`C:\x64`, `C:\\x64`} {
+		r := run(t, "", "show", "--output", "jsonl", "--grep", g, p)
+		require.Equal(t, exitOK, r.code, r.stderr)
+		assert.Equal(t, canonLines(s, f), r.stdout, "--grep %q", g)
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"unsafe"
 
 	"github.com/sandboxaudit/sandboxaudit/auditevent"
+	"github.com/sandboxaudit/sandboxaudit/internal/safetext"
 )
 
 // maxWhat bounds the command or path text carried per event; the table
@@ -326,15 +327,17 @@ func isRuneStart(b byte) bool { return b&0xc0 != 0x80 }
 
 // grepForms is the text as typed, as a canonical line escapes it
 // (non-ASCII as \uXXXX, quotes and backslashes escaped), and, when the
-// text reads as the tools show a field (safetext.Escape: \x1b, \u202e,
+// text is a field as the tools show it (safetext.Escape: \x1b, \u202e,
 // \\), the shown field as a line escapes it: what a table shows is found.
+// Text the tools would show otherwise is not read as a Go literal: C:\x64
+// is a path, not C:d.
 func grepForms(text string) [3][]byte {
 	if text == "" {
 		return [3][]byte{}
 	}
 	escaped := lineEscaped(text)
 	shown := escaped
-	if raw, err := strconv.Unquote(`"` + strings.ReplaceAll(text, `"`, `\"`) + `"`); err == nil && raw != text {
+	if raw, err := strconv.Unquote(`"` + strings.ReplaceAll(text, `"`, `\"`) + `"`); err == nil && raw != text && safetext.Escape(raw) == text {
 		shown = lineEscaped(raw)
 	}
 	return [3][]byte{[]byte(text), []byte(escaped), []byte(shown)}
