@@ -107,7 +107,7 @@ func TestShowTableKeepsAHugeDurationToItsColumn(t *testing.T) {
 	for _, tc := range []struct {
 		ms   float64
 		want string
-	}{{1e300, "1.7e+295m"}, {-1e300, "-1e+300ms"}, {1.7976931348623157e308, "3e+303m"}, {90_000, "1.5m"}, {-5, "-5.0ms"}} {
+	}{{1e300, "1.7e+295m"}, {-1e300, "-1e+300ms"}, {-1.7e300, "-2e+300ms"}, {1.7976931348623157e308, "3e+303m"}, {90_000, "1.5m"}, {-5, "-5.0ms"}} {
 		s, f := op(sessionA, "exec", "span-1", 1, 2)
 		f.DurationMS = tc.ms
 		r := run(t, "", "show", writeFile(t, "events.jsonl", canonLines(s, f)))
