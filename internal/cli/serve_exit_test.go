@@ -46,3 +46,11 @@ func TestServeRefusesATraceURLWithAnIDInItsHost(t *testing.T) {
 	assert.NoError(t, webview.CheckTraceURL("http://127.0.0.1:16686/trace/{trace_id}?uiFind={span_id}"))
 	assert.NoError(t, webview.CheckTraceURL("https://jaeger.example/search#{trace_id}"))
 }
+
+// An id in a --trace-url's port is refused as an id out of place, not
+// as a URL that is not http.
+func TestServeSaysATraceURLsPortHoldsNoID(t *testing.T) {
+	r := run(t, "", "serve", "--listen", "127.0.0.1:0", "--trace-url", "https://jaeger.example:{span_id}/trace/{trace_id}", writeFile(t, "events.jsonl", ""))
+	assert.Equal(t, exitUsage, r.code, r.stderr)
+	assert.Contains(t, r.stderr, "not its host, port or user name")
+}

@@ -73,7 +73,7 @@ func runShow(ctx context.Context, args []string, s Streams) int {
 // with: standard input, and a report on stderr of each line that is not
 // an event, is left out as incomplete, or is read past a torn piece.
 func readerOptions(cmd string, s Streams) trail.Options {
-	return trail.Options{Stdin: s.Stdin, Bad: badLineReporter(cmd, s.Stderr), Damaged: damageReporter(cmd, s.Stderr),
+	return trail.Options{Stdin: s.Stdin, Bad: badLineReporter(cmd, s.Stderr), Damaged: lineReporter(cmd, s.Stderr),
 		Incomplete: incompleteReporter(cmd, s.Stderr), Joined: joinedReporter(cmd, s.Stderr)}
 }
 
@@ -84,9 +84,10 @@ func readerOptions(cmd string, s Streams) trail.Options {
 // all.
 func badLineReporter(cmd string, stderr io.Writer) func(string, int64, string) {
 	naming := firstOfFile(cmd, stderr, "lines are not audit events: the others are counted, not named")
+	name := lineReporter(cmd, stderr)
 	return func(source string, line int64, reason string) {
 		if naming(source) {
-			_, _ = fmt.Fprintf(stderr, "%s: %s:%d: %s\n", cmd, displayText(source), line, reason)
+			name(source, line, reason)
 		}
 	}
 }
@@ -110,9 +111,10 @@ func firstOfFile(cmd string, stderr io.Writer, more string) func(source string) 
 	}
 }
 
-// damageReporter names a compressed file that cannot be read to its end,
-// however many of its lines were bad before.
-func damageReporter(cmd string, stderr io.Writer) func(string, int64, string) {
+// lineReporter names a line of a file and why it is not read: a bad line,
+// or, every time (Options.Damaged), where a compressed file cannot be read
+// to its end, however many of its lines were bad before.
+func lineReporter(cmd string, stderr io.Writer) func(string, int64, string) {
 	return func(source string, line int64, reason string) {
 		_, _ = fmt.Fprintf(stderr, "%s: %s:%d: %s\n", cmd, displayText(source), line, reason)
 	}

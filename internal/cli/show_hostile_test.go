@@ -107,7 +107,7 @@ func TestShowTableKeepsAHugeDurationToItsColumn(t *testing.T) {
 	for _, tc := range []struct {
 		ms   float64
 		want string
-	}{{1e300, "1.7e+295m"}, {-1e300, "-1e+300ms"}, {1.7976931348623157e308, "3e+303m"}, {90_000, "1.5m"}, {-5, "-5.0ms"}} {
+	}{{1e300, "1.7e+295m"}, {-1e300, "-1e+300ms"}, {-1.7e300, "-2e+300ms"}, {1.7976931348623157e308, "3e+303m"}, {90_000, "1.5m"}, {-5, "-5.0ms"}} {
 		s, f := op(sessionA, "exec", "span-1", 1, 2)
 		f.DurationMS = tc.ms
 		r := run(t, "", "show", writeFile(t, "events.jsonl", canonLines(s, f)))
@@ -193,4 +193,20 @@ func TestShowFindsHostileIDsByTheirShownForm(t *testing.T) {
 	r := run(t, "", "show", "--output", "jsonl", "--span", displayText(hostileSpan)+"y", p)
 	require.Equal(t, exitOK, r.code, r.stderr)
 	assert.Empty(t, r.stdout)
+}
+
+// TEXT is read as the table shows a field only when the table shows
+// some field so: a Windows path typed as is (C:\x64) finds that path, not
+// the text its backslashes would spell as a Go literal (C:d).
+func TestShowGrepReadsOnlyTheTablesEscapes(t *testing.T) {
+	s, f := op(sessionA, "exec", "span-1", 1, 2)
+	s.Data = auditevent.MustParseData(`{"command":"type C:\\x64\\notes.txt"}`)
+	other, otherF := op(sessionA, "exec", "span-2", 3, 4)
+	other.Data = auditevent.MustParseData(`{"command":"type C:d"}`)
+	p := writeFile(t, "events.jsonl", canonLines(s, f, other, otherF))
+	for _, g := range []string{`C:\x64`, `C:\\x64`} {
+		r := run(t, "", "show", "--output", "jsonl", "--grep", g, p)
+		require.Equal(t, exitOK, r.code, r.stderr)
+		assert.Equal(t, canonLines(s, f), r.stdout, "--grep %q", g)
+	}
 }

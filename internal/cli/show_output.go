@@ -200,7 +200,7 @@ func resultText(o *trail.Op) string {
 
 // appendDuration appends ms in the largest unit that keeps it short; a
 // value too long for its column (duration_ms is any finite number) in
-// two digits and an exponent.
+// two digits and an exponent, or one when a minus sign leaves no room.
 func appendDuration(b []byte, ms float64) []byte {
 	v, unit, prec := ms, "ms", 1
 	switch {
@@ -212,6 +212,9 @@ func appendDuration(b []byte, ms float64) []byte {
 	n := len(b)
 	if b = append(strconv.AppendFloat(b, v, 'f', prec, 64), unit...); len(b)-n > colDuration {
 		b = append(strconv.AppendFloat(b[:n], v, 'g', 2, 64), unit...)
+	}
+	if len(b)-n > colDuration { // -1.7e+300ms
+		b = append(strconv.AppendFloat(b[:n], v, 'g', 1, 64), unit...)
 	}
 	return b
 }

@@ -10,6 +10,7 @@ import (
 	"unsafe"
 
 	"github.com/sandboxaudit/sandboxaudit/auditevent"
+	"github.com/sandboxaudit/sandboxaudit/internal/safetext"
 )
 
 // maxWhat bounds the command or path text carried per event; the table
@@ -56,7 +57,7 @@ func problemOf(typ string) string {
 // it, is read by auditevent.ScanLine; any other line is decoded in full,
 // which accepts the same lines and words why a line is refused. r's strings
 // are views of the line, which must stay unchanged while r is used.
-func decodeLine(line []byte, r *rec, e *decoded, keepLine bool, grep [3][]byte, seed maphash.Seed) error {
+func decodeLine(line []byte, r *rec, e *decoded, keepLine bool, grep [][]byte, seed maphash.Seed) error {
 	text := bytes.TrimSuffix(line, []byte("\n"))
 	r.light = &e.LineFields
 	if !scanLine(text, r, &e.LineFields) {
@@ -71,7 +72,7 @@ func decodeLine(line []byte, r *rec, e *decoded, keepLine bool, grep [3][]byte, 
 
 // decodedLine is decodeLine for a line whose event ev was decoded already
 // (tornjoin.Find checked it): it is read from ev, not decoded again.
-func decodedLine(line []byte, ev *auditevent.Event, r *rec, keepLine bool, grep [3][]byte, seed maphash.Seed) {
+func decodedLine(line []byte, ev *auditevent.Event, r *rec, keepLine bool, grep [][]byte, seed maphash.Seed) {
 	r.light = nil
 	fromEvent(r, ev)
 	readLine(line, r, keepLine, grep, seed)
@@ -79,7 +80,7 @@ func decodedLine(line []byte, ev *auditevent.Event, r *rec, keepLine bool, grep 
 
 // readLine reads what decodeLine takes from the line itself, once its
 // event is read into r.
-func readLine(line []byte, r *rec, keepLine bool, grep [3][]byte, seed maphash.Seed) {
+func readLine(line []byte, r *rec, keepLine bool, grep [][]byte, seed maphash.Seed) {
 	text := bytes.TrimSuffix(line, []byte("\n"))
 	r.what = "" // set by the caller when the sort needs it
 	r.ev.Exit = ""
@@ -93,7 +94,7 @@ func readLine(line []byte, r *rec, keepLine bool, grep [3][]byte, seed maphash.S
 		}
 	}
 	r.ev.hash = maphash.Bytes(seed, text)
-	r.ev.match = len(grep[0]) > 0 && (bytes.Contains(text, grep[0]) || bytes.Contains(text, grep[1]) || bytes.Contains(text, grep[2]))
+	r.ev.match = holdsAny(text, grep)
 	if keepLine {
 		r.ev.Line = line
 	}
@@ -326,26 +327,48 @@ func isRuneStart(b byte) bool { return b&0xc0 != 0x80 }
 
 // grepForms is the text as typed, as a canonical line escapes it
 // (non-ASCII as \uXXXX, quotes and backslashes escaped), and, when the
-// text reads as the tools show a field (safetext.Escape: \x1b, \u202e,
+// text is a field as the tools show it (safetext.Escape: \x1b, \u202e,
 // \\), the shown field as a line escapes it: what a table shows is found.
-func grepForms(text string) [3][]byte {
+// Text the tools would show otherwise is not read as a Go literal: C:\x64
+// is a path, not C:d. A form that holds one before it is left out: the
+// line is searched once for each other.
+func grepForms(text string) [][]byte {
 	if text == "" {
-		return [3][]byte{}
+		return nil
 	}
-	escaped := lineEscaped(text)
-	shown := escaped
+	forms := [][]byte{[]byte(text)}
+	add := func(form string) {
+		for _, f := range forms {
+			if strings.Contains(form, string(f)) {
+				return // a line holding form holds f: looked for already
+			}
+		}
+		forms = append(forms, []byte(form))
+	}
+	add(lineEscaped(text))
 	if raw, ok := shownField(text); ok {
-		shown = lineEscaped(raw)
+		add(lineEscaped(raw))
 	}
-	return [3][]byte{[]byte(text), []byte(escaped), []byte(shown)}
+	return forms
+}
+
+// holdsAny reports whether text holds one of forms.
+func holdsAny(text []byte, forms [][]byte) bool {
+	for _, f := range forms {
+		if bytes.Contains(text, f) {
+			return true
+		}
+	}
+	return false
 }
 
 // shownField reads text back as the field the tools show that way
 // (safetext.Escape's escapes read as a Go string literal's), when it
-// holds an escape.
+// holds an escape and the tools would show that field so: C:\x64 is a
+// path, not C:d.
 func shownField(text string) (string, bool) {
 	raw, err := strconv.Unquote(`"` + strings.ReplaceAll(text, `"`, `\"`) + `"`)
-	return raw, err == nil && raw != text
+	return raw, err == nil && raw != text && safetext.Escape(raw) == text
 }
 
 // idForms is an id asked for as typed and as the field it reads as when

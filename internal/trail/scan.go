@@ -67,7 +67,7 @@ const (
 type scanner struct {
 	opts    Options
 	names   []string
-	grep    [3][]byte
+	grep    [][]byte // grepForms
 	seed    maphash.Seed
 	free    chan *chunk // chunks to reuse, with their buffers grown
 	workers int

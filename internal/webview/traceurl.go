@@ -25,15 +25,18 @@ func parseTraceURL(tmpl string) (*traceTemplate, error) {
 	if !strings.Contains(tmpl, "{trace_id}") {
 		return nil, fmt.Errorf("--trace-url: the template needs {trace_id}")
 	}
-	u, err := url.Parse(strings.NewReplacer("{trace_id}", "t", "{span_id}", "s").Replace(tmpl))
+	// Filled with digits, a placeholder in the port parses too, so that the
+	// check below names it.
+	u, err := url.Parse(strings.NewReplacer("{trace_id}", "1", "{span_id}", "2").Replace(tmpl))
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, fmt.Errorf("--trace-url: want an http or https URL with {trace_id} (and optionally {span_id})")
 	}
 	// Filled otherwise, the template must name the same server: an id in
-	// the host or user name would let the trail choose where a click goes.
-	other, err := url.Parse(strings.NewReplacer("{trace_id}", "u", "{span_id}", "v").Replace(tmpl))
+	// the host, port or user name would let the trail choose where a click
+	// goes.
+	other, err := url.Parse(strings.NewReplacer("{trace_id}", "3", "{span_id}", "4").Replace(tmpl))
 	if err != nil || other.Host != u.Host || other.User.String() != u.User.String() {
-		return nil, fmt.Errorf("--trace-url: {trace_id} and {span_id} go in the URL's path, query or fragment, not its host")
+		return nil, fmt.Errorf("--trace-url: {trace_id} and {span_id} go in the URL's path, query or fragment, not its host, port or user name")
 	}
 	return &traceTemplate{tmpl: tmpl}, nil
 }
