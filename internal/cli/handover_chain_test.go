@@ -310,7 +310,7 @@ func TestVerifyRefusesASecondHandoverByARetiredKey(t *testing.T) {
 	res := run(t, "", "verify", "--key", tr.firstPub, "--allow-open", tr.base)
 	require.Equal(t, 1, res.code, res.stdout)
 	require.Contains(t, res.stdout, fmt.Sprintf("%s: handover: %s signed a handover to %s in %s, and this one to %s: "+
-		"a key hands over to one key, so %s is not trusted\n",
+		"a key hands over to one key, so one of the two notes is not the collector's; %s, read second, is not trusted\n",
 		integrity.HandoverPath(forged), keyID(t, tr.firstPub), keyID(t, tr.nextPub), integrity.HandoverPath(tr.path("sess-1")),
 		keyID(t, evilPub), keyID(t, evilPub)))
 	require.NotContains(t, res.stdout, evil+": handover: signed by")

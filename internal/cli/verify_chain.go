@@ -185,7 +185,7 @@ func (v *verifier) reportForks() {
 	for _, f := range v.opts.chain.forks {
 		v.sum.Problems++
 		_, _ = fmt.Fprintf(v.out, "%s: handover: %s signed a handover to %s in %s, and this one to %s: "+
-			"a key hands over to one key, so %s is not trusted\n",
+			"a key hands over to one key, so one of the two notes is not the collector's; %s, read second, is not trusted\n",
 			f.second.note, f.signer, f.first.next, f.first.note, f.second.next, f.second.next)
 	}
 }
