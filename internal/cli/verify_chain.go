@@ -141,14 +141,10 @@ func (c *keyChain) find(name string, hash uint32) int {
 }
 
 // signerOf is the place of the trusted key, other than --key, that signs
-// the first checkpoint of the log at path; -1 when --key signs it, or no
-// key of the chain does (the log's check then fails as for any key).
-func (c *keyChain) signerOf(path string) int {
-	if c == nil || len(c.keys) < 2 {
-		return -1
-	}
-	rec := integrity.FirstSigned(path)
-	if rec == nil {
+// rec, a log's first checkpoint; -1 when --key signs it, or no key of the
+// chain does (the log's check then fails as for any key).
+func (c *keyChain) signerOf(rec []byte) int {
+	if c == nil || len(c.keys) < 2 || rec == nil {
 		return -1
 	}
 	if _, err := note.Open(rec, note.VerifierList(c.keys[0].v)); err == nil {
@@ -191,11 +187,11 @@ func (v *verifier) reportForks() {
 }
 
 // followChain checks the log at name, whose origin no handover read
-// names, with the key of the chain that signs it, and says so; the
-// returned func restores the key. ok is false when no key of the chain
-// but --key's signs it.
-func (v *verifier) followChain(name, origin string) (restore func(), ok bool) {
-	i := v.opts.chain.signerOf(name)
+// names and whose first checkpoint is first, with the key of the chain
+// that signs it, and says so; the returned func restores the key. ok is
+// false when no key of the chain but --key's signs it.
+func (v *verifier) followChain(name, origin string, first []byte) (restore func(), ok bool) {
+	i := v.opts.chain.signerOf(first)
 	if i < 0 {
 		return nil, false
 	}

@@ -50,13 +50,14 @@ func newHandovers() handovers {
 // that the file's log starts from that handover note, then restores the
 // key before it.
 func (v *verifier) followHandover(name string) func() {
-	origin := integrity.FirstOrigin(name)
+	first := integrity.FirstSigned(name)
+	origin := integrity.RecordOrigin(first)
 	k, ok := v.handovers.next[origin]
 	if _, forked := v.handovers.forked[origin]; forked {
 		return func() {} // checked with --key: its handover's key is not trusted (reportForks)
 	}
 	if !ok {
-		restore, ok := v.followChain(name, origin)
+		restore, ok := v.followChain(name, origin, first)
 		if !ok {
 			return func() { v.noteUnfollowed(name) }
 		}
