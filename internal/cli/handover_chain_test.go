@@ -295,3 +295,30 @@ func retiredFiles(t *testing.T, path string) []string {
 	require.NotEmpty(t, out, "%v", matches)
 	return out
 }
+
+// A retired key's holder (the key leaked after the handover) hands a log
+// over again, to a key of its own: a key hands over to one key, so verify
+// refuses the second handover and trusts the key only the first names.
+func TestVerifyRefusesASecondHandoverByARetiredKey(t *testing.T) {
+	tr := newRotatedKeyTrail(t)
+	evilKey, evilPub := keyFiles(t, "cli-evil")
+	forged := sealSession(t, tr.base, "sess-8", 1, tr.firstKey)
+	handOverFile(t, forged, tr.firstKey, evilPub)
+	sealSession(t, tr.base, "sess-8", 3, evilKey)
+	evil := sealSession(t, tr.base, "sess-9", 1, evilKey)
+
+	res := run(t, "", "verify", "--key", tr.firstPub, "--allow-open", tr.base)
+	require.Equal(t, 1, res.code, res.stdout)
+	require.Contains(t, res.stdout, fmt.Sprintf("%s: handover: %s signed a handover to %s in %s, and this one to %s: "+
+		"a key hands over to one key, so one of the two notes is not the collector's; %s, read second, is not trusted\n",
+		integrity.HandoverPath(forged), keyID(t, tr.firstPub), keyID(t, tr.nextPub), integrity.HandoverPath(tr.path("sess-1")),
+		keyID(t, evilPub), keyID(t, evilPub)))
+	require.NotContains(t, res.stdout, evil+": handover: signed by")
+	require.Contains(t, res.stdout, integrity.CheckpointsPath(evil)+": integrity: checkpoint #1: not signed by key "+keyID(t, tr.firstPub))
+	require.Contains(t, res.stdout, tr.path("sess-3")+": handover: signed by "+keyID(t, tr.nextPub), "the first handover still holds")
+	// The log the second handover names is not checked with its key either.
+	require.Contains(t, res.stdout, fmt.Sprintf(`: handover: final at 2 lines; the log goes on as "cli-evil/sess-8/audit.jsonl", signed by %s, not trusted: `+
+		"the key that signed this handover handed over to %s first\n", keyID(t, evilPub), keyID(t, tr.nextPub)))
+	require.Contains(t, res.stdout, integrity.CheckpointsPath(forged)+": checkpoint #1: not signed by key "+keyID(t, tr.firstPub))
+	require.NotContains(t, res.stdout, forged+": handover: the log starts from")
+}

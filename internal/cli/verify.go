@@ -145,6 +145,7 @@ func (f *verifyFlags) options(files []string, stderr io.Writer) (verifyOptions, 
 func verifyAndReport(ctx context.Context, files []string, alone bool, listing *trailListing, opts verifyOptions, s Streams) int {
 	v := newVerifier(s.Stdout, opts)
 	defer v.dropStdinSpool()
+	v.reportForks()
 	if err := v.verifyAll(ctx, files, alone, listing, s.Stdin); err != nil {
 		_, _ = fmt.Fprintf(s.Stderr, "verify: %v\n", err)
 		return exitProblems

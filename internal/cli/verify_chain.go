@@ -28,6 +28,24 @@ type keyChain struct {
 	// witnessChecked marks the keys (by place) whose refusal as a
 	// --witness was checked.
 	witnessChecked map[int]bool
+	// handedTo is, per trusted key (name+hash) that signed a handover
+	// note, the first such note read: a key hands over to one key.
+	handedTo map[string]namedKey
+	// forks are the notes that hand a key over a second time, to
+	// another key: the key they name is not trusted.
+	forks []chainFork
+}
+
+// namedKey is the key a handover note names (name+hash) and its file.
+type namedKey struct{ next, note string }
+
+// chainFork is a handover note that a trusted key signed after (as read)
+// one naming another key: what the holder of a retired key, leaked,
+// would sign to have verify trust a key of its own.
+type chainFork struct {
+	signer string
+	first  namedKey
+	second namedKey
 }
 
 // chainKey is a trusted key and the handover note that named it.
@@ -41,7 +59,7 @@ type chainKey struct {
 }
 
 func newKeyChain(first note.Verifier) *keyChain {
-	return &keyChain{keys: []chainKey{{v: first}}, witnessChecked: map[int]bool{}}
+	return &keyChain{keys: []chainKey{{v: first}}, witnessChecked: map[int]bool{}, handedTo: map[string]namedKey{}}
 }
 
 // verifiers is the chain's keys, to open a note with.
@@ -89,12 +107,30 @@ func (c *keyChain) offer(notes []integrity.NoteFile) bool {
 		if err != nil || !final {
 			continue // a note it does not hand over; the log's check reports it
 		}
-		next, err := note.NewVerifier(h.NextKey)
-		if err == nil && c.find(next.Name(), next.KeyHash()) < 0 {
-			c.keys = append(c.keys, chainKey{v: next, note: nf.Path, signer: integrity.KeyID(n.Sigs[0].Name, n.Sigs[0].Hash), text: h.NextKey})
+		if next, err := note.NewVerifier(h.NextKey); err == nil {
+			c.trust(nf.Path, integrity.KeyID(n.Sigs[0].Name, n.Sigs[0].Hash), next, h.NextKey)
 		}
 	}
 	return all
+}
+
+// trust trusts next, named by the note at path that signer signed,
+// unless signer named another key before: that note is a fork, the key
+// it names is not trusted, and verify reports it (reportForks).
+func (c *keyChain) trust(path, signer string, next note.Verifier, text string) {
+	named := namedKey{next: integrity.KeyID(next.Name(), next.KeyHash()), note: path}
+	first, ok := c.handedTo[signer]
+	if !ok {
+		c.handedTo[signer] = named
+		if c.find(next.Name(), next.KeyHash()) < 0 {
+			c.keys = append(c.keys, chainKey{v: next, note: path, signer: signer, text: text})
+		}
+		return
+	}
+	seen := slices.ContainsFunc(c.forks, func(f chainFork) bool { return f.signer == signer && f.second.next == named.next })
+	if first.next != named.next && !seen {
+		c.forks = append(c.forks, chainFork{signer: signer, first: first, second: named})
+	}
 }
 
 // find is the place of the trusted key of that name and hash, -1 when
@@ -105,14 +141,10 @@ func (c *keyChain) find(name string, hash uint32) int {
 }
 
 // signerOf is the place of the trusted key, other than --key, that signs
-// the first checkpoint of the log at path; -1 when --key signs it, or no
-// key of the chain does (the log's check then fails as for any key).
-func (c *keyChain) signerOf(path string) int {
-	if c == nil || len(c.keys) < 2 {
-		return -1
-	}
-	rec := integrity.FirstSigned(path)
-	if rec == nil {
+// rec, a log's first checkpoint; -1 when --key signs it, or no key of the
+// chain does (the log's check then fails as for any key).
+func (c *keyChain) signerOf(rec []byte) int {
+	if c == nil || len(c.keys) < 2 || rec == nil {
 		return -1
 	}
 	if _, err := note.Open(rec, note.VerifierList(c.keys[0].v)); err == nil {
@@ -125,12 +157,41 @@ func (c *keyChain) signerOf(path string) int {
 	return c.find(n.Sigs[0].Name, n.Sigs[0].Hash)
 }
 
+// forkOf is the key (name+hash) that signer handed over to first, when
+// its handover to next is a fork; "" when it is not.
+func (c *keyChain) forkOf(signer, next note.Verifier) string {
+	if c == nil {
+		return ""
+	}
+	id, nextID := integrity.KeyID(signer.Name(), signer.KeyHash()), integrity.KeyID(next.Name(), next.KeyHash())
+	for _, f := range c.forks {
+		if f.signer == id && f.second.next == nextID {
+			return f.first.next
+		}
+	}
+	return ""
+}
+
+// reportForks reports each handover note that hands a trusted key over
+// a second time, to another key.
+func (v *verifier) reportForks() {
+	if v.opts.chain == nil {
+		return
+	}
+	for _, f := range v.opts.chain.forks {
+		v.sum.Problems++
+		_, _ = fmt.Fprintf(v.out, "%s: handover: %s signed a handover to %s in %s, and this one to %s: "+
+			"a key hands over to one key, so one of the two notes is not the collector's; %s, read second, is not trusted\n",
+			f.second.note, f.signer, f.first.next, f.first.note, f.second.next, f.second.next)
+	}
+}
+
 // followChain checks the log at name, whose origin no handover read
-// names, with the key of the chain that signs it, and says so; the
-// returned func restores the key. ok is false when no key of the chain
-// but --key's signs it.
-func (v *verifier) followChain(name, origin string) (restore func(), ok bool) {
-	i := v.opts.chain.signerOf(name)
+// names and whose first checkpoint is first, with the key of the chain
+// that signs it, and says so; the returned func restores the key. ok is
+// false when no key of the chain but --key's signs it.
+func (v *verifier) followChain(name, origin string, first []byte) (restore func(), ok bool) {
+	i := v.opts.chain.signerOf(first)
 	if i < 0 {
 		return nil, false
 	}

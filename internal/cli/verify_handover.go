@@ -28,6 +28,10 @@ type handovers struct {
 	// started maps the origin a handover names to the file whose log was
 	// found to start from it: a second one is a fork of the chain.
 	started map[string]string
+	// forked maps the origin a handover names to the retired file whose
+	// final checkpoint names it, for a handover the chain refused
+	// (keyChain.forks): that log is not checked with its key.
+	forked map[string]string
 	// origins maps each origin read to the first file whose log has it:
 	// a retired log read after another file of its origin is refused too.
 	origins map[string]string
@@ -39,7 +43,7 @@ type handovers struct {
 
 func newHandovers() handovers {
 	return handovers{next: map[string]note.Verifier{}, retired: map[string]string{}, genesis: map[string]tlog.Hash{},
-		from: map[string]string{}, started: map[string]string{}, origins: map[string]string{}}
+		from: map[string]string{}, started: map[string]string{}, origins: map[string]string{}, forked: map[string]string{}}
 }
 
 // followHandover makes the key a handover named for the origin of the
@@ -47,10 +51,14 @@ func newHandovers() handovers {
 // that the file's log starts from that handover note, then restores the
 // key before it.
 func (v *verifier) followHandover(name string) func() {
-	origin := integrity.FirstOrigin(name)
+	first := integrity.FirstSigned(name)
+	origin := integrity.RecordOrigin(first)
 	k, ok := v.handovers.next[origin]
+	if _, forked := v.handovers.forked[origin]; forked {
+		return func() {} // checked with --key: its handover's key is not trusted (reportForks)
+	}
 	if !ok {
-		restore, ok := v.followChain(name, origin)
+		restore, ok := v.followChain(name, origin, first)
 		if !ok {
 			return func() { v.noteUnfollowed(name) }
 		}
@@ -180,9 +188,16 @@ func (v *verifier) checkHandover(name string, leaves, lead int64) {
 	if !ok {
 		return
 	}
+	v.handovers.retired[h.Origin] = name
+	if first := v.opts.chain.forkOf(v.opts.key, next); first != "" {
+		v.handovers.forked[h.NextOrigin] = name
+		_, _ = fmt.Fprintf(v.out, "%s: handover: final at %d lines; the log goes on as %q, signed by %s, not trusted: "+
+			"the key that signed this handover handed over to %s first\n",
+			name, h.N-lead, h.NextOrigin, integrity.KeyID(next.Name(), next.KeyHash()), first)
+		return
+	}
 	v.handovers.next[h.NextOrigin] = next
 	v.openGiven(h.NextOrigin, next)
-	v.handovers.retired[h.Origin] = name
 	v.handovers.genesis[h.NextOrigin] = integrity.GenesisLeaf(st.Signed)
 	v.handovers.from[h.NextOrigin] = name
 	_, _ = fmt.Fprintf(v.out, "%s: handover: final at %s; the log goes on as \"%s\", signed by %s\n",

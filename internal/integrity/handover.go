@@ -249,7 +249,12 @@ func eachCheckpoint(path string, fn func(rec, text []byte) bool) {
 // FirstOrigin is the origin of the first record of the checkpoints sidecar
 // of path, unverified: it says which key verify should try.
 func FirstOrigin(path string) string {
-	origin, _, _ := bytes.Cut(FirstSigned(path), []byte("\n"))
+	return RecordOrigin(FirstSigned(path))
+}
+
+// RecordOrigin is the origin of a signed checkpoint record, unverified.
+func RecordOrigin(rec []byte) string {
+	origin, _, _ := bytes.Cut(rec, []byte("\n"))
 	return string(origin)
 }
 
