@@ -438,8 +438,9 @@ func (v *verifier) reportGiven(path string, proofs []integrity.GivenProof, ids [
 		if p.ByStore {
 			how = "a consistency proof from the hash store leads from its root to the tree of the lines read"
 		}
-		_, _ = fmt.Fprintf(v.out, "%s: integrity: lines 1-%d of the log are in the checkpoint given in %s (%d lines): %s\n",
-			path, max(p.Size-lead, 0), file, max(p.Size-lead, 0), how)
+		n := max(p.Size-lead, 0)
+		_, _ = fmt.Fprintf(v.out, "%s: integrity: %s of the log %s in the checkpoint given in %s (%s): %s\n",
+			path, plural.Lines(1, n), plural.Pick(n, "is", "are"), file, plural.Count(n, "line"), how)
 	}
 }
 
