@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 
 	"golang.org/x/mod/sumdb/note"
@@ -281,16 +282,27 @@ func (v *verifier) reportAloneWitnessed(path, segment string, wc *integrity.Witn
 // which the consistency proof stands for.
 func notRead(before, end, newest int64) string {
 	var gaps []string
+	var n int64
 	if before > 0 {
-		gaps = append(gaps, fmt.Sprintf("1-%d", before))
+		gaps, n = append(gaps, lineRange(1, before)), before
 	}
 	if newest > end {
-		gaps = append(gaps, fmt.Sprintf("%d-%d", end+1, newest))
+		gaps, n = append(gaps, lineRange(end+1, newest)), n+newest-end
 	}
 	if len(gaps) == 0 {
 		return ""
 	}
-	return "; lines " + strings.Join(gaps, " and ") + " of the log are in segments not read"
+	return "; " + plural.Pick(n, "line ", "lines ") + strings.Join(gaps, " and ") + " of the log " +
+		plural.Pick(n, "is in a segment", "are in segments") + " not read"
+}
+
+// lineRange words lines from to to, both counted, without a noun: "5",
+// "5-9".
+func lineRange(from, to int64) string {
+	if from == to {
+		return strconv.FormatInt(from, 10)
+	}
+	return fmt.Sprintf("%d-%d", from, to)
 }
 
 // reportRetired says which lines of the log retention removed, by its
