@@ -138,17 +138,32 @@ func (v *verifier) settle(r repeat, first *firstLine) {
 		v.problem(at, "seq %d used twice in session %s (the first line with it could not be read again)", seq, sid)
 	case first.eventID == r.eventID && first.hash == r.hash:
 		v.sum.Duplicates++
-		if !v.opts.allowDuplicates {
-			v.problem(at, "seq %d used twice in session %s: duplicate of %s (same event_id and bytes; --allow-duplicates accepts resent events)",
-				seq, sid, v.where(first.at))
+		if v.opts.allowDuplicates {
+			return
 		}
+		copyOf := "duplicate of " + v.where(first.at)
+		if first.at == at {
+			copyOf = "the line holds the event twice, the whole event line after its piece repeating it"
+		}
+		v.problem(at, "seq %d used twice in session %s: %s (same event_id and bytes; --allow-duplicates accepts resent events)",
+			seq, sid, copyOf)
 		return
 	case first.eventID == r.eventID:
-		v.problem(at, "seq %d used twice in session %s: same event_id as %s but different bytes", seq, sid, v.where(first.at))
+		v.problem(at, "seq %d used twice in session %s: same event_id as %s but different bytes", seq, sid, v.whereFirst(first.at, at))
 	default:
-		v.problem(at, "seq %d used twice in session %s (first at %s, event_id %s)", seq, sid, v.where(first.at), first.eventID)
+		v.problem(at, "seq %d used twice in session %s (first at %s, event_id %s)", seq, sid, v.whereFirst(first.at, at), first.eventID)
 	}
 	v.pair(v.sessions[sid], sid, r.spanID, r.half)
+}
+
+// whereFirst names first, the place of an event before the one at: the
+// piece before it when both are on one line (a piece and the whole event
+// line after it), which naming the line would make the line's own copy.
+func (v *verifier) whereFirst(first, at location) string {
+	if first == at {
+		return "the event line before it on this line"
+	}
+	return v.where(first)
 }
 
 // findFirsts reads the inputs again in the same order, up to the point

@@ -46,7 +46,7 @@ func runSessions(ctx context.Context, args []string, s Streams) int {
 		_, _ = fmt.Fprintf(s.Stderr, "sessions: %s\n", errorText(err))
 		return exitProblems
 	}
-	reportRepeated(s.Stderr, "sessions", "counted once", st.Duplicates)
+	reportRepeated(s.Stderr, "sessions", "counted once", st)
 	if st.Bad > 0 {
 		_, _ = fmt.Fprintf(s.Stderr, "sessions: %s\n", notAuditEvents(st.Bad))
 		return exitProblems

@@ -61,7 +61,7 @@ func runShow(ctx context.Context, args []string, s Streams) int {
 		_, _ = fmt.Fprintf(s.Stderr, "show: %s\n", errorText(err))
 		return exitProblems
 	}
-	reportRepeated(s.Stderr, "show", "shown once", st.Duplicates)
+	reportRepeated(s.Stderr, "show", "shown once", st)
 	if st.Bad > 0 {
 		_, _ = fmt.Fprintf(s.Stderr, "show: %s\n", notAuditEvents(st.Bad))
 		return exitProblems
@@ -125,11 +125,17 @@ func notAuditEvents(n int64) string {
 	return plural.Count(n, "line") + plural.Pick(n, " is not an audit event and was", " are not audit events and were") + " left out"
 }
 
-// reportRepeated notes the n repeated lines a command left out; done says
-// what became of each ("shown once").
-func reportRepeated(stderr io.Writer, cmd, done string, n int64) {
-	if n > 0 {
+// reportRepeated notes the repeated copies of events a command left out
+// (st.Duplicates); done says what became of each ("shown once"). A copy
+// on the line of the event it repeats is half a line, not a repeated
+// line: the line holds the event twice.
+func reportRepeated(stderr io.Writer, cmd, done string, st trail.Stats) {
+	if n := st.Duplicates - st.InLine; n > 0 {
 		_, _ = fmt.Fprintf(stderr, "%s: %s (the same bytes again, as at-least-once delivery writes them) %s\n", cmd, plural.Count(n, "repeated line"), done)
+	}
+	if n := st.InLine; n > 0 {
+		_, _ = fmt.Fprintf(stderr, "%s: %s an event twice (its line without its newline, then the same line whole after it), %s%s\n",
+			cmd, plural.Count(n, "line")+plural.Pick(n, " holds", " hold"), plural.Pick(n, "", "each "), done)
 	}
 }
 

@@ -542,7 +542,7 @@ func (v *verifier) pair(ss *sessionState, session uuid.UUID, spanID string, half
 	at := half.at
 	if other.phase == half.phase {
 		v.problem(at, "second %s event for span_id \"%s\" in session %s (first at %s)",
-			half.phase, spanID, session, v.where(other.at))
+			half.phase, spanID, session, v.whereFirst(other.at, at))
 		return
 	}
 	delete(ss.spans, spanID)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 
 	"golang.org/x/mod/sumdb/note"
@@ -281,16 +282,27 @@ func (v *verifier) reportAloneWitnessed(path, segment string, wc *integrity.Witn
 // which the consistency proof stands for.
 func notRead(before, end, newest int64) string {
 	var gaps []string
+	var n int64
 	if before > 0 {
-		gaps = append(gaps, fmt.Sprintf("1-%d", before))
+		gaps, n = append(gaps, lineRange(1, before)), before
 	}
 	if newest > end {
-		gaps = append(gaps, fmt.Sprintf("%d-%d", end+1, newest))
+		gaps, n = append(gaps, lineRange(end+1, newest)), n+newest-end
 	}
 	if len(gaps) == 0 {
 		return ""
 	}
-	return "; lines " + strings.Join(gaps, " and ") + " of the log are in segments not read"
+	return "; " + plural.Pick(n, "line ", "lines ") + strings.Join(gaps, " and ") + " of the log " +
+		plural.Pick(n, "is in a segment", "are in segments") + " not read"
+}
+
+// lineRange words lines from to to, both counted, without a noun: "5",
+// "5-9".
+func lineRange(from, to int64) string {
+	if from == to {
+		return strconv.FormatInt(from, 10)
+	}
+	return fmt.Sprintf("%d-%d", from, to)
 }
 
 // reportRetired says which lines of the log retention removed, by its
@@ -438,8 +450,9 @@ func (v *verifier) reportGiven(path string, proofs []integrity.GivenProof, ids [
 		if p.ByStore {
 			how = "a consistency proof from the hash store leads from its root to the tree of the lines read"
 		}
-		_, _ = fmt.Fprintf(v.out, "%s: integrity: lines 1-%d of the log are in the checkpoint given in %s (%d lines): %s\n",
-			path, max(p.Size-lead, 0), file, max(p.Size-lead, 0), how)
+		n := max(p.Size-lead, 0)
+		_, _ = fmt.Fprintf(v.out, "%s: integrity: %s of the log %s in the checkpoint given in %s (%s): %s\n",
+			path, plural.Lines(1, n), plural.Pick(n, "is", "are"), file, plural.Count(n, "line"), how)
 	}
 }
 

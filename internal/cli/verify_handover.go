@@ -39,11 +39,16 @@ type handovers struct {
 	// that key signed: one for the run, which lists each directory once
 	// per key, not once per segment read.
 	witnessFrom []*integrity.HandedOverCheck
+	// witnessChecked marks the logs whose handover notes the --witness
+	// keys were checked against: --alone reads a log segment by segment,
+	// and a key it refuses is one problem of the log.
+	witnessChecked map[string]bool
 }
 
 func newHandovers() handovers {
 	return handovers{next: map[string]note.Verifier{}, retired: map[string]string{}, genesis: map[string]tlog.Hash{},
-		from: map[string]string{}, started: map[string]string{}, origins: map[string]string{}, forked: map[string]string{}}
+		from: map[string]string{}, started: map[string]string{}, origins: map[string]string{}, forked: map[string]string{},
+		witnessChecked: map[string]bool{}}
 }
 
 // followHandover makes the key a handover named for the origin of the
@@ -92,8 +97,13 @@ func (v *verifier) noteUnfollowed(name string) {
 // handover note beside the log at name, or beside a log retired there: a
 // key the log was handed over from. Read from the first key on, every key
 // of the chain is --key or a next key, refused as such; read from a later
-// key, the keys before it are known only by the notes they signed.
+// key, the keys before it are known only by the notes they signed. It
+// reports once per log, however many of its segments are read.
 func (v *verifier) refuseRetiredKeyAsWitness(name string) {
+	if v.handovers.witnessChecked[name] {
+		return
+	}
+	v.handovers.witnessChecked[name] = true
 	for i, c := range v.witnessFrom() {
 		if _, from := c.From(name); from != "" {
 			v.sum.Problems++

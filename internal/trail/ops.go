@@ -32,7 +32,7 @@ type pairer struct {
 	// alone names the operations with a finish passed on at its own seq
 	// (no start met it) that a copy of may also be passed paired: the
 	// grouper leaves out a copy of a finish it already passed for them.
-	alone map[opKey]map[uint64]struct{}
+	alone map[opKey]map[uint64]uint64
 	// paired has the keys of the finishes passed paired, evicted those of
 	// the finishes moved to orphans: filters, so a trail of finishes
 	// alone holds no entry per finish.
@@ -51,7 +51,7 @@ type pairer struct {
 const inflightBytes = 64
 
 func newPairer(sink func([]byte) error, budget int, newSorter func() *sorter) *pairer {
-	return &pairer{inflight: map[opKey]int64{}, early: map[opKey][]byte{}, alone: map[opKey]map[uint64]struct{}{},
+	return &pairer{inflight: map[opKey]int64{}, early: map[opKey][]byte{}, alone: map[opKey]map[uint64]uint64{},
 		sink: sink, earlyMax: budget, inflightMax: max(1, budget/inflightBytes), newSorter: newSorter}
 }
 
@@ -290,10 +290,11 @@ type grouper struct {
 	fn     func(*Op) error
 	st     *Stats
 	// alone holds, for each operation with a finish left without its
-	// start, the hashes of its finishes passed so far: a finish that
-	// copies one of them (at-least-once delivery wrote it again after its
-	// operation was complete) sorts apart from it and is left out here.
-	alone map[opKey]map[uint64]struct{}
+	// start, the hashes of its finishes passed so far, each with where it
+	// was read (orderOf): a finish that copies one of them (at-least-once
+	// delivery wrote it again after its operation was complete) sorts
+	// apart from it and is left out here.
+	alone map[opKey]map[uint64]uint64
 	key   [groupKeyLen]byte
 	have  bool
 	op    Op
@@ -303,8 +304,8 @@ type grouper struct {
 }
 
 func (g *grouper) add(b []byte) error {
-	if g.repeatedFinish(b) {
-		g.st.Duplicates++
+	if at, ok := g.repeatedFinish(b); ok {
+		g.duplicate(at, orderAt(b))
 		return nil
 	}
 	if g.have && string(b[:len(g.key)]) != string(g.key[:]) {
@@ -327,7 +328,8 @@ func (g *grouper) add(b []byte) error {
 	}
 	if *slot != nil {
 		if (*slot).hash == r.ev.hash {
-			g.st.Duplicates++ // the same line again: at-least-once delivery
+			// The same line again: at-least-once delivery.
+			g.duplicate(r.order, orderOf((*slot).Source, (*slot).LineNum))
 			return nil
 		}
 		// Another event in the same place (a reused seq or span id): an
@@ -362,28 +364,41 @@ func (g *grouper) add(b []byte) error {
 	return nil
 }
 
+// duplicate counts a copy of an event left out; at and first are where
+// the copy and the event it repeats were read (orderOf).
+func (g *grouper) duplicate(at, first uint64) {
+	g.st.Duplicates++
+	if at == first {
+		g.st.InLine++
+	}
+}
+
 // repeatedFinish reports whether record b is a finish of an operation
-// in g.alone that copies a finish already passed, and notes it if not.
-func (g *grouper) repeatedFinish(b []byte) bool {
+// in g.alone that copies a finish already passed, with where that finish
+// was read (orderOf), and notes b if not.
+func (g *grouper) repeatedFinish(b []byte) (uint64, bool) {
 	if len(g.alone) == 0 || len(b) < keyLen+bodyFixed || b[32] != 1 {
-		return false
+		return 0, false
 	}
 	k := keyOf(b)
 	seen, ok := g.alone[k]
 	if !ok {
-		return false
+		return 0, false
 	}
 	if seen == nil {
-		seen = map[uint64]struct{}{}
+		seen = map[uint64]uint64{}
 		g.alone[k] = seen
 	}
 	h := binary.BigEndian.Uint64(b[keyLen+17:])
-	if _, dup := seen[h]; dup {
-		return true
+	if at, dup := seen[h]; dup {
+		return at, true
 	}
-	seen[h] = struct{}{}
-	return false
+	seen[h] = orderAt(b)
+	return 0, false
 }
+
+// orderAt is record b's order, where its line was read (orderOf).
+func orderAt(b []byte) uint64 { return binary.BigEndian.Uint64(b[keyLen-8:]) }
 
 func (g *grouper) end() error {
 	if !g.have {

@@ -85,6 +85,10 @@ type Stats struct {
 	Open       int64 // of those, started and never finished
 	Failed     int64 // of those, finished with ok false
 	Duplicates int64 // repeated copies of an event left out
+	// InLine counts the Duplicates on the line of the event they repeat:
+	// an event line without its newline, then the same line whole after
+	// it.
+	InLine     int64
 	Incomplete int64 // incomplete last lines left out (Options.Incomplete)
 	Joined     int64 // lines read past a piece (Options.Joined)
 }

@@ -1,0 +1,49 @@
+package trail
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/sandboxaudit/sandboxaudit/auditevent"
+)
+
+// An event line without its newline followed by the same line whole holds
+// the event twice: the copy is a duplicate, counted in InLine too, as
+// repeated lines are not. So for a finish paired with its start and one
+// alone (its start not in the trail).
+func TestACopyOnTheLineOfItsEventIsCountedInLine(t *testing.T) {
+	session := uuid.NewSHA1(uuid.NameSpaceOID, []byte("inline"))
+	at := time.Date(2026, 3, 14, 15, 0, 0, 0, time.UTC)
+	s1, f1 := genOp(session, 0, at)
+	_, f2 := genOp(session, 1, at)
+	line := func(e auditevent.Event) string { return string(auditevent.AppendLine(nil, &e)) }
+	twice := func(e auditevent.Event) string { return strings.TrimSuffix(line(e), "\n") + line(e) }
+	for name, c := range map[string]struct {
+		content string
+		want    Stats
+	}{
+		"paired":              {line(s1) + twice(f1), Stats{Sources: 1, Lines: 2, Ops: 1, Duplicates: 1, InLine: 1, Joined: 1}},
+		"alone":               {twice(f2), Stats{Sources: 1, Lines: 1, Ops: 1, Duplicates: 1, InLine: 1, Joined: 1}},
+		"and a repeated line": {line(s1) + twice(f1) + line(f1), Stats{Sources: 1, Lines: 3, Ops: 1, Duplicates: 2, InLine: 1, Joined: 1}},
+		"a repeated line":     {line(s1) + line(f1) + line(f1), Stats{Sources: 1, Lines: 3, Ops: 1, Duplicates: 1}},
+	} {
+		p := filepath.Join(t.TempDir(), "events.jsonl")
+		require.NoError(t, os.WriteFile(p, []byte(c.content), 0o600))
+		st, err := ReadOps(context.Background(), []string{p}, Options{}, func(*Op) error { return nil })
+		require.NoError(t, err, name)
+		assert.Equal(t, c.want, st, name)
+
+		_, st, err = ReadSessions(context.Background(), []string{p}, Options{})
+		require.NoError(t, err, name)
+		assert.Equal(t, c.want.InLine, st.InLine, name)
+		assert.Equal(t, c.want.Duplicates, st.Duplicates, name)
+	}
+}
