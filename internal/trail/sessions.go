@@ -386,12 +386,13 @@ func (w *waiting) countStart(s *sessionSum, k pairKey, res *result) {
 		}
 		return
 	}
-	_, repeated := w.inflight[k]
-	if !repeated {
-		s.Ops++
+	if _, repeated := w.inflight[k]; repeated {
+		// A second start waits for the finish in place of the first,
+		// which stays open, as ReadOps pairs them.
+		s.Open++
 	}
-	// A repeated start waits for the finish in place of the first, as
-	// ReadOps pairs them (a string key assigned again is stored again).
+	s.Ops++
+	// A string key assigned again is stored again: a copy.
 	k.spanID = strings.Clone(k.spanID)
 	w.inflight[k] = startWaiting{seq: res.seq, traced: res.traceID != ""}
 }

@@ -18,7 +18,7 @@ import (
 
 // shuffledTraces writes sessions of operations whose starts and finishes
 // name one of a few traces or none, some without their start, some with
-// a second finish, the lines in a random order.
+// a second start or finish, the lines in a random order.
 func shuffledTraces(t *testing.T, rng *rand.Rand) string {
 	t.Helper()
 	traces := []string{"", "aaaa", "bbbb", "cccc"}
@@ -36,6 +36,10 @@ func shuffledTraces(t *testing.T, rng *rand.Rand) string {
 				finish.TraceID = &tr
 			}
 			if rng.IntN(5) > 0 {
+				evs = append(evs, start)
+			}
+			if rng.IntN(6) == 0 { // a second start, at a seq of its own
+				start.EventID, start.Seq = uuid.New(), 2000+k
 				evs = append(evs, start)
 			}
 			evs = append(evs, finish)
