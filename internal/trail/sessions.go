@@ -17,9 +17,9 @@ import (
 // Session sums up one session.
 type Session struct {
 	ID uuid.UUID
-	// TraceID is the first trace id its events carry ("" when none
-	// does), or its first MaxTraceIDChars characters when LongTrace is
-	// set.
+	// TraceID is the trace id of its first operation in ReadOps' order
+	// that names one ("" when none does), or its first MaxTraceIDChars
+	// characters when LongTrace is set.
 	TraceID   string
 	LongTrace *LongTraceID
 	First     int64  // earliest event time, Unix microseconds
@@ -131,8 +131,7 @@ func sumSessions(ctx context.Context, sources []string, opts Options, held *int)
 	st := Stats{Sources: len(sources)}
 	sums := map[[16]byte]*sessionSum{}
 	again := false
-	inflight := map[pairKey]struct{}{}
-	finished := map[pairKey]struct{}{} // finishes read before their start
+	w := newWaiting()
 	limit := maxWaiting(opts.RunBytes)
 	sc := newScanner(sources, opts)
 	sc.sumsOnly = true
@@ -149,8 +148,8 @@ func sumSessions(ctx context.Context, sources []string, opts Options, held *int)
 			again = true
 		}
 		sum.note(res)
-		countOp(&sum.Session, res, inflight, finished)
-		waiting := len(finished) + len(inflight)
+		w.count(sum, res)
+		waiting := w.size()
 		if held != nil {
 			*held = max(*held, waiting)
 		}
@@ -158,16 +157,18 @@ func sumSessions(ctx context.Context, sources []string, opts Options, held *int)
 			// A trail of finishes alone, or of starts alone: ReadOps pairs
 			// them within a budget.
 			again = true
-			clear(finished)
-			clear(inflight)
+			w = newWaiting()
 		}
 		return nil
 	})
 	if err != nil || again {
 		return nil, st, again, err
 	}
-	for k := range inflight {
+	for k := range w.inflight {
 		sums[k.session].Open++
+	}
+	for k, f := range w.finished {
+		sums[k.session].offerCut(f.seq, f.trace) // a finish alone is an operation at its seq
 	}
 	out := make([]Session, 0, len(sums))
 	for _, s := range sums {
@@ -183,6 +184,33 @@ func sumSessions(ctx context.Context, sources []string, opts Options, held *int)
 type sessionSum struct {
 	Session
 	seqs seqset.Set
+	// traceSeq is the seq of the operation TraceID is of: an operation's
+	// seq is its start's, or its finish's when it has no start, the order
+	// ReadOps gives them in.
+	traceSeq int64
+}
+
+// offerTrace makes trace the session's when its operation at seq comes
+// before the one whose trace it has: the session's trace is its first
+// operation's that names one, whatever the order of the lines.
+func (s *sessionSum) offerTrace(seq int64, trace string) {
+	if s.precedes(seq, trace) {
+		s.setTraceID(trace)
+		s.traceSeq = seq
+	}
+}
+
+// offerCut is offerTrace with a trace id cut already.
+func (s *sessionSum) offerCut(seq int64, trace cutTrace) {
+	if s.precedes(seq, trace.id) {
+		s.TraceID, s.LongTrace, s.traceSeq = trace.id, trace.long, seq
+	}
+}
+
+// precedes reports whether the operation at seq, of that trace, names
+// the session's trace before the one it has.
+func (s *sessionSum) precedes(seq int64, trace string) bool {
+	return trace != "" && (s.TraceID == "" || seq < s.traceSeq)
 }
 
 // maxWaiting bounds the operations the first pass holds waiting for their
@@ -283,36 +311,93 @@ func (s *Session) noteEvent(ts int64, text string) {
 
 func (s *Session) note(res *result) {
 	s.noteEvent(res.ts, res.tsText)
-	if s.TraceID == "" && res.traceID != "" {
-		s.setTraceID(res.traceID)
-	}
 	if res.phase == 1 && !res.ok {
 		s.Failures++
 	}
 }
 
-// countOp counts an operation once, at its first event, and tracks the
-// starts still waiting for their finish.
-func countOp(s *Session, res *result, inflight, finished map[pairKey]struct{}) {
+// waiting holds the operations of the first pass waiting for their other
+// event, with what their trace needs of the event read.
+type waiting struct {
+	inflight map[pairKey]startWaiting
+	finished map[pairKey]finishWaiting // finishes read before their start
+	// traceBytes are the trace ids finished holds, counted in its size.
+	traceBytes int
+}
+
+// startWaiting is a start read: its seq, and whether it names a trace
+// (if not, its finish's is the operation's).
+type startWaiting struct {
+	seq    int64
+	traced bool
+}
+
+// finishWaiting is a finish read before its start: its seq, and its
+// trace, the operation's if its start names none.
+type finishWaiting struct {
+	seq   int64
+	trace cutTrace
+}
+
+func newWaiting() *waiting {
+	return &waiting{inflight: map[pairKey]startWaiting{}, finished: map[pairKey]finishWaiting{}}
+}
+
+// size is the operations waiting, a trace id held counted as one more
+// operation per 64 bytes (what maxWaiting allows an operation).
+func (w *waiting) size() int {
+	return len(w.inflight) + len(w.finished) + w.traceBytes/64
+}
+
+// count counts an operation once, at its first event, tracks the starts
+// still waiting for their finish and the finishes waiting for their
+// start, and offers the session the operation's trace once it is known.
+func (w *waiting) count(s *sessionSum, res *result) {
 	k := pairKey{res.session, res.spanID}
 	if res.phase == 0 {
-		if _, ok := finished[k]; ok {
-			delete(finished, k)
-			return
-		}
-		if _, ok := inflight[k]; ok {
-			return // a repeated start
-		}
-		k.spanID = strings.Clone(k.spanID)
-		inflight[k] = struct{}{}
-		s.Ops++
+		w.countStart(s, k, res)
 		return
 	}
-	if _, ok := inflight[k]; ok {
-		delete(inflight, k)
+	if st, ok := w.inflight[k]; ok {
+		delete(w.inflight, k)
+		if !st.traced {
+			s.offerTrace(st.seq, res.traceID)
+		}
 		return
 	}
-	k.spanID = strings.Clone(k.spanID)
-	finished[k] = struct{}{}
+	if old, ok := w.finished[k]; ok {
+		// A second finish before any start: the first stays alone.
+		w.dropFinished(k, old)
+		s.offerCut(old.seq, old.trace)
+	}
 	s.Ops++
+	k.spanID = strings.Clone(k.spanID)
+	f := finishWaiting{seq: res.seq, trace: cutTraceID(res.traceID)}
+	w.traceBytes += len(f.trace.id)
+	w.finished[k] = f
+}
+
+func (w *waiting) countStart(s *sessionSum, k pairKey, res *result) {
+	s.offerTrace(res.seq, res.traceID)
+	if f, ok := w.finished[k]; ok {
+		w.dropFinished(k, f)
+		if res.traceID == "" {
+			s.offerCut(res.seq, f.trace)
+		}
+		return
+	}
+	if _, repeated := w.inflight[k]; repeated {
+		// A second start waits for the finish in place of the first,
+		// which stays open, as ReadOps pairs them.
+		s.Open++
+	}
+	s.Ops++
+	// A string key assigned again is stored again: a copy.
+	k.spanID = strings.Clone(k.spanID)
+	w.inflight[k] = startWaiting{seq: res.seq, traced: res.traceID != ""}
+}
+
+func (w *waiting) dropFinished(k pairKey, f finishWaiting) {
+	delete(w.finished, k)
+	w.traceBytes -= len(f.trace.id)
 }

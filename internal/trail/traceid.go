@@ -20,18 +20,29 @@ type LongTraceID struct {
 }
 
 // setTraceID makes id the session's first trace id, cut to
-// MaxTraceIDChars characters (an invalid byte counts as one).
+// MaxTraceIDChars characters.
 func (s *Session) setTraceID(id string) {
+	c := cutTraceID(id)
+	s.TraceID, s.LongTrace = c.id, c.long
+}
+
+// cutTrace is a trace id as a Session keeps it.
+type cutTrace struct {
+	id   string
+	long *LongTraceID // set when id is the beginning of a longer one
+}
+
+// cutTraceID is id cut to MaxTraceIDChars characters (an invalid byte
+// counts as one), a copy: the line it is read from moves on.
+func cutTraceID(id string) cutTrace {
 	n := 0
 	for i := range id {
 		if n == MaxTraceIDChars {
-			s.TraceID = strings.Clone(id[:i])
-			s.LongTrace = &LongTraceID{Bytes: len(id), SHA256: sha256.Sum256([]byte(id))}
-			return
+			return cutTrace{strings.Clone(id[:i]), &LongTraceID{Bytes: len(id), SHA256: sha256.Sum256([]byte(id))}}
 		}
 		n++
 	}
-	s.TraceID = strings.Clone(id)
+	return cutTrace{id: strings.Clone(id)}
 }
 
 // InFirstTrace reports whether id is the session's first trace id,
