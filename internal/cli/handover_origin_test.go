@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"context"
 	"path/filepath"
 	"testing"
 
@@ -15,15 +14,10 @@ import (
 // would check that log, untouched, with the new key, and fail it.
 func TestLogHandoverRefusesTheOriginOfALogBeside(t *testing.T) {
 	path, keyPath, pubPath := sealedFixture(t)
-	keys, err := integrity.LoadSigningKey(keyPath)
-	require.NoError(t, err)
 	other := filepath.Join(filepath.Dir(path), "other.jsonl")
 	s, f := op(sessionB, "exec", "b000000000000007", 3, 4)
 	appendFlocked(t, other, canonLines(s, f))
-	sealer, err := integrity.NewSealer(integrity.Settings{Keys: keys, Interval: 1e9})
-	require.NoError(t, err)
-	require.NoError(t, sealer.Seal(context.Background(), other))
-	require.NoError(t, sealer.Close(context.Background()))
+	require.NoError(t, sealWith(t, other, keyPath))
 	require.Equal(t, "cli-test/other.jsonl", integrity.FirstOrigin(other))
 
 	_, nextPub := keyFiles(t, "cli-test-2027")

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -12,7 +11,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/sandboxaudit/sandboxaudit/auditevent"
-	"github.com/sandboxaudit/sandboxaudit/internal/integrity"
 	"github.com/sandboxaudit/sandboxaudit/internal/webview"
 )
 
@@ -126,26 +124,26 @@ func TestVerifyTellsARepeatOfTheLineAfterATornPiece(t *testing.T) {
 // With --key the line signed is the physical one, piece and all: the
 // integrity check passes, the piece is reported, the event is counted.
 func TestVerifyKeySignsTheJoinedLineWhole(t *testing.T) {
-	dir := t.TempDir()
-	res := run(t, "", "keygen", "--name", "cli-test", "--out", filepath.Join(dir, "keys"))
-	require.Equal(t, 0, res.code, res.stderr)
-	keys, err := integrity.LoadSigningKey(filepath.Join(dir, "keys", "cli-test.key"))
-	require.NoError(t, err)
-	sealer, err := integrity.NewSealer(integrity.Settings{Keys: keys, Interval: 1e9})
-	require.NoError(t, err)
-	path := filepath.Join(dir, "audit.jsonl")
 	content, _, _ := tornJoin(90)
-	appendFlocked(t, path, content)
-	require.NoError(t, sealer.Seal(context.Background(), path))
-	require.NoError(t, sealer.Close(context.Background()))
-
-	r := run(t, "", "verify", "--key", filepath.Join(dir, "keys", "cli-test.pub"), path)
+	path, pub := sealedOnce(t, content)
+	r := run(t, "", "verify", "--key", pub, path)
 	assert.Equal(t, exitProblems, r.code, r.stdout)
 	assert.Contains(t, r.stdout, ":4: a torn piece of 90 bytes followed by a whole event line")
 	assert.Contains(t, r.stdout, "problems=1 ")
 	assert.Contains(t, r.stdout, "missing=0\n")
 	assert.Contains(t, r.stdout, "integrity: lines=6 sealed=6 unsealed=0 checkpoints=1\n")
 	assert.NotContains(t, r.stdout, "integrity: line ")
+}
+
+// sealedOnce is an audit file holding content, appended under flock and
+// sealed once with a new key, and the verifier key of its log.
+func sealedOnce(t *testing.T, content string) (path, pub string) {
+	t.Helper()
+	key, pub := keyFiles(t, "cli-test")
+	path = filepath.Join(t.TempDir(), "audit.jsonl")
+	appendFlocked(t, path, content)
+	require.NoError(t, sealWith(t, path, key))
+	return path, pub
 }
 
 // The line recovered is the Python sink's whole line, never a part of the
@@ -262,20 +260,9 @@ func TestVerifyCountsBothEventsOfALineThatLostItsNewline(t *testing.T) {
 // With --key the leaf is the physical line, both events and all: the
 // integrity check passes over the line whole, and counts it once.
 func TestVerifyKeySignsALineOfTwoEventsWhole(t *testing.T) {
-	dir := t.TempDir()
-	res := run(t, "", "keygen", "--name", "cli-test", "--out", filepath.Join(dir, "keys"))
-	require.Equal(t, 0, res.code, res.stderr)
-	keys, err := integrity.LoadSigningKey(filepath.Join(dir, "keys", "cli-test.key"))
-	require.NoError(t, err)
-	sealer, err := integrity.NewSealer(integrity.Settings{Keys: keys, Interval: 1e9})
-	require.NoError(t, err)
-	path := filepath.Join(dir, "audit.jsonl")
 	content, _ := unended()
-	appendFlocked(t, path, content)
-	require.NoError(t, sealer.Seal(context.Background(), path))
-	require.NoError(t, sealer.Close(context.Background()))
-
-	r := run(t, "", "verify", "--key", filepath.Join(dir, "keys", "cli-test.pub"), path)
+	path, pub := sealedOnce(t, content)
+	r := run(t, "", "verify", "--key", pub, path)
 	assert.Equal(t, exitProblems, r.code, r.stdout)
 	assert.Contains(t, r.stdout, ":4: an event line without its newline")
 	assert.Contains(t, r.stdout, "lines=5 events=6 ")

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"slices"
@@ -10,8 +9,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/sandboxaudit/sandboxaudit/internal/integrity"
 )
 
 // hostileName is a file name anyone who can create files in the audit
@@ -63,15 +60,10 @@ func hostileSealedFixture(t *testing.T) (path, keyPath, pubPath string) {
 	res := run(t, "", "keygen", "--name", "cli-test", "--out", filepath.Join(dir, "keys"))
 	require.Equal(t, exitOK, res.code, res.stderr)
 	keyPath, pubPath = filepath.Join(dir, "keys", "cli-test.key"), filepath.Join(dir, "keys", "cli-test.pub")
-	keys, err := integrity.LoadSigningKey(keyPath)
-	require.NoError(t, err)
 	path = filepath.Join(dir, hostileName)
 	s, f := op(sessionA, "exec", "a000000000000001", 1, 2)
 	appendFlocked(t, path, canonLines(s, f))
-	sealer, err := integrity.NewSealer(integrity.Settings{Keys: keys, Interval: 1e9})
-	require.NoError(t, err)
-	require.NoError(t, sealer.Seal(context.Background(), path))
-	require.NoError(t, sealer.Close(context.Background()))
+	require.NoError(t, sealWith(t, path, keyPath))
 	return path, keyPath, pubPath
 }
 

@@ -22,35 +22,20 @@ func TestVerifyWitnessWithARestoredRetainedSegment(t *testing.T) {
 	sealer, pub, vkey, _ := oneWitnessSealer(t, dir)
 	path, segs := sealedRotatedTrail(t, dir, sealer, filesink.Rotation{MaxBytes: 2 << 10})
 	require.Greater(t, len(segs), 5)
-	kept, err := os.ReadFile(segs[0].Path)
-	require.NoError(t, err)
-
-	keys, err := integrity.LoadSigningKey(filepath.Join(dir, "keys", "cli-test.key"))
-	require.NoError(t, err)
-	retainer, err := integrity.NewSealer(integrity.Settings{Keys: keys, Interval: time.Second})
-	require.NoError(t, err)
-	for _, seg := range segs[:3] {
-		require.NoError(t, retainer.Retire(path, seg))
-		require.NoError(t, os.Remove(seg.Path))
-	}
-	require.NoError(t, retainer.Close(context.Background()))
-	require.NoError(t, os.WriteFile(segs[0].Path, kept, 0o600))
+	retireThenRestoreFirst(t, dir, path, segs[:3])
 
 	res := run(t, "", "verify", "--key", pub, "--witness", vkey, filepath.Dir(path))
 	require.Equal(t, 0, res.code, res.stdout+res.stderr)
 	require.Contains(t, res.stdout, "witness: lines=80 witnessed=80 unwitnessed=0")
 }
 
-// Retention may remove every closed segment: one put back then comes
-// before the active file, checked from where the records end.
-func TestVerifyWitnessWithOnlyARestoredRetainedSegment(t *testing.T) {
-	dir := t.TempDir()
-	sealer, pub, vkey, _ := oneWitnessSealer(t, dir)
-	path, segs := sealedRotatedTrail(t, dir, sealer, filesink.Rotation{MaxBytes: 2 << 10})
-	require.Greater(t, len(segs), 2)
+// retireThenRestoreFirst removes segs of the trail at path as retention
+// does, with a sealer of the key cli-test under dir/keys signing each one's
+// retention record, then puts the first back as a backup would.
+func retireThenRestoreFirst(t *testing.T, dir, path string, segs []filesink.Segment) {
+	t.Helper()
 	kept, err := os.ReadFile(segs[0].Path)
 	require.NoError(t, err)
-
 	keys, err := integrity.LoadSigningKey(filepath.Join(dir, "keys", "cli-test.key"))
 	require.NoError(t, err)
 	retainer, err := integrity.NewSealer(integrity.Settings{Keys: keys, Interval: time.Second})
@@ -61,6 +46,16 @@ func TestVerifyWitnessWithOnlyARestoredRetainedSegment(t *testing.T) {
 	}
 	require.NoError(t, retainer.Close(context.Background()))
 	require.NoError(t, os.WriteFile(segs[0].Path, kept, 0o600))
+}
+
+// Retention may remove every closed segment: one put back then comes
+// before the active file, checked from where the records end.
+func TestVerifyWitnessWithOnlyARestoredRetainedSegment(t *testing.T) {
+	dir := t.TempDir()
+	sealer, pub, vkey, _ := oneWitnessSealer(t, dir)
+	path, segs := sealedRotatedTrail(t, dir, sealer, filesink.Rotation{MaxBytes: 2 << 10})
+	require.Greater(t, len(segs), 2)
+	retireThenRestoreFirst(t, dir, path, segs)
 
 	res := run(t, "", "verify", "--key", pub, "--witness", vkey, filepath.Dir(path))
 	require.Equal(t, 0, res.code, res.stdout+res.stderr)

@@ -13,16 +13,27 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// heldSync is a syncDirFn that holds the first sync of dir until release
-// is closed (bounded), telling entered when it starts; every sync then
-// goes to ds.
+// heldSync is a syncDirFn that holds the first sync of dir until letGo
+// (bounded), telling entered when it starts; every sync then goes to ds.
 type heldSync struct {
-	ds      *dirSyncs
-	dir     string
-	once    sync.Once
-	entered chan struct{}
-	release chan struct{}
+	ds          *dirSyncs
+	dir         string
+	once        sync.Once
+	entered     chan struct{}
+	release     chan struct{}
+	releaseOnce sync.Once
 }
+
+// newHeldSync holds the first sync of dir, then passes every sync to ds;
+// the test's end lets the held sync go.
+func newHeldSync(t *testing.T, ds *dirSyncs, dir string) *heldSync {
+	h := &heldSync{ds: ds, dir: dir, entered: make(chan struct{}), release: make(chan struct{})}
+	t.Cleanup(h.letGo)
+	return h
+}
+
+// letGo ends the hold of the first sync; it may be called again.
+func (h *heldSync) letGo() { h.releaseOnce.Do(func() { close(h.release) }) }
 
 func (h *heldSync) sync(dir string) error {
 	if dir == h.dir {
@@ -37,6 +48,30 @@ func (h *heldSync) sync(dir string) error {
 		}
 	}
 	return h.ds.sync(dir)
+}
+
+// firstBatchHeld writes the first session's batch to s in the background
+// and returns once h holds that batch's sync of the base's parent. finish
+// lets the sync go and returns the batch's error.
+func firstBatchHeld(t *testing.T, s *Sink, h *heldSync) (finish func() error) {
+	t.Helper()
+	firstDone := make(chan struct{})
+	var firstErr error
+	go func() {
+		defer close(firstDone)
+		firstErr = s.WriteBatch(context.Background(), testSession, numberedLines(0, 0))
+	}()
+	// A failed assertion ends the test before the files go.
+	t.Cleanup(func() {
+		h.letGo()
+		waitClosed(t, firstDone, "the first session's batch")
+	})
+	waitClosed(t, h.entered, "the first session's sync of the base's parent")
+	return func() error {
+		h.letGo()
+		waitClosed(t, firstDone, "the first session's batch")
+		return firstErr
+	}
 }
 
 // waitClosed fails the test unless ch is closed within a minute.
@@ -71,30 +106,14 @@ func TestAFileUnderADirectoryWhoseEntrySyncIsUnderwayWaitsForASync(t *testing.T)
 			base := filepath.Join(parent, tc.below)
 			ds := &dirSyncs{}
 			ds.failWhen(func(dir string) bool { return parentSyncFails && dir == parent })
-			h := &heldSync{ds: ds, dir: parent, entered: make(chan struct{}), release: make(chan struct{})}
-			var releaseOnce sync.Once
-			release := func() { releaseOnce.Do(func() { close(h.release) }) }
-			t.Cleanup(release)
+			h := newHeldSync(t, ds, parent)
 			s, err := New(Options{Path: filepath.Join(base, "{session_id}.jsonl"), Fsync: FsyncBatch, syncDirFn: h.sync})
 			require.NoError(t, err)
 			t.Cleanup(func() { _ = s.Close() })
-			ctx := context.Background()
-
-			firstDone := make(chan struct{})
-			var firstErr error
-			go func() {
-				defer close(firstDone)
-				firstErr = s.WriteBatch(ctx, testSession, numberedLines(0, 0))
-			}()
-			// A failed assertion ends the test before the files go.
-			t.Cleanup(func() {
-				release()
-				waitClosed(t, firstDone, "the first session's batch")
-			})
-			waitClosed(t, h.entered, "the first session's sync of the base's parent")
+			finishFirst := firstBatchHeld(t, s, h)
 
 			const other = "0e4a2a7c-3b1f-4c55-9d0e-7f6b5a4c3d2e"
-			err = s.WriteBatch(ctx, other, numberedLines(0, 0))
+			err = s.WriteBatch(context.Background(), other, numberedLines(0, 0))
 			if parentSyncFails {
 				require.ErrorIs(t, err, unix.EIO, "the base's entry is not durable")
 			} else {
@@ -102,8 +121,7 @@ func TestAFileUnderADirectoryWhoseEntrySyncIsUnderwayWaitsForASync(t *testing.T)
 				require.Contains(t, ds.syncedList(), parent,
 					"acknowledged only after its own sync of the base's parent")
 			}
-			release()
-			waitClosed(t, firstDone, "the first session's batch")
+			firstErr := finishFirst()
 			if parentSyncFails {
 				require.ErrorIs(t, firstErr, unix.EIO)
 				requireNotAckedUntilSynced(t, s, ds, other, filepath.Join(base, other+".jsonl"), parent)
@@ -198,10 +216,7 @@ func TestASyncThatBeganBeforeAnEntryWasMadeAgainDoesNotMakeItDurable(t *testing.
 	// The first sync of the parent is held, then succeeds; every later
 	// one fails.
 	ds := &dirSyncs{}
-	h := &heldSync{ds: ds, dir: parent, entered: make(chan struct{}), release: make(chan struct{})}
-	var releaseOnce sync.Once
-	release := func() { releaseOnce.Do(func() { close(h.release) }) }
-	t.Cleanup(release)
+	h := newHeldSync(t, ds, parent)
 	var parentSyncs atomic.Int32
 	syncDir := func(dir string) error {
 		if dir == parent && parentSyncs.Add(1) > 1 {
@@ -213,26 +228,13 @@ func TestASyncThatBeganBeforeAnEntryWasMadeAgainDoesNotMakeItDurable(t *testing.
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = s.Close() })
 	ctx := context.Background()
-
-	firstDone := make(chan struct{})
-	var firstErr error
-	go func() {
-		defer close(firstDone)
-		firstErr = s.WriteBatch(ctx, testSession, numberedLines(0, 0))
-	}()
-	t.Cleanup(func() {
-		release()
-		waitClosed(t, firstDone, "the first session's batch")
-	})
-	waitClosed(t, h.entered, "the first session's sync of the base's parent")
+	finishFirst := firstBatchHeld(t, s, h)
 
 	require.NoError(t, os.RemoveAll(base))
 	const second = "0e4a2a7c-3b1f-4c55-9d0e-7f6b5a4c3d2e"
 	require.ErrorIs(t, s.WriteBatch(ctx, second, numberedLines(0, 0)), unix.EIO,
 		"the base made again is not durable")
-	release()
-	waitClosed(t, firstDone, "the first session's batch")
-	require.NoError(t, firstErr)
+	require.NoError(t, finishFirst())
 
 	const third = "1f5b3b8d-4c2a-4d66-8e1f-8a7c6b5d4e3f"
 	require.ErrorIs(t, s.WriteBatch(ctx, third, numberedLines(0, 0)), unix.EIO,

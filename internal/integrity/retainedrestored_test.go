@@ -20,12 +20,7 @@ func TestRetainedTrailWithARestoredSegment(t *testing.T) {
 	require.Greater(t, len(segs), 5)
 	kept := readZstdFile(t, segs[0].Path)
 
-	s := newSealer(t, k)
-	for _, seg := range segs[:3] {
-		require.NoError(t, s.Retire(path, seg))
-		require.NoError(t, os.Remove(seg.Path))
-	}
-	require.NoError(t, s.Close(bg))
+	retireSegments(t, k, path, segs[:3]...)
 	writeZstdFile(t, segs[0].Path, kept)
 
 	res := checkTrail(t, path, pub)
@@ -37,6 +32,18 @@ func TestRetainedTrailWithARestoredSegment(t *testing.T) {
 	require.Contains(t, strings.Join(res.Failures, "\n"), "no retention record says it was removed")
 }
 
+// retireSegments removes segs of the trail at path as retention does: a
+// sealer of k signs each one's retention record, then the file goes.
+func retireSegments(t *testing.T, k *Keys, path string, segs ...filesink.Segment) {
+	t.Helper()
+	s := newSealer(t, k)
+	for _, seg := range segs {
+		require.NoError(t, s.Retire(path, seg))
+		require.NoError(t, os.Remove(seg.Path))
+	}
+	require.NoError(t, s.Close(bg))
+}
+
 // Retention removes the oldest segments first: a segment after kept ones,
 // removed with a retention record, is a gap verify reports.
 func TestRetentionRecordOutOfOrderIsAGap(t *testing.T) {
@@ -45,10 +52,7 @@ func TestRetentionRecordOutOfOrderIsAGap(t *testing.T) {
 	require.NoError(t, err)
 	require.Greater(t, len(segs), 5)
 
-	s := newSealer(t, k)
-	require.NoError(t, s.Retire(path, segs[2]))
-	require.NoError(t, os.Remove(segs[2].Path))
-	require.NoError(t, s.Close(bg))
+	retireSegments(t, k, path, segs[2])
 
 	res := checkTrail(t, path, pub)
 	require.Contains(t, strings.Join(res.Failures, "\n"), "are missing")
@@ -63,12 +67,7 @@ func TestRetainedTrailWithOnlyARestoredSegment(t *testing.T) {
 	require.Greater(t, len(segs), 2)
 	kept := readZstdFile(t, segs[0].Path)
 
-	s := newSealer(t, k)
-	for _, seg := range segs {
-		require.NoError(t, s.Retire(path, seg))
-		require.NoError(t, os.Remove(seg.Path))
-	}
-	require.NoError(t, s.Close(bg))
+	retireSegments(t, k, path, segs...)
 	res := checkTrail(t, path, pub)
 	require.Empty(t, res.Failures, "every segment retired")
 

@@ -50,6 +50,15 @@ func genTrail(w io.Writer, sessions, ops int) (int64, error) {
 	return n, bw.Flush()
 }
 
+// twoOps is operations 0 and 1 of the session named name.
+func twoOps(name string) (s1, f1, s2, f2 auditevent.Event) {
+	session := uuid.NewSHA1(uuid.NameSpaceOID, []byte(name))
+	at := time.Date(2026, 3, 14, 15, 0, 0, 0, time.UTC)
+	s1, f1 = genOp(session, 0, at)
+	s2, f2 = genOp(session, 1, at)
+	return s1, f1, s2, f2
+}
+
 // genOp is operation k of a session: an exec, seqs 2k+1 and 2k+2.
 func genOp(session uuid.UUID, k int64, at time.Time) (start, finish auditevent.Event) {
 	span := fmt.Sprintf("%016x", uint64(k+1)*0x9e3779b97f4a7c15)

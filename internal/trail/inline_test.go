@@ -2,13 +2,9 @@ package trail
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/google/uuid"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -20,10 +16,7 @@ import (
 // repeated lines are not. So for a finish paired with its start and one
 // alone (its start not in the trail).
 func TestACopyOnTheLineOfItsEventIsCountedInLine(t *testing.T) {
-	session := uuid.NewSHA1(uuid.NameSpaceOID, []byte("inline"))
-	at := time.Date(2026, 3, 14, 15, 0, 0, 0, time.UTC)
-	s1, f1 := genOp(session, 0, at)
-	_, f2 := genOp(session, 1, at)
+	s1, f1, _, f2 := twoOps("inline")
 	line := func(e auditevent.Event) string { return string(auditevent.AppendLine(nil, &e)) }
 	twice := func(e auditevent.Event) string { return strings.TrimSuffix(line(e), "\n") + line(e) }
 	for name, c := range map[string]struct {
@@ -35,8 +28,7 @@ func TestACopyOnTheLineOfItsEventIsCountedInLine(t *testing.T) {
 		"and a repeated line": {line(s1) + twice(f1) + line(f1), Stats{Sources: 1, Lines: 3, Ops: 1, Duplicates: 2, InLine: 1, Joined: 1}},
 		"a repeated line":     {line(s1) + line(f1) + line(f1), Stats{Sources: 1, Lines: 3, Ops: 1, Duplicates: 1}},
 	} {
-		p := filepath.Join(t.TempDir(), "events.jsonl")
-		require.NoError(t, os.WriteFile(p, []byte(c.content), 0o600))
+		p := writeFile(t, t.TempDir(), "events.jsonl", []byte(c.content))
 		st, err := ReadOps(context.Background(), []string{p}, Options{}, func(*Op) error { return nil })
 		require.NoError(t, err, name)
 		assert.Equal(t, c.want, st, name)

@@ -2,13 +2,9 @@ package trail
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/google/uuid"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -20,10 +16,7 @@ import (
 // last line of a live file so made is read too, not left out as
 // incomplete, as a whole event without its newline is.
 func TestTheWholeLineAfterATornPieceIsRead(t *testing.T) {
-	session := uuid.NewSHA1(uuid.NameSpaceOID, []byte("torn"))
-	at := time.Date(2026, 3, 14, 15, 0, 0, 0, time.UTC)
-	s1, f1 := genOp(session, 0, at)
-	s2, f2 := genOp(session, 1, at)
+	s1, f1, s2, f2 := twoOps("torn")
 	line := func(e auditevent.Event) string { return string(auditevent.AppendLine(nil, &e)) }
 	piece := line(s2)[:70]
 	for name, c := range map[string]struct {
@@ -33,8 +26,7 @@ func TestTheWholeLineAfterATornPieceIsRead(t *testing.T) {
 		"mid-file":            {line(s1) + piece + line(f1) + line(s2) + line(f2), line(f1), 2},
 		"live file last line": {line(s1) + line(s2) + line(f2) + piece + line(f1)[:len(line(f1))-1], line(f1)[:len(line(f1))-1], 4},
 	} {
-		p := filepath.Join(t.TempDir(), "events.jsonl")
-		require.NoError(t, os.WriteFile(p, []byte(c.content), 0o600))
+		p := writeFile(t, t.TempDir(), "events.jsonl", []byte(c.content))
 		var joined []int64
 		opts := Options{KeepLines: true, Joined: func(source string, n int64, pieceBytes int, pieceRead bool) {
 			assert.Equal(t, p, source)
@@ -70,10 +62,7 @@ func TestTheWholeLineAfterATornPieceIsRead(t *testing.T) {
 // never had, and the line is reported to Options.Joined once, counted as
 // one line. A filter picks either event alone.
 func TestAnEventLineWithoutItsNewlineIsReadBeforeTheLineAfterIt(t *testing.T) {
-	session := uuid.NewSHA1(uuid.NameSpaceOID, []byte("unended"))
-	at := time.Date(2026, 3, 14, 15, 0, 0, 0, time.UTC)
-	s1, f1 := genOp(session, 0, at)
-	s2, f2 := genOp(session, 1, at)
+	s1, f1, s2, f2 := twoOps("unended")
 	line := func(e auditevent.Event) string { return string(auditevent.AppendLine(nil, &e)) }
 	unended := strings.TrimSuffix(line(s2), "\n")
 	for name, c := range map[string]struct {
@@ -83,8 +72,7 @@ func TestAnEventLineWithoutItsNewlineIsReadBeforeTheLineAfterIt(t *testing.T) {
 		"mid-file":            {line(s1) + unended + line(f1) + line(f2), line(f1), 2},
 		"live file last line": {line(s1) + line(f2) + unended + line(f1)[:len(line(f1))-1], line(f1)[:len(line(f1))-1], 3},
 	} {
-		p := filepath.Join(t.TempDir(), "events.jsonl")
-		require.NoError(t, os.WriteFile(p, []byte(c.content), 0o600))
+		p := writeFile(t, t.TempDir(), "events.jsonl", []byte(c.content))
 		var joined []int64
 		opts := Options{KeepLines: true, Joined: func(source string, n int64, pieceBytes int, pieceRead bool) {
 			assert.Equal(t, p, source)
