@@ -118,6 +118,11 @@ func (e *auditExporter) Start(ctx context.Context, host component.Host) (err err
 // startFile checks the audit file's path, starts its sealer when it has
 // integrity, and opens the file sink.
 func (e *auditExporter) startFile(ctx context.Context, host component.Host, fc *FileConfig) error {
+	// First, so that a value the process cannot honour makes nothing.
+	maxOpen, err := e.fileSinkMaxOpenFiles(fc)
+	if err != nil {
+		return err
+	}
 	// Before the sealer, which would sign another exporter's spool
 	// and leave its sidecars there.
 	if err := checkFileIsNoSpool(fc); err != nil {
@@ -128,10 +133,9 @@ func (e *auditExporter) startFile(ctx context.Context, host component.Host, fc *
 	if err := filesink.CheckWritable(fc.Path, fc.Rotation.HasValue()); err != nil {
 		return fmt.Errorf("file::path: %w", err)
 	}
-	opts := filesink.Options{Path: fc.Path, Fsync: fc.Fsync, MaxOpenFiles: fc.MaxOpenFiles, Rotation: e.rotation(fc), OnTornTail: e.logTornTail,
+	opts := filesink.Options{Path: fc.Path, Fsync: fc.Fsync, MaxOpenFiles: maxOpen, Rotation: e.rotation(fc), OnTornTail: e.logTornTail,
 		OnCutBack: e.logCutBack}
 	if ic := fc.Integrity.Get(); ic != nil {
-		var err error
 		if e.sealer, err = e.startIntegrity(ctx, host, fc, ic); err != nil {
 			return err
 		}
@@ -258,6 +262,7 @@ func (e *auditExporter) startHTTP(ctx context.Context, host component.Host, hc *
 		RedactValues:     clientSecretValues(&hc.ClientConfig),
 	}
 	if sc := hc.Spool.Get(); sc != nil {
+		e.warnSpoolBelowLine(sc)
 		// No line the sink spools is over max_line_bytes, so a longer one
 		// is damage, passed over unread; never below the default, so that
 		// lowering max_line_bytes does not quarantine lines spooled before.

@@ -3,10 +3,14 @@ package sandboxauditexporter
 import (
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 
+	"go.uber.org/zap"
+
 	"github.com/sandboxaudit/sandboxaudit/internal/filesink"
+	"github.com/sandboxaudit/sandboxaudit/internal/fsutil"
 	"github.com/sandboxaudit/sandboxaudit/internal/integrity"
 )
 
@@ -55,4 +59,67 @@ func checkSpoolIsNoSealedFile(sc *SpoolConfig) error {
 	}
 	held.Release()
 	return nil
+}
+
+// The file sink may keep at most half the process's open-file limit
+// (RLIMIT_NOFILE) open: the other half is for the receivers' sockets,
+// the spool, the sealer's sidecars, directory syncs and the other
+// components. A sink that could take them all would meet EMFILE under
+// that many sessions, and the collector would thrash on its retries.
+const openFilesShare = 2
+
+// maxOpenFiles returns the max_open_files the file sink can honour under
+// the open-file limit nofile. A value set above its share refuses the
+// start, naming the key: the process could never honour it. The default
+// (max_open_files 0 or filesink.DefaultMaxOpenFiles) is lowered to the
+// share instead, with capped true, so a small container limit does not
+// break an unchanged config.
+func maxOpenFiles(set int, nofile uint64) (n int, capped bool, err error) {
+	n = set
+	if n == 0 {
+		n = filesink.DefaultMaxOpenFiles
+	}
+	share := max(min(nofile/openFilesShare, math.MaxInt), 1)
+	if uint64(n) <= share {
+		return n, false, nil
+	}
+	if set == 0 || set == filesink.DefaultMaxOpenFiles {
+		return int(share), true, nil
+	}
+	return 0, false, fmt.Errorf("file::max_open_files: %d is more than the file sink may keep open: the process's open-file limit "+
+		"(RLIMIT_NOFILE) is %d and the sink takes at most half of it, %d; lower max_open_files or raise the limit", set, nofile, share)
+}
+
+// fileSinkMaxOpenFiles checks fc's max_open_files against the process's
+// open-file limit, warning once when the default is lowered to fit it.
+func (e *auditExporter) fileSinkMaxOpenFiles(fc *FileConfig) (int, error) {
+	nofile, err := fsutil.OpenFileLimit()
+	if err != nil {
+		// Not knowing the limit is no reason to refuse the start.
+		e.logger.Warn("Cannot read the open-file limit; file.max_open_files is not checked against it", zap.Error(err))
+		return fc.MaxOpenFiles, nil
+	}
+	n, capped, err := maxOpenFiles(fc.MaxOpenFiles, nofile)
+	if capped {
+		e.logger.Warn("file.max_open_files lowered to half the process's open-file limit (RLIMIT_NOFILE); "+
+			"templated files past it are closed and reopened as needed",
+			zap.Int("max_open_files", n), zap.Int("default", filesink.DefaultMaxOpenFiles), zap.Uint64("open_file_limit", nofile))
+	}
+	return n, err
+}
+
+// warnSpoolBelowLine warns once when http.spool.max_size is under one
+// line of max_line_bytes and its newline. Such a spool is allowed (a
+// small spool for small events is a fair choice), but an event that long
+// is delivered only when the endpoint takes it at once: otherwise the
+// spool refuses it as full, and the push fails as with any full spool,
+// logged and counted, never dropped unseen.
+func (e *auditExporter) warnSpoolBelowLine(sc *SpoolConfig) {
+	if sc.MaxSize <= 0 || sc.MaxSize > int64(e.cfg.MaxLineBytes) {
+		return
+	}
+	e.logger.Warn("http.spool.max_size is smaller than one line of max_line_bytes: an event whose line does not fit "+
+		"is delivered only when the endpoint takes it at once; otherwise the spool refuses it as full and the push fails "+
+		"(reason spool_full), as with any full spool",
+		zap.Int64("max_size", sc.MaxSize), zap.Int("max_line_bytes", e.cfg.MaxLineBytes))
 }

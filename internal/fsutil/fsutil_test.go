@@ -2,6 +2,7 @@ package fsutil
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
 
@@ -108,4 +109,23 @@ func TestOpenRegularSaysTildeIsNotExpanded(t *testing.T) {
 	_, _, err := OpenRegular("~/keys/audit.key", os.O_RDONLY, 0)
 	require.ErrorIs(t, err, os.ErrNotExist)
 	require.ErrorContains(t, err, `"~/" is not expanded; write the home directory's path`)
+}
+
+// TestOpenFileLimitIsTheSoftLimit: OpenFileLimit reports the soft limit
+// setrlimit sets, checked in a child process so this one's limit stays.
+func TestOpenFileLimitIsTheSoftLimit(t *testing.T) {
+	if os.Getenv("FSUTIL_NOFILE_CHILD") == "1" {
+		var lim unix.Rlimit
+		require.NoError(t, unix.Getrlimit(unix.RLIMIT_NOFILE, &lim))
+		require.NoError(t, unix.Setrlimit(unix.RLIMIT_NOFILE, &unix.Rlimit{Cur: 100, Max: lim.Max}))
+		n, err := OpenFileLimit()
+		require.NoError(t, err)
+		require.Equal(t, uint64(100), n)
+		return
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestOpenFileLimitIsTheSoftLimit$", "-test.count=1")
+	cmd.Env = append(os.Environ(), "FSUTIL_NOFILE_CHILD=1")
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	require.Contains(t, string(out), "PASS")
 }

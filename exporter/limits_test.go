@@ -1,0 +1,154 @@
+package sandboxauditexporter
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/component/componenttest"
+	"go.opentelemetry.io/collector/exporter/exportertest"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+	"go.uber.org/zap/zaptest/observer"
+	"golang.org/x/sys/unix"
+
+	"github.com/sandboxaudit/sandboxaudit/auditevent"
+	"github.com/sandboxaudit/sandboxaudit/internal/filesink"
+)
+
+func TestMaxOpenFilesShare(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		set        int
+		nofile     uint64
+		want       int
+		wantCapped bool
+		wantErr    string
+	}{
+		{name: "default under a large limit", set: 0, nofile: 1 << 20, want: filesink.DefaultMaxOpenFiles},
+		{name: "set within half the limit", set: 512, nofile: 1024, want: 512},
+		{name: "set above half the limit", set: 513, nofile: 1024,
+			wantErr: "file::max_open_files: 513 is more than the file sink may keep open: the process's open-file limit (RLIMIT_NOFILE) is 1024 and the sink takes at most half of it, 512"},
+		{name: "default lowered", set: 0, nofile: 100, want: 50, wantCapped: true},
+		{name: "default written out lowered", set: filesink.DefaultMaxOpenFiles, nofile: 100, want: 50, wantCapped: true},
+		{name: "default at a limit of 1", set: 0, nofile: 1, want: 1, wantCapped: true},
+		{name: "unlimited", set: 1 << 30, nofile: unix.RLIM_INFINITY, want: 1 << 30},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			n, capped, err := maxOpenFiles(tc.set, tc.nofile)
+			if tc.wantErr != "" {
+				require.EqualError(t, err, tc.wantErr+"; lower max_open_files or raise the limit")
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, n)
+			assert.Equal(t, tc.wantCapped, capped)
+		})
+	}
+}
+
+// lowNofileEnv marks the child process of TestMaxOpenFilesUnderLoweredLimit.
+const lowNofileEnv = "SANDBOXAUDIT_TEST_LOW_NOFILE"
+
+// TestMaxOpenFilesUnderLoweredLimit starts the exporter under a real soft
+// RLIMIT_NOFILE of 100, in a child process (this test binary run again)
+// so this process's own limit is untouched: a max_open_files set above
+// half of it refuses the start naming the key and the limit, and makes
+// nothing on disk; the default is lowered to 50 with one warning.
+func TestMaxOpenFilesUnderLoweredLimit(t *testing.T) {
+	if os.Getenv(lowNofileEnv) != "1" {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestMaxOpenFilesUnderLoweredLimit$", "-test.count=1", "-test.v")
+		cmd.Env = append(os.Environ(), lowNofileEnv+"=1")
+		out, err := cmd.CombinedOutput()
+		require.NoError(t, err, "%s", out)
+		require.Contains(t, string(out), "--- PASS: TestMaxOpenFilesUnderLoweredLimit")
+		return
+	}
+	var lim unix.Rlimit
+	require.NoError(t, unix.Getrlimit(unix.RLIMIT_NOFILE, &lim))
+	require.NoError(t, unix.Setrlimit(unix.RLIMIT_NOFILE, &unix.Rlimit{Cur: 100, Max: lim.Max}))
+
+	t.Run("set above the share", func(t *testing.T) {
+		dir := filepath.Join(t.TempDir(), "audit")
+		cfg := syncConfig()
+		withFile(cfg, filepath.Join(dir, "{session_id}.jsonl"), auditevent.PolicyOverride{})
+		cfg.File.Get().MaxOpenFiles = 1000
+		_, err := startFileExporter(t, cfg)
+		require.EqualError(t, err, "file::max_open_files: 1000 is more than the file sink may keep open: the process's "+
+			"open-file limit (RLIMIT_NOFILE) is 100 and the sink takes at most half of it, 50; lower max_open_files or raise the limit")
+		require.NoDirExists(t, dir)
+	})
+	t.Run("default", func(t *testing.T) {
+		cfg := syncConfig()
+		withFile(cfg, filepath.Join(t.TempDir(), "{session_id}.jsonl"), auditevent.PolicyOverride{})
+		logs, err := startFileExporter(t, cfg)
+		require.NoError(t, err)
+		warned := logs.FilterMessageSnippet("file.max_open_files lowered").All()
+		require.Len(t, warned, 1)
+		assert.Equal(t, zapcore.WarnLevel, warned[0].Level)
+		assert.Equal(t, map[string]any{"max_open_files": int64(50), "default": int64(filesink.DefaultMaxOpenFiles), "open_file_limit": uint64(100)},
+			warned[0].ContextMap())
+	})
+	t.Run("set within the share", func(t *testing.T) {
+		cfg := syncConfig()
+		withFile(cfg, filepath.Join(t.TempDir(), "{session_id}.jsonl"), auditevent.PolicyOverride{})
+		cfg.File.Get().MaxOpenFiles = 50
+		logs, err := startFileExporter(t, cfg)
+		require.NoError(t, err)
+		assert.Zero(t, logs.FilterMessageSnippet("max_open_files").Len())
+	})
+}
+
+// startFileExporter starts a logs exporter of cfg and returns the logs
+// it wrote and Start's error; it is shut down when the test ends.
+func startFileExporter(t *testing.T, cfg *Config) (*observer.ObservedLogs, error) {
+	t.Helper()
+	require.NoError(t, cfg.Validate())
+	core, logs := observer.New(zapcore.InfoLevel)
+	set := exportertest.NewNopSettings(typ)
+	set.Logger = zap.New(core)
+	lg, err := NewFactory().CreateLogs(context.Background(), set, cfg)
+	require.NoError(t, err)
+	err = lg.Start(context.Background(), componenttest.NewNopHost())
+	t.Cleanup(func() { require.NoError(t, lg.Shutdown(context.Background())) })
+	return logs, err
+}
+
+// TestSpoolBelowOneLineWarns: a spool max_size under one line of
+// max_line_bytes starts, with one warning naming both keys; a spool that
+// holds such a line, or an unbounded one, starts without it. What such a
+// spool does with a line it cannot hold (the push fails, spool_full) is
+// TestHTTPFullSpoolFailsExportVisibly's.
+func TestSpoolBelowOneLineWarns(t *testing.T) {
+	for _, tc := range []struct {
+		maxSize int64
+		warned  bool
+	}{
+		{maxSize: 1 << 20, warned: true},
+		{maxSize: defaultMaxLineBytes, warned: true},
+		{maxSize: defaultMaxLineBytes + 1},
+		{maxSize: 0},
+	} {
+		rec := newRecorder(t, nil)
+		cfg := syncConfig()
+		hc := withHTTP(cfg, rec.srv.URL, "ndjson", auditevent.PolicyOverride{})
+		sc := hc.Spool.GetOrInsertDefault()
+		sc.Path = filepath.Join(t.TempDir(), "spool.jsonl")
+		sc.MaxSize = tc.maxSize
+		core, logs := observer.New(zapcore.InfoLevel)
+		startExportersWithLogger(t, cfg, zap.New(core))
+
+		warned := logs.FilterMessageSnippet("http.spool.max_size is smaller than one line of max_line_bytes").All()
+		if !tc.warned {
+			assert.Empty(t, warned, "max_size %d", tc.maxSize)
+			continue
+		}
+		require.Len(t, warned, 1, "max_size %d", tc.maxSize)
+		assert.Equal(t, zapcore.WarnLevel, warned[0].Level)
+		assert.Equal(t, map[string]any{"max_size": tc.maxSize, "max_line_bytes": int64(defaultMaxLineBytes)}, warned[0].ContextMap())
+	}
+}
