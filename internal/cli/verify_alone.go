@@ -272,10 +272,16 @@ func (v *verifier) reportAloneWitnessed(path, segment string, wc *integrity.Witn
 		_, _ = fmt.Fprintf(v.out, "%s: witness: no checkpoint that %s witnesses cosigned holds this segment's last line (line %d of the log)\n",
 			segment, quorum, end-lead)
 	default:
-		_, _ = fmt.Fprintf(v.out, "%s: witness: the segment is in a checkpoint of %d lines that %s witnesses cosigned\n",
-			segment, res.Witnessed-lead, quorum)
+		_, _ = fmt.Fprintln(v.out, aloneWitnessedMsg(segment, res.Witnessed-lead, quorum))
 	}
 	return res.Witnessed
+}
+
+// aloneWitnessedMsg words a segment checked alone that a checkpoint of
+// lines lines, cosigned by the witnesses' quorum, holds.
+func aloneWitnessedMsg(segment string, lines int64, quorum string) string {
+	return fmt.Sprintf("%s: witness: the segment is in a checkpoint of %s that %s witnesses cosigned",
+		segment, plural.Count(lines, "line"), quorum)
 }
 
 // notRead names the lines of the log outside a segment checked alone,
