@@ -456,10 +456,19 @@ func (v *verifier) reportGiven(path string, proofs []integrity.GivenProof, ids [
 		if p.ByStore {
 			how = "a consistency proof from the hash store leads from its root to the tree of the lines read"
 		}
-		n := max(p.Size-lead, 0)
-		_, _ = fmt.Fprintf(v.out, "%s: integrity: %s of the log %s in the checkpoint given in %s (%s): %s\n",
-			path, plural.Lines(1, n), plural.Pick(n, "is", "are"), file, plural.Count(n, "line"), how)
+		_, _ = fmt.Fprintf(v.out, "%s: integrity: %s: %s\n", path, givenHolds(file, max(p.Size-lead, 0)), how)
 	}
+}
+
+// givenHolds words the n lines of the log that the checkpoint given in
+// file holds. One signed right after a handover holds only the note the
+// log starts from: none of its lines.
+func givenHolds(file string, n int64) string {
+	if n == 0 {
+		return "the checkpoint given in " + file + " holds none of the log's lines"
+	}
+	return fmt.Sprintf("%s of the log %s in the checkpoint given in %s (%s)",
+		plural.Lines(1, n), plural.Pick(n, "is", "are"), file, plural.Count(n, "line"))
 }
 
 // reportUnusedGiven counts as a problem a --checkpoint checkpoint whose
