@@ -100,11 +100,22 @@ func (v *verifier) verifySegmentAlone(ctx context.Context, segment string) error
 	}
 	v.reportAlone(segment, tr, tc.Finish(), wc)
 	if next == nil && tr.Log.Genesis() != nil {
-		_, _ = fmt.Fprintf(v.out, "%s: handover: the log starts from a handover note, and --key is the key it hands over to, "+
-			"so its link to the history before it is not checked: give the retiring key as --key to follow the note\n", segment)
+		v.noteGenesisNotFollowed(tr.Path)
 		v.refuseRetiredKeyAsWitness(tr.Path)
 	}
 	return nil
+}
+
+// noteGenesisNotFollowed says, once for the log at path, that it starts
+// from a handover note --alone does not follow: --key is the key the note
+// hands over to.
+func (v *verifier) noteGenesisNotFollowed(path string) {
+	if v.handovers.genesisNoted[path] {
+		return
+	}
+	v.handovers.genesisNoted[path] = true
+	_, _ = fmt.Fprintf(v.out, "%s: handover: the log starts from a handover note, and --key is the key it hands over to, "+
+		"so its link to the history before it is not checked: give the retiring key as --key to follow the note\n", path)
 }
 
 // openSegmentAlone opens segment's trail for --alone. A segment with no
