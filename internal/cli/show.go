@@ -150,21 +150,31 @@ func incompleteReporter(cmd string, stderr io.Writer) func(string, int64) {
 // joinedReporter warns of a line read past a piece: the event is whole
 // and read, but the piece before it is a write cut short (a writer killed
 // mid-line, or before its newline), named by its length, never quoted.
-// A piece that lost only its newline is an event, read too. It names the
-// first maxListedProblems of a file, as badLineReporter does.
-func joinedReporter(cmd string, stderr io.Writer) func(string, int64, int, bool) {
+// A piece that lost only its newline is an event, read too; one that is
+// the same line as the whole one is the same event, its copy left out as a
+// repeat. It names the first maxListedProblems of a file, as
+// badLineReporter does.
+func joinedReporter(cmd string, stderr io.Writer) func(string, int64, int, trail.Piece) {
 	naming := firstOfFile(cmd, stderr, "lines begin with a piece cut short: the others are read too, not named")
-	return func(source string, line int64, piece int, pieceRead bool) {
-		if !naming(source) {
-			return
+	return func(source string, line int64, piece int, kind trail.Piece) {
+		if naming(source) {
+			_, _ = fmt.Fprintf(stderr, "%s: %s:%d: warning: %s\n", cmd, displayText(source), line, joinedWarning(piece, kind))
 		}
-		what, done := "a torn piece of "+plural.Count(piece, "byte"), "the event is read, the piece left out"
-		if pieceRead {
-			what, done = "an event line of "+plural.Count(piece, "byte")+" without its newline", "both events are read"
-		}
-		_, _ = fmt.Fprintf(stderr, "%s: %s:%d: warning: %s (a write cut short) comes before a whole event line; %s\n",
-			cmd, displayText(source), line, what, done)
 	}
+}
+
+// joinedWarning words a line read past a piece of pieceBytes bytes.
+func joinedWarning(pieceBytes int, kind trail.Piece) string {
+	switch kind {
+	case trail.PieceRepeated:
+		return "an event line of " + plural.Count(pieceBytes, "byte") + " without its newline (a write cut short) " +
+			"comes before the same event line whole; it is one event, read once"
+	case trail.PieceEvent:
+		return "an event line of " + plural.Count(pieceBytes, "byte") + " without its newline (a write cut short) " +
+			"comes before a whole event line; both events are read"
+	}
+	return "a torn piece of " + plural.Count(pieceBytes, "byte") + " (a write cut short) comes before a whole event line; " +
+		"the event is read, the piece left out"
 }
 
 // showFilter builds the filter from the flags.

@@ -270,3 +270,35 @@ func TestVerifyKeySignsALineOfTwoEventsWhole(t *testing.T) {
 	assert.Contains(t, r.stdout, "integrity: lines=5 sealed=5 unsealed=0 checkpoints=1\n")
 	assert.NotContains(t, r.stdout, "integrity: line ")
 }
+
+// An event line without its newline followed by the same line whole is
+// one event written twice, not two writers' events: each command's
+// warning says so, and show shows it once.
+func TestTheSameEventTwiceOnALineIsWordedAsOne(t *testing.T) {
+	s1, f1 := op(sessionA, "exec", "a000000000000001", 1, 2)
+	finish := canonLines(f1)
+	p := writeFile(t, "events.jsonl", canonLines(s1)+strings.TrimSuffix(finish, "\n")+finish)
+	warning := fmt.Sprintf("%s:2: warning: an event line of %d bytes without its newline (a write cut short) "+
+		"comes before the same event line whole; it is one event, read once\n", p, len(finish)-1)
+	for cmd, done := range map[string]string{"show": "shown once", "sessions": "counted once"} {
+		r := run(t, "", cmd, "--output", "jsonl", p)
+		assert.Equal(t, exitOK, r.code, r.stderr)
+		assert.Contains(t, r.stderr, cmd+": "+warning)
+		assert.NotContains(t, r.stderr, "both events")
+		assert.Contains(t, r.stderr, "1 line holds an event twice (its line without its newline, then the same line whole after it), "+done)
+		if cmd == "show" {
+			assert.Equal(t, 1, strings.Count(r.stdout, finish), "shown once")
+		}
+	}
+
+	var stderr bytes.Buffer
+	startView(t, webview.Config{Sources: []string{p}, Options: readerOptions("serve", Streams{Stderr: &stderr})})
+	assert.Contains(t, stderr.String(), "serve: "+warning)
+
+	r := run(t, "", "verify", p)
+	assert.Equal(t, exitProblems, r.code, r.stdout)
+	assert.Contains(t, r.stdout, fmt.Sprintf("%s:2: an event line without its newline followed by the same event line whole (session %s, seq 2): "+
+		"a writer killed before its newline, then the same event resent; it is one event, read twice\n", p, sessionA))
+	assert.NotContains(t, r.stdout, "both events")
+	assert.Contains(t, r.stdout, "events=3 ")
+}

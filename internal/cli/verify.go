@@ -448,7 +448,7 @@ func (v *verifier) checkLine(at location, ln lines.Line) {
 		return
 	}
 	if j.Piece > 0 {
-		v.joined(at, &j)
+		v.joined(at, &j, ln.Text)
 	}
 	for text, ev := range j.Events(ln.Text) {
 		v.checkEvent(at, text, ev)
@@ -492,9 +492,15 @@ func eventsOf(line []byte) (tornjoin.Join, error) {
 // own, closed where it is): a file at rest holds whole lines, one event
 // each, and with --key the line signed is the physical one, both writes
 // and all. Pieces the collector cut off and kept aside are no part of the
-// trail, and are not read.
-func (v *verifier) joined(at location, j *tornjoin.Join) {
+// trail, and are not read. A piece that is the whole line's bytes (text
+// is the line) is one event resent, its copy a duplicate (track).
+func (v *verifier) joined(at location, j *tornjoin.Join, text []byte) {
 	ev := &j.Event
+	if j.Repeats(text) {
+		v.problem(at, "an event line without its newline followed by the same event line whole (session %s, seq %d): "+
+			"a writer killed before its newline, then the same event resent; it is one event, read twice", ev.SessionID, ev.Seq)
+		return
+	}
 	if p := j.PieceEvent; p != nil {
 		v.problem(at, "an event line without its newline (session %s, seq %d) followed by a whole event line (session %s, seq %d): "+
 			"a writer killed before its newline, then another writer's line; both events are read",

@@ -100,11 +100,22 @@ func (v *verifier) verifySegmentAlone(ctx context.Context, segment string) error
 	}
 	v.reportAlone(segment, tr, tc.Finish(), wc)
 	if next == nil && tr.Log.Genesis() != nil {
-		_, _ = fmt.Fprintf(v.out, "%s: handover: the log starts from a handover note, and --key is the key it hands over to, "+
-			"so its link to the history before it is not checked: give the retiring key as --key to follow the note\n", segment)
+		v.noteGenesisNotFollowed(tr.Path)
 		v.refuseRetiredKeyAsWitness(tr.Path)
 	}
 	return nil
+}
+
+// noteGenesisNotFollowed says, once for the log at path, that it starts
+// from a handover note --alone does not follow: --key is the key the note
+// hands over to.
+func (v *verifier) noteGenesisNotFollowed(path string) {
+	if v.handovers.genesisNoted[path] {
+		return
+	}
+	v.handovers.genesisNoted[path] = true
+	_, _ = fmt.Fprintf(v.out, "%s: handover: the log starts from a handover note, and --key is the key it hands over to, "+
+		"so its link to the history before it is not checked: give the retiring key as --key to follow the note\n", path)
 }
 
 // openSegmentAlone opens segment's trail for --alone. A segment with no
@@ -272,10 +283,16 @@ func (v *verifier) reportAloneWitnessed(path, segment string, wc *integrity.Witn
 		_, _ = fmt.Fprintf(v.out, "%s: witness: no checkpoint that %s witnesses cosigned holds this segment's last line (line %d of the log)\n",
 			segment, quorum, end-lead)
 	default:
-		_, _ = fmt.Fprintf(v.out, "%s: witness: the segment is in a checkpoint of %d lines that %s witnesses cosigned\n",
-			segment, res.Witnessed-lead, quorum)
+		_, _ = fmt.Fprintln(v.out, aloneWitnessedMsg(segment, res.Witnessed-lead, quorum))
 	}
 	return res.Witnessed
+}
+
+// aloneWitnessedMsg words a segment checked alone that a checkpoint of
+// lines lines, cosigned by the witnesses' quorum, holds.
+func aloneWitnessedMsg(segment string, lines int64, quorum string) string {
+	return fmt.Sprintf("%s: witness: the segment is in a checkpoint of %s that %s witnesses cosigned",
+		segment, plural.Count(lines, "line"), quorum)
 }
 
 // notRead names the lines of the log outside a segment checked alone,
@@ -450,10 +467,19 @@ func (v *verifier) reportGiven(path string, proofs []integrity.GivenProof, ids [
 		if p.ByStore {
 			how = "a consistency proof from the hash store leads from its root to the tree of the lines read"
 		}
-		n := max(p.Size-lead, 0)
-		_, _ = fmt.Fprintf(v.out, "%s: integrity: %s of the log %s in the checkpoint given in %s (%s): %s\n",
-			path, plural.Lines(1, n), plural.Pick(n, "is", "are"), file, plural.Count(n, "line"), how)
+		_, _ = fmt.Fprintf(v.out, "%s: integrity: %s: %s\n", path, givenHolds(file, max(p.Size-lead, 0)), how)
 	}
+}
+
+// givenHolds words the n lines of the log that the checkpoint given in
+// file holds. One signed right after a handover holds only the note the
+// log starts from: none of its lines.
+func givenHolds(file string, n int64) string {
+	if n == 0 {
+		return "the checkpoint given in " + file + " holds none of the log's lines"
+	}
+	return fmt.Sprintf("%s of the log %s in the checkpoint given in %s (%s)",
+		plural.Lines(1, n), plural.Pick(n, "is", "are"), file, plural.Count(n, "line"))
 }
 
 // reportUnusedGiven counts as a problem a --checkpoint checkpoint whose

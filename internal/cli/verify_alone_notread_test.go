@@ -23,3 +23,20 @@ func TestNotReadWordsEachRange(t *testing.T) {
 		assert.Equal(t, c.want, notRead(c.before, c.end, c.newest), "%+v", c)
 	}
 }
+
+// A segment alone in a cosigned checkpoint of one line says "1 line".
+func TestAloneWitnessedMsgCountsLines(t *testing.T) {
+	for _, c := range []struct {
+		lines int64
+		want  string
+	}{
+		{1, "s: witness: the segment is in a checkpoint of 1 line that 1/1 witnesses cosigned"},
+		{80, "s: witness: the segment is in a checkpoint of 80 lines that 2/3 witnesses cosigned"},
+	} {
+		quorum := "1/1"
+		if c.lines != 1 {
+			quorum = "2/3"
+		}
+		assert.Equal(t, c.want, aloneWitnessedMsg("s", c.lines, quorum))
+	}
+}

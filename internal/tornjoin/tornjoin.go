@@ -44,6 +44,13 @@ func (j *Join) Events(text []byte) iter.Seq2[[]byte, *auditevent.Event] {
 	}
 }
 
+// Repeats reports whether the piece of the line text the join was found
+// in is the whole line's very bytes: one event written twice, its line
+// without its newline and then resent whole, not two writers' events.
+func (j *Join) Repeats(text []byte) bool {
+	return j.PieceEvent != nil && bytes.Equal(text[:j.Piece], text[j.Piece:])
+}
+
 // Find reports where a whole canonical event line begins in text, a line
 // without its newline that is not itself an event: text[Piece:] is exactly
 // a line some writer wrote whole, and Piece > 0 is the length of the piece

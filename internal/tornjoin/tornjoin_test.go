@@ -79,12 +79,19 @@ func TestFindReadsAPieceThatLostOnlyItsNewline(t *testing.T) {
 		got = append(got, text)
 	}
 	assert.Equal(t, [][]byte{line(first), line(second)}, got, "in the order written")
+	assert.False(t, j.Repeats(joined), "two events")
+
+	twice := append(line(second), line(second)...)
+	j, ok = Find(twice)
+	require.True(t, ok)
+	assert.True(t, j.Repeats(twice), "one event written twice")
 
 	lookalike := append([]byte(`{"data":{"x":1}}`), line(second)...)
 	j, ok = Find(lookalike)
 	require.True(t, ok)
 	assert.Nil(t, j.PieceEvent)
 	assert.Equal(t, len(`{"data":{"x":1}}`), j.Piece)
+	assert.False(t, j.Repeats(lookalike))
 }
 
 // A line that is one event yields it, whole.

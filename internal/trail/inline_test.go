@@ -29,9 +29,14 @@ func TestACopyOnTheLineOfItsEventIsCountedInLine(t *testing.T) {
 		"a repeated line":     {line(s1) + line(f1) + line(f1), Stats{Sources: 1, Lines: 3, Ops: 1, Duplicates: 1}},
 	} {
 		p := writeFile(t, t.TempDir(), "events.jsonl", []byte(c.content))
-		st, err := ReadOps(context.Background(), []string{p}, Options{}, func(*Op) error { return nil })
+		var kinds []Piece
+		opts := Options{Joined: func(_ string, _ int64, _ int, kind Piece) { kinds = append(kinds, kind) }}
+		st, err := ReadOps(context.Background(), []string{p}, opts, func(*Op) error { return nil })
 		require.NoError(t, err, name)
 		assert.Equal(t, c.want, st, name)
+		if c.want.InLine > 0 {
+			assert.Equal(t, []Piece{PieceRepeated}, kinds, name)
+		}
 
 		_, st, err = ReadSessions(context.Background(), []string{p}, Options{})
 		require.NoError(t, err, name)

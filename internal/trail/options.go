@@ -56,9 +56,8 @@ type Options struct {
 	// Joined is told of a line read as the whole event line after a piece
 	// (a writer killed mid-line, or before its newline, then another
 	// appending after it): its source, its number, the piece's length in
-	// bytes, and pieceRead when the piece is itself a whole event line
-	// that lost only its newline, read as an event before the other.
-	Joined func(source string, line int64, pieceBytes int, pieceRead bool)
+	// bytes, and what the piece is.
+	Joined func(source string, line int64, pieceBytes int, piece Piece)
 
 	// readBytes, when set, gets each source's bytes read (before
 	// decompression), by its index in the sources; bounds, when set,
@@ -75,6 +74,21 @@ const DefaultRunBytes = 8 << 20
 // as bad and skipped. It is verify's bound, well above the longest line
 // the collector writes by default (max_line_bytes, 24 MiB).
 const maxLineBytes = 64 << 20
+
+// Piece is what the piece before a joined line's whole event line is
+// (Options.Joined).
+type Piece int
+
+const (
+	// PieceTorn is a write cut short mid-line, left out.
+	PieceTorn Piece = iota
+	// PieceEvent is a whole event line that lost only its newline, read
+	// as an event before the other.
+	PieceEvent
+	// PieceRepeated is the whole line's very bytes without its newline:
+	// one event written twice, read as an event and its copy.
+	PieceRepeated
+)
 
 // Stats count what a read saw.
 type Stats struct {

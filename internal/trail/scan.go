@@ -44,7 +44,7 @@ type result struct {
 	bad       string // why the line is not an event; "" when it is
 	torn      bool   // an incomplete last line (chunk.openEnd) left out
 	joined    int    // the piece's length before the event line read (tornjoin.Find); 0: none
-	pieceRead bool   // with joined: the piece is an event too, the result before this one
+	pieceKind Piece  // with joined: what the piece is; an event, it is the result before this one
 	piece     bool   // that result: its line is counted, and reported, with the next
 	skip      bool   // left out by the filter
 	session   [16]byte
@@ -117,7 +117,7 @@ func (s *scanner) each(ctx context.Context, st *Stats, fn func(c *chunk, res *re
 			if res.joined > 0 {
 				st.Joined++
 				if s.opts.Joined != nil {
-					s.opts.Joined(s.names[c.src], res.num, res.joined, res.pieceRead)
+					s.opts.Joined(s.names[c.src], res.num, res.joined, res.pieceKind)
 				}
 			}
 			if res.skip {
@@ -381,8 +381,20 @@ func (s *scanner) addJoined(c *chunk, res result, line []byte, j *tornjoin.Join,
 		s.addEvent(c, first, e, r)
 	}
 	decodedLine(line[j.Piece:], &j.Event, r, keep, s.grep, s.seed)
-	res.joined, res.pieceRead = j.Piece, j.PieceEvent != nil
+	res.joined, res.pieceKind = j.Piece, pieceKind(j, bytes.TrimSuffix(line, []byte("\n")))
 	s.addEvent(c, res, e, r)
+}
+
+// pieceKind is what the piece of the joined line text (without its
+// newline) is.
+func pieceKind(j *tornjoin.Join, text []byte) Piece {
+	switch {
+	case j.Repeats(text):
+		return PieceRepeated
+	case j.PieceEvent != nil:
+		return PieceEvent
+	}
+	return PieceTorn
 }
 
 // addEvent filters and encodes the event read into r as res.

@@ -28,10 +28,10 @@ func TestTheWholeLineAfterATornPieceIsRead(t *testing.T) {
 	} {
 		p := writeFile(t, t.TempDir(), "events.jsonl", []byte(c.content))
 		var joined []int64
-		opts := Options{KeepLines: true, Joined: func(source string, n int64, pieceBytes int, pieceRead bool) {
+		opts := Options{KeepLines: true, Joined: func(source string, n int64, pieceBytes int, kind Piece) {
 			assert.Equal(t, p, source)
 			assert.Equal(t, len(piece), pieceBytes)
-			assert.False(t, pieceRead)
+			assert.Equal(t, PieceTorn, kind)
 			joined = append(joined, n)
 		}}
 		var lines []string
@@ -74,10 +74,10 @@ func TestAnEventLineWithoutItsNewlineIsReadBeforeTheLineAfterIt(t *testing.T) {
 	} {
 		p := writeFile(t, t.TempDir(), "events.jsonl", []byte(c.content))
 		var joined []int64
-		opts := Options{KeepLines: true, Joined: func(source string, n int64, pieceBytes int, pieceRead bool) {
+		opts := Options{KeepLines: true, Joined: func(source string, n int64, pieceBytes int, kind Piece) {
 			assert.Equal(t, p, source)
 			assert.Equal(t, len(unended), pieceBytes)
-			assert.True(t, pieceRead)
+			assert.Equal(t, PieceEvent, kind)
 			joined = append(joined, n)
 		}}
 		lines := map[string]bool{}
