@@ -180,8 +180,11 @@ func (v *verifier) openAcrossHandover(segment string, notSigned error) (*integri
 		return nil, nil
 	}
 	v.openGiven(h.NextOrigin, next)
-	_, _ = fmt.Fprintf(v.out, "%s: handover: the log starts from the handover note in %s, the final checkpoint of the log \"%s\" that --key signed; "+
-		"checked with the key it names, %s\n", segment, notePath, h.Origin, integrity.KeyID(next.Name(), next.KeyHash()))
+	if !v.handovers.followNoted[path] {
+		v.handovers.followNoted[path] = true
+		_, _ = fmt.Fprintf(v.out, "%s: handover: the log starts from the handover note in %s, the final checkpoint of the log \"%s\" that --key signed; "+
+			"checked with the key it names, %s\n", path, notePath, h.Origin, integrity.KeyID(next.Name(), next.KeyHash()))
+	}
 	return tr, next
 }
 

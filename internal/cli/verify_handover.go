@@ -46,12 +46,15 @@ type handovers struct {
 	// genesisNoted marks the logs --alone said start from a handover
 	// note it does not follow: once per log, not once per segment read.
 	genesisNoted map[string]bool
+	// followNoted marks the logs --alone said it follows across their
+	// handover note: said once per log, not per segment.
+	followNoted map[string]bool
 }
 
 func newHandovers() handovers {
 	return handovers{next: map[string]note.Verifier{}, retired: map[string]string{}, genesis: map[string]tlog.Hash{},
 		from: map[string]string{}, started: map[string]string{}, origins: map[string]string{}, forked: map[string]string{},
-		witnessChecked: map[string]bool{}, genesisNoted: map[string]bool{}}
+		witnessChecked: map[string]bool{}, genesisNoted: map[string]bool{}, followNoted: map[string]bool{}}
 }
 
 // followHandover makes the key a handover named for the origin of the
