@@ -1,8 +1,10 @@
 package filesink
 
 import (
+	"errors"
 	"fmt"
 	"hash/maphash"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -29,6 +31,16 @@ func (s *Sink) undurable(path string, fi os.FileInfo) []string {
 	return dirs
 }
 
+// belowRoot returns the entry of the filesystem root on the way down to
+// dir (dir itself when it is the root or just below it).
+func belowRoot(dir string) string {
+	for e := dir; ; e = filepath.Dir(e) {
+		if p := filepath.Dir(e); p == e || filepath.Dir(p) == p {
+			return e
+		}
+	}
+}
+
 // mustSync adds dirs, holding entries of of's file that this process has
 // not made durable, to those a batch syncs before it is acknowledged; with
 // FsyncNever flushing is left to the kernel, as for the lines. Called with
@@ -46,16 +58,12 @@ func (s *Sink) mustSync(of *openFile, dirs ...string) {
 
 // making drops entry, about to be made (again), from Sink.durable, until
 // a sync of its directory after it succeeds, and returns the making's
-// generation (see remember). An entry above the base (one of its missing
-// parents) becomes Sink.top, so that each open looks up the entries from
-// there down: until that sync, no batch is acknowledged below it.
+// generation (see remember). Each open looks up the entries from Sink.top
+// down: until that sync, no batch is acknowledged below entry.
 func (s *Sink) making(entry string) uint64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	delete(s.durable, entry)
-	if len(entry) < len(s.top) {
-		s.top = entry
-	}
 	s.gen++
 	s.remade[s.bucket(entry)] = s.gen
 	return s.gen
@@ -121,7 +129,7 @@ func (s *Sink) syncEntries(of *openFile) error {
 	for len(of.unsynced) > 0 {
 		dir := of.unsynced[0]
 		since := s.generation()
-		if err := s.syncDirFn(dir); err != nil {
+		if err := s.syncDirFn(dir); err != nil && !s.unreadableAbove(dir, err) {
 			return fmt.Errorf("sync directory %s for the entry of %s: %w", dir, of.path, err)
 		}
 		of.unsynced = of.unsynced[1:]
@@ -131,4 +139,12 @@ func (s *Sink) syncEntries(of *openFile) error {
 	}
 	of.unsynced = nil
 	return nil
+}
+
+// unreadableAbove reports whether err is a refused open of dir, a
+// directory above the base's parent: a collector without read access
+// there (a 0711 home, say) cannot sync it, and failing every batch for it
+// would stop the sink for good.
+func (s *Sink) unreadableAbove(dir string, err error) bool {
+	return errors.Is(err, fs.ErrPermission) && len(dir) < len(filepath.Dir(s.tmpl.base))
 }

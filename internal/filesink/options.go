@@ -26,7 +26,7 @@ const (
 	// fdatasync; batches that queued for the file while another was being
 	// written share the next one (group commit). When WriteBatch returns
 	// nil the batch is durable, and so is each directory entry from the
-	// base down to the file (see Sink.syncEntries). This is the default:
+	// filesystem root down to the file (see Sink.syncEntries). This is the default:
 	// it is as durable as FsyncAlways at the point the caller is told
 	// "done", at a fraction of the cost.
 	FsyncBatch FsyncMode = "batch"

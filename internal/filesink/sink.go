@@ -64,14 +64,16 @@ type Sink struct {
 	// this process made durable in their directory: a sync of it began
 	// after the entry was there. A file's entry holds the file's identity,
 	// a directory's nil. A batch is acknowledged in a file only once each
-	// entry from the base down to it is here (see undurable), so an open
+	// entry from Sink.top down to it is here (see undurable), so an open
 	// of a file the last run left, or below a directory another path is
 	// still making, syncs what it must first. Bounded by maxDurable: an
 	// entry dropped costs the next open below it a sync, nothing more.
 	durable    map[string]os.FileInfo
 	maxDurable int
-	// top is the outermost entry undurable looks up: the base, or a
-	// directory above it that this process made on the way to it.
+	// top is the outermost entry undurable looks up: the one below the
+	// filesystem root on the way to the base, so that the first open also
+	// syncs the directories above the base, which a crashed run may have
+	// made without syncing their entries.
 	top string
 	// gen counts makings (see making); remade holds, per bucket of
 	// entries (hashed with seed), the generation of the latest making of
@@ -120,7 +122,7 @@ type openFile struct {
 	made Segment
 	// opened is when f was opened (see Rotation.dirWait); guarded by mu.
 	opened time.Time
-	// unsynced lists the directories holding an entry from the base down
+	// unsynced lists the directories holding an entry from Sink.top down
 	// to the file (one the sink made, a rotation's rename, one it found)
 	// that this process has not made durable yet (Sink.durable); a batch
 	// is acknowledged only once they are synced (syncEntries). nil with
@@ -161,7 +163,7 @@ func New(opts Options) (*Sink, error) {
 		files:            make(map[string]*openFile),
 		durable:          make(map[string]os.FileInfo),
 		maxDurable:       maxDurable,
-		top:              t.base,
+		top:              belowRoot(t.base),
 		seed:             maphash.MakeSeed(),
 		dirTurn:          make(chan struct{}, 1),
 		lru:              list.New(),
