@@ -72,12 +72,18 @@ func TestADirectoryAboveTheBaseThatCannotBeOpenedIsSkipped(t *testing.T) {
 	base := filepath.Dir(path)
 	for _, c := range []struct {
 		refused string
+		errno   unix.Errno
 		fails   bool
-	}{{parent, false}, {filepath.Dir(base), true}, {base, true}} {
+	}{
+		{parent, unix.EACCES, false}, {filepath.Dir(base), unix.EACCES, true}, {base, unix.EACCES, true},
+		// A mount that does not sync directories, or a read-only one.
+		{parent, unix.EINVAL, false}, {parent, unix.ENOTSUP, false}, {parent, unix.EROFS, false},
+		{base, unix.EINVAL, true},
+	} {
 		var synced []string
 		s, err := New(Options{Path: path, Fsync: FsyncBatch, syncDirFn: func(dir string) error {
 			if dir == c.refused {
-				return &fs.PathError{Op: "open", Path: dir, Err: unix.EACCES}
+				return &fs.PathError{Op: "fsync", Path: dir, Err: c.errno}
 			}
 			synced = append(synced, dir)
 			return nil
@@ -86,7 +92,7 @@ func TestADirectoryAboveTheBaseThatCannotBeOpenedIsSkipped(t *testing.T) {
 		err = s.WriteBatch(context.Background(), testSession, numberedLines(1, 1))
 		require.NoError(t, s.Close())
 		if c.fails {
-			require.ErrorIs(t, err, fs.ErrPermission, c.refused)
+			require.ErrorIs(t, err, c.errno, c.refused)
 			continue
 		}
 		require.NoError(t, err, c.refused)

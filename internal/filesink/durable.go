@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"syscall"
 )
 
 // undurable returns the directory of each entry from Sink.top down to
@@ -141,10 +142,14 @@ func (s *Sink) syncEntries(of *openFile) error {
 	return nil
 }
 
-// unreadableAbove reports whether err is a refused open of dir, a
-// directory above the base's parent: a collector without read access
-// there (a 0711 home, say) cannot sync it, and failing every batch for it
+// unreadableAbove reports whether err is a sync of dir, a directory
+// above the base's parent, that can never succeed: a refused open (a
+// collector without read access to a 0711 home, say), or a filesystem
+// that does not sync directories or is read-only (some FUSE and 9p
+// mounts; another mount than the base's). Failing every batch for it
 // would stop the sink for good.
 func (s *Sink) unreadableAbove(dir string, err error) bool {
-	return errors.Is(err, fs.ErrPermission) && len(dir) < len(filepath.Dir(s.tmpl.base))
+	never := errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EINVAL) ||
+		errors.Is(err, syscall.ENOTSUP) || errors.Is(err, syscall.EROFS)
+	return never && len(dir) < len(filepath.Dir(s.tmpl.base))
 }
