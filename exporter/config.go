@@ -12,6 +12,7 @@ import (
 	"go.opentelemetry.io/collector/config/confighttp"
 	"go.opentelemetry.io/collector/config/configoptional"
 	"go.opentelemetry.io/collector/config/configretry"
+	"go.opentelemetry.io/collector/config/configtls"
 	"go.opentelemetry.io/collector/confmap"
 	"go.opentelemetry.io/collector/exporter/exporterhelper"
 
@@ -510,10 +511,16 @@ func validateClient(prefix string, cc *confighttp.ClientConfig) error {
 		errs = append(errs, fmt.Errorf("%sendpoint: %w", prefix, err))
 	}
 	errs = append(errs, httpsink.ValidateClient(prefix, cc.ProxyURL, cc.Headers.Iter, cc.Timeout))
-	errs = append(errs, fsutil.CheckFiles(map[string]string{
-		prefix + "tls::ca_file": cc.TLS.CAFile, prefix + "tls::cert_file": cc.TLS.CertFile, prefix + "tls::key_file": cc.TLS.KeyFile,
-	}))
+	errs = append(errs, fsutil.CheckFiles(clientTLSFiles(prefix, &cc.TLS)))
 	return errors.Join(errs...)
+}
+
+// clientTLSFiles maps a client's TLS file keys, after prefix, to their
+// paths.
+func clientTLSFiles(prefix string, tls *configtls.ClientConfig) map[string]string {
+	return map[string]string{
+		prefix + "tls::ca_file": tls.CAFile, prefix + "tls::cert_file": tls.CertFile, prefix + "tls::key_file": tls.KeyFile,
+	}
 }
 
 // minReplayInterval is the shortest replay_interval taken;

@@ -220,9 +220,7 @@ func loadClientTLS(ctx context.Context, prefix string, tls *configtls.ClientConf
 	if tls.Insecure && tls.CAFile == "" && tls.CAPem == "" {
 		return nil
 	}
-	if err := fsutil.CheckReadable(map[string]string{
-		prefix + "tls::ca_file": tls.CAFile, prefix + "tls::cert_file": tls.CertFile, prefix + "tls::key_file": tls.KeyFile,
-	}); err != nil {
+	if err := fsutil.CheckReadable(clientTLSFiles(prefix, tls)); err != nil {
 		return err
 	}
 	if _, err := tls.LoadTLSConfig(ctx); err != nil {

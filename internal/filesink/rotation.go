@@ -281,7 +281,8 @@ func (s *Sink) rotateIfDue(ctx context.Context, of *openFile) time.Duration {
 // its size. A rename that fails leaves the file where it is: the group is
 // appended there and the failure reported, since rotation never costs a
 // line. A directory sync that fails leaves the rename and the new file to
-// the next batch's syncEntries, which fails it until one succeeds.
+// syncEntries, which fails each batch (this group's first) until one
+// succeeds.
 func (s *Sink) rotateLocked(ctx context.Context, of *openFile, f *os.File, size int64, locked bool) (*os.File, int64, bool, error) {
 	seg, next, err := s.renameToSegment(of)
 	if seg.Seq == 0 {
