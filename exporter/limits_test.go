@@ -1,7 +1,6 @@
 package sandboxauditexporter
 
 import (
-	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -9,8 +8,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"go.opentelemetry.io/collector/component/componenttest"
-	"go.opentelemetry.io/collector/exporter/exportertest"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest/observer"
@@ -77,16 +74,15 @@ func TestMaxOpenFilesUnderLoweredLimit(t *testing.T) {
 		cfg := syncConfig()
 		withFile(cfg, filepath.Join(dir, "{session_id}.jsonl"), auditevent.PolicyOverride{})
 		cfg.File.Get().MaxOpenFiles = 1000
-		_, err := startFileExporter(t, cfg)
-		require.EqualError(t, err, "file::max_open_files: 1000 is more than the file sink may keep open: the process's "+
+		require.EqualError(t, startError(t, cfg), "file::max_open_files: 1000 is more than the file sink may keep open: the process's "+
 			"open-file limit (RLIMIT_NOFILE) is 100 and the sink takes at most half of it, 50; lower max_open_files or raise the limit")
 		require.NoDirExists(t, dir)
 	})
 	t.Run("default", func(t *testing.T) {
 		cfg := syncConfig()
 		withFile(cfg, filepath.Join(t.TempDir(), "{session_id}.jsonl"), auditevent.PolicyOverride{})
-		logs, err := startFileExporter(t, cfg)
-		require.NoError(t, err)
+		core, logs := observer.New(zapcore.InfoLevel)
+		startExportersWithLogger(t, cfg, zap.New(core))
 		warned := logs.FilterMessageSnippet("file.max_open_files lowered").All()
 		require.Len(t, warned, 1)
 		assert.Equal(t, zapcore.WarnLevel, warned[0].Level)
@@ -97,25 +93,10 @@ func TestMaxOpenFilesUnderLoweredLimit(t *testing.T) {
 		cfg := syncConfig()
 		withFile(cfg, filepath.Join(t.TempDir(), "{session_id}.jsonl"), auditevent.PolicyOverride{})
 		cfg.File.Get().MaxOpenFiles = 50
-		logs, err := startFileExporter(t, cfg)
-		require.NoError(t, err)
+		core, logs := observer.New(zapcore.InfoLevel)
+		startExportersWithLogger(t, cfg, zap.New(core))
 		assert.Zero(t, logs.FilterMessageSnippet("max_open_files").Len())
 	})
-}
-
-// startFileExporter starts a logs exporter of cfg and returns the logs
-// it wrote and Start's error; it is shut down when the test ends.
-func startFileExporter(t *testing.T, cfg *Config) (*observer.ObservedLogs, error) {
-	t.Helper()
-	require.NoError(t, cfg.Validate())
-	core, logs := observer.New(zapcore.InfoLevel)
-	set := exportertest.NewNopSettings(typ)
-	set.Logger = zap.New(core)
-	lg, err := NewFactory().CreateLogs(context.Background(), set, cfg)
-	require.NoError(t, err)
-	err = lg.Start(context.Background(), componenttest.NewNopHost())
-	t.Cleanup(func() { require.NoError(t, lg.Shutdown(context.Background())) })
-	return logs, err
 }
 
 // TestSpoolBelowOneLineWarns: a spool max_size under one line of

@@ -49,13 +49,23 @@ func TestShowAndSessionsReadTheWholeLineAfterATornPiece(t *testing.T) {
 	assert.Contains(t, r.stdout, python, "the Python line, whole and unchanged")
 	assert.Equal(t, 4, strings.Count(r.stdout, "\n"))
 
-	r = run(t, "", "sessions", "--output", "jsonl", p)
+	sessionsReadWhole(t, p, warning, map[string]int{sessionA.String(): 4})
+}
+
+// sessionsReadWhole runs sessions on p, which succeeds warning of warning,
+// and checks the row of each session in events: its count of events, no
+// seq missing, none open.
+func sessionsReadWhole(t *testing.T, p, warning string, events map[string]int) {
+	t.Helper()
+	r := run(t, "", "sessions", "--output", "jsonl", p)
 	assert.Equal(t, exitOK, r.code, r.stderr)
 	assert.Contains(t, r.stderr, "sessions: "+warning)
-	rowA := rowOf(t, r.stdout, sessionA.String())
-	assert.Contains(t, rowA, `"events":4`)
-	assert.Contains(t, rowA, `"missing_seqs":0`)
-	assert.Contains(t, rowA, `"open":0`)
+	for id, n := range events {
+		row := rowOf(t, r.stdout, id)
+		assert.Contains(t, row, fmt.Sprintf(`"events":%d`, n))
+		assert.Contains(t, row, `"missing_seqs":0`)
+		assert.Contains(t, row, `"open":0`)
+	}
 }
 
 // rowOf is the line of out that names id.
@@ -218,15 +228,7 @@ func TestShowAndSessionsReadAnEventLineThatLostItsNewline(t *testing.T) {
 	assert.Contains(t, r.stdout, first, "the first line, given its newline")
 	assert.Equal(t, 6, strings.Count(r.stdout, "\n"))
 
-	r = run(t, "", "sessions", "--output", "jsonl", p)
-	assert.Equal(t, exitOK, r.code, r.stderr)
-	assert.Contains(t, r.stderr, "sessions: "+warning)
-	for id, events := range map[string]string{sessionA.String(): `"events":4`, sessionB.String(): `"events":2`} {
-		row := rowOf(t, r.stdout, id)
-		assert.Contains(t, row, events)
-		assert.Contains(t, row, `"missing_seqs":0`)
-		assert.Contains(t, row, `"open":0`)
-	}
+	sessionsReadWhole(t, p, warning, map[string]int{sessionA.String(): 4, sessionB.String(): 2})
 
 	var stderr bytes.Buffer
 	hs := startView(t, webview.Config{Sources: []string{p}, Options: readerOptions("serve", Streams{Stderr: &stderr})})

@@ -59,6 +59,9 @@ func twoOps(name string) (s1, f1, s2, f2 auditevent.Event) {
 	return s1, f1, s2, f2
 }
 
+// eventLine is e's canonical line, newline and all.
+func eventLine(e auditevent.Event) string { return string(auditevent.AppendLine(nil, &e)) }
+
 // genOp is operation k of a session: an exec, seqs 2k+1 and 2k+2.
 func genOp(session uuid.UUID, k int64, at time.Time) (start, finish auditevent.Event) {
 	span := fmt.Sprintf("%016x", uint64(k+1)*0x9e3779b97f4a7c15)

@@ -17,16 +17,15 @@ import (
 // alone (its start not in the trail).
 func TestACopyOnTheLineOfItsEventIsCountedInLine(t *testing.T) {
 	s1, f1, _, f2 := twoOps("inline")
-	line := func(e auditevent.Event) string { return string(auditevent.AppendLine(nil, &e)) }
-	twice := func(e auditevent.Event) string { return strings.TrimSuffix(line(e), "\n") + line(e) }
+	twice := func(e auditevent.Event) string { return strings.TrimSuffix(eventLine(e), "\n") + eventLine(e) }
 	for name, c := range map[string]struct {
 		content string
 		want    Stats
 	}{
-		"paired":              {line(s1) + twice(f1), Stats{Sources: 1, Lines: 2, Ops: 1, Duplicates: 1, InLine: 1, Joined: 1}},
+		"paired":              {eventLine(s1) + twice(f1), Stats{Sources: 1, Lines: 2, Ops: 1, Duplicates: 1, InLine: 1, Joined: 1}},
 		"alone":               {twice(f2), Stats{Sources: 1, Lines: 1, Ops: 1, Duplicates: 1, InLine: 1, Joined: 1}},
-		"and a repeated line": {line(s1) + twice(f1) + line(f1), Stats{Sources: 1, Lines: 3, Ops: 1, Duplicates: 2, InLine: 1, Joined: 1}},
-		"a repeated line":     {line(s1) + line(f1) + line(f1), Stats{Sources: 1, Lines: 3, Ops: 1, Duplicates: 1}},
+		"and a repeated line": {eventLine(s1) + twice(f1) + eventLine(f1), Stats{Sources: 1, Lines: 3, Ops: 1, Duplicates: 2, InLine: 1, Joined: 1}},
+		"a repeated line":     {eventLine(s1) + eventLine(f1) + eventLine(f1), Stats{Sources: 1, Lines: 3, Ops: 1, Duplicates: 1}},
 	} {
 		p := writeFile(t, t.TempDir(), "events.jsonl", []byte(c.content))
 		var kinds []Piece

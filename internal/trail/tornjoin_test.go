@@ -17,14 +17,13 @@ import (
 // incomplete, as a whole event without its newline is.
 func TestTheWholeLineAfterATornPieceIsRead(t *testing.T) {
 	s1, f1, s2, f2 := twoOps("torn")
-	line := func(e auditevent.Event) string { return string(auditevent.AppendLine(nil, &e)) }
-	piece := line(s2)[:70]
+	piece := eventLine(s2)[:70]
 	for name, c := range map[string]struct {
 		content, last string
 		joinedAt      int64
 	}{
-		"mid-file":            {line(s1) + piece + line(f1) + line(s2) + line(f2), line(f1), 2},
-		"live file last line": {line(s1) + line(s2) + line(f2) + piece + line(f1)[:len(line(f1))-1], line(f1)[:len(line(f1))-1], 4},
+		"mid-file":            {eventLine(s1) + piece + eventLine(f1) + eventLine(s2) + eventLine(f2), eventLine(f1), 2},
+		"live file last line": {eventLine(s1) + eventLine(s2) + eventLine(f2) + piece + eventLine(f1)[:len(eventLine(f1))-1], eventLine(f1)[:len(eventLine(f1))-1], 4},
 	} {
 		p := writeFile(t, t.TempDir(), "events.jsonl", []byte(c.content))
 		var joined []int64
@@ -42,7 +41,7 @@ func TestTheWholeLineAfterATornPieceIsRead(t *testing.T) {
 		require.NoError(t, err, name)
 		assert.Equal(t, []int64{c.joinedAt}, joined, name)
 		assert.Equal(t, Stats{Sources: 1, Lines: 4, Ops: 2, Joined: 1}, st, name)
-		assert.Equal(t, []string{line(s1), c.last, line(s2), line(f2)}, lines, name)
+		assert.Equal(t, []string{eventLine(s1), c.last, eventLine(s2), eventLine(f2)}, lines, name)
 
 		joined = nil
 		list, st, err := ReadSessions(context.Background(), []string{p}, opts)
@@ -63,14 +62,13 @@ func TestTheWholeLineAfterATornPieceIsRead(t *testing.T) {
 // one line. A filter picks either event alone.
 func TestAnEventLineWithoutItsNewlineIsReadBeforeTheLineAfterIt(t *testing.T) {
 	s1, f1, s2, f2 := twoOps("unended")
-	line := func(e auditevent.Event) string { return string(auditevent.AppendLine(nil, &e)) }
-	unended := strings.TrimSuffix(line(s2), "\n")
+	unended := strings.TrimSuffix(eventLine(s2), "\n")
 	for name, c := range map[string]struct {
 		content, last string
 		joinedAt      int64
 	}{
-		"mid-file":            {line(s1) + unended + line(f1) + line(f2), line(f1), 2},
-		"live file last line": {line(s1) + line(f2) + unended + line(f1)[:len(line(f1))-1], line(f1)[:len(line(f1))-1], 3},
+		"mid-file":            {eventLine(s1) + unended + eventLine(f1) + eventLine(f2), eventLine(f1), 2},
+		"live file last line": {eventLine(s1) + eventLine(f2) + unended + eventLine(f1)[:len(eventLine(f1))-1], eventLine(f1)[:len(eventLine(f1))-1], 3},
 	} {
 		p := writeFile(t, t.TempDir(), "events.jsonl", []byte(c.content))
 		var joined []int64
@@ -92,7 +90,7 @@ func TestAnEventLineWithoutItsNewlineIsReadBeforeTheLineAfterIt(t *testing.T) {
 		require.NoError(t, err, name)
 		assert.Equal(t, []int64{c.joinedAt}, joined, name)
 		assert.Equal(t, Stats{Sources: 1, Lines: 3, Ops: 2, Joined: 1}, st, name)
-		assert.Equal(t, map[string]bool{line(s1): true, c.last: true, unended: true, line(f2): true}, lines, name)
+		assert.Equal(t, map[string]bool{eventLine(s1): true, c.last: true, unended: true, eventLine(f2): true}, lines, name)
 
 		joined = nil
 		list, st, err := ReadSessions(context.Background(), []string{p}, opts)
