@@ -207,17 +207,26 @@ func (v *verifier) checkHandover(name string, leaves, lead int64) {
 	v.handovers.retired[h.Origin] = name
 	if first := v.opts.chain.forkOf(v.opts.key, next); first != "" {
 		v.handovers.forked[h.NextOrigin] = name
-		_, _ = fmt.Fprintf(v.out, "%s: handover: final at %d lines; the log goes on as %q, signed by %s, not trusted: "+
-			"the key that signed this handover handed over to %s first\n",
-			name, h.N-lead, h.NextOrigin, integrity.KeyID(next.Name(), next.KeyHash()), first)
+		_, _ = fmt.Fprintln(v.out, finalHandoverMsg(name, h.N-lead, h.NextOrigin, integrity.KeyID(next.Name(), next.KeyHash()), first))
 		return
 	}
 	v.handovers.next[h.NextOrigin] = next
 	v.openGiven(h.NextOrigin, next)
 	v.handovers.genesis[h.NextOrigin] = integrity.GenesisLeaf(st.Signed)
 	v.handovers.from[h.NextOrigin] = name
-	_, _ = fmt.Fprintf(v.out, "%s: handover: final at %s; the log goes on as \"%s\", signed by %s\n",
-		name, plural.Count(h.N-lead, "line"), h.NextOrigin, integrity.KeyID(next.Name(), next.KeyHash()))
+	_, _ = fmt.Fprintln(v.out, finalHandoverMsg(name, h.N-lead, h.NextOrigin, integrity.KeyID(next.Name(), next.KeyHash()), ""))
+}
+
+// finalHandoverMsg words the final checkpoint of the log at name, at
+// lines lines, that hands it over to the log next signed by key; first,
+// when not "", is the key the signer handed over to before, and key is
+// not trusted.
+func finalHandoverMsg(name string, lines int64, next, key, first string) string {
+	msg := fmt.Sprintf("%s: handover: final at %s; the log goes on as \"%s\", signed by %s", name, plural.Count(lines, "line"), next, key)
+	if first != "" {
+		msg += ", not trusted: the key that signed this handover handed over to " + first + " first"
+	}
+	return msg
 }
 
 // reportGoesOn reports the file name whose log goes on with the origin

@@ -1543,11 +1543,19 @@ func (sc *scanner) slackWebhook(p int) int {
 		}
 		k = e + 1
 	}
+	return sc.webhookSecret(k, KindSlackToken)
+}
+
+// webhookSecret cuts as kind the webhook's secret, the path segment at
+// k, unless it is empty or a marker already; it returns where the
+// segment ends.
+func (sc *scanner) webhookSecret(k int, kind Kind) int {
+	s := sc.s
 	end := webhookSegmentEnd(s, k)
 	if end == k || strings.HasPrefix(s[k:], markerPrefix) {
 		return max(end, markerEnd(s, k))
 	}
-	sc.add(k, end, KindSlackToken)
+	sc.add(k, end, kind)
 	return end
 }
 
@@ -1599,13 +1607,7 @@ func (sc *scanner) discordWebhook(p int) int {
 	if e == k || e >= len(s) || s[e] != '/' || !allDigits(s[k:e]) {
 		return p
 	}
-	k = e + 1
-	end := webhookSegmentEnd(s, k)
-	if end == k || strings.HasPrefix(s[k:], markerPrefix) {
-		return max(end, markerEnd(s, k))
-	}
-	sc.add(k, end, KindDiscordWebhook)
-	return end
+	return sc.webhookSecret(e+1, KindDiscordWebhook)
 }
 
 // cutPrefix is the index after prefix when s holds it at k.
