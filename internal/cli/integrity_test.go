@@ -351,6 +351,11 @@ func TestKeygen(t *testing.T) {
 	for _, bad := range []string{"../x", "a b", "a+b", ".hidden", ""} {
 		require.Equal(t, exitUsage, run(t, "", "keygen", "--name", bad, "--out", dir).code, bad)
 	}
+	// A name with a control character is shown escaped once, as the
+	// command's other output is.
+	res = run(t, "", "keygen", "--name", "a\x1bb", "--out", dir)
+	require.Equal(t, exitUsage, res.code)
+	require.Contains(t, res.stderr, `keygen: --name "a\x1bb": use 1-64`)
 }
 
 // A sealed file swapped for another sealed with the same key verifies

@@ -28,7 +28,7 @@ func runKeygen(_ context.Context, args []string, s Streams) int {
 	}
 	s = s.shown() // --out's path resolves through symbolic links on disk
 	if !keyName.MatchString(*name) {
-		_, _ = fmt.Fprintf(s.Stderr, "keygen: --name %q: use 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit\n", *name)
+		_, _ = fmt.Fprintf(s.Stderr, "keygen: --name \"%s\": use 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit\n", *name)
 		return exitUsage
 	}
 	if _, err := fsutil.MkdirAll(*out); err != nil {
