@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/sandboxaudit/sandboxaudit/auditevent"
 )
 
 // docCommand is a CLI command line a doc shows: `sandboxaudit` (or
@@ -61,4 +63,26 @@ func TestDocCommandsUseFlagsThatExist(t *testing.T) {
 		}
 	}
 	require.Greater(t, checked, 50, "the docs' CLI command lines")
+}
+
+// docGrep is the --grep example of investigate.md's show commands, with
+// the shell's single quotes taken off.
+var docGrep = regexp.MustCompile(`(?m)^bin/sandboxaudit show --op exec --grep '([^']+)' audit/`)
+
+// investigate.md's --grep example finds what it says: an exec whose
+// argument list holds rm -rf, as the Python SDK and sandboxtrace write a
+// command (a JSON list, so the line holds "rm","-rf", not "rm -rf").
+func TestDocGrepExampleFindsItsCommand(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join("..", "..", "docs", "investigate.md"))
+	require.NoError(t, err)
+	m := docGrep.FindStringSubmatch(string(raw))
+	require.NotNil(t, m, "investigate.md shows a show --op exec --grep example")
+	rm, rmF := op(sessionA, "exec", "span-1", 1, 2)
+	rm.Data = auditevent.MustParseData(`{"command":["rm","-rf","/workspace/build"],"shell":false}`)
+	ls, lsF := op(sessionA, "exec", "span-2", 3, 4)
+	ls.Data = auditevent.MustParseData(`{"command":["ls","-la"],"shell":false}`)
+	p := writeFile(t, "events.jsonl", canonLines(rm, rmF, ls, lsF))
+	r := run(t, "", "show", "--output", "jsonl", "--op", "exec", "--grep", m[1], p)
+	require.Equal(t, exitOK, r.code, r.stderr)
+	require.Equal(t, canonLines(rm, rmF), r.stdout, "--grep %q", m[1])
 }
