@@ -71,7 +71,7 @@ var docGrep = regexp.MustCompile(`(?m)^bin/sandboxaudit show --op exec --grep '(
 
 // investigate.md's --grep example finds what it says: an exec whose
 // argument list holds rm -rf, as the Python SDK and sandboxtrace write a
-// command (a JSON list, so the line holds "rm","-rf", not "rm -rf").
+// command (a JSON list, so the line holds "rm","-rf" and the table rm -rf).
 func TestDocGrepExampleFindsItsCommand(t *testing.T) {
 	raw, err := os.ReadFile(filepath.Join("..", "..", "docs", "investigate.md"))
 	require.NoError(t, err)

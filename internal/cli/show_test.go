@@ -202,6 +202,8 @@ func TestShowFilters(t *testing.T) {
 	assert.Equal(t, failed, jl("--grep", "café"), "as typed: the line holds caf\\u00e9")
 	assert.Equal(t, failed, jl("--grep", `caf\u00e9`), "as escaped")
 	assert.Equal(t, open, jl("--grep", "/workspace/out"))
+	assert.Equal(t, failed, jl("--grep", "make café"), "a command as the table shows it")
+	assert.Empty(t, jl("--grep", "ls /tmpx"))
 	assert.Empty(t, jl("--since", "2h"), "2026 is long ago... or not, but these ts are")
 	assert.Equal(t, all, jl("--since", "2026-03-14"))
 

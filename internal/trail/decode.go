@@ -352,6 +352,20 @@ func grepForms(text string) [][]byte {
 	return forms
 }
 
+// grepShown is text as typed and, when it reads as an escaped field
+// (shownField), as that field: the forms a command or path holds once
+// decoded, as the table shows it.
+func grepShown(text string) [][]byte {
+	if text == "" {
+		return nil
+	}
+	forms := [][]byte{[]byte(text)}
+	if raw, ok := shownField(text); ok {
+		forms = append(forms, []byte(raw))
+	}
+	return forms
+}
+
 // holdsAny reports whether text holds one of forms.
 func holdsAny(text []byte, forms [][]byte) bool {
 	for _, f := range forms {

@@ -68,6 +68,7 @@ type scanner struct {
 	opts    Options
 	names   []string
 	grep    [][]byte // grepForms
+	grepCmd [][]byte // grepShown: the forms to find in a command or path as the table shows it
 	seed    maphash.Seed
 	free    chan *chunk // chunks to reuse, with their buffers grown
 	workers int
@@ -87,7 +88,7 @@ func newScanner(names []string, opts Options) *scanner {
 	if w <= 0 {
 		w = runtime.GOMAXPROCS(0)
 	}
-	return &scanner{opts: opts, names: names, grep: grepForms(opts.Filter.Grep),
+	return &scanner{opts: opts, names: names, grep: grepForms(opts.Filter.Grep), grepCmd: grepShown(opts.Filter.Grep),
 		span: newIDForms(opts.Filter.SpanID), trace: newIDForms(opts.Filter.TraceID), seed: maphash.MakeSeed(), workers: w,
 		free: make(chan *chunk, 4*w+2)}
 }
@@ -415,9 +416,15 @@ func (s *scanner) addEvent(c *chunk, res result, e *decoded, r *rec) {
 		c.res = append(c.res, res)
 		return
 	}
-	if !s.opts.SkipWhat { // decodeLine left r.what empty
+	// A command is written as a JSON list ("rm","-rf") and shown joined
+	// (rm -rf): --grep finds it either way.
+	findWhat := len(s.grepCmd) > 0 && !r.ev.match
+	if !s.opts.SkipWhat || findWhat { // decodeLine left r.what empty
 		e.what = appendWhat(e.what[:0], r.data, r.dataField)
-		r.what = view(e.what)
+		if !s.opts.SkipWhat {
+			r.what = view(e.what)
+		}
+		r.ev.match = r.ev.match || (findWhat && holdsAny(e.what, s.grepCmd))
 	}
 	r.spanHash = hashSpan(s.seed, r.spanID)
 	r.order = orderOf(c.src, res.num)
