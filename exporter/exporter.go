@@ -48,9 +48,11 @@ type auditExporter struct {
 	http *httpTarget
 	// sealer keeps the file sink's Merkle trees; nil without integrity.
 	sealer *integrity.Sealer
+	// files is the file sinks of the collector's other exporters.
+	files *fileClaims
 }
 
-func newAuditExporter(cfg *Config, set exporter.Settings) (*auditExporter, error) {
+func newAuditExporter(cfg *Config, set exporter.Settings, files *fileClaims) (*auditExporter, error) {
 	tb, err := metadata.NewTelemetryBuilder(set.TelemetrySettings)
 	if err != nil {
 		return nil, fmt.Errorf("sandboxaudit exporter: telemetry: %w", err)
@@ -64,6 +66,7 @@ func newAuditExporter(cfg *Config, set exporter.Settings) (*auditExporter, error
 		// counters for spans that do not carry their seqs.
 		mapper: spanmap.NewMapper(0).WithMaxLineBytes(cfg.MaxLineBytes),
 		starts: newStartIDs(),
+		files:  files,
 	}
 	e.starts.waiting = func() {
 		e.logger.Debug("Waiting for another request's write of the same events")
@@ -126,6 +129,9 @@ func (e *auditExporter) startFile(ctx context.Context, host component.Host, fc *
 	// Before the sealer, which would sign another exporter's spool
 	// and leave its sidecars there.
 	if err := checkFileIsNoSpool(fc); err != nil {
+		return err
+	}
+	if err := e.files.claim(e.set.ID, fc); err != nil {
 		return err
 	}
 	// Here, not in Validate: `validate` may run as another user, or on
@@ -306,6 +312,7 @@ func (e *auditExporter) Shutdown(ctx context.Context) error {
 }
 
 func (e *auditExporter) closeSinks(ctx context.Context) error {
+	e.files.release(e.set.ID)
 	var errs []error
 	if e.file != nil {
 		if err := e.file.sink.Close(); err != nil {
