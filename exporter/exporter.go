@@ -121,17 +121,15 @@ func (e *auditExporter) Start(ctx context.Context, host component.Host) (err err
 // startFile checks the audit file's path, starts its sealer when it has
 // integrity, and opens the file sink.
 func (e *auditExporter) startFile(ctx context.Context, host component.Host, fc *FileConfig) error {
-	// First, so that a value the process cannot honour makes nothing.
-	maxOpen, err := e.fileSinkMaxOpenFiles(fc)
+	// First, so that a value the process cannot honour, or a path
+	// another exporter rotates otherwise, makes nothing.
+	maxOpen, err := e.claimFile(fc)
 	if err != nil {
 		return err
 	}
 	// Before the sealer, which would sign another exporter's spool
 	// and leave its sidecars there.
 	if err := checkFileIsNoSpool(fc); err != nil {
-		return err
-	}
-	if err := e.files.claim(e.set.ID, fc); err != nil {
 		return err
 	}
 	// Here, not in Validate: `validate` may run as another user, or on
