@@ -48,9 +48,11 @@ type auditExporter struct {
 	http *httpTarget
 	// sealer keeps the file sink's Merkle trees; nil without integrity.
 	sealer *integrity.Sealer
+	// files is the file sinks of the collector's other exporters.
+	files *fileClaims
 }
 
-func newAuditExporter(cfg *Config, set exporter.Settings) (*auditExporter, error) {
+func newAuditExporter(cfg *Config, set exporter.Settings, files *fileClaims) (*auditExporter, error) {
 	tb, err := metadata.NewTelemetryBuilder(set.TelemetrySettings)
 	if err != nil {
 		return nil, fmt.Errorf("sandboxaudit exporter: telemetry: %w", err)
@@ -64,6 +66,7 @@ func newAuditExporter(cfg *Config, set exporter.Settings) (*auditExporter, error
 		// counters for spans that do not carry their seqs.
 		mapper: spanmap.NewMapper(0).WithMaxLineBytes(cfg.MaxLineBytes),
 		starts: newStartIDs(),
+		files:  files,
 	}
 	e.starts.waiting = func() {
 		e.logger.Debug("Waiting for another request's write of the same events")
@@ -118,8 +121,9 @@ func (e *auditExporter) Start(ctx context.Context, host component.Host) (err err
 // startFile checks the audit file's path, starts its sealer when it has
 // integrity, and opens the file sink.
 func (e *auditExporter) startFile(ctx context.Context, host component.Host, fc *FileConfig) error {
-	// First, so that a value the process cannot honour makes nothing.
-	maxOpen, err := e.fileSinkMaxOpenFiles(fc)
+	// First, so that a value the process cannot honour, or a path
+	// another exporter rotates otherwise, makes nothing.
+	maxOpen, err := e.claimFile(fc)
 	if err != nil {
 		return err
 	}
@@ -306,6 +310,7 @@ func (e *auditExporter) Shutdown(ctx context.Context) error {
 }
 
 func (e *auditExporter) closeSinks(ctx context.Context) error {
+	e.files.release(e.set.ID)
 	var errs []error
 	if e.file != nil {
 		if err := e.file.sink.Close(); err != nil {

@@ -53,12 +53,15 @@ func NewFactory() exporter.Factory {
 	// The map counts users: exporterhelper drains a signal's queue before
 	// calling our shutdown, so the sinks stay open until the last signal
 	// has drained.
+	// files holds what the started exporters, whatever their ids, hold of
+	// the file sink, so each start is checked against the others'.
 	shared := sharedcomponent.NewMap[*Config, *auditExporter]()
+	files := newFileClaims()
 	return exporter.NewFactory(
 		metadata.Type,
 		createDefaultConfig,
-		exporter.WithTraces(createTraces(shared), metadata.TracesStability),
-		exporter.WithLogs(createLogs(shared), metadata.LogsStability),
+		exporter.WithTraces(createTraces(shared, files), metadata.TracesStability),
+		exporter.WithLogs(createLogs(shared, files), metadata.LogsStability),
 	)
 }
 
@@ -141,14 +144,14 @@ func helperOptions(cfg *Config, h component.Component) []exporterhelper.Option {
 // component the same auditExporter.
 type sharedExporters = sharedcomponent.Map[*Config, *auditExporter]
 
-func acquire(shared *sharedExporters, cfg component.Config, set exporter.Settings) (*sharedcomponent.Handle[*Config, *auditExporter], error) {
+func acquire(shared *sharedExporters, files *fileClaims, cfg component.Config, set exporter.Settings) (*sharedcomponent.Handle[*Config, *auditExporter], error) {
 	oCfg := cfg.(*Config)
-	return shared.Acquire(oCfg, func() (*auditExporter, error) { return newAuditExporter(oCfg, set) })
+	return shared.Acquire(oCfg, func() (*auditExporter, error) { return newAuditExporter(oCfg, set, files) })
 }
 
-func createTraces(shared *sharedExporters) exporter.CreateTracesFunc {
+func createTraces(shared *sharedExporters, files *fileClaims) exporter.CreateTracesFunc {
 	return func(ctx context.Context, set exporter.Settings, cfg component.Config) (exporter.Traces, error) {
-		h, err := acquire(shared, cfg, set)
+		h, err := acquire(shared, files, cfg, set)
 		if err != nil {
 			return nil, err
 		}
@@ -160,9 +163,9 @@ func createTraces(shared *sharedExporters) exporter.CreateTracesFunc {
 	}
 }
 
-func createLogs(shared *sharedExporters) exporter.CreateLogsFunc {
+func createLogs(shared *sharedExporters, files *fileClaims) exporter.CreateLogsFunc {
 	return func(ctx context.Context, set exporter.Settings, cfg component.Config) (exporter.Logs, error) {
-		h, err := acquire(shared, cfg, set)
+		h, err := acquire(shared, files, cfg, set)
 		if err != nil {
 			return nil, err
 		}

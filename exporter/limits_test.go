@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/component"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest/observer"
@@ -25,6 +26,8 @@ func TestMaxOpenFilesShare(t *testing.T) {
 		want       int
 		wantCapped bool
 		wantErr    string
+		used       int
+		by         []component.ID
 	}{
 		{name: "default under a large limit", set: 0, nofile: 1 << 20, want: filesink.DefaultMaxOpenFiles},
 		{name: "set within half the limit", set: 512, nofile: 1024, want: 512},
@@ -34,9 +37,15 @@ func TestMaxOpenFilesShare(t *testing.T) {
 		{name: "default written out lowered", set: filesink.DefaultMaxOpenFiles, nofile: 100, want: 50, wantCapped: true},
 		{name: "default at a limit of 1", set: 0, nofile: 1, want: 1, wantCapped: true},
 		{name: "unlimited", set: 1 << 30, nofile: unix.RLIM_INFINITY, want: 1 << 30},
+		{name: "set within what the other sinks leave", set: 12, nofile: 100, used: 38, by: ids("a"), want: 12},
+		{name: "set above what the other sinks leave", set: 13, nofile: 100, used: 38, by: ids("a", "c"),
+			wantErr: `file::max_open_files: 13 is more than the file sink may keep open: the process's open-file limit (RLIMIT_NOFILE) is 100 ` +
+				`and the sink takes at most half of it, 50, of which the file sinks of exporters "sandboxaudit/a", "sandboxaudit/c" may keep 38 open`},
+		{name: "default lowered to what the other sinks leave", set: 0, nofile: 100, used: 40, by: ids("a"), want: 10, wantCapped: true},
+		{name: "default with nothing left", set: 0, nofile: 100, used: 64, by: ids("a"), want: 1, wantCapped: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			n, capped, err := maxOpenFiles(tc.set, tc.nofile)
+			n, capped, err := maxOpenFiles(tc.set, tc.nofile, tc.used, tc.by)
 			if tc.wantErr != "" {
 				require.EqualError(t, err, tc.wantErr+"; lower max_open_files or raise the limit")
 				return
@@ -46,6 +55,15 @@ func TestMaxOpenFilesShare(t *testing.T) {
 			assert.Equal(t, tc.wantCapped, capped)
 		})
 	}
+}
+
+// ids are the ids sandboxaudit/name of names.
+func ids(names ...string) []component.ID {
+	out := make([]component.ID, len(names))
+	for i, n := range names {
+		out[i] = component.MustNewIDWithName(typ.String(), n)
+	}
+	return out
 }
 
 // lowNofileEnv marks the child process of TestMaxOpenFilesUnderLoweredLimit.
@@ -88,6 +106,39 @@ func TestMaxOpenFilesUnderLoweredLimit(t *testing.T) {
 		assert.Equal(t, zapcore.WarnLevel, warned[0].Level)
 		assert.Equal(t, map[string]any{"max_open_files": int64(50), "default": int64(filesink.DefaultMaxOpenFiles), "open_file_limit": uint64(100)},
 			warned[0].ContextMap())
+	})
+	// A plain path's sink keeps one file open: max_open_files, which only
+	// bounds a templated path's files, is neither refused nor lowered.
+	t.Run("plain path", func(t *testing.T) {
+		for _, set := range []int{0, 1000} {
+			cfg := syncConfig()
+			withFile(cfg, filepath.Join(t.TempDir(), "events.jsonl"), auditevent.PolicyOverride{})
+			cfg.File.Get().MaxOpenFiles = set
+			core, logs := observer.New(zapcore.InfoLevel)
+			startExportersWithLogger(t, cfg, zap.New(core))
+			assert.Zero(t, logs.FilterMessageSnippet("max_open_files").Len(), "max_open_files %d", set)
+		}
+	})
+	// The share is the process's: two exporters of one collector that
+	// each fit it but not together are refused, the second naming the
+	// first; a plain path counts its one file.
+	t.Run("several exporters", func(t *testing.T) {
+		f := NewFactory()
+		templated := func(n int) *Config {
+			cfg := fileConfig(filepath.Join(t.TempDir(), "{session_id}.jsonl"), nil)
+			cfg.File.Get().MaxOpenFiles = n
+			return cfg
+		}
+		_, err := startNamed(t, f, "a", templated(30))
+		require.NoError(t, err)
+		_, err = startNamed(t, f, "plain", fileConfig(filepath.Join(t.TempDir(), "events.jsonl"), nil))
+		require.NoError(t, err)
+		_, err = startNamed(t, f, "b", templated(20))
+		require.EqualError(t, err, `file::max_open_files: 20 is more than the file sink may keep open: the process's open-file limit `+
+			`(RLIMIT_NOFILE) is 100 and the sink takes at most half of it, 50, of which the file sinks of exporters "sandboxaudit/a", `+
+			`"sandboxaudit/plain" may keep 31 open; lower max_open_files or raise the limit`)
+		_, err = startNamed(t, f, "c", templated(19))
+		require.NoError(t, err)
 	})
 	t.Run("set within the share", func(t *testing.T) {
 		cfg := syncConfig()

@@ -21,7 +21,7 @@ func TestPanickingWriteLetsItsIDsGo(t *testing.T) {
 	path := filepath.Join(dir, "events.jsonl")
 	cfg := syncConfig()
 	withFile(cfg, path, auditevent.PolicyOverride{})
-	e, err := newAuditExporter(cfg, exportertestSettings())
+	e, err := newAuditExporter(cfg, exportertestSettings(), newFileClaims())
 	require.NoError(t, err)
 	ctx := context.Background()
 	require.NoError(t, e.Start(ctx, nopHost()))

@@ -6,12 +6,16 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 
+	"go.opentelemetry.io/collector/component"
 	"go.uber.org/zap"
 
 	"github.com/sandboxaudit/sandboxaudit/internal/filesink"
 	"github.com/sandboxaudit/sandboxaudit/internal/fsutil"
 	"github.com/sandboxaudit/sandboxaudit/internal/integrity"
+	"github.com/sandboxaudit/sandboxaudit/internal/plural"
 )
 
 // Validate runs before any component starts, when a spool or an audit
@@ -61,48 +65,77 @@ func checkSpoolIsNoSealedFile(sc *SpoolConfig) error {
 	return nil
 }
 
-// The file sink may keep at most half the process's open-file limit
-// (RLIMIT_NOFILE) open: the other half is for the receivers' sockets,
-// the spool, the sealer's sidecars, directory syncs and the other
-// components. A sink that could take them all would meet EMFILE under
-// that many sessions, and the collector would thrash on its retries.
+// The file sinks may keep at most half the process's open-file limit
+// (RLIMIT_NOFILE) open, all the collector's exporters together: the other
+// half is for the receivers' sockets, the spool, the sealer's sidecars,
+// directory syncs and the other components. Sinks that could take them
+// all would meet EMFILE under that many sessions, and the collector would
+// thrash on its retries.
 const openFilesShare = 2
 
-// maxOpenFiles returns the max_open_files the file sink can honour under
-// the open-file limit nofile. A value set above its share refuses the
-// start, naming the key: the process could never honour it. The default
-// (max_open_files 0 or filesink.DefaultMaxOpenFiles) is lowered to the
-// share instead, with capped true, so a small container limit does not
-// break an unchanged config.
-func maxOpenFiles(set int, nofile uint64) (n int, capped bool, err error) {
+// maxOpenFiles returns the max_open_files a file sink can honour under
+// the open-file limit nofile, the other exporters' sinks (by) keeping
+// used files open. A value set above what is left of the share refuses
+// the start, naming the key: the process could never honour it. The
+// default (max_open_files 0 or filesink.DefaultMaxOpenFiles) is lowered
+// to what is left instead (at least 1), with capped true, so a small
+// container limit does not break an unchanged config.
+func maxOpenFiles(set int, nofile uint64, used int, by []component.ID) (n int, capped bool, err error) {
 	n = set
 	if n == 0 {
 		n = filesink.DefaultMaxOpenFiles
 	}
 	share := max(min(nofile/openFilesShare, math.MaxInt), 1)
-	if uint64(n) <= share {
+	left := share - min(uint64(used), share)
+	if uint64(n) <= left {
 		return n, false, nil
 	}
 	if set == 0 || set == filesink.DefaultMaxOpenFiles {
-		return int(share), true, nil
+		return int(max(left, 1)), true, nil
+	}
+	others := ""
+	if used > 0 {
+		ids := make([]string, len(by))
+		for i, id := range by {
+			ids[i] = strconv.Quote(id.String())
+		}
+		others = fmt.Sprintf(", of which the file %s of %s %s may keep %d open", plural.Pick(len(by), "sink", "sinks"),
+			plural.Pick(len(by), "exporter", "exporters"), strings.Join(ids, ", "), used)
 	}
 	return 0, false, fmt.Errorf("file::max_open_files: %d is more than the file sink may keep open: the process's open-file limit "+
-		"(RLIMIT_NOFILE) is %d and the sink takes at most half of it, %d; lower max_open_files or raise the limit", set, nofile, share)
+		"(RLIMIT_NOFILE) is %d and the sink takes at most half of it, %d%s; lower max_open_files or raise the limit", set, nofile, share, others)
 }
 
-// fileSinkMaxOpenFiles checks fc's max_open_files against the process's
-// open-file limit, warning once when the default is lowered to fit it.
-func (e *auditExporter) fileSinkMaxOpenFiles(fc *FileConfig) (int, error) {
-	nofile, err := fsutil.OpenFileLimit()
-	if err != nil {
+// claimFile records fc with the collector's other file sinks (refusing a
+// path another exporter rotates otherwise) and returns the max_open_files
+// its sink can honour, warning once when the default is lowered to fit
+// the open-file limit. A plain path's sink keeps one file open, whatever
+// max_open_files says: it is not checked.
+func (e *auditExporter) claimFile(fc *FileConfig) (int, error) {
+	nofile, limitErr := fsutil.OpenFileLimit()
+	templated := filesink.HasPlaceholder(fc.Path)
+	if limitErr != nil && templated {
 		// Not knowing the limit is no reason to refuse the start.
-		e.logger.Warn("Cannot read the open-file limit; file.max_open_files is not checked against it", zap.Error(err))
-		return fc.MaxOpenFiles, nil
+		e.logger.Warn("Cannot read the open-file limit; file.max_open_files is not checked against it", zap.Error(limitErr))
 	}
-	n, capped, err := maxOpenFiles(fc.MaxOpenFiles, nofile)
+	n, capped := fc.MaxOpenFiles, false
+	err := e.files.claim(e.set.ID, fc, func(used int, by []component.ID) (int, error) {
+		if !templated {
+			return 1, nil
+		}
+		if limitErr != nil && n == 0 {
+			return filesink.DefaultMaxOpenFiles, nil
+		}
+		if limitErr != nil {
+			return n, nil
+		}
+		var err error
+		n, capped, err = maxOpenFiles(fc.MaxOpenFiles, nofile, used, by)
+		return n, err
+	})
 	if capped {
-		e.logger.Warn("file.max_open_files lowered to half the process's open-file limit (RLIMIT_NOFILE); "+
-			"templated files past it are closed and reopened as needed",
+		e.logger.Warn("file.max_open_files lowered to what is left of half the process's open-file limit (RLIMIT_NOFILE) "+
+			"after the collector's other file sinks; templated files past it are closed and reopened as needed",
 			zap.Int("max_open_files", n), zap.Int("default", filesink.DefaultMaxOpenFiles), zap.Uint64("open_file_limit", nofile))
 	}
 	return n, err

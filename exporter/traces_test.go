@@ -307,7 +307,7 @@ func TestTracesSeqSessionsEvicted(t *testing.T) {
 	set.TelemetrySettings = tel.NewTelemetrySettings()
 	set.Logger = zap.New(core)
 
-	e, err := newAuditExporter(cfg, set)
+	e, err := newAuditExporter(cfg, set, newFileClaims())
 	require.NoError(t, err)
 	e.mapper = spanmap.NewMapper(2)
 	ctx := context.Background()

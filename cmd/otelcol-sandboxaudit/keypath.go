@@ -11,9 +11,9 @@ import (
 	"go.opentelemetry.io/collector/otelcol"
 )
 
-// errorText is err as main prints it: one line per error, each under the
-// path of every error that wraps it (keyLines), with the keys of squashed
-// sections named as a configuration writes them. The collector's
+// errorText is err as main prints it, escaped (shownError): one line per
+// error, each under the path of every error that wraps it (keyLines),
+// with the keys of squashed sections named as a configuration writes them. The collector's
 // validation names a squashed field by its Go name in lower case
 // ("exporters::sandboxaudit::http: clientconfig::tls" for http::tls,
 // "timeoutconfig" for timeout), a key no configuration holds; those
@@ -50,9 +50,9 @@ func keyLines(err error) []string {
 			break
 		}
 		if each == "" && !namesComponent(head) {
-			once += head
+			once += shownText(head)
 		} else {
-			each += head
+			each += shownText(head)
 		}
 		err = inner
 	}
@@ -78,9 +78,9 @@ func pathLines(err error, prefix string) []string {
 		return lines
 	}
 	if head, inner := splitHead(err); inner != nil {
-		return pathLines(inner, prefix+head)
+		return pathLines(inner, prefix+shownText(head))
 	}
-	return []string{prefix + err.Error()}
+	return []string{prefix + shownError(err)}
 }
 
 // joinedErrors are the errors err joins when its text is only theirs, a
@@ -94,10 +94,7 @@ func joinedErrors(err error) []error {
 		return nil
 	}
 	errs := joined.Unwrap()
-	texts := make([]string, len(errs))
-	for i, e := range errs {
-		texts[i] = e.Error()
-	}
+	texts := errorTexts(errs)
 	if text := err.Error(); text != strings.Join(texts, "\n") && text != strings.Join(texts, "; ") {
 		return nil
 	}

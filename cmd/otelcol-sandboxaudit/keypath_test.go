@@ -58,15 +58,15 @@ func TestSquashedNamesAreNoKeys(t *testing.T) {
 
 // TestErrorTextKeepsAnotherComponentsError: a line that reads like the
 // end of another component's line is still its own error (here
-// sandboxaudit's proxy_url, in a text of several lines), and is kept. Only
+// sandboxaudit's proxy_url, among several joined errors), and is kept. Only
 // a line that named a squashed field can be configtls's second report of
 // the same error.
 func TestErrorTextKeepsAnotherComponentsError(t *testing.T) {
 	settings := sandboxaudit.CollectorSettings()
 	factories, err := settings.Factories()
 	require.NoError(t, err)
-	msg := "exporters::sandboxaudit/a::http: proxy_url: not a valid absolute URL\n" +
-		"exporters::sandboxaudit::http: endpoint: must be an absolute http:// or https:// URL\n" +
-		"proxy_url: not a valid absolute URL"
-	assert.Equal(t, msg, errorText(errors.New(msg), factories))
+	err = errors.Join(errors.New("exporters::sandboxaudit/a::http: proxy_url: not a valid absolute URL"),
+		errors.New("exporters::sandboxaudit::http: endpoint: must be an absolute http:// or https:// URL"),
+		errors.New("proxy_url: not a valid absolute URL"))
+	assert.Equal(t, err.Error(), errorText(err, factories))
 }

@@ -29,11 +29,9 @@ func main() {
 	signal.Notify(stop, syscall.SIGTERM, os.Interrupt)
 	bound.ArmOn(stop)
 	if err := newCommand(settings, os.Args[1:]).Execute(); err != nil {
-		factories, ferr := settings.Factories()
-		if ferr != nil {
-			fmt.Fprintln(os.Stderr, "Error:", err)
-			os.Exit(1)
-		}
+		// Without its factories (never, as built) the error is still
+		// escaped; only squashed keys are named as Go fields.
+		factories, _ := settings.Factories()
 		fmt.Fprintln(os.Stderr, "Error:", errorText(err, factories))
 		os.Exit(1)
 	}

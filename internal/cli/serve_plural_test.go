@@ -1,11 +1,14 @@
 package cli
 
 import (
+	"context"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/sandboxaudit/sandboxaudit/internal/integrity"
 	"github.com/sandboxaudit/sandboxaudit/internal/webview"
 )
 
@@ -33,4 +36,28 @@ func TestServeWordsCountsSingularOrPlural(t *testing.T) {
 		_, _, body = get(t, hs.URL+"/session/"+sessionA.String())
 		assert.NotContains(t, body, "(s)")
 	}
+}
+
+// A file of one sealed line is worded as verify words one line: "line 1
+// of 1 is sealed", not "lines 1-1".
+func TestServeWordsOneSealedLine(t *testing.T) {
+	dir := t.TempDir()
+	res := run(t, "", "keygen", "--name", "one", "--out", dir)
+	require.Equal(t, 0, res.code, res.stderr)
+	keys, err := integrity.LoadSigningKey(filepath.Join(dir, "one.key"))
+	require.NoError(t, err)
+	path := filepath.Join(dir, "audit.jsonl")
+	s1, _ := op(sessionA, "exec", "a000000000000001", 1, 2)
+	appendFlocked(t, path, canonLines(s1))
+	sealer, err := integrity.NewSealer(integrity.Settings{Keys: keys, Interval: 1e9})
+	require.NoError(t, err)
+	require.NoError(t, sealer.Seal(context.Background(), path))
+	require.NoError(t, sealer.Close(context.Background()))
+	key, err := integrity.LoadVerifierKey(filepath.Join(dir, "one.pub"))
+	require.NoError(t, err)
+
+	hs := startView(t, webview.Config{Sources: []string{path}, Key: key})
+	_, _, body := get(t, hs.URL+"/")
+	assert.Contains(t, body, "through checkpoint #1: line 1 of 1 is sealed")
+	assert.NotContains(t, body, "lines 1-1")
 }

@@ -23,7 +23,7 @@ import (
 func (s *Spool) adoptIfValid() error {
 	f, _, err := openFile(s.path, os.O_RDONLY)
 	if err != nil {
-		return fmt.Errorf("spool %s: %w", s.path, err)
+		return pathError("spool", s.path, err)
 	}
 	defer func() { _ = f.Close() }()
 	lr := lines.NewReader(f, readBufferSize, s.maxLine)

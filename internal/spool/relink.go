@@ -82,7 +82,7 @@ func (s *Spool) rewriteRemovedLocked() error {
 	}
 	nf, _, err := openFile(s.path, os.O_RDWR|os.O_CREATE|os.O_EXCL|os.O_APPEND)
 	if err != nil {
-		return fmt.Errorf("spool %s: the file was removed; create it again: %w", s.path, err)
+		return pathError("spool", s.path, fmt.Errorf("the file was removed; create it again: %w", err))
 	}
 	pending := s.end - s.ack
 	err = lockData(nf, s.path)

@@ -25,7 +25,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"net"
 	"os"
 	"path/filepath"
@@ -302,15 +301,6 @@ func lockOwner(path string) (f *os.File, created bool, err error) {
 		return nil, false, pathError("spool lock", path, err)
 	}
 	return f, created, nil
-}
-
-// pathError is err after what and path, naming path once: an
-// *fs.PathError of path gives only its operation and cause.
-func pathError(what, path string, err error) error {
-	if pe, ok := err.(*fs.PathError); ok && pe.Path == path {
-		return fmt.Errorf("%s %s: %s: %w", what, path, pe.Op, pe.Err)
-	}
-	return fmt.Errorf("%s %s: %w", what, path, err)
 }
 
 // removeOwnLock removes the .lock file an Open made and then was refused

@@ -15,6 +15,7 @@ import (
 	"go.opentelemetry.io/collector/service/telemetry/otelconftelemetry"
 
 	sandboxauditexporter "github.com/sandboxaudit/sandboxaudit/exporter"
+	"github.com/sandboxaudit/sandboxaudit/internal/safetext"
 	sandboxauditreceiver "github.com/sandboxaudit/sandboxaudit/receiver"
 )
 
@@ -36,7 +37,9 @@ func Describe(conf *confmap.Conf) string {
 		parts = append(parts, "intake "+strings.Join(in, ", "))
 	}
 	parts = append(parts, selfMetrics(conf))
-	return "sandboxaudit: " + strings.Join(parts, "; ")
+	// Escaped as the CLI's output is: a path or topic holds what the
+	// configuration wrote, a bidirectional override included.
+	return safetext.Escape("sandboxaudit: " + strings.Join(parts, "; "))
 }
 
 // uses maps each receiver or exporter the pipelines list to the signals

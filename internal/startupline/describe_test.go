@@ -58,6 +58,24 @@ service:
 		"; self-metrics http://127.0.0.1:8888/metrics", got)
 }
 
+// TestDescribeEscapes: a path holding what the configuration check lets
+// through (a bidirectional override, a C1 control such as CSI) is shown
+// escaped, as the CLI shows a file's name.
+func TestDescribeEscapes(t *testing.T) {
+	got := Describe(conf(t, `
+exporters:
+  sandboxaudit:
+    file:
+      path: "/srv/a\u202eb\u009b31m/events.jsonl"
+service:
+  pipelines:
+    logs:
+      receivers: [sandboxaudit]
+      exporters: [sandboxaudit]
+`))
+	assert.Contains(t, got, `audit lines to /srv/a\u202eb\u009b31m/events.jsonl;`)
+}
+
 // TestDescribeAppliesDefaultsAndSkipsUnused: unset endpoints are the
 // components' defaults, a component no pipeline lists is left out, an HTTP
 // sink's credentials are not shown.

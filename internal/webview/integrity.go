@@ -177,7 +177,7 @@ func (k *sealCheck) verdict() {
 		st.State, st.Detail = sealFailed, fmt.Sprintf("the checkpoints name another file (origin %q)", res.Origin)
 	default:
 		st.State = sealVerified
-		st.Detail = fmt.Sprintf("through checkpoint #%d: lines 1-%d of %d are sealed", res.Checkpoints, res.Sealed, res.Lines)
+		st.Detail = fmt.Sprintf("through checkpoint #%d: %s of %d %s sealed", res.Checkpoints, plural.Lines(1, res.Sealed), res.Lines, plural.Pick(res.Sealed, "is", "are"))
 		if n := res.Lines - res.Sealed; n > 0 {
 			st.Detail += fmt.Sprintf("; the %s after it %s not sealed yet", plural.Count(n, "line"), plural.Pick(n, "is", "are"))
 		}

@@ -1,0 +1,74 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/sandboxaudit/sandboxaudit"
+)
+
+// TestStartErrorIsEscaped: a path from the configuration reaches a start
+// error raw through the operating system's error (a TLS CA file that
+// cannot be opened); its escape sequence, carriage return, newline and
+// bidirectional override are shown as escapes, on the error's one line.
+func TestStartErrorIsEscaped(t *testing.T) {
+	factories, err := sandboxaudit.CollectorSettings().Factories()
+	require.NoError(t, err)
+	path := filepath.Join(t.TempDir(), "ca\x1b[31m\rFAKE\nexporters::x: \u202eevil")
+	_, open := os.Open(path)
+	require.Error(t, open)
+	failed := fmt.Errorf("cannot start pipelines: %w", fmt.Errorf(`failed to start "sandboxaudit" exporter: %w`,
+		errors.Join(fmt.Errorf("http::tls::ca_file: %w", open), errors.New("file: path: x"))))
+	dir := filepath.Dir(path)
+	assert.Equal(t, `cannot start pipelines: failed to start "sandboxaudit" exporter: http::tls::ca_file: open `+dir+
+		`/ca\x1b[31m\x0dFAKE\nexporters::x: \u202eevil: no such file or directory`+"\n"+
+		`failed to start "sandboxaudit" exporter: file: path: x`, errorText(failed, factories))
+}
+
+// TestRefusalQuotedIsEscapedOnce: a value the configuration check quotes
+// (%q, already escaped) is shown as quoted, its backslashes not doubled;
+// one it names raw (a key file it could not open) is escaped.
+func TestRefusalQuotedIsEscapedOnce(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "config.yaml")
+	require.NoError(t, os.WriteFile(cfg, []byte(`receivers:
+  sandboxaudit: {endpoint: "127.0.0.1:99999\e[31m\\x"}
+exporters:
+  sandboxaudit:
+    file:
+      path: `+filepath.Join(dir, "events.jsonl")+`
+      integrity: {signing_key_file: "`+dir+`/key\e[31m\nFAKE"}
+service:
+  pipelines:
+    logs: {receivers: [sandboxaudit], exporters: [sandboxaudit]}
+`), 0o600))
+	err := validate(t, "--config", cfg)
+	require.Error(t, err)
+	factories, ferr := sandboxaudit.CollectorSettings().Factories()
+	require.NoError(t, ferr)
+	msg := errorText(err, factories)
+	assert.Contains(t, msg, `(got "127.0.0.1:99999\x1b[31m\\x")`)
+	assert.Contains(t, msg, `signing_key_file: open `+dir+`/key\x1b[31m\nFAKE: no such file or directory`)
+	assert.NotContains(t, msg, "\x1b")
+}
+
+// TestShownTextQuotes: a double-quoted string is taken as already
+// escaped only when it reads back as a Go string literal holding nothing
+// unsafe; any other quote is text like the rest.
+func TestShownTextQuotes(t *testing.T) {
+	for in, want := range map[string]string{
+		`a "b\x1b" c`:           `a "b\x1b" c`,
+		`a "b` + "\x1b" + `" c`: `a "b\x1b" c`,
+		`a "b\q" c\d`:           `a "b\\q" c\\d`,
+		`open /x"y: no`:         `open /x"y: no`,
+		`"\u202e" ` + "\u202e":  `"\u202e" \u202e`,
+	} {
+		assert.Equal(t, want, shownText(in), in)
+	}
+}
