@@ -211,7 +211,8 @@ func (d Data) find(key string) (start, end, vstart int) {
 // MarshalData encodes a Go map as canonical data. Go values map to the JSON
 // types Python would have: float64 and float32 are floats (30.0 stays
 // "30.0"), Go integers and *big.Int are integers, json.Number keeps its
-// spelling's type, nil is null. Other types go through encoding/json.
+// spelling's type, nil is null, a []byte is the text it holds (as
+// pydantic writes bytes). Other types go through encoding/json.
 // Keys are written with each byte that is not UTF-8 as U+FFFD; two keys of
 // one map that this makes one are an error.
 func MarshalData(v map[string]any) (Data, error) {
@@ -372,11 +373,14 @@ func appendReflect(dst []byte, v any, depth int) ([]byte, error) {
 	rv := reflect.ValueOf(v)
 	switch rv.Kind() {
 	case reflect.Slice, reflect.Array:
-		if rv.Kind() == reflect.Slice && rv.Type().Elem().Kind() == reflect.Uint8 {
-			break // []byte: encoding/json's base64 string
-		}
 		if rv.Kind() == reflect.Slice && rv.IsNil() {
 			return append(dst, "null"...), nil
+		}
+		if rv.Kind() == reflect.Slice && rv.Type().Elem().Kind() == reflect.Uint8 {
+			// The text the bytes hold, as the reference's pydantic model
+			// writes bytes: base64 would hide a credential in them from
+			// the collector's redaction.
+			return appendQuoted(dst, string(rv.Bytes())), nil
 		}
 		dst = append(dst, '[')
 		for i := 0; i < rv.Len(); i++ {

@@ -42,3 +42,22 @@ func TestMarshalDataSortsKeysAsWritten(t *testing.T) {
 		t.Fatalf("got  %s\nwant %s", d, want)
 	}
 }
+
+// Bytes are written as the text they hold, as the reference's pydantic
+// model writes a bytes value (its default ser_json_bytes "utf8"), each
+// byte that is not UTF-8 as U+FFFD: base64 would hide a credential in them
+// from the collector's redaction.
+func TestMarshalDataWritesBytesAsText(t *testing.T) {
+	type blob []byte
+	d, err := auditevent.MarshalData(map[string]any{
+		"b": []byte("password=hunter2\xff"), "named": blob("x"), "nil": []byte(nil),
+		"in": map[string][]byte{"k": []byte("v")},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"b":"password=hunter2\ufffd","in":{"k":"v"},"named":"x","nil":null}`
+	if d.String() != want {
+		t.Fatalf("got  %s\nwant %s", d, want)
+	}
+}

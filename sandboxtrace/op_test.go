@@ -141,6 +141,15 @@ func TestDataKeysThatWriteAlikeAreAnError(t *testing.T) {
 	assert.Empty(t, r.ops())
 }
 
+// Bytes in the data are the text they hold, as the reference writes bytes,
+// so the collector's redaction sees a credential in them.
+func TestBytesInDataAreText(t *testing.T) {
+	r := newRecorder(t)
+	s := r.session(t)
+	require.NoError(t, s.Do(context.Background(), "materialize", map[string]any{"env": []byte("TOKEN=abc")}, ok))
+	assert.Equal(t, `{"env":"TOKEN=abc"}`, attrs(r.only(t))["sandbox.start_data"].AsString())
+}
+
 func TestSeqInterleavesLikePython(t *testing.T) {
 	r := newRecorder(t)
 	s := r.session(t)
