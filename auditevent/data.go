@@ -10,6 +10,8 @@ import (
 	"reflect"
 	"slices"
 	"strconv"
+	"strings"
+	"unicode/utf8"
 	"unsafe"
 )
 
@@ -209,7 +211,10 @@ func (d Data) find(key string) (start, end, vstart int) {
 // MarshalData encodes a Go map as canonical data. Go values map to the JSON
 // types Python would have: float64 and float32 are floats (30.0 stays
 // "30.0"), Go integers and *big.Int are integers, json.Number keeps its
-// spelling's type, nil is null. Other types go through encoding/json.
+// spelling's type, nil is null, a []byte is the text it holds (as
+// pydantic writes bytes). Other types go through encoding/json.
+// Keys are written with each byte that is not UTF-8 as U+FFFD; two keys of
+// one map that this makes one are an error.
 func MarshalData(v map[string]any) (Data, error) {
 	if v == nil {
 		return Data{}, nil
@@ -283,11 +288,10 @@ func appendGo(dst []byte, v any, depth int) ([]byte, error) {
 		}
 		return out, err
 	case map[string]any:
-		keys := make([]string, 0, len(x))
-		for k := range x {
-			keys = append(keys, k)
+		keys, err := writtenKeys(x)
+		if err != nil {
+			return dst, err
 		}
-		slices.Sort(keys)
 		dst = append(dst, '{')
 		for i, k := range keys {
 			if i > 0 {
@@ -317,17 +321,66 @@ func appendGo(dst []byte, v any, depth int) ([]byte, error) {
 	return appendReflect(dst, v, depth)
 }
 
+// writtenKeys returns m's keys in the order the line writes them: by code
+// point once each byte that is not UTF-8 is written U+FFFD. Two keys that
+// the replacement makes one are refused: every reader of the line would
+// keep only one of their values.
+func writtenKeys(m map[string]any) ([]string, error) {
+	keys := make([]string, 0, len(m))
+	valid := true
+	for k := range m {
+		keys = append(keys, k)
+		valid = valid && utf8.ValidString(k)
+	}
+	if valid {
+		slices.Sort(keys)
+		return keys, nil
+	}
+	written := make(map[string]string, len(keys))
+	for _, k := range keys {
+		written[k] = writtenText(k)
+	}
+	slices.SortFunc(keys, func(a, b string) int { return strings.Compare(written[a], written[b]) })
+	for i := 1; i < len(keys); i++ {
+		if written[keys[i-1]] == written[keys[i]] {
+			return nil, fmt.Errorf("keys %q and %q are one key once each byte that is not UTF-8 is written U+FFFD",
+				keys[i-1], keys[i])
+		}
+	}
+	return keys, nil
+}
+
+// writtenText is s as a line writes it: each byte that is not UTF-8 is
+// U+FFFD.
+func writtenText(s string) string {
+	var b strings.Builder
+	b.Grow(len(s) + 8)
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && n == 1 {
+			b.WriteRune(utf8.RuneError)
+		} else {
+			b.WriteString(s[i : i+n])
+		}
+		i += n
+	}
+	return b.String()
+}
+
 // appendReflect handles typed slices and string-keyed maps without going
 // through encoding/json, so their floats keep Python spelling too.
 func appendReflect(dst []byte, v any, depth int) ([]byte, error) {
 	rv := reflect.ValueOf(v)
 	switch rv.Kind() {
 	case reflect.Slice, reflect.Array:
-		if rv.Kind() == reflect.Slice && rv.Type().Elem().Kind() == reflect.Uint8 {
-			break // []byte: encoding/json's base64 string
-		}
 		if rv.Kind() == reflect.Slice && rv.IsNil() {
 			return append(dst, "null"...), nil
+		}
+		if rv.Kind() == reflect.Slice && rv.Type().Elem().Kind() == reflect.Uint8 {
+			// The text the bytes hold, as the reference's pydantic model
+			// writes bytes: base64 would hide a credential in them from
+			// the collector's redaction.
+			return appendQuoted(dst, string(rv.Bytes())), nil
 		}
 		dst = append(dst, '[')
 		for i := 0; i < rv.Len(); i++ {

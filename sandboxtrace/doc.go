@@ -35,8 +35,9 @@
 // request there. README.md, "Failed exports", has the rules per exporter.
 //
 // Exec output is not recorded unless the session is created with
-// WithOutputCapture; it then travels base64-encoded on the span and the
-// collector's payload policy decides whether it reaches an audit line.
+// WithOutputCapture; it then travels base64-encoded on the span, each stream
+// cut to at most MaxOutputBytes, and the collector's payload policy decides
+// whether it reaches an audit line.
 //
 // The span and attribute names are those of package semconv, which the
 // collector reads and users query.

@@ -132,6 +132,23 @@ func TestOutputCaptureDefaultBound(t *testing.T) {
 	assert.Len(t, out, 64*1024+len("…"))
 }
 
+// A bound over MaxOutputBytes is MaxOutputBytes: a span holding more would
+// be refused whole by the collector, its finish event with it.
+func TestOutputCaptureBoundHasACeiling(t *testing.T) {
+	r := newRecorder(t)
+	s := r.session(t, sandboxtrace.WithOutputCapture(4*sandboxtrace.MaxOutputBytes))
+	big := bytes.Repeat([]byte("x"), sandboxtrace.MaxOutputBytes+1)
+	_, err := s.Exec(context.Background(), sandboxtrace.ExecRequest{Command: []string{"x"}},
+		runs(sandboxtrace.ExecResult{Stdout: big, Stderr: big}, nil))
+	require.NoError(t, err)
+	a := attrs(r.only(t))
+	for _, k := range []string{"sandbox.exec.stdout_bytes", "sandbox.exec.stderr_bytes"} {
+		out, err := base64.StdEncoding.DecodeString(a[k].AsString())
+		require.NoError(t, err)
+		assert.Equal(t, sandboxtrace.MaxOutputBytes+len("…"), len(out), k)
+	}
+}
+
 func TestOutputIgnoredWithoutCapture(t *testing.T) {
 	r := newRecorder(t)
 	s := r.session(t)

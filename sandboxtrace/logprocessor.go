@@ -99,7 +99,10 @@ type LogProcessor struct {
 	stopping  context.Context
 	beginStop context.CancelFunc
 
-	queue chan sdklog.Record
+	// queue holds pointers: a Record is about 600 bytes, and a channel of
+	// them would allocate its whole capacity (over a megabyte) up front, in
+	// every session built with WithLogExporter.
+	queue chan *sdklog.Record
 	flush chan chan error
 	stop  chan struct{}
 	done  chan struct{}
@@ -121,7 +124,7 @@ func NewLogProcessor(exp sdklog.Exporter, opts ...LogProcessorOption) *LogProces
 	for _, opt := range opts {
 		opt(p)
 	}
-	p.queue = make(chan sdklog.Record, p.queueSize)
+	p.queue = make(chan *sdklog.Record, p.queueSize)
 	p.stopping, p.beginStop = context.WithCancel(context.Background())
 	go p.run()
 	return p
@@ -142,12 +145,12 @@ func (p *LogProcessor) OnEmit(ctx context.Context, r *sdklog.Record) error {
 	}
 	rec := r.Clone()
 	select {
-	case p.queue <- rec: // room: queued even while stopping
+	case p.queue <- &rec: // room: queued even while stopping
 		return nil
 	default:
 	}
 	select {
-	case p.queue <- rec:
+	case p.queue <- &rec:
 		return nil
 	case <-p.stopping.Done():
 		return p.lose(1, errProcessorShutdown)
@@ -214,9 +217,14 @@ func shutdownExporter(ctx context.Context, exp sdklog.Exporter) error {
 	return exp.Shutdown(ctx)
 }
 
+// initialLogBatch is the capacity a LogProcessor's batch starts with.
+const initialLogBatch = 16
+
 func (p *LogProcessor) run() {
 	defer close(p.done)
-	batch := make([]sdklog.Record, 0, p.batchSize)
+	// The batch grows to what arrives together, not to the most an export
+	// may take, for the same reason as the queue.
+	batch := make([]sdklog.Record, 0, min(p.batchSize, initialLogBatch))
 	var tick <-chan time.Time // nil, never ready, when exporting at once
 	if p.interval > 0 {
 		ticker := time.NewTicker(p.interval)
@@ -226,7 +234,7 @@ func (p *LogProcessor) run() {
 	for {
 		select {
 		case r := <-p.queue:
-			batch = append(batch, r)
+			batch = append(batch, *r)
 			switch {
 			case tick == nil:
 				batch, _ = p.drain(batch)
@@ -257,7 +265,7 @@ func (p *LogProcessor) drain(batch []sdklog.Record) ([]sdklog.Record, error) {
 		}
 		select {
 		case r := <-p.queue:
-			batch = append(batch, r)
+			batch = append(batch, *r)
 		default:
 			var err error
 			batch, err = p.export(batch)

@@ -75,8 +75,10 @@ type FinishOptions struct {
 // return an error wrapping ErrStartNotRecorded; the operation must then not
 // run.
 //
-// An unknown op or data that cannot be encoded as JSON is a programming
-// error: Start then records nothing and returns an error.
+// An unknown op or data that cannot be encoded as JSON (NaN, a channel, two
+// keys that differ only in bytes that are not UTF-8, which are written
+// alike) is a programming error: Start then records nothing and returns an
+// error.
 func (s *Session) Start(ctx context.Context, op string, data map[string]any) (context.Context, *Op, error) {
 	ctx = orBackground(ctx)
 	if !auditevent.IsOp(op) {

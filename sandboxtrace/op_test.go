@@ -125,6 +125,31 @@ func TestUnencodableDataIsAnError(t *testing.T) {
 	assert.Equal(t, `{"a":1}`, a["sandbox.start_data"].AsString())
 }
 
+// Data keys that differ only in bytes that are not UTF-8 (two file names
+// of a Latin-1 directory) would be written as one key twice, and the
+// collector would keep one of the two entries without a word: the
+// operation is refused as for any data that cannot be written, before its
+// function runs.
+func TestDataKeysThatWriteAlikeAreAnError(t *testing.T) {
+	r := newRecorder(t)
+	s := r.session(t)
+	ran := false
+	err := s.Do(context.Background(), "materialize", map[string]any{"files": map[string]any{"caf\xe9.txt": 1, "caf\xe8.txt": 2}},
+		func(context.Context, *sandboxtrace.Op) error { ran = true; return nil })
+	require.ErrorContains(t, err, "U+FFFD")
+	assert.False(t, ran)
+	assert.Empty(t, r.ops())
+}
+
+// Bytes in the data are the text they hold, as the reference writes bytes,
+// so the collector's redaction sees a credential in them.
+func TestBytesInDataAreText(t *testing.T) {
+	r := newRecorder(t)
+	s := r.session(t)
+	require.NoError(t, s.Do(context.Background(), "materialize", map[string]any{"env": []byte("TOKEN=abc")}, ok))
+	assert.Equal(t, `{"env":"TOKEN=abc"}`, attrs(r.only(t))["sandbox.start_data"].AsString())
+}
+
 func TestSeqInterleavesLikePython(t *testing.T) {
 	r := newRecorder(t)
 	s := r.session(t)

@@ -57,17 +57,24 @@ func WithBackend(name string) Option {
 	return func(c *config) { c.backend = validText(name) }
 }
 
+// MaxOutputBytes is the most WithOutputCapture keeps of each exec stream.
+// Both streams at this bound, base64-encoded on the span, still fit the
+// collector's default 20 MiB OTLP/HTTP request with the rest of the span: a
+// larger span is refused whole, and the finish event it carries is lost.
+const MaxOutputBytes = 4 << 20
+
 // WithOutputCapture records raw exec stdout/stderr on the span, each stream
-// cut to maxBytes (<= 0: DefaultMaxOutputBytes). Output is off by default
-// because it is often large and may hold secrets; the collector's payload
-// policy decides later whether it reaches an audit line.
+// cut to maxBytes (<= 0: DefaultMaxOutputBytes; at most MaxOutputBytes).
+// Output is off by default because it is often large and may hold secrets;
+// the collector's payload policy decides later whether it reaches an audit
+// line.
 func WithOutputCapture(maxBytes int) Option {
 	return func(c *config) {
 		c.captureOutput = true
 		if maxBytes <= 0 {
 			maxBytes = DefaultMaxOutputBytes
 		}
-		c.maxOutputBytes = maxBytes
+		c.maxOutputBytes = min(maxBytes, MaxOutputBytes)
 	}
 }
 
