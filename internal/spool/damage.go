@@ -103,11 +103,18 @@ func (s *Spool) reconcileLocked() (os.FileInfo, error) {
 		size++
 		reason += "; its torn last line was closed with a newline"
 	}
+	switch {
+	case s.ack > size:
+		s.ack, s.ackCut = size, true
+		s.ackTail = tailOf(s.f, size)
+	case !s.ackTail.matches(s.f, s.ack):
+		// Lines removed (or bytes inserted) before ack in place: lines
+		// not delivered may now lie below it. Resend rather than skip.
+		reason += fmt.Sprintf("; the bytes before the acknowledged offset %d changed, so replay starts again from the first line (duplicates possible)", s.ack)
+		s.ack, s.ackCut, s.ackTail = 0, true, tail{}
+	}
 	s.reportLocked(Damage{Kind: DamageResized, Offset: s.end, Bytes: size - s.end, Reason: reason})
 	s.end = size
-	if s.ack > size {
-		s.ack, s.ackCut = size, true
-	}
 	return fi, nil
 }
 
@@ -155,9 +162,9 @@ func (s *Spool) checkSidecar() {
 		return
 	}
 	s.mu.Lock()
-	ino, ack := s.ino, s.ack
+	ino, ack, at := s.ino, s.ack, s.ackTail
 	s.mu.Unlock()
-	werr := writeOffset(s.offsetPath, offsetRecord{Inode: ino, Offset: ack})
+	werr := writeOffset(s.offsetPath, offsetRecord{Inode: ino, Offset: ack, Tail: at.String()})
 	if s.sidecarGone && werr != nil {
 		return // reported already
 	}

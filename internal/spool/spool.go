@@ -6,8 +6,9 @@
 // Files, for a spool at P:
 //
 //	P             the lines, each complete and '\n'-terminated
-//	P.offset      {"inode":I,"offset":N}: N is the first unacknowledged byte of
-//	              the file with inode I (replaced atomically)
+//	P.offset      {"inode":I,"offset":N,"tail":D}: N is the first
+//	              unacknowledged byte of the file with inode I, D the digest
+//	              of the bytes before it (replaced atomically)
 //	P.lock        flock'ed while a Spool is open, so one owner at a time
 //	P.torn-<ns>   an incomplete last line cut off at Open (never replayed)
 //	P.quarantine  lines found damaged while replaying (never replayed)
@@ -149,9 +150,12 @@ type Spool struct {
 	ack    int64 // first unacknowledged byte
 	closed bool
 	broken error // set when a failed append could not be rolled back
-	// ackCut: the file was cut below ack, which moved back with it; the
-	// sidecar must follow.
-	ackCut   bool
+	// ackCut: the file was cut below ack, or edited before it, and ack
+	// moved back; the sidecar must follow.
+	ackCut bool
+	// ackTail is the tail of the file before ack, to tell an edit before
+	// it (see reconcileLocked).
+	ackTail  tail
 	onDamage func(Damage)
 
 	queue groupcommit.Queue // appends waiting for mu (see commit)
@@ -460,16 +464,20 @@ func (s *Spool) loadOffset() error {
 			if err != nil {
 				return fmt.Errorf("spool %s: scan: %w", s.path, err)
 			}
-			if boundary != off {
+			switch {
+			case boundary != off:
 				s.recovery.OffsetProblem = fmt.Sprintf("stored offset %d is not at a line boundary; replaying from %d", off, boundary)
 				off = boundary
+			case !tailFromHex(rec.Tail).matches(s.f, off):
+				s.recovery.OffsetProblem = fmt.Sprintf("the bytes before stored offset %d changed (the file was edited in place); replaying from 0", off)
+				off = 0
 			}
 		}
 	}
-	s.ack = off
+	s.ack, s.ackTail = off, tailOf(s.f, off)
 	s.recovery.ResumeOffset = off
 	if !found || s.recovery.OffsetProblem != "" {
-		if err := writeOffset(s.offsetPath, offsetRecord{Inode: s.ino, Offset: off}); err != nil {
+		if err := writeOffset(s.offsetPath, offsetRecord{Inode: s.ino, Offset: off, Tail: s.ackTail.String()}); err != nil {
 			return s.offsetNotWritten(err, namesThisFile)
 		}
 	}

@@ -1,0 +1,64 @@
+package spool
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"os"
+)
+
+// tailWindow is how many bytes before the acknowledged offset the spool
+// remembers, by digest: several short lines, or the end of a long one,
+// whose event ids and timestamps no other lines repeat.
+const tailWindow = 4 << 10
+
+// tail is the digest of the up to tailWindow bytes before an offset. An
+// offset is a position in the file: lines removed from before it in place
+// (the file rewritten under the same inode) move lines never delivered
+// below it, where replay would skip them. Their bytes then no longer
+// match the digest, which puts the offset in doubt.
+type tail struct {
+	sum [sha256.Size]byte
+	ok  bool // false: unknown, so not checked
+}
+
+// tailOf is the tail of f before off; unknown when it cannot be read.
+func tailOf(f *os.File, off int64) tail {
+	n := min(off, tailWindow)
+	b := make([]byte, n)
+	if _, err := f.ReadAt(b, off-n); err != nil {
+		return tail{}
+	}
+	return tail{sum: sha256.Sum256(b), ok: true}
+}
+
+// tailFromHex parses a tail saved in the sidecar; unknown when absent
+// (a sidecar written before tails were kept) or not a digest.
+func tailFromHex(s string) tail {
+	var t tail
+	b, err := hex.DecodeString(s)
+	if err != nil || len(b) != len(t.sum) {
+		return tail{}
+	}
+	copy(t.sum[:], b)
+	t.ok = true
+	return t
+}
+
+// String is the tail as the sidecar holds it, "" when unknown.
+func (t tail) String() string {
+	if !t.ok {
+		return ""
+	}
+	return hex.EncodeToString(t.sum[:])
+}
+
+// matches reports whether f's bytes before off are still those t was
+// taken of. An unknown tail, or one that cannot be read now, matches:
+// the check can only move the offset back, never on.
+func (t tail) matches(f *os.File, off int64) bool {
+	if !t.ok {
+		return true
+	}
+	now := tailOf(f, off)
+	return !now.ok || now.sum == t.sum
+}
