@@ -123,19 +123,26 @@ func (s *Spool) reconcileLocked() (os.FileInfo, error) {
 // bounded like the spool (MaxSize): a line that would take it past that is
 // not kept.
 func (s *Spool) quarantine(f *os.File, off, n int64) (string, error) {
+	// One line per bad line: a newline is added when it has none.
+	torn, err := fsutil.EndsTorn(f, off+n)
+	if err != nil {
+		torn = true
+	}
+	kept := n
+	if torn {
+		kept++
+	}
 	q, fi, err := openFile(s.quarantinePath, os.O_WRONLY|os.O_CREATE|os.O_APPEND)
 	if err != nil {
 		return "", err
 	}
-	if s.maxSize > 0 && fi.Size()+n+1 > s.maxSize {
+	if s.maxSize > 0 && fi.Size()+kept > s.maxSize {
 		_ = q.Close()
 		return "", fmt.Errorf("the quarantine file would exceed the spool's max size %d", s.maxSize)
 	}
 	_, err = io.Copy(q, io.NewSectionReader(f, off, n))
-	if err == nil {
-		if ok, terr := fsutil.EndsTorn(f, off+n); terr != nil || ok {
-			_, err = q.Write([]byte{'\n'}) // one line per bad line
-		}
+	if err == nil && torn {
+		_, err = q.Write([]byte{'\n'})
 	}
 	if err == nil {
 		err = q.Sync()
