@@ -441,12 +441,12 @@ func (s *Spool) cutTornTail(size int64) (int64, error) {
 // not. An offset beyond the end of the file means the file is not the one the
 // offset was written for, so everything is resent.
 func (s *Spool) loadOffset() error {
-	rec, found, err := readOffset(s.offsetPath)
-	namesThisFile := err == nil && found && rec.Inode == s.ino
+	rec, found, readErr := readOffset(s.offsetPath)
+	namesThisFile := readErr == nil && found && rec.Inode == s.ino
 	off := int64(0)
 	switch {
-	case err != nil:
-		s.recovery.OffsetProblem = fmt.Sprintf("%v; replaying from 0", err)
+	case readErr != nil:
+		s.recovery.OffsetProblem = fmt.Sprintf("%v; replaying from 0", readErr)
 	case !found:
 		if s.end > 0 {
 			s.recovery.OffsetProblem = "no offset file; replaying from 0"
@@ -478,14 +478,14 @@ func (s *Spool) loadOffset() error {
 	s.recovery.ResumeOffset = off
 	if !found || s.recovery.OffsetProblem != "" {
 		if err := writeOffset(s.offsetPath, offsetRecord{Inode: s.ino, Offset: off, Tail: s.ackTail.String()}); err != nil {
-			return s.offsetNotWritten(err, namesThisFile)
+			return s.offsetNotWritten(err, readErr, namesThisFile)
 		}
 	}
 	return nil
 }
 
 // offsetNotWritten decides what a sidecar that Open could not write again
-// (writeErr) means. On a full disk, a spool with lines opens all
+// (writeErr) means; readErr is why the one found could not be read. On a full disk, a spool with lines opens all
 // the same when the stored record can never pass for this file's (it is
 // missing, unreadable, or names another inode, which no new file gets
 // before the sidecar is corrected): replay saves it once it can, and
@@ -494,9 +494,14 @@ func (s *Spool) loadOffset() error {
 // later Open once the file grows past it, so it stops Open, as does a new
 // spool's, and any other error (a directory at the sidecar's path would
 // block every trim) too.
-func (s *Spool) offsetNotWritten(writeErr error, namesThisFile bool) error {
+func (s *Spool) offsetNotWritten(writeErr, readErr error, namesThisFile bool) error {
 	full := errors.Is(writeErr, syscall.ENOSPC) || errors.Is(writeErr, syscall.EDQUOT)
-	if s.end == 0 || namesThisFile || !full {
+	switch {
+	case readErr != nil && !full:
+		// What is in the way (a directory) says more than the failed
+		// rename ("file exists").
+		return fmt.Errorf("spool %s: %w (the sidecar as found: %v)", s.path, writeErr, readErr)
+	case s.end == 0 || namesThisFile || !full:
 		return fmt.Errorf("spool %s: %w", s.path, writeErr)
 	}
 	s.sidecarStale = true
