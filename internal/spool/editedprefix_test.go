@@ -10,14 +10,24 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+// prefixEdits are edits of lines 1..3 of six (all the endpoint took)
+// made in place: bytes removed from the acknowledged lines, the rest of
+// the file shifted down. They give the bytes removed, by where they start
+// and how many there are, given the length of a line.
+var prefixEdits = map[string]func(n int64) (from, count int64){
+	// The lines behind move by a whole line: the offset still falls on
+	// a line boundary.
+	"a line": func(n int64) (int64, int64) { return n, n },
+	// They move by a line and a half: the offset falls inside a line.
+	"a line and a half": func(n int64) (int64, int64) { return n, n + n/2 },
+}
+
 // editedPrefixSpool spools lines 1..6, has lines 1..3 acknowledged and
-// then removes line 2, delivered already, from the file in place (same
-// inode, the bytes after it shifted down), as an editor that rewrites a
-// file in place would. It returns the spool and the lines not yet
+// then applies edit. It returns the spool and the lines not yet
 // acknowledged, which must all still be delivered.
-func editedPrefixSpool(t *testing.T, path string) (*Spool, *damages, []byte) {
+func editedPrefixSpool(t *testing.T, path string, edit func(n int64) (int64, int64)) (*Spool, []byte) {
 	t.Helper()
-	s, d := checkedSpool(t, path)
+	s, _ := checkedSpool(t, path)
 	ctx := context.Background()
 	lines := eventLines(t, 1, 6)
 	require.NoError(t, s.Append(ctx, lines))
@@ -26,53 +36,58 @@ func editedPrefixSpool(t *testing.T, path string) (*Spool, *damages, []byte) {
 	require.ErrorIs(t, err, errSend)
 	all := bytes.SplitAfter(lines, []byte{'\n'})
 	require.Equal(t, bytes.Join(all[:3], nil), c.data.Bytes())
-	removeInPlace(t, path, all[1])
-	return s, d, bytes.Join(all[3:], nil)
+	from, count := edit(int64(len(all[0])))
+	removeInPlace(t, path, from, count)
+	return s, bytes.Join(all[3:], nil)
 }
 
-// removeInPlace cuts the bytes of line out of the file at path without
+// removeInPlace cuts count bytes at from out of the file at path without
 // replacing the file.
-func removeInPlace(t *testing.T, path string, line []byte) {
+func removeInPlace(t *testing.T, path string, from, count int64) {
 	t.Helper()
 	b, err := os.ReadFile(path)
 	require.NoError(t, err)
-	i := bytes.Index(b, line)
-	require.GreaterOrEqual(t, i, 0)
 	f, err := os.OpenFile(path, os.O_WRONLY, 0)
 	require.NoError(t, err)
-	_, err = f.WriteAt(b[i+len(line):], int64(i))
+	_, err = f.WriteAt(b[from+count:], from)
 	require.NoError(t, err)
-	require.NoError(t, f.Truncate(int64(len(b)-len(line))))
+	require.NoError(t, f.Truncate(int64(len(b))-count))
 	require.NoError(t, f.Close())
 }
 
-// A line the endpoint took, removed from the running spool's file in
-// place, moves every line behind it below the acknowledged offset. The
-// offset is then in doubt: replay resends from the first line rather than
-// skip (or quarantine the rest of) a line never delivered.
+// Lines the endpoint took, edited out of the running spool's file in
+// place, move every line behind them below the acknowledged offset. The
+// offset is then in doubt: replay resends from the first line rather
+// than skip (or quarantine the rest of) a line never delivered.
 func TestLinesEditedOutBeforeTheOffsetAreNotSkipped(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "spool.jsonl")
-	s, d, pending := editedPrefixSpool(t, path)
-	c := &collector{}
-	_, err := s.Replay(context.Background(), 10, 1<<20, c.send)
-	require.NoError(t, err)
-	require.True(t, bytes.HasSuffix(c.data.Bytes(), pending), "every line not acknowledged is delivered:\n%s", c.data.Bytes())
-	require.NotContains(t, d.kinds(), DamageLine, "no whole line is taken for damage")
-	require.Zero(t, s.Size())
+	for name, edit := range prefixEdits {
+		t.Run(name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "spool.jsonl")
+			s, pending := editedPrefixSpool(t, path, edit)
+			c := &collector{}
+			_, err := s.Replay(context.Background(), 10, 1<<20, c.send)
+			require.NoError(t, err)
+			require.True(t, bytes.HasSuffix(c.data.Bytes(), pending), "every line not acknowledged is delivered:\n%s", c.data.Bytes())
+			require.Zero(t, s.Size())
+		})
+	}
 }
 
-// The same edit while the collector is stopped: the sidecar's offset no
+// The same edits while the collector is stopped: the sidecar's offset no
 // longer follows the lines it was saved after, and Open replays from the
 // first line.
 func TestLinesEditedOutWhileStoppedAreNotSkipped(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "spool.jsonl")
-	s, _, pending := editedPrefixSpool(t, path)
-	require.NoError(t, s.Close())
-	again, d := checkedSpool(t, path)
-	require.Contains(t, again.Recovery().OffsetProblem, "changed")
-	c := &collector{}
-	_, err := again.Replay(context.Background(), 10, 1<<20, c.send)
-	require.NoError(t, err)
-	require.True(t, bytes.HasSuffix(c.data.Bytes(), pending), "every line not acknowledged is delivered:\n%s", c.data.Bytes())
-	require.Empty(t, d.kinds())
+	for name, edit := range prefixEdits {
+		t.Run(name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "spool.jsonl")
+			s, pending := editedPrefixSpool(t, path, edit)
+			require.NoError(t, s.Close())
+			again, _ := checkedSpool(t, path)
+			require.Contains(t, again.Recovery().OffsetProblem, "changed")
+			c := &collector{}
+			_, err := again.Replay(context.Background(), 10, 1<<20, c.send)
+			require.NoError(t, err)
+			require.True(t, bytes.HasSuffix(c.data.Bytes(), pending), "every line not acknowledged is delivered:\n%s", c.data.Bytes())
+		})
+	}
 }

@@ -464,13 +464,15 @@ func (s *Spool) loadOffset() error {
 			if err != nil {
 				return fmt.Errorf("spool %s: scan: %w", s.path, err)
 			}
+			// The tail first: an edit that moved the offset off a line
+			// boundary may have moved whole lines below it too.
 			switch {
-			case boundary != off:
-				s.recovery.OffsetProblem = fmt.Sprintf("stored offset %d is not at a line boundary; replaying from %d", off, boundary)
-				off = boundary
 			case !tailFromHex(rec.Tail).matches(s.f, off):
 				s.recovery.OffsetProblem = fmt.Sprintf("the bytes before stored offset %d changed (the file was edited in place); replaying from 0", off)
 				off = 0
+			case boundary != off:
+				s.recovery.OffsetProblem = fmt.Sprintf("stored offset %d is not at a line boundary; replaying from %d", off, boundary)
+				off = boundary
 			}
 		}
 	}
