@@ -21,8 +21,12 @@ type tail struct {
 	ok  bool // false: unknown, so not checked
 }
 
-// tailOf is the tail of f before off; unknown when it cannot be read.
+// tailOf is the tail of f before off; unknown at 0, where there is
+// nothing to skip, and when it cannot be read.
 func tailOf(f *os.File, off int64) tail {
+	if off <= 0 {
+		return tail{}
+	}
 	n := min(off, tailWindow)
 	b := make([]byte, n)
 	if _, err := f.ReadAt(b, off-n); err != nil {
