@@ -1,6 +1,7 @@
 package spool
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"os"
@@ -65,4 +66,27 @@ func (t tail) matches(f *os.File, off int64) bool {
 	}
 	now := tailOf(f, off)
 	return !now.ok || now.sum == t.sum
+}
+
+// headOf is the first up to tailWindow bytes of f, a file of size bytes;
+// nil when they cannot be read.
+func headOf(f *os.File, size int64) []byte {
+	b := make([]byte, min(size, tailWindow))
+	if _, err := f.ReadAt(b, 0); err != nil {
+		return nil
+	}
+	return b
+}
+
+// headKept reports whether f, now of size bytes, still starts with the
+// bytes of head it holds. A file cut short keeps them; one whose first
+// lines were removed in place does not. Bytes that cannot be read count
+// as kept.
+func headKept(f *os.File, head []byte, size int64) bool {
+	n := min(int64(len(head)), size)
+	now := make([]byte, n)
+	if _, err := f.ReadAt(now, 0); err != nil {
+		return true
+	}
+	return bytes.Equal(now, head[:n])
 }

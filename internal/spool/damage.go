@@ -103,16 +103,20 @@ func (s *Spool) reconcileLocked() (os.FileInfo, error) {
 		size++
 		reason += "; its torn last line was closed with a newline"
 	}
+	// Lines removed (or bytes inserted) before ack in place: lines not
+	// delivered may now lie below it, or the file be shorter than ack
+	// without having been cut. Resend rather than skip.
+	// (The head is compared as found, before a torn line was closed.)
+	edited := s.ack > size && !headKept(s.f, s.head, fi.Size()) || s.ack <= size && !s.ackTail.matches(s.f, s.ack)
 	switch {
+	case edited:
+		reason += fmt.Sprintf("; the bytes before the acknowledged offset %d changed, so replay starts again from the first line (duplicates possible)", s.ack)
+		s.ack, s.ackCut, s.ackTail = 0, true, tail{}
 	case s.ack > size:
 		s.ack, s.ackCut = size, true
 		s.ackTail = tailOf(s.f, size)
-	case !s.ackTail.matches(s.f, s.ack):
-		// Lines removed (or bytes inserted) before ack in place: lines
-		// not delivered may now lie below it. Resend rather than skip.
-		reason += fmt.Sprintf("; the bytes before the acknowledged offset %d changed, so replay starts again from the first line (duplicates possible)", s.ack)
-		s.ack, s.ackCut, s.ackTail = 0, true, tail{}
 	}
+	s.head = headOf(s.f, size)
 	s.reportLocked(Damage{Kind: DamageResized, Offset: s.end, Bytes: size - s.end, Reason: reason})
 	s.end = size
 	return fi, nil

@@ -421,6 +421,7 @@ func namesFile(lstat func(string) (os.FileInfo, error), name string, f *os.File)
 func (s *Spool) takeFileLocked(nf *os.File, ino uint64, pending int64) {
 	_ = s.f.Close() // no longer at the path; nothing more is read from or written to it
 	s.f, s.ino, s.end, s.ack, s.ackTail = nf, ino, pending, 0, tail{}
+	s.head = headOf(nf, pending)
 }
 
 // saveStartOffsetLocked saves offset 0 of the file takeFileLocked took.

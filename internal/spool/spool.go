@@ -155,7 +155,11 @@ type Spool struct {
 	ackCut bool
 	// ackTail is the tail of the file before ack, to tell an edit before
 	// it (see reconcileLocked).
-	ackTail  tail
+	ackTail tail
+	// head is the file's first bytes (up to tailWindow), to tell a file
+	// cut short from one whose first lines were removed (see
+	// reconcileLocked).
+	head     []byte
 	onDamage func(Damage)
 
 	queue groupcommit.Queue // appends waiting for mu (see commit)
@@ -376,6 +380,7 @@ func (s *Spool) open() error {
 	if s.ino, err = inode(f); err != nil {
 		return fmt.Errorf("spool %s: stat: %w", s.path, err)
 	}
+	s.head = headOf(f, s.end)
 	return s.loadOffset()
 }
 
@@ -614,6 +619,9 @@ func (s *Spool) appendGroupLocked(group []*groupcommit.Batch) {
 		return
 	}
 	s.end = end
+	if int64(len(s.head)) < min(end, tailWindow) {
+		s.head = headOf(s.f, end)
+	}
 	groupcommit.FinishAll(written, nil)
 }
 
