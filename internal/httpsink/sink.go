@@ -352,8 +352,20 @@ func endpointRefusal(err error) *StatusError {
 // response's length, never the request's headers or body, nor the
 // response body (unless Settings.ShowResponseBody).
 func (s *Sink) logEndpointRefused(se *StatusError, path string, fields ...zap.Field) {
-	s.set.Logger.Error("HTTP endpoint refuses the requests whatever they hold (check credentials, path and proxy)",
+	s.set.Logger.Error(refusedMessage(se),
 		append(statusFields(se, zap.String("reason", ReasonEndpointRefused), zap.String("path", path)), fields...)...)
+}
+
+// refusedMessage says what to fix when the endpoint refuses us: the
+// status alone (a 400, a 413) would point at the lines.
+func refusedMessage(se *StatusError) string {
+	switch {
+	case se.WantsTLS:
+		return "HTTP endpoint answers that it is a TLS port: write it https://"
+	case se.LimitBelowEvents:
+		return "HTTP endpoint's body limit is below a single small line (413): raise it; the line is kept and retried"
+	}
+	return "HTTP endpoint refuses the requests whatever they hold (check credentials, path and proxy)"
 }
 
 // statusFields describe an error answer for a log line.

@@ -103,11 +103,22 @@ func (s *Spool) reconcileLocked() (os.FileInfo, error) {
 		size++
 		reason += "; its torn last line was closed with a newline"
 	}
+	// Lines removed (or bytes inserted) before ack in place: lines not
+	// delivered may now lie below it, or the file be shorter than ack
+	// without having been cut. Resend rather than skip.
+	// (The head is compared as found, before a torn line was closed.)
+	edited := s.ack > size && !headKept(s.f, s.head, fi.Size()) || s.ack <= size && !s.ackTail.matches(s.f, s.ack)
+	switch {
+	case edited:
+		reason += fmt.Sprintf("; the bytes before the acknowledged offset %d changed, so replay starts again from the first line (duplicates possible)", s.ack)
+		s.ack, s.ackCut, s.ackTail = 0, true, tail{}
+	case s.ack > size:
+		s.ack, s.ackCut = size, true
+		s.ackTail = tailOf(s.f, size)
+	}
+	s.head = headOf(s.f, size)
 	s.reportLocked(Damage{Kind: DamageResized, Offset: s.end, Bytes: size - s.end, Reason: reason})
 	s.end = size
-	if s.ack > size {
-		s.ack, s.ackCut = size, true
-	}
 	return fi, nil
 }
 
@@ -116,19 +127,26 @@ func (s *Spool) reconcileLocked() (os.FileInfo, error) {
 // bounded like the spool (MaxSize): a line that would take it past that is
 // not kept.
 func (s *Spool) quarantine(f *os.File, off, n int64) (string, error) {
+	// One line per bad line: a newline is added when it has none.
+	torn, err := fsutil.EndsTorn(f, off+n)
+	if err != nil {
+		torn = true
+	}
+	kept := n
+	if torn {
+		kept++
+	}
 	q, fi, err := openFile(s.quarantinePath, os.O_WRONLY|os.O_CREATE|os.O_APPEND)
 	if err != nil {
 		return "", err
 	}
-	if s.maxSize > 0 && fi.Size()+n+1 > s.maxSize {
+	if s.maxSize > 0 && fi.Size()+kept > s.maxSize {
 		_ = q.Close()
 		return "", fmt.Errorf("the quarantine file would exceed the spool's max size %d", s.maxSize)
 	}
 	_, err = io.Copy(q, io.NewSectionReader(f, off, n))
-	if err == nil {
-		if ok, terr := fsutil.EndsTorn(f, off+n); terr != nil || ok {
-			_, err = q.Write([]byte{'\n'}) // one line per bad line
-		}
+	if err == nil && torn {
+		_, err = q.Write([]byte{'\n'})
 	}
 	if err == nil {
 		err = q.Sync()
@@ -155,9 +173,9 @@ func (s *Spool) checkSidecar() {
 		return
 	}
 	s.mu.Lock()
-	ino, ack := s.ino, s.ack
+	ino, ack, at := s.ino, s.ack, s.ackTail
 	s.mu.Unlock()
-	werr := writeOffset(s.offsetPath, offsetRecord{Inode: ino, Offset: ack})
+	werr := writeOffset(s.offsetPath, offsetRecord{Inode: ino, Offset: ack, Tail: at.String()})
 	if s.sidecarGone && werr != nil {
 		return // reported already
 	}

@@ -18,9 +18,13 @@ import (
 // sidecar; a crash in between leaves a sidecar naming the old inode, which
 // Open recognises as "offset refers to another file" and resolves to 0 —
 // exactly right, because the new file holds only unacknowledged lines.
+//
+// Tail is the digest of the bytes before Offset (see tail), which Open
+// checks: a file edited in place before the offset puts it in doubt.
 type offsetRecord struct {
 	Inode  uint64 `json:"inode"`
 	Offset int64  `json:"offset"`
+	Tail   string `json:"tail,omitempty"`
 }
 
 // readOffset returns the sidecar at path; found is false if it is absent.

@@ -90,6 +90,7 @@ const maxRestarts = 4
 
 type streamer struct {
 	s     *Spool
+	f     *os.File // the file the round reads
 	send  AckedSendFunc
 	pos   int64 // offset of the first byte not yet acknowledged
 	batch []byte
@@ -102,7 +103,7 @@ type streamer struct {
 // the round (cut, or bytes inserted before end): the round mends the spool
 // (reconcileLocked) and reads on from that line.
 func (s *Spool) stream(ctx context.Context, f *os.File, start, end int64, maxLines, maxBytes int, send AckedSendFunc) (int, error) {
-	st := &streamer{s: s, send: send, pos: start, batch: make([]byte, 0, min(maxBytes, 1<<20))}
+	st := &streamer{s: s, f: f, send: send, pos: start, batch: make([]byte, 0, min(maxBytes, 1<<20))}
 	for restarts := 0; st.pos < end; restarts++ {
 		torn, err := st.read(ctx, f, end, maxLines, maxBytes)
 		if err != nil || !torn {
@@ -214,14 +215,15 @@ func (st *streamer) deliver(ctx context.Context, batch []byte, lines int) error 
 // acknowledge moves the acknowledged offset n bytes (lines lines) on.
 func (st *streamer) acknowledge(n int64, lines int) {
 	next := st.pos + n
+	at := tailOf(st.f, next)
 	// The endpoint has the batch, so memory moves on even when the sidecar
 	// cannot be written (a full disk): held back, the same batch would go
 	// out again every round and the file, never trimmed, keep the disk full.
 	// The sidecar stays behind (a restart resends from it, at-least-once)
 	// until a later write catches it up.
-	st.s.saveOffset(next)
+	st.s.saveOffset(next, at)
 	st.s.mu.Lock()
-	st.s.ack = next
+	st.s.ack, st.s.ackTail = next, at
 	st.s.mu.Unlock()
 	st.pos = next
 	st.sent += lines
@@ -229,20 +231,21 @@ func (st *streamer) acknowledge(n int64, lines int) {
 
 // saveOffset saves off in the sidecar and reports whether it could; when
 // it cannot, offsetBehind says why (what Upkeep reports).
-func (s *Spool) saveOffset(off int64) bool {
+func (s *Spool) saveOffset(off int64, at tail) bool {
 	s.offsetBehind = nil
-	if err := s.persistOffset(off); err != nil {
+	if err := s.persistOffset(off, at); err != nil {
 		s.offsetBehind = fmt.Errorf("spool %s: acknowledged offset %d not saved: %w", s.path, off, err)
 		return false
 	}
 	return true
 }
 
-func (s *Spool) persistOffset(off int64) error {
+// persistOffset saves off, with the tail of the file before it.
+func (s *Spool) persistOffset(off int64, at tail) error {
 	s.mu.Lock()
 	ino := s.ino
 	s.mu.Unlock()
-	return writeOffset(s.offsetPath, offsetRecord{Inode: ino, Offset: off})
+	return writeOffset(s.offsetPath, offsetRecord{Inode: ino, Offset: off, Tail: at.String()})
 }
 
 // maintain empties the file when everything is acknowledged, or compacts
@@ -262,7 +265,7 @@ func (s *Spool) maintain() error {
 		s.mu.Unlock()
 		return err
 	}
-	ack, end := s.ack, s.end
+	ack, end, at := s.ack, s.end, s.ackTail
 	if s.ackCut {
 		s.ackCut, s.sidecarStale = false, true
 	}
@@ -273,7 +276,7 @@ func (s *Spool) maintain() error {
 	// another file is created, which could reuse that inode number. One
 	// that is only behind does not stop the rewrite, which is what frees a
 	// full disk (and then saves offset 0 of the new file).
-	s.catchUpSidecar(ack)
+	s.catchUpSidecar(ack, at)
 	if s.sidecarStale || !trim && !compact {
 		return nil
 	}
@@ -286,8 +289,8 @@ func (s *Spool) maintain() error {
 // catchUpSidecar saves ack when the sidecar is behind it or names a file
 // that was replaced, so a round with nothing to send still mends them. A
 // failure stays in offsetBehind.
-func (s *Spool) catchUpSidecar(ack int64) {
-	if (s.sidecarStale || s.offsetBehind != nil) && s.saveOffset(ack) {
+func (s *Spool) catchUpSidecar(ack int64, at tail) {
+	if (s.sidecarStale || s.offsetBehind != nil) && s.saveOffset(ack, at) {
 		s.sidecarStale = false
 	}
 }
@@ -417,7 +420,8 @@ func namesFile(lstat func(string) (os.FileInfo, error), name string, f *os.File)
 // pending bytes from its start. Called with mu held.
 func (s *Spool) takeFileLocked(nf *os.File, ino uint64, pending int64) {
 	_ = s.f.Close() // no longer at the path; nothing more is read from or written to it
-	s.f, s.ino, s.end, s.ack = nf, ino, pending, 0
+	s.f, s.ino, s.end, s.ack, s.ackTail = nf, ino, pending, 0, tail{}
+	s.head = headOf(nf, pending)
 }
 
 // saveStartOffsetLocked saves offset 0 of the file takeFileLocked took.

@@ -6,8 +6,9 @@
 // Files, for a spool at P:
 //
 //	P             the lines, each complete and '\n'-terminated
-//	P.offset      {"inode":I,"offset":N}: N is the first unacknowledged byte of
-//	              the file with inode I (replaced atomically)
+//	P.offset      {"inode":I,"offset":N,"tail":D}: N is the first
+//	              unacknowledged byte of the file with inode I, D the digest
+//	              of the bytes before it (replaced atomically)
 //	P.lock        flock'ed while a Spool is open, so one owner at a time
 //	P.torn-<ns>   an incomplete last line cut off at Open (never replayed)
 //	P.quarantine  lines found damaged while replaying (never replayed)
@@ -148,9 +149,16 @@ type Spool struct {
 	ack    int64 // first unacknowledged byte
 	closed bool
 	broken error // set when a failed append could not be rolled back
-	// ackCut: the file was cut below ack, which moved back with it; the
-	// sidecar must follow.
-	ackCut   bool
+	// ackCut: the file was cut below ack, or edited before it, and ack
+	// moved back; the sidecar must follow.
+	ackCut bool
+	// ackTail is the tail of the file before ack, to tell an edit before
+	// it (see reconcileLocked).
+	ackTail tail
+	// head is the file's first bytes (up to tailWindow), to tell a file
+	// cut short from one whose first lines were removed (see
+	// reconcileLocked).
+	head     []byte
 	onDamage func(Damage)
 
 	queue groupcommit.Queue // appends waiting for mu (see commit)
@@ -362,6 +370,7 @@ func (s *Spool) open() error {
 	if s.ino, err = inode(f); err != nil {
 		return fmt.Errorf("spool %s: stat: %w", s.path, err)
 	}
+	s.head = headOf(f, s.end)
 	return s.loadOffset()
 }
 
@@ -427,12 +436,12 @@ func (s *Spool) cutTornTail(size int64) (int64, error) {
 // not. An offset beyond the end of the file means the file is not the one the
 // offset was written for, so everything is resent.
 func (s *Spool) loadOffset() error {
-	rec, found, err := readOffset(s.offsetPath)
-	namesThisFile := err == nil && found && rec.Inode == s.ino
+	rec, found, readErr := readOffset(s.offsetPath)
+	namesThisFile := readErr == nil && found && rec.Inode == s.ino
 	off := int64(0)
 	switch {
-	case err != nil:
-		s.recovery.OffsetProblem = fmt.Sprintf("%v; replaying from 0", err)
+	case readErr != nil:
+		s.recovery.OffsetProblem = fmt.Sprintf("%v; replaying from 0", readErr)
 	case !found:
 		if s.end > 0 {
 			s.recovery.OffsetProblem = "no offset file; replaying from 0"
@@ -450,24 +459,30 @@ func (s *Spool) loadOffset() error {
 			if err != nil {
 				return fmt.Errorf("spool %s: scan: %w", s.path, err)
 			}
-			if boundary != off {
+			// The tail first: an edit that moved the offset off a line
+			// boundary may have moved whole lines below it too.
+			switch {
+			case !tailFromHex(rec.Tail).matches(s.f, off):
+				s.recovery.OffsetProblem = fmt.Sprintf("the bytes before stored offset %d changed (the file was edited in place); replaying from 0", off)
+				off = 0
+			case boundary != off:
 				s.recovery.OffsetProblem = fmt.Sprintf("stored offset %d is not at a line boundary; replaying from %d", off, boundary)
 				off = boundary
 			}
 		}
 	}
-	s.ack = off
+	s.ack, s.ackTail = off, tailOf(s.f, off)
 	s.recovery.ResumeOffset = off
 	if !found || s.recovery.OffsetProblem != "" {
-		if err := writeOffset(s.offsetPath, offsetRecord{Inode: s.ino, Offset: off}); err != nil {
-			return s.offsetNotWritten(err, namesThisFile)
+		if err := writeOffset(s.offsetPath, offsetRecord{Inode: s.ino, Offset: off, Tail: s.ackTail.String()}); err != nil {
+			return s.offsetNotWritten(err, readErr, namesThisFile)
 		}
 	}
 	return nil
 }
 
 // offsetNotWritten decides what a sidecar that Open could not write again
-// (writeErr) means. On a full disk, a spool with lines opens all
+// (writeErr) means; readErr is why the one found could not be read. On a full disk, a spool with lines opens all
 // the same when the stored record can never pass for this file's (it is
 // missing, unreadable, or names another inode, which no new file gets
 // before the sidecar is corrected): replay saves it once it can, and
@@ -476,9 +491,14 @@ func (s *Spool) loadOffset() error {
 // later Open once the file grows past it, so it stops Open, as does a new
 // spool's, and any other error (a directory at the sidecar's path would
 // block every trim) too.
-func (s *Spool) offsetNotWritten(writeErr error, namesThisFile bool) error {
+func (s *Spool) offsetNotWritten(writeErr, readErr error, namesThisFile bool) error {
 	full := errors.Is(writeErr, syscall.ENOSPC) || errors.Is(writeErr, syscall.EDQUOT)
-	if s.end == 0 || namesThisFile || !full {
+	switch {
+	case readErr != nil && !full:
+		// What is in the way (a directory) says more than the failed
+		// rename ("file exists").
+		return fmt.Errorf("spool %s: %w (the sidecar as found: %v)", s.path, writeErr, readErr)
+	case s.end == 0 || namesThisFile || !full:
 		return fmt.Errorf("spool %s: %w", s.path, writeErr)
 	}
 	s.sidecarStale = true
@@ -589,6 +609,9 @@ func (s *Spool) appendGroupLocked(group []*groupcommit.Batch) {
 		return
 	}
 	s.end = end
+	if int64(len(s.head)) < min(end, tailWindow) {
+		s.head = headOf(s.f, end)
+	}
 	groupcommit.FinishAll(written, nil)
 }
 
