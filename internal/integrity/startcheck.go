@@ -35,6 +35,9 @@ func (s *Sealer) SealAtStart(ctx context.Context, path string) error {
 	}
 	err := CheckHistory(path)
 	if err == nil {
+		err = checkHandoverNote(path)
+	}
+	if err == nil {
 		err = s.checkSegmentsAtStart(path)
 	}
 	if err != nil {
@@ -127,6 +130,34 @@ func CheckHistory(path string) error {
 		"it was written before integrity was turned on, or cut back, replaced, or moved aside and back without its sidecars; it is not sealed as a new log. "+
 		"To start a new log over what it holds, run `sandboxaudit log reset --signing-key KEY %s`",
 		path, ErrNoHistory, StoreSuffix, CheckpointsSuffix, SegmentsSuffix, plural.Count(len(segs), "closed segment"), path)
+}
+
+// ErrHandoverNoteGone is wrapped by the error for a path a handover
+// retired a log from, with nothing signed there and the note the next log
+// starts from gone.
+var ErrHandoverNoteGone = errors.New("the handover note the new log starts from is gone")
+
+// checkHandoverNote refuses to start a new log at a path a handover
+// retired a log from (found beside it) when nothing is signed there and
+// the note is gone: sealing would start a log tied to nothing, which
+// verify reports as not starting from the handover. A log tied to nothing
+// is started on purpose with `log reset`.
+func checkHandoverNote(path string) error {
+	for _, p := range []string{StorePath(path), CheckpointsPath(path), SegmentsPath(path), HandoverPath(path)} {
+		if holdsData(p) {
+			return nil
+		}
+	}
+	retired := RetiredLogs(path)
+	if len(retired) == 0 {
+		return nil
+	}
+	slices.Sort(retired) // by the time in their names
+	last := retired[len(retired)-1]
+	return fmt.Errorf("%s: %w: a handover retired the log as %s, and %s, the note the new log starts from, is missing or empty. "+
+		"Put it back (it is the final checkpoint, the last record of %s), or, to start a log tied to nothing, "+
+		"run `sandboxaudit log reset --signing-key KEY %s`",
+		path, ErrHandoverNoteGone, last, HandoverPath(path), CheckpointsPath(last), path)
 }
 
 // holdsALine reports whether the file at path holds a complete line.
