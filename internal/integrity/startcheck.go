@@ -20,7 +20,7 @@ import (
 // put in the path from elsewhere. Sealing it would start a new log over
 // lines nobody signed, so that is left to an explicit operator action
 // (`sandboxaudit log reset`).
-var ErrNoHistory = errors.New("the audit file holds lines but has no signed history")
+var ErrNoHistory = errors.New("has no signed history")
 
 // SealAtStart is Seal for the collector's start: a path that holds lines
 // (in its file or in closed segments) while none of its sidecars holds
@@ -88,7 +88,7 @@ func (s *Sealer) checkSegmentsAtStart(path string) error {
 		return nil // the seal reports a bad sidecar
 	}
 	if !holdsData(CheckpointsPath(path)) {
-		return fmt.Errorf("%s: %w (%s records %s, but %s is missing or empty: it was removed). "+
+		return fmt.Errorf("%s: the log %w (%s records %s, but %s is missing or empty: it was removed). "+
 			"To start a new log over what it holds, run `sandboxaudit log reset --signing-key KEY %s`",
 			path, ErrNoHistory, SegmentsPath(path), plural.Count(sl.Closed(), "closed segment"), CheckpointsPath(path), path)
 	}
@@ -126,10 +126,16 @@ func CheckHistory(path string) error {
 	if len(segs) == 0 && !holdsALine(path) {
 		return nil
 	}
-	return fmt.Errorf("%s: %w (its sidecars %s, %s and %s are missing or empty, %s): "+
+	// The lines are the audit file's, or, with it missing or empty, its
+	// closed segments'.
+	what, file := "the audit file holds lines but", ""
+	if !holdsALine(path) {
+		what, file = "its closed segments hold lines but the log", "the audit file is missing or empty, "
+	}
+	return fmt.Errorf("%s: %s %w (its sidecars %s, %s and %s are missing or empty, %s%s): "+
 		"it was written before integrity was turned on, or cut back, replaced, or moved aside and back without its sidecars; it is not sealed as a new log. "+
 		"To start a new log over what it holds, run `sandboxaudit log reset --signing-key KEY %s`",
-		path, ErrNoHistory, StoreSuffix, CheckpointsSuffix, SegmentsSuffix, plural.Count(len(segs), "closed segment"), path)
+		path, what, ErrNoHistory, StoreSuffix, CheckpointsSuffix, SegmentsSuffix, file, plural.Count(len(segs), "closed segment"), path)
 }
 
 // ErrHandoverNoteGone is wrapped by the error for a path a handover
