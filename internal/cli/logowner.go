@@ -59,6 +59,22 @@ func lockLogWith(lock lockFunc, cmd, path string, stderr io.Writer) (*integrity.
 		_, _ = fmt.Fprintf(stderr, "%s: %s: no audit file, closed segment or sidecar of one here (a typo?); nothing was written\n", cmd, path)
 		return nil, false
 	}
+	return lockPresent(lock, cmd, path, stderr)
+}
+
+// lockResetLog is lockLog for `log reset`, which also takes a path that
+// holds nothing but a log a handover retired from it (its note gone): the
+// collector refuses to start a log tied to nothing there, and names this
+// command for it.
+func lockResetLog(path string, stderr io.Writer) (*integrity.OwnerLock, bool) {
+	if missingLog(path) && len(integrity.RetiredLogs(path)) > 0 {
+		return lockPresent(integrity.LockLog, "log reset", path, stderr)
+	}
+	return lockLog("log reset", path, stderr)
+}
+
+// lockPresent is lockLogWith for a path known to hold a log.
+func lockPresent(lock lockFunc, cmd, path string, stderr io.Writer) (*integrity.OwnerLock, bool) {
 	if fi, err := os.Lstat(path); err == nil && !fi.Mode().IsRegular() {
 		_, _ = fmt.Fprintf(stderr, "%s: %s is not a regular file (%s): name the audit file itself; nothing was written\n", cmd, path, fi.Mode().Type())
 		return nil, false

@@ -59,7 +59,7 @@ func runLogReset(ctx context.Context, args []string, s Streams) int {
 		_, _ = fmt.Fprintf(s.Stderr, "log reset: %v\n", err)
 		return exitUsage
 	}
-	owner, ok := lockLog("log reset", path, s.Stderr)
+	owner, ok := lockResetLog(path, s.Stderr)
 	if !ok {
 		return exitProblems
 	}

@@ -236,7 +236,7 @@ func (v *verifier) verifyTrail(ctx context.Context, path string, segs []filesink
 		return v.verifyTrailNotSealed(ctx, path, segs, err)
 	}
 	defer func() { _ = tc.Close() }()
-	if tr.Retired > 0 {
+	if tr.Retired > 0 && retentionLeadsTo(tr) {
 		v.afterRetention[len(v.files)] = true
 	}
 	wc, err := v.newWitnessCheck(path, tc.Origin())

@@ -337,19 +337,51 @@ func (v *verifier) reportRetired(path string, tr *integrity.Trail, lead int64) {
 			read[p.Record.Name] = true
 		}
 	}
-	first, end := int64(-1), int64(0)
+	// Only the lines retention's records name: a segment removed by hand
+	// between two it removed is not counted in, but named apart (missing).
+	var ranges []string
+	from, end, lines := int64(-1), int64(0), int64(0)
+	flush := func() {
+		if from >= 0 {
+			ranges = append(ranges, strings.TrimPrefix(strings.TrimPrefix(plural.Lines(max(from+1-lead, 1), end-lead), "lines "), "line "))
+		}
+	}
 	for _, r := range tr.Log.Segments {
 		if _, gone := tr.Log.Retired[r.Name]; !gone || read[r.Name] {
 			continue
 		}
-		if first < 0 {
-			first = r.First
+		if r.First != end || from < 0 {
+			flush()
+			from = r.First
 		}
 		end = r.End()
+		lines += r.Count
 	}
-	from := max(first+1-lead, 1)
-	_, _ = fmt.Fprintf(v.out, "%s: integrity: %s of the log %s removed by retention (%s, each named in a signed retention record)\n",
-		path, plural.Lines(from, end-lead), plural.Pick(end-lead-from+1, "was", "were"), plural.Count(tr.Retired, "segment"))
+	flush()
+	_, _ = fmt.Fprintf(v.out, "%s: integrity: %s %s of the log %s removed by retention (%s, each named in a signed retention record)\n",
+		path, plural.Pick(lines, "line", "lines"), strings.Join(ranges, ", "), plural.Pick(lines, "was", "were"), plural.Count(tr.Retired, "segment"))
+}
+
+// retentionLeadsTo reports whether every line of tr's log before the
+// first line read was removed by retention, by its signed records: its
+// sessions' lowest seqs missing are then retention's, not a loss.
+func retentionLeadsTo(tr *integrity.Trail) bool {
+	first := tr.Log.End()
+	for _, p := range tr.Parts {
+		if p.Record != nil {
+			first = p.Record.First
+			break
+		}
+	}
+	for _, r := range tr.Log.Segments {
+		if r.Genesis || r.End() > first {
+			continue
+		}
+		if _, gone := tr.Log.Retired[r.Name]; !gone {
+			return false
+		}
+	}
+	return true
 }
 
 // maxGivenCheckpoints bounds --checkpoint: each is proven for every

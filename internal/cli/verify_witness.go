@@ -137,13 +137,11 @@ func (v *verifier) newWitnessCheck(name, origin string) (*integrity.WitnessCheck
 //
 // lead is 1 for a log whose leaf 0 is a handover note: counts are lines.
 // at names where a line of the log is (FILE:LINE). It returns the leaves
-// the quorum cosigned.
+// the quorum cosigned, the prefix before a failure too, as the summary
+// line says: the segments within it are witnessed.
 func (v *verifier) reportWitnessed(name string, at func(line int64) string, wc *integrity.WitnessCheck, lead int64, sealedOK bool) int64 {
 	res := wc.Finish()
 	leaves := res.Witnessed
-	if res.Failure != nil {
-		leaves = 0
-	}
 	res.Lines, res.Witnessed = max(res.Lines-lead, 0), max(res.Witnessed-lead, 0)
 	if fl := res.Failure; fl != nil {
 		v.sum.Problems++

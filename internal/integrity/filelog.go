@@ -687,7 +687,7 @@ func (l *fileLog) hashLines(r io.Reader, name string, store *hashStore) (int64, 
 			"With the collector stopped, `sandboxaudit log rebuild-store --key NAME.pub %s` writes it again from the segments, "+
 			"checked against the signed checkpoints", plural.Count(store.n, "line"), l.first, l.path)
 	}
-	c, err := l.newLineCheck(store)
+	c, err := l.newLineCheck(name, store)
 	if err != nil {
 		return 0, 0, err
 	}

@@ -3,6 +3,7 @@ package integrity
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
 
 	"golang.org/x/mod/sumdb/tlog"
 )
@@ -17,7 +18,10 @@ import (
 // checkpoint, a file cut back after them), the store is cut back there
 // and the lines after are hashed again, with a warning.
 type lineCheck struct {
-	l      *fileLog
+	l *fileLog
+	// name is the file read: the active file, or a closed segment no
+	// record names yet (a rotation not sealed, or a file put there).
+	name   string
 	store  *hashStore
 	walker *storeWalker
 	tree   Frontier // the lines' own tree, from the signed range at l.first
@@ -38,7 +42,7 @@ type lineCheck struct {
 const rebuildStoreHint = "move it aside; the collector rebuilds the store of a log without closed segments itself, " +
 	"and `sandboxaudit log rebuild-store` that of a rotated log, each checked against the signed checkpoints"
 
-func (l *fileLog) newLineCheck(store *hashStore) (*lineCheck, error) {
+func (l *fileLog) newLineCheck(name string, store *hashStore) (*lineCheck, error) {
 	tree, err := l.treeAtFirst()
 	if err != nil {
 		return nil, err
@@ -48,7 +52,7 @@ func (l *fileLog) newLineCheck(store *hashStore) (*lineCheck, error) {
 	if l.hasLast {
 		cp, signed = l.last, max(l.last.N, l.first)
 	}
-	return &lineCheck{l: l, store: store, walker: l.storeWalker(store, cp), tree: tree,
+	return &lineCheck{l: l, name: name, store: store, walker: l.storeWalker(store, cp), tree: tree,
 		had: store.n, signed: signed, i: l.first}, nil
 }
 
@@ -76,9 +80,7 @@ func (c *lineCheck) line(h tlog.Hash) error {
 		if c.i >= c.signed {
 			return c.cut(c.i, fmt.Sprintf("line %d differs from its hash", c.i-l.first+1), &h)
 		}
-		return tampered(l.path, "line %d differs from the hash sealed for it in %s: the line or that store was changed. "+
-			"`sandboxaudit verify --key` checks the lines against the signed checkpoints alone; if it passes, the store is what was damaged "+
-			"(it is derived data: "+rebuildStoreHint+")", c.i-l.first+1, c.store.f.Name())
+		return c.differs()
 	}
 	if !c.walked {
 		// Nothing is added over hashes not checked.
@@ -90,6 +92,23 @@ func (c *lineCheck) line(h tlog.Hash) error {
 		}
 	}
 	return c.store.add(h)
+}
+
+// differs refuses the line just read, whose hash is not the one sealed
+// for it. In a closed segment no record names, the file is more likely
+// one put there under a segment's name than a changed line: it is named,
+// since the active file's lines may be intact.
+func (c *lineCheck) differs() error {
+	l := c.l
+	const verifyHint = "`sandboxaudit verify --key` checks the lines against the signed checkpoints alone; if it passes, the store is what was damaged " +
+		"(it is derived data: " + rebuildStoreHint + ")"
+	if c.name != l.path {
+		return tampered(l.path, "line %d of %s (line %d of the log), a closed segment which no segment record names, differs from the hash sealed for it in %s: "+
+			"a file put there under a segment's name is not the log's (move it out of the directory), or the line or that store was changed. "+verifyHint,
+			c.i-l.first+1, filepath.Base(c.name), c.i+1-l.segLog.Lead(), c.store.f.Name())
+	}
+	return tampered(l.path, "line %d differs from the hash sealed for it in %s: the line or that store was changed. "+verifyHint,
+		c.i-l.first+1, c.store.f.Name())
 }
 
 // end finishes the walk once the lines are read: the hashes the last

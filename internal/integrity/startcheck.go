@@ -20,7 +20,7 @@ import (
 // put in the path from elsewhere. Sealing it would start a new log over
 // lines nobody signed, so that is left to an explicit operator action
 // (`sandboxaudit log reset`).
-var ErrNoHistory = errors.New("the audit file holds lines but has no signed history")
+var ErrNoHistory = errors.New("has no signed history")
 
 // SealAtStart is Seal for the collector's start: a path that holds lines
 // (in its file or in closed segments) while none of its sidecars holds
@@ -34,6 +34,9 @@ func (s *Sealer) SealAtStart(ctx context.Context, path string) error {
 		return err
 	}
 	err := CheckHistory(path)
+	if err == nil {
+		err = checkHandoverNote(path)
+	}
 	if err == nil {
 		err = s.checkSegmentsAtStart(path)
 	}
@@ -85,7 +88,7 @@ func (s *Sealer) checkSegmentsAtStart(path string) error {
 		return nil // the seal reports a bad sidecar
 	}
 	if !holdsData(CheckpointsPath(path)) {
-		return fmt.Errorf("%s: %w (%s records %s, but %s is missing or empty: it was removed). "+
+		return fmt.Errorf("%s: the log %w (%s records %s, but %s is missing or empty: it was removed). "+
 			"To start a new log over what it holds, run `sandboxaudit log reset --signing-key KEY %s`",
 			path, ErrNoHistory, SegmentsPath(path), plural.Count(sl.Closed(), "closed segment"), CheckpointsPath(path), path)
 	}
@@ -123,10 +126,44 @@ func CheckHistory(path string) error {
 	if len(segs) == 0 && !holdsALine(path) {
 		return nil
 	}
-	return fmt.Errorf("%s: %w (its sidecars %s, %s and %s are missing or empty, %s): "+
+	// The lines are the audit file's, or, with it missing or empty, its
+	// closed segments'.
+	what, file := "the audit file holds lines but", ""
+	if !holdsALine(path) {
+		what, file = "its closed segments hold lines but the log", "the audit file is missing or empty, "
+	}
+	return fmt.Errorf("%s: %s %w (its sidecars %s, %s and %s are missing or empty, %s%s): "+
 		"it was written before integrity was turned on, or cut back, replaced, or moved aside and back without its sidecars; it is not sealed as a new log. "+
 		"To start a new log over what it holds, run `sandboxaudit log reset --signing-key KEY %s`",
-		path, ErrNoHistory, StoreSuffix, CheckpointsSuffix, SegmentsSuffix, plural.Count(len(segs), "closed segment"), path)
+		path, what, ErrNoHistory, StoreSuffix, CheckpointsSuffix, SegmentsSuffix, file, plural.Count(len(segs), "closed segment"), path)
+}
+
+// ErrHandoverNoteGone is wrapped by the error for a path a handover
+// retired a log from, with nothing signed there and the note the next log
+// starts from gone.
+var ErrHandoverNoteGone = errors.New("the handover note the new log starts from is gone")
+
+// checkHandoverNote refuses to start a new log at a path a handover
+// retired a log from (found beside it) when nothing is signed there and
+// the note is gone: sealing would start a log tied to nothing, which
+// verify reports as not starting from the handover. A log tied to nothing
+// is started on purpose with `log reset`.
+func checkHandoverNote(path string) error {
+	for _, p := range []string{StorePath(path), CheckpointsPath(path), SegmentsPath(path), HandoverPath(path)} {
+		if holdsData(p) {
+			return nil
+		}
+	}
+	retired := RetiredLogs(path)
+	if len(retired) == 0 {
+		return nil
+	}
+	slices.Sort(retired) // by the time in their names
+	last := retired[len(retired)-1]
+	return fmt.Errorf("%s: %w: a handover retired the log as %s, and %s, the note the new log starts from, is missing or empty. "+
+		"Put it back (it is the final checkpoint, the last record of %s), or, to start a log tied to nothing, "+
+		"run `sandboxaudit log reset --signing-key KEY %s`",
+		path, ErrHandoverNoteGone, last, HandoverPath(path), CheckpointsPath(last), path)
 }
 
 // holdsALine reports whether the file at path holds a complete line.

@@ -482,6 +482,28 @@ func (c *TrailChecker) EndPart() {
 		return
 	}
 	c.locateChange(p)
+	c.resumeAfter(rec)
+}
+
+// resumeAfter starts the tree again from the signed compact range a bad
+// segment's record ends with, as BeginPart does from the next record's
+// start: the parts after it are checked on their own, the active file
+// included, whose lines are then not taken for unsealed or changed ones
+// when the bad segment holds lines more or fewer than its record.
+func (c *TrailChecker) resumeAfter(rec *SegmentRecord) {
+	t, err := FrontierAt(rec.End(), rec.EndRange)
+	if err != nil {
+		return // BeginPart's checks of the next part report it
+	}
+	c.tree = t
+	c.run++
+	c.startedAt(nil)
+	if c.cpError == errRootMismatch {
+		c.cpError = ""
+		c.advance()
+	}
+	c.skipBefore(rec.End())
+	c.atSize()
 }
 
 // Finish reports the result once every part is done.
