@@ -22,9 +22,12 @@ import (
 const deliverPiece = 4096
 
 // countNotTried counts n events that a refusal (rp) kept from being handed
-// on, with the refusal's reason: the client resends them with the rest.
+// on, with the refusal's reason, as the refused piece's events are counted:
+// for good when the client is told not to retry (a 500, or a 413 for an
+// event over the exporter's max_line_bytes), else retryable, and the
+// client resends them with the rest.
 func (r *sandboxReceiver) countNotTried(ctx context.Context, rp reply, n int) {
-	if rp.outcome == outcomeRefusedPermanent {
+	if rp.outcome == outcomeRefusedPermanent || rp.outcome == outcomeTooLarge {
 		r.countRefused(ctx, reasonPermanent, n)
 	} else {
 		r.countRefused(ctx, reasonRetryable, n)
