@@ -2,10 +2,12 @@ package sandboxauditreceiver
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"net/netip"
 	"strings"
 	"testing"
 	"time"
@@ -42,7 +44,8 @@ func TestLargeEventWaitsForTheDecodeGate(t *testing.T) {
 func waitsForTheGate(t *testing.T, ct, body string, records int) {
 	sink := new(consumertest.LogsSink)
 	tr := startReceiver(t, sink, nil)
-	tr.r.decoding <- struct{}{} // a large decode in progress
+	leave, err := tr.r.decoding.Enter(context.Background(), netip.Addr{}, admission.LargeDecodeBytes)
+	require.NoError(t, err) // a large decode in progress
 	done := make(chan int, 1)
 	go func() {
 		status, _, _ := post(t, tr.eventsURL(), ct, []byte(body))
@@ -53,7 +56,7 @@ func waitsForTheGate(t *testing.T, ct, body string, records int) {
 		t.Fatalf("decoded while the gate was held (status %d)", status)
 	case <-time.After(300 * time.Millisecond):
 	}
-	<-tr.r.decoding
+	leave()
 	select {
 	case status := <-done:
 		assert.Equal(t, http.StatusOK, status)

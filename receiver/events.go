@@ -77,7 +77,7 @@ func (r *sandboxReceiver) serveEvents(req *http.Request) reply {
 // so the next one starts only once this one's lines are counted or
 // refused.
 func (r *sandboxReceiver) decodeAndCount(ctx context.Context, rb *admission.Body, ct string) ([]auditevent.Event, string, reply, bool) {
-	leave, err := r.decoding.Enter(ctx, len(rb.Bytes()))
+	leave, err := r.decoding.Enter(ctx, rb.Addr(), len(rb.Bytes()))
 	if err != nil {
 		rb.Recycle()
 		return nil, "", readFailure(err, textReply), false

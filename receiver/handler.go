@@ -39,9 +39,12 @@ func (r *sandboxReceiver) handler(endpoint string, serve func(*http.Request) rep
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		req, cancel := r.boundByWriteTimeout(req)
 		defer cancel()
+		late := r.answerLate(w, req, endpoint)
 		rp := serve(req)
-		rp.write(w)
-		r.recordRequest(req.Context(), endpoint, rp)
+		if late.claim() {
+			rp.write(w)
+			r.recordRequest(req.Context(), endpoint, rp)
+		}
 	})
 }
 

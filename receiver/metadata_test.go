@@ -68,7 +68,7 @@ func TestMetadataMatchesCode(t *testing.T) {
 		func() { r.countSpansSkipped(ctx, 1) },
 		func() { r.countSpansDropped(ctx, 1) },
 		func() {
-			for _, reason := range []string{admission.EvictedIdle, admission.EvictedNew} {
+			for _, reason := range []string{admission.EvictedIdle, admission.EvictedNew, admission.EvictedWaiting} {
 				r.connEvicted(reason, netip.MustParseAddr("127.0.0.2"))
 			}
 		},

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"net/netip"
 
 	"github.com/google/uuid"
 
@@ -22,9 +23,12 @@ import (
 const deliverPiece = 4096
 
 // countNotTried counts n events that a refusal (rp) kept from being handed
-// on, with the refusal's reason: the client resends them with the rest.
+// on, with the refusal's reason, as the refused piece's events are counted:
+// for good when the client is told not to retry (a 500, or a 413 for an
+// event over the exporter's max_line_bytes), else retryable, and the
+// client resends them with the rest.
 func (r *sandboxReceiver) countNotTried(ctx context.Context, rp reply, n int) {
-	if rp.outcome == outcomeRefusedPermanent {
+	if rp.outcome == outcomeRefusedPermanent || rp.outcome == outcomeTooLarge {
 		r.countRefused(ctx, reasonPermanent, n)
 	} else {
 		r.countRefused(ctx, reasonRetryable, n)
@@ -44,7 +48,7 @@ func (r *sandboxReceiver) countNotTried(ctx context.Context, rp reply, n int) {
 // or with dedupe off, they are written again, as exact copies.
 func (r *sandboxReceiver) serveLargeNDJSON(ctx context.Context, rb *admission.Body, lines int) reply {
 	body := rb.Bytes()
-	ids, size, err := validateNDJSON(ctx, r.decoding, body, lines)
+	ids, size, err := validateNDJSON(ctx, r.decoding, rb.Addr(), body, lines)
 	if errors.Is(err, admission.ErrOverBudget) {
 		r.countRefused(ctx, reasonRetryable, lines)
 		return readFailure(err, textReply)
@@ -77,7 +81,7 @@ func (r *sandboxReceiver) serveLargeNDJSON(ctx context.Context, rb *admission.Bo
 			continue
 		}
 		piece = append(piece, auditevent.Event{})
-		if err := r.decoding.DecodeInto(ctx, opts, text, &piece[len(piece)-1]); err != nil {
+		if err := r.decoding.DecodeInto(ctx, rb.Addr(), opts, text, &piece[len(piece)-1]); err != nil {
 			// The first pass decoded this line; only a client gone while
 			// waiting for the gate, or a failing source of random event
 			// ids (for a line without one), gets here.
@@ -120,14 +124,15 @@ func largeBatchLines(body []byte) int {
 // validateNDJSON decodes every line of body (lines of them) into one
 // scratch event and returns their event ids and the bytes of their
 // canonical lines, or the first bad line's *ndjson.LineError.
-// A line that could not wait for the decode gate gives admission.ErrOverBudget.
-func validateNDJSON(ctx context.Context, gate admission.DecodeGate, body []byte, lines int) (ids []uuid.UUID, size int64, err error) {
+// A line that could not wait for the decode gate gives admission.ErrOverBudget;
+// addr is the client's, whose turns at the gate its large lines take.
+func validateNDJSON(ctx context.Context, gate *admission.DecodeGate, addr netip.Addr, body []byte, lines int) (ids []uuid.UUID, size int64, err error) {
 	ids = make([]uuid.UUID, 0, lines)
 	var opts auditevent.DecodeOptions
 	var e auditevent.Event
 	for line, text := range ndjson.Lines(body) {
 		e = auditevent.Event{}
-		if err := gate.DecodeInto(ctx, opts, text, &e); err != nil {
+		if err := gate.DecodeInto(ctx, addr, opts, text, &e); err != nil {
 			if errors.Is(err, admission.ErrOverBudget) {
 				return nil, 0, err
 			}

@@ -17,6 +17,7 @@ import (
 	"go.opentelemetry.io/collector/consumer/consumertest"
 	"go.opentelemetry.io/collector/pdata/plog"
 
+	"github.com/sandboxaudit/sandboxaudit/auditevent"
 	"github.com/sandboxaudit/sandboxaudit/internal/testutil/heaptest"
 )
 
@@ -119,6 +120,24 @@ func TestRefusedPieceCountsEveryEvent(t *testing.T) {
 	require.Equal(t, http.StatusServiceUnavailable, status, answer)
 	assert.Equal(t, map[string]int64{"": deliverPiece}, counterValues(t, tel, "otelcol_sandboxaudit_receiver_events_accepted"))
 	assert.Equal(t, map[string]int64{"reason=refused_retryable": n - deliverPiece},
+		counterValues(t, tel, "otelcol_sandboxaudit_receiver_events_refused"))
+}
+
+// TestTooLongPieceCountsEveryEventPermanent: when the pipeline refuses the
+// second piece for an event over the exporter's max_line_bytes, the client
+// gets 413, which it does not retry, and the events of that piece and of
+// those never handed on are all counted as refused for good.
+func TestTooLongPieceCountsEveryEventPermanent(t *testing.T) {
+	set, tel := recordingSettings(t)
+	tooLong := consumererror.NewPermanent(&auditevent.TooLongError{Field: "data", Limit: 4096})
+	logs := &refuseCall{refuse: 2, err: tooLong}
+	tr := startReceiverWith(t, set, logs, nil)
+
+	const n = 3*deliverPiece + 5
+	status, _, answer := post(t, tr.eventsURL(), contentTypeNDJSON, ndjsonBody("too-long", n))
+	require.Equal(t, http.StatusRequestEntityTooLarge, status, answer)
+	assert.Equal(t, map[string]int64{"": deliverPiece}, counterValues(t, tel, "otelcol_sandboxaudit_receiver_events_accepted"))
+	assert.Equal(t, map[string]int64{"reason=refused_permanent": n - deliverPiece},
 		counterValues(t, tel, "otelcol_sandboxaudit_receiver_events_refused"))
 }
 

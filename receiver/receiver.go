@@ -43,7 +43,7 @@ type sandboxReceiver struct {
 	dedupe   *idwindow.Window[uuid.UUID] // delivered event ids; nil when dedupe is disabled
 	pairs    *pairing.Pairer             // nil until Start; only with a traces consumer
 	admit    *admission.Controller
-	decoding admission.DecodeGate // one large body decoding at a time
+	decoding *admission.DecodeGate // one large body decoding at a time
 
 	nextLogs   consumer.Logs
 	nextTraces consumer.Traces

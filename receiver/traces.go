@@ -46,7 +46,7 @@ func (r *sandboxReceiver) serveTraces(req *http.Request) reply {
 		return rp
 	}
 	ctx := req.Context()
-	leave, err := r.decoding.Enter(ctx, len(reqBody.Bytes()))
+	leave, err := r.decoding.Enter(ctx, reqBody.Addr(), len(reqBody.Bytes()))
 	if err != nil {
 		reqBody.Recycle()
 		return readFailure(err, otlpReply)

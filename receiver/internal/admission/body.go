@@ -238,3 +238,6 @@ func fill(r io.Reader, b []byte) (int, error) {
 	}
 	return n, nil
 }
+
+// Addr is the client address the body is counted to.
+func (rb *Body) Addr() netip.Addr { return rb.addr }

@@ -20,7 +20,10 @@ import (
 // accepted but not served, until a connection closes; the waiting
 // connection of the address holding the fewest goes first, so one client
 // holding every connection with requests, which pacing ends, cannot
-// either.
+// either. As many may wait as may be open; past that, the newcomer takes
+// the waiting place of the address holding the most, open and waiting,
+// if it holds at least two more, so one client filling both cannot lock
+// the others out either.
 type ConnListener struct {
 	inner   net.Listener
 	max     int
@@ -54,11 +57,12 @@ func (c *sharedConn) Close() error {
 	return err
 }
 
-// Why a connection was closed to make room: idle between requests, or new
-// (no request read yet).
+// Why a connection was closed to make room: idle between requests, new
+// (no request read yet), or waiting (accepted, not yet served).
 const (
-	EvictedIdle = "idle"
-	EvictedNew  = "new"
+	EvictedIdle    = "idle"
+	EvictedNew     = "new"
+	EvictedWaiting = "waiting"
 )
 
 // NewConnListener shares limit connections of inner between addresses.
@@ -181,9 +185,15 @@ func (l *ConnListener) place(c *sharedConn) {
 	case len(l.waiting) < l.max:
 		l.waiting = append(l.waiting, c)
 	default:
-		l.mu.Unlock()
-		_ = c.Conn.Close()
-		return
+		i := l.waitingVictimLocked(c.addr)
+		if i < 0 {
+			l.mu.Unlock()
+			_ = c.Conn.Close()
+			return
+		}
+		// Never served, it was never counted open: its Close frees no place.
+		evicted, reason = l.waiting[i], EvictedWaiting
+		l.waiting = append(slices.Delete(l.waiting, i, i+1), c)
 	}
 	l.mu.Unlock()
 	if evicted != nil {
@@ -217,6 +227,27 @@ func (l *ConnListener) victimLocked(addr netip.Addr) (victim *sharedConn, reason
 		}
 	}
 	return victim, reason
+}
+
+// waitingVictimLocked is the index in waiting of the connection a
+// newcomer from addr takes the waiting place of: the newest of the address
+// holding the most connections, open and waiting, among those holding at
+// least two more than addr; -1 if none does. It runs only when waiting is
+// full, so the scan costs at most max_connections per refused newcomer.
+func (l *ConnListener) waitingVictimLocked(addr netip.Addr) int {
+	held := make(map[netip.Addr]int, len(l.byAddr))
+	for _, w := range l.waiting {
+		held[w.addr]++
+	}
+	mine := held[addr] + len(l.byAddr[addr])
+	victim, most := -1, mine+1
+	for i := len(l.waiting) - 1; i >= 0; i-- {
+		a := l.waiting[i].addr
+		if n := held[a] + len(l.byAddr[a]); n > most {
+			victim, most = i, n
+		}
+	}
+	return victim
 }
 
 func (l *ConnListener) admitLocked(c *sharedConn) {

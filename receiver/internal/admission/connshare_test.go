@@ -211,3 +211,43 @@ func fullFromOneAddress(t *testing.T, onEvict func(string, netip.Addr)) (*ConnLi
 	}
 	return l, held
 }
+
+// TestConnListenerWaitingPlacesAreShared: with every place held by
+// requests in flight and every waiting place taken, all by one address, a
+// connection of another address takes the waiting place of one of the
+// first's, instead of being closed at once: one client holding twice
+// max_connections cannot lock the others out. It goes first once a place
+// frees.
+func TestConnListenerWaitingPlacesAreShared(t *testing.T) {
+	var mu sync.Mutex
+	var evicted []string
+	l, held := fullFromOneAddress(t, func(reason string, client netip.Addr) {
+		mu.Lock()
+		defer mu.Unlock()
+		evicted = append(evicted, reason+" "+client.String())
+	})
+	for _, c := range held {
+		l.ConnState(c, http.StateActive)
+	}
+	var queued []net.Conn
+	for i := range 3 {
+		queued = append(queued, dialFrom(t, l, "127.0.0.2"))
+		waitWaiting(t, l, i+1)
+	}
+
+	dialFrom(t, l, "127.0.0.3")
+	// The newest waiting connection of 127.0.0.2 gives its place: bounded,
+	// a connection left open would block the read for good.
+	_ = queued[2].SetReadDeadline(time.Now().Add(10 * time.Second))
+	_, err := queued[2].Read(make([]byte, 1))
+	assert.ErrorIs(t, err, io.EOF, "the newest waiting connection of the address holding the most was closed")
+
+	require.NoError(t, held[0].Close())
+	next, err := l.Accept()
+	require.NoError(t, err)
+	assert.Equal(t, "127.0.0.3", next.RemoteAddr().(*net.TCPAddr).IP.String(),
+		"the newcomer waited and goes first")
+	mu.Lock()
+	defer mu.Unlock()
+	assert.Equal(t, []string{EvictedWaiting + " 127.0.0.2"}, evicted)
+}
