@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"io/fs"
 	"strconv"
 	"strings"
 
@@ -26,6 +27,9 @@ func shownError(err error) string {
 		}
 		return strings.Join(shown, sep)
 	}
+	if pe, ok := err.(*fs.PathError); ok {
+		return shownHead(err, "") + shownError(pe.Err)
+	}
 	text := err.Error()
 	var b strings.Builder
 	for _, inner := range wrapped(err) {
@@ -39,6 +43,17 @@ func shownError(err error) string {
 		text = text[i+len(inner.Error()):]
 	}
 	return b.String() + shownText(text)
+}
+
+// shownHead is the head of err (splitHead) shown: escaped whole for an
+// *fs.PathError, whose path is the configuration's raw text, never
+// quoted by %q (a path holding the text "\x1b" is not one holding the
+// escape character); otherwise shownText.
+func shownHead(err error, head string) string {
+	if pe, ok := err.(*fs.PathError); ok {
+		return safetext.Escape(pe.Op+" "+pe.Path) + ": "
+	}
+	return shownText(head)
 }
 
 // wrapped are the errors err wraps, in order.

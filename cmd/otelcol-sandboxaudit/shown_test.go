@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/otelcol"
 
 	"github.com/sandboxaudit/sandboxaudit"
 )
@@ -70,5 +71,30 @@ func TestShownTextQuotes(t *testing.T) {
 		`"\u202e" ` + "\u202e":  `"\u202e" \u202e`,
 	} {
 		assert.Equal(t, want, shownText(in), in)
+	}
+}
+
+// TestPathNamedRawIsEscapedWhole: a path an operating system's error
+// names raw is escaped whole, its backslashes doubled even between
+// quotes: a file named to hold the text "\x1b" is not shown as one
+// holding the escape character, whichever way the error is wrapped.
+func TestPathNamedRawIsEscapedWhole(t *testing.T) {
+	dir := t.TempDir()
+	for name, shown := range map[string]string{
+		`a"\x1b"b`:      `a"\\x1b"b`,
+		"a\"\x1b\"b":    `a"\x1b"b`,
+		`c"\n"FAKE"`:    `c"\\n"FAKE"`,
+		"c\"\n\"FAKE\"": `c"\n"FAKE"`,
+	} {
+		_, open := os.Open(filepath.Join(dir, name))
+		require.Error(t, open)
+		want := "open " + dir + "/" + shown + ": no such file or directory"
+		for wrapped, err := range map[string]error{
+			"exporters::sandboxaudit: file: path: " + want: fmt.Errorf("exporters::sandboxaudit: file: path: %w", open),
+			"exporters::sandboxaudit: " + want + " (hint)": fmt.Errorf("exporters::sandboxaudit: %w (hint)", open),
+			"x: " + want + "\ny":                           fmt.Errorf("x: %w", errors.Join(open, errors.New("y"))),
+		} {
+			assert.Equal(t, wrapped, errorText(err, otelcol.Factories{}), "%q", name)
+		}
 	}
 }
