@@ -38,11 +38,24 @@ func shownError(err error) string {
 			// Not the wrapped error's text as it is: shown as one text.
 			return b.String() + shownText(text)
 		}
-		b.WriteString(shownText(text[:i]))
+		b.WriteString(shownLead(text[:i]))
 		b.WriteString(shownError(inner))
 		text = text[i+len(inner.Error()):]
 	}
 	return b.String() + shownText(text)
+}
+
+// shownLead is the text an error puts before the error it wraps, shown:
+// escaped (shownText), but for the line breaks that end a heading
+// ("decoding failed due to the following error(s):\n\n%w", the
+// collector's decoding error), which lay out the errors listed after it.
+// Only newlines right after a colon stay: a value's newline is escaped.
+func shownLead(lead string) string {
+	heading := strings.TrimRight(lead, "\n")
+	if !strings.HasSuffix(heading, ":") {
+		return shownText(lead)
+	}
+	return shownText(heading) + lead[len(heading):]
 }
 
 // shownHead is the head of err (splitHead) shown: escaped whole for an

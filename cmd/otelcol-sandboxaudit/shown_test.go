@@ -98,3 +98,28 @@ func TestPathNamedRawIsEscapedWhole(t *testing.T) {
 		}
 	}
 }
+
+// TestDecodeErrorKeepsItsLines: the collector's decoding error puts a
+// blank line between its heading and the errors it lists
+// ("…following error(s):\n\n” bogus: unknown key"); those line breaks
+// are its layout, not a value's, and stay.
+func TestDecodeErrorKeepsItsLines(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "config.yaml")
+	require.NoError(t, os.WriteFile(cfg, []byte(`receivers:
+  sandboxaudit: {endpoint: "127.0.0.1:8088", bogus: 1, other: 2}
+exporters:
+  sandboxaudit:
+    file: {path: "`+dir+`/events.jsonl", max_open_files: "x"}
+service:
+  pipelines:
+    logs: {receivers: [sandboxaudit], exporters: [sandboxaudit]}
+`), 0o600))
+	err := validate(t, "--config", cfg)
+	require.Error(t, err)
+	msg := errorText(err, otelcol.Factories{})
+	assert.Contains(t, msg, "cannot unmarshal the configuration: decoding failed due to the following error(s):\n\n'receivers' error reading")
+	assert.Contains(t, msg, "\n'' bogus: unknown key\nother: unknown key\n")
+	assert.Contains(t, msg, "\n'max_open_files' expected type 'int'")
+	assert.NotContains(t, msg, `\n`)
+}
