@@ -50,9 +50,9 @@ func keyLines(err error) []string {
 			break
 		}
 		if each == "" && !namesComponent(head) {
-			once += shownText(head)
+			once += shownHead(err, head)
 		} else {
-			each += shownText(head)
+			each += shownHead(err, head)
 		}
 		err = inner
 	}
@@ -78,7 +78,7 @@ func pathLines(err error, prefix string) []string {
 		return lines
 	}
 	if head, inner := splitHead(err); inner != nil {
-		return pathLines(inner, prefix+shownText(head))
+		return pathLines(inner, prefix+shownHead(err, head))
 	}
 	return []string{prefix + shownError(err)}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"io/fs"
 	"strconv"
 	"strings"
 
@@ -26,6 +27,9 @@ func shownError(err error) string {
 		}
 		return strings.Join(shown, sep)
 	}
+	if pe, ok := err.(*fs.PathError); ok {
+		return shownHead(err, "") + shownError(pe.Err)
+	}
 	text := err.Error()
 	var b strings.Builder
 	for _, inner := range wrapped(err) {
@@ -34,11 +38,35 @@ func shownError(err error) string {
 			// Not the wrapped error's text as it is: shown as one text.
 			return b.String() + shownText(text)
 		}
-		b.WriteString(shownText(text[:i]))
+		b.WriteString(shownLead(text[:i]))
 		b.WriteString(shownError(inner))
 		text = text[i+len(inner.Error()):]
 	}
 	return b.String() + shownText(text)
+}
+
+// shownLead is the text an error puts before the error it wraps, shown:
+// escaped (shownText), but for the line breaks that end a heading
+// ("decoding failed due to the following error(s):\n\n%w", the
+// collector's decoding error), which lay out the errors listed after it.
+// Only newlines right after a colon stay: a value's newline is escaped.
+func shownLead(lead string) string {
+	heading := strings.TrimRight(lead, "\n")
+	if !strings.HasSuffix(heading, ":") {
+		return shownText(lead)
+	}
+	return shownText(heading) + lead[len(heading):]
+}
+
+// shownHead is the head of err (splitHead) shown: escaped whole for an
+// *fs.PathError, whose path is the configuration's raw text, never
+// quoted by %q (a path holding the text "\x1b" is not one holding the
+// escape character); otherwise shownText.
+func shownHead(err error, head string) string {
+	if pe, ok := err.(*fs.PathError); ok {
+		return safetext.Escape(pe.Op+" "+pe.Path) + ": "
+	}
+	return shownText(head)
 }
 
 // wrapped are the errors err wraps, in order.

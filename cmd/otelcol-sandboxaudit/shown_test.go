@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/otelcol"
 
 	"github.com/sandboxaudit/sandboxaudit"
 )
@@ -71,4 +72,54 @@ func TestShownTextQuotes(t *testing.T) {
 	} {
 		assert.Equal(t, want, shownText(in), in)
 	}
+}
+
+// TestPathNamedRawIsEscapedWhole: a path an operating system's error
+// names raw is escaped whole, its backslashes doubled even between
+// quotes: a file named to hold the text "\x1b" is not shown as one
+// holding the escape character, whichever way the error is wrapped.
+func TestPathNamedRawIsEscapedWhole(t *testing.T) {
+	dir := t.TempDir()
+	for name, shown := range map[string]string{
+		`a"\x1b"b`:      `a"\\x1b"b`,
+		"a\"\x1b\"b":    `a"\x1b"b`,
+		`c"\n"FAKE"`:    `c"\\n"FAKE"`,
+		"c\"\n\"FAKE\"": `c"\n"FAKE"`,
+	} {
+		_, open := os.Open(filepath.Join(dir, name))
+		require.Error(t, open)
+		want := "open " + dir + "/" + shown + ": no such file or directory"
+		for wrapped, err := range map[string]error{
+			"exporters::sandboxaudit: file: path: " + want: fmt.Errorf("exporters::sandboxaudit: file: path: %w", open),
+			"exporters::sandboxaudit: " + want + " (hint)": fmt.Errorf("exporters::sandboxaudit: %w (hint)", open),
+			"x: " + want + "\ny":                           fmt.Errorf("x: %w", errors.Join(open, errors.New("y"))),
+		} {
+			assert.Equal(t, wrapped, errorText(err, otelcol.Factories{}), "%q", name)
+		}
+	}
+}
+
+// TestDecodeErrorKeepsItsLines: the collector's decoding error puts a
+// blank line between its heading and the errors it lists
+// ("…following error(s):\n\n” bogus: unknown key"); those line breaks
+// are its layout, not a value's, and stay.
+func TestDecodeErrorKeepsItsLines(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "config.yaml")
+	require.NoError(t, os.WriteFile(cfg, []byte(`receivers:
+  sandboxaudit: {endpoint: "127.0.0.1:8088", bogus: 1, other: 2}
+exporters:
+  sandboxaudit:
+    file: {path: "`+dir+`/events.jsonl", max_open_files: "x"}
+service:
+  pipelines:
+    logs: {receivers: [sandboxaudit], exporters: [sandboxaudit]}
+`), 0o600))
+	err := validate(t, "--config", cfg)
+	require.Error(t, err)
+	msg := errorText(err, otelcol.Factories{})
+	assert.Contains(t, msg, "cannot unmarshal the configuration: decoding failed due to the following error(s):\n\n'receivers' error reading")
+	assert.Contains(t, msg, "\n'' bogus: unknown key\nother: unknown key\n")
+	assert.Contains(t, msg, "\n'max_open_files' expected type 'int'")
+	assert.NotContains(t, msg, `\n`)
 }

@@ -61,3 +61,29 @@ func TestServeWordsOneSealedLine(t *testing.T) {
 	assert.Contains(t, body, "through checkpoint #1: line 1 of 1 is sealed")
 	assert.NotContains(t, body, "lines 1-1")
 }
+
+// A file whose only checkpoint signs no line yet (signed when the file
+// was made, the collector stopped before its next round) says no line is
+// sealed, not "lines 1-0".
+func TestServeWordsNoSealedLine(t *testing.T) {
+	dir := t.TempDir()
+	res := run(t, "", "keygen", "--name", "none", "--out", dir)
+	require.Equal(t, 0, res.code, res.stderr)
+	keys, err := integrity.LoadSigningKey(filepath.Join(dir, "none.key"))
+	require.NoError(t, err)
+	path := filepath.Join(dir, "audit.jsonl")
+	appendFlocked(t, path, "")
+	sealer, err := integrity.NewSealer(integrity.Settings{Keys: keys, Interval: 1e9})
+	require.NoError(t, err)
+	require.NoError(t, sealer.Seal(context.Background(), path))
+	require.NoError(t, sealer.Close(context.Background()))
+	s1, _ := op(sessionA, "exec", "a000000000000001", 1, 2)
+	appendFlocked(t, path, canonLines(s1))
+	key, err := integrity.LoadVerifierKey(filepath.Join(dir, "none.pub"))
+	require.NoError(t, err)
+
+	hs := startView(t, webview.Config{Sources: []string{path}, Key: key})
+	_, _, body := get(t, hs.URL+"/")
+	assert.NotContains(t, body, "lines 1-0")
+	assert.Contains(t, body, "through checkpoint #1: no line of 1 is sealed; the 1 line after it is not sealed yet")
+}

@@ -170,19 +170,30 @@ func (r *rec) dataField(key string) (from, to int, ok bool) {
 }
 
 // appendWhat appends the command (exec), path or port an event's data d
-// names to dst, with field to find d's members.
+// names to dst, with field to find d's members, cut to maxWhat (cutWhat).
 func appendWhat(dst, d []byte, field func(key string) (from, to int, ok bool)) []byte {
+	n := len(dst)
+	dst = appendWholeWhat(dst, d, field)
+	return append(dst[:n], cutWhat(dst[n:])...)
+}
+
+// appendWholeWhat is appendWhat without the cut: the text --grep reads.
+func appendWholeWhat(dst, d []byte, field func(key string) (from, to int, ok bool)) []byte {
 	for _, key := range [...]string{"command", "path", "port"} {
 		if from, to, ok := field(key); ok {
-			n := len(dst)
-			dst = appendJSONText(dst, d[from:to])
-			if kept := len(clip(view(dst[n:]), maxWhat)); kept < len(dst)-n {
-				return append(dst[:n+kept], "…"...)
-			}
-			return dst
+			return appendJSONText(dst, d[from:to])
 		}
 	}
 	return dst
+}
+
+// cutWhat cuts what to at most maxWhat bytes on a character boundary,
+// ending it in "…" when cut. It may write what's bytes.
+func cutWhat(what []byte) []byte {
+	if kept := len(clip(view(what), maxWhat)); kept < len(what) {
+		return append(what[:kept], "…"...)
+	}
+	return what
 }
 
 // topFieldAt is where the value of a top-level key of a canonical data

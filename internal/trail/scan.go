@@ -417,14 +417,16 @@ func (s *scanner) addEvent(c *chunk, res result, e *decoded, r *rec) {
 		return
 	}
 	// A command is written as a JSON list ("rm","-rf") and shown joined
-	// (rm -rf): --grep finds it either way.
+	// (rm -rf): --grep finds it either way, in the whole command, not the
+	// one cut to maxWhat.
 	findWhat := len(s.grepCmd) > 0 && !r.ev.match
 	if !s.opts.SkipWhat || findWhat { // decodeLine left r.what empty
-		e.what = appendWhat(e.what[:0], r.data, r.dataField)
+		e.what = appendWholeWhat(e.what[:0], r.data, r.dataField)
+		r.ev.match = r.ev.match || (findWhat && holdsAny(e.what, s.grepCmd))
 		if !s.opts.SkipWhat {
+			e.what = cutWhat(e.what)
 			r.what = view(e.what)
 		}
-		r.ev.match = r.ev.match || (findWhat && holdsAny(e.what, s.grepCmd))
 	}
 	r.spanHash = hashSpan(s.seed, r.spanID)
 	r.order = orderOf(c.src, res.num)

@@ -177,9 +177,20 @@ func (k *sealCheck) verdict() {
 		st.State, st.Detail = sealFailed, fmt.Sprintf("the checkpoints name another file (origin %q)", res.Origin)
 	default:
 		st.State = sealVerified
-		st.Detail = fmt.Sprintf("through checkpoint #%d: %s of %d %s sealed", res.Checkpoints, plural.Lines(1, res.Sealed), res.Lines, plural.Pick(res.Sealed, "is", "are"))
+		st.Detail = fmt.Sprintf("through checkpoint #%d: %s", res.Checkpoints, sealedLines(res.Sealed, res.Lines))
 		if n := res.Lines - res.Sealed; n > 0 {
 			st.Detail += fmt.Sprintf("; the %s after it %s not sealed yet", plural.Count(n, "line"), plural.Pick(n, "is", "are"))
 		}
 	}
+}
+
+// sealedLines words how many of a file's lines its newest checkpoint
+// seals: "lines 1-8 of 8 are sealed", "line 1 of 1 is sealed", or, for
+// the checkpoint of 0 lines a new file gets before its first line, "no
+// line of 3 is sealed".
+func sealedLines(sealed, lines int64) string {
+	if sealed == 0 {
+		return fmt.Sprintf("no line of %d is sealed", lines)
+	}
+	return fmt.Sprintf("%s of %d %s sealed", plural.Lines(1, sealed), lines, plural.Pick(sealed, "is", "are"))
 }
