@@ -212,7 +212,8 @@ func (d Data) find(key string) (start, end, vstart int) {
 // types Python would have: float64 and float32 are floats (30.0 stays
 // "30.0"), Go integers and *big.Int are integers, json.Number keeps its
 // spelling's type, nil is null, a []byte is the text it holds (as
-// pydantic writes bytes). Other types go through encoding/json.
+// pydantic writes bytes; one that is not UTF-8 is an error, as there).
+// Other types go through encoding/json.
 // Keys are written with each byte that is not UTF-8 as U+FFFD; two keys of
 // one map that this makes one are an error.
 func MarshalData(v map[string]any) (Data, error) {
@@ -379,7 +380,12 @@ func appendReflect(dst []byte, v any, depth int) ([]byte, error) {
 		if rv.Kind() == reflect.Slice && rv.Type().Elem().Kind() == reflect.Uint8 {
 			// The text the bytes hold, as the reference's pydantic model
 			// writes bytes: base64 would hide a credential in them from
-			// the collector's redaction.
+			// the collector's redaction. Bytes that are not UTF-8 hold no
+			// text; pydantic refuses them too, and U+FFFD for each bad
+			// byte would keep none of the value.
+			if !utf8.Valid(rv.Bytes()) {
+				return dst, errors.New("a []byte that is not UTF-8 has no text to write; pass it as a string of hex or base64")
+			}
 			return appendQuoted(dst, string(rv.Bytes())), nil
 		}
 		dst = append(dst, '[')
