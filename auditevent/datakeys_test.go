@@ -84,3 +84,29 @@ func TestMarshalDataRefusesBytesThatAreNotUTF8(t *testing.T) {
 		}
 	}
 }
+
+// Keys are in code point order, as Python's sort_keys puts them, not in
+// the order of the UTF-16 units they are escaped as: U+FFFF comes before
+// U+1F600, whose escape starts \ud83d. So also on the path for keys with
+// bytes that are not UTF-8.
+func TestMarshalDataSortsNonBMPKeysByCodePoint(t *testing.T) {
+	for name, tc := range map[string]struct {
+		data map[string]any
+		want string
+	}{
+		// json.dumps({'\uffff':1,'\U0001F600':2,'\ue000':3}, sort_keys=True)
+		"valid":    {map[string]any{"\uffff": 1, "😀": 2, "\ue000": 3}, `{"\ue000":3,"\uffff":1,"\ud83d\ude00":2}`},
+		"replaced": {map[string]any{"\uffff": 1, "😀": 2, "\xff": 3}, `{"\ufffd":3,"\uffff":1,"\ud83d\ude00":2}`},
+	} {
+		d, err := auditevent.MarshalData(tc.data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.String() != tc.want {
+			t.Errorf("%s: got %s, want %s", name, d, tc.want)
+		}
+		if p, err := auditevent.ParseData(d.Bytes()); err != nil || !p.Equal(d) {
+			t.Errorf("%s: parsed again as %s (%v)", name, p, err)
+		}
+	}
+}
