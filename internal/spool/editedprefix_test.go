@@ -95,3 +95,32 @@ func TestLinesEditedOutWhileStoppedAreNotSkipped(t *testing.T) {
 		})
 	}
 }
+
+// The same clean-up while a replay round is sending, with a push spooled
+// meanwhile: the append finds the edit and moves the offset back to the
+// first line while the batch is at the endpoint. The round's
+// acknowledgement must not then move the offset on from where it was
+// before, past lines never delivered (past the end of the file, even).
+func TestLinesEditedOutDuringARoundAreNotSkipped(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "spool.jsonl")
+	s, pending := editedPrefixSpool(t, path, func(int64) (int64, int64) { return 0, 0 })
+	ctx := context.Background()
+	late := eventLines(t, 7, 7)
+	c := &collector{}
+	edited := false
+	send := func(ctx context.Context, batch []byte, lines int) error {
+		if !edited {
+			edited = true
+			n := int64(len(pending) / 2)
+			removeInPlace(t, path, 0, 4*n) // lines 1..4, delivered
+			require.NoError(t, s.Append(ctx, late))
+		}
+		return c.send(ctx, batch, lines)
+	}
+	_, err := s.Replay(ctx, 10, 1<<20, send)
+	require.NoError(t, err)
+	_, err = s.Replay(ctx, 10, 1<<20, c.send)
+	require.NoError(t, err)
+	require.True(t, bytes.HasSuffix(c.data.Bytes(), late), "the line spooled during the round is delivered:\n%s", c.data.Bytes())
+	require.Zero(t, s.Size())
+}

@@ -96,7 +96,15 @@ type streamer struct {
 	batch []byte
 	lines int
 	sent  int
+	// moved: the spool moved the acknowledged offset away from pos while
+	// the round sent (an append found the file edited or cut). Nothing
+	// more is acknowledged from pos; the round reads on from the offset.
+	moved bool
 }
+
+// errOffsetMoved ends a round's reading when the acknowledged offset moved
+// under it (see streamer.moved).
+var errOffsetMoved = errors.New("the acknowledged offset moved under the round")
 
 // stream sends the lines between start and end. The recorded end is always
 // just past a newline, so a line without one means the file changed under
@@ -106,6 +114,9 @@ func (s *Spool) stream(ctx context.Context, f *os.File, start, end int64, maxLin
 	st := &streamer{s: s, f: f, send: send, pos: start, batch: make([]byte, 0, min(maxBytes, 1<<20))}
 	for restarts := 0; st.pos < end; restarts++ {
 		torn, err := st.read(ctx, f, end, maxLines, maxBytes)
+		if errors.Is(err, errOffsetMoved) {
+			torn, err = true, nil
+		}
 		if err != nil || !torn {
 			return st.sent, err
 		}
@@ -116,6 +127,7 @@ func (s *Spool) stream(ctx context.Context, f *os.File, start, end int64, maxLin
 		_, err = s.reconcileLocked()
 		st.pos, end = s.ack, s.end
 		s.mu.Unlock()
+		st.batch, st.lines, st.moved = st.batch[:0], 0, false
 		if err != nil {
 			return st.sent, err
 		}
@@ -197,6 +209,9 @@ func (st *streamer) deliver(ctx context.Context, batch []byte, lines int) error 
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	if st.moved {
+		return errOffsetMoved
+	}
 	doneBytes, doneLines := 0, 0
 	ack := func(bytes, lines int) {
 		// Only a longer prefix that ends a line moves the offset.
@@ -209,11 +224,21 @@ func (st *streamer) deliver(ctx context.Context, batch []byte, lines int) error 
 		return err
 	}
 	ack(len(batch), lines)
+	if st.moved {
+		return errOffsetMoved
+	}
 	return nil
 }
 
-// acknowledge moves the acknowledged offset n bytes (lines lines) on.
+// acknowledge moves the acknowledged offset n bytes (lines lines) on,
+// unless the spool moved it away from pos meanwhile: it is then where
+// the spool put it, and moving it on from pos could pass lines never sent.
 func (st *streamer) acknowledge(n int64, lines int) {
+	st.sent += lines // the endpoint has them either way
+	if st.moved || !st.s.ackAt(st.pos) {
+		st.moved = true
+		return
+	}
 	next := st.pos + n
 	at := tailOf(st.f, next)
 	// The endpoint has the batch, so memory moves on even when the sidecar
@@ -223,10 +248,21 @@ func (st *streamer) acknowledge(n int64, lines int) {
 	// until a later write catches it up.
 	st.s.saveOffset(next, at)
 	st.s.mu.Lock()
-	st.s.ack, st.s.ackTail = next, at
+	// Moved between the check and here: the sidecar may now hold next,
+	// but the spool marked it to be written again (ackCut).
+	st.moved = st.s.ack != st.pos
+	if !st.moved {
+		st.s.ack, st.s.ackTail = next, at
+	}
 	st.s.mu.Unlock()
 	st.pos = next
-	st.sent += lines
+}
+
+// ackAt reports whether the acknowledged offset is pos.
+func (s *Spool) ackAt(pos int64) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.ack == pos
 }
 
 // saveOffset saves off in the sidecar and reports whether it could; when
