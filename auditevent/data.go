@@ -2,6 +2,7 @@ package auditevent
 
 import (
 	"bytes"
+	"encoding"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -212,7 +213,9 @@ func (d Data) find(key string) (start, end, vstart int) {
 // types Python would have: float64 and float32 are floats (30.0 stays
 // "30.0"), Go integers and *big.Int are integers, json.Number keeps its
 // spelling's type, nil is null, a []byte is the text it holds (as
-// pydantic writes bytes). Other types go through encoding/json.
+// pydantic writes bytes; one that is not UTF-8 is an error, as there).
+// Other types, and values with a JSON or text form of their own (net.IP,
+// uuid.UUID), go through encoding/json.
 // Keys are written with each byte that is not UTF-8 as U+FFFD; two keys of
 // one map that this makes one are an error.
 func MarshalData(v map[string]any) (Data, error) {
@@ -370,6 +373,12 @@ func writtenText(s string) string {
 // appendReflect handles typed slices and string-keyed maps without going
 // through encoding/json, so their floats keep Python spelling too.
 func appendReflect(dst []byte, v any, depth int) ([]byte, error) {
+	switch v.(type) {
+	case json.Marshaler, encoding.TextMarshaler:
+		// A value that says how it is written (net.IP, uuid.UUID) is
+		// written so, not as the bytes or numbers it is made of.
+		return appendEncoded(dst, v)
+	}
 	rv := reflect.ValueOf(v)
 	switch rv.Kind() {
 	case reflect.Slice, reflect.Array:
@@ -379,7 +388,12 @@ func appendReflect(dst []byte, v any, depth int) ([]byte, error) {
 		if rv.Kind() == reflect.Slice && rv.Type().Elem().Kind() == reflect.Uint8 {
 			// The text the bytes hold, as the reference's pydantic model
 			// writes bytes: base64 would hide a credential in them from
-			// the collector's redaction.
+			// the collector's redaction. Bytes that are not UTF-8 hold no
+			// text; pydantic refuses them too, and U+FFFD for each bad
+			// byte would keep none of the value.
+			if !utf8.Valid(rv.Bytes()) {
+				return dst, errors.New("a []byte that is not UTF-8 has no text to write; pass it as a string of hex or base64")
+			}
 			return appendQuoted(dst, string(rv.Bytes())), nil
 		}
 		dst = append(dst, '[')
@@ -411,6 +425,11 @@ func appendReflect(dst []byte, v any, depth int) ([]byte, error) {
 		}
 		return appendGo(dst, rv.Elem().Interface(), depth+1)
 	}
+	return appendEncoded(dst, v)
+}
+
+// appendEncoded writes v as encoding/json does, in canonical form.
+func appendEncoded(dst []byte, v any) ([]byte, error) {
 	raw, err := json.Marshal(v)
 	if err != nil {
 		return dst, fmt.Errorf("encode %T: %w", v, err)

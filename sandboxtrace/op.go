@@ -77,8 +77,8 @@ type FinishOptions struct {
 //
 // An unknown op or data that cannot be encoded as JSON (NaN, a channel, two
 // keys that differ only in bytes that are not UTF-8, which are written
-// alike) is a programming error: Start then records nothing and returns an
-// error.
+// alike, a []byte that is not UTF-8) is a programming error: Start then
+// records nothing and returns an error.
 func (s *Session) Start(ctx context.Context, op string, data map[string]any) (context.Context, *Op, error) {
 	ctx = orBackground(ctx)
 	if !auditevent.IsOp(op) {

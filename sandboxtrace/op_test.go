@@ -150,6 +150,19 @@ func TestBytesInDataAreText(t *testing.T) {
 	assert.Equal(t, `{"env":"TOKEN=abc"}`, attrs(r.only(t))["sandbox.start_data"].AsString())
 }
 
+// Bytes that are not UTF-8 (a digest) hold no text: the operation is
+// refused, as the reference's pydantic refuses them, before it runs.
+func TestBytesNotUTF8InDataAreAnError(t *testing.T) {
+	r := newRecorder(t)
+	s := r.session(t)
+	ran := false
+	err := s.Do(context.Background(), "materialize", map[string]any{"sha256": []byte{0x9f, 0x86, 0xd0}},
+		func(context.Context, *sandboxtrace.Op) error { ran = true; return nil })
+	require.ErrorContains(t, err, "UTF-8")
+	assert.False(t, ran)
+	assert.Empty(t, r.ops())
+}
+
 func TestSeqInterleavesLikePython(t *testing.T) {
 	r := newRecorder(t)
 	s := r.session(t)

@@ -93,6 +93,7 @@ func (s *Spool) reconcileLocked() (os.FileInfo, error) {
 		return fi, nil
 	}
 	reason := fmt.Sprintf("the file changed outside the spool: %d bytes, expected %d", size, s.end)
+	s.changes++ // a replay round's byte positions are in doubt
 	if torn {
 		if _, err := s.writeFn(s.f, []byte{'\n'}); err != nil {
 			return nil, fmt.Errorf("spool %s: close a torn last line: %w", s.path, err)

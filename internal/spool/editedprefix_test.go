@@ -95,3 +95,42 @@ func TestLinesEditedOutWhileStoppedAreNotSkipped(t *testing.T) {
 		})
 	}
 }
+
+// Edits while a replay round is sending lines 5 and 6, with a push (line
+// 7) spooled meanwhile: the append finds the file changed, and the
+// batch's bytes no longer say where line 7 is. The round's
+// acknowledgement must not move the offset past line 7, never sent.
+var roundEdits = map[string]func(t *testing.T, path string, n int64){
+	// Lines 1..4, delivered, cleaned out: the append moves the offset
+	// back to the first line.
+	"delivered lines removed": func(t *testing.T, path string, n int64) { removeInPlace(t, path, 0, 4*n) },
+	// Line 6 cut off, above the offset: line 7 takes its place.
+	"cut above the offset": func(t *testing.T, path string, n int64) { removeInPlace(t, path, 5*n, n) },
+}
+
+func TestLinesEditedDuringARoundAreNotSkipped(t *testing.T) {
+	for name, edit := range roundEdits {
+		t.Run(name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "spool.jsonl")
+			s, pending := editedPrefixSpool(t, path, func(int64) (int64, int64) { return 0, 0 })
+			ctx := context.Background()
+			late := eventLines(t, 7, 7)
+			c := &collector{}
+			edited := false
+			send := func(ctx context.Context, batch []byte, lines int) error {
+				if !edited {
+					edited = true
+					edit(t, path, int64(len(pending)/2))
+					require.NoError(t, s.Append(ctx, late))
+				}
+				return c.send(ctx, batch, lines)
+			}
+			_, err := s.Replay(ctx, 10, 1<<20, send)
+			require.NoError(t, err)
+			_, err = s.Replay(ctx, 10, 1<<20, c.send)
+			require.NoError(t, err)
+			require.True(t, bytes.HasSuffix(c.data.Bytes(), late), "the line spooled during the round is delivered:\n%s", c.data.Bytes())
+			require.Zero(t, s.Size())
+		})
+	}
+}

@@ -72,14 +72,15 @@ func (s *Spool) ReplayAcked(ctx context.Context, maxBatchLines, maxBatchBytes in
 		// restart would not find them. maintain reports it.
 		_ = s.followPathLocked(own)
 	}
-	f, start, end := s.f, s.ack, s.end
+	f, start, end, changes := s.f, s.ack, s.end, s.changes
 	s.mu.Unlock()
 	if err != nil {
 		return 0, err
 	}
 	s.checkSidecar()
 
-	sent, err := s.stream(ctx, f, start, end, maxBatchLines, maxBatchBytes, send)
+	st := &streamer{s: s, f: f, send: send, pos: start, changes: changes, batch: make([]byte, 0, min(maxBatchBytes, 1<<20))}
+	sent, err := st.stream(ctx, end, maxBatchLines, maxBatchBytes)
 	s.upkeep = s.maintain() // the lines are safe either way
 	return sent, err
 }
@@ -96,16 +97,30 @@ type streamer struct {
 	batch []byte
 	lines int
 	sent  int
+	// changes is the spool's count of files found changed outside it
+	// when the round read from pos. moved: it is no longer (an append
+	// found the file edited or cut while the round sent), so the bytes
+	// the round read no longer say where the lines are. Nothing more is
+	// acknowledged from pos; the round reads on from the offset.
+	changes uint64
+	moved   bool
 }
+
+// errOffsetMoved ends a round's reading when the file changed under it
+// (see streamer.moved).
+var errOffsetMoved = errors.New("the spool file changed under the round")
 
 // stream sends the lines between start and end. The recorded end is always
 // just past a newline, so a line without one means the file changed under
 // the round (cut, or bytes inserted before end): the round mends the spool
 // (reconcileLocked) and reads on from that line.
-func (s *Spool) stream(ctx context.Context, f *os.File, start, end int64, maxLines, maxBytes int, send AckedSendFunc) (int, error) {
-	st := &streamer{s: s, f: f, send: send, pos: start, batch: make([]byte, 0, min(maxBytes, 1<<20))}
+func (st *streamer) stream(ctx context.Context, end int64, maxLines, maxBytes int) (int, error) {
+	s := st.s
 	for restarts := 0; st.pos < end; restarts++ {
-		torn, err := st.read(ctx, f, end, maxLines, maxBytes)
+		torn, err := st.read(ctx, st.f, end, maxLines, maxBytes)
+		if errors.Is(err, errOffsetMoved) {
+			torn, err = true, nil
+		}
 		if err != nil || !torn {
 			return st.sent, err
 		}
@@ -114,8 +129,9 @@ func (s *Spool) stream(ctx context.Context, f *os.File, start, end int64, maxLin
 		}
 		s.mu.Lock()
 		_, err = s.reconcileLocked()
-		st.pos, end = s.ack, s.end
+		st.pos, end, st.changes = s.ack, s.end, s.changes
 		s.mu.Unlock()
+		st.batch, st.lines, st.moved = st.batch[:0], 0, false
 		if err != nil {
 			return st.sent, err
 		}
@@ -197,6 +213,9 @@ func (st *streamer) deliver(ctx context.Context, batch []byte, lines int) error 
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	if st.moved {
+		return errOffsetMoved
+	}
 	doneBytes, doneLines := 0, 0
 	ack := func(bytes, lines int) {
 		// Only a longer prefix that ends a line moves the offset.
@@ -209,11 +228,21 @@ func (st *streamer) deliver(ctx context.Context, batch []byte, lines int) error 
 		return err
 	}
 	ack(len(batch), lines)
+	if st.moved {
+		return errOffsetMoved
+	}
 	return nil
 }
 
-// acknowledge moves the acknowledged offset n bytes (lines lines) on.
+// acknowledge moves the acknowledged offset n bytes (lines lines) on,
+// unless the file changed outside the spool meanwhile: the offset is then
+// where the spool put it, and pos+n could be past lines never sent.
 func (st *streamer) acknowledge(n int64, lines int) {
+	st.sent += lines // the endpoint has them either way
+	if st.moved || !st.s.unchangedSince(st.changes) {
+		st.moved = true
+		return
+	}
 	next := st.pos + n
 	at := tailOf(st.f, next)
 	// The endpoint has the batch, so memory moves on even when the sidecar
@@ -223,10 +252,22 @@ func (st *streamer) acknowledge(n int64, lines int) {
 	// until a later write catches it up.
 	st.s.saveOffset(next, at)
 	st.s.mu.Lock()
-	st.s.ack, st.s.ackTail = next, at
+	// Changed between the check and here: the sidecar may now hold next,
+	// but the spool writes it again (ackCut) if it moved the offset.
+	st.moved = st.s.changes != st.changes
+	if !st.moved {
+		st.s.ack, st.s.ackTail = next, at
+	}
 	st.s.mu.Unlock()
 	st.pos = next
-	st.sent += lines
+}
+
+// unchangedSince reports whether the spool has found no file changed
+// outside it since its count of them was changes.
+func (s *Spool) unchangedSince(changes uint64) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.changes == changes
 }
 
 // saveOffset saves off in the sidecar and reports whether it could; when

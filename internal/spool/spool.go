@@ -155,6 +155,10 @@ type Spool struct {
 	// ackTail is the tail of the file before ack, to tell an edit before
 	// it (see reconcileLocked).
 	ackTail tail
+	// changes counts the times reconcileLocked found the file changed, so
+	// a replay round tells its batch's bytes are no longer where it read
+	// them.
+	changes uint64
 	// head is the file's first bytes (up to tailWindow), to tell a file
 	// cut short from one whose first lines were removed (see
 	// reconcileLocked).
