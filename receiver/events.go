@@ -169,7 +169,8 @@ func (r *sandboxReceiver) countDelivery(ctx context.Context, n int, err error) {
 		r.tel.SandboxauditReceiverEventsAccepted.Add(ctx, int64(n))
 		return
 	}
-	if _, outcome := downstreamStatus(err); outcome == outcomeRefusedPermanent {
+	// As the client is answered: a 413 is not retried, permanent or not.
+	if refusedForGood(refusedReply(err, textReply).outcome) {
 		r.countRefused(ctx, reasonPermanent, n)
 	} else {
 		r.countRefused(ctx, reasonRetryable, n)

@@ -40,6 +40,10 @@ func (r *sandboxReceiver) handler(endpoint string, serve func(*http.Request) rep
 		req, cancel := r.boundByWriteTimeout(req)
 		defer cancel()
 		late := r.answerLate(w, req, endpoint)
+		// On every path, a panic of the pipeline too (net/http recovers
+		// it): a timer firing after the handler returned would write to
+		// a ResponseWriter net/http has taken back.
+		defer late.claim()
 		rp := serve(req)
 		if late.claim() {
 			rp.write(w)

@@ -3,6 +3,7 @@ package sandboxauditreceiver
 import (
 	"context"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -57,4 +58,39 @@ func TestPipelinePastWriteTimeoutStillAnswers(t *testing.T) {
 	}
 	assert.JSONEq(t, `{"accepted":0,"duplicates":1}`, answer)
 	assert.Equal(t, 1, logs.LogRecordCount())
+}
+
+// wroteAfter is a ResponseWriter that tells each status written to it.
+type wroteAfter struct {
+	h     http.Header
+	wrote chan int
+}
+
+func (w *wroteAfter) Header() http.Header         { return w.h }
+func (w *wroteAfter) Write(b []byte) (int, error) { return len(b), nil }
+func (w *wroteAfter) WriteHeader(status int) {
+	select {
+	case w.wrote <- status:
+	default:
+	}
+}
+
+// TestLateAnswerStoppedWhenThePipelinePanics: a pipeline that panics ends
+// the handler without an answer (net/http recovers it and closes the
+// connection). The late answer's timer, left running, wrote a 503 to the
+// ResponseWriter after the handler had returned: net/http has by then put
+// the connection's buffer back, and the write crashes the collector.
+func TestLateAnswerStoppedWhenThePipelinePanics(t *testing.T) {
+	const wt = 200 * time.Millisecond
+	tr := startReceiver(t, new(consumertest.LogsSink), nil, func(c *Config) { c.ServerConfig.WriteTimeout = wt })
+	h := tr.r.handler(endpointEvents, func(*http.Request) reply { panic(http.ErrAbortHandler) })
+	w := &wroteAfter{h: http.Header{}, wrote: make(chan int, 1)}
+	req := httptest.NewRequest(http.MethodPost, tr.eventsURL(), strings.NewReader(startJSON(1)))
+	require.PanicsWithValue(t, http.ErrAbortHandler, func() { h.ServeHTTP(w, req) })
+	// Past when the timer would answer (wt less a twentieth), bounded.
+	select {
+	case status := <-w.wrote:
+		t.Fatalf("the handler had returned, yet %d was written to its ResponseWriter", status)
+	case <-time.After(5 * wt):
+	}
 }

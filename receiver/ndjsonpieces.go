@@ -28,7 +28,7 @@ const deliverPiece = 4096
 // event over the exporter's max_line_bytes), else retryable, and the
 // client resends them with the rest.
 func (r *sandboxReceiver) countNotTried(ctx context.Context, rp reply, n int) {
-	if rp.outcome == outcomeRefusedPermanent || rp.outcome == outcomeTooLarge {
+	if refusedForGood(rp.outcome) {
 		r.countRefused(ctx, reasonPermanent, n)
 	} else {
 		r.countRefused(ctx, reasonRetryable, n)

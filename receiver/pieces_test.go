@@ -12,6 +12,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/twmb/franz-go/pkg/kerr"
 	"go.opentelemetry.io/collector/consumer"
 	"go.opentelemetry.io/collector/consumer/consumererror"
 	"go.opentelemetry.io/collector/consumer/consumertest"
@@ -189,4 +190,19 @@ func BenchmarkMemoryLargeNDJSON(b *testing.B) {
 	}
 	m.Report(b)
 	b.ReportMetric(float64(len(body))/1e6, "body-MB")
+}
+
+// TestTooLargeNotPermanentCountsPermanent: a Kafka message over the size
+// limit, as the pipeline returns it when not marked permanent (after an
+// exporter's retries, say), gets the client a 413, which it does not
+// retry; its events were counted refused_retryable, as if it would.
+func TestTooLargeNotPermanentCountsPermanent(t *testing.T) {
+	set, tel := recordingSettings(t)
+	tooLarge := fmt.Errorf("error exporting to topic %q: %w", "sandbox-audit", kerr.MessageTooLarge)
+	tr := startReceiverWith(t, set, &refuseCall{refuse: 1, err: tooLarge}, nil)
+
+	status, _, answer := post(t, tr.eventsURL(), contentTypeNDJSON, ndjsonBody("kafka", 3))
+	require.Equal(t, http.StatusRequestEntityTooLarge, status, answer)
+	assert.Equal(t, map[string]int64{"reason=refused_permanent": 3},
+		counterValues(t, tel, "otelcol_sandboxaudit_receiver_events_refused"))
 }

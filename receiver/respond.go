@@ -156,6 +156,12 @@ func refusedReply(err error, build replyBuilder) reply {
 	return rp
 }
 
+// refusedForGood tells whether a refusal's outcome tells the client not to
+// retry: a 500, or a 413 for an event or a Kafka message over a size limit.
+func refusedForGood(outcome string) bool {
+	return outcome == outcomeRefusedPermanent || outcome == outcomeTooLarge
+}
+
 // inFlightReply answers a request holding an event that another request is
 // delivering right now (typically the same client's resend after a
 // timeout): delivering it too would duplicate it, dropping it would lose it

@@ -67,7 +67,7 @@ const (
 
 // NewConnListener shares limit connections of inner between addresses.
 // onEvict, if not nil, is told each connection closed to make room, with
-// EvictedIdle or EvictedNew and the address it counted to.
+// EvictedIdle, EvictedNew or EvictedWaiting and the address it counted to.
 func NewConnListener(inner net.Listener, limit int, onEvict func(reason string, client netip.Addr)) *ConnListener {
 	l := &ConnListener{
 		inner:   inner,
