@@ -11,13 +11,23 @@ import (
 	"github.com/sandboxaudit/sandboxaudit/semconv"
 )
 
-// redactAttrs cuts secrets from both data attributes, the error message and
-// the copies of data values. Exec output, raw or text, was redacted by
-// applyOutput.
+// redactAttrs cuts secrets from both data attributes, the error message
+// and type, the event ids that are not the span's own and the copies of
+// data values, as the exporter cuts them from the line. Exec output, raw
+// or text, was redacted by applyOutput.
 func redactAttrs(attrs pcommon.Map, r *redact.Redactor, cuts *redact.Counts) {
 	redactData(attrs, semconv.AttrStartData, r, cuts)
 	redactData(attrs, semconv.AttrFinishData, r, cuts)
 	redactStr(attrs, semconv.AttrErrorMessage, r, cuts)
+	redactStr(attrs, semconv.AttrErrorType, r, cuts)
+	// The event ids that are not the span's own: any string the receiver took.
+	for _, key := range [...]string{semconv.AttrEventSpanID, semconv.AttrEventParentSpanID, semconv.AttrEventTraceID} {
+		if v, ok := text(attrs, key); ok {
+			if s, changed := r.ID(v.Str(), cuts); changed {
+				v.SetStr(s)
+			}
+		}
+	}
 	redactFlatCopies(attrs, r, cuts)
 }
 
