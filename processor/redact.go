@@ -29,6 +29,45 @@ func redactAttrs(attrs pcommon.Map, r *redact.Redactor, cuts *redact.Counts) {
 		}
 	}
 	redactFlatCopies(attrs, r, cuts)
+	redactScalars(attrs, r, cuts)
+}
+
+// redactScalars cuts secrets from the other attributes of a sandbox span
+// (docs/format.md) wherever they hold text: the backend name, and values
+// that are ids, times, codes, numbers or flags when well formed. A producer
+// may put any text there (an error's text as its code, a URL with its
+// password as the backend); the exporter drops or refuses such a value, but
+// the tracing backend would show it. Well-formed values hold no secret and
+// stay; a value of another type is left for the exporter to refuse, with
+// the text inside it cut.
+func redactScalars(attrs pcommon.Map, r *redact.Redactor, cuts *redact.Counts) {
+	for k, v := range attrs.All() {
+		if !scalarAttr(k) {
+			continue
+		}
+		switch v.Type() {
+		case pcommon.ValueTypeStr:
+			redactText(v, r, cuts)
+		case pcommon.ValueTypeSlice, pcommon.ValueTypeMap, pcommon.ValueTypeBytes:
+			redactTree(v, r, cuts)
+		}
+	}
+}
+
+// scalarAttr reports whether key is a sandbox span attribute that
+// redactScalars covers: every one but those redactAttrs and applyOutput
+// cut as data, text or an id.
+func scalarAttr(key string) bool {
+	switch key {
+	case semconv.AttrOperation, semconv.AttrSessionID, semconv.AttrBackend,
+		semconv.AttrStartSeq, semconv.AttrFinishSeq, semconv.AttrStartID, semconv.AttrFinishID,
+		semconv.AttrOK, semconv.AttrDurationMS, semconv.AttrErrorCode, semconv.AttrErrorRetryable,
+		semconv.AttrEventVersion, semconv.AttrStartTS, semconv.AttrFinishTS,
+		semconv.AttrIncomplete, semconv.AttrStartMissing, semconv.AttrEventPhase, semconv.AttrEventSeq,
+		semconv.AttrProcessExitCode, semconv.AttrServerPort:
+		return true
+	}
+	return false
 }
 
 // redactSpan cuts secrets from the span fields its events are made of
