@@ -74,3 +74,21 @@ func TestSecretsAreCutFromMalformedScalarAttributes(t *testing.T) {
 	want := gattrs.AsRaw()
 	assert.Equal(t, want, process(t, &Config{}, good).ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0).Attributes().AsRaw())
 }
+
+// TestSecretIsCutFromExceptionType: an exception event's type repeats
+// error.type, which is cut, so it is cut too; a class name stays.
+func TestSecretIsCutFromExceptionType(t *testing.T) {
+	td := ptrace.NewTraces()
+	span := td.ResourceSpans().AppendEmpty().ScopeSpans().AppendEmpty().Spans().AppendEmpty()
+	putSandbox(span.Attributes(), "exec")
+	for _, typ := range []string{"RuntimeError: token " + redacttest.GitHubToken, "ExecError"} {
+		ev := span.Events().AppendEmpty()
+		ev.SetName("exception")
+		ev.Attributes().PutStr("exception.type", typ)
+	}
+	events := process(t, &Config{}, td).ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0).Events()
+	cut, _ := events.At(0).Attributes().Get("exception.type")
+	assert.Equal(t, "RuntimeError: token [REDACTED:github_token]", cut.Str())
+	kept, _ := events.At(1).Attributes().Get("exception.type")
+	assert.Equal(t, "ExecError", kept.Str())
+}

@@ -87,16 +87,17 @@ const (
 	exceptionEvent      = "exception"
 	exceptionMessage    = "exception.message"
 	exceptionStacktrace = "exception.stacktrace"
+	exceptionType       = "exception.type"
 )
 
 // redactExceptions cuts secrets from the exception events an OTel SDK adds
 // when it records an error: their message is the status message's, which
-// the exporter's error_message may come from.
+// the exporter's error_message may come from, and their type is error.type's.
 func redactExceptions(events ptrace.SpanEventSlice, r *redact.Redactor, cuts *redact.Counts) {
 	for i := range events.Len() {
 		ev := events.At(i)
 		if ev.Name() == exceptionEvent {
-			redactEveryCopy(ev.Attributes(), r, cuts, exceptionMessage, exceptionStacktrace)
+			redactEveryCopy(ev.Attributes(), r, cuts, exceptionMessage, exceptionStacktrace, exceptionType)
 		}
 	}
 }
