@@ -1,63 +1,34 @@
-package auditevent_test
+package auditevent
 
 import (
 	"strings"
 	"testing"
 
-	"github.com/sandboxaudit/sandboxaudit/auditevent"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
-// Each byte that is not UTF-8 is written U+FFFD, so two keys that differ
-// only in such bytes (two file names in a Latin-1 directory) would be one
-// key twice, and every reader of the line keeps one of the values: an
-// entry of the caller's data lost without a word. MarshalData refuses them,
-// at any depth and for any string-keyed map type.
-func TestMarshalDataRefusesKeysThatWriteAlike(t *testing.T) {
-	for name, data := range map[string]map[string]any{
-		"top":      {"caf\xe9": 1, "caf\xe8": 2},
-		"nested":   {"files": map[string]any{"caf\xe9.txt": 1, "caf\xe8.txt": 2}},
-		"typed":    {"files": map[string]int{"\xff": 1, "\xfe": 2}},
-		"replaced": {"\xff": 1, "\ufffd": 2},
-	} {
-		d, err := auditevent.MarshalData(data)
-		if err == nil {
-			t.Errorf("%s: accepted as %s", name, d)
-			continue
+// TestMapKeysRenamesAndSortsAgain: changed names at any depth, the result
+// sorted again and canonical, numbers and other values exactly as they
+// were, and a changed name that collides numbered rather than lost.
+func TestMapKeysRenamesAndSortsAgain(t *testing.T) {
+	d := MustParseData(`{"zz":{"a":1,"secret-x":[1180591620717411303424,1e-05,{"secret-y":null}]},"b":"v","secret-b":true,"X":0}`)
+	var seen []string
+	out, changed := d.MapKeys(func(k string) (string, bool) {
+		seen = append(seen, k)
+		if strings.HasPrefix(k, "secret-") {
+			return "X", true
 		}
-		if !strings.Contains(err.Error(), "U+FFFD") {
-			t.Errorf("%s: error does not say why: %v", name, err)
-		}
-	}
-}
-
-// Keys are sorted as they are written, by code point after the
-// replacement: "\xc0" is written U+FFFD, after "é".
-func TestMarshalDataSortsKeysAsWritten(t *testing.T) {
-	d, err := auditevent.MarshalData(map[string]any{"\xc0": 1, "é": 2, "caf\xe9": 3})
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := `{"caf\ufffd":3,"\u00e9":2,"\ufffd":1}`
-	if d.String() != want {
-		t.Fatalf("got  %s\nwant %s", d, want)
-	}
-}
-
-// Bytes are written as the text they hold, as the reference's pydantic
-// model writes a bytes value (its default ser_json_bytes "utf8"), each
-// byte that is not UTF-8 as U+FFFD: base64 would hide a credential in them
-// from the collector's redaction.
-func TestMarshalDataWritesBytesAsText(t *testing.T) {
-	type blob []byte
-	d, err := auditevent.MarshalData(map[string]any{
-		"b": []byte("password=hunter2\xff"), "named": blob("x"), "nil": []byte(nil),
-		"in": map[string][]byte{"k": []byte("v")},
+		return k, false
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := `{"b":"password=hunter2\ufffd","in":{"k":"v"},"named":"x","nil":null}`
-	if d.String() != want {
-		t.Fatalf("got  %s\nwant %s", d, want)
-	}
+	require.True(t, changed)
+	assert.Equal(t, []string{"X", "b", "secret-b", "zz", "a", "secret-x", "secret-y"}, seen, "once each, in text order")
+	assert.Equal(t, `{"X":0,"X #2":true,"b":"v","zz":{"X":[1180591620717411303424,1e-05,{"X":null}],"a":1}}`, out.String())
+	again, err := ParseData(out.Bytes())
+	require.NoError(t, err)
+	assert.Equal(t, out.String(), again.String())
+
+	same, changed := d.MapKeys(func(k string) (string, bool) { return k, false })
+	assert.False(t, changed)
+	assert.Equal(t, d.String(), same.String())
 }

@@ -2,6 +2,7 @@ package sandboxauditprocessor // import "github.com/sandboxaudit/sandboxaudit/pr
 
 import (
 	"slices"
+	"strconv"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
@@ -185,9 +186,10 @@ func text(attrs pcommon.Map, key string) (pcommon.Value, bool) {
 // redactTree cuts secrets from the string and bytes values of a map or
 // list at every depth, each as Data cuts the same value in JSON text: the
 // member names above it, and a list's text element before it, give it its
-// context. Names stay, as in JSON; numbers and booleans hold no text to cut.
+// context. Names are cut as in JSON (rename); numbers and booleans hold no
+// text to cut.
 func redactTree(v pcommon.Value, r *redact.Redactor, cuts *redact.Counts) {
-	w := treeWalker{vs: r.Values(cuts)}
+	w := treeWalker{vs: r.Values(cuts), r: r, cuts: cuts}
 	w.site.Keys = w.keys[:0]
 	w.value(v)
 }
@@ -196,6 +198,8 @@ func redactTree(v pcommon.Value, r *redact.Redactor, cuts *redact.Counts) {
 // auditevent.Data.MapStrings would give the same value.
 type treeWalker struct {
 	vs   *redact.Values
+	r    *redact.Redactor
+	cuts *redact.Counts
 	site auditevent.StringSite
 	keys [8]string
 }
@@ -227,12 +231,45 @@ func (w *treeWalker) value(v pcommon.Value) (string, bool) {
 }
 
 func (w *treeWalker) members(m pcommon.Map) {
+	renamed := false
 	for k, v := range m.All() {
 		w.site.Keys = append(w.site.Keys, k)
 		w.site.HasPrev = false
 		w.value(v)
 		w.site.Keys = w.site.Keys[:len(w.site.Keys)-1]
+		if _, changed := w.r.String(k, nil); changed {
+			renamed = true
+		}
 	}
+	if renamed {
+		w.rename(m)
+	}
+}
+
+// rename cuts secrets from m's names as Data cuts them from an object's
+// (auditevent.Data.MapKeys): a cut name that another member has, or gets
+// first, is numbered, so no member is lost.
+func (w *treeWalker) rename(m pcommon.Map) {
+	taken := make(map[string]bool, m.Len())
+	for k := range m.All() {
+		if _, changed := w.r.String(k, nil); !changed {
+			taken[k] = true
+		}
+	}
+	out := pcommon.NewMap()
+	out.EnsureCapacity(m.Len())
+	for k, v := range m.All() {
+		name, changed := w.r.String(k, w.cuts)
+		if changed {
+			base := name
+			for n := 2; taken[name]; n++ {
+				name = base + " #" + strconv.Itoa(n)
+			}
+			taken[name] = true
+		}
+		v.CopyTo(out.PutEmpty(name))
+	}
+	out.MoveTo(m)
 }
 
 func (w *treeWalker) elements(s pcommon.Slice) {
