@@ -12,12 +12,14 @@ func (d Data) MapKeys(f func(key string) (string, bool)) (Data, bool) {
 		return d, false
 	}
 	k := keyMapper{stringMapper: stringMapper{canon: d.canon}}
+	n := 0
 	k.walk(0, func(key string) {
-		name, changed := f(key)
-		k.names = append(k.names, renamed{name, changed})
-		k.changed = k.changed || changed
+		if name, changed := f(key); changed {
+			k.names = append(k.names, renamed{n, name})
+		}
+		n++
 	})
-	if !k.changed {
+	if len(k.names) == 0 {
 		return d, false
 	}
 	out, _ := k.emit(nil, 0)
@@ -28,18 +30,19 @@ func (d Data) MapKeys(f func(key string) (string, bool)) (Data, bool) {
 	return nd, true
 }
 
+// renamed is the new name of the member name at index at, in text order.
 type renamed struct {
-	name    string
-	changed bool
+	at   int
+	name string
 }
 
 // keyMapper walks canonical text for its member names, then writes the text
 // again with the names it found changed.
 type keyMapper struct {
 	stringMapper
-	names   []renamed // f's result for each name, in text order
-	next    int       // the next of names that emit writes
-	changed bool
+	names []renamed // the changed names, in text order; nil until one
+	next  int       // the index of the next name emit writes
+	done  int       // names[:done] are written
 }
 
 // walk hands each member name of the value at i to visit and returns the
@@ -78,8 +81,9 @@ func (k *keyMapper) walk(i int, visit func(string)) int {
 
 // keyedValue is one member of an object as emit writes it.
 type keyedValue struct {
-	renamed
-	value []byte
+	name    string
+	changed bool
+	value   []byte
 }
 
 // emit appends the value at i with the changed names to dst and returns
@@ -91,8 +95,12 @@ func (k *keyMapper) emit(dst []byte, i int) ([]byte, int) {
 		var ms []keyedValue
 		i++
 		for k.canon[i] != '}' {
-			end, _ := k.str(i)
-			m := keyedValue{renamed: k.names[k.next]}
+			end, key := k.str(i)
+			m := keyedValue{name: key}
+			if k.done < len(k.names) && k.names[k.done].at == k.next {
+				m.name, m.changed = k.names[k.done].name, true
+				k.done++
+			}
 			k.next++
 			m.value, i = k.emit(nil, end+1)
 			ms = append(ms, m)
