@@ -13,7 +13,8 @@ import (
 )
 
 // TestSecretsInIdsAndErrorTypeNeverReachTheTrail: the receiver takes any
-// string as span_id, parent_span_id, trace_id and error_type. A careless
+// string as span_id, parent_span_id, trace_id, error_type and data member
+// names. A careless
 // client's credential there (an exception's text as its type, a URL with
 // its password as a parent id) reached the audit file and, through the
 // paired span's attributes, the tracing backend in clear. Both lines of the
@@ -33,7 +34,8 @@ func TestSecretsInIdsAndErrorTypeNeverReachTheTrail(t *testing.T) {
 			"version": 1, "event_id": fmt.Sprintf("5e1c2a8e-0000-4000-8000-0000000c000%d", seq+1),
 			"ts": fmt.Sprintf("2026-03-14T15:09:2%d.535897Z", seq+6), "session_id": session, "seq": seq + 1,
 			"op": "exec", "phase": phase, "span_id": redacttest.GitHubToken, "parent_span_id": parent,
-			"trace_id": redacttest.AWSKeyID, "data": map[string]any{"command": []string{"ls"}},
+			"trace_id": redacttest.AWSKeyID,
+			"data":     map[string]any{"command": []string{"ls"}, "headers": map[string]any{redacttest.SlackToken: true}},
 		}
 		if phase == "finish" {
 			for k, v := range map[string]any{
@@ -54,12 +56,13 @@ func TestSecretsInIdsAndErrorTypeNeverReachTheTrail(t *testing.T) {
 
 	audit := string(mustRead(t, auditPath))
 	logText := string(mustRead(t, col.log))
-	for _, secret := range []string{redacttest.GitHubToken, redacttest.AWSKeyID, "hunter2hunter2"} {
+	for _, secret := range []string{redacttest.GitHubToken, redacttest.AWSKeyID, "hunter2hunter2", redacttest.SlackToken} {
 		assert.NotContains(t, audit, secret, "audit file")
 		assert.NotContains(t, logText, secret, "collector log and debug exporter output")
 	}
 	assert.Contains(t, audit, `"error_type":"RuntimeError: token [REDACTED:github_token]"`)
 	assert.Contains(t, audit, `"span_id":"[REDACTED:github_token]"`)
+	assert.Contains(t, audit, `"headers":{"[REDACTED:slack_token]":true}`)
 	assert.Contains(t, logText, "sandbox.event.span_id: Str([REDACTED:github_token])")
 	assert.Contains(t, requireVerifies(t, auditPath), "lines=2 events=2 sessions=1")
 }
