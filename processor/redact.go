@@ -2,6 +2,7 @@ package sandboxauditprocessor // import "github.com/sandboxaudit/sandboxaudit/pr
 
 import (
 	"slices"
+	"strconv"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
@@ -11,14 +12,63 @@ import (
 	"github.com/sandboxaudit/sandboxaudit/semconv"
 )
 
-// redactAttrs cuts secrets from both data attributes, the error message and
-// the copies of data values. Exec output, raw or text, was redacted by
-// applyOutput.
+// redactAttrs cuts secrets from both data attributes, the error message
+// and type, the event ids that are not the span's own and the copies of
+// data values, as the exporter cuts them from the line. Exec output, raw
+// or text, was redacted by applyOutput.
 func redactAttrs(attrs pcommon.Map, r *redact.Redactor, cuts *redact.Counts) {
 	redactData(attrs, semconv.AttrStartData, r, cuts)
 	redactData(attrs, semconv.AttrFinishData, r, cuts)
 	redactStr(attrs, semconv.AttrErrorMessage, r, cuts)
+	redactStr(attrs, semconv.AttrErrorType, r, cuts)
+	// The event ids that are not the span's own: any string the receiver took.
+	for _, key := range [...]string{semconv.AttrEventSpanID, semconv.AttrEventParentSpanID, semconv.AttrEventTraceID} {
+		if v, ok := text(attrs, key); ok {
+			if s, changed := r.ID(v.Str(), cuts); changed {
+				v.SetStr(s)
+			}
+		}
+	}
 	redactFlatCopies(attrs, r, cuts)
+	redactScalars(attrs, r, cuts)
+}
+
+// redactScalars cuts secrets from the other attributes of a sandbox span
+// (docs/format.md) wherever they hold text: the backend name, and values
+// that are ids, times, codes, numbers or flags when well formed. A producer
+// may put any text there (an error's text as its code, a URL with its
+// password as the backend); the exporter drops or refuses such a value, but
+// the tracing backend would show it. Well-formed values hold no secret and
+// stay; a value of another type is left for the exporter to refuse, with
+// the text inside it cut.
+func redactScalars(attrs pcommon.Map, r *redact.Redactor, cuts *redact.Counts) {
+	for k, v := range attrs.All() {
+		if !scalarAttr(k) {
+			continue
+		}
+		switch v.Type() {
+		case pcommon.ValueTypeStr:
+			redactText(v, r, cuts)
+		case pcommon.ValueTypeSlice, pcommon.ValueTypeMap, pcommon.ValueTypeBytes:
+			redactTree(v, r, cuts)
+		}
+	}
+}
+
+// scalarAttr reports whether key is a sandbox span attribute that
+// redactScalars covers: every one but those redactAttrs and applyOutput
+// cut as data, text or an id.
+func scalarAttr(key string) bool {
+	switch key {
+	case semconv.AttrOperation, semconv.AttrSessionID, semconv.AttrBackend,
+		semconv.AttrStartSeq, semconv.AttrFinishSeq, semconv.AttrStartID, semconv.AttrFinishID,
+		semconv.AttrOK, semconv.AttrDurationMS, semconv.AttrErrorCode, semconv.AttrErrorRetryable,
+		semconv.AttrEventVersion, semconv.AttrStartTS, semconv.AttrFinishTS,
+		semconv.AttrIncomplete, semconv.AttrStartMissing, semconv.AttrEventPhase, semconv.AttrEventSeq,
+		semconv.AttrProcessExitCode, semconv.AttrServerPort:
+		return true
+	}
+	return false
 }
 
 // redactSpan cuts secrets from the span fields its events are made of
@@ -38,16 +88,17 @@ const (
 	exceptionEvent      = "exception"
 	exceptionMessage    = "exception.message"
 	exceptionStacktrace = "exception.stacktrace"
+	exceptionType       = "exception.type"
 )
 
 // redactExceptions cuts secrets from the exception events an OTel SDK adds
 // when it records an error: their message is the status message's, which
-// the exporter's error_message may come from.
+// the exporter's error_message may come from, and their type is error.type's.
 func redactExceptions(events ptrace.SpanEventSlice, r *redact.Redactor, cuts *redact.Counts) {
 	for i := range events.Len() {
 		ev := events.At(i)
 		if ev.Name() == exceptionEvent {
-			redactEveryCopy(ev.Attributes(), r, cuts, exceptionMessage, exceptionStacktrace)
+			redactEveryCopy(ev.Attributes(), r, cuts, exceptionMessage, exceptionStacktrace, exceptionType)
 		}
 	}
 }
@@ -135,9 +186,10 @@ func text(attrs pcommon.Map, key string) (pcommon.Value, bool) {
 // redactTree cuts secrets from the string and bytes values of a map or
 // list at every depth, each as Data cuts the same value in JSON text: the
 // member names above it, and a list's text element before it, give it its
-// context. Names stay, as in JSON; numbers and booleans hold no text to cut.
+// context. Names are cut as in JSON (rename); numbers and booleans hold no
+// text to cut.
 func redactTree(v pcommon.Value, r *redact.Redactor, cuts *redact.Counts) {
-	w := treeWalker{vs: r.Values(cuts)}
+	w := treeWalker{vs: r.Values(cuts), r: r, cuts: cuts}
 	w.site.Keys = w.keys[:0]
 	w.value(v)
 }
@@ -146,6 +198,8 @@ func redactTree(v pcommon.Value, r *redact.Redactor, cuts *redact.Counts) {
 // auditevent.Data.MapStrings would give the same value.
 type treeWalker struct {
 	vs   *redact.Values
+	r    *redact.Redactor
+	cuts *redact.Counts
 	site auditevent.StringSite
 	keys [8]string
 }
@@ -177,12 +231,45 @@ func (w *treeWalker) value(v pcommon.Value) (string, bool) {
 }
 
 func (w *treeWalker) members(m pcommon.Map) {
+	renamed := false
 	for k, v := range m.All() {
 		w.site.Keys = append(w.site.Keys, k)
 		w.site.HasPrev = false
 		w.value(v)
 		w.site.Keys = w.site.Keys[:len(w.site.Keys)-1]
+		if _, changed := w.r.String(k, nil); changed {
+			renamed = true
+		}
 	}
+	if renamed {
+		w.rename(m)
+	}
+}
+
+// rename cuts secrets from m's names as Data cuts them from an object's
+// (auditevent.Data.MapKeys): a cut name that another member has, or gets
+// first, is numbered, so no member is lost.
+func (w *treeWalker) rename(m pcommon.Map) {
+	taken := make(map[string]bool, m.Len())
+	for k := range m.All() {
+		if _, changed := w.r.String(k, nil); !changed {
+			taken[k] = true
+		}
+	}
+	out := pcommon.NewMap()
+	out.EnsureCapacity(m.Len())
+	for k, v := range m.All() {
+		name, changed := w.r.String(k, w.cuts)
+		if changed {
+			base := name
+			for n := 2; taken[name]; n++ {
+				name = base + " #" + strconv.Itoa(n)
+			}
+			taken[name] = true
+		}
+		v.CopyTo(out.PutEmpty(name))
+	}
+	out.MoveTo(m)
 }
 
 func (w *treeWalker) elements(s pcommon.Slice) {

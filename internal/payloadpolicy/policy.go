@@ -21,8 +21,9 @@ func (p Policy) equal(o Policy) bool {
 }
 
 // Apply returns a copy of e under the policy: the payload policy first, then
-// every string of data, error_message, and stdout/stderr where the policy
-// keeps them, redacted. Raw output is redacted as it is decoded (see
+// every string of data, error_message, error_type, stdout/stderr where the
+// policy keeps them, and the span and trace ids (redact.Redactor.ID),
+// redacted. Raw output is redacted as it is decoded (see
 // redact.Redactor.Output), and a redacted copy holds no raw bytes. e is not
 // modified. c counts the cuts by kind.
 func (p Policy) Apply(e *auditevent.Event, c *redact.Counts) auditevent.Event {
@@ -43,6 +44,10 @@ func (p Policy) Apply(e *auditevent.Event, c *redact.Counts) auditevent.Event {
 	out.Stderr = output(r, rawErr, out.Stderr, p.MaxStderrChars, c)
 	out.Data, _ = r.Data(out.Data, c)
 	out.ErrorMessage = r.Ptr(out.ErrorMessage, c)
+	out.ErrorType = r.Ptr(out.ErrorType, c)
+	out.SpanID, _ = r.ID(out.SpanID, c)
+	out.ParentSpanID = r.IDPtr(out.ParentSpanID, c)
+	out.TraceID = r.IDPtr(out.TraceID, c)
 	return out
 }
 
@@ -75,10 +80,11 @@ func (p Policy) AppendSpanLine(dst []byte, e *auditevent.Event, c *redact.Counts
 
 // nothingToCut reports whether Apply would leave every field the line
 // holds as the policy alone makes it, and count no cut: no error message,
-// no output kept, and data the redactor cannot cut. Most events are so,
-// and are then encoded without the copies Apply makes.
+// no error type, no output kept, ids as tracers make them, and data the
+// redactor cannot cut. Most events are so, and are then encoded without the
+// copies Apply makes.
 func (p Policy) nothingToCut(e *auditevent.Event) bool {
-	if e.ErrorMessage != nil || !p.IncludeWriteLen {
+	if e.ErrorMessage != nil || e.ErrorType != nil || !p.IncludeWriteLen || !plainIDs(e) {
 		return false
 	}
 	if e.IsFinish() {
@@ -89,6 +95,13 @@ func (p Policy) nothingToCut(e *auditevent.Event) bool {
 		return false
 	}
 	return !p.Redactor.MayCut(e.Data)
+}
+
+// plainIDs reports whether every id of e is one redact.Redactor.ID leaves
+// whole without a scan.
+func plainIDs(e *auditevent.Event) bool {
+	return redact.PlainID(e.SpanID) && (e.ParentSpanID == nil || redact.PlainID(*e.ParentSpanID)) &&
+		(e.TraceID == nil || redact.PlainID(*e.TraceID))
 }
 
 // Redacts reports whether AppendLine encodes Apply's copy of e, rather

@@ -62,6 +62,7 @@ func FuzzRedactData(f *testing.F) {
 		`{"a":[["--token"],"v"],"b":{"c":{"api_key":[1,"k",null]}},"d":"Authorization: Bearer abcdefabcdef12345"}`,
 		`{"é":"` + "\\u00e9 https://u:p@h" + `","n":1e400}`,
 		`{"data":"db:5432:prod:app:pw","p":"h:*:Db:u:p"}`, `{"a":"*:*:*:u:p"}`,
+		`{"h":{"Authorization: Bearer abcdefabcdef12345":1,"[REDACTED:bearer_token]":2},"DB_PASSWORD=p":[]}`,
 	} {
 		f.Add(s)
 	}
@@ -91,6 +92,9 @@ func FuzzRedactData(f *testing.F) {
 			if !p.mayCut(d.Bytes()) {
 				if cut, changed := p.walk(d, nil); changed {
 					t.Fatalf("probe missed a cut: %s -> %s", d.String(), cut.String())
+				}
+				if cut, changed := d.MapKeys(func(k string) (string, bool) { return p.String(k, nil) }); changed {
+					t.Fatalf("probe missed a cut in a name: %s -> %s", d.String(), cut.String())
 				}
 			}
 		}

@@ -249,12 +249,15 @@ func (r *Redactor) apply(s string, spans []span, c *Counts) (string, bool) {
 // Set-Cookie member, the cookies' values; an auth member, a Basic
 // credential), and after an argv flag that names a secret (["--password",
 // "x"]) or curl's cookie flag (["-b", "a=b"], or ["curl", "-ba=b"] with
-// the string joined to it).
+// the string joined to it). Member names are redacted as text, each on its
+// own (auditevent.Data.MapKeys): a client may key a map by a credential.
 func (r *Redactor) Data(d auditevent.Data, c *Counts) (auditevent.Data, bool) {
 	if !r.mayCut(d.Bytes()) {
 		return d, false
 	}
-	return r.walk(d, c)
+	d, changed := r.walk(d, c)
+	d, renamed := d.MapKeys(func(key string) (string, bool) { return r.String(key, c) })
+	return d, changed || renamed
 }
 
 // MayCut reports whether Data might cut anything from d: false only when
@@ -428,6 +431,10 @@ func (v *dataVisitor) underSecretName(keys []string) (Kind, bool) {
 	v.names = v.names[:n]
 	for _, key := range keys[n:] {
 		k, ok := v.sc.secretName(key)
+		// A name with a marker was cut (Data cuts names): the marker's
+		// words (github_token) are not the producer's, and judging them
+		// would cut the value when a redacted line is redacted again.
+		ok = ok && !strings.Contains(key, markerPrefix)
 		v.names = append(v.names, nameKind{key, k, ok})
 	}
 	for i := len(v.names) - 1; i >= 0; i-- {
