@@ -43,8 +43,8 @@ func NewFactory() receiver.Factory {
 
 // guard wraps the contrib factory's create function of one signal so that
 // it refuses the signal without topics, an error_backoff that never waits
-// and an audit intake that skips messages, and what it creates logs no
-// message value and checks the signal's encoding at Start.
+// and an audit intake that skips or reorders messages, and what it creates
+// logs no message value and checks the signal's encoding at Start.
 func guard[N any, R component.Component](
 	create func(context.Context, receiver.Settings, component.Config, N) (R, error),
 	signal string, section func(*kafkareceiver.Config) kafkareceiver.TopicEncodingConfig,

@@ -18,7 +18,10 @@ import (
 // commit (a new group, or one whose offsets expired) at the end of the
 // topic, past the lines it already holds; `message_marking::after: false`
 // commits a message before its lines are written, so a crash or a failed
-// write loses them.
+// write loses them. It also refuses more than one message of a partition
+// in flight (partition_processing independent with max_in_flight::records
+// above 1): the receiver then runs a partition's messages side by side, and
+// a session's later lines can reach the file before its earlier ones.
 func checkAuditIntake(signal, encoding string, c *kafkareceiver.Config) error {
 	if !sandboxauditencoding.Names(encoding) {
 		return nil
@@ -31,6 +34,11 @@ func checkAuditIntake(signal, encoding string, c *kafkareceiver.Config) error {
 	if !c.MessageMarking.After {
 		errs = append(errs, fmt.Errorf("kafka receiver: message_marking::after: must be true when %s::encoding is %s (false commits a message before its lines are written: a crash or a failed write loses them)",
 			signal, encoding))
+	}
+	if pp := c.PartitionProcessing; pp.Independent && pp.MaxInFlight.Records > 1 {
+		errs = append(errs, fmt.Errorf("kafka receiver: partition_processing::max_in_flight::records: must be 1 when %s::encoding is %s, got %d "+
+			"(more runs a partition's messages side by side: a session's later lines can be written before its earlier ones)",
+			signal, encoding, pp.MaxInFlight.Records))
 	}
 	return errors.Join(errs...)
 }

@@ -121,3 +121,39 @@ func TestKafkaReceiverRefusesAnotherEncodingOnTheAuditTopicByRegex(t *testing.T)
 		})
 	}
 }
+
+// TestKafkaReceiverRefusesAnAuditIntakeThatReordersAPartition: with
+// partition_processing independent and max_in_flight::records above 1, the
+// receiver runs a partition's messages side by side, so a later message of
+// a session can be written before an earlier one (seq 2 before seq 1),
+// where docs/scaling.md promises a session's lines in the order its edge
+// produced them. It is refused when the receiver is created, naming the
+// key; one record in flight, or records above 1 without independent (which
+// the receiver then ignores), is taken.
+func TestKafkaReceiverRefusesAnAuditIntakeThatReordersAPartition(t *testing.T) {
+	f := NewFactory()
+	for _, c := range []struct {
+		independent bool
+		records     int
+		want        string
+	}{
+		{true, 4, "kafka receiver: partition_processing::max_in_flight::records: must be 1 when logs::encoding is sandboxaudit_encoding, got 4"},
+		{true, 1, ""},
+		{false, 4, ""},
+	} {
+		cfg := f.CreateDefaultConfig().(*kafkareceiver.Config)
+		cfg.Logs.Encoding = "sandboxaudit_encoding"
+		cfg.ConsumerConfig.InitialOffset = "earliest"
+		cfg.MessageMarking.After = true
+		cfg.PartitionProcessing.Independent = c.independent
+		cfg.PartitionProcessing.MaxInFlight.Records = c.records
+		r, err := f.CreateLogs(context.Background(), receivertest.NewNopSettings(f.Type()), cfg, consumertest.NewNop())
+		if c.want == "" {
+			require.NoError(t, err, "%+v", c)
+			require.NoError(t, r.Shutdown(context.Background()))
+			continue
+		}
+		require.Error(t, err)
+		assert.Contains(t, err.Error(), c.want)
+	}
+}

@@ -49,8 +49,8 @@ func NewFactory(extensions ...component.Type) exporter.Factory {
 
 // checked wraps the contrib factory's create function of one signal so
 // that it refuses the signal on a topic another signal fills with a known
-// extension's encoding, and a sending_queue in front of such an encoding,
-// and what it creates (wrapped by wrap) checks the signal's encoding at
+// extension's encoding, and a sending_queue in front of such an encoding or
+// messages of it that are not placed by session, and what it creates (wrapped by wrap) checks the signal's encoding at
 // Start.
 func checked[E any](
 	create func(context.Context, exporter.Settings, component.Config) (E, error),
@@ -61,7 +61,7 @@ func checked[E any](
 		var none E
 		c := cfg.(*kafkaexporter.Config)
 		if err := errors.Join(checkSharedTopic(set.ID, signal, c, known),
-			checkQueue(set.ID, signal, encoding(c), c, known)); err != nil {
+			checkQueue(set.ID, signal, encoding(c), c, known), checkKeyed(set.ID, signal, encoding(c), c, known)); err != nil {
 			return none, err
 		}
 		e, err := create(ctx, set, cfg)

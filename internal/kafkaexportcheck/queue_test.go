@@ -23,6 +23,7 @@ func TestExporterRefusesAQueueInFrontOfAuditLines(t *testing.T) {
 
 	cfg := f.CreateDefaultConfig().(*kafkaexporter.Config)
 	cfg.Logs.Encoding = "sandboxaudit_encoding"
+	cfg.PartitionLogsByTraceID = true
 	_, err := f.CreateLogs(context.Background(), set, cfg)
 	require.Error(t, err)
 	assert.Equal(t, "exporters::kafka::sending_queue::enabled: must be false (or wait_for_result true) when logs::encoding is sandboxaudit_encoding "+
@@ -48,6 +49,7 @@ func TestExporterTakesAQueueThatWaitsForTheResult(t *testing.T) {
 
 	cfg := f.CreateDefaultConfig().(*kafkaexporter.Config)
 	cfg.Logs.Encoding = "sandboxaudit_encoding"
+	cfg.PartitionLogsByTraceID = true
 	cfg.QueueBatchConfig.Get().WaitForResult = true
 	e, err := f.CreateLogs(context.Background(), set, cfg)
 	require.NoError(t, err)

@@ -24,6 +24,7 @@ func TestExporterRefusesAnotherEncodingOnTheAuditTopic(t *testing.T) {
 	cfg := f.CreateDefaultConfig().(*kafkaexporter.Config)
 	cfg.Logs = kafkaexporter.SignalConfig{Topic: "sandbox-audit", Encoding: "sandboxaudit_encoding"}
 	cfg.QueueBatchConfig = configoptional.None[exporterhelper.QueueBatchConfig]()
+	cfg.PartitionTracesByID, cfg.PartitionLogsByTraceID = true, true
 	cfg.Traces.Topic = "sandbox-audit" // encoding left at otlp_proto
 	_, err := f.CreateTraces(context.Background(), set, cfg)
 	require.Error(t, err)
