@@ -47,3 +47,29 @@ func TestLogsMapBodyNamesAreCutAsJSON(t *testing.T) {
 		"[REDACTED:github_token] #2": 2.0}, fromMap["env"])
 	assert.Equal(t, "k", fromMap["[REDACTED:github_token]"])
 }
+
+// TestLogsMapBodyCollisionsNumberedInNameOrder: two names that cut to the
+// same text are numbered in the order of their names, as Data numbers them
+// in canonical text, not in the map's insertion order; so a map body gives
+// the same members whatever order its producer inserted them in.
+func TestLogsMapBodyCollisionsNumberedInNameOrder(t *testing.T) {
+	const tokA = "ghp_" + "A8sTq2VwXyZ1aBcDeFgHiJkLmNoPqRsTuV4w"
+	const tokB = "ghp_" + "B8sTq2VwXyZ1aBcDeFgHiJkLmNoPqRsTuV4w"
+	cfg := createDefaultConfig().(*Config)
+	ld, lr := oneRecord()
+	lr.SetEventName("app.exec")
+	lr.Body().SetStr(`{"` + tokB + `":2,"` + tokA + `":1}`)
+	putSandbox(lr.Attributes(), "exec")
+	var fromText map[string]any
+	require.NoError(t, json.Unmarshal([]byte(records(processLogs(t, cfg, ld)).At(0).Body().Str()), &fromText))
+	assert.Equal(t, map[string]any{"[REDACTED:github_token]": 1.0, "[REDACTED:github_token] #2": 2.0}, fromText)
+
+	ld, lr = oneRecord()
+	lr.SetEventName("app.exec")
+	body := lr.Body().SetEmptyMap()
+	body.PutInt(tokB, 2) // inserted before tokA, which sorts first
+	body.PutInt(tokA, 1)
+	putSandbox(lr.Attributes(), "exec")
+	assert.Equal(t, map[string]any{"[REDACTED:github_token]": int64(1), "[REDACTED:github_token] #2": int64(2)},
+		records(processLogs(t, cfg, ld)).At(0).Body().Map().AsRaw())
+}

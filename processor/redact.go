@@ -247,27 +247,37 @@ func (w *treeWalker) members(m pcommon.Map) {
 }
 
 // rename cuts secrets from m's names as Data cuts them from an object's
-// (auditevent.Data.MapKeys): a cut name that another member has, or gets
-// first, is numbered, so no member is lost.
+// (auditevent.Data.MapKeys): a cut name that another member has, or that a
+// member before it in name order gets, is numbered, so no member is lost
+// and the numbers do not hang on the producer's insertion order.
 func (w *treeWalker) rename(m pcommon.Map) {
-	taken := make(map[string]bool, m.Len())
+	names := make(map[string]string, m.Len())
+	var cut []string
 	for k := range m.All() {
-		if _, changed := w.r.String(k, nil); !changed {
-			taken[k] = true
+		if _, changed := w.r.String(k, nil); changed {
+			cut = append(cut, k)
+		} else {
+			names[k] = k
 		}
+	}
+	taken := make(map[string]bool, m.Len())
+	for _, name := range names {
+		taken[name] = true
+	}
+	slices.Sort(cut) // byte order of UTF-8 is code-point order, canonical text's
+	for _, k := range cut {
+		name, _ := w.r.String(k, w.cuts)
+		base := name
+		for n := 2; taken[name]; n++ {
+			name = base + " #" + strconv.Itoa(n)
+		}
+		taken[name] = true
+		names[k] = name
 	}
 	out := pcommon.NewMap()
 	out.EnsureCapacity(m.Len())
 	for k, v := range m.All() {
-		name, changed := w.r.String(k, w.cuts)
-		if changed {
-			base := name
-			for n := 2; taken[name]; n++ {
-				name = base + " #" + strconv.Itoa(n)
-			}
-			taken[name] = true
-		}
-		v.CopyTo(out.PutEmpty(name))
+		v.CopyTo(out.PutEmpty(names[k]))
 	}
 	out.MoveTo(m)
 }
