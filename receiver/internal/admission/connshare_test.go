@@ -250,4 +250,18 @@ func TestConnListenerWaitingPlacesAreShared(t *testing.T) {
 	mu.Lock()
 	defer mu.Unlock()
 	assert.Equal(t, []string{EvictedWaiting + " 127.0.0.2"}, evicted)
+	assertWaitingCounted(t, l)
+}
+
+// assertWaitingCounted checks the per-address counts of the waiting
+// connections, kept as they change, against the connections waiting.
+func assertWaitingCounted(t *testing.T, l *ConnListener) {
+	t.Helper()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	want := map[netip.Addr]int{}
+	for _, c := range l.waiting {
+		want[c.addr]++
+	}
+	assert.Equal(t, want, l.waitingBy)
 }
