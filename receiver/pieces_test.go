@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kerr"
+	"go.opentelemetry.io/collector/component/componenttest"
 	"go.opentelemetry.io/collector/consumer"
 	"go.opentelemetry.io/collector/consumer/consumererror"
 	"go.opentelemetry.io/collector/consumer/consumertest"
@@ -112,16 +113,24 @@ func TestRefusedPieceKeepsEarlierPiecesOnce(t *testing.T) {
 // refused (the client was told the batch was). Also through the large-body
 // path, whose later lines are not decoded when the refusal comes.
 func TestRefusedPieceCountsEveryEvent(t *testing.T) {
-	set, tel := recordingSettings(t)
-	logs := &refuseCall{refuse: 2, err: consumererror.NewRetryableError(assert.AnError)}
-	tr := startReceiverWith(t, set, logs, nil)
-
 	const n = 2*deliverPiece + 5
-	status, _, answer := post(t, tr.eventsURL(), contentTypeNDJSON, ndjsonBody("counted", n))
-	require.Equal(t, http.StatusServiceUnavailable, status, answer)
+	tel := postToRefusing(t, 2, consumererror.NewRetryableError(assert.AnError),
+		ndjsonBody("counted", n), http.StatusServiceUnavailable)
 	assert.Equal(t, map[string]int64{"": deliverPiece}, counterValues(t, tel, "otelcol_sandboxaudit_receiver_events_accepted"))
 	assert.Equal(t, map[string]int64{"reason=refused_retryable": n - deliverPiece},
 		counterValues(t, tel, "otelcol_sandboxaudit_receiver_events_refused"))
+}
+
+// postToRefusing posts body to a receiver whose pipeline refuses its
+// call'th call with err, requires the answer's status, and returns the
+// receiver's telemetry.
+func postToRefusing(t *testing.T, call int32, err error, body []byte, status int) *componenttest.Telemetry {
+	t.Helper()
+	set, tel := recordingSettings(t)
+	tr := startReceiverWith(t, set, &refuseCall{refuse: call, err: err}, nil)
+	got, _, answer := post(t, tr.eventsURL(), contentTypeNDJSON, body)
+	require.Equal(t, status, got, answer)
+	return tel
 }
 
 // TestTooLongPieceCountsEveryEventPermanent: when the pipeline refuses the
@@ -129,14 +138,9 @@ func TestRefusedPieceCountsEveryEvent(t *testing.T) {
 // gets 413, which it does not retry, and the events of that piece and of
 // those never handed on are all counted as refused for good.
 func TestTooLongPieceCountsEveryEventPermanent(t *testing.T) {
-	set, tel := recordingSettings(t)
 	tooLong := consumererror.NewPermanent(&auditevent.TooLongError{Field: "data", Limit: 4096})
-	logs := &refuseCall{refuse: 2, err: tooLong}
-	tr := startReceiverWith(t, set, logs, nil)
-
 	const n = 3*deliverPiece + 5
-	status, _, answer := post(t, tr.eventsURL(), contentTypeNDJSON, ndjsonBody("too-long", n))
-	require.Equal(t, http.StatusRequestEntityTooLarge, status, answer)
+	tel := postToRefusing(t, 2, tooLong, ndjsonBody("too-long", n), http.StatusRequestEntityTooLarge)
 	assert.Equal(t, map[string]int64{"": deliverPiece}, counterValues(t, tel, "otelcol_sandboxaudit_receiver_events_accepted"))
 	assert.Equal(t, map[string]int64{"reason=refused_permanent": n - deliverPiece},
 		counterValues(t, tel, "otelcol_sandboxaudit_receiver_events_refused"))
@@ -197,12 +201,8 @@ func BenchmarkMemoryLargeNDJSON(b *testing.B) {
 // exporter's retries, say), gets the client a 413, which it does not
 // retry; its events were counted refused_retryable, as if it would.
 func TestTooLargeNotPermanentCountsPermanent(t *testing.T) {
-	set, tel := recordingSettings(t)
 	tooLarge := fmt.Errorf("error exporting to topic %q: %w", "sandbox-audit", kerr.MessageTooLarge)
-	tr := startReceiverWith(t, set, &refuseCall{refuse: 1, err: tooLarge}, nil)
-
-	status, _, answer := post(t, tr.eventsURL(), contentTypeNDJSON, ndjsonBody("kafka", 3))
-	require.Equal(t, http.StatusRequestEntityTooLarge, status, answer)
+	tel := postToRefusing(t, 1, tooLarge, ndjsonBody("kafka", 3), http.StatusRequestEntityTooLarge)
 	assert.Equal(t, map[string]int64{"reason=refused_permanent": 3},
 		counterValues(t, tel, "otelcol_sandboxaudit_receiver_events_refused"))
 }

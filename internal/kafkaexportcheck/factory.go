@@ -49,9 +49,9 @@ func NewFactory(extensions ...component.Type) exporter.Factory {
 
 // checked wraps the contrib factory's create function of one signal so
 // that it refuses the signal on a topic another signal fills with a known
-// extension's encoding, and a sending_queue in front of such an encoding or
-// messages of it that are not placed by session, and what it creates (wrapped by wrap) checks the signal's encoding at
-// Start.
+// extension's encoding, and, for such an encoding, a sending_queue in front
+// of it or messages of it not placed by session; what it creates (wrapped
+// by wrap) checks the signal's encoding at Start.
 func checked[E any](
 	create func(context.Context, exporter.Settings, component.Config) (E, error),
 	signal string, known map[component.Type]bool, encoding func(*kafkaexporter.Config) string,
@@ -60,8 +60,12 @@ func checked[E any](
 	return func(ctx context.Context, set exporter.Settings, cfg component.Config) (E, error) {
 		var none E
 		c := cfg.(*kafkaexporter.Config)
-		if err := errors.Join(checkSharedTopic(set.ID, signal, c, known),
-			checkQueue(set.ID, signal, encoding(c), c, known), checkKeyed(set.ID, signal, encoding(c), c, known)); err != nil {
+		err := checkSharedTopic(set.ID, signal, c, known)
+		enc := encoding(c)
+		if _, audit := knownExtension(enc, known); audit {
+			err = errors.Join(err, checkQueue(set.ID, signal, enc, c), checkKeyed(set.ID, signal, enc, c))
+		}
+		if err != nil {
 			return none, err
 		}
 		e, err := create(ctx, set, cfg)
@@ -69,7 +73,7 @@ func checked[E any](
 			return none, err
 		}
 		return wrap(e, func(host component.Host) error {
-			return checkEncoding(set.ID, signal, encoding(cfg.(*kafkaexporter.Config)), known, host)
+			return checkEncoding(set.ID, signal, enc, known, host)
 		}), nil
 	}
 }

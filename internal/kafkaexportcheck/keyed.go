@@ -9,18 +9,15 @@ import (
 	"github.com/open-telemetry/opentelemetry-collector-contrib/exporter/kafkaexporter"
 )
 
-// checkKeyed refuses a signal that writes a known extension's encoding
-// (audit lines) in messages the producer does not place by session: with
+// checkKeyed refuses a signal that writes encoding, a known extension's
+// (audit lines), in messages the producer does not place by session: with
 // the contrib defaults (partition_traces_by_id, partition_logs_by_trace_id
 // false) its messages have no key, and a round_robin or least_backup
 // partitioner ignores the key. Either spreads one session's messages over
 // the topic's partitions, so several central collectors write the session
 // at once, each into its own file, out of order. A key taken from request
 // metadata (message_key_from_metadata_key) is the user's choice.
-func checkKeyed(id component.ID, signal, encoding string, cfg *kafkaexporter.Config, known map[component.Type]bool) error {
-	if _, ok := knownExtension(encoding, known); !ok {
-		return nil
-	}
+func checkKeyed(id component.ID, signal, encoding string, cfg *kafkaexporter.Config) error {
 	var errs []error
 	key, keyed := "partition_logs_by_trace_id", cfg.PartitionLogsByTraceID || cfg.Logs.MessageKeyFromMetadataKey != ""
 	if signal == "traces" {

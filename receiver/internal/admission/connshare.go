@@ -29,16 +29,19 @@ type ConnListener struct {
 	max     int
 	onEvict func(reason string, client netip.Addr)
 
-	mu       sync.Mutex
-	open     int
-	byAddr   map[netip.Addr][]*sharedConn // open connections, oldest first
-	waiting  []*sharedConn
-	ready    []net.Conn // admitted, for Accept to hand out
-	err      error      // the inner listener's, once it failed for good
-	closed   bool       // Close ran: connections accepted since are closed
-	signal   chan struct{}
-	done     chan struct{}
-	doneOnce sync.Once
+	mu      sync.Mutex
+	open    int
+	byAddr  map[netip.Addr][]*sharedConn // open connections, oldest first
+	waiting []*sharedConn
+	// waitingBy counts waiting's connections per address, kept as it
+	// changes: a refused newcomer would otherwise count all of them anew.
+	waitingBy map[netip.Addr]int
+	ready     []net.Conn // admitted, for Accept to hand out
+	err       error      // the inner listener's, once it failed for good
+	closed    bool       // Close ran: connections accepted since are closed
+	signal    chan struct{}
+	done      chan struct{}
+	doneOnce  sync.Once
 }
 
 // sharedConn is a connection counted to its address until it closes.
@@ -70,12 +73,13 @@ const (
 // EvictedIdle, EvictedNew or EvictedWaiting and the address it counted to.
 func NewConnListener(inner net.Listener, limit int, onEvict func(reason string, client netip.Addr)) *ConnListener {
 	l := &ConnListener{
-		inner:   inner,
-		max:     limit,
-		onEvict: onEvict,
-		byAddr:  map[netip.Addr][]*sharedConn{},
-		signal:  make(chan struct{}, 1),
-		done:    make(chan struct{}),
+		inner:     inner,
+		max:       limit,
+		onEvict:   onEvict,
+		byAddr:    map[netip.Addr][]*sharedConn{},
+		waitingBy: map[netip.Addr]int{},
+		signal:    make(chan struct{}, 1),
+		done:      make(chan struct{}),
 	}
 	go l.acceptLoop()
 	return l
@@ -115,6 +119,7 @@ func (l *ConnListener) Close() error {
 		unserved = append(unserved, c.(*sharedConn))
 	}
 	l.waiting, l.ready = nil, nil
+	clear(l.waitingBy)
 	l.mu.Unlock()
 	for _, c := range unserved {
 		_ = c.Close()
@@ -183,7 +188,7 @@ func (l *ConnListener) place(c *sharedConn) {
 		l.forgetLocked(evicted)
 		l.admitLocked(c)
 	case len(l.waiting) < l.max:
-		l.waiting = append(l.waiting, c)
+		l.waitLocked(c)
 	default:
 		i := l.waitingVictimLocked(c.addr)
 		if i < 0 {
@@ -192,8 +197,8 @@ func (l *ConnListener) place(c *sharedConn) {
 			return
 		}
 		// Never served, it was never counted open: its Close frees no place.
-		evicted, reason = l.waiting[i], EvictedWaiting
-		l.waiting = append(slices.Delete(l.waiting, i, i+1), c)
+		evicted, reason = l.unwaitLocked(i), EvictedWaiting
+		l.waitLocked(c)
 	}
 	l.mu.Unlock()
 	if evicted != nil {
@@ -232,22 +237,36 @@ func (l *ConnListener) victimLocked(addr netip.Addr) (victim *sharedConn, reason
 // waitingVictimLocked is the index in waiting of the connection a
 // newcomer from addr takes the waiting place of: the newest of the address
 // holding the most connections, open and waiting, among those holding at
-// least two more than addr; -1 if none does. It runs only when waiting is
-// full, so the scan costs at most max_connections per refused newcomer.
+// least two more than addr; -1 if none does.
 func (l *ConnListener) waitingVictimLocked(addr netip.Addr) int {
-	held := make(map[netip.Addr]int, len(l.byAddr))
-	for _, w := range l.waiting {
-		held[w.addr]++
-	}
-	mine := held[addr] + len(l.byAddr[addr])
-	victim, most := -1, mine+1
+	victim, most := -1, l.heldLocked(addr)+1
 	for i := len(l.waiting) - 1; i >= 0; i-- {
-		a := l.waiting[i].addr
-		if n := held[a] + len(l.byAddr[a]); n > most {
+		if n := l.heldLocked(l.waiting[i].addr); n > most {
 			victim, most = i, n
 		}
 	}
 	return victim
+}
+
+// heldLocked is how many connections addr holds, open and waiting.
+func (l *ConnListener) heldLocked(addr netip.Addr) int {
+	return len(l.byAddr[addr]) + l.waitingBy[addr]
+}
+
+// waitLocked makes c wait for a place.
+func (l *ConnListener) waitLocked(c *sharedConn) {
+	l.waiting = append(l.waiting, c)
+	l.waitingBy[c.addr]++
+}
+
+// unwaitLocked takes the i-th waiting connection out of waiting.
+func (l *ConnListener) unwaitLocked(i int) *sharedConn {
+	c := l.waiting[i]
+	l.waiting = slices.Delete(l.waiting, i, i+1)
+	if l.waitingBy[c.addr]--; l.waitingBy[c.addr] == 0 {
+		delete(l.waitingBy, c.addr)
+	}
+	return c
 }
 
 func (l *ConnListener) admitLocked(c *sharedConn) {
@@ -284,9 +303,7 @@ func (l *ConnListener) release(c *sharedConn) {
 				best = i
 			}
 		}
-		w := l.waiting[best]
-		l.waiting = slices.Delete(l.waiting, best, best+1)
-		l.admitLocked(w)
+		l.admitLocked(l.unwaitLocked(best))
 		admitted = true
 	}
 	l.mu.Unlock()

@@ -5,6 +5,7 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -93,16 +94,23 @@ func TestConnListenerWaitingGoesFirstByFewest(t *testing.T) {
 // waitWaiting waits, boundedly, for n connections to wait for a place.
 func waitWaiting(t *testing.T, l *ConnListener, n int) {
 	t.Helper()
+	waitCount(t, &l.mu, func() int { return len(l.waiting) }, n, "connections never waited")
+}
+
+// waitCount waits, boundedly, for count, read under mu, to reach n;
+// failure says what did not happen.
+func waitCount(t *testing.T, mu *sync.Mutex, count func() int, n int, failure string) {
+	t.Helper()
 	for range 1000 {
-		l.mu.Lock()
-		got := len(l.waiting)
-		l.mu.Unlock()
+		mu.Lock()
+		got := count()
+		mu.Unlock()
 		if got >= n {
 			return
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	t.Fatalf("%d connections never waited", n)
+	t.Fatalf("%d %s", n, failure)
 }
 
 // TestConnListenerClosedClosesLateArrivals: a connection the inner
@@ -161,13 +169,8 @@ func TestConnListenerNeverCutsARequest(t *testing.T) {
 // be sending its first request's headers. Each is reported with its state
 // and address.
 func TestConnListenerTakesAnIdleConnectionFirst(t *testing.T) {
-	var mu sync.Mutex
-	var evicted []string
-	l, held := fullFromOneAddress(t, func(reason string, client netip.Addr) {
-		mu.Lock()
-		defer mu.Unlock()
-		evicted = append(evicted, reason+" "+client.String())
-	})
+	var evicted evictions
+	l, held := fullFromOneAddress(t, evicted.record)
 	// The oldest is new (no request read yet); the youngest is idle.
 	l.ConnState(held[0], http.StateNew)
 	l.ConnState(held[1], http.StateActive)
@@ -188,9 +191,26 @@ func TestConnListenerTakesAnIdleConnectionFirst(t *testing.T) {
 	dialFrom(t, l, "127.0.0.4")
 	_, err = l.Accept()
 	require.NoError(t, err)
-	mu.Lock()
-	defer mu.Unlock()
-	assert.Equal(t, []string{EvictedIdle + " 127.0.0.2", EvictedNew + " 127.0.0.2"}, evicted)
+	assert.Equal(t, []string{EvictedIdle + " 127.0.0.2", EvictedNew + " 127.0.0.2"}, evicted.list())
+}
+
+// evictions records the connections a listener closed to make room, as
+// "reason address".
+type evictions struct {
+	mu  sync.Mutex
+	got []string
+}
+
+func (e *evictions) record(reason string, client netip.Addr) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.got = append(e.got, reason+" "+client.String())
+}
+
+func (e *evictions) list() []string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return slices.Clone(e.got)
 }
 
 // fullFromOneAddress is a listener of three places, all held by
@@ -219,13 +239,8 @@ func fullFromOneAddress(t *testing.T, onEvict func(string, netip.Addr)) (*ConnLi
 // max_connections cannot lock the others out. It goes first once a place
 // frees.
 func TestConnListenerWaitingPlacesAreShared(t *testing.T) {
-	var mu sync.Mutex
-	var evicted []string
-	l, held := fullFromOneAddress(t, func(reason string, client netip.Addr) {
-		mu.Lock()
-		defer mu.Unlock()
-		evicted = append(evicted, reason+" "+client.String())
-	})
+	var evicted evictions
+	l, held := fullFromOneAddress(t, evicted.record)
 	for _, c := range held {
 		l.ConnState(c, http.StateActive)
 	}
@@ -247,7 +262,19 @@ func TestConnListenerWaitingPlacesAreShared(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "127.0.0.3", next.RemoteAddr().(*net.TCPAddr).IP.String(),
 		"the newcomer waited and goes first")
-	mu.Lock()
-	defer mu.Unlock()
-	assert.Equal(t, []string{EvictedWaiting + " 127.0.0.2"}, evicted)
+	assert.Equal(t, []string{EvictedWaiting + " 127.0.0.2"}, evicted.list())
+	assertWaitingCounted(t, l)
+}
+
+// assertWaitingCounted checks the per-address counts of the waiting
+// connections, kept as they change, against the connections waiting.
+func assertWaitingCounted(t *testing.T, l *ConnListener) {
+	t.Helper()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	want := map[netip.Addr]int{}
+	for _, c := range l.waiting {
+		want[c.addr]++
+	}
+	assert.Equal(t, want, l.waitingBy)
 }

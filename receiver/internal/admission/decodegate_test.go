@@ -86,14 +86,5 @@ func TestDecodeGateTakesTurnsBetweenAddresses(t *testing.T) {
 // waitGateWaiters waits, boundedly, for n bodies to wait for the gate.
 func waitGateWaiters(t *testing.T, g *DecodeGate, n int) {
 	t.Helper()
-	for range 1000 {
-		g.mu.Lock()
-		got := len(g.waiters)
-		g.mu.Unlock()
-		if got >= n {
-			return
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	t.Fatalf("%d bodies never waited for the gate", n)
+	waitCount(t, &g.mu, func() int { return len(g.waiters) }, n, "bodies never waited for the gate")
 }
