@@ -36,6 +36,17 @@ func tailOf(f *os.File, off int64) tail {
 	return tail{sum: sha256.Sum256(b), ok: true}
 }
 
+// sentTail is the tail before off, the end of a replay batch just
+// acknowledged: sent, the batch's bytes up to off as the round read them,
+// give it without reading the file again when they reach back far
+// enough; otherwise it is read (tailOf).
+func sentTail(f *os.File, off int64, sent []byte) tail {
+	if n := min(off, tailWindow); n > 0 && int64(len(sent)) >= n {
+		return tail{sum: sha256.Sum256(sent[int64(len(sent))-n:]), ok: true}
+	}
+	return tailOf(f, off)
+}
+
 // tailFromHex parses a tail saved in the sidecar; unknown when absent
 // (a sidecar written before tails were kept) or not a digest.
 func tailFromHex(s string) tail {

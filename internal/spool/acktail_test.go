@@ -1,0 +1,37 @@
+package spool
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestSentTailIsTheFilesTail checks that the tail taken from the bytes a
+// round sent is the one read from the file, whether they reach back a
+// whole window, exactly the file's start, or too little (read instead).
+func TestSentTailIsTheFilesTail(t *testing.T) {
+	data := bytes.Repeat([]byte("0123456789abcdef\n"), 3*tailWindow/17)
+	path := filepath.Join(t.TempDir(), "spool")
+	require.NoError(t, os.WriteFile(path, data, 0o600))
+	f, err := os.Open(path)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = f.Close() })
+	for _, c := range []struct {
+		name      string
+		off, sent int64
+	}{
+		{"more than a window sent", 2 * tailWindow, tailWindow + 100},
+		{"the whole file before a short offset", 100, 100},
+		{"less than a window sent", 2 * tailWindow, 100},
+		{"nothing sent", 2 * tailWindow, 0},
+	} {
+		got := sentTail(f, c.off, data[c.off-c.sent:c.off])
+		want := tailOf(f, c.off)
+		require.True(t, want.ok, c.name)
+		require.Equal(t, want, got, c.name)
+	}
+	require.False(t, sentTail(f, 0, nil).ok, "at 0 the tail is unknown")
+}
