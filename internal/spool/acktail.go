@@ -5,6 +5,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"os"
+
+	"github.com/sandboxaudit/sandboxaudit/internal/groupcommit"
 )
 
 // tailWindow is how many bytes before the acknowledged offset the spool
@@ -87,6 +89,25 @@ func headOf(f *os.File, size int64) []byte {
 		return nil
 	}
 	return b
+}
+
+// grownHead is head, f's first bytes when it was size bytes long, grown
+// to those of f now end bytes long. The batches written, appended in
+// order at size, hold the new bytes, so a spool kept small by replay
+// does not read its head again on every append; a head short of size (it
+// could not be read) is read again.
+func grownHead(f *os.File, head []byte, size, end int64, written []*groupcommit.Batch) []byte {
+	if int64(len(head)) != size {
+		return headOf(f, end)
+	}
+	for _, b := range written {
+		need := tailWindow - len(head)
+		if need <= 0 {
+			break
+		}
+		head = append(head, b.Data[:min(need, len(b.Data))]...)
+	}
+	return head
 }
 
 // headKept reports whether f, now of size bytes, still starts with the

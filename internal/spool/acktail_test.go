@@ -2,6 +2,7 @@ package spool
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"path/filepath"
 	"testing"
@@ -34,4 +35,17 @@ func TestSentTailIsTheFilesTail(t *testing.T) {
 		require.Equal(t, want, got, c.name)
 	}
 	require.False(t, sentTail(f, 0, nil).ok, "at 0 the tail is unknown")
+}
+
+// TestHeadFollowsSmallAppends: the head the spool keeps while its file is
+// under a window long, grown from each append's lines, is the file's
+// first bytes, up to a window and past it.
+func TestHeadFollowsSmallAppends(t *testing.T) {
+	s, _ := checkedSpool(t, filepath.Join(t.TempDir(), "spool"))
+	ctx := context.Background()
+	for i := 1; s.end <= tailWindow; i++ {
+		require.NoError(t, s.Append(ctx, eventLines(t, i, i)))
+		require.Equal(t, headOf(s.f, s.end), s.head, "after %d appends", i)
+	}
+	require.Len(t, s.head, tailWindow)
 }
