@@ -115,19 +115,15 @@ func (e *auditExporter) claimFile(fc *FileConfig) (int, error) {
 	nofile, limitErr := fsutil.OpenFileLimit()
 	templated := filesink.HasPlaceholder(fc.Path)
 	if limitErr != nil && templated {
-		// Not knowing the limit is no reason to refuse the start.
+		// Not knowing the limit is no reason to refuse the start: it is
+		// taken as no limit.
 		e.logger.Warn("Cannot read the open-file limit; file.max_open_files is not checked against it", zap.Error(limitErr))
+		nofile = math.MaxUint64
 	}
 	n, capped := fc.MaxOpenFiles, false
 	err := e.files.claim(e.set.ID, fc, func(used int, by []component.ID) (int, error) {
 		if !templated {
 			return 1, nil
-		}
-		if limitErr != nil && n == 0 {
-			return filesink.DefaultMaxOpenFiles, nil
-		}
-		if limitErr != nil {
-			return n, nil
 		}
 		var err error
 		n, capped, err = maxOpenFiles(fc.MaxOpenFiles, nofile, used, by)

@@ -3,16 +3,12 @@ package main
 import (
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 	"go.uber.org/multierr"
-
-	"github.com/sandboxaudit/sandboxaudit"
 )
 
 // TestEachRefusalNamesItsComponent: a section with several bad keys is
@@ -23,8 +19,7 @@ import (
 // extension take the same keys.
 func TestEachRefusalNamesItsComponent(t *testing.T) {
 	dir := t.TempDir()
-	cfg := filepath.Join(dir, "bad.yaml")
-	require.NoError(t, os.WriteFile(cfg, []byte(`
+	msg := refusalText(t, dir, `
 extensions:
   sandboxaudit_encoding:
     payload_policy_by_op: {nope: {}}
@@ -47,12 +42,7 @@ service:
   extensions: [sandboxaudit_encoding]
   pipelines:
     logs: {receivers: [sandboxaudit], processors: [sandboxaudit], exporters: [sandboxaudit]}
-`), 0o600))
-	err := validate(t, "--config", cfg)
-	require.Error(t, err)
-	factories, ferr := sandboxaudit.CollectorSettings().Factories()
-	require.NoError(t, ferr)
-	msg := errorText(err, factories)
+`, distFactories(t))
 	for _, want := range []string{
 		"receivers::sandboxaudit: max_connections: must be positive (got 0)",
 		"receivers::sandboxaudit: max_pending: must be positive (got 0)",
@@ -72,8 +62,7 @@ service:
 // TestEachStartRefusalNamesItsComponent: errors a component's start joins
 // (two TLS files that cannot be read) each name the component.
 func TestEachStartRefusalNamesItsComponent(t *testing.T) {
-	factories, err := sandboxaudit.CollectorSettings().Factories()
-	require.NoError(t, err)
+	factories := distFactories(t)
 	start := errors.Join(errors.New("http::tls::ca_file: open a: no such file"), errors.New("file: integrity: witnesses::0::tls::ca_file: open b: no such file"))
 	failed := fmt.Errorf("cannot start pipelines: %w", fmt.Errorf(`failed to start "sandboxaudit" exporter: %w`, start))
 	assert.Equal(t, `cannot start pipelines: failed to start "sandboxaudit" exporter: http::tls::ca_file: open a: no such file`+"\n"+
@@ -85,8 +74,7 @@ func TestEachStartRefusalNamesItsComponent(t *testing.T) {
 // audit file's last line reports) is one error, not a join: it is printed
 // whole, under its component.
 func TestErrorWrappingTwoKeepsItsText(t *testing.T) {
-	factories, err := sandboxaudit.CollectorSettings().Factories()
-	require.NoError(t, err)
+	factories := distFactories(t)
 	two := fmt.Errorf("keep the torn last line of a aside: %w; close it with a newline: %w", errors.New("no room"), errors.New("read-only"))
 	failed := fmt.Errorf("cannot start pipelines: %w", fmt.Errorf(`failed to start "sandboxaudit" exporter: file: %w`, two))
 	assert.Equal(t, failed.Error(), errorText(failed, factories))
@@ -96,8 +84,7 @@ func TestErrorWrappingTwoKeepsItsText(t *testing.T) {
 // combines a start error with its shutdown's (multierr, "a; b"); the start
 // error's lines each still name the component.
 func TestStartRefusalWithAShutdownErrorNamesItsComponent(t *testing.T) {
-	factories, err := sandboxaudit.CollectorSettings().Factories()
-	require.NoError(t, err)
+	factories := distFactories(t)
 	start := errors.Join(errors.New("http::tls::ca_file: open a: no such file"), errors.New("file: integrity: witnesses::0::tls::ca_file: open b: no such file"))
 	failed := multierr.Combine(fmt.Errorf("cannot start pipelines: %w", fmt.Errorf(`failed to start "sandboxaudit" exporter: %w`, start)),
 		errors.New("failed to shutdown pipelines: x"))

@@ -10,8 +10,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/otelcol"
-
-	"github.com/sandboxaudit/sandboxaudit"
 )
 
 // TestStartErrorIsEscaped: a path from the configuration reaches a start
@@ -19,8 +17,7 @@ import (
 // cannot be opened); its escape sequence, carriage return, newline and
 // bidirectional override are shown as escapes, on the error's one line.
 func TestStartErrorIsEscaped(t *testing.T) {
-	factories, err := sandboxaudit.CollectorSettings().Factories()
-	require.NoError(t, err)
+	factories := distFactories(t)
 	path := filepath.Join(t.TempDir(), "ca\x1b[31m\rFAKE\nexporters::x: \u202eevil")
 	_, open := os.Open(path)
 	require.Error(t, open)
@@ -37,8 +34,7 @@ func TestStartErrorIsEscaped(t *testing.T) {
 // one it names raw (a key file it could not open) is escaped.
 func TestRefusalQuotedIsEscapedOnce(t *testing.T) {
 	dir := t.TempDir()
-	cfg := filepath.Join(dir, "config.yaml")
-	require.NoError(t, os.WriteFile(cfg, []byte(`receivers:
+	msg := refusalText(t, dir, `receivers:
   sandboxaudit: {endpoint: "127.0.0.1:99999\e[31m\\x"}
 exporters:
   sandboxaudit:
@@ -48,12 +44,7 @@ exporters:
 service:
   pipelines:
     logs: {receivers: [sandboxaudit], exporters: [sandboxaudit]}
-`), 0o600))
-	err := validate(t, "--config", cfg)
-	require.Error(t, err)
-	factories, ferr := sandboxaudit.CollectorSettings().Factories()
-	require.NoError(t, ferr)
-	msg := errorText(err, factories)
+`, distFactories(t))
 	assert.Contains(t, msg, `(got "127.0.0.1:99999\x1b[31m\\x")`)
 	assert.Contains(t, msg, `signing_key_file: open `+dir+`/key\x1b[31m\nFAKE: no such file or directory`)
 	assert.NotContains(t, msg, "\x1b")
@@ -105,8 +96,7 @@ func TestPathNamedRawIsEscapedWhole(t *testing.T) {
 // are its layout, not a value's, and stay.
 func TestDecodeErrorKeepsItsLines(t *testing.T) {
 	dir := t.TempDir()
-	cfg := filepath.Join(dir, "config.yaml")
-	require.NoError(t, os.WriteFile(cfg, []byte(`receivers:
+	msg := refusalText(t, dir, `receivers:
   sandboxaudit: {endpoint: "127.0.0.1:8088", bogus: 1, other: 2}
 exporters:
   sandboxaudit:
@@ -114,10 +104,7 @@ exporters:
 service:
   pipelines:
     logs: {receivers: [sandboxaudit], exporters: [sandboxaudit]}
-`), 0o600))
-	err := validate(t, "--config", cfg)
-	require.Error(t, err)
-	msg := errorText(err, otelcol.Factories{})
+`, otelcol.Factories{})
 	assert.Contains(t, msg, "cannot unmarshal the configuration: decoding failed due to the following error(s):\n\n'receivers' error reading")
 	assert.Contains(t, msg, "\n'' bogus: unknown key\nother: unknown key\n")
 	assert.Contains(t, msg, "\n'max_open_files' expected type 'int'")

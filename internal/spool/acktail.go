@@ -5,6 +5,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"os"
+
+	"github.com/sandboxaudit/sandboxaudit/internal/groupcommit"
 )
 
 // tailWindow is how many bytes before the acknowledged offset the spool
@@ -34,6 +36,17 @@ func tailOf(f *os.File, off int64) tail {
 		return tail{}
 	}
 	return tail{sum: sha256.Sum256(b), ok: true}
+}
+
+// sentTail is the tail before off, the end of a replay batch just
+// acknowledged: sent, the batch's bytes up to off as the round read them,
+// give it without reading the file again when they reach back far
+// enough; otherwise it is read (tailOf).
+func sentTail(f *os.File, off int64, sent []byte) tail {
+	if n := min(off, tailWindow); n > 0 && int64(len(sent)) >= n {
+		return tail{sum: sha256.Sum256(sent[int64(len(sent))-n:]), ok: true}
+	}
+	return tailOf(f, off)
 }
 
 // tailFromHex parses a tail saved in the sidecar; unknown when absent
@@ -76,6 +89,25 @@ func headOf(f *os.File, size int64) []byte {
 		return nil
 	}
 	return b
+}
+
+// grownHead is head, f's first bytes when it was size bytes long, grown
+// to those of f now end bytes long. The batches written, appended in
+// order at size, hold the new bytes, so a spool kept small by replay
+// does not read its head again on every append; a head short of size (it
+// could not be read) is read again.
+func grownHead(f *os.File, head []byte, size, end int64, written []*groupcommit.Batch) []byte {
+	if int64(len(head)) != size {
+		return headOf(f, end)
+	}
+	for _, b := range written {
+		need := tailWindow - len(head)
+		if need <= 0 {
+			break
+		}
+		head = append(head, b.Data[:min(need, len(b.Data))]...)
+	}
+	return head
 }
 
 // headKept reports whether f, now of size bytes, still starts with the

@@ -58,6 +58,16 @@ func removeInPlace(t *testing.T, path string, from, count int64) {
 	require.NoError(t, f.Close())
 }
 
+// replayDelivers replays s and checks that it delivers every line not
+// acknowledged (pending), last.
+func replayDelivers(t *testing.T, s *Spool, pending []byte) {
+	t.Helper()
+	c := &collector{}
+	_, err := s.Replay(context.Background(), 10, 1<<20, c.send)
+	require.NoError(t, err)
+	require.True(t, bytes.HasSuffix(c.data.Bytes(), pending), "every line not acknowledged is delivered:\n%s", c.data.Bytes())
+}
+
 // Lines the endpoint took, edited out of the running spool's file in
 // place, move every line behind them below the acknowledged offset. The
 // offset is then in doubt: replay resends from the first line rather
@@ -67,10 +77,7 @@ func TestLinesEditedOutBeforeTheOffsetAreNotSkipped(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "spool.jsonl")
 			s, pending := editedPrefixSpool(t, path, edit)
-			c := &collector{}
-			_, err := s.Replay(context.Background(), 10, 1<<20, c.send)
-			require.NoError(t, err)
-			require.True(t, bytes.HasSuffix(c.data.Bytes(), pending), "every line not acknowledged is delivered:\n%s", c.data.Bytes())
+			replayDelivers(t, s, pending)
 			require.Zero(t, s.Size())
 		})
 	}
@@ -88,10 +95,7 @@ func TestLinesEditedOutWhileStoppedAreNotSkipped(t *testing.T) {
 			again, _ := checkedSpool(t, path)
 			require.NotEmpty(t, again.Recovery().OffsetProblem)
 			require.Zero(t, again.Recovery().ResumeOffset)
-			c := &collector{}
-			_, err := again.Replay(context.Background(), 10, 1<<20, c.send)
-			require.NoError(t, err)
-			require.True(t, bytes.HasSuffix(c.data.Bytes(), pending), "every line not acknowledged is delivered:\n%s", c.data.Bytes())
+			replayDelivers(t, again, pending)
 		})
 	}
 }

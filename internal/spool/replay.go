@@ -194,7 +194,7 @@ func (st *streamer) setAside(f *os.File, n int64, reason string) {
 		reason = fmt.Sprintf("%s; not kept: %v", reason, err)
 	}
 	st.s.report(Damage{Kind: DamageLine, Offset: st.pos, Bytes: n, Reason: reason, Kept: kept})
-	st.acknowledge(n, 0)
+	st.acknowledge(n, 0, nil)
 }
 
 func (st *streamer) flush(ctx context.Context) error {
@@ -220,7 +220,7 @@ func (st *streamer) deliver(ctx context.Context, batch []byte, lines int) error 
 	ack := func(bytes, lines int) {
 		// Only a longer prefix that ends a line moves the offset.
 		if bytes > doneBytes && bytes <= len(batch) && batch[bytes-1] == '\n' && lines >= doneLines {
-			st.acknowledge(int64(bytes-doneBytes), lines-doneLines)
+			st.acknowledge(int64(bytes-doneBytes), lines-doneLines, batch[:bytes])
 			doneBytes, doneLines = bytes, lines
 		}
 	}
@@ -236,15 +236,16 @@ func (st *streamer) deliver(ctx context.Context, batch []byte, lines int) error 
 
 // acknowledge moves the acknowledged offset n bytes (lines lines) on,
 // unless the file changed outside the spool meanwhile: the offset is then
-// where the spool put it, and pos+n could be past lines never sent.
-func (st *streamer) acknowledge(n int64, lines int) {
+// where the spool put it, and pos+n could be past lines never sent. sent
+// are the bytes sent up to the new offset, nil when none (sentTail).
+func (st *streamer) acknowledge(n int64, lines int, sent []byte) {
 	st.sent += lines // the endpoint has them either way
 	if st.moved || !st.s.unchangedSince(st.changes) {
 		st.moved = true
 		return
 	}
 	next := st.pos + n
-	at := tailOf(st.f, next)
+	at := sentTail(st.f, next, sent)
 	// The endpoint has the batch, so memory moves on even when the sidecar
 	// cannot be written (a full disk): held back, the same batch would go
 	// out again every round and the file, never trimmed, keep the disk full.

@@ -612,10 +612,10 @@ func (s *Spool) appendGroupLocked(group []*groupcommit.Batch) {
 		groupcommit.FinishAll(written, s.cutLocked(s.end, err))
 		return
 	}
-	s.end = end
 	if int64(len(s.head)) < min(end, tailWindow) {
-		s.head = headOf(s.f, end)
+		s.head = grownHead(s.f, s.head, s.end, end, written)
 	}
+	s.end = end
 	groupcommit.FinishAll(written, nil)
 }
 
