@@ -13,21 +13,12 @@ import (
 // entry of the caller's data lost without a word. MarshalData refuses them,
 // at any depth and for any string-keyed map type.
 func TestMarshalDataRefusesKeysThatWriteAlike(t *testing.T) {
-	for name, data := range map[string]map[string]any{
+	requireRefused(t, "U+FFFD", map[string]map[string]any{
 		"top":      {"caf\xe9": 1, "caf\xe8": 2},
 		"nested":   {"files": map[string]any{"caf\xe9.txt": 1, "caf\xe8.txt": 2}},
 		"typed":    {"files": map[string]int{"\xff": 1, "\xfe": 2}},
 		"replaced": {"\xff": 1, "\ufffd": 2},
-	} {
-		d, err := auditevent.MarshalData(data)
-		if err == nil {
-			t.Errorf("%s: accepted as %s", name, d)
-			continue
-		}
-		if !strings.Contains(err.Error(), "U+FFFD") {
-			t.Errorf("%s: error does not say why: %v", name, err)
-		}
-	}
+	})
 }
 
 // Keys are sorted as they are written, by code point after the
@@ -67,22 +58,13 @@ func TestMarshalDataWritesBytesAsText(t *testing.T) {
 // MarshalData refuses them, naming the key, at any depth.
 func TestMarshalDataRefusesBytesThatAreNotUTF8(t *testing.T) {
 	digest := []byte{0x9f, 0x86, 0xd0, 0x81, 0x88, 0x4c, 0x7d, 0x65}
-	for name, data := range map[string]map[string]any{
+	requireRefused(t, "UTF-8", map[string]map[string]any{
 		"top":    {"sha256": digest},
 		"torn":   {"b": []byte("password=hunter2\xe2\x82")},
 		"nested": {"files": map[string]any{"a.bin": digest}},
 		"typed":  {"files": map[string][]byte{"a.bin": digest}},
 		"list":   {"parts": []any{[]byte("ok"), digest}},
-	} {
-		d, err := auditevent.MarshalData(data)
-		if err == nil {
-			t.Errorf("%s: accepted as %s", name, d)
-			continue
-		}
-		if !strings.Contains(err.Error(), "UTF-8") {
-			t.Errorf("%s: error does not say why: %v", name, err)
-		}
-	}
+	})
 }
 
 // Keys are in code point order, as Python's sort_keys puts them, not in
@@ -107,6 +89,22 @@ func TestMarshalDataSortsNonBMPKeysByCodePoint(t *testing.T) {
 		}
 		if p, err := auditevent.ParseData(d.Bytes()); err != nil || !p.Equal(d) {
 			t.Errorf("%s: parsed again as %s (%v)", name, p, err)
+		}
+	}
+}
+
+// requireRefused checks that MarshalData refuses each case with an error
+// that says why.
+func requireRefused(t *testing.T, why string, cases map[string]map[string]any) {
+	t.Helper()
+	for name, data := range cases {
+		d, err := auditevent.MarshalData(data)
+		if err == nil {
+			t.Errorf("%s: accepted as %s", name, d)
+			continue
+		}
+		if !strings.Contains(err.Error(), why) {
+			t.Errorf("%s: error does not say why: %v", name, err)
 		}
 	}
 }

@@ -140,10 +140,7 @@ func appendMembers(dst []byte, ms []keyedValue) []byte {
 	for j, m := range ms {
 		name := m.name
 		if m.changed {
-			for n := 2; taken[name]; n++ {
-				name = m.name + " #" + strconv.Itoa(n)
-			}
-			taken[name] = true
+			name = FreeName(taken, m.name)
 		}
 		if j > 0 {
 			dst = append(dst, ',')
@@ -153,4 +150,16 @@ func appendMembers(dst []byte, ms []keyedValue) []byte {
 		dst = append(dst, m.value...)
 	}
 	return append(dst, '}')
+}
+
+// FreeName returns name, or name followed by " #2", " #3" and so on, the
+// first that taken does not hold, and adds it to taken: how a changed name
+// is kept from another member's (MapKeys, and a map body cut alike).
+func FreeName(taken map[string]bool, name string) string {
+	free := name
+	for n := 2; taken[free]; n++ {
+		free = name + " #" + strconv.Itoa(n)
+	}
+	taken[free] = true
+	return free
 }

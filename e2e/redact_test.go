@@ -147,28 +147,20 @@ func failedExecSpan(td ptrace.Traces, id byte, msg string) ptrace.Span {
 // collector's logs; the markers are there and verify passes.
 func TestSecretsNeverReachTheTrail(t *testing.T) {
 	requireE2E(t)
-	dir := t.TempDir()
-	addrs := freeAddrs(t, 2)
-	otlpAddr, sandboxAddr := addrs[0], addrs[1]
-	auditPath := filepath.Join(dir, "audit", "events.jsonl")
-	col := startCollector(t, "collector", dir, redactConfig(otlpAddr, sandboxAddr, auditPath), otlpAddr, sandboxAddr)
+	col := startRedactCollector(t)
+	auditPath := col.auditPath
 
 	for _, ev := range secretProxyEvents(t) {
-		postEvent(t, "http://"+sandboxAddr+"/v1/sandbox/events", ev)
+		postEvent(t, "http://"+col.sandboxAddr+"/v1/sandbox/events", ev)
 	}
-	postOTLP(t, otlpAddr, secretSpans(t))
+	postOTLP(t, col.otlpAddr, secretSpans(t))
 	waitLines(t, auditPath, 4)
 	// The debug exporter prints both spans (the OTLP one, and the one the
 	// receiver paired the events into) once they are processed.
 	waitLogCount(t, col.log, "sandbox.error.message", 2)
 	col.stop(t)
 
-	audit := string(mustRead(t, auditPath))
-	logText := string(mustRead(t, col.log))
-	for _, secret := range redacttest.Secrets() {
-		assert.NotContains(t, audit, secret, "audit file")
-		assert.NotContains(t, logText, secret, "collector log and debug exporter output")
-	}
+	audit, logText := col.holdsNone(t, redacttest.Secrets())
 	for _, kind := range redact.KindNames() {
 		assert.Contains(t, audit, "[REDACTED:"+kind+"]", "audit file")
 		assert.Contains(t, logText, "[REDACTED:"+kind+"]", "debug exporter output")
@@ -178,6 +170,37 @@ func TestSecretsNeverReachTheTrail(t *testing.T) {
 	require.Len(t, evs, 4)
 	out := requireVerifies(t, auditPath)
 	assert.Contains(t, out, "lines=4 events=4 sessions=2")
+}
+
+// redactCollector is a collector running redactConfig.
+type redactCollector struct {
+	*collector
+	otlpAddr, sandboxAddr, auditPath string
+}
+
+// startRedactCollector starts a collector on redactConfig in a new
+// directory.
+func startRedactCollector(t *testing.T) redactCollector {
+	t.Helper()
+	dir := t.TempDir()
+	addrs := freeAddrs(t, 2)
+	c := redactCollector{otlpAddr: addrs[0], sandboxAddr: addrs[1], auditPath: filepath.Join(dir, "audit", "events.jsonl")}
+	c.collector = startCollector(t, "collector", dir, redactConfig(c.otlpAddr, c.sandboxAddr, c.auditPath), addrs...)
+	return c
+}
+
+// holdsNone asserts that neither the audit file nor the collector's log
+// (with the debug exporter's output) holds any of secrets, and returns
+// their text.
+func (c redactCollector) holdsNone(t *testing.T, secrets []string) (audit, logText string) {
+	t.Helper()
+	audit = string(mustRead(t, c.auditPath))
+	logText = string(mustRead(t, c.log))
+	for _, secret := range secrets {
+		assert.NotContains(t, audit, secret, "audit file")
+		assert.NotContains(t, logText, secret, "collector log and debug exporter output")
+	}
+	return audit, logText
 }
 
 // postOTLP posts an OTLP/HTTP protobuf traces request.

@@ -26,36 +26,15 @@ var mapBodyJSON = `{"op":"exec",` +
 // credentials cut at every depth, as the same members in a JSON text body
 // are: the member names give the same context, and they stay.
 func TestLogsGovernedMapBodyIsRedactedAsJSON(t *testing.T) {
-	cfg := createDefaultConfig().(*Config)
-
-	ld, lr := oneRecord()
-	lr.SetEventName("app.exec")
-	lr.Body().SetStr(mapBodyJSON)
-	putSandbox(lr.Attributes(), "exec")
-	var fromText map[string]any
-	require.NoError(t, json.Unmarshal([]byte(records(processLogs(t, cfg, ld)).At(0).Body().Str()), &fromText))
-
-	var raw map[string]any
-	require.NoError(t, json.Unmarshal([]byte(mapBodyJSON), &raw))
-	ld, lr = oneRecord()
-	lr.SetEventName("app.exec")
-	require.NoError(t, lr.Body().SetEmptyMap().FromRaw(raw))
-	putSandbox(lr.Attributes(), "exec")
-	got := records(processLogs(t, cfg, ld)).At(0)
-	text := recordText(t, got)
-	for _, secret := range []string{"hunter2", "hunter3", "hunter4", "abcdef0123456789abcdef", redacttest.GitHubToken, redacttest.SlackToken} {
-		assert.NotContains(t, text, secret)
-	}
-	b, err := json.Marshal(got.Body().AsRaw())
-	require.NoError(t, err)
-	var fromMap map[string]any
-	require.NoError(t, json.Unmarshal(b, &fromMap))
-	assert.Equal(t, fromText, fromMap, "cut as the same JSON text is")
+	fromMap := cutAsTextAndMap(t, mapBodyJSON,
+		"hunter2", "hunter3", "hunter4", "abcdef0123456789abcdef", redacttest.GitHubToken, redacttest.SlackToken)
 	assert.Equal(t, "plain", fromMap["env"].(map[string]any)["note"])
 	assert.Equal(t, "db", fromMap["env"].(map[string]any)["DB"].(map[string]any)["host"])
 
 	// Redaction off: the map passes as it is, less its output members.
-	ld, lr = oneRecord()
+	var raw map[string]any
+	require.NoError(t, json.Unmarshal([]byte(mapBodyJSON), &raw))
+	ld, lr := oneRecord()
 	lr.SetEventName("app.exec")
 	require.NoError(t, lr.Body().SetEmptyMap().FromRaw(raw))
 	putSandbox(lr.Attributes(), "exec")
@@ -71,4 +50,37 @@ func TestLogsGovernedListBodyIsRedacted(t *testing.T) {
 	putSandbox(lr.Attributes(), "exec")
 	got := records(processLogs(t, createDefaultConfig().(*Config), ld)).At(0).Body().AsRaw()
 	assert.Equal(t, []any{"mysql", "--password", "[REDACTED:password]", "-u", "root"}, got)
+}
+
+// cutAsTextAndMap processes body under the default config as a JSON text
+// body and as the same members in a map body, checks that the map body
+// keeps none of secrets and is cut as the text is, and returns it as JSON
+// reads it.
+func cutAsTextAndMap(t *testing.T, body string, secrets ...string) map[string]any {
+	t.Helper()
+	cfg := createDefaultConfig().(*Config)
+	ld, lr := oneRecord()
+	lr.SetEventName("app.exec")
+	lr.Body().SetStr(body)
+	putSandbox(lr.Attributes(), "exec")
+	var fromText map[string]any
+	require.NoError(t, json.Unmarshal([]byte(records(processLogs(t, cfg, ld)).At(0).Body().Str()), &fromText))
+
+	var raw map[string]any
+	require.NoError(t, json.Unmarshal([]byte(body), &raw))
+	ld, lr = oneRecord()
+	lr.SetEventName("app.exec")
+	require.NoError(t, lr.Body().SetEmptyMap().FromRaw(raw))
+	putSandbox(lr.Attributes(), "exec")
+	got := records(processLogs(t, cfg, ld)).At(0)
+	text := recordText(t, got)
+	for _, secret := range secrets {
+		assert.NotContains(t, text, secret)
+	}
+	b, err := json.Marshal(got.Body().AsRaw())
+	require.NoError(t, err)
+	var fromMap map[string]any
+	require.NoError(t, json.Unmarshal(b, &fromMap))
+	assert.Equal(t, fromText, fromMap, "cut as the same JSON text is")
+	return fromMap
 }

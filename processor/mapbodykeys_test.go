@@ -19,30 +19,7 @@ var keyedBodyJSON = `{"` + redacttest.GitHubToken + `":"k","env":{"DB_PASSWORD=h
 // credential are cut as the same names in a JSON text body are, collisions
 // numbered alike, so the backend never gets them in clear.
 func TestLogsMapBodyNamesAreCutAsJSON(t *testing.T) {
-	cfg := createDefaultConfig().(*Config)
-	ld, lr := oneRecord()
-	lr.SetEventName("app.exec")
-	lr.Body().SetStr(keyedBodyJSON)
-	putSandbox(lr.Attributes(), "exec")
-	var fromText map[string]any
-	require.NoError(t, json.Unmarshal([]byte(records(processLogs(t, cfg, ld)).At(0).Body().Str()), &fromText))
-
-	var raw map[string]any
-	require.NoError(t, json.Unmarshal([]byte(keyedBodyJSON), &raw))
-	ld, lr = oneRecord()
-	lr.SetEventName("app.exec")
-	require.NoError(t, lr.Body().SetEmptyMap().FromRaw(raw))
-	putSandbox(lr.Attributes(), "exec")
-	got := records(processLogs(t, cfg, ld)).At(0)
-	text := recordText(t, got)
-	for _, secret := range []string{"hunter2hunter2", redacttest.GitHubToken} {
-		assert.NotContains(t, text, secret)
-	}
-	b, err := json.Marshal(got.Body().AsRaw())
-	require.NoError(t, err)
-	var fromMap map[string]any
-	require.NoError(t, json.Unmarshal(b, &fromMap))
-	assert.Equal(t, fromText, fromMap, "cut as the same JSON text is")
+	fromMap := cutAsTextAndMap(t, keyedBodyJSON, "hunter2hunter2", redacttest.GitHubToken)
 	assert.Equal(t, map[string]any{"DB_PASSWORD=[REDACTED:password]": 1.0, "[REDACTED:github_token]": 0.0,
 		"[REDACTED:github_token] #2": 2.0}, fromMap["env"])
 	assert.Equal(t, "k", fromMap["[REDACTED:github_token]"])

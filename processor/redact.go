@@ -2,7 +2,7 @@ package sandboxauditprocessor // import "github.com/sandboxaudit/sandboxaudit/pr
 
 import (
 	"slices"
-	"strconv"
+	"strings"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
@@ -231,48 +231,42 @@ func (w *treeWalker) value(v pcommon.Value) (string, bool) {
 }
 
 func (w *treeWalker) members(m pcommon.Map) {
-	renamed := false
+	var cut []cutName
 	for k, v := range m.All() {
 		w.site.Keys = append(w.site.Keys, k)
 		w.site.HasPrev = false
 		w.value(v)
 		w.site.Keys = w.site.Keys[:len(w.site.Keys)-1]
-		if _, changed := w.r.String(k, nil); changed {
-			renamed = true
+		if name, changed := w.r.String(k, w.cuts); changed {
+			cut = append(cut, cutName{k, name})
 		}
 	}
-	if renamed {
-		w.rename(m)
+	if len(cut) > 0 {
+		rename(m, cut)
 	}
 }
 
-// rename cuts secrets from m's names as Data cuts them from an object's
-// (auditevent.Data.MapKeys): a cut name that another member has, or that a
-// member before it in name order gets, is numbered, so no member is lost
-// and the numbers do not hang on the producer's insertion order.
-func (w *treeWalker) rename(m pcommon.Map) {
+// cutName is a member name of a map and the name with its secrets cut.
+type cutName struct{ key, name string }
+
+// rename gives m's members the cut names as Data gives them to an
+// object's (auditevent.Data.MapKeys): a cut name that another member has,
+// or that a member before it in name order gets, is numbered, so no member
+// is lost and the numbers do not hang on the producer's insertion order.
+func rename(m pcommon.Map, cut []cutName) {
 	names := make(map[string]string, m.Len())
-	var cut []string
-	for k := range m.All() {
-		if _, changed := w.r.String(k, nil); changed {
-			cut = append(cut, k)
-		} else {
-			names[k] = k
-		}
-	}
 	taken := make(map[string]bool, m.Len())
-	for _, name := range names {
-		taken[name] = true
+	for k := range m.All() {
+		names[k] = k
+		taken[k] = true
 	}
-	slices.Sort(cut) // byte order of UTF-8 is code-point order, canonical text's
-	for _, k := range cut {
-		name, _ := w.r.String(k, w.cuts)
-		base := name
-		for n := 2; taken[name]; n++ {
-			name = base + " #" + strconv.Itoa(n)
-		}
-		taken[name] = true
-		names[k] = name
+	for _, c := range cut {
+		delete(taken, c.key)
+	}
+	// byte order of UTF-8 is code-point order, canonical text's
+	slices.SortFunc(cut, func(a, b cutName) int { return strings.Compare(a.key, b.key) })
+	for _, c := range cut {
+		names[c.key] = auditevent.FreeName(taken, c.name)
 	}
 	out := pcommon.NewMap()
 	out.EnsureCapacity(m.Len())

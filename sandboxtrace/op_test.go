@@ -131,14 +131,7 @@ func TestUnencodableDataIsAnError(t *testing.T) {
 // operation is refused as for any data that cannot be written, before its
 // function runs.
 func TestDataKeysThatWriteAlikeAreAnError(t *testing.T) {
-	r := newRecorder(t)
-	s := r.session(t)
-	ran := false
-	err := s.Do(context.Background(), "materialize", map[string]any{"files": map[string]any{"caf\xe9.txt": 1, "caf\xe8.txt": 2}},
-		func(context.Context, *sandboxtrace.Op) error { ran = true; return nil })
-	require.ErrorContains(t, err, "U+FFFD")
-	assert.False(t, ran)
-	assert.Empty(t, r.ops())
+	requireDataRefused(t, map[string]any{"files": map[string]any{"caf\xe9.txt": 1, "caf\xe8.txt": 2}}, "U+FFFD")
 }
 
 // Bytes in the data are the text they hold, as the reference writes bytes,
@@ -153,12 +146,19 @@ func TestBytesInDataAreText(t *testing.T) {
 // Bytes that are not UTF-8 (a digest) hold no text: the operation is
 // refused, as the reference's pydantic refuses them, before it runs.
 func TestBytesNotUTF8InDataAreAnError(t *testing.T) {
+	requireDataRefused(t, map[string]any{"sha256": []byte{0x9f, 0x86, 0xd0}}, "UTF-8")
+}
+
+// requireDataRefused checks that an operation on data is refused with an
+// error that says why, before its function runs and without a span.
+func requireDataRefused(t *testing.T, data map[string]any, why string) {
+	t.Helper()
 	r := newRecorder(t)
 	s := r.session(t)
 	ran := false
-	err := s.Do(context.Background(), "materialize", map[string]any{"sha256": []byte{0x9f, 0x86, 0xd0}},
+	err := s.Do(context.Background(), "materialize", data,
 		func(context.Context, *sandboxtrace.Op) error { ran = true; return nil })
-	require.ErrorContains(t, err, "UTF-8")
+	require.ErrorContains(t, err, why)
 	assert.False(t, ran)
 	assert.Empty(t, r.ops())
 }

@@ -7,18 +7,10 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	sdklog "go.opentelemetry.io/otel/sdk/log"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
 	"github.com/sandboxaudit/sandboxaudit/sandboxtrace"
 )
-
-// discardLogExporter takes every export.
-type discardLogExporter struct{}
-
-func (discardLogExporter) Export(context.Context, []sdklog.Record) error { return nil }
-func (discardLogExporter) Shutdown(context.Context) error                { return nil }
-func (discardLogExporter) ForceFlush(context.Context) error              { return nil }
 
 // A session with its own log pipeline (WithLogExporter, as the README's
 // first example builds it) holds no queue of records up front: a service
@@ -35,7 +27,7 @@ func TestSessionLogPipelineIsSmallWhenIdle(t *testing.T) {
 			runtime.ReadMemStats(&before)
 			for range n {
 				s, err := sandboxtrace.NewSession(context.Background(), tp,
-					sandboxtrace.WithLogExporter(discardLogExporter{}), sandboxtrace.WithDelivery(d))
+					sandboxtrace.WithLogExporter(nopLogs{}), sandboxtrace.WithDelivery(d))
 				require.NoError(t, err)
 				sessions = append(sessions, s)
 			}

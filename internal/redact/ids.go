@@ -21,13 +21,10 @@ func (r *Redactor) ID(s string, c *Counts) (string, bool) {
 
 // IDPtr is ID for an optional id: nil stays nil.
 func (r *Redactor) IDPtr(p *string, c *Counts) *string {
-	if p == nil {
-		return nil
+	if p != nil && PlainID(*p) {
+		return p
 	}
-	if s, changed := r.ID(*p, c); changed {
-		return &s
-	}
-	return p
+	return r.Ptr(p, c)
 }
 
 // PlainID reports whether s is an id as tracers make them, which ID leaves

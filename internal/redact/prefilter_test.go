@@ -181,3 +181,24 @@ func TestPrefilterAtEveryOffset(t *testing.T) {
 		check(string(s))
 	}
 }
+
+// FuzzStringPrefilter: where the prefilter rules text out, String's full
+// scan (which String then skips) cuts nothing either.
+func FuzzStringPrefilter(f *testing.F) {
+	seeds := []string{"DB_PASSWORD=hunter2", "to\u212aen=abcdef", "https://u:p@h", "mkdir -p x", "%70assword=x", "plain text"}
+	for _, s := range append(redacttest.Argv(), append(seeds, redacttest.Text())...) {
+		f.Add(s)
+	}
+	r, err := New(Settings{Enabled: true})
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if !r.ruledOut(s) {
+			return
+		}
+		if out, changed := r.redact(s, 0, scanOnly, nil); changed {
+			t.Fatalf("prefilter ruled out a cut: %q -> %q", s, out)
+		}
+	})
+}

@@ -66,9 +66,21 @@ func New(s Settings) (*Redactor, error) {
 func (r *Redactor) Settings() Settings { return r.settings }
 
 // String returns s with every secret cut, and whether anything was; c
-// counts the cuts by kind.
+// counts the cuts by kind. Text the prefilter rules out is not scanned:
+// String runs per attribute and per member name, and most hold no trigger.
 func (r *Redactor) String(s string, c *Counts) (string, bool) {
+	if r.ruledOut(s) {
+		return s, false
+	}
 	return r.redact(s, 0, scanOnly, c)
+}
+
+// ruledOut reports whether the prefilter rules out any cut in s: there
+// are no user names or patterns, and s has no built-in detector's trigger
+// (see triggerTrigrams).
+func (r *Redactor) ruledOut(s string) bool {
+	return len(r.patterns) == 0 && len(r.keys) == 0 &&
+		!mayTrigger(s) && !mayHaveToolFlag(s) && !mayHaveEncodedName(s)
 }
 
 // firstCut is what the first pass over a value cuts before it scans.
@@ -297,13 +309,13 @@ func (vs *Values) Visit(site *auditevent.StringSite, s string) (string, bool) {
 // prefilter first rules out text that has no detector's trigger and no
 // backslash.
 func (r *Redactor) mayCut(text []byte) bool {
-	if len(r.patterns) > 0 {
-		return true
-	}
 	// The prefilter also passes text with a backslash, in the same pass.
 	s := unsafe.String(unsafe.SliceData(text), len(text))
-	if len(r.keys) == 0 && !mayTrigger(s) && !mayHaveToolFlag(s) && !mayHaveEncodedName(s) {
+	if r.ruledOut(s) {
 		return false
+	}
+	if len(r.patterns) > 0 {
+		return true
 	}
 	if bytes.IndexByte(text, '\\') >= 0 {
 		return true
