@@ -25,14 +25,8 @@ func TestStartRefusesANewLogWhoseHandoverNoteIsGone(t *testing.T) {
 			return path, retired, newKey
 		}},
 		{"rotated", func(t *testing.T) (string, string, string) {
-			path, keyPath, _, _ := rotatedFixture(t, 60)
-			newKey, nextPub := keyFiles(t, "next")
-			res := run(t, "", "log", "handover", "--signing-key", keyPath, "--next-key", nextPub, path)
-			require.Equal(t, 0, res.code, res.stdout+res.stderr)
-			matches, err := filepath.Glob(path + ".retired-*Z")
-			require.NoError(t, err)
-			require.Len(t, matches, 1)
-			return path, matches[0], newKey
+			path, retired, _, newKey := handOverRotatedLog(t)
+			return path, filepath.Dir(retired), newKey // the retired log's directory
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

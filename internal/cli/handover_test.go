@@ -197,6 +197,17 @@ func TestSealerRefusesARetiredLog(t *testing.T) {
 // signing key.
 func handOverRotated(t *testing.T) (path, retired, oldPub, newKey string) {
 	t.Helper()
+	path, retired, oldPub, newKey = handOverRotatedLog(t)
+	st, fin := op(sessionB, "stop", "b000000000000999", 121, 122) // the session goes on
+	appendFlocked(t, path, canonLines(st, fin))
+	require.NoError(t, sealWith(t, path, newKey))
+	return path, retired, oldPub, newKey
+}
+
+// handOverRotatedLog is handOverRotated without starting the new log:
+// nothing is left at the path but the handover's note.
+func handOverRotatedLog(t *testing.T) (path, retired, oldPub, newKey string) {
+	t.Helper()
 	path, keyPath, oldPub, _ := rotatedFixture(t, 60)
 	segs, err := filesink.Segments(path)
 	require.NoError(t, err)
@@ -219,9 +230,6 @@ func handOverRotated(t *testing.T) (path, retired, oldPub, newKey string) {
 		_, err := os.Stat(path + suffix)
 		require.ErrorIs(t, err, os.ErrNotExist, suffix)
 	}
-	st, fin := op(sessionB, "stop", "b000000000000999", 121, 122) // the session goes on
-	appendFlocked(t, path, canonLines(st, fin))
-	require.NoError(t, sealWith(t, path, newKey))
 	return path, retired, oldPub, newKey
 }
 

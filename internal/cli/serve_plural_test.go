@@ -38,52 +38,43 @@ func TestServeWordsCountsSingularOrPlural(t *testing.T) {
 	}
 }
 
-// A file of one sealed line is worded as verify words one line: "line 1
-// of 1 is sealed", not "lines 1-1".
-func TestServeWordsOneSealedLine(t *testing.T) {
-	dir := t.TempDir()
-	res := run(t, "", "keygen", "--name", "one", "--out", dir)
-	require.Equal(t, 0, res.code, res.stderr)
-	keys, err := integrity.LoadSigningKey(filepath.Join(dir, "one.key"))
-	require.NoError(t, err)
-	path := filepath.Join(dir, "audit.jsonl")
+// The sealed lines of a file are worded as verify words them. A file of
+// one sealed line says "line 1 of 1 is sealed", not "lines 1-1"; a file
+// whose only checkpoint signs no line yet (signed when the file was made,
+// the collector stopped before its next round) says no line is sealed,
+// not "lines 1-0".
+func TestServeWordsSealedLines(t *testing.T) {
 	s1, _ := op(sessionA, "exec", "a000000000000001", 1, 2)
-	appendFlocked(t, path, canonLines(s1))
-	sealer, err := integrity.NewSealer(integrity.Settings{Keys: keys, Interval: 1e9})
-	require.NoError(t, err)
-	require.NoError(t, sealer.Seal(context.Background(), path))
-	require.NoError(t, sealer.Close(context.Background()))
-	key, err := integrity.LoadVerifierKey(filepath.Join(dir, "one.pub"))
-	require.NoError(t, err)
+	for _, c := range []struct {
+		name          string
+		before, after string // the file's lines before the seal, and after it
+		want, notWant string
+	}{
+		{"one", canonLines(s1), "", "through checkpoint #1: line 1 of 1 is sealed", "lines 1-1"},
+		{"none", "", canonLines(s1), "through checkpoint #1: no line of 1 is sealed; the 1 line after it is not sealed yet", "lines 1-0"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			res := run(t, "", "keygen", "--name", c.name, "--out", dir)
+			require.Equal(t, 0, res.code, res.stderr)
+			keys, err := integrity.LoadSigningKey(filepath.Join(dir, c.name+".key"))
+			require.NoError(t, err)
+			path := filepath.Join(dir, "audit.jsonl")
+			appendFlocked(t, path, c.before)
+			sealer, err := integrity.NewSealer(integrity.Settings{Keys: keys, Interval: 1e9})
+			require.NoError(t, err)
+			require.NoError(t, sealer.Seal(context.Background(), path))
+			require.NoError(t, sealer.Close(context.Background()))
+			if c.after != "" {
+				appendFlocked(t, path, c.after)
+			}
+			key, err := integrity.LoadVerifierKey(filepath.Join(dir, c.name+".pub"))
+			require.NoError(t, err)
 
-	hs := startView(t, webview.Config{Sources: []string{path}, Key: key})
-	_, _, body := get(t, hs.URL+"/")
-	assert.Contains(t, body, "through checkpoint #1: line 1 of 1 is sealed")
-	assert.NotContains(t, body, "lines 1-1")
-}
-
-// A file whose only checkpoint signs no line yet (signed when the file
-// was made, the collector stopped before its next round) says no line is
-// sealed, not "lines 1-0".
-func TestServeWordsNoSealedLine(t *testing.T) {
-	dir := t.TempDir()
-	res := run(t, "", "keygen", "--name", "none", "--out", dir)
-	require.Equal(t, 0, res.code, res.stderr)
-	keys, err := integrity.LoadSigningKey(filepath.Join(dir, "none.key"))
-	require.NoError(t, err)
-	path := filepath.Join(dir, "audit.jsonl")
-	appendFlocked(t, path, "")
-	sealer, err := integrity.NewSealer(integrity.Settings{Keys: keys, Interval: 1e9})
-	require.NoError(t, err)
-	require.NoError(t, sealer.Seal(context.Background(), path))
-	require.NoError(t, sealer.Close(context.Background()))
-	s1, _ := op(sessionA, "exec", "a000000000000001", 1, 2)
-	appendFlocked(t, path, canonLines(s1))
-	key, err := integrity.LoadVerifierKey(filepath.Join(dir, "none.pub"))
-	require.NoError(t, err)
-
-	hs := startView(t, webview.Config{Sources: []string{path}, Key: key})
-	_, _, body := get(t, hs.URL+"/")
-	assert.NotContains(t, body, "lines 1-0")
-	assert.Contains(t, body, "through checkpoint #1: no line of 1 is sealed; the 1 line after it is not sealed yet")
+			hs := startView(t, webview.Config{Sources: []string{path}, Key: key})
+			_, _, body := get(t, hs.URL+"/")
+			assert.Contains(t, body, c.want)
+			assert.NotContains(t, body, c.notWant)
+		})
+	}
 }

@@ -58,11 +58,27 @@ func oneWitnessSealer(t *testing.T, dir string) (sealer *integrity.Sealer, pub, 
 // own checks and the witnesses'; the witness line must not say the lines
 // were signed again, which only the key holder can do.
 func TestVerifyWitnessEditedSegmentIsNotCalledResigned(t *testing.T) {
+	res, _ := verifyWitnessedEdited(t, 1)
+	require.Contains(t, res.stdout, "which witnesses [w1.example/w")
+	require.Contains(t, res.stdout, "lines were changed after the witnesses saw them (the log's own checkpoints do not hold them either)")
+	require.NotContains(t, res.stdout, "re-signed")
+}
+
+// verifyWitnessedEdited runs verify --witness on a witnessed rotated trail
+// (sealedRotatedTrail, more than three segments) whose segment at index
+// edit (from the end when negative: -1 is the newest) has its first exec
+// made a read, and requires it to fail. It returns the result and the
+// segments.
+func verifyWitnessedEdited(t *testing.T, edit int) (result, []filesink.Segment) {
+	t.Helper()
 	dir := t.TempDir()
 	sealer, pub, vkey, _ := oneWitnessSealer(t, dir)
 	path, segs := sealedRotatedTrail(t, dir, sealer, filesink.Rotation{MaxBytes: 2 << 10})
 	require.Greater(t, len(segs), 3)
-	seg := segs[1]
+	if edit < 0 {
+		edit += len(segs)
+	}
+	seg := segs[edit]
 	data, err := os.ReadFile(seg.Path)
 	require.NoError(t, err)
 	edited := bytes.Replace(data, []byte(`"exec"`), []byte(`"read"`), 1)
@@ -71,9 +87,7 @@ func TestVerifyWitnessEditedSegmentIsNotCalledResigned(t *testing.T) {
 
 	res := run(t, "", "verify", "--key", pub, "--witness", vkey, filepath.Dir(path))
 	require.Equal(t, exitProblems, res.code, res.stdout+res.stderr)
-	require.Contains(t, res.stdout, "which witnesses [w1.example/w")
-	require.Contains(t, res.stdout, "lines were changed after the witnesses saw them (the log's own checkpoints do not hold them either)")
-	require.NotContains(t, res.stdout, "re-signed")
+	return res, segs
 }
 
 // sealedRotatedTrail writes 40 operations of one session to a rotating

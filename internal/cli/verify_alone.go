@@ -343,7 +343,7 @@ func (v *verifier) reportRetired(path string, tr *integrity.Trail, lead int64) {
 	from, end, lines := int64(-1), int64(0), int64(0)
 	flush := func() {
 		if from >= 0 {
-			ranges = append(ranges, strings.TrimPrefix(strings.TrimPrefix(plural.Lines(max(from+1-lead, 1), end-lead), "lines "), "line "))
+			ranges = append(ranges, lineRange(max(from+1-lead, 1), end-lead))
 		}
 	}
 	for _, r := range tr.Log.Segments {

@@ -117,19 +117,18 @@ func CheckHistory(path string) error {
 	// A handover's note and no log yet: lines a writer made at the path
 	// after the handover moved the log's file start the new log, from
 	// the note (sealing checks that it names the key).
-	for _, p := range []string{StorePath(path), CheckpointsPath(path), SegmentsPath(path), HandoverPath(path)} {
-		if holdsData(p) {
-			return nil
-		}
+	if signedHere(path) {
+		return nil
 	}
 	segs, _ := filesink.Segments(path)
-	if len(segs) == 0 && !holdsALine(path) {
+	fileLines := holdsALine(path)
+	if len(segs) == 0 && !fileLines {
 		return nil
 	}
 	// The lines are the audit file's, or, with it missing or empty, its
 	// closed segments'.
 	what, file := "the audit file holds lines but", ""
-	if !holdsALine(path) {
+	if !fileLines {
 		what, file = "its closed segments hold lines but the log", "the audit file is missing or empty, "
 	}
 	return fmt.Errorf("%s: %s %w (its sidecars %s, %s and %s are missing or empty, %s%s): "+
@@ -149,10 +148,8 @@ var ErrHandoverNoteGone = errors.New("the handover note the new log starts from 
 // verify reports as not starting from the handover. A log tied to nothing
 // is started on purpose with `log reset`.
 func checkHandoverNote(path string) error {
-	for _, p := range []string{StorePath(path), CheckpointsPath(path), SegmentsPath(path), HandoverPath(path)} {
-		if holdsData(p) {
-			return nil
-		}
+	if signedHere(path) {
+		return nil
 	}
 	retired := RetiredLogs(path)
 	if len(retired) == 0 {
@@ -164,6 +161,12 @@ func checkHandoverNote(path string) error {
 		"Put it back (it is the final checkpoint, the last record of %s), or, to start a log tied to nothing, "+
 		"run `sandboxaudit log reset --signing-key KEY %s`",
 		path, ErrHandoverNoteGone, last, HandoverPath(path), CheckpointsPath(last), path)
+}
+
+// signedHere reports whether one of path's sidecars, or a handover's
+// note there, holds data: the path has a signed history to start from.
+func signedHere(path string) bool {
+	return slices.ContainsFunc([]string{StorePath(path), CheckpointsPath(path), SegmentsPath(path), HandoverPath(path)}, holdsData)
 }
 
 // holdsALine reports whether the file at path holds a complete line.

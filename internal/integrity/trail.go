@@ -338,16 +338,10 @@ func (c *TrailChecker) BeginPart(i int) {
 		if err != nil {
 			c.fail("%s: %v", p.Path, err)
 		}
-		c.tree = t
-		c.startedAt(err)
 		if !c.started {
 			c.res.First = rec.First
 		}
-		if c.cpError == errRootMismatch {
-			c.cpError = ""
-			c.advance()
-		}
-		c.skipBefore(rec.First)
+		c.restartAt(t, err, rec.First)
 	}
 	if sl := c.trail.Log; p.Record == nil && len(sl.Segments) > 0 && (!c.started || sl.retiredAfter(c.tree.Size())) {
 		// Every recorded segment is gone, or every one after a segment put
@@ -373,6 +367,20 @@ func (c *TrailChecker) BeginPart(i int) {
 		c.whole.reach(&c.tree, c.trail.Path, c.where)
 	}
 	c.partFails = len(c.res.Failures)
+}
+
+// restartAt starts the tree again from t, the signed compact range at
+// leaf at (err: it could not be read): a checkpoint whose root the lines
+// before did not give is checked no more, and those older than at are
+// passed over.
+func (c *TrailChecker) restartAt(t Frontier, err error, at int64) {
+	c.tree = t
+	c.startedAt(err)
+	if c.cpError == errRootMismatch {
+		c.cpError = ""
+		c.advance()
+	}
+	c.skipBefore(at)
 }
 
 // startedAt notes the tree just started from a signed compact range,
@@ -495,14 +503,8 @@ func (c *TrailChecker) resumeAfter(rec *SegmentRecord) {
 	if err != nil {
 		return // BeginPart's checks of the next part report it
 	}
-	c.tree = t
 	c.run++
-	c.startedAt(nil)
-	if c.cpError == errRootMismatch {
-		c.cpError = ""
-		c.advance()
-	}
-	c.skipBefore(rec.End())
+	c.restartAt(t, nil, rec.End())
 	c.atSize()
 }
 

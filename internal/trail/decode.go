@@ -169,15 +169,9 @@ func (r *rec) dataField(key string) (from, to int, ok bool) {
 	return topFieldAt(r.data, key)
 }
 
-// appendWhat appends the command (exec), path or port an event's data d
-// names to dst, with field to find d's members, cut to maxWhat (cutWhat).
-func appendWhat(dst, d []byte, field func(key string) (from, to int, ok bool)) []byte {
-	n := len(dst)
-	dst = appendWholeWhat(dst, d, field)
-	return append(dst[:n], cutWhat(dst[n:])...)
-}
-
-// appendWholeWhat is appendWhat without the cut: the text --grep reads.
+// appendWholeWhat appends the command (exec), path or port an event's
+// data d names to dst, with field to find d's members, whole: the text
+// --grep reads, which the record carries cut (cutWhat).
 func appendWholeWhat(dst, d []byte, field func(key string) (from, to int, ok bool)) []byte {
 	for _, key := range [...]string{"command", "path", "port"} {
 		if from, to, ok := field(key); ok {
@@ -339,15 +333,16 @@ func isRuneStart(b byte) bool { return b&0xc0 != 0x80 }
 // grepForms is the text as typed, as a canonical line escapes it
 // (non-ASCII as \uXXXX, quotes and backslashes escaped), and, when the
 // text is a field as the tools show it (safetext.Escape: \x1b, \u202e,
-// \\), the shown field as a line escapes it: what a table shows is found.
+// \\; grepShown), the shown field as a line escapes it: what a table shows is found.
 // Text the tools would show otherwise is not read as a Go literal: C:\x64
 // is a path, not C:d. A form that holds one before it is left out: the
 // line is searched once for each other.
 func grepForms(text string) [][]byte {
-	if text == "" {
+	shown := grepShown(text)
+	if shown == nil {
 		return nil
 	}
-	forms := [][]byte{[]byte(text)}
+	forms := shown[:1:1]
 	add := func(form string) {
 		for _, f := range forms {
 			if strings.Contains(form, string(f)) {
@@ -356,9 +351,8 @@ func grepForms(text string) [][]byte {
 		}
 		forms = append(forms, []byte(form))
 	}
-	add(lineEscaped(text))
-	if raw, ok := shownField(text); ok {
-		add(lineEscaped(raw))
+	for _, f := range shown {
+		add(lineEscaped(string(f)))
 	}
 	return forms
 }

@@ -38,9 +38,10 @@ func TestJSONText(t *testing.T) {
 	}
 }
 
-// what is the command (exec), path or port an event's data names.
+// what is the command (exec), path or port an event's data names, as the
+// record carries it (cut to maxWhat).
 func what(d []byte) string {
-	return string(appendWhat(nil, d, func(key string) (int, int, bool) { return topFieldAt(d, key) }))
+	return string(cutWhat(appendWholeWhat(nil, d, func(key string) (int, int, bool) { return topFieldAt(d, key) })))
 }
 
 // topField is the value of a top-level key of a canonical data object, or
